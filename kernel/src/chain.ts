@@ -1,0 +1,238 @@
+/**
+ * The chain half of the kernel: `defineChain()` and the `ChainAdapter` contract.
+ *
+ * A chain is plain data (a {@link ChainDefinition}) plus a factory (`createAdapter`) that turns the
+ * data into behaviour. One adapter may serve several definitions (the EVM adapter serves eth,
+ * polygon and bsc). Optional behaviour is declared by capability flags in the definition, never by
+ * a method that throws "not supported".
+ *
+ * Rules every adapter follows:
+ * - Derivation is deterministic and uses the account-level public key only. The service never sees
+ *   a private key.
+ * - Money is bigint base units. Decimal strings exist only at the API edge (see `units/`).
+ * - Adapters are pure with respect to the database: they never read or write tables. The address
+ *   pool, wallets and invoices live in plugins that call the adapter.
+ * - Bad input is reported by throwing the kernel's catalogued AppErrors (`invalid_xpub_format`,
+ *   `wallet_kind_mismatch`), never by returning sentinel values.
+ */
+
+/** The seven chains of spec section 1. */
+export const CHAIN_IDS = ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton'] as const;
+export type ChainId = (typeof CHAIN_IDS)[number];
+
+/** The fifteen coins of spec section 1. */
+export const COIN_IDS = [
+  'btc',
+  'eth',
+  'usdt_erc20',
+  'usdc_erc20',
+  'trx',
+  'usdt_trc20',
+  'ada',
+  'pol',
+  'usdt_polygon',
+  'usdc_polygon',
+  'bnb',
+  'usdt_bep20',
+  'usdc_bep20',
+  'ton',
+  'usdt_ton',
+] as const;
+export type CoinId = (typeof COIN_IDS)[number];
+
+/** Project kinds (spec section 1); fixed at project creation. */
+export const PROJECT_KINDS = ['production', 'testnet', 'sandbox'] as const;
+export type ProjectKind = (typeof PROJECT_KINDS)[number];
+
+/**
+ * The network family a key and its addresses belong to. Production projects use `mainnet`;
+ * testnet and sandbox projects use `testnet`.
+ */
+export type NetworkKind = 'mainnet' | 'testnet';
+
+/** Maps a project kind to the network kind of its keys and addresses. */
+export function networkKindOf(kind: ProjectKind): NetworkKind {
+  return kind === 'production' ? 'mainnet' : 'testnet';
+}
+
+/** How the wallet's receive addresses are derived (spec 2.1 `verification_standard`). */
+export type VerificationStandard = 'bip84' | 'bip44' | 'cip1852' | 'bip44_ed25519';
+
+/** One concrete network of a chain, e.g. Bitcoin signet or Ethereum Sepolia. */
+export interface NetworkDefinition {
+  /** Stable identifier, e.g. `bitcoin`, `signet`, `sepolia`, `amoy`, `shasta`, `preprod`. */
+  readonly id: string;
+  /** Human name for docs and the CLI. */
+  readonly name: string;
+  readonly kind: NetworkKind;
+  /** EIP-155 chain id (EVM only); used in EIP-681 payment URIs. */
+  readonly evmChainId?: number;
+}
+
+/** A coin on a chain. Native coins have no contract. */
+export interface CoinDefinition {
+  readonly id: CoinId;
+  /** Ticker shown to people (`BTC`, `USDT`). */
+  readonly symbol: string;
+  /** Exact number of fractional digits of the base unit (BTC 8, ETH 18, USDT on BSC 18, ...). */
+  readonly decimals: number;
+  /**
+   * Token contract (ERC-20/BEP-20/TRC-20) or jetton master (TON) per network id; absent for the
+   * chain's native coin. A network id missing here means the coin is not available on that network.
+   */
+  readonly contracts?: Readonly<Record<string, string>>;
+  /** Where the contract address and decimals were verified (URL or document name). */
+  readonly source?: string;
+}
+
+/** Capability flags: optional behaviour is declared, never discovered by a throwing method. */
+export interface ChainCapabilities {
+  /** Addresses must be activated on chain before they may receive tokens (TRON). */
+  readonly requiresActivation: boolean;
+  /** Payments can carry a memo/comment that matching reads as `payment_token` (TON). */
+  readonly supportsMemo: boolean;
+  /**
+   * Each address is a separate UTXO-style or account-style receiver whose reuse is safe after a
+   * cooldown. False would forbid reuse entirely.
+   */
+  readonly addressReuseAfterCooldown: boolean;
+  /** Whether BIP44-style gap limits matter for wallet software discovering funds. */
+  readonly gapLimitApplies: boolean;
+}
+
+/** Plain data describing a chain: no behaviour, no I/O. */
+export interface ChainDefinition {
+  readonly id: ChainId;
+  readonly name: string;
+  readonly verificationStandard: VerificationStandard;
+  /** Production projects use `mainnet`; testnet and sandbox projects use the first of `testnets`. */
+  readonly networks: {
+    readonly mainnet: NetworkDefinition;
+    readonly testnets: readonly [NetworkDefinition, ...NetworkDefinition[]];
+  };
+  readonly coins: readonly CoinDefinition[];
+  /** Confirmations an invoice needs before it counts as paid, unless the project overrides it. */
+  readonly defaultConfirmations: number;
+  readonly capabilities: ChainCapabilities;
+  /** Account-level derivation path prefix shown to operators, e.g. `m/84'/0'/0'`. */
+  readonly accountPath: Readonly<Record<NetworkKind, string>>;
+}
+
+/** A validated account-level public key, ready for derivation. */
+export interface AccountKey {
+  readonly chain: ChainId;
+  readonly network: NetworkKind;
+  /** The key exactly as the operator supplied it (trimmed). */
+  readonly input: string;
+  /** A canonical serialisation the adapter can parse again (e.g. xpub/tpub form, hex). */
+  readonly canonical: string;
+}
+
+/** One derived receive address. */
+export interface DerivedAddress {
+  readonly index: number;
+  readonly address: string;
+  /** Full path matching `^m(\/\d+'?)+$`, e.g. `m/84'/0'/0'/0/5`. */
+  readonly path: string;
+}
+
+/** Input to `paymentUri`. */
+export interface PaymentUriInput {
+  readonly coin: CoinId;
+  readonly network: NetworkKind;
+  readonly address: string;
+  readonly amountUnits: bigint;
+  /** Memo/comment to include where the chain supports one (TON `text`). */
+  readonly memo?: string;
+  /** Label/message for BIP21-style URIs. */
+  readonly label?: string;
+}
+
+/** Input to `verifyOwnership`. */
+export interface OwnershipProof {
+  readonly key: AccountKey;
+  /** The challenge text that was signed, byte for byte. */
+  readonly message: string;
+  /** The signature as produced by the chain's standard wallet tooling (format per chain docs). */
+  readonly signature: string;
+}
+
+/**
+ * What every chain implements. Four parts (see the architecture guide): derivation, address pool
+ * policy (via `definition.capabilities`), watcher (added by the watchers issue), units (via
+ * `definition.coins[].decimals` and the kernel's `units/` helpers).
+ */
+export interface ChainAdapter {
+  readonly definition: ChainDefinition;
+
+  /**
+   * Validates and normalises an account-level public key for `network`.
+   * Throws `invalid_xpub_format` for malformed keys or keys at the wrong depth, and
+   * `wallet_kind_mismatch` for a well-formed key of the other network kind.
+   */
+  parseAccountKey(input: string, network: NetworkKind): AccountKey;
+
+  /** Derives receive address `index` (0-based, below 2^31) from a parsed key. Pure. */
+  deriveAddress(key: AccountKey, index: number): DerivedAddress;
+
+  /** Whether `address` is a valid receive address of this chain on `network`. */
+  isValidAddress(address: string, network: NetworkKind): boolean;
+
+  /** Builds the chain's standard payment URI (BIP21, EIP-681, CIP-13, ton://transfer, ...). */
+  paymentUri(input: PaymentUriInput): string;
+
+  /**
+   * Checks that `proof.signature` is a signature of `proof.message` by the key of receive index 0,
+   * in the chain's standard message-signing scheme. Returns false for a well-formed but wrong
+   * signature; throws `validation_error` for a signature that cannot be parsed at all.
+   */
+  verifyOwnership(proof: OwnershipProof): Promise<boolean>;
+}
+
+/** Dependencies the kernel hands to a chain's adapter factory. */
+export interface ChainAdapterDeps {
+  readonly logger: import('pino').Logger;
+}
+
+/** A chain module: its data and the factory that gives it behaviour. */
+export interface ChainModule {
+  readonly definition: ChainDefinition;
+  readonly createAdapter: (deps: ChainAdapterDeps, definition: ChainDefinition) => ChainAdapter;
+}
+
+/**
+ * Declares a chain. Checks the definition's invariants (decimals, unique coins, a coin's contract
+ * networks exist) so a broken definition fails at import time, not at the first invoice.
+ */
+export function defineChain(module: ChainModule): ChainModule {
+  const { definition } = module;
+  if (!CHAIN_IDS.includes(definition.id)) throw new Error(`defineChain: unknown chain id ${definition.id}`);
+  const networkIds = new Set([definition.networks.mainnet.id, ...definition.networks.testnets.map((n) => n.id)]);
+  const seen = new Set<string>();
+  for (const coin of definition.coins) {
+    if (seen.has(coin.id)) throw new Error(`defineChain(${definition.id}): duplicate coin ${coin.id}`);
+    seen.add(coin.id);
+    if (!Number.isInteger(coin.decimals) || coin.decimals < 0 || coin.decimals > 36) {
+      throw new Error(`defineChain(${definition.id}): coin ${coin.id} has invalid decimals`);
+    }
+    for (const network of Object.keys(coin.contracts ?? {})) {
+      if (!networkIds.has(network)) {
+        throw new Error(`defineChain(${definition.id}): coin ${coin.id} names unknown network ${network}`);
+      }
+    }
+  }
+  if (!Number.isInteger(definition.defaultConfirmations) || definition.defaultConfirmations < 0) {
+    throw new Error(`defineChain(${definition.id}): defaultConfirmations must be a non-negative integer`);
+  }
+  return module;
+}
+
+/** The network a project kind uses on a chain: mainnet, or the chain's first (default) testnet. */
+export function networkFor(definition: ChainDefinition, kind: ProjectKind): NetworkDefinition {
+  return kind === 'production' ? definition.networks.mainnet : definition.networks.testnets[0];
+}
+
+/** Looks up a coin of a chain; undefined when the chain does not carry it. */
+export function coinOf(definition: ChainDefinition, coin: CoinId): CoinDefinition | undefined {
+  return definition.coins.find((c) => c.id === coin);
+}
