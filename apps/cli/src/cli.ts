@@ -1,0 +1,167 @@
+import { parseArgs } from 'node:util';
+import {
+  ConfigError,
+  createKernel,
+  isAppError,
+  loadConfig,
+  type AnyPlugin,
+  type ChainModule,
+  type CliCommand,
+  type Kernel,
+  type KernelConfig,
+} from '@gw/kernel';
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface CliOptions {
+  readonly plugins: readonly AnyPlugin[];
+  readonly chains: readonly ChainModule[];
+  readonly io: CliIo;
+  /** Config to use instead of loading it from file and environment (tests). */
+  readonly config?: KernelConfig;
+}
+
+/** Commands the CLI itself owns (the kernel's): migrations. */
+const kernelCommands: CliCommand[] = [
+  {
+    noun: 'db',
+    verb: 'migrate',
+    summary: 'Apply pending migrations of the kernel and every enabled plugin (start-up does this too).',
+    run: async () => ({}),
+  },
+  {
+    noun: 'db',
+    verb: 'status',
+    summary: 'List migrations not yet applied.',
+    run: async () => ({}),
+  },
+];
+
+/**
+ * `gateway <noun> <verb> [--flags] [--json]`. Returns the exit code: 0 on success, 1 when the
+ * command failed (error printed), 2 for usage errors (unknown command, bad or missing flags), in
+ * which case nothing was written.
+ */
+export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
+  const { io } = options;
+  const commands = [...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])];
+  const json = argv.includes('--json');
+  const help = argv.includes('--help') || argv.includes('-h');
+  const positional = argv.filter((a) => !a.startsWith('-')).slice(0, 2);
+  const [noun, verb] = positional;
+
+  const fail = (code: number, errorCode: string, message: string) => {
+    if (json) io.out(JSON.stringify({ error_code: errorCode, message }, null, 2));
+    else io.err(`error ${errorCode}: ${message}`);
+    return code;
+  };
+
+  if (!noun || (help && !verb)) {
+    const nouns = noun ? commands.filter((c) => c.noun === noun) : commands;
+    if (noun && nouns.length === 0) return fail(2, 'usage', `unknown command "${noun}"; run "gateway --help"`);
+    io.out(usage(nouns));
+    return noun || help ? 0 : 2;
+  }
+  const command = commands.find((c) => c.noun === noun && c.verb === verb);
+  if (!command) {
+    const known = commands.filter((c) => c.noun === noun).map((c) => c.verb);
+    return fail(2, 'usage', known.length ? `unknown command "${noun} ${verb ?? ''}"; ${noun} takes: ${known.join(', ')}` : `unknown command "${noun}"; run "gateway --help"`);
+  }
+  if (help) {
+    io.out(commandHelp(command));
+    return 0;
+  }
+
+  const flagSpecs = command.flags ?? {};
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const parsed = parseArgs({
+      args: [...argv].filter((a) => a !== noun && a !== verb),
+      options: {
+        json: { type: 'boolean' },
+        ...Object.fromEntries(Object.entries(flagSpecs).map(([name, spec]) => [name, { type: spec.type }])),
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+    values = parsed.values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    return fail(2, 'usage', `${(error as Error).message.split('\n')[0]} (see "gateway ${noun} ${verb} --help")`);
+  }
+  for (const [name, spec] of Object.entries(flagSpecs)) {
+    const value = values[name];
+    if (value === undefined) {
+      if (spec.required) return fail(2, 'usage', `missing required flag --${name} (see "gateway ${noun} ${verb} --help")`);
+      continue;
+    }
+    if (typeof value === 'string') {
+      if (spec.choices && !spec.choices.includes(value)) return fail(2, 'usage', `--${name} must be one of ${spec.choices.join(', ')}`);
+      const problem = spec.validate?.(value);
+      if (problem) return fail(2, 'usage', `--${name} ${problem}`);
+    }
+  }
+
+  let kernel: Kernel | undefined;
+  try {
+    const config = options.config ?? loadConfig({ overrides: { 'log.level': process.env['LOG_LEVEL'] ?? 'warn' } });
+    kernel = createKernel({ config, plugins: options.plugins, chains: options.chains, role: 'cli', migrate: false });
+    let result: object;
+    if (command.noun === 'db' && command.verb === 'migrate') {
+      const applied = await kernel.migrate();
+      result = { applied, count: applied.length };
+    } else if (command.noun === 'db' && command.verb === 'status') {
+      result = { pending: await kernel.pendingMigrations() };
+    } else {
+      await kernel.start();
+      result = await command.run({ flags: values, cradle: kernel.cradle });
+    }
+    io.out(json ? JSON.stringify(result, null, 2) : render(result));
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(1, 'config_error', error.message);
+    if (isAppError(error)) return fail(1, error.code, error.message);
+    return fail(1, 'internal_error', (error as Error).message);
+  } finally {
+    await kernel?.stop().catch(() => undefined);
+  }
+}
+
+function usage(commands: readonly CliCommand[]): string {
+  const lines = ['Usage: pnpm gateway <noun> <verb> [flags] [--json]', '', 'Commands:'];
+  const width = Math.max(...commands.map((c) => `${c.noun} ${c.verb}`.length));
+  for (const c of commands) lines.push(`  ${`${c.noun} ${c.verb}`.padEnd(width)}  ${c.summary}`);
+  lines.push('', 'Run "pnpm gateway <noun> <verb> --help" for a command\'s flags. --json prints machine-readable output.');
+  return lines.join('\n');
+}
+
+function commandHelp(command: CliCommand): string {
+  const lines = [`Usage: pnpm gateway ${command.noun} ${command.verb} [flags] [--json]`, '', command.summary, ''];
+  const flags = Object.entries(command.flags ?? {});
+  if (flags.length > 0) {
+    lines.push('Flags:');
+    for (const [name, spec] of flags) {
+      const value = spec.type === 'string' ? (spec.choices ? ` <${spec.choices.join('|')}>` : ' <value>') : '';
+      lines.push(`  --${name}${value}${spec.required ? ' (required)' : ''}  ${spec.description}`);
+    }
+  }
+  lines.push('  --json  Print the result as JSON.');
+  if (command.help) lines.push('', command.help);
+  return lines.join('\n');
+}
+
+/** Human output: nested objects as indented `key: value` lines, arrays as numbered blocks. */
+function render(value: unknown, indent = ''): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${indent}(none)`;
+    return value.map((item, i) => `${indent}[${i + 1}]\n${render(item, `${indent}  `)}`).join('\n');
+  }
+  if (value && typeof value === 'object') {
+    return Object.entries(value)
+      .map(([k, v]) => (v && typeof v === 'object' ? `${indent}${k}:\n${render(v, `${indent}  `)}` : `${indent}${k}: ${v === null ? '-' : String(v)}`))
+      .join('\n');
+  }
+  return `${indent}${String(value)}`;
+}

@@ -1,0 +1,37 @@
+import { ConfigError, createKernel, loadConfig, type Kernel, type KernelRole } from '@gw/kernel';
+import { chains, plugins } from './composition.js';
+
+/**
+ * Runs a long-lived process of the given role: loads config (a bad value stops start-up naming the
+ * key), starts the kernel, prints the start-up line, and stops gracefully on SIGTERM/SIGINT.
+ * Exits 1 with a one-line reason when start-up fails.
+ */
+export async function runProcess(role: Exclude<KernelRole, 'cli'>, afterStart?: (kernel: Kernel) => Promise<void>): Promise<Kernel | undefined> {
+  let kernel: Kernel | undefined;
+  try {
+    const config = loadConfig();
+    kernel = createKernel({ config, plugins, chains, role });
+    const stop = async (signal: string) => {
+      kernel!.logger.info({ signal }, 'shutting down');
+      await kernel!.stop();
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void stop('SIGTERM'));
+    process.once('SIGINT', () => void stop('SIGINT'));
+    await kernel.start();
+    if (kernel.url) {
+      kernel.logger.info({ url: kernel.url }, `gateway listening on ${kernel.url}`);
+      process.stdout.write(`Gateway ${role === 'all' ? '(HTTP + worker) ' : ''}listening on ${kernel.url}\n`);
+    } else {
+      process.stdout.write(`Worker started (queues: ${kernel.plugins.length} plugins loaded)\n`);
+    }
+    if (afterStart) await afterStart(kernel);
+    return kernel;
+  } catch (error) {
+    const message = error instanceof ConfigError ? error.message : `Start-up failed: ${(error as Error).message}`;
+    process.stderr.write(`${message}\n`);
+    if (!(error instanceof ConfigError)) kernel?.logger.error({ err: error }, 'start-up failed');
+    await kernel?.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}

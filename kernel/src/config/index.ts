@@ -1,0 +1,4 @@
+export * from './config-error.js';
+export * from './kernel-config.js';
+export * from './load-config.js';
+export * from './validate-config.js';

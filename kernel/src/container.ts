@@ -1,0 +1,32 @@
+import { createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+
+/**
+ * Everything resolvable from the container. The kernel declares its own services here; plugins
+ * add theirs by declaration merging:
+ *
+ * ```ts
+ * declare module '@gw/kernel' { interface Cradle { tenancyProjects: ProjectService } }
+ * ```
+ *
+ * Handlers receive the cradle (a lazy proxy) and read their dependencies from it; nothing outside
+ * the kernel calls `container.resolve()`.
+ */
+export interface Cradle {
+  readonly kernelConfig: import('./config/kernel-config.js').KernelConfig;
+  readonly logger: import('pino').Logger;
+  readonly db: import('knex').Knex;
+  readonly jobs: import('./jobs/job-queue.js').JobQueue;
+  readonly metrics: import('./http/metrics.js').Metrics;
+  readonly rateLimiter: import('./rate-limit/rate-limiter.js').RateLimiter;
+  readonly secretBox: import('./crypto/secret-box.js').SecretBox;
+  readonly audit: import('./audit/audit-log.js').AuditLog;
+  readonly chains: import('./chain-registry.js').ChainRegistry;
+}
+
+/**
+ * The root container: strict mode (a singleton can never depend on a shorter-lived registration,
+ * and resolving an unregistered name throws at once), PROXY injection so factories take the cradle.
+ */
+export function createRootContainer(): AwilixContainer<Cradle> {
+  return createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
+}

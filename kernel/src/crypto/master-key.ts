@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '../config/config-error.js';
+import type { KernelConfig } from '../config/kernel-config.js';
+
+/**
+ * The master key from config. In development, when none is configured, a key is generated once
+ * into a git-ignored project-local file so a fresh checkout starts with no setup; production
+ * refuses to start without `security.masterKey` (GW_MASTER_KEY).
+ */
+export function resolveMasterKey(config: KernelConfig): string {
+  if (config.security.masterKey) return config.security.masterKey.toLowerCase();
+  if (config.env === 'production') {
+    throw new ConfigError('missing key security.masterKey (GW_MASTER_KEY): production needs a 64-hex AES-256 master key');
+  }
+  const file = resolve(config.security.masterKeyFile);
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
+    if (!/^[0-9a-f]{64}$/i.test(key)) throw new ConfigError(`invalid value for security.masterKeyFile: ${file} does not hold 64 hex characters`);
+    return key.toLowerCase();
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  try {
+    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another instance created it first; use theirs.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim().toLowerCase();
+    throw error;
+  }
+  return key;
+}

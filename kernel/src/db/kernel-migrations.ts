@@ -1,0 +1,37 @@
+import type { Migration } from './migration.js';
+
+/** The kernel's own tables: rate-limit counters and the audit log. */
+export const kernelMigrations: readonly Migration[] = [
+  {
+    name: '0001_rate_limits_and_audit',
+    async up(knex) {
+      await knex.schema.createTable('kernel_rate_limit_counters', (t) => {
+        t.text('key').notNullable();
+        t.bigInteger('window_start').notNullable().comment('Unix seconds at which the fixed window opened');
+        t.integer('count').notNullable();
+        t.timestamp('expires_at', { useTz: true }).notNullable();
+        t.primary(['key', 'window_start']);
+        t.index(['expires_at']);
+      });
+      await knex.schema.createTable('kernel_audit_log', (t) => {
+        t.string('id', 26).primary();
+        t.text('actor').notNullable();
+        t.text('channel').notNullable();
+        t.text('action').notNullable();
+        t.string('project_id', 26).nullable();
+        t.text('target').nullable();
+        t.jsonb('details').nullable();
+        t.string('request_id', 128).nullable();
+        t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+        t.index(['project_id', 'created_at']);
+        t.index(['action', 'created_at']);
+      });
+      await knex.raw(`alter table kernel_audit_log add constraint kernel_audit_log_channel_check
+        check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system'))`);
+    },
+    async down(knex) {
+      await knex.schema.dropTable('kernel_audit_log');
+      await knex.schema.dropTable('kernel_rate_limit_counters');
+    },
+  },
+];

@@ -1,0 +1,38 @@
+import type { Context } from 'koa';
+import type { ProjectKind } from '../chain.js';
+
+/** The project a credential acts for, as guards need to see it. */
+export interface ProjectPrincipal {
+  readonly id: string;
+  readonly kind: ProjectKind;
+  readonly status: 'active' | 'suspended';
+  readonly operatorId: string;
+  /** Whether the operator's subscription is `active` (writes of non-sandbox projects need it). */
+  readonly subscriptionActive: boolean;
+}
+
+/** Who made a request. Set on `ctx.state.auth` by the route's authenticator. */
+export interface AuthContext {
+  readonly method: 'api_key' | 'pat' | 'oauth';
+  /** Id of the API key, PAT or OAuth token. */
+  readonly credentialId: string;
+  /** The project the credential acts for (API keys always; PATs when bound to a project). */
+  readonly project?: ProjectPrincipal;
+  /** For API keys: whether the secret is a production (64 hex) or sandbox (`sk_sandbox_`) secret. */
+  readonly secretKind?: 'production' | 'sandbox';
+  /** Scopes of a PAT or OAuth token; absent for API keys (which may do everything for their project). */
+  readonly scopes?: readonly string[];
+  /** Audit actor string, e.g. `api_key:01H...`. */
+  readonly actor: string;
+}
+
+/**
+ * An extension point: a plugin provides named authenticators and routes pick one by name. The
+ * kernel runs it before validation and guards. It must throw a catalogued AppError on failure and
+ * must never throw anything else for bad credentials.
+ */
+export interface Authenticator {
+  authenticate(ctx: Context): Promise<AuthContext>;
+  /** Looks up a project by id for the cross-mode check of routes with a `projectParam`. */
+  findProject?(projectId: string): Promise<ProjectPrincipal | undefined>;
+}

@@ -1,0 +1,50 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Seconds either side of server time that `X-Timestamp` may be (spec 5.1 and 8; not tunable). */
+export const SIGNATURE_WINDOW_SECONDS = 300;
+
+/**
+ * The string a REST request signature covers (spec 5.1, the later variant):
+ * `METHOD\nPATHNAME\nTIMESTAMP\nRAW_BODY`. PATHNAME is the URL pathname exactly as sent, without
+ * the query string (docs/decisions.md), and RAW_BODY is '' when there is no body.
+ */
+export function requestSigningString(method: string, pathname: string, timestamp: string, rawBody: string): string {
+  return `${method.toUpperCase()}\n${pathname}\n${timestamp}\n${rawBody}`;
+}
+
+/** Lowercase hex HMAC-SHA256 of `payload` under `secret`. */
+export function hmacHex(secret: string, payload: string): string {
+  return createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
+}
+
+/** Signs a request the way a partner does; used by the CLI examples, tests and benchmarks. */
+export function signRequest(input: { secret: string; method: string; pathname: string; timestamp: number | string; rawBody?: string }): string {
+  return hmacHex(input.secret, requestSigningString(input.method, input.pathname, String(input.timestamp), input.rawBody ?? ''));
+}
+
+/**
+ * Constant-time comparison of a presented hex signature against the expected one for each
+ * candidate secret (several during a rotation overlap). Every candidate is compared, so timing does
+ * not reveal which one matched.
+ */
+export function signatureMatchesAny(presented: string, signingString: string, secrets: readonly string[]): boolean {
+  if (!/^[0-9a-f]{64}$/.test(presented)) return false;
+  const given = Buffer.from(presented, 'hex');
+  let matched = false;
+  for (const secret of secrets) {
+    const expected = Buffer.from(hmacHex(secret, signingString), 'hex');
+    if (timingSafeEqual(given, expected)) matched = true;
+  }
+  return matched;
+}
+
+/** Parses `X-Timestamp`: decimal Unix seconds, no sign, no fraction. Undefined when malformed. */
+export function parseTimestamp(header: string): number | undefined {
+  if (!/^\d{1,12}$/.test(header)) return undefined;
+  return Number(header);
+}
+
+/** Whether `timestamp` is within the window around `nowSeconds`. */
+export function timestampInWindow(timestamp: number, nowSeconds: number): boolean {
+  return Math.abs(nowSeconds - timestamp) <= SIGNATURE_WINDOW_SECONDS;
+}

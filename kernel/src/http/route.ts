@@ -1,0 +1,80 @@
+import type { Context } from 'koa';
+import type { TSchema, Static } from 'typebox';
+import type { AuthContext } from './authenticator.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Access rules a route declares; the kernel enforces them after authentication, in this order:
+ * cross-mode check (routes with `projectParam`), project-kind guard, subscription guard.
+ */
+export interface RouteAccess {
+  /**
+   * `production`: production and testnet projects only (else 403 `production_project_required`).
+   * `sandbox`: sandbox projects only (else 403 `sandbox_project_required`).
+   */
+  readonly projectKind?: 'production' | 'sandbox';
+  /** A write: blocked with 402 `subscription_expired` for non-sandbox projects of inactive operators. */
+  readonly write?: boolean;
+  /**
+   * Name of a path parameter that names the target project explicitly. The kernel compares it
+   * with the credential's project: a sandbox secret aimed at a production/testnet project is 400
+   * `sandbox_key_against_production_project`, the reverse 400 `production_key_against_sandbox_project`,
+   * any other project 403 `permission_denied`.
+   */
+  readonly projectParam?: string;
+}
+
+/** What a handler receives: validated inputs and the caller. */
+export interface RouteInput<P, Q, B> {
+  readonly ctx: Context;
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** Present when the route has `auth`. */
+  readonly auth: AuthContext;
+  readonly requestId: string;
+}
+
+/** What a handler returns. */
+export interface RouteResult {
+  readonly status?: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One HTTP route. Schemas are TypeBox: params, query and body are validated (query and params are
+ * coerced from strings first) and any failure is 400 `validation_error` naming the field. The
+ * same schemas feed the OpenAPI document.
+ */
+export interface RouteDefinition<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+> {
+  readonly method: HttpMethod;
+  /** Koa-router path, e.g. `/api/v1/invoices/:id`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  /** Name of the authenticator to run, or `none` for public routes. */
+  readonly auth: string;
+  readonly access?: RouteAccess;
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: B;
+  /** Response schemas by status, for documentation and response tests. */
+  readonly responses?: Readonly<Record<number, TSchema>>;
+  /** Error codes this route may return beyond the authentication errors, for documentation. */
+  readonly errors?: readonly string[];
+  readonly handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<RouteResult>;
+}
+
+/** Declares a route with inferred handler input types. */
+export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema>(
+  route: RouteDefinition<P, Q, B>,
+): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}

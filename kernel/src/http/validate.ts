@@ -1,0 +1,38 @@
+import type { TSchema } from 'typebox';
+import Value from 'typebox/value';
+import { coreErrors } from '../errors/core-errors.js';
+
+/**
+ * Validates request input against a TypeBox schema. `coerce` converts query/path strings first.
+ * Throws 400 `validation_error` whose message and `details.field` name the first bad field.
+ */
+export function validateInput<T>(schema: TSchema, value: unknown, where: 'body' | 'query' | 'params', coerce: boolean): T {
+  let candidate = value;
+  if (coerce) candidate = Value.Convert(schema, Value.Clone(value));
+  candidate = Value.Default(schema, candidate);
+  const errors = [...Value.Errors(schema, candidate)];
+  if (errors.length === 0) return candidate as T;
+  const issues = errors.slice(0, 10).map((error) => {
+    const params = error.params as Record<string, unknown>;
+    let field = error.instancePath.split('/').filter(Boolean).join('.');
+    if (error.keyword === 'required' && Array.isArray(params['requiredProperties'])) {
+      field = [field, String(params['requiredProperties'][0])].filter(Boolean).join('.');
+      return { field, message: 'is required' };
+    }
+    if (error.keyword === 'additionalProperties' && Array.isArray(params['additionalProperties'])) {
+      field = [field, String(params['additionalProperties'][0])].filter(Boolean).join('.');
+      return { field, message: 'is not a known field' };
+    }
+    if (error.keyword === 'boolean' && error.schemaPath.endsWith('additionalProperties')) {
+      return { field, message: 'is not a known field' };
+    }
+    return { field, message: error.message };
+  });
+  // Prefer a concrete leaf error over the umbrella "must not have additional properties" entry.
+  const first = issues.find((i) => i.field !== '') ?? issues[0]!;
+  const name = first.field === '' ? where : `${where === 'body' ? '' : `${where}.`}${first.field}`;
+  throw coreErrors.validation_error({
+    message: `${name} ${first.message}`,
+    details: { field: name, issues: issues.map((i) => ({ ...i, field: i.field === '' ? where : i.field })) },
+  });
+}

@@ -1,0 +1,95 @@
+import { PgBoss, fromKnex, type Job, type SendOptions, type WorkOptions } from 'pg-boss';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { JobDefinition } from './job-definition.js';
+
+/**
+ * The kernel's pg-boss: one instance per process, in its own schema, on its own small pool.
+ *
+ * The outbox rule: a job that announces a state change is inserted with `sendInTransaction`, in the
+ * same database transaction as the change, so either both are committed or neither is.
+ */
+export interface JobQueue {
+  /** The underlying pg-boss instance, for operations this interface does not cover. */
+  readonly boss: PgBoss;
+  /** Sends outside any transaction (for jobs that follow no domain write). */
+  send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null>;
+  /** Sends inside `trx`: the job exists if and only if `trx` commits. */
+  sendInTransaction<T extends object>(trx: Knex.Transaction, name: string, data: T, options?: SendOptions): Promise<string | null>;
+  /** Whether pg-boss answers a query (readiness). */
+  ping(): Promise<boolean>;
+}
+
+export interface JobQueueRuntime extends JobQueue {
+  start(): Promise<void>;
+  /** Creates (or updates) the queues of every enabled plugin. */
+  declareQueues(definitions: readonly JobDefinition[]): Promise<void>;
+  /** Starts workers and schedules (worker role only). */
+  startWorkers(definitions: readonly JobDefinition[]): Promise<void>;
+  /** Stops fetching, waits for active handlers up to `timeoutMs`, closes the pool. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+export function createJobQueue(options: { url: string; schema: string; poolMax: number; logger: Logger }): JobQueueRuntime {
+  const boss = new PgBoss({
+    connectionString: options.url,
+    schema: options.schema,
+    max: options.poolMax,
+    application_name: 'gateway-jobs',
+  });
+  const log = options.logger.child({ component: 'jobs' });
+  boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));
+  let started = false;
+
+  return {
+    boss,
+    async start() {
+      await boss.start();
+      started = true;
+    },
+    async declareQueues(definitions) {
+      for (const definition of definitions) {
+        const existing = await boss.getQueue(definition.name);
+        if (existing) {
+          if (definition.queue) await boss.updateQueue(definition.name, definition.queue);
+        } else {
+          await boss.createQueue(definition.name, definition.queue ?? {});
+        }
+      }
+    },
+    async startWorkers(definitions) {
+      for (const definition of definitions) {
+        const handler = definition.handler;
+        if (handler) {
+          const workOptions: WorkOptions = definition.work ?? {};
+          await boss.work(definition.name, workOptions, async (jobs: Job<object>[]) => {
+            await handler(jobs);
+          });
+        }
+        if (definition.schedule) {
+          await boss.schedule(definition.name, definition.schedule.cron, definition.schedule.data ?? {}, { tz: 'UTC' });
+        }
+      }
+    },
+    send(name, data, sendOptions) {
+      return boss.send(name, data, sendOptions ?? {});
+    },
+    sendInTransaction(trx, name, data, sendOptions) {
+      return boss.send(name, data, { ...(sendOptions ?? {}), db: fromKnex(trx) });
+    },
+    async ping() {
+      if (!started) return false;
+      try {
+        await boss.getDb().executeSql('select 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async stop(timeoutMs) {
+      if (!started) return;
+      started = false;
+      await boss.stop({ graceful: true, timeout: timeoutMs, close: true });
+    },
+  };
+}

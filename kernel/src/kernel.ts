@@ -1,0 +1,289 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { asFunction, asValue, type AwilixContainer } from 'awilix';
+import type { Knex } from 'knex';
+import { pino, type Logger } from 'pino';
+import type { KernelConfig } from './config/kernel-config.js';
+import { createRootContainer, type Cradle } from './container.js';
+import { createChainRegistry } from './chain-registry.js';
+import type { ChainModule } from './chain.js';
+import { createKnex } from './db/create-knex.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.js';
+import { kernelMigrations } from './db/kernel-migrations.js';
+import { runMigrations, pendingMigrations, type OwnedMigrations } from './db/migration-runner.js';
+import { createJobQueue, type JobQueueRuntime } from './jobs/job-queue.js';
+import type { JobDefinition } from './jobs/job-definition.js';
+import { loadPlugins, type LoadedPlugin } from './loader.js';
+import type { AnyPlugin } from './plugin.js';
+import { servicePrefix } from './plugin.js';
+import { createMetrics } from './http/metrics.js';
+import { createRateLimiter } from './rate-limit/rate-limiter.js';
+import { createSecretBox } from './crypto/secret-box.js';
+import { resolveMasterKey } from './crypto/master-key.js';
+import { createAuditLog } from './audit/audit-log.js';
+import { requestIdMiddleware } from './http/request-id.js';
+import { errorMiddleware } from './http/error-middleware.js';
+import { bodyReaderMiddleware } from './http/body-reader.js';
+import { mountRoutes } from './http/mount-routes.js';
+import type { Authenticator } from './http/authenticator.js';
+import type { RouteDefinition } from './http/route.js';
+import { systemRoutes } from './http/system-routes.js';
+import { coreErrors } from './errors/core-errors.js';
+import type { CliCommand } from './cli/command.js';
+
+/** What a process does: serve HTTP, run jobs, both, or neither (CLI, migrations). */
+export type KernelRole = 'gateway' | 'worker' | 'all' | 'cli';
+
+export interface KernelOptions {
+  readonly config: KernelConfig;
+  readonly plugins: readonly AnyPlugin[];
+  readonly chains?: readonly ChainModule[];
+  readonly role: KernelRole;
+  /** Logger to use; default pino on stdout at `config.log.level`. */
+  readonly logger?: Logger;
+  /** Run pending migrations during start (default true; the CLI's `db migrate` does it itself). */
+  readonly migrate?: boolean;
+}
+
+/** A started (or startable) gateway process. */
+export interface Kernel {
+  readonly config: KernelConfig;
+  readonly logger: Logger;
+  readonly container: AwilixContainer<Cradle>;
+  readonly cradle: Cradle;
+  readonly plugins: readonly LoadedPlugin[];
+  /** Every route mounted (for OpenAPI generation). */
+  readonly routes: readonly RouteDefinition[];
+  /** Every CLI command of the enabled plugins. */
+  readonly commands: readonly CliCommand[];
+  /** The HTTP server once listening (gateway and all roles). */
+  readonly server: Server | undefined;
+  /** The URL the server listens on, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string | undefined;
+  /** The Koa app (gateway and all roles), for in-process tests. */
+  readonly app: Koa | undefined;
+  start(): Promise<void>;
+  /** Graceful: stop accepting, drain HTTP, stop workers, stop plugins, dispose, close pools. */
+  stop(): Promise<void>;
+  /** Connects the database and wires the container without starting anything (CLI, tooling). */
+  connect(): Promise<void>;
+  /** Applies pending migrations; returns the names that ran. */
+  migrate(): Promise<string[]>;
+  pendingMigrations(): Promise<string[]>;
+}
+
+const KERNEL_JOBS = (cradle: Cradle): JobDefinition[] => [
+  {
+    name: 'kernel.rate-limit-sweep',
+    schedule: { cron: '17 * * * *' },
+    handler: async () => {
+      const removed = await cradle.rateLimiter.sweep();
+      cradle.logger.debug({ removed }, 'swept expired rate-limit windows');
+    },
+  },
+];
+
+/**
+ * Builds a kernel from explicit plugins and chains (config only enables, disables and
+ * parameterises them). Nothing happens until `start()`; a failure anywhere in start-up stops the
+ * process (the caller exits non-zero): a payment service never limps on half-loaded.
+ */
+export function createKernel(options: KernelOptions): Kernel {
+  const { config, role } = options;
+  const logger = options.logger ?? pino({ level: config.log.level, base: { role } });
+  const loaded = loadPlugins(options.plugins, config);
+  const container = createRootContainer();
+  const routes: RouteDefinition[] = [];
+  const commands: CliCommand[] = loaded.flatMap(({ plugin }) => plugin.cli ?? []);
+  const migrations: OwnedMigrations[] = [
+    { owner: 'kernel', migrations: kernelMigrations },
+    ...loaded.map(({ plugin }) => ({ owner: plugin.id, migrations: plugin.migrations ?? [] })),
+  ];
+  let embedded: EmbeddedPostgresHandle | undefined;
+  let jobQueue: JobQueueRuntime | undefined;
+  let server: Server | undefined;
+  let app: Koa | undefined;
+  let url: string | undefined;
+  let accepting = false;
+  let started = false;
+  let connected = false;
+  let stopping: Promise<void> | undefined;
+  const startedPlugins: AnyPlugin[] = [];
+
+  async function connectDatabase(): Promise<string> {
+    if (config.database.url) return config.database.url;
+    embedded = await startEmbeddedPostgres({
+      dataDir: config.database.embeddedDataDir,
+      port: config.database.embeddedPort,
+      database: config.database.embeddedDatabase,
+      logger,
+    });
+    return embedded.url;
+  }
+
+  function registerCore(databaseUrl: string): void {
+    const masterKey = resolveMasterKey(config);
+    jobQueue = createJobQueue({ url: databaseUrl, schema: config.jobs.schema, poolMax: config.jobs.poolMax, logger });
+    const queue = jobQueue;
+    container.register({
+      kernelConfig: asValue(config),
+      logger: asValue(logger),
+      db: asFunction(() => createKnex(databaseUrl, config.database.poolMax))
+        .singleton()
+        .disposer((knex: Knex) => knex.destroy()),
+      jobs: asValue(queue),
+      metrics: asFunction(createMetrics).singleton(),
+      rateLimiter: asFunction(({ db }: Cradle) => createRateLimiter(db)).singleton(),
+      secretBox: asValue(createSecretBox(masterKey)),
+      audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
+      chains: asValue(createChainRegistry(options.chains ?? [], logger)),
+    });
+    for (const { plugin, config: slice } of loaded) {
+      const resolvers = plugin.register?.({ config: slice, kernelConfig: config, logger: logger.child({ plugin: plugin.id }) }) ?? {};
+      const prefix = servicePrefix(plugin.id);
+      for (const [name, resolver] of Object.entries(resolvers)) {
+        if (!name.startsWith(prefix)) throw new Error(`plugin "${plugin.id}" registers "${name}": service names must start with "${prefix}"`);
+        if (container.hasRegistration(name)) throw new Error(`service "${name}" is registered twice`);
+        container.register(name, resolver);
+      }
+    }
+  }
+
+  function buildApp(authenticators: ReadonlyMap<string, Authenticator>): Koa {
+    const koa = new Koa({ proxy: config.http.trustProxy });
+    const router = new Router();
+    const metrics = container.cradle.metrics;
+    koa.use(async (ctx, next) => {
+      const end = metrics.httpDuration.startTimer();
+      try {
+        await next();
+      } finally {
+        const route = typeof ctx['_matchedRoute'] === 'string' ? (ctx['_matchedRoute'] as string) : 'unmatched';
+        metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
+        end({ method: ctx.method, route });
+      }
+    });
+    koa.use(requestIdMiddleware());
+    koa.use(errorMiddleware(logger));
+    koa.use(async (ctx, next) => {
+      if (!accepting && !ctx.path.startsWith('/healthz')) {
+        ctx.set('Connection', 'close');
+        throw coreErrors.service_unavailable();
+      }
+      await next();
+    });
+    koa.use(bodyReaderMiddleware(config.http.bodyLimitBytes));
+    mountRoutes(router, routes, authenticators);
+    koa.use(router.routes());
+    koa.use(router.allowedMethods({ throw: false }));
+    return koa;
+  }
+
+  async function listen(koa: Koa): Promise<void> {
+    server = createServer(koa.callback());
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(config.http.port, config.http.host, () => resolve());
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+  }
+
+  const kernel: Kernel = {
+    config,
+    logger,
+    container,
+    get cradle() {
+      return container.cradle;
+    },
+    plugins: loaded,
+    routes,
+    commands,
+    get server() {
+      return server;
+    },
+    get url() {
+      return url;
+    },
+    get app() {
+      return app;
+    },
+    async connect() {
+      if (connected) return;
+      connected = true;
+      registerCore(await connectDatabase());
+    },
+    async start() {
+      if (started) throw new Error('kernel already started');
+      started = true;
+      await kernel.connect();
+      const cradle = container.cradle;
+      if (options.migrate !== false) {
+        const ran = await runMigrations(cradle.db, migrations);
+        if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
+      }
+      await jobQueue!.start();
+      const jobDefinitions = [...KERNEL_JOBS(cradle), ...loaded.flatMap(({ plugin }) => plugin.jobs?.(cradle) ?? [])];
+      await jobQueue!.declareQueues(jobDefinitions);
+      for (const { plugin } of loaded) {
+        try {
+          await plugin.start?.(cradle);
+        } catch (error) {
+          throw new Error(`plugin "${plugin.id}" failed to start: ${(error as Error).message}`, { cause: error });
+        }
+        startedPlugins.push(plugin);
+      }
+      if (role === 'worker' || role === 'all') await jobQueue!.startWorkers(jobDefinitions);
+      if (role === 'gateway' || role === 'all') {
+        const authenticators = new Map<string, Authenticator>();
+        for (const { plugin } of loaded) {
+          for (const [name, authenticator] of Object.entries(plugin.authenticators?.(cradle) ?? {})) {
+            if (authenticators.has(name)) throw new Error(`authenticator "${name}" is provided twice`);
+            authenticators.set(name, authenticator);
+          }
+        }
+        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting }));
+        for (const { plugin } of loaded) routes.push(...(plugin.routes?.(cradle) ?? []));
+        app = buildApp(authenticators);
+        await listen(app);
+        accepting = true;
+      }
+    },
+    stop() {
+      stopping ??= (async () => {
+        accepting = false;
+        if (server) {
+          const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+          server.closeIdleConnections();
+          const timer = setTimeout(() => server!.closeAllConnections(), config.http.shutdownGraceMs);
+          await closed;
+          clearTimeout(timer);
+        }
+        if (jobQueue) await jobQueue.stop(config.http.shutdownGraceMs);
+        for (const plugin of [...startedPlugins].reverse()) {
+          try {
+            await plugin.stop?.(container.cradle);
+          } catch (error) {
+            logger.error({ err: error, plugin: plugin.id }, 'plugin failed to stop cleanly');
+          }
+        }
+        await container.dispose();
+        if (embedded) await embedded.stop();
+      })();
+      return stopping;
+    },
+    async migrate() {
+      await kernel.connect();
+      return runMigrations(container.cradle.db, migrations);
+    },
+    async pendingMigrations() {
+      await kernel.connect();
+      return pendingMigrations(container.cradle.db, migrations);
+    },
+  };
+  return kernel;
+}

@@ -1,0 +1,86 @@
+import type { Resolver } from 'awilix';
+import type { TSchema, Static } from 'typebox';
+import type { Logger } from 'pino';
+import type { ErrorCatalogue, ErrorSpec } from './errors/define-errors.js';
+import type { Migration } from './db/migration.js';
+import type { JobDefinition } from './jobs/job-definition.js';
+import type { RouteDefinition } from './http/route.js';
+import type { Authenticator } from './http/authenticator.js';
+import type { CliCommand } from './cli/command.js';
+import type { KernelConfig } from './config/kernel-config.js';
+import type { Cradle } from './container.js';
+
+/** What `register` receives: the plugin's validated config slice and the kernel's settings. */
+export interface RegisterContext<TConfig> {
+  readonly config: TConfig;
+  readonly kernelConfig: KernelConfig;
+  readonly logger: Logger;
+}
+
+/**
+ * A plugin is one object (architecture guide, "Contracts").
+ *
+ * The loader refuses duplicate ids and missing dependencies, orders plugins by `dependsOn`,
+ * validates each plugin's config slice against `config` (a TypeBox schema whose defaults apply),
+ * and refuses to start when any plugin fails to register or start. Disabled plugins (config file or
+ * environment) are skipped entirely; a plugin whose dependency is disabled makes start-up fail.
+ *
+ * Lifecycle, in dependency order: `register` (container wiring, no I/O) → migrations (collected
+ * over every enabled plugin) → queues created → `start` → HTTP routes / job workers begin. On
+ * shutdown `stop` runs in reverse order after HTTP has drained and workers have stopped, then the
+ * container disposes singletons.
+ */
+export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
+  /** Lower-case id, `[a-z][a-z0-9-]*`. Also the prefix of every service the plugin registers. */
+  readonly id: string;
+  /** Ids of plugins that must be enabled and are registered and started before this one. */
+  readonly dependsOn?: readonly string[];
+  /** TypeBox schema of the plugin's config slice (`plugins.<id>` in the config file). */
+  readonly config?: TConfigSchema;
+  /** Whether the plugin is enabled when config says nothing. Default true. */
+  readonly enabledByDefault?: boolean;
+  /** The plugin's error catalogues; collected for docs/errors.md and duplicate-code checks. */
+  readonly errors?: readonly ErrorCatalogue<Record<string, ErrorSpec>>[];
+  /** The plugin's own migrations in order. Names must be unique within the plugin. */
+  readonly migrations?: readonly Migration[];
+  /**
+   * Container wiring: returns resolvers keyed by service name. Every name must start with the
+   * camelCase plugin id (`tenancyProjects` for plugin `tenancy`). Disposers go on the resolver.
+   */
+  readonly register?: (context: RegisterContext<Static<TConfigSchema>>) => Record<string, Resolver<unknown>>;
+  /** HTTP routes. Mounted by the kernel with validation, authentication and guards. */
+  readonly routes?: (cradle: Cradle) => readonly RouteDefinition[];
+  /** Authenticators this plugin provides, by name (routes select one with `auth`). */
+  readonly authenticators?: (cradle: Cradle) => Record<string, Authenticator>;
+  /** pg-boss queues, workers and schedules owned by this plugin (`<id>.<job>` names). */
+  readonly jobs?: (cradle: Cradle) => readonly JobDefinition[];
+  /** Operator CLI commands (`pnpm gateway <noun> <verb>`). */
+  readonly cli?: readonly CliCommand[];
+  /** Runs after migrations and queue creation, before traffic. Failing here stops start-up. */
+  readonly start?: (cradle: Cradle) => Promise<void>;
+  /** Runs on shutdown, in reverse dependency order. */
+  readonly stop?: (cradle: Cradle) => Promise<void>;
+}
+
+const PLUGIN_ID = /^[a-z][a-z0-9-]*$/;
+
+/** Declares a plugin. Checks the shape eagerly so a mistake fails at import time. */
+export function definePlugin<TConfigSchema extends TSchema>(
+  plugin: PluginDefinition<TConfigSchema>,
+): PluginDefinition<TConfigSchema> {
+  if (!PLUGIN_ID.test(plugin.id)) throw new Error(`definePlugin: invalid plugin id "${plugin.id}"`);
+  const names = new Set<string>();
+  for (const migration of plugin.migrations ?? []) {
+    if (names.has(migration.name)) throw new Error(`definePlugin(${plugin.id}): duplicate migration ${migration.name}`);
+    names.add(migration.name);
+  }
+  return plugin;
+}
+
+/** The camelCase service-name prefix a plugin must use (`rate-limits` → `rateLimits`). */
+export function servicePrefix(pluginId: string): string {
+  return pluginId.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Any plugin, regardless of its config schema. */
+export type AnyPlugin = PluginDefinition<any>;

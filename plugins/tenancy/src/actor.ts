@@ -1,0 +1,11 @@
+import type { AuditChannel } from '@gw/kernel';
+
+/** Who performs a write, for the audit log. */
+export interface Actor {
+  readonly actor: string;
+  readonly channel: AuditChannel;
+  readonly requestId?: string;
+}
+
+/** The operator at the command line. */
+export const CLI_ACTOR: Actor = { actor: 'operator-cli', channel: 'cli' };

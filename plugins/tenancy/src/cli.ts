@@ -1,0 +1,190 @@
+import { PROJECT_KINDS, type CliCommand, type CliFlag, type ProjectKind } from '@gw/kernel';
+import { CLI_ACTOR } from './actor.js';
+import { PAT_SCOPES } from './scopes.js';
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const projectFlag: CliFlag = {
+  type: 'string',
+  required: true,
+  description: 'Project id (ULID).',
+  validate: (v) => (ULID.test(v) ? undefined : 'must be a project id (26-character ULID)'),
+};
+const operatorFlag: CliFlag = { type: 'string', description: 'Operator id or name (default: the only operator).' };
+
+/** Operator CLI commands of the tenancy plugin. */
+export const tenancyCommands: CliCommand[] = [
+  {
+    noun: 'operator',
+    verb: 'create',
+    summary: 'Create an operator (the party that runs this gateway and owns projects).',
+    flags: { name: { type: 'string', required: true, description: 'Unique operator name.', validate: (v) => (v.trim().length >= 1 && v.length <= 128 ? undefined : 'must be 1 to 128 characters') } },
+    run: ({ flags, cradle }) => cradle.tenancyOperators.create(String(flags['name']).trim(), CLI_ACTOR).then((o) => ({ operator: o })),
+  },
+  {
+    noun: 'operator',
+    verb: 'list',
+    summary: 'List operators with their subscription status.',
+    run: async ({ cradle }) => cradle.tenancyOperators.list(),
+  },
+  {
+    noun: 'subscription',
+    verb: 'set',
+    summary: "Set an operator's subscription status; while not active, REST writes of production and testnet projects get 402.",
+    flags: { status: { type: 'string', required: true, choices: ['active', 'expired'], description: 'New status.' }, operator: operatorFlag },
+    run: async ({ flags, cradle }) => {
+      const operators = await cradle.tenancyOperators.list();
+      const target = flags['operator'] ? String(flags['operator']) : operators.length === 1 ? operators[0]!.id : undefined;
+      if (!target) {
+        const { tenancyErrors } = await import('./errors.js');
+        throw operators.length === 0 ? tenancyErrors.operator_not_found({ message: 'No operator exists yet.' }) : tenancyErrors.operator_required();
+      }
+      return { operator: await cradle.tenancyOperators.setSubscription(target, flags['status'] as 'active' | 'expired', CLI_ACTOR) };
+    },
+  },
+  {
+    noun: 'project',
+    verb: 'create',
+    summary: 'Create a project of a fixed kind and issue its API key (the secret is shown once).',
+    flags: {
+      kind: { type: 'string', required: true, choices: PROJECT_KINDS, description: 'production, testnet or sandbox; fixed for ever.' },
+      name: { type: 'string', required: true, description: 'Project name, unique per operator.', validate: (v) => (v.trim().length >= 1 && v.length <= 128 ? undefined : 'must be 1 to 128 characters') },
+      operator: operatorFlag,
+    },
+    help: 'Sign requests with X-Project-Id = project.id and the printed api_secret (see docs/getting-started.md).',
+    run: async ({ flags, cradle }) => {
+      const input: { name: string; kind: ProjectKind; operator?: string } = { name: String(flags['name']).trim(), kind: flags['kind'] as ProjectKind };
+      if (flags['operator']) input.operator = String(flags['operator']);
+      return cradle.tenancyProjects.create(input, CLI_ACTOR);
+    },
+  },
+  {
+    noun: 'project',
+    verb: 'list',
+    summary: 'List projects.',
+    flags: { operator: operatorFlag, kind: { type: 'string', choices: PROJECT_KINDS, description: 'Only this kind.' } },
+    run: async ({ flags, cradle }) => {
+      const filter: { operator?: string; kind?: ProjectKind } = {};
+      if (flags['operator']) filter.operator = String(flags['operator']);
+      if (flags['kind']) filter.kind = flags['kind'] as ProjectKind;
+      return cradle.tenancyProjects.list(filter);
+    },
+  },
+  {
+    noun: 'project',
+    verb: 'suspend',
+    summary: 'Suspend a project: its requests get 403 project_suspended.',
+    flags: { project: projectFlag },
+    run: async ({ flags, cradle }) => ({ project: await cradle.tenancyProjects.suspend(String(flags['project']), CLI_ACTOR) }),
+  },
+  {
+    noun: 'project',
+    verb: 'resume',
+    summary: 'Resume a suspended project.',
+    flags: { project: projectFlag },
+    run: async ({ flags, cradle }) => ({ project: await cradle.tenancyProjects.resume(String(flags['project']), CLI_ACTOR) }),
+  },
+  ...(['issue', 'rotate', 'revoke', 'suspend', 'resume'] as const).map(
+    (verb): CliCommand => ({
+      noun: 'key',
+      verb,
+      summary: {
+        issue: "Issue the project's API key when it has none live (after a revoke). Secret shown once.",
+        rotate: 'Rotate the secret; the previous one stays valid for security.keyRotationOverlapSeconds. Secret shown once.',
+        revoke: 'Revoke the API key for good: requests get 403 key_revoked.',
+        suspend: 'Suspend the API key: requests get 403 key_suspended until resumed.',
+        resume: 'Resume a suspended API key.',
+      }[verb],
+      flags: { project: projectFlag },
+      run: async ({ flags, cradle }) => {
+        const project = String(flags['project']);
+        const keys = cradle.tenancyApiKeys;
+        switch (verb) {
+          case 'issue':
+            return keys.issue(project, CLI_ACTOR);
+          case 'rotate':
+            return keys.rotate(project, CLI_ACTOR);
+          case 'revoke':
+            return keys.revoke(project, CLI_ACTOR);
+          case 'suspend':
+            return keys.suspend(project, CLI_ACTOR);
+          case 'resume':
+            return keys.resume(project, CLI_ACTOR);
+        }
+      },
+    }),
+  ),
+  {
+    noun: 'pat',
+    verb: 'create',
+    summary: 'Create a personal access token (shown once; stored only as a SHA-256 hash).',
+    flags: {
+      scopes: {
+        type: 'string',
+        required: true,
+        description: `Comma-separated scopes: ${PAT_SCOPES.join(', ')}.`,
+        validate: (v) => {
+          const bad = v.split(',').map((s) => s.trim()).filter((s) => !(PAT_SCOPES as readonly string[]).includes(s));
+          return bad.length ? `unknown scope(s): ${bad.join(', ')}` : undefined;
+        },
+      },
+      project: { ...projectFlag, required: false, description: 'Bind the token to one project (ULID).' },
+      operator: operatorFlag,
+      name: { type: 'string', description: 'A label for the token.' },
+    },
+    help: 'Send as "Authorization: Bearer svc_pat_...".',
+    run: async ({ flags, cradle }) => {
+      const input: { scopes: string[]; project?: string; operator?: string; name?: string } = {
+        scopes: String(flags['scopes']).split(',').map((s) => s.trim()).filter(Boolean),
+      };
+      if (flags['project']) input.project = String(flags['project']);
+      if (flags['operator']) input.operator = String(flags['operator']);
+      if (flags['name']) input.name = String(flags['name']);
+      return cradle.tenancyPats.create(input, CLI_ACTOR);
+    },
+  },
+  {
+    noun: 'pat',
+    verb: 'revoke',
+    summary: 'Revoke a personal access token.',
+    flags: { id: { ...projectFlag, description: 'Token id (ULID), as printed by pat create or pat list.', validate: (v) => (ULID.test(v) ? undefined : 'must be a token id (ULID)') } },
+    run: async ({ flags, cradle }) => ({ pat: await cradle.tenancyPats.revoke(String(flags['id']), CLI_ACTOR) }),
+  },
+  {
+    noun: 'pat',
+    verb: 'list',
+    summary: 'List personal access tokens (never their secrets).',
+    flags: { project: { ...projectFlag, required: false } },
+    run: async ({ flags, cradle }) => cradle.tenancyPats.list(flags['project'] ? { project: String(flags['project']) } : {}),
+  },
+  {
+    noun: 'user',
+    verb: 'invite',
+    summary: 'Invite a user by e-mail (sign-in is invite-only).',
+    flags: { email: { type: 'string', required: true, description: 'E-mail address.' }, operator: operatorFlag },
+    run: async ({ flags, cradle }) => {
+      const input: { email: string; operator?: string } = { email: String(flags['email']) };
+      if (flags['operator']) input.operator = String(flags['operator']);
+      return { user: await cradle.tenancyUsers.invite(input, CLI_ACTOR) };
+    },
+  },
+  {
+    noun: 'user',
+    verb: 'list',
+    summary: 'List users.',
+    run: async ({ cradle }) => cradle.tenancyUsers.list(),
+  },
+  {
+    noun: 'webhook',
+    verb: 'set',
+    summary: "Set a project's default webhook URL (used when an invoice has no callback_url).",
+    flags: { project: projectFlag, url: { type: 'string', required: true, description: 'https URL (http allowed for testnet and sandbox projects).' } },
+    run: async ({ flags, cradle }) => ({ project: await cradle.tenancyProjects.setWebhookUrl(String(flags['project']), String(flags['url']), CLI_ACTOR) }),
+  },
+  {
+    noun: 'webhook',
+    verb: 'clear',
+    summary: "Remove a project's default webhook URL.",
+    flags: { project: projectFlag },
+    run: async ({ flags, cradle }) => ({ project: await cradle.tenancyProjects.setWebhookUrl(String(flags['project']), null, CLI_ACTOR) }),
+  },
+];

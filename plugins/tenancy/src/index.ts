@@ -1,0 +1,57 @@
+import { asFunction } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001Tenancy } from '../migrations/0001_tenancy.js';
+import { tenancyCommands } from './cli.js';
+import { tenancyErrors } from './errors.js';
+import { tenancyRoutes } from './routes.js';
+import { ApiKeyService } from './services/api-key-service.js';
+import { OperatorService } from './services/operator-service.js';
+import { PatService } from './services/pat-service.js';
+import { ProjectService } from './services/project-service.js';
+import { createSignedRequestAuthenticator } from './services/signed-request-authenticator.js';
+import { UserService } from './services/user-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly tenancyOperators: OperatorService;
+    readonly tenancyProjects: ProjectService;
+    readonly tenancyApiKeys: ApiKeyService;
+    readonly tenancyPats: PatService;
+    readonly tenancyUsers: UserService;
+  }
+}
+
+/**
+ * Tenancy and credentials: operators and their subscription status, projects (kind fixed at
+ * creation), API keys with encrypted secrets and rotation, personal access tokens, invited users,
+ * and the `signed` authenticator of spec 5.1 that every REST route uses.
+ */
+export const tenancyPlugin = definePlugin({
+  id: 'tenancy',
+  errors: [tenancyErrors],
+  migrations: [m0001Tenancy],
+  register: () => ({
+    tenancyOperators: asFunction((cradle: Cradle) => new OperatorService(cradle)).singleton(),
+    tenancyProjects: asFunction((cradle: Cradle) => new ProjectService(cradle)).singleton(),
+    tenancyApiKeys: asFunction((cradle: Cradle) => new ApiKeyService(cradle)).singleton(),
+    tenancyPats: asFunction((cradle: Cradle) => new PatService(cradle)).singleton(),
+    tenancyUsers: asFunction((cradle: Cradle) => new UserService(cradle)).singleton(),
+  }),
+  authenticators: (cradle) => ({
+    signed: createSignedRequestAuthenticator({ tenancyProjects: cradle.tenancyProjects, tenancyApiKeys: cradle.tenancyApiKeys }),
+  }),
+  routes: tenancyRoutes,
+  cli: tenancyCommands,
+});
+
+export { ApiKeyService, SANDBOX_SECRET_PREFIX } from './services/api-key-service.js';
+export type { IssuedSecret, ApiKeyView } from './services/api-key-service.js';
+export { PatService, PAT_PREFIX, hashToken } from './services/pat-service.js';
+export type { PatPrincipal, PatView } from './services/pat-service.js';
+export { ProjectService } from './services/project-service.js';
+export type { ProjectView } from './services/project-service.js';
+export { OperatorService } from './services/operator-service.js';
+export { UserService } from './services/user-service.js';
+export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
+export { tenancyErrors } from './errors.js';
+export { CLI_ACTOR, type Actor } from './actor.js';

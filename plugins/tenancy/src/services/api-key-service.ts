@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import type { AuditLog, SecretBox } from '@gw/kernel';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { Actor } from '../actor.js';
+import { tenancyErrors } from '../errors.js';
+import { ApiKey } from '../models/api-key.js';
+import { ApiKeySecret } from '../models/api-key-secret.js';
+import { Project } from '../models/project.js';
+
+export const SANDBOX_SECRET_PREFIX = 'sk_sandbox_';
+
+/** A freshly minted secret: returned once, never retrievable again. */
+export interface IssuedSecret {
+  project_id: string;
+  api_key_id: string;
+  secret_kind: 'production' | 'sandbox';
+  /** The API secret. Shown once. */
+  api_secret: string;
+  state: ApiKey['state'];
+  /** When a rotated-out secret stops working (rotation only). */
+  previous_secret_expires_at_iso?: string;
+}
+
+export interface ApiKeyView {
+  api_key_id: string;
+  project_id: string;
+  secret_kind: 'production' | 'sandbox';
+  state: ApiKey['state'];
+  created_at_iso: string;
+  live_secrets: number;
+}
+
+/**
+ * API keys: one live key per project (requests name the project in `X-Project-Id`), whose secrets
+ * are stored encrypted (AES-256-GCM, aad = secret id). Rotation adds a secret and keeps the previous
+ * one valid for the configured overlap, so partners switch without downtime.
+ */
+export class ApiKeyService {
+  constructor(private readonly deps: { db: Knex; audit: AuditLog; secretBox: SecretBox; kernelConfig: { security: { keyRotationOverlapSeconds: number } } }) {}
+
+  /** Mints a secret of the right form: 64 hex (production, testnet) or `sk_sandbox_` + 48 hex. */
+  static mintSecret(kind: 'production' | 'sandbox'): string {
+    return kind === 'sandbox' ? `${SANDBOX_SECRET_PREFIX}${randomBytes(24).toString('hex')}` : randomBytes(32).toString('hex');
+  }
+
+  /** Issues the project's key. Refused while a live (active or suspended) key exists. */
+  async issue(projectId: string, actor: Actor, trx?: Knex.Transaction): Promise<IssuedSecret> {
+    const run = async (tx: Knex.Transaction) => {
+      const project = await Project.query(tx).findById(projectId).forUpdate();
+      if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
+      const live = await ApiKey.query(tx).where({ project_id: projectId }).whereNot('state', 'revoked').first();
+      if (live) throw tenancyErrors.api_key_exists();
+      const secretKind = project.kind === 'sandbox' ? 'sandbox' : 'production';
+      const key = await ApiKey.query(tx).insertAndFetch({ id: ulid(), project_id: projectId, secret_kind: secretKind, state: 'active' });
+      const secret = await this.addSecret(tx, key.id, secretKind);
+      await this.deps.audit.record({ ...actor, action: 'key.issue', projectId, target: `api_key:${key.id}` }, tx);
+      return { project_id: projectId, api_key_id: key.id, secret_kind: secretKind, api_secret: secret, state: key.state } satisfies IssuedSecret;
+    };
+    return trx ? run(trx) : this.deps.db.transaction(run);
+  }
+
+  /** New secret; the previous current secret stays valid for the overlap, older ones end now. */
+  async rotate(projectId: string, actor: Actor): Promise<IssuedSecret> {
+    return this.deps.db.transaction(async (trx) => {
+      const key = await this.liveKey(trx, projectId, true);
+      if (key.state !== 'active') throw tenancyErrors.api_key_state_conflict({ message: `The key is ${key.state}; only an active key can be rotated.` });
+      const now = new Date();
+      const overlapEnds = new Date(now.getTime() + this.deps.kernelConfig.security.keyRotationOverlapSeconds * 1000);
+      await ApiKeySecret.query(trx).where({ api_key_id: key.id }).whereNotNull('expires_at').where('expires_at', '>', now).patch({ expires_at: now });
+      await ApiKeySecret.query(trx).where({ api_key_id: key.id }).whereNull('expires_at').patch({ expires_at: overlapEnds });
+      const secret = await this.addSecret(trx, key.id, key.secret_kind);
+      await this.deps.audit.record({ ...actor, action: 'key.rotate', projectId, target: `api_key:${key.id}`, details: { previous_valid_until: overlapEnds.toISOString() } }, trx);
+      return {
+        project_id: projectId,
+        api_key_id: key.id,
+        secret_kind: key.secret_kind,
+        api_secret: secret,
+        state: key.state,
+        previous_secret_expires_at_iso: overlapEnds.toISOString(),
+      };
+    });
+  }
+
+  async revoke(projectId: string, actor: Actor): Promise<ApiKeyView> {
+    return this.changeState(projectId, 'revoked', ['active', 'suspended'], 'key.revoke', actor);
+  }
+
+  async suspend(projectId: string, actor: Actor): Promise<ApiKeyView> {
+    return this.changeState(projectId, 'suspended', ['active'], 'key.suspend', actor);
+  }
+
+  async resume(projectId: string, actor: Actor): Promise<ApiKeyView> {
+    return this.changeState(projectId, 'active', ['suspended'], 'key.resume', actor);
+  }
+
+  /** The key requests of `projectId` are checked against: the live key, else the newest revoked one. */
+  async keyForRequests(projectId: string): Promise<{ key: ApiKey; secrets: string[] } | undefined> {
+    const key = await ApiKey.query(this.deps.db)
+      .where({ project_id: projectId })
+      .orderByRaw(`(state <> 'revoked') desc, id desc`)
+      .first();
+    if (!key) return undefined;
+    return { key, secrets: await this.validSecrets(this.deps.db, key.id) };
+  }
+
+  /** Secrets currently valid for the project's live key (webhook signing signs with each). */
+  async liveSecrets(projectId: string): Promise<string[]> {
+    const key = await ApiKey.query(this.deps.db).where({ project_id: projectId, state: 'active' }).first();
+    return key ? this.validSecrets(this.deps.db, key.id) : [];
+  }
+
+  async view(projectId: string): Promise<ApiKeyView | undefined> {
+    const found = await this.keyForRequests(projectId);
+    return found ? this.toView(found.key, found.secrets.length) : undefined;
+  }
+
+  private async validSecrets(db: Knex | Knex.Transaction, keyId: string): Promise<string[]> {
+    const rows = await ApiKeySecret.query(db)
+      .where({ api_key_id: keyId })
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()))
+      .orderBy('id', 'desc');
+    return rows.map((row) => this.deps.secretBox.open(row.sealed_secret, row.id));
+  }
+
+  private async addSecret(trx: Knex.Transaction, keyId: string, kind: 'production' | 'sandbox'): Promise<string> {
+    const secret = ApiKeyService.mintSecret(kind);
+    const id = ulid();
+    await ApiKeySecret.query(trx).insert({ id, api_key_id: keyId, sealed_secret: this.deps.secretBox.seal(secret, id), expires_at: null });
+    return secret;
+  }
+
+  private async liveKey(trx: Knex.Transaction, projectId: string, lock: boolean): Promise<ApiKey> {
+    const project = await Project.query(trx).findById(projectId);
+    if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
+    const query = ApiKey.query(trx).where({ project_id: projectId }).whereNot('state', 'revoked');
+    const key = await (lock ? query.forUpdate() : query).first();
+    if (!key) throw tenancyErrors.api_key_not_found();
+    return key;
+  }
+
+  private async changeState(projectId: string, to: ApiKey['state'], from: ApiKey['state'][], action: string, actor: Actor): Promise<ApiKeyView> {
+    return this.deps.db.transaction(async (trx) => {
+      const key = await this.liveKey(trx, projectId, true);
+      if (!from.includes(key.state)) throw tenancyErrors.api_key_state_conflict({ message: `The key is ${key.state}; cannot ${action.split('.')[1]} it.` });
+      const updated = await ApiKey.query(trx).patchAndFetchById(key.id, { state: to, state_changed_at: new Date() });
+      await this.deps.audit.record({ ...actor, action, projectId, target: `api_key:${key.id}` }, trx);
+      return this.toView(updated, (await this.validSecrets(trx, key.id)).length);
+    });
+  }
+
+  private toView(key: ApiKey, liveSecrets: number): ApiKeyView {
+    return {
+      api_key_id: key.id,
+      project_id: key.project_id,
+      secret_kind: key.secret_kind,
+      state: key.state,
+      created_at_iso: new Date(key.created_at).toISOString(),
+      live_secrets: liveSecrets,
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { AuditLog } from '@gw/kernel';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { Actor } from '../actor.js';
+import { tenancyErrors } from '../errors.js';
+import { PersonalAccessToken } from '../models/personal-access-token.js';
+import { Project } from '../models/project.js';
+import { isPatScope, type PatScope } from '../scopes.js';
+import type { OperatorService } from './operator-service.js';
+
+/** Wire format: `svc_pat_` + 32 base62 characters (docs/decisions.md). */
+export const PAT_PREFIX = 'svc_pat_';
+const PAT_PATTERN = /^svc_pat_[0-9A-Za-z]{32}$/;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export interface PatView {
+  id: string;
+  name: string;
+  operator_id: string;
+  project_id: string | null;
+  scopes: string[];
+  created_at_iso: string;
+  revoked_at_iso: string | null;
+}
+
+/** A verified PAT: who it is and what it may do. */
+export interface PatPrincipal {
+  id: string;
+  operatorId: string;
+  projectId: string | null;
+  scopes: PatScope[];
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Random base62 string without modulo bias (rejection sampling). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Personal access tokens (spec 5.3). Sent as `Authorization: Bearer svc_pat_...`. Only the SHA-256
+ * of the token is stored; the token is shown once at creation.
+ */
+export class PatService {
+  constructor(private readonly deps: { db: Knex; audit: AuditLog; tenancyOperators: OperatorService }) {}
+
+  async create(input: { scopes: string[]; project?: string; operator?: string; name?: string }, actor: Actor, trx?: Knex.Transaction): Promise<PatView & { token: string }> {
+    if (input.scopes.length === 0) throw tenancyErrors.invalid_scope({ message: 'At least one scope is required.' });
+    for (const scope of input.scopes) {
+      if (!isPatScope(scope)) throw tenancyErrors.invalid_scope({ message: `Unknown scope "${scope}".`, details: { scope } });
+    }
+    const run = async (tx: Knex.Transaction) => {
+      let operatorId: string;
+      let projectId: string | null = null;
+      if (input.project) {
+        const project = await Project.query(tx).findById(input.project);
+        if (!project) throw tenancyErrors.project_not_found({ message: `No project "${input.project}".` });
+        operatorId = project.operator_id;
+        projectId = project.id;
+      } else {
+        operatorId = (await this.deps.tenancyOperators.resolveForNewProject(input.operator, tx, actor)).id;
+      }
+      const token = `${PAT_PREFIX}${randomBase62(32)}`;
+      const row = await PersonalAccessToken.query(tx).insertAndFetch({
+        id: ulid(),
+        operator_id: operatorId,
+        project_id: projectId,
+        user_id: null,
+        name: input.name ?? 'cli',
+        scopes: [...new Set(input.scopes)],
+        token_hash: hashToken(token),
+      });
+      await this.deps.audit.record({ ...actor, action: 'pat.create', projectId, target: `pat:${row.id}`, details: { scopes: row.scopes } }, tx);
+      return { ...this.toView(row), token };
+    };
+    return trx ? run(trx) : this.deps.db.transaction(run);
+  }
+
+  async revoke(id: string, actor: Actor): Promise<PatView> {
+    return this.deps.db.transaction(async (trx) => {
+      const row = await PersonalAccessToken.query(trx).findById(id).forUpdate();
+      if (!row) throw tenancyErrors.pat_not_found();
+      const updated = row.revoked_at ? row : await PersonalAccessToken.query(trx).patchAndFetchById(id, { revoked_at: new Date() });
+      await this.deps.audit.record({ ...actor, action: 'pat.revoke', projectId: row.project_id, target: `pat:${id}` }, trx);
+      return this.toView(updated);
+    });
+  }
+
+  async list(filter: { project?: string } = {}): Promise<PatView[]> {
+    const query = PersonalAccessToken.query(this.deps.db).orderBy('id');
+    if (filter.project) query.where('project_id', filter.project);
+    return (await query).map((row) => this.toView(row));
+  }
+
+  /** Verifies a presented token; undefined when unknown, malformed, revoked or expired. */
+  async verify(token: string): Promise<PatPrincipal | undefined> {
+    if (!PAT_PATTERN.test(token)) return undefined;
+    const row = await PersonalAccessToken.query(this.deps.db).findOne({ token_hash: hashToken(token) });
+    if (!row || row.revoked_at || (row.expires_at && new Date(row.expires_at) <= new Date())) return undefined;
+    return { id: row.id, operatorId: row.operator_id, projectId: row.project_id, scopes: row.scopes.filter(isPatScope) };
+  }
+
+  private toView(row: PersonalAccessToken): PatView {
+    return {
+      id: row.id,
+      name: row.name,
+      operator_id: row.operator_id,
+      project_id: row.project_id,
+      scopes: row.scopes,
+      created_at_iso: new Date(row.created_at).toISOString(),
+      revoked_at_iso: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+    };
+  }
+}

@@ -1,0 +1,108 @@
+import type { AuditLog, ProjectKind, ProjectPrincipal } from '@gw/kernel';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { Actor } from '../actor.js';
+import { tenancyErrors } from '../errors.js';
+import { Operator } from '../models/operator.js';
+import { Project } from '../models/project.js';
+import type { ApiKeyService, IssuedSecret } from './api-key-service.js';
+import type { OperatorService } from './operator-service.js';
+import { validateWebhookUrl } from './webhook-url.js';
+
+export interface ProjectView {
+  id: string;
+  operator_id: string;
+  name: string;
+  kind: ProjectKind;
+  status: 'active' | 'suspended';
+  webhook_url: string | null;
+  created_at_iso: string;
+}
+
+export function projectView(project: Project): ProjectView {
+  return {
+    id: project.id,
+    operator_id: project.operator_id,
+    name: project.name,
+    kind: project.kind,
+    status: project.status,
+    webhook_url: project.webhook_url,
+    created_at_iso: new Date(project.created_at).toISOString(),
+  };
+}
+
+/** Projects: kind fixed at creation, suspension, default webhook URL. */
+export class ProjectService {
+  constructor(
+    private readonly deps: { db: Knex; audit: AuditLog; tenancyOperators: OperatorService; tenancyApiKeys: ApiKeyService },
+  ) {}
+
+  /** Creates the project and its API key in one transaction; the secret is returned once. */
+  async create(input: { name: string; kind: ProjectKind; operator?: string }, actor: Actor, trx?: Knex.Transaction): Promise<{ project: ProjectView; credentials: IssuedSecret }> {
+    const run = async (tx: Knex.Transaction) => {
+      const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, tx, actor);
+      const clash = await Project.query(tx).findOne({ operator_id: operator.id, name: input.name });
+      if (clash) throw tenancyErrors.project_exists();
+      const project = await Project.query(tx).insertAndFetch({ id: ulid(), operator_id: operator.id, name: input.name, kind: input.kind, status: 'active', webhook_url: null });
+      await this.deps.audit.record({ ...actor, action: 'project.create', projectId: project.id, target: `project:${project.id}`, details: { kind: input.kind, name: input.name } }, tx);
+      const credentials = await this.deps.tenancyApiKeys.issue(project.id, actor, tx);
+      return { project: projectView(project), credentials };
+    };
+    return trx ? run(trx) : this.deps.db.transaction(run);
+  }
+
+  async list(filter: { operator?: string; kind?: ProjectKind } = {}): Promise<ProjectView[]> {
+    const query = Project.query(this.deps.db).orderBy('id');
+    if (filter.operator) query.where('operator_id', (await this.deps.tenancyOperators.find(filter.operator)).id);
+    if (filter.kind) query.where('kind', filter.kind);
+    return (await query).map(projectView);
+  }
+
+  async get(projectId: string): Promise<ProjectView> {
+    const project = await Project.query(this.deps.db).findById(projectId);
+    if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
+    return projectView(project);
+  }
+
+  /** The guard-facing view of a project, or undefined. One query. */
+  async principal(projectId: string): Promise<ProjectPrincipal | undefined> {
+    const row = await Project.query(this.deps.db)
+      .join(Operator.tableName, `${Operator.tableName}.id`, `${Project.tableName}.operator_id`)
+      .where(`${Project.tableName}.id`, projectId)
+      .select(`${Project.tableName}.id`, `${Project.tableName}.kind`, `${Project.tableName}.status`, `${Project.tableName}.operator_id`, `${Operator.tableName}.subscription_status`)
+      .first()
+      .castTo<{ id: string; kind: ProjectKind; status: 'active' | 'suspended'; operator_id: string; subscription_status: string }>();
+    if (!row) return undefined;
+    return { id: row.id, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' };
+  }
+
+  async suspend(projectId: string, actor: Actor): Promise<ProjectView> {
+    return this.setStatus(projectId, 'suspended', actor);
+  }
+
+  async resume(projectId: string, actor: Actor): Promise<ProjectView> {
+    return this.setStatus(projectId, 'active', actor);
+  }
+
+  /** Sets (or with null clears) the default webhook URL used when an invoice has no callback_url. */
+  async setWebhookUrl(projectId: string, url: string | null, actor: Actor): Promise<ProjectView> {
+    return this.deps.db.transaction(async (trx) => {
+      const project = await Project.query(trx).findById(projectId).forUpdate();
+      if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
+      const normalised = url === null ? null : validateWebhookUrl(url, project.kind);
+      const updated = await Project.query(trx).patchAndFetchById(projectId, { webhook_url: normalised, updated_at: new Date() });
+      await this.deps.audit.record({ ...actor, action: 'project.webhook_url.set', projectId, target: `project:${projectId}`, details: { url: normalised } }, trx);
+      return projectView(updated);
+    });
+  }
+
+  private async setStatus(projectId: string, status: 'active' | 'suspended', actor: Actor): Promise<ProjectView> {
+    return this.deps.db.transaction(async (trx) => {
+      const project = await Project.query(trx).findById(projectId).forUpdate();
+      if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
+      const updated = await Project.query(trx).patchAndFetchById(projectId, { status, updated_at: new Date() });
+      await this.deps.audit.record({ ...actor, action: status === 'suspended' ? 'project.suspend' : 'project.resume', projectId, target: `project:${projectId}` }, trx);
+      return projectView(updated);
+    });
+  }
+}

@@ -1,0 +1,64 @@
+import {
+  coreErrors,
+  parseTimestamp,
+  requestSigningString,
+  signatureMatchesAny,
+  timestampInWindow,
+  type AuthContext,
+  type Authenticator,
+} from '@gw/kernel';
+import type { Context } from 'koa';
+import type { ApiKeyService } from './api-key-service.js';
+import type { ProjectService } from './project-service.js';
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * Spec 5.1 (later variant). Checks, in order: the three headers are present and well-formed
+ * (`auth_invalid`), the timestamp is within ±300 s (`timestamp_out_of_window`), the project has a
+ * key (`auth_invalid`, no enumeration), the signature matches a valid secret of that key in
+ * constant time (`signature_invalid`), then the key state (`key_revoked`, `key_suspended`) and the
+ * project state (`project_suspended`). Key and project states are only revealed to a caller that
+ * proved it holds the secret.
+ */
+export function createSignedRequestAuthenticator(deps: {
+  tenancyProjects: ProjectService;
+  tenancyApiKeys: ApiKeyService;
+  now?: () => number;
+}): Authenticator {
+  const now = deps.now ?? (() => Date.now());
+  return {
+    async authenticate(ctx: Context): Promise<AuthContext> {
+      const projectId = ctx.get('x-project-id');
+      const timestampHeader = ctx.get('x-timestamp');
+      const signature = ctx.get('x-signature').toLowerCase();
+      const missing = [
+        projectId ? undefined : 'X-Project-Id',
+        timestampHeader ? undefined : 'X-Timestamp',
+        signature ? undefined : 'X-Signature',
+      ].filter(Boolean);
+      if (missing.length > 0) throw coreErrors.auth_invalid({ message: `Missing header ${missing.join(', ')}.` });
+      if (!ULID.test(projectId)) throw coreErrors.auth_invalid({ message: 'X-Project-Id must be a ULID.' });
+      const timestamp = parseTimestamp(timestampHeader);
+      if (timestamp === undefined) throw coreErrors.auth_invalid({ message: 'X-Timestamp must be Unix time in whole seconds.' });
+      if (!/^[0-9a-f]{64}$/.test(signature)) throw coreErrors.auth_invalid({ message: 'X-Signature must be 64 lowercase hex characters.' });
+      if (!timestampInWindow(timestamp, Math.floor(now() / 1000))) throw coreErrors.timestamp_out_of_window();
+
+      const [credentials, project] = await Promise.all([deps.tenancyApiKeys.keyForRequests(projectId), deps.tenancyProjects.principal(projectId)]);
+      if (!credentials || !project) throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
+      const signingString = requestSigningString(ctx.method, ctx.path, timestampHeader, ctx.request.rawBody);
+      if (!signatureMatchesAny(signature, signingString, credentials.secrets)) throw coreErrors.signature_invalid();
+      if (credentials.key.state === 'revoked') throw coreErrors.key_revoked();
+      if (credentials.key.state === 'suspended') throw coreErrors.key_suspended();
+      if (project.status === 'suspended') throw coreErrors.project_suspended();
+      return {
+        method: 'api_key',
+        credentialId: credentials.key.id,
+        project,
+        secretKind: credentials.key.secret_kind,
+        actor: `api_key:${credentials.key.id}`,
+      };
+    },
+    findProject: (id) => (ULID.test(id) ? deps.tenancyProjects.principal(id) : Promise.resolve(undefined)),
+  };
+}

@@ -1,0 +1,49 @@
+import type { AuditLog } from '@gw/kernel';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { Actor } from '../actor.js';
+import { tenancyErrors } from '../errors.js';
+import { User } from '../models/user.js';
+import type { OperatorService } from './operator-service.js';
+
+export interface UserView {
+  id: string;
+  operator_id: string;
+  email: string;
+  status: User['status'];
+  invited_at_iso: string;
+}
+
+// Pragmatic address check: one @, no spaces, a dot in the domain. Delivery proves the rest.
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+
+/** Users are invite-only: nobody gets an account by signing in with an unknown e-mail. */
+export class UserService {
+  constructor(private readonly deps: { db: Knex; audit: AuditLog; tenancyOperators: OperatorService }) {}
+
+  async invite(input: { email: string; operator?: string }, actor: Actor): Promise<UserView> {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL.test(email) || email.length > 254) throw tenancyErrors.invalid_email({ message: `"${input.email}" is not a valid e-mail address.` });
+    return this.deps.db.transaction(async (trx) => {
+      if (await User.query(trx).findOne({ email })) throw tenancyErrors.user_exists();
+      const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, trx, actor);
+      const user = await User.query(trx).insertAndFetch({ id: ulid(), operator_id: operator.id, email, status: 'invited' });
+      await this.deps.audit.record({ ...actor, action: 'user.invite', target: `user:${user.id}`, details: { email } }, trx);
+      return this.toView(user);
+    });
+  }
+
+  async list(): Promise<UserView[]> {
+    return (await User.query(this.deps.db).orderBy('id')).map((u) => this.toView(u));
+  }
+
+  /** The invited or active user with this e-mail, for sign-in; undefined for unknown addresses. */
+  async findForSignIn(email: string): Promise<UserView | undefined> {
+    const user = await User.query(this.deps.db).findOne({ email: email.trim().toLowerCase() }).whereNot('status', 'disabled');
+    return user ? this.toView(user) : undefined;
+  }
+
+  private toView(user: User): UserView {
+    return { id: user.id, operator_id: user.operator_id, email: user.email, status: user.status, invited_at_iso: new Date(user.invited_at).toISOString() };
+  }
+}
