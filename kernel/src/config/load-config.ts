@@ -18,8 +18,8 @@ const WELL_KNOWN_ENV: Record<string, string[]> = {
 export interface LoadConfigOptions {
   /** Environment to read; defaults to process.env. */
   readonly env?: NodeJS.ProcessEnv;
-  /** Config file; defaults to $GW_CONFIG, else ./gateway.config.json when it exists. */
-  readonly file?: string;
+  /** Config file; defaults to $GW_CONFIG, else ./gateway.config.json when it exists; false: none. */
+  readonly file?: string | false;
   /** Values applied last (tests). */
   readonly overrides?: Record<string, unknown>;
 }
@@ -35,7 +35,7 @@ export interface LoadConfigOptions {
 export function loadConfig(options: LoadConfigOptions = {}): KernelConfig {
   const env = options.env ?? process.env;
   const raw: Record<string, unknown> = {};
-  const file = options.file ?? env['GW_CONFIG'] ?? (existsSync('gateway.config.json') ? 'gateway.config.json' : undefined);
+  const file = options.file === false ? undefined : (options.file ?? env['GW_CONFIG'] ?? (existsSync('gateway.config.json') ? 'gateway.config.json' : undefined));
   if (file !== undefined) {
     const path = resolve(file);
     if (!existsSync(path)) throw new ConfigError(`Config file ${path} (GW_CONFIG) does not exist`);

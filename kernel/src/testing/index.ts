@@ -1,0 +1,3 @@
+export * from './test-database.js';
+export * from './test-kernel.js';
+export * from './signed-fetch.js';

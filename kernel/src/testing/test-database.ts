@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** A throw-away database for one test file, cloned from the migrated template when there is one. */
+export interface TestDatabase {
+  readonly url: string;
+  readonly name: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a fresh database on the test server. `scripts/test.ts` prepares the server (DATABASE_URL,
+ * else an embedded PostgreSQL) and a migrated template, and passes them as GW_TEST_ADMIN_URL and
+ * GW_TEST_TEMPLATE. Without a template the database starts empty and the kernel migrates it.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env['GW_TEST_ADMIN_URL'] ?? process.env['DATABASE_URL'];
+  if (!adminUrl) throw new Error('No test database server: run the tests with `pnpm test` (or set DATABASE_URL).');
+  const template = process.env['GW_TEST_TEMPLATE'];
+  const name = `gw_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { pino } from 'pino';
+import type { AnyPlugin } from '../plugin.js';
+import type { ChainModule } from '../chain.js';
+import { createKernel, type Kernel, type KernelRole } from '../kernel.js';
+import { loadConfig } from '../config/load-config.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface TestKernelOptions {
+  readonly plugins: readonly AnyPlugin[];
+  readonly chains?: readonly ChainModule[];
+  readonly role?: KernelRole;
+  /** Dotted config overrides, e.g. `{ 'security.keyRotationOverlapSeconds': 0 }`. */
+  readonly config?: Record<string, unknown>;
+  /** Reuse a database (several kernels against one database); default: a fresh one. */
+  readonly database?: TestDatabase;
+}
+
+export interface TestKernel {
+  readonly kernel: Kernel;
+  readonly database: TestDatabase;
+  /** Base URL of the listening server (gateway and all roles). */
+  readonly url: string;
+  /** Stops the kernel and drops the database unless it was passed in. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a real kernel on a real PostgreSQL database for a test: port 0, silent logs, a fixed
+ * development master key, no config file.
+ */
+export async function startTestKernel(options: TestKernelOptions): Promise<TestKernel> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = loadConfig({
+    env: {},
+    file: false,
+    overrides: {
+      'database.url': database.url,
+      'http.port': 0,
+      'http.host': '127.0.0.1',
+      'log.level': 'silent',
+      'security.masterKey': '0f'.repeat(32),
+      ...options.config,
+    },
+  });
+  const kernel = createKernel({
+    config,
+    plugins: options.plugins,
+    chains: options.chains ?? [],
+    role: options.role ?? 'all',
+    logger: pino({ level: process.env['GW_TEST_LOG_LEVEL'] ?? 'silent' }),
+  });
+  try {
+    await kernel.start();
+  } catch (error) {
+    await kernel.stop().catch(() => undefined);
+    if (!options.database) await database.drop().catch(() => undefined);
+    throw error;
+  }
+  return {
+    kernel,
+    database,
+    url: kernel.url ?? '',
+    async close() {
+      await kernel.stop();
+      if (!options.database) await database.drop();
+    },
+  };
+}

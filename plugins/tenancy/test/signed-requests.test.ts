@@ -1,0 +1,242 @@
+import test from 'ava';
+import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { probePlugin } from './probe-plugin.js';
+
+let gw: TestKernel;
+let operatorId: string;
+test.before(async () => {
+  gw = await startTestKernel({ plugins: [tenancyPlugin, probePlugin], config: { 'security.keyRotationOverlapSeconds': 600 } });
+  operatorId = (await gw.kernel.cradle.tenancyOperators.create('main', CLI_ACTOR)).id;
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+async function newProject(kind: 'production' | 'testnet' | 'sandbox', name = `p-${Math.random().toString(36).slice(2)}`) {
+  const created = await gw.kernel.cradle.tenancyProjects.create({ name, kind, operator: operatorId }, CLI_ACTOR);
+  return { projectId: created.project.id, secret: created.credentials.api_secret, operatorId: created.project.operator_id };
+}
+
+test('a correctly signed request authenticates as its project', async (t) => {
+  const p = await newProject('testnet');
+  const res = await signedFetch(gw.url, '/api/v1/project', p);
+  t.is(res.status, 200);
+  t.is(res.body.id, p.projectId);
+  t.is(res.body.kind, 'testnet');
+  t.truthy(res.headers.get('x-request-id'));
+});
+
+test('secrets have the spec forms and are encrypted at rest', async (t) => {
+  const prod = await newProject('production');
+  const sandbox = await newProject('sandbox');
+  t.regex(prod.secret, /^[0-9a-f]{64}$/);
+  t.regex(sandbox.secret, /^sk_sandbox_[0-9a-f]{48}$/);
+  const rows = await gw.kernel.cradle.db('tenancy_api_key_secrets').select('sealed_secret');
+  for (const row of rows) {
+    t.false(row.sealed_secret.includes(prod.secret));
+    t.false(row.sealed_secret.includes(sandbox.secret));
+  }
+});
+
+test('missing or malformed headers are auth_invalid', async (t) => {
+  const p = await newProject('testnet');
+  for (const headers of [
+    { 'X-Project-Id': undefined },
+    { 'X-Timestamp': undefined },
+    { 'X-Signature': undefined },
+    { 'X-Project-Id': 'not-a-ulid' },
+    { 'X-Timestamp': '12.5' },
+    { 'X-Timestamp': '-5' },
+    { 'X-Signature': 'zz' },
+  ]) {
+    const res = await signedFetch(gw.url, '/api/v1/project', { ...p, headers });
+    t.is(res.status, 401, JSON.stringify(headers));
+    t.is(res.body.error_code, 'auth_invalid');
+    t.is(typeof res.body.request_id, 'string');
+  }
+});
+
+test('an unknown project is auth_invalid', async (t) => {
+  const res = await signedFetch(gw.url, '/api/v1/project', { projectId: '01ARZ3NDEKTSV4RRFFQ69G5FAV', secret: 'a'.repeat(64) });
+  t.is(res.status, 401);
+  t.is(res.body.error_code, 'auth_invalid');
+});
+
+test('a wrong secret, a tampered body, method or path are signature_invalid', async (t) => {
+  const p = await newProject('testnet');
+  const wrongSecret = await signedFetch(gw.url, '/api/v1/project', { ...p, secret: 'b'.repeat(64) });
+  t.is(wrongSecret.status, 401);
+  t.is(wrongSecret.body.error_code, 'signature_invalid');
+
+  // Signature made for another path is replayed here.
+  const ts = Math.floor(Date.now() / 1000);
+  const { signRequest } = await import('@gw/kernel');
+  const forOtherPath = signRequest({ secret: p.secret, method: 'GET', pathname: '/api/v1/other', timestamp: ts });
+  const replayed = await signedFetch(gw.url, '/api/v1/project', { ...p, timestamp: ts, headers: { 'X-Signature': forOtherPath } });
+  t.is(replayed.body.error_code, 'signature_invalid');
+
+  const forOtherBody = signRequest({ secret: p.secret, method: 'POST', pathname: '/api/v1/probe/writes', timestamp: ts, rawBody: '{"n":1}' });
+  const tampered = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: '{"n":2}', timestamp: ts, headers: { 'X-Signature': forOtherBody } });
+  t.is(tampered.body.error_code, 'signature_invalid');
+});
+
+test('timestamps outside ±300 s are timestamp_out_of_window; inside is accepted', async (t) => {
+  const p = await newProject('testnet');
+  const now = Math.floor(Date.now() / 1000);
+  for (const timestamp of [now - 301 - 5, now + 301 + 5]) {
+    const res = await signedFetch(gw.url, '/api/v1/project', { ...p, timestamp });
+    t.is(res.status, 401);
+    t.is(res.body.error_code, 'timestamp_out_of_window');
+  }
+  const edge = await signedFetch(gw.url, '/api/v1/project', { ...p, timestamp: now - 290 });
+  t.is(edge.status, 200);
+});
+
+test('revoked and suspended keys and suspended projects are refused with their codes', async (t) => {
+  const { tenancyApiKeys, tenancyProjects } = gw.kernel.cradle;
+  const p = await newProject('testnet');
+  await tenancyApiKeys.suspend(p.projectId, CLI_ACTOR);
+  t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'key_suspended');
+  await tenancyApiKeys.resume(p.projectId, CLI_ACTOR);
+  t.is((await signedFetch(gw.url, '/api/v1/project', p)).status, 200);
+
+  await tenancyProjects.suspend(p.projectId, CLI_ACTOR);
+  const suspended = await signedFetch(gw.url, '/api/v1/project', p);
+  t.is(suspended.status, 403);
+  t.is(suspended.body.error_code, 'project_suspended');
+  await tenancyProjects.resume(p.projectId, CLI_ACTOR);
+
+  await tenancyApiKeys.revoke(p.projectId, CLI_ACTOR);
+  const revoked = await signedFetch(gw.url, '/api/v1/project', p);
+  t.is(revoked.status, 403);
+  t.is(revoked.body.error_code, 'key_revoked');
+
+  const reissued = await tenancyApiKeys.issue(p.projectId, CLI_ACTOR);
+  t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret: reissued.api_secret })).status, 200);
+  t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'signature_invalid');
+});
+
+test('rotation keeps the previous secret valid during the overlap only', async (t) => {
+  const { tenancyApiKeys, db } = gw.kernel.cradle;
+  const p = await newProject('testnet');
+  const rotated = await tenancyApiKeys.rotate(p.projectId, CLI_ACTOR);
+  t.not(rotated.api_secret, p.secret);
+  t.is((await signedFetch(gw.url, '/api/v1/project', p)).status, 200, 'old secret within overlap');
+  t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret: rotated.api_secret })).status, 200);
+  t.deepEqual((await tenancyApiKeys.liveSecrets(p.projectId)).sort(), [p.secret, rotated.api_secret].sort());
+  // End the overlap.
+  await db('tenancy_api_key_secrets').whereNotNull('expires_at').update({ expires_at: new Date(Date.now() - 1000) });
+  t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'signature_invalid');
+  t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret: rotated.api_secret })).status, 200);
+});
+
+test('writes of non-sandbox projects need an active subscription (402); reads and sandbox writes do not', async (t) => {
+  const { tenancyOperators } = gw.kernel.cradle;
+  const operator = await tenancyOperators.create(`op-${Date.now()}`, CLI_ACTOR);
+  const prod = await gw.kernel.cradle.tenancyProjects.create({ name: 'shop', kind: 'production', operator: operator.id }, CLI_ACTOR);
+  const sandbox = await gw.kernel.cradle.tenancyProjects.create({ name: 'play', kind: 'sandbox', operator: operator.id }, CLI_ACTOR);
+  const prodCreds = { projectId: prod.project.id, secret: prod.credentials.api_secret };
+  const sandboxCreds = { projectId: sandbox.project.id, secret: sandbox.credentials.api_secret };
+  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', { ...prodCreds, method: 'POST', body: { n: 1 } })).status, 201);
+  await tenancyOperators.setSubscription(operator.id, 'expired', CLI_ACTOR);
+  const blocked = await signedFetch(gw.url, '/api/v1/probe/writes', { ...prodCreds, method: 'POST', body: { n: 1 } });
+  t.is(blocked.status, 402);
+  t.is(blocked.body.error_code, 'subscription_expired');
+  t.is((await signedFetch(gw.url, '/api/v1/probe/reads', prodCreds)).status, 200);
+  t.is((await signedFetch(gw.url, '/api/v1/sandbox/probe/writes', { ...sandboxCreds, method: 'POST' })).status, 200);
+  await tenancyOperators.setSubscription(operator.id, 'active', CLI_ACTOR);
+  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', { ...prodCreds, method: 'POST', body: { n: 1 } })).status, 201);
+});
+
+test('project-kind guards and cross-mode checks', async (t) => {
+  const prod = await newProject('production');
+  const testnet = await newProject('testnet');
+  const sandbox = await newProject('sandbox');
+  const otherSandbox = await newProject('sandbox');
+
+  const onProductionRoute = await signedFetch(gw.url, '/api/v1/probe/reads', sandbox);
+  t.is(onProductionRoute.status, 403);
+  t.is(onProductionRoute.body.error_code, 'production_project_required');
+  t.is((await signedFetch(gw.url, '/api/v1/probe/reads', testnet)).status, 200);
+
+  const onSandboxRoute = await signedFetch(gw.url, '/api/v1/sandbox/probe/writes', { ...prod, method: 'POST' });
+  t.is(onSandboxRoute.status, 403);
+  t.is(onSandboxRoute.body.error_code, 'sandbox_project_required');
+
+  const own = await signedFetch(gw.url, `/api/v1/sandbox/${sandbox.projectId}/probe`, { ...sandbox, method: 'POST' });
+  t.is(own.status, 200);
+  const sandboxKeyAtProduction = await signedFetch(gw.url, `/api/v1/sandbox/${prod.projectId}/probe`, { ...sandbox, method: 'POST' });
+  t.is(sandboxKeyAtProduction.status, 400);
+  t.is(sandboxKeyAtProduction.body.error_code, 'sandbox_key_against_production_project');
+  const productionKeyAtSandbox = await signedFetch(gw.url, `/api/v1/sandbox/${sandbox.projectId}/probe`, { ...prod, method: 'POST' });
+  t.is(productionKeyAtSandbox.status, 400);
+  t.is(productionKeyAtSandbox.body.error_code, 'production_key_against_sandbox_project');
+  const productionKeyOwnProject = await signedFetch(gw.url, `/api/v1/sandbox/${prod.projectId}/probe`, { ...prod, method: 'POST' });
+  t.is(productionKeyOwnProject.status, 403);
+  t.is(productionKeyOwnProject.body.error_code, 'sandbox_project_required');
+  const foreignSandbox = await signedFetch(gw.url, `/api/v1/sandbox/${otherSandbox.projectId}/probe`, { ...sandbox, method: 'POST' });
+  t.is(foreignSandbox.status, 403);
+  t.is(foreignSandbox.body.error_code, 'permission_denied');
+});
+
+test('validation errors name the field; unknown fields are refused', async (t) => {
+  const p = await newProject('testnet');
+  const bad = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: { n: 11 } });
+  t.is(bad.status, 400);
+  t.is(bad.body.error_code, 'validation_error');
+  t.is(bad.body.details.field, 'n');
+  const unknown = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: { n: 1, extra: true } });
+  t.is(unknown.body.error_code, 'validation_error');
+  t.is(unknown.body.details.field, 'extra');
+  const query = await signedFetch(gw.url, '/api/v1/probe/reads?limit=0', p);
+  t.is(query.body.error_code, 'validation_error');
+  t.is(query.body.details.field, 'query.limit');
+  const coerced = await signedFetch(gw.url, '/api/v1/probe/reads?limit=7', p);
+  t.is(coerced.body.limit, 7);
+  const defaulted = await signedFetch(gw.url, '/api/v1/probe/reads', p);
+  t.is(defaulted.body.limit, 50);
+});
+
+test('bodies over the limit get 413 and malformed JSON 400, never 500', async (t) => {
+  const p = await newProject('testnet');
+  const big = JSON.stringify({ n: 1, pad: 'x'.repeat(1_100_000) });
+  const res = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: big });
+  t.is(res.status, 413);
+  t.is(res.body.error_code, 'payload_too_large');
+  const malformed = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: '{"n":' });
+  t.is(malformed.status, 400);
+  t.is(malformed.body.error_code, 'validation_error');
+});
+
+test('unexpected errors are 500 internal_error without internals', async (t) => {
+  const res = await fetch(`${gw.url}/api/v1/probe/crash`);
+  t.is(res.status, 500);
+  const body = (await res.json()) as { error_code: string; message: string };
+  t.is(body.error_code, 'internal_error');
+  t.false(body.message.includes('secret internals'));
+});
+
+test('rate limits answer 429 with Retry-After', async (t) => {
+  const p = await newProject('testnet');
+  for (let i = 0; i < 3; i++) t.is((await signedFetch(gw.url, '/api/v1/probe/limited', p)).status, 200);
+  const limited = await signedFetch(gw.url, '/api/v1/probe/limited', p);
+  t.is(limited.status, 429);
+  t.is(limited.body.error_code, 'rate_limit_exceeded');
+  const retryAfter = Number(limited.headers.get('retry-after'));
+  t.true(retryAfter >= 1 && retryAfter <= 60);
+});
+
+test('metrics count requests by route template and status', async (t) => {
+  const p = await newProject('testnet');
+  await signedFetch(gw.url, '/api/v1/project', p);
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  t.regex(text, /gateway_http_requests_total\{method="GET",route="\/api\/v1\/project",status="200"\} \d+/);
+  t.regex(text, /gateway_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/project"\}/);
+});
+
+test('readiness reports the database and job queue', async (t) => {
+  const res = await fetch(`${gw.url}/readyz`);
+  t.is(res.status, 200);
+  t.deepEqual(((await res.json()) as { checks: unknown }).checks, { database: true, jobs: true, accepting: true });
+});

@@ -1,0 +1,55 @@
+/**
+ * The test entry point (`pnpm test`): prepares a real PostgreSQL (DATABASE_URL when set, else an
+ * embedded server on a test port with data under .data/), builds a migrated template database with
+ * pg-boss installed, then runs ava; every integration test clones the template into a database of
+ * its own. Exits with ava's code.
+ */
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createKernel, loadConfig, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
+import { chains, plugins } from '@gw/app-gateway';
+
+const logger = pino({ level: 'warn' });
+let embedded: EmbeddedPostgresHandle | undefined;
+let adminUrl = process.env['DATABASE_URL'];
+if (!adminUrl) {
+  const dataDir = '.data/postgres-test';
+  rmSync(dataDir, { recursive: true, force: true });
+  embedded = await startEmbeddedPostgres({ dataDir, port: 54339, database: 'postgres', logger });
+  adminUrl = embedded.url;
+}
+const template = `gw_test_template_${process.pid}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+for (const row of (await admin.query(`select datname from pg_database where datname like 'gw_test_%'`)).rows as { datname: string }[]) {
+  await admin.query(`drop database if exists ${row.datname} with (force)`);
+}
+await admin.query(`create database ${template}`);
+const templateUrl = new URL(adminUrl);
+templateUrl.pathname = `/${template}`;
+const kernel = createKernel({
+  config: loadConfig({ env: {}, file: false, overrides: { 'database.url': templateUrl.toString(), 'log.level': 'warn', 'security.masterKey': '0f'.repeat(32) } }),
+  plugins,
+  chains,
+  role: 'cli',
+  logger,
+});
+await kernel.start();
+await kernel.stop();
+// A template must have no open connections while it is cloned.
+await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [template]);
+
+const args = process.argv.slice(2);
+const code = await new Promise<number>((resolve) => {
+  const child = spawn(process.execPath, ['node_modules/ava/entrypoints/cli.mjs', ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, GW_TEST_ADMIN_URL: adminUrl, GW_TEST_TEMPLATE: template },
+  });
+  child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
+});
+await admin.query(`drop database if exists ${template} with (force)`).catch(() => undefined);
+await admin.end();
+await embedded?.stop();
+process.exit(code);
