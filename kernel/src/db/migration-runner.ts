@@ -29,12 +29,14 @@ class CollectedMigrationSource implements Knex.MigrationSource<Migration> {
 
 /**
  * Runs every pending migration under knex's migration lock (safe when several instances start at
- * once). Returns the names that ran.
+ * once). Returns the names that ran. Applied migrations of a plugin that is now disabled are not
+ * an error (its tables simply stay), so knex's "missing migration" validation is off.
  */
 export async function runMigrations(knex: Knex, owned: readonly OwnedMigrations[]): Promise<string[]> {
   const [, names] = (await knex.migrate.latest({
     migrationSource: new CollectedMigrationSource(owned),
     tableName: 'knex_migrations',
+    disableMigrationsListValidation: true,
   })) as [number, string[]];
   return names;
 }
@@ -44,6 +46,7 @@ export async function pendingMigrations(knex: Knex, owned: readonly OwnedMigrati
   const [, pending] = (await knex.migrate.list({
     migrationSource: new CollectedMigrationSource(owned),
     tableName: 'knex_migrations',
+    disableMigrationsListValidation: true,
   })) as [unknown[], { name?: string; file?: string }[]];
   return pending.map((p) => p.name ?? p.file ?? String(p));
 }

@@ -1,0 +1,117 @@
+import test from 'ava';
+import { asFunction } from 'awilix';
+import { definePlugin, defineRoute, type Cradle } from '@gw/kernel';
+import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
+import { waitFor } from './wait-for.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly outboxProbeCounter: { value: number };
+  }
+}
+
+/** A plugin with a table, a queue whose handler records what it saw, and a route. */
+const outboxProbe = definePlugin({
+  id: 'outbox-probe',
+  migrations: [
+    {
+      name: '0001',
+      up: async (knex) => {
+        await knex.schema.createTable('outbox_probe_things', (t) => {
+          t.text('id').primary();
+        });
+        await knex.schema.createTable('outbox_probe_seen', (t) => {
+          t.text('id').primary();
+        });
+      },
+      down: async (knex) => {
+        await knex.schema.dropTable('outbox_probe_seen');
+        await knex.schema.dropTable('outbox_probe_things');
+      },
+    },
+  ],
+  register: () => ({ outboxProbeCounter: asFunction(() => ({ value: 0 })).singleton() }),
+  jobs: (cradle: Cradle) => [
+    {
+      name: 'outbox-probe.announce',
+      work: { pollingIntervalSeconds: 0.5, batchSize: 10 },
+      handler: async (jobs) => {
+        for (const job of jobs) await cradle.db('outbox_probe_seen').insert({ id: (job.data as { id: string }).id }).onConflict('id').ignore();
+      },
+    },
+  ],
+  routes: (cradle) => [
+    defineRoute({
+      method: 'GET',
+      path: '/probe/limited',
+      summary: 'Two per minute across all instances.',
+      auth: 'none',
+      handler: async () => {
+        await cradle.rateLimiter.consume({ key: 'probe:shared', limit: 2, windowSeconds: 60 });
+        return { body: { ok: true } };
+      },
+    }),
+  ],
+});
+
+test('a job sent inside a transaction exists only if the transaction commits (the outbox rule)', async (t) => {
+  const gw = await startTestKernel({ plugins: [outboxProbe] });
+  t.teardown(() => gw.close());
+  const { db, jobs } = gw.kernel.cradle;
+  await t.throwsAsync(
+    db.transaction(async (trx) => {
+      await trx('outbox_probe_things').insert({ id: 'rolled-back' });
+      await jobs.sendInTransaction(trx, 'outbox-probe.announce', { id: 'rolled-back' });
+      throw new Error('abort');
+    }),
+    { message: 'abort' },
+  );
+  await db.transaction(async (trx) => {
+    await trx('outbox_probe_things').insert({ id: 'committed' });
+    await jobs.sendInTransaction(trx, 'outbox-probe.announce', { id: 'committed' });
+  });
+  await waitFor(async () => (await db('outbox_probe_seen').where({ id: 'committed' }).first()) as unknown, 20_000, 'the committed job');
+  // The rolled-back job was never created: pg-boss has exactly one job on the queue.
+  const rows = await db.raw(`select data->>'id' as id from pgboss.job where name = 'outbox-probe.announce'`);
+  t.deepEqual(rows.rows.map((r: { id: string }) => r.id), ['committed']);
+  t.falsy(await db('outbox_probe_things').where({ id: 'rolled-back' }).first());
+});
+
+test('rate limits hold across two gateway instances sharing one database', async (t) => {
+  const database = await createTestDatabase();
+  const one = await startTestKernel({ plugins: [outboxProbe], database, role: 'gateway' });
+  const two = await startTestKernel({ plugins: [outboxProbe], database, role: 'gateway' });
+  t.teardown(async () => {
+    await one.close();
+    await two.close();
+    await database.drop();
+  });
+  t.is((await fetch(`${one.url}/probe/limited`)).status, 200);
+  t.is((await fetch(`${two.url}/probe/limited`)).status, 200);
+  const third = await fetch(`${one.url}/probe/limited`);
+  t.is(third.status, 429);
+  t.truthy(third.headers.get('retry-after'));
+  t.is(((await third.json()) as { error_code: string }).error_code, 'rate_limit_exceeded');
+});
+
+test('stop closes the server: a stopped gateway refuses connections', async (t) => {
+  const gw = await startTestKernel({ plugins: [outboxProbe], role: 'gateway' });
+  t.is((await fetch(`${gw.url}/readyz`)).status, 200);
+  await gw.close();
+  await t.throwsAsync(fetch(`${gw.url}/healthz`));
+});
+
+test('a plugin that fails to start stops start-up', async (t) => {
+  const broken = definePlugin({
+    id: 'broken',
+    start: async () => {
+      throw new Error('cannot reach provider');
+    },
+  });
+  await t.throwsAsync(startTestKernel({ plugins: [broken] }), { message: /plugin "broken" failed to start: cannot reach provider/ });
+});
+
+test('service names must carry the plugin prefix', async (t) => {
+  const sloppy = definePlugin({ id: 'sloppy', register: () => ({ helper: asFunction(() => 1) }) });
+  await t.throwsAsync(startTestKernel({ plugins: [sloppy] }), { message: /service names must start with "sloppy"/ });
+});
