@@ -1,4 +1,11 @@
 import type { AnyPlugin, ChainModule } from '@gw/kernel';
+import { adaChain } from '@gw/chain-ada';
+import { bscChain } from '@gw/chain-bsc';
+import { btcChain } from '@gw/chain-btc';
+import { ethChain } from '@gw/chain-eth';
+import { polygonChain } from '@gw/chain-polygon';
+import { tonChain } from '@gw/chain-ton';
+import { tronChain } from '@gw/chain-tron';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 
 /**
@@ -8,4 +15,5 @@ import { tenancyPlugin } from '@gw/plugin-tenancy';
  */
 export const plugins: readonly AnyPlugin[] = [tenancyPlugin];
 
-export const chains: readonly ChainModule[] = [];
+/** The seven chains of spec section 1, in the spec's order. */
+export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];

@@ -1,0 +1,28 @@
+import type { ChainDefinition } from '@gw/kernel';
+
+/** Cardano: plain data. Preprod is the default testnet. Sources: docs/chains-sources.md. */
+export const adaDefinition: ChainDefinition = {
+  id: 'ada',
+  name: 'Cardano',
+  verificationStandard: 'cip1852',
+  networks: {
+    mainnet: { id: 'cardano', name: 'Cardano mainnet', kind: 'mainnet' },
+    testnets: [
+      { id: 'preprod', name: 'Cardano preprod', kind: 'testnet' },
+      { id: 'preview', name: 'Cardano preview', kind: 'testnet' },
+    ],
+  },
+  coins: [
+    { id: 'ada', symbol: 'ADA', decimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
+  ],
+  // 15 blocks (~5 min at 20 s per block): the common exchange figure; Ouroboros Praos settlement
+  // for large amounts is longer (operators may raise it).
+  defaultConfirmations: 15,
+  capabilities: {
+    requiresActivation: false,
+    supportsMemo: false,
+    addressReuseAfterCooldown: true,
+    gapLimitApplies: true,
+  },
+  accountPath: { mainnet: "m/1852'/1815'/0'", testnet: "m/1852'/1815'/0'" },
+};

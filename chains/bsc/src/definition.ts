@@ -1,0 +1,41 @@
+import type { ChainDefinition } from '@gw/kernel';
+
+/** BNB Smart Chain: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
+export const bscDefinition: ChainDefinition = {
+  id: 'bsc',
+  name: 'BNB Smart Chain',
+  verificationStandard: 'bip44',
+  networks: {
+    mainnet: { id: 'bsc', name: 'BNB Smart Chain mainnet', kind: 'mainnet', evmChainId: 56 },
+    testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97 }],
+  },
+  coins: [
+    { id: 'bnb', symbol: 'BNB', decimals: 18, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
+    {
+      id: 'usdt_bep20',
+      symbol: 'USDT',
+      decimals: 18,
+      // Binance-Peg USDT uses 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet token.
+      contracts: { bsc: '0x55d398326f99059fF775485246999027B3197955' },
+      source: 'https://bscscan.com/token/0x55d398326f99059ff775485246999027b3197955 (Binance-Peg BSC-USD, decimals() = 18)',
+    },
+    {
+      id: 'usdc_bep20',
+      symbol: 'USDC',
+      decimals: 18,
+      // Binance-Peg USDC (18 decimals). Circle lists no BSC testnet USDC.
+      contracts: { bsc: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d' },
+      source: 'https://bscscan.com/token/0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d (Binance-Peg USD Coin, decimals() = 18)',
+    },
+  ],
+  // 15 blocks (~45 s at 3 s, less after the 2025 block-time cuts): the usual exchange figure; BSC
+  // fast finality (BEP-126) normally finalises within 2-3 blocks.
+  defaultConfirmations: 15,
+  capabilities: {
+    requiresActivation: false,
+    supportsMemo: false,
+    addressReuseAfterCooldown: true,
+    gapLimitApplies: true,
+  },
+  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
+};

@@ -1,0 +1,185 @@
+import { pbkdf2Sync } from 'node:crypto';
+import test from 'ava';
+import { BIP32Factory } from 'bip32';
+import * as ecc from '@bitcoinerlab/secp256k1';
+import { Signer, Verifier } from 'bip322-js';
+import * as bitcoinMessage from 'bitcoinjs-message';
+import type { AppError, ChainAdapterDeps } from '@gw/kernel';
+import { btcChain } from './index.js';
+import { base58checkDecode, base58checkEncode } from './base58check.js';
+
+const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
+const bip32 = BIP32Factory(ecc);
+
+// BIP84 test vectors (https://github.com/bitcoin/bips/blob/master/bip-0084.mediawiki#test-vectors),
+// mnemonic "abandon abandon ... about".
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const BIP84_ROOT_ZPUB =
+  'zpub6jftahH18ngZxLmXaKw3GSZzZsszmt9WqedkyZdezFtWRFBZqsQH5hyUmb4pCEeZGmVfQuP5bedXTB8is6fTv19U1GQRyQUKQGUTzyHACMF';
+const BIP84_ACCOUNT_ZPRV =
+  'zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE';
+const BIP84_ACCOUNT_ZPUB =
+  'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+// A mistyped copy of that zpub (wrong tail) that circulates in notes; its checksum fails.
+const MISTYPED_ZPUB =
+  'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AWkkW5hCe3';
+const BIP84_ADDR_0 = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
+const BIP84_ADDR_1 = 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g';
+const BIP84_WIF_0 = 'KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d';
+const BIP84_WIF_1 = 'Kxpf5b8p3qX56DKEe5NqWbNUP9MnqoRFzZwHRtsFqhzuvUJsYZCy';
+
+// BIP84 publishes no testnet vectors. The same mnemonic at m/84'/1'/0'/0/{0,1} gives these
+// addresses in many independent wallet test suites (e.g. AdaLite/Edge/Trezor-derived fixtures).
+const TESTNET_ADDR_0 = 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl';
+const TESTNET_ADDR_1 = 'tb1qd7spv5q28348xl4myc8zmh983w5jx32cjhkn97';
+
+/** BIP39 seed: PBKDF2-HMAC-SHA512(mnemonic, "mnemonic", 2048, 64). */
+function seedOf(mnemonic: string): Buffer {
+  return pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512');
+}
+
+function withVersion(key: string, version: number): string {
+  const payload = Buffer.from(base58checkDecode(key)!);
+  payload.writeUInt32BE(version, 0);
+  return base58checkEncode(payload);
+}
+
+const testnetAccount = bip32.fromSeed(seedOf(MNEMONIC), {
+  wif: 0xef,
+  bip32: { public: 0x043587cf, private: 0x04358394 },
+}).derivePath("m/84'/1'/0'");
+const TESTNET_TPUB = testnetAccount.neutered().toBase58();
+const TESTNET_VPUB = withVersion(TESTNET_TPUB, 0x045f1cf6);
+
+function code(t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string {
+  const error = t.throws(fn) as AppError;
+  return error.code;
+}
+
+test('definition: decimals, networks, confirmations', (t) => {
+  const d = btcChain.definition;
+  t.is(d.coins.find((c) => c.id === 'btc')?.decimals, 8);
+  t.is(d.networks.testnets[0].id, 'signet');
+  t.is(d.verificationStandard, 'bip84');
+  t.true(d.capabilities.gapLimitApplies);
+});
+
+test('BIP84 mainnet vectors from the zpub, and the same key in xpub form', (t) => {
+  const key = adapter.parseAccountKey(` ${BIP84_ACCOUNT_ZPUB}\n`, 'mainnet');
+  t.is(key.input, BIP84_ACCOUNT_ZPUB);
+  t.true(key.canonical.startsWith('xpub'));
+  t.deepEqual(adapter.deriveAddress(key, 0), { index: 0, address: BIP84_ADDR_0, path: "m/84'/0'/0'/0/0" });
+  t.deepEqual(adapter.deriveAddress(key, 1), { index: 1, address: BIP84_ADDR_1, path: "m/84'/0'/0'/0/1" });
+  const xkey = adapter.parseAccountKey(key.canonical, 'mainnet');
+  t.is(xkey.canonical, key.canonical);
+  t.is(adapter.deriveAddress(xkey, 1).address, BIP84_ADDR_1);
+  // The zpub is the neutered account zprv of the same document.
+  t.is(withVersion(bip32.fromBase58(withVersion(BIP84_ACCOUNT_ZPRV, 0x0488ade4)).neutered().toBase58(), 0x04b24746), BIP84_ACCOUNT_ZPUB);
+  for (const path of [adapter.deriveAddress(key, 0).path, adapter.deriveAddress(key, 2 ** 31 - 1).path]) {
+    t.regex(path, /^m(\/\d+'?)+$/);
+  }
+});
+
+test('testnet vectors from vpub and tpub (m/84\'/1\'/0\')', (t) => {
+  t.true(TESTNET_VPUB.startsWith('vpub'));
+  for (const input of [TESTNET_VPUB, TESTNET_TPUB]) {
+    const key = adapter.parseAccountKey(input, 'testnet');
+    t.is(key.canonical, TESTNET_TPUB);
+    t.deepEqual(adapter.deriveAddress(key, 0), { index: 0, address: TESTNET_ADDR_0, path: "m/84'/1'/0'/0/0" });
+    t.is(adapter.deriveAddress(key, 1).address, TESTNET_ADDR_1);
+  }
+});
+
+test('wrong network kind is wallet_kind_mismatch', (t) => {
+  t.is(code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'testnet')), 'wallet_kind_mismatch');
+  t.is(code(t, () => adapter.parseAccountKey(TESTNET_VPUB, 'mainnet')), 'wallet_kind_mismatch');
+  t.is(code(t, () => adapter.parseAccountKey(TESTNET_TPUB, 'mainnet')), 'wallet_kind_mismatch');
+});
+
+test('wrong depth, private keys, BIP49 keys and garbage are invalid_xpub_format', (t) => {
+  t.is(code(t, () => adapter.parseAccountKey(BIP84_ROOT_ZPUB, 'mainnet')), 'invalid_xpub_format');
+  t.is(code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPRV, 'mainnet')), 'invalid_xpub_format');
+  t.is(code(t, () => adapter.parseAccountKey(withVersion(BIP84_ACCOUNT_ZPUB, 0x049d7cb2), 'mainnet')), 'invalid_xpub_format');
+  const receiveChain = bip32.fromBase58(withVersion(BIP84_ACCOUNT_ZPUB, 0x0488b21e)).derive(0).toBase58();
+  t.is(code(t, () => adapter.parseAccountKey(receiveChain, 'mainnet')), 'invalid_xpub_format');
+  t.is(code(t, () => adapter.parseAccountKey('not a key', 'mainnet')), 'invalid_xpub_format');
+  t.is(code(t, () => adapter.parseAccountKey(MISTYPED_ZPUB, 'mainnet')), 'invalid_xpub_format');
+  t.is(code(t, () => adapter.parseAccountKey('', 'mainnet')), 'invalid_xpub_format');
+  const flipped = `${BIP84_ACCOUNT_ZPUB.slice(0, -1)}${BIP84_ACCOUNT_ZPUB.endsWith('3') ? '4' : '3'}`;
+  t.is(code(t, () => adapter.parseAccountKey(flipped, 'mainnet')), 'invalid_xpub_format');
+});
+
+test('deriveAddress rejects bad indexes', (t) => {
+  const key = adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet');
+  for (const index of [-1, 1.5, 2 ** 31, Number.NaN]) {
+    t.is(code(t, () => adapter.deriveAddress(key, index)), 'validation_error');
+  }
+});
+
+test('isValidAddress per network', (t) => {
+  t.true(adapter.isValidAddress(BIP84_ADDR_0, 'mainnet'));
+  t.false(adapter.isValidAddress(BIP84_ADDR_0, 'testnet'));
+  t.true(adapter.isValidAddress(TESTNET_ADDR_0, 'testnet'));
+  t.false(adapter.isValidAddress(TESTNET_ADDR_0, 'mainnet'));
+  t.true(adapter.isValidAddress('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', 'mainnet'));
+  t.true(adapter.isValidAddress('bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr', 'mainnet'));
+  t.false(adapter.isValidAddress('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyv', 'mainnet'));
+  t.false(adapter.isValidAddress('', 'mainnet'));
+});
+
+test('BIP21 payment URI with exact decimal amount', (t) => {
+  t.is(
+    adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: BIP84_ADDR_0, amountUnits: 123_456_789n, label: 'Order #42' }),
+    `bitcoin:${BIP84_ADDR_0}?amount=1.23456789&label=Order%20%2342`,
+  );
+  t.is(adapter.paymentUri({ coin: 'btc', network: 'testnet', address: TESTNET_ADDR_0, amountUnits: 1n }), `bitcoin:${TESTNET_ADDR_0}?amount=0.00000001`);
+  t.is(adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: BIP84_ADDR_0, amountUnits: 0n }), `bitcoin:${BIP84_ADDR_0}`);
+  t.is(code(t, () => adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: BIP84_ADDR_0, amountUnits: 1n })), 'invalid_coin');
+  t.is(code(t, () => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: TESTNET_ADDR_0, amountUnits: 1n })), 'validation_error');
+});
+
+test('the verifier accepts the official BIP-322 "Hello World" vector', (t) => {
+  const address = 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l';
+  const sig = 'AkcwRAIgZRfIY3p7/DoVTty6YZbWS71bc5Vct9p9Fia83eRmw2QCICK/ENGfwLtptFluMGs2KsqoNSk89pO7F29zJLUx9a/sASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=';
+  t.true(Verifier.verifySignature(address, 'Hello World', sig));
+  t.false(Verifier.verifySignature(address, 'Hello World!', sig));
+});
+
+const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet';
+
+test('verifyOwnership: BIP-322 simple signature by receive index 0 (mainnet)', async (t) => {
+  const key = adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet');
+  const good = Signer.sign(BIP84_WIF_0, BIP84_ADDR_0, CHALLENGE);
+  t.true(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: good as string }));
+  t.false(await adapter.verifyOwnership({ key, message: `${CHALLENGE}.`, signature: good as string }));
+  const foreign = Signer.sign(BIP84_WIF_1, BIP84_ADDR_1, CHALLENGE);
+  t.false(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: foreign as string }));
+});
+
+test('verifyOwnership: BIP-137 segwit signature (mainnet) and BIP-322 (testnet)', async (t) => {
+  const key = adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet');
+  const priv0 = base58checkDecode(BIP84_WIF_0)!.subarray(1, 33);
+  const priv1 = base58checkDecode(BIP84_WIF_1)!.subarray(1, 33);
+  const good = bitcoinMessage.sign(CHALLENGE, priv0, true, { segwitType: 'p2wpkh' }).toString('base64');
+  t.true(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: good }));
+  t.false(await adapter.verifyOwnership({ key, message: 'another message', signature: good }));
+  const foreign = bitcoinMessage.sign(CHALLENGE, priv1, true, { segwitType: 'p2wpkh' }).toString('base64');
+  t.false(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: foreign }));
+
+  const tkey = adapter.parseAccountKey(TESTNET_VPUB, 'testnet');
+  const tnode0 = testnetAccount.derive(0).derive(0);
+  const tnode1 = testnetAccount.derive(0).derive(1);
+  const tgood = Signer.sign(tnode0.toWIF(), TESTNET_ADDR_0, CHALLENGE) as string;
+  t.true(await adapter.verifyOwnership({ key: tkey, message: CHALLENGE, signature: tgood }));
+  t.false(await adapter.verifyOwnership({ key: tkey, message: `${CHALLENGE} `, signature: tgood }));
+  const tforeign = Signer.sign(tnode1.toWIF(), TESTNET_ADDR_1, CHALLENGE) as string;
+  t.false(await adapter.verifyOwnership({ key: tkey, message: CHALLENGE, signature: tforeign }));
+});
+
+test('verifyOwnership: unparseable signatures are validation_error', async (t) => {
+  const key = adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet');
+  for (const signature of ['', 'not base64!', 'AAAA']) {
+    const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature }));
+    t.is((error as AppError).code, 'validation_error');
+  }
+});

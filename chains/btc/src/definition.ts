@@ -1,0 +1,39 @@
+import type { ChainDefinition } from '@gw/kernel';
+
+/**
+ * Bitcoin: plain data. Sources are listed per value and in docs/chains-sources.md.
+ *
+ * Testnets: signet is the default (first) testnet because testnet3 blocks are erratic and coins are
+ * hard to get; testnet (testnet3/testnet4) is kept as the second entry. Both use the same address
+ * format (`tb1...`) and key versions (`tpub`/`vpub`), so one testnet key works on either.
+ */
+export const btcDefinition: ChainDefinition = {
+  id: 'btc',
+  name: 'Bitcoin',
+  verificationStandard: 'bip84',
+  networks: {
+    mainnet: { id: 'bitcoin', name: 'Bitcoin mainnet', kind: 'mainnet' },
+    testnets: [
+      { id: 'signet', name: 'Bitcoin signet', kind: 'testnet' },
+      { id: 'testnet', name: 'Bitcoin testnet', kind: 'testnet' },
+    ],
+  },
+  coins: [
+    {
+      id: 'btc',
+      symbol: 'BTC',
+      decimals: 8,
+      source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',
+    },
+  ],
+  // Two confirmations: the usual merchant figure for moderate amounts; reorgs deeper than one block
+  // are rare on mainnet. Operators raise it per project for large invoices.
+  defaultConfirmations: 2,
+  capabilities: {
+    requiresActivation: false,
+    supportsMemo: false,
+    addressReuseAfterCooldown: true,
+    gapLimitApplies: true,
+  },
+  accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
+};

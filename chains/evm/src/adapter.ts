@@ -1,0 +1,110 @@
+import {
+  coinOf,
+  coreErrors,
+  networkFor,
+  type AccountKey,
+  type ChainAdapter,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type DerivedAddress,
+  type NetworkKind,
+  type OwnershipProof,
+  type PaymentUriInput,
+} from '@gw/kernel';
+import { getAddress, isHexString, Signature, verifyMessage, ZeroAddress } from 'ethers';
+import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
+import { parseAccountXpub } from './xpub.js';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export function assertIndex(index: number): void {
+  if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) {
+    throw coreErrors.validation_error({ message: `Address index must be an integer in [0, 2^31); got ${index}.` });
+  }
+}
+
+/** True for a 0x-prefixed 20-byte hex address whose mixed case, if any, is a valid EIP-55 checksum. */
+export function isEvmAddress(address: string): boolean {
+  if (typeof address !== 'string' || !ADDRESS.test(address)) return false;
+  try {
+    return getAddress(address) !== ZeroAddress;
+  } catch {
+    return false;
+  }
+}
+
+/** The EIP-155 chain id a project of `network` kind pays on (mainnet or the first testnet). */
+export function evmChainIdOf(definition: ChainDefinition, network: NetworkKind): number {
+  const net = networkFor(definition, network === 'mainnet' ? 'production' : 'testnet');
+  if (net.evmChainId === undefined) throw new Error(`EVM chain ${definition.id} network ${net.id} has no evmChainId`);
+  return net.evmChainId;
+}
+
+/**
+ * The EVM adapter, shared by eth, polygon and bsc: BIP44 m/44'/60'/account'/0/i addresses (EIP-55),
+ * EIP-681 payment URIs with the definition's chain ids, and EIP-191 `personal_sign` ownership proofs.
+ */
+export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
+  const checkKey = (key: AccountKey): void => {
+    if (key.chain !== definition.id) {
+      throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
+    }
+  };
+
+  const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
+    checkKey(key);
+    assertIndex(index);
+    return { index, ...deriveEvmAddress(key.canonical, index) };
+  };
+
+  return {
+    definition,
+
+    parseAccountKey(input: string, network: NetworkKind): AccountKey {
+      const trimmed = input.trim();
+      const { canonical } = parseAccountXpub(trimmed, network, EVM_COIN_TYPE);
+      return { chain: definition.id, network, input: trimmed, canonical };
+    },
+
+    deriveAddress,
+
+    isValidAddress(address: string, _network: NetworkKind): boolean {
+      return isEvmAddress(address);
+    },
+
+    paymentUri(input: PaymentUriInput): string {
+      const coin = coinOf(definition, input.coin);
+      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      if (!isEvmAddress(input.address)) throw coreErrors.validation_error({ message: 'Not a valid EVM address.' });
+      if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
+      const chainId = evmChainIdOf(definition, input.network);
+      const to = getAddress(input.address);
+      if (!coin.contracts) {
+        const query = input.amountUnits > 0n ? `?value=${input.amountUnits.toString()}` : '';
+        return `ethereum:${to}@${chainId}${query}`;
+      }
+      const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
+      const contract = coin.contracts[networkId];
+      if (!contract) {
+        throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkId}.` });
+      }
+      return `ethereum:${getAddress(contract)}@${chainId}/transfer?address=${to}&uint256=${input.amountUnits.toString()}`;
+    },
+
+    async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
+      checkKey(proof.key);
+      let signature = proof.signature.trim();
+      if (!signature.startsWith('0x')) signature = `0x${signature}`;
+      if (!isHexString(signature, 65)) {
+        throw coreErrors.validation_error({ message: 'The signature must be 65 bytes of hex (EIP-191 personal_sign).' });
+      }
+      let recovered: string;
+      try {
+        recovered = verifyMessage(proof.message, Signature.from(signature));
+      } catch (cause) {
+        throw coreErrors.validation_error({ message: 'The signature could not be parsed.', cause });
+      }
+      return recovered === deriveAddress(proof.key, 0).address;
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import test from 'ava';
+import { HDNodeWallet, Mnemonic, Wallet } from 'ethers';
+import type { AppError, ChainAdapterDeps, ChainDefinition } from '@gw/kernel';
+import { base58checkDecode, base58checkEncode, createEvmAdapter } from './index.js';
+
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+// Published vector for this mnemonic at m/44'/60'/0'/0/0 (MetaMask, Trezor, ethers test suites).
+const ADDR_0 = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+const ADDR_1 = '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0';
+// Account xpub m/44'/60'/0' of that mnemonic, recomputed below from the phrase.
+const ABANDON_ETH_XPUB =
+  'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
+
+const fixture: ChainDefinition = {
+  id: 'eth',
+  name: 'EVM fixture',
+  verificationStandard: 'bip44',
+  networks: {
+    mainnet: { id: 'main', name: 'main', kind: 'mainnet', evmChainId: 1 },
+    testnets: [{ id: 'test', name: 'test', kind: 'testnet', evmChainId: 5 }],
+  },
+  coins: [{ id: 'eth', symbol: 'ETH', decimals: 18 }],
+  defaultConfirmations: 1,
+  capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true },
+  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
+};
+const adapter = createEvmAdapter({ logger: {} as ChainAdapterDeps['logger'] }, fixture);
+const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
+
+function withVersion(key: string, version: number): string {
+  const payload = new Uint8Array(base58checkDecode(key)!);
+  new DataView(payload.buffer).setUint32(0, version);
+  return base58checkEncode(payload);
+}
+
+function codeOf(t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string {
+  return (t.throws(fn) as AppError).code;
+}
+
+test('account xpub recomputed from the mnemonic', (t) => {
+  t.is(root.derivePath("m/44'/60'/0'").neuter().extendedKey, ABANDON_ETH_XPUB);
+});
+
+test('BIP44 vectors: index 0 and 1, EIP-55 checksummed, mainnet and testnet kinds, xpub and tpub forms', (t) => {
+  for (const network of ['mainnet', 'testnet'] as const) {
+    for (const input of [ABANDON_ETH_XPUB, withVersion(ABANDON_ETH_XPUB, 0x043587cf)]) {
+      const key = adapter.parseAccountKey(input, network);
+      t.is(key.canonical, ABANDON_ETH_XPUB);
+      t.deepEqual(adapter.deriveAddress(key, 0), { index: 0, address: ADDR_0, path: "m/44'/60'/0'/0/0" });
+      t.is(adapter.deriveAddress(key, 1).address, ADDR_1);
+    }
+  }
+  const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');
+  for (const i of [0, 1, 7, 1000]) {
+    t.is(adapter.deriveAddress(key, i).address, root.derivePath(`m/44'/60'/0'/0/${i}`).address);
+  }
+});
+
+test('invalid keys are invalid_xpub_format', (t) => {
+  const rootXpub = root.neuter().extendedKey; // depth 0
+  t.is(codeOf(t, () => adapter.parseAccountKey(rootXpub, 'mainnet')), 'invalid_xpub_format');
+  const xprv = root.derivePath("m/44'/60'/0'").extendedKey;
+  t.true(xprv.startsWith('xprv'));
+  t.is(codeOf(t, () => adapter.parseAccountKey(xprv, 'mainnet')), 'invalid_xpub_format');
+  const change = root.derivePath("m/44'/60'/0'/0").neuter().extendedKey; // depth 4
+  t.is(codeOf(t, () => adapter.parseAccountKey(change, 'mainnet')), 'invalid_xpub_format');
+  t.is(codeOf(t, () => adapter.parseAccountKey(withVersion(ABANDON_ETH_XPUB, 0x04b24746), 'mainnet')), 'invalid_xpub_format');
+  const flipped = `${ABANDON_ETH_XPUB.slice(0, -1)}${ABANDON_ETH_XPUB.endsWith('t') ? 'u' : 't'}`;
+  t.is(codeOf(t, () => adapter.parseAccountKey(flipped, 'mainnet')), 'invalid_xpub_format');
+  t.is(codeOf(t, () => adapter.parseAccountKey('0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'mainnet')), 'invalid_xpub_format');
+  t.is(codeOf(t, () => adapter.parseAccountKey('', 'testnet')), 'invalid_xpub_format');
+  const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');
+  t.is(codeOf(t, () => adapter.deriveAddress(key, -1)), 'validation_error');
+  t.is(codeOf(t, () => adapter.deriveAddress(key, 2 ** 31)), 'validation_error');
+});
+
+test('isValidAddress', (t) => {
+  t.true(adapter.isValidAddress(ADDR_0, 'mainnet'));
+  t.true(adapter.isValidAddress(ADDR_0.toLowerCase(), 'testnet'));
+  t.false(adapter.isValidAddress(ADDR_0.replace('E', 'e'), 'mainnet')); // broken EIP-55 checksum
+  t.false(adapter.isValidAddress(ADDR_0.slice(2), 'mainnet'));
+  t.false(adapter.isValidAddress('0x0000000000000000000000000000000000000000', 'mainnet'));
+  t.false(adapter.isValidAddress(`${ADDR_0}00`, 'mainnet'));
+});
+
+test('EIP-681 native URI uses the network chain id and wei', (t) => {
+  t.is(
+    adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: ADDR_0.toLowerCase(), amountUnits: 1_500_000_000_000_000_000n }),
+    `ethereum:${ADDR_0}@1?value=1500000000000000000`,
+  );
+  t.is(adapter.paymentUri({ coin: 'eth', network: 'testnet', address: ADDR_0, amountUnits: 1n }), `ethereum:${ADDR_0}@5?value=1`);
+  t.is(codeOf(t, () => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: ADDR_0, amountUnits: 1n })), 'invalid_coin');
+});
+
+const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet';
+
+test('verifyOwnership: EIP-191 personal_sign by index 0', async (t) => {
+  const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');
+  const signer0 = new Wallet(root.derivePath("m/44'/60'/0'/0/0").privateKey);
+  const signer1 = new Wallet(root.derivePath("m/44'/60'/0'/0/1").privateKey);
+  const good = await signer0.signMessage(CHALLENGE);
+  t.true(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: good }));
+  t.true(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: good.slice(2) }));
+  t.false(await adapter.verifyOwnership({ key, message: `${CHALLENGE}!`, signature: good }));
+  t.false(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: await signer1.signMessage(CHALLENGE) }));
+  for (const signature of ['', '0x1234', 'zz'.repeat(65)]) {
+    const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature }));
+    t.is((error as AppError).code, 'validation_error');
+  }
+});

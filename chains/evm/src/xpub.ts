@@ -1,0 +1,88 @@
+import { coreErrors, type NetworkKind } from '@gw/kernel';
+import { decodeBase58, encodeBase58, getBytes, sha256, toBeArray } from 'ethers';
+
+/**
+ * BIP32 extended public keys for secp256k1 account-model chains (EVM, TRON). Parsing is strict:
+ * base58check with a verified checksum (ethers' own `fromExtendedKey` skips the checksum for some
+ * inputs), xpub/tpub versions only, depth 3, hardened child index (an account key).
+ */
+
+const XPUB = 0x0488b21e;
+const TPUB = 0x043587cf;
+const PRIVATE = new Set([0x0488ade4, 0x04358394, 0x049d7878, 0x04b2430c, 0x044a4e28, 0x045f18bc]);
+const HARDENED = 0x80000000;
+
+function checksum(payload: Uint8Array): Uint8Array {
+  return getBytes(sha256(sha256(payload))).subarray(0, 4);
+}
+
+/** Decodes base58check; undefined for bad characters or checksum. */
+export function base58checkDecode(input: string): Uint8Array | undefined {
+  if (!/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(input)) return undefined;
+  let zeros = 0;
+  while (zeros < input.length && input[zeros] === '1') zeros++;
+  const body = input.slice(zeros);
+  const tail = body.length === 0 ? new Uint8Array(0) : toBeArray(decodeBase58(body));
+  const bytes = new Uint8Array(zeros + tail.length);
+  bytes.set(tail, zeros);
+  if (bytes.length < 5) return undefined;
+  const payload = bytes.subarray(0, bytes.length - 4);
+  const sum = checksum(payload);
+  for (let i = 0; i < 4; i++) if (sum[i] !== bytes[payload.length + i]) return undefined;
+  return payload;
+}
+
+/** Encodes bytes as base58check (leading zero bytes become '1'). */
+export function base58checkEncode(payload: Uint8Array): string {
+  const bytes = new Uint8Array(payload.length + 4);
+  bytes.set(payload);
+  bytes.set(checksum(payload), payload.length);
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const rest = bytes.subarray(zeros);
+  return '1'.repeat(zeros) + (rest.length ? encodeBase58(rest) : '');
+}
+
+export interface ParsedAccountXpub {
+  /** The key re-serialised with the xpub version bytes. */
+  readonly canonical: string;
+  /** Account number from the key's hardened child index. */
+  readonly account: number;
+}
+
+/**
+ * Validates an account-level secp256k1 extended public key (BIP44 depth 3). Account-model chains
+ * use the same address format on mainnet and testnets, so xpub and tpub serialisations are both
+ * accepted for either network kind and normalised to the xpub form; `network` only shapes messages.
+ */
+export function parseAccountXpub(input: string, network: NetworkKind, coinType: number): ParsedAccountXpub {
+  const payload = base58checkDecode(input);
+  if (!payload || payload.length !== 78) {
+    throw coreErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended public key.' });
+  }
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  const version = view.getUint32(0);
+  if (PRIVATE.has(version)) {
+    throw coreErrors.invalid_xpub_format({ message: 'This is a private extended key; supply the account public key (xpub) only.' });
+  }
+  if (version !== XPUB && version !== TPUB) {
+    throw coreErrors.invalid_xpub_format({ message: 'Unsupported extended key version; expected an xpub (or tpub).' });
+  }
+  const depth = payload[4]!;
+  if (depth !== 3) {
+    throw coreErrors.invalid_xpub_format({
+      message: `The key is at depth ${depth}; export the account-level key at m/44'/${coinType}'/0' (depth 3) for ${network}.`,
+    });
+  }
+  const index = view.getUint32(9);
+  if (index < HARDENED) {
+    throw coreErrors.invalid_xpub_format({ message: `The key is not a hardened account key (m/44'/${coinType}'/account').` });
+  }
+  const key = payload.subarray(45, 78);
+  if (key[0] !== 0x02 && key[0] !== 0x03) {
+    throw coreErrors.invalid_xpub_format({ message: 'The extended key does not hold a compressed public key.' });
+  }
+  const neutral = new Uint8Array(payload);
+  new DataView(neutral.buffer).setUint32(0, XPUB);
+  return { canonical: base58checkEncode(neutral), account: index - HARDENED };
+}

@@ -1,0 +1,50 @@
+import type { ChainDefinition } from '@gw/kernel';
+
+/** Polygon PoS: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
+export const polygonDefinition: ChainDefinition = {
+  id: 'polygon',
+  name: 'Polygon PoS',
+  verificationStandard: 'bip44',
+  networks: {
+    mainnet: { id: 'polygon', name: 'Polygon PoS mainnet', kind: 'mainnet', evmChainId: 137 },
+    testnets: [{ id: 'amoy', name: 'Polygon Amoy', kind: 'testnet', evmChainId: 80002 }],
+  },
+  coins: [
+    {
+      id: 'pol',
+      symbol: 'POL',
+      decimals: 18,
+      source: 'https://docs.polygon.technology/ (POL replaced MATIC as the native gas token on 2024-09-04; native coin, 18 decimals)',
+    },
+    {
+      id: 'usdt_polygon',
+      symbol: 'USDT',
+      decimals: 6,
+      // No official Tether deployment on Amoy.
+      contracts: { polygon: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
+      source:
+        'https://tether.to/en/supported-protocols/ ; https://polygonscan.com/token/0xc2132d05d31c914a87c6611c10748aeb04b58e8f (decimals() = 6)',
+    },
+    {
+      id: 'usdc_polygon',
+      symbol: 'USDC',
+      decimals: 6,
+      // Native (Circle-issued) USDC, not the bridged USDC.e at 0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174.
+      contracts: {
+        polygon: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+        amoy: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582',
+      },
+      source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
+    },
+  ],
+  // 128 blocks (~4.5 min at 2 s): Polygon PoS saw reorgs deeper than 100 blocks before its 2025
+  // fast-finality upgrade (Heimdall v2); exchanges historically required 128-256 confirmations.
+  defaultConfirmations: 128,
+  capabilities: {
+    requiresActivation: false,
+    supportsMemo: false,
+    addressReuseAfterCooldown: true,
+    gapLimitApplies: true,
+  },
+  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
+};

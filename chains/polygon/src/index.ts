@@ -1,0 +1,9 @@
+import { createEvmAdapter } from '@gw/chain-evm';
+import { defineChain } from '@gw/kernel';
+import { polygonDefinition } from './definition.js';
+
+export { polygonDefinition } from './definition.js';
+
+/** polygon: definition only; behaviour comes from the shared EVM adapter. */
+export const polygonChain = defineChain({ definition: polygonDefinition, createAdapter: createEvmAdapter });
+export default polygonChain;

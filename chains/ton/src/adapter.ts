@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import {
+  coinOf,
+  coreErrors,
+  networkFor,
+  type AccountKey,
+  type ChainAdapter,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type DerivedAddress,
+  type NetworkKind,
+  type OwnershipProof,
+  type PaymentUriInput,
+} from '@gw/kernel';
+import { Address } from '@ton/core';
+import { signVerify } from '@ton/crypto';
+import { deriveTonAddress, parseTonPublicKey, tonWalletAddress } from './derive.js';
+
+/** The signature format accepted by `verifyOwnership`: a TON Connect `signData` (text) response. */
+export interface TonSignDataProof {
+  /** base64 ed25519 signature. */
+  readonly signature: string;
+  /** The signing wallet, raw (`0:<hex>`) or user-friendly. */
+  readonly address: string;
+  /** Unix seconds, as returned by the wallet. */
+  readonly timestamp: number;
+  /** The dApp domain the wallet bound into the signature. */
+  readonly domain: string;
+  readonly payload: { readonly type: 'text'; readonly text: string };
+}
+
+/**
+ * sha256 of the TON Connect `signData` text envelope:
+ * 0xffff ++ "ton-connect/sign-data/" ++ workchain (int32 BE) ++ address hash (32) ++
+ * domain length (uint32 BE) ++ domain ++ timestamp (uint64 BE) ++ "txt" ++ text length (uint32 BE) ++ text.
+ */
+export function tonSignDataHash(address: Address, domain: string, timestamp: number, text: string): Buffer {
+  const wc = Buffer.alloc(4);
+  wc.writeInt32BE(address.workChain);
+  const domainBytes = Buffer.from(domain, 'utf8');
+  const domainLen = Buffer.alloc(4);
+  domainLen.writeUInt32BE(domainBytes.length);
+  const ts = Buffer.alloc(8);
+  ts.writeBigUInt64BE(BigInt(timestamp));
+  const textBytes = Buffer.from(text, 'utf8');
+  const textLen = Buffer.alloc(4);
+  textLen.writeUInt32BE(textBytes.length);
+  const message = Buffer.concat([
+    Buffer.from([0xff, 0xff]),
+    Buffer.from('ton-connect/sign-data/', 'utf8'),
+    wc,
+    address.hash,
+    domainLen,
+    domainBytes,
+    ts,
+    Buffer.from('txt', 'utf8'),
+    textLen,
+    textBytes,
+  ]);
+  return createHash('sha256').update(message).digest();
+}
+
+function parseProof(signature: string): TonSignDataProof {
+  let value: unknown;
+  try {
+    value = JSON.parse(signature);
+  } catch (cause) {
+    throw coreErrors.validation_error({ message: 'The TON signature must be the JSON of a TON Connect signData response.', cause });
+  }
+  const v = value as Partial<Record<keyof TonSignDataProof, unknown>> | null;
+  const payload = v?.payload as { type?: unknown; text?: unknown } | undefined;
+  if (
+    !v ||
+    typeof v !== 'object' ||
+    typeof v.signature !== 'string' ||
+    typeof v.address !== 'string' ||
+    typeof v.domain !== 'string' ||
+    typeof v.timestamp !== 'number' ||
+    !Number.isSafeInteger(v.timestamp) ||
+    v.timestamp < 0 ||
+    !payload ||
+    typeof payload !== 'object'
+  ) {
+    throw coreErrors.validation_error({
+      message: 'Expected {"signature","address","timestamp","domain","payload":{"type":"text","text"}}.',
+    });
+  }
+  if (payload.type !== 'text' || typeof payload.text !== 'string') {
+    throw coreErrors.validation_error({ message: 'Only TON Connect signData payloads of type "text" are accepted.' });
+  }
+  return {
+    signature: v.signature,
+    address: v.address,
+    timestamp: v.timestamp,
+    domain: v.domain,
+    payload: { type: 'text', text: payload.text },
+  };
+}
+
+/**
+ * TON adapter: one operator ed25519 key, one WalletContractV5R1 per receive index (subwallet number =
+ * index), ton://transfer URIs with memo, and TON Connect signData ownership proofs.
+ */
+export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
+  const checkKey = (key: AccountKey): void => {
+    if (key.chain !== definition.id) {
+      throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
+    }
+  };
+
+  const isValidAddress = (address: string, network: NetworkKind): boolean => {
+    if (typeof address !== 'string' || address.length === 0 || address.length > 80) return false;
+    try {
+      if (Address.isFriendly(address)) {
+        const parsed = Address.parseFriendly(address);
+        return parsed.address.workChain === 0 && parsed.isTestOnly === (network === 'testnet');
+      }
+      return Address.isRaw(address) && Address.parseRaw(address).workChain === 0;
+    } catch {
+      return false;
+    }
+  };
+
+  return {
+    definition,
+
+    parseAccountKey(input: string, network: NetworkKind): AccountKey {
+      const trimmed = input.trim();
+      const key = parseTonPublicKey(trimmed);
+      if (!key) {
+        throw coreErrors.invalid_xpub_format({ message: 'Expected a 32-byte ed25519 public key as 64 hex characters or base64.' });
+      }
+      return { chain: definition.id, network, input: trimmed, canonical: key.toString('hex') };
+    },
+
+    deriveAddress(key: AccountKey, index: number): DerivedAddress {
+      checkKey(key);
+      return { index, ...deriveTonAddress(key.canonical, key.network, index) };
+    },
+
+    isValidAddress,
+
+    /**
+     * ton://transfer/<address>?amount=<nanotons>&text=<memo>; for jettons
+     * ton://transfer/<address>?jetton=<master>&amount=<jetton units>&text=<memo> (Tonkeeper deeplinks).
+     */
+    paymentUri(input: PaymentUriInput): string {
+      const coin = coinOf(definition, input.coin);
+      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      if (!isValidAddress(input.address, input.network)) throw coreErrors.validation_error({ message: 'Not a valid TON address for this network.' });
+      if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
+      const params: string[] = [];
+      if (coin.contracts) {
+        const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
+        const master = coin.contracts[networkId];
+        if (!master) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no jetton master on ${networkId}.` });
+        params.push(`jetton=${master}`);
+      }
+      params.push(`amount=${input.amountUnits.toString()}`);
+      if (input.memo) params.push(`text=${encodeURIComponent(input.memo)}`);
+      return `ton://transfer/${input.address}?${params.join('&')}`;
+    },
+
+    async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
+      checkKey(proof.key);
+      const parsed = parseProof(proof.signature);
+      let signer: Address;
+      try {
+        signer = Address.parse(parsed.address);
+      } catch (cause) {
+        throw coreErrors.validation_error({ message: 'The signData address is not a TON address.', cause });
+      }
+      const signature = Buffer.from(parsed.signature, 'base64');
+      if (signature.length !== 64 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(parsed.signature)) {
+        throw coreErrors.validation_error({ message: 'The signData signature must be 64 bytes of base64.' });
+      }
+      if (parsed.payload.text !== proof.message) return false;
+      const publicKey = Buffer.from(proof.key.canonical, 'hex');
+      if (!signer.equals(tonWalletAddress(publicKey, proof.key.network, 0))) return false;
+      const hash = tonSignDataHash(signer, parsed.domain, parsed.timestamp, parsed.payload.text);
+      return signVerify(hash, signature, publicKey);
+    },
+  };
+}

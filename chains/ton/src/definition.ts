@@ -1,0 +1,36 @@
+import type { ChainDefinition } from '@gw/kernel';
+
+/** TON: plain data. Sources: docs/chains-sources.md. */
+export const tonDefinition: ChainDefinition = {
+  id: 'ton',
+  name: 'TON',
+  verificationStandard: 'bip44_ed25519',
+  networks: {
+    mainnet: { id: 'ton', name: 'TON mainnet', kind: 'mainnet' },
+    testnets: [{ id: 'ton-testnet', name: 'TON testnet', kind: 'testnet' }],
+  },
+  coins: [
+    { id: 'ton', symbol: 'TON', decimals: 9, source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)' },
+    {
+      id: 'usdt_ton',
+      symbol: 'USDT',
+      decimals: 6,
+      // Tether publishes no TON testnet jetton; USDT is unavailable on testnet projects.
+      contracts: { ton: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs' },
+      source:
+        'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',
+    },
+  ],
+  // One masterchain-referenced block: TON's BFT consensus finalises a shardchain block once the
+  // masterchain commits it (a few seconds); there are no probabilistic reorgs to wait out.
+  defaultConfirmations: 1,
+  capabilities: {
+    requiresActivation: false,
+    supportsMemo: true,
+    addressReuseAfterCooldown: true,
+    // Each address is a separate wallet contract (V5R1 subwallet), not an HD child key; wallet
+    // software does not scan subwallets with a gap limit.
+    gapLimitApplies: false,
+  },
+  accountPath: { mainnet: "m/44'/607'/0'", testnet: "m/44'/607'/0'" },
+};

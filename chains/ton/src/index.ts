@@ -1,0 +1,10 @@
+import { defineChain } from '@gw/kernel';
+import { createTonAdapter } from './adapter.js';
+import { tonDefinition } from './definition.js';
+
+export { tonDefinition } from './definition.js';
+export { createTonAdapter, tonSignDataHash, type TonSignDataProof } from './adapter.js';
+export { deriveTonAddress, formatTonAddress, parseTonPublicKey, tonWalletAddress, TON_MAX_SUBWALLET } from './derive.js';
+
+export const tonChain = defineChain({ definition: tonDefinition, createAdapter: createTonAdapter });
+export default tonChain;

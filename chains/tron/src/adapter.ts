@@ -1,0 +1,102 @@
+import {
+  coinOf,
+  coreErrors,
+  fromBaseUnits,
+  networkFor,
+  type AccountKey,
+  type ChainAdapter,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type DerivedAddress,
+  type NetworkKind,
+  type OwnershipProof,
+  type PaymentUriInput,
+} from '@gw/kernel';
+import { concat, isHexString, keccak256, recoverAddress, Signature, toUtf8Bytes } from 'ethers';
+import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
+import { parseAccountXpub } from './xpub.js';
+
+/** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
+export const TRON_MESSAGE_PREFIX = '\x19TRON Signed Message:\n';
+
+/** keccak256("\x19TRON Signed Message:\n" + byteLength(message) + message), as TronWeb hashes it. */
+export function tronMessageHash(message: string): string {
+  const bytes = toUtf8Bytes(message);
+  return keccak256(concat([toUtf8Bytes(TRON_MESSAGE_PREFIX), toUtf8Bytes(String(bytes.length)), bytes]));
+}
+
+function assertIndex(index: number): void {
+  if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) {
+    throw coreErrors.validation_error({ message: `Address index must be an integer in [0, 2^31); got ${index}.` });
+  }
+}
+
+/**
+ * TRON adapter: BIP44 m/44'/195'/account'/0/i T-addresses, `tron:` payment URIs and TIP-191
+ * (`signMessageV2`) ownership proofs.
+ */
+export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
+  const checkKey = (key: AccountKey): void => {
+    if (key.chain !== definition.id) {
+      throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
+    }
+  };
+  const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
+    checkKey(key);
+    assertIndex(index);
+    return { index, ...deriveTronAddress(key.canonical, index) };
+  };
+
+  return {
+    definition,
+
+    parseAccountKey(input: string, network: NetworkKind): AccountKey {
+      const trimmed = input.trim();
+      const { canonical } = parseAccountXpub(trimmed, network, TRON_COIN_TYPE);
+      return { chain: definition.id, network, input: trimmed, canonical };
+    },
+
+    deriveAddress,
+
+    isValidAddress(address: string, _network: NetworkKind): boolean {
+      return isTronAddress(address);
+    },
+
+    /**
+     * `tron:<address>?amount=<decimal TRX>`; for TRC-20 `tron:<address>?token=<contract>&amount=<decimal
+     * token units>`. TRON has no ratified URI standard; this is the form TronLink and most TRON
+     * wallets' QR scanners accept (address first, decimal amount).
+     */
+    paymentUri(input: PaymentUriInput): string {
+      const coin = coinOf(definition, input.coin);
+      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      if (!isTronAddress(input.address)) throw coreErrors.validation_error({ message: 'Not a valid TRON address.' });
+      if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
+      const params: string[] = [];
+      if (coin.contracts) {
+        const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
+        const contract = coin.contracts[networkId];
+        if (!contract) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkId}.` });
+        params.push(`token=${contract}`);
+      }
+      if (input.amountUnits > 0n) params.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);
+      return `tron:${input.address}${params.length ? `?${params.join('&')}` : ''}`;
+    },
+
+    async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
+      checkKey(proof.key);
+      let signature = proof.signature.trim();
+      if (!signature.startsWith('0x')) signature = `0x${signature}`;
+      if (!isHexString(signature, 65)) {
+        throw coreErrors.validation_error({ message: 'The signature must be 65 bytes of hex (TIP-191 signMessageV2).' });
+      }
+      let recovered: string;
+      try {
+        recovered = tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), Signature.from(signature)));
+      } catch (cause) {
+        throw coreErrors.validation_error({ message: 'The signature could not be parsed.', cause });
+      }
+      return recovered === deriveAddress(proof.key, 0).address;
+    },
+  };
+}

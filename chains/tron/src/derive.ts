@@ -1,0 +1,52 @@
+import { coreErrors } from '@gw/kernel';
+import { getBytes, HDNodeVoidWallet, HDNodeWallet } from 'ethers';
+import { base58checkDecode, base58checkEncode } from './xpub.js';
+
+/** SLIP-44 coin type of TRON. */
+export const TRON_COIN_TYPE = 195;
+/** First byte of every TRON address (mainnet and testnets alike). */
+export const TRON_ADDRESS_PREFIX = 0x41;
+
+/** Converts a 0x EVM-style address (keccak of the public key) to a base58check T-address. */
+export function tronAddressFromHex(hexAddress: string): string {
+  const body = getBytes(hexAddress);
+  const payload = new Uint8Array(21);
+  payload[0] = TRON_ADDRESS_PREFIX;
+  payload.set(body, 1);
+  return base58checkEncode(payload);
+}
+
+/** True for a base58check T-address with the 0x41 prefix and a 20-byte body. */
+export function isTronAddress(address: string): boolean {
+  if (typeof address !== 'string' || address.length !== 34 || !address.startsWith('T')) return false;
+  const payload = base58checkDecode(address);
+  return payload !== undefined && payload.length === 21 && payload[0] === TRON_ADDRESS_PREFIX;
+}
+
+const receiveChains = new Map<string, { chain: HDNodeVoidWallet; account: number }>();
+
+function receiveChainOf(canonical: string): { chain: HDNodeVoidWallet; account: number } {
+  let entry = receiveChains.get(canonical);
+  if (!entry) {
+    let node: HDNodeVoidWallet | HDNodeWallet;
+    try {
+      node = HDNodeWallet.fromExtendedKey(canonical);
+    } catch (cause) {
+      throw coreErrors.invalid_xpub_format({ message: 'The extended key does not hold a valid public key.', cause });
+    }
+    if (!(node instanceof HDNodeVoidWallet)) throw coreErrors.invalid_xpub_format({ message: 'Expected a public extended key.' });
+    entry = { chain: node.deriveChild(0), account: node.index - 0x80000000 };
+    if (receiveChains.size > 256) receiveChains.clear();
+    receiveChains.set(canonical, entry);
+  }
+  return entry;
+}
+
+/** T-address and path of receive index `index` (m/44'/195'/account'/0/index). Pure. */
+export function deriveTronAddress(canonical: string, index: number): { address: string; path: string } {
+  const { chain, account } = receiveChainOf(canonical);
+  return {
+    address: tronAddressFromHex(chain.deriveChild(index).address),
+    path: `m/44'/${TRON_COIN_TYPE}'/${account}'/0/${index}`,
+  };
+}
