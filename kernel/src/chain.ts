@@ -116,6 +116,11 @@ export interface ChainDefinition {
   readonly capabilities: ChainCapabilities;
   /** Account-level derivation path prefix shown to operators, e.g. `m/84'/0'/0'`. */
   readonly accountPath: Readonly<Record<NetworkKind, string>>;
+  /**
+   * Highest receive index the chain can derive (TON V5R1 subwallet ids are 15-bit: 32767).
+   * Absent: 2^31 - 1, the BIP32 non-hardened limit. The address pool never asks beyond it.
+   */
+  readonly maxAddressIndex?: number;
 }
 
 /** A validated account-level public key, ready for derivation. */
@@ -168,11 +173,17 @@ export interface ChainAdapter {
   /**
    * Validates and normalises an account-level public key for `network`.
    * Throws `invalid_xpub_format` for malformed keys or keys at the wrong depth, and
-   * `wallet_kind_mismatch` for a well-formed key of the other network kind.
+   * `wallet_kind_mismatch` for a well-formed key of the other network kind. Only keys that encode
+   * a network can be told apart (BTC: xpub/zpub vs tpub/vpub); EVM and TRON addresses do not depend
+   * on the network, and Cardano account keys and TON public keys carry none, so those chains
+   * accept either form.
    */
   parseAccountKey(input: string, network: NetworkKind): AccountKey;
 
-  /** Derives receive address `index` (0-based, below 2^31) from a parsed key. Pure. */
+  /**
+   * Derives receive address `index` (0-based, at most `definition.maxAddressIndex`) from a parsed
+   * key. Pure.
+   */
   deriveAddress(key: AccountKey, index: number): DerivedAddress;
 
   /** Whether `address` is a valid receive address of this chain on `network`. */

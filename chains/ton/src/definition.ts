@@ -33,4 +33,6 @@ export const tonDefinition: ChainDefinition = {
     gapLimitApplies: false,
   },
   accountPath: { mainnet: "m/44'/607'/0'", testnet: "m/44'/607'/0'" },
+  // V5R1 subwallet numbers are 15-bit (see derive.ts TON_MAX_SUBWALLET).
+  maxAddressIndex: 0x7fff,
 };
