@@ -162,7 +162,11 @@ export function createKernel(options: KernelOptions): Kernel {
       } finally {
         const route = typeof ctx['_matchedRoute'] === 'string' ? (ctx['_matchedRoute'] as string) : 'unmatched';
         metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
-        end({ method: ctx.method, route });
+        const seconds = end({ method: ctx.method, route });
+        logger.info(
+          { requestId: ctx.state['requestId'], method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) },
+          'request',
+        );
       }
     });
     koa.use(requestIdMiddleware());
