@@ -1,12 +1,15 @@
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import {
   ConfigError,
+  createChainRegistry,
   createKernel,
   isAppError,
   loadConfig,
   type AnyPlugin,
   type ChainModule,
   type CliCommand,
+  type Cradle,
   type Kernel,
   type KernelConfig,
 } from '@gw/kernel';
@@ -104,6 +107,17 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
     }
   }
 
+  if (command.needsDatabase === false) {
+    try {
+      const result = await command.run({ flags: values, cradle: offlineCradle(options.chains) });
+      io.out(json ? JSON.stringify(result, null, 2) : render(result));
+      return 0;
+    } catch (error) {
+      if (isAppError(error)) return fail(1, error.code, error.message);
+      return fail(1, 'internal_error', (error as Error).message);
+    }
+  }
+
   let kernel: Kernel | undefined;
   try {
     const config = options.config ?? loadConfig({ overrides: { 'log.level': process.env['LOG_LEVEL'] ?? 'warn' } });
@@ -127,6 +141,22 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   } finally {
     await kernel?.stop().catch(() => undefined);
   }
+}
+
+/**
+ * The cradle of a command that declares `needsDatabase: false`: chains and a logger only, so such
+ * commands (e.g. `wallet preview`) work before any database exists. Anything else is a bug in the
+ * command's declaration and fails loudly.
+ */
+function offlineCradle(chains: readonly ChainModule[]): Cradle {
+  const logger = pino({ level: 'warn' });
+  const available: Record<string, unknown> = { chains: createChainRegistry(chains, logger), logger };
+  return new Proxy(available, {
+    get(target, name) {
+      if (typeof name === 'string' && name in target) return target[name];
+      throw new Error(`"${String(name)}" needs the database; the command must not declare needsDatabase: false`);
+    },
+  }) as unknown as Cradle;
 }
 
 function usage(commands: readonly CliCommand[]): string {

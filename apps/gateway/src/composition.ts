@@ -7,13 +7,15 @@ import { polygonChain } from '@gw/chain-polygon';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+import { addressPoolPlugin } from '@gw/plugin-address-pool';
 
 /**
  * The composition root: every plugin and chain of this build, imported explicitly. Config only
  * enables, disables and parameterises them. The gateway, worker, combined and CLI apps all use
  * this one list, so every process runs the same migrations and knows the same queues.
  */
-export const plugins: readonly AnyPlugin[] = [tenancyPlugin];
+export const plugins: readonly AnyPlugin[] = [tenancyPlugin, walletsPlugin, addressPoolPlugin];
 
 /** The seven chains of spec section 1, in the spec's order. */
 export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];

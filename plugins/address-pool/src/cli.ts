@@ -1,0 +1,50 @@
+import type { ChainId, CliCommand, CliFlag } from '@gw/kernel';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const projectFlag: CliFlag = {
+  type: 'string',
+  required: true,
+  description: 'Project id (ULID).',
+  validate: (v) => (ULID.test(v) ? undefined : 'must be a project id (26-character ULID)'),
+};
+
+/** Operator CLI commands of the address pool. */
+export const addressPoolCommands: CliCommand[] = [
+  {
+    noun: 'pool',
+    verb: 'status',
+    summary: "Address pool counts per state, overlay, activation and gap of a project's verified wallets.",
+    flags: { project: projectFlag, chain: { type: 'string', description: 'Only this chain.' } },
+    run: async ({ flags, cradle }) => {
+      await cradle.tenancyProjects.get(String(flags['project']));
+      const chain = flags['chain'] ? cradle.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
+      return cradle.addressPoolStatus.status({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
+    },
+  },
+  {
+    noun: 'pool',
+    verb: 'replenish',
+    summary: 'Derive addresses up to the free target now (the worker does this every minute).',
+    flags: { project: projectFlag, chain: { type: 'string', description: 'Only this chain.' } },
+    run: async ({ flags, cradle }) => {
+      await cradle.tenancyProjects.get(String(flags['project']));
+      const chain = flags['chain'] ? cradle.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
+      return cradle.addressPoolReplenisher.replenish({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
+    },
+  },
+  {
+    noun: 'pool',
+    verb: 'activate',
+    summary: 'Mark a TRON pool address as activated after sending it TRX (only activated TRON addresses are handed out).',
+    flags: {
+      project: projectFlag,
+      chain: { type: 'string', required: true, description: 'Chain whose addresses need activation (tron).' },
+      address: { type: 'string', required: true, description: 'A pool address (see pool status: awaiting_activation).' },
+    },
+    help: 'Send at least 1 TRX to the address from any wallet, wait until it is confirmed, then run this command. Operator action until watchers detect activation.',
+    run: async ({ flags, cradle }) => ({
+      activated: await cradle.addressPoolService.activate({ projectId: String(flags['project']), chain: String(flags['chain']), address: String(flags['address']) }, CLI_ACTOR),
+    }),
+  },
+];

@@ -1,0 +1,57 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001AddressPool } from '../migrations/0001_address_pool.js';
+import { addressPoolCommands } from './cli.js';
+import { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
+import { addressPoolErrors } from './errors.js';
+import { addressPoolJobs } from './jobs.js';
+import { createAllocationCounter, registerPoolGauges } from './metrics.js';
+import { AddressPoolService } from './services/address-pool-service.js';
+import { PoolReplenisher } from './services/pool-replenisher.js';
+import { PoolStatusService } from './services/pool-status.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly addressPoolConfig: AddressPoolConfig;
+    readonly addressPoolService: AddressPoolService;
+    readonly addressPoolReplenisher: PoolReplenisher;
+    readonly addressPoolStatus: PoolStatusService;
+    readonly addressPoolAllocations: ReturnType<typeof createAllocationCounter>;
+  }
+}
+
+/**
+ * Address pool: deposit addresses pre-derived from each verified wallet by the
+ * `address-pool.replenish` job, allocated atomically in the caller's transaction (SKIP LOCKED),
+ * released into a cooldown before reuse, shared in overlay mode when saturated, TRON activation,
+ * and the gap gauge that warns before wallet software loses sight of funds.
+ */
+export const addressPoolPlugin = definePlugin({
+  id: 'address-pool',
+  dependsOn: ['tenancy', 'wallets'],
+  config: AddressPoolConfigSchema,
+  errors: [addressPoolErrors],
+  migrations: [m0001AddressPool],
+  register: ({ config }) => ({
+    addressPoolConfig: asValue(config),
+    addressPoolAllocations: asFunction(({ metrics }: Cradle) => createAllocationCounter(metrics.registry)).singleton(),
+    addressPoolService: asFunction((cradle: Cradle) => new AddressPoolService(cradle)).singleton(),
+    addressPoolReplenisher: asFunction((cradle: Cradle) => new PoolReplenisher(cradle)).singleton(),
+    addressPoolStatus: asFunction((cradle: Cradle) => new PoolStatusService(cradle)).singleton(),
+  }),
+  jobs: addressPoolJobs,
+  cli: addressPoolCommands,
+  start: async (cradle) => {
+    registerPoolGauges(cradle.metrics.registry, cradle);
+    // Resolve eagerly so the counter is on /metrics before the first allocation.
+    void cradle.addressPoolAllocations;
+  },
+});
+
+export { addressPoolErrors } from './errors.js';
+export { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
+export { AddressPoolService, type Allocation, type AllocationMode } from './services/address-pool-service.js';
+export { PoolReplenisher, type ReplenishReport } from './services/pool-replenisher.js';
+export { PoolStatusService, type PoolStatus } from './services/pool-status.js';
+export { REPLENISH_JOB, type ReplenishJobData } from './job-names.js';
+export { maxAddressIndex } from './max-index.js';

@@ -1,0 +1,104 @@
+import type { ChainId, ChainRegistry, Cradle } from '@gw/kernel';
+import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import type { AddressPoolConfig } from '../config.js';
+import { maxAddressIndex } from '../max-index.js';
+import { PoolAddress } from '../models/pool-address.js';
+import { lockPool } from './pool-lock.js';
+
+/** What one replenish run did to one pool. */
+export interface ReplenishReport {
+  readonly projectId: string;
+  readonly chain: ChainId;
+  readonly walletId: string;
+  /** Cooled-down rows made available again. */
+  readonly recycled: number;
+  /** Rows derived and inserted. */
+  readonly derived: number;
+  /** Free rows after the run. */
+  readonly free: number;
+  readonly total: number;
+}
+
+/**
+ * Keeps every verified wallet's pool `targetFree` addresses ahead of demand: recycles rows whose
+ * cooldown is over, then derives the next indexes (never past the hard cap or the chain's highest
+ * index). Runs in the `address-pool.replenish` job, never on the request path.
+ */
+export class PoolReplenisher {
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      chains: ChainRegistry;
+      logger: Cradle['logger'];
+      walletsWallets: WalletService;
+      addressPoolConfig: AddressPoolConfig;
+    },
+  ) {}
+
+  /** Replenishes every verified pool, or only the named one. */
+  async replenish(filter: { projectId?: string; chain?: ChainId } = {}): Promise<ReplenishReport[]> {
+    const wallets = await this.deps.walletsWallets.listVerified(filter);
+    const reports: ReplenishReport[] = [];
+    const failures: unknown[] = [];
+    for (const wallet of wallets) {
+      try {
+        reports.push(await this.replenishWallet(wallet));
+      } catch (error) {
+        // One broken pool must not starve the others; the run still fails afterwards so pg-boss
+        // records and retries it.
+        this.deps.logger.error({ err: error, projectId: wallet.projectId, chain: wallet.chain }, 'address pool replenish failed');
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} address pool(s) failed to replenish`);
+    return reports;
+  }
+
+  private async replenishWallet(wallet: VerifiedWallet): Promise<ReplenishReport> {
+    const adapter = this.deps.chains.get(wallet.chain);
+    const config = this.deps.addressPoolConfig;
+    const highestIndex = maxAddressIndex(adapter.definition);
+    const requiresActivation = adapter.definition.capabilities.requiresActivation;
+    return this.deps.db.transaction(async (trx) => {
+      await lockPool(trx, wallet.id);
+      const recycled = await PoolAddress.query(trx)
+        .where({ wallet_id: wallet.id, state: 'cooldown' })
+        .where('cooldown_until', '<=', trx.fn.now())
+        .patch({ state: 'available', cooldown_until: null });
+      const stats = (await PoolAddress.query(trx)
+        .where({ wallet_id: wallet.id })
+        .select(trx.raw(`count(*) filter (where state = 'available')::int as free`), trx.raw('count(*)::int as total'), trx.raw('coalesce(max(derivation_index), -1)::int as highest'))
+        .first()
+        .castTo<{ free: number; total: number; highest: number }>())!;
+      // The hard cap bounds how many rows a pool has; the chain bounds the index (TON: 32767).
+      const wanted = Math.max(0, Math.min(config.targetFree - stats.free, config.hardCap - stats.total, config.replenishBatchMax));
+      const rows: Partial<PoolAddress>[] = [];
+      for (let index = stats.highest + 1; rows.length < wanted && index <= highestIndex; index++) {
+        const derived = adapter.deriveAddress(wallet.key, index);
+        rows.push({
+          id: ulid(),
+          project_id: wallet.projectId,
+          chain: wallet.chain,
+          wallet_id: wallet.id,
+          derivation_index: derived.index,
+          address: derived.address,
+          derivation_path: derived.path,
+          state: 'available',
+          activated: !requiresActivation,
+        });
+      }
+      if (rows.length > 0) await trx(PoolAddress.tableName).insert(rows).onConflict(['wallet_id', 'derivation_index']).ignore();
+      return {
+        projectId: wallet.projectId,
+        chain: wallet.chain,
+        walletId: wallet.id,
+        recycled,
+        derived: rows.length,
+        free: stats.free + rows.length,
+        total: stats.total + rows.length,
+      };
+    });
+  }
+}

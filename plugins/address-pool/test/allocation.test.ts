@@ -1,0 +1,184 @@
+import test from 'ava';
+import { ethChain } from '@gw/chain-eth';
+import { tonChain } from '@gw/chain-ton';
+import { tronChain } from '@gw/chain-tron';
+import { isAppError, type AppError, type ChainId } from '@gw/kernel';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { addressPoolPlugin, type Allocation } from '@gw/plugin-address-pool';
+import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+import { projectWithWallets } from './helpers.js';
+
+// No worker role: nothing replenishes behind the tests' backs; they call the replenisher directly.
+let gw: TestKernel;
+let operatorId: string;
+test.before(async () => {
+  gw = await startTestKernel({
+    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin],
+    chains: [ethChain, tronChain, tonChain],
+    role: 'gateway',
+    config: { 'plugins.address-pool.targetFree': 150 },
+  });
+  operatorId = (await gw.kernel.cradle.tenancyOperators.create('pool-alloc', CLI_ACTOR)).id;
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+function allocate(projectId: string, chain: ChainId, invoiceRef = 'inv'): Promise<Allocation> {
+  return gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.addressPoolService.allocate(trx, { projectId, chain, invoiceRef }));
+}
+
+function release(addressId: string): Promise<void> {
+  return gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.addressPoolService.release(trx, addressId));
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isAppError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+test('200 parallel allocations over 150 free rows: no address twice outside overlay', async (t) => {
+  const { addressPoolReplenisher, db } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['eth']);
+  const [report] = await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
+  t.is(report!.derived, 150);
+
+  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => allocate(projectId, 'eth', `inv-${i}`)));
+  const fresh = results.filter((r) => !r.isOverlay);
+  const overlay = results.filter((r) => r.isOverlay);
+  t.is(fresh.length, 150);
+  t.is(new Set(fresh.map((r) => r.address)).size, 150, 'every fresh allocation got its own address');
+  t.is(overlay.length, 50);
+  const freshAddresses = new Set(fresh.map((r) => r.address));
+  t.true(overlay.every((r) => freshAddresses.has(r.address)), 'overlay reuses allocated addresses only');
+
+  const rows = await db('address_pool_addresses').where({ project_id: projectId });
+  t.is(rows.length, 150);
+  t.true(rows.every((r) => r.state === 'allocated'));
+  t.is(rows.reduce((sum, r) => sum + r.active_allocations, 0), 200);
+  const shared = new Set(rows.filter((r) => r.active_allocations > 1).map((r) => r.id));
+  t.true(overlay.every((r) => shared.has(r.addressId)), 'each overlay row counts its extra holders');
+});
+
+test('release puts an address into cooldown; it is reused once the cooldown is over', async (t) => {
+  const { addressPoolReplenisher, db } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['eth']);
+  await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
+  const first = await allocate(projectId, 'eth', 'a');
+  t.is(first.derivationIndex, 0);
+  t.is(first.derivationPath, "m/44'/60'/0'/0/0");
+  t.is(first.address, '0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+  await release(first.addressId);
+  const cooled = await db('address_pool_addresses').where({ id: first.addressId }).first();
+  t.is(cooled.state, 'cooldown');
+  const rest = new Date(cooled.cooldown_until).getTime() - Date.now();
+  t.true(rest > 86_000_000 && rest <= 86_400_000, 'default cooldown 24 h');
+  await release(first.addressId); // releasing again changes nothing
+  t.is((await db('address_pool_addresses').where({ id: first.addressId }).first()).state, 'cooldown');
+
+  const second = await allocate(projectId, 'eth', 'b');
+  t.is(second.derivationIndex, 1, 'a cooling address is not handed out');
+
+  await db('address_pool_addresses').where({ id: first.addressId }).update({ cooldown_until: new Date(Date.now() - 1000) });
+  const third = await allocate(projectId, 'eth', 'c');
+  t.is(third.addressId, first.addressId, 'reused after the cooldown, lowest index first');
+  t.false(third.isOverlay);
+  const row = await db('address_pool_addresses').where({ id: first.addressId }).first();
+  t.is(row.allocation_count, 2);
+  t.is(row.cooldown_until, null);
+});
+
+test('an overlaid address goes into cooldown only when its last holder releases it', async (t) => {
+  const { db, addressPoolReplenisher } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['eth']);
+  await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
+  await db('address_pool_addresses').where({ project_id: projectId }).where('derivation_index', '>', 0).delete();
+  const a = await allocate(projectId, 'eth', 'a');
+  const b = await allocate(projectId, 'eth', 'b');
+  t.false(a.isOverlay);
+  t.true(b.isOverlay);
+  t.is(b.addressId, a.addressId);
+  await release(a.addressId);
+  t.like(await db('address_pool_addresses').where({ id: a.addressId }).first(), { state: 'allocated', active_allocations: 1 });
+  await release(a.addressId);
+  t.like(await db('address_pool_addresses').where({ id: a.addressId }).first(), { state: 'cooldown', active_allocations: 0 });
+});
+
+test('TRON hands out activated addresses only', async (t) => {
+  const { addressPoolReplenisher, addressPoolService, addressPoolStatus, db } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['tron', 'eth']);
+  await addressPoolReplenisher.replenish({ projectId });
+  const none = await errorOf(allocate(projectId, 'tron'));
+  t.is(none.code, 'tron_no_activated_addresses_available');
+  t.is(none.status, 422);
+
+  const [status] = await addressPoolStatus.status({ projectId, chain: 'tron' });
+  t.is(status!.activated, 0);
+  t.is(status!.awaiting_activation[0], 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
+  const target = (await db('address_pool_addresses').where({ project_id: projectId, chain: 'tron', derivation_index: 3 }).first()).address;
+  const activated = await addressPoolService.activate({ projectId, chain: 'tron', address: target }, CLI_ACTOR);
+  t.is(activated.derivation_index, 3);
+  const audit = await db('kernel_audit_log').where({ project_id: projectId, action: 'address_pool.activate' });
+  t.is(audit.length, 1);
+
+  const got = await allocate(projectId, 'tron', 'x');
+  t.is(got.address, target);
+  t.false(got.isOverlay);
+  const shared = await allocate(projectId, 'tron', 'y');
+  t.is(shared.address, target, 'inactive rows are never used, even when free');
+  t.true(shared.isOverlay);
+
+  t.is((await errorOf(addressPoolService.activate({ projectId, chain: 'eth', address: target }, CLI_ACTOR))).code, 'activation_not_required');
+  t.is((await errorOf(addressPoolService.activate({ projectId, chain: 'tron', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, CLI_ACTOR))).code, 'pool_address_not_found');
+});
+
+test('allocation needs a verified wallet and a non-empty pool', async (t) => {
+  const { tenancyProjects, walletsWallets } = gw.kernel.cradle;
+  const projectId = (await tenancyProjects.create({ name: `p-${Date.now()}`, kind: 'production', operator: operatorId }, CLI_ACTOR)).project.id;
+  t.is((await errorOf(allocate(projectId, 'eth'))).code, 'wallet_not_bound');
+  const { ethWallet } = await import('../../wallets/test/signers.js');
+  await walletsWallets.register({ projectId, chain: 'eth', xpub: ethWallet.xpub }, CLI_ACTOR);
+  t.is((await errorOf(allocate(projectId, 'eth'))).code, 'xpub_not_verified');
+
+  const verified = await projectWithWallets(gw, operatorId, ['eth']);
+  const empty = await errorOf(allocate(verified, 'eth'));
+  t.is(empty.code, 'pool_exhausted', 'addresses are never derived on the request path');
+  t.is(empty.status, 503);
+  t.is(empty.retryAfter, 30);
+});
+
+test('TON stops at subwallet index 32767', async (t) => {
+  const { addressPoolReplenisher, db } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['ton']);
+  const [first] = await addressPoolReplenisher.replenish({ projectId, chain: 'ton' });
+  t.is(first!.derived, 150);
+  // Pretend the pool already reached the top of the subwallet range.
+  await db('address_pool_addresses').where({ project_id: projectId }).where('derivation_index', '<', 149).delete();
+  await db('address_pool_addresses').where({ project_id: projectId, derivation_index: 149 }).update({ derivation_index: 32765 });
+  const [report] = await addressPoolReplenisher.replenish({ projectId, chain: 'ton' });
+  t.is(report!.derived, 2);
+  const highest = await db('address_pool_addresses').where({ project_id: projectId }).max<{ max: number }[]>('derivation_index as max');
+  t.is(highest[0]!.max, 32767);
+});
+
+test('the gap gauge: highest allocated index minus highest index released after use', async (t) => {
+  const { addressPoolReplenisher, addressPoolStatus } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['eth']);
+  await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
+  const allocations: Allocation[] = [];
+  for (let i = 0; i < 5; i++) allocations.push(await allocate(projectId, 'eth', `g${i}`));
+  t.is((await addressPoolStatus.status({ projectId }))[0]!.gap, 5, 'indexes 0..4 allocated, none used yet');
+  await release(allocations[1]!.addressId);
+  const [status] = await addressPoolStatus.status({ projectId });
+  t.like(status, { gap: 3, highest_allocated_index: 4, highest_used_index: 1, allocated: 4, cooldown: 1, available: 145, total: 150 });
+  const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+  t.true(metrics.includes(`gateway_address_pool_gap{project="${projectId}",chain="eth"} 3`), metrics.split('\n').filter((l) => l.includes('address_pool')).join('\n'));
+  t.true(metrics.includes(`gateway_address_pool_free{project="${projectId}",chain="eth"} 145`));
+  t.regex(metrics, /gateway_address_pool_allocations_total\{chain="eth",mode="fresh"\} \d+/);
+});

@@ -1,0 +1,30 @@
+import type { ChainId, ProjectKind } from '@gw/kernel';
+import type { TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+// Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
+import { ethWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
+
+const WALLETS: Partial<Record<ChainId, TestWallet>> = { eth: ethWallet, tron: tronWallet, ton: tonWallet };
+
+/** A fresh project with a verified wallet for each of `chains`. */
+export async function projectWithWallets(gw: TestKernel, operatorId: string, chains: readonly ChainId[], kind: ProjectKind = 'production'): Promise<string> {
+  const { tenancyProjects, walletsWallets } = gw.kernel.cradle;
+  const projectId = (await tenancyProjects.create({ name: `p-${Math.random().toString(36).slice(2)}`, kind, operator: operatorId }, CLI_ACTOR)).project.id;
+  for (const chain of chains) {
+    const wallet = WALLETS[chain]!;
+    const { challenge } = await walletsWallets.register({ projectId, chain, xpub: wallet.xpub }, CLI_ACTOR);
+    await walletsWallets.verify({ projectId, chain, signature: await wallet.sign(challenge.message) }, CLI_ACTOR);
+  }
+  return projectId;
+}
+
+/** Polls `condition` until it holds (no fixed sleeps in assertions; a short pause between polls). */
+export async function waitFor<T>(condition: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

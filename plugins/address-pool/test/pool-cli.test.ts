@@ -1,0 +1,60 @@
+import test from 'ava';
+import { ethChain } from '@gw/chain-eth';
+import { tronChain } from '@gw/chain-tron';
+import { loadConfig } from '@gw/kernel';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { addressPoolPlugin } from '@gw/plugin-address-pool';
+import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+// The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
+import { runCli } from '../../../apps/cli/src/cli.js';
+import { projectWithWallets } from './helpers.js';
+
+const plugins = [tenancyPlugin, walletsPlugin, addressPoolPlugin];
+const chains = [ethChain, tronChain];
+let gw: TestKernel;
+let operatorId: string;
+test.before(async () => {
+  gw = await startTestKernel({ plugins, chains, role: 'gateway', config: { 'plugins.address-pool.targetFree': 4 } });
+  operatorId = (await gw.kernel.cradle.tenancyOperators.create('pool-cli', CLI_ACTOR)).id;
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const config = loadConfig({
+    env: {},
+    file: false,
+    overrides: { 'database.url': gw.database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'plugins.address-pool.targetFree': 4 },
+  });
+  const code = await runCli([...argv, '--json'], { plugins, chains, config, io: { out: (s) => out.push(s), err: (s) => out.push(s) } });
+  return { code, json: JSON.parse(out.join('\n')) };
+}
+
+test('pool replenish, status and activate from the operator CLI', async (t) => {
+  const projectId = await projectWithWallets(gw, operatorId, ['eth', 'tron']);
+  const filled = await cli('pool', 'replenish', '--project', projectId);
+  t.is(filled.code, 0);
+  t.deepEqual(filled.json.map((r: { chain: string; derived: number }) => [r.chain, r.derived]), [['eth', 4], ['tron', 4]]);
+
+  const status = await cli('pool', 'status', '--project', projectId, '--chain', 'tron');
+  t.is(status.json.length, 1);
+  t.like(status.json[0], { chain: 'tron', total: 4, available: 4, allocated: 0, activated: 0, gap: 0, hard_cap: 10000, target_free: 4 });
+  const address = status.json[0].awaiting_activation[0];
+  t.is(address, 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
+
+  const activated = await cli('pool', 'activate', '--project', projectId, '--chain', 'tron', '--address', address);
+  t.is(activated.code, 0);
+  t.is(activated.json.activated.derivation_index, 0);
+  const after = await cli('pool', 'status', '--project', projectId, '--chain', 'tron');
+  t.is(after.json[0].activated, 1);
+  t.is(after.json[0].awaiting_activation.length, 3);
+
+  const wrongChain = await cli('pool', 'activate', '--project', projectId, '--chain', 'eth', '--address', address);
+  t.is(wrongChain.code, 1);
+  t.is(wrongChain.json.error_code, 'activation_not_required');
+  const unknownChain = await cli('pool', 'status', '--project', projectId, '--chain', 'doge');
+  t.is(unknownChain.json.error_code, 'validation_error');
+});

@@ -1,0 +1,49 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import Type from 'typebox';
+import { m0001Wallets } from '../migrations/0001_wallets.js';
+import { walletsCommands } from './cli.js';
+import { walletsErrors } from './errors.js';
+import { walletsRoutes } from './routes.js';
+import { WalletService, type WalletsConfig } from './services/wallet-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly walletsWallets: WalletService;
+    readonly walletsConfig: WalletsConfig;
+  }
+}
+
+/** Config slice `plugins.wallets`. */
+export const WalletsConfigSchema = Type.Object(
+  {
+    challengeTtlSeconds: Type.Integer({ minimum: 60, maximum: 604_800, default: 86_400, description: 'Lifetime of a wallet ownership challenge (default 24 h).' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+/**
+ * Wallets: one account public key bound per (project, chain), validated by the chain adapter for
+ * the project's network kind, proven by a signed ownership challenge (receive index 0 signs a
+ * server nonce), and required in verified state before addresses are derived from it.
+ */
+export const walletsPlugin = definePlugin({
+  id: 'wallets',
+  dependsOn: ['tenancy'],
+  config: WalletsConfigSchema,
+  errors: [walletsErrors],
+  migrations: [m0001Wallets],
+  register: ({ config }) => ({
+    walletsConfig: asValue(config),
+    walletsWallets: asFunction((cradle: Cradle) => new WalletService(cradle)).singleton(),
+  }),
+  routes: walletsRoutes,
+  cli: walletsCommands,
+});
+
+export { walletsErrors } from './errors.js';
+export { WalletService } from './services/wallet-service.js';
+export type { RegisterResult, VerifiedWallet, WalletView, WalletsConfig } from './services/wallet-service.js';
+export { previewWallet, PREVIEW_MAX_COUNT, type WalletPreview } from './services/wallet-preview.js';
+export { keyFingerprint } from './services/challenge.js';
+export { WalletListEntry } from './routes.js';
