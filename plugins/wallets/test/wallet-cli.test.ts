@@ -1,7 +1,9 @@
 import test from 'ava';
 import { adaChain } from '@gw/chain-ada';
 import { btcChain } from '@gw/chain-btc';
+import { bscChain } from '@gw/chain-bsc';
 import { ethChain } from '@gw/chain-eth';
+import { polygonChain } from '@gw/chain-polygon';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
 import { loadConfig } from '@gw/kernel';
@@ -26,7 +28,7 @@ async function cli(...argv: string[]) {
   const config = loadConfig({ env: {}, file: false, overrides: { 'database.url': database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32) } });
   const code = await runCli(argv, {
     plugins: [tenancyPlugin, walletsPlugin],
-    chains: [btcChain, ethChain, tronChain, adaChain, tonChain],
+    chains: [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain],
     config,
     io: { out: (s) => out.push(s), err: (s) => err.push(s) },
   });
@@ -45,6 +47,8 @@ async function cli(...argv: string[]) {
 const VECTORS = [
   { chain: 'btc', xpub: BTC_ZPUB, addresses: ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g'], path0: "m/84'/0'/0'/0/0" },
   { chain: 'eth', xpub: ETH_XPUB, addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0'], path0: "m/44'/60'/0'/0/0" },
+  { chain: 'polygon', xpub: ETH_XPUB, addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94'], path0: "m/44'/60'/0'/0/0" },
+  { chain: 'bsc', xpub: ETH_XPUB, addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94'], path0: "m/44'/60'/0'/0/0" },
   { chain: 'tron', xpub: tronWallet.xpub, addresses: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'], path0: "m/44'/195'/0'/0/0" },
   {
     chain: 'ada',
@@ -64,6 +68,16 @@ test.serial('wallet preview reproduces published vectors', async (t) => {
     t.deepEqual(res.json.addresses.map((a: { index: number }) => a.index), vector.addresses.map((_, i) => i));
     t.is(res.json.addresses[0].path, vector.path0);
   }
+});
+
+test.serial('wallet preview gives the testnet forms for testnet keys', async (t) => {
+  const ada = await cli('wallet', 'preview', '--chain', 'ada', '--xpub', ADA_ACCOUNT_HEX, '--network', 'testnet', '--count', '1', '--json');
+  t.is(ada.json.addresses[0].address, 'addr_test1qq8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mqkt5dmn');
+  const ton = await cli('wallet', 'preview', '--chain', 'ton', '--xpub', '5754865e86d0ade1199301bbb0319a25ed6b129c4b0a57f28f62449b3df9c522', '--network', 'testnet', '--count', '1', '--json');
+  // Testnet TON addresses carry the test-only flag: non-bounceable test-only form starts with 0Q.
+  t.regex(ton.json.addresses[0].address, /^0Q/);
+  const tron = await cli('wallet', 'preview', '--chain', 'tron', '--xpub', tronWallet.xpub, '--network', 'testnet', '--count', '1', '--json');
+  t.is(tron.json.addresses[0].address, 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
 });
 
 test.serial('wallet preview: testnet, default count, limits and bad input', async (t) => {
