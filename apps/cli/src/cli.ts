@@ -121,7 +121,9 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   let kernel: Kernel | undefined;
   try {
     const config = options.config ?? loadConfig({ overrides: { 'log.level': process.env['LOG_LEVEL'] ?? 'warn' } });
-    kernel = createKernel({ config, plugins: options.plugins, chains: options.chains, role: 'cli', migrate: false });
+    // Like every process, the CLI applies pending migrations before a command runs (a fresh database
+    // works at once); `db status` only connects, so it can report what is pending.
+    kernel = createKernel({ config, plugins: options.plugins, chains: options.chains, role: 'cli' });
     let result: object;
     if (command.noun === 'db' && command.verb === 'migrate') {
       const applied = await kernel.migrate();
