@@ -14,7 +14,7 @@ import {
 } from '@gw/kernel';
 import { concat, isHexString, keccak256, recoverAddress, Signature, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
-import { parseAccountXpub } from './xpub.js';
+import { assertIndex, parseAccountXpub } from '@gw/chain-evm';
 
 /** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
 export const TRON_MESSAGE_PREFIX = '\x19TRON Signed Message:\n';
@@ -25,11 +25,6 @@ export function tronMessageHash(message: string): string {
   return keccak256(concat([toUtf8Bytes(TRON_MESSAGE_PREFIX), toUtf8Bytes(String(bytes.length)), bytes]));
 }
 
-function assertIndex(index: number): void {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) {
-    throw coreErrors.validation_error({ message: `Address index must be an integer in [0, 2^31); got ${index}.` });
-  }
-}
 
 /**
  * TRON adapter: BIP44 m/44'/195'/account'/0/i T-addresses, `tron:` payment URIs and TIP-191

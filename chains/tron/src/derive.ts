@@ -1,6 +1,5 @@
-import { coreErrors } from '@gw/kernel';
-import { getBytes, HDNodeVoidWallet, HDNodeWallet } from 'ethers';
-import { base58checkDecode, base58checkEncode } from './xpub.js';
+import { getBytes } from 'ethers';
+import { base58checkDecode, base58checkEncode, receiveChainOf } from '@gw/chain-evm';
 
 /** SLIP-44 coin type of TRON. */
 export const TRON_COIN_TYPE = 195;
@@ -21,25 +20,6 @@ export function isTronAddress(address: string): boolean {
   if (typeof address !== 'string' || address.length !== 34 || !address.startsWith('T')) return false;
   const payload = base58checkDecode(address);
   return payload !== undefined && payload.length === 21 && payload[0] === TRON_ADDRESS_PREFIX;
-}
-
-const receiveChains = new Map<string, { chain: HDNodeVoidWallet; account: number }>();
-
-function receiveChainOf(canonical: string): { chain: HDNodeVoidWallet; account: number } {
-  let entry = receiveChains.get(canonical);
-  if (!entry) {
-    let node: HDNodeVoidWallet | HDNodeWallet;
-    try {
-      node = HDNodeWallet.fromExtendedKey(canonical);
-    } catch (cause) {
-      throw coreErrors.invalid_xpub_format({ message: 'The extended key does not hold a valid public key.', cause });
-    }
-    if (!(node instanceof HDNodeVoidWallet)) throw coreErrors.invalid_xpub_format({ message: 'Expected a public extended key.' });
-    entry = { chain: node.deriveChild(0), account: node.index - 0x80000000 };
-    if (receiveChains.size > 256) receiveChains.clear();
-    receiveChains.set(canonical, entry);
-  }
-  return entry;
 }
 
 /** T-address and path of receive index `index` (m/44'/195'/account'/0/index). Pure. */

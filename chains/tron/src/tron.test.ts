@@ -3,7 +3,7 @@ import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb, Trx } from 'tronweb';
 import type { AppError, ChainAdapterDeps } from '@gw/kernel';
 import { tronChain } from './index.js';
-import { base58checkDecode, base58checkEncode } from './xpub.js';
+import { base58checkDecode, base58checkEncode } from '@gw/chain-evm';
 
 const adapter = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tronChain.definition);
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
