@@ -1,3 +1,5 @@
+import { coreErrors } from './errors/core-errors.js';
+
 /**
  * The chain half of the kernel: `defineChain()` and the `ChainAdapter` contract.
  *
@@ -246,4 +248,41 @@ export function networkFor(definition: ChainDefinition, kind: ProjectKind): Netw
 /** Looks up a coin of a chain; undefined when the chain does not carry it. */
 export function coinOf(definition: ChainDefinition, coin: CoinId): CoinDefinition | undefined {
   return definition.coins.find((c) => c.id === coin);
+}
+
+/** Highest receive index of a chain: its declared limit, else the BIP32 non-hardened 2^31 - 1. */
+export function maxAddressIndexOf(definition: ChainDefinition): number {
+  return definition.maxAddressIndex ?? 0x7fffffff;
+}
+
+/** Throws `validation_error` unless `index` is an integer in [0, maxAddressIndexOf(definition)]. */
+export function assertAddressIndex(definition: ChainDefinition, index: number): void {
+  const max = maxAddressIndexOf(definition);
+  if (!Number.isSafeInteger(index) || index < 0 || index > max) {
+    throw coreErrors.validation_error({ message: `Address index must be an integer in [0, ${max}] for ${definition.id}; got ${index}.` });
+  }
+}
+
+/** Throws `validation_error` unless `key` was parsed by this chain's adapter. */
+export function assertKeyOfChain(definition: ChainDefinition, key: AccountKey): void {
+  if (key.chain !== definition.id) {
+    throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
+  }
+}
+
+/**
+ * The checks every `paymentUri` starts with: the coin is carried by the chain (`invalid_coin`),
+ * the amount is not negative, and for a token the contract (or jetton master) on the network the
+ * input's kind resolves to (`validation_error` when the coin has none there). `contract` is
+ * undefined for the native coin.
+ */
+export function paymentUriCoin(definition: ChainDefinition, input: PaymentUriInput): { coin: CoinDefinition; contract: string | undefined } {
+  const coin = coinOf(definition, input.coin);
+  if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+  if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
+  if (!coin.contracts) return { coin, contract: undefined };
+  const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
+  const contract = coin.contracts[networkId];
+  if (!contract) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkId}.` });
+  return { coin, contract };
 }

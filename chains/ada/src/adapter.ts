@@ -1,7 +1,9 @@
 import { createPublicKey, verify } from 'node:crypto';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import {
-  coinOf,
+  assertAddressIndex,
+  assertKeyOfChain,
+  paymentUriCoin,
   coreErrors,
   fromBaseUnits,
   type AccountKey,
@@ -100,17 +102,10 @@ export function sigStructure(protectedBytes: Uint8Array, payload: Uint8Array): U
  * `web+cardano:` URIs, and CIP-8/CIP-30 `signData` ownership proofs.
  */
 export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const checkKey = (key: AccountKey): void => {
-    if (key.chain !== definition.id) bad(`Key belongs to chain ${key.chain}, not ${definition.id}.`);
-  };
-  const assertIndex = (index: number): void => {
-    if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) {
-      bad(`Address index must be an integer in [0, 2^31); got ${index}.`);
-    }
-  };
+  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
   const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
     checkKey(key);
-    assertIndex(index);
+    assertAddressIndex(definition, index);
     return { index, ...deriveAdaAddress(key.canonical, key.network, index) };
   };
 
@@ -141,10 +136,8 @@ export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
 
     /** CIP-13: `web+cardano:<address>?amount=<decimal ada>`. */
     paymentUri(input: PaymentUriInput): string {
-      const coin = coinOf(definition, input.coin);
-      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      const { coin } = paymentUriCoin(definition, input);
       if (!isValidAddress(input.address, input.network)) bad('Not a valid Cardano address for this network.');
-      if (input.amountUnits < 0n) bad('Amount must not be negative.');
       const query = input.amountUnits > 0n ? `?amount=${fromBaseUnits(input.amountUnits, coin.decimals)}` : '';
       return `web+cardano:${input.address}${query}`;
     },

@@ -2,7 +2,9 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import { Verifier } from 'bip322-js';
 import {
-  coinOf,
+  assertAddressIndex,
+  assertKeyOfChain,
+  paymentUriCoin,
   coreErrors,
   fromBaseUnits,
   type AccountKey,
@@ -20,12 +22,6 @@ bitcoin.initEccLib(ecc);
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-export function assertIndex(index: number): void {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) {
-    throw coreErrors.validation_error({ message: `Address index must be an integer in [0, 2^31); got ${index}.` });
-  }
-}
-
 /**
  * Bitcoin adapter: BIP84 native-segwit (P2WPKH) receive addresses, BIP21 URIs, and ownership proofs
  * by BIP-322 "simple" signatures or legacy BIP-137 message signatures.
@@ -37,15 +33,11 @@ export function createBtcAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     return { chain: definition.id, network, input: trimmed, canonical };
   };
 
-  const checkKey = (key: AccountKey): void => {
-    if (key.chain !== definition.id) {
-      throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
-    }
-  };
+  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
 
   const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
     checkKey(key);
-    assertIndex(index);
+    assertAddressIndex(definition, index);
     return { index, ...deriveBtcAddress(key.canonical, key.network, index) };
   };
 
@@ -66,13 +58,11 @@ export function createBtcAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     isValidAddress,
 
     paymentUri(input: PaymentUriInput): string {
-      const coin = coinOf(definition, input.coin);
-      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      const { coin } = paymentUriCoin(definition, input);
       if (!isValidAddress(input.address, input.network)) {
         throw coreErrors.validation_error({ message: 'Not a valid Bitcoin address for this network.' });
       }
       const params: string[] = [];
-      if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
       if (input.amountUnits > 0n) params.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);
       if (input.label) params.push(`label=${encodeURIComponent(input.label)}`);
       if (input.memo) params.push(`message=${encodeURIComponent(input.memo)}`);

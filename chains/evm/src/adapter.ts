@@ -1,5 +1,7 @@
 import {
-  coinOf,
+  assertAddressIndex,
+  assertKeyOfChain,
+  paymentUriCoin,
   coreErrors,
   networkFor,
   type AccountKey,
@@ -16,12 +18,6 @@ import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
 import { parseAccountXpub } from './xpub.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-export function assertIndex(index: number): void {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= 0x80000000) {
-    throw coreErrors.validation_error({ message: `Address index must be an integer in [0, 2^31); got ${index}.` });
-  }
-}
 
 /** True for a 0x-prefixed 20-byte hex address whose mixed case, if any, is a valid EIP-55 checksum. */
 export function isEvmAddress(address: string): boolean {
@@ -45,15 +41,11 @@ export function evmChainIdOf(definition: ChainDefinition, network: NetworkKind):
  * EIP-681 payment URIs with the definition's chain ids, and EIP-191 `personal_sign` ownership proofs.
  */
 export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const checkKey = (key: AccountKey): void => {
-    if (key.chain !== definition.id) {
-      throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
-    }
-  };
+  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
 
   const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
     checkKey(key);
-    assertIndex(index);
+    assertAddressIndex(definition, index);
     return { index, ...deriveEvmAddress(key.canonical, index) };
   };
 
@@ -73,20 +65,13 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     },
 
     paymentUri(input: PaymentUriInput): string {
-      const coin = coinOf(definition, input.coin);
-      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      const { contract } = paymentUriCoin(definition, input);
       if (!isEvmAddress(input.address)) throw coreErrors.validation_error({ message: 'Not a valid EVM address.' });
-      if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
       const chainId = evmChainIdOf(definition, input.network);
       const to = getAddress(input.address);
-      if (!coin.contracts) {
+      if (contract === undefined) {
         const query = input.amountUnits > 0n ? `?value=${input.amountUnits.toString()}` : '';
         return `ethereum:${to}@${chainId}${query}`;
-      }
-      const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
-      const contract = coin.contracts[networkId];
-      if (!contract) {
-        throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkId}.` });
       }
       return `ethereum:${getAddress(contract)}@${chainId}/transfer?address=${to}&uint256=${input.amountUnits.toString()}`;
     },

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
-  coinOf,
+  assertKeyOfChain,
+  paymentUriCoin,
   coreErrors,
-  networkFor,
   type AccountKey,
   type ChainAdapter,
   type ChainAdapterDeps,
@@ -102,11 +102,7 @@ function parseProof(signature: string): TonSignDataProof {
  * index), ton://transfer URIs with memo, and TON Connect signData ownership proofs.
  */
 export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const checkKey = (key: AccountKey): void => {
-    if (key.chain !== definition.id) {
-      throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
-    }
-  };
+  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
 
   const isValidAddress = (address: string, network: NetworkKind): boolean => {
     if (typeof address !== 'string' || address.length === 0 || address.length > 80) return false;
@@ -145,17 +141,10 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
      * ton://transfer/<address>?jetton=<master>&amount=<jetton units>&text=<memo> (Tonkeeper deeplinks).
      */
     paymentUri(input: PaymentUriInput): string {
-      const coin = coinOf(definition, input.coin);
-      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      const { contract: master } = paymentUriCoin(definition, input);
       if (!isValidAddress(input.address, input.network)) throw coreErrors.validation_error({ message: 'Not a valid TON address for this network.' });
-      if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
       const params: string[] = [];
-      if (coin.contracts) {
-        const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
-        const master = coin.contracts[networkId];
-        if (!master) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no jetton master on ${networkId}.` });
-        params.push(`jetton=${master}`);
-      }
+      if (master !== undefined) params.push(`jetton=${master}`);
       params.push(`amount=${input.amountUnits.toString()}`);
       if (input.memo) params.push(`text=${encodeURIComponent(input.memo)}`);
       return `ton://transfer/${input.address}?${params.join('&')}`;

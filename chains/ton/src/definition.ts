@@ -1,4 +1,5 @@
 import type { ChainDefinition } from '@gw/kernel';
+import { TON_MAX_SUBWALLET } from './derive.js';
 
 /** TON: plain data. Sources: docs/chains-sources.md. */
 export const tonDefinition: ChainDefinition = {
@@ -33,6 +34,6 @@ export const tonDefinition: ChainDefinition = {
     gapLimitApplies: false,
   },
   accountPath: { mainnet: "m/44'/607'/0'", testnet: "m/44'/607'/0'" },
-  // V5R1 subwallet numbers are 15-bit (see derive.ts TON_MAX_SUBWALLET).
-  maxAddressIndex: 0x7fff,
+  // V5R1 subwallet numbers are 15-bit.
+  maxAddressIndex: TON_MAX_SUBWALLET,
 };

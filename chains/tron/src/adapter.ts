@@ -1,8 +1,9 @@
 import {
-  coinOf,
+  assertAddressIndex,
+  assertKeyOfChain,
+  paymentUriCoin,
   coreErrors,
   fromBaseUnits,
-  networkFor,
   type AccountKey,
   type ChainAdapter,
   type ChainAdapterDeps,
@@ -14,7 +15,7 @@ import {
 } from '@gw/kernel';
 import { concat, isHexString, keccak256, recoverAddress, Signature, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
-import { assertIndex, parseAccountXpub } from '@gw/chain-evm';
+import { parseAccountXpub } from '@gw/chain-evm';
 
 /** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
 export const TRON_MESSAGE_PREFIX = '\x19TRON Signed Message:\n';
@@ -31,14 +32,10 @@ export function tronMessageHash(message: string): string {
  * (`signMessageV2`) ownership proofs.
  */
 export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const checkKey = (key: AccountKey): void => {
-    if (key.chain !== definition.id) {
-      throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
-    }
-  };
+  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
   const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
     checkKey(key);
-    assertIndex(index);
+    assertAddressIndex(definition, index);
     return { index, ...deriveTronAddress(key.canonical, index) };
   };
 
@@ -63,17 +60,10 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
      * wallets' QR scanners accept (address first, decimal amount).
      */
     paymentUri(input: PaymentUriInput): string {
-      const coin = coinOf(definition, input.coin);
-      if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+      const { coin, contract } = paymentUriCoin(definition, input);
       if (!isTronAddress(input.address)) throw coreErrors.validation_error({ message: 'Not a valid TRON address.' });
-      if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
       const params: string[] = [];
-      if (coin.contracts) {
-        const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
-        const contract = coin.contracts[networkId];
-        if (!contract) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkId}.` });
-        params.push(`token=${contract}`);
-      }
+      if (contract !== undefined) params.push(`token=${contract}`);
       if (input.amountUnits > 0n) params.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);
       return `tron:${input.address}${params.length ? `?${params.join('&')}` : ''}`;
     },

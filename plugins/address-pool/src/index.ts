@@ -54,4 +54,3 @@ export { AddressPoolService, type Allocation, type AllocationMode } from './serv
 export { PoolReplenisher, type ReplenishReport } from './services/pool-replenisher.js';
 export { PoolStatusService, type PoolStatus } from './services/pool-status.js';
 export { REPLENISH_JOB, type ReplenishJobData } from './job-names.js';
-export { maxAddressIndex } from './max-index.js';

@@ -3,7 +3,7 @@ import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import type { AddressPoolConfig } from '../config.js';
-import { maxAddressIndex } from '../max-index.js';
+import { maxAddressIndexOf } from '@gw/kernel';
 import { PoolAddress } from '../models/pool-address.js';
 import { lockPool } from './pool-lock.js';
 
@@ -59,7 +59,7 @@ export class PoolReplenisher {
   private async replenishWallet(wallet: VerifiedWallet): Promise<ReplenishReport> {
     const adapter = this.deps.chains.get(wallet.chain);
     const config = this.deps.addressPoolConfig;
-    const highestIndex = maxAddressIndex(adapter.definition);
+    const highestIndex = maxAddressIndexOf(adapter.definition);
     const requiresActivation = adapter.definition.capabilities.requiresActivation;
     return this.deps.db.transaction(async (trx) => {
       await lockPool(trx, wallet.id);

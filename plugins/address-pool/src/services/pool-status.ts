@@ -2,7 +2,7 @@ import type { ChainId, ChainRegistry } from '@gw/kernel';
 import type { WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
-import { maxAddressIndex } from '../max-index.js';
+import { maxAddressIndexOf } from '@gw/kernel';
 import { PoolAddress } from '../models/pool-address.js';
 
 /** Counts and gap of one pool (the current verified wallet of a project's chain). */
@@ -96,7 +96,7 @@ export class PoolStatusService {
         highest_used_index: a.highest_used_index,
         gap: Math.max(0, a.highest_allocated_index - a.highest_used_index),
         gap_limit_applies: definition.capabilities.gapLimitApplies,
-        hard_cap: Math.min(this.deps.addressPoolConfig.hardCap, maxAddressIndex(definition) + 1),
+        hard_cap: Math.min(this.deps.addressPoolConfig.hardCap, maxAddressIndexOf(definition) + 1),
         target_free: this.deps.addressPoolConfig.targetFree,
         awaiting_activation: awaiting,
       });
