@@ -1,5 +1,6 @@
 import { PROJECT_KINDS, type CliCommand, type CliFlag, type ProjectKind } from '@gw/kernel';
 import { CLI_ACTOR } from './actor.js';
+import { tenancyErrors } from './errors.js';
 import { PAT_SCOPES } from './scopes.js';
 
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -35,7 +36,6 @@ export const tenancyCommands: CliCommand[] = [
       const operators = await cradle.tenancyOperators.list();
       const target = flags['operator'] ? String(flags['operator']) : operators.length === 1 ? operators[0]!.id : undefined;
       if (!target) {
-        const { tenancyErrors } = await import('./errors.js');
         throw operators.length === 0 ? tenancyErrors.operator_not_found({ message: 'No operator exists yet.' }) : tenancyErrors.operator_required();
       }
       return { operator: await cradle.tenancyOperators.setSubscription(target, flags['status'] as 'active' | 'expired', CLI_ACTOR) };
