@@ -23,7 +23,11 @@ if (!adminUrl) {
 const template = `gw_test_template_${process.pid}`;
 const admin = new pg.Client({ connectionString: adminUrl });
 await admin.connect();
+// Leftovers of earlier runs that died: every test database name carries its run's pid, and runs
+// that are still alive (several may share one server) keep theirs.
 for (const row of (await admin.query(`select datname from pg_database where datname like 'gw_test_%'`)).rows as { datname: string }[]) {
+  const owner = /^gw_test_(?:template_)?(\d+)(?:_|$)/.exec(row.datname)?.[1];
+  if (owner && isAlive(Number(owner))) continue;
   await admin.query(`drop database if exists ${row.datname} with (force)`);
 }
 await admin.query(`create database ${template}`);
@@ -45,7 +49,7 @@ const args = process.argv.slice(2);
 const code = await new Promise<number>((resolve) => {
   const child = spawn(process.execPath, ['node_modules/ava/entrypoints/cli.mjs', ...args], {
     stdio: 'inherit',
-    env: { ...process.env, GW_TEST_ADMIN_URL: adminUrl, GW_TEST_TEMPLATE: template },
+    env: { ...process.env, GW_TEST_ADMIN_URL: adminUrl, GW_TEST_TEMPLATE: template, GW_TEST_RUN: String(process.pid) },
   });
   child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
 });
@@ -53,3 +57,12 @@ await admin.query(`drop database if exists ${template} with (force)`).catch(() =
 await admin.end();
 await embedded?.stop();
 process.exit(code);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

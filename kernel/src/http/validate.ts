@@ -8,7 +8,7 @@ import { coreErrors } from '../errors/core-errors.js';
  */
 export function validateInput<T>(schema: TSchema, value: unknown, where: 'body' | 'query' | 'params', coerce: boolean): T {
   let candidate = value;
-  if (coerce) candidate = Value.Convert(schema, Value.Clone(value));
+  if (coerce) candidate = restoreNonIntegers(schema, value, Value.Convert(schema, Value.Clone(value)));
   candidate = Value.Default(schema, candidate);
   const errors = [...Value.Errors(schema, candidate)];
   if (errors.length === 0) return candidate as T;
@@ -35,4 +35,19 @@ export function validateInput<T>(schema: TSchema, value: unknown, where: 'body' 
     message: `${name} ${first.message}`,
     details: { field: name, issues: issues.map((i) => ({ ...i, field: i.field === '' ? where : i.field })) },
   });
+}
+
+/**
+ * TypeBox's conversion truncates "1.5" to an integer; a query or path value that is not written as
+ * a whole number must fail validation instead, so the raw string is put back.
+ */
+function restoreNonIntegers(schema: TSchema, raw: unknown, converted: unknown): unknown {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  if (!properties || typeof raw !== 'object' || raw === null || typeof converted !== 'object' || converted === null) return converted;
+  const result = { ...(converted as Record<string, unknown>) };
+  for (const [name, property] of Object.entries(properties)) {
+    const original = (raw as Record<string, unknown>)[name];
+    if (property.type === 'integer' && typeof original === 'string' && !/^[+-]?\d+$/.test(original.trim())) result[name] = original;
+  }
+  return result;
 }

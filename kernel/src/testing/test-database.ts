@@ -17,7 +17,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = process.env['GW_TEST_ADMIN_URL'] ?? process.env['DATABASE_URL'];
   if (!adminUrl) throw new Error('No test database server: run the tests with `pnpm test` (or set DATABASE_URL).');
   const template = process.env['GW_TEST_TEMPLATE'];
-  const name = `gw_test_${randomBytes(6).toString('hex')}`;
+  // The run's pid in the name lets `scripts/test.ts` tell a live run's databases from leftovers.
+  const name = `gw_test_${process.env['GW_TEST_RUN'] ?? process.pid}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
