@@ -8,6 +8,8 @@ import { PoolAddress } from '../models/pool-address.js';
 import { lockPool } from './pool-lock.js';
 
 /** What one replenish run did to one pool. */
+const INSERT_CHUNK_ROWS = 1000;
+
 export interface ReplenishReport {
   readonly projectId: string;
   readonly chain: ChainId;
@@ -89,7 +91,10 @@ export class PoolReplenisher {
           activated: !requiresActivation,
         });
       }
-      if (rows.length > 0) await trx(PoolAddress.tableName).insert(rows).onConflict(['wallet_id', 'derivation_index']).ignore();
+      // PostgreSQL takes at most 65,535 bind parameters per statement (nine per row here).
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+        await trx(PoolAddress.tableName).insert(rows.slice(start, start + INSERT_CHUNK_ROWS)).onConflict(['wallet_id', 'derivation_index']).ignore();
+      }
       return {
         projectId: wallet.projectId,
         chain: wallet.chain,
