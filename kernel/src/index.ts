@@ -11,6 +11,8 @@ export * from './db/index.js';
 export * from './jobs/index.js';
 export type { Authenticator, AuthContext, ProjectPrincipal } from './http/authenticator.js';
 export * from './http/route.js';
+export * from './http/openapi.js';
+export { OPENAPI_PATH, API_REFERENCE_PATH } from './http/openapi-routes.js';
 export type { Metrics } from './http/metrics.js';
 export * from './http/request-signature.js';
 export * from './rate-limit/rate-limiter.js';

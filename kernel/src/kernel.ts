@@ -30,6 +30,7 @@ import { mountRoutes } from './http/mount-routes.js';
 import type { Authenticator } from './http/authenticator.js';
 import type { RouteDefinition } from './http/route.js';
 import { systemRoutes } from './http/system-routes.js';
+import { openApiRoutes } from './http/openapi-routes.js';
 import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
 
@@ -251,6 +252,8 @@ export function createKernel(options: KernelOptions): Kernel {
           }
         }
         routes.push(...systemRoutes(cradle, { isAccepting: () => accepting }));
+        // The document is built from `routes` on first request, so it covers the plugin routes below.
+        routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
         for (const { plugin } of loaded) routes.push(...(plugin.routes?.(cradle) ?? []));
         app = buildApp(authenticators);
         await listen(app);

@@ -56,6 +56,13 @@ export interface RouteDefinition<
   readonly method: HttpMethod;
   /** Koa-router path, e.g. `/api/v1/invoices/:id`. */
   readonly path: string;
+  /**
+   * OpenAPI `operationId`; default derived from method and path (`GET /api/v1/invoices/:id` →
+   * `getInvoicesById`). Give one only to keep an id stable across a path change.
+   */
+  readonly operationId?: string;
+  /** Leave the route out of the OpenAPI document (static assets of the API reference page). */
+  readonly hidden?: boolean;
   readonly summary: string;
   readonly description?: string;
   readonly tags?: readonly string[];
@@ -65,7 +72,10 @@ export interface RouteDefinition<
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
-  /** Response schemas by status, for documentation and response tests. */
+  /**
+   * Response schemas by status, for documentation and response tests. Bodies are JSON unless the
+   * schema is a string schema with `contentMediaType` (e.g. `text/html`).
+   */
   readonly responses?: Readonly<Record<number, TSchema>>;
   /** Error codes this route may return beyond the authentication errors, for documentation. */
   readonly errors?: readonly string[];

@@ -1,5 +1,14 @@
+import Type from 'typebox';
 import type { Cradle } from '../container.js';
 import type { RouteDefinition } from './route.js';
+
+const ReadinessBody = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
+    checks: Type.Object({ database: Type.Boolean(), jobs: Type.Boolean(), accepting: Type.Boolean() }, { additionalProperties: false }),
+  },
+  { additionalProperties: false, description: 'Each check and the overall verdict; 503 unless all pass.' },
+);
 
 /**
  * Liveness, readiness and metrics. `/readyz` answers 503 while the database or pg-boss cannot be
@@ -13,6 +22,7 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean }):
       summary: 'Liveness: the process is up.',
       tags: ['system'],
       auth: 'none',
+      responses: { 200: Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false, description: 'The process is up.' }) },
       handler: async () => ({ body: { status: 'ok' } }),
     },
     {
@@ -21,6 +31,7 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean }):
       summary: 'Readiness: database and job queue reachable, not draining.',
       tags: ['system'],
       auth: 'none',
+      responses: { 200: ReadinessBody, 503: ReadinessBody },
       handler: async () => {
         const [database, jobs] = await Promise.all([
           cradle.db.raw('select 1').then(() => true, () => false),
@@ -40,6 +51,7 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean }):
       summary: 'Prometheus metrics.',
       tags: ['system'],
       auth: 'none',
+      responses: { 200: Type.String({ contentMediaType: 'text/plain', description: 'Prometheus text exposition format.' }) },
       handler: async () => ({
         headers: { 'Content-Type': cradle.metrics.registry.contentType },
         body: await cradle.metrics.registry.metrics(),
