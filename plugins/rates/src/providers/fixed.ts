@@ -1,0 +1,37 @@
+import type { Asset } from '../assets.js';
+import { parseRate } from '../decimal.js';
+import type { ProviderRate, RateProvider } from './provider.js';
+
+/**
+ * Operator-set rates from config (`plugins.rates.fixed`), stamped with the time they are asked
+ * for, so they never go stale. For offline development, or as an explicit last resort.
+ */
+export class FixedProvider implements RateProvider {
+  readonly id = 'fixed';
+  private readonly rates = new Map<Asset, string>();
+
+  constructor(
+    rates: Readonly<Partial<Record<Asset, string>>>,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    for (const [asset, text] of Object.entries(rates) as [Asset, string | undefined][]) {
+      const rate = text === undefined ? undefined : parseRate(text);
+      if (rate !== undefined) this.rates.set(asset, rate);
+    }
+  }
+
+  /** Whether any rate is configured. */
+  get configured(): boolean {
+    return this.rates.size > 0;
+  }
+
+  async fetch(assets: readonly Asset[]): Promise<Map<Asset, ProviderRate>> {
+    const at = this.now();
+    const out = new Map<Asset, ProviderRate>();
+    for (const asset of assets) {
+      const rate = this.rates.get(asset);
+      if (rate !== undefined) out.set(asset, { rate, at });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,268 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { coreErrors, type CoinId } from '@gw/kernel';
+import { ASSETS, assetOf, type Asset } from '../assets.js';
+import type { RatesConfig } from '../config.js';
+import { rateUnavailable } from '../errors.js';
+import type { RatesFetchCounter } from '../metrics.js';
+import { CoinGeckoProvider } from '../providers/coingecko.js';
+import { FixedProvider } from '../providers/fixed.js';
+import { KrakenProvider } from '../providers/kraken.js';
+import type { ProviderRate, RateProvider } from '../providers/provider.js';
+import { RateStore, type StoredQuote } from './rate-store.js';
+
+/**
+ * A USD exchange rate for one asset, as snapshotted on an invoice (`rate_snapshot`).
+ */
+export interface RateQuote {
+  /** Provider id that produced the price: `coingecko`, `kraken`, `fixed`. */
+  readonly source: string;
+  /** Asset symbol, e.g. `BTC`, `USDT` (every USDT coin has the same base). */
+  readonly base: string;
+  /** Always `USD`. */
+  readonly quote: 'USD';
+  /** `<base>/USD`, e.g. `BTC/USD`. */
+  readonly pair: string;
+  /**
+   * USD per 1 whole unit of the asset as a plain decimal string without exponent, e.g.
+   * `"97123.45"`, `"0.99973"`. Exact as the provider sent it (trailing zeros dropped); never do
+   * arithmetic on it as a JavaScript number.
+   */
+  readonly rate: string;
+  /** When the provider produced the price (its own timestamp when it gives one, else fetch time). */
+  readonly fetchedAt: Date;
+}
+
+/** Outcome of one provider in a refresh. */
+export interface ProviderRefresh {
+  readonly provider: string;
+  readonly ok: boolean;
+  /** Assets the provider priced and that were stored. */
+  readonly assets: readonly Asset[];
+  readonly error?: string;
+}
+
+/** One cached row as the CLI shows it. */
+export interface CachedQuoteView {
+  readonly asset: Asset;
+  readonly pair: string;
+  readonly source: string;
+  readonly rate: string;
+  readonly fetched_at: string;
+  readonly age_seconds: number;
+  /** Within `maxAgeSeconds` and from a provider of the current order. */
+  readonly usable: boolean;
+  /** The quote `quote()` would return now for this asset. */
+  readonly selected: boolean;
+}
+
+export interface RateServiceDeps {
+  readonly db: Knex;
+  readonly logger: Logger;
+  readonly config: RatesConfig;
+  readonly fetchCounter?: RatesFetchCounter;
+  /** Replaces the providers built from config (tests). */
+  readonly providers?: readonly RateProvider[];
+  readonly now?: () => Date;
+}
+
+/**
+ * USD quotes for the fifteen coins.
+ *
+ * `quote(coin)` answers from, in order: a memo of a few seconds in this process; the shared cache
+ * in PostgreSQL (`rates_quotes`), taking the first provider in preference order whose quote is at
+ * most `maxAgeSeconds` old; a synchronous fetch from the providers in the same order, first fresh
+ * answer wins (every asset of the answer is stored). Concurrent callers share one fetch per asset
+ * and one request per provider. When all of that fails it throws the rate-unavailable error (500
+ * `internal_error`, see `isRateUnavailable`). The `rates.refresh` job calls `refresh()` every minute
+ * so requests normally hit the cache.
+ */
+export class RateService {
+  /** Providers in order of preference. */
+  readonly providers: readonly RateProvider[];
+  private readonly store: RateStore;
+  private readonly logger: Logger;
+  private readonly config: RatesConfig;
+  private readonly now: () => Date;
+  private readonly memo = new Map<Asset, { quote: RateQuote; until: number }>();
+  private readonly pendingQuotes = new Map<Asset, Promise<RateQuote>>();
+  private readonly pendingFetches = new Map<string, Promise<ReadonlyMap<Asset, ProviderRate>>>();
+  private readonly cooldownUntil = new Map<string, number>();
+
+  constructor(private readonly deps: RateServiceDeps) {
+    this.config = deps.config;
+    this.logger = deps.logger;
+    this.now = deps.now ?? (() => new Date());
+    this.store = new RateStore(deps.db);
+    this.providers = deps.providers ?? providersFromConfig(deps.config, this.now);
+  }
+
+  /**
+   * The USD rate of `coin`'s asset (USDT for `usdt_trc20`, and so on).
+   *
+   * @throws AppError 400 `invalid_coin` for a string that is not a coin id.
+   * @throws AppError 500 `internal_error` with `details: { reason: 'rate_unavailable', asset }` and
+   *   `retryAfter` when no provider gave a fresh price and no cached quote is fresh enough.
+   */
+  async quote(coin: CoinId): Promise<RateQuote> {
+    const asset = assetOf(coin);
+    if (!asset) throw coreErrors.invalid_coin({ message: `Unknown coin "${coin}".` });
+    return this.quoteAsset(asset);
+  }
+
+  /** The USD rate of an asset; see {@link quote}. */
+  async quoteAsset(asset: Asset): Promise<RateQuote> {
+    const memo = this.memo.get(asset);
+    if (memo && memo.until > this.now().getTime() && this.isFresh(memo.quote.fetchedAt)) return memo.quote;
+    const cached = this.select(await this.store.read(asset));
+    if (cached) return this.remember(cached);
+    let pending = this.pendingQuotes.get(asset);
+    if (!pending) {
+      pending = this.fetchQuote(asset).finally(() => this.pendingQuotes.delete(asset));
+      this.pendingQuotes.set(asset, pending);
+    }
+    return this.remember(await pending);
+  }
+
+  /**
+   * Fetches every asset from every provider now (concurrently) and stores the answers; failures
+   * are reported, not thrown. Used by the `rates.refresh` job and `rates refresh`.
+   */
+  async refresh(): Promise<{ providers: ProviderRefresh[] }> {
+    const settled = await Promise.allSettled(this.providers.map((provider) => this.fetchProvider(provider)));
+    this.memo.clear();
+    return {
+      providers: this.providers.map((provider, i): ProviderRefresh => {
+        const outcome = settled[i]!;
+        return outcome.status === 'fulfilled'
+          ? { provider: provider.id, ok: true, assets: [...outcome.value.keys()] }
+          : { provider: provider.id, ok: false, assets: [], error: (outcome.reason as Error).message };
+      }),
+    };
+  }
+
+  /** The cached quotes (of one asset or all) with their age, for operators. */
+  async cached(asset?: Asset): Promise<CachedQuoteView[]> {
+    const rows = await this.store.read(asset);
+    const now = this.now().getTime();
+    const selected = new Set<StoredQuote>();
+    for (const a of ASSETS) {
+      const row = this.selectRow(rows.filter((r) => r.asset === a));
+      if (row) selected.add(row);
+    }
+    return rows.map((row) => ({
+      asset: row.asset,
+      pair: `${row.asset}/USD`,
+      source: row.source,
+      rate: row.rate,
+      fetched_at: row.fetchedAt.toISOString(),
+      age_seconds: Math.max(0, Math.floor((now - row.fetchedAt.getTime()) / 1000)),
+      usable: this.isFresh(row.fetchedAt) && this.providers.some((p) => p.id === row.source),
+      selected: selected.has(row),
+    }));
+  }
+
+  private async fetchQuote(asset: Asset): Promise<RateQuote> {
+    const failures: string[] = [];
+    for (const provider of this.providers) {
+      const until = this.cooldownUntil.get(provider.id);
+      if (until !== undefined && until > this.now().getTime()) {
+        failures.push(`${provider.id}: skipped, failed less than ${this.config.failureCooldownSeconds} s ago`);
+        continue;
+      }
+      let rates: ReadonlyMap<Asset, ProviderRate>;
+      try {
+        rates = await this.fetchProvider(provider);
+      } catch (error) {
+        failures.push((error as Error).message);
+        continue;
+      }
+      const rate = rates.get(asset);
+      if (rate && this.isFresh(rate.at)) return quoteOf(provider.id, asset, rate.rate, rate.at);
+      failures.push(rate ? `${provider.id}: its ${asset} price is older than ${this.config.maxAgeSeconds} s` : `${provider.id}: no ${asset} price`);
+    }
+    // Another instance may have stored a fresh quote while these fetches ran.
+    const late = this.select(await this.store.read(asset));
+    if (late) return late;
+    this.logger.error({ asset, failures }, 'no USD rate available');
+    throw rateUnavailable(asset, this.config.maxAgeSeconds);
+  }
+
+  /** One request per provider at a time in this process, whoever asks (quotes or refresh). */
+  private fetchProvider(provider: RateProvider): Promise<ReadonlyMap<Asset, ProviderRate>> {
+    let pending = this.pendingFetches.get(provider.id);
+    if (!pending) {
+      pending = this.fetchAndStore(provider).finally(() => this.pendingFetches.delete(provider.id));
+      this.pendingFetches.set(provider.id, pending);
+    }
+    return pending;
+  }
+
+  private async fetchAndStore(provider: RateProvider): Promise<ReadonlyMap<Asset, ProviderRate>> {
+    let rates: Map<Asset, ProviderRate>;
+    try {
+      rates = await provider.fetch(ASSETS);
+    } catch (error) {
+      this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'error' });
+      if (this.config.failureCooldownSeconds > 0) this.cooldownUntil.set(provider.id, this.now().getTime() + this.config.failureCooldownSeconds * 1000);
+      this.logger.warn({ provider: provider.id, err: error }, 'rate provider failed');
+      throw error;
+    }
+    this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'ok' });
+    this.cooldownUntil.delete(provider.id);
+    try {
+      await this.store.write(provider.id, rates);
+    } catch (error) {
+      // The caller can still use the answer; the next refresh stores it again.
+      this.logger.error({ provider: provider.id, err: error }, 'could not store rates');
+    }
+    return rates;
+  }
+
+  private select(rows: readonly StoredQuote[]): RateQuote | undefined {
+    const row = this.selectRow(rows);
+    return row && quoteOf(row.source, row.asset, row.rate, row.fetchedAt);
+  }
+
+  /** The first provider in preference order with a fresh row (rows of one asset). */
+  private selectRow(rows: readonly StoredQuote[]): StoredQuote | undefined {
+    for (const provider of this.providers) {
+      const row = rows.find((r) => r.source === provider.id);
+      if (row && this.isFresh(row.fetchedAt)) return row;
+    }
+    return undefined;
+  }
+
+  private isFresh(at: Date): boolean {
+    return this.now().getTime() - at.getTime() <= this.config.maxAgeSeconds * 1000;
+  }
+
+  private remember(quote: RateQuote): RateQuote {
+    if (this.config.memoSeconds > 0) this.memo.set(quote.base as Asset, { quote, until: this.now().getTime() + this.config.memoSeconds * 1000 });
+    return quote;
+  }
+}
+
+/**
+ * The providers of a config in preference order: `providers` as listed, then `fixed` when it has
+ * rates and is not listed (a last resort that keeps amount_usd invoices working offline).
+ */
+export function providersFromConfig(config: RatesConfig, now: () => Date = () => new Date()): RateProvider[] {
+  const fixed = new FixedProvider(config.fixed, now);
+  const order = [...config.providers];
+  if (fixed.configured && !order.includes('fixed')) order.push('fixed');
+  return order.map((id) => {
+    switch (id) {
+      case 'coingecko':
+        return new CoinGeckoProvider(config.coingecko, now);
+      case 'kraken':
+        return new KrakenProvider(config.kraken, now);
+      case 'fixed':
+        return fixed;
+    }
+  });
+}
+
+function quoteOf(source: string, asset: Asset, rate: string, fetchedAt: Date): RateQuote {
+  return Object.freeze({ source, base: asset, quote: 'USD', pair: `${asset}/USD`, rate, fetchedAt });
+}

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import type { Asset } from '../assets.js';
+import { toPlainDecimal } from '../decimal.js';
+import type { ProviderRate } from '../providers/provider.js';
+
+/** One cached quote: the latest price of `asset` from `source`. */
+export interface StoredQuote {
+  readonly asset: Asset;
+  readonly source: string;
+  readonly rate: string;
+  readonly fetchedAt: Date;
+}
+
+/** The `rates_quotes` table: one row per (asset, source), shared by every process. */
+export class RateStore {
+  constructor(private readonly db: Knex) {}
+
+  /** Cached quotes, of one asset or all, ordered by asset then source. */
+  async read(asset?: Asset): Promise<StoredQuote[]> {
+    const query = this.db('rates_quotes').select('asset', 'source', this.db.raw('rate::text as rate'), 'fetched_at').orderBy([{ column: 'asset' }, { column: 'source' }]);
+    if (asset) query.where({ asset });
+    const rows = (await query) as { asset: Asset; source: string; rate: string; fetched_at: Date }[];
+    return rows.map((row) => ({ asset: row.asset, source: row.source, rate: toPlainDecimal(row.rate), fetchedAt: row.fetched_at }));
+  }
+
+  /**
+   * Stores a provider's answer. A row is only replaced by a quote at least as recent, so an instance
+   * finishing a slow fetch cannot overwrite a newer quote another instance stored meanwhile.
+   */
+  async write(source: string, rates: ReadonlyMap<Asset, ProviderRate>): Promise<void> {
+    if (rates.size === 0) return;
+    const values: string[] = [];
+    const bindings: unknown[] = [];
+    for (const [asset, { rate, at }] of rates) {
+      values.push('(?, ?, ?::numeric, ?, now())');
+      bindings.push(asset, source, rate, at);
+    }
+    await this.db.raw(
+      `insert into rates_quotes (asset, source, rate, fetched_at, updated_at) values ${values.join(', ')}
+       on conflict (asset, source) do update set rate = excluded.rate, fetched_at = excluded.fetched_at, updated_at = excluded.updated_at
+       where rates_quotes.fetched_at <= excluded.fetched_at`,
+      bindings as Knex.RawBinding[],
+    );
+  }
+}

@@ -1,0 +1,165 @@
+import test from 'ava';
+import { Value } from 'typebox/value';
+import {
+  ASSETS,
+  CoinGeckoProvider,
+  FixedProvider,
+  KrakenProvider,
+  ProviderError,
+  providersFromConfig,
+  RatesConfigSchema,
+  type RatesConfig,
+} from '@gw/plugin-rates';
+import { fixture, freshTimestamps, ProviderServer } from './provider-server.js';
+
+// Pure provider tests: each provider against the local stand-in, no database.
+let server: ProviderServer;
+test.before(async () => {
+  server = await ProviderServer.start();
+});
+test.after.always(async () => {
+  await server?.close();
+});
+test.beforeEach(() => {
+  server.set('ok', 'ok');
+});
+
+const NOW = new Date('2025-01-15T10:31:00.000Z'); // just after the recorded CoinGecko timestamps
+const clock = () => NOW;
+const coingecko = (extra: Partial<ConstructorParameters<typeof CoinGeckoProvider>[0]> = {}) =>
+  new CoinGeckoProvider({ baseUrl: server.coingeckoUrl, timeoutMs: 1_000, apiKeyType: 'demo', ...extra }, clock);
+const kraken = (extra: Partial<ConstructorParameters<typeof KrakenProvider>[0]> = {}) => new KrakenProvider({ baseUrl: server.krakenUrl, timeoutMs: 1_000, ...extra }, clock);
+
+test.serial('CoinGecko: every asset parsed to an exact decimal string with the provider time', async (t) => {
+  server.set('recorded-timestamps', 'ok');
+  const rates = await coingecko().fetch(ASSETS);
+  t.deepEqual(Object.fromEntries([...rates].map(([asset, r]) => [asset, r.rate])), {
+    BTC: '97123.45',
+    ETH: '3245.6789',
+    USDT: '0.999738',
+    USDC: '1',
+    TRX: '0.2468',
+    ADA: '0.9876543210123',
+    POL: '0.4567891234',
+    BNB: '712.3456789012',
+    TON: '5.4321',
+  });
+  t.is(rates.get('BTC')!.at.toISOString(), new Date(1736937012 * 1000).toISOString());
+  const request = server.requests.at(-1)!;
+  t.is(request.query.get('ids'), 'bitcoin,ethereum,tether,usd-coin,tron,cardano,polygon-ecosystem-token,binancecoin,the-open-network');
+  t.is(request.query.get('vs_currencies'), 'usd');
+  t.is(request.query.get('include_last_updated_at'), 'true');
+  t.is(request.headers['x-cg-demo-api-key'], undefined);
+});
+
+test.serial('CoinGecko: a timestamp ahead of our clock is clamped to now', async (t) => {
+  server.set('ok', 'ok'); // rewritten to the real current time, far ahead of the injected 2025 clock
+  const rates = await coingecko().fetch(['BTC']);
+  t.is(rates.get('BTC')!.at.getTime(), NOW.getTime());
+});
+
+test.serial('CoinGecko: exponent literals are expanded without rounding', async (t) => {
+  server.set({ status: 200, body: fixture('coingecko-exponent.json') }, 'ok');
+  const rates = await coingecko().fetch(['BTC', 'TRX', 'USDT', 'TON']);
+  t.is(rates.get('BTC')!.rate, '97123.45');
+  t.is(rates.get('TRX')!.rate, '0.2468');
+  t.is(rates.get('USDT')!.rate, '0.999738');
+  t.false(rates.has('TON'));
+});
+
+test.serial('CoinGecko: the API key goes in the demo or pro header', async (t) => {
+  await coingecko({ apiKey: 'CG-demo-key' }).fetch(['BTC']);
+  t.is(server.requests.at(-1)!.headers['x-cg-demo-api-key'], 'CG-demo-key');
+  await coingecko({ apiKey: 'CG-pro-key', apiKeyType: 'pro' }).fetch(['BTC']);
+  t.is(server.requests.at(-1)!.headers['x-cg-pro-api-key'], 'CG-pro-key');
+  t.is(server.requests.at(-1)!.headers['x-cg-demo-api-key'], undefined);
+});
+
+test.serial('CoinGecko: rate limiting, an empty answer and unusable prices are provider failures', async (t) => {
+  server.set({ status: 429, body: fixture('coingecko-rate-limited.json') }, 'ok');
+  const limited = await t.throwsAsync(coingecko().fetch(ASSETS), { instanceOf: ProviderError });
+  t.regex(limited.message, /^coingecko: HTTP 429/);
+  server.set({ status: 200, body: '{}' }, 'ok');
+  await t.throwsAsync(coingecko().fetch(ASSETS), { instanceOf: ProviderError, message: /no USD price/ });
+  server.set({ status: 200, body: freshTimestamps('{"bitcoin":{"usd":"97000","last_updated_at":1},"tron":{"usd":0,"last_updated_at":1},"tether":{"usd":-1}}') }, 'ok');
+  await t.throwsAsync(coingecko().fetch(['BTC', 'TRX', 'USDT']), { instanceOf: ProviderError, message: /no USD price/ });
+  server.set({ status: 200, body: '[1,2,3]' }, 'ok');
+  await t.throwsAsync(coingecko().fetch(['BTC']), { instanceOf: ProviderError, message: /not a JSON object/ });
+});
+
+test.serial('Kraken: legacy and plain pair keys, last trade price, fetch time', async (t) => {
+  const rates = await kraken().fetch(ASSETS);
+  t.deepEqual(Object.fromEntries([...rates].map(([asset, r]) => [asset, r.rate])), {
+    BTC: '97110.1',
+    ETH: '3245.8',
+    USDT: '0.99975',
+    USDC: '0.99995',
+    TRX: '0.24675',
+    ADA: '0.988',
+    POL: '0.4568',
+    TON: '5.432',
+  });
+  t.false(rates.has('BNB'), 'Kraken has no BNB/USD pair by default');
+  t.is(rates.get('ETH')!.at, NOW);
+  t.is(server.requests.at(-1)!.query.get('pair'), 'XBTUSD,ETHUSD,USDTUSD,USDCUSD,TRXUSD,ADAUSD,POLUSD,TONUSD');
+});
+
+test.serial('Kraken: a configured pair is requested and read under its own key', async (t) => {
+  const body = JSON.parse(fixture('kraken-ticker.json'));
+  body.result.BNBUSD = { a: ['712.50', '1', '1.000'], b: ['712.40', '1', '1.000'], c: ['712.45000', '0.1'], o: '700.00' };
+  server.set('ok', { status: 200, body: JSON.stringify(body) });
+  const rates = await kraken({ pairs: { BNB: 'BNBUSD' } }).fetch(['BTC', 'BNB']);
+  t.is(server.requests.at(-1)!.query.get('pair'), 'XBTUSD,BNBUSD');
+  t.is(rates.get('BNB')!.rate, '712.45');
+  t.is(rates.get('BTC')!.rate, '97110.1');
+  const none = new Map();
+  t.deepEqual(await kraken().fetch(['BNB']), none, 'no request for assets without a pair');
+});
+
+test.serial('Kraken: an error envelope or a malformed ticker is a provider failure', async (t) => {
+  server.set('ok', { status: 200, body: fixture('kraken-unknown-pair.json') });
+  await t.throwsAsync(kraken().fetch(ASSETS), { instanceOf: ProviderError, message: 'kraken: API error: EQuery:Unknown asset pair' });
+  server.set('ok', { status: 200, body: '{"error":[],"result":{"XXBTZUSD":{"c":[97110.1,"1"]}}}' });
+  await t.throwsAsync(kraken().fetch(['BTC']), { instanceOf: ProviderError, message: /no last-trade price/ });
+  server.set('ok', { status: 200, body: '{"result":{}}' });
+  await t.throwsAsync(kraken().fetch(['BTC']), { instanceOf: ProviderError, message: /not a Kraken API envelope/ });
+});
+
+test.serial('HTTP 500, a non-JSON body and a silent server are provider failures', async (t) => {
+  server.set('error500', 'malformed');
+  await t.throwsAsync(coingecko().fetch(['BTC']), { instanceOf: ProviderError, message: /^coingecko: HTTP 500/ });
+  await t.throwsAsync(kraken().fetch(['BTC']), { instanceOf: ProviderError, message: /^kraken: malformed JSON/ });
+  server.set('hang', 'hang');
+  await t.throwsAsync(coingecko({ timeoutMs: 300 }).fetch(['BTC']), { instanceOf: ProviderError, message: /no answer from .* within 300 ms/ });
+  await t.throwsAsync(kraken({ timeoutMs: 300 }).fetch(['BTC']), { instanceOf: ProviderError, message: /no answer from .* within 300 ms/ });
+});
+
+test.serial('an unreachable provider is a provider failure', async (t) => {
+  const closed = await ProviderServer.start();
+  const url = closed.coingeckoUrl;
+  await closed.close();
+  await t.throwsAsync(new CoinGeckoProvider({ baseUrl: url, timeoutMs: 1_000, apiKeyType: 'demo' }).fetch(['BTC']), {
+    instanceOf: ProviderError,
+    message: /request to .* failed: ECONNREFUSED/,
+  });
+});
+
+test('fixed: configured assets only, stamped with the time asked', async (t) => {
+  const fixed = new FixedProvider({ BTC: '65000.00', USDT: '1' }, clock);
+  const rates = await fixed.fetch(ASSETS);
+  t.deepEqual([...rates.keys()], ['BTC', 'USDT']);
+  t.deepEqual(rates.get('BTC'), { rate: '65000', at: NOW });
+  t.true(fixed.configured);
+  t.false(new FixedProvider({}).configured);
+});
+
+function config(patch: Record<string, unknown>): RatesConfig {
+  return Value.Default(RatesConfigSchema, structuredClone(patch)) as RatesConfig;
+}
+
+test('provider order: as configured, fixed appended last when it has rates and is not listed', (t) => {
+  t.deepEqual(providersFromConfig(config({})).map((p) => p.id), ['coingecko', 'kraken']);
+  t.deepEqual(providersFromConfig(config({ fixed: { BTC: '65000' } })).map((p) => p.id), ['coingecko', 'kraken', 'fixed']);
+  t.deepEqual(providersFromConfig(config({ providers: ['fixed', 'kraken'], fixed: { BTC: '65000' } })).map((p) => p.id), ['fixed', 'kraken']);
+  t.deepEqual(providersFromConfig(config({ providers: ['kraken'] })).map((p) => p.id), ['kraken']);
+});

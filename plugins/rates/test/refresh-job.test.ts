@@ -1,0 +1,39 @@
+import test from 'ava';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { ratesPlugin, REFRESH_JOB } from '@gw/plugin-rates';
+import { standInConfig } from './helpers.js';
+import { ProviderServer } from './provider-server.js';
+
+let server: ProviderServer;
+let gw: TestKernel;
+test.before(async () => {
+  server = await ProviderServer.start();
+  gw = await startTestKernel({ plugins: [ratesPlugin], role: 'worker', config: { ...standInConfig(server), 'plugins.rates.refreshCron': '*/5 * * * *' } });
+});
+test.after.always(async () => {
+  await gw?.close();
+  await server?.close();
+});
+
+test.serial('rates.refresh is a queue with the configured cron schedule', async (t) => {
+  const { db, kernelConfig } = gw.kernel.cradle;
+  const schema = kernelConfig.jobs.schema;
+  t.truthy(await db(`${schema}.queue`).where({ name: REFRESH_JOB }).first());
+  t.like(await db(`${schema}.schedule`).where({ name: REFRESH_JOB }).first(), { cron: '*/5 * * * *' });
+});
+
+test.serial('the rates.refresh handler refreshes every provider into the shared cache', async (t) => {
+  const { db } = gw.kernel.cradle;
+  await db('rates_quotes').del();
+  const job = ratesPlugin.jobs!(gw.kernel.cradle).find((j) => j.name === REFRESH_JOB)!;
+  const before = { coingecko: server.count('coingecko'), kraken: server.count('kraken') };
+  await job.handler!([{ id: 'test', name: REFRESH_JOB, data: {} }] as never);
+  t.is(server.count('coingecko'), before.coingecko + 1);
+  t.is(server.count('kraken'), before.kraken + 1);
+  const stored = (await db('rates_quotes').select('source', db.raw('count(*)::int as n')).groupBy('source').orderBy('source')) as { source: string; n: number }[];
+  t.deepEqual(stored.map((r) => [r.source, r.n]), [['coingecko', 9], ['kraken', 8]]);
+
+  // Provider failures are reported in the log, not thrown (the next slot retries).
+  server.set('error500', 'error500');
+  await t.notThrowsAsync(job.handler!([{ id: 'test-2', name: REFRESH_JOB, data: {} }] as never));
+});
