@@ -55,3 +55,4 @@ export { UserService } from './services/user-service.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';
 export { CLI_ACTOR, type Actor } from './actor.js';
+export { validateWebhookUrl } from './services/webhook-url.js';

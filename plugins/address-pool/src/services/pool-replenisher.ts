@@ -9,6 +9,7 @@ import { lockPool } from './pool-lock.js';
 
 /** What one replenish run did to one pool. */
 const INSERT_CHUNK_ROWS = 1000;
+const ANALYZE_AFTER_ROWS = 100;
 
 export interface ReplenishReport {
   readonly projectId: string;
@@ -54,6 +55,10 @@ export class PoolReplenisher {
         failures.push(error);
       }
     }
+    // Allocation takes the lowest free index with an ordered index scan; planner statistics from
+    // before a bulk insert make it sort every free row instead (milliseconds per invoice at
+    // thousands of rows), so fresh statistics follow every run that added rows.
+    if (reports.some((r) => r.derived >= ANALYZE_AFTER_ROWS)) await this.deps.db.raw(`analyze ${PoolAddress.tableName}`);
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} address pool(s) failed to replenish`);
     return reports;
   }

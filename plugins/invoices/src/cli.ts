@@ -1,0 +1,114 @@
+import { COIN_IDS, coreErrors, type ChainId, type CliCommand, type CliFlag, type CoinId } from '@gw/kernel';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { MATCHING_MODES, type MatchingMode } from './config.js';
+import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
+import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ulidFlag = (what: string, required = true): CliFlag => ({
+  type: 'string',
+  required,
+  description: `${what} id (ULID).`,
+  validate: (v) => (ULID.test(v) ? undefined : `must be a ${what.toLowerCase()} id (26-character ULID)`),
+});
+
+function parseConfirmations(value: string): Partial<Record<ChainId, number | null>> {
+  const result: Partial<Record<ChainId, number | null>> = {};
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^([a-z]+)=(\d+|default)$/.exec(part);
+    if (!match) throw coreErrors.validation_error({ message: `--confirmations: "${part}" is not chain=N or chain=default`, details: { field: 'confirmations' } });
+    result[match[1] as ChainId] = match[2] === 'default' ? null : Number(match[2]);
+  }
+  return result;
+}
+
+/** Operator CLI: project invoice policies, and invoice lookup and cancellation. */
+export const invoicesCommands: CliCommand[] = [
+  {
+    noun: 'policy',
+    verb: 'show',
+    summary: "A project's effective invoice policy and what it overrides.",
+    flags: { project: ulidFlag('Project') },
+    run: async ({ flags, cradle }) => {
+      await cradle.tenancyProjects.get(String(flags['project']));
+      return { policy: await cradle.invoicesPolicies.get(String(flags['project'])) };
+    },
+  },
+  {
+    noun: 'policy',
+    verb: 'set',
+    summary: 'Set invoice defaults of a project: matching mode, expiry, confirmations per chain, enabled coins.',
+    flags: {
+      project: ulidFlag('Project'),
+      'matching-mode': { type: 'string', choices: [...MATCHING_MODES, 'default'], description: 'matching_mode of invoices created without one ("default": the deployment default).' },
+      'expiry-seconds': {
+        type: 'string',
+        description: `Invoice lifetime, ${POLICY_LIMITS.expirySeconds.min} to ${POLICY_LIMITS.expirySeconds.max} seconds, or "default".`,
+        validate: (v) => (v === 'default' || /^\d+$/.test(v) ? undefined : 'must be a number of seconds or "default"'),
+      },
+      confirmations: {
+        type: 'string',
+        description: `Confirmation thresholds, comma-separated chain=N (${POLICY_LIMITS.confirmations.min} to ${POLICY_LIMITS.confirmations.max}) or chain=default, e.g. btc=3,eth=default.`,
+      },
+      coins: {
+        type: 'string',
+        description: 'Enabled coins, comma-separated (e.g. btc,usdt_trc20), or "all" for every coin of the enabled chains.',
+        validate: (v) =>
+          v === 'all' || v.split(',').every((c) => (COIN_IDS as readonly string[]).includes(c.trim())) ? undefined : `must be "all" or coins from: ${COIN_IDS.join(', ')}`,
+      },
+    },
+    help:
+      'Examples:\n  pnpm gateway policy set --project 01J... --matching-mode at_least --expiry-seconds 1800\n' +
+      '  pnpm gateway policy set --project 01J... --confirmations btc=2,eth=default --coins btc,eth,usdt_erc20\n' +
+      'Only the flags given change; the rest of the policy stays. Existing invoices keep what they were created with.',
+    run: async ({ flags, cradle }) => {
+      const patch: { -readonly [K in keyof PolicyPatch]: PolicyPatch[K] } = {};
+      const mode = flags['matching-mode'];
+      if (typeof mode === 'string') patch.defaultMatchingMode = mode === 'default' ? null : (mode as MatchingMode);
+      const expiry = flags['expiry-seconds'];
+      if (typeof expiry === 'string') patch.expirySeconds = expiry === 'default' ? null : Number(expiry);
+      if (typeof flags['confirmations'] === 'string') patch.confirmations = parseConfirmations(flags['confirmations']);
+      const coins = flags['coins'];
+      if (typeof coins === 'string') patch.enabledCoins = coins === 'all' ? null : (coins.split(',').map((c) => c.trim()) as CoinId[]);
+      if (Object.keys(patch).length === 0) {
+        throw coreErrors.validation_error({ message: 'Nothing to set: give at least one of --matching-mode, --expiry-seconds, --confirmations, --coins.' });
+      }
+      return { policy: await cradle.invoicesPolicies.set(String(flags['project']), patch, CLI_ACTOR) };
+    },
+  },
+  {
+    noun: 'invoice',
+    verb: 'list',
+    summary: "A project's invoices, newest first (the REST search, for operators).",
+    flags: {
+      project: ulidFlag('Project'),
+      status: { type: 'string', choices: INVOICE_STATUSES, description: 'Only this status.' },
+      'external-id': { type: 'string', description: 'Only this external_id.' },
+      limit: { type: 'string', description: 'Page size, 1 to 200 (default 50).', validate: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 200 ? undefined : 'must be 1 to 200') },
+      cursor: ulidFlag('Cursor (next_cursor of the previous page)', false),
+    },
+    run: async ({ flags, cradle }) => {
+      await cradle.tenancyProjects.get(String(flags['project']));
+      return cradle.invoicesService.list(String(flags['project']), {
+        limit: flags['limit'] ? Number(flags['limit']) : 50,
+        status: flags['status'] as InvoiceStatus | undefined,
+        external_id: flags['external-id'] as string | undefined,
+        cursor: flags['cursor'] as string | undefined,
+      });
+    },
+  },
+  {
+    noun: 'invoice',
+    verb: 'show',
+    summary: 'One invoice with its transactions.',
+    flags: { project: ulidFlag('Project'), id: ulidFlag('Invoice') },
+    run: async ({ flags, cradle }) => ({ invoice: await cradle.invoicesService.get(String(flags['project']), String(flags['id'])) }),
+  },
+  {
+    noun: 'invoice',
+    verb: 'cancel',
+    summary: 'Cancel a pending or detected invoice (releases its address into cooldown). Audited as the operator.',
+    flags: { project: ulidFlag('Project'), id: ulidFlag('Invoice') },
+    run: async ({ flags, cradle }) => ({ invoice: await cradle.invoicesService.cancel(String(flags['project']), String(flags['id']), CLI_ACTOR) }),
+  },
+];

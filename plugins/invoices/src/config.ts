@@ -1,0 +1,24 @@
+import Type, { type Static } from 'typebox';
+
+export const MATCHING_MODES = ['exact', 'at_least', 'any'] as const;
+export type MatchingMode = (typeof MATCHING_MODES)[number];
+
+/** Config slice `plugins.invoices`: deployment defaults that a project policy may override. */
+export const InvoicesConfigSchema = Type.Object(
+  {
+    defaultMatchingMode: Type.Enum(MATCHING_MODES, {
+      default: 'exact',
+      description: 'matching_mode of invoices created without one, unless the project policy sets another.',
+    }),
+    defaultExpirySeconds: Type.Integer({ minimum: 60, maximum: 2_592_000, default: 3600, description: 'Invoice lifetime unless the project policy sets another.' }),
+    createRateLimitPerMinute: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 600,
+      description: 'POST /invoices requests per minute per project (429 rate_limit_exceeded beyond).',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export type InvoicesConfig = Static<typeof InvoicesConfigSchema>;

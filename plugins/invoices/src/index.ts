@@ -1,0 +1,45 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001Invoices } from '../migrations/0001_invoices.js';
+import { invoicesCommands } from './cli.js';
+import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
+import { invoicesErrors } from './errors.js';
+import { invoicesRoutes } from './routes.js';
+import { InvoiceService } from './services/invoice-service.js';
+import { PolicyService } from './services/policy-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly invoicesConfig: InvoicesConfig;
+    readonly invoicesService: InvoiceService;
+    readonly invoicesPolicies: PolicyService;
+  }
+}
+
+/**
+ * Invoices over REST (spec 2.1, 4.2): idempotent creation with a pool address and an exchange-rate
+ * snapshot, search with cursor pagination, retrieval, cancellation; per-project invoice policies
+ * set by the operator CLI.
+ */
+export const invoicesPlugin = definePlugin({
+  id: 'invoices',
+  dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates'],
+  config: InvoicesConfigSchema,
+  errors: [invoicesErrors],
+  migrations: [m0001Invoices],
+  register: ({ config }) => ({
+    invoicesConfig: asValue(config),
+    invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
+    invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
+  }),
+  routes: invoicesRoutes,
+  cli: invoicesCommands,
+});
+
+export { invoicesErrors } from './errors.js';
+export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
+export { INVOICE_STATUSES, OPEN_STATUSES, isOpen, type InvoiceStatus } from './invoice-status.js';
+export { InvoiceService, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
+export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
+export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
+export * from './schemas.js';

@@ -1,0 +1,45 @@
+import type { ChainId, CoinId, ProjectKind, VerificationStandard } from '@gw/kernel';
+import { Model } from 'objection';
+import type { MatchingMode } from '../config.js';
+import type { InvoiceStatus } from '../invoice-status.js';
+
+/** Stored exchange-rate snapshot (the API's `rate_snapshot`). */
+export interface StoredRateSnapshot {
+  source: string;
+  pair: string;
+  rate: string;
+  fetched_at_iso: string;
+}
+
+/** One invoice. Numeric columns come back from pg as strings. */
+export class Invoice extends Model {
+  static override tableName = 'invoices_invoices';
+  static override jsonAttributes = ['rate_snapshot', 'metadata'];
+  id!: string;
+  project_id!: string;
+  project_kind!: ProjectKind;
+  external_id!: string;
+  request_fingerprint!: string;
+  coin!: CoinId;
+  chain!: ChainId;
+  address!: string;
+  pool_address_id!: string;
+  address_shared!: boolean;
+  address_released_at!: Date | null;
+  derivation_path!: string;
+  verification_standard!: VerificationStandard;
+  amount_units!: string;
+  amount_crypto!: string;
+  amount_usd!: string | null;
+  rate_snapshot!: StoredRateSnapshot | null;
+  payment_token!: string;
+  payment_uri!: string;
+  callback_url!: string | null;
+  metadata!: Record<string, unknown> | null;
+  matching_mode!: MatchingMode;
+  confirmation_threshold!: number;
+  status!: InvoiceStatus;
+  expires_at!: Date;
+  created_at!: Date;
+  updated_at!: Date;
+}

@@ -1,0 +1,130 @@
+import { COIN_IDS } from '@gw/kernel';
+import Type from 'typebox';
+import { MATCHING_MODES } from './config.js';
+import { INVOICE_STATUSES } from './invoice-status.js';
+
+/** Crockford base32 ULID, as every id of the API. */
+export const ULID_PATTERN = '^[0-9A-HJKMNP-TV-Z]{26}$';
+/** `amount_crypto` and the `amount` filter (spec 4.2). */
+export const DECIMAL_PATTERN = '^\\d+(\\.\\d+)?$';
+/** ISO 8601 date or date-time (with optional offset) accepted by `date_from` / `date_to`. */
+export const ISO_8601_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
+
+
+export const CoinSchema = Type.Enum(COIN_IDS, { description: 'One of the fifteen coins.' });
+export const MatchingModeSchema = Type.Enum(MATCHING_MODES);
+export const InvoiceStatusSchema = Type.Enum(INVOICE_STATUSES);
+
+/** `POST /invoices` body (spec 4.2). Exactly one of `amount_usd` and `amount_crypto`. */
+export const CreateInvoiceBody = Type.Object(
+  {
+    external_id: Type.String({ minLength: 1, maxLength: 128, description: 'Partner-chosen id; creation is idempotent on (project, external_id).' }),
+    amount_usd: Type.Optional(
+      Type.Union([Type.Number({ minimum: 0.01, maximum: 1_000_000_000, description: 'USD amount, converted at the current rate; at most 8 decimals.' }), Type.Null()]),
+    ),
+    amount_crypto: Type.Optional(
+      Type.Union([Type.String({ pattern: DECIMAL_PATTERN, maxLength: 100, description: 'Amount in coin units, e.g. "0.015"; at most the coin\'s decimals.' }), Type.Null()]),
+    ),
+    coin: CoinSchema,
+    callback_url: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048, description: 'Webhook target for this invoice (https for production projects).' }), Type.Null()])),
+    metadata: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Free-form partner object, at most 16 KiB as JSON.' }), Type.Null()])),
+    matching_mode: Type.Optional(Type.Union([MatchingModeSchema, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /invoices` query (spec 4.2). */
+export const ListInvoicesQuery = Type.Object(
+  {
+    external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    address: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    tx_hash: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    amount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, maxLength: 100, description: 'Exact amount_crypto, compared numerically ("1.50" finds "1.5").' })),
+    status: Type.Optional(InvoiceStatusSchema),
+    date_from: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Created at or after this instant (a date means 00:00 UTC).' })),
+    date_to: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Created at or before this instant (a date means the whole day, UTC).' })),
+    cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'next_cursor of the previous page.' })),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+export const InvoiceIdParams = Type.Object({ id: Type.String({ pattern: ULID_PATTERN, description: 'Invoice id (ULID).' }) }, { additionalProperties: false });
+
+export const RateSnapshotSchema = Type.Object(
+  {
+    source: Type.String({ description: 'Provider that supplied the rate, e.g. coingecko, kraken, fixed.' }),
+    pair: Type.String({ description: 'e.g. BTC/USD' }),
+    rate: Type.String({ pattern: DECIMAL_PATTERN, description: 'USD per whole coin, exact decimal string.' }),
+    fetched_at: Type.Integer({ minimum: 0 }),
+    fetched_at_iso: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const InvoiceTransactionSchema = Type.Object(
+  {
+    tx_hash: Type.String(),
+    output_index: Type.Integer({ minimum: 0 }),
+    to_address: Type.String(),
+    amount_crypto: Type.String({ pattern: DECIMAL_PATTERN }),
+    amount_units: Type.String({ pattern: '^\\d+$' }),
+    confirmations: Type.Integer({ minimum: 0 }),
+    block_height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    block_hash: Type.Union([Type.String(), Type.Null()]),
+    status: Type.Enum(['pending', 'confirmed', 'reverted']),
+    detected_at: Type.Integer({ minimum: 0 }),
+    detected_at_iso: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+/** The Invoice resource (spec 2.1). */
+export const InvoiceSchema = Type.Object(
+  {
+    id: Type.String({ pattern: ULID_PATTERN }),
+    project_id: Type.String({ pattern: ULID_PATTERN }),
+    external_id: Type.String(),
+    coin: CoinSchema,
+    address: Type.String(),
+    amount_crypto: Type.String({ pattern: DECIMAL_PATTERN }),
+    amount_crypto_units: Type.String({ pattern: '^\\d+$' }),
+    amount_usd: Type.Union([Type.Number(), Type.Null()]),
+    rate_snapshot: Type.Union([RateSnapshotSchema, Type.Null()]),
+    payment_token: Type.Union([Type.String({ pattern: '^[0-9a-f]{8}([0-9a-f]{8})?$' }), Type.Null()]),
+    payment_uri: Type.String(),
+    callback_url: Type.Union([Type.String(), Type.Null()]),
+    metadata: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+    matching_mode: MatchingModeSchema,
+    confirmation_threshold: Type.Integer({ minimum: 0 }),
+    status: InvoiceStatusSchema,
+    expires_at: Type.Integer({ minimum: 0 }),
+    expires_at_iso: Type.String(),
+    created_at: Type.Integer({ minimum: 0 }),
+    created_at_iso: Type.String(),
+    derivation_path: Type.Optional(Type.String({ pattern: "^m(\\/\\d+'?)+$" })),
+    verification_standard: Type.Optional(Type.Enum(['bip84', 'bip44', 'cip1852', 'bip44_ed25519'])),
+    transactions: Type.Optional(Type.Array(InvoiceTransactionSchema)),
+    confirmations: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Retrieve and cancel responses: `transactions` and `confirmations` are required there. */
+export const InvoiceWithTransactionsSchema = Type.Object(
+  {
+    ...InvoiceSchema.properties,
+    transactions: Type.Array(InvoiceTransactionSchema),
+    confirmations: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+/** Pagination envelope (spec 2.2). */
+export const InvoiceListSchema = Type.Object(
+  {
+    items: Type.Array(InvoiceWithTransactionsSchema),
+    next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,64 @@
+import { fromBaseUnits, type ChainRegistry } from '@gw/kernel';
+import type { Static } from 'typebox';
+import type { InvoiceTransaction } from '../models/invoice-transaction.js';
+import type { Invoice } from '../models/invoice.js';
+import type { InvoiceTransactionSchema, InvoiceWithTransactionsSchema } from '../schemas.js';
+
+/** The API representation of an invoice (spec 2.1), always with `transactions` and `confirmations`. */
+export type InvoiceView = Static<typeof InvoiceWithTransactionsSchema>;
+export type InvoiceTransactionView = Static<typeof InvoiceTransactionSchema>;
+
+const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
+
+/**
+ * Renders an invoice. `confirmations` is the lowest count among its transactions that still count
+ * (not reverted): an invoice is only as confirmed as its least confirmed payment; 0 without any.
+ */
+export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry): InvoiceView {
+  const decimals = chains.coin(invoice.coin).coin.decimals;
+  const counted = transactions.filter((tx) => tx.status !== 'reverted');
+  const snapshot = invoice.rate_snapshot;
+  const fetchedAt = snapshot ? new Date(snapshot.fetched_at_iso) : undefined;
+  return {
+    id: invoice.id,
+    project_id: invoice.project_id,
+    external_id: invoice.external_id,
+    coin: invoice.coin,
+    address: invoice.address,
+    amount_crypto: invoice.amount_crypto,
+    amount_crypto_units: invoice.amount_units,
+    amount_usd: invoice.amount_usd === null ? null : Number(invoice.amount_usd),
+    rate_snapshot: snapshot && fetchedAt ? { source: snapshot.source, pair: snapshot.pair, rate: snapshot.rate, fetched_at: seconds(fetchedAt), fetched_at_iso: snapshot.fetched_at_iso } : null,
+    payment_token: invoice.payment_token,
+    payment_uri: invoice.payment_uri,
+    callback_url: invoice.callback_url,
+    metadata: invoice.metadata,
+    matching_mode: invoice.matching_mode,
+    confirmation_threshold: invoice.confirmation_threshold,
+    status: invoice.status,
+    expires_at: seconds(invoice.expires_at),
+    expires_at_iso: invoice.expires_at.toISOString(),
+    created_at: seconds(invoice.created_at),
+    created_at_iso: invoice.created_at.toISOString(),
+    derivation_path: invoice.derivation_path,
+    verification_standard: invoice.verification_standard,
+    transactions: transactions.map((tx) => transactionView(tx, decimals)),
+    confirmations: counted.length === 0 ? 0 : Math.min(...counted.map((tx) => tx.confirmations)),
+  };
+}
+
+function transactionView(tx: InvoiceTransaction, decimals: number): InvoiceTransactionView {
+  return {
+    tx_hash: tx.tx_hash,
+    output_index: tx.output_index,
+    to_address: tx.to_address,
+    amount_crypto: fromBaseUnits(BigInt(tx.amount_units), decimals),
+    amount_units: tx.amount_units,
+    confirmations: tx.confirmations,
+    block_height: tx.block_height === null ? null : Number(tx.block_height),
+    block_hash: tx.block_hash,
+    status: tx.status,
+    detected_at: seconds(tx.detected_at),
+    detected_at_iso: tx.detected_at.toISOString(),
+  };
+}

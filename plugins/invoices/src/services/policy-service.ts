@@ -1,0 +1,114 @@
+import { coreErrors, type AuditLog, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
+import type { Actor, ProjectService } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import type { InvoicesConfig, MatchingMode } from '../config.js';
+import { ProjectPolicy } from '../models/project-policy.js';
+
+/** Bounds of the policy values (also enforced by the CLI flags). */
+export const POLICY_LIMITS = {
+  expirySeconds: { min: 60, max: 2_592_000 },
+  confirmations: { min: 0, max: 1000 },
+} as const;
+
+/** A project's effective invoice policy: overrides resolved against the deployment defaults. */
+export interface ResolvedPolicy {
+  readonly project_id: string;
+  readonly default_matching_mode: MatchingMode;
+  readonly expiry_seconds: number;
+  /** Confirmation threshold per enabled chain. */
+  readonly confirmations: Readonly<Partial<Record<ChainId, number>>>;
+  /** Coins invoices may be created in. */
+  readonly enabled_coins: readonly CoinId[];
+  /** What the project overrides (null: the default applies). */
+  readonly overrides: {
+    readonly default_matching_mode: MatchingMode | null;
+    readonly expiry_seconds: number | null;
+    readonly confirmations: Readonly<Partial<Record<ChainId, number>>>;
+    readonly enabled_coins: readonly CoinId[] | null;
+  };
+}
+
+/** A change to a policy: a value sets the override, null removes it, absent leaves it. */
+export interface PolicyPatch {
+  readonly defaultMatchingMode?: MatchingMode | null;
+  readonly expirySeconds?: number | null;
+  readonly confirmations?: Readonly<Partial<Record<ChainId, number | null>>>;
+  readonly enabledCoins?: readonly CoinId[] | null;
+}
+
+/**
+ * Per-project invoice policies set by the operator: default matching mode, expiry, confirmation
+ * thresholds per chain, enabled coins. Unset values follow the deployment defaults (config) and
+ * the chain definitions.
+ */
+export class PolicyService {
+  constructor(
+    private readonly deps: { db: Knex; audit: AuditLog; chains: ChainRegistry; invoicesConfig: InvoicesConfig; tenancyProjects: ProjectService },
+  ) {}
+
+  async get(projectId: string, trx?: Knex.Transaction): Promise<ResolvedPolicy> {
+    const row = await ProjectPolicy.query(trx ?? this.deps.db).findById(projectId);
+    return this.resolve(projectId, row);
+  }
+
+  async set(projectId: string, patch: PolicyPatch, actor: Actor): Promise<ResolvedPolicy> {
+    await this.deps.tenancyProjects.get(projectId);
+    this.check(patch);
+    return this.deps.db.transaction(async (trx) => {
+      const current = await ProjectPolicy.query(trx).findById(projectId).forUpdate();
+      const confirmations: Partial<Record<ChainId, number>> = { ...(current?.confirmations ?? {}) };
+      for (const [chain, value] of Object.entries(patch.confirmations ?? {}) as [ChainId, number | null][]) {
+        if (value === null) delete confirmations[chain];
+        else confirmations[chain] = value;
+      }
+      const next = {
+        project_id: projectId,
+        default_matching_mode: patch.defaultMatchingMode !== undefined ? patch.defaultMatchingMode : (current?.default_matching_mode ?? null),
+        expiry_seconds: patch.expirySeconds !== undefined ? patch.expirySeconds : (current?.expiry_seconds ?? null),
+        confirmations,
+        enabled_coins: patch.enabledCoins !== undefined ? (patch.enabledCoins === null ? null : [...new Set(patch.enabledCoins)]) : (current?.enabled_coins ?? null),
+        updated_at: new Date(),
+      };
+      const saved = current
+        ? await ProjectPolicy.query(trx).patchAndFetchById(projectId, next)
+        : await ProjectPolicy.query(trx).insertAndFetch(next);
+      await this.deps.audit.record({ ...actor, action: 'invoice_policy.set', projectId, target: `project:${projectId}`, details: { ...patch } }, trx);
+      return this.resolve(projectId, saved);
+    });
+  }
+
+  private check(patch: PolicyPatch): void {
+    const { expirySeconds, confirmations: conf } = POLICY_LIMITS;
+    if (patch.expirySeconds != null && (!Number.isInteger(patch.expirySeconds) || patch.expirySeconds < expirySeconds.min || patch.expirySeconds > expirySeconds.max)) {
+      throw coreErrors.validation_error({ message: `expiry must be a whole number of seconds from ${expirySeconds.min} to ${expirySeconds.max}`, details: { field: 'expiry_seconds' } });
+    }
+    for (const [chain, value] of Object.entries(patch.confirmations ?? {})) {
+      if (!this.deps.chains.has(chain)) throw coreErrors.validation_error({ message: `Unknown or disabled chain "${chain}"`, details: { field: 'confirmations' } });
+      if (value !== null && (!Number.isInteger(value) || value < conf.min || value > conf.max)) {
+        throw coreErrors.validation_error({ message: `confirmations for ${chain} must be a whole number from ${conf.min} to ${conf.max}`, details: { field: 'confirmations' } });
+      }
+    }
+    for (const coin of patch.enabledCoins ?? []) this.deps.chains.coin(coin);
+  }
+
+  private resolve(projectId: string, row: ProjectPolicy | undefined): ResolvedPolicy {
+    const chains = this.deps.chains.list();
+    const confirmations: Partial<Record<ChainId, number>> = {};
+    for (const adapter of chains) confirmations[adapter.definition.id] = row?.confirmations[adapter.definition.id] ?? adapter.definition.defaultConfirmations;
+    const available = chains.flatMap((adapter) => adapter.definition.coins.map((coin) => coin.id));
+    const enabled = row?.enabled_coins ? available.filter((coin) => row.enabled_coins!.includes(coin)) : available;
+    return {
+      project_id: projectId,
+      default_matching_mode: row?.default_matching_mode ?? this.deps.invoicesConfig.defaultMatchingMode,
+      expiry_seconds: row?.expiry_seconds ?? this.deps.invoicesConfig.defaultExpirySeconds,
+      confirmations,
+      enabled_coins: enabled,
+      overrides: {
+        default_matching_mode: row?.default_matching_mode ?? null,
+        expiry_seconds: row?.expiry_seconds ?? null,
+        confirmations: row?.confirmations ?? {},
+        enabled_coins: row?.enabled_coins ?? null,
+      },
+    };
+  }
+}

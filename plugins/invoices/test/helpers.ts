@@ -1,0 +1,72 @@
+import { adaChain } from '@gw/chain-ada';
+import { bscChain } from '@gw/chain-bsc';
+import { btcChain } from '@gw/chain-btc';
+import { ethChain } from '@gw/chain-eth';
+import { polygonChain } from '@gw/chain-polygon';
+import { tonChain } from '@gw/chain-ton';
+import { tronChain } from '@gw/chain-tron';
+import type { ChainId, ProjectKind } from '@gw/kernel';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { addressPoolPlugin } from '@gw/plugin-address-pool';
+import { ratesPlugin } from '@gw/plugin-rates';
+import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+import { invoicesPlugin } from '../src/index.js';
+// Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
+import { adaWallet, btcTestnetWallet, btcWallet, ethWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
+
+export const ALL_CHAINS = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];
+
+/** Fixed USD rates (the rates plugin's offline provider), so amount_usd invoices are deterministic. */
+export const FIXED_RATES = { BTC: '65000', ETH: '3200.5', USDT: '1', USDC: '0.9998', TRX: '0.25', ADA: '0.75', POL: '0.5', BNB: '600', TON: '5.5' };
+
+export async function startInvoicesKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
+  return startTestKernel({
+    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin],
+    chains: ALL_CHAINS,
+    role: 'gateway',
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.address-pool.targetFree': 5, ...config },
+  });
+}
+
+function walletFor(chain: ChainId, kind: ProjectKind): TestWallet {
+  const evm = { ...ethWallet, chain };
+  const wallets: Record<ChainId, TestWallet> = {
+    btc: kind === 'production' ? btcWallet : btcTestnetWallet,
+    eth: evm,
+    polygon: evm,
+    bsc: evm,
+    tron: tronWallet,
+    ada: adaWallet,
+    ton: tonWallet,
+  };
+  return wallets[chain];
+}
+
+export interface TestProject {
+  readonly projectId: string;
+  readonly secret: string;
+}
+
+/**
+ * A project of `kind` with a verified wallet and a replenished pool for each of `chains` (TRON
+ * addresses activated), plus its API credentials.
+ */
+export async function projectWithPools(gw: TestKernel, operatorId: string, chains: readonly ChainId[], kind: ProjectKind = 'production'): Promise<TestProject> {
+  const { tenancyProjects, walletsWallets, addressPoolReplenisher, addressPoolService, addressPoolStatus } = gw.kernel.cradle;
+  const created = await tenancyProjects.create({ name: `p-${Math.random().toString(36).slice(2)}`, kind, operator: operatorId }, CLI_ACTOR);
+  const projectId = created.project.id;
+  for (const chain of chains) {
+    const wallet = walletFor(chain, kind);
+    const { challenge } = await walletsWallets.register({ projectId, chain, xpub: wallet.xpub }, CLI_ACTOR);
+    await walletsWallets.verify({ projectId, chain, signature: await wallet.sign(challenge.message) }, CLI_ACTOR);
+  }
+  if (chains.length > 0) await addressPoolReplenisher.replenish({ projectId });
+  if (chains.includes('tron')) {
+    const [status] = await addressPoolStatus.status({ projectId, chain: 'tron' });
+    for (const address of status!.awaiting_activation) {
+      await addressPoolService.activate({ projectId, chain: 'tron', address }, CLI_ACTOR);
+    }
+  }
+  return { projectId, secret: created.credentials.api_secret };
+}

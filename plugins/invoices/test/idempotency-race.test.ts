@@ -1,0 +1,41 @@
+import test from 'ava';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { projectWithPools, startInvoicesKernel } from './helpers.js';
+
+let gw: TestKernel;
+test.before(async () => {
+  gw = await startInvoicesKernel({ 'database.poolMax': 30 });
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+test('N parallel identical creates: exactly one 201, the rest 200 with the same invoice, one address used', async (t) => {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('race', CLI_ACTOR)).id;
+  const p = await projectWithPools(gw, operatorId, ['eth']);
+  const N = 24;
+  for (const [round, body] of [
+    { external_id: 'race-usd', amount_usd: 49.99, coin: 'usdt_erc20' },
+    { external_id: 'race-crypto', amount_crypto: '0.25', coin: 'eth', metadata: { cart: [1, 2, 3] } },
+  ].entries()) {
+    const responses = await Promise.all(Array.from({ length: N }, () => signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body })));
+    const statuses = responses.map((r) => r.status).sort();
+    t.is(statuses.length, N);
+    t.is(statuses.filter((s) => s === 201).length, 1, `round ${round}: ${JSON.stringify(statuses)}`);
+    t.is(statuses.filter((s) => s === 200).length, N - 1);
+    const ids = new Set(responses.map((r) => r.body.id));
+    t.is(ids.size, 1);
+    const winner = responses.find((r) => r.status === 201)!.body;
+    for (const r of responses) t.deepEqual(r.body, winner);
+
+    const { db } = gw.kernel.cradle;
+    t.is(Number((await db('invoices_invoices').where({ project_id: p.projectId, external_id: body.external_id }).count('* as n'))[0]!.n), 1);
+    const holders = await db('address_pool_addresses').where({ project_id: p.projectId, last_invoice_ref: winner.id });
+    t.is(holders.length, 1);
+    t.is(holders[0].active_allocations, 1);
+    t.is(Number((await db('kernel_audit_log').where({ action: 'invoice.create', target: `invoice:${winner.id}` }).count('* as n'))[0]!.n), 1);
+  }
+  // Exactly two addresses are held in the whole pool: one per created invoice.
+  t.is(Number((await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: p.projectId }).sum('active_allocations as n'))[0]!.n), 2);
+});

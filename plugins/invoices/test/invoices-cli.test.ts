@@ -1,0 +1,102 @@
+import test from 'ava';
+import { loadConfig } from '@gw/kernel';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { addressPoolPlugin } from '@gw/plugin-address-pool';
+import { ratesPlugin } from '@gw/plugin-rates';
+import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+// The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
+import { runCli } from '../../../apps/cli/src/cli.js';
+import { invoicesPlugin } from '../src/index.js';
+import { ALL_CHAINS, FIXED_RATES, projectWithPools, startInvoicesKernel } from './helpers.js';
+
+let gw: TestKernel;
+let operatorId: string;
+test.before(async () => {
+  gw = await startInvoicesKernel();
+  operatorId = (await gw.kernel.cradle.tenancyOperators.create('invoices-cli', CLI_ACTOR)).id;
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const config = loadConfig({
+    env: {},
+    file: false,
+    overrides: { 'database.url': gw.database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES },
+  });
+  const code = await runCli([...argv, '--json'], {
+    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin],
+    chains: ALL_CHAINS,
+    config,
+    io: { out: (s) => out.push(s), err: (s) => out.push(s) },
+  });
+  return { code, json: JSON.parse(out.join('\n')) };
+}
+
+test('policy set and show: matching mode, expiry, confirmations, coins; new invoices follow it', async (t) => {
+  const p = await projectWithPools(gw, operatorId, ['btc', 'eth']);
+  const shown = await cli('policy', 'show', '--project', p.projectId);
+  t.is(shown.code, 0);
+  t.like(shown.json.policy, { default_matching_mode: 'exact', expiry_seconds: 3600, confirmations: { btc: 2, eth: 12 } });
+  t.is(shown.json.policy.enabled_coins.length, 15);
+
+  const set = await cli('policy', 'set', '--project', p.projectId, '--matching-mode', 'at_least', '--expiry-seconds', '1800', '--confirmations', 'btc=1,eth=30', '--coins', 'btc,usdc_erc20');
+  t.is(set.code, 0, JSON.stringify(set.json));
+  t.like(set.json.policy, { default_matching_mode: 'at_least', expiry_seconds: 1800, confirmations: { btc: 1, eth: 30 }, enabled_coins: ['btc', 'usdc_erc20'] });
+
+  const invoice = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: 'cli-1', amount_crypto: '0.01', coin: 'btc' } });
+  t.like(invoice.body, { matching_mode: 'at_least', confirmation_threshold: 1 });
+  t.is(invoice.body.expires_at - invoice.body.created_at, 1800);
+  const eth = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: 'cli-2', amount_crypto: '0.01', coin: 'eth' } });
+  t.is(eth.body.error_code, 'coin_not_enabled');
+
+  // Only the flags given change; "default" removes an override.
+  const partial = await cli('policy', 'set', '--project', p.projectId, '--confirmations', 'eth=default', '--coins', 'all');
+  t.like(partial.json.policy, { default_matching_mode: 'at_least', expiry_seconds: 1800, confirmations: { btc: 1, eth: 12 } });
+  t.is(partial.json.policy.enabled_coins.length, 15);
+  t.deepEqual(partial.json.policy.overrides.confirmations, { btc: 1 });
+
+  const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: p.projectId, action: 'invoice_policy.set' });
+  t.is(audit.length, 2);
+  t.true(audit.every((row) => row.channel === 'cli' && row.actor === 'operator-cli'));
+});
+
+test('policy set refuses bad values and changes nothing', async (t) => {
+  const p = await projectWithPools(gw, operatorId, []);
+  const cases: [string[], number, string][] = [
+    [['--expiry-seconds', '59'], 1, 'validation_error'],
+    [['--expiry-seconds', 'soon'], 2, 'usage'],
+    [['--confirmations', 'btc=1001'], 1, 'validation_error'],
+    [['--confirmations', 'doge=3'], 1, 'validation_error'],
+    [['--confirmations', 'btc'], 1, 'validation_error'],
+    [['--coins', 'btc,doge'], 2, 'usage'],
+    [['--matching-mode', 'roughly'], 2, 'usage'],
+    [[], 1, 'validation_error'],
+  ];
+  for (const [flags, code, error] of cases) {
+    const res = await cli('policy', 'set', '--project', p.projectId, ...flags);
+    t.is(res.code, code, flags.join(' '));
+    t.is(res.json.error_code, error, flags.join(' '));
+  }
+  t.is((await cli('policy', 'set', '--project', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--expiry-seconds', '600')).json.error_code, 'project_not_found');
+  t.is((await gw.kernel.cradle.db('invoices_project_policies').where({ project_id: p.projectId })).length, 0);
+});
+
+test('invoice list, show and cancel for operators', async (t) => {
+  const p = await projectWithPools(gw, operatorId, ['ada']);
+  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: 'op-1', amount_usd: 20, coin: 'ada' } });
+  const listed = await cli('invoice', 'list', '--project', p.projectId);
+  t.deepEqual(listed.json.items.map((i: { id: string }) => i.id), [created.body.id]);
+  const shown = await cli('invoice', 'show', '--project', p.projectId, '--id', created.body.id);
+  t.deepEqual(shown.json.invoice, created.body);
+  const cancelled = await cli('invoice', 'cancel', '--project', p.projectId, '--id', created.body.id);
+  t.is(cancelled.json.invoice.status, 'cancelled');
+  const again = await cli('invoice', 'cancel', '--project', p.projectId, '--id', created.body.id);
+  t.is(again.code, 1);
+  t.is(again.json.error_code, 'invoice_not_cancellable');
+  const row = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `invoice:${created.body.id}`, action: 'invoice.cancel' }).first();
+  t.like(row, { channel: 'cli', actor: 'operator-cli' });
+});

@@ -1,0 +1,44 @@
+/**
+ * Regenerates the "## Commands" section of docs/cli.md from the CLI's own help output (the
+ * composition's plugins and the kernel's commands), so the reference never drifts from the code.
+ *
+ *   node --import tsx scripts/generate-cli-doc.ts           rewrites the section
+ *   node --import tsx scripts/generate-cli-doc.ts --check   exits 1 when docs/cli.md is stale
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chains, plugins } from '@gw/app-gateway';
+import { runCli } from '@gw/app-cli';
+
+const OUTPUT = fileURLToPath(new URL('../docs/cli.md', import.meta.url));
+const HEADING = '## Commands';
+
+async function help(argv: string[]): Promise<string> {
+  const out: string[] = [];
+  await runCli(argv, { plugins, chains, io: { out: (s) => out.push(s), err: (s) => out.push(s) } });
+  return out.join('\n').trimEnd();
+}
+
+const overview = await help(['--help']);
+const sections: string[] = [`${HEADING}\n\n\`\`\`\n${overview}\n\`\`\`\n`];
+const commands = [...overview.matchAll(/^ {2}(\S+) (\S+) {2,}/gm)].map((m) => [m[1]!, m[2]!] as const);
+let noun = '';
+for (const [n, verb] of commands) {
+  if (n !== noun) {
+    noun = n;
+    sections.push(`### ${noun}\n`);
+  }
+  sections.push(`#### \`${noun} ${verb}\`\n\n\`\`\`\n${await help([noun, verb, '--help'])}\n\`\`\`\n`);
+}
+const current = readFileSync(OUTPUT, 'utf8');
+const start = current.indexOf(HEADING);
+if (start < 0) throw new Error(`docs/cli.md has no "${HEADING}" section`);
+const next = `${current.slice(0, start)}${sections.join('\n')}`;
+if (process.argv.includes('--check')) {
+  if (next !== current) {
+    console.error('docs/cli.md is stale: run `npx -y pnpm@10.34.9 docs:cli`');
+    process.exit(1);
+  }
+} else {
+  writeFileSync(OUTPUT, next);
+}
