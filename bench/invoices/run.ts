@@ -1,0 +1,168 @@
+/**
+ * Benchmark: signed `POST /api/v1/invoices` per second and latency at C concurrent keep-alive
+ * connections, the real gateway beside a baseline measured in the same run (a minimal Koa route
+ * doing HMAC verify + one idempotent INSERT into the same PostgreSQL). Each side runs in its own
+ * process; the load generator is this process. Every request carries a fresh external_id and a
+ * fresh signature. Prints a table and the throughput ratio.
+ *
+ * Run: npx -y pnpm@10.34.9 exec tsx bench/invoices/run.ts [--seconds 15] [--connections 50] [--rounds 2]
+ * PostgreSQL: DATABASE_URL (an admin URL; a fresh database is created per side) or an embedded
+ * server under .data/postgres-bench.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request, Agent } from 'node:http';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { pino } from 'pino';
+import { signRequest, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, warmup: { type: 'string', default: '3' } },
+});
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const rounds = Number(values.rounds);
+const warmup = Number(values.warmup);
+
+let embedded: EmbeddedPostgresHandle | undefined;
+let adminUrl = process.env['DATABASE_URL'];
+if (!adminUrl) {
+  embedded = await startEmbeddedPostgres({ dataDir: '.data/postgres-bench', port: 54349, database: 'postgres', logger: pino({ level: 'warn' }) });
+  adminUrl = embedded.url;
+}
+
+interface Target {
+  url: string;
+  projectId: string;
+  secret: string;
+  coin: string;
+}
+
+async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `gw_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(adminUrl!);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+async function startServer(mode: 'baseline' | 'gateway', databaseUrl: string, poolSize: number): Promise<{ target: Target; child: ChildProcess }> {
+  const child = spawn(process.execPath, [...(process.env['BENCH_CPU_PROF'] === mode ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', new URL('./server.ts', import.meta.url).pathname, mode, databaseUrl, String(poolSize)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+  return { target: JSON.parse(line) as Target, child };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface Result {
+  requests: number;
+  errors: number;
+  seconds: number;
+  latenciesMs: number[];
+}
+
+let sequence = 0;
+/** C loops, each sending one signed create after the other over a keep-alive connection. */
+async function load(target: Target, durationSeconds: number): Promise<Result> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const url = new URL('/api/v1/invoices', target.url);
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + durationSeconds * 1000;
+  const send = () =>
+    new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ external_id: `bench-${process.pid}-${(sequence += 1)}`, amount_usd: 12.5, coin: target.coin });
+      const timestamp = Math.floor(Date.now() / 1000);
+      const req = request(url, {
+        method: 'POST',
+        agent,
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          'X-Project-Id': target.projectId,
+          'X-Timestamp': String(timestamp),
+          'X-Signature': signRequest({ secret: target.secret, method: 'POST', pathname: url.pathname, timestamp, rawBody: body }),
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        const status = await send().catch(() => 0);
+        latencies.push(performance.now() - t0);
+        if (status !== 201) errors += 1;
+      }
+    }),
+  );
+  agent.destroy();
+  return { requests: latencies.length, errors, seconds: (performance.now() - started) / 1000, latenciesMs: latencies };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+interface Row {
+  side: string;
+  round: number;
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+const rows: Row[] = [];
+// The most free addresses the pool keeps; a run that uses them all continues on shared (overlay) addresses.
+const poolSize = 10_000;
+for (let round = 1; round <= rounds; round += 1) {
+  for (const side of ['baseline', 'gateway'] as const) {
+    await withDatabase(async (databaseUrl) => {
+      const { target, child } = await startServer(side, databaseUrl, poolSize);
+      try {
+        await load(target, warmup);
+        const result = await load(target, seconds);
+        const sorted = [...result.latenciesMs].sort((a, b) => a - b);
+        rows.push({ side, round, requests: result.requests, errors: result.errors, rps: result.requests / result.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
+        console.error(`${side} round ${round}: ${Math.round(result.requests / result.seconds)} req/s, ${result.errors} errors`);
+      } finally {
+        await stopServer(child);
+      }
+    });
+  }
+}
+await embedded?.stop();
+
+console.log(`\nsigned invoice creates, ${connections} connections, ${seconds} s per side after ${warmup} s warm-up, node ${process.version}\n`);
+console.log('| side | round | requests | non-201 | creates/s | p50 ms | p99 ms |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const r of rows) console.log(`| ${r.side} | ${r.round} | ${r.requests} | ${r.errors} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`);
+const mean = (side: string) => rows.filter((r) => r.side === side).reduce((s, r) => s + r.rps, 0) / rounds;
+console.log(`\ngateway / baseline throughput: ${(mean('gateway') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
+process.exit(0);
