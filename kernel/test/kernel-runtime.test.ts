@@ -115,3 +115,26 @@ test('service names must carry the plugin prefix', async (t) => {
   const sloppy = definePlugin({ id: 'sloppy', register: () => ({ helper: asFunction(() => 1) }) });
   await t.throwsAsync(startTestKernel({ plugins: [sloppy] }), { message: /service names must start with "sloppy"/ });
 });
+
+test('hitMany counts a batch in one statement and admits exactly the hits within the limit', async (t) => {
+  const gw = await startTestKernel({ plugins: [outboxProbe], role: 'cli' });
+  t.teardown(() => gw.close());
+  const rule = { key: 'probe:batch', limit: 5, windowSeconds: 60 };
+  t.true((await gw.kernel.cradle.rateLimiter.hit(rule)).allowed);
+  const batch = await gw.kernel.cradle.rateLimiter.hitMany(rule, 6);
+  t.deepEqual(batch.map((r) => [r.count, r.allowed, r.remaining]), [
+    [2, true, 3],
+    [3, true, 2],
+    [4, true, 1],
+    [5, true, 0],
+    [6, false, 0],
+    [7, false, 0],
+  ]);
+  t.false((await gw.kernel.cradle.rateLimiter.hit(rule)).allowed);
+  await gw.kernel.cradle.audit.recordMany([
+    { actor: 'system', channel: 'system', action: 'probe.one' },
+    { actor: 'system', channel: 'system', action: 'probe.two', details: { n: 2 } },
+  ]);
+  const rows = await gw.kernel.cradle.db('kernel_audit_log').whereIn('action', ['probe.one', 'probe.two']).orderBy('id');
+  t.deepEqual(rows.map((r) => r.action), ['probe.one', 'probe.two']);
+});

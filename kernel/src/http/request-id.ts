@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ulid } from 'ulid';
+import { newId } from '../ids.js';
 
 const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -7,7 +7,7 @@ const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestIdMiddleware(): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
-    const id = ACCEPTABLE.test(incoming) ? incoming : ulid();
+    const id = ACCEPTABLE.test(incoming) ? incoming : newId();
     ctx.state['requestId'] = id;
     ctx.set('X-Request-Id', id);
     await next();

@@ -1,0 +1,53 @@
+/** The outcome of one item of a batch. */
+export type Settled<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
+
+export interface BatcherOptions<I, R> {
+  /** Most items handed to one `run`. */
+  readonly maxBatch: number;
+  /** Most `run`s in flight at once; further items queue and form the next batch. */
+  readonly concurrency: number;
+  /** Processes a batch; returns one outcome per item, in order. A throw fails every item with it. */
+  readonly run: (items: I[]) => Promise<Settled<R>[]>;
+}
+
+/**
+ * Groups concurrent requests into batches without a timer: an item submitted while fewer than
+ * `concurrency` batches run starts one at once (alone, if nothing else waits); items arriving
+ * while all slots are busy queue and leave together when a slot frees. Under no load this adds no
+ * latency; under load one database round trip serves many requests. Only in-flight requests live
+ * here: each caller awaits its own outcome, so nothing is lost that was ever acknowledged.
+ */
+export function createBatcher<I, R>(options: BatcherOptions<I, R>): { submit(item: I): Promise<R> } {
+  const queue: { item: I; resolve: (value: R) => void; reject: (error: unknown) => void }[] = [];
+  let active = 0;
+  const pump = (): void => {
+    while (active < options.concurrency && queue.length > 0) {
+      const batch = queue.splice(0, options.maxBatch);
+      active += 1;
+      options
+        .run(batch.map((entry) => entry.item))
+        .then(
+          (outcomes) =>
+            batch.forEach((entry, i) => {
+              const outcome = outcomes[i];
+              if (!outcome) entry.reject(new Error('batch returned no outcome for an item'));
+              else if (outcome.ok) entry.resolve(outcome.value);
+              else entry.reject(outcome.error);
+            }),
+          (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+        )
+        .finally(() => {
+          active -= 1;
+          pump();
+        });
+    }
+  };
+  return {
+    submit(item) {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        pump();
+      });
+    },
+  };
+}
