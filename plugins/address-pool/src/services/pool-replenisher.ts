@@ -1,9 +1,7 @@
-import type { ChainId, ChainRegistry, Cradle } from '@gw/kernel';
+import { maxAddressIndexOf, newId, type ChainId, type ChainRegistry, type Cradle } from '@gw/kernel';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
-import { ulid } from 'ulid';
 import type { AddressPoolConfig } from '../config.js';
-import { maxAddressIndexOf } from '@gw/kernel';
 import { PoolAddress } from '../models/pool-address.js';
 import { lockPool } from './pool-lock.js';
 
@@ -85,7 +83,7 @@ export class PoolReplenisher {
       for (let index = stats.highest + 1; rows.length < wanted && index <= highestIndex; index++) {
         const derived = adapter.deriveAddress(wallet.key, index);
         rows.push({
-          id: ulid(),
+          id: newId(),
           project_id: wallet.projectId,
           chain: wallet.chain,
           wallet_id: wallet.id,

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { AuditLog, SecretBox } from '@gw/kernel';
+import { newId, type AuditLog, type ProjectKind, type ProjectPrincipal, type SecretBox } from '@gw/kernel';
 import type { Knex } from 'knex';
-import { ulid } from 'ulid';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { ApiKey } from '../models/api-key.js';
@@ -52,7 +51,7 @@ export class ApiKeyService {
       const live = await ApiKey.query(tx).where({ project_id: projectId }).whereNot('state', 'revoked').first();
       if (live) throw tenancyErrors.api_key_exists();
       const secretKind = project.kind === 'sandbox' ? 'sandbox' : 'production';
-      const key = await ApiKey.query(tx).insertAndFetch({ id: ulid(), project_id: projectId, secret_kind: secretKind, state: 'active' });
+      const key = await ApiKey.query(tx).insertAndFetch({ id: newId(), project_id: projectId, secret_kind: secretKind, state: 'active' });
       const secret = await this.addSecret(tx, key.id, secretKind);
       await this.deps.audit.record({ ...actor, action: 'key.issue', projectId, target: `api_key:${key.id}` }, tx);
       return { project_id: projectId, api_key_id: key.id, secret_kind: secretKind, api_secret: secret, state: key.state } satisfies IssuedSecret;
@@ -104,6 +103,34 @@ export class ApiKeyService {
     return { key, secrets: await this.validSecrets(this.deps.db, key.id) };
   }
 
+  /**
+   * Everything the signed-request check needs, in one query: the key requests are checked against
+   * (as `keyForRequests`), its valid secrets, and the project principal. Undefined when the project
+   * or its key does not exist.
+   */
+  async requestCredentials(projectId: string): Promise<{ key: Pick<ApiKey, 'id' | 'state' | 'secret_kind'>; secrets: string[]; project: ProjectPrincipal } | undefined> {
+    const result = await this.deps.db.raw<{
+      rows: { key_id: string; key_state: ApiKey['state']; secret_kind: ApiKey['secret_kind']; kind: ProjectKind; status: 'active' | 'suspended'; operator_id: string; subscription_status: string; secrets: { id: string; sealed: string }[] }[];
+    }>(
+      `select k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
+              coalesce((select json_agg(json_build_object('id', s.id, 'sealed', s.sealed_secret) order by s.id desc)
+                          from tenancy_api_key_secrets s
+                         where s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())), '[]') as secrets
+         from tenancy_projects p
+         join tenancy_operators o on o.id = p.operator_id
+         join lateral (select * from tenancy_api_keys k where k.project_id = p.id order by (k.state <> 'revoked') desc, k.id desc limit 1) k on true
+        where p.id = ?`,
+      [projectId],
+    );
+    const row = result.rows[0];
+    if (!row) return undefined;
+    return {
+      key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
+      secrets: row.secrets.map((secret) => this.deps.secretBox.open(secret.sealed, secret.id)),
+      project: { id: projectId, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
+    };
+  }
+
   /** Secrets currently valid for the project's live key (webhook signing signs with each). */
   async liveSecrets(projectId: string): Promise<string[]> {
     const key = await ApiKey.query(this.deps.db).where({ project_id: projectId, state: 'active' }).first();
@@ -125,7 +152,7 @@ export class ApiKeyService {
 
   private async addSecret(trx: Knex.Transaction, keyId: string, kind: 'production' | 'sandbox'): Promise<string> {
     const secret = ApiKeyService.mintSecret(kind);
-    const id = ulid();
+    const id = newId();
     await ApiKeySecret.query(trx).insert({ id, api_key_id: keyId, sealed_secret: this.deps.secretBox.seal(secret, id), expires_at: null });
     return secret;
   }

@@ -1,6 +1,5 @@
-import type { AuditLog } from '@gw/kernel';
+import { newId, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
-import { ulid } from 'ulid';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { Operator } from '../models/operator.js';
@@ -29,7 +28,7 @@ export class OperatorService {
     return this.deps.db.transaction(async (trx) => {
       const existing = await Operator.query(trx).findOne({ name });
       if (existing) throw tenancyErrors.operator_exists();
-      const operator = await Operator.query(trx).insertAndFetch({ id: ulid(), name, subscription_status: 'active' });
+      const operator = await Operator.query(trx).insertAndFetch({ id: newId(), name, subscription_status: 'active' });
       await this.deps.audit.record({ ...actor, action: 'operator.create', target: `operator:${operator.id}`, details: { name } }, trx);
       return operatorView(operator);
     });
@@ -55,7 +54,7 @@ export class OperatorService {
     const operators = await Operator.query(trx).orderBy('id').limit(2);
     if (operators.length === 1) return operators[0]!;
     if (operators.length > 1) throw tenancyErrors.operator_required();
-    const operator = await Operator.query(trx).insertAndFetch({ id: ulid(), name: 'default', subscription_status: 'active' });
+    const operator = await Operator.query(trx).insertAndFetch({ id: newId(), name: 'default', subscription_status: 'active' });
     await this.deps.audit.record({ ...actor, action: 'operator.create', target: `operator:${operator.id}`, details: { name: 'default', implicit: true } }, trx);
     return operator;
   }

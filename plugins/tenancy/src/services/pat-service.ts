@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { AuditLog } from '@gw/kernel';
+import { newId, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
-import { ulid } from 'ulid';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { PersonalAccessToken } from '../models/personal-access-token.js';
@@ -73,7 +72,7 @@ export class PatService {
       }
       const token = `${PAT_PREFIX}${randomBase62(32)}`;
       const row = await PersonalAccessToken.query(tx).insertAndFetch({
-        id: ulid(),
+        id: newId(),
         operator_id: operatorId,
         project_id: projectId,
         user_id: null,

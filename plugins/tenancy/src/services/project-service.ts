@@ -1,6 +1,5 @@
-import type { AuditLog, ProjectKind, ProjectPrincipal } from '@gw/kernel';
+import { newId, type AuditLog, type ProjectKind, type ProjectPrincipal } from '@gw/kernel';
 import type { Knex } from 'knex';
-import { ulid } from 'ulid';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { Operator } from '../models/operator.js';
@@ -43,7 +42,7 @@ export class ProjectService {
       const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, tx, actor);
       const clash = await Project.query(tx).findOne({ operator_id: operator.id, name: input.name });
       if (clash) throw tenancyErrors.project_exists();
-      const project = await Project.query(tx).insertAndFetch({ id: ulid(), operator_id: operator.id, name: input.name, kind: input.kind, status: 'active', webhook_url: null });
+      const project = await Project.query(tx).insertAndFetch({ id: newId(), operator_id: operator.id, name: input.name, kind: input.kind, status: 'active', webhook_url: null });
       await this.deps.audit.record({ ...actor, action: 'project.create', projectId: project.id, target: `project:${project.id}`, details: { kind: input.kind, name: input.name } }, tx);
       const credentials = await this.deps.tenancyApiKeys.issue(project.id, actor, tx);
       return { project: projectView(project), credentials };

@@ -1,5 +1,6 @@
 import {
   coreErrors,
+  createCoalescer,
   parseTimestamp,
   requestSigningString,
   signatureMatchesAny,
@@ -27,6 +28,8 @@ export function createSignedRequestAuthenticator(deps: {
   now?: () => number;
 }): Authenticator {
   const now = deps.now ?? (() => Date.now());
+  // Concurrent requests of one project share the lookup in flight (nothing is cached after it).
+  const lookup = createCoalescer<Awaited<ReturnType<ApiKeyService['requestCredentials']>>>();
   return {
     async authenticate(ctx: Context): Promise<AuthContext> {
       const projectId = ctx.get('x-project-id');
@@ -44,7 +47,8 @@ export function createSignedRequestAuthenticator(deps: {
       if (!/^[0-9a-f]{64}$/.test(signature)) throw coreErrors.auth_invalid({ message: 'X-Signature must be 64 lowercase hex characters.' });
       if (!timestampInWindow(timestamp, Math.floor(now() / 1000))) throw coreErrors.timestamp_out_of_window();
 
-      const [credentials, project] = await Promise.all([deps.tenancyApiKeys.keyForRequests(projectId), deps.tenancyProjects.principal(projectId)]);
+      const credentials = await lookup(projectId, () => deps.tenancyApiKeys.requestCredentials(projectId));
+      const project = credentials?.project;
       if (!credentials || !project) throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
       const signingString = requestSigningString(ctx.method, ctx.path, timestampHeader, ctx.request.rawBody);
       if (!signatureMatchesAny(signature, signingString, credentials.secrets)) throw coreErrors.signature_invalid();

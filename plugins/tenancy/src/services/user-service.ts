@@ -1,6 +1,5 @@
-import type { AuditLog } from '@gw/kernel';
+import { newId, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
-import { ulid } from 'ulid';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { User } from '../models/user.js';
@@ -27,7 +26,7 @@ export class UserService {
     return this.deps.db.transaction(async (trx) => {
       if (await User.query(trx).findOne({ email })) throw tenancyErrors.user_exists();
       const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, trx, actor);
-      const user = await User.query(trx).insertAndFetch({ id: ulid(), operator_id: operator.id, email, status: 'invited' });
+      const user = await User.query(trx).insertAndFetch({ id: newId(), operator_id: operator.id, email, status: 'invited' });
       await this.deps.audit.record({ ...actor, action: 'user.invite', target: `user:${user.id}`, details: { email } }, trx);
       return this.toView(user);
     });

@@ -1,4 +1,5 @@
 import {
+  newId,
   networkKindOf,
   type AccountKey,
   type AuditLog,
@@ -10,7 +11,6 @@ import {
 } from '@gw/kernel';
 import type { Actor, ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
-import { ulid } from 'ulid';
 import { walletsErrors } from '../errors.js';
 import { WalletBinding } from '../models/wallet-binding.js';
 import { createChallenge, keyFingerprint } from './challenge.js';
@@ -98,7 +98,7 @@ export class WalletService {
       if (current) await WalletBinding.query(trx).patchAndFetchById(current.id, { superseded_at: now });
       const challenge = createChallenge({ projectId: project.id, chain, fingerprint, now, ttlSeconds: this.deps.walletsConfig.challengeTtlSeconds });
       const binding = await WalletBinding.query(trx).insertAndFetch({
-        id: ulid(),
+        id: newId(),
         project_id: project.id,
         chain,
         network_kind: network,
