@@ -100,6 +100,46 @@ export class AddressPoolService {
   }
 
   /**
+   * Hands out up to `invoiceRefs.length` fresh (unshared) addresses of the project's verified
+   * wallet in one pass, for a batch of invoices, atomically in `trx`: the lowest free indexes,
+   * `FOR UPDATE SKIP LOCKED`, taken with one update. Returns fewer allocations than refs when the
+   * pool has fewer free rows; the caller allocates the rest one by one with `allocate` (replenish
+   * nudge, overlay, TRON and exhaustion rules). `allocations[i]` belongs to `invoiceRefs[i]`.
+   * Throws like `allocate` when the wallet is missing or unverified.
+   */
+  async allocateMany(trx: Knex.Transaction, input: { projectId: string; chain: ChainId; invoiceRefs: readonly string[] }): Promise<Allocation[]> {
+    if (input.invoiceRefs.length === 0) return [];
+    const wallet = await this.deps.walletsWallets.requireVerifiedWallet(input.projectId, input.chain, trx);
+    const onlyActivated = this.deps.chains.get(wallet.chain).definition.capabilities.requiresActivation;
+    // Up to the low watermark more rows than needed are read (and stay locked until commit, so
+    // concurrent batches take others): fewer than that means the pool runs low, without a second
+    // query to count.
+    const lowWatermark = Math.ceil(this.deps.addressPoolConfig.targetFree / 2);
+    const candidates = await this.poolRows(trx, wallet.id, onlyActivated)
+      .where((q) => q.where('state', 'available').orWhere((c) => c.where('state', 'cooldown').where('cooldown_until', '<=', trx.fn.now())))
+      .orderBy('derivation_index')
+      .limit(input.invoiceRefs.length + lowWatermark)
+      .forUpdate()
+      .skipLocked()
+      .select('id');
+    if (candidates.length < input.invoiceRefs.length + lowWatermark) await this.requestReplenish(wallet);
+    const free = candidates.slice(0, input.invoiceRefs.length);
+    if (free.length === 0) return [];
+    const refs = input.invoiceRefs.slice(0, free.length);
+    const taken = await trx.raw<{ rows: PoolAddress[] }>(
+      `update ${PoolAddress.tableName} p
+         set state = 'allocated', cooldown_until = null, active_allocations = 1,
+             allocation_count = p.allocation_count + 1, last_invoice_ref = t.ref, allocated_at = now()
+        from unnest(?::text[], ?::text[]) as t(id, ref)
+       where p.id = t.id
+       returning p.*`,
+      [free.map((row) => row.id), refs],
+    );
+    const byRef = new Map(taken.rows.map((row) => [row.last_invoice_ref, row]));
+    return refs.map((ref) => this.result(byRef.get(ref)!, false));
+  }
+
+  /**
    * Gives an allocation back, in the caller's transaction. When no other invoice shares the
    * address it goes into cooldown for `cooldownSeconds` (0: reusable at once). Releasing a row that
    * is not allocated changes nothing.
