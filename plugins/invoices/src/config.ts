@@ -17,6 +17,13 @@ export const InvoicesConfigSchema = Type.Object(
       default: 600,
       description: 'POST /invoices requests per minute per project (429 rate_limit_exceeded beyond).',
     }),
+    createBatchSize: Type.Integer({
+      minimum: 1,
+      maximum: 500,
+      default: 100,
+      description: 'Most concurrent creates of one process handled in one database transaction.',
+    }),
+    createBatchConcurrency: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'Create batches of one process in flight at once.' }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -39,3 +39,27 @@ test('N parallel identical creates: exactly one 201, the rest 200 with the same 
   // Exactly two addresses are held in the whole pool: one per created invoice.
   t.is(Number((await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: p.projectId }).sum('active_allocations as n'))[0]!.n), 2);
 });
+
+test('parallel creates of different invoices are batched: fresh addresses first, then shared ones, each request its own outcome', async (t) => {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('parallel', CLI_ACTOR)).id;
+  const p = await projectWithPools(gw, operatorId, ['ada']);
+  const { db } = gw.kernel.cradle;
+  const free = Number((await db('address_pool_addresses').where({ project_id: p.projectId, state: 'available' }).count('* as n'))[0]!.n);
+  const N = 30;
+  const responses = await Promise.all(
+    Array.from({ length: N }, (_, i) =>
+      signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `par-${i}`, amount_crypto: '1', coin: 'ada', ...(i % 10 === 9 ? { matching_mode: 'any' } : {}) } }),
+    ),
+  );
+  const created = responses.filter((r) => r.status === 201);
+  const refused = responses.filter((r) => r.status !== 201);
+  // Only `exact` may share an address; an `any` request either got a fresh address or was refused.
+  for (const r of refused) t.is(r.body.error_code, 'overlay_matching_mode_required_exact');
+  t.is(new Set(created.map((r) => r.body.id)).size, created.length);
+  t.is(new Set(created.map((r) => r.body.payment_token)).size, created.length);
+  t.is(new Set(created.filter((r) => r.body.matching_mode === 'any').map((r) => r.body.address)).size, created.filter((r) => r.body.matching_mode === 'any').length);
+  t.is(new Set(created.map((r) => r.body.address)).size, free, 'every free address used, then shared');
+  t.is(Number((await db('address_pool_addresses').where({ project_id: p.projectId }).sum('active_allocations as n'))[0]!.n), created.length);
+  t.is(Number((await db('invoices_invoices').where({ project_id: p.projectId }).count('* as n'))[0]!.n), created.length);
+  t.is(Number((await db('kernel_audit_log').where({ project_id: p.projectId, action: 'invoice.create' }).count('* as n'))[0]!.n), created.length);
+});

@@ -141,6 +141,13 @@ test('a replay returns the same invoice with 200; other parameters under the sam
     t.is(conflict.body.error_code, 'external_id_conflict');
     t.is(conflict.body.details.invoice_id, first.body.id);
   }
+  // A replay needs neither the policy nor a rate any more: the coin disabled since, it still answers.
+  const p = await projectWithPools(gw, operatorId, ['eth']);
+  const original = await post(p, '/api/v1/invoices', { external_id: 'policy-later', amount_usd: 10, coin: 'eth' });
+  await gw.kernel.cradle.invoicesPolicies.set(p.projectId, { enabledCoins: ['usdc_erc20'] }, CLI_ACTOR);
+  const stillThere = await post(p, '/api/v1/invoices', { external_id: 'policy-later', amount_usd: 10, coin: 'eth' });
+  t.is(stillThere.status, 200);
+  t.deepEqual(stillThere.body, original.body);
   // The replay of an invoice that was cancelled meanwhile returns it as it is now.
   await post(all, `/api/v1/invoices/${first.body.id}/cancel`);
   const later = await post(all, '/api/v1/invoices', body);

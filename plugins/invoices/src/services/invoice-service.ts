@@ -2,23 +2,29 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   coreErrors,
   isAppError,
+  newId,
   networkFor,
   networkKindOf,
   toBaseUnits,
   fromBaseUnits,
   UnitsError,
+  createBatcher,
+  type AuditEntry,
   type AuditLog,
+  type ChainAdapter,
+  type ChainId,
   type ChainRegistry,
+  type Settled,
   type CoinId,
   type ProjectPrincipal,
   type RateLimiter,
 } from '@gw/kernel';
-import { addressPoolErrors, type AddressPoolService } from '@gw/plugin-address-pool';
+import { addressPoolErrors, type AddressPoolService, type Allocation } from '@gw/plugin-address-pool';
 import type { RateQuote, RateService } from '@gw/plugin-rates';
 import { validateWebhookUrl, type Actor } from '@gw/plugin-tenancy';
 import type { WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
-import { monotonicFactory } from 'ulid';
+import type { Logger } from 'pino';
 import type { InvoicesConfig, MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
 import { CANCELLABLE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
@@ -26,7 +32,7 @@ import { InvoiceTransaction } from '../models/invoice-transaction.js';
 import { Invoice } from '../models/invoice.js';
 import { usdDecimal, usdToUnits } from './amounts.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
-import type { PolicyService } from './policy-service.js';
+import type { PolicyService, ResolvedPolicy } from './policy-service.js';
 
 /** Create request (the body of POST /invoices, spec 4.2). */
 export interface CreateInvoiceInput {
@@ -52,13 +58,18 @@ export interface InvoiceListFilter {
   readonly limit: number;
 }
 
+/** The outcome of a create: the invoice, and whether this call created it (201) or replayed it (200). */
+export interface CreateResult {
+  readonly invoice: InvoiceView;
+  readonly created: boolean;
+}
+
 export interface InvoicePage {
   readonly items: InvoiceView[];
   readonly next_cursor?: string;
 }
 
 const METADATA_MAX_BYTES = 16_384;
-const nextId = monotonicFactory();
 
 /**
  * Invoices: creation (idempotent on project + external_id, address and invoice in one
@@ -72,13 +83,22 @@ export class InvoiceService {
       audit: AuditLog;
       chains: ChainRegistry;
       rateLimiter: RateLimiter;
+      logger: Logger;
       invoicesConfig: InvoicesConfig;
       invoicesPolicies: PolicyService;
       addressPoolService: AddressPoolService;
       walletsWallets: WalletService;
       ratesService: RateService;
     },
-  ) {}
+  ) {
+    this.batcher = createBatcher<CreateRequest, CreateResult>({
+      maxBatch: deps.invoicesConfig.createBatchSize,
+      concurrency: deps.invoicesConfig.createBatchConcurrency,
+      run: (items) => this.createBatch(items),
+    });
+  }
+
+  private readonly batcher: { submit(item: CreateRequest): Promise<CreateResult> };
 
   /**
    * Creates an invoice, or returns the existing one for a replay of the same request
@@ -86,99 +106,195 @@ export class InvoiceService {
    * `validation_error`). A different request under a used `external_id` is 409
    * `external_id_conflict`. Concurrent identical creates serialise on an advisory lock of
    * (project, external_id), so exactly one of them creates.
+   *
+   * Concurrent creates of this process are batched (`createBatch`): one transaction, one
+   * statement per step for the whole batch, each caller still gets its own outcome.
    */
-  async create(project: ProjectPrincipal, input: CreateInvoiceInput, actor: Actor): Promise<{ invoice: InvoiceView; created: boolean }> {
-    await this.deps.rateLimiter.consume({ key: `invoices.create:project:${project.id}`, limit: this.deps.invoicesConfig.createRateLimitPerMinute, windowSeconds: 60 });
-    const { chains } = this.deps;
+  async create(project: ProjectPrincipal, input: CreateInvoiceInput, actor: Actor): Promise<CreateResult> {
     const request = this.normalise(project, input);
-    const existing = await Invoice.query(this.deps.db).findOne({ project_id: project.id, external_id: input.external_id });
-    if (existing) return { invoice: await this.replay(existing, request.fingerprint), created: false };
+    return this.batcher.submit({ project, input, actor, request });
+  }
 
-    const policy = await this.deps.invoicesPolicies.get(project.id);
+  private async createBatch(items: CreateRequest[]): Promise<Settled<CreateResult>[]> {
+    const outcomes: (Settled<CreateResult> | undefined)[] = new Array(items.length);
+    const fail = (i: number, error: unknown) => (outcomes[i] = { ok: false, error });
+    const limit = this.deps.invoicesConfig.createRateLimitPerMinute;
+    for (const [projectId, indexes] of groupBy(items.keys(), (i) => items[i]!.project.id)) {
+      const hits = await this.deps.rateLimiter.hitMany({ key: `invoices.create:project:${projectId}`, limit, windowSeconds: 60 }, indexes.length);
+      indexes.forEach((i, n) => {
+        if (!hits[n]!.allowed) fail(i, coreErrors.rate_limit_exceeded({ retryAfter: hits[n]!.retryAfter, details: { limit, window_seconds: 60 } }));
+      });
+    }
+    // Replays first: a stored invoice is returned as it is, whatever the policy or the rates say now.
+    const open = [...items.keys()].filter((i) => !outcomes[i]);
+    const stored = await this.findByExternalIds(this.deps.db, open.map((i) => items[i]!));
+    const replayed = open.filter((i) => stored.has(lockKey(items[i]!.project.id, items[i]!.input.external_id)));
+    if (replayed.length > 0) {
+      const transactions = await this.transactionsOf(replayed.map((i) => stored.get(lockKey(items[i]!.project.id, items[i]!.input.external_id))!.id));
+      for (const i of replayed) {
+        const row = stored.get(lockKey(items[i]!.project.id, items[i]!.input.external_id))!;
+        outcomes[i] = await settle(Promise.resolve().then(() => ({ invoice: this.replayView(row, items[i]!.request.fingerprint, transactions.get(row.id) ?? []), created: false })));
+      }
+    }
+    const policies = await this.deps.invoicesPolicies.getMany(items.map((item) => item.project.id));
+    const quotes = new Map<CoinId, Promise<RateQuote>>();
+    const plans = new Map<number, CreatePlan>();
+    await Promise.all(
+      [...items.keys()].map(async (i) => {
+        if (outcomes[i]) return;
+        const item = items[i]!;
+        try {
+          const quote = item.request.usd === null ? undefined : memo(quotes, item.input.coin, () => this.deps.ratesService.quote(item.input.coin));
+          plans.set(i, await this.plan(item, policies.get(item.project.id)!, quote));
+        } catch (error) {
+          fail(i, error);
+        }
+      }),
+    );
+    const planned = [...plans.keys()].sort((a, b) => a - b);
+    // A second create of one (project, external_id) in the same batch waits until the batch has
+    // committed; then it is a replay (or a conflict) of whatever the first one created.
+    const keys = new Set<string>();
+    const again: number[] = [];
+    const first = planned.filter((i) => {
+      const key = lockKey(items[i]!.project.id, items[i]!.input.external_id);
+      if (keys.has(key)) {
+        again.push(i);
+        return false;
+      }
+      keys.add(key);
+      return true;
+    });
+    if (first.length > 0) {
+      try {
+        const settled = await this.deps.db.transaction((trx) => this.createPlanned(trx, first.map((i) => ({ item: items[i]!, plan: plans.get(i)! }))));
+        first.forEach((i, n) => (outcomes[i] = settled[n]));
+      } catch (error) {
+        // Something failed the batch as a whole: each request runs on its own, so one bad request
+        // cannot fail its neighbours.
+        this.deps.logger.warn({ err: error, size: first.length }, 'invoice create batch failed; creating one by one');
+        await Promise.all(first.map(async (i) => (outcomes[i] = await settle(this.createOne(items[i]!, plans.get(i)!)))));
+      }
+    }
+    // After the first committed, each repeat alone finds it under the lock: a replay or a conflict.
+    await Promise.all(again.map(async (i) => (outcomes[i] = await settle(this.createOne(items[i]!, plans.get(i)!)))));
+    return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('invoice create produced no outcome') });
+  }
+
+  /** Stored invoices of the requests' (project, external_id) pairs, keyed by `lockKey`. */
+  private async findByExternalIds(db: Knex | Knex.Transaction, requests: readonly CreateRequest[]): Promise<Map<string, Invoice>> {
+    if (requests.length === 0) return new Map();
+    const rows = await Invoice.query(db)
+      .whereIn('project_id', [...new Set(requests.map((r) => r.project.id))])
+      .whereIn('external_id', [...new Set(requests.map((r) => r.input.external_id))]);
+    return new Map(rows.map((row) => [lockKey(row.project_id, row.external_id), row]));
+  }
+
+  /** Checks that need the policy and the rate; everything a create decides before the transaction. */
+  private async plan(item: CreateRequest, policy: ResolvedPolicy, quote: Promise<RateQuote> | undefined): Promise<CreatePlan> {
+    const { project, input, request } = item;
     if (!policy.enabled_coins.includes(input.coin) || !request.chainEnabled) {
       throw invoicesErrors.coin_not_enabled({ message: `Coin ${input.coin} is not enabled for this project.`, details: { coin: input.coin, enabled_coins: policy.enabled_coins } });
     }
-    const { adapter, coin } = chains.coin(input.coin);
+    const { adapter, coin } = this.deps.chains.coin(input.coin);
     const chain = adapter.definition.id;
     const network = networkFor(adapter.definition, project.kind);
     if (coin.contracts && !coin.contracts[network.id]) {
       throw invoicesErrors.coin_not_enabled({ message: `${coin.symbol} (${coin.id}) has no token contract on ${network.name}, so it cannot be invoiced there.`, details: { coin: coin.id, network: network.id } });
     }
-    const matchingMode = input.matching_mode ?? policy.default_matching_mode;
-
-    let units: bigint;
-    let quote: RateQuote | undefined;
-    if (request.usd !== null) {
-      // No rate is fetched for a project that could not take the invoice anyway.
-      await this.deps.walletsWallets.requireVerifiedWallet(project.id, chain);
-      quote = await this.deps.ratesService.quote(input.coin);
-      units = usdToUnits(request.usd, quote.rate, coin.decimals);
-    } else {
-      units = request.units!;
+    let units = request.units;
+    let rate: RateQuote | undefined;
+    if (quote) {
+      try {
+        rate = await quote;
+      } catch (error) {
+        // A project that could not take the invoice anyway hears that first, not about rates.
+        await this.deps.walletsWallets.requireVerifiedWallet(project.id, chain);
+        throw error;
+      }
+      units = usdToUnits(request.usd!, rate.rate, coin.decimals);
     }
-    if (units <= 0n) throw invoicesErrors.amount_out_of_range({ message: 'The amount is zero in base units.', details: { amount_crypto_units: units.toString() } });
-
-    const id = nextId();
+    if (units === null || units <= 0n) throw invoicesErrors.amount_out_of_range({ message: 'The amount is zero in base units.', details: { amount_crypto_units: String(units ?? 0n) } });
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const expiresAt = new Date(now.getTime() + policy.expiry_seconds * 1000);
+    return {
+      id: newId(),
+      adapter,
+      decimals: coin.decimals,
+      units,
+      quote: rate,
+      matchingMode: input.matching_mode ?? policy.default_matching_mode,
+      confirmations: policy.confirmations[chain] ?? adapter.definition.defaultConfirmations,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + policy.expiry_seconds * 1000),
+    };
+  }
+
+  /**
+   * The transaction of a batch: advisory locks in one global order (so concurrent batches never
+   * deadlock), replays found in one query, fresh addresses per (project, chain) in one pass, the
+   * rest one by one in savepoints (overlay, exhaustion), one insert, one audit insert.
+   */
+  private async createPlanned(trx: Knex.Transaction, batch: { item: CreateRequest; plan: CreatePlan }[]): Promise<Settled<CreateResult>[]> {
+    const outcomes: (Settled<CreateResult> | undefined)[] = new Array(batch.length);
+    await trx.raw(
+      `select pg_advisory_xact_lock(h) from (select hashtextextended(k, 0) as h from unnest(?::text[]) as k order by h offset 0) ordered`,
+      [batch.map(({ item }) => lockKey(item.project.id, item.input.external_id))],
+    );
+    const byKey = await this.findByExternalIds(trx, batch.map(({ item }) => item));
+    const toCreate: number[] = [];
+    const replays: number[] = [];
+    batch.forEach(({ item }, n) => (byKey.has(lockKey(item.project.id, item.input.external_id)) ? replays : toCreate).push(n));
+
+    const allocations = new Map<number, Allocation>();
+    for (const [group, indexes] of groupBy(toCreate, (n) => `${batch[n]!.item.project.id}:${batch[n]!.plan.adapter.definition.id}`)) {
+      const [projectId, chain] = group.split(':') as [string, ChainId];
+      let fresh: Allocation[] = [];
+      try {
+        fresh = await this.deps.addressPoolService.allocateMany(trx, { projectId, chain, invoiceRefs: indexes.map((n) => batch[n]!.plan.id) });
+      } catch (error) {
+        for (const n of indexes) outcomes[n] = { ok: false, error };
+        continue;
+      }
+      fresh.forEach((allocation, k) => allocations.set(indexes[k]!, allocation));
+      for (const n of indexes.slice(fresh.length)) {
+        const { plan } = batch[n]!;
+        try {
+          allocations.set(n, await trx.transaction((savepoint) => this.allocateOne(savepoint, projectId, chain, plan)));
+        } catch (error) {
+          outcomes[n] = { ok: false, error };
+        }
+      }
+    }
+    const creating = toCreate.filter((n) => allocations.has(n));
+    if (creating.length > 0) {
+      const rows = creating.map((n) => this.invoiceRow(batch[n]!.item, batch[n]!.plan, allocations.get(n)!));
+      const inserted = await Invoice.query(trx).insert(rows).returning('*');
+      const insertedById = new Map((inserted as unknown as Invoice[]).map((row) => [row.id, row]));
+      await this.deps.audit.recordMany(creating.map((n) => this.createAudit(batch[n]!.item, insertedById.get(batch[n]!.plan.id)!, allocations.get(n)!)), trx);
+      for (const n of creating) outcomes[n] = { ok: true, value: { invoice: invoiceView(insertedById.get(batch[n]!.plan.id)!, [], this.deps.chains), created: true } };
+    }
+    if (replays.length > 0) {
+      const transactions = await this.transactionsOf(replays.map((n) => byKey.get(lockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!.id), trx);
+      for (const n of replays) {
+        const row = byKey.get(lockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!;
+        outcomes[n] = await settle(Promise.resolve().then(() => ({ invoice: this.replayView(row, batch[n]!.item.request.fingerprint, transactions.get(row.id) ?? []), created: false })));
+      }
+    }
+    return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('invoice create produced no outcome') });
+  }
+
+  /** One create on its own (the fallback when a batch fails as a whole). Already rate-limited. */
+  private async createOne(item: CreateRequest, plan: CreatePlan): Promise<CreateResult> {
+    const { project, input, request } = item;
     try {
       return await this.deps.db.transaction(async (trx) => {
-        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`invoices:${project.id}:${input.external_id}`]);
+        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [lockKey(project.id, input.external_id)]);
         const raced = await Invoice.query(trx).findOne({ project_id: project.id, external_id: input.external_id });
         if (raced) return { invoice: await this.replay(raced, request.fingerprint, trx), created: false };
-
-        const allocation = await this.deps.addressPoolService.allocate(trx, { projectId: project.id, chain, invoiceRef: id });
-        if (allocation.isOverlay && matchingMode !== 'exact') {
-          throw addressPoolErrors.overlay_matching_mode_required_exact({ details: { chain, matching_mode: matchingMode } });
-        }
-        const paymentToken = randomBytes(8).toString('hex');
-        const paymentUri = adapter.paymentUri({
-          coin: input.coin,
-          network: networkKindOf(project.kind),
-          address: allocation.address,
-          amountUnits: units,
-          ...(adapter.definition.capabilities.supportsMemo ? { memo: paymentToken } : {}),
-        });
-        const invoice = await Invoice.query(trx).insertAndFetch({
-          id,
-          project_id: project.id,
-          project_kind: project.kind,
-          external_id: input.external_id,
-          request_fingerprint: request.fingerprint,
-          coin: input.coin,
-          chain,
-          address: allocation.address,
-          pool_address_id: allocation.addressId,
-          address_shared: allocation.isOverlay,
-          address_released_at: null,
-          derivation_path: allocation.derivationPath,
-          verification_standard: adapter.definition.verificationStandard,
-          amount_units: units.toString(),
-          amount_crypto: fromBaseUnits(units, coin.decimals),
-          amount_usd: request.usd,
-          rate_snapshot: quote ? { source: quote.source, pair: quote.pair, rate: quote.rate, fetched_at_iso: quote.fetchedAt.toISOString() } : null,
-          payment_token: paymentToken,
-          payment_uri: paymentUri,
-          callback_url: request.callbackUrl,
-          metadata: (input.metadata as Record<string, unknown> | null | undefined) ?? null,
-          matching_mode: matchingMode,
-          confirmation_threshold: policy.confirmations[chain] ?? adapter.definition.defaultConfirmations,
-          status: 'pending',
-          expires_at: expiresAt,
-          created_at: now,
-          updated_at: now,
-        });
-        await this.deps.audit.record(
-          {
-            ...actor,
-            action: 'invoice.create',
-            projectId: project.id,
-            target: `invoice:${id}`,
-            details: { external_id: input.external_id, coin: input.coin, amount_units: invoice.amount_units, address: invoice.address, overlay: allocation.isOverlay },
-          },
-          trx,
-        );
-        return { invoice: invoiceView(invoice, [], chains), created: true };
+        const allocation = await this.allocateOne(trx, project.id, plan.adapter.definition.id, plan);
+        const invoice = await Invoice.query(trx).insertAndFetch(this.invoiceRow(item, plan, allocation));
+        await this.deps.audit.record(this.createAudit(item, invoice, allocation), trx);
+        return { invoice: invoiceView(invoice, [], this.deps.chains), created: true };
       });
     } catch (error) {
       // The unique index is the last line of defence behind the advisory lock.
@@ -188,6 +304,66 @@ export class InvoiceService {
       }
       throw error;
     }
+  }
+
+  /** One address through the pool's full rules; a shared address needs `exact` matching. */
+  private async allocateOne(trx: Knex.Transaction, projectId: string, chain: ChainId, plan: CreatePlan): Promise<Allocation> {
+    const allocation = await this.deps.addressPoolService.allocate(trx, { projectId, chain, invoiceRef: plan.id });
+    if (allocation.isOverlay && plan.matchingMode !== 'exact') {
+      throw addressPoolErrors.overlay_matching_mode_required_exact({ details: { chain, matching_mode: plan.matchingMode } });
+    }
+    return allocation;
+  }
+
+  private invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Allocation) {
+    const { project, input, request } = item;
+    const paymentToken = randomBytes(8).toString('hex');
+    const { adapter } = plan;
+    return {
+      id: plan.id,
+      project_id: project.id,
+      project_kind: project.kind,
+      external_id: input.external_id,
+      request_fingerprint: request.fingerprint,
+      coin: input.coin,
+      chain: adapter.definition.id,
+      address: allocation.address,
+      pool_address_id: allocation.addressId,
+      address_shared: allocation.isOverlay,
+      address_released_at: null,
+      derivation_path: allocation.derivationPath,
+      verification_standard: adapter.definition.verificationStandard,
+      amount_units: plan.units.toString(),
+      amount_crypto: fromBaseUnits(plan.units, plan.decimals),
+      amount_usd: request.usd,
+      rate_snapshot: plan.quote ? { source: plan.quote.source, pair: plan.quote.pair, rate: plan.quote.rate, fetched_at_iso: plan.quote.fetchedAt.toISOString() } : null,
+      payment_token: paymentToken,
+      payment_uri: adapter.paymentUri({
+        coin: input.coin,
+        network: networkKindOf(project.kind),
+        address: allocation.address,
+        amountUnits: plan.units,
+        ...(adapter.definition.capabilities.supportsMemo ? { memo: paymentToken } : {}),
+      }),
+      callback_url: request.callbackUrl,
+      metadata: (input.metadata as Record<string, unknown> | null | undefined) ?? null,
+      matching_mode: plan.matchingMode,
+      confirmation_threshold: plan.confirmations,
+      status: 'pending' as const,
+      expires_at: plan.expiresAt,
+      created_at: plan.createdAt,
+      updated_at: plan.createdAt,
+    };
+  }
+
+  private createAudit(item: CreateRequest, invoice: Invoice, allocation: Allocation): AuditEntry {
+    return {
+      ...item.actor,
+      action: 'invoice.create',
+      projectId: item.project.id,
+      target: `invoice:${invoice.id}`,
+      details: { external_id: invoice.external_id, coin: invoice.coin, amount_units: invoice.amount_units, address: invoice.address, overlay: allocation.isOverlay },
+    };
   }
 
   /** One invoice of the project, with its transactions; 404 `invoice_not_found` otherwise. */
@@ -250,13 +426,18 @@ export class InvoiceService {
   }
 
   private async replay(existing: Invoice, fingerprint: string, trx?: Knex.Transaction): Promise<InvoiceView> {
+    const transactions = (await this.transactionsOf([existing.id], trx)).get(existing.id) ?? [];
+    return this.replayView(existing, fingerprint, transactions);
+  }
+
+  /** The stored invoice for a replay of the same request; 409 for a different one. */
+  private replayView(existing: Invoice, fingerprint: string, transactions: InvoiceTransaction[]): InvoiceView {
     if (existing.request_fingerprint !== fingerprint) {
       throw invoicesErrors.external_id_conflict({
         message: `external_id "${existing.external_id}" is already used by invoice ${existing.id}, created with different parameters.`,
         details: { invoice_id: existing.id },
       });
     }
-    const transactions = (await this.transactionsOf([existing.id], trx)).get(existing.id) ?? [];
     return invoiceView(existing, transactions, this.deps.chains);
   }
 
@@ -269,7 +450,7 @@ export class InvoiceService {
   }
 
   /** Checks what a schema cannot express and fingerprints the request for replay detection. */
-  private normalise(project: ProjectPrincipal, input: CreateInvoiceInput) {
+  private normalise(project: ProjectPrincipal, input: CreateInvoiceInput): NormalisedCreate {
     const hasUsd = input.amount_usd !== undefined && input.amount_usd !== null;
     const hasCrypto = input.amount_crypto !== undefined && input.amount_crypto !== null;
     if (hasUsd === hasCrypto) {
@@ -340,4 +521,62 @@ function parseInstant(value: string, field: string, edge: 'start' | 'end'): Date
   if (Number.isNaN(parsed.getTime()) || (dateOnly && parsed.toISOString().slice(0, 10) !== value)) throw coreErrors.validation_error({ message: `query.${field} is not a valid ISO 8601 date or date-time`, details: { field: `query.${field}` } });
   if (dateOnly && edge === 'end') return new Date(parsed.getTime() + 86_400_000 - 1);
   return parsed;
+}
+
+/** A create waiting for its batch. */
+interface CreateRequest {
+  readonly project: ProjectPrincipal;
+  readonly input: CreateInvoiceInput;
+  readonly actor: Actor;
+  readonly request: NormalisedCreate;
+}
+
+interface NormalisedCreate {
+  readonly usd: string | null;
+  readonly units: bigint | null;
+  readonly callbackUrl: string | null;
+  readonly fingerprint: string;
+  readonly chainEnabled: boolean;
+}
+
+/** What a create decided before its transaction. */
+interface CreatePlan {
+  readonly id: string;
+  readonly adapter: ChainAdapter;
+  readonly decimals: number;
+  readonly units: bigint;
+  readonly quote: RateQuote | undefined;
+  readonly matchingMode: MatchingMode;
+  readonly confirmations: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** The advisory-lock key of (project, external_id), the same in every code path. */
+function lockKey(projectId: string, externalId: string): string {
+  return `invoices:${projectId}:${externalId}`;
+}
+
+function groupBy<T>(values: Iterable<T>, key: (value: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const value of values) {
+    const k = key(value);
+    const group = groups.get(k);
+    if (group) group.push(value);
+    else groups.set(k, [value]);
+  }
+  return groups;
+}
+
+function memo<K, V>(cache: Map<K, V>, key: K, make: () => V): V {
+  if (!cache.has(key)) cache.set(key, make());
+  return cache.get(key)!;
+}
+
+async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }

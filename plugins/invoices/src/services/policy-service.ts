@@ -51,6 +51,13 @@ export class PolicyService {
     return this.resolve(projectId, row);
   }
 
+  /** The policies of several projects in one query. */
+  async getMany(projectIds: readonly string[], trx?: Knex.Transaction): Promise<Map<string, ResolvedPolicy>> {
+    const rows = await ProjectPolicy.query(trx ?? this.deps.db).whereIn('project_id', [...new Set(projectIds)]);
+    const byProject = new Map(rows.map((row) => [row.project_id, row]));
+    return new Map(projectIds.map((id) => [id, this.resolve(id, byProject.get(id))]));
+  }
+
   async set(projectId: string, patch: PolicyPatch, actor: Actor): Promise<ResolvedPolicy> {
     await this.deps.tenancyProjects.get(projectId);
     this.check(patch);
