@@ -6,6 +6,7 @@
  * fresh signature. Prints a table and the throughput ratio.
  *
  * Run: npx -y pnpm@10.34.9 exec tsx bench/invoices/run.ts [--seconds 15] [--connections 50] [--rounds 2]
+ *      [--projects 3] [--sides baseline,gateway] [--route create|project]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database is created per side) or an embedded
  * server under .data/postgres-bench.
  */
@@ -18,12 +19,17 @@ import { pino } from 'pino';
 import { signRequest, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, warmup: { type: 'string', default: '3' } },
+  options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, projects: { type: 'string', default: '3' }, warmup: { type: 'string', default: '3' }, sides: { type: 'string', default: 'baseline,gateway' }, route: { type: 'string', default: 'create' } },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
+// Requests go round-robin to several projects: one pool holds at most 10,000 free addresses.
+const projectCount = Number(values.projects);
 const warmup = Number(values.warmup);
+const sides = values.sides.split(',') as ('baseline' | 'gateway')[];
+// `project` (signed GET /api/v1/project) isolates authentication and the HTTP stack from invoice creation.
+const route = values.route as 'create' | 'project';
 
 let embedded: EmbeddedPostgresHandle | undefined;
 let adminUrl = process.env['DATABASE_URL'];
@@ -34,8 +40,7 @@ if (!adminUrl) {
 
 interface Target {
   url: string;
-  projectId: string;
-  secret: string;
+  projects: { projectId: string; secret: string }[];
   coin: string;
 }
 
@@ -55,7 +60,7 @@ async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
 }
 
 async function startServer(mode: 'baseline' | 'gateway', databaseUrl: string, poolSize: number): Promise<{ target: Target; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...(process.env['BENCH_CPU_PROF'] === mode ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', new URL('./server.ts', import.meta.url).pathname, mode, databaseUrl, String(poolSize)], {
+  const child = spawn(process.execPath, [...(process.env['BENCH_CPU_PROF'] === mode ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', new URL('./server.ts', import.meta.url).pathname, mode, databaseUrl, String(poolSize), String(projectCount)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {
@@ -83,24 +88,26 @@ let sequence = 0;
 /** C loops, each sending one signed create after the other over a keep-alive connection. */
 async function load(target: Target, durationSeconds: number): Promise<Result> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const url = new URL('/api/v1/invoices', target.url);
+  const url = new URL(route === 'create' ? '/api/v1/invoices' : '/api/v1/project', target.url);
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
   const deadline = started + durationSeconds * 1000;
   const send = () =>
     new Promise<number>((resolve, reject) => {
-      const body = JSON.stringify({ external_id: `bench-${process.pid}-${(sequence += 1)}`, amount_usd: 12.5, coin: target.coin });
+      sequence += 1;
+      const { projectId, secret } = target.projects[sequence % target.projects.length]!;
+      const body = route === 'create' ? JSON.stringify({ external_id: `bench-${process.pid}-${sequence}`, amount_usd: 12.5, coin: target.coin }) : '';
       const timestamp = Math.floor(Date.now() / 1000);
       const req = request(url, {
-        method: 'POST',
+        method: route === 'create' ? 'POST' : 'GET',
         agent,
         headers: {
           'Content-Type': 'application/json',
           'Content-Length': Buffer.byteLength(body),
-          'X-Project-Id': target.projectId,
+          'X-Project-Id': projectId,
           'X-Timestamp': String(timestamp),
-          'X-Signature': signRequest({ secret: target.secret, method: 'POST', pathname: url.pathname, timestamp, rawBody: body }),
+          'X-Signature': signRequest({ secret, method: route === 'create' ? 'POST' : 'GET', pathname: url.pathname, timestamp, rawBody: body }),
         },
       });
       req.on('response', (res) => {
@@ -116,7 +123,7 @@ async function load(target: Target, durationSeconds: number): Promise<Result> {
         const t0 = performance.now();
         const status = await send().catch(() => 0);
         latencies.push(performance.now() - t0);
-        if (status !== 201) errors += 1;
+        if (status !== (route === 'create' ? 201 : 200)) errors += 1;
       }
     }),
   );
@@ -142,7 +149,7 @@ const rows: Row[] = [];
 // The most free addresses the pool keeps; a run that uses them all continues on shared (overlay) addresses.
 const poolSize = 10_000;
 for (let round = 1; round <= rounds; round += 1) {
-  for (const side of ['baseline', 'gateway'] as const) {
+  for (const side of sides) {
     await withDatabase(async (databaseUrl) => {
       const { target, child } = await startServer(side, databaseUrl, poolSize);
       try {

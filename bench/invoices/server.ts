@@ -2,7 +2,7 @@
  * One side of the invoice-create benchmark, in its own process so the load generator does not
  * share its event loop: `baseline` (a minimal Koa route: HMAC verify + one idempotent INSERT) or
  * `gateway` (the real kernel with the composition's plugins). Prints one JSON line
- * `{url, projectId, secret, coin}` on stdout when ready; stops on SIGTERM.
+ * `{url, projects: [{projectId, secret}], coin}` on stdout when ready; stops on SIGTERM.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +15,10 @@ import { CLI_ACTOR } from '@gw/plugin-tenancy';
 // The wallets tests' published-mnemonic Cardano key and its real CIP-8 signer.
 import { adaWallet } from '../../plugins/wallets/test/signers.js';
 
-const [mode, databaseUrl, poolSizeArg] = process.argv.slice(2);
+const [mode, databaseUrl, poolSizeArg, projectsArg] = process.argv.slice(2);
+const projectCount = Number(projectsArg ?? 3);
 if ((mode !== 'baseline' && mode !== 'gateway') || !databaseUrl) {
-  console.error('usage: server.ts baseline|gateway <database-url> [pool-size]');
+  console.error('usage: server.ts baseline|gateway <database-url> [pool-size] [projects]');
   process.exit(2);
 }
 // The pool plugin keeps at most 10,000 free addresses per wallet.
@@ -28,8 +29,9 @@ if (mode === 'baseline') {
   await db.raw(`create table if not exists baseline_invoices (
     id bigserial primary key, project_id text not null, external_id text not null, body jsonb not null,
     created_at timestamptz not null default now(), unique (project_id, external_id))`);
-  const projectId = '01BASELINE0000000000000000';
   const secret = 'ab'.repeat(32);
+  const projects = Array.from({ length: projectCount }, (_, i) => ({ projectId: `01BASE${String(i).padStart(20, '0')}`, secret }));
+  const projectIds = new Set(projects.map((p) => p.projectId));
   const app = new Koa();
   app.use(async (ctx) => {
     if (ctx.method !== 'POST' || ctx.path !== '/api/v1/invoices') {
@@ -41,7 +43,7 @@ if (mode === 'baseline') {
     const raw = Buffer.concat(chunks).toString('utf8');
     const timestamp = parseTimestamp(ctx.get('X-Timestamp'));
     const signing = requestSigningString('POST', ctx.path, ctx.get('X-Timestamp'), raw);
-    if (ctx.get('X-Project-Id') !== projectId || timestamp === undefined || Math.abs(Date.now() / 1000 - timestamp) > SIGNATURE_WINDOW_SECONDS || !signatureMatchesAny(ctx.get('X-Signature'), signing, [secret])) {
+    if (!projectIds.has(ctx.get('X-Project-Id')) || timestamp === undefined || Math.abs(Date.now() / 1000 - timestamp) > SIGNATURE_WINDOW_SECONDS || !signatureMatchesAny(ctx.get('X-Signature'), signing, [secret])) {
       ctx.status = 401;
       ctx.body = { error_code: 'signature_invalid' };
       return;
@@ -49,7 +51,7 @@ if (mode === 'baseline') {
     const body = JSON.parse(raw) as { external_id: string };
     const inserted = await db.raw(
       `insert into baseline_invoices (project_id, external_id, body) values (?, ?, ?) on conflict (project_id, external_id) do nothing returning id`,
-      [projectId, body.external_id, raw],
+      [ctx.get('X-Project-Id'), body.external_id, raw],
     );
     ctx.status = inserted.rows.length > 0 ? 201 : 200;
     ctx.body = { id: String(inserted.rows[0]?.id ?? ''), external_id: body.external_id };
@@ -57,7 +59,7 @@ if (mode === 'baseline') {
   const server = createServer(app.callback());
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, projectId, secret, coin: 'ada' }));
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, projects, coin: 'ada' }));
   process.on('SIGTERM', () => {
     server.close();
     void db.destroy().then(() => process.exit(0));
@@ -78,23 +80,28 @@ if (mode === 'baseline') {
         'plugins.invoices.createRateLimitPerMinute': 1_000_000,
         'plugins.address-pool.targetFree': targetFree,
         'plugins.address-pool.replenishBatchMax': 10_000,
+        ...(process.env['BENCH_BATCH_CONCURRENCY'] ? { 'plugins.invoices.createBatchConcurrency': Number(process.env['BENCH_BATCH_CONCURRENCY']) } : {}),
       },
     });
-  // Set-up: a project with a verified Cardano wallet and the whole pool derived in advance (the
+  // Set-up: projects with a verified Cardano wallet each and the whole pool derived in advance (the
   // benchmark measures invoice creation, not derivation).
   const setup = createKernel({ config: configFor(poolSize), plugins, chains, role: 'cli', logger: pino({ level: 'warn' }) });
   await setup.start();
   const { tenancyOperators, tenancyProjects, walletsWallets, addressPoolReplenisher } = setup.cradle;
   const operator = await tenancyOperators.create(`bench-${Date.now()}`, CLI_ACTOR);
-  const { project, credentials } = await tenancyProjects.create({ name: 'bench', kind: 'production', operator: operator.id }, CLI_ACTOR);
-  const { challenge } = await walletsWallets.register({ projectId: project.id, chain: 'ada', xpub: adaWallet.xpub }, CLI_ACTOR);
-  await walletsWallets.verify({ projectId: project.id, chain: 'ada', signature: await adaWallet.sign(challenge.message) }, CLI_ACTOR);
-  await addressPoolReplenisher.replenish({ projectId: project.id, chain: 'ada' });
+  const projects: { projectId: string; secret: string }[] = [];
+  for (let i = 0; i < projectCount; i += 1) {
+    const { project, credentials } = await tenancyProjects.create({ name: `bench-${i}`, kind: 'production', operator: operator.id }, CLI_ACTOR);
+    const { challenge } = await walletsWallets.register({ projectId: project.id, chain: 'ada', xpub: adaWallet.xpub }, CLI_ACTOR);
+    await walletsWallets.verify({ projectId: project.id, chain: 'ada', signature: await adaWallet.sign(challenge.message) }, CLI_ACTOR);
+    await addressPoolReplenisher.replenish({ projectId: project.id, chain: 'ada' });
+    projects.push({ projectId: project.id, secret: credentials.api_secret });
+  }
   await setup.stop();
   // Serving: the deployment's default pool settings. Access logs at info would measure the terminal.
   const kernel = createKernel({ config: configFor(20), plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
   await kernel.start();
-  console.log(JSON.stringify({ url: kernel.url, projectId: project.id, secret: credentials.api_secret, coin: 'ada' }));
+  console.log(JSON.stringify({ url: kernel.url, projects, coin: 'ada' }));
   process.on('SIGTERM', () => {
     void kernel.stop().then(() => process.exit(0));
   });
