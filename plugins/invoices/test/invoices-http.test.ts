@@ -1,6 +1,6 @@
 import test from 'ava';
 import { COIN_IDS, type CoinId } from '@gw/kernel';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { responseMismatches, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import Value from 'typebox/value';
 import { InvoiceWithTransactionsSchema } from '../src/index.js';
@@ -330,4 +330,25 @@ test('bad create bodies are 400 naming the field, and write nothing', async (t) 
   t.deepEqual(await snapshot(), before);
   t.is((await post(p, '/api/v1/invoices', { ...base, amount_usd: 1000000000 })).status, 201);
   t.is((await post(p, '/api/v1/invoices', { external_id: uid(), coin: 'btc', amount_usd: 0.01 })).status, 201);
+});
+
+test('responses match the schemas the OpenAPI document declares for them', async (t) => {
+  const created = await post(all, '/api/v1/invoices', { external_id: uid(), amount_usd: 3, coin: 'usdt_trc20', callback_url: 'https://shop.example/h' });
+  const calls: ['GET' | 'POST', string, { status: number; body: unknown }][] = [
+    ['POST', '/api/v1/invoices', created],
+    ['POST', '/api/v1/invoices', await post(all, '/api/v1/invoices', { external_id: created.body.external_id, amount_usd: 3, coin: 'usdt_trc20', callback_url: 'https://shop.example/h' })],
+    ['POST', '/api/v1/invoices', await post(all, '/api/v1/invoices', { external_id: uid(), coin: 'btc' })],
+    ['GET', '/api/v1/invoices', await get(all, '/api/v1/invoices?limit=2')],
+    ['GET', '/api/v1/invoices', await get(all, '/api/v1/invoices?limit=0')],
+    ['GET', `/api/v1/invoices/${created.body.id}`, await get(all, `/api/v1/invoices/${created.body.id}`)],
+    ['GET', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV', await get(all, '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV')],
+    ['POST', `/api/v1/invoices/${created.body.id}/cancel`, await post(all, `/api/v1/invoices/${created.body.id}/cancel`)],
+    ['POST', `/api/v1/invoices/${created.body.id}/cancel`, await post(all, `/api/v1/invoices/${created.body.id}/cancel`)],
+  ];
+  t.deepEqual(calls.map(([, , r]) => r.status), [201, 200, 400, 200, 400, 200, 404, 200, 409]);
+  for (const [method, path, response] of calls) t.deepEqual(responseMismatches(gw.kernel, method, path, response.status, response.body), [], `${method} ${path} ${response.status}`);
+  // The check can fail: a wrong body is reported.
+  t.not(responseMismatches(gw.kernel, 'GET', `/api/v1/invoices/${created.body.id}`, 200, { ...created.body, amount_crypto_units: 12 }).length, 0);
+  const doc = (await fetch(`${gw.url}/api/v1/openapi.json`).then((r) => r.json())) as { paths: Record<string, Record<string, unknown>> };
+  t.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/invoices')).sort(), ['/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/cancel']);
 });
