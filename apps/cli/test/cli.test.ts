@@ -1,9 +1,8 @@
 import test from 'ava';
 import { chains, plugins } from '@gw/app-gateway';
-import { loadConfig } from '@gw/kernel';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import pg from 'pg';
-import { runCli } from '../src/cli.js';
+import { cliRunner } from '../src/testing.js';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -13,20 +12,7 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const config = loadConfig({ env: {}, file: false, overrides: { 'database.url': database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32) } });
-  const code = await runCli(argv, { plugins, chains, config, io: { out: (s) => out.push(s), err: (s) => err.push(s) } });
-  const stdout = out.join('\n');
-  let json: any;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr: err.join('\n'), json };
-}
+const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url });
 
 async function count(table: string): Promise<number> {
   const client = new pg.Client({ connectionString: database.url });

@@ -1,13 +1,12 @@
 import test from 'ava';
 import { ethChain } from '@gw/chain-eth';
 import { tronChain } from '@gw/chain-tron';
-import { loadConfig } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { runCli } from '../../../apps/cli/src/cli.js';
+import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { projectWithWallets } from './helpers.js';
 
 const plugins = [tenancyPlugin, walletsPlugin, addressPoolPlugin];
@@ -22,16 +21,8 @@ test.after.always(async () => {
   await gw?.close();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const config = loadConfig({
-    env: {},
-    file: false,
-    overrides: { 'database.url': gw.database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'plugins.address-pool.targetFree': 4 },
-  });
-  const code = await runCli([...argv, '--json'], { plugins, chains, config, io: { out: (s) => out.push(s), err: (s) => out.push(s) } });
-  return { code, json: JSON.parse(out.join('\n')) };
-}
+const run = cliRunner({ plugins, chains, databaseUrl: () => gw.database.url, overrides: () => ({ 'plugins.address-pool.targetFree': 4 }) });
+const cli = (...argv: string[]) => run(...argv, '--json');
 
 test('pool replenish, status and activate from the operator CLI', async (t) => {
   const projectId = await projectWithWallets(gw, operatorId, ['eth', 'tron']);

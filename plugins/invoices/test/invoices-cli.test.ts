@@ -1,12 +1,11 @@
 import test from 'ava';
-import { loadConfig } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
 import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { runCli } from '../../../apps/cli/src/cli.js';
+import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { invoicesPlugin } from '../src/index.js';
 import { ALL_CHAINS, FIXED_RATES, projectWithPools, startInvoicesKernel } from './helpers.js';
 
@@ -20,21 +19,13 @@ test.after.always(async () => {
   await gw?.close();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const config = loadConfig({
-    env: {},
-    file: false,
-    overrides: { 'database.url': gw.database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES },
-  });
-  const code = await runCli([...argv, '--json'], {
-    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin],
-    chains: ALL_CHAINS,
-    config,
-    io: { out: (s) => out.push(s), err: (s) => out.push(s) },
-  });
-  return { code, json: JSON.parse(out.join('\n')) };
-}
+const run = cliRunner({
+  plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin],
+  chains: ALL_CHAINS,
+  databaseUrl: () => gw.database.url,
+  overrides: () => ({ 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES }),
+});
+const cli = (...argv: string[]) => run(...argv, '--json');
 
 test('policy set and show: matching mode, expiry, confirmations, coins; new invoices follow it', async (t) => {
   const p = await projectWithPools(gw, operatorId, ['btc', 'eth']);

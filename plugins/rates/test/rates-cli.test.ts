@@ -1,9 +1,8 @@
 import test from 'ava';
-import { loadConfig } from '@gw/kernel';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import { ratesPlugin } from '@gw/plugin-rates';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { runCli } from '../../../apps/cli/src/cli.js';
+import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { standInConfig } from './helpers.js';
 import { ProviderServer } from './provider-server.js';
 
@@ -18,24 +17,7 @@ test.after.always(async () => {
   await server?.close();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const config = loadConfig({
-    env: {},
-    file: false,
-    overrides: { 'database.url': database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...standInConfig(server) },
-  });
-  const code = await runCli(argv, { plugins: [ratesPlugin], chains: [], config, io: { out: (s) => out.push(s), err: (s) => err.push(s) } });
-  const stdout = out.join('\n');
-  let json: any;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr: err.join('\n'), json };
-}
+const cli = cliRunner({ plugins: [ratesPlugin], chains: [], databaseUrl: () => database.url, overrides: () => standInConfig(server) });
 
 test.serial('rates show on an empty cache, rates refresh, then rates show per coin', async (t) => {
   const empty = await cli('rates', 'show', '--json');

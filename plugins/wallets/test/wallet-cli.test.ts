@@ -6,12 +6,11 @@ import { ethChain } from '@gw/chain-eth';
 import { polygonChain } from '@gw/chain-polygon';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import { loadConfig } from '@gw/kernel';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { runCli } from '../../../apps/cli/src/cli.js';
+import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { ADA_ACCOUNT_HEX, BTC_ZPUB, ETH_XPUB, ethWallet, tronWallet } from './signers.js';
 
 let database: TestDatabase;
@@ -22,25 +21,11 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const config = loadConfig({ env: {}, file: false, overrides: { 'database.url': database.url, 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32) } });
-  const code = await runCli(argv, {
-    plugins: [tenancyPlugin, walletsPlugin],
-    chains: [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain],
-    config,
-    io: { out: (s) => out.push(s), err: (s) => err.push(s) },
-  });
-  const stdout = out.join('\n');
-  let json: any;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr: err.join('\n'), json };
-}
+const cli = cliRunner({
+  plugins: [tenancyPlugin, walletsPlugin],
+  chains: [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain],
+  databaseUrl: () => database.url,
+});
 
 // Published vectors: BIP-0084 test vectors; MetaMask/ethers m/44'/60'/0'/0/i; TronLink
 // m/44'/195'/0'/0/0; Keystone/Eternl CIP-1852 base address; TonSwift "Test Wallet V5R1".

@@ -1,0 +1,41 @@
+import { loadConfig, type AnyPlugin, type ChainModule } from '@gw/kernel';
+import { runCli } from './cli.js';
+
+/** What one CLI invocation printed, and its exit code; `json` when stdout parses as JSON. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly json: any;
+}
+
+/**
+ * For tests: a function that runs the operator CLI in process against `databaseUrl` with silent
+ * logs, the test master key and any further config, capturing its output.
+ */
+export function cliRunner(options: {
+  plugins: readonly AnyPlugin[];
+  chains: readonly ChainModule[];
+  databaseUrl: () => string;
+  /** Further config, read at each run (test servers start after the runner is made). */
+  overrides?: () => Record<string, unknown>;
+}): (...argv: string[]) => Promise<CliRun> {
+  return async (...argv) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const config = loadConfig({
+      env: {},
+      file: false,
+      overrides: { 'database.url': options.databaseUrl(), 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...options.overrides?.() },
+    });
+    const code = await runCli(argv, { plugins: options.plugins, chains: options.chains, config, io: { out: (s) => out.push(s), err: (s) => err.push(s) } });
+    const stdout = out.join('\n');
+    let json: any;
+    try {
+      json = JSON.parse(stdout);
+    } catch {
+      json = undefined;
+    }
+    return { code, stdout, stderr: err.join('\n'), json };
+  };
+}
