@@ -11,7 +11,14 @@ export function validateInput<T>(schema: TSchema, value: unknown, where: 'body' 
   if (coerce) candidate = restoreNonIntegers(schema, value, Value.Convert(schema, Value.Clone(value)));
   candidate = Value.Default(schema, candidate);
   const errors = [...Value.Errors(schema, candidate)];
-  if (errors.length === 0) return candidate as T;
+  if (errors.length === 0) {
+    const nul = pathOfNul(candidate, []);
+    if (nul) {
+      const name = nul.length === 0 ? where : `${where === 'body' ? '' : `${where}.`}${nul.join('.')}`;
+      throw coreErrors.validation_error({ message: `${name} must not contain the NUL character`, details: { field: name } });
+    }
+    return candidate as T;
+  }
   const issues = errors.slice(0, 10).map((error) => {
     const params = error.params as Record<string, unknown>;
     let field = error.instancePath.split('/').filter(Boolean).join('.');
@@ -50,4 +57,28 @@ function restoreNonIntegers(schema: TSchema, raw: unknown, converted: unknown): 
     if (property.type === 'integer' && typeof original === 'string' && !/^[+-]?\d+$/.test(original.trim())) result[name] = original;
   }
   return result;
+}
+
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, so a string carrying it could never be stored or
+ * searched; refusing it here keeps it from reaching the database as a 500. Returns the path of
+ * the first such string (keys included), or undefined.
+ */
+function pathOfNul(value: unknown, path: string[]): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = pathOfNul(item, [...path, String(i)]);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes('\u0000')) return [...path, key.replace(/\u0000/g, '\\0')];
+      const found = pathOfNul(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }

@@ -111,6 +111,8 @@ test.serial('bad queries are 400 validation_error naming the field', async (t) =
     ['?date_to=2026-13-01T00:00:00Z', 'query.date_to'],
     ['?date_from=2026-02-02&date_to=2026-02-01', 'query.date_from'],
     ['?colour=red', 'query.colour'],
+    ['?external_id=a%00b', 'query.external_id'],
+    ['?tx_hash=%00', 'query.tx_hash'],
   ];
   for (const [query, field] of cases) {
     const res = await list(query);

@@ -70,6 +70,8 @@ export interface InvoicePage {
 }
 
 const METADATA_MAX_BYTES = 16_384;
+/** The largest token amount any supported chain can carry (uint256); also within numeric(78,0). */
+const MAX_AMOUNT_UNITS = 2n ** 256n - 1n;
 
 /**
  * Invoices: creation (idempotent on project + external_id, address and invoice in one
@@ -133,7 +135,7 @@ export class InvoiceService {
       const transactions = await this.transactionsOf(replayed.map((i) => stored.get(lockKey(items[i]!.project.id, items[i]!.input.external_id))!.id));
       for (const i of replayed) {
         const row = stored.get(lockKey(items[i]!.project.id, items[i]!.input.external_id))!;
-        outcomes[i] = await settle(Promise.resolve().then(() => ({ invoice: this.replayView(row, items[i]!.request.fingerprint, transactions.get(row.id) ?? []), created: false })));
+        outcomes[i] = attempt(() => ({ invoice: this.replayView(row, items[i]!.request.fingerprint, transactions.get(row.id) ?? []), created: false }));
       }
     }
     const policies = await this.deps.invoicesPolicies.getMany(items.map((item) => item.project.id));
@@ -215,6 +217,7 @@ export class InvoiceService {
       units = usdToUnits(request.usd!, rate.rate, coin.decimals);
     }
     if (units === null || units <= 0n) throw invoicesErrors.amount_out_of_range({ message: 'The amount is zero in base units.', details: { amount_crypto_units: String(units ?? 0n) } });
+    if (units > MAX_AMOUNT_UNITS) throw invoicesErrors.amount_out_of_range({ message: 'The amount exceeds what any chain can transfer (2^256 - 1 base units).', details: { amount_crypto_units: units.toString() } });
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     return {
       id: newId(),
@@ -277,7 +280,7 @@ export class InvoiceService {
       const transactions = await this.transactionsOf(replays.map((n) => byKey.get(lockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!.id), trx);
       for (const n of replays) {
         const row = byKey.get(lockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!;
-        outcomes[n] = await settle(Promise.resolve().then(() => ({ invoice: this.replayView(row, batch[n]!.item.request.fingerprint, transactions.get(row.id) ?? []), created: false })));
+        outcomes[n] = attempt(() => ({ invoice: this.replayView(row, batch[n]!.item.request.fingerprint, transactions.get(row.id) ?? []), created: false }));
       }
     }
     return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('invoice create produced no outcome') });
@@ -571,6 +574,14 @@ function groupBy<T>(values: Iterable<T>, key: (value: T) => string): Map<string,
 function memo<K, V>(cache: Map<K, V>, key: K, make: () => V): V {
   if (!cache.has(key)) cache.set(key, make());
   return cache.get(key)!;
+}
+
+function attempt<T>(fn: () => T): Settled<T> {
+  try {
+    return { ok: true, value: fn() };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
 
 async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
