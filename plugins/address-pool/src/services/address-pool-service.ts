@@ -63,9 +63,7 @@ export class AddressPoolService {
     const onlyActivated = this.deps.chains.get(wallet.chain).definition.capabilities.requiresActivation;
     const config = this.deps.addressPoolConfig;
 
-    const free = await this.poolRows(trx, wallet.id, onlyActivated)
-      .where((q) => q.where('state', 'available').orWhere((c) => c.where('state', 'cooldown').where('cooldown_until', '<=', trx.fn.now())))
-      .orderBy('derivation_index')
+    const free = await this.freeRows(trx, wallet.id, onlyActivated)
       .limit(1)
       .forUpdate()
       .skipLocked()
@@ -89,9 +87,17 @@ export class AddressPoolService {
     }
     // Prefer a row no other allocation is touching right now; if every candidate is locked (a
     // burst), wait for one: the lock holders only commit or roll back, they never wait on us.
-    const shared =
+    let shared =
       (await this.overlayCandidate(trx, wallet.id, onlyActivated).skipLocked().first()) ??
       (await this.overlayCandidate(trx, wallet.id, onlyActivated).first());
+    if (!shared) {
+      // Nothing allocated is visible yet, yet nothing was free: concurrent allocations hold the
+      // free rows and have not committed. Wait for one of them; its row is either still free
+      // (rolled back) or allocated by now and shareable.
+      const waited = await this.freeRows(trx, wallet.id, onlyActivated).limit(1).forUpdate().first();
+      if (waited) return this.result(await this.take(trx, waited, input.invoiceRef), false);
+      shared = await this.overlayCandidate(trx, wallet.id, onlyActivated).first();
+    }
     if (!shared || shared.state !== 'allocated') {
       throw addressPoolErrors.pool_exhausted({ details: { chain: wallet.chain, overlay: true } });
     }
@@ -111,19 +117,17 @@ export class AddressPoolService {
     if (input.invoiceRefs.length === 0) return [];
     const wallet = await this.deps.walletsWallets.requireVerifiedWallet(input.projectId, input.chain, trx);
     const onlyActivated = this.deps.chains.get(wallet.chain).definition.capabilities.requiresActivation;
-    // Up to the low watermark more rows than needed are read (and stay locked until commit, so
-    // concurrent batches take others): fewer than that means the pool runs low, without a second
-    // query to count.
+    // The "is the pool low?" count rides along in the same statement instead of a second query;
+    // it counts free rows including the ones picked here, without locking any more of them.
     const lowWatermark = Math.ceil(this.deps.addressPoolConfig.targetFree / 2);
-    const candidates = await this.poolRows(trx, wallet.id, onlyActivated)
-      .where((q) => q.where('state', 'available').orWhere((c) => c.where('state', 'cooldown').where('cooldown_until', '<=', trx.fn.now())))
-      .orderBy('derivation_index')
-      .limit(input.invoiceRefs.length + lowWatermark)
-      .forUpdate()
-      .skipLocked()
-      .select('id');
-    if (candidates.length < input.invoiceRefs.length + lowWatermark) await this.requestReplenish(wallet);
-    const free = candidates.slice(0, input.invoiceRefs.length);
+    const picked = await trx.raw<{ rows: { id: string; free_rows: number }[] }>(
+      `with picked as (${this.freeRows(trx, wallet.id, onlyActivated).select('id').limit(input.invoiceRefs.length).forUpdate().skipLocked().toKnexQuery().toQuery()})
+       select picked.id,
+              (select count(*)::int from (${this.freeRows(trx, wallet.id, onlyActivated).select(trx.raw('1')).clearOrder().limit(input.invoiceRefs.length + lowWatermark).toKnexQuery().toQuery()}) f) as free_rows
+         from picked`,
+    );
+    const free = picked.rows;
+    if (free.length === 0 || free[0]!.free_rows - free.length < lowWatermark) await this.requestReplenish(wallet);
     if (free.length === 0) return [];
     const refs = input.invoiceRefs.slice(0, free.length);
     const taken = await trx.raw<{ rows: PoolAddress[] }>(
@@ -189,6 +193,13 @@ export class AddressPoolService {
       }
       return { address: updated.address, derivation_index: updated.derivation_index, activated_at_iso: new Date(updated.activated_at!).toISOString() };
     });
+  }
+
+  /** Rows that may be handed out now (available, or cooldown ended), lowest index first. */
+  private freeRows(trx: Knex.Transaction, walletId: string, onlyActivated: boolean) {
+    return this.poolRows(trx, walletId, onlyActivated)
+      .where((q) => q.where('state', 'available').orWhere((c) => c.where('state', 'cooldown').where('cooldown_until', '<=', trx.fn.now())))
+      .orderBy('derivation_index');
   }
 
   private poolRows(trx: Knex.Transaction, walletId: string, onlyActivated: boolean) {
