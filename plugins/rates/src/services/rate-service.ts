@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { coreErrors, type CoinId } from '@gw/kernel';
+import { coreErrors, createCoalescer, type CoinId } from '@gw/kernel';
 import { ASSETS, assetOf, type Asset } from '../assets.js';
 import type { RatesConfig } from '../config.js';
 import { rateUnavailable } from '../errors.js';
@@ -85,8 +85,8 @@ export class RateService {
   private readonly config: RatesConfig;
   private readonly now: () => Date;
   private readonly memo = new Map<Asset, { quote: RateQuote; until: number }>();
-  private readonly pendingQuotes = new Map<Asset, Promise<RateQuote>>();
-  private readonly pendingFetches = new Map<string, Promise<ReadonlyMap<Asset, ProviderRate>>>();
+  private readonly pendingQuotes = createCoalescer<RateQuote>();
+  private readonly pendingFetches = createCoalescer<ReadonlyMap<Asset, ProviderRate>>();
   private readonly cooldownUntil = new Map<string, number>();
 
   constructor(private readonly deps: RateServiceDeps) {
@@ -116,12 +116,7 @@ export class RateService {
     if (memo && memo.until > this.now().getTime() && this.isFresh(memo.quote.fetchedAt)) return memo.quote;
     const cached = this.select(await this.store.read(asset));
     if (cached) return this.remember(cached);
-    let pending = this.pendingQuotes.get(asset);
-    if (!pending) {
-      pending = this.fetchQuote(asset).finally(() => this.pendingQuotes.delete(asset));
-      this.pendingQuotes.set(asset, pending);
-    }
-    return this.remember(await pending);
+    return this.remember(await this.pendingQuotes(asset, () => this.fetchQuote(asset)));
   }
 
   /**
@@ -190,12 +185,7 @@ export class RateService {
 
   /** One request per provider at a time in this process, whoever asks (quotes or refresh). */
   private fetchProvider(provider: RateProvider): Promise<ReadonlyMap<Asset, ProviderRate>> {
-    let pending = this.pendingFetches.get(provider.id);
-    if (!pending) {
-      pending = this.fetchAndStore(provider).finally(() => this.pendingFetches.delete(provider.id));
-      this.pendingFetches.set(provider.id, pending);
-    }
-    return pending;
+    return this.pendingFetches(provider.id, () => this.fetchAndStore(provider));
   }
 
   private async fetchAndStore(provider: RateProvider): Promise<ReadonlyMap<Asset, ProviderRate>> {
