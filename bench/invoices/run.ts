@@ -54,7 +54,9 @@ async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   try {
     return await fn(url.toString());
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
+    // BENCH_KEEP_DB=1 keeps the databases for inspection (EXPLAIN, pg_stat_statements).
+    if (process.env['BENCH_KEEP_DB']) console.error(`kept database ${name}`);
+    else await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   }
 }

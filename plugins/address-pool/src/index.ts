@@ -1,6 +1,7 @@
 import { asFunction, asValue } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
+import { m0002FreeIndexOrdering } from '../migrations/0002_free_index_ordering.js';
 import { addressPoolCommands } from './cli.js';
 import { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
 import { addressPoolErrors } from './errors.js';
@@ -31,7 +32,7 @@ export const addressPoolPlugin = definePlugin({
   dependsOn: ['tenancy', 'wallets'],
   config: AddressPoolConfigSchema,
   errors: [addressPoolErrors],
-  migrations: [m0001AddressPool],
+  migrations: [m0001AddressPool, m0002FreeIndexOrdering],
   register: ({ config }) => ({
     addressPoolConfig: asValue(config),
     addressPoolAllocations: asFunction(({ metrics }: Cradle) => createAllocationCounter(metrics.registry)).singleton(),

@@ -182,3 +182,36 @@ test('the gap gauge: highest allocated index minus highest index released after 
   t.true(metrics.includes(`gateway_address_pool_free{project="${projectId}",chain="eth"} 145`));
   t.regex(metrics, /gateway_address_pool_allocations_total\{chain="eth",mode="fresh"\} \d+/);
 });
+
+test('the free-row lookup walks the free-row index, never the allocated rows, even with planner statistics from a full pool', async (t) => {
+  const { addressPoolReplenisher, addressPoolService, db } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['eth']);
+  await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
+  // A pool of production size: rows past the derived ones, copied from the last derived row with
+  // made-up addresses (the lookup only reads wallet, state and index).
+  await db.raw(
+    `insert into address_pool_addresses (id, project_id, chain, wallet_id, derivation_index, address, derivation_path, state, activated)
+     select substr(md5(random()::text), 1, 26), project_id, chain, wallet_id, derivation_index + g, address || '-' || g, derivation_path, 'available', activated
+       from address_pool_addresses, generate_series(1, 20000) g
+      where project_id = ? and derivation_index = (select max(derivation_index) from address_pool_addresses where project_id = ?)`,
+    [projectId, projectId],
+  );
+  // Statistics taken while every row is free: the state in which the benchmark's planner once
+  // preferred a unique (wallet, index) index and filtered out every allocated row on each
+  // allocation (migration 0002 leaves the partial index as the only one giving that order).
+  await db.raw('analyze address_pool_addresses');
+  await db.transaction((trx) => addressPoolService.allocateMany(trx, { projectId, chain: 'eth', invoiceRefs: Array.from({ length: 5000 }, (_, i) => `warm-${i}`) }));
+  const statements: { sql: string; bindings: unknown[] }[] = [];
+  const capture = (query: { sql: string; bindings?: unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
+  db.on('query', capture);
+  try {
+    await db.transaction((trx) => addressPoolService.allocateMany(trx, { projectId, chain: 'eth', invoiceRefs: ['probe-1', 'probe-2'] }));
+  } finally {
+    db.off('query', capture);
+  }
+  const lookup = statements.find((s) => s.sql.startsWith('with picked as'));
+  t.truthy(lookup, 'allocateMany ran its free-row lookup');
+  const plan = JSON.stringify((await db.raw(`explain (format json) ${lookup!.sql}`, lookup!.bindings as never[])).rows);
+  t.true(plan.includes('address_pool_addresses_free'), `the partial free-row index is used: ${plan}`);
+  t.false(/"Index Name":"address_pool_addresses_wallet_index_unique"/.test(plan), 'the unique index is not walked');
+});

@@ -123,7 +123,7 @@ export class AddressPoolService {
     const picked = await trx.raw<{ rows: { id: string; free_rows: number }[] }>(
       `with picked as (${this.freeRows(trx, wallet.id, onlyActivated).select('id').limit(input.invoiceRefs.length).forUpdate().skipLocked().toKnexQuery().toQuery()})
        select picked.id,
-              (select count(*)::int from (${this.freeRows(trx, wallet.id, onlyActivated).select(trx.raw('1')).clearOrder().limit(input.invoiceRefs.length + lowWatermark).toKnexQuery().toQuery()}) f) as free_rows
+              (select count(*)::int from (${this.freeRows(trx, wallet.id, onlyActivated).select(trx.raw('1')).limit(input.invoiceRefs.length + lowWatermark).toKnexQuery().toQuery()}) f) as free_rows
          from picked`,
     );
     const free = picked.rows;

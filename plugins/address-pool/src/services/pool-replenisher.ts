@@ -96,7 +96,7 @@ export class PoolReplenisher {
       }
       // PostgreSQL takes at most 65,535 bind parameters per statement (nine per row here).
       for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-        await trx(PoolAddress.tableName).insert(rows.slice(start, start + INSERT_CHUNK_ROWS)).onConflict(['wallet_id', 'derivation_index']).ignore();
+        await trx(PoolAddress.tableName).insert(rows.slice(start, start + INSERT_CHUNK_ROWS)).onConflict().ignore();
       }
       return {
         projectId: wallet.projectId,
