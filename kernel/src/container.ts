@@ -21,6 +21,7 @@ export interface Cradle {
   readonly secretBox: import('./crypto/secret-box.js').SecretBox;
   readonly audit: import('./audit/audit-log.js').AuditLog;
   readonly chains: import('./chain-registry.js').ChainRegistry;
+  readonly invoiceEvents: import('./events/invoice-events.js').InvoiceEvents;
 }
 
 /**

@@ -23,6 +23,7 @@ import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { resolveMasterKey } from './crypto/master-key.js';
 import { createAuditLog } from './audit/audit-log.js';
+import { createInvoiceEvents } from './events/invoice-events.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { bodyReaderMiddleware } from './http/body-reader.js';
@@ -126,7 +127,7 @@ export function createKernel(options: KernelOptions): Kernel {
 
   function registerCore(databaseUrl: string): void {
     const masterKey = resolveMasterKey(config);
-    jobQueue = createJobQueue({ url: databaseUrl, schema: config.jobs.schema, poolMax: config.jobs.poolMax, logger });
+    jobQueue = createJobQueue({ url: databaseUrl, schema: config.jobs.schema, poolMax: config.jobs.poolMax, superviseIntervalSeconds: config.jobs.superviseIntervalSeconds, logger });
     const queue = jobQueue;
     container.register({
       kernelConfig: asValue(config),
@@ -140,6 +141,7 @@ export function createKernel(options: KernelOptions): Kernel {
       secretBox: asValue(createSecretBox(masterKey)),
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(createChainRegistry(options.chains ?? [], logger)),
+      invoiceEvents: asValue(createInvoiceEvents(logger)),
     });
     for (const { plugin, config: slice } of loaded) {
       const resolvers = plugin.register?.({ config: slice, kernelConfig: config, logger: logger.child({ plugin: plugin.id }) }) ?? {};

@@ -2,7 +2,7 @@ import test from 'ava';
 import { asFunction } from 'awilix';
 import { definePlugin, defineRoute, type Cradle } from '@gw/kernel';
 import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
-import { waitFor } from './wait-for.js';
+import { waitFor } from '../src/testing/wait-for.js';
 
 declare module '@gw/kernel' {
   interface Cradle {

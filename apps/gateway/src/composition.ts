@@ -11,13 +11,14 @@ import { walletsPlugin } from '@gw/plugin-wallets';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
 import { invoicesPlugin } from '@gw/plugin-invoices';
+import { webhooksPlugin } from '@gw/plugin-webhooks';
 
 /**
  * The composition root: every plugin and chain of this build, imported explicitly. Config only
  * enables, disables and parameterises them. The gateway, worker, combined and CLI apps all use
  * this one list, so every process runs the same migrations and knows the same queues.
  */
-export const plugins: readonly AnyPlugin[] = [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin];
+export const plugins: readonly AnyPlugin[] = [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin, webhooksPlugin];
 
 /** The seven chains of spec section 1, in the spec's order. */
 export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];

@@ -35,6 +35,12 @@ export const KernelConfigSchema = Type.Object(
       {
         schema: Type.String({ pattern: '^[a-z_][a-z0-9_]*$', default: 'pgboss', description: 'PostgreSQL schema of pg-boss.' }),
         poolMax: Type.Integer({ minimum: 1, maximum: 50, default: 5, description: 'Connections of the pg-boss pool.' }),
+        superviseIntervalSeconds: Type.Integer({
+          minimum: 1,
+          maximum: 3600,
+          default: 60,
+          description: 'How often pg-boss looks for jobs whose worker died (expired active jobs are retried).',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,4 +1,4 @@
-import type { Job, QueueOptions, WorkOptions } from 'pg-boss';
+import type { Job, Queue, WorkOptions } from 'pg-boss';
 
 /**
  * A pg-boss queue owned by a plugin. The kernel creates every queue on start (gateway and worker
@@ -7,8 +7,8 @@ import type { Job, QueueOptions, WorkOptions } from 'pg-boss';
 export interface JobDefinition<TData extends object = any> {
   /** `<owner>.<job>`, e.g. `webhooks.deliver`. */
   readonly name: string;
-  /** Queue policy: retries, backoff, expiry, retention. */
-  readonly queue?: QueueOptions;
+  /** Queue policy: retries, backoff, expiry, retention, `notify` (wake workers on insert). */
+  readonly queue?: Omit<Queue, 'name'>;
   /** Worker options: batch size, polling interval, local concurrency. */
   readonly work?: WorkOptions;
   /** Handles a batch of jobs. Throwing fails the whole batch (pg-boss retries per queue policy). */

@@ -1,4 +1,4 @@
-import { PgBoss, fromKnex, type Job, type SendOptions, type WorkOptions } from 'pg-boss';
+import { PgBoss, fromKnex, type Job, type JobInsert, type SendOptions, type WorkOptions } from 'pg-boss';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobDefinition } from './job-definition.js';
@@ -16,6 +16,8 @@ export interface JobQueue {
   send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null>;
   /** Sends inside `trx`: the job exists if and only if `trx` commits. */
   sendInTransaction<T extends object>(trx: Knex.Transaction, name: string, data: T, options?: SendOptions): Promise<string | null>;
+  /** Inserts many jobs with one statement inside `trx` (the outbox of a batch). */
+  insertInTransaction<T extends object>(trx: Knex.Transaction, name: string, jobs: readonly JobInsert<T>[]): Promise<void>;
   /** Whether pg-boss answers a query (readiness). */
   ping(): Promise<boolean>;
 }
@@ -30,12 +32,16 @@ export interface JobQueueRuntime extends JobQueue {
   stop(timeoutMs: number): Promise<void>;
 }
 
-export function createJobQueue(options: { url: string; schema: string; poolMax: number; logger: Logger }): JobQueueRuntime {
+export function createJobQueue(options: { url: string; schema: string; poolMax: number; superviseIntervalSeconds?: number; logger: Logger }): JobQueueRuntime {
   const boss = new PgBoss({
     connectionString: options.url,
     schema: options.schema,
     max: options.poolMax,
     application_name: 'gateway-jobs',
+    // Queues declared with `notify: true` wake their workers on insert (committed with the
+    // inserting transaction) instead of waiting for the next poll.
+    useListenNotify: true,
+    ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds } : {}),
   });
   const log = options.logger.child({ component: 'jobs' });
   boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));
@@ -76,6 +82,10 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
     },
     sendInTransaction(trx, name, data, sendOptions) {
       return boss.send(name, data, { ...(sendOptions ?? {}), db: fromKnex(trx) });
+    },
+    async insertInTransaction(trx, name, jobs) {
+      if (jobs.length === 0) return;
+      await boss.insert(name, [...jobs], { db: fromKnex(trx) });
     },
     async ping() {
       if (!started) return false;

@@ -2,3 +2,4 @@ export * from './test-database.js';
 export * from './test-kernel.js';
 export * from './signed-fetch.js';
 export * from './response-check.js';
+export * from './wait-for.js';

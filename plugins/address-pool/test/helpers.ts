@@ -18,13 +18,4 @@ export async function projectWithWallets(gw: TestKernel, operatorId: string, cha
   return projectId;
 }
 
-/** Polls `condition` until it holds (no fixed sleeps in assertions; a short pause between polls). */
-export async function waitFor<T>(condition: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export { waitFor } from '@gw/kernel/testing';

@@ -7,12 +7,14 @@ import { invoicesErrors } from './errors.js';
 import { invoicesRoutes } from './routes.js';
 import { InvoiceService } from './services/invoice-service.js';
 import { PolicyService } from './services/policy-service.js';
+import { InvoiceTransitions } from './services/invoice-transitions.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
     readonly invoicesConfig: InvoicesConfig;
     readonly invoicesService: InvoiceService;
     readonly invoicesPolicies: PolicyService;
+    readonly invoicesTransitions: InvoiceTransitions;
   }
 }
 
@@ -31,6 +33,7 @@ export const invoicesPlugin = definePlugin({
     invoicesConfig: asValue(config),
     invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
     invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
+    invoicesTransitions: asFunction((cradle: Cradle) => new InvoiceTransitions(cradle)).singleton(),
   }),
   routes: invoicesRoutes,
   cli: invoicesCommands,
@@ -40,6 +43,7 @@ export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
 export { INVOICE_STATUSES, OPEN_STATUSES, isOpen, type InvoiceStatus } from './invoice-status.js';
 export { InvoiceService, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
+export { InvoiceTransitions, type TransitionRequest, type TransitionResult } from './services/invoice-transitions.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
 export * from './schemas.js';

@@ -1,11 +1,6 @@
-import { defineRoute, type AuthContext, type Cradle, type RouteDefinition } from '@gw/kernel';
-import type { Actor } from '@gw/plugin-tenancy';
+import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
+import { restActor } from '@gw/plugin-tenancy';
 import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
-
-/** The audit actor of a REST request. */
-export function restActor(auth: AuthContext, requestId: string): Actor {
-  return { actor: auth.actor, channel: 'rest', requestId };
-}
 
 /** Invoice endpoints of spec 4.2, for production and testnet projects. */
 export function invoicesRoutes(cradle: Cradle): RouteDefinition[] {

@@ -1,4 +1,4 @@
-import type { AuditChannel } from '@gw/kernel';
+import type { AuditChannel, AuthContext } from '@gw/kernel';
 
 /** Who performs a write, for the audit log. */
 export interface Actor {
@@ -9,3 +9,8 @@ export interface Actor {
 
 /** The operator at the command line. */
 export const CLI_ACTOR: Actor = { actor: 'operator-cli', channel: 'cli' };
+
+/** The audit actor of a REST request. */
+export function restActor(auth: AuthContext, requestId: string): Actor {
+  return { actor: auth.actor, channel: 'rest', requestId };
+}

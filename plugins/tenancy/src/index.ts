@@ -54,5 +54,5 @@ export { OperatorService } from './services/operator-service.js';
 export { UserService } from './services/user-service.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';
-export { CLI_ACTOR, type Actor } from './actor.js';
+export { CLI_ACTOR, restActor, type Actor } from './actor.js';
 export { validateWebhookUrl } from './services/webhook-url.js';

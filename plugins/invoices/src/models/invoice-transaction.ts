@@ -1,4 +1,5 @@
 import type { ChainId, CoinId } from '@gw/kernel';
+import type { Knex } from 'knex';
 import { Model } from 'objection';
 
 /** A transfer attributed to an invoice (observed on chain, or synthetic in the sandbox). */
@@ -20,4 +21,13 @@ export class InvoiceTransaction extends Model {
   synthetic!: boolean;
   detected_at!: Date;
   confirmed_at!: Date | null;
+}
+
+/** The transactions of each invoice, in detection order, keyed by invoice id. */
+export async function transactionsByInvoice(db: Knex | Knex.Transaction, invoiceIds: readonly string[]): Promise<Map<string, InvoiceTransaction[]>> {
+  const byInvoice = new Map<string, InvoiceTransaction[]>();
+  if (invoiceIds.length === 0) return byInvoice;
+  const rows = await InvoiceTransaction.query(db).whereIn('invoice_id', invoiceIds).orderBy(['detected_at', 'id']);
+  for (const row of rows) byInvoice.set(row.invoice_id, [...(byInvoice.get(row.invoice_id) ?? []), row]);
+  return byInvoice;
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   coreErrors,
+  parseInstant,
   isAppError,
   newId,
   networkFor,
@@ -28,7 +29,7 @@ import type { Logger } from 'pino';
 import type { InvoicesConfig, MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
 import { CANCELLABLE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
-import { InvoiceTransaction } from '../models/invoice-transaction.js';
+import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
 import { Invoice } from '../models/invoice.js';
 import { usdDecimal, usdToUnits } from './amounts.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
@@ -444,12 +445,8 @@ export class InvoiceService {
     return invoiceView(existing, transactions, this.deps.chains);
   }
 
-  private async transactionsOf(invoiceIds: readonly string[], trx?: Knex.Transaction): Promise<Map<string, InvoiceTransaction[]>> {
-    const byInvoice = new Map<string, InvoiceTransaction[]>();
-    if (invoiceIds.length === 0) return byInvoice;
-    const rows = await InvoiceTransaction.query(trx ?? this.deps.db).whereIn('invoice_id', invoiceIds).orderBy(['detected_at', 'id']);
-    for (const row of rows) byInvoice.set(row.invoice_id, [...(byInvoice.get(row.invoice_id) ?? []), row]);
-    return byInvoice;
+  private transactionsOf(invoiceIds: readonly string[], trx?: Knex.Transaction): Promise<Map<string, InvoiceTransaction[]>> {
+    return transactionsByInvoice(trx ?? this.deps.db, invoiceIds);
   }
 
   /** Checks what a schema cannot express and fingerprints the request for replay detection. */
@@ -512,18 +509,6 @@ function canonicalJson(value: unknown): string {
       .join(',')}}`;
   }
   return JSON.stringify(value);
-}
-
-/** An ISO 8601 date or date-time as an instant; a bare date is the start (or end) of that UTC day. */
-function parseInstant(value: string, field: string, edge: 'start' | 'end'): Date {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  // Without an offset the time is UTC, never the server's local zone.
-  const text = dateOnly ? `${value}T00:00:00.000Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
-  const parsed = new Date(text);
-  // Date rolls 2026-02-31 over to March; a real calendar date reads back the same.
-  if (Number.isNaN(parsed.getTime()) || (dateOnly && parsed.toISOString().slice(0, 10) !== value)) throw coreErrors.validation_error({ message: `query.${field} is not a valid ISO 8601 date or date-time`, details: { field: `query.${field}` } });
-  if (dateOnly && edge === 'end') return new Date(parsed.getTime() + 86_400_000 - 1);
-  return parsed;
 }
 
 /** A create waiting for its batch. */

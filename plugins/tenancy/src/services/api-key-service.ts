@@ -137,6 +137,22 @@ export class ApiKeyService {
     return key ? this.validSecrets(this.deps.db, key.id) : [];
   }
 
+  /** `liveSecrets` of several projects in one query; a project without a live key maps to []. */
+  async liveSecretsMany(projectIds: readonly string[]): Promise<Map<string, string[]>> {
+    const result = new Map<string, string[]>(projectIds.map((id) => [id, []]));
+    if (projectIds.length === 0) return result;
+    const rows = await this.deps.db.raw<{ rows: { project_id: string; id: string; sealed_secret: string }[] }>(
+      `select k.project_id, s.id, s.sealed_secret
+         from tenancy_api_keys k
+         join tenancy_api_key_secrets s on s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())
+        where k.project_id = any(?::text[]) and k.state = 'active'
+        order by k.project_id, s.id desc`,
+      [[...new Set(projectIds)]],
+    );
+    for (const row of rows.rows) result.get(row.project_id)?.push(this.deps.secretBox.open(row.sealed_secret, row.id));
+    return result;
+  }
+
   async view(projectId: string): Promise<ApiKeyView | undefined> {
     const found = await this.keyForRequests(projectId);
     return found ? this.toView(found.key, found.secrets.length) : undefined;

@@ -63,6 +63,15 @@ export class ProjectService {
     return projectView(project);
   }
 
+  /** The default webhook URL of each project (null when unset or the project is unknown). One query. */
+  async webhookUrls(projectIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, string | null>> {
+    const result = new Map<string, string | null>(projectIds.map((id) => [id, null]));
+    if (projectIds.length === 0) return result;
+    const rows = await Project.query(db).whereIn('id', [...new Set(projectIds)]).select('id', 'webhook_url');
+    for (const row of rows) result.set(row.id, row.webhook_url);
+    return result;
+  }
+
   /** The guard-facing view of a project, or undefined. One query. */
   async principal(projectId: string): Promise<ProjectPrincipal | undefined> {
     const row = await Project.query(this.deps.db)

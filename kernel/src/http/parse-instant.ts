@@ -1,0 +1,18 @@
+import { coreErrors } from '../errors/index.js';
+
+/**
+ * An ISO 8601 date or date-time query value as an instant; a bare date is the start (or end) of
+ * that UTC day, and a time without an offset is UTC. Throws 400 `validation_error` naming
+ * `query.<field>` for an impossible date (2026-02-31).
+ */
+export function parseInstant(value: string, field: string, edge: 'start' | 'end'): Date {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  // Without an offset the time is UTC, never the server's local zone.
+  const text = dateOnly ? `${value}T00:00:00.000Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
+  const parsed = new Date(text);
+  // Date rolls 2026-02-31 over to March; a real calendar date reads back the same.
+  if (Number.isNaN(parsed.getTime()) || (dateOnly && parsed.toISOString().slice(0, 10) !== value)) throw coreErrors.validation_error({ message: `query.${field} is not a valid ISO 8601 date or date-time`, details: { field: `query.${field}` } });
+  if (dateOnly && edge === 'end') return new Date(parsed.getTime() + 86_400_000 - 1);
+  return parsed;
+}
+

@@ -1,0 +1,334 @@
+/**
+ * Signing and verification of the gateway's webhook deliveries (spec 5.2), for partners and for
+ * the gateway's own tests. Uses `node:` built-ins only.
+ *
+ * Every delivery carries `X-Service-Signature: t=<unix_seconds>,v1=<hex>[,v1=<hex>...]`, where each
+ * `<hex>` is the lowercase HMAC-SHA256 of the UTF-8 string `${t}.${rawBody}` keyed with one of the
+ * project's API secrets (one `v1` per secret valid at send time, so an API-key rotation never
+ * breaks a receiver). See `docs/webhooks.md` for the whole contract.
+ *
+ * @packageDocumentation
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The request header carrying the signature (node:http lower-cases header names). */
+export const SIGNATURE_HEADER = 'x-service-signature';
+/** The request header carrying the event id, equal to the envelope's `event_id`. */
+export const EVENT_ID_HEADER = 'x-service-event-id';
+/** The request header carrying the event type, equal to the envelope's `event_type`. */
+export const EVENT_TYPE_HEADER = 'x-service-event-type';
+/** The request header carrying the 1-based delivery attempt number. */
+export const DELIVERY_ATTEMPT_HEADER = 'x-service-delivery-attempt';
+/** The `User-Agent` the gateway sends webhooks with. */
+export const WEBHOOK_USER_AGENT = 'crypto-gateway-webhooks/1';
+/** Default allowed distance, in seconds, between the signature's `t` and the receiver's clock. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** The seven webhook event types (spec 5.2), in lifecycle order. */
+export const WEBHOOK_EVENT_TYPES = [
+  'invoice.detected',
+  'invoice.paid',
+  'invoice.overpaid',
+  'invoice.partial',
+  'invoice.expired',
+  'invoice.expired_paid_late',
+  'invoice.reverted',
+] as const;
+/** One of {@link WEBHOOK_EVENT_TYPES}. */
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The JSON body of every webhook delivery. */
+export interface WebhookEnvelope {
+  /** ULID of the event; stable across retries of one event, fresh for a resend. Deduplicate on it. */
+  readonly event_id: string;
+  readonly event_type: WebhookEventType;
+  /** The project's kind. */
+  readonly mode: 'production' | 'testnet' | 'sandbox';
+  /** When the event was created (not when this attempt was sent), ISO 8601 UTC. */
+  readonly created_at_iso: string;
+  readonly data: {
+    readonly invoice_id: string;
+    readonly external_id: string;
+    /** The invoice status this event moved the invoice to. */
+    readonly status: string;
+    /** The invoice status before the transition. */
+    readonly previous_status: string;
+    /** The full invoice resource as `GET /api/v1/invoices/{id}` returned it when the event was created. */
+    readonly invoice: Readonly<Record<string, unknown>>;
+  };
+  /** Only on resends: the `event_id` of the event this one re-sends. */
+  readonly original_event_id?: string;
+}
+
+/** Why {@link verifyWebhook} refused a delivery; each maps to a distinct 401 body. */
+export type WebhookVerifyFailure = 'malformed_header' | 'signature_mismatch' | 'timestamp_out_of_window';
+
+/** Outcome of {@link verifyWebhook}. */
+export type WebhookVerifyResult = { readonly ok: true; readonly timestamp: number } | { readonly ok: false; readonly reason: WebhookVerifyFailure };
+
+/** The `error` value a receiver answers with (401 body `{"error": ...}`) for each failure. */
+export const FAILURE_RESPONSE_ERRORS: Readonly<Record<WebhookVerifyFailure, string>> = {
+  malformed_header: 'malformed_signature_header',
+  signature_mismatch: 'signature_mismatch',
+  timestamp_out_of_window: 'timestamp_out_of_window',
+};
+
+/** Input of {@link signWebhook}. */
+export interface SignWebhookInput {
+  /** Secrets to sign with, one `v1` each, in this order. At least one; none may be empty. */
+  readonly secrets: readonly string[];
+  /** The exact body bytes that will be sent, as a string (encoded as UTF-8). */
+  readonly rawBody: string;
+  /** Unix time in whole seconds (non-negative safe integer). */
+  readonly timestamp: number;
+}
+
+/**
+ * Builds an `X-Service-Signature` header value: `t=<timestamp>,v1=<hex>` with one `v1` per
+ * secret, in the order given.
+ *
+ * @example
+ * ```ts
+ * const body = JSON.stringify(envelope);
+ * const header = signWebhook({ secrets: [secret], rawBody: body, timestamp: Math.floor(Date.now() / 1000) });
+ * // "t=1700000000,v1=5f0c..."
+ * ```
+ * @throws TypeError when `secrets` is empty or holds an empty string, or `timestamp` is not a
+ *   non-negative safe integer.
+ */
+export function signWebhook(input: SignWebhookInput): string {
+  assertSecrets(input.secrets);
+  if (!Number.isSafeInteger(input.timestamp) || input.timestamp < 0) {
+    throw new TypeError('timestamp must be a non-negative integer number of seconds');
+  }
+  const parts = [`t=${input.timestamp}`];
+  for (const secret of input.secrets) parts.push(`v1=${computeSignature(secret, input.timestamp, input.rawBody)}`);
+  return parts.join(',');
+}
+
+/** Input of {@link verifyWebhook}. */
+export interface VerifyWebhookInput {
+  /** The `X-Service-Signature` header value as received (undefined when absent). */
+  readonly header: string | undefined;
+  /**
+   * The request body exactly as received, before any JSON parsing. Prefer the Buffer: a string is
+   * hashed as its UTF-8 encoding, which only equals the sent bytes when they were valid UTF-8.
+   */
+  readonly rawBody: string | Buffer;
+  /** The secrets this receiver accepts (during a rotation: old and new). At least one; none empty. */
+  readonly secrets: readonly string[];
+  /** The receiver's clock, unix seconds; defaults to now. */
+  readonly nowSeconds?: number;
+  /** Allowed distance between `t` and `nowSeconds`, either side; default 300. */
+  readonly toleranceSeconds?: number;
+}
+
+/**
+ * Verifies a delivery's `X-Service-Signature`. Checks, in order:
+ *
+ * 1. the header parses: exactly one `t=<digits>` and at least one `v1=` (other schemes such as
+ *    `v0=` are ignored), else `malformed_header`;
+ * 2. `|nowSeconds - t| <= toleranceSeconds` (300 by default, so 300 s away is accepted and 301 s
+ *    refused), else `timestamp_out_of_window`;
+ * 3. some `v1` equals the HMAC of `${t}.${rawBody}` under some secret, else `signature_mismatch`.
+ *    Every (secret, `v1`) pair is compared, in constant time (`timingSafeEqual`), with no early exit.
+ *
+ * The receiver should answer 401 on any failure (see {@link FAILURE_RESPONSE_ERRORS}) and must
+ * still deduplicate accepted deliveries on `event_id`: a signature only proves origin and
+ * freshness, and retries of one event carry the same `event_id`.
+ *
+ * @throws TypeError when `secrets` is empty or holds an empty string (a configuration error).
+ */
+export function verifyWebhook(input: VerifyWebhookInput): WebhookVerifyResult {
+  assertSecrets(input.secrets);
+  const parsed = parseSignatureHeader(input.header);
+  if (!parsed) return { ok: false, reason: 'malformed_header' };
+  const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (!(Math.abs(now - parsed.timestamp) <= tolerance)) return { ok: false, reason: 'timestamp_out_of_window' };
+  let matched = false;
+  for (const secret of input.secrets) {
+    const expected = Buffer.from(computeSignature(secret, parsed.timestamp, input.rawBody), 'ascii');
+    for (const candidate of parsed.signatures) {
+      const given = Buffer.from(candidate, 'utf8');
+      // The length of a valid signature (64) is public; only equal lengths can match.
+      if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true;
+    }
+  }
+  return matched ? { ok: true, timestamp: parsed.timestamp } : { ok: false, reason: 'signature_mismatch' };
+}
+
+/** A parsed `X-Service-Signature` header. */
+export interface ParsedSignatureHeader {
+  /** The `t` value, unix seconds. */
+  readonly timestamp: number;
+  /** Every `v1` value, in header order (not validated: a wrong one simply does not match). */
+  readonly signatures: readonly string[];
+}
+
+/**
+ * Parses an `X-Service-Signature` value into its timestamp and `v1` signatures. Items are
+ * comma-separated `key=value` pairs (whitespace around items is ignored); unknown keys are ignored.
+ *
+ * @returns undefined when the header is absent or malformed: no `t`, more than one `t`, a `t` that
+ *   is not a non-negative integer, or no non-empty `v1`.
+ */
+export function parseSignatureHeader(header: string | undefined): ParsedSignatureHeader | undefined {
+  if (typeof header !== 'string') return undefined;
+  let timestamp: number | undefined;
+  let timestamps = 0;
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const part = item.trim();
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const key = part.slice(0, eq);
+    const value = part.slice(eq + 1);
+    if (key === 't') {
+      timestamps += 1;
+      if (/^\d{1,15}$/.test(value)) timestamp = Number(value);
+    } else if (key === 'v1' && value !== '') {
+      signatures.push(value);
+    }
+  }
+  if (timestamps !== 1 || timestamp === undefined || signatures.length === 0) return undefined;
+  return { timestamp, signatures };
+}
+
+/** Options of {@link createWebhookHandler}. */
+export interface WebhookHandlerOptions {
+  /** The secrets accepted (old and new during an API-key rotation). At least one; none empty. */
+  readonly secrets: readonly string[];
+  /**
+   * Called once per new `event_id` after the signature checked out. Answering 2xx waits for it;
+   * when it throws or rejects the receiver answers 500, the event is not marked as seen and the
+   * gateway retries it. The gateway waits 10 s per attempt: keep it short (queue heavy work).
+   */
+  readonly onEvent: (envelope: WebhookEnvelope) => void | Promise<void>;
+  /** Default 300 seconds. */
+  readonly toleranceSeconds?: number;
+  /** Bodies larger than this are answered 413 unread; default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** The receiver's clock in unix seconds; defaults to the system clock (a seam for tests). */
+  readonly nowSeconds?: () => number;
+}
+
+/**
+ * A minimal `node:http` request listener receiving the gateway's webhooks:
+ *
+ * - reads the raw body (POST only, else 405; over `maxBodyBytes`, 413);
+ * - verifies `X-Service-Signature` ({@link verifyWebhook}) and answers 401
+ *   `{"error":"malformed_signature_header" | "signature_mismatch" | "timestamp_out_of_window"}`;
+ * - parses the JSON (400 `{"error":"invalid_json"}` when it is not an envelope);
+ * - deduplicates on `event_id`: a repeated event is answered 200 without calling `onEvent`, one
+ *   still being processed is answered 409 (so the gateway retries it later);
+ * - calls `onEvent` and answers 200 `{"ok":true}` (500 `{"error":"handler_failed"}` if it throws).
+ *
+ * The seen-event set lives in memory and is lost on restart, which is enough for an example and
+ * for tests. A production receiver persists processed `event_id`s (e.g. a unique column written in
+ * the same transaction as the effect of the event) so that retries after a restart are recognised.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * const secrets = process.env.WEBHOOK_SECRETS!.split(',');
+ * createServer(createWebhookHandler({ secrets, onEvent: (e) => console.log(e.event_type, e.data.invoice_id) })).listen(8080);
+ * ```
+ * @throws TypeError when `secrets` is empty or holds an empty string.
+ */
+export function createWebhookHandler(options: WebhookHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  assertSecrets(options.secrets);
+  const secrets = [...options.secrets];
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const processed = new Set<string>();
+  const inFlight = new Set<string>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST') return reply(res, 405, { error: 'method_not_allowed' });
+    const rawBody = await readBody(req, maxBodyBytes);
+    if (!rawBody) return reply(res, 413, { error: 'payload_too_large' }, true);
+    const verified = verifyWebhook({
+      header: headerValue(req.headers[SIGNATURE_HEADER]),
+      rawBody,
+      secrets,
+      ...(options.nowSeconds ? { nowSeconds: options.nowSeconds() } : {}),
+      ...(options.toleranceSeconds === undefined ? {} : { toleranceSeconds: options.toleranceSeconds }),
+    });
+    if (!verified.ok) return reply(res, 401, { error: FAILURE_RESPONSE_ERRORS[verified.reason] });
+    let envelope: WebhookEnvelope;
+    try {
+      envelope = JSON.parse(rawBody.toString('utf8')) as WebhookEnvelope;
+    } catch {
+      return reply(res, 400, { error: 'invalid_json' });
+    }
+    if (typeof envelope !== 'object' || envelope === null || typeof envelope.event_id !== 'string' || envelope.event_id === '') {
+      return reply(res, 400, { error: 'invalid_json' });
+    }
+    const id = envelope.event_id;
+    if (processed.has(id)) return reply(res, 200, { ok: true });
+    if (inFlight.has(id)) return reply(res, 409, { error: 'event_in_progress' });
+    inFlight.add(id);
+    try {
+      await options.onEvent(envelope);
+      processed.add(id);
+    } catch {
+      return reply(res, 500, { error: 'handler_failed' });
+    } finally {
+      inFlight.delete(id);
+    }
+    return reply(res, 200, { ok: true });
+  };
+
+  return (req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) reply(res, 500, { error: 'internal_error' });
+      else res.destroy();
+    });
+  };
+}
+
+function computeSignature(secret: string, timestamp: number, rawBody: string | Buffer): string {
+  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex');
+}
+
+function assertSecrets(secrets: readonly string[]): void {
+  if (!Array.isArray(secrets) || secrets.length === 0) throw new TypeError('at least one webhook secret is required');
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret === '') throw new TypeError('webhook secrets must be non-empty strings');
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/**
+ * The whole body, or undefined when it exceeds `limit` bytes. A body declared larger is not read at
+ * all (the 413 closes the connection); one that grows too large is drained and discarded, so the
+ * 413 still reaches the client.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size <= limit ? Buffer.concat(chunks) : undefined));
+    req.on('error', reject);
+  });
+}
+
+function reply(res: ServerResponse, status: number, body: unknown, close = false): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...(close ? { connection: 'close' } : {}),
+  });
+  res.end(text);
+}

@@ -1,0 +1,68 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001Webhooks } from '../migrations/0001_webhooks.js';
+import { webhooksCommands } from './cli.js';
+import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
+import { webhooksErrors } from './errors.js';
+import { webhooksJobs } from './jobs.js';
+import { webhooksRoutes } from './routes.js';
+import { DeliveryWorker } from './services/delivery-worker.js';
+import { EventLog } from './services/event-log.js';
+import { WebhookOutbox } from './services/outbox.js';
+import { WebhookSender } from './services/webhook-sender.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly webhooksConfig: WebhooksConfig;
+    readonly webhooksOutbox: WebhookOutbox;
+    readonly webhooksSender: WebhookSender;
+    readonly webhooksDeliveryWorker: DeliveryWorker;
+    readonly webhooksEventLog: EventLog;
+  }
+}
+
+/**
+ * Outbound webhooks (spec 2.4, 2.5, 3.2, 4.4, 5.2, 6): the transactional outbox behind the
+ * kernel's invoice events, signed delivery with retries and dead letters, the delivery log and
+ * resends. Receiver-side verification lives in `@gw/webhook-verify` and docs/webhooks.md.
+ */
+export const webhooksPlugin = definePlugin({
+  id: 'webhooks',
+  dependsOn: ['tenancy', 'invoices'],
+  config: WebhooksConfigSchema,
+  errors: [webhooksErrors],
+  migrations: [m0001Webhooks],
+  register: ({ config, kernelConfig }) => ({
+    webhooksConfig: asValue(config),
+    webhooksOutbox: asFunction((cradle: Cradle) => new WebhookOutbox(cradle)).singleton(),
+    webhooksSender: asFunction(
+      () =>
+        new WebhookSender({
+          timeoutMs: config.timeoutMs,
+          allowPrivateTargets: config.allowPrivateTargets ?? kernelConfig.env !== 'production',
+          maxSocketsPerHost: config.maxSocketsPerHost,
+          responseExcerptBytes: config.responseExcerptBytes,
+        }),
+    )
+      .singleton()
+      .disposer((sender: WebhookSender) => sender.close()),
+    webhooksDeliveryWorker: asFunction((cradle: Cradle) => new DeliveryWorker(cradle)).singleton(),
+    webhooksEventLog: asFunction((cradle: Cradle) => new EventLog(cradle)).singleton(),
+  }),
+  routes: webhooksRoutes,
+  jobs: webhooksJobs,
+  cli: webhooksCommands,
+  start: async (cradle) => {
+    cradle.invoiceEvents.attach(cradle.webhooksOutbox);
+  },
+});
+
+export { webhooksErrors } from './errors.js';
+export { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
+export { DELIVERY_STATUSES, DELIVER_JOB, type DeliveryStatus, type DeliverJobData } from './delivery-status.js';
+export { WebhookOutbox, type WebhookEnvelope, type OutboxEntry } from './services/outbox.js';
+export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
+export { DeliveryWorker } from './services/delivery-worker.js';
+export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';
+export { isPrivateAddress } from './services/target-guard.js';
+export * from './schemas.js';

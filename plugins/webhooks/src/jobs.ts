@@ -1,0 +1,30 @@
+import type { Cradle, JobDefinition } from '@gw/kernel';
+import { DELIVER_JOB, type DeliverJobData } from './delivery-status.js';
+
+/**
+ * `webhooks.deliver`: one job per delivery attempt, written by the outbox in the transaction of
+ * the change (first attempt) or of the previous attempt's record (retries, with `startAfter`).
+ * Inserts NOTIFY the workers, so a delivery starts at once instead of at the next poll; workers
+ * fetch `batchSize` jobs at a time and keep fetching while batches come back full.
+ *
+ * pg-boss's own retries only cover a worker that died mid-batch (the jobs expire after
+ * `expireInSeconds` and run again; the attempt guard in DeliveryWorker drops what was recorded).
+ * The partner-facing retry schedule is ours (retry-schedule.ts).
+ */
+export function webhooksJobs(cradle: Cradle): JobDefinition<DeliverJobData>[] {
+  const config = cradle.webhooksConfig;
+  return [
+    {
+      name: DELIVER_JOB,
+      queue: { notify: true, retryLimit: 1000, retryDelay: 1, retryBackoff: false, expireInSeconds: config.expireInSeconds, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
+      work: {
+        batchSize: config.batchSize,
+        localConcurrency: config.workers,
+        burstWhenBatchFull: true,
+        pollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: 5,
+      },
+      handler: (jobs) => cradle.webhooksDeliveryWorker.deliver(jobs),
+    },
+  ];
+}

@@ -1,0 +1,86 @@
+import { INVOICE_EVENT_TYPES, PROJECT_KINDS } from '@gw/kernel';
+import { ISO_8601_PATTERN, ULID_PATTERN } from '@gw/plugin-invoices';
+import Type from 'typebox';
+import { DELIVERY_STATUSES } from './delivery-status.js';
+
+export const EventTypeSchema = Type.Enum(INVOICE_EVENT_TYPES, { description: 'One of the seven event types (spec section 6).' });
+export const DeliveryStatusSchema = Type.Enum(DELIVERY_STATUSES, { description: 'retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target).' });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableIso = Type.Union([Type.String({ description: 'ISO 8601' }), Type.Null()]);
+
+/** `GET /webhooks/events` query (spec 4.4). */
+export const ListEventsQuery = Type.Object(
+  {
+    status: Type.Optional(DeliveryStatusSchema),
+    event_type: Type.Optional(EventTypeSchema),
+    since: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Events created at or after this instant (a date means 00:00 UTC).' })),
+    invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+    cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'next_cursor of the previous page.' })),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+/** Any string: a path id that is not a ULID is 404 `event_not_found` (spec 4.4), not 400. */
+export const EventIdParams = Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 200, description: 'Event id (ULID).' }) }, { additionalProperties: false });
+
+export const DeliveryAttemptSchema = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1 }),
+    started_at_iso: Type.String(),
+    target_url: Type.String(),
+    http_status: Type.Union([Type.Integer(), Type.Null()]),
+    latency_ms: Type.Integer({ minimum: 0 }),
+    error: NullableString,
+    response_excerpt: Type.Union([Type.String({ description: 'The first bytes of the response body.' }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+/** A delivery-log entry (spec 2.4: `id` and `status`; the rest is ours, docs/decisions.md). */
+export const DeliveryLogEntrySchema = Type.Object(
+  {
+    id: Type.String({ pattern: ULID_PATTERN, description: 'The event_id.' }),
+    event_type: EventTypeSchema,
+    mode: Type.Enum(PROJECT_KINDS),
+    project_id: Type.String({ pattern: ULID_PATTERN }),
+    invoice_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()]),
+    original_event_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()]),
+    status: DeliveryStatusSchema,
+    target_url: NullableString,
+    attempts: Type.Integer({ minimum: 0 }),
+    next_attempt_at_iso: NullableIso,
+    last_attempt_at_iso: NullableIso,
+    last_http_status: Type.Union([Type.Integer(), Type.Null()]),
+    last_error: NullableString,
+    delivered_at_iso: NullableIso,
+    created_at: Type.Integer({ minimum: 0 }),
+    created_at_iso: Type.String(),
+    payload: Type.Object({}, { additionalProperties: true, description: 'The envelope exactly as delivered (spec 2.5).' }),
+    attempt_log: Type.Array(DeliveryAttemptSchema),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryLogPageSchema = Type.Object(
+  {
+    items: Type.Array(DeliveryLogEntrySchema),
+    next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+  },
+  { additionalProperties: false },
+);
+
+/** Resend result (spec 2.4). */
+export const ResendResultSchema = Type.Object(
+  {
+    event_id: Type.String({ pattern: ULID_PATTERN, description: 'The fresh id.' }),
+    original_event_id: Type.String({ pattern: ULID_PATTERN }),
+    event_type: EventTypeSchema,
+    project_id: Type.String({ pattern: ULID_PATTERN }),
+    invoice_id: Type.Union([Type.String(), Type.Null()]),
+    target_url: NullableString,
+    created_at: Type.Integer({ minimum: 0 }),
+    created_at_iso: Type.String(),
+  },
+  { additionalProperties: false },
+);

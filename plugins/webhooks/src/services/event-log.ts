@@ -1,0 +1,190 @@
+import { isAppError, newId, parseInstant, type AuditLog, type InvoiceEventType, type RateLimiter } from '@gw/kernel';
+import type { InvoiceService } from '@gw/plugin-invoices';
+import type { Actor, ProjectService } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import type { WebhooksConfig } from '../config.js';
+import type { DeliveryStatus } from '../delivery-status.js';
+import { webhooksErrors } from '../errors.js';
+import { WebhookAttempt } from '../models/webhook-attempt.js';
+import { WebhookEvent } from '../models/webhook-event.js';
+import type { WebhookEnvelope, WebhookOutbox } from './outbox.js';
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export interface EventListFilter {
+  readonly status?: DeliveryStatus | undefined;
+  readonly event_type?: InvoiceEventType | undefined;
+  readonly since?: string | undefined;
+  readonly invoice_id?: string | undefined;
+  readonly cursor?: string | undefined;
+  readonly limit: number;
+}
+
+export interface DeliveryAttemptView {
+  attempt: number;
+  started_at_iso: string;
+  target_url: string;
+  http_status: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface DeliveryLogEntry {
+  id: string;
+  event_type: InvoiceEventType;
+  mode: WebhookEvent['mode'];
+  project_id: string;
+  invoice_id: string | null;
+  original_event_id: string | null;
+  status: DeliveryStatus;
+  target_url: string | null;
+  attempts: number;
+  next_attempt_at_iso: string | null;
+  last_attempt_at_iso: string | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  delivered_at_iso: string | null;
+  created_at: number;
+  created_at_iso: string;
+  payload: Record<string, unknown>;
+  attempt_log: DeliveryAttemptView[];
+}
+
+export interface ResendResult {
+  event_id: string;
+  original_event_id: string;
+  event_type: InvoiceEventType;
+  project_id: string;
+  invoice_id: string | null;
+  target_url: string | null;
+  created_at: number;
+  created_at_iso: string;
+}
+
+/**
+ * The delivery log (spec 4.4): events of one project with their attempts, newest first, and
+ * resends. Every read and write is scoped to the caller's project.
+ */
+export class EventLog {
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      audit: AuditLog;
+      rateLimiter: RateLimiter;
+      webhooksConfig: WebhooksConfig;
+      webhooksOutbox: WebhookOutbox;
+      tenancyProjects: ProjectService;
+      invoicesService: InvoiceService;
+    },
+  ) {}
+
+  /** Newest first; pages keyed by id (`id < cursor`), stable while events are written. */
+  async list(projectId: string, filter: EventListFilter): Promise<{ items: DeliveryLogEntry[]; next_cursor?: string }> {
+    const query = WebhookEvent.query(this.deps.db).where('project_id', projectId).orderBy('id', 'desc').limit(filter.limit + 1);
+    if (filter.cursor) query.where('id', '<', filter.cursor);
+    if (filter.status) query.where('status', filter.status);
+    if (filter.event_type) query.where('event_type', filter.event_type);
+    if (filter.invoice_id) query.where('invoice_id', filter.invoice_id);
+    if (filter.since) query.where('created_at', '>=', parseInstant(filter.since, 'since', 'start'));
+    const rows = await query;
+    const page = rows.slice(0, filter.limit);
+    const items = await this.views(page);
+    return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
+  }
+
+  /** One event of the project with its attempts; 404 `event_not_found` otherwise. */
+  async get(projectId: string, eventId: string): Promise<DeliveryLogEntry> {
+    const event = await this.find(this.deps.db, projectId, eventId);
+    return (await this.views([event]))[0]!;
+  }
+
+  /**
+   * Re-enqueues the event's payload as a new event (fresh `event_id`, `original_event_id` set)
+   * to the target resolved now: the invoice's `callback_url`, else the project's default URL
+   * (none: the new event is `skipped`). The original row is never changed. 404
+   * `event_not_found` for a non-ULID id or another project's event; 429 beyond the resend limit.
+   */
+  async resend(projectId: string, eventId: string, actor: Actor): Promise<ResendResult> {
+    if (!ULID.test(eventId)) throw webhooksErrors.event_not_found();
+    const original = await this.find(this.deps.db, projectId, eventId);
+    const limit = this.deps.webhooksConfig.resendRateLimitPerMinute;
+    await this.deps.rateLimiter.consume({ key: `webhooks.resend:project:${projectId}`, limit, windowSeconds: 60 });
+    const targetUrl = await this.currentTarget(original);
+    const id = newId();
+    const createdAt = new Date();
+    const envelope = JSON.parse(original.body) as WebhookEnvelope;
+    const body: WebhookEnvelope = { event_id: id, event_type: envelope.event_type, mode: envelope.mode, created_at_iso: createdAt.toISOString(), original_event_id: original.id, data: envelope.data };
+    await this.deps.db.transaction(async (trx) => {
+      await this.deps.webhooksOutbox.write(trx, [
+        { id, projectId, mode: original.mode, invoiceId: original.invoice_id, eventType: original.event_type, originalEventId: original.id, body: JSON.stringify(body), targetUrl, createdAt },
+      ]);
+      await this.deps.audit.record({ ...actor, action: 'webhook.resend', projectId, target: `webhook_event:${id}`, details: { original_event_id: original.id, target_url: targetUrl } }, trx);
+    });
+    return {
+      event_id: id,
+      original_event_id: original.id,
+      event_type: original.event_type,
+      project_id: projectId,
+      invoice_id: original.invoice_id,
+      target_url: targetUrl,
+      created_at: Math.floor(createdAt.getTime() / 1000),
+      created_at_iso: createdAt.toISOString(),
+    };
+  }
+
+  private async find(db: Knex, projectId: string, eventId: string): Promise<WebhookEvent> {
+    if (!ULID.test(eventId)) throw webhooksErrors.event_not_found();
+    const event = await WebhookEvent.query(db).findOne({ id: eventId, project_id: projectId });
+    if (!event) throw webhooksErrors.event_not_found();
+    return event;
+  }
+
+  private async currentTarget(event: WebhookEvent): Promise<string | null> {
+    if (event.invoice_id) {
+      try {
+        const invoice = await this.deps.invoicesService.get(event.project_id, event.invoice_id);
+        if (invoice.callback_url) return invoice.callback_url;
+      } catch (error) {
+        // An invoice purged since (sandbox reset) leaves the project's default.
+        if (!isAppError(error) || error.code !== 'invoice_not_found') throw error;
+      }
+    }
+    return (await this.deps.tenancyProjects.webhookUrls([event.project_id])).get(event.project_id) ?? null;
+  }
+
+  private async views(events: readonly WebhookEvent[]): Promise<DeliveryLogEntry[]> {
+    const attempts = events.length === 0 ? [] : await WebhookAttempt.query(this.deps.db).whereIn('event_id', events.map((e) => e.id)).orderBy(['event_id', 'attempt']);
+    const byEvent = new Map<string, DeliveryAttemptView[]>();
+    for (const a of attempts) {
+      const list = byEvent.get(a.event_id) ?? [];
+      list.push({ attempt: a.attempt, started_at_iso: iso(a.started_at)!, target_url: a.target_url, http_status: a.http_status, latency_ms: a.latency_ms, error: a.error, response_excerpt: a.response_excerpt });
+      byEvent.set(a.event_id, list);
+    }
+    return events.map((e) => ({
+      id: e.id,
+      event_type: e.event_type,
+      mode: e.mode,
+      project_id: e.project_id,
+      invoice_id: e.invoice_id,
+      original_event_id: e.original_event_id,
+      status: e.status,
+      target_url: e.target_url,
+      attempts: e.attempts,
+      next_attempt_at_iso: e.status === 'retrying' ? iso(e.next_attempt_at) : null,
+      last_attempt_at_iso: iso(e.last_attempt_at),
+      last_http_status: e.last_http_status,
+      last_error: e.last_error,
+      delivered_at_iso: iso(e.delivered_at),
+      created_at: Math.floor(new Date(e.created_at).getTime() / 1000),
+      created_at_iso: iso(e.created_at)!,
+      payload: JSON.parse(e.body) as Record<string, unknown>,
+      attempt_log: byEvent.get(e.id) ?? [],
+    }));
+  }
+}
+
+function iso(value: Date | string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+

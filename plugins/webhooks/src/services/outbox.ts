@@ -1,0 +1,96 @@
+import { newId, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type ProjectKind } from '@gw/kernel';
+import type { ProjectService } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
+import { WebhookEvent } from '../models/webhook-event.js';
+
+/** The webhook envelope of spec 2.5 (plus `original_event_id` on a resend). */
+export interface WebhookEnvelope {
+  readonly event_id: string;
+  readonly event_type: InvoiceEventType;
+  readonly mode: ProjectKind;
+  readonly created_at_iso: string;
+  readonly original_event_id?: string;
+  readonly data: { readonly invoice_id: string } & Record<string, unknown>;
+}
+
+/** An event about to be written: everything but the delivery state. */
+export interface OutboxEntry {
+  readonly id: string;
+  readonly projectId: string;
+  readonly mode: ProjectKind;
+  readonly invoiceId: string | null;
+  readonly eventType: InvoiceEventType;
+  readonly originalEventId: string | null;
+  readonly body: string;
+  readonly targetUrl: string | null;
+  readonly createdAt: Date;
+}
+
+/**
+ * The transactional outbox. Every event row and its first delivery job are inserted in the
+ * caller's transaction (one statement each for a whole batch), so an event exists exactly when
+ * the change it announces committed, and a committed event always has a job that delivers it.
+ * Events without any target are written as `skipped` and get no job.
+ */
+export class WebhookOutbox implements InvoiceEventSink {
+  constructor(private readonly deps: { jobs: JobQueue; tenancyProjects: ProjectService }) {}
+
+  async emit(trx: Knex.Transaction, events: readonly InvoiceEvent[]): Promise<string[]> {
+    const defaults = await this.deps.tenancyProjects.webhookUrls(
+      events.filter((e) => !e.callbackUrl).map((e) => e.projectId),
+      trx,
+    );
+    const entries = events.map((event): OutboxEntry => {
+      const id = event.eventId ?? newId();
+      const createdAt = new Date();
+      const envelope: WebhookEnvelope = { event_id: id, event_type: event.eventType, mode: event.projectKind, created_at_iso: createdAt.toISOString(), data: event.data };
+      return {
+        id,
+        projectId: event.projectId,
+        mode: event.projectKind,
+        invoiceId: event.invoiceId,
+        eventType: event.eventType,
+        originalEventId: null,
+        body: JSON.stringify(envelope),
+        targetUrl: event.callbackUrl ?? defaults.get(event.projectId) ?? null,
+        createdAt,
+      };
+    });
+    await this.write(trx, entries);
+    return entries.map((entry) => entry.id);
+  }
+
+  /**
+   * Inserts `entries` and the delivery jobs of those that are new and have a target. An id that
+   * already exists (a deterministic event id emitted again) is left as it is, without a new job.
+   * Returns the ids actually inserted.
+   */
+  async write(trx: Knex.Transaction, entries: readonly OutboxEntry[]): Promise<Set<string>> {
+    if (entries.length === 0) return new Set();
+    const inserted = await trx(WebhookEvent.tableName)
+      .insert(
+        entries.map((entry) => ({
+          id: entry.id,
+          project_id: entry.projectId,
+          mode: entry.mode,
+          invoice_id: entry.invoiceId,
+          event_type: entry.eventType,
+          original_event_id: entry.originalEventId,
+          body: entry.body,
+          target_url: entry.targetUrl,
+          status: entry.targetUrl ? 'retrying' : 'skipped',
+          next_attempt_at: entry.targetUrl ? entry.createdAt : null,
+          created_at: entry.createdAt,
+          updated_at: entry.createdAt,
+        })),
+      )
+      .onConflict('id')
+      .ignore()
+      .returning('id');
+    const fresh = new Set((inserted as { id: string }[]).map((row) => row.id));
+    const jobs = entries.filter((entry) => entry.targetUrl && fresh.has(entry.id)).map((entry) => ({ data: { eventId: entry.id, attempt: 1 } satisfies DeliverJobData }));
+    await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, jobs);
+    return fresh;
+  }
+}

@@ -1,0 +1,106 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isPrivateAddress, PrivateTargetError, publicOnlyLookup } from './target-guard.js';
+
+/** What one POST produced. `ok` is a 2xx within the timeout. */
+export interface SendOutcome {
+  readonly ok: boolean;
+  readonly httpStatus: number | null;
+  readonly latencyMs: number;
+  readonly error: string | null;
+  readonly responseExcerpt: string | null;
+}
+
+export interface SenderOptions {
+  readonly timeoutMs: number;
+  readonly allowPrivateTargets: boolean;
+  readonly maxSocketsPerHost: number;
+  readonly responseExcerptBytes: number;
+}
+
+/**
+ * POSTs webhook bodies over keep-alive connections. Never throws: every failure (refused target,
+ * DNS, connect, timeout, non-2xx) becomes an outcome with its reason. Redirects are not followed
+ * (a 3xx is a failed attempt): the partner's configured URL is the only target.
+ */
+export class WebhookSender {
+  private readonly http: HttpAgent;
+  private readonly https: HttpsAgent;
+
+  constructor(private readonly options: SenderOptions) {
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost, ...(options.allowPrivateTargets ? {} : { lookup: publicOnlyLookup }) };
+    this.http = new HttpAgent(agentOptions);
+    this.https = new HttpsAgent(agentOptions);
+  }
+
+  async post(url: string, body: string, headers: Record<string, string>): Promise<SendOutcome> {
+    const started = performance.now();
+    const done = (outcome: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...outcome, latencyMs: Math.round(performance.now() - started) });
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return done({ ok: false, httpStatus: null, error: 'invalid target URL', responseExcerpt: null });
+    }
+    // An IP literal never goes through `lookup`, so it is checked here.
+    if (!this.options.allowPrivateTargets && isPrivateAddress(target.hostname)) {
+      return done({ ok: false, httpStatus: null, error: new PrivateTargetError(target.hostname).message, responseExcerpt: null });
+    }
+    const isHttps = target.protocol === 'https:';
+    if (!isHttps && target.protocol !== 'http:') return done({ ok: false, httpStatus: null, error: `unsupported scheme ${target.protocol}`, responseExcerpt: null });
+    return new Promise<SendOutcome>((resolve) => {
+      let settled = false;
+      const finish = (outcome: Omit<SendOutcome, 'latencyMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(done(outcome));
+      };
+      const request = (isHttps ? httpsRequest : httpRequest)(
+        target,
+        {
+          method: 'POST',
+          agent: isHttps ? this.https : this.http,
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        },
+        (response) => this.readResponse(response, finish),
+      );
+      const timer = setTimeout(() => {
+        request.destroy(new Error(`no complete response within ${this.options.timeoutMs} ms`));
+      }, this.options.timeoutMs);
+      request.on('error', (error) => finish({ ok: false, httpStatus: null, error: describe(error), responseExcerpt: null }));
+      request.end(body);
+    });
+  }
+
+  private readResponse(response: IncomingMessage, finish: (outcome: Omit<SendOutcome, 'latencyMs'>) => void): void {
+    const status = response.statusCode ?? 0;
+    const limit = this.options.responseExcerptBytes;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    response.on('data', (chunk: Buffer) => {
+      if (kept < limit) {
+        chunks.push(chunk.subarray(0, limit - kept));
+        kept += Math.min(chunk.length, limit - kept);
+      }
+    });
+    response.on('error', (error) => finish({ ok: false, httpStatus: status, error: describe(error), responseExcerpt: null }));
+    response.on('end', () => {
+      const excerpt = kept > 0 ? Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') : null;
+      const ok = status >= 200 && status < 300;
+      finish({ ok, httpStatus: status, error: ok ? null : `HTTP ${status}`, responseExcerpt: excerpt });
+    });
+  }
+
+  /** Closes idle keep-alive connections (on shutdown). */
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
+
+function describe(error: unknown): string {
+  const err = error as NodeJS.ErrnoException;
+  if (err instanceof PrivateTargetError) return err.message;
+  return err.code ? `${err.code}: ${err.message}` : err.message;
+}

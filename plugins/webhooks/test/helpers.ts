@@ -1,0 +1,93 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { addressPoolPlugin } from '@gw/plugin-address-pool';
+import { invoicesPlugin } from '@gw/plugin-invoices';
+import { ratesPlugin } from '@gw/plugin-rates';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+import { webhooksPlugin } from '../src/index.js';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+
+export { projectWithPools, type TestProject } from '../../invoices/test/helpers.js';
+
+export const WEBHOOK_PLUGINS = [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin, webhooksPlugin];
+
+/** Fast retries for tests: 1 s, 2 s between three attempts, no jitter, 2 s timeout. */
+export const FAST_RETRIES = {
+  'plugins.webhooks.retryBaseSeconds': 1,
+  'plugins.webhooks.maxAttempts': 3,
+  'plugins.webhooks.retryJitter': 0,
+  'plugins.webhooks.timeoutMs': 2000,
+};
+
+/** A gateway with workers (role `all`) whose deliveries may reach the local receivers. */
+export function startWebhooksKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
+  return startTestKernel({
+    plugins: WEBHOOK_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.address-pool.targetFree': 5,
+      'plugins.webhooks.allowPrivateTargets': true,
+      ...FAST_RETRIES,
+      ...config,
+    },
+  });
+}
+
+export interface ReceivedRequest {
+  readonly path: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  readonly at: number;
+}
+
+export interface Reply {
+  readonly status?: number;
+  readonly body?: string;
+  readonly delayMs?: number;
+}
+
+/** A partner's endpoint on a free local port: records every request, answers as `reply` says. */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  reply: (request: ReceivedRequest) => Reply = () => ({ status: 200, body: '{"ok":true}' });
+  private constructor(private readonly server: Server, readonly url: string) {}
+
+  static async start(): Promise<Receiver> {
+    let receiver: Receiver | undefined;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const request = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        receiver!.requests.push(request);
+        const reply = receiver!.reply(request);
+        const send = () => {
+          if (res.destroyed) return;
+          res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+          res.end(reply.body ?? '');
+        };
+        if (reply.delayMs) setTimeout(send, reply.delayMs);
+        else send();
+      });
+    });
+    server.keepAliveTimeout = 30_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return receiver;
+  }
+
+  /** Requests carrying this event id (header), in arrival order. */
+  forEvent(eventId: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.headers['x-service-event-id'] === eventId);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
