@@ -10,8 +10,10 @@ export function parseInstant(value: string, field: string, edge: 'start' | 'end'
   // Without an offset the time is UTC, never the server's local zone.
   const text = dateOnly ? `${value}T00:00:00.000Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
   const parsed = new Date(text);
-  // Date rolls 2026-02-31 over to March; a real calendar date reads back the same.
-  if (Number.isNaN(parsed.getTime()) || (dateOnly && parsed.toISOString().slice(0, 10) !== value)) throw coreErrors.validation_error({ message: `query.${field} is not a valid ISO 8601 date or date-time`, details: { field: `query.${field}` } });
+  // Date rolls 2026-02-31 over to March, with or without a time; a real calendar day reads back the same.
+  const day = value.slice(0, 10);
+  const calendarDay = new Date(`${day}T00:00:00.000Z`);
+  if (Number.isNaN(parsed.getTime()) || Number.isNaN(calendarDay.getTime()) || calendarDay.toISOString().slice(0, 10) !== day) throw coreErrors.validation_error({ message: `query.${field} is not a valid ISO 8601 date or date-time`, details: { field: `query.${field}` } });
   if (dateOnly && edge === 'end') return new Date(parsed.getTime() + 86_400_000 - 1);
   return parsed;
 }

@@ -41,7 +41,9 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
     // Queues declared with `notify: true` wake their workers on insert (committed with the
     // inserting transaction) instead of waiting for the next poll.
     useListenNotify: true,
-    ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds } : {}),
+    // Expired active jobs (a worker that died) are found by the monitor pass, which runs at the
+    // slower of the two intervals; both follow the one setting.
+    ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds, monitorIntervalSeconds: options.superviseIntervalSeconds } : {}),
   });
   const log = options.logger.child({ component: 'jobs' });
   boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));

@@ -22,7 +22,7 @@ export const ListEventsQuery = Type.Object(
 );
 
 /** Any string: a path id that is not a ULID is 404 `event_not_found` (spec 4.4), not 400. */
-export const EventIdParams = Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 200, description: 'Event id (ULID).' }) }, { additionalProperties: false });
+export const EventIdParams = Type.Object({ event_id: Type.String({ minLength: 1, description: 'Event id (ULID).' }) }, { additionalProperties: false });
 
 export const DeliveryAttemptSchema = Type.Object(
   {

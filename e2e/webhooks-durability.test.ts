@@ -1,0 +1,114 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
+import { createTestDatabase, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
+import { startApp, type AppProcess } from './processes.js';
+
+const EVENTS = 300;
+
+let database: TestDatabase;
+test.before(async () => {
+  database = await createTestDatabase();
+});
+test.after.always(async () => {
+  await database?.drop();
+});
+
+test.serial('a worker killed with SIGKILL in the middle of a batch loses no event: after a restart every event is delivered at least once', async (t) => {
+  // The partner: counts distinct event ids; holds each response a while so deliveries are in
+  // flight when the worker dies.
+  const seen = new Map<string, number>();
+  let inFlight = 0;
+  let inFlightAtKill = -1;
+  let onRequest: (() => void) | undefined;
+  const receiver = createServer((req, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).event_id as string;
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      inFlight += 1;
+      onRequest?.();
+      setTimeout(() => {
+        inFlight -= 1;
+        if (!res.destroyed) res.end('{"ok":true}');
+      }, 300);
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  t.teardown(() => {
+    receiver.closeAllConnections();
+    receiver.close();
+  });
+
+  // Gateway side (no workers): the events and their jobs, written through the outbox. Jobs take
+  // the queue's expiry when inserted, so the short expiry is the gateway's setting too.
+  const gw = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, role: 'gateway', database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.webhooks.expireInSeconds': 3 } });
+  t.teardown(() => gw.close());
+  const operator = await gw.kernel.cradle.tenancyOperators.create('durability', CLI_ACTOR);
+  const project = await projectWithPools(gw, operator.id, ['eth'], 'testnet');
+  const { invoice } = await gw.kernel.cradle.invoicesService.create(
+    (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!,
+    { external_id: 'durability', amount_crypto: '0.01', coin: 'eth', callback_url: url },
+    CLI_ACTOR,
+  );
+  const ids = await gw.kernel.cradle.db.transaction((trx) =>
+    gw.kernel.cradle.invoiceEvents.emit(
+      trx,
+      Array.from({ length: EVENTS }, (_, i) => ({
+        projectId: project.projectId,
+        projectKind: 'testnet' as const,
+        invoiceId: invoice.id,
+        eventType: 'invoice.detected' as const,
+        callbackUrl: url,
+        data: { invoice_id: invoice.id, n: i },
+      })),
+    ),
+  );
+  t.is(new Set(ids).size, EVENTS);
+
+  const env = {
+    DATABASE_URL: database.url,
+    GW_MASTER_KEY: '0f'.repeat(32),
+    LOG_LEVEL: 'warn',
+    GW__plugins__webhooks__allowPrivateTargets: 'true',
+    GW__plugins__webhooks__batchSize: '100',
+    GW__plugins__webhooks__expireInSeconds: '3',
+    GW__jobs__superviseIntervalSeconds: '1',
+    GW__plugins__rates__providers: '["fixed"]',
+    GW__plugins__rates__fixed: '{"ETH":"3000"}',
+  };
+  let worker: AppProcess = startApp('worker', env);
+  t.teardown(() => {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  });
+  // Kill the worker once its first batch is on the wire and none of it has been answered yet.
+  await new Promise<void>((resolve) => {
+    onRequest = () => {
+      if (seen.size >= 50 && inFlightAtKill < 0) {
+        inFlightAtKill = inFlight;
+        worker.child.kill('SIGKILL');
+        onRequest = undefined;
+        resolve();
+      }
+    };
+  });
+  await worker.exited;
+  t.true(inFlightAtKill >= 50, `${inFlightAtKill} deliveries in flight when the worker died`);
+  const deliveredBeforeRestart = await gw.kernel.cradle.db('webhooks_events').where({ status: 'delivered' }).count<{ n: string }[]>('* as n');
+  t.true(Number(deliveredBeforeRestart[0]!.n) < EVENTS, 'the killed worker had not finished');
+
+  worker = startApp('worker', env);
+  await waitFor(async () => seen.size === EVENTS && (await gw.kernel.cradle.db('webhooks_events').whereNot({ status: 'delivered' }).first()) === undefined, 90_000, `every event delivered (seen ${seen.size}); worker output: ${worker.output().slice(-3000)}`);
+  t.is(seen.size, EVENTS, 'every event id reached the receiver');
+  t.true(ids.every((id) => (seen.get(id) ?? 0) >= 1));
+  t.true([...seen.values()].some((n) => n > 1), 'the deliveries cut off by the kill were sent again (at least once, deduplicated by event_id)');
+  const rows = await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids);
+  t.true(rows.every((row) => row.status === 'delivered' && row.attempts === 1));
+  worker.child.kill('SIGTERM');
+  await worker.exited;
+});
