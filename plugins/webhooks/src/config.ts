@@ -11,7 +11,7 @@ export const WebhooksConfigSchema = Type.Object(
     allowPrivateTargets: Type.Optional(
       Type.Boolean({ description: 'Send to private, loopback and link-local addresses. Default: false when env is production, true in development.' }),
     ),
-    batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Delivery jobs one worker fetches at once (delivered concurrently).' }),
+    batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Delivery jobs one worker fetches at once (delivered concurrently).' }),
     workers: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'Concurrent fetch loops per worker process.' }),
     maxSocketsPerHost: Type.Integer({ minimum: 1, maximum: 1024, default: 128, description: 'Keep-alive connections per target host and process.' }),
     expireInSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 120, description: 'A batch whose worker died is handed to another worker after this.' }),

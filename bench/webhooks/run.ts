@@ -1,0 +1,229 @@
+/**
+ * Benchmark: webhook events per second from the outbox to a local receiver, and p99 enqueue to
+ * delivered, beside a baseline measured in the same run: raw signed POSTs from Node (this process,
+ * keep-alive, the worker's connection limit) to the same receiver.
+ *
+ * Gateway side: a fresh database, the real worker app (`apps/worker`, its own process), N events
+ * written through the outbox by this process in transactions of 200 as fast as it can; the
+ * figure is N over the time from the first enqueue to the last arrival. Latency is arrival minus
+ * the envelope's `created_at_iso`, so with a burst it includes the time an event waits in the
+ * backlog. The receiver (its own process) verifies every signature on both sides.
+ *
+ * Run: npx -y pnpm@10.34.9 exec tsx bench/webhooks/run.ts [--events 20000] [--rounds 2] [--connections 128]
+ * PostgreSQL: DATABASE_URL (an admin URL; a fresh database per round) or an embedded server
+ * under .data/postgres-bench. Diagnostics: BENCH_CPU_PROF=worker writes a CPU profile of the
+ * worker to .data/cpu-prof; BENCH_WEBHOOK_BATCH / BENCH_WEBHOOK_WORKERS override the worker's
+ * batchSize / workers.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createKernel, loadConfig, newId, startEmbeddedPostgres, type EmbeddedPostgresHandle, type InvoiceEvent } from '@gw/kernel';
+import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { signWebhook } from '@gw/webhook-verify';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '128' }, warmup: { type: 'string', default: '1000' } } });
+const events = Number(values.events);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+const warmup = Number(values.warmup);
+const MASTER_KEY = '0f'.repeat(32);
+
+let embedded: EmbeddedPostgresHandle | undefined;
+let adminUrl = process.env['DATABASE_URL'];
+if (!adminUrl) {
+  embedded = await startEmbeddedPostgres({ dataDir: '.data/postgres-bench', port: 54349, database: 'postgres', logger: pino({ level: 'warn' }) });
+  adminUrl = embedded.url;
+}
+
+function startChild(args: string[], env: Record<string, string>, ready: RegExp, profile = false): Promise<{ child: ChildProcess; line: string }> {
+  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (ready.test(line)) resolve({ child, line });
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface Stats {
+  count: number;
+  distinct: number;
+  bad: number;
+  firstAt: number;
+  lastAt: number;
+  latenciesMs: number[];
+}
+
+async function receiverCall(url: string, path: string, method = 'GET'): Promise<Stats> {
+  const res = await fetch(`${url}${path}`, { method });
+  return (await res.json()) as Stats;
+}
+
+async function waitForCount(url: string, n: number): Promise<Stats> {
+  for (;;) {
+    const stats = await receiverCall(url, '/stats');
+    if (stats.count >= n) return stats;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** The baseline: build, sign and POST `n` envelopes over `connections` keep-alive loops. */
+async function baseline(receiverUrl: string, secret: string, n: number): Promise<{ seconds: number; latencies: number[] }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const target = new URL('/hooks', receiverUrl);
+  let next = 0;
+  const latencies: number[] = [];
+  const started = performance.now();
+  const post = (body: string, signature: string) =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-service-signature': signature } }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < n) {
+        next += 1;
+        const t0 = performance.now();
+        const body = JSON.stringify({ event_id: newId(), event_type: 'invoice.paid', mode: 'testnet', created_at_iso: new Date().toISOString(), data: { invoice_id: newId() } });
+        await post(body, signWebhook({ secrets: [secret], rawBody: body, timestamp: Math.floor(Date.now() / 1000) }));
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  agent.destroy();
+  return { seconds: (performance.now() - started) / 1000, latencies };
+}
+
+async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `gw_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(adminUrl!);
+  url.pathname = `/${name}`;
+  try {
+    return await fn(url.toString());
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+interface Row {
+  side: string;
+  round: number;
+  events: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+const rows: Row[] = [];
+
+for (let round = 1; round <= rounds; round += 1) {
+  await withDatabase(async (databaseUrl) => {
+    // The gateway's side: set-up kernel (migrations, project) in this process; the worker app apart.
+    const config = loadConfig({
+      env: {},
+      file: false,
+      overrides: { 'database.url': databaseUrl, 'http.port': 0, 'log.level': 'warn', 'security.masterKey': MASTER_KEY, 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
+    });
+    const kernel = createKernel({ config, plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
+    await kernel.start();
+    const operator = await kernel.cradle.tenancyOperators.create(`bench-${round}`, CLI_ACTOR);
+    const { project, credentials } = await kernel.cradle.tenancyProjects.create({ name: 'bench', kind: 'testnet', operator: operator.id }, CLI_ACTOR);
+    const secret = credentials.api_secret;
+    const receiver = await startChild(['bench/webhooks/receiver.ts'], { BENCH_SECRET: secret }, /"url"/);
+    const receiverUrl = (JSON.parse(receiver.line) as { url: string }).url;
+    await kernel.cradle.tenancyProjects.setWebhookUrl(project.id, `${receiverUrl}/hooks`, CLI_ACTOR);
+    try {
+      // Baseline first, then the gateway, against the same receiver in the same round.
+      await baseline(receiverUrl, secret, warmup);
+      await receiverCall(receiverUrl, '/reset', 'POST');
+      const base = await baseline(receiverUrl, secret, events);
+      const baseStats = await receiverCall(receiverUrl, '/stats');
+      const baseSorted = base.latencies.sort((a, b) => a - b);
+      rows.push({ side: 'baseline (request latency)', round, events, perSecond: events / base.seconds, p50: percentile(baseSorted, 50), p99: percentile(baseSorted, 99), bad: baseStats.bad });
+      console.error(`baseline round ${round}: ${Math.round(events / base.seconds)} events/s`);
+      await receiverCall(receiverUrl, '/reset', 'POST');
+
+      const worker = await startChild(['apps/worker/src/main.ts'], {
+        DATABASE_URL: databaseUrl,
+        GW_MASTER_KEY: MASTER_KEY,
+        LOG_LEVEL: 'warn',
+        GW__plugins__webhooks__allowPrivateTargets: 'true',
+        GW__plugins__webhooks__maxSocketsPerHost: String(connections),
+        GW__plugins__rates__providers: '["fixed"]',
+        GW__plugins__rates__fixed: '{"ETH":"3000"}',
+        ...(process.env['BENCH_WEBHOOK_BATCH'] ? { GW__plugins__webhooks__batchSize: process.env['BENCH_WEBHOOK_BATCH'] } : {}),
+        ...(process.env['BENCH_WEBHOOK_WORKERS'] ? { GW__plugins__webhooks__workers: process.env['BENCH_WEBHOOK_WORKERS'] } : {}),
+      }, /Worker started/, process.env['BENCH_CPU_PROF'] === 'worker');
+      try {
+        const emit = async (n: number) => {
+          const invoiceId = newId();
+          for (let done = 0; done < n; done += 200) {
+            const batch: InvoiceEvent[] = Array.from({ length: Math.min(200, n - done) }, () => ({
+              projectId: project.id,
+              projectKind: 'testnet',
+              invoiceId,
+              eventType: 'invoice.paid',
+              callbackUrl: null,
+              data: { invoice_id: invoiceId, status: 'paid' },
+            }));
+            await kernel.cradle.db.transaction((trx) => kernel.cradle.invoiceEvents.emit(trx, batch));
+          }
+        };
+        await emit(warmup);
+        await waitForCount(receiverUrl, warmup);
+        await receiverCall(receiverUrl, '/reset', 'POST');
+        const started = Date.now();
+        await emit(events);
+        const enqueueSeconds = (Date.now() - started) / 1000;
+        const stats = await waitForCount(receiverUrl, events);
+        const seconds = (stats.lastAt - started) / 1000;
+        const sorted = stats.latenciesMs.sort((a, b) => a - b);
+        rows.push({ side: 'gateway (enqueue to delivered)', round, events, perSecond: events / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: stats.bad });
+        console.error(`gateway round ${round}: ${Math.round(events / seconds)} events/s (distinct ${stats.distinct}); enqueueing alone took ${enqueueSeconds.toFixed(2)} s (${Math.round(events / enqueueSeconds)} events/s)`);
+      } finally {
+        await stop(worker.child);
+      }
+    } finally {
+      await stop(receiver.child);
+      await kernel.stop();
+    }
+  });
+}
+await embedded?.stop();
+
+console.log(`\nwebhook deliveries, ${events} events per side and round, ${connections} connections, node ${process.version}\n`);
+console.log('| side | round | events | events/s | p50 ms | p99 ms | bad signatures |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const r of rows) console.log(`| ${r.side} | ${r.round} | ${r.events} | ${Math.round(r.perSecond)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.bad} |`);
+const mean = (side: string) => {
+  const of = rows.filter((r) => r.side.startsWith(side));
+  return of.reduce((sum, r) => sum + r.perSecond, 0) / of.length;
+};
+console.log(`\ngateway / baseline throughput: ${(mean('gateway') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
