@@ -14,9 +14,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request, Agent } from 'node:http';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { pino } from 'pino';
-import { signRequest, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
+import { benchPostgres } from '../bench-database.js';
+import { signRequest } from '@gw/kernel';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, projects: { type: 'string', default: '3' }, warmup: { type: 'string', default: '3' }, sides: { type: 'string', default: 'baseline,gateway' }, route: { type: 'string', default: 'create' } },
@@ -31,34 +30,13 @@ const sides = values.sides.split(',') as ('baseline' | 'gateway')[];
 // `project` (signed GET /api/v1/project) isolates authentication and the HTTP stack from invoice creation.
 const route = values.route as 'create' | 'project';
 
-let embedded: EmbeddedPostgresHandle | undefined;
-let adminUrl = process.env['DATABASE_URL'];
-if (!adminUrl) {
-  embedded = await startEmbeddedPostgres({ dataDir: '.data/postgres-bench', port: 54349, database: 'postgres', logger: pino({ level: 'warn' }) });
-  adminUrl = embedded.url;
-}
+const postgres = await benchPostgres();
+const withDatabase = postgres.withDatabase;
 
 interface Target {
   url: string;
   projects: { projectId: string; secret: string }[];
   coin: string;
-}
-
-async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `gw_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(adminUrl!);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    // BENCH_KEEP_DB=1 keeps the databases for inspection (EXPLAIN, pg_stat_statements).
-    if (process.env['BENCH_KEEP_DB']) console.error(`kept database ${name}`);
-    else await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
 }
 
 async function startServer(mode: 'baseline' | 'gateway', databaseUrl: string, poolSize: number): Promise<{ target: Target; child: ChildProcess }> {
@@ -166,7 +144,7 @@ for (let round = 1; round <= rounds; round += 1) {
     });
   }
 }
-await embedded?.stop();
+await postgres.stop();
 
 console.log(`\nsigned invoice creates, ${connections} connections, ${seconds} s per side after ${warmup} s warm-up, node ${process.version}\n`);
 console.log('| side | round | requests | non-201 | creates/s | p50 ms | p99 ms |');

@@ -20,9 +20,9 @@ import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { pino } from 'pino';
-import { createKernel, loadConfig, newId, startEmbeddedPostgres, type EmbeddedPostgresHandle, type InvoiceEvent } from '@gw/kernel';
+import { benchPostgres } from '../bench-database.js';
+import { createKernel, loadConfig, newId, type InvoiceEvent } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { signWebhook } from '@gw/webhook-verify';
@@ -35,12 +35,8 @@ const connections = Number(values.connections);
 const warmup = Number(values.warmup);
 const MASTER_KEY = '0f'.repeat(32);
 
-let embedded: EmbeddedPostgresHandle | undefined;
-let adminUrl = process.env['DATABASE_URL'];
-if (!adminUrl) {
-  embedded = await startEmbeddedPostgres({ dataDir: '.data/postgres-bench', port: 54349, database: 'postgres', logger: pino({ level: 'warn' }) });
-  adminUrl = embedded.url;
-}
+const postgres = await benchPostgres();
+const withDatabase = postgres.withDatabase;
 
 function startChild(args: string[], env: Record<string, string>, ready: RegExp, profile = false): Promise<{ child: ChildProcess; line: string }> {
   const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -115,21 +111,6 @@ async function baseline(receiverUrl: string, secret: string, n: number): Promise
   );
   agent.destroy();
   return { seconds: (performance.now() - started) / 1000, latencies };
-}
-
-async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `gw_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(adminUrl!);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
 }
 
 interface Row {
@@ -216,7 +197,7 @@ for (let round = 1; round <= rounds; round += 1) {
     }
   });
 }
-await embedded?.stop();
+await postgres.stop();
 
 console.log(`\nwebhook deliveries, ${events} events per side and round, ${connections} connections, node ${process.version}\n`);
 console.log('| side | round | events | events/s | p50 ms | p99 ms | bad signatures |');

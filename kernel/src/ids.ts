@@ -22,3 +22,12 @@ const monotonic = monotonicFactory(pooledRandom);
 export function newId(): string {
   return monotonic();
 }
+
+/** A ULID as the API writes it: 26 characters of Crockford base32, upper case. */
+export const ULID_PATTERN = '^[0-9A-HJKMNP-TV-Z]{26}$';
+const ULID = new RegExp(ULID_PATTERN);
+
+/** Whether `value` is a ULID as the API writes it. */
+export function isUlid(value: string): boolean {
+  return ULID.test(value);
+}

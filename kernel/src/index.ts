@@ -24,3 +24,4 @@ export * from './crypto/secret-box.js';
 export * from './audit/audit-log.js';
 export * from './events/invoice-events.js';
 export * from './cli/command.js';
+export * from './cli/flags.js';

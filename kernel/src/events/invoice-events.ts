@@ -1,17 +1,13 @@
+import { WEBHOOK_EVENT_TYPES } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ProjectKind } from '../chain.js';
 
-/** The seven outbound event types of spec section 6. */
-export const INVOICE_EVENT_TYPES = [
-  'invoice.detected',
-  'invoice.paid',
-  'invoice.overpaid',
-  'invoice.partial',
-  'invoice.expired',
-  'invoice.expired_paid_late',
-  'invoice.reverted',
-] as const;
+/**
+ * The seven outbound event types of spec section 6. The webhook wire contract owns the list
+ * (`@gw/webhook-verify`, which partners use without the gateway); the kernel names it here.
+ */
+export const INVOICE_EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 
 export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
 

@@ -1,12 +1,12 @@
+import { isUlid } from '@gw/kernel';
 import type { ChainId, CliCommand, CliFlag } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const projectFlag: CliFlag = {
   type: 'string',
   required: true,
   description: 'Project id (ULID).',
-  validate: (v) => (ULID.test(v) ? undefined : 'must be a project id (26-character ULID)'),
+  validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
 };
 
 /** Operator CLI commands of the address pool. */

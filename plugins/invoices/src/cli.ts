@@ -1,16 +1,8 @@
-import { COIN_IDS, coreErrors, type ChainId, type CliCommand, type CliFlag, type CoinId } from '@gw/kernel';
+import { COIN_IDS, coreErrors, PAGE_LIMIT_FLAG, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
-
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const ulidFlag = (what: string, required = true): CliFlag => ({
-  type: 'string',
-  required,
-  description: `${what} id (ULID).`,
-  validate: (v) => (ULID.test(v) ? undefined : `must be a ${what.toLowerCase()} id (26-character ULID)`),
-});
 
 function parseConfirmations(value: string): Partial<Record<ChainId, number | null>> {
   const result: Partial<Record<ChainId, number | null>> = {};
@@ -84,8 +76,8 @@ export const invoicesCommands: CliCommand[] = [
       project: ulidFlag('Project'),
       status: { type: 'string', choices: INVOICE_STATUSES, description: 'Only this status.' },
       'external-id': { type: 'string', description: 'Only this external_id.' },
-      limit: { type: 'string', description: 'Page size, 1 to 200 (default 50).', validate: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 200 ? undefined : 'must be 1 to 200') },
-      cursor: ulidFlag('Cursor (next_cursor of the previous page)', false),
+      limit: PAGE_LIMIT_FLAG,
+      cursor: ulidFlag('Cursor', { required: false, description: 'next_cursor of the previous page (ULID).' }),
     },
     run: async ({ flags, cradle }) => {
       await cradle.tenancyProjects.get(String(flags['project']));

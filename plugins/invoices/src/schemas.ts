@@ -1,10 +1,9 @@
-import { COIN_IDS } from '@gw/kernel';
+import { COIN_IDS, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { MATCHING_MODES } from './config.js';
 import { INVOICE_STATUSES } from './invoice-status.js';
 
-/** Crockford base32 ULID, as every id of the API. */
-export const ULID_PATTERN = '^[0-9A-HJKMNP-TV-Z]{26}$';
+export { ULID_PATTERN };
 /** `amount_crypto` and the `amount` filter (spec 4.2). */
 export const DECIMAL_PATTERN = '^\\d+(\\.\\d+)?$';
 /** ISO 8601 date or date-time (with optional offset) accepted by `date_from` / `date_to`. */

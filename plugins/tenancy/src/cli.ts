@@ -1,14 +1,13 @@
-import { PROJECT_KINDS, type CliCommand, type CliFlag, type ProjectKind } from '@gw/kernel';
+import { PROJECT_KINDS, type CliCommand, type CliFlag, type ProjectKind, isUlid } from '@gw/kernel';
 import { CLI_ACTOR } from './actor.js';
 import { tenancyErrors } from './errors.js';
 import { PAT_SCOPES } from './scopes.js';
 
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const projectFlag: CliFlag = {
   type: 'string',
   required: true,
   description: 'Project id (ULID).',
-  validate: (v) => (ULID.test(v) ? undefined : 'must be a project id (26-character ULID)'),
+  validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
 };
 const operatorFlag: CliFlag = { type: 'string', description: 'Operator id or name (default: the only operator).' };
 
@@ -146,7 +145,7 @@ export const tenancyCommands: CliCommand[] = [
     noun: 'pat',
     verb: 'revoke',
     summary: 'Revoke a personal access token.',
-    flags: { id: { ...projectFlag, description: 'Token id (ULID), as printed by pat create or pat list.', validate: (v) => (ULID.test(v) ? undefined : 'must be a token id (ULID)') } },
+    flags: { id: { ...projectFlag, description: 'Token id (ULID), as printed by pat create or pat list.', validate: (v) => (isUlid(v) ? undefined : 'must be a token id (ULID)') } },
     run: async ({ flags, cradle }) => ({ pat: await cradle.tenancyPats.revoke(String(flags['id']), CLI_ACTOR) }),
   },
   {

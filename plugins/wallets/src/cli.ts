@@ -1,13 +1,13 @@
+import { isUlid } from '@gw/kernel';
 import type { CliCommand, CliFlag, NetworkKind } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { PREVIEW_MAX_COUNT, previewWallet } from './services/wallet-preview.js';
 
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const projectFlag: CliFlag = {
   type: 'string',
   required: true,
   description: 'Project id (ULID).',
-  validate: (v) => (ULID.test(v) ? undefined : 'must be a project id (26-character ULID)'),
+  validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
 };
 // Not a `choices` list: an unknown or disabled chain is reported by the chain registry as
 // validation_error, the same answer every other entry point gives.

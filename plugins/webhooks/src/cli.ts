@@ -1,15 +1,7 @@
-import { INVOICE_EVENT_TYPES, type CliCommand, type CliFlag, type InvoiceEventType } from '@gw/kernel';
+import { INVOICE_EVENT_TYPES, PAGE_LIMIT_FLAG, ulidFlag, type CliCommand, type InvoiceEventType } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 import { nominalSchedule } from './services/retry-schedule.js';
-
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const ulidFlag = (what: string, required = true): CliFlag => ({
-  type: 'string',
-  required,
-  description: `${what} id (ULID).`,
-  validate: (v) => (ULID.test(v) ? undefined : `must be a ${what.toLowerCase()} id (26-character ULID)`),
-});
 
 /** Operator CLI: the delivery log, one event, resends and the retry schedule. */
 export const webhooksCommands: CliCommand[] = [
@@ -21,9 +13,9 @@ export const webhooksCommands: CliCommand[] = [
       project: ulidFlag('Project'),
       status: { type: 'string', choices: DELIVERY_STATUSES, description: 'Only this delivery status.' },
       'event-type': { type: 'string', choices: INVOICE_EVENT_TYPES, description: 'Only this event type.' },
-      invoice: ulidFlag('Invoice (only its events)', false),
-      limit: { type: 'string', description: 'Page size, 1 to 200 (default 50).', validate: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 200 ? undefined : 'must be 1 to 200') },
-      cursor: ulidFlag('Cursor (next_cursor of the previous page)', false),
+      invoice: ulidFlag('Invoice', { required: false, description: 'Only the events of this invoice (ULID).' }),
+      limit: PAGE_LIMIT_FLAG,
+      cursor: ulidFlag('Cursor', { required: false, description: 'next_cursor of the previous page (ULID).' }),
     },
     run: async ({ flags, cradle }) => {
       await cradle.tenancyProjects.get(String(flags['project']));

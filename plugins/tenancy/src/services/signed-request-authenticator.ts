@@ -6,13 +6,11 @@ import {
   signatureMatchesAny,
   timestampInWindow,
   type AuthContext,
-  type Authenticator,
-} from '@gw/kernel';
+  type Authenticator, isUlid } from '@gw/kernel';
 import type { Context } from 'koa';
 import type { ApiKeyService } from './api-key-service.js';
 import type { ProjectService } from './project-service.js';
 
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /**
  * Spec 5.1 (later variant). Checks, in order: the three headers are present and well-formed
@@ -41,7 +39,7 @@ export function createSignedRequestAuthenticator(deps: {
         signature ? undefined : 'X-Signature',
       ].filter(Boolean);
       if (missing.length > 0) throw coreErrors.auth_invalid({ message: `Missing header ${missing.join(', ')}.` });
-      if (!ULID.test(projectId)) throw coreErrors.auth_invalid({ message: 'X-Project-Id must be a ULID.' });
+      if (!isUlid(projectId)) throw coreErrors.auth_invalid({ message: 'X-Project-Id must be a ULID.' });
       const timestamp = parseTimestamp(timestampHeader);
       if (timestamp === undefined) throw coreErrors.auth_invalid({ message: 'X-Timestamp must be Unix time in whole seconds.' });
       if (!/^[0-9a-f]{64}$/.test(signature)) throw coreErrors.auth_invalid({ message: 'X-Signature must be 64 lowercase hex characters.' });
@@ -63,6 +61,6 @@ export function createSignedRequestAuthenticator(deps: {
         actor: `api_key:${credentials.key.id}`,
       };
     },
-    findProject: (id) => (ULID.test(id) ? deps.tenancyProjects.principal(id) : Promise.resolve(undefined)),
+    findProject: (id) => (isUlid(id) ? deps.tenancyProjects.principal(id) : Promise.resolve(undefined)),
   };
 }

@@ -1,4 +1,4 @@
-import { isAppError, newId, parseInstant, type AuditLog, type InvoiceEventType, type RateLimiter } from '@gw/kernel';
+import { isAppError, isUlid, newId, parseInstant, type AuditLog, type InvoiceEventType, type RateLimiter } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices';
 import type { Actor, ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
@@ -8,8 +8,6 @@ import { webhooksErrors } from '../errors.js';
 import { WebhookAttempt } from '../models/webhook-attempt.js';
 import { WebhookEvent } from '../models/webhook-event.js';
 import type { WebhookEnvelope, WebhookOutbox } from './outbox.js';
-
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export interface EventListFilter {
   readonly status?: DeliveryStatus | undefined;
@@ -106,7 +104,7 @@ export class EventLog {
    * `event_not_found` for a non-ULID id or another project's event; 429 beyond the resend limit.
    */
   async resend(projectId: string, eventId: string, actor: Actor): Promise<ResendResult> {
-    if (!ULID.test(eventId)) throw webhooksErrors.event_not_found();
+    if (!isUlid(eventId)) throw webhooksErrors.event_not_found();
     const original = await this.find(this.deps.db, projectId, eventId);
     const limit = this.deps.webhooksConfig.resendRateLimitPerMinute;
     await this.deps.rateLimiter.consume({ key: `webhooks.resend:project:${projectId}`, limit, windowSeconds: 60 });
@@ -134,7 +132,7 @@ export class EventLog {
   }
 
   private async find(db: Knex, projectId: string, eventId: string): Promise<WebhookEvent> {
-    if (!ULID.test(eventId)) throw webhooksErrors.event_not_found();
+    if (!isUlid(eventId)) throw webhooksErrors.event_not_found();
     const event = await WebhookEvent.query(db).findOne({ id: eventId, project_id: projectId });
     if (!event) throw webhooksErrors.event_not_found();
     return event;

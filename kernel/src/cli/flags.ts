@@ -1,0 +1,19 @@
+import { isUlid } from '../ids.js';
+import type { CliFlag } from './command.js';
+
+/** A `--<name> <ULID>` flag of an id of `what` ("Project", "Invoice", ...), checked before the command runs. */
+export function ulidFlag(what: string, options: { required?: boolean; description?: string } = {}): CliFlag {
+  return {
+    type: 'string',
+    required: options.required ?? true,
+    description: options.description ?? `${what} id (ULID).`,
+    validate: (v) => (isUlid(v) ? undefined : `must be a ${what.toLowerCase()} id (26-character ULID)`),
+  };
+}
+
+/** `--limit`: page size of a listing, 1 to 200 (default 50), as the REST API's `limit`. */
+export const PAGE_LIMIT_FLAG: CliFlag = {
+  type: 'string',
+  description: 'Page size, 1 to 200 (default 50).',
+  validate: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 200 ? undefined : 'must be 1 to 200'),
+};
