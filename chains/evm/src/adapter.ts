@@ -13,9 +13,10 @@ import {
   type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/kernel';
-import { getAddress, isHexString, Signature, verifyMessage, ZeroAddress } from 'ethers';
+import { getAddress, verifyMessage, ZeroAddress } from 'ethers';
 import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
 import { parseAccountXpub } from './xpub.js';
+import { recoverSigner } from './recoverable-signature.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -78,17 +79,7 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
 
     async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
       checkKey(proof.key);
-      let signature = proof.signature.trim();
-      if (!signature.startsWith('0x')) signature = `0x${signature}`;
-      if (!isHexString(signature, 65)) {
-        throw coreErrors.validation_error({ message: 'The signature must be 65 bytes of hex (EIP-191 personal_sign).' });
-      }
-      let recovered: string;
-      try {
-        recovered = verifyMessage(proof.message, Signature.from(signature));
-      } catch (cause) {
-        throw coreErrors.validation_error({ message: 'The signature could not be parsed.', cause });
-      }
+      const recovered = recoverSigner(proof.signature, 'EIP-191 personal_sign', (signature) => verifyMessage(proof.message, signature));
       return recovered === deriveAddress(proof.key, 0).address;
     },
   };

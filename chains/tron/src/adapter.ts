@@ -13,9 +13,9 @@ import {
   type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/kernel';
-import { concat, isHexString, keccak256, recoverAddress, Signature, toUtf8Bytes } from 'ethers';
+import { concat, keccak256, recoverAddress, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
-import { parseAccountXpub } from '@gw/chain-evm';
+import { parseAccountXpub, recoverSigner } from '@gw/chain-evm';
 
 /** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
 export const TRON_MESSAGE_PREFIX = '\x19TRON Signed Message:\n';
@@ -70,17 +70,7 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
 
     async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
       checkKey(proof.key);
-      let signature = proof.signature.trim();
-      if (!signature.startsWith('0x')) signature = `0x${signature}`;
-      if (!isHexString(signature, 65)) {
-        throw coreErrors.validation_error({ message: 'The signature must be 65 bytes of hex (TIP-191 signMessageV2).' });
-      }
-      let recovered: string;
-      try {
-        recovered = tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), Signature.from(signature)));
-      } catch (cause) {
-        throw coreErrors.validation_error({ message: 'The signature could not be parsed.', cause });
-      }
+      const recovered = recoverSigner(proof.signature, 'TIP-191 signMessageV2', (signature) => tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), signature)));
       return recovered === deriveAddress(proof.key, 0).address;
     },
   };
