@@ -126,7 +126,7 @@ test('during a key rotation overlap the header carries one v1 per valid secret',
 });
 
 test('an event rolled back with its state change never exists; one committed always has its delivery job', async (t) => {
-  const { db, invoicesTransitions, jobs } = gw.kernel.cradle;
+  const { db, invoicesTransitions } = gw.kernel.cradle;
   const inv = await invoice(project, '/hooks/ok');
   let emitted: string | undefined;
   await t.throwsAsync(
@@ -144,7 +144,6 @@ test('an event rolled back with its state change never exists; one committed alw
   const { eventId } = await detect(project, inv.id);
   const committedJobs = await db.raw(`select count(*)::int as n from ${gw.kernel.config.jobs.schema}.job where name = 'webhooks.deliver' and data->>'eventId' = ?`, [eventId!]);
   t.is(committedJobs.rows[0].n, 1);
-  t.truthy(jobs);
 });
 
 test('a refused transition writes nothing: 409 invalid_state_transition, no event', async (t) => {
