@@ -104,7 +104,6 @@ export class EventLog {
    * `event_not_found` for a non-ULID id or another project's event; 429 beyond the resend limit.
    */
   async resend(projectId: string, eventId: string, actor: Actor): Promise<ResendResult> {
-    if (!isUlid(eventId)) throw webhooksErrors.event_not_found();
     const original = await this.find(this.deps.db, projectId, eventId);
     const limit = this.deps.webhooksConfig.resendRateLimitPerMinute;
     await this.deps.rateLimiter.consume({ key: `webhooks.resend:project:${projectId}`, limit, windowSeconds: 60 });
