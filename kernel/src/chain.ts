@@ -200,6 +200,13 @@ export interface ChainAdapter {
    * signature; throws `validation_error` for a signature that cannot be parsed at all.
    */
   verifyOwnership(proof: OwnershipProof): Promise<boolean>;
+
+  /**
+   * Generates a fresh account key for `network` from a random seed and returns its public half in
+   * the form `parseAccountKey` accepts (at `definition.accountPath[network]`). The private half is
+   * discarded: the sandbox binds such keys, and nothing is ever spent from them.
+   */
+  generateAccountKey(network: NetworkKind): string;
 }
 
 /** Dependencies the kernel hands to a chain's adapter factory. */

@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 // The ulid package draws one crypto call per character (16 per id); ids are made on every request,
@@ -30,4 +30,22 @@ const ULID = new RegExp(ULID_PATTERN);
 /** Whether `value` is a ULID as the API writes it. */
 export function isUlid(value: string): boolean {
   return ULID.test(value);
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A ULID that is a pure function of its inputs: the time part of `anchor` (a ULID, e.g. the
+ * invoice an event is about) and 80 bits of SHA-256 over `anchor` and `parts`. The same inputs
+ * always give the same id, so an operation keyed on them is idempotent (the sandbox's
+ * `simulate-paid` event id is `derivedId(invoiceId, 'paid')`).
+ */
+export function derivedId(anchor: string, ...parts: string[]): string {
+  if (!isUlid(anchor)) throw new Error(`derivedId: anchor must be a ULID, got ${anchor}`);
+  const digest = createHash('sha256').update([anchor, ...parts].join('\u0000')).digest();
+  let bits = 0n;
+  for (const byte of digest.subarray(0, 10)) bits = (bits << 8n) | BigInt(byte);
+  let random = '';
+  for (let i = 0; i < 16; i++) random = CROCKFORD[Number((bits >> BigInt(5 * i)) & 31n)] + random;
+  return anchor.slice(0, 10) + random;
 }

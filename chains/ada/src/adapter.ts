@@ -1,4 +1,4 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import {
   assertAddressIndex,
@@ -133,6 +133,13 @@ export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
 
     deriveAddress,
     isValidAddress,
+
+    /** CIP-1852 account key 1852'/1815'/0' of a random 24-word entropy, as 64-byte public key hex. */
+    generateAccountKey(_network: NetworkKind): string {
+      const hardened = (n: number) => 0x80000000 + n;
+      const account = CSL.Bip32PrivateKey.from_bip39_entropy(randomBytes(32), new Uint8Array(0)).derive(hardened(1852)).derive(hardened(1815)).derive(hardened(0));
+      return Buffer.from(account.to_public().as_bytes()).toString('hex');
+    },
 
     /** CIP-13: `web+cardano:<address>?amount=<decimal ada>`. */
     paymentUri(input: PaymentUriInput): string {

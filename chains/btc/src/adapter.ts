@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import * as ecc from '@bitcoinerlab/secp256k1';
+import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { Verifier } from 'bip322-js';
 import {
@@ -19,6 +21,7 @@ import {
 import { bitcoinNetworks, deriveBtcAddress, parseBtcAccountKey } from './derive.js';
 
 bitcoin.initEccLib(ecc);
+const bip32 = BIP32Factory(ecc);
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -56,6 +59,10 @@ export function createBtcAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     parseAccountKey,
     deriveAddress,
     isValidAddress,
+
+    generateAccountKey(network: NetworkKind): string {
+      return bip32.fromSeed(randomBytes(32), bitcoinNetworks[network]).derivePath(definition.accountPath[network]).neutered().toBase58();
+    },
 
     paymentUri(input: PaymentUriInput): string {
       const { coin } = paymentUriCoin(definition, input);

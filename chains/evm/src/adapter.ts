@@ -1,21 +1,17 @@
 import {
-  assertAddressIndex,
-  assertKeyOfChain,
   paymentUriCoin,
   coreErrors,
   networkFor,
-  type AccountKey,
   type ChainAdapter,
   type ChainAdapterDeps,
   type ChainDefinition,
-  type DerivedAddress,
   type NetworkKind,
   type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/kernel';
 import { getAddress, verifyMessage, ZeroAddress } from 'ethers';
 import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
-import { parseAccountXpub } from './xpub.js';
+import { bip44AccountKeys } from './bip44-account.js';
 import { recoverSigner } from './recoverable-signature.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -42,24 +38,10 @@ export function evmChainIdOf(definition: ChainDefinition, network: NetworkKind):
  * EIP-681 payment URIs with the definition's chain ids, and EIP-191 `personal_sign` ownership proofs.
  */
 export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
-
-  const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
-    checkKey(key);
-    assertAddressIndex(definition, index);
-    return { index, ...deriveEvmAddress(key.canonical, index) };
-  };
-
+  const keys = bip44AccountKeys(definition, EVM_COIN_TYPE, deriveEvmAddress);
   return {
     definition,
-
-    parseAccountKey(input: string, network: NetworkKind): AccountKey {
-      const trimmed = input.trim();
-      const { canonical } = parseAccountXpub(trimmed, network, EVM_COIN_TYPE);
-      return { chain: definition.id, network, input: trimmed, canonical };
-    },
-
-    deriveAddress,
+    ...keys,
 
     isValidAddress(address: string, _network: NetworkKind): boolean {
       return isEvmAddress(address);
@@ -78,9 +60,9 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     },
 
     async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
-      checkKey(proof.key);
+      const expected = keys.deriveAddress(proof.key, 0).address;
       const recovered = recoverSigner(proof.signature, 'EIP-191 personal_sign', (signature) => verifyMessage(proof.message, signature));
-      return recovered === deriveAddress(proof.key, 0).address;
+      return recovered === expected;
     },
   };
 }

@@ -1,4 +1,5 @@
 export { createEvmAdapter, evmChainIdOf, isEvmAddress } from './adapter.js';
 export { deriveEvmAddress, receiveChainOf, EVM_COIN_TYPE } from './derive.js';
-export { parseAccountXpub, base58checkDecode, base58checkEncode } from './xpub.js';
+export { parseAccountXpub, generateAccountXpub, base58checkDecode, base58checkEncode } from './xpub.js';
 export { recoverSigner } from './recoverable-signature.js';
+export { bip44AccountKeys } from './bip44-account.js';

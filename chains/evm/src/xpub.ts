@@ -1,5 +1,6 @@
 import { coreErrors, type NetworkKind } from '@gw/kernel';
-import { decodeBase58, encodeBase58, getBytes, sha256, toBeArray } from 'ethers';
+import { randomBytes } from 'node:crypto';
+import { decodeBase58, encodeBase58, getBytes, HDNodeWallet, sha256, toBeArray } from 'ethers';
 
 /**
  * BIP32 extended public keys for secp256k1 account-model chains (EVM, TRON). Parsing is strict:
@@ -85,4 +86,9 @@ export function parseAccountXpub(input: string, network: NetworkKind, coinType: 
   const neutral = new Uint8Array(payload);
   new DataView(neutral.buffer).setUint32(0, XPUB);
   return { canonical: base58checkEncode(neutral), account: index - HARDENED };
+}
+
+/** A fresh BIP32 account key at `accountPath` (random seed), as the xpub `parseAccountXpub` accepts. */
+export function generateAccountXpub(accountPath: string): string {
+  return HDNodeWallet.fromSeed(randomBytes(32)).derivePath(accountPath).neuter().extendedKey;
 }

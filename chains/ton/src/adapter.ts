@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { keyPairFromSeed } from '@ton/crypto';
 import { createHash } from 'node:crypto';
 import {
   assertKeyOfChain,
@@ -132,6 +134,11 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     deriveAddress(key: AccountKey, index: number): DerivedAddress {
       checkKey(key);
       return { index, ...deriveTonAddress(key.canonical, key.network, index) };
+    },
+
+    /** An ed25519 key pair from a random seed (the wallet's key); its public key as 64 hex chars. */
+    generateAccountKey(_network: NetworkKind): string {
+      return keyPairFromSeed(randomBytes(32)).publicKey.toString('hex');
     },
 
     isValidAddress,

@@ -1,21 +1,17 @@
 import {
-  assertAddressIndex,
-  assertKeyOfChain,
   paymentUriCoin,
   coreErrors,
   fromBaseUnits,
-  type AccountKey,
   type ChainAdapter,
   type ChainAdapterDeps,
   type ChainDefinition,
-  type DerivedAddress,
   type NetworkKind,
   type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/kernel';
 import { concat, keccak256, recoverAddress, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
-import { parseAccountXpub, recoverSigner } from '@gw/chain-evm';
+import { bip44AccountKeys, recoverSigner } from '@gw/chain-evm';
 
 /** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
 export const TRON_MESSAGE_PREFIX = '\x19TRON Signed Message:\n';
@@ -32,23 +28,10 @@ export function tronMessageHash(message: string): string {
  * (`signMessageV2`) ownership proofs.
  */
 export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
-  const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
-    checkKey(key);
-    assertAddressIndex(definition, index);
-    return { index, ...deriveTronAddress(key.canonical, index) };
-  };
-
+  const keys = bip44AccountKeys(definition, TRON_COIN_TYPE, deriveTronAddress);
   return {
     definition,
-
-    parseAccountKey(input: string, network: NetworkKind): AccountKey {
-      const trimmed = input.trim();
-      const { canonical } = parseAccountXpub(trimmed, network, TRON_COIN_TYPE);
-      return { chain: definition.id, network, input: trimmed, canonical };
-    },
-
-    deriveAddress,
+    ...keys,
 
     isValidAddress(address: string, _network: NetworkKind): boolean {
       return isTronAddress(address);
@@ -69,9 +52,9 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
     },
 
     async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
-      checkKey(proof.key);
+      const expected = keys.deriveAddress(proof.key, 0).address;
       const recovered = recoverSigner(proof.signature, 'TIP-191 signMessageV2', (signature) => tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), signature)));
-      return recovered === deriveAddress(proof.key, 0).address;
+      return recovered === expected;
     },
   };
 }

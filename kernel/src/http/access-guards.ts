@@ -29,6 +29,7 @@ export async function enforceAccess(
       throw coreErrors.permission_denied({ message: 'The path names a project this credential does not belong to.' });
     }
   }
+  if (access.crossModeByKey && access.projectKind === 'sandbox' && project.kind !== 'sandbox') throw coreErrors.production_key_against_sandbox_project();
   if (access.projectKind === 'production' && project.kind === 'sandbox') throw coreErrors.production_project_required();
   if (access.projectKind === 'sandbox' && project.kind !== 'sandbox') throw coreErrors.sandbox_project_required();
   if (access.write && project.kind !== 'sandbox' && !project.subscriptionActive) throw coreErrors.subscription_expired();

@@ -100,8 +100,10 @@ export function routeErrorCodes(route: RouteDefinition, specs: ReadonlyMap<strin
   const access = route.access;
   if (access && (access.projectKind || access.projectParam || access.write)) codes.push('permission_denied');
   if (access?.projectParam) codes.push('sandbox_key_against_production_project', 'production_key_against_sandbox_project');
+  else if (access?.crossModeByKey) codes.push('production_key_against_sandbox_project');
   if (access?.projectKind === 'production') codes.push('production_project_required');
-  if (access?.projectKind === 'sandbox') codes.push('sandbox_project_required');
+  // With crossModeByKey the cross-mode check answers a non-sandbox credential before the kind guard.
+  if (access?.projectKind === 'sandbox' && !access.crossModeByKey) codes.push('sandbox_project_required');
   if (access?.write) codes.push('subscription_expired');
   // The body reader reads every body but GET's; a route without a body schema still refuses one.
   if (route.method !== 'GET') codes.push('payload_too_large', 'unsupported_media_type');
@@ -343,6 +345,7 @@ function accessText(route: RouteDefinition): string | undefined {
   const parts: string[] = [];
   if (access.projectKind === 'production') parts.push('production and testnet projects only');
   if (access.projectKind === 'sandbox') parts.push('sandbox projects only');
+  if (access.crossModeByKey) parts.push('a production or testnet secret is refused with production_key_against_sandbox_project');
   if (access.projectParam) parts.push(`the \`${access.projectParam}\` path parameter must be the signing project`);
   if (access.write) parts.push('a write: needs an active operator subscription unless the project is a sandbox');
   return parts.length > 0 ? `**Access:** ${parts.join('; ')}.` : undefined;

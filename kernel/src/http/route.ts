@@ -23,6 +23,13 @@ export interface RouteAccess {
    * any other project 403 `permission_denied`.
    */
   readonly projectParam?: string;
+  /**
+   * With `projectKind: 'sandbox'`: a production or testnet secret is refused by the cross-mode
+   * check (400 `production_key_against_sandbox_project`, spec 5.1's later variant) instead of the
+   * project-kind guard (403 `sandbox_project_required`). The sandbox mirror routes use it; the
+   * simulation routes do not (spec 4.5: no cross-mode check fires there).
+   */
+  readonly crossModeByKey?: boolean;
 }
 
 /** What a handler receives: validated inputs and the caller. */
