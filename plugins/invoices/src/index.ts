@@ -41,9 +41,9 @@ export const invoicesPlugin = definePlugin({
 
 export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
-export { INVOICE_STATUSES, OPEN_STATUSES, isOpen, type InvoiceStatus } from './invoice-status.js';
+export { INVOICE_STATUSES, WAITING_STATUSES, PAID_STATUSES, type InvoiceStatus } from './invoice-status.js';
 export { InvoiceService, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
-export { InvoiceTransitions, type TransitionRequest, type TransitionResult } from './services/invoice-transitions.js';
+export { InvoiceTransitions, type TransitionRequest, type TransitionResult, type TransactionWrite, type TransactionStatus } from './services/invoice-transitions.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
 export * from './schemas.js';

@@ -2,6 +2,7 @@ import { asFunction, asValue } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import Type from 'typebox';
 import { m0001Wallets } from '../migrations/0001_wallets.js';
+import { m0002BindingOrigin } from '../migrations/0002_binding_origin.js';
 import { walletsCommands } from './cli.js';
 import { walletsErrors } from './errors.js';
 import { walletsRoutes } from './routes.js';
@@ -32,7 +33,7 @@ export const walletsPlugin = definePlugin({
   dependsOn: ['tenancy'],
   config: WalletsConfigSchema,
   errors: [walletsErrors],
-  migrations: [m0001Wallets],
+  migrations: [m0001Wallets, m0002BindingOrigin],
   register: ({ config }) => ({
     walletsConfig: asValue(config),
     walletsWallets: asFunction((cradle: Cradle) => new WalletService(cradle)).singleton(),

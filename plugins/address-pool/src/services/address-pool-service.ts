@@ -167,6 +167,11 @@ export class AddressPoolService {
       );
   }
 
+  /** Deletes every pool address of the project (the sandbox reset), in `trx`; the replenisher derives anew. */
+  async purgeProject(trx: Knex.Transaction, projectId: string): Promise<number> {
+    return PoolAddress.query(trx).where('project_id', projectId).delete();
+  }
+
   /** Records that a payment arrived at the address (feeds the gap gauge). Called by invoices. */
   async markPaid(trx: Knex.Transaction, addressId: string): Promise<void> {
     const updated = await PoolAddress.query(trx).findById(addressId).patch({ paid_at: trx.fn.now() as unknown as Date });

@@ -65,7 +65,8 @@ export class PoolReplenisher {
     const adapter = this.deps.chains.get(wallet.chain);
     const config = this.deps.addressPoolConfig;
     const highestIndex = maxAddressIndexOf(adapter.definition);
-    const requiresActivation = adapter.definition.capabilities.requiresActivation;
+    // A generated sandbox key is never on chain: its addresses count as activated.
+    const requiresActivation = adapter.definition.capabilities.requiresActivation && !wallet.generated;
     return this.deps.db.transaction(async (trx) => {
       await lockPool(trx, wallet.id);
       const recycled = await PoolAddress.query(trx)

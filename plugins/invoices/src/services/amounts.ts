@@ -54,3 +54,6 @@ function expandExponent(text: string): string {
   if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
   return `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
+
+/** The largest token amount any supported chain can carry (uint256); also within numeric(78,0). */
+export const MAX_AMOUNT_UNITS = 2n ** 256n - 1n;

@@ -28,10 +28,10 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { InvoicesConfig, MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
-import { CANCELLABLE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
+import { WAITING_STATUSES, CANCELLABLE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
 import { Invoice } from '../models/invoice.js';
-import { usdDecimal, usdToUnits } from './amounts.js';
+import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
 import type { PolicyService, ResolvedPolicy } from './policy-service.js';
 
@@ -71,8 +71,6 @@ export interface InvoicePage {
 }
 
 const METADATA_MAX_BYTES = 16_384;
-/** The largest token amount any supported chain can carry (uint256); also within numeric(78,0). */
-const MAX_AMOUNT_UNITS = 2n ** 256n - 1n;
 
 /**
  * Invoices: creation (idempotent on project + external_id, address and invoice in one
@@ -427,6 +425,32 @@ export class InvoiceService {
       const transactions = (await this.transactionsOf([invoice.id], trx)).get(invoice.id) ?? [];
       return invoiceView(cancelled, transactions, this.deps.chains);
     });
+  }
+
+  /** How many of the project's invoices still wait for money (pending, detected, partial, ambiguous). */
+  async countActive(projectId: string): Promise<number> {
+    const row = await Invoice.query(this.deps.db).where('project_id', projectId).whereIn('status', WAITING_STATUSES).count('* as n').first();
+    return Number((row as unknown as { n: string | number } | undefined)?.n ?? 0);
+  }
+
+  /** Whether the project has an invoice under `externalId` (a create with it would be a replay). */
+  async hasExternalId(projectId: string, externalId: string): Promise<boolean> {
+    return (await Invoice.query(this.deps.db).findOne({ project_id: projectId, external_id: externalId }).select('id')) !== undefined;
+  }
+
+  /** The project's invoices in `status` on `chain`, oldest first, with their transactions. */
+  async listByStatus(projectId: string, chain: ChainId, status: InvoiceStatus): Promise<InvoiceView[]> {
+    const rows = await Invoice.query(this.deps.db).where({ project_id: projectId, chain, status }).orderBy('id');
+    const transactions = await this.transactionsOf(rows.map((row) => row.id));
+    return rows.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains));
+  }
+
+  /**
+   * Deletes every invoice of the project and its transactions (the sandbox reset), in `trx`.
+   * Returns how many invoices went. Policies stay. Pool addresses are the pool's to purge.
+   */
+  async purgeProject(trx: Knex.Transaction, projectId: string): Promise<number> {
+    return Invoice.query(trx).where('project_id', projectId).delete();
   }
 
   private async replay(existing: Invoice, fingerprint: string, trx?: Knex.Transaction): Promise<InvoiceView> {

@@ -51,6 +51,8 @@ export class OperatorService {
    */
   async resolveForNewProject(idOrName: string | undefined, trx: Knex.Transaction, actor: Actor): Promise<Operator> {
     if (idOrName) return this.find(idOrName, trx);
+    // Concurrent first projects of a fresh install must agree on one implicit operator.
+    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['tenancy:implicit-operator']);
     const operators = await Operator.query(trx).orderBy('id').limit(2);
     if (operators.length === 1) return operators[0]!;
     if (operators.length > 1) throw tenancyErrors.operator_required();

@@ -57,10 +57,30 @@ export class ProjectService {
     return (await query).map(projectView);
   }
 
-  async get(projectId: string): Promise<ProjectView> {
-    const project = await Project.query(this.deps.db).findById(projectId);
+  /** Whether any project exists (the first start of a fresh install has none). */
+  async any(db: Knex | Knex.Transaction = this.deps.db): Promise<boolean> {
+    return (await Project.query(db).select('id').first()) !== undefined;
+  }
+
+  async get(projectId: string, db: Knex | Knex.Transaction = this.deps.db): Promise<ProjectView> {
+    const project = await Project.query(db).findById(projectId);
     if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
     return projectView(project);
+  }
+
+  /**
+   * Deletes the project and, through the foreign keys' cascades, every row of every plugin that
+   * belongs to it (keys, secrets, PATs, wallets, pool, invoices, events). Irreversible. The audit
+   * record outlives it (the audit log has no foreign key to projects).
+   */
+  async delete(projectId: string, actor: Actor, trx?: Knex.Transaction): Promise<void> {
+    const run = async (tx: Knex.Transaction) => {
+      const project = await Project.query(tx).findById(projectId).forUpdate();
+      if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
+      await Project.query(tx).deleteById(projectId);
+      await this.deps.audit.record({ ...actor, action: 'project.delete', projectId, target: `project:${projectId}`, details: { kind: project.kind, name: project.name } }, tx);
+    };
+    await (trx ? run(trx) : this.deps.db.transaction(run));
   }
 
   /** The default webhook URL of each project (null when unset or the project is unknown). One query. */

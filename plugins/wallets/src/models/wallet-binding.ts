@@ -18,4 +18,5 @@ export class WalletBinding extends Model {
   bound_at!: Date;
   verified_at!: Date | null;
   superseded_at!: Date | null;
+  origin!: 'registered' | 'generated';
 }
