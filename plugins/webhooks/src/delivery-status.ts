@@ -8,8 +8,23 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** The pg-boss queue of deliveries: one job per attempt. */
 export const DELIVER_JOB = 'webhooks.deliver';
 
-/** Payload of a delivery job: which event, and which attempt (1-based) it is. */
+/**
+ * Payload of a delivery job: which event, which attempt (1-based) it is, and the event's project,
+ * so the worker loads the signing secrets while it loads the events.
+ */
 export interface DeliverJobData {
   readonly eventId: string;
   readonly attempt: number;
+  readonly projectId: string;
+}
+
+/**
+ * The pg-boss queue of redeliveries asked for while the event was still on its way (the sandbox's
+ * duplicate delivery): one job per request, run after the pending attempt.
+ */
+export const REDELIVER_JOB = 'webhooks.redeliver';
+
+/** Payload of a redelivery job. */
+export interface RedeliverJobData {
+  readonly eventId: string;
 }

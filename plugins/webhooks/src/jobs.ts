@@ -1,5 +1,5 @@
 import type { Cradle, JobDefinition } from '@gw/kernel';
-import { DELIVER_JOB, type DeliverJobData } from './delivery-status.js';
+import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type RedeliverJobData } from './delivery-status.js';
 
 /**
  * `webhooks.deliver`: one job per delivery attempt, written by the outbox in the transaction of
@@ -11,20 +11,29 @@ import { DELIVER_JOB, type DeliverJobData } from './delivery-status.js';
  * `expireInSeconds` and run again; the attempt guard in DeliveryWorker drops what was recorded).
  * The partner-facing retry schedule is ours (retry-schedule.ts).
  */
-export function webhooksJobs(cradle: Cradle): JobDefinition<DeliverJobData>[] {
+export function webhooksJobs(cradle: Cradle): JobDefinition[] {
   const config = cradle.webhooksConfig;
-  return [
-    {
-      name: DELIVER_JOB,
-      queue: { notify: true, retryLimit: 1000, retryDelay: 1, retryBackoff: false, expireInSeconds: config.expireInSeconds, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
-      work: {
-        batchSize: config.batchSize,
-        localConcurrency: config.workers,
-        burstWhenBatchFull: true,
-        pollingIntervalSeconds: 1,
-        notifyPollingIntervalSeconds: 5,
-      },
-      handler: (jobs) => cradle.webhooksDeliveryWorker.deliver(jobs),
+  const deliver: JobDefinition<DeliverJobData> = {
+    name: DELIVER_JOB,
+    queue: { notify: true, retryLimit: 1000, retryDelay: 1, retryBackoff: false, expireInSeconds: config.expireInSeconds, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
+    work: {
+      batchSize: config.batchSize,
+      localConcurrency: config.workers,
+      burstWhenBatchFull: true,
+      pollingIntervalSeconds: 1,
+      notifyPollingIntervalSeconds: 5,
     },
-  ];
+    handler: (jobs) => cradle.webhooksDeliveryWorker.deliver(jobs),
+  };
+  // `webhooks.redeliver`: a redelivery asked for while the event was still on its way, run after
+  // its pending attempt (EventLog.redeliverDue puts itself off again while it is still pending).
+  const redeliver: JobDefinition<RedeliverJobData> = {
+    name: REDELIVER_JOB,
+    queue: { notify: false, retryLimit: 10, retryDelay: 5, retryBackoff: true, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
+    work: { batchSize: 20, pollingIntervalSeconds: 1 },
+    handler: async (jobs) => {
+      for (const job of jobs) await cradle.webhooksEventLog.redeliverDue(job.data.eventId);
+    },
+  };
+  return [deliver, redeliver];
 }

@@ -15,6 +15,12 @@ interface Due {
   readonly attempt: number;
 }
 
+interface Update extends Due {
+  readonly outcome: SendOutcome;
+  readonly status: 'delivered' | 'dlq' | 'retrying';
+  readonly next: Date | null;
+}
+
 /**
  * Delivers a batch of `webhooks.deliver` jobs: loads their events in one query, signs each body
  * with every valid secret of its project, POSTs them all concurrently, then records every
@@ -37,7 +43,11 @@ export class DeliveryWorker {
   ) {}
 
   async deliver(jobs: readonly Job<DeliverJobData>[]): Promise<void> {
-    const rows = await WebhookEvent.query(this.deps.db).whereIn('id', [...new Set(jobs.map((job) => job.data.eventId))]);
+    // Jobs name their project, so the secrets load beside the events instead of after them.
+    const [rows, secrets] = await Promise.all([
+      WebhookEvent.query(this.deps.db).whereIn('id', [...new Set(jobs.map((job) => job.data.eventId))]),
+      this.deps.tenancyApiKeys.liveSecretsMany(jobs.map((job) => job.data.projectId)),
+    ]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     const due: Due[] = [];
     const seen = new Set<string>();
@@ -48,7 +58,6 @@ export class DeliveryWorker {
       due.push({ event, attempt: job.data.attempt });
     }
     if (due.length === 0) return;
-    const secrets = await this.deps.tenancyApiKeys.liveSecretsMany(due.map((d) => d.event.project_id));
     const startedAt = new Date();
     const outcomes = await Promise.all(due.map((d) => this.attempt(d, secrets.get(d.event.project_id) ?? [])));
     await this.record(due, outcomes, startedAt);
@@ -71,63 +80,76 @@ export class DeliveryWorker {
   private async record(due: readonly Due[], outcomes: readonly SendOutcome[], startedAt: Date): Promise<void> {
     const config = this.deps.webhooksConfig;
     const now = new Date();
-    const updates = due.map(({ event, attempt }, i) => {
+    const updates: Update[] = due.map(({ event, attempt }, i) => {
       const outcome = outcomes[i]!;
       const delay = outcome.ok ? undefined : retryDelaySeconds(attempt, config);
       const status = outcome.ok ? 'delivered' : delay === undefined ? 'dlq' : 'retrying';
       return { event, attempt, outcome, status, next: delay === undefined ? null : new Date(now.getTime() + delay * 1000) };
     });
-    await this.deps.db.transaction(async (trx) => {
-      // The guard `attempts = attempt - 1` makes a second recording of the same attempt a no-op.
-      const applied = await trx.raw<{ rows: { id: string }[] }>(
-        `update webhooks_events e
-            set status = u.status, attempts = u.attempt, last_attempt_at = ?, last_http_status = u.http_status,
-                last_error = u.error, next_attempt_at = u.next_at,
-                delivered_at = case when u.status = 'delivered' then ?::timestamptz else e.delivered_at end, updated_at = ?
-           from unnest(?::text[], ?::text[], ?::int[], ?::int[], ?::text[], ?::timestamptz[]) as u(id, status, attempt, http_status, error, next_at)
-          where e.id = u.id and e.attempts = u.attempt - 1 and e.status = 'retrying'
-          returning e.id`,
-        [
-          now,
-          now,
-          now,
-          updates.map((u) => u.event.id),
-          updates.map((u) => u.status),
-          updates.map((u) => u.attempt),
-          updates.map((u) => u.outcome.httpStatus),
-          updates.map((u) => (u.outcome.error ? u.outcome.error.slice(0, 1000) : null)),
-          updates.map((u) => u.next),
-        ] as unknown as readonly Knex.RawBinding[],
-      );
-      const recorded = new Set(applied.rows.map((row) => row.id));
-      const kept = updates.filter((u) => recorded.has(u.event.id));
-      if (kept.length === 0) return;
-      await trx('webhooks_attempts')
-        .insert(
-          kept.map((u) => ({
-            id: newId(),
-            event_id: u.event.id,
-            attempt: u.attempt,
-            target_url: u.event.target_url,
-            started_at: startedAt,
-            http_status: u.outcome.httpStatus,
-            latency_ms: u.outcome.latencyMs,
-            error: u.outcome.error ? u.outcome.error.slice(0, 1000) : null,
-            response_excerpt: u.outcome.responseExcerpt,
-          })),
-        )
-        .onConflict(['event_id', 'attempt'])
-        .ignore();
-      const retries = kept.filter((u) => u.status === 'retrying');
-      await this.deps.jobs.insertInTransaction(
-        trx,
-        DELIVER_JOB,
-        retries.map((u) => ({ data: { eventId: u.event.id, attempt: u.attempt + 1 } satisfies DeliverJobData, startAfter: u.next! })),
-      );
-    });
+    const retries = updates.filter((u) => u.status === 'retrying');
+    // Without retries the record is one statement, atomic on its own; retry jobs need a transaction.
+    if (retries.length === 0) {
+      await this.recordStatement(this.deps.db, updates, startedAt, now);
+    } else {
+      await this.deps.db.transaction(async (trx) => {
+        const recorded = await this.recordStatement(trx, updates, startedAt, now);
+        await this.deps.jobs.insertInTransaction(
+          trx,
+          DELIVER_JOB,
+          retries
+            .filter((u) => recorded.has(u.event.id))
+            .map((u) => ({ data: { eventId: u.event.id, attempt: u.attempt + 1, projectId: u.event.project_id } satisfies DeliverJobData, startAfter: u.next! })),
+        );
+      });
+    }
     const failed = updates.filter((u) => !u.outcome.ok);
     if (failed.length > 0) {
       this.deps.logger.info({ failed: failed.length, delivered: updates.length - failed.length, dlq: failed.filter((u) => u.status === 'dlq').map((u) => u.event.id) }, 'webhook deliveries failed; retries scheduled');
     }
+  }
+
+  /**
+   * Writes every new status and its attempt row in one statement. The guard
+   * `attempts = attempt - 1` makes a second recording of the same attempt a no-op; returns the
+   * ids whose attempt this call recorded.
+   */
+  private async recordStatement(db: Knex, updates: readonly Update[], startedAt: Date, now: Date): Promise<Set<string>> {
+    const errors = updates.map((u) => (u.outcome.error ? u.outcome.error.slice(0, 1000) : null));
+    const result = await db.raw<{ rows: { id: string }[] }>(
+      `with u as (
+         select * from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::int[], ?::int[], ?::text[], ?::text[], ?::timestamptz[])
+           as u(id, attempt_id, status, attempt, http_status, latency_ms, error, excerpt, next_at)
+       ), applied as (
+         update webhooks_events e
+            set status = u.status, attempts = u.attempt, last_attempt_at = ?, last_http_status = u.http_status,
+                last_error = u.error, next_attempt_at = u.next_at,
+                delivered_at = case when u.status = 'delivered' then ?::timestamptz else e.delivered_at end, updated_at = ?
+           from u
+          where e.id = u.id and e.attempts = u.attempt - 1 and e.status = 'retrying'
+          returning e.id, e.target_url
+       ), attempts as (
+         insert into webhooks_attempts (id, event_id, attempt, target_url, started_at, http_status, latency_ms, error, response_excerpt)
+         select u.attempt_id, u.id, u.attempt, a.target_url, ?, u.http_status, u.latency_ms, u.error, u.excerpt
+           from applied a join u on u.id = a.id
+         on conflict (event_id, attempt) do nothing
+       )
+       select id from applied`,
+      [
+        updates.map((u) => u.event.id),
+        updates.map(() => newId()),
+        updates.map((u) => u.status),
+        updates.map((u) => u.attempt),
+        updates.map((u) => u.outcome.httpStatus),
+        updates.map((u) => u.outcome.latencyMs),
+        errors,
+        updates.map((u) => u.outcome.responseExcerpt),
+        updates.map((u) => u.next),
+        now,
+        now,
+        now,
+        startedAt,
+      ] as unknown as readonly Knex.RawBinding[],
+    );
+    return new Set(result.rows.map((row) => row.id));
   }
 }

@@ -1,13 +1,16 @@
-import { isAppError, isUlid, newId, parseInstant, type AuditLog, type InvoiceEventType, type RateLimiter } from '@gw/kernel';
+import { isAppError, isUlid, newId, parseInstant, type AuditLog, type InvoiceEventType, type JobQueue, type RateLimiter } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices';
 import type { Actor, ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { WebhooksConfig } from '../config.js';
-import type { DeliveryStatus } from '../delivery-status.js';
+import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type DeliveryStatus, type RedeliverJobData } from '../delivery-status.js';
 import { webhooksErrors } from '../errors.js';
 import { WebhookAttempt } from '../models/webhook-attempt.js';
 import { WebhookEvent } from '../models/webhook-event.js';
 import type { WebhookEnvelope, WebhookOutbox } from './outbox.js';
+
+/** How long after an event's pending attempt is due a deferred redelivery looks again. */
+const REDELIVER_GRACE_MS = 2_000;
 
 export interface EventListFilter {
   readonly status?: DeliveryStatus | undefined;
@@ -69,6 +72,7 @@ export class EventLog {
     private readonly deps: {
       db: Knex;
       audit: AuditLog;
+      jobs: JobQueue;
       rateLimiter: RateLimiter;
       webhooksConfig: WebhooksConfig;
       webhooksOutbox: WebhookOutbox;
@@ -102,9 +106,14 @@ export class EventLog {
    * to the target resolved now: the invoice's `callback_url`, else the project's default URL
    * (none: the new event is `skipped`). The original row is never changed. 404
    * `event_not_found` for a non-ULID id or another project's event; 429 beyond the resend limit.
+   * `refuse` lists delivery statuses that cannot be resent (the sandbox refuses in-flight and
+   * dead-lettered events): 409 `event_not_resendable`, nothing written.
    */
-  async resend(projectId: string, eventId: string, actor: Actor): Promise<ResendResult> {
+  async resend(projectId: string, eventId: string, actor: Actor, options: { refuse?: readonly DeliveryStatus[] } = {}): Promise<ResendResult> {
     const original = await this.find(this.deps.db, projectId, eventId);
+    if (options.refuse?.includes(original.status)) {
+      throw webhooksErrors.event_not_resendable({ message: `The event is ${original.status}; only delivered or skipped events can be resent here.`, details: { status: original.status } });
+    }
     const limit = this.deps.webhooksConfig.resendRateLimitPerMinute;
     await this.deps.rateLimiter.consume({ key: `webhooks.resend:project:${projectId}`, limit, windowSeconds: 60 });
     const targetUrl = await this.currentTarget(original);
@@ -128,6 +137,68 @@ export class EventLog {
       created_at: Math.floor(createdAt.getTime() / 1000),
       created_at_iso: createdAt.toISOString(),
     };
+  }
+
+  /** The newest event of the invoice whose type is one of `eventTypes` (its id), if any. */
+  async latestOfInvoice(projectId: string, invoiceId: string, eventTypes: readonly InvoiceEventType[]): Promise<string | undefined> {
+    const row = await WebhookEvent.query(this.deps.db)
+      .where({ project_id: projectId, invoice_id: invoiceId })
+      .whereNull('original_event_id')
+      .whereIn('event_type', eventTypes)
+      .orderBy('id', 'desc')
+      .select('id')
+      .first();
+    return row?.id;
+  }
+
+  /**
+   * Delivers an existing event once more under its own `event_id` (what a receiver sees when a
+   * delivery is duplicated). A delivered or dead-lettered event goes back to `retrying` with a job
+   * for its next attempt. An event still on its way (`retrying`) gets a `webhooks.redeliver` job
+   * due after its pending attempt, so the receiver still sees it twice; `redeliverDue` carries it
+   * out. An event without a target has nowhere to go and is left as it is. 404 `event_not_found`
+   * as for `get`.
+   */
+  async redeliver(projectId: string, eventId: string, actor: Actor): Promise<{ event_id: string; status: DeliveryStatus }> {
+    return this.deps.db.transaction(async (trx) => {
+      if (!isUlid(eventId)) throw webhooksErrors.event_not_found();
+      const event = await WebhookEvent.query(trx).findOne({ id: eventId, project_id: projectId }).forUpdate();
+      if (!event) throw webhooksErrors.event_not_found();
+      if (event.target_url === null) return { event_id: event.id, status: event.status };
+      await this.deps.audit.record({ ...actor, action: 'webhook.redeliver', projectId, target: `webhook_event:${event.id}`, details: { previous_status: event.status, attempt: event.attempts + 1 } }, trx);
+      return { event_id: event.id, status: await this.redeliverLocked(trx, event) };
+    });
+  }
+
+  /**
+   * Carries out a redelivery deferred by `redeliver`: once the event's pending attempt is recorded
+   * it goes out again; while it is still retrying the job is put off until after its next attempt.
+   * An event deleted since (sandbox reset) is dropped.
+   */
+  async redeliverDue(eventId: string): Promise<void> {
+    await this.deps.db.transaction(async (trx) => {
+      const event = await WebhookEvent.query(trx).findById(eventId).forUpdate();
+      if (event && event.target_url !== null) await this.redeliverLocked(trx, event);
+    });
+  }
+
+  /** `event` is locked in `trx`: either a next-attempt job now, or a redelivery job after the pending attempt. */
+  private async redeliverLocked(trx: Knex.Transaction, event: WebhookEvent): Promise<DeliveryStatus> {
+    const now = new Date();
+    if (event.status === 'retrying') {
+      const pendingAt = event.next_attempt_at && event.next_attempt_at > now ? event.next_attempt_at : now;
+      const startAfter = new Date(pendingAt.getTime() + REDELIVER_GRACE_MS);
+      await this.deps.jobs.insertInTransaction(trx, REDELIVER_JOB, [{ data: { eventId: event.id } satisfies RedeliverJobData, startAfter }]);
+      return 'retrying';
+    }
+    await WebhookEvent.query(trx).findById(event.id).patch({ status: 'retrying', next_attempt_at: now, updated_at: now });
+    await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, [{ data: { eventId: event.id, attempt: event.attempts + 1, projectId: event.project_id } satisfies DeliverJobData }]);
+    return 'retrying';
+  }
+
+  /** Deletes every event of the project and its attempts (the sandbox reset), in `trx`. */
+  async purgeProject(trx: Knex.Transaction, projectId: string): Promise<number> {
+    return WebhookEvent.query(trx).where('project_id', projectId).delete();
   }
 
   private async find(db: Knex, projectId: string, eventId: string): Promise<WebhookEvent> {

@@ -89,7 +89,7 @@ export class WebhookOutbox implements InvoiceEventSink {
       .ignore()
       .returning('id');
     const fresh = new Set((inserted as { id: string }[]).map((row) => row.id));
-    const jobs = entries.filter((entry) => entry.targetUrl && fresh.has(entry.id)).map((entry) => ({ data: { eventId: entry.id, attempt: 1 } satisfies DeliverJobData }));
+    const jobs = entries.filter((entry) => entry.targetUrl && fresh.has(entry.id)).map((entry) => ({ data: { eventId: entry.id, attempt: 1, projectId: entry.projectId } satisfies DeliverJobData }));
     await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, jobs);
     return fresh;
   }
