@@ -101,8 +101,17 @@ if (mode === 'baseline') {
   // Serving: the deployment's default pool settings. Access logs at info would measure the terminal.
   const kernel = createKernel({ config: configFor(20), plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
   await kernel.start();
+  // Diagnostics: BENCH_COUNT_QUERIES=1 prints, on stop, how often each statement shape ran.
+  const statements = new Map<string, number>();
+  if (process.env['BENCH_COUNT_QUERIES']) {
+    kernel.cradle.db.on('query', (query: { sql: string }) => {
+      const shape = query.sql.replace(/\s+/g, ' ').slice(0, 90);
+      statements.set(shape, (statements.get(shape) ?? 0) + 1);
+    });
+  }
   console.log(JSON.stringify({ url: kernel.url, projects, coin: 'ada' }));
   process.on('SIGTERM', () => {
+    for (const [shape, count] of [...statements].sort((a, b) => b[1] - a[1])) console.error(String(count).padStart(8), shape);
     void kernel.stop().then(() => process.exit(0));
   });
 }
