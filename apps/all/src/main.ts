@@ -1,4 +1,25 @@
 import { runProcess } from '@gw/app-gateway/run';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
 
-// `pnpm start`: the gateway (HTTP) and the worker (jobs) in one process.
-await runProcess('all');
+// `pnpm start`: the gateway (HTTP) and the worker (jobs) in one process. On the first start of
+// an install (no project yet) it provisions one sandbox project and prints its credentials, so a
+// new user can make a signed call at once.
+await runProcess('all', async (kernel) => {
+  if (!kernel.cradle.sandboxConfig.provisionOnFirstStart) return;
+  const sandbox = await kernel.cradle.sandboxProjects.provisionIfEmpty(CLI_ACTOR);
+  if (!sandbox) return;
+  process.stdout.write(
+    [
+      '',
+      'First start: a sandbox project was provisioned. These secrets are shown once; store them now.',
+      `  Base URL                     ${kernel.url}/api/v1/sandbox`,
+      `  Project id (X-Project-Id)    ${sandbox.project.id}`,
+      `  API secret (sk_sandbox_)     ${sandbox.api_key.api_secret}`,
+      `  PAT (scope sandbox:simulate) ${sandbox.pat.token}`,
+      `  Chains bound                 ${sandbox.wallets.map((w) => w.chain).join(', ')}`,
+      'Sign requests as docs/sandbox.md shows, e.g. POST /api/v1/sandbox/invoices with',
+      `  {"external_id":"order-1","coin":"eth","amount_crypto":"0.01"}`,
+      '',
+    ].join('\n'),
+  );
+});

@@ -24,13 +24,14 @@ export async function runProcess(role: Exclude<KernelRole, 'cli'>, afterStart?: 
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
     await kernel.start();
+    // Before the start-up line, so whoever waits for that line also sees what this printed.
+    if (afterStart) await afterStart(kernel);
     if (kernel.url) {
       kernel.logger.info({ url: kernel.url }, `gateway listening on ${kernel.url}`);
       process.stdout.write(`Gateway ${role === 'all' ? '(HTTP + worker) ' : ''}listening on ${kernel.url}\n`);
     } else {
       process.stdout.write(`Worker started (queues: ${kernel.plugins.length} plugins loaded)\n`);
     }
-    if (afterStart) await afterStart(kernel);
     return kernel;
   } catch (error) {
     const message = error instanceof ConfigError ? error.message : `Start-up failed: ${(error as Error).message}`;

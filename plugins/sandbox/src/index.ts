@@ -1,0 +1,47 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { sandboxCommands } from './cli.js';
+import { SandboxConfigSchema, type SandboxConfig } from './config.js';
+import { sandboxErrors } from './errors.js';
+import { sandboxRoutes } from './routes.js';
+import { SandboxInvoices } from './services/sandbox-invoices.js';
+import { SandboxProjects } from './services/sandbox-projects.js';
+import { Simulator } from './services/simulator.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly sandboxConfig: SandboxConfig;
+    readonly sandboxProjects: SandboxProjects;
+    readonly sandboxInvoices: SandboxInvoices;
+    readonly sandboxSimulator: Simulator;
+  }
+}
+
+/**
+ * The sandbox (spec 1, 3.1, 4.5): one-action provisioning of sandbox projects, the invoice and
+ * webhook mirrors under /api/v1/sandbox, and the simulations that drive invoices through the
+ * same state machine, outbox and signed webhooks as real chain observations. It owns no tables:
+ * everything it writes goes through the other plugins' services.
+ */
+export const sandboxPlugin = definePlugin({
+  id: 'sandbox',
+  dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates', 'invoices', 'webhooks'],
+  config: SandboxConfigSchema,
+  errors: [sandboxErrors],
+  register: ({ config }) => ({
+    sandboxConfig: asValue(config),
+    sandboxProjects: asFunction((cradle: Cradle) => new SandboxProjects(cradle)).singleton(),
+    sandboxInvoices: asFunction((cradle: Cradle) => new SandboxInvoices(cradle)).singleton(),
+    sandboxSimulator: asFunction((cradle: Cradle) => new Simulator(cradle)).singleton(),
+  }),
+  routes: sandboxRoutes,
+  cli: sandboxCommands,
+});
+
+export { sandboxErrors } from './errors.js';
+export { SandboxConfigSchema, type SandboxConfig } from './config.js';
+export { SandboxProjects, SANDBOX_PAT_SCOPE, type ProvisionedSandbox, type SandboxWallet } from './services/sandbox-projects.js';
+export { SandboxInvoices } from './services/sandbox-invoices.js';
+export { Simulator, type SimulationResult, type SimulationInput } from './services/simulator.js';
+export { SIMULATIONS, SIMULATION_RULES, EVENT_RULES, TERMINAL_EVENT_TYPES, synthesizedTxHash, type Simulation } from './simulations.js';
+export * from './schemas.js';

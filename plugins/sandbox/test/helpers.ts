@@ -1,0 +1,49 @@
+import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { WEBHOOK_PLUGINS, FAST_RETRIES, type Receiver } from '../../webhooks/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { sandboxPlugin, type ProvisionedSandbox } from '../src/index.js';
+
+export { Receiver } from '../../webhooks/test/helpers.js';
+
+export const SANDBOX_PLUGINS = [...WEBHOOK_PLUGINS, sandboxPlugin];
+
+/** A gateway with workers (role `all`), fixed rates, small pools and deliveries to local receivers. */
+export function startSandboxKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
+  return startTestKernel({
+    plugins: SANDBOX_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.address-pool.targetFree': 3,
+      'plugins.webhooks.allowPrivateTargets': true,
+      'plugins.sandbox.simulateRateLimitPerMinute': 1000,
+      'plugins.sandbox.writeRateLimitPerMinute': 1000,
+      ...FAST_RETRIES,
+      ...config,
+    },
+  });
+}
+
+export interface SandboxClient {
+  readonly sandbox: ProvisionedSandbox;
+  readonly projectId: string;
+  readonly secret: string;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }>;
+}
+
+/** Provisions a sandbox project (webhooks to `receiver` when given) and a signed client for it. */
+export async function sandboxClient(gw: TestKernel, receiver?: Receiver): Promise<SandboxClient> {
+  const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: `sb-${Math.random().toString(36).slice(2)}` }, CLI_ACTOR);
+  if (receiver) await gw.kernel.cradle.tenancyProjects.setWebhookUrl(sandbox.project.id, `${receiver.url}/hooks`, CLI_ACTOR);
+  const projectId = sandbox.project.id;
+  const secret = sandbox.api_key.api_secret;
+  return {
+    sandbox,
+    projectId,
+    secret,
+    call: (method, path, body) => signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret, method, ...(body === undefined ? {} : { body }) }),
+  };
+}
