@@ -1,4 +1,5 @@
 import { coreErrors } from './errors/core-errors.js';
+import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
 
 /**
  * The chain half of the kernel: `defineChain()` and the `ChainAdapter` contract.
@@ -207,6 +208,13 @@ export interface ChainAdapter {
    * discarded: the sandbox binds such keys, and nothing is ever spent from them.
    */
   generateAccountKey(network: NetworkKind): string;
+
+  /**
+   * Builds the watcher of one network: reads blocks and transfers of the chain's coins through
+   * `options.providers` (see `watch/`). Every chain implements it; the watchers plugin schedules
+   * one scanner per chain and network.
+   */
+  createWatcher?(options: WatcherOptions): ChainWatcher;
 }
 
 /** Dependencies the kernel hands to a chain's adapter factory. */

@@ -5,6 +5,7 @@ export * from './coalesce.js';
 export * from './batcher.js';
 export * from './chain.js';
 export * from './chain-registry.js';
+export * from './watch/index.js';
 export * from './plugin.js';
 export * from './loader.js';
 export * from './kernel.js';

@@ -59,7 +59,11 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
       for (const definition of definitions) {
         const existing = await boss.getQueue(definition.name);
         if (existing) {
-          if (definition.queue) await boss.updateQueue(definition.name, definition.queue);
+          // pg-boss fixes a queue's policy at creation; everything else follows the definition.
+          if (definition.queue) {
+            const { policy: _policy, ...changeable } = definition.queue;
+            await boss.updateQueue(definition.name, changeable);
+          }
         } else {
           await boss.createQueue(definition.name, definition.queue ?? {});
         }

@@ -1,0 +1,46 @@
+import type { NetworkDefinition } from '../chain.js';
+import type { ChainHead, ObservedTransfer, ScannedBlock } from './observed-transfer.js';
+import type { ProviderPool } from './provider-pool.js';
+
+/**
+ * Which addresses the gateway watches on a network. Scanners that read whole blocks filter with
+ * `filter`; providers that can only be asked per address (Blockfrost, toncenter) ask for `active`.
+ */
+export interface WatchedAddresses {
+  /** The subset of `addresses` that are pool addresses of this chain and network. */
+  filter(addresses: readonly string[]): Promise<Set<string>>;
+  /** Pool addresses that currently expect a payment (allocated to a waiting invoice, or in cooldown). */
+  active(): Promise<string[]>;
+}
+
+/**
+ * Reads one chain network through its providers. Implementations keep no state that matters for
+ * correctness: the cursor, the stored block hashes and the transfers live in the watchers plugin's
+ * tables, so any worker instance can run the next scan.
+ *
+ * Failures are thrown as {@link ProviderError}s (after the pool's failover); the scanner retries the
+ * same range later and never skips a block.
+ */
+export interface ChainWatcher {
+  /** The tip (and the final height where the chain declares one). */
+  head(): Promise<ChainHead>;
+  /**
+   * Blocks `from`..`to` inclusive in ascending height order, each with its hash, parent hash and
+   * every transfer of the chain's coins on this network to a watched address. The caller keeps
+   * `to - from + 1` at most `maxBlocksPerScan`.
+   */
+  scan(from: number, to: number, watched: WatchedAddresses): Promise<ScannedBlock[]>;
+  /** Hash of the block at `height` on the provider's current chain, for reorg checks; null if it has none. */
+  blockHash(height: number): Promise<string | null>;
+  /** Transfers to watched addresses not yet in a block (chains whose providers show a mempool). */
+  mempool?(watched: WatchedAddresses): Promise<ObservedTransfer[]>;
+  /** Largest range one `scan` call should cover (provider limits, e.g. `eth_getLogs` ranges). */
+  readonly maxBlocksPerScan: number;
+}
+
+/** What a chain's adapter gets to build its watcher. */
+export interface WatcherOptions {
+  readonly network: NetworkDefinition;
+  /** The configured providers of this chain and network, with failover, timeouts and metrics. */
+  readonly providers: ProviderPool;
+}

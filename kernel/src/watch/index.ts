@@ -1,0 +1,3 @@
+export * from './observed-transfer.js';
+export * from './chain-watcher.js';
+export * from './provider-pool.js';

@@ -1,0 +1,162 @@
+/**
+ * Failover over the configured providers of one chain network. Every call goes to the provider
+ * that last answered well; a timeout, a 429, a 5xx, a network error or a response that fails the
+ * caller's checks moves it to the next one. When all fail, the last {@link ProviderError} is
+ * thrown and the scanner retries later (it never skips a block). Each attempt is reported to
+ * `onOutcome`, which the watchers plugin turns into metrics.
+ */
+
+/** One configured provider (Esplora, a JSON-RPC node, TronGrid, Blockfrost, toncenter, ...). */
+export interface ProviderEndpoint {
+  /** Label for logs and metrics. */
+  readonly name: string;
+  /** Base URL; request paths are appended to it. */
+  readonly url: string;
+  /** Extra headers on every request (API keys: `project_id`, `TRON-PRO-API-KEY`, `X-API-Key`, ...). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Why a provider call failed. */
+export type ProviderFailure = 'timeout' | 'rate_limited' | 'http_error' | 'network' | 'malformed';
+
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    readonly failure: ProviderFailure,
+    readonly provider: string,
+    message: string,
+    /** From a 429's Retry-After, when it gave one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Throws `malformed` unless `ok`: how watchers reject a response of the wrong shape. */
+export function expectShape(ok: unknown, what: string): asserts ok {
+  if (!ok) throw new ProviderError('malformed', '', `malformed provider response: ${what}`);
+}
+
+/** Outcome of one attempt against one provider. */
+export interface ProviderOutcome {
+  readonly provider: string;
+  readonly operation: string;
+  readonly outcome: 'ok' | ProviderFailure;
+  readonly durationMs: number;
+  readonly error?: string;
+}
+
+/** JSON over HTTP against one endpoint, with the pool's timeout and error classification. */
+export interface ProviderHttp {
+  /**
+   * Sends `method path` (`path` appended to the endpoint URL) with an optional JSON body and
+   * returns the parsed JSON. 404 gives `undefined` when `allowNotFound`; any other non-2xx,
+   * a timeout or a body that is not JSON throws a {@link ProviderError}.
+   */
+  json(method: 'GET' | 'POST', path: string, options?: RequestOptions): Promise<unknown>;
+  /** As `json`, for endpoints that answer plain text (Esplora's `/blocks/tip/height`). */
+  text(method: 'GET' | 'POST', path: string, options?: RequestOptions): Promise<string | undefined>;
+}
+
+export interface RequestOptions {
+  readonly body?: unknown;
+  readonly allowNotFound?: boolean;
+}
+
+export interface ProviderPoolOptions {
+  readonly chain: string;
+  readonly network: string;
+  readonly endpoints: readonly ProviderEndpoint[];
+  /** Per request. */
+  readonly timeoutMs: number;
+  readonly onOutcome?: (outcome: ProviderOutcome) => void;
+  readonly fetch?: typeof fetch;
+}
+
+export class ProviderPool {
+  private preferred = 0;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(readonly options: ProviderPoolOptions) {
+    if (options.endpoints.length === 0) throw new Error(`no providers configured for ${options.chain}/${options.network}`);
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  get endpoints(): readonly ProviderEndpoint[] {
+    return this.options.endpoints;
+  }
+
+  /**
+   * Runs `call` against each provider in turn, starting from the one that last worked, until one
+   * succeeds. Any error thrown by `call` counts as that provider's failure (a `ProviderError` keeps
+   * its kind; anything else, e.g. a field missing from a response, is `malformed`).
+   */
+  async run<T>(operation: string, call: (http: ProviderHttp, endpoint: ProviderEndpoint) => Promise<T>): Promise<T> {
+    const { endpoints } = this.options;
+    let last: ProviderError | undefined;
+    for (let i = 0; i < endpoints.length; i++) {
+      const index = (this.preferred + i) % endpoints.length;
+      const endpoint = endpoints[index]!;
+      const started = performance.now();
+      try {
+        const result = await call(this.http(endpoint), endpoint);
+        this.preferred = index;
+        this.options.onOutcome?.({ provider: endpoint.name, operation, outcome: 'ok', durationMs: performance.now() - started });
+        return result;
+      } catch (error) {
+        const failure =
+          error instanceof ProviderError
+            ? new ProviderError(error.failure, endpoint.name, error.message, error.retryAfterMs)
+            : new ProviderError('malformed', endpoint.name, `malformed provider response: ${error instanceof Error ? error.message : String(error)}`);
+        last = failure;
+        this.options.onOutcome?.({ provider: endpoint.name, operation, outcome: failure.failure, durationMs: performance.now() - started, error: failure.message });
+      }
+    }
+    throw last!;
+  }
+
+  private http(endpoint: ProviderEndpoint): ProviderHttp {
+    const text = async (method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<string | undefined> => {
+      const url = endpoint.url.replace(/\/+$/, '') + path;
+      let response: Response;
+      try {
+        response = await this.fetchImpl(url, {
+          method,
+          headers: { accept: 'application/json', ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...(endpoint.headers ?? {}) },
+          ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+          redirect: 'error',
+        });
+      } catch (error) {
+        const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+        throw new ProviderError(timedOut ? 'timeout' : 'network', endpoint.name, `${method} ${path}: ${timedOut ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}`);
+      }
+      let body: string;
+      try {
+        body = await response.text();
+      } catch (error) {
+        const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+        throw new ProviderError(timedOut ? 'timeout' : 'network', endpoint.name, `${method} ${path}: body not read: ${(error as Error).message}`);
+      }
+      if (response.status === 404 && options.allowNotFound) return undefined;
+      if (response.status === 429) {
+        const retryAfter = Number(response.headers.get('retry-after'));
+        throw new ProviderError('rate_limited', endpoint.name, `${method} ${path}: 429`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+      }
+      if (response.status < 200 || response.status > 299) throw new ProviderError('http_error', endpoint.name, `${method} ${path}: HTTP ${response.status} ${body.slice(0, 200)}`);
+      return body;
+    };
+    return {
+      text,
+      json: async (method, path, options = {}) => {
+        const body = await text(method, path, options);
+        if (body === undefined) return undefined;
+        try {
+          return JSON.parse(body) as unknown;
+        } catch {
+          throw new ProviderError('malformed', endpoint.name, `${method} ${path}: not JSON: ${body.slice(0, 200)}`);
+        }
+      },
+    };
+  }
+}
