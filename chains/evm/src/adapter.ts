@@ -8,11 +8,13 @@ import {
   type NetworkKind,
   type OwnershipProof,
   type PaymentUriInput,
+  type WatcherOptions,
 } from '@gw/kernel';
 import { getAddress, verifyMessage, ZeroAddress } from 'ethers';
 import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
 import { bip44AccountKeys } from './bip44-account.js';
 import { recoverSigner } from './recoverable-signature.js';
+import { EvmWatcher } from './watcher.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -64,5 +66,7 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
       const recovered = recoverSigner(proof.signature, 'EIP-191 personal_sign', (signature) => verifyMessage(proof.message, signature));
       return recovered === expected;
     },
+
+    createWatcher: (options: WatcherOptions) => new EvmWatcher(definition, options),
   };
 }

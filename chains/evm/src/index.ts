@@ -3,3 +3,4 @@ export { deriveEvmAddress, receiveChainOf, EVM_COIN_TYPE } from './derive.js';
 export { parseAccountXpub, generateAccountXpub, base58checkDecode, base58checkEncode } from './xpub.js';
 export { recoverSigner } from './recoverable-signature.js';
 export { bip44AccountKeys } from './bip44-account.js';
+export { EvmWatcher, TRANSFER_TOPIC } from './watcher.js';
