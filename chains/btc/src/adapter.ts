@@ -19,6 +19,7 @@ import {
   type PaymentUriInput,
 } from '@gw/kernel';
 import { bitcoinNetworks, deriveBtcAddress, parseBtcAccountKey } from './derive.js';
+import { BtcWatcher } from './watcher.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -59,6 +60,8 @@ export function createBtcAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     parseAccountKey,
     deriveAddress,
     isValidAddress,
+
+    createWatcher: (options) => new BtcWatcher(definition, options),
 
     generateAccountKey(network: NetworkKind): string {
       return bip32.fromSeed(randomBytes(32), bitcoinNetworks[network]).derivePath(definition.accountPath[network]).neutered().toBase58();

@@ -1,0 +1,109 @@
+import { expectShape } from '@gw/kernel';
+
+/**
+ * Shape checks for the Esplora REST responses the watcher reads (Blockstream electrs and
+ * mempool.space use the same format). Every parser throws a `malformed` ProviderError on a response
+ * of the wrong shape, so the provider pool tries the next provider.
+ */
+
+/** Esplora answers at most this many transactions per `/block/:hash/txs/:start_index` page. */
+export const ESPLORA_TXS_PAGE_SIZE = 25;
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/** The fields of `/block/:hash` the watcher uses. */
+export interface EsploraBlock {
+  readonly id: string;
+  readonly height: number;
+  /** Null only for the genesis block. */
+  readonly previousblockhash: string | null;
+  readonly timestamp: number;
+  readonly tx_count: number;
+}
+
+/** One output of an Esplora transaction. */
+export interface EsploraOutput {
+  /** Hex output script. */
+  readonly scriptpubkey: string;
+  /** Absent for scripts without an address form (OP_RETURN, bare P2PK, non-standard). */
+  readonly scriptpubkey_address?: string;
+  /** Satoshis. */
+  readonly value: number;
+}
+
+/** The fields of an Esplora transaction the watcher uses. */
+export interface EsploraTx {
+  readonly txid: string;
+  readonly isCoinbase: boolean;
+  readonly vout: readonly EsploraOutput[];
+  /** Absent in some servers' block pages; `confirmed: false` for mempool transactions. */
+  readonly confirmed?: boolean;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** A block hash as `/block-height/:height` answers it (plain text). */
+export function parseBlockHashText(text: string | undefined, what: string): string {
+  const hash = text?.trim();
+  expectShape(hash !== undefined && HASH.test(hash), `${what}: not a block hash`);
+  return hash;
+}
+
+/** The tip height as `/blocks/tip/height` answers it (plain text). */
+export function parseHeightText(text: string | undefined): number {
+  const trimmed = text?.trim() ?? '';
+  expectShape(/^\d{1,10}$/.test(trimmed), '/blocks/tip/height: not a height');
+  return Number(trimmed);
+}
+
+/** `/block/:hash`, checked against the hash and height it was asked for. */
+export function parseBlock(body: unknown, hash: string, height: number): EsploraBlock {
+  expectShape(isObject(body), `/block/${hash}: not an object`);
+  const { id, height: h, previousblockhash, timestamp, tx_count } = body;
+  expectShape(id === hash, `/block/${hash}: id is ${String(id)}`);
+  expectShape(h === height, `/block/${hash}: height ${String(h)}, expected ${height}`);
+  expectShape(
+    (previousblockhash === null && height === 0) || (typeof previousblockhash === 'string' && HASH.test(previousblockhash)),
+    `/block/${hash}: bad previousblockhash`,
+  );
+  expectShape(isCount(timestamp), `/block/${hash}: bad timestamp`);
+  expectShape(isCount(tx_count) && tx_count >= 1, `/block/${hash}: bad tx_count`);
+  return { id, height, previousblockhash, timestamp, tx_count };
+}
+
+function parseOutput(value: unknown, where: string): EsploraOutput {
+  expectShape(isObject(value), `${where}: output not an object`);
+  const { scriptpubkey, scriptpubkey_address, value: sats } = value;
+  expectShape(typeof scriptpubkey === 'string' && /^(?:[0-9a-f]{2})*$/.test(scriptpubkey), `${where}: bad scriptpubkey`);
+  expectShape(scriptpubkey_address === undefined || typeof scriptpubkey_address === 'string', `${where}: bad scriptpubkey_address`);
+  // Satoshi amounts stay below 2^53 (21e14 max supply), so the JSON number is exact.
+  expectShape(isCount(sats), `${where}: bad value`);
+  return scriptpubkey_address === undefined ? { scriptpubkey, value: sats } : { scriptpubkey, scriptpubkey_address, value: sats };
+}
+
+function parseTx(value: unknown, where: string): EsploraTx {
+  expectShape(isObject(value), `${where}: transaction not an object`);
+  const { txid, vin, vout, status } = value;
+  expectShape(typeof txid === 'string' && HASH.test(txid), `${where}: bad txid`);
+  expectShape(Array.isArray(vin) && vin.length > 0 && vin.every(isObject), `${where}: bad vin of ${txid}`);
+  expectShape(Array.isArray(vout), `${where}: bad vout of ${txid}`);
+  expectShape(status === undefined || (isObject(status) && typeof status['confirmed'] === 'boolean'), `${where}: bad status of ${txid}`);
+  const isCoinbase = vin[0]!['is_coinbase'] === true;
+  const outputs = vout.map((output) => parseOutput(output, `${where} ${txid}`));
+  return status === undefined
+    ? { txid, isCoinbase, vout: outputs }
+    : { txid, isCoinbase, vout: outputs, confirmed: status['confirmed'] as boolean };
+}
+
+/** A JSON array of Esplora transactions (`/block/:hash/txs/:start`, `/address/:address/txs/mempool`). */
+export function parseTxList(body: unknown, where: string, maxLength: number): EsploraTx[] {
+  expectShape(Array.isArray(body), `${where}: not an array`);
+  expectShape(body.length <= maxLength, `${where}: ${body.length} transactions, at most ${maxLength} expected`);
+  return body.map((tx) => parseTx(tx, where));
+}

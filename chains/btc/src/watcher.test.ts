@@ -1,0 +1,358 @@
+/**
+ * BtcWatcher against local HTTP servers (node:http on 127.0.0.1) that REPLAY RECORDED REAL ESPLORA
+ * RESPONSES from chains/btc/test/fixtures (see the README there for which block/transaction each file
+ * is, where it was recorded, and which files were built from another endpoint's real data). A second
+ * server plays a failing provider (500, 429, silence, broken JSON) to exercise the pool's failover.
+ */
+import { pbkdf2Sync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import * as ecc from '@bitcoinerlab/secp256k1';
+import { BIP32Factory } from 'bip32';
+import {
+  ProviderError,
+  ProviderPool,
+  type ChainAdapterDeps,
+  type ChainWatcher,
+  type NetworkDefinition,
+  type ProviderFailure,
+  type ProviderOutcome,
+  type WatchedAddresses,
+} from '@gw/kernel';
+import { btcChain } from './index.js';
+
+const FIXTURES = new URL('../test/fixtures/', import.meta.url);
+const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
+
+const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
+const MAINNET = btcChain.definition.networks.mainnet;
+const TESTNET = btcChain.definition.networks.testnets.find((n) => n.id === 'testnet')!;
+
+const GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f';
+const MAIN_828669 = '000000000000000000000cde53a239563c5a947d325c526bf140c7663b989b56';
+const TEST_1259783 = '00000000004e150651daa12a6bc6c144505a1a93bf158b8aef1da36c1893df8c';
+const MEMPOOL_ADDRESS = '3Gw73hEempkoTG4Y3tLgvzxcQE2K9P6KL1';
+
+/** Path → recorded body, per network. Anything else answers 404 like Esplora does. */
+const ROUTES: Record<'mainnet' | 'testnet', Record<string, string>> = {
+  mainnet: {
+    '/blocks/tip/height': fixture('mainnet-tip-height.txt'),
+    '/block-height/615615': fixture('mainnet-block-height-615615.txt'),
+    '/block-height/0': fixture('mainnet-block-height-0.txt'),
+    [`/block/${GENESIS}`]: fixture('mainnet-block-0.json'),
+    [`/block/${GENESIS}/txs/0`]: fixture('mainnet-block-0-txs-0.json'),
+    '/block-height/828669': fixture('mainnet-block-height-828669.txt'),
+    [`/block/${MAIN_828669}`]: fixture('mainnet-block-828669.json'),
+    // Paging: block 828669 has 27 transactions, so two pages (see the fixtures README).
+    [`/block/${MAIN_828669}/txs/0`]: `[${fixture('mainnet-tx-0dbf4436.json')}]`,
+    [`/block/${MAIN_828669}/txs/25`]: fixture('mainnet-block-0-txs-0.json'),
+    [`/address/${MEMPOOL_ADDRESS}/txs/mempool`]: fixture('mainnet-address-3Gw73h-txs-mempool.json'),
+    '/address/bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c/txs/mempool': '[]',
+  },
+  testnet: {
+    '/block-height/1259783': fixture('testnet-block-height-1259783.txt'),
+    [`/block/${TEST_1259783}`]: fixture('testnet-block-1259783.json'),
+    [`/block/${TEST_1259783}/txs/0`]: fixture('testnet-block-1259783-txs-0.json'),
+  },
+};
+
+type Mode = 'replay-mainnet' | 'replay-testnet' | '500' | '429' | 'silent' | 'broken-json';
+
+interface Provider {
+  readonly url: string;
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+async function startProvider(mode: Mode): Promise<Provider> {
+  const requests: string[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url ?? '/';
+    requests.push(path);
+    if (mode === 'silent') return; // never answers: the pool's timeout fires
+    if (mode === '500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
+    if (mode === '429') return void res.writeHead(429, { 'retry-after': '7', 'content-type': 'text/plain' }).end('Too Many Requests');
+    if (mode === 'broken-json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"0000');
+    const body = ROUTES[mode === 'replay-mainnet' ? 'mainnet' : 'testnet'][path];
+    if (body === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Block not found');
+    res.writeHead(200, { 'content-type': body.startsWith('[') || body.startsWith('{') ? 'application/json' : 'text/plain' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Setup {
+  readonly watcher: ChainWatcher;
+  readonly providers: Provider[];
+  readonly outcomes: ProviderOutcome[];
+}
+
+async function setup(network: NetworkDefinition, modes: Mode[], timeoutMs = 2000): Promise<Setup> {
+  const providers = await Promise.all(modes.map(startProvider));
+  const outcomes: ProviderOutcome[] = [];
+  const pool = new ProviderPool({
+    chain: 'btc',
+    network: network.id,
+    endpoints: providers.map((p, i) => ({ name: `${modes[i]}#${i}`, url: p.url })),
+    timeoutMs,
+    onOutcome: (outcome) => outcomes.push(outcome),
+  });
+  const watcher = adapter.createWatcher!({ network, providers: pool });
+  return { watcher, providers, outcomes };
+}
+
+async function teardown({ providers }: Setup): Promise<void> {
+  await Promise.all(providers.map((p) => p.close()));
+}
+
+/** A WatchedAddresses over a fixed pool set that records every filter call. */
+function watching(pool: readonly string[], active: readonly string[] = pool): WatchedAddresses & { filterCalls: string[][] } {
+  const filterCalls: string[][] = [];
+  return {
+    filterCalls,
+    filter: async (addresses) => {
+      filterCalls.push([...addresses]);
+      return new Set(addresses.filter((a) => pool.includes(a)));
+    },
+    active: async () => [...active],
+  };
+}
+
+// The receive key of the BIP39 "abandon ... about" mnemonic at m/84'/1'/0' (testnet, BIP84).
+const bip32 = BIP32Factory(ecc);
+const ABANDON_SEED = pbkdf2Sync(
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+  'mnemonic',
+  2048,
+  64,
+  'sha512',
+);
+const TESTNET_TPUB = bip32
+  .fromSeed(ABANDON_SEED, { wif: 0xef, bip32: { public: 0x043587cf, private: 0x04358394 } })
+  .derivePath("m/84'/1'/0'")
+  .neutered()
+  .toBase58();
+const derivedTestnetAddress0 = adapter.deriveAddress(adapter.parseAccountKey(TESTNET_TPUB, 'testnet'), 0).address;
+
+test('adapter builds a BtcWatcher with a small scan range', (t) => {
+  const pool = new ProviderPool({ chain: 'btc', network: 'bitcoin', endpoints: [{ name: 'x', url: 'http://127.0.0.1:1' }], timeoutMs: 10 });
+  const watcher = adapter.createWatcher!({ network: MAINNET, providers: pool });
+  t.is(watcher.maxBlocksPerScan, 3);
+  t.is(typeof watcher.mempool, 'function');
+});
+
+test('head(): the tip height from /blocks/tip/height, no finalized height', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    t.deepEqual(await s.watcher.head(), { height: 698767 });
+    t.deepEqual(s.providers[0]!.requests, ['/blocks/tip/height']);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('blockHash(): the hash at a height, null past the tip (404)', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    t.is(await s.watcher.blockHash(615615), '000000000000000000067bea442af50a91377ac796e63b8d284354feff4042b3');
+    t.is(await s.watcher.blockHash(999999999), null);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('scan(): a payment to a derived address, in the adapter\'s exact address form', async (t) => {
+  t.is(derivedTestnetAddress0, 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl');
+  const s = await setup(TESTNET, ['replay-testnet']);
+  try {
+    const watched = watching([derivedTestnetAddress0]);
+    const [block, ...rest] = await s.watcher.scan(1259783, 1259783, watched);
+    t.is(rest.length, 0);
+    t.is(block!.height, 1259783);
+    t.is(block!.hash, TEST_1259783);
+    t.is(block!.parentHash, '0000000060f94940783997588ce41375c8131454ee87f07e0813da23b182afb2');
+    t.is(block!.time.toISOString(), '2018-01-21T10:35:41.000Z');
+    t.deepEqual(block!.transfers, [
+      {
+        chain: 'btc',
+        network: 'testnet',
+        coin: 'btc',
+        txHash: '9fca06b2a6469d401f33ef86d29ea4cdd832c35e6384f5df663e9fd4a95df3ac',
+        outputIndex: 0,
+        toAddress: derivedTestnetAddress0,
+        amountUnits: 1_000_000n,
+        blockHeight: 1259783,
+        blockHash: TEST_1259783,
+        observedAt: new Date('2018-01-21T10:35:41.000Z'),
+      },
+    ]);
+    // One filter call for the whole scan, with every output address of the block.
+    t.deepEqual(watched.filterCalls, [['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'tb1qr6ch6nwvgrwvz5y3t9l9xe6r3me7dmkpd4zwna']]);
+    t.deepEqual(s.providers[0]!.requests, ['/block-height/1259783', `/block/${TEST_1259783}`, `/block/${TEST_1259783}/txs/0`]);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('scan(): outputs to unwatched addresses are left out, the block is still reported', async (t) => {
+  const s = await setup(TESTNET, ['replay-testnet']);
+  try {
+    const [block] = await s.watcher.scan(1259783, 1259783, watching(['tb1qd7spv5q28348xl4myc8zmh983w5jx32cjhkn97']));
+    t.is(block!.hash, TEST_1259783);
+    t.deepEqual(block!.transfers, []);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('scan(): pages through every 25 transactions of a block and keeps vout indexes', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    const watched = watching(['bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c', 'bc1pght6t3z93cde3xspersa6kg8l6aw5m6m77r3hd209mm2n0cus59shj4fnq']);
+    const [block] = await s.watcher.scan(828669, 828669, watched);
+    t.deepEqual(s.providers[0]!.requests, [
+      '/block-height/828669',
+      `/block/${MAIN_828669}`,
+      `/block/${MAIN_828669}/txs/0`,
+      `/block/${MAIN_828669}/txs/25`,
+    ]);
+    t.is(block!.parentHash, '0000000000000000000236443a3f4784ec904f5c500bd2e82838756b5657bb85');
+    t.deepEqual(
+      block!.transfers.map((tr) => [tr.network, tr.txHash, tr.outputIndex, tr.toAddress, tr.amountUnits, tr.blockHeight]),
+      [
+        ['bitcoin', '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3', 0, 'bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c', 294n, 828669],
+        ['bitcoin', '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3', 1, 'bc1pght6t3z93cde3xspersa6kg8l6aw5m6m77r3hd209mm2n0cus59shj4fnq', 17_556_669n, 828669],
+      ],
+    );
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('scan(): the genesis block (coinbase paying a bare public key) gives no transfers and a zero parent', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    const watched = watching([]);
+    const [block] = await s.watcher.scan(0, 0, watched);
+    t.is(block!.hash, GENESIS);
+    t.is(block!.parentHash, '0'.repeat(64));
+    t.is(block!.time.getTime(), 1231006505 * 1000);
+    t.deepEqual(block!.transfers, []);
+    t.deepEqual(watched.filterCalls, []);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('scan(): refuses a range wider than maxBlocksPerScan', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    await t.throwsAsync(() => s.watcher.scan(0, 3, watching([])), { message: /maxBlocksPerScan/ });
+    t.deepEqual(s.providers[0]!.requests, []);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('scan(): a provider of another network is malformed (its addresses do not match this network)', async (t) => {
+  // A mainnet watcher pointed at a testnet Esplora.
+  const s = await setup(MAINNET, ['replay-testnet']);
+  try {
+    const error = await t.throwsAsync(() => s.watcher.scan(1259783, 1259783, watching([])), { instanceOf: ProviderError });
+    t.is(error.failure, 'malformed');
+    t.regex(error.message, /tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl is not bc1q/);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('mempool(): unconfirmed outputs to active addresses, without block', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    const before = Date.now();
+    const transfers = await s.watcher.mempool!(watching([], [MEMPOOL_ADDRESS, 'bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c']));
+    t.is(transfers.length, 1);
+    const [transfer] = transfers;
+    t.like(transfer, {
+      chain: 'btc',
+      network: 'bitcoin',
+      coin: 'btc',
+      txHash: '5f753368e7eeaa3e8629ce3f826fe8dfac1fd628ccd6651c87fe2ead18fd8249',
+      outputIndex: 0,
+      toAddress: MEMPOOL_ADDRESS,
+      amountUnits: 100_000n,
+      blockHeight: null,
+      blockHash: null,
+    });
+    t.true(transfer!.observedAt.getTime() >= before);
+    t.deepEqual(
+      [...s.providers[0]!.requests].sort(),
+      [`/address/${MEMPOOL_ADDRESS}/txs/mempool`, '/address/bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c/txs/mempool'].sort(),
+    );
+  } finally {
+    await teardown(s);
+  }
+});
+
+const FAILURES: [Mode, ProviderFailure][] = [
+  ['500', 'http_error'],
+  ['429', 'rate_limited'],
+  ['silent', 'timeout'],
+  ['broken-json', 'malformed'],
+];
+
+for (const [mode, failure] of FAILURES) {
+  test(`failover: first provider ${mode} → the second provider's answer is used`, async (t) => {
+    const s = await setup(TESTNET, [mode, 'replay-testnet'], 300);
+    try {
+      const [block] = await s.watcher.scan(1259783, 1259783, watching([derivedTestnetAddress0]));
+      t.is(block!.transfers.length, 1);
+      t.is(block!.transfers[0]!.amountUnits, 1_000_000n);
+      t.true(s.providers[0]!.requests.length > 0);
+      t.deepEqual(
+        s.outcomes.map((o) => [o.provider, o.outcome]),
+        [
+          [`${mode}#0`, failure],
+          ['replay-testnet#1', 'ok'],
+        ],
+      );
+    } finally {
+      await teardown(s);
+    }
+  });
+
+  test(`all providers ${mode} → ProviderError '${failure}'`, async (t) => {
+    const s = await setup(MAINNET, [mode, mode], 300);
+    try {
+      const error = await t.throwsAsync(() => s.watcher.head(), { instanceOf: ProviderError });
+      t.is(error.failure, failure);
+      t.is(error.provider, `${mode}#1`);
+      t.is(s.providers[0]!.requests.length, 1);
+      t.is(s.providers[1]!.requests.length, 1);
+    } finally {
+      await teardown(s);
+    }
+  });
+}
+
+test('failover: a provider that failed stays behind the one that answered', async (t) => {
+  const s = await setup(MAINNET, ['500', 'replay-mainnet']);
+  try {
+    t.deepEqual(await s.watcher.head(), { height: 698767 });
+    t.is(await s.watcher.blockHash(615615), '000000000000000000067bea442af50a91377ac796e63b8d284354feff4042b3');
+    t.is(s.providers[0]!.requests.length, 1);
+  } finally {
+    await teardown(s);
+  }
+});

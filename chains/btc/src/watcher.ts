@@ -1,0 +1,224 @@
+import * as ecc from '@bitcoinerlab/secp256k1';
+import * as bitcoin from 'bitcoinjs-lib';
+import {
+  expectShape,
+  type ChainDefinition,
+  type ChainHead,
+  type ChainId,
+  type ChainWatcher,
+  type CoinId,
+  type NetworkDefinition,
+  type ObservedTransfer,
+  type ProviderHttp,
+  type ProviderPool,
+  type ScannedBlock,
+  type WatchedAddresses,
+  type WatcherOptions,
+} from '@gw/kernel';
+import { bitcoinNetworks } from './derive.js';
+import {
+  ESPLORA_TXS_PAGE_SIZE,
+  parseBlock,
+  parseBlockHashText,
+  parseHeightText,
+  parseTxList,
+  type EsploraOutput,
+  type EsploraTx,
+} from './esplora.js';
+
+bitcoin.initEccLib(ecc);
+
+/** Esplora's `/address/:address/txs/mempool` answers at most 50 transactions (no paging). */
+const MEMPOOL_TXS_LIMIT = 50;
+/** Parallel `/address/:address/txs/mempool` requests; public Esplora servers rate-limit hard. */
+const MEMPOOL_CONCURRENCY = 4;
+/** `previousblockhash` of the genesis block, which has none. */
+const NO_PARENT = '0'.repeat(64);
+
+/** A block as read from the provider, before the watched-address filter. */
+interface ReadBlock {
+  readonly height: number;
+  readonly hash: string;
+  readonly parentHash: string;
+  readonly time: Date;
+  readonly txs: readonly LocatedTx[];
+}
+
+/** A transaction with the canonical address of each output (null where the script has none). */
+interface LocatedTx {
+  readonly tx: EsploraTx;
+  readonly addresses: readonly (string | null)[];
+}
+
+/**
+ * Watches one Bitcoin network through Esplora-compatible REST providers (Blockstream, mempool.space,
+ * self-hosted electrs). Blocks are read whole, 25 transactions per request, and every output to a
+ * watched address is reported with its `vout` index as `outputIndex`. The provider's URL decides the
+ * network; an output whose provider-given address does not match the script under this network's
+ * encoding is treated as a malformed answer (a provider of another network).
+ */
+export class BtcWatcher implements ChainWatcher {
+  /** A block costs `1 + ceil(tx_count / 25)` requests (about 150 for a full mainnet block). */
+  readonly maxBlocksPerScan = 3;
+
+  private readonly chain: ChainId;
+  private readonly network: NetworkDefinition;
+  private readonly providers: ProviderPool;
+  private readonly params: bitcoin.Network;
+  private readonly coin: CoinId;
+
+  constructor(definition: ChainDefinition, options: WatcherOptions) {
+    const coin = definition.coins.find((c) => c.contracts === undefined);
+    if (!coin) throw new Error(`${definition.id} defines no native coin`);
+    this.chain = definition.id;
+    this.coin = coin.id;
+    this.network = options.network;
+    this.providers = options.providers;
+    this.params = bitcoinNetworks[options.network.kind];
+  }
+
+  async head(): Promise<ChainHead> {
+    const height = await this.providers.run('head', async (http) => parseHeightText(await http.text('GET', '/blocks/tip/height')));
+    return { height };
+  }
+
+  async blockHash(height: number): Promise<string | null> {
+    assertHeight(height);
+    return this.providers.run('blockHash', async (http) => {
+      const text = await http.text('GET', `/block-height/${height}`, { allowNotFound: true });
+      return text === undefined ? null : parseBlockHashText(text, `/block-height/${height}`);
+    });
+  }
+
+  async scan(from: number, to: number, watched: WatchedAddresses): Promise<ScannedBlock[]> {
+    assertHeight(from);
+    assertHeight(to);
+    if (to < from) return [];
+    if (to - from + 1 > this.maxBlocksPerScan) throw new Error(`scan ${from}..${to} exceeds maxBlocksPerScan ${this.maxBlocksPerScan}`);
+
+    const blocks: ReadBlock[] = [];
+    // One provider reads a whole block (hash, header, every page), so its pages agree with each other.
+    for (let height = from; height <= to; height++) {
+      blocks.push(await this.providers.run('scan', (http) => this.readBlock(http, height)));
+    }
+
+    const candidates = new Set<string>();
+    for (const block of blocks) {
+      for (const { tx, addresses } of block.txs) {
+        if (tx.isCoinbase) continue;
+        for (const address of addresses) if (address) candidates.add(address);
+      }
+    }
+    const wanted = candidates.size === 0 ? new Set<string>() : await watched.filter([...candidates]);
+
+    return blocks.map((block) => ({
+      height: block.height,
+      hash: block.hash,
+      parentHash: block.parentHash,
+      time: block.time,
+      transfers: block.txs.flatMap((located) =>
+        this.transfersOf(located, wanted, { blockHeight: block.height, blockHash: block.hash, observedAt: block.time }),
+      ),
+    }));
+  }
+
+  async mempool(watched: WatchedAddresses): Promise<ObservedTransfer[]> {
+    const addresses = [...new Set(await watched.active())];
+    const seen = new Set<string>();
+    const found: ObservedTransfer[] = [];
+    const observedAt = new Date();
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < addresses.length) {
+        const address = addresses[next++]!;
+        const path = `/address/${encodeURIComponent(address)}/txs/mempool`;
+        const txs = await this.providers.run('mempool', async (http) =>
+          parseTxList(await http.json('GET', path), path, MEMPOOL_TXS_LIMIT).map((tx) => this.locate(tx)),
+        );
+        for (const located of txs) {
+          if (located.tx.confirmed === true) continue;
+          for (const transfer of this.transfersOf(located, new Set([address]), { blockHeight: null, blockHash: null, observedAt })) {
+            const key = `${transfer.txHash}:${transfer.outputIndex}`;
+            if (seen.has(key)) continue;
+            seen.add(key);
+            found.push(transfer);
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MEMPOOL_CONCURRENCY, addresses.length) }, worker));
+    return found;
+  }
+
+  private async readBlock(http: ProviderHttp, height: number): Promise<ReadBlock> {
+    const hashPath = `/block-height/${height}`;
+    const hash = parseBlockHashText(await http.text('GET', hashPath), hashPath);
+    const block = parseBlock(await http.json('GET', `/block/${hash}`), hash, height);
+    const txs: LocatedTx[] = [];
+    for (let start = 0; start < block.tx_count; start += ESPLORA_TXS_PAGE_SIZE) {
+      const path = `/block/${hash}/txs/${start}`;
+      const page = parseTxList(await http.json('GET', path), path, ESPLORA_TXS_PAGE_SIZE);
+      // An empty page inside tx_count means the provider lost the block (reorg, pruning): retry elsewhere.
+      expectShape(page.length > 0, `${path}: empty page within tx_count ${block.tx_count}`);
+      txs.push(...page.map((tx) => this.locate(tx)));
+    }
+    return {
+      height,
+      hash,
+      parentHash: block.previousblockhash ?? NO_PARENT,
+      time: new Date(block.timestamp * 1000),
+      txs,
+    };
+  }
+
+  /**
+   * Adds each output's address in this network's canonical form (the adapter's), or null when the
+   * script has none. Runs inside the provider call so a provider of another network fails over.
+   */
+  private locate(tx: EsploraTx): LocatedTx {
+    return { tx, addresses: tx.vout.map((output) => this.addressOf(tx.txid, output)) };
+  }
+
+  private addressOf(txid: string, output: EsploraOutput): string | null {
+    let address: string;
+    try {
+      address = bitcoin.address.fromOutputScript(Buffer.from(output.scriptpubkey, 'hex'), this.params);
+    } catch {
+      return null;
+    }
+    expectShape(
+      output.scriptpubkey_address === undefined || output.scriptpubkey_address === address,
+      `${txid}: output address ${String(output.scriptpubkey_address)} is not ${address} on ${this.network.id}`,
+    );
+    return address;
+  }
+
+  private transfersOf(
+    { tx, addresses }: LocatedTx,
+    wanted: ReadonlySet<string>,
+    where: Pick<ObservedTransfer, 'blockHeight' | 'blockHash' | 'observedAt'>,
+  ): ObservedTransfer[] {
+    // Coinbase outputs cannot be spent for 100 blocks; they are never customer payments.
+    if (tx.isCoinbase) return [];
+    const transfers: ObservedTransfer[] = [];
+    tx.vout.forEach((output, index) => {
+      const address = addresses[index];
+      if (!address || !wanted.has(address) || output.value === 0) return;
+      transfers.push({
+        chain: this.chain,
+        network: this.network.id,
+        coin: this.coin,
+        txHash: tx.txid,
+        outputIndex: index,
+        toAddress: address,
+        amountUnits: BigInt(output.value),
+        ...where,
+      });
+    });
+    return transfers;
+  }
+}
+
+function assertHeight(height: number): void {
+  if (!Number.isSafeInteger(height) || height < 0) throw new Error(`not a block height: ${height}`);
+}
