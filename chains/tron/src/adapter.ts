@@ -12,6 +12,7 @@ import {
 import { concat, keccak256, recoverAddress, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
 import { bip44AccountKeys, recoverSigner } from '@gw/chain-evm';
+import { TronWatcher } from './watcher.js';
 
 /** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
 export const TRON_MESSAGE_PREFIX = '\x19TRON Signed Message:\n';
@@ -56,5 +57,7 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
       const recovered = recoverSigner(proof.signature, 'TIP-191 signMessageV2', (signature) => tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), signature)));
       return recovered === expected;
     },
+
+    createWatcher: (options) => new TronWatcher(definition, options),
   };
 }

@@ -5,6 +5,7 @@ import { tronDefinition } from './definition.js';
 export { tronDefinition } from './definition.js';
 export { createTronAdapter, tronMessageHash } from './adapter.js';
 export { deriveTronAddress, isTronAddress, tronAddressFromHex } from './derive.js';
+export { TronWatcher, TRC20_TRANSFER_TOPIC } from './watcher.js';
 
 export const tronChain = defineChain({ definition: tronDefinition, createAdapter: createTronAdapter });
 export default tronChain;
