@@ -17,6 +17,7 @@ import {
 } from '@gw/kernel';
 import { decodeCbor, encodeCbor, type CborValue } from './cbor.js';
 import { CARDANO_NETWORK_ID, deriveAdaAddress, paymentPublicKey, parseAdaAccountKey } from './derive.js';
+import { AdaWatcher } from './watcher.js';
 
 /** The signature format accepted by `verifyOwnership`: CIP-30 `signData` output (DataSignature). */
 export interface AdaDataSignature {
@@ -167,5 +168,7 @@ export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
       const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, parsed.publicKey]), format: 'der', type: 'spki' });
       return verify(null, sigStructure(parsed.protectedBytes, parsed.payload ?? message), key, parsed.signature);
     },
+
+    createWatcher: (options) => new AdaWatcher(definition, options),
   };
 }

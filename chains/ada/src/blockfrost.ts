@@ -1,0 +1,115 @@
+import { expectShape } from '@gw/kernel';
+import { normaliseAdaAddress } from './address.js';
+
+/**
+ * The parts of Blockfrost's Cardano responses the watcher reads, checked field by field: a
+ * response of another shape throws (`malformed`), so the provider pool moves to the next provider
+ * instead of the watcher guessing.
+ */
+
+const HASH = /^[0-9a-f]{64}$/;
+const DIGITS = /^\d+$/;
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isHeight = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const isHash = (value: unknown): value is string => typeof value === 'string' && HASH.test(value);
+
+/** `GET /blocks/latest`, `GET /blocks/{hash_or_number}`. */
+export interface BlockfrostBlock {
+  readonly height: number;
+  readonly hash: string;
+  readonly previousBlock: string;
+  /** Unix seconds. */
+  readonly time: number;
+  readonly txCount: number;
+}
+
+export function parseBlock(body: unknown, what: string): BlockfrostBlock {
+  expectShape(isObject(body), `${what}: not an object`);
+  const { height, hash, previous_block: previous, time, tx_count: txCount } = body;
+  // Byron epoch-boundary blocks have a null height; no height-indexed read ever returns one.
+  expectShape(isHeight(height), `${what}: height`);
+  expectShape(isHash(hash), `${what}: hash`);
+  expectShape(isHash(previous), `${what}: previous_block`);
+  expectShape(isHeight(time), `${what}: time`);
+  expectShape(isHeight(txCount), `${what}: tx_count`);
+  return { height, hash, previousBlock: previous, time, txCount };
+}
+
+/** `GET /blocks/{hash}/txs?page=N&count=M`: one page of transaction hashes. */
+export function parseTxHashPage(body: unknown, what: string): string[] {
+  expectShape(Array.isArray(body), `${what}: not an array`);
+  for (const hash of body) expectShape(isHash(hash), `${what}: transaction hash`);
+  return body as string[];
+}
+
+/** One transaction output that carries lovelace. */
+export interface BlockfrostOutput {
+  /** In `deriveAdaAddress`'s form (see `normaliseAdaAddress`). */
+  readonly address: string;
+  readonly outputIndex: number;
+  readonly lovelace: bigint;
+}
+
+/** `GET /txs/{hash}/utxos`, reduced to what payments need. */
+export interface BlockfrostTxUtxos {
+  /** Address of the first spent (non-collateral, non-reference) input: the payer's wallet. */
+  readonly fromAddress?: string;
+  readonly outputs: readonly BlockfrostOutput[];
+}
+
+function lovelaceOf(amount: unknown, what: string): bigint {
+  expectShape(Array.isArray(amount), `${what}: amount`);
+  let total = 0n;
+  for (const entry of amount) {
+    expectShape(isObject(entry) && typeof entry['unit'] === 'string' && typeof entry['quantity'] === 'string', `${what}: amount entry`);
+    // Native assets ride along in the same output; only the ada is a payment here.
+    if (entry['unit'] !== 'lovelace') continue;
+    expectShape(DIGITS.test(entry['quantity'] as string), `${what}: lovelace quantity`);
+    total += BigInt(entry['quantity'] as string);
+  }
+  return total;
+}
+
+export function parseTxUtxos(body: unknown, txHash: string): BlockfrostTxUtxos {
+  const what = `txs/${txHash}/utxos`;
+  expectShape(isObject(body), `${what}: not an object`);
+  expectShape(body['hash'] === undefined || body['hash'] === txHash, `${what}: hash of another transaction`);
+  const { inputs, outputs } = body;
+  expectShape(Array.isArray(inputs) && Array.isArray(outputs), `${what}: inputs/outputs`);
+  let fromAddress: string | undefined;
+  for (const input of inputs) {
+    expectShape(isObject(input) && typeof input['address'] === 'string', `${what}: input`);
+    if (fromAddress === undefined && input['collateral'] !== true && input['reference'] !== true) fromAddress = normaliseAdaAddress(input['address'] as string);
+  }
+  const parsed: BlockfrostOutput[] = [];
+  for (const output of outputs) {
+    expectShape(isObject(output) && typeof output['address'] === 'string' && isHeight(output['output_index']), `${what}: output`);
+    // A collateral-return output only exists when the transaction failed its scripts; it returns
+    // the submitter's own collateral and is never a payment.
+    if (output['collateral'] === true) continue;
+    const lovelace = lovelaceOf(output['amount'], what);
+    if (lovelace === 0n) continue;
+    parsed.push({ address: normaliseAdaAddress(output['address'] as string), outputIndex: output['output_index'] as number, lovelace });
+  }
+  return { ...(fromAddress === undefined ? {} : { fromAddress }), outputs: parsed };
+}
+
+/** `GET /txs/{hash}`: where the transaction is and whether its scripts passed (phase 2). */
+export interface BlockfrostTx {
+  readonly block: string;
+  readonly blockHeight: number;
+  readonly validContract: boolean;
+}
+
+export function parseTx(body: unknown, txHash: string): BlockfrostTx {
+  const what = `txs/${txHash}`;
+  expectShape(isObject(body), `${what}: not an object`);
+  expectShape(body['hash'] === txHash, `${what}: hash`);
+  expectShape(isHash(body['block']), `${what}: block`);
+  expectShape(isHeight(body['block_height']), `${what}: block_height`);
+  expectShape(typeof body['valid_contract'] === 'boolean', `${what}: valid_contract`);
+  return { block: body['block'] as string, blockHeight: body['block_height'] as number, validContract: body['valid_contract'] as boolean };
+}
