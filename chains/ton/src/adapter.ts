@@ -17,6 +17,7 @@ import {
 import { Address } from '@ton/core';
 import { signVerify } from '@ton/crypto';
 import { deriveTonAddress, parseTonPublicKey, tonWalletAddress } from './derive.js';
+import { TonWatcher } from './watcher.js';
 
 /** The signature format accepted by `verifyOwnership`: a TON Connect `signData` (text) response. */
 export interface TonSignDataProof {
@@ -176,5 +177,7 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
       const hash = tonSignDataHash(signer, parsed.domain, parsed.timestamp, parsed.payload.text);
       return signVerify(hash, signature, publicKey);
     },
+
+    createWatcher: (options) => new TonWatcher(definition, options),
   };
 }

@@ -4,6 +4,8 @@ import { tonDefinition } from './definition.js';
 
 export { tonDefinition } from './definition.js';
 export { createTonAdapter, tonSignDataHash, type TonSignDataProof } from './adapter.js';
+export { TonWatcher, createTonWatcher } from './watcher.js';
+export { decodeIncomingBody, TRANSFER_NOTIFICATION_OP, type IncomingBody } from './message-body.js';
 export { deriveTonAddress, formatTonAddress, parseTonPublicKey, tonWalletAddress, TON_MAX_SUBWALLET } from './derive.js';
 
 export const tonChain = defineChain({ definition: tonDefinition, createAdapter: createTonAdapter });
