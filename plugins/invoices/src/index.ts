@@ -8,6 +8,9 @@ import { invoicesRoutes } from './routes.js';
 import { InvoiceService } from './services/invoice-service.js';
 import { PolicyService } from './services/policy-service.js';
 import { InvoiceTransitions } from './services/invoice-transitions.js';
+import { InvoiceAttribution } from './services/invoice-attribution.js';
+import { InvoiceExpiry } from './services/invoice-expiry.js';
+import { invoicesJobs } from './jobs.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -15,6 +18,8 @@ declare module '@gw/kernel' {
     readonly invoicesService: InvoiceService;
     readonly invoicesPolicies: PolicyService;
     readonly invoicesTransitions: InvoiceTransitions;
+    readonly invoicesAttribution: InvoiceAttribution;
+    readonly invoicesExpiry: InvoiceExpiry;
   }
 }
 
@@ -34,8 +39,11 @@ export const invoicesPlugin = definePlugin({
     invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
     invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
     invoicesTransitions: asFunction((cradle: Cradle) => new InvoiceTransitions(cradle)).singleton(),
+    invoicesAttribution: asFunction((cradle: Cradle) => new InvoiceAttribution(cradle)).singleton(),
+    invoicesExpiry: asFunction((cradle: Cradle) => new InvoiceExpiry(cradle)).singleton(),
   }),
   routes: invoicesRoutes,
+  jobs: invoicesJobs,
   cli: invoicesCommands,
 });
 
@@ -43,7 +51,10 @@ export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
 export { INVOICE_STATUSES, WAITING_STATUSES, PAID_STATUSES, type InvoiceStatus } from './invoice-status.js';
 export { InvoiceService, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
-export { InvoiceTransitions, type TransitionRequest, type TransitionResult, type TransactionWrite, type TransactionStatus } from './services/invoice-transitions.js';
+export { InvoiceTransitions, type TransitionRequest, type TransitionResult, type TransactionWrite, type TransactionStatus, type TransactionUpdate } from './services/invoice-transitions.js';
+export { InvoiceAttribution, type AttributionInput } from './services/invoice-attribution.js';
+export { InvoiceExpiry, EXPIRING_STATUSES } from './services/invoice-expiry.js';
+export { EXPIRE_JOB } from './jobs.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
 export * from './schemas.js';

@@ -24,6 +24,15 @@ export interface Allocation {
   readonly isOverlay: boolean;
 }
 
+/** A pool address as the watchers see it: whose it is, and whether it currently expects payments. */
+export interface PoolAddressRef {
+  readonly id: string;
+  readonly projectId: string;
+  readonly address: string;
+  readonly derivationPath: string;
+  readonly state: 'available' | 'allocated' | 'cooldown';
+}
+
 /** Outcome of allocation metrics: fresh address or overlay. */
 export type AllocationMode = 'fresh' | 'overlay';
 
@@ -165,6 +174,25 @@ export class AddressPoolService {
               released_at: trx.fn.now() as unknown as Date,
             },
       );
+  }
+
+  /** The pool rows at any of `addresses` on `chain`, of every project (one indexed lookup; the watchers' filter). */
+  async lookupAddresses(chain: ChainId, addresses: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<PoolAddressRef[]> {
+    if (addresses.length === 0) return [];
+    const rows = await db.raw<{ rows: { id: string; project_id: string; address: string; derivation_path: string; state: PoolAddressRef['state'] }[] }>(
+      'select id, project_id, address, derivation_path, state from address_pool_addresses where chain = ? and address = any(?)',
+      [chain, [...new Set(addresses)]],
+    );
+    return rows.rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address, derivationPath: r.derivation_path, state: r.state }));
+  }
+
+  /** Addresses of `chain` that expect payments: allocated to an invoice or in cooldown after one. */
+  async expectingAddresses(chain: ChainId): Promise<PoolAddressRef[]> {
+    const rows = await this.deps.db.raw<{ rows: { id: string; project_id: string; address: string; derivation_path: string; state: PoolAddressRef['state'] }[] }>(
+      `select id, project_id, address, derivation_path, state from address_pool_addresses where chain = ? and state <> 'available'`,
+      [chain],
+    );
+    return rows.rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address, derivationPath: r.derivation_path, state: r.state }));
   }
 
   /** Deletes every pool address of the project (the sandbox reset), in `trx`; the replenisher derives anew. */

@@ -33,6 +33,17 @@ export function usdToUnits(usd: string, rate: string, decimals: number): bigint 
   return (numerator + denominator - 1n) / denominator;
 }
 
+/** USD worth of `units` base units at `rate` (USD per whole coin), rounded to 8 decimals (numeric(20,8)). */
+export function unitsToUsd(units: bigint, rate: string, decimals: number): string {
+  const [rateInt, rateScale] = scaled(rate);
+  // usd * 10^8 = units * rateInt * 10^8 / 10^(decimals + rateScale), rounded half up
+  const numerator = units * rateInt * 10n ** BigInt(USD_MAX_DECIMALS) * 2n;
+  const denominator = 10n ** BigInt(decimals + rateScale);
+  const hundredMillionths = (numerator / denominator + 1n) / 2n;
+  const text = hundredMillionths.toString().padStart(USD_MAX_DECIMALS + 1, '0');
+  return trimDecimal(`${text.slice(0, -USD_MAX_DECIMALS)}.${text.slice(-USD_MAX_DECIMALS)}`);
+}
+
 function scaled(decimal: string): [bigint, number] {
   const match = DECIMAL.exec(decimal);
   if (!match) throw new Error(`not a decimal: ${decimal}`);

@@ -368,11 +368,11 @@ export class InvoiceService {
     };
   }
 
-  /** One invoice of the project, with its transactions; 404 `invoice_not_found` otherwise. */
-  async get(projectId: string, invoiceId: string): Promise<InvoiceView> {
-    const invoice = await Invoice.query(this.deps.db).findOne({ id: invoiceId, project_id: projectId });
+  /** One invoice of the project, with its transactions (read in `db`); 404 `invoice_not_found` otherwise. */
+  async get(projectId: string, invoiceId: string, db: Knex | Knex.Transaction = this.deps.db): Promise<InvoiceView> {
+    const invoice = await Invoice.query(db).findOne({ id: invoiceId, project_id: projectId });
     if (!invoice) throw invoicesErrors.invoice_not_found();
-    return invoiceView(invoice, await this.transactionsOf([invoice.id]).then((m) => m.get(invoice.id) ?? []), this.deps.chains);
+    return invoiceView(invoice, await this.transactionsOf([invoice.id], db).then((m) => m.get(invoice.id) ?? []), this.deps.chains);
   }
 
   /**
@@ -446,6 +446,21 @@ export class InvoiceService {
   }
 
   /**
+   * The project's invoices at `address` on `chain` for `coin` that a receipt there may concern:
+   * those still waiting (pending, detected, partial, ambiguous), reverted ones (a re-confirmation)
+   * and expired ones (a late payment), newest first, at most 50, with their transactions.
+   */
+  async paymentCandidates(db: Knex | Knex.Transaction, input: { projectId: string; chain: ChainId; address: string; coin: CoinId }): Promise<InvoiceView[]> {
+    const rows = await Invoice.query(db)
+      .where({ chain: input.chain, address: input.address, project_id: input.projectId, coin: input.coin })
+      .whereIn('status', [...WAITING_STATUSES, 'reverted', 'expired'])
+      .orderBy('id', 'desc')
+      .limit(50);
+    const transactions = await this.transactionsOf(rows.map((row) => row.id), db);
+    return rows.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains));
+  }
+
+  /**
    * Deletes every invoice of the project and its transactions (the sandbox reset), in `trx`.
    * Returns how many invoices went. Policies stay. Pool addresses are the pool's to purge.
    */
@@ -469,7 +484,7 @@ export class InvoiceService {
     return invoiceView(existing, transactions, this.deps.chains);
   }
 
-  private transactionsOf(invoiceIds: readonly string[], trx?: Knex.Transaction): Promise<Map<string, InvoiceTransaction[]>> {
+  private transactionsOf(invoiceIds: readonly string[], trx?: Knex | Knex.Transaction): Promise<Map<string, InvoiceTransaction[]>> {
     return transactionsByInvoice(trx ?? this.deps.db, invoiceIds);
   }
 

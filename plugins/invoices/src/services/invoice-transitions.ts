@@ -28,11 +28,23 @@ export interface TransitionRequest {
   readonly transaction?: TransactionWrite;
   /** A new status (and optionally confirmation count) for every existing transfer of the invoice. */
   readonly transactions?: { readonly status: TransactionStatus; readonly confirmations?: number };
+  /** New status and confirmation count of single transfers of the invoice (watchers: per observed transfer). */
+  readonly transactionUpdates?: readonly TransactionUpdate[];
   /** Extra `data` fields of the event (e.g. the paid amount of a partial payment). */
   readonly eventData?: Record<string, unknown>;
 }
 
 export type TransactionStatus = 'pending' | 'confirmed' | 'reverted';
+
+/** A change to one transfer of the invoice, named by its hash and output index. */
+export interface TransactionUpdate {
+  readonly txHash: string;
+  readonly outputIndex: number;
+  readonly status: TransactionStatus;
+  readonly confirmations: number;
+  readonly blockHeight?: bigint | null;
+  readonly blockHash?: string | null;
+}
 
 /** A transfer attributed to the invoice: observed on chain (watchers) or synthetic (sandbox). */
 export interface TransactionWrite {
@@ -93,6 +105,17 @@ export class InvoiceTransitions {
           confirmed_at: request.transactions.status === 'confirmed' ? now : null,
         });
     }
+    for (const update of request.transactionUpdates ?? []) {
+      await InvoiceTransaction.query(trx)
+        .where({ invoice_id: invoice.id, tx_hash: update.txHash, output_index: update.outputIndex })
+        .patch({
+          status: update.status,
+          confirmations: update.confirmations,
+          confirmed_at: update.status === 'confirmed' ? now : null,
+          ...(update.blockHeight !== undefined ? { block_height: update.blockHeight === null ? null : (update.blockHeight.toString() as never) } : {}),
+          ...(update.blockHash !== undefined ? { block_hash: update.blockHash } : {}),
+        });
+    }
     if (request.transaction) await this.writeTransaction(trx, invoice, request.transaction, now);
     const view = invoiceView(updated, (await transactionsByInvoice(trx, [invoice.id])).get(invoice.id) ?? [], this.deps.chains);
     let eventId: string | undefined;
@@ -122,7 +145,8 @@ export class InvoiceTransitions {
     return { invoice: view, previousStatus: invoice.status, ...(eventId ? { eventId } : {}) };
   }
 
-  private async writeTransaction(trx: Knex.Transaction, invoice: Invoice, tx: TransactionWrite, now: Date): Promise<void> {
+  /** Upserts `tx` as a transfer of `invoice` on (invoice, tx hash, output index), in `trx`. */
+  async writeTransaction(trx: Knex.Transaction, invoice: Invoice, tx: TransactionWrite, now: Date = new Date()): Promise<void> {
     if (tx.amountUnits < 0n || tx.amountUnits > MAX_AMOUNT_UNITS) {
       throw invoicesErrors.amount_out_of_range({ message: 'A transfer amount must be between 0 and 2^256 - 1 base units.', details: { amount_units: tx.amountUnits.toString() } });
     }

@@ -92,6 +92,13 @@ export class ProjectService {
     return result;
   }
 
+  /** The kind of each known project (unknown ids are absent). One query. */
+  async kinds(projectIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, ProjectKind>> {
+    if (projectIds.length === 0) return new Map();
+    const rows = await Project.query(db).whereIn('id', [...new Set(projectIds)]).select('id', 'kind');
+    return new Map(rows.map((row) => [row.id, row.kind]));
+  }
+
   /** The guard-facing view of a project, or undefined. One query. */
   async principal(projectId: string): Promise<ProjectPrincipal | undefined> {
     const row = await Project.query(this.deps.db)

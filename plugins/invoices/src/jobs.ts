@@ -1,0 +1,20 @@
+import type { Cradle, JobDefinition } from '@gw/kernel';
+
+/** The queue of the minute's expiry pass. */
+export const EXPIRE_JOB = 'invoices.expire';
+
+/** `invoices.expire`: every minute, invoices past `expires_at` become `expired` (InvoiceExpiry). */
+export function invoicesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[] {
+  return [
+    {
+      name: EXPIRE_JOB,
+      queue: { retryLimit: 2, retryDelay: 10, expireInSeconds: 300 },
+      work: { pollingIntervalSeconds: 5 },
+      schedule: { cron: '* * * * *', data: {} },
+      handler: async () => {
+        // A backlog is worked through in chunks within the minute.
+        while ((await cradle.invoicesExpiry.expireDue()) === 500);
+      },
+    },
+  ];
+}
