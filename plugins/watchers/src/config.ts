@@ -1,0 +1,42 @@
+import Type, { type Static } from 'typebox';
+
+const Provider = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'Label in logs and metrics.' }),
+    url: Type.String({ pattern: '^https?://', description: 'Base URL of the provider (JSON-RPC node, Esplora, TRON full node, Blockfrost, toncenter v3).' }),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra headers, e.g. API keys (`project_id`, `TRON-PRO-API-KEY`, `X-API-Key`).' })),
+  },
+  { additionalProperties: false },
+);
+
+const Network = Type.Object(
+  {
+    providers: Type.Array(Provider, { minItems: 1, description: 'Tried in order; the next one takes over when one fails.' }),
+    startHeight: Type.Optional(Type.Integer({ minimum: 0, description: 'First block to scan when no cursor exists yet. Default: the tip at the first scan.' })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Config slice `plugins.watchers`: which chain networks are watched and through which providers.
+ * A network without providers is not watched. Example (YAML):
+ *
+ *     plugins:
+ *       watchers:
+ *         chains:
+ *           eth:
+ *             sepolia:
+ *               providers: [{ name: node-a, url: http://127.0.0.1:8545 }]
+ */
+export const WatchersConfigSchema = Type.Object(
+  {
+    chains: Type.Record(Type.String(), Type.Record(Type.String(), Network), { default: {}, description: 'chain id → network id → providers and start height.' }),
+    scanIntervalSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'Pause between two scans of a network once it has caught up with the tip.' }),
+    providerTimeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Per provider request; longer is a failed request and the next provider is tried.' }),
+    maxBackoffSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'Longest pause after repeated provider failures (doubling from scanIntervalSeconds).' }),
+    reorgDepth: Type.Integer({ minimum: 1, maximum: 10_000, default: 128, description: 'Block hashes kept per network; deepest reorg that is followed (blocks below the provider`s finalized height are never rewound).' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export type WatchersConfig = Static<typeof WatchersConfigSchema>;

@@ -1,0 +1,67 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001Watchers } from '../migrations/0001_watchers.js';
+import { WatchersConfigSchema, type WatchersConfig } from './config.js';
+import { watchersErrors } from './errors.js';
+import { watchersJobs } from './jobs.js';
+import { createWatcherMetrics, type WatcherMetrics } from './metrics.js';
+import { watchersRoutes } from './routes.js';
+import { ChainScanner } from './services/chain-scanner.js';
+import { ConfirmationCounter } from './services/confirmation-counter.js';
+import { OrphanInbox } from './services/orphan-inbox.js';
+import { PaymentMatcher } from './services/payment-matcher.js';
+import { ReorgRewinder } from './services/reorg-rewinder.js';
+import { WatcherRegistry } from './services/watcher-registry.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly watchersConfig: WatchersConfig;
+    readonly watchersMetrics: WatcherMetrics;
+    readonly watchersRegistry: WatcherRegistry;
+    readonly watchersMatcher: PaymentMatcher;
+    readonly watchersCounter: ConfirmationCounter;
+    readonly watchersRewinder: ReorgRewinder;
+    readonly watchersScanner: ChainScanner;
+    readonly watchersOrphans: OrphanInbox;
+  }
+}
+
+/**
+ * On-chain observation (spec 1, 2.3, 3.1, 4.3, 6): one scanner per configured chain network reads
+ * blocks through the chain's watcher, records transfers to pool addresses (unique per chain, tx and
+ * output), matches them to invoices, counts confirmations, follows reorgs, and keeps the orphan
+ * inbox. Every invoice change goes through the invoices' transition seam and the same outbox.
+ */
+export const watchersPlugin = definePlugin({
+  id: 'watchers',
+  dependsOn: ['tenancy', 'address-pool', 'invoices', 'webhooks'],
+  config: WatchersConfigSchema,
+  errors: [watchersErrors],
+  migrations: [m0001Watchers],
+  register: ({ config }) => ({
+    watchersConfig: asValue(config),
+    watchersMetrics: asFunction(({ metrics }: Cradle) => createWatcherMetrics(metrics.registry)).singleton(),
+    watchersRegistry: asFunction((cradle: Cradle) => new WatcherRegistry(cradle)).singleton(),
+    watchersMatcher: asFunction((cradle: Cradle) => new PaymentMatcher(cradle)).singleton(),
+    watchersCounter: asFunction((cradle: Cradle) => new ConfirmationCounter(cradle)).singleton(),
+    watchersRewinder: asFunction((cradle: Cradle) => new ReorgRewinder(cradle)).singleton(),
+    watchersScanner: asFunction((cradle: Cradle) => new ChainScanner(cradle)).singleton(),
+    watchersOrphans: asFunction((cradle: Cradle) => new OrphanInbox(cradle)).singleton(),
+  }),
+  routes: watchersRoutes,
+  jobs: watchersJobs,
+  start: async (cradle) => {
+    // Configuration mistakes (unknown chain or network) stop start-up here, naming the key.
+    void cradle.watchersRegistry;
+  },
+});
+
+export { watchersErrors } from './errors.js';
+export { WatchersConfigSchema, type WatchersConfig } from './config.js';
+export { SCAN_JOB, type ScanJobData } from './jobs.js';
+export { ChainScanner, type ScanReport, type ScanTarget } from './services/chain-scanner.js';
+export { finalStatus } from './services/confirmation-counter.js';
+export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
+export { OrphanInbox } from './services/orphan-inbox.js';
+export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';
+export * from './schemas.js';

@@ -1,0 +1,196 @@
+import { expectShape, ProviderError, type ChainAdapter, type ChainWatcher, type ScannedBlock } from '@gw/kernel';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { WatchersConfig } from '../config.js';
+import type { WatcherMetrics } from '../metrics.js';
+import type { ConfirmationCounter } from './confirmation-counter.js';
+import type { PaymentMatcher } from './payment-matcher.js';
+import type { ReorgRewinder } from './reorg-rewinder.js';
+import type { PoolWatchedAddresses } from './watched-addresses.js';
+
+/** What one scan pass did. */
+export interface ScanReport {
+  /** False when another instance holds this network's scan lock (nothing was done). */
+  readonly ran: boolean;
+  readonly from?: number;
+  readonly to?: number;
+  readonly head?: number;
+  readonly transfers: number;
+  readonly reorgedTo?: number;
+  /** More blocks wait beyond what this pass covered: the next pass should follow at once. */
+  readonly behind: boolean;
+  readonly error?: string;
+}
+
+/** One chain network the scanner works on. */
+export interface ScanTarget {
+  readonly adapter: ChainAdapter;
+  readonly network: string;
+  readonly watcher: ChainWatcher;
+  readonly watched: PoolWatchedAddresses;
+  readonly startHeight?: number | undefined;
+}
+
+/** Blocks one pass covers at most (several `scan` calls), so a pass and its transaction stay short. */
+const BLOCKS_PER_PASS = 200;
+
+/**
+ * One scan pass of one chain network, in one database transaction under the network's advisory
+ * lock (so one scanner per network runs across all instances, and a pass either commits its
+ * cursor, blocks, transfers and invoice changes together or not at all: a block is never skipped
+ * nor a transfer counted twice).
+ *
+ * 1. The stored hash at the cursor is compared with the provider's; a difference, or a new
+ *    block whose parent is not the stored hash, is a reorg: the common ancestor is searched
+ *    downwards (never below the provider's finalized height or `reorgDepth`) and the rewinder
+ *    undoes everything above it.
+ * 2. Blocks from the cursor up to the head are scanned, their hashes stored, their transfers
+ *    matched; mempool transfers are recorded too (BTC).
+ * 3. Confirmations are counted against the head.
+ * Provider failures roll the pass back and are counted; the next pass is put off with backoff.
+ */
+export class ChainScanner {
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      logger: Logger;
+      watchersConfig: WatchersConfig;
+      watchersMetrics: WatcherMetrics;
+      watchersMatcher: PaymentMatcher;
+      watchersCounter: ConfirmationCounter;
+      watchersRewinder: ReorgRewinder;
+    },
+  ) {}
+
+  async pass(target: ScanTarget): Promise<ScanReport> {
+    const chain = target.adapter.definition.id;
+    const { network } = target;
+    const log = this.deps.logger.child({ component: 'watcher', chain, network });
+    const labels = { chain, network };
+    try {
+      return await this.deps.db.transaction(async (trx) => {
+        const locked = await trx.raw<{ rows: { ok: boolean }[] }>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as ok', [`watchers:${chain}:${network}`]);
+        if (!locked.rows[0]!.ok) return { ran: false, transfers: 0, behind: false };
+        const cursor = await trx('watchers_cursors').where({ chain, network }).first();
+        if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date()) return { ran: true, transfers: 0, behind: false };
+
+        const head = await target.watcher.head();
+        this.deps.watchersMetrics.head.set(labels, head.height);
+        let height: number;
+        let reorgedTo: number | undefined;
+        if (!cursor) {
+          height = Math.min(target.startHeight ?? head.height, head.height + 1) - 1;
+          await trx('watchers_cursors').insert({ chain, network, height, head_height: head.height, finalized_height: head.finalized ?? null });
+        } else {
+          height = Number(cursor.height);
+          const stored = await this.storedHash(trx, chain, network, height);
+          if (stored !== undefined && stored !== (await target.watcher.blockHash(height))) {
+            reorgedTo = await this.rewind(trx, target, height, head.finalized, log);
+            height = reorgedTo;
+          }
+        }
+
+        const last = Math.min(head.height, height + BLOCKS_PER_PASS);
+        let transfers = 0;
+        let from = height + 1;
+        while (from <= last) {
+          const to = Math.min(last, from + target.watcher.maxBlocksPerScan - 1);
+          const blocks = await target.watcher.scan(from, to, target.watched);
+          let expectedParent = await this.storedHash(trx, chain, network, from - 1);
+          let reorged = false;
+          for (const block of blocks) {
+            if (expectedParent !== undefined && block.parentHash !== expectedParent) {
+              reorgedTo = await this.rewind(trx, target, block.height - 1, head.finalized, log);
+              reorged = true;
+              break;
+            }
+            transfers += await this.record(trx, target, block);
+            expectedParent = block.hash;
+            height = block.height;
+          }
+          if (reorged) {
+            height = reorgedTo!;
+            from = height + 1;
+            continue;
+          }
+          expectShape(blocks.length === to - from + 1, `scan ${from}..${to} returned ${blocks.length} blocks`);
+          from = to + 1;
+        }
+        if (target.watcher.mempool) {
+          const pending = await target.watcher.mempool(target.watched);
+          const owners = await target.watched.lookup(pending.map((t) => t.toAddress), trx);
+          for (const transfer of pending) {
+            const at = owners.get(transfer.toAddress);
+            if (at && (await this.deps.watchersMatcher.record(trx, transfer, at)) !== 'known') transfers++;
+          }
+        }
+        await this.deps.watchersCounter.count(trx, chain, network, head.height);
+        await trx('watchers_blocks').where({ chain, network }).andWhere('height', '<', height - this.deps.watchersConfig.reorgDepth).delete();
+        await trx('watchers_cursors')
+          .where({ chain, network })
+          .update({ height, head_height: head.height, finalized_height: head.finalized ?? null, consecutive_failures: 0, next_scan_at: null, updated_at: trx.fn.now() });
+        this.deps.watchersMetrics.cursor.set(labels, height);
+        this.deps.watchersMetrics.lag.set(labels, head.height - height);
+        if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
+        return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const failures = await this.recordFailure(chain, network, message);
+      this.deps.watchersMetrics.scanFailures.inc({ ...labels, kind: error instanceof ProviderError ? error.failure : 'internal' });
+      log.warn({ err: error, consecutive_failures: failures }, 'scan failed; the same blocks are scanned again after a backoff');
+      return { ran: true, transfers: 0, behind: false, error: message };
+    }
+  }
+
+  private async record(trx: Knex.Transaction, target: ScanTarget, block: ScannedBlock): Promise<number> {
+    const chain = target.adapter.definition.id;
+    await trx('watchers_blocks')
+      .insert({ chain, network: target.network, height: block.height, hash: block.hash, parent_hash: block.parentHash })
+      .onConflict(['chain', 'network', 'height'])
+      .merge();
+    if (block.transfers.length === 0) return 0;
+    const owners = await target.watched.lookup(block.transfers.map((t) => t.toAddress), trx);
+    let recorded = 0;
+    for (const transfer of block.transfers) {
+      const at = owners.get(transfer.toAddress);
+      if (at && (await this.deps.watchersMatcher.record(trx, transfer, at)) !== 'known') recorded++;
+    }
+    return recorded;
+  }
+
+  /** Finds the highest stored block the provider still agrees on, at or below `from`, and rewinds to it. */
+  private async rewind(trx: Knex.Transaction, target: ScanTarget, from: number, finalized: number | undefined, log: Logger): Promise<number> {
+    const chain = target.adapter.definition.id;
+    const floor = Math.max(finalized ?? 0, from - this.deps.watchersConfig.reorgDepth);
+    let ancestor = from;
+    while (ancestor > floor) {
+      const stored = await this.storedHash(trx, chain, target.network, ancestor);
+      if (stored === undefined || stored === (await target.watcher.blockHash(ancestor))) break;
+      ancestor--;
+    }
+    const undone = await this.deps.watchersRewinder.rewind(trx, chain, target.network, ancestor);
+    this.deps.watchersMetrics.reorgs.inc({ chain, network: target.network });
+    log.warn({ ancestor, depth: from - ancestor + 1, ...undone }, 'chain reorganisation: blocks above the common ancestor undone');
+    return ancestor;
+  }
+
+  private async storedHash(trx: Knex.Transaction, chain: string, network: string, height: number): Promise<string | undefined> {
+    const row = await trx('watchers_blocks').where({ chain, network, height }).first('hash');
+    return row?.hash;
+  }
+
+  private async recordFailure(chain: string, network: string, message: string): Promise<number> {
+    const { scanIntervalSeconds, maxBackoffSeconds } = this.deps.watchersConfig;
+    const row = await this.deps.db('watchers_cursors')
+      .where({ chain, network })
+      .update({
+        consecutive_failures: this.deps.db.raw('consecutive_failures + 1'),
+        last_error: message.slice(0, 1000),
+        last_error_at: this.deps.db.fn.now(),
+        next_scan_at: this.deps.db.raw(`now() + make_interval(secs => least(?, ? * power(2, least(consecutive_failures, 20))))`, [maxBackoffSeconds, scanIntervalSeconds]),
+      })
+      .returning('consecutive_failures');
+    return Number(row[0]?.consecutive_failures ?? 0);
+  }
+}

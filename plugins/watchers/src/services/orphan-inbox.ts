@@ -1,0 +1,160 @@
+import { coreErrors, fromBaseUnits, parseInstant, type ChainId, type ChainRegistry, type CoinId, type ProjectKind } from '@gw/kernel';
+import type { AddressPoolService } from '@gw/plugin-address-pool';
+import type { InvoiceAttribution, InvoiceView } from '@gw/plugin-invoices';
+import type { Actor } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import type { Static } from 'typebox';
+import { watchersErrors } from '../errors.js';
+import type { ListOrphansQuery, OrphanSchema } from '../schemas.js';
+
+type OrphanView = Static<typeof OrphanSchema>;
+
+interface TransferRow {
+  id: string;
+  chain: string;
+  network: string;
+  coin: CoinId;
+  tx_hash: string;
+  output_index: number;
+  to_address: string;
+  from_address: string | null;
+  amount_units: string;
+  block_height: string | null;
+  block_hash: string | null;
+  status: OrphanView['status'];
+  project_id: string;
+  pool_address_id: string;
+  invoice_id: string | null;
+  match: string;
+  attributed_at: Date | null;
+  received_at: Date;
+}
+
+export interface AttributeInput {
+  readonly external_id: string;
+  readonly user_id?: string | undefined;
+  readonly metadata?: Record<string, unknown> | undefined;
+  readonly to_address?: string | undefined;
+  readonly tx_output_index?: number | undefined;
+}
+
+/**
+ * The orphan-payment inbox (spec 2.3, 4.3): receipts at a project's pool addresses that no invoice
+ * took. Attribution turns one into a synthetic `paid` invoice with `invoice.paid`, in one
+ * transaction with marking the receipt attributed.
+ */
+export class OrphanInbox {
+  constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesAttribution: InvoiceAttribution; addressPoolService: AddressPoolService }) {}
+
+  async list(projectId: string, filter: Static<typeof ListOrphansQuery>): Promise<{ items: OrphanView[]; next_cursor?: string }> {
+    const query = this.deps.db<TransferRow>('watchers_transfers').where('project_id', projectId).whereIn('match', ['orphan', 'ambiguous']).orderBy('id', 'desc').limit(filter.limit + 1);
+    if (filter.cursor) query.where('id', '<', filter.cursor);
+    if (filter.attributed === 'true') query.whereNotNull('attributed_at');
+    if (filter.attributed === 'false') query.whereNull('attributed_at');
+    if (filter.chain) query.where('chain', filter.chain);
+    if (filter.tx_hash) query.whereIn('tx_hash', [...new Set([filter.tx_hash.trim(), filter.tx_hash.trim().toLowerCase()])]);
+    const from = filter.date_from !== undefined ? parseInstant(filter.date_from, 'date_from', 'start') : undefined;
+    const to = filter.date_to !== undefined ? parseInstant(filter.date_to, 'date_to', 'end') : undefined;
+    if (from && to && from > to) throw coreErrors.validation_error({ message: 'query.date_from is after query.date_to', details: { field: 'query.date_from' } });
+    if (from) query.where('received_at', '>=', from);
+    if (to) query.where('received_at', '<=', to);
+    if (filter.amount_units_gte !== undefined && filter.amount_units_lte !== undefined && BigInt(filter.amount_units_gte) > BigInt(filter.amount_units_lte)) {
+      throw coreErrors.validation_error({ message: 'query.amount_units_gte is above query.amount_units_lte', details: { field: 'query.amount_units_gte' } });
+    }
+    if (filter.amount_units_gte !== undefined) query.whereRaw('amount_units >= ?::numeric', [filter.amount_units_gte]);
+    if (filter.amount_units_lte !== undefined) query.whereRaw('amount_units <= ?::numeric', [filter.amount_units_lte]);
+    const rows = (await query) as TransferRow[];
+    const page = rows.slice(0, filter.limit);
+    const items = page.map((row) => this.view(row));
+    return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
+  }
+
+  /**
+   * Attributes the project's unattributed receipt of `txHash` (narrowed by `to_address` and
+   * `tx_output_index` when the transaction holds several) to `external_id`. 404
+   * `orphan_not_found` (also for another project's receipt, one still in the mempool or reorganised
+   * away), 400 `validation_error` when several receipts remain, 409 `orphan_already_attributed`,
+   * 409 `external_id_conflict`.
+   */
+  async attribute(project: { id: string; kind: ProjectKind }, txHash: string, input: AttributeInput, actor: Actor): Promise<InvoiceView> {
+    return this.deps.db.transaction(async (trx) => {
+      const query = trx<TransferRow>('watchers_transfers')
+        .where('project_id', project.id)
+        .whereIn('match', ['orphan', 'ambiguous'])
+        .whereIn('tx_hash', [...new Set([txHash.trim(), txHash.trim().toLowerCase()])])
+        .orderBy('id')
+        .forUpdate();
+      if (input.to_address !== undefined) query.where('to_address', input.to_address.trim());
+      if (input.tx_output_index !== undefined) query.where('output_index', input.tx_output_index);
+      const rows = (await query) as TransferRow[];
+      const usable = rows.filter((r) => r.status === 'in_block');
+      if (usable.length === 0) throw watchersErrors.orphan_not_found();
+      if (usable.length > 1) {
+        throw coreErrors.validation_error({
+          message: 'This transaction holds several orphan payments: give to_address or tx_output_index to pick one.',
+          details: { field: 'body.to_address', candidates: usable.map((r) => ({ to_address: r.to_address, tx_output_index: r.output_index, amount_units: r.amount_units })) },
+        });
+      }
+      const orphan = usable[0]!;
+      if (orphan.attributed_at) throw watchersErrors.orphan_already_attributed({ details: { invoice_id: orphan.invoice_id } });
+      const invoice = await this.deps.invoicesAttribution.createPaid(
+        trx,
+        {
+          projectId: project.id,
+          projectKind: project.kind,
+          externalId: input.external_id,
+          userId: input.user_id,
+          metadata: input.metadata,
+          coin: orphan.coin,
+          address: orphan.to_address,
+          poolAddressId: orphan.pool_address_id,
+          derivationPath: await this.derivationPath(trx, orphan),
+          transaction: {
+            txHash: orphan.tx_hash,
+            outputIndex: orphan.output_index,
+            amountUnits: BigInt(orphan.amount_units),
+            confirmations: 0,
+            blockHeight: orphan.block_height === null ? null : BigInt(orphan.block_height),
+            blockHash: orphan.block_hash,
+            status: 'confirmed',
+            synthetic: false,
+          },
+        },
+        actor,
+      );
+      await trx('watchers_transfers').where({ id: orphan.id }).update({ invoice_id: invoice.id, attributed_at: trx.fn.now(), updated_at: trx.fn.now() });
+      return invoice;
+    });
+  }
+
+  private async derivationPath(trx: Knex.Transaction, orphan: TransferRow): Promise<string> {
+    const rows = await this.deps.addressPoolService.lookupAddresses(orphan.chain as ChainId, [orphan.to_address], trx);
+    const row = rows.find((r) => r.id === orphan.pool_address_id);
+    if (!row) throw new Error(`pool address ${orphan.pool_address_id} of orphan ${orphan.id} is gone`);
+    return row.derivationPath;
+  }
+
+  private view(row: TransferRow): OrphanView {
+    const decimals = this.deps.chains.coin(row.coin).coin.decimals;
+    return {
+      id: row.id,
+      tx_hash: row.tx_hash,
+      tx_output_index: row.output_index,
+      to_address: row.to_address,
+      from_address: row.from_address,
+      chain: row.chain as OrphanView['chain'],
+      network: row.network,
+      coin: row.coin,
+      amount_units: row.amount_units,
+      amount: fromBaseUnits(BigInt(row.amount_units), decimals),
+      block_height: row.block_height === null ? null : Number(row.block_height),
+      status: row.status,
+      ambiguous: row.match === 'ambiguous',
+      attributed: row.attributed_at !== null,
+      attributed_at_iso: row.attributed_at ? new Date(row.attributed_at).toISOString() : null,
+      invoice_id: row.invoice_id,
+      received_at: Math.floor(new Date(row.received_at).getTime() / 1000),
+      received_at_iso: new Date(row.received_at).toISOString(),
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import { networkFor, type ChainDefinition, type ProjectKind, type WatchedAddresses } from '@gw/kernel';
+import type { AddressPoolService, PoolAddressRef } from '@gw/plugin-address-pool';
+import type { ProjectService } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+
+/** A pool address found by the filter, with the kind of its project. */
+export interface WatchedAddress extends PoolAddressRef {
+  readonly projectKind: ProjectKind;
+}
+
+/** The project kind whose invoices pay on `networkId`: production on mainnet, testnet on the first testnet; none elsewhere. */
+export function projectKindOn(definition: ChainDefinition, networkId: string): ProjectKind | undefined {
+  if (networkFor(definition, 'production').id === networkId) return 'production';
+  if (networkFor(definition, 'testnet').id === networkId) return 'testnet';
+  return undefined;
+}
+
+/**
+ * The pool addresses one network watches: those of projects whose kind pays on it (sandbox
+ * projects never touch a chain). The same EVM address may belong to projects of both kinds; only
+ * the network's kind counts. `lookup` keeps the rows of the last `filter` for the matcher.
+ */
+export class PoolWatchedAddresses implements WatchedAddresses {
+  private readonly kind: ProjectKind | undefined;
+  constructor(
+    private readonly deps: { addressPoolService: AddressPoolService; tenancyProjects: ProjectService; db: Knex },
+    private readonly definition: ChainDefinition,
+    networkId: string,
+  ) {
+    this.kind = projectKindOn(definition, networkId);
+  }
+
+  /** Pool rows at `addresses` of the network's project kind, keyed by address. */
+  async lookup(addresses: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, WatchedAddress>> {
+    if (!this.kind || addresses.length === 0) return new Map();
+    const rows = await this.deps.addressPoolService.lookupAddresses(this.definition.id, addresses, db);
+    const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId), db);
+    const found = new Map<string, WatchedAddress>();
+    for (const row of rows) {
+      const projectKind = kinds.get(row.projectId);
+      if (projectKind === this.kind) found.set(row.address, { ...row, projectKind });
+    }
+    return found;
+  }
+
+  async filter(addresses: readonly string[]): Promise<Set<string>> {
+    return new Set((await this.lookup(addresses)).keys());
+  }
+
+  async active(): Promise<string[]> {
+    if (!this.kind) return [];
+    const rows = await this.deps.addressPoolService.expectingAddresses(this.definition.id);
+    const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId));
+    return [...new Set(rows.filter((r) => kinds.get(r.projectId) === this.kind).map((r) => r.address))];
+  }
+}

@@ -1,0 +1,55 @@
+import { ProviderPool, type ChainRegistry, type ChainId } from '@gw/kernel';
+import type { AddressPoolService } from '@gw/plugin-address-pool';
+import type { ProjectService } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import type { WatchersConfig } from '../config.js';
+import type { WatcherMetrics } from '../metrics.js';
+import type { ScanTarget } from './chain-scanner.js';
+import { PoolWatchedAddresses } from './watched-addresses.js';
+
+/**
+ * The configured chain networks and their watchers, built once at start-up from
+ * `plugins.watchers.chains`. An unknown chain or network, or a chain whose adapter has no watcher,
+ * stops start-up naming it.
+ */
+export class WatcherRegistry {
+  private readonly targets = new Map<string, ScanTarget>();
+
+  constructor(deps: { chains: ChainRegistry; watchersConfig: WatchersConfig; watchersMetrics: WatcherMetrics; addressPoolService: AddressPoolService; tenancyProjects: ProjectService; db: Knex }) {
+    const { watchersConfig: config } = deps;
+    for (const [chainId, networks] of Object.entries(config.chains)) {
+      const adapter = deps.chains.list().find((a) => a.definition.id === chainId);
+      if (!adapter) throw new Error(`plugins.watchers.chains.${chainId}: no such chain is loaded`);
+      if (!adapter.createWatcher) throw new Error(`plugins.watchers.chains.${chainId}: the ${chainId} adapter has no watcher`);
+      for (const [networkId, settings] of Object.entries(networks)) {
+        const { definition } = adapter;
+        const network = [definition.networks.mainnet, ...definition.networks.testnets].find((n) => n.id === networkId);
+        if (!network) throw new Error(`plugins.watchers.chains.${chainId}.${networkId}: ${chainId} has no network ${networkId}`);
+        const providers = new ProviderPool({
+          chain: chainId,
+          network: networkId,
+          endpoints: settings.providers,
+          timeoutMs: config.providerTimeoutMs,
+          onOutcome: deps.watchersMetrics.outcomeRecorder(chainId, networkId),
+        });
+        this.targets.set(key(chainId as ChainId, networkId), {
+          adapter,
+          network: networkId,
+          watcher: adapter.createWatcher({ network, providers }),
+          watched: new PoolWatchedAddresses(deps, definition, networkId),
+          startHeight: settings.startHeight,
+        });
+      }
+    }
+  }
+
+  list(): ScanTarget[] {
+    return [...this.targets.values()];
+  }
+
+  get(chain: string, network: string): ScanTarget | undefined {
+    return this.targets.get(key(chain, network));
+  }
+}
+
+const key = (chain: string, network: string) => `${chain}:${network}`;

@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AbiCoder, Interface, keccak256, toBeHex, zeroPadValue } from 'ethers';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** A real local EVM node (`@foundry-rs/anvil`) on a free port, with its JSON-RPC helpers. */
+export class Anvil {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  /** Starts anvil with `chainId` (e.g. Sepolia's 11155111, so the gateway's sepolia definitions apply). */
+  static async start(chainId: number): Promise<Anvil> {
+    const port = await freePort();
+    const binary = join(here, '..', 'node_modules', '.bin', 'anvil');
+    const child = spawn(binary, ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'], { stdio: 'ignore' });
+    const anvil = new Anvil(child, `http://127.0.0.1:${port}`);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await anvil.rpc('eth_chainId', []);
+        return anvil;
+      } catch (error) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`anvil did not start: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  async rpc<T = any>(method: string, params: unknown[]): Promise<T> {
+    const response = await fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await response.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  }
+
+  async accounts(): Promise<string[]> {
+    return this.rpc('eth_accounts', []);
+  }
+
+  async blockNumber(): Promise<number> {
+    return Number(BigInt(await this.rpc<string>('eth_blockNumber', [])));
+  }
+
+  async mine(blocks: number): Promise<void> {
+    await this.rpc('anvil_mine', [toBeHex(blocks)]);
+  }
+
+  /** Sends `value` wei from an unlocked dev account; mined at once (automine). Returns the tx hash. */
+  async sendEth(from: string, to: string, value: bigint): Promise<string> {
+    return this.rpc('eth_sendTransaction', [{ from, to, value: toBeHex(value) }]);
+  }
+
+  /**
+   * Puts a real ERC-20 (OpenZeppelin 4.9.6 ERC20PresetFixedSupply, compiled bytecode from the npm
+   * package) at `address` (the definition's token contract) and gives `holder` `balance` units by
+   * writing its balance slot (`_balances` is slot 0).
+   */
+  async installErc20(address: string, holder: string, balance: bigint): Promise<void> {
+    const require = createRequire(import.meta.url);
+    const artifact = JSON.parse(readFileSync(require.resolve('@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json'), 'utf8')) as { deployedBytecode: string };
+    await this.rpc('anvil_setCode', [address, artifact.deployedBytecode]);
+    const slot = keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [holder, 0]));
+    await this.rpc('anvil_setStorageAt', [address, slot, zeroPadValue(toBeHex(balance), 32)]);
+  }
+
+  /** Calls `transfer(to, amount)` on the token from `from`. Returns the tx hash. */
+  async sendToken(token: string, from: string, to: string, amount: bigint): Promise<string> {
+    const data = new Interface(['function transfer(address to, uint256 amount) returns (bool)']).encodeFunctionData('transfer', [to, amount]);
+    return this.rpc('eth_sendTransaction', [{ from, to: token, data }]);
+  }
+
+  async receipt(txHash: string): Promise<{ status: string; blockNumber: string; logs: unknown[] }> {
+    return this.rpc('eth_getTransactionReceipt', [txHash]);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,212 @@
+/**
+ * Watchers against a real EVM node: `@foundry-rs/anvil` running with Sepolia's chain id, so the
+ * gateway's eth/sepolia definitions (and the real USDC Sepolia contract address, where a real
+ * OpenZeppelin ERC-20 is installed) apply unchanged. Payments are real transactions in real blocks;
+ * reorgs are anvil's `anvil_reorg`.
+ */
+import test from 'ava';
+import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { verifyWebhook } from '@gw/webhook-verify';
+import { getAddress, parseEther } from 'ethers';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
+import { SCAN_JOB, watchersPlugin } from '../src/index.js';
+import { Anvil } from './anvil.js';
+
+const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
+let anvil: Anvil;
+let gw: TestKernel;
+let receiver: Receiver;
+let project: TestProject;
+let payer: string;
+
+test.before(async () => {
+  anvil = await Anvil.start(11155111);
+  receiver = await Receiver.start();
+  gw = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.address-pool.targetFree': 5,
+      'plugins.webhooks.allowPrivateTargets': true,
+      ...FAST_RETRIES,
+      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+      'plugins.watchers.scanIntervalSeconds': 1,
+    },
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-anvil', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+  payer = (await anvil.accounts())[0]!;
+  await anvil.installErc20(USDC_SEPOLIA, payer, 10n ** 12n);
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+  await anvil?.stop();
+});
+
+const target = () => gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
+/** One scan pass (another pass of the job loop may hold the lock: then try again). */
+async function scan() {
+  for (;;) {
+    const report = await gw.kernel.cradle.watchersScanner.pass(target());
+    if (report.error) throw new Error(report.error);
+    if (report.ran) return report;
+  }
+}
+const uid = () => `order-${Math.random().toString(36).slice(2)}`;
+async function invoice(body: Record<string, unknown>) {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: uid(), ...body } });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  return created.body;
+}
+const get = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
+const eventsOf = (invoiceId: string) =>
+  receiver.requests.filter((r) => JSON.parse(r.body).data?.invoice_id === invoiceId).map((r) => ({ ...JSON.parse(r.body), signature: String(r.headers['x-service-signature']), raw: r.body }));
+
+test.serial('a real ETH transfer to the invoice address: detected at once, paid at the threshold, with signed webhooks; a reorg reverts it; re-mined it is paid again', async (t) => {
+  const inv = await invoice({ coin: 'eth', amount_crypto: '0.25' });
+  const txHash = await anvil.sendEth(payer, inv.address, parseEther('0.25'));
+  await scan();
+  const detected = await get(inv.id);
+  t.is(detected.status, 'detected');
+  t.like(detected.transactions[0], { tx_hash: txHash, amount_units: '250000000000000000', status: 'pending', confirmations: 1 });
+
+  await anvil.mine(inv.confirmation_threshold - 1);
+  await scan();
+  const paid = await get(inv.id);
+  t.is(paid.status, 'paid');
+  t.is(paid.confirmations, inv.confirmation_threshold);
+  t.is(paid.transactions[0].status, 'confirmed');
+  await waitFor(async () => eventsOf(inv.id).length === 2, 20_000);
+  const [detectedEvent, paidEvent] = eventsOf(inv.id).sort((a, b) => a.created_at_iso.localeCompare(b.created_at_iso));
+  t.is(detectedEvent!.event_type, 'invoice.detected');
+  t.is(paidEvent!.event_type, 'invoice.paid');
+  t.is(paidEvent!.mode, 'testnet');
+  t.is(paidEvent!.data.paid_units, '250000000000000000');
+  t.true(verifyWebhook({ rawBody: paidEvent!.raw, header: paidEvent!.signature, secrets: [project.secret] }).ok);
+
+  // The block holding the payment and everything after it are replaced by empty ones.
+  const blockOfTx = Number(BigInt((await anvil.receipt(txHash)).blockNumber));
+  const depth = (await anvil.blockNumber()) - blockOfTx + 1;
+  await anvil.rpc('anvil_reorg', [depth, []]);
+  const report = await scan();
+  t.is(report.reorgedTo, blockOfTx - 1);
+  const reverted = await get(inv.id);
+  t.is(reverted.status, 'reverted');
+  t.is(reverted.transactions[0].status, 'reverted');
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
+
+  // The payment made again on the new branch (as a payer's wallet rebroadcasts it): paid once more, with a fresh event.
+  await anvil.sendEth(payer, inv.address, parseEther('0.25'));
+  await anvil.mine(inv.confirmation_threshold);
+  await scan();
+  const repaid = await get(inv.id);
+  t.is(repaid.status, 'paid');
+  await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 2, 20_000);
+  const paidIds = eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').map((e) => e.event_id);
+  t.not(paidIds[0], paidIds[1], 'the re-confirmation is a fresh invoice.paid');
+});
+
+test.serial('a real ERC-20 (USDC on Sepolia) transfer reaches paid; a rescan never counts it twice', async (t) => {
+  const inv = await invoice({ coin: 'usdc_erc20', amount_crypto: '12.5' });
+  const txHash = await anvil.sendToken(USDC_SEPOLIA, payer, inv.address, 12_500_000n);
+  t.is(BigInt((await anvil.receipt(txHash)).status), 1n);
+  await anvil.mine(inv.confirmation_threshold);
+  await scan();
+  const paid = await get(inv.id);
+  t.is(paid.status, 'paid');
+  t.is(paid.transactions.length, 1);
+  t.like(paid.transactions[0], { tx_hash: txHash, amount_units: '12500000', status: 'confirmed' });
+  t.true(paid.transactions[0].output_index >= 1, 'a token transfer is its log index + 1');
+  // Scanning the same blocks again (cursor moved back by hand) changes nothing.
+  await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).update({ height: Number(BigInt((await anvil.receipt(txHash)).blockNumber)) - 1 });
+  await scan();
+  const rescanned = await get(inv.id);
+  t.is(rescanned.transactions.length, 1);
+  t.is(rescanned.status, 'paid');
+  const rows = await gw.kernel.cradle.db('watchers_transfers').where({ tx_hash: txHash });
+  t.is(rows.length, 1);
+});
+
+test.serial('an underpayment is partial, an overpayment of an exact invoice is overpaid', async (t) => {
+  const under = await invoice({ coin: 'eth', amount_crypto: '1' });
+  const over = await invoice({ coin: 'eth', amount_crypto: '1', matching_mode: 'exact' });
+  await anvil.sendEth(payer, under.address, parseEther('0.4'));
+  await anvil.sendEth(payer, over.address, parseEther('1.5'));
+  await anvil.mine(under.confirmation_threshold);
+  await scan();
+  t.is((await get(under.id)).status, 'partial');
+  t.is((await get(over.id)).status, 'overpaid');
+  await waitFor(async () => eventsOf(under.id).some((e) => e.event_type === 'invoice.partial') && eventsOf(over.id).some((e) => e.event_type === 'invoice.overpaid'), 20_000);
+  t.is(eventsOf(under.id).find((e) => e.event_type === 'invoice.partial')!.data.paid_units, '400000000000000000');
+});
+
+test.serial('a stray transfer to an unused pool address is an orphan; attribution creates a paid invoice with invoice.paid, once', async (t) => {
+  const [spare] = await gw.kernel.cradle.addressPoolService.lookupAddresses('eth', await freePoolAddresses(), gw.kernel.cradle.db);
+  const txHash = await anvil.sendEth(payer, spare!.address, parseEther('0.1'));
+  await anvil.mine(1);
+  await scan();
+  const listed = await signedFetch(gw.url, '/api/v1/orphan-payments?attributed=false&chain=eth', project);
+  t.is(listed.status, 200, JSON.stringify(listed.body));
+  const orphan = listed.body.items.find((o: any) => o.tx_hash === txHash);
+  t.like(orphan, { to_address: getAddress(spare!.address), amount_units: '100000000000000000', amount: '0.1', coin: 'eth', chain: 'eth', network: 'sepolia', attributed: false, tx_output_index: 0 });
+  t.is((await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txHash}&amount_units_gte=100000000000000001`, project)).body.items.length, 0);
+
+  const externalId = uid();
+  const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, user_id: 'customer-7' } });
+  t.is(attributed.status, 200, JSON.stringify(attributed.body));
+  t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '100000000000000000', coin: 'eth', address: spare!.address, metadata: { user_id: 'customer-7' } });
+  t.is(attributed.body.transactions[0].tx_hash, txHash);
+  await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+
+  const twice = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: uid() } });
+  t.is(twice.status, 409);
+  t.is(twice.body.error_code, 'orphan_already_attributed');
+  t.is((await signedFetch(gw.url, '/api/v1/orphan-payments?attributed=true', project)).body.items[0].tx_hash, txHash);
+  const unknown = await signedFetch(gw.url, `/api/v1/orphan-payments/0x${'ab'.repeat(32)}/attribute`, { ...project, method: 'POST', body: { external_id: uid() } });
+  t.is(unknown.status, 404);
+  t.is(unknown.body.error_code, 'orphan_not_found');
+});
+
+test.serial('expiry: a pending invoice past expires_at is expired (a detected one is not); a payment after it is expired_paid_late', async (t) => {
+  const late = await invoice({ coin: 'eth', amount_crypto: '0.3' });
+  const seen = await invoice({ coin: 'eth', amount_crypto: '0.3' });
+  await anvil.sendEth(payer, seen.address, parseEther('0.3'));
+  await scan();
+  t.is((await get(seen.id)).status, 'detected');
+  // Both deadlines are moved into the past (the policy's shortest expiry is a minute).
+  await gw.kernel.cradle.db('invoices_invoices').whereIn('id', [late.id, seen.id]).update({ expires_at: new Date(Date.now() - 1000) });
+  t.true((await gw.kernel.cradle.invoicesExpiry.expireDue()) >= 1);
+  t.is((await get(late.id)).status, 'expired');
+  t.is((await get(seen.id)).status, 'detected', 'a payment seen in time is counted, not expired');
+  await waitFor(async () => eventsOf(late.id).some((e) => e.event_type === 'invoice.expired'), 20_000);
+
+  await anvil.sendEth(payer, late.address, parseEther('0.3'));
+  await anvil.mine(late.confirmation_threshold);
+  await scan();
+  t.is((await get(late.id)).status, 'expired_paid_late');
+  t.is((await get(seen.id)).status, 'paid');
+  await waitFor(async () => eventsOf(late.id).some((e) => e.event_type === 'invoice.expired_paid_late'), 20_000);
+  t.is(eventsOf(late.id).find((e) => e.event_type === 'invoice.expired_paid_late')!.data.paid_units, '300000000000000000');
+});
+
+test.serial('the scheduled job loop scans on its own: a payment reaches paid without calling the scanner', async (t) => {
+  const inv = await invoice({ coin: 'eth', amount_crypto: '0.01' });
+  await anvil.sendEth(payer, inv.address, parseEther('0.01'));
+  await anvil.mine(inv.confirmation_threshold);
+  await gw.kernel.cradle.jobs.send(SCAN_JOB, {});
+  await waitFor(async () => (await get(inv.id)).status === 'paid', 30_000);
+  const cursor = await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).first();
+  t.true(Number(cursor.height) >= (await anvil.blockNumber()) - 1, 'the loop caught up with the tip');
+});
+
+async function freePoolAddresses(): Promise<string[]> {
+  const rows = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain: 'eth', state: 'available' }).orderBy('derivation_index', 'desc').select('address');
+  return rows.map((r: { address: string }) => r.address);
+}
