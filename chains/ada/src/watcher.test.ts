@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
+import { watchedSet } from '@gw/kernel/testing';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type NetworkDefinition, type ProviderOutcome, type WatchedAddresses } from '@gw/kernel';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type NetworkDefinition, type ProviderOutcome } from '@gw/kernel';
 import { adaChain, deriveAdaAddress, normaliseAdaAddress, parseAdaAccountKey } from './index.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../test/fixtures/${name}`, import.meta.url), 'utf8');
@@ -105,18 +106,7 @@ function watcherFor(network: NetworkDefinition, urls: string[], outcomes: Provid
   return adapter.createWatcher!({ network, providers });
 }
 
-/** Watched addresses backed by a fixed set; records every `filter` call. */
-function watching(addresses: readonly string[]): WatchedAddresses & { calls: string[][] } {
-  const calls: string[][] = [];
-  return {
-    calls,
-    filter: async (candidates) => {
-      calls.push([...candidates]);
-      return new Set(candidates.filter((a) => addresses.includes(a)));
-    },
-    active: async () => [...addresses],
-  };
-}
+const watching = watchedSet;
 
 // "abandon … about" account key (the published CIP-1852 vector used in ada.test.ts).
 const ACCOUNT = parseAdaAccountKey(

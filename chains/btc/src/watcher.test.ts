@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
+import { watchedSet } from '@gw/kernel/testing';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import {
@@ -19,7 +20,6 @@ import {
   type NetworkDefinition,
   type ProviderFailure,
   type ProviderOutcome,
-  type WatchedAddresses,
 } from '@gw/kernel';
 import { btcChain } from './index.js';
 
@@ -116,18 +116,7 @@ async function teardown({ providers }: Setup): Promise<void> {
   await Promise.all(providers.map((p) => p.close()));
 }
 
-/** A WatchedAddresses over a fixed pool set that records every filter call. */
-function watching(pool: readonly string[], active: readonly string[] = pool): WatchedAddresses & { filterCalls: string[][] } {
-  const filterCalls: string[][] = [];
-  return {
-    filterCalls,
-    filter: async (addresses) => {
-      filterCalls.push([...addresses]);
-      return new Set(addresses.filter((a) => pool.includes(a)));
-    },
-    active: async () => [...active],
-  };
-}
+const watching = watchedSet;
 
 // The receive key of the BIP39 "abandon ... about" mnemonic at m/84'/1'/0' (testnet, BIP84).
 const bip32 = BIP32Factory(ecc);
@@ -198,7 +187,7 @@ test('scan(): a payment to a derived address, in the adapter\'s exact address fo
       },
     ]);
     // One filter call for the whole scan, with every output address of the block.
-    t.deepEqual(watched.filterCalls, [['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'tb1qr6ch6nwvgrwvz5y3t9l9xe6r3me7dmkpd4zwna']]);
+    t.deepEqual(watched.calls, [['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'tb1qr6ch6nwvgrwvz5y3t9l9xe6r3me7dmkpd4zwna']]);
     t.deepEqual(s.providers[0]!.requests, ['/block-height/1259783', `/block/${TEST_1259783}`, `/block/${TEST_1259783}/txs/0`]);
   } finally {
     await teardown(s);
@@ -249,7 +238,7 @@ test('scan(): the genesis block (coinbase paying a bare public key) gives no tra
     t.is(block!.parentHash, '0'.repeat(64));
     t.is(block!.time.getTime(), 1231006505 * 1000);
     t.deepEqual(block!.transfers, []);
-    t.deepEqual(watched.filterCalls, []);
+    t.deepEqual(watched.calls, []);
   } finally {
     await teardown(s);
   }

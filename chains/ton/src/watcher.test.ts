@@ -9,6 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
+import { watchedSet } from '@gw/kernel/testing';
 import { Address, beginCell, toNano, type Cell } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
@@ -103,18 +104,7 @@ function pool(endpoints: ProviderEndpoint[], timeoutMs = 2_000): ProviderPool {
   return new ProviderPool({ chain: 'ton', network: network.id, endpoints, timeoutMs });
 }
 
-/** Watches `addresses`; records every `filter` call. */
-function watching(addresses: string[]): WatchedAddresses & { calls: string[][] } {
-  const calls: string[][] = [];
-  return {
-    calls,
-    filter: async (candidates) => {
-      calls.push([...candidates]);
-      return new Set(candidates.filter((a) => addresses.includes(a)));
-    },
-    active: async () => addresses,
-  };
-}
+const watching = watchedSet;
 
 const txHash = (block: SandboxBlock, predicate: (json: Record<string, unknown>) => boolean): string => {
   const tx = block.transactions.find((t) => predicate(transactionJson(t, block.seqno)));

@@ -6,12 +6,13 @@
  * field of a recorded response in the test, and say so.
  */
 import test from 'ava';
+import { watchedSet } from '@gw/kernel/testing';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb } from 'tronweb';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainWatcher, type ProviderEndpoint, type WatchedAddresses } from '@gw/kernel';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainWatcher, type ProviderEndpoint } from '@gw/kernel';
 import { tronChain } from './index.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../test/fixtures/${name}`, import.meta.url), 'utf8');
@@ -89,18 +90,7 @@ function watcherFor(endpoints: readonly ProviderEndpoint[], network = MAINNET): 
   return adapter.createWatcher!({ network, providers });
 }
 
-/** Watches exactly `addresses`, recording every `filter` call. */
-function watching(addresses: readonly string[]): WatchedAddresses & { calls: string[][] } {
-  const calls: string[][] = [];
-  return {
-    calls,
-    filter: async (candidates) => {
-      calls.push([...candidates]);
-      return new Set(candidates.filter((a) => addresses.includes(a)));
-    },
-    active: async () => [...addresses],
-  };
-}
+const watching = watchedSet;
 
 /** The recorded routes with one recorded answer changed by `edit` (JSON in, JSON out). */
 function edited(key: string, edit: (json: any) => void): Routes {

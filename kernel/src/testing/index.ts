@@ -3,3 +3,4 @@ export * from './test-kernel.js';
 export * from './signed-fetch.js';
 export * from './response-check.js';
 export * from './wait-for.js';
+export * from './watched-set.js';
