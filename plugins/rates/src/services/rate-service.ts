@@ -112,11 +112,18 @@ export class RateService {
 
   /** The USD rate of an asset; see {@link quote}. */
   async quoteAsset(asset: Asset): Promise<RateQuote> {
-    const memo = this.memo.get(asset);
-    if (memo && memo.until > this.now().getTime() && this.isFresh(memo.quote.fetchedAt)) return memo.quote;
+    const memo = this.fromMemo(asset);
+    if (memo) return memo;
     const cached = this.select(await this.store.read(asset));
     if (cached) return this.remember(cached);
-    return this.remember(await this.pendingQuotes(asset, () => this.fetchQuote(asset)));
+    // A fetch that began and ended while the cache was read (so the read missed its write) has
+    // left its quote in the memo: use it instead of asking the provider again.
+    return this.fromMemo(asset) ?? this.remember(await this.pendingQuotes(asset, () => this.fetchQuote(asset)));
+  }
+
+  private fromMemo(asset: Asset): RateQuote | undefined {
+    const memo = this.memo.get(asset);
+    return memo && memo.until > this.now().getTime() && this.isFresh(memo.quote.fetchedAt) ? memo.quote : undefined;
   }
 
   /**
@@ -200,6 +207,11 @@ export class RateService {
     }
     this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'ok' });
     this.cooldownUntil.delete(provider.id);
+    // The preferred provider's answer is what any quote would select: memoised for every asset,
+    // so callers whose cache read raced this fetch (and missed its write) need no second request.
+    if (provider === this.providers[0]) {
+      for (const [asset, rate] of rates) if (this.isFresh(rate.at)) this.remember(quoteOf(provider.id, asset, rate.rate, rate.at));
+    }
     try {
       await this.store.write(provider.id, rates);
     } catch (error) {
