@@ -56,7 +56,7 @@ export const AttributeBody = Type.Object(
     user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Kept in the invoice metadata as user_id.' })),
     metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
     to_address: Type.Optional(Type.String({ minLength: 1, description: 'Picks the receipt when the transaction paid several pool addresses.' })),
-    tx_output_index: Type.Optional(Type.Integer({ minimum: 0, description: 'Picks the receipt when the transaction has several.' })),
+    tx_output_index: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Picks the receipt when the transaction has several.' })),
   },
   { additionalProperties: false },
 );

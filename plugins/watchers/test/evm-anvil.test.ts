@@ -31,7 +31,8 @@ test.before(async () => {
     config: {
       'plugins.rates.providers': ['fixed'],
       'plugins.rates.fixed': FIXED_RATES,
-      'plugins.address-pool.targetFree': 5,
+      // Enough fresh addresses that every invoice here has its own (no overlay sharing).
+      'plugins.address-pool.targetFree': 30,
       'plugins.webhooks.allowPrivateTargets': true,
       ...FAST_RETRIES,
       'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
@@ -157,6 +158,15 @@ test.serial('a stray transfer to an unused pool address is an orphan; attributio
   const orphan = listed.body.items.find((o: any) => o.tx_hash === txHash);
   t.like(orphan, { to_address: getAddress(spare!.address), amount_units: '100000000000000000', amount: '0.1', coin: 'eth', chain: 'eth', network: 'sepolia', attributed: false, tx_output_index: 0 });
   t.is((await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txHash}&amount_units_gte=100000000000000001`, project)).body.items.length, 0);
+
+  const taken = await invoice({ coin: 'eth', amount_crypto: '0.1' });
+  const conflict = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: taken.external_id } });
+  t.is(conflict.status, 409);
+  t.is(conflict.body.error_code, 'external_id_conflict');
+  const badIndex = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: uid(), tx_output_index: 2 ** 40 } });
+  t.is(badIndex.status, 400);
+  t.is(badIndex.body.error_code, 'validation_error');
+  t.is((await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txHash}`, project)).body.items[0].attributed, false, 'refused attributions change nothing');
 
   const externalId = uid();
   const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, user_id: 'customer-7' } });

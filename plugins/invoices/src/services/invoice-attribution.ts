@@ -7,6 +7,7 @@ import { invoicesErrors } from '../errors.js';
 import { Invoice } from '../models/invoice.js';
 import { transactionsByInvoice } from '../models/invoice-transaction.js';
 import { unitsToUsd } from './amounts.js';
+import { checkMetadataSize, lockExternalId, storedRateSnapshot } from './invoice-rules.js';
 import type { InvoiceTransitions, TransactionWrite } from './invoice-transitions.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
 import type { PolicyService } from './policy-service.js';
@@ -38,7 +39,9 @@ export class InvoiceAttribution {
    * invoice under `externalId`; 500 `internal_error` when no USD rate can be had for the snapshot.
    */
   async createPaid(trx: Knex.Transaction, input: AttributionInput, actor: Actor): Promise<InvoiceView> {
-    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`${input.projectId}:${input.externalId}`]);
+    // The same lock as REST creates: a concurrent create under this external_id waits, then conflicts.
+    checkMetadataSize(input.metadata);
+    await lockExternalId(trx, input.projectId, input.externalId);
     if (await Invoice.query(trx).findOne({ project_id: input.projectId, external_id: input.externalId }).select('id')) {
       throw invoicesErrors.external_id_conflict({ message: 'This external_id is already used by another invoice of the project.', details: { external_id: input.externalId } });
     }
@@ -73,7 +76,7 @@ export class InvoiceAttribution {
       amount_units: units.toString(),
       amount_crypto: fromBaseUnits(units, coin.decimals),
       amount_usd: unitsToUsd(units, quote.rate, coin.decimals),
-      rate_snapshot: { source: quote.source, pair: quote.pair, rate: quote.rate, fetched_at_iso: quote.fetchedAt.toISOString() },
+      rate_snapshot: storedRateSnapshot(quote),
       payment_token: paymentToken,
       payment_uri: adapter.paymentUri({ coin: input.coin, network: networkKindOf(input.projectKind), address: input.address, amountUnits: units }),
       callback_url: null,

@@ -33,6 +33,7 @@ import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-tra
 import { Invoice } from '../models/invoice.js';
 import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
+import { checkMetadataSize, externalIdLockKey, lockExternalId, storedRateSnapshot } from './invoice-rules.js';
 import type { PolicyService, ResolvedPolicy } from './policy-service.js';
 
 /** Create request (the body of POST /invoices, spec 4.2). */
@@ -69,8 +70,6 @@ export interface InvoicePage {
   readonly items: InvoiceView[];
   readonly next_cursor?: string;
 }
-
-const METADATA_MAX_BYTES = 16_384;
 
 /**
  * Invoices: creation (idempotent on project + external_id, address and invoice in one
@@ -129,11 +128,11 @@ export class InvoiceService {
     // Replays first: a stored invoice is returned as it is, whatever the policy or the rates say now.
     const open = [...items.keys()].filter((i) => !outcomes[i]);
     const stored = await this.findByExternalIds(this.deps.db, open.map((i) => items[i]!));
-    const replayed = open.filter((i) => stored.has(lockKey(items[i]!.project.id, items[i]!.input.external_id)));
+    const replayed = open.filter((i) => stored.has(externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id)));
     if (replayed.length > 0) {
-      const transactions = await this.transactionsOf(replayed.map((i) => stored.get(lockKey(items[i]!.project.id, items[i]!.input.external_id))!.id));
+      const transactions = await this.transactionsOf(replayed.map((i) => stored.get(externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id))!.id));
       for (const i of replayed) {
-        const row = stored.get(lockKey(items[i]!.project.id, items[i]!.input.external_id))!;
+        const row = stored.get(externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id))!;
         outcomes[i] = attempt(() => ({ invoice: this.replayView(row, items[i]!.request.fingerprint, transactions.get(row.id) ?? []), created: false }));
       }
     }
@@ -158,7 +157,7 @@ export class InvoiceService {
     const keys = new Set<string>();
     const again: number[] = [];
     const first = planned.filter((i) => {
-      const key = lockKey(items[i]!.project.id, items[i]!.input.external_id);
+      const key = externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id);
       if (keys.has(key)) {
         again.push(i);
         return false;
@@ -182,13 +181,13 @@ export class InvoiceService {
     return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('invoice create produced no outcome') });
   }
 
-  /** Stored invoices of the requests' (project, external_id) pairs, keyed by `lockKey`. */
+  /** Stored invoices of the requests' (project, external_id) pairs, keyed by `externalIdLockKey`. */
   private async findByExternalIds(db: Knex | Knex.Transaction, requests: readonly CreateRequest[]): Promise<Map<string, Invoice>> {
     if (requests.length === 0) return new Map();
     const rows = await Invoice.query(db)
       .whereIn('project_id', [...new Set(requests.map((r) => r.project.id))])
       .whereIn('external_id', [...new Set(requests.map((r) => r.input.external_id))]);
-    return new Map(rows.map((row) => [lockKey(row.project_id, row.external_id), row]));
+    return new Map(rows.map((row) => [externalIdLockKey(row.project_id, row.external_id), row]));
   }
 
   /** Checks that need the policy and the rate; everything a create decides before the transaction. */
@@ -240,12 +239,12 @@ export class InvoiceService {
     const outcomes: (Settled<CreateResult> | undefined)[] = new Array(batch.length);
     await trx.raw(
       `select pg_advisory_xact_lock(h) from (select hashtextextended(k, 0) as h from unnest(?::text[]) as k order by h offset 0) ordered`,
-      [batch.map(({ item }) => lockKey(item.project.id, item.input.external_id))],
+      [batch.map(({ item }) => externalIdLockKey(item.project.id, item.input.external_id))],
     );
     const byKey = await this.findByExternalIds(trx, batch.map(({ item }) => item));
     const toCreate: number[] = [];
     const replays: number[] = [];
-    batch.forEach(({ item }, n) => (byKey.has(lockKey(item.project.id, item.input.external_id)) ? replays : toCreate).push(n));
+    batch.forEach(({ item }, n) => (byKey.has(externalIdLockKey(item.project.id, item.input.external_id)) ? replays : toCreate).push(n));
 
     const allocations = new Map<number, Allocation>();
     for (const [group, indexes] of groupBy(toCreate, (n) => `${batch[n]!.item.project.id}:${batch[n]!.plan.adapter.definition.id}`)) {
@@ -276,9 +275,9 @@ export class InvoiceService {
       for (const n of creating) outcomes[n] = { ok: true, value: { invoice: invoiceView(insertedById.get(batch[n]!.plan.id)!, [], this.deps.chains), created: true } };
     }
     if (replays.length > 0) {
-      const transactions = await this.transactionsOf(replays.map((n) => byKey.get(lockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!.id), trx);
+      const transactions = await this.transactionsOf(replays.map((n) => byKey.get(externalIdLockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!.id), trx);
       for (const n of replays) {
-        const row = byKey.get(lockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!;
+        const row = byKey.get(externalIdLockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!;
         outcomes[n] = attempt(() => ({ invoice: this.replayView(row, batch[n]!.item.request.fingerprint, transactions.get(row.id) ?? []), created: false }));
       }
     }
@@ -290,7 +289,7 @@ export class InvoiceService {
     const { project, input, request } = item;
     try {
       return await this.deps.db.transaction(async (trx) => {
-        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [lockKey(project.id, input.external_id)]);
+        await lockExternalId(trx, project.id, input.external_id);
         const raced = await Invoice.query(trx).findOne({ project_id: project.id, external_id: input.external_id });
         if (raced) return { invoice: await this.replay(raced, request.fingerprint, trx), created: false };
         const allocation = await this.allocateOne(trx, project.id, plan.adapter.definition.id, plan);
@@ -338,7 +337,7 @@ export class InvoiceService {
       amount_units: plan.units.toString(),
       amount_crypto: fromBaseUnits(plan.units, plan.decimals),
       amount_usd: request.usd,
-      rate_snapshot: plan.quote ? { source: plan.quote.source, pair: plan.quote.pair, rate: plan.quote.rate, fetched_at_iso: plan.quote.fetchedAt.toISOString() } : null,
+      rate_snapshot: plan.quote ? storedRateSnapshot(plan.quote) : null,
       payment_token: paymentToken,
       payment_uri: adapter.paymentUri({
         coin: input.coin,
@@ -509,9 +508,7 @@ export class InvoiceService {
       }
     }
     const usd = hasUsd ? usdDecimal(input.amount_usd!) : null;
-    if (input.metadata && Buffer.byteLength(JSON.stringify(input.metadata)) > METADATA_MAX_BYTES) {
-      throw coreErrors.validation_error({ message: `metadata is larger than ${METADATA_MAX_BYTES} bytes as JSON`, details: { field: 'metadata' } });
-    }
+    checkMetadataSize(input.metadata);
     const callbackUrl = input.callback_url ? validateWebhookUrl(input.callback_url, project.kind) : null;
     const fingerprint = createHash('sha256')
       .update(
@@ -580,9 +577,6 @@ interface CreatePlan {
 }
 
 /** The advisory-lock key of (project, external_id), the same in every code path. */
-function lockKey(projectId: string, externalId: string): string {
-  return `invoices:${projectId}:${externalId}`;
-}
 
 function groupBy<T>(values: Iterable<T>, key: (value: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
