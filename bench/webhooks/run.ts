@@ -3,13 +3,18 @@
  * delivered, beside a baseline measured in the same run: raw signed POSTs from Node (this process,
  * keep-alive, the worker's connection limit) to the same receiver.
  *
- * Gateway side: a fresh database, the real worker app (`apps/worker`, its own process), N events
- * written through the outbox by this process in transactions of 200 as fast as it can; the
- * figure is N over the time from the first enqueue to the last arrival. Latency is arrival minus
- * the envelope's `created_at_iso`, so with a burst it includes the time an event waits in the
- * backlog. The receiver (its own process) verifies every signature on both sides.
+ * Gateway side: a fresh database and the real worker app (`apps/worker`, its own process). Three
+ * measurements per round, the events written through the outbox by this process:
+ * 1. drain (the headline figure): N events wait in the outbox, written while no worker ran; a
+ *    worker starts and delivers them; N over the time from its readiness to the last arrival;
+ * 2. burst: N events written in transactions of 200 as fast as this process can while the worker
+ *    delivers; N over the time from the first enqueue to the last arrival (bounded by the
+ *    enqueueing, which shares the machine);
+ * 3. steady: `--steady-rate` events/s for `--steady-seconds`; p50/p99 of enqueue to delivered
+ *    (arrival minus the envelope's `created_at_iso`) without a backlog.
+ * The receiver (its own process) verifies every signature on both sides.
  *
- * Run: npx -y pnpm@10.34.9 exec tsx bench/webhooks/run.ts [--events 20000] [--rounds 2] [--connections 128]
+ * Run: npx -y pnpm@10.34.9 exec tsx bench/webhooks/run.ts [--events 20000] [--rounds 2] [--connections 128] [--steady-rate 1000] [--steady-seconds 10]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database per round) or an embedded server
  * under .data/postgres-bench. Diagnostics: BENCH_CPU_PROF=worker writes a CPU profile of the
  * worker to .data/cpu-prof; BENCH_WEBHOOK_BATCH / BENCH_WEBHOOK_WORKERS override the worker's
@@ -28,11 +33,13 @@ import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { signWebhook } from '@gw/webhook-verify';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '128' }, warmup: { type: 'string', default: '1000' } } });
+const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '128' }, warmup: { type: 'string', default: '1000' }, 'steady-rate': { type: 'string', default: '1000' }, 'steady-seconds': { type: 'string', default: '10' } } });
 const events = Number(values.events);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const warmup = Number(values.warmup);
+const steadyRate = Number(values['steady-rate']);
+const steadySeconds = Number(values['steady-seconds']);
 const MASTER_KEY = '0f'.repeat(32);
 
 const postgres = await benchPostgres();
@@ -151,7 +158,7 @@ for (let round = 1; round <= rounds; round += 1) {
       console.error(`baseline round ${round}: ${Math.round(events / base.seconds)} events/s`);
       await receiverCall(receiverUrl, '/reset', 'POST');
 
-      const worker = await startChild(['apps/worker/src/main.ts'], {
+      const workerEnv = {
         DATABASE_URL: databaseUrl,
         GW_MASTER_KEY: MASTER_KEY,
         LOG_LEVEL: 'warn',
@@ -161,33 +168,68 @@ for (let round = 1; round <= rounds; round += 1) {
         GW__plugins__rates__fixed: '{"ETH":"3000"}',
         ...(process.env['BENCH_WEBHOOK_BATCH'] ? { GW__plugins__webhooks__batchSize: process.env['BENCH_WEBHOOK_BATCH'] } : {}),
         ...(process.env['BENCH_WEBHOOK_WORKERS'] ? { GW__plugins__webhooks__workers: process.env['BENCH_WEBHOOK_WORKERS'] } : {}),
-      }, /Worker started/, process.env['BENCH_CPU_PROF'] === 'worker');
+      };
+      const startWorker = () => startChild(['apps/worker/src/main.ts'], workerEnv, /Worker started/, process.env['BENCH_CPU_PROF'] === 'worker');
+      const emit = async (n: number, batchSize = 200) => {
+        const invoiceId = newId();
+        for (let done = 0; done < n; done += batchSize) {
+          const batch: InvoiceEvent[] = Array.from({ length: Math.min(batchSize, n - done) }, () => ({
+            projectId: project.id,
+            projectKind: 'testnet',
+            invoiceId,
+            eventType: 'invoice.paid',
+            callbackUrl: null,
+            data: { invoice_id: invoiceId, status: 'paid' },
+          }));
+          await kernel.cradle.db.transaction((trx) => kernel.cradle.invoiceEvents.emit(trx, batch));
+        }
+      };
+      const gatewayRow = (side: string, stats: Stats, seconds: number) => {
+        const sorted = stats.latenciesMs.sort((a, b) => a - b);
+        rows.push({ side, round, events: stats.count, perSecond: stats.count / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: stats.bad });
+        console.error(`${side} round ${round}: ${Math.round(stats.count / seconds)} events/s (distinct ${stats.distinct})`);
+      };
+
+      // 1. Drain: the outbox holds `events` undelivered events (written while no worker ran);
+      //    a worker starts and delivers them. Time from the worker's readiness to the last arrival.
+      let worker = await startWorker();
       try {
-        const emit = async (n: number) => {
-          const invoiceId = newId();
-          for (let done = 0; done < n; done += 200) {
-            const batch: InvoiceEvent[] = Array.from({ length: Math.min(200, n - done) }, () => ({
-              projectId: project.id,
-              projectKind: 'testnet',
-              invoiceId,
-              eventType: 'invoice.paid',
-              callbackUrl: null,
-              data: { invoice_id: invoiceId, status: 'paid' },
-            }));
-            await kernel.cradle.db.transaction((trx) => kernel.cradle.invoiceEvents.emit(trx, batch));
-          }
-        };
         await emit(warmup);
         await waitForCount(receiverUrl, warmup);
+      } finally {
+        await stop(worker.child);
+      }
+      await receiverCall(receiverUrl, '/reset', 'POST');
+      await emit(events);
+      worker = await startWorker();
+      try {
+        const ready = Date.now();
+        const drained = await waitForCount(receiverUrl, events);
+        gatewayRow('gateway drain (outbox to delivered)', drained, (drained.lastAt - ready) / 1000);
+
+        // 2. Burst: `events` written as fast as this process can while the worker delivers them;
+        //    the rate is bounded by the enqueueing, which shares the machine.
         await receiverCall(receiverUrl, '/reset', 'POST');
         const started = Date.now();
         await emit(events);
         const enqueueSeconds = (Date.now() - started) / 1000;
-        const stats = await waitForCount(receiverUrl, events);
-        const seconds = (stats.lastAt - started) / 1000;
-        const sorted = stats.latenciesMs.sort((a, b) => a - b);
-        rows.push({ side: 'gateway (enqueue to delivered)', round, events, perSecond: events / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: stats.bad });
-        console.error(`gateway round ${round}: ${Math.round(events / seconds)} events/s (distinct ${stats.distinct}); enqueueing alone took ${enqueueSeconds.toFixed(2)} s (${Math.round(events / enqueueSeconds)} events/s)`);
+        const burst = await waitForCount(receiverUrl, events);
+        gatewayRow('gateway burst (enqueue while delivering)', burst, (burst.lastAt - started) / 1000);
+        console.error(`  enqueueing alone took ${enqueueSeconds.toFixed(2)} s (${Math.round(events / enqueueSeconds)} events/s)`);
+
+        // 3. Steady load: `steadyRate` events/s for `steadySeconds`, in transactions of 20 every
+        //    20th of a second; latency is enqueue (the envelope's created_at_iso) to arrival.
+        await receiverCall(receiverUrl, '/reset', 'POST');
+        const perTick = Math.max(1, Math.round(steadyRate / 20));
+        const ticks = steadySeconds * 20;
+        const steadyStart = Date.now();
+        for (let tick = 0; tick < ticks; tick += 1) {
+          await emit(perTick, perTick);
+          const wait = steadyStart + ((tick + 1) * 1000) / 20 - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+        const steady = await waitForCount(receiverUrl, perTick * ticks);
+        gatewayRow(`gateway steady ${steadyRate}/s (latency)`, steady, (steady.lastAt - steadyStart) / 1000);
       } finally {
         await stop(worker.child);
       }
@@ -207,4 +249,5 @@ const mean = (side: string) => {
   const of = rows.filter((r) => r.side.startsWith(side));
   return of.reduce((sum, r) => sum + r.perSecond, 0) / of.length;
 };
-console.log(`\ngateway / baseline throughput: ${(mean('gateway') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
+console.log(`\ngateway drain / baseline throughput: ${(mean('gateway drain') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
+console.log(`gateway burst / baseline throughput: ${(mean('gateway burst') / mean('baseline')).toFixed(2)} (bounded by the enqueueing)`);

@@ -50,7 +50,7 @@ export const invoicesPlugin = definePlugin({
 export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
 export { INVOICE_STATUSES, WAITING_STATUSES, PAID_STATUSES, type InvoiceStatus } from './invoice-status.js';
-export { InvoiceService, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
+export { InvoiceService, paymentCandidateKey, type PaymentCandidateKey, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
 export { InvoiceTransitions, type TransitionRequest, type TransitionResult, type TransactionWrite, type TransactionStatus, type TransactionUpdate } from './services/invoice-transitions.js';
 export { InvoiceAttribution, type AttributionInput } from './services/invoice-attribution.js';
 export { InvoiceExpiry, EXPIRING_STATUSES } from './services/invoice-expiry.js';

@@ -3,7 +3,7 @@ import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { WatchersConfigSchema, type WatchersConfig } from './config.js';
 import { watchersErrors } from './errors.js';
-import { watchersJobs } from './jobs.js';
+import { sendScanPass, watchersJobs } from './jobs.js';
 import { createWatcherMetrics, type WatcherMetrics } from './metrics.js';
 import { watchersRoutes } from './routes.js';
 import { ChainScanner } from './services/chain-scanner.js';
@@ -52,7 +52,8 @@ export const watchersPlugin = definePlugin({
   jobs: watchersJobs,
   start: async (cradle) => {
     // Configuration mistakes (unknown chain or network) stop start-up here, naming the key.
-    void cradle.watchersRegistry;
+    // Each network's loop starts now rather than at the next minute's schedule.
+    for (const target of cradle.watchersRegistry.list()) await sendScanPass(cradle, target.adapter.definition.id, target.network);
   },
 });
 

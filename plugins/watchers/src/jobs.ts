@@ -10,22 +10,29 @@ export interface ScanJobData {
 }
 
 /**
+ * Queues the next pass of one network, `startAfterSeconds` from now. While one is already queued
+ * (the `stately` policy, keyed by the network) this is a no-op.
+ */
+export async function sendScanPass(cradle: Cradle, chain: string, network: string, startAfterSeconds = 0): Promise<void> {
+  await cradle.jobs.send(SCAN_JOB, { chain, network } satisfies ScanJobData, { singletonKey: `${chain}:${network}`, ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}) });
+}
+
+/**
  * `watchers.scan`: each configured network runs a loop of passes. A pass ends by sending the next
  * one (at once while it is behind the tip, else after `scanIntervalSeconds`). The queue's
  * `stately` policy with the network as singleton key allows one queued and one active pass per
  * network across every worker instance; the advisory lock in ChainScanner makes the one active
- * pass certain. The schedule every minute (re)starts any loop that stopped (a worker died
- * between two passes).
+ * pass certain. Every instance starts each loop when it starts; the schedule every
+ * minute restarts any loop that stopped (a worker died between two passes).
  */
 export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
-  const next = async (chain: string, network: string, startAfterSeconds: number) => {
-    await cradle.jobs.send(SCAN_JOB, { chain, network } satisfies ScanJobData, { singletonKey: `${chain}:${network}`, ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}) });
-  };
+  const next = (chain: string, network: string, startAfterSeconds: number) => sendScanPass(cradle, chain, network, startAfterSeconds);
   return [
     {
       name: SCAN_JOB,
       queue: { policy: 'stately', retryLimit: 0, expireInSeconds: 600, deleteAfterSeconds: 3600 },
-      work: { pollingIntervalSeconds: 1, batchSize: 1 },
+      // pg-boss's shortest poll: a pass due after `scanIntervalSeconds` starts at most half a second late.
+      work: { pollingIntervalSeconds: 0.5, batchSize: 1 },
       schedule: { cron: '* * * * *', data: {} },
       handler: async (jobs) => {
         for (const job of jobs) {

@@ -15,11 +15,17 @@ export class Anvil {
     readonly url: string,
   ) {}
 
-  /** Starts anvil with `chainId` (e.g. Sepolia's 11155111, so the gateway's sepolia definitions apply). */
-  static async start(chainId: number): Promise<Anvil> {
+  /**
+   * Starts anvil with `chainId` (e.g. Sepolia's 11155111, so the gateway's sepolia definitions
+   * apply). `gasLimit` raises the block gas limit (a block of thousands of transfers).
+   */
+  static async start(chainId: number, options: { gasLimit?: bigint; accounts?: number } = {}): Promise<Anvil> {
     const port = await freePort();
     const binary = join(here, '..', 'node_modules', '.bin', 'anvil');
-    const child = spawn(binary, ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'], { stdio: 'ignore' });
+    const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
+    if (options.gasLimit !== undefined) args.push('--gas-limit', options.gasLimit.toString());
+    if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
+    const child = spawn(binary, args, { stdio: 'ignore' });
     const anvil = new Anvil(child, `http://127.0.0.1:${port}`);
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -38,6 +44,19 @@ export class Anvil {
     const body = (await response.json()) as { result?: T; error?: { message: string } };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
+  }
+
+  /** Several calls in one JSON-RPC batch; results in call order. */
+  async rpcBatch<T = any>(calls: readonly (readonly [string, unknown[]])[]): Promise<T[]> {
+    const body = calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
+    const response = await fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const replies = (await response.json()) as { id: number; result?: T; error?: { message: string } }[];
+    return replies
+      .sort((a, b) => a.id - b.id)
+      .map((reply) => {
+        if (reply.error) throw new Error(`${calls[reply.id]![0]}: ${reply.error.message}`);
+        return reply.result as T;
+      });
   }
 
   async accounts(): Promise<string[]> {

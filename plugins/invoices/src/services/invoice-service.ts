@@ -71,6 +71,18 @@ export interface InvoicePage {
   readonly next_cursor?: string;
 }
 
+/** What a receipt at an address concerns: the project that owns the address, the address and the coin received. */
+export interface PaymentCandidateKey {
+  readonly projectId: string;
+  readonly address: string;
+  readonly coin: CoinId;
+}
+
+/** The map key of `paymentCandidatesMany`. */
+export function paymentCandidateKey(key: PaymentCandidateKey): string {
+  return `${key.projectId}|${key.address}|${key.coin}`;
+}
+
 /**
  * Invoices: creation (idempotent on project + external_id, address and invoice in one
  * transaction), retrieval, search and cancellation. Every write is audited with its actor and
@@ -444,19 +456,41 @@ export class InvoiceService {
     return rows.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains));
   }
 
+  /** Invoices by id with their transactions (read in `db`); ids not found are absent. */
+  async getMany(invoiceIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, InvoiceView>> {
+    if (invoiceIds.length === 0) return new Map();
+    const rows = await Invoice.query(db).whereIn('id', [...new Set(invoiceIds)]);
+    const transactions = await this.transactionsOf(rows.map((row) => row.id), db);
+    return new Map(rows.map((row) => [row.id, invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains)]));
+  }
+
   /**
    * The project's invoices at `address` on `chain` for `coin` that a receipt there may concern:
    * those still waiting (pending, detected, partial, ambiguous), reverted ones (a re-confirmation)
    * and expired ones (a late payment), newest first, at most 50, with their transactions.
    */
-  async paymentCandidates(db: Knex | Knex.Transaction, input: { projectId: string; chain: ChainId; address: string; coin: CoinId }): Promise<InvoiceView[]> {
+  async paymentCandidates(db: Knex | Knex.Transaction, input: PaymentCandidateKey & { chain: ChainId }): Promise<InvoiceView[]> {
+    return (await this.paymentCandidatesMany(db, input.chain, [input])).get(paymentCandidateKey(input)) ?? [];
+  }
+
+  /** `paymentCandidates` of several (project, address, coin) keys of one chain in two statements, keyed by `paymentCandidateKey`. */
+  async paymentCandidatesMany(db: Knex | Knex.Transaction, chain: ChainId, keys: readonly PaymentCandidateKey[]): Promise<Map<string, InvoiceView[]>> {
+    if (keys.length === 0) return new Map();
+    const tuples = [...new Map(keys.map((k) => [paymentCandidateKey(k), [k.projectId, k.address, k.coin]])).values()];
     const rows = await Invoice.query(db)
-      .where({ chain: input.chain, address: input.address, project_id: input.projectId, coin: input.coin })
+      .where('chain', chain)
+      .whereIn(['project_id', 'address', 'coin'], tuples)
       .whereIn('status', [...WAITING_STATUSES, 'reverted', 'expired'])
-      .orderBy('id', 'desc')
-      .limit(50);
-    const transactions = await this.transactionsOf(rows.map((row) => row.id), db);
-    return rows.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains));
+      .orderBy('id', 'desc');
+    const byKey = new Map<string, Invoice[]>();
+    for (const row of rows) {
+      const key = paymentCandidateKey({ projectId: row.project_id, address: row.address, coin: row.coin });
+      const list = byKey.get(key) ?? [];
+      if (list.length < 50) list.push(row);
+      byKey.set(key, list);
+    }
+    const transactions = await this.transactionsOf([...byKey.values()].flat().map((row) => row.id), db);
+    return new Map([...byKey].map(([key, list]) => [key, list.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains))]));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { expectShape, ProviderError, type ChainAdapter, type ChainWatcher, type ScannedBlock } from '@gw/kernel';
+import { expectShape, ProviderError, type ChainAdapter, type ChainWatcher, type ObservedTransfer, type ScannedBlock } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
@@ -104,7 +104,7 @@ export class ChainScanner {
               reorged = true;
               break;
             }
-            transfers += await this.record(trx, target, block);
+            transfers += await this.record(trx, target, block, head.height);
             expectedParent = block.hash;
             height = block.height;
           }
@@ -118,11 +118,7 @@ export class ChainScanner {
         }
         if (target.watcher.mempool) {
           const pending = await target.watcher.mempool(target.watched);
-          const owners = await target.watched.lookup(pending.map((t) => t.toAddress), trx);
-          for (const transfer of pending) {
-            const at = owners.get(transfer.toAddress);
-            if (at && (await this.deps.watchersMatcher.record(trx, transfer, at)) !== 'known') transfers++;
-          }
+          transfers += await this.match(trx, target, pending, head.height);
         }
         await this.deps.watchersCounter.count(trx, chain, network, head.height);
         await trx('watchers_blocks').where({ chain, network }).andWhere('height', '<', height - this.deps.watchersConfig.reorgDepth).delete();
@@ -143,20 +139,25 @@ export class ChainScanner {
     }
   }
 
-  private async record(trx: Knex.Transaction, target: ScanTarget, block: ScannedBlock): Promise<number> {
+  private async record(trx: Knex.Transaction, target: ScanTarget, block: ScannedBlock, head: number): Promise<number> {
     const chain = target.adapter.definition.id;
     await trx('watchers_blocks')
       .insert({ chain, network: target.network, height: block.height, hash: block.hash, parent_hash: block.parentHash })
       .onConflict(['chain', 'network', 'height'])
       .merge();
-    if (block.transfers.length === 0) return 0;
-    const owners = await target.watched.lookup(block.transfers.map((t) => t.toAddress), trx);
-    let recorded = 0;
-    for (const transfer of block.transfers) {
+    return this.match(trx, target, block.transfers, head);
+  }
+
+  /** Records the transfers to watched pool addresses; returns how many were new. */
+  private async match(trx: Knex.Transaction, target: ScanTarget, transfers: readonly ObservedTransfer[], head: number): Promise<number> {
+    if (transfers.length === 0) return 0;
+    const owners = await target.watched.lookup(transfers.map((t) => t.toAddress), trx);
+    const items = transfers.flatMap((transfer) => {
       const at = owners.get(transfer.toAddress);
-      if (at && (await this.deps.watchersMatcher.record(trx, transfer, at)) !== 'known') recorded++;
-    }
-    return recorded;
+      return at ? [{ transfer, at }] : [];
+    });
+    const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head);
+    return outcomes.filter((outcome) => outcome !== 'known').length;
   }
 
   /** Finds the highest stored block the provider still agrees on, at or below `from`, and rewinds to it. */

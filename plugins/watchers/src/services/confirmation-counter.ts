@@ -43,9 +43,10 @@ export class ConfirmationCounter {
     ).rows;
     const byInvoice = new Map<string, CountedTransfer[]>();
     for (const row of rows) byInvoice.set(row.invoice_id, [...(byInvoice.get(row.invoice_id) ?? []), row]);
+    const invoices = await this.deps.invoicesService.getMany([...byInvoice.keys()], trx);
     let finalized = 0;
     for (const [invoiceId, transfers] of byInvoice) {
-      const invoice = await this.deps.invoicesService.get(transfers[0]!.project_id, invoiceId, trx);
+      const invoice = invoices.get(invoiceId)!;
       const confirmations = (t: CountedTransfer) => Math.max(0, head - Number(t.block_height) + 1);
       const final = transfers.every((t) => confirmations(t) >= invoice.confirmation_threshold);
       const updates: TransactionUpdate[] = transfers.map((t) => ({

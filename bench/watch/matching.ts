@@ -1,0 +1,172 @@
+/**
+ * Benchmark: matching throughput of the EVM watcher pipeline for one block of `--transfers` real
+ * transfers (default 5,000) against `--watched` pool addresses (default 1,000,000).
+ *
+ * Set-up (not measured): a real anvil node with Sepolia's chain id; a testnet project with a
+ * verified eth wallet whose pool holds `--transfers` derived addresses, each allocated to a
+ * pending invoice created over the signed REST API; the pool then grows to `--watched` rows with
+ * synthetic addresses written straight into the address pool's table (deriving a million
+ * addresses would take half an hour; the lookup only needs the rows). With mining paused, one
+ * transfer of the invoice's exact amount is sent to every invoice address, then one block mines
+ * them all.
+ *
+ * Measured, in the same run and on the same block:
+ * - provider: `EvmWatcher.scan` of the block with a filter that accepts every address (JSON-RPC:
+ *   the block with its transactions, the logs, a receipt per candidate): the floor no matcher can
+ *   go below;
+ * - filter: the pool lookup of the block's recipients among the watched addresses;
+ * - pass: one `ChainScanner.pass` over the block (provider, filter, recording and matching every
+ *   transfer, a `detected` transition with its outbox event per invoice, confirmation counting),
+ *   in one transaction, as the scheduled job runs it.
+ * Matching throughput is transfers over (pass - provider). The run checks that every invoice is
+ * `detected` afterwards.
+ *
+ * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/watch/matching.ts [--transfers 5000] [--watched 1000000]
+ */
+import { parseArgs } from 'node:util';
+import { fromBaseUnits } from '@gw/kernel';
+import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { Anvil } from '@gw/plugin-watchers/testing';
+import { toBeHex } from 'ethers';
+import { benchPostgres } from '../bench-database.js';
+import { projectWithPools } from '../../plugins/invoices/test/helpers.js';
+
+const { values } = parseArgs({ options: { transfers: { type: 'string', default: '5000' }, watched: { type: 'string', default: '1000000' } } });
+const transfers = Number(values.transfers);
+const watchedCount = Number(values.watched);
+const SEPOLIA = 11155111;
+
+const postgres = await benchPostgres();
+const anvil = await Anvil.start(SEPOLIA, { gasLimit: 30_000_000_000n, accounts: 20 });
+
+const ms = (from: number) => performance.now() - from;
+
+try {
+  await postgres.withDatabase(async (url) => {
+    const gw: TestKernel = await startTestKernel({
+      plugins,
+      chains,
+      role: 'gateway',
+      database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
+      config: {
+        'plugins.rates.providers': ['fixed'],
+        'plugins.rates.fixed': { ETH: '3000' },
+        'plugins.address-pool.targetFree': Math.min(10_000, transfers),
+        'plugins.address-pool.replenishBatchMax': Math.min(10_000, transfers),
+        'plugins.invoices.createRateLimitPerMinute': 1_000_000,
+        'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+      },
+    });
+    try {
+      const { db, tenancyOperators, watchersRegistry, watchersScanner } = gw.kernel.cradle;
+      const operatorId = (await tenancyOperators.create('bench-watch', CLI_ACTOR)).id;
+      let t0 = performance.now();
+      const project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+      console.error(`pool of ${transfers} derived addresses: ${(ms(t0) / 1000).toFixed(1)} s`);
+
+      // Pending invoices over REST, 50 at a time, each with its own address and a distinct amount.
+      t0 = performance.now();
+      const invoices: { id: string; address: string; units: bigint }[] = [];
+      for (let done = 0; done < transfers; done += 50) {
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(50, transfers - done) }, async (_, i) => {
+            const units = 10n ** 15n + BigInt(done + i);
+            const res = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: `bench-${done + i}`, coin: 'eth', amount_crypto: fromBaseUnits(units, 18) } });
+            if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(res.body)}`);
+            return { id: res.body.id as string, address: res.body.address as string, units };
+          }),
+        );
+        invoices.push(...batch);
+      }
+      if (new Set(invoices.map((i) => i.address)).size !== transfers) throw new Error('invoices share addresses: raise the pool');
+      console.error(`${transfers} invoices: ${(ms(t0) / 1000).toFixed(1)} s`);
+
+      // The rest of the watched set: synthetic rows of the same wallet, far above the derived indices.
+      t0 = performance.now();
+      const wallet = await db('address_pool_addresses').where({ project_id: project.projectId, chain: 'eth' }).first('wallet_id');
+      const extra = Math.max(0, watchedCount - transfers);
+      for (let from = 0; from < extra; from += 100_000) {
+        const n = Math.min(100_000, extra - from);
+        await db.raw(
+          `insert into address_pool_addresses (id, project_id, chain, wallet_id, derivation_index, address, derivation_path, state, activated)
+           select upper(substr(md5('id' || i), 1, 26)), ?, 'eth', ?, 1000000 + i, '0x' || substr(md5('a' || i) || md5('b' || i), 1, 40), 'm/44''/60''/0''/0/' || (1000000 + i), 'available', true
+             from generate_series(?::int, ?::int) as i`,
+          [project.projectId, wallet.wallet_id, from, from + n - 1],
+        );
+      }
+      await db.raw('analyze address_pool_addresses');
+      const total = Number((await db('address_pool_addresses').where({ chain: 'eth' }).count({ n: '*' }))[0]!.n);
+      console.error(`${total} watched eth addresses: ${(ms(t0) / 1000).toFixed(1)} s`);
+
+      // One block holding a payment to every invoice: mining paused, transactions spread over the dev accounts.
+      t0 = performance.now();
+      const accounts = await anvil.accounts();
+      await anvil.rpc('evm_setAutomine', [false]);
+      // Explicit nonces: anvil numbers a batch from the mined state, not from the pending pool.
+      const nonces = (await anvil.rpcBatch<string>(accounts.map((a) => ['eth_getTransactionCount', [a, 'latest']] as const))).map((n) => Number(BigInt(n)));
+      for (let done = 0; done < transfers; done += 500) {
+        await anvil.rpcBatch(
+          invoices.slice(done, done + 500).map((inv, i) => {
+            const sender = (done + i) % accounts.length;
+            const nonce = nonces[sender]!++;
+            return ['eth_sendTransaction', [{ from: accounts[sender], to: inv.address, value: toBeHex(inv.units), gas: '0x5208', nonce: toBeHex(nonce) }]] as const;
+          }),
+        );
+      }
+      await anvil.rpc('evm_mine', []);
+      await anvil.rpc('evm_setAutomine', [true]);
+      const height = await anvil.blockNumber();
+      const block = await anvil.rpc<{ transactions: string[] }>('eth_getBlockByNumber', [toBeHex(height), false]);
+      if (block.transactions.length !== transfers) throw new Error(`the block holds ${block.transactions.length} transactions, not ${transfers}`);
+      console.error(`block ${height} with ${transfers} transfers: ${(ms(t0) / 1000).toFixed(1)} s`);
+
+      const target = watchersRegistry.get('eth', 'sepolia')!;
+      // The scanner starts just below the block (earlier blocks hold only the set-up).
+      await db('watchers_cursors').insert({ chain: 'eth', network: 'sepolia', height: height - 1, head_height: height - 1 });
+      await db('watchers_blocks').insert({ chain: 'eth', network: 'sepolia', height: height - 1, hash: (await anvil.rpc<{ hash: string }>('eth_getBlockByNumber', [toBeHex(height - 1), false])).hash, parent_hash: '0x' });
+
+      const acceptAll = { filter: async (addresses: readonly string[]) => new Set(addresses), active: async () => [] };
+      t0 = performance.now();
+      const [scanned] = await target.watcher.scan(height, height, acceptAll);
+      const providerMs = ms(t0);
+      if (scanned!.transfers.length !== transfers) throw new Error(`the watcher saw ${scanned!.transfers.length} transfers`);
+
+      t0 = performance.now();
+      const found = await target.watched.filter(scanned!.transfers.map((t) => t.toAddress));
+      const filterMs = ms(t0);
+      if (found.size !== transfers) throw new Error(`the filter found ${found.size} of ${transfers}`);
+
+      // Diagnostics: BENCH_COUNT_QUERIES=1 prints how often each statement shape ran in the pass.
+      const statements = new Map<string, number>();
+      const countQuery = (query: { sql: string }) => {
+        const shape = query.sql.replace(/\s+/g, ' ').slice(0, 110);
+        statements.set(shape, (statements.get(shape) ?? 0) + 1);
+      };
+      if (process.env['BENCH_COUNT_QUERIES']) db.on('query', countQuery);
+      t0 = performance.now();
+      const report = await watchersScanner.pass(target);
+      const passMs = ms(t0);
+      db.off('query', countQuery);
+      for (const [shape, count] of [...statements].sort((a, b) => b[1] - a[1])) console.error(String(count).padStart(8), shape);
+      if (report.error || report.transfers !== transfers) throw new Error(`pass: ${JSON.stringify(report)}`);
+      const detected = Number((await db('invoices_invoices').where({ project_id: project.projectId, status: 'detected' }).count({ n: '*' }))[0]!.n);
+      if (detected !== transfers) throw new Error(`${detected} invoices detected, not ${transfers}`);
+
+      const matchingMs = passMs - providerMs;
+      console.log(`\nwatcher matching, one block of ${transfers} transfers against ${total} watched addresses, node ${process.version}\n`);
+      console.log('| step | ms | transfers/s |');
+      console.log('| --- | --- | --- |');
+      console.log(`| provider: EvmWatcher.scan of the block, accept-all filter | ${providerMs.toFixed(0)} | ${Math.round(transfers / (providerMs / 1000))} |`);
+      console.log(`| filter: pool lookup of the ${transfers} recipients | ${filterMs.toFixed(0)} | ${Math.round(transfers / (filterMs / 1000))} |`);
+      console.log(`| pass: scan, filter, record, match, detect (${detected} invoices), count | ${passMs.toFixed(0)} | ${Math.round(transfers / (passMs / 1000))} |`);
+      console.log(`| matching alone (pass - provider) | ${matchingMs.toFixed(0)} | ${Math.round(transfers / (matchingMs / 1000))} |`);
+    } finally {
+      await gw.close();
+    }
+  });
+} finally {
+  await anvil.stop();
+  await postgres.stop();
+}
