@@ -103,7 +103,7 @@ try {
       // One block holding a payment to every invoice: mining paused, transactions spread over the dev accounts.
       t0 = performance.now();
       const accounts = await anvil.accounts();
-      await anvil.rpc('evm_setAutomine', [false]);
+      await anvil.pauseMining();
       // Explicit nonces: anvil numbers a batch from the mined state, not from the pending pool.
       const nonces = (await anvil.rpcBatch<string>(accounts.map((a) => ['eth_getTransactionCount', [a, 'latest']] as const))).map((n) => Number(BigInt(n)));
       for (let done = 0; done < transfers; done += 500) {
@@ -116,7 +116,7 @@ try {
         );
       }
       await anvil.rpc('evm_mine', []);
-      await anvil.rpc('evm_setAutomine', [true]);
+      await anvil.resumeMining();
       const height = await anvil.blockNumber();
       const block = await anvil.rpc<{ transactions: string[] }>('eth_getBlockByNumber', [toBeHex(height), false]);
       if (block.transactions.length !== transfers) throw new Error(`the block holds ${block.transactions.length} transactions, not ${transfers}`);

@@ -43,8 +43,9 @@ export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
           const target = cradle.watchersRegistry.get(job.data.chain, job.data.network);
           if (!target) continue;
           const report = await cradle.watchersScanner.pass(target);
-          // A pass that found the lock taken leaves the loop to the instance holding it.
-          if (report.ran) await next(job.data.chain, job.data.network, report.behind ? 0 : cradle.watchersConfig.scanIntervalSeconds);
+          // Also when the lock was taken (by a pass outside the loop, or one whose job expired): the
+          // `stately` queue keeps a single queued pass, so the loop never doubles and never stops.
+          await next(job.data.chain, job.data.network, report.ran && report.behind ? 0 : cradle.watchersConfig.scanIntervalSeconds);
         }
       },
     },

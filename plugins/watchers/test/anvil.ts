@@ -10,6 +10,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** A real local EVM node (`@foundry-rs/anvil`) on a free port, with its JSON-RPC helpers. */
 export class Anvil {
+  private paused = false;
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
@@ -71,9 +72,33 @@ export class Anvil {
     await this.rpc('anvil_mine', [toBeHex(blocks)]);
   }
 
-  /** Sends `value` wei from an unlocked dev account; mined at once (automine). Returns the tx hash. */
+  /**
+   * Sends `value` wei from an unlocked dev account. Returns the tx hash once it is mined (anvil
+   * mines each transaction in its own block), or at once while mining is paused.
+   */
   async sendEth(from: string, to: string, value: bigint): Promise<string> {
-    return this.rpc('eth_sendTransaction', [{ from, to, value: toBeHex(value) }]);
+    return this.mined(await this.rpc('eth_sendTransaction', [{ from, to, value: toBeHex(value) }]));
+  }
+
+  /** Stops mining per transaction: what is sent waits for the next `mine`. */
+  async pauseMining(): Promise<void> {
+    await this.rpc('evm_setAutomine', [false]);
+    this.paused = true;
+  }
+
+  async resumeMining(): Promise<void> {
+    await this.rpc('evm_setAutomine', [true]);
+    this.paused = false;
+  }
+
+  // Under load anvil may answer a send before the automined block is in place.
+  private async mined(txHash: string): Promise<string> {
+    const deadline = Date.now() + 20_000;
+    while (!this.paused && (await this.rpc('eth_getTransactionReceipt', [txHash])) === null) {
+      if (Date.now() > deadline) throw new Error(`transaction ${txHash} was not mined`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return txHash;
   }
 
   /**
@@ -92,7 +117,7 @@ export class Anvil {
   /** Calls `transfer(to, amount)` on the token from `from`. Returns the tx hash. */
   async sendToken(token: string, from: string, to: string, amount: bigint): Promise<string> {
     const data = new Interface(['function transfer(address to, uint256 amount) returns (bool)']).encodeFunctionData('transfer', [to, amount]);
-    return this.rpc('eth_sendTransaction', [{ from, to: token, data }]);
+    return this.mined(await this.rpc('eth_sendTransaction', [{ from, to: token, data }]));
   }
 
   async receipt(txHash: string): Promise<{ status: string; blockNumber: string; logs: unknown[] }> {

@@ -16,6 +16,13 @@ export function projectKindOn(definition: ChainDefinition, networkId: string): P
 }
 
 /**
+ * Which pool row owns a receipt when several projects' pools hold the address (the same extended
+ * key registered in several projects): the one allocated to an invoice, else the one in cooldown
+ * after an invoice (a late payment), else a spare one.
+ */
+const OWNER_RANK: Record<PoolAddressRef['state'], number> = { allocated: 0, cooldown: 1, available: 2 };
+
+/**
  * The pool addresses one network watches: those of projects whose kind pays on it (sandbox
  * projects never touch a chain). The same EVM address may belong to projects of both kinds; only
  * the network's kind counts. `lookup` keeps the rows of the last `filter` for the matcher.
@@ -30,15 +37,18 @@ export class PoolWatchedAddresses implements WatchedAddresses {
     this.kind = projectKindOn(definition, networkId);
   }
 
-  /** Pool rows at `addresses` of the network's project kind, keyed by address. */
+  /** Pool rows at `addresses` of the network's project kind, keyed by address (one owner each: `OWNER_RANK`). */
   async lookup(addresses: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, WatchedAddress>> {
     if (!this.kind || addresses.length === 0) return new Map();
     const rows = await this.deps.addressPoolService.lookupAddresses(this.definition.id, addresses, db);
     const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId), db);
     const found = new Map<string, WatchedAddress>();
-    for (const row of rows) {
+    // Ids are ULIDs: in creation order, so among equals the oldest pool row wins.
+    for (const row of [...rows].sort((a, b) => (a.id < b.id ? -1 : 1))) {
       const projectKind = kinds.get(row.projectId);
-      if (projectKind === this.kind) found.set(row.address, { ...row, projectKind });
+      if (projectKind !== this.kind) continue;
+      const held = found.get(row.address);
+      if (!held || OWNER_RANK[row.state] < OWNER_RANK[held.state]) found.set(row.address, { ...row, projectKind });
     }
     return found;
   }

@@ -1,0 +1,68 @@
+/**
+ * The scheduled scan loop against a real EVM node (`@foundry-rs/anvil`, Sepolia's chain id): a
+ * started instance runs each configured network's `watchers.scan` loop by itself; nothing here
+ * calls the scanner or sends a job.
+ */
+import test from 'ava';
+import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { parseEther } from 'ethers';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { projectWithPools, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
+import { SCAN_JOB, watchersPlugin } from '../src/index.js';
+import { Anvil } from './anvil.js';
+
+let anvil: Anvil;
+let gw: TestKernel;
+let project: TestProject;
+
+test.before(async () => {
+  anvil = await Anvil.start(11155111);
+  gw = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+      'plugins.watchers.scanIntervalSeconds': 1,
+    },
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-loop', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+});
+test.after.always(async () => {
+  await gw?.close();
+  await anvil?.stop();
+});
+
+const cursorHeight = async () => Number((await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).first())?.height ?? -1);
+
+test.serial('the loop started with the instance: a payment reaches paid, and the loop follows the tip', async (t) => {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: `loop-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' } });
+  t.is(created.status, 201);
+  const invoice = created.body;
+  await anvil.sendEth((await anvil.accounts())[0]!, invoice.address, parseEther('0.01'));
+  await waitFor(async () => (await signedFetch(gw.url, `/api/v1/invoices/${invoice.id}`, project)).body.status === 'detected', 20_000);
+  await anvil.mine(invoice.confirmation_threshold);
+  await waitFor(async () => (await signedFetch(gw.url, `/api/v1/invoices/${invoice.id}`, project)).body.status === 'paid', 20_000);
+  const tip = await anvil.blockNumber();
+  await waitFor(async () => (await cursorHeight()) === tip, 20_000);
+  t.is((await signedFetch(gw.url, `/api/v1/invoices/${invoice.id}`, project)).body.confirmations, invoice.confirmation_threshold + 1);
+});
+
+test.serial('a pass that finds the lock taken keeps the loop going; a second kick adds no second loop', async (t) => {
+  const { db, jobs } = gw.kernel.cradle;
+  // Hold the network's scan lock for two seconds, as a pass of another instance would.
+  await db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['watchers:eth:sepolia']);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  });
+  await jobs.send(SCAN_JOB, {});
+  await anvil.mine(1);
+  const tip = await anvil.blockNumber();
+  await waitFor(async () => (await cursorHeight()) === tip, 20_000);
+  const queued = await db.raw<{ rows: { n: string }[] }>(`select count(*) as n from pgboss.job where name = ? and state in ('created', 'retry', 'active') and singleton_key = 'eth:sepolia'`, [SCAN_JOB]);
+  t.true(Number(queued.rows[0]!.n) <= 2, 'at most one queued and one active pass');
+});
