@@ -14,6 +14,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import {
   ProviderError,
+  WatcherLocalError,
   ProviderPool,
   type ChainAdapterDeps,
   type ChainWatcher,
@@ -334,6 +335,18 @@ for (const [mode, failure] of FAILURES) {
     }
   });
 }
+
+test('a failure of the watched-address lookup (ours, not the provider\'s) is thrown on without failover', async (t) => {
+  const s = await setup(TESTNET, ['replay-testnet', 'replay-testnet']);
+  try {
+    const broken = { filter: async () => Promise.reject(new WatcherLocalError('database down')), active: async () => [] };
+    await t.throwsAsync(() => s.watcher.scan(1259783, 1259783, broken), { instanceOf: WatcherLocalError, message: 'database down' });
+    t.is(s.providers[1]!.requests.length, 0, 'the second provider was not asked');
+    t.false(s.outcomes.some((o) => o.outcome !== 'ok'), 'no provider failure counted');
+  } finally {
+    await teardown(s);
+  }
+});
 
 test('failover: a provider that failed stays behind the one that answered', async (t) => {
   const s = await setup(MAINNET, ['500', 'replay-mainnet']);

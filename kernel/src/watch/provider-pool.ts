@@ -32,6 +32,18 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * A failure on the gateway's own side during a provider call (the watched-address lookup in
+ * PostgreSQL, say): not the provider's fault, so `ProviderPool.run` neither fails over nor counts
+ * it against the provider; it reaches the caller as it is.
+ */
+export class WatcherLocalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WatcherLocalError';
+  }
+}
+
 /** Throws `malformed` unless `ok`: how watchers reject a response of the wrong shape. */
 export function expectShape(ok: unknown, what: string): asserts ok {
   if (!ok) throw new ProviderError('malformed', '', `malformed provider response: ${what}`);
@@ -89,7 +101,8 @@ export class ProviderPool {
   /**
    * Runs `call` against each provider in turn, starting from the one that last worked, until one
    * succeeds. Any error thrown by `call` counts as that provider's failure (a `ProviderError` keeps
-   * its kind; anything else, e.g. a field missing from a response, is `malformed`).
+   * its kind; anything else, e.g. a field missing from a response, is `malformed`), except a
+   * `WatcherLocalError`, which is thrown on at once.
    */
   async run<T>(operation: string, call: (http: ProviderHttp, endpoint: ProviderEndpoint) => Promise<T>): Promise<T> {
     const { endpoints } = this.options;
@@ -104,6 +117,7 @@ export class ProviderPool {
         this.options.onOutcome?.({ provider: endpoint.name, operation, outcome: 'ok', durationMs: performance.now() - started });
         return result;
       } catch (error) {
+        if (error instanceof WatcherLocalError) throw error;
         const failure =
           error instanceof ProviderError
             ? new ProviderError(error.failure, endpoint.name, error.message, error.retryAfterMs)

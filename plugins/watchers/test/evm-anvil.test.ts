@@ -217,7 +217,7 @@ test.serial('a stray transfer to an unused pool address is an orphan; attributio
   t.is((await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txHash}`, project)).body.items[0].attributed, false, 'refused attributions change nothing');
 
   const externalId = uid();
-  const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, user_id: 'customer-7' } });
+  const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, user_id: 'customer-7', to_address: spare!.address.toLowerCase() } });
   t.is(attributed.status, 200, JSON.stringify(attributed.body));
   t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '100000000000000000', coin: 'eth', address: spare!.address, metadata: { user_id: 'customer-7' } });
   t.is(attributed.body.transactions[0].tx_hash, txHash);

@@ -84,7 +84,12 @@ export class OrphanInbox {
         .whereIn('tx_hash', [...new Set([txHash.trim(), txHash.trim().toLowerCase()])])
         .orderBy('id')
         .forUpdate();
-      if (input.to_address !== undefined) query.where('to_address', input.to_address.trim());
+      if (input.to_address !== undefined) {
+        const address = input.to_address.trim();
+        // Hex (EVM) addresses are stored checksummed; any letter case names the same address.
+        if (/^0x[0-9a-f]{40}$/i.test(address)) query.whereRaw('lower(to_address) = ?', [address.toLowerCase()]);
+        else query.where('to_address', address);
+      }
       if (input.tx_output_index !== undefined) query.where('output_index', input.tx_output_index);
       const rows = (await query) as TransferRow[];
       const usable = rows.filter((r) => r.status === 'in_block');

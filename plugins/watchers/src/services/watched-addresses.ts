@@ -1,4 +1,4 @@
-import { networkFor, type ChainDefinition, type ProjectKind, type WatchedAddresses } from '@gw/kernel';
+import { networkFor, WatcherLocalError, type ChainDefinition, type ProjectKind, type WatchedAddresses } from '@gw/kernel';
 import type { AddressPoolService, PoolAddressRef } from '@gw/plugin-address-pool';
 import type { ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
@@ -54,13 +54,26 @@ export class PoolWatchedAddresses implements WatchedAddresses {
   }
 
   async filter(addresses: readonly string[]): Promise<Set<string>> {
-    return new Set((await this.lookup(addresses)).keys());
+    return ours(async () => new Set((await this.lookup(addresses)).keys()));
   }
 
   async active(): Promise<string[]> {
+    return ours(() => this.expecting());
+  }
+
+  private async expecting(): Promise<string[]> {
     if (!this.kind) return [];
     const rows = await this.deps.addressPoolService.expectingAddresses(this.definition.id);
     const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId));
     return [...new Set(rows.filter((r) => kinds.get(r.projectId) === this.kind).map((r) => r.address))];
+  }
+}
+
+/** Runs a lookup of ours inside a provider call: a database failure fails the pass without blaming (or leaving) the provider. */
+async function ours<T>(lookup: () => Promise<T>): Promise<T> {
+  try {
+    return await lookup();
+  } catch (error) {
+    throw new WatcherLocalError(`watched-address lookup failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
