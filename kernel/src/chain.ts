@@ -214,7 +214,7 @@ export interface ChainAdapter {
    * `options.providers` (see `watch/`). Every chain implements it; the watchers plugin schedules
    * one scanner per chain and network.
    */
-  createWatcher?(options: WatcherOptions): ChainWatcher;
+  createWatcher(options: WatcherOptions): ChainWatcher;
 }
 
 /** Dependencies the kernel hands to a chain's adapter factory. */

@@ -103,7 +103,7 @@ function watcherFor(network: NetworkDefinition, urls: string[], outcomes: Provid
     timeoutMs: 300,
     onOutcome: (o) => outcomes.push(o),
   });
-  return adapter.createWatcher!({ network, providers });
+  return adapter.createWatcher({ network, providers });
 }
 
 const watching = watchedSet;

@@ -109,7 +109,7 @@ async function setup(network: NetworkDefinition, modes: Mode[], timeoutMs = 2000
     timeoutMs,
     onOutcome: (outcome) => outcomes.push(outcome),
   });
-  const watcher = adapter.createWatcher!({ network, providers: pool });
+  const watcher = adapter.createWatcher({ network, providers: pool });
   return { watcher, providers, outcomes };
 }
 
@@ -137,7 +137,7 @@ const derivedTestnetAddress0 = adapter.deriveAddress(adapter.parseAccountKey(TES
 
 test('adapter builds a BtcWatcher with a small scan range', (t) => {
   const pool = new ProviderPool({ chain: 'btc', network: 'bitcoin', endpoints: [{ name: 'x', url: 'http://127.0.0.1:1' }], timeoutMs: 10 });
-  const watcher = adapter.createWatcher!({ network: MAINNET, providers: pool });
+  const watcher = adapter.createWatcher({ network: MAINNET, providers: pool });
   t.is(watcher.maxBlocksPerScan, 3);
   t.is(typeof watcher.mempool, 'function');
 });

@@ -87,7 +87,7 @@ async function failing(kind: '500' | '429' | 'hang' | 'not-json' | 'error-object
 
 function watcherFor(endpoints: readonly ProviderEndpoint[], network = MAINNET): ChainWatcher {
   const providers = new ProviderPool({ chain: 'tron', network: network.id, endpoints, timeoutMs: 400 });
-  return adapter.createWatcher!({ network, providers });
+  return adapter.createWatcher({ network, providers });
 }
 
 const watching = watchedSet;
@@ -371,5 +371,5 @@ for (const [kind, failure] of [
 
 test('maxBlocksPerScan is set', (t) => {
   const providers = new ProviderPool({ chain: 'tron', network: 'tron', endpoints: [{ name: 'a', url: 'http://127.0.0.1:1' }], timeoutMs: 100 });
-  t.is(adapter.createWatcher!({ network: MAINNET, providers }).maxBlocksPerScan, 10);
+  t.is(adapter.createWatcher({ network: MAINNET, providers }).maxBlocksPerScan, 10);
 });

@@ -20,7 +20,6 @@ export class WatcherRegistry {
     for (const [chainId, networks] of Object.entries(config.chains)) {
       const adapter = deps.chains.list().find((a) => a.definition.id === chainId);
       if (!adapter) throw new Error(`plugins.watchers.chains.${chainId}: no such chain is loaded`);
-      if (!adapter.createWatcher) throw new Error(`plugins.watchers.chains.${chainId}: the ${chainId} adapter has no watcher`);
       for (const [networkId, settings] of Object.entries(networks)) {
         const { definition } = adapter;
         const network = [definition.networks.mainnet, ...definition.networks.testnets].find((n) => n.id === networkId);
