@@ -13,7 +13,7 @@ import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { invoicesPlugin } from '../src/index.js';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
-import { adaWallet, btcTestnetWallet, btcWallet, ethWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
+import { adaWallet, btcTestnetWallet, btcWallet, ethWallet, evmAccountWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
 
 export const ALL_CHAINS = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];
 
@@ -50,14 +50,15 @@ export interface TestProject {
 
 /**
  * A project of `kind` with a verified wallet and a replenished pool for each of `chains` (TRON
- * addresses activated), plus its API credentials.
+ * addresses activated), plus its API credentials. Every project gets the same test keys (so the
+ * same addresses) unless `evmAccount` picks another account for its EVM chains.
  */
-export async function projectWithPools(gw: TestKernel, operatorId: string, chains: readonly ChainId[], kind: ProjectKind = 'production'): Promise<TestProject> {
+export async function projectWithPools(gw: TestKernel, operatorId: string, chains: readonly ChainId[], kind: ProjectKind = 'production', options: { evmAccount?: number } = {}): Promise<TestProject> {
   const { tenancyProjects, walletsWallets, addressPoolReplenisher, addressPoolService, addressPoolStatus } = gw.kernel.cradle;
   const created = await tenancyProjects.create({ name: `p-${Math.random().toString(36).slice(2)}`, kind, operator: operatorId }, CLI_ACTOR);
   const projectId = created.project.id;
   for (const chain of chains) {
-    const wallet = walletFor(chain, kind);
+    const wallet = options.evmAccount !== undefined && ['eth', 'polygon', 'bsc'].includes(chain) ? { ...evmAccountWallet(options.evmAccount), chain } : walletFor(chain, kind);
     const { challenge } = await walletsWallets.register({ projectId, chain, xpub: wallet.xpub }, CLI_ACTOR);
     await walletsWallets.verify({ projectId, chain, signature: await wallet.sign(challenge.message) }, CLI_ACTOR);
   }

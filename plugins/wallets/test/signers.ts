@@ -69,6 +69,17 @@ export const ethWallet: TestWallet = {
   sign: (message, index = 0) => new Wallet(evmRoot.derivePath(`m/44'/60'/0'/0/${index}`).privateKey).signMessage(message),
 };
 
+/** Another account of the same mnemonic (m/44'/60'/`account`'): a second, unrelated EVM key. */
+export function evmAccountWallet(account: number): TestWallet {
+  const node = evmRoot.derivePath(`m/44'/60'/${account}'`);
+  return {
+    chain: 'eth',
+    xpub: node.neuter().extendedKey,
+    address0: node.derivePath('0/0').address,
+    sign: (message, index = 0) => new Wallet(node.derivePath(`0/${index}`).privateKey).signMessage(message),
+  };
+}
+
 // --- TRON (BIP44 m/44'/195'/0'; TronLink vector) -----------------------------------------------
 const tronAccount = evmRoot.derivePath("m/44'/195'/0'");
 export const tronWallet: TestWallet = {

@@ -33,6 +33,7 @@ test.before(async () => {
       'plugins.rates.fixed': FIXED_RATES,
       // Enough fresh addresses that every invoice here has its own (no overlay sharing).
       'plugins.address-pool.targetFree': 30,
+      'plugins.address-pool.hardCap': 30,
       'plugins.webhooks.allowPrivateTargets': true,
       ...FAST_RETRIES,
       'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
@@ -151,24 +152,23 @@ test.serial('an underpayment is partial, an overpayment of an exact invoice is o
 
 test.serial('a shared (overlay) address: the transfer equal to one invoice\'s amount pays it; one equal to two pending invoices makes both ambiguous and waits in the orphan inbox', async (t) => {
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create(`overlay-${uid()}`, CLI_ACTOR)).id;
-  const shared = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  // A key of its own, so none of its addresses is in the other project's pool.
+  const shared = await projectWithPools(gw, operatorId, ['eth'], 'testnet', { evmAccount: 1 });
   const create = async (amount: string) => {
     const res = await signedFetch(gw.url, '/api/v1/invoices', { ...shared, method: 'POST', body: { external_id: uid(), coin: 'eth', amount_crypto: amount } });
     if (res.status !== 201) throw new Error(JSON.stringify(res.body));
     return res.body;
   };
   const first = await create('0.5');
-  // Set-up: the pool has nothing free left, so the next invoices share the one allocated address.
-  await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: shared.projectId, state: 'available' }).delete();
+  // Set-up: the pool has nothing free left (every spare row resting, and at its hard cap so the
+  // replenisher adds none), so the next invoices share the one allocated address.
+  await gw.kernel.cradle.db('address_pool_addresses')
+    .where({ project_id: shared.projectId, state: 'available' })
+    .update({ state: 'cooldown', cooldown_until: new Date(Date.now() + 365 * 86_400_000) });
   const second = await create('0.3');
   const third = await create('0.3');
   t.is(second.address, first.address);
   t.is(third.address, first.address);
-  // Both projects registered the same test key: the address is in the other project's pool too
-  // (no longer allocated there). The receipts belong to the project whose invoices wait at it.
-  const elsewhere = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, address: first.address }).first();
-  t.truthy(elsewhere);
-  t.not(elsewhere.state, 'allocated');
 
   // Both payments in one block: the second sees what the first changed at the address.
   const [, a, b] = await anvil.accounts();
@@ -194,6 +194,19 @@ test.serial('a shared (overlay) address: the transfer equal to one invoice\'s am
   await scan();
   t.is((await of(first.id)).status, 'paid');
   t.is((await of(second.id)).status, 'ambiguous', 'an ambiguous invoice waits for the operator');
+});
+
+test.serial('an address in two projects\' pools (one key registered twice): the receipt goes to the project whose invoice waits there', async (t) => {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(`same-key-${uid()}`, CLI_ACTOR)).id;
+  const twin = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...twin, method: 'POST', body: { external_id: uid(), coin: 'eth', amount_crypto: '0.2' } });
+  t.is(created.status, 201);
+  const older = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, address: created.body.address }).first();
+  t.truthy(older, 'the first project\'s pool holds the address too');
+  t.not(older.state, 'allocated');
+  await anvil.sendEth(payer, created.body.address, parseEther('0.2'));
+  await scan();
+  t.is((await signedFetch(gw.url, `/api/v1/invoices/${created.body.id}`, twin)).body.status, 'detected');
 });
 
 test.serial('a stray transfer to an unused pool address is an orphan; attribution creates a paid invoice with invoice.paid, once', async (t) => {
