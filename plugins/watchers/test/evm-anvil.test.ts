@@ -5,14 +5,13 @@
  * reorgs are anvil's `anvil_reorg`.
  */
 import test from 'ava';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { getAddress, parseEther } from 'ethers';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
-import { watchersPlugin } from '../src/index.js';
+import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';
+import { startAnvilKernel } from './anvil-kernel.js';
 
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
 let anvil: Anvil;
@@ -24,22 +23,14 @@ let payer: string;
 test.before(async () => {
   anvil = await Anvil.start(11155111);
   receiver = await Receiver.start();
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: ALL_CHAINS,
-    role: 'all',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      // Enough fresh addresses that every invoice here has its own (no overlay sharing).
-      'plugins.address-pool.targetFree': 30,
-      'plugins.address-pool.hardCap': 30,
-      'plugins.webhooks.allowPrivateTargets': true,
-      ...FAST_RETRIES,
-      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
-      // The tests here drive each pass themselves; the job loop (evm-job-loop.test.ts) idles.
-      'plugins.watchers.scanIntervalSeconds': 3600,
-    },
+  gw = await startAnvilKernel(anvil, {
+    // Enough fresh addresses that every invoice here has its own (no overlay sharing).
+    'plugins.address-pool.targetFree': 30,
+    'plugins.address-pool.hardCap': 30,
+    'plugins.webhooks.allowPrivateTargets': true,
+    ...FAST_RETRIES,
+    // The tests here drive each pass themselves; the job loop (evm-job-loop.test.ts) idles.
+    'plugins.watchers.scanIntervalSeconds': 3600,
   });
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-anvil', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');

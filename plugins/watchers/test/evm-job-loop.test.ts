@@ -4,13 +4,13 @@
  * calls the scanner or sends a job.
  */
 import test from 'ava';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { parseEther } from 'ethers';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { projectWithPools, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
-import { SCAN_JOB, watchersPlugin } from '../src/index.js';
+import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
+import { SCAN_JOB } from '../src/index.js';
 import { Anvil } from './anvil.js';
+import { startAnvilKernel } from './anvil-kernel.js';
 
 let anvil: Anvil;
 let gw: TestKernel;
@@ -18,17 +18,7 @@ let project: TestProject;
 
 test.before(async () => {
   anvil = await Anvil.start(11155111);
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: ALL_CHAINS,
-    role: 'all',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
-      'plugins.watchers.scanIntervalSeconds': 1,
-    },
-  });
+  gw = await startAnvilKernel(anvil, { 'plugins.watchers.scanIntervalSeconds': 1 });
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-loop', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
 });
