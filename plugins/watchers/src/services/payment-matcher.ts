@@ -54,8 +54,8 @@ export class PaymentMatcher {
     const chain = items[0]!.transfer.chain;
     const stored = await this.store(trx, items);
     const fresh = items.filter((_, i) => stored[i]!.inserted);
-    const keyOf = (item: MatchItem) => paymentCandidateKey({ projectId: item.at.projectId, address: item.transfer.toAddress, coin: item.transfer.coin });
-    const candidates = await this.deps.invoicesService.paymentCandidatesMany(trx, chain, fresh.map((item) => ({ projectId: item.at.projectId, address: item.transfer.toAddress, coin: item.transfer.coin })));
+    const concerns = (item: MatchItem) => ({ projectId: item.at.projectId, address: item.transfer.toAddress, coin: item.transfer.coin });
+    const candidates = await this.deps.invoicesService.paymentCandidatesMany(trx, chain, fresh.map(concerns));
     const touched = new Set<string>();
     const marks: Mark[] = [];
     const outcomes: MatchOutcome[] = [];
@@ -64,11 +64,9 @@ export class PaymentMatcher {
         outcomes.push('known');
         continue;
       }
-      const key = keyOf(item);
+      const key = paymentCandidateKey(concerns(item));
       // A second transfer to the same address in this batch sees what the first one changed.
-      const atAddress = touched.has(key)
-        ? await this.deps.invoicesService.paymentCandidates(trx, { projectId: item.at.projectId, chain, address: item.transfer.toAddress, coin: item.transfer.coin })
-        : (candidates.get(key) ?? []);
+      const atAddress = touched.has(key) ? await this.deps.invoicesService.paymentCandidates(trx, { ...concerns(item), chain }) : (candidates.get(key) ?? []);
       const [outcome, invoiceId] = await this.attribute(trx, item.transfer, atAddress, head);
       if (outcome !== 'orphan') {
         touched.add(key);
