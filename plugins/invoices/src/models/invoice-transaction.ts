@@ -27,7 +27,12 @@ export class InvoiceTransaction extends Model {
 export async function transactionsByInvoice(db: Knex | Knex.Transaction, invoiceIds: readonly string[]): Promise<Map<string, InvoiceTransaction[]>> {
   const byInvoice = new Map<string, InvoiceTransaction[]>();
   if (invoiceIds.length === 0) return byInvoice;
-  const rows = await InvoiceTransaction.query(db).whereIn('invoice_id', invoiceIds).orderBy(['detected_at', 'id']);
-  for (const row of rows) byInvoice.set(row.invoice_id, [...(byInvoice.get(row.invoice_id) ?? []), row]);
+  // One array parameter: any number of ids (a list per id would stop at 65,535 bind parameters).
+  const rows = await InvoiceTransaction.query(db).whereRaw('invoice_id = any(?)', [[...invoiceIds]]).orderBy(['detected_at', 'id']);
+  for (const row of rows) {
+    const list = byInvoice.get(row.invoice_id);
+    if (list) list.push(row);
+    else byInvoice.set(row.invoice_id, [row]);
+  }
   return byInvoice;
 }

@@ -459,7 +459,7 @@ export class InvoiceService {
   /** Invoices by id with their transactions (read in `db`); ids not found are absent. */
   async getMany(invoiceIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, InvoiceView>> {
     if (invoiceIds.length === 0) return new Map();
-    const rows = await Invoice.query(db).whereIn('id', [...new Set(invoiceIds)]);
+    const rows = await Invoice.query(db).whereRaw('id = any(?)', [[...new Set(invoiceIds)]]);
     const transactions = await this.transactionsOf(rows.map((row) => row.id), db);
     return new Map(rows.map((row) => [row.id, invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains)]));
   }
@@ -476,10 +476,15 @@ export class InvoiceService {
   /** `paymentCandidates` of several (project, address, coin) keys of one chain in two statements, keyed by `paymentCandidateKey`. */
   async paymentCandidatesMany(db: Knex | Knex.Transaction, chain: ChainId, keys: readonly PaymentCandidateKey[]): Promise<Map<string, InvoiceView[]>> {
     if (keys.length === 0) return new Map();
-    const tuples = [...new Map(keys.map((k) => [paymentCandidateKey(k), [k.projectId, k.address, k.coin]])).values()];
+    const unique = [...new Map(keys.map((k) => [paymentCandidateKey(k), k])).values()];
+    // Arrays, not one bind parameter per value: a block may hold tens of thousands of receipts.
     const rows = await Invoice.query(db)
       .where('chain', chain)
-      .whereIn(['project_id', 'address', 'coin'], tuples)
+      .whereRaw('(project_id, address, coin) in (select * from unnest(?::text[], ?::text[], ?::text[]))', [
+        unique.map((k) => k.projectId),
+        unique.map((k) => k.address),
+        unique.map((k) => k.coin),
+      ] as unknown as readonly Knex.RawBinding[])
       .whereIn('status', [...WAITING_STATUSES, 'reverted', 'expired'])
       .orderBy('id', 'desc');
     const byKey = new Map<string, Invoice[]>();
