@@ -85,7 +85,7 @@ export class ChainScanner {
           height = Number(cursor.height);
           const stored = await this.storedHash(trx, chain, network, height);
           if (stored !== undefined && stored !== (await target.watcher.blockHash(height))) {
-            reorgedTo = await this.rewind(trx, target, height, head.finalized, log);
+            reorgedTo = await this.rewind(trx, target, height, log);
             height = reorgedTo;
           }
         }
@@ -100,7 +100,12 @@ export class ChainScanner {
           let reorged = false;
           for (const block of blocks) {
             if (expectedParent !== undefined && block.parentHash !== expectedParent) {
-              reorgedTo = await this.rewind(trx, target, block.height - 1, head.finalized, log);
+              reorgedTo = await this.rewind(trx, target, block.height - 1, log);
+              // The provider still has our block below but names another parent: it contradicts
+              // itself (e.g. nodes behind a balancer). Rescanning would loop; fail and back off.
+              if (reorgedTo >= block.height - 1) {
+                throw new ProviderError('malformed', '', `block ${block.height} names parent ${block.parentHash}, but block ${block.height - 1} is ${expectedParent}`);
+              }
               reorged = true;
               break;
             }
@@ -160,10 +165,14 @@ export class ChainScanner {
     return outcomes.filter((outcome) => outcome !== 'known').length;
   }
 
-  /** Finds the highest stored block the provider still agrees on, at or below `from`, and rewinds to it. */
-  private async rewind(trx: Knex.Transaction, target: ScanTarget, from: number, finalized: number | undefined, log: Logger): Promise<number> {
+  /**
+   * Finds the highest stored block the provider still agrees on, at or below `from` (at most
+   * `reorgDepth` down), and rewinds to it. The provider's finalized height is no floor: a stored
+   * hash that differs from a finalized block means we kept a branch that lost before it finalized.
+   */
+  private async rewind(trx: Knex.Transaction, target: ScanTarget, from: number, log: Logger): Promise<number> {
     const chain = target.adapter.definition.id;
-    const floor = Math.max(finalized ?? 0, from - this.deps.watchersConfig.reorgDepth);
+    const floor = Math.max(0, from - this.deps.watchersConfig.reorgDepth);
     let ancestor = from;
     while (ancestor > floor) {
       const stored = await this.storedHash(trx, chain, target.network, ancestor);

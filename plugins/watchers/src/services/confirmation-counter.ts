@@ -1,6 +1,10 @@
 import type { InvoiceService, InvoiceTransitions, InvoiceView, TransactionUpdate } from '@gw/plugin-invoices';
+import { derivedId } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { WATCHER_ACTOR } from './payment-matcher.js';
+
+/** Statuses whose in-block payments are counted towards a final status. */
+const COUNTING = ['pending', 'detected', 'partial', 'reverted', 'expired'] as const;
 
 interface CountedTransfer {
   id: string;
@@ -27,7 +31,9 @@ export function finalStatus(invoice: Pick<InvoiceView, 'status' | 'matching_mode
  * invoice and is not yet final gets `head - height + 1` confirmations. An invoice whose pending
  * transfers all reach its `confirmation_threshold` takes its final status for the sum of its
  * non-reverted transfers, with that event (`invoice.paid`, `.overpaid`, `.partial`,
- * `.expired_paid_late`); otherwise only the counts are written.
+ * `.expired_paid_late`); otherwise only the counts are written (and a `pending` invoice, whose
+ * payment came back in a block after a reorg, is `detected` again). Transfers of an invoice that
+ * no longer takes payments (cancelled) are marked final without any change.
  */
 export class ConfirmationCounter {
   constructor(private readonly deps: { invoicesService: InvoiceService; invoicesTransitions: InvoiceTransitions }) {}
@@ -47,6 +53,11 @@ export class ConfirmationCounter {
     let finalized = 0;
     for (const [invoiceId, transfers] of byInvoice) {
       const invoice = invoices.get(invoiceId)!;
+      if (!(COUNTING as readonly string[]).includes(invoice.status)) {
+        // Cancelled since (or otherwise closed): its payments settle nothing; stop counting them.
+        await trx('watchers_transfers').whereIn('id', transfers.map((t) => t.id)).update({ final_at: trx.fn.now(), updated_at: trx.fn.now() });
+        continue;
+      }
       const confirmations = (t: CountedTransfer) => Math.max(0, head - Number(t.block_height) + 1);
       const final = transfers.every((t) => confirmations(t) >= invoice.confirmation_threshold);
       const updates: TransactionUpdate[] = transfers.map((t) => ({
@@ -79,7 +90,14 @@ export class ConfirmationCounter {
         );
         await trx('watchers_transfers').whereIn('id', transfers.map((t) => t.id)).update({ final_at: trx.fn.now(), updated_at: trx.fn.now() });
         finalized++;
-      } else if (invoice.transactions.some((tx) => updates.some((u) => u.txHash === tx.tx_hash && u.outputIndex === tx.output_index && u.confirmations !== tx.confirmations))) {
+      } else if (invoice.status === 'pending') {
+        // Its payment was reorganised away (back to pending) and is in a block again, re-mined
+        // under the same hash: detected once more (the derived event id keeps it one event).
+        await this.deps.invoicesTransitions.apply(
+          { projectId: invoice.project_id, invoiceId, from: ['pending'], to: 'detected', event: 'invoice.detected', eventId: derivedId(invoiceId, 'detected'), transactionUpdates: updates, actor: WATCHER_ACTOR, details: { confirmations: Math.min(...updates.map((u) => u.confirmations)), re_mined: true } },
+          trx,
+        );
+      } else if (invoice.transactions.some((tx) => updates.some((u) => u.txHash === tx.tx_hash && u.outputIndex === tx.output_index && (u.confirmations !== tx.confirmations || tx.status === 'reverted')))) {
         await this.deps.invoicesTransitions.apply(
           { projectId: invoice.project_id, invoiceId, from: [invoice.status], to: invoice.status, transactionUpdates: updates, actor: WATCHER_ACTOR, details: { confirmations: Math.min(...updates.map((u) => u.confirmations)) } },
           trx,

@@ -127,7 +127,8 @@ export class OrphanInbox {
         },
         actor,
       );
-      await trx('watchers_transfers').where({ id: orphan.id }).update({ invoice_id: invoice.id, attributed_at: trx.fn.now(), updated_at: trx.fn.now() });
+      // Final: the synthetic invoice is paid already; confirmation counting must not pay it again.
+      await trx('watchers_transfers').where({ id: orphan.id }).update({ invoice_id: invoice.id, attributed_at: trx.fn.now(), final_at: trx.fn.now(), updated_at: trx.fn.now() });
       return invoice;
     });
   }
@@ -135,7 +136,8 @@ export class OrphanInbox {
   private async derivationPath(trx: Knex.Transaction, orphan: TransferRow): Promise<string> {
     const rows = await this.deps.addressPoolService.lookupAddresses(orphan.chain as ChainId, [orphan.to_address], trx);
     const row = rows.find((r) => r.id === orphan.pool_address_id);
-    if (!row) throw new Error(`pool address ${orphan.pool_address_id} of orphan ${orphan.id} is gone`);
+    // The pool row went with a sandbox reset or project purge: nothing left to attribute to.
+    if (!row) throw watchersErrors.orphan_not_found({ message: 'The pool address of this payment no longer exists.' });
     return row.derivationPath;
   }
 

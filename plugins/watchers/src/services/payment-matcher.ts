@@ -78,11 +78,6 @@ export class PaymentMatcher {
     return outcomes;
   }
 
-  /** One transfer (mempool or block), as `recordMany`. */
-  async record(trx: Knex.Transaction, transfer: ObservedTransfer, at: WatchedAddress, head = transfer.blockHeight ?? 0): Promise<MatchOutcome> {
-    return (await this.recordMany(trx, [{ transfer, at }], head))[0]!;
-  }
-
   /** Inserts every transfer (a stored one only gets its block updated); per item its row id and whether it is new. */
   private async store(trx: Knex.Transaction, all: readonly MatchItem[]): Promise<{ id: string; inserted: boolean }[]> {
     const outputKey = (item: MatchItem) => `${item.transfer.txHash}:${item.transfer.outputIndex}`;
