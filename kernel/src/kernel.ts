@@ -184,7 +184,8 @@ export function createKernel(options: KernelOptions): Kernel {
     koa.use(bodyReaderMiddleware(config.http.bodyLimitBytes));
     mountRoutes(router, routes, authenticators);
     koa.use(router.routes());
-    koa.use(router.allowedMethods({ throw: false }));
+    // An unknown method (PROPFIND) is 405 like a known one on the wrong path, never a bare 501.
+    koa.use(router.allowedMethods({ throw: true, methodNotAllowed: () => coreErrors.method_not_allowed(), notImplemented: () => coreErrors.method_not_allowed() }));
     return koa;
   }
 

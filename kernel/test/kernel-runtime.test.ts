@@ -138,3 +138,17 @@ test('hitMany counts a batch in one statement and admits exactly the hits within
   const rows = await gw.kernel.cradle.db('kernel_audit_log').whereIn('action', ['probe.one', 'probe.two']).orderBy('id');
   t.deepEqual(rows.map((r) => r.action), ['probe.one', 'probe.two']);
 });
+
+test('a body nested deeper than the limit is 400 validation_error; an unknown method is 405, never a bare 501', async (t) => {
+  const gw = await startTestKernel({ plugins: [outboxProbe], role: 'gateway' });
+  t.teardown(() => gw.close());
+  const deep = '['.repeat(50_000) + ']'.repeat(50_000);
+  const refused = await fetch(`${gw.url}/probe/limited`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: deep });
+  t.is(refused.status, 400);
+  t.like(await refused.json(), { error_code: 'validation_error', details: { field: 'body' } });
+  const shallow = await fetch(`${gw.url}/probe/limited`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[[[1]]]' });
+  t.is(shallow.status, 405, 'a shallow body passes the reader and meets the router');
+  const unknown = await fetch(`${gw.url}/probe/limited`, { method: 'PROPFIND' });
+  t.is(unknown.status, 405);
+  t.is(((await unknown.json()) as { error_code: string }).error_code, 'method_not_allowed');
+});

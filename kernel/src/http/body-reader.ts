@@ -43,15 +43,36 @@ export function bodyReaderMiddleware(limit: number): Middleware {
       if (type === 'application/x-www-form-urlencoded') {
         ctx.request.body = Object.fromEntries(new URLSearchParams(raw));
       } else if (type) {
+        let parsed: unknown;
         try {
-          ctx.request.body = JSON.parse(raw);
+          parsed = JSON.parse(raw);
         } catch {
           throw coreErrors.validation_error({ message: 'The request body is not valid JSON.', details: { field: 'body' } });
         }
+        // Everything after this (validation, hashing, storage) walks the body recursively.
+        if (deeperThan(parsed, MAX_JSON_DEPTH)) {
+          throw coreErrors.validation_error({ message: `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, details: { field: 'body' } });
+        }
+        ctx.request.body = parsed;
       } else {
         throw coreErrors.unsupported_media_type();
       }
     }
     await next();
   };
+}
+
+/** How deep objects and arrays may nest in a JSON body. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `value` nests objects/arrays more than `max` levels deep (iterative: any depth is safe to ask). */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

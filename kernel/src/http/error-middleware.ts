@@ -13,7 +13,6 @@ export function errorMiddleware(logger: Logger): Middleware {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw coreErrors.not_found();
-      if (ctx.status === 405 && (ctx.body === undefined || typeof ctx.body === 'string')) throw coreErrors.method_not_allowed();
     } catch (thrown) {
       const error = toAppError(thrown);
       const requestId = String(ctx.state['requestId'] ?? '');
