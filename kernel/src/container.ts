@@ -13,6 +13,8 @@ import { createContainer, InjectionMode, type AwilixContainer } from 'awilix';
  */
 export interface Cradle {
   readonly kernelConfig: import('./config/kernel-config.js').KernelConfig;
+  /** What this process runs: `worker` and `all` run jobs, `gateway` and `all` serve HTTP. */
+  readonly kernelRole: import('./kernel.js').KernelRole;
   readonly logger: import('pino').Logger;
   readonly db: import('knex').Knex;
   readonly jobs: import('./jobs/job-queue.js').JobQueue;

@@ -131,6 +131,7 @@ export function createKernel(options: KernelOptions): Kernel {
     const queue = jobQueue;
     container.register({
       kernelConfig: asValue(config),
+      kernelRole: asValue(role),
       logger: asValue(logger),
       db: asFunction(() => createKnex(databaseUrl, config.database.poolMax))
         .singleton()

@@ -52,8 +52,11 @@ export const watchersPlugin = definePlugin({
   jobs: watchersJobs,
   start: async (cradle) => {
     // Configuration mistakes (unknown chain or network) stop start-up here, naming the key.
-    // Each network's loop starts now rather than at the next minute's schedule.
-    for (const target of cradle.watchersRegistry.list()) await sendScanPass(cradle, target.adapter.definition.id, target.network);
+    // An instance that runs jobs starts each network's loop now rather than at the next minute's
+    // schedule (a CLI command or a gateway-only process leaves the loops alone).
+    if (cradle.kernelRole === 'worker' || cradle.kernelRole === 'all') {
+      for (const target of cradle.watchersRegistry.list()) await sendScanPass(cradle, target.adapter.definition.id, target.network);
+    }
   },
 });
 

@@ -22,7 +22,7 @@ export async function sendScanPass(cradle: Cradle, chain: string, network: strin
  * one (at once while it is behind the tip, else after `scanIntervalSeconds`). The queue's
  * `stately` policy with the network as singleton key allows one queued and one active pass per
  * network across every worker instance; the advisory lock in ChainScanner makes the one active
- * pass certain. Every instance starts each loop when it starts; the schedule every
+ * pass certain. Every worker instance starts each loop when it starts; the schedule every
  * minute restarts any loop that stopped (a worker died between two passes).
  */
 export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
