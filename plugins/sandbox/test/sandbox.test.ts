@@ -296,7 +296,9 @@ test('cross-project and cross-mode: each its spec code', async (t) => {
   const b = await sandboxClient(gw);
   const inv = await invoice(a);
   await simulate(a, inv.id, 'detect');
-  const [eventId] = (await eventsOf(a, inv.id)).map((e) => e.id);
+  const events = (await eventsOf(a, inv.id)).map((e) => e.id);
+  t.is(events.length, 1, "project a's invoice.detected, which b must not reach");
+  const eventId = events[0]!;
   t.is((await simulate(b, inv.id, 'paid')).body.error_code, 'sandbox_invoice_not_found');
   t.is((await b.call('GET', `/invoices/${inv.id}`)).body.error_code, 'invoice_not_found');
   t.is((await b.call('POST', `/invoices/${inv.id}/cancel`)).body.error_code, 'invoice_not_found');

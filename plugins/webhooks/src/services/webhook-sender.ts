@@ -102,5 +102,6 @@ export class WebhookSender {
 function describe(error: unknown): string {
   const err = error as NodeJS.ErrnoException;
   if (err instanceof PrivateTargetError) return err.message;
-  return err.code ? `${err.code}: ${err.message}` : err.message;
+  // Messages may quote the target's own text (certificate names); PostgreSQL text refuses U+0000.
+  return (err.code ? `${err.code}: ${err.message}` : err.message).replace(/\u0000/g, '');
 }
