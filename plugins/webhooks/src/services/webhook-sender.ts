@@ -26,6 +26,7 @@ export interface SenderOptions {
 export class WebhookSender {
   private readonly http: HttpAgent;
   private readonly https: HttpsAgent;
+  private readonly targets = new Map<string, ParsedTarget | string>();
 
   constructor(private readonly options: SenderOptions) {
     const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost, ...(options.allowPrivateTargets ? {} : { lookup: publicOnlyLookup }) };
@@ -36,18 +37,9 @@ export class WebhookSender {
   async post(url: string, body: string, headers: Record<string, string>): Promise<SendOutcome> {
     const started = performance.now();
     const done = (outcome: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...outcome, latencyMs: Math.round(performance.now() - started) });
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return done({ ok: false, httpStatus: null, error: 'invalid target URL', responseExcerpt: null });
-    }
-    // An IP literal never goes through `lookup`, so it is checked here.
-    if (!this.options.allowPrivateTargets && isPrivateAddress(target.hostname)) {
-      return done({ ok: false, httpStatus: null, error: new PrivateTargetError(target.hostname).message, responseExcerpt: null });
-    }
+    const target = this.target(url);
+    if (typeof target === 'string') return done({ ok: false, httpStatus: null, error: target, responseExcerpt: null });
     const isHttps = target.protocol === 'https:';
-    if (!isHttps && target.protocol !== 'http:') return done({ ok: false, httpStatus: null, error: `unsupported scheme ${target.protocol}`, responseExcerpt: null });
     return new Promise<SendOutcome>((resolve) => {
       let settled = false;
       const finish = (outcome: Omit<SendOutcome, 'latencyMs'>) => {
@@ -56,13 +48,10 @@ export class WebhookSender {
         clearTimeout(timer);
         resolve(done(outcome));
       };
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
       const request = (isHttps ? httpsRequest : httpRequest)(
-        target,
-        {
-          method: 'POST',
-          agent: isHttps ? this.https : this.http,
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-        },
+        { ...target.options, agent: isHttps ? this.https : this.http, headers },
         (response) => this.readResponse(response, finish),
       );
       const timer = setTimeout(() => {
@@ -71,6 +60,20 @@ export class WebhookSender {
       request.on('error', (error) => finish({ ok: false, httpStatus: null, error: describe(error), responseExcerpt: null }));
       request.end(body);
     });
+  }
+
+  /**
+   * The request options of a target URL, or why it cannot be a target. Parsed once per URL (a
+   * batch mostly goes to a handful of partner URLs); the cache is bounded and only an
+   * optimisation.
+   */
+  private target(url: string): ParsedTarget | string {
+    const cached = this.targets.get(url);
+    if (cached !== undefined) return cached;
+    const parsed = parseTarget(url, this.options.allowPrivateTargets);
+    if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
+    this.targets.set(url, parsed);
+    return parsed;
   }
 
   private readResponse(response: IncomingMessage, finish: (outcome: Omit<SendOutcome, 'latencyMs'>) => void): void {
@@ -97,6 +100,28 @@ export class WebhookSender {
     this.http.destroy();
     this.https.destroy();
   }
+}
+
+const TARGET_CACHE_SIZE = 1000;
+
+interface ParsedTarget {
+  readonly protocol: 'http:' | 'https:';
+  readonly options: { readonly method: 'POST'; readonly protocol: string; readonly hostname: string; readonly port: string; readonly path: string };
+}
+
+function parseTarget(url: string, allowPrivateTargets: boolean): ParsedTarget | string {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return 'invalid target URL';
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') return `unsupported scheme ${target.protocol}`;
+  // An IP literal never goes through `lookup`, so it is checked here.
+  if (!allowPrivateTargets && isPrivateAddress(target.hostname)) return new PrivateTargetError(target.hostname).message;
+  // Bracketed IPv6 literals lose their brackets, as node's own URL-to-options conversion does.
+  const hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
+  return { protocol: target.protocol, options: { method: 'POST', protocol: target.protocol, hostname, port: target.port, path: `${target.pathname}${target.search}` } };
 }
 
 function describe(error: unknown): string {
