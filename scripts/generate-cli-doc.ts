@@ -21,14 +21,15 @@ async function help(argv: string[]): Promise<string> {
 
 const overview = await help(['--help']);
 const sections: string[] = [`${HEADING}\n\n\`\`\`\n${overview}\n\`\`\`\n`];
-const commands = [...overview.matchAll(/^ {2}(\S+) (\S+) {2,}/gm)].map((m) => [m[1]!, m[2]!] as const);
+// A noun may be two words (`oauth apps list`): the verb is the last word before the column gap.
+const commands = [...overview.matchAll(/^ {2}(\S+(?: \S+)*?) (\S+) {2,}/gm)].map((m) => [m[1]!, m[2]!] as const);
 let noun = '';
 for (const [n, verb] of commands) {
   if (n !== noun) {
     noun = n;
     sections.push(`### ${noun}\n`);
   }
-  sections.push(`#### \`${noun} ${verb}\`\n\n\`\`\`\n${await help([noun, verb, '--help'])}\n\`\`\`\n`);
+  sections.push(`#### \`${noun} ${verb}\`\n\n\`\`\`\n${await help([...noun.split(' '), verb, '--help'])}\n\`\`\`\n`);
 }
 const current = readFileSync(OUTPUT, 'utf8');
 const start = current.indexOf(HEADING);

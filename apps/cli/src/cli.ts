@@ -53,8 +53,11 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   const commands = [...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])];
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');
-  const positional = argv.filter((a) => !a.startsWith('-')).slice(0, 2);
-  const [noun, verb] = positional;
+  // A noun may be two words (`oauth apps list`); the longest noun some command has wins.
+  const positional = argv.filter((a) => !a.startsWith('-'));
+  const nounWords = positional.length >= 2 && commands.some((c) => c.noun === `${positional[0]} ${positional[1]}`) ? 2 : 1;
+  const noun: string | undefined = positional.length > 0 ? positional.slice(0, nounWords).join(' ') : undefined;
+  const verb: string | undefined = positional[nounWords];
 
   const fail = (code: number, errorCode: string, message: string) => {
     if (json) io.out(JSON.stringify({ error_code: errorCode, message }, null, 2));
@@ -63,7 +66,7 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   };
 
   if (!noun || (help && !verb)) {
-    const nouns = noun ? commands.filter((c) => c.noun === noun) : commands;
+    const nouns = noun ? commands.filter((c) => c.noun === noun || c.noun.startsWith(`${noun} `)) : commands;
     if (noun && nouns.length === 0) return fail(2, 'usage', `unknown command "${noun}"; run "gateway --help"`);
     io.out(usage(nouns));
     return noun || help ? 0 : 2;
@@ -79,10 +82,11 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   }
 
   const flagSpecs = command.flags ?? {};
+  const commandWords = new Set([...command.noun.split(' '), command.verb]);
   let values: Record<string, string | boolean | undefined>;
   try {
     const parsed = parseArgs({
-      args: [...argv].filter((a) => a !== noun && a !== verb),
+      args: [...argv].filter((a) => !commandWords.has(a)),
       options: {
         json: { type: 'boolean' },
         ...Object.fromEntries(Object.entries(flagSpecs).map(([name, spec]) => [name, { type: spec.type }])),

@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import type { TSchema, Static } from 'typebox';
 import type { AuthContext } from './authenticator.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** `OPTIONS` serves CORS preflights (hidden routes; the router answers other OPTIONS itself). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /**
  * Access rules a route declares; the kernel enforces them after authentication, in this order:

@@ -12,6 +12,7 @@ export const tenancyErrors = defineErrors('tenancy', {
   api_key_state_conflict: { status: 409, message: 'The API key is not in a state that allows this.' },
   pat_not_found: { status: 404, message: 'No personal access token with that id.' },
   invalid_scope: { status: 400, message: 'Unknown scope.' },
+  user_not_found: { status: 404, message: 'No user with that id or e-mail.' },
   user_exists: { status: 409, message: 'A user with that e-mail already exists.' },
   invalid_email: { status: 400, message: 'Not a valid e-mail address.' },
   invalid_webhook_url: { status: 400, message: 'The webhook URL is not acceptable.' },

@@ -46,12 +46,12 @@ export const tenancyPlugin = definePlugin({
 
 export { ApiKeyService, SANDBOX_SECRET_PREFIX } from './services/api-key-service.js';
 export type { IssuedSecret, ApiKeyView } from './services/api-key-service.js';
-export { PatService, PAT_PREFIX, hashToken } from './services/pat-service.js';
+export { PatService, PAT_PREFIX, hashToken, randomBase62 } from './services/pat-service.js';
 export type { PatPrincipal, PatView } from './services/pat-service.js';
 export { ProjectService } from './services/project-service.js';
 export type { ProjectView } from './services/project-service.js';
 export { OperatorService } from './services/operator-service.js';
-export { UserService } from './services/user-service.js';
+export { UserService, type UserView } from './services/user-service.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';
 export { CLI_ACTOR, restActor, type Actor } from './actor.js';

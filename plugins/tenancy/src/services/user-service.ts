@@ -1,4 +1,4 @@
-import { newId, type AuditLog } from '@gw/kernel';
+import { isUlid, newId, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -39,6 +39,13 @@ export class UserService {
   /** The invited or active user with this e-mail, for sign-in; undefined for unknown addresses. */
   async findForSignIn(email: string): Promise<UserView | undefined> {
     const user = await User.query(this.deps.db).findOne({ email: email.trim().toLowerCase() }).whereNot('status', 'disabled');
+    return user ? this.toView(user) : undefined;
+  }
+
+  /** The user with this id or e-mail, whatever its status; undefined when there is none. */
+  async find(idOrEmail: string): Promise<UserView | undefined> {
+    const value = idOrEmail.trim();
+    const user = isUlid(value) ? await User.query(this.deps.db).findById(value) : await User.query(this.deps.db).findOne({ email: value.toLowerCase() });
     return user ? this.toView(user) : undefined;
   }
 

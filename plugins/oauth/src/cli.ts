@@ -1,0 +1,45 @@
+import type { CliCommand, CliFlag, Cradle } from '@gw/kernel';
+import { CLI_ACTOR, tenancyErrors, type UserView } from '@gw/plugin-tenancy';
+import { oauthErrors } from './errors.js';
+
+const userFlag: CliFlag = { type: 'string', required: true, description: 'User id (ULID) or e-mail address.' };
+
+async function findUser(cradle: Cradle, value: string): Promise<UserView> {
+  const user = await cradle.tenancyUsers.find(value);
+  if (!user) throw tenancyErrors.user_not_found({ message: `No user "${value}".` });
+  return user;
+}
+
+/** Operator CLI: a user's connected apps (the dashboard's connected-apps page, spec 3.3). */
+export const oauthCommands: CliCommand[] = [
+  {
+    noun: 'oauth apps',
+    verb: 'list',
+    summary: "A user's connected OAuth apps: consent, scopes, live token lineages.",
+    flags: { user: userFlag },
+    run: async ({ flags, cradle }) => {
+      const user = await findUser(cradle, String(flags['user']));
+      return { user: { id: user.id, email: user.email }, apps: await cradle.oauthTokens.listApps(user.id) };
+    },
+  },
+  {
+    noun: 'oauth apps',
+    verb: 'revoke',
+    summary: "Revoke a connected app: every token of (user, client) and the consent, at once; the next authorization asks for consent again.",
+    flags: {
+      user: userFlag,
+      client: {
+        type: 'string',
+        required: true,
+        description: 'client_id: a registered client (ULID) or a metadata-document URL.',
+        validate: (v) => (v.length >= 1 && v.length <= 2048 ? undefined : 'must be 1 to 2048 characters'),
+      },
+    },
+    run: async ({ flags, cradle }) => {
+      const user = await findUser(cradle, String(flags['user']));
+      const result = await cradle.oauthTokens.revokeApp(user.id, String(flags['client']), CLI_ACTOR as { actor: string; channel: 'cli' });
+      if (!result) throw oauthErrors.oauth_app_not_found({ message: `User ${user.email} has no consent or tokens for client ${String(flags['client'])}.` });
+      return { revoked: result };
+    },
+  },
+];

@@ -1,0 +1,74 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001OAuth } from '../migrations/0001_oauth.js';
+import { oauthCommands } from './cli.js';
+import { OAuthConfigSchema, type OAuthConfig } from './config.js';
+import { oauthErrors } from './errors.js';
+import { oauthJobs } from './jobs.js';
+import { oauthRoutes } from './routes.js';
+import { AuthorizationService } from './services/authorization-service.js';
+import { ClientDocumentFetcher } from './services/client-document-fetcher.js';
+import { ClientService } from './services/client-service.js';
+import { CodeMailer } from './services/mailer.js';
+import { OAuthUrls } from './services/oauth-urls.js';
+import { SignInService } from './services/sign-in-service.js';
+import { TokenService } from './services/token-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly oauthConfig: OAuthConfig;
+    readonly oauthUrls: OAuthUrls;
+    readonly oauthDocumentFetcher: ClientDocumentFetcher;
+    readonly oauthClients: ClientService;
+    readonly oauthMailer: CodeMailer;
+    readonly oauthSignIn: SignInService;
+    readonly oauthAuthorizations: AuthorizationService;
+    /** Token issue, rotation, revocation and `verifyAccessToken` for the MCP endpoint. */
+    readonly oauthTokens: TokenService;
+  }
+}
+
+/**
+ * OAuth 2.1 authorization server for the MCP endpoint (spec 2.7, 3.3, 4.6, 5.4): metadata (RFC
+ * 8414, 9728), dynamic registration (RFC 7591) and client metadata documents, sign-in by e-mailed
+ * one-time code for invited users, consent, PKCE S256 codes, rotating refresh tokens with replay
+ * detection, revocation (RFC 7009) and connected-app management. See plugins/oauth/README.md.
+ */
+export const oauthPlugin = definePlugin({
+  id: 'oauth',
+  dependsOn: ['tenancy'],
+  config: OAuthConfigSchema,
+  errors: [oauthErrors],
+  migrations: [m0001OAuth],
+  register: ({ config, kernelConfig, logger }) => {
+    if (kernelConfig.env === 'production' && (config.clientDocuments.allowPrivateAddresses || config.clientDocuments.extraCaPem)) {
+      throw new Error('plugins.oauth.clientDocuments.allowPrivateAddresses and extraCaPem are for tests; they are refused when env is production');
+    }
+    const urls = new OAuthUrls(kernelConfig, config.mcpUrl);
+    if (kernelConfig.env === 'production' && !config.smtp.url) logger.warn('plugins.oauth.smtp.url is not set: OAuth sign-in codes cannot be sent');
+    return {
+      oauthConfig: asValue(config),
+      oauthUrls: asValue(urls),
+      oauthDocumentFetcher: asValue(new ClientDocumentFetcher(config.clientDocuments)),
+      oauthClients: asFunction((cradle: Cradle) => new ClientService(cradle)).singleton(),
+      oauthMailer: asFunction(() => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: kernelConfig.env === 'production', logger }))
+        .singleton()
+        .disposer((mailer: CodeMailer) => mailer.close()),
+      oauthSignIn: asFunction((cradle: Cradle) => new SignInService(cradle)).singleton(),
+      oauthAuthorizations: asFunction((cradle: Cradle) => new AuthorizationService(cradle)).singleton(),
+      oauthTokens: asFunction((cradle: Cradle) => new TokenService(cradle)).singleton(),
+    };
+  },
+  routes: oauthRoutes,
+  jobs: oauthJobs,
+  cli: oauthCommands,
+});
+
+export { OAuthConfigSchema, type OAuthConfig } from './config.js';
+export { oauthErrors } from './errors.js';
+export { OAUTH_SCOPES, isOAuthScope, parseScope, type OAuthScope } from './scopes.js';
+export { TokenService, type VerifiedAccessToken, type RefusedAccessToken, type TokenResponse, type ConnectedApp, type AppRevocation } from './services/token-service.js';
+export { OAuthUrls, MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';
+export { isBlockedAddress } from './services/address-guard.js';
+export { redirectUriProblem, redirectUriMatches } from './services/redirect-uri.js';
+export { ACCESS_PREFIX, REFRESH_PREFIX, CODE_PREFIX } from './tokens.js';

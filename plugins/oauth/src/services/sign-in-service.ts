@@ -1,0 +1,142 @@
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { newId, type RateLimiter } from '@gw/kernel';
+import { hashToken, type UserService } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { OAuthConfig } from '../config.js';
+import type { EmailChallengeRow } from '../models/email-challenge-row.js';
+import type { SessionRow } from '../models/session-row.js';
+import type { CodeMailer } from './mailer.js';
+
+/** Name of the sign-in session cookie (path /oauth, HttpOnly, SameSite=Lax, Secure on https). */
+export const SESSION_COOKIE = 'gw_oauth_session';
+
+/** A browser session and the cookie value that names it (needed for the CSRF token). */
+export interface BrowserSession {
+  readonly row: SessionRow;
+  readonly token: string;
+  /** Set-Cookie value when the cookie is new or rotated. */
+  readonly setCookie?: string;
+}
+
+export type StartResult = { challengeId: string } | { problem: 'invalid_email' | 'unavailable' } | { problem: 'rate_limited'; retryAfter: number };
+export type VerifyResult = { userId: string } | { problem: 'invalid' | 'expired' | 'exhausted' };
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+
+/**
+ * Browser sign-in for the authorize pages: the session cookie (a random value; the database keeps
+ * its SHA-256), CSRF tokens derived from it, and e-mailed one-time codes for invited users.
+ *
+ * An address that is not invited gets exactly the answers an invited one gets (a challenge row is
+ * written either way, the mail is sent in the background), but its challenge can never succeed:
+ * no account is created and the pages do not reveal whether the address exists.
+ */
+export class SignInService {
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      rateLimiter: RateLimiter;
+      logger: Logger;
+      oauthConfig: OAuthConfig;
+      oauthMailer: CodeMailer;
+      tenancyUsers: UserService;
+    },
+  ) {}
+
+  /** The live session named by the cookie value, if any. */
+  async find(token: string | undefined): Promise<BrowserSession | undefined> {
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+    const row = await this.deps.db<SessionRow>('oauth_sessions').where({ token_hash: hashToken(token) }).where('expires_at', '>', this.deps.db.fn.now()).first();
+    return row ? { row, token } : undefined;
+  }
+
+  /** The session of the cookie, or a new anonymous one with its Set-Cookie. */
+  async ensure(token: string | undefined, secure: boolean): Promise<BrowserSession> {
+    const existing = await this.find(token);
+    if (existing) return existing;
+    const fresh = randomBytes(32).toString('base64url');
+    const [row] = await this.deps.db<SessionRow>('oauth_sessions')
+      .insert({ id: newId(), token_hash: hashToken(fresh), user_id: null, expires_at: this.expiry() as never })
+      .returning('*');
+    return { row: row!, token: fresh, setCookie: this.cookie(fresh, secure) };
+  }
+
+  /** Marks the session signed in and rotates its cookie value (no session fixation). */
+  async signIn(session: BrowserSession, userId: string, secure: boolean): Promise<BrowserSession> {
+    const fresh = randomBytes(32).toString('base64url');
+    const [row] = await this.deps.db<SessionRow>('oauth_sessions')
+      .where({ id: session.row.id })
+      .update({ token_hash: hashToken(fresh), user_id: userId, signed_in_at: this.deps.db.fn.now() as never, expires_at: this.expiry() as never })
+      .returning('*');
+    return { row: row!, token: fresh, setCookie: this.cookie(fresh, secure) };
+  }
+
+  /** The CSRF token of the session's forms: HMAC of a fixed label keyed with the cookie value. */
+  csrfToken(session: BrowserSession): string {
+    return createHmac('sha256', session.token).update('oauth-form').digest('base64url');
+  }
+
+  checkCsrf(session: BrowserSession, presented: unknown): boolean {
+    if (typeof presented !== 'string') return false;
+    const expected = Buffer.from(this.csrfToken(session));
+    const given = Buffer.from(presented);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** Starts an e-mail challenge: writes it and (for an invited address) mails the code. */
+  async start(session: BrowserSession, rawEmail: unknown, clientName: string): Promise<StartResult> {
+    const email = typeof rawEmail === 'string' ? rawEmail.trim().toLowerCase() : '';
+    if (!EMAIL.test(email) || email.length > 254) return { problem: 'invalid_email' };
+    if (!this.deps.oauthMailer.available) return { problem: 'unavailable' };
+    const { sendsPerHour } = this.deps.oauthConfig.emailCode;
+    for (const key of [`oauth.sign-in:email:${hashToken(email)}`, `oauth.sign-in:session:${session.row.id}`]) {
+      const hit = await this.deps.rateLimiter.hit({ key, limit: sendsPerHour, windowSeconds: 3600 });
+      if (!hit.allowed) return { problem: 'rate_limited', retryAfter: hit.retryAfter };
+    }
+    const user = await this.deps.tenancyUsers.findForSignIn(email);
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const id = newId();
+    await this.deps.db<EmailChallengeRow>('oauth_email_challenges').insert({
+      id,
+      session_id: session.row.id,
+      user_id: user?.id ?? null,
+      code_hash: hashToken(`${id}:${code}`),
+      expires_at: this.deps.db.raw(`now() + make_interval(secs => ?)`, [this.deps.oauthConfig.emailCode.ttlSeconds]) as never,
+    });
+    if (user) {
+      // Not awaited: an invited address must not answer slower than an unknown one.
+      this.deps.oauthMailer.send(user.email, code, clientName).catch((error: unknown) => this.deps.logger.error({ err: error, challengeId: id }, 'sign-in code mail failed'));
+    }
+    return { challengeId: id };
+  }
+
+  /** Checks an entered code; a wrong one counts against the challenge's attempts. */
+  async verify(session: BrowserSession, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
+    if (typeof challengeId !== 'string' || !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(challengeId)) return { problem: 'invalid' };
+    const code = typeof rawCode === 'string' ? rawCode.replace(/\s+/g, '') : '';
+    return this.deps.db.transaction(async (trx) => {
+      const row = await trx<EmailChallengeRow>('oauth_email_challenges').where({ id: challengeId, session_id: session.row.id }).forUpdate().first();
+      if (!row || row.consumed_at) return { problem: 'invalid' as const };
+      if (new Date(row.expires_at).getTime() <= Date.now()) return { problem: 'expired' as const };
+      if (row.attempts >= this.deps.oauthConfig.emailCode.maxAttempts) return { problem: 'exhausted' as const };
+      const expected = Buffer.from(row.code_hash, 'hex');
+      const given = Buffer.from(hashToken(`${row.id}:${code}`), 'hex');
+      const matches = /^\d{6}$/.test(code) && timingSafeEqual(expected, given);
+      if (!matches || row.user_id === null) {
+        await trx('oauth_email_challenges').where({ id: row.id }).increment('attempts', 1);
+        return { problem: row.attempts + 1 >= this.deps.oauthConfig.emailCode.maxAttempts ? ('exhausted' as const) : ('invalid' as const) };
+      }
+      await trx('oauth_email_challenges').where({ id: row.id }).update({ consumed_at: trx.fn.now() });
+      return { userId: row.user_id };
+    });
+  }
+
+  private expiry() {
+    return this.deps.db.raw(`now() + make_interval(secs => ?)`, [this.deps.oauthConfig.sessionTtlSeconds]);
+  }
+
+  private cookie(value: string, secure: boolean): string {
+    return `${SESSION_COOKIE}=${value}; Path=/oauth; Max-Age=${this.deps.oauthConfig.sessionTtlSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  }
+}
