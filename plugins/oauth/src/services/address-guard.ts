@@ -7,7 +7,10 @@ import { BlockList, isIP } from 'node:net';
  * IPv4-mapped and IPv4-compatible form (`::ffff:127.0.0.1` and `::ffff:7f00:1` alike), NAT64,
  * 6to4 and Teredo (which embed an IPv4 address), unique-local, site-local and link-local.
  */
-const BLOCKED = new BlockList();
+// Two lists: Node checks an IPv4 address against IPv6 rules in its mapped form, so `::ffff:0:0/96`
+// in one list would block every IPv4 address.
+const BLOCKED_V4 = new BlockList();
+const BLOCKED_V6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -25,7 +28,7 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv4');
+  BLOCKED_V4.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
   ['::', 96],
@@ -41,7 +44,7 @@ for (const [network, prefix] of [
   ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv6');
+  BLOCKED_V6.addSubnet(network, prefix, 'ipv6');
 }
 
 /** Whether `address` (an IP literal, brackets allowed) must not be fetched from. Non-IPs are blocked. */
@@ -49,5 +52,5 @@ export function isBlockedAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family === 0) return true;
-  return BLOCKED.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? BLOCKED_V4.check(bare, 'ipv4') : BLOCKED_V6.check(bare, 'ipv6');
 }
