@@ -24,6 +24,8 @@ export interface Cradle {
   readonly audit: import('./audit/audit-log.js').AuditLog;
   readonly chains: import('./chain-registry.js').ChainRegistry;
   readonly invoiceEvents: import('./events/invoice-events.js').InvoiceEvents;
+  /** Every enabled plugin's MCP tools, in plugin order. */
+  readonly mcpTools: readonly import('./mcp/mcp-tool.js').McpToolDefinition[];
 }
 
 /**

@@ -24,5 +24,8 @@ export * from './rate-limit/rate-limiter.js';
 export * from './crypto/secret-box.js';
 export * from './audit/audit-log.js';
 export * from './events/invoice-events.js';
+export * from './mcp/mcp-tool.js';
+export { enforceAccess } from './http/access-guards.js';
+export { validateInput } from './http/validate.js';
 export * from './cli/command.js';
 export * from './cli/flags.js';

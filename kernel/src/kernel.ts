@@ -143,6 +143,7 @@ export function createKernel(options: KernelOptions): Kernel {
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(createChainRegistry(options.chains ?? [], logger)),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
+      mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => plugin.mcpTools?.(cradle) ?? [])).singleton(),
     });
     for (const { plugin, config: slice } of loaded) {
       const resolvers = plugin.register?.({ config: slice, kernelConfig: config, logger: logger.child({ plugin: plugin.id }) }) ?? {};

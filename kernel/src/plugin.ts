@@ -7,6 +7,7 @@ import type { JobDefinition } from './jobs/job-definition.js';
 import type { RouteDefinition } from './http/route.js';
 import type { Authenticator } from './http/authenticator.js';
 import type { CliCommand } from './cli/command.js';
+import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
 import type { Cradle } from './container.js';
 
@@ -54,6 +55,8 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   readonly authenticators?: (cradle: Cradle) => Record<string, Authenticator>;
   /** pg-boss queues, workers and schedules owned by this plugin (`<id>.<job>` names). */
   readonly jobs?: (cradle: Cradle) => readonly JobDefinition[];
+  /** MCP tools this plugin offers agents (see McpToolDefinition); served by the MCP plugin. */
+  readonly mcpTools?: (cradle: Cradle) => readonly McpToolDefinition[];
   /** Operator CLI commands (`pnpm gateway <noun> <verb>`). */
   readonly cli?: readonly CliCommand[];
   /** Runs after migrations and queue creation, before traffic. Failing here stops start-up. */

@@ -127,7 +127,14 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
     const config = options.config ?? loadConfig({ overrides: { 'log.level': process.env['LOG_LEVEL'] ?? 'warn' } });
     // Like every process, the CLI applies pending migrations before a command runs (a fresh database
     // works at once); `db status` only connects, so it can report what is pending.
-    kernel = createKernel({ config, plugins: options.plugins, chains: options.chains, role: 'cli' });
+    kernel = createKernel({
+      config,
+      plugins: options.plugins,
+      chains: options.chains,
+      role: 'cli',
+      // stdout is the command's protocol channel: logs must not land in it.
+      ...(command.ownsStdout ? { logger: pino({ level: config.log.level }, pino.destination(2)) } : {}),
+    });
     let result: object;
     if (command.noun === 'db' && command.verb === 'migrate') {
       const applied = await kernel.migrate();
@@ -138,9 +145,13 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       await kernel.start();
       result = await command.run({ flags: values, cradle: kernel.cradle });
     }
-    io.out(json ? JSON.stringify(result, null, 2) : render(result));
+    if (!command.ownsStdout) io.out(json ? JSON.stringify(result, null, 2) : render(result));
     return 0;
   } catch (error) {
+    if (command.ownsStdout) {
+      io.err(`error ${isAppError(error) ? error.code : error instanceof ConfigError ? 'config_error' : 'internal_error'}: ${(error as Error).message}`);
+      return 1;
+    }
     if (error instanceof ConfigError) return fail(1, 'config_error', error.message);
     if (isAppError(error)) return fail(1, error.code, error.message);
     return fail(1, 'internal_error', (error as Error).message);

@@ -30,6 +30,11 @@ export interface CliCommand {
   readonly flags?: Readonly<Record<string, CliFlag>>;
   /** Extra help text: examples, notes. */
   readonly help?: string;
+  /**
+   * The command speaks its own protocol on stdout (`mcp stdio`): the CLI prints no result, sends
+   * logs and errors to stderr, and `--json` does not apply.
+   */
+  readonly ownsStdout?: boolean;
   /** Whether the command needs the database (default true). */
   readonly needsDatabase?: boolean;
   readonly run: (context: CliRunContext) => Promise<object>;

@@ -5,6 +5,7 @@ import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
 import { invoicesErrors } from './errors.js';
 import { invoicesRoutes } from './routes.js';
+import { invoicesMcpTools } from './mcp-tools.js';
 import { InvoiceService } from './services/invoice-service.js';
 import { PolicyService } from './services/policy-service.js';
 import { InvoiceTransitions } from './services/invoice-transitions.js';
@@ -43,6 +44,7 @@ export const invoicesPlugin = definePlugin({
     invoicesExpiry: asFunction((cradle: Cradle) => new InvoiceExpiry(cradle)).singleton(),
   }),
   routes: invoicesRoutes,
+  mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
   cli: invoicesCommands,
 });
@@ -58,3 +60,4 @@ export { EXPIRE_JOB } from './jobs.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
 export * from './schemas.js';
+export { InvoiceToolArguments, CreateInvoiceToolArguments, CREATE_INVOICE_DESCRIPTION, CANCEL_INVOICE_DESCRIPTION } from './mcp-tools.js';

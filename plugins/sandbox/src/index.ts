@@ -4,6 +4,7 @@ import { sandboxCommands } from './cli.js';
 import { SandboxConfigSchema, type SandboxConfig } from './config.js';
 import { sandboxErrors } from './errors.js';
 import { sandboxRoutes } from './routes.js';
+import { sandboxMcpTools } from './mcp-tools.js';
 import { SandboxInvoices } from './services/sandbox-invoices.js';
 import { SandboxProjects } from './services/sandbox-projects.js';
 import { Simulator } from './services/simulator.js';
@@ -35,6 +36,7 @@ export const sandboxPlugin = definePlugin({
     sandboxSimulator: asFunction((cradle: Cradle) => new Simulator(cradle)).singleton(),
   }),
   routes: sandboxRoutes,
+  mcpTools: sandboxMcpTools,
   cli: sandboxCommands,
 });
 

@@ -234,7 +234,7 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
 }
 
 /** Resolves aliases and the exactly-one rules of a named simulation's body. */
-function simulationInput(simulation: Simulation, body: Record<string, unknown>): SimulationInput {
+export function simulationInput(simulation: Simulation, body: Record<string, unknown>): SimulationInput {
   if (simulation === 'overpaid') {
     const extraUnits = aliased<string>(body, 'extraUnits', 'extra_units', false);
     exactlyOne(['multiplier', body['multiplier']], ['extraUnits', extraUnits]);

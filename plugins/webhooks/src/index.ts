@@ -6,6 +6,7 @@ import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 import { webhooksErrors } from './errors.js';
 import { webhooksJobs } from './jobs.js';
 import { webhooksRoutes } from './routes.js';
+import { webhooksMcpTools } from './mcp-tools.js';
 import { DeliveryWorker } from './services/delivery-worker.js';
 import { EventLog } from './services/event-log.js';
 import { WebhookOutbox } from './services/outbox.js';
@@ -50,6 +51,7 @@ export const webhooksPlugin = definePlugin({
     webhooksEventLog: asFunction((cradle: Cradle) => new EventLog(cradle)).singleton(),
   }),
   routes: webhooksRoutes,
+  mcpTools: webhooksMcpTools,
   jobs: webhooksJobs,
   cli: webhooksCommands,
   start: async (cradle) => {
@@ -66,3 +68,4 @@ export { DeliveryWorker } from './services/delivery-worker.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';
 export { isPrivateAddress } from './services/target-guard.js';
 export * from './schemas.js';
+export { RetryWebhookToolArguments, RETRY_WEBHOOK_DESCRIPTION } from './mcp-tools.js';

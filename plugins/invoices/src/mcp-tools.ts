@@ -1,0 +1,78 @@
+import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition } from '@gw/kernel';
+import Type from 'typebox';
+import { CreateInvoiceBody, ListInvoicesQuery, ULID_PATTERN } from './schemas.js';
+
+const INVOICE_ID = Type.String({ pattern: ULID_PATTERN, description: 'Invoice id (ULID).' });
+
+/** Arguments of `get_invoice` and `cancel_invoice`. */
+export const InvoiceToolArguments = mcpArguments({ invoice_id: INVOICE_ID });
+/** Arguments of `create_invoice`: `project_id` plus the body of POST /invoices. */
+export const CreateInvoiceToolArguments = mcpArguments(CreateInvoiceBody.properties);
+
+export const CREATE_INVOICE_DESCRIPTION =
+  'Create an invoice for one coin with a fresh deposit address; the same logic as POST /api/v1/invoices. Idempotent on (project, external_id): ' +
+  'calling again with the same arguments returns the existing invoice, different arguments give external_id_conflict. Give exactly one of ' +
+  'amount_usd (converted at the current rate; rate_snapshot records it) and amount_crypto. Returns the invoice: id, status, address, ' +
+  'amount_crypto, payment_uri, expires_at_iso and the rest of the invoice object. On a sandbox project the invoice is a sandbox invoice ' +
+  '(drive it with the sandbox_simulate_* tools).';
+export const CANCEL_INVOICE_DESCRIPTION =
+  'Cancel a pending or detected invoice (any other status is invoice_not_cancellable); its address returns to the pool after a cooldown. ' +
+  'Returns the cancelled invoice.';
+
+/** The invoice tools of spec 4.6 for production and testnet projects (the sandbox plugin adds sandbox variants). */
+export function invoicesMcpTools(cradle: Cradle): McpToolDefinition[] {
+  const service = () => cradle.invoicesService;
+  return [
+    defineMcpTool({
+      name: 'list_invoices',
+      title: 'List invoices',
+      description:
+        "Search a project's invoices, newest first, 1 to 200 per page (default 50). Filters (all optional, combined with AND): status, " +
+        'external_id, address, tx_hash, amount (exact amount_crypto), date_from / date_to (ISO 8601). Returns { items: [invoice], next_cursor }; ' +
+        'pass next_cursor as cursor for the next page (absent on the last page).',
+      input: mcpArguments(ListInvoicesQuery.properties),
+      scope: 'invoices:read',
+      writes: false,
+      errors: ['validation_error'],
+      handler: async ({ args, project }) => {
+        const { project_id: _, ...filter } = args;
+        return service().list(project.id, filter);
+      },
+    }),
+    defineMcpTool({
+      name: 'get_invoice',
+      title: 'Get an invoice',
+      description: 'One invoice with its transactions and their confirmations. invoice_not_found when it is not an invoice of this project.',
+      input: InvoiceToolArguments,
+      scope: 'invoices:read',
+      writes: false,
+      errors: ['validation_error', 'invoice_not_found'],
+      handler: async ({ args, project }) => service().get(project.id, args.invoice_id),
+    }),
+    defineMcpTool({
+      name: 'create_invoice',
+      title: 'Create an invoice',
+      description: CREATE_INVOICE_DESCRIPTION,
+      input: CreateInvoiceToolArguments,
+      scope: 'invoices:write',
+      access: { projectKind: 'production', write: true },
+      writes: true,
+      errors: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'wallet_not_bound', 'subscription_expired', 'pool_exhausted', 'internal_error'],
+      handler: async ({ args, project, actor }) => {
+        const { project_id: _, ...body } = args;
+        return (await service().create(project, body, actor)).invoice;
+      },
+    }),
+    defineMcpTool({
+      name: 'cancel_invoice',
+      title: 'Cancel an invoice',
+      description: CANCEL_INVOICE_DESCRIPTION,
+      input: InvoiceToolArguments,
+      scope: 'invoices:write',
+      access: { projectKind: 'production', write: true },
+      writes: true,
+      errors: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'subscription_expired'],
+      handler: async ({ args, project, actor }) => service().cancel(project.id, args.invoice_id, actor),
+    }),
+  ];
+}

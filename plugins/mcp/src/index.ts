@@ -1,0 +1,43 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { mcpCommands } from './cli.js';
+import { McpConfigSchema, type McpConfig } from './config.js';
+import { mcpErrors } from './errors.js';
+import { mcpRoutes } from './routes.js';
+import { McpCredentials } from './services/mcp-credentials.js';
+import { McpToolbox } from './services/mcp-toolbox.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly mcpConfig: McpConfig;
+    readonly mcpCredentials: McpCredentials;
+    readonly mcpToolbox: McpToolbox;
+  }
+}
+
+/**
+ * The MCP server (spec 4.6, 5.3, 5.4): every plugin's `mcpTools` over the MCP SDK's streamable
+ * HTTP transport at {mcp_url}/api/mcp/transport and over STDIO (`gateway mcp stdio`), for OAuth
+ * access tokens (read scopes) and PATs, with scope challenges and a per-token call limit.
+ * See plugins/mcp/README.md and docs/mcp.md.
+ */
+export const mcpPlugin = definePlugin({
+  id: 'mcp',
+  dependsOn: ['tenancy', 'oauth'],
+  config: McpConfigSchema,
+  errors: [mcpErrors],
+  register: ({ config, logger }) => ({
+    mcpConfig: asValue(config),
+    mcpCredentials: asFunction((cradle: Cradle) => new McpCredentials(cradle)).singleton(),
+    mcpToolbox: asFunction((cradle: Cradle) => new McpToolbox({ mcpTools: cradle.mcpTools, tenancyProjects: cradle.tenancyProjects, rateLimiter: cradle.rateLimiter, logger, mcpConfig: config })).singleton(),
+  }),
+  routes: mcpRoutes,
+  cli: mcpCommands,
+});
+
+export { McpConfigSchema, type McpConfig } from './config.js';
+export { mcpErrors } from './errors.js';
+export { MCP_REALM, transportPath } from './routes.js';
+export { McpCredentials, hasScope, type McpPrincipal } from './services/mcp-credentials.js';
+export { McpToolbox, type ListedTool, type ToolCallResult } from './services/mcp-toolbox.js';
+export { MCP_SERVER_NAME, MCP_SERVER_VERSION } from './services/mcp-server-factory.js';

@@ -1,0 +1,108 @@
+import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
+import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Context } from 'koa';
+import Type from 'typebox';
+import { hasScope, type McpCredentialProblem } from './services/mcp-credentials.js';
+import { createMcpServer } from './services/mcp-server-factory.js';
+
+/** `realm` of every challenge (spec 5.4 rule 1). */
+export const MCP_REALM = 'service-mcp';
+
+/** JSON-RPC code of the spec's scope-failure body (section 7); used for every refusal before the SDK. */
+const INVALID_REQUEST = -32600;
+
+const PROBLEMS: Record<McpCredentialProblem, string> = {
+  unknown: 'The token is unknown.',
+  revoked: 'The token has been revoked.',
+  expired: 'The token has expired.',
+  lineage_revoked: 'The token belongs to a revoked lineage.',
+  wrong_resource: 'The token was issued for another resource.',
+  user_disabled: 'The user of this token is disabled.',
+};
+
+/** Path of the transport on this server: the path of {mcp_url} (if any) plus /api/mcp/transport. */
+export function transportPath(mcpUrl: string | undefined): string {
+  const prefix = mcpUrl ? new URL(mcpUrl).pathname.replace(/\/+$/, '') : '';
+  return `${prefix}${MCP_TRANSPORT_PATH}`;
+}
+
+/**
+ * `POST {mcp_url}/api/mcp/transport` (spec 4.6, 5.4): the MCP SDK's streamable HTTP transport,
+ * stateless (a server per request, JSON responses). Before the SDK sees a message the endpoint
+ * checks the bearer credential (401 challenges), the scope of every `tools/call` (403
+ * `insufficient_scope` challenge with the JSON-RPC body of spec 7) and the per-token call rate
+ * (429 with Retry-After).
+ */
+export function mcpRoutes(cradle: Cradle): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: transportPath(cradle.oauthConfig.mcpUrl),
+      hidden: true,
+      summary: 'MCP streamable HTTP transport (JSON-RPC 2.0).',
+      tags: ['mcp'],
+      auth: 'none',
+      body: Type.Unknown(),
+      handler: async ({ ctx, body, requestId }) => {
+        const addresses = cradle.oauthUrls.forRequest(ctx);
+        const messages = (Array.isArray(body) ? body : [body]) as { id?: unknown; method?: unknown; params?: { name?: unknown } }[];
+        const id = messages.find((m) => m && typeof m === 'object' && m.id !== undefined)?.id ?? null;
+        const token = /^Bearer +([^\s]+)$/i.exec(ctx.get('authorization'))?.[1];
+        if (!token) {
+          return refusal(401, challenge(addresses, [['realm', MCP_REALM], ['resource_metadata', '']]), id, 'invalid_token', 'This endpoint needs Authorization: Bearer <token> (an OAuth access token or a PAT).');
+        }
+        const resolved = await cradle.mcpCredentials.resolve(token, addresses.resource);
+        if (!resolved.ok) {
+          const description = PROBLEMS[resolved.problem];
+          return refusal(401, challenge(addresses, [['realm', MCP_REALM], ['error', 'invalid_token'], ['error_description', description], ['resource_metadata', '']]), id, 'invalid_token', description);
+        }
+        const principal = resolved.principal;
+        const calls = messages.filter((m) => m && typeof m === 'object' && m.method === 'tools/call');
+        for (const call of calls) {
+          const name = typeof call.params?.name === 'string' ? call.params.name : '';
+          const needed = cradle.mcpToolbox.scopeOf(name);
+          if (needed !== undefined && !hasScope(principal.auth.scopes, needed)) {
+            const description = `The tool ${name} needs the scope ${needed}.`;
+            return refusal(403, challenge(addresses, [['error', 'insufficient_scope'], ['scope', needed], ['resource_metadata', ''], ['error_description', description]]), call.id ?? null, 'insufficient_scope', description);
+          }
+        }
+        if (calls.length > 0) {
+          const rate = await cradle.mcpToolbox.consumeRate(principal, calls.length);
+          if (!rate.allowed) {
+            const error = cradle.mcpToolbox.rateLimitError(rate);
+            return { status: 429, headers: { 'Retry-After': String(rate.retryAfter) }, body: jsonRpcError(id, error.code, error.message) };
+          }
+        }
+        await serve(ctx, body, () => createMcpServer(cradle.mcpToolbox, async () => principal, () => requestId, { rateLimitCalls: false }));
+        return {};
+      },
+    }),
+  ];
+}
+
+async function serve(ctx: Context, body: unknown, build: () => ReturnType<typeof createMcpServer>): Promise<void> {
+  const server = build();
+  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+  ctx.respond = false;
+  ctx.res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(ctx.req, ctx.res, body);
+}
+
+/** A Bearer challenge with its parameters in the given order (`resource_metadata` stands for the URL). */
+function challenge(addresses: OAuthAddresses, params: readonly (readonly [string, string])[]): string {
+  const value = (name: string, raw: string) => (name === 'resource_metadata' ? addresses.protectedResourceMetadataUrl : raw.replace(/["\\]/g, ''));
+  return `Bearer ${params.map(([name, raw]) => `${name}="${value(name, raw)}"`).join(', ')}`;
+}
+
+function refusal(status: number, wwwAuthenticate: string, id: unknown, errorCode: string, message: string) {
+  return { status, headers: { 'WWW-Authenticate': wwwAuthenticate, 'Cache-Control': 'no-store' }, body: jsonRpcError(id, errorCode, message) };
+}
+
+function jsonRpcError(id: unknown, errorCode: string, message: string) {
+  return { jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code: INVALID_REQUEST, message, data: { error_code: errorCode } } };
+}

@@ -1,0 +1,73 @@
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { oauthPlugin } from '@gw/plugin-oauth';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { SANDBOX_PLUGINS } from '../../sandbox/test/helpers.js';
+import { FAST_RETRIES } from '../../webhooks/test/helpers.js';
+import { mcpPlugin } from '../src/index.js';
+
+export { Receiver } from '../../webhooks/test/helpers.js';
+export { projectWithPools } from '../../invoices/test/helpers.js';
+
+export const MCP_PLUGINS = [...SANDBOX_PLUGINS, oauthPlugin, mcpPlugin];
+export const TRANSPORT_PATH = '/api/mcp/transport';
+
+/** A gateway with workers, fixed rates, small pools, deliveries to local receivers, and the MCP endpoint. */
+export function startMcpKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
+  return startTestKernel({
+    plugins: MCP_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.address-pool.targetFree': 3,
+      'plugins.webhooks.allowPrivateTargets': true,
+      'plugins.sandbox.simulateRateLimitPerMinute': 1000,
+      'plugins.sandbox.writeRateLimitPerMinute': 1000,
+      'plugins.sandbox.clockAdvanceRateLimitPerMinute': 1000,
+      'plugins.mcp.toolCallsPerMinute': 1000,
+      ...FAST_RETRIES,
+      ...config,
+    },
+  });
+}
+
+/** The MCP SDK's own client over streamable HTTP, sending `Authorization: Bearer <token>`. */
+export async function patClient(gw: TestKernel, token: string): Promise<Client> {
+  const client = new Client({ name: 'gateway-test-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}${TRANSPORT_PATH}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** A raw JSON-RPC POST to the transport, for checking status codes and headers. */
+export async function rawCall(gw: TestKernel, body: unknown, token?: string): Promise<{ status: number; headers: Headers; body: any }> {
+  const response = await fetch(`${gw.url}${TRANSPORT_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** The structured result of a successful tool call; fails the test with the tool error otherwise. */
+export async function callOk(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.structuredContent ?? result.content)}`);
+  return result.structuredContent;
+}
+
+/** The `error_code` of a tool call expected to fail; fails the test when it succeeds. */
+export async function callError(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const result = await client.callTool({ name, arguments: args });
+  if (!result.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(result.structuredContent)}`);
+  return (result.structuredContent as { error_code: string }).error_code;
+}

@@ -1,0 +1,145 @@
+import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition } from '@gw/kernel';
+import { CANCEL_INVOICE_DESCRIPTION, CREATE_INVOICE_DESCRIPTION, CreateInvoiceToolArguments, InvoiceToolArguments, ULID_PATTERN } from '@gw/plugin-invoices';
+import { RETRY_WEBHOOK_DESCRIPTION, RetryWebhookToolArguments } from '@gw/plugin-webhooks';
+import Type, { type TProperties } from 'typebox';
+import { simulationInput } from './routes.js';
+import { ClockAdvanceBody, DetectBody, OverpaidBody, PartialBody, simulateEventInput, SimulateEventBody } from './schemas.js';
+import { SIMULATION_RULES, type Simulation } from './simulations.js';
+
+const SANDBOX = { projectKind: 'sandbox', write: true } as const;
+const SIMULATE_ERRORS = ['validation_error', 'sandbox_project_required', 'sandbox_invoice_not_found', 'sandbox_invoice_transition_invalid', 'sandbox_rate_limit_exceeded'];
+const INVOICE_ID = Type.String({ pattern: ULID_PATTERN, description: 'Id of a sandbox invoice of the project (ULID).' });
+const SIMULATION_ARGUMENTS: Partial<Record<Simulation, TProperties>> = { detect: DetectBody.properties, overpaid: OverpaidBody.properties, partial: PartialBody.properties };
+
+/**
+ * The sandbox's MCP tools (spec 4.6): one `sandbox_simulate_<name>` per simulation of spec 4.5,
+ * `sandbox_clock_advance`, `sandbox_reset` and `sandbox_delete`, all needing `sandbox:simulate`; and
+ * the sandbox variants of `create_invoice`, `cancel_invoice` and `retry_webhook`, which the MCP
+ * plugin picks for sandbox projects.
+ */
+export function sandboxMcpTools(cradle: Cradle): McpToolDefinition[] {
+  const simulator = () => cradle.sandboxSimulator;
+  const invoices = () => cradle.sandboxInvoices;
+  const projects = () => cradle.sandboxProjects;
+  return [
+    defineMcpTool({
+      name: 'create_invoice',
+      title: 'Create an invoice',
+      description: CREATE_INVOICE_DESCRIPTION,
+      input: CreateInvoiceToolArguments,
+      scope: 'invoices:write',
+      access: SANDBOX,
+      writes: true,
+      errors: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'sandbox_active_invoice_cap_reached', 'rate_quote_unavailable'],
+      handler: async ({ args, project, actor }) => {
+        const { project_id: _, ...body } = args;
+        return (await invoices().create(project, body, actor)).invoice;
+      },
+    }),
+    defineMcpTool({
+      name: 'cancel_invoice',
+      title: 'Cancel an invoice',
+      description: CANCEL_INVOICE_DESCRIPTION,
+      input: InvoiceToolArguments,
+      scope: 'invoices:write',
+      access: SANDBOX,
+      writes: true,
+      errors: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'sandbox_rate_limit_exceeded'],
+      handler: async ({ args, project, actor }) => invoices().cancel(project.id, args.invoice_id, actor),
+    }),
+    defineMcpTool({
+      name: 'retry_webhook',
+      title: 'Resend a webhook event',
+      description: RETRY_WEBHOOK_DESCRIPTION,
+      input: RetryWebhookToolArguments,
+      scope: 'webhooks:manage',
+      access: SANDBOX,
+      writes: true,
+      errors: ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded'],
+      handler: async ({ args, project, actor }) => invoices().resend(project.id, args.event_id, actor),
+    }),
+    ...Object.entries(SIMULATION_RULES).map(([name, rule]) => {
+      const simulation = name as Simulation;
+      return defineMcpTool({
+        name: `sandbox_simulate_${simulation.replace(/-/g, '_')}`,
+        title: `Simulate ${simulation}`,
+        description:
+          `Sandbox: simulate ${simulation} on an invoice in ${rule.from.join(' or ')}; emits ${rule.event} (a real signed webhook)` +
+          `${rule.to === 'same' ? ' and the invoice stays detected' : ` and the invoice becomes ${rule.to}`}. Returns { event_id, status }.` +
+          (simulation === 'overpaid' ? ' Give exactly one of multiplier (> 1) and extraUnits (base units).' : '') +
+          (simulation === 'partial' ? ' Give exactly one of fraction (0 < f < 1) and amountUnits (base units).' : ''),
+        input: mcpArguments({ invoice_id: INVOICE_ID, ...(SIMULATION_ARGUMENTS[simulation] ?? {}) }),
+        scope: 'sandbox:simulate',
+        access: SANDBOX,
+        writes: true,
+        errors: SIMULATE_ERRORS,
+        handler: async ({ args, project, actor }) => {
+          const { project_id: _, invoice_id, ...body } = args as Record<string, unknown> & { invoice_id: string };
+          return simulator().simulate(project.id, invoice_id, simulation, simulationInput(simulation, body), actor);
+        },
+      });
+    }),
+    defineMcpTool({
+      name: 'sandbox_simulate_duplicate_delivery',
+      title: 'Simulate a duplicate delivery',
+      description: 'Sandbox: deliver the most recent terminal webhook of the invoice again with the same event_id (no status change). sandbox_invoice_terminal while it has none.',
+      input: mcpArguments({ invoice_id: INVOICE_ID }),
+      scope: 'sandbox:simulate',
+      access: SANDBOX,
+      writes: true,
+      errors: [...SIMULATE_ERRORS, 'sandbox_invoice_terminal'],
+      handler: async ({ args, project, actor }) => simulator().duplicateDelivery(project.id, args.invoice_id, actor),
+    }),
+    defineMcpTool({
+      name: 'sandbox_simulate_event',
+      title: 'Simulate any event',
+      description:
+        'Sandbox: apply any event the invoice state machine allows (eventType, amountUnits, confirmations, blockHeight), only while the invoice ' +
+        'is in expectedCurrentStatus. Returns { event_id, status }.',
+      input: mcpArguments({ invoice_id: INVOICE_ID, ...SimulateEventBody.properties }),
+      scope: 'sandbox:simulate',
+      access: SANDBOX,
+      writes: true,
+      errors: SIMULATE_ERRORS,
+      handler: async ({ args, project, actor }) => {
+        const { project_id: _, invoice_id, ...body } = args;
+        return simulator().simulateEvent(project.id, invoice_id, simulateEventInput(body as never), actor);
+      },
+    }),
+    defineMcpTool({
+      name: 'sandbox_clock_advance',
+      title: 'Advance the sandbox clock',
+      description:
+        "Sandbox: add `blocks` (1 to 64) confirmations on `chain` to every detected invoice of the project; those reaching their threshold become paid " +
+        '(overpaid or partial when the simulated amount differs). 10 calls per minute per chain. Returns { advanced, ... }.',
+      input: mcpArguments(ClockAdvanceBody.properties),
+      scope: 'sandbox:simulate',
+      access: SANDBOX,
+      writes: true,
+      errors: ['validation_error', 'sandbox_project_required', 'sandbox_rate_limit_exceeded'],
+      handler: async ({ args, project, actor }) => simulator().advanceClock(project.id, args.chain, args.blocks, actor),
+    }),
+    defineMcpTool({
+      name: 'sandbox_reset',
+      title: 'Reset the sandbox',
+      description: 'Sandbox: remove every invoice, transaction, webhook event and pool address of the project; the project, its keys, bindings and PATs stay.',
+      input: mcpArguments({}),
+      scope: 'sandbox:simulate',
+      access: SANDBOX,
+      writes: true,
+      errors: ['sandbox_project_required', 'sandbox_reset_failed'],
+      handler: async ({ project, actor }) => projects().reset(project.id, actor),
+    }),
+    defineMcpTool({
+      name: 'sandbox_delete',
+      title: 'Delete the sandbox project',
+      description: 'Sandbox: delete the sandbox project and everything of it, its API key and PATs included (this credential stops working if bound to it). Irreversible.',
+      input: mcpArguments({}),
+      scope: 'sandbox:simulate',
+      access: SANDBOX,
+      writes: true,
+      errors: ['sandbox_project_required', 'sandbox_delete_failed'],
+      handler: async ({ project, actor }) => projects().delete(project.id, actor),
+    }),
+  ];
+}
