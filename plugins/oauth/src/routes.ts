@@ -149,10 +149,13 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
         }
         // From here on, errors go back to the client's redirect URI (RFC 6749 section 4.1.2.1).
         const stateValue = single('state');
-        const state = typeof stateValue === 'string' && stateValue.length <= MAX_STATE ? stateValue : undefined;
+        const state = typeof stateValue === 'string' && stateValue.length <= MAX_STATE && !stateValue.includes('\u0000') ? stateValue : undefined;
         const back = (failure: OAuthFailure) => redirect(clientRedirect(redirectUri, { error: failure.error, error_description: failure.description, state, iss: a.baseUrl }));
         for (const name of ['response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource']) {
-          if (single(name) === null) return back(fail('invalid_request', `${name} appears more than once.`));
+          const value = single(name);
+          if (value === null) return back(fail('invalid_request', `${name} appears more than once.`));
+          // PostgreSQL text cannot hold U+0000; such a value is malformed, not a 500.
+          if (value?.includes('\u0000')) return back(fail('invalid_request', `${name} must not contain the NUL character.`));
         }
         if (typeof stateValue === 'string' && stateValue.length > MAX_STATE) return back(fail('invalid_request', `state is longer than ${MAX_STATE} characters.`));
         if (single('response_type') !== 'code') return back(fail('unsupported_response_type', 'response_type must be code.'));

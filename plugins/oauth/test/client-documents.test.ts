@@ -13,7 +13,7 @@ test.before(async () => {
   sink = await MailSink.start();
   docs = await DocumentServer.start();
   strict = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM });
-  lab = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM });
+  lab = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM, 'plugins.oauth.clientDocuments.timeoutMs': 1000 });
 });
 test.after.always(async () => {
   await strict?.close();
@@ -71,6 +71,8 @@ test('oversized, redirecting, mismatched, non-JSON and secret-using documents ar
     ['/bad/secret.json', (o) => ({ body: doc(`${o}/bad/secret.json`, { token_endpoint_auth_method: 'client_secret_post' }) }), /token_endpoint_auth_method must be none/],
     ['/bad/http-redirect-uri.json', (o) => ({ body: doc(`${o}/bad/http-redirect-uri.json`, { redirect_uris: ['http://evil.example/cb'] }) }), /plain http is allowed only on loopback/],
     ['/bad/missing.json', () => ({ status: 404, body: '{}' }), /HTTP 404/],
+    ['/bad/control.json', (o) => ({ body: doc(`${o}/bad/control.json`, { redirect_uris: ['https://app.example/c\u0000b'] }) }), /control characters/],
+    ['/bad/array.json', () => ({ body: '[]' }), /not a JSON object/],
   ];
   for (const [path, reply, message] of cases) {
     const clientId = docs.serve(path, reply);
@@ -80,6 +82,14 @@ test('oversized, redirecting, mismatched, non-JSON and secret-using documents ar
     t.regex(page.text, message, path);
     t.false(await cached(lab, clientId), path);
   }
+});
+
+test('a document server that never answers is cut off by the fetch timeout', async (t) => {
+  const clientId = docs.serve('/slow/hang.json', () => ({ hang: true, body: '' }));
+  const page = await authorizePage(lab, clientId);
+  t.is(page.status, 400);
+  t.regex(page.text, /longer than 1000 ms/);
+  t.false(await cached(lab, clientId));
 });
 
 test('client_id URLs must be https with a path, without fragment, credentials or dot segments', async (t) => {

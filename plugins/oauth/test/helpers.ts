@@ -141,13 +141,21 @@ async function consent(web: WebClient, base: string, page: WebResponse, decision
   return new URL(done.location!);
 }
 
+/** What the document server answers; `hang` never answers at all. */
+export interface DocumentReply {
+  status?: number;
+  headers?: Record<string, string>;
+  body: string;
+  hang?: boolean;
+}
+
 /** A local HTTPS server (self-signed localhost certificate) serving client metadata documents. */
 export class DocumentServer {
   readonly requests: string[] = [];
-  private constructor(private readonly server: HttpsServer, readonly origin: string, private readonly routes: Map<string, (origin: string) => { status?: number; headers?: Record<string, string>; body: string }>) {}
+  private constructor(private readonly server: HttpsServer, readonly origin: string, private readonly routes: Map<string, (origin: string) => DocumentReply>) {}
 
   static async start(): Promise<DocumentServer> {
-    const routes = new Map<string, (origin: string) => { status?: number; headers?: Record<string, string>; body: string }>();
+    const routes = new Map<string, (origin: string) => DocumentReply>();
     let self: DocumentServer | undefined;
     const server = createHttpsServer({ key: KEY_PEM, cert: CERT_PEM }, (req, res) => {
       self!.requests.push(req.url ?? '/');
@@ -157,6 +165,7 @@ export class DocumentServer {
         return;
       }
       const reply = route(self!.origin);
+      if (reply.hang) return; // never answers
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(reply.body);
     });
@@ -166,7 +175,7 @@ export class DocumentServer {
   }
 
   /** Serves `path`; `reply` gets this server's origin. */
-  serve(path: string, reply: (origin: string) => { status?: number; headers?: Record<string, string>; body: string }): string {
+  serve(path: string, reply: (origin: string) => DocumentReply): string {
     this.routes.set(path, reply);
     return `${this.origin}${path}`;
   }

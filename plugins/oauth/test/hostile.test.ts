@@ -117,6 +117,10 @@ test('authorize errors after the redirect URI is validated go back to it with er
     t.is(location.searchParams.get('code'), null);
     if (description) t.regex(location.searchParams.get('error_description') ?? '', description);
   }
+  const nul = await fetch(authorizeUrl(baseParams(clientId, challenge, { state: 'a\u0000b' })), { redirect: 'manual' });
+  t.is(nul.status, 302);
+  t.is(new URL(nul.headers.get('location')!).searchParams.get('error'), 'invalid_request');
+  t.is(new URL(nul.headers.get('location')!).searchParams.get('state'), null);
   const dupState = authorizeUrl(baseParams(clientId, challenge));
   dupState.searchParams.append('state', 'two');
   const res = await fetch(dupState, { redirect: 'manual' });

@@ -8,7 +8,7 @@ test('loopback http on any port and https are accepted', (t) => {
 });
 
 test('plain http elsewhere, fragments, wildcards, credentials, custom schemes and junk are refused', (t) => {
-  for (const uri of ['http://app.example/cb', 'http://127.0.0.2.nip.io/cb', 'http://localhost.evil.example/cb', 'https://app.example/cb#frag', 'https://*.example/cb', 'https://u:p@app.example/cb', 'myapp://cb', 'javascript:alert(1)', 'cb', '', 'x'.repeat(3000)]) {
+  for (const uri of ['http://app.example/cb', 'http://127.0.0.2.nip.io/cb', 'http://localhost.evil.example/cb', 'https://app.example/cb#frag', 'https://*.example/cb', 'https://u:p@app.example/cb', 'myapp://cb', 'javascript:alert(1)', 'https://app.example/c\u0000b', 'https://app.example/c b', 'cb', '', 'x'.repeat(3000)]) {
     t.not(redirectUriProblem(uri), undefined, uri);
   }
   t.not(redirectUriProblem(42), undefined);

@@ -11,6 +11,7 @@ export const MAX_REDIRECT_URI_LENGTH = 2048;
 export function redirectUriProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0) return 'must be a non-empty string';
   if (value.length > MAX_REDIRECT_URI_LENGTH) return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
+  if (/[\u0000-\u0020\u007f]/.test(value)) return 'must not contain spaces or control characters';
   if (value.includes('#')) return 'must not contain a fragment';
   if (value.includes('*')) return 'must not contain wildcards';
   let url: URL;
