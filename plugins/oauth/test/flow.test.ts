@@ -6,6 +6,7 @@ import { ACCESS_PREFIX, REFRESH_PREFIX } from '../src/index.js';
 import { ALL_SCOPES, CERT_PEM, DocumentServer, MailSink, OAUTH_PLUGINS, WebClient, authorizeInBrowser, inviteUser, startOAuthKernel } from './helpers.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
+const LEEWAY = 60;
 let gw: TestKernel;
 let sink: MailSink;
 let docs: DocumentServer;
@@ -15,7 +16,8 @@ let resource: string;
 test.before(async () => {
   sink = await MailSink.start();
   docs = await DocumentServer.start();
-  gw = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM });
+  // The longest leeway, so a slow machine never turns a concurrent refresh into a replay.
+  gw = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM, 'plugins.oauth.refreshLeewaySeconds': LEEWAY });
   resource = `${gw.url}/api/mcp/transport`;
   // Discovery the way an MCP client does it: protected-resource metadata first, then the issuer's.
   const rs = await oauth.processResourceDiscoveryResponse(new URL(resource), await oauth.resourceDiscoveryRequest(new URL(resource), insecure));
@@ -220,8 +222,8 @@ test('replay after the leeway revokes the whole lineage synchronously and writes
   const tokens = await authorize(reg, user.email);
   const next = await refresh(reg, tokens.refresh_token!);
   const grant = (await verify(next.access_token)) as { grantId: string };
-  // The rotation happened 11 s ago (leeway 10 s): moved in the database, no waiting.
-  await gw.kernel.cradle.db('oauth_refresh_tokens').where({ grant_id: grant.grantId }).whereNotNull('consumed_at').update({ consumed_at: gw.kernel.cradle.db.raw(`now() - interval '11 seconds'`) });
+  // The rotation happened just outside the leeway: moved in the database, no waiting.
+  await gw.kernel.cradle.db('oauth_refresh_tokens').where({ grant_id: grant.grantId }).whereNotNull('consumed_at').update({ consumed_at: gw.kernel.cradle.db.raw(`now() - make_interval(secs => ?)`, [LEEWAY + 1]) });
   t.is(await refreshError(reg, tokens.refresh_token!), 'invalid_grant');
   // Synchronous: by the time the error is answered, every token of the lineage is dead.
   t.like(await verify(next.access_token), { ok: false, reason: 'lineage_revoked' });
