@@ -29,3 +29,4 @@ export { enforceAccess } from './http/access-guards.js';
 export { validateInput } from './http/validate.js';
 export * from './cli/command.js';
 export * from './cli/flags.js';
+export * from './net/blocked-address.js';

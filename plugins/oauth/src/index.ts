@@ -69,6 +69,5 @@ export { oauthErrors } from './errors.js';
 export { OAUTH_SCOPES, isOAuthScope, parseScope, type OAuthScope } from './scopes.js';
 export { TokenService, type VerifiedAccessToken, type RefusedAccessToken, type TokenResponse, type ConnectedApp, type AppRevocation } from './services/token-service.js';
 export { OAuthUrls, MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';
-export { isBlockedAddress } from './services/address-guard.js';
 export { redirectUriProblem, redirectUriMatches } from './services/redirect-uri.js';
 export { ACCESS_PREFIX, REFRESH_PREFIX, CODE_PREFIX } from './tokens.js';

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { isBlockedAddress } from './address-guard.js';
+import { isBlockedAddress } from '@gw/kernel';
 
 /** Why a client metadata document could not be used; the message is shown to the user and logged. */
 export class ClientDocumentError extends Error {

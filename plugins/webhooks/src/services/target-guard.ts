@@ -1,45 +1,15 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import { isBlockedAddress } from '@gw/kernel';
 
 /**
- * Addresses a production gateway never sends webhooks to: private, loopback, link-local,
- * carrier-grade NAT, unspecified, multicast and reserved ranges (SSRF into the operator's own
- * network). IPv4-mapped IPv6 addresses are checked as their IPv4 address.
+ * Whether `address` (an IP literal, brackets allowed) is in a range webhooks must not reach in
+ * production: the kernel's blocked ranges (private, loopback, link-local, CGNAT, unspecified,
+ * multicast, reserved, and every IPv6 form embedding an IPv4 address). Host names are not IP
+ * literals and pass here; their resolved addresses are checked by `publicOnlyLookup`.
  */
-const BLOCKED = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv6');
-}
-
-/** Whether `address` (an IP literal) is in a range webhooks must not reach in production. */
 export function isPrivateAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '');
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-  if (mapped) return BLOCKED.check(mapped[1]!, 'ipv4');
-  const family = isIP(bare);
-  if (family === 0) return false;
-  return BLOCKED.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  return isIP(address.replace(/^\[|\]$/g, '')) !== 0 && isBlockedAddress(address);
 }
 
 /** The error a refused target raises; its message lands in the attempt's `error`. */

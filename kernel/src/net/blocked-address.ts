@@ -1,7 +1,8 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Addresses a client metadata document is never fetched from (SSRF into the operator's network):
+ * Addresses the gateway never connects to on a partner's or client's behalf (SSRF into the operator's
+ * network: webhook targets in production, OAuth client metadata documents):
  * unspecified, loopback, private, carrier-grade NAT, link-local (cloud metadata at
  * 169.254.169.254), benchmarking, documentation, multicast and reserved ranges; in IPv6 also every
  * IPv4-mapped and IPv4-compatible form (`::ffff:127.0.0.1` and `::ffff:7f00:1` alike), NAT64,
