@@ -1,5 +1,5 @@
 import test from 'ava';
-import { isBlockedAddress } from './address-guard.js';
+import { isBlockedAddress } from './blocked-address.js';
 
 test('private, loopback, link-local, unspecified, CGNAT, multicast and mapped forms are blocked', (t) => {
   for (const address of [
