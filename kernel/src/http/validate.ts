@@ -1,16 +1,31 @@
 import type { TSchema } from 'typebox';
+import { Compile, type Validator } from 'typebox/compile';
 import Value from 'typebox/value';
 import { coreErrors } from '../errors/core-errors.js';
+
+/** A schema's compiled check (JIT code, built once per schema) and whether it declares any default. */
+const compiled = new WeakMap<TSchema, { readonly validator: Validator; readonly hasDefaults: boolean }>();
+function compiledOf(schema: TSchema): { readonly validator: Validator; readonly hasDefaults: boolean } {
+  let entry = compiled.get(schema);
+  if (!entry) {
+    // Conservative: a property named "default" also counts, which only costs a no-op Value.Default.
+    entry = { validator: Compile(schema), hasDefaults: JSON.stringify(schema).includes('"default"') };
+    compiled.set(schema, entry);
+  }
+  return entry;
+}
 
 /**
  * Validates request input against a TypeBox schema. `coerce` converts query/path strings first.
  * Throws 400 `validation_error` whose message and `details.field` name the first bad field.
  */
 export function validateInput<T>(schema: TSchema, value: unknown, where: 'body' | 'query' | 'params', coerce: boolean): T {
+  const { validator, hasDefaults } = compiledOf(schema);
   let candidate = value;
   if (coerce) candidate = restoreNonIntegers(schema, value, Value.Convert(schema, Value.Clone(value)));
-  candidate = Value.Default(schema, candidate);
-  const errors = [...Value.Errors(schema, candidate)];
+  if (hasDefaults) candidate = Value.Default(schema, candidate);
+  // The compiled check decides; the interpreted walk only runs to name what is wrong.
+  const errors = validator.Check(candidate) ? [] : [...Value.Errors(schema, candidate)];
   if (errors.length === 0) {
     const nul = pathOfNul(candidate, []);
     if (nul) {
