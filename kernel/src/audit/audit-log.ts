@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../ids.js';
+import { sql, type Sql } from '../db/sql.js';
 
 /** The channel a write came through. */
 export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system';
@@ -23,6 +24,13 @@ export interface AuditLog {
   record(entry: AuditEntry, trx?: Knex.Transaction): Promise<void>;
   /** Several entries in one statement (a batch of writes). */
   recordMany(entries: readonly AuditEntry[], trx?: Knex.Transaction): Promise<void>;
+  /**
+   * `recordMany` as a part of the caller's statement (a data-modifying CTE), so the entries commit
+   * with the writes they describe in the same round trip. With `onlyTargetsIn` (a subquery of
+   * targets), only the entries whose `target` it returns are written (e.g. the rows an
+   * `insert ... on conflict do nothing` really inserted).
+   */
+  recordManySql(entries: readonly AuditEntry[], options?: { readonly onlyTargetsIn?: Sql }): Sql;
 }
 
 const row = (entry: AuditEntry) => ({
@@ -43,6 +51,16 @@ export function createAuditLog(db: Knex): AuditLog {
     },
     async recordMany(entries, trx) {
       if (entries.length > 0) await (trx ?? db)('kernel_audit_log').insert(entries.map(row));
+    },
+    recordManySql(entries, options) {
+      const rows = entries.map(row);
+      const column = <K extends keyof ReturnType<typeof row>>(key: K) => rows.map((r) => r[key]);
+      return sql`insert into kernel_audit_log (id, actor, channel, action, project_id, target, details, request_id)
+        select a.id, a.actor, a.channel, a.action, a.project_id, a.target, a.details::jsonb, a.request_id
+          from unnest(${column('id')}::text[], ${column('actor')}::text[], ${column('channel')}::text[], ${column('action')}::text[],
+                      ${column('project_id')}::text[], ${column('target')}::text[], ${column('details')}::text[], ${column('request_id')}::text[])
+               as a(id, actor, channel, action, project_id, target, details, request_id)
+        ${options?.onlyTargetsIn ? sql`where a.target in (${options.onlyTargetsIn})` : sql``}`;
     },
   };
 }

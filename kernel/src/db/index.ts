@@ -2,3 +2,4 @@ export * from './migration.js';
 export * from './migration-runner.js';
 export * from './create-knex.js';
 export * from './embedded-postgres.js';
+export * from './sql.js';

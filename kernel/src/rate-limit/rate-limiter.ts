@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppError } from '../errors/app-error.js';
 import { coreErrors } from '../errors/core-errors.js';
+import { sql, sqlQuery } from '../db/sql.js';
 
 export interface RateLimitRule {
   /** Counter key, e.g. `invoices.create:project:<id>` or `mcp_tool_per_token:pat:<id>`. */
@@ -32,6 +33,11 @@ export interface RateLimiter {
    */
   hitMany(rule: RateLimitRule, hits: number): Promise<RateLimitResult[]>;
   /**
+   * `hitMany` of several keys in one statement (a batch of requests of several callers): one
+   * entry per key, results in the same order. Keys must be distinct.
+   */
+  hitEach(entries: readonly { readonly rule: RateLimitRule; readonly hits: number }[]): Promise<RateLimitResult[][]>;
+  /**
    * Counts one hit and throws when over the limit: 429 with `Retry-After`; `error` picks the code
    * (default `rate_limit_exceeded`, e.g. `sandbox_rate_limit_exceeded` for sandbox routes).
    */
@@ -41,26 +47,42 @@ export interface RateLimiter {
 }
 
 export function createRateLimiter(db: Knex, now: () => number = () => Date.now()): RateLimiter {
-  async function hitMany(rule: RateLimitRule, hits: number): Promise<RateLimitResult[]> {
+  function check(rule: RateLimitRule, hits: number): void {
     if (!Number.isInteger(rule.limit) || rule.limit < 0 || !Number.isInteger(rule.windowSeconds) || rule.windowSeconds < 1) {
       throw new Error(`invalid rate limit rule for ${rule.key}`);
     }
     if (!Number.isInteger(hits) || hits < 1) throw new Error(`invalid number of hits for ${rule.key}`);
+  }
+  async function hitEach(entries: readonly { readonly rule: RateLimitRule; readonly hits: number }[]): Promise<RateLimitResult[][]> {
+    if (entries.length === 0) return [];
+    for (const { rule, hits } of entries) check(rule, hits);
+    if (new Set(entries.map((e) => e.rule.key)).size !== entries.length) throw new Error('hitEach: rate limit keys must be distinct');
     const nowSeconds = Math.floor(now() / 1000);
-    const windowStart = nowSeconds - (nowSeconds % rule.windowSeconds);
-    const windowEnd = windowStart + rule.windowSeconds;
-    const result = await db.raw<{ rows: { count: number }[] }>(
-      `insert into kernel_rate_limit_counters (key, window_start, count, expires_at)
-       values (?, ?, ?, to_timestamp(?))
-       on conflict (key, window_start) do update set count = kernel_rate_limit_counters.count + excluded.count
-       returning count`,
-      [rule.key, windowStart, hits, windowEnd],
-    );
-    const last = Number(result.rows[0]!.count);
-    return Array.from({ length: hits }, (_, i) => {
-      const count = last - hits + 1 + i;
-      return { allowed: count <= rule.limit, count, remaining: Math.max(0, rule.limit - count), retryAfter: Math.max(1, windowEnd - nowSeconds) };
+    const windows = entries.map(({ rule }) => {
+      const start = nowSeconds - (nowSeconds % rule.windowSeconds);
+      return { start, end: start + rule.windowSeconds };
     });
+    const rows = await sqlQuery<{ key: string; count: string | number }>(
+      db,
+      sql`insert into kernel_rate_limit_counters (key, window_start, count, expires_at)
+          select key, window_start, hits, to_timestamp(window_end)
+            from unnest(${entries.map((e) => e.rule.key)}::text[], ${windows.map((w) => w.start)}::bigint[], ${entries.map((e) => e.hits)}::int[], ${windows.map((w) => w.end)}::bigint[])
+                 as t(key, window_start, hits, window_end)
+          on conflict (key, window_start) do update set count = kernel_rate_limit_counters.count + excluded.count
+          returning key, count`,
+    );
+    const counts = new Map(rows.map((row) => [row.key, Number(row.count)]));
+    return entries.map(({ rule, hits }, i) => {
+      const last = counts.get(rule.key)!;
+      const retryAfter = Math.max(1, windows[i]!.end - nowSeconds);
+      return Array.from({ length: hits }, (_, k) => {
+        const count = last - hits + 1 + k;
+        return { allowed: count <= rule.limit, count, remaining: Math.max(0, rule.limit - count), retryAfter };
+      });
+    });
+  }
+  async function hitMany(rule: RateLimitRule, hits: number): Promise<RateLimitResult[]> {
+    return (await hitEach([{ rule, hits }]))[0]!;
   }
   async function hit(rule: RateLimitRule): Promise<RateLimitResult> {
     return (await hitMany(rule, 1))[0]!;
@@ -68,6 +90,7 @@ export function createRateLimiter(db: Knex, now: () => number = () => Date.now()
   return {
     hit,
     hitMany,
+    hitEach,
     async consume(rule, error) {
       const result = await hit(rule);
       if (!result.allowed) {

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+
+/**
+ * A piece of SQL and its parameters, built with the {@link sql} tag. Interpolated values become
+ * bind parameters (never text); an interpolated `Sql` is inlined with its own parameters, so a
+ * plugin can hand another one a part of a statement about its own tables (a relation, a CTE) and
+ * the caller runs both in one round trip. Write whole arrays as one parameter
+ * (`unnest(${ids}::text[])`) so the text stays the same whatever the batch size: statements then
+ * run as named prepared statements (parsed and planned once per connection).
+ */
+export class Sql {
+  /** @internal */
+  constructor(
+    readonly strings: readonly string[],
+    readonly values: readonly unknown[],
+  ) {}
+
+  /** The statement as pg takes it: `$n` placeholders and the values in order. */
+  toQuery(): { text: string; values: unknown[] } {
+    const values: unknown[] = [];
+    return { text: this.render(values), values };
+  }
+
+  private render(values: unknown[]): string {
+    let text = this.strings[0]!;
+    for (let i = 0; i < this.values.length; i++) {
+      const value = this.values[i];
+      if (value instanceof Sql) text += value.render(values);
+      else {
+        values.push(value);
+        text += `$${values.length}`;
+      }
+      text += this.strings[i + 1]!;
+    }
+    return text;
+  }
+}
+
+/** Tagged template: `sql\`select * from t where id = any(${ids}::text[])\``. */
+export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
+  return new Sql(strings, values);
+}
+
+/** Trusted SQL text (identifiers and keywords chosen by code, never input). */
+sql.raw = (text: string): Sql => new Sql([text], []);
+
+/** `parts` joined by `separator` (default `, `). */
+sql.join = (parts: readonly Sql[], separator = ', '): Sql => {
+  if (parts.length === 0) return sql.raw('');
+  const strings = ['', ...Array.from({ length: parts.length - 1 }, () => separator), ''];
+  return new Sql(strings, parts);
+};
+
+/** A pg connection as knex's pool hands it out (node-postgres `Client`). */
+interface PgConnection {
+  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/** Runs statements on one connection: inside {@link sqlTransaction}, or alone on the pool. */
+export interface SqlRunner {
+  query<R = Record<string, unknown>>(statement: Sql): Promise<R[]>;
+}
+
+// Prepared-statement names by statement text; a handful of texts exist (one per call site).
+const names = new Map<string, string>();
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `gw_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+async function run<R>(db: Knex, connection: PgConnection, statement: Sql): Promise<R[]> {
+  const { text, values } = statement.toQuery();
+  // knex's `query` event, so statement counters (BENCH_COUNT_QUERIES) see these statements too.
+  db.client.emit('query', { sql: text, bindings: values, method: 'raw' });
+  const result = await connection.query({ name: nameOf(text), text, values });
+  return result.rows as R[];
+}
+
+/**
+ * One statement on a pooled connection of `db` (plain node-postgres, no query builder), as a
+ * named prepared statement. Outside a transaction the statement is its own transaction.
+ */
+export async function sqlQuery<R = Record<string, unknown>>(db: Knex, statement: Sql): Promise<R[]> {
+  const connection = (await db.client.acquireConnection()) as PgConnection;
+  try {
+    return await run<R>(db, connection, statement);
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
+/**
+ * Runs `work` in one transaction on one pooled connection of `db`: `begin`, the statements,
+ * `commit`; `rollback` when `work` throws (and the error is rethrown). The same PostgreSQL
+ * transaction semantics as `db.transaction`, without the query builder on the path.
+ */
+export async function sqlTransaction<T>(db: Knex, work: (runner: SqlRunner) => Promise<T>): Promise<T> {
+  const connection = (await db.client.acquireConnection()) as PgConnection & { __knex__disposed?: unknown };
+  const runner: SqlRunner = { query: (statement) => run(db, connection, statement) };
+  try {
+    await connection.query({ text: 'begin' });
+    const result = await work(runner);
+    await connection.query({ text: 'commit' });
+    return result;
+  } catch (error) {
+    try {
+      await connection.query({ text: 'rollback' });
+    } catch (rollbackError) {
+      // The connection is unusable; knex's pool must not hand it out again.
+      connection.__knex__disposed = rollbackError;
+    }
+    throw error;
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
