@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId, type AuditLog, type ProjectKind, type ProjectPrincipal, type SecretBox } from '@gw/kernel';
+import { newId, sql, sqlQuery, type AuditLog, type ProjectKind, type ProjectPrincipal, type SecretBox } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -28,6 +28,13 @@ export interface ApiKeyView {
   state: ApiKey['state'];
   created_at_iso: string;
   live_secrets: number;
+}
+
+/** What the signed-request check needs of a project: its current key, that key's valid secrets, the project. */
+export interface RequestCredentials {
+  readonly key: Pick<ApiKey, 'id' | 'state' | 'secret_kind'>;
+  readonly secrets: string[];
+  readonly project: ProjectPrincipal;
 }
 
 /**
@@ -108,27 +115,47 @@ export class ApiKeyService {
    * (as `keyForRequests`), its valid secrets, and the project principal. Undefined when the project
    * or its key does not exist.
    */
-  async requestCredentials(projectId: string): Promise<{ key: Pick<ApiKey, 'id' | 'state' | 'secret_kind'>; secrets: string[]; project: ProjectPrincipal } | undefined> {
-    const result = await this.deps.db.raw<{
-      rows: { key_id: string; key_state: ApiKey['state']; secret_kind: ApiKey['secret_kind']; kind: ProjectKind; status: 'active' | 'suspended'; operator_id: string; subscription_status: string; secrets: { id: string; sealed: string }[] }[];
+  async requestCredentials(projectId: string): Promise<RequestCredentials | undefined> {
+    return (await this.requestCredentialsMany([projectId])).get(projectId);
+  }
+
+  /**
+   * `requestCredentials` of several projects in one statement (concurrent requests of different
+   * projects share it); projects without a key, or unknown, are absent from the map.
+   */
+  async requestCredentialsMany(projectIds: readonly string[]): Promise<Map<string, RequestCredentials>> {
+    if (projectIds.length === 0) return new Map();
+    const rows = await sqlQuery<{
+      project_id: string;
+      key_id: string;
+      key_state: ApiKey['state'];
+      secret_kind: ApiKey['secret_kind'];
+      kind: ProjectKind;
+      status: 'active' | 'suspended';
+      operator_id: string;
+      subscription_status: string;
+      secrets: { id: string; sealed: string }[];
     }>(
-      `select k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
-              coalesce((select json_agg(json_build_object('id', s.id, 'sealed', s.sealed_secret) order by s.id desc)
-                          from tenancy_api_key_secrets s
-                         where s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())), '[]') as secrets
-         from tenancy_projects p
-         join tenancy_operators o on o.id = p.operator_id
-         join lateral (select * from tenancy_api_keys k where k.project_id = p.id order by (k.state <> 'revoked') desc, k.id desc limit 1) k on true
-        where p.id = ?`,
-      [projectId],
+      this.deps.db,
+      sql`select p.id as project_id, k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
+                 coalesce((select json_agg(json_build_object('id', s.id, 'sealed', s.sealed_secret) order by s.id desc)
+                             from tenancy_api_key_secrets s
+                            where s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())), '[]') as secrets
+            from tenancy_projects p
+            join tenancy_operators o on o.id = p.operator_id
+            join lateral (select * from tenancy_api_keys k where k.project_id = p.id order by (k.state <> 'revoked') desc, k.id desc limit 1) k on true
+           where p.id = any(${[...new Set(projectIds)]}::text[])`,
     );
-    const row = result.rows[0];
-    if (!row) return undefined;
-    return {
-      key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
-      secrets: row.secrets.map((secret) => this.deps.secretBox.open(secret.sealed, secret.id)),
-      project: { id: projectId, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
-    };
+    return new Map(
+      rows.map((row) => [
+        row.project_id,
+        {
+          key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
+          secrets: row.secrets.map((secret) => this.deps.secretBox.open(secret.sealed, secret.id)),
+          project: { id: row.project_id, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
+        },
+      ]),
+    );
   }
 
   /** Secrets currently valid for the project's live key (webhook signing signs with each). */

@@ -1,6 +1,6 @@
 import {
   coreErrors,
-  createCoalescer,
+  createBatcher,
   parseTimestamp,
   requestSigningString,
   signatureMatchesAny,
@@ -8,7 +8,7 @@ import {
   type AuthContext,
   type Authenticator, isUlid } from '@gw/kernel';
 import type { Context } from 'koa';
-import type { ApiKeyService } from './api-key-service.js';
+import type { ApiKeyService, RequestCredentials } from './api-key-service.js';
 import type { ProjectService } from './project-service.js';
 
 
@@ -26,8 +26,16 @@ export function createSignedRequestAuthenticator(deps: {
   now?: () => number;
 }): Authenticator {
   const now = deps.now ?? (() => Date.now());
-  // Concurrent requests of one project share the lookup in flight (nothing is cached after it).
-  const lookup = createCoalescer<Awaited<ReturnType<ApiKeyService['requestCredentials']>>>();
+  // Requests arriving while a lookup runs wait for the next one, which serves all of them (every
+  // project they name) in one statement; nothing is kept after it settles.
+  const lookup = createBatcher<string, RequestCredentials | undefined>({
+    maxBatch: 500,
+    concurrency: 1,
+    run: async (projectIds) => {
+      const found = await deps.tenancyApiKeys.requestCredentialsMany(projectIds);
+      return projectIds.map((id) => ({ ok: true, value: found.get(id) }));
+    },
+  });
   return {
     async authenticate(ctx: Context): Promise<AuthContext> {
       const projectId = ctx.get('x-project-id');
@@ -45,7 +53,7 @@ export function createSignedRequestAuthenticator(deps: {
       if (!/^[0-9a-f]{64}$/.test(signature)) throw coreErrors.auth_invalid({ message: 'X-Signature must be 64 lowercase hex characters.' });
       if (!timestampInWindow(timestamp, Math.floor(now() / 1000))) throw coreErrors.timestamp_out_of_window();
 
-      const credentials = await lookup(projectId, () => deps.tenancyApiKeys.requestCredentials(projectId));
+      const credentials = await lookup.submit(projectId);
       const project = credentials?.project;
       if (!credentials || !project) throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
       const signingString = requestSigningString(ctx.method, ctx.path, timestampHeader, ctx.request.rawBody);
