@@ -51,7 +51,7 @@ export const addressPoolPlugin = definePlugin({
 
 export { addressPoolErrors } from './errors.js';
 export { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
-export { AddressPoolService, type Allocation, type AllocationMode, type PoolAddressRef } from './services/address-pool-service.js';
+export { AddressPoolService, type Allocation, type AllocationMode, type FreshPickGroup, type FreshPicks, type PickedAddress, type PickedGroup, type PoolAddressRef } from './services/address-pool-service.js';
 export { PoolReplenisher, type ReplenishReport } from './services/pool-replenisher.js';
 export { PoolStatusService, type PoolStatus } from './services/pool-status.js';
 export { REPLENISH_JOB, type ReplenishJobData } from './job-names.js';

@@ -1,4 +1,4 @@
-import { type ChainId, type ChainRegistry, type Cradle, type JobQueue } from '@gw/kernel';
+import { sql, type ChainId, type ChainRegistry, type Cradle, type JobQueue, type Sql } from '@gw/kernel';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
@@ -33,6 +33,45 @@ export interface PoolAddressRef {
   readonly state: 'available' | 'allocated' | 'cooldown';
 }
 
+/** A (project, chain) pool of a batch and how many fresh addresses it asks for. */
+export interface FreshPickGroup {
+  readonly projectId: string;
+  readonly chain: ChainId;
+  readonly wanted: number;
+}
+
+/** A free row picked (locked) for the caller, not yet taken. */
+export interface PickedAddress {
+  readonly addressId: string;
+  readonly address: string;
+  readonly derivationIndex: number;
+  readonly derivationPath: string;
+}
+
+/** What `freshPicks` found for one group, in the order of the groups asked. */
+export interface PickedGroup {
+  readonly projectId: string;
+  readonly chain: ChainId;
+  /** The wallet binding the rows belong to (undefined without a current binding). */
+  readonly walletId: string | undefined;
+  /** `wallet_not_bound` / `xpub_not_verified` when the binding cannot take invoices; no picks then. */
+  readonly walletError: unknown;
+  /** Free rows locked for the caller, lowest index first; fewer than wanted when the pool is short. */
+  readonly picks: readonly PickedAddress[];
+  /** Free rows of the pool (counted up to wanted + the low watermark), the picked ones included. */
+  readonly freeRows: number;
+}
+
+/**
+ * The parts `freshPicks` adds to a caller's statement: `ctes` (to place in its `with`), a json
+ * `result` expression over them, and `read` for that expression's value.
+ */
+export interface FreshPicks {
+  readonly ctes: Sql;
+  readonly result: Sql;
+  read(value: unknown): PickedGroup[];
+}
+
 /** Outcome of allocation metrics: fresh address or overlay. */
 export type AllocationMode = 'fresh' | 'overlay';
 
@@ -50,7 +89,7 @@ export class AddressPoolService {
       logger: Cradle['logger'];
       walletsWallets: WalletService;
       addressPoolConfig: AddressPoolConfig;
-      addressPoolAllocations: { inc(labels: { chain: string; mode: AllocationMode }): void };
+      addressPoolAllocations: { inc(labels: { chain: string; mode: AllocationMode }, value?: number): void };
     },
   ) {}
 
@@ -150,6 +189,109 @@ export class AddressPoolService {
     );
     const byRef = new Map(taken.rows.map((row) => [row.last_invoice_ref, row]));
     return refs.map((ref) => this.result(byRef.get(ref)!, false));
+  }
+
+  /**
+   * Batched allocation for several (project, chain) groups at once, as parts of the caller's
+   * statement (one round trip for every group of a batch, inside the caller's transaction):
+   *
+   * - `freshPicks` resolves each group's current wallet binding (through the wallets service's
+   *   `currentBindingSql`) and locks up to `wanted` free rows of its pool, lowest index first,
+   *   `FOR UPDATE SKIP LOCKED` (TRON: activated rows only), without changing them. `after` is a
+   *   condition evaluated before any row is locked (the caller's advisory locks come first).
+   * - The caller decides which picks it uses, and takes exactly those with `takeSql` in a later
+   *   statement of the same transaction; unused picks stay free (their locks end with it).
+   * - After commit, `afterFreshAllocation` counts the allocations and asks for a replenish where
+   *   the pool runs low.
+   *
+   * Only fresh (unshared) addresses: a group that gets fewer picks than it wanted goes through
+   * `allocate` one by one (replenish, overlay, TRON and exhaustion rules).
+   */
+  freshPicks(groups: readonly FreshPickGroup[], options: { readonly after?: Sql } = {}): FreshPicks {
+    const lowWatermark = Math.ceil(this.deps.addressPoolConfig.targetFree / 2);
+    const onlyActivated = groups.map((g) => this.deps.chains.get(g.chain).definition.capabilities.requiresActivation);
+    // Free rows in derivation order: `order by derivation_index` keeps every lookup on the
+    // partial index of free rows (migration 0002), never walking the allocated ones.
+    const free = sql`(a.state = 'available' or (a.state = 'cooldown' and a.cooldown_until <= now())) and (a.activated or not g.only_activated)`;
+    const ctes = sql`pool_groups as materialized (
+        select g.gno, g.wanted, g.only_activated, b.id as wallet_id, b.state as wallet_state
+          from unnest(${groups.map((_, n) => n)}::int[], ${groups.map((g) => g.projectId)}::text[], ${groups.map((g) => g.chain)}::text[],
+                      ${groups.map((g) => g.wanted)}::int[], ${onlyActivated}::bool[]) as g(gno, project_id, chain, wanted, only_activated)
+          left join lateral (${this.deps.walletsWallets.currentBindingSql(sql`g.project_id`, sql`g.chain`)}) b on true
+         where ${options.after ?? sql`true`}
+      ),
+      pool_picks as (
+        select g.gno, p.id, p.address, p.derivation_index, p.derivation_path
+          from pool_groups g
+          cross join lateral (
+            select a.id, a.address, a.derivation_index, a.derivation_path
+              from address_pool_addresses a
+             where a.wallet_id = g.wallet_id and g.wallet_state = 'verified' and ${free}
+             order by a.derivation_index
+             limit g.wanted
+               for update skip locked) p
+      )`;
+    const result = sql`(select coalesce(json_agg(json_build_object(
+          'gno', g.gno, 'wallet_id', g.wallet_id, 'wallet_state', g.wallet_state,
+          'free_rows', case when g.wallet_state = 'verified' then (
+             select count(*) from (select 1 from address_pool_addresses a where a.wallet_id = g.wallet_id and ${free}
+                                    order by a.derivation_index limit g.wanted + ${lowWatermark}::int) f)
+             else 0 end,
+          'picks', (select coalesce(json_agg(json_build_array(p.id, p.address, p.derivation_index, p.derivation_path) order by p.derivation_index), '[]')
+                      from pool_picks p where p.gno = g.gno)) order by g.gno), '[]')
+        from pool_groups g)`;
+    return {
+      ctes,
+      result,
+      read: (value) => {
+        const rows = value as { gno: number; wallet_id: string | null; wallet_state: 'verified' | 'pending' | null; free_rows: number; picks: [string, string, number, string][] }[];
+        if (rows.length !== groups.length) throw new Error(`freshPicks: ${rows.length} groups read for ${groups.length} asked`);
+        return rows.map((row) => {
+          const group = groups[row.gno]!;
+          return {
+            projectId: group.projectId,
+            chain: group.chain,
+            walletId: row.wallet_id ?? undefined,
+            walletError: this.deps.walletsWallets.bindingProblem(group.chain, row.wallet_state),
+            picks: row.picks.map(([addressId, address, derivationIndex, derivationPath]) => ({ addressId, address, derivationIndex, derivationPath })),
+            freeRows: row.free_rows,
+          };
+        });
+      },
+    };
+  }
+
+  /**
+   * A part of the caller's statement that allocates the rows of `used`, a relation
+   * `(address_id, invoice_ref)` naming rows this transaction picked with `freshPicks`, returning
+   * their ids. Rows that are no longer free are left alone (and missing from the result), so a
+   * caller compares the count with what it expected.
+   */
+  takeSql(used: Sql): Sql {
+    return sql`update address_pool_addresses p
+         set state = 'allocated', cooldown_until = null, active_allocations = 1,
+             allocation_count = p.allocation_count + 1, last_invoice_ref = t.invoice_ref, allocated_at = now()
+        from (${used}) as t(address_id, invoice_ref)
+       where p.id = t.address_id and p.state <> 'allocated'
+      returning p.id`;
+  }
+
+  /**
+   * After the caller's transaction committed: counts the fresh allocations (`taken[n]` of
+   * `groups[n]`) and asks for a replenish of every pool that was short or is now below its low
+   * watermark.
+   */
+  async afterFreshAllocation(groups: readonly PickedGroup[], taken: readonly number[]): Promise<void> {
+    const lowWatermark = Math.ceil(this.deps.addressPoolConfig.targetFree / 2);
+    await Promise.all(
+      groups.map(async (group, n) => {
+        if (taken[n]! > 0) this.deps.addressPoolAllocations.inc({ chain: group.chain, mode: 'fresh' }, taken[n]!);
+        if (group.walletId === undefined || group.walletError) return;
+        if (group.picks.length === 0 || group.freeRows - taken[n]! < lowWatermark) {
+          await this.requestReplenish({ projectId: group.projectId, chain: group.chain });
+        }
+      }),
+    );
   }
 
   /**
@@ -289,7 +431,7 @@ export class AddressPoolService {
    * the request must survive when the caller rolls back (e.g. on pool_exhausted), and it is an
    * idempotent nudge whose loss the per-minute schedule makes good. One per pool per 10 seconds.
    */
-  private async requestReplenish(wallet: VerifiedWallet): Promise<void> {
+  private async requestReplenish(wallet: Pick<VerifiedWallet, 'projectId' | 'chain'>): Promise<void> {
     const data: ReplenishJobData = { projectId: wallet.projectId, chain: wallet.chain };
     try {
       await this.deps.jobs.send(REPLENISH_JOB, data, { singletonKey: `${wallet.projectId}:${wallet.chain}`, singletonSeconds: 10 });

@@ -10,7 +10,12 @@ import {
   fromBaseUnits,
   UnitsError,
   createBatcher,
+  sql,
+  sqlTransaction,
   type AuditEntry,
+  type ProjectKind,
+  type SqlRunner,
+  type VerificationStandard,
   type AuditLog,
   type ChainAdapter,
   type ChainId,
@@ -20,7 +25,7 @@ import {
   type ProjectPrincipal,
   type RateLimiter,
 } from '@gw/kernel';
-import { addressPoolErrors, type AddressPoolService, type Allocation } from '@gw/plugin-address-pool';
+import { addressPoolErrors, type AddressPoolService, type Allocation, type FreshPickGroup, type PickedGroup } from '@gw/plugin-address-pool';
 import type { RateQuote, RateService } from '@gw/plugin-rates';
 import { validateWebhookUrl, type Actor } from '@gw/plugin-tenancy';
 import type { WalletService } from '@gw/plugin-wallets';
@@ -30,7 +35,7 @@ import type { InvoicesConfig, MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
 import { WAITING_STATUSES, CANCELLABLE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
-import { Invoice } from '../models/invoice.js';
+import { Invoice, type StoredRateSnapshot } from '../models/invoice.js';
 import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
 import { checkMetadataSize, externalIdLockKey, lockExternalId, storedRateSnapshot } from './invoice-rules.js';
@@ -119,56 +124,49 @@ export class InvoiceService {
    * `external_id_conflict`. Concurrent identical creates serialise on an advisory lock of
    * (project, external_id), so exactly one of them creates.
    *
-   * Concurrent creates of this process are batched (`createBatch`): one transaction, one
-   * statement per step for the whole batch, each caller still gets its own outcome.
+   * Concurrent creates of this process are batched (`createBatch`): one rate-limit statement and
+   * one transaction of two statements for the whole batch, each caller still gets its own outcome.
    */
   async create(project: ProjectPrincipal, input: CreateInvoiceInput, actor: Actor): Promise<CreateResult> {
     const request = this.normalise(project, input);
     return this.batcher.submit({ project, input, actor, request });
   }
 
+  /**
+   * A batch of concurrent creates (ADR 0002, ADR 0003). Statements: one rate-limit upsert for every
+   * project of the batch (its own transaction, so hits count whatever happens next); then one
+   * transaction of two statements: (1) the (project, external_id) advisory locks in one global
+   * order, the stored invoices under those keys, the projects' policies, and every (project,
+   * chain) pool's wallet binding and fresh rows (`AddressPoolService.freshPicks`); (2) the
+   * invoices inserted with `on conflict do nothing`, exactly the pool rows they use taken, and
+   * their audit rows. Everything else (rates, amounts, addresses' payment URIs, views) is decided
+   * in the process between the statements. Replays, repeats within the batch and creates the fast
+   * path cannot serve (short pool: overlay and exhaustion rules) are answered after the commit.
+   */
   private async createBatch(items: CreateRequest[]): Promise<Settled<CreateResult>[]> {
     const outcomes: (Settled<CreateResult> | undefined)[] = new Array(items.length);
     const fail = (i: number, error: unknown) => (outcomes[i] = { ok: false, error });
     const limit = this.deps.invoicesConfig.createRateLimitPerMinute;
-    for (const [projectId, indexes] of groupBy(items.keys(), (i) => items[i]!.project.id)) {
-      const hits = await this.deps.rateLimiter.hitMany({ key: `invoices.create:project:${projectId}`, limit, windowSeconds: 60 }, indexes.length);
+    const byProject = [...groupBy(items.keys(), (i) => items[i]!.project.id)];
+    const hits = await this.deps.rateLimiter.hitEach(
+      byProject.map(([projectId, indexes]) => ({ rule: { key: `invoices.create:project:${projectId}`, limit, windowSeconds: 60 }, hits: indexes.length })),
+    );
+    byProject.forEach(([, indexes], p) =>
       indexes.forEach((i, n) => {
-        if (!hits[n]!.allowed) fail(i, coreErrors.rate_limit_exceeded({ retryAfter: hits[n]!.retryAfter, details: { limit, window_seconds: 60 } }));
-      });
-    }
-    // Replays first: a stored invoice is returned as it is, whatever the policy or the rates say now.
-    const open = [...items.keys()].filter((i) => !outcomes[i]);
-    const stored = await this.findByExternalIds(this.deps.db, open.map((i) => items[i]!));
-    const replayed = open.filter((i) => stored.has(externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id)));
-    if (replayed.length > 0) {
-      const transactions = await this.transactionsOf(replayed.map((i) => stored.get(externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id))!.id));
-      for (const i of replayed) {
-        const row = stored.get(externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id))!;
-        outcomes[i] = attempt(() => ({ invoice: this.replayView(row, items[i]!.request.fingerprint, transactions.get(row.id) ?? []), created: false }));
-      }
-    }
-    const policies = await this.deps.invoicesPolicies.getMany(items.map((item) => item.project.id));
-    const quotes = new Map<CoinId, Promise<RateQuote>>();
-    const plans = new Map<number, CreatePlan>();
-    await Promise.all(
-      [...items.keys()].map(async (i) => {
-        if (outcomes[i]) return;
-        const item = items[i]!;
-        try {
-          const quote = item.request.usd === null ? undefined : memo(quotes, item.input.coin, () => this.deps.ratesService.quote(item.input.coin));
-          plans.set(i, await this.plan(item, policies.get(item.project.id)!, quote));
-        } catch (error) {
-          fail(i, error);
-        }
+        const hit = hits[p]![n]!;
+        if (!hit.allowed) fail(i, coreErrors.rate_limit_exceeded({ retryAfter: hit.retryAfter, details: { limit, window_seconds: 60 } }));
       }),
     );
-    const planned = [...plans.keys()].sort((a, b) => a - b);
+    const open = [...items.keys()].filter((i) => !outcomes[i]);
+    // Rates are fetched before the transaction (a cold provider must not hold locks); one quote per coin.
+    const quotes = new Map<CoinId, Promise<RateQuote>>();
+    const prepared = new Map<number, Prepared>();
+    await Promise.all(open.map(async (i) => prepared.set(i, await this.prepare(items[i]!, quotes))));
     // A second create of one (project, external_id) in the same batch waits until the batch has
     // committed; then it is a replay (or a conflict) of whatever the first one created.
     const keys = new Set<string>();
     const again: number[] = [];
-    const first = planned.filter((i) => {
+    const first = open.filter((i) => {
       const key = externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id);
       if (keys.has(key)) {
         again.push(i);
@@ -177,20 +175,165 @@ export class InvoiceService {
       keys.add(key);
       return true;
     });
+    let batch: BatchResult | undefined;
     if (first.length > 0) {
       try {
-        const settled = await this.deps.db.transaction((trx) => this.createPlanned(trx, first.map((i) => ({ item: items[i]!, plan: plans.get(i)! }))));
-        first.forEach((i, n) => (outcomes[i] = settled[n]));
+        batch = await sqlTransaction(this.deps.db, (tx) => this.createFirst(tx, items, first, prepared));
       } catch (error) {
         // Something failed the batch as a whole: each request runs on its own, so one bad request
         // cannot fail its neighbours.
         this.deps.logger.warn({ err: error, size: first.length }, 'invoice create batch failed; creating one by one');
-        await Promise.all(first.map(async (i) => (outcomes[i] = await settle(this.createOne(items[i]!, plans.get(i)!)))));
+        await Promise.all(first.map(async (i) => (outcomes[i] = await settle(this.createAlone(items[i]!, prepared.get(i)!)))));
       }
     }
+    if (batch) {
+      for (const [i, outcome] of batch.outcomes) outcomes[i] = outcome;
+      const later: Promise<unknown>[] = [this.deps.addressPoolService.afterFreshAllocation(batch.pools, batch.taken).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'address pool follow-up failed'))];
+      // Stored before the batch, or created concurrently under the same key: answered as a replay.
+      later.push(this.replayMany(items, batch.replays, prepared, outcomes));
+      // The pool had too few fresh rows: the full allocation rules, one by one.
+      for (const { i, plan } of batch.slow) later.push(settle(this.createOne(items[i]!, plan)).then((outcome) => (outcomes[i] = outcome)));
+      await Promise.all(later);
+    }
     // After the first committed, each repeat alone finds it under the lock: a replay or a conflict.
-    await Promise.all(again.map(async (i) => (outcomes[i] = await settle(this.createOne(items[i]!, plans.get(i)!)))));
+    await Promise.all(again.map(async (i) => (outcomes[i] = await settle(this.createAlone(items[i]!, prepared.get(i)!)))));
     return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('invoice create produced no outcome') });
+  }
+
+  /** The transaction of a batch's first creates of each key: two statements (see `createBatch`). */
+  private async createFirst(tx: SqlRunner, items: readonly CreateRequest[], first: readonly number[], prepared: ReadonlyMap<number, Prepared>): Promise<BatchResult> {
+    const groupOf = new Map<number, number>();
+    const groups: FreshPickGroup[] = [];
+    const groupIndex = new Map<string, number>();
+    for (const i of first) {
+      const chain = prepared.get(i)!.chain;
+      if (!chain) continue;
+      const key = `${items[i]!.project.id}:${chain}`;
+      let g = groupIndex.get(key);
+      if (g === undefined) {
+        g = groups.length;
+        groupIndex.set(key, g);
+        groups.push({ projectId: items[i]!.project.id, chain, wanted: 0 });
+      }
+      groups[g] = { ...groups[g]!, wanted: groups[g]!.wanted + 1 };
+      groupOf.set(i, g);
+    }
+    const projectIds = [...new Set(first.map((i) => items[i]!.project.id))];
+    const picks = this.deps.addressPoolService.freshPicks(groups, { after: sql`(select count(*) from locks) >= 0` });
+    const [read] = await tx.query<{ locked: number; stored: [string, string][]; policies: unknown; pools: unknown }>(
+      sql`with locks as materialized (
+            select pg_advisory_xact_lock(h) from (select hashtextextended(k, 0) as h from unnest(${first.map((i) => externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id))}::text[]) as k order by h offset 0) ordered
+          ),
+          ${picks.ctes}
+          select (select count(*) from locks)::int as locked,
+                 (select coalesce(json_agg(json_build_array(i.project_id, i.external_id)), '[]') from invoices_invoices i
+                   where (i.project_id, i.external_id) in (select * from unnest(${first.map((i) => items[i]!.project.id)}::text[], ${first.map((i) => items[i]!.input.external_id)}::text[]))) as stored,
+                 ${this.deps.invoicesPolicies.manySql(projectIds)} as policies,
+                 ${picks.result} as pools`,
+    );
+    // The lookup's snapshot may predate a lock this statement waited for; an invoice committed in
+    // between is caught by the insert's `on conflict` below and answered as a replay all the same.
+    const stored = new Set(read!.stored.map(([projectId, externalId]) => externalIdLockKey(projectId, externalId)));
+    const policies = this.deps.invoicesPolicies.readMany(read!.policies, projectIds);
+    const pools = picks.read(read!.pools);
+    const used = pools.map(() => 0);
+    const outcomes = new Map<number, Settled<CreateResult>>();
+    const replays: number[] = [];
+    const slow: { i: number; plan: CreatePlan }[] = [];
+    const creating: { i: number; plan: CreatePlan; allocation: Allocation }[] = [];
+    for (const i of first) {
+      const item = items[i]!;
+      if (stored.has(externalIdLockKey(item.project.id, item.input.external_id))) {
+        replays.push(i);
+        continue;
+      }
+      const g = groupOf.get(i);
+      const pool = g === undefined ? undefined : pools[g]!;
+      try {
+        const plan = this.decide(item, prepared.get(i)!, policies.get(item.project.id)!, pool?.walletError);
+        if (pool!.walletError) throw pool!.walletError;
+        const pick = pool!.picks[used[g!]!];
+        if (!pick) {
+          slow.push({ i, plan });
+          continue;
+        }
+        used[g!]! += 1;
+        creating.push({ i, plan, allocation: { ...pick, projectId: item.project.id, chain: pool!.chain, walletId: pool!.walletId!, isOverlay: false } });
+      } catch (error) {
+        outcomes.set(i, { ok: false, error });
+      }
+    }
+    const taken = pools.map(() => 0);
+    if (creating.length > 0) {
+      const rows = creating.map(({ i, plan, allocation }) => this.invoiceRow(items[i]!, plan, allocation));
+      const column = <K extends keyof InvoiceRow>(key: K) => rows.map((row) => row[key]);
+      const [written] = await tx.query<{ inserted: [string, Record<string, unknown> | null][]; taken: number }>(
+        sql`with ins as (
+              insert into invoices_invoices (id, project_id, project_kind, external_id, request_fingerprint, coin, chain, address, pool_address_id,
+                address_shared, address_released_at, derivation_path, verification_standard, amount_units, amount_crypto, amount_usd, rate_snapshot,
+                payment_token, payment_uri, callback_url, metadata, matching_mode, confirmation_threshold, status, expires_at, created_at, updated_at)
+              select r.id, r.project_id, r.project_kind, r.external_id, r.request_fingerprint, r.coin, r.chain, r.address, r.pool_address_id,
+                     false, null, r.derivation_path, r.verification_standard, r.amount_units::numeric, r.amount_crypto, r.amount_usd::numeric, r.rate_snapshot::jsonb,
+                     r.payment_token, r.payment_uri, r.callback_url, r.metadata::jsonb, r.matching_mode, r.confirmation_threshold, 'pending', r.expires_at, r.created_at, r.created_at
+                from unnest(${column('id')}::text[], ${column('project_id')}::text[], ${column('project_kind')}::text[], ${column('external_id')}::text[],
+                            ${column('request_fingerprint')}::text[], ${column('coin')}::text[], ${column('chain')}::text[], ${column('address')}::text[],
+                            ${column('pool_address_id')}::text[], ${column('derivation_path')}::text[], ${column('verification_standard')}::text[],
+                            ${column('amount_units')}::text[], ${column('amount_crypto')}::text[], ${column('amount_usd')}::text[],
+                            ${rows.map((row) => (row.rate_snapshot ? JSON.stringify(row.rate_snapshot) : null))}::text[], ${column('payment_token')}::text[],
+                            ${column('payment_uri')}::text[], ${column('callback_url')}::text[], ${rows.map((row) => (row.metadata === null ? null : JSON.stringify(row.metadata)))}::text[],
+                            ${column('matching_mode')}::text[], ${column('confirmation_threshold')}::int[], ${rows.map((row) => row.expires_at.toISOString())}::timestamptz[],
+                            ${rows.map((row) => row.created_at.toISOString())}::timestamptz[])
+                     as r(id, project_id, project_kind, external_id, request_fingerprint, coin, chain, address, pool_address_id, derivation_path,
+                          verification_standard, amount_units, amount_crypto, amount_usd, rate_snapshot, payment_token, payment_uri, callback_url, metadata,
+                          matching_mode, confirmation_threshold, expires_at, created_at)
+              on conflict (project_id, external_id) do nothing
+              returning id, pool_address_id, metadata
+            ),
+            taken as (${this.deps.addressPoolService.takeSql(sql`select pool_address_id, id from ins`)}),
+            audited as (${this.deps.audit.recordManySql(
+              creating.map(({ i, allocation }, n) => this.createAudit(items[i]!, rows[n]!, allocation)),
+              { onlyTargetsIn: sql`select 'invoice:' || id from ins` },
+            )})
+            select (select coalesce(json_agg(json_build_array(id, metadata)), '[]') from ins) as inserted, (select count(*) from taken)::int as taken`,
+      );
+      if (written!.taken !== written!.inserted.length) throw new Error(`invoice batch took ${written!.taken} pool rows for ${written!.inserted.length} invoices`);
+      const inserted = new Map(written!.inserted);
+      creating.forEach(({ i }, n) => {
+        const row = rows[n]!;
+        if (!inserted.has(row.id)) {
+          // Created under this key by a transaction that held the lock while this one waited.
+          replays.push(i);
+          return;
+        }
+        taken[groupOf.get(i)!]! += 1;
+        const invoice = { ...row, metadata: inserted.get(row.id) ?? null } as unknown as Invoice;
+        outcomes.set(i, attempt(() => ({ invoice: invoiceView(invoice, [], this.deps.chains), created: true })));
+      });
+    }
+    return { outcomes, replays, slow, pools, taken };
+  }
+
+  /** Answers creates whose key already holds an invoice: the stored invoice (200) or 409; a create anew if it is gone. */
+  private async replayMany(items: readonly CreateRequest[], indexes: readonly number[], prepared: ReadonlyMap<number, Prepared>, outcomes: (Settled<CreateResult> | undefined)[]): Promise<void> {
+    if (indexes.length === 0) return;
+    let stored: Map<string, Invoice>;
+    let transactions: Map<string, InvoiceTransaction[]>;
+    try {
+      stored = await this.findByExternalIds(this.deps.db, indexes.map((i) => items[i]!));
+      transactions = await this.transactionsOf([...stored.values()].map((row) => row.id));
+    } catch (error) {
+      for (const i of indexes) outcomes[i] = { ok: false, error };
+      return;
+    }
+    await Promise.all(
+      indexes.map(async (i) => {
+        const item = items[i]!;
+        const row = stored.get(externalIdLockKey(item.project.id, item.input.external_id));
+        outcomes[i] = row
+          ? attempt(() => ({ invoice: this.replayView(row, item.request.fingerprint, transactions.get(row.id) ?? []), created: false }))
+          : await settle(this.createAlone(item, prepared.get(i)!));
+      }),
+    );
   }
 
   /** Stored invoices of the requests' (project, external_id) pairs, keyed by `externalIdLockKey`. */
@@ -202,101 +345,85 @@ export class InvoiceService {
     return new Map(rows.map((row) => [externalIdLockKey(row.project_id, row.external_id), row]));
   }
 
-  /** Checks that need the policy and the rate; everything a create decides before the transaction. */
-  private async plan(item: CreateRequest, policy: ResolvedPolicy, quote: Promise<RateQuote> | undefined): Promise<CreatePlan> {
+  /** What a create can settle without the database: the coin's chain and network, the rate, the amount. Never throws. */
+  private async prepare(item: CreateRequest, quotes: Map<CoinId, Promise<RateQuote>>): Promise<Prepared> {
     const { project, input, request } = item;
-    if (!policy.enabled_coins.includes(input.coin) || !request.chainEnabled) {
+    if (!request.chainEnabled) return { chainEnabled: false };
+    const { adapter, coin } = this.deps.chains.coin(input.coin);
+    const network = networkFor(adapter.definition, project.kind);
+    const base = { chainEnabled: true as const, adapter, chain: adapter.definition.id, decimals: coin.decimals };
+    if (coin.contracts && !coin.contracts[network.id]) {
+      return {
+        ...base,
+        problem: invoicesErrors.coin_not_enabled({ message: `${coin.symbol} (${coin.id}) has no token contract on ${network.name}, so it cannot be invoiced there.`, details: { coin: coin.id, network: network.id } }),
+      };
+    }
+    if (request.usd === null) return { ...base, units: request.units };
+    try {
+      const quote = await memo(quotes, input.coin, () => this.deps.ratesService.quote(input.coin));
+      return { ...base, quote, units: usdToUnits(request.usd, quote.rate, coin.decimals) };
+    } catch (error) {
+      return { ...base, quoteError: error };
+    }
+  }
+
+  /**
+   * The rest of the checks, with the project's policy: coin enabled, token contract, rate (a
+   * project without a usable wallet hears about the wallet first, `walletError`), amount range;
+   * the invoice's parameters from the policy.
+   */
+  private decide(item: CreateRequest, prepared: Prepared, policy: ResolvedPolicy, walletError: unknown): CreatePlan {
+    const { input } = item;
+    if (!prepared.chainEnabled || !policy.enabled_coins.includes(input.coin)) {
       throw invoicesErrors.coin_not_enabled({ message: `Coin ${input.coin} is not enabled for this project.`, details: { coin: input.coin, enabled_coins: policy.enabled_coins } });
     }
-    const { adapter, coin } = this.deps.chains.coin(input.coin);
-    const chain = adapter.definition.id;
-    const network = networkFor(adapter.definition, project.kind);
-    if (coin.contracts && !coin.contracts[network.id]) {
-      throw invoicesErrors.coin_not_enabled({ message: `${coin.symbol} (${coin.id}) has no token contract on ${network.name}, so it cannot be invoiced there.`, details: { coin: coin.id, network: network.id } });
-    }
-    let units = request.units;
-    let rate: RateQuote | undefined;
-    if (quote) {
-      try {
-        rate = await quote;
-      } catch (error) {
-        // A project that could not take the invoice anyway hears that first, not about rates.
-        await this.deps.walletsWallets.requireVerifiedWallet(project.id, chain);
-        throw error;
-      }
-      units = usdToUnits(request.usd!, rate.rate, coin.decimals);
-    }
+    if (prepared.problem) throw prepared.problem;
+    if (prepared.quoteError !== undefined) throw walletError ?? prepared.quoteError;
+    const units = prepared.units ?? null;
     if (units === null || units <= 0n) throw invoicesErrors.amount_out_of_range({ message: 'The amount is zero in base units.', details: { amount_crypto_units: String(units ?? 0n) } });
     if (units > MAX_AMOUNT_UNITS) throw invoicesErrors.amount_out_of_range({ message: 'The amount exceeds what any chain can transfer (2^256 - 1 base units).', details: { amount_crypto_units: units.toString() } });
+    const { adapter } = prepared;
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     return {
       id: newId(),
       adapter,
-      decimals: coin.decimals,
+      decimals: prepared.decimals,
       units,
-      quote: rate,
+      quote: prepared.quote,
       matchingMode: input.matching_mode ?? policy.default_matching_mode,
-      confirmations: policy.confirmations[chain] ?? adapter.definition.defaultConfirmations,
+      confirmations: policy.confirmations[adapter.definition.id] ?? adapter.definition.defaultConfirmations,
       createdAt: now,
       expiresAt: new Date(now.getTime() + policy.expiry_seconds * 1000),
     };
   }
 
   /**
-   * The transaction of a batch: advisory locks in one global order (so concurrent batches never
-   * deadlock), replays found in one query, fresh addresses per (project, chain) in one pass, the
-   * rest one by one in savepoints (overlay, exhaustion), one insert, one audit insert.
+   * One create entirely on its own (the fallback when a batch fails as a whole, and repeats of a
+   * key within a batch): replay lookup, policy, checks, then `createOne`. Already rate-limited.
    */
-  private async createPlanned(trx: Knex.Transaction, batch: { item: CreateRequest; plan: CreatePlan }[]): Promise<Settled<CreateResult>[]> {
-    const outcomes: (Settled<CreateResult> | undefined)[] = new Array(batch.length);
-    await trx.raw(
-      `select pg_advisory_xact_lock(h) from (select hashtextextended(k, 0) as h from unnest(?::text[]) as k order by h offset 0) ordered`,
-      [batch.map(({ item }) => externalIdLockKey(item.project.id, item.input.external_id))],
-    );
-    const byKey = await this.findByExternalIds(trx, batch.map(({ item }) => item));
-    const toCreate: number[] = [];
-    const replays: number[] = [];
-    batch.forEach(({ item }, n) => (byKey.has(externalIdLockKey(item.project.id, item.input.external_id)) ? replays : toCreate).push(n));
-
-    const allocations = new Map<number, Allocation>();
-    for (const [group, indexes] of groupBy(toCreate, (n) => `${batch[n]!.item.project.id}:${batch[n]!.plan.adapter.definition.id}`)) {
-      const [projectId, chain] = group.split(':') as [string, ChainId];
-      let fresh: Allocation[] = [];
-      try {
-        fresh = await this.deps.addressPoolService.allocateMany(trx, { projectId, chain, invoiceRefs: indexes.map((n) => batch[n]!.plan.id) });
-      } catch (error) {
-        for (const n of indexes) outcomes[n] = { ok: false, error };
-        continue;
-      }
-      fresh.forEach((allocation, k) => allocations.set(indexes[k]!, allocation));
-      for (const n of indexes.slice(fresh.length)) {
-        const { plan } = batch[n]!;
-        try {
-          allocations.set(n, await trx.transaction((savepoint) => this.allocateOne(savepoint, projectId, chain, plan)));
-        } catch (error) {
-          outcomes[n] = { ok: false, error };
-        }
-      }
+  private async createAlone(item: CreateRequest, prepared: Prepared): Promise<CreateResult> {
+    const { project, input, request } = item;
+    const stored = (await this.findByExternalIds(this.deps.db, [item])).get(externalIdLockKey(project.id, input.external_id));
+    if (stored) return { invoice: await this.replay(stored, request.fingerprint), created: false };
+    const policy = await this.deps.invoicesPolicies.get(project.id);
+    let walletError: unknown;
+    if (prepared.chainEnabled && prepared.quoteError !== undefined) {
+      walletError = await this.deps.walletsWallets.requireVerifiedWallet(project.id, prepared.chain).then(
+        () => undefined,
+        (error: unknown) => {
+          if (isAppError(error)) return error;
+          throw error;
+        },
+      );
     }
-    const creating = toCreate.filter((n) => allocations.has(n));
-    if (creating.length > 0) {
-      const rows = creating.map((n) => this.invoiceRow(batch[n]!.item, batch[n]!.plan, allocations.get(n)!));
-      const inserted = await Invoice.query(trx).insert(rows).returning('*');
-      const insertedById = new Map((inserted as unknown as Invoice[]).map((row) => [row.id, row]));
-      await this.deps.audit.recordMany(creating.map((n) => this.createAudit(batch[n]!.item, insertedById.get(batch[n]!.plan.id)!, allocations.get(n)!)), trx);
-      for (const n of creating) outcomes[n] = { ok: true, value: { invoice: invoiceView(insertedById.get(batch[n]!.plan.id)!, [], this.deps.chains), created: true } };
-    }
-    if (replays.length > 0) {
-      const transactions = await this.transactionsOf(replays.map((n) => byKey.get(externalIdLockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!.id), trx);
-      for (const n of replays) {
-        const row = byKey.get(externalIdLockKey(batch[n]!.item.project.id, batch[n]!.item.input.external_id))!;
-        outcomes[n] = attempt(() => ({ invoice: this.replayView(row, batch[n]!.item.request.fingerprint, transactions.get(row.id) ?? []), created: false }));
-      }
-    }
-    return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('invoice create produced no outcome') });
+    return this.createOne(item, this.decide(item, prepared, policy, walletError));
   }
 
-  /** One create on its own (the fallback when a batch fails as a whole). Already rate-limited. */
+  /**
+   * One create in a transaction of its own, with the pool's full allocation rules (overlay,
+   * exhaustion): under the (project, external_id) lock, a replay if the key is taken, else an
+   * address, the invoice and its audit row. Already rate-limited and decided.
+   */
   private async createOne(item: CreateRequest, plan: CreatePlan): Promise<CreateResult> {
     const { project, input, request } = item;
     try {
@@ -328,7 +455,7 @@ export class InvoiceService {
     return allocation;
   }
 
-  private invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Allocation) {
+  private invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Allocation): InvoiceRow {
     const { project, input, request } = item;
     const paymentToken = randomBytes(8).toString('hex');
     const { adapter } = plan;
@@ -369,7 +496,7 @@ export class InvoiceService {
     };
   }
 
-  private createAudit(item: CreateRequest, invoice: Invoice, allocation: Allocation): AuditEntry {
+  private createAudit(item: CreateRequest, invoice: Pick<Invoice, 'id' | 'external_id' | 'coin' | 'amount_units' | 'address'>, allocation: Allocation): AuditEntry {
     return {
       ...item.actor,
       action: 'invoice.create',
@@ -600,6 +727,64 @@ interface NormalisedCreate {
   readonly callbackUrl: string | null;
   readonly fingerprint: string;
   readonly chainEnabled: boolean;
+}
+
+/** What `prepare` settled of a create before any database work (errors kept for `decide`'s order). */
+type Prepared =
+  | { readonly chainEnabled: false; readonly chain?: undefined }
+  | {
+      readonly chainEnabled: true;
+      readonly adapter: ChainAdapter;
+      readonly chain: ChainId;
+      readonly decimals: number;
+      /** The coin has no token contract on the project's network. */
+      readonly problem?: unknown;
+      readonly quote?: RateQuote;
+      readonly quoteError?: unknown;
+      readonly units?: bigint | null;
+    };
+
+/** What the transaction of a batch settled; the rest is answered after its commit. */
+interface BatchResult {
+  readonly outcomes: Map<number, Settled<CreateResult>>;
+  /** Keys that already hold an invoice. */
+  readonly replays: number[];
+  /** Creates the pool's fresh rows did not cover. */
+  readonly slow: { readonly i: number; readonly plan: CreatePlan }[];
+  readonly pools: PickedGroup[];
+  /** Fresh rows taken per pool, in the order of `pools`. */
+  readonly taken: number[];
+}
+
+/** An invoice row as written at creation. */
+interface InvoiceRow {
+  readonly id: string;
+  readonly project_id: string;
+  readonly project_kind: ProjectKind;
+  readonly external_id: string;
+  readonly request_fingerprint: string;
+  readonly coin: CoinId;
+  readonly chain: ChainId;
+  readonly address: string;
+  readonly pool_address_id: string;
+  readonly address_shared: boolean;
+  readonly address_released_at: null;
+  readonly derivation_path: string;
+  readonly verification_standard: VerificationStandard;
+  readonly amount_units: string;
+  readonly amount_crypto: string;
+  readonly amount_usd: string | null;
+  readonly rate_snapshot: StoredRateSnapshot | null;
+  readonly payment_token: string;
+  readonly payment_uri: string;
+  readonly callback_url: string | null;
+  readonly metadata: Record<string, unknown> | null;
+  readonly matching_mode: MatchingMode;
+  readonly confirmation_threshold: number;
+  readonly status: 'pending';
+  readonly expires_at: Date;
+  readonly created_at: Date;
+  readonly updated_at: Date;
 }
 
 /** What a create decided before its transaction. */

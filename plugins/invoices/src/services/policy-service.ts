@@ -1,4 +1,4 @@
-import { coreErrors, type AuditLog, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
+import { coreErrors, sql, type Sql, type AuditLog, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
 import type { Actor, ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { InvoicesConfig, MatchingMode } from '../config.js';
@@ -55,6 +55,22 @@ export class PolicyService {
   async getMany(projectIds: readonly string[], trx?: Knex.Transaction): Promise<Map<string, ResolvedPolicy>> {
     const rows = await ProjectPolicy.query(trx ?? this.deps.db).whereIn('project_id', [...new Set(projectIds)]);
     const byProject = new Map(rows.map((row) => [row.project_id, row]));
+    return new Map(projectIds.map((id) => [id, this.resolve(id, byProject.get(id))]));
+  }
+
+  /**
+   * A part of the caller's statement: the stored policies of `projectIds` as one json value, read
+   * back with {@link readMany} (the create path reads them in the statement that takes its locks).
+   */
+  manySql(projectIds: readonly string[]): Sql {
+    return sql`(select coalesce(json_agg(json_build_object('project_id', p.project_id, 'default_matching_mode', p.default_matching_mode,
+                  'expiry_seconds', p.expiry_seconds, 'confirmations', p.confirmations, 'enabled_coins', p.enabled_coins)), '[]')
+                from invoices_project_policies p where p.project_id = any(${[...new Set(projectIds)]}::text[]))`;
+  }
+
+  /** The resolved policies of `projectIds` from the value of a {@link manySql} part. */
+  readMany(value: unknown, projectIds: readonly string[]): Map<string, ResolvedPolicy> {
+    const byProject = new Map((value as ProjectPolicy[]).map((row) => [row.project_id, row]));
     return new Map(projectIds.map((id) => [id, this.resolve(id, byProject.get(id))]));
   }
 

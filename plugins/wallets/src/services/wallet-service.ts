@@ -1,6 +1,9 @@
 import {
   coreErrors,
   newId,
+  sql,
+  type AppError,
+  type Sql,
   networkKindOf,
   type AccountKey,
   type AuditLog,
@@ -224,9 +227,28 @@ export class WalletService {
    */
   async requireVerifiedWallet(projectId: string, chain: ChainId, trx?: Knex.Transaction): Promise<VerifiedWallet> {
     const binding = await WalletBinding.query(trx ?? this.deps.db).findOne({ project_id: projectId, chain, superseded_at: null });
-    if (!binding) throw walletsErrors.wallet_not_bound({ details: { chain } });
-    if (binding.state !== 'verified') throw walletsErrors.xpub_not_verified({ details: { chain } });
-    return this.verifiedWallet(binding);
+    const problem = this.bindingProblem(chain, binding?.state);
+    if (problem) throw problem;
+    return this.verifiedWallet(binding!);
+  }
+
+  /**
+   * A part of another plugin's statement: the current binding of (`projectId`, `chain`) as at most
+   * one row `(id, state)`, for a lateral join (the address pool resolves the bindings of every
+   * group of a batch inside its allocation statement). The table stays this plugin's.
+   */
+  currentBindingSql(projectId: Sql, chain: Sql): Sql {
+    return sql`select b.id, b.state from wallets_bindings b where b.project_id = ${projectId} and b.chain = ${chain} and b.superseded_at is null`;
+  }
+
+  /**
+   * What `requireVerifiedWallet` throws for a binding in `state` (undefined: no current binding):
+   * 422 `wallet_not_bound`, 409 `xpub_not_verified`, or nothing for a verified one.
+   */
+  bindingProblem(chain: ChainId, state: WalletBinding['state'] | null | undefined): AppError | undefined {
+    if (!state) return walletsErrors.wallet_not_bound({ details: { chain } });
+    if (state !== 'verified') return walletsErrors.xpub_not_verified({ details: { chain } });
+    return undefined;
   }
 
   /** Every current verified binding, optionally of one project and/or chain (the pool's work list). */
