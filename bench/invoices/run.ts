@@ -6,24 +6,27 @@
  * fresh signature. Prints a table and the throughput ratio.
  *
  * Run: npx -y pnpm@10.34.9 exec tsx bench/invoices/run.ts [--seconds 15] [--connections 50] [--rounds 2]
- *      [--projects 3] [--sides baseline,gateway] [--route create|project]
+ *      [--projects 6] [--sides baseline,gateway] [--route create|project]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database is created per side) or an embedded
  * server under .data/postgres-bench.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { benchPostgres } from '../bench-database.js';
 import { signRequest } from '@gw/kernel';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, projects: { type: 'string', default: '3' }, warmup: { type: 'string', default: '3' }, sides: { type: 'string', default: 'baseline,gateway' }, route: { type: 'string', default: 'create' } },
+  options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, projects: { type: 'string', default: '6' }, warmup: { type: 'string', default: '3' }, sides: { type: 'string', default: 'baseline,gateway' }, route: { type: 'string', default: 'create' } },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
-// Requests go round-robin to several projects: one pool holds at most 10,000 free addresses.
+// Requests go round-robin to several projects: one pool holds at most 10,000 free addresses, so six
+// pools cover 13 s (warm-up included) at 4,600 creates/s before any create would share an address.
 const projectCount = Number(values.projects);
 const warmup = Number(values.warmup);
 const sides = values.sides.split(',') as ('baseline' | 'gateway')[];
@@ -115,8 +118,57 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
+/**
+ * CPU time (ms) of the processes of one side, read from /proc (PostgreSQL on this machine): the
+ * server process, the database's backends, this process (the load generator), and the machine's
+ * busy and idle time. Taken before and after the measured load; differences are per side.
+ */
+interface CpuSample {
+  server: number;
+  postgres: Map<number, number>;
+  loadgen: number;
+  busy: number;
+  idle: number;
+}
+const tickMs = 10; // USER_HZ is 100 on Linux
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * tickMs;
+  } catch {
+    return 0;
+  }
+}
+async function sampleCpu(db: pg.Client, serverPid: number): Promise<CpuSample | undefined> {
+  try {
+    const backends = await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const [cpu] = readFileSync('/proc/stat', 'utf8').split('\n');
+    const ticks = cpu!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    const busy = ticks.reduce((sum, t) => sum + t, 0) - idle;
+    const usage = process.cpuUsage();
+    return {
+      server: processCpuMs(serverPid),
+      postgres: new Map(backends.rows.map((row) => [row.pid, processCpuMs(row.pid)])),
+      loadgen: (usage.user + usage.system) / 1000,
+      busy: busy * tickMs,
+      idle: idle * tickMs,
+    };
+  } catch {
+    return undefined;
+  }
+}
+function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): Row['cpu'] {
+  let postgres = 0;
+  for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
+  const us = (ms: number) => (ms * 1000) / requests;
+  return { server: us(after.server - before.server), postgres: us(postgres), loadgen: us(after.loadgen - before.loadgen), machine: us(after.busy - before.busy), idle: us(after.idle - before.idle) };
+}
+
 interface Row {
   side: string;
+  cpu?: { server: number; postgres: number; loadgen: number; machine: number; idle: number } | undefined;
   round: number;
   requests: number;
   errors: number;
@@ -132,13 +184,24 @@ for (let round = 1; round <= rounds; round += 1) {
   for (const side of sides) {
     await withDatabase(async (databaseUrl) => {
       const { target, child } = await startServer(side, databaseUrl, poolSize);
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
       try {
         await load(target, warmup);
+        const before = await sampleCpu(db, child.pid!);
         const result = await load(target, seconds);
+        const after = await sampleCpu(db, child.pid!);
         const sorted = [...result.latenciesMs].sort((a, b) => a - b);
-        rows.push({ side, round, requests: result.requests, errors: result.errors, rps: result.requests / result.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
+        const cpu = before && after ? cpuPerRequest(before, after, result.requests) : undefined;
+        rows.push({ side, round, requests: result.requests, errors: result.errors, rps: result.requests / result.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpu });
+        if (side === 'gateway' && route === 'create') {
+          // Beyond the pools' free rows creates share addresses (overlay): a different, slower path.
+          const shared = await db.query<{ n: string }>('select count(*) as n from invoices_invoices where address_shared');
+          if (Number(shared.rows[0]!.n) > 0) console.error(`WARNING: ${shared.rows[0]!.n} creates shared an address (the pools ran out); use more --projects`);
+        }
         console.error(`${side} round ${round}: ${Math.round(result.requests / result.seconds)} req/s, ${result.errors} errors`);
       } finally {
+        await db.end();
         await stopServer(child);
       }
     });
@@ -150,6 +213,10 @@ console.log(`\nsigned invoice creates, ${connections} connections, ${seconds} s 
 console.log('| side | round | requests | non-201 | creates/s | p50 ms | p99 ms |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(`| ${r.side} | ${r.round} | ${r.requests} | ${r.errors} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`);
+console.log('\nCPU per request in µs during the measured load (from /proc; PostgreSQL: the side\'s backends), and the machine\'s busy and idle time per request:\n');
+console.log('| side | round | server | postgres | load generator | machine busy | machine idle |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const r of rows) if (r.cpu) console.log(`| ${r.side} | ${r.round} | ${r.cpu.server.toFixed(0)} | ${r.cpu.postgres.toFixed(0)} | ${r.cpu.loadgen.toFixed(0)} | ${r.cpu.machine.toFixed(0)} | ${r.cpu.idle.toFixed(0)} |`);
 const mean = (side: string) => rows.filter((r) => r.side === side).reduce((s, r) => s + r.rps, 0) / rounds;
 console.log(`\ngateway / baseline throughput: ${(mean('gateway') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
 process.exit(0);
