@@ -117,13 +117,14 @@ export class RateService {
     const cached = this.select(await this.store.read(asset));
     if (cached) return this.remember(cached);
     // A fetch that began and ended while the cache was read (so the read missed its write) has
-    // left its quote in the memo: use it instead of asking the provider again.
-    return this.fromMemo(asset) ?? this.remember(await this.pendingQuotes(asset, () => this.fetchQuote(asset)));
+    // left its quote in the memo: use it instead of asking the provider again, however long the
+    // read took on a loaded machine (the memo's own lifetime only bounds reuse across calls).
+    return this.fromMemo(asset, true) ?? this.remember(await this.pendingQuotes(asset, () => this.fetchQuote(asset)));
   }
 
-  private fromMemo(asset: Asset): RateQuote | undefined {
+  private fromMemo(asset: Asset, ignoreMemoLifetime = false): RateQuote | undefined {
     const memo = this.memo.get(asset);
-    return memo && memo.until > this.now().getTime() && this.isFresh(memo.quote.fetchedAt) ? memo.quote : undefined;
+    return memo && (ignoreMemoLifetime || memo.until > this.now().getTime()) && this.isFresh(memo.quote.fetchedAt) ? memo.quote : undefined;
   }
 
   /**
