@@ -1,6 +1,6 @@
 import test from 'ava';
 import { asFunction } from 'awilix';
-import { definePlugin, defineRoute, type Cradle } from '@gw/kernel';
+import { definePlugin, defineRoute, sql, sqlQuery, type Cradle } from '@gw/kernel';
 import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
 import { waitFor } from '../src/testing/wait-for.js';
 
@@ -137,6 +137,44 @@ test('hitMany counts a batch in one statement and admits exactly the hits within
   ]);
   const rows = await gw.kernel.cradle.db('kernel_audit_log').whereIn('action', ['probe.one', 'probe.two']).orderBy('id');
   t.deepEqual(rows.map((r) => r.action), ['probe.one', 'probe.two']);
+});
+
+test('hitEach counts several keys in one statement; concurrent calls over the same keys in any order never deadlock', async (t) => {
+  const gw = await startTestKernel({ plugins: [outboxProbe], role: 'cli' });
+  t.teardown(() => gw.close());
+  const { rateLimiter } = gw.kernel.cradle;
+  const rule = (key: string, limit = 1000) => ({ key, limit, windowSeconds: 60 });
+  const first = await rateLimiter.hitEach([
+    { rule: rule('probe:each:b', 2), hits: 3 },
+    { rule: rule('probe:each:a'), hits: 1 },
+  ]);
+  t.deepEqual(first.map((hits) => hits.map((h) => [h.count, h.allowed])), [[[1, true], [2, true], [3, false]], [[1, true]]]);
+  // Each statement locks the counter rows of several keys; in key order they queue, never deadlock.
+  const keys = ['probe:each:a', 'probe:each:b', 'probe:each:c', 'probe:each:d'];
+  await Promise.all(
+    Array.from({ length: 40 }, (_, n) => rateLimiter.hitEach((n % 2 ? [...keys].reverse() : keys).map((key) => ({ rule: rule(key), hits: 1 })))),
+  );
+  const counts = await gw.kernel.cradle.db('kernel_rate_limit_counters').whereIn('key', keys).orderBy('key').select('key', 'count');
+  t.deepEqual(counts.map((r) => [r.key, r.count]), [['probe:each:a', 41], ['probe:each:b', 43], ['probe:each:c', 40], ['probe:each:d', 40]]);
+  await t.throwsAsync(rateLimiter.hitEach([{ rule: rule('probe:x'), hits: 1 }, { rule: rule('probe:x'), hits: 1 }]), { message: /distinct/ });
+});
+
+test('recordManySql writes audit rows inside the caller statement, only for the targets it names', async (t) => {
+  const gw = await startTestKernel({ plugins: [outboxProbe], role: 'cli' });
+  t.teardown(() => gw.close());
+  const { audit, db } = gw.kernel.cradle;
+  await sqlQuery(
+    db,
+    sql`with written as (${audit.recordManySql(
+      [
+        { actor: 'system', channel: 'system', action: 'probe.sql', target: 'thing:1', details: { n: 1 } },
+        { actor: 'system', channel: 'system', action: 'probe.sql', target: 'thing:2' },
+      ],
+      { onlyTargetsIn: sql`select 'thing:' || ${'2'}::text` },
+    )}) select 1`,
+  );
+  const rows = await db('kernel_audit_log').where({ action: 'probe.sql' });
+  t.deepEqual(rows.map((r) => [r.target, r.details]), [['thing:2', null]]);
 });
 
 test('a body nested deeper than the limit is 400 validation_error; an unknown method is 405, never a bare 501', async (t) => {

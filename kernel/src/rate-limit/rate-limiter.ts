@@ -62,12 +62,17 @@ export function createRateLimiter(db: Knex, now: () => number = () => Date.now()
       const start = nowSeconds - (nowSeconds % rule.windowSeconds);
       return { start, end: start + rule.windowSeconds };
     });
+    // Counter rows are locked in key order: concurrent statements over overlapping keys then
+    // queue instead of deadlocking.
+    const order = [...entries.keys()].sort((a, b) => (entries[a]!.rule.key < entries[b]!.rule.key ? -1 : 1));
     const rows = await sqlQuery<{ key: string; count: string | number }>(
       db,
       sql`insert into kernel_rate_limit_counters (key, window_start, count, expires_at)
-          select key, window_start, hits, to_timestamp(window_end)
-            from unnest(${entries.map((e) => e.rule.key)}::text[], ${windows.map((w) => w.start)}::bigint[], ${entries.map((e) => e.hits)}::int[], ${windows.map((w) => w.end)}::bigint[])
-                 as t(key, window_start, hits, window_end)
+          select t.key, t.window_start, t.hits, to_timestamp(t.window_end)
+            from unnest(${order.map((i) => entries[i]!.rule.key)}::text[], ${order.map((i) => windows[i]!.start)}::bigint[],
+                        ${order.map((i) => entries[i]!.hits)}::int[], ${order.map((i) => windows[i]!.end)}::bigint[])
+                 with ordinality as t(key, window_start, hits, window_end, n)
+           order by t.n
           on conflict (key, window_start) do update set count = kernel_rate_limit_counters.count + excluded.count
           returning key, count`,
     );
