@@ -74,6 +74,8 @@ async function load(target: Target, durationSeconds: number): Promise<Result> {
   const url = new URL(route === 'create' ? '/api/v1/invoices' : '/api/v1/project', target.url);
   const latencies: number[] = [];
   let errors = 0;
+  // Status of every unexpected answer (0: no answer, e.g. a reset connection).
+  const unexpected = new Map<number, number>();
   const started = performance.now();
   const deadline = started + durationSeconds * 1000;
   const send = () =>
@@ -106,11 +108,15 @@ async function load(target: Target, durationSeconds: number): Promise<Result> {
         const t0 = performance.now();
         const status = await send().catch(() => 0);
         latencies.push(performance.now() - t0);
-        if (status !== (route === 'create' ? 201 : 200)) errors += 1;
+        if (status !== (route === 'create' ? 201 : 200)) {
+          errors += 1;
+          unexpected.set(status, (unexpected.get(status) ?? 0) + 1);
+        }
       }
     }),
   );
   agent.destroy();
+  if (errors > 0) console.error(`unexpected answers by status: ${JSON.stringify(Object.fromEntries(unexpected))}`);
   return { requests: latencies.length, errors, seconds: (performance.now() - started) / 1000, latenciesMs: latencies };
 }
 
