@@ -42,3 +42,32 @@ test('a batch that throws fails each of its items; later batches still run', asy
   await t.throwsAsync(batcher.submit('a'), { message: 'database down' });
   t.is(await batcher.submit('b'), 'b');
 });
+
+test('with minBatchWhileBusy, a second batch waits for enough items while one runs; nothing waits when none runs', async (t) => {
+  const batches: number[][] = [];
+  const gates: (() => void)[] = [];
+  const batcher = createBatcher<number, number>({
+    maxBatch: 10,
+    concurrency: 2,
+    minBatchWhileBusy: 3,
+    run: async (items) => {
+      batches.push(items);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return items.map((value) => ({ ok: true, value }));
+    },
+  });
+  const all = [batcher.submit(1), batcher.submit(2), batcher.submit(3)];
+  t.deepEqual(batches, [[1]], 'a lone item starts at once; two waiting items do not open the second slot');
+  all.push(batcher.submit(4));
+  t.deepEqual(batches, [[1], [2, 3, 4]], 'three waiting items do');
+  all.push(batcher.submit(5));
+  gates.shift()!();
+  await all[0];
+  t.deepEqual(batches, [[1], [2, 3, 4]], 'one item waits while the other batch runs');
+  gates.shift()!();
+  await Promise.all(all.slice(1, 4));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(batches, [[1], [2, 3, 4], [5]], 'and starts once nothing runs');
+  gates.shift()!();
+  t.deepEqual(await Promise.all(all), [1, 2, 3, 4, 5]);
+});

@@ -6,6 +6,12 @@ export interface BatcherOptions<I, R> {
   readonly maxBatch: number;
   /** Most `run`s in flight at once; further items queue and form the next batch. */
   readonly concurrency: number;
+  /**
+   * While a batch runs, a further one starts only once this many items wait (default 1): under
+   * load the slots then carry larger batches instead of splitting the queue into small ones, and
+   * a lone item still starts at once when nothing runs.
+   */
+  readonly minBatchWhileBusy?: number;
   /** Processes a batch; returns one outcome per item, in order. A throw fails every item with it. */
   readonly run: (items: I[]) => Promise<Settled<R>[]>;
 }
@@ -20,8 +26,9 @@ export interface BatcherOptions<I, R> {
 export function createBatcher<I, R>(options: BatcherOptions<I, R>): { submit(item: I): Promise<R> } {
   const queue: { item: I; resolve: (value: R) => void; reject: (error: unknown) => void }[] = [];
   let active = 0;
+  const minWhileBusy = Math.max(1, Math.min(options.minBatchWhileBusy ?? 1, options.maxBatch));
   const pump = (): void => {
-    while (active < options.concurrency && queue.length > 0) {
+    while (active < options.concurrency && queue.length >= (active === 0 ? 1 : minWhileBusy)) {
       const batch = queue.splice(0, options.maxBatch);
       active += 1;
       options
