@@ -81,6 +81,7 @@ if (mode === 'baseline') {
         'plugins.address-pool.targetFree': targetFree,
         'plugins.address-pool.replenishBatchMax': 10_000,
         ...(process.env['BENCH_BATCH_CONCURRENCY'] ? { 'plugins.invoices.createBatchConcurrency': Number(process.env['BENCH_BATCH_CONCURRENCY']) } : {}),
+        ...(process.env['BENCH_BATCH_MIN_WHILE_BUSY'] ? { 'plugins.invoices.createBatchMinWhileBusy': Number(process.env['BENCH_BATCH_MIN_WHILE_BUSY']) } : {}),
       },
     });
   // Set-up: projects with a verified Cardano wallet each and the whole pool derived in advance (the

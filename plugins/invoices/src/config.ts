@@ -24,6 +24,12 @@ export const InvoicesConfigSchema = Type.Object(
       description: 'Most concurrent creates of one process handled in one database transaction.',
     }),
     createBatchConcurrency: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'Create batches of one process in flight at once.' }),
+    createBatchMinWhileBusy: Type.Integer({
+      minimum: 1,
+      maximum: 500,
+      default: 25,
+      description: 'While a create batch runs, a further one starts only once this many creates wait (larger batches under load; a lone create never waits).',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -111,6 +111,7 @@ export class InvoiceService {
     this.batcher = createBatcher<CreateRequest, CreateResult>({
       maxBatch: deps.invoicesConfig.createBatchSize,
       concurrency: deps.invoicesConfig.createBatchConcurrency,
+      minBatchWhileBusy: deps.invoicesConfig.createBatchMinWhileBusy,
       run: (items) => this.createBatch(items),
     });
   }
@@ -134,57 +135,69 @@ export class InvoiceService {
 
   /**
    * A batch of concurrent creates (ADR 0002, ADR 0003). Statements: one rate-limit upsert for every
-   * project of the batch (its own transaction, so hits count whatever happens next); then one
-   * transaction of two statements: (1) the (project, external_id) advisory locks in one global
-   * order, the stored invoices under those keys, the projects' policies, and every (project,
-   * chain) pool's wallet binding and fresh rows (`AddressPoolService.freshPicks`); (2) the
-   * invoices inserted with `on conflict do nothing`, exactly the pool rows they use taken, and
-   * their audit rows. Everything else (rates, amounts, addresses' payment URIs, views) is decided
-   * in the process between the statements. Replays, repeats within the batch and creates the fast
-   * path cannot serve (short pool: overlay and exhaustion rules) are answered after the commit.
+   * project of the batch (its own transaction, so hits count whatever happens next), sent beside
+   * the batch's transaction of two statements: (1) the (project, external_id) advisory locks in one
+   * global order, the stored invoices under those keys, the projects' policies, and every
+   * (project, chain) pool's wallet binding and fresh rows (`AddressPoolService.freshPicks`); (2),
+   * once the rate limits are known and only for the requests within them, the invoices inserted
+   * with `on conflict do nothing`, exactly the pool rows they use taken, and their audit rows.
+   * Everything else (rates, amounts, payment URIs, views) is decided in the process between the
+   * statements. Replays, repeats within the batch and creates the fast path cannot serve (short
+   * pool: overlay and exhaustion rules) are answered after the commit.
    */
   private async createBatch(items: CreateRequest[]): Promise<Settled<CreateResult>[]> {
     const outcomes: (Settled<CreateResult> | undefined)[] = new Array(items.length);
-    const fail = (i: number, error: unknown) => (outcomes[i] = { ok: false, error });
     const limit = this.deps.invoicesConfig.createRateLimitPerMinute;
     const byProject = [...groupBy(items.keys(), (i) => items[i]!.project.id)];
-    const hits = await this.deps.rateLimiter.hitEach(
-      byProject.map(([projectId, indexes]) => ({ rule: { key: `invoices.create:project:${projectId}`, limit, windowSeconds: 60 }, hits: indexes.length })),
-    );
-    byProject.forEach(([, indexes], p) =>
-      indexes.forEach((i, n) => {
-        const hit = hits[p]![n]!;
-        if (!hit.allowed) fail(i, coreErrors.rate_limit_exceeded({ retryAfter: hit.retryAfter, details: { limit, window_seconds: 60 } }));
-      }),
-    );
-    const open = [...items.keys()].filter((i) => !outcomes[i]);
+    // Requests over their project's limit are refused whatever else holds (429 before replays).
+    const limited: Promise<Map<number, unknown>> = this.deps.rateLimiter
+      .hitEach(byProject.map(([projectId, indexes]) => ({ rule: { key: `invoices.create:project:${projectId}`, limit, windowSeconds: 60 }, hits: indexes.length })))
+      .then((hits) => {
+        const refused = new Map<number, unknown>();
+        byProject.forEach(([, indexes], p) =>
+          indexes.forEach((i, n) => {
+            const hit = hits[p]![n]!;
+            if (!hit.allowed) refused.set(i, coreErrors.rate_limit_exceeded({ retryAfter: hit.retryAfter, details: { limit, window_seconds: 60 } }));
+          }),
+        );
+        return refused;
+      });
+    limited.catch(() => undefined);
     // Rates are fetched before the transaction (a cold provider must not hold locks); one quote per coin.
     const quotes = new Map<CoinId, Promise<RateQuote>>();
     const prepared = new Map<number, Prepared>();
-    await Promise.all(open.map(async (i) => prepared.set(i, await this.prepare(items[i]!, quotes))));
+    await Promise.all([...items.keys()].map(async (i) => prepared.set(i, await this.prepare(items[i]!, quotes))));
     // A second create of one (project, external_id) in the same batch waits until the batch has
     // committed; then it is a replay (or a conflict) of whatever the first one created.
     const keys = new Set<string>();
-    const again: number[] = [];
-    const first = open.filter((i) => {
+    const repeats: number[] = [];
+    const first = [...items.keys()].filter((i) => {
       const key = externalIdLockKey(items[i]!.project.id, items[i]!.input.external_id);
       if (keys.has(key)) {
-        again.push(i);
+        repeats.push(i);
         return false;
       }
       keys.add(key);
       return true;
     });
     let batch: BatchResult | undefined;
+    let batchError: unknown;
     if (first.length > 0) {
       try {
-        batch = await sqlTransaction(this.deps.db, (tx) => this.createFirst(tx, items, first, prepared));
+        batch = await sqlTransaction(this.deps.db, (tx) => this.createFirst(tx, items, first, prepared, limited));
       } catch (error) {
-        // Something failed the batch as a whole: each request runs on its own, so one bad request
-        // cannot fail its neighbours.
-        this.deps.logger.warn({ err: error, size: first.length }, 'invoice create batch failed; creating one by one');
-        await Promise.all(first.map(async (i) => (outcomes[i] = await settle(this.createAlone(items[i]!, prepared.get(i)!)))));
+        batchError = error;
       }
+    }
+    // A failed rate-limit statement fails the whole batch (the transaction waited for it and rolled back).
+    const refused = await limited;
+    for (const [i, error] of refused) outcomes[i] = { ok: false, error };
+    const within = (i: number) => !refused.has(i);
+    if (batchError !== undefined) {
+      // Something failed the batch as a whole: each request runs on its own, so one bad request
+      // cannot fail its neighbours.
+      this.deps.logger.warn({ err: batchError, size: first.length }, 'invoice create batch failed; creating one by one');
+      await Promise.all(first.filter(within).map(async (i) => (outcomes[i] = await settle(this.createAlone(items[i]!, prepared.get(i)!)))));
     }
     if (batch) {
       for (const [i, outcome] of batch.outcomes) outcomes[i] = outcome;
@@ -195,13 +208,20 @@ export class InvoiceService {
       for (const { i, plan } of batch.slow) later.push(settle(this.createOne(items[i]!, plan)).then((outcome) => (outcomes[i] = outcome)));
       await Promise.all(later);
     }
+    const again = repeats.filter(within);
     // After the first committed, each repeat alone finds it under the lock: a replay or a conflict.
     await Promise.all(again.map(async (i) => (outcomes[i] = await settle(this.createAlone(items[i]!, prepared.get(i)!)))));
     return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('invoice create produced no outcome') });
   }
 
   /** The transaction of a batch's first creates of each key: two statements (see `createBatch`). */
-  private async createFirst(tx: SqlRunner, items: readonly CreateRequest[], first: readonly number[], prepared: ReadonlyMap<number, Prepared>): Promise<BatchResult> {
+  private async createFirst(
+    tx: SqlRunner,
+    items: readonly CreateRequest[],
+    first: readonly number[],
+    prepared: ReadonlyMap<number, Prepared>,
+    limited: Promise<ReadonlyMap<number, unknown>>,
+  ): Promise<BatchResult> {
     const groupOf = new Map<number, number>();
     const groups: FreshPickGroup[] = [];
     const groupIndex = new Map<string, number>();
@@ -236,12 +256,15 @@ export class InvoiceService {
     const stored = new Set(read!.stored.map(([projectId, externalId]) => externalIdLockKey(projectId, externalId)));
     const policies = this.deps.invoicesPolicies.readMany(read!.policies, projectIds);
     const pools = picks.read(read!.pools);
+    // Nothing is written for a request over its limit (its locks and picks end with the transaction).
+    const refused = await limited;
     const used = pools.map(() => 0);
     const outcomes = new Map<number, Settled<CreateResult>>();
     const replays: number[] = [];
     const slow: { i: number; plan: CreatePlan }[] = [];
     const creating: { i: number; plan: CreatePlan; allocation: Allocation }[] = [];
     for (const i of first) {
+      if (refused.has(i)) continue;
       const item = items[i]!;
       if (stored.has(externalIdLockKey(item.project.id, item.input.external_id))) {
         replays.push(i);
