@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes } from 'node:crypto';
 
 /**
  * Encrypts secrets at rest with AES-256-GCM under the master key. Ciphertexts look like
@@ -11,8 +11,10 @@ export interface SecretBox {
 }
 
 export function createSecretBox(masterKeyHex: string): SecretBox {
-  const key = Buffer.from(masterKeyHex, 'hex');
-  if (key.length !== 32) throw new Error('master key must be 32 bytes (64 hex characters)');
+  const raw = Buffer.from(masterKeyHex, 'hex');
+  if (raw.length !== 32) throw new Error('master key must be 32 bytes (64 hex characters)');
+  // One KeyObject for every call: the signed-request check opens secrets on every lookup.
+  const key = createSecretKey(raw);
   return {
     seal(plaintext, aad) {
       const iv = randomBytes(12);
