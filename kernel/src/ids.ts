@@ -16,6 +16,20 @@ function pooledRandom(): number {
 const monotonic = monotonicFactory(pooledRandom);
 
 /**
+ * `bytes` random bytes from the OS CSPRNG as lowercase hex, drawn from the same pooled buffer as
+ * ids (one `randomBytes` call per token costs a CSPRNG call of its own): payment tokens.
+ */
+export function randomHex(bytes: number): string {
+  if (offset + bytes > pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
+}
+
+/**
  * A new ULID (26 characters, Crockford base32): time-ordered, strictly increasing within this
  * process, 80 random bits from the OS CSPRNG. Every id of the gateway comes from here.
  */

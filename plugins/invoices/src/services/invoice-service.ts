@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   coreErrors,
   parseInstant,
   isAppError,
   newId,
+  randomHex,
   networkFor,
   networkKindOf,
   toBaseUnits,
@@ -480,7 +481,7 @@ export class InvoiceService {
 
   private invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Allocation): InvoiceRow {
     const { project, input, request } = item;
-    const paymentToken = randomBytes(8).toString('hex');
+    const paymentToken = randomHex(8);
     const { adapter } = plan;
     return {
       id: plan.id,
