@@ -2,7 +2,7 @@ import test from 'ava';
 import { ethChain } from '@gw/chain-eth';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import { isAppError, type AppError, type ChainId } from '@gw/kernel';
+import { isAppError, sql, sqlQuery, type AppError, type ChainId } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin, type Allocation } from '@gw/plugin-address-pool';
 import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
@@ -183,7 +183,7 @@ test('the gap gauge: highest allocated index minus highest index released after 
   t.regex(metrics, /gateway_address_pool_allocations_total\{chain="eth",mode="fresh"\} \d+/);
 });
 
-test('the free-row lookup walks the free-row index, never the allocated rows, even with planner statistics from a full pool', async (t) => {
+test('the free-row lookups walk the free-row index, never the allocated rows, even with planner statistics from a full pool', async (t) => {
   const { addressPoolReplenisher, addressPoolService, db } = gw.kernel.cradle;
   const projectId = await projectWithWallets(gw, operatorId, ['eth']);
   await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
@@ -200,18 +200,36 @@ test('the free-row lookup walks the free-row index, never the allocated rows, ev
   // preferred a unique (wallet, index) index and filtered out every allocated row on each
   // allocation (migration 0002 leaves the partial index as the only one giving that order).
   await db.raw('analyze address_pool_addresses');
-  await db.transaction((trx) => addressPoolService.allocateMany(trx, { projectId, chain: 'eth', invoiceRefs: Array.from({ length: 5000 }, (_, i) => `warm-${i}`) }));
+  await db.raw(`update address_pool_addresses set state = 'allocated', active_allocations = 1, allocation_count = 1 where project_id = ? and derivation_index < 5000`, [projectId]);
+  const allocations = async (refs: string[]) => db.transaction((trx) => Promise.all(refs.map((invoiceRef) => addressPoolService.allocate(trx, { projectId, chain: 'eth', invoiceRef }))));
   const statements: { sql: string; bindings: unknown[] }[] = [];
   const capture = (query: { sql: string; bindings?: unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
   db.on('query', capture);
   try {
-    await db.transaction((trx) => addressPoolService.allocateMany(trx, { projectId, chain: 'eth', invoiceRefs: ['probe-1', 'probe-2'] }));
+    await allocations(['probe-1']);
   } finally {
     db.off('query', capture);
   }
-  const lookup = statements.find((s) => s.sql.startsWith('with picked as'));
-  t.truthy(lookup, 'allocateMany ran its free-row lookup');
-  const plan = JSON.stringify((await db.raw(`explain (format json) ${lookup!.sql}`, lookup!.bindings as never[])).rows);
+  const lookup = statements.find((s) => s.sql.includes('for update skip locked'));
+  t.truthy(lookup, 'allocate ran its free-row lookup');
+  // The captured text has pg's $n placeholders: explained on a connection of the pool directly.
+  const connection = await db.client.acquireConnection();
+  const plan = await connection
+    .query(`explain (format json) ${lookup!.sql}`, lookup!.bindings)
+    .then((result: { rows: unknown[] }) => JSON.stringify(result.rows))
+    .finally(() => db.client.releaseConnection(connection));
   t.true(plan.includes('address_pool_addresses_free'), `the partial free-row index is used: ${plan}`);
   t.false(/"Index Name":"address_pool_addresses_wallet_index_unique"/.test(plan), 'the unique index is not walked');
+
+  // The batched picks of the create path (rows and the low-watermark count): the same index, and
+  // no sequential scan of the pool (a count without an order once became one).
+  const picks = addressPoolService.freshPicks([{ projectId, chain: 'eth', wanted: 3 }]);
+  const batched = JSON.stringify(await sqlQuery(db, sql`explain (format json) with ${picks.ctes} select ${picks.result} as pools`));
+  t.true(batched.includes('address_pool_addresses_free'), `the partial free-row index is used: ${batched}`);
+  t.false(/"Relation Name":"address_pool_addresses"[^}]*"Node Type":"Seq Scan"|"Node Type":"Seq Scan"[^}]*"Relation Name":"address_pool_addresses"/.test(batched), `no sequential scan of the pool: ${batched}`);
+  t.false(/"Index Name":"address_pool_addresses_wallet_index_unique"/.test(batched), 'the unique index is not walked');
+  const [read] = await sqlQuery<{ pools: unknown }>(db, sql`with ${picks.ctes} select ${picks.result} as pools`);
+  const [group] = picks.read(read!.pools);
+  t.deepEqual(group!.picks.map((p) => p.derivationIndex), [5001, 5002, 5003], 'the lowest free rows (5000 went to the probe)');
+  t.is(group!.walletError, undefined);
 });

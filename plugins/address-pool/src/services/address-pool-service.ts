@@ -154,44 +154,6 @@ export class AddressPoolService {
   }
 
   /**
-   * Hands out up to `invoiceRefs.length` fresh (unshared) addresses of the project's verified
-   * wallet in one pass, for a batch of invoices, atomically in `trx`: the lowest free indexes,
-   * `FOR UPDATE SKIP LOCKED`, taken with one update. Returns fewer allocations than refs when the
-   * pool has fewer free rows; the caller allocates the rest one by one with `allocate` (replenish
-   * nudge, overlay, TRON and exhaustion rules). `allocations[i]` belongs to `invoiceRefs[i]`.
-   * Throws like `allocate` when the wallet is missing or unverified.
-   */
-  async allocateMany(trx: Knex.Transaction, input: { projectId: string; chain: ChainId; invoiceRefs: readonly string[] }): Promise<Allocation[]> {
-    if (input.invoiceRefs.length === 0) return [];
-    const wallet = await this.deps.walletsWallets.requireVerifiedWallet(input.projectId, input.chain, trx);
-    const onlyActivated = this.deps.chains.get(wallet.chain).definition.capabilities.requiresActivation;
-    // The "is the pool low?" count rides along in the same statement instead of a second query;
-    // it counts free rows including the ones picked here, without locking any more of them.
-    const lowWatermark = Math.ceil(this.deps.addressPoolConfig.targetFree / 2);
-    const picked = await trx.raw<{ rows: { id: string; free_rows: number }[] }>(
-      `with picked as (${this.freeRows(trx, wallet.id, onlyActivated).select('id').limit(input.invoiceRefs.length).forUpdate().skipLocked().toKnexQuery().toQuery()})
-       select picked.id,
-              (select count(*)::int from (${this.freeRows(trx, wallet.id, onlyActivated).select(trx.raw('1')).limit(input.invoiceRefs.length + lowWatermark).toKnexQuery().toQuery()}) f) as free_rows
-         from picked`,
-    );
-    const free = picked.rows;
-    if (free.length === 0 || free[0]!.free_rows - free.length < lowWatermark) await this.requestReplenish(wallet);
-    if (free.length === 0) return [];
-    const refs = input.invoiceRefs.slice(0, free.length);
-    const taken = await trx.raw<{ rows: PoolAddress[] }>(
-      `update ${PoolAddress.tableName} p
-         set state = 'allocated', cooldown_until = null, active_allocations = 1,
-             allocation_count = p.allocation_count + 1, last_invoice_ref = t.ref, allocated_at = now()
-        from unnest(?::text[], ?::text[]) as t(id, ref)
-       where p.id = t.id
-       returning p.*`,
-      [free.map((row) => row.id), refs],
-    );
-    const byRef = new Map(taken.rows.map((row) => [row.last_invoice_ref, row]));
-    return refs.map((ref) => this.result(byRef.get(ref)!, false));
-  }
-
-  /**
    * Batched allocation for several (project, chain) groups at once, as parts of the caller's
    * statement (one round trip for every group of a batch, inside the caller's transaction):
    *
