@@ -167,7 +167,9 @@ export class InvoiceService {
     // Rates are fetched before the transaction (a cold provider must not hold locks); one quote per coin.
     const quotes = new Map<CoinId, Promise<RateQuote>>();
     const prepared = new Map<number, Prepared>();
-    await Promise.all([...items.keys()].map(async (i) => prepared.set(i, await this.prepare(items[i]!, quotes))));
+    await Promise.all(
+      [...items.keys()].map(async (i) => prepared.set(i, await this.prepare(items[i]!, quotes).catch((failure: unknown): Prepared => ({ chainEnabled: false, failure })))),
+    );
     // A second create of one (project, external_id) in the same batch waits until the batch has
     // committed; then it is a replay (or a conflict) of whatever the first one created.
     const keys = new Set<string>();
@@ -369,7 +371,7 @@ export class InvoiceService {
     return new Map(rows.map((row) => [externalIdLockKey(row.project_id, row.external_id), row]));
   }
 
-  /** What a create can settle without the database: the coin's chain and network, the rate, the amount. Never throws. */
+  /** What a create can settle without the database: the coin's chain and network, the rate, the amount. Errors of the checks are kept for `decide`. */
   private async prepare(item: CreateRequest, quotes: Map<CoinId, Promise<RateQuote>>): Promise<Prepared> {
     const { project, input, request } = item;
     if (!request.chainEnabled) return { chainEnabled: false };
@@ -398,6 +400,7 @@ export class InvoiceService {
    */
   private decide(item: CreateRequest, prepared: Prepared, policy: ResolvedPolicy, walletError: unknown): CreatePlan {
     const { input } = item;
+    if (!prepared.chainEnabled && prepared.failure !== undefined) throw prepared.failure;
     if (!prepared.chainEnabled || !policy.enabled_coins.includes(input.coin)) {
       throw invoicesErrors.coin_not_enabled({ message: `Coin ${input.coin} is not enabled for this project.`, details: { coin: input.coin, enabled_coins: policy.enabled_coins } });
     }
@@ -755,7 +758,7 @@ interface NormalisedCreate {
 
 /** What `prepare` settled of a create before any database work (errors kept for `decide`'s order). */
 type Prepared =
-  | { readonly chainEnabled: false; readonly chain?: undefined }
+  | { readonly chainEnabled: false; readonly chain?: undefined; /** An unexpected error of `prepare`, this request's alone. */ readonly failure?: unknown }
   | {
       readonly chainEnabled: true;
       readonly adapter: ChainAdapter;
