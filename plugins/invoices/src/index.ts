@@ -60,4 +60,4 @@ export { EXPIRE_JOB } from './jobs.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
 export * from './schemas.js';
-export { InvoiceToolArguments, CreateInvoiceToolArguments, CREATE_INVOICE_DESCRIPTION, CANCEL_INVOICE_DESCRIPTION } from './mcp-tools.js';
+export { invoiceWriteTools, type InvoiceWriteHandlers } from './mcp-tools.js';

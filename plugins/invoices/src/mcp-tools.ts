@@ -1,21 +1,22 @@
-import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition } from '@gw/kernel';
+import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition, type McpToolInput, type ProjectPrincipal } from '@gw/kernel';
+import type { CreateInvoiceInput } from './services/invoice-service.js';
 import Type from 'typebox';
 import { CreateInvoiceBody, ListInvoicesQuery, ULID_PATTERN } from './schemas.js';
 
 const INVOICE_ID = Type.String({ pattern: ULID_PATTERN, description: 'Invoice id (ULID).' });
 
 /** Arguments of `get_invoice` and `cancel_invoice`. */
-export const InvoiceToolArguments = mcpArguments({ invoice_id: INVOICE_ID });
+const InvoiceToolArguments = mcpArguments({ invoice_id: INVOICE_ID });
 /** Arguments of `create_invoice`: `project_id` plus the body of POST /invoices. */
-export const CreateInvoiceToolArguments = mcpArguments(CreateInvoiceBody.properties);
+const CreateInvoiceToolArguments = mcpArguments(CreateInvoiceBody.properties);
 
-export const CREATE_INVOICE_DESCRIPTION =
+const CREATE_INVOICE_DESCRIPTION =
   'Create an invoice for one coin with a fresh deposit address; the same logic as POST /api/v1/invoices. Idempotent on (project, external_id): ' +
   'calling again with the same arguments returns the existing invoice, different arguments give external_id_conflict. Give exactly one of ' +
   'amount_usd (converted at the current rate; rate_snapshot records it) and amount_crypto. Returns the invoice: id, status, address, ' +
   'amount_crypto, payment_uri, expires_at_iso and the rest of the invoice object. On a sandbox project the invoice is a sandbox invoice ' +
   '(drive it with the sandbox_simulate_* tools).';
-export const CANCEL_INVOICE_DESCRIPTION =
+const CANCEL_INVOICE_DESCRIPTION =
   'Cancel a pending or detected invoice (any other status is invoice_not_cancellable); its address returns to the pool after a cooldown. ' +
   'Returns the cancelled invoice.';
 
@@ -49,18 +50,44 @@ export function invoicesMcpTools(cradle: Cradle): McpToolDefinition[] {
       errors: ['validation_error', 'invoice_not_found'],
       handler: async ({ args, project }) => service().get(project.id, args.invoice_id),
     }),
+    ...invoiceWriteTools(
+      'production',
+      { create: (project, body, actor) => service().create(project, body, actor), cancel: (projectId, invoiceId, actor) => service().cancel(projectId, invoiceId, actor) },
+      {
+        create: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'wallet_not_bound', 'subscription_expired', 'pool_exhausted', 'internal_error'],
+        cancel: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'subscription_expired'],
+      },
+    ),
+  ];
+}
+
+type ToolActor = McpToolInput<unknown>['actor'];
+
+/** The services behind `create_invoice` and `cancel_invoice` for one project kind. */
+export interface InvoiceWriteHandlers {
+  readonly create: (project: ProjectPrincipal, body: CreateInvoiceInput, actor: ToolActor) => Promise<{ readonly invoice: unknown }>;
+  readonly cancel: (projectId: string, invoiceId: string, actor: ToolActor) => Promise<unknown>;
+}
+
+/**
+ * `create_invoice` and `cancel_invoice` for projects of `projectKind` (writes: the subscription
+ * guard applies to non-sandbox projects). The sandbox plugin declares its variants with it.
+ */
+export function invoiceWriteTools(projectKind: 'production' | 'sandbox', handlers: InvoiceWriteHandlers, errors: { readonly create: readonly string[]; readonly cancel: readonly string[] }): McpToolDefinition[] {
+  const access = { projectKind, write: true } as const;
+  return [
     defineMcpTool({
       name: 'create_invoice',
       title: 'Create an invoice',
       description: CREATE_INVOICE_DESCRIPTION,
       input: CreateInvoiceToolArguments,
       scope: 'invoices:write',
-      access: { projectKind: 'production', write: true },
+      access,
       writes: true,
-      errors: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'wallet_not_bound', 'subscription_expired', 'pool_exhausted', 'internal_error'],
+      errors: errors.create,
       handler: async ({ args, project, actor }) => {
         const { project_id: _, ...body } = args;
-        return (await service().create(project, body, actor)).invoice;
+        return (await handlers.create(project, body, actor)).invoice;
       },
     }),
     defineMcpTool({
@@ -69,10 +96,10 @@ export function invoicesMcpTools(cradle: Cradle): McpToolDefinition[] {
       description: CANCEL_INVOICE_DESCRIPTION,
       input: InvoiceToolArguments,
       scope: 'invoices:write',
-      access: { projectKind: 'production', write: true },
+      access,
       writes: true,
-      errors: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'subscription_expired'],
-      handler: async ({ args, project, actor }) => service().cancel(project.id, args.invoice_id, actor),
+      errors: errors.cancel,
+      handler: async ({ args, project, actor }) => handlers.cancel(project.id, args.invoice_id, actor),
     }),
   ];
 }

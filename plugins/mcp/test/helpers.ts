@@ -1,10 +1,8 @@
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import type { TestKernel } from '@gw/kernel/testing';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { SANDBOX_PLUGINS } from '../../sandbox/test/helpers.js';
-import { FAST_RETRIES } from '../../webhooks/test/helpers.js';
+import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
 import { mcpPlugin } from '../src/index.js';
 
 export { Receiver } from '../../webhooks/test/helpers.js';
@@ -13,25 +11,9 @@ export { projectWithPools } from '../../invoices/test/helpers.js';
 export const MCP_PLUGINS = [...SANDBOX_PLUGINS, oauthPlugin, mcpPlugin];
 export const TRANSPORT_PATH = '/api/mcp/transport';
 
-/** A gateway with workers, fixed rates, small pools, deliveries to local receivers, and the MCP endpoint. */
+/** The sandbox test gateway (workers, fixed rates, local receivers) with the OAuth and MCP plugins. */
 export function startMcpKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
-  return startTestKernel({
-    plugins: MCP_PLUGINS,
-    chains: ALL_CHAINS,
-    role: 'all',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.address-pool.targetFree': 3,
-      'plugins.webhooks.allowPrivateTargets': true,
-      'plugins.sandbox.simulateRateLimitPerMinute': 1000,
-      'plugins.sandbox.writeRateLimitPerMinute': 1000,
-      'plugins.sandbox.clockAdvanceRateLimitPerMinute': 1000,
-      'plugins.mcp.toolCallsPerMinute': 1000,
-      ...FAST_RETRIES,
-      ...config,
-    },
-  });
+  return startSandboxKernel({ 'plugins.sandbox.clockAdvanceRateLimitPerMinute': 1000, 'plugins.mcp.toolCallsPerMinute': 1000, ...config }, MCP_PLUGINS);
 }
 
 /** The MCP SDK's own client over streamable HTTP, sending `Authorization: Bearer <token>`. */

@@ -1,6 +1,6 @@
 import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition } from '@gw/kernel';
-import { CANCEL_INVOICE_DESCRIPTION, CREATE_INVOICE_DESCRIPTION, CreateInvoiceToolArguments, InvoiceToolArguments, ULID_PATTERN } from '@gw/plugin-invoices';
-import { RETRY_WEBHOOK_DESCRIPTION, RetryWebhookToolArguments } from '@gw/plugin-webhooks';
+import { invoiceWriteTools, ULID_PATTERN } from '@gw/plugin-invoices';
+import { retryWebhookTool } from '@gw/plugin-webhooks';
 import Type, { type TProperties } from 'typebox';
 import { simulationInput } from './routes.js';
 import { ClockAdvanceBody, DetectBody, OverpaidBody, PartialBody, simulateEventInput, SimulateEventBody } from './schemas.js';
@@ -22,42 +22,15 @@ export function sandboxMcpTools(cradle: Cradle): McpToolDefinition[] {
   const invoices = () => cradle.sandboxInvoices;
   const projects = () => cradle.sandboxProjects;
   return [
-    defineMcpTool({
-      name: 'create_invoice',
-      title: 'Create an invoice',
-      description: CREATE_INVOICE_DESCRIPTION,
-      input: CreateInvoiceToolArguments,
-      scope: 'invoices:write',
-      access: SANDBOX,
-      writes: true,
-      errors: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'sandbox_active_invoice_cap_reached', 'rate_quote_unavailable'],
-      handler: async ({ args, project, actor }) => {
-        const { project_id: _, ...body } = args;
-        return (await invoices().create(project, body, actor)).invoice;
+    ...invoiceWriteTools(
+      'sandbox',
+      { create: (project, body, actor) => invoices().create(project, body, actor), cancel: (projectId, invoiceId, actor) => invoices().cancel(projectId, invoiceId, actor) },
+      {
+        create: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'sandbox_active_invoice_cap_reached', 'rate_quote_unavailable'],
+        cancel: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'sandbox_rate_limit_exceeded'],
       },
-    }),
-    defineMcpTool({
-      name: 'cancel_invoice',
-      title: 'Cancel an invoice',
-      description: CANCEL_INVOICE_DESCRIPTION,
-      input: InvoiceToolArguments,
-      scope: 'invoices:write',
-      access: SANDBOX,
-      writes: true,
-      errors: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'sandbox_rate_limit_exceeded'],
-      handler: async ({ args, project, actor }) => invoices().cancel(project.id, args.invoice_id, actor),
-    }),
-    defineMcpTool({
-      name: 'retry_webhook',
-      title: 'Resend a webhook event',
-      description: RETRY_WEBHOOK_DESCRIPTION,
-      input: RetryWebhookToolArguments,
-      scope: 'webhooks:manage',
-      access: SANDBOX,
-      writes: true,
-      errors: ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded'],
-      handler: async ({ args, project, actor }) => invoices().resend(project.id, args.event_id, actor),
-    }),
+    ),
+    retryWebhookTool('sandbox', (projectId, eventId, actor) => invoices().resend(projectId, eventId, actor), ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded']),
     ...Object.entries(SIMULATION_RULES).map(([name, rule]) => {
       const simulation = name as Simulation;
       return defineMcpTool({

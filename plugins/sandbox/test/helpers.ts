@@ -1,3 +1,4 @@
+import type { AnyPlugin } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { WEBHOOK_PLUGINS, FAST_RETRIES, type Receiver } from '../../webhooks/test/helpers.js';
@@ -9,9 +10,9 @@ export { Receiver } from '../../webhooks/test/helpers.js';
 export const SANDBOX_PLUGINS = [...WEBHOOK_PLUGINS, sandboxPlugin];
 
 /** A gateway with workers (role `all`), fixed rates, small pools and deliveries to local receivers. */
-export function startSandboxKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
+export function startSandboxKernel(config: Record<string, unknown> = {}, plugins: readonly AnyPlugin[] = SANDBOX_PLUGINS): Promise<TestKernel> {
   return startTestKernel({
-    plugins: SANDBOX_PLUGINS,
+    plugins,
     chains: ALL_CHAINS,
     role: 'all',
     config: {

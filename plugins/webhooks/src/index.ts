@@ -68,4 +68,4 @@ export { DeliveryWorker } from './services/delivery-worker.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';
 export { isPrivateAddress } from './services/target-guard.js';
 export * from './schemas.js';
-export { RetryWebhookToolArguments, RETRY_WEBHOOK_DESCRIPTION } from './mcp-tools.js';
+export { retryWebhookTool } from './mcp-tools.js';

@@ -1,11 +1,11 @@
-import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition } from '@gw/kernel';
+import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition, type McpToolInput } from '@gw/kernel';
 import Type from 'typebox';
 import { ListEventsQuery } from './schemas.js';
 
 /** Arguments of `retry_webhook`. */
-export const RetryWebhookToolArguments = mcpArguments({ event_id: Type.String({ minLength: 1, maxLength: 64, description: 'Id of the event to send again (ULID).' }) });
+const RetryWebhookToolArguments = mcpArguments({ event_id: Type.String({ minLength: 1, maxLength: 64, description: 'Id of the event to send again (ULID).' }) });
 
-export const RETRY_WEBHOOK_DESCRIPTION =
+const RETRY_WEBHOOK_DESCRIPTION =
   'Send a webhook event again (spec 4.4 resend): a new event with a fresh event_id and original_event_id set, to the target resolved now; ' +
   'the original log entry is never changed. Returns { event_id, original_event_id, status, target_url, ... }. event_not_found when the ' +
   'event is not one of this project.';
@@ -30,16 +30,25 @@ export function webhooksMcpTools(cradle: Cradle): McpToolDefinition[] {
         return log().list(project.id, filter);
       },
     }),
-    defineMcpTool({
-      name: 'retry_webhook',
-      title: 'Resend a webhook event',
-      description: RETRY_WEBHOOK_DESCRIPTION,
-      input: RetryWebhookToolArguments,
-      scope: 'webhooks:manage',
-      access: { projectKind: 'production', write: true },
-      writes: true,
-      errors: ['event_not_found', 'subscription_expired'],
-      handler: async ({ args, project, actor }) => log().resend(project.id, args.event_id, actor),
-    }),
+    retryWebhookTool('production', (projectId, eventId, actor) => log().resend(projectId, eventId, actor), ['event_not_found', 'subscription_expired']),
   ];
+}
+
+/** `retry_webhook` for projects of `projectKind`; the sandbox plugin declares its variant with it. */
+export function retryWebhookTool(
+  projectKind: 'production' | 'sandbox',
+  resend: (projectId: string, eventId: string, actor: McpToolInput<unknown>['actor']) => Promise<unknown>,
+  errors: readonly string[],
+): McpToolDefinition {
+  return defineMcpTool({
+    name: 'retry_webhook',
+    title: 'Resend a webhook event',
+    description: RETRY_WEBHOOK_DESCRIPTION,
+    input: RetryWebhookToolArguments,
+    scope: 'webhooks:manage',
+    access: { projectKind, write: true },
+    writes: true,
+    errors,
+    handler: async ({ args, project, actor }) => resend(project.id, args.event_id, actor),
+  });
 }
