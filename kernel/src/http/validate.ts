@@ -25,12 +25,15 @@ export function validateInput<T>(schema: TSchema, value: unknown, where: 'body' 
   if (coerce) candidate = restoreNonIntegers(schema, value, Value.Convert(schema, Value.Clone(value)));
   if (hasDefaults) candidate = Value.Default(schema, candidate);
   // The compiled check decides; the interpreted walk only runs to name what is wrong.
-  const errors = validator.Check(candidate) ? [] : [...Value.Errors(schema, candidate)];
+  const valid = validator.Check(candidate);
+  const errors = valid ? [] : [...Value.Errors(schema, candidate)];
+  // Should the two ever disagree, the compiled check's refusal stands.
+  if (!valid && errors.length === 0) throw coreErrors.validation_error({ message: `${where} failed validation`, details: { field: where } });
   if (errors.length === 0) {
-    const nul = pathOfNul(candidate, []);
-    if (nul) {
-      const name = nul.length === 0 ? where : `${where === 'body' ? '' : `${where}.`}${nul.join('.')}`;
-      throw coreErrors.validation_error({ message: `${name} must not contain the NUL character`, details: { field: name } });
+    const bad = pathOfUnstorable(candidate, []);
+    if (bad) {
+      const name = bad.length === 0 ? where : `${where === 'body' ? '' : `${where}.`}${bad.join('.')}`;
+      throw coreErrors.validation_error({ message: `${name} must not contain the NUL character or an unpaired surrogate`, details: { field: name } });
     }
     return candidate as T;
   }
@@ -79,21 +82,30 @@ function restoreNonIntegers(schema: TSchema, raw: unknown, converted: unknown): 
  * searched; refusing it here keeps it from reaching the database as a 500. Returns the path of
  * the first such string (keys included), or undefined.
  */
-function pathOfNul(value: unknown, path: string[]): string[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+/**
+ * The path of the first string (value or key) PostgreSQL would refuse or alter: one holding NUL
+ * (text refuses it) or an unpaired UTF-16 surrogate (jsonb refuses it; text stores U+FFFD, so two
+ * different ids could collide).
+ */
+function pathOfUnstorable(value: unknown, path: string[]): string[] | undefined {
+  if (typeof value === 'string') return unstorable(value) ? path : undefined;
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
-      const found = pathOfNul(item, [...path, String(i)]);
+      const found = pathOfUnstorable(item, [...path, String(i)]);
       if (found) return found;
     }
     return undefined;
   }
   if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) return [...path, key.replace(/\u0000/g, '\\0')];
-      const found = pathOfNul(item, [...path, key]);
+      if (unstorable(key)) return [...path, key.replace(/\u0000/g, '\\0').toWellFormed()];
+      const found = pathOfUnstorable(item, [...path, key]);
       if (found) return found;
     }
   }
   return undefined;
+}
+
+function unstorable(text: string): boolean {
+  return text.includes('\u0000') || !text.isWellFormed();
 }

@@ -321,6 +321,8 @@ test('bad create bodies are 400 naming the field, and write nothing', async (t) 
     [{ ...base, amount_crypto: '9'.repeat(100), coin: 'eth' }, 422, 'amount_out_of_range'],
     [{ ...base, external_id: 'a\u0000b', amount_crypto: '1' }, 400, 'validation_error', 'external_id'],
     [{ ...base, amount_crypto: '1', metadata: { note: 'x\u0000' } }, 400, 'validation_error', 'metadata.note'],
+    [{ ...base, amount_crypto: '1', metadata: { note: 'x\ud800' } }, 400, 'validation_error', 'metadata.note'],
+    [{ ...base, external_id: 'lone\udc00', amount_crypto: '1' }, 400, 'validation_error', 'external_id'],
     [[base], 400, 'validation_error'],
     ['{"external_id": "x", ', 400, 'validation_error'],
   ];

@@ -240,3 +240,17 @@ test('readiness reports the database and job queue', async (t) => {
   t.is(res.status, 200);
   t.deepEqual(((await res.json()) as { checks: unknown }).checks, { database: true, jobs: true, accepting: true });
 });
+
+test('a project whose secret cannot be opened fails alone; requests of other projects looked up with it are served', async (t) => {
+  const healthy = await newProject('testnet');
+  const broken = await newProject('testnet');
+  const key = await gw.kernel.cradle.db('tenancy_api_keys').where({ project_id: broken.projectId }).first();
+  await gw.kernel.cradle.db('tenancy_api_key_secrets').where({ api_key_id: key.id }).update({ sealed_secret: 'v1.AAAA.BBBB.CCCC' });
+  const responses = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => signedFetch(gw.url, '/api/v1/project', i % 2 === 0 ? healthy : broken)),
+  );
+  for (const [i, res] of responses.entries()) {
+    if (i % 2 === 0) t.is(res.status, 200);
+    else t.is(res.body.error_code, 'internal_error');
+  }
+});

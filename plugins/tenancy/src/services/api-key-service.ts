@@ -111,19 +111,13 @@ export class ApiKeyService {
   }
 
   /**
-   * Everything the signed-request check needs, in one query: the key requests are checked against
-   * (as `keyForRequests`), its valid secrets, and the project principal. Undefined when the project
-   * or its key does not exist.
+   * Everything the signed-request check needs for several projects, in one statement (concurrent
+   * requests of different projects share it): the key requests are checked against (as
+   * `keyForRequests`), its valid secrets, and the project principal. Projects without a key, or
+   * unknown, are absent from the map; a project whose secret cannot be opened maps to that error
+   * alone, so the other projects of the statement are served.
    */
-  async requestCredentials(projectId: string): Promise<RequestCredentials | undefined> {
-    return (await this.requestCredentialsMany([projectId])).get(projectId);
-  }
-
-  /**
-   * `requestCredentials` of several projects in one statement (concurrent requests of different
-   * projects share it); projects without a key, or unknown, are absent from the map.
-   */
-  async requestCredentialsMany(projectIds: readonly string[]): Promise<Map<string, RequestCredentials>> {
+  async requestCredentialsMany(projectIds: readonly string[]): Promise<Map<string, RequestCredentials | Error>> {
     if (projectIds.length === 0) return new Map();
     const rows = await sqlQuery<{
       project_id: string;
@@ -146,16 +140,22 @@ export class ApiKeyService {
             join lateral (select * from tenancy_api_keys k where k.project_id = p.id order by (k.state <> 'revoked') desc, k.id desc limit 1) k on true
            where p.id = any(${[...new Set(projectIds)]}::text[])`,
     );
-    return new Map(
-      rows.map((row) => [
-        row.project_id,
-        {
-          key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
-          secrets: row.secrets.map((secret) => this.deps.secretBox.open(secret.sealed, secret.id)),
-          project: { id: row.project_id, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
-        },
-      ]),
-    );
+    const result = new Map<string, RequestCredentials | Error>();
+    for (const row of rows) {
+      let secrets: string[];
+      try {
+        secrets = row.secrets.map((secret) => this.deps.secretBox.open(secret.sealed, secret.id));
+      } catch (error) {
+        result.set(row.project_id, error instanceof Error ? error : new Error(String(error)));
+        continue;
+      }
+      result.set(row.project_id, {
+        key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
+        secrets,
+        project: { id: row.project_id, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
+      });
+    }
+    return result;
   }
 
   /** Secrets currently valid for the project's live key (webhook signing signs with each). */

@@ -33,7 +33,10 @@ export function createSignedRequestAuthenticator(deps: {
     concurrency: 1,
     run: async (projectIds) => {
       const found = await deps.tenancyApiKeys.requestCredentialsMany(projectIds);
-      return projectIds.map((id) => ({ ok: true, value: found.get(id) }));
+      return projectIds.map((id) => {
+        const value = found.get(id);
+        return value instanceof Error ? { ok: false, error: value } : { ok: true, value };
+      });
     },
   });
   return {
