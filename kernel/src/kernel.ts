@@ -157,7 +157,9 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   function buildApp(authenticators: ReadonlyMap<string, Authenticator>): Koa {
-    const koa = new Koa({ proxy: config.http.trustProxy });
+    // One trusted proxy: the client address is the last X-Forwarded-For entry (the one the proxy
+    // appended), never a left-most entry the client wrote itself.
+    const koa = new Koa({ proxy: config.http.trustProxy, maxIpsCount: 1 });
     const router = new Router();
     const metrics = container.cradle.metrics;
     koa.use(async (ctx, next) => {

@@ -86,6 +86,7 @@ export const m0001OAuth: Migration = {
       t.timestamp('expires_at', { useTz: true }).notNullable();
       t.timestamp('consumed_at', { useTz: true }).nullable();
       t.string('grant_id', 26).nullable().comment('the lineage the code was exchanged for');
+      t.index(['user_id', 'client_id']);
       t.index(['expires_at']);
     });
 

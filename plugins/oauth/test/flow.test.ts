@@ -2,7 +2,7 @@ import test from 'ava';
 import * as oauth from 'oauth4webapi';
 import type { TestKernel } from '@gw/kernel/testing';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { ACCESS_PREFIX, REFRESH_PREFIX } from '../src/index.js';
+import { hashToken } from '@gw/plugin-tenancy';
 import { ALL_SCOPES, CERT_PEM, DocumentServer, MailSink, OAUTH_PLUGINS, WebClient, authorizeInBrowser, inviteUser, startOAuthKernel } from './helpers.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -100,7 +100,7 @@ test('discovery: both metadata documents, the issuer equals authorization_server
   t.deepEqual(as.response_types_supported, ['code']);
   t.deepEqual(as.scopes_supported, ALL_SCOPES.split(' '));
   t.is(as['client_id_metadata_document_supported'], true);
-  t.true('resource_documents_supported' in as);
+  t.is(as['resource_documents_supported'], true);
   t.is(typeof as.service_documentation, 'string');
   for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp/transport']) {
     const res = await fetch(`${gw.url}${path}`);
@@ -156,7 +156,8 @@ for (const kind of ['public', 'confidential'] as const) {
 
     // Only hashes are stored.
     const db = gw.kernel.cradle.db;
-    t.is((await db('oauth_access_tokens').where('token_hash', tokens.access_token)).length, 0);
+    t.is((await db('oauth_access_tokens').where('token_hash', hashToken(tokens.access_token))).length, 1);
+    t.is((await db('oauth_refresh_tokens').where('token_hash', hashToken(tokens.refresh_token!))).length, 1);
     t.is((await db.raw(`select count(*)::int as n from oauth_access_tokens where token_hash like 'svc_%'`)).rows[0].n, 0);
 
     const next = await refresh(reg, tokens.refresh_token!);
@@ -297,7 +298,19 @@ test('connected apps: the CLI lists and revokes every token and the consent; the
   t.is(nobody.json.error_code, 'user_not_found');
 });
 
-test('token prefixes are exported for the MCP plugin', (t) => {
-  t.is(ACCESS_PREFIX, 'svc_oat_');
-  t.is(REFRESH_PREFIX, 'svc_ort_');
+test('a code issued before the connected app was revoked cannot be exchanged afterwards', async (t) => {
+  const reg = await registerDynamic('public');
+  const user = await inviteUser(gw, 'opencode');
+  await authorize(reg, user.email);
+  // A second authorization (auto-approved) leaves an unexchanged code; then the app is revoked.
+  const verifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({ response_type: 'code', client_id: reg.client.client_id, redirect_uri: reg.redirectUri, scope: ALL_SCOPES, state: 'open', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', resource }).toString();
+  const back = await authorizeInBrowser(new WebClient(), gw.url, url, user.email, sink);
+  const params = oauth.validateAuthResponse(as, reg.client, back, 'open');
+  t.truthy(await gw.kernel.cradle.oauthTokens.revokeApp(user.id, reg.client.client_id, { actor: 'operator-cli', channel: 'cli' }));
+  const response = await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, reg.redirectUri, verifier, { additionalParameters: { resource }, ...insecure });
+  const error = await t.throwsAsync(oauth.processAuthorizationCodeResponse(as, reg.client, response));
+  t.is((error as oauth.ResponseBodyError).error, 'invalid_grant');
+  t.is((await gw.kernel.cradle.db('oauth_grants').where({ user_id: user.id, client_id: reg.client.client_id }).whereNull('revoked_at')).length, 0);
 });

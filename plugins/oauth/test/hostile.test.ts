@@ -142,7 +142,6 @@ test('denial redirects with error=access_denied and the state; no code exists', 
 test('an unknown e-mail gets the same pages, no mail, can never finish, and no account is created', async (t) => {
   const { clientId } = await registerClient();
   const { challenge } = verifierPair();
-  const usersBefore = (await gw.kernel.cradle.tenancyUsers.list()).length;
   const invited = await inviteUser(gw, 'known');
   const web = new WebClient();
   const start = await web.get(authorizeUrl(baseParams(clientId, challenge)));
@@ -157,12 +156,11 @@ test('an unknown e-mail gets the same pages, no mail, can never finish, and no a
   t.is(sink.count('stranger@example.test'), 0);
   for (const code of ['000000', '123456', '999999']) {
     const page = await web.post(`${gw.url}/oauth/authorize/verify`, { ...hiddenFields(strangerPage.text), code });
-    t.not(page.status, 302);
+    t.is(page.status, 400);
     t.false(page.text.includes('Allow access'));
   }
   t.is(await gw.kernel.cradle.tenancyUsers.find('stranger@example.test'), undefined);
   t.false((await gw.kernel.cradle.tenancyUsers.list()).some((u) => u.email === 'stranger@example.test'));
-  t.true((await gw.kernel.cradle.tenancyUsers.list()).length > usersBefore);
 });
 
 test('sign-in codes: wrong entries are bounded, an expired code fails, codes are stored hashed', async (t) => {

@@ -100,4 +100,6 @@ test('10 registrations per hour per source IP, then 429 with Retry-After; counte
   const counter = await limited.kernel.cradle.db('kernel_rate_limit_counters').where({ key: 'oauth.register:ip:203.0.113.7' }).first();
   t.is(counter.count, 12);
   t.is((await register(limited, body, from('203.0.113.8'))).status, 201, 'another address has its own budget');
+  // A client cannot pick its address: the proxy appends the real one, and that one is counted.
+  t.is((await register(limited, body, from('198.51.100.99, 203.0.113.7'))).status, 429, 'a left-most X-Forwarded-For entry is ignored');
 });

@@ -109,6 +109,9 @@ export class TokenService {
       if (code.redirect_uri !== input.redirectUri) return fail('invalid_grant', 'redirect_uri differs from the authorization request.');
       if (code.resource !== input.resource) return fail('invalid_target', 'resource differs from the authorization request.');
       if (!pkceMatches(input.codeVerifier, code.code_challenge)) return fail('invalid_grant', 'code_verifier does not match the code_challenge.');
+      // A consent revoked (connected-apps revoke) after this code was issued takes the code with it.
+      const consent = await trx('oauth_consents').where({ user_id: code.user_id, client_id: code.client_id }).whereNull('revoked_at').forShare().first();
+      if (!consent) return fail('invalid_grant', 'The authorization was revoked.');
       const grantId = newId();
       await trx<GrantRow>('oauth_grants').insert({ id: grantId, user_id: code.user_id, client_id: code.client_id, scopes: code.scopes, resource: code.resource, code_id: code.id });
       await trx('oauth_codes').where({ id: code.id }).update({ grant_id: grantId });
@@ -163,7 +166,7 @@ export class TokenService {
       const sealed = this.deps.secretBox.seal(JSON.stringify({ access_token: issued.response.access_token, refresh_token: issued.response.refresh_token, access_id: issued.accessId } satisfies SealedPair), sealAad(token.id));
       await trx('oauth_refresh_tokens').where({ id: token.id }).update({ consumed_at: trx.fn.now(), successor_id: issued.refreshId, sealed_successor: sealed });
       // The parent's sealed copy named this token, which is now consumed: it can never be returned again.
-      await trx('oauth_refresh_tokens').where({ successor_id: token.id }).update({ sealed_successor: null });
+      if (token.parent_id) await trx('oauth_refresh_tokens').where({ id: token.parent_id }).update({ sealed_successor: null });
       return issued.response;
     });
   }
@@ -240,9 +243,11 @@ export class TokenService {
   /** Connected-apps revoke (spec 3.3 last row): every token of (user, client) and the consent, at once. */
   async revokeApp(userId: string, clientId: string, actor: { actor: string; channel: 'cli' | 'dashboard' }): Promise<AppRevocation | undefined> {
     return this.deps.db.transaction(async (trx) => {
+      // Codes first: burning them waits for an exchange in flight, whose grant the next statement then sees.
+      const codes = await trx('oauth_codes').where({ user_id: userId, client_id: clientId }).whereNull('consumed_at').update({ consumed_at: trx.fn.now() });
       const grants = await trx<GrantRow>('oauth_grants').where({ user_id: userId, client_id: clientId }).orderBy('id').forUpdate();
       const consent = await trx('oauth_consents').where({ user_id: userId, client_id: clientId }).forUpdate().first();
-      if (grants.length === 0 && !consent) return undefined;
+      if (grants.length === 0 && !consent && codes === 0) return undefined;
       const result: AppRevocation = { user_id: userId, client_id: clientId, consent_revoked: false, grants_revoked: 0, access_tokens_revoked: 0, refresh_tokens_revoked: 0 };
       for (const grant of grants) {
         const counts = await this.revokeGrant(trx, grant.id, 'app_revoked');
