@@ -11,6 +11,12 @@ test('private, loopback, link-local, unspecified, CGNAT, multicast and mapped fo
   }
 });
 
-test('public addresses pass', (t) => {
-  for (const address of ['93.184.216.34', '1.1.1.1', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001:82a::200e']) t.false(isBlockedAddress(address), address);
+test('public addresses pass, also inside IPv4-mapped, NAT64 and 6to4 forms', (t) => {
+  for (const address of ['93.184.216.34', '1.1.1.1', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001:82a::200e', '::ffff:8.8.8.8', '::ffff:808:808', '64:ff9b::808:808', '64:ff9b::8.8.8.8', '2002:808:808::1']) {
+    t.false(isBlockedAddress(address), address);
+  }
+});
+
+test('IPv4-mapped, NAT64 and 6to4 forms of private addresses are blocked', (t) => {
+  for (const address of ['::ffff:10.0.0.1', '64:ff9b::a00:1', '64:ff9b::169.254.169.254', '2002:a9fe:a9fe::', '2002:c0a8:101::1', '::ffff:0.0.0.0']) t.true(isBlockedAddress(address), address);
 });

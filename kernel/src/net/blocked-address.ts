@@ -33,13 +33,10 @@ for (const [network, prefix] of [
 }
 for (const [network, prefix] of [
   ['::', 96],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001::', 32],
   ['2001:db8::', 32],
-  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],
@@ -53,5 +50,36 @@ export function isBlockedAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '');
   const family = isIP(bare);
   if (family === 0) return true;
-  return family === 4 ? BLOCKED_V4.check(bare, 'ipv4') : BLOCKED_V6.check(bare, 'ipv6');
+  if (family === 4) return BLOCKED_V4.check(bare, 'ipv4');
+  // Forms that carry a routable IPv4 address are judged by it: IPv4-mapped, well-known NAT64
+  // (an IPv6-only host reaching IPv4 partners) and 6to4.
+  const embedded = embeddedIpv4(bare);
+  if (embedded) return BLOCKED_V4.check(embedded, 'ipv4');
+  return BLOCKED_V6.check(bare, 'ipv6');
+}
+
+function embeddedIpv4(ipv6: string): string | undefined {
+  const w = ipv6Words(ipv6);
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  const zero = (from: number, to: number) => w.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && w[5] === 0xffff) return v4(w[6]!, w[7]!);
+  if (w[0] === 0x64 && w[1] === 0xff9b && zero(2, 6)) return v4(w[6]!, w[7]!);
+  if (w[0] === 0x2002) return v4(w[1]!, w[2]!);
+  return undefined;
+}
+
+/** The eight 16-bit words of a valid IPv6 literal (`::` and a dotted IPv4 tail expanded). */
+function ipv6Words(ipv6: string): number[] {
+  let text = ipv6.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
+  const left = parse(head);
+  if (tail === undefined) return left;
+  const right = parse(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
 }

@@ -5,11 +5,11 @@ import { isPrivateAddress } from './target-guard.js';
 import { WebhookSender } from './webhook-sender.js';
 
 test('private, loopback, link-local and reserved addresses are recognised, public ones are not', (t) => {
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '[::1]', '::ffff:8.8.8.8']) {
-    // Every IPv4-mapped literal is refused, public or not: the shared guard does not unwrap them.
+  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '[::1]', '64:ff9b::7f00:1']) {
     t.true(isPrivateAddress(address), address);
   }
-  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', 'example.com']) {
+  // An IPv6-only host reaches IPv4 partners through NAT64: their public address is what counts.
+  for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', 'example.com']) {
     t.false(isPrivateAddress(address), address);
   }
 });
