@@ -33,7 +33,8 @@ export interface McpToolInput<A> {
  * Two plugins may declare the same tool name for different `access.projectKind` values (e.g.
  * `create_invoice` for production/testnet projects in `invoices` and for sandbox projects in
  * `sandbox`): the call goes to the variant of the target project's kind. Variants must share
- * `scope`; the listing shows the first variant's schema and description.
+ * `scope` and the very same `input` schema object (arguments are validated before the project is
+ * known); the listing shows the first variant's description.
  *
  * Errors are thrown as catalogued AppErrors and come back as tool errors carrying `error_code`.
  */

@@ -1,5 +1,6 @@
 import { newId, type CliCommand } from '@gw/kernel';
 import { oauthErrors } from '@gw/plugin-oauth';
+import { PAT_PREFIX } from '@gw/plugin-tenancy';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from './services/mcp-server-factory.js';
 
@@ -29,7 +30,7 @@ export const mcpCommands: CliCommand[] = [
     ownsStdout: true,
     run: async ({ flags, cradle }) => {
       const token = String(flags['token'] ?? process.env['GW_MCP_TOKEN'] ?? '');
-      if (!token.startsWith('svc_pat_')) throw oauthErrors.invalid_token({ message: 'mcp stdio needs a PAT (svc_pat_...) in --token or GW_MCP_TOKEN.' });
+      if (!token.startsWith(PAT_PREFIX)) throw oauthErrors.invalid_token({ message: 'mcp stdio needs a PAT (svc_pat_...) in --token or GW_MCP_TOKEN.' });
       const principal = async () => {
         const resolved = await cradle.mcpCredentials.resolve(token, '');
         if (!resolved.ok) throw oauthErrors.invalid_token({ message: `The PAT is ${resolved.problem === 'unknown' ? 'unknown or revoked' : resolved.problem}.` });

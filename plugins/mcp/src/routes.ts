@@ -2,6 +2,7 @@ import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
 import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
+import type { Logger } from 'pino';
 import Type from 'typebox';
 import { hasScope, type McpCredentialProblem } from './services/mcp-credentials.js';
 import { createMcpServer } from './services/mcp-server-factory.js';
@@ -59,6 +60,8 @@ export function mcpRoutes(cradle: Cradle): RouteDefinition[] {
         }
         const principal = resolved.principal;
         const calls = messages.filter((m) => m && typeof m === 'object' && m.method === 'tools/call');
+        // Notifications (no id) are never answered or run: only calls with an id count against the limit.
+        const counted = calls.filter((m) => m.id !== undefined && m.id !== null);
         for (const call of calls) {
           const name = typeof call.params?.name === 'string' ? call.params.name : '';
           const needed = cradle.mcpToolbox.scopeOf(name);
@@ -67,30 +70,39 @@ export function mcpRoutes(cradle: Cradle): RouteDefinition[] {
             return refusal(403, challenge(addresses, [['error', 'insufficient_scope'], ['scope', needed], ['resource_metadata', ''], ['error_description', description]]), call.id ?? null, 'insufficient_scope', description);
           }
         }
-        if (calls.length > 0) {
-          const rate = await cradle.mcpToolbox.consumeRate(principal, calls.length);
+        if (counted.length > 0) {
+          const rate = await cradle.mcpToolbox.consumeRate(principal, counted.length);
           if (!rate.allowed) {
             const error = cradle.mcpToolbox.rateLimitError(rate);
             return { status: 429, headers: { 'Retry-After': String(rate.retryAfter) }, body: jsonRpcError(id, error.code, error.message) };
           }
         }
-        await serve(ctx, body, () => createMcpServer(cradle.mcpToolbox, async () => principal, () => requestId, { rateLimitCalls: false }));
+        await serve(ctx, body, () => createMcpServer(cradle.mcpToolbox, async () => principal, () => requestId, { rateLimitCalls: false }), cradle.logger);
         return {};
       },
     }),
   ];
 }
 
-async function serve(ctx: Context, body: unknown, build: () => ReturnType<typeof createMcpServer>): Promise<void> {
+async function serve(ctx: Context, body: unknown, build: () => ReturnType<typeof createMcpServer>, logger: Logger): Promise<void> {
   const server = build();
   const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-  ctx.respond = false;
   ctx.res.on('close', () => {
-    void transport.close();
-    void server.close();
+    transport.close().catch(() => undefined);
+    server.close().catch(() => undefined);
   });
   await server.connect(transport);
-  await transport.handleRequest(ctx.req, ctx.res, body);
+  // From here the SDK writes the response itself; Koa must not.
+  ctx.respond = false;
+  try {
+    await transport.handleRequest(ctx.req, ctx.res, body);
+  } catch (error) {
+    logger.error({ err: error }, 'MCP transport failed');
+    if (!ctx.res.headersSent) {
+      ctx.res.writeHead(500, { 'content-type': 'application/json' });
+      ctx.res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error', data: { error_code: 'internal_error' } } }));
+    } else ctx.res.end();
+  }
 }
 
 /** A Bearer challenge with its parameters in the given order (`resource_metadata` stands for the URL). */

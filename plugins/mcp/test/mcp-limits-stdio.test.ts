@@ -1,5 +1,5 @@
 import test from 'ava';
-import { type TestKernel } from '@gw/kernel/testing';
+import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -43,6 +43,11 @@ test.serial('tool calls per token per minute: over the limit is 429 with Retry-A
   // tools/list is not a tool call; another token is not affected.
   t.is((await rawCall(gw, { jsonrpc: '2.0', id: 100, method: 'tools/list' }, first.token)).status, 200);
   t.is((await rawCall(gw, call(101), second.token)).status, 200);
+  // A tools/call notification (no id) is never run, so it does not count.
+  const counter = () => gw.kernel.cradle.db('kernel_rate_limit_counters').where('key', `mcp_tool_per_token:pat:${second.id}`).first();
+  const before = (await counter()).count;
+  await rawCall(gw, { jsonrpc: '2.0', method: 'tools/call', params: { name: 'list_projects', arguments: {} } }, second.token);
+  t.is((await counter()).count, before);
 });
 
 test.serial('gateway mcp stdio serves the same tools to the SDK STDIO client with a PAT, and stops serving a revoked one', async (t) => {
@@ -77,6 +82,10 @@ test('gateway mcp stdio refuses to start without a PAT', async (t) => {
     env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: gw.database.url, GW_MASTER_KEY: '0f'.repeat(32), LOG_LEVEL: 'warn' },
     stderr: 'pipe',
   });
+  const stderr: Buffer[] = [];
+  transport.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
   const client = new Client({ name: 'stdio-agent', version: '1.0.0' });
   await t.throwsAsync(client.connect(transport));
+  await waitFor(async () => Buffer.concat(stderr).toString().includes('error invalid_token: mcp stdio needs a PAT'));
+  t.pass();
 });

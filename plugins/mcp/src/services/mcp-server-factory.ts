@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpPrincipal } from './mcp-credentials.js';
+import { hasScope, type McpPrincipal } from './mcp-credentials.js';
 import { toolError, type McpToolbox } from './mcp-toolbox.js';
 import { isAppError } from '@gw/kernel';
 
@@ -28,7 +28,9 @@ export function createMcpServer(toolbox: McpToolbox, principal: () => Promise<Mc
       if (isAppError(error)) return toolError(error, requestId());
       throw error;
     }
-    if (options.rateLimitCalls) {
+    // A call refused for its scope runs nothing, so it does not count (as over HTTP, where it is refused before).
+    const needed = toolbox.scopeOf(request.params.name);
+    if (options.rateLimitCalls && (needed === undefined || hasScope(caller.auth.scopes, needed))) {
       const rate = await toolbox.consumeRate(caller);
       if (!rate.allowed) return toolbox.rateLimited(rate, requestId());
     }

@@ -144,8 +144,9 @@ export class McpToolbox {
     for (const tool of this.deps.mcpTools) {
       if (tool.name === LIST_PROJECTS) throw new Error(`MCP tool name ${LIST_PROJECTS} is reserved`);
       const variants = groups.get(tool.name) ?? [];
-      const clash = variants.find((variant) => variant.access?.projectKind === tool.access?.projectKind || variant.scope !== tool.scope);
-      if (clash) throw new Error(`MCP tool ${tool.name} is declared twice for the same project kind, or with different scopes`);
+      // Arguments are validated before the project (and so the variant) is known: variants share one schema.
+      const clash = variants.find((variant) => variant.access?.projectKind === tool.access?.projectKind || variant.scope !== tool.scope || variant.input !== tool.input);
+      if (clash) throw new Error(`MCP tool ${tool.name} is declared twice for the same project kind, or with a different scope or input schema`);
       groups.set(tool.name, [...variants, tool]);
     }
     this.groupsCache = groups;

@@ -48,10 +48,8 @@ export class WebhookSender {
         clearTimeout(timer);
         resolve(done(outcome));
       };
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(body));
       const request = (isHttps ? httpsRequest : httpRequest)(
-        { ...target.options, agent: isHttps ? this.https : this.http, headers },
+        { ...target.options, agent: isHttps ? this.https : this.http, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
         (response) => this.readResponse(response, finish),
       );
       const timer = setTimeout(() => {
@@ -117,6 +115,8 @@ function parseTarget(url: string, allowPrivateTargets: boolean): ParsedTarget | 
     return 'invalid target URL';
   }
   if (target.protocol !== 'https:' && target.protocol !== 'http:') return `unsupported scheme ${target.protocol}`;
+  // Webhook URLs are refused with credentials when set (validateWebhookUrl); never send them on.
+  if (target.username || target.password) return 'target URL must not embed credentials';
   // An IP literal never goes through `lookup`, so it is checked here.
   if (!allowPrivateTargets && isPrivateAddress(target.hostname)) return new PrivateTargetError(target.hostname).message;
   // Bracketed IPv6 literals lose their brackets, as node's own URL-to-options conversion does.
