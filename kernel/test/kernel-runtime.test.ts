@@ -2,7 +2,7 @@ import test from 'ava';
 import { asFunction } from 'awilix';
 import { definePlugin, defineRoute, sql, sqlQuery, type Cradle } from '@gw/kernel';
 import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
-import { waitFor } from '../src/testing/wait-for.js';
+import { roomInRateWindow, waitFor } from '../src/testing/wait-for.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -144,6 +144,7 @@ test('hitEach counts several keys in one statement; concurrent calls over the sa
   t.teardown(() => gw.close());
   const { rateLimiter } = gw.kernel.cradle;
   const rule = (key: string, limit = 1000) => ({ key, limit, windowSeconds: 60 });
+  await roomInRateWindow(20);
   const first = await rateLimiter.hitEach([
     { rule: rule('probe:each:b', 2), hits: 3 },
     { rule: rule('probe:each:a'), hits: 1 },

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { roomInRateWindow, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { projectWithPools, startInvoicesKernel } from './helpers.js';
 
@@ -15,6 +15,7 @@ test('creates over the per-project limit are 429 with Retry-After, in the same b
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('limits', CLI_ACTOR)).id;
   const [a, b] = [await projectWithPools(gw, operatorId, ['ada']), await projectWithPools(gw, operatorId, ['ada'])];
   const create = (p: typeof a, n: number) => signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `limit-${n}`, amount_crypto: '1', coin: 'ada' } });
+  await roomInRateWindow(20);
   // One project over its limit, another within it, concurrently: the batches mix both.
   const [overA, withinB] = await Promise.all([Promise.all(Array.from({ length: 7 }, (_, n) => create(a, n))), Promise.all(Array.from({ length: 2 }, (_, n) => create(b, n)))]);
   t.deepEqual(overA.map((r) => r.status).sort(), [201, 201, 201, 429, 429, 429, 429]);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { waitFor, type TestKernel } from '@gw/kernel/testing';
+import { roomInRateWindow, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,17 +22,11 @@ test.after.always(async () => {
   await gw?.close();
 });
 
-/** Waits until at least `seconds` remain in the current minute, so a test's calls share one window. */
-async function roomInMinute(seconds: number): Promise<void> {
-  const left = 60 - (Math.floor(Date.now() / 1000) % 60);
-  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 50));
-}
-
 test.serial('tool calls per token per minute: over the limit is 429 with Retry-After; each token has its own pool', async (t) => {
   const first = await gw.kernel.cradle.tenancyPats.create({ scopes: ['projects:read'], operator: operatorId }, CLI_ACTOR);
   const second = await gw.kernel.cradle.tenancyPats.create({ scopes: ['projects:read'], operator: operatorId }, CLI_ACTOR);
   const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
-  await roomInMinute(20);
+  await roomInRateWindow(20);
   for (let i = 1; i <= LIMIT; i += 1) t.is((await rawCall(gw, call(i), first.token)).status, 200);
   const limited = await rawCall(gw, call(99), first.token);
   t.is(limited.status, 429);

@@ -229,7 +229,8 @@ export class InvoiceService {
     const groups: FreshPickGroup[] = [];
     const groupIndex = new Map<string, number>();
     for (const i of first) {
-      const chain = prepared.get(i)!.chain;
+      const prep = prepared.get(i)!;
+      const chain = prep.chain;
       if (!chain) continue;
       const key = `${items[i]!.project.id}:${chain}`;
       let g = groupIndex.get(key);
@@ -238,7 +239,10 @@ export class InvoiceService {
         groupIndex.set(key, g);
         groups.push({ projectId: items[i]!.project.id, chain, wanted: 0 });
       }
-      groups[g] = { ...groups[g]!, wanted: groups[g]!.wanted + 1 };
+      // A request whose preparation already failed never takes an address (a replay needs none):
+      // locking a free row for it would only push concurrent creates onto the saturated path. Its
+      // group is still read, for the wallet error that takes precedence over its own.
+      if (prep.chainEnabled && prep.problem === undefined && prep.quoteError === undefined) groups[g] = { ...groups[g]!, wanted: groups[g]!.wanted + 1 };
       groupOf.set(i, g);
     }
     const projectIds = [...new Set(first.map((i) => items[i]!.project.id))];
