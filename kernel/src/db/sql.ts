@@ -42,16 +42,6 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
   return new Sql(strings, values);
 }
 
-/** Trusted SQL text (identifiers and keywords chosen by code, never input). */
-sql.raw = (text: string): Sql => new Sql([text], []);
-
-/** `parts` joined by `separator` (default `, `). */
-sql.join = (parts: readonly Sql[], separator = ', '): Sql => {
-  if (parts.length === 0) return sql.raw('');
-  const strings = ['', ...Array.from({ length: parts.length - 1 }, () => separator), ''];
-  return new Sql(strings, parts);
-};
-
 /** A pg connection as knex's pool hands it out (node-postgres `Client`). */
 interface PgConnection {
   query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: unknown[]; rowCount: number | null }>;
