@@ -65,6 +65,25 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
     return { params, session, request, form, a };
   }
 
+  type Prelude = Exclude<Awaited<ReturnType<typeof formPrelude>>, RouteResult>;
+
+  /** A POST of the sign-in and consent pages: form parsing, session, request and CSRF checks first. */
+  function pageForm(path: string, summary: string, handle: (prelude: Prelude) => Promise<RouteResult>): RouteDefinition {
+    return {
+      method: 'POST',
+      path,
+      summary,
+      tags: ['oauth'],
+      hidden: true,
+      auth: 'none',
+      body: ANY_BODY,
+      handler: async ({ ctx }) => {
+        const prelude = await formPrelude(ctx);
+        return 'params' in prelude ? handle(prelude) : prelude;
+      },
+    };
+  }
+
   /** Signed in: auto-approve under a covering consent, else the consent page. */
   async function afterSignIn(request: AuthorizationRequestRow, session: BrowserSession, form: FormContext, a: OAuthAddresses): Promise<RouteResult | undefined> {
     const user = session.row.user_id ? await users.find(session.row.user_id) : undefined;
@@ -178,77 +197,44 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
         return (await afterSignIn(request, session, form, a)) ?? signInPage(form);
       },
     },
-    {
-      method: 'POST',
-      path: '/oauth/authorize/email',
-      summary: 'Sign-in step 1: send a one-time code to an invited address.',
-      tags: ['oauth'],
-      hidden: true,
-      auth: 'none',
-      body: ANY_BODY,
-      handler: async ({ ctx }) => {
-        const prelude = await formPrelude(ctx);
-        if (!('params' in prelude)) return prelude;
-        const { params, session, form } = prelude;
-        const email = params.get('email') ?? '';
-        const started = await signIn.start(session, email, form.clientLabel);
-        if ('challengeId' in started) return codePage(form, started.challengeId);
-        if (started.problem === 'invalid_email') return signInPage(form, { error: 'Enter a valid e-mail address.', status: 400, email });
-        if (started.problem === 'unavailable') return signInPage(form, { error: 'Sign-in by e-mail is not available on this gateway: no mail server is configured.', status: 503, email });
-        const wait = 'retryAfter' in started ? started.retryAfter : 3600;
-        return signInPage(form, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, status: 429, email });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/oauth/authorize/verify',
-      summary: 'Sign-in step 2: check the one-time code.',
-      tags: ['oauth'],
-      hidden: true,
-      auth: 'none',
-      body: ANY_BODY,
-      handler: async ({ ctx }) => {
-        const prelude = await formPrelude(ctx);
-        if (!('params' in prelude)) return prelude;
-        const { params, session, request, form, a } = prelude;
-        const challenge = params.get('challenge') ?? '';
-        const result = await signIn.verify(session, challenge, params.get('code'));
-        if ('problem' in result) {
-          if (result.problem === 'invalid') return codePage(form, challenge, { error: 'That code is not valid for this sign-in. Check the latest e-mail and try again.', status: 400 });
-          return signInPage(form, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.', status: 400 });
-        }
-        const signed = await signIn.signIn(session, result.userId, a.secure);
-        const next = await afterSignIn(request, signed, { ...form, csrf: signIn.csrfToken(signed), setCookie: signed.setCookie }, a);
-        return next ?? signInPage({ ...form, csrf: signIn.csrfToken(signed), setCookie: signed.setCookie }, { error: 'This account cannot sign in.', status: 403 });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/oauth/authorize/consent',
-      summary: 'Consent: approve or deny the authorization request.',
-      tags: ['oauth'],
-      hidden: true,
-      auth: 'none',
-      body: ANY_BODY,
-      handler: async ({ ctx }) => {
-        const prelude = await formPrelude(ctx);
-        if (!('params' in prelude)) return prelude;
-        const { params, session, request, form, a } = prelude;
-        const user = session.row.user_id ? await users.find(session.row.user_id) : undefined;
-        if (!user || user.status === 'disabled') return signInPage(form, { error: 'Sign in first.', status: 403 });
-        const decision = params.get('decision');
-        if (decision === 'approve') {
-          const code = await authz.approve(request, user.id, false);
-          if (!code) return errorPage('Request expired', 'This authorization request was already answered.');
-          return redirect(clientRedirect(request.redirect_uri, { code, state: request.state, iss: a.baseUrl }));
-        }
-        if (decision === 'deny') {
-          if (!(await authz.deny(request))) return errorPage('Request expired', 'This authorization request was already answered.');
-          return redirect(clientRedirect(request.redirect_uri, { error: 'access_denied', error_description: 'The user denied access.', state: request.state, iss: a.baseUrl }));
-        }
-        return errorPage('Invalid request', 'decision must be approve or deny.');
-      },
-    },
+    pageForm('/oauth/authorize/email', 'Sign-in step 1: send a one-time code to an invited address.', async (prelude) => {
+      const { params, session, form } = prelude;
+      const email = params.get('email') ?? '';
+      const started = await signIn.start(session, email, form.clientLabel);
+      if ('challengeId' in started) return codePage(form, started.challengeId);
+      if (started.problem === 'invalid_email') return signInPage(form, { error: 'Enter a valid e-mail address.', status: 400, email });
+      if (started.problem === 'unavailable') return signInPage(form, { error: 'Sign-in by e-mail is not available on this gateway: no mail server is configured.', status: 503, email });
+      const wait = 'retryAfter' in started ? started.retryAfter : 3600;
+      return signInPage(form, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, status: 429, email });
+    }),
+    pageForm('/oauth/authorize/verify', 'Sign-in step 2: check the one-time code.', async (prelude) => {
+      const { params, session, request, form, a } = prelude;
+      const challenge = params.get('challenge') ?? '';
+      const result = await signIn.verify(session, challenge, params.get('code'));
+      if ('problem' in result) {
+        if (result.problem === 'invalid') return codePage(form, challenge, { error: 'That code is not valid for this sign-in. Check the latest e-mail and try again.', status: 400 });
+        return signInPage(form, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.', status: 400 });
+      }
+      const signed = await signIn.signIn(session, result.userId, a.secure);
+      const signedForm = { ...form, csrf: signIn.csrfToken(signed), setCookie: signed.setCookie };
+      return (await afterSignIn(request, signed, signedForm, a)) ?? signInPage(signedForm, { error: 'This account cannot sign in.', status: 403 });
+    }),
+    pageForm('/oauth/authorize/consent', 'Consent: approve or deny the authorization request.', async (prelude) => {
+      const { params, session, request, form, a } = prelude;
+      const user = session.row.user_id ? await users.find(session.row.user_id) : undefined;
+      if (!user || user.status === 'disabled') return signInPage(form, { error: 'Sign in first.', status: 403 });
+      const decision = params.get('decision');
+      if (decision === 'approve') {
+        const code = await authz.approve(request, user.id, false);
+        if (!code) return errorPage('Request expired', 'This authorization request was already answered.');
+        return redirect(clientRedirect(request.redirect_uri, { code, state: request.state, iss: a.baseUrl }));
+      }
+      if (decision === 'deny') {
+        if (!(await authz.deny(request))) return errorPage('Request expired', 'This authorization request was already answered.');
+        return redirect(clientRedirect(request.redirect_uri, { error: 'access_denied', error_description: 'The user denied access.', state: request.state, iss: a.baseUrl }));
+      }
+      return errorPage('Invalid request', 'decision must be approve or deny.');
+    }),
     {
       method: 'POST',
       path: '/oauth/token',
