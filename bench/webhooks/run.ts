@@ -14,13 +14,16 @@
  *    (arrival minus the envelope's `created_at_iso`) without a backlog.
  * The receiver (its own process) verifies every signature on both sides.
  *
- * Run: npx -y pnpm@10.34.9 exec tsx bench/webhooks/run.ts [--events 20000] [--rounds 2] [--connections 128] [--steady-rate 1000] [--steady-seconds 10]
+ * Run: npx -y pnpm@10.34.9 exec tsx bench/webhooks/run.ts [--events 20000] [--rounds 2] [--connections 128] [--steady-rate 1000] [--steady-seconds 10] [--phases drain,burst,steady]
+ * Each gateway phase also prints the CPU seconds the worker, the receiver and all PostgreSQL
+ * processes used during it (from /proc, Linux only), to show where the machine's time went.
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database per round) or an embedded server
  * under .data/postgres-bench. Diagnostics: BENCH_CPU_PROF=worker writes a CPU profile of the
  * worker to .data/cpu-prof; BENCH_WEBHOOK_BATCH / BENCH_WEBHOOK_WORKERS override the worker's
  * batchSize / workers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +36,8 @@ import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { signWebhook } from '@gw/webhook-verify';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '128' }, warmup: { type: 'string', default: '1000' }, 'steady-rate': { type: 'string', default: '1000' }, 'steady-seconds': { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '128' }, warmup: { type: 'string', default: '1000' }, 'steady-rate': { type: 'string', default: '1000' }, 'steady-seconds': { type: 'string', default: '10' }, phases: { type: 'string', default: 'drain,burst,steady' } } });
+const phases = new Set(values.phases.split(','));
 const events = Number(values.events);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -87,6 +91,43 @@ async function waitForCount(url: string, n: number): Promise<Stats> {
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** CPU seconds (user + system) a process has used, or 0 where /proc cannot tell. */
+function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100;
+
+/** CPU seconds used by every PostgreSQL process on the machine (the server is the bench's alone). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** Starts a CPU account of the worker, the receiver and PostgreSQL; the returned function prints it. */
+function cpuAccount(label: string, worker: ChildProcess, receiver: ChildProcess): () => void {
+  const before = { worker: cpuSeconds(worker.pid!), receiver: cpuSeconds(receiver.pid!), postgres: postgresCpuSeconds(), at: performance.now() };
+  return () => {
+    const wall = (performance.now() - before.at) / 1000;
+    const used = (now: number, then: number) => `${(now - then).toFixed(2)} s (${Math.round(((now - then) / wall) * 100)}%)`;
+    console.error(`  ${label} CPU over ${wall.toFixed(2)} s: worker ${used(cpuSeconds(worker.pid!), before.worker)}, postgres ${used(postgresCpuSeconds(), before.postgres)}, receiver ${used(cpuSeconds(receiver.pid!), before.receiver)}`);
+  };
 }
 
 /** The baseline: build, sign and POST `n` envelopes over `connections` keep-alive loops. */
@@ -151,7 +192,12 @@ for (let round = 1; round <= rounds; round += 1) {
       // Baseline first, then the gateway, against the same receiver in the same round.
       await baseline(receiverUrl, secret, warmup);
       await receiverCall(receiverUrl, '/reset', 'POST');
+      const baseCpu = { self: process.cpuUsage(), receiver: cpuSeconds(receiver.child.pid!), at: performance.now() };
       const base = await baseline(receiverUrl, secret, events);
+      const baseWall = (performance.now() - baseCpu.at) / 1000;
+      const selfCpu = process.cpuUsage(baseCpu.self);
+      const baseUsed = (seconds: number) => `${seconds.toFixed(2)} s (${Math.round((seconds / baseWall) * 100)}%)`;
+      console.error(`  baseline CPU over ${baseWall.toFixed(2)} s: sender ${baseUsed((selfCpu.user + selfCpu.system) / 1e6)}, receiver ${baseUsed(cpuSeconds(receiver.child.pid!) - baseCpu.receiver)}`);
       const baseStats = await receiverCall(receiverUrl, '/stats');
       const baseSorted = base.latencies.sort((a, b) => a - b);
       rows.push({ side: 'baseline (request latency)', round, events, perSecond: events / base.seconds, p50: percentile(baseSorted, 50), p99: percentile(baseSorted, 99), bad: baseStats.bad });
@@ -192,44 +238,53 @@ for (let round = 1; round <= rounds; round += 1) {
 
       // 1. Drain: the outbox holds `events` undelivered events (written while no worker ran);
       //    a worker starts and delivers them. Time from the worker's readiness to the last arrival.
+      //    A warm-up batch first, through a worker of its own, so the drain's worker starts cold
+      //    but the database and receiver do not.
       let worker = await startWorker();
       try {
         await emit(warmup);
         await waitForCount(receiverUrl, warmup);
-      } finally {
-        await stop(worker.child);
-      }
-      await receiverCall(receiverUrl, '/reset', 'POST');
-      await emit(events);
-      worker = await startWorker();
-      try {
-        const ready = Date.now();
-        const drained = await waitForCount(receiverUrl, events);
-        gatewayRow('gateway drain (outbox to delivered)', drained, (drained.lastAt - ready) / 1000);
+        if (phases.has('drain')) {
+          await stop(worker.child);
+          await receiverCall(receiverUrl, '/reset', 'POST');
+          await emit(events);
+          worker = await startWorker();
+          const ready = Date.now();
+          const account = cpuAccount('drain', worker.child, receiver.child);
+          const drained = await waitForCount(receiverUrl, events);
+          account();
+          gatewayRow('gateway drain (outbox to delivered)', drained, (drained.lastAt - ready) / 1000);
+        }
 
         // 2. Burst: `events` written as fast as this process can while the worker delivers them;
         //    the rate is bounded by the enqueueing, which shares the machine.
-        await receiverCall(receiverUrl, '/reset', 'POST');
-        const started = Date.now();
-        await emit(events);
-        const enqueueSeconds = (Date.now() - started) / 1000;
-        const burst = await waitForCount(receiverUrl, events);
-        gatewayRow('gateway burst (enqueue while delivering)', burst, (burst.lastAt - started) / 1000);
-        console.error(`  enqueueing alone took ${enqueueSeconds.toFixed(2)} s (${Math.round(events / enqueueSeconds)} events/s)`);
+        if (phases.has('burst')) {
+          await receiverCall(receiverUrl, '/reset', 'POST');
+          const account = cpuAccount('burst', worker.child, receiver.child);
+          const started = Date.now();
+          await emit(events);
+          const enqueueSeconds = (Date.now() - started) / 1000;
+          const burst = await waitForCount(receiverUrl, events);
+          account();
+          gatewayRow('gateway burst (enqueue while delivering)', burst, (burst.lastAt - started) / 1000);
+          console.error(`  enqueueing alone took ${enqueueSeconds.toFixed(2)} s (${Math.round(events / enqueueSeconds)} events/s)`);
+        }
 
         // 3. Steady load: `steadyRate` events/s for `steadySeconds`, in transactions of 20 every
         //    20th of a second; latency is enqueue (the envelope's created_at_iso) to arrival.
-        await receiverCall(receiverUrl, '/reset', 'POST');
-        const perTick = Math.max(1, Math.round(steadyRate / 20));
-        const ticks = steadySeconds * 20;
-        const steadyStart = Date.now();
-        for (let tick = 0; tick < ticks; tick += 1) {
-          await emit(perTick, perTick);
-          const wait = steadyStart + ((tick + 1) * 1000) / 20 - Date.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (phases.has('steady')) {
+          await receiverCall(receiverUrl, '/reset', 'POST');
+          const perTick = Math.max(1, Math.round(steadyRate / 20));
+          const ticks = steadySeconds * 20;
+          const steadyStart = Date.now();
+          for (let tick = 0; tick < ticks; tick += 1) {
+            await emit(perTick, perTick);
+            const wait = steadyStart + ((tick + 1) * 1000) / 20 - Date.now();
+            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+          const steady = await waitForCount(receiverUrl, perTick * ticks);
+          gatewayRow(`gateway steady ${steadyRate}/s (latency)`, steady, (steady.lastAt - steadyStart) / 1000);
         }
-        const steady = await waitForCount(receiverUrl, perTick * ticks);
-        gatewayRow(`gateway steady ${steadyRate}/s (latency)`, steady, (steady.lastAt - steadyStart) / 1000);
       } finally {
         await stop(worker.child);
       }
@@ -249,5 +304,6 @@ const mean = (side: string) => {
   const of = rows.filter((r) => r.side.startsWith(side));
   return of.reduce((sum, r) => sum + r.perSecond, 0) / of.length;
 };
-console.log(`\ngateway drain / baseline throughput: ${(mean('gateway drain') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
-console.log(`gateway burst / baseline throughput: ${(mean('gateway burst') / mean('baseline')).toFixed(2)} (bounded by the enqueueing)`);
+console.log('');
+if (phases.has('drain')) console.log(`gateway drain / baseline throughput: ${(mean('gateway drain') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
+if (phases.has('burst')) console.log(`gateway burst / baseline throughput: ${(mean('gateway burst') / mean('baseline')).toFixed(2)} (bounded by the enqueueing)`);
