@@ -1,8 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
-import { createTestDatabase, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
+import { createTestDatabase, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
 import { startApp, type AppProcess } from './processes.js';
@@ -16,6 +16,51 @@ test.before(async () => {
 test.after.always(async () => {
   await database?.drop();
 });
+
+/**
+ * Gateway side (no workers): `count` events to `url` and their jobs, written through the outbox.
+ * Jobs take the queue's expiry when inserted, so the short expiry is the gateway's setting too.
+ */
+async function gatewayWithEvents(t: ExecutionContext, name: string, url: string, count: number): Promise<{ gw: TestKernel; ids: string[] }> {
+  const gw = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, role: 'gateway', database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.webhooks.expireInSeconds': 3 } });
+  t.teardown(() => gw.close());
+  const operator = await gw.kernel.cradle.tenancyOperators.create(name, CLI_ACTOR);
+  const project = await projectWithPools(gw, operator.id, ['eth'], 'testnet');
+  const { invoice } = await gw.kernel.cradle.invoicesService.create(
+    (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!,
+    { external_id: name, amount_crypto: '0.01', coin: 'eth', callback_url: url },
+    CLI_ACTOR,
+  );
+  const ids = await gw.kernel.cradle.db.transaction((trx) =>
+    gw.kernel.cradle.invoiceEvents.emit(
+      trx,
+      Array.from({ length: count }, (_, i) => ({
+        projectId: project.projectId,
+        projectKind: 'testnet' as const,
+        invoiceId: invoice.id,
+        eventType: 'invoice.detected' as const,
+        callbackUrl: url,
+        data: { invoice_id: invoice.id, n: i },
+      })),
+    ),
+  );
+  return { gw, ids };
+}
+
+/** The worker app's environment: this database, short expiry and supervision, `extra` on top. */
+function workerEnv(extra: Record<string, string>): Record<string, string> {
+  return {
+    DATABASE_URL: database.url,
+    GW_MASTER_KEY: '0f'.repeat(32),
+    LOG_LEVEL: 'warn',
+    GW__plugins__webhooks__allowPrivateTargets: 'true',
+    GW__plugins__webhooks__expireInSeconds: '3',
+    GW__jobs__superviseIntervalSeconds: '1',
+    GW__plugins__rates__providers: '["fixed"]',
+    GW__plugins__rates__fixed: '{"ETH":"3000"}',
+    ...extra,
+  };
+}
 
 test.serial('a worker killed with SIGKILL in the middle of a batch loses no event: after a restart every event is delivered at least once', async (t) => {
   // The partner: counts distinct event ids; holds each response a while so deliveries are in
@@ -45,43 +90,11 @@ test.serial('a worker killed with SIGKILL in the middle of a batch loses no even
     receiver.close();
   });
 
-  // Gateway side (no workers): the events and their jobs, written through the outbox. Jobs take
-  // the queue's expiry when inserted, so the short expiry is the gateway's setting too.
-  const gw = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, role: 'gateway', database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.webhooks.expireInSeconds': 3 } });
-  t.teardown(() => gw.close());
-  const operator = await gw.kernel.cradle.tenancyOperators.create('durability', CLI_ACTOR);
-  const project = await projectWithPools(gw, operator.id, ['eth'], 'testnet');
-  const { invoice } = await gw.kernel.cradle.invoicesService.create(
-    (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!,
-    { external_id: 'durability', amount_crypto: '0.01', coin: 'eth', callback_url: url },
-    CLI_ACTOR,
-  );
-  const ids = await gw.kernel.cradle.db.transaction((trx) =>
-    gw.kernel.cradle.invoiceEvents.emit(
-      trx,
-      Array.from({ length: EVENTS }, (_, i) => ({
-        projectId: project.projectId,
-        projectKind: 'testnet' as const,
-        invoiceId: invoice.id,
-        eventType: 'invoice.detected' as const,
-        callbackUrl: url,
-        data: { invoice_id: invoice.id, n: i },
-      })),
-    ),
-  );
+  const { gw, ids } = await gatewayWithEvents(t, 'durability', url, EVENTS);
   t.is(new Set(ids).size, EVENTS);
 
-  const env = {
-    DATABASE_URL: database.url,
-    GW_MASTER_KEY: '0f'.repeat(32),
-    LOG_LEVEL: 'warn',
-    GW__plugins__webhooks__allowPrivateTargets: 'true',
-    GW__plugins__webhooks__batchSize: '100',
-    GW__plugins__webhooks__expireInSeconds: '3',
-    GW__jobs__superviseIntervalSeconds: '1',
-    GW__plugins__rates__providers: '["fixed"]',
-    GW__plugins__rates__fixed: '{"ETH":"3000"}',
-  };
+  const env = workerEnv({ GW__plugins__webhooks__batchSize: '100' });
+
   let worker: AppProcess = startApp('worker', env);
   t.teardown(() => {
     if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
@@ -109,6 +122,55 @@ test.serial('a worker killed with SIGKILL in the middle of a batch loses no even
   t.true([...seen.values()].some((n) => n > 1), 'the deliveries cut off by the kill were sent again (at least once, deduplicated by event_id)');
   const rows = await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids);
   t.true(rows.every((row) => row.status === 'delivered' && row.attempts === 1));
+  worker.child.kill('SIGTERM');
+  await worker.exited;
+});
+
+test.serial('a worker killed while deliveries straggle past their batch loses none: their fallback jobs send them again', async (t) => {
+  const STRAGGLERS = 20;
+  // The partner answers each request only after 1.5 s: longer than the batch waits (200 ms), shorter
+  // than the timeout (3 s), so every delivery straggles and is recorded on its own, later.
+  const seen = new Map<string, number>();
+  const receiver = createServer((req, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).event_id as string;
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      setTimeout(() => {
+        if (!res.destroyed) res.end('{"ok":true}');
+      }, 1500);
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    receiver.closeAllConnections();
+    receiver.close();
+  });
+  const { gw, ids } = await gatewayWithEvents(t, 'stragglers', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, STRAGGLERS);
+  const fallbackJobs = async () =>
+    Number(
+      (await gw.kernel.cradle.db.raw(`select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and start_after > now() and data->>'eventId' = any(?::text[])`, [ids])).rows[0].n,
+    );
+
+  const env = workerEnv({ GW__plugins__webhooks__timeoutMs: '3000', GW__plugins__webhooks__batchWaitMs: '200' });
+  let worker: AppProcess = startApp('worker', env);
+  t.teardown(() => {
+    if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  });
+  // Every delivery is on the wire and its batch has ended, leaving a fallback job per straggler.
+  await waitFor(async () => seen.size === STRAGGLERS && (await fallbackJobs()) === STRAGGLERS, 20_000, `stragglers and their fallback jobs; worker output: ${worker.output().slice(-3000)}`);
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+  const unrecorded = await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids).where({ status: 'retrying', attempts: 0 }).count<{ n: string }[]>('* as n');
+  t.is(Number(unrecorded[0]!.n), STRAGGLERS, 'the killed worker recorded none of its stragglers');
+
+  worker = startApp('worker', env);
+  await waitFor(async () => (await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids).whereNot({ status: 'delivered' }).first()) === undefined, 60_000, `every straggler delivered; worker output: ${worker.output().slice(-3000)}`);
+  t.true(ids.every((id) => (seen.get(id) ?? 0) >= 2), 'each straggler was sent again by its fallback job');
+  const rows = await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids);
+  t.true(rows.every((row) => row.attempts === 1), 'the fallback job repeats the same attempt');
+  t.is(await fallbackJobs(), 0);
   worker.child.kill('SIGTERM');
   await worker.exited;
 });

@@ -18,6 +18,11 @@ export interface JobQueue {
   sendInTransaction<T extends object>(trx: Knex.Transaction, name: string, data: T, options?: SendOptions): Promise<string | null>;
   /** Inserts many jobs with one statement inside `trx` (the outbox of a batch). */
   insertInTransaction<T extends object>(trx: Knex.Transaction, name: string, jobs: readonly JobInsert<T>[]): Promise<void>;
+  /**
+   * Deletes jobs by id inside `trx`: they are gone if and only if `trx` commits. For a job that
+   * only stood guard over work finishing elsewhere (ids unknown to the queue are ignored).
+   */
+  deleteInTransaction(trx: Knex.Transaction, name: string, ids: readonly string[]): Promise<void>;
   /** Whether pg-boss answers a query (readiness). */
   ping(): Promise<boolean>;
 }
@@ -92,6 +97,10 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
     async insertInTransaction(trx, name, jobs) {
       if (jobs.length === 0) return;
       await boss.insert(name, [...jobs], { db: fromKnex(trx) });
+    },
+    async deleteInTransaction(trx, name, ids) {
+      if (ids.length === 0) return;
+      await boss.deleteJob(name, [...ids], { db: fromKnex(trx) });
     },
     async ping() {
       if (!started) return false;

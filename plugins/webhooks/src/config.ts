@@ -8,6 +8,12 @@ export const WebhooksConfigSchema = Type.Object(
     retryBaseSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 30, description: 'Delay after the first failed attempt; doubles after each further one.' }),
     retryMaxDelaySeconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 43_200, description: 'Longest delay between two attempts.' }),
     retryJitter: Type.Number({ minimum: 0, maximum: 0.5, default: 0.2, description: 'Each delay is scaled by a random factor in [1 - jitter, 1 + jitter].' }),
+    batchWaitMs: Type.Integer({
+      minimum: 100,
+      maximum: 60_000,
+      default: 2000,
+      description: 'How long a batch waits for its slowest deliveries before recording the others and fetching more; the slow ones finish and are recorded on their own, so a hanging receiver holds up nobody else.',
+    }),
     allowPrivateTargets: Type.Optional(
       Type.Boolean({ description: 'Send to private, loopback and link-local addresses. Default: false when env is production, true in development.' }),
     ),

@@ -57,6 +57,11 @@ export const webhooksPlugin = definePlugin({
   start: async (cradle) => {
     cradle.invoiceEvents.attach(cradle.webhooksOutbox);
   },
+  // After the job workers stopped: deliveries still running past their batch are recorded before
+  // the pool closes (each ends within the sender's timeout).
+  stop: async (cradle) => {
+    await cradle.webhooksDeliveryWorker.settle();
+  },
 });
 
 export { webhooksErrors } from './errors.js';

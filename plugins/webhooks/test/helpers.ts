@@ -49,6 +49,8 @@ export interface Reply {
   readonly status?: number;
   readonly body?: string;
   readonly delayMs?: number;
+  /** Instead of an HTTP response: `reset` drops the connection, `garbage` writes bytes that are not HTTP and closes. */
+  readonly misbehave?: 'reset' | 'garbage';
 }
 
 /** A partner's endpoint on a free local port: records every request, answers as `reply` says. */
@@ -68,6 +70,8 @@ export class Receiver {
         const reply = receiver!.reply(request);
         const send = () => {
           if (res.destroyed) return;
+          if (reply.misbehave === 'reset') return void req.socket.resetAndDestroy();
+          if (reply.misbehave === 'garbage') return void req.socket.end('SMTP READY\r\n\r\n\u0000\u0001not http at all');
           res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
           res.end(reply.body ?? '');
         };

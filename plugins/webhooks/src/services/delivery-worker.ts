@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { newId, type JobQueue } from '@gw/kernel';
 import type { ApiKeyService } from '@gw/plugin-tenancy';
 import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Job } from 'pg-boss';
+import type { Job, JobInsert } from 'pg-boss';
 import type { WebhooksConfig } from '../config.js';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
 import { WebhookEvent } from '../models/webhook-event.js';
@@ -18,8 +19,11 @@ interface Due {
   readonly attempt: number;
 }
 
-interface Update extends Due {
+interface Sent extends Due {
   readonly outcome: SendOutcome;
+}
+
+interface Update extends Sent {
   readonly status: 'delivered' | 'dlq' | 'retrying';
   readonly next: Date | null;
 }
@@ -29,11 +33,21 @@ interface Update extends Due {
  * with every valid secret of its project, POSTs them all concurrently, then records every
  * attempt, every new status and every next-attempt job in one transaction.
  *
+ * A batch waits at most `batchWaitMs` for its deliveries. Those still running then (a receiver
+ * that hangs) become stragglers: the batch records the others and ends, so its fetch loop goes
+ * on, and each straggler is recorded when it ends (within the sender's timeout). Until then a
+ * fallback job guards it: the same attempt again, due after the timeout, written with the
+ * batch's record and deleted with the straggler's. A worker that dies with stragglers in flight
+ * thus loses none of them; they are delivered again by whichever worker runs the fallback.
+ *
  * A job whose event has moved on (already delivered, or its attempt already recorded because a
  * worker died after recording and before completing the job) is dropped: that is what makes
  * a retried job harmless. Delivery is at least once; receivers deduplicate on `event_id`.
  */
 export class DeliveryWorker {
+  /** Recordings of stragglers still to come; awaited on shutdown. */
+  private readonly stragglers = new Set<Promise<void>>();
+
   constructor(
     private readonly deps: {
       db: Knex;
@@ -66,8 +80,52 @@ export class DeliveryWorker {
     }
     if (due.length === 0) return;
     const startedAt = new Date();
-    const outcomes = await Promise.all(due.map((d) => this.attempt(d, secrets.get(d.event.project_id) ?? [])));
-    await this.record(due, outcomes, startedAt);
+    const sending = due.map((d) => this.attempt(d, secrets.get(d.event.project_id) ?? []));
+    const outcomes = await settledWithin(sending, this.deps.webhooksConfig.batchWaitMs);
+    const finished: Sent[] = [];
+    const straggling: { due: Due; outcome: Promise<SendOutcome>; fallbackJobId: string }[] = [];
+    due.forEach((d, i) => {
+      const outcome = outcomes[i];
+      if (outcome) finished.push({ ...d, outcome });
+      else straggling.push({ due: d, outcome: sending[i]!, fallbackJobId: randomUUID() });
+    });
+    // Due once the straggler's own timeout has passed and then the time a dead worker's jobs are
+    // given before another worker takes them over (room for the straggler's record).
+    const config = this.deps.webhooksConfig;
+    const fallbackAt = new Date(Date.now() + config.timeoutMs + config.expireInSeconds * 1000);
+    await this.record(
+      finished,
+      startedAt,
+      straggling.map((s) => ({ id: s.fallbackJobId, data: jobData(s.due.event, s.due.attempt), startAfter: fallbackAt })),
+      [],
+    );
+    if (straggling.length > 0) this.track(this.recordStragglers(straggling, startedAt));
+  }
+
+  /** Waits until every straggler in flight is recorded (on shutdown; each ends within the timeout). */
+  async settle(): Promise<void> {
+    while (this.stragglers.size > 0) await Promise.allSettled([...this.stragglers]);
+  }
+
+  private track(recording: Promise<void>): void {
+    this.stragglers.add(recording);
+    void recording.finally(() => this.stragglers.delete(recording));
+  }
+
+  /** Records a batch's stragglers together once the last has ended, deleting their fallback jobs. */
+  private async recordStragglers(straggling: readonly { due: Due; outcome: Promise<SendOutcome>; fallbackJobId: string }[], startedAt: Date): Promise<void> {
+    const outcomes = await Promise.all(straggling.map((s) => s.outcome));
+    try {
+      await this.record(
+        straggling.map((s, i) => ({ ...s.due, outcome: outcomes[i]! })),
+        startedAt,
+        [],
+        straggling.map((s) => s.fallbackJobId),
+      );
+    } catch (error) {
+      // Their fallback jobs stay and deliver these attempts again.
+      this.deps.logger.error({ err: error, events: straggling.map((s) => s.due.event.id) }, 'recording slow webhook deliveries failed; their fallback jobs will retry them');
+    }
   }
 
   private async attempt({ event, attempt }: Due, secrets: readonly string[]): Promise<SendOutcome> {
@@ -84,29 +142,28 @@ export class DeliveryWorker {
     });
   }
 
-  private async record(due: readonly Due[], outcomes: readonly SendOutcome[], startedAt: Date): Promise<void> {
+  /**
+   * Records finished attempts with their next-attempt jobs, inserts `fallbacks` and deletes the
+   * jobs `ended`, all in one commit.
+   */
+  private async record(sent: readonly Sent[], startedAt: Date, fallbacks: readonly JobInsert<DeliverJobData>[], ended: readonly string[]): Promise<void> {
     const config = this.deps.webhooksConfig;
     const now = new Date();
-    const updates: Update[] = due.map(({ event, attempt }, i) => {
-      const outcome = outcomes[i]!;
+    const updates: Update[] = sent.map(({ event, attempt, outcome }) => {
       const delay = outcome.ok ? undefined : retryDelaySeconds(attempt, config);
       const status = outcome.ok ? 'delivered' : delay === undefined ? 'dlq' : 'retrying';
       return { event, attempt, outcome, status, next: delay === undefined ? null : new Date(now.getTime() + delay * 1000) };
     });
     const retries = updates.filter((u) => u.status === 'retrying');
-    // Without retries the record is one statement, atomic on its own; retry jobs need a transaction.
-    if (retries.length === 0) {
+    // With nothing but the record to write, it is one statement, atomic on its own.
+    if (retries.length === 0 && fallbacks.length === 0 && ended.length === 0) {
       await this.recordStatement(this.deps.db, updates, startedAt, now);
     } else {
       await this.deps.db.transaction(async (trx) => {
         const recorded = await this.recordStatement(trx, updates, startedAt, now);
-        await this.deps.jobs.insertInTransaction(
-          trx,
-          DELIVER_JOB,
-          retries
-            .filter((u) => recorded.has(u.event.id))
-            .map((u) => ({ data: { eventId: u.event.id, attempt: u.attempt + 1, projectId: u.event.project_id } satisfies DeliverJobData, startAfter: u.next! })),
-        );
+        const next = retries.filter((u) => recorded.has(u.event.id)).map((u) => ({ data: jobData(u.event, u.attempt + 1), startAfter: u.next! }));
+        await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, [...next, ...fallbacks]);
+        await this.deps.jobs.deleteInTransaction(trx, DELIVER_JOB, ended);
       });
     }
     const failed = updates.filter((u) => !u.outcome.ok);
@@ -159,4 +216,36 @@ export class DeliveryWorker {
     );
     return new Set(result.rows.map((row) => row.id));
   }
+}
+
+function jobData(event: DueEvent, attempt: number): DeliverJobData {
+  return { eventId: event.id, attempt, projectId: event.project_id };
+}
+
+/**
+ * The values of `promises` that settle within `ms`, `undefined` for the others (they go on).
+ * Rejects as soon as one rejects.
+ */
+function settledWithin<T>(promises: readonly Promise<T>[], ms: number): Promise<(T | undefined)[]> {
+  const results: (T | undefined)[] = new Array<T | undefined>(promises.length).fill(undefined);
+  let remaining = promises.length;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve([...results]), ms);
+    promises.forEach((promise, i) =>
+      promise.then(
+        (value) => {
+          results[i] = value;
+          remaining -= 1;
+          if (remaining === 0) {
+            clearTimeout(timer);
+            resolve(results);
+          }
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      ),
+    );
+  });
 }

@@ -1,0 +1,91 @@
+import test from 'ava';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
+
+// One fetch loop, so a batch held up by a hanging receiver would hold up every later delivery;
+// a 3 s timeout and a 200 ms batch wait, so a hanging delivery straggles past its batch.
+let gw: TestKernel;
+let receiver: Receiver;
+let project: TestProject;
+test.before(async () => {
+  gw = await startWebhooksKernel({ 'plugins.webhooks.workers': 1, 'plugins.webhooks.timeoutMs': 3000, 'plugins.webhooks.batchWaitMs': 200 });
+  receiver = await Receiver.start();
+  receiver.reply = (r) => {
+    if (r.path === '/hooks/hang') return { delayMs: 60_000 };
+    if (r.path === '/hooks/reset') return { misbehave: 'reset' };
+    if (r.path === '/hooks/garbage') return { misbehave: 'garbage' };
+    if (r.path === '/hooks/redirect') return { status: 302, body: '' };
+    if (r.path === '/hooks/not-found') return { status: 404, body: '{"error":"no such hook"}' };
+    if (r.path === '/hooks/broken') return { status: 500, body: '<html>oops</html>' };
+    return { status: 200, body: '{"ok":true}' };
+  };
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('webhooks-hostile', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+});
+
+/** An invoice whose events go to `path` of the receiver, moved to `detected`: returns its event id. */
+async function eventTo(path: string): Promise<string> {
+  const body = { external_id: `hostile-${Math.random().toString(36).slice(2)}`, amount_crypto: '0.01', coin: 'eth', callback_url: `${receiver.url}${path}` };
+  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  const { eventId } = await gw.kernel.cradle.invoicesTransitions.apply({ projectId: project.projectId, invoiceId: created.body.id, from: ['pending'], to: 'detected', event: 'invoice.detected', actor: CLI_ACTOR });
+  return eventId!;
+}
+
+const eventRow = (id: string) => gw.kernel.cradle.db('webhooks_events').where({ id }).first();
+const attemptsOf = (id: string) => gw.kernel.cradle.db('webhooks_attempts').where({ event_id: id }).orderBy('attempt');
+/** Delivery jobs of an event's attempt still waiting to run (the straggler's fallback among them). */
+const waitingJobs = async (id: string, attempt: number) =>
+  Number(
+    (
+      await gw.kernel.cradle.db.raw(`select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and data->>'eventId' = ? and (data->>'attempt')::int = ?`, [id, attempt])
+    ).rows[0].n,
+  );
+
+test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage stall no other delivery and lose no event', async (t) => {
+  const hang = await eventTo('/hooks/hang');
+  const hostile = {
+    reset: await eventTo('/hooks/reset'),
+    garbage: await eventTo('/hooks/garbage'),
+    redirect: await eventTo('/hooks/redirect'),
+    notFound: await eventTo('/hooks/not-found'),
+    broken: await eventTo('/hooks/broken'),
+  };
+  // The hanging delivery is under way, its batch moved on: healthy events sent after it are
+  // delivered and recorded while it still hangs.
+  await waitFor(async () => receiver.forEvent(hang).length === 1);
+  const healthy = [await eventTo('/hooks/ok'), await eventTo('/hooks/ok')];
+  for (const id of healthy) await waitFor(async () => (await eventRow(id))?.status === 'delivered');
+  t.like(await eventRow(hang), { status: 'retrying', attempts: 0 }, 'the hanging attempt has not ended yet');
+  t.is(await waitingJobs(hang, 1), 1, 'a fallback job guards the hanging attempt');
+
+  // Each hostile answer is a failed attempt with its reason, and a next attempt is scheduled.
+  const first = async (id: string) => waitFor(async () => (await attemptsOf(id))[0], 10_000);
+  t.like(await first(hostile.redirect), { http_status: 302, error: 'HTTP 302' });
+  t.like(await first(hostile.notFound), { http_status: 404, error: 'HTTP 404', response_excerpt: '{"error":"no such hook"}' });
+  t.like(await first(hostile.broken), { http_status: 500, error: 'HTTP 500', response_excerpt: '<html>oops</html>' });
+  t.like(await first(hostile.reset), { http_status: null });
+  t.regex((await first(hostile.reset)).error, /ECONNRESET|socket hang up/);
+  t.like(await first(hostile.garbage), { http_status: null });
+  t.regex((await first(hostile.garbage)).error, /HPE_|Parse Error/);
+  const hung = await first(hang);
+  t.like(hung, { http_status: null, error: 'no complete response within 3000 ms' });
+  t.true(hung.latency_ms >= 2900, `the hanging attempt took ${hung.latency_ms} ms`);
+  t.is(await waitingJobs(hang, 1), 0, 'the fallback job ended with the straggler\'s record');
+
+  // None is lost: every hostile event is retried to its last attempt and dead-lettered.
+  for (const id of [hang, ...Object.values(hostile)]) {
+    const row = await waitFor(async () => {
+      const r = await eventRow(id);
+      return r?.status === 'dlq' && r;
+    }, 30_000);
+    t.is(row.attempts, 3, `event ${id}`);
+    t.is(receiver.forEvent(id).length, 3, `three requests reached the receiver for ${id}`);
+  }
+  for (const id of healthy) t.is(receiver.forEvent(id).length, 1);
+});
