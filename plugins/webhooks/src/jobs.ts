@@ -8,14 +8,18 @@ import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type RedeliverJobData 
  * fetch `batchSize` jobs at a time and keep fetching while batches come back full.
  *
  * pg-boss's own retries only cover a worker that died mid-batch (the jobs expire after
- * `expireInSeconds` and run again; the attempt guard in DeliveryWorker drops what was recorded).
+ * `expireInSeconds` and run again; the attempt guard in DeliveryWorker drops what was recorded)
+ * and a batch whose record failed.
  * The partner-facing retry schedule is ours (retry-schedule.ts).
  */
 export function webhooksJobs(cradle: Cradle): JobDefinition[] {
   const config = cradle.webhooksConfig;
   const deliver: JobDefinition<DeliverJobData> = {
     name: DELIVER_JOB,
-    queue: { notify: true, retryLimit: 1000, retryDelay: 1, retryBackoff: false, expireInSeconds: config.expireInSeconds, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
+    // A failed batch (its record could not be written: the database failing, or a bug) goes back
+    // with backoff capped at an hour, so its events are retried for the whole retention time
+    // instead of for the quarter of an hour that 1000 retries one second apart would last.
+    queue: { notify: true, retryLimit: 1000, retryDelay: 1, retryBackoff: true, retryDelayMax: 3600, expireInSeconds: config.expireInSeconds, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
     work: {
       batchSize: config.batchSize,
       localConcurrency: config.workers,

@@ -89,3 +89,33 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
   }
   for (const id of healthy) t.is(receiver.forEvent(id).length, 1);
 });
+
+test.serial('a batch whose record fails goes back to the queue with backoff and its event is delivered, not lost', async (t) => {
+  const db = gw.kernel.cradle.db;
+  // The delivery reaches the receiver, but its attempt row cannot be written (as when the
+  // database fails between the POST and the record): the statement fails, the batch with it.
+  await db.raw(`create function webhooks_test_fail_record() returns trigger language plpgsql as $$
+    begin
+      if new.target_url like '%/hooks/record-fails' then raise exception 'injected record failure'; end if;
+      return new;
+    end $$`);
+  await db.raw('create trigger webhooks_test_fail_record before insert on webhooks_attempts for each row execute function webhooks_test_fail_record()');
+  t.teardown(async () => {
+    await db.raw('drop trigger if exists webhooks_test_fail_record on webhooks_attempts');
+    await db.raw('drop function if exists webhooks_test_fail_record()');
+  });
+  const id = await eventTo('/hooks/record-fails');
+  await waitFor(async () => receiver.forEvent(id).length >= 2, 20_000);
+  t.like(await eventRow(id), { status: 'retrying', attempts: 0 }, 'nothing recorded while the record fails');
+  const [job] = (await db.raw(`select retry_count, retry_backoff, retry_delay_max, retry_limit from pgboss.job where name = 'webhooks.deliver' and data->>'eventId' = ?`, [id])).rows;
+  t.like(job, { retry_backoff: true, retry_delay_max: 3600, retry_limit: 1000 });
+  t.true(job.retry_count >= 1, 'pg-boss retried the failed batch');
+
+  await db.raw('drop trigger webhooks_test_fail_record on webhooks_attempts');
+  const row = await waitFor(async () => {
+    const r = await eventRow(id);
+    return r?.status === 'delivered' && r;
+  }, 30_000);
+  t.is(row.attempts, 1, 'the same first attempt, recorded once the record succeeds');
+  t.is((await attemptsOf(id)).length, 1);
+});
