@@ -1,6 +1,6 @@
 import test from 'ava';
 import { derivedId, type CoinId } from '@gw/kernel';
-import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { roomInRateWindow, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
@@ -371,6 +371,8 @@ test('caps and limits: active invoice cap (a replay still answers), flat write l
   const k = await startSandboxKernel({ 'plugins.sandbox.activeInvoiceCap': 2, 'plugins.sandbox.writeRateLimitPerMinute': 4, 'plugins.sandbox.simulateRateLimitPerMinute': 2 });
   t.teardown(() => k.close());
   const c = await sandboxClient(k);
+  // The limits count per fixed minute: the five writes and three simulations share one window.
+  await roomInRateWindow(20);
   const first = await c.call('POST', '/invoices', { external_id: 'cap-1', coin: 'eth', amount_crypto: '1' });
   await c.call('POST', '/invoices', { external_id: 'cap-2', coin: 'eth', amount_crypto: '1' });
   const capped = await c.call('POST', '/invoices', { external_id: 'cap-3', coin: 'eth', amount_crypto: '1' });
