@@ -85,6 +85,9 @@ export class RateService {
   private readonly config: RatesConfig;
   private readonly now: () => Date;
   private readonly memo = new Map<Asset, { quote: RateQuote; until: number }>();
+  /** Completed fetches of the preferred provider, counted; and the latest answer per asset with its count. */
+  private fetches = 0;
+  private readonly justFetched = new Map<Asset, { quote: RateQuote; fetch: number }>();
   private readonly pendingQuotes = createCoalescer<RateQuote>();
   private readonly pendingFetches = createCoalescer<ReadonlyMap<Asset, ProviderRate>>();
   private readonly cooldownUntil = new Map<string, number>();
@@ -114,17 +117,20 @@ export class RateService {
   async quoteAsset(asset: Asset): Promise<RateQuote> {
     const memo = this.fromMemo(asset);
     if (memo) return memo;
+    const fetchesBeforeRead = this.fetches;
     const cached = this.select(await this.store.read(asset));
     if (cached) return this.remember(cached);
-    // A fetch that began and ended while the cache was read (so the read missed its write) has
-    // left its quote in the memo: use it instead of asking the provider again, however long the
-    // read took on a loaded machine (the memo's own lifetime only bounds reuse across calls).
-    return this.fromMemo(asset, true) ?? this.remember(await this.pendingQuotes(asset, () => this.fetchQuote(asset)));
+    // A fetch that ended while the cache was read (so the read may have missed its write) left
+    // its answer here: use it instead of asking the provider again, however long the read took on
+    // a loaded machine, and whether or not the memo is enabled.
+    const justFetched = this.justFetched.get(asset);
+    if (justFetched && justFetched.fetch > fetchesBeforeRead && this.isFresh(justFetched.quote.fetchedAt)) return this.remember(justFetched.quote);
+    return this.remember(await this.pendingQuotes(asset, () => this.fetchQuote(asset)));
   }
 
-  private fromMemo(asset: Asset, ignoreMemoLifetime = false): RateQuote | undefined {
+  private fromMemo(asset: Asset): RateQuote | undefined {
     const memo = this.memo.get(asset);
-    return memo && (ignoreMemoLifetime || memo.until > this.now().getTime()) && this.isFresh(memo.quote.fetchedAt) ? memo.quote : undefined;
+    return memo && memo.until > this.now().getTime() && this.isFresh(memo.quote.fetchedAt) ? memo.quote : undefined;
   }
 
   /**
@@ -208,10 +214,16 @@ export class RateService {
     }
     this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'ok' });
     this.cooldownUntil.delete(provider.id);
-    // The preferred provider's answer is what any quote would select: memoised for every asset,
-    // so callers whose cache read raced this fetch (and missed its write) need no second request.
+    // The preferred provider's answer is what any quote would select: kept for every asset, so
+    // callers whose cache read raced this fetch (and missed its write) need no second request.
     if (provider === this.providers[0]) {
-      for (const [asset, rate] of rates) if (this.isFresh(rate.at)) this.remember(quoteOf(provider.id, asset, rate.rate, rate.at));
+      this.fetches += 1;
+      for (const [asset, rate] of rates) {
+        if (!this.isFresh(rate.at)) continue;
+        const quote = quoteOf(provider.id, asset, rate.rate, rate.at);
+        this.justFetched.set(asset, { quote, fetch: this.fetches });
+        this.remember(quote);
+      }
     }
     try {
       await this.store.write(provider.id, rates);
