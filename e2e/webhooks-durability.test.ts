@@ -62,35 +62,48 @@ function workerEnv(extra: Record<string, string>): Record<string, string> {
   };
 }
 
-test.serial('a worker killed with SIGKILL in the middle of a batch loses no event: after a restart every event is delivered at least once', async (t) => {
-  // The partner: counts distinct event ids; holds each response a while so deliveries are in
-  // flight when the worker dies.
-  const seen = new Map<string, number>();
+interface HoldingReceiver {
+  url: string;
+  readonly seen: Map<string, number>;
+  readonly inFlight: () => number;
+  onRequest: (() => void) | undefined;
+}
+
+/**
+ * The partner: counts the deliveries of each event id and answers each only after `holdMs`, so
+ * deliveries are in flight when a worker dies. `onRequest` runs at each arrival.
+ */
+async function holdingReceiver(t: ExecutionContext, holdMs: number): Promise<HoldingReceiver> {
   let inFlight = 0;
-  let inFlightAtKill = -1;
-  let onRequest: (() => void) | undefined;
+  const partner: HoldingReceiver = { url: '', seen: new Map(), inFlight: () => inFlight, onRequest: undefined };
   const receiver = createServer((req, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).event_id as string;
-      seen.set(id, (seen.get(id) ?? 0) + 1);
+      partner.seen.set(id, (partner.seen.get(id) ?? 0) + 1);
       inFlight += 1;
-      onRequest?.();
+      partner.onRequest?.();
       setTimeout(() => {
         inFlight -= 1;
         if (!res.destroyed) res.end('{"ok":true}');
-      }, 300);
+      }, holdMs);
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  partner.url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   t.teardown(() => {
     receiver.closeAllConnections();
     receiver.close();
   });
+  return partner;
+}
 
-  const { gw, ids } = await gatewayWithEvents(t, 'durability', url, EVENTS);
+test.serial('a worker killed with SIGKILL in the middle of a batch loses no event: after a restart every event is delivered at least once', async (t) => {
+  const partner = await holdingReceiver(t, 300);
+  const { seen } = partner;
+  let inFlightAtKill = -1;
+  const { gw, ids } = await gatewayWithEvents(t, 'durability', partner.url, EVENTS);
   t.is(new Set(ids).size, EVENTS);
 
   const env = workerEnv({ GW__plugins__webhooks__batchSize: '100' });
@@ -101,11 +114,11 @@ test.serial('a worker killed with SIGKILL in the middle of a batch loses no even
   });
   // Kill the worker once its first batch is on the wire and none of it has been answered yet.
   await new Promise<void>((resolve) => {
-    onRequest = () => {
+    partner.onRequest = () => {
       if (seen.size >= 50 && inFlightAtKill < 0) {
-        inFlightAtKill = inFlight;
+        inFlightAtKill = partner.inFlight();
         worker.child.kill('SIGKILL');
-        onRequest = undefined;
+        partner.onRequest = undefined;
         resolve();
       }
     };
@@ -130,24 +143,8 @@ test.serial('a worker killed while deliveries straggle past their batch loses no
   const STRAGGLERS = 20;
   // The partner answers each request only after 1.5 s: longer than the batch waits (200 ms), shorter
   // than the timeout (3 s), so every delivery straggles and is recorded on its own, later.
-  const seen = new Map<string, number>();
-  const receiver = createServer((req, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).event_id as string;
-      seen.set(id, (seen.get(id) ?? 0) + 1);
-      setTimeout(() => {
-        if (!res.destroyed) res.end('{"ok":true}');
-      }, 1500);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    receiver.closeAllConnections();
-    receiver.close();
-  });
-  const { gw, ids } = await gatewayWithEvents(t, 'stragglers', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, STRAGGLERS);
+  const { url, seen } = await holdingReceiver(t, 1500);
+  const { gw, ids } = await gatewayWithEvents(t, 'stragglers', url, STRAGGLERS);
   const fallbackJobs = async () =>
     Number(
       (await gw.kernel.cradle.db.raw(`select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and start_after > now() and data->>'eventId' = any(?::text[])`, [ids])).rows[0].n,
