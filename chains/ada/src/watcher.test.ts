@@ -95,12 +95,12 @@ async function replay(t: ExecutionContext, overrides: Record<string, string> = {
 
 const adapter = adaChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, adaChain.definition);
 
-function watcherFor(network: NetworkDefinition, urls: string[], outcomes: ProviderOutcome[] = []) {
+function watcherFor(network: NetworkDefinition, urls: string[], outcomes: ProviderOutcome[] = [], timeoutMs = 5_000) {
   const providers = new ProviderPool({
     chain: 'ada',
     network: network.id,
     endpoints: urls.map((url, i) => ({ name: `p${i}`, url, headers: { project_id: 'test-project' } })),
-    timeoutMs: 300,
+    timeoutMs,
     onOutcome: (o) => outcomes.push(o),
   });
   return adapter.createWatcher({ network, providers });
@@ -267,7 +267,7 @@ for (const [mode, failure] of FAILURES) {
   test(`failover: first provider ${mode} → the second provider's answer is used`, async (t) => {
     const server = await replay(t);
     const outcomes: ProviderOutcome[] = [];
-    const watcher = watcherFor(PREPROD, [server.url(mode, 'testnet'), server.url('ok', 'testnet')], outcomes);
+    const watcher = watcherFor(PREPROD, [server.url(mode, 'testnet'), server.url('ok', 'testnet')], outcomes, mode === 'hang' ? 1_000 : 5_000);
 
     t.deepEqual(await watcher.head(), { height: 3152805 });
     t.deepEqual(outcomes.map((o) => [o.provider, o.outcome]), [['p0', failure], ['p1', 'ok']]);
@@ -275,7 +275,7 @@ for (const [mode, failure] of FAILURES) {
 
   test(`all providers failing (${mode}) throws a ProviderError of kind ${failure}`, async (t) => {
     const server = await replay(t);
-    const watcher = watcherFor(PREPROD, [server.url(mode, 'testnet'), server.url(mode, 'testnet')]);
+    const watcher = watcherFor(PREPROD, [server.url(mode, 'testnet'), server.url(mode, 'testnet')], [], mode === 'hang' ? 1_000 : 5_000);
     const error = await t.throwsAsync(watcher.head(), { instanceOf: ProviderError });
     t.is(error!.failure, failure);
     t.is(error!.provider, 'p1');

@@ -304,7 +304,7 @@ const FAILURES: [Mode, ProviderFailure][] = [
 
 for (const [mode, failure] of FAILURES) {
   test(`failover: first provider ${mode} → the second provider's answer is used`, async (t) => {
-    const s = await setup(TESTNET, [mode, 'replay-testnet'], 300);
+    const s = await setup(TESTNET, [mode, 'replay-testnet'], mode === 'silent' ? 1_000 : 5_000);
     try {
       const [block] = await s.watcher.scan(1259783, 1259783, watching([derivedTestnetAddress0]));
       t.is(block!.transfers.length, 1);
@@ -323,7 +323,7 @@ for (const [mode, failure] of FAILURES) {
   });
 
   test(`all providers ${mode} → ProviderError '${failure}'`, async (t) => {
-    const s = await setup(MAINNET, [mode, mode], 300);
+    const s = await setup(MAINNET, [mode, mode], mode === 'silent' ? 1_000 : 5_000);
     try {
       const error = await t.throwsAsync(() => s.watcher.head(), { instanceOf: ProviderError });
       t.is(error.failure, failure);

@@ -85,8 +85,8 @@ async function failing(kind: '500' | '429' | 'hang' | 'not-json' | 'error-object
   return { url, close: () => closeServer(server) };
 }
 
-function watcherFor(endpoints: readonly ProviderEndpoint[], network = MAINNET): ChainWatcher {
-  const providers = new ProviderPool({ chain: 'tron', network: network.id, endpoints, timeoutMs: 400 });
+function watcherFor(endpoints: readonly ProviderEndpoint[], network = MAINNET, timeoutMs = 5_000): ChainWatcher {
+  const providers = new ProviderPool({ chain: 'tron', network: network.id, endpoints, timeoutMs });
   return adapter.createWatcher({ network, providers });
 }
 
@@ -348,18 +348,28 @@ for (const [kind, failure] of [
     const bad2 = await failing(kind);
     const node = await replay();
     try {
-      const watcher = watcherFor([
-        { name: 'bad', url: bad.url },
-        { name: 'good', url: node.url },
-      ]);
+      // A short timeout only where a provider hangs (the test waits it out).
+      const timeoutMs = kind === 'hang' ? 1_000 : 5_000;
+      const watcher = watcherFor(
+        [
+          { name: 'bad', url: bad.url },
+          { name: 'good', url: node.url },
+        ],
+        MAINNET,
+        timeoutMs,
+      );
       const [block] = await watcher.scan(30864544, 30864544, watching([TRX_TO]));
       t.is(block!.transfers[0]!.amountUnits, 50_000_000n);
       t.is(await watcher.blockHash(30864544), '0000000001d6f4a09f60c27befccff6fe3cc593b2d6c46cdc79d3fd4f55db859');
 
-      const broken = watcherFor([
-        { name: 'bad', url: bad.url },
-        { name: 'bad2', url: bad2.url },
-      ]);
+      const broken = watcherFor(
+        [
+          { name: 'bad', url: bad.url },
+          { name: 'bad2', url: bad2.url },
+        ],
+        MAINNET,
+        timeoutMs,
+      );
       const error = await t.throwsAsync(broken.head(), { instanceOf: ProviderError });
       t.is(error!.failure, failure);
       t.is(error!.provider, 'bad2');
