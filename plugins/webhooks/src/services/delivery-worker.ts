@@ -114,8 +114,8 @@ export class DeliveryWorker {
 
   /** Records a batch's stragglers together once the last has ended, deleting their fallback jobs. */
   private async recordStragglers(straggling: readonly { due: Due; outcome: Promise<SendOutcome>; fallbackJobId: string }[], startedAt: Date): Promise<void> {
-    const outcomes = await Promise.all(straggling.map((s) => s.outcome));
     try {
+      const outcomes = await Promise.all(straggling.map((s) => s.outcome));
       await this.record(
         straggling.map((s, i) => ({ ...s.due, outcome: outcomes[i]! })),
         startedAt,
@@ -123,7 +123,8 @@ export class DeliveryWorker {
         straggling.map((s) => s.fallbackJobId),
       );
     } catch (error) {
-      // Their fallback jobs stay and deliver these attempts again.
+      // Never thrown on (nobody awaits this but shutdown): their fallback jobs stay and deliver
+      // these attempts again.
       this.deps.logger.error({ err: error, events: straggling.map((s) => s.due.event.id) }, 'recording slow webhook deliveries failed; their fallback jobs will retry them');
     }
   }
