@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import type { KernelRole } from '@gw/kernel';
+import { startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { invoicesPlugin } from '@gw/plugin-invoices';
 import { ratesPlugin } from '@gw/plugin-rates';
@@ -21,12 +22,16 @@ export const FAST_RETRIES = {
   'plugins.webhooks.timeoutMs': 2000,
 };
 
-/** A gateway with workers (role `all`) whose deliveries may reach the local receivers. */
-export function startWebhooksKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
+/**
+ * A gateway with workers (role `all`, unless `options.role` says otherwise) whose deliveries may
+ * reach the local receivers; on a fresh database unless `options.database` is given.
+ */
+export function startWebhooksKernel(config: Record<string, unknown> = {}, options: { role?: KernelRole; database?: TestDatabase } = {}): Promise<TestKernel> {
   return startTestKernel({
     plugins: WEBHOOK_PLUGINS,
     chains: ALL_CHAINS,
-    role: 'all',
+    role: options.role ?? 'all',
+    ...(options.database ? { database: options.database } : {}),
     config: {
       'plugins.rates.providers': ['fixed'],
       'plugins.rates.fixed': FIXED_RATES,

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { createTestDatabase, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
 
@@ -29,21 +29,27 @@ test.after.always(async () => {
 });
 
 /** An invoice whose events go to `path` of the receiver, moved to `detected`: returns its event id. */
-async function eventTo(path: string): Promise<string> {
+async function eventTo(path: string, on: { gw: TestKernel; project: TestProject } = { gw, project }): Promise<string> {
   const body = { external_id: `hostile-${Math.random().toString(36).slice(2)}`, amount_crypto: '0.01', coin: 'eth', callback_url: `${receiver.url}${path}` };
-  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body });
+  const created = await signedFetch(on.gw.url, '/api/v1/invoices', { ...on.project, method: 'POST', body });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  const { eventId } = await gw.kernel.cradle.invoicesTransitions.apply({ projectId: project.projectId, invoiceId: created.body.id, from: ['pending'], to: 'detected', event: 'invoice.detected', actor: CLI_ACTOR });
+  const { eventId } = await on.gw.kernel.cradle.invoicesTransitions.apply({ projectId: on.project.projectId, invoiceId: created.body.id, from: ['pending'], to: 'detected', event: 'invoice.detected', actor: CLI_ACTOR });
   return eventId!;
 }
 
 const eventRow = (id: string) => gw.kernel.cradle.db('webhooks_events').where({ id }).first();
 const attemptsOf = (id: string) => gw.kernel.cradle.db('webhooks_attempts').where({ event_id: id }).orderBy('attempt');
-/** Delivery jobs of an event's attempt still waiting to run (the straggler's fallback among them). */
-const waitingJobs = async (id: string, attempt: number) =>
+/**
+ * Delivery jobs of an event's attempt waiting to run; with `later`, only those due in the future
+ * (a straggler's fallback job, not the attempt's own job before a worker fetched it).
+ */
+const waitingJobs = async (id: string, attempt: number, on: TestKernel = gw, later = true) =>
   Number(
     (
-      await gw.kernel.cradle.db.raw(`select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and data->>'eventId' = ? and (data->>'attempt')::int = ?`, [id, attempt])
+      await on.kernel.cradle.db.raw(
+        `select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and data->>'eventId' = ? and (data->>'attempt')::int = ?${later ? ' and start_after > now()' : ''}`,
+        [id, attempt],
+      )
     ).rows[0].n,
   );
 
@@ -118,4 +124,25 @@ test.serial('a batch whose record fails goes back to the queue with backoff and 
   }, 30_000);
   t.is(row.attempts, 1, 'the same first attempt, recorded once the record succeeds');
   t.is((await attemptsOf(id)).length, 1);
+});
+
+test('a graceful stop waits for the stragglers in flight and records them', async (t) => {
+  const database = await createTestDatabase();
+  t.teardown(() => database.drop());
+  const config = { 'plugins.webhooks.workers': 1, 'plugins.webhooks.timeoutMs': 3000, 'plugins.webhooks.batchWaitMs': 200 };
+  const stopping = await startWebhooksKernel(config, { database });
+  const operatorId = (await stopping.kernel.cradle.tenancyOperators.create('webhooks-stop', CLI_ACTOR)).id;
+  const id = await eventTo('/hooks/hang', { gw: stopping, project: await projectWithPools(stopping, operatorId, ['eth'], 'testnet') });
+  await waitFor(async () => (await waitingJobs(id, 1, stopping)) === 1, 10_000, 'the straggler and its fallback job');
+  await stopping.close();
+
+  // What the stopped worker left, read through a gateway (no workers) on the same database.
+  const reader = await startWebhooksKernel(config, { role: 'gateway', database });
+  t.teardown(() => reader.close());
+  const attempts = await reader.kernel.cradle.db('webhooks_attempts').where({ event_id: id });
+  t.is(attempts.length, 1, 'the straggler was recorded before the stop ended');
+  t.like(attempts[0], { attempt: 1, http_status: null, error: 'no complete response within 3000 ms' });
+  t.like(await reader.kernel.cradle.db('webhooks_events').where({ id }).first(), { status: 'retrying', attempts: 1 });
+  t.is(await waitingJobs(id, 1, reader), 0, 'its fallback job ended with the record');
+  t.is(await waitingJobs(id, 2, reader, false), 1, 'the next attempt is scheduled');
 });
