@@ -3,3 +3,4 @@ export * from './migration-runner.js';
 export * from './create-knex.js';
 export * from './embedded-postgres.js';
 export * from './sql.js';
+export * from './unique-violation.js';

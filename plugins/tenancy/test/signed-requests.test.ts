@@ -254,3 +254,15 @@ test('a project whose secret cannot be opened fails alone; requests of other pro
     else t.is(res.body.error_code, 'internal_error');
   }
 });
+
+test('concurrent creates of one operator, project or user name: one succeeds, the others get the "exists" error, never a database error', async (t) => {
+  const { tenancyOperators, tenancyProjects, tenancyUsers } = gw.kernel.cradle;
+  const codes = (results: PromiseSettledResult<unknown>[]) => results.map((r) => (r.status === 'fulfilled' ? 'created' : (r.reason as { code?: string }).code ?? String(r.reason))).sort();
+  const name = `race-${Math.random().toString(36).slice(2)}`;
+  const operators = await Promise.allSettled(Array.from({ length: 6 }, () => tenancyOperators.create(name, CLI_ACTOR)));
+  t.deepEqual(codes(operators), ['created', 'operator_exists', 'operator_exists', 'operator_exists', 'operator_exists', 'operator_exists']);
+  const projects = await Promise.allSettled(Array.from({ length: 6 }, () => tenancyProjects.create({ name, kind: 'testnet', operator: operatorId }, CLI_ACTOR)));
+  t.deepEqual(codes(projects), ['created', 'project_exists', 'project_exists', 'project_exists', 'project_exists', 'project_exists']);
+  const users = await Promise.allSettled(Array.from({ length: 6 }, () => tenancyUsers.invite({ email: `${name}@example.com`, operator: operatorId }, CLI_ACTOR)));
+  t.deepEqual(codes(users), ['created', 'user_exists', 'user_exists', 'user_exists', 'user_exists', 'user_exists']);
+});

@@ -3,6 +3,7 @@ import {
   coreErrors,
   parseInstant,
   isAppError,
+  isUniqueViolation,
   newId,
   randomHex,
   networkFor,
@@ -469,7 +470,7 @@ export class InvoiceService {
       });
     } catch (error) {
       // The unique index is the last line of defence behind the advisory lock.
-      if (!isAppError(error) && (error as { code?: string }).code === '23505' && String((error as { constraint?: string }).constraint).includes('external_id')) {
+      if (isUniqueViolation(error, 'external_id')) {
         const winner = await Invoice.query(this.deps.db).findOne({ project_id: project.id, external_id: input.external_id });
         if (winner) return { invoice: await this.replay(winner, request.fingerprint), created: false };
       }

@@ -1,4 +1,4 @@
-import { newId, type AuditLog } from '@gw/kernel';
+import { isUniqueViolation, newId, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -25,13 +25,19 @@ export class OperatorService {
   constructor(private readonly deps: { db: Knex; audit: AuditLog }) {}
 
   async create(name: string, actor: Actor): Promise<OperatorView> {
-    return this.deps.db.transaction(async (trx) => {
-      const existing = await Operator.query(trx).findOne({ name });
-      if (existing) throw tenancyErrors.operator_exists();
-      const operator = await Operator.query(trx).insertAndFetch({ id: newId(), name, subscription_status: 'active' });
-      await this.deps.audit.record({ ...actor, action: 'operator.create', target: `operator:${operator.id}`, details: { name } }, trx);
-      return operatorView(operator);
-    });
+    try {
+      return await this.deps.db.transaction(async (trx) => {
+        const existing = await Operator.query(trx).findOne({ name });
+        if (existing) throw tenancyErrors.operator_exists();
+        const operator = await Operator.query(trx).insertAndFetch({ id: newId(), name, subscription_status: 'active' });
+        await this.deps.audit.record({ ...actor, action: 'operator.create', target: `operator:${operator.id}`, details: { name } }, trx);
+        return operatorView(operator);
+      });
+    } catch (error) {
+      // A concurrent create of the same name got past the check first.
+      if (isUniqueViolation(error, 'name')) throw tenancyErrors.operator_exists();
+      throw error;
+    }
   }
 
   async list(): Promise<OperatorView[]> {

@@ -1,4 +1,4 @@
-import { newId, type AuditLog, type ProjectKind, type ProjectPrincipal } from '@gw/kernel';
+import { isUniqueViolation, newId, type AuditLog, type ProjectKind, type ProjectPrincipal } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -42,7 +42,12 @@ export class ProjectService {
       const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, tx, actor);
       const clash = await Project.query(tx).findOne({ operator_id: operator.id, name: input.name });
       if (clash) throw tenancyErrors.project_exists();
-      const project = await Project.query(tx).insertAndFetch({ id: newId(), operator_id: operator.id, name: input.name, kind: input.kind, status: 'active', webhook_url: null });
+      const project = await Project.query(tx)
+        .insertAndFetch({ id: newId(), operator_id: operator.id, name: input.name, kind: input.kind, status: 'active', webhook_url: null })
+        .catch((error: unknown) => {
+          // A concurrent create of the same name got past the check first.
+          throw isUniqueViolation(error, 'name') ? tenancyErrors.project_exists() : error;
+        });
       await this.deps.audit.record({ ...actor, action: 'project.create', projectId: project.id, target: `project:${project.id}`, details: { kind: input.kind, name: input.name } }, tx);
       const credentials = await this.deps.tenancyApiKeys.issue(project.id, actor, tx);
       return { project: projectView(project), credentials };

@@ -1,4 +1,4 @@
-import { isUlid, newId, type AuditLog } from '@gw/kernel';
+import { isUlid, isUniqueViolation, newId, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -26,7 +26,12 @@ export class UserService {
     return this.deps.db.transaction(async (trx) => {
       if (await User.query(trx).findOne({ email })) throw tenancyErrors.user_exists();
       const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, trx, actor);
-      const user = await User.query(trx).insertAndFetch({ id: newId(), operator_id: operator.id, email, status: 'invited' });
+      const user = await User.query(trx)
+        .insertAndFetch({ id: newId(), operator_id: operator.id, email, status: 'invited' })
+        .catch((error: unknown) => {
+          // A concurrent invite of the same address got past the check first.
+          throw isUniqueViolation(error, 'email') ? tenancyErrors.user_exists() : error;
+        });
       await this.deps.audit.record({ ...actor, action: 'user.invite', target: `user:${user.id}`, details: { email } }, trx);
       return this.toView(user);
     });
