@@ -144,7 +144,9 @@ for (const kind of ['public', 'confidential'] as const) {
     const reg = await registerDynamic(kind);
     t.regex(reg.client.client_id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
     const user = await inviteUser(gw, kind);
+    t.is((await gw.kernel.cradle.tenancyUsers.find(user.id))?.status, 'invited');
     const tokens = await authorize(reg, user.email);
+    t.is((await gw.kernel.cradle.tenancyUsers.find(user.id))?.status, 'active', 'the first sign-in accepts the invitation');
     t.is(tokens.token_type, 'bearer');
     t.is(tokens.expires_in, 3600);
     t.is(tokens.scope, ALL_SCOPES);

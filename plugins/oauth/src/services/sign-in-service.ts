@@ -128,6 +128,7 @@ export class SignInService {
         return { problem: row.attempts + 1 >= this.deps.oauthConfig.emailCode.maxAttempts ? ('exhausted' as const) : ('invalid' as const) };
       }
       await trx('oauth_email_challenges').where({ id: row.id }).update({ consumed_at: trx.fn.now() });
+      await this.deps.tenancyUsers.markSignedIn(row.user_id, trx);
       return { userId: row.user_id };
     });
   }

@@ -47,6 +47,14 @@ export class UserService {
     return user ? this.toView(user) : undefined;
   }
 
+  /**
+   * Records a completed sign-in: an `invited` user becomes `active` (the first sign-in accepts the
+   * invitation). Active and disabled users are left as they are.
+   */
+  async markSignedIn(userId: string, trx?: Knex.Transaction): Promise<void> {
+    await User.query(trx ?? this.deps.db).patch({ status: 'active' }).where({ id: userId, status: 'invited' });
+  }
+
   /** The user with this id or e-mail, whatever its status; undefined when there is none. */
   async find(idOrEmail: string): Promise<UserView | undefined> {
     const value = idOrEmail.trim();
