@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchPostgres } from '../bench-database.js';
+import { percentile, processCpuMs, TICK_MS } from '../measure.js';
 import { signRequest } from '@gw/kernel';
 
 const { values } = parseArgs({
@@ -122,10 +123,6 @@ async function load(target: Target, durationSeconds: number): Promise<Result> {
   return { requests: latencies.length, errors, seconds: (performance.now() - started) / 1000, latenciesMs: latencies };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
 /**
  * CPU time (ms) of the processes of one side, read from /proc (PostgreSQL on this machine): the
  * server process, the database's backends, this process (the load generator), and the machine's
@@ -137,16 +134,6 @@ interface CpuSample {
   loadgen: number;
   busy: number;
   idle: number;
-}
-const tickMs = 10; // USER_HZ is 100 on Linux
-function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * tickMs;
-  } catch {
-    return 0;
-  }
 }
 async function sampleCpu(db: pg.Client, serverPid: number): Promise<CpuSample | undefined> {
   try {
@@ -160,8 +147,8 @@ async function sampleCpu(db: pg.Client, serverPid: number): Promise<CpuSample | 
       server: processCpuMs(serverPid),
       postgres: new Map(backends.rows.map((row) => [row.pid, processCpuMs(row.pid)])),
       loadgen: (usage.user + usage.system) / 1000,
-      busy: busy * tickMs,
-      idle: idle * tickMs,
+      busy: busy * TICK_MS,
+      idle: idle * TICK_MS,
     };
   } catch {
     return undefined;

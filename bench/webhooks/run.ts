@@ -23,13 +23,13 @@
  * batchSize / workers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { benchPostgres } from '../bench-database.js';
+import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
 import { createKernel, loadConfig, newId, type InvoiceEvent } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
@@ -89,44 +89,13 @@ async function waitForCount(url: string, n: number): Promise<Stats> {
   }
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-/** CPU seconds (user + system) a process has used, or 0 where /proc cannot tell. */
-function cpuSeconds(pid: number): number {
-  try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return 0;
-  }
-}
-const CLOCK_TICKS = 100;
-
-/** CPU seconds used by every PostgreSQL process on the machine (the server is the bench's alone). */
-function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return total;
-}
-
 /** Starts a CPU account of the worker, the receiver and PostgreSQL; the returned function prints it. */
 function cpuAccount(label: string, worker: ChildProcess, receiver: ChildProcess): () => void {
-  const before = { worker: cpuSeconds(worker.pid!), receiver: cpuSeconds(receiver.pid!), postgres: postgresCpuSeconds(), at: performance.now() };
+  const before = { worker: processCpuMs(worker.pid!), receiver: processCpuMs(receiver.pid!), postgres: postgresCpuMs(), at: performance.now() };
   return () => {
     const wall = (performance.now() - before.at) / 1000;
-    const used = (now: number, then: number) => `${(now - then).toFixed(2)} s (${Math.round(((now - then) / wall) * 100)}%)`;
-    console.error(`  ${label} CPU over ${wall.toFixed(2)} s: worker ${used(cpuSeconds(worker.pid!), before.worker)}, postgres ${used(postgresCpuSeconds(), before.postgres)}, receiver ${used(cpuSeconds(receiver.pid!), before.receiver)}`);
+    const used = (nowMs: number, thenMs: number) => `${((nowMs - thenMs) / 1000).toFixed(2)} s (${Math.round(((nowMs - thenMs) / 1000 / wall) * 100)}%)`;
+    console.error(`  ${label} CPU over ${wall.toFixed(2)} s: worker ${used(processCpuMs(worker.pid!), before.worker)}, postgres ${used(postgresCpuMs(), before.postgres)}, receiver ${used(processCpuMs(receiver.pid!), before.receiver)}`);
   };
 }
 
@@ -192,12 +161,12 @@ for (let round = 1; round <= rounds; round += 1) {
       // Baseline first, then the gateway, against the same receiver in the same round.
       await baseline(receiverUrl, secret, warmup);
       await receiverCall(receiverUrl, '/reset', 'POST');
-      const baseCpu = { self: process.cpuUsage(), receiver: cpuSeconds(receiver.child.pid!), at: performance.now() };
+      const baseCpu = { self: process.cpuUsage(), receiver: processCpuMs(receiver.child.pid!), at: performance.now() };
       const base = await baseline(receiverUrl, secret, events);
       const baseWall = (performance.now() - baseCpu.at) / 1000;
       const selfCpu = process.cpuUsage(baseCpu.self);
       const baseUsed = (seconds: number) => `${seconds.toFixed(2)} s (${Math.round((seconds / baseWall) * 100)}%)`;
-      console.error(`  baseline CPU over ${baseWall.toFixed(2)} s: sender ${baseUsed((selfCpu.user + selfCpu.system) / 1e6)}, receiver ${baseUsed(cpuSeconds(receiver.child.pid!) - baseCpu.receiver)}`);
+      console.error(`  baseline CPU over ${baseWall.toFixed(2)} s: sender ${baseUsed((selfCpu.user + selfCpu.system) / 1e6)}, receiver ${baseUsed((processCpuMs(receiver.child.pid!) - baseCpu.receiver) / 1000)}`);
       const baseStats = await receiverCall(receiverUrl, '/stats');
       const baseSorted = base.latencies.sort((a, b) => a - b);
       rows.push({ side: 'baseline (request latency)', round, events, perSecond: events / base.seconds, p50: percentile(baseSorted, 50), p99: percentile(baseSorted, 99), bad: baseStats.bad });
