@@ -38,11 +38,11 @@ interface Registered {
   redirectUri: string;
 }
 
-async function registerDynamic(kind: 'public' | 'confidential'): Promise<Registered> {
+async function registerDynamic(kind: 'public' | 'confidential', grantTypes = ['authorization_code', 'refresh_token']): Promise<Registered> {
   const redirectUri = 'http://127.0.0.1:53682/callback';
   const response = await oauth.dynamicClientRegistrationRequest(
     as,
-    { client_name: `test ${kind}`, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: kind === 'public' ? 'none' : 'client_secret_post' },
+    { client_name: `test ${kind}`, redirect_uris: [redirectUri], grant_types: grantTypes, response_types: ['code'], token_endpoint_auth_method: kind === 'public' ? 'none' : 'client_secret_post' },
     insecure,
   );
   const registered = await oauth.processDynamicClientRegistrationResponse(response);
@@ -186,6 +186,14 @@ for (const kind of ['public', 'confidential'] as const) {
     t.is(await refreshError(reg, third.refresh_token!), 'invalid_grant');
   });
 }
+
+test('a client registered for authorization_code alone gets an access token and no refresh token it could not use', async (t) => {
+  const reg = await registerDynamic('public', ['authorization_code']);
+  const user = await inviteUser(gw, 'code-only');
+  const tokens = await authorize(reg, user.email);
+  t.like(await verify(tokens.access_token), { ok: true, clientId: reg.client.client_id });
+  t.is(tokens.refresh_token, undefined);
+});
 
 test('a client metadata document client (HTTPS client_id URL) completes the flow; the document is cached', async (t) => {
   const redirectUri = 'http://localhost:8976/cb';

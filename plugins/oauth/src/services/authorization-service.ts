@@ -1,4 +1,4 @@
-import { newId, type AuditLog } from '@gw/kernel';
+import { isUlid, newId, type AuditLog } from '@gw/kernel';
 import { hashToken } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { OAuthConfig } from '../config.js';
@@ -50,7 +50,7 @@ export class AuthorizationService {
 
   /** The open request of this session, or undefined (unknown, another browser's, expired or done). */
   async open(requestId: unknown, sessionId: string): Promise<AuthorizationRequestRow | undefined> {
-    if (typeof requestId !== 'string' || !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(requestId)) return undefined;
+    if (typeof requestId !== 'string' || !isUlid(requestId)) return undefined;
     return this.deps.db<AuthorizationRequestRow>('oauth_authorization_requests')
       .where({ id: requestId, session_id: sessionId })
       .whereNull('completed_at')

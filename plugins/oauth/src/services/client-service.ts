@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { newId, type AuditLog, type RateLimiter } from '@gw/kernel';
+import { isUlid, newId, type AuditLog, type RateLimiter } from '@gw/kernel';
 import { hashToken, randomBase62 } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -119,7 +119,7 @@ export class ClientService {
   async resolve(clientId: string | undefined): Promise<ClientRow | OAuthFailure> {
     if (!clientId) return fail('invalid_client', 'client_id is required.');
     if (isDocumentClientId(clientId)) return this.resolveDocument(clientId);
-    if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(clientId)) return fail('invalid_client', 'Unknown client_id.');
+    if (!isUlid(clientId)) return fail('invalid_client', 'Unknown client_id.');
     const row = await this.deps.db<ClientRow>('oauth_clients').where({ client_id: clientId, kind: 'dynamic' }).first();
     return row ?? fail('invalid_client', 'Unknown client_id.');
   }

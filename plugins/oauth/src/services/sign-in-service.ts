@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { newId, type RateLimiter } from '@gw/kernel';
+import { isUlid, newId, type RateLimiter } from '@gw/kernel';
 import { hashToken, type UserService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -113,7 +113,7 @@ export class SignInService {
 
   /** Checks an entered code; a wrong one counts against the challenge's attempts. */
   async verify(session: BrowserSession, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
-    if (typeof challengeId !== 'string' || !/^[0-9A-HJKMNP-TV-Z]{26}$/.test(challengeId)) return { problem: 'invalid' };
+    if (typeof challengeId !== 'string' || !isUlid(challengeId)) return { problem: 'invalid' };
     const code = typeof rawCode === 'string' ? rawCode.replace(/\s+/g, '') : '';
     return this.deps.db.transaction(async (trx) => {
       const row = await trx<EmailChallengeRow>('oauth_email_challenges').where({ id: challengeId, session_id: session.row.id }).forUpdate().first();

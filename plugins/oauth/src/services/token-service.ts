@@ -25,7 +25,8 @@ export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  /** Only for clients registered for the refresh_token grant. */
+  refresh_token?: string;
   scope: string;
 }
 
@@ -116,6 +117,12 @@ export class TokenService {
       await trx<GrantRow>('oauth_grants').insert({ id: grantId, user_id: code.user_id, client_id: code.client_id, scopes: code.scopes, resource: code.resource, code_id: code.id });
       await trx('oauth_codes').where({ id: code.id }).update({ grant_id: grantId });
       const issued = await this.issuePair(trx, { grantId, clientId: code.client_id, userId: code.user_id, scopes: code.scopes, resource: code.resource, parentId: null });
+      // The lineage's refresh row is stored either way (revocation follows it), but a client not
+      // registered for refresh_token could never use the token: it is not handed out.
+      if (!input.client.grant_types.includes('refresh_token')) {
+        const { refresh_token: _unusable, ...accessOnly } = issued.response;
+        return accessOnly;
+      }
       return issued.response;
     });
   }
@@ -288,7 +295,7 @@ export class TokenService {
   private async issuePair(
     trx: Knex.Transaction,
     input: { grantId: string; clientId: string; userId: string; scopes: readonly string[]; resource: string; parentId: string | null },
-  ): Promise<{ response: TokenResponse; accessId: string; refreshId: string }> {
+  ): Promise<{ response: TokenResponse & { refresh_token: string }; accessId: string; refreshId: string }> {
     const accessToken = newAccessToken();
     const refreshToken = newRefreshToken();
     const refreshId = newId();
