@@ -2,6 +2,7 @@ import type { TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import Value from 'typebox/value';
 import { coreErrors } from '../errors/core-errors.js';
+import { MAX_JSON_DEPTH } from './body-reader.js';
 
 /** A schema's compiled check (JIT code, built once per schema) and whether it declares any default. */
 const compiled = new WeakMap<TSchema, { readonly validator: Validator; readonly hasDefaults: boolean }>();
@@ -30,7 +31,7 @@ export function validateInput<T>(schema: TSchema, value: unknown, where: 'body' 
   // Should the two ever disagree, the compiled check's refusal stands.
   if (!valid && errors.length === 0) throw coreErrors.validation_error({ message: `${where} failed validation`, details: { field: where } });
   if (errors.length === 0) {
-    const bad = pathOfUnstorable(candidate, []);
+    const bad = pathOfUnstorable(candidate, [], where);
     if (bad) {
       const name = bad.length === 0 ? where : `${where === 'body' ? '' : `${where}.`}${bad.join('.')}`;
       throw coreErrors.validation_error({ message: `${name} must not contain the NUL character or an unpaired surrogate`, details: { field: name } });
@@ -87,11 +88,14 @@ function restoreNonIntegers(schema: TSchema, raw: unknown, converted: unknown): 
  * (text refuses it) or an unpaired UTF-16 surrogate (jsonb refuses it; text stores U+FFFD, so two
  * different ids could collide).
  */
-function pathOfUnstorable(value: unknown, path: string[]): string[] | undefined {
+function pathOfUnstorable(value: unknown, path: string[], where: string): string[] | undefined {
+  // The walk is recursive: input that did not come through the HTTP body reader (MCP over STDIO)
+  // has not had its nesting checked yet, and must not overflow the stack here.
+  if (path.length > MAX_JSON_DEPTH) throw coreErrors.validation_error({ message: `The ${where} nests deeper than ${MAX_JSON_DEPTH} levels.`, details: { field: where } });
   if (typeof value === 'string') return unstorable(value) ? path : undefined;
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
-      const found = pathOfUnstorable(item, [...path, String(i)]);
+      const found = pathOfUnstorable(item, [...path, String(i)], where);
       if (found) return found;
     }
     return undefined;
@@ -99,7 +103,7 @@ function pathOfUnstorable(value: unknown, path: string[]): string[] | undefined 
   if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       if (unstorable(key)) return [...path, key.replace(/\u0000/g, '\\0').toWellFormed()];
-      const found = pathOfUnstorable(item, [...path, key]);
+      const found = pathOfUnstorable(item, [...path, key], where);
       if (found) return found;
     }
   }
