@@ -33,6 +33,10 @@ export const mcpPlugin = definePlugin({
   }),
   routes: mcpRoutes,
   cli: mcpCommands,
+  // Built at start, so clashing tool declarations stop the start instead of failing a request.
+  start: async (cradle) => {
+    void cradle.mcpToolbox;
+  },
 });
 
 export { McpConfigSchema, type McpConfig } from './config.js';

@@ -41,7 +41,10 @@ const NO_LOOKUP: Authenticator = {
 export class McpToolbox {
   private groupsCache: Map<string, McpToolDefinition[]> | undefined;
 
-  constructor(private readonly deps: Pick<Cradle, 'mcpTools' | 'tenancyProjects' | 'rateLimiter'> & { logger: Logger; mcpConfig: McpConfig }) {}
+  /** @throws Error when the plugins' tool declarations clash (the kernel start fails with it). */
+  constructor(private readonly deps: Pick<Cradle, 'mcpTools' | 'tenancyProjects' | 'rateLimiter'> & { logger: Logger; mcpConfig: McpConfig }) {
+    this.groupsCache = this.groups();
+  }
 
   list(): ListedTool[] {
     const listed: ListedTool[] = [
