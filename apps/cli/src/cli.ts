@@ -82,11 +82,12 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   }
 
   const flagSpecs = command.flags ?? {};
-  const commandWords = new Set([...command.noun.split(' '), command.verb]);
+  // The command's words are the first positional tokens; a flag value equal to one of them stays.
+  const commandWordIndexes = new Set(argv.flatMap((a, i) => (a.startsWith('-') ? [] : [i])).slice(0, nounWords + 1));
   let values: Record<string, string | boolean | undefined>;
   try {
     const parsed = parseArgs({
-      args: [...argv].filter((a) => !commandWords.has(a)),
+      args: argv.filter((_, i) => !commandWordIndexes.has(i)),
       options: {
         json: { type: 'boolean' },
         ...Object.fromEntries(Object.entries(flagSpecs).map(([name, spec]) => [name, { type: spec.type }])),

@@ -58,6 +58,14 @@ test.serial('project create prints the project and its secret once, as JSON', as
   t.regex(human.stdout, /kind: testnet/);
 });
 
+test.serial('a flag value that is also a command word is kept (a project named "project" or "create")', async (t) => {
+  for (const name of ['project', 'create']) {
+    const created = await cli('project', 'create', '--kind', 'testnet', '--name', name, '--json');
+    t.is(created.code, 0, created.stderr);
+    t.is(created.json.project.name, name);
+  }
+});
+
 test.serial('bad flags exit non-zero with a message and write nothing', async (t) => {
   const before = await count('tenancy_projects');
   for (const argv of [
