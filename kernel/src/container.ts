@@ -18,6 +18,8 @@ export interface Cradle {
   readonly logger: import('pino').Logger;
   readonly db: import('knex').Knex;
   readonly jobs: import('./jobs/job-queue.js').JobQueue;
+  /** LISTEN/NOTIFY across instances: live updates announced in the transaction of the change. */
+  readonly notifications: import('./db/notifications.js').Notifications;
   readonly metrics: import('./http/metrics.js').Metrics;
   readonly rateLimiter: import('./rate-limit/rate-limiter.js').RateLimiter;
   readonly secretBox: import('./crypto/secret-box.js').SecretBox;

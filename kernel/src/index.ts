@@ -30,3 +30,4 @@ export { validateInput } from './http/validate.js';
 export * from './cli/command.js';
 export * from './cli/flags.js';
 export * from './net/blocked-address.js';
+export * from './web/index.js';

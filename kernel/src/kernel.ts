@@ -10,6 +10,7 @@ import { createRootContainer, type Cradle } from './container.js';
 import { createChainRegistry } from './chain-registry.js';
 import type { ChainModule } from './chain.js';
 import { createKnex } from './db/create-knex.js';
+import { createNotifications, type Notifications } from './db/notifications.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.js';
 import { kernelMigrations } from './db/kernel-migrations.js';
 import { runMigrations, pendingMigrations, type OwnedMigrations } from './db/migration-runner.js';
@@ -136,6 +137,9 @@ export function createKernel(options: KernelOptions): Kernel {
       db: asFunction(() => createKnex(databaseUrl, config.database.poolMax))
         .singleton()
         .disposer((knex: Knex) => knex.destroy()),
+      notifications: asFunction(() => createNotifications({ url: databaseUrl, logger }))
+        .singleton()
+        .disposer((notifications: Notifications) => notifications.close()),
       jobs: asValue(queue),
       metrics: asFunction(createMetrics).singleton(),
       rateLimiter: asFunction(({ db }: Cradle) => createRateLimiter(db)).singleton(),

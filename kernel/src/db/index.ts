@@ -4,3 +4,4 @@ export * from './create-knex.js';
 export * from './embedded-postgres.js';
 export * from './sql.js';
 export * from './unique-violation.js';
+export * from './notifications.js';
