@@ -124,6 +124,12 @@ export interface ChainDefinition {
    * Absent: 2^31 - 1, the BIP32 non-hardened limit. The address pool never asks beyond it.
    */
   readonly maxAddressIndex?: number;
+  /**
+   * How far a block's timestamp may run behind the real time it was mined (seconds). Matching
+   * treats a payment in a block stamped more than this before an invoice's creation as made before
+   * that invoice existed. Absent: 120 (chains whose blocks carry slot or wall-clock times).
+   */
+  readonly blockTimeSkewSeconds?: number;
 }
 
 /** A validated account-level public key, ready for derivation. */
@@ -263,6 +269,11 @@ export function networkFor(definition: ChainDefinition, kind: ProjectKind): Netw
 /** Looks up a coin of a chain; undefined when the chain does not carry it. */
 export function coinOf(definition: ChainDefinition, coin: CoinId): CoinDefinition | undefined {
   return definition.coins.find((c) => c.id === coin);
+}
+
+/** How far a block's timestamp may lag on this chain, in seconds (see `blockTimeSkewSeconds`). */
+export function blockTimeSkewOf(definition: ChainDefinition): number {
+  return definition.blockTimeSkewSeconds ?? 120;
 }
 
 /** Highest receive index of a chain: its declared limit, else the BIP32 non-hardened 2^31 - 1. */

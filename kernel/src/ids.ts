@@ -51,15 +51,33 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /**
  * A ULID that is a pure function of its inputs: the time part of `anchor` (a ULID, e.g. the
  * invoice an event is about) and 80 bits of SHA-256 over `anchor` and `parts`. The same inputs
- * always give the same id, so an operation keyed on them is idempotent (the sandbox's
- * `simulate-paid` event id is `derivedId(invoiceId, 'paid')`).
+ * always give the same id, so an operation keyed on them is idempotent.
  */
 export function derivedId(anchor: string, ...parts: string[]): string {
   if (!isUlid(anchor)) throw new Error(`derivedId: anchor must be a ULID, got ${anchor}`);
+  return anchor.slice(0, 10) + derivedRandom(anchor, parts);
+}
+
+/**
+ * A ULID whose time part is `time` and whose 80 random bits are SHA-256 over `parts`: derived from
+ * what it names (an invoice's n-th `invoice.paid`), yet ordered by when it was made, so lists keyed
+ * by id stay in time order (the delivery log's cursor pagination).
+ */
+export function derivedIdAt(time: Date, ...parts: string[]): string {
+  let ms = BigInt(Math.max(0, Math.floor(time.getTime())));
+  let prefix = '';
+  for (let i = 0; i < 10; i++) {
+    prefix = CROCKFORD[Number(ms & 31n)] + prefix;
+    ms >>= 5n;
+  }
+  return prefix + derivedRandom('', parts);
+}
+
+function derivedRandom(anchor: string, parts: readonly string[]): string {
   const digest = createHash('sha256').update([anchor, ...parts].join('\u0000')).digest();
   let bits = 0n;
   for (const byte of digest.subarray(0, 10)) bits = (bits << 8n) | BigInt(byte);
   let random = '';
   for (let i = 0; i < 16; i++) random = CROCKFORD[Number((bits >> BigInt(5 * i)) & 31n)] + random;
-  return anchor.slice(0, 10) + random;
+  return random;
 }

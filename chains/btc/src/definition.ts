@@ -29,6 +29,8 @@ export const btcDefinition: ChainDefinition = {
   // Two confirmations: the usual merchant figure for moderate amounts; reorgs deeper than one block
   // are rare on mainnet. Operators raise it per project for large invoices.
   defaultConfirmations: 2,
+  // Consensus accepts a block stamped just above the median of the last 11 (about an hour back) and up to two hours ahead.
+  blockTimeSkewSeconds: 7200,
   capabilities: {
     requiresActivation: false,
     supportsMemo: false,

@@ -63,7 +63,7 @@ function nameOf(text: string): string {
   return name;
 }
 
-async function run<R>(db: Knex, connection: PgConnection, statement: Sql): Promise<R[]> {
+async function run<R>(db: Knex | Knex.Transaction, connection: PgConnection, statement: Sql): Promise<R[]> {
   const { text, values } = statement.toQuery();
   // knex's `query` event, so statement counters (BENCH_COUNT_QUERIES) see these statements too.
   db.client.emit('query', { sql: text, bindings: values, method: 'raw' });
@@ -73,9 +73,10 @@ async function run<R>(db: Knex, connection: PgConnection, statement: Sql): Promi
 
 /**
  * One statement on a pooled connection of `db` (plain node-postgres, no query builder), as a
- * named prepared statement. Outside a transaction the statement is its own transaction.
+ * named prepared statement. Outside a transaction the statement is its own transaction; given a
+ * knex transaction it runs on that transaction's connection, as part of it.
  */
-export async function sqlQuery<R = Record<string, unknown>>(db: Knex, statement: Sql): Promise<R[]> {
+export async function sqlQuery<R = Record<string, unknown>>(db: Knex | Knex.Transaction, statement: Sql): Promise<R[]> {
   const connection = (await db.client.acquireConnection()) as PgConnection;
   try {
     return await run<R>(db, connection, statement);
