@@ -1,4 +1,4 @@
-import { sql, type ChainId, type ChainRegistry, type Cradle, type JobQueue, type Sql } from '@gw/kernel';
+import { sql, sqlQuery, type ChainId, type ChainRegistry, type Cradle, type JobQueue, type Sql } from '@gw/kernel';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
@@ -262,22 +262,26 @@ export class AddressPoolService {
    * is not allocated changes nothing.
    */
   async release(trx: Knex.Transaction, addressId: string): Promise<void> {
-    const row = await PoolAddress.query(trx).findById(addressId).forUpdate();
-    if (!row) throw addressPoolErrors.pool_address_not_found();
-    if (row.state !== 'allocated') return;
-    const remaining = row.active_allocations - 1;
-    await PoolAddress.query(trx)
-      .findById(addressId)
-      .patch(
-        remaining > 0
-          ? { active_allocations: remaining }
-          : {
-              active_allocations: 0,
-              state: 'cooldown',
-              cooldown_until: trx.raw(`now() + make_interval(secs => ?)`, [this.deps.addressPoolConfig.cooldownSeconds]) as unknown as Date,
-              released_at: trx.fn.now() as unknown as Date,
-            },
-      );
+    if (!(await PoolAddress.query(trx).findById(addressId).select('id'))) throw addressPoolErrors.pool_address_not_found();
+    await this.releaseMany(trx, [addressId]);
+  }
+
+  /**
+   * `release` of many allocations in one statement (an id given n times gives back n allocations
+   * of a shared address). Rows that are not allocated, or no longer exist, are left alone.
+   */
+  async releaseMany(trx: Knex.Transaction, addressIds: readonly string[]): Promise<void> {
+    if (addressIds.length === 0) return;
+    await sqlQuery(
+      trx,
+      sql`update address_pool_addresses p
+             set active_allocations = greatest(p.active_allocations - r.n, 0),
+                 state = case when p.active_allocations - r.n > 0 then p.state else 'cooldown' end,
+                 cooldown_until = case when p.active_allocations - r.n > 0 then p.cooldown_until else now() + make_interval(secs => ${this.deps.addressPoolConfig.cooldownSeconds}::int) end,
+                 released_at = case when p.active_allocations - r.n > 0 then p.released_at else now() end
+            from (select id, count(*)::int as n from unnest(${[...addressIds]}::text[]) as id group by id) r
+           where p.id = r.id and p.state = 'allocated'`,
+    );
   }
 
   /** The pool rows at any of `addresses` on `chain`, of every project (one indexed lookup; the watchers' filter). */
@@ -308,6 +312,12 @@ export class AddressPoolService {
   async markPaid(trx: Knex.Transaction, addressId: string): Promise<void> {
     const updated = await PoolAddress.query(trx).findById(addressId).patch({ paid_at: trx.fn.now() as unknown as Date });
     if (updated === 0) throw addressPoolErrors.pool_address_not_found();
+  }
+
+  /** `markPaid` of many addresses in one statement; rows that no longer exist are left alone. */
+  async markPaidMany(trx: Knex.Transaction, addressIds: readonly string[]): Promise<void> {
+    if (addressIds.length === 0) return;
+    await sqlQuery(trx, sql`update address_pool_addresses set paid_at = now() where id = any(${[...new Set(addressIds)]}::text[])`);
   }
 
   /**
