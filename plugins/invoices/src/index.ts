@@ -1,26 +1,31 @@
 import { asFunction, asValue } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Invoices } from '../migrations/0001_invoices.js';
+import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
 import { invoicesErrors } from './errors.js';
 import { invoicesRoutes } from './routes.js';
 import { invoicesMcpTools } from './mcp-tools.js';
 import { InvoiceService } from './services/invoice-service.js';
+import { InvoiceCreator } from './services/invoice-creator.js';
+import { InvoiceReads } from './services/invoice-reads.js';
 import { PolicyService } from './services/policy-service.js';
-import { InvoiceTransitions } from './services/invoice-transitions.js';
-import { InvoiceAttribution } from './services/invoice-attribution.js';
-import { InvoiceExpiry } from './services/invoice-expiry.js';
+import { InvoiceLifecycle } from './lifecycle/invoice-lifecycle.js';
+import { LifecycleStore } from './lifecycle/lifecycle-store.js';
+import { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 import { invoicesJobs } from './jobs.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
     readonly invoicesConfig: InvoicesConfig;
     readonly invoicesService: InvoiceService;
+    readonly invoicesCreator: InvoiceCreator;
+    readonly invoicesReads: InvoiceReads;
     readonly invoicesPolicies: PolicyService;
-    readonly invoicesTransitions: InvoiceTransitions;
-    readonly invoicesAttribution: InvoiceAttribution;
-    readonly invoicesExpiry: InvoiceExpiry;
+    readonly invoicesLifecycleStore: LifecycleStore;
+    readonly invoicesLifecycle: InvoiceLifecycle;
+    readonly invoicesAttribution: OrphanAttribution;
   }
 }
 
@@ -34,14 +39,16 @@ export const invoicesPlugin = definePlugin({
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates'],
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
-  migrations: [m0001Invoices],
+  migrations: [m0001Invoices, m0002Lifecycle],
   register: ({ config }) => ({
     invoicesConfig: asValue(config),
     invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
     invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
-    invoicesTransitions: asFunction((cradle: Cradle) => new InvoiceTransitions(cradle)).singleton(),
-    invoicesAttribution: asFunction((cradle: Cradle) => new InvoiceAttribution(cradle)).singleton(),
-    invoicesExpiry: asFunction((cradle: Cradle) => new InvoiceExpiry(cradle)).singleton(),
+    invoicesCreator: asFunction((cradle: Cradle) => new InvoiceCreator(cradle)).singleton(),
+    invoicesReads: asFunction((cradle: Cradle) => new InvoiceReads(cradle)).singleton(),
+    invoicesLifecycleStore: asFunction((cradle: Cradle) => new LifecycleStore(cradle)).singleton(),
+    invoicesLifecycle: asFunction((cradle: Cradle) => new InvoiceLifecycle(cradle)).singleton(),
+    invoicesAttribution: asFunction((cradle: Cradle) => new OrphanAttribution(cradle)).singleton(),
   }),
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
@@ -52,10 +59,20 @@ export const invoicesPlugin = definePlugin({
 export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
 export { INVOICE_STATUSES, WAITING_STATUSES, PAID_STATUSES, type InvoiceStatus } from './invoice-status.js';
-export { InvoiceService, paymentCandidateKey, type PaymentCandidateKey, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
-export { InvoiceTransitions, type TransitionRequest, type TransitionResult, type TransactionWrite, type TransactionStatus, type TransactionUpdate } from './services/invoice-transitions.js';
-export { InvoiceAttribution, type AttributionInput } from './services/invoice-attribution.js';
-export { InvoiceExpiry, EXPIRING_STATUSES } from './services/invoice-expiry.js';
+export { InvoiceService, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
+export {
+  InvoiceLifecycle,
+  type ObservedPayment,
+  type PaymentOutcome,
+  type ConfirmationUpdate,
+  type InvoiceTransferKey,
+  type TransitionRecord,
+} from './lifecycle/invoice-lifecycle.js';
+export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
+export { OrphanAttribution, type AttributionInput, type AttributionResult } from './lifecycle/orphan-attribution.js';
+export { isFinal, liveTransfers, liveUnits, type FactInput, type InvoiceState, type TransferState, type TransferKey } from './lifecycle/invoice-state.js';
+export { TRANSITIONS, REFUSALS, FACTS, CONDITIONS, NEW, settlement, isShort, allowedMoves, findTransition, type TransitionRow, type Fact } from './lifecycle/transition-table.js';
+export { matchPayment, TAKING_STATUSES, type MatchCandidate, type MatchDecision } from './lifecycle/payment-matching.js';
 export { EXPIRE_JOB } from './jobs.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';

@@ -3,7 +3,10 @@ import type { Cradle, JobDefinition } from '@gw/kernel';
 /** The queue of the minute's expiry pass. */
 export const EXPIRE_JOB = 'invoices.expire';
 
-/** `invoices.expire`: every minute, invoices past `expires_at` become `expired` (InvoiceExpiry). */
+/** The actor of the expiry pass (audit channel `system`). */
+const EXPIRY_ACTOR = { actor: 'invoice-expiry', channel: 'system' } as const;
+
+/** `invoices.expire`: every minute, invoices past `expires_at` become `expired` (the lifecycle's `deadline_passed`). */
 export function invoicesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[] {
   return [
     {
@@ -13,7 +16,7 @@ export function invoicesJobs(cradle: Cradle): JobDefinition<Record<string, never
       schedule: { cron: '* * * * *', data: {} },
       handler: async () => {
         // A backlog is worked through in chunks within the minute.
-        while ((await cradle.invoicesExpiry.expireDue()) === 500);
+        while ((await cradle.invoicesLifecycle.expireDue(EXPIRY_ACTOR, { limit: 500 })) === 500);
       },
     },
   ];

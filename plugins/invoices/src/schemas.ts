@@ -71,7 +71,7 @@ export const InvoiceTransactionSchema = Type.Object(
     confirmations: Type.Integer({ minimum: 0 }),
     block_height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
     block_hash: Type.Union([Type.String(), Type.Null()]),
-    status: Type.Enum(['pending', 'confirmed', 'reverted']),
+    status: Type.Enum(['pending', 'confirmed', 'reverted', 'dropped'], { description: 'pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block.' }),
     detected_at: Type.Integer({ minimum: 0 }),
     detected_at_iso: Type.String(),
   },

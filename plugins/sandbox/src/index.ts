@@ -8,6 +8,7 @@ import { sandboxMcpTools } from './mcp-tools.js';
 import { SandboxInvoices } from './services/sandbox-invoices.js';
 import { SandboxProjects } from './services/sandbox-projects.js';
 import { Simulator } from './services/simulator.js';
+import { SandboxChain } from './services/sandbox-chain.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -15,6 +16,7 @@ declare module '@gw/kernel' {
     readonly sandboxProjects: SandboxProjects;
     readonly sandboxInvoices: SandboxInvoices;
     readonly sandboxSimulator: Simulator;
+    readonly sandboxChain: SandboxChain;
   }
 }
 
@@ -34,6 +36,7 @@ export const sandboxPlugin = definePlugin({
     sandboxProjects: asFunction((cradle: Cradle) => new SandboxProjects(cradle)).singleton(),
     sandboxInvoices: asFunction((cradle: Cradle) => new SandboxInvoices(cradle)).singleton(),
     sandboxSimulator: asFunction((cradle: Cradle) => new Simulator(cradle)).singleton(),
+    sandboxChain: asFunction((cradle: Cradle) => new SandboxChain(cradle)).singleton(),
   }),
   routes: sandboxRoutes,
   mcpTools: sandboxMcpTools,
@@ -45,5 +48,6 @@ export { SandboxConfigSchema, type SandboxConfig } from './config.js';
 export { SandboxProjects, SANDBOX_PAT_SCOPE, type ProvisionedSandbox, type SandboxWallet } from './services/sandbox-projects.js';
 export { SandboxInvoices } from './services/sandbox-invoices.js';
 export { Simulator, type SimulationResult, type SimulationInput } from './services/simulator.js';
+export { SandboxChain, unconfirmedPayments, countedPayments } from './services/sandbox-chain.js';
 export { SIMULATIONS, SIMULATION_RULES, EVENT_RULES, TERMINAL_EVENT_TYPES, synthesizedTxHash, type Simulation } from './simulations.js';
 export * from './schemas.js';

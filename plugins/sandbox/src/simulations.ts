@@ -6,29 +6,38 @@ import { createHash } from 'node:crypto';
 export const SIMULATIONS = ['detect', 'paid', 'overpaid', 'partial', 'expire', 'late-payment', 'reorg', 'reconfirm'] as const;
 export type Simulation = (typeof SIMULATIONS)[number];
 
-/** Each simulation's precondition, resulting status and event (spec 3.1's table). */
-export const SIMULATION_RULES: Readonly<Record<Simulation, { from: readonly InvoiceStatus[]; to: InvoiceStatus | 'same'; event: InvoiceEventType }>> = {
-  detect: { from: ['pending'], to: 'detected', event: 'invoice.detected' },
-  paid: { from: ['detected'], to: 'paid', event: 'invoice.paid' },
-  overpaid: { from: ['detected'], to: 'overpaid', event: 'invoice.overpaid' },
+/**
+ * Each named simulation: the statuses spec 3.1 allows it from, the status and event it ends with,
+ * and how it is built as facts for the invoice lifecycle (the same table, matcher and commands a
+ * chain watcher drives; docs/invoice-lifecycle.md prints these). Sandbox payments carry the
+ * invoice's payment token as their memo, so a simulation pays the invoice it names even at a
+ * shared address; their confirmations are counted by the sandbox instead of a chain.
+ */
+export const SIMULATION_RULES: Readonly<Record<Simulation, { from: readonly InvoiceStatus[]; to: InvoiceStatus | 'same'; event: InvoiceEventType; facts: string }>> = {
+  detect: { from: ['pending'], to: 'detected', event: 'invoice.detected', facts: 'payment_seen: a payment of the invoiced amount in the mempool (0 confirmations; tx hash from `seed`).' },
+  paid: { from: ['detected'], to: 'paid', event: 'invoice.paid', facts: 'payment_seen of what is still due (when the live total is short), then payment_confirmed: every live transfer at the threshold.' },
+  overpaid: { from: ['detected'], to: 'overpaid', event: 'invoice.overpaid', facts: 'payment_seen of the extra amount (`multiplier` × amount or amount + `extraUnits` in all), then payment_confirmed at the threshold.' },
   // simulate-partial announces a partial payment; the invoice stays detected (spec 3.1).
-  partial: { from: ['detected'], to: 'same', event: 'invoice.partial' },
-  expire: { from: WAITING_STATUSES, to: 'expired', event: 'invoice.expired' },
-  'late-payment': { from: ['expired'], to: 'expired_paid_late', event: 'invoice.expired_paid_late' },
-  reorg: { from: ['paid', 'overpaid', 'partial'], to: 'reverted', event: 'invoice.reverted' },
-  reconfirm: { from: ['reverted'], to: 'paid', event: 'invoice.paid' },
+  partial: { from: ['detected'], to: 'same', event: 'invoice.partial', facts: 'payment_seen of the smaller payment replacing the unconfirmed ones (replace-by-fee), then payment_dropped of those: the total falls short. Refused for an `any` invoice, which accepts any amount.' },
+  expire: { from: WAITING_STATUSES, to: 'expired', event: 'invoice.expired', facts: 'payment_dropped of every unconfirmed payment (they never make it into a block), then deadline_passed.' },
+  'late-payment': { from: ['expired'], to: 'expired_paid_late', event: 'invoice.expired_paid_late', facts: 'payment_seen of the invoiced amount after expiry, then payment_confirmed at the threshold.' },
+  reorg: { from: ['paid', 'overpaid', 'partial'], to: 'reverted', event: 'invoice.reverted', facts: 'payment_reverted of every counted payment (a reorganisation).' },
+  reconfirm: { from: ['reverted'], to: 'paid', event: 'invoice.paid', facts: 'payment_seen of exactly the invoiced amount (mined again, as an exact payment), then payment_confirmed at the threshold: paid, with a fresh event id.' },
 };
 
 /**
- * simulate-event: the status each event type implies, and the statuses it may be applied from
- * (the same moves as the named simulations; `invoice.partial` moves to `partial`, the only way
- * into that status in the sandbox).
+ * simulate-event: the statuses each event type may be applied from and the status it implies. The
+ * facts are those of the matching named simulation, with the body's amount as the event's payment
+ * (`amountUnits` replaces the unconfirmed payments; for `invoice.detected` it is the first one) and
+ * its confirmations (at least the threshold for settling events). When the lifecycle's rules give
+ * another status than the event implies (say `invoice.paid` with an amount that overpays), the call
+ * is refused with 422 `sandbox_invoice_transition_invalid` and nothing changes.
  */
 export const EVENT_RULES: Readonly<Record<InvoiceEventType, { to: InvoiceStatus; from: readonly InvoiceStatus[] }>> = {
   'invoice.detected': { to: 'detected', from: ['pending'] },
   'invoice.paid': { to: 'paid', from: ['detected', 'partial', 'reverted'] },
-  'invoice.overpaid': { to: 'overpaid', from: ['detected', 'partial'] },
-  'invoice.partial': { to: 'partial', from: ['detected'] },
+  'invoice.overpaid': { to: 'overpaid', from: ['detected', 'partial', 'reverted'] },
+  'invoice.partial': { to: 'partial', from: ['detected', 'partial', 'reverted'] },
   'invoice.expired': { to: 'expired', from: WAITING_STATUSES },
   'invoice.expired_paid_late': { to: 'expired_paid_late', from: ['expired'] },
   'invoice.reverted': { to: 'reverted', from: ['paid', 'overpaid', 'partial'] },

@@ -34,6 +34,18 @@ export const WatchersConfigSchema = Type.Object(
     scanIntervalSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'Pause between two scans of a network once it has caught up with the tip.' }),
     providerTimeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Per provider request; longer is a failed request and the next provider is tried.' }),
     maxBackoffSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'Longest pause after repeated provider failures (doubling from scanIntervalSeconds).' }),
+    mempoolTimeoutSeconds: Type.Integer({
+      minimum: 60,
+      maximum: 2_592_000,
+      default: 86_400,
+      description: 'A transfer seen only in the mempool that is not in a block after this long is dropped: its invoice goes back to pending and expires as usual.',
+    }),
+    mempoolAddressesPerPass: Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: 100,
+      description: 'Most watched addresses a pass asks a per-address provider about their mempool (Esplora); the window rotates over all of them from pass to pass.',
+    }),
     reorgDepth: Type.Integer({ minimum: 1, maximum: 10_000, default: 128, description: 'Block hashes kept per network; deepest reorg that is followed (blocks below the provider`s finalized height are never rewound).' }),
   },
   { additionalProperties: false, default: {} },

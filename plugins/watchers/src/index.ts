@@ -1,6 +1,7 @@
 import { asFunction, asValue } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
+import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { WatchersConfigSchema, type WatchersConfig } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
@@ -37,7 +38,7 @@ export const watchersPlugin = definePlugin({
   dependsOn: ['tenancy', 'address-pool', 'invoices', 'webhooks'],
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers],
+  migrations: [m0001Watchers, m0002Lifecycle],
   register: ({ config }) => ({
     watchersConfig: asValue(config),
     watchersMetrics: asFunction(({ metrics }: Cradle) => createWatcherMetrics(metrics.registry)).singleton(),
@@ -63,8 +64,7 @@ export const watchersPlugin = definePlugin({
 export { watchersErrors } from './errors.js';
 export { WatchersConfigSchema, type WatchersConfig } from './config.js';
 export { SCAN_JOB, type ScanJobData } from './jobs.js';
-export { ChainScanner, type ScanReport, type ScanTarget } from './services/chain-scanner.js';
-export { finalStatus } from './services/confirmation-counter.js';
+export { ChainScanner, type ScanReport, type ScanTarget, type MempoolReport } from './services/chain-scanner.js';
 export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';

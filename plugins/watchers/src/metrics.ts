@@ -9,6 +9,8 @@ export interface WatcherMetrics {
   readonly transfers: Counter<'chain' | 'network'>;
   readonly reorgs: Counter<'chain' | 'network'>;
   readonly scanFailures: Counter<'chain' | 'network' | 'kind'>;
+  readonly mempoolFailures: Counter<'chain' | 'network' | 'kind'>;
+  readonly mempoolDropped: Counter<'chain' | 'network'>;
   readonly providerRequests: Counter<'chain' | 'network' | 'provider' | 'operation' | 'outcome'>;
   readonly providerDuration: Histogram<'chain' | 'network' | 'provider'>;
   /** The pool's `onOutcome` for one network. */
@@ -37,6 +39,13 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     transfers: new Counter({ name: 'gateway_watcher_transfers_total', help: 'New transfers to pool addresses recorded.', labelNames: ['chain', 'network'], registers }),
     reorgs: new Counter({ name: 'gateway_watcher_reorgs_total', help: 'Chain reorganisations followed.', labelNames: ['chain', 'network'], registers }),
     scanFailures: new Counter({ name: 'gateway_watcher_scan_failures_total', help: 'Scan passes rolled back, by failure kind.', labelNames: ['chain', 'network', 'kind'], registers }),
+    mempoolFailures: new Counter({
+      name: 'gateway_watcher_mempool_failures_total',
+      help: 'Mempool probes that failed (block scanning is unaffected), by failure kind.',
+      labelNames: ['chain', 'network', 'kind'],
+      registers,
+    }),
+    mempoolDropped: new Counter({ name: 'gateway_watcher_mempool_dropped_total', help: 'Transfers dropped after the mempool timeout without a block.', labelNames: ['chain', 'network'], registers }),
     providerRequests,
     providerDuration,
     outcomeRecorder: (chain, network) => (outcome) => {

@@ -31,7 +31,7 @@ export function watchersRoutes(cradle: Cradle): RouteDefinition[] {
       params: TxHashParams,
       body: AttributeBody,
       responses: { 200: InvoiceWithTransactionsSchema },
-      errors: ['validation_error', 'orphan_not_found', 'orphan_already_attributed', 'external_id_conflict', 'rate_limit_exceeded', 'internal_error'],
+      errors: ['validation_error', 'orphan_not_found', 'orphan_already_attributed', 'orphan_not_confirmed', 'external_id_conflict', 'rate_limit_exceeded', 'internal_error'],
       handler: async ({ auth, params, body, requestId }) => ({
         body: await inbox().attribute({ id: auth.project!.id, kind: auth.project!.kind }, params.tx_hash, { ...body, metadata: body.metadata as Record<string, unknown> | undefined }, restActor(auth, requestId)),
       }),

@@ -202,6 +202,7 @@ test.serial('an address in two projects\' pools (one key registered twice): the 
 });
 
 test.serial('a stray transfer to an unused pool address is an orphan; attribution creates a paid invoice with invoice.paid, once', async (t) => {
+  const paidBefore = (await signedFetch(gw.url, '/api/v1/invoices?limit=200', project)).body.items.filter((i: { status: string }) => i.status === 'paid').length;
   const [spare] = await gw.kernel.cradle.addressPoolService.lookupAddresses('eth', await freePoolAddresses(), gw.kernel.cradle.db);
   const txHash = await anvil.sendEth(payer, spare!.address, parseEther('0.1'));
   await anvil.mine(1);
@@ -211,6 +212,16 @@ test.serial('a stray transfer to an unused pool address is an orphan; attributio
   const orphan = listed.body.items.find((o: any) => o.tx_hash === txHash);
   t.like(orphan, { to_address: getAddress(spare!.address), amount_units: '100000000000000000', amount: '0.1', coin: 'eth', chain: 'eth', network: 'sepolia', attributed: false, tx_output_index: 0 });
   t.is((await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txHash}&amount_units_gte=100000000000000001`, project)).body.items.length, 0);
+
+  // Issue 26, finding 7: below the confirmation threshold the receipt cannot be attributed yet.
+  const early = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: uid() } });
+  t.is(early.status, 409, JSON.stringify(early.body));
+  t.is(early.body.error_code, 'orphan_not_confirmed');
+  t.true(early.body.details.confirmations < early.body.details.confirmation_threshold);
+  t.is((await signedFetch(gw.url, '/api/v1/invoices?limit=200', project)).body.items.filter((i: { status: string; metadata: unknown }) => i.status === 'paid').length, paidBefore, 'no invoice was created');
+  const { confirmation_threshold: threshold } = await invoice({ coin: 'eth', amount_crypto: '0.1' });
+  await anvil.mine(threshold);
+  await scan();
 
   const taken = await invoice({ coin: 'eth', amount_crypto: '0.1' });
   const conflict = await signedFetch(gw.url, `/api/v1/orphan-payments/${txHash}/attribute`, { ...project, method: 'POST', body: { external_id: taken.external_id } });
@@ -253,7 +264,7 @@ test.serial('expiry: a pending invoice past expires_at is expired (a detected on
   // Both deadlines are moved into the past (the policy's shortest expiry is a minute).
   await gw.kernel.cradle.db('invoices_invoices').whereIn('id', [late.id, seen.id]).update({ expires_at: new Date(Date.now() - 1000) });
   // (The minute's `invoices.expire` schedule may get there first.)
-  await gw.kernel.cradle.invoicesExpiry.expireDue();
+  await gw.kernel.cradle.invoicesLifecycle.expireDue({ actor: 'invoice-expiry', channel: 'system' });
   t.is((await get(late.id)).status, 'expired');
   t.is((await get(seen.id)).status, 'detected', 'a payment seen in time is counted, not expired');
   await waitFor(async () => eventsOf(late.id).some((e) => e.event_type === 'invoice.expired'), 20_000);

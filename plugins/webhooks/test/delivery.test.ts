@@ -2,6 +2,8 @@ import test from 'ava';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
+import { expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
+import type { Knex } from 'knex';
 import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
 
 let gw: TestKernel;
@@ -34,8 +36,9 @@ async function invoice(p: TestProject, callbackPath: string | null): Promise<{ i
   return created.body;
 }
 
-function detect(p: TestProject, invoiceId: string) {
-  return gw.kernel.cradle.invoicesTransitions.apply({ projectId: p.projectId, invoiceId, from: ['pending'], to: 'detected', event: 'invoice.detected', actor: CLI_ACTOR });
+/** A payment seen at the invoice's address: `pending` → `detected` with `invoice.detected`. */
+async function detect(p: TestProject, invoiceId: string, trx?: Knex.Transaction): Promise<{ eventId: string | undefined }> {
+  return { eventId: await payInvoice(gw.kernel.cradle, p.projectId, invoiceId, {}, trx) };
 }
 
 const eventRow = (id: string) => gw.kernel.cradle.db('webhooks_events').where({ id }).first();
@@ -126,12 +129,12 @@ test('during a key rotation overlap the header carries one v1 per valid secret',
 });
 
 test('an event rolled back with its state change never exists; one committed always has its delivery job', async (t) => {
-  const { db, invoicesTransitions } = gw.kernel.cradle;
+  const { db } = gw.kernel.cradle;
   const inv = await invoice(project, '/hooks/ok');
   let emitted: string | undefined;
   await t.throwsAsync(
     db.transaction(async (trx) => {
-      emitted = (await invoicesTransitions.apply({ projectId: project.projectId, invoiceId: inv.id, from: ['pending'], to: 'detected', event: 'invoice.detected', actor: CLI_ACTOR }, trx)).eventId;
+      emitted = (await detect(project, inv.id, trx)).eventId;
       throw new Error('the caller fails after the change');
     }),
     { message: 'the caller fails after the change' },
@@ -146,11 +149,12 @@ test('an event rolled back with its state change never exists; one committed alw
   t.is(committedJobs.rows[0].n, 1);
 });
 
-test('a refused transition writes nothing: 409 invalid_state_transition, no event', async (t) => {
+test('a fact the lifecycle refuses writes nothing: cancelling an expired invoice is 409 invoice_not_cancellable, no event', async (t) => {
   const inv = await invoice(project, '/hooks/ok');
+  await expireInvoice(gw.kernel.cradle, project.projectId, inv.id);
   const before = await gw.kernel.cradle.db('webhooks_events').where({ invoice_id: inv.id }).count<{ count: string }[]>('* as count');
-  const error = await t.throwsAsync(gw.kernel.cradle.invoicesTransitions.apply({ projectId: project.projectId, invoiceId: inv.id, from: ['detected'], to: 'paid', event: 'invoice.paid', actor: CLI_ACTOR }));
-  t.is((error as { code?: string }).code, 'invalid_state_transition');
+  const error = await t.throwsAsync(gw.kernel.cradle.invoicesLifecycle.cancel(project.projectId, inv.id, CLI_ACTOR));
+  t.is((error as { code?: string }).code, 'invoice_not_cancellable');
   const after = await gw.kernel.cradle.db('webhooks_events').where({ invoice_id: inv.id }).count<{ count: string }[]>('* as count');
   t.deepEqual(after, before);
 });

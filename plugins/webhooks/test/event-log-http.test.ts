@@ -1,8 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
-import type { InvoiceEventType } from '@gw/kernel';
 import { responseMismatches, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
+import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
 import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
@@ -48,15 +48,19 @@ async function invoice(p: TestProject, callbackPath: string | null, k: TestKerne
   return created.body;
 }
 
-/** A state change with its event, caused the way the watchers cause them; returns the event id. */
-async function transition(p: TestProject, invoiceId: string, from: 'pending' | 'detected', to: 'detected' | 'paid' | 'expired', event: InvoiceEventType, k: TestKernel = gw): Promise<string> {
-  const { eventId } = await k.kernel.cradle.invoicesTransitions.apply({ projectId: p.projectId, invoiceId, from: [from], to, event, actor: CLI_ACTOR });
+/** The event id a state change caused the way the watchers cause them (through the invoice lifecycle). */
+function sent(eventId: string | undefined): string {
   if (!eventId) throw new Error('no event emitted');
   return eventId;
 }
-const detect = (p: TestProject, invoiceId: string, k: TestKernel = gw) => transition(p, invoiceId, 'pending', 'detected', 'invoice.detected', k);
-/** `invoice.partial` without a status change: any number of events from one invoice. */
-const partial = (p: TestProject, invoiceId: string) => transition(p, invoiceId, 'detected', 'detected', 'invoice.partial');
+/** A payment seen: `invoice.detected` (a short one with `short`). */
+const detect = async (p: TestProject, invoiceId: string, k: TestKernel = gw, short = false) => sent(await payInvoice(k.kernel.cradle, p.projectId, invoiceId, short ? { amountUnits: 1n } : {}));
+/** The payments confirm: `invoice.paid`. */
+const pay = async (p: TestProject, invoiceId: string) => sent(await confirmInvoice(gw.kernel.cradle, p.projectId, invoiceId));
+/** Nothing confirms before the deadline: `invoice.expired`. */
+const expire = async (p: TestProject, invoiceId: string) => sent(await expireInvoice(gw.kernel.cradle, p.projectId, invoiceId));
+/** Another short payment of a short invoice: `invoice.partial` without a status change, any number of times. */
+const partial = async (p: TestProject, invoiceId: string) => sent(await payInvoice(gw.kernel.cradle, p.projectId, invoiceId, { amountUnits: 1n }));
 
 const eventRow = (id: string, k: TestKernel = gw) => k.kernel.cradle.db('webhooks_events').where({ id }).first();
 const attemptRows = (id: string, k: TestKernel = gw) => k.kernel.cradle.db('webhooks_attempts').where({ event_id: id }).orderBy('attempt');
@@ -109,8 +113,8 @@ test('the log lists only the project\'s own events, newest first, each with its 
   const e1 = await detect(p, ok.id);
   const e2 = await detect(p, down.id);
   const e3 = await detect(p, bare.id);
-  const e4 = await transition(p, ok.id, 'detected', 'paid', 'invoice.paid');
-  const e5 = await transition(p, late.id, 'pending', 'expired', 'invoice.expired');
+  const e4 = await pay(p, ok.id);
+  const e5 = await expire(p, late.id);
   const foreign = await detect(other, (await invoice(other, '/hooks/list-other')).id);
   const rows = await settle(p.projectId, 5);
   await settle(other.projectId, 1);
@@ -192,8 +196,8 @@ test('filters: status, event_type, since (date and date-time), invoice_id, and t
   const e1 = await detect(p, ok.id);
   const e2 = await detect(p, down.id);
   const e3 = await detect(p, bare.id);
-  const e4 = await transition(p, ok.id, 'detected', 'paid', 'invoice.paid');
-  const e5 = await transition(p, bare.id, 'detected', 'expired', 'invoice.expired');
+  const e4 = await pay(p, ok.id);
+  const e5 = await expire(p, bare.id);
   const otherInvoice = await invoice(other, null);
   await detect(other, otherInvoice.id);
   const rows = await settle(p.projectId, 5);
@@ -247,7 +251,7 @@ test('filters: status, event_type, since (date and date-time), invoice_id, and t
 test('cursor pagination: pages never overlap and stay stable while new events are written between fetches', async (t) => {
   const p = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const inv = await invoice(p, null);
-  const ids = [await detect(p, inv.id)];
+  const ids = [await detect(p, inv.id, gw, true)];
   for (let i = 0; i < 6; i += 1) ids.push(await partial(p, inv.id));
   const newestFirst = [...ids].reverse();
 
@@ -581,7 +585,7 @@ test('CLI webhook list and show print the delivery log of the REST API, with its
   const bare = await invoice(p, null);
   const e1 = await detect(p, ok.id);
   const e2 = await detect(p, bare.id);
-  const e3 = await transition(p, ok.id, 'detected', 'paid', 'invoice.paid');
+  const e3 = await pay(p, ok.id);
   const foreign = await detect(other, (await invoice(other, null)).id);
   await settle(p.projectId, 3);
 

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { createTestDatabase, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { payInvoice } from '@gw/plugin-invoices/testing';
 import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
 
 // One fetch loop, so a batch held up by a hanging receiver would hold up every later delivery;
@@ -33,8 +34,7 @@ async function eventTo(path: string, on: { gw: TestKernel; project: TestProject 
   const body = { external_id: `hostile-${Math.random().toString(36).slice(2)}`, amount_crypto: '0.01', coin: 'eth', callback_url: `${receiver.url}${path}` };
   const created = await signedFetch(on.gw.url, '/api/v1/invoices', { ...on.project, method: 'POST', body });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  const { eventId } = await on.gw.kernel.cradle.invoicesTransitions.apply({ projectId: on.project.projectId, invoiceId: created.body.id, from: ['pending'], to: 'detected', event: 'invoice.detected', actor: CLI_ACTOR });
-  return eventId!;
+  return (await payInvoice(on.gw.kernel.cradle, on.project.projectId, created.body.id))!;
 }
 
 const eventRow = (id: string) => gw.kernel.cradle.db('webhooks_events').where({ id }).first();

@@ -17,7 +17,8 @@ export class InvoiceTransaction extends Model {
   block_height!: string | null;
   block_hash!: string | null;
   confirmations!: number;
-  status!: 'pending' | 'confirmed' | 'reverted';
+  /** pending: live, not yet counted; confirmed: counted in a settled status; reverted: left the chain; dropped: left the mempool unmined. */
+  status!: 'pending' | 'confirmed' | 'reverted' | 'dropped';
   synthetic!: boolean;
   detected_at!: Date;
   confirmed_at!: Date | null;

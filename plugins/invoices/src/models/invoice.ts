@@ -14,7 +14,7 @@ export interface StoredRateSnapshot {
 /** One invoice. Numeric columns come back from pg as strings. */
 export class Invoice extends Model {
   static override tableName = 'invoices_invoices';
-  static override jsonAttributes = ['rate_snapshot', 'metadata'];
+  static override jsonAttributes = ['rate_snapshot', 'metadata', 'event_counts'];
   id!: string;
   project_id!: string;
   project_kind!: ProjectKind;
@@ -39,6 +39,8 @@ export class Invoice extends Model {
   matching_mode!: MatchingMode;
   confirmation_threshold!: number;
   status!: InvoiceStatus;
+  /** Events sent so far per type (`paid` → 1), for the lifecycle's event ids. */
+  event_counts!: Record<string, number>;
   expires_at!: Date;
   created_at!: Date;
   updated_at!: Date;

@@ -12,11 +12,11 @@ const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
 /**
  * Renders an invoice. `confirmations` is the lowest count among its transactions that still count
- * (not reverted): an invoice is only as confirmed as its least confirmed payment; 0 without any.
+ * (live: neither reverted nor dropped): an invoice is only as confirmed as its least confirmed payment; 0 without any.
  */
 export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry): InvoiceView {
   const decimals = chains.coin(invoice.coin).coin.decimals;
-  const counted = transactions.filter((tx) => tx.status !== 'reverted');
+  const counted = transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed');
   const snapshot = invoice.rate_snapshot;
   const fetchedAt = snapshot ? new Date(snapshot.fetched_at_iso) : undefined;
   return {

@@ -1,10 +1,11 @@
-import { expectShape, ProviderError, type ChainAdapter, type ChainWatcher, type ObservedTransfer, type ScannedBlock } from '@gw/kernel';
+import { expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type ObservedTransfer, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
+import type { InvoiceLifecycle } from '@gw/plugin-invoices';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
 import type { WatcherMetrics } from '../metrics.js';
 import type { ConfirmationCounter } from './confirmation-counter.js';
-import type { PaymentMatcher } from './payment-matcher.js';
+import { WATCHER_ACTOR, type PaymentMatcher } from './payment-matcher.js';
 import type { ReorgRewinder } from './reorg-rewinder.js';
 import type { PoolWatchedAddresses } from './watched-addresses.js';
 
@@ -19,6 +20,19 @@ export interface ScanReport {
   readonly reorgedTo?: number;
   /** More blocks wait beyond what this pass covered: the next pass should follow at once. */
   readonly behind: boolean;
+  readonly error?: string;
+  /** The mempool step after the blocks (chains whose providers show a mempool). */
+  readonly mempool?: MempoolReport;
+}
+
+/** What the mempool step of a pass did; its failures never touch block scanning. */
+export interface MempoolReport {
+  /** Watched addresses asked about (a rotating window for per-address providers). */
+  readonly probed: number;
+  /** New transfers recorded from the mempool. */
+  readonly transfers: number;
+  /** Transfers dropped after the mempool timeout. */
+  readonly dropped: number;
   readonly error?: string;
 }
 
@@ -45,9 +59,16 @@ const BLOCKS_PER_PASS = 200;
  *    downwards (never below the provider's finalized height or `reorgDepth`) and the rewinder
  *    undoes everything above it.
  * 2. Blocks from the cursor up to the head are scanned, their hashes stored, their transfers
- *    matched; mempool transfers are recorded too (BTC).
+ *    matched.
  * 3. Confirmations are counted against the head.
  * Provider failures roll the pass back and are counted; the next pass is put off with backoff.
+ *
+ * Then, after that transaction committed, the mempool step (chains whose providers show one): unmined
+ * transfers older than `mempoolTimeoutSeconds` are dropped (their invoices go back to pending), and
+ * the mempool is asked about at most `mempoolAddressesPerPass` watched addresses (a window that
+ * rotates from pass to pass), whose new transfers are recorded in a short transaction of their own.
+ * A failing or rate-limited mempool provider is counted and logged, and never holds up blocks or
+ * confirmations.
  */
 export class ChainScanner {
   constructor(
@@ -59,10 +80,18 @@ export class ChainScanner {
       watchersMatcher: PaymentMatcher;
       watchersCounter: ConfirmationCounter;
       watchersRewinder: ReorgRewinder;
+      invoicesLifecycle: InvoiceLifecycle;
     },
   ) {}
 
   async pass(target: ScanTarget): Promise<ScanReport> {
+    target.watched.forget();
+    const report = await this.blockPass(target).finally(() => target.watched.forget());
+    if (!report.ran || report.error !== undefined || report.head === undefined) return report;
+    return { ...report, mempool: await this.mempoolPass(target, report.head) };
+  }
+
+  private async blockPass(target: ScanTarget): Promise<ScanReport> {
     const chain = target.adapter.definition.id;
     const { network } = target;
     const log = this.deps.logger.child({ component: 'watcher', chain, network });
@@ -121,10 +150,6 @@ export class ChainScanner {
           expectShape(blocks.length === to - from + 1, `scan ${from}..${to} returned ${blocks.length} blocks`);
           from = to + 1;
         }
-        if (target.watcher.mempool) {
-          const pending = await target.watcher.mempool(target.watched);
-          transfers += await this.match(trx, target, pending, head.height);
-        }
         await this.deps.watchersCounter.count(trx, chain, network, head.height);
         await trx('watchers_blocks').where({ chain, network }).andWhere('height', '<', height - this.deps.watchersConfig.reorgDepth).delete();
         await trx('watchers_cursors')
@@ -142,6 +167,77 @@ export class ChainScanner {
       log.warn({ err: error, consecutive_failures: failures }, 'scan failed; the same blocks are scanned again after a backoff');
       return { ran: true, transfers: 0, behind: false, error: message };
     }
+  }
+
+  /** The mempool step (see the class comment); never throws. */
+  private async mempoolPass(target: ScanTarget, head: number): Promise<MempoolReport> {
+    const chain = target.adapter.definition.id;
+    const { network } = target;
+    const labels = { chain, network };
+    const log = this.deps.logger.child({ component: 'watcher', chain, network });
+    let dropped = 0;
+    try {
+      dropped = await this.dropStaleMempool(chain, network);
+      if (dropped > 0) this.deps.watchersMetrics.mempoolDropped.inc(labels, dropped);
+    } catch (error) {
+      this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind: 'internal' });
+      log.warn({ err: error }, 'dropping stale mempool transfers failed; tried again next pass');
+    }
+    if (!target.watcher.mempool) return { probed: 0, transfers: 0, dropped };
+    let window: BoundedWatched | undefined;
+    let pending: ObservedTransfer[];
+    try {
+      window = await BoundedWatched.next(this.deps.db, target, this.deps.watchersConfig.mempoolAddressesPerPass);
+      pending = await target.watcher.mempool(window);
+    } catch (error) {
+      const kind = error instanceof ProviderError ? error.failure : 'internal';
+      this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind });
+      log.warn({ err: error }, 'mempool probe failed; blocks are scanned regardless, the mempool is asked again next pass');
+      // The rotation moves on all the same: one address the provider chokes on never starves the others.
+      if (window) await this.deps.db('watchers_cursors').where({ chain, network }).update({ mempool_offset: window.nextOffset }).catch(() => undefined);
+      return { probed: 0, transfers: 0, dropped, error: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      const transfers = await this.deps.db.transaction(async (trx) => {
+        // Waits for a block pass of this network instead of racing it over the same transfers.
+        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`watchers:${chain}:${network}`]);
+        const recorded = await this.match(trx, target, pending, head);
+        await trx('watchers_cursors').where({ chain, network }).update({ mempool_offset: window!.nextOffset });
+        return recorded;
+      });
+      if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
+      return { probed: window!.size, transfers, dropped };
+    } catch (error) {
+      this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind: 'internal' });
+      log.warn({ err: error }, 'recording mempool transfers failed; they are found again next pass');
+      return { probed: window!.size, transfers: 0, dropped, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * Drops the network's unmined transfers first seen more than `mempoolTimeoutSeconds` ago (their
+   * invoices hear `payment_dropped`); returns how many. Each pass runs it; safe on any instance.
+   */
+  async dropStaleMempool(chain: string, network: string): Promise<number> {
+    return this.deps.db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`watchers:${chain}:${network}`]);
+      const gone = await sqlQuery<{ invoice_id: string | null; tx_hash: string; output_index: number }>(
+        trx,
+        sql`delete from watchers_transfers
+             where chain = ${chain} and network = ${network} and status = 'mempool'
+               and received_at < now() - make_interval(secs => ${this.deps.watchersConfig.mempoolTimeoutSeconds}::int)
+         returning invoice_id, tx_hash, output_index`,
+      );
+      const ofInvoices = gone.filter((t): t is typeof t & { invoice_id: string } => t.invoice_id !== null);
+      await this.deps.invoicesLifecycle.revertPayments(
+        trx,
+        ofInvoices.map((t) => ({ invoiceId: t.invoice_id, txHash: t.tx_hash, outputIndex: t.output_index })),
+        'dropped',
+        WATCHER_ACTOR,
+        { reason: 'not mined within the mempool timeout', mempool_timeout_seconds: this.deps.watchersConfig.mempoolTimeoutSeconds },
+      );
+      return gone.length;
+    });
   }
 
   private async record(trx: Knex.Transaction, target: ScanTarget, block: ScannedBlock, head: number): Promise<number> {
@@ -202,5 +298,38 @@ export class ChainScanner {
       })
       .returning('consecutive_failures');
     return Number(row[0]?.consecutive_failures ?? 0);
+  }
+}
+
+/**
+ * The watched addresses of one mempool probe: `active()` answers a window of at most `size`
+ * addresses, starting where the previous pass stopped (the offset is stored in the cursor row, so
+ * any instance continues the rotation); `filter` is the network's own.
+ */
+class BoundedWatched implements WatchedAddresses {
+  private constructor(
+    private readonly watched: WatchedAddresses,
+    private readonly window: string[],
+    readonly nextOffset: number,
+  ) {}
+
+  static async next(db: Knex, target: ScanTarget, size: number): Promise<BoundedWatched> {
+    const all = [...new Set(await target.watched.active())].sort();
+    const cursor = await db('watchers_cursors').where({ chain: target.adapter.definition.id, network: target.network }).first('mempool_offset');
+    const start = all.length === 0 ? 0 : Number(cursor?.mempool_offset ?? 0) % all.length;
+    const window = all.length <= size ? all : [...all.slice(start, start + size), ...all.slice(0, Math.max(0, start + size - all.length))];
+    return new BoundedWatched(target.watched, window, all.length <= size ? 0 : (start + size) % all.length);
+  }
+
+  get size(): number {
+    return this.window.length;
+  }
+
+  filter(addresses: readonly string[]): Promise<Set<string>> {
+    return this.watched.filter(addresses);
+  }
+
+  async active(): Promise<string[]> {
+    return this.window;
   }
 }

@@ -1,6 +1,6 @@
 import { coreErrors, fromBaseUnits, parseInstant, type ChainId, type ChainRegistry, type CoinId, type ProjectKind } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
-import type { InvoiceAttribution, InvoiceView } from '@gw/plugin-invoices';
+import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { Static } from 'typebox';
@@ -44,7 +44,7 @@ export interface AttributeInput {
  * transaction with marking the receipt attributed.
  */
 export class OrphanInbox {
-  constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesAttribution: InvoiceAttribution; addressPoolService: AddressPoolService }) {}
+  constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesAttribution: OrphanAttribution; addressPoolService: AddressPoolService }) {}
 
   async list(projectId: string, filter: Static<typeof ListOrphansQuery>): Promise<{ items: OrphanView[]; next_cursor?: string }> {
     const query = this.deps.db<TransferRow>('watchers_transfers').where('project_id', projectId).whereIn('match', ['orphan', 'ambiguous']).orderBy('id', 'desc').limit(filter.limit + 1);
@@ -74,7 +74,7 @@ export class OrphanInbox {
    * `tx_output_index` when the transaction holds several) to `external_id`. 404
    * `orphan_not_found` (also for another project's receipt, one still in the mempool or reorganised
    * away), 400 `validation_error` when several receipts remain, 409 `orphan_already_attributed`,
-   * 409 `external_id_conflict`.
+   * 409 `orphan_not_confirmed` below the chain's confirmation threshold, 409 `external_id_conflict`.
    */
   async attribute(project: { id: string; kind: ProjectKind }, txHash: string, input: AttributeInput, actor: Actor): Promise<InvoiceView> {
     return this.deps.db.transaction(async (trx) => {
@@ -102,7 +102,9 @@ export class OrphanInbox {
       }
       const orphan = usable[0]!;
       if (orphan.attributed_at) throw watchersErrors.orphan_already_attributed({ details: { invoice_id: orphan.invoice_id } });
-      const invoice = await this.deps.invoicesAttribution.createPaid(
+      const cursor = await trx('watchers_cursors').where({ chain: orphan.chain, network: orphan.network }).first('head_height');
+      const confirmations = cursor?.head_height == null || orphan.block_height === null ? 0 : Math.max(0, Number(cursor.head_height) - Number(orphan.block_height) + 1);
+      const result = await this.deps.invoicesAttribution.createPaid(
         trx,
         {
           projectId: project.id,
@@ -114,21 +116,24 @@ export class OrphanInbox {
           address: orphan.to_address,
           poolAddressId: orphan.pool_address_id,
           derivationPath: await this.derivationPath(trx, orphan),
-          transaction: {
-            txHash: orphan.tx_hash,
-            outputIndex: orphan.output_index,
-            amountUnits: BigInt(orphan.amount_units),
-            confirmations: 0,
-            blockHeight: orphan.block_height === null ? null : BigInt(orphan.block_height),
-            blockHash: orphan.block_hash,
-            status: 'confirmed',
-            synthetic: false,
-          },
+          txHash: orphan.tx_hash,
+          outputIndex: orphan.output_index,
+          amountUnits: BigInt(orphan.amount_units),
+          confirmations,
+          blockHeight: orphan.block_height === null ? null : BigInt(orphan.block_height),
+          blockHash: orphan.block_hash,
         },
         actor,
       );
+      if ('refused' in result) {
+        throw watchersErrors.orphan_not_confirmed({
+          message: `The payment has ${result.refused.confirmations} of the ${result.refused.threshold} confirmations it needs before it can be attributed; try again later.`,
+          details: { confirmations: result.refused.confirmations, confirmation_threshold: result.refused.threshold },
+        });
+      }
+      const { invoice } = result;
       // Final: the synthetic invoice is paid already; confirmation counting must not pay it again.
-      await trx('watchers_transfers').where({ id: orphan.id }).update({ invoice_id: invoice.id, attributed_at: trx.fn.now(), final_at: trx.fn.now(), updated_at: trx.fn.now() });
+      await trx('watchers_transfers').where({ id: orphan.id }).update({ invoice_id: invoice.id, attributed_at: trx.fn.now(), final_at: trx.fn.now(), confirmations, updated_at: trx.fn.now() });
       return invoice;
     });
   }

@@ -1,5 +1,5 @@
-import { derivedId, newId, type ObservedTransfer } from '@gw/kernel';
-import { paymentCandidateKey, type InvoiceService, type InvoiceTransitions, type InvoiceView } from '@gw/plugin-invoices';
+import { newId, sql, sqlQuery, type ObservedTransfer } from '@gw/kernel';
+import type { InvoiceLifecycle, PaymentOutcome } from '@gw/plugin-invoices';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { WatchedAddress } from './watched-addresses.js';
@@ -7,7 +7,7 @@ import type { WatchedAddress } from './watched-addresses.js';
 /** The actor of every change the watchers make (audit channel `system`). */
 export const WATCHER_ACTOR: Actor = { actor: 'watchers', channel: 'system' };
 
-/** What became of an observed transfer. */
+/** What became of an observed transfer (`known`: stored before, nothing new to report). */
 export type MatchOutcome = 'invoice' | 'late' | 'orphan' | 'ambiguous' | 'known';
 
 /** A transfer to record and the pool address it pays. */
@@ -16,187 +16,142 @@ export interface MatchItem {
   readonly at: WatchedAddress;
 }
 
-interface Mark {
+interface Stored {
   readonly id: string;
+  /** New, or seen again after it had been reorganised away: reported to the lifecycle. */
+  readonly fresh: boolean;
+  /** When this gateway first recorded the transfer (the database's clock): its first sight. */
+  readonly firstSeenAt: Date;
+  /** The invoice a revived transfer paid before it was reorganised away. */
   readonly invoiceId: string | null;
-  readonly match: MatchOutcome;
 }
 
-/** Statuses in which an invoice takes a new payment at its address. */
-const TAKING = ['pending', 'detected', 'partial', 'reverted'] as const;
-
 /**
- * Records observed transfers and attributes each new one (decisions.md, "Watchers"):
- * 1. A transfer already stored (a rescan, the mempool then a block, a re-mined transaction after a
- *    reorg) only has its block updated: it never counts twice (unique chain, network, tx, output).
- * 2. Among the project's invoices at the address for that coin that take payments (pending,
- *    detected, partial, reverted): a memo equal to one invoice's `payment_token` picks it; else a
- *    single one takes it; else (a shared, overlay address) the one whose amount equals the
- *    transfer exactly; several equal ones become `ambiguous` and the transfer waits in the orphan
- *    inbox; none is an orphan.
- * 3. No invoice takes payments but the newest there expired: a late payment, counted when it
- *    confirms (`expired_paid_late`).
- * 4. Otherwise an orphan payment.
- * A pending invoice that takes a transfer becomes `detected` with `invoice.detected`.
+ * Records observed transfers (decisions.md, "Watchers") and reports the new ones to the invoice
+ * lifecycle, which matches each to an invoice and decides every status:
+ * - a transfer is stored once per (chain, network, tx, output): a rescan, a second provider, the
+ *   mempool then a block never report it twice; a block only updates its row, and its count is the
+ *   confirmation counter's business;
+ * - a transfer that was reorganised away and appears in a block again is reported again (its
+ *   first sight stays the original one);
+ * - the lifecycle's outcome (invoice, late, ambiguous, orphan) is written on the row: orphans and
+ *   ambiguous receipts make the orphan inbox.
+ * A whole block is one store statement, one lifecycle call and one marking statement.
  */
 export class PaymentMatcher {
-  constructor(private readonly deps: { invoicesService: InvoiceService; invoicesTransitions: InvoiceTransitions }) {}
+  constructor(private readonly deps: { invoicesLifecycle: InvoiceLifecycle }) {}
 
-  /**
-   * Records `items` (the transfers of one block, or of the mempool, each with the pool address it
-   * pays) and attributes every new one, in order. Statements are shared across the batch: one
-   * insert of all transfers, one candidate lookup for all addresses, one update of all match
-   * results; only the invoice transitions run per transfer. `head` gives a transfer in a block
-   * its confirmations at detection. Returns each item's outcome.
-   */
+  /** Records `items` (one block's transfers, or the mempool's) seen at `head`; returns each item's outcome. */
   async recordMany(trx: Knex.Transaction, items: readonly MatchItem[], head: number): Promise<MatchOutcome[]> {
     if (items.length === 0) return [];
-    const chain = items[0]!.transfer.chain;
-    const stored = await this.store(trx, items);
-    const fresh = items.filter((_, i) => stored[i]!.inserted);
-    const concerns = (item: MatchItem) => ({ projectId: item.at.projectId, address: item.transfer.toAddress, coin: item.transfer.coin });
-    const candidates = await this.deps.invoicesService.paymentCandidatesMany(trx, chain, fresh.map(concerns));
-    const touched = new Set<string>();
-    const marks: Mark[] = [];
-    const outcomes: MatchOutcome[] = [];
-    for (const [i, item] of items.entries()) {
-      if (!stored[i]!.inserted) {
-        outcomes.push('known');
-        continue;
-      }
-      const key = paymentCandidateKey(concerns(item));
-      // A second transfer to the same address in this batch sees what the first one changed.
-      const atAddress = touched.has(key) ? await this.deps.invoicesService.paymentCandidates(trx, { ...concerns(item), chain }) : (candidates.get(key) ?? []);
-      const [outcome, invoiceId] = await this.attribute(trx, item.transfer, atAddress, head);
-      if (outcome !== 'orphan') {
-        touched.add(key);
-        marks.push({ id: stored[i]!.id, invoiceId, match: outcome });
-      }
-      outcomes.push(outcome);
-    }
-    await this.mark(trx, marks);
-    return outcomes;
+    const stored = await this.store(trx, items, head);
+    const fresh = items.flatMap((item, i) => (stored[i]!.fresh ? [{ item, row: stored[i]! }] : []));
+    const { outcomes } = await this.deps.invoicesLifecycle.observePayments(
+      trx,
+      fresh.map(({ item, row }) => ({
+        projectId: item.at.projectId,
+        chain: item.transfer.chain,
+        coin: item.transfer.coin,
+        address: item.transfer.toAddress,
+        txHash: item.transfer.txHash,
+        outputIndex: item.transfer.outputIndex,
+        amountUnits: item.transfer.amountUnits,
+        confirmations: confirmationsAt(item.transfer, head),
+        blockHeight: item.transfer.blockHeight === null ? null : BigInt(item.transfer.blockHeight),
+        blockHash: item.transfer.blockHash,
+        memo: item.transfer.memo,
+        firstSeenAt: row.firstSeenAt,
+        blockTime: item.transfer.blockHeight === null ? null : item.transfer.observedAt,
+        ...(row.invoiceId ? { invoiceId: row.invoiceId } : {}),
+      })),
+      WATCHER_ACTOR,
+    );
+    await this.mark(
+      trx,
+      fresh.map(({ row }, i) => ({ id: row.id, outcome: outcomes[i]! })),
+    );
+    let next = 0;
+    return stored.map((row) => (row.fresh ? kindOf(outcomes[next++]!) : 'known'));
   }
 
-  /** Inserts every transfer (a stored one only gets its block updated); per item its row id and whether it is new. */
-  private async store(trx: Knex.Transaction, all: readonly MatchItem[]): Promise<{ id: string; inserted: boolean }[]> {
+  /**
+   * Inserts every transfer (a stored one only gets its block updated); per item its row, whether it
+   * is fresh, and its first sight: when this gateway first recorded it, never the block's own
+   * timestamp (chains' clocks drift; a reorganised test chain's run behind).
+   */
+  private async store(trx: Knex.Transaction, all: readonly MatchItem[], head: number): Promise<Stored[]> {
     const outputKey = (item: MatchItem) => `${item.transfer.txHash}:${item.transfer.outputIndex}`;
     // One statement cannot touch a row twice: an output repeated in the batch is stored once.
     const items = [...new Map(all.map((item) => [outputKey(item), item])).values()];
     const column = <T>(pick: (item: MatchItem) => T) => items.map(pick);
-    const result = await trx.raw<{ rows: { id: string; tx_hash: string; output_index: number; inserted: boolean }[] }>(
-      `insert into watchers_transfers (id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
-                                       memo, status, project_id, pool_address_id, match, received_at)
-       select id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units::numeric, block_height, block_hash,
-              memo, status, project_id, pool_address_id, 'orphan', received_at
-         from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[],
-                     ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[])
-           with ordinality as t(id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
-                                memo, status, project_id, pool_address_id, received_at, ord)
-        order by ord
-       on conflict (chain, network, tx_hash, output_index) do update
-          set block_height = coalesce(excluded.block_height, watchers_transfers.block_height),
-              block_hash = coalesce(excluded.block_hash, watchers_transfers.block_hash),
-              status = case when excluded.status = 'in_block' then 'in_block' else watchers_transfers.status end,
-              updated_at = now()
-       returning id, tx_hash, output_index, (xmax = 0) as inserted`,
-      [
-        column(() => newId()),
-        column((i) => i.transfer.chain),
-        column((i) => i.transfer.network),
-        column((i) => i.transfer.coin),
-        column((i) => i.transfer.txHash),
-        column((i) => i.transfer.outputIndex),
-        column((i) => i.transfer.toAddress),
-        column((i) => i.transfer.fromAddress ?? null),
-        column((i) => i.transfer.amountUnits.toString()),
-        column((i) => i.transfer.blockHeight),
-        column((i) => i.transfer.blockHash),
-        column((i) => i.transfer.memo ?? null),
-        column((i) => (i.transfer.blockHeight === null ? 'mempool' : 'in_block')),
-        column((i) => i.at.projectId),
-        column((i) => i.at.id),
-        column((i) => i.transfer.observedAt),
-      ] as unknown as readonly Knex.RawBinding[],
+    // `prior` reads the rows as they were, so a row that was `reverted` and is in a block again is fresh.
+    const rows = await sqlQuery<{ id: string; tx_hash: string; output_index: number; inserted: boolean; revived: boolean; created_at: Date; prior_invoice_id: string | null }>(
+      trx,
+      sql`with t as (
+            select * from unnest(${column(() => newId())}::text[], ${column((i) => i.transfer.chain)}::text[], ${column((i) => i.transfer.network)}::text[],
+                                 ${column((i) => i.transfer.coin)}::text[], ${column((i) => i.transfer.txHash)}::text[], ${column((i) => i.transfer.outputIndex)}::int[],
+                                 ${column((i) => i.transfer.toAddress)}::text[], ${column((i) => i.transfer.fromAddress ?? null)}::text[],
+                                 ${column((i) => i.transfer.amountUnits.toString())}::numeric[], ${column((i) => i.transfer.blockHeight)}::bigint[],
+                                 ${column((i) => i.transfer.blockHash)}::text[], ${column((i) => i.transfer.memo ?? null)}::text[],
+                                 ${column((i) => (i.transfer.blockHeight === null ? 'mempool' : 'in_block'))}::text[], ${column((i) => i.at.projectId)}::text[],
+                                 ${column((i) => i.at.id)}::text[], ${column((i) => i.transfer.observedAt.toISOString())}::timestamptz[],
+                                 ${column((i) => confirmationsAt(i.transfer, head))}::int[])
+              with ordinality as t(id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
+                                   memo, status, project_id, pool_address_id, received_at, confirmations, ord)
+          ),
+          prior as (
+            select w.chain, w.network, w.tx_hash, w.output_index, w.status, w.invoice_id from watchers_transfers w
+              join t on (w.chain, w.network, w.tx_hash, w.output_index) = (t.chain, t.network, t.tx_hash, t.output_index)
+          ),
+          upserted as (
+            insert into watchers_transfers (id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
+                                            memo, status, project_id, pool_address_id, match, received_at, confirmations)
+            select id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
+                   memo, status, project_id, pool_address_id, 'orphan', received_at, case when status = 'in_block' then confirmations else 0 end
+              from t order by ord
+            on conflict (chain, network, tx_hash, output_index) do update
+               set block_height = coalesce(excluded.block_height, watchers_transfers.block_height),
+                   block_hash = coalesce(excluded.block_hash, watchers_transfers.block_hash),
+                   status = case when excluded.status = 'in_block' then 'in_block' else watchers_transfers.status end,
+                   updated_at = now()
+            returning id, chain, network, tx_hash, output_index, created_at, (xmax = 0) as inserted
+          )
+          select u.id, u.tx_hash, u.output_index, u.created_at, u.inserted,
+                 coalesce(p.status = 'reverted', false) as revived, p.invoice_id as prior_invoice_id
+            from upserted u left join prior p on (p.chain, p.network, p.tx_hash, p.output_index) = (u.chain, u.network, u.tx_hash, u.output_index)`,
     );
-    const byOutput = new Map(result.rows.map((row) => [`${row.tx_hash}:${row.output_index}`, row]));
+    const byOutput = new Map(rows.map((row) => [`${row.tx_hash}:${row.output_index}`, row]));
+    const revivedIn = new Set(items.filter((i) => i.transfer.blockHeight !== null).map(outputKey));
     return all.map((item) => {
-      const row = byOutput.get(outputKey(item))!;
-      // A repeated output counts once: only its first occurrence is new.
-      const inserted = row.inserted;
+      const key = outputKey(item);
+      const row = byOutput.get(key)!;
+      // A repeated output counts once: only its first occurrence is fresh. A reverted row is
+      // fresh again only when it is back in a block (the mempool does not bring it back).
+      const revived = row.revived && revivedIn.has(key);
+      const fresh = row.inserted || revived;
       row.inserted = false;
-      return { id: row.id, inserted };
+      row.revived = false;
+      return { id: row.id, fresh, firstSeenAt: new Date(row.created_at), invoiceId: revived ? row.prior_invoice_id : null };
     });
   }
 
-  /** Applies the matching rules to one new transfer given the candidate invoices at its address. */
-  private async attribute(trx: Knex.Transaction, transfer: ObservedTransfer, candidates: readonly InvoiceView[], head: number): Promise<[MatchOutcome, string | null]> {
-    const taking = candidates.filter((i) => (TAKING as readonly string[]).includes(i.status));
-    const memo = transfer.memo?.trim().toLowerCase();
-    const byToken = memo ? taking.filter((i) => i.payment_token === memo) : [];
-    let target: InvoiceView | undefined;
-    if (byToken.length === 1) target = byToken[0];
-    else if (taking.length === 1) target = taking[0];
-    else if (taking.length > 1) {
-      const exact = taking.filter((i) => i.status === 'pending' && BigInt(i.amount_crypto_units) === transfer.amountUnits);
-      if (exact.length === 1) target = exact[0];
-      else if (exact.length > 1) {
-        for (const invoice of exact) {
-          await this.deps.invoicesTransitions.apply(
-            { projectId: invoice.project_id, invoiceId: invoice.id, from: ['pending'], to: 'ambiguous', actor: WATCHER_ACTOR, details: { tx_hash: transfer.txHash, output_index: transfer.outputIndex, reason: 'several invoices at a shared address match the amount' } },
-            trx,
-          );
-        }
-        return ['ambiguous', null];
-      }
-    }
-    if (target) {
-      await this.deps.invoicesTransitions.apply(
-        {
-          projectId: target.project_id,
-          invoiceId: target.id,
-          from: [target.status],
-          to: target.status === 'pending' ? 'detected' : target.status,
-          ...(target.status === 'pending' ? { event: 'invoice.detected' as const, eventId: derivedId(target.id, 'detected') } : {}),
-          eventData: { tx_hash: transfer.txHash, amount_units: transfer.amountUnits.toString() },
-          transaction: this.transaction(transfer, head),
-          actor: WATCHER_ACTOR,
-          details: { tx_hash: transfer.txHash, output_index: transfer.outputIndex, block_height: transfer.blockHeight },
-        },
-        trx,
-      );
-      return ['invoice', target.id];
-    }
-    const expired = candidates.find((i) => i.status === 'expired');
-    if (expired && taking.length === 0) {
-      await this.deps.invoicesTransitions.apply(
-        { projectId: expired.project_id, invoiceId: expired.id, from: ['expired'], to: 'expired', transaction: this.transaction(transfer, head), actor: WATCHER_ACTOR, details: { tx_hash: transfer.txHash, late: true } },
-        trx,
-      );
-      return ['late', expired.id];
-    }
-    return ['orphan', null];
-  }
-
-  private transaction(transfer: ObservedTransfer, head: number) {
-    return {
-      txHash: transfer.txHash,
-      outputIndex: transfer.outputIndex,
-      amountUnits: transfer.amountUnits,
-      confirmations: transfer.blockHeight === null ? 0 : Math.max(0, head - transfer.blockHeight + 1),
-      blockHeight: transfer.blockHeight === null ? null : BigInt(transfer.blockHeight),
-      blockHash: transfer.blockHash,
-      status: 'pending' as const,
-      synthetic: false,
-    };
-  }
-
-  private async mark(trx: Knex.Transaction, marks: readonly Mark[]): Promise<void> {
+  private async mark(trx: Knex.Transaction, marks: readonly { id: string; outcome: PaymentOutcome }[]): Promise<void> {
     if (marks.length === 0) return;
-    await trx.raw(
-      `update watchers_transfers w set invoice_id = m.invoice_id, match = m.match, updated_at = now()
-         from unnest(?::text[], ?::text[], ?::text[]) as m(id, invoice_id, match) where w.id = m.id`,
-      [marks.map((m) => m.id), marks.map((m) => m.invoiceId), marks.map((m) => m.match)] as unknown as readonly Knex.RawBinding[],
+    await sqlQuery(
+      trx,
+      sql`update watchers_transfers w set invoice_id = m.invoice_id, match = m.match, updated_at = now()
+            from unnest(${marks.map((m) => m.id)}::text[], ${marks.map((m) => ('invoiceId' in m.outcome ? m.outcome.invoiceId : null))}::text[],
+                        ${marks.map((m) => kindOf(m.outcome))}::text[]) as m(id, invoice_id, match)
+           where w.id = m.id`,
     );
   }
+}
+
+function kindOf(outcome: PaymentOutcome): Exclude<MatchOutcome, 'known'> {
+  return outcome.kind;
+}
+
+/** Confirmations of a transfer at `head`: 0 in the mempool, else `head - height + 1`. */
+export function confirmationsAt(transfer: Pick<ObservedTransfer, 'blockHeight'>, head: number): number {
+  return transfer.blockHeight === null ? 0 : Math.max(0, head - transfer.blockHeight + 1);
 }

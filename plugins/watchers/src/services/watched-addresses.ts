@@ -29,6 +29,8 @@ const OWNER_RANK: Record<PoolAddressRef['state'], number> = { allocated: 0, cool
  */
 export class PoolWatchedAddresses implements WatchedAddresses {
   private readonly kind: ProjectKind | undefined;
+  /** What `filter` looked up and found since `forget`: a pass's block recipients, read once. */
+  private last: { readonly asked: Set<string>; readonly found: Map<string, WatchedAddress> } | undefined;
   constructor(
     private readonly deps: { addressPoolService: AddressPoolService; tenancyProjects: ProjectService; db: Knex },
     private readonly definition: ChainDefinition,
@@ -37,8 +39,26 @@ export class PoolWatchedAddresses implements WatchedAddresses {
     this.kind = projectKindOn(definition, networkId);
   }
 
-  /** Pool rows at `addresses` of the network's project kind, keyed by address (one owner each: `OWNER_RANK`). */
+  /**
+   * Pool rows at `addresses` of the network's project kind, keyed by address (one owner each:
+   * `OWNER_RANK`). Addresses `filter` already looked up in this pass are answered from it, so a
+   * block's recipients are looked up once per pass, not once by the scan and again by the matcher.
+   */
   async lookup(addresses: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, WatchedAddress>> {
+    if (!this.kind || addresses.length === 0) return new Map();
+    const last = this.last;
+    if (last && addresses.every((a) => last.asked.has(a))) {
+      return new Map(addresses.flatMap((a) => (last.found.has(a) ? [[a, last.found.get(a)!] as const] : [])));
+    }
+    return this.read(addresses, db);
+  }
+
+  /** Drops what `filter` remembered (the scanner calls it at the start and end of each pass). */
+  forget(): void {
+    this.last = undefined;
+  }
+
+  private async read(addresses: readonly string[], db: Knex | Knex.Transaction): Promise<Map<string, WatchedAddress>> {
     if (!this.kind || addresses.length === 0) return new Map();
     const rows = await this.deps.addressPoolService.lookupAddresses(this.definition.id, addresses, db);
     const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId), db);
@@ -54,7 +74,13 @@ export class PoolWatchedAddresses implements WatchedAddresses {
   }
 
   async filter(addresses: readonly string[]): Promise<Set<string>> {
-    return ours(async () => new Set((await this.lookup(addresses)).keys()));
+    return ours(async () => {
+      const found = await this.read(addresses, this.deps.db);
+      const last = (this.last ??= { asked: new Set(), found: new Map() });
+      for (const a of addresses) last.asked.add(a);
+      for (const [a, row] of found) last.found.set(a, row);
+      return new Set(found.keys());
+    });
   }
 
   async active(): Promise<string[]> {

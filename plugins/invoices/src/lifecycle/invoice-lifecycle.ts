@@ -1,0 +1,266 @@
+import { blockTimeSkewOf, sql, sqlQuery, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
+import type { Actor } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import { invoicesErrors } from '../errors.js';
+import type { InvoiceStatus } from '../invoice-status.js';
+import type { InvoiceView } from '../services/invoice-view.js';
+import { applyFact, isFinal, liveTransfers, type ConfirmationFact, type FactInput, type InvoiceState, type TransferKey } from './invoice-state.js';
+import { candidateKeyOf, type LifecycleStore } from './lifecycle-store.js';
+import { matchPayment, type MatchCandidate, type MatchDecision } from './payment-matching.js';
+
+/** A receipt at a pool address, as a watcher (or the sandbox) reports it. */
+export interface ObservedPayment {
+  readonly projectId: string;
+  readonly chain: ChainId;
+  readonly coin: CoinId;
+  readonly address: string;
+  readonly txHash: string;
+  readonly outputIndex: number;
+  readonly amountUnits: bigint;
+  /** 0 while only in the mempool; else head - height + 1. */
+  readonly confirmations: number;
+  readonly blockHeight: bigint | null;
+  readonly blockHash: string | null;
+  /** Comment carried with the payment (TON), matched against `payment_token`; the sandbox sets it to pick its invoice. */
+  readonly memo?: string | undefined;
+  /** When this gateway first saw the receipt (its own clock: mempool sight, or the scan that found its block). */
+  readonly firstSeenAt: Date;
+  /** The timestamp of its block (null in the mempool); matching allows for the chain's clock skew. */
+  readonly blockTime: Date | null;
+  /** Written by the sandbox, not observed on a chain. */
+  readonly synthetic?: boolean;
+  /** Live transfers of the same invoice this one replaces (replace-by-fee; sandbox simulate-partial): dropped once it is counted. */
+  readonly replaces?: readonly TransferKey[];
+  /** Extra `data` of the events this receipt causes. */
+  readonly eventData?: Readonly<Record<string, unknown>>;
+  /**
+   * The invoice this receipt paid before it was reorganised away: mined again, it goes back to
+   * that invoice without matching (a re-mined transfer is the same payment).
+   */
+  readonly invoiceId?: string;
+}
+
+/** What became of a receipt. */
+export type PaymentOutcome =
+  | { readonly kind: 'invoice' | 'late'; readonly invoiceId: string }
+  | { readonly kind: 'ambiguous'; readonly invoiceIds: readonly string[] }
+  | { readonly kind: 'orphan' };
+
+/** A confirmation count of one transfer of one invoice. */
+export interface ConfirmationUpdate extends ConfirmationFact {
+  readonly invoiceId: string;
+}
+
+/** One transfer of one invoice. */
+export interface InvoiceTransferKey extends TransferKey {
+  readonly invoiceId: string;
+}
+
+/** A status change a command made (one per applied row that changed the status or sent an event). */
+export interface TransitionRecord {
+  readonly invoiceId: string;
+  readonly from: InvoiceStatus | 'new';
+  readonly to: InvoiceStatus;
+  readonly eventType?: string;
+  readonly eventId?: string;
+}
+
+/** Statuses whose transfers may still settle something; transfers of the others stop being counted. */
+const SETTLEABLE: readonly InvoiceStatus[] = ['detected', 'partial', 'reverted', 'expired'];
+
+/**
+ * The only way an invoice's status changes after creation (architecture guide, "The invoice
+ * lifecycle has one owner"). Each command takes facts, runs them through the transition table on
+ * locked working copies, and writes a whole batch in a few statements in the caller's transaction.
+ * Watchers, the sandbox, the expiry job, cancel (REST, MCP, CLI) and orphan attribution use these
+ * commands and decide no status themselves.
+ */
+export class InvoiceLifecycle {
+  constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesLifecycleStore: LifecycleStore }) {}
+
+  /**
+   * Matches each receipt to an invoice (see payment-matching.ts) and applies `payment_seen` (then
+   * `payment_confirmed` for a receipt already in a block, and `payment_dropped` for what it
+   * replaces). Receipts are handled in order; a later one sees what an earlier one changed.
+   */
+  async observePayments(trx: Knex.Transaction, payments: readonly ObservedPayment[], actor: Actor): Promise<{ outcomes: PaymentOutcome[]; transitions: TransitionRecord[] }> {
+    if (payments.length === 0) return { outcomes: [], transitions: [] };
+    const byChain = new Map<ChainId, ObservedPayment[]>();
+    for (const p of payments) byChain.set(p.chain, [...(byChain.get(p.chain) ?? []), p]);
+    const states = new Map<string, InvoiceState>();
+    const byKey = new Map<string, InvoiceState[]>();
+    for (const [chain, list] of byChain) {
+      const found = await this.deps.invoicesLifecycleStore.candidates(trx, chain, list.filter((p) => !p.invoiceId));
+      for (const [id, state] of found.states) states.set(id, state);
+      for (const [key, candidates] of found.byKey) byKey.set(key, candidates);
+    }
+    const known = payments.flatMap((p) => (p.invoiceId && !states.has(p.invoiceId) ? [p.invoiceId] : []));
+    for (const [id, state] of await this.deps.invoicesLifecycleStore.load(trx, known)) states.set(id, state);
+    const now = new Date();
+    const outcomes: PaymentOutcome[] = [];
+    for (const payment of payments) {
+      const candidates = byKey.get(candidateKeyOf(payment)) ?? [];
+      const decision: MatchDecision = payment.invoiceId
+        ? states.has(payment.invoiceId)
+          ? { kind: states.get(payment.invoiceId)!.status === 'expired' ? 'late' : 'invoice', invoiceId: payment.invoiceId }
+          : { kind: 'orphan' }
+        : matchPayment(
+            candidates.map((s): MatchCandidate => ({ id: s.invoice.id, status: s.status, amountUnits: BigInt(s.invoice.amount_units), paymentToken: s.invoice.payment_token, createdAt: s.invoice.created_at })),
+            {
+              amountUnits: payment.amountUnits,
+              memo: payment.memo,
+              firstSeenAt: payment.firstSeenAt,
+              blockTime: payment.blockTime,
+              blockTimeSkewMs: blockTimeSkewOf(this.deps.chains.get(payment.chain).definition) * 1000,
+            },
+          );
+      if (decision.kind === 'ambiguous') {
+        for (const id of decision.invoiceIds) applyFact(states.get(id)!, { fact: 'ambiguous_match' }, now, { tx_hash: payment.txHash, output_index: payment.outputIndex, amount_units: payment.amountUnits.toString() });
+      } else if (decision.kind !== 'orphan') {
+        const state = states.get(decision.invoiceId)!;
+        const fact: FactInput = {
+          fact: 'payment_seen',
+          payment: {
+            txHash: payment.txHash,
+            outputIndex: payment.outputIndex,
+            amountUnits: payment.amountUnits,
+            confirmations: payment.confirmations,
+            blockHeight: payment.blockHeight,
+            blockHash: payment.blockHash,
+            synthetic: payment.synthetic ?? false,
+            ...(payment.eventData ? { eventData: payment.eventData } : {}),
+          },
+        };
+        applyFact(state, fact, now, decision.kind === 'late' ? { late: true } : {});
+        if (payment.confirmations > 0) applyFact(state, { fact: 'payment_confirmed', updates: [payment] }, now);
+        if (payment.replaces && payment.replaces.length > 0) applyFact(state, { fact: 'payment_dropped', transfers: payment.replaces }, now, { replaced_by: payment.txHash });
+      }
+      outcomes.push(decision.kind === 'ambiguous' ? { kind: 'ambiguous', invoiceIds: decision.invoiceIds } : decision.kind === 'orphan' ? { kind: 'orphan' } : { kind: decision.kind, invoiceId: decision.invoiceId });
+    }
+    const transitions = collect(states.values());
+    await this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
+    return { outcomes, transitions };
+  }
+
+  /**
+   * New confirmation counts of transfers (head moved). Per update: `settled` once the transfer no
+   * longer needs counting (counted in a settled status, or its invoice takes no payments any more).
+   * `eventData` goes into the data of any event a settlement sends (sandbox simulate-event).
+   */
+  async confirm(trx: Knex.Transaction, updates: readonly ConfirmationUpdate[], actor: Actor, eventData?: Readonly<Record<string, unknown>>): Promise<{ settled: boolean[]; transitions: TransitionRecord[] }> {
+    if (updates.length === 0) return { settled: [], transitions: [] };
+    const states = await this.deps.invoicesLifecycleStore.load(trx, updates.map((u) => u.invoiceId));
+    const now = new Date();
+    for (const [invoiceId, list] of group(updates)) {
+      const state = states.get(invoiceId);
+      if (state) applyFact(state, { fact: 'payment_confirmed', updates: list, ...(eventData ? { eventData } : {}) }, now);
+    }
+    const transitions = collect(states.values());
+    const settled = updates.map((u) => {
+      const state = states.get(u.invoiceId);
+      if (!state || !SETTLEABLE.includes(state.status)) return true;
+      const transfer = state.transfers.find((t) => t.txHash === u.txHash && t.outputIndex === u.outputIndex);
+      return !transfer || transfer.status !== 'pending';
+    });
+    await this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
+    return { settled, transitions };
+  }
+
+  /** Transfers that left the chain (`reorg`) or the mempool without a block (`dropped`). */
+  async revertPayments(trx: Knex.Transaction, transfers: readonly InvoiceTransferKey[], reason: 'reorg' | 'dropped', actor: Actor, details: Record<string, unknown> = {}): Promise<{ transitions: TransitionRecord[] }> {
+    if (transfers.length === 0) return { transitions: [] };
+    const states = await this.deps.invoicesLifecycleStore.load(trx, transfers.map((t) => t.invoiceId));
+    const now = new Date();
+    for (const [invoiceId, list] of group(transfers)) {
+      const state = states.get(invoiceId);
+      if (state) applyFact(state, { fact: reason === 'reorg' ? 'payment_reverted' : 'payment_dropped', transfers: list }, now, details);
+    }
+    const transitions = collect(states.values());
+    await this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
+    return { transitions };
+  }
+
+  /**
+   * Expires up to `limit` invoices whose deadline passed by the database's clock (or `asOf`, for
+   * tests that move time), oldest deadline first; rows another instance holds are skipped and
+   * taken by its pass. Returns how many expired.
+   */
+  async expireDue(actor: Actor, options: { limit?: number; asOf?: Date } = {}): Promise<number> {
+    return this.deps.db.transaction(async (trx) => {
+      const due = await sqlQuery<{ id: string }>(
+        trx,
+        sql`select id from invoices_invoices
+             where status = any(${['pending', 'partial', 'ambiguous']}::text[]) and expires_at <= coalesce(${options.asOf?.toISOString() ?? null}::timestamptz, now())
+             order by expires_at limit ${options.limit ?? 500} for update skip locked`,
+      );
+      const { transitions } = await this.apply(trx, due.map((d) => d.id), () => [{ fact: 'deadline_passed' }], actor);
+      return transitions.filter((t) => t.to === 'expired').length;
+    });
+  }
+
+  /**
+   * Cancels a pending or detected invoice of the project (spec 3.1): its address goes into
+   * cooldown. 404 `invoice_not_found`; 409 `invoice_not_cancellable` for any other status.
+   */
+  async cancel(projectId: string, invoiceId: string, actor: Actor): Promise<InvoiceView> {
+    return this.deps.db.transaction(async (trx) => {
+      const state = await this.lockOwn(trx, projectId, invoiceId);
+      const { row } = applyFact(state, { fact: 'cancel_requested' }, new Date());
+      if (!row) {
+        throw invoicesErrors.invoice_not_cancellable({ message: `The invoice is ${state.status}; only pending or detected invoices can be cancelled.`, details: { status: state.status } });
+      }
+      await this.deps.invoicesLifecycleStore.persist(trx, [state], actor);
+      return this.deps.invoicesLifecycleStore.view(state);
+    });
+  }
+
+  /**
+   * Runs facts built from the current state of each invoice (`build` sees the locked working copy)
+   * in `trx`; the sandbox and the expiry job use it. A fact the table refuses changes nothing.
+   */
+  async apply(trx: Knex.Transaction, invoiceIds: readonly string[], build: (state: InvoiceState) => readonly FactInput[], actor: Actor): Promise<{ transitions: TransitionRecord[]; states: Map<string, InvoiceState> }> {
+    const states = await this.deps.invoicesLifecycleStore.load(trx, invoiceIds);
+    const now = new Date();
+    for (const state of states.values()) for (const fact of build(state)) applyFact(state, fact, now);
+    const transitions = collect(states.values());
+    await this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
+    return { transitions, states };
+  }
+
+  /** The invoice of the project, locked in `trx`, as the lifecycle sees it; 404 `invoice_not_found` otherwise. */
+  async lockOwn(trx: Knex.Transaction, projectId: string, invoiceId: string): Promise<InvoiceState> {
+    const state = (await this.deps.invoicesLifecycleStore.load(trx, [invoiceId])).get(invoiceId);
+    if (!state || state.invoice.project_id !== projectId) throw invoicesErrors.invoice_not_found();
+    return state;
+  }
+
+  /** The view of a working copy. */
+  view(state: InvoiceState): InvoiceView {
+    return this.deps.invoicesLifecycleStore.view(state);
+  }
+}
+
+/** Whether a transfer of a working copy still waits to be counted (live, not counted). */
+export function isUncounted(state: InvoiceState, key: TransferKey): boolean {
+  const transfer = state.transfers.find((t) => t.txHash === key.txHash && t.outputIndex === key.outputIndex);
+  return transfer?.status === 'pending';
+}
+
+export { isFinal, liveTransfers };
+
+function group<T extends { invoiceId: string }>(items: readonly T[]): Map<string, T[]> {
+  const byInvoice = new Map<string, T[]>();
+  for (const item of items) byInvoice.set(item.invoiceId, [...(byInvoice.get(item.invoiceId) ?? []), item]);
+  return byInvoice;
+}
+
+function collect(states: Iterable<InvoiceState>): TransitionRecord[] {
+  const records: TransitionRecord[] = [];
+  for (const state of states) {
+    for (const a of state.applied) {
+      if (a.from === a.to && !a.event) continue;
+      records.push({ invoiceId: state.invoice.id, from: a.from, to: a.to, ...(a.event ? { eventType: a.event.type, eventId: a.event.id } : {}) });
+    }
+  }
+  return records;
+}

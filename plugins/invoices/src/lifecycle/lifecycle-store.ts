@@ -1,0 +1,211 @@
+import { sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
+import type { AddressPoolService } from '@gw/plugin-address-pool';
+import type { Actor } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import { PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
+import { Invoice } from '../models/invoice.js';
+import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
+import { invoiceView, type InvoiceView } from '../services/invoice-view.js';
+import { MAX_AMOUNT_UNITS } from '../services/amounts.js';
+import { invoicesErrors } from '../errors.js';
+import { stateOf, type InvoiceState, type TransferState } from './invoice-state.js';
+import { NEW, type Fact } from './transition-table.js';
+
+/** Audit actions of the facts that have their own; every other applied row is `invoice.transition`. */
+const AUDIT_ACTIONS: Partial<Record<Fact, string>> = { cancel_requested: 'invoice.cancel', attributed: 'invoice.attribute' };
+
+/**
+ * The channel on which every change of an invoice (status, transfers, confirmations) is announced
+ * when its transaction commits; the payload is the invoice id. Live pages (checkout) subscribe.
+ */
+export const INVOICE_CHANGED_CHANNEL = 'invoices.changed';
+
+/** Events per outbox write: keeps each statement's parameters far below PostgreSQL's limit. */
+const EMIT_CHUNK = 1000;
+
+/** A (project, address, coin) a receipt concerns. */
+export interface CandidateKey {
+  readonly projectId: string;
+  readonly address: string;
+  readonly coin: CoinId;
+}
+
+export function candidateKeyOf(key: CandidateKey): string {
+  return `${key.projectId}|${key.address}|${key.coin}`;
+}
+
+/** Candidate invoices kept per key (newest first): more at one address would be a misconfiguration. */
+const CANDIDATES_PER_KEY = 50;
+
+/**
+ * Loads invoices for the lifecycle (locked for update, with their transfers) and writes a batch of
+ * changed working copies back in a fixed number of set-based statements, whatever the batch size:
+ * invoice rows, transfers, the pool addresses they release or record as paid, the events (through
+ * the kernel's invoice events, into the outbox), one audit row per applied transition, and one
+ * notification per changed invoice.
+ */
+export class LifecycleStore {
+  constructor(
+    private readonly deps: {
+      chains: ChainRegistry;
+      audit: AuditLog;
+      invoiceEvents: InvoiceEvents;
+      addressPoolService: AddressPoolService;
+    },
+  ) {}
+
+  /** Locks the invoices (in id order, so concurrent batches never deadlock) and loads them with their transfers. */
+  async load(trx: Knex.Transaction, invoiceIds: readonly string[]): Promise<Map<string, InvoiceState>> {
+    const ids = [...new Set(invoiceIds)].sort();
+    if (ids.length === 0) return new Map();
+    const rows = await Invoice.query(trx).whereRaw('id = any(?)', [ids]).orderBy('id').forUpdate();
+    const transactions = await transactionsByInvoice(trx, rows.map((r) => r.id));
+    return new Map(rows.map((row) => [row.id, stateOf(row, transactions.get(row.id) ?? [])]));
+  }
+
+  /**
+   * The invoices a receipt at each key may concern (waiting, reverted and expired ones; at most 50
+   * per key, newest first), locked and loaded, keyed by `candidateKeyOf`.
+   */
+  async candidates(trx: Knex.Transaction, chain: ChainId, keys: readonly CandidateKey[]): Promise<{ byKey: Map<string, InvoiceState[]>; states: Map<string, InvoiceState> }> {
+    const unique = [...new Map(keys.map((k) => [candidateKeyOf(k), k])).values()];
+    if (unique.length === 0) return { byKey: new Map(), states: new Map() };
+    const found = await sqlQuery<{ id: string }>(
+      trx,
+      sql`select id from (
+            select i.id, row_number() over (partition by i.project_id, i.address, i.coin order by i.id desc) as n
+              from invoices_invoices i
+             where i.chain = ${chain}
+               and (i.project_id, i.address, i.coin) in (select * from unnest(${unique.map((k) => k.projectId)}::text[], ${unique.map((k) => k.address)}::text[], ${unique.map((k) => k.coin)}::text[]))
+               and i.status = any(${[...WAITING_STATUSES, 'reverted', 'expired']}::text[])
+          ) c where n <= ${CANDIDATES_PER_KEY}`,
+    );
+    const states = await this.load(
+      trx,
+      found.map((r) => r.id),
+    );
+    const byKey = new Map<string, InvoiceState[]>();
+    for (const state of [...states.values()].sort((a, b) => (a.invoice.id < b.invoice.id ? 1 : -1))) {
+      const key = candidateKeyOf({ projectId: state.invoice.project_id, address: state.invoice.address, coin: state.invoice.coin });
+      byKey.set(key, [...(byKey.get(key) ?? []), state]);
+    }
+    return { byKey, states };
+  }
+
+  /** The view of a working copy as it stands. */
+  view(state: InvoiceState, status: InvoiceStatus = state.status, transfers: readonly TransferState[] = state.transfers): InvoiceView {
+    return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), this.deps.chains);
+  }
+
+  /** Writes every working copy that changed; returns nothing, the states hold the outcome. */
+  async persist(trx: Knex.Transaction, states: Iterable<InvoiceState>, actor: Actor): Promise<void> {
+    const changed = [...states].filter((s) => s.changed || s.transfers.some((t) => t.dirty));
+    if (changed.length === 0) return;
+    const now = new Date();
+    const rows = changed.filter((s) => s.changed);
+    const releasing = rows.filter((s) => WAITING_STATUSES.includes(s.invoice.status) && !WAITING_STATUSES.includes(s.status) && s.invoice.address_released_at === null);
+    const paying = rows.filter((s) => PAID_STATUSES.includes(s.status) && !PAID_STATUSES.includes(s.invoice.status));
+    if (rows.length > 0) {
+      await sqlQuery(
+        trx,
+        sql`update invoices_invoices i
+               set status = u.status, event_counts = u.event_counts::jsonb, updated_at = ${now}::timestamptz,
+                   address_released_at = case when u.releases then coalesce(i.address_released_at, ${now}::timestamptz) else i.address_released_at end
+              from unnest(${rows.map((s) => s.invoice.id)}::text[], ${rows.map((s) => s.status)}::text[], ${rows.map((s) => JSON.stringify(s.eventCounts))}::text[],
+                          ${rows.map((s) => releasing.includes(s))}::boolean[]) as u(id, status, event_counts, releases)
+             where i.id = u.id`,
+      );
+    }
+    await this.deps.addressPoolService.releaseMany(trx, releasing.map((s) => s.invoice.pool_address_id));
+    await this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id));
+    const transfers = changed.flatMap((s) => s.transfers.filter((t) => t.dirty).map((t) => ({ s, t })));
+    for (const { t } of transfers) {
+      if (t.amountUnits <= 0n || t.amountUnits > MAX_AMOUNT_UNITS) {
+        throw invoicesErrors.amount_out_of_range({ message: 'A transfer amount must be between 1 and 2^256 - 1 base units.', details: { amount_units: t.amountUnits.toString() } });
+      }
+    }
+    if (transfers.length > 0) {
+      const column = <T>(pick: (x: { s: InvoiceState; t: TransferState }) => T) => transfers.map(pick);
+      await sqlQuery(
+        trx,
+        sql`insert into invoices_transactions (id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units,
+                                               block_height, block_hash, confirmations, status, synthetic, detected_at, confirmed_at)
+            select * from unnest(${column((x) => x.t.id)}::text[], ${column((x) => x.s.invoice.id)}::text[], ${column((x) => x.s.invoice.project_id)}::text[],
+                                 ${column((x) => x.s.invoice.chain)}::text[], ${column((x) => x.s.invoice.coin)}::text[], ${column((x) => x.t.txHash)}::text[],
+                                 ${column((x) => x.t.outputIndex)}::int[], ${column((x) => x.s.invoice.address)}::text[], ${column((x) => x.t.amountUnits.toString())}::numeric[],
+                                 ${column((x) => x.t.blockHeight?.toString() ?? null)}::bigint[], ${column((x) => x.t.blockHash)}::text[], ${column((x) => x.t.confirmations)}::int[],
+                                 ${column((x) => x.t.status)}::text[], ${column((x) => x.t.synthetic)}::boolean[], ${column((x) => x.t.detectedAt.toISOString())}::timestamptz[],
+                                 ${column((x) => x.t.confirmedAt?.toISOString() ?? null)}::timestamptz[])
+            on conflict (invoice_id, tx_hash, output_index) do update
+               set amount_units = excluded.amount_units, block_height = excluded.block_height, block_hash = excluded.block_hash,
+                   confirmations = excluded.confirmations, status = excluded.status, confirmed_at = excluded.confirmed_at`,
+      );
+    }
+    const events: InvoiceEvent[] = [];
+    const audits: AuditEntry[] = [];
+    for (const state of changed) {
+      const { invoice } = state;
+      for (const applied of state.applied) {
+        if (applied.event) {
+          events.push({
+            projectId: invoice.project_id,
+            projectKind: invoice.project_kind,
+            invoiceId: invoice.id,
+            eventType: applied.event.type,
+            eventId: applied.event.id,
+            callbackUrl: invoice.callback_url,
+            data: {
+              invoice_id: invoice.id,
+              external_id: invoice.external_id,
+              status: applied.to,
+              previous_status: applied.from === NEW ? null : applied.from,
+              ...applied.event.data,
+              invoice: this.view(state, applied.to, applied.transfers),
+            },
+          });
+        }
+        audits.push({
+          ...actor,
+          action: AUDIT_ACTIONS[applied.fact] ?? 'invoice.transition',
+          projectId: invoice.project_id,
+          target: `invoice:${invoice.id}`,
+          details: { from: applied.from, to: applied.to, ...(applied.event ? { event_type: applied.event.type, event_id: applied.event.id } : {}), ...applied.details },
+        });
+      }
+    }
+    for (let i = 0; i < events.length; i += EMIT_CHUNK) await this.deps.invoiceEvents.emit(trx, events.slice(i, i + EMIT_CHUNK));
+    if (audits.length > 0) await sqlQuery(trx, this.deps.audit.recordManySql(audits));
+    await sqlQuery(trx, sql`select pg_notify(${INVOICE_CHANGED_CHANNEL}, id) from unnest(${changed.map((s) => s.invoice.id)}::text[]) as id`);
+    // The working copies now match the database: a second persist of the same states writes nothing.
+    for (const state of changed) {
+      (state.invoice as { status: InvoiceStatus }).status = state.status;
+      if (releasing.includes(state)) (state.invoice as { address_released_at: Date | null }).address_released_at = now;
+      (state.invoice as { event_counts: Record<string, number> }).event_counts = { ...state.eventCounts };
+      state.changed = false;
+      state.applied.length = 0;
+      for (const t of state.transfers) t.dirty = false;
+    }
+  }
+}
+
+/** A transfer of a working copy in the shape of its stored row (for views). */
+function transactionRow(state: InvoiceState, t: TransferState): InvoiceTransaction {
+  return {
+    id: t.id,
+    invoice_id: state.invoice.id,
+    project_id: state.invoice.project_id,
+    chain: state.invoice.chain,
+    coin: state.invoice.coin,
+    tx_hash: t.txHash,
+    output_index: t.outputIndex,
+    to_address: state.invoice.address,
+    amount_units: t.amountUnits.toString(),
+    block_height: t.blockHeight === null ? null : t.blockHeight.toString(),
+    block_hash: t.blockHash,
+    confirmations: t.confirmations,
+    status: t.status,
+    synthetic: t.synthetic,
+    detected_at: t.detectedAt,
+    confirmed_at: t.confirmedAt,
+  } as InvoiceTransaction;
+}

@@ -1,0 +1,93 @@
+import test from 'ava';
+import { pino } from 'pino';
+import { createChainRegistry, isAppError, type CoinId, type ProjectPrincipal } from '@gw/kernel';
+import type { RateQuote } from '@gw/plugin-rates';
+import { ALL_CHAINS } from '../../test/helpers.js';
+import { createAudit, decideCreate, invoiceRow, normaliseCreate, prepareCreate, type CreateInvoiceInput, type CreateRequest, type Prepared } from './create-plan.js';
+import type { ResolvedPolicy } from './policy-service.js';
+
+// The create path's decisions without a database: what it refuses, what it computes, what it writes.
+
+const chains = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }));
+const testnet: ProjectPrincipal = { id: '01JPROJECT0000000000000000', kind: 'testnet', status: 'active', operatorId: '01JOPERATOR000000000000000', subscriptionActive: true };
+const actor = { actor: 'test', channel: 'cli' } as const;
+const quote = (rate: string) => async (): Promise<RateQuote> => ({ coin: 'eth' as CoinId, pair: 'ETH/USD', rate, source: 'fixed', fetchedAt: new Date(0) }) as unknown as RateQuote;
+const policy = (overrides: Partial<ResolvedPolicy> = {}): ResolvedPolicy =>
+  ({ project_id: testnet.id, default_matching_mode: 'exact', expiry_seconds: 900, confirmations: {}, enabled_coins: ['eth', 'btc', 'ton', 'usdt_erc20'], overrides: {}, ...overrides }) as ResolvedPolicy;
+
+function request(input: Partial<CreateInvoiceInput> & { coin: CoinId }): CreateRequest {
+  const full = { external_id: 'order-1', ...input } as CreateInvoiceInput;
+  return { project: testnet, input: full, actor, request: normaliseCreate(chains, testnet, full) };
+}
+
+function code(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return isAppError(error) ? error.code : String(error);
+  }
+  return undefined;
+}
+
+test('normalise: exactly one amount, amounts within the coin decimals, bounded metadata', (t) => {
+  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth' })), 'validation_error');
+  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_usd: 1, amount_crypto: '1' })), 'validation_error');
+  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'btc', amount_crypto: '0.123456789' })), 'validation_error', 'BTC has 8 decimals');
+  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1', metadata: { big: 'x'.repeat(20_000) } })), 'validation_error');
+  t.is(normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1.5' }).units, 1_500_000_000_000_000_000n);
+});
+
+test('normalise: equal requests fingerprint equally (key order, trailing zeros), different ones differently', (t) => {
+  const a = normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1.50', metadata: { a: 1, b: { c: 2, d: 3 } } });
+  const b = normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1.5', metadata: { b: { d: 3, c: 2 }, a: 1 } });
+  const c = normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1.5', metadata: { a: 2, b: { c: 2, d: 3 } } });
+  t.is(a.fingerprint, b.fingerprint);
+  t.not(a.fingerprint, c.fingerprint);
+});
+
+test('prepare: a token without a contract on the network is refused; USD converts at the rate, rounded up', async (t) => {
+  const tokenless = await prepareCreate(chains, request({ coin: 'usdt_ton', amount_crypto: '1' }), quote('1'));
+  t.true(tokenless.chainEnabled && tokenless.problem !== undefined && isAppError(tokenless.problem) && tokenless.problem.code === 'coin_not_enabled');
+  const usd = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), quote('3'));
+  t.true(usd.chainEnabled);
+  // 10 / 3 ETH = 3.333... ETH: rounded up to the wei, the payer never pays less than the USD amount.
+  t.is((usd as Extract<Prepared, { chainEnabled: true }>).units, 3_333_333_333_333_333_334n);
+  const failing = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), async () => {
+    throw new Error('no rate');
+  });
+  t.true(failing.chainEnabled && failing.quoteError instanceof Error, 'a rate failure is kept for decide, not thrown');
+});
+
+test('decide: coin, rate and amount checks in order; parameters from the policy; times in whole seconds', async (t) => {
+  const item = request({ coin: 'eth', amount_crypto: '1' });
+  const prepared = await prepareCreate(chains, item, quote('3000'));
+  t.is(code(() => decideCreate(item, prepared, policy({ enabled_coins: ['btc'] }), undefined)), 'coin_not_enabled');
+  const zero = request({ coin: 'eth', amount_crypto: '0' });
+  t.is(code(() => decideCreate(zero, { ...(prepared as object), units: 0n } as Prepared, policy(), undefined)), 'amount_out_of_range');
+  const now = new Date('2026-11-24T10:00:00.750Z');
+  const plan = decideCreate(item, prepared, policy({ confirmations: { eth: 7 }, expiry_seconds: 600, default_matching_mode: 'at_least' }), undefined, now);
+  t.is(plan.confirmations, 7);
+  t.is(plan.matchingMode, 'at_least');
+  t.is(plan.createdAt.toISOString(), '2026-11-24T10:00:00.000Z');
+  t.is(plan.expiresAt.toISOString(), '2026-11-24T10:10:00.000Z');
+  t.is(decideCreate(item, prepared, policy(), undefined, now).confirmations, chains.get('eth').definition.defaultConfirmations, 'the chain default without an override');
+  const walletError = new Error('wallet_not_bound');
+  const noRate = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 5 }), async () => {
+    throw new Error('no rate');
+  });
+  t.throws(() => decideCreate(item, noRate, policy(), walletError), { is: walletError }, 'a project without a wallet hears about the wallet first');
+});
+
+test('invoice row: a pending row with the allocation, the payment URI carries the memo where the chain reads one', async (t) => {
+  const item = request({ coin: 'ton', amount_crypto: '2' });
+  const plan = decideCreate(item, await prepareCreate(chains, item, quote('5')), policy(), undefined);
+  const ton = chains.get('ton');
+  const derived = ton.deriveAddress(ton.parseAccountKey(ton.generateAccountKey('testnet'), 'testnet'), 3);
+  const allocation = { addressId: '01JADDRESS0000000000000000', address: derived.address, derivationPath: derived.path, projectId: testnet.id, chain: 'ton' as const, walletId: 'w', isOverlay: false, index: 3 };
+  const row = invoiceRow(item, plan, allocation as never);
+  t.is(row.status, 'pending');
+  t.is(row.amount_units, '2000000000');
+  t.regex(row.payment_token, /^[0-9a-f]{16}$/);
+  t.true(row.payment_uri.includes(row.payment_token), row.payment_uri);
+  t.like(createAudit(item, row, allocation as never), { action: 'invoice.create', target: `invoice:${row.id}`, details: { overlay: false } });
+});

@@ -1,0 +1,338 @@
+import { createHash } from 'node:crypto';
+import {
+  coreErrors,
+  fromBaseUnits,
+  networkFor,
+  networkKindOf,
+  newId,
+  randomHex,
+  toBaseUnits,
+  UnitsError,
+  type AuditEntry,
+  type ChainAdapter,
+  type ChainId,
+  type ChainRegistry,
+  type CoinId,
+  type ProjectKind,
+  type ProjectPrincipal,
+  type Settled,
+  type VerificationStandard,
+} from '@gw/kernel';
+import type { Allocation, PickedGroup } from '@gw/plugin-address-pool';
+import type { RateQuote } from '@gw/plugin-rates';
+import { validateWebhookUrl, type Actor } from '@gw/plugin-tenancy';
+import type { MatchingMode } from '../config.js';
+import { invoicesErrors } from '../errors.js';
+import type { Invoice, StoredRateSnapshot } from '../models/invoice.js';
+import type { InvoiceStatus } from '../invoice-status.js';
+import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
+import { checkMetadataSize, storedRateSnapshot } from './invoice-rules.js';
+import type { InvoiceView } from './invoice-view.js';
+import type { ResolvedPolicy } from './policy-service.js';
+
+/**
+ * Invoice creation, the part that needs no database: normalising and fingerprinting a request,
+ * settling what can be settled before any statement (coin, network, token contract, rate, amount),
+ * deciding the invoice's parameters from the project's policy, and writing the row and its audit
+ * entry. Pure apart from the rate lookup `prepareCreate` is given; unit-tested without PostgreSQL.
+ * The statements are in create-statements.ts, the batching in invoice-creator.ts.
+ */
+
+/** Create request (the body of POST /invoices, spec 4.2). */
+export interface CreateInvoiceInput {
+  readonly external_id: string;
+  readonly amount_usd?: number | null | undefined;
+  readonly amount_crypto?: string | null | undefined;
+  readonly coin: CoinId;
+  readonly callback_url?: string | null | undefined;
+  readonly metadata?: object | null | undefined;
+  readonly matching_mode?: MatchingMode | null | undefined;
+}
+
+/** The outcome of a create: the invoice, and whether this call created it (201) or replayed it (200). */
+export interface CreateResult {
+  readonly invoice: InvoiceView;
+  readonly created: boolean;
+}
+
+/** What a create can settle without the database: the coin's chain and network, the rate, the amount. Errors of the checks are kept for `decideCreate`. */
+export async function prepareCreate(chains: ChainRegistry, item: CreateRequest, quote: (coin: CoinId) => Promise<RateQuote>): Promise<Prepared> {
+  const { project, input, request } = item;
+  if (!request.chainEnabled) return { chainEnabled: false };
+  const { adapter, coin } = chains.coin(input.coin);
+  const network = networkFor(adapter.definition, project.kind);
+  const base = { chainEnabled: true as const, adapter, chain: adapter.definition.id, decimals: coin.decimals };
+  if (coin.contracts && !coin.contracts[network.id]) {
+    return {
+      ...base,
+      problem: invoicesErrors.coin_not_enabled({ message: `${coin.symbol} (${coin.id}) has no token contract on ${network.name}, so it cannot be invoiced there.`, details: { coin: coin.id, network: network.id } }),
+    };
+  }
+  if (request.usd === null) return { ...base, units: request.units };
+  try {
+    const rate = await quote(input.coin);
+    return { ...base, quote: rate, units: usdToUnits(request.usd, rate.rate, coin.decimals) };
+  } catch (error) {
+    return { ...base, quoteError: error };
+  }
+}
+
+/**
+ * The rest of the checks, with the project's policy: coin enabled, token contract, rate (a
+ * project without a usable wallet hears about the wallet first, `walletError`), amount range;
+ * the invoice's parameters from the policy.
+ */
+export function decideCreate(item: CreateRequest, prepared: Prepared, policy: ResolvedPolicy, walletError: unknown, now: Date = new Date()): CreatePlan {
+  const { input } = item;
+  if (!prepared.chainEnabled && prepared.failure !== undefined) throw prepared.failure;
+  if (!prepared.chainEnabled || !policy.enabled_coins.includes(input.coin)) {
+    throw invoicesErrors.coin_not_enabled({ message: `Coin ${input.coin} is not enabled for this project.`, details: { coin: input.coin, enabled_coins: policy.enabled_coins } });
+  }
+  if (prepared.problem) throw prepared.problem;
+  if (prepared.quoteError !== undefined) throw walletError ?? prepared.quoteError;
+  const units = prepared.units ?? null;
+  if (units === null || units <= 0n) throw invoicesErrors.amount_out_of_range({ message: 'The amount is zero in base units.', details: { amount_crypto_units: String(units ?? 0n) } });
+  if (units > MAX_AMOUNT_UNITS) throw invoicesErrors.amount_out_of_range({ message: 'The amount exceeds what any chain can transfer (2^256 - 1 base units).', details: { amount_crypto_units: units.toString() } });
+  const { adapter } = prepared;
+  const createdAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  return {
+    id: newId(),
+    adapter,
+    decimals: prepared.decimals,
+    units,
+    quote: prepared.quote,
+    matchingMode: input.matching_mode ?? policy.default_matching_mode,
+    confirmations: policy.confirmations[adapter.definition.id] ?? adapter.definition.defaultConfirmations,
+    createdAt,
+    expiresAt: new Date(createdAt.getTime() + policy.expiry_seconds * 1000),
+  };
+}
+
+export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Allocation): InvoiceRow {
+  const { project, input, request } = item;
+  const paymentToken = randomHex(8);
+  const { adapter } = plan;
+  return {
+    id: plan.id,
+    project_id: project.id,
+    project_kind: project.kind,
+    external_id: input.external_id,
+    request_fingerprint: request.fingerprint,
+    coin: input.coin,
+    chain: adapter.definition.id,
+    address: allocation.address,
+    pool_address_id: allocation.addressId,
+    address_shared: allocation.isOverlay,
+    address_released_at: null,
+    derivation_path: allocation.derivationPath,
+    verification_standard: adapter.definition.verificationStandard,
+    amount_units: plan.units.toString(),
+    amount_crypto: fromBaseUnits(plan.units, plan.decimals),
+    amount_usd: request.usd,
+    rate_snapshot: plan.quote ? storedRateSnapshot(plan.quote) : null,
+    payment_token: paymentToken,
+    payment_uri: adapter.paymentUri({
+      coin: input.coin,
+      network: networkKindOf(project.kind),
+      address: allocation.address,
+      amountUnits: plan.units,
+      ...(adapter.definition.capabilities.supportsMemo ? { memo: paymentToken } : {}),
+    }),
+    callback_url: request.callbackUrl,
+    metadata: (input.metadata as Record<string, unknown> | null | undefined) ?? null,
+    matching_mode: plan.matchingMode,
+    confirmation_threshold: plan.confirmations,
+    status: 'pending' as const,
+    expires_at: plan.expiresAt,
+    created_at: plan.createdAt,
+    updated_at: plan.createdAt,
+  };
+}
+
+export function createAudit(item: CreateRequest, invoice: Pick<Invoice, 'id' | 'external_id' | 'coin' | 'amount_units' | 'address'>, allocation: Allocation): AuditEntry {
+  return {
+    ...item.actor,
+    action: 'invoice.create',
+    projectId: item.project.id,
+    target: `invoice:${invoice.id}`,
+    details: { external_id: invoice.external_id, coin: invoice.coin, amount_units: invoice.amount_units, address: invoice.address, overlay: allocation.isOverlay },
+  };
+}
+
+/** Checks what a schema cannot express and fingerprints the request for replay detection. */
+export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal, input: CreateInvoiceInput): NormalisedCreate {
+  const hasUsd = input.amount_usd !== undefined && input.amount_usd !== null;
+  const hasCrypto = input.amount_crypto !== undefined && input.amount_crypto !== null;
+  if (hasUsd === hasCrypto) {
+    throw coreErrors.validation_error({
+      message: hasUsd ? 'Give either amount_usd or amount_crypto, not both.' : 'One of amount_usd or amount_crypto is required.',
+      details: { field: hasUsd ? 'amount_crypto' : 'amount_usd' },
+    });
+  }
+  const chainEnabled = isCoinAvailable(chains, input.coin);
+  let units: bigint | null = null;
+  if (hasCrypto && chainEnabled) {
+    try {
+      units = toBaseUnits(input.amount_crypto!, chains.coin(input.coin).coin.decimals);
+    } catch (error) {
+      if (error instanceof UnitsError) throw coreErrors.validation_error({ message: `amount_crypto: ${error.message} for ${input.coin}`, details: { field: 'amount_crypto' } });
+      throw error;
+    }
+  }
+  const usd = hasUsd ? usdDecimal(input.amount_usd!) : null;
+  checkMetadataSize(input.metadata);
+  const callbackUrl = input.callback_url ? validateWebhookUrl(input.callback_url, project.kind) : null;
+  const fingerprint = createHash('sha256')
+    .update(
+      canonicalJson({
+        coin: input.coin,
+        amount_usd: usd,
+        amount_crypto: hasCrypto ? (units?.toString() ?? input.amount_crypto) : null,
+        callback_url: callbackUrl,
+        metadata: input.metadata ?? null,
+        matching_mode: input.matching_mode ?? null,
+      }),
+    )
+    .digest('hex');
+  return { usd, units, callbackUrl, fingerprint, chainEnabled };
+}
+
+function isCoinAvailable(chains: ChainRegistry, coin: CoinId): boolean {
+  try {
+    chains.coin(coin);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** JSON with object keys sorted at every depth, so equal requests hash equally. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A create waiting for its batch. */
+export interface CreateRequest {
+  readonly project: ProjectPrincipal;
+  readonly input: CreateInvoiceInput;
+  readonly actor: Actor;
+  readonly request: NormalisedCreate;
+}
+
+export interface NormalisedCreate {
+  readonly usd: string | null;
+  readonly units: bigint | null;
+  readonly callbackUrl: string | null;
+  readonly fingerprint: string;
+  readonly chainEnabled: boolean;
+}
+
+/** What `prepare` settled of a create before any database work (errors kept for `decide`'s order). */
+export type Prepared =
+  | { readonly chainEnabled: false; readonly chain?: undefined; /** An unexpected error of `prepare`, this request's alone. */ readonly failure?: unknown }
+  | {
+      readonly chainEnabled: true;
+      readonly adapter: ChainAdapter;
+      readonly chain: ChainId;
+      readonly decimals: number;
+      /** The coin has no token contract on the project's network. */
+      readonly problem?: unknown;
+      readonly quote?: RateQuote;
+      readonly quoteError?: unknown;
+      readonly units?: bigint | null;
+    };
+
+/** What the transaction of a batch settled; the rest is answered after its commit. */
+export interface BatchResult {
+  readonly outcomes: Map<number, Settled<CreateResult>>;
+  /** Keys that already hold an invoice. */
+  readonly replays: number[];
+  /** Creates the pool's fresh rows did not cover. */
+  readonly slow: { readonly i: number; readonly plan: CreatePlan }[];
+  readonly pools: PickedGroup[];
+  /** Fresh rows taken per pool, in the order of `pools`. */
+  readonly taken: number[];
+}
+
+/** An invoice row as written at creation. */
+export interface InvoiceRow {
+  readonly id: string;
+  readonly project_id: string;
+  readonly project_kind: ProjectKind;
+  readonly external_id: string;
+  readonly request_fingerprint: string;
+  readonly coin: CoinId;
+  readonly chain: ChainId;
+  readonly address: string;
+  readonly pool_address_id: string;
+  readonly address_shared: boolean;
+  readonly address_released_at: Date | null;
+  readonly derivation_path: string;
+  readonly verification_standard: VerificationStandard;
+  readonly amount_units: string;
+  readonly amount_crypto: string;
+  readonly amount_usd: string | null;
+  readonly rate_snapshot: StoredRateSnapshot | null;
+  readonly payment_token: string;
+  readonly payment_uri: string;
+  readonly callback_url: string | null;
+  readonly metadata: Record<string, unknown> | null;
+  readonly matching_mode: MatchingMode;
+  readonly confirmation_threshold: number;
+  readonly status: InvoiceStatus;
+  readonly expires_at: Date;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+}
+
+/** What a create decided before its transaction. */
+export interface CreatePlan {
+  readonly id: string;
+  readonly adapter: ChainAdapter;
+  readonly decimals: number;
+  readonly units: bigint;
+  readonly quote: RateQuote | undefined;
+  readonly matchingMode: MatchingMode;
+  readonly confirmations: number;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
+}
+
+export function groupBy<T>(values: Iterable<T>, key: (value: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const value of values) {
+    const k = key(value);
+    const group = groups.get(k);
+    if (group) group.push(value);
+    else groups.set(k, [value]);
+  }
+  return groups;
+}
+
+export function memo<K, V>(cache: Map<K, V>, key: K, make: () => V): V {
+  if (!cache.has(key)) cache.set(key, make());
+  return cache.get(key)!;
+}
+
+export function attempt<T>(fn: () => T): Settled<T> {
+  try {
+    return { ok: true, value: fn() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+export async function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
