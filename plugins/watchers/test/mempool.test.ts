@@ -1,0 +1,146 @@
+/**
+ * Issue 26's lifecycle findings against a real EVM node (anvil, Sepolia's chain id) and the real
+ * watcher pipeline. Anvil's EVM watcher has no mempool of its own, so the mempool provider here is
+ * the real watcher with a `mempool()` added per test: a rate-limited one (finding 6), and one that
+ * reports a payment seen only in the mempool (finding 2), as an Esplora provider would.
+ */
+import test from 'ava';
+import { ProviderError, type ChainWatcher, type ObservedTransfer, type WatchedAddresses } from '@gw/kernel';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { parseEther } from 'ethers';
+import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
+import type { ScanTarget } from '../src/index.js';
+import { Anvil } from './anvil.js';
+import { startAnvilKernel } from './anvil-kernel.js';
+
+const WINDOW = 3;
+let anvil: Anvil;
+let gw: TestKernel;
+let project: TestProject;
+let payer: string;
+
+test.before(async () => {
+  anvil = await Anvil.start(11155111);
+  gw = await startAnvilKernel(anvil, {
+    'plugins.address-pool.targetFree': 12,
+    'plugins.address-pool.hardCap': 20,
+    'plugins.watchers.scanIntervalSeconds': 3600,
+    'plugins.watchers.mempoolAddressesPerPass': WINDOW,
+    'plugins.watchers.mempoolTimeoutSeconds': 3600,
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-mempool', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  payer = (await anvil.accounts())[0]!;
+});
+test.after.always(async () => {
+  await gw?.close();
+  await anvil?.stop();
+});
+
+/** The eth/sepolia target with `mempool` added to its (real) watcher. */
+function withMempool(mempool: (watched: WatchedAddresses) => Promise<ObservedTransfer[]>): ScanTarget {
+  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
+  const real = target.watcher;
+  const watcher: ChainWatcher = {
+    head: () => real.head(),
+    scan: (from, to, watched) => real.scan(from, to, watched),
+    blockHash: (height) => real.blockHash(height),
+    maxBlocksPerScan: real.maxBlocksPerScan,
+    mempool,
+  };
+  return { ...target, watcher };
+}
+
+async function pass(target: ScanTarget) {
+  for (;;) {
+    const report = await gw.kernel.cradle.watchersScanner.pass(target);
+    if (report.error) throw new Error(report.error);
+    if (report.ran) return report;
+  }
+}
+const uid = () => `order-${Math.random().toString(36).slice(2)}`;
+async function invoice(body: Record<string, unknown>) {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: uid(), ...body } });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  return created.body;
+}
+const get = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
+
+test.serial('finding 6: a rate-limited mempool provider never holds up blocks; each pass asks it about a bounded, rotating window', async (t) => {
+  const asked: string[][] = [];
+  const limited = withMempool(async (watched) => {
+    asked.push(await watched.active());
+    throw new ProviderError('rate_limited', 'esplora', 'GET /address/…/txs/mempool: 429');
+  });
+  // Several invoices, so more addresses expect payments than one window holds.
+  const invoices = [];
+  for (let i = 0; i < 7; i++) invoices.push(await invoice({ coin: 'eth', amount_crypto: '0.01' }));
+  const paid = invoices[0]!;
+  await anvil.sendEth(payer, paid.address, parseEther('0.01'));
+  await anvil.mine(paid.confirmation_threshold);
+  const report = await pass(limited);
+  t.is(report.mempool?.error !== undefined, true, 'the mempool step failed');
+  t.is((await get(paid.id)).status, 'paid', 'the block pass committed regardless');
+  // A few more passes: every window is bounded, and together they cover every waiting address.
+  for (let i = 0; i < 4; i++) await pass(limited);
+  t.true(asked.every((window) => window.length <= WINDOW), JSON.stringify(asked.map((w) => w.length)));
+  const covered = new Set(asked.flat());
+  for (const inv of invoices.slice(1)) t.true(covered.has(inv.address), `${inv.address} was asked about in some pass`);
+  const metrics = await gw.kernel.cradle.metrics.registry.getSingleMetricAsString('gateway_watcher_mempool_failures_total');
+  t.regex(metrics, /kind="rate_limited"} [1-9]/);
+});
+
+test.serial('finding 2: a payment that stays in the mempool stops holding its invoice after the timeout; paid after expiry it is expired_paid_late', async (t) => {
+  const inv = await invoice({ coin: 'eth', amount_crypto: '0.02' });
+  const dust: ObservedTransfer = {
+    chain: 'eth',
+    network: 'sepolia',
+    coin: 'eth',
+    txHash: `0x${'d'.repeat(64)}`,
+    outputIndex: 0,
+    toAddress: inv.address,
+    amountUnits: 1n,
+    blockHeight: null,
+    blockHash: null,
+    observedAt: new Date(),
+  };
+  const mempool = withMempool(async () => [dust]);
+  await pass(mempool);
+  const detected = await get(inv.id);
+  t.is(detected.status, 'detected');
+  t.like(detected.transactions[0], { tx_hash: dust.txHash, status: 'pending', confirmations: 0 });
+  // The invoice's deadline passes: a detected invoice is left to its payment.
+  const { invoicesLifecycle, db } = gw.kernel.cradle;
+  const later = new Date(Date.now() + 2 * 86_400_000);
+  await invoicesLifecycle.expireDue(CLI_ACTOR, { asOf: later });
+  t.is((await get(inv.id)).status, 'detected');
+  // The dust never makes it into a block (replaced by fee elsewhere): the clock moves past the timeout.
+  await db('watchers_transfers').where({ tx_hash: dust.txHash }).update({ received_at: db.raw(`now() - interval '2 hours'`) });
+  const report = await pass(withMempool(async () => []));
+  t.is(report.mempool?.dropped, 1);
+  const released = await get(inv.id);
+  t.is(released.status, 'pending', 'back to waiting');
+  t.is(released.transactions[0].status, 'dropped');
+  await invoicesLifecycle.expireDue(CLI_ACTOR, { asOf: later });
+  t.is((await get(inv.id)).status, 'expired', 'and it expires as usual');
+  // A real payment after expiry is late, never paid at the creation-time rate.
+  await anvil.sendEth(payer, inv.address, parseEther('0.02'));
+  await anvil.mine(inv.confirmation_threshold);
+  await pass(withMempool(async () => []));
+  t.is((await get(inv.id)).status, 'expired_paid_late');
+});
+
+test.serial('finding 9: a payment that existed before an invoice was created never pays that invoice', async (t) => {
+  const inv = await invoice({ coin: 'eth', amount_crypto: '0.03' });
+  const txHash = await anvil.sendEth(payer, inv.address, parseEther('0.03'));
+  const block = await anvil.rpc<{ timestamp: string }>('eth_getBlockByNumber', [(await anvil.receipt(txHash)).blockNumber, false]);
+  // The invoice was created after that block existed (its clock moved past the block's time and the chain's skew allowance).
+  const { db } = gw.kernel.cradle;
+  await db('invoices_invoices').where({ id: inv.id }).update({ created_at: new Date(Number(BigInt(block.timestamp)) * 1000 + 3_600_000) });
+  await pass(withMempool(async () => []));
+  t.is((await get(inv.id)).status, 'pending', 'the earlier payment is not this invoice’s');
+  const orphan = await db('watchers_transfers').where({ tx_hash: txHash }).first();
+  t.is(orphan.match, 'orphan');
+  t.is(orphan.invoice_id, null);
+});
