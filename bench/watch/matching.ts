@@ -60,6 +60,8 @@ try {
         'plugins.address-pool.replenishBatchMax': Math.min(10_000, transfers),
         'plugins.invoices.createRateLimitPerMinute': 1_000_000,
         'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+        // A block of thousands of transactions and their receipts takes anvil a while on a busy machine.
+        'plugins.watchers.providerTimeoutMs': 120_000,
       },
     });
     try {
