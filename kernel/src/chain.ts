@@ -84,6 +84,14 @@ export interface CoinDefinition {
    * chain's native coin. A network id missing here means the coin is not available on that network.
    */
   readonly contracts?: Readonly<Record<string, string>>;
+  /**
+   * A synthetic contract (jetton master on TON) that sandbox projects invoice this token with when
+   * the chain's default testnet has no official contract. It is no real contract: each chain derives
+   * it from the label `gateway sandbox token <coin id>` (SHA-256, cut to the chain's address
+   * length) so nobody can own it, and it exists only for sandbox projects, which never watch a
+   * chain. Required for a token without a contract on the default testnet (`defineChain` checks).
+   */
+  readonly sandboxContract?: string;
   /** Where the contract address and decimals were verified (URL or document name). */
   readonly source?: string;
 }
@@ -154,6 +162,8 @@ export interface DerivedAddress {
 export interface PaymentUriInput {
   readonly coin: CoinId;
   readonly network: NetworkKind;
+  /** The invoice belongs to a sandbox project: a token may use its `sandboxContract` (see `tokenContractFor`). */
+  readonly sandbox?: boolean;
   readonly address: string;
   readonly amountUnits: bigint;
   /** Memo/comment to include where the chain supports one (TON `text`). */
@@ -254,6 +264,12 @@ export function defineChain(module: ChainModule): ChainModule {
         throw new Error(`defineChain(${definition.id}): coin ${coin.id} names unknown network ${network}`);
       }
     }
+    if (coin.sandboxContract !== undefined && !coin.contracts) {
+      throw new Error(`defineChain(${definition.id}): native coin ${coin.id} cannot have a sandbox contract`);
+    }
+    if (coin.contracts && !coin.contracts[definition.networks.testnets[0].id] && coin.sandboxContract === undefined) {
+      throw new Error(`defineChain(${definition.id}): token ${coin.id} has no contract on ${definition.networks.testnets[0].id}, so it needs a sandboxContract`);
+    }
   }
   if (!Number.isInteger(definition.defaultConfirmations) || definition.defaultConfirmations < 0) {
     throw new Error(`defineChain(${definition.id}): defaultConfirmations must be a non-negative integer`);
@@ -264,6 +280,17 @@ export function defineChain(module: ChainModule): ChainModule {
 /** The network a project kind uses on a chain: mainnet, or the chain's first (default) testnet. */
 export function networkFor(definition: ChainDefinition, kind: ProjectKind): NetworkDefinition {
   return kind === 'production' ? definition.networks.mainnet : definition.networks.testnets[0];
+}
+
+/**
+ * The token contract (jetton master) an invoice of a project of `kind` uses: the contract on the
+ * kind's network, and for a sandbox project without one there the coin's synthetic
+ * `sandboxContract`. Undefined for a native coin, and for a token that cannot be invoiced on the
+ * kind's network (a testnet without an official or operator-configured contract).
+ */
+export function tokenContractFor(definition: ChainDefinition, coin: CoinDefinition, kind: ProjectKind): string | undefined {
+  if (!coin.contracts) return undefined;
+  return coin.contracts[networkFor(definition, kind).id] ?? (kind === 'sandbox' ? coin.sandboxContract : undefined);
 }
 
 /** Looks up a coin of a chain; undefined when the chain does not carry it. */
@@ -307,8 +334,8 @@ export function paymentUriCoin(definition: ChainDefinition, input: PaymentUriInp
   if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
   if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
   if (!coin.contracts) return { coin, contract: undefined };
-  const networkId = networkFor(definition, input.network === 'mainnet' ? 'production' : 'testnet').id;
-  const contract = coin.contracts[networkId];
-  if (!contract) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkId}.` });
+  const kind: ProjectKind = input.network === 'mainnet' ? 'production' : input.sandbox ? 'sandbox' : 'testnet';
+  const contract = tokenContractFor(definition, coin, kind);
+  if (!contract) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkFor(definition, kind).id}.` });
   return { coin, contract };
 }

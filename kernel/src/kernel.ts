@@ -145,7 +145,7 @@ export function createKernel(options: KernelOptions): Kernel {
       rateLimiter: asFunction(({ db }: Cradle) => createRateLimiter(db)).singleton(),
       secretBox: asValue(createSecretBox(masterKey)),
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
-      chains: asValue(createChainRegistry(options.chains ?? [], logger)),
+      chains: asValue(createChainRegistry(options.chains ?? [], logger, config.chains.testTokenContracts)),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
       mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => plugin.mcpTools?.(cradle) ?? [])).singleton(),
     });

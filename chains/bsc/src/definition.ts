@@ -16,6 +16,8 @@ export const bscDefinition: ChainDefinition = {
       symbol: 'USDT',
       decimals: 18,
       // Binance-Peg USDT uses 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet token.
+      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
+      sandboxContract: '0xD88a246cAFe0FFED406FF189d3C92C97473E0188',
       contracts: { bsc: '0x55d398326f99059fF775485246999027B3197955' },
       source: 'https://bscscan.com/token/0x55d398326f99059ff775485246999027b3197955 (Binance-Peg BSC-USD, decimals() = 18)',
     },
@@ -24,6 +26,8 @@ export const bscDefinition: ChainDefinition = {
       symbol: 'USDC',
       decimals: 18,
       // Binance-Peg USDC (18 decimals). Circle lists no BSC testnet USDC.
+      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
+      sandboxContract: '0x4F2E8C065b96264e0B5f82e5d29925F4e99A2b94',
       contracts: { bsc: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d' },
       source: 'https://bscscan.com/token/0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d (Binance-Peg USD Coin, decimals() = 18)',
     },

@@ -16,6 +16,8 @@ export const ethDefinition: ChainDefinition = {
       symbol: 'USDT',
       decimals: 6,
       // Tether publishes no Sepolia deployment; USDT is therefore unavailable on testnet projects.
+      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
+      sandboxContract: '0x30758F7B3C7CA12f5224d41579A93e48Cf0f88eC',
       contracts: { ethereum: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
       source:
         'https://tether.to/en/supported-protocols/ ; https://etherscan.io/token/0xdac17f958d2ee523a2206206994597c13d831ec7 (decimals() = 6)',

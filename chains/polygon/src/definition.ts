@@ -21,6 +21,8 @@ export const polygonDefinition: ChainDefinition = {
       symbol: 'USDT',
       decimals: 6,
       // No official Tether deployment on Amoy.
+      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
+      sandboxContract: '0x60eF684093cf05d0F3f9Befe17F6ffe03BaA81a7',
       contracts: { polygon: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
       source:
         'https://tether.to/en/supported-protocols/ ; https://polygonscan.com/token/0xc2132d05d31c914a87c6611c10748aeb04b58e8f (decimals() = 6)',

@@ -17,6 +17,8 @@ export const tonDefinition: ChainDefinition = {
       symbol: 'USDT',
       decimals: 6,
       // Tether publishes no TON testnet jetton; USDT is unavailable on testnet projects.
+      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
+      sandboxContract: 'kQBLhSxWq_FTVwb55TP6HUDMEueiBPMHRgT-eV6XN3hUAZqm',
       contracts: { ton: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs' },
       source:
         'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',

@@ -22,6 +22,8 @@ export const tronDefinition: ChainDefinition = {
       symbol: 'USDT',
       decimals: 6,
       // Tether publishes no Shasta/Nile deployment; community test tokens are not listed.
+      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
+      sandboxContract: 'TYk6DWXyHmCBHTirh8xGzZcn5UPSBwNjco',
       contracts: { tron: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
       source: 'https://tether.to/en/supported-protocols/ ; https://tronscan.org/#/token20/TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (decimals 6)',
     },

@@ -52,6 +52,16 @@ export const KernelConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    chains: Type.Object(
+      {
+        testTokenContracts: Type.Record(Type.String(), Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 128 })), {
+          default: {},
+          description:
+            'Token contracts used on test networks: { "<coin>": { "<testnet id>": "<contract>" } }. Testnet projects can invoice the token there and the watcher follows it.',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     log: Type.Object(
       {
         level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {

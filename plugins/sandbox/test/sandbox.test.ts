@@ -476,3 +476,24 @@ test('a reset or delete that fails in PostgreSQL is 500 sandbox_reset_failed / s
   await db.raw('drop trigger refuse_pool_purge on address_pool_addresses');
   t.deepEqual((await c.call('DELETE', `/${c.projectId}`)).body, { status: 'deleted' });
 });
+
+test('a sandbox project invoices all fifteen coins; a token without a testnet contract uses its synthetic sandbox contract and pays', async (t) => {
+  const c = await sandboxClient(gw);
+  const coins = ALL_CHAINS.flatMap((chain) => chain.definition.coins.map((coin) => ({ chain: chain.definition, coin })));
+  t.is(coins.length, 15);
+  const ids = new Map<string, string>();
+  for (const { chain, coin } of coins) {
+    const created = await c.call('POST', '/invoices', { external_id: `all-coins-${coin.id}`, coin: coin.id, amount_usd: 12.5 });
+    t.is(created.status, 201, `${coin.id}: ${JSON.stringify(created.body)}`);
+    ids.set(coin.id, created.body.id);
+    if (coin.contracts && !coin.contracts[chain.networks.testnets[0].id]) {
+      t.truthy(coin.sandboxContract, `${coin.id} declares a sandbox contract`);
+      t.true(created.body.payment_uri.includes(coin.sandboxContract!), `${coin.id}: ${created.body.payment_uri}`);
+    }
+  }
+  const usdt = ids.get('usdt_trc20')!;
+  t.is((await simulate(c, usdt, 'detect')).body.status, 'detected');
+  const paid = await simulate(c, usdt, 'paid');
+  t.is(paid.status, 200, JSON.stringify(paid.body));
+  t.is((await get(c, usdt)).status, 'paid');
+});

@@ -110,7 +110,7 @@ export class OrphanAttribution {
       amount_usd: unitsToUsd(units, quote.rate, coin.decimals),
       rate_snapshot: storedRateSnapshot(quote),
       payment_token: randomHex(8),
-      payment_uri: adapter.paymentUri({ coin: input.coin, network: networkKindOf(input.projectKind), address: input.address, amountUnits: units }),
+      payment_uri: adapter.paymentUri({ coin: input.coin, network: networkKindOf(input.projectKind), sandbox: input.projectKind === 'sandbox', address: input.address, amountUnits: units }),
       callback_url: null,
       // The invoice has no user field: the partner's user_id is kept in its metadata.
       metadata: input.metadata === undefined && input.userId === undefined ? null : { ...(input.metadata ?? {}), ...(input.userId !== undefined ? { user_id: input.userId } : {}) },

@@ -91,3 +91,30 @@ test('invoice row: a pending row with the allocation, the payment URI carries th
   t.true(row.payment_uri.includes(row.payment_token), row.payment_uri);
   t.like(createAudit(item, row, allocation as never), { action: 'invoice.create', target: `invoice:${row.id}`, details: { overlay: false } });
 });
+
+test('prepare: a sandbox project invoices every token (synthetic contract where the testnet has none); testnet refuses them unless the operator configured a contract', async (t) => {
+  const sandbox: ProjectPrincipal = { ...testnet, kind: 'sandbox' };
+  const tokens = ALL_CHAINS.flatMap((chain) => chain.definition.coins.filter((coin) => coin.contracts && !coin.contracts[chain.definition.networks.testnets[0].id]).map((coin) => coin.id));
+  t.deepEqual(tokens.sort(), ['usdc_bep20', 'usdt_bep20', 'usdt_erc20', 'usdt_polygon', 'usdt_ton', 'usdt_trc20']);
+  for (const coin of tokens) {
+    const input = { external_id: 'x', coin, amount_crypto: '1' } as CreateInvoiceInput;
+    const inSandbox = await prepareCreate(chains, { project: sandbox, input, actor, request: normaliseCreate(chains, sandbox, input) }, quote('1'));
+    t.true(inSandbox.chainEnabled && inSandbox.problem === undefined, coin);
+    const onTestnet = await prepareCreate(chains, request({ coin, amount_crypto: '1' }), quote('1'));
+    t.true(onTestnet.chainEnabled && isAppError(onTestnet.problem) && onTestnet.problem.code === 'coin_not_enabled', coin);
+  }
+  const configured = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), { usdt_erc20: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } });
+  const input = { external_id: 'x', coin: 'usdt_erc20', amount_crypto: '1' } as CreateInvoiceInput;
+  const withContract = await prepareCreate(configured, { project: testnet, input, actor, request: normaliseCreate(configured, testnet, input) }, quote('1'));
+  t.true(withContract.chainEnabled && withContract.problem === undefined);
+  const eth = configured.coin('usdt_erc20').adapter;
+  t.true(eth.paymentUri({ coin: 'usdt_erc20', network: 'testnet', address: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06', amountUnits: 1n }).includes('0x7169D38820dfd117C3FA1f22a697dBA58d90BA06'));
+});
+
+test('configured test token contracts: a native coin, a mainnet, an unknown coin or an invalid address stop the start', (t) => {
+  const build = (configured: Record<string, Record<string, string>>) => () => createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), configured);
+  t.throws(build({ eth: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /native coin/ });
+  t.throws(build({ usdt_erc20: { ethereum: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /not a testnet.*mainnet contracts are fixed/ });
+  t.throws(build({ usdt_nope: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /no enabled chain carries/ });
+  t.throws(build({ usdt_trc20: { shasta: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /not a TRON testnet address/ });
+});

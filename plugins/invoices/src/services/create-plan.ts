@@ -3,6 +3,7 @@ import {
   coreErrors,
   fromBaseUnits,
   networkFor,
+  tokenContractFor,
   networkKindOf,
   newId,
   randomHex,
@@ -62,7 +63,7 @@ export async function prepareCreate(chains: ChainRegistry, item: CreateRequest, 
   const { adapter, coin } = chains.coin(input.coin);
   const network = networkFor(adapter.definition, project.kind);
   const base = { chainEnabled: true as const, adapter, chain: adapter.definition.id, decimals: coin.decimals };
-  if (coin.contracts && !coin.contracts[network.id]) {
+  if (coin.contracts && tokenContractFor(adapter.definition, coin, project.kind) === undefined) {
     return {
       ...base,
       problem: invoicesErrors.coin_not_enabled({ message: `${coin.symbol} (${coin.id}) has no token contract on ${network.name}, so it cannot be invoiced there.`, details: { coin: coin.id, network: network.id } }),
@@ -134,6 +135,7 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
     payment_uri: adapter.paymentUri({
       coin: input.coin,
       network: networkKindOf(project.kind),
+      sandbox: project.kind === 'sandbox',
       address: allocation.address,
       amountUnits: plan.units,
       ...(adapter.definition.capabilities.supportsMemo ? { memo: paymentToken } : {}),
