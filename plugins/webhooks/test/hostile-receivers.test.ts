@@ -5,12 +5,14 @@ import { payInvoice } from '@gw/plugin-invoices/testing';
 import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
 
 // One fetch loop, so a batch held up by a hanging receiver would hold up every later delivery;
-// a 3 s timeout and a 200 ms batch wait, so a hanging delivery straggles past its batch.
+// a 6 s timeout (room for two deliveries on a loaded machine while one hangs) and a 200 ms batch
+// wait, so a hanging delivery straggles past its batch.
+const TIMEOUT_MS = 6000;
 let gw: TestKernel;
 let receiver: Receiver;
 let project: TestProject;
 test.before(async () => {
-  gw = await startWebhooksKernel({ 'plugins.webhooks.workers': 1, 'plugins.webhooks.timeoutMs': 3000, 'plugins.webhooks.batchWaitMs': 200 });
+  gw = await startWebhooksKernel({ 'plugins.webhooks.workers': 1, 'plugins.webhooks.timeoutMs': TIMEOUT_MS, 'plugins.webhooks.batchWaitMs': 200 });
   receiver = await Receiver.start();
   receiver.reply = (r) => {
     if (r.path === '/hooks/hang') return { delayMs: 60_000 };
@@ -29,12 +31,22 @@ test.after.always(async () => {
   await receiver?.close();
 });
 
-/** An invoice whose events go to `path` of the receiver, moved to `detected`: returns its event id. */
-async function eventTo(path: string, on: { gw: TestKernel; project: TestProject } = { gw, project }): Promise<string> {
+/** A pending invoice whose events go to `path` of the receiver: returns its id. */
+async function invoiceTo(path: string, on: { gw: TestKernel; project: TestProject } = { gw, project }): Promise<string> {
   const body = { external_id: `hostile-${Math.random().toString(36).slice(2)}`, amount_crypto: '0.01', coin: 'eth', callback_url: `${receiver.url}${path}` };
   const created = await signedFetch(on.gw.url, '/api/v1/invoices', { ...on.project, method: 'POST', body });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  return (await payInvoice(on.gw.kernel.cradle, on.project.projectId, created.body.id))!;
+  return created.body.id;
+}
+
+/** Moves an invoice to `detected`: returns the event id. */
+async function detect(invoiceId: string, on: { gw: TestKernel; project: TestProject } = { gw, project }): Promise<string> {
+  return (await payInvoice(on.gw.kernel.cradle, on.project.projectId, invoiceId))!;
+}
+
+/** An invoice whose events go to `path` of the receiver, moved to `detected`: returns its event id. */
+async function eventTo(path: string, on: { gw: TestKernel; project: TestProject } = { gw, project }): Promise<string> {
+  return detect(await invoiceTo(path, on), on);
 }
 
 const eventRow = (id: string) => gw.kernel.cradle.db('webhooks_events').where({ id }).first();
@@ -64,8 +76,9 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
   };
   // The hanging delivery is under way, its batch moved on: healthy events sent after it are
   // delivered and recorded while it still hangs.
+  const healthyInvoices = [await invoiceTo('/hooks/ok'), await invoiceTo('/hooks/ok')];
   await waitFor(async () => receiver.forEvent(hang).length === 1);
-  const healthy = [await eventTo('/hooks/ok'), await eventTo('/hooks/ok')];
+  const healthy = [await detect(healthyInvoices[0]!), await detect(healthyInvoices[1]!)];
   for (const id of healthy) await waitFor(async () => (await eventRow(id))?.status === 'delivered');
   t.like(await eventRow(hang), { status: 'retrying', attempts: 0 }, 'the hanging attempt has not ended yet');
   t.is(await waitingJobs(hang, 1), 1, 'a fallback job guards the hanging attempt');
@@ -80,8 +93,8 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
   t.like(await first(hostile.garbage), { http_status: null });
   t.regex((await first(hostile.garbage)).error, /HPE_|Parse Error/);
   const hung = await first(hang);
-  t.like(hung, { http_status: null, error: 'no complete response within 3000 ms' });
-  t.true(hung.latency_ms >= 2900, `the hanging attempt took ${hung.latency_ms} ms`);
+  t.like(hung, { http_status: null, error: `no complete response within ${TIMEOUT_MS} ms` });
+  t.true(hung.latency_ms >= TIMEOUT_MS - 100, `the hanging attempt took ${hung.latency_ms} ms`);
   t.is(await waitingJobs(hang, 1), 0, 'the fallback job ended with the straggler\'s record');
 
   // None is lost: every hostile event is retried to its last attempt and dead-lettered.
@@ -89,7 +102,7 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
     const row = await waitFor(async () => {
       const r = await eventRow(id);
       return r?.status === 'dlq' && r;
-    }, 30_000);
+    }, 60_000);
     t.is(row.attempts, 3, `event ${id}`);
     t.is(receiver.forEvent(id).length, 3, `three requests reached the receiver for ${id}`);
   }
