@@ -3,6 +3,16 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * The environment every process an end-to-end test starts begins with: a clean one (the app reads
+ * only what the test gives it), plus the test run's marker so the runner can tell whether a test
+ * left a process behind (scripts/test.ts).
+ */
+export function baseEnv(): Record<string, string> {
+  const run = process.env['GW_TEST_RUN'];
+  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...(run ? { GW_TEST_RUN: run } : {}) };
+}
+
 /** A child process of the real app, with its output collected. */
 export interface AppProcess {
   readonly child: ChildProcess;
@@ -15,7 +25,7 @@ export interface AppProcess {
 export function startApp(app: 'all' | 'gateway' | 'worker' | 'cli', env: Record<string, string>, args: string[] = []): AppProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env },
+    env: { ...baseEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

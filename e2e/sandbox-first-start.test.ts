@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import test from 'ava';
 import { createTestDatabase, waitFor, type TestDatabase } from '@gw/kernel/testing';
-import { ROOT, runCliProcess, startApp, waitForUrl } from './processes.js';
+import { baseEnv, ROOT, runCliProcess, startApp, waitForUrl } from './processes.js';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -13,7 +13,7 @@ test.after.always(async () => {
 
 /** Runs a TypeScript file of the repository to completion on this Node; collects its output. */
 function runScript(file: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...baseEnv(), ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -37,7 +37,7 @@ test.serial('a new user: the first start prints sandbox credentials, and the par
 
   const receiverProcess = spawn(process.execPath, ['--import', 'tsx', 'examples/sandbox-partner/receiver.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', API_SECRET: secret!, PORT: '0' },
+    env: { ...baseEnv(), API_SECRET: secret!, PORT: '0' },
   });
   let received = '';
   receiverProcess.stdout.on('data', (chunk: Buffer) => (received += chunk.toString()));

@@ -5,7 +5,7 @@
  * its own. Exits with ava's code.
  */
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createKernel, loadConfig, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
@@ -53,10 +53,52 @@ const code = await new Promise<number>((resolve) => {
   });
   child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
 });
+const leftovers = await leftoverProcesses();
+if (leftovers.length > 0) {
+  console.error(`\nscripts/test.ts: the tests left ${leftovers.length} process(es) running (stopped now); every test must stop what it starts, with its process group:`);
+  for (const p of leftovers) console.error(`  pid ${p.pid}: ${p.command}`);
+  for (const p of leftovers) killQuietly(p.pid);
+}
 await admin.query(`drop database if exists ${template} with (force)`).catch(() => undefined);
 await admin.end();
 await embedded?.stop();
-process.exit(code);
+process.exit(code !== 0 ? code : leftovers.length > 0 ? 1 : 0);
+
+/**
+ * Processes of this run still alive after ava ended: every process the tests start inherits
+ * GW_TEST_RUN=<this pid> (apps started with their own environment pass it on), whatever its
+ * parent or process group. A few seconds of grace for those being torn down as ava exits.
+ */
+async function leftoverProcesses(): Promise<{ pid: number; command: string }[]> {
+  const marker = `GW_TEST_RUN=${process.pid}`;
+  const scan = () => {
+    const found: { pid: number; command: string }[] = [];
+    for (const entry of readdirSync('/proc')) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid) || pid === process.pid) continue;
+      try {
+        if (!readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker)) continue;
+        found.push({ pid, command: readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim().slice(0, 200) });
+      } catch {
+        // Gone meanwhile, or not ours to read.
+      }
+    }
+    return found;
+  };
+  for (let i = 0; i < 30; i++) {
+    if (scan().length === 0) return [];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return scan();
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
 
 function isAlive(pid: number): boolean {
   try {

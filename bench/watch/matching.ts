@@ -15,10 +15,11 @@
  *   the block with its transactions, the logs, a receipt per candidate): the floor no matcher can
  *   go below;
  * - filter: the pool lookup of the block's recipients among the watched addresses;
- * - pass: one `ChainScanner.pass` over the block (provider, filter, recording and matching every
+ * - matching: one `ChainScanner.pass` over the block (filter, recording and matching every
  *   transfer, a `detected` transition with its outbox event per invoice, confirmation counting),
- *   in one transaction, as the scheduled job runs it.
- * Matching throughput is transfers over (pass - provider). The run checks that every invoice is
+ *   in one transaction, as the scheduled job runs it, with the block's scan answered from the
+ *   provider's answer above (the scanner's own lookup still decides what is kept): pass minus
+ *   provider, measured directly rather than as the difference of two noisy figures. The run checks that every invoice is
  * `detected` afterwards. With `--paying none` the block's transfers go to addresses nobody watches
  * (the cost of a busy block that pays nothing: pass - provider is the lookup alone).
  *
@@ -148,6 +149,22 @@ try {
       const expected = paying === 'all' ? transfers : 0;
       if (found.size !== expected) throw new Error(`the filter found ${found.size}, expected ${expected}`);
 
+      // The pass, with the block's scan answered from the provider's answer above: the scanner's
+      // own lookup still decides which transfers are kept, so everything but the JSON-RPC reads
+      // is measured directly (pass minus provider, without subtracting two noisy figures).
+      const replayedScan = async (from: number, to: number, watched: { filter(addresses: readonly string[]): Promise<ReadonlySet<string>> }) => {
+        if (from !== height || to !== height) return target.watcher.scan(from, to, watched as never);
+        const hits = await watched.filter(recipients);
+        return [{ ...scanned!, transfers: scanned!.transfers.filter((transfer) => hits.has(transfer.toAddress)) }];
+      };
+      const replayed = new Proxy(target.watcher, {
+        get(watcher, name) {
+          if (name === 'scan') return replayedScan;
+          const value = Reflect.get(watcher, name, watcher);
+          return typeof value === 'function' ? value.bind(watcher) : value;
+        },
+      });
+
       // Diagnostics: BENCH_COUNT_QUERIES=1 prints how often each statement shape ran in the pass.
       const statements = new Map<string, number>();
       const countQuery = (query: { sql: string }) => {
@@ -156,22 +173,21 @@ try {
       };
       if (process.env['BENCH_COUNT_QUERIES']) db.on('query', countQuery);
       t0 = performance.now();
-      const report = await watchersScanner.pass(target);
-      const passMs = ms(t0);
+      const report = await watchersScanner.pass({ ...target, watcher: replayed });
+      const matchingMs = ms(t0);
       db.off('query', countQuery);
       for (const [shape, count] of [...statements].sort((a, b) => b[1] - a[1])) console.error(String(count).padStart(8), shape);
       if (report.error || report.transfers !== expected) throw new Error(`pass: ${JSON.stringify(report)}`);
       const detected = Number((await db('invoices_invoices').where({ project_id: project.projectId, status: 'detected' }).count({ n: '*' }))[0]!.n);
       if (detected !== expected) throw new Error(`${detected} invoices detected, not ${expected}`);
 
-      const matchingMs = passMs - providerMs;
       console.log(`\nwatcher matching, one block of ${transfers} transfers (${paying === 'all' ? 'each paying its own invoice' : 'paying nothing'}) against ${total} watched addresses, node ${process.version}\n`);
       console.log('| step | ms | transfers/s |');
       console.log('| --- | --- | --- |');
       console.log(`| provider: EvmWatcher.scan of the block, filter answered without a lookup | ${providerMs.toFixed(0)} | ${Math.round(transfers / (providerMs / 1000))} |`);
       console.log(`| filter: pool lookup of the ${transfers} recipients | ${filterMs.toFixed(0)} | ${Math.round(transfers / (filterMs / 1000))} |`);
-      console.log(`| pass: scan, filter, record, match, detect (${detected} invoices), count | ${passMs.toFixed(0)} | ${Math.round(transfers / (passMs / 1000))} |`);
-      console.log(`| matching alone (pass - provider) | ${matchingMs.toFixed(0)} | ${Math.round(transfers / (matchingMs / 1000))} |`);
+      console.log(`| matching alone: the pass (lookup, record, match, detect ${detected} invoices, count) with the block's scan replayed | ${matchingMs.toFixed(0)} | ${Math.round(transfers / (matchingMs / 1000))} |`);
+      console.log(`| pass, provider included (provider + matching) | ${(providerMs + matchingMs).toFixed(0)} | ${Math.round(transfers / ((providerMs + matchingMs) / 1000))} |`);
     } finally {
       await gw.close();
     }

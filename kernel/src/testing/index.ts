@@ -4,3 +4,4 @@ export * from './signed-fetch.js';
 export * from './response-check.js';
 export * from './wait-for.js';
 export * from './watched-set.js';
+export * from './process-group.js';

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
 import { AbiCoder, Interface, keccak256, toBeHex, zeroPadValue } from 'ethers';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -12,7 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export class Anvil {
   private paused = false;
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly process: ProcessGroup,
     readonly url: string,
   ) {}
 
@@ -26,15 +26,19 @@ export class Anvil {
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
     if (options.gasLimit !== undefined) args.push('--gas-limit', options.gasLimit.toString());
     if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
-    const child = spawn(binary, args, { stdio: 'ignore' });
-    const anvil = new Anvil(child, `http://127.0.0.1:${port}`);
+    const group = spawnGroup(binary, args, { stdio: 'ignore' });
+    const child = group.child;
+    const anvil = new Anvil(group, `http://127.0.0.1:${port}`);
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
         await anvil.rpc('eth_chainId', []);
         return anvil;
       } catch (error) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`anvil did not start: ${(error as Error).message}`);
+        if (Date.now() > deadline || child.exitCode !== null) {
+          await group.stop();
+          throw new Error(`anvil did not start: ${(error as Error).message}`);
+        }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
@@ -124,11 +128,9 @@ export class Anvil {
     return this.rpc('eth_getTransactionReceipt', [txHash]);
   }
 
+  /** Stops anvil with its wrapper (the whole process group). */
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGKILL');
-    await exited;
+    await this.process.stop();
   }
 }
 
