@@ -4,23 +4,16 @@ import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import type { InvoiceStatus } from '../invoice-status.js';
 import type { InvoiceView } from '../services/invoice-view.js';
-import { applyFact, isFinal, liveTransfers, type ConfirmationFact, type FactInput, type InvoiceState, type TransferKey } from './invoice-state.js';
+import { applyFact, isFinal, liveTransfers, type ConfirmationFact, type FactInput, type InvoiceState, type ReceiptFields, type TransferKey } from './invoice-state.js';
 import { candidateKeyOf, type LifecycleStore } from './lifecycle-store.js';
 import { matchPayment, type MatchCandidate, type MatchDecision } from './payment-matching.js';
 
 /** A receipt at a pool address, as a watcher (or the sandbox) reports it. */
-export interface ObservedPayment {
+export interface ObservedPayment extends ReceiptFields {
   readonly projectId: string;
   readonly chain: ChainId;
   readonly coin: CoinId;
   readonly address: string;
-  readonly txHash: string;
-  readonly outputIndex: number;
-  readonly amountUnits: bigint;
-  /** 0 while only in the mempool; else head - height + 1. */
-  readonly confirmations: number;
-  readonly blockHeight: bigint | null;
-  readonly blockHash: string | null;
   /** Comment carried with the payment (TON), matched against `payment_token`; the sandbox sets it to pick its invoice. */
   readonly memo?: string | undefined;
   /** When this gateway first saw the receipt (its own clock: mempool sight, or the scan that found its block). */

@@ -53,14 +53,19 @@ export interface InvoiceState {
   changed: boolean;
 }
 
-/** A transfer as a fact reports it. */
-export interface PaymentFact {
+/** One receipt on a chain: which transfer output, how much, and where it stands. */
+export interface ReceiptFields {
   readonly txHash: string;
   readonly outputIndex: number;
   readonly amountUnits: bigint;
+  /** 0 while only in the mempool; else head - height + 1. */
   readonly confirmations: number;
   readonly blockHeight: bigint | null;
   readonly blockHash: string | null;
+}
+
+/** A transfer as a fact reports it. */
+export interface PaymentFact extends ReceiptFields {
   readonly synthetic: boolean;
   /** Extra `data` of the event this payment causes (chain-specific details, sandbox echoes). */
   readonly eventData?: Readonly<Record<string, unknown>>;

@@ -12,12 +12,12 @@ import { unitsToUsd } from '../services/amounts.js';
 import { checkMetadataSize, lockExternalId, storedRateSnapshot } from '../services/invoice-rules.js';
 import type { InvoiceView } from '../services/invoice-view.js';
 import type { PolicyService } from '../services/policy-service.js';
-import { stateOf } from './invoice-state.js';
+import { stateOf, type ReceiptFields } from './invoice-state.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import { findTransition, NEW } from './transition-table.js';
 
 /** A receipt that matched no invoice, attributed by the partner to an `external_id` (spec 4.3). */
-export interface AttributionInput {
+export interface AttributionInput extends ReceiptFields {
   readonly projectId: string;
   readonly projectKind: ProjectKind;
   readonly externalId: string;
@@ -27,12 +27,6 @@ export interface AttributionInput {
   readonly address: string;
   readonly poolAddressId: string;
   readonly derivationPath: string;
-  readonly txHash: string;
-  readonly outputIndex: number;
-  readonly amountUnits: bigint;
-  readonly confirmations: number;
-  readonly blockHeight: bigint | null;
-  readonly blockHash: string | null;
 }
 
 /** The outcome: the new paid invoice, or the refusal of a receipt below the confirmation threshold. */
