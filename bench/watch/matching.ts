@@ -25,6 +25,8 @@
  *
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/watch/matching.ts [--transfers 5000] [--watched 1000000] [--paying all|none]
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { fromBaseUnits } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
@@ -165,18 +167,38 @@ try {
         },
       });
 
-      // Diagnostics: BENCH_COUNT_QUERIES=1 prints how often each statement shape ran in the pass.
-      const statements = new Map<string, number>();
-      const countQuery = (query: { sql: string }) => {
+      // Diagnostics: BENCH_COUNT_QUERIES=1 prints how often each statement shape ran in the pass and its total time.
+      const statements = new Map<string, { count: number; ms: number }>();
+      const started = new Map<string, { shape: string; at: number }>();
+      const countQuery = (query: { sql: string; __knexQueryUid: string }) => {
         const shape = query.sql.replace(/\s+/g, ' ').slice(0, 110);
-        statements.set(shape, (statements.get(shape) ?? 0) + 1);
+        const entry = statements.get(shape) ?? { count: 0, ms: 0 };
+        entry.count++;
+        statements.set(shape, entry);
+        started.set(query.__knexQueryUid, { shape, at: performance.now() });
       };
-      if (process.env['BENCH_COUNT_QUERIES']) db.on('query', countQuery);
+      const timeQuery = (_response: unknown, query: { __knexQueryUid: string }) => {
+        const start = started.get(query.__knexQueryUid);
+        if (start) statements.get(start.shape)!.ms += performance.now() - start.at;
+      };
+      if (process.env['BENCH_COUNT_QUERIES']) db.on('query', countQuery).on('query-response', timeQuery);
+      // Diagnostics: BENCH_PROFILE=<file> writes a CPU profile of the pass (open it in Chrome's DevTools).
+      const profiler = process.env['BENCH_PROFILE'] ? new Session() : undefined;
+      if (profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       t0 = performance.now();
       const report = await watchersScanner.pass({ ...target, watcher: replayed });
       const matchingMs = ms(t0);
-      db.off('query', countQuery);
-      for (const [shape, count] of [...statements].sort((a, b) => b[1] - a[1])) console.error(String(count).padStart(8), shape);
+      db.off('query', countQuery).off('query-response', timeQuery);
+      if (profiler) {
+        const { profile } = await profiler.post('Profiler.stop');
+        writeFileSync(process.env['BENCH_PROFILE']!, JSON.stringify(profile));
+        profiler.disconnect();
+      }
+      for (const [shape, { count, ms: spent }] of [...statements].sort((a, b) => b[1].ms - a[1].ms)) console.error(String(count).padStart(8), spent.toFixed(0).padStart(7), 'ms', shape);
       if (report.error || report.transfers !== expected) throw new Error(`pass: ${JSON.stringify(report)}`);
       const detected = Number((await db('invoices_invoices').where({ project_id: project.projectId, status: 'detected' }).count({ n: '*' }))[0]!.n);
       if (detected !== expected) throw new Error(`${detected} invoices detected, not ${expected}`);

@@ -63,11 +63,16 @@ function nameOf(text: string): string {
   return name;
 }
 
+let querySequence = 0;
+
 async function run<R>(db: Knex | Knex.Transaction, connection: PgConnection, statement: Sql): Promise<R[]> {
   const { text, values } = statement.toQuery();
-  // knex's `query` event, so statement counters (BENCH_COUNT_QUERIES) see these statements too.
-  db.client.emit('query', { sql: text, bindings: values, method: 'raw' });
+  // knex's `query` and `query-response` events, so statement counters and timers
+  // (BENCH_COUNT_QUERIES) see these statements too.
+  const query = { sql: text, bindings: values, method: 'raw', __knexQueryUid: `sql-${++querySequence}` };
+  db.client.emit('query', query);
   const result = await connection.query({ name: nameOf(text), text, values });
+  db.client.emit('query-response', result, query);
   return result.rows as R[];
 }
 
