@@ -1,5 +1,6 @@
 import { asFunction, asValue } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
+import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
 import { m0002FreeIndexOrdering } from '../migrations/0002_free_index_ordering.js';
 import { addressPoolCommands } from './cli.js';
@@ -46,6 +47,16 @@ export const addressPoolPlugin = definePlugin({
     registerPoolGauges(cradle.metrics.registry, cradle);
     // Resolve eagerly so the counter is on /metrics before the first allocation.
     void cradle.addressPoolAllocations;
+    // A wallet verified on any instance gets its pool filled at once, not at the next minute's run
+    // (a CLI process ends before a job would matter; the gateway and workers listen).
+    if (cradle.kernelRole !== 'cli') {
+      await cradle.notifications.subscribe(WALLET_VERIFIED_CHANNEL, {
+        onNotification: (payload) => {
+          const notice = JSON.parse(payload) as WalletVerifiedNotice;
+          void cradle.addressPoolService.requestReplenish(notice);
+        },
+      });
+    }
   },
 });
 

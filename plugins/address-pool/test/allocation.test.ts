@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { ethChain } from '@gw/chain-eth';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
@@ -43,27 +43,52 @@ async function errorOf(promise: Promise<unknown>): Promise<AppError> {
   throw new Error('expected an AppError');
 }
 
-test('200 parallel allocations over 150 free rows: no address twice outside overlay', async (t) => {
+test('200 parallel allocations over 150 free rows: the pool grows on the request path, no address is shared below the hard cap', async (t) => {
   const { addressPoolReplenisher, db } = gw.kernel.cradle;
   const projectId = await projectWithWallets(gw, operatorId, ['eth']);
   const [report] = await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
   t.is(report!.derived, 150);
 
   const results = await Promise.all(Array.from({ length: 200 }, (_, i) => allocate(projectId, 'eth', `inv-${i}`)));
-  const fresh = results.filter((r) => !r.isOverlay);
-  const overlay = results.filter((r) => r.isOverlay);
-  t.is(fresh.length, 150);
-  t.is(new Set(fresh.map((r) => r.address)).size, 150, 'every fresh allocation got its own address');
-  t.is(overlay.length, 50);
-  const freshAddresses = new Set(fresh.map((r) => r.address));
-  t.true(overlay.every((r) => freshAddresses.has(r.address)), 'overlay reuses allocated addresses only');
+  t.deepEqual(results.filter((r) => r.isOverlay), [], 'no overlay while the pool can grow');
+  t.is(new Set(results.map((r) => r.address)).size, 200, 'every allocation got its own address');
 
   const rows = await db('address_pool_addresses').where({ project_id: projectId });
-  t.is(rows.length, 150);
-  t.true(rows.every((r) => r.state === 'allocated'));
-  t.is(rows.reduce((sum, r) => sum + r.active_allocations, 0), 200);
-  const shared = new Set(rows.filter((r) => r.active_allocations > 1).map((r) => r.id));
-  t.true(overlay.every((r) => shared.has(r.addressId)), 'each overlay row counts its extra holders');
+  const allocated = rows.filter((r) => r.state === 'allocated');
+  t.is(allocated.length, 200);
+  t.true(allocated.every((r) => r.active_allocations === 1));
+  const indexes = rows.map((r) => r.derivation_index).sort((a, b) => a - b);
+  t.deepEqual(indexes, Array.from({ length: rows.length }, (_, i) => i), 'growth continues the derivation without holes or repeats');
+});
+
+/** A kernel whose pools stop at `hardCap` rows (so overlay can happen), with a project's filled eth pool. */
+async function cappedPool(t: ExecutionContext, hardCap: number): Promise<{ capped: TestKernel; projectId: string; allocateIn: (invoiceRef: string) => Promise<Allocation> }> {
+  const capped = await startTestKernel({
+    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin],
+    chains: [ethChain],
+    role: 'gateway',
+    config: { 'plugins.address-pool.targetFree': hardCap, 'plugins.address-pool.hardCap': hardCap },
+  });
+  t.teardown(() => capped.close());
+  const projectId = await projectWithWallets(capped, (await capped.kernel.cradle.tenancyOperators.create('pool-overlay', CLI_ACTOR)).id, ['eth']);
+  await capped.kernel.cradle.addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
+  const { db, addressPoolService } = capped.kernel.cradle;
+  return { capped, projectId, allocateIn: (invoiceRef) => db.transaction((trx) => addressPoolService.allocate(trx, { projectId, chain: 'eth', invoiceRef })) };
+}
+
+test('overlay only when the pool cannot grow: 30 parallel allocations over 20 rows at a hard cap of 20 share the allocated ones', async (t) => {
+  const { capped, projectId, allocateIn } = await cappedPool(t, 20);
+  const results = await Promise.all(Array.from({ length: 30 }, (_, i) => allocateIn(`inv-${i}`)));
+  const fresh = results.filter((r) => !r.isOverlay);
+  const overlay = results.filter((r) => r.isOverlay);
+  t.is(fresh.length, 20);
+  t.is(new Set(fresh.map((r) => r.address)).size, 20);
+  t.is(overlay.length, 10);
+  const freshAddresses = new Set(fresh.map((r) => r.address));
+  t.true(overlay.every((r) => freshAddresses.has(r.address)), 'overlay reuses allocated addresses only');
+  const rows = await capped.kernel.cradle.db('address_pool_addresses').where({ project_id: projectId });
+  t.is(rows.length, 20);
+  t.is(rows.reduce((sum, r) => sum + r.active_allocations, 0), 30);
 });
 
 test('release puts an address into cooldown; it is reused once the cooldown is over', async (t) => {
@@ -95,18 +120,17 @@ test('release puts an address into cooldown; it is reused once the cooldown is o
 });
 
 test('an overlaid address goes into cooldown only when its last holder releases it', async (t) => {
-  const { db, addressPoolReplenisher } = gw.kernel.cradle;
-  const projectId = await projectWithWallets(gw, operatorId, ['eth']);
-  await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
-  await db('address_pool_addresses').where({ project_id: projectId }).where('derivation_index', '>', 0).delete();
-  const a = await allocate(projectId, 'eth', 'a');
-  const b = await allocate(projectId, 'eth', 'b');
+  const { capped, allocateIn } = await cappedPool(t, 1);
+  const { db, addressPoolService } = capped.kernel.cradle;
+  const releaseIn = (addressId: string) => db.transaction((trx) => addressPoolService.release(trx, addressId));
+  const a = await allocateIn('a');
+  const b = await allocateIn('b');
   t.false(a.isOverlay);
   t.true(b.isOverlay);
   t.is(b.addressId, a.addressId);
-  await release(a.addressId);
+  await releaseIn(a.addressId);
   t.like(await db('address_pool_addresses').where({ id: a.addressId }).first(), { state: 'allocated', active_allocations: 1 });
-  await release(a.addressId);
+  await releaseIn(a.addressId);
   t.like(await db('address_pool_addresses').where({ id: a.addressId }).first(), { state: 'cooldown', active_allocations: 0 });
 });
 
@@ -138,7 +162,7 @@ test('TRON hands out activated addresses only', async (t) => {
   t.is((await errorOf(addressPoolService.activate({ projectId, chain: 'tron', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, CLI_ACTOR))).code, 'pool_address_not_found');
 });
 
-test('allocation needs a verified wallet and a non-empty pool', async (t) => {
+test('allocation needs a verified wallet; an empty pool of a verified wallet grows on the request path', async (t) => {
   const { tenancyProjects, walletsWallets } = gw.kernel.cradle;
   const projectId = (await tenancyProjects.create({ name: `p-${Date.now()}`, kind: 'production', operator: operatorId }, CLI_ACTOR)).project.id;
   t.is((await errorOf(allocate(projectId, 'eth'))).code, 'wallet_not_bound');
@@ -147,10 +171,11 @@ test('allocation needs a verified wallet and a non-empty pool', async (t) => {
   t.is((await errorOf(allocate(projectId, 'eth'))).code, 'xpub_not_verified');
 
   const verified = await projectWithWallets(gw, operatorId, ['eth']);
-  const empty = await errorOf(allocate(verified, 'eth'));
-  t.is(empty.code, 'pool_exhausted', 'addresses are never derived on the request path');
-  t.is(empty.status, 503);
-  t.is(empty.retryAfter, 30);
+  const first = await allocate(verified, 'eth');
+  t.like(first, { derivationIndex: 0, isOverlay: false, address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94' });
+  const rows = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: verified }).orderBy('derivation_index');
+  t.is(rows.length, 20, 'one growth derives a chunk for the burst behind it');
+  t.deepEqual(rows.filter((r) => r.state === 'allocated').map((r) => r.derivation_index), [0]);
 });
 
 test('TON stops at subwallet index 32767', async (t) => {

@@ -51,9 +51,16 @@ export interface TestProject {
 /**
  * A project of `kind` with a verified wallet and a replenished pool for each of `chains` (TRON
  * addresses activated), plus its API credentials. Every project gets the same test keys (so the
- * same addresses) unless `evmAccount` picks another account for its EVM chains.
+ * same addresses) unless `evmAccount` picks another account for its EVM chains. `replenish: false`
+ * leaves the pools as verification left them (empty, without a worker).
  */
-export async function projectWithPools(gw: TestKernel, operatorId: string, chains: readonly ChainId[], kind: ProjectKind = 'production', options: { evmAccount?: number } = {}): Promise<TestProject> {
+export async function projectWithPools(
+  gw: TestKernel,
+  operatorId: string,
+  chains: readonly ChainId[],
+  kind: ProjectKind = 'production',
+  options: { evmAccount?: number; replenish?: boolean } = {},
+): Promise<TestProject> {
   const { tenancyProjects, walletsWallets, addressPoolReplenisher, addressPoolService, addressPoolStatus } = gw.kernel.cradle;
   const created = await tenancyProjects.create({ name: `p-${Math.random().toString(36).slice(2)}`, kind, operator: operatorId }, CLI_ACTOR);
   const projectId = created.project.id;
@@ -62,7 +69,7 @@ export async function projectWithPools(gw: TestKernel, operatorId: string, chain
     const { challenge } = await walletsWallets.register({ projectId, chain, xpub: wallet.xpub }, CLI_ACTOR);
     await walletsWallets.verify({ projectId, chain, signature: await wallet.sign(challenge.message) }, CLI_ACTOR);
   }
-  if (chains.length > 0) await addressPoolReplenisher.replenish({ projectId });
+  if (chains.length > 0 && options.replenish !== false) await addressPoolReplenisher.replenish({ projectId });
   if (chains.includes('tron')) {
     const [status] = await addressPoolStatus.status({ projectId, chain: 'tron' });
     for (const address of status!.awaiting_activation) {

@@ -252,6 +252,9 @@ test('a saturated pool shares addresses only with exact matching', async (t) => 
   const taken = [];
   for (let i = 0; i < 5; i += 1) taken.push((await post(p, '/api/v1/invoices', { external_id: uid(), amount_crypto: '1', coin: 'ada' })).body.address);
   await db('address_pool_addresses').where({ project_id: p.projectId, state: 'available' }).delete();
+  // Saturated: the pool cannot grow either, its highest index being the last a key derives.
+  const highest = await db('address_pool_addresses').where({ project_id: p.projectId }).orderBy('derivation_index', 'desc').first('id');
+  await db('address_pool_addresses').where({ id: highest.id }).update({ derivation_index: 2 ** 31 - 1 });
   const invoicesBefore = await db('invoices_invoices').where({ project_id: p.projectId }).count<{ count: string }[]>('* as count');
   for (const mode of ['at_least', 'any']) {
     const refused = await post(p, '/api/v1/invoices', { external_id: uid(), amount_crypto: '1', coin: 'ada', matching_mode: mode });
@@ -356,4 +359,19 @@ test('responses match the schemas the OpenAPI document declares for them', async
   t.not(responseMismatches(gw.kernel, 'GET', `/api/v1/invoices/${created.body.id}`, 200, { ...created.body, amount_crypto_units: 12 }).length, 0);
   const doc = (await fetch(`${gw.url}/api/v1/openapi.json`).then((r) => r.json())) as { paths: Record<string, Record<string, unknown>> };
   t.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/invoices')).sort(), ['/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/cancel']);
+});
+
+test('40 concurrent creates right after a wallet is verified (empty pool, no replenish run): 40 invoices on 40 addresses', async (t) => {
+  const fresh = await projectWithPools(gw, operatorId, ['eth'], 'production', { evmAccount: 7, replenish: false });
+  const results = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      signedFetch(gw.url, '/api/v1/invoices', { ...fresh, method: 'POST', body: { external_id: `burst-${i}`, coin: 'eth', amount_crypto: '0.01' } }),
+    ),
+  );
+  t.deepEqual(
+    results.map((r) => r.status),
+    results.map(() => 201),
+    JSON.stringify(results.find((r) => r.status !== 201)?.body),
+  );
+  t.is(new Set(results.map((r) => r.body.address)).size, 40, 'no address shared while the pool could grow');
 });

@@ -43,8 +43,8 @@ export const walletsPlugin = definePlugin({
 });
 
 export { walletsErrors } from './errors.js';
-export { WalletService } from './services/wallet-service.js';
-export type { RegisterResult, VerifiedWallet, WalletView, WalletsConfig } from './services/wallet-service.js';
+export { WalletService, WALLET_VERIFIED_CHANNEL } from './services/wallet-service.js';
+export type { RegisterResult, VerifiedWallet, WalletVerifiedNotice, WalletView, WalletsConfig } from './services/wallet-service.js';
 export { previewWallet, PREVIEW_MAX_COUNT, type WalletPreview } from './services/wallet-preview.js';
 export { keyFingerprint } from './services/challenge.js';
 export { WalletListEntry } from './routes.js';

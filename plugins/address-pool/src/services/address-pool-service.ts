@@ -1,4 +1,4 @@
-import { sql, sqlQuery, type ChainId, type ChainRegistry, type Cradle, type JobQueue, type Sql } from '@gw/kernel';
+import { maxAddressIndexOf, sql, sqlQuery, type ChainId, type ChainRegistry, type Cradle, type JobQueue, type Sql } from '@gw/kernel';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
@@ -6,6 +6,14 @@ import type { AddressPoolConfig } from '../config.js';
 import { addressPoolErrors } from '../errors.js';
 import { REPLENISH_JOB, type ReplenishJobData } from '../job-names.js';
 import { PoolAddress } from '../models/pool-address.js';
+import { deriveRows } from './derive-rows.js';
+import { tryLockPool } from './pool-lock.js';
+
+/** Addresses one growth on the request path derives: the caller's and some for the burst behind it. */
+const GROW_CHUNK = 20;
+/** Tries for the pool's lock while another growth or the replenisher holds it, and the pause between. */
+const GROW_LOCK_TRIES = 50;
+const GROW_LOCK_PAUSE_MS = 20;
 
 /** A deposit address handed to a caller (invoices). */
 export interface Allocation {
@@ -98,10 +106,13 @@ export class AddressPoolService {
    *
    * 1. The lowest free index (available, or cooldown that has ended), locked `FOR UPDATE SKIP
    *    LOCKED` so concurrent allocations never get the same row; TRON only takes activated rows.
-   * 2. None free: a replenish job is requested, and with overlay enabled an allocated address is
+   * 2. None free, and the pool can grow (below the hard cap and the chain's highest index; not a
+   *    TRON pool whose new addresses would need activation): the next addresses are derived here,
+   *    under the pool's lock, and the first is taken (`growOnRequest`), so a burst or a freshly
+   *    verified wallet never waits for the replenish job and never shares an address early.
+   * 3. Otherwise a replenish job is requested, and with overlay enabled an allocated address is
    *    shared (`isOverlay`), the least shared first.
-   * 3. Otherwise 503 `pool_exhausted` with Retry-After (also for an empty pool: addresses are
-   *    never derived on the request path).
+   * 4. Otherwise 503 `pool_exhausted` with Retry-After.
    *
    * Throws 422 `wallet_not_bound` / 409 `xpub_not_verified` (wallets), and for TRON 422
    * `tron_no_activated_addresses_available` when the pool has no activated row at all.
@@ -128,6 +139,12 @@ export class AddressPoolService {
         await this.requestReplenish(wallet);
         throw addressPoolErrors.tron_no_activated_addresses_available();
       }
+    }
+    const grown = await this.growOnRequest(trx, wallet, onlyActivated);
+    if (grown) {
+      const row = await this.take(trx, grown, input.invoiceRef);
+      await this.requestReplenish(wallet);
+      return this.result(row, false);
     }
     await this.requestReplenish(wallet);
     if (!config.overlay) {
@@ -355,6 +372,39 @@ export class AddressPoolService {
     return query;
   }
 
+  /**
+   * Derives the pool's next addresses on the request path when none is free, and returns the first
+   * of them locked for the caller (undefined when the pool cannot grow). Takes the pool's lock with
+   * a try, never a wait: a caller may hold picked rows that the lock's holder (the replenisher, or
+   * another growth) is about to touch. While another holds it, its rows appear on commit, so the
+   * free rows are looked at again between tries, for at most about a second.
+   */
+  private async growOnRequest(trx: Knex.Transaction, wallet: VerifiedWallet, onlyActivated: boolean): Promise<PoolAddress | undefined> {
+    const adapter = this.deps.chains.get(wallet.chain);
+    // New TRON addresses need activation before they take tokens, except a generated sandbox key's.
+    if (onlyActivated && !wallet.generated) return undefined;
+    for (let attempt = 0; attempt < GROW_LOCK_TRIES; attempt++) {
+      if (await tryLockPool(trx, wallet.id)) break;
+      const free = await this.freeRows(trx, wallet.id, onlyActivated).limit(1).forUpdate().skipLocked().first();
+      if (free) return free;
+      if (attempt === GROW_LOCK_TRIES - 1) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, GROW_LOCK_PAUSE_MS));
+    }
+    // Under the lock: another growth may have committed rows since the first look.
+    const free = await this.freeRows(trx, wallet.id, onlyActivated).limit(1).forUpdate().skipLocked().first();
+    if (free) return free;
+    const stats = (await PoolAddress.query(trx)
+      .where({ wallet_id: wallet.id })
+      .select(trx.raw('count(*)::int as total'), trx.raw('coalesce(max(derivation_index), -1)::int as highest'))
+      .first()
+      .castTo<{ total: number; highest: number }>())!;
+    const count = Math.min(GROW_CHUNK, this.deps.addressPoolConfig.hardCap - stats.total, maxAddressIndexOf(adapter.definition) - stats.highest);
+    if (count <= 0) return undefined;
+    const rows = deriveRows(adapter, wallet, stats.highest + 1, count);
+    await trx(PoolAddress.tableName).insert(rows).onConflict().ignore();
+    return PoolAddress.query(trx).where({ wallet_id: wallet.id, derivation_index: stats.highest + 1, state: 'available' }).forUpdate().first();
+  }
+
   private overlayCandidate(trx: Knex.Transaction, walletId: string, onlyActivated: boolean) {
     return this.poolRows(trx, walletId, onlyActivated).where('state', 'allocated').orderBy([{ column: 'active_allocations' }, { column: 'derivation_index' }]).limit(1).forUpdate();
   }
@@ -403,7 +453,7 @@ export class AddressPoolService {
    * the request must survive when the caller rolls back (e.g. on pool_exhausted), and it is an
    * idempotent nudge whose loss the per-minute schedule makes good. One per pool per 10 seconds.
    */
-  private async requestReplenish(wallet: Pick<VerifiedWallet, 'projectId' | 'chain'>): Promise<void> {
+  async requestReplenish(wallet: Pick<VerifiedWallet, 'projectId' | 'chain'>): Promise<void> {
     const data: ReplenishJobData = { projectId: wallet.projectId, chain: wallet.chain };
     try {
       await this.deps.jobs.send(REPLENISH_JOB, data, { singletonKey: `${wallet.projectId}:${wallet.chain}`, singletonSeconds: 10 });

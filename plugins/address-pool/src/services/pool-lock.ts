@@ -1,9 +1,20 @@
 import type { Knex } from 'knex';
 
 /**
- * Serialises replenishment of one pool across every process (a transaction advisory lock keyed by
- * the wallet binding). Allocation does not take it: allocations lock rows with SKIP LOCKED.
+ * Serialises the growth of one pool across every process (a transaction advisory lock keyed by
+ * the wallet binding): the replenisher and a growth on the request path derive the next indexes
+ * under it. Allocation of existing rows does not take it: allocations lock rows with SKIP LOCKED.
  */
 export async function lockPool(trx: Knex.Transaction, walletId: string): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`address-pool:${walletId}`]);
+  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [poolLockKey(walletId)]);
+}
+
+/** `lockPool` without waiting: false when another transaction holds the pool's lock. */
+export async function tryLockPool(trx: Knex.Transaction, walletId: string): Promise<boolean> {
+  const result = await trx.raw<{ rows: { ok: boolean }[] }>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as ok', [poolLockKey(walletId)]);
+  return result.rows[0]!.ok;
+}
+
+function poolLockKey(walletId: string): string {
+  return `address-pool:${walletId}`;
 }

@@ -1,9 +1,13 @@
-import { maxAddressIndexOf, newId, type ChainId, type ChainRegistry, type Cradle } from '@gw/kernel';
+import { maxAddressIndexOf, type ChainId, type ChainRegistry, type Cradle } from '@gw/kernel';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
 import { PoolAddress } from '../models/pool-address.js';
+import { deriveRows } from './derive-rows.js';
 import { lockPool } from './pool-lock.js';
+
+/** How many times the last minute's allocations the free buffer holds when that exceeds targetFree. */
+const BURST_FACTOR = 10;
 
 /** What one replenish run did to one pool. */
 const INSERT_CHUNK_ROWS = 1000;
@@ -25,7 +29,8 @@ export interface ReplenishReport {
 /**
  * Keeps every verified wallet's pool `targetFree` addresses ahead of demand: recycles rows whose
  * cooldown is over, then derives the next indexes (never past the hard cap or the chain's highest
- * index). Runs in the `address-pool.replenish` job, never on the request path.
+ * index). Runs in the `address-pool.replenish` job; the request path grows a pool itself only
+ * when it found nothing free (`AddressPoolService.allocate`).
  */
 export class PoolReplenisher {
   constructor(
@@ -65,8 +70,6 @@ export class PoolReplenisher {
     const adapter = this.deps.chains.get(wallet.chain);
     const config = this.deps.addressPoolConfig;
     const highestIndex = maxAddressIndexOf(adapter.definition);
-    // A generated sandbox key is never on chain: its addresses count as activated.
-    const requiresActivation = adapter.definition.capabilities.requiresActivation && !wallet.generated;
     return this.deps.db.transaction(async (trx) => {
       await lockPool(trx, wallet.id);
       const recycled = await PoolAddress.query(trx)
@@ -75,26 +78,20 @@ export class PoolReplenisher {
         .patch({ state: 'available', cooldown_until: null });
       const stats = (await PoolAddress.query(trx)
         .where({ wallet_id: wallet.id })
-        .select(trx.raw(`count(*) filter (where state = 'available')::int as free`), trx.raw('count(*)::int as total'), trx.raw('coalesce(max(derivation_index), -1)::int as highest'))
+        .select(
+          trx.raw(`count(*) filter (where state = 'available')::int as free`),
+          trx.raw('count(*)::int as total'),
+          trx.raw('coalesce(max(derivation_index), -1)::int as highest'),
+          trx.raw(`count(*) filter (where allocated_at > now() - interval '1 minute')::int as recent`),
+        )
         .first()
-        .castTo<{ free: number; total: number; highest: number }>())!;
+        .castTo<{ free: number; total: number; highest: number; recent: number }>())!;
       // The hard cap bounds how many rows a pool has; the chain bounds the index (TON: 32767).
-      const wanted = Math.max(0, Math.min(config.targetFree - stats.free, config.hardCap - stats.total, config.replenishBatchMax));
-      const rows: Partial<PoolAddress>[] = [];
-      for (let index = stats.highest + 1; rows.length < wanted && index <= highestIndex; index++) {
-        const derived = adapter.deriveAddress(wallet.key, index);
-        rows.push({
-          id: newId(),
-          project_id: wallet.projectId,
-          chain: wallet.chain,
-          wallet_id: wallet.id,
-          derivation_index: derived.index,
-          address: derived.address,
-          derivation_path: derived.path,
-          state: 'available',
-          activated: !requiresActivation,
-        });
-      }
+      // The buffer follows demand: ten times the last minute's allocations when that is more than
+      // targetFree, so the refill keeps ahead of a burst (growOnRequest covers the rest).
+      const target = Math.max(config.targetFree, BURST_FACTOR * stats.recent);
+      const wanted = Math.max(0, Math.min(target - stats.free, config.hardCap - stats.total, config.replenishBatchMax, highestIndex - stats.highest));
+      const rows = deriveRows(adapter, wallet, stats.highest + 1, wanted);
       // PostgreSQL takes at most 65,535 bind parameters per statement (nine per row here).
       for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
         await trx(PoolAddress.tableName).insert(rows.slice(start, start + INSERT_CHUNK_ROWS)).onConflict().ignore();

@@ -11,6 +11,7 @@ import {
   type ChainRegistry,
   type Cradle,
   type NetworkKind,
+  type Notifications,
   type VerificationStandard,
 } from '@gw/kernel';
 import type { Actor, ProjectService } from '@gw/plugin-tenancy';
@@ -50,6 +51,19 @@ export interface RegisterResult {
 }
 
 /** A verified binding, ready for derivation (the address pool and invoices use it). */
+/**
+ * Sent on commit whenever a wallet binding becomes verified (ownership proven, or a generated
+ * sandbox key bound), with a `WalletVerifiedNotice` as JSON: the address pool fills the new pool at
+ * once instead of at its next scheduled run.
+ */
+export const WALLET_VERIFIED_CHANNEL = 'wallets.verified';
+
+/** The payload of `WALLET_VERIFIED_CHANNEL`. */
+export interface WalletVerifiedNotice {
+  readonly projectId: string;
+  readonly chain: ChainId;
+}
+
 export interface VerifiedWallet {
   readonly id: string;
   readonly projectId: string;
@@ -76,6 +90,7 @@ export class WalletService {
       audit: AuditLog;
       chains: ChainRegistry;
       logger: Cradle['logger'];
+      notifications: Notifications;
       tenancyProjects: ProjectService;
       walletsConfig: WalletsConfig;
     },
@@ -164,8 +179,15 @@ export class WalletService {
         { ...actor, action: 'wallet.verify', projectId: input.projectId, target: `wallet:${binding.id}`, details: { chain, key_fingerprint: binding.key_fingerprint } },
         trx,
       );
+      await this.notifyVerified(trx, input.projectId, chain);
       return this.view(verified);
     });
+  }
+
+  /** Tells every instance, when `trx` commits, that a wallet became usable (`WALLET_VERIFIED_CHANNEL`). */
+  private async notifyVerified(trx: Knex.Transaction, projectId: string, chain: ChainId): Promise<void> {
+    const payload: WalletVerifiedNotice = { projectId, chain };
+    await this.deps.notifications.notify(trx, WALLET_VERIFIED_CHANNEL, JSON.stringify(payload));
   }
 
   /**
@@ -208,6 +230,7 @@ export class WalletService {
         { ...actor, action: 'wallet.generate', projectId: project.id, target: `wallet:${binding.id}`, details: { chain: input.chain, network, key_fingerprint: fingerprint } },
         tx,
       );
+      await this.notifyVerified(tx, project.id, input.chain);
       return this.view(binding);
     };
     return trx ? run(trx) : this.deps.db.transaction(run);
