@@ -20,8 +20,6 @@ const AUDIT_ACTIONS: Partial<Record<Fact, string>> = { cancel_requested: 'invoic
  */
 export const INVOICE_CHANGED_CHANNEL = 'invoices.changed';
 
-/** Events per outbox write: keeps each statement's parameters far below PostgreSQL's limit. */
-const EMIT_CHUNK = 1000;
 
 /** A (project, address, coin) a receipt concerns. */
 export interface CandidateKey {
@@ -173,7 +171,7 @@ export class LifecycleStore {
         });
       }
     }
-    for (let i = 0; i < events.length; i += EMIT_CHUNK) await this.deps.invoiceEvents.emit(trx, events.slice(i, i + EMIT_CHUNK));
+    if (events.length > 0) await this.deps.invoiceEvents.emit(trx, events);
     if (audits.length > 0) await sqlQuery(trx, this.deps.audit.recordManySql(audits));
     await sqlQuery(trx, sql`select pg_notify(${INVOICE_CHANGED_CHANNEL}, id) from unnest(${changed.map((s) => s.invoice.id)}::text[]) as id`);
     // The working copies now match the database: a second persist of the same states writes nothing.

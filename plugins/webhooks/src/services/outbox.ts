@@ -1,8 +1,7 @@
-import { newId, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type ProjectKind } from '@gw/kernel';
+import { newId, sql, sqlQuery, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type ProjectKind } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
-import { WebhookEvent } from '../models/webhook-event.js';
 
 /** The webhook envelope of spec 2.5 (plus `original_event_id` on a resend). */
 export interface WebhookEnvelope {
@@ -68,27 +67,24 @@ export class WebhookOutbox implements InvoiceEventSink {
    */
   async write(trx: Knex.Transaction, entries: readonly OutboxEntry[]): Promise<Set<string>> {
     if (entries.length === 0) return new Set();
-    const inserted = await trx(WebhookEvent.tableName)
-      .insert(
-        entries.map((entry) => ({
-          id: entry.id,
-          project_id: entry.projectId,
-          mode: entry.mode,
-          invoice_id: entry.invoiceId,
-          event_type: entry.eventType,
-          original_event_id: entry.originalEventId,
-          body: entry.body,
-          target_url: entry.targetUrl,
-          status: entry.targetUrl ? 'retrying' : 'skipped',
-          next_attempt_at: entry.targetUrl ? entry.createdAt : null,
-          created_at: entry.createdAt,
-          updated_at: entry.createdAt,
-        })),
-      )
-      .onConflict('id')
-      .ignore()
-      .returning('id');
-    const fresh = new Set((inserted as { id: string }[]).map((row) => row.id));
+    // One statement whatever the batch size: columns travel as arrays (a fixed number of
+    // parameters), so a block's thousands of events need neither chunks nor a long statement text.
+    const column = <T>(pick: (entry: OutboxEntry) => T) => entries.map(pick);
+    const inserted = await sqlQuery<{ id: string }>(
+      trx,
+      sql`insert into webhooks_events (id, project_id, mode, invoice_id, event_type, original_event_id, body, target_url, status, next_attempt_at, created_at, updated_at)
+          select e.id, e.project_id, e.mode, e.invoice_id, e.event_type, e.original_event_id, e.body, e.target_url,
+                 case when e.target_url is null then 'skipped' else 'retrying' end,
+                 case when e.target_url is null then null else e.created_at end,
+                 e.created_at, e.created_at
+            from unnest(${column((e) => e.id)}::text[], ${column((e) => e.projectId)}::text[], ${column((e) => e.mode)}::text[],
+                        ${column((e) => e.invoiceId)}::text[], ${column((e) => e.eventType)}::text[], ${column((e) => e.originalEventId)}::text[],
+                        ${column((e) => e.body)}::text[], ${column((e) => e.targetUrl)}::text[], ${column((e) => e.createdAt.toISOString())}::timestamptz[])
+                 as e(id, project_id, mode, invoice_id, event_type, original_event_id, body, target_url, created_at)
+          on conflict (id) do nothing
+          returning id`,
+    );
+    const fresh = new Set(inserted.map((row) => row.id));
     const jobs = entries.filter((entry) => entry.targetUrl && fresh.has(entry.id)).map((entry) => ({ data: { eventId: entry.id, attempt: 1, projectId: entry.projectId } satisfies DeliverJobData }));
     await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, jobs);
     return fresh;
