@@ -52,6 +52,7 @@ export { ProjectService } from './services/project-service.js';
 export type { ProjectView } from './services/project-service.js';
 export { OperatorService } from './services/operator-service.js';
 export { UserService, type UserView } from './services/user-service.js';
+export { MAX_EMAIL_LENGTH, normaliseEmail } from './services/email-address.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';
 export { CLI_ACTOR, restActor, type Actor } from './actor.js';
