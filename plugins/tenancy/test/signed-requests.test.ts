@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { probePlugin } from './probe-plugin.js';
 
 let gw: TestKernel;
@@ -129,6 +130,24 @@ test('rotation keeps the previous secret valid during the overlap only', async (
   await db('tenancy_api_key_secrets').whereNotNull('expires_at').update({ expires_at: new Date(Date.now() - 1000) });
   t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'signature_invalid');
   t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret: rotated.api_secret })).status, 200);
+});
+
+test('key rotate --immediate ends the previous secret at once (issue 26 finding 10)', async (t) => {
+  const p = await newProject('testnet');
+  const run = cliRunner({ plugins: [tenancyPlugin], chains: [], databaseUrl: () => gw.database.url });
+  const rotated = await run('key', 'rotate', '--project', p.projectId, '--immediate', '--json');
+  t.is(rotated.code, 0, rotated.stderr);
+  const secret = rotated.json.api_secret as string;
+  t.not(secret, p.secret);
+  t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'signature_invalid', 'the old secret no longer signs');
+  t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret })).status, 200);
+  t.deepEqual(await gw.kernel.cradle.tenancyApiKeys.liveSecrets(p.projectId), [secret], 'webhooks are signed with the new secret only');
+  // Without the flag the overlap stays (the test kernel's overlap is 600 s).
+  const overlapping = await run('key', 'rotate', '--project', p.projectId, '--json');
+  t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret })).status, 200);
+  t.deepEqual((await gw.kernel.cradle.tenancyApiKeys.liveSecrets(p.projectId)).sort(), [secret, overlapping.json.api_secret].sort());
+  const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ action: 'key.rotate', project_id: p.projectId }).orderBy('id');
+  t.deepEqual(audit.map((row) => row.details.immediate), [true, false]);
 });
 
 test('writes of non-sandbox projects need an active subscription (402); reads and sandbox writes do not', async (t) => {
