@@ -14,7 +14,7 @@ export * from './container.js';
 export * from './config/index.js';
 export * from './db/index.js';
 export * from './jobs/index.js';
-export type { Authenticator, AuthContext, ProjectPrincipal } from './http/authenticator.js';
+export type { Authenticator, AuthContext, AuthenticationRequest, ProjectPrincipal } from './http/authenticator.js';
 export * from './http/route.js';
 export * from './http/openapi.js';
 export { OPENAPI_PATH, API_REFERENCE_PATH } from './http/openapi-routes.js';

@@ -73,13 +73,62 @@ test('a wrong secret, a tampered body, method or path are signature_invalid', as
   // Signature made for another path is replayed here.
   const ts = Math.floor(Date.now() / 1000);
   const { signRequest } = await import('@gw/kernel');
-  const forOtherPath = signRequest({ secret: p.secret, method: 'GET', pathname: '/api/v1/other', timestamp: ts });
+  const forOtherPath = signRequest({ secret: p.secret, method: 'GET', target: '/api/v1/other', timestamp: ts });
   const replayed = await signedFetch(gw.url, '/api/v1/project', { ...p, timestamp: ts, headers: { 'X-Signature': forOtherPath } });
   t.is(replayed.body.error_code, 'signature_invalid');
 
-  const forOtherBody = signRequest({ secret: p.secret, method: 'POST', pathname: '/api/v1/probe/writes', timestamp: ts, rawBody: '{"n":1}' });
+  const forOtherBody = signRequest({ secret: p.secret, method: 'POST', target: '/api/v1/probe/writes', timestamp: ts, rawBody: '{"n":1}' });
   const tampered = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: '{"n":2}', timestamp: ts, headers: { 'X-Signature': forOtherBody } });
   t.is(tampered.body.error_code, 'signature_invalid');
+});
+
+test('the query string is signed: a captured read does not pass with other filters (issue 26 finding 3)', async (t) => {
+  const p = await newProject('production');
+  const { signRequest } = await import('@gw/kernel');
+  const signed = await signedFetch(gw.url, '/api/v1/probe/reads?limit=5', p);
+  t.is(signed.status, 200);
+  t.is(signed.body.limit, 5);
+  const ts = Math.floor(Date.now() / 1000);
+  const captured = signRequest({ secret: p.secret, method: 'GET', target: '/api/v1/probe/reads?limit=5', timestamp: ts });
+  const swapped = await signedFetch(gw.url, '/api/v1/probe/reads?limit=7', { ...p, timestamp: ts, headers: { 'X-Signature': captured } });
+  t.is(swapped.status, 401);
+  t.is(swapped.body.error_code, 'signature_invalid');
+  const dropped = await signedFetch(gw.url, '/api/v1/probe/reads', { ...p, timestamp: ts, headers: { 'X-Signature': captured } });
+  t.is(dropped.body.error_code, 'signature_invalid');
+  // Reads are not single-use: the captured read itself may be repeated within the window.
+  for (let i = 0; i < 2; i++) t.is((await signedFetch(gw.url, '/api/v1/probe/reads?limit=5', { ...p, timestamp: ts, headers: { 'X-Signature': captured } })).status, 200);
+});
+
+test('a replayed signed write is refused by every instance; a re-signed one and an idempotent route pass (issue 26 finding 3)', async (t) => {
+  const p = await newProject('production');
+  const ts = Math.floor(Date.now() / 1000);
+  const write = { ...p, method: 'POST', body: { n: 1 }, timestamp: ts };
+  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', write)).status, 201);
+  const replay = await signedFetch(gw.url, '/api/v1/probe/writes', write);
+  t.is(replay.status, 401);
+  t.is(replay.body.error_code, 'signature_invalid');
+  // Another instance on the same database refuses it too: the seen signature is in PostgreSQL.
+  const other = await startTestKernel({ plugins: [tenancyPlugin, probePlugin], database: gw.database });
+  try {
+    t.is((await signedFetch(other.url, '/api/v1/probe/writes', write)).body.error_code, 'signature_invalid');
+    const concurrent = { ...write, body: { n: 2 } };
+    const answers = await Promise.all([signedFetch(gw.url, '/api/v1/probe/writes', concurrent), signedFetch(other.url, '/api/v1/probe/writes', concurrent)]);
+    t.deepEqual(answers.map((a) => a.status).sort(), [201, 401], 'two copies at once: one passes');
+  } finally {
+    await other.close();
+  }
+  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', { ...write, timestamp: ts + 1 })).status, 201, 'signed anew');
+  const idempotent = { ...p, method: 'POST', body: { n: 3 }, timestamp: ts };
+  t.is((await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)).status, 201);
+  t.is((await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)).status, 201, 'idempotent by design: no replay check');
+
+  const { db, tenancySignatureGuard } = gw.kernel.cradle;
+  const rows = await db('tenancy_request_signatures').where({ project_id: p.projectId });
+  t.is(rows.length, 3);
+  t.true(rows.every((row) => new Date(row.expires_at).getTime() > (ts + 300) * 1000), 'kept past the window');
+  await db('tenancy_request_signatures').where({ project_id: p.projectId }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
+  t.true((await tenancySignatureGuard.sweep()) >= 3);
+  t.is((await db('tenancy_request_signatures').where({ project_id: p.projectId })).length, 0);
 });
 
 test('timestamps outside ±300 s are timestamp_out_of_window; inside is accepted', async (t) => {
