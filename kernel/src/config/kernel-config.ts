@@ -6,10 +6,12 @@ import Type, { type Static } from 'typebox';
  */
 export const KernelConfigSchema = Type.Object(
   {
-    env: Type.Union([Type.Literal('development'), Type.Literal('production')], {
-      default: 'development',
-      description: 'production refuses development conveniences (generated master key, private webhook targets).',
-    }),
+    env: Type.Optional(
+      Type.Union([Type.Literal('development'), Type.Literal('production')], {
+        description:
+          'development (explicitly) allows its conveniences: a generated master key, private webhook targets, sign-in codes in the log. Unset runs with production rules.',
+      }),
+    ),
     http: Type.Object(
       {
         host: Type.String({ default: '127.0.0.1', description: 'Interface to listen on (env HOST).' }),
