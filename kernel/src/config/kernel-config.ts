@@ -20,6 +20,13 @@ export const KernelConfigSchema = Type.Object(
         bodyLimitBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760, default: 1_048_576, description: 'Largest accepted request body; larger gets 413.' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 120_000, default: 10_000, description: 'How long SIGTERM waits for in-flight requests.' }),
         trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-For for client addresses.' }),
+        metricsToken: Type.Optional(
+          Type.String({
+            minLength: 32,
+            description:
+              'Bearer token /metrics requires (env GW_METRICS_TOKEN). Unset: /metrics answers only connections from loopback that no proxy forwarded.',
+          }),
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -303,6 +303,40 @@ test('metrics count requests by route template and status', async (t) => {
   t.regex(text, /gateway_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/project"\}/);
 });
 
+test('/metrics: a direct loopback connection reads it, a forwarded one does not; with a token configured only the token does (issue 26 finding 5)', async (t) => {
+  t.is((await fetch(`${gw.url}/metrics`)).status, 200);
+  for (const header of ['X-Forwarded-For', 'Forwarded', 'X-Real-IP']) {
+    const forwarded = await fetch(`${gw.url}/metrics`, { headers: { [header]: '203.0.113.9' } });
+    t.is(forwarded.status, 401, header);
+    t.is(((await forwarded.json()) as { error_code: string }).error_code, 'auth_invalid');
+  }
+  const token = 'm'.repeat(40);
+  const guarded = await startTestKernel({ plugins: [tenancyPlugin], database: gw.database, config: { 'http.metricsToken': token } });
+  try {
+    const bare = await fetch(`${guarded.url}/metrics`);
+    t.is(bare.status, 401, 'loopback alone is not enough once a token is configured');
+    t.is(bare.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+    t.is((await fetch(`${guarded.url}/metrics`, { headers: { Authorization: `Bearer ${'n'.repeat(40)}` } })).status, 401);
+    const read = await fetch(`${guarded.url}/metrics`, { headers: { Authorization: `Bearer ${token}`, 'X-Forwarded-For': '203.0.113.9' } });
+    t.is(read.status, 200);
+    t.regex(await read.text(), /gateway_http_requests_total/);
+  } finally {
+    await guarded.close();
+  }
+});
+
+test('metrics never label a series with a project id (bounded cardinality)', async (t) => {
+  const projects = await Promise.all([newProject('testnet'), newProject('production'), newProject('sandbox')]);
+  for (const p of projects) {
+    await signedFetch(gw.url, '/api/v1/project', p);
+    await signedFetch(gw.url, `/api/v1/sandbox/${p.projectId}/probe`, { ...p, method: 'POST' });
+    await fetch(`${gw.url}/api/v1/unknown/${p.projectId}`);
+  }
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  for (const p of projects) t.false(text.includes(p.projectId), p.projectId);
+  t.regex(text, /route="\/api\/v1\/sandbox\/:projectId\/probe"/);
+});
+
 test('readiness reports the database and job queue', async (t) => {
   const res = await fetch(`${gw.url}/readyz`);
   t.is(res.status, 200);
