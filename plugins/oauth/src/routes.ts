@@ -153,6 +153,13 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
       hidden: true,
       auth: 'none',
       handler: async ({ ctx }) => {
+        // Each request writes a session and a request row and may fetch a document: bounded per
+        // client address (ctx.ip: X-Forwarded-For only with http.trustProxy), in PostgreSQL.
+        const limit = await cradle.rateLimiter.hit({ key: `oauth.authorize:ip:${ctx.ip}`, limit: config.authorizePerMinutePerIp, windowSeconds: 60 });
+        if (!limit.allowed) {
+          const refused = errorPage('Too many requests', `Too many authorization requests from this address. Try again in ${limit.retryAfter} seconds.`, 429);
+          return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
+        }
         const a = urls.forRequest(ctx);
         const q = ctx.query;
         const single = (name: string): string | undefined | null => {
