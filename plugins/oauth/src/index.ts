@@ -45,7 +45,6 @@ export const oauthPlugin = definePlugin({
       throw new Error('plugins.oauth.clientDocuments.allowPrivateAddresses and extraCaPem are for tests; they are refused when env is production');
     }
     const urls = new OAuthUrls(kernelConfig, config.mcpUrl);
-    if (!isDevelopment(kernelConfig) && !config.smtp.url) logger.warn('plugins.oauth.smtp.url is not set: OAuth sign-in codes cannot be sent');
     return {
       oauthConfig: asValue(config),
       oauthUrls: asValue(urls),
@@ -62,6 +61,12 @@ export const oauthPlugin = definePlugin({
   routes: oauthRoutes,
   jobs: oauthJobs,
   cli: oauthCommands,
+  start: async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
+    // Only processes that serve the sign-in pages say so; the CLI's stdout carries JSON.
+    if ((kernelRole === 'gateway' || kernelRole === 'all') && !isDevelopment(kernelConfig) && !oauthConfig.smtp.url) {
+      logger.warn('plugins.oauth.smtp.url is not set: OAuth sign-in codes cannot be sent');
+    }
+  },
 });
 
 export { OAuthConfigSchema, type OAuthConfig } from './config.js';
