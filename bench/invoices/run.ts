@@ -95,7 +95,7 @@ async function load(target: Target, durationSeconds: number): Promise<Result> {
           'Content-Length': Buffer.byteLength(body),
           'X-Project-Id': projectId,
           'X-Timestamp': String(timestamp),
-          'X-Signature': signRequest({ secret, method: route === 'create' ? 'POST' : 'GET', pathname: url.pathname, timestamp, rawBody: body }),
+          'X-Signature': signRequest({ secret, method: route === 'create' ? 'POST' : 'GET', target: `${url.pathname}${url.search}`, timestamp, rawBody: body }),
         },
       });
       req.on('response', (res) => {

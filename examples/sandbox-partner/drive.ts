@@ -25,6 +25,7 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
   const pathname = `/api/v1/sandbox${path}`;
   const rawBody = body === undefined ? '' : JSON.stringify(body);
   const timestamp = String(Math.floor(Date.now() / 1000));
+  // The signed target is the path plus the query string as sent (this script sends none).
   const signature = createHmac('sha256', secret).update(`${method}\n${pathname}\n${timestamp}\n${rawBody}`).digest('hex');
   const headers: Record<string, string> = { 'X-Project-Id': projectId, 'X-Timestamp': timestamp, 'X-Signature': signature };
   if (rawBody) headers['Content-Type'] = 'application/json';

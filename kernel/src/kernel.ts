@@ -23,6 +23,7 @@ import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { resolveMasterKey } from './crypto/master-key.js';
+import { runMode } from './config/run-mode.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createInvoiceEvents } from './events/invoice-events.js';
 import { requestIdMiddleware } from './http/request-id.js';
@@ -126,8 +127,7 @@ export function createKernel(options: KernelOptions): Kernel {
     return embedded.url;
   }
 
-  function registerCore(databaseUrl: string): void {
-    const masterKey = resolveMasterKey(config);
+  function registerCore(databaseUrl: string, masterKey: string): void {
     jobQueue = createJobQueue({ url: databaseUrl, schema: config.jobs.schema, poolMax: config.jobs.poolMax, superviseIntervalSeconds: config.jobs.superviseIntervalSeconds, logger });
     const queue = jobQueue;
     container.register({
@@ -231,7 +231,11 @@ export function createKernel(options: KernelOptions): Kernel {
     async connect() {
       if (connected) return;
       connected = true;
-      registerCore(await connectDatabase());
+      // Before the database: a refused start-up must not create the embedded server's data.
+      const masterKey = resolveMasterKey(config);
+      const mode = runMode(config);
+      logger.info({ env: mode.env, explicit: mode.explicit, role }, `running in ${mode.env} mode: ${mode.reason}`);
+      registerCore(await connectDatabase(), masterKey);
     },
     async start() {
       if (started) throw new Error('kernel already started');

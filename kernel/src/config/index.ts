@@ -2,3 +2,4 @@ export * from './config-error.js';
 export * from './kernel-config.js';
 export * from './load-config.js';
 export * from './validate-config.js';
+export * from './run-mode.js';

@@ -6,10 +6,12 @@ import Type, { type Static } from 'typebox';
  */
 export const KernelConfigSchema = Type.Object(
   {
-    env: Type.Union([Type.Literal('development'), Type.Literal('production')], {
-      default: 'development',
-      description: 'production refuses development conveniences (generated master key, private webhook targets).',
-    }),
+    env: Type.Optional(
+      Type.Union([Type.Literal('development'), Type.Literal('production')], {
+        description:
+          'development (explicitly) allows its conveniences: a generated master key, private webhook targets, sign-in codes in the log. Unset runs with production rules.',
+      }),
+    ),
     http: Type.Object(
       {
         host: Type.String({ default: '127.0.0.1', description: 'Interface to listen on (env HOST).' }),
@@ -18,6 +20,13 @@ export const KernelConfigSchema = Type.Object(
         bodyLimitBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760, default: 1_048_576, description: 'Largest accepted request body; larger gets 413.' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 120_000, default: 10_000, description: 'How long SIGTERM waits for in-flight requests.' }),
         trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-For for client addresses.' }),
+        metricsToken: Type.Optional(
+          Type.String({
+            minLength: 32,
+            description:
+              'Bearer token /metrics requires (env GW_METRICS_TOKEN). Unset: /metrics answers only connections from loopback that no proxy forwarded.',
+          }),
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

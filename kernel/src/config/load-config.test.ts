@@ -9,7 +9,7 @@ test('defaults apply when nothing is configured', (t) => {
   const config = loadConfig({ env: {}, file: false });
   t.is(config.http.port, 8080);
   t.is(config.http.host, '127.0.0.1');
-  t.is(config.env, 'development');
+  t.is(config.env, undefined, 'unset: production rules apply (issue 26 finding 4)');
   t.is(config.database.url, undefined);
   t.is(config.http.bodyLimitBytes, 1_048_576);
 });

@@ -13,6 +13,7 @@ const WELL_KNOWN_ENV: Record<string, string[]> = {
   LOG_LEVEL: ['log', 'level'],
   GW_MASTER_KEY: ['security', 'masterKey'],
   GW_ENV: ['env'],
+  GW_METRICS_TOKEN: ['http', 'metricsToken'],
 };
 
 export interface LoadConfigOptions {

@@ -5,14 +5,22 @@ import { ConfigError } from '../config/config-error.js';
 import type { KernelConfig } from '../config/kernel-config.js';
 
 /**
- * The master key from config. In development, when none is configured, a key is generated once
- * into a git-ignored project-local file so a fresh checkout starts with no setup; production
- * refuses to start without `security.masterKey` (GW_MASTER_KEY).
+ * The master key from config. Only in development chosen explicitly (GW_ENV=development), when
+ * none is configured, is a key generated once into a git-ignored project-local file so a local
+ * trial starts with no setup; otherwise (production, or `env` not set) start-up stops without
+ * `security.masterKey` (GW_MASTER_KEY): a key kept beside the embedded database's data protects
+ * nothing once the disk or a backup of it leaks (issue 26 finding 4).
  */
 export function resolveMasterKey(config: KernelConfig): string {
   if (config.security.masterKey) return config.security.masterKey.toLowerCase();
   if (config.env === 'production') {
     throw new ConfigError('missing key security.masterKey (GW_MASTER_KEY): production needs a 64-hex AES-256 master key');
+  }
+  if (config.env !== 'development') {
+    throw new ConfigError(
+      'missing key security.masterKey (GW_MASTER_KEY): env is not set, so production rules apply and no master key is generated. ' +
+        'Set GW_MASTER_KEY to 64 hex characters kept outside the data folder, or GW_ENV=development for a local trial (generates .data/master.key).',
+    );
   }
   const file = resolve(config.security.masterKeyFile);
   if (existsSync(file)) {

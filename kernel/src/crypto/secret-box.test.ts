@@ -23,3 +23,16 @@ test('wrong aad, wrong key or tampering fail', (t) => {
   t.throws(() => box.open(parts.join('.'), 'key:1'));
   t.throws(() => createSecretBox('abc'));
 });
+
+test('a truncated authentication tag is refused (issue 26 finding 11)', (t) => {
+  const sealed = box.seal('my secret', 'key:1');
+  const parts = sealed.split('.');
+  const tag = Buffer.from(parts[2]!, 'base64url');
+  t.is(tag.length, 16);
+  // Without a pinned tag length GCM accepts any prefix of the right tag (4 to 16 bytes).
+  for (const length of [4, 8, 12, 15]) {
+    const truncated = [parts[0], parts[1], tag.subarray(0, length).toString('base64url'), parts[3]].join('.');
+    t.throws(() => box.open(truncated, 'key:1'), undefined, `tag of ${length} bytes`);
+  }
+  t.is(box.open(sealed, 'key:1'), 'my secret');
+});

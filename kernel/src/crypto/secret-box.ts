@@ -10,6 +10,9 @@ export interface SecretBox {
   open(sealed: string, aad: string): string;
 }
 
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
 export function createSecretBox(masterKeyHex: string): SecretBox {
   const raw = Buffer.from(masterKeyHex, 'hex');
   if (raw.length !== 32) throw new Error('master key must be 32 bytes (64 hex characters)');
@@ -17,8 +20,8 @@ export function createSecretBox(masterKeyHex: string): SecretBox {
   const key = createSecretKey(raw);
   return {
     seal(plaintext, aad) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(aad, 'utf8'));
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
@@ -26,9 +29,14 @@ export function createSecretBox(masterKeyHex: string): SecretBox {
     open(sealed, aad) {
       const [version, iv, tag, data] = sealed.split('.');
       if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('unrecognised ciphertext format');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      const ivBytes = Buffer.from(iv, 'base64url');
+      const tagBytes = Buffer.from(tag, 'base64url');
+      // A shorter GCM tag is accepted by OpenSSL unless the length is pinned, and a truncated tag
+      // makes forging a ciphertext far cheaper: insist on the full 16 bytes.
+      if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new Error('unrecognised ciphertext format');
+      const decipher = createDecipheriv('aes-256-gcm', key, ivBytes, { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(aad, 'utf8'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      decipher.setAuthTag(tagBytes);
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     },
   };

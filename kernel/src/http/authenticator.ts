@@ -26,13 +26,23 @@ export interface AuthContext {
   readonly actor: string;
 }
 
+/** What the kernel tells an authenticator about the route being called. */
+export interface AuthenticationRequest {
+  readonly singleUse: boolean;
+}
+
 /**
  * An extension point: a plugin provides named authenticators and routes pick one by name. The
  * kernel runs it before validation and guards. It must throw a catalogued AppError on failure and
  * must never throw anything else for bad credentials.
  */
 export interface Authenticator {
-  authenticate(ctx: Context): Promise<AuthContext>;
+  /**
+   * `request.singleUse` is set for writes (POST, PUT, PATCH, DELETE) of routes not declared
+   * `idempotent`: an authenticator whose credential can be captured and sent again (a signed
+   * request) must refuse a second use of it.
+   */
+  authenticate(ctx: Context, request?: AuthenticationRequest): Promise<AuthContext>;
   /** Looks up a project by id for the cross-mode check of routes with a `projectParam`. */
   findProject?(projectId: string): Promise<ProjectPrincipal | undefined>;
 }

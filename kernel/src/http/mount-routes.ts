@@ -6,6 +6,8 @@ import type { AuthContext, Authenticator } from './authenticator.js';
 import type { RouteDefinition } from './route.js';
 import { validateInput } from './validate.js';
 
+const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 const ANONYMOUS: AuthContext = { method: 'api_key', credentialId: '', actor: 'anonymous' };
 
 /**
@@ -18,8 +20,9 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
     if (route.auth !== 'none' && !authenticator) {
       throw new Error(`route ${route.method} ${route.path} needs authenticator "${route.auth}", which no enabled plugin provides`);
     }
+    const request = { singleUse: WRITE_METHODS.has(route.method) && route.idempotent !== true };
     const handle = async (ctx: Context) => {
-      const auth = authenticator ? await authenticator.authenticate(ctx) : ANONYMOUS;
+      const auth = authenticator ? await authenticator.authenticate(ctx, request) : ANONYMOUS;
       ctx.state['auth'] = auth;
       const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
       if (authenticator) await enforceAccess(route.access, auth, rawParams, authenticator);

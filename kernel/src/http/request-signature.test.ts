@@ -1,20 +1,31 @@
 import test from 'ava';
 import { createHmac } from 'node:crypto';
-import { parseTimestamp, requestSigningString, signatureMatchesAny, signRequest, timestampInWindow } from './request-signature.js';
+import { parseTimestamp, requestSigningString, requestTarget, signatureMatchesAny, signRequest, timestampInWindow } from './request-signature.js';
 
-test('the signing string is METHOD, pathname, timestamp and raw body joined by line feeds', (t) => {
+test('the request target is the pathname plus the raw query string as sent', (t) => {
+  t.is(requestTarget(new URL('http://h/api/v1/invoices?limit=10&status=paid')), '/api/v1/invoices?limit=10&status=paid');
+  t.is(requestTarget(new URL('http://h/api/v1/invoices?b=2&a=1')), '/api/v1/invoices?b=2&a=1', 'not sorted');
+  t.is(requestTarget(new URL('http://h/api/v1/invoices')), '/api/v1/invoices');
+  t.not(
+    signRequest({ secret: 's', method: 'GET', target: '/api/v1/invoices?status=paid', timestamp: 1 }),
+    signRequest({ secret: 's', method: 'GET', target: '/api/v1/invoices?status=pending', timestamp: 1 }),
+  );
+});
+
+test('the signing string is METHOD, target, timestamp and raw body joined by line feeds', (t) => {
+  t.is(requestSigningString('GET', '/api/v1/invoices?limit=10&status=paid', '1700000000', ''), 'GET\n/api/v1/invoices?limit=10&status=paid\n1700000000\n');
   t.is(requestSigningString('post', '/api/v1/invoices', '1700000000', '{"a":1}'), 'POST\n/api/v1/invoices\n1700000000\n{"a":1}');
   t.is(requestSigningString('GET', '/api/v1/invoices', '1700000000', ''), 'GET\n/api/v1/invoices\n1700000000\n');
 });
 
 test('the signature is lowercase hex HMAC-SHA256 under the secret', (t) => {
   const expected = createHmac('sha256', 'secret').update('GET\n/p\n1\n').digest('hex');
-  t.is(signRequest({ secret: 'secret', method: 'GET', pathname: '/p', timestamp: 1 }), expected);
+  t.is(signRequest({ secret: 'secret', method: 'GET', target: '/p', timestamp: 1 }), expected);
 });
 
 test('a signature matches when any candidate secret produced it', (t) => {
   const s = requestSigningString('GET', '/p', '1', '');
-  const sig = signRequest({ secret: 'new', method: 'GET', pathname: '/p', timestamp: 1 });
+  const sig = signRequest({ secret: 'new', method: 'GET', target: '/p', timestamp: 1 });
   t.true(signatureMatchesAny(sig, s, ['old', 'new']));
   t.false(signatureMatchesAny(sig, s, ['old']));
   t.false(signatureMatchesAny(sig, s, []));

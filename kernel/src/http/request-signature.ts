@@ -5,11 +5,18 @@ export const SIGNATURE_WINDOW_SECONDS = 300;
 
 /**
  * The string a REST request signature covers (spec 5.1, the later variant):
- * `METHOD\nPATHNAME\nTIMESTAMP\nRAW_BODY`. PATHNAME is the URL pathname exactly as sent, without
- * the query string (docs/decisions.md), and RAW_BODY is '' when there is no body.
+ * `METHOD\nTARGET\nTIMESTAMP\nRAW_BODY`. TARGET is the request target exactly as sent: the URL
+ * pathname, plus `?` and the raw query string when the URL has one (no decoding, re-encoding or
+ * sorting; server side Koa's `ctx.originalUrl`), so filters of a captured read cannot be swapped
+ * (docs/decisions.md). RAW_BODY is '' when there is no body.
  */
-export function requestSigningString(method: string, pathname: string, timestamp: string, rawBody: string): string {
-  return `${method.toUpperCase()}\n${pathname}\n${timestamp}\n${rawBody}`;
+export function requestSigningString(method: string, target: string, timestamp: string, rawBody: string): string {
+  return `${method.toUpperCase()}\n${target}\n${timestamp}\n${rawBody}`;
+}
+
+/** The request target a client signs for `url`: pathname and, when present, `?` and the query. */
+export function requestTarget(url: URL): string {
+  return `${url.pathname}${url.search}`;
 }
 
 /** Lowercase hex HMAC-SHA256 of `payload` under `secret`. */
@@ -18,8 +25,8 @@ export function hmacHex(secret: string, payload: string): string {
 }
 
 /** Signs a request the way a partner does; used by the CLI examples, tests and benchmarks. */
-export function signRequest(input: { secret: string; method: string; pathname: string; timestamp: number | string; rawBody?: string }): string {
-  return hmacHex(input.secret, requestSigningString(input.method, input.pathname, String(input.timestamp), input.rawBody ?? ''));
+export function signRequest(input: { secret: string; method: string; target: string; timestamp: number | string; rawBody?: string }): string {
+  return hmacHex(input.secret, requestSigningString(input.method, input.target, String(input.timestamp), input.rawBody ?? ''));
 }
 
 /**

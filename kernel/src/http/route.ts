@@ -76,6 +76,13 @@ export interface RouteDefinition<
   readonly tags?: readonly string[];
   /** Name of the authenticator to run, or `none` for public routes. */
   readonly auth: string;
+  /**
+   * A write whose repetition is harmless by design (idempotent on `external_id`): the same signed
+   * request may be sent again within the signature window (a retry after a lost answer gets the
+   * first answer). Every other write (POST, PUT, PATCH, DELETE) is single-use: a replay of its
+   * signed request is 401 `signature_invalid` (docs/decisions.md).
+   */
+  readonly idempotent?: boolean;
   readonly access?: RouteAccess;
   readonly params?: P;
   readonly query?: Q;

@@ -1,5 +1,7 @@
 import Type from 'typebox';
 import type { Cradle } from '../container.js';
+import { coreErrors } from '../errors/core-errors.js';
+import { mayReadMetrics } from './metrics-access.js';
 import type { RouteDefinition } from './route.js';
 
 const ReadinessBody = Type.Object(
@@ -49,13 +51,22 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean }):
       method: 'GET',
       path: '/metrics',
       summary: 'Prometheus metrics.',
+      description:
+        'Needs `Authorization: Bearer <http.metricsToken>` when a token is configured; without one, only connections from loopback that no proxy forwarded are answered.',
       tags: ['system'],
       auth: 'none',
       responses: { 200: Type.String({ contentMediaType: 'text/plain', description: 'Prometheus text exposition format.' }) },
-      handler: async () => ({
-        headers: { 'Content-Type': cradle.metrics.registry.contentType },
-        body: await cradle.metrics.registry.metrics(),
-      }),
+      errors: ['auth_invalid'],
+      handler: async ({ ctx }) => {
+        if (!mayReadMetrics(ctx, cradle.kernelConfig.http.metricsToken)) {
+          ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+          throw coreErrors.auth_invalid({ message: 'Metrics need the bearer token of http.metricsToken, or a direct connection from loopback.' });
+        }
+        return {
+          headers: { 'Content-Type': cradle.metrics.registry.contentType },
+          body: await cradle.metrics.registry.metrics(),
+        };
+      },
     },
   ];
 }

@@ -58,6 +58,30 @@ export function isBlockedAddress(address: string): boolean {
   return BLOCKED_V6.check(bare, 'ipv6');
 }
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+const LINK_LOCAL = new BlockList();
+LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
+LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
+
+/**
+ * `public` for an address that is not blocked; else `loopback` (127/8, ::1), `link-local`
+ * (169.254/16 with the cloud metadata address, fe80::/10) or `private` (every other blocked
+ * range). IPv6 forms embedding an IPv4 address are judged by it. Non-IPs are `private`.
+ */
+export type AddressClass = 'public' | 'loopback' | 'link-local' | 'private';
+
+export function classifyAddress(address: string): AddressClass {
+  if (!isBlockedAddress(address)) return 'public';
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 0) return 'private';
+  const v4 = family === 4 ? bare : embeddedIpv4(bare);
+  if (v4) return LOOPBACK.check(v4, 'ipv4') ? 'loopback' : LINK_LOCAL.check(v4, 'ipv4') ? 'link-local' : 'private';
+  return LOOPBACK.check(bare, 'ipv6') ? 'loopback' : LINK_LOCAL.check(bare, 'ipv6') ? 'link-local' : 'private';
+}
+
 function embeddedIpv4(ipv6: string): string | undefined {
   const w = ipv6Words(ipv6);
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
@@ -70,11 +94,13 @@ function embeddedIpv4(ipv6: string): string | undefined {
 
 /** The eight 16-bit words of a valid IPv6 literal (`::` and a dotted IPv4 tail expanded). */
 function ipv6Words(ipv6: string): number[] {
-  let text = ipv6.replace(/%.*$/, '');
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  const zone = ipv6.indexOf('%');
+  let text = zone === -1 ? ipv6 : ipv6.slice(0, zone);
+  const lastGroup = text.lastIndexOf(':') + 1;
+  const dotted = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text.slice(lastGroup));
   if (dotted) {
     const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, lastGroup)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.split('::') as [string, string | undefined];
   const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));

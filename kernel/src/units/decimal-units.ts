@@ -2,6 +2,7 @@
  * Exact conversion between decimal strings (the API edge) and bigint base units (everywhere else).
  * No floating point is involved at any step.
  */
+import { trimTrailing } from '../trim-trailing.js';
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
@@ -39,7 +40,7 @@ export function fromBaseUnits(units: bigint, decimals: number): string {
   if (units < 0n) throw new UnitsError('negative amounts are not representable');
   const digits = units.toString().padStart(decimals + 1, '0');
   const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  const fraction = trimTrailing(digits.slice(digits.length - decimals), '0');
   return fraction.length > 0 ? `${whole}.${fraction}` : whole;
 }
 

@@ -5,6 +5,7 @@
  * thrown and the scanner retries later (it never skips a block). Each attempt is reported to
  * `onOutcome`, which the watchers plugin turns into metrics.
  */
+import { trimTrailing } from '../trim-trailing.js';
 
 /** One configured provider (Esplora, a JSON-RPC node, TronGrid, Blockfrost, toncenter, ...). */
 export interface ProviderEndpoint {
@@ -131,7 +132,7 @@ export class ProviderPool {
 
   private http(endpoint: ProviderEndpoint): ProviderHttp {
     const text = async (method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<string | undefined> => {
-      const url = endpoint.url.replace(/\/+$/, '') + path;
+      const url = trimTrailing(endpoint.url, '/') + path;
       let response: Response;
       try {
         response = await this.fetchImpl(url, {
@@ -174,3 +175,4 @@ export class ProviderPool {
     };
   }
 }
+

@@ -17,32 +17,38 @@ export function createAllocationCounter(registry: Registry): Counter<'chain' | '
 }
 
 /**
- * `gateway_address_pool_gap{project,chain}` and `gateway_address_pool_free{project,chain}`, read
- * from the database at scrape time so every process reports the same truth (nothing kept in
- * memory). Gap: highest allocated index minus highest index released after use or paid.
+ * `gateway_address_pool_gap_max{chain}`, `gateway_address_pool_free_min{chain}` and
+ * `gateway_address_pool_free{chain}`: the worst pool and the total per chain, read from the
+ * database at scrape time so every process reports the same truth (nothing kept in memory). Series
+ * are per chain only, never per project: the number of series stays bounded however many projects
+ * exist (issue 26 finding 5); `gateway pool status` names the pools. Gap: highest allocated index
+ * minus highest index released after use or paid.
  */
 export function registerPoolGauges(registry: Registry, deps: { addressPoolStatus: PoolStatusService; logger: Cradle['logger'] }): void {
-  const gauge = (name: string, help: string, value: (pool: PoolStatus) => number) =>
+  const gauge = (name: string, help: string, fold: (pools: readonly PoolStatus[]) => number) =>
     new Gauge({
       name,
       help,
-      labelNames: ['project', 'chain'],
+      labelNames: ['chain'],
       registers: [registry],
       async collect() {
         this.reset();
         try {
+          const byChain = new Map<string, PoolStatus[]>();
           for (const pool of await deps.addressPoolStatus.status({}, { listAwaitingActivation: false })) {
-            this.set({ project: pool.project_id, chain: pool.chain }, value(pool));
+            byChain.set(pool.chain, [...(byChain.get(pool.chain) ?? []), pool]);
           }
+          for (const [chain, pools] of byChain) this.set({ chain }, fold(pools));
         } catch (error) {
           deps.logger.warn({ err: error, metric: name }, 'address pool gauge unavailable');
         }
       },
     });
   gauge(
-    'gateway_address_pool_gap',
-    'Highest allocated derivation index minus the highest index released after use or paid, per pool (BIP44 wallets stop scanning after 20 unused addresses).',
-    (pool) => pool.gap,
+    'gateway_address_pool_gap_max',
+    'Largest gap of any pool of the chain: highest allocated derivation index minus the highest index released after use or paid (BIP44 wallets stop scanning after 20 unused addresses).',
+    (pools) => Math.max(...pools.map((pool) => pool.gap)),
   );
-  gauge('gateway_address_pool_free', 'Free (available) addresses per pool.', (pool) => pool.available);
+  gauge('gateway_address_pool_free_min', 'Fewest free (available) addresses of any pool of the chain.', (pools) => Math.min(...pools.map((pool) => pool.available)));
+  gauge('gateway_address_pool_free', 'Free (available) addresses of all pools of the chain.', (pools) => pools.reduce((sum, pool) => sum + pool.available, 0));
 }

@@ -16,6 +16,8 @@ export function invoicesRoutes(cradle: Cradle): RouteDefinition[] {
         'the same parameters returns the existing invoice with 200; different parameters are 409 external_id_conflict.',
       tags: ['invoices'],
       auth: 'signed',
+      // A retry of the same signed create gets the first answer (spec 3 item 3).
+      idempotent: true,
       access: { projectKind: 'production', write: true },
       body: CreateInvoiceBody,
       responses: { 200: InvoiceWithTransactionsSchema, 201: InvoiceWithTransactionsSchema },

@@ -1,4 +1,4 @@
-import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
+import { defineRoute, type Cradle, type RouteDefinition, trimTrailing } from '@gw/kernel';
 import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
@@ -24,7 +24,7 @@ const PROBLEMS: Record<McpCredentialProblem, string> = {
 
 /** Path of the transport on this server: the path of {mcp_url} (if any) plus /api/mcp/transport. */
 export function transportPath(mcpUrl: string | undefined): string {
-  const prefix = mcpUrl ? new URL(mcpUrl).pathname.replace(/\/+$/, '') : '';
+  const prefix = mcpUrl ? trimTrailing(new URL(mcpUrl).pathname, '/') : '';
   return `${prefix}${MCP_TRANSPORT_PATH}`;
 }
 

@@ -19,6 +19,12 @@ export const OAuthConfigSchema = Type.Object(
     codeTtlSeconds: Type.Integer({ minimum: 10, maximum: 600, default: 60, description: 'Lifetime of an authorization code (`oac_`).' }),
     requestTtlSeconds: Type.Integer({ minimum: 60, maximum: 3600, default: 900, description: 'How long a browser may take from /oauth/authorize to consent.' }),
     sessionTtlSeconds: Type.Integer({ minimum: 300, maximum: 2_592_000, default: 28_800, description: 'Lifetime of a browser sign-in session (the cookie).' }),
+    authorizePerMinutePerIp: Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: 60,
+      description: 'GET /oauth/authorize requests per client address and minute (each writes a session and a request, and may fetch a document); a 429 page with Retry-After beyond.',
+    }),
     registrationsPerHourPerIp: Type.Integer({ minimum: 1, maximum: 100_000, default: 10, description: 'Dynamic registrations per source IP and hour (spec 8); 429 with Retry-After beyond.' }),
     emailCode: Type.Object(
       {

@@ -1,5 +1,5 @@
 import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
 import { m0001OAuth } from '../migrations/0001_oauth.js';
 import { oauthCommands } from './cli.js';
 import { OAuthConfigSchema, type OAuthConfig } from './config.js';
@@ -45,13 +45,12 @@ export const oauthPlugin = definePlugin({
       throw new Error('plugins.oauth.clientDocuments.allowPrivateAddresses and extraCaPem are for tests; they are refused when env is production');
     }
     const urls = new OAuthUrls(kernelConfig, config.mcpUrl);
-    if (kernelConfig.env === 'production' && !config.smtp.url) logger.warn('plugins.oauth.smtp.url is not set: OAuth sign-in codes cannot be sent');
     return {
       oauthConfig: asValue(config),
       oauthUrls: asValue(urls),
       oauthDocumentFetcher: asValue(new ClientDocumentFetcher(config.clientDocuments)),
       oauthClients: asFunction((cradle: Cradle) => new ClientService(cradle)).singleton(),
-      oauthMailer: asFunction(() => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: kernelConfig.env === 'production', logger }))
+      oauthMailer: asFunction(() => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: !isDevelopment(kernelConfig), logger }))
         .singleton()
         .disposer((mailer: CodeMailer) => mailer.close()),
       oauthSignIn: asFunction((cradle: Cradle) => new SignInService(cradle)).singleton(),
@@ -62,6 +61,12 @@ export const oauthPlugin = definePlugin({
   routes: oauthRoutes,
   jobs: oauthJobs,
   cli: oauthCommands,
+  start: async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
+    // Only processes that serve the sign-in pages say so; the CLI's stdout carries JSON.
+    if ((kernelRole === 'gateway' || kernelRole === 'all') && !isDevelopment(kernelConfig) && !oauthConfig.smtp.url) {
+      logger.warn('plugins.oauth.smtp.url is not set: OAuth sign-in codes cannot be sent');
+    }
+  },
 });
 
 export { OAuthConfigSchema, type OAuthConfig } from './config.js';

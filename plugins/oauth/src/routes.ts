@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
+import { trimTrailing } from '@gw/kernel';
 import type { Cradle, RouteDefinition, RouteResult } from '@gw/kernel';
+import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy';
 import { CORS_HEADERS, NO_STORE, fail, isFailure, oauthErrorResult, type OAuthFailure } from './oauth-result.js';
 import { clientLabel, codePage, consentPage, errorPage, signInPage, type FormContext } from './pages.js';
 import { parseScope } from './scopes.js';
@@ -45,7 +47,7 @@ function json(body: unknown, status = 200): RouteResult {
 /** Routes of the authorization server: metadata, registration, authorize pages, token, revoke. */
 export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
   const { oauthConfig: config, oauthUrls: urls, oauthClients: clients, oauthSignIn: signIn, oauthAuthorizations: authz, oauthTokens: tokens, tenancyUsers: users } = cradle;
-  const mcpPath = config.mcpUrl ? new URL(config.mcpUrl).pathname.replace(/\/+$/, '') : '';
+  const mcpPath = config.mcpUrl ? trimTrailing(new URL(config.mcpUrl).pathname, '/') : '';
   const resourceMetadataPaths = [`${mcpPath}/.well-known/oauth-protected-resource`, `${mcpPath}/.well-known/oauth-protected-resource${MCP_TRANSPORT_PATH}`];
   if (mcpPath) resourceMetadataPaths.push(`/.well-known/oauth-protected-resource${mcpPath}${MCP_TRANSPORT_PATH}`);
   const corsPaths = ['/.well-known/oauth-authorization-server', ...resourceMetadataPaths, '/oauth/register', '/oauth/token', '/oauth/revoke'];
@@ -151,6 +153,13 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
       hidden: true,
       auth: 'none',
       handler: async ({ ctx }) => {
+        // Each request writes a session and a request row and may fetch a document: bounded per
+        // client address (ctx.ip: X-Forwarded-For only with http.trustProxy), in PostgreSQL.
+        const limit = await cradle.rateLimiter.hit({ key: `oauth.authorize:ip:${ctx.ip}`, limit: config.authorizePerMinutePerIp, windowSeconds: 60 });
+        if (!limit.allowed) {
+          const refused = errorPage('Too many requests', `Too many authorization requests from this address. Try again in ${limit.retryAfter} seconds.`, 429);
+          return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
+        }
         const a = urls.forRequest(ctx);
         const q = ctx.query;
         const single = (name: string): string | undefined | null => {
@@ -202,7 +211,8 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
       const email = params.get('email') ?? '';
       const started = await signIn.start(session, email, form.clientLabel);
       if ('challengeId' in started) return codePage(form, started.challengeId);
-      if (started.problem === 'invalid_email') return signInPage(form, { error: 'Enter a valid e-mail address.', status: 400, email });
+      // The form is shown again with the entry, but never more of it than an address can hold.
+      if (started.problem === 'invalid_email') return signInPage(form, { error: 'Enter a valid e-mail address.', status: 400, email: email.slice(0, MAX_EMAIL_LENGTH) });
       if (started.problem === 'unavailable') return signInPage(form, { error: 'Sign-in by e-mail is not available on this gateway: no mail server is configured.', status: 503, email });
       const wait = 'retryAfter' in started ? started.retryAfter : 3600;
       return signInPage(form, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, status: 429, email });

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
 import { oauthPlugin } from '../src/index.js';
 
@@ -60,10 +60,11 @@ export class MailSink {
 }
 
 /** A gateway with tenancy and OAuth, sending mail to `sink`. */
-export function startOAuthKernel(sink: MailSink, config: Record<string, unknown> = {}): Promise<TestKernel> {
+export function startOAuthKernel(sink: MailSink, config: Record<string, unknown> = {}, options: { database?: TestDatabase } = {}): Promise<TestKernel> {
   return startTestKernel({
     plugins: OAUTH_PLUGINS,
     role: 'gateway',
+    ...(options.database ? { database: options.database } : {}),
     config: { 'plugins.oauth.smtp.url': sink.url, 'plugins.oauth.smtp.from': 'Gateway <gw@example.test>', 'plugins.oauth.registrationsPerHourPerIp': 1000, ...config },
   });
 }

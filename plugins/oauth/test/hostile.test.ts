@@ -371,3 +371,36 @@ test('a loopback redirect URI may use another port; the token request must repea
   const again = await freshCode({ registered: 'http://127.0.0.1:1111/cb', redirect: 'http://127.0.0.1:3333/cb' });
   t.is((await exchange(again)).status, 200);
 });
+
+test('a hostile e-mail (a@ + 100,000 dots + @) is a validation error, and no pattern runs over input longer than an address (issue 26 finding 1)', async (t) => {
+  const { clientId } = await registerClient();
+  const { challenge } = verifierPair();
+  const web = new WebClient();
+  const start = await web.get(authorizeUrl(baseParams(clientId, challenge)));
+  const hostile = `a@${'.'.repeat(100_000)}@`;
+  // Every pattern match goes through RegExp.prototype.exec (test, match, replace, split call it):
+  // record the longest input a pattern of the sign-in service is applied to.
+  const session = await gw.kernel.cradle.oauthSignIn.ensure(undefined, false);
+  const applied: number[] = [];
+  const exec = RegExp.prototype.exec;
+  RegExp.prototype.exec = function (this: RegExp, input: string) {
+    applied.push(String(input).length);
+    return exec.call(this, input);
+  };
+  let result;
+  try {
+    result = await gw.kernel.cradle.oauthSignIn.start(session, hostile, 'hostile');
+  } finally {
+    RegExp.prototype.exec = exec;
+  }
+  t.deepEqual(result, { problem: 'invalid_email' });
+  t.true(applied.every((length) => length <= 254), `a pattern ran over ${Math.max(...applied)} characters`);
+
+  const page = await web.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(start.text), email: hostile });
+  t.is(page.status, 400);
+  t.regex(page.text, /Enter a valid e-mail address/);
+  t.true(page.text.length < 50_000, 'the entry is not echoed in full');
+  const health = await fetch(`${gw.url}/healthz`);
+  t.is(health.status, 200);
+  t.is(sink.count(hostile), 0);
+});

@@ -3,6 +3,7 @@
  * or strings (Kraken); both are turned into a plain decimal string by moving the decimal point in
  * the digit string, so no floating-point value is ever involved.
  */
+import { trimTrailing } from '@gw/kernel';
 
 const NUMBER_LITERAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 /** Exponents beyond this are not prices; refusing them keeps the expansion bounded. */
@@ -29,7 +30,7 @@ export function toPlainDecimal(text: string): string {
   }
   if (point > digits.length) digits = digits.padEnd(point, '0');
   const integerPart = digits.slice(0, point).replace(/^0+/, '') || '0';
-  const fractionPart = digits.slice(point).replace(/0+$/, '');
+  const fractionPart = trimTrailing(digits.slice(point), '0');
   return fractionPart ? `${integerPart}.${fractionPart}` : integerPart;
 }
 

@@ -48,6 +48,8 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
         'sandbox_active_invoice_cap_reached, remedy: reset); 503 rate_quote_unavailable with Retry-After when amount_usd cannot be converted.',
       tags: ['sandbox'],
       auth: 'signed',
+      // A retry of the same signed create gets the first answer (spec 3 item 3).
+      idempotent: true,
       access: { ...MIRROR, write: true },
       body: CreateInvoiceBody,
       responses: { 200: InvoiceWithTransactionsSchema, 201: InvoiceWithTransactionsSchema },

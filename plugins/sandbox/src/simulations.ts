@@ -1,3 +1,4 @@
+import { trimTrailing } from '@gw/kernel';
 import type { ChainId, InvoiceEventType } from '@gw/kernel';
 import { WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices';
 import { createHash } from 'node:crypto';
@@ -76,5 +77,5 @@ export function fractionOfUnits(units: bigint, fraction: number): bigint {
 function decimalString(value: number): string {
   const text = String(value);
   if (!/e/i.test(text)) return text;
-  return value.toFixed(20).replace(/0+$/, '').replace(/\.$/, '');
+  return trimTrailing(trimTrailing(value.toFixed(20), '0'), '.');
 }

@@ -88,12 +88,15 @@ export const tenancyCommands: CliCommand[] = [
       verb,
       summary: {
         issue: "Issue the project's API key when it has none live (after a revoke). Secret shown once.",
-        rotate: 'Rotate the secret; the previous one stays valid for security.keyRotationOverlapSeconds. Secret shown once.',
+        rotate: 'Rotate the secret; the previous one stays valid for security.keyRotationOverlapSeconds, or ends at once with --immediate (a leaked secret). Secret shown once.',
         revoke: 'Revoke the API key for good: requests get 403 key_revoked.',
         suspend: 'Suspend the API key: requests get 403 key_suspended until resumed.',
         resume: 'Resume a suspended API key.',
       }[verb],
-      flags: { project: projectFlag },
+      flags:
+        verb === 'rotate'
+          ? { project: projectFlag, immediate: { type: 'boolean', description: 'End every previous secret now, for requests and webhook signatures alike (no overlap).' } }
+          : { project: projectFlag },
       run: async ({ flags, cradle }) => {
         const project = String(flags['project']);
         const keys = cradle.tenancyApiKeys;
@@ -101,7 +104,7 @@ export const tenancyCommands: CliCommand[] = [
           case 'issue':
             return keys.issue(project, CLI_ACTOR);
           case 'rotate':
-            return keys.rotate(project, CLI_ACTOR);
+            return keys.rotate(project, CLI_ACTOR, { immediate: flags['immediate'] === true });
           case 'revoke':
             return keys.revoke(project, CLI_ACTOR);
           case 'suspend':

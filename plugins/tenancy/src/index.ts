@@ -1,6 +1,7 @@
 import { asFunction } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Tenancy } from '../migrations/0001_tenancy.js';
+import { m0002RequestSignatures } from '../migrations/0002_request_signatures.js';
 import { tenancyCommands } from './cli.js';
 import { tenancyErrors } from './errors.js';
 import { tenancyRoutes } from './routes.js';
@@ -9,6 +10,8 @@ import { OperatorService } from './services/operator-service.js';
 import { PatService } from './services/pat-service.js';
 import { ProjectService } from './services/project-service.js';
 import { createSignedRequestAuthenticator } from './services/signed-request-authenticator.js';
+import { SignatureReplayGuard } from './services/signature-replay-guard.js';
+import { tenancyJobs } from './jobs.js';
 import { UserService } from './services/user-service.js';
 
 declare module '@gw/kernel' {
@@ -18,6 +21,7 @@ declare module '@gw/kernel' {
     readonly tenancyApiKeys: ApiKeyService;
     readonly tenancyPats: PatService;
     readonly tenancyUsers: UserService;
+    readonly tenancySignatureGuard: SignatureReplayGuard;
   }
 }
 
@@ -29,16 +33,22 @@ declare module '@gw/kernel' {
 export const tenancyPlugin = definePlugin({
   id: 'tenancy',
   errors: [tenancyErrors],
-  migrations: [m0001Tenancy],
+  migrations: [m0001Tenancy, m0002RequestSignatures],
   register: () => ({
     tenancyOperators: asFunction((cradle: Cradle) => new OperatorService(cradle)).singleton(),
     tenancyProjects: asFunction((cradle: Cradle) => new ProjectService(cradle)).singleton(),
     tenancyApiKeys: asFunction((cradle: Cradle) => new ApiKeyService(cradle)).singleton(),
     tenancyPats: asFunction((cradle: Cradle) => new PatService(cradle)).singleton(),
     tenancyUsers: asFunction((cradle: Cradle) => new UserService(cradle)).singleton(),
+    tenancySignatureGuard: asFunction((cradle: Cradle) => new SignatureReplayGuard(cradle)).singleton(),
   }),
+  jobs: tenancyJobs,
   authenticators: (cradle) => ({
-    signed: createSignedRequestAuthenticator({ tenancyProjects: cradle.tenancyProjects, tenancyApiKeys: cradle.tenancyApiKeys }),
+    signed: createSignedRequestAuthenticator({
+      tenancyProjects: cradle.tenancyProjects,
+      tenancyApiKeys: cradle.tenancyApiKeys,
+      tenancySignatureGuard: cradle.tenancySignatureGuard,
+    }),
   }),
   routes: tenancyRoutes,
   cli: tenancyCommands,
@@ -52,6 +62,7 @@ export { ProjectService } from './services/project-service.js';
 export type { ProjectView } from './services/project-service.js';
 export { OperatorService } from './services/operator-service.js';
 export { UserService, type UserView } from './services/user-service.js';
+export { MAX_EMAIL_LENGTH, normaliseEmail } from './services/email-address.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';
 export { CLI_ACTOR, restActor, type Actor } from './actor.js';

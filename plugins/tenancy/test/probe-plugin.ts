@@ -19,6 +19,16 @@ export const probePlugin = definePlugin({
       handler: async ({ body }) => ({ status: 201, body: { ok: true, n: body.n } }),
     }),
     defineRoute({
+      method: 'POST',
+      path: '/api/v1/probe/idempotent-writes',
+      summary: 'A write idempotent by design: the same signed request may be sent again.',
+      auth: 'signed',
+      idempotent: true,
+      access: { projectKind: 'production', write: true },
+      body: Type.Object({ n: Type.Integer({ minimum: 1, maximum: 10 }) }, { additionalProperties: false }),
+      handler: async ({ body }) => ({ status: 201, body: { ok: true, n: body.n } }),
+    }),
+    defineRoute({
       method: 'GET',
       path: '/api/v1/probe/reads',
       summary: 'A production-kind read.',

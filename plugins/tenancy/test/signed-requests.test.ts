@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { probePlugin } from './probe-plugin.js';
 
 let gw: TestKernel;
@@ -72,13 +73,62 @@ test('a wrong secret, a tampered body, method or path are signature_invalid', as
   // Signature made for another path is replayed here.
   const ts = Math.floor(Date.now() / 1000);
   const { signRequest } = await import('@gw/kernel');
-  const forOtherPath = signRequest({ secret: p.secret, method: 'GET', pathname: '/api/v1/other', timestamp: ts });
+  const forOtherPath = signRequest({ secret: p.secret, method: 'GET', target: '/api/v1/other', timestamp: ts });
   const replayed = await signedFetch(gw.url, '/api/v1/project', { ...p, timestamp: ts, headers: { 'X-Signature': forOtherPath } });
   t.is(replayed.body.error_code, 'signature_invalid');
 
-  const forOtherBody = signRequest({ secret: p.secret, method: 'POST', pathname: '/api/v1/probe/writes', timestamp: ts, rawBody: '{"n":1}' });
+  const forOtherBody = signRequest({ secret: p.secret, method: 'POST', target: '/api/v1/probe/writes', timestamp: ts, rawBody: '{"n":1}' });
   const tampered = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: '{"n":2}', timestamp: ts, headers: { 'X-Signature': forOtherBody } });
   t.is(tampered.body.error_code, 'signature_invalid');
+});
+
+test('the query string is signed: a captured read does not pass with other filters (issue 26 finding 3)', async (t) => {
+  const p = await newProject('production');
+  const { signRequest } = await import('@gw/kernel');
+  const signed = await signedFetch(gw.url, '/api/v1/probe/reads?limit=5', p);
+  t.is(signed.status, 200);
+  t.is(signed.body.limit, 5);
+  const ts = Math.floor(Date.now() / 1000);
+  const captured = signRequest({ secret: p.secret, method: 'GET', target: '/api/v1/probe/reads?limit=5', timestamp: ts });
+  const swapped = await signedFetch(gw.url, '/api/v1/probe/reads?limit=7', { ...p, timestamp: ts, headers: { 'X-Signature': captured } });
+  t.is(swapped.status, 401);
+  t.is(swapped.body.error_code, 'signature_invalid');
+  const dropped = await signedFetch(gw.url, '/api/v1/probe/reads', { ...p, timestamp: ts, headers: { 'X-Signature': captured } });
+  t.is(dropped.body.error_code, 'signature_invalid');
+  // Reads are not single-use: the captured read itself may be repeated within the window.
+  for (let i = 0; i < 2; i++) t.is((await signedFetch(gw.url, '/api/v1/probe/reads?limit=5', { ...p, timestamp: ts, headers: { 'X-Signature': captured } })).status, 200);
+});
+
+test('a replayed signed write is refused by every instance; a re-signed one and an idempotent route pass (issue 26 finding 3)', async (t) => {
+  const p = await newProject('production');
+  const ts = Math.floor(Date.now() / 1000);
+  const write = { ...p, method: 'POST', body: { n: 1 }, timestamp: ts };
+  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', write)).status, 201);
+  const replay = await signedFetch(gw.url, '/api/v1/probe/writes', write);
+  t.is(replay.status, 401);
+  t.is(replay.body.error_code, 'signature_invalid');
+  // Another instance on the same database refuses it too: the seen signature is in PostgreSQL.
+  const other = await startTestKernel({ plugins: [tenancyPlugin, probePlugin], database: gw.database });
+  try {
+    t.is((await signedFetch(other.url, '/api/v1/probe/writes', write)).body.error_code, 'signature_invalid');
+    const concurrent = { ...write, body: { n: 2 } };
+    const answers = await Promise.all([signedFetch(gw.url, '/api/v1/probe/writes', concurrent), signedFetch(other.url, '/api/v1/probe/writes', concurrent)]);
+    t.deepEqual(answers.map((a) => a.status).sort(), [201, 401], 'two copies at once: one passes');
+  } finally {
+    await other.close();
+  }
+  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', { ...write, timestamp: ts + 1 })).status, 201, 'signed anew');
+  const idempotent = { ...p, method: 'POST', body: { n: 3 }, timestamp: ts };
+  t.is((await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)).status, 201);
+  t.is((await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)).status, 201, 'idempotent by design: no replay check');
+
+  const { db, tenancySignatureGuard } = gw.kernel.cradle;
+  const rows = await db('tenancy_request_signatures').where({ project_id: p.projectId });
+  t.is(rows.length, 3);
+  t.true(rows.every((row) => new Date(row.expires_at).getTime() > (ts + 300) * 1000), 'kept past the window');
+  await db('tenancy_request_signatures').where({ project_id: p.projectId }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
+  t.true((await tenancySignatureGuard.sweep()) >= 3);
+  t.is((await db('tenancy_request_signatures').where({ project_id: p.projectId })).length, 0);
 });
 
 test('timestamps outside ±300 s are timestamp_out_of_window; inside is accepted', async (t) => {
@@ -129,6 +179,24 @@ test('rotation keeps the previous secret valid during the overlap only', async (
   await db('tenancy_api_key_secrets').whereNotNull('expires_at').update({ expires_at: new Date(Date.now() - 1000) });
   t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'signature_invalid');
   t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret: rotated.api_secret })).status, 200);
+});
+
+test('key rotate --immediate ends the previous secret at once (issue 26 finding 10)', async (t) => {
+  const p = await newProject('testnet');
+  const run = cliRunner({ plugins: [tenancyPlugin], chains: [], databaseUrl: () => gw.database.url });
+  const rotated = await run('key', 'rotate', '--project', p.projectId, '--immediate', '--json');
+  t.is(rotated.code, 0, rotated.stderr);
+  const secret = rotated.json.api_secret as string;
+  t.not(secret, p.secret);
+  t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'signature_invalid', 'the old secret no longer signs');
+  t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret })).status, 200);
+  t.deepEqual(await gw.kernel.cradle.tenancyApiKeys.liveSecrets(p.projectId), [secret], 'webhooks are signed with the new secret only');
+  // Without the flag the overlap stays (the test kernel's overlap is 600 s).
+  const overlapping = await run('key', 'rotate', '--project', p.projectId, '--json');
+  t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret })).status, 200);
+  t.deepEqual((await gw.kernel.cradle.tenancyApiKeys.liveSecrets(p.projectId)).sort(), [secret, overlapping.json.api_secret].sort());
+  const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ action: 'key.rotate', project_id: p.projectId }).orderBy('id');
+  t.deepEqual(audit.map((row) => row.details.immediate), [true, false]);
 });
 
 test('writes of non-sandbox projects need an active subscription (402); reads and sandbox writes do not', async (t) => {
@@ -233,6 +301,40 @@ test('metrics count requests by route template and status', async (t) => {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   t.regex(text, /gateway_http_requests_total\{method="GET",route="\/api\/v1\/project",status="200"\} \d+/);
   t.regex(text, /gateway_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/v1\/project"\}/);
+});
+
+test('/metrics: a direct loopback connection reads it, a forwarded one does not; with a token configured only the token does (issue 26 finding 5)', async (t) => {
+  t.is((await fetch(`${gw.url}/metrics`)).status, 200);
+  for (const header of ['X-Forwarded-For', 'Forwarded', 'X-Real-IP']) {
+    const forwarded = await fetch(`${gw.url}/metrics`, { headers: { [header]: '203.0.113.9' } });
+    t.is(forwarded.status, 401, header);
+    t.is(((await forwarded.json()) as { error_code: string }).error_code, 'auth_invalid');
+  }
+  const token = 'm'.repeat(40);
+  const guarded = await startTestKernel({ plugins: [tenancyPlugin], database: gw.database, config: { 'http.metricsToken': token } });
+  try {
+    const bare = await fetch(`${guarded.url}/metrics`);
+    t.is(bare.status, 401, 'loopback alone is not enough once a token is configured');
+    t.is(bare.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+    t.is((await fetch(`${guarded.url}/metrics`, { headers: { Authorization: `Bearer ${'n'.repeat(40)}` } })).status, 401);
+    const read = await fetch(`${guarded.url}/metrics`, { headers: { Authorization: `Bearer ${token}`, 'X-Forwarded-For': '203.0.113.9' } });
+    t.is(read.status, 200);
+    t.regex(await read.text(), /gateway_http_requests_total/);
+  } finally {
+    await guarded.close();
+  }
+});
+
+test('metrics never label a series with a project id (bounded cardinality)', async (t) => {
+  const projects = await Promise.all([newProject('testnet'), newProject('production'), newProject('sandbox')]);
+  for (const p of projects) {
+    await signedFetch(gw.url, '/api/v1/project', p);
+    await signedFetch(gw.url, `/api/v1/sandbox/${p.projectId}/probe`, { ...p, method: 'POST' });
+    await fetch(`${gw.url}/api/v1/unknown/${p.projectId}`);
+  }
+  const text = await (await fetch(`${gw.url}/metrics`)).text();
+  for (const p of projects) t.false(text.includes(p.projectId), p.projectId);
+  t.regex(text, /route="\/api\/v1\/sandbox\/:projectId\/probe"/);
 });
 
 test('readiness reports the database and job queue', async (t) => {

@@ -15,13 +15,18 @@ export const WebhooksConfigSchema = Type.Object(
       description: 'How long a batch waits for its slowest deliveries before recording the others and fetching more; the slow ones finish and are recorded on their own, so a hanging receiver holds up nobody else.',
     }),
     allowPrivateTargets: Type.Optional(
-      Type.Boolean({ description: 'Send to private, loopback and link-local addresses. Default: false when env is production, true in development.' }),
+      Type.Boolean({ description: 'Send events of production and testnet projects to private, loopback and link-local addresses. Default: true only when env is development explicitly. Sandbox projects may always reach loopback and never link-local.' }),
     ),
     batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Delivery jobs one worker fetches at once (delivered concurrently).' }),
     workers: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'Concurrent fetch loops per worker process.' }),
     maxSocketsPerHost: Type.Integer({ minimum: 1, maximum: 1024, default: 128, description: 'Keep-alive connections per target host and process.' }),
     expireInSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 120, description: 'A batch whose worker died is handed to another worker after this.' }),
     responseExcerptBytes: Type.Integer({ minimum: 0, maximum: 8192, default: 512, description: 'Bytes of the response body kept per attempt.' }),
+    privateResponseExcerpts: Type.Boolean({
+      default: false,
+      description:
+        'Keep response excerpts of private, loopback and link-local targets too. Off: only public targets\' answers are kept, so the delivery log cannot read internal services (SSRF read-back).',
+    }),
     resendRateLimitPerMinute: Type.Integer({ minimum: 1, maximum: 100_000, default: 60, description: 'Resends per project and minute (429 beyond).' }),
   },
   { additionalProperties: false, default: {} },

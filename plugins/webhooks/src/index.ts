@@ -1,5 +1,5 @@
 import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { webhooksCommands } from './cli.js';
 import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
@@ -40,9 +40,11 @@ export const webhooksPlugin = definePlugin({
       () =>
         new WebhookSender({
           timeoutMs: config.timeoutMs,
-          allowPrivateTargets: config.allowPrivateTargets ?? kernelConfig.env !== 'production',
+          // Fail-closed: only development chosen explicitly allows private targets by default.
+          allowPrivateTargets: config.allowPrivateTargets ?? isDevelopment(kernelConfig),
           maxSocketsPerHost: config.maxSocketsPerHost,
           responseExcerptBytes: config.responseExcerptBytes,
+          privateResponseExcerpts: config.privateResponseExcerpts,
         }),
     )
       .singleton()

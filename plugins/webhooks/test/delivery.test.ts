@@ -128,6 +128,18 @@ test('during a key rotation overlap the header carries one v1 per valid secret',
   t.true(verifyWebhook({ header, rawBody: request!.body, secrets: [rotated.api_secret] }).ok, 'the new secret verifies');
 });
 
+test('after an immediate rotation the header carries the new secret only (issue 26 finding 10)', async (t) => {
+  const rotating = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  const inv = await invoice(rotating, '/hooks/rotation-immediate');
+  const rotated = await gw.kernel.cradle.tenancyApiKeys.rotate(rotating.projectId, CLI_ACTOR, { immediate: true });
+  const { eventId } = await detect(rotating, inv.id);
+  const [request] = await waitFor(async () => receiver.forEvent(eventId!).length > 0 && receiver.forEvent(eventId!));
+  const header = String(request!.headers['x-service-signature']);
+  t.is(header.match(/v1=/g)?.length, 1);
+  t.false(verifyWebhook({ header, rawBody: request!.body, secrets: [rotating.secret] }).ok, 'the leaked secret no longer verifies');
+  t.true(verifyWebhook({ header, rawBody: request!.body, secrets: [rotated.api_secret] }).ok, 'the new secret verifies');
+});
+
 test('an event rolled back with its state change never exists; one committed always has its delivery job', async (t) => {
   const { db } = gw.kernel.cradle;
   const inv = await invoice(project, '/hooks/ok');

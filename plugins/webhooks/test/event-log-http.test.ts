@@ -536,6 +536,23 @@ test('resend: 404 event_not_found for a non-ULID, an unknown and another project
   t.is((await db('kernel_audit_log').where({ action: 'webhook.resend' }).whereIn('project_id', [p.projectId, other.projectId])).length, 0, 'nothing audited');
 });
 
+test('a replayed resend (the same signed request again, within the window) is refused and creates no event (issue 26 finding 3)', async (t) => {
+  const p = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  const inv = await invoice(p, '/hooks/resend-replay');
+  const originalId = await detect(p, inv.id);
+  const captured = { ...p, method: 'POST', timestamp: Math.floor(Date.now() / 1000) };
+  const first = await signedFetch(gw.url, `${EVENTS}/${originalId}/resend`, captured);
+  t.is(first.status, 202);
+  for (let i = 0; i < 3; i++) {
+    const replay = await signedFetch(gw.url, `${EVENTS}/${originalId}/resend`, captured);
+    t.is(replay.status, 401);
+    t.is(replay.body.error_code, 'signature_invalid');
+    documented(t, 'POST', `${EVENTS}/${originalId}/resend`, replay);
+  }
+  t.deepEqual((await resendsOf(originalId)).map((r) => r.id), [first.body.event_id], 'one new event, from the first request only');
+  t.is((await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: p.projectId, action: 'webhook.resend' })).length, 1);
+});
+
 test('resend: 429 rate_limit_exceeded with Retry-After beyond the per-project limit; nothing written', async (t) => {
   const limited = await startWebhooksKernel({ 'plugins.webhooks.resendRateLimitPerMinute': 2 });
   t.teardown(() => limited.close());

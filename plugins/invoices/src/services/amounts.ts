@@ -1,4 +1,4 @@
-import { coreErrors } from '@gw/kernel';
+import { coreErrors, trimTrailing } from '@gw/kernel';
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** Most fractional digits accepted in `amount_usd`. */
@@ -53,7 +53,7 @@ function scaled(decimal: string): [bigint, number] {
 
 function trimDecimal(text: string): string {
   if (!text.includes('.')) return text;
-  return text.replace(/0+$/, '').replace(/\.$/, '');
+  return trimTrailing(trimTrailing(text, '0'), '.');
 }
 
 function expandExponent(text: string): string {

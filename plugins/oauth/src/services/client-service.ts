@@ -10,6 +10,9 @@ import { ClientDocumentError, type ClientDocumentFetcher } from './client-docume
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uri.js';
 
 /** What a registration answers (RFC 7591 section 3.2.1, spec 2.7). */
+/** What a caller learns about any refused client metadata document; the reason is logged. */
+export const DOCUMENT_REFUSED = 'The client metadata document at this client_id URL could not be fetched or is not valid; the gateway operator\'s log has the reason.';
+
 export interface RegistrationResponse {
   client_id: string;
   client_id_issued_at: number;
@@ -146,18 +149,23 @@ export class ClientService {
     const cached = await this.deps.db<ClientRow>('oauth_clients').where({ client_id: clientId }).first();
     if (cached && cached.kind !== 'document') return fail('invalid_client', 'Unknown client_id.');
     if (cached?.document_expires_at && new Date(cached.document_expires_at).getTime() > Date.now()) return cached;
+    // Why a document was refused (its status, DNS, connection errors, timeouts, its content) goes to
+    // the operator's log only: answering it would let anyone probe hosts and ports through the
+    // gateway (issue 26 finding 8).
+    const refused = (reason: string, error?: unknown): OAuthFailure => {
+      this.deps.logger.warn({ clientId, reason, ...(error && !(error instanceof ClientDocumentError) ? { err: error } : {}) }, 'client metadata document refused');
+      return fail('invalid_client', DOCUMENT_REFUSED);
+    };
     let document: unknown;
     try {
       document = await this.deps.oauthDocumentFetcher.fetch(new URL(clientId));
     } catch (error) {
-      const reason = error instanceof ClientDocumentError ? error.message : 'the document could not be fetched';
-      this.deps.logger.warn({ clientId, reason }, 'client metadata document refused');
-      return fail('invalid_client', `The client metadata document was refused: ${reason}.`);
+      return refused(error instanceof ClientDocumentError ? error.message : 'the document could not be fetched', error);
     }
-    if (typeof document !== 'object' || document === null || Array.isArray(document)) return fail('invalid_client', 'The client metadata document is not a JSON object.');
-    if ((document as Record<string, unknown>)['client_id'] !== clientId) return fail('invalid_client', 'The client metadata document names another client_id than its own URL.');
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) return refused('the document is not a JSON object');
+    if ((document as Record<string, unknown>)['client_id'] !== clientId) return refused('the document names another client_id than its own URL');
     const parsed = parseClientMetadata(document, { allowSecret: false });
-    if ('error' in parsed) return fail('invalid_client', `The client metadata document is invalid: ${parsed.description}`);
+    if ('error' in parsed) return refused(`the document is invalid: ${parsed.description}`);
     const ttl = this.deps.oauthConfig.clientDocuments.ttlSeconds;
     const values = {
       kind: 'document' as const,

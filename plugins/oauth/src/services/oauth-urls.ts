@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { trimTrailing } from '@gw/kernel';
 import type { KernelConfig } from '@gw/kernel';
 import { OAUTH_SCOPES } from '../scopes.js';
 
@@ -28,7 +29,7 @@ function trimUrl(value: string, key: string): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${key} must be an http(s) URL: ${value}`);
   if (url.search || url.hash || url.username || url.password) throw new Error(`${key} must not carry a query, fragment or credentials: ${value}`);
-  return url.href.replace(/\/+$/, '');
+  return trimTrailing(url.href, '/');
 }
 
 /**

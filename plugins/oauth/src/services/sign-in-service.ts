@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { isUlid, newId, type RateLimiter } from '@gw/kernel';
-import { hashToken, type UserService } from '@gw/plugin-tenancy';
+import { hashToken, normaliseEmail, type UserService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OAuthConfig } from '../config.js';
@@ -21,8 +21,6 @@ export interface BrowserSession {
 
 export type StartResult = { challengeId: string } | { problem: 'invalid_email' | 'unavailable' } | { problem: 'rate_limited'; retryAfter: number };
 export type VerifyResult = { userId: string } | { problem: 'invalid' | 'expired' | 'exhausted' };
-
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 
 /**
  * Browser sign-in for the authorize pages: the session cookie (a random value; the database keeps
@@ -86,8 +84,8 @@ export class SignInService {
 
   /** Starts an e-mail challenge: writes it and (for an invited address) mails the code. */
   async start(session: BrowserSession, rawEmail: unknown, clientName: string): Promise<StartResult> {
-    const email = typeof rawEmail === 'string' ? rawEmail.trim().toLowerCase() : '';
-    if (!EMAIL.test(email) || email.length > 254) return { problem: 'invalid_email' };
+    const email = normaliseEmail(rawEmail);
+    if (email === undefined) return { problem: 'invalid_email' };
     if (!this.deps.oauthMailer.available) return { problem: 'unavailable' };
     const { sendsPerHour } = this.deps.oauthConfig.emailCode;
     for (const key of [`oauth.sign-in:email:${hashToken(email)}`, `oauth.sign-in:session:${session.row.id}`]) {

@@ -1,3 +1,4 @@
+import { trimTrailing } from '@gw/kernel';
 import type { Asset } from '../assets.js';
 
 /** One provider's USD price of one asset. */
@@ -81,7 +82,7 @@ export async function getJson(provider: string, url: URL, options: GetJsonOption
 
 /** `base` (which may carry a path prefix) joined with `path`. */
 export function endpoint(base: string, path: string, query: Record<string, string>): URL {
-  const url = new URL(`${base.replace(/\/+$/, '')}${path}`);
+  const url = new URL(`${trimTrailing(base, '/')}${path}`);
   for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
   return url;
 }

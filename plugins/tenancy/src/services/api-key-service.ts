@@ -66,17 +66,28 @@ export class ApiKeyService {
     return trx ? run(trx) : this.deps.db.transaction(run);
   }
 
-  /** New secret; the previous current secret stays valid for the overlap, older ones end now. */
-  async rotate(projectId: string, actor: Actor): Promise<IssuedSecret> {
+  /**
+   * New secret. The previous current secret stays valid for the overlap and older ones end now;
+   * with `immediate` (a leaked secret) every previous secret ends now, for requests and webhook
+   * signing alike.
+   */
+  async rotate(projectId: string, actor: Actor, options: { immediate?: boolean } = {}): Promise<IssuedSecret> {
+    const immediate = options.immediate === true;
     return this.deps.db.transaction(async (trx) => {
       const key = await this.liveKey(trx, projectId, true);
       if (key.state !== 'active') throw tenancyErrors.api_key_state_conflict({ message: `The key is ${key.state}; only an active key can be rotated.` });
-      const now = new Date();
-      const overlapEnds = new Date(now.getTime() + this.deps.kernelConfig.security.keyRotationOverlapSeconds * 1000);
+      // The database's clock decides validity (the checks compare with now()), so it sets the ends too.
+      const { rows } = await trx.raw<{ rows: { now: Date; overlap_ends: Date }[] }>(`select now() as now, now() + make_interval(secs => ?) as overlap_ends`, [
+        immediate ? 0 : this.deps.kernelConfig.security.keyRotationOverlapSeconds,
+      ]);
+      const { now, overlap_ends: overlapEnds } = rows[0]!;
       await ApiKeySecret.query(trx).where({ api_key_id: key.id }).whereNotNull('expires_at').where('expires_at', '>', now).patch({ expires_at: now });
       await ApiKeySecret.query(trx).where({ api_key_id: key.id }).whereNull('expires_at').patch({ expires_at: overlapEnds });
       const secret = await this.addSecret(trx, key.id, key.secret_kind);
-      await this.deps.audit.record({ ...actor, action: 'key.rotate', projectId, target: `api_key:${key.id}`, details: { previous_valid_until: overlapEnds.toISOString() } }, trx);
+      await this.deps.audit.record(
+        { ...actor, action: 'key.rotate', projectId, target: `api_key:${key.id}`, details: { previous_valid_until: overlapEnds.toISOString(), immediate } },
+        trx,
+      );
       return {
         project_id: projectId,
         api_key_id: key.id,

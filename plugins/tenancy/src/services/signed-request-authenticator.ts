@@ -6,10 +6,12 @@ import {
   signatureMatchesAny,
   timestampInWindow,
   type AuthContext,
+  type AuthenticationRequest,
   type Authenticator, isUlid } from '@gw/kernel';
 import type { Context } from 'koa';
 import type { ApiKeyService, RequestCredentials } from './api-key-service.js';
 import type { ProjectService } from './project-service.js';
+import type { SignatureReplayGuard } from './signature-replay-guard.js';
 
 
 /**
@@ -18,11 +20,15 @@ import type { ProjectService } from './project-service.js';
  * key (`auth_invalid`, no enumeration), the signature matches a valid secret of that key in
  * constant time (`signature_invalid`), then the key state (`key_revoked`, `key_suspended`) and the
  * project state (`project_suspended`). Key and project states are only revealed to a caller that
- * proved it holds the secret.
+ * proved it holds the secret. Last, a single-use request (a write not idempotent by design) claims
+ * its signature: a replay within the window is `signature_invalid` (docs/decisions.md).
+ *
+ * The signed target is `ctx.originalUrl`: the path and query exactly as received.
  */
 export function createSignedRequestAuthenticator(deps: {
   tenancyProjects: ProjectService;
   tenancyApiKeys: ApiKeyService;
+  tenancySignatureGuard: SignatureReplayGuard;
   now?: () => number;
 }): Authenticator {
   const now = deps.now ?? (() => Date.now());
@@ -40,7 +46,7 @@ export function createSignedRequestAuthenticator(deps: {
     },
   });
   return {
-    async authenticate(ctx: Context): Promise<AuthContext> {
+    async authenticate(ctx: Context, request?: AuthenticationRequest): Promise<AuthContext> {
       const projectId = ctx.get('x-project-id');
       const timestampHeader = ctx.get('x-timestamp');
       const signature = ctx.get('x-signature').toLowerCase();
@@ -59,11 +65,14 @@ export function createSignedRequestAuthenticator(deps: {
       const credentials = await lookup.submit(projectId);
       const project = credentials?.project;
       if (!credentials || !project) throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
-      const signingString = requestSigningString(ctx.method, ctx.path, timestampHeader, ctx.request.rawBody);
+      const signingString = requestSigningString(ctx.method, ctx.originalUrl, timestampHeader, ctx.request.rawBody);
       if (!signatureMatchesAny(signature, signingString, credentials.secrets)) throw coreErrors.signature_invalid();
       if (credentials.key.state === 'revoked') throw coreErrors.key_revoked();
       if (credentials.key.state === 'suspended') throw coreErrors.key_suspended();
       if (project.status === 'suspended') throw coreErrors.project_suspended();
+      if (request?.singleUse && !(await deps.tenancySignatureGuard.claim({ projectId: project.id, signature, timestamp }))) {
+        throw coreErrors.signature_invalid({ message: 'This signed request was already received; a write is signed anew for each request (a new X-Timestamp).' });
+      }
       return {
         method: 'api_key',
         credentialId: credentials.key.id,

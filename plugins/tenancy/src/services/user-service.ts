@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { User } from '../models/user.js';
+import { MAX_EMAIL_LENGTH, normaliseEmail } from './email-address.js';
 import type { OperatorService } from './operator-service.js';
 
 export interface UserView {
@@ -13,16 +14,14 @@ export interface UserView {
   invited_at_iso: string;
 }
 
-// Pragmatic address check: one @, no spaces, a dot in the domain. Delivery proves the rest.
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 
 /** Users are invite-only: nobody gets an account by signing in with an unknown e-mail. */
 export class UserService {
   constructor(private readonly deps: { db: Knex; audit: AuditLog; tenancyOperators: OperatorService }) {}
 
   async invite(input: { email: string; operator?: string }, actor: Actor): Promise<UserView> {
-    const email = input.email.trim().toLowerCase();
-    if (!EMAIL.test(email) || email.length > 254) throw tenancyErrors.invalid_email({ message: `"${input.email}" is not a valid e-mail address.` });
+    const email = normaliseEmail(input.email);
+    if (email === undefined) throw tenancyErrors.invalid_email({ message: `"${input.email.slice(0, MAX_EMAIL_LENGTH)}" is not a valid e-mail address.` });
     return this.deps.db.transaction(async (trx) => {
       if (await User.query(trx).findOne({ email })) throw tenancyErrors.user_exists();
       const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, trx, actor);

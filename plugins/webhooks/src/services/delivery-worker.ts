@@ -12,7 +12,7 @@ import { retryDelaySeconds } from './retry-schedule.js';
 import type { SendOutcome, WebhookSender } from './webhook-sender.js';
 
 /** The columns of an event row that a delivery needs. */
-type DueEvent = Pick<WebhookEvent, 'id' | 'project_id' | 'event_type' | 'body' | 'target_url' | 'status' | 'attempts'>;
+type DueEvent = Pick<WebhookEvent, 'id' | 'project_id' | 'mode' | 'event_type' | 'body' | 'target_url' | 'status' | 'attempts'>;
 
 interface Due {
   readonly event: DueEvent;
@@ -64,7 +64,7 @@ export class DeliveryWorker {
     // Plain rows of the needed columns: model instances and date parsing cost more than the POST.
     const [rows, secrets] = await Promise.all([
       this.deps.db.raw<{ rows: DueEvent[] }>(
-        `select id, project_id, event_type, body, target_url, status, attempts from ${WebhookEvent.tableName} where id = any(?::text[])`,
+        `select id, project_id, mode, event_type, body, target_url, status, attempts from ${WebhookEvent.tableName} where id = any(?::text[])`,
         [[...new Set(jobs.map((job) => job.data.eventId))]],
       ),
       this.deps.tenancyApiKeys.liveSecretsMany(jobs.map((job) => job.data.projectId)),
@@ -140,7 +140,7 @@ export class DeliveryWorker {
       [EVENT_ID_HEADER]: event.id,
       [EVENT_TYPE_HEADER]: event.event_type,
       [DELIVERY_ATTEMPT_HEADER]: String(attempt),
-    });
+    }, event.mode);
   }
 
   /**

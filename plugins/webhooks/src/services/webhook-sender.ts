@@ -1,6 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isPrivateAddress, PrivateTargetError, publicOnlyLookup } from './target-guard.js';
+import { isIP } from 'node:net';
+import { classifyAddress, type ProjectKind } from '@gw/kernel';
+import { guardedLookup, PrivateTargetError, targetRefusal } from './target-guard.js';
 
 /** What one POST produced. `ok` is a 2xx within the timeout. */
 export interface SendOutcome {
@@ -13,31 +15,33 @@ export interface SendOutcome {
 
 export interface SenderOptions {
   readonly timeoutMs: number;
+  /** Private targets for production and testnet projects (sandbox: see `targetRefusal`). */
   readonly allowPrivateTargets: boolean;
   readonly maxSocketsPerHost: number;
   readonly responseExcerptBytes: number;
+  /** Keep excerpts of non-public peers too (default false: no SSRF read-back). */
+  readonly privateResponseExcerpts?: boolean;
 }
 
 /**
  * POSTs webhook bodies over keep-alive connections. Never throws: every failure (refused target,
  * DNS, connect, timeout, non-2xx) becomes an outcome with its reason. Redirects are not followed
- * (a 3xx is a failed attempt): the partner's configured URL is the only target.
+ * (a 3xx is a failed attempt): the partner's configured URL is the only target. Which addresses a
+ * project may reach depends on its kind (`targetRefusal`); each kind has agents of its own, so a
+ * kept-alive connection is never shared across kinds. A response excerpt is kept only from a
+ * public address: a private target (allowed by the operator) must not be readable through the
+ * delivery log (SSRF read-back).
  */
 export class WebhookSender {
-  private readonly http: HttpAgent;
-  private readonly https: HttpsAgent;
+  private readonly agents = new Map<ProjectKind, { http: HttpAgent; https: HttpsAgent }>();
   private readonly targets = new Map<string, ParsedTarget | string>();
 
-  constructor(private readonly options: SenderOptions) {
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost, ...(options.allowPrivateTargets ? {} : { lookup: publicOnlyLookup }) };
-    this.http = new HttpAgent(agentOptions);
-    this.https = new HttpsAgent(agentOptions);
-  }
+  constructor(private readonly options: SenderOptions) {}
 
-  async post(url: string, body: string, headers: Record<string, string>): Promise<SendOutcome> {
+  async post(url: string, body: string, headers: Record<string, string>, kind: ProjectKind): Promise<SendOutcome> {
     const started = performance.now();
     const done = (outcome: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...outcome, latencyMs: Math.round(performance.now() - started) });
-    const target = this.target(url);
+    const target = this.target(url, kind);
     if (typeof target === 'string') return done({ ok: false, httpStatus: null, error: target, responseExcerpt: null });
     const isHttps = target.protocol === 'https:';
     return new Promise<SendOutcome>((resolve) => {
@@ -49,7 +53,7 @@ export class WebhookSender {
         resolve(done(outcome));
       };
       const request = (isHttps ? httpsRequest : httpRequest)(
-        { ...target.options, agent: isHttps ? this.https : this.http, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
+        { ...target.options, agent: isHttps ? this.agentsFor(kind).https : this.agentsFor(kind).http, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
         (response) => this.readResponse(response, finish),
       );
       const timer = setTimeout(() => {
@@ -65,13 +69,24 @@ export class WebhookSender {
    * batch mostly goes to a handful of partner URLs); the cache is bounded and only an
    * optimisation.
    */
-  private target(url: string): ParsedTarget | string {
-    const cached = this.targets.get(url);
+  private target(url: string, kind: ProjectKind): ParsedTarget | string {
+    const key = `${kind} ${url}`;
+    const cached = this.targets.get(key);
     if (cached !== undefined) return cached;
-    const parsed = parseTarget(url, this.options.allowPrivateTargets);
+    const parsed = parseTarget(url, kind, this.options.allowPrivateTargets);
     if (this.targets.size >= TARGET_CACHE_SIZE) this.targets.clear();
-    this.targets.set(url, parsed);
+    this.targets.set(key, parsed);
     return parsed;
+  }
+
+  private agentsFor(kind: ProjectKind): { http: HttpAgent; https: HttpsAgent } {
+    let agents = this.agents.get(kind);
+    if (!agents) {
+      const agentOptions = { keepAlive: true, maxSockets: this.options.maxSocketsPerHost, lookup: guardedLookup(kind, this.options.allowPrivateTargets) };
+      agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+      this.agents.set(kind, agents);
+    }
+    return agents;
   }
 
   private readResponse(response: IncomingMessage, finish: (outcome: Omit<SendOutcome, 'latencyMs'>) => void): void {
@@ -86,8 +101,10 @@ export class WebhookSender {
       }
     });
     response.on('error', (error) => finish({ ok: false, httpStatus: status, error: describe(error), responseExcerpt: null }));
+    const peer = response.socket?.remoteAddress;
+    const readable = this.options.privateResponseExcerpts === true || (peer !== undefined && classifyAddress(peer) === 'public');
     response.on('end', () => {
-      const excerpt = kept > 0 ? Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') : null;
+      const excerpt = kept > 0 && readable ? Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') : null;
       const ok = status >= 200 && status < 300;
       finish({ ok, httpStatus: status, error: ok ? null : `HTTP ${status}`, responseExcerpt: excerpt });
     });
@@ -95,8 +112,10 @@ export class WebhookSender {
 
   /** Closes idle keep-alive connections (on shutdown). */
   close(): void {
-    this.http.destroy();
-    this.https.destroy();
+    for (const { http, https } of this.agents.values()) {
+      http.destroy();
+      https.destroy();
+    }
   }
 }
 
@@ -107,7 +126,7 @@ interface ParsedTarget {
   readonly options: { readonly method: 'POST'; readonly protocol: string; readonly hostname: string; readonly port: string; readonly path: string };
 }
 
-function parseTarget(url: string, allowPrivateTargets: boolean): ParsedTarget | string {
+function parseTarget(url: string, kind: ProjectKind, allowPrivateTargets: boolean): ParsedTarget | string {
   let target: URL;
   try {
     target = new URL(url);
@@ -118,7 +137,8 @@ function parseTarget(url: string, allowPrivateTargets: boolean): ParsedTarget | 
   // Webhook URLs are refused with credentials when set (validateWebhookUrl); never send them on.
   if (target.username || target.password) return 'target URL must not embed credentials';
   // An IP literal never goes through `lookup`, so it is checked here.
-  if (!allowPrivateTargets && isPrivateAddress(target.hostname)) return new PrivateTargetError(target.hostname).message;
+  const refusal = isIP(target.hostname.replace(/^\[|\]$/g, '')) === 0 ? undefined : targetRefusal(target.hostname, kind, allowPrivateTargets);
+  if (refusal) return refusal;
   // Bracketed IPv6 literals lose their brackets, as node's own URL-to-options conversion does.
   const hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
   return { protocol: target.protocol, options: { method: 'POST', protocol: target.protocol, hostname, port: target.port, path: `${target.pathname}${target.search}` } };
