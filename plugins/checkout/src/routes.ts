@@ -161,8 +161,9 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
         const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
         const found = await locate(params.token);
         if (!found) return notFound(locale);
-        const release = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
-        if (!release) return tooMany();
+        const slot = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
+        if (!slot) return tooMany();
+        const release: () => void = slot;
         const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id).catch((error: unknown) => {
           release();
           throw error;
