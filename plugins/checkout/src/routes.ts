@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { AppError, defineRoute, pageHeaders, staticAssets, type Cradle, type RouteDefinition, type RouteResult } from '@gw/kernel';
 import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices';
@@ -129,11 +128,11 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
             const finish = (value: StatusUpdate) => {
               clearTimeout(timer);
               stop?.();
-              ctx.req.off('close', onClose);
+              ctx.res.off('close', onClose);
               resolve(value);
             };
             const onClose = () => finish(current);
-            ctx.req.on('close', onClose);
+            ctx.res.on('close', onClose);
             void cradle.checkoutStatusHub
               .watch(found.invoice.id, (invoice) => {
                 const next = update(invoice, found.projectKind, branding, locale, params.token);
@@ -168,7 +167,11 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
           release();
           throw error;
         });
-        const stream = new PassThrough();
+        // The stream is written to the socket directly (not as a Koa body), so a payer closing the
+        // page is an ordinary end, not a failed response.
+        ctx.respond = false;
+        const stream = ctx.res;
+        stream.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'keep-alive', 'X-Content-Type-Options': 'nosniff' });
         let lastKey = '';
         const send = (value: StatusUpdate) => {
           if (value.key === lastKey) return;
@@ -190,7 +193,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
           release();
           stream.end();
         }
-        ctx.req.on('close', close);
+        ctx.res.on('close', close);
         ctx.req.socket.setTimeout(0);
         stream.write('retry: 3000\n\n');
         try {
@@ -199,15 +202,11 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
           const fresh = await cradle.invoicesService.getMany([found.invoice.id]);
           send(update(fresh.get(found.invoice.id) ?? found.invoice, found.projectKind, branding, locale, params.token));
         } catch (error) {
+          cradle.logger.warn({ err: error, invoice_id: found.invoice.id }, 'checkout: a status stream could not follow its invoice');
           close();
-          throw error;
         }
         if (closed) unwatch?.();
-        return {
-          status: 200,
-          headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'keep-alive', 'X-Content-Type-Options': 'nosniff' },
-          body: stream,
-        };
+        return { status: 200 };
       },
     }),
     defineRoute({
@@ -225,7 +224,19 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
         if (!found || found.projectKind !== 'sandbox' || !simulation) return notFound(locale);
         let error = '';
         try {
-          await cradle.sandboxSimulator.simulate(found.invoice.project_id, found.invoice.id, simulation.name as Simulation, {}, { actor: 'checkout-page', channel: 'rest', requestId });
+          const actor = { actor: 'checkout-page', channel: 'rest' as const, requestId };
+          const { invoice } = found;
+          if (simulation.name === 'partial') {
+            const half = BigInt(invoice.amount_crypto_units) / 2n;
+            await cradle.sandboxSimulator.simulateEvent(
+              invoice.project_id,
+              invoice.id,
+              { eventType: 'invoice.partial', amountUnits: (half > 0n ? half : 1n).toString(), confirmations: Math.max(invoice.confirmation_threshold, 1), blockHeight: 1, expectedCurrentStatus: invoice.status },
+              actor,
+            );
+          } else {
+            await cradle.sandboxSimulator.simulate(invoice.project_id, invoice.id, simulation.name as Simulation, simulation.input, actor);
+          }
         } catch (failure) {
           if (!(failure instanceof AppError)) throw failure;
           error = `&sim_error=${encodeURIComponent(failure.code)}`;
