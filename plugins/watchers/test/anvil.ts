@@ -26,7 +26,9 @@ export class Anvil {
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
     if (options.gasLimit !== undefined) args.push('--gas-limit', options.gasLimit.toString());
     if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
-    const child = spawn(binary, args, { stdio: 'ignore' });
+    // Its own process group: `.bin/anvil` is a node wrapper around the native binary, and stopping
+    // must end both (killing the wrapper alone leaves the binary running).
+    const child = spawn(binary, args, { stdio: 'ignore', detached: true });
     const anvil = new Anvil(child, `http://127.0.0.1:${port}`);
     const deadline = Date.now() + 30_000;
     for (;;) {
@@ -127,7 +129,11 @@ export class Anvil {
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGKILL');
+    try {
+      process.kill(-this.child.pid!, 'SIGKILL');
+    } catch {
+      this.child.kill('SIGKILL');
+    }
     await exited;
   }
 }

@@ -34,7 +34,7 @@ export interface CheckoutPageInput {
   readonly simulationError?: string | undefined;
 }
 
-/** The coin as the payer must send it: symbol, chain and network names, token contract, decimals, memo support. */
+/** The coin as the payer must send it: symbol, network name (it names the chain: "Ethereum Sepolia"), token contract, decimals, memo. */
 export function coinFacts(chains: ChainRegistry, invoice: InvoiceView, kind: ProjectKind) {
   const { adapter, coin } = chains.coin(invoice.coin);
   const network = networkFor(adapter.definition, kind);
@@ -108,10 +108,10 @@ ${statusFragment(locale, status, invoice, branding, facts.symbol, page)}
 <div class="copyable"><label for="amount">${t(locale, 'amount')} (${facts.symbol})</label><input id="amount" readonly value="${invoice.amount_crypto}"><button type="button" class="copy" data-copy="${invoice.amount_crypto}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></div>
 ${invoice.amount_usd !== null ? html`<p class="usd">${t(locale, 'usd_value', { usd: formatUsd(locale, invoice.amount_usd) })}</p>` : null}
 <dl class="network">
-<dt>${t(locale, 'coin_network')}</dt><dd><strong>${facts.symbol}</strong> · ${facts.chainName} (${facts.networkName})</dd>
+<dt>${t(locale, 'coin_network')}</dt><dd><strong>${facts.symbol}</strong> · ${facts.networkName}</dd>
 ${facts.contract ? html`<dt>${t(locale, 'token_contract')}</dt><dd><code class="contract">${facts.contract}</code></dd>` : null}
 </dl>
-<p class="warning">${t(locale, 'network_warning', { symbol: facts.symbol, network: `${facts.chainName} (${facts.networkName})` })}</p>
+<p class="warning">${t(locale, 'network_warning', { symbol: facts.symbol, network: facts.networkName })}</p>
 <figure class="qr-figure">${qr}</figure>
 <div class="copyable"><label for="address">${t(locale, 'address')}</label><input id="address" readonly value="${invoice.address}"><button type="button" class="copy" data-copy="${invoice.address}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></div>
 ${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}</label><input id="memo" readonly value="${facts.memo}" aria-describedby="memo-help"><button type="button" class="copy" data-copy="${facts.memo}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button><p id="memo-help" class="help">${t(locale, 'memo_help')}</p></div>` : null}
