@@ -62,7 +62,7 @@ export function statusFragment(locale: Locale, status: PayerStatus, invoice: Inv
   return html`<h2 id="status-title" class="status-title status-${status.status}">${t(locale, `status_${status.status}` as MessageKey)}</h2>
 <p>${help}</p>
 ${status.status === 'detected' && status.threshold > 0 ? html`<progress max="${status.threshold}" value="${Math.min(status.confirmations, status.threshold)}" aria-labelledby="status-title">${status.confirmations}/${status.threshold}</progress>` : null}
-${status.remainder ? html`<p class="copyable"><label for="remainder">${t(locale, 'amount')}</label><input id="remainder" readonly value="${status.remainder}"><button type="button" class="copy" data-copy="${status.remainder}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></p>` : null}
+${status.remainder ? html`<p class="copyable"><label for="remainder">${t(locale, 'remainder')} (${symbol})</label><input id="remainder" readonly value="${status.remainder}"><button type="button" class="copy" data-copy="${status.remainder}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></p>` : null}
 ${goesBack ? html`<p><a class="button" id="return-link" href="${invoice.return_url}">${t(locale, 'return', { name })}</a></p>` : null}
 ${status.final ? null : html`<p class="nojs-only"><a href="${page}">${t(locale, 'refresh')}</a></p>`}`;
 }
@@ -113,7 +113,7 @@ ${facts.contract ? html`<dt>${t(locale, 'token_contract')}</dt><dd><code class="
 </dl>
 <p class="warning">${t(locale, 'network_warning', { symbol: facts.symbol, network: facts.networkName })}</p>
 <figure class="qr-figure">${qr}</figure>
-<div class="copyable"><label for="address">${t(locale, 'address')}</label><input id="address" readonly value="${invoice.address}"><button type="button" class="copy" data-copy="${invoice.address}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></div>
+<div class="copyable"><label for="address">${t(locale, 'address')}</label><textarea id="address" readonly rows="2" spellcheck="false">${invoice.address}</textarea><button type="button" class="copy" data-copy="${invoice.address}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></div>
 ${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}</label><input id="memo" readonly value="${facts.memo}" aria-describedby="memo-help"><button type="button" class="copy" data-copy="${facts.memo}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button><p id="memo-help" class="help">${t(locale, 'memo_help')}</p></div>` : null}
 <p class="expiry">${t(locale, 'expires_at', { time: formatTime(locale, new Date(invoice.expires_at_iso)) })} <span class="countdown" id="countdown" hidden></span></p>
 ${waiting && invoice.cancel_url ? html`<p><a class="cancel" href="${invoice.cancel_url}">${t(locale, 'cancel', { name })}</a></p>` : null}
