@@ -86,8 +86,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
           returnDelaySeconds: config.returnDelaySeconds,
           simulationError,
         });
-        const targets = [found.invoice.return_url, found.invoice.cancel_url].filter((u): u is string => u !== null).map((u) => new URL(u).origin);
-        return { status: 200, headers: { ...pageHeaders({ formAction: targets }), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
+        return { status: 200, headers: { ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
       },
     }),
     defineRoute({
@@ -124,8 +123,11 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
           if (query.known === undefined || query.known !== current.key || current.final) return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
           current = await new Promise<StatusUpdate>((resolve) => {
             let stop: (() => void) | undefined;
+            let done = false;
             const timer = setTimeout(() => finish(current), config.longPollSeconds * 1000);
             const finish = (value: StatusUpdate) => {
+              if (done) return;
+              done = true;
               clearTimeout(timer);
               stop?.();
               ctx.res.off('close', onClose);
@@ -139,7 +141,9 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
                 if (next.key !== query.known) finish(next);
               })
               .then((unwatch) => {
-                stop = unwatch;
+                // Answered (or the poller left) while the watch was being set up.
+                if (done) unwatch();
+                else stop = unwatch;
               }, () => finish(current));
           });
           return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
@@ -174,7 +178,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
         stream.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'keep-alive', 'X-Content-Type-Options': 'nosniff' });
         let lastKey = '';
         const send = (value: StatusUpdate) => {
-          if (value.key === lastKey) return;
+          if (closed || value.key === lastKey) return;
           lastKey = value.key;
           stream.write(`event: status\ndata: ${JSON.stringify(value)}\n\n`);
           if (value.final) close();

@@ -75,6 +75,7 @@ test('the page of a testnet invoice follows a real ETH payment to paid without a
   await page.goto(inv.checkout_url);
   t.is(await page.locator('.sandbox-banner').count(), 0, 'no sandbox banner on a real-chain invoice');
   t.is(await page.locator('button[data-simulation]').count(), 0);
+  t.is((await fetch(`${inv.checkout_url}/simulate/paid`, { method: 'POST', redirect: 'manual' })).status, 404, 'no simulations on a real-chain invoice');
   t.truthy(await page.getByText('ETH · Ethereum Sepolia').count());
   await page.evaluate(() => ((globalThis as any).notReloaded = true));
 
