@@ -58,6 +58,15 @@ test('every invoice response carries checkout_url with a random token; the page 
   t.regex(asset.headers.get('cache-control')!, /immutable/);
 });
 
+test('the OpenAPI document shows the new invoice fields and hides the page routes', async (t) => {
+  const doc = (await (await fetch(`${gw.url}/api/v1/openapi.json`)).json()) as any;
+  const text = JSON.stringify(doc);
+  t.true(text.includes('"checkout_url"'));
+  t.true(text.includes('"return_url"'));
+  t.true(text.includes('"cancel_url"'));
+  t.false(Object.keys(doc.paths).some((path) => path.startsWith('/checkout')));
+});
+
 test('a TON invoice shows its payment token as the required comment, a token invoice its contract', async (t) => {
   const c = await sandboxClient(gw);
   const ton = await invoice(c, { coin: 'ton', amount_crypto: '2' });
