@@ -72,12 +72,15 @@ test('the page of a testnet invoice follows a real ETH payment to paid without a
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   t.teardown(() => context.close());
   const page = await context.newPage();
+  const navigations: string[] = [];
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) navigations.push(frame.url());
+  });
   await page.goto(inv.checkout_url);
   t.is(await page.locator('.sandbox-banner').count(), 0, 'no sandbox banner on a real-chain invoice');
   t.is(await page.locator('button[data-simulation]').count(), 0);
   t.is((await fetch(`${inv.checkout_url}/simulate/paid`, { method: 'POST', redirect: 'manual' })).status, 404, 'no simulations on a real-chain invoice');
   t.truthy(await page.getByText('ETH · Ethereum Sepolia').count());
-  await page.evaluate(() => ((globalThis as any).notReloaded = true));
 
   // The payer sends what the page shows, to the address the page shows.
   const address = await page.inputValue('#address');
@@ -90,6 +93,6 @@ test('the page of a testnet invoice follows a real ETH payment to paid without a
   await scan();
   t.is((await signedFetch(gw.url, `/api/v1/invoices/${inv.id}`, project)).body.status, 'paid');
   await page.locator('#status-title', { hasText: 'Paid' }).waitFor();
-  t.true(await page.evaluate(() => (globalThis as any).notReloaded === true));
   await page.waitForURL(`${gw.url}/healthz?paid=1`, { timeout: 15_000 });
+  t.deepEqual(navigations, [inv.checkout_url, `${gw.url}/healthz?paid=1`], 'no reload between opening the page and the return');
 });

@@ -19,7 +19,8 @@ let gw: TestKernel;
 let browser: Browser;
 let c: SandboxClient;
 test.before(async () => {
-  gw = await startCheckoutKernel({ 'plugins.checkout.returnDelaySeconds': 1 });
+  // Streams end every 5 s here, so every test also runs across the browser's reconnections.
+  gw = await startCheckoutKernel({ 'plugins.checkout.returnDelaySeconds': 1, 'plugins.checkout.streamMaxSeconds': 5 });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   c = await sandboxClient(gw);
 });
@@ -81,15 +82,17 @@ test('a sandbox invoice page shows amount, address and a QR code that decodes to
 test('a simulated payment moves the open page to paid without a reload, then the page returns to return_url', async (t) => {
   const inv = await invoice({ return_url: `${gw.url}/healthz?back=1` });
   const { page, violations } = await open(t);
+  const navigations: string[] = [];
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) navigations.push(frame.url());
+  });
   await page.goto(inv.checkout_url);
-  await page.evaluate(() => ((globalThis as any).notReloaded = true));
   await simulate(inv.id, 'detect');
   await page.locator('#status-title', { hasText: 'Payment seen, waiting for confirmations' }).waitFor();
-  t.true(await page.evaluate(() => (globalThis as any).notReloaded === true), 'the page was not reloaded');
   await simulate(inv.id, 'paid');
   await page.locator('#status-title', { hasText: 'Paid' }).waitFor();
-  t.true(await page.evaluate(() => (globalThis as any).notReloaded === true), 'the page was not reloaded');
   await page.waitForURL(`${gw.url}/healthz?back=1`, { timeout: 15_000 });
+  t.deepEqual(navigations, [inv.checkout_url, `${gw.url}/healthz?back=1`], 'no reload between opening the page and the return');
   t.deepEqual(violations, []);
 });
 
@@ -141,4 +144,35 @@ test('without JavaScript the page works: it refreshes itself, shows the status o
   await page.getByRole('link', { name: 'Refresh status' }).click();
   await page.locator('#status-title', { hasText: 'Paid' }).waitFor();
   t.is(await page.getByRole('link', { name: /Cancel and return/ }).count(), 0, 'no cancel link once paid');
+});
+
+test('a page left open past the lifetime of its stream reconnects and still follows the invoice', async (t) => {
+  const inv = await invoice();
+  const { page } = await open(t);
+  await page.goto(inv.checkout_url);
+  await page.evaluate(() => ((globalThis as any).notReloaded = true));
+  // Longer than streamMaxSeconds (5 s here) plus the browser's 3 s retry: at least one reconnection.
+  await page.waitForTimeout(9_000);
+  await simulate(inv.id, 'detect');
+  await page.locator('#status-title', { hasText: 'Payment seen' }).waitFor();
+  t.true(await page.evaluate(() => (globalThis as any).notReloaded === true));
+});
+
+test('without EventSource the script follows the status by long polling', async (t) => {
+  const inv = await invoice();
+  const { page } = await open(t);
+  await page.addInitScript(() => {
+    delete (globalThis as any).EventSource;
+  });
+  const polls: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/status?')) polls.push(request.url());
+  });
+  await page.goto(inv.checkout_url);
+  await page.evaluate(() => ((globalThis as any).notReloaded = true));
+  await simulate(inv.id, 'detect');
+  await page.locator('#status-title', { hasText: 'Payment seen' }).waitFor();
+  t.true(await page.evaluate(() => (globalThis as any).notReloaded === true));
+  t.true(polls.length > 0, 'the page long-polled');
+  t.true(polls.every((url) => url.includes('known=')));
 });
