@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { TestKernel } from '@gw/kernel/testing';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { partnerUrl } from '@gw/plugin-invoices';
 import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
@@ -112,7 +112,13 @@ test('return_url and cancel_url: https, or http to loopback outside production; 
   }
 });
 
-test('partner text is escaped on the page: branding display name and a hostile return_url', async (t) => {
+test('partner text is escaped on the page: project name, branding display name and a hostile return_url', async (t) => {
+  const named = await gw.kernel.cradle.sandboxProjects.provision({ name: '<script>alert("name")</script>' }, CLI_ACTOR);
+  const res = await signedFetch(gw.url, '/api/v1/sandbox/invoices', { projectId: named.project.id, secret: named.api_key.api_secret, method: 'POST', body: { external_id: 'named-1', coin: 'eth', amount_crypto: '1' } });
+  const namedPage = await (await page(res.body.checkout_url)).text();
+  t.false(namedPage.includes('<script>alert'));
+  t.true(namedPage.includes('Payment to &lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;'));
+
   const c = await sandboxClient(gw);
   await gw.kernel.cradle.checkoutBranding.set(c.projectId, { displayName: '<img src=x onerror=alert(1)>"Shop"', colour: '#0F766E' }, CLI_ACTOR);
   const inv = await invoice(c, { return_url: 'https://shop.example/"><script>alert(1)</script>' });
