@@ -108,7 +108,9 @@ export class StatusHub {
         try {
           invoices = await this.deps.invoicesService.getMany(ids);
         } catch (error) {
-          this.deps.logger.warn({ err: error, invoices: ids.length }, 'checkout: re-reading changed invoices failed; pages catch up on their next change or reconnect');
+          this.deps.logger.warn({ err: error, invoices: ids.length }, 'checkout: re-reading changed invoices failed; retrying in a second');
+          const retry = setTimeout(() => this.schedule(ids.filter((id) => this.watchers.has(id))), 1000);
+          retry.unref();
           continue;
         }
         for (const [id, invoice] of invoices) {
