@@ -2,6 +2,7 @@ import { asFunction, asValue } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
+import { m0003Checkout } from '../migrations/0003_checkout.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
 import { invoicesErrors } from './errors.js';
@@ -10,6 +11,7 @@ import { invoicesMcpTools } from './mcp-tools.js';
 import { InvoiceService } from './services/invoice-service.js';
 import { InvoiceCreator } from './services/invoice-creator.js';
 import { InvoiceReads } from './services/invoice-reads.js';
+import { CheckoutLinks } from './services/checkout-links.js';
 import { PolicyService } from './services/policy-service.js';
 import { InvoiceLifecycle } from './lifecycle/invoice-lifecycle.js';
 import { LifecycleStore } from './lifecycle/lifecycle-store.js';
@@ -22,6 +24,8 @@ declare module '@gw/kernel' {
     readonly invoicesService: InvoiceService;
     readonly invoicesCreator: InvoiceCreator;
     readonly invoicesReads: InvoiceReads;
+    /** Builds `checkout_url` from the invoice's checkout token. */
+    readonly invoicesCheckoutLinks: CheckoutLinks;
     readonly invoicesPolicies: PolicyService;
     readonly invoicesLifecycleStore: LifecycleStore;
     readonly invoicesLifecycle: InvoiceLifecycle;
@@ -39,13 +43,14 @@ export const invoicesPlugin = definePlugin({
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates'],
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
-  migrations: [m0001Invoices, m0002Lifecycle],
+  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout],
   register: ({ config }) => ({
     invoicesConfig: asValue(config),
     invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
     invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
     invoicesCreator: asFunction((cradle: Cradle) => new InvoiceCreator(cradle)).singleton(),
     invoicesReads: asFunction((cradle: Cradle) => new InvoiceReads(cradle)).singleton(),
+    invoicesCheckoutLinks: asFunction((cradle: Cradle) => new CheckoutLinks(cradle)).singleton(),
     invoicesLifecycleStore: asFunction((cradle: Cradle) => new LifecycleStore(cradle)).singleton(),
     invoicesLifecycle: asFunction((cradle: Cradle) => new InvoiceLifecycle(cradle)).singleton(),
     invoicesAttribution: asFunction((cradle: Cradle) => new OrphanAttribution(cradle)).singleton(),
@@ -76,5 +81,8 @@ export { matchPayment, TAKING_STATUSES, type MatchCandidate, type MatchDecision 
 export { EXPIRE_JOB } from './jobs.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
+export { CheckoutLinks, CHECKOUT_PATH, CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
+export type { CheckoutInvoice } from './services/invoice-reads.js';
+export { partnerUrl } from './services/create-plan.js';
 export * from './schemas.js';
 export { invoiceWriteTools, type InvoiceWriteHandlers } from './mcp-tools.js';

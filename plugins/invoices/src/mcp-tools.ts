@@ -14,7 +14,7 @@ const CREATE_INVOICE_DESCRIPTION =
   'Create an invoice for one coin with a fresh deposit address; the same logic as POST /api/v1/invoices. Idempotent on (project, external_id): ' +
   'calling again with the same arguments returns the existing invoice, different arguments give external_id_conflict. Give exactly one of ' +
   'amount_usd (converted at the current rate; rate_snapshot records it) and amount_crypto. Returns the invoice: id, status, address, ' +
-  'amount_crypto, payment_uri, expires_at_iso and the rest of the invoice object. On a sandbox project the invoice is a sandbox invoice ' +
+  'amount_crypto, payment_uri, checkout_url (the hosted payment page to send the payer to; optional return_url and cancel_url bring the payer back), expires_at_iso and the rest of the invoice object. On a sandbox project the invoice is a sandbox invoice ' +
   '(drive it with the sandbox_simulate_* tools).';
 const CANCEL_INVOICE_DESCRIPTION =
   'Cancel a pending or detected invoice (any other status is invoice_not_cancellable); its address returns to the pool after a cooldown. ' +

@@ -23,7 +23,8 @@ const run = cliRunner({
   plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin],
   chains: ALL_CHAINS,
   databaseUrl: () => gw.database.url,
-  overrides: () => ({ 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES }),
+  // The test gateway's HTTP settings too: `checkout_url` is built from them (http.baseUrl unset).
+  overrides: () => ({ 'http.port': 0, 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES }),
 });
 const cli = (...argv: string[]) => run(...argv, '--json');
 

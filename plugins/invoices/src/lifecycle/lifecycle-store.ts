@@ -1,3 +1,4 @@
+import type { CheckoutLinks } from '../services/checkout-links.js';
 import { sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
 import type { Actor } from '@gw/plugin-tenancy';
@@ -46,6 +47,7 @@ export class LifecycleStore {
   constructor(
     private readonly deps: {
       chains: ChainRegistry;
+      invoicesCheckoutLinks: CheckoutLinks;
       audit: AuditLog;
       invoiceEvents: InvoiceEvents;
       addressPoolService: AddressPoolService;
@@ -92,7 +94,7 @@ export class LifecycleStore {
 
   /** The view of a working copy as it stands. */
   view(state: InvoiceState, status: InvoiceStatus = state.status, transfers: readonly TransferState[] = state.transfers): InvoiceView {
-    return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), this.deps.chains);
+    return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), this.deps.chains, this.deps.invoicesCheckoutLinks);
   }
 
   /** Writes every working copy that changed; returns nothing, the states hold the outcome. */

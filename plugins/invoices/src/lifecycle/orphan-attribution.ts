@@ -1,3 +1,4 @@
+import { newCheckoutToken } from '../services/checkout-links.js';
 import { createHash } from 'node:crypto';
 import { coreErrors, derivedIdAt, fromBaseUnits, networkFor, networkKindOf, newId, randomHex, type AuditLog, type ChainRegistry, type CoinId, type ProjectKind } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
@@ -106,6 +107,9 @@ export class OrphanAttribution {
       payment_token: randomHex(8),
       payment_uri: adapter.paymentUri({ coin: input.coin, network: networkKindOf(input.projectKind), sandbox: input.projectKind === 'sandbox', address: input.address, amountUnits: units }),
       callback_url: null,
+      checkout_token: newCheckoutToken(),
+      return_url: null,
+      cancel_url: null,
       // The invoice has no user field: the partner's user_id is kept in its metadata.
       metadata: input.metadata === undefined && input.userId === undefined ? null : { ...(input.metadata ?? {}), ...(input.userId !== undefined ? { user_id: input.userId } : {}) },
       matching_mode: 'exact',

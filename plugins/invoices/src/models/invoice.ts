@@ -35,6 +35,10 @@ export class Invoice extends Model {
   payment_token!: string;
   payment_uri!: string;
   callback_url!: string | null;
+  /** The hosted checkout page's secret path segment (unique, random). */
+  checkout_token!: string;
+  return_url!: string | null;
+  cancel_url!: string | null;
   metadata!: Record<string, unknown> | null;
   matching_mode!: MatchingMode;
   confirmation_threshold!: number;

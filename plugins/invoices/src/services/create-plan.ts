@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import {
   coreErrors,
   fromBaseUnits,
+  isBlockedAddress,
   networkFor,
   tokenContractFor,
   networkKindOf,
@@ -28,6 +30,7 @@ import type { Invoice, StoredRateSnapshot } from '../models/invoice.js';
 import type { InvoiceStatus } from '../invoice-status.js';
 import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
 import { checkMetadataSize, storedRateSnapshot } from './invoice-rules.js';
+import { newCheckoutToken } from './checkout-links.js';
 import type { InvoiceView } from './invoice-view.js';
 import type { ResolvedPolicy } from './policy-service.js';
 
@@ -46,6 +49,10 @@ export interface CreateInvoiceInput {
   readonly amount_crypto?: string | null | undefined;
   readonly coin: CoinId;
   readonly callback_url?: string | null | undefined;
+  /** Where the checkout page sends the payer once the invoice is paid (validated like callback_url). */
+  readonly return_url?: string | null | undefined;
+  /** Where the checkout page sends a payer who gives up. */
+  readonly cancel_url?: string | null | undefined;
   readonly metadata?: object | null | undefined;
   readonly matching_mode?: MatchingMode | null | undefined;
 }
@@ -141,6 +148,9 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
       ...(adapter.definition.capabilities.supportsMemo ? { memo: paymentToken } : {}),
     }),
     callback_url: request.callbackUrl,
+    checkout_token: newCheckoutToken(),
+    return_url: request.returnUrl,
+    cancel_url: request.cancelUrl,
     metadata: (input.metadata as Record<string, unknown> | null | undefined) ?? null,
     matching_mode: plan.matchingMode,
     confirmation_threshold: plan.confirmations,
@@ -184,6 +194,8 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
   const usd = hasUsd ? usdDecimal(input.amount_usd!) : null;
   checkMetadataSize(input.metadata);
   const callbackUrl = input.callback_url ? validateWebhookUrl(input.callback_url, project.kind) : null;
+  const returnUrl = input.return_url ? partnerUrl(input.return_url, 'return_url', project.kind) : null;
+  const cancelUrl = input.cancel_url ? partnerUrl(input.cancel_url, 'cancel_url', project.kind) : null;
   const fingerprint = createHash('sha256')
     .update(
       canonicalJson({
@@ -191,12 +203,41 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
         amount_usd: usd,
         amount_crypto: hasCrypto ? (units?.toString() ?? input.amount_crypto) : null,
         callback_url: callbackUrl,
+        return_url: returnUrl,
+        cancel_url: cancelUrl,
         metadata: input.metadata ?? null,
         matching_mode: input.matching_mode ?? null,
       }),
     )
     .digest('hex');
-  return { usd, units, callbackUrl, fingerprint, chainEnabled };
+  return { usd, units, callbackUrl, returnUrl, cancelUrl, fingerprint, chainEnabled };
+}
+
+/**
+ * A URL the checkout page sends the payer to (`return_url`, `cancel_url`): absolute, at most 2048
+ * characters, no credentials or fragment, HTTPS; plain http only to a loopback host and only for
+ * non-production projects (a partner developing locally). A production project's URL may not name
+ * a private, loopback or link-local address. The gateway never fetches it, so the host is checked
+ * as written, without DNS. Anything else is 400 `validation_error` naming the field.
+ */
+export function partnerUrl(value: string, field: 'return_url' | 'cancel_url', kind: ProjectKind): string {
+  const refuse = (why: string) => coreErrors.validation_error({ message: `${field}: ${why}`, details: { field } });
+  if (value.length > 2048) throw refuse('longer than 2048 characters.');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse('not an absolute URL.');
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host.startsWith('127.');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback && kind !== 'production')) {
+    throw refuse(kind === 'production' ? 'must be an https URL.' : 'must be an https URL (or http to a loopback host while developing).');
+  }
+  if (url.username || url.password) throw refuse('must not embed credentials.');
+  if (url.hash) throw refuse('must not have a fragment.');
+  if (kind === 'production' && (loopback || (isIP(host) !== 0 && isBlockedAddress(host)))) throw refuse('must not point at a private or loopback address.');
+  return url.toString();
 }
 
 function isCoinAvailable(chains: ChainRegistry, coin: CoinId): boolean {
@@ -232,6 +273,8 @@ export interface NormalisedCreate {
   readonly usd: string | null;
   readonly units: bigint | null;
   readonly callbackUrl: string | null;
+  readonly returnUrl: string | null;
+  readonly cancelUrl: string | null;
   readonly fingerprint: string;
   readonly chainEnabled: boolean;
 }
@@ -285,6 +328,9 @@ export interface InvoiceRow {
   readonly payment_token: string;
   readonly payment_uri: string;
   readonly callback_url: string | null;
+  readonly checkout_token: string;
+  readonly return_url: string | null;
+  readonly cancel_url: string | null;
   readonly metadata: Record<string, unknown> | null;
   readonly matching_mode: MatchingMode;
   readonly confirmation_threshold: number;

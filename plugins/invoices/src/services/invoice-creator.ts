@@ -1,3 +1,4 @@
+import type { CheckoutLinks } from './checkout-links.js';
 import {
   coreErrors,
   createBatcher,
@@ -58,6 +59,7 @@ export class InvoiceCreator {
       db: Knex;
       audit: AuditLog;
       chains: ChainRegistry;
+      invoicesCheckoutLinks: CheckoutLinks;
       rateLimiter: RateLimiter;
       logger: Logger;
       invoicesConfig: InvoicesConfig;
@@ -270,7 +272,7 @@ export class InvoiceCreator {
         }
         taken[groupOf.get(i)!]! += 1;
         const invoice = { ...row, metadata: inserted.get(row.id) ?? null } as unknown as Invoice;
-        outcomes.set(i, attempt(() => ({ invoice: invoiceView(invoice, [], this.deps.chains), created: true })));
+        outcomes.set(i, attempt(() => ({ invoice: invoiceView(invoice, [], this.deps.chains, this.deps.invoicesCheckoutLinks), created: true })));
       });
     }
     return { outcomes, replays, slow, pools, taken };
@@ -347,7 +349,7 @@ export class InvoiceCreator {
         const inserted = await insertInvoices(trx, this.deps.audit, [row], [createAudit(item, row, allocation)]);
         // Under the key's lock nothing else can have inserted it.
         if (!inserted.has(row.id)) throw new Error(`invoice ${row.id} was not inserted under its key's lock`);
-        return { invoice: invoiceView({ ...row, metadata: inserted.get(row.id) ?? null } as unknown as Invoice, [], this.deps.chains), created: true };
+        return { invoice: invoiceView({ ...row, metadata: inserted.get(row.id) ?? null } as unknown as Invoice, [], this.deps.chains, this.deps.invoicesCheckoutLinks), created: true };
       });
     } catch (error) {
       // The unique index is the last line of defence behind the advisory lock.
@@ -381,6 +383,6 @@ export class InvoiceCreator {
         details: { invoice_id: existing.id },
       });
     }
-    return invoiceView(existing, transactions, this.deps.chains);
+    return invoiceView(existing, transactions, this.deps.chains, this.deps.invoicesCheckoutLinks);
   }
 }

@@ -1,10 +1,17 @@
-import { coreErrors, parseInstant, type ChainId, type ChainRegistry } from '@gw/kernel';
+import { coreErrors, parseInstant, type ChainId, type ChainRegistry, type ProjectKind } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import { WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
 import { Invoice } from '../models/invoice.js';
+import type { CheckoutLinks } from './checkout-links.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
+
+/** What the checkout page reads: the invoice and whether its project is a sandbox. */
+export interface CheckoutInvoice {
+  readonly invoice: InvoiceView;
+  readonly projectKind: ProjectKind;
+}
 
 /** Filters of GET /invoices (spec 4.2). */
 export interface InvoiceListFilter {
@@ -26,13 +33,13 @@ export interface InvoicePage {
 
 /** The invoices' read model: every read is scoped to the caller's project. */
 export class InvoiceReads {
-  constructor(private readonly deps: { db: Knex; chains: ChainRegistry }) {}
+  constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesCheckoutLinks: CheckoutLinks }) {}
 
   /** One invoice of the project, with its transactions (read in `db`); 404 `invoice_not_found` otherwise. */
   async get(projectId: string, invoiceId: string, db: Knex | Knex.Transaction = this.deps.db): Promise<InvoiceView> {
     const invoice = await Invoice.query(db).findOne({ id: invoiceId, project_id: projectId });
     if (!invoice) throw invoicesErrors.invoice_not_found();
-    return invoiceView(invoice, await transactionsByInvoice(db, [invoice.id]).then((m) => m.get(invoice.id) ?? []), this.deps.chains);
+    return invoiceView(invoice, await transactionsByInvoice(db, [invoice.id]).then((m) => m.get(invoice.id) ?? []), this.deps.chains, this.deps.invoicesCheckoutLinks);
   }
 
   /**
@@ -63,7 +70,7 @@ export class InvoiceReads {
     const rows = await query;
     const page = rows.slice(0, filter.limit);
     const transactions = await transactionsByInvoice(this.deps.db, page.map((row) => row.id));
-    const items = page.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains));
+    const items = page.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains, this.deps.invoicesCheckoutLinks));
     return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
   }
 
@@ -89,7 +96,7 @@ export class InvoiceReads {
     if (invoiceIds.length === 0) return new Map();
     const rows = await Invoice.query(db).whereRaw('id = any(?)', [[...new Set(invoiceIds)]]);
     const transactions = await transactionsByInvoice(db, rows.map((row) => row.id));
-    return new Map(rows.map((row) => [row.id, invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains)]));
+    return new Map(rows.map((row) => [row.id, invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains, this.deps.invoicesCheckoutLinks)]));
   }
 
   /**
@@ -100,5 +107,16 @@ export class InvoiceReads {
     return Invoice.query(trx).where('project_id', projectId).delete();
   }
 
+  /**
+   * The invoice behind a checkout token, with its transactions and its project's kind (the page
+   * shows the sandbox banner); undefined for an unknown token. The token is the only key: the page
+   * is public and reveals this one invoice.
+   */
+  async byCheckoutToken(token: string): Promise<CheckoutInvoice | undefined> {
+    const invoice = await Invoice.query(this.deps.db).findOne({ checkout_token: token });
+    if (!invoice) return undefined;
+    const transactions = (await transactionsByInvoice(this.deps.db, [invoice.id])).get(invoice.id) ?? [];
+    return { invoice: invoiceView(invoice, transactions, this.deps.chains, this.deps.invoicesCheckoutLinks), projectKind: invoice.project_kind };
+  }
 
 }

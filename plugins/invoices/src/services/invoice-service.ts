@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { InvoiceLifecycle } from '../lifecycle/invoice-lifecycle.js';
 import type { CreateInvoiceInput, CreateResult } from './create-plan.js';
 import type { InvoiceCreator } from './invoice-creator.js';
-import type { InvoiceListFilter, InvoicePage, InvoiceReads } from './invoice-reads.js';
+import type { CheckoutInvoice, InvoiceListFilter, InvoicePage, InvoiceReads } from './invoice-reads.js';
 import type { InvoiceView } from './invoice-view.js';
 
 export type { CreateInvoiceInput, CreateResult } from './create-plan.js';
@@ -62,6 +62,11 @@ export class InvoiceService {
   /** Invoices by id with their transactions; ids not found are absent. */
   getMany(invoiceIds: readonly string[], db?: Knex | Knex.Transaction): Promise<Map<string, InvoiceView>> {
     return this.deps.invoicesReads.getMany(invoiceIds, db);
+  }
+
+  /** The invoice behind a checkout token with its project's kind (the public checkout page); undefined for an unknown token. */
+  byCheckoutToken(token: string): Promise<CheckoutInvoice | undefined> {
+    return this.deps.invoicesReads.byCheckoutToken(token);
   }
 
   /** Deletes every invoice of the project and its transactions (the sandbox reset), in `trx`. */

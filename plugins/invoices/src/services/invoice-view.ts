@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { InvoiceTransaction } from '../models/invoice-transaction.js';
 import type { Invoice } from '../models/invoice.js';
 import type { InvoiceTransactionSchema, InvoiceWithTransactionsSchema } from '../schemas.js';
+import type { CheckoutLinks } from './checkout-links.js';
 
 /** The API representation of an invoice (spec 2.1), always with `transactions` and `confirmations`. */
 export type InvoiceView = Static<typeof InvoiceWithTransactionsSchema>;
@@ -14,7 +15,7 @@ const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
  * Renders an invoice. `confirmations` is the lowest count among its transactions that still count
  * (live: neither reverted nor dropped): an invoice is only as confirmed as its least confirmed payment; 0 without any.
  */
-export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry): InvoiceView {
+export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry, links: CheckoutLinks): InvoiceView {
   const decimals = chains.coin(invoice.coin).coin.decimals;
   const counted = transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed');
   const snapshot = invoice.rate_snapshot;
@@ -32,6 +33,9 @@ export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTran
     payment_token: invoice.payment_token,
     payment_uri: invoice.payment_uri,
     callback_url: invoice.callback_url,
+    checkout_url: links.url(invoice.checkout_token),
+    return_url: invoice.return_url ?? null,
+    cancel_url: invoice.cancel_url ?? null,
     metadata: invoice.metadata,
     matching_mode: invoice.matching_mode,
     confirmation_threshold: invoice.confirmation_threshold,

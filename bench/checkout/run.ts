@@ -1,0 +1,163 @@
+/**
+ * Benchmark: many open checkout pages following their invoices' status on one gateway instance.
+ *
+ * A fresh database; the gateway (bench/checkout/server.ts, the real kernel with the composition's
+ * plugins) in its own process; this process is a second instance (a writer kernel on the same
+ * database) that provisions a sandbox project, creates `--invoices` invoices and later changes
+ * them with the sandbox's simulations, so every change reaches the pages through PostgreSQL
+ * LISTEN/NOTIFY as it would from any other instance. `--pages` status streams (server-sent events,
+ * what the page's script opens) are spread evenly over the invoices. Two figures:
+ * 1. idle CPU: the gateway process's CPU time (from /proc) over `--idle-seconds` with every page
+ *    open and nothing changing (heartbeats included), as a share of one core; PostgreSQL's beside it;
+ * 2. fan-out latency: `--changes` invoices are moved pending → detected one after another; for each
+ *    page, the time from the simulation's commit (the call's return; its start, for an upper bound)
+ *    to the page's `detected` event. p50 / p99 / max over all pages.
+ *
+ * Run: npx -y pnpm@10.34.9 exec tsx bench/checkout/run.ts [--pages 1000] [--invoices 100] [--idle-seconds 30] [--changes 20]
+ * PostgreSQL: DATABASE_URL (an admin URL; a fresh database) or an embedded server under .data/postgres-bench.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { createKernel, loadConfig } from '@gw/kernel';
+import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { benchPostgres } from '../bench-database.js';
+import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
+import { benchConfig } from './config.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const { values } = parseArgs({ options: { pages: { type: 'string', default: '1000' }, invoices: { type: 'string', default: '100' }, 'idle-seconds': { type: 'string', default: '30' }, changes: { type: 'string', default: '20' } } });
+const pageCount = Number(values.pages);
+const invoiceCount = Number(values.invoices);
+const idleSeconds = Number(values['idle-seconds']);
+const changes = Math.min(Number(values.changes), invoiceCount);
+
+function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url)), databaseUrl], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('{')) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface Page {
+  readonly invoiceId: string;
+  readonly arrivals: Map<string, number>;
+  response?: IncomingMessage;
+}
+
+const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+
+/** Opens a status stream and records when each status first arrives; resolves on the first event. */
+function openPage(url: string, page: Page): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers: { Accept: 'text/event-stream' } }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream ${res.statusCode}`));
+      page.response = res;
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').find((l) => l.startsWith('data: '));
+          if (!data) continue;
+          const status = (JSON.parse(data.slice(6)) as { status: string }).status;
+          if (!page.arrivals.has(status)) page.arrivals.set(status, performance.now());
+          resolve();
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const postgres = await benchPostgres();
+try {
+  await postgres.withDatabase(async (databaseUrl) => {
+    // The writer instance: set-up and the status changes.
+    const writer = createKernel({ config: loadConfig({ env: {}, file: false, overrides: benchConfig(databaseUrl) }), plugins, chains, role: 'cli', logger: pino({ level: 'warn' }) });
+    await writer.start();
+    const server = await startServer(databaseUrl);
+    try {
+      const { sandboxProjects, tenancyProjects, invoicesService, sandboxSimulator } = writer.cradle;
+      const sandbox = await sandboxProjects.provision({ name: `bench-checkout-${Date.now()}` }, CLI_ACTOR);
+      const principal = (await tenancyProjects.principal(sandbox.project.id))!;
+      const invoices: { id: string; path: string }[] = [];
+      for (let i = 0; i < invoiceCount; i += 1) {
+        const { invoice } = await invoicesService.create(principal, { external_id: `bench-${i}`, coin: 'eth', amount_crypto: '0.1' }, CLI_ACTOR);
+        invoices.push({ id: invoice.id, path: new URL(invoice.checkout_url).pathname });
+      }
+      const pages: Page[] = Array.from({ length: pageCount }, (_, i) => ({ invoiceId: invoices[i % invoiceCount]!.id, arrivals: new Map() }));
+      const openStart = performance.now();
+      for (let i = 0; i < pages.length; i += 100) {
+        await Promise.all(pages.slice(i, i + 100).map((page, j) => openPage(`${server.url}${invoices[(i + j) % invoiceCount]!.path}/events`, page)));
+      }
+      console.log(`opened ${pages.length} status streams over ${invoiceCount} invoices in ${((performance.now() - openStart) / 1000).toFixed(1)} s`);
+
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const cpuBefore = processCpuMs(server.child.pid!);
+      const pgBefore = postgresCpuMs();
+      const idleStart = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+      const idleMs = performance.now() - idleStart;
+      const gatewayCpu = processCpuMs(server.child.pid!) - cpuBefore;
+      const pgCpu = postgresCpuMs() - pgBefore;
+      console.log(`idle ${(idleMs / 1000).toFixed(1)} s with ${pages.length} pages open: gateway ${gatewayCpu} ms CPU = ${((gatewayCpu / idleMs) * 100).toFixed(2)}% of one core; every PostgreSQL process on the machine (shared with whatever else runs) ${pgCpu} ms (${((pgCpu / idleMs) * 100).toFixed(2)}%)`);
+
+      const fromCommit: number[] = [];
+      const fromStart: number[] = [];
+      for (let i = 0; i < changes; i += 1) {
+        const invoice = invoices[i]!;
+        const watching = pages.filter((p) => p.invoiceId === invoice.id);
+        const started = performance.now();
+        await sandboxSimulator.simulate(sandbox.project.id, invoice.id, 'detect', {}, CLI_ACTOR);
+        const committed = performance.now();
+        const deadline = committed + 10_000;
+        while (watching.some((p) => !p.arrivals.has('detected')) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+        const missing = watching.filter((p) => !p.arrivals.has('detected')).length;
+        if (missing > 0) throw new Error(`${missing} pages of invoice ${invoice.id} never saw "detected"`);
+        for (const p of watching) {
+          fromCommit.push(p.arrivals.get('detected')! - committed);
+          fromStart.push(p.arrivals.get('detected')! - started);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      fromCommit.sort((a, b) => a - b);
+      fromStart.sort((a, b) => a - b);
+      const ms = (v: number) => `${Math.max(0, v).toFixed(1)} ms`;
+      console.log(
+        `fan-out: ${changes} changes reaching ${fromCommit.length} pages (${pageCount / invoiceCount} per invoice): from commit p50 ${ms(percentile(fromCommit, 50))}, p99 ${ms(percentile(fromCommit, 99))}, max ${ms(fromCommit.at(-1)!)}; ` +
+          `from the simulation's start p99 ${ms(percentile(fromStart, 99))}, max ${ms(fromStart.at(-1)!)}`,
+      );
+      for (const p of pages) p.response?.destroy();
+    } finally {
+      await stop(server.child);
+      await writer.stop();
+    }
+  });
+} finally {
+  await postgres.stop();
+  agent.destroy();
+}

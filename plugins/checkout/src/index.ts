@@ -1,0 +1,52 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001Checkout } from '../migrations/0001_checkout.js';
+import { checkoutCommands } from './cli.js';
+import { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
+import { checkoutRoutes } from './routes.js';
+import { BrandingService } from './services/branding-service.js';
+import { StatusHub } from './services/status-hub.js';
+import { StreamLimiter } from './services/stream-limiter.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly checkoutConfig: CheckoutConfig;
+    readonly checkoutBranding: BrandingService;
+    /** Fans invoice changes out to this process's open status streams. */
+    readonly checkoutStatusHub: StatusHub;
+    readonly checkoutStreamLimiter: StreamLimiter;
+  }
+}
+
+/**
+ * The hosted checkout page (issue 21): `{base_url}/checkout/{token}` shows the payer what to send
+ * where (amount, network, address, QR code, memo), a countdown and the live status (server-sent
+ * events backed by `invoices.changed` notifications, long polling, reload without JavaScript), in
+ * English or German, light or dark, with the project's branding; sandbox invoices get a banner and
+ * simulation buttons. See plugins/checkout/README.md.
+ */
+export const checkoutPlugin = definePlugin({
+  id: 'checkout',
+  dependsOn: ['tenancy', 'invoices'],
+  config: CheckoutConfigSchema,
+  migrations: [m0001Checkout],
+  register: ({ config, logger }) => ({
+    checkoutConfig: asValue(config),
+    checkoutBranding: asFunction((cradle: Cradle) => new BrandingService(cradle)).singleton(),
+    checkoutStatusHub: asFunction((cradle: Cradle) => new StatusHub({ notifications: cradle.notifications, invoicesService: cradle.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }))
+      .singleton()
+      .disposer((hub: StatusHub) => hub.close()),
+    checkoutStreamLimiter: asValue(new StreamLimiter(config.streamsPerClient)),
+  }),
+  routes: checkoutRoutes,
+  cli: checkoutCommands,
+  stop: async (cradle) => cradle.checkoutStatusHub.close(),
+});
+
+export { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
+export { BrandingService, logoType, type Branding, type BrandingPatch } from './services/branding-service.js';
+export { StatusHub } from './services/status-hub.js';
+export { StreamLimiter } from './services/stream-limiter.js';
+export { chooseLocale, formatDecimal, t, LOCALES, type Locale } from './page/i18n.js';
+export { payerStatus, type PayerStatus } from './page/payer-status.js';
+export { CHECKOUT_ASSETS, type StatusUpdate } from './routes.js';

@@ -1,0 +1,252 @@
+import { fileURLToPath } from 'node:url';
+import { AppError, defineRoute, pageHeaders, staticAssets, type Cradle, type RouteDefinition, type RouteResult } from '@gw/kernel';
+import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices';
+import type { Simulation } from '@gw/plugin-sandbox';
+import type { Context } from 'koa';
+import Type from 'typebox';
+import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATIONS, statusFragment } from './page/checkout-page.js';
+import { chooseLocale, type Locale } from './page/i18n.js';
+import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
+import type { Branding } from './services/branding-service.js';
+
+const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true });
+const PollQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), known: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
+const SimulateParams = Type.Object({ token: Type.String({ maxLength: 200 }), simulation: Type.String({ maxLength: 20 }) });
+
+/** The page's assets, served by the gateway with content hashes. */
+export const CHECKOUT_ASSETS = staticAssets('/checkout/assets', [
+  { name: 'checkout.css', type: 'text/css; charset=utf-8', file: fileURLToPath(new URL('../assets/checkout.css', import.meta.url)) },
+  { name: 'checkout.js', type: 'text/javascript; charset=utf-8', file: fileURLToPath(new URL('../assets/checkout.js', import.meta.url)) },
+]);
+
+/** One status update as the page's script applies it (server-sent event `status`, long-poll answer). */
+export interface StatusUpdate {
+  readonly status: string;
+  readonly key: string;
+  readonly final: boolean;
+  /** The status region's new content, rendered and escaped by the server. */
+  readonly html: string;
+  /** Where the page sends the payer now (paid with a return_url), else null. */
+  readonly redirect: string | null;
+  /** The sandbox simulations that apply now. */
+  readonly simulations: readonly string[];
+}
+
+function clientOf(ctx: Context): string {
+  return ctx.ip || ctx.socket.remoteAddress || 'unknown';
+}
+
+/** Public routes of the hosted checkout page (issue 21); the token in the path is the only credential. */
+export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
+  const config = cradle.checkoutConfig;
+  const locate = async (token: string): Promise<CheckoutInvoice | undefined> => (TOKEN.test(token) ? cradle.invoicesService.byCheckoutToken(token) : undefined);
+  const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: pageHeaders(), body: notFoundPage(locale, CHECKOUT_ASSETS) });
+
+  function update(invoice: InvoiceView, kind: CheckoutInvoice['projectKind'], branding: Branding, locale: Locale, token: string): StatusUpdate {
+    const facts = coinFacts(cradle.chains, invoice, kind);
+    const status = payerStatus(invoice, facts.decimals);
+    return {
+      status: status.status,
+      key: status.key,
+      final: status.final,
+      html: statusFragment(locale, status, invoice, branding, facts.symbol, `/checkout/${token}?lang=${locale}`).text,
+      redirect: RETURN_STATUSES.includes(status.status) ? invoice.return_url : null,
+      simulations: kind === 'sandbox' ? PAGE_SIMULATIONS.filter((s) => (s.from as readonly string[]).includes(status.status)).map((s) => s.name) : [],
+    };
+  }
+
+  const tooMany = (): RouteResult => ({ status: 429, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '30', 'Cache-Control': 'no-store' }, body: 'Too many open status streams from this address.\n' });
+
+  return [
+    ...CHECKOUT_ASSETS.routes,
+    defineRoute({
+      method: 'GET',
+      path: '/checkout/:token',
+      hidden: true,
+      summary: 'The hosted checkout page of an invoice (HTML).',
+      auth: 'none',
+      params: TokenParams,
+      query: PageQuery,
+      handler: async ({ ctx, params, query }) => {
+        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+        const found = await locate(params.token);
+        if (!found) return notFound(locale);
+        const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id);
+        const simulationError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
+        const body = await checkoutPage({
+          token: params.token,
+          invoice: found.invoice,
+          projectKind: found.projectKind,
+          branding,
+          locale,
+          chains: cradle.chains,
+          assets: CHECKOUT_ASSETS,
+          returnDelaySeconds: config.returnDelaySeconds,
+          simulationError,
+        });
+        return { status: 200, headers: { ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/checkout/:token/brand.css',
+      hidden: true,
+      summary: "The project's accent colour as a stylesheet.",
+      auth: 'none',
+      params: TokenParams,
+      handler: async ({ params }) => {
+        const found = await locate(params.token);
+        if (!found) return notFound('en');
+        const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id);
+        return { status: 200, headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }, body: branding.colour ? brandStylesheet(branding.colour) : '' };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/checkout/:token/status',
+      hidden: true,
+      summary: 'Long poll: the status once it differs from `known` (or after longPollSeconds).',
+      auth: 'none',
+      params: TokenParams,
+      query: PollQuery,
+      handler: async ({ ctx, params, query }) => {
+        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+        const found = await locate(params.token);
+        if (!found) return notFound(locale);
+        const release = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
+        if (!release) return tooMany();
+        try {
+          const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id);
+          let current = update(found.invoice, found.projectKind, branding, locale, params.token);
+          if (query.known === undefined || query.known !== current.key || current.final) return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
+          current = await new Promise<StatusUpdate>((resolve) => {
+            let stop: (() => void) | undefined;
+            let done = false;
+            const timer = setTimeout(() => finish(current), config.longPollSeconds * 1000);
+            const finish = (value: StatusUpdate) => {
+              if (done) return;
+              done = true;
+              clearTimeout(timer);
+              stop?.();
+              ctx.res.off('close', onClose);
+              resolve(value);
+            };
+            const onClose = () => finish(current);
+            ctx.res.on('close', onClose);
+            void cradle.checkoutStatusHub
+              .watch(found.invoice.id, (invoice) => {
+                const next = update(invoice, found.projectKind, branding, locale, params.token);
+                if (next.key !== query.known) finish(next);
+              })
+              .then((unwatch) => {
+                // Answered (or the poller left) while the watch was being set up.
+                if (done) unwatch();
+                else stop = unwatch;
+              }, () => finish(current));
+          });
+          return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
+        } finally {
+          release();
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/checkout/:token/events',
+      hidden: true,
+      summary: 'Server-sent events: `status` on connect and after every change of the invoice.',
+      auth: 'none',
+      params: TokenParams,
+      query: PollQuery,
+      handler: async ({ ctx, params, query }) => {
+        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+        const found = await locate(params.token);
+        if (!found) return notFound(locale);
+        const slot = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
+        if (!slot) return tooMany();
+        const release: () => void = slot;
+        const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id).catch((error: unknown) => {
+          release();
+          throw error;
+        });
+        // The stream is written to the socket directly (not as a Koa body), so a payer closing the
+        // page is an ordinary end, not a failed response.
+        ctx.respond = false;
+        const stream = ctx.res;
+        stream.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'keep-alive', 'X-Content-Type-Options': 'nosniff' });
+        let lastKey = '';
+        const send = (value: StatusUpdate) => {
+          if (closed || value.key === lastKey) return;
+          lastKey = value.key;
+          stream.write(`event: status\ndata: ${JSON.stringify(value)}\n\n`);
+          if (value.final) close();
+        };
+        let unwatch: (() => void) | undefined;
+        let closed = false;
+        const stopHeartbeat = cradle.checkoutStatusHub.onHeartbeat(() => stream.write(': keep-alive\n\n'));
+        const lifetime = setTimeout(() => close(), config.streamMaxSeconds * 1000);
+        lifetime.unref();
+        function close() {
+          if (closed) return;
+          closed = true;
+          clearTimeout(lifetime);
+          stopHeartbeat();
+          unwatch?.();
+          release();
+          stream.end();
+        }
+        ctx.res.on('close', close);
+        ctx.req.socket.setTimeout(0);
+        stream.write('retry: 3000\n\n');
+        try {
+          unwatch = await cradle.checkoutStatusHub.watch(found.invoice.id, (invoice) => send(update(invoice, found.projectKind, branding, locale, params.token)));
+          // Re-read after listening began, so a change committed in between is not missed.
+          const fresh = await cradle.invoicesService.getMany([found.invoice.id]);
+          send(update(fresh.get(found.invoice.id) ?? found.invoice, found.projectKind, branding, locale, params.token));
+        } catch (error) {
+          cradle.logger.warn({ err: error, invoice_id: found.invoice.id }, 'checkout: a status stream could not follow its invoice');
+          close();
+        }
+        if (closed) unwatch?.();
+        return { status: 200 };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/checkout/:token/simulate/:simulation',
+      hidden: true,
+      summary: 'Sandbox invoices only: run a simulation from the page, then back to the page.',
+      auth: 'none',
+      params: SimulateParams,
+      query: PageQuery,
+      handler: async ({ ctx, params, query, requestId }) => {
+        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+        const found = await locate(params.token);
+        const simulation = PAGE_SIMULATIONS.find((s) => s.name === params.simulation);
+        if (!found || found.projectKind !== 'sandbox' || !simulation) return notFound(locale);
+        let error = '';
+        try {
+          const actor = { actor: 'checkout-page', channel: 'rest' as const, requestId };
+          const { invoice } = found;
+          if (simulation.name === 'partial') {
+            const half = BigInt(invoice.amount_crypto_units) / 2n;
+            await cradle.sandboxSimulator.simulateEvent(
+              invoice.project_id,
+              invoice.id,
+              { eventType: 'invoice.partial', amountUnits: (half > 0n ? half : 1n).toString(), confirmations: Math.max(invoice.confirmation_threshold, 1), blockHeight: 1, expectedCurrentStatus: invoice.status },
+              actor,
+            );
+          } else {
+            await cradle.sandboxSimulator.simulate(invoice.project_id, invoice.id, simulation.name as Simulation, simulation.input, actor);
+          }
+        } catch (failure) {
+          if (!(failure instanceof AppError)) throw failure;
+          error = `&sim_error=${encodeURIComponent(failure.code)}`;
+        }
+        return { status: 303, headers: { Location: `/checkout/${params.token}?lang=${locale}${error}`, 'Cache-Control': 'no-store' } };
+      },
+    }),
+  ];
+}

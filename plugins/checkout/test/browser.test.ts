@@ -1,0 +1,178 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import test from 'ava';
+import jsQRModule from 'jsqr';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import type { TestKernel } from '@gw/kernel/testing';
+import { sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
+
+// The checkout page in a real browser: Debian's chromium driven by playwright-core, the QR code
+// decoded from a screenshot with jsQR, accessibility checked with axe-core.
+// jsqr is CommonJS with a `default` export: one function either way it is loaded.
+const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof import('jsqr').default;
+const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+
+let gw: TestKernel;
+let browser: Browser;
+let c: SandboxClient;
+test.before(async () => {
+  // Streams end every 5 s here, so every test also runs across the browser's reconnections.
+  gw = await startCheckoutKernel({ 'plugins.checkout.returnDelaySeconds': 1, 'plugins.checkout.streamMaxSeconds': 5 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  c = await sandboxClient(gw);
+});
+test.after.always(async () => {
+  await browser?.close();
+  await gw?.close();
+});
+
+let seq = 0;
+async function invoice(body: Record<string, unknown> = {}): Promise<any> {
+  const res = await c.call('POST', '/invoices', { external_id: `browser-${++seq}`, coin: 'btc', amount_crypto: '0.0125', ...body });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+const simulate = async (id: string, what: string, body?: unknown) => {
+  const res = await c.call('POST', `/invoices/${id}/simulate-${what}`, body);
+  if (res.status !== 200) throw new Error(`simulate-${what}: ${res.status} ${JSON.stringify(res.body)}`);
+};
+
+/** A page in a fresh context that records every Content Security Policy violation. */
+async function open(t: { teardown(fn: () => Promise<void>): void }, options: BrowserContextOptions = {}): Promise<{ page: Page; violations: string[] }> {
+  const context = await browser.newContext({ ...PHONE, ...options });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return { page, violations };
+}
+
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  return (result.violations as { id: string; nodes: { target: string[] }[] }[]).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Decodes the QR code on the page from a screenshot of it. */
+async function decodeQr(page: Page): Promise<string | undefined> {
+  const png = PNG.sync.read(await page.locator('svg.qr').screenshot());
+  return jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height)?.data;
+}
+
+test('a sandbox invoice page shows amount, address and a QR code that decodes to payment_uri; it passes axe in light and dark', async (t) => {
+  const inv = await invoice();
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const { page, violations } = await open(t, { colorScheme });
+    await page.goto(inv.checkout_url);
+    t.is(await page.inputValue('#amount'), '0.0125');
+    t.is(await page.inputValue('#address'), inv.address);
+    t.is(await decodeQr(page), inv.payment_uri);
+    t.truthy(await page.getByText('Sandbox: this is a test invoice').count());
+    t.regex((await page.locator('#countdown').textContent()) ?? '', /^\d+ min \d{2} s$/);
+    t.deepEqual(await axeViolations(page), [], colorScheme);
+    t.deepEqual(violations, []);
+  }
+});
+
+test('a simulated payment moves the open page to paid without a reload, then the page returns to return_url', async (t) => {
+  const inv = await invoice({ return_url: `${gw.url}/healthz?back=1` });
+  const { page, violations } = await open(t);
+  const navigations: string[] = [];
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) navigations.push(frame.url());
+  });
+  await page.goto(inv.checkout_url);
+  await simulate(inv.id, 'detect');
+  await page.locator('#status-title', { hasText: 'Payment seen, waiting for confirmations' }).waitFor();
+  await simulate(inv.id, 'paid');
+  await page.locator('#status-title', { hasText: 'Paid' }).waitFor();
+  await page.waitForURL(`${gw.url}/healthz?back=1`, { timeout: 15_000 });
+  t.deepEqual(navigations, [inv.checkout_url, `${gw.url}/healthz?back=1`], 'no reload between opening the page and the return');
+  t.deepEqual(violations, []);
+});
+
+test('the page buttons: a partial payment shows the remainder; expiry shows expired and hides the address', async (t) => {
+  const inv = await invoice();
+  const { page } = await open(t);
+  await page.goto(inv.checkout_url);
+  await page.getByRole('button', { name: 'Detect payment' }).click();
+  await page.locator('#status-title', { hasText: 'Payment seen' }).waitFor();
+  await page.getByRole('button', { name: 'Pay too little' }).click();
+  await page.locator('#status-title', { hasText: 'Paid too little' }).waitFor();
+  t.is(await page.inputValue('#remainder'), '0.00625');
+  t.truthy(await page.getByText('Send the remaining 0.00625 BTC to the same address.').count());
+
+  const other = await invoice();
+  await page.goto(other.checkout_url);
+  await simulate(other.id, 'expire');
+  await page.locator('#status-title', { hasText: 'Expired' }).waitFor();
+  t.false(await page.locator('#address').isVisible());
+  t.false(await page.locator('svg.qr').isVisible());
+});
+
+test('a page in German, chosen by Accept-Language, with a switch back to English', async (t) => {
+  const inv = await invoice({ amount_crypto: '1234.5' });
+  const { page } = await open(t, { locale: 'de-DE', extraHTTPHeaders: { 'Accept-Language': 'de-DE,de;q=0.9' } });
+  await page.goto(inv.checkout_url);
+  t.is(await page.getAttribute('html', 'lang'), 'de');
+  t.truthy(await page.getByRole('heading', { level: 1, name: '1.234,5 BTC bezahlen' }).count());
+  t.is(await page.inputValue('#amount'), '1234.5');
+  t.regex((await page.locator('#countdown').textContent()) ?? '', /^\d+ Min\. \d{2} s$/);
+  await simulate(inv.id, 'detect');
+  await page.locator('#status-title', { hasText: 'Zahlung gesehen' }).waitFor();
+  await page.getByRole('link', { name: 'English' }).click();
+  t.truthy(await page.getByRole('heading', { level: 1, name: 'Pay 1,234.5 BTC' }).count());
+  t.deepEqual(await axeViolations(page), []);
+});
+
+test('without JavaScript the page works: it refreshes itself, shows the status on reload, and the sandbox buttons post forms', async (t) => {
+  const inv = await invoice({ cancel_url: `${gw.url}/healthz?cancelled=1` });
+  const { page } = await open(t, { javaScriptEnabled: false });
+  await page.goto(inv.checkout_url);
+  t.is(await page.locator('noscript').count(), 1);
+  t.truthy(await page.getByText('Waiting for your payment').count());
+  t.is(await decodeQr(page), inv.payment_uri);
+  await page.getByRole('button', { name: 'Detect payment' }).click();
+  await page.waitForURL(/\?lang=en$/);
+  t.truthy(await page.getByText('Payment seen, waiting for confirmations').count());
+  await simulate(inv.id, 'paid');
+  await page.getByRole('link', { name: 'Refresh status' }).click();
+  await page.locator('#status-title', { hasText: 'Paid' }).waitFor();
+  t.is(await page.getByRole('link', { name: /Cancel and return/ }).count(), 0, 'no cancel link once paid');
+});
+
+test('a page left open past the lifetime of its stream reconnects and still follows the invoice', async (t) => {
+  const inv = await invoice();
+  const { page } = await open(t);
+  await page.goto(inv.checkout_url);
+  await page.evaluate(() => ((globalThis as any).notReloaded = true));
+  // Longer than streamMaxSeconds (5 s here) plus the browser's 3 s retry: at least one reconnection.
+  await page.waitForTimeout(9_000);
+  await simulate(inv.id, 'detect');
+  await page.locator('#status-title', { hasText: 'Payment seen' }).waitFor();
+  t.true(await page.evaluate(() => (globalThis as any).notReloaded === true));
+});
+
+test('without EventSource the script follows the status by long polling', async (t) => {
+  const inv = await invoice();
+  const { page } = await open(t);
+  await page.addInitScript(() => {
+    delete (globalThis as any).EventSource;
+  });
+  const polls: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/status?')) polls.push(request.url());
+  });
+  await page.goto(inv.checkout_url);
+  await page.evaluate(() => ((globalThis as any).notReloaded = true));
+  await simulate(inv.id, 'detect');
+  await page.locator('#status-title', { hasText: 'Payment seen' }).waitFor();
+  t.true(await page.evaluate(() => (globalThis as any).notReloaded === true));
+  t.true(polls.length > 0, 'the page long-polled');
+  t.true(polls.every((url) => url.includes('known=')));
+});

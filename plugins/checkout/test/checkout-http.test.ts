@@ -1,0 +1,233 @@
+import test from 'ava';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { partnerUrl } from '@gw/plugin-invoices';
+import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
+import { chooseLocale, formatDecimal, logoType } from '../src/index.js';
+
+let gw: TestKernel;
+test.before(async () => {
+  gw = await startCheckoutKernel({ 'http.trustProxy': true, 'plugins.checkout.streamsPerClient': 3, 'plugins.checkout.longPollSeconds': 20 });
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+let seq = 0;
+async function invoice(c: SandboxClient, body: Record<string, unknown> = {}): Promise<any> {
+  const res = await c.call('POST', '/invoices', { external_id: `co-${++seq}`, coin: 'eth', amount_crypto: '1234.5', ...body });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+const page = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers, redirect: 'manual' });
+
+test('every invoice response carries checkout_url with a random token; the page shows amount, network, address and a QR code under a strict CSP', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c, { return_url: 'https://shop.example/thanks?order=1', cancel_url: 'https://shop.example/cart' });
+  t.regex(inv.checkout_url, new RegExp(`^${gw.url}/checkout/[A-Za-z0-9_-]{32}$`));
+  t.false(inv.checkout_url.includes(inv.id), 'the token is not the invoice id');
+  t.is(inv.return_url, 'https://shop.example/thanks?order=1');
+  t.is(inv.cancel_url, 'https://shop.example/cart');
+  const fetched = await c.call('GET', `/invoices/${inv.id}`);
+  t.is(fetched.body.checkout_url, inv.checkout_url);
+  const listed = await c.call('GET', `/invoices?external_id=${inv.external_id}`);
+  t.is(listed.body.items[0].checkout_url, inv.checkout_url);
+  const other = await invoice(c);
+  t.not(other.checkout_url, inv.checkout_url);
+
+  const res = await page(inv.checkout_url, { 'Accept-Language': 'en-GB,en;q=0.8' });
+  t.is(res.status, 200);
+  const csp = res.headers.get('content-security-policy')!;
+  t.false(csp.includes('unsafe-inline'));
+  t.true(csp.includes("script-src 'self'"));
+  t.true(csp.includes("form-action 'self';"), 'the partner URLs are links, not form targets');
+  t.is(res.headers.get('cache-control'), 'no-store');
+  const body = await res.text();
+  t.true(body.includes('value="1234.5"'), 'the exact machine amount is the copyable value');
+  t.true(body.includes('1,234.5 ETH'), 'the amount is formatted for people');
+  t.true(body.includes(`>${inv.address}</textarea>`));
+  t.true(body.includes('<svg role="img"'), 'server-rendered QR code');
+  t.true(body.includes('Sepolia'), 'the network is named');
+  t.true(body.includes('Sandbox: this is a test invoice'));
+  t.true(body.includes('href="https://shop.example/cart"'));
+  t.false(/<script>|<style>|style="/.test(body), 'no inline script or style');
+  // Assets come from the gateway itself.
+  const css = body.match(/href="(\/checkout\/assets\/checkout\.css\?v=[0-9a-f]+)"/)![1]!;
+  const asset = await fetch(`${gw.url}${css}`);
+  t.is(asset.status, 200);
+  t.regex(asset.headers.get('cache-control')!, /immutable/);
+});
+
+test('the OpenAPI document shows the new invoice fields and hides the page routes', async (t) => {
+  const doc = (await (await fetch(`${gw.url}/api/v1/openapi.json`)).json()) as any;
+  const text = JSON.stringify(doc);
+  t.true(text.includes('"checkout_url"'));
+  t.true(text.includes('"return_url"'));
+  t.true(text.includes('"cancel_url"'));
+  t.false(Object.keys(doc.paths).some((path) => path.startsWith('/checkout')));
+});
+
+test('a TON invoice shows its payment token as the required comment, a token invoice its contract', async (t) => {
+  const c = await sandboxClient(gw);
+  const ton = await invoice(c, { coin: 'ton', amount_crypto: '2' });
+  const tonPage = await (await page(ton.checkout_url)).text();
+  t.true(tonPage.includes(`id="memo" readonly value="${ton.payment_token}"`));
+  const usdt = await invoice(c, { coin: 'usdc_erc20', amount_crypto: '10' });
+  const usdtPage = await (await page(usdt.checkout_url)).text();
+  t.regex(usdtPage, /<code class="contract">0x[0-9a-fA-F]{40}<\/code>/);
+});
+
+test('unknown and malformed tokens get the same plain 404 page', async (t) => {
+  const unknown = await page(`${gw.url}/checkout/${'A'.repeat(32)}`);
+  const malformed = await page(`${gw.url}/checkout/%3Cscript%3E`);
+  t.is(unknown.status, 404);
+  t.is(malformed.status, 404);
+  const [a, b] = [await unknown.text(), await malformed.text()];
+  t.is(a, b);
+  t.true(a.includes('There is no payment page at this address.'));
+  t.false(a.includes('script>'));
+  t.is((await page(`${gw.url}/checkout/${'A'.repeat(32)}/events`)).status, 404);
+  t.is((await page(`${gw.url}/checkout/${'A'.repeat(32)}/status`)).status, 404);
+});
+
+test('return_url and cancel_url: https, or http to loopback outside production; other schemes are 400 validation_error', async (t) => {
+  const c = await sandboxClient(gw);
+  for (const [field, value] of [
+    ['return_url', 'ftp://shop.example/x'],
+    ['return_url', 'javascript:alert(1)'],
+    ['cancel_url', 'http://shop.example/cart'],
+    ['cancel_url', 'https://user:pw@shop.example/'],
+    ['return_url', 'not a url'],
+  ] as const) {
+    const res = await c.call('POST', '/invoices', { external_id: `bad-${++seq}`, coin: 'eth', amount_crypto: '1', [field]: value });
+    t.is(res.status, 400, `${field}=${value}`);
+    t.is(res.body.error_code, 'validation_error');
+    t.is(res.body.details.field, field);
+  }
+  t.is((await invoice(c, { return_url: 'http://127.0.0.1:3000/done' })).return_url, 'http://127.0.0.1:3000/done');
+  t.is(partnerUrl('https://shop.example/ok', 'return_url', 'production'), 'https://shop.example/ok');
+  for (const value of ['https://10.0.0.8/x', 'https://127.0.0.1/x', 'https://[::1]/x', 'https://localhost/x', 'http://127.0.0.1/x', 'https://192.168.1.1/']) {
+    const error = t.throws(() => partnerUrl(value, 'return_url', 'production')) as { code?: string };
+    t.is(error.code, 'validation_error', value);
+  }
+});
+
+test('partner text is escaped on the page: project name, branding display name and a hostile return_url', async (t) => {
+  const named = await gw.kernel.cradle.sandboxProjects.provision({ name: '<script>alert("name")</script>' }, CLI_ACTOR);
+  const res = await signedFetch(gw.url, '/api/v1/sandbox/invoices', { projectId: named.project.id, secret: named.api_key.api_secret, method: 'POST', body: { external_id: 'named-1', coin: 'eth', amount_crypto: '1' } });
+  const namedPage = await (await page(res.body.checkout_url)).text();
+  t.false(namedPage.includes('<script>alert'));
+  t.true(namedPage.includes('Payment to &lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;'));
+
+  const c = await sandboxClient(gw);
+  await gw.kernel.cradle.checkoutBranding.set(c.projectId, { displayName: '<img src=x onerror=alert(1)>"Shop"', colour: '#0F766E' }, CLI_ACTOR);
+  const inv = await invoice(c, { return_url: 'https://shop.example/"><script>alert(1)</script>' });
+  const body = await (await page(inv.checkout_url)).text();
+  t.false(body.includes('<img src=x'));
+  t.true(body.includes('&lt;img src=x onerror=alert(1)&gt;&quot;Shop&quot;'));
+  t.false(body.includes('<script>alert'));
+  const brand = body.match(/href="(\/checkout\/[^"]+\/brand\.css[^"]*)"/)![1]!;
+  const css = await (await fetch(`${gw.url}${brand.replace(/&amp;/g, '&')}`)).text();
+  t.is(css, ':root{--accent:#0f766e;--on-accent:#ffffff}\n');
+});
+
+test('language: Accept-Language picks German, ?lang= switches; amounts formatted per locale', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const de = await page(inv.checkout_url, { 'Accept-Language': 'fr-FR,de;q=0.9,en;q=0.5' });
+  t.is(de.headers.get('content-language'), 'de');
+  const body = await de.text();
+  t.true(body.includes('<html lang="de">'));
+  t.true(body.includes('Warten auf Ihre Zahlung'));
+  t.true(body.includes('1.234,5 ETH'));
+  t.true(body.includes('value="1234.5"'));
+  const en = await (await page(`${inv.checkout_url}?lang=en`, { 'Accept-Language': 'de' })).text();
+  t.true(en.includes('Waiting for your payment'));
+  t.is(chooseLocale(undefined, 'de-CH;q=0.4, en;q=0.6'), 'en');
+  t.is(chooseLocale(undefined, 'xx'), 'en');
+  t.is(formatDecimal('de', '1234567.000000000000000001'), '1.234.567,000000000000000001');
+});
+
+test('the status stream sends the current status, then each change; a long poll waits for a change', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const res = await fetch(`${inv.checkout_url}/events?lang=en`, { headers: { 'X-Forwarded-For': '198.51.100.1' } });
+  t.is(res.status, 200);
+  t.is(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+  const events = eventReader(res);
+  const first = await events.next();
+  t.is(first.status, 'pending');
+  const poll = fetch(`${inv.checkout_url}/status?known=${encodeURIComponent(first.key)}`, { headers: { "X-Forwarded-For": "198.51.100.2" } }).then((r) => r.json() as Promise<any>);
+  t.is((await c.call('POST', `/invoices/${inv.id}/simulate-detect`)).status, 200);
+  const detected = await events.next();
+  t.is(detected.status, 'detected');
+  t.true(detected.html.includes('Payment seen'));
+  t.is((await poll).status, 'detected');
+  const short = await fetch(`${inv.checkout_url}/simulate/partial`, { method: 'POST', redirect: 'manual' });
+  t.is(short.status, 303);
+  t.false(short.headers.get('location')!.includes('sim_error'), short.headers.get('location')!);
+  const partial = await events.next();
+  t.is(partial.status, 'partial');
+  t.true(partial.html.includes('Send the remaining 617.25 ETH to the same address.'), partial.html);
+  await events.close();
+});
+
+test('the page form runs sandbox simulations and returns to the page; a refused one comes back with its error code', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const res = await fetch(`${inv.checkout_url}/simulate/detect?lang=de`, { method: 'POST', redirect: 'manual' });
+  t.is(res.status, 303);
+  t.true(res.headers.get('location')!.endsWith('?lang=de'));
+  t.is((await c.call('GET', `/invoices/${inv.id}`)).body.status, 'detected');
+  const pending = await invoice(c);
+  const refused = await fetch(`${pending.checkout_url}/simulate/paid`, { method: 'POST', redirect: 'manual' });
+  t.is(refused.status, 303);
+  t.regex(refused.headers.get('location')!, /sim_error=[a-z_]+$/);
+  t.is((await fetch(`${inv.checkout_url}/simulate/reorg`, { method: 'POST', redirect: 'manual' })).status, 404);
+});
+
+test('status streams are limited per client address without affecting other payers', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const open = async (ip: string) => fetch(`${inv.checkout_url}/events`, { headers: { 'X-Forwarded-For': ip } });
+  const held = [await open('203.0.113.9'), await open('203.0.113.9'), await open('203.0.113.9')];
+  t.true(held.every((r) => r.status === 200));
+  const refused = await open('203.0.113.9');
+  t.is(refused.status, 429);
+  const other = await open('203.0.113.10');
+  t.is(other.status, 200);
+  for (const r of [...held, other]) await r.body?.cancel();
+  // Closed streams give their slots back.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const again = await open('203.0.113.9');
+  t.is(again.status, 200);
+  await again.body?.cancel();
+});
+
+test('a page on one instance follows a change written through another instance (LISTEN/NOTIFY)', async (t) => {
+  const second = await startCheckoutKernel({}, gw.database);
+  t.teardown(() => second.close());
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const onSecond = inv.checkout_url.replace(gw.url, second.url);
+  const events = eventReader(await fetch(`${onSecond}/events`));
+  t.is((await events.next()).status, 'pending');
+  t.is((await c.call('POST', `/invoices/${inv.id}/simulate-detect`)).status, 200);
+  t.is((await events.next()).status, 'detected');
+  await events.close();
+});
+
+test('branding: logos are PNG, JPEG, WebP or SVG of at most 64 KiB; colours #rrggbb', async (t) => {
+  const c = await sandboxClient(gw);
+  const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
+  t.is(logoType(svg), 'image/svg+xml');
+  t.is(logoType(Buffer.from('GIF89a')), undefined);
+  const set = await gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: svg, displayName: 'Acme' }, CLI_ACTOR);
+  t.true(set.logoDataUri!.startsWith('data:image/svg+xml;base64,'));
+  await t.throwsAsync(gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: Buffer.from('hello') }, CLI_ACTOR), { message: /PNG, JPEG, WebP or SVG/ });
+  await t.throwsAsync(gw.kernel.cradle.checkoutBranding.set(c.projectId, { colour: 'red' }, CLI_ACTOR), { message: /#rrggbb/ });
+  const inv = await invoice(c);
+  const body = await (await page(inv.checkout_url)).text();
+  t.true(body.includes('<img class="logo" src="data:image/svg+xml;base64,'));
+  t.true(body.includes('Payment to Acme'));
+});

@@ -1,0 +1,76 @@
+import { createServer } from 'node:net';
+import type { AnyPlugin } from '@gw/kernel';
+import { startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { SANDBOX_PLUGINS } from '../../sandbox/test/helpers.js';
+import { FAST_RETRIES } from '../../webhooks/test/helpers.js';
+import { checkoutPlugin } from '../src/index.js';
+
+export { sandboxClient, type SandboxClient } from '../../sandbox/test/helpers.js';
+
+export const CHECKOUT_PLUGINS: readonly AnyPlugin[] = [...SANDBOX_PLUGINS, checkoutPlugin];
+
+/** A free TCP port on the loopback interface (so `http.baseUrl`, and with it `checkout_url`, is known before start). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A sandbox gateway with the checkout plugin whose `checkout_url`s point at itself. */
+export async function startCheckoutKernel(config: Record<string, unknown> = {}, database?: TestDatabase): Promise<TestKernel> {
+  const port = await freePort();
+  return startTestKernel({
+    plugins: CHECKOUT_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'all',
+    ...(database ? { database } : {}),
+    config: {
+      'http.port': port,
+      'http.baseUrl': `http://127.0.0.1:${port}`,
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.address-pool.targetFree': 3,
+      'plugins.webhooks.allowPrivateTargets': true,
+      'plugins.sandbox.simulateRateLimitPerMinute': 1000,
+      'plugins.sandbox.writeRateLimitPerMinute': 1000,
+      ...FAST_RETRIES,
+      ...config,
+    },
+  });
+}
+
+/** Reads server-sent events from a fetch response: `next()` resolves with the next event's parsed data. */
+export function eventReader(response: Response): { next(timeoutMs?: number): Promise<any>; close(): Promise<void> } {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    async next(timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          if (data) return JSON.parse(data);
+          continue;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error('no event in time');
+        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no event in time')), left))]);
+        if (chunk.done) throw new Error('stream ended');
+        buffer += decoder.decode(chunk.value, { stream: true });
+      }
+    },
+    async close() {
+      await reader.cancel().catch(() => undefined);
+    },
+  };
+}
