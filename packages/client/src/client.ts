@@ -58,6 +58,17 @@ export class GatewayClient {
     return { status: response.status, result: response.body as OperationResult<K> };
   }
 
+  /**
+   * An untyped signed call, for paths the typed table does not know (a newer gateway) and for
+   * tools (`gateway api`). `path` may carry a query string. Retried like a read when `method` is
+   * GET. Resolves with the status and parsed body of a 2xx answer; throws `GatewayError` otherwise.
+   */
+  async call(method: string, path: string, options: { readonly body?: unknown } = {}): Promise<{ status: number; body: unknown }> {
+    const upper = method.toUpperCase();
+    const response = await this.transport.send({ method: upper, path, body: options.body, idempotent: upper === 'GET' });
+    return { status: response.status, body: response.body };
+  }
+
   /** Every item of a cursor-paginated list, fetching pages as the loop asks for them. */
   async *paginate<K extends PagedOperation>(operationId: K, args: OperationArgs<K>): AsyncGenerator<PageItem<K>, void, undefined> {
     let cursor: string | undefined;

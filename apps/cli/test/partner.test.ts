@@ -1,0 +1,148 @@
+/**
+ * The partner commands (`gateway api`, `gateway trigger`) against a real gateway with workers, with
+ * credentials from flags, environment and an owner-only file, and never a database of their own.
+ */
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chains, plugins } from '@gw/app-gateway';
+import { waitFor, type TestKernel } from '@gw/kernel/testing';
+import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '../../../plugins/sandbox/test/helpers.js';
+import { runCli } from '../src/cli.js';
+
+let gw: TestKernel;
+let receiver: Receiver;
+let account: SandboxClient;
+let home: string;
+
+test.before(async () => {
+  gw = await startSandboxKernel();
+  receiver = await Receiver.start();
+  account = await sandboxClient(gw, receiver);
+  home = mkdtempSync(join(tmpdir(), 'gw-partner-'));
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+async function partner(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  // No config and no database: a partner command must not need either.
+  const code = await runCli(argv, { plugins, chains, env, io: { out: (s) => out.push(s), err: (s) => err.push(s) } });
+  const stdout = out.join('\n');
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr: err.join('\n'), json };
+}
+
+function credentialsFile(name: string, mode: number, content: object = { url: gw.url, project_id: account.projectId, api_secret: account.secret }): string {
+  const path = join(home, name);
+  writeFileSync(path, JSON.stringify(content));
+  chmodSync(path, mode);
+  return path;
+}
+
+const envOf = (): NodeJS.ProcessEnv => ({ GATEWAY_URL: gw.url, GATEWAY_PROJECT_ID: account.projectId, GATEWAY_API_SECRET: account.secret, HOME: home });
+
+test('api: a signed GET with credentials from an owner-only file; a group- or world-readable file is refused', async (t) => {
+  const ok = credentialsFile('ok.json', 0o600);
+  const listed = await partner({ HOME: home }, 'api', 'GET', '/api/v1/sandbox/invoices?limit=5', '--credentials', ok);
+  t.is(listed.code, 0, listed.stderr);
+  t.true(Array.isArray(listed.json.items));
+  const viaEnvPath = await partner({ HOME: home, GATEWAY_CREDENTIALS_FILE: ok }, 'api', 'GET', '/api/v1/project');
+  t.is(viaEnvPath.code, 0, viaEnvPath.stderr);
+  t.is(viaEnvPath.json.id, account.projectId);
+  t.is(viaEnvPath.json.kind, 'sandbox');
+  for (const mode of [0o640, 0o604, 0o660]) {
+    const loose = credentialsFile(`loose-${mode.toString(8)}.json`, mode);
+    const refused = await partner({ HOME: home }, 'api', 'GET', '/api/v1/project', '--credentials', loose);
+    t.is(refused.code, 2);
+    t.regex(refused.stderr, /accessible by group or others .*chmod 600/);
+  }
+  const missing = await partner({ HOME: home }, 'api', 'GET', '/api/v1/project');
+  t.is(missing.code, 2);
+  t.regex(missing.stderr, /missing url .*project id .*API secret/);
+});
+
+test('api: the default file under XDG_CONFIG_HOME; environment and flags win over it, value by value', async (t) => {
+  const config = join(home, 'xdg');
+  const dir = join(config, 'gateway');
+  await import('node:fs').then((fs) => fs.mkdirSync(dir, { recursive: true }));
+  const path = join(dir, 'credentials.json');
+  writeFileSync(path, JSON.stringify({ url: gw.url, project_id: account.projectId, api_secret: `sk_sandbox_${'1'.repeat(40)}` }));
+  chmodSync(path, 0o600);
+  const wrongFromFile = await partner({ XDG_CONFIG_HOME: config }, 'api', 'GET', '/api/v1/project');
+  t.is(wrongFromFile.code, 1);
+  t.is(wrongFromFile.json.error_code, 'signature_invalid');
+  const envSecret = await partner({ XDG_CONFIG_HOME: config, GATEWAY_API_SECRET: account.secret }, 'api', 'GET', '/api/v1/project');
+  t.is(envSecret.code, 0, envSecret.stderr);
+  const flagSecret = await partner({ XDG_CONFIG_HOME: config, GATEWAY_API_SECRET: 'wrong' }, 'api', 'GET', '/api/v1/project', '--api-secret', account.secret);
+  t.is(flagSecret.code, 0, flagSecret.stderr);
+});
+
+test('api: POST with --data, error answers print the error body and exit 1, bad arguments exit 2', async (t) => {
+  const externalId = `cli-${Date.now()}`;
+  const created = await partner(envOf(), 'api', 'POST', '/api/v1/sandbox/invoices', '--data', JSON.stringify({ external_id: externalId, coin: 'btc', amount_crypto: '0.001' }), '--json');
+  t.is(created.code, 0, created.stderr);
+  t.is(created.json.external_id, externalId);
+  t.is(created.json.status, 'pending');
+  const missing = await partner(envOf(), 'api', 'GET', '/api/v1/sandbox/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV');
+  t.is(missing.code, 1);
+  t.is(missing.json.error_code, 'invoice_not_found');
+  t.truthy(missing.json.request_id);
+  t.regex(missing.stderr, /error invoice_not_found: HTTP 404/);
+  const invalid = await partner(envOf(), 'api', 'POST', '/api/v1/sandbox/invoices', '--data', '{"external_id":');
+  t.is(invalid.code, 2);
+  t.regex(invalid.stderr, /--data is not JSON/);
+  t.is((await partner(envOf(), 'api', 'GET')).code, 2);
+  t.is((await partner(envOf(), 'api', 'GET', 'api/v1/project')).code, 2);
+  t.is((await partner(envOf(), 'api', 'GET', '/api/v1/project', '--bogus')).code, 2);
+  const help = await partner({}, 'api', '--help');
+  t.is(help.code, 0);
+  t.regex(help.stdout, /GATEWAY_API_SECRET/);
+});
+
+test('trigger: creates an invoice and drives it to the event, which the project receives; continues an invoice; refuses an impossible one', async (t) => {
+  const reverted = await partner(envOf(), 'trigger', 'invoice.reverted', '--json');
+  t.is(reverted.code, 0, reverted.stderr);
+  t.is(reverted.json.event_type, 'invoice.reverted');
+  t.true(reverted.json.created);
+  t.deepEqual(reverted.json.steps.map((s: { step: string }) => s.step), ['detect', 'paid', 'reorg']);
+  const delivery = await waitFor(async () => receiver.forEvent(reverted.json.event_id)[0], 20_000, 'the reverted delivery');
+  t.is(JSON.parse(delivery.body).event_type, 'invoice.reverted');
+
+  const paid = await partner(envOf(), 'trigger', 'invoice.paid', '--invoice', reverted.json.invoice_id);
+  t.is(paid.code, 0, paid.stderr);
+  t.regex(paid.stdout, /^reconfirm +[0-9A-Z]{26} +paid$/m);
+  t.regex(paid.stdout, new RegExp(`invoice.paid [0-9A-Z]{26} for invoice ${reverted.json.invoice_id}`));
+
+  const impossible = await partner(envOf(), 'trigger', 'invoice.detected', '--invoice', reverted.json.invoice_id);
+  t.is(impossible.code, 2);
+  t.regex(impossible.stderr, /is paid; invoice.detected can be triggered from pending/);
+  const unknown = await partner(envOf(), 'trigger', 'invoice.refunded');
+  t.is(unknown.code, 2);
+  t.regex(unknown.stderr, /unknown event type/);
+});
+
+test('a real CLI process makes a signed call with no database configured', async (t) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', 'api', 'GET', '/api/v1/sandbox/invoices', '--json'], {
+    env: { PATH: process.env['PATH'], HOME: home, GATEWAY_URL: gw.url, GATEWAY_PROJECT_ID: account.projectId, GATEWAY_API_SECRET: account.secret },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  t.is(code, 0, stderr);
+  t.true(Array.isArray(JSON.parse(stdout).items));
+});
