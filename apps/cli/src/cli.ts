@@ -30,6 +30,8 @@ export interface CliOptions {
   readonly config?: KernelConfig;
   /** The environment the partner commands read credentials from; default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Stops `gateway listen` (tests). */
+  readonly stopSignal?: AbortSignal;
 }
 
 /** Commands the CLI itself owns (the kernel's): migrations. */
@@ -55,7 +57,7 @@ const kernelCommands: CliCommand[] = [
  */
 export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
-  if (isPartnerCommand(argv)) return runPartnerCommand(argv, { io, env: options.env ?? process.env });
+  if (isPartnerCommand(argv)) return runPartnerCommand(argv, { io, env: options.env ?? process.env, ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}) });
   const commands = [...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])];
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');

@@ -146,3 +146,72 @@ test('a real CLI process makes a signed call with no database configured', async
   t.is(code, 0, stderr);
   t.true(Array.isArray(JSON.parse(stdout).items));
 });
+
+/** Runs `gateway listen` in process until the returned stop() is called. */
+function startListen(env: NodeJS.ProcessEnv, ...args: string[]) {
+  const controller = new AbortController();
+  const out: string[] = [];
+  const err: string[] = [];
+  const done = runCli(['listen', ...args], { plugins, chains, env, stopSignal: controller.signal, io: { out: (s) => out.push(s), err: (s) => err.push(s) } });
+  return {
+    out,
+    err,
+    ready: () => waitFor(async () => err.some((line) => line.startsWith('listening for')) || (out.length > 0 && out), 20_000, 'listen to start'),
+    stop: async () => {
+      controller.abort();
+      return done;
+    },
+  };
+}
+
+test('listen forwards each event signed as a delivery, one line each, and resumes after a restart without gaps or repeats', async (t) => {
+  // A project of its own: the other tests' events must not reach this listener.
+  const own = await sandboxClient(gw, receiver);
+  const ownEnv = { ...envOf(), GATEWAY_PROJECT_ID: own.projectId, GATEWAY_API_SECRET: own.secret };
+  const local = await Receiver.start();
+  t.teardown(() => local.close());
+  const state = join(home, 'listen.cursor');
+  const args = ['--forward-to', `${local.url}/hooks`, '--state', state, '--wait', '1'];
+  const { GatewayClient, verifyWebhook } = await import('@gw/client');
+  const gateway = new GatewayClient({ baseUrl: gw.url, projectId: own.projectId, apiSecret: own.secret });
+
+  const first = startListen(ownEnv, ...args);
+  await first.ready();
+  const invoice = await gateway.sandbox.invoices.create({ external_id: `listen-${Date.now()}`, coin: 'eth', amount_crypto: '0.03' });
+  const detected = await gateway.sandbox.simulate.detect(invoice.id);
+  const paid = await gateway.sandbox.simulate.paid(invoice.id);
+  await waitFor(async () => local.requests.length >= 2, 20_000, 'two forwarded events');
+  t.is(await first.stop(), 0, first.err.join('\n'));
+  t.deepEqual(local.requests.map((r) => r.headers['x-service-event-id']), [detected.event_id, paid.event_id]);
+  for (const request of local.requests) {
+    t.true((await verifyWebhook({ header: request.headers['x-service-signature'] as string, rawBody: request.body, secrets: [own.secret] })).ok);
+    t.is(request.headers['user-agent'], 'crypto-gateway-webhooks/1');
+    t.is(request.headers['x-service-delivery-attempt'], '1');
+    const delivered = await waitFor(async () => receiver.forEvent(request.headers['x-service-event-id'] as string)[0], 20_000, 'the gateway delivery');
+    t.is(request.body, delivered.body, 'the body the gateway delivers, byte for byte');
+    t.is(request.headers['x-service-event-type'], delivered.headers['x-service-event-type']);
+  }
+  t.is(first.out.length, 2);
+  t.regex(first.out[0]!, new RegExp(`invoice\\.detected +${detected.event_id}  invoice ${invoice.id}  -> 200 \\(\\d+ ms\\)$`));
+
+  // Stopped: these events happen while nobody listens.
+  const missed = await partner(ownEnv, 'trigger', 'invoice.reverted', '--json');
+  t.is(missed.code, 0, missed.stderr);
+  const missedIds = missed.json.steps.map((s: { event_id: string }) => s.event_id);
+  local.requests.length = 0;
+  const second = startListen(ownEnv, ...args, '--json');
+  await waitFor(async () => second.out.length >= 3, 20_000, 'the missed events');
+  t.is(await second.stop(), 0, second.err.join('\n'));
+  t.deepEqual(local.requests.map((r) => r.headers['x-service-event-id']), missedIds, 'exactly the missed events, in order');
+  t.deepEqual(second.out.map((line) => JSON.parse(line).event_id), missedIds);
+  t.true(second.out.every((line) => JSON.parse(line).status === 200));
+});
+
+test('listen: usage errors and a cursor that is not an event of the project', async (t) => {
+  t.is((await partner(envOf(), 'listen')).code, 2);
+  t.is((await partner(envOf(), 'listen', '--forward-to', 'ftp://x')).code, 2);
+  t.is((await partner(envOf(), 'listen', '--forward-to', 'http://127.0.0.1:9', '--wait', '99')).code, 2);
+  const unknown = await partner(envOf(), 'listen', '--forward-to', 'http://127.0.0.1:9', '--since', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--state', join(home, 'none.cursor'));
+  t.is(unknown.code, 2);
+  t.regex(unknown.stderr, /is not an event of this project/);
+});

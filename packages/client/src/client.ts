@@ -118,6 +118,8 @@ export class GatewayClient {
       /** Sends the event again with a fresh event_id (not retried: each call is a new event). */
       resend: (eventId: string) => this.request('postWebhooksEventsByEventIdResend', { params: { event_id: eventId } }),
     },
+    /** The project's events in commit order with their exact bodies, after a cursor (long poll with `wait`). */
+    stream: (query: OperationQuery<'getWebhooksStream'> = {}) => this.request('getWebhooksStream', { query }),
   };
 
   /** The sandbox API (a sandbox project's `sk_sandbox_` secret). */
@@ -136,6 +138,7 @@ export class GatewayClient {
         retrieve: (eventId: string) => this.request('getSandboxWebhooksEventsByEventId', { params: { event_id: eventId } }),
         resend: (eventId: string) => this.request('postSandboxWebhooksEventsByEventIdResend', { params: { event_id: eventId } }),
       },
+      stream: (query: OperationQuery<'getSandboxWebhooksStream'> = {}) => this.request('getSandboxWebhooksStream', { query }),
     },
     /** Drive a sandbox invoice through its lifecycle (spec 4.5); each emits its webhook event. */
     simulate: {

@@ -1,12 +1,14 @@
 /**
  * The partner developer's commands, which talk to a gateway over its signed REST API with one
- * project's credentials and never touch a database: `gateway api` and `gateway trigger`. They take positional arguments, unlike the operator's `<noun> <verb>`
+ * project's credentials and never touch a database: `gateway api`, `gateway trigger` and
+ * `gateway listen`. They take positional arguments, unlike the operator's `<noun> <verb>`
  * commands, and are dispatched before those.
  */
 import { parseArgs } from 'node:util';
 import { GatewayClient, GatewayConnectionError, GatewayError, WEBHOOK_EVENT_TYPES } from '@gw/client';
 import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
+import { runListen } from './listen.js';
 
 export interface PartnerIo {
   out(text: string): void;
@@ -16,6 +18,8 @@ export interface PartnerIo {
 export interface PartnerContext {
   readonly io: PartnerIo;
   readonly env: NodeJS.ProcessEnv;
+  /** `listen` stops when this aborts (tests; the real CLI exits on SIGINT/SIGTERM). */
+  readonly stopSignal?: AbortSignal;
 }
 
 const CREDENTIAL_FLAGS = {
@@ -36,7 +40,8 @@ const CREDENTIALS_HELP = `Credentials (first found wins, each value separately):
 /** The partner commands' lines of the overview (`gateway --help`). */
 export const PARTNER_USAGE = `Partner commands (a project's credentials against a gateway's REST API; no database):
   gateway api <METHOD> <path> [--data JSON]         Make a signed call and print the answer.
-  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice to produce a webhook event.`;
+  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice to produce a webhook event.
+  gateway listen --forward-to <url>                 Forward the project's webhook events to a local URL.`;
 
 export const PARTNER_HELP: Readonly<Record<string, string>> = {
   api: `Usage: pnpm gateway api <METHOD> <path> [--data JSON] [credentials] [--json]
@@ -67,6 +72,28 @@ Flags:
   --json  Print the result as JSON.
 
 ${CREDENTIALS_HELP}`,
+  listen: `Usage: pnpm gateway listen --forward-to <url> [--since <event_id>] [--state <path>] [--wait <seconds>] [credentials] [--json]
+
+Follows the project's webhook events through the gateway's signed event stream
+(GET /api/v1/webhooks/stream, or /api/v1/sandbox/webhooks/stream for a sandbox project), so no
+inbound port is needed, POSTs each to <url> signed exactly as a delivery (the same body and
+X-Service-Signature, -Event-Id, -Event-Type and -Delivery-Attempt headers, signed with the
+project's API secret) and prints one line per event with the local answer. The cursor (the last
+event forwarded) is saved after each event; restarted, it resumes right after it, so no event is
+skipped (one may be forwarded twice if the process died while forwarding it: deduplicate on
+event_id). A failed local answer is printed, not retried: the gateway's own deliveries keep their
+retries. Stop with Ctrl-C.
+
+Flags:
+  --forward-to <url>  Where to POST each event (required).
+  --since <event_id>  Start after this event instead of the saved cursor.
+  --state <path>  The cursor file (default $XDG_CONFIG_HOME/gateway/listen-<project_id>.cursor).
+  --wait <seconds>  Long-poll wait per request, 0 to 25 (default 20).
+  --json  Print one JSON object per event.
+
+Without a saved cursor or --since it forwards only events created from now on.
+
+${CREDENTIALS_HELP}`,
 };
 
 export function isPartnerCommand(argv: readonly string[]): boolean {
@@ -92,6 +119,7 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
         ...CREDENTIAL_FLAGS,
         ...(name === 'api' ? { data: { type: 'string' } } : {}),
         ...(name === 'trigger' ? { invoice: { type: 'string' }, coin: { type: 'string' } } : {}),
+        ...(name === 'listen' ? { 'forward-to': { type: 'string' }, since: { type: 'string' }, state: { type: 'string' }, wait: { type: 'string' } } : {}),
       },
       strict: true,
       allowPositionals: true,
@@ -109,7 +137,9 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
     const credentials = resolveCredentials(values as Record<string, string | undefined>, context.env);
     const gateway = new GatewayClient({ baseUrl: credentials.url, projectId: credentials.projectId, apiSecret: credentials.apiSecret });
     if (name === 'api') return await api(gateway, positionals, values, context, json);
-    return await trigger(gateway, positionals, values, context, json);
+    if (name === 'trigger') return await trigger(gateway, positionals, values, context, json);
+    if (positionals.length > 0) throw new PartnerUsageError(`listen takes no arguments (got ${positionals.join(' ')})`);
+    return await runListen(gateway, credentials, values, context, json);
   } catch (error) {
     if (error instanceof PartnerUsageError) return usage(error.message);
     if (error instanceof GatewayError) {

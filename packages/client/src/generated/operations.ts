@@ -371,6 +371,37 @@ export interface Operations {
       };
     };
   };
+  /** Follow the project's webhook events (resumable, long poll). */
+  getWebhooksStream: {
+    method: 'GET';
+    path: '/api/v1/webhooks/stream';
+    params: never;
+    query: {
+      /** Continue after this event (the last one handled; next_cursor of the previous answer). */
+      after?: string;
+      /** Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one. */
+      start?: "earliest" | "latest";
+      /** Seconds to wait for an event when none is ready (long poll). */
+      wait?: number;
+      limit?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        items: Array<{
+          event_id: string;
+          event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+          invoice_id: string | null;
+          original_event_id: string | null;
+          created_at_iso: string;
+          /** The exact body every delivery of the event sends; sign and forward it unchanged. */
+          body: string;
+        }>;
+        /** Pass back as after; absent only when the project has no event yet. */
+        next_cursor?: string;
+      };
+    };
+  };
   /** List the project's outbound webhook events with their delivery attempts (newest first). */
   getWebhooksEvents: {
     method: 'GET';
@@ -959,6 +990,37 @@ export interface Operations {
       };
     };
   };
+  /** Follow the sandbox project's webhook events (same as GET /webhooks/stream). */
+  getSandboxWebhooksStream: {
+    method: 'GET';
+    path: '/api/v1/sandbox/webhooks/stream';
+    params: never;
+    query: {
+      /** Continue after this event (the last one handled; next_cursor of the previous answer). */
+      after?: string;
+      /** Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one. */
+      start?: "earliest" | "latest";
+      /** Seconds to wait for an event when none is ready (long poll). */
+      wait?: number;
+      limit?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        items: Array<{
+          event_id: string;
+          event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+          invoice_id: string | null;
+          original_event_id: string | null;
+          created_at_iso: string;
+          /** The exact body every delivery of the event sends; sign and forward it unchanged. */
+          body: string;
+        }>;
+        /** Pass back as after; absent only when the project has no event yet. */
+        next_cursor?: string;
+      };
+    };
+  };
   /** The sandbox project's webhook delivery log (same filters and envelope as GET /webhooks/events). */
   getSandboxWebhooksEvents: {
     method: 'GET';
@@ -1378,6 +1440,7 @@ export const OPERATIONS = {
   postInvoices: { method: 'POST', path: '/api/v1/invoices', params: [] },
   getInvoicesById: { method: 'GET', path: '/api/v1/invoices/{id}', params: ['id'] },
   postInvoicesByIdCancel: { method: 'POST', path: '/api/v1/invoices/{id}/cancel', params: ['id'] },
+  getWebhooksStream: { method: 'GET', path: '/api/v1/webhooks/stream', params: [] },
   getWebhooksEvents: { method: 'GET', path: '/api/v1/webhooks/events', params: [] },
   getWebhooksEventsByEventId: { method: 'GET', path: '/api/v1/webhooks/events/{event_id}', params: ['event_id'] },
   postWebhooksEventsByEventIdResend: { method: 'POST', path: '/api/v1/webhooks/events/{event_id}/resend', params: ['event_id'] },
@@ -1387,6 +1450,7 @@ export const OPERATIONS = {
   postSandboxInvoices: { method: 'POST', path: '/api/v1/sandbox/invoices', params: [] },
   getSandboxInvoicesById: { method: 'GET', path: '/api/v1/sandbox/invoices/{id}', params: ['id'] },
   postSandboxInvoicesByIdCancel: { method: 'POST', path: '/api/v1/sandbox/invoices/{id}/cancel', params: ['id'] },
+  getSandboxWebhooksStream: { method: 'GET', path: '/api/v1/sandbox/webhooks/stream', params: [] },
   getSandboxWebhooksEvents: { method: 'GET', path: '/api/v1/sandbox/webhooks/events', params: [] },
   getSandboxWebhooksEventsByEventId: { method: 'GET', path: '/api/v1/sandbox/webhooks/events/{event_id}', params: ['event_id'] },
   postSandboxWebhooksEventsByEventIdResend: { method: 'POST', path: '/api/v1/sandbox/webhooks/events/{event_id}/resend', params: ['event_id'] },
