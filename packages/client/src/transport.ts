@@ -45,9 +45,14 @@ export interface TransportResponse {
 
 const RETRYABLE_STATUSES = new Set([429, 503]);
 
+/** How long a write's timestamp is remembered: past the gateway's 300-second window either side. */
+const WRITE_MEMORY_SECONDS = 660;
+
 export class Transport {
   private readonly base: URL;
   private readonly fetchImpl: typeof fetch;
+  /** Per write (method, URL, body): the last timestamp signed, so a repeat never reuses a signature. */
+  private readonly lastWrite = new Map<string, number>();
 
   constructor(private readonly options: TransportOptions) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
@@ -94,6 +99,23 @@ export class Transport {
     }
   }
 
+  /**
+   * The timestamp to sign with. The gateway may accept a write's signature only once (a replayed
+   * capture is refused), so an identical write repeated within the same second (two equal clock
+   * advances, a create retried) is signed with the next unused second instead: well inside the
+   * 300-second window.
+   */
+  private timestampFor(method: string, url: URL, rawBody: string): number {
+    const now = Math.floor(Date.now() / 1000);
+    if (method === 'GET' || method === 'HEAD') return now;
+    for (const [key, at] of this.lastWrite) if (at < now - WRITE_MEMORY_SECONDS) this.lastWrite.delete(key);
+    const key = `${method}\n${url.href}\n${rawBody}`;
+    const previous = this.lastWrite.get(key);
+    const timestamp = previous !== undefined && previous >= now ? previous + 1 : now;
+    this.lastWrite.set(key, timestamp);
+    return timestamp;
+  }
+
   private async attempt(method: string, url: URL, rawBody: string): Promise<Response> {
     const signed = await signRequest({
       projectId: this.options.projectId,
@@ -101,6 +123,7 @@ export class Transport {
       method,
       url,
       rawBody,
+      timestamp: this.timestampFor(method, url, rawBody),
       ...(this.options.signatureCoversQuery === undefined ? {} : { coversQuery: this.options.signatureCoversQuery }),
     });
     const headers: Record<string, string> = { ...signed, Accept: 'application/json' };

@@ -176,6 +176,23 @@ test('signWebhook agrees with @gw/webhook-verify, byte for byte, on non-ASCII bo
   t.is(await sdk.signWebhook(input), referenceSignWebhook(input));
 });
 
+test('an identical write repeated at once is signed with a fresh timestamp, so no signature is used twice', async (t) => {
+  const sent: { method: string; timestamp: string; signature: string }[] = [];
+  const recording: typeof fetch = (input, init) => {
+    const headers = init?.headers as Record<string, string>;
+    sent.push({ method: init?.method ?? 'GET', timestamp: headers['X-Timestamp']!, signature: headers['X-Signature']! });
+    return fetch(input, init);
+  };
+  const gateway = client({ fetch: recording });
+  for (let i = 0; i < 3; i += 1) await gateway.sandbox.clock.advance({ chain: 'ton', blocks: 1 });
+  const writes = sent.filter((s) => s.method === 'POST');
+  t.is(writes.length, 3);
+  t.is(new Set(writes.map((w) => w.signature)).size, 3);
+  t.is(new Set(writes.map((w) => w.timestamp)).size, 3);
+  const now = Math.floor(Date.now() / 1000);
+  t.true(writes.every((w) => Math.abs(Number(w.timestamp) - now) <= 300), 'within the window');
+});
+
 test('signing: the target is the pathname, plus the raw query when signatures cover it; the gateway accepts the client\'s signature', async (t) => {
   const url = new URL('https://pay.example.test/api/v1/invoices?limit=10&status=paid');
   t.is(sdk.signingTarget(url, false), '/api/v1/invoices');

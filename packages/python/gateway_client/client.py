@@ -66,6 +66,7 @@ class GatewayClient:
         self.signature_covers_query = signature_covers_query
         self._sleep = sleep
         self._opener = urllib.request.build_opener(_NoRedirect())
+        self._last_write: Dict[str, int] = {}
         self.invoices = _Invoices(self, "postInvoices", "getInvoices", "getInvoicesById", "postInvoicesByIdCancel")
         self.orphan_payments = _OrphanPayments(self)
         self.webhooks = _Webhooks(self, sandbox=False)
@@ -118,7 +119,7 @@ class GatewayClient:
         attempt = 0
         while True:
             attempt += 1
-            headers = sign_request(project_id=self.project_id, secret=self._secret, method=method, url=url, raw_body=raw_body, covers_query=self.signature_covers_query)
+            headers = sign_request(project_id=self.project_id, secret=self._secret, method=method, url=url, raw_body=raw_body, timestamp=self._timestamp_for(method, url, raw_body), covers_query=self.signature_covers_query)
             headers["Accept"] = "application/json"
             headers["User-Agent"] = USER_AGENT
             if raw_body:
@@ -139,6 +140,20 @@ class GatewayClient:
                 if attempt >= attempts:
                     raise GatewayConnectionError(method, path.split("?")[0], attempt, failure) from failure
                 self._sleep(_backoff(attempt))
+
+
+    def _timestamp_for(self, method: str, url: str, raw_body: str) -> int:
+        """A repeated identical write in the same second is signed with the next unused second: the gateway may accept a write's signature once."""
+        now = int(time.time())
+        if method in ("GET", "HEAD"):
+            return now
+        for key in [k for k, at in self._last_write.items() if at < now - 660]:
+            del self._last_write[key]
+        key = f"{method}\n{url}\n{raw_body}"
+        previous = self._last_write.get(key)
+        stamp = previous + 1 if previous is not None and previous >= now else now
+        self._last_write[key] = stamp
+        return stamp
 
 
 def _parse(raw: bytes) -> Any:

@@ -46,6 +46,7 @@ class FaultProxy:
     def __init__(self, target: str) -> None:
         self.faults: list = []
         self.seen: List[str] = []
+        self.signatures: List[Tuple[str, str]] = []
         upstream = urlsplit(target)
         proxy = self
 
@@ -56,6 +57,7 @@ class FaultProxy:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length) if length else None
                 proxy.seen.append(f"{self.command} {self.path}")
+                proxy.signatures.append((self.headers.get("X-Timestamp", ""), self.headers.get("X-Signature", "")))
                 fault = proxy.faults.pop(0) if proxy.faults else None
                 if fault == "reset":
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

@@ -143,6 +143,19 @@ def test_retries_only_idempotent_calls_honouring_retry_after(gateway_url: str, c
         proxy.close()
 
 
+def test_an_identical_write_repeated_at_once_is_signed_afresh(gateway_url: str, credentials: dict) -> None:
+    proxy = FaultProxy(gateway_url)
+    try:
+        client = GatewayClient(proxy.url, credentials["project_id"], credentials["api_secret"])
+        for _ in range(3):
+            client.sandbox.clock.advance(chain="ton", blocks=1)
+        assert len(set(proxy.signatures)) == 3
+        assert len({stamp for stamp, _ in proxy.signatures}) == 3
+        assert all(abs(int(stamp) - time.time()) <= 300 for stamp, _ in proxy.signatures)
+    finally:
+        proxy.close()
+
+
 def test_signing_and_the_typescript_webhook_vector() -> None:
     assert signing_target("https://pay.example.test/api/v1/invoices?limit=10&status=paid", False) == "/api/v1/invoices"
     assert signing_target("https://pay.example.test/api/v1/invoices?limit=10&status=paid", True) == "/api/v1/invoices?limit=10&status=paid"
