@@ -5,8 +5,12 @@
  * document the gateway serves.
  */
 import test from 'ava';
-import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { signWebhook as referenceSignWebhook } from '@gw/webhook-verify';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '../../../plugins/sandbox/test/helpers.js';
@@ -42,6 +46,54 @@ test('the CommonJS build exports what the ES module build does', (t) => {
   const cjs = createRequire(import.meta.url)(`${distDir}/cjs/index.js`) as Record<string, unknown>;
   t.deepEqual(Object.keys(cjs).sort(), Object.keys(sdk).sort());
   t.is(typeof cjs['GatewayClient'], 'function');
+});
+
+test('the published layout (publishConfig applied) works for an ES module consumer, a CommonJS consumer and TypeScript under node16 resolution', (t) => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  // What pnpm publish writes: publishConfig's fields replace the manifest's.
+  const published = { ...manifest, ...manifest.publishConfig };
+  delete published.publishConfig;
+  delete published.devDependencies;
+  t.deepEqual(published.dependencies ?? {}, {}, 'no runtime dependency');
+  // Outside the package, or Node would resolve '@gw/client' to the package itself (self-reference).
+  const dir = mkdtempSync(join(tmpdir(), 'gw-client-published-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const installed = join(dir, 'node_modules', '@gw', 'client');
+  mkdirSync(installed, { recursive: true });
+  writeFileSync(join(installed, 'package.json'), JSON.stringify(published));
+  cpSync(distDir, join(installed, 'dist'), { recursive: true });
+  const probe = `const h = await signRequest({ projectId: 'p', secret: 's', method: 'POST', url: new URL('https://x/api/v1/invoices'), rawBody: '{}', timestamp: 1700000000 });
+const w = await signWebhook({ secrets: ['s'], rawBody: 'b', timestamp: 1 });
+console.log(JSON.stringify([h['X-Signature'], w, (await verifyWebhook({ header: w, rawBody: 'b', secrets: ['s'], nowSeconds: 1 })).ok, typeof GatewayClient]));`;
+  writeFileSync(join(dir, 'esm.mjs'), `import { GatewayClient, signRequest, signWebhook, verifyWebhook } from '@gw/client';\n${probe}\n`);
+  writeFileSync(join(dir, 'cjs.cjs'), `const { GatewayClient, signRequest, signWebhook, verifyWebhook } = require('@gw/client');\n(async () => {\n${probe}\n})();\n`);
+  const esm = execFileSync(process.execPath, [join(dir, 'esm.mjs')], { cwd: dir, encoding: 'utf8' });
+  const cjs = execFileSync(process.execPath, [join(dir, 'cjs.cjs')], { cwd: dir, encoding: 'utf8' });
+  t.is(esm, cjs);
+  t.deepEqual(JSON.parse(esm).slice(2), [true, 'function']);
+  const typed = `const gateway = new GatewayClient({ baseUrl: 'https://pay.example.com', projectId: 'p', apiSecret: 's' });
+export async function run(): Promise<string> {
+  const invoice = await gateway.invoices.create({ external_id: 'o-1', coin: 'usdt_trc20', amount_usd: 25 });
+  const status: 'pending' | 'detected' | 'paid' | 'overpaid' | 'partial' | 'expired' | 'expired_paid_late' | 'reverted' | 'cancelled' | 'ambiguous' = invoice.status;
+  for await (const item of gateway.invoices.iterate({ status: 'paid' })) void item.amount_crypto;
+  try { await gateway.sandbox.simulate.paid(invoice.id); } catch (error) { if (error instanceof GatewayError) return error.errorCode; }
+  return status;
+}
+`;
+  writeFileSync(join(dir, 'typed.mts'), `import { GatewayClient, GatewayError } from '@gw/client';\n${typed}`);
+  writeFileSync(join(dir, 'typed.cts'), `import { GatewayClient, GatewayError } = require('@gw/client');\n`.replace('import { GatewayClient, GatewayError } = require', 'import client = require') + typed.replaceAll('GatewayClient', 'client.GatewayClient').replaceAll('GatewayError', 'client.GatewayError'));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', lib: ['es2022', 'dom'], types: [], strict: true, noEmit: true, skipLibCheck: false }, files: ['typed.mts', 'typed.cts'] }));
+  const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
+  try {
+    execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+    t.pass();
+  } catch (error) {
+    t.fail(`tsc failed:\n${(error as { stdout?: string }).stdout ?? ''}`);
+  }
+  // The check can fail: a wrong field type is reported.
+  writeFileSync(join(dir, 'typed.mts'), `import { GatewayClient } from '@gw/client';\nconst gateway = new GatewayClient({ baseUrl: 'x', projectId: 'p', apiSecret: 's' });\nexport const wrong = gateway.invoices.create({ external_id: 1, coin: 'doge' });\n`);
+  t.throws(() => execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8', stdio: 'pipe' }));
 });
 
 test('a sandbox partner creates an invoice, replays it, drives it to paid and sees it paid', async (t) => {
