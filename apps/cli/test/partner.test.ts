@@ -215,3 +215,24 @@ test('listen: usage errors and a cursor that is not an event of the project', as
   t.is(unknown.code, 2);
   t.regex(unknown.stderr, /is not an event of this project/);
 });
+
+test('listen keeps its cursor through a gateway that is unreachable for a while, and forwards what came meanwhile', async (t) => {
+  const { FaultProxy } = await import('../../../packages/client/test/fault-proxy.js');
+  const own = await sandboxClient(gw);
+  const proxy = await FaultProxy.start(gw.url);
+  t.teardown(() => proxy.close());
+  const local = await Receiver.start();
+  t.teardown(() => local.close());
+  const env = { ...envOf(), GATEWAY_URL: proxy.url, GATEWAY_PROJECT_ID: own.projectId, GATEWAY_API_SECRET: own.secret };
+  const listening = startListen(env, '--forward-to', `${local.url}/hooks`, '--state', join(home, 'unreachable.cursor'), '--wait', '1');
+  await listening.ready();
+  // Three 503s use up the client's two retries: the poll fails and listen waits, then asks again.
+  proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' }, { kind: 'status', status: 503, retryAfter: '0' }, { kind: 'status', status: 503, retryAfter: '0' });
+  await waitFor(async () => listening.err.some((line) => line.startsWith('gateway not reachable')), 20_000, 'the unreachable notice');
+  const triggered = await partner({ ...envOf(), GATEWAY_PROJECT_ID: own.projectId, GATEWAY_API_SECRET: own.secret }, 'trigger', 'invoice.paid', '--json');
+  t.is(triggered.code, 0, triggered.stderr);
+  const ids = triggered.json.steps.map((s: { event_id: string }) => s.event_id);
+  await waitFor(async () => local.requests.length >= ids.length, 30_000, 'the events after the outage');
+  t.is(await listening.stop(), 0, listening.err.join('\n'));
+  t.deepEqual(local.requests.map((r) => r.headers['x-service-event-id']), ids);
+});

@@ -7,13 +7,15 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { GatewayError, signWebhook, type GatewayClient } from '@gw/client';
+import { GatewayConnectionError, GatewayError, signWebhook, type GatewayClient } from '@gw/client';
 import { PartnerUsageError, type PartnerCredentials } from './credentials.js';
 import type { PartnerContext } from './partner-cli.js';
 
 /** The headers of a delivery (plugins/webhooks delivery-worker.ts), from @gw/webhook-verify's names. */
 const USER_AGENT = 'crypto-gateway-webhooks/1';
 const FORWARD_TIMEOUT_MS = 10_000;
+/** Pause before asking again after the gateway could not be reached (restarting, draining). */
+const UNREACHABLE_PAUSE_MS = 5_000;
 
 interface StreamItem {
   readonly event_id: string;
@@ -60,6 +62,12 @@ export async function runListen(
       if (error instanceof GatewayError && error.errorCode === 'event_not_found') {
         throw new PartnerUsageError(`the saved cursor ${cursor} is not an event of this project any more (a sandbox reset?); remove ${statePath} or pass --since`);
       }
+      // A gateway restarting or draining: keep the cursor and ask again; anything else stops.
+      if (error instanceof GatewayConnectionError || (error instanceof GatewayError && (error.status === 503 || error.status === 429))) {
+        io.err(`gateway not reachable (${error.message}); asking again in ${UNREACHABLE_PAUSE_MS / 1000} s`);
+        await pause(UNREACHABLE_PAUSE_MS, stop);
+        continue;
+      }
       throw error;
     }
     for (const event of page.items) {
@@ -99,6 +107,18 @@ async function forward(target: URL, event: StreamItem, secret: string): Promise<
 function line(event: StreamItem, outcome: { status: number | null; error?: string; ms: number }): string {
   const answer = outcome.status === null ? `failed: ${outcome.error}` : `${outcome.status}`;
   return `${new Date().toISOString()}  ${event.event_type.padEnd(25)} ${event.event_id}  invoice ${event.invoice_id ?? '-'}  -> ${answer} (${outcome.ms} ms)`;
+}
+
+function pause(ms: number, stop: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    stop?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 function configHome(env: NodeJS.ProcessEnv): string {

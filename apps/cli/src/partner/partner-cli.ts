@@ -5,7 +5,7 @@
  * commands, and are dispatched before those.
  */
 import { parseArgs } from 'node:util';
-import { GatewayClient, GatewayConnectionError, GatewayError, WEBHOOK_EVENT_TYPES } from '@gw/client';
+import { GatewayClient, GatewayConnectionError, GatewayError, WEBHOOK_EVENT_TYPES, type CreateInvoiceInput } from '@gw/client';
 import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
 import { runListen } from './listen.js';
@@ -82,7 +82,8 @@ project's API secret) and prints one line per event with the local answer. The c
 event forwarded) is saved after each event; restarted, it resumes right after it, so no event is
 skipped (one may be forwarded twice if the process died while forwarding it: deduplicate on
 event_id). A failed local answer is printed, not retried: the gateway's own deliveries keep their
-retries. Stop with Ctrl-C.
+retries. While the gateway cannot be reached (or answers 503/429) it asks again every 5 seconds,
+keeping its cursor. Stop with Ctrl-C.
 
 Flags:
   --forward-to <url>  Where to POST each event (required).
@@ -190,7 +191,8 @@ async function trigger(gateway: GatewayClient, positionals: string[], values: Re
   const invoiceId = typeof values['invoice'] === 'string' ? values['invoice'] : undefined;
   const invoice = invoiceId
     ? await gateway.sandbox.invoices.retrieve(invoiceId)
-    : await gateway.sandbox.invoices.create({ external_id: `trigger-${Date.now()}`, coin: coin as never, amount_crypto: '0.01' });
+    : await gateway.sandbox.invoices.create({ external_id: `trigger-${Date.now()}`, coin: coin as CreateInvoiceInput['coin'], amount_crypto: '0.01' });
+  // An unknown --coin is the gateway's 400 validation_error, printed as such.
   const plan = triggerPlan(eventType, invoice.status);
   if (!plan) throw new PartnerUsageError(`invoice ${invoice.id} is ${invoice.status}; ${eventType} can be triggered from ${triggerableFrom(eventType).join(', ')}`);
   const steps: { step: SimulationStep; event_id: string; status: string | undefined }[] = [];
