@@ -245,6 +245,34 @@ test('an identical write repeated at once is signed with a fresh timestamp, so n
   t.true(writes.every((w) => Math.abs(Number(w.timestamp) - now) <= 300), 'within the window');
 });
 
+test('with signatures covering the query, the signed target is exactly the request target the server receives (Koa originalUrl)', async (t) => {
+  const { createServer } = await import('node:http');
+  const { createHmac } = await import('node:crypto');
+  const received: { url: string; timestamp: string; signature: string; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      received.push({ url: req.url!, timestamp: String(req.headers['x-timestamp']), signature: String(req.headers['x-signature']), body });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[]}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = server.address() as { port: number };
+  const gateway = new sdk.GatewayClient({ baseUrl: `http://127.0.0.1:${address.port}`, projectId: 'p', apiSecret: 'secret', signatureCoversQuery: true });
+  await gateway.invoices.list({ external_id: "order 7/ü'+&x=1", status: 'paid', limit: 10 });
+  await gateway.call('GET', "/api/v1/invoices?external_id=a b&amount=1.50&x=%7e");
+  await gateway.call('POST', '/api/v1/invoices?dry=1', { body: { external_id: 'é' } });
+  t.is(received.length, 3);
+  for (const request of received) {
+    t.true(request.url.includes('?'));
+    const method = request.body ? 'POST' : 'GET';
+    const expected = createHmac('sha256', 'secret').update(`${method}\n${request.url}\n${request.timestamp}\n${request.body}`).digest('hex');
+    t.is(request.signature, expected, request.url);
+  }
+});
+
 test('signing: the target is the pathname, plus the raw query when signatures cover it; the gateway accepts the client\'s signature', async (t) => {
   const url = new URL('https://pay.example.test/api/v1/invoices?limit=10&status=paid');
   t.is(sdk.signingTarget(url, false), '/api/v1/invoices');

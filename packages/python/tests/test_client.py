@@ -177,3 +177,42 @@ def test_the_stream_answers_events_in_order_after_a_cursor(client: GatewayClient
         if "next_cursor" in page:
             query = {"after": page["next_cursor"]}
     assert detected["event_id"] in ids
+
+
+def test_with_signatures_covering_the_query_the_signed_target_is_the_request_target_sent() -> None:
+    import hashlib
+    import hmac
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    received: list = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode("utf-8")
+            received.append((self.command, self.path, self.headers["X-Timestamp"], self.headers["X-Signature"], body))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "12")
+            self.end_headers()
+            self.wfile.write(b'{"items":[]}')
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = GatewayClient(f"http://127.0.0.1:{server.server_address[1]}", "p", "secret", signature_covers_query=True)
+        client.invoices.list(external_id="order 7/ü'+&x=1", status="paid", limit=10)
+        client.call("POST", "/api/v1/invoices?dry=1", {"external_id": "é"})
+        assert len(received) == 2
+        for method, target, stamp, signature, body in received:
+            assert "?" in target
+            expected = hmac.new(b"secret", f"{method}\n{target}\n{stamp}\n{body}".encode("utf-8"), hashlib.sha256).hexdigest()
+            assert signature == expected, target
+    finally:
+        server.shutdown()
+        server.server_close()
