@@ -138,7 +138,9 @@ test('errors are GatewayError with the error code, status, request id and detail
 });
 
 test('iterate walks every page of a cursor-paginated list exactly once', async (t) => {
-  const gateway = client();
+  // A project of its own: the other tests create invoices concurrently.
+  const own = await sandboxClient(gw);
+  const gateway = new sdk.GatewayClient({ baseUrl: gw.url, projectId: own.projectId, apiSecret: own.secret });
   const prefix = `page-${Date.now()}`;
   const created: string[] = [];
   for (let i = 0; i < 5; i += 1) created.push((await gateway.sandbox.invoices.create({ external_id: `${prefix}-${i}`, coin: 'trx', amount_crypto: `${i + 1}` })).id);
