@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chains, plugins } from '@gw/app-gateway';
-import { runCli } from '@gw/app-cli';
+import { PARTNER_HELP, runCli } from '@gw/app-cli';
 
 const OUTPUT = fileURLToPath(new URL('../docs/cli.md', import.meta.url));
 const HEADING = '## Commands';
@@ -22,7 +22,9 @@ async function help(argv: string[]): Promise<string> {
 const overview = await help(['--help']);
 const sections: string[] = [`${HEADING}\n\n\`\`\`\n${overview}\n\`\`\`\n`];
 // A noun may be two words (`oauth apps list`): the verb is the last word before the column gap.
-const commands = [...overview.matchAll(/^ {2}(\S+(?: \S+)*?) (\S+) {2,}/gm)].map((m) => [m[1]!, m[2]!] as const);
+// The partner commands follow the operator commands, with their own help sections.
+const operatorOverview = overview.split('\nPartner commands')[0]!;
+const commands = [...operatorOverview.matchAll(/^ {2}(\S+(?: \S+)*?) (\S+) {2,}/gm)].map((m) => [m[1]!, m[2]!] as const);
 let noun = '';
 for (const [n, verb] of commands) {
   if (n !== noun) {
@@ -31,6 +33,8 @@ for (const [n, verb] of commands) {
   }
   sections.push(`#### \`${noun} ${verb}\`\n\n\`\`\`\n${await help([...noun.split(' '), verb, '--help'])}\n\`\`\`\n`);
 }
+sections.push('### Partner commands\n');
+for (const name of Object.keys(PARTNER_HELP)) sections.push(`#### \`${name}\`\n\n\`\`\`\n${await help([name, '--help'])}\n\`\`\`\n`);
 const current = readFileSync(OUTPUT, 'utf8');
 const start = current.indexOf(HEADING);
 if (start < 0) throw new Error(`docs/cli.md has no "${HEADING}" section`);

@@ -11,7 +11,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook } from '@gw/webhook-verify';
+import { verifyWebhook } from '@gw/client';
 
 const secret = process.env['API_SECRET'];
 if (!secret) throw new Error('API_SECRET is required');
@@ -20,9 +20,9 @@ const seen = new Set<string>();
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
+  req.on('end', async () => {
     const rawBody = Buffer.concat(chunks);
-    const verified = verifyWebhook({ header: req.headers['x-service-signature'] as string | undefined, rawBody, secrets: [secret] });
+    const verified = await verifyWebhook({ header: req.headers['x-service-signature'] as string | undefined, rawBody, secrets: [secret] });
     if (!verified.ok) {
       console.log(JSON.stringify({ rejected: verified.reason }));
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: verified.reason }));

@@ -13,6 +13,9 @@ import {
   type Kernel,
   type KernelConfig,
 } from '@gw/kernel';
+import { isPartnerCommand, PARTNER_HELP, PARTNER_USAGE, runPartnerCommand } from './partner/partner-cli.js';
+
+export { PARTNER_HELP } from './partner/partner-cli.js';
 
 export interface CliIo {
   out(text: string): void;
@@ -25,6 +28,10 @@ export interface CliOptions {
   readonly io: CliIo;
   /** Config to use instead of loading it from file and environment (tests). */
   readonly config?: KernelConfig;
+  /** The environment the partner commands read credentials from; default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Stops `gateway listen` (tests). */
+  readonly stopSignal?: AbortSignal;
 }
 
 /** Commands the CLI itself owns (the kernel's): migrations. */
@@ -50,6 +57,7 @@ const kernelCommands: CliCommand[] = [
  */
 export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
+  if (isPartnerCommand(argv)) return runPartnerCommand(argv, { io, env: options.env ?? process.env, ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}) });
   const commands = [...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])];
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');
@@ -68,7 +76,7 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   if (!noun || (help && !verb)) {
     const nouns = noun ? commands.filter((c) => c.noun === noun || c.noun.startsWith(`${noun} `)) : commands;
     if (noun && nouns.length === 0) return fail(2, 'usage', `unknown command "${noun}"; run "gateway --help"`);
-    io.out(usage(nouns));
+    io.out(noun ? usage(nouns) : `${usage(nouns)}\n\n${PARTNER_USAGE}\n\nRun "pnpm gateway <${Object.keys(PARTNER_HELP).join('|')}> --help" for their arguments and credentials.`);
     return noun || help ? 0 : 2;
   }
   const command = commands.find((c) => c.noun === noun && c.verb === verb);

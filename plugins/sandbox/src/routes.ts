@@ -1,7 +1,7 @@
 import { coreErrors, defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
 import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from '@gw/plugin-invoices';
 import { restActor } from '@gw/plugin-tenancy';
-import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema } from '@gw/plugin-webhooks';
+import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, STREAM_DESCRIPTION, StreamPageSchema, StreamQuery } from '@gw/plugin-webhooks';
 import type { TSchema } from 'typebox';
 import {
   aliased,
@@ -96,6 +96,19 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
       handler: async ({ auth, params, requestId }) => ({ body: await invoices().cancel(auth.project!.id, params.id, restActor(auth, requestId)) }),
     }),
     // --- webhook mirrors ------------------------------------------------------------------------
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/webhooks/stream`,
+      summary: "Follow the sandbox project's webhook events (same as GET /webhooks/stream).",
+      description: STREAM_DESCRIPTION,
+      tags: ['sandbox'],
+      auth: 'signed',
+      access: MIRROR,
+      query: StreamQuery,
+      responses: { 200: StreamPageSchema },
+      errors: ['validation_error', 'event_not_found'],
+      handler: async ({ auth, query }) => ({ body: await cradle.webhooksEventStream.read(auth.project!.id, query) }),
+    }),
     defineRoute({
       method: 'GET',
       path: `${BASE}/webhooks/events`,

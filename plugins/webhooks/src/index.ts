@@ -1,6 +1,7 @@
 import { asFunction, asValue } from 'awilix';
 import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
+import { m0002EventStream } from '../migrations/0002_event_stream.js';
 import { webhooksCommands } from './cli.js';
 import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 import { webhooksErrors } from './errors.js';
@@ -9,6 +10,7 @@ import { webhooksRoutes } from './routes.js';
 import { webhooksMcpTools } from './mcp-tools.js';
 import { DeliveryWorker } from './services/delivery-worker.js';
 import { EventLog } from './services/event-log.js';
+import { EventStream } from './services/event-stream.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
 
@@ -19,6 +21,7 @@ declare module '@gw/kernel' {
     readonly webhooksSender: WebhookSender;
     readonly webhooksDeliveryWorker: DeliveryWorker;
     readonly webhooksEventLog: EventLog;
+    readonly webhooksEventStream: EventStream;
   }
 }
 
@@ -32,7 +35,7 @@ export const webhooksPlugin = definePlugin({
   dependsOn: ['tenancy', 'invoices'],
   config: WebhooksConfigSchema,
   errors: [webhooksErrors],
-  migrations: [m0001Webhooks],
+  migrations: [m0001Webhooks, m0002EventStream],
   register: ({ config, kernelConfig }) => ({
     webhooksConfig: asValue(config),
     webhooksOutbox: asFunction((cradle: Cradle) => new WebhookOutbox(cradle)).singleton(),
@@ -51,6 +54,9 @@ export const webhooksPlugin = definePlugin({
       .disposer((sender: WebhookSender) => sender.close()),
     webhooksDeliveryWorker: asFunction((cradle: Cradle) => new DeliveryWorker(cradle)).singleton(),
     webhooksEventLog: asFunction((cradle: Cradle) => new EventLog(cradle)).singleton(),
+    webhooksEventStream: asFunction((cradle: Cradle) => new EventStream(cradle))
+      .singleton()
+      .disposer((stream: EventStream) => stream.close()),
   }),
   routes: webhooksRoutes,
   mcpTools: webhooksMcpTools,
@@ -70,6 +76,8 @@ export { webhooksErrors } from './errors.js';
 export { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 export { DELIVERY_STATUSES, DELIVER_JOB, type DeliveryStatus, type DeliverJobData } from './delivery-status.js';
 export { WebhookOutbox, type WebhookEnvelope, type OutboxEntry } from './services/outbox.js';
+export { EventStream, STREAM_CHANNEL, type StreamEvent, type StreamRead } from './services/event-stream.js';
+export { STREAM_DESCRIPTION } from './routes.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
 export { DeliveryWorker } from './services/delivery-worker.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';

@@ -1,11 +1,28 @@
 import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
 import { restActor } from '@gw/plugin-tenancy';
-import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema } from './schemas.js';
+import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, StreamPageSchema, StreamQuery } from './schemas.js';
+
+/** The stream route's description, shared with the sandbox mirror. */
+export const STREAM_DESCRIPTION =
+  'Events in commit order, each with the exact body its deliveries send, for forwarding (gateway listen). The cursor is an event id: a read after it never misses an event committed later, across restarts and instances. With nothing ready the answer waits up to `wait` seconds.';
 
 /** The delivery log of spec 4.4, for production and testnet projects. */
 export function webhooksRoutes(cradle: Cradle): RouteDefinition[] {
   const log = () => cradle.webhooksEventLog;
   return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/webhooks/stream',
+      summary: "Follow the project's webhook events (resumable, long poll).",
+      description: STREAM_DESCRIPTION,
+      tags: ['webhooks'],
+      auth: 'signed',
+      access: { projectKind: 'production' },
+      query: StreamQuery,
+      responses: { 200: StreamPageSchema },
+      errors: ['validation_error', 'event_not_found'],
+      handler: async ({ auth, query }) => ({ body: await cradle.webhooksEventStream.read(auth.project!.id, query) }),
+    }),
     defineRoute({
       method: 'GET',
       path: '/api/v1/webhooks/events',

@@ -3,6 +3,37 @@ import { ISO_8601_PATTERN, ULID_PATTERN } from '@gw/plugin-invoices';
 import Type from 'typebox';
 import { DELIVERY_STATUSES } from './delivery-status.js';
 
+/** Query of the event stream (gateway listen). */
+export const StreamQuery = Type.Object(
+  {
+    after: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'Continue after this event (the last one handled; next_cursor of the previous answer).' })),
+    start: Type.Optional(Type.Union([Type.Literal('earliest'), Type.Literal('latest')], { description: "Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one." })),
+    wait: Type.Integer({ minimum: 0, maximum: 25, default: 0, description: 'Seconds to wait for an event when none is ready (long poll).' }),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+export const StreamEventSchema = Type.Object(
+  {
+    event_id: Type.String({ pattern: ULID_PATTERN }),
+    event_type: Type.Enum(INVOICE_EVENT_TYPES),
+    invoice_id: Type.Union([Type.String(), Type.Null()]),
+    original_event_id: Type.Union([Type.String(), Type.Null()]),
+    created_at_iso: Type.String(),
+    body: Type.String({ description: 'The exact body every delivery of the event sends; sign and forward it unchanged.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const StreamPageSchema = Type.Object(
+  {
+    items: Type.Array(StreamEventSchema),
+    next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'Pass back as after; absent only when the project has no event yet.' })),
+  },
+  { additionalProperties: false },
+);
+
 export const EventTypeSchema = Type.Enum(INVOICE_EVENT_TYPES, { description: 'One of the seven event types (spec section 6).' });
 export const DeliveryStatusSchema = Type.Enum(DELIVERY_STATUSES, { description: 'retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target).' });
 const NullableString = Type.Union([Type.String(), Type.Null()]);

@@ -1,7 +1,8 @@
-import { newId, sql, sqlQuery, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type ProjectKind } from '@gw/kernel';
+import { newId, sql, sqlQuery, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
+import { STREAM_CHANNEL } from './event-stream.js';
 
 /** The webhook envelope of spec 2.5 (plus `original_event_id` on a resend). */
 export interface WebhookEnvelope {
@@ -33,7 +34,7 @@ export interface OutboxEntry {
  * Events without any target are written as `skipped` and get no job.
  */
 export class WebhookOutbox implements InvoiceEventSink {
-  constructor(private readonly deps: { jobs: JobQueue; tenancyProjects: ProjectService }) {}
+  constructor(private readonly deps: { jobs: JobQueue; tenancyProjects: ProjectService; notifications: Notifications }) {}
 
   async emit(trx: Knex.Transaction, events: readonly InvoiceEvent[]): Promise<string[]> {
     const defaults = await this.deps.tenancyProjects.webhookUrls(
@@ -87,6 +88,10 @@ export class WebhookOutbox implements InvoiceEventSink {
     const fresh = new Set(inserted.map((row) => row.id));
     const jobs = entries.filter((entry) => entry.targetUrl && fresh.has(entry.id)).map((entry) => ({ data: { eventId: entry.id, attempt: 1, projectId: entry.projectId } satisfies DeliverJobData }));
     await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, jobs);
+    // Wakes the event streams (gateway listen) of these projects on every instance, at commit.
+    for (const projectId of new Set(entries.filter((entry) => fresh.has(entry.id)).map((entry) => entry.projectId))) {
+      await this.deps.notifications.notify(trx, STREAM_CHANNEL, projectId);
+    }
     return fresh;
   }
 }

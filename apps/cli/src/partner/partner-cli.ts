@@ -1,0 +1,230 @@
+/**
+ * The partner developer's commands, which talk to a gateway over its signed REST API with one
+ * project's credentials and never touch a database: `gateway api`, `gateway trigger` and
+ * `gateway listen`. They take positional arguments, unlike the operator's `<noun> <verb>`
+ * commands, and are dispatched before those.
+ */
+import { parseArgs } from 'node:util';
+import { GatewayClient, GatewayConnectionError, GatewayError, WEBHOOK_EVENT_TYPES, type CreateInvoiceInput } from '@gw/client';
+import { PartnerUsageError, resolveCredentials } from './credentials.js';
+import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
+import { runListen } from './listen.js';
+
+export interface PartnerIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface PartnerContext {
+  readonly io: PartnerIo;
+  readonly env: NodeJS.ProcessEnv;
+  /** `listen` stops when this aborts (tests; the real CLI exits on SIGINT/SIGTERM). */
+  readonly stopSignal?: AbortSignal;
+}
+
+const CREDENTIAL_FLAGS = {
+  url: { type: 'string' },
+  'project-id': { type: 'string' },
+  'api-secret': { type: 'string' },
+  credentials: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const CREDENTIALS_HELP = `Credentials (first found wins, each value separately):
+  --url <url> --project-id <id> --api-secret <secret>    flags (a secret in a flag is visible to other local users in ps)
+  GATEWAY_URL, GATEWAY_PROJECT_ID, GATEWAY_API_SECRET    environment
+  --credentials <path>, $GATEWAY_CREDENTIALS_FILE, else $XDG_CONFIG_HOME/gateway/credentials.json (~/.config/...):
+      {"url": "...", "project_id": "...", "api_secret": "..."}; refused unless only its owner can read it (chmod 600)`;
+
+/** The partner commands' lines of the overview (`gateway --help`). */
+export const PARTNER_USAGE = `Partner commands (a project's credentials against a gateway's REST API; no database):
+  gateway api <METHOD> <path> [--data JSON]         Make a signed call and print the answer.
+  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice to produce a webhook event.
+  gateway listen --forward-to <url>                 Forward the project's webhook events to a local URL.`;
+
+export const PARTNER_HELP: Readonly<Record<string, string>> = {
+  api: `Usage: pnpm gateway api <METHOD> <path> [--data JSON] [credentials] [--json]
+
+Signs the request (spec 5.1), sends it and prints the JSON answer on stdout. <path> is the path
+on the gateway with any query string, e.g. /api/v1/invoices?status=paid&limit=10. On an error
+answer the error body is printed on stdout, "error <code>: <message>" on stderr, and the exit
+code is 1. GET is retried on 429, 503 and network errors; other methods are sent once.
+
+Flags:
+  --data <json>  The request body (JSON text).
+  --json  Print the answer as compact JSON (default: indented).
+
+${CREDENTIALS_HELP}
+
+Example:
+  pnpm gateway api POST /api/v1/sandbox/invoices --data '{"external_id":"o-1","coin":"eth","amount_crypto":"0.01"}'`,
+  trigger: `Usage: pnpm gateway trigger <event_type> [--invoice ID] [--coin COIN] [credentials] [--json]
+
+Sandbox projects only. Drives a sandbox invoice through the simulations that produce <event_type>
+(${WEBHOOK_EVENT_TYPES.join(', ')}), so the project's webhook target (or
+"gateway listen") receives it. Without --invoice a new invoice is created (external_id
+trigger-<time>, --coin, default eth). Prints one line per simulation and the event produced.
+
+Flags:
+  --invoice <id>  Drive this sandbox invoice from its current status.
+  --coin <coin>  Coin of the invoice created when --invoice is not given (default eth).
+  --json  Print the result as JSON.
+
+${CREDENTIALS_HELP}`,
+  listen: `Usage: pnpm gateway listen --forward-to <url> [--since <event_id>] [--state <path>] [--wait <seconds>] [credentials] [--json]
+
+Follows the project's webhook events through the gateway's signed event stream
+(GET /api/v1/webhooks/stream, or /api/v1/sandbox/webhooks/stream for a sandbox project), so no
+inbound port is needed, POSTs each to <url> signed exactly as a delivery (the same body and
+X-Service-Signature, -Event-Id, -Event-Type and -Delivery-Attempt headers, signed with the
+project's API secret) and prints one line per event with the local answer. The cursor (the last
+event forwarded) is saved after each event; restarted, it resumes right after it, so no event is
+skipped (one may be forwarded twice if the process died while forwarding it: deduplicate on
+event_id). A failed local answer is printed, not retried: the gateway's own deliveries keep their
+retries. While the gateway cannot be reached (or answers 503/429) it asks again every 5 seconds,
+keeping its cursor. Stop with Ctrl-C.
+
+Flags:
+  --forward-to <url>  Where to POST each event (required).
+  --since <event_id>  Start after this event instead of the saved cursor.
+  --state <path>  The cursor file (default $XDG_CONFIG_HOME/gateway/listen-<project_id>.cursor).
+  --wait <seconds>  Long-poll wait per request, 0 to 25 (default 20).
+  --json  Print one JSON object per event.
+
+Without a saved cursor or --since it forwards only events created from now on.
+
+${CREDENTIALS_HELP}`,
+};
+
+export function isPartnerCommand(argv: readonly string[]): boolean {
+  return argv[0] !== undefined && argv[0] in PARTNER_HELP;
+}
+
+/** Runs a partner command; returns the exit code (0, 1 failed, 2 usage). */
+export async function runPartnerCommand(argv: readonly string[], context: PartnerContext): Promise<number> {
+  const { io } = context;
+  const name = argv[0]!;
+  const json = argv.includes('--json');
+  const usage = (message: string) => {
+    if (json) io.out(JSON.stringify({ error_code: 'usage', message }));
+    else io.err(`error usage: ${message}`);
+    return 2;
+  };
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    const parsed = parseArgs({
+      args: argv.slice(1),
+      options: {
+        ...CREDENTIAL_FLAGS,
+        ...(name === 'api' ? { data: { type: 'string' } } : {}),
+        ...(name === 'trigger' ? { invoice: { type: 'string' }, coin: { type: 'string' } } : {}),
+        ...(name === 'listen' ? { 'forward-to': { type: 'string' }, since: { type: 'string' }, state: { type: 'string' }, wait: { type: 'string' } } : {}),
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+    values = parsed.values as Record<string, string | boolean | undefined>;
+    positionals = parsed.positionals;
+  } catch (error) {
+    return usage(`${(error as Error).message.split('\n')[0]} (see "gateway ${name} --help")`);
+  }
+  if (values['help']) {
+    io.out(PARTNER_HELP[name]!);
+    return 0;
+  }
+  try {
+    const credentials = resolveCredentials(values as Record<string, string | undefined>, context.env);
+    const gateway = new GatewayClient({ baseUrl: credentials.url, projectId: credentials.projectId, apiSecret: credentials.apiSecret });
+    if (name === 'api') return await api(gateway, positionals, values, context, json);
+    if (name === 'trigger') return await trigger(gateway, positionals, values, context, json);
+    if (positionals.length > 0) throw new PartnerUsageError(`listen takes no arguments (got ${positionals.join(' ')})`);
+    return await runListen(gateway, credentials, values, context, json);
+  } catch (error) {
+    if (error instanceof PartnerUsageError) return usage(error.message);
+    if (error instanceof GatewayError) {
+      if (json) io.out(JSON.stringify({ error_code: error.errorCode, message: error.message, request_id: error.requestId, status: error.status }));
+      else io.err(`error ${error.errorCode}: ${error.message} (HTTP ${error.status}, request ${error.requestId ?? '-'})`);
+      return 1;
+    }
+    if (error instanceof GatewayConnectionError) {
+      if (json) io.out(JSON.stringify({ error_code: 'connection_failed', message: error.message }));
+      else io.err(`error connection_failed: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function api(gateway: GatewayClient, positionals: string[], values: Record<string, string | boolean | undefined>, { io }: PartnerContext, json: boolean): Promise<number> {
+  const [method, path, ...rest] = positionals;
+  if (!method || !path || rest.length > 0) throw new PartnerUsageError('expected: gateway api <METHOD> <path> [--data JSON]');
+  if (!/^[A-Za-z]+$/.test(method)) throw new PartnerUsageError(`"${method}" is not an HTTP method`);
+  if (!path.startsWith('/')) throw new PartnerUsageError(`<path> must start with "/" (got "${path}")`);
+  let body: unknown;
+  if (typeof values['data'] === 'string') {
+    try {
+      body = JSON.parse(values['data']);
+    } catch (error) {
+      throw new PartnerUsageError(`--data is not JSON: ${(error as Error).message}`);
+    }
+  }
+  try {
+    const answer = await gateway.call(method, path, body === undefined ? {} : { body });
+    io.out(answer.body === undefined ? '' : JSON.stringify(answer.body, null, json ? undefined : 2));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    const errorBody = { error_code: error.errorCode, message: error.message.replace(`${error.errorCode}: `, ''), request_id: error.requestId, ...(error.details ? { details: error.details } : {}) };
+    io.out(JSON.stringify(errorBody, null, json ? undefined : 2));
+    io.err(`error ${error.errorCode}: HTTP ${error.status} (request ${error.requestId ?? '-'})`);
+    return 1;
+  }
+}
+
+async function trigger(gateway: GatewayClient, positionals: string[], values: Record<string, string | boolean | undefined>, { io }: PartnerContext, json: boolean): Promise<number> {
+  const [eventType, ...rest] = positionals;
+  if (!eventType || rest.length > 0) throw new PartnerUsageError('expected: gateway trigger <event_type> [--invoice ID]');
+  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType)) throw new PartnerUsageError(`unknown event type "${eventType}"; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  const coin = typeof values['coin'] === 'string' ? values['coin'] : 'eth';
+  const invoiceId = typeof values['invoice'] === 'string' ? values['invoice'] : undefined;
+  const invoice = invoiceId
+    ? await gateway.sandbox.invoices.retrieve(invoiceId)
+    : await gateway.sandbox.invoices.create({ external_id: `trigger-${Date.now()}`, coin: coin as CreateInvoiceInput['coin'], amount_crypto: '0.01' });
+  // An unknown --coin is the gateway's 400 validation_error, printed as such.
+  const plan = triggerPlan(eventType, invoice.status);
+  if (!plan) throw new PartnerUsageError(`invoice ${invoice.id} is ${invoice.status}; ${eventType} can be triggered from ${triggerableFrom(eventType).join(', ')}`);
+  const steps: { step: SimulationStep; event_id: string; status: string | undefined }[] = [];
+  for (const step of plan) {
+    const result = await simulate(gateway, step, invoice.id);
+    steps.push({ step, event_id: result.event_id, status: result.status });
+    if (!json) io.out(`${step.padEnd(12)} ${result.event_id}  ${result.status ?? ''}`);
+  }
+  const last = steps[steps.length - 1]!;
+  const result = { invoice_id: invoice.id, created: invoiceId === undefined, event_type: eventType, event_id: last.event_id, steps };
+  io.out(json ? JSON.stringify(result) : `${eventType} ${last.event_id} for invoice ${invoice.id}`);
+  return 0;
+}
+
+function simulate(gateway: GatewayClient, step: SimulationStep, id: string): Promise<{ event_id: string; status?: string }> {
+  const simulate = gateway.sandbox.simulate;
+  switch (step) {
+    case 'detect':
+      return simulate.detect(id);
+    case 'paid':
+      return simulate.paid(id);
+    case 'overpaid':
+      return simulate.overpaid(id, { multiplier: 1.5 });
+    case 'partial':
+      return simulate.partial(id, { fraction: 0.5 });
+    case 'expire':
+      return simulate.expire(id);
+    case 'latePayment':
+      return simulate.latePayment(id);
+    case 'reorg':
+      return simulate.reorg(id);
+    case 'reconfirm':
+      return simulate.reconfirm(id);
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * `GatewayClient`: every signed REST and sandbox operation of the gateway, typed from its OpenAPI
+ * document, as resource methods (`invoices.create`, `sandbox.simulate.paid`, ...) and as
+ * `request(operationId, args)`.
+ */
+import { OPERATIONS } from './generated/operations.js';
+import type { OperationArgs, OperationBody, OperationId, OperationQuery, OperationResult } from './operation-types.js';
+import { Transport, type TransportOptions } from './transport.js';
+
+export type GatewayClientOptions = TransportOptions;
+
+/**
+ * Operations that may be repeated without a second effect, so retried on 429, 503 and network
+ * errors: every read, and invoice creation, which is idempotent on (project, `external_id`) (a
+ * replay answers the existing invoice). Cancel, resend, attribution and the simulations are not.
+ */
+const IDEMPOTENT_WRITES: ReadonlySet<OperationId> = new Set<OperationId>(['postInvoices', 'postSandboxInvoices']);
+
+export function isIdempotent(operationId: OperationId): boolean {
+  return OPERATIONS[operationId].method === 'GET' || IDEMPOTENT_WRITES.has(operationId);
+}
+
+type Paged = { items: readonly unknown[]; next_cursor?: string };
+type PagedOperation = { [K in OperationId]: OperationResult<K> extends Paged ? K : never }[OperationId];
+/** The item type of a paginated operation. */
+export type PageItem<K extends OperationId> = OperationResult<K> extends { items: readonly (infer Item)[] } ? Item : never;
+
+export class GatewayClient {
+  private readonly transport: Transport;
+
+  constructor(options: GatewayClientOptions) {
+    this.transport = new Transport(options);
+  }
+
+  /** The project id requests are signed for. */
+  get projectId(): string {
+    return this.transport.projectId;
+  }
+
+  /** Calls any operation by its operationId; resolves with the success body, throws `GatewayError` otherwise. */
+  async request<K extends OperationId>(operationId: K, args: OperationArgs<K>): Promise<OperationResult<K>> {
+    const { result } = await this.requestWithStatus(operationId, args);
+    return result;
+  }
+
+  /** As {@link request}, with the HTTP status (e.g. 201 for a new invoice, 200 for a replay). */
+  async requestWithStatus<K extends OperationId>(operationId: K, args: OperationArgs<K>): Promise<{ status: number; result: OperationResult<K> }> {
+    const operation = OPERATIONS[operationId];
+    const params = (args.params ?? {}) as Record<string, string>;
+    let path: string = operation.path;
+    for (const name of operation.params as readonly string[]) {
+      const value = params[name];
+      if (typeof value !== 'string' || value === '') throw new TypeError(`${operationId}: path parameter ${name} is required`);
+      path = path.replace(`{${name}}`, encodeURIComponent(value));
+    }
+    path += queryString(args.query as Record<string, unknown> | undefined);
+    const response = await this.transport.send({ method: operation.method, path, body: args.body, idempotent: isIdempotent(operationId) });
+    return { status: response.status, result: response.body as OperationResult<K> };
+  }
+
+  /**
+   * An untyped signed call, for paths the typed table does not know (a newer gateway) and for
+   * tools (`gateway api`). `path` may carry a query string. Retried like a read when `method` is
+   * GET. Resolves with the status and parsed body of a 2xx answer; throws `GatewayError` otherwise.
+   */
+  async call(method: string, path: string, options: { readonly body?: unknown } = {}): Promise<{ status: number; body: unknown }> {
+    const upper = method.toUpperCase();
+    const response = await this.transport.send({ method: upper, path, body: options.body, idempotent: upper === 'GET' });
+    return { status: response.status, body: response.body };
+  }
+
+  /** Every item of a cursor-paginated list, fetching pages as the loop asks for them. */
+  async *paginate<K extends PagedOperation>(operationId: K, args: OperationArgs<K>): AsyncGenerator<PageItem<K>, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const query = { ...(args.query ?? {}), ...(cursor === undefined ? {} : { cursor }) };
+      const page = (await this.request(operationId, { ...args, query } as OperationArgs<K>)) as Paged;
+      for (const item of page.items) yield item as PageItem<K>;
+      cursor = page.next_cursor;
+    } while (cursor !== undefined);
+  }
+
+  /** The project the client signs for. */
+  project(): Promise<OperationResult<'getProject'>> {
+    return this.request('getProject', {});
+  }
+
+  /** The project's wallets (production and testnet projects). */
+  wallets(): Promise<OperationResult<'getWallets'>> {
+    return this.request('getWallets', {});
+  }
+
+  /** Production and testnet invoices. */
+  readonly invoices = {
+    /** Creates an invoice; a replay with the same `external_id` answers the existing one. Retried safely. */
+    create: (body: OperationBody<'postInvoices'>) => this.request('postInvoices', { body }),
+    retrieve: (id: string) => this.request('getInvoicesById', { params: { id } }),
+    /** One page; pass `next_cursor` back as `cursor`. */
+    list: (query: OperationQuery<'getInvoices'> = {}) => this.request('getInvoices', { query }),
+    /** Every matching invoice, newest first, across pages. */
+    iterate: (query: OperationQuery<'getInvoices'> = {}) => this.paginate('getInvoices', { query }),
+    cancel: (id: string) => this.request('postInvoicesByIdCancel', { params: { id } }),
+  };
+
+  /** Payments that matched no invoice. */
+  readonly orphanPayments = {
+    list: (query: OperationQuery<'getOrphanPayments'> = {}) => this.request('getOrphanPayments', { query }),
+    iterate: (query: OperationQuery<'getOrphanPayments'> = {}) => this.paginate('getOrphanPayments', { query }),
+    attribute: (txHash: string, body: OperationBody<'postOrphanPaymentsByTxHashAttribute'>) => this.request('postOrphanPaymentsByTxHashAttribute', { params: { tx_hash: txHash }, body }),
+  };
+
+  /** The webhook delivery log. */
+  readonly webhooks = {
+    events: {
+      list: (query: OperationQuery<'getWebhooksEvents'> = {}) => this.request('getWebhooksEvents', { query }),
+      iterate: (query: OperationQuery<'getWebhooksEvents'> = {}) => this.paginate('getWebhooksEvents', { query }),
+      retrieve: (eventId: string) => this.request('getWebhooksEventsByEventId', { params: { event_id: eventId } }),
+      /** Sends the event again with a fresh event_id (not retried: each call is a new event). */
+      resend: (eventId: string) => this.request('postWebhooksEventsByEventIdResend', { params: { event_id: eventId } }),
+    },
+    /** The project's events in commit order with their exact bodies, after a cursor (long poll with `wait`). */
+    stream: (query: OperationQuery<'getWebhooksStream'> = {}) => this.request('getWebhooksStream', { query }),
+  };
+
+  /** The sandbox API (a sandbox project's `sk_sandbox_` secret). */
+  readonly sandbox = {
+    invoices: {
+      create: (body: OperationBody<'postSandboxInvoices'>) => this.request('postSandboxInvoices', { body }),
+      retrieve: (id: string) => this.request('getSandboxInvoicesById', { params: { id } }),
+      list: (query: OperationQuery<'getSandboxInvoices'> = {}) => this.request('getSandboxInvoices', { query }),
+      iterate: (query: OperationQuery<'getSandboxInvoices'> = {}) => this.paginate('getSandboxInvoices', { query }),
+      cancel: (id: string) => this.request('postSandboxInvoicesByIdCancel', { params: { id } }),
+    },
+    webhooks: {
+      events: {
+        list: (query: OperationQuery<'getSandboxWebhooksEvents'> = {}) => this.request('getSandboxWebhooksEvents', { query }),
+        iterate: (query: OperationQuery<'getSandboxWebhooksEvents'> = {}) => this.paginate('getSandboxWebhooksEvents', { query }),
+        retrieve: (eventId: string) => this.request('getSandboxWebhooksEventsByEventId', { params: { event_id: eventId } }),
+        resend: (eventId: string) => this.request('postSandboxWebhooksEventsByEventIdResend', { params: { event_id: eventId } }),
+      },
+      stream: (query: OperationQuery<'getSandboxWebhooksStream'> = {}) => this.request('getSandboxWebhooksStream', { query }),
+    },
+    /** Drive a sandbox invoice through its lifecycle (spec 4.5); each emits its webhook event. */
+    simulate: {
+      detect: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateDetect'> = {}) => this.request('postSandboxInvoicesByInvoiceIdSimulateDetect', { params: { invoiceId }, body }),
+      paid: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulatePaid', { params: { invoiceId } }),
+      overpaid: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateOverpaid'>) => this.request('postSandboxInvoicesByInvoiceIdSimulateOverpaid', { params: { invoiceId }, body }),
+      partial: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulatePartial'>) => this.request('postSandboxInvoicesByInvoiceIdSimulatePartial', { params: { invoiceId }, body }),
+      expire: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateExpire', { params: { invoiceId } }),
+      latePayment: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateLatePayment', { params: { invoiceId } }),
+      reorg: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateReorg', { params: { invoiceId } }),
+      reconfirm: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateReconfirm', { params: { invoiceId } }),
+      duplicateDelivery: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateDuplicateDelivery', { params: { invoiceId } }),
+      event: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateEvent'>) => this.request('postSandboxInvoicesByInvoiceIdSimulateEvent', { params: { invoiceId }, body }),
+    },
+    clock: {
+      /** Adds confirmations to every detected invoice of the project on `chain`. */
+      advance: (body: OperationBody<'postSandboxByProjectIdClockAdvance'>) => this.request('postSandboxByProjectIdClockAdvance', { params: { projectId: this.projectId }, body }),
+    },
+    /** Purges invoices, transactions, events and the pool; keeps the project, keys and wallets. */
+    reset: () => this.request('postSandboxByProjectIdReset', { params: { projectId: this.projectId } }),
+    /** Deletes the sandbox project and its keys, irreversibly. */
+    delete: () => this.request('deleteSandboxByProjectId', { params: { projectId: this.projectId } }),
+    wallets: () => this.request('getSandboxByProjectIdWallets', { params: { projectId: this.projectId } }),
+  };
+}
+
+/** `?a=1&b=2` from the defined values, in the order given; '' when none. */
+function queryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) search.append(key, String(value));
+  const text = search.toString();
+  return text === '' ? '' : `?${text}`;
+}

@@ -1,0 +1,310 @@
+"""``GatewayClient``: every signed REST and sandbox operation, with retries where repeating is harmless."""
+
+from __future__ import annotations
+
+import email.utils
+import http.client
+import json
+import random
+import socket
+import time
+import urllib.error
+import urllib.request
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
+from urllib.parse import quote, urlencode
+
+from ._operations import OPERATIONS
+from .errors import GatewayConnectionError, GatewayError
+from .signing import sign_request
+
+#: Writes safe to repeat: invoice creation is idempotent on (project, external_id).
+IDEMPOTENT_WRITES = frozenset({"postInvoices", "postSandboxInvoices"})
+RETRYABLE_STATUSES = frozenset({429, 503})
+USER_AGENT = "gateway-client-python/0.1"
+
+
+def is_idempotent(operation_id: str) -> bool:
+    return OPERATIONS[operation_id][0] == "GET" or operation_id in IDEMPOTENT_WRITES
+
+
+def parse_retry_after(value: Optional[str]) -> Optional[int]:
+    """Retry-After in seconds (delta-seconds or an HTTP date); None when absent or unreadable."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return int(value)
+    try:
+        at = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0, int(at.timestamp() - time.time() + 0.999))
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:  # a signed call is never re-sent elsewhere
+        return None
+
+
+class GatewayClient:
+    """Signed calls to a gateway for one project (spec 5.1).
+
+    ``max_retries`` (default 2) applies to reads and invoice creation on 429, 503 and network
+    errors, honouring Retry-After up to ``max_retry_after`` seconds (default 60); other calls are
+    sent once. ``timeout`` is per attempt, in seconds.
+    """
+
+    def __init__(self, base_url: str, project_id: str, api_secret: str, *, max_retries: int = 2, max_retry_after: int = 60, timeout: float = 30.0, sleep: Callable[[float], None] = time.sleep) -> None:
+        if not base_url or not project_id or not api_secret:
+            raise TypeError("base_url, project_id and api_secret are required")
+        self.base_url = base_url.rstrip("/")
+        self.project_id = project_id
+        self._secret = api_secret
+        self.max_retries = max(0, max_retries)
+        self.max_retry_after = max_retry_after
+        self.timeout = timeout
+        self._sleep = sleep
+        self._opener = urllib.request.build_opener(_NoRedirect())
+        self._last_write: Dict[str, int] = {}
+        self.invoices = _Invoices(self, "postInvoices", "getInvoices", "getInvoicesById", "postInvoicesByIdCancel")
+        self.orphan_payments = _OrphanPayments(self)
+        self.webhooks = _Webhooks(self, sandbox=False)
+        self.sandbox = _Sandbox(self)
+
+    # -- generic ---------------------------------------------------------------------------------
+    def request(self, operation_id: str, *, params: Optional[Mapping[str, str]] = None, query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Any:
+        return self.request_with_status(operation_id, params=params, query=query, body=body)[1]
+
+    def request_with_status(self, operation_id: str, *, params: Optional[Mapping[str, str]] = None, query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Tuple[int, Any]:
+        if operation_id not in OPERATIONS:
+            raise KeyError(f"unknown operation {operation_id}")
+        method, template, path_params, _query_params = OPERATIONS[operation_id]
+        path = template
+        for name in path_params:
+            value = (params or {}).get(name)
+            if not isinstance(value, str) or not value:
+                raise TypeError(f"{operation_id}: path parameter {name} is required")
+            path = path.replace("{" + name + "}", quote(value, safe=""))
+        return self._send(method, path + _query_string(query), body, is_idempotent(operation_id))
+
+    def call(self, method: str, path: str, body: Any = None) -> Tuple[int, Any]:
+        """An untyped signed call (path may carry a query); retried like a read when GET."""
+        return self._send(method.upper(), path, body, method.upper() == "GET")
+
+    def paginate(self, operation_id: str, *, params: Optional[Mapping[str, str]] = None, query: Optional[Mapping[str, Any]] = None) -> Iterator[Dict[str, Any]]:
+        """Every item of a cursor-paginated list, fetching pages as the loop asks for them."""
+        cursor: Optional[str] = None
+        while True:
+            page_query = dict(query or {})
+            if cursor is not None:
+                page_query["cursor"] = cursor
+            page = self.request(operation_id, params=params, query=page_query)
+            yield from page["items"]
+            cursor = page.get("next_cursor")
+            if cursor is None:
+                return
+
+    def project(self) -> Dict[str, Any]:
+        return self.request("getProject")
+
+    def wallets(self) -> Any:
+        return self.request("getWallets")
+
+    # -- transport -------------------------------------------------------------------------------
+    def _send(self, method: str, path: str, body: Any, idempotent: bool) -> Tuple[int, Any]:
+        url = self.base_url + (path if path.startswith("/") else "/" + path)
+        raw_body = "" if body is None else json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        attempts = 1 + self.max_retries if idempotent else 1
+        attempt = 0
+        while True:
+            attempt += 1
+            headers = sign_request(project_id=self.project_id, secret=self._secret, method=method, url=url, raw_body=raw_body, timestamp=self._timestamp_for(method, url, raw_body))
+            headers["Accept"] = "application/json"
+            headers["User-Agent"] = USER_AGENT
+            if raw_body:
+                headers["Content-Type"] = "application/json"
+            request = urllib.request.Request(url, data=raw_body.encode("utf-8") if raw_body else None, headers=headers, method=method)
+            try:
+                with self._opener.open(request, timeout=self.timeout) as response:
+                    return response.status, _parse(response.read())
+            except urllib.error.HTTPError as answer:
+                parsed = _parse(answer.read())
+                retry_after = parse_retry_after(answer.headers.get("Retry-After"))
+                error = GatewayError(status=answer.code, body=parsed, request_id=answer.headers.get("X-Request-Id"), retry_after=retry_after, method=method, path=path.split("?")[0])
+                wait = retry_after if retry_after is not None else _backoff(attempt)
+                if answer.code not in RETRYABLE_STATUSES or attempt >= attempts or wait > self.max_retry_after:
+                    raise error from None
+                self._sleep(wait)
+            except (urllib.error.URLError, http.client.HTTPException, ConnectionError, socket.timeout, TimeoutError) as failure:
+                if attempt >= attempts:
+                    raise GatewayConnectionError(method, path.split("?")[0], attempt, failure) from failure
+                self._sleep(_backoff(attempt))
+
+
+    def _timestamp_for(self, method: str, url: str, raw_body: str) -> int:
+        """A repeated identical write in the same second is signed with the next unused second: the gateway may accept a write's signature once."""
+        now = int(time.time())
+        if method in ("GET", "HEAD"):
+            return now
+        for key in [k for k, at in self._last_write.items() if at < now - 660]:
+            del self._last_write[key]
+        key = f"{method}\n{url}\n{raw_body}"
+        previous = self._last_write.get(key)
+        stamp = previous + 1 if previous is not None and previous >= now else now
+        self._last_write[key] = stamp
+        return stamp
+
+
+def _parse(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def _backoff(attempt: int) -> float:
+    ceiling = min(8.0, 0.5 * 2 ** (attempt - 1))
+    return ceiling / 2 + random.random() * ceiling / 2
+
+
+def _query_string(query: Optional[Mapping[str, Any]]) -> str:
+    if not query:
+        return ""
+    pairs = [(k, _query_value(v)) for k, v in query.items() if v is not None]
+    return "?" + urlencode(pairs) if pairs else ""
+
+
+def _query_value(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+class _Invoices:
+    def __init__(self, client: GatewayClient, create: str, list_: str, retrieve: str, cancel: str) -> None:
+        self._c, self._create, self._list, self._retrieve, self._cancel = client, create, list_, retrieve, cancel
+
+    def create(self, **body: Any) -> Dict[str, Any]:
+        """Creates an invoice; a replay with the same external_id answers the existing one (retried safely)."""
+        return self._c.request(self._create, body=body)
+
+    def retrieve(self, invoice_id: str) -> Dict[str, Any]:
+        return self._c.request(self._retrieve, params={"id": invoice_id})
+
+    def list(self, **query: Any) -> Dict[str, Any]:
+        return self._c.request(self._list, query=query)
+
+    def iterate(self, **query: Any) -> Iterator[Dict[str, Any]]:
+        return self._c.paginate(self._list, query=query)
+
+    def cancel(self, invoice_id: str) -> Dict[str, Any]:
+        return self._c.request(self._cancel, params={"id": invoice_id})
+
+
+class _OrphanPayments:
+    def __init__(self, client: GatewayClient) -> None:
+        self._c = client
+
+    def list(self, **query: Any) -> Dict[str, Any]:
+        return self._c.request("getOrphanPayments", query=query)
+
+    def iterate(self, **query: Any) -> Iterator[Dict[str, Any]]:
+        return self._c.paginate("getOrphanPayments", query=query)
+
+    def attribute(self, tx_hash: str, **body: Any) -> Dict[str, Any]:
+        return self._c.request("postOrphanPaymentsByTxHashAttribute", params={"tx_hash": tx_hash}, body=body)
+
+
+class _Events:
+    def __init__(self, client: GatewayClient, prefix: str) -> None:
+        self._c, self._p = client, prefix
+
+    def list(self, **query: Any) -> Dict[str, Any]:
+        return self._c.request(f"get{self._p}WebhooksEvents", query=query)
+
+    def iterate(self, **query: Any) -> Iterator[Dict[str, Any]]:
+        return self._c.paginate(f"get{self._p}WebhooksEvents", query=query)
+
+    def retrieve(self, event_id: str) -> Dict[str, Any]:
+        return self._c.request(f"get{self._p}WebhooksEventsByEventId", params={"event_id": event_id})
+
+    def resend(self, event_id: str) -> Dict[str, Any]:
+        """A new event with a fresh event_id (never retried)."""
+        return self._c.request(f"post{self._p}WebhooksEventsByEventIdResend", params={"event_id": event_id})
+
+
+class _Webhooks:
+    def __init__(self, client: GatewayClient, sandbox: bool) -> None:
+        self._c = client
+        self._p = "Sandbox" if sandbox else ""
+        self.events = _Events(client, self._p)
+
+    def stream(self, **query: Any) -> Dict[str, Any]:
+        """Events in commit order with their exact bodies, after a cursor (long poll with wait=)."""
+        return self._c.request(f"get{self._p}WebhooksStream", query=query)
+
+
+class _Simulate:
+    """Drive a sandbox invoice through its lifecycle (spec 4.5); each call emits its webhook event."""
+
+    def __init__(self, client: GatewayClient) -> None:
+        self._c = client
+
+    def _run(self, name: str, invoice_id: str, body: Any = None) -> Dict[str, Any]:
+        return self._c.request(f"postSandboxInvoicesByInvoiceIdSimulate{name}", params={"invoiceId": invoice_id}, body=body)
+
+    def detect(self, invoice_id: str, seed: Optional[str] = None) -> Dict[str, Any]:
+        return self._run("Detect", invoice_id, {} if seed is None else {"seed": seed})
+
+    def paid(self, invoice_id: str) -> Dict[str, Any]:
+        return self._run("Paid", invoice_id)
+
+    def overpaid(self, invoice_id: str, **body: Any) -> Dict[str, Any]:
+        return self._run("Overpaid", invoice_id, body)
+
+    def partial(self, invoice_id: str, **body: Any) -> Dict[str, Any]:
+        return self._run("Partial", invoice_id, body)
+
+    def expire(self, invoice_id: str) -> Dict[str, Any]:
+        return self._run("Expire", invoice_id)
+
+    def late_payment(self, invoice_id: str) -> Dict[str, Any]:
+        return self._run("LatePayment", invoice_id)
+
+    def reorg(self, invoice_id: str) -> Dict[str, Any]:
+        return self._run("Reorg", invoice_id)
+
+    def reconfirm(self, invoice_id: str) -> Dict[str, Any]:
+        return self._run("Reconfirm", invoice_id)
+
+    def duplicate_delivery(self, invoice_id: str) -> Dict[str, Any]:
+        return self._run("DuplicateDelivery", invoice_id)
+
+    def event(self, invoice_id: str, **body: Any) -> Dict[str, Any]:
+        return self._run("Event", invoice_id, body)
+
+
+class _Clock:
+    def __init__(self, client: GatewayClient) -> None:
+        self._c = client
+
+    def advance(self, *, chain: str, blocks: int) -> Dict[str, Any]:
+        return self._c.request("postSandboxByProjectIdClockAdvance", params={"projectId": self._c.project_id}, body={"chain": chain, "blocks": blocks})
+
+
+class _Sandbox:
+    def __init__(self, client: GatewayClient) -> None:
+        self._c = client
+        self.invoices = _Invoices(client, "postSandboxInvoices", "getSandboxInvoices", "getSandboxInvoicesById", "postSandboxInvoicesByIdCancel")
+        self.webhooks = _Webhooks(client, sandbox=True)
+        self.simulate = _Simulate(client)
+        self.clock = _Clock(client)
+
+    def reset(self) -> Dict[str, Any]:
+        return self._c.request("postSandboxByProjectIdReset", params={"projectId": self._c.project_id})
+
+    def delete(self) -> Dict[str, Any]:
+        return self._c.request("deleteSandboxByProjectId", params={"projectId": self._c.project_id})
+
+    def wallets(self) -> Any:
+        return self._c.request("getSandboxByProjectIdWallets", params={"projectId": self._c.project_id})
