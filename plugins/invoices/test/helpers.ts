@@ -78,3 +78,14 @@ export async function projectWithPools(
   }
   return { projectId, secret: created.credentials.api_secret };
 }
+
+/**
+ * Makes the project's pools unable to grow on the request path (the address pool derives more when
+ * none is free): each pool's highest row takes the last index a key derives. Tests of what happens
+ * once a pool is saturated (overlay, exhaustion) use it.
+ */
+export async function saturatePools(gw: TestKernel, projectId: string): Promise<void> {
+  const { db } = gw.kernel.cradle;
+  const highest = await db('address_pool_addresses').where({ project_id: projectId }).distinctOn('wallet_id').orderBy([{ column: 'wallet_id' }, { column: 'derivation_index', order: 'desc' }]).select('id');
+  for (const row of highest) await db('address_pool_addresses').where({ id: row.id }).update({ derivation_index: 2 ** 31 - 1 });
+}

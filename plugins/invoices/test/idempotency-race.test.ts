@@ -1,7 +1,7 @@
 import test from 'ava';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
-import { projectWithPools, startInvoicesKernel } from './helpers.js';
+import { projectWithPools, saturatePools, startInvoicesKernel } from './helpers.js';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -43,6 +43,7 @@ test('N parallel identical creates: exactly one 201, the rest 200 with the same 
 test('parallel creates of different invoices are batched: fresh addresses first, then shared ones, each request its own outcome', async (t) => {
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('parallel', CLI_ACTOR)).id;
   const p = await projectWithPools(gw, operatorId, ['ada']);
+  await saturatePools(gw, p.projectId);
   const { db } = gw.kernel.cradle;
   const free = Number((await db('address_pool_addresses').where({ project_id: p.projectId, state: 'available' }).count('* as n'))[0]!.n);
   const N = 30;

@@ -4,7 +4,7 @@ import { responseMismatches, signedFetch, type TestKernel } from '@gw/kernel/tes
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import Value from 'typebox/value';
 import { InvoiceWithTransactionsSchema } from '../src/index.js';
-import { FIXED_RATES, projectWithPools, startInvoicesKernel, type TestProject } from './helpers.js';
+import { FIXED_RATES, projectWithPools, saturatePools, startInvoicesKernel, type TestProject } from './helpers.js';
 
 let gw: TestKernel;
 let operatorId: string;
@@ -252,9 +252,7 @@ test('a saturated pool shares addresses only with exact matching', async (t) => 
   const taken = [];
   for (let i = 0; i < 5; i += 1) taken.push((await post(p, '/api/v1/invoices', { external_id: uid(), amount_crypto: '1', coin: 'ada' })).body.address);
   await db('address_pool_addresses').where({ project_id: p.projectId, state: 'available' }).delete();
-  // Saturated: the pool cannot grow either, its highest index being the last a key derives.
-  const highest = await db('address_pool_addresses').where({ project_id: p.projectId }).orderBy('derivation_index', 'desc').first('id');
-  await db('address_pool_addresses').where({ id: highest.id }).update({ derivation_index: 2 ** 31 - 1 });
+  await saturatePools(gw, p.projectId);
   const invoicesBefore = await db('invoices_invoices').where({ project_id: p.projectId }).count<{ count: string }[]>('* as count');
   for (const mode of ['at_least', 'any']) {
     const refused = await post(p, '/api/v1/invoices', { external_id: uid(), amount_crypto: '1', coin: 'ada', matching_mode: mode });
