@@ -222,6 +222,9 @@ test('branding: logos are PNG, JPEG, WebP or SVG of at most 64 KiB; colours #rrg
   const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
   t.is(logoType(svg), 'image/svg+xml');
   t.is(logoType(Buffer.from('GIF89a')), undefined);
+  t.is(logoType(Buffer.from('<?xml version="1.0"?>\n<!-- made by hand --> <!-- twice -->\n<svg>')), 'image/svg+xml', 'declaration and comments before the element');
+  t.is(logoType(Buffer.from('<svgx/>')), undefined);
+  t.is(logoType(Buffer.from('<!-- never closed <svg>')), undefined);
   const set = await gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: svg, displayName: 'Acme' }, CLI_ACTOR);
   t.true(set.logoDataUri!.startsWith('data:image/svg+xml;base64,'));
   await t.throwsAsync(gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: Buffer.from('hello') }, CLI_ACTOR), { message: /PNG, JPEG, WebP or SVG/ });

@@ -29,9 +29,23 @@ export function logoType(bytes: Buffer): string | undefined {
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
-  const head = bytes.subarray(0, 512).toString('utf8').trimStart();
-  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*<svg[\s>]/.test(head)) return 'image/svg+xml';
-  return undefined;
+  return startsWithSvgElement(bytes.subarray(0, 512).toString('utf8')) ? 'image/svg+xml' : undefined;
+}
+
+/** Whether the text begins (after an optional XML declaration and comments) with an `<svg` element; a scan, no backtracking pattern. */
+function startsWithSvgElement(text: string): boolean {
+  let rest = text.trimStart();
+  if (rest.startsWith('<?xml')) {
+    const end = rest.indexOf('>');
+    if (end < 0) return false;
+    rest = rest.slice(end + 1).trimStart();
+  }
+  while (rest.startsWith('<!--')) {
+    const end = rest.indexOf('-->', 4);
+    if (end < 0) return false;
+    rest = rest.slice(end + 3).trimStart();
+  }
+  return rest.startsWith('<svg') && (rest.length === 4 || ' \t\r\n>'.includes(rest[4]!));
 }
 
 /**

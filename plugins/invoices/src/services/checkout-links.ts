@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { KernelConfig } from '@gw/kernel';
+import { trimTrailing, type KernelConfig } from '@gw/kernel';
 
 /** Path of the hosted checkout page below {base_url}; the checkout plugin serves it. */
 export const CHECKOUT_PATH = '/checkout';
@@ -23,7 +23,7 @@ export class CheckoutLinks {
   constructor(deps: { kernelConfig: KernelConfig }) {
     const http = deps.kernelConfig.http;
     if (http.baseUrl) {
-      this.baseUrl = http.baseUrl.replace(/\/+$/, '');
+      this.baseUrl = trimTrailing(http.baseUrl, '/');
     } else {
       let host = http.host === '0.0.0.0' || http.host === '' ? '127.0.0.1' : http.host === '::' ? '::1' : http.host;
       if (host.includes(':')) host = `[${host}]`;
