@@ -49,9 +49,15 @@ async function startServer(mode: 'baseline' | 'gateway', databaseUrl: string, po
   const child = spawn(process.execPath, [...(process.env['BENCH_CPU_PROF'] === mode ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', new URL('./server.ts', import.meta.url).pathname, mode, databaseUrl, String(poolSize), String(projectCount)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // The server's log lines (JSON too, e.g. the mode it runs in) may come first: the target is the line with a url.
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
-    lines.once('line', resolve);
+    const onLine = (text: string) => {
+      if (!text.startsWith('{"url":')) return;
+      lines.off('line', onLine);
+      resolve(text);
+    };
+    lines.on('line', onLine);
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
   });
   return { target: JSON.parse(line) as Target, child };
