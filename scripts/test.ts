@@ -73,7 +73,14 @@ async function leftoverProcesses(): Promise<{ pid: number; command: string }[]> 
   const marker = `GW_TEST_RUN=${process.pid}`;
   const scan = () => {
     const found: { pid: number; command: string }[] = [];
-    for (const entry of readdirSync('/proc')) {
+    let entries: string[];
+    try {
+      entries = readdirSync('/proc');
+    } catch {
+      // No /proc (not Linux): the check cannot run; the run's own outcome stands.
+      return found;
+    }
+    for (const entry of entries) {
       const pid = Number(entry);
       if (!Number.isInteger(pid) || pid === process.pid) continue;
       try {

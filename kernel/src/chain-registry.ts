@@ -66,14 +66,15 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
 
 function withTestTokenContracts(definition: ChainDefinition, configured: TestTokenContracts): ChainDefinition {
   if (!definition.coins.some((coin) => coin.id in configured)) return definition;
-  const testnets = new Set(definition.networks.testnets.map((network) => network.id));
+  // Testnet projects use the chain's first testnet only: a contract for another would never be used.
+  const testnet = definition.networks.testnets[0].id;
   const coins = definition.coins.map((coin) => {
     const contracts = configured[coin.id];
     if (!contracts) return coin;
     if (!coin.contracts) throw new Error(`chains.testTokenContracts.${coin.id}: ${coin.id} is the native coin of ${definition.name}, not a token`);
     for (const network of Object.keys(contracts)) {
-      if (!testnets.has(network)) {
-        throw new Error(`chains.testTokenContracts.${coin.id}.${network}: not a testnet of ${definition.name} (${[...testnets].join(', ')}); mainnet contracts are fixed`);
+      if (network !== testnet) {
+        throw new Error(`chains.testTokenContracts.${coin.id}.${network}: testnet projects of ${definition.name} use ${testnet} only (mainnet contracts are fixed)`);
       }
     }
     return { ...coin, contracts: { ...coin.contracts, ...contracts } };

@@ -44,3 +44,9 @@ test('spawnGroup: stop() ends the wrapper and everything it started', async (t) 
   t.deepEqual(membersOf(pgid), []);
   await t.notThrowsAsync(group.stop(), 'stopping a stopped group is harmless');
 });
+
+test('spawnGroup: a program that cannot be started is stopped without hanging or crashing the test', async (t) => {
+  const group = spawnGroup('/nonexistent/program', [], { stdio: 'ignore' });
+  await t.notThrowsAsync(group.stop());
+  t.is(group.child.pid, undefined);
+});

@@ -17,9 +17,13 @@ export function spawnGroup(command: string, args: readonly string[], options: Om
   const child = spawn(command, args, { ...options, detached: true });
   // Detached children would keep this process alive; the group is stopped explicitly instead.
   child.unref();
+  // A child that could not be spawned (ENOENT) emits 'error' and never 'exit'.
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
+    else {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    }
   });
   const signalGroup = (signal: NodeJS.Signals): void => {
     try {

@@ -114,7 +114,15 @@ test('prepare: a sandbox project invoices every token (synthetic contract where 
 test('configured test token contracts: a native coin, a mainnet, an unknown coin or an invalid address stop the start', (t) => {
   const build = (configured: Record<string, Record<string, string>>) => () => createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), configured);
   t.throws(build({ eth: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /native coin/ });
-  t.throws(build({ usdt_erc20: { ethereum: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /not a testnet.*mainnet contracts are fixed/ });
+  t.throws(build({ usdt_erc20: { ethereum: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /use sepolia only \(mainnet contracts are fixed\)/ });
+  t.throws(build({ usdt_trc20: { nile: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' } }), { message: /TRON use shasta only/ }, 'a second testnet would never be used');
   t.throws(build({ usdt_nope: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /no enabled chain carries/ });
   t.throws(build({ usdt_trc20: { shasta: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /not a TRON testnet address/ });
+});
+
+test('normalise: a request without the later fields (return_url, cancel_url) fingerprints as before they existed, so a retry of an older invoice stays a replay', (t) => {
+  const input = { external_id: 'order-1', coin: 'eth', amount_crypto: '1.5', metadata: { b: [1, 'x'], a: null }, callback_url: 'https://shop.example.com/hooks', matching_mode: 'at_least' } as CreateInvoiceInput;
+  // Computed by the code before issue 21 (088e282) for the same request.
+  t.is(normaliseCreate(chains, testnet, input).fingerprint, '7c5997bef5d7ed31a4b4efb7c8580795edbd0cbd9f0e05e20ad31529eb73bc69');
+  t.not(normaliseCreate(chains, testnet, { ...input, return_url: 'https://shop.example.com/done' } as CreateInvoiceInput).fingerprint, '7c5997bef5d7ed31a4b4efb7c8580795edbd0cbd9f0e05e20ad31529eb73bc69');
 });

@@ -203,8 +203,10 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
         amount_usd: usd,
         amount_crypto: hasCrypto ? (units?.toString() ?? input.amount_crypto) : null,
         callback_url: callbackUrl,
-        return_url: returnUrl,
-        cancel_url: cancelUrl,
+        // Fields added later enter only when given, so a request without them hashes as it did
+        // before they existed (a retry of an older invoice stays a replay, not a conflict).
+        ...(returnUrl === null ? {} : { return_url: returnUrl }),
+        ...(cancelUrl === null ? {} : { cancel_url: cancelUrl }),
         metadata: input.metadata ?? null,
         matching_mode: input.matching_mode ?? null,
       }),
