@@ -59,6 +59,25 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
 
   const tooMany = (): RouteResult => ({ status: 429, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '30', 'Cache-Control': 'no-store' }, body: 'Too many open status streams from this address.\n' });
 
+  /**
+   * The start of following an invoice's status (long poll, event stream): the invoice of the token,
+   * a stream slot of the client's address and the project's branding; or the answer when one is
+   * missing. The caller calls `release` when it is done; a failure here releases the slot itself.
+   */
+  async function follow(ctx: Context, token: string, lang: string | undefined): Promise<RouteResult | { locale: Locale; found: CheckoutInvoice; branding: Branding; release: () => void }> {
+    const locale = chooseLocale(lang, ctx.get('Accept-Language'));
+    const found = await locate(token);
+    if (!found) return notFound(locale);
+    const release = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
+    if (!release) return tooMany();
+    try {
+      return { locale, found, branding: await cradle.checkoutBranding.forProject(found.invoice.project_id), release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
   return [
     ...CHECKOUT_ASSETS.routes,
     defineRoute({
@@ -112,13 +131,10 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
       params: TokenParams,
       query: PollQuery,
       handler: async ({ ctx, params, query }) => {
-        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-        const found = await locate(params.token);
-        if (!found) return notFound(locale);
-        const release = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
-        if (!release) return tooMany();
+        const following = await follow(ctx, params.token, query.lang);
+        if (!('found' in following)) return following;
+        const { locale, found, branding, release } = following;
         try {
-          const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id);
           let current = update(found.invoice, found.projectKind, branding, locale, params.token);
           if (query.known === undefined || query.known !== current.key || current.final) return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
           current = await new Promise<StatusUpdate>((resolve) => {
@@ -161,16 +177,9 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
       params: TokenParams,
       query: PollQuery,
       handler: async ({ ctx, params, query }) => {
-        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-        const found = await locate(params.token);
-        if (!found) return notFound(locale);
-        const slot = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
-        if (!slot) return tooMany();
-        const release: () => void = slot;
-        const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id).catch((error: unknown) => {
-          release();
-          throw error;
-        });
+        const following = await follow(ctx, params.token, query.lang);
+        if (!('found' in following)) return following;
+        const { locale, found, branding, release } = following;
         // The stream is written to the socket directly (not as a Koa body), so a payer closing the
         // page is an ordinary end, not a failed response.
         ctx.respond = false;
