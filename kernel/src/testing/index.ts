@@ -5,3 +5,4 @@ export * from './response-check.js';
 export * from './wait-for.js';
 export * from './watched-set.js';
 export * from './process-group.js';
+export * from './free-port.js';

@@ -6,7 +6,7 @@
  * the browser's request interception (nothing leaves the machine).
  */
 import test from 'ava';
-import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { freePort, startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { Anvil } from '@gw/plugin-watchers/testing';
@@ -15,7 +15,6 @@ import { chromium, type Browser } from 'playwright-core';
 import { ALL_CHAINS, FIXED_RATES, projectWithPools, type TestProject } from '../../invoices/test/helpers.js';
 import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';
 import { checkoutPlugin } from '../src/index.js';
-import { freePort } from './helpers.js';
 
 const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';
 const RETURN_URL = 'https://shop.example.com/orders/7?paid=1';

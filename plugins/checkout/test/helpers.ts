@@ -1,6 +1,5 @@
-import { createServer } from 'node:net';
 import type { AnyPlugin } from '@gw/kernel';
-import { startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
+import { freePort, startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { SANDBOX_PLUGINS } from '../../sandbox/test/helpers.js';
 import { FAST_RETRIES } from '../../webhooks/test/helpers.js';
@@ -10,17 +9,6 @@ export { sandboxClient, type SandboxClient } from '../../sandbox/test/helpers.js
 
 export const CHECKOUT_PLUGINS: readonly AnyPlugin[] = [...SANDBOX_PLUGINS, checkoutPlugin];
 
-/** A free TCP port on the loopback interface (so `http.baseUrl`, and with it `checkout_url`, is known before start). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A sandbox gateway with the checkout plugin whose `checkout_url`s point at itself. */
 export async function startCheckoutKernel(config: Record<string, unknown> = {}, database?: TestDatabase): Promise<TestKernel> {

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
+import { freePort, spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
 import { AbiCoder, Interface, keccak256, toBeHex, zeroPadValue } from 'ethers';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -132,15 +131,4 @@ export class Anvil {
   async stop(): Promise<void> {
     await this.process.stop();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
