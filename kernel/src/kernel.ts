@@ -199,7 +199,10 @@ export function createKernel(options: KernelOptions): Kernel {
 
   async function listen(koa: Koa): Promise<void> {
     server = createServer(koa.callback());
-    server.keepAliveTimeout = 5_000;
+    // Idle keep-alive connections outlive the proxy's own idle timeout (docs/deployment.md): were the
+    // gateway to close first, a proxy reusing the connection at that moment gets a reset (502).
+    server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+    server.headersTimeout = config.http.headersTimeoutMs;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.http.port, config.http.host, () => resolve());

@@ -19,6 +19,19 @@ export const KernelConfigSchema = Type.Object(
         baseUrl: Type.Optional(Type.String({ format: 'uri', description: 'Public base URL; defaults to http://<host>:<port>.' })),
         bodyLimitBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760, default: 1_048_576, description: 'Largest accepted request body; larger gets 413.' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 120_000, default: 10_000, description: 'How long SIGTERM waits for in-flight requests.' }),
+        keepAliveTimeoutMs: Type.Integer({
+          minimum: 1000,
+          maximum: 3_600_000,
+          default: 75_000,
+          description:
+            'How long an idle keep-alive connection stays open. Above the idle timeout of the proxy or load balancer in front (AWS ALB and nginx: 60 s), so the gateway never closes a connection the proxy is about to reuse.',
+        }),
+        headersTimeoutMs: Type.Integer({
+          minimum: 1000,
+          maximum: 300_000,
+          default: 80_000,
+          description: "How long a client may take to send a request's headers (Node's headersTimeout); at most 300000, Node's request timeout.",
+        }),
         trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-For for client addresses.' }),
         metricsToken: Type.Optional(
           Type.String({
