@@ -1,7 +1,7 @@
 /**
  * `pnpm build`: compiles each app's entry point (apps/<app>/src/main.ts) once, to
  * apps/<app>/dist/main.js, so production runs plain JavaScript on Node instead of compiling
- * TypeScript through tsx at every start (docs/adr/0001-typescript-runtime.md).
+ * TypeScript through tsx at every start (docs/adr/0005-compiled-production-build.md).
  *
  * What is bundled and what is not:
  * - The workspace's own packages (@gw/*, TypeScript sources) are bundled into each app's file.
@@ -29,9 +29,9 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const APPS = ['all', 'gateway', 'worker', 'cli'] as const;
 export type App = (typeof APPS)[number];
 
-/** Path of an app's compiled entry point. */
-export function distEntry(app: App): string {
-  return join(ROOT, 'apps', app, 'dist', 'main.js');
+/** Path of an app's compiled entry point: apps/<app>/dist/main.js, or <outRoot>/<app>/main.js. */
+export function distEntry(app: App, outRoot?: string): string {
+  return outRoot === undefined ? join(ROOT, 'apps', app, 'dist', 'main.js') : join(outRoot, app, 'main.js');
 }
 
 const toPosix = (path: string): string => path.split(sep).join('/');
@@ -73,10 +73,11 @@ function sourceImportMetaUrl(outDir: string): Plugin {
   };
 }
 
-export async function buildApps(apps: readonly App[] = APPS): Promise<string[]> {
+/** Builds the given apps; `outRoot` puts them elsewhere than apps/<app>/dist (the tests build to a temporary folder). */
+export async function buildApps(options: { apps?: readonly App[]; outRoot?: string } = {}): Promise<string[]> {
   const outputs: string[] = [];
-  for (const app of apps) {
-    const outfile = distEntry(app);
+  for (const app of options.apps ?? APPS) {
+    const outfile = distEntry(app, options.outRoot);
     const outDir = dirname(outfile);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
