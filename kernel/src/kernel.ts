@@ -137,7 +137,8 @@ export function createKernel(options: KernelOptions): Kernel {
       db: asFunction(() => createKnex(databaseUrl, config.database.poolMax))
         .singleton()
         .disposer((knex: Knex) => knex.destroy()),
-      notifications: asFunction(() => createNotifications({ url: databaseUrl, logger }))
+      // LISTEN holds session state: with a transaction-mode PgBouncer in database.url it needs its own URL.
+      notifications: asFunction(() => createNotifications({ url: (config.database.url && config.database.listenUrl) || databaseUrl, logger }))
         .singleton()
         .disposer((notifications: Notifications) => notifications.close()),
       jobs: asValue(queue),

@@ -46,6 +46,13 @@ export const KernelConfigSchema = Type.Object(
     database: Type.Object(
       {
         url: Type.Optional(Type.String({ minLength: 1, description: 'PostgreSQL URL (env DATABASE_URL). Unset: embedded PostgreSQL.' })),
+        listenUrl: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              "PostgreSQL URL of the one LISTEN connection per process (env GW_DATABASE_LISTEN_URL). LISTEN is session state: when database.url is a transaction-mode PgBouncer, point this at PostgreSQL itself or a session-mode pool. Unset: database.url.",
+          }),
+        ),
         poolMax: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Connections per process for the application pool.' }),
         embeddedDataDir: Type.String({ default: '.data/postgres', description: 'Data folder of the embedded server (project-local).' }),
         embeddedPort: Type.Integer({ minimum: 1, maximum: 65535, default: 54329, description: 'Port of the embedded server.' }),
