@@ -22,7 +22,7 @@ import { servicePrefix } from './plugin.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSecretBox } from './crypto/secret-box.js';
-import { resolveMasterKey } from './crypto/master-key.js';
+import { previousMasterKeys, resolveMasterKey } from './crypto/master-key.js';
 import { runMode } from './config/run-mode.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createInvoiceEvents } from './events/invoice-events.js';
@@ -76,6 +76,12 @@ export interface Kernel {
   /** Applies pending migrations; returns the names that ran. */
   migrate(): Promise<string[]>;
   pendingMigrations(): Promise<string[]>;
+  /**
+   * Re-seals every ciphertext of the enabled plugins' `sealedColumns` that opens only under a
+   * previous master key (`security.previousMasterKeys`) under the current one, table by table in
+   * one transaction each. Returns the counts per column.
+   */
+  resealSecrets(): Promise<{ table: string; column: string; rows: number; resealed: number }[]>;
 }
 
 const KERNEL_JOBS = (cradle: Cradle): JobDefinition[] => [
@@ -144,7 +150,7 @@ export function createKernel(options: KernelOptions): Kernel {
       jobs: asValue(queue),
       metrics: asFunction(createMetrics).singleton(),
       rateLimiter: asFunction(({ db }: Cradle) => createRateLimiter(db)).singleton(),
-      secretBox: asValue(createSecretBox(masterKey)),
+      secretBox: asValue(createSecretBox(masterKey, previousMasterKeys(config))),
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(createChainRegistry(options.chains ?? [], logger, config.chains.testTokenContracts)),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
@@ -309,6 +315,29 @@ export function createKernel(options: KernelOptions): Kernel {
     async pendingMigrations() {
       await kernel.connect();
       return pendingMigrations(container.cradle.db, migrations);
+    },
+    async resealSecrets() {
+      await kernel.connect();
+      const { db, secretBox } = container.cradle;
+      const report: { table: string; column: string; rows: number; resealed: number }[] = [];
+      for (const { plugin } of loaded) {
+        for (const sealed of plugin.sealedColumns ?? []) {
+          report.push(
+            await db.transaction(async (trx) => {
+              const rows = (await trx(sealed.table).select('id', sealed.column).whereNotNull(sealed.column).forUpdate()) as Record<string, string>[];
+              let resealed = 0;
+              for (const row of rows) {
+                const next = secretBox.reseal(row[sealed.column]!, sealed.aad(row['id']!));
+                if (next === undefined) continue;
+                await trx(sealed.table).where({ id: row['id'] }).update({ [sealed.column]: next });
+                resealed += 1;
+              }
+              return { table: sealed.table, column: sealed.column, rows: rows.length, resealed };
+            }),
+          );
+        }
+      }
+      return report;
     },
   };
   return kernel;

@@ -48,6 +48,13 @@ const kernelCommands: CliCommand[] = [
     summary: 'List migrations not yet applied.',
     run: async () => ({}),
   },
+  {
+    noun: 'master-key',
+    verb: 'reseal',
+    summary:
+      'Re-seal every stored secret that opens only under a key of security.previousMasterKeys (GW_PREVIOUS_MASTER_KEYS) under the current GW_MASTER_KEY; afterwards the previous keys can be dropped. See docs/deployment.md.',
+    run: async () => ({}),
+  },
 ];
 
 /**
@@ -150,6 +157,10 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       result = { applied, count: applied.length };
     } else if (command.noun === 'db' && command.verb === 'status') {
       result = { pending: await kernel.pendingMigrations() };
+    } else if (command.noun === 'master-key' && command.verb === 'reseal') {
+      await kernel.migrate();
+      const columns = await kernel.resealSecrets();
+      result = { columns, resealed: columns.reduce((sum, c) => sum + c.resealed, 0) };
     } else {
       await kernel.start();
       result = await command.run({ flags: values, cradle: kernel.cradle });

@@ -76,6 +76,13 @@ export const KernelConfigSchema = Type.Object(
     security: Type.Object(
       {
         masterKey: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'AES-256-GCM key (64 hex) encrypting API secrets at rest (env GW_MASTER_KEY).' })),
+        previousMasterKeys: Type.Optional(
+          Type.String({
+            pattern: '^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$',
+            description:
+              'Master keys being rotated out, comma-separated 64-hex (env GW_PREVIOUS_MASTER_KEYS): secrets sealed under them still open; new ones are sealed under masterKey. docs/deployment.md, "Rotating the master key".',
+          }),
+        ),
         masterKeyFile: Type.String({ default: '.data/master.key', description: 'Development only: where a generated master key is kept when none is configured.' }),
         keyRotationOverlapSeconds: Type.Integer({ minimum: 0, maximum: 2_592_000, default: 86_400, description: 'How long a rotated-out API secret stays valid.' }),
       },

@@ -327,4 +327,4 @@ export class TokenService {
   }
 }
 
-const sealAad = (refreshTokenId: string) => `oauth-refresh-successor:${refreshTokenId}`;
+export const sealAad = (refreshTokenId: string) => `oauth-refresh-successor:${refreshTokenId}`;
