@@ -89,6 +89,9 @@ export async function buildApps(options: { apps?: readonly App[]; outRoot?: stri
       platform: 'node',
       target: 'node24',
       sourcemap: true,
+      // Class and function names as in the sources (bundling would rename clashes: an error's
+      // type in the log would read ProviderError2).
+      keepNames: true,
       legalComments: 'none',
       logLevel: 'warning',
       plugins: [externalNodeModules(outDir), sourceImportMetaUrl(outDir)],

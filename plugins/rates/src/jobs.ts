@@ -28,7 +28,7 @@ export function ratesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[
         const { providers } = await cradle.ratesService.refresh();
         const failed = providers.filter((p) => !p.ok);
         if (failed.length === providers.length && failed.length > 0) {
-          allFailed.failed('all', failed.map((p) => `${p.provider}: ${p.error}`).join('; '), { providers: failed.map((p) => p.provider) });
+          allFailed.failed('all', failed.map((p) => p.error).join('; '), { providers: failed.map((p) => p.provider) });
         } else {
           allFailed.succeeded('all');
         }
