@@ -1,4 +1,4 @@
-import { expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type ObservedTransfer, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
+import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type FailureLog, type ObservedTransfer, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
 import type { InvoiceLifecycle } from '@gw/plugin-invoices';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -82,7 +82,15 @@ export class ChainScanner {
       watchersRewinder: ReorgRewinder;
       invoicesLifecycle: InvoiceLifecycle;
     },
-  ) {}
+  ) {
+    // A node that stays down fails every pass: logged once with its error, then as counts, then
+    // its recovery (the cursor row keeps the authoritative consecutive_failures for the backoff).
+    this.scanFailures = createFailureLog(deps.logger, { failed: 'scan failed; the same blocks are scanned again after a backoff', stillFailing: 'scan still failing', recovered: 'scan recovered' });
+    this.mempoolFailures = createFailureLog(deps.logger, { failed: 'mempool probe failed; blocks are scanned regardless, the mempool is asked again next pass', stillFailing: 'mempool probe still failing', recovered: 'mempool probe recovered' });
+  }
+
+  private readonly scanFailures: FailureLog;
+  private readonly mempoolFailures: FailureLog;
 
   async pass(target: ScanTarget): Promise<ScanReport> {
     target.watched.forget();
@@ -97,7 +105,7 @@ export class ChainScanner {
     const log = this.deps.logger.child({ component: 'watcher', chain, network });
     const labels = { chain, network };
     try {
-      return await this.deps.db.transaction(async (trx) => {
+      const report: ScanReport = await this.deps.db.transaction(async (trx) => {
         const locked = await trx.raw<{ rows: { ok: boolean }[] }>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as ok', [`watchers:${chain}:${network}`]);
         if (!locked.rows[0]!.ok) return { ran: false, transfers: 0, behind: false };
         const cursor = await trx('watchers_cursors').where({ chain, network }).first();
@@ -160,11 +168,13 @@ export class ChainScanner {
         if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
         return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
       });
+      if (report.ran && report.head !== undefined) this.scanFailures.succeeded(`${chain}:${network}`, { component: 'watcher', chain, network });
+      return report;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const failures = await this.recordFailure(chain, network, message);
       this.deps.watchersMetrics.scanFailures.inc({ ...labels, kind: error instanceof ProviderError ? error.failure : 'internal' });
-      log.warn({ err: error, consecutive_failures: failures }, 'scan failed; the same blocks are scanned again after a backoff');
+      this.scanFailures.failed(`${chain}:${network}`, error, { component: 'watcher', chain, network, consecutive_failures: failures });
       return { ran: true, transfers: 0, behind: false, error: message };
     }
   }
@@ -192,12 +202,13 @@ export class ChainScanner {
     } catch (error) {
       const kind = error instanceof ProviderError ? error.failure : 'internal';
       this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind });
-      log.warn({ err: error }, 'mempool probe failed; blocks are scanned regardless, the mempool is asked again next pass');
+      this.mempoolFailures.failed(`${chain}:${network}`, error, { component: 'watcher', chain, network });
       // The rotation moves on all the same: one address the provider chokes on never starves the others.
       if (window) await this.deps.db('watchers_cursors').where({ chain, network }).update({ mempool_offset: window.nextOffset }).catch(() => undefined);
       return { probed: 0, transfers: 0, dropped, error: error instanceof Error ? error.message : String(error) };
     }
     try {
+      this.mempoolFailures.succeeded(`${chain}:${network}`, { component: 'watcher', chain, network });
       const transfers = await this.deps.db.transaction(async (trx) => {
         // Waits for a block pass of this network instead of racing it over the same transfers.
         await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`watchers:${chain}:${network}`]);
