@@ -1,7 +1,7 @@
 /**
  * `pnpm build`: compiles each app's entry point (apps/<app>/src/main.ts) once, to
  * apps/<app>/dist/main.js, so production runs plain JavaScript on Node instead of compiling
- * TypeScript through tsx at every start (docs/adr/0005-compiled-production-build.md).
+ * TypeScript through tsx at every start (docs/adr/0006-compiled-production-build.md).
  *
  * What is bundled and what is not:
  * - The workspace's own packages (@gw/*, TypeScript sources) are bundled into each app's file.

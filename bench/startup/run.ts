@@ -1,6 +1,6 @@
 /**
  * Start-up time and memory of the gateway process: from source through tsx (ADR 0001) against
- * the compiled bundle on plain Node (ADR 0005). Each run spawns `apps/<app>` against one migrated
+ * the compiled bundle on plain Node (ADR 0006). Each run spawns `apps/<app>` against one migrated
  * database, waits for the start-up line and reads the process's memory from /proc (VmRSS now,
  * VmHWM the peak so far), then sends SIGTERM. Runs alternate between the two forms.
  *
