@@ -1,6 +1,7 @@
 import { asFunction, asValue } from 'awilix';
 import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
 import { m0001OAuth } from '../migrations/0001_oauth.js';
+import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
 import { oauthCommands } from './cli.js';
 import { OAuthConfigSchema, type OAuthConfig } from './config.js';
 import { oauthErrors } from './errors.js';
@@ -39,7 +40,7 @@ export const oauthPlugin = definePlugin({
   dependsOn: ['tenancy'],
   config: OAuthConfigSchema,
   errors: [oauthErrors],
-  migrations: [m0001OAuth],
+  migrations: [m0001OAuth, m0002DocumentFailures],
   register: ({ config, kernelConfig, logger }) => {
     if (kernelConfig.env === 'production' && (config.clientDocuments.allowPrivateAddresses || config.clientDocuments.extraCaPem)) {
       throw new Error('plugins.oauth.clientDocuments.allowPrivateAddresses and extraCaPem are for tests; they are refused when env is production');

@@ -114,9 +114,12 @@ export class SignInService {
     if (typeof challengeId !== 'string' || !isUlid(challengeId)) return { problem: 'invalid' };
     const code = typeof rawCode === 'string' ? rawCode.replace(/\s+/g, '') : '';
     return this.deps.db.transaction(async (trx) => {
-      const row = await trx<EmailChallengeRow>('oauth_email_challenges').where({ id: challengeId, session_id: session.row.id }).forUpdate().first();
+      const row = (await trx<EmailChallengeRow>('oauth_email_challenges')
+        .where({ id: challengeId, session_id: session.row.id })
+        .forUpdate()
+        .first('*', trx.raw('expires_at <= now() as expired'))) as (EmailChallengeRow & { expired: boolean }) | undefined;
       if (!row || row.consumed_at) return { problem: 'invalid' as const };
-      if (new Date(row.expires_at).getTime() <= Date.now()) return { problem: 'expired' as const };
+      if (row.expired) return { problem: 'expired' as const };
       if (row.attempts >= this.deps.oauthConfig.emailCode.maxAttempts) return { problem: 'exhausted' as const };
       const expected = Buffer.from(row.code_hash, 'hex');
       const given = Buffer.from(hashToken(`${row.id}:${code}`), 'hex');
