@@ -45,6 +45,10 @@ export const oauthPlugin = definePlugin({
     if (kernelConfig.env === 'production' && (config.clientDocuments.allowPrivateAddresses || config.clientDocuments.extraCaPem)) {
       throw new Error('plugins.oauth.clientDocuments.allowPrivateAddresses and extraCaPem are for tests; they are refused when env is production');
     }
+    if (config.emailCode.sendsPerHourPerAddress <= config.emailCode.sendsPerHour) {
+      // Otherwise one requester could use up an address's codes for everyone (issue 24 item 4).
+      throw new Error('plugins.oauth.emailCode.sendsPerHourPerAddress must be larger than emailCode.sendsPerHour');
+    }
     const urls = new OAuthUrls(kernelConfig, config.mcpUrl);
     return {
       oauthConfig: asValue(config),
