@@ -6,6 +6,7 @@ import { oauthCommands } from './cli.js';
 import { OAuthConfigSchema, type OAuthConfig } from './config.js';
 import { oauthErrors } from './errors.js';
 import { oauthJobs } from './jobs.js';
+import { oauthErrorFormat } from './oauth-result.js';
 import { oauthRoutes } from './routes.js';
 import { AuthorizationService } from './services/authorization-service.js';
 import { ClientDocumentFetcher } from './services/client-document-fetcher.js';
@@ -64,6 +65,7 @@ export const oauthPlugin = definePlugin({
     };
   },
   routes: oauthRoutes,
+  errorFormats: [oauthErrorFormat],
   jobs: oauthJobs,
   cli: oauthCommands,
   start: async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
