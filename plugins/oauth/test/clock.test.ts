@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { CERT_PEM, DocumentServer, MailSink, WebClient, authorizeInBrowser, hiddenFields, inviteUser, startOAuthKernel } from './helpers.js';
 
 // Issue 24 item 4: one clock, the database's, for every expiry decision. The gateway runs in this
@@ -25,14 +26,23 @@ test.after.always(async () => {
 const REDIRECT = 'http://127.0.0.1:41234/callback';
 const TWO_HOURS = 2 * 3600 * 1000;
 
-/** Runs `work` with this process's clock moved by `offsetMs`. */
+/** Runs `work` with this process's clock (`Date.now()` and `new Date()`) moved by `offsetMs`. */
 async function skewed<T>(offsetMs: number, work: () => Promise<T>): Promise<T> {
-  const real = Date.now;
-  Date.now = () => real() + offsetMs;
+  const RealDate = Date;
+  class SkewedDate extends RealDate {
+    constructor(...args: ConstructorParameters<DateConstructor> | []) {
+      if (args.length === 0) super(RealDate.now() + offsetMs);
+      else super(...(args as ConstructorParameters<DateConstructor>));
+    }
+    static override now(): number {
+      return RealDate.now() + offsetMs;
+    }
+  }
+  globalThis.Date = SkewedDate as DateConstructor;
   try {
     return await work();
   } finally {
-    Date.now = real;
+    globalThis.Date = RealDate;
   }
 }
 
@@ -122,4 +132,14 @@ test.serial('client metadata documents: freshness is decided by the database clo
   await db('oauth_clients').where({ client_id: clientId }).update({ document_expires_at: db.raw(`now() - interval '1 second'`) });
   t.is(await skewed(-TWO_HOURS, page), 200);
   t.is(fetches(), 2);
+});
+
+test.serial('personal access tokens (tenancy, the other MCP credential): the database clock decides', async (t) => {
+  const { db, tenancyOperators, tenancyPats } = gw.kernel.cradle;
+  const operator = await tenancyOperators.create(`op-clock-${randomBytes(3).toString('hex')}`, CLI_ACTOR);
+  const pat = await tenancyPats.create({ scopes: ['projects:read'], operator: operator.id }, CLI_ACTOR);
+  await db('tenancy_personal_access_tokens').where({ id: pat.id }).update({ expires_at: db.raw(`now() + interval '1 hour'`) });
+  t.truthy(await skewed(+TWO_HOURS, () => tenancyPats.verify(pat.token)), 'live by the database, expired by the process clock');
+  await db('tenancy_personal_access_tokens').where({ id: pat.id }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
+  t.is(await skewed(-TWO_HOURS, () => tenancyPats.verify(pat.token)), undefined, 'expired by the database, live by the process clock');
 });
