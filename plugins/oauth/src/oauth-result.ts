@@ -3,7 +3,7 @@ import { errorPage } from './pages.js';
 import { oauthErrors } from './errors.js';
 
 /** An OAuth protocol error: an RFC 6749 `error` code (catalogued in errors.ts) and a description. */
-export type OAuthErrorCode = (keyof typeof oauthErrors & string) | 'rate_limit_exceeded' | 'server_error' | 'temporarily_unavailable';
+export type OAuthErrorCode = (keyof typeof oauthErrors & string) | 'rate_limit_exceeded';
 
 export interface OAuthFailure {
   readonly error: OAuthErrorCode;
