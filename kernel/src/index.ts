@@ -5,6 +5,7 @@ export * from './coalesce.js';
 export * from './failure-log.js';
 export * from './batcher.js';
 export * from './trim-trailing.js';
+export * from './group-by.js';
 export * from './chain.js';
 export * from './chain-registry.js';
 export * from './watch/index.js';
