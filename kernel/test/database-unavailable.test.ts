@@ -64,7 +64,7 @@ test('a connection the server terminates (a restart\'s fast shutdown) is unavail
   }
 });
 
-test('errors of the request or of the code stay what they were (a bad statement, a division by zero: 500)', async (t) => {
+test('errors of the request or of the code stay what they were (a bad statement, a division by zero, an outbound call refused: 500)', async (t) => {
   const knex = createKnex(database.url, 1);
   t.teardown(() => knex.destroy());
   const syntax = await rejection(() => knex.raw('selec 1'));
@@ -74,5 +74,10 @@ test('errors of the request or of the code stay what they were (a bad statement,
   t.false(isDatabaseUnavailable(division));
   t.is(toAppError(division).status, 500);
   t.false(isDatabaseUnavailable(new Error('something else')));
+  // An outbound HTTP call that found nothing listening is not the database.
+  const fetchFailed = await rejection(async () => fetch(`http://127.0.0.1:${await freePort()}/`));
+  t.is(((fetchFailed as Error).cause as { code?: string }).code, 'ECONNREFUSED');
+  t.false(isDatabaseUnavailable(fetchFailed));
+  t.is(toAppError(fetchFailed).status, 500);
   t.false(isDatabaseUnavailable(undefined));
 });

@@ -11,8 +11,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || SQLSTATES.has(code) || code.startsWith('08'))) return true;
     if (name === 'KnexTimeoutError') return true;
     if (typeof message === 'string' && MESSAGES.some((m) => message.includes(m))) return true;
-    // Objection wraps the driver's error as `nativeError`; others chain it as `cause`.
-    seen = (seen as { nativeError?: unknown }).nativeError ?? (seen as { cause?: unknown }).cause;
+    // Objection wraps the driver's error as `nativeError`. A `cause` is not followed: an outbound
+    // HTTP call's failure (fetch's TypeError with the socket error as its cause) is not the database.
+    seen = (seen as { nativeError?: unknown }).nativeError;
   }
   return false;
 }
