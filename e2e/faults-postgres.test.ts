@@ -183,11 +183,11 @@ function createLoad(gatewayUrl: string, project: TestProject): { outcome: Outcom
 }
 
 test.serial('PostgreSQL restarted during invoice creation and webhook delivery: 503 with Retry-After while it is down, recovery without a restart, no create half-done, no event lost', async (t) => {
-  const receiver = await countingReceiver(t, 150);
+  const receiver = await countingReceiver(t, 300);
   const { project, eventIds } = await setUp(receiver.url, EVENTS);
 
   const gateway: AppProcess = startApp('gateway', appEnv());
-  const worker: AppProcess = startApp('worker', appEnv({ GW__plugins__webhooks__batchSize: '20' }));
+  const worker: AppProcess = startApp('worker', appEnv({ GW__plugins__webhooks__batchSize: '10' }));
   t.teardown(() => {
     for (const p of [gateway, worker]) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   });
