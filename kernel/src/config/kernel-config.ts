@@ -68,7 +68,7 @@ export const KernelConfigSchema = Type.Object(
           minimum: 1,
           maximum: 3600,
           default: 60,
-          description: 'How often pg-boss looks for jobs whose worker died (expired active jobs are retried).',
+          description: 'How often pg-boss looks for jobs whose worker died (expired active jobs, or those whose heartbeat stopped, are retried) and refreshes its queue cache.',
         }),
       },
       { additionalProperties: false, default: {} },

@@ -61,7 +61,9 @@ const BLOCKS_PER_PASS = 200;
  * 2. Blocks from the cursor up to the head are scanned, their hashes stored, their transfers
  *    matched.
  * 3. Confirmations are counted against the head.
- * Provider failures roll the pass back and are counted; the next pass is put off with backoff.
+ * Provider failures roll the pass back and are counted; the next pass is put off with backoff. A
+ * provider whose tip is below the cursor, or that lacks a block it served before, is behind (or
+ * lying): a failure too, never a reorg, so a lie undoes no payment and moves no count backwards.
  *
  * Then, after that transaction committed, the mempool step (chains whose providers show one): unmined
  * transfers older than `mempoolTimeoutSeconds` are dropped (their invoices go back to pending), and
@@ -120,8 +122,13 @@ export class ChainScanner {
           await trx('watchers_cursors').insert({ chain, network, height, head_height: head.height, finalized_height: head.finalized ?? null });
         } else {
           height = Number(cursor.height);
+          // A tip below what this network was scanned to is a provider behind (a lagging node
+          // behind a balancer) or lying, not a chain that shrank: a reorg replaces blocks, and a
+          // shorter branch that wins grows past the cursor, where its different hash is found.
+          // Using it would count confirmations backwards; the pass fails and backs off instead.
+          if (head.height < height) throw new ProviderError('malformed', '', `provider tip ${head.height} is below the scanned height ${height}: the provider is behind`);
           const stored = await this.storedHash(trx, chain, network, height);
-          if (stored !== undefined && stored !== (await target.watcher.blockHash(height))) {
+          if (stored !== undefined && stored !== (await this.providerHash(target, height))) {
             reorgedTo = await this.rewind(trx, target, height, log);
             height = reorgedTo;
           }
@@ -283,13 +290,24 @@ export class ChainScanner {
     let ancestor = from;
     while (ancestor > floor) {
       const stored = await this.storedHash(trx, chain, target.network, ancestor);
-      if (stored === undefined || stored === (await target.watcher.blockHash(ancestor))) break;
+      if (stored === undefined || stored === (await this.providerHash(target, ancestor))) break;
       ancestor--;
     }
     const undone = await this.deps.watchersRewinder.rewind(trx, chain, target.network, ancestor);
     this.deps.watchersMetrics.reorgs.inc({ chain, network: target.network });
     log.warn({ ancestor, depth: from - ancestor + 1, ...undone }, 'chain reorganisation: blocks above the common ancestor undone');
     return ancestor;
+  }
+
+  /**
+   * The provider's hash at `height`, a stored height at or below its tip. A provider without the
+   * block is behind or lying, never a reorg (a reorg replaces a block, it does not remove it): the
+   * pass fails rather than undo payments for a block that only seemed to vanish.
+   */
+  private async providerHash(target: ScanTarget, height: number): Promise<string> {
+    const hash = await target.watcher.blockHash(height);
+    if (hash === null) throw new ProviderError('malformed', '', `provider does not have block ${height}, which was scanned before: the provider is behind`);
+    return hash;
   }
 
   private async storedHash(trx: Knex.Transaction, chain: string, network: string, height: number): Promise<string | undefined> {
