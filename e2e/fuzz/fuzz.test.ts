@@ -1,0 +1,31 @@
+/**
+ * The bounded fuzz run of CI (issue 24): a fixed number of cases with a fixed seed against every
+ * REST route of the OpenAPI document, the sandbox, the OAuth endpoints and the MCP endpoint. No
+ * case may get a 5xx, an undocumented answer, another project's data, or write rows when refused.
+ * The long run is `scripts/fuzz.ts --cases N --seed S` (figures in docs/reliability.md).
+ */
+import test from 'ava';
+import { fuzz } from './runner.js';
+import { startFuzzWorld, type FuzzWorld } from './world.js';
+
+const SEED = 24;
+const CASES = Number(process.env['GW_FUZZ_CASES'] ?? 300);
+
+let world: FuzzWorld;
+test.before(async () => {
+  world = await startFuzzWorld();
+});
+test.after.always(async () => {
+  await world?.close();
+});
+
+test('fuzzed requests (fixed seed) never get a 5xx, always get their documented answer, never reach another project, and write nothing when refused', async (t) => {
+  const report = await fuzz(world, { seed: SEED, cases: CASES });
+  t.is(report.tried, CASES);
+  // Every kind of endpoint was reached.
+  const kinds = Object.keys(report.byKind);
+  t.true(kinds.some((k) => k.startsWith('oauth ')));
+  t.true(kinds.includes('mcp'));
+  t.true(kinds.some((k) => k.includes('/sandbox/')));
+  t.deepEqual(report.failures.map((f) => `#${f.index} ${f.case}\n  - ${f.problems.join('\n  - ')}`), []);
+});
