@@ -155,7 +155,7 @@ function queryFor(op: Operation, resolve: (s: JsonSchema) => JsonSchema): fc.Arb
     );
   }
   const stringify = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-  const valid = fc.tuple(...op.queryParams.map((p) => fc.option(validValue(p.schema, resolve), { nil: undefined, freq: p.required ? 0 : 2 }))).map((values) =>
+  const valid = fc.tuple(...op.queryParams.map((p) => (p.required ? validValue(p.schema, resolve) : fc.option(validValue(p.schema, resolve), { nil: undefined, freq: 2 })))).map((values) =>
     values.flatMap((v, i) => (v === undefined ? [] : [[op.queryParams[i]!.name, stringify(v)] as const])),
   );
   const oneInvalid = fc.tuple(valid, fc.nat({ max: op.queryParams.length - 1 }).chain((i) => fc.tuple(fc.constant(op.queryParams[i]!.name), invalidValue(op.queryParams[i]!.schema, resolve)))).map(([entries, [name, bad]]) => [...entries.filter(([k]) => k !== name), [name, stringify(bad)] as const]);
@@ -561,7 +561,8 @@ async function runMcp(world: FuzzWorld, c: McpCase): Promise<string[]> {
   if (sent.status !== 202 && sent.body === undefined) problems.push(`status ${sent.status} without a body`);
   if (sent.body !== undefined && typeof sent.body !== 'string') {
     if (Array.isArray(sent.body) && sent.body.length === 0) problems.push('an empty batch answer');
-    problems.push(...responses.flatMap((r) => jsonRpcResponseProblems(r)));
+    const shape = responses.flatMap((r) => jsonRpcResponseProblems(r));
+    if (shape.length > 0) problems.push(`status ${sent.status}: not a JSON-RPC answer (${shape.join('; ')}): ${sent.text.slice(0, 200)}`);
   } else if (typeof sent.body === 'string') {
     problems.push(`status ${sent.status}: not JSON: ${sent.text.slice(0, 200)}`);
   }

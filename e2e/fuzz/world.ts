@@ -59,6 +59,10 @@ export const REFUSAL_WRITES: Readonly<Record<string, string>> = {
   // Rate limits count attempts, refused ones included (spec 8: a limit bounds what a caller may
   // try, so a caller sending bad requests is limited too); the counters live in PostgreSQL.
   'public.kernel_rate_limit_counters': 'rate-limit counters count refused attempts too',
+  // A signed write claims its signature once authentication passes, before validation and the
+  // handler (docs/decisions.md "Signed writes are single-use"): a replay of a refused write is
+  // refused as a replay too.
+  'public.tenancy_request_signatures': 'signed writes are single-use, refused ones included',
 };
 
 export async function startFuzzWorld(): Promise<FuzzWorld> {
@@ -77,12 +81,15 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
       'plugins.sandbox.clockAdvanceRateLimitPerMinute': 1_000_000,
       'plugins.invoices.createRateLimitPerMinute': 1_000_000,
       'plugins.webhooks.resendRateLimitPerMinute': 100_000,
-      'plugins.mcp.toolCallsPerMinute': 1_000_000,
+      'plugins.mcp.toolCallsPerMinute': 100_000,
       'plugins.oauth.registrationsPerHourPerIp': 100_000,
       'plugins.oauth.authorizePerMinutePerIp': 100_000,
       'plugins.oauth.smtp.url': mail.url,
       'plugins.oauth.smtp.from': 'Gateway <gw@example.test>',
     },
+  }).catch(async (error: unknown) => {
+    await mail.close();
+    throw error;
   });
   try {
     const a = await side(gw, 'a', 0);
@@ -101,7 +108,7 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     if (registered.status !== 201) throw new Error(`OAuth registration answered ${registered.status}: ${await registered.text()}`);
     const oauthClientId = ((await registered.json()) as { client_id: string }).client_id;
     const document = await (await fetch(`${gw.url}/api/v1/openapi.json`)).json();
-    const foreignIds = new Set([b.operatorId, b.sandbox.projectId, b.testnet.projectId, ...b.sandboxInvoices, ...b.testnetInvoices, ...b.sandboxEvents, ...b.testnetEvents]);
+    const foreignIds = new Set<string>([b.operatorId, b.sandbox.projectId, b.testnet.projectId, ...b.sandboxInvoices, ...b.testnetInvoices, ...b.sandboxEvents, ...b.testnetEvents].filter((id) => typeof id === 'string' && id.length > 0));
     const tables = ((await gw.kernel.cradle.db.raw(`select table_schema || '.' || table_name as name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema') order by 1`)).rows as { name: string }[]).map((r) => r.name);
     return {
       gw,
@@ -154,9 +161,11 @@ async function side(gw: TestKernel, label: string, evmAccount: number): Promise<
   }
   const events = async (creds: Credentials, prefix: string) => {
     const listed = await signedFetch(gw.url, `/api/v1${prefix}/webhooks/events?limit=20`, creds);
-    return ((listed.body?.items ?? []) as { event_id: string }[]).map((e) => e.event_id);
+    return ((listed.body?.items ?? []) as { id: string }[]).map((e) => e.id);
   };
-  return { operatorId, sandbox, testnet, sandboxInvoices, testnetInvoices, sandboxEvents: await events(sandbox, '/sandbox'), testnetEvents: await events(testnet, '') };
+  const sandboxEvents = await events(sandbox, '/sandbox');
+  if (sandboxEvents.length === 0) throw new Error('no webhook events in the sandbox project');
+  return { operatorId, sandbox, testnet, sandboxInvoices, testnetInvoices, sandboxEvents, testnetEvents: await events(testnet, '') };
 }
 
 async function listTools(url: string, pat: string): Promise<McpTool[]> {
