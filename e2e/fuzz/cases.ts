@@ -382,6 +382,11 @@ async function send(url: string, method: string, headers: Headers, bytes: Buffer
   return { status: response.status, headers: response.headers, text, body };
 }
 
+/** encodeURIComponent that takes any string: a lone surrogate goes out as U+FFFD's UTF-8 bytes. */
+function percentEncode(text: string): string {
+  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+}
+
 function pickId(pool: readonly string[], pick: number): string {
   return pool.length === 0 ? '01ARZ3NDEKTSV4RRFFQ69G5FAV' : pool[pick % pool.length]!;
 }
@@ -426,9 +431,9 @@ async function runRest(world: FuzzWorld, c: RestCase): Promise<string[]> {
   for (const [name, choice] of Object.entries(c.pathValues)) {
     const resolved = pathValue(world, c, name, choice);
     foreign ||= resolved.foreign;
-    pathname = pathname.replace(`{${name}}`, encodeURIComponent(resolved.value));
+    pathname = pathname.replace(`{${name}}`, percentEncode(resolved.value));
   }
-  const query = [...c.query.entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), ...(c.query.raw ? [c.query.raw] : [])].join('&');
+  const query = [...c.query.entries.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`), ...(c.query.raw ? [c.query.raw] : [])].join('&');
   const url = new URL(`${world.gw.url}${pathname}${query ? `?${query}` : ''}`);
   const creds = credentialsOf(world, c);
   const bytes = bodyBytes(c.body);
