@@ -413,18 +413,25 @@ function credentialsOf(world: FuzzWorld, c: RestCase): Credentials {
   return c.caller === 'sandbox' ? world.a.sandbox : world.a.testnet;
 }
 
-/** Sends a case and returns the properties it broke (empty when none). */
-export async function runCase(world: FuzzWorld, c: FuzzCase): Promise<string[]> {
-  if (c.kind === 'rest') return runRest(world, c);
-  if (c.kind === 'oauth') return runOAuth(world, c);
-  return runMcp(world, c);
+export interface CaseOutcome {
+  /** The broken properties; empty when none. */
+  readonly problems: string[];
+  /** HTTP status of every request sent (a replay sends two). */
+  readonly statuses: number[];
+}
+
+/** Sends a case and returns the properties it broke and the statuses it got. */
+export async function runCase(world: FuzzWorld, c: FuzzCase): Promise<CaseOutcome> {
+  const statuses: number[] = [];
+  const problems = c.kind === 'rest' ? await runRest(world, c, statuses) : c.kind === 'oauth' ? await runOAuth(world, c, statuses) : await runMcp(world, c, statuses);
+  return { problems, statuses };
 }
 
 function foreignLeaks(world: FuzzWorld, sent: Sent, request: string): string[] {
   return [...world.foreignIds].filter((id) => sent.text.includes(id) && !request.includes(id));
 }
 
-async function runRest(world: FuzzWorld, c: RestCase): Promise<string[]> {
+async function runRest(world: FuzzWorld, c: RestCase, statuses: number[]): Promise<string[]> {
   const problems: string[] = [];
   let foreign = false;
   let pathname = c.path;
@@ -459,6 +466,7 @@ async function runRest(world: FuzzWorld, c: RestCase): Promise<string[]> {
     const before = await rowCounts(world);
     const sent = await send(url.toString(), c.method, headers, bytes);
     const after = await rowCounts(world);
+    statuses.push(sent.status);
     const label = sends > 1 ? `(send ${i + 1}) ` : '';
     if (sent.status >= 500) problems.push(`${label}status ${sent.status}: ${sent.text.slice(0, 300)}`);
     const koaPath = c.path.replace(/\{([^}]+)\}/g, ':$1');
@@ -503,7 +511,7 @@ function isKernelEnvelope(body: unknown): boolean {
   return !!body && typeof body === 'object' && typeof (body as Record<string, unknown>)['error_code'] === 'string' && typeof (body as Record<string, unknown>)['request_id'] === 'string' && !('error' in (body as object));
 }
 
-async function runOAuth(world: FuzzWorld, c: OAuthCase): Promise<string[]> {
+async function runOAuth(world: FuzzWorld, c: OAuthCase, statuses: number[]): Promise<string[]> {
   const problems: string[] = [];
   const { method, path } = OAUTH_PATHS[c.endpoint];
   const url = `${world.gw.url}${path}${c.query ? `?${c.query}` : ''}`;
@@ -514,6 +522,7 @@ async function runOAuth(world: FuzzWorld, c: OAuthCase): Promise<string[]> {
   const before = await rowCounts(world);
   const sent = await send(url, method, headers, bytes);
   const after = await rowCounts(world);
+  statuses.push(sent.status);
   if (sent.status >= 500) problems.push(`status ${sent.status}: ${sent.text.slice(0, 300)}`);
   if ((c.endpoint === 'register' || c.endpoint === 'token') && sent.status >= 400 && sent.status < 500) {
     // Errors the kernel answers before the OAuth handler runs (413 body too large, 415 media
@@ -548,7 +557,7 @@ function jsonRpcResponseProblems(value: unknown): string[] {
   return out;
 }
 
-async function runMcp(world: FuzzWorld, c: McpCase): Promise<string[]> {
+async function runMcp(world: FuzzWorld, c: McpCase, statuses: number[]): Promise<string[]> {
   const problems: string[] = [];
   const headers = new Headers();
   if (c.token === 'pat') headers.set('Authorization', `Bearer ${world.pat}`);
@@ -561,6 +570,7 @@ async function runMcp(world: FuzzWorld, c: McpCase): Promise<string[]> {
   const before = await rowCounts(world);
   const sent = await send(`${world.gw.url}${MCP_PATH}`, 'POST', headers, bytes);
   const after = await rowCounts(world);
+  statuses.push(sent.status);
   if (sent.status >= 500) problems.push(`status ${sent.status}: ${sent.text.slice(0, 300)}`);
   const responses = sent.body === undefined ? [] : Array.isArray(sent.body) ? sent.body : [sent.body];
   if (sent.status !== 202 && sent.body === undefined) problems.push(`status ${sent.status} without a body`);

@@ -22,10 +22,15 @@ test.after.always(async () => {
 test('fuzzed requests (fixed seed) never get a 5xx, always get their documented answer, never reach another project, and write nothing when refused', async (t) => {
   const report = await fuzz(world, { seed: SEED, cases: CASES });
   t.is(report.tried, CASES);
-  // Every kind of endpoint was reached.
-  const kinds = Object.keys(report.byKind);
-  t.true(kinds.some((k) => k.startsWith('oauth ')));
-  t.true(kinds.includes('mcp'));
-  t.true(kinds.some((k) => k.includes('/sandbox/')));
+  t.log(`seed ${report.seed}: ${report.tried} cases, ${report.requests} requests; ${JSON.stringify(report.byStatus)}`);
+  // Every kind of endpoint was reached, and valid cases got through to the handlers.
+  const targets = Object.keys(report.byTarget);
+  t.true(targets.some((k) => k.startsWith('oauth ')));
+  t.true(targets.includes('mcp'));
+  t.true(targets.some((k) => k.includes('/sandbox/')));
+  for (const kind of ['rest', 'oauth', 'mcp']) {
+    t.true((report.byStatus[`${kind} 2xx`] ?? 0) > 0, `no ${kind} request succeeded`);
+    t.true((report.byStatus[`${kind} 4xx`] ?? 0) > 0, `no ${kind} request was refused`);
+  }
   t.deepEqual(report.failures.map((f) => `#${f.index} ${f.case}\n  - ${f.problems.join('\n  - ')}`), []);
 });

@@ -15,27 +15,44 @@ export interface FuzzFailure {
 export interface FuzzReport {
   readonly seed: number;
   readonly tried: number;
-  readonly byKind: Record<string, number>;
+  /** Requests sent (a replay case sends two). */
+  readonly requests: number;
+  /** Cases by target: `METHOD /path` of the document, `oauth <endpoint>`, `mcp`. */
+  readonly byTarget: Record<string, number>;
+  /** Requests by status class and target kind, e.g. `rest 2xx`, `mcp 4xx`. */
+  readonly byStatus: Record<string, number>;
   readonly failures: readonly FuzzFailure[];
 }
 
-export async function fuzz(world: FuzzWorld, options: { seed: number; cases: number; onCase?: (index: number, c: FuzzCase, problems: readonly string[]) => void }): Promise<FuzzReport> {
+export function targetOf(c: FuzzCase): string {
+  return c.kind === 'rest' ? `${c.method} ${c.path}` : c.kind === 'oauth' ? `oauth ${c.endpoint}` : 'mcp';
+}
+
+export async function fuzz(world: FuzzWorld, options: { seed: number; cases: number; onCase?: (index: number, c: FuzzCase, problems: readonly string[], statuses: readonly number[]) => void }): Promise<FuzzReport> {
   const cases = fc.sample(caseArbitrary(world), { seed: options.seed, numRuns: options.cases });
   const failures: FuzzFailure[] = [];
-  const byKind: Record<string, number> = {};
+  const byTarget: Record<string, number> = {};
+  const byStatus: Record<string, number> = {};
+  let requests = 0;
   let index = 0;
   for (const c of cases) {
-    const key = c.kind === 'rest' ? `${c.method} ${c.path}` : c.kind === 'oauth' ? `oauth ${c.endpoint}` : 'mcp';
-    byKind[key] = (byKind[key] ?? 0) + 1;
+    const target = targetOf(c);
+    byTarget[target] = (byTarget[target] ?? 0) + 1;
     let problems: string[];
+    let statuses: number[] = [];
     try {
-      problems = await runCase(world, c);
+      ({ problems, statuses } = await runCase(world, c));
     } catch (error) {
       problems = [`the case threw: ${(error as Error).stack ?? String(error)}`];
     }
+    for (const status of statuses) {
+      const key = `${c.kind} ${Math.floor(status / 100)}xx`;
+      byStatus[key] = (byStatus[key] ?? 0) + 1;
+    }
+    requests += statuses.length;
     if (problems.length > 0) failures.push({ index, case: describeCase(c), problems });
-    options.onCase?.(index, c, problems);
+    options.onCase?.(index, c, problems, statuses);
     index += 1;
   }
-  return { seed: options.seed, tried: cases.length, byKind, failures };
+  return { seed: options.seed, tried: cases.length, requests, byTarget, byStatus, failures };
 }
