@@ -506,7 +506,7 @@ const OAUTH_PATHS: Record<OAuthCase['endpoint'], { method: string; path: string 
 };
 
 /** RFC 6749 section 5.2: `error` (a code) and optionally `error_description`, `error_uri`. */
-function oauthErrorShape(body: unknown): string | undefined {
+export function oauthErrorShape(body: unknown): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'not a JSON object';
   const b = body as Record<string, unknown>;
   if (typeof b['error'] !== 'string' || !/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/.test(b['error'])) return `error is ${JSON.stringify(b['error'])}`;
@@ -551,7 +551,7 @@ async function runOAuth(world: FuzzWorld, c: OAuthCase, statuses: number[]): Pro
 }
 
 /** Problems of a JSON-RPC 2.0 response object. */
-function jsonRpcResponseProblems(value: unknown): string[] {
+export function jsonRpcResponseProblems(value: unknown): string[] {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return ['a response is not an object'];
   const r = value as Record<string, unknown>;
   const out: string[] = [];
@@ -590,11 +590,12 @@ async function runMcp(world: FuzzWorld, c: McpCase, statuses: number[]): Promise
     problems.push(`status ${sent.status}: not JSON: ${sent.text.slice(0, 200)}`);
   }
   let wrote = false;
+  const foreignCalls = foreignToolCallIds(world, c);
   for (const r of responses as Record<string, any>[]) {
     const result = r?.['result'];
     const success = result !== undefined && result?.isError !== true;
     if (success) wrote = true;
-    if (success && [...world.foreignIds].some((id) => request.includes(id)) && isToolCallWithForeignId(world, c)) problems.push(`cross-project: a tool call with another project's id succeeded: ${JSON.stringify(result).slice(0, 200)}`);
+    if (success && foreignCalls.has(r['id'])) problems.push(`cross-project: a tool call with another project's id succeeded: ${JSON.stringify(result).slice(0, 200)}`);
   }
   if (sent.status < 300) {
     const leaks = foreignLeaks(world, sent, request);
@@ -610,13 +611,17 @@ async function runMcp(world: FuzzWorld, c: McpCase, statuses: number[]): Promise
   return problems;
 }
 
-function isToolCallWithForeignId(world: FuzzWorld, c: McpCase): boolean {
-  if (c.body.mode !== 'json') return false;
-  const messages = Array.isArray(c.body.value) ? c.body.value : [c.body.value];
-  return messages.some((m) => {
-    const args = (m as { method?: unknown; params?: { arguments?: unknown } } | null)?.method === 'tools/call' ? (m as { params?: { arguments?: unknown } }).params?.arguments : undefined;
-    return args !== undefined && [...world.foreignIds].some((id) => JSON.stringify(args).includes(id));
-  });
+/** JSON-RPC ids of the case's tool calls whose arguments name a resource of B. */
+function foreignToolCallIds(world: FuzzWorld, c: McpCase): Set<unknown> {
+  const out = new Set<unknown>();
+  if (c.body.mode !== 'json') return out;
+  for (const m of Array.isArray(c.body.value) ? c.body.value : [c.body.value]) {
+    const message = m as { method?: unknown; id?: unknown; params?: { arguments?: unknown } } | null;
+    if (message?.method !== 'tools/call') continue;
+    const args = JSON.stringify(message.params?.arguments ?? null);
+    if ([...world.foreignIds].some((id) => args.includes(id))) out.add(message.id);
+  }
+  return out;
 }
 
 /** A one-line description of a case for reports (long strings shortened). */

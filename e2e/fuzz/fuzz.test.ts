@@ -5,11 +5,13 @@
  * The long run is `scripts/fuzz.ts --cases N --seed S` (figures in docs/reliability.md).
  */
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { jsonRpcResponseProblems, oauthErrorShape } from './cases.js';
 import { fuzz } from './runner.js';
-import { startFuzzWorld, type FuzzWorld } from './world.js';
+import { countChanges, rowCounts, startFuzzWorld, type FuzzWorld } from './world.js';
 
 const SEED = 24;
-const CASES = Number(process.env['GW_FUZZ_CASES'] ?? 300);
+const CASES = Number(process.env['GW_FUZZ_CASES'] ?? 600);
 
 let world: FuzzWorld;
 test.before(async () => {
@@ -19,7 +21,7 @@ test.after.always(async () => {
   await world?.close();
 });
 
-test('fuzzed requests (fixed seed) never get a 5xx, always get their documented answer, never reach another project, and write nothing when refused', async (t) => {
+test.serial('fuzzed requests (fixed seed) never get a 5xx, always get their documented answer, never reach another project, and write nothing when refused', async (t) => {
   const report = await fuzz(world, { seed: SEED, cases: CASES });
   t.is(report.tried, CASES);
   t.log(`seed ${report.seed}: ${report.tried} cases, ${report.requests} requests; ${JSON.stringify(report.byStatus)}`);
@@ -33,4 +35,17 @@ test('fuzzed requests (fixed seed) never get a 5xx, always get their documented 
     t.true((report.byStatus[`${kind} 4xx`] ?? 0) > 0, `no ${kind} request was refused`);
   }
   t.deepEqual(report.failures.map((f) => `#${f.index} ${f.case}\n  - ${f.problems.join('\n  - ')}`), []);
+});
+
+test.serial('the checks can fail: a REST envelope is no JSON-RPC answer, the kernel envelope no RFC 6749 error, a written row is seen', async (t) => {
+  t.not(jsonRpcResponseProblems({ error_code: 'validation_error', message: 'x', request_id: 'r' }).length, 0);
+  t.deepEqual(jsonRpcResponseProblems({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'x' } }), []);
+  t.not(oauthErrorShape({ error_code: 'unsupported_media_type', message: 'x', request_id: 'r' }), undefined);
+  t.is(oauthErrorShape({ error: 'invalid_request', error_description: 'x' }), undefined);
+  t.deepEqual(countChanges(new Map([['public.invoices', 1], ['public.kernel_rate_limit_counters', 1]]), new Map([['public.invoices', 2], ['public.kernel_rate_limit_counters', 5]])), ['public.invoices 1 -> 2']);
+  // A real refused write leaves every count as it was, and the counts see a real write.
+  const before = await rowCounts(world);
+  t.deepEqual(countChanges(before, await rowCounts(world)), []);
+  await world.gw.kernel.cradle.tenancyOperators.create(`fuzz-check-${Date.now()}`, CLI_ACTOR);
+  t.true(countChanges(before, await rowCounts(world)).some((change) => change.startsWith('public.tenancy_operators')));
 });
