@@ -63,6 +63,10 @@ export const REFUSAL_WRITES: Readonly<Record<string, string>> = {
   // handler (docs/decisions.md "Signed writes are single-use"): a replay of a refused write is
   // refused as a replay too.
   'public.tenancy_request_signatures': 'signed writes are single-use, refused ones included',
+  // A client_id naming a metadata document that cannot be fetched is refused, and the failure is
+  // cached for a minute so that hostile client ids cost one fetch, not one per request
+  // (docs/decisions.md "OAuth abuse cases", client metadata document fetches).
+  'public.oauth_client_document_failures': 'failed client metadata document fetches are cached',
 };
 
 export async function startFuzzWorld(): Promise<FuzzWorld> {
