@@ -543,6 +543,14 @@ async function runOAuth(world: FuzzWorld, c: OAuthCase, statuses: number[]): Pro
   // RFC 7009: revocation answers 200 whatever the token; only a request the server cannot read is refused.
   if (c.endpoint === 'revoke' && sent.status !== 200 && ![400, 413, 415].includes(sent.status)) problems.push(`revoke answered ${sent.status} (RFC 7009: 200): ${sent.text.slice(0, 200)}`);
   if (c.endpoint === 'metadata' && sent.status !== 200) problems.push(`metadata answered ${sent.status}`);
+  // 2xx bodies of the JSON endpoints: RFC 7591 section 3.2.1 and RFC 8414 section 2, as far as the spec (2.7, 5.4) names fields.
+  const answer = (sent.body ?? {}) as Record<string, unknown>;
+  if (c.endpoint === 'register' && sent.status < 300 && !(typeof answer['client_id'] === 'string' && Array.isArray(answer['redirect_uris']) && ['none', 'client_secret_post'].includes(answer['token_endpoint_auth_method'] as string))) {
+    problems.push(`register ${sent.status}: not a client information response: ${sent.text.slice(0, 200)}`);
+  }
+  if (c.endpoint === 'metadata' && sent.status === 200 && !(['issuer', 'authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint'].every((name) => typeof answer[name] === 'string'))) {
+    problems.push(`metadata: a required field is missing: ${sent.text.slice(0, 200)}`);
+  }
   const location = sent.headers.get('location') ?? '';
   const refused = sent.status >= 400 || (sent.status === 302 && /[?&]error=/.test(location));
   if (refused) {
