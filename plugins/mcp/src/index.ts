@@ -3,7 +3,7 @@ import { definePlugin, type Cradle } from '@gw/kernel';
 import { mcpCommands } from './cli.js';
 import { McpConfigSchema, type McpConfig } from './config.js';
 import { mcpErrors } from './errors.js';
-import { mcpRoutes } from './routes.js';
+import { mcpErrorFormat, mcpRoutes } from './routes.js';
 import { McpCredentials } from './services/mcp-credentials.js';
 import { McpToolbox } from './services/mcp-toolbox.js';
 
@@ -32,6 +32,7 @@ export const mcpPlugin = definePlugin({
     mcpToolbox: asFunction((cradle: Cradle) => new McpToolbox({ mcpTools: cradle.mcpTools, tenancyProjects: cradle.tenancyProjects, rateLimiter: cradle.rateLimiter, logger, mcpConfig: config })).singleton(),
   }),
   routes: mcpRoutes,
+  errorFormats: [mcpErrorFormat],
   cli: mcpCommands,
   // Built at start, so clashing tool declarations stop the start instead of failing a request.
   start: async (cradle) => {
@@ -41,7 +42,7 @@ export const mcpPlugin = definePlugin({
 
 export { McpConfigSchema, type McpConfig } from './config.js';
 export { mcpErrors } from './errors.js';
-export { MCP_REALM, transportPath } from './routes.js';
+export { MCP_REALM, mcpErrorFormat, transportPath } from './routes.js';
 export { McpCredentials, hasScope, type McpPrincipal } from './services/mcp-credentials.js';
 export { McpToolbox, type ListedTool, type ToolCallResult } from './services/mcp-toolbox.js';
 export { MCP_SERVER_NAME, MCP_SERVER_VERSION } from './services/mcp-server-factory.js';

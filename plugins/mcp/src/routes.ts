@@ -1,4 +1,4 @@
-import { defineRoute, type Cradle, type RouteDefinition, trimTrailing } from '@gw/kernel';
+import { defineRoute, type Cradle, type ErrorFormat, type RouteDefinition, trimTrailing } from '@gw/kernel';
 import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
@@ -20,6 +20,31 @@ const PROBLEMS: Record<McpCredentialProblem, string> = {
   lineage_revoked: 'The token belongs to a revoked lineage.',
   wrong_resource: 'The token was issued for another resource.',
   user_disabled: 'The user of this token is disabled.',
+};
+
+/** JSON-RPC 2.0's codes for a body that is not JSON, and for a failure of the server itself. */
+const PARSE_ERROR = -32700;
+const INTERNAL_ERROR = -32603;
+
+/**
+ * Errors the kernel answers at the transport before the route runs (415 content type, 413 body
+ * size, 400 unparseable or too deeply nested JSON, 400 text the database cannot hold, 405 method,
+ * 503 draining) in JSON-RPC 2.0's shape, as every other answer of the endpoint is: `id` null (the
+ * request was not read), the HTTP status kept, the gateway's code in `error.data.error_code`.
+ * Only for the transport at its default path: a path in `plugins.oauth.mcpUrl` moves the
+ * transport away from this static prefix (docs/decisions.md).
+ */
+export const mcpErrorFormat: ErrorFormat = {
+  pathPrefix: MCP_TRANSPORT_PATH,
+  render: ({ error }) => {
+    const parse = error.code === 'validation_error' && (error.details as { field?: unknown } | undefined)?.field === 'body' && /not valid JSON/.test(error.message);
+    const code = parse ? PARSE_ERROR : error.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
+    return {
+      status: error.status,
+      headers: { 'Content-Type': 'application/json' },
+      body: { jsonrpc: '2.0', id: null, error: { code, message: error.message, data: { error_code: error.code, ...(error.details ? { details: error.details } : {}) } } },
+    };
+  },
 };
 
 /** Path of the transport on this server: the path of {mcp_url} (if any) plus /api/mcp/transport. */
