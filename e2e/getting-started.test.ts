@@ -36,7 +36,7 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => receiver.close(resolve)));
+  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
   // Step 1: the document's provider example (pointed at anvil) and its fixed-rate example.
   const [providers, fixedRates] = docConfigs();

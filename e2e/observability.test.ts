@@ -132,8 +132,10 @@ test('deliveries that dead-letter show on the worker\'s metrics and fire the dea
   t.true((value(after, 'gateway_webhook_delivery_duration_seconds_count') ?? 0) >= 1);
   // The gauge is read from the database: the gateway process, which delivered nothing, agrees.
   t.is(value(await scrape(gateway.url), 'gateway_webhook_dead_letters'), value(after, 'gateway_webhook_dead_letters'));
-  // The transition was counted by the process that committed it.
-  t.is(value(await scrape(gateway.url), 'gateway_invoice_transitions_total{event="invoice.detected"}'), 1);
+  // The creation and the transition were counted by the process that committed them.
+  const gatewayText = await scrape(gateway.url);
+  t.is(value(gatewayText, 'gateway_invoice_transitions_total{from="new",to="pending"}'), 1);
+  t.is(value(gatewayText, 'gateway_invoice_transitions_total{from="pending",to="detected"}'), 1);
 
   // The rule, evaluated by Prometheus's own engine over the two real scrapes: quiet while the
   // gauge held its first value, firing once it rose.

@@ -35,7 +35,7 @@ await postgres.withDatabase(async (url) => {
     await walletsWallets.verify({ projectId: project.id, chain: 'eth', signature: await ethWallet.sign(challenge.message) }, CLI_ACTOR);
     await addressPoolReplenisher.replenish({ projectId: project.id });
     const principal = (await tenancyProjects.principal(project.id))!;
-    const seed = (await invoicesService.create(principal, { external_id: 'seed', coin: 'eth', amount_usd: '12.5' }, CLI_ACTOR)).invoice;
+    const seed = (await invoicesService.create(principal, { external_id: 'seed', coin: 'eth', amount_usd: 12.5 }, CLI_ACTOR)).invoice;
 
     let started = Date.now();
     const columns = (await db.raw<{ rows: { column_name: string }[] }>(`select column_name from information_schema.columns where table_name = 'invoices_invoices' order by ordinal_position`)).rows.map((r) => r.column_name);

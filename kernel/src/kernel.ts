@@ -153,7 +153,7 @@ export function createKernel(options: KernelOptions): Kernel {
       secretBox: asValue(createSecretBox(masterKey)),
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(createChainRegistry(options.chains ?? [], logger, config.chains.testTokenContracts)),
-      invoiceEvents: asFunction(({ metrics }: Cradle) => createInvoiceEvents(logger, metrics.registry)).singleton(),
+      invoiceEvents: asValue(createInvoiceEvents(logger)),
       mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => plugin.mcpTools?.(cradle) ?? [])).singleton(),
     });
     for (const { plugin, config: slice } of loaded) {

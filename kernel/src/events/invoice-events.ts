@@ -1,7 +1,6 @@
 import { WEBHOOK_EVENT_TYPES } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { Counter, type Registry } from 'prom-client';
 import type { ProjectKind } from '../chain.js';
 
 /**
@@ -57,36 +56,9 @@ export interface InvoiceEvents {
   emit(trx: Knex.Transaction, events: readonly InvoiceEvent[]): Promise<string[]>;
 }
 
-/**
- * `gateway_invoice_transitions_total{event}`: invoice state changes by this process, by the event
- * each announced (`invoice.created`, `invoice.paid`, ...), counted once their transaction commits.
- */
-function transitionsCounter(registry: Registry | undefined): Counter<'event'> | undefined {
-  if (!registry) return undefined;
-  return new Counter({
-    name: 'gateway_invoice_transitions_total',
-    help: 'Invoice state changes committed by this process, by the event that announced them.',
-    labelNames: ['event'],
-    registers: [registry],
-  });
-}
-
-export function createInvoiceEvents(logger: Logger, registry?: Registry): InvoiceEvents {
+export function createInvoiceEvents(logger: Logger): InvoiceEvents {
   let sink: InvoiceEventSink | undefined;
   let warned = false;
-  const transitions = transitionsCounter(registry);
-  const count = (trx: Knex.Transaction, events: readonly InvoiceEvent[]) => {
-    if (!transitions) return;
-    const byType = new Map<string, number>();
-    for (const event of events) byType.set(event.eventType, (byType.get(event.eventType) ?? 0) + 1);
-    // Counted when the change commits; a rolled-back transaction changed nothing.
-    const committed = (trx as Knex.Transaction & { executionPromise?: Promise<unknown> }).executionPromise;
-    const record = () => {
-      for (const [event, n] of byType) transitions.inc({ event }, n);
-    };
-    if (committed) committed.then(record, () => undefined);
-    else record();
-  };
   return {
     attach(next) {
       if (sink && sink !== next) throw new Error('an invoice event sink is already attached');
@@ -94,7 +66,6 @@ export function createInvoiceEvents(logger: Logger, registry?: Registry): Invoic
     },
     async emit(trx, events) {
       if (events.length === 0) return [];
-      count(trx, events);
       if (!sink) {
         if (!warned) logger.warn('invoice events are not delivered: no event sink (is the webhooks plugin disabled?)');
         warned = true;

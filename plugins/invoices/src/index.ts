@@ -4,6 +4,7 @@ import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Checkout } from '../migrations/0003_checkout.js';
 import { InvoiceExporter } from './services/invoice-export.js';
+import { createTransitionCounter, type TransitionCounter } from './metrics.js';
 import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
@@ -22,6 +23,7 @@ import { invoicesJobs } from './jobs.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
+    readonly invoicesTransitions: TransitionCounter;
     readonly invoicesConfig: InvoicesConfig;
     readonly invoicesService: InvoiceService;
     readonly invoicesExporter: InvoiceExporter;
@@ -49,6 +51,7 @@ export const invoicesPlugin = definePlugin({
   migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate],
   register: ({ config }) => ({
     invoicesConfig: asValue(config),
+    invoicesTransitions: asFunction(({ metrics }: Cradle) => createTransitionCounter(metrics.registry)).singleton(),
     invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
     invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
     invoicesCreator: asFunction((cradle: Cradle) => new InvoiceCreator(cradle)).singleton(),
@@ -63,6 +66,10 @@ export const invoicesPlugin = definePlugin({
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
   cli: invoicesCommands,
+  start: async (cradle) => {
+    // Resolved eagerly so the counter is on /metrics before the first change.
+    void cradle.invoicesTransitions;
+  },
 });
 
 export { invoicesErrors } from './errors.js';

@@ -2,6 +2,7 @@ import type { CheckoutLinks } from '../services/checkout-links.js';
 import { sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
 import { assetOf, type RateService } from '@gw/plugin-rates';
+import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
@@ -53,6 +54,7 @@ export class LifecycleStore {
       invoiceEvents: InvoiceEvents;
       addressPoolService: AddressPoolService;
       ratesService: RateService;
+      invoicesTransitions: TransitionCounter;
     },
   ) {}
 
@@ -144,6 +146,7 @@ export class LifecycleStore {
     await this.deps.addressPoolService.releaseMany(trx, releasing.map((s) => s.invoice.pool_address_id));
     await this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id));
     await this.recordPaymentRates(trx, paying, now);
+    countWhenCommitted(this.deps.invoicesTransitions, trx, rows.filter((s) => s.status !== s.invoice.status).map((s) => ({ from: s.invoice.status ?? NEW, to: s.status })));
     const transfers = changed.flatMap((s) => s.transfers.filter((t) => t.dirty).map((t) => ({ s, t })));
     for (const { t } of transfers) {
       if (t.amountUnits <= 0n || t.amountUnits > MAX_AMOUNT_UNITS) {
