@@ -111,6 +111,16 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
   await waitFor(async () => received.some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id), 30_000, 'invoice.paid at the webhook URL');
   t.pass();
 
+  // docs/backup.md: the accounting export, on stdout, with USD at payment from the fixed rate.
+  const exported = await runCliProcess(env, 'invoice', 'export', '--project', projectId, '--from', '2000-01-01', '--to', '2999-12-31', '--format', 'csv');
+  t.is(exported.code, 0, exported.output);
+  const lines = exported.output.split('\r\n');
+  t.true(lines[0]!.startsWith('invoice_id,external_id,status,'));
+  const line = lines.find((l) => l.startsWith(`${invoice.id},`))!;
+  t.truthy(line, exported.output);
+  t.regex(line, /,paid,testnet,eth,eth,/);
+  t.true(line.includes(',0.01,3000,fixed,30.00000000,'), line);
+
   app.child.kill('SIGTERM');
   t.is(await app.exited, 0, app.output());
 });
