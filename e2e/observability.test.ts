@@ -163,7 +163,7 @@ test('deliveries that dead-letter show on the worker\'s metrics and fire the dea
       '          - exp_labels: { severity: page }',
       '            exp_annotations:',
       '              summary: Webhook events are being dead-lettered',
-      `              description: '${deadAfter} event(s) dead-lettered in 15 minutes. Check the receivers (\`gateway webhook events --status dlq\`), fix them, then resend.'`,
+      `              description: '${deadAfter} event(s) dead-lettered in 15 minutes. Check the receivers (\`gateway webhook list --project <id> --status dlq\`), fix them, then resend.'`,
       '',
     ].join('\n'),
   );

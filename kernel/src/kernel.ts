@@ -216,6 +216,20 @@ export function createKernel(options: KernelOptions): Kernel {
     url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
   }
 
+  /**
+   * `/readyz` details: the readiness report, reused for 10 s (load balancers poll often; the
+   * report is informational and never decides readiness, so a slightly old one is harmless).
+   */
+  let readinessCache: { at: number; report: Promise<ReadinessReport> } | undefined;
+  function recentReadiness(): Promise<ReadinessReport> {
+    if (!readinessCache || Date.now() - readinessCache.at > 10_000) {
+      const report = kernel.readiness();
+      readinessCache = { at: Date.now(), report };
+      report.catch(() => (readinessCache = undefined));
+    }
+    return readinessCache.report;
+  }
+
   /** Start-up: what is missing for real payments, in the log (the same checks as `gateway doctor`). */
   async function logReadiness(): Promise<void> {
     const report = await kernel.readiness();
@@ -284,7 +298,7 @@ export function createKernel(options: KernelOptions): Kernel {
             authenticators.set(name, authenticator);
           }
         }
-        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: () => kernel.readiness() }));
+        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         // The document is built from `routes` on first request, so it covers the plugin routes below.
         routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
         for (const { plugin } of loaded) routes.push(...(plugin.routes?.(cradle) ?? []));
@@ -293,7 +307,7 @@ export function createKernel(options: KernelOptions): Kernel {
         accepting = true;
       } else if (role === 'worker' && config.worker.http.port !== undefined) {
         // The worker's own /healthz, /readyz and /metrics (same access rules as the gateway's).
-        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: () => kernel.readiness() }));
+        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         app = buildApp(new Map());
         await listen(app, config.worker.http.port, config.worker.http.host);
         accepting = true;

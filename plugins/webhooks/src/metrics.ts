@@ -30,7 +30,8 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
 /**
  * Gauges read from the database at scrape time (so every process reports the same truth, whichever
  * worker delivered): the backlog of events not yet delivered, the age of its oldest event, and the
- * dead letters (events every attempt of which failed, waiting for a resend). Cheap through the
+ * dead letters (events every attempt of which failed; a resend is a new event and leaves them as they
+ * are, so this only grows and alerts watch its increase). Cheap through the
  * partial indexes of migration 0003.
  */
 export function registerDeliveryGauges(registry: Registry, deps: { db: Knex; logger: Logger }): void {
@@ -67,5 +68,5 @@ export function registerDeliveryGauges(registry: Registry, deps: { db: Knex; log
     });
   gauge('gateway_webhook_backlog', 'Webhook events not yet delivered (waiting for their first or next attempt), all projects.', (v) => v.backlog);
   gauge('gateway_webhook_oldest_undelivered_age_seconds', 'Age of the oldest webhook event not yet delivered; 0 when none waits.', (v) => v.oldest);
-  gauge('gateway_webhook_dead_letters', 'Webhook events whose every attempt failed (status dlq), waiting for a resend.', (v) => v.dead);
+  gauge('gateway_webhook_dead_letters', 'Webhook events whose every attempt failed (status dlq), all time; a resend is a new event.', (v) => v.dead);
 }
