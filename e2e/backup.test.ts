@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,22 @@ import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
 import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
 
 const run = promisify(execFile);
+
+/**
+ * `pg_dump`/`pg_restore` of the server's major version (older client tools refuse a newer server):
+ * Debian's /usr/lib/postgresql/<major>/bin first, else the ones on PATH if their major is at least
+ * the server's.
+ */
+async function clientTools(url: string): Promise<{ dump: string; restore: string }> {
+  const { stdout } = await run('psql', ['--no-psqlrc', '--tuples-only', '--no-align', '--command=show server_version_num', url]);
+  const major = Math.floor(Number(stdout.trim()) / 10_000);
+  const debian = `/usr/lib/postgresql/${major}/bin`;
+  if (existsSync(`${debian}/pg_dump`)) return { dump: `${debian}/pg_dump`, restore: `${debian}/pg_restore` };
+  const version = (await run('pg_dump', ['--version'])).stdout;
+  const client = Number(/(\d+)(?:\.\d+)?/.exec(version)?.[1]);
+  if (!(client >= major)) throw new Error(`pg_dump ${client} cannot dump a PostgreSQL ${major} server: install the client tools of version ${major}`);
+  return { dump: 'pg_dump', restore: 'pg_restore' };
+}
 const MASTER_KEY = '0f'.repeat(32);
 const config = { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'security.masterKey': MASTER_KEY };
 
@@ -45,10 +61,11 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
 
   // The commands of docs/backup.md.
   const dump = join(dir, 'gateway.dump');
-  await run('pg_dump', ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
+  const tools = await clientTools(source.url);
+  await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
   const target = await emptyDatabase();
   t.teardown(() => target.drop());
-  await run('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
+  await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
 
   const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config });
   t.teardown(() => after.close());
@@ -77,10 +94,11 @@ test('docs/backup.md: a restore without the master key it was sealed under canno
   const project = await projectWithPools(before, operator.id, [], 'testnet');
   await before.close();
   const dump = join(dir, 'gateway.dump');
-  await run('pg_dump', ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
+  const tools = await clientTools(source.url);
+  await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
   const target = await emptyDatabase();
   t.teardown(() => target.drop());
-  await run('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
+  await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
   const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config: { ...config, 'security.masterKey': 'ab'.repeat(32) } });
   t.teardown(() => after.close());
   const read = await signedFetch(after.url, '/api/v1/project', { ...project, method: 'GET' });
