@@ -170,3 +170,50 @@ test('deliveries that dead-letter show on the worker\'s metrics and fire the dea
   const result = await run(PROMTOOL, ['test', 'rules', join(dir, 'scraped.test.yml')]);
   t.regex(result.stdout, /SUCCESS/);
 });
+
+test('watcher and rate gauges come from the shared database: every process reports the same, and the lag alert fires on them', async (t) => {
+  const db = gateway.kernel.cradle.db;
+  // A network 30 blocks behind whose last successful pass was 700 s ago, failing since (another
+  // instance's work, as far as these processes know), and an old provider quote.
+  await db('watchers_cursors').insert({ chain: 'polygon', network: 'amoy', height: 100, head_height: 130, consecutive_failures: 4, updated_at: db.raw(`now() - interval '700 seconds'`) });
+  await db('rates_quotes').insert({ asset: 'POL', source: 'coingecko', rate: '0.5', fetched_at: db.raw(`now() - interval '900 seconds'`) });
+  const labels = '{chain="polygon",network="amoy"}';
+  for (const url of [gateway.url, worker.url]) {
+    const text = await scrape(url);
+    t.is(value(text, `gateway_watcher_head_height${labels}`), 130);
+    t.is(value(text, `gateway_watcher_cursor_height${labels}`), 100);
+    t.is(value(text, `gateway_watcher_lag_blocks${labels}`), 30);
+    t.is(value(text, `gateway_watcher_consecutive_failures${labels}`), 4);
+    t.true(value(text, `gateway_watcher_lag_seconds${labels}`)! >= 700);
+    t.true(value(text, 'gateway_rates_quote_age_seconds{asset="POL"}')! >= 900);
+    t.is(value(text, 'gateway_rates_max_age_seconds'), 600);
+  }
+  // The scraped lag, fed to Prometheus's rule engine, fires the watcher alert.
+  const lag = Math.floor(value(await scrape(worker.url), `gateway_watcher_lag_seconds${labels}`)!);
+  const dir = mkdtempSync(join(tmpdir(), 'gw-alert-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  copyFileSync(ALERTS, join(dir, 'alerts.yml'));
+  writeFileSync(
+    join(dir, 'scraped.test.yml'),
+    [
+      'rule_files: [alerts.yml]',
+      'evaluation_interval: 1m',
+      'tests:',
+      '  - interval: 1m',
+      '    input_series:',
+      `      - series: 'gateway_watcher_lag_seconds${labels.slice(0, -1)},instance="worker"}'`,
+      `        values: '${lag}+60x5'`,
+      '    alert_rule_test:',
+      '      - eval_time: 0m',
+      '        alertname: GatewayWatcherFailing',
+      '        exp_alerts:',
+      '          - exp_labels: { severity: page, chain: polygon, network: amoy }',
+      '            exp_annotations:',
+      `              summary: 'Watcher polygon/amoy has not completed a pass for ${Math.floor(lag / 60)}m ${lag % 60}s'`,
+      '              description: Payments on this network are not seen. gateway_watcher_consecutive_failures and the worker log name the provider error.',
+      '',
+    ].join('\n'),
+  );
+  const result = await run(PROMTOOL, ['test', 'rules', join(dir, 'scraped.test.yml')]);
+  t.regex(result.stdout, /SUCCESS/);
+});
