@@ -126,9 +126,10 @@ test('deliveries that dead-letter show on the worker\'s metrics and fire the dea
   await payInvoice(gateway.kernel.cradle, project.projectId, invoice.id, {});
   const after = await waitFor(async () => {
     const text = await scrape(worker.url);
-    return (value(text, 'gateway_webhook_dead_letters') ?? 0) >= 1 && text;
+    // The gauge reads the committed row; the worker counts the attempt just after its commit.
+    return (value(text, 'gateway_webhook_dead_letters') ?? 0) >= 1 && (value(text, 'gateway_webhook_delivery_attempts_total{outcome="dlq"}') ?? 0) >= 1 && text;
   });
-  t.true((value(after, 'gateway_webhook_delivery_attempts_total{outcome="dlq"}') ?? 0) >= 1);
+  t.is(value(after, 'gateway_webhook_delivery_attempts_total{outcome="dlq"}'), 1);
   t.true((value(after, 'gateway_webhook_delivery_duration_seconds_count') ?? 0) >= 1);
   // The gauge is read from the database: the gateway process, which delivered nothing, agrees.
   t.is(value(await scrape(gateway.url), 'gateway_webhook_dead_letters'), value(after, 'gateway_webhook_dead_letters'));
