@@ -4,6 +4,7 @@ export * from './ids.js';
 export * from './coalesce.js';
 export * from './batcher.js';
 export * from './trim-trailing.js';
+export * from './group-by.js';
 export * from './chain.js';
 export * from './chain-registry.js';
 export * from './watch/index.js';

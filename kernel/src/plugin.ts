@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ErrorCatalogue, ErrorSpec } from './errors/define-errors.js';
 import type { Migration } from './db/migration.js';
 import type { JobDefinition } from './jobs/job-definition.js';
-import type { RouteDefinition } from './http/route.js';
+import type { ErrorFormat, RouteDefinition } from './http/route.js';
 import type { Authenticator } from './http/authenticator.js';
 import type { CliCommand } from './cli/command.js';
 import type { McpToolDefinition } from './mcp/mcp-tool.js';
@@ -52,6 +52,11 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   readonly register?: (context: RegisterContext<Static<TConfigSchema>>) => Record<string, Resolver<unknown>>;
   /** HTTP routes. Mounted by the kernel with validation, authentication and guards. */
   readonly routes?: (cradle: Cradle) => readonly RouteDefinition[];
+  /**
+   * Error shapes of path prefixes this plugin owns (e.g. RFC 6749's for `/oauth`): every error
+   * there, including the kernel's own (404, 405, 413, 415, body validation, 503), is rendered by it.
+   */
+  readonly errorFormats?: readonly ErrorFormat[];
   /** Authenticators this plugin provides, by name (routes select one with `auth`). */
   readonly authenticators?: (cradle: Cradle) => Record<string, Authenticator>;
   /** pg-boss queues, workers and schedules owned by this plugin (`<id>.<job>` names). */

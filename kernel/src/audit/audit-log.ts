@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../ids.js';
-import { sql, type Sql } from '../db/sql.js';
+import { jsonRecords, sql, type Sql } from '../db/sql.js';
 
 /** The channel a write came through. */
 export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system';
@@ -53,13 +53,9 @@ export function createAuditLog(db: Knex): AuditLog {
       if (entries.length > 0) await (trx ?? db)('kernel_audit_log').insert(entries.map(row));
     },
     recordManySql(entries, options) {
-      const rows = entries.map(row);
-      const column = <K extends keyof ReturnType<typeof row>>(key: K) => rows.map((r) => r[key]);
       return sql`insert into kernel_audit_log (id, actor, channel, action, project_id, target, details, request_id)
-        select a.id, a.actor, a.channel, a.action, a.project_id, a.target, a.details::jsonb, a.request_id
-          from unnest(${column('id')}::text[], ${column('actor')}::text[], ${column('channel')}::text[], ${column('action')}::text[],
-                      ${column('project_id')}::text[], ${column('target')}::text[], ${column('details')}::text[], ${column('request_id')}::text[])
-               as a(id, actor, channel, action, project_id, target, details, request_id)
+        select a.id, a.actor, a.channel, a.action, a.project_id, a.target, a.details, a.request_id
+          from ${jsonRecords(entries.map((entry) => ({ ...row(entry), details: entry.details ?? null })))} as a(id text, actor text, channel text, action text, project_id text, target text, details jsonb, request_id text)
         ${options?.onlyTargetsIn ? sql`where a.target in (${options.onlyTargetsIn})` : sql``}`;
     },
   };

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { TSchema, Static } from 'typebox';
+import type { AppError } from '../errors/app-error.js';
 import type { AuthContext } from './authenticator.js';
 
 /** `OPTIONS` serves CORS preflights (hidden routes; the router answers other OPTIONS itself). */
@@ -102,4 +103,28 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   route: RouteDefinition<P, Q, B>,
 ): RouteDefinition {
   return route as unknown as RouteDefinition;
+}
+
+/** What an error format receives: the error (code, status, message, retryAfter) and the request. */
+export interface ErrorFormatInput {
+  readonly error: AppError;
+  readonly method: string;
+  readonly path: string;
+  readonly requestId: string;
+}
+
+/**
+ * Renders every error under one path prefix (routing, body reading, validation, a handler's
+ * throw) in a protocol's own shape instead of the REST envelope: RFC 6749's for `/oauth`. The
+ * longest matching prefix of every enabled plugin wins; the REST envelope is the default.
+ */
+export interface ErrorFormat {
+  /** `/oauth` matches `/oauth` and everything below `/oauth/`. */
+  readonly pathPrefix: string;
+  readonly render: (input: ErrorFormatInput) => RouteResult;
+}
+
+/** Whether `path` is `prefix` or below it. */
+export function underPathPrefix(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
 }

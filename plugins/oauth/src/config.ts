@@ -30,7 +30,19 @@ export const OAuthConfigSchema = Type.Object(
       {
         ttlSeconds: Type.Integer({ minimum: 60, maximum: 3600, default: 600, description: 'Lifetime of a sign-in code.' }),
         maxAttempts: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Wrong entries before a code is dead.' }),
-        sendsPerHour: Type.Integer({ minimum: 1, maximum: 1000, default: 5, description: 'Codes per e-mail address and hour, and per browser session and hour.' }),
+        sendsPerHour: Type.Integer({
+          minimum: 1,
+          maximum: 1000,
+          default: 5,
+          description: 'Codes per e-mail address, requester (client address) and hour, and per browser session and hour.',
+        }),
+        sendsPerHourPerIp: Type.Integer({ minimum: 1, maximum: 100_000, default: 20, description: 'Codes per requester (client address) and hour, whatever the e-mail address.' }),
+        sendsPerHourPerAddress: Type.Integer({
+          minimum: 2,
+          maximum: 100_000,
+          default: 30,
+          description: 'Codes per e-mail address and hour from all requesters together. Must be larger than sendsPerHour, so that one requester alone cannot use it up.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -43,7 +55,26 @@ export const OAuthConfigSchema = Type.Object(
     ),
     clientDocuments: Type.Object(
       {
-        ttlSeconds: Type.Integer({ minimum: 60, maximum: 604_800, default: 3600, description: 'How long a fetched client metadata document is used before it is fetched again.' }),
+        ttlSeconds: Type.Integer({
+          minimum: 60,
+          maximum: 604_800,
+          default: 3600,
+          description: 'How long a fetched client metadata document is used before it is fetched again, when its Cache-Control names no max-age.',
+        }),
+        minTtlSeconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 60, description: 'Shortest use of a fetched document (Cache-Control max-age, no-cache and no-store are raised to it).' }),
+        maxTtlSeconds: Type.Integer({ minimum: 60, maximum: 2_592_000, default: 86_400, description: 'Longest use of a fetched document (a larger Cache-Control max-age is cut to it).' }),
+        failureTtlSeconds: Type.Integer({
+          minimum: 5,
+          maximum: 3600,
+          default: 60,
+          description: 'How long a document that could not be fetched or was invalid is refused without being fetched again (negative cache, in PostgreSQL).',
+        }),
+        fetchesPerMinutePerHost: Type.Integer({
+          minimum: 1,
+          maximum: 100_000,
+          default: 30,
+          description: 'Document fetches per source host (host:port of the client_id URL) and minute, counted in PostgreSQL; beyond, a cached copy is used if any, else the client is refused.',
+        }),
         maxBytes: Type.Integer({ minimum: 256, maximum: 65_536, default: 5120, description: 'Largest accepted document; larger is refused.' }),
         timeoutMs: Type.Integer({ minimum: 100, maximum: 30_000, default: 5000, description: 'Whole fetch (connect to last byte).' }),
         allowPrivateAddresses: Type.Boolean({

@@ -18,4 +18,6 @@ export const oauthErrors = defineErrors('oauth', {
   invalid_client_metadata: { status: 400, message: 'The client metadata is invalid.' },
   invalid_token: { status: 401, message: 'The access token is unknown, revoked, expired, or its lineage was revoked.' },
   oauth_app_not_found: { status: 404, message: 'The user has no consent or tokens for this client.' },
+  server_error: { status: 500, message: 'An unexpected error occurred at an OAuth endpoint (RFC 6749 shape of the kernel\'s internal_error).' },
+  temporarily_unavailable: { status: 503, message: 'The gateway is shutting down or not ready (RFC 6749 shape of the kernel\'s service_unavailable).' },
 });

@@ -1,10 +1,12 @@
 import { asFunction, asValue } from 'awilix';
 import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
 import { m0001OAuth } from '../migrations/0001_oauth.js';
+import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
 import { oauthCommands } from './cli.js';
 import { OAuthConfigSchema, type OAuthConfig } from './config.js';
 import { oauthErrors } from './errors.js';
 import { oauthJobs } from './jobs.js';
+import { oauthErrorFormat } from './oauth-result.js';
 import { oauthRoutes } from './routes.js';
 import { AuthorizationService } from './services/authorization-service.js';
 import { ClientDocumentFetcher } from './services/client-document-fetcher.js';
@@ -39,10 +41,14 @@ export const oauthPlugin = definePlugin({
   dependsOn: ['tenancy'],
   config: OAuthConfigSchema,
   errors: [oauthErrors],
-  migrations: [m0001OAuth],
+  migrations: [m0001OAuth, m0002DocumentFailures],
   register: ({ config, kernelConfig, logger }) => {
     if (kernelConfig.env === 'production' && (config.clientDocuments.allowPrivateAddresses || config.clientDocuments.extraCaPem)) {
       throw new Error('plugins.oauth.clientDocuments.allowPrivateAddresses and extraCaPem are for tests; they are refused when env is production');
+    }
+    if (config.emailCode.sendsPerHourPerAddress <= config.emailCode.sendsPerHour) {
+      // Otherwise one requester could use up an address's codes for everyone (issue 24 item 4).
+      throw new Error('plugins.oauth.emailCode.sendsPerHourPerAddress must be larger than emailCode.sendsPerHour');
     }
     const urls = new OAuthUrls(kernelConfig, config.mcpUrl);
     return {
@@ -59,6 +65,7 @@ export const oauthPlugin = definePlugin({
     };
   },
   routes: oauthRoutes,
+  errorFormats: [oauthErrorFormat],
   jobs: oauthJobs,
   cli: oauthCommands,
   start: async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {

@@ -20,7 +20,8 @@ export function oauthJobs(cradle: Cradle): JobDefinition[] {
           const challenges = await trx('oauth_email_challenges').where('expires_at', '<', trx.raw(`now() - interval '1 day'`)).delete();
           const codes = await trx('oauth_codes').where('expires_at', '<', trx.raw(`now() - interval '1 day'`)).whereNull('grant_id').delete();
           const sessions = await trx('oauth_sessions').where('expires_at', '<', trx.fn.now()).delete();
-          return { wiped, requests, challenges, codes, sessions };
+          const documentFailures = await trx('oauth_client_document_failures').where('retry_at', '<', trx.fn.now()).delete();
+          return { wiped, requests, challenges, codes, sessions, documentFailures };
         });
         logger.debug(removed, 'oauth sweep');
       },

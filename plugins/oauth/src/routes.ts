@@ -6,7 +6,7 @@ import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy';
 import { CORS_HEADERS, NO_STORE, fail, isFailure, oauthErrorResult, type OAuthFailure } from './oauth-result.js';
 import { clientLabel, codePage, consentPage, errorPage, signInPage, type FormContext } from './pages.js';
 import { parseScope } from './scopes.js';
-import { clientRedirect } from './services/authorization-service.js';
+import { clientRedirect, errorRedirectAllowed } from './services/authorization-service.js';
 import { authorizationServerMetadata, protectedResourceMetadata, MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';
 import { redirectUriMatches } from './services/redirect-uri.js';
 import { SESSION_COOKIE, type BrowserSession } from './services/sign-in-service.js';
@@ -53,7 +53,7 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
   const corsPaths = ['/.well-known/oauth-authorization-server', ...resourceMetadataPaths, '/oauth/register', '/oauth/token', '/oauth/revoke'];
 
   /** The session, CSRF check and open request every POST of the pages starts with; a page when any fails. */
-  async function formPrelude(ctx: Context): Promise<RouteResult | { params: Map<string, string>; session: BrowserSession; request: AuthorizationRequestRow; form: FormContext; a: OAuthAddresses }> {
+  async function formPrelude(ctx: Context): Promise<RouteResult | { ctx: Context; params: Map<string, string>; session: BrowserSession; request: AuthorizationRequestRow; form: FormContext; a: OAuthAddresses }> {
     const a = urls.forRequest(ctx);
     const params = formParams(ctx);
     if ('problem' in params) return errorPage('Invalid request', params.problem);
@@ -64,7 +64,7 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
     if (!request) return errorPage('Request expired', 'This authorization request has expired or was already answered.');
     const client = await clients.find(request.client_id);
     const form: FormContext = { requestId: request.id, csrf: signIn.csrfToken(session), clientLabel: client ? clientLabel(client) : request.client_id };
-    return { params, session, request, form, a };
+    return { ctx, params, session, request, form, a };
   }
 
   type Prelude = Exclude<Awaited<ReturnType<typeof formPrelude>>, RouteResult>;
@@ -175,10 +175,15 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
         if (!redirectUriMatches(client.redirect_uris, redirectUri)) {
           return errorPage('Invalid redirect URI', 'invalid_redirect_uri: the redirect_uri is not one this application registered. Nothing was sent to it.');
         }
-        // From here on, errors go back to the client's redirect URI (RFC 6749 section 4.1.2.1).
+        // From here on, errors go back to the client's redirect URI (RFC 6749 section 4.1.2.1) when
+        // that URI is trusted; registration is open, so others get the page (no open redirector).
         const stateValue = single('state');
         const state = typeof stateValue === 'string' && stateValue.length <= MAX_STATE && !stateValue.includes('\u0000') ? stateValue : undefined;
-        const back = (failure: OAuthFailure) => redirect(clientRedirect(redirectUri, { error: failure.error, error_description: failure.description, state, iss: a.baseUrl }));
+        const redirectErrors = errorRedirectAllowed(client, redirectUri);
+        const back = (failure: OAuthFailure) =>
+          redirectErrors
+            ? redirect(clientRedirect(redirectUri, { error: failure.error, error_description: failure.description, state, iss: a.baseUrl }))
+            : errorPage('Invalid request', `${failure.error}: ${failure.description} Nothing was sent to the application.`);
         for (const name of ['response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource']) {
           const value = single(name);
           if (value === null) return back(fail('invalid_request', `${name} appears more than once.`));
@@ -209,7 +214,7 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
     pageForm('/oauth/authorize/email', 'Sign-in step 1: send a one-time code to an invited address.', async (prelude) => {
       const { params, session, form } = prelude;
       const email = params.get('email') ?? '';
-      const started = await signIn.start(session, email, form.clientLabel);
+      const started = await signIn.start(session, email, form.clientLabel, prelude.ctx.ip);
       if ('challengeId' in started) return codePage(form, started.challengeId);
       // The form is shown again with the entry, but never more of it than an address can hold.
       if (started.problem === 'invalid_email') return signInPage(form, { error: 'Enter a valid e-mail address.', status: 400, email: email.slice(0, MAX_EMAIL_LENGTH) });

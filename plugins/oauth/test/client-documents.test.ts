@@ -137,3 +137,92 @@ test('GET /oauth/authorize is rate limited per client address in PostgreSQL: a 4
   t.teardown(() => other.close());
   t.is((await authorizePage(other, clientId)).status, 429);
 });
+
+test('a refused document is remembered in PostgreSQL for failureTtlSeconds: no new fetch until then, on any instance (issue 24)', async (t) => {
+  let status = 500;
+  const clientId = docs.serve('/negative/flaky.json', (o) => (status === 200 ? { body: doc(`${o}/negative/flaky.json`) } : { status, body: '{}' }));
+  const fetches = () => docs.requests.filter((r) => r === '/negative/flaky.json').length;
+  t.is((await authorizePage(lab, clientId)).status, 400);
+  t.is(fetches(), 1);
+  status = 200;
+  // Still refused, and not fetched: the failure is cached. A second instance reads the same row.
+  const again = await authorizePage(lab, clientId);
+  t.is(again.status, 400);
+  t.regex(again.text, /could not be fetched or is not valid/);
+  const other = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM }, { database: lab.database });
+  t.teardown(() => other.close());
+  t.is((await authorizePage(other, clientId)).status, 400);
+  t.is(fetches(), 1, 'no fetch while the failure is cached');
+  const { db } = lab.kernel.cradle;
+  const row = await db('oauth_client_document_failures').where({ client_id: clientId }).first(db.raw('extract(epoch from retry_at - failed_at)::int as ttl'), 'reason');
+  t.is(row.ttl, 60, 'failureTtlSeconds (default 60), on the database clock');
+  t.regex(row.reason, /HTTP 500/, 'the reason is kept for the operator');
+  // Once the failure expires (moved in the database), the document is fetched again and the row goes.
+  await db('oauth_client_document_failures').where({ client_id: clientId }).update({ retry_at: db.raw(`now() - interval '1 second'`) });
+  t.is((await authorizePage(lab, clientId)).status, 200);
+  t.is(fetches(), 2);
+  t.is((await db('oauth_client_document_failures').where({ client_id: clientId })).length, 0);
+});
+
+test('document fetches are throttled per source host in PostgreSQL; a throttled client with a cached copy still works (issue 24)', async (t) => {
+  const throttled = await startOAuthKernel(sink, {
+    'plugins.oauth.clientDocuments.allowPrivateAddresses': true,
+    'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM,
+    'plugins.oauth.clientDocuments.fetchesPerMinutePerHost': 3,
+  });
+  t.teardown(() => throttled.close());
+  // Fixed one-minute windows: keep the calls inside one.
+  while (new Date().getUTCSeconds() > 45) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const known = docs.serve('/throttle/known.json', (o) => ({ body: doc(`${o}/throttle/known.json`) }));
+  t.is((await authorizePage(throttled, known)).status, 200, 'fetch 1 of 3');
+  // Expired, so the next authorization wants a fetch.
+  const { db } = throttled.kernel.cradle;
+  await db('oauth_clients').where({ client_id: known }).update({ document_expires_at: db.raw(`now() - interval '1 second'`) });
+  const paths = ['/throttle/a.json', '/throttle/b.json', '/throttle/c.json', '/throttle/d.json'];
+  const ids = paths.map((p) => docs.serve(p, (o) => ({ body: doc(`${o}${p}`) })));
+  const statuses = [];
+  for (const id of ids) statuses.push((await authorizePage(throttled, id)).status);
+  t.deepEqual(statuses, [200, 200, 400, 400], 'two more fetches, then the host is throttled');
+  t.is(docs.requests.filter((r) => r.startsWith('/throttle/')).length, 3, 'the gateway made three fetches to the host, no more');
+  const counter = await db('kernel_rate_limit_counters').where('key', 'like', 'oauth.document-fetch:host:localhost:%').first();
+  t.is(Number(counter.count), 5);
+  // A throttled refusal is not a failure of the document: nothing goes into the negative cache.
+  t.is((await db('oauth_client_document_failures').whereIn('client_id', ids)).length, 0);
+  // The known client is served from its (stale) cached copy instead of being refused.
+  t.is((await authorizePage(throttled, known)).status, 200);
+  t.is(docs.requests.filter((r) => r === '/throttle/known.json').length, 1);
+});
+
+test('Cache-Control max-age of a document decides how long it is used, within minTtlSeconds and maxTtlSeconds (issue 24)', async (t) => {
+  const { db } = lab.kernel.cradle;
+  const cases: [string, string | undefined, number][] = [
+    ['/cc/max-age.json', 'public, max-age=600', 600],
+    ['/cc/huge.json', 'max-age=999999999', 86_400],
+    ['/cc/tiny.json', 'max-age=1', 60],
+    ['/cc/no-store.json', 'no-store', 60],
+    ['/cc/none.json', undefined, 3600],
+  ];
+  for (const [path, header, ttl] of cases) {
+    const clientId = docs.serve(path, (o) => ({ body: doc(`${o}${path}`), ...(header ? { headers: { 'cache-control': header } } : {}) }));
+    t.is((await authorizePage(lab, clientId)).status, 200, path);
+    const row = await db('oauth_clients').where({ client_id: clientId }).first(db.raw('extract(epoch from document_expires_at - document_fetched_at)::int as ttl'));
+    t.is(row.ttl, ttl, `${path} (${header ?? 'no header'})`);
+  }
+});
+
+test('errors of a document client go back only to a redirect URI on the document\'s own origin; others get the page (issue 24)', async (t) => {
+  const foreign = docs.serve('/redirects/foreign.json', (o) => ({ body: doc(`${o}/redirects/foreign.json`, { redirect_uris: ['https://elsewhere.example/cb'] }) }));
+  const own = docs.serve('/redirects/own.json', (o) => ({ body: doc(`${o}/redirects/own.json`, { redirect_uris: [`${o}/cb`] }) }));
+  const bad = (clientId: string, redirectUri: string) => {
+    const url = new URL(`${lab.url}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: 'token', client_id: clientId, redirect_uri: redirectUri, state: 'st', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', resource: `${lab.url}/api/mcp/transport` }).toString();
+    return fetch(url, { redirect: 'manual' });
+  };
+  const toForeign = await bad(foreign, 'https://elsewhere.example/cb');
+  t.is(toForeign.status, 400);
+  t.is(toForeign.headers.get('location'), null);
+  t.regex(await toForeign.text(), /unsupported_response_type/);
+  const toOwn = await bad(own, `${docs.origin}/cb`);
+  t.is(toOwn.status, 302);
+  t.is(new URL(toOwn.headers.get('location')!).searchParams.get('error'), 'unsupported_response_type');
+});

@@ -65,7 +65,16 @@ export function startOAuthKernel(sink: MailSink, config: Record<string, unknown>
     plugins: OAUTH_PLUGINS,
     role: 'gateway',
     ...(options.database ? { database: options.database } : {}),
-    config: { 'plugins.oauth.smtp.url': sink.url, 'plugins.oauth.smtp.from': 'Gateway <gw@example.test>', 'plugins.oauth.registrationsPerHourPerIp': 1000, ...config },
+    // Every test of a file shares one address (127.0.0.1): the per-address limits are raised here and
+    // set explicitly by the tests of those limits.
+    config: {
+      'plugins.oauth.smtp.url': sink.url,
+      'plugins.oauth.smtp.from': 'Gateway <gw@example.test>',
+      'plugins.oauth.registrationsPerHourPerIp': 1000,
+      'plugins.oauth.emailCode.sendsPerHourPerIp': 1000,
+      'plugins.oauth.clientDocuments.fetchesPerMinutePerHost': 1000,
+      ...config,
+    },
   });
 }
 
@@ -89,6 +98,9 @@ export interface WebResponse {
 export class WebClient {
   readonly cookies = new Map<string, string>();
 
+  /** `forwardedFor`: the client address a trusted proxy would append (gateways with http.trustProxy). */
+  constructor(private readonly forwardedFor?: string) {}
+
   async get(url: string | URL): Promise<WebResponse> {
     return this.send(url, { method: 'GET' });
   }
@@ -99,7 +111,7 @@ export class WebClient {
 
   private async send(url: string | URL, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<WebResponse> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, ...(cookie ? { cookie } : {}) } });
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, ...(cookie ? { cookie } : {}), ...(this.forwardedFor ? { 'x-forwarded-for': this.forwardedFor } : {}) } });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');

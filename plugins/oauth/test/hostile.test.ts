@@ -389,7 +389,7 @@ test('a hostile e-mail (a@ + 100,000 dots + @) is a validation error, and no pat
   };
   let result;
   try {
-    result = await gw.kernel.cradle.oauthSignIn.start(session, hostile, 'hostile');
+    result = await gw.kernel.cradle.oauthSignIn.start(session, hostile, 'hostile', '127.0.0.1');
   } finally {
     RegExp.prototype.exec = exec;
   }

@@ -1,4 +1,4 @@
-import { blockTimeSkewOf, sql, sqlQuery, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
+import { blockTimeSkewOf, groupBy, sql, sqlQuery, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
@@ -78,8 +78,7 @@ export class InvoiceLifecycle {
    */
   async observePayments(trx: Knex.Transaction, payments: readonly ObservedPayment[], actor: Actor): Promise<{ outcomes: PaymentOutcome[]; transitions: TransitionRecord[] }> {
     if (payments.length === 0) return { outcomes: [], transitions: [] };
-    const byChain = new Map<ChainId, ObservedPayment[]>();
-    for (const p of payments) byChain.set(p.chain, [...(byChain.get(p.chain) ?? []), p]);
+    const byChain = groupBy(payments, (p) => p.chain);
     const states = new Map<string, InvoiceState>();
     const byKey = new Map<string, InvoiceState[]>();
     for (const [chain, list] of byChain) {
@@ -144,7 +143,7 @@ export class InvoiceLifecycle {
     if (updates.length === 0) return { settled: [], transitions: [] };
     const states = await this.deps.invoicesLifecycleStore.load(trx, updates.map((u) => u.invoiceId));
     const now = new Date();
-    for (const [invoiceId, list] of group(updates)) {
+    for (const [invoiceId, list] of groupBy(updates, (u) => u.invoiceId)) {
       const state = states.get(invoiceId);
       if (state) applyFact(state, { fact: 'payment_confirmed', updates: list, ...(eventData ? { eventData } : {}) }, now);
     }
@@ -164,7 +163,7 @@ export class InvoiceLifecycle {
     if (transfers.length === 0) return { transitions: [] };
     const states = await this.deps.invoicesLifecycleStore.load(trx, transfers.map((t) => t.invoiceId));
     const now = new Date();
-    for (const [invoiceId, list] of group(transfers)) {
+    for (const [invoiceId, list] of groupBy(transfers, (t) => t.invoiceId)) {
       const state = states.get(invoiceId);
       if (state) applyFact(state, { fact: reason === 'reorg' ? 'payment_reverted' : 'payment_dropped', transfers: list }, now, details);
     }
@@ -240,12 +239,6 @@ export function isUncounted(state: InvoiceState, key: TransferKey): boolean {
 }
 
 export { isFinal, liveTransfers };
-
-function group<T extends { invoiceId: string }>(items: readonly T[]): Map<string, T[]> {
-  const byInvoice = new Map<string, T[]>();
-  for (const item of items) byInvoice.set(item.invoiceId, [...(byInvoice.get(item.invoiceId) ?? []), item]);
-  return byInvoice;
-}
 
 function collect(states: Iterable<InvoiceState>): TransitionRecord[] {
   const records: TransitionRecord[] = [];

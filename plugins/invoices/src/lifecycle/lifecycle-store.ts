@@ -1,5 +1,5 @@
 import type { CheckoutLinks } from '../services/checkout-links.js';
-import { sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
+import { groupBy, jsonRecords, sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
 import { assetOf, type RateService } from '@gw/plugin-rates';
 import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
@@ -62,7 +62,8 @@ export class LifecycleStore {
   async load(trx: Knex.Transaction, invoiceIds: readonly string[]): Promise<Map<string, InvoiceState>> {
     const ids = [...new Set(invoiceIds)].sort();
     if (ids.length === 0) return new Map();
-    const rows = await Invoice.query(trx).whereRaw('id = any(?)', [ids]).orderBy('id').forUpdate();
+    // Plain rows (no model instances): a block loads thousands, and pg already parses the jsonb columns.
+    const rows = await sqlQuery<Invoice>(trx, sql`select * from invoices_invoices where id = any(${ids}::text[]) order by id for update`);
     const transactions = await transactionsByInvoice(trx, rows.map((r) => r.id));
     return new Map(rows.map((row) => [row.id, stateOf(row, transactions.get(row.id) ?? [])]));
   }
@@ -88,11 +89,8 @@ export class LifecycleStore {
       trx,
       found.map((r) => r.id),
     );
-    const byKey = new Map<string, InvoiceState[]>();
-    for (const state of [...states.values()].sort((a, b) => (a.invoice.id < b.invoice.id ? 1 : -1))) {
-      const key = candidateKeyOf({ projectId: state.invoice.project_id, address: state.invoice.address, coin: state.invoice.coin });
-      byKey.set(key, [...(byKey.get(key) ?? []), state]);
-    }
+    const newestFirst = [...states.values()].sort((a, b) => (a.invoice.id < b.invoice.id ? 1 : -1));
+    const byKey = groupBy(newestFirst, (state) => candidateKeyOf({ projectId: state.invoice.project_id, address: state.invoice.address, coin: state.invoice.coin }));
     return { byKey, states };
   }
 
@@ -130,20 +128,20 @@ export class LifecycleStore {
     if (changed.length === 0) return;
     const now = new Date();
     const rows = changed.filter((s) => s.changed);
-    const releasing = rows.filter((s) => WAITING_STATUSES.includes(s.invoice.status) && !WAITING_STATUSES.includes(s.status) && s.invoice.address_released_at === null);
+    const releasing = new Set(rows.filter((s) => WAITING_STATUSES.includes(s.invoice.status) && !WAITING_STATUSES.includes(s.status) && s.invoice.address_released_at === null));
     const paying = rows.filter((s) => PAID_STATUSES.includes(s.status) && !PAID_STATUSES.includes(s.invoice.status));
     if (rows.length > 0) {
       await sqlQuery(
         trx,
         sql`update invoices_invoices i
-               set status = u.status, event_counts = u.event_counts::jsonb, updated_at = ${now}::timestamptz,
+               set status = u.status, event_counts = u.event_counts, updated_at = ${now}::timestamptz,
                    address_released_at = case when u.releases then coalesce(i.address_released_at, ${now}::timestamptz) else i.address_released_at end
-              from unnest(${rows.map((s) => s.invoice.id)}::text[], ${rows.map((s) => s.status)}::text[], ${rows.map((s) => JSON.stringify(s.eventCounts))}::text[],
-                          ${rows.map((s) => releasing.includes(s))}::boolean[]) as u(id, status, event_counts, releases)
+              from ${jsonRecords(rows.map((s) => ({ id: s.invoice.id, status: s.status, event_counts: s.eventCounts, releases: releasing.has(s) })))}
+                   as u(id text, status text, event_counts jsonb, releases boolean)
              where i.id = u.id`,
       );
     }
-    await this.deps.addressPoolService.releaseMany(trx, releasing.map((s) => s.invoice.pool_address_id));
+    await this.deps.addressPoolService.releaseMany(trx, [...releasing].map((s) => s.invoice.pool_address_id));
     await this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id));
     await this.recordPaymentRates(trx, paying, now);
     countWhenCommitted(this.deps.invoicesTransitions, trx, rows.filter((s) => s.status !== s.invoice.status).map((s) => ({ from: s.invoice.status ?? NEW, to: s.status })));
@@ -154,17 +152,33 @@ export class LifecycleStore {
       }
     }
     if (transfers.length > 0) {
-      const column = <T>(pick: (x: { s: InvoiceState; t: TransferState }) => T) => transfers.map(pick);
       await sqlQuery(
         trx,
         sql`insert into invoices_transactions (id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units,
                                                block_height, block_hash, confirmations, status, synthetic, detected_at, confirmed_at)
-            select * from unnest(${column((x) => x.t.id)}::text[], ${column((x) => x.s.invoice.id)}::text[], ${column((x) => x.s.invoice.project_id)}::text[],
-                                 ${column((x) => x.s.invoice.chain)}::text[], ${column((x) => x.s.invoice.coin)}::text[], ${column((x) => x.t.txHash)}::text[],
-                                 ${column((x) => x.t.outputIndex)}::int[], ${column((x) => x.s.invoice.address)}::text[], ${column((x) => x.t.amountUnits.toString())}::numeric[],
-                                 ${column((x) => x.t.blockHeight?.toString() ?? null)}::bigint[], ${column((x) => x.t.blockHash)}::text[], ${column((x) => x.t.confirmations)}::int[],
-                                 ${column((x) => x.t.status)}::text[], ${column((x) => x.t.synthetic)}::boolean[], ${column((x) => x.t.detectedAt.toISOString())}::timestamptz[],
-                                 ${column((x) => x.t.confirmedAt?.toISOString() ?? null)}::timestamptz[])
+            select id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units,
+                   block_height, block_hash, confirmations, status, synthetic, detected_at, confirmed_at
+              from ${jsonRecords(
+                transfers.map(({ s, t }) => ({
+                  id: t.id,
+                  invoice_id: s.invoice.id,
+                  project_id: s.invoice.project_id,
+                  chain: s.invoice.chain,
+                  coin: s.invoice.coin,
+                  tx_hash: t.txHash,
+                  output_index: t.outputIndex,
+                  to_address: s.invoice.address,
+                  amount_units: t.amountUnits.toString(),
+                  block_height: t.blockHeight?.toString() ?? null,
+                  block_hash: t.blockHash,
+                  confirmations: t.confirmations,
+                  status: t.status,
+                  synthetic: t.synthetic,
+                  detected_at: t.detectedAt.toISOString(),
+                  confirmed_at: t.confirmedAt?.toISOString() ?? null,
+                })),
+              )} as x(id text, invoice_id text, project_id text, chain text, coin text, tx_hash text, output_index int, to_address text, amount_units numeric,
+                      block_height bigint, block_hash text, confirmations int, status text, synthetic boolean, detected_at timestamptz, confirmed_at timestamptz)
             on conflict (invoice_id, tx_hash, output_index) do update
                set amount_units = excluded.amount_units, block_height = excluded.block_height, block_hash = excluded.block_hash,
                    confirmations = excluded.confirmations, status = excluded.status, confirmed_at = excluded.confirmed_at`,
@@ -208,7 +222,7 @@ export class LifecycleStore {
     // The working copies now match the database: a second persist of the same states writes nothing.
     for (const state of changed) {
       (state.invoice as { status: InvoiceStatus }).status = state.status;
-      if (releasing.includes(state)) (state.invoice as { address_released_at: Date | null }).address_released_at = now;
+      if (releasing.has(state)) (state.invoice as { address_released_at: Date | null }).address_released_at = now;
       (state.invoice as { event_counts: Record<string, number> }).event_counts = { ...state.eventCounts };
       state.changed = false;
       state.applied.length = 0;

@@ -1,4 +1,4 @@
-import type { ChainId, CoinId } from '@gw/kernel';
+import { sql, sqlQuery, type ChainId, type CoinId } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { Model } from 'objection';
 
@@ -29,7 +29,7 @@ export async function transactionsByInvoice(db: Knex | Knex.Transaction, invoice
   const byInvoice = new Map<string, InvoiceTransaction[]>();
   if (invoiceIds.length === 0) return byInvoice;
   // One array parameter: any number of ids (a list per id would stop at 65,535 bind parameters).
-  const rows = await InvoiceTransaction.query(db).whereRaw('invoice_id = any(?)', [[...invoiceIds]]).orderBy(['detected_at', 'id']);
+  const rows = await sqlQuery<InvoiceTransaction>(db, sql`select * from invoices_transactions where invoice_id = any(${[...invoiceIds]}::text[]) order by detected_at, id`);
   for (const row of rows) {
     const list = byInvoice.get(row.invoice_id);
     if (list) list.push(row);

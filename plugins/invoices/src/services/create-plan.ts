@@ -355,17 +355,6 @@ export interface CreatePlan {
   readonly expiresAt: Date;
 }
 
-export function groupBy<T>(values: Iterable<T>, key: (value: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const value of values) {
-    const k = key(value);
-    const group = groups.get(k);
-    if (group) group.push(value);
-    else groups.set(k, [value]);
-  }
-  return groups;
-}
-
 export function memo<K, V>(cache: Map<K, V>, key: K, make: () => V): V {
   if (!cache.has(key)) cache.set(key, make());
   return cache.get(key)!;

@@ -2,6 +2,7 @@ import type { CheckoutLinks } from './checkout-links.js';
 import {
   coreErrors,
   createBatcher,
+  groupBy,
   isAppError,
   isUniqueViolation,
   sql,
@@ -28,7 +29,6 @@ import {
   attempt,
   createAudit,
   decideCreate,
-  groupBy,
   invoiceRow,
   memo,
   normaliseCreate,

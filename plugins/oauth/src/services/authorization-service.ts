@@ -5,6 +5,7 @@ import type { OAuthConfig } from '../config.js';
 import type { AuthorizationRequestRow } from '../models/authorization-request-row.js';
 import type { ConsentRow } from '../models/consent-row.js';
 import { newCode } from '../tokens.js';
+import { isLoopbackRedirect } from './redirect-uri.js';
 
 /** The validated parameters of an authorization request. */
 export interface AuthorizationParams {
@@ -21,6 +22,19 @@ export function clientRedirect(redirectUri: string, params: Record<string, strin
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== null) url.searchParams.append(name, value);
   return url.href;
+}
+
+/**
+ * Whether an error of /oauth/authorize, raised before the user did anything, may be sent to this
+ * (validated) redirect URI. Registration is open, so a registered URI proves nothing about who
+ * controls it: redirecting errors to any of them would make the gateway an open redirector (RFC
+ * 9700 section 4.11.2, RFC 6749 section 4.1.2.1). Errors are redirected only where the browser
+ * stays on the user's own machine (loopback http), or to a client metadata document's own origin
+ * (the host that publishes the client vouches for it); any other client gets the error page.
+ */
+export function errorRedirectAllowed(client: { kind: string; client_id: string }, redirectUri: string): boolean {
+  if (isLoopbackRedirect(redirectUri)) return true;
+  return client.kind === 'document' && new URL(redirectUri).origin === new URL(client.client_id).origin;
 }
 
 /**

@@ -12,6 +12,25 @@ export class ClientDocumentError extends Error {
   }
 }
 
+/** A fetched document and the freshness lifetime its `Cache-Control` header asked for, if any. */
+export interface FetchedDocument {
+  readonly document: unknown;
+  /** Seconds from `max-age`; 0 for `no-store` / `no-cache`; undefined when the header says nothing. */
+  readonly maxAgeSeconds: number | undefined;
+}
+
+/** The freshness lifetime of a `Cache-Control` value: `no-store`/`no-cache` → 0, `max-age=N` → N. */
+export function cacheControlMaxAge(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  let maxAge: number | undefined;
+  for (const part of header.slice(0, 1024).split(',')) {
+    const [name = '', value] = part.trim().toLowerCase().split('=', 2);
+    if (name === 'no-store' || name === 'no-cache') return 0;
+    if (name === 'max-age' && value !== undefined && /^"?\d{1,12}"?$/.test(value)) maxAge = Number(value.replace(/"/g, ''));
+  }
+  return maxAge;
+}
+
 export interface ClientDocumentFetcherOptions {
   readonly maxBytes: number;
   readonly timeoutMs: number;
@@ -35,7 +54,7 @@ export class ClientDocumentFetcher {
     this.ca = options.extraCaPem ? [...rootCertificates, options.extraCaPem] : undefined;
   }
 
-  async fetch(url: URL): Promise<unknown> {
+  async fetch(url: URL): Promise<FetchedDocument> {
     const deadline = Date.now() + this.options.timeoutMs;
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let addresses: { address: string; family: number }[];
@@ -70,7 +89,7 @@ export class ClientDocumentFetcher {
     throw new ClientDocumentError(`the document could not be fetched (${(lastError as Error).message})`);
   }
 
-  private get(url: URL, host: string, isLiteral: boolean, address: { address: string; family: number }, deadline: number): Promise<unknown> {
+  private get(url: URL, host: string, isLiteral: boolean, address: { address: string; family: number }, deadline: number): Promise<FetchedDocument> {
     const { maxBytes } = this.options;
     return new Promise((resolve, reject) => {
       const remaining = Math.max(1, deadline - Date.now());
@@ -130,7 +149,9 @@ export class ClientDocumentFetcher {
           clearTimeout(timer);
           if (size > maxBytes) return;
           try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+            const document: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            const cacheControl = res.headers['cache-control'];
+            resolve({ document, maxAgeSeconds: cacheControlMaxAge(Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl) });
           } catch {
             reject(new ClientDocumentError('the document is not valid JSON'));
           }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { OAuthConfig } from '../config.js';
 import type { ClientRow } from '../models/client-row.js';
 import { fail, type OAuthFailure } from '../oauth-result.js';
-import { ClientDocumentError, type ClientDocumentFetcher } from './client-document-fetcher.js';
+import { ClientDocumentError, type ClientDocumentFetcher, type FetchedDocument } from './client-document-fetcher.js';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uri.js';
 
 /** What a registration answers (RFC 7591 section 3.2.1, spec 2.7). */
@@ -146,27 +146,57 @@ export class ClientService {
   private async resolveDocument(clientId: string): Promise<ClientRow | OAuthFailure> {
     const problem = documentUrlProblem(clientId);
     if (problem) return fail('invalid_client', `The client_id URL ${problem}.`);
-    const cached = await this.deps.db<ClientRow>('oauth_clients').where({ client_id: clientId }).first();
+    const cached = (await this.deps.db<ClientRow>('oauth_clients')
+      .where({ client_id: clientId })
+      .first('*', this.deps.db.raw('coalesce(document_expires_at > now(), false) as fresh'))) as (ClientRow & { fresh: boolean }) | undefined;
     if (cached && cached.kind !== 'document') return fail('invalid_client', 'Unknown client_id.');
-    if (cached?.document_expires_at && new Date(cached.document_expires_at).getTime() > Date.now()) return cached;
+    if (cached?.fresh) return cached;
     // Why a document was refused (its status, DNS, connection errors, timeouts, its content) goes to
     // the operator's log only: answering it would let anyone probe hosts and ports through the
     // gateway (issue 26 finding 8).
-    const refused = (reason: string, error?: unknown): OAuthFailure => {
+    const { clientDocuments } = this.deps.oauthConfig;
+    const host = new URL(clientId).host;
+    const logRefusal = (reason: string, error?: unknown) =>
       this.deps.logger.warn({ clientId, reason, ...(error && !(error instanceof ClientDocumentError) ? { err: error } : {}) }, 'client metadata document refused');
+    // A recent failure is answered from the negative cache: no fetch until its retry_at (issue 24).
+    const failed = await this.deps.db('oauth_client_document_failures').where({ client_id: clientId }).where('retry_at', '>', this.deps.db.fn.now()).first('reason');
+    if (failed) {
+      logRefusal(`recently refused (${failed.reason as string}); not fetched again before the failure expires`);
+      return fail('invalid_client', DOCUMENT_REFUSED);
+    }
+    // Fetches per source host are bounded in PostgreSQL (every instance counts into one window), so
+    // the gateway cannot be made to hammer a host with many client_id URLs on it. A throttled
+    // fetch falls back to the cached copy, however stale, and is not a failure of the document.
+    const throttle = await this.deps.rateLimiter.hit({ key: `oauth.document-fetch:host:${host}`, limit: clientDocuments.fetchesPerMinutePerHost, windowSeconds: 60 });
+    if (!throttle.allowed) {
+      if (cached) return cached;
+      logRefusal(`too many document fetches from ${host}; try again in ${throttle.retryAfter} s`);
+      return fail('invalid_client', DOCUMENT_REFUSED);
+    }
+    const refused = async (reason: string, error?: unknown): Promise<OAuthFailure> => {
+      logRefusal(reason, error);
+      await this.deps.db.raw(
+        `insert into oauth_client_document_failures (client_id, host, reason, retry_at) values (?, ?, ?, now() + make_interval(secs => ?))
+         on conflict (client_id) do update set reason = excluded.reason, host = excluded.host, failures = oauth_client_document_failures.failures + 1,
+           failed_at = now(), retry_at = excluded.retry_at`,
+        [clientId, host, reason.slice(0, 500), clientDocuments.failureTtlSeconds],
+      );
       return fail('invalid_client', DOCUMENT_REFUSED);
     };
-    let document: unknown;
+    let fetched: FetchedDocument;
     try {
-      document = await this.deps.oauthDocumentFetcher.fetch(new URL(clientId));
+      fetched = await this.deps.oauthDocumentFetcher.fetch(new URL(clientId));
     } catch (error) {
       return refused(error instanceof ClientDocumentError ? error.message : 'the document could not be fetched', error);
     }
+    const { document } = fetched;
     if (typeof document !== 'object' || document === null || Array.isArray(document)) return refused('the document is not a JSON object');
     if ((document as Record<string, unknown>)['client_id'] !== clientId) return refused('the document names another client_id than its own URL');
     const parsed = parseClientMetadata(document, { allowSecret: false });
     if ('error' in parsed) return refused(`the document is invalid: ${parsed.description}`);
-    const ttl = this.deps.oauthConfig.clientDocuments.ttlSeconds;
+    // Cache-Control max-age (no-store and no-cache count as 0) within [minTtlSeconds, maxTtlSeconds];
+    // without one, ttlSeconds.
+    const ttl = documentTtl(fetched.maxAgeSeconds, clientDocuments);
     const values = {
       kind: 'document' as const,
       client_name: parsed.client_name,
@@ -178,6 +208,7 @@ export class ClientService {
       document_fetched_at: this.deps.db.fn.now(),
       document_expires_at: this.deps.db.raw(`now() + make_interval(secs => ?)`, [ttl]),
     };
+    await this.deps.db('oauth_client_document_failures').where({ client_id: clientId }).delete();
     const [row] = await this.deps.db('oauth_clients')
       .insert({ client_id: clientId, ...values })
       .onConflict('client_id')
@@ -185,6 +216,12 @@ export class ClientService {
       .returning('*');
     return row as ClientRow;
   }
+}
+
+/** How long a fetched document is used: its max-age within the configured bounds, else the default. */
+export function documentTtl(maxAgeSeconds: number | undefined, bounds: { ttlSeconds: number; minTtlSeconds: number; maxTtlSeconds: number }): number {
+  const wanted = maxAgeSeconds ?? bounds.ttlSeconds;
+  return Math.min(Math.max(wanted, bounds.minTtlSeconds), Math.max(bounds.minTtlSeconds, bounds.maxTtlSeconds));
 }
 
 interface ParsedMetadata {

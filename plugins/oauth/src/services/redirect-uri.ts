@@ -34,6 +34,11 @@ function isLoopback(url: URL): boolean {
   return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
 }
 
+/** Whether `uri` (a valid URL) is a loopback http redirect URI. */
+export function isLoopbackRedirect(uri: string): boolean {
+  return isLoopback(new URL(uri));
+}
+
 /**
  * Whether a requested redirect URI matches a registered one. Exact string match, except that a
  * loopback http URI may use any port (native apps get an ephemeral port from the OS); scheme,

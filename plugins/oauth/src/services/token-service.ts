@@ -92,7 +92,8 @@ export class TokenService {
   async exchangeCode(input: { client: ClientRow; code: string; redirectUri: string; codeVerifier: string; resource: string; requestId: string }): Promise<TokenResponse | OAuthFailure> {
     if (!CODE_PATTERN.test(input.code)) return fail('invalid_grant', 'The authorization code is invalid.');
     return this.deps.db.transaction(async (trx) => {
-      const code = await trx<CodeRow>('oauth_codes').where({ code_hash: hashToken(input.code) }).forUpdate().first();
+      // Expiry is decided by the database's clock (`expired`), like every other expiry of the plugin.
+      const code = await trx<CodeRow>('oauth_codes').where({ code_hash: hashToken(input.code) }).forUpdate().first('*', trx.raw('expires_at <= now() as expired')) as (CodeRow & { expired: boolean }) | undefined;
       if (!code || code.client_id !== input.client.client_id) return fail('invalid_grant', 'The authorization code is invalid.');
       if (code.consumed_at) {
         // RFC 6749 section 4.1.2: a code used twice revokes what was issued from it.
@@ -106,7 +107,7 @@ export class TokenService {
         return fail('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
       }
       await trx('oauth_codes').where({ id: code.id }).update({ consumed_at: trx.fn.now() });
-      if (new Date(code.expires_at).getTime() <= Date.now()) return fail('invalid_grant', 'The authorization code has expired.');
+      if (code.expired) return fail('invalid_grant', 'The authorization code has expired.');
       if (code.redirect_uri !== input.redirectUri) return fail('invalid_grant', 'redirect_uri differs from the authorization request.');
       if (code.resource !== input.resource) return fail('invalid_target', 'resource differs from the authorization request.');
       if (!pkceMatches(input.codeVerifier, code.code_challenge)) return fail('invalid_grant', 'code_verifier does not match the code_challenge.');
@@ -140,7 +141,7 @@ export class TokenService {
     if (!peek || peek.client_id !== input.client.client_id) return fail('invalid_grant', 'The refresh token is invalid.');
     return this.deps.db.transaction(async (trx) => {
       const grant = await trx<GrantRow>('oauth_grants').where({ id: peek.grant_id }).forUpdate().first();
-      const token = await trx<RefreshTokenRow>('oauth_refresh_tokens').where({ id: peek.id }).forUpdate().first();
+      const token = await trx<RefreshTokenRow>('oauth_refresh_tokens').where({ id: peek.id }).forUpdate().first('*', trx.raw('expires_at <= now() as expired')) as (RefreshTokenRow & { expired: boolean }) | undefined;
       if (!grant || !token) return fail('invalid_grant', 'The refresh token is invalid.');
       if (grant.revoked_at || token.revoked_at) return fail('invalid_grant', 'The refresh token has been revoked.');
       if (token.consumed_at) {
@@ -160,7 +161,7 @@ export class TokenService {
         );
         return fail('invalid_grant', 'The refresh token was already used; every token of its lineage is revoked.');
       }
-      if (new Date(token.expires_at).getTime() <= Date.now()) return fail('invalid_grant', 'The refresh token has expired.');
+      if (token.expired) return fail('invalid_grant', 'The refresh token has expired.');
       if (input.resource !== grant.resource) return fail('invalid_target', 'resource differs from the one the tokens were issued for.');
       let scopes = grant.scopes;
       if (input.scope !== undefined && input.scope.trim() !== '') {
@@ -213,11 +214,11 @@ export class TokenService {
     const row = await this.deps.db<AccessTokenRow>('oauth_access_tokens as t')
       .join('oauth_grants as g', 'g.id', 't.grant_id')
       .where('t.token_hash', hashToken(token))
-      .first('t.*', 'g.revoked_at as grant_revoked_at');
+      .first('t.*', 'g.revoked_at as grant_revoked_at', this.deps.db.raw('t.expires_at <= now() as expired')) as (AccessTokenRow & { grant_revoked_at: Date | null; expired: boolean }) | undefined;
     if (!row) return { ok: false, reason: 'unknown' };
-    if ((row as unknown as { grant_revoked_at: Date | null }).grant_revoked_at) return { ok: false, reason: 'lineage_revoked' };
+    if (row.grant_revoked_at) return { ok: false, reason: 'lineage_revoked' };
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
-    if (new Date(row.expires_at).getTime() <= Date.now()) return { ok: false, reason: 'expired' };
+    if (row.expired) return { ok: false, reason: 'expired' };
     return { ok: true, tokenId: row.id, grantId: row.grant_id, userId: row.user_id, clientId: row.client_id, scopes: row.scopes, resource: row.resource, expiresAt: new Date(row.expires_at) };
   }
 
@@ -286,9 +287,11 @@ export class TokenService {
     const successor = await trx<RefreshTokenRow>('oauth_refresh_tokens').where({ id: token.successor_id }).first();
     if (!successor || successor.consumed_at || successor.revoked_at) return undefined;
     const pair = JSON.parse(this.deps.secretBox.open(token.sealed_successor, sealAad(token.id))) as SealedPair;
-    const access = await trx<AccessTokenRow>('oauth_access_tokens').where({ id: pair.access_id }).first();
+    const access = (await trx<AccessTokenRow>('oauth_access_tokens')
+      .where({ id: pair.access_id })
+      .first('*', trx.raw('floor(extract(epoch from expires_at - now()))::int as remaining'))) as (AccessTokenRow & { remaining: number }) | undefined;
     if (!access || access.revoked_at) return undefined;
-    const remaining = Math.max(1, Math.floor((new Date(access.expires_at).getTime() - Date.now()) / 1000));
+    const remaining = Math.max(1, access.remaining);
     return { access_token: pair.access_token, token_type: 'Bearer', expires_in: Math.min(ACCESS_TOKEN_SECONDS, remaining), refresh_token: pair.refresh_token, scope: access.scopes.join(' ') };
   }
 

@@ -199,7 +199,7 @@ export class ApiKeyService {
   private async validSecrets(db: Knex | Knex.Transaction, keyId: string): Promise<string[]> {
     const rows = await ApiKeySecret.query(db)
       .where({ api_key_id: keyId })
-      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', new Date()))
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', db.fn.now()))
       .orderBy('id', 'desc');
     return rows.map((row) => this.deps.secretBox.open(row.sealed_secret, row.id));
   }

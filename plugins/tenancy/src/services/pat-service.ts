@@ -105,8 +105,11 @@ export class PatService {
   /** Verifies a presented token; undefined when unknown, malformed, revoked or expired. */
   async verify(token: string): Promise<PatPrincipal | undefined> {
     if (!PAT_PATTERN.test(token)) return undefined;
-    const row = await PersonalAccessToken.query(this.deps.db).findOne({ token_hash: hashToken(token) });
-    if (!row || row.revoked_at || (row.expires_at && new Date(row.expires_at) <= new Date())) return undefined;
+    // Expiry is decided by the database's clock, like every other expiry (issue 24).
+    const row = (await PersonalAccessToken.query(this.deps.db)
+      .findOne({ token_hash: hashToken(token) })
+      .select('*', this.deps.db.raw('coalesce(expires_at <= now(), false) as expired'))) as (PersonalAccessToken & { expired: boolean }) | undefined;
+    if (!row || row.revoked_at || row.expired) return undefined;
     return { id: row.id, operatorId: row.operator_id, projectId: row.project_id, scopes: row.scopes.filter(isPatScope) };
   }
 

@@ -1,4 +1,4 @@
-import { newId, sql, sqlQuery, type ObservedTransfer } from '@gw/kernel';
+import { jsonRecords, newId, sql, sqlQuery, type ObservedTransfer } from '@gw/kernel';
 import type { InvoiceLifecycle, PaymentOutcome } from '@gw/plugin-invoices';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
@@ -16,16 +16,6 @@ export interface MatchItem {
   readonly at: WatchedAddress;
 }
 
-interface Stored {
-  readonly id: string;
-  /** New, or seen again after it had been reorganised away: reported to the lifecycle. */
-  readonly fresh: boolean;
-  /** When this gateway first recorded the transfer (the database's clock): its first sight. */
-  readonly firstSeenAt: Date;
-  /** The invoice a revived transfer paid before it was reorganised away. */
-  readonly invoiceId: string | null;
-}
-
 /**
  * Records observed transfers (decisions.md, "Watchers") and reports the new ones to the invoice
  * lifecycle, which matches each to an invoice and decides every status:
@@ -36,7 +26,8 @@ interface Stored {
  *   first sight stays the original one);
  * - the lifecycle's outcome (invoice, late, ambiguous, orphan) is written on the row: orphans and
  *   ambiguous receipts make the orphan inbox.
- * A whole block is one store statement, one lifecycle call and one marking statement.
+ * A whole block is one read, one lifecycle call and one write (an insert of the new transfers, an
+ * update of the stored ones that changed).
  */
 export class PaymentMatcher {
   constructor(private readonly deps: { invoicesLifecycle: InvoiceLifecycle }) {}
@@ -44,8 +35,8 @@ export class PaymentMatcher {
   /** Records `items` (one block's transfers, or the mempool's) seen at `head`; returns each item's outcome. */
   async recordMany(trx: Knex.Transaction, items: readonly MatchItem[], head: number): Promise<MatchOutcome[]> {
     if (items.length === 0) return [];
-    const stored = await this.store(trx, items, head);
-    const fresh = items.flatMap((item, i) => (stored[i]!.fresh ? [{ item, row: stored[i]! }] : []));
+    const seen = await this.prior(trx, items);
+    const fresh = items.flatMap((item, i) => (seen[i]!.fresh ? [{ item, row: seen[i]! }] : []));
     const { outcomes } = await this.deps.invoicesLifecycle.observePayments(
       trx,
       fresh.map(({ item, row }) => ({
@@ -66,85 +57,116 @@ export class PaymentMatcher {
       })),
       WATCHER_ACTOR,
     );
-    await this.mark(
+    await this.write(
       trx,
-      fresh.map(({ row }, i) => ({ id: row.id, outcome: outcomes[i]! })),
+      items.map((item, i) => ({ item, row: seen[i]! })),
+      new Map(fresh.map(({ row }, i) => [row, outcomes[i]!])),
+      head,
     );
     let next = 0;
-    return stored.map((row) => (row.fresh ? kindOf(outcomes[next++]!) : 'known'));
+    return seen.map((row) => (row.fresh ? kindOf(outcomes[next++]!) : 'known'));
   }
 
   /**
-   * Inserts every transfer (a stored one only gets its block updated); per item its row, whether it
-   * is fresh, and its first sight: when this gateway first recorded it, never the block's own
-   * timestamp (chains' clocks drift; a reorganised test chain's run behind).
+   * What is stored of each item already (one read; the network's scan lock keeps it true until
+   * the write): whether it is fresh, and its first sight: when this gateway first recorded it (the
+   * transaction's start for a new one, as its row will say), never the block's own timestamp
+   * (chains' clocks drift; a reorganised test chain's run behind).
    */
-  private async store(trx: Knex.Transaction, all: readonly MatchItem[], head: number): Promise<Stored[]> {
-    const outputKey = (item: MatchItem) => `${item.transfer.txHash}:${item.transfer.outputIndex}`;
-    // One statement cannot touch a row twice: an output repeated in the batch is stored once.
-    const items = [...new Map(all.map((item) => [outputKey(item), item])).values()];
-    const column = <T>(pick: (item: MatchItem) => T) => items.map(pick);
-    // `prior` reads the rows as they were, so a row that was `reverted` and is in a block again is fresh.
-    const rows = await sqlQuery<{ id: string; tx_hash: string; output_index: number; inserted: boolean; revived: boolean; created_at: Date; prior_invoice_id: string | null }>(
+  private async prior(trx: Knex.Transaction, items: readonly MatchItem[]): Promise<Seen[]> {
+    const rows = await sqlQuery<{ ord: string; id: string | null; status: string | null; invoice_id: string | null; created_at: Date | null; now: Date }>(
       trx,
-      sql`with t as (
-            select * from unnest(${column(() => newId())}::text[], ${column((i) => i.transfer.chain)}::text[], ${column((i) => i.transfer.network)}::text[],
-                                 ${column((i) => i.transfer.coin)}::text[], ${column((i) => i.transfer.txHash)}::text[], ${column((i) => i.transfer.outputIndex)}::int[],
-                                 ${column((i) => i.transfer.toAddress)}::text[], ${column((i) => i.transfer.fromAddress ?? null)}::text[],
-                                 ${column((i) => i.transfer.amountUnits.toString())}::numeric[], ${column((i) => i.transfer.blockHeight)}::bigint[],
-                                 ${column((i) => i.transfer.blockHash)}::text[], ${column((i) => i.transfer.memo ?? null)}::text[],
-                                 ${column((i) => (i.transfer.blockHeight === null ? 'mempool' : 'in_block'))}::text[], ${column((i) => i.at.projectId)}::text[],
-                                 ${column((i) => i.at.id)}::text[], ${column((i) => i.transfer.observedAt.toISOString())}::timestamptz[],
-                                 ${column((i) => confirmationsAt(i.transfer, head))}::int[])
-              with ordinality as t(id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
-                                   memo, status, project_id, pool_address_id, received_at, confirmations, ord)
-          ),
-          prior as (
-            select w.chain, w.network, w.tx_hash, w.output_index, w.status, w.invoice_id from watchers_transfers w
-              join t on (w.chain, w.network, w.tx_hash, w.output_index) = (t.chain, t.network, t.tx_hash, t.output_index)
-          ),
-          upserted as (
-            insert into watchers_transfers (id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
-                                            memo, status, project_id, pool_address_id, match, received_at, confirmations)
-            select id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
-                   memo, status, project_id, pool_address_id, 'orphan', received_at, case when status = 'in_block' then confirmations else 0 end
-              from t order by ord
-            on conflict (chain, network, tx_hash, output_index) do update
-               set block_height = coalesce(excluded.block_height, watchers_transfers.block_height),
-                   block_hash = coalesce(excluded.block_hash, watchers_transfers.block_hash),
-                   status = case when excluded.status = 'in_block' then 'in_block' else watchers_transfers.status end,
-                   updated_at = now()
-            returning id, chain, network, tx_hash, output_index, created_at, (xmax = 0) as inserted
-          )
-          select u.id, u.tx_hash, u.output_index, u.created_at, u.inserted,
-                 coalesce(p.status = 'reverted', false) as revived, p.invoice_id as prior_invoice_id
-            from upserted u left join prior p on (p.chain, p.network, p.tx_hash, p.output_index) = (u.chain, u.network, u.tx_hash, u.output_index)`,
+      sql`select k.ord, w.id, w.status, w.invoice_id, w.created_at, now() as now
+            from unnest(${items.map((i) => i.transfer.chain)}::text[], ${items.map((i) => i.transfer.network)}::text[],
+                        ${items.map((i) => i.transfer.txHash)}::text[], ${items.map((i) => i.transfer.outputIndex)}::int[])
+                 with ordinality as k(chain, network, tx_hash, output_index, ord)
+            left join watchers_transfers w on (w.chain, w.network, w.tx_hash, w.output_index) = (k.chain, k.network, k.tx_hash, k.output_index)
+           order by k.ord`,
     );
-    const byOutput = new Map(rows.map((row) => [`${row.tx_hash}:${row.output_index}`, row]));
-    const revivedIn = new Set(items.filter((i) => i.transfer.blockHeight !== null).map(outputKey));
-    return all.map((item) => {
-      const key = outputKey(item);
-      const row = byOutput.get(key)!;
-      // A repeated output counts once: only its first occurrence is fresh. A reverted row is
-      // fresh again only when it is back in a block (the mempool does not bring it back).
-      const revived = row.revived && revivedIn.has(key);
-      const fresh = row.inserted || revived;
-      row.inserted = false;
-      row.revived = false;
-      return { id: row.id, fresh, firstSeenAt: new Date(row.created_at), invoiceId: revived ? row.prior_invoice_id : null };
+    const firstOfOutput = new Set<string>();
+    return items.map((item, i) => {
+      const row = rows[i]!;
+      const key = `${item.transfer.chain}:${item.transfer.network}:${item.transfer.txHash}:${item.transfer.outputIndex}`;
+      // An output repeated in the batch counts once: only its first occurrence may be fresh.
+      const first = !firstOfOutput.has(key);
+      firstOfOutput.add(key);
+      if (row.id === null) return { id: newId(), stored: false, fresh: first, firstSeenAt: new Date(row.now), invoiceId: null, first };
+      // A reverted row is fresh again only when it is back in a block (the mempool does not bring it back).
+      const revived = first && row.status === 'reverted' && item.transfer.blockHeight !== null;
+      return { id: row.id, stored: true, fresh: revived, firstSeenAt: new Date(row.created_at!), invoiceId: revived ? row.invoice_id : null, first };
     });
   }
 
-  private async mark(trx: Knex.Transaction, marks: readonly { id: string; outcome: PaymentOutcome }[]): Promise<void> {
-    if (marks.length === 0) return;
-    await sqlQuery(
-      trx,
-      sql`update watchers_transfers w set invoice_id = m.invoice_id, match = m.match, updated_at = now()
-            from unnest(${marks.map((m) => m.id)}::text[], ${marks.map((m) => ('invoiceId' in m.outcome ? m.outcome.invoiceId : null))}::text[],
-                        ${marks.map((m) => kindOf(m.outcome))}::text[]) as m(id, invoice_id, match)
-           where w.id = m.id`,
-    );
+  /**
+   * One write per kind of row: new transfers are inserted with their outcome; stored ones get
+   * their block (a mempool transfer mined, a reorganised one mined again) and, when they were
+   * fresh again, their new outcome.
+   */
+  private async write(trx: Knex.Transaction, all: readonly { item: MatchItem; row: Seen }[], outcomes: ReadonlyMap<Seen, PaymentOutcome>, head: number): Promise<void> {
+    const record = ({ item, row }: { item: MatchItem; row: Seen }) => {
+      const outcome = outcomes.get(row);
+      const t = item.transfer;
+      return {
+        id: row.id,
+        chain: t.chain,
+        network: t.network,
+        coin: t.coin,
+        tx_hash: t.txHash,
+        output_index: t.outputIndex,
+        to_address: t.toAddress,
+        from_address: t.fromAddress ?? null,
+        amount_units: t.amountUnits.toString(),
+        block_height: t.blockHeight,
+        block_hash: t.blockHash,
+        memo: t.memo ?? null,
+        status: t.blockHeight === null ? 'mempool' : 'in_block',
+        project_id: item.at.projectId,
+        pool_address_id: item.at.id,
+        invoice_id: outcome && 'invoiceId' in outcome ? outcome.invoiceId : null,
+        match: outcome ? kindOf(outcome) : null,
+        received_at: t.observedAt.toISOString(),
+        confirmations: t.blockHeight === null ? 0 : confirmationsAt(t, head),
+      };
+    };
+    const inserts = all.filter(({ row }) => !row.stored && row.first).map(record);
+    if (inserts.length > 0) {
+      await sqlQuery(
+        trx,
+        sql`insert into watchers_transfers (id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
+                                            memo, status, project_id, pool_address_id, invoice_id, match, received_at, confirmations)
+            select id, chain, network, coin, tx_hash, output_index, to_address, from_address, amount_units, block_height, block_hash,
+                   memo, status, project_id, pool_address_id, invoice_id, match, received_at, confirmations
+              from ${jsonRecords(inserts)} as t(id text, chain text, network text, coin text, tx_hash text, output_index int, to_address text, from_address text,
+                                                amount_units numeric, block_height bigint, block_hash text, memo text, status text, project_id text,
+                                                pool_address_id text, invoice_id text, match text, received_at timestamptz, confirmations int)`,
+      );
+    }
+    const updates = all.filter(({ item, row }) => row.stored && row.first && (row.fresh || item.transfer.blockHeight !== null)).map(record);
+    if (updates.length > 0) {
+      await sqlQuery(
+        trx,
+        sql`update watchers_transfers w
+               set block_height = coalesce(u.block_height, w.block_height), block_hash = coalesce(u.block_hash, w.block_hash),
+                   status = case when u.status = 'in_block' then 'in_block' else w.status end,
+                   invoice_id = case when u.match is null then w.invoice_id else u.invoice_id end, match = coalesce(u.match, w.match),
+                   updated_at = now()
+              from ${jsonRecords(updates)} as u(id text, block_height bigint, block_hash text, status text, invoice_id text, match text)
+             where w.id = u.id`,
+      );
+    }
   }
+}
+
+/** An item as stored before this batch (`stored`), and whether the lifecycle hears of it (`fresh`). */
+interface Seen {
+  readonly id: string;
+  readonly stored: boolean;
+  readonly fresh: boolean;
+  readonly firstSeenAt: Date;
+  /** The invoice a revived transfer paid before it was reorganised away. */
+  readonly invoiceId: string | null;
+  /** The first occurrence of its output in the batch (later ones are written and reported once). */
+  readonly first: boolean;
 }
 
 function kindOf(outcome: PaymentOutcome): Exclude<MatchOutcome, 'known'> {

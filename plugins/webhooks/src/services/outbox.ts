@@ -1,4 +1,4 @@
-import { newId, sql, sqlQuery, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
+import { jsonRecords, newId, sql, sqlQuery, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
@@ -68,9 +68,8 @@ export class WebhookOutbox implements InvoiceEventSink {
    */
   async write(trx: Knex.Transaction, entries: readonly OutboxEntry[]): Promise<Set<string>> {
     if (entries.length === 0) return new Set();
-    // One statement whatever the batch size: columns travel as arrays (a fixed number of
-    // parameters), so a block's thousands of events need neither chunks nor a long statement text.
-    const column = <T>(pick: (entry: OutboxEntry) => T) => entries.map(pick);
+    // One statement whatever the batch size, the rows as one JSON parameter: a block's thousands
+    // of events (each body embeds the invoice view) need neither chunks nor a long statement text.
     const inserted = await sqlQuery<{ id: string }>(
       trx,
       sql`insert into webhooks_events (id, project_id, mode, invoice_id, event_type, original_event_id, body, target_url, status, next_attempt_at, created_at, updated_at)
@@ -78,10 +77,19 @@ export class WebhookOutbox implements InvoiceEventSink {
                  case when e.target_url is null then 'skipped' else 'retrying' end,
                  case when e.target_url is null then null else e.created_at end,
                  e.created_at, e.created_at
-            from unnest(${column((e) => e.id)}::text[], ${column((e) => e.projectId)}::text[], ${column((e) => e.mode)}::text[],
-                        ${column((e) => e.invoiceId)}::text[], ${column((e) => e.eventType)}::text[], ${column((e) => e.originalEventId)}::text[],
-                        ${column((e) => e.body)}::text[], ${column((e) => e.targetUrl)}::text[], ${column((e) => e.createdAt.toISOString())}::timestamptz[])
-                 as e(id, project_id, mode, invoice_id, event_type, original_event_id, body, target_url, created_at)
+            from ${jsonRecords(
+              entries.map((e) => ({
+                id: e.id,
+                project_id: e.projectId,
+                mode: e.mode,
+                invoice_id: e.invoiceId,
+                event_type: e.eventType,
+                original_event_id: e.originalEventId,
+                body: e.body,
+                target_url: e.targetUrl,
+                created_at: e.createdAt.toISOString(),
+              })),
+            )} as e(id text, project_id text, mode text, invoice_id text, event_type text, original_event_id text, body text, target_url text, created_at timestamptz)
           on conflict (id) do nothing
           returning id`,
     );

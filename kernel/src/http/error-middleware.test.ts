@@ -1,0 +1,50 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import Koa from 'koa';
+import pino from 'pino';
+import { coreErrors } from '../errors/core-errors.js';
+import { errorMiddleware } from './error-middleware.js';
+import { underPathPrefix, type ErrorFormat } from './route.js';
+
+test('a path prefix covers the path itself and what is below it, never a longer sibling', (t) => {
+  t.true(underPathPrefix('/oauth', '/oauth'));
+  t.true(underPathPrefix('/oauth/token', '/oauth'));
+  t.true(underPathPrefix('/oauth/authorize/email', '/oauth/authorize'));
+  t.false(underPathPrefix('/oauthx', '/oauth'));
+  t.false(underPathPrefix('/api/v1/oauth', '/oauth'));
+});
+
+test('errors under a format\'s prefix are rendered by the longest matching format; others keep the REST envelope', async (t) => {
+  const formats: ErrorFormat[] = [
+    { pathPrefix: '/p', render: ({ error }) => ({ status: 418, headers: { 'x-format': 'p' }, body: { outer: error.code } }) },
+    { pathPrefix: '/p/inner', render: ({ error, requestId }) => ({ body: { inner: error.code, requestId } }) },
+  ];
+  const app = new Koa();
+  app.use(async (ctx, next) => {
+    ctx.state['requestId'] = 'req-1';
+    await next();
+  });
+  app.use(errorMiddleware(pino({ level: 'silent' }), formats));
+  app.use(async () => {
+    throw coreErrors.payload_too_large();
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = async (path: string) => {
+    const res = await fetch(`${base}${path}`, { method: 'POST' });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+  const outer = await call('/p/x');
+  t.is(outer.status, 418);
+  t.deepEqual(outer.body, { outer: 'payload_too_large' });
+  t.is(outer.headers.get('x-format'), 'p');
+  const inner = await call('/p/inner/y');
+  t.is(inner.status, 413, 'the error\'s status when the format gives none');
+  t.deepEqual(inner.body, { inner: 'payload_too_large', requestId: 'req-1' });
+  const rest = await call('/px');
+  t.is(rest.status, 413);
+  t.like(rest.body, { error_code: 'payload_too_large', request_id: 'req-1' });
+});
