@@ -83,7 +83,7 @@ test('multiplyDecimal is exact and rounds half-up to the places asked', (t) => {
 
 test('CSV: every invoice with each transaction, exact decimal amounts, USD at creation and at payment, safe quoting', async (t) => {
   const file = join(dir, 'all.csv');
-  const run = await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2999-12-31', '--format', 'csv', '--output', file);
+  const run = await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2029-12-31', '--format', 'csv', '--output', file);
   t.is(run.code, 0, run.stderr);
   const [header, ...rows] = parseCsv(readFileSync(file, 'utf8'));
   t.deepEqual(header, [...CSV_COLUMNS]);
@@ -115,7 +115,7 @@ test('CSV: every invoice with each transaction, exact decimal amounts, USD at cr
 
 test('JSON: an array of invoices with their transactions; the range bounds creation time', async (t) => {
   const file = join(dir, 'all.json');
-  t.is((await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2999-12-31', '--format', 'json', '--output', file)).code, 0);
+  t.is((await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2029-12-31', '--format', 'json', '--output', file)).code, 0);
   const all = JSON.parse(readFileSync(file, 'utf8'));
   t.deepEqual(all.map((i: { invoice_id: string }) => i.invoice_id), [ids.paid, ids.odd, ids.open]);
   t.is(all[0].transactions.length, 2);
@@ -129,6 +129,7 @@ test('JSON: an array of invoices with their transactions; the range bounds creat
   t.regex(bad.stderr, /validation_error/);
 });
 
+// Its invoices are created in 2030, outside the ranges the other tests export (tests run concurrently).
 test('paging never repeats or skips an invoice, even when many share one creation time', async (t) => {
   const db = gw.kernel.cradle.db;
   const columns = (await db.raw<{ rows: { column_name: string }[] }>(`select column_name from information_schema.columns where table_name = 'invoices_invoices' order by ordinal_position`)).rows.map((r) => r.column_name);
