@@ -104,8 +104,8 @@ export class LifecycleStore {
    * and the USD rate its coin's cached quote had then, read in `trx` (no provider is called on this
    * path; without a usable quote the rate stays null).
    */
-  private async recordPaymentRates(trx: Knex.Transaction, paying: readonly InvoiceState[], now: Date): Promise<void> {
-    const first = paying.filter((s) => s.invoice.paid_at === null || s.invoice.paid_at === undefined);
+  private async recordPaymentRates(trx: Knex.Transaction, paid: readonly InvoiceState[], now: Date): Promise<void> {
+    const first = paid.filter((s) => s.invoice.paid_at === null || s.invoice.paid_at === undefined);
     if (first.length === 0) return;
     const known = await this.deps.ratesService.knownRates(trx);
     const rateOf = (coin: string) => {
@@ -143,8 +143,9 @@ export class LifecycleStore {
     }
     await this.deps.addressPoolService.releaseMany(trx, [...releasing].map((s) => s.invoice.pool_address_id));
     await this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id));
-    await this.recordPaymentRates(trx, paying, now);
-    countWhenCommitted(this.deps.invoicesTransitions, trx, rows.filter((s) => s.status !== s.invoice.status).map((s) => ({ from: s.invoice.status ?? NEW, to: s.status })));
+    // Paid now and no payment time yet: a settlement, or an orphan attributed as a new paid invoice.
+    await this.recordPaymentRates(trx, rows.filter((s) => PAID_STATUSES.includes(s.status)), now);
+    countWhenCommitted(this.deps.invoicesTransitions, trx, rows.flatMap((s) => s.applied.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to }))));
     const transfers = changed.flatMap((s) => s.transfers.filter((t) => t.dirty).map((t) => ({ s, t })));
     for (const { t } of transfers) {
       if (t.amountUnits <= 0n || t.amountUnits > MAX_AMOUNT_UNITS) {
