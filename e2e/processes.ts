@@ -21,9 +21,13 @@ export interface AppProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `apps/<app>/src/main.ts` on Node 24 (this process's Node) with the given environment. */
-export function startApp(app: 'all' | 'gateway' | 'worker' | 'cli', env: Record<string, string>, args: string[] = []): AppProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', `apps/${app}/src/main.ts`, ...args], {
+/**
+ * Starts `apps/<app>/src/main.ts` on Node 24 (this process's Node) with the given environment; with
+ * `compiled`, the app's compiled entry point at that path instead (plain Node, as in production).
+ */
+export function startApp(app: 'all' | 'gateway' | 'worker' | 'cli', env: Record<string, string>, args: string[] = [], compiled?: string): AppProcess {
+  const entry = compiled !== undefined ? ['--enable-source-maps', compiled] : ['--import', 'tsx', `apps/${app}/src/main.ts`];
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: ROOT,
     env: { ...baseEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
 import { createTestDatabase, waitFor, type TestDatabase } from '@gw/kernel/testing';
 import { baseEnv, ROOT, runCliProcess, startApp, waitForUrl } from './processes.js';
@@ -22,18 +25,34 @@ function runScript(file: string, env: Record<string, string>): Promise<{ code: n
 }
 
 test.serial('a new user: the first start prints sandbox credentials, and the partner example drives an invoice to paid, reverted and back, receiving each signed webhook once (and the duplicate as a duplicate)', async (t) => {
-  const env = { DATABASE_URL: database.url, PORT: '0', GW_MASTER_KEY: 'cd'.repeat(32), LOG_LEVEL: 'warn', GW__plugins__webhooks__allowPrivateTargets: 'true' };
+  const credentialsDir = mkdtempSync(join(tmpdir(), 'gw-first-start-'));
+  t.teardown(() => rmSync(credentialsDir, { recursive: true, force: true }));
+  const credentialsFile = join(credentialsDir, 'credentials.txt');
+  const env = {
+    DATABASE_URL: database.url,
+    PORT: '0',
+    GW_MASTER_KEY: 'cd'.repeat(32),
+    LOG_LEVEL: 'warn',
+    GW__plugins__webhooks__allowPrivateTargets: 'true',
+    GW__plugins__sandbox__firstStartCredentialsFile: credentialsFile,
+  };
   const app = startApp('all', env);
   t.teardown(() => {
     if (app.child.exitCode === null) app.child.kill('SIGKILL');
   });
   const url = await waitForUrl(app);
-  const output = app.output();
+  // Not a terminal: the secrets are in a file only its owner can read, which the log names.
+  t.true(app.output().includes(credentialsFile), app.output());
+  t.is(statSync(credentialsFile).mode & 0o777, 0o600);
+  const output = readFileSync(credentialsFile, 'utf8');
   const projectId = /Project id \(X-Project-Id\)\s+(\S+)/.exec(output)?.[1];
   const secret = /API secret \(sk_sandbox_\)\s+(sk_sandbox_\S+)/.exec(output)?.[1];
   t.truthy(projectId, output);
   t.truthy(secret, output);
   t.regex(output, /PAT \(scope sandbox:simulate\)\s+svc_pat_\S+/);
+  const pat = /svc_pat_\S+/.exec(output)![0];
+  t.false(app.output().includes(secret!), 'the API secret never reaches stdout or stderr');
+  t.false(app.output().includes(pat), 'the PAT never reaches stdout or stderr');
 
   const receiverProcess = spawn(process.execPath, ['--import', 'tsx', 'examples/sandbox-partner/receiver.ts'], {
     cwd: ROOT,

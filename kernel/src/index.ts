@@ -2,6 +2,7 @@ export * from './errors/index.js';
 export * from './units/index.js';
 export * from './ids.js';
 export * from './coalesce.js';
+export * from './failure-log.js';
 export * from './batcher.js';
 export * from './trim-trailing.js';
 export * from './group-by.js';

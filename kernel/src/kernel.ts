@@ -22,7 +22,7 @@ import { servicePrefix } from './plugin.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './rate-limit/rate-limiter.js';
 import { createSecretBox } from './crypto/secret-box.js';
-import { resolveMasterKey } from './crypto/master-key.js';
+import { previousMasterKeys, resolveMasterKey } from './crypto/master-key.js';
 import { runMode } from './config/run-mode.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createInvoiceEvents } from './events/invoice-events.js';
@@ -83,6 +83,12 @@ export interface Kernel {
   pendingMigrations(): Promise<string[]>;
   /** Runs the readiness checks of the kernel and every enabled plugin (`gateway doctor`). */
   readiness(): Promise<ReadinessReport>;
+  /**
+   * Re-seals every ciphertext of the enabled plugins' `sealedColumns` that opens only under a
+   * previous master key (`security.previousMasterKeys`) under the current one, table by table in
+   * one transaction each. Returns the counts per column.
+   */
+  resealSecrets(): Promise<{ table: string; column: string; rows: number; resealed: number }[]>;
 }
 
 const KERNEL_JOBS = (cradle: Cradle): JobDefinition[] => [
@@ -144,13 +150,14 @@ export function createKernel(options: KernelOptions): Kernel {
       db: asFunction(() => createKnex(databaseUrl, config.database.poolMax))
         .singleton()
         .disposer((knex: Knex) => knex.destroy()),
-      notifications: asFunction(() => createNotifications({ url: databaseUrl, logger }))
+      // LISTEN holds session state: with a transaction-mode PgBouncer in database.url it needs its own URL.
+      notifications: asFunction(() => createNotifications({ url: (config.database.url && config.database.listenUrl) || databaseUrl, logger }))
         .singleton()
         .disposer((notifications: Notifications) => notifications.close()),
       jobs: asValue(queue),
       metrics: asFunction(createMetrics).singleton(),
       rateLimiter: asFunction(({ db }: Cradle) => createRateLimiter(db)).singleton(),
-      secretBox: asValue(createSecretBox(masterKey)),
+      secretBox: asValue(createSecretBox(masterKey, previousMasterKeys(config))),
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(createChainRegistry(options.chains ?? [], logger, config.chains.testTokenContracts)),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
@@ -206,7 +213,10 @@ export function createKernel(options: KernelOptions): Kernel {
 
   async function listen(koa: Koa, port: number, iface: string): Promise<void> {
     server = createServer(koa.callback());
-    server.keepAliveTimeout = 5_000;
+    // Idle keep-alive connections outlive the proxy's own idle timeout (docs/deployment.md): were the
+    // gateway to close first, a proxy reusing the connection at that moment gets a reset (502).
+    server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+    server.headersTimeout = config.http.headersTimeoutMs;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(port, iface, () => resolve());
@@ -348,6 +358,29 @@ export function createKernel(options: KernelOptions): Kernel {
     async pendingMigrations() {
       await kernel.connect();
       return pendingMigrations(container.cradle.db, migrations);
+    },
+    async resealSecrets() {
+      await kernel.connect();
+      const { db, secretBox } = container.cradle;
+      const report: { table: string; column: string; rows: number; resealed: number }[] = [];
+      for (const { plugin } of loaded) {
+        for (const sealed of plugin.sealedColumns ?? []) {
+          report.push(
+            await db.transaction(async (trx) => {
+              const rows = (await trx(sealed.table).select('id', sealed.column).whereNotNull(sealed.column).forUpdate()) as Record<string, string>[];
+              let resealed = 0;
+              for (const row of rows) {
+                const next = secretBox.reseal(row[sealed.column]!, sealed.aad(row['id']!));
+                if (next === undefined) continue;
+                await trx(sealed.table).where({ id: row['id'] }).update({ [sealed.column]: next });
+                resealed += 1;
+              }
+              return { table: sealed.table, column: sealed.column, rows: rows.length, resealed };
+            }),
+          );
+        }
+      }
+      return report;
     },
   };
   return kernel;

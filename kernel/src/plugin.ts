@@ -46,6 +46,11 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   /** The plugin's own migrations in order. Names must be unique within the plugin. */
   readonly migrations?: readonly Migration[];
   /**
+   * Columns of the plugin's tables holding SecretBox ciphertexts, so a master-key rotation can
+   * re-seal them (`gateway master-key reseal`). Each row is keyed by its `id` column.
+   */
+  readonly sealedColumns?: readonly SealedColumn[];
+  /**
    * Container wiring: returns resolvers keyed by service name. Every name must start with the
    * camelCase plugin id (`tenancyProjects` for plugin `tenancy`). Disposers go on the resolver.
    */
@@ -74,6 +79,14 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   readonly start?: (cradle: Cradle) => Promise<void>;
   /** Runs on shutdown, in reverse dependency order. */
   readonly stop?: (cradle: Cradle) => Promise<void>;
+}
+
+/** A column of SecretBox ciphertexts (null allowed), with the `aad` each row was sealed with. */
+export interface SealedColumn {
+  readonly table: string;
+  readonly column: string;
+  /** The associated data of the row with this `id` (what `seal` was given). */
+  readonly aad: (id: string) => string;
 }
 
 const PLUGIN_ID = /^[a-z][a-z0-9-]*$/;

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { connect } from 'node:net';
 import { asFunction } from 'awilix';
 import { definePlugin, defineRoute, sql, sqlQuery, type Cradle } from '@gw/kernel';
 import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
@@ -190,4 +191,27 @@ test('a body nested deeper than the limit is 400 validation_error; an unknown me
   const unknown = await fetch(`${gw.url}/probe/limited`, { method: 'PROPFIND' });
   t.is(unknown.status, 405);
   t.is(((await unknown.json()) as { error_code: string }).error_code, 'method_not_allowed');
+});
+
+test('keep-alive and header timeouts come from the configuration; the defaults outlast a 60 s load-balancer idle timeout', async (t) => {
+  const defaults = await startTestKernel({ plugins: [outboxProbe], role: 'gateway' });
+  t.teardown(() => defaults.close());
+  t.is(defaults.kernel.server!.keepAliveTimeout, 75_000);
+  t.is(defaults.kernel.server!.headersTimeout, 80_000);
+  t.true(defaults.kernel.server!.keepAliveTimeout > 60_000);
+
+  const short = await startTestKernel({ plugins: [outboxProbe], role: 'gateway', config: { 'http.keepAliveTimeoutMs': 1000, 'http.headersTimeoutMs': 2000 } });
+  t.teardown(() => short.close());
+  t.is(short.kernel.server!.keepAliveTimeout, 1000);
+  t.is(short.kernel.server!.headersTimeout, 2000);
+  // The configured value is what the server acts on: an idle connection is closed by the server.
+  const { port } = new URL(short.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+  await closed;
+  t.regex(received, /^HTTP\/1\.1 200/);
+  t.regex(received, /keep-alive: timeout=1/i);
 });

@@ -3,7 +3,7 @@ import knexFactory from 'knex';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createNotifications } from '@gw/kernel';
-import { createTestDatabase } from '@gw/kernel/testing';
+import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
 import { waitFor } from '../src/testing/wait-for.js';
 
 const logger = pino({ level: 'silent' });
@@ -77,4 +77,17 @@ test('bad channel names and oversized payloads are refused before reaching Postg
   });
   await t.throwsAsync(hub.subscribe('Bad"; drop', { onNotification: () => undefined }), { message: /not \[a-z\]/ });
   await t.throwsAsync(hub.notify(db, 'ok.channel', 'x'.repeat(8000)), { message: /exceeds/ });
+});
+
+test('database.listenUrl, when set, is where the LISTEN connection goes (a transaction-mode PgBouncer cannot hold LISTEN)', async (t) => {
+  const listenDatabase = await createTestDatabase();
+  const gw = await startTestKernel({ plugins: [], role: 'gateway', config: { 'database.listenUrl': listenDatabase.url } });
+  t.teardown(async () => {
+    await gw.close();
+    await listenDatabase.drop();
+  });
+  const stop = await gw.kernel.cradle.notifications.subscribe('probe.listen_url', { onNotification: () => undefined });
+  t.teardown(stop);
+  const rows = (await gw.kernel.cradle.db.raw("select datname from pg_stat_activity where application_name = 'gateway-listen' and datname in (?, ?)", [listenDatabase.name, gw.database.name])).rows as { datname: string }[];
+  t.deepEqual(rows.map((r) => r.datname), [listenDatabase.name]);
 });

@@ -61,6 +61,13 @@ const kernelCommands: CliCommand[] = [
       'Exit code: 0 when nothing blocks real payments (warnings may remain), 1 otherwise.',
     run: async () => ({}),
   },
+  {
+    noun: 'master-key',
+    verb: 'reseal',
+    summary:
+      'Re-seal every stored secret that opens only under a key of security.previousMasterKeys (GW_PREVIOUS_MASTER_KEYS) under the current GW_MASTER_KEY; afterwards the previous keys can be dropped. See docs/deployment.md.',
+    run: async () => ({}),
+  },
 ];
 
 /**
@@ -180,6 +187,10 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       const doctor: ReadinessReport = { ready: errors === 0, errors, warnings: checks.filter((c) => c.severity === 'warning').length, checks };
       result = json ? doctor : renderDoctor(doctor);
       if (!doctor.ready) exitCode = 1;
+    } else if (command.noun === 'master-key' && command.verb === 'reseal') {
+      await kernel.migrate();
+      const columns = await kernel.resealSecrets();
+      result = { columns, resealed: columns.reduce((sum, c) => sum + c.resealed, 0) };
     } else {
       await kernel.start();
       result = await command.run({ flags: values, cradle: kernel.cradle });

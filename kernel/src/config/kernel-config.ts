@@ -19,6 +19,19 @@ export const KernelConfigSchema = Type.Object(
         baseUrl: Type.Optional(Type.String({ format: 'uri', description: 'Public base URL; defaults to http://<host>:<port>.' })),
         bodyLimitBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760, default: 1_048_576, description: 'Largest accepted request body; larger gets 413.' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 120_000, default: 10_000, description: 'How long SIGTERM waits for in-flight requests.' }),
+        keepAliveTimeoutMs: Type.Integer({
+          minimum: 1000,
+          maximum: 3_600_000,
+          default: 75_000,
+          description:
+            'How long an idle keep-alive connection stays open. Above the idle timeout of the proxy or load balancer in front (AWS ALB and nginx: 60 s), so the gateway never closes a connection the proxy is about to reuse.',
+        }),
+        headersTimeoutMs: Type.Integer({
+          minimum: 1000,
+          maximum: 300_000,
+          default: 80_000,
+          description: "How long a client may take to send a request's headers (Node's headersTimeout); at most 300000, Node's request timeout.",
+        }),
         trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-For for client addresses.' }),
         metricsToken: Type.Optional(
           Type.String({
@@ -47,6 +60,13 @@ export const KernelConfigSchema = Type.Object(
     database: Type.Object(
       {
         url: Type.Optional(Type.String({ minLength: 1, description: 'PostgreSQL URL (env DATABASE_URL). Unset: embedded PostgreSQL.' })),
+        listenUrl: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              "PostgreSQL URL of the one LISTEN connection per process (env GW_DATABASE_LISTEN_URL). LISTEN is session state: when database.url is a transaction-mode PgBouncer, point this at PostgreSQL itself or a session-mode pool. Unset: database.url.",
+          }),
+        ),
         poolMax: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Connections per process for the application pool.' }),
         embeddedDataDir: Type.String({ default: '.data/postgres', description: 'Data folder of the embedded server (project-local).' }),
         embeddedPort: Type.Integer({ minimum: 1, maximum: 65535, default: 54329, description: 'Port of the embedded server.' }),
@@ -62,7 +82,7 @@ export const KernelConfigSchema = Type.Object(
           minimum: 1,
           maximum: 3600,
           default: 60,
-          description: 'How often pg-boss looks for jobs whose worker died (expired active jobs are retried).',
+          description: 'How often pg-boss looks for jobs whose worker died (expired active jobs, or those whose heartbeat stopped, are retried) and refreshes its queue cache.',
         }),
       },
       { additionalProperties: false, default: {} },
@@ -70,6 +90,13 @@ export const KernelConfigSchema = Type.Object(
     security: Type.Object(
       {
         masterKey: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'AES-256-GCM key (64 hex) encrypting API secrets at rest (env GW_MASTER_KEY).' })),
+        previousMasterKeys: Type.Optional(
+          Type.String({
+            pattern: '^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$',
+            description:
+              'Master keys being rotated out, comma-separated 64-hex (env GW_PREVIOUS_MASTER_KEYS): secrets sealed under them still open; new ones are sealed under masterKey. docs/deployment.md, "Rotating the master key".',
+          }),
+        ),
         masterKeyFile: Type.String({ default: '.data/master.key', description: 'Development only: where a generated master key is kept when none is configured.' }),
         keyRotationOverlapSeconds: Type.Integer({ minimum: 0, maximum: 2_592_000, default: 86_400, description: 'How long a rotated-out API secret stays valid.' }),
       },

@@ -15,6 +15,8 @@ const WELL_KNOWN_ENV: Record<string, string[]> = {
   GW_ENV: ['env'],
   GW_METRICS_TOKEN: ['http', 'metricsToken'],
   WORKER_PORT: ['worker', 'http', 'port'],
+  GW_DATABASE_LISTEN_URL: ['database', 'listenUrl'],
+  GW_PREVIOUS_MASTER_KEYS: ['security', 'previousMasterKeys'],
 };
 
 export interface LoadConfigOptions {

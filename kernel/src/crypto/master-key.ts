@@ -11,6 +11,11 @@ import type { KernelConfig } from '../config/kernel-config.js';
  * `security.masterKey` (GW_MASTER_KEY): a key kept beside the embedded database's data protects
  * nothing once the disk or a backup of it leaks (issue 26 finding 4).
  */
+/** `security.previousMasterKeys` as a list (empty when unset). */
+export function previousMasterKeys(config: KernelConfig): string[] {
+  return (config.security.previousMasterKeys ?? '').split(',').filter((k) => k !== '').map((k) => k.toLowerCase());
+}
+
 export function resolveMasterKey(config: KernelConfig): string {
   if (config.security.masterKey) return config.security.masterKey.toLowerCase();
   if (config.env === 'production') {

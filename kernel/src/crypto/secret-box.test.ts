@@ -36,3 +36,17 @@ test('a truncated authentication tag is refused (issue 26 finding 11)', (t) => {
   }
   t.is(box.open(sealed, 'key:1'), 'my secret');
 });
+
+test('previous keys open what they sealed; reseal moves a ciphertext to the current key and leaves current ones alone', (t) => {
+  const old = createSecretBox('33'.repeat(32));
+  const sealedOld = old.seal('rotating', 'id:1');
+  const rotated = createSecretBox('44'.repeat(32), ['33'.repeat(32)]);
+  t.is(rotated.open(sealedOld, 'id:1'), 'rotating');
+  t.throws(() => rotated.open(sealedOld, 'id:2'), undefined, 'the aad still binds under a previous key');
+  const moved = rotated.reseal(sealedOld, 'id:1')!;
+  t.truthy(moved);
+  t.is(createSecretBox('44'.repeat(32)).open(moved, 'id:1'), 'rotating');
+  t.throws(() => old.open(moved, 'id:1'));
+  t.is(rotated.reseal(moved, 'id:1'), undefined);
+  t.throws(() => createSecretBox('55'.repeat(32)).reseal(sealedOld, 'id:1'));
+});

@@ -5,3 +5,4 @@ export * from './embedded-postgres.js';
 export * from './sql.js';
 export * from './unique-violation.js';
 export * from './notifications.js';
+export * from './database-unavailable.js';

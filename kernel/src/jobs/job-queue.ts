@@ -47,8 +47,12 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
     // inserting transaction) instead of waiting for the next poll.
     useListenNotify: true,
     // Expired active jobs (a worker that died) are found by the monitor pass, which runs at the
-    // slower of the two intervals; both follow the one setting.
-    ...(options.superviseIntervalSeconds ? { superviseIntervalSeconds: options.superviseIntervalSeconds, monitorIntervalSeconds: options.superviseIntervalSeconds } : {}),
+    // slower of the two intervals; both follow the one setting. So does the queue cache: a worker
+    // skips the singleton keys its cache last saw active, so a key freed by the monitor (a dead
+    // worker's stately job failed) is fetched again only once the cache is refreshed.
+    ...(options.superviseIntervalSeconds
+      ? { superviseIntervalSeconds: options.superviseIntervalSeconds, monitorIntervalSeconds: options.superviseIntervalSeconds, queueCacheIntervalSeconds: options.superviseIntervalSeconds }
+      : {}),
   });
   const log = options.logger.child({ component: 'jobs' });
   boss.on('error', (error) => log.error({ err: error }, 'pg-boss error'));

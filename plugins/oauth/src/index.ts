@@ -14,7 +14,7 @@ import { ClientService } from './services/client-service.js';
 import { CodeMailer } from './services/mailer.js';
 import { OAuthUrls } from './services/oauth-urls.js';
 import { SignInService } from './services/sign-in-service.js';
-import { TokenService } from './services/token-service.js';
+import { sealAad, TokenService } from './services/token-service.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -42,6 +42,8 @@ export const oauthPlugin = definePlugin({
   config: OAuthConfigSchema,
   errors: [oauthErrors],
   migrations: [m0001OAuth, m0002DocumentFailures],
+  // The successor pair kept during the refresh leeway (a master-key rotation re-seals it).
+  sealedColumns: [{ table: 'oauth_refresh_tokens', column: 'sealed_successor', aad: sealAad }],
   register: ({ config, kernelConfig, logger }) => {
     if (kernelConfig.env === 'production' && (config.clientDocuments.allowPrivateAddresses || config.clientDocuments.extraCaPem)) {
       throw new Error('plugins.oauth.clientDocuments.allowPrivateAddresses and extraCaPem are for tests; they are refused when env is production');

@@ -1,4 +1,4 @@
-import type { Cradle, JobDefinition } from '@gw/kernel';
+import { createFailureLog, type Cradle, type JobDefinition } from '@gw/kernel';
 
 /** The pg-boss queue that refreshes every asset from every provider (scheduled, default every minute). */
 export const REFRESH_JOB = 'rates.refresh';
@@ -7,9 +7,17 @@ export const REFRESH_JOB = 'rates.refresh';
  * `rates.refresh`: keeps the shared cache warm so `quote()` rarely fetches on the request path, and
  * keeps each provider's row fresh so a fallback is ready when the preferred provider fails.
  * Provider failures are logged, not thrown: the next slot retries, and a retried job would only
- * hit the same failing provider again.
+ * hit the same failing provider again. Each provider's failure is logged by the rate service (once
+ * per streak, then a count and a recovery line); the job adds one line when every provider failed,
+ * logged the same way, so an offline gateway does not write an error every minute.
  */
 export function ratesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[] {
+  const allFailed = createFailureLog(cradle.logger, {
+    failed: 'rates refresh: every provider failed; quotes age towards maxAgeSeconds',
+    stillFailing: 'rates refresh: every provider still failing',
+    recovered: 'rates refresh: a provider answers again',
+    level: 'error',
+  });
   return [
     {
       name: REFRESH_JOB,
@@ -20,9 +28,9 @@ export function ratesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[
         const { providers } = await cradle.ratesService.refresh();
         const failed = providers.filter((p) => !p.ok);
         if (failed.length === providers.length && failed.length > 0) {
-          cradle.logger.error({ providers: failed }, 'rates refresh: every provider failed; quotes age towards maxAgeSeconds');
-        } else if (failed.length > 0) {
-          cradle.logger.warn({ providers: failed }, 'rates refresh: some providers failed');
+          allFailed.failed('all', failed.map((p) => p.error).join('; '), { providers: failed.map((p) => p.provider) });
+        } else {
+          allFailed.succeeded('all');
         }
       },
     },

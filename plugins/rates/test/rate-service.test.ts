@@ -1,4 +1,5 @@
 import test from 'ava';
+import { pino } from 'pino';
 import type { Knex } from 'knex';
 import { coreErrors, type AppError } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
@@ -227,4 +228,29 @@ test.serial('fetch outcomes are counted on /metrics', async (t) => {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   t.regex(text, /gateway_rates_provider_fetches_total\{provider="coingecko",outcome="error"\} [1-9]/);
   t.regex(text, /gateway_rates_provider_fetches_total\{provider="kraken",outcome="ok"\} [1-9]/);
+});
+
+test.serial('a provider that keeps failing is logged once, then counted, then one recovery line; never a stack per attempt', async (t) => {
+  const lines: any[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const { db: database, ratesConfig } = gw.kernel.cradle;
+  const service = new RateService({ db: database, logger, config: { ...ratesConfig, failureCooldownSeconds: 0 } });
+  server.set('error500', 'error500');
+  for (let i = 0; i < 12; i++) await service.refresh();
+  const coingecko = () => lines.filter((l) => l.provider === 'coingecko');
+  // Twelve failed refreshes: the first failure with its error, the tenth as a count without a stack.
+  t.deepEqual(
+    coingecko().map((l) => [l.msg.replace(/ \(.*\)$/, ''), l.failures]),
+    [
+      ['rate provider failed', 1],
+      ['rate provider still failing', 10],
+    ],
+  );
+  t.truthy(coingecko()[0].err?.stack);
+  t.is(coingecko()[1].err, undefined);
+  t.is(JSON.stringify(lines).match(/"stack"/g)?.length, 2, 'one stack per provider, not one per attempt');
+  server.set('ok', 'ok');
+  await service.refresh();
+  await service.refresh();
+  t.deepEqual(coingecko().slice(2).map((l) => [l.msg, l.failures]), [['rate provider recovered after 12 failures', 12]]);
 });

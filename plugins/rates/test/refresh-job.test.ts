@@ -1,4 +1,5 @@
 import test from 'ava';
+import { pino } from 'pino';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ratesPlugin, REFRESH_JOB } from '@gw/plugin-rates';
 import { standInConfig } from './helpers.js';
@@ -36,4 +37,25 @@ test.serial('the rates.refresh handler refreshes every provider into the shared 
   // Provider failures are reported in the log, not thrown (the next slot retries).
   server.set('error500', 'error500');
   await t.notThrowsAsync(job.handler!([{ id: 'test-2', name: REFRESH_JOB, data: {} }] as never));
+});
+
+test.serial('every provider failing, minute after minute, is one error line, then counts, then a recovery line', async (t) => {
+  const lines: any[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  // The real cradle with a capturing logger: the handler's own line is what is under test here.
+  const cradle = new Proxy(gw.kernel.cradle, { get: (target, key) => (key === 'logger' ? logger : Reflect.get(target, key)) });
+  const job = ratesPlugin.jobs!(cradle).find((j) => j.name === REFRESH_JOB)!;
+  server.set('error500', 'error500');
+  for (let i = 0; i < 11; i++) await job.handler!([{ id: `down-${i}`, name: REFRESH_JOB, data: {} }] as never);
+  const refreshLines = () => lines.filter((l) => String(l.msg).startsWith('rates refresh'));
+  t.deepEqual(
+    refreshLines().map((l) => [l.level, l.failures]),
+    [
+      [50, 1],
+      [50, 10],
+    ],
+  );
+  server.set('ok', 'ok');
+  await job.handler!([{ id: 'up', name: REFRESH_JOB, data: {} }] as never);
+  t.is(refreshLines().at(-1).msg, 'rates refresh: a provider answers again after 11 failures');
 });

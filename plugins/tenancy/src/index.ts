@@ -34,6 +34,8 @@ export const tenancyPlugin = definePlugin({
   id: 'tenancy',
   errors: [tenancyErrors],
   migrations: [m0001Tenancy, m0002RequestSignatures],
+  // API secrets, sealed with their row id as associated data (a master-key rotation re-seals them).
+  sealedColumns: [{ table: 'tenancy_api_key_secrets', column: 'sealed_secret', aad: (id) => id }],
   register: () => ({
     tenancyOperators: asFunction((cradle: Cradle) => new OperatorService(cradle)).singleton(),
     tenancyProjects: asFunction((cradle: Cradle) => new ProjectService(cradle)).singleton(),

@@ -23,14 +23,19 @@ export async function sendScanPass(cradle: Cradle, chain: string, network: strin
  * `stately` policy with the network as singleton key allows one queued and one active pass per
  * network across every worker instance; the advisory lock in ChainScanner makes the one active
  * pass certain. Every worker instance starts each loop when it starts; the schedule every
- * minute restarts any loop that stopped (a worker died between two passes).
+ * minute restarts any loop that stopped (a worker died between two passes); a worker that died
+ * during a pass gives up its active slot when its job's heartbeat stops.
  */
 export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
   const next = (chain: string, network: string, startAfterSeconds: number) => sendScanPass(cradle, chain, network, startAfterSeconds);
   return [
     {
       name: SCAN_JOB,
-      queue: { policy: 'stately', retryLimit: 0, expireInSeconds: 600, deleteAfterSeconds: 3600 },
+      // The heartbeat: a worker that dies mid-pass (SIGKILL, a lost machine) stops refreshing its
+      // active job, and the monitor fails it within heartbeatSeconds plus the supervision interval.
+      // Without it, the dead pass held the network's one active slot until its expiry (10
+      // minutes): no pass anywhere in between. A live worker's long pass keeps refreshing it.
+      queue: { policy: 'stately', retryLimit: 0, expireInSeconds: 600, heartbeatSeconds: 10, deleteAfterSeconds: 3600 },
       // pg-boss's shortest poll: a pass due after `scanIntervalSeconds` starts at most half a second late.
       work: { pollingIntervalSeconds: 0.5, batchSize: 1 },
       schedule: { cron: '* * * * *', data: {} },

@@ -330,4 +330,4 @@ export class TokenService {
   }
 }
 
-const sealAad = (refreshTokenId: string) => `oauth-refresh-successor:${refreshTokenId}`;
+export const sealAad = (refreshTokenId: string) => `oauth-refresh-successor:${refreshTokenId}`;

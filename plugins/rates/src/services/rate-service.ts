@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { coreErrors, createCoalescer, type CoinId } from '@gw/kernel';
+import { coreErrors, createCoalescer, createFailureLog, type CoinId, type FailureLog } from '@gw/kernel';
 import { ASSETS, assetOf, type Asset } from '../assets.js';
 import type { RatesConfig } from '../config.js';
 import { rateUnavailable } from '../errors.js';
@@ -91,11 +91,14 @@ export class RateService {
   private readonly pendingQuotes = createCoalescer<RateQuote>();
   private readonly pendingFetches = createCoalescer<ReadonlyMap<Asset, ProviderRate>>();
   private readonly cooldownUntil = new Map<string, number>();
+  /** A provider that keeps failing is logged once, then counted, then its recovery (not a stack a minute). */
+  private readonly providerFailures: FailureLog;
 
   constructor(private readonly deps: RateServiceDeps) {
     this.config = deps.config;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
+    this.providerFailures = createFailureLog(deps.logger, { failed: 'rate provider failed', stillFailing: 'rate provider still failing', recovered: 'rate provider recovered' }, this.now);
     this.store = new RateStore(deps.db);
     this.providers = deps.providers ?? providersFromConfig(deps.config, this.now);
   }
@@ -228,10 +231,11 @@ export class RateService {
     } catch (error) {
       this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'error' });
       if (this.config.failureCooldownSeconds > 0) this.cooldownUntil.set(provider.id, this.now().getTime() + this.config.failureCooldownSeconds * 1000);
-      this.logger.warn({ provider: provider.id, err: error }, 'rate provider failed');
+      this.providerFailures.failed(provider.id, error, { provider: provider.id });
       throw error;
     }
     this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'ok' });
+    this.providerFailures.succeeded(provider.id, { provider: provider.id });
     this.cooldownUntil.delete(provider.id);
     // The preferred provider's answer is what any quote would select: kept for every asset, so
     // callers whose cache read raced this fetch (and missed its write) need no second request.

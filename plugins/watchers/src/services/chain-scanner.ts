@@ -1,4 +1,4 @@
-import { expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type ObservedTransfer, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
+import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type FailureLog, type ObservedTransfer, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
 import type { InvoiceLifecycle } from '@gw/plugin-invoices';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -61,7 +61,9 @@ const BLOCKS_PER_PASS = 200;
  * 2. Blocks from the cursor up to the head are scanned, their hashes stored, their transfers
  *    matched.
  * 3. Confirmations are counted against the head.
- * Provider failures roll the pass back and are counted; the next pass is put off with backoff.
+ * Provider failures roll the pass back and are counted; the next pass is put off with backoff. A
+ * provider whose tip is below the cursor, or that lacks a block it served before, is behind (or
+ * lying): a failure too, never a reorg, so a lie undoes no payment and moves no count backwards.
  *
  * Then, after that transaction committed, the mempool step (chains whose providers show one): unmined
  * transfers older than `mempoolTimeoutSeconds` are dropped (their invoices go back to pending), and
@@ -82,7 +84,15 @@ export class ChainScanner {
       watchersRewinder: ReorgRewinder;
       invoicesLifecycle: InvoiceLifecycle;
     },
-  ) {}
+  ) {
+    // A node that stays down fails every pass: logged once with its error, then as counts, then
+    // its recovery (the cursor row keeps the authoritative consecutive_failures for the backoff).
+    this.scanFailures = createFailureLog(deps.logger, { failed: 'scan failed; the same blocks are scanned again after a backoff', stillFailing: 'scan still failing', recovered: 'scan recovered' });
+    this.mempoolFailures = createFailureLog(deps.logger, { failed: 'mempool probe failed; blocks are scanned regardless, the mempool is asked again next pass', stillFailing: 'mempool probe still failing', recovered: 'mempool probe recovered' });
+  }
+
+  private readonly scanFailures: FailureLog;
+  private readonly mempoolFailures: FailureLog;
 
   async pass(target: ScanTarget): Promise<ScanReport> {
     target.watched.forget();
@@ -113,8 +123,13 @@ export class ChainScanner {
           await trx('watchers_cursors').insert({ chain, network, height, head_height: head.height, finalized_height: head.finalized ?? null });
         } else {
           height = Number(cursor.height);
+          // A tip below what this network was scanned to is a provider behind (a lagging node
+          // behind a balancer) or lying, not a chain that shrank: a reorg replaces blocks, and a
+          // shorter branch that wins grows past the cursor, where its different hash is found.
+          // Using it would count confirmations backwards; the pass fails and backs off instead.
+          if (head.height < height) throw new ProviderError('malformed', '', `provider tip ${head.height} is below the scanned height ${height}: the provider is behind`);
           const stored = await this.storedHash(trx, chain, network, height);
-          if (stored !== undefined && stored !== (await target.watcher.blockHash(height))) {
+          if (stored !== undefined && stored !== (await this.providerHash(target, height))) {
             reorgedTo = await this.rewind(trx, target, height, log);
             height = reorgedTo;
           }
@@ -160,13 +175,14 @@ export class ChainScanner {
         return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
       });
       endTimer?.({ outcome: 'ok' });
+      if (report.ran && report.head !== undefined) this.scanFailures.succeeded(`${chain}:${network}`, { component: 'watcher', chain, network });
       return report;
     } catch (error) {
       endTimer?.({ outcome: 'failed' });
       const message = error instanceof Error ? error.message : String(error);
       const failures = await this.recordFailure(chain, network, message);
       this.deps.watchersMetrics.scanFailures.inc({ ...labels, kind: error instanceof ProviderError ? error.failure : 'internal' });
-      log.warn({ err: error, consecutive_failures: failures }, 'scan failed; the same blocks are scanned again after a backoff');
+      this.scanFailures.failed(`${chain}:${network}`, error, { component: 'watcher', chain, network, consecutive_failures: failures });
       return { ran: true, transfers: 0, behind: false, error: message };
     }
   }
@@ -194,12 +210,13 @@ export class ChainScanner {
     } catch (error) {
       const kind = error instanceof ProviderError ? error.failure : 'internal';
       this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind });
-      log.warn({ err: error }, 'mempool probe failed; blocks are scanned regardless, the mempool is asked again next pass');
+      this.mempoolFailures.failed(`${chain}:${network}`, error, { component: 'watcher', chain, network });
       // The rotation moves on all the same: one address the provider chokes on never starves the others.
       if (window) await this.deps.db('watchers_cursors').where({ chain, network }).update({ mempool_offset: window.nextOffset }).catch(() => undefined);
       return { probed: 0, transfers: 0, dropped, error: error instanceof Error ? error.message : String(error) };
     }
     try {
+      this.mempoolFailures.succeeded(`${chain}:${network}`, { component: 'watcher', chain, network });
       const transfers = await this.deps.db.transaction(async (trx) => {
         // Waits for a block pass of this network instead of racing it over the same transfers.
         await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`watchers:${chain}:${network}`]);
@@ -274,13 +291,24 @@ export class ChainScanner {
     let ancestor = from;
     while (ancestor > floor) {
       const stored = await this.storedHash(trx, chain, target.network, ancestor);
-      if (stored === undefined || stored === (await target.watcher.blockHash(ancestor))) break;
+      if (stored === undefined || stored === (await this.providerHash(target, ancestor))) break;
       ancestor--;
     }
     const undone = await this.deps.watchersRewinder.rewind(trx, chain, target.network, ancestor);
     this.deps.watchersMetrics.reorgs.inc({ chain, network: target.network });
     log.warn({ ancestor, depth: from - ancestor + 1, ...undone }, 'chain reorganisation: blocks above the common ancestor undone');
     return ancestor;
+  }
+
+  /**
+   * The provider's hash at `height`, a stored height at or below its tip. A provider without the
+   * block is behind or lying, never a reorg (a reorg replaces a block, it does not remove it): the
+   * pass fails rather than undo payments for a block that only seemed to vanish.
+   */
+  private async providerHash(target: ScanTarget, height: number): Promise<string> {
+    const hash = await target.watcher.blockHash(height);
+    if (hash === null) throw new ProviderError('malformed', '', `provider does not have block ${height}, which was scanned before: the provider is behind`);
+    return hash;
   }
 
   private async storedHash(trx: Knex.Transaction, chain: string, network: string, height: number): Promise<string | undefined> {

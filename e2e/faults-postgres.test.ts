@@ -1,0 +1,244 @@
+import { createServer } from 'node:http';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import pg from 'pg';
+import { pino } from 'pino';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
+import { freePort, signedFetch, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
+import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
+import { startApp, waitForUrl, type AppProcess } from './processes.js';
+
+/**
+ * Fault: the PostgreSQL server restarts (a fast shutdown: sessions terminated, then connections
+ * refused) while partners create invoices and a worker delivers webhooks. This file runs a
+ * PostgreSQL of its own (the machine's shared one is never touched): real gateway and worker
+ * processes against it, the server stopped and started again under them.
+ */
+
+const EVENTS = 200;
+const CLIENTS = 4;
+const DOWN_MS = 4000;
+const MASTER_KEY = '0f'.repeat(32);
+const RATES = { ETH: '3000' };
+
+let postgres: EmbeddedPostgresHandle | undefined;
+let port = 0;
+let dataDir = '';
+const logger = pino({ level: 'silent' });
+const database = (): TestDatabase => ({ url: `postgres://postgres:postgres@127.0.0.1:${port}/gw_faults`, name: 'gw_faults', drop: async () => undefined });
+
+async function startPostgres(): Promise<void> {
+  postgres = await startEmbeddedPostgres({ dataDir, port, database: 'gw_faults', logger });
+}
+async function stopPostgres(): Promise<void> {
+  await postgres?.stop();
+  postgres = undefined;
+}
+
+test.before(async () => {
+  port = await freePort();
+  const parent = mkdtempSync(join(tmpdir(), 'gw-faults-pg-'));
+  // Running as root, the server runs as the `postgres` user, which must reach its data directory.
+  chmodSync(parent, 0o755);
+  dataDir = join(parent, 'data');
+  await startPostgres();
+});
+test.after.always(async () => {
+  await stopPostgres();
+  if (dataDir) rmSync(join(dataDir, '..'), { recursive: true, force: true });
+});
+
+/** The processes' environment: this file's PostgreSQL, quick supervision, loopback receivers allowed. */
+function appEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: database().url,
+    PORT: '0',
+    GW_MASTER_KEY: MASTER_KEY,
+    LOG_LEVEL: 'warn',
+    GW__plugins__webhooks__allowPrivateTargets: 'true',
+    GW__plugins__webhooks__expireInSeconds: '3',
+    GW__jobs__superviseIntervalSeconds: '1',
+    GW__plugins__rates__providers: '["fixed"]',
+    GW__plugins__rates__fixed: JSON.stringify(RATES),
+    ...extra,
+  };
+}
+
+/** A receiver that counts deliveries per event id, answering each after `holdMs`. */
+async function countingReceiver(t: ExecutionContext, holdMs: number): Promise<{ url: string; seen: Map<string, number> }> {
+  const seen = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).event_id as string;
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      setTimeout(() => !res.destroyed && res.end('{"ok":true}'), holdMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, seen };
+}
+
+/** Migrates this server's database and sets up a project with an ETH pool, plus `events` events queued for `url`. */
+async function setUp(url: string, events: number): Promise<{ project: TestProject; eventIds: string[] }> {
+  const setup: TestKernel = await startTestKernel({
+    plugins,
+    chains,
+    role: 'cli',
+    database: database(),
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': RATES, 'plugins.address-pool.targetFree': 50, 'plugins.webhooks.expireInSeconds': 3 },
+  });
+  try {
+    const operator = await setup.kernel.cradle.tenancyOperators.create('faults', CLI_ACTOR);
+    const project = await projectWithPools(setup, operator.id, ['eth'], 'testnet');
+    const { invoice } = await setup.kernel.cradle.invoicesService.create(
+      (await setup.kernel.cradle.tenancyProjects.principal(project.projectId))!,
+      { external_id: 'events-carrier', amount_crypto: '0.01', coin: 'eth', callback_url: url },
+      CLI_ACTOR,
+    );
+    const eventIds = await setup.kernel.cradle.db.transaction((trx) =>
+      setup.kernel.cradle.invoiceEvents.emit(
+        trx,
+        Array.from({ length: events }, (_, i) => ({
+          projectId: project.projectId,
+          projectKind: 'testnet' as const,
+          invoiceId: invoice.id,
+          eventType: 'invoice.detected' as const,
+          callbackUrl: url,
+          data: { invoice_id: invoice.id, n: i },
+        })),
+      ),
+    );
+    return { project, eventIds };
+  } finally {
+    await setup.close();
+  }
+}
+
+interface Outcome {
+  /** external_id → invoice id the gateway answered with (201 or a 200 replay). */
+  readonly acknowledged: Map<string, string>;
+  readonly unavailable: { status: number; retryAfter: string | null; code: string }[];
+  /** Anything else: other statuses, network errors. */
+  readonly unexpected: string[];
+  created: number;
+  replayed: number;
+}
+
+/**
+ * `CLIENTS` partners, each creating invoices one after another until `stop()`; a create that is
+ * answered 503 is sent again with the same external_id after its Retry-After (as a partner's client
+ * does), so every external_id a client started ends acknowledged.
+ */
+function createLoad(gatewayUrl: string, project: TestProject): { outcome: Outcome; stop: () => Promise<void> } {
+  const outcome: Outcome = { acknowledged: new Map(), unavailable: [], unexpected: [], created: 0, replayed: 0 };
+  let stopping = false;
+  const client = async (c: number) => {
+    for (let n = 0; !stopping; n++) {
+      const externalId = `load-${c}-${n}`;
+      for (;;) {
+        let res: Awaited<ReturnType<typeof signedFetch>>;
+        try {
+          res = await signedFetch(gatewayUrl, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: externalId, amount_crypto: '0.01', coin: 'eth' } });
+        } catch (error) {
+          outcome.unexpected.push(`${externalId}: ${String(error)}`);
+          await new Promise((r) => setTimeout(r, 500));
+          continue;
+        }
+        if (res.status === 201 || res.status === 200) {
+          if (res.status === 201) outcome.created += 1;
+          else outcome.replayed += 1;
+          outcome.acknowledged.set(externalId, res.body.id as string);
+          break;
+        }
+        if (res.status === 503) {
+          const retryAfter = res.headers.get('retry-after');
+          outcome.unavailable.push({ status: res.status, retryAfter, code: res.body?.error_code });
+          await new Promise((r) => setTimeout(r, Math.max(1, Number(retryAfter) || 1) * 1000));
+          continue;
+        }
+        outcome.unexpected.push(`${externalId}: ${res.status} ${JSON.stringify(res.body)}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+  const running = Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+  return {
+    outcome,
+    stop: async () => {
+      stopping = true;
+      await running;
+    },
+  };
+}
+
+test.serial('PostgreSQL restarted during invoice creation and webhook delivery: 503 with Retry-After while it is down, recovery without a restart, no create half-done, no event lost', async (t) => {
+  const receiver = await countingReceiver(t, 300);
+  const { project, eventIds } = await setUp(receiver.url, EVENTS);
+
+  const gateway: AppProcess = startApp('gateway', appEnv());
+  const worker: AppProcess = startApp('worker', appEnv({ GW__plugins__webhooks__batchSize: '10' }));
+  t.teardown(() => {
+    for (const p of [gateway, worker]) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  });
+  const gatewayUrl = await waitForUrl(gateway);
+  const load = createLoad(gatewayUrl, project);
+
+  // Creates and deliveries under way, then the server goes down in the middle of both.
+  await waitFor(async () => load.outcome.acknowledged.size >= 20 && receiver.seen.size >= 20, 30_000, `load under way; worker: ${worker.output().slice(-2000)}`);
+  t.true(receiver.seen.size < EVENTS, 'deliveries still pending when the server stops');
+  const beforeDown = load.outcome.acknowledged.size;
+  await stopPostgres();
+  await new Promise((r) => setTimeout(r, DOWN_MS));
+  const readyWhileDown = await fetch(`${gatewayUrl}/readyz`);
+  t.is(readyWhileDown.status, 503, 'readiness reports the database down');
+  const unavailableWhileDown = load.outcome.unavailable.length;
+  await startPostgres();
+
+  // Recovery by itself: the same processes create again and deliver the rest.
+  const afterUp = load.outcome.acknowledged.size;
+  await waitFor(async () => load.outcome.acknowledged.size >= afterUp + 20, 30_000, `creates resume; gateway: ${gateway.output().slice(-2000)}`);
+  await load.stop();
+  const client = new pg.Client({ connectionString: database().url });
+  await client.connect();
+  t.teardown(() => client.end());
+  await waitFor(
+    async () => receiver.seen.size === EVENTS && Number((await client.query(`select count(*) as n from webhooks_events where status <> 'delivered'`)).rows[0].n) === 0,
+    60_000,
+    `every event delivered (seen ${receiver.seen.size}); worker: ${worker.output().slice(-3000)}`,
+  );
+  t.is((await fetch(`${gatewayUrl}/readyz`)).status, 200);
+
+  const { outcome } = load;
+  t.log(`creates: ${outcome.acknowledged.size} acknowledged (${beforeDown} before the stop), ${outcome.created} created, ${outcome.replayed} replays, ${outcome.unavailable.length} answered 503 (${unavailableWhileDown} while down)`);
+  if (outcome.unexpected.length > 0) t.log(gateway.output().slice(-6000));
+  t.deepEqual(outcome.unexpected, [], 'nothing but 201/200/503');
+  t.true(unavailableWhileDown > 0, 'creates were answered 503 while the server was down');
+  t.true(outcome.unavailable.every((u) => u.code === 'service_unavailable' && u.retryAfter !== null && Number(u.retryAfter) >= 1), JSON.stringify(outcome.unavailable.slice(0, 5)));
+
+  // No create half-done: the invoices are exactly the acknowledged ones, each holding its address.
+  const invoices = (await client.query(`select id, external_id, pool_address_id from invoices_invoices where project_id = $1 and external_id like 'load-%'`, [project.projectId])).rows as { id: string; external_id: string; pool_address_id: string }[];
+  t.is(invoices.length, outcome.acknowledged.size, 'one invoice per acknowledged external_id, none beside them');
+  t.true(invoices.every((i) => outcome.acknowledged.get(i.external_id) === i.id), 'each external_id has the invoice it was answered with');
+  const held = (await client.query(`select coalesce(sum(active_allocations), 0)::int as n from address_pool_addresses where project_id = $1`, [project.projectId])).rows[0].n as number;
+  t.is(held, invoices.length + 1, 'every invoice holds its address and no address is held without an invoice (plus the events carrier)');
+
+  // No event lost: every event queued before the restart reached the receiver and is recorded delivered.
+  t.true(eventIds.every((id) => (receiver.seen.get(id) ?? 0) >= 1));
+  t.log(`events: ${EVENTS} delivered, ${[...receiver.seen.values()].filter((n) => n > 1).length} of them more than once (at least once, deduplicated by event_id)`);
+
+  gateway.child.kill('SIGTERM');
+  worker.child.kill('SIGTERM');
+  t.is(await gateway.exited, 0, gateway.output().slice(-2000));
+  t.is(await worker.exited, 0, worker.output().slice(-2000));
+});
