@@ -24,14 +24,19 @@ const sections: string[] = [`${HEADING}\n\n\`\`\`\n${overview}\n\`\`\`\n`];
 // A noun may be two words (`oauth apps list`): the verb is the last word before the column gap.
 // The partner commands follow the operator commands, with their own help sections.
 const operatorOverview = overview.split('\nPartner commands')[0]!;
-const commands = [...operatorOverview.matchAll(/^ {2}(\S+(?: \S+)*?) (\S+) {2,}/gm)].map((m) => [m[1]!, m[2]!] as const);
+// A one-word command (`doctor`) is its own noun.
+const commands = [...operatorOverview.matchAll(/^ {2}(\S+(?: \S+)*?) {2,}/gm)].map((m) => {
+  const words = m[1]!.split(' ');
+  return words.length === 1 ? ([words[0]!, ''] as const) : ([words.slice(0, -1).join(' '), words.at(-1)!] as const);
+});
 let noun = '';
 for (const [n, verb] of commands) {
   if (n !== noun) {
     noun = n;
     sections.push(`### ${noun}\n`);
   }
-  sections.push(`#### \`${noun} ${verb}\`\n\n\`\`\`\n${await help([...noun.split(' '), verb, '--help'])}\n\`\`\`\n`);
+  const name = verb ? `${noun} ${verb}` : noun;
+  sections.push(`#### \`${name}\`\n\n\`\`\`\n${await help([...name.split(' '), '--help'])}\n\`\`\`\n`);
 }
 sections.push('### Partner commands\n');
 for (const name of Object.keys(PARTNER_HELP)) sections.push(`#### \`${name}\`\n\n\`\`\`\n${await help([name, '--help'])}\n\`\`\`\n`);

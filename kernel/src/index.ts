@@ -34,3 +34,4 @@ export * from './cli/command.js';
 export * from './cli/flags.js';
 export * from './net/blocked-address.js';
 export * from './web/index.js';
+export * from './readiness/readiness.js';

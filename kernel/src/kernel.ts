@@ -36,6 +36,8 @@ import { systemRoutes } from './http/system-routes.js';
 import { openApiRoutes } from './http/openapi-routes.js';
 import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
+import { collectReadinessChecks, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
+import { registerJobQueueGauge } from './jobs/job-queue-metrics.js';
 
 /** What a process does: serve HTTP, run jobs, both, or neither (CLI, migrations). */
 export type KernelRole = 'gateway' | 'worker' | 'all' | 'cli';
@@ -64,7 +66,10 @@ export interface Kernel {
   readonly commands: readonly CliCommand[];
   /** The HTTP server once listening (gateway and all roles). */
   readonly server: Server | undefined;
-  /** The URL the server listens on, e.g. `http://127.0.0.1:8080`. */
+  /**
+   * The URL the server listens on, e.g. `http://127.0.0.1:8080`. A worker with
+   * `worker.http.port` set serves `/healthz`, `/readyz` and `/metrics` there.
+   */
   readonly url: string | undefined;
   /** The Koa app (gateway and all roles), for in-process tests. */
   readonly app: Koa | undefined;
@@ -76,6 +81,8 @@ export interface Kernel {
   /** Applies pending migrations; returns the names that ran. */
   migrate(): Promise<string[]>;
   pendingMigrations(): Promise<string[]>;
+  /** Runs the readiness checks of the kernel and every enabled plugin (`gateway doctor`). */
+  readiness(): Promise<ReadinessReport>;
   /**
    * Re-seals every ciphertext of the enabled plugins' `sealedColumns` that opens only under a
    * previous master key (`security.previousMasterKeys`) under the current one, table by table in
@@ -204,7 +211,7 @@ export function createKernel(options: KernelOptions): Kernel {
     return koa;
   }
 
-  async function listen(koa: Koa): Promise<void> {
+  async function listen(koa: Koa, port: number, iface: string): Promise<void> {
     server = createServer(koa.callback());
     // Idle keep-alive connections outlive the proxy's own idle timeout (docs/deployment.md): were the
     // gateway to close first, a proxy reusing the connection at that moment gets a reset (502).
@@ -212,11 +219,35 @@ export function createKernel(options: KernelOptions): Kernel {
     server.headersTimeout = config.http.headersTimeoutMs;
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
-      server!.listen(config.http.port, config.http.host, () => resolve());
+      server!.listen(port, iface, () => resolve());
     });
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`;
+  }
+
+  /**
+   * `/readyz` details: the readiness report, reused for 10 s (load balancers poll often; the
+   * report is informational and never decides readiness, so a slightly old one is harmless).
+   */
+  let readinessCache: { at: number; report: Promise<ReadinessReport> } | undefined;
+  function recentReadiness(): Promise<ReadinessReport> {
+    if (!readinessCache || Date.now() - readinessCache.at > 10_000) {
+      const report = kernel.readiness();
+      readinessCache = { at: Date.now(), report };
+      report.catch(() => (readinessCache = undefined));
+    }
+    return readinessCache.report;
+  }
+
+  /** Start-up: what is missing for real payments, in the log (the same checks as `gateway doctor`). */
+  async function logReadiness(): Promise<void> {
+    const report = await kernel.readiness();
+    for (const finding of report.checks) {
+      if (finding.ok) continue;
+      logger[finding.severity === 'error' ? 'warn' : 'info']({ check: finding.check, severity: finding.severity, fix: finding.fix }, `not ready for real payments: ${finding.detail}`);
+    }
+    logger.info({ errors: report.errors, warnings: report.warnings }, report.ready ? 'readiness: nothing missing for real payments' : `readiness: ${report.errors} problem(s) block real payments; run "gateway doctor"`);
   }
 
   const kernel: Kernel = {
@@ -257,6 +288,7 @@ export function createKernel(options: KernelOptions): Kernel {
         if (ran.length > 0) logger.info({ migrations: ran }, 'migrations applied');
       }
       await jobQueue!.start();
+      registerJobQueueGauge(cradle.metrics.registry, jobQueue!, logger);
       const jobDefinitions = [...KERNEL_JOBS(cradle), ...loaded.flatMap(({ plugin }) => plugin.jobs?.(cradle) ?? [])];
       await jobQueue!.declareQueues(jobDefinitions);
       for (const { plugin } of loaded) {
@@ -276,14 +308,21 @@ export function createKernel(options: KernelOptions): Kernel {
             authenticators.set(name, authenticator);
           }
         }
-        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting }));
+        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         // The document is built from `routes` on first request, so it covers the plugin routes below.
         routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
         for (const { plugin } of loaded) routes.push(...(plugin.routes?.(cradle) ?? []));
         app = buildApp(authenticators);
-        await listen(app);
+        await listen(app, config.http.port, config.http.host);
+        accepting = true;
+      } else if (role === 'worker' && config.worker.http.port !== undefined) {
+        // The worker's own /healthz, /readyz and /metrics (same access rules as the gateway's).
+        routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
+        app = buildApp(new Map());
+        await listen(app, config.worker.http.port, config.worker.http.host);
         accepting = true;
       }
+      if (role !== 'cli') await logReadiness();
     },
     stop() {
       stopping ??= (async () => {
@@ -311,6 +350,10 @@ export function createKernel(options: KernelOptions): Kernel {
     async migrate() {
       await kernel.connect();
       return runMigrations(container.cradle.db, migrations);
+    },
+    async readiness() {
+      await kernel.connect();
+      return runReadinessChecks(collectReadinessChecks(container.cradle, loaded));
     },
     async pendingMigrations() {
       await kernel.connect();

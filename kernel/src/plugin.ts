@@ -10,6 +10,7 @@ import type { CliCommand } from './cli/command.js';
 import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
 import type { Cradle } from './container.js';
+import type { ReadinessCheck } from './readiness/readiness.js';
 
 /** What `register` receives: the plugin's validated config slice and the kernel's settings. */
 export interface RegisterContext<TConfig> {
@@ -69,6 +70,11 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   readonly mcpTools?: (cradle: Cradle) => readonly McpToolDefinition[];
   /** Operator CLI commands (`pnpm gateway <noun> <verb>`). */
   readonly cli?: readonly CliCommand[];
+  /**
+   * What this plugin's concepts need before real payments work (issue 23): run by `gateway
+   * doctor`, logged at start-up and listed in the details of `/readyz`.
+   */
+  readonly readiness?: (cradle: Cradle) => readonly ReadinessCheck[];
   /** Runs after migrations and queue creation, before traffic. Failing here stops start-up. */
   readonly start?: (cradle: Cradle) => Promise<void>;
   /** Runs on shutdown, in reverse dependency order. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import {
@@ -5,7 +6,10 @@ import {
   createChainRegistry,
   createKernel,
   isAppError,
+  kernelReadinessChecks,
   loadConfig,
+  runReadinessChecks,
+  type ReadinessReport,
   type AnyPlugin,
   type ChainModule,
   type CliCommand,
@@ -49,6 +53,15 @@ const kernelCommands: CliCommand[] = [
     run: async () => ({}),
   },
   {
+    noun: 'doctor',
+    verb: '',
+    summary: 'List what is missing for real payments (watchers, wallets, rates, webhook URLs, master key); exits 1 when anything blocks them.',
+    help:
+      'The same checks run at start-up (logged) and in the details of /readyz. Each finding names the chain, project or key and how to fix it.\n' +
+      'Exit code: 0 when nothing blocks real payments (warnings may remain), 1 otherwise.',
+    run: async () => ({}),
+  },
+  {
     noun: 'master-key',
     verb: 'reseal',
     summary:
@@ -80,13 +93,14 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
     return code;
   };
 
-  if (!noun || (help && !verb)) {
+  if (!noun || (help && !verb && !commands.some((c) => c.noun === noun && c.verb === ''))) {
     const nouns = noun ? commands.filter((c) => c.noun === noun || c.noun.startsWith(`${noun} `)) : commands;
     if (noun && nouns.length === 0) return fail(2, 'usage', `unknown command "${noun}"; run "gateway --help"`);
     io.out(noun ? usage(nouns) : `${usage(nouns)}\n\n${PARTNER_USAGE}\n\nRun "pnpm gateway <${Object.keys(PARTNER_HELP).join('|')}> --help" for their arguments and credentials.`);
     return noun || help ? 0 : 2;
   }
-  const command = commands.find((c) => c.noun === noun && c.verb === verb);
+  // A one-word command (`gateway doctor`) is declared with an empty verb.
+  const command = commands.find((c) => c.noun === noun && c.verb === (verb ?? ''));
   if (!command) {
     const known = commands.filter((c) => c.noun === noun).map((c) => c.verb);
     return fail(2, 'usage', known.length ? `unknown command "${noun} ${verb ?? ''}"; ${noun} takes: ${known.join(', ')}` : `unknown command "${noun}"; run "gateway --help"`);
@@ -112,12 +126,12 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
     });
     values = parsed.values as Record<string, string | boolean | undefined>;
   } catch (error) {
-    return fail(2, 'usage', `${(error as Error).message.split('\n')[0]} (see "gateway ${noun} ${verb} --help")`);
+    return fail(2, 'usage', `${(error as Error).message.split('\n')[0]} (see "gateway ${commandName(command)} --help")`);
   }
   for (const [name, spec] of Object.entries(flagSpecs)) {
     const value = values[name];
     if (value === undefined) {
-      if (spec.required) return fail(2, 'usage', `missing required flag --${name} (see "gateway ${noun} ${verb} --help")`);
+      if (spec.required) return fail(2, 'usage', `missing required flag --${name} (see "gateway ${commandName(command)} --help")`);
       continue;
     }
     if (typeof value === 'string') {
@@ -139,8 +153,14 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   }
 
   let kernel: Kernel | undefined;
+  let exitCode = 0;
   try {
-    const config = options.config ?? loadConfig({ overrides: { 'log.level': process.env['LOG_LEVEL'] ?? 'warn' } });
+    let config = options.config ?? loadConfig({ overrides: { 'log.level': process.env['LOG_LEVEL'] ?? 'warn' } });
+    const configured = config;
+    if (command.noun === 'doctor' && !config.security.masterKey && config.env !== 'development') {
+      // The missing key is a finding, not a reason to stop: the other checks read nothing sealed.
+      config = { ...config, security: { ...config.security, masterKey: randomBytes(32).toString('hex') } };
+    }
     // Like every process, the CLI applies pending migrations before a command runs (a fresh database
     // works at once); `db status` only connects, so it can report what is pending.
     kernel = createKernel({
@@ -151,12 +171,22 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       // stdout is the command's protocol channel: logs must not land in it.
       ...(command.ownsStdout ? { logger: pino({ level: config.log.level }, pino.destination(2)) } : {}),
     });
-    let result: object;
+    let result: object | string;
     if (command.noun === 'db' && command.verb === 'migrate') {
       const applied = await kernel.migrate();
       result = { applied, count: applied.length };
     } else if (command.noun === 'db' && command.verb === 'status') {
       result = { pending: await kernel.pendingMigrations() };
+    } else if (command.noun === 'doctor') {
+      await kernel.start();
+      const report = await kernel.readiness();
+      // The master key as configured, not the stand-in the checks ran with.
+      const [masterKey] = (await runReadinessChecks(kernelReadinessChecks(configured))).checks;
+      const checks = report.checks.map((c) => (c.check === masterKey!.check ? masterKey! : c));
+      const errors = checks.filter((c) => c.severity === 'error').length;
+      const doctor: ReadinessReport = { ready: errors === 0, errors, warnings: checks.filter((c) => c.severity === 'warning').length, checks };
+      result = json ? doctor : renderDoctor(doctor);
+      if (!doctor.ready) exitCode = 1;
     } else if (command.noun === 'master-key' && command.verb === 'reseal') {
       await kernel.migrate();
       const columns = await kernel.resealSecrets();
@@ -165,8 +195,8 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       await kernel.start();
       result = await command.run({ flags: values, cradle: kernel.cradle });
     }
-    if (!command.ownsStdout) io.out(json ? JSON.stringify(result, null, 2) : render(result));
-    return 0;
+    if (!command.ownsStdout) io.out(json ? JSON.stringify(result, null, 2) : typeof result === 'string' ? result : render(result));
+    return exitCode;
   } catch (error) {
     if (command.ownsStdout) {
       io.err(`error ${isAppError(error) ? error.code : error instanceof ConfigError ? 'config_error' : 'internal_error'}: ${(error as Error).message}`);
@@ -196,16 +226,25 @@ function offlineCradle(chains: readonly ChainModule[]): Cradle {
   }) as unknown as Cradle;
 }
 
+const commandName = (command: CliCommand) => (command.verb ? `${command.noun} ${command.verb}` : command.noun);
+
+/** `gateway doctor` for people: one line per check, then what to do about each problem. */
+function renderDoctor(report: ReadinessReport): string {
+  const lines = report.checks.map((c) => `${c.ok ? 'ok     ' : c.severity === 'error' ? 'ERROR  ' : 'warning'}  ${c.check}: ${c.detail}${c.fix ? `\n           fix: ${c.fix}` : ''}`);
+  lines.push('', report.ready ? `Nothing blocks real payments${report.warnings ? ` (${report.warnings} warning(s))` : ''}.` : `${report.errors} problem(s) block real payments${report.warnings ? `, ${report.warnings} warning(s)` : ''}.`);
+  return lines.join('\n');
+}
+
 function usage(commands: readonly CliCommand[]): string {
   const lines = ['Usage: pnpm gateway <noun> <verb> [flags] [--json]', '', 'Commands:'];
-  const width = Math.max(...commands.map((c) => `${c.noun} ${c.verb}`.length));
-  for (const c of commands) lines.push(`  ${`${c.noun} ${c.verb}`.padEnd(width)}  ${c.summary}`);
+  const width = Math.max(...commands.map((c) => commandName(c).length));
+  for (const c of commands) lines.push(`  ${commandName(c).padEnd(width)}  ${c.summary}`);
   lines.push('', 'Run "pnpm gateway <noun> <verb> --help" for a command\'s flags. --json prints machine-readable output.');
   return lines.join('\n');
 }
 
 function commandHelp(command: CliCommand): string {
-  const lines = [`Usage: pnpm gateway ${command.noun} ${command.verb} [flags] [--json]`, '', command.summary, ''];
+  const lines = [`Usage: pnpm gateway ${commandName(command)} [flags] [--json]`, '', command.summary, ''];
   const flags = Object.entries(command.flags ?? {});
   if (flags.length > 0) {
     lines.push('Flags:');

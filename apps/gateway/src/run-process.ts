@@ -26,11 +26,12 @@ export async function runProcess(role: Exclude<KernelRole, 'cli'>, afterStart?: 
     await kernel.start();
     // Before the start-up line, so whoever waits for that line also sees what this printed.
     if (afterStart) await afterStart(kernel);
-    if (kernel.url) {
+    if (role === 'worker') {
+      if (kernel.url) kernel.logger.info({ url: kernel.url }, `worker health and metrics on ${kernel.url}`);
+      process.stdout.write(`Worker started (queues: ${kernel.plugins.length} plugins loaded)${kernel.url ? `; health and metrics on ${kernel.url}` : ''}\n`);
+    } else if (kernel.url) {
       kernel.logger.info({ url: kernel.url }, `gateway listening on ${kernel.url}`);
       process.stdout.write(`Gateway ${role === 'all' ? '(HTTP + worker) ' : ''}listening on ${kernel.url}\n`);
-    } else {
-      process.stdout.write(`Worker started (queues: ${kernel.plugins.length} plugins loaded)\n`);
     }
     return kernel;
   } catch (error) {

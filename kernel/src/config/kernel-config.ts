@@ -43,6 +43,20 @@ export const KernelConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    worker: Type.Object(
+      {
+        http: Type.Object(
+          {
+            host: Type.String({ default: '127.0.0.1', description: 'Interface the worker\'s own /healthz, /readyz and /metrics listen on.' }),
+            port: Type.Optional(
+              Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the worker\'s /healthz, /readyz and /metrics (env WORKER_PORT); unset: the worker serves no HTTP. 0 picks a free port.' }),
+            ),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     database: Type.Object(
       {
         url: Type.Optional(Type.String({ minLength: 1, description: 'PostgreSQL URL (env DATABASE_URL). Unset: embedded PostgreSQL.' })),

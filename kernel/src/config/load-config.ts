@@ -14,6 +14,7 @@ const WELL_KNOWN_ENV: Record<string, string[]> = {
   GW_MASTER_KEY: ['security', 'masterKey'],
   GW_ENV: ['env'],
   GW_METRICS_TOKEN: ['http', 'metricsToken'],
+  WORKER_PORT: ['worker', 'http', 'port'],
   GW_DATABASE_LISTEN_URL: ['database', 'listenUrl'],
   GW_PREVIOUS_MASTER_KEYS: ['security', 'previousMasterKeys'],
 };

@@ -3,11 +3,35 @@ import type { Cradle } from '../container.js';
 import { coreErrors } from '../errors/core-errors.js';
 import { mayReadMetrics } from './metrics-access.js';
 import type { RouteDefinition } from './route.js';
+import type { ReadinessReport } from '../readiness/readiness.js';
 
 const ReadinessBody = Type.Object(
   {
     status: Type.Union([Type.Literal('ready'), Type.Literal('not_ready')]),
     checks: Type.Object({ database: Type.Boolean(), jobs: Type.Boolean(), accepting: Type.Boolean() }, { additionalProperties: false }),
+    details: Type.Optional(
+      Type.Object(
+        {
+          ready_for_payments: Type.Boolean({ description: 'False while any check below is an error (the same checks as `gateway doctor`).' }),
+          problems: Type.Array(
+            Type.Object(
+              {
+                check: Type.String(),
+                severity: Type.Union([Type.Literal('error'), Type.Literal('warning')]),
+                detail: Type.String(),
+                fix: Type.Union([Type.String(), Type.Null()]),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'What is missing for real payments (chains without a watcher, unverified wallets, no rate source, no webhook URL, no master key). Informational: it never makes the process not ready.',
+        },
+      ),
+    ),
   },
   { additionalProperties: false, description: 'Each check and the overall verdict; 503 unless all pass.' },
 );
@@ -16,7 +40,7 @@ const ReadinessBody = Type.Object(
  * Liveness, readiness and metrics. `/readyz` answers 503 while the database or pg-boss cannot be
  * reached, or while the process is draining after SIGTERM.
  */
-export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean }): RouteDefinition[] {
+export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean; readiness?: () => Promise<ReadinessReport> }): RouteDefinition[] {
   return [
     {
       method: 'GET',
@@ -30,7 +54,7 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean }):
     {
       method: 'GET',
       path: '/readyz',
-      summary: 'Readiness: database and job queue reachable, not draining.',
+      summary: 'Readiness: database and job queue reachable, not draining; details list what is missing for real payments.',
       tags: ['system'],
       auth: 'none',
       responses: { 200: ReadinessBody, 503: ReadinessBody },
@@ -41,9 +65,14 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean }):
         ]);
         const accepting = state.isAccepting();
         const ready = database && jobs && accepting;
+        const report = database && state.readiness ? await state.readiness().catch(() => undefined) : undefined;
+        const details = report && {
+          ready_for_payments: report.ready,
+          problems: report.checks.filter((c) => !c.ok).map((c) => ({ check: c.check, severity: c.severity!, detail: c.detail, fix: c.fix })),
+        };
         return {
           status: ready ? 200 : 503,
-          body: { status: ready ? 'ready' : 'not_ready', checks: { database, jobs, accepting } },
+          body: { status: ready ? 'ready' : 'not_ready', checks: { database, jobs, accepting }, ...(details ? { details } : {}) },
         };
       },
     },

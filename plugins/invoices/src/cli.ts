@@ -1,8 +1,12 @@
-import { COIN_IDS, coreErrors, PAGE_LIMIT_FLAG, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { COIN_IDS, coreErrors, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
+import { CSV_COLUMNS, csvLines } from './services/invoice-export.js';
 
 function parseConfirmations(value: string): Partial<Record<ChainId, number | null>> {
   const result: Partial<Record<ChainId, number | null>> = {};
@@ -95,6 +99,50 @@ export const invoicesCommands: CliCommand[] = [
     summary: 'One invoice with its transactions.',
     flags: { project: ulidFlag('Project'), id: ulidFlag('Invoice') },
     run: async ({ flags, cradle }) => ({ invoice: await cradle.invoicesService.get(String(flags['project']), String(flags['id'])) }),
+  },
+  {
+    noun: 'invoice',
+    verb: 'export',
+    summary: "Export a project's invoices created in a range, with their transactions, for accounting (CSV or JSON, streamed).",
+    flags: {
+      project: ulidFlag('Project'),
+      from: { type: 'string', required: true, description: 'Invoices created at or after this ISO 8601 date or date-time (a date: 00:00 UTC).' },
+      to: { type: 'string', required: true, description: 'Invoices created at or before this ISO 8601 date or date-time (a date: the end of that UTC day).' },
+      format: { type: 'string', required: true, choices: ['csv', 'json'], description: 'csv: one line per transaction (or per invoice without any); json: an array of invoices, each with its transactions.' },
+      output: { type: 'string', description: 'Write to this file instead of stdout.' },
+    },
+    help:
+      'Amounts are exact decimal strings: amount_crypto, amount_usd_at_creation (the invoice\'s USD amount), received_crypto (confirmed transactions), ' +
+      'usd_rate_at_payment (the cached rate when the invoice first reached a paid status) and received_usd_at_payment (rounded half-up to 8 decimals). ' +
+      'Streams page by page in constant memory; on a terminal a progress line goes to stderr. Logs go to stderr.',
+    ownsStdout: true,
+    run: async ({ flags, cradle }) => {
+      const projectId = String(flags['project']);
+      await cradle.tenancyProjects.get(projectId);
+      const from = parseInstant(String(flags['from']), 'from', 'start');
+      const to = parseInstant(String(flags['to']), 'to', 'end');
+      const file = typeof flags['output'] === 'string' ? createWriteStream(flags['output']) : undefined;
+      const out: Writable = file ?? process.stdout;
+      const write = async (text: string) => {
+        if (!out.write(text)) await once(out, 'drain');
+      };
+      const tty = process.stderr.isTTY === true;
+      let count = 0;
+      const csv = flags['format'] === 'csv';
+      await write(csv ? `${CSV_COLUMNS.join(',')}\r\n` : '[');
+      for await (const invoice of cradle.invoicesExporter.invoices({ projectId, from, to })) {
+        await write(csv ? `${csvLines(invoice).join('\r\n')}\r\n` : `${count === 0 ? '\n' : ',\n'}${JSON.stringify(invoice)}`);
+        count += 1;
+        if (tty && count % 1000 === 0) process.stderr.write(`\rexported ${count} invoices`);
+      }
+      if (!csv) await write(count === 0 ? ']\n' : '\n]\n');
+      if (tty) process.stderr.write(`\rexported ${count} invoices\n`);
+      if (file) {
+        file.end();
+        await once(file, 'finish');
+      }
+      return { exported: count };
+    },
   },
   {
     noun: 'invoice',

@@ -3,6 +3,9 @@ import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Checkout } from '../migrations/0003_checkout.js';
+import { InvoiceExporter } from './services/invoice-export.js';
+import { createTransitionCounter, type TransitionCounter } from './metrics.js';
+import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
 import { invoicesErrors } from './errors.js';
@@ -20,8 +23,10 @@ import { invoicesJobs } from './jobs.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
+    readonly invoicesTransitions: TransitionCounter;
     readonly invoicesConfig: InvoicesConfig;
     readonly invoicesService: InvoiceService;
+    readonly invoicesExporter: InvoiceExporter;
     readonly invoicesCreator: InvoiceCreator;
     readonly invoicesReads: InvoiceReads;
     /** Builds `checkout_url` from the invoice's checkout token. */
@@ -43,15 +48,17 @@ export const invoicesPlugin = definePlugin({
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates'],
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
-  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout],
+  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate],
   register: ({ config }) => ({
     invoicesConfig: asValue(config),
+    invoicesTransitions: asFunction(({ metrics }: Cradle) => createTransitionCounter(metrics.registry)).singleton(),
     invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
     invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
     invoicesCreator: asFunction((cradle: Cradle) => new InvoiceCreator(cradle)).singleton(),
     invoicesReads: asFunction((cradle: Cradle) => new InvoiceReads(cradle)).singleton(),
     invoicesCheckoutLinks: asFunction((cradle: Cradle) => new CheckoutLinks(cradle)).singleton(),
     invoicesLifecycleStore: asFunction((cradle: Cradle) => new LifecycleStore(cradle)).singleton(),
+    invoicesExporter: asFunction((cradle: Cradle) => new InvoiceExporter(cradle)).singleton(),
     invoicesLifecycle: asFunction((cradle: Cradle) => new InvoiceLifecycle(cradle)).singleton(),
     invoicesAttribution: asFunction((cradle: Cradle) => new OrphanAttribution(cradle)).singleton(),
   }),
@@ -59,6 +66,10 @@ export const invoicesPlugin = definePlugin({
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
   cli: invoicesCommands,
+  start: async (cradle) => {
+    // Resolved eagerly so the counter is on /metrics before the first change.
+    void cradle.invoicesTransitions;
+  },
 });
 
 export { invoicesErrors } from './errors.js';
@@ -86,3 +97,4 @@ export type { CheckoutInvoice } from './services/invoice-reads.js';
 export { partnerUrl } from './services/create-plan.js';
 export * from './schemas.js';
 export { invoiceWriteTools, type InvoiceWriteHandlers } from './mcp-tools.js';
+export { InvoiceExporter, multiplyDecimal, csvField, csvLines, CSV_COLUMNS, type ExportedInvoice, type ExportedTransaction } from './services/invoice-export.js';

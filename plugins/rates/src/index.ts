@@ -1,10 +1,11 @@
 import { asFunction, asValue } from 'awilix';
+import { ratesReadiness } from './readiness.js';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Rates } from '../migrations/0001_rates.js';
 import { ratesCommands } from './cli.js';
 import { RatesConfigSchema, type RatesConfig } from './config.js';
 import { ratesJobs } from './jobs.js';
-import { createFetchCounter, type RatesFetchCounter } from './metrics.js';
+import { createFetchCounter, registerRateGauges, type RatesFetchCounter } from './metrics.js';
 import { RateService } from './services/rate-service.js';
 
 declare module '@gw/kernel' {
@@ -34,7 +35,13 @@ export const ratesPlugin = definePlugin({
     ).singleton(),
   }),
   jobs: ratesJobs,
+  readiness: ratesReadiness,
   cli: ratesCommands,
+  start: async (cradle) => {
+    registerRateGauges(cradle.metrics.registry, cradle);
+    // Resolved eagerly so the counter is on /metrics before the first fetch.
+    void cradle.ratesFetchCounter;
+  },
 });
 
 export { ASSETS, COIN_ASSET, assetOf, type Asset } from './assets.js';

@@ -1,4 +1,5 @@
 import { asFunction, asValue } from 'awilix';
+import { walletsReadiness } from './readiness.js';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import Type from 'typebox';
 import { m0001Wallets } from '../migrations/0001_wallets.js';
@@ -40,6 +41,7 @@ export const walletsPlugin = definePlugin({
   }),
   routes: walletsRoutes,
   cli: walletsCommands,
+  readiness: walletsReadiness,
 });
 
 export { walletsErrors } from './errors.js';

@@ -19,14 +19,9 @@ const Network = Type.Object(
 
 /**
  * Config slice `plugins.watchers`: which chain networks are watched and through which providers.
- * A network without providers is not watched. Example (YAML):
+ * A network without providers is not watched. Example (gateway.config.json):
  *
- *     plugins:
- *       watchers:
- *         chains:
- *           eth:
- *             sepolia:
- *               providers: [{ name: node-a, url: http://127.0.0.1:8545 }]
+ *     { "plugins": { "watchers": { "chains": { "eth": { "sepolia": { "providers": [{ "name": "node-a", "url": "http://127.0.0.1:8545" }] } } } } } }
  */
 export const WatchersConfigSchema = Type.Object(
   {

@@ -1,11 +1,12 @@
 import { asFunction, asValue } from 'awilix';
+import { watchersReadiness } from './readiness.js';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { WatchersConfigSchema, type WatchersConfig } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
-import { createWatcherMetrics, type WatcherMetrics } from './metrics.js';
+import { createWatcherMetrics, registerCursorGauges, type WatcherMetrics } from './metrics.js';
 import { watchersRoutes } from './routes.js';
 import { ChainScanner } from './services/chain-scanner.js';
 import { ConfirmationCounter } from './services/confirmation-counter.js';
@@ -35,7 +36,7 @@ declare module '@gw/kernel' {
  */
 export const watchersPlugin = definePlugin({
   id: 'watchers',
-  dependsOn: ['tenancy', 'address-pool', 'invoices', 'webhooks'],
+  dependsOn: ['tenancy', 'wallets', 'address-pool', 'invoices', 'webhooks'],
   config: WatchersConfigSchema,
   errors: [watchersErrors],
   migrations: [m0001Watchers, m0002Lifecycle],
@@ -51,7 +52,11 @@ export const watchersPlugin = definePlugin({
   }),
   routes: watchersRoutes,
   jobs: watchersJobs,
+  readiness: watchersReadiness,
   start: async (cradle) => {
+    registerCursorGauges(cradle.metrics.registry, cradle);
+    // Resolved eagerly so the counters are on /metrics before the first pass.
+    void cradle.watchersMetrics;
     // Configuration mistakes (unknown chain or network) stop start-up here, naming the key.
     // An instance that runs jobs starts each network's loop now rather than at the next minute's
     // schedule (a CLI command or a gateway-only process leaves the loops alone).

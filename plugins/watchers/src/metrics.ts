@@ -1,11 +1,12 @@
 import type { ProviderOutcome } from '@gw/kernel';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 
 /** The watchers' Prometheus metrics: per chain and network, and per provider. */
 export interface WatcherMetrics {
-  readonly head: Gauge<'chain' | 'network'>;
-  readonly cursor: Gauge<'chain' | 'network'>;
-  readonly lag: Gauge<'chain' | 'network'>;
+  /** `gateway_watcher_pass_duration_seconds{chain,network,outcome}`: one block pass, ok or failed. */
+  readonly passDuration: Histogram<'chain' | 'network' | 'outcome'>;
   readonly transfers: Counter<'chain' | 'network'>;
   readonly reorgs: Counter<'chain' | 'network'>;
   readonly scanFailures: Counter<'chain' | 'network' | 'kind'>;
@@ -33,9 +34,13 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     registers,
   });
   return {
-    head: new Gauge({ name: 'gateway_watcher_head_height', help: 'Chain tip as the provider reports it.', labelNames: ['chain', 'network'], registers }),
-    cursor: new Gauge({ name: 'gateway_watcher_cursor_height', help: 'Last block fully processed.', labelNames: ['chain', 'network'], registers }),
-    lag: new Gauge({ name: 'gateway_watcher_lag_blocks', help: 'Blocks between the tip and the last processed block.', labelNames: ['chain', 'network'], registers }),
+    passDuration: new Histogram({
+      name: 'gateway_watcher_pass_duration_seconds',
+      help: 'Duration of one block pass of a network by this process (outcome ok or failed; passes another instance held the lock for are not counted).',
+      labelNames: ['chain', 'network', 'outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
     transfers: new Counter({ name: 'gateway_watcher_transfers_total', help: 'New transfers to pool addresses recorded.', labelNames: ['chain', 'network'], registers }),
     reorgs: new Counter({ name: 'gateway_watcher_reorgs_total', help: 'Chain reorganisations followed.', labelNames: ['chain', 'network'], registers }),
     scanFailures: new Counter({ name: 'gateway_watcher_scan_failures_total', help: 'Scan passes rolled back, by failure kind.', labelNames: ['chain', 'network', 'kind'], registers }),
@@ -53,4 +58,58 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
       providerDuration.observe({ chain, network, provider: outcome.provider }, outcome.durationMs / 1000);
     },
   };
+}
+
+interface CursorRow {
+  chain: string;
+  network: string;
+  height: string;
+  head_height: string | null;
+  consecutive_failures: number;
+  since_success: string;
+}
+
+/**
+ * Per network, read from `watchers_cursors` at scrape time, so every process (gateway or worker,
+ * whichever ran the pass) reports the same state: the tip at the last pass
+ * (`gateway_watcher_head_height`), the last block fully processed (`gateway_watcher_cursor_height`),
+ * the blocks between them (`gateway_watcher_lag_blocks`), the seconds since the last successful pass
+ * (`gateway_watcher_lag_seconds`; a healthy watcher stays near `scanIntervalSeconds`, a failing or
+ * stuck one grows without bound) and the failed passes in a row
+ * (`gateway_watcher_consecutive_failures`). A network never scanned yet has no series.
+ */
+export function registerCursorGauges(registry: Registry, deps: { db: Knex; logger: Logger }): void {
+  let pending: Promise<CursorRow[] | undefined> | undefined;
+  const read = () =>
+    (pending ??= deps.db
+      .raw<{ rows: CursorRow[] }>(
+        `select chain, network, height, head_height, consecutive_failures, extract(epoch from now() - updated_at) as since_success from watchers_cursors`,
+      )
+      .then(
+        (result) => result.rows,
+        (error: unknown) => {
+          deps.logger.warn({ err: error }, 'watcher cursor gauges unavailable');
+          return undefined;
+        },
+      )
+      .finally(() => setTimeout(() => (pending = undefined), 0)));
+  const gauge = (name: string, help: string, value: (row: CursorRow) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'network'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of (await read()) ?? []) {
+          const v = value(row);
+          if (v !== undefined) this.set({ chain: row.chain, network: row.network }, v);
+        }
+      },
+    });
+  gauge('gateway_watcher_head_height', 'Chain tip as the provider reported it at the last successful pass.', (row) => (row.head_height === null ? undefined : Number(row.head_height)));
+  gauge('gateway_watcher_cursor_height', 'Last block fully processed (scanned height).', (row) => Number(row.height));
+  gauge('gateway_watcher_lag_blocks', 'Blocks between the tip and the last processed block.', (row) => (row.head_height === null ? undefined : Math.max(0, Number(row.head_height) - Number(row.height))));
+  gauge('gateway_watcher_lag_seconds', 'Seconds since the last successful pass of the network (healthy: about scanIntervalSeconds).', (row) => Number(row.since_success));
+  gauge('gateway_watcher_consecutive_failures', 'Failed passes in a row (provider errors); 0 after a successful pass.', (row) => row.consecutive_failures);
 }

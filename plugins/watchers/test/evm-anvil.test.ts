@@ -12,6 +12,7 @@ import { getAddress, parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';
 import { startAnvilKernel } from './anvil-kernel.js';
+import { FIXED_RATES } from '../../invoices/test/helpers.js';
 
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
 let anvil: Anvil;
@@ -238,6 +239,10 @@ test.serial('a stray transfer to an unused pool address is an orphan; attributio
   t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '100000000000000000', coin: 'eth', address: spare!.address, metadata: { user_id: 'customer-7' } });
   t.is(attributed.body.transactions[0].tx_hash, txHash);
   await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+  // Accounting: an attributed receipt is paid at attribution, at the rate known then (issue 23).
+  const [exported] = await gw.kernel.cradle.db('invoices_invoices').where({ id: attributed.body.id }).select('paid_at', gw.kernel.cradle.db.raw('paid_usd_rate::text as paid_usd_rate'), 'paid_rate_source');
+  t.truthy(exported.paid_at);
+  t.like(exported, { paid_usd_rate: FIXED_RATES.ETH, paid_rate_source: 'fixed' });
 
   // Later passes count confirmations; the attributed receipt is final and pays nothing again.
   await anvil.mine(3);

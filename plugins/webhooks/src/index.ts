@@ -2,6 +2,9 @@ import { asFunction, asValue } from 'awilix';
 import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
+import { m0003MetricsIndexes } from '../migrations/0003_metrics_indexes.js';
+import { createWebhookMetrics, registerDeliveryGauges, type WebhookMetrics } from './metrics.js';
+import { webhooksReadiness } from './readiness.js';
 import { webhooksCommands } from './cli.js';
 import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 import { webhooksErrors } from './errors.js';
@@ -17,6 +20,7 @@ import { WebhookSender } from './services/webhook-sender.js';
 declare module '@gw/kernel' {
   interface Cradle {
     readonly webhooksConfig: WebhooksConfig;
+    readonly webhooksMetrics: WebhookMetrics;
     readonly webhooksOutbox: WebhookOutbox;
     readonly webhooksSender: WebhookSender;
     readonly webhooksDeliveryWorker: DeliveryWorker;
@@ -35,9 +39,10 @@ export const webhooksPlugin = definePlugin({
   dependsOn: ['tenancy', 'invoices'],
   config: WebhooksConfigSchema,
   errors: [webhooksErrors],
-  migrations: [m0001Webhooks, m0002EventStream],
+  migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes],
   register: ({ config, kernelConfig }) => ({
     webhooksConfig: asValue(config),
+    webhooksMetrics: asFunction(({ metrics }: Cradle) => createWebhookMetrics(metrics.registry)).singleton(),
     webhooksOutbox: asFunction((cradle: Cradle) => new WebhookOutbox(cradle)).singleton(),
     webhooksSender: asFunction(
       () =>
@@ -62,7 +67,11 @@ export const webhooksPlugin = definePlugin({
   mcpTools: webhooksMcpTools,
   jobs: webhooksJobs,
   cli: webhooksCommands,
+  readiness: webhooksReadiness,
   start: async (cradle) => {
+    registerDeliveryGauges(cradle.metrics.registry, cradle);
+    // Resolved eagerly so the counters are on /metrics before the first delivery.
+    void cradle.webhooksMetrics;
     cradle.invoiceEvents.attach(cradle.webhooksOutbox);
   },
   // After the job workers stopped: deliveries still running past their batch are recorded before

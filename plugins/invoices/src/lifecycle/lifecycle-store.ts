@@ -1,6 +1,8 @@
 import type { CheckoutLinks } from '../services/checkout-links.js';
 import { groupBy, jsonRecords, sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
+import { assetOf, type RateService } from '@gw/plugin-rates';
+import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
@@ -51,6 +53,8 @@ export class LifecycleStore {
       audit: AuditLog;
       invoiceEvents: InvoiceEvents;
       addressPoolService: AddressPoolService;
+      ratesService: RateService;
+      invoicesTransitions: TransitionCounter;
     },
   ) {}
 
@@ -95,6 +99,29 @@ export class LifecycleStore {
     return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), this.deps.chains, this.deps.invoicesCheckoutLinks);
   }
 
+  /**
+   * USD at payment (accounting exports): the first time an invoice reaches a paid status, the time
+   * and the USD rate its coin's cached quote had then, read in `trx` (no provider is called on this
+   * path; without a usable quote the rate stays null).
+   */
+  private async recordPaymentRates(trx: Knex.Transaction, paid: readonly InvoiceState[], now: Date): Promise<void> {
+    const first = paid.filter((s) => s.invoice.paid_at === null || s.invoice.paid_at === undefined);
+    if (first.length === 0) return;
+    const known = await this.deps.ratesService.knownRates(trx);
+    const rateOf = (coin: string) => {
+      const asset = assetOf(coin);
+      return asset === undefined ? undefined : known.get(asset);
+    };
+    await sqlQuery(
+      trx,
+      sql`update invoices_invoices i
+             set paid_at = ${now}::timestamptz, paid_usd_rate = u.rate::numeric, paid_rate_source = u.source
+            from unnest(${first.map((s) => s.invoice.id)}::text[], ${first.map((s) => rateOf(s.invoice.coin)?.rate ?? null)}::text[],
+                        ${first.map((s) => rateOf(s.invoice.coin)?.source ?? null)}::text[]) as u(id, rate, source)
+           where i.id = u.id and i.paid_at is null`,
+    );
+  }
+
   /** Writes every working copy that changed; returns nothing, the states hold the outcome. */
   async persist(trx: Knex.Transaction, states: Iterable<InvoiceState>, actor: Actor): Promise<void> {
     const changed = [...states].filter((s) => s.changed || s.transfers.some((t) => t.dirty));
@@ -116,6 +143,9 @@ export class LifecycleStore {
     }
     await this.deps.addressPoolService.releaseMany(trx, [...releasing].map((s) => s.invoice.pool_address_id));
     await this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id));
+    // Paid now and no payment time yet: a settlement, or an orphan attributed as a new paid invoice.
+    await this.recordPaymentRates(trx, rows.filter((s) => PAID_STATUSES.includes(s.status)), now);
+    countWhenCommitted(this.deps.invoicesTransitions, trx, rows.flatMap((s) => s.applied.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to }))));
     const transfers = changed.flatMap((s) => s.transfers.filter((t) => t.dirty).map((t) => ({ s, t })));
     for (const { t } of transfers) {
       if (t.amountUnits <= 0n || t.amountUnits > MAX_AMOUNT_UNITS) {

@@ -46,6 +46,11 @@ export class Invoice extends Model {
   /** Events sent so far per type (`paid` → 1), for the lifecycle's event ids. */
   event_counts!: Record<string, number>;
   expires_at!: Date;
+  /** When the invoice first reached a paid status (null before, and for invoices paid before migration 0004). */
+  paid_at!: Date | null;
+  /** USD per coin at `paid_at`, as the rates cache selected it; null without a usable quote then. */
+  paid_usd_rate!: string | null;
+  paid_rate_source!: string | null;
   created_at!: Date;
   updated_at!: Date;
 }

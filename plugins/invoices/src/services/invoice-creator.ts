@@ -42,6 +42,10 @@ import {
   type Prepared,
 } from './create-plan.js';
 import { batchReadSql, batchWriteSql, insertInvoices } from './create-statements.js';
+import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
+
+/** The `from` of a creation in `gateway_invoice_transitions_total`. */
+const NEW_STATUS = 'new';
 import { invoicesErrors } from '../errors.js';
 import { externalIdLockKey, lockExternalId } from './invoice-rules.js';
 import { invoiceView, type InvoiceView } from './invoice-view.js';
@@ -67,6 +71,7 @@ export class InvoiceCreator {
       addressPoolService: AddressPoolService;
       walletsWallets: WalletService;
       ratesService: RateService;
+      invoicesTransitions: TransitionCounter;
     },
   ) {
     this.batcher = createBatcher<CreateRequest, CreateResult>({
@@ -91,7 +96,10 @@ export class InvoiceCreator {
    */
   async create(project: ProjectPrincipal, input: CreateInvoiceInput, actor: Actor): Promise<CreateResult> {
     const request = normaliseCreate(this.deps.chains, project, input);
-    return this.batcher.submit({ project, input, actor, request });
+    const result = await this.batcher.submit({ project, input, actor, request });
+    // Settled: the batch's transaction has committed.
+    if (result.created) countWhenCommitted(this.deps.invoicesTransitions, undefined, [{ from: NEW_STATUS, to: result.invoice.status }]);
+    return result;
   }
 
   /**

@@ -153,9 +153,28 @@ export class RateService {
     };
   }
 
-  /** The cached quotes (of one asset or all) with their age, for operators. */
-  async cached(asset?: Asset): Promise<CachedQuoteView[]> {
-    const rows = await this.store.read(asset);
+  /**
+   * The rate of each asset as known without calling any provider (for a record inside a caller's
+   * transaction, e.g. USD at payment): the cached quote `quote()` would select, else the configured
+   * fixed rate. Assets with neither are absent.
+   */
+  async knownRates(db?: Knex | Knex.Transaction): Promise<Map<Asset, { rate: string; source: string }>> {
+    const known = new Map<Asset, { rate: string; source: string }>();
+    for (const quote of await this.cached(undefined, db)) {
+      if (quote.selected && quote.usable) known.set(quote.asset, { rate: quote.rate, source: quote.source });
+    }
+    for (const [asset, rate] of Object.entries(this.config.fixed) as [Asset, string | undefined][]) {
+      if (rate !== undefined && !known.has(asset)) known.set(asset, { rate, source: 'fixed' });
+    }
+    return known;
+  }
+
+  /**
+   * The cached quotes (of one asset or all) with their age, for operators; read through `db` when
+   * given (a caller's transaction: no second connection while it holds one).
+   */
+  async cached(asset?: Asset, db?: Knex | Knex.Transaction): Promise<CachedQuoteView[]> {
+    const rows = await this.store.read(asset, db);
     const now = this.now().getTime();
     const selected = new Set<StoredQuote>();
     for (const a of ASSETS) {

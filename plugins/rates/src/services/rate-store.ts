@@ -16,8 +16,8 @@ export class RateStore {
   constructor(private readonly db: Knex) {}
 
   /** Cached quotes, of one asset or all, ordered by asset then source. */
-  async read(asset?: Asset): Promise<StoredQuote[]> {
-    const query = this.db('rates_quotes').select('asset', 'source', this.db.raw('rate::text as rate'), 'fetched_at').orderBy([{ column: 'asset' }, { column: 'source' }]);
+  async read(asset?: Asset, db: Knex | Knex.Transaction = this.db): Promise<StoredQuote[]> {
+    const query = db('rates_quotes').select('asset', 'source', db.raw('rate::text as rate'), 'fetched_at').orderBy([{ column: 'asset' }, { column: 'source' }]);
     if (asset) query.where({ asset });
     const rows = (await query) as { asset: Asset; source: string; rate: string; fetched_at: Date }[];
     return rows.map((row) => ({ asset: row.asset, source: row.source, rate: toPlainDecimal(row.rate), fetchedAt: row.fetched_at }));

@@ -274,6 +274,12 @@ export class WalletService {
     return undefined;
   }
 
+  /** Every current binding (any state) of every project: the readiness checks' view. */
+  async currentBindings(): Promise<{ projectId: string; chain: ChainId; state: WalletBinding['state'] }[]> {
+    const rows = await WalletBinding.query(this.deps.db).select('project_id', 'chain', 'state').whereNull('superseded_at').orderBy('id');
+    return rows.filter((row) => this.deps.chains.has(row.chain)).map((row) => ({ projectId: row.project_id, chain: row.chain, state: row.state }));
+  }
+
   /** Every current verified binding, optionally of one project and/or chain (the pool's work list). */
   async listVerified(filter: { projectId?: string; chain?: ChainId } = {}): Promise<VerifiedWallet[]> {
     const query = WalletBinding.query(this.deps.db).where({ state: 'verified' }).whereNull('superseded_at').orderBy('id');

@@ -106,15 +106,16 @@ export class ChainScanner {
     const { network } = target;
     const log = this.deps.logger.child({ component: 'watcher', chain, network });
     const labels = { chain, network };
+    let endTimer: ((labels: { outcome: string }) => number) | undefined;
     try {
       const report: ScanReport = await this.deps.db.transaction(async (trx) => {
         const locked = await trx.raw<{ rows: { ok: boolean }[] }>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as ok', [`watchers:${chain}:${network}`]);
         if (!locked.rows[0]!.ok) return { ran: false, transfers: 0, behind: false };
         const cursor = await trx('watchers_cursors').where({ chain, network }).first();
         if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date()) return { ran: true, transfers: 0, behind: false };
+        endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
 
         const head = await target.watcher.head();
-        this.deps.watchersMetrics.head.set(labels, head.height);
         let height: number;
         let reorgedTo: number | undefined;
         if (!cursor) {
@@ -170,14 +171,14 @@ export class ChainScanner {
         await trx('watchers_cursors')
           .where({ chain, network })
           .update({ height, head_height: head.height, finalized_height: head.finalized ?? null, consecutive_failures: 0, next_scan_at: null, updated_at: trx.fn.now() });
-        this.deps.watchersMetrics.cursor.set(labels, height);
-        this.deps.watchersMetrics.lag.set(labels, head.height - height);
         if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
         return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
       });
+      endTimer?.({ outcome: 'ok' });
       if (report.ran && report.head !== undefined) this.scanFailures.succeeded(`${chain}:${network}`, { component: 'watcher', chain, network });
       return report;
     } catch (error) {
+      endTimer?.({ outcome: 'failed' });
       const message = error instanceof Error ? error.message : String(error);
       const failures = await this.recordFailure(chain, network, message);
       this.deps.watchersMetrics.scanFailures.inc({ ...labels, kind: error instanceof ProviderError ? error.failure : 'internal' });

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Job, JobInsert } from 'pg-boss';
 import type { WebhooksConfig } from '../config.js';
+import type { WebhookMetrics } from '../metrics.js';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
 import { WebhookEvent } from '../models/webhook-event.js';
 import { retryDelaySeconds } from './retry-schedule.js';
@@ -54,6 +55,7 @@ export class DeliveryWorker {
       jobs: JobQueue;
       logger: Logger;
       webhooksConfig: WebhooksConfig;
+      webhooksMetrics: WebhookMetrics;
       webhooksSender: WebhookSender;
       tenancyApiKeys: ApiKeyService;
     },
@@ -157,15 +159,22 @@ export class DeliveryWorker {
     });
     const retries = updates.filter((u) => u.status === 'retrying');
     // With nothing but the record to write, it is one statement, atomic on its own.
+    let recorded = new Set<string>();
     if (retries.length === 0 && fallbacks.length === 0 && ended.length === 0) {
-      await this.recordStatement(this.deps.db, updates, startedAt, now);
+      recorded = await this.recordStatement(this.deps.db, updates, startedAt, now);
     } else {
       await this.deps.db.transaction(async (trx) => {
-        const recorded = await this.recordStatement(trx, updates, startedAt, now);
+        recorded = await this.recordStatement(trx, updates, startedAt, now);
         const next = retries.filter((u) => recorded.has(u.event.id)).map((u) => ({ data: jobData(u.event, u.attempt + 1), startAfter: u.next! }));
         await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, [...next, ...fallbacks]);
         await this.deps.jobs.deleteInTransaction(trx, DELIVER_JOB, ended);
       });
+    }
+    // Only the attempts this call recorded (a second recording of the same attempt is a no-op).
+    for (const update of updates) {
+      if (!recorded.has(update.event.id)) continue;
+      this.deps.webhooksMetrics.attempts.inc({ outcome: update.status });
+      this.deps.webhooksMetrics.latency.observe(update.outcome.latencyMs / 1000);
     }
     const failed = updates.filter((u) => !u.outcome.ok);
     if (failed.length > 0) {

@@ -1,0 +1,80 @@
+import test from 'ava';
+import { chains, plugins } from '@gw/app-gateway';
+import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
+import { ethWallet } from '../../../plugins/wallets/test/signers.js';
+import { cliRunner } from '../src/testing.js';
+
+let database: TestDatabase;
+test.before(async () => {
+  database = await createTestDatabase();
+});
+test.after.always(async () => {
+  await database?.drop();
+});
+
+let overrides: Record<string, unknown> = {};
+const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url, overrides: () => overrides });
+
+interface Finding {
+  check: string;
+  ok: boolean;
+  severity: 'error' | 'warning' | null;
+  detail: string;
+  fix: string | null;
+}
+const finding = (json: { checks: Finding[] }, check: string) => json.checks.find((c) => c.check === check)!;
+
+test.serial('doctor names what blocks real payments, and passes once each is fixed', async (t) => {
+  // A first start: no project, no rate source reachable (no fixed rate, no quote yet), nothing watched.
+  overrides = { 'plugins.rates.providers': ['coingecko'] };
+  const first = await cli('doctor', '--json');
+  t.is(first.code, 1, first.stdout);
+  t.false(first.json.ready);
+  t.like(finding(first.json, 'kernel.master-key'), { ok: true });
+  t.like(finding(first.json, 'wallets.verified'), { ok: false, severity: 'error' });
+  t.like(finding(first.json, 'rates.source'), { ok: false, severity: 'error' });
+  t.regex(finding(first.json, 'rates.source').fix!, /plugins\.rates\.fixed/);
+  t.like(finding(first.json, 'watchers.providers'), { ok: false, severity: 'warning' });
+  t.regex(finding(first.json, 'watchers.providers').detail, /plugins\.watchers\.chains is \{\}/);
+
+  // A testnet project with an Ethereum key registered, not verified, and no webhook URL.
+  const project = (await cli('project', 'create', '--name', 'shop', '--kind', 'testnet', '--json')).json.project;
+  const registered = await cli('wallet', 'register', '--project', project.id, '--chain', 'eth', '--xpub', ethWallet.xpub, '--json');
+  t.is(registered.code, 0, registered.stdout + registered.stderr);
+  const second = await cli('doctor', '--json');
+  t.is(second.code, 1);
+  t.regex(finding(second.json, 'wallets.verified').detail, new RegExp(`shop \\(${project.id}\\) on eth`));
+  t.like(finding(second.json, 'watchers.providers'), { ok: false, severity: 'error' });
+  t.regex(finding(second.json, 'watchers.providers').detail, /eth\.sepolia/);
+  t.like(finding(second.json, 'webhooks.url'), { ok: false, severity: 'warning' });
+
+  // The human output lists the same, one line per check with its fix.
+  const text = await cli('doctor');
+  t.is(text.code, 1);
+  t.regex(text.stdout, /ERROR {4}wallets\.verified: .*\n {11}fix: .*wallet verify/);
+  t.regex(text.stdout, /problem\(s\) block real payments/);
+
+  // Fix everything: verify the wallet, a fixed rate, a provider for eth sepolia, a webhook URL.
+  const verified = await cli('wallet', 'verify', '--project', project.id, '--chain', 'eth', '--signature', await ethWallet.sign(registered.json.challenge.message), '--json');
+  t.is(verified.code, 0, verified.stdout + verified.stderr);
+  t.is((await cli('webhook', 'set', '--project', project.id, '--url', 'https://shop.example/hooks', '--json')).code, 0);
+  overrides = {
+    'plugins.rates.providers': ['coingecko'],
+    'plugins.rates.fixed': { ETH: '3000' },
+    'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'node-a', url: 'http://127.0.0.1:8545' }] } } },
+  };
+  const fixed = await cli('doctor', '--json');
+  t.is(fixed.code, 0, fixed.stdout);
+  t.true(fixed.json.ready);
+  t.is(fixed.json.errors, 0);
+  t.is(fixed.json.warnings, 0);
+  t.true(fixed.json.checks.every((c: Finding) => c.ok), JSON.stringify(fixed.json.checks));
+});
+
+test.serial('doctor reports a missing master key under production rules instead of refusing to run', async (t) => {
+  overrides = { 'security.masterKey': undefined, 'plugins.rates.fixed': { ETH: '3000' } };
+  const run = await cli('doctor', '--json');
+  t.is(run.code, 1, run.stdout + run.stderr);
+  t.like(finding(run.json, 'kernel.master-key'), { ok: false, severity: 'error' });
+  t.regex(finding(run.json, 'kernel.master-key').fix!, /GW_MASTER_KEY/);
+});

@@ -1,0 +1,106 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { createTestDatabase, signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
+import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
+
+const run = promisify(execFile);
+
+/**
+ * `pg_dump`/`pg_restore` of the server's major version (older client tools refuse a newer server):
+ * Debian's /usr/lib/postgresql/<major>/bin first, else the ones on PATH if their major is at least
+ * the server's.
+ */
+async function clientTools(url: string): Promise<{ dump: string; restore: string }> {
+  const { stdout } = await run('psql', ['--no-psqlrc', '--tuples-only', '--no-align', '--command=show server_version_num', url]);
+  const major = Math.floor(Number(stdout.trim()) / 10_000);
+  const debian = `/usr/lib/postgresql/${major}/bin`;
+  if (existsSync(`${debian}/pg_dump`)) return { dump: `${debian}/pg_dump`, restore: `${debian}/pg_restore` };
+  const version = (await run('pg_dump', ['--version'])).stdout;
+  const client = Number(/(\d+)(?:\.\d+)?/.exec(version)?.[1]);
+  if (!(client >= major)) throw new Error(`pg_dump ${client} cannot dump a PostgreSQL ${major} server: install the client tools of version ${major}`);
+  return { dump: 'pg_dump', restore: 'pg_restore' };
+}
+const MASTER_KEY = '0f'.repeat(32);
+const config = { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'security.masterKey': MASTER_KEY };
+
+/** An empty database (no template: pg_restore recreates the schema), dropped after the test. */
+async function emptyDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env['GW_TEST_ADMIN_URL'] ?? process.env['DATABASE_URL']!;
+  const name = `gw_test_${process.env['GW_TEST_RUN'] ?? process.pid}_restore_${randomBytes(4).toString('hex')}`;
+  await run('psql', ['--quiet', '--no-psqlrc', '--set=ON_ERROR_STOP=1', `--command=create database ${name} template template0`, adminUrl]);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      await run('psql', ['--quiet', '--no-psqlrc', '--set=ON_ERROR_STOP=1', `--command=drop database if exists ${name} with (force)`, adminUrl]);
+    },
+  };
+}
+
+test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway serves the restored data with the same master key', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const source = await createTestDatabase();
+  t.teardown(() => source.drop());
+  const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
+  const operator = await before.kernel.cradle.tenancyOperators.create('backup', CLI_ACTOR);
+  const project = await projectWithPools(before, operator.id, ['eth'], 'testnet');
+  const created = await signedFetch(before.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: 'backup-1', amount_crypto: '0.5', coin: 'eth' } });
+  t.is(created.status, 201);
+  const pool = await before.kernel.cradle.addressPoolStatus.status({ projectId: project.projectId, chain: 'eth' });
+  await before.close();
+
+  // The commands of docs/backup.md.
+  const dump = join(dir, 'gateway.dump');
+  const tools = await clientTools(source.url);
+  await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
+  const target = await emptyDatabase();
+  t.teardown(() => target.drop());
+  await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
+
+  const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config });
+  t.teardown(() => after.close());
+  // Nothing to migrate, the API secret (sealed under the master key) still signs, the invoice is there.
+  t.deepEqual(await after.kernel.pendingMigrations(), []);
+  const read = await signedFetch(after.url, `/api/v1/invoices/${created.body.id}`, { ...project, method: 'GET' });
+  t.is(read.status, 200, JSON.stringify(read.body));
+  t.like(read.body, { id: created.body.id, external_id: 'backup-1', amount_crypto: '0.5', address: created.body.address });
+  // The pool resumes where it stood (its replenisher may add addresses): no index is handed out twice.
+  const [restored] = await after.kernel.cradle.addressPoolStatus.status({ projectId: project.projectId, chain: 'eth' });
+  t.like(restored, { allocated: pool[0]!.allocated, highest_allocated_index: pool[0]!.highest_allocated_index, wallet_id: pool[0]!.wallet_id });
+  const next = await signedFetch(after.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: 'backup-2', amount_crypto: '0.5', coin: 'eth' } });
+  t.is(next.status, 201);
+  t.not(next.body.address, created.body.address);
+  // The job queue came back too (pg-boss lives in the same database).
+  t.true(await after.kernel.cradle.jobs.ping());
+});
+
+test('docs/backup.md: a restore without the master key it was sealed under cannot use the API secrets', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const source = await createTestDatabase();
+  t.teardown(() => source.drop());
+  const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
+  const operator = await before.kernel.cradle.tenancyOperators.create('backup-key', CLI_ACTOR);
+  const project = await projectWithPools(before, operator.id, [], 'testnet');
+  await before.close();
+  const dump = join(dir, 'gateway.dump');
+  const tools = await clientTools(source.url);
+  await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
+  const target = await emptyDatabase();
+  t.teardown(() => target.drop());
+  await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
+  const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config: { ...config, 'security.masterKey': 'ab'.repeat(32) } });
+  t.teardown(() => after.close());
+  const read = await signedFetch(after.url, '/api/v1/project', { ...project, method: 'GET' });
+  t.not(read.status, 200);
+});

@@ -1,0 +1,99 @@
+import type { Cradle } from '../container.js';
+import type { KernelConfig } from '../config/kernel-config.js';
+import { isDevelopment } from '../config/run-mode.js';
+
+/**
+ * One thing a deployment needs before it can take real payments (issue 23 item 4). Plugins
+ * contribute the checks of their own concepts (`PluginDefinition.readiness`); the kernel runs them
+ * for `gateway doctor`, the start-up log and the `details` of `/readyz`. A check reads the shared
+ * database and the config only: it never calls an outside provider (readiness is polled often).
+ */
+export interface ReadinessCheck {
+  /** Stable dotted name, `<plugin>.<what>` (e.g. `wallets.unverified`). */
+  readonly name: string;
+  /** What is checked, one line. */
+  readonly summary: string;
+  run(): Promise<ReadinessResult>;
+}
+
+/** `error`: real payments cannot work; `warning`: they work, but something is likely wrong. */
+export type ReadinessSeverity = 'error' | 'warning';
+
+export interface ReadinessResult {
+  readonly ok: boolean;
+  /** When not ok: how bad. Ignored when ok. */
+  readonly severity?: ReadinessSeverity;
+  /** What was found, one or two sentences naming the chain, project or key. */
+  readonly detail: string;
+  /** What to do about it (a command or a config key). */
+  readonly fix?: string;
+}
+
+/** A check's outcome as reported (`gateway doctor --json`, `/readyz` details). */
+export interface ReadinessFinding {
+  readonly check: string;
+  readonly ok: boolean;
+  readonly severity: ReadinessSeverity | null;
+  readonly detail: string;
+  readonly fix: string | null;
+}
+
+/** The whole report: `ready` is false when any finding is an error. */
+export interface ReadinessReport {
+  readonly ready: boolean;
+  readonly errors: number;
+  readonly warnings: number;
+  readonly checks: readonly ReadinessFinding[];
+}
+
+/** The kernel's own checks: the master key. */
+export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
+  return [
+    {
+      name: 'kernel.master-key',
+      summary: 'A master key is configured (GW_MASTER_KEY), kept apart from the database.',
+      run: async () => {
+        if (config.security.masterKey) return { ok: true, detail: 'security.masterKey is set.' };
+        if (isDevelopment(config)) {
+          return {
+            ok: false,
+            severity: 'warning',
+            detail: `development mode uses a generated master key in ${config.security.masterKeyFile}; production refuses to start without security.masterKey.`,
+            fix: 'Generate one with `openssl rand -hex 32`, keep it outside the data folder and its backups, and set GW_MASTER_KEY.',
+          };
+        }
+        return {
+          ok: false,
+          severity: 'error',
+          detail: 'security.masterKey (GW_MASTER_KEY) is missing: production refuses to start without it.',
+          fix: 'Set GW_MASTER_KEY to 64 hex characters (`openssl rand -hex 32`), or GW_ENV=development for a local trial.',
+        };
+      },
+    },
+  ];
+}
+
+/**
+ * Runs every check (concurrently); a check that throws is reported as an error naming the failure,
+ * never lost.
+ */
+export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Promise<ReadinessReport> {
+  const findings = await Promise.all(
+    checks.map(async (check): Promise<ReadinessFinding> => {
+      try {
+        const result = await check.run();
+        return { check: check.name, ok: result.ok, severity: result.ok ? null : (result.severity ?? 'error'), detail: result.detail, fix: result.ok ? null : (result.fix ?? null) };
+      } catch (error) {
+        return { check: check.name, ok: false, severity: 'error', detail: `the check failed: ${(error as Error).message}`, fix: null };
+      }
+    }),
+  );
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.filter((f) => f.severity === 'warning').length;
+  return { ready: errors === 0, errors, warnings, checks: findings };
+}
+
+/** Every check of the kernel and of the enabled plugins, in plugin order. */
+export function collectReadinessChecks(cradle: Cradle, plugins: readonly { plugin: { readiness?: (cradle: Cradle) => readonly ReadinessCheck[] } }[]): ReadinessCheck[] {
+  return [...kernelReadinessChecks(cradle.kernelConfig), ...plugins.flatMap(({ plugin }) => plugin.readiness?.(cradle) ?? [])];
+}
