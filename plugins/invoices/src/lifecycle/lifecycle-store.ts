@@ -100,25 +100,19 @@ export class LifecycleStore {
   }
 
   /**
-   * USD at payment (accounting exports): the first time an invoice reaches a paid status, the time
-   * and the USD rate its coin's cached quote had then, read in `trx` (no provider is called on this
-   * path; without a usable quote the rate stays null).
+   * USD at payment (accounting exports) of the invoices that are paid now: the USD rate their
+   * coin's cached quote has (read in `trx`; no provider is called on this path; without a usable
+   * quote the rate stays null). Written only the first time an invoice reaches a paid status.
    */
-  private async recordPaymentRates(trx: Knex.Transaction, paid: readonly InvoiceState[], now: Date): Promise<void> {
+  private async paymentRates(trx: Knex.Transaction, paid: readonly InvoiceState[]): Promise<Map<InvoiceState, { rate: string; source: string } | undefined>> {
     const first = paid.filter((s) => s.invoice.paid_at === null || s.invoice.paid_at === undefined);
-    if (first.length === 0) return;
+    if (first.length === 0) return new Map();
     const known = await this.deps.ratesService.knownRates(trx);
-    const rateOf = (coin: string) => {
-      const asset = assetOf(coin);
-      return asset === undefined ? undefined : known.get(asset);
-    };
-    await sqlQuery(
-      trx,
-      sql`update invoices_invoices i
-             set paid_at = ${now}::timestamptz, paid_usd_rate = u.rate::numeric, paid_rate_source = u.source
-            from unnest(${first.map((s) => s.invoice.id)}::text[], ${first.map((s) => rateOf(s.invoice.coin)?.rate ?? null)}::text[],
-                        ${first.map((s) => rateOf(s.invoice.coin)?.source ?? null)}::text[]) as u(id, rate, source)
-           where i.id = u.id and i.paid_at is null`,
+    return new Map(
+      first.map((s) => {
+        const asset = assetOf(s.invoice.coin);
+        return [s, asset === undefined ? undefined : known.get(asset)];
+      }),
     );
   }
 
@@ -130,21 +124,33 @@ export class LifecycleStore {
     const rows = changed.filter((s) => s.changed);
     const releasing = new Set(rows.filter((s) => WAITING_STATUSES.includes(s.invoice.status) && !WAITING_STATUSES.includes(s.status) && s.invoice.address_released_at === null));
     const paying = rows.filter((s) => PAID_STATUSES.includes(s.status) && !PAID_STATUSES.includes(s.invoice.status));
+    // Paid now and no payment time yet: a settlement, or an orphan attributed as a new paid invoice.
+    const paidFirst = await this.paymentRates(trx, rows.filter((s) => PAID_STATUSES.includes(s.status)));
     if (rows.length > 0) {
       await sqlQuery(
         trx,
         sql`update invoices_invoices i
                set status = u.status, event_counts = u.event_counts, updated_at = ${now}::timestamptz,
-                   address_released_at = case when u.releases then coalesce(i.address_released_at, ${now}::timestamptz) else i.address_released_at end
-              from ${jsonRecords(rows.map((s) => ({ id: s.invoice.id, status: s.status, event_counts: s.eventCounts, releases: releasing.has(s) })))}
-                   as u(id text, status text, event_counts jsonb, releases boolean)
+                   address_released_at = case when u.releases then coalesce(i.address_released_at, ${now}::timestamptz) else i.address_released_at end,
+                   paid_at = case when u.paid_first then coalesce(i.paid_at, ${now}::timestamptz) else i.paid_at end,
+                   paid_usd_rate = case when u.paid_first and i.paid_at is null then u.paid_usd_rate else i.paid_usd_rate end,
+                   paid_rate_source = case when u.paid_first and i.paid_at is null then u.paid_rate_source else i.paid_rate_source end
+              from ${jsonRecords(
+                rows.map((s) => ({
+                  id: s.invoice.id,
+                  status: s.status,
+                  event_counts: s.eventCounts,
+                  releases: releasing.has(s),
+                  paid_first: paidFirst.has(s),
+                  paid_usd_rate: paidFirst.get(s)?.rate ?? null,
+                  paid_rate_source: paidFirst.get(s)?.source ?? null,
+                })),
+              )} as u(id text, status text, event_counts jsonb, releases boolean, paid_first boolean, paid_usd_rate numeric, paid_rate_source text)
              where i.id = u.id`,
       );
     }
     await this.deps.addressPoolService.releaseMany(trx, [...releasing].map((s) => s.invoice.pool_address_id));
     await this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id));
-    // Paid now and no payment time yet: a settlement, or an orphan attributed as a new paid invoice.
-    await this.recordPaymentRates(trx, rows.filter((s) => PAID_STATUSES.includes(s.status)), now);
     countWhenCommitted(this.deps.invoicesTransitions, trx, rows.flatMap((s) => s.applied.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to }))));
     const transfers = changed.flatMap((s) => s.transfers.filter((t) => t.dirty).map((t) => ({ s, t })));
     for (const { t } of transfers) {
@@ -224,6 +230,7 @@ export class LifecycleStore {
     for (const state of changed) {
       (state.invoice as { status: InvoiceStatus }).status = state.status;
       if (releasing.has(state)) (state.invoice as { address_released_at: Date | null }).address_released_at = now;
+      if (paidFirst.has(state)) (state.invoice as { paid_at: Date | null }).paid_at = now;
       (state.invoice as { event_counts: Record<string, number> }).event_counts = { ...state.eventCounts };
       state.changed = false;
       state.applied.length = 0;
