@@ -9,10 +9,13 @@ export type IncomingBody =
   | { readonly kind: 'jetton'; readonly amount: bigint; readonly sender: Address | null; readonly comment: string | undefined }
   | { readonly kind: 'other' };
 
-/** A text comment (op 0 followed by snake-encoded UTF-8) from `slice`, or undefined. */
+/**
+ * A text comment (op 0 followed by snake-encoded UTF-8) from `slice`, or undefined. NUL characters
+ * are dropped: PostgreSQL's text cannot hold them, and a payer's comment must never fail the scan.
+ */
 function readComment(slice: Slice): string | undefined {
   if (slice.remainingBits < 32 || slice.loadUint(32) !== 0) return undefined;
-  return slice.loadStringTail();
+  return slice.loadStringTail().replaceAll('\u0000', '');
 }
 
 /**

@@ -1,5 +1,7 @@
 import test from 'ava';
 import { Address, WalletContractV5R1 } from '@ton/ton';
+import { beginCell } from '@ton/core';
+import { decodeIncomingBody } from './message-body.js';
 import { keyPairFromSeed, sign } from '@ton/crypto';
 import type { AppError, ChainAdapterDeps } from '@gw/kernel';
 import { tonChain, tonSignDataHash } from './index.js';
@@ -132,4 +134,23 @@ test('verifyOwnership: unparseable proofs are validation_error', async (t) => {
     const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature }));
     t.is((error as AppError).code, 'validation_error', signature);
   }
+});
+
+test('a comment with NUL characters decodes without them (PostgreSQL text cannot hold NUL; the scan must not fail on a payer comment)', (t) => {
+  const body = beginCell().storeUint(0, 32).storeStringTail('ab\u0000cd\u0000').endCell().toBoc().toString('base64');
+  t.deepEqual(decodeIncomingBody(body), { kind: 'comment', text: 'abcd' });
+  const jetton = beginCell()
+    .storeUint(0x7362d09c, 32)
+    .storeUint(0, 64)
+    .storeCoins(5n)
+    .storeAddress(null)
+    .storeBit(0)
+    .storeUint(0, 32)
+    .storeStringTail('x\u0000y')
+    .endCell()
+    .toBoc()
+    .toString('base64');
+  const decoded = decodeIncomingBody(jetton);
+  t.is(decoded.kind, 'jetton');
+  t.is(decoded.kind === 'jetton' ? decoded.comment : undefined, 'xy');
 });

@@ -54,18 +54,21 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean; re
     {
       method: 'GET',
       path: '/readyz',
-      summary: 'Readiness: database and job queue reachable, not draining; details list what is missing for real payments.',
+      summary: 'Readiness: database and job queue reachable, not draining; details (with the metrics bearer token, or from loopback) list what is missing for real payments.',
       tags: ['system'],
       auth: 'none',
       responses: { 200: ReadinessBody, 503: ReadinessBody },
-      handler: async () => {
+      handler: async ({ ctx }) => {
         const [database, jobs] = await Promise.all([
           cradle.db.raw('select 1').then(() => true, () => false),
           cradle.jobs.ping(),
         ]);
         const accepting = state.isAccepting();
         const ready = database && jobs && accepting;
-        const report = database && state.readiness ? await state.readiness().catch(() => undefined) : undefined;
+        // The details name projects and their wallets: only for whoever may read the metrics (the
+        // bearer token, or loopback); the status and the checks stay open to any load balancer.
+        const mayReadDetails = mayReadMetrics(ctx, cradle.kernelConfig.http.metricsToken);
+        const report = database && state.readiness && mayReadDetails ? await state.readiness().catch(() => undefined) : undefined;
         const details = report && {
           ready_for_payments: report.ready,
           problems: report.checks.filter((c) => !c.ok).map((c) => ({ check: c.check, severity: c.severity!, detail: c.detail, fix: c.fix })),

@@ -121,9 +121,19 @@ export const invoicesCommands: CliCommand[] = [
       await cradle.tenancyProjects.get(projectId);
       const from = parseInstant(String(flags['from']), 'from', 'start');
       const to = parseInstant(String(flags['to']), 'to', 'end');
-      const file = typeof flags['output'] === 'string' ? createWriteStream(flags['output']) : undefined;
+      const output = typeof flags['output'] === 'string' ? flags['output'] : undefined;
+      const file = output === undefined ? undefined : createWriteStream(output);
+      // A file that cannot be written (no such folder, no permission, disk full) is the command's
+      // error, not an uncaught stream error.
+      let failed: Error | undefined;
+      file?.on('error', (error) => {
+        failed = error;
+      });
+      const refuse = (error: Error) => coreErrors.validation_error({ message: `--output: cannot write ${output}: ${error.message}`, details: { field: 'output' } });
+      if (file) await once(file, 'open').catch((error: Error) => Promise.reject(refuse(error)));
       const out: Writable = file ?? process.stdout;
       const write = async (text: string) => {
+        if (failed) throw refuse(failed);
         if (!out.write(text)) await once(out, 'drain');
       };
       const tty = process.stderr.isTTY === true;
@@ -139,7 +149,7 @@ export const invoicesCommands: CliCommand[] = [
       if (tty) process.stderr.write(`\rexported ${count} invoices\n`);
       if (file) {
         file.end();
-        await once(file, 'finish');
+        await once(file, 'finish').catch((error: Error) => Promise.reject(refuse(error)));
       }
       return { exported: count };
     },

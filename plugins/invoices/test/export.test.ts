@@ -127,6 +127,11 @@ test('JSON: an array of invoices with their transactions; the range bounds creat
   const bad = await cli('invoice', 'export', '--project', project.projectId, '--from', '2026-02-31', '--to', '2027-01-01', '--format', 'csv', '--output', none);
   t.is(bad.code, 1);
   t.regex(bad.stderr, /validation_error/);
+  const unwritable = await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2029-12-31', '--format', 'csv', '--output', join(dir, 'no-such-folder', 'x.csv'));
+  t.is(unwritable.code, 1, 'a file that cannot be written is the command\'s error');
+  t.regex(unwritable.stderr, /validation_error/);
+  t.regex(unwritable.stderr, /--output: cannot write/);
+  t.notRegex(unwritable.stderr, /at .*\.ts:\d+/, 'no stack trace');
 });
 
 // Its invoices are created in 2030, outside the ranges the other tests export (tests run concurrently).

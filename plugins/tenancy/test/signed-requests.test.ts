@@ -343,6 +343,17 @@ test('readiness reports the database and job queue', async (t) => {
   t.deepEqual(((await res.json()) as { checks: unknown }).checks, { database: true, jobs: true, accepting: true });
 });
 
+test('readiness details (they name projects) only for whoever may read the metrics; the status for anyone', async (t) => {
+  const direct = (await (await fetch(`${gw.url}/readyz`)).json()) as { status: string; details?: { ready_for_payments: boolean } };
+  t.is(direct.status, 'ready');
+  t.is(typeof direct.details?.ready_for_payments, 'boolean');
+  const forwarded = await fetch(`${gw.url}/readyz`, { headers: { 'X-Forwarded-For': '203.0.113.9' } });
+  t.is(forwarded.status, 200);
+  const body = (await forwarded.json()) as { status: string; details?: unknown };
+  t.is(body.status, 'ready');
+  t.is(body.details, undefined);
+});
+
 test('a project whose secret cannot be opened fails alone; requests of other projects looked up with it are served', async (t) => {
   const healthy = await newProject('testnet');
   const broken = await newProject('testnet');

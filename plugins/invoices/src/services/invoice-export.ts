@@ -1,4 +1,4 @@
-import { fromBaseUnits, type ChainRegistry } from '@gw/kernel';
+import { fromBaseUnits, groupBy, type ChainRegistry } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** One exported invoice with its transactions; every amount an exact decimal string. */
@@ -109,8 +109,7 @@ export class InvoiceExporter {
            from invoices_transactions where invoice_id = any(?::text[]) order by detected_at, id`,
         [rows.map((r) => r.id)],
       );
-      const byInvoice = new Map<string, TransactionRow[]>();
-      for (const t of transactions.rows) byInvoice.set(t.invoice_id, [...(byInvoice.get(t.invoice_id) ?? []), t]);
+      const byInvoice = groupBy(transactions.rows, (t) => t.invoice_id);
       for (const row of rows) yield this.exported(row, byInvoice.get(row.id) ?? []);
       if (rows.length < pageSize) return;
       const last = rows[rows.length - 1]!;
