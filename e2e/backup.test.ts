@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { createTestDatabase, signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
 import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
@@ -30,10 +30,22 @@ async function clientTools(url: string): Promise<{ dump: string; restore: string
 const MASTER_KEY = '0f'.repeat(32);
 const config = { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'security.masterKey': MASTER_KEY };
 
-/** An empty database (no template: pg_restore recreates the schema), dropped after the test. */
-async function emptyDatabase(): Promise<TestDatabase> {
-  const adminUrl = process.env['GW_TEST_ADMIN_URL'] ?? process.env['DATABASE_URL']!;
-  const name = `gw_test_${process.env['GW_TEST_RUN'] ?? process.pid}_restore_${randomBytes(4).toString('hex')}`;
+/**
+ * The server the round trip runs on and its client tools: the tests' own server when this machine
+ * has `pg_dump` of its major version; otherwise (the embedded PostgreSQL 17 of a run without
+ * DATABASE_URL, beside Debian's client tools 15) the machine's own PostgreSQL, whose tools match.
+ */
+async function backupServer(): Promise<{ adminUrl: string; tools: { dump: string; restore: string } }> {
+  const testAdmin = process.env['GW_TEST_ADMIN_URL'] ?? process.env['DATABASE_URL']!;
+  const tools = await clientTools(testAdmin).catch(() => undefined);
+  if (tools) return { adminUrl: testAdmin, tools };
+  const machine = 'postgres://postgres@127.0.0.1:5432/postgres';
+  return { adminUrl: machine, tools: await clientTools(machine) };
+}
+
+/** An empty database on `adminUrl`'s server (the kernel migrates it; pg_restore fills it), dropped after the test. */
+async function emptyDatabase(adminUrl: string, purpose: string): Promise<TestDatabase> {
+  const name = `gw_test_${process.env['GW_TEST_RUN'] ?? process.pid}_${purpose}_${randomBytes(4).toString('hex')}`;
   await run('psql', ['--quiet', '--no-psqlrc', '--set=ON_ERROR_STOP=1', `--command=create database ${name} template template0`, adminUrl]);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -49,7 +61,8 @@ async function emptyDatabase(): Promise<TestDatabase> {
 test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway serves the restored data with the same master key', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const source = await createTestDatabase();
+  const { adminUrl, tools } = await backupServer();
+  const source = await emptyDatabase(adminUrl, 'source');
   t.teardown(() => source.drop());
   const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
   const operator = await before.kernel.cradle.tenancyOperators.create('backup', CLI_ACTOR);
@@ -61,9 +74,8 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
 
   // The commands of docs/backup.md.
   const dump = join(dir, 'gateway.dump');
-  const tools = await clientTools(source.url);
   await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
-  const target = await emptyDatabase();
+  const target = await emptyDatabase(adminUrl, 'restore');
   t.teardown(() => target.drop());
   await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
 
@@ -87,16 +99,16 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
 test('docs/backup.md: a restore without the master key it was sealed under cannot use the API secrets', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const source = await createTestDatabase();
+  const { adminUrl, tools } = await backupServer();
+  const source = await emptyDatabase(adminUrl, 'source');
   t.teardown(() => source.drop());
   const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
   const operator = await before.kernel.cradle.tenancyOperators.create('backup-key', CLI_ACTOR);
   const project = await projectWithPools(before, operator.id, [], 'testnet');
   await before.close();
   const dump = join(dir, 'gateway.dump');
-  const tools = await clientTools(source.url);
   await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
-  const target = await emptyDatabase();
+  const target = await emptyDatabase(adminUrl, 'restore');
   t.teardown(() => target.drop());
   await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
   const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config: { ...config, 'security.masterKey': 'ab'.repeat(32) } });

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import pg from 'pg';
 import { createTestDatabase, freePort, signedFetch, type TestDatabase } from '@gw/kernel/testing';
 import { authorizeInBrowser, MailSink, WebClient } from '../plugins/oauth/test/helpers.js';
 import { runCliProcess, startApp, waitForUrl } from './processes.js';
@@ -39,8 +40,23 @@ test.serial('no secret issued or used during a full run reaches the logs', async
   keep('master key', masterKey);
   keep('metrics token', metricsToken);
   keep('database password', dbPassword);
-  // Trust authentication ignores the password, so it is present in the URL without being needed.
+  // A login role of its own with that password: password authentication (the embedded server)
+  // checks it, trust authentication (the machine's server) ignores it; either way it is in the URL.
+  const role = `gw_log_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(`create role ${role} login superuser password '${dbPassword}'`);
+  await admin.end();
+  t.teardown(async () => {
+    const cleanup = new pg.Client({ connectionString: database.url });
+    await cleanup.connect();
+    await cleanup.query('select pg_terminate_backend(pid) from pg_stat_activity where usename = $1', [role]);
+    await cleanup.query(`drop owned by ${role}`);
+    await cleanup.query(`drop role if exists ${role}`);
+    await cleanup.end();
+  });
   const dbUrl = new URL(database.url);
+  dbUrl.username = role;
   dbUrl.password = dbPassword;
   const closedPort = await freePort();
   const env = {
