@@ -9,6 +9,7 @@ import {
   type CoinId,
   type NetworkDefinition,
   type ObservedTransfer,
+  type ProviderEndpoint,
   type ProviderHttp,
   type ProviderPool,
   type ScannedBlock,
@@ -25,6 +26,17 @@ import {
   type EsploraOutput,
   type EsploraTx,
 } from './esplora.js';
+import {
+  CORE_TX_BATCH,
+  RpcCallError,
+  parseBlockCount,
+  parseBlockHash,
+  parseCoreBlock,
+  parseCoreTx,
+  parseMempoolTxids,
+  rpcBatch,
+  rpcCall,
+} from './core-rpc.js';
 
 bitcoin.initEccLib(ecc);
 
@@ -32,6 +44,10 @@ bitcoin.initEccLib(ecc);
 const MEMPOOL_TXS_LIMIT = 50;
 /** Parallel `/address/:address/txs/mempool` requests; public Esplora servers rate-limit hard. */
 const MEMPOOL_CONCURRENCY = 4;
+/** Provider kinds this watcher reads (`ProviderEndpoint.kind`); absent means Esplora. */
+export const BTC_PROVIDER_KINDS = ['esplora', 'bitcoin-core'] as const;
+/** Core's "Block height out of range" (getblockhash above the tip). */
+const RPC_INVALID_PARAMETER = -8;
 /** `previousblockhash` of the genesis block, which has none. */
 const NO_PARENT = '0'.repeat(64);
 
@@ -52,7 +68,9 @@ interface LocatedTx {
 
 /**
  * Watches one Bitcoin network through Esplora-compatible REST providers (Blockstream, mempool.space,
- * self-hosted electrs). Blocks are read whole, 25 transactions per request, and every output to a
+ * self-hosted electrs) and/or Bitcoin Core JSON-RPC nodes (`kind: 'bitcoin-core'`, also bcoin), one
+ * pool failing over between both kinds. Through a node a block is `getblockhash` + `getblock` with
+ * full transactions, and the mempool is `getrawmempool` + batched `getrawtransaction`. Blocks are read whole, 25 transactions per request, and every output to a
  * watched address is reported with its `vout` index as `outputIndex`. The provider's URL decides the
  * network; an output whose provider-given address does not match the script under this network's
  * encoding is treated as a malformed answer (a provider of another network).
@@ -75,16 +93,31 @@ export class BtcWatcher implements ChainWatcher {
     this.network = options.network;
     this.providers = options.providers;
     this.params = bitcoinNetworks[options.network.kind];
+    for (const endpoint of options.providers.endpoints) {
+      if (endpoint.kind !== undefined && !(BTC_PROVIDER_KINDS as readonly string[]).includes(endpoint.kind)) {
+        throw new Error(`btc provider ${endpoint.name}: kind ${endpoint.kind} is not one of ${BTC_PROVIDER_KINDS.join(', ')}`);
+      }
+    }
   }
 
   async head(): Promise<ChainHead> {
-    const height = await this.providers.run('head', async (http) => parseHeightText(await http.text('GET', '/blocks/tip/height')));
+    const height = await this.providers.run('head', async (http, endpoint) =>
+      isCore(endpoint) ? parseBlockCount(await rpcCall(http, 'getblockcount', [])) : parseHeightText(await http.text('GET', '/blocks/tip/height')),
+    );
     return { height };
   }
 
   async blockHash(height: number): Promise<string | null> {
     assertHeight(height);
-    return this.providers.run('blockHash', async (http) => {
+    return this.providers.run('blockHash', async (http, endpoint) => {
+      if (isCore(endpoint)) {
+        try {
+          return parseBlockHash(await rpcCall(http, 'getblockhash', [height]), height);
+        } catch (error) {
+          if (error instanceof RpcCallError && error.code === RPC_INVALID_PARAMETER) return null;
+          throw error;
+        }
+      }
       const text = await http.text('GET', `/block-height/${height}`, { allowNotFound: true });
       return text === undefined ? null : parseBlockHashText(text, `/block-height/${height}`);
     });
@@ -99,7 +132,7 @@ export class BtcWatcher implements ChainWatcher {
     const blocks: ReadBlock[] = [];
     // One provider reads a whole block (hash, header, every page), so its pages agree with each other.
     for (let height = from; height <= to; height++) {
-      blocks.push(await this.providers.run('scan', (http) => this.readBlock(http, height)));
+      blocks.push(await this.providers.run('scan', (http, endpoint) => (isCore(endpoint) ? this.readCoreBlock(http, height) : this.readBlock(http, height))));
     }
 
     const candidates = new Set<string>();
@@ -123,6 +156,54 @@ export class BtcWatcher implements ChainWatcher {
   }
 
   async mempool(watched: WatchedAddresses): Promise<ObservedTransfer[]> {
+    if (!this.providers.endpoints.some(isCore)) return this.esploraMempool(watched);
+    // A node's whole mempool is read in one pass; an Esplora provider among nodes is asked per address.
+    return this.providers.run('mempool', (http, endpoint) => (isCore(endpoint) ? this.coreMempool(http, watched) : this.esploraMempoolOn(http, watched)));
+  }
+
+  /**
+   * A node's mempool: `getrawmempool`, then `getrawtransaction txid true` in batches of 100. The
+   * node needs no transaction index for mempool transactions.
+   */
+  private async coreMempool(http: ProviderHttp, watched: WatchedAddresses): Promise<ObservedTransfer[]> {
+    const observedAt = new Date();
+    const txids = parseMempoolTxids(await rpcCall(http, 'getrawmempool', []));
+    const located: LocatedTx[] = [];
+    for (let start = 0; start < txids.length; start += CORE_TX_BATCH) {
+      const chunk = txids.slice(start, start + CORE_TX_BATCH);
+      const replies = await rpcBatch(http, chunk.map((txid) => ['getrawtransaction', [txid, true]] as const));
+      replies.forEach((reply, i) => {
+        // Mined or evicted between the two calls: the next block scan or pass sees it.
+        if (reply.error) return;
+        const { tx, blockhash } = parseCoreTx(reply.result, `getrawtransaction ${chunk[i]}`);
+        expectShape(tx.txid === chunk[i], `getrawtransaction ${chunk[i]}: txid ${tx.txid}`);
+        if (blockhash === null) located.push(this.locate(tx));
+      });
+    }
+    const candidates = new Set<string>();
+    for (const { addresses } of located) for (const address of addresses) if (address) candidates.add(address);
+    if (candidates.size === 0) return [];
+    const wanted = await watched.filter([...candidates]);
+    return located.flatMap((tx) => this.transfersOf(tx, wanted, { blockHeight: null, blockHash: null, observedAt }));
+  }
+
+  /** Esplora's per-address mempool through one provider (when nodes are configured beside it). */
+  private async esploraMempoolOn(http: ProviderHttp, watched: WatchedAddresses): Promise<ObservedTransfer[]> {
+    const observedAt = new Date();
+    const found = new Map<string, ObservedTransfer>();
+    for (const address of new Set(await watched.active())) {
+      const path = `/address/${encodeURIComponent(address)}/txs/mempool`;
+      for (const located of parseTxList(await http.json('GET', path), path, MEMPOOL_TXS_LIMIT).map((tx) => this.locate(tx))) {
+        if (located.tx.confirmed === true) continue;
+        for (const transfer of this.transfersOf(located, new Set([address]), { blockHeight: null, blockHash: null, observedAt })) {
+          found.set(`${transfer.txHash}:${transfer.outputIndex}`, transfer);
+        }
+      }
+    }
+    return [...found.values()];
+  }
+
+  private async esploraMempool(watched: WatchedAddresses): Promise<ObservedTransfer[]> {
     const addresses = [...new Set(await watched.active())];
     const seen = new Set<string>();
     const found: ObservedTransfer[] = [];
@@ -168,6 +249,27 @@ export class BtcWatcher implements ChainWatcher {
       parentHash: block.previousblockhash ?? NO_PARENT,
       time: new Date(block.timestamp * 1000),
       txs,
+    };
+  }
+
+  /** A block through a node: `getblockhash`, then `getblock` with full transactions. */
+  private async readCoreBlock(http: ProviderHttp, height: number): Promise<ReadBlock> {
+    const hash = parseBlockHash(await rpcCall(http, 'getblockhash', [height]), height);
+    let result: unknown;
+    try {
+      result = await rpcCall(http, 'getblock', [hash, 2]);
+    } catch (error) {
+      // bcoin refuses verbosity 2 ("Param #1 must be a boolean") and takes (verbose, details) instead.
+      if (!(error instanceof RpcCallError)) throw error;
+      result = await rpcCall(http, 'getblock', [hash, true, true]);
+    }
+    const block = parseCoreBlock(result, hash, height);
+    return {
+      height,
+      hash,
+      parentHash: block.previousblockhash ?? NO_PARENT,
+      time: new Date(block.time * 1000),
+      txs: block.txs.map((tx) => this.locate(tx)),
     };
   }
 
@@ -217,6 +319,10 @@ export class BtcWatcher implements ChainWatcher {
     });
     return transfers;
   }
+}
+
+function isCore(endpoint: ProviderEndpoint): boolean {
+  return endpoint.kind === 'bitcoin-core';
 }
 
 function assertHeight(height: number): void {

@@ -5,6 +5,7 @@
  * thrown and the scanner retries later (it never skips a block). Each attempt is reported to
  * `onOutcome`, which the watchers plugin turns into metrics.
  */
+import { readFile } from 'node:fs/promises';
 import { trimTrailing } from '../trim-trailing.js';
 
 /** One configured provider (Esplora, a JSON-RPC node, TronGrid, Blockfrost, toncenter, ...). */
@@ -15,6 +16,35 @@ export interface ProviderEndpoint {
   readonly url: string;
   /** Extra headers on every request (API keys: `project_id`, `TRON-PRO-API-KEY`, `X-API-Key`, ...). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Which API the provider speaks, where a chain's watcher reads more than one (Bitcoin: `esplora`,
+   * the default, or `bitcoin-core` JSON-RPC). The chain's watcher checks it.
+   */
+  readonly kind?: string;
+  /** HTTP Basic auth user (Bitcoin Core `rpcuser`, or any name for bcoin's api key). */
+  readonly username?: string;
+  /** HTTP Basic auth password. */
+  readonly password?: string;
+  /**
+   * A `user:password` cookie file (Bitcoin Core's `.cookie`), read at every request because the
+   * node writes a new one at each start. Takes the place of `username`/`password`.
+   */
+  readonly cookieFile?: string;
+}
+
+/** The `Authorization` header of an endpoint's Basic auth, or undefined when it has none. */
+export async function basicAuthHeader(endpoint: ProviderEndpoint): Promise<string | undefined> {
+  let credentials: string | undefined;
+  if (endpoint.cookieFile !== undefined) {
+    try {
+      credentials = (await readFile(endpoint.cookieFile, 'utf8')).trim();
+    } catch (error) {
+      throw new ProviderError('network', endpoint.name, `cookie file ${endpoint.cookieFile} not read: ${(error as Error).message}`);
+    }
+  } else if (endpoint.username !== undefined || endpoint.password !== undefined) {
+    credentials = `${endpoint.username ?? ''}:${endpoint.password ?? ''}`;
+  }
+  return credentials === undefined ? undefined : `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
 }
 
 /** Why a provider call failed. */
@@ -133,11 +163,17 @@ export class ProviderPool {
   private http(endpoint: ProviderEndpoint): ProviderHttp {
     const text = async (method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<string | undefined> => {
       const url = trimTrailing(endpoint.url, '/') + path;
+      const authorization = await basicAuthHeader(endpoint);
       let response: Response;
       try {
         response = await this.fetchImpl(url, {
           method,
-          headers: { accept: 'application/json', ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...(endpoint.headers ?? {}) },
+          headers: {
+            accept: 'application/json',
+            ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(authorization === undefined ? {} : { authorization }),
+            ...(endpoint.headers ?? {}),
+          },
           ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
           signal: AbortSignal.timeout(this.options.timeoutMs),
           redirect: 'error',

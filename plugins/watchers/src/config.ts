@@ -5,6 +5,12 @@ const Provider = Type.Object(
     name: Type.String({ minLength: 1, description: 'Label in logs and metrics.' }),
     url: Type.String({ pattern: '^https?://', description: 'Base URL of the provider (JSON-RPC node, Esplora, TRON full node, Blockfrost, toncenter v3).' }),
     headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra headers, e.g. API keys (`project_id`, `TRON-PRO-API-KEY`, `X-API-Key`).' })),
+    kind: Type.Optional(
+      Type.String({ minLength: 1, description: 'API the provider speaks where a chain reads several: btc takes `esplora` (default) or `bitcoin-core` (JSON-RPC of Bitcoin Core or bcoin).' }),
+    ),
+    username: Type.Optional(Type.String({ description: 'HTTP Basic auth user (Bitcoin Core `rpcuser`).' })),
+    password: Type.Optional(Type.String({ description: 'HTTP Basic auth password (Bitcoin Core `rpcpassword`, bcoin `api-key`).' })),
+    cookieFile: Type.Optional(Type.String({ minLength: 1, description: "Bitcoin Core's `.cookie` file, read at each request (the node writes a new one at each start); instead of username/password." })),
   },
   { additionalProperties: false },
 );
