@@ -1,0 +1,107 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { freePort, spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * A real Bitcoin node: bcoin 1.0.2 on regtest (bcoin-launcher.cjs), in memory, on free ports, with
+ * its wallet. Its RPC answers Bitcoin Core's methods (`getblock hash true true` for full
+ * transactions, the older `scriptPubKey.addresses[]` form); the gateway reads it as a
+ * `bitcoin-core` provider with the api key as Basic auth password.
+ */
+export class Bcoin {
+  private miner = '';
+  private constructor(
+    private readonly process: ProcessGroup,
+    private readonly prefix: string,
+    readonly url: string,
+    readonly walletUrl: string,
+    readonly apiKey: string,
+  ) {}
+
+  static async start(): Promise<Bcoin> {
+    const [port, walletPort] = [await freePort(), await freePort()];
+    const apiKey = randomBytes(16).toString('hex');
+    const prefix = mkdtempSync(join(tmpdir(), 'gw-bcoin-'));
+    const args = [
+      join(here, 'bcoin-launcher.cjs'),
+      `--prefix=${prefix}`,
+      '--http-host=127.0.0.1',
+      `--http-port=${port}`,
+      `--wallet-http-port=${walletPort}`,
+      `--api-key=${apiKey}`,
+      `--wallet-api-key=${apiKey}`,
+      '--log-level=error',
+    ];
+    const group = spawnGroup(process.execPath, args, { stdio: 'ignore' });
+    const node = new Bcoin(group, prefix, `http://127.0.0.1:${port}`, `http://127.0.0.1:${walletPort}`, apiKey);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await node.rpc('getblockcount', []);
+        node.miner = (await node.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
+        return node;
+      } catch (error) {
+        if (Date.now() > deadline || group.child.exitCode !== null) {
+          await node.stop();
+          throw new Error(`bcoin did not start: ${(error as Error).message}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  private get authorization(): string {
+    return `Basic ${Buffer.from(`x:${this.apiKey}`).toString('base64')}`;
+  }
+
+  async rpc<T = any>(method: string, params: unknown[]): Promise<T> {
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: this.authorization },
+      body: JSON.stringify({ method, params, id: 1 }),
+    });
+    const body = (await response.json()) as { result?: T; error?: { message: string } | null };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  }
+
+  async wallet<T = any>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const response = await fetch(this.walletUrl + path, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: this.authorization },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  async height(): Promise<number> {
+    return this.rpc('getblockcount', []);
+  }
+
+  /** Mines `blocks` blocks to the wallet; returns their hashes. */
+  async mine(blocks: number): Promise<string[]> {
+    return this.rpc('generatetoaddress', [blocks, this.miner]);
+  }
+
+  /** Pays `sats` to `address` from the wallet (into the mempool); returns the txid. */
+  async send(address: string, sats: bigint): Promise<string> {
+    const tx = await this.wallet<{ hash: string }>('POST', '/wallet/primary/send', { outputs: [{ address, value: Number(sats) }] });
+    return tx.hash;
+  }
+
+  async mempool(): Promise<string[]> {
+    return this.rpc('getrawmempool', []);
+  }
+
+  async stop(): Promise<void> {
+    await this.process.stop();
+    rmSync(this.prefix, { recursive: true, force: true });
+  }
+}

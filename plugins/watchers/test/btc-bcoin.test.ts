@@ -1,0 +1,140 @@
+/**
+ * Watchers against a real Bitcoin node. Node: bcoin 1.0.2 on regtest (bcoin.ts, bcoin-launcher.cjs),
+ * read through the `bitcoin-core` JSON-RPC provider kind, standing in for btc/signet (its addresses
+ * are encoded with testnet's prefixes, as the gateway's testnet projects derive them). Payments are
+ * real wallet transactions: seen in the node's mempool, then mined into real blocks; the reorg is
+ * `invalidateblock` followed by new blocks.
+ */
+import test from 'ava';
+import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { verifyWebhook } from '@gw/webhook-verify';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
+import { watchersPlugin } from '../src/index.js';
+import { Bcoin } from './bcoin.js';
+
+let node: Bcoin;
+let gw: TestKernel;
+let receiver: Receiver;
+let project: TestProject;
+
+test.before(async () => {
+  node = await Bcoin.start();
+  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
+  await node.mine(440);
+  receiver = await Receiver.start();
+  gw = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.watchers.chains': {
+        btc: { signet: { providers: [{ name: 'bcoin', kind: 'bitcoin-core', url: node.url, username: 'gateway', password: node.apiKey }], startHeight: (await node.height()) + 1 } },
+      },
+      'plugins.address-pool.targetFree': 20,
+      'plugins.address-pool.hardCap': 20,
+      'plugins.webhooks.allowPrivateTargets': true,
+      ...FAST_RETRIES,
+      // The tests drive each pass themselves.
+      'plugins.watchers.scanIntervalSeconds': 3600,
+    },
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-bcoin', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['btc'], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+  await node?.stop();
+});
+
+const target = () => gw.kernel.cradle.watchersRegistry.get('btc', 'signet')!;
+/** One scan pass, blocks then mempool (another pass may hold the lock: then try again). */
+async function scan() {
+  for (;;) {
+    const report = await gw.kernel.cradle.watchersScanner.pass(target());
+    if (report.error) throw new Error(report.error);
+    if (report.ran) return report;
+  }
+}
+const uid = () => `order-${Math.random().toString(36).slice(2)}`;
+async function invoice(body: Record<string, unknown>) {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: uid(), ...body } });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  return created.body;
+}
+const get = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
+const eventsOf = (invoiceId: string) =>
+  receiver.requests.filter((r) => JSON.parse(r.body).data?.invoice_id === invoiceId).map((r) => ({ ...JSON.parse(r.body), signature: String(r.headers['x-service-signature']), raw: r.body }));
+
+test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it', async (t) => {
+  const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
+  t.regex(inv.address, /^tb1q/);
+  const txid = await node.send(inv.address, 25_000_000n);
+  t.deepEqual(await node.mempool(), [txid]);
+
+  const seen = await scan();
+  t.is(seen.mempool?.transfers, 1, 'found in the mempool');
+  const detected = await get(inv.id);
+  t.is(detected.status, 'detected');
+  t.like(detected.transactions[0], { tx_hash: txid, amount_units: '25000000', status: 'pending' });
+
+  const [blockHash] = await node.mine(inv.confirmation_threshold);
+  await scan();
+  const paid = await get(inv.id);
+  t.is(paid.status, 'paid');
+  t.is(paid.transactions[0].status, 'confirmed');
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+  const paidEvent = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
+  t.is(paidEvent.data.paid_units, '25000000');
+  t.is(paidEvent.mode, 'testnet');
+  t.true(verifyWebhook({ rawBody: paidEvent.raw, header: paidEvent.signature, secrets: [project.secret] }).ok);
+
+  // The block holding the payment is invalidated and a longer branch without it is mined.
+  const paidHeight = await node.height();
+  await node.rpc('invalidateblock', [blockHash]);
+  const forkHeight = await node.height();
+  t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+  await node.mine(inv.confirmation_threshold + 1);
+  const report = await scan();
+  t.is(report.reorgedTo, forkHeight);
+  const reverted = await get(inv.id);
+  t.is(reverted.status, 'reverted');
+  t.is(reverted.transactions[0].status, 'reverted');
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
+});
+
+test.serial('bcoin regtest: an under-payment ends partial', async (t) => {
+  const inv = await invoice({ coin: 'btc', amount_crypto: '1' });
+  const txid = await node.send(inv.address, 40_000_000n);
+  await node.mine(inv.confirmation_threshold);
+  await scan();
+  const partial = await get(inv.id);
+  t.is(partial.status, 'partial');
+  t.like(partial.transactions[0], { tx_hash: txid, amount_units: '40000000', status: 'confirmed' });
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.partial'), 20_000);
+  t.is(eventsOf(inv.id).find((e) => e.event_type === 'invoice.partial')!.data.paid_units, '40000000');
+});
+
+test.serial('bcoin regtest: a stray payment to a free pool address is an orphan, attributed to a new paid invoice', async (t) => {
+  const [row] = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain: 'btc', state: 'available' }).orderBy('derivation_index', 'desc').select('address');
+  const spare = (row as { address: string }).address;
+  const txid = await node.send(spare, 10_000_000n);
+  await node.mine(3);
+  await scan();
+  const listed = await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txid}`, project);
+  t.is(listed.status, 200, JSON.stringify(listed.body));
+  t.like(listed.body.items[0], { tx_hash: txid, to_address: spare, amount_units: '10000000', coin: 'btc', chain: 'btc', network: 'signet', attributed: false });
+  const outputIndex = listed.body.items[0].tx_output_index;
+
+  const externalId = uid();
+  const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txid}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, tx_output_index: outputIndex } });
+  t.is(attributed.status, 200, JSON.stringify(attributed.body));
+  t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '10000000', coin: 'btc', address: spare });
+  t.is(attributed.body.transactions[0].tx_hash, txid);
+  await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+});
