@@ -216,6 +216,36 @@ test('a cookie file is read at each request; a node answering another network fa
   }
 });
 
+test('Esplora and a node in one failover list: a dead Esplora hands head, blocks and the mempool to the node', async (t) => {
+  const node = await startNode('current');
+  try {
+    const outcomes: ProviderOutcome[] = [];
+    const watcher = watcherOn(
+      [
+        { name: 'esplora', url: 'http://127.0.0.1:1' },
+        { name: 'node', kind: 'bitcoin-core', url: node.url },
+      ],
+      outcomes,
+    );
+    t.deepEqual(await watcher.head(), { height: 101 });
+    const [scanned] = await watcher.scan(101, 101, watchedSet([PAID.address!]));
+    t.is(scanned!.transfers.length, 1);
+    t.is((await watcher.mempool!(watchedSet([PAID.address!]))).length, 1);
+    t.deepEqual(
+      outcomes.map((o) => [o.provider, o.operation, o.outcome]),
+      [
+        ['esplora', 'head', 'network'],
+        ['node', 'head', 'ok'],
+        ['node', 'scan', 'ok'],
+        ['node', 'mempool', 'ok'],
+      ],
+      'the node that answered stays preferred',
+    );
+  } finally {
+    await node.close();
+  }
+});
+
 test('an unknown provider kind stops the watcher from being built', (t) => {
   t.throws(() => watcherOn([{ name: 'x', kind: 'electrum', url: 'http://127.0.0.1:1' }]), { message: /kind electrum is not one of esplora, bitcoin-core/ });
 });
