@@ -71,7 +71,7 @@ const get = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/$
 const eventsOf = (invoiceId: string) =>
   receiver.requests.filter((r) => JSON.parse(r.body).data?.invoice_id === invoiceId).map((r) => ({ ...JSON.parse(r.body), signature: String(r.headers['x-service-signature']), raw: r.body }));
 
-test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it', async (t) => {
+test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again', async (t) => {
   const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
   t.regex(inv.address, /^tb1q/);
   const txid = await node.send(inv.address, 25_000_000n);
@@ -99,6 +99,8 @@ test.serial('bcoin regtest: a payment to the invoice address is detected from th
   await node.rpc('invalidateblock', [blockHash]);
   const forkHeight = await node.height();
   t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+  // bcoin puts a disconnected transaction back into an empty mempool only when its wallet rebroadcasts it.
+  t.deepEqual(await node.mempool(), []);
   await node.mine(inv.confirmation_threshold + 1);
   const report = await scan();
   t.is(report.reorgedTo, forkHeight);
@@ -106,6 +108,15 @@ test.serial('bcoin regtest: a payment to the invoice address is detected from th
   t.is(reverted.status, 'reverted');
   t.is(reverted.transactions[0].status, 'reverted');
   await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
+
+  // The payer's wallet rebroadcasts the payment: back in the mempool, mined on the new branch, paid again.
+  await node.wallet('POST', '/wallet/primary/resend');
+  t.deepEqual(await node.mempool(), [txid]);
+  await node.mine(inv.confirmation_threshold);
+  await scan();
+  const repaid = await get(inv.id);
+  t.is(repaid.status, 'paid');
+  await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 2, 20_000);
 });
 
 test.serial('bcoin regtest: an under-payment ends partial', async (t) => {
