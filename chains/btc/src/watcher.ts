@@ -78,6 +78,7 @@ interface LocatedTx {
 export class BtcWatcher implements ChainWatcher {
   /** A block costs `1 + ceil(tx_count / 25)` requests (about 150 for a full mainnet block). */
   readonly maxBlocksPerScan = 3;
+  readonly providerKinds = BTC_PROVIDER_KINDS;
 
   private readonly chain: ChainId;
   private readonly network: NetworkDefinition;

@@ -36,6 +36,11 @@ export interface ChainWatcher {
   mempool?(watched: WatchedAddresses): Promise<ObservedTransfer[]>;
   /** Largest range one `scan` call should cover (provider limits, e.g. `eth_getLogs` ranges). */
   readonly maxBlocksPerScan: number;
+  /**
+   * The provider `kind`s this watcher reads, for chains with more than one API (BTC: `esplora`,
+   * `bitcoin-core`). A watcher without it takes no `kind`: the registry refuses one at start-up.
+   */
+  readonly providerKinds?: readonly string[];
 }
 
 /** What a chain's adapter gets to build its watcher. */

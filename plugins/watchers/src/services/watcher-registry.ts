@@ -31,10 +31,18 @@ export class WatcherRegistry {
           timeoutMs: config.providerTimeoutMs,
           onOutcome: deps.watchersMetrics.outcomeRecorder(chainId, networkId),
         });
+        const watcher = adapter.createWatcher({ network, providers });
+        settings.providers.forEach((provider, index) => {
+          if (provider.kind !== undefined && !(watcher.providerKinds ?? []).includes(provider.kind)) {
+            throw new Error(
+              `plugins.watchers.chains.${chainId}.${networkId}.providers.${index}.kind: ${chainId} reads ${watcher.providerKinds ? `kind ${watcher.providerKinds.join(' or ')}` : 'one provider API and takes no kind'}, not ${provider.kind}`,
+            );
+          }
+        });
         this.targets.set(key(chainId as ChainId, networkId), {
           adapter,
           network: networkId,
-          watcher: adapter.createWatcher({ network, providers }),
+          watcher,
           watched: new PoolWatchedAddresses(deps, definition, networkId),
           startHeight: settings.startHeight,
         });
