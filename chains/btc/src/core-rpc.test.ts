@@ -124,6 +124,9 @@ test('BTC amounts in JSON numbers become exact satoshis', (t) => {
   t.is(satoshisOf(1e-8, 'x'), 1);
   t.is(satoshisOf(0.29, 'x'), 29_000_000);
   t.is(satoshisOf(20_999_999.99999999, 'x'), 2_099_999_999_999_999);
+  t.is(satoshisOf(0.00000015, 'x'), 15, 'written 1.5e-7 by String()');
+  t.is(satoshisOf(0.3, 'x'), 30_000_000);
+  t.throws(() => satoshisOf(0.000000001, 'x'), { instanceOf: ProviderError }, 'below a satoshi');
   t.throws(() => satoshisOf(-1, 'x'), { instanceOf: ProviderError });
   t.throws(() => satoshisOf('0.1', 'x'), { instanceOf: ProviderError });
 });

@@ -1,4 +1,4 @@
-import { expectShape, ProviderError, type ProviderHttp } from '@gw/kernel';
+import { expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/kernel';
 import type { EsploraOutput, EsploraTx } from './esplora.js';
 
 /**
@@ -154,15 +154,31 @@ function parseCoreOutput(value: unknown, index: number, where: string): EsploraO
 }
 
 /**
- * A BTC amount as Core writes it (a JSON number with at most 8 decimals) in satoshis, exactly:
- * below 2^26 BTC a double is closer than half a satoshi to the written decimal, so rounding it to
- * 8 decimals gives the written value back.
+ * A BTC amount as Core writes it (a JSON number with at most 8 decimals) in satoshis, exactly and
+ * without floating-point arithmetic: the number's shortest round-trip text is the decimal the node
+ * wrote (two 8-decimal values below 2^26 BTC never share a double), its exponent form (`1e-8`) is
+ * expanded by moving the point in the digits, and the text is parsed as a decimal of 8 places.
  */
 export function satoshisOf(amount: unknown, where: string): number {
   expectShape(typeof amount === 'number' && Number.isFinite(amount) && amount >= 0 && amount <= 21_000_000, `${where}: bad value`);
-  const sats = Number(amount.toFixed(8).replace('.', ''));
-  expectShape(Number.isSafeInteger(sats), `${where}: bad value`);
-  return sats;
+  let units: bigint;
+  try {
+    units = toBaseUnits(plainDecimal(String(amount)), 8);
+  } catch {
+    throw new ProviderError('malformed', '', `malformed provider response: ${where}: value ${String(amount)} has more than 8 decimals`);
+  }
+  return Number(units);
+}
+
+/** `1.5e-7` → `0.00000015`, `2e+21` → `2000000000000000000000`; plain text unchanged. */
+function plainDecimal(text: string): string {
+  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
+  if (!match) return text;
+  const digits = `${match[1]}${match[2] ?? ''}`;
+  const point = match[1]!.length + Number(match[3]);
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${digits}${'0'.repeat(point - digits.length)}`;
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /** `getrawmempool` (txids). */
