@@ -35,6 +35,7 @@ export class WatcherRegistry {
           adapter,
           network: networkId,
           watcher: adapter.createWatcher({ network, providers }),
+          providers,
           watched: new PoolWatchedAddresses(deps, definition, networkId),
           startHeight: settings.startHeight,
         });
