@@ -195,7 +195,7 @@ export function createKernel(options: KernelOptions): Kernel {
       }
     });
     koa.use(requestIdMiddleware());
-    koa.use(errorMiddleware(logger, loaded.flatMap(({ plugin }) => plugin.errorFormats ?? [])));
+    koa.use(errorMiddleware(logger, loaded.flatMap(({ plugin }) => plugin.errorFormats?.(container.cradle) ?? [])));
     koa.use(async (ctx, next) => {
       if (!accepting && !ctx.path.startsWith('/healthz')) {
         ctx.set('Connection', 'close');

@@ -60,8 +60,9 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   /**
    * Error shapes of path prefixes this plugin owns (e.g. RFC 6749's for `/oauth`): every error
    * there, including the kernel's own (404, 405, 413, 415, body validation, 503), is rendered by it.
+   * Given the container, so a prefix may follow configuration (the MCP transport's path).
    */
-  readonly errorFormats?: readonly ErrorFormat[];
+  readonly errorFormats?: (cradle: Cradle) => readonly ErrorFormat[];
   /** Authenticators this plugin provides, by name (routes select one with `auth`). */
   readonly authenticators?: (cradle: Cradle) => Record<string, Authenticator>;
   /** pg-boss queues, workers and schedules owned by this plugin (`<id>.<job>` names). */

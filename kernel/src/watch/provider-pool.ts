@@ -160,6 +160,16 @@ export class ProviderPool {
     throw last!;
   }
 
+  /**
+   * The provider that answered last contradicts what was scanned before (its tip is below the
+   * cursor, or it lacks a block it served): it is behind or lying, though each of its answers
+   * looked fine. The next call starts with the next provider, so a healthy one takes over; with a
+   * single provider nothing changes.
+   */
+  passOver(): void {
+    this.preferred = (this.preferred + 1) % this.options.endpoints.length;
+  }
+
   private http(endpoint: ProviderEndpoint): ProviderHttp {
     const text = async (method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<string | undefined> => {
       const url = trimTrailing(endpoint.url, '/') + path;

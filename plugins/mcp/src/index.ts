@@ -3,7 +3,7 @@ import { definePlugin, type Cradle } from '@gw/kernel';
 import { mcpCommands } from './cli.js';
 import { McpConfigSchema, type McpConfig } from './config.js';
 import { mcpErrors } from './errors.js';
-import { mcpErrorFormat, mcpRoutes } from './routes.js';
+import { mcpErrorFormat, mcpRoutes, transportPath } from './routes.js';
 import { McpCredentials } from './services/mcp-credentials.js';
 import { McpToolbox } from './services/mcp-toolbox.js';
 
@@ -32,7 +32,7 @@ export const mcpPlugin = definePlugin({
     mcpToolbox: asFunction((cradle: Cradle) => new McpToolbox({ mcpTools: cradle.mcpTools, tenancyProjects: cradle.tenancyProjects, rateLimiter: cradle.rateLimiter, logger, mcpConfig: config })).singleton(),
   }),
   routes: mcpRoutes,
-  errorFormats: [mcpErrorFormat],
+  errorFormats: (cradle) => [mcpErrorFormat(transportPath(cradle.oauthConfig.mcpUrl))],
   cli: mcpCommands,
   // Built at start, so clashing tool declarations stop the start instead of failing a request.
   start: async (cradle) => {

@@ -31,11 +31,10 @@ const INTERNAL_ERROR = -32603;
  * size, 400 unparseable or too deeply nested JSON, 400 text the database cannot hold, 405 method,
  * 503 draining) in JSON-RPC 2.0's shape, as every other answer of the endpoint is: `id` null (the
  * request was not read), the HTTP status kept, the gateway's code in `error.data.error_code`.
- * Only for the transport at its default path: a path in `plugins.oauth.mcpUrl` moves the
- * transport away from this static prefix (docs/decisions.md).
+ * `pathPrefix` is the transport's path on this server (see `transportPath`).
  */
-export const mcpErrorFormat: ErrorFormat = {
-  pathPrefix: MCP_TRANSPORT_PATH,
+export const mcpErrorFormat = (pathPrefix: string): ErrorFormat => ({
+  pathPrefix,
   render: ({ error }) => {
     const parse = error.code === 'validation_error' && (error.details as { field?: unknown } | undefined)?.field === 'body' && /not valid JSON/.test(error.message);
     const code = parse ? PARSE_ERROR : error.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
@@ -45,7 +44,7 @@ export const mcpErrorFormat: ErrorFormat = {
       body: { jsonrpc: '2.0', id: null, error: { code, message: error.message, data: { error_code: error.code, ...(error.details ? { details: error.details } : {}) } } },
     };
   },
-};
+});
 
 /** Path of the transport on this server: the path of {mcp_url} (if any) plus /api/mcp/transport. */
 export function transportPath(mcpUrl: string | undefined): string {

@@ -47,3 +47,11 @@ test('kernel-level refusals at the transport are JSON-RPC 2.0 errors with the HT
   const rest = await fetch(`${gw.url}/api/v1/project`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' });
   t.like(await rest.json(), { error_code: 'unsupported_media_type' });
 });
+
+test('with a path in plugins.oauth.mcpUrl the transport moves there, and its kernel-level refusals stay JSON-RPC errors', async (t) => {
+  const moved = await startMcpKernel({ 'plugins.oauth.mcpUrl': 'https://agents.example.com/gateway' });
+  t.teardown(() => moved.close());
+  const response = await fetch(`${moved.url}/gateway${TRANSPORT_PATH}`, { method: 'POST', headers: { 'content-type': 'text/plain', authorization: `Bearer ${token}` }, body: call });
+  t.is(response.status, 415);
+  t.like(await response.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, data: { error_code: 'unsupported_media_type' } } });
+});

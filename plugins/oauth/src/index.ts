@@ -67,7 +67,7 @@ export const oauthPlugin = definePlugin({
     };
   },
   routes: oauthRoutes,
-  errorFormats: [oauthErrorFormat],
+  errorFormats: () => [oauthErrorFormat],
   jobs: oauthJobs,
   cli: oauthCommands,
   start: async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {

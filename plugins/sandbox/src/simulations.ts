@@ -73,9 +73,17 @@ export function fractionOfUnits(units: bigint, fraction: number): bigint {
   return part < 1n ? 1n : part;
 }
 
-/** A finite positive number as a plain decimal string (no exponent). */
-function decimalString(value: number): string {
+/**
+ * A finite positive number as a plain decimal string (no exponent): its shortest round-trip text
+ * (what the client wrote), the exponent applied by moving the point in the digits, never through
+ * floating-point arithmetic (`toFixed` would add binary noise on a money path).
+ */
+export function decimalString(value: number): string {
   const text = String(value);
-  if (!/e/i.test(text)) return text;
-  return trimTrailing(trimTrailing(value.toFixed(20), '0'), '.');
+  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
+  if (!match) return text;
+  const digits = `${match[1]}${match[2] ?? ''}`;
+  const point = match[1]!.length + Number(match[3]);
+  const plain = point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? `${digits}${'0'.repeat(point - digits.length)}` : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return plain.includes('.') ? trimTrailing(trimTrailing(plain, '0'), '.') : plain;
 }

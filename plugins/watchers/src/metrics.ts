@@ -1,4 +1,4 @@
-import type { ProviderOutcome } from '@gw/kernel';
+import { createCoalescer, type ProviderOutcome } from '@gw/kernel';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -79,20 +79,22 @@ interface CursorRow {
  * (`gateway_watcher_consecutive_failures`). A network never scanned yet has no series.
  */
 export function registerCursorGauges(registry: Registry, deps: { db: Knex; logger: Logger }): void {
-  let pending: Promise<CursorRow[] | undefined> | undefined;
+  // One query per scrape for all these gauges (prom-client collects them concurrently): they share the load in flight.
+  const shared = createCoalescer<CursorRow[] | undefined>();
   const read = () =>
-    (pending ??= deps.db
-      .raw<{ rows: CursorRow[] }>(
-        `select chain, network, height, head_height, consecutive_failures, extract(epoch from now() - updated_at) as since_success from watchers_cursors`,
-      )
-      .then(
-        (result) => result.rows,
-        (error: unknown) => {
-          deps.logger.warn({ err: error }, 'watcher cursor gauges unavailable');
-          return undefined;
-        },
-      )
-      .finally(() => setTimeout(() => (pending = undefined), 0)));
+    shared('cursors', () =>
+      deps.db
+        .raw<{ rows: CursorRow[] }>(
+          `select chain, network, height, head_height, consecutive_failures, extract(epoch from now() - updated_at) as since_success from watchers_cursors`,
+        )
+        .then(
+          (result) => result.rows,
+          (error: unknown) => {
+            deps.logger.warn({ err: error }, 'watcher cursor gauges unavailable');
+            return undefined;
+          },
+        ),
+    );
   const gauge = (name: string, help: string, value: (row: CursorRow) => number | undefined) =>
     new Gauge({
       name,

@@ -132,6 +132,37 @@ test.serial('a provider that lies (its height goes backwards, a block it served 
   await unbroken(t);
 });
 
+test.serial('a provider found behind is passed over: with a healthy second provider configured, the next pass scans through it', async (t) => {
+  const lagging = await RpcProxy.start(anvil.url);
+  const two = await startAnvilKernel(anvil, {
+    'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'lagging', url: lagging.url }, { name: 'direct', url: anvil.url }], startHeight: 0 } } },
+    'plugins.watchers.scanIntervalSeconds': 3600,
+  });
+  t.teardown(async () => {
+    await two.close();
+    await lagging.close();
+  });
+  const { db, watchersScanner, watchersRegistry } = two.kernel.cradle;
+  const run = async () => {
+    await db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).update({ next_scan_at: null });
+    for (;;) {
+      const report = await watchersScanner.pass(watchersRegistry.get('eth', 'sepolia')!);
+      if (report.ran) return report;
+    }
+  };
+  const height = async () => Number((await db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).first()).height);
+  t.is((await run()).error, undefined);
+  const scanned = await height();
+  // The first provider stops following the chain: its tip stays 2 below what was scanned.
+  lagging.rewrite = (call, result) => (call.method === 'eth_blockNumber' ? toBeHex(scanned - 2) : result);
+  await anvil.mine(2);
+  t.regex((await run()).error ?? '', /behind/, 'the pass that met the lagging provider fails');
+  t.is(await height(), scanned);
+  const next = await run();
+  t.is(next.error, undefined, 'the next pass asks the healthy provider');
+  t.is(await height(), await anvil.blockNumber());
+});
+
 test.serial('a provider that hangs: each pass fails at the timeout and changes nothing; the payment it held back is counted once when it answers again', async (t) => {
   await pass();
   const start = await cursor();

@@ -1,3 +1,4 @@
+import { createCoalescer } from '@gw/kernel';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -35,26 +36,27 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
  * partial indexes of migration 0003.
  */
 export function registerDeliveryGauges(registry: Registry, deps: { db: Knex; logger: Logger }): void {
-  let pending: Promise<{ backlog: number; oldest: number; dead: number } | undefined> | undefined;
-  // One query per scrape for the three gauges (prom-client collects each gauge separately).
+  // One query per scrape for all these gauges (prom-client collects them concurrently): they share the load in flight.
+  const shared = createCoalescer<{ backlog: number; oldest: number; dead: number } | undefined>();
   const read = () =>
-    (pending ??= deps.db
-      .raw<{ rows: { backlog: string; oldest: string | null; dead: string }[] }>(
-        `select (select count(*) from webhooks_events where status = 'retrying') as backlog,
-                (select extract(epoch from now() - min(created_at)) from webhooks_events where status = 'retrying') as oldest,
-                (select count(*) from webhooks_events where status = 'dlq') as dead`,
-      )
-      .then(
-        (result) => {
-          const row = result.rows[0]!;
-          return { backlog: Number(row.backlog), oldest: row.oldest === null ? 0 : Number(row.oldest), dead: Number(row.dead) };
-        },
-        (error: unknown) => {
-          deps.logger.warn({ err: error }, 'webhook delivery gauges unavailable');
-          return undefined;
-        },
-      )
-      .finally(() => setTimeout(() => (pending = undefined), 0)));
+    shared('delivery', () =>
+      deps.db
+        .raw<{ rows: { backlog: string; oldest: string | null; dead: string }[] }>(
+          `select (select count(*) from webhooks_events where status = 'retrying') as backlog,
+                  (select extract(epoch from now() - min(created_at)) from webhooks_events where status = 'retrying') as oldest,
+                  (select count(*) from webhooks_events where status = 'dlq') as dead`,
+        )
+        .then(
+          (result) => {
+            const row = result.rows[0]!;
+            return { backlog: Number(row.backlog), oldest: row.oldest === null ? 0 : Number(row.oldest), dead: Number(row.dead) };
+          },
+          (error: unknown) => {
+            deps.logger.warn({ err: error }, 'webhook delivery gauges unavailable');
+            return undefined;
+          },
+        ),
+    );
   const gauge = (name: string, help: string, pick: (values: { backlog: number; oldest: number; dead: number }) => number) =>
     new Gauge({
       name,

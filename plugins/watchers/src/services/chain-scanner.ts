@@ -1,4 +1,4 @@
-import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type FailureLog, type ObservedTransfer, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
+import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type FailureLog, type ObservedTransfer, type ProviderPool, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
 import type { InvoiceLifecycle } from '@gw/plugin-invoices';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -41,6 +41,8 @@ export interface ScanTarget {
   readonly adapter: ChainAdapter;
   readonly network: string;
   readonly watcher: ChainWatcher;
+  /** The watcher's providers: one found behind is passed over, so the next pass asks another. */
+  readonly providers?: ProviderPool;
   readonly watched: PoolWatchedAddresses;
   readonly startHeight?: number | undefined;
 }
@@ -127,7 +129,10 @@ export class ChainScanner {
           // behind a balancer) or lying, not a chain that shrank: a reorg replaces blocks, and a
           // shorter branch that wins grows past the cursor, where its different hash is found.
           // Using it would count confirmations backwards; the pass fails and backs off instead.
-          if (head.height < height) throw new ProviderError('malformed', '', `provider tip ${head.height} is below the scanned height ${height}: the provider is behind`);
+          if (head.height < height) {
+            target.providers?.passOver();
+            throw new ProviderError('malformed', '', `provider tip ${head.height} is below the scanned height ${height}: the provider is behind`);
+          }
           const stored = await this.storedHash(trx, chain, network, height);
           if (stored !== undefined && stored !== (await this.providerHash(target, height))) {
             reorgedTo = await this.rewind(trx, target, height, log);
@@ -307,7 +312,10 @@ export class ChainScanner {
    */
   private async providerHash(target: ScanTarget, height: number): Promise<string> {
     const hash = await target.watcher.blockHash(height);
-    if (hash === null) throw new ProviderError('malformed', '', `provider does not have block ${height}, which was scanned before: the provider is behind`);
+    if (hash === null) {
+      target.providers?.passOver();
+      throw new ProviderError('malformed', '', `provider does not have block ${height}, which was scanned before: the provider is behind`);
+    }
     return hash;
   }
 

@@ -69,7 +69,9 @@ export class PaymentMatcher {
 
   /**
    * What is stored of each item already (one read; the network's scan lock keeps it true until
-   * the write): whether it is fresh, and its first sight: when this gateway first recorded it (the
+   * the write: every writer of `watchers_transfers` holds it, the block pass, the mempool pass and
+   * the stale-mempool drop, and attribution only updates a stored row; a new writer must take it
+   * too, or its insert meets this one's unique key): whether it is fresh, and its first sight: when this gateway first recorded it (the
    * transaction's start for a new one, as its row will say), never the block's own timestamp
    * (chains' clocks drift; a reorganised test chain's run behind).
    */

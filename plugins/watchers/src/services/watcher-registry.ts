@@ -43,6 +43,7 @@ export class WatcherRegistry {
           adapter,
           network: networkId,
           watcher,
+          providers,
           watched: new PoolWatchedAddresses(deps, definition, networkId),
           startHeight: settings.startHeight,
         });

@@ -1,0 +1,18 @@
+import test from 'ava';
+import { decimalString, fractionOfUnits, multiplyUnits } from './simulations.js';
+
+test('decimalString writes a number as the client wrote it, exponents moved in the digits (no float arithmetic)', (t) => {
+  t.is(decimalString(1.5), '1.5');
+  t.is(decimalString(1e-7), '0.0000001');
+  t.is(decimalString(1.2345e-15), '0.0000000000000012345');
+  t.is(decimalString(1.5e22), '15000000000000000000000');
+  t.is(decimalString(2.5e-30), `0.${'0'.repeat(29)}25`);
+});
+
+test('fractions and multipliers of base units are exact: rounded down (at least 1) and up', (t) => {
+  t.is(fractionOfUnits(10n ** 18n, 1e-7), 10n ** 11n);
+  t.is(fractionOfUnits(10n ** 18n, 2.5e-30), 1n);
+  t.is(fractionOfUnits(1000n, 0.3333), 333n);
+  t.is(multiplyUnits(10n ** 18n, 1.000001), 1_000_001_000_000_000_000n);
+  t.is(multiplyUnits(3n, 1.5), 5n);
+});
