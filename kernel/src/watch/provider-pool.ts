@@ -15,6 +15,8 @@ export interface ProviderEndpoint {
   readonly url: string;
   /** Extra headers on every request (API keys: `project_id`, `TRON-PRO-API-KEY`, `X-API-Key`, ...). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** WebSocket URL of the same provider, for push (EVM `eth_subscribe`); absent: polling only. */
+  readonly wsUrl?: string;
 }
 
 /** Why a provider call failed. */

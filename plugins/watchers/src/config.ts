@@ -5,6 +5,13 @@ const Provider = Type.Object(
     name: Type.String({ minLength: 1, description: 'Label in logs and metrics.' }),
     url: Type.String({ pattern: '^https?://', description: 'Base URL of the provider (JSON-RPC node, Esplora, TRON full node, Blockfrost, toncenter v3).' }),
     headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra headers, e.g. API keys (`project_id`, `TRON-PRO-API-KEY`, `X-API-Key`).' })),
+    wsUrl: Type.Optional(
+      Type.String({
+        pattern: '^wss?://',
+        description:
+          'WebSocket URL of the same node, for push (EVM: `eth_subscribe("newHeads")`): a new block starts a scan pass at once instead of at the next poll. Polling goes on beside it and takes over while the socket is down.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
