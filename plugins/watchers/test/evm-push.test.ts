@@ -1,0 +1,137 @@
+/**
+ * Detection by push on a real EVM node: anvil serves `eth_subscribe("newHeads")` on its WebSocket.
+ * The first test polls once an hour, so a payment found at all was found through the pushed head;
+ * the second drops the WebSocket (a TCP relay that is closed and reopened) and shows polling
+ * taking over, the subscription coming back by itself, and every block scanned exactly once.
+ */
+import test from 'ava';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { parseEther } from 'ethers';
+import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { Anvil } from './anvil.js';
+import { startAnvilKernel } from './anvil-kernel.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+interface Setup {
+  anvil: Anvil;
+  gw: TestKernel;
+  receiver: Receiver;
+  project: TestProject;
+  payer: string;
+}
+
+async function setup(anvil: Anvil, wsUrl: string, scanIntervalSeconds: number): Promise<Setup> {
+  const receiver = await Receiver.start();
+  const gw = await startAnvilKernel(anvil, {
+    'plugins.address-pool.targetFree': 10,
+    'plugins.webhooks.allowPrivateTargets': true,
+    ...FAST_RETRIES,
+    'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url, wsUrl }], startHeight: 0 } } },
+    'plugins.watchers.scanIntervalSeconds': scanIntervalSeconds,
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-push', CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+  return { anvil, gw, receiver, project, payer: (await anvil.accounts())[0]! };
+}
+
+const metric = async (s: Setup, name: 'pushConnected' | 'pushReconnects' | 'pushHeads') =>
+  (await s.gw.kernel.cradle.watchersMetrics[name].get()).values.find((v) => v.labels.chain === 'eth' && v.labels.network === 'sepolia')?.value ?? 0;
+const cursor = (s: Setup) => s.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).first();
+async function invoice(s: Setup) {
+  const created = await signedFetch(s.gw.url, '/api/v1/invoices', { ...s.project, method: 'POST', body: { external_id: `push-${Math.random().toString(36).slice(2)}`, coin: 'eth', amount_crypto: '0.1' } });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  return created.body as { id: string; address: string; confirmation_threshold: number };
+}
+const status = async (s: Setup, id: string) => ((await signedFetch(s.gw.url, `/api/v1/invoices/${id}`, s.project)).body as { status: string }).status;
+const events = (s: Setup, id: string, type: string) =>
+  s.receiver.requests.filter((r) => {
+    const body = JSON.parse(r.body) as { event_type: string; data?: { invoice_id?: string } };
+    return body.event_type === type && body.data?.invoice_id === id;
+  });
+async function teardown(s: Partial<Setup>) {
+  await s.gw?.close();
+  await s.receiver?.close();
+}
+
+test.serial('with polling once an hour, a payment is detected and paid through pushed heads', async (t) => {
+  const anvil = await Anvil.start(11155111);
+  let s: Setup | undefined;
+  try {
+    s = await setup(anvil, anvil.url.replace('http://', 'ws://'), 3600);
+    const ready = s;
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
+    // The loop's first pass (at start) is done; the next poll is an hour away.
+    await waitFor(async () => (await cursor(ready)) !== undefined, 20_000);
+    const polledAt = Number((await cursor(ready)).height);
+    const heads = await metric(ready, 'pushHeads');
+
+    const inv = await invoice(ready);
+    const txHash = await anvil.sendEth(ready.payer, inv.address, parseEther('0.1'));
+    await waitFor(async () => (await status(ready, inv.id)) === 'detected', 20_000);
+    t.true((await metric(ready, 'pushHeads')) > heads, 'the block was pushed');
+    const block = Number(BigInt((await anvil.receipt(txHash)).blockNumber));
+    t.true(block > polledAt, 'the payment came after the last polled pass');
+
+    await anvil.mine(inv.confirmation_threshold - 1);
+    await waitFor(async () => (await status(ready, inv.id)) === 'paid', 20_000);
+    await waitFor(async () => events(ready, inv.id, 'invoice.paid').length === 1, 20_000);
+    t.is(events(ready, inv.id, 'invoice.detected').length, 1);
+    t.is(Number((await cursor(ready)).height), await anvil.blockNumber());
+  } finally {
+    await teardown(s ?? {});
+    await anvil.stop();
+  }
+});
+
+test.serial('a dropped WebSocket: polling takes over, the subscription comes back by itself, no block is skipped or counted twice', async (t) => {
+  const anvil = await Anvil.start(11155111);
+  const proxy = await TcpProxy.start(Number(new URL(anvil.url).port));
+  let s: Setup | undefined;
+  try {
+    s = await setup(anvil, proxy.wsUrl, 1);
+    const ready = s;
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
+    const pay = async () => {
+      const inv = await invoice(ready);
+      const txHash = await anvil.sendEth(ready.payer, inv.address, parseEther('0.1'));
+      await waitFor(async () => (await status(ready, inv.id)) === 'detected', 20_000);
+      return { inv, txHash };
+    };
+    const before = await pay();
+
+    await proxy.close();
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 0, 20_000);
+    const headsWhileDown = await metric(ready, 'pushHeads');
+    const during = await pay();
+    t.is(await metric(ready, 'pushConnected'), 0, 'detected while the socket was down: by polling');
+    t.is(await metric(ready, 'pushHeads'), headsWhileDown, 'no head was pushed while down');
+
+    await proxy.open();
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 30_000);
+    t.true((await metric(ready, 'pushReconnects')) >= 1);
+    const after = await pay();
+
+    await anvil.mine(before.inv.confirmation_threshold);
+    for (const { inv } of [before, during, after]) {
+      await waitFor(async () => (await status(ready, inv.id)) === 'paid', 20_000);
+      await waitFor(async () => events(ready, inv.id, 'invoice.paid').length === 1, 20_000);
+      t.is(events(ready, inv.id, 'invoice.detected').length, 1, 'one invoice.detected per invoice');
+    }
+    // Every block from the first scanned one to the tip is stored once, with the node's hash.
+    const tip = await anvil.blockNumber();
+    await waitFor(async () => Number((await cursor(ready)).height) === tip, 20_000);
+    const blocks = (await ready.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
+    const first = Number(blocks[0]!.height);
+    t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
+    const hashes = await anvil.rpcBatch<{ hash: string }>(blocks.map((b) => ['eth_getBlockByNumber', [`0x${Number(b.height).toString(16)}`, false]] as const));
+    t.deepEqual(blocks.map((b) => b.hash), hashes.map((h) => h.hash));
+    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
+    t.deepEqual(transfers.map((r) => r.tx_hash).sort(), [before.txHash, during.txHash, after.txHash].sort(), 'each payment recorded once');
+  } finally {
+    await teardown(s ?? {});
+    await proxy.close();
+    await anvil.stop();
+  }
+});
