@@ -5,7 +5,8 @@
  * taking over, the subscription coming back by itself, and every block scanned exactly once.
  */
 import test from 'ava';
-import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { freePort, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import type { PushedHead } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
@@ -21,13 +22,13 @@ interface Setup {
   payer: string;
 }
 
-async function setup(anvil: Anvil, wsUrl: string, scanIntervalSeconds: number): Promise<Setup> {
+async function setup(anvil: Anvil, wsUrl: string, scanIntervalSeconds: number, providers = [{ name: 'anvil', url: anvil.url, wsUrl }]): Promise<Setup> {
   const receiver = await Receiver.start();
   const gw = await startAnvilKernel(anvil, {
     'plugins.address-pool.targetFree': 10,
     'plugins.webhooks.allowPrivateTargets': true,
     ...FAST_RETRIES,
-    'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url, wsUrl }], startHeight: 0 } } },
+    'plugins.watchers.chains': { eth: { sepolia: { providers, startHeight: 0 } } },
     'plugins.watchers.scanIntervalSeconds': scanIntervalSeconds,
   });
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-push', CLI_ACTOR)).id;
@@ -132,6 +133,44 @@ test.serial('a dropped WebSocket: polling takes over, the subscription comes bac
   } finally {
     await teardown(s ?? {});
     await proxy.close();
+    await anvil.stop();
+  }
+});
+
+test.serial('subscribeHeads: a refused WebSocket hands over to the next provider, whose heads are the node`s blocks', async (t) => {
+  const anvil = await Anvil.start(11155111);
+  const ws = anvil.url.replace('http://', 'ws://');
+  let s: Setup | undefined;
+  let unsubscribe: (() => void) | undefined;
+  try {
+    const dead = `ws://127.0.0.1:${await freePort()}`;
+    s = await setup(anvil, ws, 3600, [
+      { name: 'dead', url: anvil.url, wsUrl: dead },
+      { name: 'anvil', url: anvil.url, wsUrl: ws },
+    ]);
+    const connections: { connected: boolean; provider: string }[] = [];
+    const heads: PushedHead[] = [];
+    unsubscribe = s.gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!.watcher.subscribeHeads!({
+      onHead: (head) => heads.push(head),
+      onConnection: ({ connected, provider }) => connections.push({ connected, provider }),
+    });
+    await waitFor(async () => connections.some((c) => c.connected), 20_000);
+    t.deepEqual(connections.slice(0, 2), [
+      { connected: false, provider: 'dead' },
+      { connected: true, provider: 'anvil' },
+    ]);
+    const from = await anvil.blockNumber();
+    await anvil.mine(3);
+    await waitFor(async () => heads.filter((h) => h.height > from).length === 3, 20_000);
+    const mined = heads.filter((h) => h.height > from);
+    const blocks = await anvil.rpcBatch<{ hash: string; number: string }>([1, 2, 3].map((i) => ['eth_getBlockByNumber', [`0x${(from + i).toString(16)}`, false]] as const));
+    t.deepEqual(mined, blocks.map((b) => ({ height: Number(BigInt(b.number)), hash: b.hash })));
+    // The plugin's own subscription went the same way.
+    const ready = s;
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
+  } finally {
+    unsubscribe?.();
+    await teardown(s ?? {});
     await anvil.stop();
   }
 });

@@ -7,8 +7,8 @@ import type { ChainScanner, ScanTarget } from './chain-scanner.js';
 import type { WatcherRegistry } from './watcher-registry.js';
 
 /** Tries of a pushed head's pass while another instance's pass holds the network's lock. */
-const LOCKED_TRIES = 40;
-const LOCKED_PAUSE_MS = 50;
+const LOCKED_TRIES = 100;
+const LOCKED_PAUSE_MS = 20;
 
 interface Subscription {
   readonly target: ScanTarget;
