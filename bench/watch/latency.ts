@@ -7,7 +7,10 @@
  * real ETH payment, mined at once (automine), at time B1; `invoice.detected` arrives at D; the
  * remaining confirmation blocks are mined at B2; `invoice.paid` arrives at P. Reported per
  * setting of `scanIntervalSeconds`:
- * - detected: D - B1 and paid: P - B2 (block mined to signed webhook at the partner);
+ * - detected: D - B1 and paid: P - B2 (block mined to signed webhook at the partner), where B1 and
+ *   B2 are when the bench's own `eth_subscribe("newHeads")` on anvil's WebSocket hears of the
+ *   block with the payment and of the threshold block (the block's arrival at the provider, as
+ *   any client sees it; independent of the gateway's own subscription);
  * - of which delivery: arrival minus the envelope's `created_at_iso` (the outbox write in the
  *   scan pass): the rest is the wait for the next scan pass.
  * A random pause before each payment spreads the samples over the phase of the scan loop.
@@ -33,6 +36,23 @@ const { values } = parseArgs({ options: { samples: { type: 'string', default: '1
 const samples = Number(values.samples);
 const intervals = values.intervals.split(',').map(Number);
 const modes = values.modes.split(',') as ('poll' | 'push')[];
+
+/** When each block's header is pushed to a client of `wsUrl` (`eth_subscribe("newHeads")`). */
+async function headTimes(wsUrl: string): Promise<{ at: Map<number, number>; close(): void }> {
+  const at = new Map<number, number>();
+  const ws = new WebSocket(wsUrl);
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', resolve);
+    ws.addEventListener('error', reject);
+  });
+  ws.addEventListener('message', (event) => {
+    const now = Date.now();
+    const message = JSON.parse(String(event.data)) as { method?: string; params?: { result?: { number?: string } } };
+    if (message.method === 'eth_subscription' && message.params?.result?.number) at.set(Number(BigInt(message.params.result.number)), now);
+  });
+  ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
+  return { at, close: () => ws.close() };
+}
 
 const postgres = await benchPostgres();
 const rows: string[] = [];
@@ -63,6 +83,7 @@ for (const interval of intervals) {
         if (mode === 'push') await waitFor(async () => (await gw.kernel.cradle.watchersMetrics.pushConnected.get()).values.some((v) => v.value === 1), 30_000);
         await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
         const payer = (await anvil.accounts())[0]!;
+        const heads = await headTimes(anvil.url.replace('http://', 'ws://'));
         const arrival = (invoiceId: string, type: string) =>
           receiver.requests.find((r) => {
             const body = JSON.parse(r.body) as { event_type: string; data: { invoice_id: string } };
@@ -76,12 +97,15 @@ for (const interval of intervals) {
           if (created.status !== 201) throw new Error(JSON.stringify(created.body));
           const invoice = created.body as { id: string; address: string; confirmation_threshold: number };
           await new Promise((resolve) => setTimeout(resolve, Math.random() * interval * 1000));
-          await anvil.sendEth(payer, invoice.address, parseEther('0.1'));
-          const mined = Date.now();
+          const txHash = await anvil.sendEth(payer, invoice.address, parseEther('0.1'));
           await waitFor(async () => arrival(invoice.id, 'invoice.detected') !== undefined, 60_000);
-          const confirming = Date.now();
+          const block = Number(BigInt((await anvil.receipt(txHash)).blockNumber));
           await anvil.mine(invoice.confirmation_threshold - 1);
           await waitFor(async () => arrival(invoice.id, 'invoice.paid') !== undefined, 60_000);
+          const threshold = block + invoice.confirmation_threshold - 1;
+          await waitFor(async () => heads.at.has(block) && heads.at.has(threshold), 10_000);
+          const mined = heads.at.get(block)!;
+          const confirming = heads.at.get(threshold)!;
           for (const [type, from, into] of [['invoice.detected', mined, detected], ['invoice.paid', confirming, paid]] as const) {
             const request = arrival(invoice.id, type)!;
             if (!verifyWebhook({ rawBody: request.body, header: String(request.headers['x-service-signature']), secrets: [project.secret] }).ok) throw new Error('bad signature');
@@ -98,6 +122,7 @@ for (const interval of intervals) {
         rows.push(`| ${mode} | ${interval} s | threshold block to invoice.paid | ${samples} | ${stat(paid)} |`);
         rows.push(`| ${mode} | ${interval} s | of which delivery (event written to arrival) | ${delivery.length} | ${stat(delivery)} |`);
         console.error(`${mode}, scanIntervalSeconds ${interval}: done`);
+        heads.close();
       } finally {
         await gw.close();
       }
