@@ -5,7 +5,7 @@
  * taking over, the subscription coming back by itself, and every block scanned exactly once.
  */
 import test from 'ava';
-import { freePort, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { freePort, signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import type { PushedHead } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { parseEther } from 'ethers';
@@ -13,6 +13,9 @@ import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../.
 import { Anvil } from './anvil.js';
 import { startAnvilKernel } from './anvil-kernel.js';
 import { TcpProxy } from './tcp-proxy.js';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';
+import { watchersPlugin } from '../src/index.js';
 
 interface Setup {
   anvil: Anvil;
@@ -170,6 +173,57 @@ test.serial('subscribeHeads: a refused WebSocket hands over to the next provider
     await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
   } finally {
     unsubscribe?.();
+    await teardown(s ?? {});
+    await anvil.stop();
+  }
+});
+
+test.serial('two instances both subscribed: each pushed block is scanned once, each payment counted and announced once', async (t) => {
+  const anvil = await Anvil.start(11155111);
+  const ws = anvil.url.replace('http://', 'ws://');
+  let s: Setup | undefined;
+  let second: TestKernel | undefined;
+  try {
+    s = await setup(anvil, ws, 3600);
+    const ready = s;
+    second = await startTestKernel({
+      plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+      chains: ALL_CHAINS,
+      role: 'worker',
+      database: ready.gw.database,
+      config: {
+        'plugins.rates.providers': ['fixed'],
+        'plugins.rates.fixed': FIXED_RATES,
+        'plugins.webhooks.allowPrivateTargets': true,
+        ...FAST_RETRIES,
+        'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url, wsUrl: ws }], startHeight: 0 } } },
+        'plugins.watchers.scanIntervalSeconds': 3600,
+      },
+    });
+    const other = second;
+    const connected = async (gw: TestKernel) => (await gw.kernel.cradle.watchersMetrics.pushConnected.get()).values.some((v) => v.value === 1);
+    await waitFor(async () => (await connected(ready.gw)) && (await connected(other)), 20_000);
+    await waitFor(async () => (await cursor(ready)) !== undefined, 20_000);
+
+    const paid = [];
+    for (let i = 0; i < 5; i += 1) {
+      const inv = await invoice(ready);
+      paid.push({ inv, txHash: await anvil.sendEth(ready.payer, inv.address, parseEther('0.1')) });
+    }
+    for (const { inv } of paid) await waitFor(async () => (await status(ready, inv.id)) === 'detected', 20_000);
+    await anvil.mine(paid[0]!.inv.confirmation_threshold);
+    for (const { inv } of paid) {
+      await waitFor(async () => (await status(ready, inv.id)) === 'paid', 20_000);
+      await waitFor(async () => events(ready, inv.id, 'invoice.paid').length === 1, 20_000);
+      t.is(events(ready, inv.id, 'invoice.detected').length, 1);
+    }
+    const heads = async (gw: TestKernel) => (await gw.kernel.cradle.watchersMetrics.pushHeads.get()).values.reduce((n, v) => n + v.value, 0);
+    t.true((await heads(ready.gw)) > 0 && (await heads(other)) > 0, 'both instances heard the heads');
+    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
+    t.deepEqual(transfers.map((r) => r.tx_hash).sort(), paid.map((p) => p.txHash).sort());
+    t.is(Number((await cursor(ready)).height), await anvil.blockNumber());
+  } finally {
+    await second?.close();
     await teardown(s ?? {});
     await anvil.stop();
   }
