@@ -4,3 +4,4 @@ export { parseAccountXpub, generateAccountXpub, base58checkDecode, base58checkEn
 export { recoverSigner } from './recoverable-signature.js';
 export { bip44AccountKeys } from './bip44-account.js';
 export { EvmWatcher, TRANSFER_TOPIC } from './watcher.js';
+export { subscribeNewHeads, type HeadSubscriptionOptions } from './heads.js';

@@ -9,8 +9,11 @@ import {
   type ProviderHttp,
   type ScannedBlock,
   type WatchedAddresses,
+  type HeadListener,
+  type Unsubscribe,
   type WatcherOptions,
 } from '@gw/kernel';
+import { subscribeNewHeads } from './heads.js';
 import { getAddress } from 'ethers';
 
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20/BEP-20 transfer event. */
@@ -49,6 +52,8 @@ const hex = (n: number) => `0x${n.toString(16)}`;
  */
 export class EvmWatcher implements ChainWatcher {
   readonly maxBlocksPerScan = 20;
+  /** Push over `eth_subscribe("newHeads")`, when a configured provider has a `wsUrl` (see `subscribeNewHeads`). */
+  readonly subscribeHeads?: (listener: HeadListener) => Unsubscribe;
   private readonly tokens: ReadonlyMap<string, CoinId>;
   private readonly nativeCoin: CoinId;
 
@@ -60,6 +65,7 @@ export class EvmWatcher implements ChainWatcher {
     const native = definition.coins.find((c) => !c.contracts);
     if (!native) throw new Error(`EVM chain ${definition.id} has no native coin`);
     this.nativeCoin = native.id;
+    if (options.providers.endpoints.some((e) => e.wsUrl !== undefined)) this.subscribeHeads = (listener) => subscribeNewHeads(options.providers.endpoints, listener);
     this.tokens = new Map(definition.coins.filter((c) => c.contracts?.[network]).map((c) => [c.contracts![network]!.toLowerCase(), c.id]));
   }
 

@@ -41,7 +41,35 @@ export interface ChainWatcher {
    * `bitcoin-core`). A watcher without it takes no `kind`: the registry refuses one at start-up.
    */
   readonly providerKinds?: readonly string[];
+  /**
+   * Push: announces each new tip as the provider pushes it (EVM `eth_subscribe("newHeads")` over
+   * a WebSocket), so the scanner can run a pass at once instead of at its next poll. Optional, and
+   * undefined when no configured provider offers push. A hint only: the pass reads blocks as
+   * always (nothing is taken from the notification), and polling goes on beside it, so a lost
+   * notification delays a block, never skips it. The implementation reconnects by itself (with
+   * backoff) and reports every connect and drop to `onConnection`. Returns the unsubscribe.
+   */
+  subscribeHeads?(listener: HeadListener): Unsubscribe;
 }
+
+/** A tip pushed by a provider. */
+export interface PushedHead {
+  readonly height: number;
+  readonly hash: string;
+}
+
+/** What a push subscription reports. */
+export interface HeadListener {
+  onHead(head: PushedHead): void;
+  /**
+   * The connection went up (`connected`) or down (dropped, refused, or the subscription failed;
+   * `error` says why). `provider` is the endpoint's name.
+   */
+  onConnection(state: { readonly connected: boolean; readonly provider: string; readonly error?: string }): void;
+}
+
+/** Ends a subscription (closes its connection, stops reconnecting). */
+export type Unsubscribe = () => void;
 
 /** What a chain's adapter gets to build its watcher. */
 export interface WatcherOptions {

@@ -30,6 +30,8 @@ export interface ProviderEndpoint {
    * node writes a new one at each start. Takes the place of `username`/`password`.
    */
   readonly cookieFile?: string;
+  /** WebSocket URL of the same provider, for push (EVM `eth_subscribe`); absent: polling only. */
+  readonly wsUrl?: string;
 }
 
 /** The `Authorization` header of an endpoint's Basic auth, or undefined when it has none. */

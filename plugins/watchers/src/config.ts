@@ -11,6 +11,13 @@ const Provider = Type.Object(
     username: Type.Optional(Type.String({ description: 'HTTP Basic auth user (Bitcoin Core `rpcuser`).' })),
     password: Type.Optional(Type.String({ description: 'HTTP Basic auth password (Bitcoin Core `rpcpassword`, bcoin `api-key`).' })),
     cookieFile: Type.Optional(Type.String({ minLength: 1, description: "Bitcoin Core's `.cookie` file, read at each request (the node writes a new one at each start); instead of username/password." })),
+    wsUrl: Type.Optional(
+      Type.String({
+        pattern: '^wss?://',
+        description:
+          'WebSocket URL of the same node, for push (EVM: `eth_subscribe("newHeads")`): a new block starts a scan pass at once instead of at the next poll. Polling goes on beside it and takes over while the socket is down.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -14,6 +14,7 @@ import { OrphanInbox } from './services/orphan-inbox.js';
 import { PaymentMatcher } from './services/payment-matcher.js';
 import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
+import { HeadPush } from './services/head-push.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -25,6 +26,7 @@ declare module '@gw/kernel' {
     readonly watchersRewinder: ReorgRewinder;
     readonly watchersScanner: ChainScanner;
     readonly watchersOrphans: OrphanInbox;
+    readonly watchersPush: HeadPush;
   }
 }
 
@@ -49,6 +51,7 @@ export const watchersPlugin = definePlugin({
     watchersRewinder: asFunction((cradle: Cradle) => new ReorgRewinder(cradle)).singleton(),
     watchersScanner: asFunction((cradle: Cradle) => new ChainScanner(cradle)).singleton(),
     watchersOrphans: asFunction((cradle: Cradle) => new OrphanInbox(cradle)).singleton(),
+    watchersPush: asFunction((cradle: Cradle) => new HeadPush(cradle)).singleton(),
   }),
   routes: watchersRoutes,
   jobs: watchersJobs,
@@ -62,7 +65,12 @@ export const watchersPlugin = definePlugin({
     // schedule (a CLI command or a gateway-only process leaves the loops alone).
     if (cradle.kernelRole === 'worker' || cradle.kernelRole === 'all') {
       for (const target of cradle.watchersRegistry.list()) await sendScanPass(cradle, target.adapter.definition.id, target.network);
+      // Push beside the loop: a new head starts a pass at once (networks whose providers offer it).
+      cradle.watchersPush.start();
     }
+  },
+  stop: async (cradle) => {
+    if (cradle.kernelRole === 'worker' || cradle.kernelRole === 'all') await cradle.watchersPush.stop();
   },
 });
 
@@ -72,5 +80,6 @@ export { SCAN_JOB, type ScanJobData } from './jobs.js';
 export { ChainScanner, type ScanReport, type ScanTarget, type MempoolReport } from './services/chain-scanner.js';
 export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
 export { OrphanInbox } from './services/orphan-inbox.js';
+export { HeadPush } from './services/head-push.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';
 export * from './schemas.js';

@@ -12,6 +12,12 @@ export interface WatcherMetrics {
   readonly scanFailures: Counter<'chain' | 'network' | 'kind'>;
   readonly mempoolFailures: Counter<'chain' | 'network' | 'kind'>;
   readonly mempoolDropped: Counter<'chain' | 'network'>;
+  /** `gateway_watcher_push_connected{chain,network}`: 1 while this process's push subscription is up, 0 while it is down (polling only). */
+  readonly pushConnected: Gauge<'chain' | 'network'>;
+  /** Push connections re-established after a drop. */
+  readonly pushReconnects: Counter<'chain' | 'network'>;
+  /** New heads pushed by the provider. */
+  readonly pushHeads: Counter<'chain' | 'network'>;
   readonly providerRequests: Counter<'chain' | 'network' | 'provider' | 'operation' | 'outcome'>;
   readonly providerDuration: Histogram<'chain' | 'network' | 'provider'>;
   /** The pool's `onOutcome` for one network. */
@@ -51,6 +57,14 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
       registers,
     }),
     mempoolDropped: new Counter({ name: 'gateway_watcher_mempool_dropped_total', help: 'Transfers dropped after the mempool timeout without a block.', labelNames: ['chain', 'network'], registers }),
+    pushConnected: new Gauge({
+      name: 'gateway_watcher_push_connected',
+      help: 'Whether this process has its push subscription (EVM newHeads over WebSocket) up: 1, or 0 while it is down and new blocks are found by polling only. No series for networks without push.',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
+    pushReconnects: new Counter({ name: 'gateway_watcher_push_reconnects_total', help: 'Push connections re-established after a drop.', labelNames: ['chain', 'network'], registers }),
+    pushHeads: new Counter({ name: 'gateway_watcher_push_heads_total', help: 'New heads pushed by the provider (each starts a scan pass unless already scanned).', labelNames: ['chain', 'network'], registers }),
     providerRequests,
     providerDuration,
     outcomeRecorder: (chain, network) => (outcome) => {
