@@ -13,6 +13,7 @@ import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
 import { watchersPlugin } from '../src/index.js';
 import { Bcoin } from './bcoin.js';
+import { watcherScenario } from './scenario.js';
 
 let node: Bcoin;
 let gw: TestKernel;
@@ -52,24 +53,7 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-const target = () => gw.kernel.cradle.watchersRegistry.get('btc', 'signet')!;
-/** One scan pass, blocks then mempool (another pass may hold the lock: then try again). */
-async function scan() {
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target());
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return report;
-  }
-}
-const uid = () => `order-${Math.random().toString(36).slice(2)}`;
-async function invoice(body: Record<string, unknown>) {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: uid(), ...body } });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  return created.body;
-}
-const get = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
-const eventsOf = (invoiceId: string) =>
-  receiver.requests.filter((r) => JSON.parse(r.body).data?.invoice_id === invoiceId).map((r) => ({ ...JSON.parse(r.body), signature: String(r.headers['x-service-signature']), raw: r.body }));
+const { scan, uid, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'signet');
 
 test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again', async (t) => {
   const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });

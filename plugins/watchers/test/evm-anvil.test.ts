@@ -13,6 +13,7 @@ import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../.
 import { Anvil } from './anvil.js';
 import { startAnvilKernel } from './anvil-kernel.js';
 import { FIXED_RATES } from '../../invoices/test/helpers.js';
+import { watcherScenario } from './scenario.js';
 
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
 let anvil: Anvil;
@@ -45,24 +46,7 @@ test.after.always(async () => {
   await anvil?.stop();
 });
 
-const target = () => gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
-/** One scan pass (another pass of the job loop may hold the lock: then try again). */
-async function scan() {
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target());
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return report;
-  }
-}
-const uid = () => `order-${Math.random().toString(36).slice(2)}`;
-async function invoice(body: Record<string, unknown>) {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: uid(), ...body } });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  return created.body;
-}
-const get = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
-const eventsOf = (invoiceId: string) =>
-  receiver.requests.filter((r) => JSON.parse(r.body).data?.invoice_id === invoiceId).map((r) => ({ ...JSON.parse(r.body), signature: String(r.headers['x-service-signature']), raw: r.body }));
+const { scan, uid, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'eth', 'sepolia');
 
 test.serial('a real ETH transfer to the invoice address: detected at once, paid at the threshold, with signed webhooks; a reorg reverts it; re-mined it is paid again', async (t) => {
   const inv = await invoice({ coin: 'eth', amount_crypto: '0.25' });
