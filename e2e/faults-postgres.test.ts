@@ -11,6 +11,7 @@ import { freePort, signedFetch, startTestKernel, waitFor, type TestDatabase, typ
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
+import { invoiceWithEvents } from '../plugins/webhooks/test/helpers.js';
 import { startApp, waitForUrl, type AppProcess } from './processes.js';
 
 /**
@@ -101,24 +102,7 @@ async function setUp(url: string, events: number): Promise<{ project: TestProjec
   try {
     const operator = await setup.kernel.cradle.tenancyOperators.create('faults', CLI_ACTOR);
     const project = await projectWithPools(setup, operator.id, ['eth'], 'testnet');
-    const { invoice } = await setup.kernel.cradle.invoicesService.create(
-      (await setup.kernel.cradle.tenancyProjects.principal(project.projectId))!,
-      { external_id: 'events-carrier', amount_crypto: '0.01', coin: 'eth', callback_url: url },
-      CLI_ACTOR,
-    );
-    const eventIds = await setup.kernel.cradle.db.transaction((trx) =>
-      setup.kernel.cradle.invoiceEvents.emit(
-        trx,
-        Array.from({ length: events }, (_, i) => ({
-          projectId: project.projectId,
-          projectKind: 'testnet' as const,
-          invoiceId: invoice.id,
-          eventType: 'invoice.detected' as const,
-          callbackUrl: url,
-          data: { invoice_id: invoice.id, n: i },
-        })),
-      ),
-    );
+    const eventIds = await invoiceWithEvents(setup, project.projectId, url, events, 'events-carrier');
     return { project, eventIds };
   } finally {
     await setup.close();

@@ -4,7 +4,7 @@ import test, { type ExecutionContext } from 'ava';
 import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
-import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
+import { invoiceWithEvents, WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
 import { startApp, type AppProcess } from './processes.js';
 
 const EVENTS = 300;
@@ -26,24 +26,7 @@ async function gatewayWithEvents(t: ExecutionContext, name: string, url: string,
   t.teardown(() => gw.close());
   const operator = await gw.kernel.cradle.tenancyOperators.create(name, CLI_ACTOR);
   const project = await projectWithPools(gw, operator.id, ['eth'], 'testnet');
-  const { invoice } = await gw.kernel.cradle.invoicesService.create(
-    (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!,
-    { external_id: name, amount_crypto: '0.01', coin: 'eth', callback_url: url },
-    CLI_ACTOR,
-  );
-  const ids = await gw.kernel.cradle.db.transaction((trx) =>
-    gw.kernel.cradle.invoiceEvents.emit(
-      trx,
-      Array.from({ length: count }, (_, i) => ({
-        projectId: project.projectId,
-        projectKind: 'testnet' as const,
-        invoiceId: invoice.id,
-        eventType: 'invoice.detected' as const,
-        callbackUrl: url,
-        data: { invoice_id: invoice.id, n: i },
-      })),
-    ),
-  );
+  const ids = await invoiceWithEvents(gw, project.projectId, url, count, name);
   return { gw, ids };
 }
 

@@ -5,7 +5,7 @@ import { startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { invoicesPlugin } from '@gw/plugin-invoices';
 import { ratesPlugin } from '@gw/plugin-rates';
-import { tenancyPlugin } from '@gw/plugin-tenancy';
+import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { webhooksPlugin } from '../src/index.js';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
@@ -101,4 +101,27 @@ export class Receiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * An ETH invoice of `projectId` with `callback_url` `url`, and `count` `invoice.detected` events for
+ * it written through the outbox (with their delivery jobs) in one transaction; returns their ids.
+ * For tests of delivery itself: the events carry `n` (0..count-1) in their data.
+ */
+export async function invoiceWithEvents(gw: TestKernel, projectId: string, url: string, count: number, externalId = `events-${Math.random().toString(36).slice(2)}`): Promise<string[]> {
+  const { invoicesService, tenancyProjects, db, invoiceEvents } = gw.kernel.cradle;
+  const { invoice } = await invoicesService.create((await tenancyProjects.principal(projectId))!, { external_id: externalId, amount_crypto: '0.01', coin: 'eth', callback_url: url }, CLI_ACTOR);
+  return db.transaction((trx) =>
+    invoiceEvents.emit(
+      trx,
+      Array.from({ length: count }, (_, i) => ({
+        projectId,
+        projectKind: 'testnet' as const,
+        invoiceId: invoice.id,
+        eventType: 'invoice.detected' as const,
+        callbackUrl: url,
+        data: { invoice_id: invoice.id, n: i },
+      })),
+    ),
+  );
 }

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
-import { projectWithPools, startWebhooksKernel, type TestProject } from './helpers.js';
+import { invoiceWithEvents, projectWithPools, startWebhooksKernel, type TestProject } from './helpers.js';
 
 const SLOW = 150;
 const FAST = 150;
@@ -57,26 +57,7 @@ async function receiver(t: { teardown(fn: () => void): void }, held: boolean) {
   };
 }
 
-async function emit(url: string, count: number): Promise<string[]> {
-  const { invoice } = await gw.kernel.cradle.invoicesService.create(
-    (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!,
-    { external_id: `slow-${Math.random().toString(36).slice(2)}`, amount_crypto: '0.01', coin: 'eth', callback_url: url },
-    CLI_ACTOR,
-  );
-  return gw.kernel.cradle.db.transaction((trx) =>
-    gw.kernel.cradle.invoiceEvents.emit(
-      trx,
-      Array.from({ length: count }, (_, i) => ({
-        projectId: project.projectId,
-        projectKind: 'testnet' as const,
-        invoiceId: invoice.id,
-        eventType: 'invoice.detected' as const,
-        callbackUrl: url,
-        data: { invoice_id: invoice.id, n: i },
-      })),
-    ),
-  );
-}
+const emit = (url: string, count: number) => invoiceWithEvents(gw, project.projectId, url, count, `slow-${Math.random().toString(36).slice(2)}`);
 
 const delivered = async (ids: readonly string[]) => Number((await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids).where({ status: 'delivered' }).count<{ n: string }[]>('* as n'))[0]!.n);
 
