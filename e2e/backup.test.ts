@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import test from 'ava';
-import { signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
+import test, { type ExecutionContext } from 'ava';
+import { createTestDatabase, signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
 import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
@@ -43,26 +42,21 @@ async function backupServer(): Promise<{ adminUrl: string; tools: { dump: string
   return { adminUrl: machine, tools: await clientTools(machine) };
 }
 
-/** An empty database on `adminUrl`'s server (the kernel migrates it; pg_restore fills it), dropped after the test. */
-async function emptyDatabase(adminUrl: string, purpose: string): Promise<TestDatabase> {
-  const name = `gw_test_${process.env['GW_TEST_RUN'] ?? process.pid}_${purpose}_${randomBytes(4).toString('hex')}`;
-  await run('psql', ['--quiet', '--no-psqlrc', '--set=ON_ERROR_STOP=1', `--command=create database ${name} template template0`, adminUrl]);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    name,
-    async drop() {
-      await run('psql', ['--quiet', '--no-psqlrc', '--set=ON_ERROR_STOP=1', `--command=drop database if exists ${name} with (force)`, adminUrl]);
-    },
-  };
+/** The commands of docs/backup.md: `source` dumped, restored into a new empty database (returned, dropped after the test). */
+async function dumpAndRestore(t: ExecutionContext, server: { adminUrl: string; tools: { dump: string; restore: string } }, source: TestDatabase): Promise<TestDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dump = join(dir, 'gateway.dump');
+  await run(server.tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
+  const target = await createTestDatabase({ adminUrl: server.adminUrl, empty: true });
+  t.teardown(() => target.drop());
+  await run(server.tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
+  return target;
 }
 
 test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway serves the restored data with the same master key', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const { adminUrl, tools } = await backupServer();
-  const source = await emptyDatabase(adminUrl, 'source');
+  const server = await backupServer();
+  const source = await createTestDatabase({ adminUrl: server.adminUrl, empty: true });
   t.teardown(() => source.drop());
   const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
   const operator = await before.kernel.cradle.tenancyOperators.create('backup', CLI_ACTOR);
@@ -72,12 +66,7 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
   const pool = await before.kernel.cradle.addressPoolStatus.status({ projectId: project.projectId, chain: 'eth' });
   await before.close();
 
-  // The commands of docs/backup.md.
-  const dump = join(dir, 'gateway.dump');
-  await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
-  const target = await emptyDatabase(adminUrl, 'restore');
-  t.teardown(() => target.drop());
-  await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
+  const target = await dumpAndRestore(t, server, source);
 
   const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config });
   t.teardown(() => after.close());
@@ -97,20 +86,14 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
 });
 
 test('docs/backup.md: a restore without the master key it was sealed under cannot use the API secrets', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const { adminUrl, tools } = await backupServer();
-  const source = await emptyDatabase(adminUrl, 'source');
+  const server = await backupServer();
+  const source = await createTestDatabase({ adminUrl: server.adminUrl, empty: true });
   t.teardown(() => source.drop());
   const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
   const operator = await before.kernel.cradle.tenancyOperators.create('backup-key', CLI_ACTOR);
   const project = await projectWithPools(before, operator.id, [], 'testnet');
   await before.close();
-  const dump = join(dir, 'gateway.dump');
-  await run(tools.dump, ['--format=custom', '--no-owner', `--file=${dump}`, source.url]);
-  const target = await emptyDatabase(adminUrl, 'restore');
-  t.teardown(() => target.drop());
-  await run(tools.restore, ['--no-owner', '--exit-on-error', `--dbname=${target.url}`, dump]);
+  const target = await dumpAndRestore(t, server, source);
   const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config: { ...config, 'security.masterKey': 'ab'.repeat(32) } });
   t.teardown(() => after.close());
   const read = await signedFetch(after.url, '/api/v1/project', { ...project, method: 'GET' });
