@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { plugins, chains } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
@@ -79,6 +79,16 @@ function value(text: string, series: string): number | undefined {
 /** Every `gateway_*` metric name a PromQL expression uses. */
 const metricNames = (expr: string) => [...expr.matchAll(/\bgateway_[a-z0-9_]+/g)].map((m) => m[0]);
 
+/** Runs `promtool test rules` on the alert rules with `tests` (lines of a rules test file, from `tests:` on): it must pass. */
+async function promtoolPasses(t: ExecutionContext, tests: readonly string[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-alert-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  copyFileSync(ALERTS, join(dir, 'alerts.yml'));
+  writeFileSync(join(dir, 'scraped.test.yml'), ['rule_files: [alerts.yml]', 'evaluation_interval: 1m', 'tests:', ...tests, ''].join('\n'));
+  const result = await run(PROMTOOL, ['test', 'rules', join(dir, 'scraped.test.yml')]);
+  t.regex(result.stdout, /SUCCESS/);
+}
+
 test('promtool accepts the alert rules and their unit tests pass', async (t) => {
   const checked = await run(PROMTOOL, ['check', 'rules', ALERTS]);
   t.regex(checked.stdout, /SUCCESS: \d+ rules found/);
@@ -141,35 +151,23 @@ test('deliveries that dead-letter show on the worker\'s metrics and fire the dea
   // The rule, evaluated by Prometheus's own engine over the two real scrapes: quiet while the
   // gauge held its first value, firing once it rose.
   const deadAfter = value(after, 'gateway_webhook_dead_letters')!;
-  const dir = mkdtempSync(join(tmpdir(), 'gw-alert-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  copyFileSync(ALERTS, join(dir, 'alerts.yml'));
-  writeFileSync(
-    join(dir, 'scraped.test.yml'),
-    [
-      'rule_files: [alerts.yml]',
-      'evaluation_interval: 1m',
-      'tests:',
-      '  - interval: 1m',
-      '    input_series:',
-      `      - series: 'gateway_webhook_dead_letters{instance="worker"}'`,
-      `        values: '${deadBefore}x20 ${deadAfter}x20'`,
-      '    alert_rule_test:',
-      '      - eval_time: 15m',
-      '        alertname: GatewayWebhooksDeadLettering',
-      '        exp_alerts: []',
-      '      - eval_time: 25m',
-      '        alertname: GatewayWebhooksDeadLettering',
-      '        exp_alerts:',
-      '          - exp_labels: { severity: page }',
-      '            exp_annotations:',
-      '              summary: Webhook events are being dead-lettered',
-      `              description: '${deadAfter} event(s) dead-lettered in 15 minutes. Check the receivers (\`gateway webhook list --project <id> --status dlq\`), fix them, then resend.'`,
-      '',
-    ].join('\n'),
-  );
-  const result = await run(PROMTOOL, ['test', 'rules', join(dir, 'scraped.test.yml')]);
-  t.regex(result.stdout, /SUCCESS/);
+  await promtoolPasses(t, [
+    '  - interval: 1m',
+    '    input_series:',
+    `      - series: 'gateway_webhook_dead_letters{instance="worker"}'`,
+    `        values: '${deadBefore}x20 ${deadAfter}x20'`,
+    '    alert_rule_test:',
+    '      - eval_time: 15m',
+    '        alertname: GatewayWebhooksDeadLettering',
+    '        exp_alerts: []',
+    '      - eval_time: 25m',
+    '        alertname: GatewayWebhooksDeadLettering',
+    '        exp_alerts:',
+    '          - exp_labels: { severity: page }',
+    '            exp_annotations:',
+    '              summary: Webhook events are being dead-lettered',
+    `              description: '${deadAfter} event(s) dead-lettered in 15 minutes. Check the receivers (\`gateway webhook list --project <id> --status dlq\`), fix them, then resend.'`,
+  ]);
 });
 
 test('watcher and rate gauges come from the shared database: every process reports the same, and the lag alert fires on them', async (t) => {
@@ -191,30 +189,18 @@ test('watcher and rate gauges come from the shared database: every process repor
   }
   // The scraped lag, fed to Prometheus's rule engine, fires the watcher alert.
   const lag = Math.floor(value(await scrape(worker.url), `gateway_watcher_lag_seconds${labels}`)!);
-  const dir = mkdtempSync(join(tmpdir(), 'gw-alert-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  copyFileSync(ALERTS, join(dir, 'alerts.yml'));
-  writeFileSync(
-    join(dir, 'scraped.test.yml'),
-    [
-      'rule_files: [alerts.yml]',
-      'evaluation_interval: 1m',
-      'tests:',
-      '  - interval: 1m',
-      '    input_series:',
-      `      - series: 'gateway_watcher_lag_seconds${labels.slice(0, -1)},instance="worker"}'`,
-      `        values: '${lag}+60x5'`,
-      '    alert_rule_test:',
-      '      - eval_time: 0m',
-      '        alertname: GatewayWatcherFailing',
-      '        exp_alerts:',
-      '          - exp_labels: { severity: page, chain: polygon, network: amoy }',
-      '            exp_annotations:',
-      `              summary: 'Watcher polygon/amoy has not completed a pass for ${Math.floor(lag / 60)}m ${lag % 60}s'`,
-      '              description: Payments on this network are not seen. gateway_watcher_consecutive_failures and the worker log name the provider error.',
-      '',
-    ].join('\n'),
-  );
-  const result = await run(PROMTOOL, ['test', 'rules', join(dir, 'scraped.test.yml')]);
-  t.regex(result.stdout, /SUCCESS/);
+  await promtoolPasses(t, [
+    '  - interval: 1m',
+    '    input_series:',
+    `      - series: 'gateway_watcher_lag_seconds${labels.slice(0, -1)},instance="worker"}'`,
+    `        values: '${lag}+60x5'`,
+    '    alert_rule_test:',
+    '      - eval_time: 0m',
+    '        alertname: GatewayWatcherFailing',
+    '        exp_alerts:',
+    '          - exp_labels: { severity: page, chain: polygon, network: amoy }',
+    '            exp_annotations:',
+    `              summary: 'Watcher polygon/amoy has not completed a pass for ${Math.floor(lag / 60)}m ${lag % 60}s'`,
+    '              description: Payments on this network are not seen. gateway_watcher_consecutive_failures and the worker log name the provider error.',
+  ]);
 });
