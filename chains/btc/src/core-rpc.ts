@@ -1,4 +1,4 @@
-import { expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/kernel';
+import { decimalOfNumber, expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/kernel';
 import type { EsploraOutput, EsploraTx } from './esplora.js';
 
 /**
@@ -163,23 +163,13 @@ export function satoshisOf(amount: unknown, where: string): number {
   expectShape(typeof amount === 'number' && Number.isFinite(amount) && amount >= 0 && amount <= 21_000_000, `${where}: bad value`);
   let units: bigint;
   try {
-    units = toBaseUnits(plainDecimal(String(amount)), 8);
+    units = toBaseUnits(decimalOfNumber(amount), 8);
   } catch {
     throw new ProviderError('malformed', '', `malformed provider response: ${where}: value ${String(amount)} has more than 8 decimals`);
   }
   return Number(units);
 }
 
-/** `1.5e-7` → `0.00000015`, `2e+21` → `2000000000000000000000`; plain text unchanged. */
-function plainDecimal(text: string): string {
-  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
-  if (!match) return text;
-  const digits = `${match[1]}${match[2] ?? ''}`;
-  const point = match[1]!.length + Number(match[3]);
-  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${digits}${'0'.repeat(point - digits.length)}`;
-  return `${digits.slice(0, point)}.${digits.slice(point)}`;
-}
 
 /** `getrawmempool` (txids). */
 export function parseMempoolTxids(result: unknown): string[] {

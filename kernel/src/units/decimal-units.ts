@@ -55,3 +55,19 @@ function assertDecimals(decimals: number): void {
     throw new UnitsError(`unsupported number of decimals: ${decimals}`);
   }
 }
+
+/**
+ * A finite non-negative JSON number as a plain decimal string (no exponent): its shortest
+ * round-trip text, which is the decimal its writer wrote, with an exponent (`1.5e-7`, `2e+21`)
+ * applied by moving the point in the digits, never through floating-point arithmetic (`toFixed`
+ * adds binary noise). For amounts and factors that arrive as JSON numbers.
+ */
+export function decimalOfNumber(value: number): string {
+  const text = String(value);
+  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
+  if (!match) return text;
+  const digits = `${match[1]}${match[2] ?? ''}`;
+  const point = match[1]!.length + Number(match[3]);
+  const plain = point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? `${digits}${'0'.repeat(point - digits.length)}` : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return plain.includes('.') ? trimTrailing(trimTrailing(plain, '0'), '.') : plain;
+}

@@ -1,12 +1,13 @@
 import test from 'ava';
-import { decimalString, fractionOfUnits, multiplyUnits } from './simulations.js';
+import { decimalOfNumber } from '@gw/kernel';
+import { fractionOfUnits, multiplyUnits } from './simulations.js';
 
-test('decimalString writes a number as the client wrote it, exponents moved in the digits (no float arithmetic)', (t) => {
-  t.is(decimalString(1.5), '1.5');
-  t.is(decimalString(1e-7), '0.0000001');
-  t.is(decimalString(1.2345e-15), '0.0000000000000012345');
-  t.is(decimalString(1.5e22), '15000000000000000000000');
-  t.is(decimalString(2.5e-30), `0.${'0'.repeat(29)}25`);
+test('decimalOfNumber writes a number as the client wrote it, exponents moved in the digits (no float arithmetic)', (t) => {
+  t.is(decimalOfNumber(1.5), '1.5');
+  t.is(decimalOfNumber(1e-7), '0.0000001');
+  t.is(decimalOfNumber(1.2345e-15), '0.0000000000000012345');
+  t.is(decimalOfNumber(1.5e22), '15000000000000000000000');
+  t.is(decimalOfNumber(2.5e-30), `0.${'0'.repeat(29)}25`);
 });
 
 test('fractions and multipliers of base units are exact: rounded down (at least 1) and up', (t) => {

@@ -1,4 +1,4 @@
-import { trimTrailing } from '@gw/kernel';
+import { decimalOfNumber } from '@gw/kernel';
 import type { ChainId, InvoiceEventType } from '@gw/kernel';
 import { WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices';
 import { createHash } from 'node:crypto';
@@ -60,7 +60,7 @@ export function synthesizedTxHash(chain: ChainId, seed: string): string {
 
 /** `units × multiplier`, rounded up to a whole base unit; the multiplier is taken as written in decimal. */
 export function multiplyUnits(units: bigint, multiplier: number): bigint {
-  const [whole, fraction = ''] = decimalString(multiplier).split('.');
+  const [whole, fraction = ''] = decimalOfNumber(multiplier).split('.');
   const scale = 10n ** BigInt(fraction.length);
   const product = units * BigInt(`${whole}${fraction}`);
   return (product + scale - 1n) / scale;
@@ -68,22 +68,8 @@ export function multiplyUnits(units: bigint, multiplier: number): bigint {
 
 /** `units × fraction` (0 < fraction < 1), rounded down, at least 1. */
 export function fractionOfUnits(units: bigint, fraction: number): bigint {
-  const [, digits = ''] = decimalString(fraction).split('.');
+  const [, digits = ''] = decimalOfNumber(fraction).split('.');
   const part = (units * BigInt(digits || '0')) / 10n ** BigInt(digits.length);
   return part < 1n ? 1n : part;
 }
 
-/**
- * A finite positive number as a plain decimal string (no exponent): its shortest round-trip text
- * (what the client wrote), the exponent applied by moving the point in the digits, never through
- * floating-point arithmetic (`toFixed` would add binary noise on a money path).
- */
-export function decimalString(value: number): string {
-  const text = String(value);
-  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
-  if (!match) return text;
-  const digits = `${match[1]}${match[2] ?? ''}`;
-  const point = match[1]!.length + Number(match[3]);
-  const plain = point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? `${digits}${'0'.repeat(point - digits.length)}` : `${digits.slice(0, point)}.${digits.slice(point)}`;
-  return plain.includes('.') ? trimTrailing(trimTrailing(plain, '0'), '.') : plain;
-}
