@@ -1,4 +1,4 @@
-import { fromBaseUnits, groupBy, type ChainRegistry } from '@gw/kernel';
+import { fromBaseUnits, groupBy, scaledDecimal, type ChainRegistry } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** One exported invoice with its transactions; every amount an exact decimal string. */
@@ -158,11 +158,9 @@ export class InvoiceExporter {
  * string with exactly `places` decimals (bigint arithmetic; `rate` a plain non-negative decimal).
  */
 export function multiplyDecimal(units: bigint, decimals: number, rate: string, places: number): string {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(rate);
-  if (!match) throw new Error(`not a plain decimal: ${rate}`);
-  const fraction = match[2] ?? '';
-  const product = units * BigInt(match[1]! + fraction);
-  const scale = decimals + fraction.length;
+  const price = scaledDecimal(rate);
+  const product = units * price.digits;
+  const scale = decimals + price.scale;
   let scaled: bigint;
   if (scale > places) {
     const divisor = 10n ** BigInt(scale - places);

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Asset } from '../assets.js';
-import { toPlainDecimal } from '../decimal.js';
+import { toPlainDecimal } from '@gw/kernel';
 import type { ProviderRate } from '../providers/provider.js';
 
 /** One cached quote: the latest price of `asset` from `source`. */
