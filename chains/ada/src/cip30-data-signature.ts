@@ -41,8 +41,8 @@ const FORMAT = 'The Cardano signature must be JSON {"signature":"<COSE_Sign1 hex
 
 type Cbor = unknown;
 
-const sign1Tag: TagDecoder = (content) => ({ [TAGGED]: content() });
 const TAGGED = Symbol('COSE_Sign1 tag');
+const sign1Tag: TagDecoder = (content) => ({ [TAGGED]: content() });
 /**
  * Strict decoding: maps keep their key types, duplicate keys, indefinite lengths, `undefined` and
  * trailing bytes are refused, and the only tag understood is COSE_Sign1's own (18).
