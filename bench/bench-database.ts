@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { pino } from 'pino';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
+import { sql, sqlIdentifier, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
 
 export interface BenchPostgres {
   withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T>;
@@ -24,14 +24,14 @@ export async function benchPostgres(): Promise<BenchPostgres> {
       const name = `gw_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
       const admin = new pg.Client({ connectionString: adminUrl });
       await admin.connect();
-      await admin.query(`create database ${name}`);
+      await admin.query(sql`create database ${sqlIdentifier(name)}`.toQuery());
       const url = new URL(adminUrl!);
       url.pathname = `/${name}`;
       try {
         return await fn(url.toString());
       } finally {
         if (process.env['BENCH_KEEP_DB']) console.error(`kept database ${name}`);
-        else await admin.query(`drop database if exists ${name} with (force)`);
+        else await admin.query(sql`drop database if exists ${sqlIdentifier(name)} with (force)`.toQuery());
         await admin.end();
       }
     },

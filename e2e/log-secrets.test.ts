@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import pg from 'pg';
+import { sql, sqlIdentifier } from '@gw/kernel';
 import { createTestDatabase, freePort, signedFetch, type TestDatabase } from '@gw/kernel/testing';
 import { authorizeInBrowser, MailSink, WebClient } from '../plugins/oauth/test/helpers.js';
 import { runCliProcess, startApp, waitForUrl } from './processes.js';
@@ -45,14 +46,16 @@ test.serial('no secret issued or used during a full run reaches the logs', async
   const role = `gw_log_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  await admin.query(`create role ${role} login superuser password '${dbPassword}'`);
+  // CREATE ROLE takes no parameters: the name and password go in as settings, quoted by format().
+  await admin.query("select set_config('gw_test.role', $1, false), set_config('gw_test.password', $2, false)", [role, dbPassword]);
+  await admin.query("do $$ begin execute format('create role %I login superuser password %L', current_setting('gw_test.role'), current_setting('gw_test.password')); end $$");
   await admin.end();
   t.teardown(async () => {
     const cleanup = new pg.Client({ connectionString: database.url });
     await cleanup.connect();
     await cleanup.query('select pg_terminate_backend(pid) from pg_stat_activity where usename = $1', [role]);
-    await cleanup.query(`drop owned by ${role}`);
-    await cleanup.query(`drop role if exists ${role}`);
+    await cleanup.query(sql`drop owned by ${sqlIdentifier(role)}`.toQuery());
+    await cleanup.query(sql`drop role if exists ${sqlIdentifier(role)}`.toQuery());
     await cleanup.end();
   });
   const dbUrl = new URL(database.url);

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import pg from 'pg';
 import { pino } from 'pino';
-import { createKernel, loadConfig, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
+import { createKernel, loadConfig, sql, sqlIdentifier, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 
 const logger = pino({ level: 'warn' });
@@ -28,9 +28,9 @@ await admin.connect();
 for (const row of (await admin.query(`select datname from pg_database where datname like 'gw_test_%'`)).rows as { datname: string }[]) {
   const owner = /^gw_test_(?:template_)?(\d+)(?:_|$)/.exec(row.datname)?.[1];
   if (owner && isAlive(Number(owner))) continue;
-  await admin.query(`drop database if exists ${row.datname} with (force)`);
+  await admin.query(sql`drop database if exists ${sqlIdentifier(row.datname)} with (force)`.toQuery());
 }
-await admin.query(`create database ${template}`);
+await admin.query(sql`create database ${sqlIdentifier(template)}`.toQuery());
 const templateUrl = new URL(adminUrl);
 templateUrl.pathname = `/${template}`;
 const kernel = createKernel({
@@ -59,7 +59,7 @@ if (leftovers.length > 0) {
   for (const p of leftovers) console.error(`  pid ${p.pid}: ${p.command}`);
   for (const p of leftovers) killQuietly(p.pid);
 }
-await admin.query(`drop database if exists ${template} with (force)`).catch(() => undefined);
+await admin.query(sql`drop database if exists ${sqlIdentifier(template)} with (force)`.toQuery()).catch(() => undefined);
 await admin.end();
 await embedded?.stop();
 process.exit(code !== 0 ? code : leftovers.length > 0 ? 1 : 0);

@@ -38,21 +38,25 @@ await postgres.withDatabase(async (url) => {
     const seed = (await invoicesService.create(principal, { external_id: 'seed', coin: 'eth', amount_usd: 12.5 }, CLI_ACTOR)).invoice;
 
     let started = Date.now();
-    const columns = (await db.raw<{ rows: { column_name: string }[] }>(`select column_name from information_schema.columns where table_name = 'invoices_invoices' order by ordinal_position`)).rows.map((r) => r.column_name);
-    const replaced: Record<string, string> = {
-      id: `'01' || lpad(g::text, 24, '0')`,
-      external_id: `'bulk-' || g`,
-      payment_token: `'f' || lpad(to_hex(g), 15, '0')`,
-      checkout_token: `'bulk-checkout-' || g`,
-      created_at: `created_at + make_interval(secs => g / 1000.0)`,
-      status: `'paid'`,
-      paid_at: `now()`,
-      paid_usd_rate: `3000`,
-      paid_rate_source: `'fixed'`,
-    };
     for (let from = 1; from <= total; from += 250_000) {
       const to = Math.min(total, from + 249_999);
-      await db.raw(`insert into invoices_invoices (${columns.join(', ')}) select ${columns.map((c) => replaced[c] ?? c).join(', ')} from invoices_invoices, generate_series(?::int, ?::int) g where id = ?`, [from, to, seed.id]);
+      // Copies of the seed invoice: every column as the seed has it, except those given here.
+      await db.raw(
+        `insert into invoices_invoices
+         select copy.* from invoices_invoices i cross join generate_series(?::int, ?::int) g
+           cross join lateral jsonb_populate_record(i, jsonb_build_object(
+             'id', '01' || lpad(g::text, 24, '0'),
+             'external_id', 'bulk-' || g,
+             'payment_token', 'f' || lpad(to_hex(g), 15, '0'),
+             'checkout_token', 'bulk-checkout-' || g,
+             'created_at', i.created_at + make_interval(secs => g / 1000.0),
+             'status', 'paid',
+             'paid_at', now(),
+             'paid_usd_rate', 3000,
+             'paid_rate_source', 'fixed')) copy
+          where i.id = ?`,
+        [from, to, seed.id],
+      );
       await db.raw(
         `insert into invoices_transactions (id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units, block_height, confirmations, status, synthetic, detected_at, confirmed_at)
          select '02' || substr(i.id, 3), i.id, i.project_id, i.chain, i.coin, '0x' || md5(i.id) || md5(i.external_id), 0, i.address, i.amount_units, 1, 12, 'confirmed', false, i.created_at, i.created_at

@@ -6,7 +6,7 @@
  * client. Requests are signed as A; B's ids are the foreign ones no request of A may reach.
  */
 import { chains, plugins } from '@gw/app-gateway';
-import { signRequest, requestTarget } from '@gw/kernel';
+import { signRequest, requestTarget, sql, sqlIdentifier, sqlJoin, sqlQuery } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { FIXED_RATES, projectWithPools } from '../../plugins/invoices/test/helpers.js';
@@ -185,11 +185,11 @@ async function listTools(url: string, pat: string): Promise<McpTool[]> {
 
 /** Row count of every table, by `schema.table`. */
 export async function rowCounts(world: FuzzWorld): Promise<Map<string, number>> {
-  const sql = world.tables.map((name) => {
-    const [schema, table] = name.split('.');
-    return `select '${name}' as name, count(*)::int as n from "${schema}"."${table}"`;
-  }).join(' union all ');
-  const rows = (await world.gw.kernel.cradle.db.raw(sql)).rows as { name: string; n: number }[];
+  const counts = world.tables.map((name) => {
+    const [schema, table] = name.split('.') as [string, string];
+    return sql`select ${name}::text as name, count(*)::int as n from ${sqlIdentifier(schema, table)}`;
+  });
+  const rows = await sqlQuery<{ name: string; n: number }>(world.gw.kernel.cradle.db, sqlJoin(counts, sql` union all `));
   return new Map(rows.map((r) => [r.name, r.n]));
 }
 

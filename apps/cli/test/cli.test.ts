@@ -1,5 +1,6 @@
 import test from 'ava';
 import { chains, plugins } from '@gw/app-gateway';
+import { sql, sqlIdentifier } from '@gw/kernel';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import pg from 'pg';
 import { cliRunner } from '../src/testing.js';
@@ -18,7 +19,7 @@ async function count(table: string): Promise<number> {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
-    return Number((await client.query(`select count(*)::int as n from ${table}`)).rows[0].n);
+    return Number((await client.query(sql`select count(*)::int as n from ${sqlIdentifier(table)}`.toQuery())).rows[0].n);
   } finally {
     await client.end();
   }

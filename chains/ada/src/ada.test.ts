@@ -1,8 +1,10 @@
 import test from 'ava';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import type { AppError, ChainAdapterDeps } from '@gw/kernel';
-import { adaChain, encodeCbor, sigStructure } from './index.js';
-import { bech32Decode, bech32Encode } from './bech32.js';
+import { bech32 } from 'bech32';
+import { encode } from 'cborg';
+import { adaChain, sigStructure } from './index.js';
+import { cip30SignData } from './testing.js';
 
 const adapter = adaChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, adaChain.definition);
 const h = (n: number): number => 0x80000000 + n;
@@ -26,7 +28,7 @@ const CIP19_ENTERPRISE = {
   testnet: 'addr_test1vz2fxv2umyhttkxyxp8x0dlpdt3k6cwng5pxj3jhsydzerspjrlsz',
 };
 
-const ACCT_XVK = bech32Encode('acct_xvk', Buffer.from(ACCOUNT_HEX, 'hex'));
+const ACCT_XVK = bech32.encode('acct_xvk', bech32.toWords(Buffer.from(ACCOUNT_HEX, 'hex')), 1000);
 
 function paymentKeyHashOf(address: string): string {
   const base = CSL.BaseAddress.from_address(CSL.Address.from_bech32(address))!;
@@ -43,7 +45,7 @@ test('definition data', (t) => {
 
 test('CIP-1852 base address vectors, mainnet and testnet, from acct_xvk and hex', (t) => {
   t.true(ACCT_XVK.startsWith('acct_xvk1'));
-  t.is(Buffer.from(bech32Decode(MAINNET_0)!.data).toString('hex').slice(0, 2), '01'); // codec sanity: base address, mainnet
+  t.is(Buffer.from(bech32.fromWords(bech32.decode(MAINNET_0, 1000).words)).toString('hex').slice(0, 2), '01'); // codec sanity: base address, mainnet
   for (const input of [ACCT_XVK, ACCOUNT_HEX, ACCOUNT_HEX.toUpperCase()]) {
     const main = adapter.parseAccountKey(input, 'mainnet');
     t.is(main.canonical, ACCOUNT_HEX);
@@ -88,15 +90,8 @@ test('isValidAddress and CIP-13 URIs', (t) => {
 
 const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet';
 
-/** Builds a CIP-30 DataSignature the way wallets do (protected {1:-8, "address"}, unprotected {"hashed": false}). */
 function signData(prv: CSL.Bip32PrivateKey, addressBech32: string, payload: string, signedPayload = payload) {
-  const addressBytes = CSL.Address.from_bech32(addressBech32).to_bytes();
-  const protectedBytes = encodeCbor(new Map<string | number, Uint8Array | number>([[1, -8], ['address', addressBytes]]) as never);
-  const raw = prv.to_raw_key();
-  const sig = raw.sign(sigStructure(protectedBytes, Buffer.from(signedPayload, 'utf8'))).to_bytes();
-  const sign1 = encodeCbor([protectedBytes, new Map([['hashed', false]]), Buffer.from(payload, 'utf8'), sig]);
-  const key = encodeCbor(new Map<number, number | Uint8Array>([[1, 1], [3, -8], [-1, 6], [-2, raw.to_public().as_bytes()]]) as never);
-  return JSON.stringify({ signature: Buffer.from(sign1).toString('hex'), key: Buffer.from(key).toString('hex') });
+  return cip30SignData(prv.to_raw_key(), CSL.Address.from_bech32(addressBech32).to_bytes(), payload, signedPayload);
 }
 
 test('verifyOwnership: CIP-8 COSE_Sign1 from payment key 0/0', async (t) => {
@@ -117,5 +112,87 @@ test('verifyOwnership: CIP-8 COSE_Sign1 from payment key 0/0', async (t) => {
   for (const signature of ['', '{}', JSON.stringify({ signature: 'zz', key: 'a0' }), JSON.stringify({ signature: '80', key: 'a0' })]) {
     const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature }));
     t.is((error as AppError).code, 'validation_error', signature);
+  }
+});
+
+/** A DataSignature assembled item by item and signed over its own protected header, so only the named defect differs. */
+function assemble(parts: {
+  protectedMap?: Map<unknown, unknown>;
+  protectedBytes?: Uint8Array;
+  unprotected?: Map<unknown, unknown>;
+  payload?: Uint8Array | null;
+  key?: Map<unknown, unknown>;
+  items?: (sign1: unknown[]) => unknown;
+}): { signature: string; key: string } {
+  const raw = accountPrv.derive(0).derive(0).to_raw_key();
+  const protectedMap = parts.protectedMap ?? new Map<unknown, unknown>([[1, -8], ['address', CSL.Address.from_bech32(MAINNET_0).to_bytes()]]);
+  const protectedBytes = parts.protectedBytes ?? encode(protectedMap);
+  const payload = parts.payload === undefined ? Buffer.from(CHALLENGE, 'utf8') : parts.payload;
+  const sig = raw.sign(sigStructure(protectedBytes, payload ?? Buffer.from(CHALLENGE, 'utf8'))).to_bytes();
+  const sign1 = [protectedBytes, parts.unprotected ?? new Map([['hashed', false]]), payload, sig];
+  const key = parts.key ?? new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 6], [-2, raw.to_public().as_bytes()]]);
+  const hex = (v: unknown) => Buffer.from(v instanceof Uint8Array ? v : encode(v)).toString('hex');
+  return { signature: hex(parts.items ? parts.items(sign1) : encode(sign1)), key: hex(key) };
+}
+
+test('verifyOwnership: well-formed variants wallets send are accepted', async (t) => {
+  const key = adapter.parseAccountKey(ACCT_XVK, 'mainnet');
+  const verify = (ds: { signature: string; key: string }) => adapter.verifyOwnership({ key, message: CHALLENGE, signature: JSON.stringify(ds) });
+  t.true(await verify(assemble({})), 'assembled with cborg, checked against the library-built form');
+  t.true(await verify(assemble({ items: (s) => Buffer.concat([Buffer.from([0xd2]), encode(s)]) })), 'tagged COSE_Sign1 (18)');
+  t.true(await verify(assemble({ payload: null })), 'detached payload');
+  t.true(await verify(assemble({ unprotected: new Map() })), 'no "hashed" header');
+});
+
+test('verifyOwnership: malformed CBOR and wrong COSE headers are validation_error', async (t) => {
+  const key = adapter.parseAccountKey(ACCT_XVK, 'mainnet');
+  const good = assemble({});
+  const pub = accountPrv.derive(0).derive(0).to_raw_key().to_public().as_bytes();
+  const address = CSL.Address.from_bech32(MAINNET_0).to_bytes();
+  const cases: Record<string, { signature: string; key: string }> = {
+    'truncated COSE_Sign1': { ...good, signature: good.signature.slice(0, -10) },
+    'trailing bytes after COSE_Sign1': { ...good, signature: `${good.signature}00` },
+    'truncated COSE_Key': { ...good, key: good.key.slice(0, -2) },
+    'odd hex': { ...good, signature: `${good.signature}0` },
+    'oversized input': { ...good, signature: '40'.repeat(10_000) },
+    'indefinite-length array': assemble({ items: (s) => Buffer.concat([Buffer.from([0x9f]), ...s.map((i) => encode(i)), Buffer.from([0xff])]) }),
+    'three items': assemble({ items: (s) => s.slice(0, 3) }),
+    'five items': assemble({ items: (s) => [...s, 0] }),
+    'another tag (98, COSE_Sign)': assemble({ items: (s) => Buffer.concat([Buffer.from([0xd8, 0x62]), encode(s)]) }),
+    'alg ES256 (-7)': assemble({ protectedMap: new Map<unknown, unknown>([[1, -7], ['address', address]]) }),
+    'alg missing': assemble({ protectedMap: new Map<unknown, unknown>([['address', address]]) }),
+    'alg as text': assemble({ protectedMap: new Map<unknown, unknown>([[1, 'EdDSA'], ['address', address]]) }),
+    'empty protected header': assemble({ protectedBytes: new Uint8Array(0) }),
+    'address missing': assemble({ protectedMap: new Map<unknown, unknown>([[1, -8]]) }),
+    'address as text': assemble({ protectedMap: new Map<unknown, unknown>([[1, -8], ['address', MAINNET_0]]) }),
+    'duplicate alg in protected header': assemble({ protectedBytes: Buffer.concat([Buffer.from('a3012701', 'hex'), encode(-8), encode('address'), encode(address)]) }),
+    'protected header not a map': assemble({ protectedBytes: encode([1, -8]) }),
+    'trailing bytes in protected header': assemble({ protectedBytes: Buffer.concat([encode(new Map<unknown, unknown>([[1, -8], ['address', address]])), Buffer.from([0])]) }),
+    'alg repeated in unprotected header': assemble({ unprotected: new Map<unknown, unknown>([[1, -8]]) }),
+    'hashed payload': assemble({ unprotected: new Map([['hashed', true]]) }),
+    'payload as text': assemble({ items: (s) => [s[0], s[1], CHALLENGE, s[3]] }),
+    'short signature': assemble({ items: (s) => [s[0], s[1], s[2], (s[3] as Uint8Array).subarray(0, 63)] }),
+    'key type EC2': assemble({ key: new Map<unknown, unknown>([[1, 2], [3, -8], [-1, 6], [-2, pub]]) }),
+    'curve X25519': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 4], [-2, pub]]) }),
+    'key alg ES256': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -7], [-1, 6], [-2, pub]]) }),
+    'key x of 31 bytes': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 6], [-2, pub.subarray(0, 31)]]) }),
+    'key x missing': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 6]]) }),
+  };
+  for (const [name, ds] of Object.entries(cases)) {
+    const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature: JSON.stringify(ds) }), undefined, name);
+    t.is((error as AppError | undefined)?.code, 'validation_error', name);
+  }
+});
+
+test('account keys: a bech32 key with a bad checksum, a wrong prefix or mixed case is invalid_xpub_format', (t) => {
+  const flipped = `${ACCT_XVK.slice(0, -1)}${ACCT_XVK.endsWith('q') ? 'p' : 'q'}`;
+  const words = bech32.toWords(Buffer.from(ACCOUNT_HEX, 'hex'));
+  for (const input of [
+    flipped,
+    bech32.encode('addr_vk', words, 1000),
+    bech32.encode('acct_xvk', bech32.toWords(Buffer.from(ACCOUNT_HEX.slice(0, -2), 'hex')), 1000), // 63 bytes
+    `acct_xvk1${ACCT_XVK.slice(9, 40).toUpperCase()}${ACCT_XVK.slice(40)}`,
+  ]) {
+    t.is(codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')), 'invalid_xpub_format', input);
   }
 });

@@ -15,87 +15,14 @@ import {
   type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/kernel';
-import { decodeCbor, encodeCbor, type CborValue } from './cbor.js';
+import { parseDataSignature, sigStructure } from './cip30-data-signature.js';
 import { CARDANO_NETWORK_ID, deriveAdaAddress, paymentPublicKey, parseAdaAccountKey } from './derive.js';
 import { AdaWatcher } from './watcher.js';
 
-/** The signature format accepted by `verifyOwnership`: CIP-30 `signData` output (DataSignature). */
-export interface AdaDataSignature {
-  /** COSE_Sign1, CBOR hex. */
-  readonly signature: string;
-  /** COSE_Key, CBOR hex. */
-  readonly key: string;
-}
-
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 function bad(message: string, cause?: unknown): never {
   throw coreErrors.validation_error(cause === undefined ? { message } : { message, cause });
-}
-
-function bytesOf(value: CborValue | undefined, what: string): Uint8Array {
-  if (!(value instanceof Uint8Array)) bad(`COSE: ${what} must be a byte string.`);
-  return value;
-}
-
-function mapOf(value: CborValue | undefined, what: string): Map<CborValue, CborValue> {
-  if (!(value instanceof Map)) bad(`COSE: ${what} must be a map.`);
-  return value;
-}
-
-function decodeHex(hex: string, what: string): CborValue {
-  if (!HEX.test(hex)) bad(`${what} must be CBOR hex.`);
-  try {
-    return decodeCbor(Buffer.from(hex, 'hex'));
-  } catch (cause) {
-    return bad(`${what} is not valid CBOR.`, cause);
-  }
-}
-
-interface ParsedSign1 {
-  readonly protectedBytes: Uint8Array;
-  readonly address: Uint8Array;
-  readonly payload: Uint8Array | null;
-  readonly signature: Uint8Array;
-  readonly publicKey: Uint8Array;
-}
-
-function parseDataSignature(raw: string): ParsedSign1 {
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (cause) {
-    return bad('The Cardano signature must be JSON {"signature":"<COSE_Sign1 hex>","key":"<COSE_Key hex>"}.', cause);
-  }
-  const ds = json as Partial<AdaDataSignature> | null;
-  if (!ds || typeof ds.signature !== 'string' || typeof ds.key !== 'string') {
-    bad('The Cardano signature must be JSON {"signature":"<COSE_Sign1 hex>","key":"<COSE_Key hex>"}.');
-  }
-  let sign1 = decodeHex(ds.signature, 'COSE_Sign1');
-  if (sign1 !== null && typeof sign1 === 'object' && 'tag' in sign1 && sign1.tag === 18) sign1 = sign1.value;
-  if (!Array.isArray(sign1) || sign1.length !== 4) bad('COSE_Sign1 must be an array of four items.');
-  const protectedBytes = bytesOf(sign1[0], 'protected header');
-  const protectedMap = mapOf(protectedBytes.length === 0 ? new Map() : decodeHex(Buffer.from(protectedBytes).toString('hex'), 'protected header'), 'protected header');
-  if (protectedMap.get(1) !== -8) bad('COSE: protected header alg must be EdDSA (-8).');
-  const address = bytesOf(protectedMap.get('address'), 'protected "address" header');
-  const unprotected = mapOf(sign1[1], 'unprotected header');
-  if (unprotected.get('hashed') === true) bad('COSE: hashed payloads are not supported; sign the challenge text itself.');
-  const payload = sign1[2] === null ? null : bytesOf(sign1[2], 'payload');
-  const signature = bytesOf(sign1[3], 'signature');
-  if (signature.length !== 64) bad('COSE: an Ed25519 signature is 64 bytes.');
-  const coseKey = mapOf(decodeHex(ds.key, 'COSE_Key'), 'COSE_Key');
-  if (coseKey.get(1) !== 1 || coseKey.get(-1) !== 6) bad('COSE_Key must be an OKP (kty 1) Ed25519 (crv 6) key.');
-  const keyAlg = coseKey.get(3);
-  if (keyAlg !== undefined && keyAlg !== -8) bad('COSE_Key alg must be EdDSA (-8).');
-  const publicKey = bytesOf(coseKey.get(-2), 'COSE_Key x');
-  if (publicKey.length !== 32) bad('COSE_Key x must be a 32-byte Ed25519 public key.');
-  return { protectedBytes, address, payload, signature, publicKey };
-}
-
-/** The COSE Sig_structure for COSE_Sign1: ["Signature1", protected, external_aad = h'', payload]. */
-export function sigStructure(protectedBytes: Uint8Array, payload: Uint8Array): Uint8Array {
-  return encodeCbor(['Signature1', protectedBytes, new Uint8Array(0), payload]);
 }
 
 /**

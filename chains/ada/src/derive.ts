@@ -1,6 +1,9 @@
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { coreErrors, type NetworkKind } from '@gw/kernel';
-import { bech32Decode } from './bech32.js';
+import { bech32 } from 'bech32';
+
+/** CIP-5 keys are longer than BIP-173's 90-character limit. */
+const BECH32_LIMIT = 1000;
 
 /** Shelley network ids in address headers. */
 export const CARDANO_NETWORK_ID: Readonly<Record<NetworkKind, number>> = { mainnet: 1, testnet: 0 };
@@ -23,9 +26,10 @@ export function parseAdaAccountKey(input: string): string {
     if (/^[0-9a-fA-F]{128}$/.test(input)) {
       bytes = CSL.Bip32PublicKey.from_bytes(Buffer.from(input, 'hex')).as_bytes();
     } else if (lower.startsWith('acct_xvk1') || lower.startsWith('xpub1')) {
-      const decoded = bech32Decode(input);
-      if (!decoded || (decoded.hrp !== 'acct_xvk' && decoded.hrp !== 'xpub')) throw new Error('bad bech32');
-      bytes = CSL.Bip32PublicKey.from_bytes(decoded.data).as_bytes();
+      const decoded = bech32.decodeUnsafe(input, BECH32_LIMIT);
+      const data = decoded && bech32.fromWordsUnsafe(decoded.words);
+      if (!decoded || !data || (decoded.prefix !== 'acct_xvk' && decoded.prefix !== 'xpub')) throw new Error('bad bech32');
+      bytes = CSL.Bip32PublicKey.from_bytes(Uint8Array.from(data)).as_bytes();
     } else {
       throw new Error('unrecognised form');
     }

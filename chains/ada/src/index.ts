@@ -3,9 +3,9 @@ import { createAdaAdapter } from './adapter.js';
 import { adaDefinition } from './definition.js';
 
 export { adaDefinition } from './definition.js';
-export { createAdaAdapter, sigStructure, type AdaDataSignature } from './adapter.js';
+export { createAdaAdapter } from './adapter.js';
+export { parseDataSignature, sigStructure, type AdaDataSignature, type ParsedDataSignature } from './cip30-data-signature.js';
 export { deriveAdaAddress, parseAdaAccountKey } from './derive.js';
-export { decodeCbor, encodeCbor } from './cbor.js';
 export { AdaWatcher } from './watcher.js';
 export { normaliseAdaAddress } from './address.js';
 

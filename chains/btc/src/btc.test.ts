@@ -6,7 +6,7 @@ import { Signer, Verifier } from 'bip322-js';
 import * as bitcoinMessage from 'bitcoinjs-message';
 import type { AppError, ChainAdapterDeps } from '@gw/kernel';
 import { btcChain } from './index.js';
-import { base58checkDecode, base58checkEncode } from './base58check.js';
+import bs58check from 'bs58check';
 
 const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
 const bip32 = BIP32Factory(ecc);
@@ -39,9 +39,9 @@ function seedOf(mnemonic: string): Buffer {
 }
 
 function withVersion(key: string, version: number): string {
-  const payload = Buffer.from(base58checkDecode(key)!);
+  const payload = Buffer.from(bs58check.decode(key));
   payload.writeUInt32BE(version, 0);
-  return base58checkEncode(payload);
+  return bs58check.encode(payload);
 }
 
 const testnetAccount = bip32.fromSeed(seedOf(MNEMONIC), {
@@ -107,6 +107,10 @@ test('wrong depth, private keys, BIP49 keys and garbage are invalid_xpub_format'
   t.is(code(t, () => adapter.parseAccountKey('', 'mainnet')), 'invalid_xpub_format');
   const flipped = `${BIP84_ACCOUNT_ZPUB.slice(0, -1)}${BIP84_ACCOUNT_ZPUB.endsWith('3') ? '4' : '3'}`;
   t.is(code(t, () => adapter.parseAccountKey(flipped, 'mainnet')), 'invalid_xpub_format');
+  // A valid base58check string whose payload is one byte short of a BIP32 key, and an over-long input.
+  const short = bs58check.encode(Buffer.from(bs58check.decode(BIP84_ACCOUNT_ZPUB)).subarray(0, 77));
+  t.is(code(t, () => adapter.parseAccountKey(short, 'mainnet')), 'invalid_xpub_format');
+  t.is(code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB.repeat(100), 'mainnet')), 'invalid_xpub_format');
 });
 
 test('deriveAddress rejects bad indexes', (t) => {
@@ -158,8 +162,8 @@ test('verifyOwnership: BIP-322 simple signature by receive index 0 (mainnet)', a
 
 test('verifyOwnership: BIP-137 segwit signature (mainnet) and BIP-322 (testnet)', async (t) => {
   const key = adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet');
-  const priv0 = base58checkDecode(BIP84_WIF_0)!.subarray(1, 33);
-  const priv1 = base58checkDecode(BIP84_WIF_1)!.subarray(1, 33);
+  const priv0 = Buffer.from(bs58check.decode(BIP84_WIF_0)).subarray(1, 33);
+  const priv1 = Buffer.from(bs58check.decode(BIP84_WIF_1)).subarray(1, 33);
   const good = bitcoinMessage.sign(CHALLENGE, priv0, true, { segwitType: 'p2wpkh' }).toString('base64');
   t.true(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: good }));
   t.false(await adapter.verifyOwnership({ key, message: 'another message', signature: good }));

@@ -2,7 +2,7 @@ import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import { coreErrors, type NetworkKind } from '@gw/kernel';
-import { base58checkDecode, base58checkEncode } from './base58check.js';
+import bs58check from 'bs58check';
 
 const bip32 = BIP32Factory(ecc);
 
@@ -52,7 +52,9 @@ export interface ParsedBtcKey {
  * Accepts xpub/zpub for mainnet and tpub/vpub for testnet (signet and testnet share versions).
  */
 export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedBtcKey {
-  const payload = base58checkDecode(input);
+  // Extended keys are 111 characters; the bound keeps base58's quadratic decode away from long input.
+  const decoded = input.length <= 120 ? bs58check.decodeUnsafe(input) : undefined;
+  const payload = decoded && Buffer.from(decoded);
   if (!payload || payload.length !== 78) {
     throw coreErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended key.' });
   }
@@ -85,7 +87,7 @@ export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedB
   }
   const neutral = Buffer.from(payload);
   neutral.writeUInt32BE(isMainnet ? VERSIONS.xpub : VERSIONS.tpub, 0);
-  const canonical = base58checkEncode(neutral);
+  const canonical = bs58check.encode(neutral);
   try {
     bip32.fromBase58(canonical, bitcoinNetworks[network]);
   } catch (cause) {

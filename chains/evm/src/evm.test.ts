@@ -1,7 +1,8 @@
 import test from 'ava';
 import { HDNodeWallet, Mnemonic, Wallet } from 'ethers';
 import type { AppError, ChainAdapterDeps, ChainDefinition } from '@gw/kernel';
-import { base58checkDecode, base58checkEncode, createEvmAdapter } from './index.js';
+import bs58check from 'bs58check';
+import { createEvmAdapter } from './index.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 // Published vector for this mnemonic at m/44'/60'/0'/0/0 (MetaMask, Trezor, ethers test suites).
@@ -28,9 +29,9 @@ const adapter = createEvmAdapter({ logger: {} as ChainAdapterDeps['logger'] }, f
 const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
 
 function withVersion(key: string, version: number): string {
-  const payload = new Uint8Array(base58checkDecode(key)!);
+  const payload = bs58check.decode(key);
   new DataView(payload.buffer).setUint32(0, version);
-  return base58checkEncode(payload);
+  return bs58check.encode(payload);
 }
 
 function codeOf(t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string {
@@ -67,6 +68,9 @@ test('invalid keys are invalid_xpub_format', (t) => {
   t.is(codeOf(t, () => adapter.parseAccountKey(withVersion(ABANDON_ETH_XPUB, 0x04b24746), 'mainnet')), 'invalid_xpub_format');
   const flipped = `${ABANDON_ETH_XPUB.slice(0, -1)}${ABANDON_ETH_XPUB.endsWith('t') ? 'u' : 't'}`;
   t.is(codeOf(t, () => adapter.parseAccountKey(flipped, 'mainnet')), 'invalid_xpub_format');
+  const short = bs58check.encode(bs58check.decode(ABANDON_ETH_XPUB).subarray(0, 77));
+  t.is(codeOf(t, () => adapter.parseAccountKey(short, 'mainnet')), 'invalid_xpub_format');
+  t.is(codeOf(t, () => adapter.parseAccountKey(ABANDON_ETH_XPUB.repeat(100), 'mainnet')), 'invalid_xpub_format');
   t.is(codeOf(t, () => adapter.parseAccountKey('0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'mainnet')), 'invalid_xpub_format');
   t.is(codeOf(t, () => adapter.parseAccountKey('', 'testnet')), 'invalid_xpub_format');
   const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');

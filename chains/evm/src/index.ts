@@ -1,6 +1,6 @@
 export { createEvmAdapter, evmChainIdOf, isEvmAddress } from './adapter.js';
 export { deriveEvmAddress, receiveChainOf, EVM_COIN_TYPE } from './derive.js';
-export { parseAccountXpub, generateAccountXpub, base58checkDecode, base58checkEncode } from './xpub.js';
+export { parseAccountXpub, generateAccountXpub } from './xpub.js';
 export { recoverSigner } from './recoverable-signature.js';
 export { bip44AccountKeys } from './bip44-account.js';
 export { EvmWatcher, TRANSFER_TOPIC } from './watcher.js';

@@ -1,6 +1,7 @@
 import { coreErrors, type NetworkKind } from '@gw/kernel';
 import { randomBytes } from 'node:crypto';
-import { decodeBase58, encodeBase58, getBytes, HDNodeWallet, sha256, toBeArray } from 'ethers';
+import bs58check from 'bs58check';
+import { HDNodeWallet } from 'ethers';
 
 /**
  * BIP32 extended public keys for secp256k1 account-model chains (EVM, TRON). Parsing is strict:
@@ -12,37 +13,6 @@ const XPUB = 0x0488b21e;
 const TPUB = 0x043587cf;
 const PRIVATE = new Set([0x0488ade4, 0x04358394, 0x049d7878, 0x04b2430c, 0x044a4e28, 0x045f18bc]);
 const HARDENED = 0x80000000;
-
-function checksum(payload: Uint8Array): Uint8Array {
-  return getBytes(sha256(sha256(payload))).subarray(0, 4);
-}
-
-/** Decodes base58check; undefined for bad characters or checksum. */
-export function base58checkDecode(input: string): Uint8Array | undefined {
-  if (!/^[1-9A-HJ-NP-Za-km-z]{1,200}$/.test(input)) return undefined;
-  let zeros = 0;
-  while (zeros < input.length && input[zeros] === '1') zeros++;
-  const body = input.slice(zeros);
-  const tail = body.length === 0 ? new Uint8Array(0) : toBeArray(decodeBase58(body));
-  const bytes = new Uint8Array(zeros + tail.length);
-  bytes.set(tail, zeros);
-  if (bytes.length < 5) return undefined;
-  const payload = bytes.subarray(0, bytes.length - 4);
-  const sum = checksum(payload);
-  for (let i = 0; i < 4; i++) if (sum[i] !== bytes[payload.length + i]) return undefined;
-  return payload;
-}
-
-/** Encodes bytes as base58check (leading zero bytes become '1'). */
-export function base58checkEncode(payload: Uint8Array): string {
-  const bytes = new Uint8Array(payload.length + 4);
-  bytes.set(payload);
-  bytes.set(checksum(payload), payload.length);
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  const rest = bytes.subarray(zeros);
-  return '1'.repeat(zeros) + (rest.length ? encodeBase58(rest) : '');
-}
 
 export interface ParsedAccountXpub {
   /** The key re-serialised with the xpub version bytes. */
@@ -57,7 +27,8 @@ export interface ParsedAccountXpub {
  * accepted for either network kind and normalised to the xpub form; `network` only shapes messages.
  */
 export function parseAccountXpub(input: string, network: NetworkKind, coinType: number): ParsedAccountXpub {
-  const payload = base58checkDecode(input);
+  // Extended keys are 111 characters; the bound keeps base58's quadratic decode away from long input.
+  const payload = input.length <= 120 ? bs58check.decodeUnsafe(input) : undefined;
   if (!payload || payload.length !== 78) {
     throw coreErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended public key.' });
   }
@@ -85,7 +56,7 @@ export function parseAccountXpub(input: string, network: NetworkKind, coinType: 
   }
   const neutral = new Uint8Array(payload);
   new DataView(neutral.buffer).setUint32(0, XPUB);
-  return { canonical: base58checkEncode(neutral), account: index - HARDENED };
+  return { canonical: bs58check.encode(neutral), account: index - HARDENED };
 }
 
 /** A fresh BIP32 account key at `accountPath` (random seed), as the xpub `parseAccountXpub` accepts. */

@@ -1,5 +1,6 @@
 import { getBytes } from 'ethers';
-import { base58checkDecode, base58checkEncode, receiveChainOf } from '@gw/chain-evm';
+import bs58check from 'bs58check';
+import { receiveChainOf } from '@gw/chain-evm';
 
 /** SLIP-44 coin type of TRON. */
 export const TRON_COIN_TYPE = 195;
@@ -12,13 +13,13 @@ export function tronAddressFromHex(hexAddress: string): string {
   const payload = new Uint8Array(21);
   payload[0] = TRON_ADDRESS_PREFIX;
   payload.set(body, 1);
-  return base58checkEncode(payload);
+  return bs58check.encode(payload);
 }
 
 /** True for a base58check T-address with the 0x41 prefix and a 20-byte body. */
 export function isTronAddress(address: string): boolean {
   if (typeof address !== 'string' || address.length !== 34 || !address.startsWith('T')) return false;
-  const payload = base58checkDecode(address);
+  const payload = bs58check.decodeUnsafe(address);
   return payload !== undefined && payload.length === 21 && payload[0] === TRON_ADDRESS_PREFIX;
 }
 

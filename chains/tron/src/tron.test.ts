@@ -3,7 +3,7 @@ import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb, Trx } from 'tronweb';
 import type { AppError, ChainAdapterDeps } from '@gw/kernel';
 import { tronChain } from './index.js';
-import { base58checkDecode, base58checkEncode } from '@gw/chain-evm';
+import bs58check from 'bs58check';
 
 const adapter = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tronChain.definition);
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -15,9 +15,9 @@ const XPUB = account.neuter().extendedKey;
 const privOf = (i: number): string => account.deriveChild(0).deriveChild(i).privateKey.slice(2);
 
 function withVersion(key: string, version: number): string {
-  const payload = new Uint8Array(base58checkDecode(key)!);
+  const payload = bs58check.decode(key);
   new DataView(payload.buffer).setUint32(0, version);
-  return base58checkEncode(payload);
+  return bs58check.encode(payload);
 }
 const codeOf = (t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown): string => (t.throws(fn) as AppError).code;
 

@@ -10,7 +10,7 @@ import {
   type WatchedAddresses,
   type WatcherOptions,
 } from '@gw/kernel';
-import { base58checkDecode } from '@gw/chain-evm';
+import bs58check from 'bs58check';
 import { TRON_ADDRESS_PREFIX, tronAddressFromHex } from './derive.js';
 import { amountOf, parseBlock, parseBlockHeader, parseTransactionInfos, postNode, type NodeBlock, type NodeTransactionInfo } from './node-api.js';
 
@@ -71,7 +71,7 @@ export class TronWatcher implements ChainWatcher {
     for (const coin of definition.coins) {
       const contract = coin.contracts?.[network];
       if (contract === undefined) continue;
-      const payload = base58checkDecode(contract);
+      const payload = bs58check.decodeUnsafe(contract);
       if (!payload || payload.length !== 21 || payload[0] !== TRON_ADDRESS_PREFIX) throw new Error(`${coin.id}: contract ${contract} is not a TRON address`);
       tokens.set(Buffer.from(payload.subarray(1)).toString('hex'), coin.id);
     }

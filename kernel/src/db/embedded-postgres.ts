@@ -3,6 +3,7 @@ import net from 'node:net';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { sql, sqlIdentifier } from './sql.js';
 
 export interface EmbeddedPostgresOptions {
   readonly dataDir: string;
@@ -72,7 +73,7 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
     const found = await client.query('select 1 from pg_database where datname = $1', [database]);
     if (found.rowCount === 0) {
       try {
-        await client.query(`create database "${database.replace(/"/g, '""')}"`);
+        await client.query(sql`create database ${sqlIdentifier(database)}`.toQuery());
       } catch (error) {
         if ((error as { code?: string }).code !== '42P04') throw error;
       }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { sql, sqlIdentifier } from './sql.js';
 
 /** What a subscriber is told: a notification's payload, or that some may have been missed. */
 export interface NotificationListener {
@@ -68,7 +69,7 @@ export function createNotifications(options: { url: string; logger: Logger }): N
         next.on('end', () => lost(next, new Error('listening connection ended')));
         await next.connect();
         const ready = new Map<string, Promise<unknown>>();
-        for (const channel of listeners.keys()) ready.set(channel, next.query(`listen "${channel}"`));
+        for (const channel of listeners.keys()) ready.set(channel, next.query(sql`listen ${sqlIdentifier(channel)}`.toQuery()));
         await Promise.all(ready.values());
         listening = ready;
         client = next;
@@ -123,7 +124,7 @@ export function createNotifications(options: { url: string; logger: Logger }): N
       try {
         const connected = await connect();
         let listen = listening.get(channel);
-        if (!listen) listening.set(channel, (listen = connected.query(`listen "${channel}"`)));
+        if (!listen) listening.set(channel, (listen = connected.query(sql`listen ${sqlIdentifier(channel)}`.toQuery())));
         await listen;
       } catch (error) {
         set.delete(listener);
@@ -135,7 +136,7 @@ export function createNotifications(options: { url: string; logger: Logger }): N
         if (!current?.delete(listener) || current.size > 0) return;
         listeners.delete(channel);
         listening.delete(channel);
-        void client?.query(`unlisten "${channel}"`).catch(() => undefined);
+        void client?.query(sql`unlisten ${sqlIdentifier(channel)}`.toQuery()).catch(() => undefined);
       };
     },
     subscriberCount(channel) {

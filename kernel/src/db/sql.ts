@@ -43,6 +43,34 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
 }
 
 /**
+ * A name (table, column, schema, database, role, LISTEN channel) for the {@link sql} tag, quoted
+ * as PostgreSQL quotes identifiers: `sql\`analyze ${sqlIdentifier('address_pool_addresses')}\``,
+ * `sqlIdentifier('pgboss', 'job')` for `"pgboss"."job"`. For the statements and positions that take
+ * no bind parameter; values always go in as parameters. A statement without values runs on a
+ * node-postgres client as `client.query(statement.toQuery())` (the simple protocol). Throws for an empty name, one with a NUL
+ * character, or one longer than PostgreSQL's 63 bytes (it would be truncated silently).
+ */
+export function sqlIdentifier(...parts: [string, ...string[]]): Sql {
+  const quoted = parts.map((part) => {
+    if (part.length === 0 || part.includes('\0') || Buffer.byteLength(part) > 63) {
+      throw new Error(`not a PostgreSQL identifier: ${JSON.stringify(part)}`);
+    }
+    return `"${part.replace(/"/g, '""')}"`;
+  });
+  return new Sql([quoted.join('.')], []);
+}
+
+/**
+ * Statement pieces joined by `separator` into one, each keeping its parameters:
+ * `sqlJoin(tables.map((t) => sql\`select count(*) from ${sqlIdentifier(t)}\`), sql\` union all \`)`.
+ * For a list whose length is not fixed; a list of values is one array parameter instead.
+ */
+export function sqlJoin(parts: readonly Sql[], separator: Sql = sql`, `): Sql {
+  const values = parts.flatMap((part, i) => (i === 0 ? [part] : [separator, part]));
+  return new Sql(new Array<string>(values.length + 1).fill(''), values);
+}
+
+/**
  * Rows as one JSON parameter, for set-based writes of many rows:
  * `select r.id, r.body from ${jsonRecords(rows)} as r(id text, body text, at timestamptz)`.
  * The statement text stays the same whatever the batch size. Cheaper than one `text[]` parameter

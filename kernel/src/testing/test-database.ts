@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { sql, sqlIdentifier } from '../db/sql.js';
 
 /** A throw-away database for one test file, cloned from the migrated template when there is one. */
 export interface TestDatabase {
@@ -24,7 +25,7 @@ export async function createTestDatabase(options: { readonly adminUrl?: string; 
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
+    await admin.query((template ? sql`create database ${sqlIdentifier(name)} template ${sqlIdentifier(template)}` : sql`create database ${sqlIdentifier(name)}`).toQuery());
   } finally {
     await admin.end();
   }
@@ -37,7 +38,7 @@ export async function createTestDatabase(options: { readonly adminUrl?: string; 
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
-        await client.query(`drop database if exists ${name} with (force)`);
+        await client.query(sql`drop database if exists ${sqlIdentifier(name)} with (force)`.toQuery());
       } finally {
         await client.end();
       }

@@ -1,5 +1,15 @@
 import test from 'ava';
-import { fromBaseUnits, parseUnits, toBaseUnits, UnitsError } from './decimal-units.js';
+import {
+  decimalOfNumber,
+  fromBaseUnits,
+  isPositiveDecimal,
+  parsePositiveDecimal,
+  parseUnits,
+  scaledDecimal,
+  toBaseUnits,
+  toPlainDecimal,
+  UnitsError,
+} from './decimal-units.js';
 
 test('decimal strings convert to exact base units', (t) => {
   t.is(toBaseUnits('1', 8), 100_000_000n);
@@ -35,4 +45,80 @@ test('bad input is refused, never rounded', (t) => {
   t.throws(() => parseUnits('12a'), { instanceOf: UnitsError });
   t.throws(() => fromBaseUnits(-1n, 2), { instanceOf: UnitsError });
   t.is(parseUnits('0012'), 12n);
+});
+
+test('toBaseUnits: leading zeros, too many decimals, negative, exponents and huge values', (t) => {
+  t.is(toBaseUnits('000123.4', 2), 12_340n);
+  t.is(toBaseUnits('0.10', 1), 1n); // a trailing zero beyond the precision is not a digit too many
+  for (const bad of ['0.001', '1.0001', '5.000000001']) t.throws(() => toBaseUnits(bad, bad === '5.000000001' ? 8 : 2), { instanceOf: UnitsError }, bad);
+  for (const bad of ['-0.5', '+1', ' 1', '1 ', '1,5', '1.', '1e-2', '1E2', 'NaN', 'Infinity', '0x10', '١']) t.throws(() => toBaseUnits(bad, 8), { instanceOf: UnitsError }, bad);
+  // 2^256 - 1 base units of an 18-decimal token: exact, no float anywhere.
+  const uint256Max = (2n ** 256n - 1n).toString();
+  const asDecimal = `${uint256Max.slice(0, -18)}.${uint256Max.slice(-18)}`;
+  t.is(toBaseUnits(asDecimal, 18), 2n ** 256n - 1n);
+  t.is(fromBaseUnits(2n ** 256n - 1n, 18), asDecimal);
+  t.throws(() => toBaseUnits('1', 37), { instanceOf: UnitsError });
+});
+
+test('toPlainDecimal: plain decimals are normalised without changing their value', (t) => {
+  t.is(toPlainDecimal('97123.45'), '97123.45');
+  t.is(toPlainDecimal('97123.4500'), '97123.45');
+  t.is(toPlainDecimal('1.0'), '1');
+  t.is(toPlainDecimal('0001.50'), '1.5');
+  t.is(toPlainDecimal('000'), '0');
+  t.is(toPlainDecimal('0.999738'), '0.999738');
+  t.is(toPlainDecimal('.5'), '0.5');
+  t.is(toPlainDecimal('5.'), '5');
+  t.is(toPlainDecimal('+3'), '3');
+  t.is(toPlainDecimal(' 7 '), '7');
+  t.is(toPlainDecimal('-0'), '0');
+  t.is(toPlainDecimal('-0.000'), '0');
+  // A value no IEEE double holds exactly stays exact, and so does a huge one.
+  t.is(toPlainDecimal('0.1000000000000000055511151231257827'), '0.1000000000000000055511151231257827');
+  t.is(toPlainDecimal(`${'9'.repeat(80)}.${'9'.repeat(40)}`), `${'9'.repeat(80)}.${'9'.repeat(40)}`);
+});
+
+test('toPlainDecimal: exponent notation is expanded exactly, within a bound', (t) => {
+  t.is(toPlainDecimal('2.5e-7'), '0.00000025');
+  t.is(toPlainDecimal('1E-6'), '0.000001');
+  t.is(toPlainDecimal('1.2345e3'), '1234.5');
+  t.is(toPlainDecimal('1.2345E+2'), '123.45');
+  t.is(toPlainDecimal('9.7e4'), '97000');
+  t.is(toPlainDecimal('12e-1'), '1.2');
+  t.is(toPlainDecimal('0.0012e3'), '1.2');
+  t.is(toPlainDecimal('1e21'), '1000000000000000000000');
+  t.is(toPlainDecimal('1e100'), `1${'0'.repeat(100)}`);
+  t.is(toPlainDecimal('1e-100'), `0.${'0'.repeat(99)}1`);
+  for (const bad of ['1e101', '1e-101', '1e9007199254740993', '1e1000']) t.throws(() => toPlainDecimal(bad), { instanceOf: UnitsError }, bad);
+  t.is(toPlainDecimal('1e150', 200), `1${'0'.repeat(150)}`);
+});
+
+test('toPlainDecimal: anything that is not a non-negative decimal is refused', (t) => {
+  for (const bad of ['', ' ', 'abc', '1,5', '-1', '-0.5', '-1e-9', '1e', 'e5', '.', '.e1', '0x10', 'NaN', 'Infinity', '1.2.3', '1_000', '--1']) {
+    t.throws(() => toPlainDecimal(bad), { instanceOf: UnitsError }, bad);
+  }
+});
+
+test('decimalOfNumber: a JSON number as the decimal its writer wrote, exponents moved in the digits', (t) => {
+  t.is(decimalOfNumber(0), '0');
+  t.is(decimalOfNumber(1.5), '1.5');
+  t.is(decimalOfNumber(0.1), '0.1');
+  t.is(decimalOfNumber(0.00000001), '0.00000001'); // String() gives 1e-8
+  t.is(decimalOfNumber(1.2345e-15), '0.0000000000000012345');
+  t.is(decimalOfNumber(1.5e22), '15000000000000000000000');
+  t.is(decimalOfNumber(20_999_999.9769), '20999999.9769');
+  t.is(decimalOfNumber(5e-324), `0.${'0'.repeat(323)}5`);
+  t.is(decimalOfNumber(Number.MAX_VALUE).length, 309);
+  for (const bad of [-1, -1e-8, Number.NaN, Number.POSITIVE_INFINITY]) t.throws(() => decimalOfNumber(bad), { instanceOf: UnitsError }, String(bad));
+});
+
+test('positive decimals and scaled decimals', (t) => {
+  t.is(parsePositiveDecimal('65000'), '65000');
+  t.is(parsePositiveDecimal('3.2e-1'), '0.32');
+  for (const notPositive of ['0', '0.000', '-5', 'n/a', '']) t.is(parsePositiveDecimal(notPositive), undefined, notPositive);
+  t.true(isPositiveDecimal('0.001'));
+  t.false(isPositiveDecimal('0.000'));
+  t.deepEqual(scaledDecimal('12.50'), { digits: 1250n, scale: 2 });
+  t.deepEqual(scaledDecimal('007'), { digits: 7n, scale: 0 });
+  for (const bad of ['1e2', '-1', '.5', '1.', '']) t.throws(() => scaledDecimal(bad), { instanceOf: UnitsError }, bad);
 });

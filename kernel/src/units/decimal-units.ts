@@ -1,6 +1,8 @@
 /**
- * Exact conversion between decimal strings (the API edge) and bigint base units (everywhere else).
- * No floating point is involved at any step.
+ * The one decimal module for money: exact conversion between decimal strings (the API edge,
+ * provider prices, numeric columns read as text) and bigint base units (everywhere else). No
+ * floating point is involved at any step. A "plain decimal" below is `^\d+(\.\d+)?$`: no sign,
+ * no exponent.
  */
 import { trimTrailing } from '../trim-trailing.js';
 
@@ -56,18 +58,75 @@ function assertDecimals(decimals: number): void {
   }
 }
 
+const NUMBER_LITERAL = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+/** Exponents beyond this are not amounts, prices or factors; refusing them keeps the expansion bounded. */
+const MAX_EXPONENT = 100;
+/** Every finite double's shortest text has an exponent within this (5e-324 … 1.7976931348623157e308). */
+const MAX_DOUBLE_EXPONENT = 400;
+
 /**
- * A finite non-negative JSON number as a plain decimal string (no exponent): its shortest
- * round-trip text, which is the decimal its writer wrote, with an exponent (`1.5e-7`, `2e+21`)
- * applied by moving the point in the digits, never through floating-point arithmetic (`toFixed`
- * adds binary noise). For amounts and factors that arrive as JSON numbers.
+ * Normalises a non-negative decimal or exponent literal (`"97123.4500"`, `"0001.50"`, `".5"`,
+ * `"2.5e-7"`, `"1E+3"`, `"+3"`) to the canonical plain decimal: no exponent, no leading zeros, no
+ * trailing fractional zeros (`"97123.45"`, `"1.5"`, `"0.5"`, `"0.00000025"`, `"1000"`, `"3"`). The
+ * exponent is applied by moving the point in the digit string. Throws UnitsError for anything
+ * else, for a negative value (`"-0"` is zero) and for an exponent beyond ±`maxExponent`.
+ */
+export function toPlainDecimal(text: string, maxExponent = MAX_EXPONENT): string {
+  const match = NUMBER_LITERAL.exec(text.trim());
+  if (!match) throw new UnitsError(`"${text}" is not a decimal number`);
+  const [, sign, whole = '', fraction = '', exponentText] = match;
+  if (whole === '' && fraction === '') throw new UnitsError(`"${text}" is not a decimal number`);
+  if (sign === '-' && /[1-9]/.test(whole + fraction)) throw new UnitsError(`"${text}" is negative`);
+  const exponent = exponentText === undefined ? 0 : Number(exponentText);
+  if (!Number.isSafeInteger(exponent) || Math.abs(exponent) > maxExponent) throw new UnitsError(`"${text}" has an out-of-range exponent`);
+  let digits = whole + fraction;
+  let point = whole.length + exponent;
+  if (point < 0) {
+    digits = '0'.repeat(-point) + digits;
+    point = 0;
+  }
+  if (point > digits.length) digits = digits.padEnd(point, '0');
+  const integerPart = digits.slice(0, point).replace(/^0+/, '') || '0';
+  const fractionPart = trimTrailing(digits.slice(point), '0');
+  return fractionPart ? `${integerPart}.${fractionPart}` : integerPart;
+}
+
+/**
+ * A finite non-negative JSON number as a canonical plain decimal: its shortest round-trip text,
+ * which is the decimal its writer wrote, with an exponent (`1.5e-7`, `2e+21`) applied in the
+ * digits, never through floating-point arithmetic (`toFixed` adds binary noise). For amounts and
+ * factors that arrive as JSON numbers. Throws UnitsError for a negative or non-finite number.
  */
 export function decimalOfNumber(value: number): string {
-  const text = String(value);
-  const match = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/i.exec(text);
-  if (!match) return text;
-  const digits = `${match[1]}${match[2] ?? ''}`;
-  const point = match[1]!.length + Number(match[3]);
-  const plain = point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? `${digits}${'0'.repeat(point - digits.length)}` : `${digits.slice(0, point)}.${digits.slice(point)}`;
-  return plain.includes('.') ? trimTrailing(trimTrailing(plain, '0'), '.') : plain;
+  if (!Number.isFinite(value)) throw new UnitsError(`${value} is not a finite number`);
+  return toPlainDecimal(String(value), MAX_DOUBLE_EXPONENT);
+}
+
+/** Whether a plain decimal is greater than zero. */
+export function isPositiveDecimal(plain: string): boolean {
+  return /[1-9]/.test(plain);
+}
+
+/** A positive decimal literal (see toPlainDecimal) as a canonical plain decimal, or undefined when `text` is not one. */
+export function parsePositiveDecimal(text: string): string | undefined {
+  try {
+    const plain = toPlainDecimal(text);
+    return isPositiveDecimal(plain) ? plain : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A plain decimal as an integer over a power of ten: `"12.50"` is `{ digits: 1250n, scale: 2 }`. */
+export interface ScaledDecimal {
+  readonly digits: bigint;
+  readonly scale: number;
+}
+
+/** Splits a plain decimal into its digits and scale (number of fractional digits); throws UnitsError otherwise. */
+export function scaledDecimal(plain: string): ScaledDecimal {
+  const match = DECIMAL.exec(plain);
+  if (!match) throw new UnitsError(`"${plain}" is not a plain non-negative decimal`);
+  const fraction = match[2] ?? '';
+  return { digits: BigInt(match[1]! + fraction), scale: fraction.length };
 }

@@ -47,7 +47,6 @@ export const ratesPlugin = definePlugin({
 export { ASSETS, COIN_ASSET, assetOf, type Asset } from './assets.js';
 export { RatesConfigSchema, type RatesConfig, type ProviderId } from './config.js';
 export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';
-export { toPlainDecimal } from './decimal.js';
 export { REFRESH_JOB } from './jobs.js';
 export { RateService, providersFromConfig, type RateQuote, type RateServiceDeps, type ProviderRefresh, type CachedQuoteView } from './services/rate-service.js';
 export { ProviderError, type RateProvider, type ProviderRate } from './providers/provider.js';

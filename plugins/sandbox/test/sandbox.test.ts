@@ -458,12 +458,19 @@ test('a reset or delete that fails in PostgreSQL is 500 sandbox_reset_failed / s
   const inv = await invoice(c);
   await simulate(c, inv.id, 'detect');
   const db = gw.kernel.cradle.db;
-  // A real failure inside the cascade: a trigger refusing this project's rows.
+  // A real failure inside the cascade: a trigger refusing the rows of the projects listed in a table.
+  await db.raw('create table if not exists refuse_purge_projects (project_id text primary key)');
+  await db('refuse_purge_projects').insert({ project_id: c.projectId });
   await db.raw(`create or replace function refuse_sandbox_purge() returns trigger language plpgsql as $$
-    begin raise exception 'refused for the test'; end $$`);
-  await db.raw(`create trigger refuse_pool_purge before delete on address_pool_addresses for each row
-    when (old.project_id = '${c.projectId}') execute function refuse_sandbox_purge()`);
-  t.teardown(() => db.raw('drop trigger if exists refuse_pool_purge on address_pool_addresses'));
+    begin
+      if exists (select 1 from refuse_purge_projects where project_id = old.project_id) then raise exception 'refused for the test'; end if;
+      return old;
+    end $$`);
+  await db.raw('create trigger refuse_pool_purge before delete on address_pool_addresses for each row execute function refuse_sandbox_purge()');
+  t.teardown(async () => {
+    await db.raw('drop trigger if exists refuse_pool_purge on address_pool_addresses');
+    await db.raw('drop table if exists refuse_purge_projects');
+  });
   const reset = await c.call('POST', `/${c.projectId}/reset`);
   t.is(reset.status, 500);
   t.is(reset.body.error_code, 'sandbox_reset_failed');

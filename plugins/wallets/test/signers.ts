@@ -12,7 +12,7 @@ import { HDNodeWallet, Mnemonic, Wallet } from 'ethers';
 import { Trx } from 'tronweb';
 import { Address } from '@ton/core';
 import { keyPairFromSeed, sign } from '@ton/crypto';
-import { encodeCbor, sigStructure } from '@gw/chain-ada';
+import { cip30SignData } from '@gw/chain-ada/testing';
 import { tonChain, tonSignDataHash } from '@gw/chain-ton';
 import type { ChainAdapterDeps, ChainId } from '@gw/kernel';
 
@@ -100,12 +100,7 @@ export const adaWallet: TestWallet = {
   xpub: ADA_ACCOUNT_HEX,
   address0: ADA_MAINNET_0,
   sign: async (message, index = 0) => {
-    const raw = adaAccount.derive(0).derive(index).to_raw_key();
-    const protectedBytes = encodeCbor(new Map<string | number, Uint8Array | number>([[1, -8], ['address', CSL.Address.from_bech32(ADA_MAINNET_0).to_bytes()]]) as never);
-    const sig = raw.sign(sigStructure(protectedBytes, Buffer.from(message, 'utf8'))).to_bytes();
-    const sign1 = encodeCbor([protectedBytes, new Map([['hashed', false]]), Buffer.from(message, 'utf8'), sig]);
-    const key = encodeCbor(new Map<number, number | Uint8Array>([[1, 1], [3, -8], [-1, 6], [-2, raw.to_public().as_bytes()]]) as never);
-    return JSON.stringify({ signature: Buffer.from(sign1).toString('hex'), key: Buffer.from(key).toString('hex') });
+    return cip30SignData(adaAccount.derive(0).derive(index).to_raw_key(), CSL.Address.from_bech32(ADA_MAINNET_0).to_bytes(), message);
   },
 };
 

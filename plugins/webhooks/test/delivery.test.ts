@@ -1,4 +1,5 @@
 import test from 'ava';
+import { sql, sqlIdentifier, sqlQuery } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
@@ -153,12 +154,12 @@ test('an event rolled back with its state change never exists; one committed alw
   );
   t.truthy(emitted);
   t.is(await eventRow(emitted!), undefined, 'no event row');
-  const orphanJobs = await db.raw(`select count(*)::int as n from ${gw.kernel.config.jobs.schema}.job where name = 'webhooks.deliver' and data->>'eventId' = ?`, [emitted!]);
-  t.is(orphanJobs.rows[0].n, 0, 'no job');
+  const deliverJobs = async (eventId: string) =>
+    (await sqlQuery<{ n: number }>(db, sql`select count(*)::int as n from ${sqlIdentifier(gw.kernel.config.jobs.schema, 'job')} where name = 'webhooks.deliver' and data->>'eventId' = ${eventId}`))[0]!.n;
+  t.is(await deliverJobs(emitted!), 0, 'no job');
   t.like(await db('invoices_invoices').where({ id: inv.id }).first(), { status: 'pending' });
   const { eventId } = await detect(project, inv.id);
-  const committedJobs = await db.raw(`select count(*)::int as n from ${gw.kernel.config.jobs.schema}.job where name = 'webhooks.deliver' and data->>'eventId' = ?`, [eventId!]);
-  t.is(committedJobs.rows[0].n, 1);
+  t.is(await deliverJobs(eventId!), 1);
 });
 
 test('a fact the lifecycle refuses writes nothing: cancelling an expired invoice is 409 invoice_not_cancellable, no event', async (t) => {

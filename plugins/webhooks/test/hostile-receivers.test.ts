@@ -1,4 +1,5 @@
 import test from 'ava';
+import { sql, sqlQuery } from '@gw/kernel';
 import { createTestDatabase, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { payInvoice } from '@gw/plugin-invoices/testing';
@@ -56,14 +57,12 @@ const attemptsOf = (id: string) => gw.kernel.cradle.db('webhooks_attempts').wher
  * (a straggler's fallback job, not the attempt's own job before a worker fetched it).
  */
 const waitingJobs = async (id: string, attempt: number, on: TestKernel = gw, later = true) =>
-  Number(
-    (
-      await on.kernel.cradle.db.raw(
-        `select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and data->>'eventId' = ? and (data->>'attempt')::int = ?${later ? ' and start_after > now()' : ''}`,
-        [id, attempt],
-      )
-    ).rows[0].n,
-  );
+  (
+    await sqlQuery<{ n: number }>(
+      on.kernel.cradle.db,
+      sql`select count(*)::int as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and data->>'eventId' = ${id} and (data->>'attempt')::int = ${attempt} ${later ? sql`and start_after > now()` : sql``}`,
+    )
+  )[0]!.n;
 
 test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage stall no other delivery and lose no event', async (t) => {
   const hang = await eventTo('/hooks/hang');

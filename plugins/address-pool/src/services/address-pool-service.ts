@@ -438,14 +438,14 @@ export class AddressPoolService {
   private async nudgeIfLow(trx: Knex.Transaction, wallet: VerifiedWallet, onlyActivated: boolean): Promise<void> {
     const lowWatermark = Math.ceil(this.deps.addressPoolConfig.targetFree / 2);
     if (lowWatermark === 0) return;
-    const result = await trx.raw<{ rows: { n: number }[] }>(
-      `select count(*)::int as n from (
-         select 1 from ${PoolAddress.tableName}
-         where wallet_id = ? and state <> 'allocated' ${onlyActivated ? 'and activated' : ''}
-         limit ?) s`,
-      [wallet.id, lowWatermark],
+    const [free] = await sqlQuery<{ n: number }>(
+      trx,
+      sql`select count(*)::int as n from (
+            select 1 from address_pool_addresses
+            where wallet_id = ${wallet.id} and state <> 'allocated' ${onlyActivated ? sql`and activated` : sql``}
+            limit ${lowWatermark}) s`,
     );
-    if (result.rows[0]!.n < lowWatermark) await this.requestReplenish(wallet);
+    if (free!.n < lowWatermark) await this.requestReplenish(wallet);
   }
 
   /**

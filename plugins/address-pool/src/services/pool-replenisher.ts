@@ -1,4 +1,4 @@
-import { maxAddressIndexOf, type ChainId, type ChainRegistry, type Cradle } from '@gw/kernel';
+import { maxAddressIndexOf, sql, sqlIdentifier, sqlQuery, type ChainId, type ChainRegistry, type Cradle } from '@gw/kernel';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
@@ -61,7 +61,7 @@ export class PoolReplenisher {
     // Allocation takes the lowest free index with an ordered index scan; planner statistics from
     // before a bulk insert make it sort every free row instead (milliseconds per invoice at
     // thousands of rows), so fresh statistics follow every run that added rows.
-    if (reports.some((r) => r.derived >= ANALYZE_AFTER_ROWS)) await this.deps.db.raw(`analyze ${PoolAddress.tableName}`);
+    if (reports.some((r) => r.derived >= ANALYZE_AFTER_ROWS)) await sqlQuery(this.deps.db, sql`analyze ${sqlIdentifier(PoolAddress.tableName)}`);
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} address pool(s) failed to replenish`);
     return reports;
   }

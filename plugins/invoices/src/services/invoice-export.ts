@@ -1,4 +1,4 @@
-import { fromBaseUnits, groupBy, type ChainRegistry } from '@gw/kernel';
+import { fromBaseUnits, groupBy, scaledDecimal, sql, sqlQuery, type ChainRegistry } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** One exported invoice with its transactions; every amount an exact decimal string. */
@@ -92,24 +92,23 @@ export class InvoiceExporter {
   async *invoices(range: ExportRange, pageSize = EXPORT_PAGE): AsyncGenerator<ExportedInvoice> {
     let after: { created_at: Date; id: string } | undefined;
     for (;;) {
-      const result = await this.deps.db.raw<{ rows: InvoiceRow[] }>(
-        `select id, external_id, status, project_kind, chain, coin, address, amount_crypto, amount_usd::text as amount_usd, rate_snapshot,
-                created_at, expires_at, paid_at, paid_usd_rate::text as paid_usd_rate, paid_rate_source
-           from invoices_invoices
-          where project_id = ? and created_at >= ? and created_at <= ?
-            ${after ? 'and (created_at, id) > (?, ?)' : ''}
-          order by created_at, id
-          limit ?`,
-        [range.projectId, range.from, range.to, ...(after ? [after.created_at, after.id] : []), pageSize],
+      const rows = await sqlQuery<InvoiceRow>(
+        this.deps.db,
+        sql`select id, external_id, status, project_kind, chain, coin, address, amount_crypto, amount_usd::text as amount_usd, rate_snapshot,
+                   created_at, expires_at, paid_at, paid_usd_rate::text as paid_usd_rate, paid_rate_source
+              from invoices_invoices
+             where project_id = ${range.projectId} and created_at >= ${range.from} and created_at <= ${range.to}
+               ${after ? sql`and (created_at, id) > (${after.created_at}, ${after.id})` : sql``}
+             order by created_at, id
+             limit ${pageSize}`,
       );
-      const rows = result.rows;
       if (rows.length === 0) return;
-      const transactions = await this.deps.db.raw<{ rows: TransactionRow[] }>(
-        `select invoice_id, tx_hash, output_index, amount_units::text as amount_units, status, confirmations, block_height::text as block_height, detected_at, confirmed_at
-           from invoices_transactions where invoice_id = any(?::text[]) order by detected_at, id`,
-        [rows.map((r) => r.id)],
+      const transactions = await sqlQuery<TransactionRow>(
+        this.deps.db,
+        sql`select invoice_id, tx_hash, output_index, amount_units::text as amount_units, status, confirmations, block_height::text as block_height, detected_at, confirmed_at
+              from invoices_transactions where invoice_id = any(${rows.map((r) => r.id)}::text[]) order by detected_at, id`,
       );
-      const byInvoice = groupBy(transactions.rows, (t) => t.invoice_id);
+      const byInvoice = groupBy(transactions, (t) => t.invoice_id);
       for (const row of rows) yield this.exported(row, byInvoice.get(row.id) ?? []);
       if (rows.length < pageSize) return;
       const last = rows[rows.length - 1]!;
@@ -158,11 +157,9 @@ export class InvoiceExporter {
  * string with exactly `places` decimals (bigint arithmetic; `rate` a plain non-negative decimal).
  */
 export function multiplyDecimal(units: bigint, decimals: number, rate: string, places: number): string {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(rate);
-  if (!match) throw new Error(`not a plain decimal: ${rate}`);
-  const fraction = match[2] ?? '';
-  const product = units * BigInt(match[1]! + fraction);
-  const scale = decimals + fraction.length;
+  const price = scaledDecimal(rate);
+  const product = units * price.digits;
+  const scale = decimals + price.scale;
   let scaled: bigint;
   if (scale > places) {
     const divisor = 10n ** BigInt(scale - places);

@@ -1,5 +1,5 @@
+import { parsePositiveDecimal as parseRate } from '@gw/kernel';
 import type { Asset } from '../assets.js';
-import { parseRate } from '../decimal.js';
 import { endpoint, getJson, isRecord, JsonNumber, ProviderError, type ProviderRate, type RateProvider } from './provider.js';
 
 /** CoinGecko coin ids of the assets (`/api/v3/coins/list`). POL is the post-MATIC token. */

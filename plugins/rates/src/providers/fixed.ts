@@ -1,5 +1,5 @@
+import { parsePositiveDecimal as parseRate } from '@gw/kernel';
 import type { Asset } from '../assets.js';
-import { parseRate } from '../decimal.js';
 import type { ProviderRate, RateProvider } from './provider.js';
 
 /**

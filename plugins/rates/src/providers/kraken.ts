@@ -1,5 +1,5 @@
+import { parsePositiveDecimal as parseRate } from '@gw/kernel';
 import type { Asset } from '../assets.js';
-import { parseRate } from '../decimal.js';
 import { endpoint, getJson, isRecord, ProviderError, type ProviderRate, type RateProvider } from './provider.js';
 
 /** The pair to request and the keys Kraken may answer it under. */

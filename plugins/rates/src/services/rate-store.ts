@@ -1,6 +1,6 @@
+import { jsonRecords, sql, sqlQuery, toPlainDecimal } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Asset } from '../assets.js';
-import { toPlainDecimal } from '../decimal.js';
 import type { ProviderRate } from '../providers/provider.js';
 
 /** One cached quote: the latest price of `asset` from `source`. */
@@ -29,17 +29,13 @@ export class RateStore {
    */
   async write(source: string, rates: ReadonlyMap<Asset, ProviderRate>): Promise<void> {
     if (rates.size === 0) return;
-    const values: string[] = [];
-    const bindings: unknown[] = [];
-    for (const [asset, { rate, at }] of rates) {
-      values.push('(?, ?, ?::numeric, ?, now())');
-      bindings.push(asset, source, rate, at);
-    }
-    await this.db.raw(
-      `insert into rates_quotes (asset, source, rate, fetched_at, updated_at) values ${values.join(', ')}
-       on conflict (asset, source) do update set rate = excluded.rate, fetched_at = excluded.fetched_at, updated_at = excluded.updated_at
-       where rates_quotes.fetched_at <= excluded.fetched_at`,
-      bindings as Knex.RawBinding[],
+    const rows = [...rates].map(([asset, { rate, at }]) => ({ asset, rate, fetched_at: at.toISOString() }));
+    await sqlQuery(
+      this.db,
+      sql`insert into rates_quotes (asset, source, rate, fetched_at, updated_at)
+          select q.asset, ${source}, q.rate::numeric, q.fetched_at, now() from ${jsonRecords(rows)} as q(asset text, rate text, fetched_at timestamptz)
+          on conflict (asset, source) do update set rate = excluded.rate, fetched_at = excluded.fetched_at, updated_at = excluded.updated_at
+          where rates_quotes.fetched_at <= excluded.fetched_at`,
     );
   }
 }

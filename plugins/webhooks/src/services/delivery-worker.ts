@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newId, type JobQueue } from '@gw/kernel';
+import { newId, sql, sqlQuery, type JobQueue } from '@gw/kernel';
 import type { ApiKeyService } from '@gw/plugin-tenancy';
 import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
@@ -8,7 +8,7 @@ import type { Job, JobInsert } from 'pg-boss';
 import type { WebhooksConfig } from '../config.js';
 import type { WebhookMetrics } from '../metrics.js';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
-import { WebhookEvent } from '../models/webhook-event.js';
+import type { WebhookEvent } from '../models/webhook-event.js';
 import { retryDelaySeconds } from './retry-schedule.js';
 import type { SendOutcome, WebhookSender } from './webhook-sender.js';
 
@@ -65,13 +65,13 @@ export class DeliveryWorker {
     // Jobs name their project, so the secrets load beside the events instead of after them.
     // Plain rows of the needed columns: model instances and date parsing cost more than the POST.
     const [rows, secrets] = await Promise.all([
-      this.deps.db.raw<{ rows: DueEvent[] }>(
-        `select id, project_id, mode, event_type, body, target_url, status, attempts from ${WebhookEvent.tableName} where id = any(?::text[])`,
-        [[...new Set(jobs.map((job) => job.data.eventId))]],
+      sqlQuery<DueEvent>(
+        this.deps.db,
+        sql`select id, project_id, mode, event_type, body, target_url, status, attempts from webhooks_events where id = any(${[...new Set(jobs.map((job) => job.data.eventId))]}::text[])`,
       ),
       this.deps.tenancyApiKeys.liveSecretsMany(jobs.map((job) => job.data.projectId)),
     ]);
-    const byId = new Map(rows.rows.map((row) => [row.id, row]));
+    const byId = new Map(rows.map((row) => [row.id, row]));
     const due: Due[] = [];
     const seen = new Set<string>();
     for (const job of jobs) {
