@@ -1,6 +1,8 @@
 import type { DashboardPage } from '../web/dashboard-page.js';
 import { accountPage } from './account-page.js';
+import { apiKeysPage } from './api-keys-page.js';
 import { projectsPage } from './projects-page.js';
+import { webhookUrlPage } from './webhook-url-page.js';
 
 /** Where `/dashboard` (and a signed-in sign-in page) leads. */
 export const DASHBOARD_HOME = '/dashboard/projects';
@@ -11,6 +13,8 @@ export const DASHBOARD_HOME = '/dashboard/projects';
  */
 export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   projectsPage,
+  apiKeysPage,
+  webhookUrlPage,
   accountPage(DASHBOARD_HOME),
 ];
 
