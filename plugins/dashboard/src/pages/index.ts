@@ -1,6 +1,9 @@
 import type { DashboardPage } from '../web/dashboard-page.js';
 import { accountPage } from './account-page.js';
 import { apiKeysPage } from './api-keys-page.js';
+import { operatorPage } from './operator-page.js';
+import { patsPage } from './pats-page.js';
+import { usersPage } from './users-page.js';
 import { projectsPage } from './projects-page.js';
 import { webhookUrlPage } from './webhook-url-page.js';
 
@@ -15,6 +18,9 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   projectsPage,
   apiKeysPage,
   webhookUrlPage,
+  patsPage,
+  usersPage,
+  operatorPage,
   accountPage(DASHBOARD_HOME),
 ];
 
