@@ -72,8 +72,8 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   // The project page and its key page; the project is in the switcher.
   await page.goto(`${world.url}/dashboard/projects/${projectId}`);
   await expectAccessible(t, page);
-  t.is(await page.getByLabel('Project', { exact: true }).inputValue(), projectId);
-  await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'API key' }).click();
+  t.is(await page.getByRole('combobox', { name: 'Project' }).inputValue(), projectId);
+  await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'API key' }).click();
   await page.getByRole('heading', { name: 'API key' }).waitFor();
   await expectAccessible(t, page);
   page.once('dialog', (dialog) => void dialog.accept());
@@ -97,7 +97,7 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   }
   t.deepEqual(cspViolations, []);
   const audit = await sql(`select action from kernel_audit_log where actor = $1 and channel = 'dashboard' order by id`, [`user:${user.id}`]);
-  t.deepEqual(audit.rows.map((r) => r.action).filter((a) => a !== 'wallet.bind' && a !== 'pat.create'), ['dashboard.sign_in', 'project.create', 'key.issue', 'key.rotate']);
+  t.deepEqual(audit.rows.map((r) => r.action).filter((a) => a !== 'wallet.generate' && a !== 'pat.create'), ['dashboard.sign_in', 'project.create', 'key.issue', 'key.rotate']);
 });
 
 test.serial('an administrator revokes a connected OAuth app: its refresh token stops working within 5 s', async (t) => {
