@@ -46,17 +46,20 @@ ${admin ? actions(req, view?.state, overlap) : null}`);
         method: 'POST',
         path: '/dashboard/projects/:projectId/key/issue',
         summary: 'Issue the API key when the project has none live (secret shown once).',
+        cli: ['key issue'],
         handle: async (req) => shown(req, 'API key issued', await keys.issue(req.project!.id, req.actor)),
       },
       {
         method: 'POST',
         path: '/dashboard/projects/:projectId/key/rotate',
         summary: 'Rotate the secret (the previous one works for the overlap, or ends now with "immediate"); secret shown once.',
+        cli: ['key rotate'],
         handle: async (req) => shown(req, 'Secret rotated', await keys.rotate(req.project!.id, req.actor, { immediate: req.form.checked('immediate') })),
       },
       ...(['suspend', 'resume', 'revoke'] as const).map((verb) => ({
         method: 'POST' as const,
         path: `/dashboard/projects/:projectId/key/${verb}`,
+        cli: [`key ${verb}`],
         summary: { suspend: 'Suspend the API key (requests get 403 key_suspended).', resume: 'Resume a suspended API key.', revoke: 'Revoke the API key for good (requests get 403 key_revoked).' }[verb],
         handle: async (req: DashboardRequest) => {
           await keys[verb](req.project!.id, req.actor);

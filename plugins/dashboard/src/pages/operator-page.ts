@@ -15,6 +15,7 @@ export const operatorPage = definePage({
       method: 'GET',
       path: '/dashboard/operator',
       summary: "The user's operator and its subscription status.",
+      cli: ['operator list'],
       render: async (req) => {
         const operator = await operators.find(req.user.operatorId);
         const active = operator.subscription_status === 'active';

@@ -16,6 +16,7 @@ export const patsPage = definePage({
       method: 'GET',
       path: '/dashboard/tokens',
       summary: "The operator's personal access tokens; a form to create one.",
+      cli: ['pat list'],
       render: async (req) => {
         const cursor = pageOf(req);
         const list = await pats.listForOperator(req.user.operatorId, cursor);
@@ -38,6 +39,7 @@ ${admin ? await createForm(req) : null}`);
       method: 'POST',
       path: '/dashboard/tokens',
       summary: 'Create a personal access token with scopes (shown once).',
+      cli: ['pat create'],
       handle: async (req) => {
         const scopes = PAT_SCOPES.filter((s) => req.form.checked(`scope.${s}`));
         if (scopes.length === 0) throw dashboardErrors.invalid_form({ message: 'Choose at least one scope.' });
@@ -59,6 +61,7 @@ ${secretOnce('pat', 'Personal access token', created.token)}
       method: 'POST',
       path: '/dashboard/tokens/:tokenId/revoke',
       summary: 'Revoke a personal access token.',
+      cli: ['pat revoke'],
       handle: async (req) => {
         const id = req.params['tokenId']!;
         if (!isUlid(id)) throw dashboardErrors.invalid_form({ message: 'Not a token id.' });

@@ -29,6 +29,7 @@ export const usersPage = definePage({
         method: 'GET',
         path: '/dashboard/users',
         summary: "The operator's users with their roles; invite and role forms for administrators.",
+        cli: ['user list'],
         render: async (req) => {
           const cursor = pageOf(req);
           const list = await users.listForOperator(req.user.operatorId, cursor);
@@ -49,6 +50,7 @@ ${admin ? inviteForm(req) : null}`);
         method: 'POST',
         path: '/dashboard/users',
         summary: 'Invite a user by e-mail with a role (default read-only member).',
+        cli: ['user invite'],
         handle: async (req) => {
           const email = req.form.text('email', 'E-mail address', { max: 254 });
           const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
@@ -60,6 +62,7 @@ ${admin ? inviteForm(req) : null}`);
         method: 'POST',
         path: '/dashboard/users/:userId/role',
         summary: "Set a user's role (administrator or read-only member).",
+        cli: ['user role set'],
         handle: async (req) => {
           const user = await scopedUser(req);
           if (user.id === req.user.id) throw dashboardErrors.invalid_form({ message: 'You cannot change your own role; ask another administrator (or use the CLI).' });
@@ -72,6 +75,7 @@ ${admin ? inviteForm(req) : null}`);
         method: 'GET',
         path: '/dashboard/users/:userId/apps',
         summary: "A user's connected OAuth apps: consent, scopes, live token lineages; revoke.",
+        cli: ['oauth apps list'],
         render: async (req) => {
           const user = await scopedUser(req);
           const apps = await tokens.listApps(user.id);
@@ -94,6 +98,7 @@ ${table('Connected apps', ['Application', 'Scopes', 'Consented', 'Live lineages'
         method: 'POST',
         path: '/dashboard/users/:userId/apps/revoke',
         summary: 'Revoke a connected app: every token of (user, client) and the consent, at once.',
+        cli: ['oauth apps revoke'],
         // A member may revoke their own apps (scopedUser refuses anyone else's).
         role: 'member',
         handle: async (req) => {

@@ -43,6 +43,7 @@ ${p.webhook_url ? html`${actionButton(req, `${base(req)}/clear`, 'Clear URL', { 
         method: 'POST',
         path: '/dashboard/projects/:projectId/webhook-url',
         summary: "Set the project's default webhook URL.",
+        cli: ['webhook set'],
         handle: async (req) => {
           const url = req.form.text('url', 'Webhook URL', { max: URL_MAX });
           await projects.setWebhookUrl(req.project!.id, url, req.actor);
@@ -53,6 +54,7 @@ ${p.webhook_url ? html`${actionButton(req, `${base(req)}/clear`, 'Clear URL', { 
         method: 'POST',
         path: '/dashboard/projects/:projectId/webhook-url/clear',
         summary: "Remove the project's default webhook URL.",
+        cli: ['webhook clear'],
         handle: async (req) => {
           await projects.setWebhookUrl(req.project!.id, null, req.actor);
           return redirect(base(req), 'The webhook URL is removed.');
@@ -62,6 +64,7 @@ ${p.webhook_url ? html`${actionButton(req, `${base(req)}/clear`, 'Clear URL', { 
         method: 'POST',
         path: '/dashboard/projects/:projectId/webhook-url/test',
         summary: 'Send a signed webhook.test event to the default URL and show the answer.',
+        cli: ['webhook test'],
         handle: async (req) => {
           const r = await tests.send(req.project!.id, req.actor);
           return page('Test event', html`<h1>Test event ${r.ok ? 'delivered' : 'failed'}</h1>
