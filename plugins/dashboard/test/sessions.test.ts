@@ -1,11 +1,8 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { oauthPlugin } from '@gw/plugin-oauth';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
-import { MailSink } from '../../oauth/test/helpers.js';
-import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
-import { dashboardPlugin } from '../src/index.js';
 import { DashboardClient } from './http-client.js';
+import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
 
 // Sessions, CSRF, roles and operator scoping over plain HTTP (no browser), on a real kernel and
 // PostgreSQL with a local SMTP sink.
@@ -16,15 +13,7 @@ let seq = 0;
 
 test.before(async () => {
   sink = await MailSink.start();
-  gw = await startSandboxKernel(
-    {
-      'plugins.oauth.smtp.url': sink.url,
-      'plugins.oauth.emailCode.sendsPerHourPerIp': 1000,
-      'plugins.dashboard.signInsPerHourPerIp': 1000,
-      'plugins.dashboard.idleTimeoutSeconds': 600,
-    },
-    [...SANDBOX_PLUGINS, oauthPlugin, dashboardPlugin],
-  );
+  gw = await startDashboardKernel(sink, { 'plugins.dashboard.idleTimeoutSeconds': 600 });
 });
 test.after.always(async () => {
   await gw?.close();
@@ -33,14 +22,7 @@ test.after.always(async () => {
 
 const db = () => gw.kernel.cradle.db;
 
-/** A signed-in client of a new user of `operator` (default: the only one, created on first use). */
-async function user(role: 'admin' | 'member', operator?: string) {
-  const email = `u${++seq}-${role}@example.test`;
-  const invited = await gw.kernel.cradle.tenancyUsers.invite({ email, role, ...(operator ? { operator } : {}) }, CLI_ACTOR);
-  const client = new DashboardClient(gw.url);
-  await client.signIn(sink, email);
-  return { client, user: invited, csrf: await client.csrf() };
-}
+const user = (role: 'admin' | 'member', operator?: string) => signedInUser(gw, sink, role, operator);
 
 async function projectCount(operatorId: string): Promise<number> {
   return (await gw.kernel.cradle.tenancyProjects.listForOperator(operatorId, { limit: 1000 })).length;
