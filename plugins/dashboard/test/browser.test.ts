@@ -123,7 +123,7 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   }
   t.deepEqual(cspViolations, []);
   const audit = await sql(`select action from kernel_audit_log where actor = $1 and channel = 'dashboard' order by id`, [`user:${user.id}`]);
-  t.deepEqual(audit.rows.map((r) => r.action).filter((a) => a !== 'wallet.generate' && a !== 'pat.create'), ['dashboard.sign_in', 'project.create', 'key.issue', 'key.rotate']);
+  t.deepEqual(audit.rows.map((r) => r.action).filter((a) => a !== 'wallet.generate' && a !== 'pat.create'), ['dashboard.sign_in', 'project.create', 'key.issue', 'key.rotate', 'project.webhook_url.set', 'webhook.test']);
 });
 
 test.serial('an administrator revokes a connected OAuth app: its refresh token stops working within 5 s', async (t) => {
