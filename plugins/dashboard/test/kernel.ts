@@ -1,4 +1,5 @@
 import type { TestKernel } from '@gw/kernel/testing';
+import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { CLI_ACTOR, type UserView } from '@gw/plugin-tenancy';
 import { MailSink } from '../../oauth/test/helpers.js';
@@ -17,7 +18,7 @@ export function startDashboardKernel(sink: MailSink, config: Record<string, unkn
       'plugins.dashboard.signInsPerHourPerIp': 1000,
       ...config,
     },
-    [...SANDBOX_PLUGINS, oauthPlugin, dashboardPlugin],
+    [...SANDBOX_PLUGINS, checkoutPlugin, oauthPlugin, dashboardPlugin],
   );
 }
 

@@ -1,10 +1,12 @@
 import type { DashboardPage } from '../web/dashboard-page.js';
 import { accountPage } from './account-page.js';
 import { apiKeysPage } from './api-keys-page.js';
+import { brandingPage } from './branding-page.js';
 import { operatorPage } from './operator-page.js';
 import { patsPage } from './pats-page.js';
 import { usersPage } from './users-page.js';
 import { projectsPage } from './projects-page.js';
+import { sandboxPage } from './sandbox-page.js';
 import { webhookUrlPage } from './webhook-url-page.js';
 
 /** Where `/dashboard` (and a signed-in sign-in page) leads. */
@@ -21,6 +23,8 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   patsPage,
   usersPage,
   operatorPage,
+  sandboxPage,
+  brandingPage,
   accountPage(DASHBOARD_HOME),
 ];
 
@@ -65,10 +69,5 @@ export const CLI_PENDING_COMMANDS: readonly string[] = [
   'webhook show',
   'webhook resend',
   'webhook schedule',
-  'sandbox wallets',
-  'sandbox reset',
-  'sandbox delete',
-  'branding show',
-  'branding set',
   'mcp tools',
 ];
