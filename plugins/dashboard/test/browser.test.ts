@@ -117,7 +117,7 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   await expectAccessible(t, page);
 
   // The other pages of the administrator pass axe too.
-  for (const path of ['/dashboard/tokens', '/dashboard/users', '/dashboard/operator', `/dashboard/projects/${projectId}/webhook-url`, `/dashboard/users/${user.id}/apps`]) {
+  for (const path of ['/dashboard/tokens', '/dashboard/users', '/dashboard/operator', `/dashboard/projects/${projectId}/webhook-url`, `/dashboard/projects/${projectId}/sandbox`, `/dashboard/projects/${projectId}/branding`, `/dashboard/users/${user.id}/apps`]) {
     await page.goto(`${world.url}${path}`);
     await expectAccessible(t, page);
   }
