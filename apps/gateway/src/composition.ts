@@ -17,13 +17,14 @@ import { watchersPlugin } from '@gw/plugin-watchers';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { mcpPlugin } from '@gw/plugin-mcp';
 import { checkoutPlugin } from '@gw/plugin-checkout';
+import { dashboardPlugin } from '@gw/plugin-dashboard';
 
 /**
  * The composition root: every plugin and chain of this build, imported explicitly. Config only
  * enables, disables and parameterises them. The gateway, worker, combined and CLI apps all use
  * this one list, so every process runs the same migrations and knows the same queues.
  */
-export const plugins: readonly AnyPlugin[] = [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin, webhooksPlugin, watchersPlugin, sandboxPlugin, checkoutPlugin, oauthPlugin, mcpPlugin];
+export const plugins: readonly AnyPlugin[] = [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin, webhooksPlugin, watchersPlugin, sandboxPlugin, checkoutPlugin, oauthPlugin, mcpPlugin, dashboardPlugin];
 
 /** The seven chains of spec section 1, in the spec's order. */
 export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];

@@ -25,4 +25,6 @@ test('page headers forbid inline script and style, framing and sniffing; extra i
   t.is(headers['X-Content-Type-Options'], 'nosniff');
   t.is(headers['Cache-Control'], 'no-store');
   t.is(pageHeaders({ cacheable: true })['Cache-Control'], undefined);
+  t.is(headers['Referrer-Policy'], 'no-referrer');
+  t.is(pageHeaders({ referrerPolicy: 'same-origin' })['Referrer-Policy'], 'same-origin');
 });

@@ -4,6 +4,12 @@ export interface PageSecurityOptions {
   readonly imgSrc?: readonly string[];
   /** Extra `form-action` targets. */
   readonly formAction?: readonly string[];
+  /**
+   * `same-origin` keeps the referrer (and the `Origin` of form posts) within the gateway, for pages
+   * whose forms are checked by their Origin (the dashboard): under `no-referrer`, the default,
+   * browsers send `Origin: null` with a form post.
+   */
+  readonly referrerPolicy?: 'no-referrer' | 'same-origin';
   /** Whether the page may be cached by the browser (default no: pages carry session state). */
   readonly cacheable?: boolean;
 }
@@ -31,7 +37,7 @@ export function pageHeaders(options: PageSecurityOptions = {}): Record<string, s
     'Content-Security-Policy': csp,
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
+    'Referrer-Policy': options.referrerPolicy ?? 'no-referrer',
     'Cross-Origin-Opener-Policy': 'same-origin',
     ...(options.cacheable ? {} : { 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
   };

@@ -2,6 +2,7 @@ import { asFunction, asValue } from 'awilix';
 import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
 import { m0001OAuth } from '../migrations/0001_oauth.js';
 import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
+import { m0003ChallengeBinding } from '../migrations/0003_challenge_binding.js';
 import { oauthCommands } from './cli.js';
 import { OAuthConfigSchema, type OAuthConfig } from './config.js';
 import { oauthErrors } from './errors.js';
@@ -23,6 +24,7 @@ declare module '@gw/kernel' {
     readonly oauthDocumentFetcher: ClientDocumentFetcher;
     readonly oauthClients: ClientService;
     readonly oauthMailer: CodeMailer;
+    /** Sign-in of invited users by e-mailed code; `startFor`/`verifyFor` serve other surfaces (the dashboard). */
     readonly oauthSignIn: SignInService;
     readonly oauthAuthorizations: AuthorizationService;
     /** Token issue, rotation, revocation and `verifyAccessToken` for the MCP endpoint. */
@@ -41,7 +43,7 @@ export const oauthPlugin = definePlugin({
   dependsOn: ['tenancy'],
   config: OAuthConfigSchema,
   errors: [oauthErrors],
-  migrations: [m0001OAuth, m0002DocumentFailures],
+  migrations: [m0001OAuth, m0002DocumentFailures, m0003ChallengeBinding],
   // The successor pair kept during the refresh leeway (a master-key rotation re-seals it).
   sealedColumns: [{ table: 'oauth_refresh_tokens', column: 'sealed_successor', aad: sealAad }],
   register: ({ config, kernelConfig, logger }) => {
@@ -82,6 +84,7 @@ export { OAuthConfigSchema, type OAuthConfig } from './config.js';
 export { oauthErrors } from './errors.js';
 export { OAUTH_SCOPES, isOAuthScope, parseScope, type OAuthScope } from './scopes.js';
 export { TokenService, type VerifiedAccessToken, type RefusedAccessToken, type TokenResponse, type ConnectedApp, type AppRevocation } from './services/token-service.js';
+export { SignInService, type StartResult, type VerifyResult } from './services/sign-in-service.js';
 export { OAuthUrls, MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';
 export { redirectUriProblem, redirectUriMatches } from './services/redirect-uri.js';
 export { ACCESS_PREFIX, REFRESH_PREFIX, CODE_PREFIX } from './tokens.js';

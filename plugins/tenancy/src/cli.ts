@@ -1,6 +1,7 @@
 import { PROJECT_KINDS, type CliCommand, type CliFlag, type ProjectKind, isUlid } from '@gw/kernel';
 import { CLI_ACTOR } from './actor.js';
 import { tenancyErrors } from './errors.js';
+import { USER_ROLES, type UserRole } from './models/user.js';
 import { PAT_SCOPES } from './scopes.js';
 
 const projectFlag: CliFlag = {
@@ -8,6 +9,11 @@ const projectFlag: CliFlag = {
   required: true,
   description: 'Project id (ULID).',
   validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
+};
+const roleFlag: CliFlag = {
+  type: 'string',
+  description: 'admin or member.',
+  validate: (v) => ((USER_ROLES as readonly string[]).includes(v) ? undefined : `must be one of ${USER_ROLES.join(', ')}`),
 };
 const operatorFlag: CliFlag = { type: 'string', description: 'Operator id or name (default: the only operator).' };
 
@@ -162,9 +168,10 @@ export const tenancyCommands: CliCommand[] = [
     noun: 'user',
     verb: 'invite',
     summary: 'Invite a user by e-mail (sign-in is invite-only).',
-    flags: { email: { type: 'string', required: true, description: 'E-mail address.' }, operator: operatorFlag },
+    flags: { email: { type: 'string', required: true, description: 'E-mail address.' }, operator: operatorFlag, role: { ...roleFlag, description: 'Dashboard role: admin (every action, the default here) or member (read-only).' } },
     run: async ({ flags, cradle }) => {
-      const input: { email: string; operator?: string } = { email: String(flags['email']) };
+      // The CLI's user has the database credentials; the one they invite first must be able to act.
+      const input: { email: string; operator?: string; role: UserRole } = { email: String(flags['email']), role: (flags['role'] ? String(flags['role']) : 'admin') as UserRole };
       if (flags['operator']) input.operator = String(flags['operator']);
       return { user: await cradle.tenancyUsers.invite(input, CLI_ACTOR) };
     },
@@ -174,6 +181,13 @@ export const tenancyCommands: CliCommand[] = [
     verb: 'list',
     summary: 'List users.',
     run: async ({ cradle }) => cradle.tenancyUsers.list(),
+  },
+  {
+    noun: 'user role',
+    verb: 'set',
+    summary: "Set a user's dashboard role: admin (every action) or member (read-only).",
+    flags: { user: { type: 'string', required: true, description: 'User id or e-mail.' }, role: { ...roleFlag, required: true } },
+    run: async ({ flags, cradle }) => ({ user: await cradle.tenancyUsers.setRole(String(flags['user']), String(flags['role']), CLI_ACTOR) }),
   },
   {
     noun: 'webhook',

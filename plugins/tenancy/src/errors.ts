@@ -15,5 +15,6 @@ export const tenancyErrors = defineErrors('tenancy', {
   user_not_found: { status: 404, message: 'No user with that id or e-mail.' },
   user_exists: { status: 409, message: 'A user with that e-mail already exists.' },
   invalid_email: { status: 400, message: 'Not a valid e-mail address.' },
+  invalid_role: { status: 400, message: 'Not a user role (admin or member).' },
   invalid_webhook_url: { status: 400, message: 'The webhook URL is not acceptable.' },
 });

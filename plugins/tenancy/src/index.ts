@@ -2,6 +2,7 @@ import { asFunction } from 'awilix';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Tenancy } from '../migrations/0001_tenancy.js';
 import { m0002RequestSignatures } from '../migrations/0002_request_signatures.js';
+import { m0003UserRoles } from '../migrations/0003_user_roles.js';
 import { tenancyCommands } from './cli.js';
 import { tenancyErrors } from './errors.js';
 import { tenancyRoutes } from './routes.js';
@@ -33,7 +34,7 @@ declare module '@gw/kernel' {
 export const tenancyPlugin = definePlugin({
   id: 'tenancy',
   errors: [tenancyErrors],
-  migrations: [m0001Tenancy, m0002RequestSignatures],
+  migrations: [m0001Tenancy, m0002RequestSignatures, m0003UserRoles],
   // API secrets, sealed with their row id as associated data (a master-key rotation re-seals them).
   sealedColumns: [{ table: 'tenancy_api_key_secrets', column: 'sealed_secret', aad: (id) => id }],
   register: () => ({
@@ -64,6 +65,7 @@ export { ProjectService } from './services/project-service.js';
 export type { ProjectView } from './services/project-service.js';
 export { OperatorService } from './services/operator-service.js';
 export { UserService, type UserView } from './services/user-service.js';
+export { USER_ROLES, type UserRole } from './models/user.js';
 export { MAX_EMAIL_LENGTH, normaliseEmail } from './services/email-address.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';

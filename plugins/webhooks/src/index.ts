@@ -16,6 +16,7 @@ import { EventLog } from './services/event-log.js';
 import { EventStream } from './services/event-stream.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
+import { WebhookTestEvents } from './services/test-event.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -26,6 +27,8 @@ declare module '@gw/kernel' {
     readonly webhooksDeliveryWorker: DeliveryWorker;
     readonly webhooksEventLog: EventLog;
     readonly webhooksEventStream: EventStream;
+    /** "Send a test event" to a project's default webhook URL. */
+    readonly webhooksTestEvents: WebhookTestEvents;
   }
 }
 
@@ -59,6 +62,7 @@ export const webhooksPlugin = definePlugin({
       .disposer((sender: WebhookSender) => sender.close()),
     webhooksDeliveryWorker: asFunction((cradle: Cradle) => new DeliveryWorker(cradle)).singleton(),
     webhooksEventLog: asFunction((cradle: Cradle) => new EventLog(cradle)).singleton(),
+    webhooksTestEvents: asFunction((cradle: Cradle) => new WebhookTestEvents(cradle)).singleton(),
     webhooksEventStream: asFunction((cradle: Cradle) => new EventStream(cradle))
       .singleton()
       .disposer((stream: EventStream) => stream.close()),
@@ -89,6 +93,7 @@ export { EventStream, STREAM_CHANNEL, type StreamEvent, type StreamRead } from '
 export { STREAM_DESCRIPTION } from './routes.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
 export { DeliveryWorker } from './services/delivery-worker.js';
+export { WebhookTestEvents, TEST_EVENT_TYPE, type TestEventResult } from './services/test-event.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';
 export { isPrivateAddress } from './services/target-guard.js';
 export * from './schemas.js';

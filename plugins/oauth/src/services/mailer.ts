@@ -16,7 +16,8 @@ export class CodeMailer {
     return this.transport !== undefined || !this.options.production;
   }
 
-  async send(to: string, code: string, clientName: string): Promise<void> {
+  /** Mails `code` to `to`; `purpose` is the sentence saying what the code signs in to. */
+  async send(to: string, code: string, purpose: string): Promise<void> {
     if (!this.transport) {
       if (!this.options.production) this.options.logger.warn({ to, code }, 'oauth sign-in code (development: no plugins.oauth.smtp.url, so it is logged instead of mailed)');
       return;
@@ -28,7 +29,7 @@ export class CodeMailer {
       text: [
         `Your sign-in code is ${code}`,
         '',
-        `Someone (hopefully you) is signing in to connect "${clientName}" to your payment gateway account.`,
+        purpose,
         'The code expires in a few minutes. If this was not you, ignore this message.',
       ].join('\n'),
     });

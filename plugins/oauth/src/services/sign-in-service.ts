@@ -92,6 +92,21 @@ export class SignInService {
    * someone's address leaves that person able to get codes from their own address.
    */
   async start(session: BrowserSession, rawEmail: unknown, clientName: string, requester: string): Promise<StartResult> {
+    const purpose = `Someone (hopefully you) is signing in to connect "${clientName}" to your payment gateway account.`;
+    return this.startChallenge({ session_id: session.row.id, binding: null }, `session:${session.row.id}`, rawEmail, purpose, requester);
+  }
+
+  /**
+   * Starts an e-mail challenge for another sign-in surface (the operator dashboard): the challenge
+   * belongs to `binding` (the caller's key for its pre-sign-in session, e.g. `dashboard:<id>`) and is
+   * checked with `verifyFor`. Same limits, same answers for unknown addresses, and `purpose` is the
+   * mail's sentence saying what the code signs in to.
+   */
+  async startFor(binding: string, rawEmail: unknown, purpose: string, requester: string): Promise<StartResult> {
+    return this.startChallenge({ session_id: null, binding }, `binding:${binding}`, rawEmail, purpose, requester);
+  }
+
+  private async startChallenge(owner: { session_id: string | null; binding: string | null }, ownerKey: string, rawEmail: unknown, purpose: string, requester: string): Promise<StartResult> {
     const email = normaliseEmail(rawEmail);
     if (email === undefined) return { problem: 'invalid_email' };
     if (!this.deps.oauthMailer.available) return { problem: 'unavailable' };
@@ -99,7 +114,7 @@ export class SignInService {
     const address = hashToken(email);
     const rules = [
       { key: `oauth.sign-in:ip:${requester}`, limit: sendsPerHourPerIp },
-      { key: `oauth.sign-in:session:${session.row.id}`, limit: sendsPerHour },
+      { key: `oauth.sign-in:${ownerKey}`, limit: sendsPerHour },
       { key: `oauth.sign-in:email-ip:${address}:${requester}`, limit: sendsPerHour },
       { key: `oauth.sign-in:email:${address}`, limit: sendsPerHourPerAddress },
     ];
@@ -112,25 +127,37 @@ export class SignInService {
     const id = newId();
     await this.deps.db<EmailChallengeRow>('oauth_email_challenges').insert({
       id,
-      session_id: session.row.id,
+      ...owner,
       user_id: user?.id ?? null,
       code_hash: hashToken(`${id}:${code}`),
       expires_at: this.deps.db.raw(`now() + make_interval(secs => ?)`, [this.deps.oauthConfig.emailCode.ttlSeconds]) as never,
     });
     if (user) {
       // Not awaited: an invited address must not answer slower than an unknown one.
-      this.deps.oauthMailer.send(user.email, code, clientName).catch((error: unknown) => this.deps.logger.error({ err: error, challengeId: id }, 'sign-in code mail failed'));
+      this.deps.oauthMailer.send(user.email, code, purpose).catch((error: unknown) => this.deps.logger.error({ err: error, challengeId: id }, 'sign-in code mail failed'));
     }
     return { challengeId: id };
   }
 
   /** Checks an entered code; a wrong one counts against the challenge's attempts. */
   async verify(session: BrowserSession, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
+    return this.verifyChallenge({ session_id: session.row.id }, challengeId, rawCode);
+  }
+
+  /**
+   * Checks a code of a challenge started with `startFor(binding, ...)`; a wrong one counts against
+   * its attempts. Success marks the user signed in (an invitation is accepted); it never creates one.
+   */
+  async verifyFor(binding: string, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
+    return this.verifyChallenge({ binding }, challengeId, rawCode);
+  }
+
+  private async verifyChallenge(owner: { session_id: string } | { binding: string }, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
     if (typeof challengeId !== 'string' || !isUlid(challengeId)) return { problem: 'invalid' };
     const code = typeof rawCode === 'string' ? rawCode.replace(/\s+/g, '') : '';
     return this.deps.db.transaction(async (trx) => {
       const row = (await trx<EmailChallengeRow>('oauth_email_challenges')
-        .where({ id: challengeId, session_id: session.row.id })
+        .where({ id: challengeId, ...owner })
         .forUpdate()
         .first('*', trx.raw('expires_at <= now() as expired'))) as (EmailChallengeRow & { expired: boolean }) | undefined;
       if (!row || row.consumed_at) return { problem: 'invalid' as const };

@@ -62,6 +62,13 @@ export class ProjectService {
     return (await query).map(projectView);
   }
 
+  /** One operator's projects in id order, `limit` after the cursor (a project id): the dashboard's lists. */
+  async listForOperator(operatorId: string, page: { after?: string; limit: number }): Promise<ProjectView[]> {
+    const query = Project.query(this.deps.db).where('operator_id', operatorId).orderBy('id').limit(page.limit);
+    if (page.after) query.where('id', '>', page.after);
+    return (await query).map(projectView);
+  }
+
   /** Whether any project exists (the first start of a fresh install has none). */
   async any(db: Knex | Knex.Transaction = this.deps.db): Promise<boolean> {
     return (await Project.query(db).select('id').first()) !== undefined;

@@ -1,0 +1,42 @@
+import { asFunction, asValue } from 'awilix';
+import { definePlugin, type Cradle } from '@gw/kernel';
+import { m0001Dashboard } from '../migrations/0001_dashboard.js';
+import { DashboardConfigSchema, type DashboardConfig } from './config.js';
+import { dashboardErrors } from './errors.js';
+import { dashboardJobs } from './jobs.js';
+import { DASHBOARD_PAGES } from './pages/index.js';
+import { dashboardErrorFormat, dashboardRoutes } from './routes.js';
+import { SessionService } from './services/session-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly dashboardConfig: DashboardConfig;
+    /** Dashboard browser sessions: find, sign in, sign out (everywhere), CSRF tokens. */
+    readonly dashboardSessions: SessionService;
+  }
+}
+
+/**
+ * The operator dashboard (issue 20): server-rendered pages under /dashboard for invited users of
+ * an operator, signed in by e-mailed code (the OAuth plugin's sign-in), with sessions, CSRF
+ * checks and roles, writing through the same services as REST, MCP and the CLI. See
+ * plugins/dashboard/README.md and docs/adr/0008-dashboard-rendering.md.
+ */
+export const dashboardPlugin = definePlugin({
+  id: 'dashboard',
+  dependsOn: [...new Set(['tenancy', 'oauth', ...DASHBOARD_PAGES.flatMap((p) => p.dependsOn ?? [])])],
+  config: DashboardConfigSchema,
+  errors: [dashboardErrors],
+  migrations: [m0001Dashboard],
+  register: ({ config }) => ({
+    dashboardConfig: asValue(config),
+    dashboardSessions: asFunction((cradle: Cradle) => new SessionService(cradle)).singleton(),
+  }),
+  routes: dashboardRoutes,
+  errorFormats: () => [dashboardErrorFormat],
+  jobs: dashboardJobs,
+});
+
+export { DashboardConfigSchema, type DashboardConfig } from './config.js';
+export { dashboardErrors } from './errors.js';
+export { SessionService, DASHBOARD_COOKIE, type DashboardSession } from './services/session-service.js';

@@ -1,0 +1,59 @@
+import { coreErrors, html } from '@gw/kernel';
+import type {} from '@gw/plugin-sandbox';
+import { actionButton, table } from '../web/components.js';
+import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+
+/** A sandbox project's generated keys, reset (purge invoices, events and pool) and delete. */
+export const sandboxPage = definePage({
+  id: 'sandbox',
+  dependsOn: ['sandbox'],
+  nav: [{ label: 'Sandbox', scope: 'project', path: '/sandbox', order: 90, kinds: ['sandbox'] }],
+  routes: ({ sandboxProjects: sandbox }) => {
+    const sandboxOnly = (req: DashboardRequest) => {
+      if (req.project!.kind !== 'sandbox') throw coreErrors.sandbox_project_required({ message: `${req.project!.name} is a ${req.project!.kind} project; these actions are for sandbox projects only.` });
+      return req.project!;
+    };
+    return [
+      {
+        method: 'GET',
+        path: '/dashboard/projects/:projectId/sandbox',
+        summary: "A sandbox project's generated account keys; reset and delete.",
+        cli: ['sandbox wallets'],
+        render: async (req) => {
+          const p = sandboxOnly(req);
+          const wallets = await sandbox.wallets(p.id);
+          return page('Sandbox', html`<h1>Sandbox project ${p.name}</h1>
+${table('Generated testnet keys', ['Chain', 'Account key', 'Bound'], wallets.map((w) => [w.chain, html`<code>${w.xpub}</code>`, w.bound_at_iso]), 'No keys.')}
+${req.user.role === 'admin'
+  ? html`<h2>Reset</h2><p>Deletes the project's invoices, transactions, webhook events and address pool; the project, its API key, keys and token stay.</p>
+${actionButton(req, `/dashboard/projects/${p.id}/sandbox/reset`, 'Reset sandbox', { confirm: `Delete every invoice and event of ${p.name}?`, danger: true })}
+<h2>Delete</h2><p>Deletes the project and everything of it, API key and token included. This cannot be undone.</p>
+${actionButton(req, `/dashboard/projects/${p.id}/sandbox/delete`, 'Delete sandbox project', { confirm: `Delete ${p.name} for good?`, danger: true })}`
+  : null}`);
+        },
+      },
+      {
+        method: 'POST',
+        path: '/dashboard/projects/:projectId/sandbox/reset',
+        summary: "Purge a sandbox project's invoices, transactions, webhook events and pool.",
+        cli: ['sandbox reset'],
+        handle: async (req) => {
+          const p = sandboxOnly(req);
+          await sandbox.reset(p.id, req.actor);
+          return redirect(`/dashboard/projects/${p.id}/sandbox`, 'The sandbox project is reset: no invoices or events remain.');
+        },
+      },
+      {
+        method: 'POST',
+        path: '/dashboard/projects/:projectId/sandbox/delete',
+        summary: 'Delete a sandbox project and everything of it.',
+        cli: ['sandbox delete'],
+        handle: async (req) => {
+          const p = sandboxOnly(req);
+          await sandbox.delete(p.id, req.actor);
+          return redirect('/dashboard/projects', `The sandbox project ${p.name} is deleted.`);
+        },
+      },
+    ];
+  },
+});

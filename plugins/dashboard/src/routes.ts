@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import { staticAssets, type Cradle, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
+import { DASHBOARD_EXTRA_SCRIPTS, DASHBOARD_PAGES } from './pages/index.js';
+import { signInRoutes } from './sign-in/sign-in-routes.js';
+import { layout } from './web/layout.js';
+import { errorBody, htmlResult, mountPages, titleOf } from './web/mount.js';
+
+const asset = (name: string, type: string): StaticAsset => ({ name, type, file: fileURLToPath(new URL(`../assets/${name}`, import.meta.url)) });
+
+/** The dashboard's own stylesheet and scripts, served by the gateway with content hashes (no CDN). */
+export const DASHBOARD_ASSETS = staticAssets('/dashboard/assets', [
+  asset('dashboard.css', 'text/css; charset=utf-8'),
+  asset('dashboard.js', 'text/javascript; charset=utf-8'),
+  ...DASHBOARD_EXTRA_SCRIPTS.map((name) => asset(name, 'text/javascript; charset=utf-8')),
+]);
+const SCRIPTS = ['dashboard.js', ...DASHBOARD_EXTRA_SCRIPTS];
+
+/** Every route of the dashboard: assets, sign-in, and the registered pages. */
+export function dashboardRoutes(cradle: Cradle): RouteDefinition[] {
+  return [...DASHBOARD_ASSETS.routes, ...signInRoutes(cradle, DASHBOARD_ASSETS, SCRIPTS), ...mountPages(cradle, DASHBOARD_PAGES, DASHBOARD_ASSETS, SCRIPTS)];
+}
+
+/**
+ * Every error under /dashboard that no page rendered itself (the kernel's 404, 405, 413, a refused
+ * CSRF token on the sign-in pages, 5xx) as an HTML page, never the REST envelope.
+ */
+export const dashboardErrorFormat: ErrorFormat = {
+  pathPrefix: '/dashboard',
+  render: ({ error, requestId }) => {
+    const result = htmlResult(layout(titleOf(error), errorBody(error, requestId), { assets: DASHBOARD_ASSETS, scripts: SCRIPTS }), error.status);
+    return error.retryAfter === undefined ? result : { ...result, headers: { ...result.headers, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfter))) } };
+  },
+};

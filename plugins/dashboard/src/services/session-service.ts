@@ -1,0 +1,156 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { newId } from '@gw/kernel';
+import { hashToken } from '@gw/plugin-tenancy';
+import type { Knex } from 'knex';
+import type { DashboardConfig } from '../config.js';
+
+/** Name of the dashboard's session cookie (Path=/dashboard, HttpOnly, SameSite=Lax, Secure outside loopback). */
+export const DASHBOARD_COOKIE = 'gw_dashboard';
+
+/** `dashboard_sessions` as stored. */
+export interface DashboardSessionRow {
+  id: string;
+  token_hash: string;
+  user_id: string | null;
+  challenge_id: string | null;
+  flash: string | null;
+  created_at: Date;
+  signed_in_at: Date | null;
+  last_seen_at: Date;
+  expires_at: Date;
+}
+
+/** A live session and the cookie value that names it (the CSRF token is derived from it). */
+export interface DashboardSession {
+  readonly row: DashboardSessionRow;
+  readonly token: string;
+  /** Set-Cookie value when the cookie is new or rotated. */
+  readonly setCookie?: string;
+}
+
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+/** A session's `last_seen_at` is written at most this often (a write per page would be waste). */
+const TOUCH_EVERY_SECONDS = 30;
+
+/**
+ * Dashboard browser sessions in PostgreSQL: any gateway instance serves them. The cookie holds 32
+ * random bytes; the table keeps their SHA-256. A session is live while `expires_at` (absolute: set
+ * at sign-in) is ahead and it was seen within the idle timeout, both on the database clock.
+ */
+export class SessionService {
+  constructor(private readonly deps: { db: Knex; dashboardConfig: DashboardConfig }) {}
+
+  /**
+   * The live session named by the cookie value, if any; refreshes its idle clock. A session past
+   * either timeout is deleted here (its cookie is then worthless).
+   */
+  async find(token: string | undefined): Promise<DashboardSession | undefined> {
+    if (!token || !TOKEN.test(token)) return undefined;
+    const { db, dashboardConfig } = this.deps;
+    const row = (await db('dashboard_sessions')
+      .where({ token_hash: hashToken(token) })
+      .first('*', db.raw('(expires_at > now() and last_seen_at > now() - make_interval(secs => ?)) as live', [dashboardConfig.idleTimeoutSeconds]), db.raw(`last_seen_at < now() - make_interval(secs => ?) as stale`, [TOUCH_EVERY_SECONDS]))) as
+      | (DashboardSessionRow & { live: boolean; stale: boolean })
+      | undefined;
+    if (!row) return undefined;
+    if (!row.live) {
+      await db('dashboard_sessions').where({ id: row.id }).delete();
+      return undefined;
+    }
+    if (row.stale) await db('dashboard_sessions').where({ id: row.id }).update({ last_seen_at: db.fn.now() });
+    const { live: _live, stale: _stale, ...session } = row;
+    return { row: session, token };
+  }
+
+  /** A new session for a sign-in in progress (no user yet), living `signInTtlSeconds`. */
+  async begin(secure: boolean): Promise<DashboardSession> {
+    const token = randomBytes(32).toString('base64url');
+    const [row] = await this.deps.db<DashboardSessionRow>('dashboard_sessions')
+      .insert({ id: newId(), token_hash: hashToken(token), expires_at: this.after(this.deps.dashboardConfig.signInTtlSeconds) as never })
+      .returning('*');
+    return { row: row!, token, setCookie: this.cookie(token, secure, this.deps.dashboardConfig.signInTtlSeconds) };
+  }
+
+  /** Remembers the open e-mail challenge of a sign-in in progress. */
+  async setChallenge(session: DashboardSession, challengeId: string | null): Promise<void> {
+    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).whereNull('user_id').update({ challenge_id: challengeId });
+  }
+
+  /**
+   * Signs the session in: a new cookie value (no session fixation), the user, and the absolute
+   * timeout counted from now.
+   */
+  async signIn(session: DashboardSession, userId: string, secure: boolean): Promise<DashboardSession> {
+    const token = randomBytes(32).toString('base64url');
+    const ttl = this.deps.dashboardConfig.absoluteTimeoutSeconds;
+    const [row] = await this.deps.db<DashboardSessionRow>('dashboard_sessions')
+      .where({ id: session.row.id })
+      .update({
+        token_hash: hashToken(token),
+        user_id: userId,
+        challenge_id: null,
+        signed_in_at: this.deps.db.fn.now() as never,
+        last_seen_at: this.deps.db.fn.now() as never,
+        expires_at: this.after(ttl) as never,
+      })
+      .returning('*');
+    return { row: row!, token, setCookie: this.cookie(token, secure, ttl) };
+  }
+
+  /** Ends this session. */
+  async signOut(session: DashboardSession): Promise<void> {
+    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).delete();
+  }
+
+  /** Ends every session of the user (sign-out everywhere); returns how many ended. */
+  async signOutEverywhere(userId: string): Promise<number> {
+    return this.deps.db('dashboard_sessions').where({ user_id: userId }).delete();
+  }
+
+  /** Leaves a one-time notice for the next page of the session (never a secret). */
+  async setFlash(session: DashboardSession, text: string): Promise<void> {
+    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).update({ flash: text.slice(0, 500) });
+  }
+
+  /** Takes the session's notice, if any (it is shown once). */
+  async takeFlash(session: DashboardSession): Promise<string | undefined> {
+    if (session.row.flash === null) return undefined;
+    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).update({ flash: null });
+    return session.row.flash;
+  }
+
+  /** The CSRF token of the session's forms: HMAC of a fixed label keyed with the cookie value. */
+  csrfToken(session: DashboardSession): string {
+    return createHmac('sha256', session.token).update('dashboard-form').digest('base64url');
+  }
+
+  /** Whether `presented` is the session's CSRF token (constant time). */
+  checkCsrf(session: DashboardSession, presented: unknown): boolean {
+    if (typeof presented !== 'string') return false;
+    const expected = Buffer.from(this.csrfToken(session));
+    const given = Buffer.from(presented);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  /** The Set-Cookie value that removes the cookie. */
+  clearCookie(secure: boolean): string {
+    return `${DASHBOARD_COOKIE}=; Path=/dashboard; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  }
+
+  /** Deletes sessions past their absolute or idle timeout (the sweep job). */
+  async sweep(): Promise<number> {
+    const { db, dashboardConfig } = this.deps;
+    return db('dashboard_sessions')
+      .where('expires_at', '<', db.fn.now())
+      .orWhere('last_seen_at', '<', db.raw('now() - make_interval(secs => ?)', [dashboardConfig.idleTimeoutSeconds]))
+      .delete();
+  }
+
+  private after(seconds: number) {
+    return this.deps.db.raw('now() + make_interval(secs => ?)', [seconds]);
+  }
+
+  private cookie(value: string, secure: boolean, maxAge: number): string {
+    return `${DASHBOARD_COOKIE}=${value}; Path=/dashboard; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  }
+}

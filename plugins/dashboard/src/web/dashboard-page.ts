@@ -1,0 +1,130 @@
+import type { Context } from 'koa';
+import type { Cradle, ProjectKind, SafeHtml } from '@gw/kernel';
+import type { Actor, ProjectView, UserRole } from '@gw/plugin-tenancy';
+import type { DashboardSession } from '../services/session-service.js';
+import type { FormFields } from './form.js';
+
+/** The signed-in person, as every page and action sees them. */
+export interface SignedInUser {
+  readonly id: string;
+  readonly email: string;
+  readonly role: UserRole;
+  readonly operatorId: string;
+}
+
+/** What a dashboard view or action receives. */
+export interface DashboardRequest {
+  readonly ctx: Context;
+  readonly cradle: Cradle;
+  readonly requestId: string;
+  readonly user: SignedInUser;
+  readonly session: DashboardSession;
+  /** The CSRF token every form of the page carries (`csrfField(req)` renders it). */
+  readonly csrf: string;
+  /** Path parameters, as strings. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The query string (repeated keys kept). */
+  readonly query: URLSearchParams;
+  /**
+   * The project of a path with `:projectId`, already checked to belong to the user's operator
+   * (another operator's or an unknown id is a 404 before the handler runs).
+   */
+  readonly project: ProjectView | undefined;
+  /** The audit actor: `user:<id>` on channel `dashboard`, with the request id. */
+  readonly actor: Actor;
+}
+
+/** What an action receives: the request plus its form, CSRF and role already checked. */
+export interface DashboardActionRequest extends DashboardRequest {
+  readonly form: FormFields;
+}
+
+/** A rendered page: its title, the content of `<main>` and the status. */
+export interface PageResponse {
+  readonly kind: 'page';
+  readonly title: string;
+  readonly body: SafeHtml;
+  readonly status?: number;
+}
+
+/** A redirect after a successful POST (POST, redirect, GET), with an optional one-time notice. */
+export interface RedirectResponse {
+  readonly kind: 'redirect';
+  readonly location: string;
+  readonly notice?: string;
+}
+
+export type DashboardResponse = PageResponse | RedirectResponse;
+
+/** A GET page of the dashboard. */
+export interface DashboardView {
+  readonly method: 'GET';
+  /** Path under the site, starting with `/dashboard` (e.g. `/dashboard/projects/:projectId/invoices`). */
+  readonly path: string;
+  /** One line, for the route table and docs. */
+  readonly summary: string;
+  /** The CLI commands (`noun verb`) this page does in the browser (the CLI parity test checks them). */
+  readonly cli?: readonly string[];
+  /** Who may see it (default `member`: every signed-in user). */
+  readonly role?: UserRole;
+  readonly render: (req: DashboardRequest) => Promise<DashboardResponse>;
+}
+
+/**
+ * A POST action. Before `handle` runs: the session, the CSRF token (field `_csrf`) and Origin, the
+ * role (default `admin`), the form's syntax, and the project's operator are checked; a failure is
+ * an error page and nothing is written. Write through the owning plugin's service with `req.actor`
+ * so the audit row says channel `dashboard` and the user.
+ */
+export interface DashboardAction {
+  readonly method: 'POST';
+  readonly path: string;
+  readonly summary: string;
+  /** The CLI commands (`noun verb`) this action does in the browser (the CLI parity test checks them). */
+  readonly cli?: readonly string[];
+  /** Who may do it (default `admin`); `member` only for actions on one's own session or account. */
+  readonly role?: UserRole;
+  readonly handle: (req: DashboardActionRequest) => Promise<DashboardResponse>;
+}
+
+export type DashboardRoute = DashboardView | DashboardAction;
+
+/** A navigation link of the header. */
+export interface NavEntry {
+  readonly label: string;
+  /**
+   * `project`: a path under the selected project (`/invoices` → `/dashboard/projects/<id>/invoices`),
+   * shown when a project is selected; `operator`: an absolute path (`/dashboard/users`).
+   */
+  readonly scope: 'project' | 'operator';
+  readonly path: string;
+  /** Position in the header (lower first). */
+  readonly order: number;
+  /** For `project` links: only for projects of these kinds (default every kind). */
+  readonly kinds?: readonly ProjectKind[];
+}
+
+/** One feature of the dashboard: its routes and header links. Listed in `src/pages/index.ts`. */
+export interface DashboardPage {
+  /** A short id (for tests and errors). */
+  readonly id: string;
+  /** Plugins whose services the page uses (added to the dashboard plugin's `dependsOn`). */
+  readonly dependsOn?: readonly string[];
+  readonly nav?: readonly NavEntry[];
+  readonly routes: (cradle: Cradle) => readonly DashboardRoute[];
+}
+
+/** A page response. */
+export function page(title: string, body: SafeHtml, status?: number): PageResponse {
+  return status === undefined ? { kind: 'page', title, body } : { kind: 'page', title, body, status };
+}
+
+/** A redirect response (303 See Other), optionally with a one-time notice shown on the next page. */
+export function redirect(location: string, notice?: string): RedirectResponse {
+  return notice === undefined ? { kind: 'redirect', location } : { kind: 'redirect', location, notice };
+}
+
+/** Defines a page module with its types checked. */
+export function definePage(page: DashboardPage): DashboardPage {
+  return page;
+}
