@@ -7,12 +7,15 @@ import {
   type ChainId,
   type ChainWatcher,
   type CoinId,
+  type HeadListener,
   type NetworkDefinition,
   type ObservedTransfer,
   type ProviderEndpoint,
   type ProviderHttp,
   type ProviderPool,
+  type PushedTransaction,
   type ScannedBlock,
+  type Unsubscribe,
   type WatchedAddresses,
   type WatcherOptions,
 } from '@gw/kernel';
@@ -37,6 +40,7 @@ import {
   rpcBatch,
   rpcCall,
 } from './core-rpc.js';
+import { subscribeCoreZmq } from './zmq.js';
 
 bitcoin.initEccLib(ecc);
 
@@ -79,6 +83,8 @@ export class BtcWatcher implements ChainWatcher {
   /** A block costs `1 + ceil(tx_count / 25)` requests (about 150 for a full mainnet block). */
   readonly maxBlocksPerScan = 3;
   readonly providerKinds = BTC_PROVIDER_KINDS;
+  /** Push over Bitcoin Core's ZMQ `hashblock`/`rawtx`, when a configured node has a `zmqUrl` (see `subscribeCoreZmq`). */
+  readonly subscribeHeads?: (listener: HeadListener) => Unsubscribe;
 
   private readonly chain: ChainId;
   private readonly network: NetworkDefinition;
@@ -98,6 +104,10 @@ export class BtcWatcher implements ChainWatcher {
       if (endpoint.kind !== undefined && !(BTC_PROVIDER_KINDS as readonly string[]).includes(endpoint.kind)) {
         throw new Error(`btc provider ${endpoint.name}: kind ${endpoint.kind} is not one of ${BTC_PROVIDER_KINDS.join(', ')}`);
       }
+      if (endpoint.zmqUrl !== undefined && !isCore(endpoint)) throw new Error(`btc provider ${endpoint.name}: zmqUrl needs kind bitcoin-core (Esplora has no ZMQ)`);
+    }
+    if (options.providers.endpoints.some((e) => e.zmqUrl !== undefined)) {
+      this.subscribeHeads = (listener) => subscribeCoreZmq(options.providers.endpoints, (raw) => this.decodePushedTx(raw), listener);
     }
   }
 
@@ -272,6 +282,28 @@ export class BtcWatcher implements ChainWatcher {
       time: new Date(block.time * 1000),
       txs: block.txs.map((tx) => this.locate(tx)),
     };
+  }
+
+  /**
+   * A transaction from the node's `rawtx` notification with the addresses its outputs pay
+   * (addresses undefined when it does not decode, so the push still triggers a mempool read).
+   */
+  decodePushedTx(raw: Buffer): PushedTransaction {
+    let tx: bitcoin.Transaction;
+    try {
+      tx = bitcoin.Transaction.fromBuffer(raw);
+    } catch {
+      return { txid: '', addresses: undefined };
+    }
+    const addresses: string[] = [];
+    for (const output of tx.outs) {
+      try {
+        addresses.push(bitcoin.address.fromOutputScript(output.script, this.params));
+      } catch {
+        // no address form (OP_RETURN, bare multisig, ...): pays no watched address
+      }
+    }
+    return { txid: tx.getId(), addresses };
   }
 
   /**

@@ -18,6 +18,13 @@ const Provider = Type.Object(
           'WebSocket URL of the same node, for push (EVM: `eth_subscribe("newHeads")`): a new block starts a scan pass at once instead of at the next poll. Polling goes on beside it and takes over while the socket is down.',
       }),
     ),
+    zmqUrl: Type.Optional(
+      Type.String({
+        pattern: '^tcp://',
+        description:
+          'ZeroMQ endpoint of the same Bitcoin Core node (kind `bitcoin-core`), publishing both `zmqpubhashblock` and `zmqpubrawtx` on it, e.g. `tcp://127.0.0.1:28332`: a new block, or a transaction to a watched address entering the mempool, starts a scan pass at once. Polling goes on beside it and takes over while the connection is down.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -18,6 +18,8 @@ export interface WatcherMetrics {
   readonly pushReconnects: Counter<'chain' | 'network'>;
   /** New heads pushed by the provider. */
   readonly pushHeads: Counter<'chain' | 'network'>;
+  /** Mempool transactions pushed by the provider (Bitcoin Core ZMQ `rawtx`). */
+  readonly pushTransactions: Counter<'chain' | 'network'>;
   readonly providerRequests: Counter<'chain' | 'network' | 'provider' | 'operation' | 'outcome'>;
   readonly providerDuration: Histogram<'chain' | 'network' | 'provider'>;
   /** The pool's `onOutcome` for one network. */
@@ -59,12 +61,18 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     mempoolDropped: new Counter({ name: 'gateway_watcher_mempool_dropped_total', help: 'Transfers dropped after the mempool timeout without a block.', labelNames: ['chain', 'network'], registers }),
     pushConnected: new Gauge({
       name: 'gateway_watcher_push_connected',
-      help: 'Whether this process has its push subscription (EVM newHeads over WebSocket) up: 1, or 0 while it is down and new blocks are found by polling only. No series for networks without push.',
+      help: 'Whether this process has its push subscription (EVM newHeads over WebSocket, Bitcoin Core ZMQ) up: 1, or 0 while it is down and new blocks are found by polling only. No series for networks without push.',
       labelNames: ['chain', 'network'],
       registers,
     }),
     pushReconnects: new Counter({ name: 'gateway_watcher_push_reconnects_total', help: 'Push connections re-established after a drop.', labelNames: ['chain', 'network'], registers }),
     pushHeads: new Counter({ name: 'gateway_watcher_push_heads_total', help: 'New heads pushed by the provider (each starts a scan pass unless already scanned).', labelNames: ['chain', 'network'], registers }),
+    pushTransactions: new Counter({
+      name: 'gateway_watcher_push_transactions_total',
+      help: 'Mempool transactions pushed by the provider (Bitcoin Core ZMQ rawtx); those paying a watched address start a scan pass.',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
     providerRequests,
     providerDuration,
     outcomeRecorder: (chain, network) => (outcome) => {

@@ -164,8 +164,8 @@ test.serial('subscribeHeads: a refused WebSocket hands over to the next provider
     ]);
     const from = await anvil.blockNumber();
     await anvil.mine(3);
-    await waitFor(async () => heads.filter((h) => h.height > from).length === 3, 20_000);
-    const mined = heads.filter((h) => h.height > from);
+    await waitFor(async () => heads.filter((h) => (h.height ?? -1) > from).length === 3, 20_000);
+    const mined = heads.filter((h) => (h.height ?? -1) > from);
     const blocks = await anvil.rpcBatch<{ hash: string; number: string }>([1, 2, 3].map((i) => ['eth_getBlockByNumber', [`0x${(from + i).toString(16)}`, false]] as const));
     t.deepEqual(mined, blocks.map((b) => ({ height: Number(BigInt(b.number)), hash: b.hash })));
     // The plugin's own subscription went the same way.
