@@ -138,6 +138,11 @@ export interface ChainDefinition {
    * that invoice existed. Absent: 120 (chains whose blocks carry slot or wall-clock times).
    */
   readonly blockTimeSkewSeconds?: number;
+  /**
+   * The chain's target time between blocks (seconds; may be below 1). The watcher's default poll
+   * interval follows it (`pollIntervalOf`). Absent: 5.
+   */
+  readonly blockTimeSeconds?: number;
 }
 
 /** A validated account-level public key, ready for derivation. */
@@ -296,6 +301,18 @@ export function tokenContractFor(definition: ChainDefinition, coin: CoinDefiniti
 /** Looks up a coin of a chain; undefined when the chain does not carry it. */
 export function coinOf(definition: ChainDefinition, coin: CoinId): CoinDefinition | undefined {
   return definition.coins.find((c) => c.id === coin);
+}
+
+/** Longest default poll interval: a pass also reads the mempool, whose payments a checkout waits for. */
+export const MAX_DEFAULT_POLL_SECONDS = 30;
+
+/**
+ * The watcher's default pause between two passes of a network on this chain (whole seconds): its
+ * block time, at least 1 s and at most `MAX_DEFAULT_POLL_SECONDS` (Bitcoin's 10-minute blocks
+ * would otherwise leave a payment in the mempool unseen for minutes).
+ */
+export function pollIntervalOf(definition: ChainDefinition): number {
+  return Math.min(MAX_DEFAULT_POLL_SECONDS, Math.max(1, Math.round(definition.blockTimeSeconds ?? 5)));
 }
 
 /** How far a block's timestamp may lag on this chain, in seconds (see `blockTimeSkewSeconds`). */

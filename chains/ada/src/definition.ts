@@ -15,6 +15,8 @@ export const adaDefinition: ChainDefinition = {
   coins: [
     { id: 'ada', symbol: 'ADA', decimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): a block every 20 s on average (1 s slots, active slot coefficient 0.05).
+  blockTimeSeconds: 20,
   // 15 blocks (~5 min at 20 s per block): the common exchange figure; Ouroboros Praos settlement
   // for large amounts is longer (operators may raise it).
   defaultConfirmations: 15,

@@ -32,6 +32,8 @@ export const bscDefinition: ChainDefinition = {
       source: 'https://bscscan.com/token/0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d (Binance-Peg USD Coin, decimals() = 18)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): 0.75 s per block since the Maxwell upgrade (2025).
+  blockTimeSeconds: 0.75,
   // 15 blocks (~45 s at 3 s, less after the 2025 block-time cuts): the usual exchange figure; BSC
   // fast finality (BEP-126) normally finalises within 2-3 blocks.
   defaultConfirmations: 15,

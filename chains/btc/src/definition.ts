@@ -26,6 +26,8 @@ export const btcDefinition: ChainDefinition = {
       source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): a block every 10 minutes on average.
+  blockTimeSeconds: 600,
   // Two confirmations: the usual merchant figure for moderate amounts; reorgs deeper than one block
   // are rare on mainnet. Operators raise it per project for large invoices.
   defaultConfirmations: 2,

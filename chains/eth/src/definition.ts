@@ -33,6 +33,8 @@ export const ethDefinition: ChainDefinition = {
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): one slot every 12 s since the Merge.
+  blockTimeSeconds: 12,
   // 12 blocks (~2.4 min): the long-standing exchange figure. Economic finality after the merge is
   // two epochs (~64 blocks, ~13 min); operators wanting finality set 64 per project.
   defaultConfirmations: 12,

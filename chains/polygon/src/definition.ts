@@ -39,6 +39,8 @@ export const polygonDefinition: ChainDefinition = {
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): about 2 s per block.
+  blockTimeSeconds: 2,
   // 128 blocks (~4.5 min at 2 s): Polygon PoS saw reorgs deeper than 100 blocks before its 2025
   // fast-finality upgrade (Heimdall v2); exchanges historically required 128-256 confirmations.
   defaultConfirmations: 128,

@@ -24,6 +24,8 @@ export const tonDefinition: ChainDefinition = {
         'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): about 5 s per masterchain block.
+  blockTimeSeconds: 5,
   // One masterchain-referenced block: TON's BFT consensus finalises a shardchain block once the
   // masterchain commits it (a few seconds); there are no probabilistic reorgs to wait out.
   defaultConfirmations: 1,

@@ -28,6 +28,8 @@ export const tronDefinition: ChainDefinition = {
       source: 'https://tether.to/en/supported-protocols/ ; https://tronscan.org/#/token20/TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): one block every 3 s.
+  blockTimeSeconds: 3,
   // 19 blocks (~57 s): a block is irreversible once 2/3+1 of the 27 super representatives (19)
   // have built on it (TRON "solidified" block).
   defaultConfirmations: 19,

@@ -96,7 +96,7 @@ interface CursorRow {
  * whichever ran the pass) reports the same state: the tip at the last pass
  * (`gateway_watcher_head_height`), the last block fully processed (`gateway_watcher_cursor_height`),
  * the blocks between them (`gateway_watcher_lag_blocks`), the seconds since the last successful pass
- * (`gateway_watcher_lag_seconds`; a healthy watcher stays near `scanIntervalSeconds`, a failing or
+ * (`gateway_watcher_lag_seconds`; a healthy watcher stays near its network's scan interval, a failing or
  * stuck one grows without bound) and the failed passes in a row
  * (`gateway_watcher_consecutive_failures`). A network never scanned yet has no series.
  */
@@ -134,6 +134,6 @@ export function registerCursorGauges(registry: Registry, deps: { db: Knex; logge
   gauge('gateway_watcher_head_height', 'Chain tip as the provider reported it at the last successful pass.', (row) => (row.head_height === null ? undefined : Number(row.head_height)));
   gauge('gateway_watcher_cursor_height', 'Last block fully processed (scanned height).', (row) => Number(row.height));
   gauge('gateway_watcher_lag_blocks', 'Blocks between the tip and the last processed block.', (row) => (row.head_height === null ? undefined : Math.max(0, Number(row.head_height) - Number(row.height))));
-  gauge('gateway_watcher_lag_seconds', 'Seconds since the last successful pass of the network (healthy: about scanIntervalSeconds).', (row) => Number(row.since_success));
+  gauge('gateway_watcher_lag_seconds', 'Seconds since the last successful pass of the network (healthy: about the network`s scan interval).', (row) => Number(row.since_success));
   gauge('gateway_watcher_consecutive_failures', 'Failed passes in a row (provider errors); 0 after a successful pass.', (row) => row.consecutive_failures);
 }

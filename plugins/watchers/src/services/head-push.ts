@@ -35,7 +35,7 @@ interface Subscription {
  * watched-address lookup, and a pass only when it pays a watched address; while another instance's pass holds the lock the head is tried again shortly, and
  * after `LOCKED_TRIES` it is left to the next poll.
  *
- * The job loop keeps polling every `scanIntervalSeconds` beside it: a dropped socket, a missed
+ * The job loop keeps polling every scan interval beside it: a dropped socket, a missed
  * notification or a worker without push delays a block by at most one interval. Connects, drops
  * and reconnects are logged and counted (`gateway_watcher_push_connected`,
  * `gateway_watcher_push_reconnects_total`). Nothing here matters for correctness: it only decides
@@ -50,7 +50,7 @@ export class HeadPush {
     private readonly deps: { db: Knex; logger: Logger; watchersConfig: WatchersConfig; watchersMetrics: WatcherMetrics; watchersRegistry: WatcherRegistry; watchersScanner: ChainScanner },
   ) {
     this.drops = createFailureLog(deps.logger, {
-      failed: `push connection down; new blocks are found by polling every ${deps.watchersConfig.scanIntervalSeconds} s until it reconnects`,
+      failed: 'push connection down; new blocks are found by polling (every scan_interval_seconds) until it reconnects',
       stillFailing: 'push connection still down',
       recovered: 'push connection restored',
     });
@@ -101,7 +101,7 @@ export class HeadPush {
               state.everConnected = true;
               this.drops.succeeded(key, { ...fields, provider });
             } else {
-              this.drops.failed(key, new Error(error ?? 'connection lost'), { ...fields, provider });
+              this.drops.failed(key, new Error(error ?? 'connection lost'), { ...fields, provider, scan_interval_seconds: target.scanIntervalSeconds });
             }
           },
         }),
