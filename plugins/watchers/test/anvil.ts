@@ -21,14 +21,16 @@ export class Anvil {
    * Starts anvil with `chainId` (e.g. Sepolia's 11155111, so the gateway's sepolia definitions
    * apply). `gasLimit` raises the block gas limit (a block of thousands of transfers). `stateFile`
    * keeps the chain across `restart` (anvil's `--state`: loaded at start, written at exit).
+   * `blockTimeSeconds` mines a block at that interval (besides automine of each transaction).
    */
-  static async start(chainId: number, options: { gasLimit?: bigint; accounts?: number; stateFile?: string } = {}): Promise<Anvil> {
+  static async start(chainId: number, options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number } = {}): Promise<Anvil> {
     const port = await freePort();
     const binary = join(here, '..', 'node_modules', '.bin', 'anvil');
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
     if (options.gasLimit !== undefined) args.push('--gas-limit', options.gasLimit.toString());
     if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
     if (options.stateFile !== undefined) args.push('--state', options.stateFile);
+    if (options.blockTimeSeconds !== undefined) args.push('--block-time', String(options.blockTimeSeconds));
     const anvil = new Anvil(spawnGroup(binary, args, { stdio: 'ignore' }), `http://127.0.0.1:${port}`, binary, args);
     await anvil.ready();
     return anvil;
