@@ -5,6 +5,7 @@ import {
   ConfigError,
   createChainRegistry,
   createKernel,
+  enabledChainModules,
   isAppError,
   kernelReadinessChecks,
   loadConfig,
@@ -78,7 +79,7 @@ const kernelCommands: CliCommand[] = [
 export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
   if (isPartnerCommand(argv)) return runPartnerCommand(argv, { io, env: options.env ?? process.env, ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}) });
-  const commands = withChainChoices([...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])], options.chains);
+  const commands = withChainChoices([...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])], chainsForChoices(options));
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');
   // A noun may be two words (`oauth apps list`); the longest noun some command has wins.
@@ -226,7 +227,23 @@ function offlineCradle(chains: readonly ChainModule[]): Cradle {
   }) as unknown as Cradle;
 }
 
-/** Commands whose `choices: 'chains' | 'coins'` are replaced by the ids of the composition's chains. */
+/**
+ * The chains whose ids `choices: 'chains' | 'coins'` offer: the composition's chains that config
+ * `chains.enabled` turns on (the default ones without config, which is what the generated CLI
+ * reference shows). A config that does not load or names an unknown chain falls back to the
+ * defaults here; the kernel reports it when the command starts.
+ */
+function chainsForChoices(options: CliOptions): readonly ChainModule[] {
+  let enabled: readonly string[] | undefined;
+  try {
+    enabled = (options.config ?? loadConfig({ env: options.env ?? process.env })).chains.enabled;
+    return enabledChainModules(options.chains, enabled);
+  } catch {
+    return options.chains.filter((chain) => chain.enabledByDefault !== false);
+  }
+}
+
+/** Commands whose `choices: 'chains' | 'coins'` are replaced by the ids of `chains` and their coins. */
 function withChainChoices(commands: readonly CliCommand[], chains: readonly ChainModule[]): CliCommand[] {
   const ids = { chains: chains.map((c) => c.definition.id), coins: chains.flatMap((c) => c.definition.coins.map((coin) => coin.id)) };
   return commands.map((command) => {
