@@ -1,5 +1,6 @@
 import type { ChainModule } from '@gw/kernel';
 import { adaChain } from '@gw/chain-ada';
+import { baseChain } from '@gw/chain-base';
 import { bscChain } from '@gw/chain-bsc';
 import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
@@ -17,4 +18,4 @@ import { tronChain } from '@gw/chain-tron';
  * Kept apart from the plugins so tests of a plugin can take the chain list without loading every
  * plugin (they import this file by path: a package dependency on the gateway app would be a cycle).
  */
-export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain, ltcChain];
+export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain, ltcChain, baseChain];
