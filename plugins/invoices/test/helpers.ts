@@ -8,7 +8,7 @@ import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { invoicesPlugin } from '../src/index.js';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
-import { adaWallet, btcTestnetWallet, btcWallet, ethWallet, evmAccountWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
+import { adaWallet, btcTestnetWallet, btcWallet, ethWallet, evmAccountWallet, ltcTestnetWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
 
 /** Every chain of the build; `chains.enabled` unset runs the default ones (the spec's seven). */
 export const ALL_CHAINS = compositionChains;
@@ -32,9 +32,11 @@ function walletFor(chain: ChainId, kind: ProjectKind): TestWallet {
     eth: evm,
     polygon: evm,
     bsc: evm,
+    base: evm,
     tron: tronWallet,
     ada: adaWallet,
     ton: tonWallet,
+    ...(kind === 'production' ? {} : { ltc: ltcTestnetWallet }),
   };
   const wallet = wallets[chain];
   if (!wallet) throw new Error(`no test wallet for chain ${chain}`);
@@ -63,7 +65,7 @@ export async function projectWithPools(
   const created = await tenancyProjects.create({ name: `p-${Math.random().toString(36).slice(2)}`, kind, operator: operatorId }, CLI_ACTOR);
   const projectId = created.project.id;
   for (const chain of chains) {
-    const wallet = options.evmAccount !== undefined && ['eth', 'polygon', 'bsc'].includes(chain) ? { ...evmAccountWallet(options.evmAccount), chain } : walletFor(chain, kind);
+    const wallet = options.evmAccount !== undefined && ['eth', 'polygon', 'bsc', 'base'].includes(chain) ? { ...evmAccountWallet(options.evmAccount), chain } : walletFor(chain, kind);
     const { challenge } = await walletsWallets.register({ projectId, chain, xpub: wallet.xpub }, CLI_ACTOR);
     await walletsWallets.verify({ projectId, chain, signature: await wallet.sign(challenge.message) }, CLI_ACTOR);
   }

@@ -304,6 +304,9 @@ test('bad create bodies are 400 naming the field, and write nothing', async (t) 
     [{ ...base, amount_crypto: '0' }, 422, 'amount_out_of_range'],
     [{ ...base, amount_crypto: '0.00000000' }, 422, 'amount_out_of_range'],
     [{ ...base, coin: 'doge', amount_crypto: '1' }, 400, 'validation_error', 'coin'],
+    // Litecoin and Base are in the build but not enabled by default.
+    [{ ...base, coin: 'ltc', amount_crypto: '1' }, 400, 'validation_error', 'coin'],
+    [{ ...base, coin: 'usdc_base', amount_crypto: '1' }, 400, 'validation_error', 'coin'],
     [{ amount_crypto: '1', coin: 'btc' }, 400, 'validation_error', 'external_id'],
     [{ ...base, external_id: '', amount_crypto: '1' }, 400, 'validation_error', 'external_id'],
     [{ ...base, external_id: 'x'.repeat(129), amount_crypto: '1' }, 400, 'validation_error', 'external_id'],
