@@ -24,6 +24,11 @@ export interface ChainRegistry {
    * for an id no chain of the build has.
    */
   knownCoin(coin: string): CoinDefinition | undefined;
+  /**
+   * The price asset symbols of every coin of the build, enabled or not: config naming an asset
+   * (a fixed rate) can tell a typo (no chain prices it) from an asset of a disabled chain.
+   */
+  knownPriceSymbols(): ReadonlySet<string>;
   /** Ids of the enabled chains, in composition order (the API's `chain` enum). */
   chainIds(): readonly ChainId[];
   /** Ids of the enabled chains' coins, chain by chain (the API's `coin` enum). */
@@ -121,12 +126,14 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
     for (const coin of adapter.definition.coins) coins.set(coin.id, { adapter, coin });
   }
   const buildCoins = new Map(modules.flatMap((module) => module.definition.coins.map((coin) => [coin.id, coin] as const)));
+  const buildSymbols: ReadonlySet<string> = new Set([...buildCoins.values()].map((coin) => coin.price.symbol));
   const chainIds = [...adapters.keys()];
   const coinIds = [...coins.keys()];
   const priceAssets: ReadonlyMap<string, PriceAsset> = new Map([...assets].map(([symbol, { asset }]) => [symbol, asset]));
   return {
     list: () => [...adapters.values()],
     chainIds: () => chainIds,
+    knownPriceSymbols: () => buildSymbols,
     knownCoin: (coin) => coins.get(coin)?.coin ?? buildCoins.get(coin),
     coinIds: () => coinIds,
     priceAssets: () => priceAssets,

@@ -20,7 +20,7 @@ export const RatesConfigSchema = Type.Object(
     fixed: Type.Record(Type.String({ pattern: ASSET_PATTERN }), Type.String({ pattern: POSITIVE_DECIMAL, description: 'USD per 1 whole unit, a positive decimal string.' }), {
       default: {},
       description:
-        'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no enabled coin is priced as stops start-up.',
+        'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no coin of the build is priced as stops start-up; one of a disabled chain only is unused.',
     }),
     maxAgeSeconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'Oldest quote ever used; older cached quotes are ignored.' }),
     refreshCron: Type.String({ minLength: 9, default: '* * * * *', description: 'Cron (UTC) of the rates.refresh job that refreshes every asset from every provider.' }),
@@ -47,7 +47,7 @@ export const RatesConfigSchema = Type.Object(
         pairs: Type.Record(Type.String({ pattern: ASSET_PATTERN }), Type.String({ pattern: '^[A-Z0-9]+$' }), {
           default: {},
           description:
-            'Kraken pair per asset symbol, added to or replacing the coin definitions\' ones (e.g. { "BNB": "BNBUSD" } once Kraken lists it). An unknown pair fails the whole Kraken request; a symbol no enabled coin is priced as stops start-up.',
+            'Kraken pair per asset symbol, added to or replacing the coin definitions\' ones (e.g. { "BNB": "BNBUSD" } once Kraken lists it). An unknown pair fails the whole Kraken request; a symbol no coin of the build is priced as stops start-up.',
         }),
       },
       { additionalProperties: false, default: {} },

@@ -31,7 +31,7 @@ export const ratesPlugin = definePlugin({
   register: ({ config }) => ({
     ratesConfig: asValue(config),
     ratesFetchCounter: asFunction(({ metrics }: Cradle) => createFetchCounter(metrics.registry)).singleton(),
-    ratesCatalogue: asFunction(({ chains, ratesConfig }: Cradle) => checkedCatalogue(PriceCatalogue.of(chains), ratesConfig)).singleton(),
+    ratesCatalogue: asFunction(({ chains, ratesConfig }: Cradle) => checkedCatalogue(PriceCatalogue.of(chains), chains.knownPriceSymbols(), ratesConfig)).singleton(),
     ratesService: asFunction(
       (cradle: Cradle) =>
         new RateService({ db: cradle.db, logger: cradle.logger.child({ plugin: 'rates' }), config: cradle.ratesConfig, catalogue: cradle.ratesCatalogue, fetchCounter: cradle.ratesFetchCounter }),
@@ -60,13 +60,16 @@ export { CoinGeckoProvider, type CoinGeckoOptions } from './providers/coingecko.
 export { KrakenProvider, type KrakenOptions, type KrakenPair } from './providers/kraken.js';
 export { FixedProvider } from './providers/fixed.js';
 
-/** Throws an Error naming the key when config prices an asset none of the enabled coins is. */
-function checkedCatalogue(catalogue: PriceCatalogue, config: RatesConfig): PriceCatalogue {
-  const known = catalogue.assets.map((asset) => asset.symbol).join(', ');
+/**
+ * Throws an Error naming the key when config prices an asset no coin of the build is priced as (a
+ * typo). An asset of a disabled chain only is accepted and unused: turning a chain off does not
+ * require editing the rates config.
+ */
+function checkedCatalogue(catalogue: PriceCatalogue, buildSymbols: ReadonlySet<string>, config: RatesConfig): PriceCatalogue {
   for (const key of ['fixed', 'kraken.pairs'] as const) {
     const entries = key === 'fixed' ? config.fixed : config.kraken.pairs;
     for (const symbol of Object.keys(entries)) {
-      if (!catalogue.isAsset(symbol)) throw new Error(`plugins.rates.${key}.${symbol}: no enabled coin is priced as ${symbol} (assets: ${known})`);
+      if (!buildSymbols.has(symbol)) throw new Error(`plugins.rates.${key}.${symbol}: no coin of this build is priced as ${symbol} (assets: ${[...buildSymbols].join(', ')})`);
     }
   }
   return catalogue;
