@@ -10,10 +10,10 @@ export const bscDefinition: ChainDefinition = {
     testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97 }],
   },
   coins: [
-    { id: 'bnb', symbol: 'BNB', decimals: 18, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
+    { id: 'bnb', symbol: 'BNB', price: { symbol: 'BNB', providers: { coingecko: 'binancecoin' } }, decimals: 18, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
     {
       id: 'usdt_bep20',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 18,
       // Binance-Peg USDT uses 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet token.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -23,7 +23,7 @@ export const bscDefinition: ChainDefinition = {
     },
     {
       id: 'usdc_bep20',
-      symbol: 'USDC',
+      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 18,
       // Binance-Peg USDC (18 decimals). Circle lists no BSC testnet USDC.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -42,6 +42,7 @@ export const bscDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
 };

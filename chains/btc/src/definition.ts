@@ -21,7 +21,7 @@ export const btcDefinition: ChainDefinition = {
   coins: [
     {
       id: 'btc',
-      symbol: 'BTC',
+      symbol: 'BTC', price: { symbol: 'BTC', providers: { coingecko: 'bitcoin', kraken: ['XBTUSD', 'XXBTZUSD'] } },
       decimals: 8,
       source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',
     },
@@ -38,6 +38,7 @@ export const btcDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
 };

@@ -19,7 +19,7 @@ import {
   type WatchedAddresses,
   type WatcherOptions,
 } from '@gw/kernel';
-import { bitcoinNetworks } from './derive.js';
+import { bitcoinParams, type Bip84Params } from './bip84-params.js';
 import {
   ESPLORA_TXS_PAGE_SIZE,
   parseBlock,
@@ -92,17 +92,19 @@ export class BtcWatcher implements ChainWatcher {
   private readonly params: bitcoin.Network;
   private readonly coin: CoinId;
 
-  constructor(definition: ChainDefinition, options: WatcherOptions) {
+  constructor(definition: ChainDefinition, options: WatcherOptions, chainParams: Bip84Params = bitcoinParams) {
     const coin = definition.coins.find((c) => c.contracts === undefined);
     if (!coin) throw new Error(`${definition.id} defines no native coin`);
     this.chain = definition.id;
     this.coin = coin.id;
     this.network = options.network;
     this.providers = options.providers;
-    this.params = bitcoinNetworks[options.network.kind];
+    const params = chainParams.networks[options.network.id];
+    if (!params) throw new Error(`${definition.id}: no BIP84 network parameters for network ${options.network.id}`);
+    this.params = params;
     for (const endpoint of options.providers.endpoints) {
       if (endpoint.kind !== undefined && !(BTC_PROVIDER_KINDS as readonly string[]).includes(endpoint.kind)) {
-        throw new Error(`btc provider ${endpoint.name}: kind ${endpoint.kind} is not one of ${BTC_PROVIDER_KINDS.join(', ')}`);
+        throw new Error(`${definition.id} provider ${endpoint.name}: kind ${endpoint.kind} is not one of ${BTC_PROVIDER_KINDS.join(', ')}`);
       }
       if (endpoint.zmqUrl !== undefined && !isCore(endpoint)) throw new Error(`btc provider ${endpoint.name}: zmqUrl needs kind bitcoin-core (Esplora has no ZMQ)`);
     }

@@ -12,13 +12,13 @@ export const polygonDefinition: ChainDefinition = {
   coins: [
     {
       id: 'pol',
-      symbol: 'POL',
+      symbol: 'POL', price: { symbol: 'POL', providers: { coingecko: 'polygon-ecosystem-token', kraken: ['POLUSD'] } },
       decimals: 18,
       source: 'https://docs.polygon.technology/ (POL replaced MATIC as the native gas token on 2024-09-04; native coin, 18 decimals)',
     },
     {
       id: 'usdt_polygon',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       // No official Tether deployment on Amoy.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -29,7 +29,7 @@ export const polygonDefinition: ChainDefinition = {
     },
     {
       id: 'usdc_polygon',
-      symbol: 'USDC',
+      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
       // Native (Circle-issued) USDC, not the bridged USDC.e at 0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174.
       contracts: {
@@ -49,6 +49,7 @@ export const polygonDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
 };

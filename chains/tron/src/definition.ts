@@ -16,10 +16,10 @@ export const tronDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    { id: 'trx', symbol: 'TRX', decimals: 6, source: 'https://developers.tron.network/docs/trx (1 TRX = 1,000,000 sun)' },
+    { id: 'trx', symbol: 'TRX', price: { symbol: 'TRX', providers: { coingecko: 'tron', kraken: ['TRXUSD'] } }, decimals: 6, source: 'https://developers.tron.network/docs/trx (1 TRX = 1,000,000 sun)' },
     {
       id: 'usdt_trc20',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       // Tether publishes no Shasta/Nile deployment; community test tokens are not listed.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -40,6 +40,7 @@ export const tronDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/195'/0'", testnet: "m/44'/195'/0'" },
 };
