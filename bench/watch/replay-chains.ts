@@ -46,7 +46,7 @@ async function serve(answer: (method: string, path: string, body: string) => [nu
 /** A TRON node whose tip advances every `blockMs` from `startHeight`; solidified 19 blocks behind. */
 export async function tronReplay(blockMs: number, startHeight = 60_000_000): Promise<ReplayChain> {
   const recorded = JSON.parse(fixture('tron', 'getblockbynum-30864600.json')) as { blockID: string; block_header: { raw_data: Record<string, unknown> } };
-  const infos = JSON.parse(fixture('tron', 'gettransactioninfobyblocknum-30864600.json')) as unknown;
+  const infos = JSON.parse(fixture('tron', 'gettransactioninfobyblocknum-30864600.json')) as Record<string, unknown>[];
   const started = Date.now();
   const tip = () => startHeight + Math.floor((Date.now() - started) / blockMs);
   // java-tron's blockID starts with the height (8 bytes), then 24 bytes of the block hash.
@@ -61,7 +61,7 @@ export async function tronReplay(blockMs: number, startHeight = 60_000_000): Pro
     if (path === '/wallet/getnowblock') return [200, block(tip())];
     if (path === '/walletsolidity/getnowblock') return [200, block(tip() - 19)];
     if (path === '/wallet/getblockbynum') return num !== undefined && num <= tip() ? [200, block(num)] : [200, {}];
-    if (path === '/wallet/gettransactioninfobyblocknum') return [200, num !== undefined && num <= tip() ? infos : []];
+    if (path === '/wallet/gettransactioninfobyblocknum') return [200, num !== undefined && num <= tip() ? infos.map((info) => ({ ...info, blockNumber: num })) : []];
     return [404, { Error: `unrecorded ${path}` }];
   });
 }

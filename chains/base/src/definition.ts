@@ -37,6 +37,8 @@ export const baseDefinition: ChainDefinition = {
         'https://developers.circle.com/stablecoins/usdc-contract-addresses (Base and Base Sepolia rows) ; https://basescan.org/token/0x833589fcd6edb6e08f4c7c32d4f71b54bda02913 (decimals() = 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): one block every 2 s (OP Stack).
+  blockTimeSeconds: 2,
   // 2-second blocks from one sequencer; a block is final once its batch is final on Ethereum
   // (~15-20 min). 30 blocks (~1 min) covers sequencer-level reorgs, which have been shallow;
   // operators wanting L1 finality set ~600 per project.

@@ -27,6 +27,8 @@ export const ltcDefinition: ChainDefinition = {
       source: 'Litecoin Core: 1 LTC = 100,000,000 litoshi (COIN in src/consensus/amount.h)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): a block every 2.5 minutes on average.
+  blockTimeSeconds: 150,
   // Blocks come every 2.5 minutes: 6 confirmations (~15 min) is the usual exchange figure and about
   // the wall-clock depth of Bitcoin's 2.
   defaultConfirmations: 6,
