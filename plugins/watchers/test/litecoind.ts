@@ -7,6 +7,9 @@ import { freePort, spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
 /** Debian's `litecoind` binary (the `/usr/bin/litecoind` wrapper writes into `~/.litecoin`; this does not). */
 export const LITECOIND = '/usr/lib/litecoin/litecoind';
 
+/** The wallet that mines and pays. */
+const WALLET = 'gateway-test';
+
 /** Whether Debian's litecoind is installed (`apt-get install litecoind`; .ci/run installs it). */
 export function litecoindInstalled(): boolean {
   return existsSync(LITECOIND);
@@ -70,11 +73,11 @@ export class Litecoind {
       }
     }
     const wallets = await this.rpc<string[]>('listwallets', []);
-    if (!wallets.includes('gateway-test')) {
+    if (!wallets.includes(WALLET)) {
       try {
-        await this.rpc('loadwallet', ['gateway-test']);
+        await this.rpc('loadwallet', [WALLET]);
       } catch {
-        await this.rpc('createwallet', ['gateway-test']);
+        await this.rpc('createwallet', [WALLET]);
       }
     }
     this.miner ||= await this.rpc<string>('getnewaddress', []);
@@ -84,8 +87,9 @@ export class Litecoind {
     return `Basic ${Buffer.from(`${this.username}:${this.password}`).toString('base64')}`;
   }
 
-  async rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-    const response = await fetch(this.url, {
+  /** A JSON-RPC call, on `wallet`'s endpoint (node methods answer there too; the test wallet by default). */
+  async rpc<T = any>(method: string, params: unknown[], wallet = WALLET): Promise<T> {
+    const response = await fetch(`${this.url}/wallet/${wallet}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: this.authorization },
       body: JSON.stringify({ jsonrpc: '1.0', method, params, id: 1 }),
