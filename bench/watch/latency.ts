@@ -24,7 +24,10 @@
  * `zmqUrl`), so a new block (or, on bcoin, a transaction to a watched address) starts a pass at
  * once (polling goes on beside it at the interval).
  *
- * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/watch/latency.ts [--node anvil|bcoin] [--samples 10] [--intervals 5,1] [--modes poll,push]
+ * `--node litecoind`: Debian's litecoind on regtest as ltc/regtest (a `bitcoin-core` provider);
+ * arrivals are polled by the bench every 10 ms; push only with a litecoind built with ZMQ.
+ *
+ * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/watch/latency.ts [--node anvil|bcoin|litecoind] [--samples 10] [--intervals 5,1] [--modes poll,push]
  */
 import { parseArgs } from 'node:util';
 import type { ChainId } from '@gw/kernel';
@@ -40,12 +43,14 @@ import { benchPostgres } from '../bench-database.js';
 import { projectWithPools } from '../../plugins/invoices/test/helpers.js';
 import { Receiver } from '../../plugins/webhooks/test/helpers.js';
 import { Bcoin } from '../../plugins/watchers/test/bcoin.js';
+import { Litecoind } from '../../plugins/watchers/test/litecoind.js';
+import { ltcRegtestChain } from '@gw/chain-ltc';
 
 const { values } = parseArgs({ options: { node: { type: 'string', default: 'anvil' }, samples: { type: 'string', default: '10' }, intervals: { type: 'string', default: '5,1' }, modes: { type: 'string', default: 'poll' } } });
 const samples = Number(values.samples);
 const intervals = values.intervals.split(',').map(Number);
 const modes = values.modes.split(',') as ('poll' | 'push')[];
-if (values.node !== 'anvil' && values.node !== 'bcoin') throw new Error(`--node: anvil or bcoin, not ${values.node}`);
+if (!['anvil', 'bcoin', 'litecoind'].includes(values.node)) throw new Error(`--node: anvil, bcoin or litecoind, not ${values.node}`);
 
 /** One node the bench pays through, with its own view of when payments and blocks arrive. */
 interface BenchNode {
@@ -149,18 +154,70 @@ async function bcoinNode(): Promise<BenchNode> {
   };
 }
 
+/**
+ * litecoind (Debian's 0.21 on regtest, ltc/regtest): a payment arrives when `getrawmempool` first
+ * lists it, a block when `getblockcount` first reaches it, both polled by the bench every 10 ms
+ * (within about 10 ms of the node; with ZMQ, its own `rawtx`/`hashblock` instead). Push needs a
+ * litecoind built with ZMQ (Debian's is not): `--modes push` stops with a clear error otherwise.
+ */
+async function litecoindNode(push: boolean): Promise<BenchNode> {
+  const node = await Litecoind.start({ zmq: push });
+  if (push && !(await node.hasZmq())) {
+    await node.stop();
+    throw new Error('this litecoind has no ZMQ (Debian builds it without): --node litecoind measures polling only here');
+  }
+  await node.mine(101);
+  let stopped = false;
+  const seen = new Map<string, number>();
+  const watch = async (id: string, present: () => Promise<boolean>) => {
+    while (!stopped && !seen.has(id)) {
+      if (await present()) seen.set(id, Date.now());
+      else await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  const heard = (id: string) => async () => {
+    await waitFor(async () => seen.has(id), 10_000);
+    return seen.get(id)!;
+  };
+  return {
+    chain: 'ltc' as ChainId,
+    network: 'regtest',
+    coin: 'ltc',
+    amount: '0.01',
+    rates: { LTC: '80' },
+    provider: (mode) => ({ name: 'litecoind', kind: 'bitcoin-core', url: node.url, username: node.username, password: node.password, ...(mode === 'push' ? { zmqUrl: node.zmqUrl } : {}) }),
+    async pay(address) {
+      const txid = await node.send(address, 1_000_000n);
+      void watch(txid, async () => (await node.mempool()).includes(txid));
+      return heard(txid);
+    },
+    async mine(blocks) {
+      const target = (await node.height()) + blocks;
+      void watch(`block:${target}`, async () => (await node.height()) >= target);
+      await node.mine(blocks);
+      return heard(`block:${target}`);
+    },
+    remaining: (threshold) => threshold,
+    async stop() {
+      stopped = true;
+      await node.stop();
+    },
+  };
+}
+
 const postgres = await benchPostgres();
 const rows: string[] = [];
 
 for (const mode of modes)
 for (const interval of intervals) {
-  const node = values.node === 'bcoin' ? await bcoinNode() : await anvilNode();
+  const node = values.node === 'bcoin' ? await bcoinNode() : values.node === 'litecoind' ? await litecoindNode(mode === 'push') : await anvilNode();
   const receiver = await Receiver.start();
   try {
     await postgres.withDatabase(async (url) => {
       const gw = await startTestKernel({
         plugins,
-        chains,
+        // ltc/regtest: testnet projects derive litecoind's `rltc1…` addresses.
+        chains: chains.map((c) => (c.definition.id === 'ltc' ? ltcRegtestChain : c)),
         role: 'all',
         database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
         config: {
@@ -170,6 +227,7 @@ for (const interval of intervals) {
           'plugins.webhooks.allowPrivateTargets': true,
           'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
           'plugins.watchers.scanIntervalSeconds': interval,
+          ...(node.chain === 'ltc' ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'] } : {}),
         },
       });
       try {
@@ -206,7 +264,7 @@ for (const interval of intervals) {
           const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
           return `${at(50)} | ${at(90)} | ${at(99)} | ${sorted[sorted.length - 1]}`;
         };
-        const first = values.node === 'bcoin' ? 'payment in the mempool' : 'block with the payment';
+        const first = values.node === 'anvil' ? 'block with the payment' : 'payment in the mempool';
         rows.push(`| ${mode} | ${interval} s | ${first} to invoice.detected | ${samples} | ${stat(detected)} |`);
         rows.push(`| ${mode} | ${interval} s | threshold block to invoice.paid | ${samples} | ${stat(paid)} |`);
         rows.push(`| ${mode} | ${interval} s | of which delivery (event written to arrival) | ${delivery.length} | ${stat(delivery)} |`);

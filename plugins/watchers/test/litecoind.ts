@@ -32,10 +32,18 @@ export class Litecoind {
     readonly url: string,
     readonly username: string,
     readonly password: string,
+    /** Where the node is asked to publish ZMQ `hashblock` and `rawtx` (`zmq` option); Debian's build ignores it. */
+    readonly zmqUrl: string | undefined,
   ) {}
 
-  static async start(options: { persistMempool?: boolean } = {}): Promise<Litecoind> {
+  /**
+   * `persistMempool: false`: a restarted node has lost its mempool. `zmq`: ask for Core's ZMQ
+   * `hashblock` and `rawtx` on one free port (a build without ZMQ, as Debian's, ignores the options:
+   * `hasZmq` tells).
+   */
+  static async start(options: { persistMempool?: boolean; zmq?: boolean } = {}): Promise<Litecoind> {
     const [rpcPort, p2pPort] = [await freePort(), await freePort()];
+    const zmqUrl = options.zmq ? `tcp://127.0.0.1:${await freePort()}` : undefined;
     const dir = mkdtempSync(join(tmpdir(), 'gw-litecoind-'));
     const password = randomBytes(16).toString('hex');
     const args = [
@@ -52,8 +60,9 @@ export class Litecoind {
       '-fallbackfee=0.0001',
       '-printtoconsole=0',
       `-persistmempool=${options.persistMempool === false ? 0 : 1}`,
+      ...(zmqUrl ? [`-zmqpubhashblock=${zmqUrl}`, `-zmqpubrawtx=${zmqUrl}`] : []),
     ];
-    const node = new Litecoind(spawnGroup(LITECOIND, args, { stdio: 'ignore' }), args, dir, `http://127.0.0.1:${rpcPort}`, 'gateway', password);
+    const node = new Litecoind(spawnGroup(LITECOIND, args, { stdio: 'ignore' }), args, dir, `http://127.0.0.1:${rpcPort}`, 'gateway', password, zmqUrl);
     await node.ready();
     return node;
   }
@@ -103,6 +112,15 @@ export class Litecoind {
     }
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
+  }
+
+  /** Whether the node publishes ZMQ notifications (`getzmqnotifications` lists some; absent in builds without ZMQ). */
+  async hasZmq(): Promise<boolean> {
+    try {
+      return (await this.rpc<unknown[]>('getzmqnotifications', [])).length > 0;
+    } catch {
+      return false;
+    }
   }
 
   async height(): Promise<number> {
