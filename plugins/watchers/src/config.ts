@@ -54,7 +54,7 @@ export const WatchersConfigSchema = Type.Object(
         minimum: 1,
         maximum: 3600,
         description:
-          'Pause between two scans of a network once it has caught up with the tip, for every network without its own. Default: each chain`s block time, at least 1 s and at most 30 s (eth 12, polygon 2, bsc 1, tron 3, ada 20, ton 5, btc 30).',
+          'Pause between two scans of a network once it has caught up with the tip, for every network without its own. Default: each chain`s block time, at least 1 s and at most 30 s (eth 12, polygon 2, bsc 1, tron 3, ada 20, ton 5, btc 30, ltc 30, base 2).',
       }),
     ),
     providerTimeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Per provider request; longer is a failed request and the next provider is tried.' }),
