@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { coreErrors } from './errors/core-errors.js';
-import type { ChainAdapter, ChainDefinition, ChainId, ChainModule, CoinDefinition, CoinId } from './chain.js';
+import { checkChainDefinition, type ChainAdapter, type ChainDefinition, type ChainId, type ChainModule, type CoinDefinition, type CoinId, type PriceAsset } from './chain.js';
 
 /**
  * Token contracts an operator uses on test networks (config `chains.testTokenContracts`): coin id →
@@ -18,20 +18,97 @@ export interface ChainRegistry {
   has(chain: string): chain is ChainId;
   /** The chain and coin definition of a coin id; throws `invalid_coin` when no enabled chain has it. */
   coin(coin: CoinId | string): { adapter: ChainAdapter; coin: CoinDefinition };
+  /**
+   * The definition of a coin of any chain of the build, enabled or not: for rendering what was
+   * stored while a now disabled chain was enabled (its invoices keep their decimals). Undefined
+   * for an id no chain of the build has.
+   */
+  knownCoin(coin: string): CoinDefinition | undefined;
+  /**
+   * The price asset symbols of every coin of the build, enabled or not: config naming an asset
+   * (a fixed rate) can tell a typo (no chain prices it) from an asset of a disabled chain.
+   */
+  knownPriceSymbols(): ReadonlySet<string>;
+  /** Ids of the enabled chains, in composition order (the API's `chain` enum). */
+  chainIds(): readonly ChainId[];
+  /** Ids of the enabled chains' coins, chain by chain (the API's `coin` enum). */
+  coinIds(): readonly CoinId[];
+  /**
+   * The price assets of the enabled coins by symbol (`BTC`, `USDT`), each once, in order of first
+   * appearance: what the rates plugin prices.
+   */
+  priceAssets(): ReadonlyMap<string, PriceAsset>;
+}
+
+/** Options of {@link createChainRegistry}. */
+export interface ChainRegistryOptions {
+  /** Config `chains.testTokenContracts`. */
+  readonly testTokenContracts?: TestTokenContracts;
+  /**
+   * Config `chains.enabled`: ids of the chains to run. Absent: every module whose
+   * `enabledByDefault` is not false.
+   */
+  readonly enabled?: readonly string[] | undefined;
 }
 
 /**
- * Builds the registry. Configured test token contracts are checked here, so a contract for a
- * coin no enabled chain carries, a native coin, a network that is not one of the chain's testnets,
- * or an address the chain does not accept stops the start with a message naming the key.
+ * The modules `chains.enabled` selects, in composition order, after checking every module of the
+ * build: each definition is consistent, chain ids and coin ids are unique across the build, and
+ * every enabled id names a module. Throws an Error naming the config key or the chain otherwise.
  */
-export function createChainRegistry(modules: readonly ChainModule[], logger: Logger, testTokenContracts: TestTokenContracts = {}): ChainRegistry {
+export function enabledChainModules(modules: readonly ChainModule[], enabled: readonly string[] | undefined): ChainModule[] {
+  const byId = new Map<string, ChainModule>();
+  const coinOwner = new Map<string, string>();
+  for (const module of modules) {
+    checkChainDefinition(module.definition);
+    const id = module.definition.id;
+    if (byId.has(id)) throw new Error(`chain ${id}: two chain modules have this id`);
+    byId.set(id, module);
+    for (const coin of module.definition.coins) {
+      const owner = coinOwner.get(coin.id);
+      if (owner) throw new Error(`chain ${id}: coin ${coin.id} is already a coin of chain ${owner}`);
+      coinOwner.set(coin.id, id);
+    }
+  }
+  if (enabled === undefined) return modules.filter((module) => module.enabledByDefault !== false);
+  const wanted = new Set<string>();
+  for (const id of enabled) {
+    if (!byId.has(id)) throw new Error(`chains.enabled: unknown chain "${id}"; this build has ${[...byId.keys()].join(', ')}`);
+    if (wanted.has(id)) throw new Error(`chains.enabled: chain "${id}" is listed twice`);
+    wanted.add(id);
+  }
+  return modules.filter((module) => wanted.has(module.definition.id));
+}
+
+/**
+ * Builds the registry of the chains `options.enabled` selects (see {@link enabledChainModules}).
+ * Start-up stops with a message naming the key or the chain for: an unknown or repeated id in
+ * `chains.enabled`; an inconsistent definition (a coin without a price asset, two coins with one
+ * id, in one chain or across chains); one price asset given different provider ids by two coins;
+ * an adapter whose `generateAccountKey` disagrees with `capabilities.sandboxKeyGeneration`; and a
+ * configured test token contract for a coin no enabled chain carries, a native coin, a network
+ * that is not the chain's default testnet, or an address the chain does not accept.
+ */
+export function createChainRegistry(modules: readonly ChainModule[], logger: Logger, options: ChainRegistryOptions = {}): ChainRegistry {
+  const testTokenContracts = options.testTokenContracts ?? {};
   const adapters = new Map<ChainId, ChainAdapter>();
   const unused = new Set(Object.keys(testTokenContracts));
-  for (const module of modules) {
-    if (adapters.has(module.definition.id)) throw new Error(`chain ${module.definition.id} registered twice`);
+  const assets = new Map<string, { asset: PriceAsset; coin: string }>();
+  for (const module of enabledChainModules(modules, options.enabled)) {
     const definition = withTestTokenContracts(module.definition, testTokenContracts);
     const adapter = module.createAdapter({ logger: logger.child({ chain: definition.id }) }, definition);
+    if (definition.capabilities.sandboxKeyGeneration !== (typeof adapter.generateAccountKey === 'function')) {
+      throw new Error(
+        `chain ${definition.id}: capabilities.sandboxKeyGeneration is ${definition.capabilities.sandboxKeyGeneration} but the adapter ${adapter.generateAccountKey ? 'has' : 'has no'} generateAccountKey`,
+      );
+    }
+    for (const coin of definition.coins) {
+      const seen = assets.get(coin.price.symbol);
+      if (!seen) assets.set(coin.price.symbol, { asset: coin.price, coin: coin.id });
+      else if (!sameProviders(seen.asset, coin.price)) {
+        throw new Error(`chain ${definition.id}: coin ${coin.id} prices ${coin.price.symbol} with other provider ids than coin ${seen.coin}`);
+      }
+    }
     for (const coin of module.definition.coins) {
       if (!(coin.id in testTokenContracts)) continue;
       unused.delete(coin.id);
@@ -48,8 +125,18 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
   for (const adapter of adapters.values()) {
     for (const coin of adapter.definition.coins) coins.set(coin.id, { adapter, coin });
   }
+  const buildCoins = new Map(modules.flatMap((module) => module.definition.coins.map((coin) => [coin.id, coin] as const)));
+  const buildSymbols: ReadonlySet<string> = new Set([...buildCoins.values()].map((coin) => coin.price.symbol));
+  const chainIds = [...adapters.keys()];
+  const coinIds = [...coins.keys()];
+  const priceAssets: ReadonlyMap<string, PriceAsset> = new Map([...assets].map(([symbol, { asset }]) => [symbol, asset]));
   return {
     list: () => [...adapters.values()],
+    chainIds: () => chainIds,
+    knownPriceSymbols: () => buildSymbols,
+    knownCoin: (coin) => coins.get(coin)?.coin ?? buildCoins.get(coin),
+    coinIds: () => coinIds,
+    priceAssets: () => priceAssets,
     has: (chain: string): chain is ChainId => adapters.has(chain as ChainId),
     get(chain) {
       const adapter = adapters.get(chain);
@@ -80,4 +167,9 @@ function withTestTokenContracts(definition: ChainDefinition, configured: TestTok
     return { ...coin, contracts: { ...coin.contracts, ...contracts } };
   });
   return { ...definition, coins };
+}
+
+function sameProviders(a: PriceAsset, b: PriceAsset): boolean {
+  const ids = (asset: PriceAsset) => JSON.stringify(Object.entries(asset.providers).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return ids(a) === ids(b);
 }

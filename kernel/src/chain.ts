@@ -19,29 +19,24 @@ import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
  *   `wallet_kind_mismatch`), never by returning sentinel values.
  */
 
-/** The seven chains of spec section 1. */
-export const CHAIN_IDS = ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton'] as const;
-export type ChainId = (typeof CHAIN_IDS)[number];
+/**
+ * A chain id (`btc`, `eth`, `ltc`): lower-case letters and digits, starting with a letter. The set
+ * of ids is not closed: each chain module brings its own, and the chain registry
+ * (`createChainRegistry`) checks at start that the enabled chains' ids are well-formed and unique.
+ */
+export type ChainId = string;
 
-/** The fifteen coins of spec section 1. */
-export const COIN_IDS = [
-  'btc',
-  'eth',
-  'usdt_erc20',
-  'usdc_erc20',
-  'trx',
-  'usdt_trc20',
-  'ada',
-  'pol',
-  'usdt_polygon',
-  'usdc_polygon',
-  'bnb',
-  'usdt_bep20',
-  'usdc_bep20',
-  'ton',
-  'usdt_ton',
-] as const;
-export type CoinId = (typeof COIN_IDS)[number];
+/**
+ * A coin id (`btc`, `usdt_erc20`): lower-case letters, digits and `_`, starting with a letter,
+ * unique across every chain of the build (the registry checks at start). The API's `coin` enum is
+ * the enabled chains' coins.
+ */
+export type CoinId = string;
+
+/** What chain ids look like. */
+export const CHAIN_ID_PATTERN = /^[a-z][a-z0-9]{1,15}$/;
+/** What coin ids look like. */
+export const COIN_ID_PATTERN = /^[a-z][a-z0-9_]{1,31}$/;
 
 /** Project kinds (spec section 1); fixed at project creation. */
 export const PROJECT_KINDS = ['production', 'testnet', 'sandbox'] as const;
@@ -72,11 +67,30 @@ export interface NetworkDefinition {
   readonly evmChainId?: number;
 }
 
+/**
+ * The asset a coin is priced as, in USD, and the ids of that asset at the rate providers. Coins of
+ * one asset (USDT on five chains) share one quote, so every coin naming an asset must give it the
+ * same provider ids (the registry checks at start).
+ */
+export interface PriceAsset {
+  /** Asset symbol, upper-case letters and digits: the base of the `<asset>/USD` pair (`BTC`, `USDT`). */
+  readonly symbol: string;
+  /**
+   * The asset's id at each rate provider, by provider id: `coingecko` takes a CoinGecko coin id
+   * (`tether`, from `/api/v3/coins/list`); `kraken` takes the pair to request followed by any other
+   * key Kraken answers it under (`['XBTUSD', 'XXBTZUSD']`; Kraken's legacy assets answer under
+   * their legacy code). A provider missing here does not price the asset.
+   */
+  readonly providers: Readonly<Record<string, string | readonly [string, ...string[]]>>;
+}
+
 /** A coin on a chain. Native coins have no contract. */
 export interface CoinDefinition {
   readonly id: CoinId;
   /** Ticker shown to people (`BTC`, `USDT`). */
   readonly symbol: string;
+  /** The asset whose USD price converts `amount_usd` into this coin. Required. */
+  readonly price: PriceAsset;
   /** Exact number of fractional digits of the base unit (BTC 8, ETH 18, USDT on BSC 18, ...). */
   readonly decimals: number;
   /**
@@ -109,6 +123,11 @@ export interface ChainCapabilities {
   readonly addressReuseAfterCooldown: boolean;
   /** Whether BIP44-style gap limits matter for wallet software discovering funds. */
   readonly gapLimitApplies: boolean;
+  /**
+   * The adapter implements `generateAccountKey` (sandbox projects bind service-generated keys).
+   * Without it, sandbox projects of the chain need an operator-supplied key like testnet projects.
+   */
+  readonly sandboxKeyGeneration: boolean;
 }
 
 /** Plain data describing a chain: no behaviour, no I/O. */
@@ -138,6 +157,11 @@ export interface ChainDefinition {
    * that invoice existed. Absent: 120 (chains whose blocks carry slot or wall-clock times).
    */
   readonly blockTimeSkewSeconds?: number;
+  /**
+   * The chain's target time between blocks (seconds; may be below 1). The watcher's default poll
+   * interval follows it (`pollIntervalOf`). Absent: 5.
+   */
+  readonly blockTimeSeconds?: number;
 }
 
 /** A validated account-level public key, ready for derivation. */
@@ -182,11 +206,15 @@ export interface OwnershipProof {
 }
 
 /**
- * What every chain implements. Four parts (see the architecture guide): derivation, address pool
- * policy (via `definition.capabilities`), watcher (added by the watchers issue), units (via
- * `definition.coins[].decimals` and the kernel's `units/` helpers).
+ * What every chain implements: key parsing and derivation, address validation, payment URIs,
+ * ownership proofs and a watcher. Everything a chain may or may not do is declared in
+ * `definition.capabilities` (activation, memos, sandbox key generation); the one optional method,
+ * `generateAccountKey`, exists exactly when `capabilities.sandboxKeyGeneration` is true (the
+ * registry checks). Units come from `definition.coins[].decimals` and the kernel's `units/`
+ * helpers, never from the adapter.
  */
 export interface ChainAdapter {
+  /** The chain's data (with operator-configured test token contracts merged in). */
   readonly definition: ChainDefinition;
 
   /**
@@ -201,14 +229,17 @@ export interface ChainAdapter {
 
   /**
    * Derives receive address `index` (0-based, at most `definition.maxAddressIndex`) from a parsed
-   * key. Pure.
+   * key. Pure and deterministic: the same key and index always give the same address.
    */
   deriveAddress(key: AccountKey, index: number): DerivedAddress;
 
-  /** Whether `address` is a valid receive address of this chain on `network`. */
+  /** Whether `address` is a valid receive address of this chain on `network`. Never throws. */
   isValidAddress(address: string, network: NetworkKind): boolean;
 
-  /** Builds the chain's standard payment URI (BIP21, EIP-681, CIP-13, ton://transfer, ...). */
+  /**
+   * Builds the chain's standard payment URI (BIP21, EIP-681, CIP-13, ton://transfer, ...). Starts
+   * with the kernel's `paymentUriCoin` checks (`invalid_coin`, negative amount, missing contract).
+   */
   paymentUri(input: PaymentUriInput): string;
 
   /**
@@ -219,16 +250,17 @@ export interface ChainAdapter {
   verifyOwnership(proof: OwnershipProof): Promise<boolean>;
 
   /**
-   * Generates a fresh account key for `network` from a random seed and returns its public half in
-   * the form `parseAccountKey` accepts (at `definition.accountPath[network]`). The private half is
+   * Present exactly when `definition.capabilities.sandboxKeyGeneration` is true. Generates a fresh
+   * account key for `network` from a random seed and returns its public half in the form
+   * `parseAccountKey` accepts (at `definition.accountPath[network]`). The private half is
    * discarded: the sandbox binds such keys, and nothing is ever spent from them.
    */
-  generateAccountKey(network: NetworkKind): string;
+  generateAccountKey?(network: NetworkKind): string;
 
   /**
    * Builds the watcher of one network: reads blocks and transfers of the chain's coins through
-   * `options.providers` (see `watch/`). Every chain implements it; the watchers plugin schedules
-   * one scanner per chain and network.
+   * `options.providers` (see `watch/`). The watchers plugin schedules one scanner per enabled chain
+   * and network.
    */
   createWatcher(options: WatcherOptions): ChainWatcher;
 }
@@ -241,40 +273,66 @@ export interface ChainAdapterDeps {
 /** A chain module: its data and the factory that gives it behaviour. */
 export interface ChainModule {
   readonly definition: ChainDefinition;
+  /**
+   * Whether the chain runs when config `chains.enabled` is not set (default true). Chains beyond
+   * the spec's seven say false, so a build can carry them without changing the default deployment.
+   */
+  readonly enabledByDefault?: boolean;
   readonly createAdapter: (deps: ChainAdapterDeps, definition: ChainDefinition) => ChainAdapter;
 }
 
 /**
- * Declares a chain. Checks the definition's invariants (decimals, unique coins, a coin's contract
- * networks exist) so a broken definition fails at import time, not at the first invoice.
+ * Declares a chain. Checks the definition's invariants (ids, decimals, unique coins, a price asset
+ * per coin, a coin's contract networks exist) so a broken definition fails at import time, not at
+ * the first invoice. The chain registry runs the same checks on every module it is given.
  */
 export function defineChain(module: ChainModule): ChainModule {
-  const { definition } = module;
-  if (!CHAIN_IDS.includes(definition.id)) throw new Error(`defineChain: unknown chain id ${definition.id}`);
+  checkChainDefinition(module.definition);
+  return module;
+}
+
+/**
+ * Throws an Error naming the chain (and coin) when a definition is inconsistent: a malformed chain
+ * or coin id, a coin twice, a coin without a price asset, decimals out of range, a contract on a
+ * network the chain does not have, a token without a contract or sandbox contract on the default
+ * testnet.
+ */
+export function checkChainDefinition(definition: ChainDefinition): void {
+  if (typeof definition.id !== 'string' || !CHAIN_ID_PATTERN.test(definition.id)) {
+    throw new Error(`chain ${JSON.stringify(definition.id)}: id must match ${CHAIN_ID_PATTERN}`);
+  }
   const networkIds = new Set([definition.networks.mainnet.id, ...definition.networks.testnets.map((n) => n.id)]);
   const seen = new Set<string>();
   for (const coin of definition.coins) {
-    if (seen.has(coin.id)) throw new Error(`defineChain(${definition.id}): duplicate coin ${coin.id}`);
+    if (typeof coin.id !== 'string' || !COIN_ID_PATTERN.test(coin.id)) {
+      throw new Error(`chain ${definition.id}: coin id ${JSON.stringify(coin.id)} must match ${COIN_ID_PATTERN}`);
+    }
+    if (seen.has(coin.id)) throw new Error(`chain ${definition.id}: two coins have the id ${coin.id}`);
     seen.add(coin.id);
+    if (!coin.price || typeof coin.price.symbol !== 'string' || !/^[A-Z][A-Z0-9]{0,15}$/.test(coin.price.symbol)) {
+      throw new Error(`chain ${definition.id}: coin ${coin.id} has no price asset (price.symbol, upper-case like "BTC")`);
+    }
+    if (typeof coin.price.providers !== 'object' || coin.price.providers === null) {
+      throw new Error(`chain ${definition.id}: coin ${coin.id} has no rate provider ids (price.providers)`);
+    }
     if (!Number.isInteger(coin.decimals) || coin.decimals < 0 || coin.decimals > 36) {
-      throw new Error(`defineChain(${definition.id}): coin ${coin.id} has invalid decimals`);
+      throw new Error(`chain ${definition.id}: coin ${coin.id} has invalid decimals`);
     }
     for (const network of Object.keys(coin.contracts ?? {})) {
       if (!networkIds.has(network)) {
-        throw new Error(`defineChain(${definition.id}): coin ${coin.id} names unknown network ${network}`);
+        throw new Error(`chain ${definition.id}: coin ${coin.id} names unknown network ${network}`);
       }
     }
     if (coin.sandboxContract !== undefined && !coin.contracts) {
-      throw new Error(`defineChain(${definition.id}): native coin ${coin.id} cannot have a sandbox contract`);
+      throw new Error(`chain ${definition.id}: native coin ${coin.id} cannot have a sandbox contract`);
     }
     if (coin.contracts && !coin.contracts[definition.networks.testnets[0].id] && coin.sandboxContract === undefined) {
-      throw new Error(`defineChain(${definition.id}): token ${coin.id} has no contract on ${definition.networks.testnets[0].id}, so it needs a sandboxContract`);
+      throw new Error(`chain ${definition.id}: token ${coin.id} has no contract on ${definition.networks.testnets[0].id}, so it needs a sandboxContract`);
     }
   }
   if (!Number.isInteger(definition.defaultConfirmations) || definition.defaultConfirmations < 0) {
-    throw new Error(`defineChain(${definition.id}): defaultConfirmations must be a non-negative integer`);
+    throw new Error(`chain ${definition.id}: defaultConfirmations must be a non-negative integer`);
   }
-  return module;
 }
 
 /** The network a project kind uses on a chain: mainnet, or the chain's first (default) testnet. */
@@ -296,6 +354,18 @@ export function tokenContractFor(definition: ChainDefinition, coin: CoinDefiniti
 /** Looks up a coin of a chain; undefined when the chain does not carry it. */
 export function coinOf(definition: ChainDefinition, coin: CoinId): CoinDefinition | undefined {
   return definition.coins.find((c) => c.id === coin);
+}
+
+/** Longest default poll interval: a pass also reads the mempool, whose payments a checkout waits for. */
+export const MAX_DEFAULT_POLL_SECONDS = 30;
+
+/**
+ * The watcher's default pause between two passes of a network on this chain (whole seconds): its
+ * block time, at least 1 s and at most `MAX_DEFAULT_POLL_SECONDS` (Bitcoin's 10-minute blocks
+ * would otherwise leave a payment in the mempool unseen for minutes).
+ */
+export function pollIntervalOf(definition: ChainDefinition): number {
+  return Math.min(MAX_DEFAULT_POLL_SECONDS, Math.max(1, Math.round(definition.blockTimeSeconds ?? 5)));
 }
 
 /** How far a block's timestamp may lag on this chain, in seconds (see `blockTimeSkewSeconds`). */

@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import type { KernelConfig } from './config/kernel-config.js';
 import { createRootContainer, type Cradle } from './container.js';
 import { createChainRegistry } from './chain-registry.js';
+import { bindChainIds } from './http/chain-id-schemas.js';
 import type { ChainModule } from './chain.js';
 import { createKnex } from './db/create-knex.js';
 import { createNotifications, type Notifications } from './db/notifications.js';
@@ -111,6 +112,9 @@ export function createKernel(options: KernelOptions): Kernel {
   const { config, role } = options;
   const logger = options.logger ?? pino({ level: config.log.level, base: { role } });
   const loaded = loadPlugins(options.plugins, config);
+  // Built before anything connects: a config enabling an unknown chain, or an inconsistent chain
+  // definition, stops the process before it touches the database.
+  const chainRegistry = createChainRegistry(options.chains ?? [], logger, { testTokenContracts: config.chains.testTokenContracts, enabled: config.chains.enabled });
   const container = createRootContainer();
   const routes: RouteDefinition[] = [];
   const commands: CliCommand[] = loaded.flatMap(({ plugin }) => plugin.cli ?? []);
@@ -159,7 +163,7 @@ export function createKernel(options: KernelOptions): Kernel {
       rateLimiter: asFunction(({ db }: Cradle) => createRateLimiter(db)).singleton(),
       secretBox: asValue(createSecretBox(masterKey, previousMasterKeys(config))),
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
-      chains: asValue(createChainRegistry(options.chains ?? [], logger, config.chains.testTokenContracts)),
+      chains: asValue(chainRegistry),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
       mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => plugin.mcpTools?.(cradle) ?? [])).singleton(),
     });
@@ -311,7 +315,7 @@ export function createKernel(options: KernelOptions): Kernel {
         routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         // The document is built from `routes` on first request, so it covers the plugin routes below.
         routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
-        for (const { plugin } of loaded) routes.push(...(plugin.routes?.(cradle) ?? []));
+        for (const { plugin } of loaded) routes.push(...(plugin.routes?.(cradle) ?? []).map((route) => bindChainIds(route, chainRegistry)));
         app = buildApp(authenticators);
         await listen(app, config.http.port, config.http.host);
         accepting = true;

@@ -5,6 +5,7 @@ import {
   ConfigError,
   createChainRegistry,
   createKernel,
+  enabledChainModules,
   isAppError,
   kernelReadinessChecks,
   loadConfig,
@@ -78,7 +79,7 @@ const kernelCommands: CliCommand[] = [
 export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
   if (isPartnerCommand(argv)) return runPartnerCommand(argv, { io, env: options.env ?? process.env, ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}) });
-  const commands = [...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])];
+  const commands = withChainChoices([...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])], chainsForChoices(options));
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');
   // A noun may be two words (`oauth apps list`); the longest noun some command has wins.
@@ -135,7 +136,7 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       continue;
     }
     if (typeof value === 'string') {
-      if (spec.choices && !spec.choices.includes(value)) return fail(2, 'usage', `--${name} must be one of ${spec.choices.join(', ')}`);
+      if (Array.isArray(spec.choices) && !spec.choices.includes(value)) return fail(2, 'usage', `--${name} must be one of ${spec.choices.join(', ')}`);
       const problem = spec.validate?.(value);
       if (problem) return fail(2, 'usage', `--${name} ${problem}`);
     }
@@ -226,6 +227,34 @@ function offlineCradle(chains: readonly ChainModule[]): Cradle {
   }) as unknown as Cradle;
 }
 
+/**
+ * The chains whose ids `choices: 'chains' | 'coins'` offer: the composition's chains that config
+ * `chains.enabled` turns on (the default ones without config, which is what the generated CLI
+ * reference shows). A config that does not load or names an unknown chain falls back to the
+ * defaults here; the kernel reports it when the command starts.
+ */
+function chainsForChoices(options: CliOptions): readonly ChainModule[] {
+  let enabled: readonly string[] | undefined;
+  try {
+    enabled = (options.config ?? loadConfig({ env: options.env ?? process.env })).chains.enabled;
+    return enabledChainModules(options.chains, enabled);
+  } catch {
+    return options.chains.filter((chain) => chain.enabledByDefault !== false);
+  }
+}
+
+/** Commands whose `choices: 'chains' | 'coins'` are replaced by the ids of `chains` and their coins. */
+function withChainChoices(commands: readonly CliCommand[], chains: readonly ChainModule[]): CliCommand[] {
+  const ids = { chains: chains.map((c) => c.definition.id), coins: chains.flatMap((c) => c.definition.coins.map((coin) => coin.id)) };
+  return commands.map((command) => {
+    if (!Object.values(command.flags ?? {}).some((flag) => typeof flag.choices === 'string')) return command;
+    const flags = Object.fromEntries(
+      Object.entries(command.flags!).map(([name, flag]) => [name, typeof flag.choices === 'string' ? { ...flag, choices: ids[flag.choices] } : flag]),
+    );
+    return { ...command, flags };
+  });
+}
+
 const commandName = (command: CliCommand) => (command.verb ? `${command.noun} ${command.verb}` : command.noun);
 
 /** `gateway doctor` for people: one line per check, then what to do about each problem. */
@@ -249,7 +278,7 @@ function commandHelp(command: CliCommand): string {
   if (flags.length > 0) {
     lines.push('Flags:');
     for (const [name, spec] of flags) {
-      const value = spec.type === 'string' ? (spec.choices ? ` <${spec.choices.join('|')}>` : ' <value>') : '';
+      const value = spec.type === 'string' ? (Array.isArray(spec.choices) ? ` <${spec.choices.join('|')}>` : ' <value>') : '';
       lines.push(`  --${name}${value}${spec.required ? ' (required)' : ''}  ${spec.description}`);
     }
   }

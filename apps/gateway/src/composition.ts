@@ -1,11 +1,4 @@
-import type { AnyPlugin, ChainModule } from '@gw/kernel';
-import { adaChain } from '@gw/chain-ada';
-import { bscChain } from '@gw/chain-bsc';
-import { btcChain } from '@gw/chain-btc';
-import { ethChain } from '@gw/chain-eth';
-import { polygonChain } from '@gw/chain-polygon';
-import { tonChain } from '@gw/chain-ton';
-import { tronChain } from '@gw/chain-tron';
+import type { AnyPlugin } from '@gw/kernel';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
@@ -26,5 +19,4 @@ import { dashboardPlugin } from '@gw/plugin-dashboard';
  */
 export const plugins: readonly AnyPlugin[] = [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin, webhooksPlugin, watchersPlugin, sandboxPlugin, checkoutPlugin, oauthPlugin, mcpPlugin, dashboardPlugin];
 
-/** The seven chains of spec section 1, in the spec's order. */
-export const chains: readonly ChainModule[] = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];
+export { chains } from './chains.js';

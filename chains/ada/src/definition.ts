@@ -13,8 +13,10 @@ export const adaDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    { id: 'ada', symbol: 'ADA', decimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
+    { id: 'ada', symbol: 'ADA', price: { symbol: 'ADA', providers: { coingecko: 'cardano', kraken: ['ADAUSD'] } }, decimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): a block every 20 s on average (1 s slots, active slot coefficient 0.05).
+  blockTimeSeconds: 20,
   // 15 blocks (~5 min at 20 s per block): the common exchange figure; Ouroboros Praos settlement
   // for large amounts is longer (operators may raise it).
   defaultConfirmations: 15,
@@ -23,6 +25,7 @@ export const adaDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/1852'/1815'/0'", testnet: "m/1852'/1815'/0'" },
 };

@@ -10,10 +10,10 @@ export const bscDefinition: ChainDefinition = {
     testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97 }],
   },
   coins: [
-    { id: 'bnb', symbol: 'BNB', decimals: 18, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
+    { id: 'bnb', symbol: 'BNB', price: { symbol: 'BNB', providers: { coingecko: 'binancecoin' } }, decimals: 18, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
     {
       id: 'usdt_bep20',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 18,
       // Binance-Peg USDT uses 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet token.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -23,7 +23,7 @@ export const bscDefinition: ChainDefinition = {
     },
     {
       id: 'usdc_bep20',
-      symbol: 'USDC',
+      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 18,
       // Binance-Peg USDC (18 decimals). Circle lists no BSC testnet USDC.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -32,6 +32,8 @@ export const bscDefinition: ChainDefinition = {
       source: 'https://bscscan.com/token/0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d (Binance-Peg USD Coin, decimals() = 18)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): 0.75 s per block since the Maxwell upgrade (2025).
+  blockTimeSeconds: 0.75,
   // 15 blocks (~45 s at 3 s, less after the 2025 block-time cuts): the usual exchange figure; BSC
   // fast finality (BEP-126) normally finalises within 2-3 blocks.
   defaultConfirmations: 15,
@@ -40,6 +42,7 @@ export const bscDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
 };

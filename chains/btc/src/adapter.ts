@@ -18,7 +18,9 @@ import {
   type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/kernel';
-import { bitcoinNetworks, deriveBtcAddress, parseBtcAccountKey } from './derive.js';
+import { verifyBip137 } from './bip137.js';
+import { bitcoinParams, type Bip84Params } from './bip84-params.js';
+import { deriveBip84Address, paramsOf, parseBip84AccountKey } from './derive.js';
 import { BtcWatcher } from './watcher.js';
 
 bitcoin.initEccLib(ecc);
@@ -27,70 +29,89 @@ const bip32 = BIP32Factory(ecc);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
- * Bitcoin adapter: BIP84 native-segwit (P2WPKH) receive addresses, BIP21 URIs, and ownership proofs
- * by BIP-322 "simple" signatures or legacy BIP-137 message signatures.
+ * The adapter factory of a BIP84 chain driven by `params`: native-segwit (P2WPKH) receive
+ * addresses, BIP21-style URIs under `params.uriScheme`, ownership proofs by `params.messageSigning`,
+ * and the Esplora / Bitcoin Core RPC watcher. Bitcoin is `createBip84Adapter(bitcoinParams)`;
+ * Litecoin passes its own parameters. Every network of the definition needs an entry in
+ * `params.networks` (checked when the adapter is built).
  */
-export function createBtcAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const parseAccountKey = (input: string, network: NetworkKind): AccountKey => {
-    const trimmed = input.trim();
-    const { canonical } = parseBtcAccountKey(trimmed, network);
-    return { chain: definition.id, network, input: trimmed, canonical };
-  };
-
-  const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
-
-  const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
-    checkKey(key);
-    assertAddressIndex(definition, index);
-    return { index, ...deriveBtcAddress(key.canonical, key.network, index) };
-  };
-
-  const isValidAddress = (address: string, network: NetworkKind): boolean => {
-    if (typeof address !== 'string' || address.length === 0 || address.length > 100) return false;
-    try {
-      bitcoin.address.toOutputScript(address, bitcoinNetworks[network]);
-      return true;
-    } catch {
-      return false;
+export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps, definition: ChainDefinition) => ChainAdapter {
+  return (_deps, definition) => {
+    for (const network of [definition.networks.mainnet, ...definition.networks.testnets]) {
+      if (!params.networks[network.id]) throw new Error(`chain ${definition.id}: no BIP84 network parameters for network ${network.id}`);
     }
-  };
+    const networkIds: Readonly<Record<NetworkKind, string>> = { mainnet: definition.networks.mainnet.id, testnet: definition.networks.testnets[0].id };
+    const networkParams = (network: NetworkKind) => paramsOf(params, networkIds, network);
 
-  return {
-    definition,
-    parseAccountKey,
-    deriveAddress,
-    isValidAddress,
+    const parseAccountKey = (input: string, network: NetworkKind): AccountKey => {
+      const trimmed = input.trim();
+      const { canonical } = parseBip84AccountKey(trimmed, network, params, networkParams(network));
+      return { chain: definition.id, network, input: trimmed, canonical };
+    };
 
-    createWatcher: (options) => new BtcWatcher(definition, options),
+    const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
 
-    generateAccountKey(network: NetworkKind): string {
-      return bip32.fromSeed(randomBytes(32), bitcoinNetworks[network]).derivePath(definition.accountPath[network]).neutered().toBase58();
-    },
+    const deriveAddress = (key: AccountKey, index: number): DerivedAddress => {
+      checkKey(key);
+      assertAddressIndex(definition, index);
+      return { index, ...deriveBip84Address(key.canonical, key.network, index, params, networkParams(key.network)) };
+    };
 
-    paymentUri(input: PaymentUriInput): string {
-      const { coin } = paymentUriCoin(definition, input);
-      if (!isValidAddress(input.address, input.network)) {
-        throw coreErrors.validation_error({ message: 'Not a valid Bitcoin address for this network.' });
-      }
-      const params: string[] = [];
-      if (input.amountUnits > 0n) params.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);
-      if (input.label) params.push(`label=${encodeURIComponent(input.label)}`);
-      if (input.memo) params.push(`message=${encodeURIComponent(input.memo)}`);
-      return `bitcoin:${input.address}${params.length ? `?${params.join('&')}` : ''}`;
-    },
-
-    async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
-      checkKey(proof.key);
-      const signature = proof.signature.trim();
-      if (!BASE64.test(signature) || signature.length % 4 !== 0) {
-        throw coreErrors.validation_error({ message: 'The signature must be base64 (BIP-322 simple or BIP-137).' });
-      }
-      const { address } = deriveAddress(proof.key, 0);
+    const isValidAddress = (address: string, network: NetworkKind): boolean => {
+      if (typeof address !== 'string' || address.length === 0 || address.length > 100) return false;
       try {
-        return Verifier.verifySignature(address, proof.message, signature);
-      } catch (cause) {
-        throw coreErrors.validation_error({ message: 'The signature could not be parsed as BIP-322 or BIP-137.', cause });
+        bitcoin.address.toOutputScript(address, networkParams(network));
+        return true;
+      } catch {
+        return false;
       }
-    },
+    };
+
+    return {
+      definition,
+      parseAccountKey,
+      deriveAddress,
+      isValidAddress,
+
+      createWatcher: (options) => new BtcWatcher(definition, options, params),
+
+      generateAccountKey(network: NetworkKind): string {
+        return bip32.fromSeed(randomBytes(32), networkParams(network)).derivePath(definition.accountPath[network]).neutered().toBase58();
+      },
+
+      paymentUri(input: PaymentUriInput): string {
+        const { coin } = paymentUriCoin(definition, input);
+        if (!isValidAddress(input.address, input.network)) {
+          throw coreErrors.validation_error({ message: `Not a valid ${params.name} address for this network.` });
+        }
+        const query: string[] = [];
+        if (input.amountUnits > 0n) query.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);
+        if (input.label) query.push(`label=${encodeURIComponent(input.label)}`);
+        if (input.memo) query.push(`message=${encodeURIComponent(input.memo)}`);
+        return `${params.uriScheme}:${input.address}${query.length ? `?${query.join('&')}` : ''}`;
+      },
+
+      async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
+        checkKey(proof.key);
+        const signature = proof.signature.trim();
+        const schemes = params.messageSigning.scheme === 'bip322' ? 'BIP-322 simple or BIP-137' : 'BIP-137';
+        if (!BASE64.test(signature) || signature.length % 4 !== 0) {
+          throw coreErrors.validation_error({ message: `The signature must be base64 (${schemes}).` });
+        }
+        const { address } = deriveAddress(proof.key, 0);
+        if (params.messageSigning.scheme === 'bip137') {
+          const program = bitcoin.address.fromBech32(address).data;
+          return verifyBip137(proof.message, signature, params.messageSigning.prefix, program);
+        }
+        try {
+          return Verifier.verifySignature(address, proof.message, signature);
+        } catch (cause) {
+          throw coreErrors.validation_error({ message: `The signature could not be parsed as ${schemes}.`, cause });
+        }
+      },
+    };
   };
 }
+
+/** The Bitcoin adapter: {@link createBip84Adapter} with {@link bitcoinParams}. */
+export const createBtcAdapter = createBip84Adapter(bitcoinParams);

@@ -21,11 +21,13 @@ export const btcDefinition: ChainDefinition = {
   coins: [
     {
       id: 'btc',
-      symbol: 'BTC',
+      symbol: 'BTC', price: { symbol: 'BTC', providers: { coingecko: 'bitcoin', kraken: ['XBTUSD', 'XXBTZUSD'] } },
       decimals: 8,
       source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): a block every 10 minutes on average.
+  blockTimeSeconds: 600,
   // Two confirmations: the usual merchant figure for moderate amounts; reorgs deeper than one block
   // are rare on mainnet. Operators raise it per project for large invoices.
   defaultConfirmations: 2,
@@ -36,6 +38,7 @@ export const btcDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
 };

@@ -3,55 +3,34 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import { coreErrors, type NetworkKind } from '@gw/kernel';
 import bs58check from 'bs58check';
+import { bitcoinParams, keyNames, type Bip84Params } from './bip84-params.js';
 
 const bip32 = BIP32Factory(ecc);
-
-/** SLIP-132 / BIP32 version bytes of extended keys. */
-const VERSIONS = {
-  xpub: 0x0488b21e,
-  zpub: 0x04b24746,
-  tpub: 0x043587cf,
-  vpub: 0x045f1cf6,
-} as const;
-
-/** Well-formed extended keys this chain refuses, with the reason shown to the operator. */
-const REFUSED: Readonly<Record<number, string>> = {
-  0x049d7cb2: 'a ypub is a BIP49 (P2SH-P2WPKH) key; BIP84 needs an xpub or zpub',
-  0x044a5262: 'a upub is a BIP49 (P2SH-P2WPKH) key; BIP84 needs a tpub or vpub',
-  0x0295b43f: 'a Ypub is a multisig key; this gateway derives single-key P2WPKH addresses',
-  0x02aa7ed3: 'a Zpub is a multisig key; this gateway derives single-key P2WPKH addresses',
-  0x024289ef: 'a Upub is a multisig key; this gateway derives single-key P2WPKH addresses',
-  0x02575483: 'a Vpub is a multisig key; this gateway derives single-key P2WPKH addresses',
-  0x0488ade4: 'this is a private key (xprv); supply the account public key (xpub/zpub) only',
-  0x04b2430c: 'this is a private key (zprv); supply the account public key (xpub/zpub) only',
-  0x049d7878: 'this is a private key (yprv); supply the account public key only',
-  0x04358394: 'this is a private key (tprv); supply the account public key (tpub/vpub) only',
-  0x045f18bc: 'this is a private key (vprv); supply the account public key (tpub/vpub) only',
-  0x044a4e28: 'this is a private key (uprv); supply the account public key only',
-};
-
-const MAINNET_VERSIONS = new Set<number>([VERSIONS.xpub, VERSIONS.zpub]);
-const TESTNET_VERSIONS = new Set<number>([VERSIONS.tpub, VERSIONS.vpub]);
-
-export const bitcoinNetworks: Readonly<Record<NetworkKind, bitcoin.Network>> = {
-  mainnet: bitcoin.networks.bitcoin,
-  testnet: bitcoin.networks.testnet,
-};
 
 const HARDENED = 0x80000000;
 
 export interface ParsedBtcKey {
-  /** xpub (mainnet) or tpub (testnet) serialisation of the account key. */
+  /** Canonical serialisation of the account key: the network's `bip32.public` version (xpub/tpub on Bitcoin). */
   readonly canonical: string;
   /** BIP44 account number taken from the key's own (hardened) child index. */
   readonly account: number;
 }
 
 /**
- * Validates an account-level BIP84 public key and returns its canonical xpub/tpub form.
- * Accepts xpub/zpub for mainnet and tpub/vpub for testnet (signet and testnet share versions).
+ * The bitcoinjs-lib parameters a network kind's keys and addresses use: those of the chain's
+ * mainnet, or of its default (first) testnet, as `networkIds` names them.
  */
-export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedBtcKey {
+export function paramsOf(params: Bip84Params, networkIds: Readonly<Record<NetworkKind, string>>, network: NetworkKind): bitcoin.Network {
+  const found = params.networks[networkIds[network]];
+  if (!found) throw new Error(`${params.name}: no network parameters for ${networkIds[network]}`);
+  return found;
+}
+
+/**
+ * Validates an account-level BIP84 public key and returns its canonical form. Accepts the versions
+ * `params.keyVersions[network]` lists (Bitcoin: xpub/zpub for mainnet, tpub/vpub for testnet).
+ */
+export function parseBip84AccountKey(input: string, network: NetworkKind, params: Bip84Params, networkParams: bitcoin.Network): ParsedBtcKey {
   // Extended keys are 111 characters; the bound keeps base58's quadratic decode away from long input.
   const decoded = input.length <= 120 ? bs58check.decodeUnsafe(input) : undefined;
   const payload = decoded && Buffer.from(decoded);
@@ -59,24 +38,24 @@ export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedB
     throw coreErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended key.' });
   }
   const version = payload.readUInt32BE(0);
-  const refused = REFUSED[version];
+  const refused = params.refusedVersions[version];
   if (refused) throw coreErrors.invalid_xpub_format({ message: `Unsupported extended key: ${refused}.` });
-  const isMainnet = MAINNET_VERSIONS.has(version);
-  const isTestnet = TESTNET_VERSIONS.has(version);
+  const isMainnet = version in params.keyVersions.mainnet;
+  const isTestnet = version in params.keyVersions.testnet;
   if (!isMainnet && !isTestnet) {
-    throw coreErrors.invalid_xpub_format({ message: 'Unknown extended key version; expected xpub/zpub or tpub/vpub.' });
+    throw coreErrors.invalid_xpub_format({ message: `Unknown extended key version; expected ${keyNames(params, 'mainnet')} or ${keyNames(params, 'testnet')}.` });
   }
   if ((network === 'mainnet') !== isMainnet) {
     throw coreErrors.wallet_kind_mismatch({
       message: isMainnet
-        ? 'This is a mainnet key (xpub/zpub); a testnet project needs a tpub or vpub.'
-        : 'This is a testnet key (tpub/vpub); a production project needs an xpub or zpub.',
+        ? `This is a mainnet key (${keyNames(params, 'mainnet')}); a testnet project needs a ${keyNames(params, 'testnet').replace('/', ' or ')}.`
+        : `This is a testnet key (${keyNames(params, 'testnet')}); a production project needs a ${keyNames(params, 'mainnet').replace('/', ' or ')}.`,
     });
   }
   const depth = payload[4]!;
   if (depth !== 3) {
     throw coreErrors.invalid_xpub_format({
-      message: `The key is at depth ${depth}; export the account-level key at m/84'/${network === 'mainnet' ? 0 : 1}'/0' (depth 3).`,
+      message: `The key is at depth ${depth}; export the account-level key at m/84'/${params.coinType[network]}'/0' (depth 3).`,
     });
   }
   const childIndex = payload.readUInt32BE(9);
@@ -86,10 +65,10 @@ export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedB
     });
   }
   const neutral = Buffer.from(payload);
-  neutral.writeUInt32BE(isMainnet ? VERSIONS.xpub : VERSIONS.tpub, 0);
+  neutral.writeUInt32BE(networkParams.bip32.public, 0);
   const canonical = bs58check.encode(neutral);
   try {
-    bip32.fromBase58(canonical, bitcoinNetworks[network]);
+    bip32.fromBase58(canonical, networkParams);
   } catch (cause) {
     throw coreErrors.invalid_xpub_format({ message: 'The extended key does not hold a valid public key.', cause });
   }
@@ -98,11 +77,11 @@ export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedB
 
 const receiveChains = new Map<string, { chain: BIP32Interface; account: number }>();
 
-function receiveChain(canonical: string, network: NetworkKind): { chain: BIP32Interface; account: number } {
-  const cacheKey = `${network}:${canonical}`;
+function receiveChain(canonical: string, networkParams: bitcoin.Network): { chain: BIP32Interface; account: number } {
+  const cacheKey = `${networkParams.bech32}:${canonical}`;
   let entry = receiveChains.get(cacheKey);
   if (!entry) {
-    const node = bip32.fromBase58(canonical, bitcoinNetworks[network]);
+    const node = bip32.fromBase58(canonical, networkParams);
     entry = { chain: node.derive(0), account: node.index - HARDENED };
     if (receiveChains.size > 256) receiveChains.clear();
     receiveChains.set(cacheKey, entry);
@@ -111,20 +90,33 @@ function receiveChain(canonical: string, network: NetworkKind): { chain: BIP32In
 }
 
 /** Public key of receive address `index` (m/84'/coin'/account'/0/index). */
-export function btcReceivePublicKey(canonical: string, network: NetworkKind, index: number): Uint8Array {
-  return receiveChain(canonical, network).chain.derive(index).publicKey;
+export function bip84ReceivePublicKey(canonical: string, networkParams: bitcoin.Network, index: number): Uint8Array {
+  return receiveChain(canonical, networkParams).chain.derive(index).publicKey;
 }
 
 /** Derives the P2WPKH receive address `index` and its full path. Pure. */
-export function deriveBtcAddress(
+export function deriveBip84Address(
   canonical: string,
   network: NetworkKind,
   index: number,
+  params: Bip84Params,
+  networkParams: bitcoin.Network,
 ): { address: string; path: string } {
-  const { chain, account } = receiveChain(canonical, network);
+  const { chain, account } = receiveChain(canonical, networkParams);
   const pubkey = chain.derive(index).publicKey;
-  const { address } = bitcoin.payments.p2wpkh({ pubkey, network: bitcoinNetworks[network] });
+  const { address } = bitcoin.payments.p2wpkh({ pubkey, network: networkParams });
   if (!address) throw new Error('p2wpkh produced no address');
-  const coin = network === 'mainnet' ? 0 : 1;
-  return { address, path: `m/84'/${coin}'/${account}'/0/${index}` };
+  return { address, path: `m/84'/${params.coinType[network]}'/${account}'/0/${index}` };
+}
+
+const BITCOIN_NETWORK_IDS: Readonly<Record<NetworkKind, string>> = { mainnet: 'bitcoin', testnet: 'signet' };
+
+/** {@link parseBip84AccountKey} for Bitcoin: xpub/zpub (mainnet), tpub/vpub (testnet); canonical xpub/tpub. */
+export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedBtcKey {
+  return parseBip84AccountKey(input, network, bitcoinParams, paramsOf(bitcoinParams, BITCOIN_NETWORK_IDS, network));
+}
+
+/** {@link deriveBip84Address} for Bitcoin (`bc1`, and `tb1` on signet and testnet). */
+export function deriveBtcAddress(canonical: string, network: NetworkKind, index: number): { address: string; path: string } {
+  return deriveBip84Address(canonical, network, index, bitcoinParams, paramsOf(bitcoinParams, BITCOIN_NETWORK_IDS, network));
 }

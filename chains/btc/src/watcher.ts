@@ -7,16 +7,19 @@ import {
   type ChainId,
   type ChainWatcher,
   type CoinId,
+  type HeadListener,
   type NetworkDefinition,
   type ObservedTransfer,
   type ProviderEndpoint,
   type ProviderHttp,
   type ProviderPool,
+  type PushedTransaction,
   type ScannedBlock,
+  type Unsubscribe,
   type WatchedAddresses,
   type WatcherOptions,
 } from '@gw/kernel';
-import { bitcoinNetworks } from './derive.js';
+import { bitcoinParams, type Bip84Params } from './bip84-params.js';
 import {
   ESPLORA_TXS_PAGE_SIZE,
   parseBlock,
@@ -37,6 +40,7 @@ import {
   rpcBatch,
   rpcCall,
 } from './core-rpc.js';
+import { subscribeCoreZmq } from './zmq.js';
 
 bitcoin.initEccLib(ecc);
 
@@ -79,6 +83,8 @@ export class BtcWatcher implements ChainWatcher {
   /** A block costs `1 + ceil(tx_count / 25)` requests (about 150 for a full mainnet block). */
   readonly maxBlocksPerScan = 3;
   readonly providerKinds = BTC_PROVIDER_KINDS;
+  /** Push over Bitcoin Core's ZMQ `hashblock`/`rawtx`, when a configured node has a `zmqUrl` (see `subscribeCoreZmq`). */
+  readonly subscribeHeads?: (listener: HeadListener) => Unsubscribe;
 
   private readonly chain: ChainId;
   private readonly network: NetworkDefinition;
@@ -86,18 +92,24 @@ export class BtcWatcher implements ChainWatcher {
   private readonly params: bitcoin.Network;
   private readonly coin: CoinId;
 
-  constructor(definition: ChainDefinition, options: WatcherOptions) {
+  constructor(definition: ChainDefinition, options: WatcherOptions, chainParams: Bip84Params = bitcoinParams) {
     const coin = definition.coins.find((c) => c.contracts === undefined);
     if (!coin) throw new Error(`${definition.id} defines no native coin`);
     this.chain = definition.id;
     this.coin = coin.id;
     this.network = options.network;
     this.providers = options.providers;
-    this.params = bitcoinNetworks[options.network.kind];
+    const params = chainParams.networks[options.network.id];
+    if (!params) throw new Error(`${definition.id}: no BIP84 network parameters for network ${options.network.id}`);
+    this.params = params;
     for (const endpoint of options.providers.endpoints) {
       if (endpoint.kind !== undefined && !(BTC_PROVIDER_KINDS as readonly string[]).includes(endpoint.kind)) {
-        throw new Error(`btc provider ${endpoint.name}: kind ${endpoint.kind} is not one of ${BTC_PROVIDER_KINDS.join(', ')}`);
+        throw new Error(`${definition.id} provider ${endpoint.name}: kind ${endpoint.kind} is not one of ${BTC_PROVIDER_KINDS.join(', ')}`);
       }
+      if (endpoint.zmqUrl !== undefined && !isCore(endpoint)) throw new Error(`btc provider ${endpoint.name}: zmqUrl needs kind bitcoin-core (Esplora has no ZMQ)`);
+    }
+    if (options.providers.endpoints.some((e) => e.zmqUrl !== undefined)) {
+      this.subscribeHeads = (listener) => subscribeCoreZmq(options.providers.endpoints, (raw) => this.decodePushedTx(raw), listener);
     }
   }
 
@@ -272,6 +284,28 @@ export class BtcWatcher implements ChainWatcher {
       time: new Date(block.time * 1000),
       txs: block.txs.map((tx) => this.locate(tx)),
     };
+  }
+
+  /**
+   * A transaction from the node's `rawtx` notification with the addresses its outputs pay
+   * (addresses undefined when it does not decode, so the push still triggers a mempool read).
+   */
+  decodePushedTx(raw: Buffer): PushedTransaction {
+    let tx: bitcoin.Transaction;
+    try {
+      tx = bitcoin.Transaction.fromBuffer(raw);
+    } catch {
+      return { txid: '', addresses: undefined };
+    }
+    const addresses: string[] = [];
+    for (const output of tx.outs) {
+      try {
+        addresses.push(bitcoin.address.fromOutputScript(output.script, this.params));
+      } catch {
+        // no address form (OP_RETURN, bare multisig, ...): pays no watched address
+      }
+    }
+    return { txid: tx.getId(), addresses };
   }
 
   /**

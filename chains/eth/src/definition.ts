@@ -10,10 +10,10 @@ export const ethDefinition: ChainDefinition = {
     testnets: [{ id: 'sepolia', name: 'Ethereum Sepolia', kind: 'testnet', evmChainId: 11155111 }],
   },
   coins: [
-    { id: 'eth', symbol: 'ETH', decimals: 18, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' },
+    { id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' },
     {
       id: 'usdt_erc20',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       // Tether publishes no Sepolia deployment; USDT is therefore unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -24,7 +24,7 @@ export const ethDefinition: ChainDefinition = {
     },
     {
       id: 'usdc_erc20',
-      symbol: 'USDC',
+      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
       contracts: {
         ethereum: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
@@ -33,6 +33,8 @@ export const ethDefinition: ChainDefinition = {
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): one slot every 12 s since the Merge.
+  blockTimeSeconds: 12,
   // 12 blocks (~2.4 min): the long-standing exchange figure. Economic finality after the merge is
   // two epochs (~64 blocks, ~13 min); operators wanting finality set 64 per project.
   defaultConfirmations: 12,
@@ -41,6 +43,7 @@ export const ethDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
 };

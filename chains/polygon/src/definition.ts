@@ -12,13 +12,13 @@ export const polygonDefinition: ChainDefinition = {
   coins: [
     {
       id: 'pol',
-      symbol: 'POL',
+      symbol: 'POL', price: { symbol: 'POL', providers: { coingecko: 'polygon-ecosystem-token', kraken: ['POLUSD'] } },
       decimals: 18,
       source: 'https://docs.polygon.technology/ (POL replaced MATIC as the native gas token on 2024-09-04; native coin, 18 decimals)',
     },
     {
       id: 'usdt_polygon',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       // No official Tether deployment on Amoy.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -29,7 +29,7 @@ export const polygonDefinition: ChainDefinition = {
     },
     {
       id: 'usdc_polygon',
-      symbol: 'USDC',
+      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
       // Native (Circle-issued) USDC, not the bridged USDC.e at 0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174.
       contracts: {
@@ -39,6 +39,8 @@ export const polygonDefinition: ChainDefinition = {
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): about 2 s per block.
+  blockTimeSeconds: 2,
   // 128 blocks (~4.5 min at 2 s): Polygon PoS saw reorgs deeper than 100 blocks before its 2025
   // fast-finality upgrade (Heimdall v2); exchanges historically required 128-256 confirmations.
   defaultConfirmations: 128,
@@ -47,6 +49,7 @@ export const polygonDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
 };

@@ -11,10 +11,10 @@ export const tonDefinition: ChainDefinition = {
     testnets: [{ id: 'ton-testnet', name: 'TON testnet', kind: 'testnet' }],
   },
   coins: [
-    { id: 'ton', symbol: 'TON', decimals: 9, source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)' },
+    { id: 'ton', symbol: 'TON', price: { symbol: 'TON', providers: { coingecko: 'the-open-network', kraken: ['TONUSD'] } }, decimals: 9, source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)' },
     {
       id: 'usdt_ton',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       // Tether publishes no TON testnet jetton; USDT is unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -24,6 +24,8 @@ export const tonDefinition: ChainDefinition = {
         'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): about 5 s per masterchain block.
+  blockTimeSeconds: 5,
   // One masterchain-referenced block: TON's BFT consensus finalises a shardchain block once the
   // masterchain commits it (a few seconds); there are no probabilistic reorgs to wait out.
   defaultConfirmations: 1,
@@ -34,6 +36,7 @@ export const tonDefinition: ChainDefinition = {
     // Each address is a separate wallet contract (V5R1 subwallet), not an HD child key; wallet
     // software does not scan subwallets with a gap limit.
     gapLimitApplies: false,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/607'/0'", testnet: "m/44'/607'/0'" },
   // V5R1 subwallet numbers are 15-bit.

@@ -16,10 +16,10 @@ export const tronDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    { id: 'trx', symbol: 'TRX', decimals: 6, source: 'https://developers.tron.network/docs/trx (1 TRX = 1,000,000 sun)' },
+    { id: 'trx', symbol: 'TRX', price: { symbol: 'TRX', providers: { coingecko: 'tron', kraken: ['TRXUSD'] } }, decimals: 6, source: 'https://developers.tron.network/docs/trx (1 TRX = 1,000,000 sun)' },
     {
       id: 'usdt_trc20',
-      symbol: 'USDT',
+      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       // Tether publishes no Shasta/Nile deployment; community test tokens are not listed.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
@@ -28,6 +28,8 @@ export const tronDefinition: ChainDefinition = {
       source: 'https://tether.to/en/supported-protocols/ ; https://tronscan.org/#/token20/TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (decimals 6)',
     },
   ],
+  // The watcher's default poll interval follows it (capped at 30 s): one block every 3 s.
+  blockTimeSeconds: 3,
   // 19 blocks (~57 s): a block is irreversible once 2/3+1 of the 27 super representatives (19)
   // have built on it (TRON "solidified" block).
   defaultConfirmations: 19,
@@ -38,6 +40,7 @@ export const tronDefinition: ChainDefinition = {
     supportsMemo: false,
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
+    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/195'/0'", testnet: "m/44'/195'/0'" },
 };

@@ -5,8 +5,12 @@ export interface CliFlag {
   readonly type: 'string' | 'boolean';
   readonly description: string;
   readonly required?: boolean;
-  /** Allowed values of a string flag. */
-  readonly choices?: readonly string[];
+  /**
+   * Allowed values of a string flag: a list, or `chains` / `coins` for the ids of the build's
+   * chains or their coins (the CLI resolves them from the composition, so help and checks follow
+   * the chains a build carries; a disabled chain is then refused by the kernel's registry).
+   */
+  readonly choices?: readonly string[] | 'chains' | 'coins';
   /** Custom check; return an error message to refuse the value. */
   readonly validate?: (value: string) => string | undefined;
 }

@@ -104,6 +104,12 @@ export const KernelConfigSchema = Type.Object(
     ),
     chains: Type.Object(
       {
+        enabled: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: 32 }), {
+            description:
+              'Chains to run, by id (e.g. ["btc", "eth", "ltc"]). Unset: the default chains of the build (the spec\'s seven: btc, eth, tron, ada, polygon, bsc, ton); base and ltc are available but off by default. An unknown id stops start-up.',
+          }),
+        ),
         testTokenContracts: Type.Record(Type.String(), Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 128 })), {
           default: {},
           description:

@@ -6,3 +6,4 @@ export * from './wait-for.js';
 export * from './watched-set.js';
 export * from './process-group.js';
 export * from './free-port.js';
+export * from './chain-conformance.js';

@@ -43,24 +43,41 @@ export interface ChainWatcher {
   readonly providerKinds?: readonly string[];
   /**
    * Push: announces each new tip as the provider pushes it (EVM `eth_subscribe("newHeads")` over
-   * a WebSocket), so the scanner can run a pass at once instead of at its next poll. Optional, and
-   * undefined when no configured provider offers push. A hint only: the pass reads blocks as
-   * always (nothing is taken from the notification), and polling goes on beside it, so a lost
-   * notification delays a block, never skips it. The implementation reconnects by itself (with
-   * backoff) and reports every connect and drop to `onConnection`. Returns the unsubscribe.
+   * a WebSocket, Bitcoin Core ZMQ `hashblock`), and, where the provider pushes them, transactions
+   * entering its mempool (Core ZMQ `rawtx`), so the scanner can run a pass at once instead of at
+   * its next poll. Optional, and undefined when no configured provider offers push. A hint only:
+   * the pass reads blocks and the mempool as always (nothing is taken from the notification), and
+   * polling goes on beside it, so a lost notification delays a block, never skips it. The
+   * implementation reconnects by itself (with backoff) and reports every connect and drop to
+   * `onConnection`. Returns the unsubscribe.
    */
   subscribeHeads?(listener: HeadListener): Unsubscribe;
 }
 
 /** A tip pushed by a provider. */
 export interface PushedHead {
-  readonly height: number;
+  /** Its height, where the push tells it (EVM newHeads); undefined where it names the block only (Core ZMQ `hashblock`). */
+  readonly height?: number;
   readonly hash: string;
+}
+
+/** A transaction a provider pushed as it entered its mempool. */
+export interface PushedTransaction {
+  /** Its id, or empty when it did not decode. */
+  readonly txid: string;
+  /**
+   * The addresses its outputs pay, in the chain's canonical form; undefined when the transaction
+   * could not be decoded (a form the watcher does not parse): the listener then assumes it may
+   * concern a watched address.
+   */
+  readonly addresses: readonly string[] | undefined;
 }
 
 /** What a push subscription reports. */
 export interface HeadListener {
   onHead(head: PushedHead): void;
+  /** A transaction entered the provider's mempool (only subscriptions that push transactions call it). */
+  onTransaction?(tx: PushedTransaction): void;
   /**
    * The connection went up (`connected`) or down (dropped, refused, or the subscription failed;
    * `error` says why). `provider` is the endpoint's name.

@@ -32,6 +32,11 @@ export interface ProviderEndpoint {
   readonly cookieFile?: string;
   /** WebSocket URL of the same provider, for push (EVM `eth_subscribe`); absent: polling only. */
   readonly wsUrl?: string;
+  /**
+   * ZeroMQ endpoint of the same node, for push (Bitcoin Core `zmqpubhashblock` and
+   * `zmqpubrawtx`, e.g. `tcp://127.0.0.1:28332`); absent: polling only.
+   */
+  readonly zmqUrl?: string;
 }
 
 /** The `Authorization` header of an endpoint's Basic auth, or undefined when it has none. */

@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { COIN_IDS, coreErrors, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
+import { COIN_ID_PATTERN, coreErrors, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
@@ -48,9 +48,8 @@ export const invoicesCommands: CliCommand[] = [
       },
       coins: {
         type: 'string',
-        description: 'Enabled coins, comma-separated (e.g. btc,usdt_trc20), or "all" for every coin of the enabled chains.',
-        validate: (v) =>
-          v === 'all' || v.split(',').every((c) => (COIN_IDS as readonly string[]).includes(c.trim())) ? undefined : `must be "all" or coins from: ${COIN_IDS.join(', ')}`,
+        description: 'Enabled coins, comma-separated (e.g. btc,usdt_trc20), or "all" for every coin of the enabled chains. A coin no enabled chain carries is invalid_coin.',
+        validate: (v) => (v === 'all' || v.split(',').every((c) => COIN_ID_PATTERN.test(c.trim())) ? undefined : 'must be "all" or comma-separated coin ids'),
       },
     },
     help:

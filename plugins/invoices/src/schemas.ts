@@ -1,4 +1,4 @@
-import { COIN_IDS, ULID_PATTERN } from '@gw/kernel';
+import { CoinIdSchema, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { MATCHING_MODES } from './config.js';
 import { INVOICE_STATUSES } from './invoice-status.js';
@@ -10,7 +10,8 @@ export const DECIMAL_PATTERN = '^\\d+(\\.\\d+)?$';
 export const ISO_8601_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
 
 
-export const CoinSchema = Type.Enum(COIN_IDS, { description: 'One of the fifteen coins.' });
+/** A coin of an enabled chain: the kernel lists the enabled coins as the enum when it mounts the routes. */
+export const CoinSchema = CoinIdSchema({ description: 'A coin of an enabled chain (by default the fifteen coins of the spec).' });
 export const MatchingModeSchema = Type.Enum(MATCHING_MODES);
 export const InvoiceStatusSchema = Type.Enum(INVOICE_STATUSES);
 

@@ -1,11 +1,6 @@
-import { adaChain } from '@gw/chain-ada';
-import { bscChain } from '@gw/chain-bsc';
-import { btcChain } from '@gw/chain-btc';
-import { ethChain } from '@gw/chain-eth';
-import { polygonChain } from '@gw/chain-polygon';
-import { tonChain } from '@gw/chain-ton';
-import { tronChain } from '@gw/chain-tron';
 import type { ChainId, ProjectKind } from '@gw/kernel';
+// The composition's chains (by path: a package dependency on the gateway app would be a cycle).
+import { chains as compositionChains } from '../../../apps/gateway/src/chains.js';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
@@ -13,9 +8,10 @@ import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { invoicesPlugin } from '../src/index.js';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
-import { adaWallet, btcTestnetWallet, btcWallet, ethWallet, evmAccountWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
+import { adaWallet, btcTestnetWallet, btcWallet, ethWallet, evmAccountWallet, ltcTestnetWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
 
-export const ALL_CHAINS = [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain];
+/** Every chain of the build; `chains.enabled` unset runs the default ones (the spec's seven). */
+export const ALL_CHAINS = compositionChains;
 
 /** Fixed USD rates (the rates plugin's offline provider), so amount_usd invoices are deterministic. */
 export const FIXED_RATES = { BTC: '65000', ETH: '3200.5', USDT: '1', USDC: '0.9998', TRX: '0.25', ADA: '0.75', POL: '0.5', BNB: '600', TON: '5.5' };
@@ -31,16 +27,20 @@ export async function startInvoicesKernel(config: Record<string, unknown> = {}):
 
 function walletFor(chain: ChainId, kind: ProjectKind): TestWallet {
   const evm = { ...ethWallet, chain };
-  const wallets: Record<ChainId, TestWallet> = {
+  const wallets: Record<string, TestWallet> = {
     btc: kind === 'production' ? btcWallet : btcTestnetWallet,
     eth: evm,
     polygon: evm,
     bsc: evm,
+    base: evm,
     tron: tronWallet,
     ada: adaWallet,
     ton: tonWallet,
+    ...(kind === 'production' ? {} : { ltc: ltcTestnetWallet }),
   };
-  return wallets[chain];
+  const wallet = wallets[chain];
+  if (!wallet) throw new Error(`no test wallet for chain ${chain}`);
+  return wallet;
 }
 
 export interface TestProject {
@@ -65,7 +65,7 @@ export async function projectWithPools(
   const created = await tenancyProjects.create({ name: `p-${Math.random().toString(36).slice(2)}`, kind, operator: operatorId }, CLI_ACTOR);
   const projectId = created.project.id;
   for (const chain of chains) {
-    const wallet = options.evmAccount !== undefined && ['eth', 'polygon', 'bsc'].includes(chain) ? { ...evmAccountWallet(options.evmAccount), chain } : walletFor(chain, kind);
+    const wallet = options.evmAccount !== undefined && ['eth', 'polygon', 'bsc', 'base'].includes(chain) ? { ...evmAccountWallet(options.evmAccount), chain } : walletFor(chain, kind);
     const { challenge } = await walletsWallets.register({ projectId, chain, xpub: wallet.xpub }, CLI_ACTOR);
     await walletsWallets.verify({ projectId, chain, signature: await wallet.sign(challenge.message) }, CLI_ACTOR);
   }

@@ -64,7 +64,8 @@ test('policy set refuses bad values and changes nothing', async (t) => {
     [['--confirmations', 'btc=1001'], 1, 'validation_error'],
     [['--confirmations', 'doge=3'], 1, 'validation_error'],
     [['--confirmations', 'btc'], 1, 'validation_error'],
-    [['--coins', 'btc,doge'], 2, 'usage'],
+    [['--coins', 'btc,doge'], 1, 'invalid_coin'],
+    [['--coins', 'btc,Doge!'], 2, 'usage'],
     [['--matching-mode', 'roughly'], 2, 'usage'],
     [[], 1, 'validation_error'],
   ];

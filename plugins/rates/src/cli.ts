@@ -1,5 +1,4 @@
-import { COIN_IDS, type CliCommand, type CoinId } from '@gw/kernel';
-import { COIN_ASSET } from './assets.js';
+import { coreErrors, type CliCommand } from '@gw/kernel';
 
 /** Operator CLI commands of the rates plugin. */
 export const ratesCommands: CliCommand[] = [
@@ -7,11 +6,12 @@ export const ratesCommands: CliCommand[] = [
     noun: 'rates',
     verb: 'show',
     summary: 'Cached USD quotes per asset and provider with their age; "selected" marks the quote invoices would use now.',
-    flags: { coin: { type: 'string', choices: COIN_IDS, description: 'Only the asset of this coin (usdt_trc20 shows USDT).' } },
+    flags: { coin: { type: 'string', choices: 'coins', description: 'Only the asset of this coin (usdt_trc20 shows USDT).' } },
     help: 'Shows the shared cache only; it never fetches. Run "rates refresh" to fetch now.',
     run: async ({ flags, cradle }) => {
-      const coin = flags['coin'] as CoinId | undefined;
-      const asset = coin ? COIN_ASSET[coin] : undefined;
+      const coin = flags['coin'] as string | undefined;
+      const asset = coin ? cradle.ratesCatalogue.assetOf(coin) : undefined;
+      if (coin && !asset) throw coreErrors.invalid_coin({ message: `Unknown or disabled coin "${coin}".` });
       const config = cradle.ratesConfig;
       return {
         ...(coin ? { coin, asset } : {}),

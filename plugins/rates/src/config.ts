@@ -2,8 +2,8 @@ import Type, { type Static } from 'typebox';
 
 /** A positive plain decimal (`65000`, `0.9998`). */
 const POSITIVE_DECIMAL = '^(?=.*[1-9])\\d+(?:\\.\\d+)?$';
-const fixedRate = (asset: string) =>
-  Type.Optional(Type.String({ pattern: POSITIVE_DECIMAL, description: `USD per 1 ${asset}, a positive decimal string.` }));
+/** An asset symbol as the coin definitions give it (`BTC`, `USDT`). */
+const ASSET_PATTERN = '^[A-Z][A-Z0-9]{0,15}$';
 
 const timeoutMs = Type.Integer({ minimum: 100, maximum: 60_000, default: 3_000, description: 'Per-request timeout (connect, response and body).' });
 
@@ -17,20 +17,11 @@ export const RatesConfigSchema = Type.Object(
       description:
         'Providers in order of preference: for cached quotes, and the fallback order when fetching. When `fixed` has rates and is not listed, it is appended last.',
     }),
-    fixed: Type.Object(
-      {
-        BTC: fixedRate('BTC'),
-        ETH: fixedRate('ETH'),
-        USDT: fixedRate('USDT'),
-        USDC: fixedRate('USDC'),
-        TRX: fixedRate('TRX'),
-        ADA: fixedRate('ADA'),
-        POL: fixedRate('POL'),
-        BNB: fixedRate('BNB'),
-        TON: fixedRate('TON'),
-      },
-      { additionalProperties: false, default: {}, description: 'Operator-set USD rates by asset (offline development, or a last resort).' },
-    ),
+    fixed: Type.Record(Type.String({ pattern: ASSET_PATTERN }), Type.String({ pattern: POSITIVE_DECIMAL, description: 'USD per 1 whole unit, a positive decimal string.' }), {
+      default: {},
+      description:
+        'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no coin of the build is priced as stops start-up; one of a disabled chain only is unused.',
+    }),
     maxAgeSeconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'Oldest quote ever used; older cached quotes are ignored.' }),
     refreshCron: Type.String({ minLength: 9, default: '* * * * *', description: 'Cron (UTC) of the rates.refresh job that refreshes every asset from every provider.' }),
     memoSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 5, description: 'In-process memo in front of the database read; 0 disables it.' }),
@@ -53,24 +44,11 @@ export const RatesConfigSchema = Type.Object(
       {
         baseUrl: Type.String({ minLength: 1, default: 'https://api.kraken.com' }),
         timeoutMs,
-        pairs: Type.Object(
-          {
-            BTC: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            ETH: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            USDT: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            USDC: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            TRX: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            ADA: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            POL: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            BNB: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-            TON: Type.Optional(Type.String({ pattern: '^[A-Z0-9]+$' })),
-          },
-          {
-            additionalProperties: false,
-            default: {},
-            description: 'Kraken pair per asset, added to or replacing the built-in ones (e.g. { "BNB": "BNBUSD" } once Kraken lists it). An unknown pair fails the whole Kraken request.',
-          },
-        ),
+        pairs: Type.Record(Type.String({ pattern: ASSET_PATTERN }), Type.String({ pattern: '^[A-Z0-9]+$' }), {
+          default: {},
+          description:
+            'Kraken pair per asset symbol, added to or replacing the coin definitions\' ones (e.g. { "BNB": "BNBUSD" } once Kraken lists it). An unknown pair fails the whole Kraken request; a symbol no coin of the build is priced as stops start-up.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,4 +1,5 @@
 import { asFunction, asValue } from 'awilix';
+import { PriceCatalogue } from './assets.js';
 import { ratesReadiness } from './readiness.js';
 import { definePlugin, type Cradle } from '@gw/kernel';
 import { m0001Rates } from '../migrations/0001_rates.js';
@@ -13,11 +14,12 @@ declare module '@gw/kernel' {
     readonly ratesConfig: RatesConfig;
     readonly ratesService: RateService;
     readonly ratesFetchCounter: RatesFetchCounter;
+    readonly ratesCatalogue: PriceCatalogue;
   }
 }
 
 /**
- * Rates: USD exchange rates for the fifteen coins (by asset), from CoinGecko, Kraken and operator-set
+ * Rates: USD exchange rates for the enabled coins (by the price asset their definitions name), from CoinGecko, Kraken and operator-set
  * fixed rates in a configurable order of preference, cached in PostgreSQL for every instance,
  * refreshed by the `rates.refresh` job, fetched synchronously on a cold cache, and refused (500
  * `internal_error`, see `isRateUnavailable`) when nothing fresher than `maxAgeSeconds` exists.
@@ -29,27 +31,45 @@ export const ratesPlugin = definePlugin({
   register: ({ config }) => ({
     ratesConfig: asValue(config),
     ratesFetchCounter: asFunction(({ metrics }: Cradle) => createFetchCounter(metrics.registry)).singleton(),
+    ratesCatalogue: asFunction(({ chains, ratesConfig }: Cradle) => checkedCatalogue(PriceCatalogue.of(chains), chains.knownPriceSymbols(), ratesConfig)).singleton(),
     ratesService: asFunction(
       (cradle: Cradle) =>
-        new RateService({ db: cradle.db, logger: cradle.logger.child({ plugin: 'rates' }), config: cradle.ratesConfig, fetchCounter: cradle.ratesFetchCounter }),
+        new RateService({ db: cradle.db, logger: cradle.logger.child({ plugin: 'rates' }), config: cradle.ratesConfig, catalogue: cradle.ratesCatalogue, fetchCounter: cradle.ratesFetchCounter }),
     ).singleton(),
   }),
   jobs: ratesJobs,
   readiness: ratesReadiness,
   cli: ratesCommands,
   start: async (cradle) => {
+    // Resolved at start so a fixed rate or Kraken pair for an asset no enabled coin has stops it.
+    void cradle.ratesCatalogue;
     registerRateGauges(cradle.metrics.registry, cradle);
     // Resolved eagerly so the counter is on /metrics before the first fetch.
     void cradle.ratesFetchCounter;
   },
 });
 
-export { ASSETS, COIN_ASSET, assetOf, type Asset } from './assets.js';
+export { PriceCatalogue, providerIdOf, providerKeysOf, type Asset } from './assets.js';
 export { RatesConfigSchema, type RatesConfig, type ProviderId } from './config.js';
 export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';
 export { REFRESH_JOB } from './jobs.js';
 export { RateService, providersFromConfig, type RateQuote, type RateServiceDeps, type ProviderRefresh, type CachedQuoteView } from './services/rate-service.js';
 export { ProviderError, type RateProvider, type ProviderRate } from './providers/provider.js';
-export { CoinGeckoProvider, COINGECKO_IDS, type CoinGeckoOptions } from './providers/coingecko.js';
-export { KrakenProvider, KRAKEN_PAIRS, type KrakenOptions, type KrakenPair } from './providers/kraken.js';
+export { CoinGeckoProvider, type CoinGeckoOptions } from './providers/coingecko.js';
+export { KrakenProvider, type KrakenOptions, type KrakenPair } from './providers/kraken.js';
 export { FixedProvider } from './providers/fixed.js';
+
+/**
+ * Throws an Error naming the key when config prices an asset no coin of the build is priced as (a
+ * typo). An asset of a disabled chain only is accepted and unused: turning a chain off does not
+ * require editing the rates config.
+ */
+function checkedCatalogue(catalogue: PriceCatalogue, buildSymbols: ReadonlySet<string>, config: RatesConfig): PriceCatalogue {
+  for (const key of ['fixed', 'kraken.pairs'] as const) {
+    const entries = key === 'fixed' ? config.fixed : config.kraken.pairs;
+    for (const symbol of Object.keys(entries)) {
+      if (!buildSymbols.has(symbol)) throw new Error(`plugins.rates.${key}.${symbol}: no coin of this build is priced as ${symbol} (assets: ${[...buildSymbols].join(', ')})`);
+    }
+  }
+  return catalogue;
+}

@@ -1,6 +1,26 @@
-import { definePlugin, defineRoute, type CoinId } from '@gw/kernel';
+import { pino } from 'pino';
+import { createChainRegistry, definePlugin, defineRoute, type CoinId, type PriceAsset } from '@gw/kernel';
+import { PriceCatalogue } from '@gw/plugin-rates';
+// The composition's chains (by path: a package dependency on the gateway app would be a cycle).
+import { chains } from '../../../apps/gateway/src/chains.js';
 import Type from 'typebox';
 import type { ProviderServer } from './provider-server.js';
+
+/** The chains of the build: the rates plugin prices what their coin definitions name. */
+export const CHAINS = chains;
+
+/** The price assets of the default chains (the spec's seven: nine assets), with their provider ids. */
+export const CATALOGUE = PriceCatalogue.of(createChainRegistry(chains, pino({ level: 'silent' })));
+export const ASSETS: readonly PriceAsset[] = CATALOGUE.assets;
+
+/** The price assets of the given symbols, from the default chains' coin definitions. */
+export function assets(...symbols: string[]): PriceAsset[] {
+  return symbols.map((symbol) => {
+    const asset = ASSETS.find((a) => a.symbol === symbol);
+    if (!asset) throw new Error(`no coin is priced as ${symbol}`);
+    return asset;
+  });
+}
 
 /** Config overrides pointing both providers at the stand-in; no memo and no cooldown unless a test wants them. */
 export function standInConfig(server: ProviderServer): Record<string, unknown> {

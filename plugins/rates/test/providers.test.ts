@@ -1,7 +1,6 @@
 import test from 'ava';
 import { Value } from 'typebox/value';
 import {
-  ASSETS,
   CoinGeckoProvider,
   FixedProvider,
   KrakenProvider,
@@ -11,6 +10,7 @@ import {
   type RatesConfig,
 } from '@gw/plugin-rates';
 import { fixture, freshTimestamps, ProviderServer } from './provider-server.js';
+import { ASSETS, assets } from './helpers.js';
 
 // Pure provider tests: each provider against the local stand-in, no database.
 let server: ProviderServer;
@@ -54,13 +54,13 @@ test.serial('CoinGecko: every asset parsed to an exact decimal string with the p
 
 test.serial('CoinGecko: a timestamp ahead of our clock is clamped to now', async (t) => {
   server.set('ok', 'ok'); // rewritten to the real current time, far ahead of the injected 2025 clock
-  const rates = await coingecko().fetch(['BTC']);
+  const rates = await coingecko().fetch(assets('BTC'));
   t.is(rates.get('BTC')!.at.getTime(), NOW.getTime());
 });
 
 test.serial('CoinGecko: exponent literals are expanded without rounding', async (t) => {
   server.set({ status: 200, body: fixture('coingecko-exponent.json') }, 'ok');
-  const rates = await coingecko().fetch(['BTC', 'TRX', 'USDT', 'TON']);
+  const rates = await coingecko().fetch(assets('BTC', 'TRX', 'USDT', 'TON'));
   t.is(rates.get('BTC')!.rate, '97123.45');
   t.is(rates.get('TRX')!.rate, '0.2468');
   t.is(rates.get('USDT')!.rate, '0.999738');
@@ -68,9 +68,9 @@ test.serial('CoinGecko: exponent literals are expanded without rounding', async 
 });
 
 test.serial('CoinGecko: the API key goes in the demo or pro header', async (t) => {
-  await coingecko({ apiKey: 'CG-demo-key' }).fetch(['BTC']);
+  await coingecko({ apiKey: 'CG-demo-key' }).fetch(assets('BTC'));
   t.is(server.requests.at(-1)!.headers['x-cg-demo-api-key'], 'CG-demo-key');
-  await coingecko({ apiKey: 'CG-pro-key', apiKeyType: 'pro' }).fetch(['BTC']);
+  await coingecko({ apiKey: 'CG-pro-key', apiKeyType: 'pro' }).fetch(assets('BTC'));
   t.is(server.requests.at(-1)!.headers['x-cg-pro-api-key'], 'CG-pro-key');
   t.is(server.requests.at(-1)!.headers['x-cg-demo-api-key'], undefined);
 });
@@ -82,9 +82,9 @@ test.serial('CoinGecko: rate limiting, an empty answer and unusable prices are p
   server.set({ status: 200, body: '{}' }, 'ok');
   await t.throwsAsync(coingecko().fetch(ASSETS), { instanceOf: ProviderError, message: /no USD price/ });
   server.set({ status: 200, body: freshTimestamps('{"bitcoin":{"usd":"97000","last_updated_at":1},"tron":{"usd":0,"last_updated_at":1},"tether":{"usd":-1}}') }, 'ok');
-  await t.throwsAsync(coingecko().fetch(['BTC', 'TRX', 'USDT']), { instanceOf: ProviderError, message: /no USD price/ });
+  await t.throwsAsync(coingecko().fetch(assets('BTC', 'TRX', 'USDT')), { instanceOf: ProviderError, message: /no USD price/ });
   server.set({ status: 200, body: '[1,2,3]' }, 'ok');
-  await t.throwsAsync(coingecko().fetch(['BTC']), { instanceOf: ProviderError, message: /not a JSON object/ });
+  await t.throwsAsync(coingecko().fetch(assets('BTC')), { instanceOf: ProviderError, message: /not a JSON object/ });
 });
 
 test.serial('Kraken: legacy and plain pair keys, last trade price, fetch time', async (t) => {
@@ -108,37 +108,37 @@ test.serial('Kraken: a configured pair is requested and read under its own key',
   const body = JSON.parse(fixture('kraken-ticker.json'));
   body.result.BNBUSD = { a: ['712.50', '1', '1.000'], b: ['712.40', '1', '1.000'], c: ['712.45000', '0.1'], o: '700.00' };
   server.set('ok', { status: 200, body: JSON.stringify(body) });
-  const rates = await kraken({ pairs: { BNB: 'BNBUSD' } }).fetch(['BTC', 'BNB']);
+  const rates = await kraken({ pairs: { BNB: 'BNBUSD' } }).fetch(assets('BTC', 'BNB'));
   t.is(server.requests.at(-1)!.query.get('pair'), 'XBTUSD,BNBUSD');
   t.is(rates.get('BNB')!.rate, '712.45');
   t.is(rates.get('BTC')!.rate, '97110.1');
   const none = new Map();
-  t.deepEqual(await kraken().fetch(['BNB']), none, 'no request for assets without a pair');
+  t.deepEqual(await kraken().fetch(assets('BNB')), none, 'no request for assets without a pair');
 });
 
 test.serial('Kraken: an error envelope or a malformed ticker is a provider failure', async (t) => {
   server.set('ok', { status: 200, body: fixture('kraken-unknown-pair.json') });
   await t.throwsAsync(kraken().fetch(ASSETS), { instanceOf: ProviderError, message: 'kraken: API error: EQuery:Unknown asset pair' });
   server.set('ok', { status: 200, body: '{"error":[],"result":{"XXBTZUSD":{"c":[97110.1,"1"]}}}' });
-  await t.throwsAsync(kraken().fetch(['BTC']), { instanceOf: ProviderError, message: /no last-trade price/ });
+  await t.throwsAsync(kraken().fetch(assets('BTC')), { instanceOf: ProviderError, message: /no last-trade price/ });
   server.set('ok', { status: 200, body: '{"result":{}}' });
-  await t.throwsAsync(kraken().fetch(['BTC']), { instanceOf: ProviderError, message: /not a Kraken API envelope/ });
+  await t.throwsAsync(kraken().fetch(assets('BTC')), { instanceOf: ProviderError, message: /not a Kraken API envelope/ });
 });
 
 test.serial('HTTP 500, a non-JSON body and a silent server are provider failures', async (t) => {
   server.set('error500', 'malformed');
-  await t.throwsAsync(coingecko().fetch(['BTC']), { instanceOf: ProviderError, message: /^coingecko: HTTP 500/ });
-  await t.throwsAsync(kraken().fetch(['BTC']), { instanceOf: ProviderError, message: /^kraken: malformed JSON/ });
+  await t.throwsAsync(coingecko().fetch(assets('BTC')), { instanceOf: ProviderError, message: /^coingecko: HTTP 500/ });
+  await t.throwsAsync(kraken().fetch(assets('BTC')), { instanceOf: ProviderError, message: /^kraken: malformed JSON/ });
   server.set('hang', 'hang');
-  await t.throwsAsync(coingecko({ timeoutMs: 300 }).fetch(['BTC']), { instanceOf: ProviderError, message: /no answer from .* within 300 ms/ });
-  await t.throwsAsync(kraken({ timeoutMs: 300 }).fetch(['BTC']), { instanceOf: ProviderError, message: /no answer from .* within 300 ms/ });
+  await t.throwsAsync(coingecko({ timeoutMs: 300 }).fetch(assets('BTC')), { instanceOf: ProviderError, message: /no answer from .* within 300 ms/ });
+  await t.throwsAsync(kraken({ timeoutMs: 300 }).fetch(assets('BTC')), { instanceOf: ProviderError, message: /no answer from .* within 300 ms/ });
 });
 
 test.serial('an unreachable provider is a provider failure', async (t) => {
   const closed = await ProviderServer.start();
   const url = closed.coingeckoUrl;
   await closed.close();
-  await t.throwsAsync(new CoinGeckoProvider({ baseUrl: url, timeoutMs: 1_000, apiKeyType: 'demo' }).fetch(['BTC']), {
+  await t.throwsAsync(new CoinGeckoProvider({ baseUrl: url, timeoutMs: 1_000, apiKeyType: 'demo' }).fetch(assets('BTC')), {
     instanceOf: ProviderError,
     message: /request to .* failed: ECONNREFUSED/,
   });

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { coreErrors, type AppError } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { isRateUnavailable, ratesPlugin, RateService, type RatesConfig } from '@gw/plugin-rates';
-import { rateProbePlugin, standInConfig } from './helpers.js';
+import { CHAINS, rateProbePlugin, standInConfig } from './helpers.js';
 import { ProviderServer } from './provider-server.js';
 
 // Role gateway: no workers, so the every-minute refresh never writes behind a test's back.
@@ -13,7 +13,7 @@ let gw: TestKernel;
 let db: Knex;
 test.before(async () => {
   server = await ProviderServer.start();
-  gw = await startTestKernel({ plugins: [ratesPlugin, rateProbePlugin], role: 'gateway', config: standInConfig(server) });
+  gw = await startTestKernel({ plugins: [ratesPlugin, rateProbePlugin], chains: CHAINS, role: 'gateway', config: standInConfig(server) });
   db = gw.kernel.cradle.db;
 });
 test.after.always(async () => {
@@ -28,8 +28,8 @@ test.beforeEach(async () => {
 const rates = () => gw.kernel.cradle.ratesService;
 /** A service over the same database with a different config (the kernel's own stays as configured). */
 function serviceWith(patch: Partial<RatesConfig>): RateService {
-  const { db, logger, ratesConfig } = gw.kernel.cradle;
-  return new RateService({ db, logger, config: { ...ratesConfig, ...patch } });
+  const { db, logger, ratesConfig, ratesCatalogue } = gw.kernel.cradle;
+  return new RateService({ db, logger, config: { ...ratesConfig, ...patch }, catalogue: ratesCatalogue });
 }
 async function storeRow(asset: string, source: string, rate: string, secondsAgo: number) {
   await db('rates_quotes').insert({ asset, source, rate, fetched_at: new Date(Date.now() - secondsAgo * 1000) });
@@ -233,8 +233,8 @@ test.serial('fetch outcomes are counted on /metrics', async (t) => {
 test.serial('a provider that keeps failing is logged once, then counted, then one recovery line; never a stack per attempt', async (t) => {
   const lines: any[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const { db: database, ratesConfig } = gw.kernel.cradle;
-  const service = new RateService({ db: database, logger, config: { ...ratesConfig, failureCooldownSeconds: 0 } });
+  const { db: database, ratesConfig, ratesCatalogue } = gw.kernel.cradle;
+  const service = new RateService({ db: database, logger, config: { ...ratesConfig, failureCooldownSeconds: 0 }, catalogue: ratesCatalogue });
   server.set('error500', 'error500');
   for (let i = 0; i < 12; i++) await service.refresh();
   const coingecko = () => lines.filter((l) => l.provider === 'coingecko');

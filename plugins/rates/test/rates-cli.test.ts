@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import { ratesPlugin } from '@gw/plugin-rates';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
 import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { standInConfig } from './helpers.js';
+import { CHAINS, standInConfig } from './helpers.js';
 import { ProviderServer } from './provider-server.js';
 
 let server: ProviderServer;
@@ -17,7 +17,7 @@ test.after.always(async () => {
   await server?.close();
 });
 
-const cli = cliRunner({ plugins: [ratesPlugin], chains: [], databaseUrl: () => database.url, overrides: () => standInConfig(server) });
+const cli = cliRunner({ plugins: [ratesPlugin], chains: CHAINS, databaseUrl: () => database.url, overrides: () => standInConfig(server) });
 
 test.serial('rates show on an empty cache, rates refresh, then rates show per coin', async (t) => {
   const empty = await cli('rates', 'show', '--json');

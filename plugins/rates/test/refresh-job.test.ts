@@ -2,14 +2,14 @@ import test from 'ava';
 import { pino } from 'pino';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ratesPlugin, REFRESH_JOB } from '@gw/plugin-rates';
-import { standInConfig } from './helpers.js';
+import { CHAINS, standInConfig } from './helpers.js';
 import { ProviderServer } from './provider-server.js';
 
 let server: ProviderServer;
 let gw: TestKernel;
 test.before(async () => {
   server = await ProviderServer.start();
-  gw = await startTestKernel({ plugins: [ratesPlugin], role: 'worker', config: { ...standInConfig(server), 'plugins.rates.refreshCron': '*/5 * * * *' } });
+  gw = await startTestKernel({ plugins: [ratesPlugin], chains: CHAINS, role: 'worker', config: { ...standInConfig(server), 'plugins.rates.refreshCron': '*/5 * * * *' } });
 });
 test.after.always(async () => {
   await gw?.close();

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { CHAIN_IDS, coreErrors, INVOICE_EVENT_TYPES, ULID_PATTERN, type InvoiceEventType } from '@gw/kernel';
+import { ChainIdSchema, coreErrors, INVOICE_EVENT_TYPES, ULID_PATTERN, type InvoiceEventType } from '@gw/kernel';
 import { INVOICE_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices';
 
 const UNITS = { pattern: '^\\d+$', maxLength: 78 } as const;
@@ -56,7 +56,7 @@ export const SimulateEventBody = Type.Object(
 
 export const ClockAdvanceBody = Type.Object(
   {
-    chain: Type.Enum(CHAIN_IDS),
+    chain: ChainIdSchema(),
     blocks: Type.Integer({ minimum: 1, maximum: 64 }),
   },
   { additionalProperties: false },
@@ -74,7 +74,7 @@ export const ClockAdvanceResultSchema = Type.Object(
 export const ResetResultSchema = Type.Object({ status: Type.Literal('reset') }, { additionalProperties: false });
 export const DeleteResultSchema = Type.Object({ status: Type.Literal('deleted') }, { additionalProperties: false });
 export const SandboxWalletSchema = Type.Object(
-  { chain: Type.Enum(CHAIN_IDS), xpub: Type.String(), bound_at_iso: Type.String({ format: 'date-time' }) },
+  { chain: ChainIdSchema(), xpub: Type.String(), bound_at_iso: Type.String({ format: 'date-time' }) },
   { additionalProperties: false },
 );
 export const SandboxWalletListSchema = Type.Array(SandboxWalletSchema);

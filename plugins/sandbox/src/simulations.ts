@@ -1,5 +1,5 @@
 import { decimalOfNumber } from '@gw/kernel';
-import type { ChainId, InvoiceEventType } from '@gw/kernel';
+import type { ChainDefinition, InvoiceEventType } from '@gw/kernel';
 import { WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices';
 import { createHash } from 'node:crypto';
 
@@ -47,15 +47,14 @@ export const EVENT_RULES: Readonly<Record<InvoiceEventType, { to: InvoiceStatus;
 /** Event types whose latest occurrence simulate-duplicate-delivery sends again. */
 export const TERMINAL_EVENT_TYPES: readonly InvoiceEventType[] = ['invoice.paid', 'invoice.overpaid', 'invoice.expired', 'invoice.expired_paid_late', 'invoice.reverted'];
 
-const HEX_WITH_0X: ReadonlySet<ChainId> = new Set(['eth', 'polygon', 'bsc']);
-
 /**
- * A synthesized transaction hash in the chain's usual form (0x-prefixed on EVM chains, 64 hex
- * elsewhere): SHA-256 of the chain and the seed, so the same seed always gives the same hash.
+ * A synthesized transaction hash in the chain's usual form (0x-prefixed on EVM chains, those whose
+ * networks have an EIP-155 chain id; 64 hex elsewhere): SHA-256 of the chain id and the seed, so
+ * the same seed always gives the same hash.
  */
-export function synthesizedTxHash(chain: ChainId, seed: string): string {
-  const hex = createHash('sha256').update(`sandbox:${chain}:${seed}`).digest('hex');
-  return HEX_WITH_0X.has(chain) ? `0x${hex}` : hex;
+export function synthesizedTxHash(chain: Pick<ChainDefinition, 'id' | 'networks'>, seed: string): string {
+  const hex = createHash('sha256').update(`sandbox:${chain.id}:${seed}`).digest('hex');
+  return chain.networks.mainnet.evmChainId !== undefined ? `0x${hex}` : hex;
 }
 
 /** `units × multiplier`, rounded up to a whole base unit; the multiplier is taken as written in decimal. */

@@ -63,7 +63,7 @@ test('an invoice travels pending → detected → paid → reverted → paid wit
   t.deepEqual(again.body, detected.body);
   const afterDetect = await get(c, inv.id);
   t.is(afterDetect.transactions.length, 1);
-  t.like(afterDetect.transactions[0], { tx_hash: synthesizedTxHash('eth', 'alpha'), confirmations: 0, amount_units: inv.amount_crypto_units, status: 'pending' });
+  t.like(afterDetect.transactions[0], { tx_hash: synthesizedTxHash(gw.kernel.cradle.chains.get('eth').definition, 'alpha'), confirmations: 0, amount_units: inv.amount_crypto_units, status: 'pending' });
 
   const paid = await simulate(c, inv.id, 'paid', {});
   t.is(paid.body.status, 'paid');
@@ -140,7 +140,7 @@ test('the same seed gives the same synthesized hash on another invoice; no seed 
   await simulate(c, b.id, 'detect', { seed: 'same' });
   await simulate(c, d.id, 'detect');
   t.is((await get(c, a.id)).transactions[0].tx_hash, (await get(c, b.id)).transactions[0].tx_hash);
-  t.is((await get(c, d.id)).transactions[0].tx_hash, synthesizedTxHash('eth', d.id));
+  t.is((await get(c, d.id)).transactions[0].tx_hash, synthesizedTxHash(gw.kernel.cradle.chains.get('eth').definition, d.id));
 });
 
 test('overpaid, partial, expire and late payment move as spec 3.1 says, with their amounts', async (t) => {

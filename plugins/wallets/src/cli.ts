@@ -11,7 +11,7 @@ const projectFlag: CliFlag = {
 };
 // Not a `choices` list: an unknown or disabled chain is reported by the chain registry as
 // validation_error, the same answer every other entry point gives.
-const chainFlag: CliFlag = { type: 'string', required: true, description: 'Chain: btc, eth, tron, ada, polygon, bsc or ton.' };
+const chainFlag: CliFlag = { type: 'string', required: true, description: 'Chain id of an enabled chain (config chains.enabled; by default btc, eth, tron, ada, polygon, bsc, ton).' };
 const xpubFlag: CliFlag = {
   type: 'string',
   required: true,

@@ -59,6 +59,18 @@ export const btcTestnetWallet: TestWallet = {
   },
 };
 
+// --- Litecoin (BIP84 m/84'/1'/0' testnet key as Litecoin Core's ttub; Electrum-LTC-style BIP-137) ---
+const LTC_MESSAGE_PREFIX = '\x19Litecoin Signed Message:\n';
+const LTC_TEST = bip32.fromSeed(seed, { wif: 0xef, bip32: { public: 0x0436f6e1, private: 0x0436ef7d } }).derivePath("m/84'/1'/0'");
+/** The mnemonic's Litecoin testnet account key (ttub), signing with bitcoinjs-message over Litecoin's prefix. */
+export const ltcTestnetWallet: TestWallet = {
+  chain: 'ltc',
+  xpub: LTC_TEST.neutered().toBase58(),
+  address0: 'tltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9pesrjxk',
+  sign: async (message, index = 0) =>
+    bitcoinMessage.sign(message, Buffer.from(LTC_TEST.derive(0).derive(index).privateKey!), true, LTC_MESSAGE_PREFIX, { segwitType: 'p2wpkh' }).toString('base64'),
+};
+
 // --- Ethereum / EVM (BIP44 m/44'/60'/0'; published MetaMask vector) -----------------------------
 const evmRoot = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
 export const ETH_XPUB = evmRoot.derivePath("m/44'/60'/0'").neuter().extendedKey;

@@ -18,6 +18,13 @@ const Provider = Type.Object(
           'WebSocket URL of the same node, for push (EVM: `eth_subscribe("newHeads")`): a new block starts a scan pass at once instead of at the next poll. Polling goes on beside it and takes over while the socket is down.',
       }),
     ),
+    zmqUrl: Type.Optional(
+      Type.String({
+        pattern: '^tcp://',
+        description:
+          'ZeroMQ endpoint of the same Bitcoin Core node (kind `bitcoin-core`), publishing both `zmqpubhashblock` and `zmqpubrawtx` on it, e.g. `tcp://127.0.0.1:28332`: a new block, or a transaction to a watched address entering the mempool, starts a scan pass at once. Polling goes on beside it and takes over while the connection is down.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -26,6 +33,9 @@ const Network = Type.Object(
   {
     providers: Type.Array(Provider, { minItems: 1, description: 'Tried in order; the next one takes over when one fails.' }),
     startHeight: Type.Optional(Type.Integer({ minimum: 0, description: 'First block to scan when no cursor exists yet. Default: the tip at the first scan.' })),
+    scanIntervalSeconds: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3600, description: 'Pause between two scans of this network once it has caught up with the tip. Default: the global `scanIntervalSeconds`, else the chain`s block time (1 to 30 s).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -39,9 +49,16 @@ const Network = Type.Object(
 export const WatchersConfigSchema = Type.Object(
   {
     chains: Type.Record(Type.String(), Type.Record(Type.String(), Network), { default: {}, description: 'chain id → network id → providers and start height.' }),
-    scanIntervalSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'Pause between two scans of a network once it has caught up with the tip.' }),
+    scanIntervalSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 3600,
+        description:
+          'Pause between two scans of a network once it has caught up with the tip, for every network without its own. Default: each chain`s block time, at least 1 s and at most 30 s (eth 12, polygon 2, bsc 1, tron 3, ada 20, ton 5, btc 30, ltc 30, base 2).',
+      }),
+    ),
     providerTimeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Per provider request; longer is a failed request and the next provider is tried.' }),
-    maxBackoffSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'Longest pause after repeated provider failures (doubling from scanIntervalSeconds).' }),
+    maxBackoffSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'Longest pause after repeated provider failures (doubling from the network`s scan interval).' }),
     mempoolTimeoutSeconds: Type.Integer({
       minimum: 60,
       maximum: 2_592_000,

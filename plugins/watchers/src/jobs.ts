@@ -19,7 +19,7 @@ export async function sendScanPass(cradle: Cradle, chain: string, network: strin
 
 /**
  * `watchers.scan`: each configured network runs a loop of passes. A pass ends by sending the next
- * one (at once while it is behind the tip, else after `scanIntervalSeconds`). The queue's
+ * one (at once while it is behind the tip, else after the network's scan interval). The queue's
  * `stately` policy with the network as singleton key allows one queued and one active pass per
  * network across every worker instance; the advisory lock in ChainScanner makes the one active
  * pass certain. Every worker instance starts each loop when it starts; the schedule every
@@ -36,7 +36,7 @@ export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
       // Without it, the dead pass held the network's one active slot until its expiry (10
       // minutes): no pass anywhere in between. A live worker's long pass keeps refreshing it.
       queue: { policy: 'stately', retryLimit: 0, expireInSeconds: 600, heartbeatSeconds: 10, deleteAfterSeconds: 3600 },
-      // pg-boss's shortest poll: a pass due after `scanIntervalSeconds` starts at most half a second late.
+      // pg-boss's shortest poll: a pass due after the scan interval starts at most half a second late.
       work: { pollingIntervalSeconds: 0.5, batchSize: 1 },
       schedule: { cron: '* * * * *', data: {} },
       handler: async (jobs) => {
@@ -50,7 +50,7 @@ export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
           const report = await cradle.watchersScanner.pass(target);
           // Also when the lock was taken (by a pass outside the loop, or one whose job expired): the
           // `stately` queue keeps a single queued pass, so the loop never doubles and never stops.
-          await next(job.data.chain, job.data.network, report.ran && report.behind ? 0 : cradle.watchersConfig.scanIntervalSeconds);
+          await next(job.data.chain, job.data.network, report.ran && report.behind ? 0 : target.scanIntervalSeconds);
         }
       },
     },

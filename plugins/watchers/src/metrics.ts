@@ -18,6 +18,8 @@ export interface WatcherMetrics {
   readonly pushReconnects: Counter<'chain' | 'network'>;
   /** New heads pushed by the provider. */
   readonly pushHeads: Counter<'chain' | 'network'>;
+  /** Mempool transactions pushed by the provider (Bitcoin Core ZMQ `rawtx`). */
+  readonly pushTransactions: Counter<'chain' | 'network'>;
   readonly providerRequests: Counter<'chain' | 'network' | 'provider' | 'operation' | 'outcome'>;
   readonly providerDuration: Histogram<'chain' | 'network' | 'provider'>;
   /** The pool's `onOutcome` for one network. */
@@ -59,12 +61,18 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     mempoolDropped: new Counter({ name: 'gateway_watcher_mempool_dropped_total', help: 'Transfers dropped after the mempool timeout without a block.', labelNames: ['chain', 'network'], registers }),
     pushConnected: new Gauge({
       name: 'gateway_watcher_push_connected',
-      help: 'Whether this process has its push subscription (EVM newHeads over WebSocket) up: 1, or 0 while it is down and new blocks are found by polling only. No series for networks without push.',
+      help: 'Whether this process has its push subscription (EVM newHeads over WebSocket, Bitcoin Core ZMQ) up: 1, or 0 while it is down and new blocks are found by polling only. No series for networks without push.',
       labelNames: ['chain', 'network'],
       registers,
     }),
     pushReconnects: new Counter({ name: 'gateway_watcher_push_reconnects_total', help: 'Push connections re-established after a drop.', labelNames: ['chain', 'network'], registers }),
     pushHeads: new Counter({ name: 'gateway_watcher_push_heads_total', help: 'New heads pushed by the provider (each starts a scan pass unless already scanned).', labelNames: ['chain', 'network'], registers }),
+    pushTransactions: new Counter({
+      name: 'gateway_watcher_push_transactions_total',
+      help: 'Mempool transactions pushed by the provider (Bitcoin Core ZMQ rawtx); those paying a watched address start a scan pass.',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
     providerRequests,
     providerDuration,
     outcomeRecorder: (chain, network) => (outcome) => {
@@ -88,7 +96,7 @@ interface CursorRow {
  * whichever ran the pass) reports the same state: the tip at the last pass
  * (`gateway_watcher_head_height`), the last block fully processed (`gateway_watcher_cursor_height`),
  * the blocks between them (`gateway_watcher_lag_blocks`), the seconds since the last successful pass
- * (`gateway_watcher_lag_seconds`; a healthy watcher stays near `scanIntervalSeconds`, a failing or
+ * (`gateway_watcher_lag_seconds`; a healthy watcher stays near its network's scan interval, a failing or
  * stuck one grows without bound) and the failed passes in a row
  * (`gateway_watcher_consecutive_failures`). A network never scanned yet has no series.
  */
@@ -126,6 +134,6 @@ export function registerCursorGauges(registry: Registry, deps: { db: Knex; logge
   gauge('gateway_watcher_head_height', 'Chain tip as the provider reported it at the last successful pass.', (row) => (row.head_height === null ? undefined : Number(row.head_height)));
   gauge('gateway_watcher_cursor_height', 'Last block fully processed (scanned height).', (row) => Number(row.height));
   gauge('gateway_watcher_lag_blocks', 'Blocks between the tip and the last processed block.', (row) => (row.head_height === null ? undefined : Math.max(0, Number(row.head_height) - Number(row.height))));
-  gauge('gateway_watcher_lag_seconds', 'Seconds since the last successful pass of the network (healthy: about scanIntervalSeconds).', (row) => Number(row.since_success));
+  gauge('gateway_watcher_lag_seconds', 'Seconds since the last successful pass of the network (healthy: about the network`s scan interval).', (row) => Number(row.since_success));
   gauge('gateway_watcher_consecutive_failures', 'Failed passes in a row (provider errors); 0 after a successful pass.', (row) => row.consecutive_failures);
 }

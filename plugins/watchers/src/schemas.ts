@@ -1,4 +1,4 @@
-import { CHAIN_IDS, COIN_IDS } from '@gw/kernel';
+import { ChainIdSchema, CoinIdSchema } from '@gw/kernel';
 import { ISO_8601_PATTERN, ULID_PATTERN } from '@gw/plugin-invoices';
 import Type from 'typebox';
 
@@ -6,7 +6,7 @@ import Type from 'typebox';
 export const ListOrphansQuery = Type.Object(
   {
     attributed: Type.Optional(Type.Enum(['true', 'false'], { description: 'Only attributed (true) or only unattributed (false) receipts.' })),
-    chain: Type.Optional(Type.Enum(CHAIN_IDS)),
+    chain: Type.Optional(ChainIdSchema()),
     tx_hash: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     date_from: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Received at or after (a date means 00:00 UTC).' })),
     date_to: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Received at or before (a date means the end of that day).' })),
@@ -25,9 +25,9 @@ export const OrphanSchema = Type.Object(
     tx_output_index: Type.Integer({ minimum: 0, description: 'Output (BTC, ADA) or log position (see docs/watchers.md) of the receipt in its transaction.' }),
     to_address: Type.String(),
     from_address: Type.Union([Type.String(), Type.Null()]),
-    chain: Type.Enum(CHAIN_IDS),
+    chain: ChainIdSchema(),
     network: Type.String(),
-    coin: Type.Enum(COIN_IDS),
+    coin: CoinIdSchema(),
     amount_units: Type.String({ pattern: '^\\d+$' }),
     amount: Type.String({ description: 'amount_units in whole coins (decimal string).' }),
     block_height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),

@@ -11,36 +11,56 @@ const here = dirname(fileURLToPath(import.meta.url));
 export class Anvil {
   private paused = false;
   private constructor(
-    private readonly process: ProcessGroup,
+    private process: ProcessGroup,
     readonly url: string,
+    private readonly binary: string,
+    private readonly args: readonly string[],
   ) {}
 
   /**
    * Starts anvil with `chainId` (e.g. Sepolia's 11155111, so the gateway's sepolia definitions
-   * apply). `gasLimit` raises the block gas limit (a block of thousands of transfers).
+   * apply). `gasLimit` raises the block gas limit (a block of thousands of transfers). `stateFile`
+   * keeps the chain across `restart` (anvil's `--state`: loaded at start, written at exit).
+   * `blockTimeSeconds` mines a block at that interval (besides automine of each transaction).
    */
-  static async start(chainId: number, options: { gasLimit?: bigint; accounts?: number } = {}): Promise<Anvil> {
+  static async start(chainId: number, options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number } = {}): Promise<Anvil> {
     const port = await freePort();
     const binary = join(here, '..', 'node_modules', '.bin', 'anvil');
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
     if (options.gasLimit !== undefined) args.push('--gas-limit', options.gasLimit.toString());
     if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
-    const group = spawnGroup(binary, args, { stdio: 'ignore' });
-    const child = group.child;
-    const anvil = new Anvil(group, `http://127.0.0.1:${port}`);
+    if (options.stateFile !== undefined) args.push('--state', options.stateFile);
+    if (options.blockTimeSeconds !== undefined) args.push('--block-time', String(options.blockTimeSeconds));
+    const anvil = new Anvil(spawnGroup(binary, args, { stdio: 'ignore' }), `http://127.0.0.1:${port}`, binary, args);
+    await anvil.ready();
+    return anvil;
+  }
+
+  private async ready(): Promise<void> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
-        await anvil.rpc('eth_chainId', []);
-        return anvil;
+        await this.rpc('eth_chainId', []);
+        return;
       } catch (error) {
-        if (Date.now() > deadline || child.exitCode !== null) {
-          await group.stop();
+        if (Date.now() > deadline || this.process.child.exitCode !== null) {
+          await this.process.stop();
           throw new Error(`anvil did not start: ${(error as Error).message}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+  }
+
+  /**
+   * Stops the node (SIGTERM: with `stateFile` it writes its chain there), waits `downMs` with
+   * nothing listening on its port, and starts it again on the same port and arguments.
+   */
+  async restart(downMs = 0): Promise<void> {
+    await this.process.stop(10_000);
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    this.process = spawnGroup(this.binary, [...this.args], { stdio: 'ignore' });
+    await this.ready();
   }
 
   async rpc<T = any>(method: string, params: unknown[]): Promise<T> {

@@ -7,6 +7,12 @@ import { freePort, spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** What a test needs of its bcoin node beyond the defaults. */
+export interface BcoinOptions {
+  /** Publish Bitcoin Core's ZMQ `hashblock`/`rawtx` on a free port (`zmqUrl`). */
+  readonly zmq?: boolean;
+}
+
 /**
  * A real Bitcoin node: bcoin 1.0.2 on regtest (bcoin-launcher.cjs), in memory, on free ports, with
  * its wallet. Its RPC answers Bitcoin Core's methods (`getblock hash true true` for full
@@ -21,10 +27,13 @@ export class Bcoin {
     readonly url: string,
     readonly walletUrl: string,
     readonly apiKey: string,
+    /** Where the node publishes Core's ZMQ notifications (`BcoinOptions.zmq`). */
+    readonly zmqUrl: string | undefined,
   ) {}
 
-  static async start(): Promise<Bcoin> {
+  static async start(options: BcoinOptions = {}): Promise<Bcoin> {
     const [port, walletPort] = [await freePort(), await freePort()];
+    const zmqUrl = options.zmq ? `tcp://127.0.0.1:${await freePort()}` : undefined;
     const apiKey = randomBytes(16).toString('hex');
     const prefix = mkdtempSync(join(tmpdir(), 'gw-bcoin-'));
     const args = [
@@ -37,17 +46,22 @@ export class Bcoin {
       `--wallet-api-key=${apiKey}`,
       '--log-level=error',
     ];
-    const group = spawnGroup(process.execPath, args, { stdio: 'ignore' });
-    const node = new Bcoin(group, prefix, `http://127.0.0.1:${port}`, `http://127.0.0.1:${walletPort}`, apiKey);
+    const env = { ...process.env, ...(zmqUrl ? { GW_BCOIN_ZMQ: zmqUrl } : {}) };
+    const node = new Bcoin(spawnGroup(process.execPath, args, { stdio: 'ignore', env }), prefix, `http://127.0.0.1:${port}`, `http://127.0.0.1:${walletPort}`, apiKey, zmqUrl);
+    await node.ready();
+    return node;
+  }
+
+  private async ready(): Promise<void> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
-        await node.rpc('getblockcount', []);
-        node.miner = (await node.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
-        return node;
+        await this.rpc('getblockcount', []);
+        this.miner = (await this.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
+        return;
       } catch (error) {
-        if (Date.now() > deadline || group.child.exitCode !== null) {
-          await node.stop();
+        if (Date.now() > deadline || this.process.child.exitCode !== null) {
+          await this.stop();
           throw new Error(`bcoin did not start: ${(error as Error).message}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));

@@ -2,9 +2,14 @@
  * Detection by push on a real EVM node: anvil serves `eth_subscribe("newHeads")` on its WebSocket.
  * The first test polls once an hour, so a payment found at all was found through the pushed head;
  * the second drops the WebSocket (a TCP relay that is closed and reopened) and shows polling
- * taking over, the subscription coming back by itself, and every block scanned exactly once.
+ * taking over, the subscription coming back by itself, and every block scanned exactly once; the
+ * last restarts the node itself (anvil's `--state` keeps its chain): passes fail and say so while
+ * it is down, and push and polling come back by themselves.
  */
 import test from 'ava';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort, signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import type { PushedHead } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/plugin-tenancy';
@@ -42,6 +47,8 @@ async function setup(anvil: Anvil, wsUrl: string, scanIntervalSeconds: number, p
 
 const metric = async (s: Setup, name: 'pushConnected' | 'pushReconnects' | 'pushHeads') =>
   (await s.gw.kernel.cradle.watchersMetrics[name].get()).values.find((v) => v.labels.chain === 'eth' && v.labels.network === 'sepolia')?.value ?? 0;
+const scanFailures = async (s: Setup) =>
+  (await s.gw.kernel.cradle.watchersMetrics.scanFailures.get()).values.filter((v) => v.labels.chain === 'eth' && v.labels.network === 'sepolia').reduce((n, v) => n + v.value, 0);
 const cursor = (s: Setup) => s.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).first();
 async function invoice(s: Setup) {
   const created = await signedFetch(s.gw.url, '/api/v1/invoices', { ...s.project, method: 'POST', body: { external_id: `push-${Math.random().toString(36).slice(2)}`, coin: 'eth', amount_crypto: '0.1' } });
@@ -164,8 +171,8 @@ test.serial('subscribeHeads: a refused WebSocket hands over to the next provider
     ]);
     const from = await anvil.blockNumber();
     await anvil.mine(3);
-    await waitFor(async () => heads.filter((h) => h.height > from).length === 3, 20_000);
-    const mined = heads.filter((h) => h.height > from);
+    await waitFor(async () => heads.filter((h) => (h.height ?? -1) > from).length === 3, 20_000);
+    const mined = heads.filter((h) => (h.height ?? -1) > from);
     const blocks = await anvil.rpcBatch<{ hash: string; number: string }>([1, 2, 3].map((i) => ['eth_getBlockByNumber', [`0x${(from + i).toString(16)}`, false]] as const));
     t.deepEqual(mined, blocks.map((b) => ({ height: Number(BigInt(b.number)), hash: b.hash })));
     // The plugin's own subscription went the same way.
@@ -226,5 +233,57 @@ test.serial('two instances both subscribed: each pushed block is scanned once, e
     await second?.close();
     await teardown(s ?? {});
     await anvil.stop();
+  }
+});
+
+test.serial('the node itself restarts (same chain, port down meanwhile): passes fail and say so, push and polling come back by themselves, no block is skipped or counted twice', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-anvil-state-'));
+  const anvil = await Anvil.start(11155111, { stateFile: join(dir, 'state.json') });
+  let s: Setup | undefined;
+  try {
+    s = await setup(anvil, anvil.url.replace('http://', 'ws://'), 1);
+    const ready = s;
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
+    const pay = async () => {
+      const inv = await invoice(ready);
+      const txHash = await anvil.sendEth(ready.payer, inv.address, parseEther('0.1'));
+      await waitFor(async () => (await status(ready, inv.id)) === 'detected', 30_000);
+      return { inv, txHash };
+    };
+    const before = await pay();
+    await anvil.mine(2);
+    const tipBefore = await anvil.blockNumber();
+    await waitFor(async () => Number((await cursor(ready)).height) === tipBefore, 20_000);
+
+    // Down for 3 s: the WebSocket drops and the polled passes fail against a closed port.
+    const failuresBefore = await scanFailures(ready);
+    await anvil.restart(3000);
+    t.is(await anvil.blockNumber(), tipBefore, 'the node came back with its chain');
+    t.true((await scanFailures(ready)) > failuresBefore, 'the failed passes were counted');
+    t.truthy((await cursor(ready)).last_error, 'and the cursor says why');
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 40_000);
+    t.true((await metric(ready, 'pushReconnects')) >= 1, 'the push subscription came back by itself');
+    await waitFor(async () => Number((await cursor(ready)).consecutive_failures) === 0, 40_000);
+
+    const after = await pay();
+    await anvil.mine(before.inv.confirmation_threshold);
+    for (const { inv } of [before, after]) {
+      await waitFor(async () => (await status(ready, inv.id)) === 'paid', 30_000);
+      await waitFor(async () => events(ready, inv.id, 'invoice.paid').length === 1, 20_000);
+      t.is(events(ready, inv.id, 'invoice.detected').length, 1, 'one invoice.detected per invoice');
+    }
+    const tip = await anvil.blockNumber();
+    await waitFor(async () => Number((await cursor(ready)).height) === tip, 20_000);
+    const blocks = (await ready.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
+    const first = Number(blocks[0]!.height);
+    t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
+    const hashes = await anvil.rpcBatch<{ hash: string }>(blocks.map((b) => ['eth_getBlockByNumber', [`0x${Number(b.height).toString(16)}`, false]] as const));
+    t.deepEqual(blocks.map((b) => b.hash), hashes.map((h) => h.hash));
+    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
+    t.deepEqual(transfers.map((r) => r.tx_hash).sort(), [before.txHash, after.txHash].sort(), 'each payment recorded once');
+  } finally {
+    await teardown(s ?? {});
+    await anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -2,7 +2,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A TCP relay in front of a real node's port, for dropping a WebSocket on demand: `close` cuts
+ * A TCP relay in front of a real node's port, for dropping a WebSocket (or a ZMQ connection) on demand: `close` cuts
  * every relayed connection and stops listening (new connections are refused); `open` listens on
  * the same port again.
  */
@@ -18,6 +18,11 @@ export class TcpProxy {
     const proxy = new TcpProxy(targetPort, 0);
     await proxy.open();
     return proxy;
+  }
+
+  /** The relay's address as a ZeroMQ endpoint (`tcp://127.0.0.1:PORT`). */
+  get tcpUrl(): string {
+    return `tcp://127.0.0.1:${this.port}`;
   }
 
   get wsUrl(): string {

@@ -68,7 +68,7 @@ export interface Operations {
           id: string;
           project_id: string;
           external_id: string;
-          /** One of the fifteen coins. */
+          /** A coin of an enabled chain (by default the fifteen coins of the spec). */
           coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
           address: string;
           amount_crypto: string;
@@ -134,7 +134,7 @@ export interface Operations {
       external_id: string;
       amount_usd?: number | null;
       amount_crypto?: string | null;
-      /** One of the fifteen coins. */
+      /** A coin of an enabled chain (by default the fifteen coins of the spec). */
       coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
       callback_url?: string | null;
       return_url?: string | null;
@@ -149,7 +149,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -204,7 +204,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -272,7 +272,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -340,7 +340,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -562,6 +562,7 @@ export interface Operations {
     query: {
       /** Only attributed (true) or only unattributed (false) receipts. */
       attributed?: "true" | "false";
+      /** A chain id of an enabled chain. */
       chain?: "btc" | "eth" | "tron" | "ada" | "polygon" | "bsc" | "ton";
       tx_hash?: string;
       /** Received at or after (a date means 00:00 UTC). */
@@ -585,8 +586,10 @@ export interface Operations {
           tx_output_index: number;
           to_address: string;
           from_address: string | null;
+          /** A chain id of an enabled chain. */
           chain: "btc" | "eth" | "tron" | "ada" | "polygon" | "bsc" | "ton";
           network: string;
+          /** A coin of an enabled chain. */
           coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
           amount_units: string;
           /** amount_units in whole coins (decimal string). */
@@ -633,7 +636,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -713,7 +716,7 @@ export interface Operations {
           id: string;
           project_id: string;
           external_id: string;
-          /** One of the fifteen coins. */
+          /** A coin of an enabled chain (by default the fifteen coins of the spec). */
           coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
           address: string;
           amount_crypto: string;
@@ -779,7 +782,7 @@ export interface Operations {
       external_id: string;
       amount_usd?: number | null;
       amount_crypto?: string | null;
-      /** One of the fifteen coins. */
+      /** A coin of an enabled chain (by default the fifteen coins of the spec). */
       coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
       callback_url?: string | null;
       return_url?: string | null;
@@ -794,7 +797,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -849,7 +852,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -917,7 +920,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -985,7 +988,7 @@ export interface Operations {
         id: string;
         project_id: string;
         external_id: string;
-        /** One of the fifteen coins. */
+        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
         coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
         address: string;
         amount_crypto: string;
@@ -1416,6 +1419,7 @@ export interface Operations {
     };
     query: never;
     body: {
+      /** A chain id of an enabled chain. */
       chain: "btc" | "eth" | "tron" | "ada" | "polygon" | "bsc" | "ton";
       blocks: number;
     };
@@ -1472,6 +1476,7 @@ export interface Operations {
     body: never;
     responses: {
       200: Array<{
+        /** A chain id of an enabled chain. */
         chain: "btc" | "eth" | "tron" | "ada" | "polygon" | "bsc" | "ton";
         xpub: string;
         bound_at_iso: string;

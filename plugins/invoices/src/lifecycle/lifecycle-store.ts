@@ -1,7 +1,7 @@
 import type { CheckoutLinks } from '../services/checkout-links.js';
 import { groupBy, jsonRecords, sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
-import { assetOf, type RateService } from '@gw/plugin-rates';
+import type { RateService } from '@gw/plugin-rates';
 import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
 import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
@@ -110,7 +110,7 @@ export class LifecycleStore {
     const known = await this.deps.ratesService.knownRates(trx);
     return new Map(
       first.map((s) => {
-        const asset = assetOf(s.invoice.coin);
+        const asset = this.deps.chains.has(s.invoice.chain) ? this.deps.chains.coin(s.invoice.coin).coin.price.symbol : undefined;
         return [s, asset === undefined ? undefined : known.get(asset)];
       }),
     );

@@ -82,7 +82,7 @@ test('invoice row: a pending row with the allocation, the payment URI carries th
   const item = request({ coin: 'ton', amount_crypto: '2' });
   const plan = decideCreate(item, await prepareCreate(chains, item, quote('5')), policy(), undefined);
   const ton = chains.get('ton');
-  const derived = ton.deriveAddress(ton.parseAccountKey(ton.generateAccountKey('testnet'), 'testnet'), 3);
+  const derived = ton.deriveAddress(ton.parseAccountKey(ton.generateAccountKey!('testnet'), 'testnet'), 3);
   const allocation = { addressId: '01JADDRESS0000000000000000', address: derived.address, derivationPath: derived.path, projectId: testnet.id, chain: 'ton' as const, walletId: 'w', isOverlay: false, index: 3 };
   const row = invoiceRow(item, plan, allocation as never);
   t.is(row.status, 'pending');
@@ -103,7 +103,7 @@ test('prepare: a sandbox project invoices every token (synthetic contract where 
     const onTestnet = await prepareCreate(chains, request({ coin, amount_crypto: '1' }), quote('1'));
     t.true(onTestnet.chainEnabled && isAppError(onTestnet.problem) && onTestnet.problem.code === 'coin_not_enabled', coin);
   }
-  const configured = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), { usdt_erc20: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } });
+  const configured = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), { testTokenContracts: { usdt_erc20: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } } });
   const input = { external_id: 'x', coin: 'usdt_erc20', amount_crypto: '1' } as CreateInvoiceInput;
   const withContract = await prepareCreate(configured, { project: testnet, input, actor, request: normaliseCreate(configured, testnet, input) }, quote('1'));
   t.true(withContract.chainEnabled && withContract.problem === undefined);
@@ -112,7 +112,7 @@ test('prepare: a sandbox project invoices every token (synthetic contract where 
 });
 
 test('configured test token contracts: a native coin, a mainnet, an unknown coin or an invalid address stop the start', (t) => {
-  const build = (configured: Record<string, Record<string, string>>) => () => createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), configured);
+  const build = (configured: Record<string, Record<string, string>>) => () => createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), { testTokenContracts: configured });
   t.throws(build({ eth: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /native coin/ });
   t.throws(build({ usdt_erc20: { ethereum: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /use sepolia only \(mainnet contracts are fixed\)/ });
   t.throws(build({ usdt_trc20: { nile: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' } }), { message: /TRON use shasta only/ }, 'a second testnet would never be used');

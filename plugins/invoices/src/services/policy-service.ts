@@ -107,7 +107,7 @@ export class PolicyService {
     }
     for (const [chain, value] of Object.entries(patch.confirmations ?? {})) {
       if (!this.deps.chains.has(chain)) throw coreErrors.validation_error({ message: `Unknown or disabled chain "${chain}"`, details: { field: 'confirmations' } });
-      if (value !== null && (!Number.isInteger(value) || value < conf.min || value > conf.max)) {
+      if (value != null && (!Number.isInteger(value) || value < conf.min || value > conf.max)) {
         throw coreErrors.validation_error({ message: `confirmations for ${chain} must be a whole number from ${conf.min} to ${conf.max}`, details: { field: 'confirmations' } });
       }
     }

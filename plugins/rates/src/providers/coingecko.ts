@@ -1,19 +1,6 @@
-import { parsePositiveDecimal as parseRate } from '@gw/kernel';
-import type { Asset } from '../assets.js';
+import { parsePositiveDecimal as parseRate, type PriceAsset } from '@gw/kernel';
+import { providerIdOf, type Asset } from '../assets.js';
 import { endpoint, getJson, isRecord, JsonNumber, ProviderError, type ProviderRate, type RateProvider } from './provider.js';
-
-/** CoinGecko coin ids of the assets (`/api/v3/coins/list`). POL is the post-MATIC token. */
-export const COINGECKO_IDS: Readonly<Record<Asset, string>> = {
-  BTC: 'bitcoin',
-  ETH: 'ethereum',
-  USDT: 'tether',
-  USDC: 'usd-coin',
-  TRX: 'tron',
-  ADA: 'cardano',
-  POL: 'polygon-ecosystem-token',
-  BNB: 'binancecoin',
-  TON: 'the-open-network',
-};
 
 export interface CoinGeckoOptions {
   readonly baseUrl: string;
@@ -26,7 +13,8 @@ export interface CoinGeckoOptions {
  * CoinGecko simple price: `GET /api/v3/simple/price?ids=bitcoin,...&vs_currencies=usd
  * &include_last_updated_at=true&precision=full`, answered as
  * `{ "bitcoin": { "usd": 97123.45, "last_updated_at": 1736937000 }, ... }`. Prices are JSON
- * numbers, kept as their literal text; `last_updated_at` (Unix seconds) is the quote's time.
+ * numbers, kept as their literal text; `last_updated_at` (Unix seconds) is the quote's time. The
+ * ids are the coin definitions' `price.providers.coingecko` (CoinGecko's `/api/v3/coins/list`).
  */
 export class CoinGeckoProvider implements RateProvider {
   readonly id = 'coingecko';
@@ -36,11 +24,15 @@ export class CoinGeckoProvider implements RateProvider {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async fetch(assets: readonly Asset[]): Promise<Map<Asset, ProviderRate>> {
+  async fetch(assets: readonly PriceAsset[]): Promise<Map<Asset, ProviderRate>> {
     const rates = new Map<Asset, ProviderRate>();
-    if (assets.length === 0) return rates;
+    const wanted = assets.flatMap((asset) => {
+      const id = providerIdOf(asset, this.id);
+      return id === undefined ? [] : [{ symbol: asset.symbol, id }];
+    });
+    if (wanted.length === 0) return rates;
     const url = endpoint(this.options.baseUrl, '/api/v3/simple/price', {
-      ids: assets.map((asset) => COINGECKO_IDS[asset]).join(','),
+      ids: [...new Set(wanted.map((asset) => asset.id))].join(','),
       vs_currencies: 'usd',
       include_last_updated_at: 'true',
       precision: 'full',
@@ -50,15 +42,15 @@ export class CoinGeckoProvider implements RateProvider {
     const body = await getJson(this.id, url, { timeoutMs: this.options.timeoutMs, headers, exactNumbers: true });
     if (!isRecord(body)) throw new ProviderError(this.id, 'answer is not a JSON object');
     const now = this.now();
-    for (const asset of assets) {
-      const entry = body[COINGECKO_IDS[asset]];
+    for (const asset of wanted) {
+      const entry = body[asset.id];
       if (!isRecord(entry)) continue;
       const price = entry['usd'];
       const rate = price instanceof JsonNumber ? parseRate(price.text) : undefined;
       if (rate === undefined) continue;
-      rates.set(asset, { rate, at: quoteTime(entry['last_updated_at'], now) });
+      rates.set(asset.symbol, { rate, at: quoteTime(entry['last_updated_at'], now) });
     }
-    if (rates.size === 0) throw new ProviderError(this.id, `answer holds no USD price for ${assets.join(', ')}`);
+    if (rates.size === 0) throw new ProviderError(this.id, `answer holds no USD price for ${wanted.map((asset) => asset.symbol).join(', ')}`);
     return rates;
   }
 }

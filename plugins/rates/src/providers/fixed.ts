@@ -1,4 +1,4 @@
-import { parsePositiveDecimal as parseRate } from '@gw/kernel';
+import { parsePositiveDecimal as parseRate, type PriceAsset } from '@gw/kernel';
 import type { Asset } from '../assets.js';
 import type { ProviderRate, RateProvider } from './provider.js';
 
@@ -11,7 +11,7 @@ export class FixedProvider implements RateProvider {
   private readonly rates = new Map<Asset, string>();
 
   constructor(
-    rates: Readonly<Partial<Record<Asset, string>>>,
+    rates: Readonly<Record<Asset, string | undefined>>,
     private readonly now: () => Date = () => new Date(),
   ) {
     for (const [asset, text] of Object.entries(rates) as [Asset, string | undefined][]) {
@@ -25,12 +25,12 @@ export class FixedProvider implements RateProvider {
     return this.rates.size > 0;
   }
 
-  async fetch(assets: readonly Asset[]): Promise<Map<Asset, ProviderRate>> {
+  async fetch(assets: readonly PriceAsset[]): Promise<Map<Asset, ProviderRate>> {
     const at = this.now();
     const out = new Map<Asset, ProviderRate>();
-    for (const asset of assets) {
-      const rate = this.rates.get(asset);
-      if (rate !== undefined) out.set(asset, { rate, at });
+    for (const { symbol } of assets) {
+      const rate = this.rates.get(symbol);
+      if (rate !== undefined) out.set(symbol, { rate, at });
     }
     return out;
   }

@@ -1,4 +1,5 @@
 import { trimTrailing } from '@gw/kernel';
+import type { PriceAsset } from '@gw/kernel';
 import type { Asset } from '../assets.js';
 
 /** One provider's USD price of one asset. */
@@ -11,13 +12,15 @@ export interface ProviderRate {
 
 /**
  * A source of USD prices. `fetch` asks for several assets in one round trip and returns the ones
- * the provider priced; assets it does not list are simply absent. It throws a {@link ProviderError}
+ * the provider priced, by symbol; assets it does not list are simply absent. Each asset carries
+ * its id at the provider (`PriceAsset.providers[provider id]`, from the coin definitions); an
+ * asset without one is not asked for. It throws a {@link ProviderError}
  * when the provider cannot be used at all (unreachable, timeout, HTTP error, malformed answer).
  */
 export interface RateProvider {
   /** Stable id, stored as the quote's `source`: `coingecko`, `kraken`, `fixed`. */
   readonly id: string;
-  fetch(assets: readonly Asset[]): Promise<Map<Asset, ProviderRate>>;
+  fetch(assets: readonly PriceAsset[]): Promise<Map<Asset, ProviderRate>>;
 }
 
 /** A provider failed as a whole; the message says why (logged, never shown to API clients). */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { coreErrors, createCoalescer, createFailureLog, type CoinId, type FailureLog } from '@gw/kernel';
-import { ASSETS, assetOf, type Asset } from '../assets.js';
+import type { Asset, PriceCatalogue } from '../assets.js';
 import type { RatesConfig } from '../config.js';
 import { rateUnavailable } from '../errors.js';
 import type { RatesFetchCounter } from '../metrics.js';
@@ -60,6 +60,8 @@ export interface RateServiceDeps {
   readonly db: Knex;
   readonly logger: Logger;
   readonly config: RatesConfig;
+  /** The assets of the enabled coins, with their rate provider ids. */
+  readonly catalogue: PriceCatalogue;
   readonly fetchCounter?: RatesFetchCounter;
   /** Replaces the providers built from config (tests). */
   readonly providers?: readonly RateProvider[];
@@ -67,7 +69,7 @@ export interface RateServiceDeps {
 }
 
 /**
- * USD quotes for the fifteen coins.
+ * USD quotes for the enabled coins (by their price asset).
  *
  * `quote(coin)` answers from, in order: a memo of a few seconds in this process; the shared cache
  * in PostgreSQL (`rates_quotes`), taking the first provider in preference order whose quote is at
@@ -106,12 +108,12 @@ export class RateService {
   /**
    * The USD rate of `coin`'s asset (USDT for `usdt_trc20`, and so on).
    *
-   * @throws AppError 400 `invalid_coin` for a string that is not a coin id.
+   * @throws AppError 400 `invalid_coin` for a string that is not an enabled coin id.
    * @throws AppError 500 `internal_error` with `details: { reason: 'rate_unavailable', asset }` and
    *   `retryAfter` when no provider gave a fresh price and no cached quote is fresh enough.
    */
   async quote(coin: CoinId): Promise<RateQuote> {
-    const asset = assetOf(coin);
+    const asset = this.deps.catalogue.assetOf(coin);
     if (!asset) throw coreErrors.invalid_coin({ message: `Unknown coin "${coin}".` });
     return this.quoteAsset(asset);
   }
@@ -163,8 +165,8 @@ export class RateService {
     for (const quote of await this.cached(undefined, db)) {
       if (quote.selected && quote.usable) known.set(quote.asset, { rate: quote.rate, source: quote.source });
     }
-    for (const [asset, rate] of Object.entries(this.config.fixed) as [Asset, string | undefined][]) {
-      if (rate !== undefined && !known.has(asset)) known.set(asset, { rate, source: 'fixed' });
+    for (const [asset, rate] of Object.entries(this.config.fixed)) {
+      if (this.deps.catalogue.isAsset(asset) && !known.has(asset)) known.set(asset, { rate, source: 'fixed' });
     }
     return known;
   }
@@ -177,7 +179,7 @@ export class RateService {
     const rows = await this.store.read(asset, db);
     const now = this.now().getTime();
     const selected = new Set<StoredQuote>();
-    for (const a of ASSETS) {
+    for (const { symbol: a } of this.deps.catalogue.assets) {
       const row = this.selectRow(rows.filter((r) => r.asset === a));
       if (row) selected.add(row);
     }
@@ -227,7 +229,7 @@ export class RateService {
   private async fetchAndStore(provider: RateProvider): Promise<ReadonlyMap<Asset, ProviderRate>> {
     let rates: Map<Asset, ProviderRate>;
     try {
-      rates = await provider.fetch(ASSETS);
+      rates = await provider.fetch(this.deps.catalogue.assets);
     } catch (error) {
       this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'error' });
       if (this.config.failureCooldownSeconds > 0) this.cooldownUntil.set(provider.id, this.now().getTime() + this.config.failureCooldownSeconds * 1000);

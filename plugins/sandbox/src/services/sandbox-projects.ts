@@ -58,7 +58,8 @@ export class SandboxProjects {
     const run = async (tx: Knex.Transaction): Promise<ProvisionedSandbox> => {
       const { project, credentials } = await this.deps.tenancyProjects.create({ name: input.name, kind: 'sandbox', ...(input.operator ? { operator: input.operator } : {}) }, actor, tx);
       const wallets: SandboxWallet[] = [];
-      for (const adapter of this.deps.chains.list()) {
+      // A chain without the sandboxKeyGeneration capability needs an operator-registered key instead.
+      for (const adapter of this.deps.chains.list().filter((a) => a.definition.capabilities.sandboxKeyGeneration)) {
         const wallet = await this.deps.walletsWallets.bindGenerated({ projectId: project.id, chain: adapter.definition.id }, actor, tx);
         wallets.push({ chain: wallet.chain, xpub: wallet.xpub, bound_at_iso: wallet.bound_at_iso });
       }

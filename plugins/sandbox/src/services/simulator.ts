@@ -78,10 +78,10 @@ export class Simulator {
     const deadline: Step = (trx, state) => sandbox.deadline(trx, state, actor);
     return this.run(projectId, invoiceId, simulation, rule.from, rule.to, rule.event, (state) => {
       const amount = BigInt(state.invoice.amount_units);
-      const hash = (kind: string) => synthesizedTxHash(chain, `${state.invoice.id}:${kind}:${state.transfers.length}`);
+      const hash = (kind: string) => synthesizedTxHash(this.deps.chains.get(chain).definition, `${state.invoice.id}:${kind}:${state.transfers.length}`);
       switch (simulation) {
         case 'detect':
-          return [pay(amount, synthesizedTxHash(chain, input.seed ?? state.invoice.id))];
+          return [pay(amount, synthesizedTxHash(this.deps.chains.get(chain).definition, input.seed ?? state.invoice.id))];
         case 'paid': {
           const due = amount - liveUnits(state);
           return [...(due > 0n ? [pay(due, hash('paid'))] : []), confirm];
@@ -110,7 +110,7 @@ export class Simulator {
         case 'expire':
           return [drop, deadline];
         case 'late-payment':
-          return [pay(amount, synthesizedTxHash(chain, `${state.invoice.id}:late`)), confirm];
+          return [pay(amount, synthesizedTxHash(this.deps.chains.get(chain).definition, `${state.invoice.id}:late`)), confirm];
         case 'reorg':
           return [(trx, current) => sandbox.reorg(trx, current, countedPayments(current), actor)];
         case 'reconfirm':
@@ -140,7 +140,7 @@ export class Simulator {
     };
     const drop: Step = (trx, state) => sandbox.drop(trx, state, unconfirmedPayments(state), actor);
     return this.run(projectId, invoiceId, 'event', rule.from, rule.to, input.eventType, (state) => {
-      const hash = synthesizedTxHash(chain, input.seed ?? `${state.invoice.id}:${input.eventType}:${state.transfers.length}`);
+      const hash = synthesizedTxHash(this.deps.chains.get(chain).definition, input.seed ?? `${state.invoice.id}:${input.eventType}:${state.transfers.length}`);
       const payment = (confirmations: number): Step => (trx, current) =>
         sandbox.pay(trx, current, { amountUnits: BigInt(input.amountUnits), txHash: hash, confirmations, blockHeight: BigInt(input.blockHeight), eventData: extras }, actor);
       switch (input.eventType) {

@@ -203,6 +203,9 @@ export class WalletService {
       if (project.kind !== 'sandbox') throw coreErrors.sandbox_project_required({ message: 'Generated wallet keys are for sandbox projects only.' });
       const adapter = this.deps.chains.get(input.chain);
       const network = networkKindOf(project.kind);
+      if (!adapter.generateAccountKey) {
+        throw coreErrors.validation_error({ message: `${adapter.definition.name} cannot generate sandbox keys; register an account key of the chain instead.`, details: { field: 'chain' } });
+      }
       const key = adapter.parseAccountKey(adapter.generateAccountKey(network), network);
       const fingerprint = keyFingerprint(input.chain, key.canonical);
       await lockBinding(tx, project.id, input.chain);

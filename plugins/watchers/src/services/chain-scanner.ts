@@ -45,6 +45,8 @@ export interface ScanTarget {
   readonly providers?: ProviderPool;
   readonly watched: PoolWatchedAddresses;
   readonly startHeight?: number | undefined;
+  /** Pause between two passes once caught up, and the first backoff step (`WatcherRegistry` resolves it). */
+  readonly scanIntervalSeconds: number;
 }
 
 /** Blocks one pass covers at most (several `scan` calls), so a pass and its transaction stay short. */
@@ -185,7 +187,7 @@ export class ChainScanner {
     } catch (error) {
       endTimer?.({ outcome: 'failed' });
       const message = error instanceof Error ? error.message : String(error);
-      const failures = await this.recordFailure(chain, network, message);
+      const failures = await this.recordFailure(target, message);
       this.deps.watchersMetrics.scanFailures.inc({ ...labels, kind: error instanceof ProviderError ? error.failure : 'internal' });
       this.scanFailures.failed(`${chain}:${network}`, error, { component: 'watcher', chain, network, consecutive_failures: failures });
       return { ran: true, transfers: 0, behind: false, error: message };
@@ -324,10 +326,11 @@ export class ChainScanner {
     return row?.hash;
   }
 
-  private async recordFailure(chain: string, network: string, message: string): Promise<number> {
-    const { scanIntervalSeconds, maxBackoffSeconds } = this.deps.watchersConfig;
+  private async recordFailure(target: ScanTarget, message: string): Promise<number> {
+    const { maxBackoffSeconds } = this.deps.watchersConfig;
+    const { scanIntervalSeconds } = target;
     const row = await this.deps.db('watchers_cursors')
-      .where({ chain, network })
+      .where({ chain: target.adapter.definition.id, network: target.network })
       .update({
         consecutive_failures: this.deps.db.raw('consecutive_failures + 1'),
         last_error: message.slice(0, 1000),

@@ -1,4 +1,4 @@
-import { createFailureLog, type FailureLog, type PushedHead, type Unsubscribe } from '@gw/kernel';
+import { createFailureLog, type FailureLog, type PushedHead, type PushedTransaction, type Unsubscribe } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
@@ -15,6 +15,8 @@ interface Subscription {
   readonly unsubscribe: Unsubscribe;
   /** The newest head pushed and not yet handled (coalesced: a burst of heads is one pass). */
   wanted: PushedHead | undefined;
+  /** A pushed transaction to a watched address not yet followed by a pass (its mempool step reads it). */
+  mempoolWanted: boolean;
   /** The running drain, while there is one. */
   running: Promise<void> | undefined;
   /** Whether the subscription has been up once (a later connect is a reconnect). */
@@ -24,14 +26,16 @@ interface Subscription {
 /**
  * Detection by push (decision "Watchers: push-triggered passes" in docs/decisions.md): every
  * worker process subscribes to the new heads of each network whose watcher offers push (EVM with a
- * provider `wsUrl`) and runs a scan pass as soon as a head arrives, through the same
+ * provider `wsUrl`, Bitcoin Core with a `zmqUrl`) and runs a scan pass as soon as a head arrives,
+ * or a pushed transaction pays a watched address (Core's `rawtx`: the pass's mempool step finds it), through the same
  * `ChainScanner.pass` as the job loop, so under the same advisory lock: one pass per network at a
  * time across all instances, and a block is neither skipped nor counted twice whichever instance
- * scans it. A head already stored (same height and hash: another instance's pass took it) costs
- * one query; while another instance's pass holds the lock the head is tried again shortly, and
+ * scans it. A head already stored (same height and hash, or the hash alone where the push gives
+ * no height: another instance's pass took it) costs one query; a pushed transaction costs one
+ * watched-address lookup, and a pass only when it pays a watched address; while another instance's pass holds the lock the head is tried again shortly, and
  * after `LOCKED_TRIES` it is left to the next poll.
  *
- * The job loop keeps polling every `scanIntervalSeconds` beside it: a dropped socket, a missed
+ * The job loop keeps polling every scan interval beside it: a dropped socket, a missed
  * notification or a worker without push delays a block by at most one interval. Connects, drops
  * and reconnects are logged and counted (`gateway_watcher_push_connected`,
  * `gateway_watcher_push_reconnects_total`). Nothing here matters for correctness: it only decides
@@ -46,7 +50,7 @@ export class HeadPush {
     private readonly deps: { db: Knex; logger: Logger; watchersConfig: WatchersConfig; watchersMetrics: WatcherMetrics; watchersRegistry: WatcherRegistry; watchersScanner: ChainScanner },
   ) {
     this.drops = createFailureLog(deps.logger, {
-      failed: `push connection down; new blocks are found by polling every ${deps.watchersConfig.scanIntervalSeconds} s until it reconnects`,
+      failed: 'push connection down; new blocks are found by polling (every scan_interval_seconds) until it reconnects',
       stillFailing: 'push connection still down',
       recovered: 'push connection restored',
     });
@@ -66,14 +70,27 @@ export class HeadPush {
       const state: Subscription = {
         target,
         wanted: undefined,
+        mempoolWanted: false,
         running: undefined,
         everConnected: false,
         unsubscribe: subscribe({
           onHead: (head) => {
             if (this.stopped) return;
             this.deps.watchersMetrics.pushHeads.inc(labels);
-            if (!state.wanted || head.height >= state.wanted.height) state.wanted = head;
-            state.running ??= this.drain(state).finally(() => (state.running = undefined));
+            if (!state.wanted || head.height === undefined || state.wanted.height === undefined || head.height >= state.wanted.height) state.wanted = head;
+            this.run(state);
+          },
+          onTransaction: (tx) => {
+            if (this.stopped) return;
+            this.deps.watchersMetrics.pushTransactions.inc(labels);
+            this.concerns(target, tx).then(
+              (ours) => {
+                if (!ours || this.stopped) return;
+                state.mempoolWanted = true;
+                this.run(state);
+              },
+              (error: unknown) => this.deps.logger.warn({ ...fields, err: error, txid: tx.txid }, 'pushed transaction not looked up; the next poll reads the mempool'),
+            );
           },
           onConnection: ({ connected, provider, error }) => {
             if (this.stopped) return;
@@ -84,7 +101,7 @@ export class HeadPush {
               state.everConnected = true;
               this.drops.succeeded(key, { ...fields, provider });
             } else {
-              this.drops.failed(key, new Error(error ?? 'connection lost'), { ...fields, provider });
+              this.drops.failed(key, new Error(error ?? 'connection lost'), { ...fields, provider, scan_interval_seconds: target.scanIntervalSeconds });
             }
           },
         }),
@@ -101,31 +118,58 @@ export class HeadPush {
     this.subscriptions.clear();
   }
 
+  private run(state: Subscription): void {
+    state.running ??= this.drain(state).finally(() => (state.running = undefined));
+  }
+
+  /** Whether a pushed transaction pays a watched address of the network (or could not be decoded). */
+  private async concerns(target: ScanTarget, tx: PushedTransaction): Promise<boolean> {
+    if (tx.addresses === undefined) return true;
+    if (tx.addresses.length === 0) return false;
+    return (await target.watched.lookup([...new Set(tx.addresses)])).size > 0;
+  }
+
   private async drain(state: Subscription): Promise<void> {
-    while (state.wanted && !this.stopped) {
+    while ((state.wanted || state.mempoolWanted) && !this.stopped) {
       const head = state.wanted;
+      const mempool = state.mempoolWanted;
       state.wanted = undefined;
+      state.mempoolWanted = false;
       try {
-        await this.passFor(state.target, head);
+        await this.passFor(state.target, head, mempool);
       } catch (error) {
         this.deps.logger.warn({ component: 'watcher', chain: state.target.adapter.definition.id, network: state.target.network, err: error }, 'push-triggered pass failed; the next poll scans the block');
       }
     }
   }
 
-  /** Passes until `head` is stored, the pass fails (its backoff applies), or the lock stays taken. */
-  private async passFor(target: ScanTarget, head: PushedHead): Promise<void> {
+  /**
+   * Passes until `head` is stored, the pass fails (its backoff applies), or the lock stays taken.
+   * With `mempool` (a pushed transaction to a watched address) at least one pass runs, since every
+   * pass ends with the mempool step; without a head, that one pass is all.
+   */
+  private async passFor(target: ScanTarget, wantedHead: PushedHead | undefined, mempool: boolean): Promise<void> {
     const chain = target.adapter.definition.id;
+    let head = wantedHead;
     for (let tries = 0; tries < LOCKED_TRIES && !this.stopped; ) {
-      const stored = await this.deps.db('watchers_blocks').where({ chain, network: target.network, height: head.height }).first('hash');
-      if (stored?.hash === head.hash) return;
+      if (head && (await this.stored(chain, target.network, head))) {
+        if (!mempool) return;
+        head = undefined;
+      }
       const report = await this.deps.watchersScanner.pass(target);
       if (!report.ran) {
         tries += 1;
         await new Promise((resolve) => setTimeout(resolve, LOCKED_PAUSE_MS));
         continue;
       }
-      if (report.error !== undefined || !report.behind) return;
+      mempool = false;
+      if (report.error !== undefined || !report.behind || !head) return;
     }
+  }
+
+  private async stored(chain: string, network: string, head: PushedHead): Promise<boolean> {
+    const where = head.height === undefined ? { chain, network, hash: head.hash } : { chain, network, height: head.height };
+    const stored = await this.deps.db('watchers_blocks').where(where).first('hash');
+    return stored?.hash === head.hash;
   }
 }

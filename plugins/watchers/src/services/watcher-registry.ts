@@ -1,4 +1,4 @@
-import { ProviderPool, type ChainRegistry, type ChainId } from '@gw/kernel';
+import { pollIntervalOf, ProviderPool, type ChainRegistry, type ChainId } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool';
 import type { ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
@@ -10,7 +10,8 @@ import { PoolWatchedAddresses } from './watched-addresses.js';
 /**
  * The configured chain networks and their watchers, built once at start-up from
  * `plugins.watchers.chains`. An unknown chain or network, or a chain whose adapter has no watcher,
- * stops start-up naming it.
+ * stops start-up naming it. Each network's scan interval is its own `scanIntervalSeconds`, else
+ * the global one, else the chain's block time (`pollIntervalOf`: 1 to 30 s).
  */
 export class WatcherRegistry {
   private readonly targets = new Map<string, ScanTarget>();
@@ -46,6 +47,7 @@ export class WatcherRegistry {
           providers,
           watched: new PoolWatchedAddresses(deps, definition, networkId),
           startHeight: settings.startHeight,
+          scanIntervalSeconds: settings.scanIntervalSeconds ?? config.scanIntervalSeconds ?? pollIntervalOf(definition),
         });
       }
     }

@@ -1,0 +1,55 @@
+import type { ChainDefinition } from '@gw/kernel';
+
+/**
+ * Litecoin: plain data, served by the BTC adapter with {@link litecoinParams}.
+ *
+ * Testnets: `testnet` (testnet4, `tltc1…`) is the default; `regtest` (`rltc1…`, litecoind
+ * `-regtest`) is for local nodes and tests, see `ltcRegtestDefinition`. Both take the same keys
+ * (ttub/tpub/vpub).
+ */
+export const ltcDefinition: ChainDefinition = {
+  id: 'ltc',
+  name: 'Litecoin',
+  verificationStandard: 'bip84',
+  networks: {
+    mainnet: { id: 'litecoin', name: 'Litecoin mainnet', kind: 'mainnet' },
+    testnets: [
+      { id: 'testnet', name: 'Litecoin testnet4', kind: 'testnet' },
+      { id: 'regtest', name: 'Litecoin regtest', kind: 'testnet' },
+    ],
+  },
+  coins: [
+    {
+      id: 'ltc',
+      symbol: 'LTC',
+      price: { symbol: 'LTC', providers: { coingecko: 'litecoin', kraken: ['LTCUSD', 'XLTCZUSD'] } },
+      decimals: 8,
+      source: 'Litecoin Core: 1 LTC = 100,000,000 litoshi (COIN in src/consensus/amount.h)',
+    },
+  ],
+  // The watcher's default poll interval follows it (capped at 30 s): a block every 2.5 minutes on average.
+  blockTimeSeconds: 150,
+  // Blocks come every 2.5 minutes: 6 confirmations (~15 min) is the usual exchange figure and about
+  // the wall-clock depth of Bitcoin's 2.
+  defaultConfirmations: 6,
+  // Bitcoin's consensus rule, unchanged in Litecoin: above the median of the last 11 blocks, at most two hours ahead.
+  blockTimeSkewSeconds: 7200,
+  capabilities: {
+    requiresActivation: false,
+    supportsMemo: false,
+    addressReuseAfterCooldown: true,
+    gapLimitApplies: true,
+    sandboxKeyGeneration: true,
+  },
+  accountPath: { mainnet: "m/84'/2'/0'", testnet: "m/84'/1'/0'" },
+};
+
+/**
+ * Litecoin with regtest as the default testnet: testnet projects derive `rltc1…` addresses, as a
+ * litecoind `-regtest` node expects. For local nodes and the real-node tests; a deployment uses
+ * {@link ltcDefinition}.
+ */
+export const ltcRegtestDefinition: ChainDefinition = {
+  ...ltcDefinition,
+  networks: { mainnet: ltcDefinition.networks.mainnet, testnets: [ltcDefinition.networks.testnets[1]!, ltcDefinition.networks.testnets[0]] },
+};

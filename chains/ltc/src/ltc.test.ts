@@ -1,0 +1,126 @@
+import { pbkdf2Sync } from 'node:crypto';
+import test from 'ava';
+import { BIP32Factory } from 'bip32';
+import * as ecc from '@bitcoinerlab/secp256k1';
+import * as bitcoin from 'bitcoinjs-lib';
+import * as bitcoinMessage from 'bitcoinjs-message';
+import bs58check from 'bs58check';
+import { isAppError, type ChainAdapterDeps, type NetworkKind } from '@gw/kernel';
+import { chainConformance } from '@gw/kernel/testing';
+import { litecoinParams, ltcChain, ltcRegtestChain } from './index.js';
+
+// Vectors: the BIP84 test mnemonic "abandon ... about" at m/84'/2'/0' (mainnet, SLIP-44 coin type 2)
+// and m/84'/1'/0' (testnet, regtest). Litecoin publishes no BIP84 vectors; these are recomputed
+// below with bitcoinjs-lib and bip32 under Litecoin Core's parameters (chainparams.cpp), a path
+// independent of the adapter. Cross-checks: mainnet index 0 is ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh,
+// the address hardware-wallet fixtures list for this mnemonic; the testnet addresses carry the same
+// witness programs as BIP84's Bitcoin testnet addresses of the same key (tb1q6rz28mcf…, tb1qd7spv5q2…).
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const LTUB = 'Ltub2ZANw57Fi4JfMGenngwfZMqDrsccTf2m3qEjvLuk8faGXB973sSqGttAdKBvGSCLG9DXh2yxaUB9qpwQUe2zCCtrZPhjxGuMAWqL6F7Xrpd';
+const TTUB = 'ttub4d81p5cxvtYKpLR1rpAWdWgdTEdcpRUTEjhEAwi4jFysnyYYYU6w3pRyV6gPAKZbaHoVQdDSdDJrEngpFdPnoTQM8PBSDhD552ZSfeKDEKA';
+const MAINNET = ['ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh', 'ltc1qwlezpr3890hcp6vva9twqh27mr6edadreqvhnn'];
+const TESTNET = ['tltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9pesrjxk', 'tltc1qd7spv5q28348xl4myc8zmh983w5jx32ctl5d4h'];
+const REGTEST = ['rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg', 'rltc1qd7spv5q28348xl4myc8zmh983w5jx32cwn4h9f'];
+
+const bip32 = BIP32Factory(ecc);
+const [MAINNET_1, TESTNET_0] = [MAINNET[1]!, TESTNET[0]!];
+const seed = pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512');
+const account = (network: 'litecoin' | 'testnet', path: string) => bip32.fromSeed(seed, litecoinParams.networks[network]).derivePath(path);
+const ACCOUNTS = { mainnet: account('litecoin', "m/84'/2'/0'"), testnet: account('testnet', "m/84'/1'/0'") };
+const adapter = ltcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, ltcChain.definition);
+const regtest = ltcRegtestChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, ltcRegtestChain.definition);
+
+function withVersion(key: string, version: number): string {
+  const payload = Buffer.from(bs58check.decode(key));
+  payload.writeUInt32BE(version, 0);
+  return bs58check.encode(payload);
+}
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return isAppError(error) ? error.code : String(error);
+  }
+  return undefined;
+}
+
+/** Electrum-LTC's message signature: bitcoinjs-message over Litecoin's prefix, flagged P2WPKH. */
+function sign(message: string, network: NetworkKind): string {
+  const key = ACCOUNTS[network].derive(0).derive(0);
+  return bitcoinMessage.sign(message, Buffer.from(key.privateKey!), true, litecoinParams.networks['litecoin']!.messagePrefix, { segwitType: 'p2wpkh' }).toString('base64');
+}
+
+chainConformance(test, {
+  module: ltcChain,
+  vectors: {
+    mainnet: { key: LTUB, addresses: MAINNET.map((address, index) => ({ index, address, path: `m/84'/2'/0'/0/${index}` })), source: 'BIP84 mnemonic, bitcoinjs-lib with Litecoin parameters' },
+    testnet: { key: TTUB, addresses: TESTNET.map((address, index) => ({ index, address, path: `m/84'/1'/0'/0/${index}` })), source: 'BIP84 mnemonic, bitcoinjs-lib with Litecoin testnet parameters' },
+  },
+  keysEncodeNetwork: true,
+  sign,
+  paymentUris: [
+    { input: { coin: 'ltc', network: 'mainnet', address: MAINNET[0]!, amountUnits: 150_000_000n, label: 'Order 42' }, uri: `litecoin:${MAINNET[0]}?amount=1.5&label=Order%2042` },
+    { input: { coin: 'ltc', network: 'testnet', address: TESTNET[0]!, amountUnits: 1n }, uri: `litecoin:${TESTNET[0]}?amount=0.00000001` },
+  ],
+  invalidAddresses: {
+    // A Bitcoin address, a testnet address on mainnet, a legacy-prefix typo, a bad checksum.
+    mainnet: ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', TESTNET[0]!, 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wq'],
+    testnet: [MAINNET[0]!, REGTEST[0]!, 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl'],
+  },
+});
+
+test('the vectors are what bitcoinjs-lib derives under Litecoin parameters', (t) => {
+  t.is(ACCOUNTS.mainnet.neutered().toBase58(), LTUB);
+  t.is(ACCOUNTS.testnet.neutered().toBase58(), TTUB);
+  const address = (network: 'litecoin' | 'testnet' | 'regtest', index: number) =>
+    bitcoin.payments.p2wpkh({ pubkey: ACCOUNTS[network === 'litecoin' ? 'mainnet' : 'testnet'].derive(0).derive(index).publicKey, network: litecoinParams.networks[network]! }).address;
+  t.deepEqual([0, 1].map((i) => address('litecoin', i)), MAINNET);
+  t.deepEqual([0, 1].map((i) => address('testnet', i)), TESTNET);
+  t.deepEqual([0, 1].map((i) => address('regtest', i)), REGTEST);
+});
+
+test('zpub (Electrum-LTC) and Ltub give the same addresses; vpub and tpub on testnet likewise; canonical Ltub/ttub', (t) => {
+  const zpub = withVersion(LTUB, 0x04b24746);
+  t.true(zpub.startsWith('zpub'));
+  const key = adapter.parseAccountKey(zpub, 'mainnet');
+  t.is(key.canonical, LTUB);
+  t.is(adapter.deriveAddress(key, 1).address, MAINNET_1);
+  for (const version of [0x045f1cf6, 0x043587cf]) {
+    const testKey = adapter.parseAccountKey(withVersion(TTUB, version), 'testnet');
+    t.is(testKey.canonical, TTUB);
+    t.is(adapter.deriveAddress(testKey, 0).address, TESTNET_0);
+  }
+});
+
+test('Mtub (BIP49), private keys and keys of the other network kind are refused with the reason', (t) => {
+  t.is(codeOf(() => adapter.parseAccountKey(withVersion(LTUB, 0x01b26ef6), 'mainnet')), 'invalid_xpub_format');
+  t.regex(t.throws(() => adapter.parseAccountKey(withVersion(LTUB, 0x01b26ef6), 'mainnet'))!.message, /Mtub is a BIP49/);
+  t.is(codeOf(() => adapter.parseAccountKey(ACCOUNTS.mainnet.toBase58(), 'mainnet')), 'invalid_xpub_format');
+  t.is(codeOf(() => adapter.parseAccountKey(LTUB, 'testnet')), 'wallet_kind_mismatch');
+  t.is(codeOf(() => adapter.parseAccountKey(TTUB, 'mainnet')), 'wallet_kind_mismatch');
+  t.regex(t.throws(() => adapter.parseAccountKey(TTUB, 'mainnet'))!.message, /production project needs a Ltub or zpub/);
+});
+
+test('regtest variant: testnet projects derive rltc1 addresses for a litecoind -regtest node', (t) => {
+  t.is(regtest.definition.networks.testnets[0].id, 'regtest');
+  const key = regtest.parseAccountKey(TTUB, 'testnet');
+  t.deepEqual([0, 1].map((i) => regtest.deriveAddress(key, i).address), REGTEST);
+  t.true(regtest.isValidAddress(REGTEST[0]!, 'testnet'));
+  t.false(regtest.isValidAddress(TESTNET[0]!, 'testnet'));
+  t.true(regtest.paymentUri({ coin: 'ltc', network: 'testnet', address: REGTEST[0]!, amountUnits: 1n }).startsWith(`litecoin:${REGTEST[0]}`));
+});
+
+test('a Bitcoin-prefixed signature of the same key is not a Litecoin ownership proof', async (t) => {
+  const key = adapter.parseAccountKey(LTUB, 'mainnet');
+  const message = 'challenge';
+  const privateKey = Buffer.from(ACCOUNTS.mainnet.derive(0).derive(0).privateKey!);
+  const bitcoinSigned = bitcoinMessage.sign(message, privateKey, true, { segwitType: 'p2wpkh' }).toString('base64');
+  t.false(await adapter.verifyOwnership({ key, message, signature: bitcoinSigned }));
+  t.true(await adapter.verifyOwnership({ key, message, signature: sign(message, 'mainnet') }));
+});
+
+test('definition: off by default, six confirmations, LTC priced by CoinGecko and Kraken', (t) => {
+  t.false(ltcChain.enabledByDefault);
+  t.is(ltcChain.definition.defaultConfirmations, 6);
+  t.deepEqual(ltcChain.definition.coins[0]!.price, { symbol: 'LTC', providers: { coingecko: 'litecoin', kraken: ['LTCUSD', 'XLTCZUSD'] } });
+});

@@ -1,0 +1,76 @@
+import test from 'ava';
+import { pino } from 'pino';
+import { createChainRegistry } from './chain-registry.js';
+import type { ChainAdapter, ChainDefinition, ChainModule, CoinDefinition } from './chain.js';
+
+// The registry's start-up checks on plain definitions. The adapter only needs the members the
+// registry itself touches (its definition, and whether it generates sandbox keys): no chain
+// behaviour is exercised here, the chains' own tests and the conformance suite do that.
+
+const logger = pino({ level: 'silent' });
+const USD_COIN = { symbol: 'USDX', providers: { coingecko: 'usd-x' } };
+
+function coin(id: string, extra: Partial<CoinDefinition> = {}): CoinDefinition {
+  return { id, symbol: id.toUpperCase(), decimals: 8, price: { symbol: id.toUpperCase(), providers: { coingecko: id } }, ...extra };
+}
+
+function chain(id: string, coins: readonly CoinDefinition[], extra: Partial<ChainModule> = {}, keys = true): ChainModule {
+  const definition: ChainDefinition = {
+    id,
+    name: `Chain ${id}`,
+    verificationStandard: 'bip84',
+    networks: { mainnet: { id: `${id}main`, name: 'main', kind: 'mainnet' }, testnets: [{ id: `${id}test`, name: 'test', kind: 'testnet' }] },
+    coins,
+    defaultConfirmations: 1,
+    capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
+    accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
+  };
+  const createAdapter = (_deps: unknown, def: ChainDefinition) => ({ definition: def, ...(keys ? { generateAccountKey: () => 'k' } : {}) }) as unknown as ChainAdapter;
+  return { definition, createAdapter, ...extra };
+}
+
+const aaa = chain('aaa', [coin('aaa'), coin('usdx_aaa', { contracts: { aaamain: 'c', aaatest: 'c' }, price: USD_COIN })]);
+const bbb = chain('bbb', [coin('bbb'), coin('usdx_bbb', { contracts: { bbbmain: 'c', bbbtest: 'c' }, price: USD_COIN })]);
+const extra = chain('ccc', [coin('ccc')], { enabledByDefault: false });
+
+test('chains.enabled unset runs the default chains; set, exactly the listed ones in composition order', (t) => {
+  const byDefault = createChainRegistry([aaa, bbb, extra], logger);
+  t.deepEqual(byDefault.chainIds(), ['aaa', 'bbb']);
+  t.deepEqual(byDefault.coinIds(), ['aaa', 'usdx_aaa', 'bbb', 'usdx_bbb']);
+  t.deepEqual([...byDefault.priceAssets().keys()], ['AAA', 'USDX', 'BBB']);
+  t.false(byDefault.has('ccc'));
+  t.is(t.throws(() => byDefault.coin('ccc'))?.message, 'Unknown or disabled coin "ccc"');
+
+  const chosen = createChainRegistry([aaa, bbb, extra], logger, { enabled: ['ccc', 'aaa'] });
+  t.deepEqual(chosen.chainIds(), ['aaa', 'ccc']);
+  t.deepEqual(chosen.coinIds(), ['aaa', 'usdx_aaa', 'ccc']);
+  t.false(chosen.has('bbb'));
+  t.deepEqual(createChainRegistry([aaa, bbb, extra], logger, { enabled: [] }).chainIds(), []);
+});
+
+test('an unknown or repeated chain in chains.enabled stops start-up naming the key', (t) => {
+  t.throws(() => createChainRegistry([aaa, bbb], logger, { enabled: ['aaa', 'doge'] }), {
+    message: 'chains.enabled: unknown chain "doge"; this build has aaa, bbb',
+  });
+  t.throws(() => createChainRegistry([aaa, bbb], logger, { enabled: ['aaa', 'aaa'] }), { message: 'chains.enabled: chain "aaa" is listed twice' });
+});
+
+test('an inconsistent chain definition stops start-up naming the chain, enabled or not', (t) => {
+  const noPrice = chain('nop', [{ id: 'nop', symbol: 'NOP', decimals: 8 } as unknown as CoinDefinition], { enabledByDefault: false });
+  t.throws(() => createChainRegistry([aaa, noPrice], logger), { message: /^chain nop: coin nop has no price asset/ });
+  const twice = chain('dup', [coin('dup'), coin('dup')]);
+  t.throws(() => createChainRegistry([twice], logger), { message: 'chain dup: two coins have the id dup' });
+  const stealing = chain('ddd', [coin('ddd'), coin('usdx_aaa', { contracts: { dddmain: 'c', dddtest: 'c' }, price: USD_COIN })]);
+  t.throws(() => createChainRegistry([aaa, stealing], logger), { message: 'chain ddd: coin usdx_aaa is already a coin of chain aaa' });
+  t.throws(() => createChainRegistry([aaa, chain('aaa', [coin('zzz')])], logger), { message: 'chain aaa: two chain modules have this id' });
+  t.throws(() => createChainRegistry([chain('Bad-Id', [coin('bad')])], logger), { message: /^chain "Bad-Id": id must match/ });
+  const lowerAsset = chain('eee', [coin('eee', { price: { symbol: 'eee', providers: {} } })]);
+  t.throws(() => createChainRegistry([lowerAsset], logger), { message: /^chain eee: coin eee has no price asset/ });
+});
+
+test('one price asset with two sets of provider ids, or a key-generation capability the adapter lacks, stops start-up', (t) => {
+  const otherIds = chain('fff', [coin('fff'), coin('usdx_fff', { contracts: { fffmain: 'c', ffftest: 'c' }, price: { symbol: 'USDX', providers: { coingecko: 'other' } } })]);
+  t.throws(() => createChainRegistry([aaa, otherIds], logger), { message: 'chain fff: coin usdx_fff prices USDX with other provider ids than coin usdx_aaa' });
+  const noKeys = chain('ggg', [coin('ggg')], {}, false);
+  t.throws(() => createChainRegistry([noKeys], logger), { message: 'chain ggg: capabilities.sandboxKeyGeneration is true but the adapter has no generateAccountKey' });
+});

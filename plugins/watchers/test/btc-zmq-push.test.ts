@@ -1,0 +1,192 @@
+/**
+ * Detection by push on a real Bitcoin node through Bitcoin Core's ZMQ notifications. Node: bcoin
+ * 1.0.2 on regtest (bcoin.ts), read as a `bitcoin-core` provider, publishing Core's `hashblock`
+ * and `rawtx` in Core's wire format from its own chain and mempool events (bcoin-launcher.cjs:
+ * bcoin has no ZMQ of its own, and Debian's litecoind is built without it; docs/decisions.md).
+ * Each test starts its own node. The first polls once an hour, so whatever is found was found
+ * through a push; the second cuts the ZMQ connection (a TCP relay closed and opened again) and
+ * shows polling taking over, the subscription coming back by itself, and every block
+ * scanned exactly once.
+ */
+import test from 'ava';
+import { startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { ProviderPool, type PushedHead, type PushedTransaction } from '@gw/kernel';
+import { BtcWatcher, btcDefinition } from '@gw/chain-btc';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { verifyWebhook } from '@gw/webhook-verify';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
+import { watchersPlugin } from '../src/index.js';
+import { Bcoin } from './bcoin.js';
+import { watcherScenario } from './scenario.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+interface Setup {
+  node: Bcoin;
+  gw: TestKernel;
+  receiver: Receiver;
+  project: TestProject;
+}
+
+/** A node with mature coins and segwit active (height 432 on bcoin's regtest). */
+async function fundedNode(): Promise<Bcoin> {
+  const node = await Bcoin.start({ zmq: true });
+  await node.mine(440);
+  return node;
+}
+
+async function setup(node: Bcoin, zmqUrl: string, scanIntervalSeconds: number): Promise<Setup> {
+  const receiver = await Receiver.start();
+  const gw = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.watchers.chains': {
+        btc: { signet: { providers: [{ name: 'bcoin', kind: 'bitcoin-core', url: node.url, username: 'gateway', password: node.apiKey, zmqUrl }], startHeight: (await node.height()) + 1 } },
+      },
+      'plugins.address-pool.targetFree': 10,
+      'plugins.address-pool.hardCap': 10,
+      'plugins.webhooks.allowPrivateTargets': true,
+      ...FAST_RETRIES,
+      'plugins.watchers.scanIntervalSeconds': scanIntervalSeconds,
+      'plugins.watchers.maxBackoffSeconds': 2,
+    },
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-zmq', CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, ['btc'], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+  return { node, gw, receiver, project };
+}
+
+async function teardown(s: Partial<Setup>) {
+  await s.gw?.close();
+  await s.receiver?.close();
+}
+
+const metric = async (s: Setup, name: 'pushConnected' | 'pushReconnects' | 'pushHeads' | 'pushTransactions') =>
+  (await s.gw.kernel.cradle.watchersMetrics[name].get()).values.find((v) => v.labels.chain === 'btc' && v.labels.network === 'signet')?.value ?? 0;
+const cursorHeight = async (s: Setup) => Number((await s.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'signet' }).first())?.height ?? -1);
+
+test.serial('subscribeCoreZmq on a real node: pushed block hashes are the node`s blocks, pushed transactions decode to its txids and output addresses', async (t) => {
+  const node = await fundedNode();
+  let unsubscribe: (() => void) | undefined;
+  try {
+    const watcher = new BtcWatcher(btcDefinition, {
+      network: btcDefinition.networks.testnets.find((n) => n.id === 'signet')!,
+      providers: new ProviderPool({ chain: 'btc', network: 'signet', timeoutMs: 10_000, endpoints: [{ name: 'bcoin', kind: 'bitcoin-core', url: node.url, password: node.apiKey, zmqUrl: node.zmqUrl! }] }),
+    });
+    const heads: PushedHead[] = [];
+    const txs: PushedTransaction[] = [];
+    const connections: { connected: boolean; provider: string }[] = [];
+    unsubscribe = watcher.subscribeHeads!({
+      onHead: (head) => heads.push(head),
+      onTransaction: (tx) => txs.push(tx),
+      onConnection: ({ connected, provider }) => connections.push({ connected, provider }),
+    });
+    await waitFor(async () => connections.some((c) => c.connected), 20_000);
+    t.deepEqual(connections, [{ connected: true, provider: 'bcoin' }]);
+    // ZMQ subscriptions reach the publisher just after the handshake; a block mined at once could be missed.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const to = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+    const txid = await node.send(to, 1_000_000n);
+    await waitFor(async () => txs.some((tx) => tx.txid === txid), 20_000);
+    t.true(txs.find((tx) => tx.txid === txid)!.addresses!.includes(to), 'the paid address is among the decoded outputs');
+
+    const mined = await node.mine(3);
+    await waitFor(async () => mined.every((hash) => heads.some((h) => h.hash === hash)), 20_000);
+    t.deepEqual(heads.slice(-3), mined.map((hash) => ({ hash })), 'each block once, in order, named by its hash only');
+    t.true(txs.filter((tx) => tx.txid === txid).length >= 2, 'the transaction again as its block connects (Core sends rawtx for block transactions too)');
+  } finally {
+    unsubscribe?.();
+    await node.stop();
+  }
+});
+
+test.serial('bcoin with ZMQ, polling once an hour: the payment is detected through the pushed rawtx and paid through pushed hashblocks, with a signed webhook', async (t) => {
+  const node = await fundedNode();
+  let s: Setup | undefined;
+  try {
+    s = await setup(node, node.zmqUrl!, 3600);
+    const ready = s;
+    const { invoice, get, eventsOf } = watcherScenario(() => ready, 'btc', 'signet');
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
+    // The loop's first pass (at start) is done; the next poll is an hour away.
+    await waitFor(async () => (await cursorHeight(ready)) >= 0, 20_000);
+    const polledTo = await cursorHeight(ready);
+
+    const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
+    const txid = await node.send(inv.address, 25_000_000n);
+    await waitFor(async () => (await get(inv.id)).status === 'detected', 20_000);
+    t.true((await metric(ready, 'pushTransactions')) >= 1, 'the transaction was pushed');
+    t.like((await get(inv.id)).transactions[0], { tx_hash: txid, status: 'pending' });
+
+    await node.mine(inv.confirmation_threshold);
+    await waitFor(async () => (await get(inv.id)).status === 'paid', 20_000);
+    t.true((await metric(ready, 'pushHeads')) >= inv.confirmation_threshold, 'the blocks were pushed');
+    t.true((await cursorHeight(ready)) > polledTo, 'scanned past the last polled height, without a poll');
+    await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+    const paid = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
+    t.true(verifyWebhook({ rawBody: paid.raw, header: paid.signature, secrets: [ready.project.secret] }).ok);
+    t.is(eventsOf(inv.id).filter((e) => e.event_type === 'invoice.detected').length, 1);
+  } finally {
+    await teardown(s ?? {});
+    await node.stop();
+  }
+});
+
+test.serial('a cut ZMQ connection: polling takes over, the subscription comes back by itself, no block is skipped or counted twice', async (t) => {
+  const node = await fundedNode();
+  const proxy = await TcpProxy.start(Number(new URL(node.zmqUrl!).port));
+  let s: Setup | undefined;
+  try {
+    s = await setup(node, proxy.tcpUrl, 1);
+    const ready = s;
+    const { invoice, get, eventsOf } = watcherScenario(() => ready, 'btc', 'signet');
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
+    const pay = async () => {
+      const inv = await invoice({ coin: 'btc', amount_crypto: '0.1' });
+      const txid = await node.send(inv.address, 10_000_000n);
+      await waitFor(async () => (await get(inv.id)).status === 'detected', 30_000);
+      await node.mine(1);
+      return { inv, txid };
+    };
+    const before = await pay();
+
+    // The connection is cut, the node stays up: found by polling.
+    await proxy.close();
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 0, 20_000);
+    const pushedWhileDown = await metric(ready, 'pushHeads');
+    const during = await pay();
+    t.is(await metric(ready, 'pushConnected'), 0, 'detected while the connection was down: by polling');
+    t.is(await metric(ready, 'pushHeads'), pushedWhileDown, 'nothing was pushed while down');
+    await proxy.open();
+    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 40_000);
+    t.true((await metric(ready, 'pushReconnects')) >= 1);
+
+    const after = await pay();
+
+    await node.mine(before.inv.confirmation_threshold);
+    for (const { inv } of [before, during, after]) {
+      await waitFor(async () => (await get(inv.id)).status === 'paid', 30_000);
+      await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 1, 20_000);
+      t.is(eventsOf(inv.id).filter((e) => e.event_type === 'invoice.detected').length, 1, 'one invoice.detected per invoice');
+    }
+    // Every block from the first scanned one to the tip is stored once, with the node's hash.
+    const tip = await node.height();
+    await waitFor(async () => (await cursorHeight(ready)) === tip, 20_000);
+    const blocks = (await ready.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'btc', network: 'signet' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
+    const first = Number(blocks[0]!.height);
+    t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
+    t.deepEqual(blocks.map((b) => b.hash), await Promise.all(blocks.map((b) => node.rpc<string>('getblockhash', [Number(b.height)]))));
+    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'btc', network: 'signet' }).select('tx_hash')) as { tx_hash: string }[];
+    t.deepEqual(transfers.map((r) => r.tx_hash).sort(), [before.txid, during.txid, after.txid].sort(), 'each payment recorded once');
+  } finally {
+    await teardown(s ?? {});
+    await proxy.close();
+    await node.stop();
+  }
+});

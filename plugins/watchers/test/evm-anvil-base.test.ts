@@ -1,0 +1,95 @@
+/**
+ * The EVM watcher end-to-end for Base: `@foundry-rs/anvil` running with Base Sepolia's chain id
+ * (84532), a gateway with `chains.enabled` including `base`, its watcher scanning anvil as
+ * base/base-sepolia, and a real OpenZeppelin ERC-20 installed at Circle's Base Sepolia USDC address,
+ * so chains/base's definition applies unchanged. Payments are real transactions in real blocks; the
+ * reorg is anvil's `anvil_reorg`.
+ */
+import test from 'ava';
+import type { TestKernel } from '@gw/kernel/testing';
+import { waitFor } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { verifyWebhook } from '@gw/webhook-verify';
+import { parseEther } from 'ethers';
+import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { Anvil } from './anvil.js';
+import { startAnvilKernel } from './anvil-kernel.js';
+import { watcherScenario } from './scenario.js';
+
+const BASE_SEPOLIA_CHAIN_ID = 84532;
+const USDC_BASE_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+let anvil: Anvil;
+let gw: TestKernel;
+let receiver: Receiver;
+let project: TestProject;
+let payer: string;
+
+test.before(async () => {
+  anvil = await Anvil.start(BASE_SEPOLIA_CHAIN_ID);
+  receiver = await Receiver.start();
+  gw = await startAnvilKernel(anvil, {
+    'chains.enabled': ['eth', 'base'],
+    'plugins.watchers.chains': { base: { 'base-sepolia': { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+    'plugins.address-pool.targetFree': 10,
+    'plugins.address-pool.hardCap': 10,
+    'plugins.webhooks.allowPrivateTargets': true,
+    ...FAST_RETRIES,
+    'plugins.watchers.scanIntervalSeconds': 3600,
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-anvil-base', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['base'], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+  payer = (await anvil.accounts())[0]!;
+  await anvil.installErc20(USDC_BASE_SEPOLIA, payer, 10n ** 12n);
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+  await anvil?.stop();
+});
+
+const { scan, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'base', 'base-sepolia');
+
+test.serial('the node answers with Base Sepolia\'s chain id, which the invoice URIs carry', async (t) => {
+  t.is(Number(BigInt((await anvil.rpc('eth_chainId', [])) as string)), BASE_SEPOLIA_CHAIN_ID);
+  const inv = await invoice({ coin: 'eth_base', amount_crypto: '0.1' });
+  t.true(inv.payment_uri.includes(`@${BASE_SEPOLIA_CHAIN_ID}`), inv.payment_uri);
+});
+
+test.serial('ETH on Base: detected at once, paid at the threshold with a signed webhook; a reorg reverts it', async (t) => {
+  const inv = await invoice({ coin: 'eth_base', amount_crypto: '0.25' });
+  const txHash = await anvil.sendEth(payer, inv.address, parseEther('0.25'));
+  await scan();
+  const detected = await get(inv.id);
+  t.is(detected.status, 'detected');
+  t.like(detected.transactions[0], { tx_hash: txHash, amount_units: '250000000000000000', status: 'pending' });
+
+  await anvil.mine(inv.confirmation_threshold - 1);
+  await scan();
+  const paid = await get(inv.id);
+  t.is(paid.status, 'paid');
+  t.is(paid.confirmations, inv.confirmation_threshold);
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+  const paidEvent = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
+  t.is(paidEvent.data.paid_units, '250000000000000000');
+  t.true(verifyWebhook({ rawBody: paidEvent.raw, header: paidEvent.signature, secrets: [project.secret] }).ok);
+
+  const blockOfTx = Number(BigInt((await anvil.receipt(txHash)).blockNumber));
+  await anvil.rpc('anvil_reorg', [(await anvil.blockNumber()) - blockOfTx + 1, []]);
+  const report = await scan();
+  t.is(report.reorgedTo, blockOfTx - 1);
+  t.is((await get(inv.id)).status, 'reverted');
+});
+
+test.serial('USDC on Base (a real ERC-20 at Circle\'s Base Sepolia address) reaches paid', async (t) => {
+  const inv = await invoice({ coin: 'usdc_base', amount_crypto: '12.5' });
+  const txHash = await anvil.sendToken(USDC_BASE_SEPOLIA, payer, inv.address, 12_500_000n);
+  t.is(BigInt((await anvil.receipt(txHash)).status), 1n);
+  await scan();
+  t.is((await get(inv.id)).status, 'detected');
+  await anvil.mine(inv.confirmation_threshold);
+  await scan();
+  const paid = await get(inv.id);
+  t.is(paid.status, 'paid');
+  t.like(paid.transactions[0], { tx_hash: txHash, amount_units: '12500000', status: 'confirmed' });
+});

@@ -1,0 +1,193 @@
+/**
+ * Watchers against a real Litecoin node. Node: Debian's litecoind 0.21.2.1 on regtest
+ * (litecoind.ts; a fresh node for this file: mining stops at height 432, where MWEB activates),
+ * read through the `bitcoin-core` provider kind as ltc/regtest (`ltcRegtestChain`: testnet projects
+ * derive `rltc1…` addresses). Payments are real wallet transactions: seen in the node's mempool,
+ * then mined into real blocks. The reorg is `invalidateblock` followed by blocks mined with
+ * `generateblock` and no transactions (Core returns the disconnected payment to its mempool, and
+ * a plain `generatetoaddress` would mine it again at once). The last test restarts the node with
+ * its mempool lost.
+ */
+import test from 'ava';
+import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { ltcRegtestChain } from '@gw/chain-ltc';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { verifyWebhook } from '@gw/webhook-verify';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
+import { watchersPlugin } from '../src/index.js';
+import { Litecoind, litecoindInstalled } from './litecoind.js';
+import { watcherScenario } from './scenario.js';
+
+let node: Litecoind;
+let gw: TestKernel;
+let receiver: Receiver;
+let project: TestProject;
+
+if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
+
+test.before(async () => {
+  node = await Litecoind.start({ persistMempool: false });
+  // Coinbase outputs mature after 100 blocks.
+  await node.mine(101);
+  receiver = await Receiver.start();
+  gw = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: ALL_CHAINS.map((c) => (c.definition.id === 'ltc' ? ltcRegtestChain : c)),
+    role: 'all',
+    config: {
+      'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'],
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': { ...FIXED_RATES, LTC: '80' },
+      'plugins.watchers.chains': {
+        ltc: { regtest: { providers: [{ name: 'litecoind', kind: 'bitcoin-core', url: node.url, username: node.username, password: node.password }], startHeight: (await node.height()) + 1 } },
+      },
+      'plugins.address-pool.targetFree': 20,
+      'plugins.address-pool.hardCap': 20,
+      'plugins.webhooks.allowPrivateTargets': true,
+      ...FAST_RETRIES,
+      // The tests drive each pass themselves.
+      'plugins.watchers.scanIntervalSeconds': 3600,
+    },
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-litecoind', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['ltc'], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+  await node?.stop();
+});
+
+const { scan, uid, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'ltc', 'regtest');
+/** Blocks mined with no transaction from the mempool (`generateblock`, Core 0.21+). */
+const mineEmpty = async (blocks: number) => {
+  const address = await node.rpc<string>('getnewaddress', []);
+  for (let i = 0; i < blocks; i += 1) await node.rpc('generateblock', [address, []]);
+};
+
+test.serial('litecoind regtest: a payment is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and a longer branch without it revert it; mined again it is paid again', async (t) => {
+  const inv = await invoice({ coin: 'ltc', amount_crypto: '0.25' });
+  t.regex(inv.address, /^rltc1q/);
+  const txid = await node.send(inv.address, 25_000_000n);
+  t.deepEqual(await node.mempool(), [txid]);
+
+  const seen = await scan();
+  t.is(seen.mempool?.transfers, 1, 'found in the mempool');
+  const detected = await get(inv.id);
+  t.is(detected.status, 'detected');
+  t.like(detected.transactions[0], { tx_hash: txid, amount_units: '25000000', status: 'pending' });
+
+  const [blockHash] = await node.mine(inv.confirmation_threshold);
+  await scan();
+  const paid = await get(inv.id);
+  t.is(paid.status, 'paid');
+  t.is(paid.transactions[0].status, 'confirmed');
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+  const paidEvent = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
+  t.is(paidEvent.data.paid_units, '25000000');
+  t.is(paidEvent.mode, 'testnet');
+  t.true(verifyWebhook({ rawBody: paidEvent.raw, header: paidEvent.signature, secrets: [project.secret] }).ok);
+
+  // The block holding the payment is invalidated; Core puts the payment back into its mempool.
+  const paidHeight = await node.height();
+  await node.rpc('invalidateblock', [blockHash]);
+  const forkHeight = await node.height();
+  t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+  t.deepEqual(await node.mempool(), [txid], 'the disconnected payment is back in the mempool');
+  await mineEmpty(inv.confirmation_threshold + 1);
+  const report = await scan();
+  t.is(report.reorgedTo, forkHeight);
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
+  t.true(verifyWebhook({ rawBody: eventsOf(inv.id).find((e) => e.event_type === 'invoice.reverted')!.raw, header: eventsOf(inv.id).find((e) => e.event_type === 'invoice.reverted')!.signature, secrets: [project.secret] }).ok);
+
+  // Still in the mempool, the payment is mined on the new branch: paid again, once more.
+  await node.mine(inv.confirmation_threshold);
+  await scan();
+  t.is((await get(inv.id)).status, 'paid');
+  await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 2, 20_000);
+  const transfers = (await gw.kernel.cradle.db('watchers_transfers').where({ chain: 'ltc', network: 'regtest', tx_hash: txid }).select('status', 'block_hash')) as { status: string; block_hash: string | null }[];
+  t.is(transfers.length, 1, 'one transfer row for the payment, moved between blocks');
+});
+
+test.serial('litecoind regtest: an under-payment ends partial', async (t) => {
+  const inv = await invoice({ coin: 'ltc', amount_crypto: '1' });
+  const txid = await node.send(inv.address, 40_000_000n);
+  await node.mine(inv.confirmation_threshold);
+  await scan();
+  const partial = await get(inv.id);
+  t.is(partial.status, 'partial');
+  t.like(partial.transactions[0], { tx_hash: txid, amount_units: '40000000', status: 'confirmed' });
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.partial'), 20_000);
+  t.is(eventsOf(inv.id).find((e) => e.event_type === 'invoice.partial')!.data.paid_units, '40000000');
+});
+
+test.serial('litecoind regtest: a stray payment to a free pool address is an orphan, attributed to a new paid invoice', async (t) => {
+  const [row] = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain: 'ltc', state: 'available' }).orderBy('derivation_index', 'desc').select('address');
+  const spare = (row as { address: string }).address;
+  const txid = await node.send(spare, 10_000_000n);
+  t.is((await scan()).mempool?.transfers, 1);
+  await node.mine(6);
+  await scan();
+  const listed = await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txid}`, project);
+  t.is(listed.status, 200, JSON.stringify(listed.body));
+  t.like(listed.body.items[0], { tx_hash: txid, to_address: spare, amount_units: '10000000', coin: 'ltc', chain: 'ltc', network: 'regtest', attributed: false });
+  const outputIndex = listed.body.items[0].tx_output_index;
+
+  const externalId = uid();
+  const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txid}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, tx_output_index: outputIndex } });
+  t.is(attributed.status, 200, JSON.stringify(attributed.body));
+  t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '10000000', coin: 'ltc', address: spare });
+  await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+});
+
+test.serial('litecoind regtest: the node restarts and has lost its mempool; passes fail while it is down and say so; the payment, sent again, is counted once', async (t) => {
+  // A second wallet pays, and is unloaded before the restart, so nothing puts its payment back.
+  await node.rpc('createwallet', ['payer']);
+  const inv = await invoice({ coin: 'ltc', amount_crypto: '0.5' });
+  const payer = <T>(method: string, params: unknown[]) => node.rpc<T>(method, params, 'payer');
+  await node.rpc('sendtoaddress', [await payer<string>('getnewaddress', []), '2']);
+  await node.mine(1);
+  const raw = await payer<string>('createrawtransaction', [[], { [inv.address]: '0.5' }]);
+  const funded = await payer<{ hex: string }>('fundrawtransaction', [raw]);
+  const signed = await payer<{ hex: string }>('signrawtransactionwithwallet', [funded.hex]);
+  const txid = await node.rpc<string>('sendrawtransaction', [signed.hex]);
+  await scan();
+  t.is((await get(inv.id)).status, 'detected');
+  await payer('unloadwallet', []);
+
+  const stopped = node.restart();
+  // While it is down, a pass fails, is recorded on the cursor and leaves everything as it was.
+  const target = gw.kernel.cradle.watchersRegistry.get('ltc', 'regtest')!;
+  let failed = false;
+  for (let i = 0; i < 50 && !failed; i += 1) {
+    const report = await gw.kernel.cradle.watchersScanner.pass(target);
+    failed = report.error !== undefined;
+    if (!failed) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stopped;
+  const cursor = await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'ltc', network: 'regtest' }).first();
+  t.true(failed, 'a pass against the stopped node failed');
+  t.true(Number(cursor.consecutive_failures) >= 1 && typeof cursor.last_error === 'string', 'and the cursor says so');
+  t.deepEqual(await node.mempool(), [], 'the restarted node has lost the payment');
+
+  // The next pass after the backoff recovers by itself; the invoice stays detected.
+  await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'ltc', network: 'regtest' }).update({ next_scan_at: null });
+  await scan();
+  t.is(Number((await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'ltc', network: 'regtest' }).first()).consecutive_failures), 0);
+  t.is((await get(inv.id)).status, 'detected', 'a transfer missing from the mempool is kept until mempoolTimeoutSeconds');
+
+  // The payer's wallet comes back and sends it again; mined, it is paid once.
+  t.deepEqual(await node.rpc('sendrawtransaction', [signed.hex]), txid);
+  await node.mine(inv.confirmation_threshold);
+  await scan();
+  t.is((await get(inv.id)).status, 'paid');
+  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+  t.is(eventsOf(inv.id).filter((e) => e.event_type === 'invoice.detected').length, 1);
+  t.is(eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length, 1);
+  const tip = await node.height();
+  const blocks = (await gw.kernel.cradle.db('watchers_blocks').where({ chain: 'ltc', network: 'regtest' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
+  t.is(Number(blocks.at(-1)!.height), tip);
+  t.deepEqual(blocks.map((b) => b.hash), await Promise.all(blocks.map((b) => node.rpc<string>('getblockhash', [Number(b.height)]))), 'the stored blocks are the node`s');
+});
