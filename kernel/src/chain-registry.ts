@@ -29,6 +29,11 @@ export interface ChainRegistry {
    * (a fixed rate) can tell a typo (no chain prices it) from an asset of a disabled chain.
    */
   knownPriceSymbols(): ReadonlySet<string>;
+  /**
+   * Whether `chain` is a chain of the build, enabled or not: config for a disabled chain (its
+   * watchers) is accepted and unused, config for a chain the build does not have is a mistake.
+   */
+  isKnownChain(chain: string): boolean;
   /** Ids of the enabled chains, in composition order (the API's `chain` enum). */
   chainIds(): readonly ChainId[];
   /** Ids of the enabled chains' coins, chain by chain (the API's `coin` enum). */
@@ -134,6 +139,7 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
     list: () => [...adapters.values()],
     chainIds: () => chainIds,
     knownPriceSymbols: () => buildSymbols,
+    isKnownChain: (chain) => modules.some((module) => module.definition.id === chain),
     knownCoin: (coin) => coins.get(coin)?.coin ?? buildCoins.get(coin),
     coinIds: () => coinIds,
     priceAssets: () => priceAssets,

@@ -36,6 +36,13 @@ export interface ChainConformance {
    * message-signing library, TON's), in the form an operator's wallet produces.
    */
   readonly sign: (message: string, network: NetworkKind) => Promise<string> | string;
+  /**
+   * The account key `sign` signs for, per network kind, when it is not the vectors' key (published
+   * vectors whose private key is not published, as TON's). Default: `vectors[network].key`.
+   */
+  readonly proofKeys?: Partial<Record<NetworkKind, string>>;
+  /** Network kinds the ownership proof is checked on (default both). */
+  readonly proofNetworks?: readonly NetworkKind[];
   /** Payment URIs of the chain's standard (at least one per coin kind: native and token). */
   readonly paymentUris: readonly PaymentUriVector[];
   /** Strings that are not receive addresses of the chain on `network`. */
@@ -96,8 +103,9 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
       for (const garbage of ['', ' ', 'x'.repeat(10_000), '\u0000']) t.notThrows(() => t.false(adapter.isValidAddress(garbage, network)));
     });
 
+    if (!(chain.proofNetworks ?? KINDS).includes(network)) continue;
     test(`${id} conformance: ${network} ownership proof signed by the chain's own library`, async (t) => {
-      const key = adapter.parseAccountKey(vectors.key, network);
+      const key = adapter.parseAccountKey(chain.proofKeys?.[network] ?? vectors.key, network);
       const message = `gateway ownership challenge ${id} ${network} 0123456789abcdef`;
       const signature = await chain.sign(message, network);
       t.true(await adapter.verifyOwnership({ key, message, signature }));

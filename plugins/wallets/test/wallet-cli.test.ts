@@ -1,11 +1,6 @@
 import test from 'ava';
-import { adaChain } from '@gw/chain-ada';
-import { btcChain } from '@gw/chain-btc';
-import { bscChain } from '@gw/chain-bsc';
-import { ethChain } from '@gw/chain-eth';
-import { polygonChain } from '@gw/chain-polygon';
-import { tonChain } from '@gw/chain-ton';
-import { tronChain } from '@gw/chain-tron';
+// The composition's chains (by path: a package dependency on the gateway app would be a cycle).
+import { chains } from '../../../apps/gateway/src/chains.js';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
@@ -23,7 +18,7 @@ test.after.always(async () => {
 
 const cli = cliRunner({
   plugins: [tenancyPlugin, walletsPlugin],
-  chains: [btcChain, ethChain, tronChain, adaChain, polygonChain, bscChain, tonChain],
+  chains,
   databaseUrl: () => database.url,
 });
 

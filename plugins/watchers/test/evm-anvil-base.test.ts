@@ -29,7 +29,11 @@ test.before(async () => {
   receiver = await Receiver.start();
   gw = await startAnvilKernel(anvil, {
     'chains.enabled': ['eth', 'base'],
-    'plugins.watchers.chains': { base: { 'base-sepolia': { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+    'plugins.watchers.chains': {
+      base: { 'base-sepolia': { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } },
+      // Litecoin is in the build but not enabled here: its watcher config is accepted and unused.
+      ltc: { testnet: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } },
+    },
     'plugins.address-pool.targetFree': 10,
     'plugins.address-pool.hardCap': 10,
     'plugins.webhooks.allowPrivateTargets': true,
@@ -49,6 +53,19 @@ test.after.always(async () => {
 });
 
 const { scan, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'base', 'base-sepolia');
+
+test.serial('only enabled chains are watched: base/base-sepolia is, the disabled ltc is not', (t) => {
+  const { watchersRegistry, chains } = gw.kernel.cradle;
+  t.truthy(watchersRegistry.get('base', 'base-sepolia'));
+  t.is(watchersRegistry.get('ltc', 'testnet'), undefined);
+  t.deepEqual(chains.chainIds(), ['eth', 'base']);
+});
+
+test.serial('a watcher config for a chain the build does not have stops start-up naming the key', async (t) => {
+  await t.throwsAsync(startAnvilKernel(anvil, { 'plugins.watchers.chains': { doge: { main: { providers: [{ name: 'x', url: 'http://127.0.0.1:9' }] } } } }), {
+    message: /plugins\.watchers\.chains\.doge: no such chain in this build/,
+  });
+});
 
 test.serial('the node answers with Base Sepolia\'s chain id, which the invoice URIs carry', async (t) => {
   t.is(Number(BigInt((await anvil.rpc('eth_chainId', [])) as string)), BASE_SEPOLIA_CHAIN_ID);

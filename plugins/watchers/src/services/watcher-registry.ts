@@ -9,9 +9,10 @@ import { PoolWatchedAddresses } from './watched-addresses.js';
 
 /**
  * The configured chain networks and their watchers, built once at start-up from
- * `plugins.watchers.chains`. An unknown chain or network, or a chain whose adapter has no watcher,
- * stops start-up naming it. Each network's scan interval is its own `scanIntervalSeconds`, else
- * the global one, else the chain's block time (`pollIntervalOf`: 1 to 30 s).
+ * `plugins.watchers.chains`. A chain of the build that config `chains.enabled` leaves off is skipped
+ * (its networks are not watched); an unknown chain or network, or a chain whose adapter has no
+ * watcher, stops start-up naming it. Each network's scan interval is its own `scanIntervalSeconds`,
+ * else the global one, else the chain's block time (`pollIntervalOf`: 1 to 30 s).
  */
 export class WatcherRegistry {
   private readonly targets = new Map<string, ScanTarget>();
@@ -20,7 +21,9 @@ export class WatcherRegistry {
     const { watchersConfig: config } = deps;
     for (const [chainId, networks] of Object.entries(config.chains)) {
       const adapter = deps.chains.list().find((a) => a.definition.id === chainId);
-      if (!adapter) throw new Error(`plugins.watchers.chains.${chainId}: no such chain is loaded`);
+      // A chain of the build turned off by chains.enabled keeps its watcher config, unused.
+      if (!adapter && deps.chains.isKnownChain(chainId)) continue;
+      if (!adapter) throw new Error(`plugins.watchers.chains.${chainId}: no such chain in this build`);
       for (const [networkId, settings] of Object.entries(networks)) {
         const { definition } = adapter;
         const network = [definition.networks.mainnet, ...definition.networks.testnets].find((n) => n.id === networkId);

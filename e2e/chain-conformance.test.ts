@@ -1,0 +1,118 @@
+/**
+ * The shared chain conformance suite (`chainConformance` of @gw/kernel/testing) for the spec's seven
+ * chains, taken from the composition, with each chain's published vectors and signatures made by
+ * its own wallet library (the wallets plugin's test signers: bip322-js, ethers, TronWeb, Cardano's
+ * serialization library, TON's crypto). chains/ltc and chains/base run the same suite in their own
+ * folders. Vectors and their sources are the ones each chain's own tests cite.
+ */
+import test from 'ava';
+import { chains } from '@gw/app-gateway';
+import type { ChainModule } from '@gw/kernel';
+import { chainConformance, type DerivationVectors } from '@gw/kernel/testing';
+import { adaWallet, BTC_TPUB, btcTestnetWallet, btcWallet, ethWallet, tonWallet, tronWallet } from '../plugins/wallets/test/signers.js';
+
+const moduleOf = (id: string): ChainModule => chains.find((chain) => chain.definition.id === id)!;
+const vectors = (key: string, path: (index: number) => string, addresses: readonly string[], source: string): DerivationVectors => ({
+  key,
+  addresses: addresses.map((address, index) => ({ index, address, path: path(index) })),
+  source,
+});
+
+// --- Bitcoin: BIP84 test vectors (bitcoin/bips bip-0084.mediawiki), testnet from the same mnemonic.
+const BTC_MAIN = ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g'];
+const BTC_TEST = ['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'tb1qd7spv5q28348xl4myc8zmh983w5jx32cjhkn97'];
+chainConformance(test, {
+  module: moduleOf('btc'),
+  vectors: {
+    mainnet: vectors(btcWallet.xpub, (i) => `m/84'/0'/0'/0/${i}`, BTC_MAIN, 'BIP84 test vectors'),
+    testnet: vectors(BTC_TPUB, (i) => `m/84'/1'/0'/0/${i}`, BTC_TEST, 'BIP84 mnemonic at m/84\'/1\'/0\''),
+  },
+  keysEncodeNetwork: true,
+  sign: (message, network) => (network === 'mainnet' ? btcWallet : btcTestnetWallet).sign(message),
+  paymentUris: [
+    { input: { coin: 'btc', network: 'mainnet', address: BTC_MAIN[0]!, amountUnits: 123_456_789n, label: 'Order #42' }, uri: `bitcoin:${BTC_MAIN[0]}?amount=1.23456789&label=Order%20%2342` },
+    { input: { coin: 'btc', network: 'testnet', address: BTC_TEST[0]!, amountUnits: 1n }, uri: `bitcoin:${BTC_TEST[0]}?amount=0.00000001` },
+  ],
+  invalidAddresses: { mainnet: [BTC_TEST[0]!, 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh'], testnet: [BTC_MAIN[0]!] },
+});
+
+// --- EVM chains: BIP44 m/44'/60'/0'/0/i of the BIP39 test mnemonic (MetaMask's vector).
+const EVM = ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0'];
+const evmUris: Record<string, { native: string; token: string; contract: string; chainId: number; testnetId: number }> = {
+  eth: { native: 'eth', token: 'usdt_erc20', contract: '0xdAC17F958D2ee523a2206206994597C13D831ec7', chainId: 1, testnetId: 11155111 },
+  polygon: { native: 'pol', token: 'usdt_polygon', contract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', chainId: 137, testnetId: 80002 },
+  bsc: { native: 'bnb', token: 'usdt_bep20', contract: '0x55d398326f99059fF775485246999027B3197955', chainId: 56, testnetId: 97 },
+};
+for (const [id, uri] of Object.entries(evmUris)) {
+  const evm = vectors(ethWallet.xpub, (i) => `m/44'/60'/0'/0/${i}`, EVM, 'BIP44 Ethereum path of the BIP39 test mnemonic');
+  chainConformance(test, {
+    module: moduleOf(id),
+    vectors: { mainnet: evm, testnet: evm },
+    keysEncodeNetwork: false,
+    sign: (message) => ethWallet.sign(message),
+    paymentUris: [
+      { input: { coin: uri.native, network: 'testnet', address: EVM[0]!, amountUnits: 3n }, uri: `ethereum:${EVM[0]}@${uri.testnetId}?value=3` },
+      { input: { coin: uri.token, network: 'mainnet', address: EVM[1]!, amountUnits: 25n }, uri: `ethereum:${uri.contract}@${uri.chainId}/transfer?address=${EVM[1]}&uint256=25` },
+    ],
+    invalidAddresses: { mainnet: ['0x9858efFD232B4033E47d90003D41EC34EcaEda94', 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'], testnet: [BTC_TEST[0]!] },
+  });
+}
+
+// --- TRON: BIP44 m/44'/195'/0'/0/0 (TronLink's and TronWeb's address of the test mnemonic).
+const TRON = 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH';
+const tron = vectors(tronWallet.xpub, (i) => `m/44'/195'/0'/0/${i}`, [TRON], 'TronWeb fromMnemonic default path');
+chainConformance(test, {
+  module: moduleOf('tron'),
+  vectors: { mainnet: tron, testnet: tron },
+  keysEncodeNetwork: false,
+  sign: (message) => tronWallet.sign(message),
+  paymentUris: [
+    { input: { coin: 'trx', network: 'mainnet', address: TRON, amountUnits: 12_345_678n }, uri: `tron:${TRON}?amount=12.345678` },
+    { input: { coin: 'usdt_trc20', network: 'mainnet', address: TRON, amountUnits: 100_000_000n }, uri: `tron:${TRON}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=100` },
+  ],
+  invalidAddresses: { mainnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdX', EVM[0]!], testnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYd'] },
+});
+
+// --- Cardano: CIP-1852 of the BIP39 all-zero entropy (Keystone/Eternl vector), testnet from the same key.
+const ADA_MAIN = 'addr1qy8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mq4afdhv';
+const ADA_TEST = 'addr_test1qq8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mqkt5dmn';
+chainConformance(test, {
+  module: moduleOf('ada'),
+  vectors: {
+    mainnet: vectors(adaWallet.xpub, (i) => `m/1852'/1815'/0'/0/${i}`, [ADA_MAIN], 'Keystone/Eternl CIP-1852 vector'),
+    testnet: vectors(adaWallet.xpub, (i) => `m/1852'/1815'/0'/0/${i}`, [ADA_TEST], 'the same key on testnet (CIP-19 header 0)'),
+  },
+  keysEncodeNetwork: false,
+  sign: (message) => adaWallet.sign(message),
+  proofNetworks: ['mainnet'],
+  paymentUris: [
+    { input: { coin: 'ada', network: 'mainnet', address: ADA_MAIN, amountUnits: 12_500_000n }, uri: `web+cardano:${ADA_MAIN}?amount=12.5` },
+    { input: { coin: 'ada', network: 'testnet', address: ADA_TEST, amountUnits: 1n }, uri: `web+cardano:${ADA_TEST}?amount=0.000001` },
+  ],
+  invalidAddresses: { mainnet: [ADA_TEST, BTC_MAIN[0]!], testnet: [ADA_MAIN] },
+});
+
+// --- TON: V5R1 wallets of published public keys (Tonkeeper's TonSwift tests, @ton/ton's spec);
+// the proof is signed by a test key of our own (TON Connect signData), the vectors' private keys are not published.
+const TON_MAIN_PUB = '5754865e86d0ade1199301bbb0319a25ed6b129c4b0a57f28f62449b3df9c522';
+const TON_MAIN = 'UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpce';
+const TON_TEST_PUB = '71ced1c4c69e53eb7ede24658375f56c142d22cdb21d0728138cb53b817e454e';
+// The spec's EQCqe9WqFhS8AfVGDP2xQiTLjbeolhLGsvIbbgQ6C3XT5gGs, in the non-bounceable test-only form the
+// gateway shows for receive addresses (the same account; chains/ton's tests compare the two parsed).
+const TON_TEST = '0QCqe9WqFhS8AfVGDP2xQiTLjbeolhLGsvIbbgQ6C3XT5ufj';
+chainConformance(test, {
+  module: moduleOf('ton'),
+  vectors: {
+    mainnet: vectors(TON_MAIN_PUB, (i) => `m/44'/607'/0'/${i}'`, [TON_MAIN], 'TonSwift WalletsTests "Test Wallet V5R1"'),
+    testnet: vectors(TON_TEST_PUB, (i) => `m/44'/607'/0'/${i}'`, [TON_TEST], '@ton/ton WalletContractV5R1.spec.ts'),
+  },
+  keysEncodeNetwork: false,
+  sign: (message) => tonWallet.sign(message),
+  proofKeys: { mainnet: tonWallet.xpub },
+  proofNetworks: ['mainnet'],
+  paymentUris: [
+    { input: { coin: 'ton', network: 'mainnet', address: TON_MAIN, amountUnits: 1_500_000_000n, memo: 'inv 42/ä' }, uri: `ton://transfer/${TON_MAIN}?amount=1500000000&text=inv%2042%2F%C3%A4` },
+    { input: { coin: 'usdt_ton', network: 'mainnet', address: TON_MAIN, amountUnits: 2_500_000n, memo: 'x' }, uri: `ton://transfer/${TON_MAIN}?jetton=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs&amount=2500000&text=x` },
+  ],
+  invalidAddresses: { mainnet: ['UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpcX', EVM[0]!], testnet: ['not-an-address'] },
+});
