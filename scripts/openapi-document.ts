@@ -4,7 +4,7 @@
  * to list the routes and their schemas. Same builder as the served `/api/v1/openapi.json`.
  */
 import { plugins } from '@gw/app-gateway';
-import { buildOpenApiDocument, type OpenApiDocument } from '@gw/kernel';
+import { buildDeclared, buildOpenApiDocument, type OpenApiDocument } from '@gw/kernel';
 
 /** A cradle that answers every lookup with itself, and a URL-like string when converted. */
 const standIn: any = new Proxy(function standIn() {}, {
@@ -13,6 +13,6 @@ const standIn: any = new Proxy(function standIn() {}, {
 });
 
 export function documentOfThisBuild(): OpenApiDocument {
-  const routes = plugins.flatMap((plugin) => plugin.routes?.(standIn) ?? []);
+  const routes = plugins.flatMap((plugin) => (plugin.routes ? buildDeclared(plugin.routes, standIn, `routes of plugin "${plugin.id}"`) : []));
   return buildOpenApiDocument({ routes, errorCatalogues: plugins.flatMap((plugin) => plugin.errors ?? []), version: '0.1.0' });
 }

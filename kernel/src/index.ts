@@ -35,3 +35,4 @@ export * from './cli/flags.js';
 export * from './net/blocked-address.js';
 export * from './web/index.js';
 export * from './readiness/readiness.js';
+export * from './deps.js';
