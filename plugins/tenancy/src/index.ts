@@ -1,5 +1,4 @@
-import { asFunction } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, withDeps } from '@gw/kernel';
 import { m0001Tenancy } from '../migrations/0001_tenancy.js';
 import { m0002RequestSignatures } from '../migrations/0002_request_signatures.js';
 import { tenancyCommands } from './cli.js';
@@ -37,21 +36,21 @@ export const tenancyPlugin = definePlugin({
   // API secrets, sealed with their row id as associated data (a master-key rotation re-seals them).
   sealedColumns: [{ table: 'tenancy_api_key_secrets', column: 'sealed_secret', aad: (id) => id }],
   register: () => ({
-    tenancyOperators: asFunction((cradle: Cradle) => new OperatorService(cradle)).singleton(),
-    tenancyProjects: asFunction((cradle: Cradle) => new ProjectService(cradle)).singleton(),
-    tenancyApiKeys: asFunction((cradle: Cradle) => new ApiKeyService(cradle)).singleton(),
-    tenancyPats: asFunction((cradle: Cradle) => new PatService(cradle)).singleton(),
-    tenancyUsers: asFunction((cradle: Cradle) => new UserService(cradle)).singleton(),
-    tenancySignatureGuard: asFunction((cradle: Cradle) => new SignatureReplayGuard(cradle)).singleton(),
+    tenancyOperators: service(['db', 'audit'], (deps) => new OperatorService(deps)),
+    tenancyProjects: service(['db', 'audit', 'tenancyOperators', 'tenancyApiKeys'], (deps) => new ProjectService(deps)),
+    tenancyApiKeys: service(['db', 'audit', 'secretBox', 'kernelConfig'], (deps) => new ApiKeyService(deps)),
+    tenancyPats: service(['db', 'audit', 'tenancyOperators'], (deps) => new PatService(deps)),
+    tenancyUsers: service(['db', 'audit', 'tenancyOperators'], (deps) => new UserService(deps)),
+    tenancySignatureGuard: service(['db'], (deps) => new SignatureReplayGuard(deps)),
   }),
   jobs: tenancyJobs,
-  authenticators: (cradle) => ({
+  authenticators: withDeps(['tenancyProjects', 'tenancyApiKeys', 'tenancySignatureGuard'], (deps) => ({
     signed: createSignedRequestAuthenticator({
-      tenancyProjects: cradle.tenancyProjects,
-      tenancyApiKeys: cradle.tenancyApiKeys,
-      tenancySignatureGuard: cradle.tenancySignatureGuard,
+      tenancyProjects: deps.tenancyProjects,
+      tenancyApiKeys: deps.tenancyApiKeys,
+      tenancySignatureGuard: deps.tenancySignatureGuard,
     }),
-  }),
+  })),
   routes: tenancyRoutes,
   cli: tenancyCommands,
 });
