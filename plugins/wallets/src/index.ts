@@ -1,6 +1,5 @@
-import { asFunction, asValue } from 'awilix';
 import { walletsReadiness } from './readiness.js';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue } from '@gw/kernel';
 import Type from 'typebox';
 import { m0001Wallets } from '../migrations/0001_wallets.js';
 import { m0002BindingOrigin } from '../migrations/0002_binding_origin.js';
@@ -36,8 +35,8 @@ export const walletsPlugin = definePlugin({
   errors: [walletsErrors],
   migrations: [m0001Wallets, m0002BindingOrigin],
   register: ({ config }) => ({
-    walletsConfig: asValue(config),
-    walletsWallets: asFunction((cradle: Cradle) => new WalletService(cradle)).singleton(),
+    walletsConfig: serviceValue(config),
+    walletsWallets: service(['db', 'audit', 'chains', 'logger', 'notifications', 'tenancyProjects', 'walletsConfig'], (deps) => new WalletService(deps)),
   }),
   routes: walletsRoutes,
   cli: walletsCommands,
