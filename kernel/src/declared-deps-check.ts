@@ -1,6 +1,6 @@
 import type { AwilixContainer } from 'awilix';
 import type { Cradle } from './container.js';
-import { isDeclared, serviceDeclaration, type ServiceName } from './deps.js';
+import { isDeclared, parseDep, serviceDeclaration, type DepName } from './deps.js';
 import type { LoadedPlugin } from './loader.js';
 import { servicePrefix, type AnyPlugin } from './plugin.js';
 
@@ -10,7 +10,8 @@ export const PLUGIN_PARTS = ['routes', 'errorFormats', 'authenticators', 'jobs',
 /**
  * Checks every declaration of the enabled plugins once the container is wired (ADR 0009): each
  * declared service exists, and belongs to the kernel, to the declaring plugin or to a plugin it
- * lists in `dependsOn` (another plugin's services are its contract only for its dependants).
+ * lists in `dependsOn` (another plugin's services are its contract only for its dependants);
+ * an optional one (`name?`) may be missing and may belong to any plugin.
  * Also names each declared service resolver, so a refused read says which service made it.
  */
 export function checkDeclaredDeps(loaded: readonly LoadedPlugin[], container: AwilixContainer<Cradle>, kernelServices: ReadonlySet<string>): void {
@@ -26,8 +27,10 @@ export function checkDeclaredDeps(loaded: readonly LoadedPlugin[], container: Aw
   };
   for (const plugin of plugins) {
     const allowed = new Set(['kernel', plugin.id, ...(plugin.dependsOn ?? [])]);
-    const check = (part: string, deps: readonly ServiceName[]) => {
-      for (const name of deps) {
+    const check = (part: string, deps: readonly DepName[]) => {
+      for (const { name, optional } of deps.map(parseDep)) {
+        // An optional service is one of a plugin that may be disabled: neither rule applies.
+        if (optional) continue;
         if (!container.hasRegistration(name)) throw new Error(`${part} of plugin "${plugin.id}" declares "${String(name)}", which no enabled plugin provides`);
         const owner = ownerOf(name)!;
         if (!allowed.has(owner)) {

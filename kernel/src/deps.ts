@@ -4,8 +4,17 @@ import type { Cradle } from './container.js';
 /** The name of a service in the container (the kernel's or any plugin's, see `Cradle`). */
 export type ServiceName = keyof Cradle;
 
+/**
+ * A declared dependency: a service name, or `name?` for a service of a plugin that may be
+ * disabled and that the declaring plugin does not depend on (it reads `undefined` then).
+ */
+export type DepName = ServiceName | `${ServiceName & string}?`;
+
+type RequiredNames<N extends DepName> = Extract<N, ServiceName>;
+type OptionalNames<N extends DepName> = N extends `${infer K extends ServiceName & string}?` ? K : never;
+
 /** The view of the container a part declared: exactly the named services, nothing else. */
-export type Deps<K extends ServiceName> = Pick<Cradle, K>;
+export type Deps<N extends DepName> = Pick<Cradle, RequiredNames<N>> & Partial<Pick<Cradle, OptionalNames<N>>>;
 
 const DECLARED = Symbol('gw.declared');
 
@@ -13,7 +22,7 @@ const DECLARED = Symbol('gw.declared');
  * A part of a plugin (its routes, jobs, start hook, …) together with the services it needs.
  * Made by `withDeps`; the kernel builds it with a view of the container that holds only `deps`.
  */
-export interface Declared<T, K extends ServiceName = ServiceName> {
+export interface Declared<T, K extends DepName = DepName> {
   readonly [DECLARED]: true;
   /** The services `create` may read, by container name. */
   readonly deps: readonly K[];
@@ -32,7 +41,7 @@ export interface Declared<T, K extends ServiceName = ServiceName> {
  * those services. At start-up the kernel refuses a declared name no enabled plugin provides, or
  * one of a plugin this plugin does not depend on; at run time, reading an undeclared name throws.
  */
-export function withDeps<const K extends ServiceName, T>(deps: readonly K[], create: (deps: Deps<K>) => T): Declared<T, K> {
+export function withDeps<const K extends DepName, T>(deps: readonly K[], create: (deps: Deps<K>) => T): Declared<T, K> {
   return { [DECLARED]: true, deps: [...deps], create };
 }
 
@@ -45,24 +54,31 @@ export function isDeclared(value: unknown): value is Declared<unknown> {
  * The view of `cradle` holding only `deps`, for `owner` (named in the error). Services are
  * resolved when read, as from the cradle itself, so declaring one never resolves it early.
  */
-export function restrictCradle<K extends ServiceName>(cradle: Cradle, deps: readonly K[], owner: () => string): Deps<K> {
-  const allowed = new Set<string | symbol>(deps);
+export function restrictCradle<K extends DepName>(cradle: Cradle, deps: readonly K[], owner: () => string): Deps<K> {
+  const names = deps.map(parseDep);
+  const allowed = new Set<string | symbol>(names.map(({ name }) => name));
+  const optional = new Set<string | symbol>(names.filter((dep) => dep.optional).map(({ name }) => name));
+  const read = (name: string | symbol) => (optional.has(name) && !(name in cradle) ? undefined : cradle[name as ServiceName]);
   const refuse = (name: string | symbol): never => {
     throw new Error(`${owner()} read "${String(name)}" from the container without declaring it (declared: ${deps.join(', ') || 'nothing'})`);
   };
   return new Proxy({} as Deps<K>, {
     get(_target, name) {
-      if (allowed.has(name)) return cradle[name as K];
+      if (allowed.has(name)) return read(name);
       // Probes that are not service reads: `await`/Promise.resolve, inspection, string conversion.
       if (typeof name === 'symbol' || name === 'then') return undefined;
       return refuse(name);
     },
     has: (_target, name) => allowed.has(name),
-    ownKeys: () => [...deps],
-    getOwnPropertyDescriptor: (_target, name) =>
-      allowed.has(name) ? { enumerable: true, configurable: true, writable: false, value: cradle[name as K] } : undefined,
+    ownKeys: () => [...allowed],
+    getOwnPropertyDescriptor: (_target, name) => (allowed.has(name) ? { enumerable: true, configurable: true, writable: false, value: read(name) } : undefined),
     set: (_target, name) => refuse(name),
   });
+}
+
+/** A declared dependency's service name and whether it is optional (`name?`). */
+export function parseDep(dep: DepName): { readonly name: ServiceName; readonly optional: boolean } {
+  return dep.endsWith('?') ? { name: dep.slice(0, -1) as ServiceName, optional: true } : { name: dep as ServiceName, optional: false };
 }
 
 /** Builds a declared part (or, during the transition, calls an old `(cradle) => …` one). */
@@ -72,7 +88,7 @@ export function buildDeclared<T>(part: Declared<T> | ((cradle: Cradle) => T), cr
 }
 
 interface ServiceDeclaration {
-  readonly deps: readonly ServiceName[];
+  readonly deps: readonly DepName[];
   /** Set by the kernel when it registers the resolver: `service "x" of plugin "y"`. */
   owner: string;
 }
@@ -89,7 +105,7 @@ const declaredResolvers = new WeakMap<object, ServiceDeclaration>();
  * `create` receives only `deps` (reading another name throws, naming the service); `dispose` runs
  * when the container is disposed (after HTTP and workers stopped).
  */
-export function service<const K extends ServiceName, T>(
+export function service<const K extends DepName, T>(
   deps: readonly K[],
   create: (deps: Deps<K>) => T,
   options: { readonly dispose?: (instance: T) => unknown } = {},
