@@ -36,3 +36,4 @@ export * from './net/blocked-address.js';
 export * from './web/index.js';
 export * from './readiness/readiness.js';
 export * from './deps.js';
+export { PLUGIN_PARTS } from './declared-deps-check.js';
