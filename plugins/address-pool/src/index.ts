@@ -1,5 +1,4 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
 import { m0002FreeIndexOrdering } from '../migrations/0002_free_index_ordering.js';
@@ -35,29 +34,29 @@ export const addressPoolPlugin = definePlugin({
   errors: [addressPoolErrors],
   migrations: [m0001AddressPool, m0002FreeIndexOrdering],
   register: ({ config }) => ({
-    addressPoolConfig: asValue(config),
-    addressPoolAllocations: asFunction(({ metrics }: Cradle) => createAllocationCounter(metrics.registry)).singleton(),
-    addressPoolService: asFunction((cradle: Cradle) => new AddressPoolService(cradle)).singleton(),
-    addressPoolReplenisher: asFunction((cradle: Cradle) => new PoolReplenisher(cradle)).singleton(),
-    addressPoolStatus: asFunction((cradle: Cradle) => new PoolStatusService(cradle)).singleton(),
+    addressPoolConfig: serviceValue(config),
+    addressPoolAllocations: service(['metrics'], ({ metrics }) => createAllocationCounter(metrics.registry)),
+    addressPoolService: service(['db', 'jobs', 'chains', 'audit', 'logger', 'walletsWallets', 'addressPoolConfig', 'addressPoolAllocations'], (deps) => new AddressPoolService(deps)),
+    addressPoolReplenisher: service(['db', 'chains', 'logger', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolReplenisher(deps)),
+    addressPoolStatus: service(['db', 'chains', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolStatusService(deps)),
   }),
   jobs: addressPoolJobs,
   cli: addressPoolCommands,
-  start: async (cradle) => {
-    registerPoolGauges(cradle.metrics.registry, cradle);
+  start: withDeps(['metrics', 'logger', 'addressPoolStatus', 'addressPoolAllocations', 'kernelRole', 'notifications', 'addressPoolService'], async (deps) => {
+    registerPoolGauges(deps.metrics.registry, deps);
     // Resolve eagerly so the counter is on /metrics before the first allocation.
-    void cradle.addressPoolAllocations;
+    void deps.addressPoolAllocations;
     // A wallet verified on any instance gets its pool filled at once, not at the next minute's run
     // (a CLI process ends before a job would matter; the gateway and workers listen).
-    if (cradle.kernelRole !== 'cli') {
-      await cradle.notifications.subscribe(WALLET_VERIFIED_CHANNEL, {
+    if (deps.kernelRole !== 'cli') {
+      await deps.notifications.subscribe(WALLET_VERIFIED_CHANNEL, {
         onNotification: (payload) => {
           const notice = JSON.parse(payload) as WalletVerifiedNotice;
-          void cradle.addressPoolService.requestReplenish(notice);
+          void deps.addressPoolService.requestReplenish(notice);
         },
       });
     }
-  },
+  }),
 });
 
 export { addressPoolErrors } from './errors.js';
