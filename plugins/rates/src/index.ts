@@ -1,6 +1,5 @@
-import { asFunction, asValue } from 'awilix';
 import { ratesReadiness } from './readiness.js';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Rates } from '../migrations/0001_rates.js';
 import { ratesCommands } from './cli.js';
 import { RatesConfigSchema, type RatesConfig } from './config.js';
@@ -27,21 +26,21 @@ export const ratesPlugin = definePlugin({
   config: RatesConfigSchema,
   migrations: [m0001Rates],
   register: ({ config }) => ({
-    ratesConfig: asValue(config),
-    ratesFetchCounter: asFunction(({ metrics }: Cradle) => createFetchCounter(metrics.registry)).singleton(),
-    ratesService: asFunction(
-      (cradle: Cradle) =>
-        new RateService({ db: cradle.db, logger: cradle.logger.child({ plugin: 'rates' }), config: cradle.ratesConfig, fetchCounter: cradle.ratesFetchCounter }),
-    ).singleton(),
+    ratesConfig: serviceValue(config),
+    ratesFetchCounter: service(['metrics'], ({ metrics }) => createFetchCounter(metrics.registry)),
+    ratesService: service(
+      ['db', 'logger', 'ratesConfig', 'ratesFetchCounter'],
+      (deps) => new RateService({ db: deps.db, logger: deps.logger.child({ plugin: 'rates' }), config: deps.ratesConfig, fetchCounter: deps.ratesFetchCounter }),
+    ),
   }),
   jobs: ratesJobs,
   readiness: ratesReadiness,
   cli: ratesCommands,
-  start: async (cradle) => {
-    registerRateGauges(cradle.metrics.registry, cradle);
+  start: withDeps(['metrics', 'db', 'logger', 'ratesConfig', 'ratesFetchCounter'], async (deps) => {
+    registerRateGauges(deps.metrics.registry, deps);
     // Resolved eagerly so the counter is on /metrics before the first fetch.
-    void cradle.ratesFetchCounter;
-  },
+    void deps.ratesFetchCounter;
+  }),
 });
 
 export { ASSETS, COIN_ASSET, assetOf, type Asset } from './assets.js';
