@@ -1,5 +1,4 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Checkout } from '../migrations/0003_checkout.js';
@@ -50,26 +49,26 @@ export const invoicesPlugin = definePlugin({
   errors: [invoicesErrors],
   migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate],
   register: ({ config }) => ({
-    invoicesConfig: asValue(config),
-    invoicesTransitions: asFunction(({ metrics }: Cradle) => createTransitionCounter(metrics.registry)).singleton(),
-    invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
-    invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
-    invoicesCreator: asFunction((cradle: Cradle) => new InvoiceCreator(cradle)).singleton(),
-    invoicesReads: asFunction((cradle: Cradle) => new InvoiceReads(cradle)).singleton(),
-    invoicesCheckoutLinks: asFunction((cradle: Cradle) => new CheckoutLinks(cradle)).singleton(),
-    invoicesLifecycleStore: asFunction((cradle: Cradle) => new LifecycleStore(cradle)).singleton(),
-    invoicesExporter: asFunction((cradle: Cradle) => new InvoiceExporter(cradle)).singleton(),
-    invoicesLifecycle: asFunction((cradle: Cradle) => new InvoiceLifecycle(cradle)).singleton(),
-    invoicesAttribution: asFunction((cradle: Cradle) => new OrphanAttribution(cradle)).singleton(),
+    invoicesConfig: serviceValue(config),
+    invoicesTransitions: service(['metrics'], ({ metrics }) => createTransitionCounter(metrics.registry)),
+    invoicesPolicies: service(['db', 'audit', 'chains', 'invoicesConfig', 'tenancyProjects'], (deps) => new PolicyService(deps)),
+    invoicesService: service(['invoicesCreator', 'invoicesReads', 'invoicesLifecycle'], (deps) => new InvoiceService(deps)),
+    invoicesCreator: service(['db', 'audit', 'chains', 'invoicesCheckoutLinks', 'rateLimiter', 'logger', 'invoicesConfig', 'invoicesPolicies', 'addressPoolService', 'walletsWallets', 'ratesService', 'invoicesTransitions'], (deps) => new InvoiceCreator(deps)),
+    invoicesReads: service(['db', 'chains', 'invoicesCheckoutLinks'], (deps) => new InvoiceReads(deps)),
+    invoicesCheckoutLinks: service(['kernelConfig'], (deps) => new CheckoutLinks(deps)),
+    invoicesLifecycleStore: service(['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'], (deps) => new LifecycleStore(deps)),
+    invoicesExporter: service(['db', 'chains'], (deps) => new InvoiceExporter(deps)),
+    invoicesLifecycle: service(['db', 'chains', 'invoicesLifecycleStore'], (deps) => new InvoiceLifecycle(deps)),
+    invoicesAttribution: service(['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'], (deps) => new OrphanAttribution(deps)),
   }),
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
   cli: invoicesCommands,
-  start: async (cradle) => {
+  start: withDeps(['invoicesTransitions'], async (deps) => {
     // Resolved eagerly so the counter is on /metrics before the first change.
-    void cradle.invoicesTransitions;
-  },
+    void deps.invoicesTransitions;
+  }),
 });
 
 export { invoicesErrors } from './errors.js';
