@@ -1,5 +1,4 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue } from '@gw/kernel';
 import { sandboxCommands } from './cli.js';
 import { SandboxConfigSchema, type SandboxConfig } from './config.js';
 import { sandboxErrors } from './errors.js';
@@ -32,11 +31,11 @@ export const sandboxPlugin = definePlugin({
   config: SandboxConfigSchema,
   errors: [sandboxErrors],
   register: ({ config }) => ({
-    sandboxConfig: asValue(config),
-    sandboxProjects: asFunction((cradle: Cradle) => new SandboxProjects(cradle)).singleton(),
-    sandboxInvoices: asFunction((cradle: Cradle) => new SandboxInvoices(cradle)).singleton(),
-    sandboxSimulator: asFunction((cradle: Cradle) => new Simulator(cradle)).singleton(),
-    sandboxChain: asFunction((cradle: Cradle) => new SandboxChain(cradle)).singleton(),
+    sandboxConfig: serviceValue(config),
+    sandboxProjects: service(['db', 'audit', 'logger', 'chains', 'tenancyProjects', 'tenancyApiKeys', 'tenancyPats', 'walletsWallets', 'addressPoolService', 'addressPoolReplenisher', 'invoicesService', 'webhooksEventLog'], (deps) => new SandboxProjects(deps)),
+    sandboxInvoices: service(['rateLimiter', 'sandboxConfig', 'invoicesService', 'webhooksEventLog'], (deps) => new SandboxInvoices(deps)),
+    sandboxSimulator: service(['db', 'chains', 'rateLimiter', 'sandboxConfig', 'invoicesService', 'invoicesLifecycle', 'webhooksEventLog', 'sandboxChain'], (deps) => new Simulator(deps)),
+    sandboxChain: service(['invoicesLifecycle'], (deps) => new SandboxChain(deps)),
   }),
   routes: sandboxRoutes,
   mcpTools: sandboxMcpTools,
