@@ -1,5 +1,4 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Checkout } from '../migrations/0001_checkout.js';
 import { checkoutCommands } from './cli.js';
 import { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
@@ -31,16 +30,18 @@ export const checkoutPlugin = definePlugin({
   config: CheckoutConfigSchema,
   migrations: [m0001Checkout],
   register: ({ config, logger }) => ({
-    checkoutConfig: asValue(config),
-    checkoutBranding: asFunction((cradle: Cradle) => new BrandingService(cradle)).singleton(),
-    checkoutStatusHub: asFunction((cradle: Cradle) => new StatusHub({ notifications: cradle.notifications, invoicesService: cradle.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }))
-      .singleton()
-      .disposer((hub: StatusHub) => hub.close()),
-    checkoutStreamLimiter: asValue(new StreamLimiter(config.streamsPerClient)),
+    checkoutConfig: serviceValue(config),
+    checkoutBranding: service(['db', 'audit', 'tenancyProjects'], (deps) => new BrandingService(deps)),
+    checkoutStatusHub: service(
+      ['notifications', 'invoicesService'],
+      (deps) => new StatusHub({ notifications: deps.notifications, invoicesService: deps.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }),
+      { dispose: (hub) => hub.close() },
+    ),
+    checkoutStreamLimiter: serviceValue(new StreamLimiter(config.streamsPerClient)),
   }),
   routes: checkoutRoutes,
   cli: checkoutCommands,
-  stop: async (cradle) => cradle.checkoutStatusHub.close(),
+  stop: withDeps(['checkoutStatusHub'], async (deps) => deps.checkoutStatusHub.close()),
 });
 
 export { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
