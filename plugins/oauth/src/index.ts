@@ -1,5 +1,4 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
+import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001OAuth } from '../migrations/0001_oauth.js';
 import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
 import { oauthCommands } from './cli.js';
@@ -54,28 +53,28 @@ export const oauthPlugin = definePlugin({
     }
     const urls = new OAuthUrls(kernelConfig, config.mcpUrl);
     return {
-      oauthConfig: asValue(config),
-      oauthUrls: asValue(urls),
-      oauthDocumentFetcher: asValue(new ClientDocumentFetcher(config.clientDocuments)),
-      oauthClients: asFunction((cradle: Cradle) => new ClientService(cradle)).singleton(),
-      oauthMailer: asFunction(() => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: !isDevelopment(kernelConfig), logger }))
-        .singleton()
-        .disposer((mailer: CodeMailer) => mailer.close()),
-      oauthSignIn: asFunction((cradle: Cradle) => new SignInService(cradle)).singleton(),
-      oauthAuthorizations: asFunction((cradle: Cradle) => new AuthorizationService(cradle)).singleton(),
-      oauthTokens: asFunction((cradle: Cradle) => new TokenService(cradle)).singleton(),
+      oauthConfig: serviceValue(config),
+      oauthUrls: serviceValue(urls),
+      oauthDocumentFetcher: serviceValue(new ClientDocumentFetcher(config.clientDocuments)),
+      oauthClients: service(['db', 'audit', 'rateLimiter', 'logger', 'oauthConfig', 'oauthDocumentFetcher'], (deps) => new ClientService(deps)),
+      oauthMailer: service([], () => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: !isDevelopment(kernelConfig), logger }), {
+        dispose: (mailer) => mailer.close(),
+      }),
+      oauthSignIn: service(['db', 'rateLimiter', 'logger', 'oauthConfig', 'oauthMailer', 'tenancyUsers'], (deps) => new SignInService(deps)),
+      oauthAuthorizations: service(['db', 'audit', 'oauthConfig'], (deps) => new AuthorizationService(deps)),
+      oauthTokens: service(['db', 'audit', 'secretBox', 'oauthConfig'], (deps) => new TokenService(deps)),
     };
   },
   routes: oauthRoutes,
-  errorFormats: () => [oauthErrorFormat],
+  errorFormats: withDeps([], () => [oauthErrorFormat]),
   jobs: oauthJobs,
   cli: oauthCommands,
-  start: async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
+  start: withDeps(['kernelConfig', 'kernelRole', 'oauthConfig', 'logger'], async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
     // Only processes that serve the sign-in pages say so; the CLI's stdout carries JSON.
     if ((kernelRole === 'gateway' || kernelRole === 'all') && !isDevelopment(kernelConfig) && !oauthConfig.smtp.url) {
       logger.warn('plugins.oauth.smtp.url is not set: OAuth sign-in codes cannot be sent');
     }
-  },
+  }),
 });
 
 export { OAuthConfigSchema, type OAuthConfig } from './config.js';
