@@ -1,5 +1,4 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { mcpCommands } from './cli.js';
 import { McpConfigSchema, type McpConfig } from './config.js';
 import { mcpErrors } from './errors.js';
@@ -27,17 +26,20 @@ export const mcpPlugin = definePlugin({
   config: McpConfigSchema,
   errors: [mcpErrors],
   register: ({ config, logger }) => ({
-    mcpConfig: asValue(config),
-    mcpCredentials: asFunction((cradle: Cradle) => new McpCredentials(cradle)).singleton(),
-    mcpToolbox: asFunction((cradle: Cradle) => new McpToolbox({ mcpTools: cradle.mcpTools, tenancyProjects: cradle.tenancyProjects, rateLimiter: cradle.rateLimiter, logger, mcpConfig: config })).singleton(),
+    mcpConfig: serviceValue(config),
+    mcpCredentials: service(['tenancyPats', 'tenancyUsers', 'oauthTokens'], (deps) => new McpCredentials(deps)),
+    mcpToolbox: service(
+      ['mcpTools', 'tenancyProjects', 'rateLimiter'],
+      (deps) => new McpToolbox({ mcpTools: deps.mcpTools, tenancyProjects: deps.tenancyProjects, rateLimiter: deps.rateLimiter, logger, mcpConfig: config }),
+    ),
   }),
   routes: mcpRoutes,
-  errorFormats: (cradle) => [mcpErrorFormat(transportPath(cradle.oauthConfig.mcpUrl))],
+  errorFormats: withDeps(['oauthConfig'], (deps) => [mcpErrorFormat(transportPath(deps.oauthConfig.mcpUrl))]),
   cli: mcpCommands,
   // Built at start, so clashing tool declarations stop the start instead of failing a request.
-  start: async (cradle) => {
-    void cradle.mcpToolbox;
-  },
+  start: withDeps(['mcpToolbox'], async (deps) => {
+    void deps.mcpToolbox;
+  }),
 });
 
 export { McpConfigSchema, type McpConfig } from './config.js';
