@@ -37,3 +37,5 @@ export * from './web/index.js';
 export * from './readiness/readiness.js';
 export * from './deps.js';
 export { PLUGIN_PARTS } from './declared-deps-check.js';
+export * from './crypto/tokens.js';
+export * from './audit/actor.js';

@@ -2,10 +2,10 @@ import test, { type ExecutionContext } from 'ava';
 import { ethChain } from '@gw/chain-eth';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import { isAppError, sql, sqlQuery, type AppError, type ChainId } from '@gw/kernel';
+import { type AppError, type ChainId, CLI_ACTOR, isAppError, sql, sqlQuery } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin, type Allocation } from '@gw/plugin-address-pool';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { projectWithWallets } from './helpers.js';
 

@@ -1,7 +1,7 @@
-import { defineMcpTool, mcpArguments, type McpToolDefinition, type McpToolInput, type ProjectPrincipal, withDeps } from '@gw/kernel';
+import { defineMcpTool, mcpArguments, type McpToolDefinition, type McpToolInput, type ProjectPrincipal, ULID_PATTERN, withDeps } from '@gw/kernel';
 import type { CreateInvoiceInput } from './services/invoice-service.js';
 import Type from 'typebox';
-import { CreateInvoiceBody, ListInvoicesQuery, ULID_PATTERN } from './schemas.js';
+import { CreateInvoiceBody, ListInvoicesQuery } from './schemas.js';
 
 const INVOICE_ID = Type.String({ pattern: ULID_PATTERN, description: 'Invoice id (ULID).' });
 

@@ -1,5 +1,4 @@
-import { defineRoute, type RouteDefinition, withDeps } from '@gw/kernel';
-import { restActor } from '@gw/plugin-tenancy';
+import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
 
 /** Invoice endpoints of spec 4.2, for production and testnet projects. */

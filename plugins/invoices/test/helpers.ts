@@ -5,11 +5,11 @@ import { ethChain } from '@gw/chain-eth';
 import { polygonChain } from '@gw/chain-polygon';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import type { ChainId, ProjectKind } from '@gw/kernel';
+import { type ChainId, CLI_ACTOR, type ProjectKind } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { invoicesPlugin } from '../src/index.js';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).

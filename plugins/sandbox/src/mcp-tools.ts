@@ -1,5 +1,5 @@
-import { defineMcpTool, mcpArguments, type McpToolDefinition, withDeps } from '@gw/kernel';
-import { invoiceWriteTools, ULID_PATTERN } from '@gw/plugin-invoices';
+import { defineMcpTool, mcpArguments, type McpToolDefinition, ULID_PATTERN, withDeps } from '@gw/kernel';
+import { invoiceWriteTools } from '@gw/plugin-invoices';
 import { retryWebhookTool } from '@gw/plugin-webhooks';
 import Type, { type TProperties } from 'typebox';
 import { simulationInput } from './routes.js';

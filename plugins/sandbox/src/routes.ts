@@ -1,6 +1,5 @@
-import { coreErrors, defineRoute, type RouteDefinition, withDeps } from '@gw/kernel';
+import { coreErrors, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from '@gw/plugin-invoices';
-import { restActor } from '@gw/plugin-tenancy';
 import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, STREAM_DESCRIPTION, StreamPageSchema, StreamQuery } from '@gw/plugin-webhooks';
 import type { TSchema } from 'typebox';
 import {

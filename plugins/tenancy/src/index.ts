@@ -57,7 +57,7 @@ export const tenancyPlugin = definePlugin({
 
 export { ApiKeyService, SANDBOX_SECRET_PREFIX } from './services/api-key-service.js';
 export type { IssuedSecret, ApiKeyView } from './services/api-key-service.js';
-export { PatService, PAT_PREFIX, hashToken, randomBase62 } from './services/pat-service.js';
+export { PatService, PAT_PREFIX } from './services/pat-service.js';
 export type { PatPrincipal, PatView } from './services/pat-service.js';
 export { ProjectService } from './services/project-service.js';
 export type { ProjectView } from './services/project-service.js';
@@ -66,5 +66,4 @@ export { UserService, type UserView } from './services/user-service.js';
 export { MAX_EMAIL_LENGTH, normaliseEmail } from './services/email-address.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';
-export { CLI_ACTOR, restActor, type Actor } from './actor.js';
 export { validateWebhookUrl } from './services/webhook-url.js';

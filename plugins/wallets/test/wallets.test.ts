@@ -4,9 +4,9 @@ import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import { isAppError, type ProjectKind } from '@gw/kernel';
+import { CLI_ACTOR, isAppError, type ProjectKind } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { adaWallet, BTC_TPUB, btcBip137, btcTestnetWallet, btcWallet, ethWallet, foreignTonSign, tonWallet, tronWallet, type TestWallet } from './signers.js';
 

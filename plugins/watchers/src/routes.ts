@@ -1,6 +1,5 @@
-import { defineRoute, type RouteDefinition, withDeps } from '@gw/kernel';
+import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { InvoiceWithTransactionsSchema } from '@gw/plugin-invoices';
-import { restActor } from '@gw/plugin-tenancy';
 import { AttributeBody, ListOrphansQuery, OrphanPageSchema, TxHashParams } from './schemas.js';
 
 /** The orphan-payment inbox of spec 4.3, for production and testnet projects. */

@@ -1,5 +1,4 @@
-import { CHAIN_IDS, COIN_IDS } from '@gw/kernel';
-import { ISO_8601_PATTERN, ULID_PATTERN } from '@gw/plugin-invoices';
+import { CHAIN_IDS, COIN_IDS, ISO_8601_PATTERN, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 
 /** `GET /orphan-payments` query (spec 4.3). */

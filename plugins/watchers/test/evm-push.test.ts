@@ -6,8 +6,7 @@
  */
 import test from 'ava';
 import { freePort, signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
-import type { PushedHead } from '@gw/kernel';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR, type PushedHead } from '@gw/kernel';
 import { parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';

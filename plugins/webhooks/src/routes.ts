@@ -1,5 +1,4 @@
-import { defineRoute, type RouteDefinition, withDeps } from '@gw/kernel';
-import { restActor } from '@gw/plugin-tenancy';
+import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, StreamPageSchema, StreamQuery } from './schemas.js';
 
 /** The stream route's description, shared with the sandbox mirror. */

@@ -1,6 +1,6 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { createTestDatabase, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { payInvoice } from '@gw/plugin-invoices/testing';
 import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
 

@@ -1,5 +1,4 @@
-import { maxAddressIndexOf, sql, sqlQuery, type ChainId, type ChainRegistry, type Cradle, type JobQueue, type Sql } from '@gw/kernel';
-import type { Actor } from '@gw/plugin-tenancy';
+import { type Actor, type ChainId, type ChainRegistry, type Cradle, type JobQueue, maxAddressIndexOf, sql, type Sql, sqlQuery } from '@gw/kernel';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';

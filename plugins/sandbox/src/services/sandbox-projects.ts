@@ -1,7 +1,7 @@
-import type { AuditLog, ChainRegistry, ChainId } from '@gw/kernel';
+import type { Actor, AuditLog, ChainId, ChainRegistry } from '@gw/kernel';
 import type { AddressPoolService, PoolReplenisher } from '@gw/plugin-address-pool';
 import type { InvoiceService } from '@gw/plugin-invoices';
-import type { Actor, ApiKeyService, IssuedSecret, PatService, ProjectService, ProjectView } from '@gw/plugin-tenancy';
+import type { ApiKeyService, IssuedSecret, PatService, ProjectService, ProjectView } from '@gw/plugin-tenancy';
 import type { WalletService } from '@gw/plugin-wallets';
 import type { EventLog } from '@gw/plugin-webhooks';
 import type { Knex } from 'knex';

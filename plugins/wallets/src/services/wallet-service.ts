@@ -1,20 +1,5 @@
-import {
-  coreErrors,
-  newId,
-  sql,
-  type AppError,
-  type Sql,
-  networkKindOf,
-  type AccountKey,
-  type AuditLog,
-  type ChainId,
-  type ChainRegistry,
-  type Cradle,
-  type NetworkKind,
-  type Notifications,
-  type VerificationStandard,
-} from '@gw/kernel';
-import type { Actor, ProjectService } from '@gw/plugin-tenancy';
+import { type AccountKey, type Actor, type AppError, type AuditLog, type ChainId, type ChainRegistry, coreErrors, type Cradle, type NetworkKind, networkKindOf, newId, type Notifications, sql, type Sql, type VerificationStandard } from '@gw/kernel';
+import type { ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { walletsErrors } from '../errors.js';
 import { WalletBinding } from '../models/wallet-binding.js';
