@@ -1,25 +1,15 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
-import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets';
+import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets/contract';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
 import { m0002FreeIndexOrdering } from '../migrations/0002_free_index_ordering.js';
 import { addressPoolCommands } from './cli.js';
-import { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
+import { AddressPoolConfigSchema } from './config.js';
 import { addressPoolErrors } from './errors.js';
 import { addressPoolJobs } from './jobs.js';
 import { createAllocationCounter, registerPoolGauges } from './metrics.js';
 import { AddressPoolService } from './services/address-pool-service.js';
 import { PoolReplenisher } from './services/pool-replenisher.js';
 import { PoolStatusService } from './services/pool-status.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly addressPoolConfig: AddressPoolConfig;
-    readonly addressPoolService: AddressPoolService;
-    readonly addressPoolReplenisher: PoolReplenisher;
-    readonly addressPoolStatus: PoolStatusService;
-    readonly addressPoolAllocations: ReturnType<typeof createAllocationCounter>;
-  }
-}
 
 /**
  * Address pool: deposit addresses pre-derived from each verified wallet by the
@@ -59,6 +49,7 @@ export const addressPoolPlugin = definePlugin({
   }),
 });
 
+export * from './contract.js';
 export { addressPoolErrors } from './errors.js';
 export { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
 export { AddressPoolService, type Allocation, type AllocationMode, type FreshPickGroup, type FreshPicks, type PickedAddress, type PickedGroup, type PoolAddressRef } from './services/address-pool-service.js';

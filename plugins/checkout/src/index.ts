@@ -1,21 +1,11 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Checkout } from '../migrations/0001_checkout.js';
 import { checkoutCommands } from './cli.js';
-import { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
+import { CheckoutConfigSchema } from './config.js';
 import { checkoutRoutes } from './routes.js';
 import { BrandingService } from './services/branding-service.js';
 import { StatusHub } from './services/status-hub.js';
 import { StreamLimiter } from './services/stream-limiter.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly checkoutConfig: CheckoutConfig;
-    readonly checkoutBranding: BrandingService;
-    /** Fans invoice changes out to this process's open status streams. */
-    readonly checkoutStatusHub: StatusHub;
-    readonly checkoutStreamLimiter: StreamLimiter;
-  }
-}
 
 /**
  * The hosted checkout page (issue 21): `{base_url}/checkout/{token}` shows the payer what to send
@@ -44,6 +34,7 @@ export const checkoutPlugin = definePlugin({
   stop: withDeps(['checkoutStatusHub'], async (deps) => deps.checkoutStatusHub.close()),
 });
 
+export * from './contract.js';
 export { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
 export { BrandingService, logoType, type Branding, type BrandingPatch } from './services/branding-service.js';
 export { StatusHub } from './services/status-hub.js';

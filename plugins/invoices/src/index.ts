@@ -3,10 +3,10 @@ import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Checkout } from '../migrations/0003_checkout.js';
 import { InvoiceExporter } from './services/invoice-export.js';
-import { createTransitionCounter, type TransitionCounter } from './metrics.js';
+import { createTransitionCounter } from './metrics.js';
 import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
 import { invoicesCommands } from './cli.js';
-import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
+import { InvoicesConfigSchema } from './config.js';
 import { invoicesErrors } from './errors.js';
 import { invoicesRoutes } from './routes.js';
 import { invoicesMcpTools } from './mcp-tools.js';
@@ -19,23 +19,6 @@ import { InvoiceLifecycle } from './lifecycle/invoice-lifecycle.js';
 import { LifecycleStore } from './lifecycle/lifecycle-store.js';
 import { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 import { invoicesJobs } from './jobs.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly invoicesTransitions: TransitionCounter;
-    readonly invoicesConfig: InvoicesConfig;
-    readonly invoicesService: InvoiceService;
-    readonly invoicesExporter: InvoiceExporter;
-    readonly invoicesCreator: InvoiceCreator;
-    readonly invoicesReads: InvoiceReads;
-    /** Builds `checkout_url` from the invoice's checkout token. */
-    readonly invoicesCheckoutLinks: CheckoutLinks;
-    readonly invoicesPolicies: PolicyService;
-    readonly invoicesLifecycleStore: LifecycleStore;
-    readonly invoicesLifecycle: InvoiceLifecycle;
-    readonly invoicesAttribution: OrphanAttribution;
-  }
-}
 
 /**
  * Invoices over REST (spec 2.1, 4.2): idempotent creation with a pool address and an exchange-rate
@@ -71,6 +54,7 @@ export const invoicesPlugin = definePlugin({
   }),
 });
 
+export * from './contract.js';
 export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
 export { INVOICE_STATUSES, WAITING_STATUSES, PAID_STATUSES, type InvoiceStatus } from './invoice-status.js';

@@ -1,18 +1,10 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { mcpCommands } from './cli.js';
-import { McpConfigSchema, type McpConfig } from './config.js';
+import { McpConfigSchema } from './config.js';
 import { mcpErrors } from './errors.js';
 import { mcpErrorFormat, mcpRoutes, transportPath } from './routes.js';
 import { McpCredentials } from './services/mcp-credentials.js';
 import { McpToolbox } from './services/mcp-toolbox.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly mcpConfig: McpConfig;
-    readonly mcpCredentials: McpCredentials;
-    readonly mcpToolbox: McpToolbox;
-  }
-}
 
 /**
  * The MCP server (spec 4.6, 5.3, 5.4): every plugin's `mcpTools` over the MCP SDK's streamable
@@ -42,6 +34,7 @@ export const mcpPlugin = definePlugin({
   }),
 });
 
+export * from './contract.js';
 export { McpConfigSchema, type McpConfig } from './config.js';
 export { mcpErrors } from './errors.js';
 export { MCP_REALM, mcpErrorFormat, transportPath } from './routes.js';

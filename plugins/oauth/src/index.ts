@@ -2,7 +2,7 @@ import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@g
 import { m0001OAuth } from '../migrations/0001_oauth.js';
 import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
 import { oauthCommands } from './cli.js';
-import { OAuthConfigSchema, type OAuthConfig } from './config.js';
+import { OAuthConfigSchema } from './config.js';
 import { oauthErrors } from './errors.js';
 import { oauthJobs } from './jobs.js';
 import { oauthErrorFormat } from './oauth-result.js';
@@ -14,20 +14,6 @@ import { CodeMailer } from './services/mailer.js';
 import { OAuthUrls } from './services/oauth-urls.js';
 import { SignInService } from './services/sign-in-service.js';
 import { sealAad, TokenService } from './services/token-service.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly oauthConfig: OAuthConfig;
-    readonly oauthUrls: OAuthUrls;
-    readonly oauthDocumentFetcher: ClientDocumentFetcher;
-    readonly oauthClients: ClientService;
-    readonly oauthMailer: CodeMailer;
-    readonly oauthSignIn: SignInService;
-    readonly oauthAuthorizations: AuthorizationService;
-    /** Token issue, rotation, revocation and `verifyAccessToken` for the MCP endpoint. */
-    readonly oauthTokens: TokenService;
-  }
-}
 
 /**
  * OAuth 2.1 authorization server for the MCP endpoint (spec 2.7, 3.3, 4.6, 5.4): metadata (RFC
@@ -77,6 +63,7 @@ export const oauthPlugin = definePlugin({
   }),
 });
 
+export * from './contract.js';
 export { OAuthConfigSchema, type OAuthConfig } from './config.js';
 export { oauthErrors } from './errors.js';
 export { OAUTH_SCOPES, isOAuthScope, parseScope, type OAuthScope } from './scopes.js';

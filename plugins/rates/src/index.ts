@@ -2,18 +2,10 @@ import { ratesReadiness } from './readiness.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Rates } from '../migrations/0001_rates.js';
 import { ratesCommands } from './cli.js';
-import { RatesConfigSchema, type RatesConfig } from './config.js';
+import { RatesConfigSchema } from './config.js';
 import { ratesJobs } from './jobs.js';
-import { createFetchCounter, registerRateGauges, type RatesFetchCounter } from './metrics.js';
+import { createFetchCounter, registerRateGauges } from './metrics.js';
 import { RateService } from './services/rate-service.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly ratesConfig: RatesConfig;
-    readonly ratesService: RateService;
-    readonly ratesFetchCounter: RatesFetchCounter;
-  }
-}
 
 /**
  * Rates: USD exchange rates for the fifteen coins (by asset), from CoinGecko, Kraken and operator-set
@@ -43,6 +35,7 @@ export const ratesPlugin = definePlugin({
   }),
 });
 
+export * from './contract.js';
 export { ASSETS, COIN_ASSET, assetOf, type Asset } from './assets.js';
 export { RatesConfigSchema, type RatesConfig, type ProviderId } from './config.js';
 export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';

@@ -1,6 +1,6 @@
 import { definePlugin, service, serviceValue } from '@gw/kernel';
 import { sandboxCommands } from './cli.js';
-import { SandboxConfigSchema, type SandboxConfig } from './config.js';
+import { SandboxConfigSchema } from './config.js';
 import { sandboxErrors } from './errors.js';
 import { sandboxRoutes } from './routes.js';
 import { sandboxMcpTools } from './mcp-tools.js';
@@ -8,16 +8,6 @@ import { SandboxInvoices } from './services/sandbox-invoices.js';
 import { SandboxProjects } from './services/sandbox-projects.js';
 import { Simulator } from './services/simulator.js';
 import { SandboxChain } from './services/sandbox-chain.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly sandboxConfig: SandboxConfig;
-    readonly sandboxProjects: SandboxProjects;
-    readonly sandboxInvoices: SandboxInvoices;
-    readonly sandboxSimulator: Simulator;
-    readonly sandboxChain: SandboxChain;
-  }
-}
 
 /**
  * The sandbox (spec 1, 3.1, 4.5): one-action provisioning of sandbox projects, the invoice and
@@ -42,6 +32,7 @@ export const sandboxPlugin = definePlugin({
   cli: sandboxCommands,
 });
 
+export * from './contract.js';
 export { sandboxErrors } from './errors.js';
 export { SandboxConfigSchema, type SandboxConfig } from './config.js';
 export { SandboxProjects, SANDBOX_PAT_SCOPE, type ProvisionedSandbox, type SandboxWallet } from './services/sandbox-projects.js';

@@ -13,17 +13,6 @@ import { SignatureReplayGuard } from './services/signature-replay-guard.js';
 import { tenancyJobs } from './jobs.js';
 import { UserService } from './services/user-service.js';
 
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly tenancyOperators: OperatorService;
-    readonly tenancyProjects: ProjectService;
-    readonly tenancyApiKeys: ApiKeyService;
-    readonly tenancyPats: PatService;
-    readonly tenancyUsers: UserService;
-    readonly tenancySignatureGuard: SignatureReplayGuard;
-  }
-}
-
 /**
  * Tenancy and credentials: operators and their subscription status, projects (kind fixed at
  * creation), API keys with encrypted secrets and rotation, personal access tokens, invited users,
@@ -55,6 +44,7 @@ export const tenancyPlugin = definePlugin({
   cli: tenancyCommands,
 });
 
+export * from './contract.js';
 export { ApiKeyService, SANDBOX_SECRET_PREFIX } from './services/api-key-service.js';
 export type { IssuedSecret, ApiKeyView } from './services/api-key-service.js';
 export { PatService, PAT_PREFIX } from './services/pat-service.js';

@@ -6,14 +6,7 @@ import { m0002BindingOrigin } from '../migrations/0002_binding_origin.js';
 import { walletsCommands } from './cli.js';
 import { walletsErrors } from './errors.js';
 import { walletsRoutes } from './routes.js';
-import { WalletService, type WalletsConfig } from './services/wallet-service.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly walletsWallets: WalletService;
-    readonly walletsConfig: WalletsConfig;
-  }
-}
+import { WalletService } from './services/wallet-service.js';
 
 /** Config slice `plugins.wallets`. */
 export const WalletsConfigSchema = Type.Object(
@@ -43,6 +36,7 @@ export const walletsPlugin = definePlugin({
   readiness: walletsReadiness,
 });
 
+export * from './contract.js';
 export { walletsErrors } from './errors.js';
 export { WalletService, WALLET_VERIFIED_CHANNEL } from './services/wallet-service.js';
 export type { RegisterResult, VerifiedWallet, WalletVerifiedNotice, WalletView, WalletsConfig } from './services/wallet-service.js';

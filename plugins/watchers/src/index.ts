@@ -2,10 +2,10 @@ import { watchersReadiness } from './readiness.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
-import { WatchersConfigSchema, type WatchersConfig } from './config.js';
+import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
-import { createWatcherMetrics, registerCursorGauges, type WatcherMetrics } from './metrics.js';
+import { createWatcherMetrics, registerCursorGauges } from './metrics.js';
 import { watchersRoutes } from './routes.js';
 import { ChainScanner } from './services/chain-scanner.js';
 import { ConfirmationCounter } from './services/confirmation-counter.js';
@@ -14,20 +14,6 @@ import { PaymentMatcher } from './services/payment-matcher.js';
 import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
 import { HeadPush } from './services/head-push.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly watchersConfig: WatchersConfig;
-    readonly watchersMetrics: WatcherMetrics;
-    readonly watchersRegistry: WatcherRegistry;
-    readonly watchersMatcher: PaymentMatcher;
-    readonly watchersCounter: ConfirmationCounter;
-    readonly watchersRewinder: ReorgRewinder;
-    readonly watchersScanner: ChainScanner;
-    readonly watchersOrphans: OrphanInbox;
-    readonly watchersPush: HeadPush;
-  }
-}
 
 /**
  * On-chain observation (spec 1, 2.3, 3.1, 4.3, 6): one scanner per configured chain network reads
@@ -73,6 +59,7 @@ export const watchersPlugin = definePlugin({
   }),
 });
 
+export * from './contract.js';
 export { watchersErrors } from './errors.js';
 export { WatchersConfigSchema, type WatchersConfig } from './config.js';
 export { SCAN_JOB, type ScanJobData } from './jobs.js';

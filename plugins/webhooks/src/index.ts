@@ -2,10 +2,10 @@ import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@g
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
 import { m0003MetricsIndexes } from '../migrations/0003_metrics_indexes.js';
-import { createWebhookMetrics, registerDeliveryGauges, type WebhookMetrics } from './metrics.js';
+import { createWebhookMetrics, registerDeliveryGauges } from './metrics.js';
 import { webhooksReadiness } from './readiness.js';
 import { webhooksCommands } from './cli.js';
-import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
+import { WebhooksConfigSchema } from './config.js';
 import { webhooksErrors } from './errors.js';
 import { webhooksJobs } from './jobs.js';
 import { webhooksRoutes } from './routes.js';
@@ -15,18 +15,6 @@ import { EventLog } from './services/event-log.js';
 import { EventStream } from './services/event-stream.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly webhooksConfig: WebhooksConfig;
-    readonly webhooksMetrics: WebhookMetrics;
-    readonly webhooksOutbox: WebhookOutbox;
-    readonly webhooksSender: WebhookSender;
-    readonly webhooksDeliveryWorker: DeliveryWorker;
-    readonly webhooksEventLog: EventLog;
-    readonly webhooksEventStream: EventStream;
-  }
-}
 
 /**
  * Outbound webhooks (spec 2.4, 2.5, 3.2, 4.4, 5.2, 6): the transactional outbox behind the
@@ -78,6 +66,7 @@ export const webhooksPlugin = definePlugin({
   }),
 });
 
+export * from './contract.js';
 export { webhooksErrors } from './errors.js';
 export { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 export { DELIVERY_STATUSES, DELIVER_JOB, type DeliveryStatus, type DeliverJobData } from './delivery-status.js';
