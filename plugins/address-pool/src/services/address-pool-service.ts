@@ -1,5 +1,5 @@
 import { type Actor, type ChainId, type ChainRegistry, type Cradle, type JobQueue, maxAddressIndexOf, sql, type Sql, sqlQuery } from '@gw/kernel';
-import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
+import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
 import { addressPoolErrors } from '../errors.js';
