@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { AppError, defineRoute, pageHeaders, type RouteDefinition, type RouteResult, staticAssets, withDeps } from '@gw/kernel';
-import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices';
-import type { Simulation } from '@gw/plugin-sandbox';
+import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices/contract';
+import type { Simulation } from '@gw/plugin-sandbox/contract';
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATIONS, statusFragment } from './page/checkout-page.js';
