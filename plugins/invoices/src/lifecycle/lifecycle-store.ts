@@ -1,7 +1,7 @@
 import type { CheckoutLinks } from '../services/checkout-links.js';
 import { type Actor, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, groupBy, type InvoiceEvent, type InvoiceEvents, jsonRecords, sql, sqlQuery } from '@gw/kernel';
-import type { AddressPoolService } from '@gw/plugin-address-pool';
-import { assetOf, type RateService } from '@gw/plugin-rates';
+import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
+import { assetOf, type RateService } from '@gw/plugin-rates/contract';
 import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
 import type { Knex } from 'knex';
 import { PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';

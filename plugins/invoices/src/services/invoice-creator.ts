@@ -1,8 +1,8 @@
 import type { CheckoutLinks } from './checkout-links.js';
 import { type Actor, type AuditLog, type ChainId, type ChainRegistry, type CoinId, coreErrors, createBatcher, groupBy, isAppError, isUniqueViolation, type ProjectPrincipal, type RateLimiter, type Settled, sql, type SqlRunner, sqlTransaction } from '@gw/kernel';
-import { addressPoolErrors, type AddressPoolService, type Allocation, type FreshPickGroup } from '@gw/plugin-address-pool';
-import type { RateQuote, RateService } from '@gw/plugin-rates';
-import type { WalletService } from '@gw/plugin-wallets';
+import { addressPoolErrors, type AddressPoolService, type Allocation, type FreshPickGroup } from '@gw/plugin-address-pool/contract';
+import type { RateQuote, RateService } from '@gw/plugin-rates/contract';
+import type { WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { InvoicesConfig } from '../config.js';

@@ -1,5 +1,5 @@
 import { type Actor, type AuditLog, type ChainId, type ChainRegistry, type CoinId, coreErrors, sql, type Sql } from '@gw/kernel';
-import type { ProjectService } from '@gw/plugin-tenancy';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { InvoicesConfig, MatchingMode } from '../config.js';
 import { ProjectPolicy } from '../models/project-policy.js';
