@@ -1,5 +1,5 @@
 import { defineRoute, type ErrorFormat, type RouteDefinition, trimTrailing, withDeps } from '@gw/kernel';
-import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth';
+import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth/contract';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
