@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import Type from 'typebox';
 import { trimTrailing, withDeps } from '@gw/kernel';
 import type { RouteDefinition, RouteResult } from '@gw/kernel';
-import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy';
+import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy/contract';
 import { CORS_HEADERS, NO_STORE, fail, isFailure, oauthErrorResult, type OAuthFailure } from './oauth-result.js';
 import { clientLabel, codePage, consentPage, errorPage, signInPage, type FormContext } from './pages.js';
 import { parseScope } from './scopes.js';
