@@ -1,6 +1,6 @@
 import { defineMcpTool, mcpArguments, type McpToolDefinition, ULID_PATTERN, withDeps } from '@gw/kernel';
-import { invoiceWriteTools } from '@gw/plugin-invoices';
-import { retryWebhookTool } from '@gw/plugin-webhooks';
+import { invoiceWriteTools } from '@gw/plugin-invoices/contract';
+import { retryWebhookTool } from '@gw/plugin-webhooks/contract';
 import Type, { type TProperties } from 'typebox';
 import { simulationInput } from './routes.js';
 import { ClockAdvanceBody, DetectBody, OverpaidBody, PartialBody, simulateEventInput, SimulateEventBody } from './schemas.js';

@@ -1,4 +1,4 @@
-import type { InvoiceLifecycle, InvoiceState, ObservedPayment, TransferKey, TransferState, TransitionRecord } from '@gw/plugin-invoices';
+import type { InvoiceLifecycle, InvoiceState, ObservedPayment, TransferKey, TransferState, TransitionRecord } from '@gw/plugin-invoices/contract';
 import type { Actor } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { sandboxErrors } from '../errors.js';

@@ -1,7 +1,7 @@
 import type { Actor, ProjectPrincipal, RateLimiter } from '@gw/kernel';
-import type { CreateInvoiceInput, InvoiceService, InvoiceView } from '@gw/plugin-invoices';
-import { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from '@gw/plugin-rates';
-import type { EventLog, ResendResult } from '@gw/plugin-webhooks';
+import type { CreateInvoiceInput, InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
+import { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from '@gw/plugin-rates/contract';
+import type { EventLog, ResendResult } from '@gw/plugin-webhooks/contract';
 import type { SandboxConfig } from '../config.js';
 import { sandboxErrors } from '../errors.js';
 

@@ -9,8 +9,8 @@ import {
   type InvoiceStatus,
   type TransferKey,
   type TransitionRecord,
-} from '@gw/plugin-invoices';
-import type { EventLog } from '@gw/plugin-webhooks';
+} from '@gw/plugin-invoices/contract';
+import type { EventLog } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import type { SandboxConfig } from '../config.js';
 import { sandboxErrors } from '../errors.js';
