@@ -1,5 +1,5 @@
 import { type AccountKey, type Actor, type AppError, type AuditLog, type ChainId, type ChainRegistry, coreErrors, type Cradle, type NetworkKind, networkKindOf, newId, type Notifications, sql, type Sql, type VerificationStandard } from '@gw/kernel';
-import type { ProjectService } from '@gw/plugin-tenancy';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import { walletsErrors } from '../errors.js';
 import { WalletBinding } from '../models/wallet-binding.js';
