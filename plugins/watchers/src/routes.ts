@@ -1,5 +1,5 @@
 import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { InvoiceWithTransactionsSchema } from '@gw/plugin-invoices';
+import { InvoiceWithTransactionsSchema } from '@gw/plugin-invoices/contract';
 import { AttributeBody, ListOrphansQuery, OrphanPageSchema, TxHashParams } from './schemas.js';
 
 /** The orphan-payment inbox of spec 4.3, for production and testnet projects. */

@@ -1,5 +1,5 @@
 import { type Actor, jsonRecords, newId, type ObservedTransfer, sql, sqlQuery } from '@gw/kernel';
-import type { InvoiceLifecycle, PaymentOutcome } from '@gw/plugin-invoices';
+import type { InvoiceLifecycle, PaymentOutcome } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { WatchedAddress } from './watched-addresses.js';
 
