@@ -33,6 +33,13 @@ test('a declared part sees its declared services and fails loudly on any other r
   t.is(error.message, 'routes of plugin "deps-probe" read "db" from the container without declaring it (declared: depsProbeA)');
 });
 
+test('an optional dependency reads the service when it is registered and undefined when it is not', (t) => {
+  const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }) });
+  const deps = buildDeclared(withDeps(['depsProbeA?', 'depsProbeB?'], (deps) => deps), container.cradle, 'routes of plugin "deps-probe"');
+  t.deepEqual(deps.depsProbeA, { name: 'a' });
+  t.is(deps.depsProbeB, undefined);
+});
+
 test('a service is built from its declared services only, lazily, and names itself when it reads another', (t) => {
   let built = 0;
   const container = containerWith({

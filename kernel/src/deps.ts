@@ -58,7 +58,9 @@ export function restrictCradle<K extends DepName>(cradle: Cradle, deps: readonly
   const names = deps.map(parseDep);
   const allowed = new Set<string | symbol>(names.map(({ name }) => name));
   const optional = new Set<string | symbol>(names.filter((dep) => dep.optional).map(({ name }) => name));
-  const read = (name: string | symbol) => (optional.has(name) && !(name in cradle) ? undefined : cradle[name as ServiceName]);
+  // Whether the container has `name`, without resolving it (the cradle answers this for Object.keys).
+  const registered = (name: string | symbol) => Object.getOwnPropertyDescriptor(cradle, name) !== undefined;
+  const read = (name: string | symbol) => (optional.has(name) && !registered(name) ? undefined : cradle[name as ServiceName]);
   const refuse = (name: string | symbol): never => {
     throw new Error(`${owner()} read "${String(name)}" from the container without declaring it (declared: ${deps.join(', ') || 'nothing'})`);
   };
