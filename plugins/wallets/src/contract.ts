@@ -13,4 +13,4 @@ declare module '@gw/kernel' {
   }
 }
 
-export { type VerifiedWallet, WALLET_VERIFIED_CHANNEL, type WalletService, type WalletVerifiedNotice } from './services/wallet-service.js';
+export { type CurrentBinding, type VerifiedWallet, WALLET_VERIFIED_CHANNEL, type WalletService, type WalletVerifiedNotice } from './services/wallet-service.js';
