@@ -21,5 +21,5 @@ declare module '@gw/kernel' {
 }
 
 export { addressPoolErrors } from './errors.js';
-export type { AddressPoolService, Allocation, FreshPickGroup, PickedGroup, PoolAddressRef } from './services/address-pool-service.js';
+export type { AddressPoolService, Allocation, FreshPickGroup, FreshPicks, PickedGroup, PoolAddressRef, TakenAddress } from './services/address-pool-service.js';
 export type { PoolReplenisher } from './services/pool-replenisher.js';
