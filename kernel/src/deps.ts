@@ -83,10 +83,13 @@ export function parseDep(dep: DepName): { readonly name: ServiceName; readonly o
   return dep.endsWith('?') ? { name: dep.slice(0, -1) as ServiceName, optional: true } : { name: dep as ServiceName, optional: false };
 }
 
-/** Builds a declared part (or, during the transition, calls an old `(cradle) => …` one). */
-export function buildDeclared<T>(part: Declared<T> | ((cradle: Cradle) => T), cradle: Cradle, owner: string): T {
-  if (isDeclared(part)) return (part as Declared<T>).create(restrictCradle(cradle, part.deps, () => owner));
-  return part(cradle);
+/**
+ * Builds a declared part with the view of `cradle` it declared; `owner` names it in errors
+ * (`routes of plugin "x"`). A part that is not declared is refused.
+ */
+export function buildDeclared<T>(part: Declared<T>, cradle: Cradle, owner: string): T {
+  if (!isDeclared(part)) throw new Error(`${owner} must be declared with withDeps (ADR 0009)`);
+  return part.create(restrictCradle(cradle, part.deps, () => owner));
 }
 
 interface ServiceDeclaration {

@@ -38,7 +38,7 @@ import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
 import { collectReadinessChecks, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
 import { registerJobQueueGauge } from './jobs/job-queue-metrics.js';
-import { buildDeclared } from './deps.js';
+import { buildDeclared, serviceDeclaration } from './deps.js';
 import { checkDeclaredDeps } from './declared-deps-check.js';
 
 /** What a process does: serve HTTP, run jobs, both, or neither (CLI, migrations). */
@@ -172,6 +172,9 @@ export function createKernel(options: KernelOptions): Kernel {
       for (const [name, resolver] of Object.entries(resolvers)) {
         if (!name.startsWith(prefix)) throw new Error(`plugin "${plugin.id}" registers "${name}": service names must start with "${prefix}"`);
         if (container.hasRegistration(name)) throw new Error(`service "${name}" is registered twice`);
+        if (!serviceDeclaration(resolver)) {
+          throw new Error(`plugin "${plugin.id}" registers "${name}" without service() or serviceValue(): a service declares the services it reads (ADR 0009)`);
+        }
         container.register(name, resolver);
       }
     }

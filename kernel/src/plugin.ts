@@ -9,15 +9,14 @@ import type { Authenticator } from './http/authenticator.js';
 import type { CliCommand } from './cli/command.js';
 import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
-import type { Cradle } from './container.js';
 import type { ReadinessCheck } from './readiness/readiness.js';
 import type { Declared } from './deps.js';
 
 /**
- * A plugin part built from the container: declared with `withDeps` (it then sees only the services
- * it names, ADR 0009), or the old `(cradle) => …` form that sees everything (being phased out).
+ * A plugin part built from the container, declared with `withDeps`: it sees only the services it
+ * names (ADR 0009), never the whole container.
  */
-export type PluginPart<T> = Declared<T> | ((cradle: Cradle) => T);
+export type PluginPart<T> = Declared<T>;
 
 /** What `register` receives: the plugin's validated config slice and the kernel's settings. */
 export interface RegisterContext<TConfig> {
