@@ -1,4 +1,4 @@
-import { definePlugin, defineRoute, type CoinId } from '@gw/kernel';
+import { type CoinId, definePlugin, defineRoute, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 import type { ProviderServer } from './provider-server.js';
 
@@ -18,7 +18,7 @@ export function standInConfig(server: ProviderServer): Record<string, unknown> {
 export const rateProbePlugin = definePlugin({
   id: 'rate-probe',
   dependsOn: ['rates'],
-  routes: (cradle) => [
+  routes: withDeps(['ratesService'], (deps) => [
     defineRoute({
       method: 'GET',
       path: '/probe/rates/:coin',
@@ -26,9 +26,9 @@ export const rateProbePlugin = definePlugin({
       auth: 'none',
       params: Type.Object({ coin: Type.String() }),
       handler: async ({ params }) => {
-        const quote = await cradle.ratesService.quote(params.coin as CoinId);
+        const quote = await deps.ratesService.quote(params.coin as CoinId);
         return { body: { ...quote, fetchedAt: quote.fetchedAt.toISOString() } };
       },
     }),
-  ],
+  ]),
 });
