@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
+import { CLI_ACTOR } from '@gw/kernel';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { createTestDatabase, signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
 import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
 

@@ -1,8 +1,8 @@
 import net from 'node:net';
+import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import pg from 'pg';
 import { createTestDatabase, signedFetch, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { ALL_CHAINS, projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
 import { WEBHOOK_PLUGINS } from '../plugins/webhooks/test/helpers.js';
 import { startApp, waitForUrl, type AppProcess } from './processes.js';

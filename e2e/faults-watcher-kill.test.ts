@@ -1,8 +1,8 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import pg from 'pg';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { projectWithPools } from '../plugins/invoices/test/helpers.js';
 import { Anvil } from '../plugins/watchers/test/anvil.js';
 import { blockParam, RpcProxy } from '../plugins/watchers/test/rpc-proxy.js';

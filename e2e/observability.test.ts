@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { CLI_ACTOR } from '@gw/kernel';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
@@ -8,7 +9,6 @@ import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { plugins, chains } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { payInvoice } from '@gw/plugin-invoices/testing';
 import { projectWithPools } from '../plugins/webhooks/test/helpers.js';
 import { ROOT } from './processes.js';

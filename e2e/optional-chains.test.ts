@@ -9,7 +9,7 @@ import test from 'ava';
 import { chains, plugins } from '@gw/app-gateway';
 import { createKernel, loadConfig } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
 import { FIXED_RATES, projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
 import { sandboxClient, startSandboxKernel } from '../plugins/sandbox/test/helpers.js';
 

@@ -1,9 +1,9 @@
 import { createServer, type ServerResponse } from 'node:http';
+import { CLI_ACTOR } from '@gw/kernel';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { invoiceWithEvents, WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
 import { startApp, type AppProcess } from './processes.js';
 

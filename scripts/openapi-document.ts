@@ -7,7 +7,7 @@
  */
 import { pino } from 'pino';
 import { chains, plugins } from '@gw/app-gateway';
-import { bindChainIds, buildOpenApiDocument, createChainRegistry, type OpenApiDocument } from '@gw/kernel';
+import { bindChainIds, buildDeclared, buildOpenApiDocument, createChainRegistry, type OpenApiDocument } from '@gw/kernel';
 
 /** A cradle that answers every lookup with itself, and a URL-like string when converted. */
 const standIn: any = new Proxy(function standIn() {}, {
@@ -17,6 +17,6 @@ const standIn: any = new Proxy(function standIn() {}, {
 
 export function documentOfThisBuild(): OpenApiDocument {
   const registry = createChainRegistry(chains, pino({ level: 'silent' }));
-  const routes = plugins.flatMap((plugin) => plugin.routes?.(standIn) ?? []).map((route) => bindChainIds(route, registry));
+  const routes = plugins.flatMap((plugin) => (plugin.routes ? buildDeclared(plugin.routes, standIn, `routes of plugin "${plugin.id}"`) : [])).map((route) => bindChainIds(route, registry));
   return buildOpenApiDocument({ routes, errorCatalogues: plugins.flatMap((plugin) => plugin.errors ?? []), version: '0.1.0' });
 }

@@ -9,9 +9,8 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import knexFactory from 'knex';
 import { pino } from 'pino';
-import { createKernel, loadConfig, parseTimestamp, requestSigningString, signatureMatchesAny, SIGNATURE_WINDOW_SECONDS } from '@gw/kernel';
+import { CLI_ACTOR, createKernel, loadConfig, parseTimestamp, requestSigningString, SIGNATURE_WINDOW_SECONDS, signatureMatchesAny } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 // The wallets tests' published-mnemonic Cardano key and its real CIP-8 signer.
 import { adaWallet } from '../../plugins/wallets/test/signers.js';
 

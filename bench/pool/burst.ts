@@ -11,9 +11,9 @@
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/pool/burst.ts [--creates 1000] [--seconds 10]
  */
 import { parseArgs } from 'node:util';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, startTestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { benchPostgres } from '../bench-database.js';
 import { percentile } from '../measure.js';
 import { projectWithPools } from '../../plugins/invoices/test/helpers.js';

@@ -36,7 +36,7 @@ import pg from 'pg';
 import { startTestKernel } from '@gw/kernel/testing';
 import type { ChainId } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
 import { Anvil } from '@gw/plugin-watchers/testing';
 import { benchPostgres } from '../bench-database.js';
 import { projectWithPools } from '../../plugins/invoices/test/helpers.js';

@@ -30,10 +30,9 @@
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/watch/latency.ts [--node anvil|bcoin|litecoind] [--samples 10] [--intervals 5,1] [--modes poll,push]
  */
 import { parseArgs } from 'node:util';
-import type { ChainId } from '@gw/kernel';
+import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { Anvil } from '@gw/plugin-watchers/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';

@@ -28,10 +28,9 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import { fromBaseUnits } from '@gw/kernel';
+import { CLI_ACTOR, fromBaseUnits } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { Anvil } from '@gw/plugin-watchers/testing';
 import { randomBytes } from 'node:crypto';
 import { getAddress, toBeHex } from 'ethers';

@@ -30,9 +30,8 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { benchPostgres } from '../bench-database.js';
 import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
-import { createKernel, loadConfig, newId, type InvoiceEvent } from '@gw/kernel';
+import { CLI_ACTOR, createKernel, type InvoiceEvent, loadConfig, newId } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { signWebhook } from '@gw/webhook-verify';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,7 +5,7 @@
  * The long run is `scripts/fuzz.ts --cases N --seed S` (figures in docs/reliability.md).
  */
 import test from 'ava';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
 import { jsonRpcResponseProblems, oauthErrorShape } from './cases.js';
 import { fuzz } from './runner.js';
 import { countChanges, rowCounts, startFuzzWorld, type FuzzWorld } from './world.js';

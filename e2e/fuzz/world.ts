@@ -6,9 +6,8 @@
  * client. Requests are signed as A; B's ids are the foreign ones no request of A may reach.
  */
 import { chains, plugins } from '@gw/app-gateway';
-import { signRequest, requestTarget, sql, sqlIdentifier, sqlJoin, sqlQuery } from '@gw/kernel';
+import { CLI_ACTOR, requestTarget, signRequest, sql, sqlIdentifier, sqlJoin, sqlQuery } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { FIXED_RATES, projectWithPools } from '../../plugins/invoices/test/helpers.js';
 import { MailSink } from '../../plugins/oauth/test/helpers.js';
 

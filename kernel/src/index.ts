@@ -36,3 +36,7 @@ export * from './cli/flags.js';
 export * from './net/blocked-address.js';
 export * from './web/index.js';
 export * from './readiness/readiness.js';
+export * from './deps.js';
+export { PLUGIN_PARTS } from './declared-deps-check.js';
+export * from './crypto/tokens.js';
+export * from './audit/actor.js';

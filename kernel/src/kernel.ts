@@ -39,6 +39,8 @@ import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
 import { collectReadinessChecks, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
 import { registerJobQueueGauge } from './jobs/job-queue-metrics.js';
+import { buildDeclared, serviceDeclaration } from './deps.js';
+import { checkDeclaredDeps } from './declared-deps-check.js';
 
 /** What a process does: serve HTTP, run jobs, both, or neither (CLI, migrations). */
 export type KernelRole = 'gateway' | 'worker' | 'all' | 'cli';
@@ -165,17 +167,22 @@ export function createKernel(options: KernelOptions): Kernel {
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(chainRegistry),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
-      mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => plugin.mcpTools?.(cradle) ?? [])).singleton(),
+      mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => (plugin.mcpTools ? buildDeclared(plugin.mcpTools, cradle, `mcpTools of plugin "${plugin.id}"`) : []))).singleton(),
     });
+    const kernelServices = new Set(Object.keys(container.registrations));
     for (const { plugin, config: slice } of loaded) {
       const resolvers = plugin.register?.({ config: slice, kernelConfig: config, logger: logger.child({ plugin: plugin.id }) }) ?? {};
       const prefix = servicePrefix(plugin.id);
       for (const [name, resolver] of Object.entries(resolvers)) {
         if (!name.startsWith(prefix)) throw new Error(`plugin "${plugin.id}" registers "${name}": service names must start with "${prefix}"`);
         if (container.hasRegistration(name)) throw new Error(`service "${name}" is registered twice`);
+        if (!serviceDeclaration(resolver)) {
+          throw new Error(`plugin "${plugin.id}" registers "${name}" without service() or serviceValue(): a service declares the services it reads (ADR 0009)`);
+        }
         container.register(name, resolver);
       }
     }
+    checkDeclaredDeps(loaded, container, kernelServices);
   }
 
   function buildApp(authenticators: ReadonlyMap<string, Authenticator>): Koa {
@@ -199,7 +206,7 @@ export function createKernel(options: KernelOptions): Kernel {
       }
     });
     koa.use(requestIdMiddleware());
-    koa.use(errorMiddleware(logger, loaded.flatMap(({ plugin }) => plugin.errorFormats?.(container.cradle) ?? [])));
+    koa.use(errorMiddleware(logger, loaded.flatMap(({ plugin }) => (plugin.errorFormats ? buildDeclared(plugin.errorFormats, container.cradle, `errorFormats of plugin "${plugin.id}"`) : []))));
     koa.use(async (ctx, next) => {
       if (!accepting && !ctx.path.startsWith('/healthz')) {
         ctx.set('Connection', 'close');
@@ -293,11 +300,11 @@ export function createKernel(options: KernelOptions): Kernel {
       }
       await jobQueue!.start();
       registerJobQueueGauge(cradle.metrics.registry, jobQueue!, logger);
-      const jobDefinitions = [...KERNEL_JOBS(cradle), ...loaded.flatMap(({ plugin }) => plugin.jobs?.(cradle) ?? [])];
+      const jobDefinitions = [...KERNEL_JOBS(cradle), ...loaded.flatMap(({ plugin }) => (plugin.jobs ? buildDeclared(plugin.jobs, cradle, `jobs of plugin "${plugin.id}"`) : []))];
       await jobQueue!.declareQueues(jobDefinitions);
       for (const { plugin } of loaded) {
         try {
-          await plugin.start?.(cradle);
+          if (plugin.start) await buildDeclared(plugin.start, cradle, `start of plugin "${plugin.id}"`);
         } catch (error) {
           throw new Error(`plugin "${plugin.id}" failed to start: ${(error as Error).message}`, { cause: error });
         }
@@ -307,7 +314,7 @@ export function createKernel(options: KernelOptions): Kernel {
       if (role === 'gateway' || role === 'all') {
         const authenticators = new Map<string, Authenticator>();
         for (const { plugin } of loaded) {
-          for (const [name, authenticator] of Object.entries(plugin.authenticators?.(cradle) ?? {})) {
+          for (const [name, authenticator] of Object.entries(plugin.authenticators ? buildDeclared(plugin.authenticators, cradle, `authenticators of plugin "${plugin.id}"`) : {})) {
             if (authenticators.has(name)) throw new Error(`authenticator "${name}" is provided twice`);
             authenticators.set(name, authenticator);
           }
@@ -315,7 +322,7 @@ export function createKernel(options: KernelOptions): Kernel {
         routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         // The document is built from `routes` on first request, so it covers the plugin routes below.
         routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
-        for (const { plugin } of loaded) routes.push(...(plugin.routes?.(cradle) ?? []).map((route) => bindChainIds(route, chainRegistry)));
+        for (const { plugin } of loaded) routes.push(...(plugin.routes ? buildDeclared(plugin.routes, cradle, `routes of plugin "${plugin.id}"`) : []).map((route) => bindChainIds(route, chainRegistry)));
         app = buildApp(authenticators);
         await listen(app, config.http.port, config.http.host);
         accepting = true;
@@ -341,7 +348,7 @@ export function createKernel(options: KernelOptions): Kernel {
         if (jobQueue) await jobQueue.stop(config.http.shutdownGraceMs);
         for (const plugin of [...startedPlugins].reverse()) {
           try {
-            await plugin.stop?.(container.cradle);
+            if (plugin.stop) await buildDeclared(plugin.stop, container.cradle, `stop of plugin "${plugin.id}"`);
           } catch (error) {
             logger.error({ err: error, plugin: plugin.id }, 'plugin failed to stop cleanly');
           }

@@ -9,8 +9,14 @@ import type { Authenticator } from './http/authenticator.js';
 import type { CliCommand } from './cli/command.js';
 import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
-import type { Cradle } from './container.js';
 import type { ReadinessCheck } from './readiness/readiness.js';
+import type { Declared } from './deps.js';
+
+/**
+ * A plugin part built from the container, declared with `withDeps`: it sees only the services it
+ * names (ADR 0009), never the whole container.
+ */
+export type PluginPart<T> = Declared<T>;
 
 /** What `register` receives: the plugin's validated config slice and the kernel's settings. */
 export interface RegisterContext<TConfig> {
@@ -52,34 +58,35 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   readonly sealedColumns?: readonly SealedColumn[];
   /**
    * Container wiring: returns resolvers keyed by service name. Every name must start with the
-   * camelCase plugin id (`tenancyProjects` for plugin `tenancy`). Disposers go on the resolver.
+   * camelCase plugin id (`tenancyProjects` for plugin `tenancy`). Make them with `service` (a
+   * singleton built from the services it declares, with its disposer) or `serviceValue`.
    */
   readonly register?: (context: RegisterContext<Static<TConfigSchema>>) => Record<string, Resolver<unknown>>;
   /** HTTP routes. Mounted by the kernel with validation, authentication and guards. */
-  readonly routes?: (cradle: Cradle) => readonly RouteDefinition[];
+  readonly routes?: PluginPart<readonly RouteDefinition[]>;
   /**
    * Error shapes of path prefixes this plugin owns (e.g. RFC 6749's for `/oauth`): every error
    * there, including the kernel's own (404, 405, 413, 415, body validation, 503), is rendered by it.
-   * Given the container, so a prefix may follow configuration (the MCP transport's path).
+   * Built from declared services, so a prefix may follow configuration (the MCP transport's path).
    */
-  readonly errorFormats?: (cradle: Cradle) => readonly ErrorFormat[];
+  readonly errorFormats?: PluginPart<readonly ErrorFormat[]>;
   /** Authenticators this plugin provides, by name (routes select one with `auth`). */
-  readonly authenticators?: (cradle: Cradle) => Record<string, Authenticator>;
+  readonly authenticators?: PluginPart<Record<string, Authenticator>>;
   /** pg-boss queues, workers and schedules owned by this plugin (`<id>.<job>` names). */
-  readonly jobs?: (cradle: Cradle) => readonly JobDefinition[];
+  readonly jobs?: PluginPart<readonly JobDefinition[]>;
   /** MCP tools this plugin offers agents (see McpToolDefinition); served by the MCP plugin. */
-  readonly mcpTools?: (cradle: Cradle) => readonly McpToolDefinition[];
+  readonly mcpTools?: PluginPart<readonly McpToolDefinition[]>;
   /** Operator CLI commands (`pnpm gateway <noun> <verb>`). */
   readonly cli?: readonly CliCommand[];
   /**
    * What this plugin's concepts need before real payments work (issue 23): run by `gateway
    * doctor`, logged at start-up and listed in the details of `/readyz`.
    */
-  readonly readiness?: (cradle: Cradle) => readonly ReadinessCheck[];
+  readonly readiness?: PluginPart<readonly ReadinessCheck[]>;
   /** Runs after migrations and queue creation, before traffic. Failing here stops start-up. */
-  readonly start?: (cradle: Cradle) => Promise<void>;
+  readonly start?: PluginPart<Promise<void>>;
   /** Runs on shutdown, in reverse dependency order. */
-  readonly stop?: (cradle: Cradle) => Promise<void>;
+  readonly stop?: PluginPart<Promise<void>>;
 }
 
 /** A column of SecretBox ciphertexts (null allowed), with the `aad` each row was sealed with. */

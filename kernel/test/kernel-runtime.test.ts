@@ -1,7 +1,7 @@
 import test from 'ava';
 import { connect } from 'node:net';
 import { asFunction } from 'awilix';
-import { definePlugin, defineRoute, sql, sqlQuery, type Cradle } from '@gw/kernel';
+import { definePlugin, defineRoute, service, sql, sqlQuery, withDeps } from '@gw/kernel';
 import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
 import { roomInRateWindow, waitFor } from '../src/testing/wait-for.js';
 
@@ -31,28 +31,28 @@ const outboxProbe = definePlugin({
       },
     },
   ],
-  register: () => ({ outboxProbeCounter: asFunction(() => ({ value: 0 })).singleton() }),
-  jobs: (cradle: Cradle) => [
+  register: () => ({ outboxProbeCounter: service([], () => ({ value: 0 })) }),
+  jobs: withDeps(['db'], (deps) => [
     {
       name: 'outbox-probe.announce',
       work: { pollingIntervalSeconds: 0.5, batchSize: 10 },
       handler: async (jobs) => {
-        for (const job of jobs) await cradle.db('outbox_probe_seen').insert({ id: (job.data as { id: string }).id }).onConflict('id').ignore();
+        for (const job of jobs) await deps.db('outbox_probe_seen').insert({ id: (job.data as { id: string }).id }).onConflict('id').ignore();
       },
     },
-  ],
-  routes: (cradle) => [
+  ]),
+  routes: withDeps(['rateLimiter'], (deps) => [
     defineRoute({
       method: 'GET',
       path: '/probe/limited',
       summary: 'Two per minute across all instances.',
       auth: 'none',
       handler: async () => {
-        await cradle.rateLimiter.consume({ key: 'probe:shared', limit: 2, windowSeconds: 60 });
+        await deps.rateLimiter.consume({ key: 'probe:shared', limit: 2, windowSeconds: 60 });
         return { body: { ok: true } };
       },
     }),
-  ],
+  ]),
 });
 
 test('a job sent inside a transaction exists only if the transaction commits (the outbox rule)', async (t) => {
@@ -105,16 +105,21 @@ test('stop closes the server: a stopped gateway refuses connections', async (t) 
 test('a plugin that fails to start stops start-up', async (t) => {
   const broken = definePlugin({
     id: 'broken',
-    start: async () => {
+    start: withDeps([], async () => {
       throw new Error('cannot reach provider');
-    },
+    }),
   });
   await t.throwsAsync(startTestKernel({ plugins: [broken] }), { message: /plugin "broken" failed to start: cannot reach provider/ });
 });
 
 test('service names must carry the plugin prefix', async (t) => {
-  const sloppy = definePlugin({ id: 'sloppy', register: () => ({ helper: asFunction(() => 1) }) });
+  const sloppy = definePlugin({ id: 'sloppy', register: () => ({ helper: service([], () => 1) }) });
   await t.throwsAsync(startTestKernel({ plugins: [sloppy] }), { message: /service names must start with "sloppy"/ });
+});
+
+test('a service must declare what it reads: a resolver wired by hand (it would get the whole container) stops start-up', async (t) => {
+  const byHand = definePlugin({ id: 'by-hand', register: () => ({ byHandHelper: asFunction(() => 1).singleton() }) });
+  await t.throwsAsync(startTestKernel({ plugins: [byHand] }), { message: 'plugin "by-hand" registers "byHandHelper" without service() or serviceValue(): a service declares the services it reads (ADR 0009)' });
 });
 
 test('hitMany counts a batch in one statement and admits exactly the hits within the limit', async (t) => {

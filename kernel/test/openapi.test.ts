@@ -2,10 +2,10 @@ import test from 'ava';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import Type from 'typebox';
-import { buildOpenApiDocument, defineErrors, definePlugin, defineRoute, type OpenApiDocument, type RouteDefinition } from '@gw/kernel';
+import { buildOpenApiDocument, CLI_ACTOR, defineErrors, definePlugin, defineRoute, type OpenApiDocument, type RouteDefinition, withDeps } from '@gw/kernel';
 import { expectResponseMatchesRoute, responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 // Kernel tests reach the real plugins by path: the kernel package does not depend on them.
-import { CLI_ACTOR, tenancyPlugin } from '../../plugins/tenancy/src/index.js';
+import { tenancyPlugin } from '../../plugins/tenancy/src/index.js';
 import { walletsPlugin } from '../../plugins/wallets/src/index.js';
 import { btcChain } from '../../chains/btc/src/index.js';
 import { chains as compositionChains, plugins as compositionPlugins } from '../../apps/gateway/src/composition.js';
@@ -27,7 +27,7 @@ const openApiProbe = definePlugin({
   id: 'openapi-probe',
   dependsOn: ['tenancy'],
   errors: [probeErrors],
-  routes: () => [
+  routes: withDeps([], () => [
     defineRoute({
       method: 'POST',
       path: '/api/v1/probe-docs/things',
@@ -81,7 +81,7 @@ const openApiProbe = definePlugin({
       },
       handler: async () => ({ body: { id: 'root', children: [{ id: 'leaf', children: [] }] } satisfies TreeNode }),
     }),
-  ],
+  ]),
 });
 
 let gw: TestKernel;

@@ -1,12 +1,12 @@
 import test from 'ava';
-import { definePlugin, staticAssets } from '@gw/kernel';
+import { definePlugin, staticAssets, withDeps } from '@gw/kernel';
 import { startTestKernel } from '@gw/kernel/testing';
 
 const assets = staticAssets('/probe/assets', [
   { name: 'app.css', type: 'text/css; charset=utf-8', content: 'body{color:#111}' },
   { name: 'app.js', type: 'text/javascript; charset=utf-8', content: 'console.log(1)' },
 ]);
-const probe = definePlugin({ id: 'asset-probe', routes: () => assets.routes });
+const probe = definePlugin({ id: 'asset-probe', routes: withDeps([], () => assets.routes) });
 
 test('assets are served with their type, hashed URLs are cached forever, others revalidate, unknown names are 404', async (t) => {
   const gw = await startTestKernel({ plugins: [probe] });

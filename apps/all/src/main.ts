@@ -1,5 +1,5 @@
 import { runProcess } from '@gw/app-gateway/run';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
 import { deliverFirstStartCredentials } from './first-start.js';
 
 // `pnpm start`: the gateway (HTTP) and the worker (jobs) in one process. On the first start of

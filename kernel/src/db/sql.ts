@@ -37,6 +37,27 @@ export class Sql {
   }
 }
 
+/**
+ * A part of a statement that is a relation with known columns: what a plugin lends another
+ * plugin's statement about its own tables (ADR 0003). `Row` types the columns for the borrower;
+ * `columns` names them so the lending plugin's own tests can check the part against its tables
+ * (a renamed column then fails there, not in the borrower at run time, ADR 0009).
+ */
+export class SqlRelation<Row extends Record<string, unknown>> extends Sql {
+  /** @internal */
+  constructor(
+    readonly columns: readonly (keyof Row & string)[],
+    part: Sql,
+  ) {
+    super(part.strings, part.values);
+  }
+}
+
+/** Declares `part` a relation of the `columns` of `Row`, for a plugin's contract. */
+export function sqlRelation<Row extends Record<string, unknown>>(columns: readonly (keyof Row & string)[], part: Sql): SqlRelation<Row> {
+  return new SqlRelation<Row>(columns, part);
+}
+
 /** Tagged template: `sql\`select * from t where id = any(${ids}::text[])\``. */
 export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
   return new Sql(strings, values);

@@ -1,5 +1,8 @@
 import { coreErrors } from '../errors/index.js';
 
+/** ISO 8601 date or date-time (with optional offset), as `parseInstant` accepts: a query schema's pattern. */
+export const ISO_8601_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
+
 /**
  * An ISO 8601 date or date-time query value as an instant; a bare date is the start (or end) of
  * that UTC day, and a time without an offset is UTC. Throws 400 `validation_error` naming

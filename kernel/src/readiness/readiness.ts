@@ -1,4 +1,6 @@
 import type { Cradle } from '../container.js';
+import { buildDeclared } from '../deps.js';
+import type { PluginPart } from '../plugin.js';
 import type { KernelConfig } from '../config/kernel-config.js';
 import { isDevelopment } from '../config/run-mode.js';
 
@@ -94,6 +96,9 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Pro
 }
 
 /** Every check of the kernel and of the enabled plugins, in plugin order. */
-export function collectReadinessChecks(cradle: Cradle, plugins: readonly { plugin: { readiness?: (cradle: Cradle) => readonly ReadinessCheck[] } }[]): ReadinessCheck[] {
-  return [...kernelReadinessChecks(cradle.kernelConfig), ...plugins.flatMap(({ plugin }) => plugin.readiness?.(cradle) ?? [])];
+export function collectReadinessChecks(cradle: Cradle, plugins: readonly { plugin: { id: string; readiness?: PluginPart<readonly ReadinessCheck[]> } }[]): ReadinessCheck[] {
+  return [
+    ...kernelReadinessChecks(cradle.kernelConfig),
+    ...plugins.flatMap(({ plugin }) => (plugin.readiness ? buildDeclared(plugin.readiness, cradle, `readiness of plugin "${plugin.id}"`) : [])),
+  ];
 }

@@ -1,6 +1,5 @@
-import { isUlid } from '@gw/kernel';
+import { CLI_ACTOR, isUlid } from '@gw/kernel';
 import type { ChainId, CliCommand, CliFlag } from '@gw/kernel';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 
 const projectFlag: CliFlag = {
   type: 'string',

@@ -1,26 +1,15 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
-import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets/contract';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
 import { m0002FreeIndexOrdering } from '../migrations/0002_free_index_ordering.js';
 import { addressPoolCommands } from './cli.js';
-import { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
+import { AddressPoolConfigSchema } from './config.js';
 import { addressPoolErrors } from './errors.js';
 import { addressPoolJobs } from './jobs.js';
 import { createAllocationCounter, registerPoolGauges } from './metrics.js';
 import { AddressPoolService } from './services/address-pool-service.js';
 import { PoolReplenisher } from './services/pool-replenisher.js';
 import { PoolStatusService } from './services/pool-status.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly addressPoolConfig: AddressPoolConfig;
-    readonly addressPoolService: AddressPoolService;
-    readonly addressPoolReplenisher: PoolReplenisher;
-    readonly addressPoolStatus: PoolStatusService;
-    readonly addressPoolAllocations: ReturnType<typeof createAllocationCounter>;
-  }
-}
 
 /**
  * Address pool: deposit addresses pre-derived from each verified wallet by the
@@ -35,31 +24,32 @@ export const addressPoolPlugin = definePlugin({
   errors: [addressPoolErrors],
   migrations: [m0001AddressPool, m0002FreeIndexOrdering],
   register: ({ config }) => ({
-    addressPoolConfig: asValue(config),
-    addressPoolAllocations: asFunction(({ metrics }: Cradle) => createAllocationCounter(metrics.registry)).singleton(),
-    addressPoolService: asFunction((cradle: Cradle) => new AddressPoolService(cradle)).singleton(),
-    addressPoolReplenisher: asFunction((cradle: Cradle) => new PoolReplenisher(cradle)).singleton(),
-    addressPoolStatus: asFunction((cradle: Cradle) => new PoolStatusService(cradle)).singleton(),
+    addressPoolConfig: serviceValue(config),
+    addressPoolAllocations: service(['metrics'], ({ metrics }) => createAllocationCounter(metrics.registry)),
+    addressPoolService: service(['db', 'jobs', 'chains', 'audit', 'logger', 'walletsWallets', 'addressPoolConfig', 'addressPoolAllocations'], (deps) => new AddressPoolService(deps)),
+    addressPoolReplenisher: service(['db', 'chains', 'logger', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolReplenisher(deps)),
+    addressPoolStatus: service(['db', 'chains', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolStatusService(deps)),
   }),
   jobs: addressPoolJobs,
   cli: addressPoolCommands,
-  start: async (cradle) => {
-    registerPoolGauges(cradle.metrics.registry, cradle);
+  start: withDeps(['metrics', 'logger', 'addressPoolStatus', 'addressPoolAllocations', 'kernelRole', 'notifications', 'addressPoolService'], async (deps) => {
+    registerPoolGauges(deps.metrics.registry, deps);
     // Resolve eagerly so the counter is on /metrics before the first allocation.
-    void cradle.addressPoolAllocations;
+    void deps.addressPoolAllocations;
     // A wallet verified on any instance gets its pool filled at once, not at the next minute's run
     // (a CLI process ends before a job would matter; the gateway and workers listen).
-    if (cradle.kernelRole !== 'cli') {
-      await cradle.notifications.subscribe(WALLET_VERIFIED_CHANNEL, {
+    if (deps.kernelRole !== 'cli') {
+      await deps.notifications.subscribe(WALLET_VERIFIED_CHANNEL, {
         onNotification: (payload) => {
           const notice = JSON.parse(payload) as WalletVerifiedNotice;
-          void cradle.addressPoolService.requestReplenish(notice);
+          void deps.addressPoolService.requestReplenish(notice);
         },
       });
     }
-  },
+  }),
 });
 
+export * from './contract.js';
 export { addressPoolErrors } from './errors.js';
 export { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
 export { AddressPoolService, type Allocation, type AllocationMode, type FreshPickGroup, type FreshPicks, type PickedAddress, type PickedGroup, type PoolAddressRef } from './services/address-pool-service.js';

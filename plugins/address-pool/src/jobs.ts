@@ -1,4 +1,4 @@
-import type { Cradle, JobDefinition } from '@gw/kernel';
+import { type JobDefinition, withDeps } from '@gw/kernel';
 import { REPLENISH_JOB, type ReplenishJobData } from './job-names.js';
 
 /**
@@ -6,7 +6,7 @@ import { REPLENISH_JOB, type ReplenishJobData } from './job-names.js';
  * (sent by `allocate` when a pool runs low). After replenishing it warns about pools whose gap
  * exceeds `gapWarningThreshold` on chains where BIP44 gap limits apply.
  */
-export function addressPoolJobs(cradle: Cradle): JobDefinition<ReplenishJobData>[] {
+export const addressPoolJobs = withDeps(['addressPoolReplenisher', 'logger', 'addressPoolConfig', 'addressPoolStatus'], (deps): JobDefinition<ReplenishJobData>[] => {
   return [
     {
       name: REPLENISH_JOB,
@@ -20,14 +20,14 @@ export function addressPoolJobs(cradle: Cradle): JobDefinition<ReplenishJobData>
           const key = `${filter.projectId ?? '*'}:${filter.chain ?? '*'}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          const reports = await cradle.addressPoolReplenisher.replenish(filter);
+          const reports = await deps.addressPoolReplenisher.replenish(filter);
           for (const report of reports) {
-            if (report.derived > 0 || report.recycled > 0) cradle.logger.info(report, 'address pool replenished');
+            if (report.derived > 0 || report.recycled > 0) deps.logger.info(report, 'address pool replenished');
           }
-          const threshold = cradle.addressPoolConfig.gapWarningThreshold;
-          for (const pool of await cradle.addressPoolStatus.status(filter, { listAwaitingActivation: false })) {
+          const threshold = deps.addressPoolConfig.gapWarningThreshold;
+          for (const pool of await deps.addressPoolStatus.status(filter, { listAwaitingActivation: false })) {
             if (pool.gap_limit_applies && pool.gap > threshold) {
-              cradle.logger.warn(
+              deps.logger.warn(
                 { projectId: pool.project_id, chain: pool.chain, gap: pool.gap, threshold },
                 'address pool gap exceeds the gap limit: wallet software scanning with this gap limit may not see funds on later addresses',
               );
@@ -37,4 +37,4 @@ export function addressPoolJobs(cradle: Cradle): JobDefinition<ReplenishJobData>
       },
     },
   ];
-}
+});

@@ -2,10 +2,10 @@ import test, { type ExecutionContext } from 'ava';
 import { ethChain } from '@gw/chain-eth';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import { isAppError, sql, sqlQuery, type AppError, type ChainId } from '@gw/kernel';
+import { type AppError, type ChainId, CLI_ACTOR, isAppError, sql, sqlQuery } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin, type Allocation } from '@gw/plugin-address-pool';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { projectWithWallets } from './helpers.js';
 
@@ -261,4 +261,31 @@ test('the free-row lookups walk the free-row index, never the allocated rows, ev
   const [group] = picks.read(read!.pools);
   t.deepEqual(group!.picks.map((p) => p.derivationIndex), [5001, 5002, 5003], 'the lowest free rows (5000 went to the probe)');
   t.is(group!.walletError, undefined);
+});
+
+test('takeSql, the part lent to invoice creation (ADR 0003), allocates exactly the named picked rows and returns its declared columns', async (t) => {
+  const { addressPoolReplenisher, addressPoolService, db } = gw.kernel.cradle;
+  const projectId = await projectWithWallets(gw, operatorId, ['eth']);
+  await addressPoolReplenisher.replenish({ projectId, chain: 'eth' });
+  const picks = addressPoolService.freshPicks([{ projectId, chain: 'eth', wanted: 2 }]);
+  const { first, second, taken, again, columns } = await db.transaction(async (trx) => {
+    const [read] = await sqlQuery<{ pools: unknown }>(trx, sql`with ${picks.ctes} select ${picks.result} as pools`);
+    const [group] = picks.read(read!.pools);
+    const take = (addressId: string) => addressPoolService.takeSql(sql`select ${addressId}::text, ${'inv-take'}::text`);
+    const part = take(group!.picks[0]!.addressId);
+    return {
+      first: group!.picks[0]!.addressId,
+      second: group!.picks[1]!.addressId,
+      columns: part.columns,
+      taken: await sqlQuery<Record<string, unknown>>(trx, sql`with taken as (${part}) select * from taken`),
+      // A row already allocated is left alone and missing from the result.
+      again: await sqlQuery<Record<string, unknown>>(trx, sql`with taken as (${take(group!.picks[0]!.addressId)}) select * from taken`),
+    };
+  });
+  t.deepEqual(taken, [{ id: first }]);
+  t.deepEqual(Object.keys(taken[0]!), [...columns], 'exactly the columns the contract declares');
+  t.deepEqual(again, []);
+  const rows = await db('address_pool_addresses').whereIn('id', [first, second]).select('id', 'state', 'active_allocations', 'last_invoice_ref');
+  t.like(rows.find((r) => r.id === first), { state: 'allocated', active_allocations: 1, last_invoice_ref: 'inv-take' });
+  t.like(rows.find((r) => r.id === second), { state: 'available', active_allocations: 0 }, 'a picked row that was not named stays free');
 });

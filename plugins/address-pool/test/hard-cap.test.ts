@@ -1,9 +1,9 @@
 import test from 'ava';
 import { ethChain } from '@gw/chain-eth';
-import { isAppError } from '@gw/kernel';
+import { CLI_ACTOR, isAppError } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { projectWithWallets } from './helpers.js';
 

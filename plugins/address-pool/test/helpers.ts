@@ -1,6 +1,5 @@
-import type { ChainId, ProjectKind } from '@gw/kernel';
+import { type ChainId, CLI_ACTOR, type ProjectKind } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
 import { ethWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
 

@@ -1,8 +1,9 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { tonChain } from '@gw/chain-ton';
 import { startTestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { projectWithWallets } from './helpers.js';
 

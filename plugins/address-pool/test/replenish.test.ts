@@ -1,8 +1,9 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { ethChain } from '@gw/chain-eth';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin, REPLENISH_JOB } from '@gw/plugin-address-pool';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { projectWithWallets, waitFor } from './helpers.js';
 

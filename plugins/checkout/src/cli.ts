@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { coreErrors, ulidFlag, type CliCommand } from '@gw/kernel';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR, type CliCommand, coreErrors, ulidFlag } from '@gw/kernel';
 import { MAX_DISPLAY_NAME, MAX_LOGO_BYTES, type BrandingPatch } from './services/branding-service.js';
 
 const view = (branding: { displayName: string; logoDataUri: string | null; colour: string | null }) => ({

@@ -1,22 +1,11 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Checkout } from '../migrations/0001_checkout.js';
 import { checkoutCommands } from './cli.js';
-import { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
+import { CheckoutConfigSchema } from './config.js';
 import { checkoutRoutes } from './routes.js';
 import { BrandingService } from './services/branding-service.js';
 import { StatusHub } from './services/status-hub.js';
 import { StreamLimiter } from './services/stream-limiter.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly checkoutConfig: CheckoutConfig;
-    readonly checkoutBranding: BrandingService;
-    /** Fans invoice changes out to this process's open status streams. */
-    readonly checkoutStatusHub: StatusHub;
-    readonly checkoutStreamLimiter: StreamLimiter;
-  }
-}
 
 /**
  * The hosted checkout page (issue 21): `{base_url}/checkout/{token}` shows the payer what to send
@@ -31,18 +20,21 @@ export const checkoutPlugin = definePlugin({
   config: CheckoutConfigSchema,
   migrations: [m0001Checkout],
   register: ({ config, logger }) => ({
-    checkoutConfig: asValue(config),
-    checkoutBranding: asFunction((cradle: Cradle) => new BrandingService(cradle)).singleton(),
-    checkoutStatusHub: asFunction((cradle: Cradle) => new StatusHub({ notifications: cradle.notifications, invoicesService: cradle.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }))
-      .singleton()
-      .disposer((hub: StatusHub) => hub.close()),
-    checkoutStreamLimiter: asValue(new StreamLimiter(config.streamsPerClient)),
+    checkoutConfig: serviceValue(config),
+    checkoutBranding: service(['db', 'audit', 'tenancyProjects'], (deps) => new BrandingService(deps)),
+    checkoutStatusHub: service(
+      ['notifications', 'invoicesService'],
+      (deps) => new StatusHub({ notifications: deps.notifications, invoicesService: deps.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }),
+      { dispose: (hub) => hub.close() },
+    ),
+    checkoutStreamLimiter: serviceValue(new StreamLimiter(config.streamsPerClient)),
   }),
   routes: checkoutRoutes,
   cli: checkoutCommands,
-  stop: async (cradle) => cradle.checkoutStatusHub.close(),
+  stop: withDeps(['checkoutStatusHub'], async (deps) => deps.checkoutStatusHub.close()),
 });
 
+export * from './contract.js';
 export { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
 export { BrandingService, logoType, type Branding, type BrandingPatch } from './services/branding-service.js';
 export { StatusHub } from './services/status-hub.js';

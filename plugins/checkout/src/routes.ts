@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { AppError, defineRoute, pageHeaders, staticAssets, type Cradle, type RouteDefinition, type RouteResult } from '@gw/kernel';
-import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices';
-import type { Simulation } from '@gw/plugin-sandbox';
+import { AppError, defineRoute, pageHeaders, type RouteDefinition, type RouteResult, staticAssets, withDeps } from '@gw/kernel';
+import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices/contract';
+import type { Simulation } from '@gw/plugin-sandbox/contract';
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATIONS, statusFragment } from './page/checkout-page.js';
@@ -39,13 +39,13 @@ function clientOf(ctx: Context): string {
 }
 
 /** Public routes of the hosted checkout page (issue 21); the token in the path is the only credential. */
-export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
-  const config = cradle.checkoutConfig;
-  const locate = async (token: string): Promise<CheckoutInvoice | undefined> => (TOKEN.test(token) ? cradle.invoicesService.byCheckoutToken(token) : undefined);
+export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'chains', 'checkoutStreamLimiter', 'checkoutBranding', 'checkoutStatusHub', 'logger', 'sandboxSimulator?'], (deps): RouteDefinition[] => {
+  const config = deps.checkoutConfig;
+  const locate = async (token: string): Promise<CheckoutInvoice | undefined> => (TOKEN.test(token) ? deps.invoicesService.byCheckoutToken(token) : undefined);
   const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: pageHeaders(), body: notFoundPage(locale, CHECKOUT_ASSETS) });
 
   function update(invoice: InvoiceView, kind: CheckoutInvoice['projectKind'], branding: Branding, locale: Locale, token: string): StatusUpdate {
-    const facts = coinFacts(cradle.chains, invoice, kind);
+    const facts = coinFacts(deps.chains, invoice, kind);
     const status = payerStatus(invoice, facts.decimals);
     return {
       status: status.status,
@@ -68,10 +68,10 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
     const locale = chooseLocale(lang, ctx.get('Accept-Language'));
     const found = await locate(token);
     if (!found) return notFound(locale);
-    const release = cradle.checkoutStreamLimiter.acquire(clientOf(ctx));
+    const release = deps.checkoutStreamLimiter.acquire(clientOf(ctx));
     if (!release) return tooMany();
     try {
-      return { locale, found, branding: await cradle.checkoutBranding.forProject(found.invoice.project_id), release };
+      return { locale, found, branding: await deps.checkoutBranding.forProject(found.invoice.project_id), release };
     } catch (error) {
       release();
       throw error;
@@ -92,7 +92,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
         const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
         const found = await locate(params.token);
         if (!found) return notFound(locale);
-        const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id);
+        const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
         const simulationError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
         const body = await checkoutPage({
           token: params.token,
@@ -100,7 +100,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
           projectKind: found.projectKind,
           branding,
           locale,
-          chains: cradle.chains,
+          chains: deps.chains,
           assets: CHECKOUT_ASSETS,
           returnDelaySeconds: config.returnDelaySeconds,
           simulationError,
@@ -118,7 +118,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
       handler: async ({ params }) => {
         const found = await locate(params.token);
         if (!found) return notFound('en');
-        const branding = await cradle.checkoutBranding.forProject(found.invoice.project_id);
+        const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
         return { status: 200, headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }, body: branding.colour ? brandStylesheet(branding.colour) : '' };
       },
     }),
@@ -151,7 +151,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
             };
             const onClose = () => finish(current);
             ctx.res.on('close', onClose);
-            void cradle.checkoutStatusHub
+            void deps.checkoutStatusHub
               .watch(found.invoice.id, (invoice) => {
                 const next = update(invoice, found.projectKind, branding, locale, params.token);
                 if (next.key !== query.known) finish(next);
@@ -194,7 +194,7 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
         };
         let unwatch: (() => void) | undefined;
         let closed = false;
-        const stopHeartbeat = cradle.checkoutStatusHub.onHeartbeat(() => stream.write(': keep-alive\n\n'));
+        const stopHeartbeat = deps.checkoutStatusHub.onHeartbeat(() => stream.write(': keep-alive\n\n'));
         const lifetime = setTimeout(() => close(), config.streamMaxSeconds * 1000);
         lifetime.unref();
         function close() {
@@ -210,12 +210,12 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
         ctx.req.socket.setTimeout(0);
         stream.write('retry: 3000\n\n');
         try {
-          unwatch = await cradle.checkoutStatusHub.watch(found.invoice.id, (invoice) => send(update(invoice, found.projectKind, branding, locale, params.token)));
+          unwatch = await deps.checkoutStatusHub.watch(found.invoice.id, (invoice) => send(update(invoice, found.projectKind, branding, locale, params.token)));
           // Re-read after listening began, so a change committed in between is not missed.
-          const fresh = await cradle.invoicesService.getMany([found.invoice.id]);
+          const fresh = await deps.invoicesService.getMany([found.invoice.id]);
           send(update(fresh.get(found.invoice.id) ?? found.invoice, found.projectKind, branding, locale, params.token));
         } catch (error) {
-          cradle.logger.warn({ err: error, invoice_id: found.invoice.id }, 'checkout: a status stream could not follow its invoice');
+          deps.logger.warn({ err: error, invoice_id: found.invoice.id }, 'checkout: a status stream could not follow its invoice');
           close();
         }
         if (closed) unwatch?.();
@@ -241,14 +241,14 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
           const { invoice } = found;
           if (simulation.name === 'partial') {
             const half = BigInt(invoice.amount_crypto_units) / 2n;
-            await cradle.sandboxSimulator.simulateEvent(
+            await deps.sandboxSimulator!.simulateEvent(
               invoice.project_id,
               invoice.id,
               { eventType: 'invoice.partial', amountUnits: (half > 0n ? half : 1n).toString(), confirmations: Math.max(invoice.confirmation_threshold, 1), blockHeight: 1, expectedCurrentStatus: invoice.status },
               actor,
             );
           } else {
-            await cradle.sandboxSimulator.simulate(invoice.project_id, invoice.id, simulation.name as Simulation, simulation.input, actor);
+            await deps.sandboxSimulator!.simulate(invoice.project_id, invoice.id, simulation.name as Simulation, simulation.input, actor);
           }
         } catch (failure) {
           if (!(failure instanceof AppError)) throw failure;
@@ -258,4 +258,4 @@ export function checkoutRoutes(cradle: Cradle): RouteDefinition[] {
       },
     }),
   ];
-}
+});

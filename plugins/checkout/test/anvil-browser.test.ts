@@ -6,8 +6,8 @@
  * the browser's request interception (nothing leaves the machine).
  */
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { freePort, startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { Anvil } from '@gw/plugin-watchers/testing';
 import { parseEther } from 'ethers';

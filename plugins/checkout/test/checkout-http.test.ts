@@ -1,6 +1,6 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { partnerUrl } from '@gw/plugin-invoices';
 import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
 import { chooseLocale, formatDecimal, logoType } from '../src/index.js';

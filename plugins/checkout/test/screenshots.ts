@@ -5,8 +5,8 @@
  * waiting, partial and paid states.
  */
 import { fileURLToPath } from 'node:url';
+import { CLI_ACTOR } from '@gw/kernel';
 import { chromium } from 'playwright-core';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { sandboxClient, startCheckoutKernel } from './helpers.js';
 
 const OUT = fileURLToPath(new URL('../../../docs/images/', import.meta.url));

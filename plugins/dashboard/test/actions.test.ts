@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
 import { Receiver } from '../../webhooks/test/helpers.js';
 import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
 import { connectApp, refreshWorks } from './oauth-app.js';

@@ -1,7 +1,8 @@
 import type { TestKernel } from '@gw/kernel/testing';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
-import { CLI_ACTOR, type UserView } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
+import type { UserView } from '@gw/plugin-tenancy/contract';
 import { MailSink } from '../../oauth/test/helpers.js';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
 import { dashboardPlugin } from '../src/index.js';

@@ -1,8 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { COIN_ID_PATTERN, coreErrors, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR, COIN_ID_PATTERN, coreErrors, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';

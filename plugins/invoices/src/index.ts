@@ -1,13 +1,12 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Checkout } from '../migrations/0003_checkout.js';
 import { InvoiceExporter } from './services/invoice-export.js';
-import { createTransitionCounter, type TransitionCounter } from './metrics.js';
+import { createTransitionCounter } from './metrics.js';
 import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
 import { invoicesCommands } from './cli.js';
-import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
+import { InvoicesConfigSchema } from './config.js';
 import { invoicesErrors } from './errors.js';
 import { invoicesRoutes } from './routes.js';
 import { invoicesMcpTools } from './mcp-tools.js';
@@ -21,23 +20,6 @@ import { LifecycleStore } from './lifecycle/lifecycle-store.js';
 import { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 import { invoicesJobs } from './jobs.js';
 
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly invoicesTransitions: TransitionCounter;
-    readonly invoicesConfig: InvoicesConfig;
-    readonly invoicesService: InvoiceService;
-    readonly invoicesExporter: InvoiceExporter;
-    readonly invoicesCreator: InvoiceCreator;
-    readonly invoicesReads: InvoiceReads;
-    /** Builds `checkout_url` from the invoice's checkout token. */
-    readonly invoicesCheckoutLinks: CheckoutLinks;
-    readonly invoicesPolicies: PolicyService;
-    readonly invoicesLifecycleStore: LifecycleStore;
-    readonly invoicesLifecycle: InvoiceLifecycle;
-    readonly invoicesAttribution: OrphanAttribution;
-  }
-}
-
 /**
  * Invoices over REST (spec 2.1, 4.2): idempotent creation with a pool address and an exchange-rate
  * snapshot, search with cursor pagination, retrieval, cancellation; per-project invoice policies
@@ -50,28 +32,29 @@ export const invoicesPlugin = definePlugin({
   errors: [invoicesErrors],
   migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate],
   register: ({ config }) => ({
-    invoicesConfig: asValue(config),
-    invoicesTransitions: asFunction(({ metrics }: Cradle) => createTransitionCounter(metrics.registry)).singleton(),
-    invoicesPolicies: asFunction((cradle: Cradle) => new PolicyService(cradle)).singleton(),
-    invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
-    invoicesCreator: asFunction((cradle: Cradle) => new InvoiceCreator(cradle)).singleton(),
-    invoicesReads: asFunction((cradle: Cradle) => new InvoiceReads(cradle)).singleton(),
-    invoicesCheckoutLinks: asFunction((cradle: Cradle) => new CheckoutLinks(cradle)).singleton(),
-    invoicesLifecycleStore: asFunction((cradle: Cradle) => new LifecycleStore(cradle)).singleton(),
-    invoicesExporter: asFunction((cradle: Cradle) => new InvoiceExporter(cradle)).singleton(),
-    invoicesLifecycle: asFunction((cradle: Cradle) => new InvoiceLifecycle(cradle)).singleton(),
-    invoicesAttribution: asFunction((cradle: Cradle) => new OrphanAttribution(cradle)).singleton(),
+    invoicesConfig: serviceValue(config),
+    invoicesTransitions: service(['metrics'], ({ metrics }) => createTransitionCounter(metrics.registry)),
+    invoicesPolicies: service(['db', 'audit', 'chains', 'invoicesConfig', 'tenancyProjects'], (deps) => new PolicyService(deps)),
+    invoicesService: service(['invoicesCreator', 'invoicesReads', 'invoicesLifecycle'], (deps) => new InvoiceService(deps)),
+    invoicesCreator: service(['db', 'audit', 'chains', 'invoicesCheckoutLinks', 'rateLimiter', 'logger', 'invoicesConfig', 'invoicesPolicies', 'addressPoolService', 'walletsWallets', 'ratesService', 'invoicesTransitions'], (deps) => new InvoiceCreator(deps)),
+    invoicesReads: service(['db', 'chains', 'invoicesCheckoutLinks'], (deps) => new InvoiceReads(deps)),
+    invoicesCheckoutLinks: service(['kernelConfig'], (deps) => new CheckoutLinks(deps)),
+    invoicesLifecycleStore: service(['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'], (deps) => new LifecycleStore(deps)),
+    invoicesExporter: service(['db', 'chains'], (deps) => new InvoiceExporter(deps)),
+    invoicesLifecycle: service(['db', 'chains', 'invoicesLifecycleStore'], (deps) => new InvoiceLifecycle(deps)),
+    invoicesAttribution: service(['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'], (deps) => new OrphanAttribution(deps)),
   }),
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
   cli: invoicesCommands,
-  start: async (cradle) => {
+  start: withDeps(['invoicesTransitions'], async (deps) => {
     // Resolved eagerly so the counter is on /metrics before the first change.
-    void cradle.invoicesTransitions;
-  },
+    void deps.invoicesTransitions;
+  }),
 });
 
+export * from './contract.js';
 export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
 export { INVOICE_STATUSES, WAITING_STATUSES, PAID_STATUSES, type InvoiceStatus } from './invoice-status.js';

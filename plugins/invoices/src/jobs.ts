@@ -1,4 +1,4 @@
-import type { Cradle, JobDefinition } from '@gw/kernel';
+import { type JobDefinition, withDeps } from '@gw/kernel';
 
 /** The queue of the minute's expiry pass. */
 export const EXPIRE_JOB = 'invoices.expire';
@@ -7,7 +7,7 @@ export const EXPIRE_JOB = 'invoices.expire';
 const EXPIRY_ACTOR = { actor: 'invoice-expiry', channel: 'system' } as const;
 
 /** `invoices.expire`: every minute, invoices past `expires_at` become `expired` (the lifecycle's `deadline_passed`). */
-export function invoicesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[] {
+export const invoicesJobs = withDeps(['invoicesLifecycle'], (deps): JobDefinition<Record<string, never>>[] => {
   return [
     {
       name: EXPIRE_JOB,
@@ -16,8 +16,8 @@ export function invoicesJobs(cradle: Cradle): JobDefinition<Record<string, never
       schedule: { cron: '* * * * *', data: {} },
       handler: async () => {
         // A backlog is worked through in chunks within the minute.
-        while ((await cradle.invoicesLifecycle.expireDue(EXPIRY_ACTOR, { limit: 500 })) === 500);
+        while ((await deps.invoicesLifecycle.expireDue(EXPIRY_ACTOR, { limit: 500 })) === 500);
       },
     },
   ];
-}
+});

@@ -1,7 +1,7 @@
-import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition, type McpToolInput, type ProjectPrincipal } from '@gw/kernel';
+import { defineMcpTool, mcpArguments, type McpToolDefinition, type McpToolInput, type ProjectPrincipal, ULID_PATTERN, withDeps } from '@gw/kernel';
 import type { CreateInvoiceInput } from './services/invoice-service.js';
 import Type from 'typebox';
-import { CreateInvoiceBody, ListInvoicesQuery, ULID_PATTERN } from './schemas.js';
+import { CreateInvoiceBody, ListInvoicesQuery } from './schemas.js';
 
 const INVOICE_ID = Type.String({ pattern: ULID_PATTERN, description: 'Invoice id (ULID).' });
 
@@ -21,8 +21,8 @@ const CANCEL_INVOICE_DESCRIPTION =
   'Returns the cancelled invoice.';
 
 /** The invoice tools of spec 4.6 for production and testnet projects (the sandbox plugin adds sandbox variants). */
-export function invoicesMcpTools(cradle: Cradle): McpToolDefinition[] {
-  const service = () => cradle.invoicesService;
+export const invoicesMcpTools = withDeps(['invoicesService'], (deps): McpToolDefinition[] => {
+  const service = () => deps.invoicesService;
   return [
     defineMcpTool({
       name: 'list_invoices',
@@ -59,7 +59,7 @@ export function invoicesMcpTools(cradle: Cradle): McpToolDefinition[] {
       },
     ),
   ];
-}
+});
 
 type ToolActor = McpToolInput<unknown>['actor'];
 

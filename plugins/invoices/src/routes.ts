@@ -1,10 +1,9 @@
-import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
-import { restActor } from '@gw/plugin-tenancy';
+import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
 
 /** Invoice endpoints of spec 4.2, for production and testnet projects. */
-export function invoicesRoutes(cradle: Cradle): RouteDefinition[] {
-  const service = () => cradle.invoicesService;
+export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinition[] => {
+  const service = () => deps.invoicesService;
   return [
     defineRoute({
       method: 'POST',
@@ -79,4 +78,4 @@ export function invoicesRoutes(cradle: Cradle): RouteDefinition[] {
       handler: async ({ auth, params, requestId }) => ({ body: await service().cancel(auth.project!.id, params.id, restActor(auth, requestId)) }),
     }),
   ];
-}
+});

@@ -1,14 +1,10 @@
-import { CoinIdSchema, ULID_PATTERN } from '@gw/kernel';
+import { CoinIdSchema, ISO_8601_PATTERN, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { MATCHING_MODES } from './config.js';
 import { INVOICE_STATUSES } from './invoice-status.js';
 
-export { ULID_PATTERN };
 /** `amount_crypto` and the `amount` filter (spec 4.2). */
 export const DECIMAL_PATTERN = '^\\d+(\\.\\d+)?$';
-/** ISO 8601 date or date-time (with optional offset) accepted by `date_from` / `date_to`. */
-export const ISO_8601_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
-
 
 /** A coin of an enabled chain: the kernel lists the enabled coins as the enum when it mounts the routes. */
 export const CoinSchema = CoinIdSchema({ description: 'A coin of an enabled chain (by default the fifteen coins of the spec).' });

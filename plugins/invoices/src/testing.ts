@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Cradle } from '@gw/kernel';
-import type { Actor } from '@gw/plugin-tenancy';
+import type { Actor, Cradle } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { liveTransfers, liveUnits, type InvoiceState } from './lifecycle/invoice-state.js';
 import type { TransitionRecord } from './lifecycle/invoice-lifecycle.js';

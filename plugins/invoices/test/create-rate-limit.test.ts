@@ -1,6 +1,6 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { roomInRateWindow, signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { projectWithPools, startInvoicesKernel } from './helpers.js';
 
 let gw: TestKernel;

@@ -1,11 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { CLI_ACTOR } from '@gw/kernel';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { CSV_COLUMNS, invoicesPlugin, multiplyDecimal } from '../src/index.js';

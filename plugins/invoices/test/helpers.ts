@@ -1,10 +1,10 @@
-import type { ChainId, ProjectKind } from '@gw/kernel';
+import { CLI_ACTOR, type ChainId, type ProjectKind } from '@gw/kernel';
 // The composition's chains (by path: a package dependency on the gateway app would be a cycle).
 import { chains as compositionChains } from '../../../apps/gateway/src/chains.js';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { invoicesPlugin } from '../src/index.js';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).

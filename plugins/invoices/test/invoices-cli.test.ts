@@ -1,8 +1,9 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
 import { cliRunner } from '../../../apps/cli/src/testing.js';

@@ -1,6 +1,6 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { responseMismatches, signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import Value from 'typebox/value';
 import { InvoiceWithTransactionsSchema } from '../src/index.js';
 import { FIXED_RATES, projectWithPools, saturatePools, startInvoicesKernel, type TestProject } from './helpers.js';

@@ -1,6 +1,6 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import Value from 'typebox/value';
 import { ulid } from 'ulid';
 import { InvoiceListSchema } from '../src/index.js';

@@ -1,6 +1,6 @@
 import { newId, type CliCommand } from '@gw/kernel';
-import { oauthErrors } from '@gw/plugin-oauth';
-import { PAT_PREFIX } from '@gw/plugin-tenancy';
+import { oauthErrors } from '@gw/plugin-oauth/contract';
+import { PAT_PREFIX } from '@gw/plugin-tenancy/contract';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from './services/mcp-server-factory.js';
 

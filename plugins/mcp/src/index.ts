@@ -1,19 +1,10 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { mcpCommands } from './cli.js';
-import { McpConfigSchema, type McpConfig } from './config.js';
+import { McpConfigSchema } from './config.js';
 import { mcpErrors } from './errors.js';
 import { mcpErrorFormat, mcpRoutes, transportPath } from './routes.js';
 import { McpCredentials } from './services/mcp-credentials.js';
 import { McpToolbox } from './services/mcp-toolbox.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly mcpConfig: McpConfig;
-    readonly mcpCredentials: McpCredentials;
-    readonly mcpToolbox: McpToolbox;
-  }
-}
 
 /**
  * The MCP server (spec 4.6, 5.3, 5.4): every plugin's `mcpTools` over the MCP SDK's streamable
@@ -27,19 +18,23 @@ export const mcpPlugin = definePlugin({
   config: McpConfigSchema,
   errors: [mcpErrors],
   register: ({ config, logger }) => ({
-    mcpConfig: asValue(config),
-    mcpCredentials: asFunction((cradle: Cradle) => new McpCredentials(cradle)).singleton(),
-    mcpToolbox: asFunction((cradle: Cradle) => new McpToolbox({ mcpTools: cradle.mcpTools, tenancyProjects: cradle.tenancyProjects, rateLimiter: cradle.rateLimiter, logger, mcpConfig: config })).singleton(),
+    mcpConfig: serviceValue(config),
+    mcpCredentials: service(['tenancyPats', 'tenancyUsers', 'oauthTokens'], (deps) => new McpCredentials(deps)),
+    mcpToolbox: service(
+      ['mcpTools', 'tenancyProjects', 'rateLimiter'],
+      (deps) => new McpToolbox({ mcpTools: deps.mcpTools, tenancyProjects: deps.tenancyProjects, rateLimiter: deps.rateLimiter, logger, mcpConfig: config }),
+    ),
   }),
   routes: mcpRoutes,
-  errorFormats: (cradle) => [mcpErrorFormat(transportPath(cradle.oauthConfig.mcpUrl))],
+  errorFormats: withDeps(['oauthConfig'], (deps) => [mcpErrorFormat(transportPath(deps.oauthConfig.mcpUrl))]),
   cli: mcpCommands,
   // Built at start, so clashing tool declarations stop the start instead of failing a request.
-  start: async (cradle) => {
-    void cradle.mcpToolbox;
-  },
+  start: withDeps(['mcpToolbox'], async (deps) => {
+    void deps.mcpToolbox;
+  }),
 });
 
+export * from './contract.js';
 export { McpConfigSchema, type McpConfig } from './config.js';
 export { mcpErrors } from './errors.js';
 export { MCP_REALM, mcpErrorFormat, transportPath } from './routes.js';

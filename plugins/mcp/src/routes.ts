@@ -1,5 +1,5 @@
-import { defineRoute, type Cradle, type ErrorFormat, type RouteDefinition, trimTrailing } from '@gw/kernel';
-import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth';
+import { defineRoute, type ErrorFormat, type RouteDefinition, trimTrailing, withDeps } from '@gw/kernel';
+import { MCP_TRANSPORT_PATH, type OAuthAddresses } from '@gw/plugin-oauth/contract';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
@@ -59,25 +59,25 @@ export function transportPath(mcpUrl: string | undefined): string {
  * `insufficient_scope` challenge with the JSON-RPC body of spec 7) and the per-token call rate
  * (429 with Retry-After).
  */
-export function mcpRoutes(cradle: Cradle): RouteDefinition[] {
+export const mcpRoutes = withDeps(['oauthConfig', 'oauthUrls', 'mcpCredentials', 'mcpToolbox', 'logger'], (deps): RouteDefinition[] => {
   return [
     defineRoute({
       method: 'POST',
-      path: transportPath(cradle.oauthConfig.mcpUrl),
+      path: transportPath(deps.oauthConfig.mcpUrl),
       hidden: true,
       summary: 'MCP streamable HTTP transport (JSON-RPC 2.0).',
       tags: ['mcp'],
       auth: 'none',
       body: Type.Unknown(),
       handler: async ({ ctx, body, requestId }) => {
-        const addresses = cradle.oauthUrls.forRequest(ctx);
+        const addresses = deps.oauthUrls.forRequest(ctx);
         const messages = (Array.isArray(body) ? body : [body]) as { id?: unknown; method?: unknown; params?: { name?: unknown } }[];
         const id = messages.find((m) => m && typeof m === 'object' && m.id !== undefined)?.id ?? null;
         const token = /^Bearer +([^\s]+)$/i.exec(ctx.get('authorization'))?.[1];
         if (!token) {
           return refusal(401, challenge(addresses, [['realm', MCP_REALM], ['resource_metadata', '']]), id, 'invalid_token', 'This endpoint needs Authorization: Bearer <token> (an OAuth access token or a PAT).');
         }
-        const resolved = await cradle.mcpCredentials.resolve(token, addresses.resource);
+        const resolved = await deps.mcpCredentials.resolve(token, addresses.resource);
         if (!resolved.ok) {
           const description = PROBLEMS[resolved.problem];
           return refusal(401, challenge(addresses, [['realm', MCP_REALM], ['error', 'invalid_token'], ['error_description', description], ['resource_metadata', '']]), id, 'invalid_token', description);
@@ -88,25 +88,25 @@ export function mcpRoutes(cradle: Cradle): RouteDefinition[] {
         const counted = calls.filter((m) => m.id !== undefined && m.id !== null);
         for (const call of calls) {
           const name = typeof call.params?.name === 'string' ? call.params.name : '';
-          const needed = cradle.mcpToolbox.scopeOf(name);
+          const needed = deps.mcpToolbox.scopeOf(name);
           if (needed !== undefined && !hasScope(principal.auth.scopes, needed)) {
             const description = `The tool ${name} needs the scope ${needed}.`;
             return refusal(403, challenge(addresses, [['error', 'insufficient_scope'], ['scope', needed], ['resource_metadata', ''], ['error_description', description]]), call.id ?? null, 'insufficient_scope', description);
           }
         }
         if (counted.length > 0) {
-          const rate = await cradle.mcpToolbox.consumeRate(principal, counted.length);
+          const rate = await deps.mcpToolbox.consumeRate(principal, counted.length);
           if (!rate.allowed) {
-            const error = cradle.mcpToolbox.rateLimitError(rate);
+            const error = deps.mcpToolbox.rateLimitError(rate);
             return { status: 429, headers: { 'Retry-After': String(rate.retryAfter) }, body: jsonRpcError(id, error.code, error.message) };
           }
         }
-        await serve(ctx, body, () => createMcpServer(cradle.mcpToolbox, async () => principal, () => requestId, { rateLimitCalls: false }), cradle.logger);
+        await serve(ctx, body, () => createMcpServer(deps.mcpToolbox, async () => principal, () => requestId, { rateLimitCalls: false }), deps.logger);
         return {};
       },
     }),
   ];
-}
+});
 
 async function serve(ctx: Context, body: unknown, build: () => ReturnType<typeof createMcpServer>, logger: Logger): Promise<void> {
   const server = build();

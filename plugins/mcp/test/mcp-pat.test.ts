@@ -1,6 +1,6 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { callError, callOk, patClient, projectWithPools, rawCall, Receiver, startMcpKernel } from './helpers.js';
 

@@ -3,8 +3,8 @@
  * (found by the fuzz suite, issue 24: they were the REST envelope, which no MCP client reads).
  */
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { startMcpKernel, TRANSPORT_PATH } from './helpers.js';
 
 let gw: TestKernel;

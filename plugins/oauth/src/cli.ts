@@ -1,5 +1,5 @@
-import type { CliCommand, CliFlag, Cradle } from '@gw/kernel';
-import { CLI_ACTOR, tenancyErrors, type UserView } from '@gw/plugin-tenancy';
+import { CLI_ACTOR, type CliCommand, type CliFlag, type Cradle } from '@gw/kernel';
+import { tenancyErrors, type UserView } from '@gw/plugin-tenancy/contract';
 import { oauthErrors } from './errors.js';
 
 const userFlag: CliFlag = { type: 'string', required: true, description: 'User id (ULID) or e-mail address.' };

@@ -1,10 +1,9 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
+import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001OAuth } from '../migrations/0001_oauth.js';
 import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
 import { m0003ChallengeBinding } from '../migrations/0003_challenge_binding.js';
 import { oauthCommands } from './cli.js';
-import { OAuthConfigSchema, type OAuthConfig } from './config.js';
+import { OAuthConfigSchema } from './config.js';
 import { oauthErrors } from './errors.js';
 import { oauthJobs } from './jobs.js';
 import { oauthErrorFormat } from './oauth-result.js';
@@ -16,21 +15,6 @@ import { CodeMailer } from './services/mailer.js';
 import { OAuthUrls } from './services/oauth-urls.js';
 import { SignInService } from './services/sign-in-service.js';
 import { sealAad, TokenService } from './services/token-service.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly oauthConfig: OAuthConfig;
-    readonly oauthUrls: OAuthUrls;
-    readonly oauthDocumentFetcher: ClientDocumentFetcher;
-    readonly oauthClients: ClientService;
-    readonly oauthMailer: CodeMailer;
-    /** Sign-in of invited users by e-mailed code; `startFor`/`verifyFor` serve other surfaces (the dashboard). */
-    readonly oauthSignIn: SignInService;
-    readonly oauthAuthorizations: AuthorizationService;
-    /** Token issue, rotation, revocation and `verifyAccessToken` for the MCP endpoint. */
-    readonly oauthTokens: TokenService;
-  }
-}
 
 /**
  * OAuth 2.1 authorization server for the MCP endpoint (spec 2.7, 3.3, 4.6, 5.4): metadata (RFC
@@ -56,30 +40,31 @@ export const oauthPlugin = definePlugin({
     }
     const urls = new OAuthUrls(kernelConfig, config.mcpUrl);
     return {
-      oauthConfig: asValue(config),
-      oauthUrls: asValue(urls),
-      oauthDocumentFetcher: asValue(new ClientDocumentFetcher(config.clientDocuments)),
-      oauthClients: asFunction((cradle: Cradle) => new ClientService(cradle)).singleton(),
-      oauthMailer: asFunction(() => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: !isDevelopment(kernelConfig), logger }))
-        .singleton()
-        .disposer((mailer: CodeMailer) => mailer.close()),
-      oauthSignIn: asFunction((cradle: Cradle) => new SignInService(cradle)).singleton(),
-      oauthAuthorizations: asFunction((cradle: Cradle) => new AuthorizationService(cradle)).singleton(),
-      oauthTokens: asFunction((cradle: Cradle) => new TokenService(cradle)).singleton(),
+      oauthConfig: serviceValue(config),
+      oauthUrls: serviceValue(urls),
+      oauthDocumentFetcher: serviceValue(new ClientDocumentFetcher(config.clientDocuments)),
+      oauthClients: service(['db', 'audit', 'rateLimiter', 'logger', 'oauthConfig', 'oauthDocumentFetcher'], (deps) => new ClientService(deps)),
+      oauthMailer: service([], () => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: !isDevelopment(kernelConfig), logger }), {
+        dispose: (mailer) => mailer.close(),
+      }),
+      oauthSignIn: service(['db', 'rateLimiter', 'logger', 'oauthConfig', 'oauthMailer', 'tenancyUsers'], (deps) => new SignInService(deps)),
+      oauthAuthorizations: service(['db', 'audit', 'oauthConfig'], (deps) => new AuthorizationService(deps)),
+      oauthTokens: service(['db', 'audit', 'secretBox', 'oauthConfig'], (deps) => new TokenService(deps)),
     };
   },
   routes: oauthRoutes,
-  errorFormats: () => [oauthErrorFormat],
+  errorFormats: withDeps([], () => [oauthErrorFormat]),
   jobs: oauthJobs,
   cli: oauthCommands,
-  start: async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
+  start: withDeps(['kernelConfig', 'kernelRole', 'oauthConfig', 'logger'], async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
     // Only processes that serve the sign-in pages say so; the CLI's stdout carries JSON.
     if ((kernelRole === 'gateway' || kernelRole === 'all') && !isDevelopment(kernelConfig) && !oauthConfig.smtp.url) {
       logger.warn('plugins.oauth.smtp.url is not set: OAuth sign-in codes cannot be sent');
     }
-  },
+  }),
 });
 
+export * from './contract.js';
 export { OAuthConfigSchema, type OAuthConfig } from './config.js';
 export { oauthErrors } from './errors.js';
 export { OAUTH_SCOPES, isOAuthScope, parseScope, type OAuthScope } from './scopes.js';

@@ -1,16 +1,16 @@
-import type { Cradle, JobDefinition } from '@gw/kernel';
+import { type JobDefinition, withDeps } from '@gw/kernel';
 
 /** `oauth.sweep` (hourly): deletes what can no longer be used, and wipes sealed successors past the leeway. */
 export const SWEEP_JOB = 'oauth.sweep';
 
-export function oauthJobs(cradle: Cradle): JobDefinition[] {
+export const oauthJobs = withDeps(['db', 'logger', 'oauthConfig'], (deps): JobDefinition[] => {
   return [
     {
       name: SWEEP_JOB,
       schedule: { cron: '23 * * * *' },
       queue: { retryLimit: 2, retryDelay: 60 },
       handler: async () => {
-        const { db, logger, oauthConfig } = cradle;
+        const { db, logger, oauthConfig } = deps;
         const removed = await db.transaction(async (trx) => {
           const wiped = await trx('oauth_refresh_tokens')
             .whereNotNull('sealed_successor')
@@ -27,4 +27,4 @@ export function oauthJobs(cradle: Cradle): JobDefinition[] {
       },
     },
   ];
-}
+});

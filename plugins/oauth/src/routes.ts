@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { trimTrailing } from '@gw/kernel';
-import type { Cradle, RouteDefinition, RouteResult } from '@gw/kernel';
-import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy';
+import { trimTrailing, withDeps } from '@gw/kernel';
+import type { RouteDefinition, RouteResult } from '@gw/kernel';
+import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy/contract';
 import { CORS_HEADERS, NO_STORE, fail, isFailure, oauthErrorResult, type OAuthFailure } from './oauth-result.js';
 import { clientLabel, codePage, consentPage, errorPage, signInPage, type FormContext } from './pages.js';
 import { parseScope } from './scopes.js';
@@ -45,8 +45,8 @@ function json(body: unknown, status = 200): RouteResult {
 }
 
 /** Routes of the authorization server: metadata, registration, authorize pages, token, revoke. */
-export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
-  const { oauthConfig: config, oauthUrls: urls, oauthClients: clients, oauthSignIn: signIn, oauthAuthorizations: authz, oauthTokens: tokens, tenancyUsers: users } = cradle;
+export const oauthRoutes = withDeps(['rateLimiter', 'oauthConfig', 'oauthUrls', 'oauthClients', 'oauthSignIn', 'oauthAuthorizations', 'oauthTokens', 'tenancyUsers'], (deps): RouteDefinition[] => {
+  const { oauthConfig: config, oauthUrls: urls, oauthClients: clients, oauthSignIn: signIn, oauthAuthorizations: authz, oauthTokens: tokens, tenancyUsers: users } = deps;
   const mcpPath = config.mcpUrl ? trimTrailing(new URL(config.mcpUrl).pathname, '/') : '';
   const resourceMetadataPaths = [`${mcpPath}/.well-known/oauth-protected-resource`, `${mcpPath}/.well-known/oauth-protected-resource${MCP_TRANSPORT_PATH}`];
   if (mcpPath) resourceMetadataPaths.push(`/.well-known/oauth-protected-resource${mcpPath}${MCP_TRANSPORT_PATH}`);
@@ -155,7 +155,7 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
       handler: async ({ ctx }) => {
         // Each request writes a session and a request row and may fetch a document: bounded per
         // client address (ctx.ip: X-Forwarded-For only with http.trustProxy), in PostgreSQL.
-        const limit = await cradle.rateLimiter.hit({ key: `oauth.authorize:ip:${ctx.ip}`, limit: config.authorizePerMinutePerIp, windowSeconds: 60 });
+        const limit = await deps.rateLimiter.hit({ key: `oauth.authorize:ip:${ctx.ip}`, limit: config.authorizePerMinutePerIp, windowSeconds: 60 });
         if (!limit.allowed) {
           const refused = errorPage('Too many requests', `Too many authorization requests from this address. Try again in ${limit.retryAfter} seconds.`, 429);
           return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
@@ -312,4 +312,4 @@ export function oauthRoutes(cradle: Cradle): RouteDefinition[] {
     },
   ];
   return routes;
-}
+});

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '@gw/plugin-tenancy';
+import { randomBase62 } from '@gw/kernel';
 
 /** Wire formats of spec 2.7: a prefix and a 32-character base62 body. */
 export const CODE_PREFIX = 'oac_';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { CERT_PEM, DocumentServer, MailSink, WebClient, authorizeInBrowser, hiddenFields, inviteUser, startOAuthKernel } from './helpers.js';
 
 // Issue 24 item 4: one clock, the database's, for every expiry decision. The gateway runs in this

@@ -1,10 +1,11 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { CLI_ACTOR } from '@gw/kernel';
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { oauthPlugin } from '../src/index.js';
 
 export const OAUTH_PLUGINS = [tenancyPlugin, oauthPlugin];

@@ -1,22 +1,12 @@
-import { asFunction, asValue } from 'awilix';
 import { PriceCatalogue } from './assets.js';
 import { ratesReadiness } from './readiness.js';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Rates } from '../migrations/0001_rates.js';
 import { ratesCommands } from './cli.js';
 import { RatesConfigSchema, type RatesConfig } from './config.js';
 import { ratesJobs } from './jobs.js';
-import { createFetchCounter, registerRateGauges, type RatesFetchCounter } from './metrics.js';
+import { createFetchCounter, registerRateGauges } from './metrics.js';
 import { RateService } from './services/rate-service.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly ratesConfig: RatesConfig;
-    readonly ratesService: RateService;
-    readonly ratesFetchCounter: RatesFetchCounter;
-    readonly ratesCatalogue: PriceCatalogue;
-  }
-}
 
 /**
  * Rates: USD exchange rates for the enabled coins (by the price asset their definitions name), from CoinGecko, Kraken and operator-set
@@ -29,26 +19,27 @@ export const ratesPlugin = definePlugin({
   config: RatesConfigSchema,
   migrations: [m0001Rates],
   register: ({ config }) => ({
-    ratesConfig: asValue(config),
-    ratesFetchCounter: asFunction(({ metrics }: Cradle) => createFetchCounter(metrics.registry)).singleton(),
-    ratesCatalogue: asFunction(({ chains, ratesConfig }: Cradle) => checkedCatalogue(PriceCatalogue.of(chains), chains.knownPriceSymbols(), ratesConfig)).singleton(),
-    ratesService: asFunction(
-      (cradle: Cradle) =>
-        new RateService({ db: cradle.db, logger: cradle.logger.child({ plugin: 'rates' }), config: cradle.ratesConfig, catalogue: cradle.ratesCatalogue, fetchCounter: cradle.ratesFetchCounter }),
-    ).singleton(),
+    ratesConfig: serviceValue(config),
+    ratesFetchCounter: service(['metrics'], ({ metrics }) => createFetchCounter(metrics.registry)),
+    ratesCatalogue: service(['chains', 'ratesConfig'], ({ chains, ratesConfig }) => checkedCatalogue(PriceCatalogue.of(chains), chains.knownPriceSymbols(), ratesConfig)),
+    ratesService: service(
+      ['db', 'logger', 'ratesConfig', 'ratesCatalogue', 'ratesFetchCounter'],
+      (deps) => new RateService({ db: deps.db, logger: deps.logger.child({ plugin: 'rates' }), config: deps.ratesConfig, catalogue: deps.ratesCatalogue, fetchCounter: deps.ratesFetchCounter }),
+    ),
   }),
   jobs: ratesJobs,
   readiness: ratesReadiness,
   cli: ratesCommands,
-  start: async (cradle) => {
+  start: withDeps(['metrics', 'db', 'logger', 'ratesConfig', 'ratesFetchCounter', 'ratesCatalogue'], async (deps) => {
     // Resolved at start so a fixed rate or Kraken pair for an asset no enabled coin has stops it.
-    void cradle.ratesCatalogue;
-    registerRateGauges(cradle.metrics.registry, cradle);
+    void deps.ratesCatalogue;
+    registerRateGauges(deps.metrics.registry, deps);
     // Resolved eagerly so the counter is on /metrics before the first fetch.
-    void cradle.ratesFetchCounter;
-  },
+    void deps.ratesFetchCounter;
+  }),
 });
 
+export * from './contract.js';
 export { PriceCatalogue, providerIdOf, providerKeysOf, type Asset } from './assets.js';
 export { RatesConfigSchema, type RatesConfig, type ProviderId } from './config.js';
 export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';

@@ -1,4 +1,4 @@
-import { createFailureLog, type Cradle, type JobDefinition } from '@gw/kernel';
+import { createFailureLog, type JobDefinition, withDeps } from '@gw/kernel';
 
 /** The pg-boss queue that refreshes every asset from every provider (scheduled, default every minute). */
 export const REFRESH_JOB = 'rates.refresh';
@@ -11,8 +11,8 @@ export const REFRESH_JOB = 'rates.refresh';
  * per streak, then a count and a recovery line); the job adds one line when every provider failed,
  * logged the same way, so an offline gateway does not write an error every minute.
  */
-export function ratesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[] {
-  const allFailed = createFailureLog(cradle.logger, {
+export const ratesJobs = withDeps(['logger', 'ratesConfig', 'ratesService'], (deps): JobDefinition<Record<string, never>>[] => {
+  const allFailed = createFailureLog(deps.logger, {
     failed: 'rates refresh: every provider failed; quotes age towards maxAgeSeconds',
     stillFailing: 'rates refresh: every provider still failing',
     recovered: 'rates refresh: a provider answers again',
@@ -23,9 +23,9 @@ export function ratesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[
       name: REFRESH_JOB,
       queue: { retryLimit: 0, expireInSeconds: 120 },
       work: { pollingIntervalSeconds: 2 },
-      schedule: { cron: cradle.ratesConfig.refreshCron, data: {} },
+      schedule: { cron: deps.ratesConfig.refreshCron, data: {} },
       handler: async () => {
-        const { providers } = await cradle.ratesService.refresh();
+        const { providers } = await deps.ratesService.refresh();
         const failed = providers.filter((p) => !p.ok);
         if (failed.length === providers.length && failed.length > 0) {
           allFailed.failed('all', failed.map((p) => p.error).join('; '), { providers: failed.map((p) => p.provider) });
@@ -35,4 +35,4 @@ export function ratesJobs(cradle: Cradle): JobDefinition<Record<string, never>>[
       },
     },
   ];
-}
+});

@@ -1,19 +1,19 @@
-import type { Cradle, ReadinessCheck } from '@gw/kernel';
+import { type ReadinessCheck, withDeps } from '@gw/kernel';
 
 /**
  * Rates: invoices priced in USD need a quote. A fixed rate always answers; otherwise some provider
  * must have answered within `maxAgeSeconds` (its quotes are in the shared database). The check
  * reads the database only; it never calls a provider itself.
  */
-export function ratesReadiness(cradle: Cradle): ReadinessCheck[] {
+export const ratesReadiness = withDeps(['ratesConfig', 'ratesService'], (deps): ReadinessCheck[] => {
   return [
     {
       name: 'rates.source',
       summary: 'A USD rate source answers: a fixed rate, or a provider quote younger than plugins.rates.maxAgeSeconds.',
       run: async () => {
-        const config = cradle.ratesConfig;
+        const config = deps.ratesConfig;
         const fixed = Object.entries(config.fixed).filter(([, rate]) => rate !== undefined).map(([asset]) => asset);
-        const fresh = (await cradle.ratesService.cached()).filter((quote) => quote.usable);
+        const fresh = (await deps.ratesService.cached()).filter((quote) => quote.usable);
         const sources = [...new Set(fresh.map((q) => q.source))];
         if (fresh.length > 0 || fixed.length > 0) {
           return {
@@ -32,4 +32,4 @@ export function ratesReadiness(cradle: Cradle): ReadinessCheck[] {
       },
     },
   ];
-}
+});

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { createChainRegistry, definePlugin, defineRoute, type CoinId, type PriceAsset } from '@gw/kernel';
+import { createChainRegistry, definePlugin, defineRoute, withDeps, type CoinId, type PriceAsset } from '@gw/kernel';
 import { PriceCatalogue } from '@gw/plugin-rates';
 // The composition's chains (by path: a package dependency on the gateway app would be a cycle).
 import { chains } from '../../../apps/gateway/src/chains.js';
@@ -38,7 +38,7 @@ export function standInConfig(server: ProviderServer): Record<string, unknown> {
 export const rateProbePlugin = definePlugin({
   id: 'rate-probe',
   dependsOn: ['rates'],
-  routes: (cradle) => [
+  routes: withDeps(['ratesService'], (deps) => [
     defineRoute({
       method: 'GET',
       path: '/probe/rates/:coin',
@@ -46,9 +46,9 @@ export const rateProbePlugin = definePlugin({
       auth: 'none',
       params: Type.Object({ coin: Type.String() }),
       handler: async ({ params }) => {
-        const quote = await cradle.ratesService.quote(params.coin as CoinId);
+        const quote = await deps.ratesService.quote(params.coin as CoinId);
         return { body: { ...quote, fetchedAt: quote.fetchedAt.toISOString() } };
       },
     }),
-  ],
+  ]),
 });

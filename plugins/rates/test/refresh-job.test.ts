@@ -1,6 +1,7 @@
 import test from 'ava';
 import { pino } from 'pino';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { buildDeclared } from '@gw/kernel';
 import { ratesPlugin, REFRESH_JOB } from '@gw/plugin-rates';
 import { CHAINS, standInConfig } from './helpers.js';
 import { ProviderServer } from './provider-server.js';
@@ -26,7 +27,7 @@ test.serial('rates.refresh is a queue with the configured cron schedule', async 
 test.serial('the rates.refresh handler refreshes every provider into the shared cache', async (t) => {
   const { db } = gw.kernel.cradle;
   await db('rates_quotes').del();
-  const job = ratesPlugin.jobs!(gw.kernel.cradle).find((j) => j.name === REFRESH_JOB)!;
+  const job = buildDeclared(ratesPlugin.jobs!, gw.kernel.cradle, 'rates jobs').find((j) => j.name === REFRESH_JOB)!;
   const before = { coingecko: server.count('coingecko'), kraken: server.count('kraken') };
   await job.handler!([{ id: 'test', name: REFRESH_JOB, data: {} }] as never);
   t.is(server.count('coingecko'), before.coingecko + 1);
@@ -44,7 +45,7 @@ test.serial('every provider failing, minute after minute, is one error line, the
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   // The real cradle with a capturing logger: the handler's own line is what is under test here.
   const cradle = new Proxy(gw.kernel.cradle, { get: (target, key) => (key === 'logger' ? logger : Reflect.get(target, key)) });
-  const job = ratesPlugin.jobs!(cradle).find((j) => j.name === REFRESH_JOB)!;
+  const job = buildDeclared(ratesPlugin.jobs!, cradle, 'rates jobs').find((j) => j.name === REFRESH_JOB)!;
   server.set('error500', 'error500');
   for (let i = 0; i < 11; i++) await job.handler!([{ id: `down-${i}`, name: REFRESH_JOB, data: {} }] as never);
   const refreshLines = () => lines.filter((l) => String(l.msg).startsWith('rates refresh'));

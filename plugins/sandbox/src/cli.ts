@@ -1,5 +1,4 @@
-import { coreErrors, ulidFlag, type CliCommand } from '@gw/kernel';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR, type CliCommand, coreErrors, ulidFlag } from '@gw/kernel';
 
 /** Operator CLI of the sandbox: one-action provisioning, wallets, reset and deletion. */
 export const sandboxCommands: CliCommand[] = [

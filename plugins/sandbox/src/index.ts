@@ -1,7 +1,6 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue } from '@gw/kernel';
 import { sandboxCommands } from './cli.js';
-import { SandboxConfigSchema, type SandboxConfig } from './config.js';
+import { SandboxConfigSchema } from './config.js';
 import { sandboxErrors } from './errors.js';
 import { sandboxRoutes } from './routes.js';
 import { sandboxMcpTools } from './mcp-tools.js';
@@ -9,16 +8,6 @@ import { SandboxInvoices } from './services/sandbox-invoices.js';
 import { SandboxProjects } from './services/sandbox-projects.js';
 import { Simulator } from './services/simulator.js';
 import { SandboxChain } from './services/sandbox-chain.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly sandboxConfig: SandboxConfig;
-    readonly sandboxProjects: SandboxProjects;
-    readonly sandboxInvoices: SandboxInvoices;
-    readonly sandboxSimulator: Simulator;
-    readonly sandboxChain: SandboxChain;
-  }
-}
 
 /**
  * The sandbox (spec 1, 3.1, 4.5): one-action provisioning of sandbox projects, the invoice and
@@ -32,17 +21,18 @@ export const sandboxPlugin = definePlugin({
   config: SandboxConfigSchema,
   errors: [sandboxErrors],
   register: ({ config }) => ({
-    sandboxConfig: asValue(config),
-    sandboxProjects: asFunction((cradle: Cradle) => new SandboxProjects(cradle)).singleton(),
-    sandboxInvoices: asFunction((cradle: Cradle) => new SandboxInvoices(cradle)).singleton(),
-    sandboxSimulator: asFunction((cradle: Cradle) => new Simulator(cradle)).singleton(),
-    sandboxChain: asFunction((cradle: Cradle) => new SandboxChain(cradle)).singleton(),
+    sandboxConfig: serviceValue(config),
+    sandboxProjects: service(['db', 'audit', 'logger', 'chains', 'tenancyProjects', 'tenancyApiKeys', 'tenancyPats', 'walletsWallets', 'addressPoolService', 'addressPoolReplenisher', 'invoicesService', 'webhooksEventLog'], (deps) => new SandboxProjects(deps)),
+    sandboxInvoices: service(['rateLimiter', 'sandboxConfig', 'invoicesService', 'webhooksEventLog'], (deps) => new SandboxInvoices(deps)),
+    sandboxSimulator: service(['db', 'chains', 'rateLimiter', 'sandboxConfig', 'invoicesService', 'invoicesLifecycle', 'webhooksEventLog', 'sandboxChain'], (deps) => new Simulator(deps)),
+    sandboxChain: service(['invoicesLifecycle'], (deps) => new SandboxChain(deps)),
   }),
   routes: sandboxRoutes,
   mcpTools: sandboxMcpTools,
   cli: sandboxCommands,
 });
 
+export * from './contract.js';
 export { sandboxErrors } from './errors.js';
 export { SandboxConfigSchema, type SandboxConfig } from './config.js';
 export { SandboxProjects, SANDBOX_PAT_SCOPE, type ProvisionedSandbox, type SandboxWallet } from './services/sandbox-projects.js';

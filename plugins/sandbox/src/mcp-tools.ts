@@ -1,6 +1,6 @@
-import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition } from '@gw/kernel';
-import { invoiceWriteTools, ULID_PATTERN } from '@gw/plugin-invoices';
-import { retryWebhookTool } from '@gw/plugin-webhooks';
+import { defineMcpTool, mcpArguments, type McpToolDefinition, ULID_PATTERN, withDeps } from '@gw/kernel';
+import { invoiceWriteTools } from '@gw/plugin-invoices/contract';
+import { retryWebhookTool } from '@gw/plugin-webhooks/contract';
 import Type, { type TProperties } from 'typebox';
 import { simulationInput } from './routes.js';
 import { ClockAdvanceBody, DetectBody, OverpaidBody, PartialBody, simulateEventInput, SimulateEventBody } from './schemas.js';
@@ -17,10 +17,10 @@ const SIMULATION_ARGUMENTS: Partial<Record<Simulation, TProperties>> = { detect:
  * the sandbox variants of `create_invoice`, `cancel_invoice` and `retry_webhook`, which the MCP
  * plugin picks for sandbox projects.
  */
-export function sandboxMcpTools(cradle: Cradle): McpToolDefinition[] {
-  const simulator = () => cradle.sandboxSimulator;
-  const invoices = () => cradle.sandboxInvoices;
-  const projects = () => cradle.sandboxProjects;
+export const sandboxMcpTools = withDeps(['sandboxSimulator', 'sandboxInvoices', 'sandboxProjects'], (deps): McpToolDefinition[] => {
+  const simulator = () => deps.sandboxSimulator;
+  const invoices = () => deps.sandboxInvoices;
+  const projects = () => deps.sandboxProjects;
   return [
     ...invoiceWriteTools(
       'sandbox',
@@ -115,4 +115,4 @@ export function sandboxMcpTools(cradle: Cradle): McpToolDefinition[] {
       handler: async ({ project, actor }) => projects().delete(project.id, actor),
     }),
   ];
-}
+});

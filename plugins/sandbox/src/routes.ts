@@ -1,7 +1,6 @@
-import { coreErrors, defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
-import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from '@gw/plugin-invoices';
-import { restActor } from '@gw/plugin-tenancy';
-import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, STREAM_DESCRIPTION, StreamPageSchema, StreamQuery } from '@gw/plugin-webhooks';
+import { coreErrors, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
+import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from '@gw/plugin-invoices/contract';
+import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, STREAM_DESCRIPTION, StreamPageSchema, StreamQuery } from '@gw/plugin-webhooks/contract';
 import type { TSchema } from 'typebox';
 import {
   aliased,
@@ -33,10 +32,10 @@ const PROJECT_ERRORS = ['sandbox_project_required', 'sandbox_key_against_product
 const SIMULATION_BODIES: Partial<Record<Simulation, TSchema>> = { detect: DetectBody, overpaid: OverpaidBody, partial: PartialBody };
 
 /** The sandbox API of spec 4.5 under /api/v1/sandbox: invoice and webhook mirrors, simulations, project routes. */
-export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
-  const invoices = () => cradle.sandboxInvoices;
-  const simulator = () => cradle.sandboxSimulator;
-  const projects = () => cradle.sandboxProjects;
+export const sandboxRoutes = withDeps(['sandboxInvoices', 'sandboxSimulator', 'sandboxProjects', 'invoicesService', 'webhooksEventStream', 'webhooksEventLog'], (deps): RouteDefinition[] => {
+  const invoices = () => deps.sandboxInvoices;
+  const simulator = () => deps.sandboxSimulator;
+  const projects = () => deps.sandboxProjects;
   return [
     // --- invoice mirrors ------------------------------------------------------------------------
     defineRoute({
@@ -69,7 +68,7 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
       query: ListInvoicesQuery,
       responses: { 200: InvoiceListSchema },
       errors: ['validation_error'],
-      handler: async ({ auth, query }) => ({ body: await cradle.invoicesService.list(auth.project!.id, query) }),
+      handler: async ({ auth, query }) => ({ body: await deps.invoicesService.list(auth.project!.id, query) }),
     }),
     defineRoute({
       method: 'GET',
@@ -81,7 +80,7 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
       params: InvoiceIdParams,
       responses: { 200: InvoiceWithTransactionsSchema },
       errors: ['validation_error', 'invoice_not_found'],
-      handler: async ({ auth, params }) => ({ body: await cradle.invoicesService.get(auth.project!.id, params.id) }),
+      handler: async ({ auth, params }) => ({ body: await deps.invoicesService.get(auth.project!.id, params.id) }),
     }),
     defineRoute({
       method: 'POST',
@@ -107,7 +106,7 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
       query: StreamQuery,
       responses: { 200: StreamPageSchema },
       errors: ['validation_error', 'event_not_found'],
-      handler: async ({ auth, query }) => ({ body: await cradle.webhooksEventStream.read(auth.project!.id, query) }),
+      handler: async ({ auth, query }) => ({ body: await deps.webhooksEventStream.read(auth.project!.id, query) }),
     }),
     defineRoute({
       method: 'GET',
@@ -119,7 +118,7 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
       query: ListEventsQuery,
       responses: { 200: DeliveryLogPageSchema },
       errors: ['validation_error'],
-      handler: async ({ auth, query }) => ({ body: await cradle.webhooksEventLog.list(auth.project!.id, query) }),
+      handler: async ({ auth, query }) => ({ body: await deps.webhooksEventLog.list(auth.project!.id, query) }),
     }),
     defineRoute({
       method: 'GET',
@@ -131,7 +130,7 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
       params: EventIdParams,
       responses: { 200: DeliveryLogEntrySchema },
       errors: ['event_not_found'],
-      handler: async ({ auth, params }) => ({ body: await cradle.webhooksEventLog.get(auth.project!.id, params.event_id) }),
+      handler: async ({ auth, params }) => ({ body: await deps.webhooksEventLog.get(auth.project!.id, params.event_id) }),
     }),
     defineRoute({
       method: 'POST',
@@ -246,7 +245,7 @@ export function sandboxRoutes(cradle: Cradle): RouteDefinition[] {
       handler: async ({ params }) => ({ body: await projects().wallets(params.projectId) }),
     }),
   ];
-}
+});
 
 /** Resolves aliases and the exactly-one rules of a named simulation's body. */
 export function simulationInput(simulation: Simulation, body: Record<string, unknown>): SimulationInput {

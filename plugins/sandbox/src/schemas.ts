@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { ChainIdSchema, coreErrors, INVOICE_EVENT_TYPES, ULID_PATTERN, type InvoiceEventType } from '@gw/kernel';
-import { INVOICE_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices';
+import { INVOICE_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices/contract';
 
 const UNITS = { pattern: '^\\d+$', maxLength: 78 } as const;
 const units = (description: string) => Type.String({ ...UNITS, description });

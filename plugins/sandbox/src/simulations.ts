@@ -1,6 +1,6 @@
 import { decimalOfNumber } from '@gw/kernel';
 import type { ChainDefinition, InvoiceEventType } from '@gw/kernel';
-import { WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices';
+import { WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices/contract';
 import { createHash } from 'node:crypto';
 
 /** The named simulations of spec 4.5 (path suffix `simulate-<name>`). */

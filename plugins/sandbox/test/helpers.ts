@@ -1,6 +1,5 @@
-import type { AnyPlugin } from '@gw/kernel';
+import { type AnyPlugin, CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { WEBHOOK_PLUGINS, FAST_RETRIES, type Receiver } from '../../webhooks/test/helpers.js';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { sandboxPlugin, type ProvisionedSandbox } from '../src/index.js';

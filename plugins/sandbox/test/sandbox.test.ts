@@ -1,8 +1,7 @@
 import test from 'ava';
-import { isUlid, type CoinId } from '@gw/kernel';
+import { CLI_ACTOR, type CoinId, isUlid } from '@gw/kernel';
 import { roomInRateWindow, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { synthesizedTxHash } from '../src/index.js';

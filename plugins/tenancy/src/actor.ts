@@ -1,16 +1,2 @@
-import type { AuditChannel, AuthContext } from '@gw/kernel';
-
-/** Who performs a write, for the audit log. */
-export interface Actor {
-  readonly actor: string;
-  readonly channel: AuditChannel;
-  readonly requestId?: string;
-}
-
-/** The operator at the command line. */
-export const CLI_ACTOR: Actor = { actor: 'operator-cli', channel: 'cli' };
-
-/** The audit actor of a REST request. */
-export function restActor(auth: AuthContext, requestId: string): Actor {
-  return { actor: auth.actor, channel: 'rest', requestId };
-}
+// The audit actor is the kernel's (generic, used by every plugin that writes); re-exported for tenancy's own modules.
+export { CLI_ACTOR, restActor, type Actor } from '@gw/kernel';

@@ -1,5 +1,4 @@
-import { asFunction } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, withDeps } from '@gw/kernel';
 import { m0001Tenancy } from '../migrations/0001_tenancy.js';
 import { m0002RequestSignatures } from '../migrations/0002_request_signatures.js';
 import { m0003UserRoles } from '../migrations/0003_user_roles.js';
@@ -15,17 +14,6 @@ import { SignatureReplayGuard } from './services/signature-replay-guard.js';
 import { tenancyJobs } from './jobs.js';
 import { UserService } from './services/user-service.js';
 
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly tenancyOperators: OperatorService;
-    readonly tenancyProjects: ProjectService;
-    readonly tenancyApiKeys: ApiKeyService;
-    readonly tenancyPats: PatService;
-    readonly tenancyUsers: UserService;
-    readonly tenancySignatureGuard: SignatureReplayGuard;
-  }
-}
-
 /**
  * Tenancy and credentials: operators and their subscription status, projects (kind fixed at
  * creation), API keys with encrypted secrets and rotation, personal access tokens, invited users,
@@ -38,28 +26,29 @@ export const tenancyPlugin = definePlugin({
   // API secrets, sealed with their row id as associated data (a master-key rotation re-seals them).
   sealedColumns: [{ table: 'tenancy_api_key_secrets', column: 'sealed_secret', aad: (id) => id }],
   register: () => ({
-    tenancyOperators: asFunction((cradle: Cradle) => new OperatorService(cradle)).singleton(),
-    tenancyProjects: asFunction((cradle: Cradle) => new ProjectService(cradle)).singleton(),
-    tenancyApiKeys: asFunction((cradle: Cradle) => new ApiKeyService(cradle)).singleton(),
-    tenancyPats: asFunction((cradle: Cradle) => new PatService(cradle)).singleton(),
-    tenancyUsers: asFunction((cradle: Cradle) => new UserService(cradle)).singleton(),
-    tenancySignatureGuard: asFunction((cradle: Cradle) => new SignatureReplayGuard(cradle)).singleton(),
+    tenancyOperators: service(['db', 'audit'], (deps) => new OperatorService(deps)),
+    tenancyProjects: service(['db', 'audit', 'tenancyOperators', 'tenancyApiKeys'], (deps) => new ProjectService(deps)),
+    tenancyApiKeys: service(['db', 'audit', 'secretBox', 'kernelConfig'], (deps) => new ApiKeyService(deps)),
+    tenancyPats: service(['db', 'audit', 'tenancyOperators'], (deps) => new PatService(deps)),
+    tenancyUsers: service(['db', 'audit', 'tenancyOperators'], (deps) => new UserService(deps)),
+    tenancySignatureGuard: service(['db'], (deps) => new SignatureReplayGuard(deps)),
   }),
   jobs: tenancyJobs,
-  authenticators: (cradle) => ({
+  authenticators: withDeps(['tenancyProjects', 'tenancyApiKeys', 'tenancySignatureGuard'], (deps) => ({
     signed: createSignedRequestAuthenticator({
-      tenancyProjects: cradle.tenancyProjects,
-      tenancyApiKeys: cradle.tenancyApiKeys,
-      tenancySignatureGuard: cradle.tenancySignatureGuard,
+      tenancyProjects: deps.tenancyProjects,
+      tenancyApiKeys: deps.tenancyApiKeys,
+      tenancySignatureGuard: deps.tenancySignatureGuard,
     }),
-  }),
+  })),
   routes: tenancyRoutes,
   cli: tenancyCommands,
 });
 
+export * from './contract.js';
 export { ApiKeyService, SANDBOX_SECRET_PREFIX } from './services/api-key-service.js';
 export type { IssuedSecret, ApiKeyView } from './services/api-key-service.js';
-export { PatService, PAT_PREFIX, hashToken, randomBase62 } from './services/pat-service.js';
+export { PatService, PAT_PREFIX } from './services/pat-service.js';
 export type { PatPrincipal, PatView } from './services/pat-service.js';
 export { ProjectService } from './services/project-service.js';
 export type { ProjectView } from './services/project-service.js';
@@ -69,5 +58,4 @@ export { USER_ROLES, type UserRole } from './models/user.js';
 export { MAX_EMAIL_LENGTH, normaliseEmail } from './services/email-address.js';
 export { PAT_SCOPES, isPatScope, type PatScope } from './scopes.js';
 export { tenancyErrors } from './errors.js';
-export { CLI_ACTOR, restActor, type Actor } from './actor.js';
 export { validateWebhookUrl } from './services/webhook-url.js';

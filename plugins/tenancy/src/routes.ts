@@ -1,4 +1,4 @@
-import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
+import { defineRoute, type RouteDefinition, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 
 const ProjectResponse = Type.Object({
@@ -12,7 +12,7 @@ const ProjectResponse = Type.Object({
 });
 
 /** `GET /api/v1/project`: the project the signed request authenticates as (a credentials check). */
-export function tenancyRoutes(cradle: Cradle): RouteDefinition[] {
+export const tenancyRoutes = withDeps(['tenancyProjects'], (deps): RouteDefinition[] => {
   return [
     defineRoute({
       method: 'GET',
@@ -23,7 +23,7 @@ export function tenancyRoutes(cradle: Cradle): RouteDefinition[] {
       auth: 'signed',
       responses: { 200: ProjectResponse },
       handler: async ({ auth }) => {
-        const project = await cradle.tenancyProjects.get(auth.project!.id);
+        const project = await deps.tenancyProjects.get(auth.project!.id);
         const created = new Date(project.created_at_iso);
         return {
           body: {
@@ -39,4 +39,4 @@ export function tenancyRoutes(cradle: Cradle): RouteDefinition[] {
       },
     }),
   ];
-}
+});

@@ -1,6 +1,7 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { createTestDatabase, signedFetch, startTestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
 
 // Rotating the master key (docs/deployment.md): the new key current with the old one in

@@ -1,4 +1,4 @@
-import { definePlugin, defineRoute } from '@gw/kernel';
+import { definePlugin, defineRoute, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 
 /**
@@ -8,7 +8,7 @@ import Type from 'typebox';
 export const probePlugin = definePlugin({
   id: 'probe',
   dependsOn: ['tenancy'],
-  routes: (cradle) => [
+  routes: withDeps(['rateLimiter'], (deps) => [
     defineRoute({
       method: 'POST',
       path: '/api/v1/probe/writes',
@@ -59,7 +59,7 @@ export const probePlugin = definePlugin({
       summary: 'Three calls per minute per project.',
       auth: 'signed',
       handler: async ({ auth }) => {
-        await cradle.rateLimiter.consume({ key: `probe:${auth.project!.id}`, limit: 3, windowSeconds: 60 });
+        await deps.rateLimiter.consume({ key: `probe:${auth.project!.id}`, limit: 3, windowSeconds: 60 });
         return { body: { ok: true } };
       },
     }),
@@ -72,5 +72,5 @@ export const probePlugin = definePlugin({
         throw new Error('secret internals');
       },
     }),
-  ],
+  ]),
 });

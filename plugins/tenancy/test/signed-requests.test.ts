@@ -1,6 +1,7 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { probePlugin } from './probe-plugin.js';
 

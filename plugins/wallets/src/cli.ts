@@ -1,6 +1,5 @@
-import { isUlid } from '@gw/kernel';
+import { CLI_ACTOR, isUlid } from '@gw/kernel';
 import type { CliCommand, CliFlag, NetworkKind } from '@gw/kernel';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { PREVIEW_MAX_COUNT, previewWallet } from './services/wallet-preview.js';
 
 const projectFlag: CliFlag = {

@@ -1,20 +1,12 @@
-import { asFunction, asValue } from 'awilix';
 import { walletsReadiness } from './readiness.js';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue } from '@gw/kernel';
 import Type from 'typebox';
 import { m0001Wallets } from '../migrations/0001_wallets.js';
 import { m0002BindingOrigin } from '../migrations/0002_binding_origin.js';
 import { walletsCommands } from './cli.js';
 import { walletsErrors } from './errors.js';
 import { walletsRoutes } from './routes.js';
-import { WalletService, type WalletsConfig } from './services/wallet-service.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly walletsWallets: WalletService;
-    readonly walletsConfig: WalletsConfig;
-  }
-}
+import { WalletService } from './services/wallet-service.js';
 
 /** Config slice `plugins.wallets`. */
 export const WalletsConfigSchema = Type.Object(
@@ -36,14 +28,15 @@ export const walletsPlugin = definePlugin({
   errors: [walletsErrors],
   migrations: [m0001Wallets, m0002BindingOrigin],
   register: ({ config }) => ({
-    walletsConfig: asValue(config),
-    walletsWallets: asFunction((cradle: Cradle) => new WalletService(cradle)).singleton(),
+    walletsConfig: serviceValue(config),
+    walletsWallets: service(['db', 'audit', 'chains', 'logger', 'notifications', 'tenancyProjects', 'walletsConfig'], (deps) => new WalletService(deps)),
   }),
   routes: walletsRoutes,
   cli: walletsCommands,
   readiness: walletsReadiness,
 });
 
+export * from './contract.js';
 export { walletsErrors } from './errors.js';
 export { WalletService, WALLET_VERIFIED_CHANNEL } from './services/wallet-service.js';
 export type { RegisterResult, VerifiedWallet, WalletVerifiedNotice, WalletView, WalletsConfig } from './services/wallet-service.js';

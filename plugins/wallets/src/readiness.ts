@@ -1,16 +1,16 @@
-import type { Cradle, ReadinessCheck } from '@gw/kernel';
+import { type ReadinessCheck, withDeps } from '@gw/kernel';
 
 /**
  * Wallets: a project that takes real payments needs a verified wallet on each chain it invoices;
  * a registered key whose challenge was never signed cannot derive a single address.
  */
-export function walletsReadiness(cradle: Cradle): ReadinessCheck[] {
+export const walletsReadiness = withDeps(['walletsWallets', 'tenancyProjects'], (deps): ReadinessCheck[] => {
   return [
     {
       name: 'wallets.verified',
       summary: 'Every registered wallet of a production or testnet project is verified, and at least one exists.',
       run: async () => {
-        const [bindings, projects] = await Promise.all([cradle.walletsWallets.currentBindings(), cradle.tenancyProjects.list()]);
+        const [bindings, projects] = await Promise.all([deps.walletsWallets.currentBindings(), deps.tenancyProjects.list()]);
         const live = new Map(projects.filter((p) => p.status === 'active' && p.kind !== 'sandbox').map((p) => [p.id, p]));
         const real = bindings.filter((b) => live.has(b.projectId));
         const pending = real.filter((b) => b.state !== 'verified');
@@ -35,4 +35,4 @@ export function walletsReadiness(cradle: Cradle): ReadinessCheck[] {
       },
     },
   ];
-}
+});

@@ -1,4 +1,4 @@
-import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
+import { defineRoute, type RouteDefinition, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 
 /** One entry of the wallets listing: the sandbox listing's fields (spec 4.5) plus verification data. */
@@ -12,7 +12,7 @@ export const WalletListEntry = Type.Object({
 });
 
 /** `GET /api/v1/wallets`: the current wallet bindings of the signed production or testnet project. */
-export function walletsRoutes(cradle: Cradle): RouteDefinition[] {
+export const walletsRoutes = withDeps(['walletsWallets'], (deps): RouteDefinition[] => {
   return [
     defineRoute({
       method: 'GET',
@@ -26,7 +26,7 @@ export function walletsRoutes(cradle: Cradle): RouteDefinition[] {
       access: { projectKind: 'production' },
       responses: { 200: Type.Array(WalletListEntry) },
       handler: async ({ auth }) => {
-        const wallets = await cradle.walletsWallets.list(auth.project!.id);
+        const wallets = await deps.walletsWallets.list(auth.project!.id);
         return {
           body: wallets.map((w) => ({
             chain: w.chain,
@@ -40,4 +40,4 @@ export function walletsRoutes(cradle: Cradle): RouteDefinition[] {
       },
     }),
   ];
-}
+});

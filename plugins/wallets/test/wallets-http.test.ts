@@ -1,8 +1,9 @@
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { btcTestnetWallet, btcWallet, ethWallet } from './signers.js';
 

@@ -4,9 +4,9 @@ import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import { isAppError, type ProjectKind } from '@gw/kernel';
+import { CLI_ACTOR, isAppError, type ProjectKind, sql, sqlQuery } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { adaWallet, BTC_TPUB, btcBip137, btcTestnetWallet, btcWallet, ethWallet, foreignTonSign, tonWallet, tronWallet, type TestWallet } from './signers.js';
 
@@ -184,4 +184,22 @@ test('concurrent registrations of one chain leave exactly one current binding', 
   const current = await db('wallets_bindings').where({ project_id: projectId }).whereNull('superseded_at');
   t.is(current.length, 1);
   t.is(await bindingCount(projectId), 8);
+});
+
+test('currentBindingSql, the part lent to the address pool (ADR 0003), is the current binding as its declared columns', async (t) => {
+  const { walletsWallets, db } = gw.kernel.cradle;
+  const projectId = await newProject('production');
+  const lent = (chain: string) => walletsWallets.currentBindingSql(sql`${projectId}::text`, sql`${chain}::text`);
+  const rows = async (chain: string) => sqlQuery<Record<string, unknown>>(db, sql`select * from (${lent(chain)}) as lent`);
+  t.deepEqual(await rows('eth'), [], 'no binding, no row');
+  const registered = await walletsWallets.register({ projectId, chain: 'eth', xpub: ethWallet.xpub }, CLI_ACTOR);
+  const [pending] = await rows('eth');
+  t.deepEqual(Object.keys(pending!), [...lent('eth').columns], 'exactly the columns the contract declares');
+  t.deepEqual(pending, { id: registered.wallet.id, state: 'pending' });
+  await walletsWallets.verify({ projectId, chain: 'eth', signature: await ethWallet.sign(registered.challenge.message) }, CLI_ACTOR);
+  t.deepEqual(await rows('eth'), [{ id: registered.wallet.id, state: 'verified' }]);
+  // A new registration supersedes the verified binding: the part lends only the current one.
+  const again = await walletsWallets.register({ projectId, chain: 'eth', xpub: ethWallet.xpub, replace: true }, CLI_ACTOR);
+  t.deepEqual(await rows('eth'), [{ id: again.wallet.id, state: 'pending' }]);
+  t.deepEqual(await rows('btc'), [], 'other chains are not lent');
 });

@@ -1,12 +1,11 @@
-import { asFunction, asValue } from 'awilix';
 import { watchersReadiness } from './readiness.js';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
-import { WatchersConfigSchema, type WatchersConfig } from './config.js';
+import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
-import { createWatcherMetrics, registerCursorGauges, type WatcherMetrics } from './metrics.js';
+import { createWatcherMetrics, registerCursorGauges } from './metrics.js';
 import { watchersRoutes } from './routes.js';
 import { ChainScanner } from './services/chain-scanner.js';
 import { ConfirmationCounter } from './services/confirmation-counter.js';
@@ -15,20 +14,6 @@ import { PaymentMatcher } from './services/payment-matcher.js';
 import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
 import { HeadPush } from './services/head-push.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly watchersConfig: WatchersConfig;
-    readonly watchersMetrics: WatcherMetrics;
-    readonly watchersRegistry: WatcherRegistry;
-    readonly watchersMatcher: PaymentMatcher;
-    readonly watchersCounter: ConfirmationCounter;
-    readonly watchersRewinder: ReorgRewinder;
-    readonly watchersScanner: ChainScanner;
-    readonly watchersOrphans: OrphanInbox;
-    readonly watchersPush: HeadPush;
-  }
-}
 
 /**
  * On-chain observation (spec 1, 2.3, 3.1, 4.3, 6): one scanner per configured chain network reads
@@ -43,37 +28,38 @@ export const watchersPlugin = definePlugin({
   errors: [watchersErrors],
   migrations: [m0001Watchers, m0002Lifecycle],
   register: ({ config }) => ({
-    watchersConfig: asValue(config),
-    watchersMetrics: asFunction(({ metrics }: Cradle) => createWatcherMetrics(metrics.registry)).singleton(),
-    watchersRegistry: asFunction((cradle: Cradle) => new WatcherRegistry(cradle)).singleton(),
-    watchersMatcher: asFunction((cradle: Cradle) => new PaymentMatcher(cradle)).singleton(),
-    watchersCounter: asFunction((cradle: Cradle) => new ConfirmationCounter(cradle)).singleton(),
-    watchersRewinder: asFunction((cradle: Cradle) => new ReorgRewinder(cradle)).singleton(),
-    watchersScanner: asFunction((cradle: Cradle) => new ChainScanner(cradle)).singleton(),
-    watchersOrphans: asFunction((cradle: Cradle) => new OrphanInbox(cradle)).singleton(),
-    watchersPush: asFunction((cradle: Cradle) => new HeadPush(cradle)).singleton(),
+    watchersConfig: serviceValue(config),
+    watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),
+    watchersRegistry: service(['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db'], (deps) => new WatcherRegistry(deps)),
+    watchersMatcher: service(['invoicesLifecycle'], (deps) => new PaymentMatcher(deps)),
+    watchersCounter: service(['invoicesLifecycle'], (deps) => new ConfirmationCounter(deps)),
+    watchersRewinder: service(['invoicesLifecycle'], (deps) => new ReorgRewinder(deps)),
+    watchersScanner: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersMatcher', 'watchersCounter', 'watchersRewinder', 'invoicesLifecycle'], (deps) => new ChainScanner(deps)),
+    watchersOrphans: service(['db', 'chains', 'invoicesAttribution', 'addressPoolService'], (deps) => new OrphanInbox(deps)),
+    watchersPush: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersRegistry', 'watchersScanner'], (deps) => new HeadPush(deps)),
   }),
   routes: watchersRoutes,
   jobs: watchersJobs,
   readiness: watchersReadiness,
-  start: async (cradle) => {
-    registerCursorGauges(cradle.metrics.registry, cradle);
+  start: withDeps(['metrics', 'db', 'logger', 'jobs', 'watchersMetrics', 'kernelRole', 'watchersRegistry', 'watchersPush'], async (deps) => {
+    registerCursorGauges(deps.metrics.registry, deps);
     // Resolved eagerly so the counters are on /metrics before the first pass.
-    void cradle.watchersMetrics;
+    void deps.watchersMetrics;
     // Configuration mistakes (unknown chain or network) stop start-up here, naming the key.
     // An instance that runs jobs starts each network's loop now rather than at the next minute's
     // schedule (a CLI command or a gateway-only process leaves the loops alone).
-    if (cradle.kernelRole === 'worker' || cradle.kernelRole === 'all') {
-      for (const target of cradle.watchersRegistry.list()) await sendScanPass(cradle, target.adapter.definition.id, target.network);
+    if (deps.kernelRole === 'worker' || deps.kernelRole === 'all') {
+      for (const target of deps.watchersRegistry.list()) await sendScanPass(deps, target.adapter.definition.id, target.network);
       // Push beside the loop: a new head starts a pass at once (networks whose providers offer it).
-      cradle.watchersPush.start();
+      deps.watchersPush.start();
     }
-  },
-  stop: async (cradle) => {
-    if (cradle.kernelRole === 'worker' || cradle.kernelRole === 'all') await cradle.watchersPush.stop();
-  },
+  }),
+  stop: withDeps(['kernelRole', 'watchersPush'], async (deps) => {
+    if (deps.kernelRole === 'worker' || deps.kernelRole === 'all') await deps.watchersPush.stop();
+  }),
 });
 
+export * from './contract.js';
 export { watchersErrors } from './errors.js';
 export { WatchersConfigSchema, type WatchersConfig } from './config.js';
 export { SCAN_JOB, type ScanJobData } from './jobs.js';

@@ -1,4 +1,4 @@
-import type { Cradle, JobDefinition } from '@gw/kernel';
+import { type Cradle, type JobDefinition, withDeps } from '@gw/kernel';
 
 /** The pg-boss queue of scan passes: one job per pass of one chain network. */
 export const SCAN_JOB = 'watchers.scan';
@@ -13,8 +13,8 @@ export interface ScanJobData {
  * Queues the next pass of one network, `startAfterSeconds` from now. While one is already queued
  * (the `stately` policy, keyed by the network) this is a no-op.
  */
-export async function sendScanPass(cradle: Cradle, chain: string, network: string, startAfterSeconds = 0): Promise<void> {
-  await cradle.jobs.send(SCAN_JOB, { chain, network } satisfies ScanJobData, { singletonKey: `${chain}:${network}`, ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}) });
+export async function sendScanPass(deps: Pick<Cradle, 'jobs'>, chain: string, network: string, startAfterSeconds = 0): Promise<void> {
+  await deps.jobs.send(SCAN_JOB, { chain, network } satisfies ScanJobData, { singletonKey: `${chain}:${network}`, ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}) });
 }
 
 /**
@@ -26,8 +26,8 @@ export async function sendScanPass(cradle: Cradle, chain: string, network: strin
  * minute restarts any loop that stopped (a worker died between two passes); a worker that died
  * during a pass gives up its active slot when its job's heartbeat stops.
  */
-export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
-  const next = (chain: string, network: string, startAfterSeconds: number) => sendScanPass(cradle, chain, network, startAfterSeconds);
+export const watchersJobs = withDeps(['jobs', 'watchersRegistry', 'watchersScanner', 'watchersConfig'], (deps): JobDefinition<ScanJobData>[] => {
+  const next = (chain: string, network: string, startAfterSeconds: number) => sendScanPass(deps, chain, network, startAfterSeconds);
   return [
     {
       name: SCAN_JOB,
@@ -42,12 +42,12 @@ export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
       handler: async (jobs) => {
         for (const job of jobs) {
           if (!job.data.chain || !job.data.network) {
-            for (const target of cradle.watchersRegistry.list()) await next(target.adapter.definition.id, target.network, 0);
+            for (const target of deps.watchersRegistry.list()) await next(target.adapter.definition.id, target.network, 0);
             continue;
           }
-          const target = cradle.watchersRegistry.get(job.data.chain, job.data.network);
+          const target = deps.watchersRegistry.get(job.data.chain, job.data.network);
           if (!target) continue;
-          const report = await cradle.watchersScanner.pass(target);
+          const report = await deps.watchersScanner.pass(target);
           // Also when the lock was taken (by a pass outside the loop, or one whose job expired): the
           // `stately` queue keeps a single queued pass, so the loop never doubles and never stops.
           await next(job.data.chain, job.data.network, report.ran && report.behind ? 0 : target.scanIntervalSeconds);
@@ -55,4 +55,4 @@ export function watchersJobs(cradle: Cradle): JobDefinition<ScanJobData>[] {
       },
     },
   ];
-}
+});

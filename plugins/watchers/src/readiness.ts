@@ -1,25 +1,25 @@
-import { networkFor, type Cradle, type ReadinessCheck } from '@gw/kernel';
+import { networkFor, type ReadinessCheck, withDeps } from '@gw/kernel';
 
 /**
  * Watchers: a chain network some project's wallet pays on needs at least one provider, or no
  * payment on it is ever seen. By default nothing is watched (`plugins.watchers.chains` is `{}`).
  */
-export function watchersReadiness(cradle: Cradle): ReadinessCheck[] {
+export const watchersReadiness = withDeps(['walletsWallets', 'tenancyProjects', 'chains', 'watchersRegistry'], (deps): ReadinessCheck[] => {
   return [
     {
       name: 'watchers.providers',
       summary: 'Every chain network a production or testnet project has a wallet on is watched through a provider.',
       run: async () => {
-        const [bindings, projects] = await Promise.all([cradle.walletsWallets.currentBindings(), cradle.tenancyProjects.list()]);
+        const [bindings, projects] = await Promise.all([deps.walletsWallets.currentBindings(), deps.tenancyProjects.list()]);
         const kinds = new Map(projects.filter((p) => p.status === 'active' && p.kind !== 'sandbox').map((p) => [p.id, p.kind]));
         const missing = new Map<string, Set<string>>();
         const needed = new Set<string>();
         for (const binding of bindings) {
           const kind = kinds.get(binding.projectId);
           if (!kind) continue;
-          const network = networkFor(cradle.chains.get(binding.chain).definition, kind).id;
+          const network = networkFor(deps.chains.get(binding.chain).definition, kind).id;
           needed.add(`${binding.chain}/${network}`);
-          if (!cradle.watchersRegistry.get(binding.chain, network)) {
+          if (!deps.watchersRegistry.get(binding.chain, network)) {
             const key = `${binding.chain}.${network}`;
             missing.set(key, (missing.get(key) ?? new Set()).add(binding.projectId));
           }
@@ -33,7 +33,7 @@ export function watchersReadiness(cradle: Cradle): ReadinessCheck[] {
             fix: `Add providers under plugins.watchers.chains.<chain>.<network>.providers (docs/watchers.md), e.g. plugins.watchers.chains.${[...missing.keys()][0]}.`,
           };
         }
-        const watched = cradle.watchersRegistry.list().map((t) => `${t.adapter.definition.id}.${t.network}`);
+        const watched = deps.watchersRegistry.list().map((t) => `${t.adapter.definition.id}.${t.network}`);
         if (watched.length === 0) {
           return {
             ok: false,
@@ -46,4 +46,4 @@ export function watchersReadiness(cradle: Cradle): ReadinessCheck[] {
       },
     },
   ];
-}
+});

@@ -1,11 +1,10 @@
-import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
-import { InvoiceWithTransactionsSchema } from '@gw/plugin-invoices';
-import { restActor } from '@gw/plugin-tenancy';
+import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
+import { InvoiceWithTransactionsSchema } from '@gw/plugin-invoices/contract';
 import { AttributeBody, ListOrphansQuery, OrphanPageSchema, TxHashParams } from './schemas.js';
 
 /** The orphan-payment inbox of spec 4.3, for production and testnet projects. */
-export function watchersRoutes(cradle: Cradle): RouteDefinition[] {
-  const inbox = () => cradle.watchersOrphans;
+export const watchersRoutes = withDeps(['watchersOrphans'], (deps): RouteDefinition[] => {
+  const inbox = () => deps.watchersOrphans;
   return [
     defineRoute({
       method: 'GET',
@@ -37,4 +36,4 @@ export function watchersRoutes(cradle: Cradle): RouteDefinition[] {
       }),
     }),
   ];
-}
+});

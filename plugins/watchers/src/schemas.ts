@@ -1,5 +1,4 @@
-import { ChainIdSchema, CoinIdSchema } from '@gw/kernel';
-import { ISO_8601_PATTERN, ULID_PATTERN } from '@gw/plugin-invoices';
+import { ChainIdSchema, CoinIdSchema, ISO_8601_PATTERN, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 
 /** `GET /orphan-payments` query (spec 4.3). */

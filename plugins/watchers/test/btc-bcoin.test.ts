@@ -6,8 +6,8 @@
  * `invalidateblock` followed by new blocks.
  */
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';

@@ -12,7 +12,7 @@ import test from 'ava';
 import { startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ProviderPool, type PushedHead, type PushedTransaction } from '@gw/kernel';
 import { BtcWatcher, btcDefinition } from '@gw/chain-btc';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';

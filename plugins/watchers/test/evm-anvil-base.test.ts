@@ -8,7 +8,7 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { waitFor } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR } from '@gw/kernel';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';

@@ -5,8 +5,8 @@
  * reorgs are anvil's `anvil_reorg`.
  */
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { getAddress, parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';

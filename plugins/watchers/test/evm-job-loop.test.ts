@@ -4,8 +4,8 @@
  * calls the scanner or sends a job.
  */
 import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { parseEther } from 'ethers';
 import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
 import { SCAN_JOB } from '../src/index.js';

@@ -13,11 +13,10 @@
  */
 import test from 'ava';
 import fc from 'fast-check';
-import { newId, type ObservedTransfer } from '@gw/kernel';
+import { CLI_ACTOR, newId, type ObservedTransfer } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { allowedMoves, isShort, settlement, type InvoiceView, type MatchingMode } from '@gw/plugin-invoices';
 import { sandboxPlugin } from '@gw/plugin-sandbox';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { ALL_CHAINS, FIXED_RATES, projectWithPools } from '../../invoices/test/helpers.js';
 import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';

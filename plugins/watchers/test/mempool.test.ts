@@ -5,9 +5,8 @@
  * reports a payment seen only in the mempool (finding 2), as an Esplora provider would.
  */
 import test from 'ava';
-import { ProviderError, type ChainWatcher, type ObservedTransfer, type WatchedAddresses } from '@gw/kernel';
+import { type ChainWatcher, CLI_ACTOR, type ObservedTransfer, ProviderError, type WatchedAddresses } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { parseEther } from 'ethers';
 import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
 import type { ScanTarget } from '../src/index.js';

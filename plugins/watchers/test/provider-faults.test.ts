@@ -6,9 +6,9 @@
  * moved by a lie.
  */
 import { randomBytes } from 'node:crypto';
+import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { getAddress, parseEther, toBeHex } from 'ethers';
 import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';

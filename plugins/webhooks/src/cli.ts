@@ -1,5 +1,4 @@
-import { INVOICE_EVENT_TYPES, PAGE_LIMIT_FLAG, ulidFlag, type CliCommand, type InvoiceEventType } from '@gw/kernel';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { CLI_ACTOR, type CliCommand, INVOICE_EVENT_TYPES, type InvoiceEventType, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 import { nominalSchedule } from './services/retry-schedule.js';
 

@@ -1,12 +1,11 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, isDevelopment, type Cradle } from '@gw/kernel';
+import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
 import { m0003MetricsIndexes } from '../migrations/0003_metrics_indexes.js';
-import { createWebhookMetrics, registerDeliveryGauges, type WebhookMetrics } from './metrics.js';
+import { createWebhookMetrics, registerDeliveryGauges } from './metrics.js';
 import { webhooksReadiness } from './readiness.js';
 import { webhooksCommands } from './cli.js';
-import { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
+import { WebhooksConfigSchema } from './config.js';
 import { webhooksErrors } from './errors.js';
 import { webhooksJobs } from './jobs.js';
 import { webhooksRoutes } from './routes.js';
@@ -17,20 +16,6 @@ import { EventStream } from './services/event-stream.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
 import { WebhookTestEvents } from './services/test-event.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly webhooksConfig: WebhooksConfig;
-    readonly webhooksMetrics: WebhookMetrics;
-    readonly webhooksOutbox: WebhookOutbox;
-    readonly webhooksSender: WebhookSender;
-    readonly webhooksDeliveryWorker: DeliveryWorker;
-    readonly webhooksEventLog: EventLog;
-    readonly webhooksEventStream: EventStream;
-    /** "Send a test event" to a project's default webhook URL. */
-    readonly webhooksTestEvents: WebhookTestEvents;
-  }
-}
 
 /**
  * Outbound webhooks (spec 2.4, 2.5, 3.2, 4.4, 5.2, 6): the transactional outbox behind the
@@ -44,10 +29,11 @@ export const webhooksPlugin = definePlugin({
   errors: [webhooksErrors],
   migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes],
   register: ({ config, kernelConfig }) => ({
-    webhooksConfig: asValue(config),
-    webhooksMetrics: asFunction(({ metrics }: Cradle) => createWebhookMetrics(metrics.registry)).singleton(),
-    webhooksOutbox: asFunction((cradle: Cradle) => new WebhookOutbox(cradle)).singleton(),
-    webhooksSender: asFunction(
+    webhooksConfig: serviceValue(config),
+    webhooksMetrics: service(['metrics'], ({ metrics }) => createWebhookMetrics(metrics.registry)),
+    webhooksOutbox: service(['jobs', 'tenancyProjects', 'notifications'], (deps) => new WebhookOutbox(deps)),
+    webhooksSender: service(
+      [],
       () =>
         new WebhookSender({
           timeoutMs: config.timeoutMs,
@@ -57,34 +43,32 @@ export const webhooksPlugin = definePlugin({
           responseExcerptBytes: config.responseExcerptBytes,
           privateResponseExcerpts: config.privateResponseExcerpts,
         }),
-    )
-      .singleton()
-      .disposer((sender: WebhookSender) => sender.close()),
-    webhooksDeliveryWorker: asFunction((cradle: Cradle) => new DeliveryWorker(cradle)).singleton(),
-    webhooksEventLog: asFunction((cradle: Cradle) => new EventLog(cradle)).singleton(),
-    webhooksTestEvents: asFunction((cradle: Cradle) => new WebhookTestEvents(cradle)).singleton(),
-    webhooksEventStream: asFunction((cradle: Cradle) => new EventStream(cradle))
-      .singleton()
-      .disposer((stream: EventStream) => stream.close()),
+      { dispose: (sender) => sender.close() },
+    ),
+    webhooksDeliveryWorker: service(['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys'], (deps) => new DeliveryWorker(deps)),
+    webhooksEventLog: service(['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService'], (deps) => new EventLog(deps)),
+    webhooksTestEvents: service(['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksSender'], (deps) => new WebhookTestEvents(deps)),
+    webhooksEventStream: service(['db', 'notifications'], (deps) => new EventStream(deps), { dispose: (stream) => stream.close() }),
   }),
   routes: webhooksRoutes,
   mcpTools: webhooksMcpTools,
   jobs: webhooksJobs,
   cli: webhooksCommands,
   readiness: webhooksReadiness,
-  start: async (cradle) => {
-    registerDeliveryGauges(cradle.metrics.registry, cradle);
+  start: withDeps(['metrics', 'db', 'logger', 'webhooksMetrics', 'invoiceEvents', 'webhooksOutbox'], async (deps) => {
+    registerDeliveryGauges(deps.metrics.registry, deps);
     // Resolved eagerly so the counters are on /metrics before the first delivery.
-    void cradle.webhooksMetrics;
-    cradle.invoiceEvents.attach(cradle.webhooksOutbox);
-  },
+    void deps.webhooksMetrics;
+    deps.invoiceEvents.attach(deps.webhooksOutbox);
+  }),
   // After the job workers stopped: deliveries still running past their batch are recorded before
   // the pool closes (each ends within the sender's timeout).
-  stop: async (cradle) => {
-    await cradle.webhooksDeliveryWorker.settle();
-  },
+  stop: withDeps(['webhooksDeliveryWorker'], async (deps) => {
+    await deps.webhooksDeliveryWorker.settle();
+  }),
 });
 
+export * from './contract.js';
 export { webhooksErrors } from './errors.js';
 export { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 export { DELIVERY_STATUSES, DELIVER_JOB, type DeliveryStatus, type DeliverJobData } from './delivery-status.js';

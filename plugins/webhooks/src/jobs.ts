@@ -1,4 +1,4 @@
-import type { Cradle, JobDefinition } from '@gw/kernel';
+import { type JobDefinition, withDeps } from '@gw/kernel';
 import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type RedeliverJobData } from './delivery-status.js';
 
 /**
@@ -12,8 +12,8 @@ import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type RedeliverJobData 
  * and a batch whose record failed.
  * The partner-facing retry schedule is ours (retry-schedule.ts).
  */
-export function webhooksJobs(cradle: Cradle): JobDefinition[] {
-  const config = cradle.webhooksConfig;
+export const webhooksJobs = withDeps(['webhooksConfig', 'webhooksDeliveryWorker', 'webhooksEventLog'], (deps): JobDefinition[] => {
+  const config = deps.webhooksConfig;
   const deliver: JobDefinition<DeliverJobData> = {
     name: DELIVER_JOB,
     // A failed batch (its record could not be written: the database failing, or a bug) goes back
@@ -27,7 +27,7 @@ export function webhooksJobs(cradle: Cradle): JobDefinition[] {
       pollingIntervalSeconds: 1,
       notifyPollingIntervalSeconds: 5,
     },
-    handler: (jobs) => cradle.webhooksDeliveryWorker.deliver(jobs),
+    handler: (jobs) => deps.webhooksDeliveryWorker.deliver(jobs),
   };
   // `webhooks.redeliver`: a redelivery asked for while the event was still on its way, run after
   // its pending attempt (EventLog.redeliverDue puts itself off again while it is still pending).
@@ -36,8 +36,8 @@ export function webhooksJobs(cradle: Cradle): JobDefinition[] {
     queue: { notify: false, retryLimit: 10, retryDelay: 5, retryBackoff: true, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
     work: { batchSize: 20, pollingIntervalSeconds: 1 },
     handler: async (jobs) => {
-      for (const job of jobs) await cradle.webhooksEventLog.redeliverDue(job.data.eventId);
+      for (const job of jobs) await deps.webhooksEventLog.redeliverDue(job.data.eventId);
     },
   };
   return [deliver, redeliver];
-}
+});

@@ -1,4 +1,4 @@
-import { defineMcpTool, mcpArguments, type Cradle, type McpToolDefinition, type McpToolInput } from '@gw/kernel';
+import { defineMcpTool, mcpArguments, type McpToolDefinition, type McpToolInput, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 import { ListEventsQuery } from './schemas.js';
 
@@ -11,8 +11,8 @@ const RETRY_WEBHOOK_DESCRIPTION =
   'event is not one of this project.';
 
 /** The webhook tools of spec 4.6: the delivery log, and resend for production and testnet projects. */
-export function webhooksMcpTools(cradle: Cradle): McpToolDefinition[] {
-  const log = () => cradle.webhooksEventLog;
+export const webhooksMcpTools = withDeps(['webhooksEventLog'], (deps): McpToolDefinition[] => {
+  const log = () => deps.webhooksEventLog;
   return [
     defineMcpTool({
       name: 'get_webhook_events',
@@ -32,7 +32,7 @@ export function webhooksMcpTools(cradle: Cradle): McpToolDefinition[] {
     }),
     retryWebhookTool('production', (projectId, eventId, actor) => log().resend(projectId, eventId, actor), ['event_not_found', 'subscription_expired']),
   ];
-}
+});
 
 /** `retry_webhook` for projects of `projectKind`; the sandbox plugin declares its variant with it. */
 export function retryWebhookTool(

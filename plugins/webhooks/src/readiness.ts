@@ -1,13 +1,13 @@
-import type { Cradle, ReadinessCheck } from '@gw/kernel';
+import { type ReadinessCheck, withDeps } from '@gw/kernel';
 
 /** Webhooks: a production or testnet project without a webhook URL tells nobody its invoice was paid. */
-export function webhooksReadiness(cradle: Cradle): ReadinessCheck[] {
+export const webhooksReadiness = withDeps(['tenancyProjects'], (deps): ReadinessCheck[] => {
   return [
     {
       name: 'webhooks.url',
       summary: 'Every active production or testnet project has a webhook URL.',
       run: async () => {
-        const projects = (await cradle.tenancyProjects.list()).filter((p) => p.status === 'active' && p.kind !== 'sandbox');
+        const projects = (await deps.tenancyProjects.list()).filter((p) => p.status === 'active' && p.kind !== 'sandbox');
         const without = projects.filter((p) => !p.webhook_url);
         if (without.length === 0) return { ok: true, detail: projects.length === 0 ? 'no production or testnet project yet.' : `all ${projects.length} production or testnet project(s) have a webhook URL.` };
         return {
@@ -19,4 +19,4 @@ export function webhooksReadiness(cradle: Cradle): ReadinessCheck[] {
       },
     },
   ];
-}
+});

@@ -1,5 +1,4 @@
-import { defineRoute, type Cradle, type RouteDefinition } from '@gw/kernel';
-import { restActor } from '@gw/plugin-tenancy';
+import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, StreamPageSchema, StreamQuery } from './schemas.js';
 
 /** The stream route's description, shared with the sandbox mirror. */
@@ -7,8 +6,8 @@ export const STREAM_DESCRIPTION =
   'Events in commit order, each with the exact body its deliveries send, for forwarding (gateway listen). The cursor is an event id: a read after it never misses an event committed later, across restarts and instances. With nothing ready the answer waits up to `wait` seconds.';
 
 /** The delivery log of spec 4.4, for production and testnet projects. */
-export function webhooksRoutes(cradle: Cradle): RouteDefinition[] {
-  const log = () => cradle.webhooksEventLog;
+export const webhooksRoutes = withDeps(['webhooksEventLog', 'webhooksEventStream'], (deps): RouteDefinition[] => {
+  const log = () => deps.webhooksEventLog;
   return [
     defineRoute({
       method: 'GET',
@@ -21,7 +20,7 @@ export function webhooksRoutes(cradle: Cradle): RouteDefinition[] {
       query: StreamQuery,
       responses: { 200: StreamPageSchema },
       errors: ['validation_error', 'event_not_found'],
-      handler: async ({ auth, query }) => ({ body: await cradle.webhooksEventStream.read(auth.project!.id, query) }),
+      handler: async ({ auth, query }) => ({ body: await deps.webhooksEventStream.read(auth.project!.id, query) }),
     }),
     defineRoute({
       method: 'GET',
@@ -64,4 +63,4 @@ export function webhooksRoutes(cradle: Cradle): RouteDefinition[] {
       handler: async ({ auth, params, requestId }) => ({ status: 202, body: await log().resend(auth.project!.id, params.event_id, restActor(auth, requestId)) }),
     }),
   ];
-}
+});

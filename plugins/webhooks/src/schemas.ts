@@ -1,5 +1,4 @@
-import { INVOICE_EVENT_TYPES, PROJECT_KINDS } from '@gw/kernel';
-import { ISO_8601_PATTERN, ULID_PATTERN } from '@gw/plugin-invoices';
+import { INVOICE_EVENT_TYPES, ISO_8601_PATTERN, PROJECT_KINDS, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { DELIVERY_STATUSES } from './delivery-status.js';
 

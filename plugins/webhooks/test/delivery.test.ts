@@ -1,7 +1,6 @@
 import test from 'ava';
-import { sql, sqlIdentifier, sqlQuery } from '@gw/kernel';
+import { CLI_ACTOR, sql, sqlIdentifier, sqlQuery } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
 import type { Knex } from 'knex';

@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import { responseMismatches, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).

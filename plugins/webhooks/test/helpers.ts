@@ -1,11 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { KernelRole } from '@gw/kernel';
+import { CLI_ACTOR, type KernelRole } from '@gw/kernel';
 import { startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { invoicesPlugin } from '@gw/plugin-invoices';
 import { ratesPlugin } from '@gw/plugin-rates';
-import { CLI_ACTOR, tenancyPlugin } from '@gw/plugin-tenancy';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { webhooksPlugin } from '../src/index.js';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';

@@ -1,7 +1,6 @@
 import test from 'ava';
-import { sql, sqlQuery } from '@gw/kernel';
+import { CLI_ACTOR, sql, sqlQuery } from '@gw/kernel';
 import { createTestDatabase, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { payInvoice } from '@gw/plugin-invoices/testing';
 import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
 

@@ -4,10 +4,9 @@
  * included), and keep no excerpt of what such a target would answer.
  */
 import test from 'ava';
-import { runMode } from '@gw/kernel';
+import { CLI_ACTOR, runMode } from '@gw/kernel';
 import { startTestKernel, waitFor, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { payInvoice } from '@gw/plugin-invoices/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS } from './helpers.js';
 

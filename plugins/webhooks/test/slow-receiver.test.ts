@@ -4,10 +4,10 @@
  * partner loses nothing.
  */
 import { createServer } from 'node:http';
+import { CLI_ACTOR } from '@gw/kernel';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/plugin-tenancy';
 import { invoiceWithEvents, projectWithPools, startWebhooksKernel, type TestProject } from './helpers.js';
 
 const SLOW = 150;

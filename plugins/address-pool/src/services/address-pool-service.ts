@@ -1,6 +1,5 @@
-import { maxAddressIndexOf, sql, sqlQuery, type ChainId, type ChainRegistry, type Cradle, type JobQueue, type Sql } from '@gw/kernel';
-import type { Actor } from '@gw/plugin-tenancy';
-import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
+import { type Actor, type ChainId, type ChainRegistry, type Cradle, type JobQueue, maxAddressIndexOf, sql, type Sql, sqlQuery, sqlRelation, type SqlRelation } from '@gw/kernel';
+import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
 import { addressPoolErrors } from '../errors.js';
@@ -78,6 +77,11 @@ export interface FreshPicks {
   readonly ctes: Sql;
   readonly result: Sql;
   read(value: unknown): PickedGroup[];
+}
+
+/** A pool row `takeSql` allocated. */
+export interface TakenAddress extends Record<string, unknown> {
+  readonly id: string;
 }
 
 /** Outcome of allocation metrics: fresh address or overlay. */
@@ -241,18 +245,19 @@ export class AddressPoolService {
   }
 
   /**
-   * A part of the caller's statement that allocates the rows of `used`, a relation
-   * `(address_id, invoice_ref)` naming rows this transaction picked with `freshPicks`, returning
-   * their ids. Rows that are no longer free are left alone (and missing from the result), so a
-   * caller compares the count with what it expected.
+   * A part of the caller's statement (part of this plugin's contract, ADR 0003 and 0009) that
+   * allocates the rows of `used`, a relation `(address_id, invoice_ref)` naming rows this
+   * transaction picked with `freshPicks`, returning their ids ({@link TakenAddress}). Rows that are
+   * no longer free are left alone (and missing from the result), so a caller compares the count
+   * with what it expected.
    */
-  takeSql(used: Sql): Sql {
-    return sql`update address_pool_addresses p
+  takeSql(used: Sql): SqlRelation<TakenAddress> {
+    return sqlRelation<TakenAddress>(['id'], sql`update address_pool_addresses p
          set state = 'allocated', cooldown_until = null, active_allocations = 1,
              allocation_count = p.allocation_count + 1, last_invoice_ref = t.invoice_ref, allocated_at = now()
         from (${used}) as t(address_id, invoice_ref)
        where p.id = t.address_id and p.state <> 'allocated'
-      returning p.id`;
+      returning p.id`);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { newId, type ChainAdapter } from '@gw/kernel';
-import type { VerifiedWallet } from '@gw/plugin-wallets';
+import type { VerifiedWallet } from '@gw/plugin-wallets/contract';
 import type { PoolAddress } from '../models/pool-address.js';
 
 /**

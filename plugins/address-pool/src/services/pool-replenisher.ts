@@ -1,5 +1,5 @@
 import { maxAddressIndexOf, sql, sqlIdentifier, sqlQuery, type ChainId, type ChainRegistry, type Cradle } from '@gw/kernel';
-import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets';
+import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
 import { PoolAddress } from '../models/pool-address.js';

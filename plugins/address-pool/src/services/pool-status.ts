@@ -1,5 +1,5 @@
 import type { ChainId, ChainRegistry } from '@gw/kernel';
-import type { WalletService } from '@gw/plugin-wallets';
+import type { WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
 import { maxAddressIndexOf } from '@gw/kernel';

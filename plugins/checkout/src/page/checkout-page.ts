@@ -1,6 +1,6 @@
 import { html, networkFor, tokenContractFor, type ChainRegistry, type ProjectKind, type SafeHtml, type StaticAssets } from '@gw/kernel';
-import type { InvoiceView } from '@gw/plugin-invoices';
-import type { SimulationInput } from '@gw/plugin-sandbox';
+import type { InvoiceView } from '@gw/plugin-invoices/contract';
+import type { SimulationInput } from '@gw/plugin-sandbox/contract';
 import type { Branding } from '../services/branding-service.js';
 import { formatDecimal, formatTime, formatUsd, LOCALE_NAMES, LOCALES, t, type Locale, type MessageKey } from './i18n.js';
 import { payerStatus, RETURN_STATUSES, type PayerStatus } from './payer-status.js';

@@ -1,5 +1,5 @@
 import { fromBaseUnits } from '@gw/kernel';
-import type { InvoiceStatus, InvoiceView } from '@gw/plugin-invoices';
+import type { InvoiceStatus, InvoiceView } from '@gw/plugin-invoices/contract';
 
 /** What the payer is told about an invoice: its status and, while it is short, what is left to send. */
 export interface PayerStatus {

@@ -1,5 +1,5 @@
-import { coreErrors, type AuditLog } from '@gw/kernel';
-import type { Actor, ProjectService } from '@gw/plugin-tenancy';
+import { type Actor, type AuditLog, coreErrors } from '@gw/kernel';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 
 /** How a project's checkout page looks to payers. */

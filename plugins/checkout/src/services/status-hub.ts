@@ -1,5 +1,5 @@
 import type { Notifications } from '@gw/kernel';
-import { INVOICE_CHANGED_CHANNEL, type InvoiceService, type InvoiceView } from '@gw/plugin-invoices';
+import { INVOICE_CHANGED_CHANNEL, type InvoiceService, type InvoiceView } from '@gw/plugin-invoices/contract';
 import type { Logger } from 'pino';
 
 /** Told the invoice as it is now, after each change of it (and after a gap in notifications). */

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { newId } from '@gw/kernel';
-import { hashToken } from '@gw/plugin-tenancy';
+import { hashToken } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { DashboardConfig } from '../config.js';
 

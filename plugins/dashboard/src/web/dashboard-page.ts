@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Cradle, ProjectKind, SafeHtml } from '@gw/kernel';
-import type { Actor, ProjectView, UserRole } from '@gw/plugin-tenancy';
+import type { Actor } from '@gw/kernel';
+import type { ProjectView, UserRole } from '@gw/plugin-tenancy/contract';
 import type { DashboardSession } from '../services/session-service.js';
 import type { FormFields } from './form.js';
 

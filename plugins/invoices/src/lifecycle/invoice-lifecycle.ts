@@ -1,5 +1,4 @@
-import { blockTimeSkewOf, groupBy, sql, sqlQuery, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
-import type { Actor } from '@gw/plugin-tenancy';
+import { type Actor, blockTimeSkewOf, type ChainId, type ChainRegistry, type CoinId, groupBy, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import type { InvoiceStatus } from '../invoice-status.js';

@@ -1,9 +1,8 @@
 import type { CheckoutLinks } from '../services/checkout-links.js';
-import { groupBy, jsonRecords, sql, sqlQuery, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
-import type { AddressPoolService } from '@gw/plugin-address-pool';
-import type { RateService } from '@gw/plugin-rates';
+import { groupBy, jsonRecords, sql, sqlQuery, type Actor, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
+import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
+import type { RateService } from '@gw/plugin-rates/contract';
 import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
-import type { Actor } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 import { Invoice } from '../models/invoice.js';

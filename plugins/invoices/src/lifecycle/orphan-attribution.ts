@@ -1,9 +1,8 @@
 import { newCheckoutToken } from '../services/checkout-links.js';
 import { createHash } from 'node:crypto';
-import { coreErrors, derivedIdAt, fromBaseUnits, networkFor, networkKindOf, newId, randomHex, type AuditLog, type ChainRegistry, type CoinId, type ProjectKind } from '@gw/kernel';
-import type { AddressPoolService } from '@gw/plugin-address-pool';
-import type { RateService } from '@gw/plugin-rates';
-import type { Actor } from '@gw/plugin-tenancy';
+import { type Actor, type AuditLog, type ChainRegistry, type CoinId, coreErrors, derivedIdAt, fromBaseUnits, networkFor, networkKindOf, newId, type ProjectKind, randomHex } from '@gw/kernel';
+import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
+import type { RateService } from '@gw/plugin-rates/contract';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import { Invoice } from '../models/invoice.js';

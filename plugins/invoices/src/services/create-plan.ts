@@ -1,29 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import {
-  coreErrors,
-  fromBaseUnits,
-  isBlockedAddress,
-  networkFor,
-  tokenContractFor,
-  networkKindOf,
-  newId,
-  randomHex,
-  toBaseUnits,
-  UnitsError,
-  type AuditEntry,
-  type ChainAdapter,
-  type ChainId,
-  type ChainRegistry,
-  type CoinId,
-  type ProjectKind,
-  type ProjectPrincipal,
-  type Settled,
-  type VerificationStandard,
-} from '@gw/kernel';
-import type { Allocation, PickedGroup } from '@gw/plugin-address-pool';
-import type { RateQuote } from '@gw/plugin-rates';
-import { validateWebhookUrl, type Actor } from '@gw/plugin-tenancy';
+import { type Actor, type AuditEntry, type ChainAdapter, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, isBlockedAddress, networkFor, networkKindOf, newId, type ProjectKind, type ProjectPrincipal, randomHex, type Settled, toBaseUnits, tokenContractFor, UnitsError, type VerificationStandard } from '@gw/kernel';
+import type { Allocation, PickedGroup } from '@gw/plugin-address-pool/contract';
+import type { RateQuote } from '@gw/plugin-rates/contract';
+import { validateWebhookUrl } from '@gw/plugin-tenancy/contract';
 import type { MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
 import type { Invoice, StoredRateSnapshot } from '../models/invoice.js';

@@ -1,25 +1,8 @@
 import type { CheckoutLinks } from './checkout-links.js';
-import {
-  coreErrors,
-  createBatcher,
-  groupBy,
-  isAppError,
-  isUniqueViolation,
-  sql,
-  sqlTransaction,
-  type AuditLog,
-  type ChainId,
-  type ChainRegistry,
-  type CoinId,
-  type Settled,
-  type ProjectPrincipal,
-  type RateLimiter,
-  type SqlRunner,
-} from '@gw/kernel';
-import { addressPoolErrors, type AddressPoolService, type Allocation, type FreshPickGroup } from '@gw/plugin-address-pool';
-import type { RateQuote, RateService } from '@gw/plugin-rates';
-import type { Actor } from '@gw/plugin-tenancy';
-import type { WalletService } from '@gw/plugin-wallets';
+import { type Actor, type AuditLog, type ChainId, type ChainRegistry, type CoinId, coreErrors, createBatcher, groupBy, isAppError, isUniqueViolation, type ProjectPrincipal, type RateLimiter, type Settled, sql, type SqlRunner, sqlTransaction } from '@gw/kernel';
+import { addressPoolErrors, type AddressPoolService, type Allocation, type FreshPickGroup } from '@gw/plugin-address-pool/contract';
+import type { RateQuote, RateService } from '@gw/plugin-rates/contract';
+import type { WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { InvoicesConfig } from '../config.js';

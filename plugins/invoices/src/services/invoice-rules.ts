@@ -1,5 +1,5 @@
 import { coreErrors } from '@gw/kernel';
-import type { RateQuote } from '@gw/plugin-rates';
+import type { RateQuote } from '@gw/plugin-rates/contract';
 import type { Knex } from 'knex';
 
 /**

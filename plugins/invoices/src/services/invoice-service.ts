@@ -1,5 +1,4 @@
-import type { ChainId, ProjectPrincipal } from '@gw/kernel';
-import type { Actor } from '@gw/plugin-tenancy';
+import type { Actor, ChainId, ProjectPrincipal } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { InvoiceLifecycle } from '../lifecycle/invoice-lifecycle.js';
 import type { CreateInvoiceInput, CreateResult } from './create-plan.js';

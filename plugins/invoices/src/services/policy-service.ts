@@ -1,5 +1,5 @@
-import { coreErrors, sql, type Sql, type AuditLog, type ChainId, type ChainRegistry, type CoinId } from '@gw/kernel';
-import type { Actor, ProjectService } from '@gw/plugin-tenancy';
+import { type Actor, type AuditLog, type ChainId, type ChainRegistry, type CoinId, coreErrors, sql, type Sql } from '@gw/kernel';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { InvoicesConfig, MatchingMode } from '../config.js';
 import { ProjectPolicy } from '../models/project-policy.js';

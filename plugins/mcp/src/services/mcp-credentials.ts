@@ -1,6 +1,6 @@
 import type { AuthContext, Cradle } from '@gw/kernel';
-import { ACCESS_PREFIX } from '@gw/plugin-oauth';
-import { PAT_PREFIX } from '@gw/plugin-tenancy';
+import { ACCESS_PREFIX } from '@gw/plugin-oauth/contract';
+import { PAT_PREFIX } from '@gw/plugin-tenancy/contract';
 
 /** Who calls the MCP tools: the credential and what it reaches. */
 export interface McpPrincipal {

@@ -1,5 +1,4 @@
-import { isUlid, newId, type AuditLog } from '@gw/kernel';
-import { hashToken } from '@gw/plugin-tenancy';
+import { type AuditLog, hashToken, isUlid, newId } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { OAuthConfig } from '../config.js';
 import type { AuthorizationRequestRow } from '../models/authorization-request-row.js';

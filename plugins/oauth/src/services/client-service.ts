@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { isUlid, newId, type AuditLog, type RateLimiter } from '@gw/kernel';
-import { hashToken, randomBase62 } from '@gw/plugin-tenancy';
+import { type AuditLog, hashToken, isUlid, newId, randomBase62, type RateLimiter } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OAuthConfig } from '../config.js';

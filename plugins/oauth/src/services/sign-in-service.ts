@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { isUlid, newId, type RateLimiter } from '@gw/kernel';
-import { hashToken, normaliseEmail, type UserService } from '@gw/plugin-tenancy';
+import { hashToken, isUlid, newId, type RateLimiter } from '@gw/kernel';
+import { normaliseEmail, type UserService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OAuthConfig } from '../config.js';

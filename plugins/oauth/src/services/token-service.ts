@@ -1,5 +1,4 @@
-import { newId, type AuditLog, type SecretBox } from '@gw/kernel';
-import { hashToken } from '@gw/plugin-tenancy';
+import { type AuditLog, hashToken, newId, type SecretBox } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { OAuthConfig } from '../config.js';
 import type { AccessTokenRow } from '../models/access-token-row.js';

@@ -1,5 +1,5 @@
-import type { InvoiceLifecycle, InvoiceState, ObservedPayment, TransferKey, TransferState, TransitionRecord } from '@gw/plugin-invoices';
-import type { Actor } from '@gw/plugin-tenancy';
+import type { InvoiceLifecycle, InvoiceState, ObservedPayment, TransferKey, TransferState, TransitionRecord } from '@gw/plugin-invoices/contract';
+import type { Actor } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { sandboxErrors } from '../errors.js';
 

@@ -1,8 +1,7 @@
-import type { ProjectPrincipal, RateLimiter } from '@gw/kernel';
-import type { CreateInvoiceInput, InvoiceService, InvoiceView } from '@gw/plugin-invoices';
-import { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from '@gw/plugin-rates';
-import type { Actor } from '@gw/plugin-tenancy';
-import type { EventLog, ResendResult } from '@gw/plugin-webhooks';
+import type { Actor, ProjectPrincipal, RateLimiter } from '@gw/kernel';
+import type { CreateInvoiceInput, InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
+import { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from '@gw/plugin-rates/contract';
+import type { EventLog, ResendResult } from '@gw/plugin-webhooks/contract';
 import type { SandboxConfig } from '../config.js';
 import { sandboxErrors } from '../errors.js';
 

@@ -1,9 +1,9 @@
-import type { AuditLog, ChainRegistry, ChainId } from '@gw/kernel';
-import type { AddressPoolService, PoolReplenisher } from '@gw/plugin-address-pool';
-import type { InvoiceService } from '@gw/plugin-invoices';
-import type { Actor, ApiKeyService, IssuedSecret, PatService, ProjectService, ProjectView } from '@gw/plugin-tenancy';
-import type { WalletService } from '@gw/plugin-wallets';
-import type { EventLog } from '@gw/plugin-webhooks';
+import type { Actor, AuditLog, ChainId, ChainRegistry } from '@gw/kernel';
+import type { AddressPoolService, PoolReplenisher } from '@gw/plugin-address-pool/contract';
+import type { InvoiceService } from '@gw/plugin-invoices/contract';
+import type { ApiKeyService, IssuedSecret, PatService, ProjectService, ProjectView } from '@gw/plugin-tenancy/contract';
+import type { WalletService } from '@gw/plugin-wallets/contract';
+import type { EventLog } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { sandboxErrors } from '../errors.js';

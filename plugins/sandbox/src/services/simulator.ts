@@ -1,4 +1,4 @@
-import { isAppError, type ChainId, type ChainRegistry, type RateLimiter } from '@gw/kernel';
+import { type Actor, type ChainId, type ChainRegistry, isAppError, type RateLimiter } from '@gw/kernel';
 import {
   isFinal,
   liveTransfers,
@@ -9,9 +9,8 @@ import {
   type InvoiceStatus,
   type TransferKey,
   type TransitionRecord,
-} from '@gw/plugin-invoices';
-import type { Actor } from '@gw/plugin-tenancy';
-import type { EventLog } from '@gw/plugin-webhooks';
+} from '@gw/plugin-invoices/contract';
+import type { EventLog } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import type { SandboxConfig } from '../config.js';
 import { sandboxErrors } from '../errors.js';

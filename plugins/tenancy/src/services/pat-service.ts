@@ -1,5 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { newId, type AuditLog } from '@gw/kernel';
+import { hashToken, newId, randomBase62, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -11,7 +10,6 @@ import type { OperatorService } from './operator-service.js';
 /** Wire format: `svc_pat_` + 32 base62 characters (docs/decisions.md). */
 export const PAT_PREFIX = 'svc_pat_';
 const PAT_PATTERN = /^svc_pat_[0-9A-Za-z]{32}$/;
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export interface PatView {
   id: string;
@@ -29,22 +27,6 @@ export interface PatPrincipal {
   operatorId: string;
   projectId: string | null;
   scopes: PatScope[];
-}
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
-/** Random base62 string without modulo bias (rejection sampling). */
-export function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
-  }
-  return out;
 }
 
 /**

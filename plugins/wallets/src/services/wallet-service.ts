@@ -1,20 +1,23 @@
 import {
-  coreErrors,
-  newId,
-  sql,
-  type AppError,
-  type Sql,
-  networkKindOf,
   type AccountKey,
+  type Actor,
+  type AppError,
   type AuditLog,
   type ChainId,
   type ChainRegistry,
+  coreErrors,
   type Cradle,
   type NetworkKind,
+  networkKindOf,
+  newId,
   type Notifications,
+  sql,
+  type Sql,
+  sqlRelation,
+  type SqlRelation,
   type VerificationStandard,
 } from '@gw/kernel';
-import type { Actor, ProjectService } from '@gw/plugin-tenancy';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import { walletsErrors } from '../errors.js';
 import { WalletBinding } from '../models/wallet-binding.js';
@@ -77,6 +80,12 @@ export interface VerifiedWallet {
 export interface WalletsConfig {
   /** Lifetime of an ownership challenge in seconds (default 24 h). */
   readonly challengeTtlSeconds: number;
+}
+
+/** The current binding of a (project, chain), as `currentBindingSql` lends it. */
+export interface CurrentBinding extends Record<string, unknown> {
+  readonly id: string;
+  readonly state: 'pending' | 'verified';
 }
 
 /**
@@ -259,12 +268,16 @@ export class WalletService {
   }
 
   /**
-   * A part of another plugin's statement: the current binding of (`projectId`, `chain`) as at most
-   * one row `(id, state)`, for a lateral join (the address pool resolves the bindings of every
-   * group of a batch inside its allocation statement). The table stays this plugin's.
+   * A part of another plugin's statement (part of this plugin's contract, ADR 0003 and 0009): the
+   * current binding of (`projectId`, `chain`) as at most one {@link CurrentBinding} row, for a
+   * lateral join (the address pool resolves the bindings of every group of a batch inside its
+   * allocation statement). The table stays this plugin's; its tests check the columns.
    */
-  currentBindingSql(projectId: Sql, chain: Sql): Sql {
-    return sql`select b.id, b.state from wallets_bindings b where b.project_id = ${projectId} and b.chain = ${chain} and b.superseded_at is null`;
+  currentBindingSql(projectId: Sql, chain: Sql): SqlRelation<CurrentBinding> {
+    return sqlRelation<CurrentBinding>(
+      ['id', 'state'],
+      sql`select b.id, b.state from wallets_bindings b where b.project_id = ${projectId} and b.chain = ${chain} and b.superseded_at is null`,
+    );
   }
 
   /**

@@ -1,5 +1,5 @@
 import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type FailureLog, type ObservedTransfer, type ProviderPool, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
-import type { InvoiceLifecycle } from '@gw/plugin-invoices';
+import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';

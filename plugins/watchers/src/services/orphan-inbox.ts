@@ -1,7 +1,6 @@
-import { coreErrors, fromBaseUnits, parseInstant, type ChainId, type ChainRegistry, type CoinId, type ProjectKind } from '@gw/kernel';
-import type { AddressPoolService } from '@gw/plugin-address-pool';
-import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices';
-import type { Actor } from '@gw/plugin-tenancy';
+import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind } from '@gw/kernel';
+import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
+import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { Static } from 'typebox';
 import { watchersErrors } from '../errors.js';

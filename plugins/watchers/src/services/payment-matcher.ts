@@ -1,6 +1,5 @@
-import { jsonRecords, newId, sql, sqlQuery, type ObservedTransfer } from '@gw/kernel';
-import type { InvoiceLifecycle, PaymentOutcome } from '@gw/plugin-invoices';
-import type { Actor } from '@gw/plugin-tenancy';
+import { type Actor, jsonRecords, newId, type ObservedTransfer, sql, sqlQuery } from '@gw/kernel';
+import type { InvoiceLifecycle, PaymentOutcome } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { WatchedAddress } from './watched-addresses.js';
 

@@ -1,5 +1,5 @@
 import { sql, sqlQuery } from '@gw/kernel';
-import type { InvoiceLifecycle } from '@gw/plugin-invoices';
+import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import { WATCHER_ACTOR } from './payment-matcher.js';
 

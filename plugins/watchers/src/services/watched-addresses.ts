@@ -1,6 +1,6 @@
 import { networkFor, WatcherLocalError, type ChainDefinition, type ProjectKind, type WatchedAddresses } from '@gw/kernel';
-import type { AddressPoolService, PoolAddressRef } from '@gw/plugin-address-pool';
-import type { ProjectService } from '@gw/plugin-tenancy';
+import type { AddressPoolService, PoolAddressRef } from '@gw/plugin-address-pool/contract';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 
 /** A pool address found by the filter, with the kind of its project. */

@@ -1,6 +1,6 @@
 import { pollIntervalOf, ProviderPool, type ChainRegistry, type ChainId } from '@gw/kernel';
-import type { AddressPoolService } from '@gw/plugin-address-pool';
-import type { ProjectService } from '@gw/plugin-tenancy';
+import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { WatchersConfig } from '../config.js';
 import type { WatcherMetrics } from '../metrics.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newId, sql, sqlQuery, type JobQueue } from '@gw/kernel';
-import type { ApiKeyService } from '@gw/plugin-tenancy';
+import type { ApiKeyService } from '@gw/plugin-tenancy/contract';
 import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';

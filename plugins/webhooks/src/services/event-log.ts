@@ -1,6 +1,6 @@
-import { isAppError, isUlid, newId, parseInstant, type AuditLog, type InvoiceEventType, type JobQueue, type RateLimiter } from '@gw/kernel';
-import type { InvoiceService } from '@gw/plugin-invoices';
-import type { Actor, ProjectService } from '@gw/plugin-tenancy';
+import { type Actor, type AuditLog, type InvoiceEventType, isAppError, isUlid, type JobQueue, newId, parseInstant, type RateLimiter } from '@gw/kernel';
+import type { InvoiceService } from '@gw/plugin-invoices/contract';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { WebhooksConfig } from '../config.js';
 import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type DeliveryStatus, type RedeliverJobData } from '../delivery-status.js';

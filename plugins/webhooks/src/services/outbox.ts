@@ -1,5 +1,5 @@
 import { jsonRecords, newId, sql, sqlQuery, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
-import type { ProjectService } from '@gw/plugin-tenancy';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
 import { STREAM_CHANNEL } from './event-stream.js';

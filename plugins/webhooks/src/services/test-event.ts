@@ -1,5 +1,6 @@
 import { newId, type AuditLog, type RateLimiter } from '@gw/kernel';
-import type { Actor, ApiKeyService, ProjectService } from '@gw/plugin-tenancy';
+import type { Actor } from '@gw/kernel';
+import type { ApiKeyService, ProjectService } from '@gw/plugin-tenancy/contract';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, DELIVERY_ATTEMPT_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import { webhooksErrors } from '../errors.js';
 import type { SendOutcome, WebhookSender } from './webhook-sender.js';

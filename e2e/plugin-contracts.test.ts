@@ -1,0 +1,85 @@
+import test from 'ava';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { chains, plugins } from '@gw/app-gateway';
+import { buildDeclared, createKernel, isDeclared, loadConfig, loadPlugins, serviceDeclaration, PLUGIN_PARTS, type PluginPart } from '@gw/kernel';
+import { createTestDatabase } from '@gw/kernel/testing';
+
+// ADR 0009: no route, job, hook or service outside the kernel reads the whole container, and a
+// plugin uses another only through that plugin's contract.
+
+const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
+const pluginDirs = readdirSync(PLUGINS_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+
+/** The production sources of a plugin (tests and test helpers excluded). */
+function sources(plugin: string): { file: string; text: string }[] {
+  return (readdirSync(`${PLUGINS_DIR}${plugin}/src`, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && file !== 'testing.ts')
+    .map((file) => ({ file: `plugins/${plugin}/src/${file}`, text: readFileSync(`${PLUGINS_DIR}${plugin}/src/${file}`, 'utf8') }));
+}
+
+const config = (overrides: Record<string, unknown> = {}) => loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...overrides } });
+
+test('every part of every plugin of the composition declares the services it reads', (t) => {
+  const undeclared = plugins.flatMap((plugin) => PLUGIN_PARTS.filter((part) => plugin[part] !== undefined && !isDeclared(plugin[part])).map((part) => `${plugin.id}.${part}`));
+  t.deepEqual(undeclared, []);
+});
+
+test('every service a plugin of the composition registers is made by service or serviceValue', (t) => {
+  const kernelConfig = config();
+  const undeclared: string[] = [];
+  for (const { plugin, config: slice } of loadPlugins(plugins, kernelConfig)) {
+    const resolvers = plugin.register?.({ config: slice, kernelConfig, logger: pino({ level: 'silent' }) }) ?? {};
+    for (const [name, resolver] of Object.entries(resolvers)) if (!serviceDeclaration(resolver)) undeclared.push(`${plugin.id}: ${name}`);
+  }
+  t.deepEqual(undeclared, []);
+});
+
+test('the composition wires with every declaration satisfied, and its parts build from their declared services alone', async (t) => {
+  const database = await createTestDatabase();
+  const kernel = createKernel({ config: config({ 'database.url': database.url }), plugins, chains, role: 'cli', logger: pino({ level: 'silent' }) });
+  t.teardown(async () => {
+    await kernel.stop();
+    await database.drop();
+  });
+  // connect() wires the container and refuses a declared service that is missing or not the
+  // declaring plugin's to use (checkDeclaredDeps).
+  await kernel.connect();
+  let built = 0;
+  for (const { plugin } of kernel.plugins) {
+    for (const part of ['routes', 'errorFormats', 'authenticators', 'jobs', 'mcpTools', 'readiness'] as const) {
+      const declared = plugin[part] as PluginPart<unknown> | undefined;
+      if (!declared) continue;
+      // Building reads whatever a part reads eagerly: an undeclared read throws here.
+      t.truthy(buildDeclared(declared, kernel.cradle, `${part} of plugin "${plugin.id}"`));
+      built += 1;
+    }
+  }
+  t.true(built >= plugins.length);
+});
+
+test('every plugin publishes a contract, and plugins import each other only through it', (t) => {
+  const problems: string[] = [];
+  for (const plugin of pluginDirs) {
+    const manifest = JSON.parse(readFileSync(`${PLUGINS_DIR}${plugin}/package.json`, 'utf8')) as { exports?: Record<string, string> };
+    if (manifest.exports?.['./contract'] !== './src/contract.ts') problems.push(`plugins/${plugin}/package.json: no "./contract" export of src/contract.ts`);
+    for (const { file, text } of sources(plugin)) {
+      for (const [, other, subpath] of text.matchAll(/from '@gw\/plugin-([a-z-]+)(\/[^']*)?'/g)) {
+        if (other !== plugin && subpath !== '/contract') problems.push(`${file} imports @gw/plugin-${other}${subpath ?? ''}`);
+      }
+    }
+  }
+  t.deepEqual(problems, []);
+});
+
+test('no plugin wires the container by hand: services come from service/serviceValue, parts from withDeps', (t) => {
+  const problems: string[] = [];
+  for (const plugin of pluginDirs) {
+    for (const { file, text } of sources(plugin)) {
+      if (/from 'awilix'/.test(text)) problems.push(`${file} imports awilix`);
+      if (/\(cradle(: Cradle)?\) =>|\(cradle: Cradle\)/.test(text)) problems.push(`${file} takes the whole container`);
+    }
+  }
+  t.deepEqual(problems, []);
+});

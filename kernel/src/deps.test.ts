@@ -1,0 +1,84 @@
+import test from 'ava';
+import { asFunction } from 'awilix';
+import { createRootContainer, type Cradle } from './container.js';
+import { checkDeclaredDeps } from './declared-deps-check.js';
+import { buildDeclared, service, serviceValue, withDeps } from './deps.js';
+import { definePlugin } from './plugin.js';
+
+declare module './container.js' {
+  interface Cradle {
+    readonly depsProbeA: { readonly name: string };
+    readonly depsProbeB: { readonly a: { readonly name: string } };
+    readonly otherProbeC: number;
+  }
+}
+
+/** A container with the kernel's `logger` and `db` stand-ins plus the probe services. */
+function containerWith(resolvers: Record<string, unknown>) {
+  const container = createRootContainer();
+  container.register({ logger: asFunction(() => 'the logger').singleton(), db: asFunction(() => 'the db').singleton() } as never);
+  container.register(resolvers as never);
+  return container;
+}
+
+test('a declared part sees its declared services and fails loudly on any other read', (t) => {
+  const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }) });
+  const part = withDeps(['depsProbeA'], (deps) => deps);
+  const deps = buildDeclared(part, container.cradle, 'routes of plugin "deps-probe"');
+  t.deepEqual(deps.depsProbeA, { name: 'a' });
+  t.deepEqual(Object.keys(deps), ['depsProbeA']);
+  t.true('depsProbeA' in deps);
+  t.false('db' in deps);
+  const error = t.throws(() => (deps as unknown as Cradle).db);
+  t.is(error.message, 'routes of plugin "deps-probe" read "db" from the container without declaring it (declared: depsProbeA)');
+});
+
+test('an optional dependency reads the service when it is registered and undefined when it is not', (t) => {
+  const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }) });
+  const deps = buildDeclared(withDeps(['depsProbeA?', 'depsProbeB?'], (deps) => deps), container.cradle, 'routes of plugin "deps-probe"');
+  t.deepEqual(deps.depsProbeA, { name: 'a' });
+  t.is(deps.depsProbeB, undefined);
+});
+
+test('a service is built from its declared services only, lazily, and names itself when it reads another', (t) => {
+  let built = 0;
+  const container = containerWith({
+    depsProbeA: service(['logger'], ({ logger }) => {
+      built += 1;
+      return { name: String(logger) };
+    }),
+    depsProbeB: service(['depsProbeA'], (deps) => ({ get a() { return deps.depsProbeA; }, get sneaky() { return (deps as unknown as Cradle).db; } })),
+  });
+  const plugin = definePlugin({ id: 'deps-probe' });
+  checkDeclaredDeps([{ plugin, config: {} }], container, new Set(['logger', 'db']));
+  const b = container.cradle.depsProbeB as unknown as { a: { name: string }; sneaky: unknown };
+  t.is(built, 0, 'declaring a service does not resolve it');
+  t.deepEqual(b.a, { name: 'the logger' });
+  t.is(built, 1);
+  t.is(t.throws(() => b.sneaky).message, 'service "depsProbeB" of plugin "deps-probe" read "db" from the container without declaring it (declared: depsProbeA)');
+});
+
+test('a disposer given to service runs when the container is disposed', async (t) => {
+  const disposed: string[] = [];
+  const container = containerWith({ depsProbeA: service([], () => ({ name: 'a' }), { dispose: (a) => void disposed.push(a.name) }) });
+  t.is(container.cradle.depsProbeA.name, 'a');
+  await container.dispose();
+  t.deepEqual(disposed, ['a']);
+});
+
+test('start-up refuses a declared service that does not exist or belongs to a plugin not depended on', (t) => {
+  const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }), otherProbeC: serviceValue(3) });
+  const other = definePlugin({ id: 'other-probe' });
+  const missing = definePlugin({ id: 'deps-probe', routes: withDeps(['depsProbeB'], () => []) });
+  t.is(
+    t.throws(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: missing, config: {} }], container, new Set(['logger', 'db']))).message,
+    'routes of plugin "deps-probe" declares "depsProbeB", which no enabled plugin provides',
+  );
+  const undeclaredDependency = definePlugin({ id: 'deps-probe', jobs: withDeps(['otherProbeC', 'db'], () => []) });
+  t.is(
+    t.throws(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: undeclaredDependency, config: {} }], container, new Set(['logger', 'db']))).message,
+    'jobs of plugin "deps-probe" declares "otherProbeC" of plugin "other-probe", which is not in its dependsOn',
+  );
+  const dependant = definePlugin({ id: 'deps-probe', dependsOn: ['other-probe'], jobs: withDeps(['otherProbeC', 'db'], () => []) });
+  t.notThrows(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: dependant, config: {} }], container, new Set(['logger', 'db'])));
+});

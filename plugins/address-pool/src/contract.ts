@@ -1,0 +1,25 @@
+/**
+ * The contract of the address-pool plugin (the pool of derived deposit addresses and their allocation): the services it registers and
+ * what other plugins may import from it (`@gw/plugin-address-pool/contract`), nothing else (ADR 0009).
+ * Services are exported as types: other plugins receive them from the container, declared
+ * with `withDeps`/`service`, and never construct them.
+ */
+import type { AddressPoolConfig } from './config.js';
+import type { createAllocationCounter } from './metrics.js';
+import type { AddressPoolService } from './services/address-pool-service.js';
+import type { PoolReplenisher } from './services/pool-replenisher.js';
+import type { PoolStatusService } from './services/pool-status.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly addressPoolConfig: AddressPoolConfig;
+    readonly addressPoolService: AddressPoolService;
+    readonly addressPoolReplenisher: PoolReplenisher;
+    readonly addressPoolStatus: PoolStatusService;
+    readonly addressPoolAllocations: ReturnType<typeof createAllocationCounter>;
+  }
+}
+
+export { addressPoolErrors } from './errors.js';
+export type { AddressPoolService, Allocation, FreshPickGroup, FreshPicks, PickedGroup, PoolAddressRef, TakenAddress } from './services/address-pool-service.js';
+export type { PoolReplenisher } from './services/pool-replenisher.js';

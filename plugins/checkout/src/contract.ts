@@ -1,0 +1,21 @@
+/**
+ * The contract of the checkout plugin (the hosted checkout page): the services it registers and
+ * what other plugins may import from it (`@gw/plugin-checkout/contract`), nothing else (ADR 0009).
+ * Services are exported as types: other plugins receive them from the container, declared
+ * with `withDeps`/`service`, and never construct them.
+ */
+import type { CheckoutConfig } from './config.js';
+import type { BrandingService } from './services/branding-service.js';
+import type { StatusHub } from './services/status-hub.js';
+import type { StreamLimiter } from './services/stream-limiter.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly checkoutConfig: CheckoutConfig;
+    readonly checkoutBranding: BrandingService;
+    /** Fans invoice changes out to this process's open status streams. */
+    readonly checkoutStatusHub: StatusHub;
+    readonly checkoutStreamLimiter: StreamLimiter;
+  }
+}
+

@@ -1,0 +1,46 @@
+/**
+ * The contract of the invoices plugin (invoices, their lifecycle and the statements it lends (ADR 0003)): the services it registers and
+ * what other plugins may import from it (`@gw/plugin-invoices/contract`), nothing else (ADR 0009).
+ * Services are exported as types: other plugins receive them from the container, declared
+ * with `withDeps`/`service`, and never construct them.
+ */
+import type { InvoicesConfig } from './config.js';
+import type { InvoiceLifecycle } from './lifecycle/invoice-lifecycle.js';
+import type { LifecycleStore } from './lifecycle/lifecycle-store.js';
+import type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
+import type { TransitionCounter } from './metrics.js';
+import type { CheckoutLinks } from './services/checkout-links.js';
+import type { InvoiceCreator } from './services/invoice-creator.js';
+import type { InvoiceExporter } from './services/invoice-export.js';
+import type { InvoiceReads } from './services/invoice-reads.js';
+import type { InvoiceService } from './services/invoice-service.js';
+import type { PolicyService } from './services/policy-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly invoicesTransitions: TransitionCounter;
+    readonly invoicesConfig: InvoicesConfig;
+    readonly invoicesService: InvoiceService;
+    readonly invoicesExporter: InvoiceExporter;
+    readonly invoicesCreator: InvoiceCreator;
+    readonly invoicesReads: InvoiceReads;
+    /** Builds `checkout_url` from the invoice's checkout token. */
+    readonly invoicesCheckoutLinks: CheckoutLinks;
+    readonly invoicesPolicies: PolicyService;
+    readonly invoicesLifecycleStore: LifecycleStore;
+    readonly invoicesLifecycle: InvoiceLifecycle;
+    readonly invoicesAttribution: OrphanAttribution;
+  }
+}
+
+export { INVOICE_STATUSES, type InvoiceStatus, WAITING_STATUSES } from './invoice-status.js';
+export type { InvoiceLifecycle, ObservedPayment, PaymentOutcome, TransitionRecord } from './lifecycle/invoice-lifecycle.js';
+export { type InvoiceState, isFinal, liveTransfers, liveUnits, type TransferKey, type TransferState } from './lifecycle/invoice-state.js';
+export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
+export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
+export { invoiceWriteTools } from './mcp-tools.js';
+export { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
+export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
+export type { CheckoutInvoice } from './services/invoice-reads.js';
+export type { CreateInvoiceInput, InvoiceService } from './services/invoice-service.js';
+export type { InvoiceView } from './services/invoice-view.js';

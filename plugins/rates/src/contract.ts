@@ -1,0 +1,23 @@
+/**
+ * The contract of the rates plugin (exchange rates from the configured providers): the services it registers and
+ * what other plugins may import from it (`@gw/plugin-rates/contract`), nothing else (ADR 0009).
+ * Services are exported as types: other plugins receive them from the container, declared
+ * with `withDeps`/`service`, and never construct them.
+ */
+import type { PriceCatalogue } from './assets.js';
+import type { RatesConfig } from './config.js';
+import type { RatesFetchCounter } from './metrics.js';
+import type { RateService } from './services/rate-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly ratesConfig: RatesConfig;
+    readonly ratesService: RateService;
+    readonly ratesFetchCounter: RatesFetchCounter;
+    /** The price assets of the enabled coins and the providers' ids for them (from the chains' definitions). */
+    readonly ratesCatalogue: PriceCatalogue;
+  }
+}
+
+export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';
+export type { RateQuote, RateService } from './services/rate-service.js';

@@ -1,0 +1,30 @@
+/**
+ * The contract of the watchers plugin (the chain watchers): the services it registers and
+ * what other plugins may import from it (`@gw/plugin-watchers/contract`), nothing else (ADR 0009).
+ * Services are exported as types: other plugins receive them from the container, declared
+ * with `withDeps`/`service`, and never construct them.
+ */
+import type { WatchersConfig } from './config.js';
+import type { WatcherMetrics } from './metrics.js';
+import type { ChainScanner } from './services/chain-scanner.js';
+import type { ConfirmationCounter } from './services/confirmation-counter.js';
+import type { HeadPush } from './services/head-push.js';
+import type { OrphanInbox } from './services/orphan-inbox.js';
+import type { PaymentMatcher } from './services/payment-matcher.js';
+import type { ReorgRewinder } from './services/reorg-rewinder.js';
+import type { WatcherRegistry } from './services/watcher-registry.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly watchersConfig: WatchersConfig;
+    readonly watchersMetrics: WatcherMetrics;
+    readonly watchersRegistry: WatcherRegistry;
+    readonly watchersMatcher: PaymentMatcher;
+    readonly watchersCounter: ConfirmationCounter;
+    readonly watchersRewinder: ReorgRewinder;
+    readonly watchersScanner: ChainScanner;
+    readonly watchersOrphans: OrphanInbox;
+    readonly watchersPush: HeadPush;
+  }
+}
+

@@ -1,0 +1,33 @@
+/**
+ * The contract of the webhooks plugin (the event log, the outbox and webhook delivery): the services it registers and
+ * what other plugins may import from it (`@gw/plugin-webhooks/contract`), nothing else (ADR 0009).
+ * Services are exported as types: other plugins receive them from the container, declared
+ * with `withDeps`/`service`, and never construct them.
+ */
+import type { WebhooksConfig } from './config.js';
+import type { WebhookMetrics } from './metrics.js';
+import type { DeliveryWorker } from './services/delivery-worker.js';
+import type { EventLog } from './services/event-log.js';
+import type { EventStream } from './services/event-stream.js';
+import type { WebhookOutbox } from './services/outbox.js';
+import type { WebhookSender } from './services/webhook-sender.js';
+import type { WebhookTestEvents } from './services/test-event.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly webhooksConfig: WebhooksConfig;
+    readonly webhooksMetrics: WebhookMetrics;
+    readonly webhooksOutbox: WebhookOutbox;
+    readonly webhooksSender: WebhookSender;
+    readonly webhooksDeliveryWorker: DeliveryWorker;
+    readonly webhooksEventLog: EventLog;
+    readonly webhooksEventStream: EventStream;
+    /** "Send a test event" to a project's default webhook URL. */
+    readonly webhooksTestEvents: WebhookTestEvents;
+  }
+}
+
+export { retryWebhookTool } from './mcp-tools.js';
+export { STREAM_DESCRIPTION } from './routes.js';
+export { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, StreamPageSchema, StreamQuery } from './schemas.js';
+export type { EventLog, ResendResult } from './services/event-log.js';
