@@ -6,6 +6,7 @@ import { m0003Checkout } from '../migrations/0003_checkout.js';
 import { InvoiceExporter } from './services/invoice-export.js';
 import { createTransitionCounter, type TransitionCounter } from './metrics.js';
 import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
+import { m0005PaidIndex } from '../migrations/0005_paid_index.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema, type InvoicesConfig } from './config.js';
 import { invoicesErrors } from './errors.js';
@@ -14,6 +15,7 @@ import { invoicesMcpTools } from './mcp-tools.js';
 import { InvoiceService } from './services/invoice-service.js';
 import { InvoiceCreator } from './services/invoice-creator.js';
 import { InvoiceReads } from './services/invoice-reads.js';
+import { InvoiceActivityReads } from './services/invoice-activity.js';
 import { CheckoutLinks } from './services/checkout-links.js';
 import { PolicyService } from './services/policy-service.js';
 import { InvoiceLifecycle } from './lifecycle/invoice-lifecycle.js';
@@ -29,6 +31,8 @@ declare module '@gw/kernel' {
     readonly invoicesExporter: InvoiceExporter;
     readonly invoicesCreator: InvoiceCreator;
     readonly invoicesReads: InvoiceReads;
+    /** The overview's aggregate: invoices and paid USD of the last day and week. */
+    readonly invoicesActivity: InvoiceActivityReads;
     /** Builds `checkout_url` from the invoice's checkout token. */
     readonly invoicesCheckoutLinks: CheckoutLinks;
     readonly invoicesPolicies: PolicyService;
@@ -48,7 +52,7 @@ export const invoicesPlugin = definePlugin({
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates'],
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
-  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate],
+  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate, m0005PaidIndex],
   register: ({ config }) => ({
     invoicesConfig: asValue(config),
     invoicesTransitions: asFunction(({ metrics }: Cradle) => createTransitionCounter(metrics.registry)).singleton(),
@@ -56,6 +60,7 @@ export const invoicesPlugin = definePlugin({
     invoicesService: asFunction((cradle: Cradle) => new InvoiceService(cradle)).singleton(),
     invoicesCreator: asFunction((cradle: Cradle) => new InvoiceCreator(cradle)).singleton(),
     invoicesReads: asFunction((cradle: Cradle) => new InvoiceReads(cradle)).singleton(),
+    invoicesActivity: asFunction((cradle: Cradle) => new InvoiceActivityReads(cradle)).singleton(),
     invoicesCheckoutLinks: asFunction((cradle: Cradle) => new CheckoutLinks(cradle)).singleton(),
     invoicesLifecycleStore: asFunction((cradle: Cradle) => new LifecycleStore(cradle)).singleton(),
     invoicesExporter: asFunction((cradle: Cradle) => new InvoiceExporter(cradle)).singleton(),
@@ -94,6 +99,7 @@ export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } f
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
 export { CheckoutLinks, CHECKOUT_PATH, CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
+export { InvoiceActivityReads, type InvoiceActivity, type ActivitySeries, type ActivityBucket } from './services/invoice-activity.js';
 export { partnerUrl } from './services/create-plan.js';
 export * from './schemas.js';
 export { invoiceWriteTools, type InvoiceWriteHandlers } from './mcp-tools.js';

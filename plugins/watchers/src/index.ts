@@ -15,6 +15,7 @@ import { PaymentMatcher } from './services/payment-matcher.js';
 import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
 import { HeadPush } from './services/head-push.js';
+import { WatcherStatusReads } from './services/watcher-status.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -27,6 +28,8 @@ declare module '@gw/kernel' {
     readonly watchersScanner: ChainScanner;
     readonly watchersOrphans: OrphanInbox;
     readonly watchersPush: HeadPush;
+    /** Head, scanned height, lag, last pass and last error per configured chain network. */
+    readonly watchersStatus: WatcherStatusReads;
   }
 }
 
@@ -52,6 +55,7 @@ export const watchersPlugin = definePlugin({
     watchersScanner: asFunction((cradle: Cradle) => new ChainScanner(cradle)).singleton(),
     watchersOrphans: asFunction((cradle: Cradle) => new OrphanInbox(cradle)).singleton(),
     watchersPush: asFunction((cradle: Cradle) => new HeadPush(cradle)).singleton(),
+    watchersStatus: asFunction((cradle: Cradle) => new WatcherStatusReads(cradle)).singleton(),
   }),
   routes: watchersRoutes,
   jobs: watchersJobs,
@@ -81,5 +85,6 @@ export { ChainScanner, type ScanReport, type ScanTarget, type MempoolReport } fr
 export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { HeadPush } from './services/head-push.js';
+export { WatcherStatusReads, type WatcherStatus } from './services/watcher-status.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';
 export * from './schemas.js';

@@ -13,6 +13,7 @@ import { webhooksRoutes } from './routes.js';
 import { webhooksMcpTools } from './mcp-tools.js';
 import { DeliveryWorker } from './services/delivery-worker.js';
 import { EventLog } from './services/event-log.js';
+import { DeliveryHealthReads } from './services/delivery-health.js';
 import { EventStream } from './services/event-stream.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
@@ -25,6 +26,8 @@ declare module '@gw/kernel' {
     readonly webhooksSender: WebhookSender;
     readonly webhooksDeliveryWorker: DeliveryWorker;
     readonly webhooksEventLog: EventLog;
+    /** Delivered, retrying and dead-lettered counts of a project (the dashboard's overview). */
+    readonly webhooksHealth: DeliveryHealthReads;
     readonly webhooksEventStream: EventStream;
   }
 }
@@ -58,6 +61,7 @@ export const webhooksPlugin = definePlugin({
       .singleton()
       .disposer((sender: WebhookSender) => sender.close()),
     webhooksDeliveryWorker: asFunction((cradle: Cradle) => new DeliveryWorker(cradle)).singleton(),
+    webhooksHealth: asFunction((cradle: Cradle) => new DeliveryHealthReads(cradle)).singleton(),
     webhooksEventLog: asFunction((cradle: Cradle) => new EventLog(cradle)).singleton(),
     webhooksEventStream: asFunction((cradle: Cradle) => new EventStream(cradle))
       .singleton()
@@ -88,6 +92,7 @@ export { WebhookOutbox, type WebhookEnvelope, type OutboxEntry } from './service
 export { EventStream, STREAM_CHANNEL, type StreamEvent, type StreamRead } from './services/event-stream.js';
 export { STREAM_DESCRIPTION } from './routes.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
+export { DeliveryHealthReads, ulidFloor, type DeliveryHealth } from './services/delivery-health.js';
 export { DeliveryWorker } from './services/delivery-worker.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';
 export { isPrivateAddress } from './services/target-guard.js';
