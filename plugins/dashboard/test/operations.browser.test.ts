@@ -20,7 +20,7 @@ let world: DashboardWorld;
 let receiver: Server;
 let receiverUrl: string;
 test.before(async () => {
-  world = await DashboardWorld.start();
+  world = await DashboardWorld.start({ GW__plugins__webhooks__privateResponseExcerpts: 'true' });
   // A partner's webhook endpoint whose answer carries markup: the log must show it as text.
   receiver = createServer((req, res) => {
     req.resume();
@@ -146,7 +146,7 @@ test.serial('production: a wallet is registered after comparing its addresses an
   const xpub = root.neuter().extendedKey;
   await page.goto(`${world.url}/dashboard/projects/${projectId}/wallets`);
   await expectAccessible(t, page);
-  await page.getByLabel('Chain').selectOption('eth');
+  await page.getByLabel('Chain', { exact: true }).selectOption('eth');
   await page.getByLabel('Account key').fill(xpub);
   await page.getByRole('button', { name: 'Show the first addresses' }).click();
   const preview = await page.getByRole('region', { name: /First 5 receive addresses/ }).innerText();
@@ -164,7 +164,7 @@ test.serial('production: a wallet is registered after comparing its addresses an
   t.true((await page.getByRole('region', { name: 'Wallet per chain' }).innerText()).includes('verified'));
 
   // A wrong signature is refused with the wallets' error, nothing changes.
-  await page.getByLabel('Chain').selectOption('polygon');
+  await page.getByLabel('Chain', { exact: true }).selectOption('polygon');
   await page.getByLabel('Account key').fill(xpub);
   await page.getByRole('button', { name: 'Show the first addresses' }).click();
   await page.getByRole('button', { name: 'The addresses match: register this key' }).click();
