@@ -44,6 +44,13 @@ export const webhooksCommands: CliCommand[] = [
   },
   {
     noun: 'webhook',
+    verb: 'test',
+    summary: "Send a signed webhook.test event to the project's default webhook URL now and show the answer (not queued, not retried; audited).",
+    flags: { project: ulidFlag('Project') },
+    run: async ({ flags, cradle }) => ({ test: await cradle.webhooksTestEvents.send(String(flags['project']), CLI_ACTOR) }),
+  },
+  {
+    noun: 'webhook',
     verb: 'schedule',
     summary: 'The retry schedule of this deployment: delay before each retry, before jitter.',
     flags: {},

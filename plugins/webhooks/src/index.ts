@@ -17,6 +17,7 @@ import { DeliveryHealthReads } from './services/delivery-health.js';
 import { EventStream } from './services/event-stream.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
+import { WebhookTestEvents } from './services/test-event.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -29,6 +30,8 @@ declare module '@gw/kernel' {
     /** Delivered, retrying and dead-lettered counts of a project (the dashboard's overview). */
     readonly webhooksHealth: DeliveryHealthReads;
     readonly webhooksEventStream: EventStream;
+    /** "Send a test event" to a project's default webhook URL. */
+    readonly webhooksTestEvents: WebhookTestEvents;
   }
 }
 
@@ -63,6 +66,7 @@ export const webhooksPlugin = definePlugin({
     webhooksDeliveryWorker: asFunction((cradle: Cradle) => new DeliveryWorker(cradle)).singleton(),
     webhooksHealth: asFunction((cradle: Cradle) => new DeliveryHealthReads(cradle)).singleton(),
     webhooksEventLog: asFunction((cradle: Cradle) => new EventLog(cradle)).singleton(),
+    webhooksTestEvents: asFunction((cradle: Cradle) => new WebhookTestEvents(cradle)).singleton(),
     webhooksEventStream: asFunction((cradle: Cradle) => new EventStream(cradle))
       .singleton()
       .disposer((stream: EventStream) => stream.close()),
@@ -94,6 +98,7 @@ export { STREAM_DESCRIPTION } from './routes.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
 export { DeliveryHealthReads, ulidFloor, type DeliveryHealth } from './services/delivery-health.js';
 export { DeliveryWorker } from './services/delivery-worker.js';
+export { WebhookTestEvents, TEST_EVENT_TYPE, type TestEventResult } from './services/test-event.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';
 export { isPrivateAddress } from './services/target-guard.js';
 export * from './schemas.js';

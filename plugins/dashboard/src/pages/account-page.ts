@@ -36,6 +36,7 @@ export function accountPage(home: string) {
             'Account',
             html`<h1>Account</h1>
 <dl class="facts"><dt>E-mail</dt><dd>${req.user.email}</dd><dt>Role</dt><dd>${req.user.role === 'admin' ? 'Administrator: every action' : 'Read-only member: you can look, not change'}</dd></dl>
+<p><a href="/dashboard/users/${req.user.id}/apps">Your connected OAuth apps</a></p>
 <h2>Sessions</h2>
 <p>Signed-in sessions end after a period without use and a fixed time after sign-in. If you signed in on a device you no longer control, end every session.</p>
 ${actionButton(req, '/dashboard/sign-out-everywhere', 'Sign out everywhere', { confirm: 'End every session of your account, on every device?', danger: true })}`,

@@ -21,6 +21,7 @@ export const projectsPage = definePage({
       method: 'GET',
       path: '/dashboard/projects',
       summary: "The operator's projects; forms to create one or a sandbox project.",
+      cli: ['project list'],
       render: async (req) => {
         const cursor = pageOf(req);
         const list = await projects.listForOperator(req.user.operatorId, cursor);
@@ -34,6 +35,7 @@ ${req.user.role === 'admin' ? createForms(req) : html`<p class="note">You are a 
       method: 'POST',
       path: '/dashboard/projects',
       summary: 'Create a project of a fixed kind; its API secret is shown once.',
+      cli: ['project create'],
       handle: async (req) => {
         const name = req.form.text('name', 'Project name', { max: NAME_MAX });
         const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
@@ -49,6 +51,7 @@ ${secretOnce('api-secret', 'API secret', credentials.api_secret)}
       method: 'POST',
       path: '/dashboard/sandbox',
       summary: 'Create a sandbox project in one action: project, testnet keys, API secret and PAT (both shown once).',
+      cli: ['sandbox create'],
       handle: async (req) => {
         const name = req.form.text('name', 'Sandbox project name', { max: NAME_MAX });
         const created = await sandbox.provision({ name, operator: req.user.operatorId }, req.actor);
@@ -75,6 +78,7 @@ ${req.user.role === 'admin' ? statusAction(req, p) : null}`);
       method: 'POST',
       path: '/dashboard/projects/:projectId/suspend',
       summary: 'Suspend the project: its requests get 403 project_suspended.',
+      cli: ['project suspend'],
       handle: async (req) => {
         await projects.suspend(req.project!.id, req.actor);
         return redirect(`/dashboard/projects/${req.project!.id}`, 'The project is suspended: its requests get 403 project_suspended.');
@@ -84,6 +88,7 @@ ${req.user.role === 'admin' ? statusAction(req, p) : null}`);
       method: 'POST',
       path: '/dashboard/projects/:projectId/resume',
       summary: 'Resume a suspended project.',
+      cli: ['project resume'],
       handle: async (req) => {
         await projects.resume(req.project!.id, req.actor);
         return redirect(`/dashboard/projects/${req.project!.id}`, 'The project is active again.');

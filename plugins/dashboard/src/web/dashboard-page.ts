@@ -63,6 +63,8 @@ export interface DashboardView {
   readonly path: string;
   /** One line, for the route table and docs. */
   readonly summary: string;
+  /** The CLI commands (`noun verb`) this page does in the browser (the CLI parity test checks them). */
+  readonly cli?: readonly string[];
   /** Who may see it (default `member`: every signed-in user). */
   readonly role?: UserRole;
   readonly render: (req: DashboardRequest) => Promise<DashboardResponse>;
@@ -78,6 +80,8 @@ export interface DashboardAction {
   readonly method: 'POST';
   readonly path: string;
   readonly summary: string;
+  /** The CLI commands (`noun verb`) this action does in the browser (the CLI parity test checks them). */
+  readonly cli?: readonly string[];
   /** Who may do it (default `admin`); `member` only for actions on one's own session or account. */
   readonly role?: UserRole;
   readonly handle: (req: DashboardActionRequest) => Promise<DashboardResponse>;

@@ -68,7 +68,7 @@ function navigation(c: LayoutContext): SafeHtml {
   return html`<div class="navs">
 <nav aria-label="Main"><ul>${operatorLinks}</ul></nav>
 ${switcher(c)}
-${c.project ? html`<nav aria-label="Project"><ul>${projectLinks}</ul></nav>` : null}
+${c.project ? html`<nav aria-label="Project sections"><ul>${projectLinks}</ul></nav>` : null}
 </div>`;
 }
 

@@ -191,6 +191,23 @@ export class ApiKeyService {
     return result;
   }
 
+  /**
+   * The secrets of the project's live key that still work, newest first, with when each stops
+   * (null: until rotated), never the secrets themselves: the dashboard shows a rotation's overlap.
+   */
+  async secretLifetimes(projectId: string): Promise<{ id: string; created_at_iso: string; expires_at_iso: string | null }[]> {
+    const db = this.deps.db;
+    const rows = await ApiKeySecret.query(db)
+      .join('tenancy_api_keys as k', 'k.id', 'tenancy_api_key_secrets.api_key_id')
+      .where('k.project_id', projectId)
+      .whereNot('k.state', 'revoked')
+      .where((q) => q.whereNull('tenancy_api_key_secrets.expires_at').orWhere('tenancy_api_key_secrets.expires_at', '>', db.fn.now()))
+      .orderBy('tenancy_api_key_secrets.id', 'desc')
+      .limit(20)
+      .select('tenancy_api_key_secrets.id', 'tenancy_api_key_secrets.created_at', 'tenancy_api_key_secrets.expires_at');
+    return rows.map((r) => ({ id: r.id, created_at_iso: new Date(r.created_at).toISOString(), expires_at_iso: r.expires_at ? new Date(r.expires_at).toISOString() : null }));
+  }
+
   async view(projectId: string): Promise<ApiKeyView | undefined> {
     const found = await this.keyForRequests(projectId);
     return found ? this.toView(found.key, found.secrets.length) : undefined;

@@ -86,10 +86,11 @@ export class PatService {
     return trx ? run(trx) : this.deps.db.transaction(run);
   }
 
-  async revoke(id: string, actor: Actor): Promise<PatView> {
+  /** Revokes a token; `operatorId` confines it to one operator's tokens (the dashboard), others are not found. */
+  async revoke(id: string, actor: Actor, options: { operatorId?: string } = {}): Promise<PatView> {
     return this.deps.db.transaction(async (trx) => {
       const row = await PersonalAccessToken.query(trx).findById(id).forUpdate();
-      if (!row) throw tenancyErrors.pat_not_found();
+      if (!row || (options.operatorId !== undefined && row.operator_id !== options.operatorId)) throw tenancyErrors.pat_not_found();
       const updated = row.revoked_at ? row : await PersonalAccessToken.query(trx).patchAndFetchById(id, { revoked_at: new Date() });
       await this.deps.audit.record({ ...actor, action: 'pat.revoke', projectId: row.project_id, target: `pat:${id}` }, trx);
       return this.toView(updated);
@@ -99,6 +100,13 @@ export class PatService {
   async list(filter: { project?: string } = {}): Promise<PatView[]> {
     const query = PersonalAccessToken.query(this.deps.db).orderBy('id');
     if (filter.project) query.where('project_id', filter.project);
+    return (await query).map((row) => this.toView(row));
+  }
+
+  /** One operator's tokens (never their secrets) in id order, `limit` after the cursor (a token id). */
+  async listForOperator(operatorId: string, page: { after?: string; limit: number }): Promise<PatView[]> {
+    const query = PersonalAccessToken.query(this.deps.db).where('operator_id', operatorId).orderBy('id').limit(page.limit);
+    if (page.after) query.where('id', '>', page.after);
     return (await query).map((row) => this.toView(row));
   }
 

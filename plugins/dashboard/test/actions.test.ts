@@ -1,0 +1,175 @@
+import test from 'ava';
+import type { TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR } from '@gw/plugin-tenancy';
+import { Receiver } from '../../webhooks/test/helpers.js';
+import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
+import { connectApp, refreshWorks } from './oauth-app.js';
+
+// Every action of the dashboard's own pages over HTTP: what an administrator's POST writes (with
+// the audit row: channel dashboard, the user as actor), and that a read-only member's is refused
+// with nothing written.
+
+let gw: TestKernel;
+let sink: MailSink;
+let receiver: Receiver;
+/** The operator of every user here (other operators exist too, so it is named). */
+let main: string;
+
+test.before(async () => {
+  sink = await MailSink.start();
+  receiver = await Receiver.start();
+  gw = await startDashboardKernel(sink);
+  main = (await gw.kernel.cradle.tenancyOperators.create('main', CLI_ACTOR)).id;
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+  await sink?.close();
+});
+
+const cradle = () => gw.kernel.cradle;
+const audits = (actor: string, action: string) => cradle().db('kernel_audit_log').where({ actor, action, channel: 'dashboard' });
+const state = async () => ({
+  projects: await cradle().db('tenancy_projects').orderBy('id').select('id', 'status', 'webhook_url'),
+  keys: await cradle().db('tenancy_api_keys').orderBy('id').select('id', 'state'),
+  secrets: (await cradle().db('tenancy_api_key_secrets').count({ n: '*' }))[0],
+  pats: await cradle().db('tenancy_personal_access_tokens').orderBy('id').select('id', 'revoked_at'),
+  users: await cradle().db('tenancy_users').orderBy('id').select('id', 'role'),
+  audit: (await cradle().db('kernel_audit_log').count({ n: '*' }))[0],
+  grants: await cradle().db('oauth_grants').orderBy('id').select('id', 'revoked_at'),
+});
+
+test.serial('key actions: issue is refused while a key lives; rotate shows the overlap end; suspend, resume, revoke, issue again; each audited as the user', async (t) => {
+  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const { project } = await cradle().tenancyProjects.create({ name: 'keys', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+  const base = `/dashboard/projects/${project.id}/key`;
+  const conflict = await client.post(`${base}/issue`, { _csrf: csrf });
+  t.is(conflict.status, 409);
+  t.regex(conflict.text, /api_key_exists/);
+  const rotated = await client.post(`${base}/rotate`, { _csrf: csrf });
+  t.is(rotated.status, 201);
+  t.regex(rotated.text, /previous secret keeps working until <time datetime="\d{4}-/);
+  const immediate = await client.post(`${base}/rotate`, { _csrf: csrf, immediate: 'on' });
+  t.is(immediate.status, 201);
+  t.is((await cradle().tenancyApiKeys.secretLifetimes(project.id)).length, 1, 'immediate: only the new secret works');
+  for (const verb of ['suspend', 'resume', 'revoke'] as const) t.is((await client.post(`${base}/${verb}`, { _csrf: csrf })).status, 303, verb);
+  t.is((await cradle().tenancyApiKeys.view(project.id))?.state, 'revoked');
+  const page = await client.get(base);
+  t.regex(page.text, /badge-revoked/);
+  t.is((await client.post(`${base}/issue`, { _csrf: csrf })).status, 201);
+  for (const action of ['key.rotate', 'key.suspend', 'key.resume', 'key.revoke', 'key.issue']) t.truthy((await audits(`user:${user.id}`, action)).length, action);
+});
+
+test.serial('webhook URL: set (validated), send a test event that the receiver gets signed, clear; each audited', async (t) => {
+  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const { project } = await cradle().tenancyProjects.create({ name: 'hooks', kind: 'sandbox', operator: user.operator_id }, CLI_ACTOR);
+  const base = `/dashboard/projects/${project.id}/webhook-url`;
+  const bad = await client.post(base, { _csrf: csrf, url: 'ftp://example.test/x' });
+  t.is(bad.status, 400);
+  t.is((await cradle().tenancyProjects.get(project.id)).webhook_url, null);
+  t.is((await client.post(base, { _csrf: csrf, url: `${receiver.url}/hook` })).status, 303);
+  t.is((await cradle().tenancyProjects.get(project.id)).webhook_url, `${receiver.url}/hook`);
+  receiver.reply = () => ({ status: 200, body: '<script>alert(1)</script>' });
+  const tested = await client.post(`${base}/test`, { _csrf: csrf });
+  t.is(tested.status, 200);
+  t.regex(tested.text, /Test event delivered/);
+  const got = receiver.requests.at(-1)!;
+  t.is(got.headers['x-service-event-type'], 'webhook.test');
+  t.truthy(got.headers['x-service-signature']);
+  t.false(tested.text.includes('<script>alert(1)'), 'a response excerpt is escaped');
+  t.is((await client.post(`${base}/clear`, { _csrf: csrf })).status, 303);
+  t.is((await cradle().tenancyProjects.get(project.id)).webhook_url, null);
+  const none = await client.post(`${base}/test`, { _csrf: csrf });
+  t.is(none.status, 409);
+  t.regex(none.text, /webhook_url_missing/);
+  for (const action of ['project.webhook_url.set', 'webhook.test']) t.truthy((await audits(`user:${user.id}`, action)).length, action);
+});
+
+test.serial("personal access tokens: create with scopes (shown once) for every project or one of the operator's, never another operator's; revoke, never another operator's", async (t) => {
+  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const { project } = await cradle().tenancyProjects.create({ name: 'pats', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+  const other = await cradle().tenancyOperators.create('pats-other', CLI_ACTOR);
+  const { project: foreign } = await cradle().tenancyProjects.create({ name: 'foreign', kind: 'testnet', operator: other.id }, CLI_ACTOR);
+  const created = await client.post('/dashboard/tokens', { _csrf: csrf, name: 'reporting', 'scope.invoices:read': 'on', 'scope.webhooks:read': 'on', project: project.id });
+  t.is(created.status, 201);
+  const token = /value="(svc_pat_[A-Za-z0-9]+)"/.exec(created.text)?.[1];
+  t.truthy(token);
+  const verified = await cradle().tenancyPats.verify(token!);
+  t.like(verified, { projectId: project.id, operatorId: user.operator_id });
+  t.deepEqual(verified?.scopes, ['invoices:read', 'webhooks:read']);
+  t.is((await client.post('/dashboard/tokens', { _csrf: csrf, name: 'x', 'scope.invoices:read': 'on', project: foreign.id })).status, 400);
+  t.is((await client.post('/dashboard/tokens', { _csrf: csrf, name: 'x' })).status, 400);
+  const list = await client.get('/dashboard/tokens');
+  t.false(list.text.includes(token!), 'the list never shows a token');
+  const foreignPat = await cradle().tenancyPats.create({ scopes: ['invoices:read'], project: foreign.id }, CLI_ACTOR);
+  t.is((await client.post(`/dashboard/tokens/${foreignPat.id}/revoke`, { _csrf: csrf })).status, 404);
+  t.is(await cradle().tenancyPats.verify(foreignPat.token).then((p) => p?.id), foreignPat.id);
+  t.is((await client.post(`/dashboard/tokens/${verified!.id}/revoke`, { _csrf: csrf })).status, 303);
+  t.is(await cradle().tenancyPats.verify(token!), undefined);
+});
+
+test.serial('users: invite with a role, set roles within the operator only, never your own; a member revokes their own app but not another user\'s', async (t) => {
+  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const invited = await client.post('/dashboard/users', { _csrf: csrf, email: 'New.Person@Example.test', role: 'member' });
+  t.is(invited.status, 303);
+  const person = await cradle().tenancyUsers.find('new.person@example.test');
+  t.like(person, { role: 'member', operator_id: user.operator_id, status: 'invited' });
+  t.is((await client.post(`/dashboard/users/${person!.id}/role`, { _csrf: csrf, role: 'admin' })).status, 303);
+  t.is((await cradle().tenancyUsers.find(person!.id))?.role, 'admin');
+  t.is((await client.post(`/dashboard/users/${user.id}/role`, { _csrf: csrf, role: 'member' })).status, 400);
+  const other = await cradle().tenancyOperators.create('users-other', CLI_ACTOR);
+  const stranger = await cradle().tenancyUsers.invite({ email: 'stranger@example.test', operator: other.id, role: 'member' }, CLI_ACTOR);
+  t.is((await client.post(`/dashboard/users/${stranger.id}/role`, { _csrf: csrf, role: 'admin' })).status, 404);
+  t.is((await client.get(`/dashboard/users/${stranger.id}/apps`)).status, 404);
+  t.is((await cradle().tenancyUsers.find(stranger.id))?.role, 'member');
+  t.truthy((await audits(`user:${user.id}`, 'user.role_set')).length);
+
+  const member = await signedInUser(gw, sink, 'member', user.operator_id);
+  const mine = await connectApp(gw.url, member.user.email, sink, 'Member app');
+  const theirs = await connectApp(gw.url, user.email, sink, 'Admin app');
+  t.is((await member.client.get(`/dashboard/users/${user.id}/apps`)).status, 403);
+  t.is((await member.client.post(`/dashboard/users/${user.id}/apps/revoke`, { _csrf: member.csrf, client: theirs.clientId })).status, 403);
+  t.true(await refreshWorks(gw.url, theirs.clientId, theirs.refreshToken));
+  t.is((await member.client.post(`/dashboard/users/${member.user.id}/apps/revoke`, { _csrf: member.csrf, client: mine.clientId })).status, 303);
+  t.false(await refreshWorks(gw.url, mine.clientId, mine.refreshToken));
+  t.truthy((await audits(`user:${member.user.id}`, 'oauth.app.revoke')).length);
+});
+
+test.serial('a read-only member: every write of these pages is a 403 page and nothing is written', async (t) => {
+  const admin = await signedInUser(gw, sink, 'admin', main);
+  const { client, user, csrf } = await signedInUser(gw, sink, 'member', admin.user.operator_id);
+  const { project } = await cradle().tenancyProjects.create({ name: 'member-refusals', kind: 'sandbox', operator: user.operator_id }, CLI_ACTOR);
+  await cradle().tenancyProjects.setWebhookUrl(project.id, `${receiver.url}/m`, CLI_ACTOR);
+  const pat = await cradle().tenancyPats.create({ scopes: ['invoices:read'], operator: user.operator_id }, CLI_ACTOR);
+  const app = await connectApp(gw.url, admin.user.email, sink, 'Admin app 2');
+  const p = `/dashboard/projects/${project.id}`;
+  const writes: [string, Record<string, string>][] = [
+    ['/dashboard/projects', { name: 'm', kind: 'testnet' }],
+    ['/dashboard/sandbox', { name: 'm' }],
+    [`${p}/suspend`, {}],
+    [`${p}/resume`, {}],
+    [`${p}/key/issue`, {}],
+    [`${p}/key/rotate`, {}],
+    [`${p}/key/suspend`, {}],
+    [`${p}/key/resume`, {}],
+    [`${p}/key/revoke`, {}],
+    [`${p}/webhook-url`, { url: 'https://example.test/x' }],
+    [`${p}/webhook-url/clear`, {}],
+    [`${p}/webhook-url/test`, {}],
+    ['/dashboard/tokens', { name: 'm', 'scope.invoices:read': 'on' }],
+    [`/dashboard/tokens/${pat.id}/revoke`, {}],
+    ['/dashboard/users', { email: 'by-member@example.test', role: 'admin' }],
+    [`/dashboard/users/${admin.user.id}/role`, { role: 'member' }],
+    [`/dashboard/users/${user.id}/role`, { role: 'admin' }],
+    [`/dashboard/users/${admin.user.id}/apps/revoke`, { client: app.clientId }],
+  ];
+  const requestsBefore = receiver.requests.length;
+  const before = await state();
+  for (const [path, fields] of writes) {
+    const refused = await client.post(path, { _csrf: csrf, ...fields });
+    t.is(refused.status, 403, path);
+    t.regex(refused.text, /role_forbidden/, path);
+  }
+  t.deepEqual(await state(), before);
+  t.is(receiver.requests.length, requestsBefore, 'no test event was sent');
+});

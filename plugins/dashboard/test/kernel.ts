@@ -1,0 +1,33 @@
+import type { TestKernel } from '@gw/kernel/testing';
+import { oauthPlugin } from '@gw/plugin-oauth';
+import { CLI_ACTOR, type UserView } from '@gw/plugin-tenancy';
+import { MailSink } from '../../oauth/test/helpers.js';
+import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
+import { dashboardPlugin } from '../src/index.js';
+import { DashboardClient } from './http-client.js';
+
+export { MailSink };
+
+/** A kernel with every plugin the dashboard's pages use, mailing codes to `sink`; sign-in limits raised (all tests share 127.0.0.1). */
+export function startDashboardKernel(sink: MailSink, config: Record<string, unknown> = {}): Promise<TestKernel> {
+  return startSandboxKernel(
+    {
+      'plugins.oauth.smtp.url': sink.url,
+      'plugins.oauth.emailCode.sendsPerHourPerIp': 1000,
+      'plugins.dashboard.signInsPerHourPerIp': 1000,
+      ...config,
+    },
+    [...SANDBOX_PLUGINS, oauthPlugin, dashboardPlugin],
+  );
+}
+
+let seq = 0;
+
+/** A new user of `operator` (default: the only one) with `role`, signed in over HTTP. */
+export async function signedInUser(gw: TestKernel, sink: MailSink, role: 'admin' | 'member', operator?: string): Promise<{ client: DashboardClient; user: UserView; csrf: string }> {
+  const email = `u${++seq}-${role}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+  const user = await gw.kernel.cradle.tenancyUsers.invite({ email, role, ...(operator ? { operator } : {}) }, CLI_ACTOR);
+  const client = new DashboardClient(gw.url);
+  await client.signIn(sink, email);
+  return { client, user, csrf: await client.csrf() };
+}
