@@ -11,6 +11,7 @@ import { invoicesPage } from './invoices-page.js';
 import { orphansPage } from './orphans-page.js';
 import { overviewPage } from './overview-page.js';
 import { policyPage } from './policy-page.js';
+import { sandboxPage } from './sandbox-page.js';
 import { walletsPage } from './wallets-page.js';
 import { webhooksPage } from './webhooks-page.js';
 
@@ -35,6 +36,7 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   walletsPage,
   webhooksPage,
   policyPage,
+  sandboxPage,
   auditPage,
 ];
 
@@ -60,28 +62,7 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
  */
 export const CLI_PENDING_COMMANDS: readonly string[] = [
   'doctor',
-  'wallet preview',
-  'wallet register',
-  'wallet verify',
-  'wallet list',
-  'pool status',
-  'pool replenish',
-  'pool activate',
-  'rates show',
-  'rates refresh',
-  'policy show',
-  'policy set',
-  'invoice list',
-  'invoice show',
   'invoice export',
-  'invoice cancel',
-  'webhook list',
-  'webhook show',
-  'webhook resend',
-  'webhook schedule',
-  'sandbox wallets',
-  'sandbox reset',
-  'sandbox delete',
   'branding show',
   'branding set',
   'mcp tools',

@@ -41,6 +41,7 @@ export const invoicesPage = definePage({
     {
       method: 'GET',
       path: '/dashboard/projects/:projectId/invoices',
+      cli: ['invoice list'],
       summary: "Search the project's invoices with the REST list's filters (newest first, cursor-paginated).",
       render: async (req) => {
         const filters = readFilters(req, INVOICE_FILTERS);
@@ -61,6 +62,7 @@ ${nextPageLink(req, base(req), list.items, limit)}`);
     {
       method: 'GET',
       path: '/dashboard/projects/:projectId/invoices/:invoiceId',
+      cli: ['invoice show'],
       summary: 'One invoice: amounts, transactions and confirmations, the timeline of its webhook events and audit rows; cancel and (sandbox) simulations.',
       render: async (req) => {
         const invoice = await cradle.invoicesService.get(req.project!.id, req.params['invoiceId']!);
@@ -88,6 +90,7 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/invoices/:invoiceId/cancel',
+      cli: ['invoice cancel'],
       summary: 'Cancel a pending or detected invoice (its address goes back to the pool after the cooldown).',
       handle: async (req) => {
         const id = req.params['invoiceId']!;

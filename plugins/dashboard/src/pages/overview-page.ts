@@ -1,8 +1,8 @@
 import { html, type SafeHtml } from '@gw/kernel';
 import type { ActivitySeries } from '@gw/plugin-invoices';
-import { badge, table } from '../web/components.js';
+import { actionButton, badge, table } from '../web/components.js';
 import { barChart } from '../web/bar-chart.js';
-import { definePage, page } from '../web/dashboard-page.js';
+import { definePage, page, redirect } from '../web/dashboard-page.js';
 import { duration, when } from '../web/filters.js';
 
 /**
@@ -18,6 +18,7 @@ export const overviewPage = definePage({
     {
       method: 'GET',
       path: '/dashboard/projects/:projectId/overview',
+      cli: ['rates show'],
       summary: "The project's overview: activity charts, webhook health, watchers, pools, rate age, subscription.",
       render: async (req) => {
         const id = req.project!.id;
@@ -50,7 +51,19 @@ ${table('Watchers per chain and network', ['Chain', 'Network', 'Head', 'Scanned'
 <h2>Address pools</h2>
 ${table('Pool levels', ['Chain', 'Available', 'Target free', 'Allocated', 'Gap'], pools.map((p) => [p.chain, p.available < p.target_free / 2 ? html`<span class="warning">${String(p.available)}</span>` : String(p.available), String(p.target_free), String(p.allocated), p.gap_limit_applies && p.gap > threshold ? html`<span class="warning">${String(p.gap)} (over ${String(threshold)})</span>` : String(p.gap)]), 'No pool: verify a wallet first.')}
 <h2>Exchange rates</h2>
+${req.user.role === 'admin' ? actionButton(req, `/dashboard/projects/${id}/overview/rates-refresh`, 'Refresh the rates now') : null}
 ${table('Rates in use', ['Pair', 'Rate', 'Source', 'Fetched', 'Age', 'Usable'], selected.map((r) => [r.pair, r.rate, r.source, when(r.fetched_at), duration(r.age_seconds), r.usable ? 'yes' : html`<span class="warning">no (too old)</span>`]), 'No rate fetched yet: invoices in USD cannot be created.')}`);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/projects/:projectId/overview/rates-refresh',
+      cli: ['rates refresh'],
+      summary: 'Fetch every exchange rate from the providers now (the worker does this on its schedule).',
+      handle: async (req) => {
+        const result = await cradle.ratesService.refresh();
+        const failed = result.providers.filter((p) => !p.ok);
+        return redirect(`/dashboard/projects/${req.project!.id}/overview`, failed.length === 0 ? 'The rates are refreshed.' : `Rates refreshed; ${failed.length} provider(s) failed: ${failed.map((p) => p.provider).join(', ')}.`);
       },
     },
   ],

@@ -17,6 +17,7 @@ export const policyPage = definePage({
     {
       method: 'GET',
       path: '/dashboard/projects/:projectId/policy',
+      cli: ['policy show'],
       summary: "The project's effective invoice policy and what it overrides; the form to set it.",
       render: async (req) => {
         const policy = await cradle.invoicesPolicies.get(req.project!.id);
@@ -51,6 +52,7 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/policy',
+      cli: ['policy set'],
       summary: 'Set invoice defaults: matching mode, expiry, confirmations per chain, enabled coins (blank fields unchanged).',
       handle: async (req) => {
         const patch: { -readonly [K in keyof PolicyPatch]: PolicyPatch[K] } = {};

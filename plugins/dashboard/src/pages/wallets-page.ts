@@ -30,6 +30,7 @@ export const walletsPage = definePage({
     {
       method: 'GET',
       path: '/dashboard/projects/:projectId/wallets',
+      cli: ['wallet list', 'pool status'],
       summary: "The project's wallets per chain, pending challenges, the address pools with gap warnings, and the form to register a key.",
       render: async (req) => {
         const [wallets, pools] = await Promise.all([cradle.walletsWallets.list(req.project!.id), cradle.addressPoolStatus.status({ projectId: req.project!.id })]);
@@ -55,6 +56,7 @@ ${req.user.role === 'admin' ? html`${actionButton(req, `${base(req)}/pool/replen
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/wallets/preview',
+      cli: ['wallet preview'],
       summary: 'Derive the first receive addresses of a key with their paths, to compare with the wallet software before registering (nothing stored).',
       handle: async (req) => {
         const { chain, xpub } = keyFields(req, cradle);
@@ -74,6 +76,7 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/wallets/register',
+      cli: ['wallet register'],
       summary: 'Bind the account key as pending and show the ownership challenge to sign with receive index 0.',
       handle: async (req) => {
         const { chain, xpub } = keyFields(req, cradle);
@@ -96,6 +99,7 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/wallets/:chain/verify',
+      cli: ['wallet verify'],
       summary: 'Complete the ownership challenge with the signature made by receive index 0.',
       handle: async (req) => {
         const chain = chainParam(req, cradle);
@@ -107,6 +111,7 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/wallets/pool/replenish',
+      cli: ['pool replenish'],
       summary: 'Derive addresses up to the free target now (the worker does this every minute).',
       handle: async (req) => {
         await cradle.addressPoolReplenisher.replenish({ projectId: req.project!.id });
@@ -116,6 +121,7 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/wallets/pool/activate',
+      cli: ['pool activate'],
       summary: 'Mark a TRON pool address as activated after sending it TRX.',
       handle: async (req) => {
         const address = req.form.text('address', 'Address', { max: 100 });

@@ -1,11 +1,11 @@
 import { html, INVOICE_EVENT_TYPES, isUlid, type SafeHtml } from '@gw/kernel';
 import { ISO_8601_PATTERN } from '@gw/plugin-invoices';
-import { DELIVERY_STATUSES, type DeliveryLogEntry, type DeliveryStatus } from '@gw/plugin-webhooks';
+import { DELIVERY_STATUSES, nominalSchedule, type DeliveryLogEntry, type DeliveryStatus } from '@gw/plugin-webhooks';
 import type { InvoiceEventType } from '@gw/kernel';
 import { dashboardErrors } from '../errors.js';
 import { actionButton, badge, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
-import { filterForm, jsonBlock, readFilters, when, type FilterField } from '../web/filters.js';
+import { duration, filterForm, jsonBlock, readFilters, when, type FilterField } from '../web/filters.js';
 
 /** The filters of GET /api/v1/webhooks/events. */
 export const WEBHOOK_FILTERS: readonly FilterField[] = [
@@ -31,6 +31,7 @@ export const webhooksPage = definePage({
     {
       method: 'GET',
       path: '/dashboard/projects/:projectId/webhooks',
+      cli: ['webhook list', 'webhook schedule'],
       summary: "The project's webhook delivery log, newest first, with the REST log's filters; replay of dead-lettered events.",
       render: async (req) => {
         const filters = readFilters(req, WEBHOOK_FILTERS);
@@ -67,6 +68,7 @@ ${listTable}
 </form>`
   : listTable}
 ${nextPageLink(req, base(req), list.items, limit)}
+${retrySchedule(cradle.webhooksConfig)}
 ${admin ? html`<h2>Replay every dead-lettered event</h2>
 <p>Sends the newest ${REPLAY_MAX} dead-lettered events again, each under its own event id (receivers deduplicate by it), with a fresh retry schedule.</p>
 ${actionButton(req, `${base(req)}/replay`, 'Replay all dead-lettered events', { hidden: { all: 'true' }, confirm: `Replay up to ${REPLAY_MAX} dead-lettered events?` })}` : null}`);
@@ -75,6 +77,7 @@ ${actionButton(req, `${base(req)}/replay`, 'Replay all dead-lettered events', { 
     {
       method: 'GET',
       path: '/dashboard/projects/:projectId/webhooks/:eventId',
+      cli: ['webhook show'],
       summary: 'One webhook event: envelope, target and every attempt with status, latency and response excerpt; resend.',
       render: async (req) => {
         const event = await cradle.webhooksEventLog.get(req.project!.id, req.params['eventId']!);
@@ -96,6 +99,7 @@ ${jsonBlock(event.payload)}
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/webhooks/:eventId/resend',
+      cli: ['webhook resend'],
       summary: 'Resend an event as a new event to the target resolved now (the original stays).',
       handle: async (req) => {
         const id = req.params['eventId']!;
@@ -123,6 +127,13 @@ ${jsonBlock(event.payload)}
     },
   ],
 });
+
+function retrySchedule(config: Parameters<typeof nominalSchedule>[0] & { maxAttempts: number; timeoutMs: number }): SafeHtml {
+  const delays = nominalSchedule(config);
+  return html`<details><summary>Retry schedule of this deployment</summary>
+<p>${String(config.maxAttempts)} attempts, ${String(config.timeoutMs)} ms timeout each; an event whose every attempt fails is dead-lettered. Delays before each retry (before jitter): ${delays.map((d) => duration(d)).join(', ')}; ${duration(delays.reduce((a, b) => a + b, 0))} in all.</p>
+</details>`;
+}
 
 function eventFacts(req: DashboardRequest, e: DeliveryLogEntry): SafeHtml {
   return html`<dl class="facts">
