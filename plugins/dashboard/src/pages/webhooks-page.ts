@@ -88,7 +88,7 @@ ${req.user.role === 'admin' ? html`<div class="actions">${actionButton(req, `${b
 ${table(
   'Delivery attempts',
   ['#', 'Started', 'Target', 'HTTP status', 'Latency', 'Error', 'Response excerpt'],
-  event.attempt_log.map((a) => [String(a.attempt), when(a.started_at_iso), html`<code class="wrap">${a.target_url}</code>`, a.http_status === null ? '—' : String(a.http_status), `${a.latency_ms} ms`, a.error ?? '—', a.response_excerpt ? html`<pre class="excerpt">${a.response_excerpt}</pre>` : '—']),
+  event.attempt_log.map((a) => [String(a.attempt), when(a.started_at_iso), html`<code class="wrap">${a.target_url}</code>`, a.http_status === null ? '—' : String(a.http_status), `${a.latency_ms} ms`, a.error ?? '—', a.response_excerpt ? html`<pre class="excerpt" tabindex="0">${a.response_excerpt}</pre>` : '—']),
   'No attempt yet.',
 )}
 <h2>Payload</h2>

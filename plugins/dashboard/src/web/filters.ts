@@ -66,5 +66,5 @@ export function duration(seconds: number): string {
 
 /** A JSON value shown as escaped, pretty-printed text. */
 export function jsonBlock(value: unknown): SafeHtml {
-  return html`<pre class="json">${JSON.stringify(value, null, 2)}</pre>`;
+  return html`<pre class="json" tabindex="0">${JSON.stringify(value, null, 2)}</pre>`;
 }
