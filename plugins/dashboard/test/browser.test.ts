@@ -1,6 +1,7 @@
 import test from 'ava';
 import pg from 'pg';
 import { signedFetch } from '@gw/kernel/testing';
+import { Receiver } from '../../webhooks/test/helpers.js';
 import { DashboardWorld, PHONE, expectAccessible } from './harness.js';
 import { connectApp, refreshWorks } from './oauth-app.js';
 
@@ -35,8 +36,12 @@ test.serial('an administrator invited by the CLI signs in with the e-mailed code
   t.is(new URL(page.url()).pathname, '/dashboard/sign-in');
   t.is(await page.title(), 'Sign in · Gateway dashboard');
   await expectAccessible(t, page);
-  await world.signIn(page, user.email);
-  t.is(new URL(page.url()).pathname, '/dashboard/projects');
+  await page.getByLabel('E-mail address').fill(user.email);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('One-time code').waitFor();
+  await expectAccessible(t, page);
+  await page.getByLabel('One-time code').fill(await world.sink.nextCode(user.email));
+  await Promise.all([page.waitForURL((u) => u.pathname === '/dashboard/projects'), page.getByRole('button', { name: 'Sign in' }).click()]);
   t.truthy(await page.getByRole('heading', { level: 1, name: 'Projects' }).count());
   await expectAccessible(t, page);
   const cookie = (await context.cookies()).find((c) => c.name === 'gw_dashboard');
@@ -90,6 +95,27 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   await page.goto(`${world.url}/dashboard/projects/${projectId}/key`);
   t.is(await page.locator('table tbody tr').count(), 2, 'both secrets listed while the overlap lasts');
 
+  // A default webhook URL and a test event to a local receiver.
+  const receiver = await Receiver.start();
+  t.teardown(() => receiver.close());
+  await page.goto(`${world.url}/dashboard/projects/${projectId}/webhook-url`);
+  await page.getByLabel('New URL').fill(`${receiver.url}/hooks`);
+  await page.getByRole('button', { name: 'Save URL' }).click();
+  await page.getByText('The webhook URL is saved.').waitFor();
+  await page.getByRole('button', { name: 'Send a test event' }).click();
+  await page.getByRole('heading', { name: 'Test event delivered' }).waitFor();
+  t.is(receiver.requests.at(-1)?.headers['x-service-event-type'], 'webhook.test');
+  await expectAccessible(t, page);
+
+  // A personal access token, shown once.
+  await page.goto(`${world.url}/dashboard/tokens`);
+  await page.getByLabel('Name').fill('Reporting');
+  await page.getByLabel(/invoices:read/).check();
+  await page.getByRole('button', { name: 'Create token' }).click();
+  await page.getByRole('heading', { name: 'Token created' }).waitFor();
+  t.regex(await page.locator('#pat').inputValue(), /^svc_pat_/);
+  await expectAccessible(t, page);
+
   // The other pages of the administrator pass axe too.
   for (const path of ['/dashboard/tokens', '/dashboard/users', '/dashboard/operator', `/dashboard/projects/${projectId}/webhook-url`, `/dashboard/users/${user.id}/apps`]) {
     await page.goto(`${world.url}${path}`);
@@ -97,7 +123,7 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   }
   t.deepEqual(cspViolations, []);
   const audit = await sql(`select action from kernel_audit_log where actor = $1 and channel = 'dashboard' order by id`, [`user:${user.id}`]);
-  t.deepEqual(audit.rows.map((r) => r.action).filter((a) => a !== 'wallet.generate' && a !== 'pat.create'), ['dashboard.sign_in', 'project.create', 'key.issue', 'key.rotate']);
+  t.deepEqual(audit.rows.map((r) => r.action).filter((a) => a !== 'wallet.generate' && a !== 'pat.create'), ['dashboard.sign_in', 'project.create', 'key.issue', 'key.rotate', 'project.webhook_url.set', 'webhook.test']);
 });
 
 test.serial('an administrator revokes a connected OAuth app: its refresh token stops working within 5 s', async (t) => {
@@ -161,6 +187,17 @@ test.serial("an expired session leads back to the sign-in page; another operator
   t.true((await page.locator('main').innerText()).includes(name));
   t.is(await page.locator('main img').count(), 0);
   t.is(dialogs, 0);
+
+  // Forged and missing CSRF tokens from the signed-in browser: refused, nothing written.
+  const count = await sql('select count(*)::int as n from tenancy_projects');
+  for (const token of ['forged-token', undefined]) {
+    const status = await page.evaluate(async (csrf) => {
+      const fields: Record<string, string> = { name: 'forged', kind: 'testnet', ...(csrf ? { _csrf: csrf } : {}) };
+      return (await fetch('/dashboard/projects', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() })).status;
+    }, token);
+    t.is(status, 403);
+  }
+  t.deepEqual((await sql('select count(*)::int as n from tenancy_projects')).rows, count.rows);
 
   await sql(`update dashboard_sessions set last_seen_at = now() - interval '2 hours' where user_id = $1`, [user.id]);
   await page.goto(`${world.url}/dashboard/projects`);
