@@ -37,7 +37,7 @@ ${issued.previous_secret_expires_at_iso ? html`<p>The previous secret keeps work
 <p>Requests of project <strong>${req.project!.name}</strong> are signed with the secret of its one API key (<code>X-Project-Id: ${req.project!.id}</code>).</p>
 ${view
   ? html`<dl class="facts"><dt>Key id</dt><dd><code>${view.api_key_id}</code></dd><dt>State</dt><dd>${badge(view.state)}</dd><dt>Secret kind</dt><dd>${view.secret_kind}</dd><dt>Created</dt><dd>${view.created_at_iso}</dd></dl>
-${table('Secrets that work now', ['Secret id', 'Created', 'Works until'], secrets.map((s) => [html`<code>${s.id}</code>`, s.created_at_iso, s.expires_at_iso ?? 'rotated']), 'No working secret.')}`
+${table('Secrets that work now', ['Secret id', 'Created', 'Works until'], secrets.map((s) => [html`<code>${s.id}</code>`, s.created_at_iso, s.expires_at_iso ?? 'the next rotation']), 'No working secret.')}`
   : html`<p>The project has no live API key.</p>`}
 ${admin ? actions(req, view?.state, overlap) : null}`);
         },

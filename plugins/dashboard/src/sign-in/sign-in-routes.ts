@@ -24,7 +24,7 @@ export function signInRoutes(cradle: Cradle, assets: StaticAssets, scripts: read
     const session = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));
     if (!session) return seeOther(SIGN_IN_PATH);
     const form = FormFields.of(ctx);
-    if (!sameOrigin(ctx) || !sessions.checkCsrf(session, form.raw('_csrf'))) throw dashboardErrors.csrf_invalid();
+    if (!sameOrigin(ctx, cradle.kernelConfig.http.baseUrl) || !sessions.checkCsrf(session, form.raw('_csrf'))) throw dashboardErrors.csrf_invalid();
     if (session.row.user_id) return seeOther('/dashboard');
     return { session, form };
   }

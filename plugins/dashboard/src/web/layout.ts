@@ -73,7 +73,9 @@ ${c.project ? html`<nav aria-label="Project sections"><ul>${projectLinks}</ul></
 }
 
 function switcher(c: LayoutContext): SafeHtml | null {
-  const projects = c.projects ?? [];
+  const listed = c.projects ?? [];
+  // The selected project is always an option, also beyond the switcher's first page.
+  const projects = c.project && !listed.some((p) => p.id === c.project!.id) ? [c.project, ...listed] : listed;
   if (projects.length === 0) return null;
   return html`<form class="switcher" method="get" action="/dashboard/switch">
 <label for="project-switch">Project</label>

@@ -93,7 +93,7 @@ function mount(cradle: Cradle, route: DashboardRoute, nav: readonly NavEntry[], 
       try {
         let form: FormFields | undefined;
         if (route.method === 'POST') {
-          if (!sameOrigin(ctx)) throw dashboardErrors.csrf_invalid();
+          if (!sameOrigin(ctx, cradle.kernelConfig.http.baseUrl)) throw dashboardErrors.csrf_invalid();
           form = FormFields.of(ctx);
           if (!sessions.checkCsrf(session, form.raw('_csrf'))) throw dashboardErrors.csrf_invalid();
           if ((route.role ?? 'admin') === 'admin' && user.role !== 'admin') throw dashboardErrors.role_forbidden();

@@ -12,13 +12,15 @@ export function secureCookie(ctx: Context): boolean {
 
 /**
  * Whether a POST may come from this site: `Sec-Fetch-Site` is not `cross-site`/`same-site`, and an
- * `Origin` header, when the browser sends one, is this request's own origin. A browser sends
- * `Origin` with every form POST; tools without it still need the session's CSRF token.
+ * `Origin` header, when the browser sends one, is this request's own origin or the origin of the
+ * configured public base URL (`http.baseUrl`: behind a TLS proxy without `http.trustProxy` the
+ * request itself looks like plain http). A browser sends `Origin` with every form POST; tools
+ * without it still need the session's CSRF token.
  */
-export function sameOrigin(ctx: Context): boolean {
+export function sameOrigin(ctx: Context, baseUrl?: string): boolean {
   const fetchSite = ctx.get('Sec-Fetch-Site');
   if (fetchSite === 'cross-site' || fetchSite === 'same-site') return false;
   const origin = ctx.get('Origin');
   if (!origin) return true;
-  return origin === `${ctx.protocol}://${ctx.host}`;
+  return origin === `${ctx.protocol}://${ctx.host}` || (baseUrl !== undefined && origin === new URL(baseUrl).origin);
 }
