@@ -1,6 +1,7 @@
 import type { TestKernel } from '@gw/kernel/testing';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { CLI_ACTOR, type UserView } from '@gw/plugin-tenancy';
+import { watchersPlugin } from '@gw/plugin-watchers';
 import { MailSink } from '../../oauth/test/helpers.js';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
 import { dashboardPlugin } from '../src/index.js';
@@ -17,7 +18,7 @@ export function startDashboardKernel(sink: MailSink, config: Record<string, unkn
       'plugins.dashboard.signInsPerHourPerIp': 1000,
       ...config,
     },
-    [...SANDBOX_PLUGINS, oauthPlugin, dashboardPlugin],
+    [...SANDBOX_PLUGINS, watchersPlugin, oauthPlugin, dashboardPlugin],
   );
 }
 
