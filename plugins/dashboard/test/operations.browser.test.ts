@@ -117,6 +117,17 @@ test.serial('sandbox: an invoice made through the signed API is found, driven to
   await page.getByText(/Resent as event [0-9A-Z]{26}/).waitFor();
   t.regex(await page.locator('.facts').innerText(), new RegExp(`Resend of\\s+${made.event}`));
 
+  // The export, as the CLI's: the form, then a streamed CSV download with the invoice's line.
+  await page.goto(`${world.url}/dashboard/projects/${projectId}/invoices/export`);
+  await expectAccessible(t, page);
+  const today = new Date().toISOString().slice(0, 10);
+  const csv = await page.request.get(`${world.url}/dashboard/projects/${projectId}/invoices/export?from=${today}&to=${today}&format=csv`);
+  t.is(csv.status(), 200);
+  t.regex(csv.headers()['content-type'] ?? '', /^text\/csv/);
+  t.regex(csv.headers()['content-disposition'] ?? '', /^attachment; filename="invoices-/);
+  const lines = (await csv.text()).trim().split('\r\n');
+  t.true(lines[0]!.startsWith('invoice_id,') && lines.some((l) => l.startsWith(`${invoice.id},`)), 'the CSV has the header and the invoice');
+
   for (const path of ['overview', 'orphans', 'wallets', 'policy']) {
     await page.goto(`${world.url}/dashboard/projects/${projectId}/${path}`);
     t.is(await page.locator('h1').count(), 1, path);

@@ -62,7 +62,6 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
  */
 export const CLI_PENDING_COMMANDS: readonly string[] = [
   'doctor',
-  'invoice export',
   'branding show',
   'branding set',
   'mcp tools',

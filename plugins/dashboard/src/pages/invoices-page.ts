@@ -1,5 +1,6 @@
-import { html, type Cradle, type SafeHtml } from '@gw/kernel';
-import { DECIMAL_PATTERN, INVOICE_STATUSES, ISO_8601_PATTERN, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices';
+import { Readable } from 'node:stream';
+import { coreErrors, html, parseInstant, type Cradle, type SafeHtml } from '@gw/kernel';
+import { CSV_COLUMNS, csvLines, DECIMAL_PATTERN, INVOICE_STATUSES, ISO_8601_PATTERN, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices';
 import { SIMULATION_RULES, SIMULATIONS, type Simulation, type SimulationInput } from '@gw/plugin-sandbox';
 import type { DeliveryLogEntry } from '@gw/plugin-webhooks';
 import { dashboardErrors } from '../errors.js';
@@ -56,7 +57,52 @@ ${table(
   list.items.map((i) => [html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`, i.external_id, badge(i.status), html`${i.amount_crypto} <span class="unit">${i.coin}</span>`, i.amount_usd === null ? '—' : String(i.amount_usd), html`<code class="wrap">${i.address}</code>`, when(i.created_at_iso)]),
   Object.keys(filters).length > 0 ? 'No invoice matches these filters.' : 'No invoices yet.',
 )}
-${nextPageLink(req, base(req), list.items, limit)}`);
+${nextPageLink(req, base(req), list.items, limit)}
+<p><a href="${base(req)}/export">Export invoices (CSV or JSON)</a></p>`);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/dashboard/projects/:projectId/invoices/export',
+      cli: ['invoice export'],
+      summary: "Download the project's invoices created in a range with their transactions (CSV or JSON, streamed), as the CLI's export.",
+      render: async (req) => {
+        const from = req.query.get('from');
+        const to = req.query.get('to');
+        if (!from || !to) {
+          const today = new Date().toISOString().slice(0, 10);
+          return page(`Export invoices of ${req.project!.name}`, html`<h1>Export invoices</h1>
+<p>Invoices created in the range, with their transactions, for accounting: amounts as exact decimal strings, USD at creation and at payment (the same file as <code>pnpm gateway invoice export</code>).</p>
+<form method="get" action="${base(req)}/export">
+<label for="export-from">Created from (date or date-time, UTC)</label><input id="export-from" name="from" type="text" required maxlength="40" value="${today.slice(0, 8)}01">
+<label for="export-to">Created to</label><input id="export-to" name="to" type="text" required maxlength="40" value="${today}">
+<fieldset><legend>Format</legend>
+<label class="choice"><input type="radio" name="format" value="csv" checked> CSV (one line per transaction)</label>
+<label class="choice"><input type="radio" name="format" value="json"> JSON (an array of invoices)</label>
+</fieldset>
+<button type="submit">Download</button>
+</form>`);
+        }
+        const format = req.query.get('format') === 'json' ? 'json' : 'csv';
+        if (!new RegExp(ISO_8601_PATTERN).test(from) || !new RegExp(ISO_8601_PATTERN).test(to)) throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
+        const range = { projectId: req.project!.id, from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'end') };
+        if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
+        const invoices = cradle.invoicesExporter.invoices(range);
+        async function* lines(): AsyncGenerator<string> {
+          let count = 0;
+          yield format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '[';
+          for await (const invoice of invoices) {
+            yield format === 'csv' ? `${csvLines(invoice).join('\r\n')}\r\n` : `${count === 0 ? '\n' : ',\n'}${JSON.stringify(invoice)}`;
+            count += 1;
+          }
+          if (format === 'json') yield count === 0 ? ']\n' : '\n]\n';
+        }
+        return {
+          kind: 'download',
+          filename: `invoices-${req.project!.id}-${from.slice(0, 10)}-${to.slice(0, 10)}.${format}`,
+          contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+          body: Readable.from(lines()),
+        };
       },
     },
     {

@@ -54,7 +54,18 @@ export interface RedirectResponse {
   readonly notice?: string;
 }
 
-export type DashboardResponse = PageResponse | RedirectResponse;
+/**
+ * A file download (an export): streamed as it is read, `no-store`, as an attachment named
+ * `filename`. Errors before the first chunk still render as pages; the stream must not fail later.
+ */
+export interface DownloadResponse {
+  readonly kind: 'download';
+  readonly filename: string;
+  readonly contentType: string;
+  readonly body: NodeJS.ReadableStream;
+}
+
+export type DashboardResponse = PageResponse | RedirectResponse | DownloadResponse;
 
 /** A GET page of the dashboard. */
 export interface DashboardView {

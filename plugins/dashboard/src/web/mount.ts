@@ -105,6 +105,13 @@ function mount(cradle: Cradle, route: DashboardRoute, nav: readonly NavEntry[], 
           if (response.notice) await sessions.setFlash(session, response.notice);
           return seeOther(response.location);
         }
+        if (response.kind === 'download') {
+          return {
+            status: 200,
+            headers: { 'Content-Type': response.contentType, 'Content-Disposition': `attachment; filename="${response.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+            body: response.body,
+          };
+        }
         return render(response.title, response.body, response.status ?? 200);
       } catch (thrown) {
         if (!isAppError(thrown) || thrown.status >= 500) throw thrown;
