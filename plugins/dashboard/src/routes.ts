@@ -31,5 +31,3 @@ export const dashboardErrorFormat: ErrorFormat = {
     return error.retryAfter === undefined ? result : { ...result, headers: { ...result.headers, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfter))) } };
   },
 };
-
-

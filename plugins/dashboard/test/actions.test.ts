@@ -135,6 +135,34 @@ test.serial('users: invite with a role, set roles within the operator only, neve
   t.truthy((await audits(`user:${member.user.id}`, 'oauth.app.revoke')).length);
 });
 
+test.serial('sandbox: keys listed, reset purges the invoices, delete removes the project; refused for a production project; branding set with script escaped, then back to the default', async (t) => {
+  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const sandbox = await cradle().sandboxProjects.provision({ name: 'sb-actions', operator: main }, CLI_ACTOR);
+  const p = `/dashboard/projects/${sandbox.project.id}`;
+  const keys = await client.get(`${p}/sandbox`);
+  t.is(keys.status, 200);
+  t.is((keys.text.match(/<tr><td>/g) ?? []).length, sandbox.wallets.length);
+  t.is((await client.post(`${p}/sandbox/reset`, { _csrf: csrf })).status, 303);
+  t.truthy((await audits(`user:${user.id}`, 'sandbox.reset')).length);
+  const { project: production } = await cradle().tenancyProjects.create({ name: 'not-sandbox', kind: 'production', operator: main }, CLI_ACTOR);
+  t.is((await client.get(`/dashboard/projects/${production.id}/sandbox`)).status, 403);
+  t.is((await client.post(`/dashboard/projects/${production.id}/sandbox/delete`, { _csrf: csrf })).status, 403);
+  t.is((await cradle().tenancyProjects.get(production.id)).id, production.id);
+
+  const name = '<script>alert(1)</script> Café';
+  t.is((await client.post(`${p}/branding`, { _csrf: csrf, name, colour: '#0F766E' })).status, 303);
+  t.like(await cradle().checkoutBranding.forProject(sandbox.project.id), { displayName: name, colour: '#0f766e' });
+  const shown = await client.get(`${p}/branding`);
+  t.false(shown.text.includes('<script>alert(1)'));
+  t.true(shown.text.includes('&lt;script&gt;alert(1)&lt;/script&gt; Café'));
+  t.is((await client.post(`${p}/branding`, { _csrf: csrf, colour: 'red' })).status, 400);
+  t.is((await client.post(`${p}/branding`, { _csrf: csrf, name: '', colour: '' })).status, 303);
+  t.like(await cradle().checkoutBranding.forProject(sandbox.project.id), { displayName: 'sb-actions', colour: null });
+
+  t.is((await client.post(`${p}/sandbox/delete`, { _csrf: csrf })).location, '/dashboard/projects');
+  t.is((await client.get(p)).status, 404);
+});
+
 test.serial('a read-only member: every write of these pages is a 403 page and nothing is written', async (t) => {
   const admin = await signedInUser(gw, sink, 'admin', main);
   const { client, user, csrf } = await signedInUser(gw, sink, 'member', admin.user.operator_id);
@@ -162,6 +190,10 @@ test.serial('a read-only member: every write of these pages is a 403 page and no
     [`/dashboard/users/${admin.user.id}/role`, { role: 'member' }],
     [`/dashboard/users/${user.id}/role`, { role: 'admin' }],
     [`/dashboard/users/${admin.user.id}/apps/revoke`, { client: app.clientId }],
+    [`${p}/sandbox/reset`, {}],
+    [`${p}/sandbox/delete`, {}],
+    [`${p}/branding`, { name: 'by member' }],
+    [`${p}/branding/remove-logo`, {}],
   ];
   const requestsBefore = receiver.requests.length;
   const before = await state();

@@ -117,7 +117,7 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   await expectAccessible(t, page);
 
   // The other pages of the administrator pass axe too.
-  for (const path of ['/dashboard/tokens', '/dashboard/users', '/dashboard/operator', `/dashboard/projects/${projectId}/webhook-url`, `/dashboard/users/${user.id}/apps`]) {
+  for (const path of ['/dashboard/tokens', '/dashboard/users', '/dashboard/operator', `/dashboard/projects/${projectId}/webhook-url`, `/dashboard/projects/${projectId}/sandbox`, `/dashboard/projects/${projectId}/branding`, `/dashboard/users/${user.id}/apps`]) {
     await page.goto(`${world.url}${path}`);
     await expectAccessible(t, page);
   }
@@ -161,6 +161,13 @@ test.serial('a read-only member sees the pages without write forms, and a forged
   t.is(answer.status, 403);
   t.regex(answer.text, /role_forbidden/);
   t.deepEqual((await sql('select count(*)::int as n from tenancy_projects')).rows, before.rows);
+
+  // The CLI makes them an administrator; the same session sees it on the next page.
+  const promoted = await world.cli('user', 'role', 'set', '--user', 'member-one@example.test', '--role', 'admin');
+  t.like(promoted.user, { email: 'member-one@example.test', role: 'admin' });
+  await page.goto(`${world.url}/dashboard/projects`);
+  t.regex(await page.locator('header').innerText(), /\(administrator\)/);
+  t.is(await page.getByRole('button', { name: 'Create sandbox project' }).count(), 1);
 });
 
 test.serial("an expired session leads back to the sign-in page; another operator's project id is a 404 page; script in a project name is shown as text", async (t) => {

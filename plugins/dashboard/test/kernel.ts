@@ -1,4 +1,5 @@
 import type { TestKernel } from '@gw/kernel/testing';
+import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { CLI_ACTOR, type UserView } from '@gw/plugin-tenancy';
 import { watchersPlugin } from '@gw/plugin-watchers';
@@ -18,7 +19,7 @@ export function startDashboardKernel(sink: MailSink, config: Record<string, unkn
       'plugins.dashboard.signInsPerHourPerIp': 1000,
       ...config,
     },
-    [...SANDBOX_PLUGINS, watchersPlugin, oauthPlugin, dashboardPlugin],
+    [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, dashboardPlugin],
   );
 }
 

@@ -159,6 +159,14 @@ test.serial("another operator's project id in a URL is a 404 page, for reading a
   t.regex(tooLong.text, /invalid_form/);
   const badKind = await client.post('/dashboard/projects', { _csrf: csrf, name: 'k', kind: 'mainnet' });
   t.is(badKind.status, 400);
+  // A body over http.bodyLimitBytes and an unknown dashboard path: HTML error pages, never JSON or a 500.
+  const huge = await client.post('/dashboard/projects', { _csrf: csrf, name: 'x'.repeat(1_100_000), kind: 'testnet' });
+  t.is(huge.status, 413);
+  t.regex(huge.headers.get('content-type') ?? '', /^text\/html/);
+  const unknown = await client.get('/dashboard/no-such-page');
+  t.is(unknown.status, 404);
+  t.regex(unknown.text, /<h1>Not found<\/h1>/);
+  t.false((unknown.headers.get('content-security-policy') ?? '').includes('unsafe-inline'));
   const noKind = await client.post('/dashboard/projects', { _csrf: csrf, name: 'no-kind' });
   t.is(noKind.status, 400);
   t.is(await projectCount(admin.operator_id), count);

@@ -1,17 +1,18 @@
 import type { DashboardPage } from '../web/dashboard-page.js';
 import { accountPage } from './account-page.js';
 import { apiKeysPage } from './api-keys-page.js';
+import { brandingPage } from './branding-page.js';
 import { operatorPage } from './operator-page.js';
 import { patsPage } from './pats-page.js';
 import { usersPage } from './users-page.js';
 import { projectsPage } from './projects-page.js';
+import { sandboxPage } from './sandbox-page.js';
 import { webhookUrlPage } from './webhook-url-page.js';
 import { auditPage } from './audit-page.js';
 import { invoicesPage } from './invoices-page.js';
 import { orphansPage } from './orphans-page.js';
 import { overviewPage } from './overview-page.js';
 import { policyPage } from './policy-page.js';
-import { sandboxPage } from './sandbox-page.js';
 import { walletsPage } from './wallets-page.js';
 import { webhooksPage } from './webhooks-page.js';
 
@@ -29,6 +30,8 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   patsPage,
   usersPage,
   operatorPage,
+  sandboxPage,
+  brandingPage,
   accountPage(DASHBOARD_HOME),
   overviewPage,
   invoicesPage,
@@ -36,7 +39,6 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   walletsPage,
   webhooksPage,
   policyPage,
-  sandboxPage,
   auditPage,
 ];
 
@@ -62,7 +64,5 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
  */
 export const CLI_PENDING_COMMANDS: readonly string[] = [
   'doctor',
-  'branding show',
-  'branding set',
   'mcp tools',
 ];

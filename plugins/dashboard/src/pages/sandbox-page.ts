@@ -1,60 +1,59 @@
-import { html } from '@gw/kernel';
-import { dashboardErrors } from '../errors.js';
+import { coreErrors, html } from '@gw/kernel';
+import type {} from '@gw/plugin-sandbox';
 import { actionButton, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
-import { when } from '../web/filters.js';
 
-const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/sandbox`;
-
-function requireSandbox(req: DashboardRequest): void {
-  if (req.project!.kind !== 'sandbox') throw dashboardErrors.invalid_form({ message: 'This is not a sandbox project. Nothing was changed.' });
-}
-
-/** A sandbox project's own page: its generated keys, reset (soft purge) and delete. */
+/** A sandbox project's generated keys, reset (purge invoices, events and pool) and delete. */
 export const sandboxPage = definePage({
   id: 'sandbox',
   dependsOn: ['sandbox'],
-  nav: [{ label: 'Sandbox', scope: 'project', path: '/sandbox', order: 60 }],
-  routes: (cradle) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/sandbox',
-      cli: ['sandbox wallets'],
-      summary: "A sandbox project's generated account keys per chain; reset and delete.",
-      render: async (req) => {
-        if (req.project!.kind !== 'sandbox') return page('Not a sandbox project', html`<h1>Not a sandbox project</h1><p>${req.project!.name} is a ${req.project!.kind} project: simulations, reset and generated keys exist only for sandbox projects.</p>`);
-        const wallets = await cradle.sandboxProjects.wallets(req.project!.id);
-        return page(`Sandbox ${req.project!.name}`, html`<h1>Sandbox ${req.project!.name}</h1>
-${table('Generated testnet account keys', ['Chain', 'Account key', 'Bound'], wallets.map((w) => [w.chain, html`<code class="wrap">${w.xpub}</code>`, when(w.bound_at_iso)]), 'No generated keys.')}
+  nav: [{ label: 'Sandbox', scope: 'project', path: '/sandbox', order: 90, kinds: ['sandbox'] }],
+  routes: ({ sandboxProjects: sandbox }) => {
+    const sandboxOnly = (req: DashboardRequest) => {
+      if (req.project!.kind !== 'sandbox') throw coreErrors.sandbox_project_required({ message: `${req.project!.name} is a ${req.project!.kind} project; these actions are for sandbox projects only.` });
+      return req.project!;
+    };
+    return [
+      {
+        method: 'GET',
+        path: '/dashboard/projects/:projectId/sandbox',
+        summary: "A sandbox project's generated account keys; reset and delete.",
+        cli: ['sandbox wallets'],
+        render: async (req) => {
+          const p = sandboxOnly(req);
+          const wallets = await sandbox.wallets(p.id);
+          return page('Sandbox', html`<h1>Sandbox project ${p.name}</h1>
+${table('Generated testnet keys', ['Chain', 'Account key', 'Bound'], wallets.map((w) => [w.chain, html`<code>${w.xpub}</code>`, w.bound_at_iso]), 'No keys.')}
 ${req.user.role === 'admin'
-  ? html`<h2>Reset or delete</h2>
-<p>Reset removes the invoices, transactions, webhook events and address pool; the project, keys, bindings and tokens stay. Delete removes everything, API key and token included.</p>
-${actionButton(req, `${base(req)}/reset`, 'Reset the sandbox', { confirm: 'Remove every invoice and webhook event of this sandbox?', danger: true })}
-${actionButton(req, `${base(req)}/delete`, 'Delete the sandbox project', { confirm: 'Delete this sandbox project and everything of it? This cannot be undone.', danger: true })}`
+  ? html`<h2>Reset</h2><p>Deletes the project's invoices, transactions, webhook events and address pool; the project, its API key, keys and token stay.</p>
+${actionButton(req, `/dashboard/projects/${p.id}/sandbox/reset`, 'Reset sandbox', { confirm: `Delete every invoice and event of ${p.name}?`, danger: true })}
+<h2>Delete</h2><p>Deletes the project and everything of it, API key and token included. This cannot be undone.</p>
+${actionButton(req, `/dashboard/projects/${p.id}/sandbox/delete`, 'Delete sandbox project', { confirm: `Delete ${p.name} for good?`, danger: true })}`
   : null}`);
+        },
       },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/sandbox/reset',
-      cli: ['sandbox reset'],
-      summary: 'Soft-purge the sandbox: invoices, transactions, webhook events and the address pool go.',
-      handle: async (req) => {
-        requireSandbox(req);
-        await cradle.sandboxProjects.reset(req.project!.id, req.actor);
-        return redirect(base(req), 'The sandbox is reset.');
+      {
+        method: 'POST',
+        path: '/dashboard/projects/:projectId/sandbox/reset',
+        summary: "Purge a sandbox project's invoices, transactions, webhook events and pool.",
+        cli: ['sandbox reset'],
+        handle: async (req) => {
+          const p = sandboxOnly(req);
+          await sandbox.reset(p.id, req.actor);
+          return redirect(`/dashboard/projects/${p.id}/sandbox`, 'The sandbox project is reset: no invoices or events remain.');
+        },
       },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/sandbox/delete',
-      cli: ['sandbox delete'],
-      summary: 'Delete the sandbox project and everything of it.',
-      handle: async (req) => {
-        requireSandbox(req);
-        await cradle.sandboxProjects.delete(req.project!.id, req.actor);
-        return redirect('/dashboard/projects', `The sandbox project ${req.project!.name} is deleted.`);
+      {
+        method: 'POST',
+        path: '/dashboard/projects/:projectId/sandbox/delete',
+        summary: 'Delete a sandbox project and everything of it.',
+        cli: ['sandbox delete'],
+        handle: async (req) => {
+          const p = sandboxOnly(req);
+          await sandbox.delete(p.id, req.actor);
+          return redirect('/dashboard/projects', `The sandbox project ${p.name} is deleted.`);
+        },
       },
-    },
-  ],
+    ];
+  },
 });

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Cradle, SafeHtml } from '@gw/kernel';
+import type { Cradle, ProjectKind, SafeHtml } from '@gw/kernel';
 import type { Actor, ProjectView, UserRole } from '@gw/plugin-tenancy';
 import type { DashboardSession } from '../services/session-service.js';
 import type { FormFields } from './form.js';
@@ -111,6 +111,8 @@ export interface NavEntry {
   readonly path: string;
   /** Position in the header (lower first). */
   readonly order: number;
+  /** For `project` links: only for projects of these kinds (default every kind). */
+  readonly kinds?: readonly ProjectKind[];
 }
 
 /** One feature of the dashboard: its routes and header links. Listed in `src/pages/index.ts`. */

@@ -1,6 +1,5 @@
-import type { Context } from 'koa';
 import Type from 'typebox';
-import { coreErrors, isAppError, isUlid, pageHeaders, type AppError, type Cradle, type RouteDefinition, type RouteResult, type StaticAssets, html } from '@gw/kernel';
+import { coreErrors, isAppError, isUlid, pageHeaders, type AppError, type Cradle, type RouteDefinition, type RouteResult, type SafeHtml, type StaticAssets, html } from '@gw/kernel';
 import type { ProjectView } from '@gw/plugin-tenancy';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
@@ -85,7 +84,7 @@ function mount(cradle: Cradle, route: DashboardRoute, nav: readonly NavEntry[], 
         actor: { actor: `user:${user.id}`, channel: 'dashboard', requestId },
       };
       let project: ProjectView | undefined;
-      const render = async (title: string, body: ReturnType<typeof html>, status: number): Promise<RouteResult> => {
+      const render = async (title: string, body: SafeHtml, status: number): Promise<RouteResult> => {
         const projects = await cradle.tenancyProjects.listForOperator(user.operatorId, { limit: SWITCHER_LIMIT });
         const c: LayoutContext = { assets, scripts, user, csrf, nav, projects, project, currentPath: ctx.path, notice: await sessions.takeFlash(session) };
         return htmlResult(layout(title, body, c), status);
@@ -149,4 +148,3 @@ export function errorBody(error: AppError, requestId: string) {
 <p><a href="/dashboard">Back to the dashboard</a></p>`;
 }
 
-export type { Context };

@@ -98,7 +98,7 @@ export class SignInService {
 
   /**
    * Starts an e-mail challenge for another sign-in surface (the operator dashboard): the challenge
-   * belongs to `binding` (the caller's pre-sign-in session key, at most 200 characters) and is
+   * belongs to `binding` (the caller's key for its pre-sign-in session, e.g. `dashboard:<id>`) and is
    * checked with `verifyFor`. Same limits, same answers for unknown addresses, and `purpose` is the
    * mail's sentence saying what the code signs in to.
    */
