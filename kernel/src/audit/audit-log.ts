@@ -31,6 +31,37 @@ export interface AuditLog {
    * `insert ... on conflict do nothing` really inserted).
    */
   recordManySql(entries: readonly AuditEntry[], options?: { readonly onlyTargetsIn?: Sql }): Sql;
+  /**
+   * Reads the log newest first for operators (the dashboard), `limit` per page, keyed by id
+   * (`id < cursor`). Only rows of `projectIds` are ever returned (the caller's projects; an empty
+   * list returns nothing), narrowed by the other filters, which combine with AND.
+   */
+  list(filter: AuditListFilter): Promise<{ items: AuditRecord[]; next_cursor?: string }>;
+}
+
+/** Filters of `AuditLog.list`. */
+export interface AuditListFilter {
+  /** The projects whose rows may be returned (required: the log is read per operator). */
+  readonly projectIds: readonly string[];
+  readonly actor?: string | undefined;
+  readonly channel?: AuditChannel | undefined;
+  /** Exact target, e.g. `invoice:<id>`. */
+  readonly target?: string | undefined;
+  readonly cursor?: string | undefined;
+  readonly limit: number;
+}
+
+/** One stored audit row. */
+export interface AuditRecord {
+  readonly id: string;
+  readonly actor: string;
+  readonly channel: AuditChannel;
+  readonly action: string;
+  readonly project_id: string | null;
+  readonly target: string | null;
+  readonly details: Record<string, unknown> | null;
+  readonly request_id: string | null;
+  readonly created_at_iso: string;
 }
 
 const row = (entry: AuditEntry) => ({
@@ -57,6 +88,18 @@ export function createAuditLog(db: Knex): AuditLog {
         select a.id, a.actor, a.channel, a.action, a.project_id, a.target, a.details, a.request_id
           from ${jsonRecords(entries.map((entry) => ({ ...row(entry), details: entry.details ?? null })))} as a(id text, actor text, channel text, action text, project_id text, target text, details jsonb, request_id text)
         ${options?.onlyTargetsIn ? sql`where a.target in (${options.onlyTargetsIn})` : sql``}`;
+    },
+    async list(filter) {
+      if (filter.projectIds.length === 0) return { items: [] };
+      const query = db('kernel_audit_log').whereIn('project_id', [...filter.projectIds]).orderBy('id', 'desc').limit(filter.limit + 1);
+      if (filter.cursor) query.where('id', '<', filter.cursor);
+      if (filter.actor) query.where('actor', filter.actor);
+      if (filter.channel) query.where('channel', filter.channel);
+      if (filter.target) query.where('target', filter.target);
+      const rows = (await query) as (Omit<AuditRecord, 'created_at_iso'> & { created_at: Date })[];
+      const page = rows.slice(0, filter.limit);
+      const items = page.map(({ created_at, ...r }) => ({ ...r, created_at_iso: new Date(created_at).toISOString() }));
+      return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
     },
   };
 }

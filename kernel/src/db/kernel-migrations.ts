@@ -34,4 +34,19 @@ export const kernelMigrations: readonly Migration[] = [
       await knex.schema.dropTable('kernel_rate_limit_counters');
     },
   },
+  {
+    // The audit log read by the dashboard (AuditLog.list): newest first per project, one record's
+    // rows (an invoice's timeline), one actor's rows, each a short index range.
+    name: '0002_audit_read_indexes',
+    async up(knex) {
+      await knex.raw('create index kernel_audit_log_project_id on kernel_audit_log (project_id, id desc)');
+      await knex.raw('create index kernel_audit_log_target on kernel_audit_log (target, id desc) where target is not null');
+      await knex.raw('create index kernel_audit_log_actor on kernel_audit_log (actor, id desc)');
+    },
+    async down(knex) {
+      await knex.raw('drop index kernel_audit_log_actor');
+      await knex.raw('drop index kernel_audit_log_target');
+      await knex.raw('drop index kernel_audit_log_project_id');
+    },
+  },
 ];

@@ -23,3 +23,4 @@ declare module '@gw/kernel' {
 export { addressPoolErrors } from './errors.js';
 export type { AddressPoolService, Allocation, FreshPickGroup, FreshPicks, PickedGroup, PoolAddressRef, TakenAddress } from './services/address-pool-service.js';
 export type { PoolReplenisher } from './services/pool-replenisher.js';
+export type { PoolStatus } from './services/pool-status.js';

@@ -1,20 +1,11 @@
-import { asFunction, asValue } from 'awilix';
-import { definePlugin, type Cradle } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Dashboard } from '../migrations/0001_dashboard.js';
-import { DashboardConfigSchema, type DashboardConfig } from './config.js';
+import { DashboardConfigSchema } from './config.js';
 import { dashboardErrors } from './errors.js';
 import { dashboardJobs } from './jobs.js';
 import { DASHBOARD_PAGES } from './pages/index.js';
 import { dashboardErrorFormat, dashboardRoutes } from './routes.js';
 import { SessionService } from './services/session-service.js';
-
-declare module '@gw/kernel' {
-  interface Cradle {
-    readonly dashboardConfig: DashboardConfig;
-    /** Dashboard browser sessions: find, sign in, sign out (everywhere), CSRF tokens. */
-    readonly dashboardSessions: SessionService;
-  }
-}
 
 /**
  * The operator dashboard (issue 20): server-rendered pages under /dashboard for invited users of
@@ -29,14 +20,15 @@ export const dashboardPlugin = definePlugin({
   errors: [dashboardErrors],
   migrations: [m0001Dashboard],
   register: ({ config }) => ({
-    dashboardConfig: asValue(config),
-    dashboardSessions: asFunction((cradle: Cradle) => new SessionService(cradle)).singleton(),
+    dashboardConfig: serviceValue(config),
+    dashboardSessions: service(['db', 'dashboardConfig'], (deps) => new SessionService(deps)),
   }),
   routes: dashboardRoutes,
-  errorFormats: () => [dashboardErrorFormat],
+  errorFormats: withDeps([], () => [dashboardErrorFormat]),
   jobs: dashboardJobs,
 });
 
+export * from './contract.js';
 export { DashboardConfigSchema, type DashboardConfig } from './config.js';
 export { dashboardErrors } from './errors.js';
 export { SessionService, DASHBOARD_COOKIE, type DashboardSession } from './services/session-service.js';

@@ -1,5 +1,6 @@
+import { DASHBOARD_SERVICES } from './web/services.js';
 import { fileURLToPath } from 'node:url';
-import { staticAssets, type Cradle, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
+import { staticAssets, withDeps, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
 import { DASHBOARD_EXTRA_SCRIPTS, DASHBOARD_PAGES } from './pages/index.js';
 import { signInRoutes } from './sign-in/sign-in-routes.js';
 import { layout } from './web/layout.js';
@@ -16,9 +17,11 @@ export const DASHBOARD_ASSETS = staticAssets('/dashboard/assets', [
 const SCRIPTS = ['dashboard.js', ...DASHBOARD_EXTRA_SCRIPTS];
 
 /** Every route of the dashboard: assets, sign-in, and the registered pages. */
-export function dashboardRoutes(cradle: Cradle): RouteDefinition[] {
-  return [...DASHBOARD_ASSETS.routes, ...signInRoutes(cradle, DASHBOARD_ASSETS, SCRIPTS), ...mountPages(cradle, DASHBOARD_PAGES, DASHBOARD_ASSETS, SCRIPTS)];
-}
+export const dashboardRoutes = withDeps(DASHBOARD_SERVICES, (services): RouteDefinition[] => [
+  ...DASHBOARD_ASSETS.routes,
+  ...signInRoutes(services, DASHBOARD_ASSETS, SCRIPTS),
+  ...mountPages(services, DASHBOARD_PAGES, DASHBOARD_ASSETS, SCRIPTS),
+]);
 
 /**
  * Every error under /dashboard that no page rendered itself (the kernel's 404, 405, 413, a refused

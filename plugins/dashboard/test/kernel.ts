@@ -3,6 +3,7 @@ import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { UserView } from '@gw/plugin-tenancy/contract';
+import { watchersPlugin } from '@gw/plugin-watchers';
 import { MailSink } from '../../oauth/test/helpers.js';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
 import { dashboardPlugin } from '../src/index.js';
@@ -19,7 +20,7 @@ export function startDashboardKernel(sink: MailSink, config: Record<string, unkn
       'plugins.dashboard.signInsPerHourPerIp': 1000,
       ...config,
     },
-    [...SANDBOX_PLUGINS, checkoutPlugin, oauthPlugin, dashboardPlugin],
+    [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, dashboardPlugin],
   );
 }
 

@@ -16,6 +16,8 @@ import type { InvoiceReads } from './services/invoice-reads.js';
 import type { InvoiceService } from './services/invoice-service.js';
 import type { PolicyService } from './services/policy-service.js';
 
+import type { InvoiceActivityReads } from './services/invoice-activity.js';
+
 declare module '@gw/kernel' {
   interface Cradle {
     readonly invoicesTransitions: TransitionCounter;
@@ -24,6 +26,8 @@ declare module '@gw/kernel' {
     readonly invoicesExporter: InvoiceExporter;
     readonly invoicesCreator: InvoiceCreator;
     readonly invoicesReads: InvoiceReads;
+    /** The overview's aggregate: invoices and paid USD of the last day and week. */
+    readonly invoicesActivity: InvoiceActivityReads;
     /** Builds `checkout_url` from the invoice's checkout token. */
     readonly invoicesCheckoutLinks: CheckoutLinks;
     readonly invoicesPolicies: PolicyService;
@@ -44,3 +48,8 @@ export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
 export type { CreateInvoiceInput, InvoiceService } from './services/invoice-service.js';
 export type { InvoiceView } from './services/invoice-view.js';
+export { MATCHING_MODES, type MatchingMode } from './config.js';
+export { DECIMAL_PATTERN } from './schemas.js';
+export type { ActivitySeries, InvoiceActivityReads } from './services/invoice-activity.js';
+export { CSV_COLUMNS, csvLines } from './services/invoice-export.js';
+export { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';

@@ -5,6 +5,7 @@ import { m0003Checkout } from '../migrations/0003_checkout.js';
 import { InvoiceExporter } from './services/invoice-export.js';
 import { createTransitionCounter } from './metrics.js';
 import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
+import { m0005PaidIndex } from '../migrations/0005_paid_index.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema } from './config.js';
 import { invoicesErrors } from './errors.js';
@@ -13,6 +14,7 @@ import { invoicesMcpTools } from './mcp-tools.js';
 import { InvoiceService } from './services/invoice-service.js';
 import { InvoiceCreator } from './services/invoice-creator.js';
 import { InvoiceReads } from './services/invoice-reads.js';
+import { InvoiceActivityReads } from './services/invoice-activity.js';
 import { CheckoutLinks } from './services/checkout-links.js';
 import { PolicyService } from './services/policy-service.js';
 import { InvoiceLifecycle } from './lifecycle/invoice-lifecycle.js';
@@ -30,7 +32,7 @@ export const invoicesPlugin = definePlugin({
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates'],
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
-  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate],
+  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate, m0005PaidIndex],
   register: ({ config }) => ({
     invoicesConfig: serviceValue(config),
     invoicesTransitions: service(['metrics'], ({ metrics }) => createTransitionCounter(metrics.registry)),
@@ -38,6 +40,7 @@ export const invoicesPlugin = definePlugin({
     invoicesService: service(['invoicesCreator', 'invoicesReads', 'invoicesLifecycle'], (deps) => new InvoiceService(deps)),
     invoicesCreator: service(['db', 'audit', 'chains', 'invoicesCheckoutLinks', 'rateLimiter', 'logger', 'invoicesConfig', 'invoicesPolicies', 'addressPoolService', 'walletsWallets', 'ratesService', 'invoicesTransitions'], (deps) => new InvoiceCreator(deps)),
     invoicesReads: service(['db', 'chains', 'invoicesCheckoutLinks'], (deps) => new InvoiceReads(deps)),
+    invoicesActivity: service(['db'], (deps) => new InvoiceActivityReads(deps)),
     invoicesCheckoutLinks: service(['kernelConfig'], (deps) => new CheckoutLinks(deps)),
     invoicesLifecycleStore: service(['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'], (deps) => new LifecycleStore(deps)),
     invoicesExporter: service(['db', 'chains'], (deps) => new InvoiceExporter(deps)),
@@ -77,6 +80,7 @@ export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } f
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';
 export { CheckoutLinks, CHECKOUT_PATH, CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
+export { InvoiceActivityReads, type InvoiceActivity, type ActivitySeries, type ActivityBucket } from './services/invoice-activity.js';
 export { partnerUrl } from './services/create-plan.js';
 export * from './schemas.js';
 export { invoiceWriteTools, type InvoiceWriteHandlers } from './mcp-tools.js';

@@ -21,4 +21,5 @@ declare module '@gw/kernel' {
 }
 
 export type { SimulationInput } from './services/simulator.js';
-export type { Simulation } from './simulations.js';
+
+export { SIMULATION_RULES, SIMULATIONS, type Simulation } from './simulations.js';

@@ -30,3 +30,4 @@ export type { ProjectService, ProjectView } from './services/project-service.js'
 export type { UserService, UserView } from './services/user-service.js';
 export { USER_ROLES, type UserRole } from './models/user.js';
 export { validateWebhookUrl } from './services/webhook-url.js';
+export { PAT_SCOPES, type PatScope } from './scopes.js';

@@ -14,3 +14,5 @@ declare module '@gw/kernel' {
 }
 
 export { type CurrentBinding, type VerifiedWallet, WALLET_VERIFIED_CHANNEL, type WalletService, type WalletVerifiedNotice } from './services/wallet-service.js';
+export { previewWallet } from './services/wallet-preview.js';
+export type { RegisterResult, WalletView } from './services/wallet-service.js';

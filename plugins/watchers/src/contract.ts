@@ -14,6 +14,8 @@ import type { PaymentMatcher } from './services/payment-matcher.js';
 import type { ReorgRewinder } from './services/reorg-rewinder.js';
 import type { WatcherRegistry } from './services/watcher-registry.js';
 
+import type { WatcherStatusReads } from './services/watcher-status.js';
+
 declare module '@gw/kernel' {
   interface Cradle {
     readonly watchersConfig: WatchersConfig;
@@ -25,6 +27,8 @@ declare module '@gw/kernel' {
     readonly watchersScanner: ChainScanner;
     readonly watchersOrphans: OrphanInbox;
     readonly watchersPush: HeadPush;
+    /** Head, scanned height, lag, last pass and last error per configured chain network. */
+    readonly watchersStatus: WatcherStatusReads;
   }
 }
 

@@ -14,6 +14,7 @@ import { PaymentMatcher } from './services/payment-matcher.js';
 import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
 import { HeadPush } from './services/head-push.js';
+import { WatcherStatusReads } from './services/watcher-status.js';
 
 /**
  * On-chain observation (spec 1, 2.3, 3.1, 4.3, 6): one scanner per configured chain network reads
@@ -37,6 +38,7 @@ export const watchersPlugin = definePlugin({
     watchersScanner: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersMatcher', 'watchersCounter', 'watchersRewinder', 'invoicesLifecycle'], (deps) => new ChainScanner(deps)),
     watchersOrphans: service(['db', 'chains', 'invoicesAttribution', 'addressPoolService'], (deps) => new OrphanInbox(deps)),
     watchersPush: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersRegistry', 'watchersScanner'], (deps) => new HeadPush(deps)),
+    watchersStatus: service(['db', 'watchersRegistry'], (deps) => new WatcherStatusReads(deps)),
   }),
   routes: watchersRoutes,
   jobs: watchersJobs,
@@ -67,5 +69,6 @@ export { ChainScanner, type ScanReport, type ScanTarget, type MempoolReport } fr
 export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { HeadPush } from './services/head-push.js';
+export { WatcherStatusReads, type WatcherStatus } from './services/watcher-status.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';
 export * from './schemas.js';

@@ -13,6 +13,8 @@ import type { WebhookOutbox } from './services/outbox.js';
 import type { WebhookSender } from './services/webhook-sender.js';
 import type { WebhookTestEvents } from './services/test-event.js';
 
+import type { DeliveryHealthReads } from './services/delivery-health.js';
+
 declare module '@gw/kernel' {
   interface Cradle {
     readonly webhooksConfig: WebhooksConfig;
@@ -21,6 +23,8 @@ declare module '@gw/kernel' {
     readonly webhooksSender: WebhookSender;
     readonly webhooksDeliveryWorker: DeliveryWorker;
     readonly webhooksEventLog: EventLog;
+    /** Delivered, retrying and dead-lettered counts of a project (the dashboard's overview). */
+    readonly webhooksHealth: DeliveryHealthReads;
     readonly webhooksEventStream: EventStream;
     /** "Send a test event" to a project's default webhook URL. */
     readonly webhooksTestEvents: WebhookTestEvents;
@@ -31,3 +35,7 @@ export { retryWebhookTool } from './mcp-tools.js';
 export { STREAM_DESCRIPTION } from './routes.js';
 export { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, StreamPageSchema, StreamQuery } from './schemas.js';
 export type { EventLog, ResendResult } from './services/event-log.js';
+export { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
+export type { DeliveryHealthReads } from './services/delivery-health.js';
+export type { DeliveryLogEntry } from './services/event-log.js';
+export { nominalSchedule } from './services/retry-schedule.js';

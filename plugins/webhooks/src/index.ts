@@ -12,6 +12,7 @@ import { webhooksRoutes } from './routes.js';
 import { webhooksMcpTools } from './mcp-tools.js';
 import { DeliveryWorker } from './services/delivery-worker.js';
 import { EventLog } from './services/event-log.js';
+import { DeliveryHealthReads } from './services/delivery-health.js';
 import { EventStream } from './services/event-stream.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
@@ -46,6 +47,7 @@ export const webhooksPlugin = definePlugin({
       { dispose: (sender) => sender.close() },
     ),
     webhooksDeliveryWorker: service(['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys'], (deps) => new DeliveryWorker(deps)),
+    webhooksHealth: service(['db'], (deps) => new DeliveryHealthReads(deps)),
     webhooksEventLog: service(['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService'], (deps) => new EventLog(deps)),
     webhooksTestEvents: service(['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksSender'], (deps) => new WebhookTestEvents(deps)),
     webhooksEventStream: service(['db', 'notifications'], (deps) => new EventStream(deps), { dispose: (stream) => stream.close() }),
@@ -76,6 +78,7 @@ export { WebhookOutbox, type WebhookEnvelope, type OutboxEntry } from './service
 export { EventStream, STREAM_CHANNEL, type StreamEvent, type StreamRead } from './services/event-stream.js';
 export { STREAM_DESCRIPTION } from './routes.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
+export { DeliveryHealthReads, ulidFloor, type DeliveryHealth } from './services/delivery-health.js';
 export { DeliveryWorker } from './services/delivery-worker.js';
 export { WebhookTestEvents, TEST_EVENT_TYPE, type TestEventResult } from './services/test-event.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';

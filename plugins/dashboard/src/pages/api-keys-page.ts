@@ -1,5 +1,5 @@
 import { html } from '@gw/kernel';
-import type { IssuedSecret } from '@gw/plugin-tenancy';
+import type { IssuedSecret } from '@gw/plugin-tenancy/contract';
 import { actionButton, badge, csrfField, secretOnce, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 

@@ -1,5 +1,5 @@
 import { html } from '@gw/kernel';
-import type {} from '@gw/plugin-checkout';
+import type {} from '@gw/plugin-checkout/contract';
 import { actionButton, csrfField } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 

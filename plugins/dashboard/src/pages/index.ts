@@ -8,6 +8,13 @@ import { usersPage } from './users-page.js';
 import { projectsPage } from './projects-page.js';
 import { sandboxPage } from './sandbox-page.js';
 import { webhookUrlPage } from './webhook-url-page.js';
+import { auditPage } from './audit-page.js';
+import { invoicesPage } from './invoices-page.js';
+import { orphansPage } from './orphans-page.js';
+import { overviewPage } from './overview-page.js';
+import { policyPage } from './policy-page.js';
+import { walletsPage } from './wallets-page.js';
+import { webhooksPage } from './webhooks-page.js';
 
 /** Where `/dashboard` (and a signed-in sign-in page) leads. */
 export const DASHBOARD_HOME = '/dashboard/projects';
@@ -26,10 +33,17 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   sandboxPage,
   brandingPage,
   accountPage(DASHBOARD_HOME),
+  overviewPage,
+  invoicesPage,
+  orphansPage,
+  walletsPage,
+  webhooksPage,
+  policyPage,
+  auditPage,
 ];
 
 /** Scripts beyond the shared `dashboard.js` that pages need (files in `assets/`), loaded on every page. */
-export const DASHBOARD_EXTRA_SCRIPTS: readonly string[] = [];
+export const DASHBOARD_EXTRA_SCRIPTS: readonly string[] = ['wallet-sign.js'];
 
 /**
  * CLI commands the dashboard deliberately does not offer, with why. The CLI parity test fails for
@@ -50,24 +64,5 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
  */
 export const CLI_PENDING_COMMANDS: readonly string[] = [
   'doctor',
-  'wallet preview',
-  'wallet register',
-  'wallet verify',
-  'wallet list',
-  'pool status',
-  'pool replenish',
-  'pool activate',
-  'rates show',
-  'rates refresh',
-  'policy show',
-  'policy set',
-  'invoice list',
-  'invoice show',
-  'invoice export',
-  'invoice cancel',
-  'webhook list',
-  'webhook show',
-  'webhook resend',
-  'webhook schedule',
   'mcp tools',
 ];

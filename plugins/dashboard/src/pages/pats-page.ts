@@ -1,5 +1,5 @@
 import { html, isUlid } from '@gw/kernel';
-import { PAT_SCOPES, type PatScope } from '@gw/plugin-tenancy';
+import { PAT_SCOPES, type PatScope } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { actionButton, badge, csrfField, nextPageLink, pageOf, secretOnce, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
@@ -73,7 +73,7 @@ ${secretOnce('pat', 'Personal access token', created.token)}
 });
 
 async function createForm(req: DashboardRequest) {
-  const projects = await req.cradle.tenancyProjects.listForOperator(req.user.operatorId, { limit: SWITCHER_LIMIT });
+  const projects = await req.services.tenancyProjects.listForOperator(req.user.operatorId, { limit: SWITCHER_LIMIT });
   const described: Record<PatScope, string> = {
     'projects:read': 'read projects',
     'invoices:read': 'read invoices',

@@ -1,6 +1,6 @@
-import type {} from '@gw/plugin-sandbox';
+import type {} from '@gw/plugin-sandbox/contract';
 import { PROJECT_KINDS, html, type ProjectKind } from '@gw/kernel';
-import type { ProjectView } from '@gw/plugin-tenancy';
+import type { ProjectView } from '@gw/plugin-tenancy/contract';
 import { actionButton, badge, csrfField, nextPageLink, pageOf, secretOnce, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 

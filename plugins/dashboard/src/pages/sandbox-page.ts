@@ -1,5 +1,5 @@
 import { coreErrors, html } from '@gw/kernel';
-import type {} from '@gw/plugin-sandbox';
+import type {} from '@gw/plugin-sandbox/contract';
 import { actionButton, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 

@@ -1,6 +1,6 @@
 import { coreErrors, html, isUlid } from '@gw/kernel';
-import { oauthErrors } from '@gw/plugin-oauth';
-import { USER_ROLES, type UserRole, type UserView } from '@gw/plugin-tenancy';
+import { oauthErrors } from '@gw/plugin-oauth/contract';
+import { USER_ROLES, type UserRole, type UserView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { actionButton, badge, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';

@@ -1,5 +1,6 @@
-import { html, type Cradle, type RouteDefinition, type RouteResult, type StaticAssets, type SafeHtml } from '@gw/kernel';
-import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy';
+import type { DashboardServices } from '../web/services.js';
+import { html, type RouteDefinition, type RouteResult, type StaticAssets, type SafeHtml } from '@gw/kernel';
+import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
 import { FormFields } from '../web/form.js';
@@ -15,8 +16,8 @@ const MAIL_PURPOSE = 'Someone (hopefully you) is signing in to the operator dash
  * The sign-in pages: e-mail, then the one-time code (the OAuth plugin's invited users, mail and
  * limits), then a fresh signed-in session. No account is ever created here.
  */
-export function signInRoutes(cradle: Cradle, assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
-  const { dashboardSessions: sessions, oauthSignIn, dashboardConfig: config } = cradle;
+export function signInRoutes(services: DashboardServices, assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
+  const { dashboardSessions: sessions, oauthSignIn, dashboardConfig: config } = services;
   const show = (title: string, body: SafeHtml, status = 200, setCookie?: string): RouteResult => htmlResult(layout(title, body, { assets, scripts }), status, setCookie);
 
   /** The sign-in session of a POST, with Origin and CSRF checked; refused with 403 otherwise. */
@@ -24,7 +25,7 @@ export function signInRoutes(cradle: Cradle, assets: StaticAssets, scripts: read
     const session = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));
     if (!session) return seeOther(SIGN_IN_PATH);
     const form = FormFields.of(ctx);
-    if (!sameOrigin(ctx, cradle.kernelConfig.http.baseUrl) || !sessions.checkCsrf(session, form.raw('_csrf'))) throw dashboardErrors.csrf_invalid();
+    if (!sameOrigin(ctx, services.kernelConfig.http.baseUrl) || !sessions.checkCsrf(session, form.raw('_csrf'))) throw dashboardErrors.csrf_invalid();
     if (session.row.user_id) return seeOther('/dashboard');
     return { session, form };
   }
@@ -44,7 +45,7 @@ export function signInRoutes(cradle: Cradle, assets: StaticAssets, scripts: read
         // Each new sign-in writes a session row: bounded per client address, in PostgreSQL.
         let session = existing;
         if (!session) {
-          const limit = await cradle.rateLimiter.hit({ key: `dashboard.sign-in:ip:${ctx.ip}`, limit: config.signInsPerHourPerIp, windowSeconds: 3600 });
+          const limit = await services.rateLimiter.hit({ key: `dashboard.sign-in:ip:${ctx.ip}`, limit: config.signInsPerHourPerIp, windowSeconds: 3600 });
           if (!limit.allowed) {
             const refused = show('Too many requests', html`<h1>Too many requests</h1><p role="alert" class="error">Too many sign-ins were started from this address. Try again in ${Math.ceil(limit.retryAfter / 60)} minutes.</p>`, 429);
             return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
@@ -116,7 +117,7 @@ export function signInRoutes(cradle: Cradle, assets: StaticAssets, scripts: read
           return show('Sign in', emailForm(csrf, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.' }), 400);
         }
         const signed = await sessions.signIn(session, result.userId, secureCookie(ctx));
-        await cradle.audit.record({ actor: `user:${result.userId}`, channel: 'dashboard', action: 'dashboard.sign_in', target: `user:${result.userId}`, requestId });
+        await services.audit.record({ actor: `user:${result.userId}`, channel: 'dashboard', action: 'dashboard.sign_in', target: `user:${result.userId}`, requestId });
         return seeOther('/dashboard', signed.setCookie);
       },
     },

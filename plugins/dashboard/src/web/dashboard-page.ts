@@ -1,5 +1,6 @@
+import type { DashboardServices } from './services.js';
 import type { Context } from 'koa';
-import type { Cradle, ProjectKind, SafeHtml } from '@gw/kernel';
+import type { ProjectKind, SafeHtml } from '@gw/kernel';
 import type { Actor } from '@gw/kernel';
 import type { ProjectView, UserRole } from '@gw/plugin-tenancy/contract';
 import type { DashboardSession } from '../services/session-service.js';
@@ -16,7 +17,7 @@ export interface SignedInUser {
 /** What a dashboard view or action receives. */
 export interface DashboardRequest {
   readonly ctx: Context;
-  readonly cradle: Cradle;
+  readonly services: DashboardServices;
   readonly requestId: string;
   readonly user: SignedInUser;
   readonly session: DashboardSession;
@@ -55,7 +56,18 @@ export interface RedirectResponse {
   readonly notice?: string;
 }
 
-export type DashboardResponse = PageResponse | RedirectResponse;
+/**
+ * A file download (an export): streamed as it is read, `no-store`, as an attachment named
+ * `filename`. Errors before the first chunk still render as pages; the stream must not fail later.
+ */
+export interface DownloadResponse {
+  readonly kind: 'download';
+  readonly filename: string;
+  readonly contentType: string;
+  readonly body: NodeJS.ReadableStream;
+}
+
+export type DashboardResponse = PageResponse | RedirectResponse | DownloadResponse;
 
 /** A GET page of the dashboard. */
 export interface DashboardView {
@@ -112,7 +124,7 @@ export interface DashboardPage {
   /** Plugins whose services the page uses (added to the dashboard plugin's `dependsOn`). */
   readonly dependsOn?: readonly string[];
   readonly nav?: readonly NavEntry[];
-  readonly routes: (cradle: Cradle) => readonly DashboardRoute[];
+  readonly routes: (services: DashboardServices) => readonly DashboardRoute[];
 }
 
 /** A page response. */

@@ -1,5 +1,5 @@
 import { html, type SafeHtml, type StaticAssets } from '@gw/kernel';
-import type { ProjectView } from '@gw/plugin-tenancy';
+import type { ProjectView } from '@gw/plugin-tenancy/contract';
 import { csrfField } from './components.js';
 import type { NavEntry, SignedInUser } from './dashboard-page.js';
 

@@ -1,6 +1,7 @@
+import type { DashboardServices } from './services.js';
 import Type from 'typebox';
-import { coreErrors, isAppError, isUlid, pageHeaders, type AppError, type Cradle, type RouteDefinition, type RouteResult, type SafeHtml, type StaticAssets, html } from '@gw/kernel';
-import type { ProjectView } from '@gw/plugin-tenancy';
+import { coreErrors, isAppError, isUlid, pageHeaders, type AppError, type RouteDefinition, type RouteResult, type SafeHtml, type StaticAssets, html } from '@gw/kernel';
+import type { ProjectView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
 import type { DashboardPage, DashboardRequest, DashboardResponse, DashboardRoute, NavEntry, SignedInUser } from './dashboard-page.js';
@@ -28,9 +29,9 @@ export function seeOther(location: string, setCookie?: string): RouteResult {
 }
 
 /** The signed-in user of a live session, or undefined (no user, or a disabled or deleted one). */
-async function signedInUser(cradle: Cradle, session: DashboardSession): Promise<SignedInUser | undefined> {
+async function signedInUser(services: DashboardServices, session: DashboardSession): Promise<SignedInUser | undefined> {
   if (!session.row.user_id) return undefined;
-  const user = await cradle.tenancyUsers.find(session.row.user_id);
+  const user = await services.tenancyUsers.find(session.row.user_id);
   if (!user || user.status === 'disabled') return undefined;
   return { id: user.id, email: user.email, role: user.role, operatorId: user.operator_id };
 }
@@ -41,24 +42,24 @@ async function signedInUser(cradle: Cradle, session: DashboardSession): Promise<
  * role, the `:projectId` scoping (another operator's project is 404), then the handler. Errors a
  * person can act on (4xx) render inside the layout; the rest go to the error format.
  */
-export function mountPages(cradle: Cradle, pages: readonly DashboardPage[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
+export function mountPages(services: DashboardServices, pages: readonly DashboardPage[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
   const nav: NavEntry[] = pages.flatMap((p) => p.nav ?? []);
   const routes: RouteDefinition[] = [];
   const seen = new Set<string>();
   for (const dashboardPage of pages) {
-    for (const route of dashboardPage.routes(cradle)) {
+    for (const route of dashboardPage.routes(services)) {
       const key = `${route.method} ${route.path}`;
       if (!route.path.startsWith('/dashboard')) throw new Error(`dashboard page ${dashboardPage.id}: ${key} is not under /dashboard`);
       if (seen.has(key)) throw new Error(`dashboard page ${dashboardPage.id}: ${key} is declared twice`);
       seen.add(key);
-      routes.push(mount(cradle, route, nav, assets, scripts));
+      routes.push(mount(services, route, nav, assets, scripts));
     }
   }
   return routes;
 }
 
-function mount(cradle: Cradle, route: DashboardRoute, nav: readonly NavEntry[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition {
-  const { dashboardSessions: sessions } = cradle;
+function mount(services: DashboardServices, route: DashboardRoute, nav: readonly NavEntry[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition {
+  const { dashboardSessions: sessions } = services;
   return {
     method: route.method,
     path: route.path,
@@ -69,12 +70,12 @@ function mount(cradle: Cradle, route: DashboardRoute, nav: readonly NavEntry[], 
     ...(route.method === 'POST' ? { body: FORM_BODY } : {}),
     handler: async ({ ctx, params, requestId }) => {
       const session = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));
-      const user = session ? await signedInUser(cradle, session) : undefined;
+      const user = session ? await signedInUser(services, session) : undefined;
       if (!session || !user) return seeOther(SIGN_IN_PATH, session ? undefined : sessions.clearCookie(secureCookie(ctx)));
       const csrf = sessions.csrfToken(session);
       const base: Omit<DashboardRequest, 'project'> = {
         ctx,
-        cradle,
+        services,
         requestId,
         user,
         session,
@@ -85,24 +86,31 @@ function mount(cradle: Cradle, route: DashboardRoute, nav: readonly NavEntry[], 
       };
       let project: ProjectView | undefined;
       const render = async (title: string, body: SafeHtml, status: number): Promise<RouteResult> => {
-        const projects = await cradle.tenancyProjects.listForOperator(user.operatorId, { limit: SWITCHER_LIMIT });
+        const projects = await services.tenancyProjects.listForOperator(user.operatorId, { limit: SWITCHER_LIMIT });
         const c: LayoutContext = { assets, scripts, user, csrf, nav, projects, project, currentPath: ctx.path, notice: await sessions.takeFlash(session) };
         return htmlResult(layout(title, body, c), status);
       };
       try {
         let form: FormFields | undefined;
         if (route.method === 'POST') {
-          if (!sameOrigin(ctx, cradle.kernelConfig.http.baseUrl)) throw dashboardErrors.csrf_invalid();
+          if (!sameOrigin(ctx, services.kernelConfig.http.baseUrl)) throw dashboardErrors.csrf_invalid();
           form = FormFields.of(ctx);
           if (!sessions.checkCsrf(session, form.raw('_csrf'))) throw dashboardErrors.csrf_invalid();
           if ((route.role ?? 'admin') === 'admin' && user.role !== 'admin') throw dashboardErrors.role_forbidden();
         } else if (route.role === 'admin' && user.role !== 'admin') throw dashboardErrors.role_forbidden();
-        project = await scopedProject(cradle, user, (params as Record<string, string>)['projectId']);
+        project = await scopedProject(services, user, (params as Record<string, string>)['projectId']);
         const req: DashboardRequest = { ...base, project };
         const response: DashboardResponse = route.method === 'POST' ? await route.handle({ ...req, form: form! }) : await route.render(req);
         if (response.kind === 'redirect') {
           if (response.notice) await sessions.setFlash(session, response.notice);
           return seeOther(response.location);
+        }
+        if (response.kind === 'download') {
+          return {
+            status: 200,
+            headers: { 'Content-Type': response.contentType, 'Content-Disposition': `attachment; filename="${response.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+            body: response.body,
+          };
         }
         return render(response.title, response.body, response.status ?? 200);
       } catch (thrown) {
@@ -114,11 +122,11 @@ function mount(cradle: Cradle, route: DashboardRoute, nav: readonly NavEntry[], 
 }
 
 /** The project named in the path, when it belongs to the user's operator; anything else is 404. */
-async function scopedProject(cradle: Cradle, user: SignedInUser, projectId: string | undefined): Promise<ProjectView | undefined> {
+async function scopedProject(services: DashboardServices, user: SignedInUser, projectId: string | undefined): Promise<ProjectView | undefined> {
   if (projectId === undefined) return undefined;
   const notFound = () => coreErrors.not_found({ message: 'There is no project with that id among your projects.' });
   if (!isUlid(projectId)) throw notFound();
-  const project = await cradle.tenancyProjects.get(projectId).catch((error: unknown) => {
+  const project = await services.tenancyProjects.get(projectId).catch((error: unknown) => {
     if (isAppError(error) && error.status === 404) throw notFound();
     throw error;
   });

@@ -257,6 +257,18 @@ export class WalletService {
   }
 
   /**
+   * The ownership challenge of the project's pending binding on `chain` (as `register` returned
+   * it), so an operator who left the page can still sign it; undefined when the current binding is
+   * verified or absent. An expired challenge is returned too (its `expires_at_iso` says so).
+   */
+  async pendingChallenge(projectId: string, chain: ChainId): Promise<RegisterResult['challenge'] | undefined> {
+    const binding = await WalletBinding.query(this.deps.db).findOne({ project_id: projectId, chain, superseded_at: null });
+    if (!binding || binding.state !== 'pending') return undefined;
+    const signer = this.deps.chains.get(chain).deriveAddress(accountKeyOf(binding), 0);
+    return { message: binding.challenge_message, expires_at_iso: new Date(binding.challenge_expires_at).toISOString(), sign_with_address: signer.address, sign_with_path: signer.path };
+  }
+
+  /**
    * The verified wallet invoices derive from. Throws 422 `wallet_not_bound` when the project has
    * no binding for `chain` and 409 `xpub_not_verified` while the challenge is pending.
    */

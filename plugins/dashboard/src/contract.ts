@@ -1,0 +1,16 @@
+/**
+ * The contract of the dashboard plugin (the operator's web UI): the services it registers and what
+ * other plugins may import from it (`@gw/plugin-dashboard/contract`), nothing else (ADR 0009).
+ */
+import type { DashboardConfig } from './config.js';
+import type { SessionService } from './services/session-service.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly dashboardConfig: DashboardConfig;
+    /** Dashboard browser sessions: find, sign in, sign out (everywhere), CSRF tokens. */
+    readonly dashboardSessions: SessionService;
+  }
+}
+
+export { DASHBOARD_COOKIE, type DashboardSession } from './services/session-service.js';

@@ -1,0 +1,90 @@
+import { html, type ChainId, type CoinId } from '@gw/kernel';
+import { MATCHING_MODES, POLICY_LIMITS, type MatchingMode, type PolicyPatch } from '@gw/plugin-invoices/contract';
+import { dashboardErrors } from '../errors.js';
+import { csrfField, table } from '../web/components.js';
+import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+
+const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/policy`;
+/** The value of a field that resets a setting to the deployment default. */
+const DEFAULT = 'default';
+
+/** A project's invoice policy: the effective values and overrides; setting them (blank fields stay as they are). */
+export const policyPage = definePage({
+  id: 'policy',
+  dependsOn: ['invoices'],
+  nav: [{ label: 'Invoice policy', scope: 'project', path: '/policy', order: 50 }],
+  routes: (services) => [
+    {
+      method: 'GET',
+      path: '/dashboard/projects/:projectId/policy',
+      cli: ['policy show'],
+      summary: "The project's effective invoice policy and what it overrides; the form to set it.",
+      render: async (req) => {
+        const policy = await services.invoicesPolicies.get(req.project!.id);
+        const chains = services.chains.list().map((a) => a.definition.id);
+        const o = policy.overrides;
+        return page(`Invoice policy of ${req.project!.name}`, html`<h1>Invoice policy</h1>
+<p class="note">Defaults for new invoices of this project; existing invoices keep what they were created with.</p>
+${table('Effective policy', ['Setting', 'Effective value', 'Set for this project'], [
+  ['Matching mode', policy.default_matching_mode, o.default_matching_mode ?? 'deployment default'],
+  ['Expiry', `${policy.expiry_seconds} s`, o.expiry_seconds === null ? 'deployment default' : `${o.expiry_seconds} s`],
+  ['Enabled coins', policy.enabled_coins.join(', '), o.enabled_coins === null ? 'all of the enabled chains' : o.enabled_coins.join(', ')],
+  ...chains.map((c) => [`Confirmations on ${c}`, String(policy.confirmations[c] ?? '—'), o.confirmations[c] === undefined ? 'deployment default' : String(o.confirmations[c])]),
+])}
+${req.user.role === 'admin'
+  ? html`<h2>Change the policy</h2>
+<p>Leave a field blank to keep it; write <code>default</code> to return to the deployment's default.</p>
+<form method="post" action="${base(req)}">${csrfField(req)}
+<label for="policy-mode">Matching mode</label>
+<select id="policy-mode" name="matching_mode"><option value="">keep (${policy.default_matching_mode})</option>${[...MATCHING_MODES, DEFAULT].map((m) => html`<option value="${m}">${m}</option>`)}</select>
+<label for="policy-expiry">Expiry in seconds (${POLICY_LIMITS.expirySeconds.min} to ${POLICY_LIMITS.expirySeconds.max})</label>
+<input id="policy-expiry" name="expiry_seconds" type="text" inputmode="numeric" maxlength="8" placeholder="${String(policy.expiry_seconds)}">
+<label for="policy-coins">Enabled coins (comma-separated, or "all")</label>
+<input id="policy-coins" name="coins" type="text" maxlength="400" placeholder="${policy.enabled_coins.join(',')}">
+<fieldset><legend>Confirmations per chain (${POLICY_LIMITS.confirmations.min} to ${POLICY_LIMITS.confirmations.max})</legend>
+${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</label><input id="${`conf-${c}`}" name="${`confirmations_${c}`}" type="text" inputmode="numeric" maxlength="7" placeholder="${String(policy.confirmations[c] ?? '')}"></div>`)}
+</fieldset>
+<button type="submit">Save the policy</button>
+</form>`
+  : html`<p class="note">You are a read-only member: changing the policy is for administrators.</p>`}`);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/projects/:projectId/policy',
+      cli: ['policy set'],
+      summary: 'Set invoice defaults: matching mode, expiry, confirmations per chain, enabled coins (blank fields unchanged).',
+      handle: async (req) => {
+        const patch: { -readonly [K in keyof PolicyPatch]: PolicyPatch[K] } = {};
+        const mode = req.form.optional('matching_mode', 'Matching mode');
+        if (mode !== undefined) {
+          if (mode !== DEFAULT && !(MATCHING_MODES as readonly string[]).includes(mode)) throw dashboardErrors.invalid_form({ message: `Matching mode must be one of ${MATCHING_MODES.join(', ')} or default.` });
+          patch.defaultMatchingMode = mode === DEFAULT ? null : (mode as MatchingMode);
+        }
+        const expiry = req.form.optional('expiry_seconds', 'Expiry', { max: 8 });
+        if (expiry !== undefined) patch.expirySeconds = expiry === DEFAULT ? null : wholeNumber(expiry, 'Expiry');
+        const coins = req.form.optional('coins', 'Enabled coins', { max: 400 });
+        if (coins !== undefined) {
+          const list = coins.split(',').map((c) => c.trim()).filter(Boolean);
+          const coinIds: readonly string[] = req.services.chains.coinIds();
+          if (coins !== 'all' && !list.every((c) => coinIds.includes(c))) throw dashboardErrors.invalid_form({ message: `Enabled coins must be "all" or coins from: ${coinIds.join(', ')}.` });
+          patch.enabledCoins = coins === 'all' ? null : (list as CoinId[]);
+        }
+        const confirmations: Partial<Record<ChainId, number | null>> = {};
+        for (const chain of services.chains.list().map((a) => a.definition.id)) {
+          const value = req.form.optional(`confirmations_${chain}`, `Confirmations on ${chain}`, { max: 7 });
+          if (value !== undefined) confirmations[chain] = value === DEFAULT ? null : wholeNumber(value, `Confirmations on ${chain}`);
+        }
+        if (Object.keys(confirmations).length > 0) patch.confirmations = confirmations;
+        if (Object.keys(patch).length === 0) throw dashboardErrors.invalid_form({ message: 'Nothing to set: every field was blank. Nothing was changed.' });
+        await services.invoicesPolicies.set(req.project!.id, patch, req.actor);
+        return redirect(base(req), 'The invoice policy is saved.');
+      },
+    },
+  ],
+});
+
+function wholeNumber(text: string, label: string): number {
+  if (!/^\d{1,7}$/.test(text)) throw dashboardErrors.invalid_form({ message: `${label} must be a whole number or "default".` });
+  return Number(text);
+}

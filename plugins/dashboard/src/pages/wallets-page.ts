@@ -1,0 +1,217 @@
+import type { DashboardServices } from '../web/services.js';
+import { html, type ChainId, type NetworkKind, type SafeHtml } from '@gw/kernel';
+import type { PoolStatus } from '@gw/plugin-address-pool/contract';
+import { previewWallet, type RegisterResult, type WalletView } from '@gw/plugin-wallets/contract';
+import { dashboardErrors } from '../errors.js';
+import { actionButton, badge, csrfField, table } from '../web/components.js';
+import { definePage, page, redirect, type DashboardActionRequest, type DashboardRequest } from '../web/dashboard-page.js';
+import { when } from '../web/filters.js';
+
+/** How many receive addresses the operator compares with the wallet software before registering. */
+export const PREVIEW_COUNT = 5;
+/** Longest account key accepted by the form (a Cardano acct_xvk is the longest, ~120 characters). */
+const KEY_MAX = 400;
+/** Longest signature accepted (CIP-30 and TON Connect signatures are JSON). */
+const SIGNATURE_MAX = 8192;
+
+const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/wallets`;
+const networkOf = (req: DashboardRequest): NetworkKind => (req.project!.kind === 'production' ? 'mainnet' : 'testnet');
+
+/**
+ * Wallets of a project per chain: register an account key (first the receive addresses with their
+ * derivation paths to compare with the wallet software, then the binding), the ownership challenge
+ * to sign (pasted, or signed with a browser wallet extension where one is present), and the address
+ * pool of each verified wallet with gap-limit warnings.
+ */
+export const walletsPage = definePage({
+  id: 'wallets',
+  dependsOn: ['wallets', 'address-pool'],
+  nav: [{ label: 'Wallets', scope: 'project', path: '/wallets', order: 30 }],
+  routes: (services) => [
+    {
+      method: 'GET',
+      path: '/dashboard/projects/:projectId/wallets',
+      cli: ['wallet list', 'pool status'],
+      summary: "The project's wallets per chain, pending challenges, the address pools with gap warnings, and the form to register a key.",
+      render: async (req) => {
+        const [wallets, pools] = await Promise.all([services.walletsWallets.list(req.project!.id), services.addressPoolStatus.status({ projectId: req.project!.id })]);
+        const threshold = services.addressPoolConfig.gapWarningThreshold;
+        return page(`Wallets of ${req.project!.name}`, html`<h1>Wallets</h1>
+${table(
+  'Wallet per chain',
+  ['Chain', 'State', 'Network', 'Key fingerprint', 'Derivation', 'Registered', 'Verified'],
+  wallets.map((w) => [w.chain, w.state === 'pending' ? html`${badge('pending')} <a href="${base(req)}/${w.chain}/verify">sign the challenge</a>` : badge(w.state), w.network, html`<code>${w.key_fingerprint}</code>`, html`<code>${w.derivation_path_prefix}</code> (${w.verification_standard})`, when(w.bound_at_iso), when(w.verified_at_iso)]),
+  'No wallet registered yet.',
+)}
+<h2>Address pools</h2>
+${poolWarnings(pools, threshold)}
+${table(
+  'Address pool per verified wallet',
+  ['Chain', 'Available', 'Allocated', 'Cooldown', 'Overlay', 'Total', 'Gap', 'Target free'],
+  pools.map((p) => [p.chain, String(p.available), String(p.allocated), String(p.cooldown), String(p.overlay), String(p.total), p.gap_limit_applies ? `${p.gap}${p.gap > threshold ? ' (over the limit)' : ''}` : `${p.gap} (no gap limit)`, String(p.target_free)]),
+  'No pool yet: a pool is filled once a wallet is verified.',
+)}
+${req.user.role === 'admin' ? html`${actionButton(req, `${base(req)}/pool/replenish`, 'Replenish the pools now')}${activationForms(req, pools)}${registerForm(req, services)}` : html`<p class="note">You are a read-only member: registering wallets is for administrators.</p>`}`);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/projects/:projectId/wallets/preview',
+      cli: ['wallet preview'],
+      summary: 'Derive the first receive addresses of a key with their paths, to compare with the wallet software before registering (nothing stored).',
+      handle: async (req) => {
+        const { chain, xpub } = keyFields(req, services);
+        const preview = previewWallet(services.chains, { chain, xpub, network: networkOf(req), count: PREVIEW_COUNT });
+        const current = (await services.walletsWallets.list(req.project!.id)).find((w) => w.chain === preview.chain);
+        return page(`Check the ${chain} addresses`, html`<h1>Check the addresses before going on</h1>
+<p>Open your wallet software and compare its first receive addresses of this account with the ones below. <strong>Register the key only if they are identical</strong>: payments go to these addresses.</p>
+${table(`First ${PREVIEW_COUNT} receive addresses of the ${chain} key`, ['Index', 'Derivation path', 'Address'], preview.addresses.map((a) => [String(a.index), html`<code>${a.path}</code>`, html`<code class="wrap">${a.address}</code>`]))}
+<dl class="facts"><dt>Chain</dt><dd>${preview.chain} (${preview.network})</dd><dt>Account path</dt><dd><code>${preview.derivation_path_prefix}</code></dd><dt>Canonical key</dt><dd><code class="wrap">${preview.canonical_key}</code></dd></dl>
+<form method="post" action="${base(req)}/register">${csrfField(req)}
+<input type="hidden" name="chain" value="${preview.chain}"><input type="hidden" name="xpub" value="${xpub}">
+${current?.state === 'verified' ? html`<p class="warning">The project already has a verified ${chain} wallet (<code>${current.key_fingerprint}</code>). Registering replaces it; the new key must be verified before invoices can use it.</p><input type="hidden" name="replace" value="true">` : null}
+<button type="submit">The addresses match: register this key</button> <a href="${base(req)}">They do not match: go back</a>
+</form>`);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/projects/:projectId/wallets/register',
+      cli: ['wallet register'],
+      summary: 'Bind the account key as pending and show the ownership challenge to sign with receive index 0.',
+      handle: async (req) => {
+        const { chain, xpub } = keyFields(req, services);
+        const result = await services.walletsWallets.register({ projectId: req.project!.id, chain, xpub, replace: req.form.checked('replace') }, req.actor);
+        return page(`Verify the ${chain} wallet`, challengePage(req, result.wallet, result.challenge), 201);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/dashboard/projects/:projectId/wallets/:chain/verify',
+      summary: "The pending wallet's ownership challenge and the form for its signature.",
+      render: async (req) => {
+        const chain = chainParam(req, services);
+        const wallet = (await services.walletsWallets.list(req.project!.id)).find((w) => w.chain === chain);
+        const challenge = await services.walletsWallets.pendingChallenge(req.project!.id, chain);
+        if (!wallet || !challenge) return redirect(base(req), `The ${chain} wallet has no pending challenge.`);
+        return page(`Verify the ${chain} wallet`, challengePage(req, wallet, challenge));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/projects/:projectId/wallets/:chain/verify',
+      cli: ['wallet verify'],
+      summary: 'Complete the ownership challenge with the signature made by receive index 0.',
+      handle: async (req) => {
+        const chain = chainParam(req, services);
+        const signature = req.form.text('signature', 'Signature', { max: SIGNATURE_MAX });
+        const wallet = await services.walletsWallets.verify({ projectId: req.project!.id, chain, signature }, req.actor);
+        return redirect(base(req), `The ${wallet.chain} wallet ${wallet.key_fingerprint} is verified; its address pool fills now.`);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/projects/:projectId/wallets/pool/replenish',
+      cli: ['pool replenish'],
+      summary: 'Derive addresses up to the free target now (the worker does this every minute).',
+      handle: async (req) => {
+        await services.addressPoolReplenisher.replenish({ projectId: req.project!.id });
+        return redirect(base(req), 'The address pools are replenished.');
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/projects/:projectId/wallets/pool/activate',
+      cli: ['pool activate'],
+      summary: 'Mark a TRON pool address as activated after sending it TRX.',
+      handle: async (req) => {
+        const address = req.form.text('address', 'Address', { max: 100 });
+        await services.addressPoolService.activate({ projectId: req.project!.id, chain: 'tron', address }, req.actor);
+        return redirect(base(req), `${address} is activated.`);
+      },
+    },
+  ],
+});
+
+function chainParam(req: DashboardRequest, services: DashboardServices): ChainId {
+  const chain = req.params['chain'];
+  const known = services.chains.list().map((a) => a.definition.id);
+  if (!known.includes(chain as ChainId)) throw dashboardErrors.invalid_form({ message: `Chain must be one of ${known.join(', ')}.` });
+  return chain as ChainId;
+}
+
+function keyFields(req: DashboardActionRequest, services: DashboardServices): { chain: ChainId; xpub: string } {
+  const chain = req.form.choice<ChainId>('chain', 'Chain', services.chains.list().map((a) => a.definition.id));
+  const xpub = req.form.text('xpub', 'Account key', { max: KEY_MAX });
+  return { chain, xpub };
+}
+
+function registerForm(req: DashboardRequest, services: DashboardServices): SafeHtml {
+  return html`<h2 id="register">Register an account key</h2>
+<p>Paste the account-level public key of your wallet (never a private key or seed): BTC xpub/zpub (tpub/vpub on testnets), EVM and TRON account xpub, Cardano <code>acct_xvk</code>, TON public key. The next step shows its first receive addresses to compare with your wallet.</p>
+<form method="post" action="${base(req)}/preview">${csrfField(req)}
+<label for="wallet-chain">Chain</label>
+<select id="wallet-chain" name="chain" required>${services.chains.list().map((a) => html`<option value="${a.definition.id}">${a.definition.id}</option>`)}</select>
+<label for="wallet-key">Account key</label>
+<textarea id="wallet-key" name="xpub" rows="3" required maxlength="${KEY_MAX}" spellcheck="false" autocomplete="off"></textarea>
+<button type="submit">Show the first addresses</button>
+</form>`;
+}
+
+function activationForms(req: DashboardRequest, pools: readonly PoolStatus[]): SafeHtml | null {
+  const waiting = pools.flatMap((p) => p.awaiting_activation);
+  if (waiting.length === 0) return null;
+  return html`<h2>TRON addresses awaiting activation</h2>
+<p>Send at least 1 TRX to an address, wait for its confirmation, then mark it activated.</p>
+<form method="post" action="${base(req)}/pool/activate">${csrfField(req)}
+<label for="activate-address">Address</label>
+<select id="activate-address" name="address">${waiting.map((a) => html`<option value="${a}">${a}</option>`)}</select>
+<button type="submit">Mark activated</button>
+</form>`;
+}
+
+function poolWarnings(pools: readonly PoolStatus[], threshold: number): SafeHtml | null {
+  const warnings = [
+    ...pools.filter((p) => p.gap_limit_applies && p.gap > threshold).map((p) => `${p.chain}: the gap is ${p.gap}, above the wallet software's usual gap limit of ${threshold}. Raise the gap limit in your wallet software, or it may not show payments to the later addresses.`),
+    ...pools.filter((p) => p.available === 0).map((p) => `${p.chain}: no free address is left; new invoices wait for the pool to be replenished.`),
+  ];
+  if (warnings.length === 0) return null;
+  return html`<div class="warning" role="alert"><ul>${warnings.map((w) => html`<li>${w}</li>`)}</ul></div>`;
+}
+
+/** The challenge, how to sign it, the wallet-extension button (progressive) and the signature form. */
+function challengePage(req: DashboardRequest, wallet: WalletView, challenge: RegisterResult['challenge']): SafeHtml {
+  return html`<h1>Prove you own the ${wallet.chain} wallet</h1>
+<p>The key <code>${wallet.key_fingerprint}</code> is registered as <strong>pending</strong>. Sign the message below with the key of receive index 0 (<code>${challenge.sign_with_address}</code>, path <code>${challenge.sign_with_path}</code>) and paste the signature. Invoices use the wallet once it is verified.</p>
+<label for="challenge-message">Message to sign</label>
+<div class="copyable"><textarea id="challenge-message" class="mono" rows="3" readonly>${challenge.message}</textarea><button type="button" class="copy" data-copy="challenge-message">Copy</button></div>
+<p class="note">Expires ${when(challenge.expires_at_iso)}. ${signingHint(wallet.chain)}</p>
+<div class="wallet-sign" data-chain="${wallet.chain}" data-message-field="challenge-message" data-address="${challenge.sign_with_address}" data-signature-field="wallet-signature" hidden>
+<button type="button" class="wallet-sign-button">Sign with the browser wallet</button> <span class="wallet-sign-status" role="status"></span>
+</div>
+<form method="post" action="${base(req)}/${wallet.chain}/verify">${csrfField(req)}
+<label for="wallet-signature">Signature</label>
+<textarea id="wallet-signature" name="signature" rows="4" required maxlength="${SIGNATURE_MAX}" spellcheck="false" autocomplete="off"></textarea>
+<button type="submit">Verify the signature</button>
+</form>
+<p><a href="${base(req)}">Back to the wallets</a></p>`;
+}
+
+function signingHint(chain: string): string {
+  switch (chain) {
+    case 'btc':
+      return 'Bitcoin: a BIP-322 or BIP-137 message signature ("Sign message" in the wallet).';
+    case 'eth':
+    case 'polygon':
+    case 'bsc':
+      return 'EVM: a personal_sign signature (0x…).';
+    case 'tron':
+      return 'TRON: a signMessageV2 signature (TronLink).';
+    case 'ada':
+      return 'Cardano: the CIP-30 signData result as JSON {"signature": …, "key": …}.';
+    case 'ton':
+      return 'TON: the TON Connect signData result as JSON.';
+    default:
+      return '';
+  }
+}
