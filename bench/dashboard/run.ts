@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { createKernel, loadConfig } from '@gw/kernel';
+import { createKernel, loadConfig, sql, sqlIdentifier, sqlJoin, sqlQuery, type Sql } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
@@ -42,18 +42,24 @@ await postgres.withDatabase(async (url) => {
     const started = Date.now();
     const columns = (await db.raw<{ rows: { column_name: string }[] }>(`select column_name from information_schema.columns where table_name = 'invoices_invoices' order by ordinal_position`)).rows.map((r) => r.column_name);
     // Ids stay time-ordered ULIDs of their creation time: 10 characters of time, then the counter.
-    const replaced: Record<string, string> = {
-      id: `substr(i.id, 1, 2) || lpad(g::text, 24, '0')`,
-      external_id: `'bulk-' || g`,
-      payment_token: `'f' || lpad(to_hex(g), 15, '0')`,
-      checkout_token: `'bulk-checkout-' || g`,
-      created_at: `now() - make_interval(secs => (${total} - g) * (60 * 86400.0 / ${total}))`,
-      status: `case when g % 3 = 0 then 'paid' when g % 3 = 1 then 'expired' else 'pending' end`,
-      paid_at: `case when g % 3 = 0 then now() - make_interval(secs => (${total} - g) * (60 * 86400.0 / ${total})) + interval '5 minutes' end`,
-      paid_usd_rate: `case when g % 3 = 0 then 3000 end`,
-      paid_rate_source: `case when g % 3 = 0 then 'fixed' end`,
+    const createdAt = sql`now() - make_interval(secs => (${total} - g) * (60 * 86400.0 / ${total}))`;
+    const replaced: Record<string, Sql> = {
+      id: sql`substr(i.id, 1, 2) || lpad(g::text, 24, '0')`,
+      external_id: sql`'bulk-' || g`,
+      payment_token: sql`'f' || lpad(to_hex(g), 15, '0')`,
+      checkout_token: sql`'bulk-checkout-' || g`,
+      created_at: createdAt,
+      status: sql`case when g % 3 = 0 then 'paid' when g % 3 = 1 then 'expired' else 'pending' end`,
+      paid_at: sql`case when g % 3 = 0 then ${createdAt} + interval '5 minutes' end`,
+      paid_usd_rate: sql`case when g % 3 = 0 then 3000 end`,
+      paid_rate_source: sql`case when g % 3 = 0 then 'fixed' end`,
     };
-    await db.raw(`insert into invoices_invoices (${columns.join(', ')}) select ${columns.map((c) => replaced[c] ?? `i.${c}`).join(', ')} from invoices_invoices i, generate_series(1, ?::int) g where i.id = ?`, [total, seed.id]);
+    await sqlQuery(
+      db,
+      sql`insert into invoices_invoices (${sqlJoin(columns.map((c) => sqlIdentifier(c)))})
+          select ${sqlJoin(columns.map((c) => replaced[c] ?? sqlIdentifier('i', c)))}
+            from invoices_invoices i, generate_series(1, ${total}::int) g where i.id = ${seed.id}`,
+    );
     await db.raw(
       `insert into webhooks_events (id, project_id, mode, invoice_id, event_type, body, target_url, status, attempts, last_http_status, delivered_at, created_at, updated_at)
        select '03' || substr(i.id, 3), i.project_id, 'testnet', i.id, 'invoice.paid', '{"event_type":"invoice.paid"}', 'https://partner.example/hook',
