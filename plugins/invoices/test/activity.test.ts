@@ -23,7 +23,7 @@ test.serial('activity counts invoices by creation and sums paid USD by payment, 
   const principal = (await cradle.tenancyProjects.principal(project.projectId))!;
   const create = async (external_id: string, body: Record<string, string>) => (await cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
   const paid = await create('activity-paid', { amount_crypto: '0.0123456789' });
-  const usd = await create('activity-usd', { amount_usd: '12.34' });
+  const usd = await create('activity-usd', { amount_usd: 12.34 });
   const old = await create('activity-old', { amount_crypto: '1' });
   await payInvoice(cradle, project.projectId, paid, { amountUnits: 12345678900000000n });
   await confirmInvoice(cradle, project.projectId, paid);
