@@ -37,26 +37,30 @@ export class WebhookOutbox implements InvoiceEventSink {
   constructor(private readonly deps: { jobs: JobQueue; tenancyProjects: ProjectService; notifications: Notifications }) {}
 
   async emit(trx: Knex.Transaction, events: readonly InvoiceEvent[]): Promise<string[]> {
-    const defaults = await this.deps.tenancyProjects.webhookUrls(
+    // The default targets are read while the bodies are built (the caller's earlier statements may
+    // still be running on the connection); the bodies need no target.
+    const targets = this.deps.tenancyProjects.webhookUrls(
       events.filter((e) => !e.callbackUrl).map((e) => e.projectId),
       trx,
     );
-    const entries = events.map((event): OutboxEntry => {
+    targets.catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    const bodies = events.map((event) => {
       const id = event.eventId ?? newId();
       const createdAt = new Date();
       const envelope: WebhookEnvelope = { event_id: id, event_type: event.eventType, mode: event.projectKind, created_at_iso: createdAt.toISOString(), data: event.data };
-      return {
-        id,
-        projectId: event.projectId,
-        mode: event.projectKind,
-        invoiceId: event.invoiceId,
-        eventType: event.eventType,
-        originalEventId: null,
-        body: JSON.stringify(envelope),
-        targetUrl: event.callbackUrl ?? defaults.get(event.projectId) ?? null,
-        createdAt,
-      };
+      return { id, createdAt, body: JSON.stringify(envelope) };
     });
+    const defaults = await targets;
+    const entries = events.map((event, i): OutboxEntry => ({
+      ...bodies[i]!,
+      projectId: event.projectId,
+      mode: event.projectKind,
+      invoiceId: event.invoiceId,
+      eventType: event.eventType,
+      originalEventId: null,
+      targetUrl: event.callbackUrl ?? defaults.get(event.projectId) ?? null,
+    }));
     await this.write(trx, entries);
     return entries.map((entry) => entry.id);
   }
