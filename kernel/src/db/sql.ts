@@ -78,15 +78,35 @@ function nameOf(text: string): string {
 
 let querySequence = 0;
 
+// The last statement sent on each connection: statements given to one transaction without waiting
+// for each other (the caller builds its next rows meanwhile) run one after another, each sent when
+// the one before has finished (node-postgres deprecates a second `query` on a busy client).
+const lastOnConnection = new WeakMap<PgConnection, Promise<unknown>>();
+
 async function run<R>(db: Knex | Knex.Transaction, connection: PgConnection, statement: Sql): Promise<R[]> {
   const { text, values } = statement.toQuery();
   // knex's `query` and `query-response` events, so statement counters and timers
   // (BENCH_COUNT_QUERIES) see these statements too.
   const query = { sql: text, bindings: values, method: 'raw', __knexQueryUid: `sql-${++querySequence}` };
-  db.client.emit('query', query);
-  const result = await connection.query({ name: nameOf(text), text, values });
-  db.client.emit('query-response', result, query);
-  return result.rows as R[];
+  const before = lastOnConnection.get(connection);
+  const send = () => {
+    db.client.emit('query', query);
+    return connection.query({ name: nameOf(text), text, values });
+  };
+  // A failed statement before this one does not hold it back (in a transaction it then fails too, as PostgreSQL decides).
+  const pending = before ? before.then(send, send) : send();
+  const settled = pending.then(
+    () => undefined,
+    () => undefined,
+  );
+  lastOnConnection.set(connection, settled);
+  try {
+    const result = await pending;
+    db.client.emit('query-response', result, query);
+    return result.rows as R[];
+  } finally {
+    if (lastOnConnection.get(connection) === settled) lastOnConnection.delete(connection);
+  }
 }
 
 /**
