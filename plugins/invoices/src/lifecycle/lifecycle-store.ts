@@ -63,8 +63,12 @@ export class LifecycleStore {
     const ids = [...new Set(invoiceIds)].sort();
     if (ids.length === 0) return new Map();
     // Plain rows (no model instances): a block loads thousands, and pg already parses the jsonb columns.
-    const rows = await sqlQuery<Invoice>(trx, sql`select * from invoices_invoices where id = any(${ids}::text[]) order by id for update`);
-    const transactions = await transactionsByInvoice(trx, rows.map((r) => r.id));
+    // Both statements at once (run in order on the connection): the transfers' read starts while the rows are parsed.
+    const locked = sqlQuery<Invoice>(trx, sql`select * from invoices_invoices where id = any(${ids}::text[]) order by id for update`);
+    const transfers = transactionsByInvoice(trx, ids);
+    transfers.catch(() => undefined);
+    const rows = await locked;
+    const transactions = await transfers;
     return new Map(rows.map((row) => [row.id, stateOf(row, transactions.get(row.id) ?? [])]));
   }
 
