@@ -112,7 +112,12 @@ async function run<R>(db: Knex | Knex.Transaction, connection: PgConnection, sta
 /**
  * One statement on a pooled connection of `db` (plain node-postgres, no query builder), as a
  * named prepared statement. Outside a transaction the statement is its own transaction; given a
- * knex transaction it runs on that transaction's connection, as part of it.
+ * knex transaction it runs on that transaction's connection, as part of it. Statements of one
+ * transaction may be started without awaiting the previous one: they run in the order they were
+ * started, each once the one before it has finished (a failed one does not stop the next, which
+ * PostgreSQL then refuses as the transaction is aborted), so a caller can build its next rows
+ * while PostgreSQL works. Await every one before the transaction ends, and do not start a
+ * query-builder statement on the transaction while one is still running (it would not wait).
  */
 export async function sqlQuery<R = Record<string, unknown>>(db: Knex | Knex.Transaction, statement: Sql): Promise<R[]> {
   const connection = (await db.client.acquireConnection()) as PgConnection;
