@@ -1,4 +1,4 @@
-import { jsonRecords, newId, sql, sqlQuery, type InvoiceEvent, type Sql, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
+import { jsonRecords, newId, packedTexts, sql, sqlQuery, type InvoiceEvent, type Sql, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy';
 import type { Knex } from 'knex';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
@@ -92,7 +92,7 @@ export class WebhookOutbox implements InvoiceEventSink {
                  case when t.url is null then 'skipped' else 'retrying' end,
                  case when t.url is null then null else e.created_at end,
                  e.created_at, e.created_at
-            from ${rows} as e(id text, project_id text, mode text, invoice_id text, event_type text, original_event_id text, body text, target_url text, created_at timestamptz)
+            from ${rows} e
            cross join lateral (select coalesce(e.target_url, ${JSON.stringify(Object.fromEntries(defaults))}::jsonb ->> e.project_id) as url) t
           on conflict (id) do nothing
           returning id`,
@@ -108,19 +108,27 @@ export class WebhookOutbox implements InvoiceEventSink {
   }
 }
 
-/** The rows of `entries` as one JSON parameter (built once, before the targets are known). */
+/**
+ * The rows of `entries` as a relation (built once, before the targets are known): everything but
+ * the bodies as one JSON parameter, the bodies as one binary parameter (packedTexts: no escaping
+ * of their quotes, no JSON parsing of them).
+ */
 function outboxRows(entries: readonly OutboxEntry[]): Sql {
-  return jsonRecords(
-    entries.map((e) => ({
+  const bodies = packedTexts(entries.map((e) => e.body));
+  const rows = jsonRecords(
+    entries.map((e, i) => ({
       id: e.id,
       project_id: e.projectId,
       mode: e.mode,
       invoice_id: e.invoiceId,
       event_type: e.eventType,
       original_event_id: e.originalEventId,
-      body: e.body,
+      body_at: bodies.at[i],
+      body_bytes: bodies.bytes[i],
       target_url: e.targetUrl,
       created_at: e.createdAt.toISOString(),
     })),
   );
+  return sql`(select r.id, r.project_id, r.mode, r.invoice_id, r.event_type, r.original_event_id, ${bodies.text(sql`r.body_at`, sql`r.body_bytes`)} as body, r.target_url, r.created_at
+                from ${rows} as r(id text, project_id text, mode text, invoice_id text, event_type text, original_event_id text, body_at int, body_bytes int, target_url text, created_at timestamptz))`;
 }
