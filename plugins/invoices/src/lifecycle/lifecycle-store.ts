@@ -100,7 +100,7 @@ export class LifecycleStore {
 
   /** The view of a working copy as it stands. */
   view(state: InvoiceState, status: InvoiceStatus = state.status, transfers: readonly TransferState[] = state.transfers): InvoiceView {
-    return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), this.deps.chains, this.deps.invoicesCheckoutLinks);
+    return viewOf(state, status, transfers, this.deps.chains, this.deps.invoicesCheckoutLinks);
   }
 
   /**
@@ -213,6 +213,9 @@ export class LifecycleStore {
     await new Promise((resolve) => setImmediate(resolve));
     const events: InvoiceEvent[] = [];
     const audits: AuditEntry[] = [];
+    // Read once: every `this.deps` access is a resolution by the container, and a block builds thousands of views.
+    const chains = this.deps.chains;
+    const links = this.deps.invoicesCheckoutLinks;
     for (const state of changed) {
       const { invoice } = state;
       for (const applied of state.applied) {
@@ -230,7 +233,7 @@ export class LifecycleStore {
               status: applied.to,
               previous_status: applied.from === NEW ? null : applied.from,
               ...applied.event.data,
-              invoice: this.view(state, applied.to, applied.transfers),
+              invoice: viewOf(state, applied.to, applied.transfers, chains, links),
             },
           });
         }
@@ -258,6 +261,11 @@ export class LifecycleStore {
       for (const t of state.transfers) t.dirty = false;
     }
   }
+}
+
+/** The view of a working copy with `status` and `transfers`. */
+function viewOf(state: InvoiceState, status: InvoiceStatus, transfers: readonly TransferState[], chains: ChainRegistry, links: CheckoutLinks): InvoiceView {
+  return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), chains, links);
 }
 
 /** A transfer of a working copy in the shape of its stored row (for views). */
