@@ -18,7 +18,7 @@
  * - matching: one `ChainScanner.pass` over the block (filter, recording and matching every
  *   transfer, a `detected` transition with its outbox event per invoice, confirmation counting),
  *   in one transaction, as the scheduled job runs it, with the block's scan answered from the
- *   provider's answer above (the scanner's own lookup still decides what is kept): pass minus
+ *   provider's answer above, and the head and block hashes it asks for from answers read just before (the scanner's own lookup still decides what is kept): pass minus
  *   provider, measured directly rather than as the difference of two noisy figures. The run checks that every invoice is
  * `detected` afterwards. With `--paying none` the block's transfers go to addresses nobody watches
  * (the cost of a busy block that pays nothing: pass - provider is the lookup alone).
@@ -161,9 +161,17 @@ try {
         const hits = await watched.filter(recipients);
         return [{ ...scanned!, transfers: scanned!.transfers.filter((transfer) => hits.has(transfer.toAddress)) }];
       };
+      // The head and the block hashes the pass asks the provider for, answered as the provider
+      // answered them just before: provider round trips are the provider's time, not matching's.
+      const answeredHead = await target.watcher.head();
+      const answeredHashes = new Map<number, string | null>();
+      for (const at of [height - 1, height]) answeredHashes.set(at, await target.watcher.blockHash(at));
+      const replayedBlockHash = async (at: number) => (answeredHashes.has(at) ? answeredHashes.get(at)! : target.watcher.blockHash(at));
       const replayed = new Proxy(target.watcher, {
         get(watcher, name) {
           if (name === 'scan') return replayedScan;
+          if (name === 'head') return async () => answeredHead;
+          if (name === 'blockHash') return replayedBlockHash;
           const value = Reflect.get(watcher, name, watcher);
           return typeof value === 'function' ? value.bind(watcher) : value;
         },
