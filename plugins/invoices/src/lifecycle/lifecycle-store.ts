@@ -136,10 +136,11 @@ export class LifecycleStore {
         throw invoicesErrors.amount_out_of_range({ message: 'A transfer amount must be between 1 and 2^256 - 1 base units.', details: { amount_units: t.amountUnits.toString() } });
       }
     }
-    // The statements are sent without waiting for one another: node-postgres runs them in order on
+    // The statements are started without waiting for one another: sqlQuery runs them in order on
     // the transaction's connection, and the JavaScript that builds the next rows (views, event
-    // bodies, audit rows) runs while PostgreSQL works on the previous ones. Every one is awaited
+    // bodies, audit rows) runs while PostgreSQL works on the earlier ones. Every one is awaited
     // before persist returns; the first failure aborts the transaction and is the error thrown.
+    // Amounts are checked before anything is sent, so a refused batch writes nothing.
     const sent: Promise<unknown>[] = [];
     const send = (statement: Promise<unknown>) => {
       // Handled at once (a rejection must not go unhandled while later rows are built); awaited below.
