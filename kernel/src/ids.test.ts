@@ -24,6 +24,30 @@ test('derivedIdAt: a ULID of the given time, the same for the same inputs, other
   t.true(later > a, 'a later id sorts after, whatever its parts');
 });
 
+test('newId: strictly increasing within the process (the random part counts up within a millisecond), its time part the ULID time of now', (t) => {
+  let previous = newId();
+  const before = Date.now();
+  for (let i = 0; i < 50_000; i += 1) {
+    const id = newId();
+    t.true(id > previous, `${id} after ${previous}`);
+    previous = id;
+  }
+  const after = Date.now();
+  t.true(isUlid(previous));
+  const time = previous.slice(0, 10);
+  t.true(time >= ulid(before).slice(0, 10) && time <= ulid(after).slice(0, 10), 'the time part lies between the clock before and after');
+  // Fresh random parts: ids of different milliseconds do not share their random digits.
+  const randoms = new Set<string>();
+  for (let i = 0; i < 20; i += 1) {
+    const start = Date.now();
+    while (Date.now() === start) {
+      // wait for the next millisecond
+    }
+    randoms.add(newId().slice(10));
+  }
+  t.is(randoms.size, 20);
+});
+
 /** The time part a ULID of `at` has (the ulid package's own encoding, independent of ours). */
 function newIdAt(at: Date): string {
   return ulid(at.getTime());

@@ -64,14 +64,15 @@ export interface AuditRecord {
   readonly created_at_iso: string;
 }
 
-const row = (entry: AuditEntry) => ({
+/** An entry as its row; `details` as given (the JSON statement) or as text (`jsonText`, the query builder). */
+const row = (entry: AuditEntry, jsonText = true) => ({
   id: newId(),
   actor: entry.actor,
   channel: entry.channel,
   action: entry.action,
   project_id: entry.projectId ?? null,
   target: entry.target ?? null,
-  details: entry.details ? JSON.stringify(entry.details) : null,
+  details: entry.details ? (jsonText ? JSON.stringify(entry.details) : entry.details) : null,
   request_id: entry.requestId ?? null,
 });
 
@@ -81,12 +82,12 @@ export function createAuditLog(db: Knex): AuditLog {
       await (trx ?? db)('kernel_audit_log').insert(row(entry));
     },
     async recordMany(entries, trx) {
-      if (entries.length > 0) await (trx ?? db)('kernel_audit_log').insert(entries.map(row));
+      if (entries.length > 0) await (trx ?? db)('kernel_audit_log').insert(entries.map((entry) => row(entry)));
     },
     recordManySql(entries, options) {
       return sql`insert into kernel_audit_log (id, actor, channel, action, project_id, target, details, request_id)
         select a.id, a.actor, a.channel, a.action, a.project_id, a.target, a.details, a.request_id
-          from ${jsonRecords(entries.map((entry) => ({ ...row(entry), details: entry.details ?? null })))} as a(id text, actor text, channel text, action text, project_id text, target text, details jsonb, request_id text)
+          from ${jsonRecords(entries.map((entry) => row(entry, false)))} as a(id text, actor text, channel text, action text, project_id text, target text, details jsonb, request_id text)
         ${options?.onlyTargetsIn ? sql`where a.target in (${options.onlyTargetsIn})` : sql``}`;
     },
     async list(filter) {

@@ -104,6 +104,28 @@ export function jsonRecords(rows: readonly object[]): Sql {
   return sql`json_to_recordset(${JSON.stringify(rows)}::json)`;
 }
 
+/**
+ * Long texts of many rows (webhook bodies) as one binary parameter, for {@link jsonRecords} rows
+ * that carry each text's place in it instead of the text: `texts[i]` is
+ * `${packed.text(sql\`r.at\`, sql\`r.bytes\`)}` for a row with `at: packed.at[i], bytes: packed.bytes[i]`.
+ * In JSON every quote of a text that is itself JSON is escaped by `JSON.stringify` and unescaped
+ * again by PostgreSQL's parser; as raw UTF-8 bytes neither happens (5,000 bodies of 1.8 KB: about
+ * 0.1 s less of PostgreSQL's CPU and 20 ms less of this process's). The texts come back byte for byte.
+ */
+export function packedTexts(texts: readonly string[]): { readonly at: number[]; readonly bytes: number[]; text(at: Sql, bytes: Sql): Sql } {
+  const at: number[] = [];
+  const bytes: number[] = [];
+  let offset = 0;
+  for (const text of texts) {
+    const length = Buffer.byteLength(text);
+    at.push(offset);
+    bytes.push(length);
+    offset += length;
+  }
+  const blob = Buffer.from(texts.join(''));
+  return { at, bytes, text: (from, length) => sql`convert_from(substring(${blob}::bytea from ${from} + 1 for ${length}), 'UTF8')` };
+}
+
 /** A pg connection as knex's pool hands it out (node-postgres `Client`). */
 interface PgConnection {
   query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: unknown[]; rowCount: number | null }>;
@@ -127,21 +149,46 @@ function nameOf(text: string): string {
 
 let querySequence = 0;
 
+// The last statement sent on each connection: statements given to one transaction without waiting
+// for each other (the caller builds its next rows meanwhile) run one after another, each sent when
+// the one before has finished (node-postgres deprecates a second `query` on a busy client).
+const lastOnConnection = new WeakMap<PgConnection, Promise<unknown>>();
+
 async function run<R>(db: Knex | Knex.Transaction, connection: PgConnection, statement: Sql): Promise<R[]> {
   const { text, values } = statement.toQuery();
   // knex's `query` and `query-response` events, so statement counters and timers
   // (BENCH_COUNT_QUERIES) see these statements too.
   const query = { sql: text, bindings: values, method: 'raw', __knexQueryUid: `sql-${++querySequence}` };
-  db.client.emit('query', query);
-  const result = await connection.query({ name: nameOf(text), text, values });
-  db.client.emit('query-response', result, query);
-  return result.rows as R[];
+  const before = lastOnConnection.get(connection);
+  const send = () => {
+    db.client.emit('query', query);
+    return connection.query({ name: nameOf(text), text, values });
+  };
+  // A failed statement before this one does not hold it back (in a transaction it then fails too, as PostgreSQL decides).
+  const pending = before ? before.then(send, send) : send();
+  const settled = pending.then(
+    () => undefined,
+    () => undefined,
+  );
+  lastOnConnection.set(connection, settled);
+  try {
+    const result = await pending;
+    db.client.emit('query-response', result, query);
+    return result.rows as R[];
+  } finally {
+    if (lastOnConnection.get(connection) === settled) lastOnConnection.delete(connection);
+  }
 }
 
 /**
  * One statement on a pooled connection of `db` (plain node-postgres, no query builder), as a
  * named prepared statement. Outside a transaction the statement is its own transaction; given a
- * knex transaction it runs on that transaction's connection, as part of it.
+ * knex transaction it runs on that transaction's connection, as part of it. Statements of one
+ * transaction may be started without awaiting the previous one: they run in the order they were
+ * started, each once the one before it has finished (a failed one does not stop the next, which
+ * PostgreSQL then refuses as the transaction is aborted), so a caller can build its next rows
+ * while PostgreSQL works. Await every one before the transaction ends, and do not start a
+ * query-builder statement on the transaction while one is still running (it would not wait).
  */
 export async function sqlQuery<R = Record<string, unknown>>(db: Knex | Knex.Transaction, statement: Sql): Promise<R[]> {
   const connection = (await db.client.acquireConnection()) as PgConnection;

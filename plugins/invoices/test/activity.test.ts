@@ -21,7 +21,7 @@ test.after.always(async () => {
 test.serial('activity counts invoices by creation and sums paid USD by payment, per hour and per day, with zero buckets filled', async (t) => {
   const { cradle } = gw.kernel;
   const principal = (await cradle.tenancyProjects.principal(project.projectId))!;
-  const create = async (external_id: string, body: Record<string, string>) => (await cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
+  const create = async (external_id: string, body: { amount_crypto?: string; amount_usd?: number }) => (await cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
   const paid = await create('activity-paid', { amount_crypto: '0.0123456789' });
   const usd = await create('activity-usd', { amount_usd: 12.34 });
   const old = await create('activity-old', { amount_crypto: '1' });

@@ -89,6 +89,9 @@ export class InvoiceLifecycle {
     for (const [id, state] of await this.deps.invoicesLifecycleStore.load(trx, known)) states.set(id, state);
     const now = new Date();
     const outcomes: PaymentOutcome[] = [];
+    // Read once per batch: every `this.deps` access is a resolution by the container (microseconds each, thousands per block).
+    const chains = this.deps.chains;
+    const skewMs = new Map([...byChain.keys()].map((chain) => [chain, blockTimeSkewOf(chains.get(chain).definition) * 1000]));
     for (const payment of payments) {
       const candidates = byKey.get(candidateKeyOf(payment)) ?? [];
       const decision: MatchDecision = payment.invoiceId
@@ -102,7 +105,7 @@ export class InvoiceLifecycle {
               memo: payment.memo,
               firstSeenAt: payment.firstSeenAt,
               blockTime: payment.blockTime,
-              blockTimeSkewMs: blockTimeSkewOf(this.deps.chains.get(payment.chain).definition) * 1000,
+              blockTimeSkewMs: skewMs.get(payment.chain)!,
             },
           );
       if (decision.kind === 'ambiguous') {

@@ -62,8 +62,12 @@ export class LifecycleStore {
     const ids = [...new Set(invoiceIds)].sort();
     if (ids.length === 0) return new Map();
     // Plain rows (no model instances): a block loads thousands, and pg already parses the jsonb columns.
-    const rows = await sqlQuery<Invoice>(trx, sql`select * from invoices_invoices where id = any(${ids}::text[]) order by id for update`);
-    const transactions = await transactionsByInvoice(trx, rows.map((r) => r.id));
+    // Both statements at once (run in order on the connection): the transfers' read starts while the rows are parsed.
+    const locked = sqlQuery<Invoice>(trx, sql`select * from invoices_invoices where id = any(${ids}::text[]) order by id for update`);
+    const transfers = transactionsByInvoice(trx, ids);
+    transfers.catch(() => undefined);
+    const rows = await locked;
+    const transactions = await transfers;
     return new Map(rows.map((row) => [row.id, stateOf(row, transactions.get(row.id) ?? [])]));
   }
 
@@ -95,7 +99,7 @@ export class LifecycleStore {
 
   /** The view of a working copy as it stands. */
   view(state: InvoiceState, status: InvoiceStatus = state.status, transfers: readonly TransferState[] = state.transfers): InvoiceView {
-    return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), this.deps.chains, this.deps.invoicesCheckoutLinks);
+    return viewOf(state, status, transfers, this.deps.chains, this.deps.invoicesCheckoutLinks);
   }
 
   /**
@@ -125,73 +129,93 @@ export class LifecycleStore {
     const paying = rows.filter((s) => PAID_STATUSES.includes(s.status) && !PAID_STATUSES.includes(s.invoice.status));
     // Paid now and no payment time yet: a settlement, or an orphan attributed as a new paid invoice.
     const paidFirst = await this.paymentRates(trx, rows.filter((s) => PAID_STATUSES.includes(s.status)));
-    if (rows.length > 0) {
-      await sqlQuery(
-        trx,
-        sql`update invoices_invoices i
-               set status = u.status, event_counts = u.event_counts, updated_at = ${now}::timestamptz,
-                   address_released_at = case when u.releases then coalesce(i.address_released_at, ${now}::timestamptz) else i.address_released_at end,
-                   paid_at = case when u.paid_first then coalesce(i.paid_at, ${now}::timestamptz) else i.paid_at end,
-                   paid_usd_rate = case when u.paid_first and i.paid_at is null then u.paid_usd_rate else i.paid_usd_rate end,
-                   paid_rate_source = case when u.paid_first and i.paid_at is null then u.paid_rate_source else i.paid_rate_source end
-              from ${jsonRecords(
-                rows.map((s) => ({
-                  id: s.invoice.id,
-                  status: s.status,
-                  event_counts: s.eventCounts,
-                  releases: releasing.has(s),
-                  paid_first: paidFirst.has(s),
-                  paid_usd_rate: paidFirst.get(s)?.rate ?? null,
-                  paid_rate_source: paidFirst.get(s)?.source ?? null,
-                })),
-              )} as u(id text, status text, event_counts jsonb, releases boolean, paid_first boolean, paid_usd_rate numeric, paid_rate_source text)
-             where i.id = u.id`,
-      );
-    }
-    await this.deps.addressPoolService.releaseMany(trx, [...releasing].map((s) => s.invoice.pool_address_id));
-    await this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id));
-    countWhenCommitted(this.deps.invoicesTransitions, trx, rows.flatMap((s) => s.applied.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to }))));
     const transfers = changed.flatMap((s) => s.transfers.filter((t) => t.dirty).map((t) => ({ s, t })));
     for (const { t } of transfers) {
       if (t.amountUnits <= 0n || t.amountUnits > MAX_AMOUNT_UNITS) {
         throw invoicesErrors.amount_out_of_range({ message: 'A transfer amount must be between 1 and 2^256 - 1 base units.', details: { amount_units: t.amountUnits.toString() } });
       }
     }
-    if (transfers.length > 0) {
-      await sqlQuery(
-        trx,
-        sql`insert into invoices_transactions (id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units,
-                                               block_height, block_hash, confirmations, status, synthetic, detected_at, confirmed_at)
-            select id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units,
-                   block_height, block_hash, confirmations, status, synthetic, detected_at, confirmed_at
-              from ${jsonRecords(
-                transfers.map(({ s, t }) => ({
-                  id: t.id,
-                  invoice_id: s.invoice.id,
-                  project_id: s.invoice.project_id,
-                  chain: s.invoice.chain,
-                  coin: s.invoice.coin,
-                  tx_hash: t.txHash,
-                  output_index: t.outputIndex,
-                  to_address: s.invoice.address,
-                  amount_units: t.amountUnits.toString(),
-                  block_height: t.blockHeight?.toString() ?? null,
-                  block_hash: t.blockHash,
-                  confirmations: t.confirmations,
-                  status: t.status,
-                  synthetic: t.synthetic,
-                  detected_at: t.detectedAt.toISOString(),
-                  confirmed_at: t.confirmedAt?.toISOString() ?? null,
-                })),
-              )} as x(id text, invoice_id text, project_id text, chain text, coin text, tx_hash text, output_index int, to_address text, amount_units numeric,
-                      block_height bigint, block_hash text, confirmations int, status text, synthetic boolean, detected_at timestamptz, confirmed_at timestamptz)
-            on conflict (invoice_id, tx_hash, output_index) do update
-               set amount_units = excluded.amount_units, block_height = excluded.block_height, block_hash = excluded.block_hash,
-                   confirmations = excluded.confirmations, status = excluded.status, confirmed_at = excluded.confirmed_at`,
+    // The statements are started without waiting for one another: sqlQuery runs them in order on
+    // the transaction's connection, and the JavaScript that builds the next rows (views, event
+    // bodies, audit rows) runs while PostgreSQL works on the earlier ones. Every one is awaited
+    // before persist returns; the first failure aborts the transaction and is the error thrown.
+    // Amounts are checked before anything is sent, so a refused batch writes nothing.
+    const sent: Promise<unknown>[] = [];
+    const send = (statement: Promise<unknown>) => {
+      // Handled at once (a rejection must not go unhandled while later rows are built); awaited below.
+      statement.catch(() => undefined);
+      sent.push(statement);
+    };
+    if (rows.length > 0) {
+      send(
+        sqlQuery(
+          trx,
+          sql`update invoices_invoices i
+                 set status = u.status, event_counts = u.event_counts, updated_at = ${now}::timestamptz,
+                     address_released_at = case when u.releases then coalesce(i.address_released_at, ${now}::timestamptz) else i.address_released_at end,
+                     paid_at = case when u.paid_first then coalesce(i.paid_at, ${now}::timestamptz) else i.paid_at end,
+                     paid_usd_rate = case when u.paid_first and i.paid_at is null then u.paid_usd_rate else i.paid_usd_rate end,
+                     paid_rate_source = case when u.paid_first and i.paid_at is null then u.paid_rate_source else i.paid_rate_source end
+                from ${jsonRecords(
+                  rows.map((s) => ({
+                    id: s.invoice.id,
+                    status: s.status,
+                    event_counts: s.eventCounts,
+                    releases: releasing.has(s),
+                    paid_first: paidFirst.has(s),
+                    paid_usd_rate: paidFirst.get(s)?.rate ?? null,
+                    paid_rate_source: paidFirst.get(s)?.source ?? null,
+                  })),
+                )} as u(id text, status text, event_counts jsonb, releases boolean, paid_first boolean, paid_usd_rate numeric, paid_rate_source text)
+               where i.id = u.id`,
+        ),
       );
     }
+    send(this.deps.addressPoolService.releaseMany(trx, [...releasing].map((s) => s.invoice.pool_address_id)));
+    send(this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id)));
+    countWhenCommitted(this.deps.invoicesTransitions, trx, rows.flatMap((s) => s.applied.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to }))));
+    if (transfers.length > 0) {
+      send(
+        sqlQuery(
+          trx,
+          sql`insert into invoices_transactions (id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units,
+                                                 block_height, block_hash, confirmations, status, synthetic, detected_at, confirmed_at)
+              select id, invoice_id, project_id, chain, coin, tx_hash, output_index, to_address, amount_units,
+                     block_height, block_hash, confirmations, status, synthetic, detected_at, confirmed_at
+                from ${jsonRecords(
+                  transfers.map(({ s, t }) => ({
+                    id: t.id,
+                    invoice_id: s.invoice.id,
+                    project_id: s.invoice.project_id,
+                    chain: s.invoice.chain,
+                    coin: s.invoice.coin,
+                    tx_hash: t.txHash,
+                    output_index: t.outputIndex,
+                    to_address: s.invoice.address,
+                    amount_units: t.amountUnits.toString(),
+                    block_height: t.blockHeight?.toString() ?? null,
+                    block_hash: t.blockHash,
+                    confirmations: t.confirmations,
+                    status: t.status,
+                    synthetic: t.synthetic,
+                    detected_at: t.detectedAt.toISOString(),
+                    confirmed_at: t.confirmedAt?.toISOString() ?? null,
+                  })),
+                )} as x(id text, invoice_id text, project_id text, chain text, coin text, tx_hash text, output_index int, to_address text, amount_units numeric,
+                        block_height bigint, block_hash text, confirmations int, status text, synthetic boolean, detected_at timestamptz, confirmed_at timestamptz)
+              on conflict (invoice_id, tx_hash, output_index) do update
+                 set amount_units = excluded.amount_units, block_height = excluded.block_height, block_hash = excluded.block_hash,
+                     confirmations = excluded.confirmations, status = excluded.status, confirmed_at = excluded.confirmed_at`,
+        ),
+      );
+    }
+    // One turn of the event loop: the statements above reach the connection before the rows below are built.
+    await new Promise((resolve) => setImmediate(resolve));
     const events: InvoiceEvent[] = [];
     const audits: AuditEntry[] = [];
+    // Read once: every `this.deps` access is a resolution by the container, and a block builds thousands of views.
+    const chains = this.deps.chains;
+    const links = this.deps.invoicesCheckoutLinks;
     for (const state of changed) {
       const { invoice } = state;
       for (const applied of state.applied) {
@@ -209,7 +233,7 @@ export class LifecycleStore {
               status: applied.to,
               previous_status: applied.from === NEW ? null : applied.from,
               ...applied.event.data,
-              invoice: this.view(state, applied.to, applied.transfers),
+              invoice: viewOf(state, applied.to, applied.transfers, chains, links),
             },
           });
         }
@@ -222,9 +246,10 @@ export class LifecycleStore {
         });
       }
     }
-    if (events.length > 0) await this.deps.invoiceEvents.emit(trx, events);
-    if (audits.length > 0) await sqlQuery(trx, this.deps.audit.recordManySql(audits));
-    await sqlQuery(trx, sql`select pg_notify(${INVOICE_CHANGED_CHANNEL}, id) from unnest(${changed.map((s) => s.invoice.id)}::text[]) as id`);
+    if (audits.length > 0) send(sqlQuery(trx, this.deps.audit.recordManySql(audits)));
+    send(sqlQuery(trx, sql`select pg_notify(${INVOICE_CHANGED_CHANNEL}, id) from unnest(${changed.map((s) => s.invoice.id)}::text[]) as id`));
+    if (events.length > 0) send(this.deps.invoiceEvents.emit(trx, events));
+    await Promise.all(sent);
     // The working copies now match the database: a second persist of the same states writes nothing.
     for (const state of changed) {
       (state.invoice as { status: InvoiceStatus }).status = state.status;
@@ -236,6 +261,11 @@ export class LifecycleStore {
       for (const t of state.transfers) t.dirty = false;
     }
   }
+}
+
+/** The view of a working copy with `status` and `transfers`. */
+function viewOf(state: InvoiceState, status: InvoiceStatus, transfers: readonly TransferState[], chains: ChainRegistry, links: CheckoutLinks): InvoiceView {
+  return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), chains, links);
 }
 
 /** A transfer of a working copy in the shape of its stored row (for views). */

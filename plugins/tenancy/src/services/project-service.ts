@@ -1,4 +1,4 @@
-import { isUniqueViolation, newId, type AuditLog, type ProjectKind, type ProjectPrincipal } from '@gw/kernel';
+import { isUniqueViolation, newId, sql, sqlQuery, type AuditLog, type ProjectKind, type ProjectPrincipal } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -95,11 +95,15 @@ export class ProjectService {
     await (trx ? run(trx) : this.deps.db.transaction(run));
   }
 
-  /** The default webhook URL of each project (null when unset or the project is unknown). One query. */
+  /**
+   * The default webhook URL of each project (null when unset or the project is unknown). One
+   * statement, queued behind any the caller has not awaited yet in the same transaction (sqlQuery),
+   * so a caller may start it and build other rows meanwhile.
+   */
   async webhookUrls(projectIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, string | null>> {
     const result = new Map<string, string | null>(projectIds.map((id) => [id, null]));
     if (projectIds.length === 0) return result;
-    const rows = await Project.query(db).whereIn('id', [...new Set(projectIds)]).select('id', 'webhook_url');
+    const rows = await sqlQuery<{ id: string; webhook_url: string | null }>(db, sql`select id, webhook_url from tenancy_projects where id = any(${[...new Set(projectIds)]}::text[])`);
     for (const row of rows) result.set(row.id, row.webhook_url);
     return result;
   }

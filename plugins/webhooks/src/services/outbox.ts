@@ -1,4 +1,4 @@
-import { jsonRecords, newId, sql, sqlQuery, type InvoiceEvent, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
+import { jsonRecords, newId, packedTexts, sql, sqlQuery, type InvoiceEvent, type Sql, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
@@ -37,10 +37,15 @@ export class WebhookOutbox implements InvoiceEventSink {
   constructor(private readonly deps: { jobs: JobQueue; tenancyProjects: ProjectService; notifications: Notifications }) {}
 
   async emit(trx: Knex.Transaction, events: readonly InvoiceEvent[]): Promise<string[]> {
-    const defaults = await this.deps.tenancyProjects.webhookUrls(
+    // The projects' default targets are read while the rows are built (the caller's earlier
+    // statements may still be running on the connection): the rows carry the invoice's own target
+    // only, and the insert takes the default from the map it is given.
+    const targets = this.deps.tenancyProjects.webhookUrls(
       events.filter((e) => !e.callbackUrl).map((e) => e.projectId),
       trx,
     );
+    targets.catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
     const entries = events.map((event): OutboxEntry => {
       const id = event.eventId ?? newId();
       const createdAt = new Date();
@@ -53,11 +58,12 @@ export class WebhookOutbox implements InvoiceEventSink {
         eventType: event.eventType,
         originalEventId: null,
         body: JSON.stringify(envelope),
-        targetUrl: event.callbackUrl ?? defaults.get(event.projectId) ?? null,
+        targetUrl: event.callbackUrl,
         createdAt,
       };
     });
-    await this.write(trx, entries);
+    const rows = outboxRows(entries);
+    await this.insert(trx, entries, rows, await targets);
     return entries.map((entry) => entry.id);
   }
 
@@ -67,29 +73,27 @@ export class WebhookOutbox implements InvoiceEventSink {
    * Returns the ids actually inserted.
    */
   async write(trx: Knex.Transaction, entries: readonly OutboxEntry[]): Promise<Set<string>> {
-    if (entries.length === 0) return new Set();
+    return this.insert(trx, entries, outboxRows(entries), new Map());
+  }
+
+  /** {@link write}, the rows already built; an entry without a target takes its project's one in `defaults`. */
+  private async insert(trx: Knex.Transaction, given: readonly OutboxEntry[], rows: Sql, defaults: ReadonlyMap<string, string | null>): Promise<Set<string>> {
+    if (given.length === 0) return new Set();
+    const entries = given.map((entry) => {
+      const fallback = defaults.get(entry.projectId);
+      return entry.targetUrl === null && fallback !== undefined && fallback !== null ? { ...entry, targetUrl: fallback } : entry;
+    });
     // One statement whatever the batch size, the rows as one JSON parameter: a block's thousands
     // of events (each body embeds the invoice view) need neither chunks nor a long statement text.
     const inserted = await sqlQuery<{ id: string }>(
       trx,
       sql`insert into webhooks_events (id, project_id, mode, invoice_id, event_type, original_event_id, body, target_url, status, next_attempt_at, created_at, updated_at)
-          select e.id, e.project_id, e.mode, e.invoice_id, e.event_type, e.original_event_id, e.body, e.target_url,
-                 case when e.target_url is null then 'skipped' else 'retrying' end,
-                 case when e.target_url is null then null else e.created_at end,
+          select e.id, e.project_id, e.mode, e.invoice_id, e.event_type, e.original_event_id, e.body, t.url,
+                 case when t.url is null then 'skipped' else 'retrying' end,
+                 case when t.url is null then null else e.created_at end,
                  e.created_at, e.created_at
-            from ${jsonRecords(
-              entries.map((e) => ({
-                id: e.id,
-                project_id: e.projectId,
-                mode: e.mode,
-                invoice_id: e.invoiceId,
-                event_type: e.eventType,
-                original_event_id: e.originalEventId,
-                body: e.body,
-                target_url: e.targetUrl,
-                created_at: e.createdAt.toISOString(),
-              })),
-            )} as e(id text, project_id text, mode text, invoice_id text, event_type text, original_event_id text, body text, target_url text, created_at timestamptz)
+            from ${rows} e
+           cross join lateral (select coalesce(e.target_url, ${JSON.stringify(Object.fromEntries(defaults))}::jsonb ->> e.project_id) as url) t
           on conflict (id) do nothing
           returning id`,
     );
@@ -102,4 +106,29 @@ export class WebhookOutbox implements InvoiceEventSink {
     }
     return fresh;
   }
+}
+
+/**
+ * The rows of `entries` as a relation (built once, before the targets are known): everything but
+ * the bodies as one JSON parameter, the bodies as one binary parameter (packedTexts: no escaping
+ * of their quotes, no JSON parsing of them).
+ */
+function outboxRows(entries: readonly OutboxEntry[]): Sql {
+  const bodies = packedTexts(entries.map((e) => e.body));
+  const rows = jsonRecords(
+    entries.map((e, i) => ({
+      id: e.id,
+      project_id: e.projectId,
+      mode: e.mode,
+      invoice_id: e.invoiceId,
+      event_type: e.eventType,
+      original_event_id: e.originalEventId,
+      body_at: bodies.at[i],
+      body_bytes: bodies.bytes[i],
+      target_url: e.targetUrl,
+      created_at: e.createdAt.toISOString(),
+    })),
+  );
+  return sql`(select r.id, r.project_id, r.mode, r.invoice_id, r.event_type, r.original_event_id, ${bodies.text(sql`r.body_at`, sql`r.body_bytes`)} as body, r.target_url, r.created_at
+                from ${rows} as r(id text, project_id text, mode text, invoice_id text, event_type text, original_event_id text, body_at int, body_bytes int, target_url text, created_at timestamptz))`;
 }
