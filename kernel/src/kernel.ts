@@ -37,7 +37,7 @@ import { systemRoutes } from './http/system-routes.js';
 import { openApiRoutes } from './http/openapi-routes.js';
 import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
-import { collectReadinessChecks, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
+import { createReadiness, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
 import { registerJobQueueGauge } from './jobs/job-queue-metrics.js';
 import { buildDeclared, serviceDeclaration } from './deps.js';
 import { checkDeclaredDeps } from './declared-deps-check.js';
@@ -167,6 +167,7 @@ export function createKernel(options: KernelOptions): Kernel {
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(chainRegistry),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
+      readiness: asFunction((cradle: Cradle) => createReadiness(cradle, loaded)).singleton(),
       mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => (plugin.mcpTools ? buildDeclared(plugin.mcpTools, cradle, `mcpTools of plugin "${plugin.id}"`) : []))).singleton(),
     });
     const kernelServices = new Set(Object.keys(container.registrations));
@@ -364,7 +365,7 @@ export function createKernel(options: KernelOptions): Kernel {
     },
     async readiness() {
       await kernel.connect();
-      return runReadinessChecks(collectReadinessChecks(container.cradle, loaded));
+      return runReadinessChecks(container.cradle.readiness.checks());
     },
     async pendingMigrations() {
       await kernel.connect();

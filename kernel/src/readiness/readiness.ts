@@ -15,7 +15,24 @@ export interface ReadinessCheck {
   readonly name: string;
   /** What is checked, one line. */
   readonly summary: string;
-  run(): Promise<ReadinessResult>;
+  /**
+   * `projects`: the check is about projects and honours `scope` (its result names only the
+   * scoped operator's projects; the dashboard shows it to that operator's users). Absent:
+   * deployment-wide (database, providers, master key), shown in full to administrators only.
+   */
+  readonly about?: 'projects';
+  run(scope?: ReadinessScope): Promise<ReadinessResult>;
+}
+
+/** Narrows a check `about: 'projects'` to one operator's projects (the dashboard's doctor page). */
+export interface ReadinessScope {
+  readonly operatorId: string;
+}
+
+/** The readiness checks of the kernel and every enabled plugin, as a kernel service (`cradle.readiness`). */
+export interface Readiness {
+  /** Every check, in plugin order (built on first use). */
+  checks(): readonly ReadinessCheck[];
 }
 
 /** `error`: real payments cannot work; `warning`: they work, but something is likely wrong. */
@@ -79,11 +96,11 @@ export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
  * Runs every check (concurrently); a check that throws is reported as an error naming the failure,
  * never lost.
  */
-export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Promise<ReadinessReport> {
+export async function runReadinessChecks(checks: readonly ReadinessCheck[], scope?: ReadinessScope): Promise<ReadinessReport> {
   const findings = await Promise.all(
     checks.map(async (check): Promise<ReadinessFinding> => {
       try {
-        const result = await check.run();
+        const result = await check.run(scope);
         return { check: check.name, ok: result.ok, severity: result.ok ? null : (result.severity ?? 'error'), detail: result.detail, fix: result.ok ? null : (result.fix ?? null) };
       } catch (error) {
         return { check: check.name, ok: false, severity: 'error', detail: `the check failed: ${(error as Error).message}`, fix: null };
@@ -93,6 +110,12 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[]): Pro
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.filter((f) => f.severity === 'warning').length;
   return { ready: errors === 0, errors, warnings, checks: findings };
+}
+
+/** The `readiness` kernel service over the enabled plugins: checks built once, on first use. */
+export function createReadiness(cradle: Cradle, plugins: Parameters<typeof collectReadinessChecks>[1]): Readiness {
+  let checks: readonly ReadinessCheck[] | undefined;
+  return { checks: () => (checks ??= collectReadinessChecks(cradle, plugins)) };
 }
 
 /** Every check of the kernel and of the enabled plugins, in plugin order. */

@@ -217,7 +217,7 @@ test.serial('a forged CSRF token is refused on an operations write; at phone wid
   const { page } = await world.signedIn(t, 'ops-admin@example.test', PHONE);
   const forged = await page.request.post(`${world.url}/dashboard/projects/${made.sandbox}/invoices/${made.invoice}/cancel`, { form: { _csrf: 'forged' }, headers: { Origin: world.url }, maxRedirects: 0 });
   t.is(forged.status(), 403);
-  for (const path of [`projects/${made.sandbox}/overview`, `projects/${made.sandbox}/invoices`, `projects/${made.sandbox}/invoices/${made.invoice}`, `projects/${made.sandbox}/webhooks`, `projects/${made.production}/wallets`]) {
+  for (const path of [`projects/${made.sandbox}/overview`, `projects/${made.sandbox}/invoices`, `projects/${made.sandbox}/invoices/${made.invoice}`, `projects/${made.sandbox}/webhooks`, `projects/${made.production}/wallets`, 'mcp-tools', 'doctor']) {
     await page.goto(`${world.url}/dashboard/${path}`);
     const overflow = await page.evaluate(() => { const g = globalThis as any; return g.document.documentElement.scrollWidth - g.innerWidth; });
     t.true(overflow <= 0, `${path} fits a phone's width (overflow ${overflow}px)`);

@@ -9,8 +9,9 @@ export const walletsReadiness = withDeps(['walletsWallets', 'tenancyProjects'], 
     {
       name: 'wallets.verified',
       summary: 'Every registered wallet of a production or testnet project is verified, and at least one exists.',
-      run: async () => {
-        const [bindings, projects] = await Promise.all([deps.walletsWallets.currentBindings(), deps.tenancyProjects.list()]);
+      about: 'projects',
+      run: async (scope) => {
+        const [bindings, projects] = await Promise.all([deps.walletsWallets.currentBindings(), deps.tenancyProjects.list(scope ? { operator: scope.operatorId } : {})]);
         const live = new Map(projects.filter((p) => p.status === 'active' && p.kind !== 'sandbox').map((p) => [p.id, p]));
         const real = bindings.filter((b) => live.has(b.projectId));
         const pending = real.filter((b) => b.state !== 'verified');

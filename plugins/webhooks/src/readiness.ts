@@ -6,8 +6,9 @@ export const webhooksReadiness = withDeps(['tenancyProjects'], (deps): Readiness
     {
       name: 'webhooks.url',
       summary: 'Every active production or testnet project has a webhook URL.',
-      run: async () => {
-        const projects = (await deps.tenancyProjects.list()).filter((p) => p.status === 'active' && p.kind !== 'sandbox');
+      about: 'projects',
+      run: async (scope) => {
+        const projects = (await deps.tenancyProjects.list(scope ? { operator: scope.operatorId } : {})).filter((p) => p.status === 'active' && p.kind !== 'sandbox');
         const without = projects.filter((p) => !p.webhook_url);
         if (without.length === 0) return { ok: true, detail: projects.length === 0 ? 'no production or testnet project yet.' : `all ${projects.length} production or testnet project(s) have a webhook URL.` };
         return {

@@ -9,6 +9,8 @@ import { projectsPage } from './projects-page.js';
 import { sandboxPage } from './sandbox-page.js';
 import { webhookUrlPage } from './webhook-url-page.js';
 import { auditPage } from './audit-page.js';
+import { doctorPage } from './doctor-page.js';
+import { mcpToolsPage } from './mcp-tools-page.js';
 import { invoicesPage } from './invoices-page.js';
 import { orphansPage } from './orphans-page.js';
 import { overviewPage } from './overview-page.js';
@@ -40,6 +42,8 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   webhooksPage,
   policyPage,
   auditPage,
+  mcpToolsPage,
+  doctorPage,
 ];
 
 /** Scripts beyond the shared `dashboard.js` that pages need (files in `assets/`), loaded on every page. */
@@ -59,10 +63,7 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
 };
 
 /**
- * CLI commands whose dashboard pages are not built yet (issue 20's operations pages). Each entry
- * goes away when a route declares it in `cli`.
+ * CLI commands whose dashboard pages are not built yet. Each entry goes away when a route declares
+ * it in `cli`; empty since the doctor and MCP tools pages.
  */
-export const CLI_PENDING_COMMANDS: readonly string[] = [
-  'doctor',
-  'mcp tools',
-];
+export const CLI_PENDING_COMMANDS: readonly string[] = [];
