@@ -1,7 +1,9 @@
-import { type JobDefinition, withDeps } from '@gw/kernel';
+import { type JobDefinition, type Sql, sql, sqlTransaction, withDeps } from '@gw/kernel';
 
 /** `oauth.sweep` (hourly): deletes what can no longer be used, and wipes sealed successors past the leeway. */
 export const SWEEP_JOB = 'oauth.sweep';
+
+type Count = { n: number };
 
 export const oauthJobs = withDeps(['db', 'logger', 'oauthConfig'], (deps): JobDefinition[] => {
   return [
@@ -11,16 +13,18 @@ export const oauthJobs = withDeps(['db', 'logger', 'oauthConfig'], (deps): JobDe
       queue: { retryLimit: 2, retryDelay: 60 },
       handler: async () => {
         const { db, logger, oauthConfig } = deps;
-        const removed = await db.transaction(async (trx) => {
-          const wiped = await trx('oauth_refresh_tokens')
-            .whereNotNull('sealed_successor')
-            .where('consumed_at', '<', trx.raw(`now() - make_interval(secs => ?)`, [oauthConfig.refreshLeewaySeconds]))
-            .update({ sealed_successor: null });
-          const requests = await trx('oauth_authorization_requests').where('expires_at', '<', trx.raw(`now() - interval '1 day'`)).delete();
-          const challenges = await trx('oauth_email_challenges').where('expires_at', '<', trx.raw(`now() - interval '1 day'`)).delete();
-          const codes = await trx('oauth_codes').where('expires_at', '<', trx.raw(`now() - interval '1 day'`)).whereNull('grant_id').delete();
-          const sessions = await trx('oauth_sessions').where('expires_at', '<', trx.fn.now()).delete();
-          const documentFailures = await trx('oauth_client_document_failures').where('retry_at', '<', trx.fn.now()).delete();
+        // Set-based statements over every expired row (data access rule 2); expiry on the database's clock.
+        const removed = await sqlTransaction(db, async (tx) => {
+          const count = async (statement: Sql) => (await tx.query<Count>(statement))[0]?.n ?? 0;
+          const wiped = await count(sql`with changed as (
+            update oauth_refresh_tokens set sealed_successor = null
+             where sealed_successor is not null and consumed_at < now() - make_interval(secs => ${oauthConfig.refreshLeewaySeconds})
+            returning 1) select count(*)::int as n from changed`);
+          const requests = await count(sql`with gone as (delete from oauth_authorization_requests where expires_at < now() - interval '1 day' returning 1) select count(*)::int as n from gone`);
+          const challenges = await count(sql`with gone as (delete from oauth_email_challenges where expires_at < now() - interval '1 day' returning 1) select count(*)::int as n from gone`);
+          const codes = await count(sql`with gone as (delete from oauth_codes where expires_at < now() - interval '1 day' and grant_id is null returning 1) select count(*)::int as n from gone`);
+          const sessions = await count(sql`with gone as (delete from oauth_sessions where expires_at < now() returning 1) select count(*)::int as n from gone`);
+          const documentFailures = await count(sql`with gone as (delete from oauth_client_document_failures where retry_at < now() returning 1) select count(*)::int as n from gone`);
           return { wiped, requests, challenges, codes, sessions, documentFailures };
         });
         logger.debug(removed, 'oauth sweep');

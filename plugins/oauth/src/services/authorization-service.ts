@@ -1,9 +1,10 @@
-import { type AuditLog, hashToken, isUlid, newId } from '@gw/kernel';
+import { type AuditLog, hashToken, isUlid, newId, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { OAuthConfig } from '../config.js';
 import type { AuthorizationRequestRow } from '../models/authorization-request-row.js';
-import type { ConsentRow } from '../models/consent-row.js';
+import { Consent } from '../models/consent-row.js';
 import { newCode } from '../tokens.js';
+import { changedRows } from './changed-rows.js';
 import { isLoopbackRedirect } from './redirect-uri.js';
 
 /** The validated parameters of an authorization request. */
@@ -45,35 +46,30 @@ export class AuthorizationService {
   constructor(private readonly deps: { db: Knex; audit: AuditLog; oauthConfig: OAuthConfig }) {}
 
   async create(sessionId: string, params: AuthorizationParams): Promise<AuthorizationRequestRow> {
-    const [row] = await this.deps.db<AuthorizationRequestRow>('oauth_authorization_requests')
-      .insert({
-        id: newId(),
-        session_id: sessionId,
-        client_id: params.clientId,
-        redirect_uri: params.redirectUri,
-        scopes: [...params.scopes],
-        state: params.state ?? null,
-        code_challenge: params.codeChallenge,
-        resource: params.resource,
-        expires_at: this.deps.db.raw(`now() + make_interval(secs => ?)`, [this.deps.oauthConfig.requestTtlSeconds]) as never,
-      })
-      .returning('*');
+    // Expiry on the database's clock, like every expiry of the plugin.
+    const [row] = await sqlQuery<AuthorizationRequestRow>(
+      this.deps.db,
+      sql`insert into oauth_authorization_requests (id, session_id, client_id, redirect_uri, scopes, state, code_challenge, resource, expires_at)
+          values (${newId()}, ${sessionId}, ${params.clientId}, ${params.redirectUri}, ${[...params.scopes]}::text[], ${params.state ?? null}, ${params.codeChallenge}, ${params.resource},
+                  now() + make_interval(secs => ${this.deps.oauthConfig.requestTtlSeconds}))
+          returning *`,
+    );
     return row!;
   }
 
   /** The open request of this session, or undefined (unknown, another browser's, expired or done). */
   async open(requestId: unknown, sessionId: string): Promise<AuthorizationRequestRow | undefined> {
     if (typeof requestId !== 'string' || !isUlid(requestId)) return undefined;
-    return this.deps.db<AuthorizationRequestRow>('oauth_authorization_requests')
-      .where({ id: requestId, session_id: sessionId })
-      .whereNull('completed_at')
-      .where('expires_at', '>', this.deps.db.fn.now())
-      .first();
+    const [row] = await sqlQuery<AuthorizationRequestRow>(
+      this.deps.db,
+      sql`select * from oauth_authorization_requests where id = ${requestId} and session_id = ${sessionId} and completed_at is null and expires_at > now()`,
+    );
+    return row;
   }
 
   /** Whether the user has an unrevoked consent for this client covering every scope asked for. */
   async consentCovers(userId: string, clientId: string, scopes: readonly string[]): Promise<boolean> {
-    const consent = await this.deps.db<ConsentRow>('oauth_consents').where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').first();
+    const consent = await Consent.query(this.deps.db).where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').first();
     return !!consent && scopes.every((s) => consent.scopes.includes(s));
   }
 
@@ -83,39 +79,34 @@ export class AuthorizationService {
    */
   async approve(request: AuthorizationRequestRow, userId: string, auto: boolean): Promise<string | undefined> {
     return this.deps.db.transaction(async (trx) => {
-      const done = await trx('oauth_authorization_requests').where({ id: request.id }).whereNull('completed_at').update({ completed_at: trx.fn.now() });
+      const done = await changedRows(trx, sql`update oauth_authorization_requests set completed_at = now() where id = ${request.id} and completed_at is null returning 1`);
       if (done === 0) return undefined;
       if (!auto) {
-        await trx.raw(
-          `insert into oauth_consents (user_id, client_id, scopes) values (?, ?, ?::text[])
+        await sqlQuery(
+          trx,
+          sql`insert into oauth_consents (user_id, client_id, scopes) values (${userId}, ${request.client_id}, ${request.scopes}::text[])
            on conflict (user_id, client_id) do update set
              scopes = case when oauth_consents.revoked_at is null
                            then array(select distinct unnest(oauth_consents.scopes || excluded.scopes) order by 1)
                            else excluded.scopes end,
              revoked_at = null, updated_at = now()`,
-          [userId, request.client_id, request.scopes],
         );
         await this.deps.audit.record({ actor: `user:${userId}`, channel: 'dashboard', action: 'oauth.consent.grant', target: `oauth_client:${request.client_id}`, details: { scopes: request.scopes } }, trx);
       }
       const code = newCode();
-      await trx('oauth_codes').insert({
-        id: newId(),
-        code_hash: hashToken(code),
-        client_id: request.client_id,
-        user_id: userId,
-        redirect_uri: request.redirect_uri,
-        scopes: request.scopes,
-        resource: request.resource,
-        code_challenge: request.code_challenge,
-        expires_at: trx.raw(`now() + make_interval(secs => ?)`, [this.deps.oauthConfig.codeTtlSeconds]),
-      });
+      await sqlQuery(
+        trx,
+        sql`insert into oauth_codes (id, code_hash, client_id, user_id, redirect_uri, scopes, resource, code_challenge, expires_at)
+            values (${newId()}, ${hashToken(code)}, ${request.client_id}, ${userId}, ${request.redirect_uri}, ${request.scopes}::text[], ${request.resource}, ${request.code_challenge},
+                    now() + make_interval(secs => ${this.deps.oauthConfig.codeTtlSeconds}))`,
+      );
       return code;
     });
   }
 
   /** Denies: completes the request without a code. False when it was completed concurrently. */
   async deny(request: AuthorizationRequestRow): Promise<boolean> {
-    const done = await this.deps.db('oauth_authorization_requests').where({ id: request.id }).whereNull('completed_at').update({ completed_at: this.deps.db.fn.now() });
+    const done = await changedRows(this.deps.db, sql`update oauth_authorization_requests set completed_at = now() where id = ${request.id} and completed_at is null returning 1`);
     return done > 0;
   }
 }

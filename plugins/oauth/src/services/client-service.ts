@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type AuditLog, hashToken, isUlid, newId, randomBase62, type RateLimiter } from '@gw/kernel';
+import { type AuditLog, hashToken, isUlid, newId, randomBase62, type RateLimiter, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OAuthConfig } from '../config.js';
-import type { ClientRow } from '../models/client-row.js';
+import { Client, type ClientRow } from '../models/client-row.js';
 import { fail, type OAuthFailure } from '../oauth-result.js';
 import { ClientDocumentError, type ClientDocumentFetcher, type FetchedDocument } from './client-document-fetcher.js';
 import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uri.js';
@@ -82,8 +82,7 @@ export class ClientService {
     const clientId = newId();
     const secret = parsed.token_endpoint_auth_method === 'client_secret_post' ? randomBase62(48) : undefined;
     const row = await this.deps.db.transaction(async (trx) => {
-      const [inserted] = await trx<ClientRow>('oauth_clients')
-        .insert({
+      const inserted = await Client.query(trx).insertAndFetch({
           client_id: clientId,
           kind: 'dynamic',
           client_name: parsed.client_name,
@@ -93,13 +92,12 @@ export class ClientService {
           token_endpoint_auth_method: parsed.token_endpoint_auth_method,
           secret_hash: secret ? hashToken(secret) : null,
           registered_ip: sourceIp,
-        })
-        .returning('*');
+        });
       await this.deps.audit.record(
         { actor: `oauth_client:${clientId}`, channel: 'rest', action: 'oauth.client.register', target: `oauth_client:${clientId}`, details: { client_name: parsed.client_name, redirect_uris: parsed.redirect_uris, token_endpoint_auth_method: parsed.token_endpoint_auth_method, source_ip: sourceIp }, requestId },
         trx,
       );
-      return inserted!;
+      return inserted;
     });
     return {
       client_id: row.client_id,
@@ -122,13 +120,13 @@ export class ClientService {
     if (!clientId) return fail('invalid_client', 'client_id is required.');
     if (isDocumentClientId(clientId)) return this.resolveDocument(clientId);
     if (!isUlid(clientId)) return fail('invalid_client', 'Unknown client_id.');
-    const row = await this.deps.db<ClientRow>('oauth_clients').where({ client_id: clientId, kind: 'dynamic' }).first();
+    const row = await Client.query(this.deps.db).findOne({ client_id: clientId, kind: 'dynamic' });
     return row ?? fail('invalid_client', 'Unknown client_id.');
   }
 
   /** A known client row without fetching anything (labels of pages; the row may be a stale document). */
   async find(clientId: string): Promise<ClientRow | undefined> {
-    return this.deps.db<ClientRow>('oauth_clients').where({ client_id: clientId }).first();
+    return Client.query(this.deps.db).findById(clientId);
   }
 
   /** Checks the client authentication of a token or revocation request (`none` or `client_secret_post`). */
@@ -145,9 +143,10 @@ export class ClientService {
   private async resolveDocument(clientId: string): Promise<ClientRow | OAuthFailure> {
     const problem = documentUrlProblem(clientId);
     if (problem) return fail('invalid_client', `The client_id URL ${problem}.`);
-    const cached = (await this.deps.db<ClientRow>('oauth_clients')
-      .where({ client_id: clientId })
-      .first('*', this.deps.db.raw('coalesce(document_expires_at > now(), false) as fresh'))) as (ClientRow & { fresh: boolean }) | undefined;
+    const [cached] = await sqlQuery<ClientRow & { fresh: boolean }>(
+      this.deps.db,
+      sql`select *, coalesce(document_expires_at > now(), false) as fresh from oauth_clients where client_id = ${clientId}`,
+    );
     if (cached && cached.kind !== 'document') return fail('invalid_client', 'Unknown client_id.');
     if (cached?.fresh) return cached;
     // Why a document was refused (its status, DNS, connection errors, timeouts, its content) goes to
@@ -158,9 +157,9 @@ export class ClientService {
     const logRefusal = (reason: string, error?: unknown) =>
       this.deps.logger.warn({ clientId, reason, ...(error && !(error instanceof ClientDocumentError) ? { err: error } : {}) }, 'client metadata document refused');
     // A recent failure is answered from the negative cache: no fetch until its retry_at (issue 24).
-    const failed = await this.deps.db('oauth_client_document_failures').where({ client_id: clientId }).where('retry_at', '>', this.deps.db.fn.now()).first('reason');
+    const [failed] = await sqlQuery<{ reason: string }>(this.deps.db, sql`select reason from oauth_client_document_failures where client_id = ${clientId} and retry_at > now()`);
     if (failed) {
-      logRefusal(`recently refused (${failed.reason as string}); not fetched again before the failure expires`);
+      logRefusal(`recently refused (${failed.reason}); not fetched again before the failure expires`);
       return fail('invalid_client', DOCUMENT_REFUSED);
     }
     // Fetches per source host are bounded in PostgreSQL (every instance counts into one window), so
@@ -174,11 +173,12 @@ export class ClientService {
     }
     const refused = async (reason: string, error?: unknown): Promise<OAuthFailure> => {
       logRefusal(reason, error);
-      await this.deps.db.raw(
-        `insert into oauth_client_document_failures (client_id, host, reason, retry_at) values (?, ?, ?, now() + make_interval(secs => ?))
-         on conflict (client_id) do update set reason = excluded.reason, host = excluded.host, failures = oauth_client_document_failures.failures + 1,
-           failed_at = now(), retry_at = excluded.retry_at`,
-        [clientId, host, reason.slice(0, 500), clientDocuments.failureTtlSeconds],
+      await sqlQuery(
+        this.deps.db,
+        sql`insert into oauth_client_document_failures (client_id, host, reason, retry_at)
+            values (${clientId}, ${host}, ${reason.slice(0, 500)}, now() + make_interval(secs => ${clientDocuments.failureTtlSeconds}))
+            on conflict (client_id) do update set reason = excluded.reason, host = excluded.host, failures = oauth_client_document_failures.failures + 1,
+              failed_at = now(), retry_at = excluded.retry_at`,
       );
       return fail('invalid_client', DOCUMENT_REFUSED);
     };
@@ -196,24 +196,19 @@ export class ClientService {
     // Cache-Control max-age (no-store and no-cache count as 0) within [minTtlSeconds, maxTtlSeconds];
     // without one, ttlSeconds.
     const ttl = documentTtl(fetched.maxAgeSeconds, clientDocuments);
-    const values = {
-      kind: 'document' as const,
-      client_name: parsed.client_name,
-      redirect_uris: parsed.redirect_uris,
-      grant_types: parsed.grant_types,
-      response_types: parsed.response_types,
-      token_endpoint_auth_method: parsed.token_endpoint_auth_method,
-      secret_hash: null,
-      document_fetched_at: this.deps.db.fn.now(),
-      document_expires_at: this.deps.db.raw(`now() + make_interval(secs => ?)`, [ttl]),
-    };
-    await this.deps.db('oauth_client_document_failures').where({ client_id: clientId }).delete();
-    const [row] = await this.deps.db('oauth_clients')
-      .insert({ client_id: clientId, ...values })
-      .onConflict('client_id')
-      .merge(values)
-      .returning('*');
-    return row as ClientRow;
+    await sqlQuery(this.deps.db, sql`delete from oauth_client_document_failures where client_id = ${clientId}`);
+    // An upsert with the expiry on the database's clock: one statement (data access rule 2).
+    const [row] = await sqlQuery<ClientRow>(
+      this.deps.db,
+      sql`insert into oauth_clients (client_id, kind, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, secret_hash, document_fetched_at, document_expires_at)
+          values (${clientId}, 'document', ${parsed.client_name}, ${parsed.redirect_uris}::text[], ${parsed.grant_types}::text[], ${parsed.response_types}::text[],
+                  ${parsed.token_endpoint_auth_method}, null, now(), now() + make_interval(secs => ${ttl}))
+          on conflict (client_id) do update set kind = excluded.kind, client_name = excluded.client_name, redirect_uris = excluded.redirect_uris,
+            grant_types = excluded.grant_types, response_types = excluded.response_types, token_endpoint_auth_method = excluded.token_endpoint_auth_method,
+            secret_hash = excluded.secret_hash, document_fetched_at = excluded.document_fetched_at, document_expires_at = excluded.document_expires_at
+          returning *`,
+    );
+    return row!;
   }
 }
 

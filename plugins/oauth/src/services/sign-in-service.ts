@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { hashToken, isUlid, newId, type RateLimiter } from '@gw/kernel';
+import { hashToken, isUlid, newId, type RateLimiter, type Sql, sql, sqlQuery } from '@gw/kernel';
 import { normaliseEmail, type UserService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -45,7 +45,7 @@ export class SignInService {
   /** The live session named by the cookie value, if any. */
   async find(token: string | undefined): Promise<BrowserSession | undefined> {
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
-    const row = await this.deps.db<SessionRow>('oauth_sessions').where({ token_hash: hashToken(token) }).where('expires_at', '>', this.deps.db.fn.now()).first();
+    const [row] = await sqlQuery<SessionRow>(this.deps.db, sql`select * from oauth_sessions where token_hash = ${hashToken(token)} and expires_at > now()`);
     return row ? { row, token } : undefined;
   }
 
@@ -54,19 +54,20 @@ export class SignInService {
     const existing = await this.find(token);
     if (existing) return existing;
     const fresh = randomBytes(32).toString('base64url');
-    const [row] = await this.deps.db<SessionRow>('oauth_sessions')
-      .insert({ id: newId(), token_hash: hashToken(fresh), user_id: null, expires_at: this.expiry() as never })
-      .returning('*');
+    const [row] = await sqlQuery<SessionRow>(
+      this.deps.db,
+      sql`insert into oauth_sessions (id, token_hash, user_id, expires_at) values (${newId()}, ${hashToken(fresh)}, null, ${this.expiry()}) returning *`,
+    );
     return { row: row!, token: fresh, setCookie: this.cookie(fresh, secure) };
   }
 
   /** Marks the session signed in and rotates its cookie value (no session fixation). */
   async signIn(session: BrowserSession, userId: string, secure: boolean): Promise<BrowserSession> {
     const fresh = randomBytes(32).toString('base64url');
-    const [row] = await this.deps.db<SessionRow>('oauth_sessions')
-      .where({ id: session.row.id })
-      .update({ token_hash: hashToken(fresh), user_id: userId, signed_in_at: this.deps.db.fn.now() as never, expires_at: this.expiry() as never })
-      .returning('*');
+    const [row] = await sqlQuery<SessionRow>(
+      this.deps.db,
+      sql`update oauth_sessions set token_hash = ${hashToken(fresh)}, user_id = ${userId}, signed_in_at = now(), expires_at = ${this.expiry()} where id = ${session.row.id} returning *`,
+    );
     return { row: row!, token: fresh, setCookie: this.cookie(fresh, secure) };
   }
 
@@ -125,13 +126,11 @@ export class SignInService {
     const user = await this.deps.tenancyUsers.findForSignIn(email);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const id = newId();
-    await this.deps.db<EmailChallengeRow>('oauth_email_challenges').insert({
-      id,
-      ...owner,
-      user_id: user?.id ?? null,
-      code_hash: hashToken(`${id}:${code}`),
-      expires_at: this.deps.db.raw(`now() + make_interval(secs => ?)`, [this.deps.oauthConfig.emailCode.ttlSeconds]) as never,
-    });
+    await sqlQuery(
+      this.deps.db,
+      sql`insert into oauth_email_challenges (id, session_id, binding, user_id, code_hash, expires_at)
+          values (${id}, ${owner.session_id}, ${owner.binding}, ${user?.id ?? null}, ${hashToken(`${id}:${code}`)}, now() + make_interval(secs => ${this.deps.oauthConfig.emailCode.ttlSeconds}))`,
+    );
     if (user) {
       // Not awaited: an invited address must not answer slower than an unknown one.
       this.deps.oauthMailer.send(user.email, code, purpose).catch((error: unknown) => this.deps.logger.error({ err: error, challengeId: id }, 'sign-in code mail failed'));
@@ -156,10 +155,11 @@ export class SignInService {
     if (typeof challengeId !== 'string' || !isUlid(challengeId)) return { problem: 'invalid' };
     const code = typeof rawCode === 'string' ? rawCode.replace(/\s+/g, '') : '';
     return this.deps.db.transaction(async (trx) => {
-      const row = (await trx<EmailChallengeRow>('oauth_email_challenges')
-        .where({ id: challengeId, ...owner })
-        .forUpdate()
-        .first('*', trx.raw('expires_at <= now() as expired'))) as (EmailChallengeRow & { expired: boolean }) | undefined;
+      const ownedBy = 'session_id' in owner ? sql`session_id = ${owner.session_id}` : sql`binding = ${owner.binding}`;
+      const [row] = await sqlQuery<EmailChallengeRow & { expired: boolean }>(
+        trx,
+        sql`select *, expires_at <= now() as expired from oauth_email_challenges where id = ${challengeId} and ${ownedBy} for update`,
+      );
       if (!row || row.consumed_at) return { problem: 'invalid' as const };
       if (row.expired) return { problem: 'expired' as const };
       if (row.attempts >= this.deps.oauthConfig.emailCode.maxAttempts) return { problem: 'exhausted' as const };
@@ -167,17 +167,18 @@ export class SignInService {
       const given = Buffer.from(hashToken(`${row.id}:${code}`), 'hex');
       const matches = /^\d{6}$/.test(code) && timingSafeEqual(expected, given);
       if (!matches || row.user_id === null) {
-        await trx('oauth_email_challenges').where({ id: row.id }).increment('attempts', 1);
+        await sqlQuery(trx, sql`update oauth_email_challenges set attempts = attempts + 1 where id = ${row.id}`);
         return { problem: row.attempts + 1 >= this.deps.oauthConfig.emailCode.maxAttempts ? ('exhausted' as const) : ('invalid' as const) };
       }
-      await trx('oauth_email_challenges').where({ id: row.id }).update({ consumed_at: trx.fn.now() });
+      await sqlQuery(trx, sql`update oauth_email_challenges set consumed_at = now() where id = ${row.id}`);
       await this.deps.tenancyUsers.markSignedIn(row.user_id, trx);
       return { userId: row.user_id };
     });
   }
 
-  private expiry() {
-    return this.deps.db.raw(`now() + make_interval(secs => ?)`, [this.deps.oauthConfig.sessionTtlSeconds]);
+  /** A session's expiry, on the database's clock. */
+  private expiry(): Sql {
+    return sql`now() + make_interval(secs => ${this.deps.oauthConfig.sessionTtlSeconds})`;
   }
 
   private cookie(value: string, secure: boolean): string {

@@ -1,13 +1,15 @@
-import { type AuditLog, hashToken, newId, type SecretBox } from '@gw/kernel';
+import { type AuditLog, hashToken, newId, type SecretBox, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { OAuthConfig } from '../config.js';
-import type { AccessTokenRow } from '../models/access-token-row.js';
+import { AccessToken, type AccessTokenRow } from '../models/access-token-row.js';
 import type { ClientRow } from '../models/client-row.js';
-import type { CodeRow } from '../models/code-row.js';
-import type { GrantRow } from '../models/grant-row.js';
-import type { RefreshTokenRow } from '../models/refresh-token-row.js';
+import { Code, type CodeRow } from '../models/code-row.js';
+import { Consent } from '../models/consent-row.js';
+import { Grant } from '../models/grant-row.js';
+import { RefreshToken, type RefreshTokenRow } from '../models/refresh-token-row.js';
 import { fail, type OAuthFailure } from '../oauth-result.js';
 import { isOAuthScope } from '../scopes.js';
+import { changedRows } from './changed-rows.js';
 import {
   ACCESS_PATTERN,
   ACCESS_TOKEN_SECONDS,
@@ -92,7 +94,7 @@ export class TokenService {
     if (!CODE_PATTERN.test(input.code)) return fail('invalid_grant', 'The authorization code is invalid.');
     return this.deps.db.transaction(async (trx) => {
       // Expiry is decided by the database's clock (`expired`), like every other expiry of the plugin.
-      const code = await trx<CodeRow>('oauth_codes').where({ code_hash: hashToken(input.code) }).forUpdate().first('*', trx.raw('expires_at <= now() as expired')) as (CodeRow & { expired: boolean }) | undefined;
+      const [code] = await sqlQuery<CodeRow & { expired: boolean }>(trx, sql`select *, expires_at <= now() as expired from oauth_codes where code_hash = ${hashToken(input.code)} for update`);
       if (!code || code.client_id !== input.client.client_id) return fail('invalid_grant', 'The authorization code is invalid.');
       if (code.consumed_at) {
         // RFC 6749 section 4.1.2: a code used twice revokes what was issued from it.
@@ -105,17 +107,17 @@ export class TokenService {
         }
         return fail('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
       }
-      await trx('oauth_codes').where({ id: code.id }).update({ consumed_at: trx.fn.now() });
+      await sqlQuery(trx, sql`update oauth_codes set consumed_at = now() where id = ${code.id}`);
       if (code.expired) return fail('invalid_grant', 'The authorization code has expired.');
       if (code.redirect_uri !== input.redirectUri) return fail('invalid_grant', 'redirect_uri differs from the authorization request.');
       if (code.resource !== input.resource) return fail('invalid_target', 'resource differs from the authorization request.');
       if (!pkceMatches(input.codeVerifier, code.code_challenge)) return fail('invalid_grant', 'code_verifier does not match the code_challenge.');
       // A consent revoked (connected-apps revoke) after this code was issued takes the code with it.
-      const consent = await trx('oauth_consents').where({ user_id: code.user_id, client_id: code.client_id }).whereNull('revoked_at').forShare().first();
+      const consent = await Consent.query(trx).where({ user_id: code.user_id, client_id: code.client_id }).whereNull('revoked_at').forShare().first();
       if (!consent) return fail('invalid_grant', 'The authorization was revoked.');
       const grantId = newId();
-      await trx<GrantRow>('oauth_grants').insert({ id: grantId, user_id: code.user_id, client_id: code.client_id, scopes: code.scopes, resource: code.resource, code_id: code.id });
-      await trx('oauth_codes').where({ id: code.id }).update({ grant_id: grantId });
+      await Grant.query(trx).insert({ id: grantId, user_id: code.user_id, client_id: code.client_id, scopes: code.scopes, resource: code.resource, code_id: code.id });
+      await Code.query(trx).findById(code.id).patch({ grant_id: grantId });
       const issued = await this.issuePair(trx, { grantId, clientId: code.client_id, userId: code.user_id, scopes: code.scopes, resource: code.resource, parentId: null });
       // The lineage's refresh row is stored either way (revocation follows it), but a client not
       // registered for refresh_token could never use the token: it is not handed out.
@@ -136,11 +138,11 @@ export class TokenService {
   async refresh(input: { client: ClientRow; refreshToken: string; resource: string; scope: string | undefined; requestId: string }): Promise<TokenResponse | OAuthFailure> {
     if (!REFRESH_PATTERN.test(input.refreshToken)) return fail('invalid_grant', 'The refresh token is invalid.');
     const hash = hashToken(input.refreshToken);
-    const peek = await this.deps.db<RefreshTokenRow>('oauth_refresh_tokens').where({ token_hash: hash }).first();
+    const peek = await RefreshToken.query(this.deps.db).findOne({ token_hash: hash });
     if (!peek || peek.client_id !== input.client.client_id) return fail('invalid_grant', 'The refresh token is invalid.');
     return this.deps.db.transaction(async (trx) => {
-      const grant = await trx<GrantRow>('oauth_grants').where({ id: peek.grant_id }).forUpdate().first();
-      const token = await trx<RefreshTokenRow>('oauth_refresh_tokens').where({ id: peek.id }).forUpdate().first('*', trx.raw('expires_at <= now() as expired')) as (RefreshTokenRow & { expired: boolean }) | undefined;
+      const grant = await Grant.query(trx).findById(peek.grant_id).forUpdate();
+      const [token] = await sqlQuery<RefreshTokenRow & { expired: boolean }>(trx, sql`select *, expires_at <= now() as expired from oauth_refresh_tokens where id = ${peek.id} for update`);
       if (!grant || !token) return fail('invalid_grant', 'The refresh token is invalid.');
       if (grant.revoked_at || token.revoked_at) return fail('invalid_grant', 'The refresh token has been revoked.');
       if (token.consumed_at) {
@@ -171,9 +173,9 @@ export class TokenService {
       }
       const issued = await this.issuePair(trx, { grantId: grant.id, clientId: grant.client_id, userId: grant.user_id, scopes, resource: grant.resource, parentId: token.id });
       const sealed = this.deps.secretBox.seal(JSON.stringify({ access_token: issued.response.access_token, refresh_token: issued.response.refresh_token, access_id: issued.accessId } satisfies SealedPair), sealAad(token.id));
-      await trx('oauth_refresh_tokens').where({ id: token.id }).update({ consumed_at: trx.fn.now(), successor_id: issued.refreshId, sealed_successor: sealed });
+      await sqlQuery(trx, sql`update oauth_refresh_tokens set consumed_at = now(), successor_id = ${issued.refreshId}, sealed_successor = ${sealed} where id = ${token.id}`);
       // The parent's sealed copy named this token, which is now consumed: it can never be returned again.
-      if (token.parent_id) await trx('oauth_refresh_tokens').where({ id: token.parent_id }).update({ sealed_successor: null });
+      if (token.parent_id) await RefreshToken.query(trx).findById(token.parent_id).patch({ sealed_successor: null });
       return issued.response;
     });
   }
@@ -182,10 +184,10 @@ export class TokenService {
   async revoke(input: { client: ClientRow; token: string; requestId: string }): Promise<void> {
     const hash = hashToken(input.token);
     if (ACCESS_PATTERN.test(input.token)) {
-      const row = await this.deps.db<AccessTokenRow>('oauth_access_tokens').where({ token_hash: hash }).first();
+      const row = await AccessToken.query(this.deps.db).findOne({ token_hash: hash });
       if (!row || row.client_id !== input.client.client_id) return;
       await this.deps.db.transaction(async (trx) => {
-        const changed = await trx('oauth_access_tokens').where({ id: row.id }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+        const changed = await changedRows(trx, sql`update oauth_access_tokens set revoked_at = now() where id = ${row.id} and revoked_at is null returning 1`);
         if (changed > 0) {
           await this.deps.audit.record({ actor: `oauth_client:${row.client_id}`, channel: 'rest', action: 'oauth.token.revoke', target: `oauth_access_token:${row.id}`, details: { grant_id: row.grant_id }, requestId: input.requestId }, trx);
         }
@@ -193,10 +195,10 @@ export class TokenService {
       return;
     }
     if (REFRESH_PATTERN.test(input.token)) {
-      const row = await this.deps.db<RefreshTokenRow>('oauth_refresh_tokens').where({ token_hash: hash }).first();
+      const row = await RefreshToken.query(this.deps.db).findOne({ token_hash: hash });
       if (!row || row.client_id !== input.client.client_id) return;
       await this.deps.db.transaction(async (trx) => {
-        const grant = await trx<GrantRow>('oauth_grants').where({ id: row.grant_id }).forUpdate().first();
+        const grant = await Grant.query(trx).findById(row.grant_id).forUpdate();
         if (!grant || grant.revoked_at) return;
         await this.revokeGrant(trx, grant.id, 'revoked_by_client');
         await this.deps.audit.record({ actor: `oauth_client:${row.client_id}`, channel: 'rest', action: 'oauth.token.revoke', target: `oauth_grant:${grant.id}`, details: { refresh_token_id: row.id }, requestId: input.requestId }, trx);
@@ -210,10 +212,13 @@ export class TokenService {
    */
   async verifyAccessToken(token: string): Promise<VerifiedAccessToken | RefusedAccessToken> {
     if (!ACCESS_PATTERN.test(token)) return { ok: false, reason: 'unknown' };
-    const row = await this.deps.db<AccessTokenRow>('oauth_access_tokens as t')
-      .join('oauth_grants as g', 'g.id', 't.grant_id')
-      .where('t.token_hash', hashToken(token))
-      .first('t.*', 'g.revoked_at as grant_revoked_at', this.deps.db.raw('t.expires_at <= now() as expired')) as (AccessTokenRow & { grant_revoked_at: Date | null; expired: boolean }) | undefined;
+    const [row] = await sqlQuery<AccessTokenRow & { grant_revoked_at: Date | null; expired: boolean }>(
+      this.deps.db,
+      sql`select t.*, g.revoked_at as grant_revoked_at, t.expires_at <= now() as expired
+            from oauth_access_tokens t join oauth_grants g on g.id = t.grant_id
+           where t.token_hash = ${hashToken(token)}
+           limit 1`,
+    );
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.grant_revoked_at) return { ok: false, reason: 'lineage_revoked' };
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
@@ -223,20 +228,20 @@ export class TokenService {
 
   /** The user's connected apps: clients with a consent record or a live lineage. */
   async listApps(userId: string): Promise<ConnectedApp[]> {
-    const rows = await this.deps.db.raw<{ rows: Record<string, unknown>[] }>(
-      `select c.client_id, c.client_name, cs.scopes as consent_scopes, cs.created_at as consented_at, cs.revoked_at as consent_revoked_at,
-              (select count(*)::int from oauth_grants g where g.user_id = ? and g.client_id = c.client_id and g.revoked_at is null) as active_grants,
-              (select max(t.created_at) from oauth_access_tokens t where t.user_id = ? and t.client_id = c.client_id) as last_token_at,
-              (select array(select distinct unnest(g.scopes) from oauth_grants g where g.user_id = ? and g.client_id = c.client_id and g.revoked_at is null)) as grant_scopes
+    const rows = await sqlQuery(
+      this.deps.db,
+      sql`select c.client_id, c.client_name, cs.scopes as consent_scopes, cs.created_at as consented_at, cs.revoked_at as consent_revoked_at,
+              (select count(*)::int from oauth_grants g where g.user_id = ${userId} and g.client_id = c.client_id and g.revoked_at is null) as active_grants,
+              (select max(t.created_at) from oauth_access_tokens t where t.user_id = ${userId} and t.client_id = c.client_id) as last_token_at,
+              (select array(select distinct unnest(g.scopes) from oauth_grants g where g.user_id = ${userId} and g.client_id = c.client_id and g.revoked_at is null)) as grant_scopes
          from oauth_clients c
-         left join oauth_consents cs on cs.client_id = c.client_id and cs.user_id = ?
+         left join oauth_consents cs on cs.client_id = c.client_id and cs.user_id = ${userId}
         where cs.user_id is not null
-           or exists (select 1 from oauth_grants g where g.user_id = ? and g.client_id = c.client_id)
+           or exists (select 1 from oauth_grants g where g.user_id = ${userId} and g.client_id = c.client_id)
         order by c.client_id`,
-      [userId, userId, userId, userId, userId],
     );
     const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
-    return rows.rows.map((r) => ({
+    return rows.map((r) => ({
       client_id: String(r['client_id']),
       client_name: (r['client_name'] as string | null) ?? null,
       scopes: ((r['consent_revoked_at'] ? r['grant_scopes'] : r['consent_scopes'] ?? r['grant_scopes']) as string[] | null) ?? [],
@@ -251,9 +256,9 @@ export class TokenService {
   async revokeApp(userId: string, clientId: string, actor: { actor: string; channel: 'cli' | 'dashboard' }): Promise<AppRevocation | undefined> {
     return this.deps.db.transaction(async (trx) => {
       // Codes first: burning them waits for an exchange in flight, whose grant the next statement then sees.
-      const codes = await trx('oauth_codes').where({ user_id: userId, client_id: clientId }).whereNull('consumed_at').update({ consumed_at: trx.fn.now() });
-      const grants = await trx<GrantRow>('oauth_grants').where({ user_id: userId, client_id: clientId }).orderBy('id').forUpdate();
-      const consent = await trx('oauth_consents').where({ user_id: userId, client_id: clientId }).forUpdate().first();
+      const codes = await changedRows(trx, sql`update oauth_codes set consumed_at = now() where user_id = ${userId} and client_id = ${clientId} and consumed_at is null returning 1`);
+      const grants = await Grant.query(trx).where({ user_id: userId, client_id: clientId }).orderBy('id').forUpdate();
+      const consent = await Consent.query(trx).where({ user_id: userId, client_id: clientId }).forUpdate().first();
       if (grants.length === 0 && !consent && codes === 0) return undefined;
       const result: AppRevocation = { user_id: userId, client_id: clientId, consent_revoked: false, grants_revoked: 0, access_tokens_revoked: 0, refresh_tokens_revoked: 0 };
       for (const grant of grants) {
@@ -262,7 +267,7 @@ export class TokenService {
         result.access_tokens_revoked += counts.access;
         result.refresh_tokens_revoked += counts.refresh;
       }
-      result.consent_revoked = (await trx('oauth_consents').where({ user_id: userId, client_id: clientId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() })) > 0;
+      result.consent_revoked = (await changedRows(trx, sql`update oauth_consents set revoked_at = now() where user_id = ${userId} and client_id = ${clientId} and revoked_at is null returning 1`)) > 0;
       await this.deps.audit.record({ ...actor, action: 'oauth.app.revoke', target: `oauth_client:${clientId}`, details: { ...result } }, trx);
       return result;
     });
@@ -270,10 +275,10 @@ export class TokenService {
 
   /** Revokes a lineage: the grant, every access token and every refresh token of it. */
   private async revokeGrant(trx: Knex.Transaction, grantId: string, reason: string): Promise<{ access: number; refresh: number }> {
-    await trx('oauth_grants').where({ id: grantId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now(), revoked_reason: reason });
-    const access = await trx('oauth_access_tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
-    const refresh = await trx('oauth_refresh_tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now(), sealed_successor: null });
-    await trx('oauth_refresh_tokens').where({ grant_id: grantId }).whereNotNull('sealed_successor').update({ sealed_successor: null });
+    await sqlQuery(trx, sql`update oauth_grants set revoked_at = now(), revoked_reason = ${reason} where id = ${grantId} and revoked_at is null`);
+    const access = await changedRows(trx, sql`update oauth_access_tokens set revoked_at = now() where grant_id = ${grantId} and revoked_at is null returning 1`);
+    const refresh = await changedRows(trx, sql`update oauth_refresh_tokens set revoked_at = now(), sealed_successor = null where grant_id = ${grantId} and revoked_at is null returning 1`);
+    await sqlQuery(trx, sql`update oauth_refresh_tokens set sealed_successor = null where grant_id = ${grantId} and sealed_successor is not null`);
     return { access, refresh };
   }
 
@@ -281,14 +286,15 @@ export class TokenService {
   private async successorWithinLeeway(trx: Knex.Transaction, token: RefreshTokenRow): Promise<TokenResponse | undefined> {
     const leewayMs = this.deps.oauthConfig.refreshLeewaySeconds * 1000;
     if (leewayMs === 0 || !token.consumed_at || !token.successor_id || !token.sealed_successor) return undefined;
-    const { rows } = await trx.raw<{ rows: { within: boolean }[] }>(`select ?::timestamptz + make_interval(secs => ?) > now() as within`, [token.consumed_at, this.deps.oauthConfig.refreshLeewaySeconds]);
-    if (!rows[0]?.within) return undefined;
-    const successor = await trx<RefreshTokenRow>('oauth_refresh_tokens').where({ id: token.successor_id }).first();
+    const [leeway] = await sqlQuery<{ within: boolean }>(trx, sql`select ${token.consumed_at}::timestamptz + make_interval(secs => ${this.deps.oauthConfig.refreshLeewaySeconds}) > now() as within`);
+    if (!leeway?.within) return undefined;
+    const successor = await RefreshToken.query(trx).findById(token.successor_id);
     if (!successor || successor.consumed_at || successor.revoked_at) return undefined;
     const pair = JSON.parse(this.deps.secretBox.open(token.sealed_successor, sealAad(token.id))) as SealedPair;
-    const access = (await trx<AccessTokenRow>('oauth_access_tokens')
-      .where({ id: pair.access_id })
-      .first('*', trx.raw('floor(extract(epoch from expires_at - now()))::int as remaining'))) as (AccessTokenRow & { remaining: number }) | undefined;
+    const [access] = await sqlQuery<AccessTokenRow & { remaining: number }>(
+      trx,
+      sql`select *, floor(extract(epoch from expires_at - now()))::int as remaining from oauth_access_tokens where id = ${pair.access_id}`,
+    );
     if (!access || access.revoked_at) return undefined;
     const remaining = Math.max(1, access.remaining);
     return { access_token: pair.access_token, token_type: 'Bearer', expires_in: Math.min(ACCESS_TOKEN_SECONDS, remaining), refresh_token: pair.refresh_token, scope: access.scopes.join(' ') };
@@ -302,25 +308,17 @@ export class TokenService {
     const refreshToken = newRefreshToken();
     const refreshId = newId();
     const accessId = newId();
-    await trx('oauth_refresh_tokens').insert({
-      id: refreshId,
-      grant_id: input.grantId,
-      parent_id: input.parentId,
-      token_hash: hashToken(refreshToken),
-      client_id: input.clientId,
-      expires_at: trx.raw(`now() + make_interval(secs => ?)`, [REFRESH_TOKEN_SECONDS]),
-    });
-    await trx('oauth_access_tokens').insert({
-      id: accessId,
-      grant_id: input.grantId,
-      refresh_token_id: refreshId,
-      token_hash: hashToken(accessToken),
-      client_id: input.clientId,
-      user_id: input.userId,
-      scopes: [...input.scopes],
-      resource: input.resource,
-      expires_at: trx.raw(`now() + make_interval(secs => ?)`, [ACCESS_TOKEN_SECONDS]),
-    });
+    // Expiry is set on the database's clock, like every expiry of the plugin.
+    await sqlQuery(
+      trx,
+      sql`insert into oauth_refresh_tokens (id, grant_id, parent_id, token_hash, client_id, expires_at)
+          values (${refreshId}, ${input.grantId}, ${input.parentId}, ${hashToken(refreshToken)}, ${input.clientId}, now() + make_interval(secs => ${REFRESH_TOKEN_SECONDS}))`,
+    );
+    await sqlQuery(
+      trx,
+      sql`insert into oauth_access_tokens (id, grant_id, refresh_token_id, token_hash, client_id, user_id, scopes, resource, expires_at)
+          values (${accessId}, ${input.grantId}, ${refreshId}, ${hashToken(accessToken)}, ${input.clientId}, ${input.userId}, ${[...input.scopes]}::text[], ${input.resource}, now() + make_interval(secs => ${ACCESS_TOKEN_SECONDS}))`,
+    );
     return {
       response: { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, scope: input.scopes.join(' ') },
       accessId,
