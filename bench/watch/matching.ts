@@ -28,7 +28,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
-import { CLI_ACTOR, fromBaseUnits } from '@gw/kernel';
+import { CLI_ACTOR, fromBaseUnits, sql, sqlIdentifier, sqlQuery } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
 import { Anvil } from '@gw/plugin-watchers/testing';
@@ -226,7 +226,7 @@ try {
           await trx('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).delete();
           await trx('watchers_blocks').insert(blocksBefore);
         });
-        for (const table of ['watchers_transfers', 'invoices_transactions', 'webhooks_events', 'kernel_audit_log', 'invoices_invoices', 'watchers_cursors', 'watchers_blocks']) await db.raw(`vacuum analyze ${table}`);
+        for (const table of ['watchers_transfers', 'invoices_transactions', 'webhooks_events', 'kernel_audit_log', 'invoices_invoices', 'watchers_cursors', 'watchers_blocks']) await sqlQuery(db, sql`vacuum analyze ${sqlIdentifier(table)}`);
       };
       const runs: { matchingMs: number; nodeCpuMs: number; postgresCpuMs: number }[] = [];
       let report: Awaited<ReturnType<typeof watchersScanner.pass>> | undefined;
