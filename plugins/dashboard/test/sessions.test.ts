@@ -132,6 +132,28 @@ test.serial('idle and absolute timeouts end a session (back to the sign-in page,
   t.truthy(await db()('kernel_audit_log').where({ action: 'dashboard.sign_out_everywhere', actor: `user:${u.id}`, channel: 'dashboard' }).first());
 });
 
+test.serial('a page refreshes a session last seen over 30 s ago on the database clock; the sweep deletes exactly the sessions past either timeout', async (t) => {
+  const { client, user: u } = await user('admin');
+  const sessions = () => db()('dashboard_sessions').where({ user_id: u.id });
+  await sessions().update({ last_seen_at: db().raw(`now() - interval '45 seconds'`) });
+  t.is((await client.get('/dashboard/account')).status, 200);
+  const touched = await db()('dashboard_sessions').where({ user_id: u.id }).first(db().raw(`last_seen_at > now() - interval '5 seconds' as fresh`));
+  t.true(touched.fresh);
+
+  const idle = new DashboardClient(gw.url);
+  await idle.signIn(sink, u.email);
+  const expired = new DashboardClient(gw.url);
+  await expired.signIn(sink, u.email);
+  const [liveRow, idleRow, expiredRow] = await sessions().orderBy('created_at').select('id');
+  await db()('dashboard_sessions').where({ id: expiredRow.id }).update({ expires_at: db().raw(`now() - interval '1 second'`) });
+  await db()('dashboard_sessions').where({ id: idleRow.id }).update({ last_seen_at: db().raw(`now() - interval '601 seconds'`) });
+  // Sessions of other tests are live; only these two are past a timeout.
+  t.is(await gw.kernel.cradle.dashboardSessions.sweep(), 2);
+  t.deepEqual((await sessions().select('id')).map((r) => r.id), [liveRow.id]);
+  t.is((await client.get('/dashboard/account')).status, 200);
+  t.is(await gw.kernel.cradle.dashboardSessions.sweep(), 0);
+});
+
 test.serial("another operator's project id in a URL is a 404 page, for reading and writing; script in a project name is escaped", async (t) => {
   const { client, user: admin, csrf } = await user('admin');
   const other = await gw.kernel.cradle.tenancyOperators.create(`other-${++seq}`, CLI_ACTOR);

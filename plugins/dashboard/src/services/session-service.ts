@@ -1,8 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { newId } from '@gw/kernel';
-import { hashToken } from '@gw/kernel';
+import { hashToken, newId, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
+import { fn } from 'objection';
 import type { DashboardConfig } from '../config.js';
+import { Session } from '../models/session.js';
 
 /** Name of the dashboard's session cookie (Path=/dashboard, HttpOnly, SameSite=Lax, Secure outside loopback). */
 export const DASHBOARD_COOKIE = 'gw_dashboard';
@@ -36,6 +37,8 @@ const TOUCH_EVERY_SECONDS = 30;
  * Dashboard browser sessions in PostgreSQL: any gateway instance serves them. The cookie holds 32
  * random bytes; the table keeps their SHA-256. A session is live while `expires_at` (absolute: set
  * at sign-in) is ahead and it was seen within the idle timeout, both on the database clock.
+ * By-key reads and writes go through the {@link Session} model; statements that compare with or
+ * compute from the database clock (`now()`) and the sweep are `sql` statements.
  */
 export class SessionService {
   constructor(private readonly deps: { db: Knex; dashboardConfig: DashboardConfig }) {}
@@ -47,17 +50,19 @@ export class SessionService {
   async find(token: string | undefined): Promise<DashboardSession | undefined> {
     if (!token || !TOKEN.test(token)) return undefined;
     const { db, dashboardConfig } = this.deps;
-    const row = (await db('dashboard_sessions')
-      .where({ token_hash: hashToken(token) })
-      .first('*', db.raw('(expires_at > now() and last_seen_at > now() - make_interval(secs => ?)) as live', [dashboardConfig.idleTimeoutSeconds]), db.raw(`last_seen_at < now() - make_interval(secs => ?) as stale`, [TOUCH_EVERY_SECONDS]))) as
-      | (DashboardSessionRow & { live: boolean; stale: boolean })
-      | undefined;
+    const [row] = await sqlQuery<DashboardSessionRow & { live: boolean; stale: boolean }>(
+      db,
+      sql`select *,
+            (expires_at > now() and last_seen_at > now() - make_interval(secs => ${dashboardConfig.idleTimeoutSeconds})) as live,
+            last_seen_at < now() - make_interval(secs => ${TOUCH_EVERY_SECONDS}) as stale
+          from dashboard_sessions where token_hash = ${hashToken(token)}`,
+    );
     if (!row) return undefined;
     if (!row.live) {
-      await db('dashboard_sessions').where({ id: row.id }).delete();
+      await Session.query(db).deleteById(row.id);
       return undefined;
     }
-    if (row.stale) await db('dashboard_sessions').where({ id: row.id }).update({ last_seen_at: db.fn.now() });
+    if (row.stale) await Session.query(db).findById(row.id).patch({ last_seen_at: fn.now() });
     const { live: _live, stale: _stale, ...session } = row;
     return { row: session, token };
   }
@@ -65,15 +70,18 @@ export class SessionService {
   /** A new session for a sign-in in progress (no user yet), living `signInTtlSeconds`. */
   async begin(secure: boolean): Promise<DashboardSession> {
     const token = randomBytes(32).toString('base64url');
-    const [row] = await this.deps.db<DashboardSessionRow>('dashboard_sessions')
-      .insert({ id: newId(), token_hash: hashToken(token), expires_at: this.after(this.deps.dashboardConfig.signInTtlSeconds) as never })
-      .returning('*');
+    const [row] = await sqlQuery<DashboardSessionRow>(
+      this.deps.db,
+      sql`insert into dashboard_sessions (id, token_hash, expires_at)
+          values (${newId()}, ${hashToken(token)}, now() + make_interval(secs => ${this.deps.dashboardConfig.signInTtlSeconds}))
+          returning *`,
+    );
     return { row: row!, token, setCookie: this.cookie(token, secure, this.deps.dashboardConfig.signInTtlSeconds) };
   }
 
   /** Remembers the open e-mail challenge of a sign-in in progress. */
   async setChallenge(session: DashboardSession, challengeId: string | null): Promise<void> {
-    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).whereNull('user_id').update({ challenge_id: challengeId });
+    await Session.query(this.deps.db).findById(session.row.id).whereNull('user_id').patch({ challenge_id: challengeId });
   }
 
   /**
@@ -83,39 +91,36 @@ export class SessionService {
   async signIn(session: DashboardSession, userId: string, secure: boolean): Promise<DashboardSession> {
     const token = randomBytes(32).toString('base64url');
     const ttl = this.deps.dashboardConfig.absoluteTimeoutSeconds;
-    const [row] = await this.deps.db<DashboardSessionRow>('dashboard_sessions')
-      .where({ id: session.row.id })
-      .update({
-        token_hash: hashToken(token),
-        user_id: userId,
-        challenge_id: null,
-        signed_in_at: this.deps.db.fn.now() as never,
-        last_seen_at: this.deps.db.fn.now() as never,
-        expires_at: this.after(ttl) as never,
-      })
-      .returning('*');
+    const [row] = await sqlQuery<DashboardSessionRow>(
+      this.deps.db,
+      sql`update dashboard_sessions
+          set token_hash = ${hashToken(token)}, user_id = ${userId}, challenge_id = null,
+              signed_in_at = now(), last_seen_at = now(), expires_at = now() + make_interval(secs => ${ttl})
+          where id = ${session.row.id}
+          returning *`,
+    );
     return { row: row!, token, setCookie: this.cookie(token, secure, ttl) };
   }
 
   /** Ends this session. */
   async signOut(session: DashboardSession): Promise<void> {
-    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).delete();
+    await Session.query(this.deps.db).deleteById(session.row.id);
   }
 
   /** Ends every session of the user (sign-out everywhere); returns how many ended. */
   async signOutEverywhere(userId: string): Promise<number> {
-    return this.deps.db('dashboard_sessions').where({ user_id: userId }).delete();
+    return Session.query(this.deps.db).where({ user_id: userId }).delete();
   }
 
   /** Leaves a one-time notice for the next page of the session (never a secret). */
   async setFlash(session: DashboardSession, text: string): Promise<void> {
-    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).update({ flash: text.slice(0, 500) });
+    await Session.query(this.deps.db).findById(session.row.id).patch({ flash: text.slice(0, 500) });
   }
 
   /** Takes the session's notice, if any (it is shown once). */
   async takeFlash(session: DashboardSession): Promise<string | undefined> {
     if (session.row.flash === null) return undefined;
-    await this.deps.db('dashboard_sessions').where({ id: session.row.id }).update({ flash: null });
+    await Session.query(this.deps.db).findById(session.row.id).patch({ flash: null });
     return session.row.flash;
   }
 
@@ -140,14 +145,16 @@ export class SessionService {
   /** Deletes sessions past their absolute or idle timeout (the sweep job). */
   async sweep(): Promise<number> {
     const { db, dashboardConfig } = this.deps;
-    return db('dashboard_sessions')
-      .where('expires_at', '<', db.fn.now())
-      .orWhere('last_seen_at', '<', db.raw('now() - make_interval(secs => ?)', [dashboardConfig.idleTimeoutSeconds]))
-      .delete();
-  }
-
-  private after(seconds: number) {
-    return this.deps.db.raw('now() + make_interval(secs => ?)', [seconds]);
+    const [result] = await sqlQuery<{ count: number }>(
+      db,
+      sql`with swept as (
+            delete from dashboard_sessions
+            where expires_at < now() or last_seen_at < now() - make_interval(secs => ${dashboardConfig.idleTimeoutSeconds})
+            returning 1
+          )
+          select count(*)::int as count from swept`,
+    );
+    return result!.count;
   }
 
   private cookie(value: string, secure: boolean, maxAge: number): string {
