@@ -1,4 +1,4 @@
-import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind } from '@gw/kernel';
+import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind, sql, sqlQuery } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
@@ -101,7 +101,7 @@ export class OrphanInbox {
       }
       const orphan = usable[0]!;
       if (orphan.attributed_at) throw watchersErrors.orphan_already_attributed({ details: { invoice_id: orphan.invoice_id } });
-      const cursor = await trx('watchers_cursors').where({ chain: orphan.chain, network: orphan.network }).first('head_height');
+      const [cursor] = await sqlQuery<{ head_height: string | null }>(trx, sql`select head_height from watchers_cursors where chain = ${orphan.chain} and network = ${orphan.network}`);
       const confirmations = cursor?.head_height == null || orphan.block_height === null ? 0 : Math.max(0, Number(cursor.head_height) - Number(orphan.block_height) + 1);
       const result = await this.deps.invoicesAttribution.createPaid(
         trx,
@@ -132,7 +132,10 @@ export class OrphanInbox {
       }
       const { invoice } = result;
       // Final: the synthetic invoice is paid already; confirmation counting must not pay it again.
-      await trx('watchers_transfers').where({ id: orphan.id }).update({ invoice_id: invoice.id, attributed_at: trx.fn.now(), final_at: trx.fn.now(), confirmations, updated_at: trx.fn.now() });
+      await sqlQuery(
+        trx,
+        sql`update watchers_transfers set invoice_id = ${invoice.id}, attributed_at = now(), final_at = now(), confirmations = ${confirmations}, updated_at = now() where id = ${orphan.id}`,
+      );
       return invoice;
     });
   }
