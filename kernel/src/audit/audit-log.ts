@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../ids.js';
-import { jsonRecords, sql, type Sql } from '../db/sql.js';
+import { jsonRecords, sql, sqlQuery, type Sql } from '../db/sql.js';
 
 /** The channel a write came through. */
 export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system';
@@ -64,40 +64,47 @@ export interface AuditRecord {
   readonly created_at_iso: string;
 }
 
-/** An entry as its row; `details` as given (the JSON statement) or as text (`jsonText`, the query builder). */
-const row = (entry: AuditEntry, jsonText = true) => ({
+/** An entry as its row for {@link jsonRecords}. */
+const row = (entry: AuditEntry) => ({
   id: newId(),
   actor: entry.actor,
   channel: entry.channel,
   action: entry.action,
   project_id: entry.projectId ?? null,
   target: entry.target ?? null,
-  details: entry.details ? (jsonText ? JSON.stringify(entry.details) : entry.details) : null,
+  details: entry.details ?? null,
   request_id: entry.requestId ?? null,
 });
 
 export function createAuditLog(db: Knex): AuditLog {
+  const insert = (entries: readonly AuditEntry[], onlyTargetsIn?: Sql): Sql =>
+    sql`insert into kernel_audit_log (id, actor, channel, action, project_id, target, details, request_id)
+        select a.id, a.actor, a.channel, a.action, a.project_id, a.target, a.details, a.request_id
+          from ${jsonRecords(entries.map((entry) => row(entry)))} as a(id text, actor text, channel text, action text, project_id text, target text, details jsonb, request_id text)
+        ${onlyTargetsIn ? sql`where a.target in (${onlyTargetsIn})` : sql``}`;
   return {
     async record(entry, trx) {
-      await (trx ?? db)('kernel_audit_log').insert(row(entry));
+      await sqlQuery(trx ?? db, insert([entry]));
     },
     async recordMany(entries, trx) {
-      if (entries.length > 0) await (trx ?? db)('kernel_audit_log').insert(entries.map((entry) => row(entry)));
+      if (entries.length > 0) await sqlQuery(trx ?? db, insert(entries));
     },
     recordManySql(entries, options) {
-      return sql`insert into kernel_audit_log (id, actor, channel, action, project_id, target, details, request_id)
-        select a.id, a.actor, a.channel, a.action, a.project_id, a.target, a.details, a.request_id
-          from ${jsonRecords(entries.map((entry) => row(entry, false)))} as a(id text, actor text, channel text, action text, project_id text, target text, details jsonb, request_id text)
-        ${options?.onlyTargetsIn ? sql`where a.target in (${options.onlyTargetsIn})` : sql``}`;
+      return insert(entries, options?.onlyTargetsIn);
     },
     async list(filter) {
       if (filter.projectIds.length === 0) return { items: [] };
-      const query = db('kernel_audit_log').whereIn('project_id', [...filter.projectIds]).orderBy('id', 'desc').limit(filter.limit + 1);
-      if (filter.cursor) query.where('id', '<', filter.cursor);
-      if (filter.actor) query.where('actor', filter.actor);
-      if (filter.channel) query.where('channel', filter.channel);
-      if (filter.target) query.where('target', filter.target);
-      const rows = (await query) as (Omit<AuditRecord, 'created_at_iso'> & { created_at: Date })[];
+      const rows = await sqlQuery<Omit<AuditRecord, 'created_at_iso'> & { created_at: Date }>(
+        db,
+        sql`select * from kernel_audit_log
+             where project_id = any(${[...filter.projectIds]}::text[])
+               ${filter.cursor ? sql`and id < ${filter.cursor}` : sql``}
+               ${filter.actor ? sql`and actor = ${filter.actor}` : sql``}
+               ${filter.channel ? sql`and channel = ${filter.channel}` : sql``}
+               ${filter.target ? sql`and target = ${filter.target}` : sql``}
+             order by id desc
+             limit ${filter.limit + 1}`,
+      );
       const page = rows.slice(0, filter.limit);
       const items = page.map(({ created_at, ...r }) => ({ ...r, created_at_iso: new Date(created_at).toISOString() }));
       return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };

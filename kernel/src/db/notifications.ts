@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { sql, sqlIdentifier } from './sql.js';
+import { sql, sqlIdentifier, sqlQuery } from './sql.js';
 
 /** What a subscriber is told: a notification's payload, or that some may have been missed. */
 export interface NotificationListener {
@@ -113,7 +113,7 @@ export function createNotifications(options: { url: string; logger: Logger }): N
     async notify(db, channel, payload) {
       check(channel);
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error(`notification payload on ${channel} exceeds ${MAX_PAYLOAD_BYTES} bytes`);
-      await db.raw('select pg_notify(?, ?)', [channel, payload]);
+      await sqlQuery(db, sql`select pg_notify(${channel}, ${payload})`);
     },
     async subscribe(channel, listener) {
       check(channel);

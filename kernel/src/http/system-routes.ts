@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import type { Cradle } from '../container.js';
+import { sql, sqlQuery } from '../db/sql.js';
 import { coreErrors } from '../errors/core-errors.js';
 import { mayReadMetrics } from './metrics-access.js';
 import type { RouteDefinition } from './route.js';
@@ -60,7 +61,7 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean; re
       responses: { 200: ReadinessBody, 503: ReadinessBody },
       handler: async ({ ctx }) => {
         const [database, jobs] = await Promise.all([
-          cradle.db.raw('select 1').then(() => true, () => false),
+          sqlQuery(cradle.db, sql`select 1`).then(() => true, () => false),
           cradle.jobs.ping(),
         ]);
         const accepting = state.isAccepting();

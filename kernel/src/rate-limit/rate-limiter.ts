@@ -104,7 +104,8 @@ export function createRateLimiter(db: Knex, now: () => number = () => Date.now()
       return result;
     },
     async sweep() {
-      return db('kernel_rate_limit_counters').where('expires_at', '<', db.fn.now()).delete();
+      const [gone] = await sqlQuery<{ n: number }>(db, sql`with gone as (delete from kernel_rate_limit_counters where expires_at < now() returning 1) select count(*)::int as n from gone`);
+      return gone!.n;
     },
   };
 }

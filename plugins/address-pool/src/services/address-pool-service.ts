@@ -6,6 +6,7 @@ import { addressPoolErrors } from '../errors.js';
 import { REPLENISH_JOB, type ReplenishJobData } from '../job-names.js';
 import { PoolAddress } from '../models/pool-address.js';
 import { deriveRows } from './derive-rows.js';
+import { insertPoolRows } from './insert-pool-rows.js';
 import { tryLockPool } from './pool-lock.js';
 
 /** Addresses one growth on the request path derives: the caller's and some for the burst behind it. */
@@ -398,15 +399,14 @@ export class AddressPoolService {
     // Under the lock: another growth may have committed rows since the first look.
     const free = await this.freeRows(trx, wallet.id, onlyActivated).limit(1).forUpdate().skipLocked().first();
     if (free) return free;
-    const stats = (await PoolAddress.query(trx)
-      .where({ wallet_id: wallet.id })
-      .select(trx.raw('count(*)::int as total'), trx.raw('coalesce(max(derivation_index), -1)::int as highest'))
-      .first()
-      .castTo<{ total: number; highest: number }>())!;
+    const [stats] = (await sqlQuery<{ total: number; highest: number }>(
+      trx,
+      sql`select count(*)::int as total, coalesce(max(derivation_index), -1)::int as highest from address_pool_addresses where wallet_id = ${wallet.id}`,
+    )) as [{ total: number; highest: number }];
     const count = Math.min(GROW_CHUNK, this.deps.addressPoolConfig.hardCap - stats.total, maxAddressIndexOf(adapter.definition) - stats.highest);
     if (count <= 0) return undefined;
     const rows = deriveRows(adapter, wallet, stats.highest + 1, count);
-    await trx(PoolAddress.tableName).insert(rows).onConflict().ignore();
+    await insertPoolRows(trx, rows);
     return PoolAddress.query(trx).where({ wallet_id: wallet.id, derivation_index: stats.highest + 1, state: 'available' }).forUpdate().first();
   }
 

@@ -1,3 +1,4 @@
+import { sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /**
@@ -6,13 +7,13 @@ import type { Knex } from 'knex';
  * under it. Allocation of existing rows does not take it: allocations lock rows with SKIP LOCKED.
  */
 export async function lockPool(trx: Knex.Transaction, walletId: string): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [poolLockKey(walletId)]);
+  await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${poolLockKey(walletId)}, 0))`);
 }
 
 /** `lockPool` without waiting: false when another transaction holds the pool's lock. */
 export async function tryLockPool(trx: Knex.Transaction, walletId: string): Promise<boolean> {
-  const result = await trx.raw<{ rows: { ok: boolean }[] }>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as ok', [poolLockKey(walletId)]);
-  return result.rows[0]!.ok;
+  const [result] = await sqlQuery<{ ok: boolean }>(trx, sql`select pg_try_advisory_xact_lock(hashtextextended(${poolLockKey(walletId)}, 0)) as ok`);
+  return result!.ok;
 }
 
 function poolLockKey(walletId: string): string {

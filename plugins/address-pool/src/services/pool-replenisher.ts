@@ -4,15 +4,15 @@ import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
 import { PoolAddress } from '../models/pool-address.js';
 import { deriveRows } from './derive-rows.js';
+import { insertPoolRows } from './insert-pool-rows.js';
 import { lockPool } from './pool-lock.js';
 
 /** How many times the last minute's allocations the free buffer holds when that exceeds targetFree. */
 const BURST_FACTOR = 10;
 
-/** What one replenish run did to one pool. */
-const INSERT_CHUNK_ROWS = 1000;
 const ANALYZE_AFTER_ROWS = 100;
 
+/** What one replenish run did to one pool. */
 export interface ReplenishReport {
   readonly projectId: string;
   readonly chain: ChainId;
@@ -76,26 +76,22 @@ export class PoolReplenisher {
         .where({ wallet_id: wallet.id, state: 'cooldown' })
         .where('cooldown_until', '<=', trx.fn.now())
         .patch({ state: 'available', cooldown_until: null });
-      const stats = (await PoolAddress.query(trx)
-        .where({ wallet_id: wallet.id })
-        .select(
-          trx.raw(`count(*) filter (where state = 'available')::int as free`),
-          trx.raw('count(*)::int as total'),
-          trx.raw('coalesce(max(derivation_index), -1)::int as highest'),
-          trx.raw(`count(*) filter (where allocated_at > now() - interval '1 minute')::int as recent`),
-        )
-        .first()
-        .castTo<{ free: number; total: number; highest: number; recent: number }>())!;
+      const [stats] = (await sqlQuery<{ free: number; total: number; highest: number; recent: number }>(
+        trx,
+        sql`select count(*) filter (where state = 'available')::int as free,
+                   count(*)::int as total,
+                   coalesce(max(derivation_index), -1)::int as highest,
+                   count(*) filter (where allocated_at > now() - interval '1 minute')::int as recent
+              from address_pool_addresses
+             where wallet_id = ${wallet.id}`,
+      )) as [{ free: number; total: number; highest: number; recent: number }];
       // The hard cap bounds how many rows a pool has; the chain bounds the index (TON: 32767).
       // The buffer follows demand: ten times the last minute's allocations when that is more than
       // targetFree, so the refill keeps ahead of a burst (growOnRequest covers the rest).
       const target = Math.max(config.targetFree, BURST_FACTOR * stats.recent);
       const wanted = Math.max(0, Math.min(target - stats.free, config.hardCap - stats.total, config.replenishBatchMax, highestIndex - stats.highest));
       const rows = deriveRows(adapter, wallet, stats.highest + 1, wanted);
-      // PostgreSQL takes at most 65,535 bind parameters per statement (nine per row here).
-      for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-        await trx(PoolAddress.tableName).insert(rows.slice(start, start + INSERT_CHUNK_ROWS)).onConflict().ignore();
-      }
+      await insertPoolRows(trx, rows);
       return {
         projectId: wallet.projectId,
         chain: wallet.chain,

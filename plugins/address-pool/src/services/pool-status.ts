@@ -2,7 +2,7 @@ import type { ChainId, ChainRegistry } from '@gw/kernel';
 import type { WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
-import { maxAddressIndexOf } from '@gw/kernel';
+import { maxAddressIndexOf, sql, sqlQuery } from '@gw/kernel';
 import { PoolAddress } from '../models/pool-address.js';
 
 /** Counts and gap of one pool (the current verified wallet of a project's chain). */
@@ -57,22 +57,22 @@ export class PoolStatusService {
     const wallets = await this.deps.walletsWallets.listVerified(filter);
     if (wallets.length === 0) return [];
     const db = this.deps.db;
-    const rows = (await PoolAddress.query(db)
-      .whereIn('wallet_id', wallets.map((w) => w.id))
-      .groupBy('wallet_id')
-      .select(
-        'wallet_id',
-        db.raw('count(*)::int as total'),
-        db.raw(`count(*) filter (where state = 'available' or (state = 'cooldown' and cooldown_until <= now()))::int as available`),
-        db.raw(`count(*) filter (where state = 'allocated')::int as allocated`),
-        db.raw(`count(*) filter (where state = 'cooldown' and cooldown_until > now())::int as cooldown`),
-        db.raw('count(*) filter (where active_allocations > 1)::int as overlay'),
-        db.raw('count(*) filter (where activated)::int as activated'),
-        db.raw('coalesce(max(derivation_index), -1)::int as highest_index'),
-        db.raw('coalesce(max(derivation_index) filter (where allocation_count > 0), -1)::int as highest_allocated_index'),
-        db.raw('coalesce(max(derivation_index) filter (where released_at is not null or paid_at is not null), -1)::int as highest_used_index'),
-      )
-      .castTo<Aggregate[]>()) as unknown as Aggregate[];
+    const rows = await sqlQuery<Aggregate>(
+      db,
+      sql`select wallet_id,
+                 count(*)::int as total,
+                 count(*) filter (where state = 'available' or (state = 'cooldown' and cooldown_until <= now()))::int as available,
+                 count(*) filter (where state = 'allocated')::int as allocated,
+                 count(*) filter (where state = 'cooldown' and cooldown_until > now())::int as cooldown,
+                 count(*) filter (where active_allocations > 1)::int as overlay,
+                 count(*) filter (where activated)::int as activated,
+                 coalesce(max(derivation_index), -1)::int as highest_index,
+                 coalesce(max(derivation_index) filter (where allocation_count > 0), -1)::int as highest_allocated_index,
+                 coalesce(max(derivation_index) filter (where released_at is not null or paid_at is not null), -1)::int as highest_used_index
+            from address_pool_addresses
+           where wallet_id = any(${wallets.map((w) => w.id)}::text[])
+           group by wallet_id`,
+    );
     const byWallet = new Map(rows.map((r) => [r.wallet_id, r]));
     const result: PoolStatus[] = [];
     for (const wallet of wallets) {

@@ -1,6 +1,7 @@
-import { type Actor, type AuditLog, coreErrors } from '@gw/kernel';
+import { type Actor, type AuditLog, coreErrors, sql, sqlIdentifier, sqlJoin, sqlQuery } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
+import { CheckoutBranding } from '../models/checkout-branding.js';
 
 /** How a project's checkout page looks to payers. */
 export interface Branding {
@@ -60,7 +61,7 @@ export class BrandingService {
   async forProject(projectId: string): Promise<Branding> {
     const [project, row] = await Promise.all([
       this.deps.tenancyProjects.get(projectId),
-      this.deps.db('checkout_branding').where({ project_id: projectId }).first<{ display_name: string | null; logo_data_uri: string | null; colour: string | null } | undefined>(),
+      CheckoutBranding.query(this.deps.db).findById(projectId),
     ]);
     return { displayName: row?.display_name ?? project.name, logoDataUri: row?.logo_data_uri ?? null, colour: row?.colour ?? null };
   }
@@ -68,7 +69,7 @@ export class BrandingService {
   /** Changes the project's branding (404 `project_not_found` for an unknown project; 400 `validation_error` for a bad value). */
   async set(projectId: string, patch: BrandingPatch, actor: Actor): Promise<Branding> {
     await this.deps.tenancyProjects.get(projectId);
-    const changes: Record<string, string | null> = {};
+    const changes: { display_name?: string | null; colour?: string | null; logo_data_uri?: string | null } = {};
     if (patch.displayName !== undefined) {
       const name = patch.displayName?.trim() ?? null;
       if (name !== null && (name.length === 0 || name.length > MAX_DISPLAY_NAME)) {
@@ -90,10 +91,14 @@ export class BrandingService {
       }
     }
     await this.deps.db.transaction(async (trx) => {
-      await trx('checkout_branding')
-        .insert({ project_id: projectId, ...changes, updated_at: trx.fn.now() })
-        .onConflict('project_id')
-        .merge({ ...changes, updated_at: trx.fn.now() });
+      // One upsert: only the fields given change, the others keep their value (or stay null on a new row).
+      const given = (['display_name', 'colour', 'logo_data_uri'] as const).filter((field) => field in changes);
+      await sqlQuery(
+        trx,
+        sql`insert into checkout_branding (project_id, display_name, colour, logo_data_uri, updated_at)
+            values (${projectId}, ${changes.display_name ?? null}, ${changes.colour ?? null}, ${changes.logo_data_uri ?? null}, now())
+            on conflict (project_id) do update set ${sqlJoin([...given.map((field) => sql`${sqlIdentifier(field)} = excluded.${sqlIdentifier(field)}`), sql`updated_at = now()`])}`,
+      );
       await this.deps.audit.record({ ...actor, action: 'checkout.branding.set', projectId, target: `project:${projectId}`, details: { fields: Object.keys(changes) } }, trx);
     });
     return this.forProject(projectId);

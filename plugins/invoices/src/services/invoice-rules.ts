@@ -1,4 +1,4 @@
-import { coreErrors } from '@gw/kernel';
+import { coreErrors, sql, sqlQuery } from '@gw/kernel';
 import type { RateQuote } from '@gw/plugin-rates/contract';
 import type { Knex } from 'knex';
 
@@ -15,7 +15,7 @@ export function externalIdLockKey(projectId: string, externalId: string): string
 
 /** Takes the (project, external_id) lock in `trx` until it ends. */
 export async function lockExternalId(trx: Knex.Transaction, projectId: string, externalId: string): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [externalIdLockKey(projectId, externalId)]);
+  await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${externalIdLockKey(projectId, externalId)}, 0))`);
 }
 
 /** Largest `metadata` accepted, as JSON bytes. */

@@ -17,9 +17,10 @@ export class RateStore {
 
   /** Cached quotes, of one asset or all, ordered by asset then source. */
   async read(asset?: Asset, db: Knex | Knex.Transaction = this.db): Promise<StoredQuote[]> {
-    const query = db('rates_quotes').select('asset', 'source', db.raw('rate::text as rate'), 'fetched_at').orderBy([{ column: 'asset' }, { column: 'source' }]);
-    if (asset) query.where({ asset });
-    const rows = (await query) as { asset: Asset; source: string; rate: string; fetched_at: Date }[];
+    const rows = await sqlQuery<{ asset: Asset; source: string; rate: string; fetched_at: Date }>(
+      db,
+      sql`select asset, source, rate::text as rate, fetched_at from rates_quotes ${asset ? sql`where asset = ${asset}` : sql``} order by asset, source`,
+    );
     return rows.map((row) => ({ asset: row.asset, source: row.source, rate: toPlainDecimal(row.rate), fetchedAt: row.fetched_at }));
   }
 

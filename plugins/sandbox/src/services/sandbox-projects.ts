@@ -1,4 +1,4 @@
-import type { Actor, AuditLog, ChainId, ChainRegistry } from '@gw/kernel';
+import { sql, sqlQuery, type Actor, type AuditLog, type ChainId, type ChainRegistry } from '@gw/kernel';
 import type { AddressPoolService, PoolReplenisher } from '@gw/plugin-address-pool/contract';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ApiKeyService, IssuedSecret, PatService, ProjectService, ProjectView } from '@gw/plugin-tenancy/contract';
@@ -78,7 +78,7 @@ export class SandboxProjects {
    */
   async provisionIfEmpty(actor: Actor): Promise<ProvisionedSandbox | undefined> {
     const provisioned = await this.deps.db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['sandbox:first-start']);
+      await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${'sandbox:first-start'}, 0))`);
       if (await this.deps.tenancyProjects.any(trx)) return undefined;
       return this.provision({ name: 'sandbox' }, actor, trx);
     });

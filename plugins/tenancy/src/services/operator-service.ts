@@ -1,4 +1,4 @@
-import { isUniqueViolation, newId, type AuditLog } from '@gw/kernel';
+import { isUniqueViolation, newId, sql, sqlQuery, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -58,7 +58,7 @@ export class OperatorService {
   async resolveForNewProject(idOrName: string | undefined, trx: Knex.Transaction, actor: Actor): Promise<Operator> {
     if (idOrName) return this.find(idOrName, trx);
     // Concurrent first projects of a fresh install must agree on one implicit operator.
-    await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['tenancy:implicit-operator']);
+    await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${'tenancy:implicit-operator'}, 0))`);
     const operators = await Operator.query(trx).orderBy('id').limit(2);
     if (operators.length === 1) return operators[0]!;
     if (operators.length > 1) throw tenancyErrors.operator_required();

@@ -1,4 +1,4 @@
-import { hashToken, newId, randomBase62, type AuditLog } from '@gw/kernel';
+import { hashToken, newId, randomBase62, sql, sqlQuery, type AuditLog } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
@@ -96,9 +96,11 @@ export class PatService {
   async verify(token: string): Promise<PatPrincipal | undefined> {
     if (!PAT_PATTERN.test(token)) return undefined;
     // Expiry is decided by the database's clock, like every other expiry (issue 24).
-    const row = (await PersonalAccessToken.query(this.deps.db)
-      .findOne({ token_hash: hashToken(token) })
-      .select('*', this.deps.db.raw('coalesce(expires_at <= now(), false) as expired'))) as (PersonalAccessToken & { expired: boolean }) | undefined;
+    const [row] = await sqlQuery<Pick<PersonalAccessToken, 'id' | 'operator_id' | 'project_id' | 'scopes' | 'revoked_at'> & { expired: boolean }>(
+      this.deps.db,
+      sql`select id, operator_id, project_id, scopes, revoked_at, coalesce(expires_at <= now(), false) as expired
+            from tenancy_personal_access_tokens where token_hash = ${hashToken(token)}`,
+    );
     if (!row || row.revoked_at || row.expired) return undefined;
     return { id: row.id, operatorId: row.operator_id, projectId: row.project_id, scopes: row.scopes.filter(isPatScope) };
   }

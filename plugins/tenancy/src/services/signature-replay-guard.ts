@@ -57,6 +57,7 @@ export class SignatureReplayGuard {
 
   /** Deletes signatures whose window has passed; returns how many went. */
   async sweep(): Promise<number> {
-    return this.deps.db('tenancy_request_signatures').where('expires_at', '<', this.deps.db.fn.now()).delete();
+    const gone = await sqlQuery<{ n: number }>(this.deps.db, sql`with gone as (delete from tenancy_request_signatures where expires_at < now() returning 1) select count(*)::int as n from gone`);
+    return gone[0]!.n;
   }
 }

@@ -13,6 +13,7 @@ import {
   type Notifications,
   sql,
   type Sql,
+  sqlQuery,
   sqlRelation,
   type SqlRelation,
   type VerificationStandard,
@@ -358,5 +359,5 @@ function accountKeyOf(binding: WalletBinding): AccountKey {
  * one-current-binding unique index.
  */
 async function lockBinding(trx: Knex.Transaction, projectId: string, chain: string): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`wallets:${projectId}:${chain}`]);
+  await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${`wallets:${projectId}:${chain}`}, 0))`);
 }

@@ -1,4 +1,4 @@
-import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type ChainWatcher, type FailureLog, type ObservedTransfer, type ProviderPool, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
+import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type Sql, type ChainWatcher, type FailureLog, type ObservedTransfer, type ProviderPool, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
 import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -113,9 +113,9 @@ export class ChainScanner {
     let endTimer: ((labels: { outcome: string }) => number) | undefined;
     try {
       const report: ScanReport = await this.deps.db.transaction(async (trx) => {
-        const locked = await trx.raw<{ rows: { ok: boolean }[] }>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as ok', [`watchers:${chain}:${network}`]);
-        if (!locked.rows[0]!.ok) return { ran: false, transfers: 0, behind: false };
-        const cursor = await trx('watchers_cursors').where({ chain, network }).first();
+        const [locked] = await sqlQuery<{ ok: boolean }>(trx, sql`select pg_try_advisory_xact_lock(hashtextextended(${`watchers:${chain}:${network}`}, 0)) as ok`);
+        if (!locked!.ok) return { ran: false, transfers: 0, behind: false };
+        const [cursor] = await sqlQuery<{ height: string | number; next_scan_at: Date | null }>(trx, sql`select height, next_scan_at from watchers_cursors where chain = ${chain} and network = ${network}`);
         if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date()) return { ran: true, transfers: 0, behind: false };
         endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
 
@@ -124,7 +124,10 @@ export class ChainScanner {
         let reorgedTo: number | undefined;
         if (!cursor) {
           height = Math.min(target.startHeight ?? head.height, head.height + 1) - 1;
-          await trx('watchers_cursors').insert({ chain, network, height, head_height: head.height, finalized_height: head.finalized ?? null });
+          await sqlQuery(
+            trx,
+            sql`insert into watchers_cursors (chain, network, height, head_height, finalized_height) values (${chain}, ${network}, ${height}, ${head.height}, ${head.finalized ?? null})`,
+          );
         } else {
           height = Number(cursor.height);
           // A tip below what this network was scanned to is a provider behind (a lagging node
@@ -174,10 +177,13 @@ export class ChainScanner {
           from = to + 1;
         }
         await this.deps.watchersCounter.count(trx, chain, network, head.height);
-        await trx('watchers_blocks').where({ chain, network }).andWhere('height', '<', height - this.deps.watchersConfig.reorgDepth).delete();
-        await trx('watchers_cursors')
-          .where({ chain, network })
-          .update({ height, head_height: head.height, finalized_height: head.finalized ?? null, consecutive_failures: 0, next_scan_at: null, updated_at: trx.fn.now() });
+        await sqlQuery(trx, sql`delete from watchers_blocks where chain = ${chain} and network = ${network} and height < ${height - this.deps.watchersConfig.reorgDepth}`);
+        await sqlQuery(
+          trx,
+          sql`update watchers_cursors
+                 set height = ${height}, head_height = ${head.height}, finalized_height = ${head.finalized ?? null}, consecutive_failures = 0, next_scan_at = null, updated_at = now()
+               where chain = ${chain} and network = ${network}`,
+        );
         if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
         return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
       });
@@ -219,16 +225,16 @@ export class ChainScanner {
       this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind });
       this.mempoolFailures.failed(`${chain}:${network}`, error, { component: 'watcher', chain, network });
       // The rotation moves on all the same: one address the provider chokes on never starves the others.
-      if (window) await this.deps.db('watchers_cursors').where({ chain, network }).update({ mempool_offset: window.nextOffset }).catch(() => undefined);
+      if (window) await sqlQuery(this.deps.db, setMempoolOffset(chain, network, window.nextOffset)).catch(() => undefined);
       return { probed: 0, transfers: 0, dropped, error: error instanceof Error ? error.message : String(error) };
     }
     try {
       this.mempoolFailures.succeeded(`${chain}:${network}`, { component: 'watcher', chain, network });
       const transfers = await this.deps.db.transaction(async (trx) => {
         // Waits for a block pass of this network instead of racing it over the same transfers.
-        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`watchers:${chain}:${network}`]);
+        await sqlQuery(trx, networkLock(chain, network));
         const recorded = await this.match(trx, target, pending, head);
-        await trx('watchers_cursors').where({ chain, network }).update({ mempool_offset: window!.nextOffset });
+        await sqlQuery(trx, setMempoolOffset(chain, network, window!.nextOffset));
         return recorded;
       });
       if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
@@ -246,7 +252,7 @@ export class ChainScanner {
    */
   async dropStaleMempool(chain: string, network: string): Promise<number> {
     return this.deps.db.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`watchers:${chain}:${network}`]);
+      await sqlQuery(trx, networkLock(chain, network));
       const gone = await sqlQuery<{ invoice_id: string | null; tx_hash: string; output_index: number }>(
         trx,
         sql`delete from watchers_transfers
@@ -268,10 +274,11 @@ export class ChainScanner {
 
   private async record(trx: Knex.Transaction, target: ScanTarget, block: ScannedBlock, head: number): Promise<number> {
     const chain = target.adapter.definition.id;
-    await trx('watchers_blocks')
-      .insert({ chain, network: target.network, height: block.height, hash: block.hash, parent_hash: block.parentHash })
-      .onConflict(['chain', 'network', 'height'])
-      .merge();
+    await sqlQuery(
+      trx,
+      sql`insert into watchers_blocks (chain, network, height, hash, parent_hash) values (${chain}, ${target.network}, ${block.height}, ${block.hash}, ${block.parentHash})
+          on conflict (chain, network, height) do update set hash = excluded.hash, parent_hash = excluded.parent_hash`,
+    );
     return this.match(trx, target, block.transfers, head);
   }
 
@@ -322,22 +329,21 @@ export class ChainScanner {
   }
 
   private async storedHash(trx: Knex.Transaction, chain: string, network: string, height: number): Promise<string | undefined> {
-    const row = await trx('watchers_blocks').where({ chain, network, height }).first('hash');
+    const [row] = await sqlQuery<{ hash: string }>(trx, sql`select hash from watchers_blocks where chain = ${chain} and network = ${network} and height = ${height}`);
     return row?.hash;
   }
 
   private async recordFailure(target: ScanTarget, message: string): Promise<number> {
     const { maxBackoffSeconds } = this.deps.watchersConfig;
     const { scanIntervalSeconds } = target;
-    const row = await this.deps.db('watchers_cursors')
-      .where({ chain: target.adapter.definition.id, network: target.network })
-      .update({
-        consecutive_failures: this.deps.db.raw('consecutive_failures + 1'),
-        last_error: message.slice(0, 1000),
-        last_error_at: this.deps.db.fn.now(),
-        next_scan_at: this.deps.db.raw(`now() + make_interval(secs => least(?, ? * power(2, least(consecutive_failures, 20))))`, [maxBackoffSeconds, scanIntervalSeconds]),
-      })
-      .returning('consecutive_failures');
+    const row = await sqlQuery<{ consecutive_failures: number }>(
+      this.deps.db,
+      sql`update watchers_cursors
+             set consecutive_failures = consecutive_failures + 1, last_error = ${message.slice(0, 1000)}, last_error_at = now(),
+                 next_scan_at = now() + make_interval(secs => least(${maxBackoffSeconds}, ${scanIntervalSeconds} * power(2, least(consecutive_failures, 20))))
+           where chain = ${target.adapter.definition.id} and network = ${target.network}
+       returning consecutive_failures`,
+    );
     return Number(row[0]?.consecutive_failures ?? 0);
   }
 }
@@ -356,7 +362,10 @@ class BoundedWatched implements WatchedAddresses {
 
   static async next(db: Knex, target: ScanTarget, size: number): Promise<BoundedWatched> {
     const all = [...new Set(await target.watched.active())].sort();
-    const cursor = await db('watchers_cursors').where({ chain: target.adapter.definition.id, network: target.network }).first('mempool_offset');
+    const [cursor] = await sqlQuery<{ mempool_offset: number | null }>(
+      db,
+      sql`select mempool_offset from watchers_cursors where chain = ${target.adapter.definition.id} and network = ${target.network}`,
+    );
     const start = all.length === 0 ? 0 : Number(cursor?.mempool_offset ?? 0) % all.length;
     const window = all.length <= size ? all : [...all.slice(start, start + size), ...all.slice(0, Math.max(0, start + size - all.length))];
     return new BoundedWatched(target.watched, window, all.length <= size ? 0 : (start + size) % all.length);
@@ -373,4 +382,14 @@ class BoundedWatched implements WatchedAddresses {
   async active(): Promise<string[]> {
     return this.window;
   }
+}
+
+/** Waits for the network's scan lock (held by a block pass) for the rest of the transaction. */
+function networkLock(chain: string, network: string): Sql {
+  return sql`select pg_advisory_xact_lock(hashtextextended(${`watchers:${chain}:${network}`}, 0))`;
+}
+
+/** Stores where the next mempool probe of the network starts. */
+function setMempoolOffset(chain: string, network: string, offset: number): Sql {
+  return sql`update watchers_cursors set mempool_offset = ${offset} where chain = ${chain} and network = ${network}`;
 }

@@ -1,4 +1,4 @@
-import { createFailureLog, type FailureLog, type PushedHead, type PushedTransaction, type Unsubscribe } from '@gw/kernel';
+import { createFailureLog, sql, sqlQuery, type FailureLog, type PushedHead, type PushedTransaction, type Unsubscribe } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
@@ -168,8 +168,8 @@ export class HeadPush {
   }
 
   private async stored(chain: string, network: string, head: PushedHead): Promise<boolean> {
-    const where = head.height === undefined ? { chain, network, hash: head.hash } : { chain, network, height: head.height };
-    const stored = await this.deps.db('watchers_blocks').where(where).first('hash');
+    const match = head.height === undefined ? sql`hash = ${head.hash}` : sql`height = ${head.height}`;
+    const [stored] = await sqlQuery<{ hash: string }>(this.deps.db, sql`select hash from watchers_blocks where chain = ${chain} and network = ${network} and ${match} limit 1`);
     return stored?.hash === head.hash;
   }
 }

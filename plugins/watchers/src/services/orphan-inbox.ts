@@ -1,4 +1,4 @@
-import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind } from '@gw/kernel';
+import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind, sql, sqlJoin, sqlQuery } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
@@ -46,23 +46,28 @@ export class OrphanInbox {
   constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesAttribution: OrphanAttribution; addressPoolService: AddressPoolService }) {}
 
   async list(projectId: string, filter: Static<typeof ListOrphansQuery>): Promise<{ items: OrphanView[]; next_cursor?: string }> {
-    const query = this.deps.db<TransferRow>('watchers_transfers').where('project_id', projectId).whereIn('match', ['orphan', 'ambiguous']).orderBy('id', 'desc').limit(filter.limit + 1);
-    if (filter.cursor) query.where('id', '<', filter.cursor);
-    if (filter.attributed === 'true') query.whereNotNull('attributed_at');
-    if (filter.attributed === 'false') query.whereNull('attributed_at');
-    if (filter.chain) query.where('chain', filter.chain);
-    if (filter.tx_hash) query.whereIn('tx_hash', [...new Set([filter.tx_hash.trim(), filter.tx_hash.trim().toLowerCase()])]);
     const from = filter.date_from !== undefined ? parseInstant(filter.date_from, 'date_from', 'start') : undefined;
     const to = filter.date_to !== undefined ? parseInstant(filter.date_to, 'date_to', 'end') : undefined;
     if (from && to && from > to) throw coreErrors.validation_error({ message: 'query.date_from is after query.date_to', details: { field: 'query.date_from' } });
-    if (from) query.where('received_at', '>=', from);
-    if (to) query.where('received_at', '<=', to);
     if (filter.amount_units_gte !== undefined && filter.amount_units_lte !== undefined && BigInt(filter.amount_units_gte) > BigInt(filter.amount_units_lte)) {
       throw coreErrors.validation_error({ message: 'query.amount_units_gte is above query.amount_units_lte', details: { field: 'query.amount_units_gte' } });
     }
-    if (filter.amount_units_gte !== undefined) query.whereRaw('amount_units >= ?::numeric', [filter.amount_units_gte]);
-    if (filter.amount_units_lte !== undefined) query.whereRaw('amount_units <= ?::numeric', [filter.amount_units_lte]);
-    const rows = (await query) as TransferRow[];
+    const conditions = [
+      sql`project_id = ${projectId}`,
+      sql`match in ('orphan', 'ambiguous')`,
+      ...(filter.cursor ? [sql`id < ${filter.cursor}`] : []),
+      ...(filter.attributed === 'true' ? [sql`attributed_at is not null`] : filter.attributed === 'false' ? [sql`attributed_at is null`] : []),
+      ...(filter.chain ? [sql`chain = ${filter.chain}`] : []),
+      ...(filter.tx_hash ? [sql`tx_hash = any(${[...new Set([filter.tx_hash.trim(), filter.tx_hash.trim().toLowerCase()])]}::text[])`] : []),
+      ...(from ? [sql`received_at >= ${from}`] : []),
+      ...(to ? [sql`received_at <= ${to}`] : []),
+      ...(filter.amount_units_gte !== undefined ? [sql`amount_units >= ${filter.amount_units_gte}::numeric`] : []),
+      ...(filter.amount_units_lte !== undefined ? [sql`amount_units <= ${filter.amount_units_lte}::numeric`] : []),
+    ];
+    const rows = await sqlQuery<TransferRow>(
+      this.deps.db,
+      sql`select * from watchers_transfers where ${sqlJoin(conditions, sql` and `)} order by id desc limit ${filter.limit + 1}`,
+    );
     const page = rows.slice(0, filter.limit);
     const items = page.map((row) => this.view(row));
     return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
@@ -77,20 +82,19 @@ export class OrphanInbox {
    */
   async attribute(project: { id: string; kind: ProjectKind }, txHash: string, input: AttributeInput, actor: Actor): Promise<InvoiceView> {
     return this.deps.db.transaction(async (trx) => {
-      const query = trx<TransferRow>('watchers_transfers')
-        .where('project_id', project.id)
-        .whereIn('match', ['orphan', 'ambiguous'])
-        .whereIn('tx_hash', [...new Set([txHash.trim(), txHash.trim().toLowerCase()])])
-        .orderBy('id')
-        .forUpdate();
-      if (input.to_address !== undefined) {
-        const address = input.to_address.trim();
-        // Hex (EVM) addresses are stored checksummed; any letter case names the same address.
-        if (/^0x[0-9a-f]{40}$/i.test(address)) query.whereRaw('lower(to_address) = ?', [address.toLowerCase()]);
-        else query.where('to_address', address);
-      }
-      if (input.tx_output_index !== undefined) query.where('output_index', input.tx_output_index);
-      const rows = (await query) as TransferRow[];
+      const address = input.to_address?.trim();
+      // Hex (EVM) addresses are stored checksummed; any letter case names the same address.
+      const toAddress =
+        address === undefined ? sql`` : /^0x[0-9a-f]{40}$/i.test(address) ? sql`and lower(to_address) = ${address.toLowerCase()}` : sql`and to_address = ${address}`;
+      const outputIndex = input.tx_output_index === undefined ? sql`` : sql`and output_index = ${input.tx_output_index}`;
+      const rows = await sqlQuery<TransferRow>(
+        trx,
+        sql`select * from watchers_transfers
+             where project_id = ${project.id} and match in ('orphan', 'ambiguous')
+               and tx_hash = any(${[...new Set([txHash.trim(), txHash.trim().toLowerCase()])]}::text[]) ${toAddress} ${outputIndex}
+             order by id
+             for update`,
+      );
       const usable = rows.filter((r) => r.status === 'in_block');
       if (usable.length === 0) throw watchersErrors.orphan_not_found();
       if (usable.length > 1) {
@@ -101,7 +105,7 @@ export class OrphanInbox {
       }
       const orphan = usable[0]!;
       if (orphan.attributed_at) throw watchersErrors.orphan_already_attributed({ details: { invoice_id: orphan.invoice_id } });
-      const cursor = await trx('watchers_cursors').where({ chain: orphan.chain, network: orphan.network }).first('head_height');
+      const [cursor] = await sqlQuery<{ head_height: string | null }>(trx, sql`select head_height from watchers_cursors where chain = ${orphan.chain} and network = ${orphan.network}`);
       const confirmations = cursor?.head_height == null || orphan.block_height === null ? 0 : Math.max(0, Number(cursor.head_height) - Number(orphan.block_height) + 1);
       const result = await this.deps.invoicesAttribution.createPaid(
         trx,
@@ -132,7 +136,10 @@ export class OrphanInbox {
       }
       const { invoice } = result;
       // Final: the synthetic invoice is paid already; confirmation counting must not pay it again.
-      await trx('watchers_transfers').where({ id: orphan.id }).update({ invoice_id: invoice.id, attributed_at: trx.fn.now(), final_at: trx.fn.now(), confirmations, updated_at: trx.fn.now() });
+      await sqlQuery(
+        trx,
+        sql`update watchers_transfers set invoice_id = ${invoice.id}, attributed_at = now(), final_at = now(), confirmations = ${confirmations}, updated_at = now() where id = ${orphan.id}`,
+      );
       return invoice;
     });
   }

@@ -1,3 +1,4 @@
+import { sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { WatcherRegistry } from './watcher-registry.js';
 
@@ -26,7 +27,16 @@ export class WatcherStatusReads {
   constructor(private readonly deps: { db: Knex; watchersRegistry: WatcherRegistry }) {}
 
   async status(): Promise<WatcherStatus[]> {
-    const rows = await this.deps.db('watchers_cursors').select('chain', 'network', 'height', 'head_height', 'consecutive_failures', 'last_error', 'last_error_at', 'updated_at');
+    const rows = await sqlQuery<{
+      chain: string;
+      network: string;
+      height: string;
+      head_height: string | null;
+      consecutive_failures: number;
+      last_error: string | null;
+      last_error_at: Date | null;
+      updated_at: Date;
+    }>(this.deps.db, sql`select chain, network, height, head_height, consecutive_failures, last_error, last_error_at, updated_at from watchers_cursors`);
     const byKey = new Map(rows.map((r) => [`${r.chain}:${r.network}`, r]));
     return this.deps.watchersRegistry.list().map((target) => {
       const chain = target.adapter.definition.id;

@@ -1,6 +1,7 @@
-import type { Notifications } from '@gw/kernel';
+import { sql, sqlQuery, type Notifications } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { webhooksErrors } from '../errors.js';
+import { WebhookEvent } from '../models/webhook-event.js';
 
 /** The notification channel an outbox write announces its projects on (payload: the project id). */
 export const STREAM_CHANNEL = 'webhooks.stream';
@@ -46,12 +47,14 @@ export class EventStream {
   async read(projectId: string, request: StreamRead): Promise<{ items: StreamEvent[]; next_cursor?: string }> {
     let position = request.after ? await this.positionOf(projectId, request.after) : undefined;
     if (!position && request.start === 'latest') {
-      const newest = await this.deps.db('webhooks_events')
-        .where('project_id', projectId)
-        .whereRaw('stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint')
-        .orderBy([{ column: 'stream_xid', order: 'desc' }, { column: 'id', order: 'desc' }])
-        .first('id');
-      return newest ? { items: [], next_cursor: (newest as { id: string }).id } : { items: [] };
+      const [newest] = await sqlQuery<{ id: string }>(
+        this.deps.db,
+        sql`select id from webhooks_events
+             where project_id = ${projectId} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+             order by stream_xid desc, id desc
+             limit 1`,
+      );
+      return newest ? { items: [], next_cursor: newest.id } : { items: [] };
     }
     const deadline = Date.now() + Math.max(0, request.wait ?? 0) * 1000;
     for (;;) {
@@ -64,20 +67,20 @@ export class EventStream {
   }
 
   private async positionOf(projectId: string, eventId: string): Promise<{ xid: string; id: string }> {
-    const row = (await this.deps.db('webhooks_events').where({ project_id: projectId, id: eventId }).first('stream_xid', 'id')) as { stream_xid: string; id: string } | undefined;
+    const row = (await WebhookEvent.query(this.deps.db).findOne({ project_id: projectId, id: eventId }).select('stream_xid', 'id')) as unknown as { stream_xid: string; id: string } | undefined;
     if (!row) throw webhooksErrors.event_not_found({ message: `The stream cursor ${eventId} is not an event of this project (a sandbox reset removes events); start again without it.` });
     return { xid: String(row.stream_xid), id: row.id };
   }
 
   private async ready(projectId: string, position: { xid: string; id: string } | undefined, limit: number): Promise<StreamEvent[]> {
-    const query = this.deps.db('webhooks_events')
-      .where('project_id', projectId)
-      .whereRaw('stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint')
-      .orderBy([{ column: 'stream_xid' }, { column: 'id' }])
-      .limit(limit)
-      .select('id', 'event_type', 'invoice_id', 'original_event_id', 'created_at', 'body');
-    if (position) query.whereRaw('(stream_xid, id) > (?::bigint, ?)', [position.xid, position.id]);
-    const rows = (await query) as { id: string; event_type: string; invoice_id: string | null; original_event_id: string | null; created_at: Date; body: string }[];
+    const after = position ? sql`and (stream_xid, id) > (${position.xid}::bigint, ${position.id})` : sql``;
+    const rows = await sqlQuery<{ id: string; event_type: string; invoice_id: string | null; original_event_id: string | null; created_at: Date; body: string }>(
+      this.deps.db,
+      sql`select id, event_type, invoice_id, original_event_id, created_at, body from webhooks_events
+           where project_id = ${projectId} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ${after}
+           order by stream_xid, id
+           limit ${limit}`,
+    );
     return rows.map((row) => ({
       event_id: row.id,
       event_type: row.event_type,
