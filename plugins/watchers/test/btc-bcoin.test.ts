@@ -8,7 +8,6 @@
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
 import { watchersPlugin } from '../src/index.js';
@@ -53,30 +52,12 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-const { scan, uid, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'signet');
+const { scan, uid, invoice, get, eventsOf, payToPaid } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'signet');
 
 test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again', async (t) => {
   const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
   t.regex(inv.address, /^tb1q/);
-  const txid = await node.send(inv.address, 25_000_000n);
-  t.deepEqual(await node.mempool(), [txid]);
-
-  const seen = await scan();
-  t.is(seen.mempool?.transfers, 1, 'found in the mempool');
-  const detected = await get(inv.id);
-  t.is(detected.status, 'detected');
-  t.like(detected.transactions[0], { tx_hash: txid, amount_units: '25000000', status: 'pending' });
-
-  const [blockHash] = await node.mine(inv.confirmation_threshold);
-  await scan();
-  const paid = await get(inv.id);
-  t.is(paid.status, 'paid');
-  t.is(paid.transactions[0].status, 'confirmed');
-  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
-  const paidEvent = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
-  t.is(paidEvent.data.paid_units, '25000000');
-  t.is(paidEvent.mode, 'testnet');
-  t.true(verifyWebhook({ rawBody: paidEvent.raw, header: paidEvent.signature, secrets: [project.secret] }).ok);
+  const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
 
   // The block holding the payment is invalidated and a longer branch without it is mined.
   const paidHeight = await node.height();

@@ -60,7 +60,7 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-const { scan, uid, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'ltc', 'regtest');
+const { scan, uid, invoice, get, eventsOf, payToPaid } = watcherScenario(() => ({ gw, project, receiver }), 'ltc', 'regtest');
 /** Blocks mined with no transaction from the mempool (`generateblock`, Core 0.21+). */
 const mineEmpty = async (blocks: number) => {
   const address = await node.rpc<string>('getnewaddress', []);
@@ -70,25 +70,7 @@ const mineEmpty = async (blocks: number) => {
 test.serial('litecoind regtest: a payment is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and a longer branch without it revert it; mined again it is paid again', async (t) => {
   const inv = await invoice({ coin: 'ltc', amount_crypto: '0.25' });
   t.regex(inv.address, /^rltc1q/);
-  const txid = await node.send(inv.address, 25_000_000n);
-  t.deepEqual(await node.mempool(), [txid]);
-
-  const seen = await scan();
-  t.is(seen.mempool?.transfers, 1, 'found in the mempool');
-  const detected = await get(inv.id);
-  t.is(detected.status, 'detected');
-  t.like(detected.transactions[0], { tx_hash: txid, amount_units: '25000000', status: 'pending' });
-
-  const [blockHash] = await node.mine(inv.confirmation_threshold);
-  await scan();
-  const paid = await get(inv.id);
-  t.is(paid.status, 'paid');
-  t.is(paid.transactions[0].status, 'confirmed');
-  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
-  const paidEvent = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
-  t.is(paidEvent.data.paid_units, '25000000');
-  t.is(paidEvent.mode, 'testnet');
-  t.true(verifyWebhook({ rawBody: paidEvent.raw, header: paidEvent.signature, secrets: [project.secret] }).ok);
+  const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
 
   // The block holding the payment is invalidated; Core puts the payment back into its mempool.
   const paidHeight = await node.height();

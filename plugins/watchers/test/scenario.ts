@@ -1,4 +1,6 @@
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import type { ExecutionContext } from 'ava';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { verifyWebhook } from '@gw/webhook-verify';
 import type { Receiver, TestProject } from '../../webhooks/test/helpers.js';
 
 /** What a watcher end-to-end test reads once its `before` hook has run. */
@@ -6,6 +8,16 @@ export interface ScenarioContext {
   readonly gw: TestKernel;
   readonly project: TestProject;
   readonly receiver: Receiver;
+}
+
+/** What the shared steps need of a real regtest node (bcoin, litecoind). */
+export interface RegtestNode {
+  /** Pays `units` base units to `address` from the node's wallet; the transaction id. */
+  send(address: string, units: bigint): Promise<string>;
+  /** The transaction ids in the node's mempool. */
+  mempool(): Promise<string[]>;
+  /** Mines `blocks` blocks; their hashes, oldest first. */
+  mine(blocks: number): Promise<string[]>;
 }
 
 /**
@@ -40,5 +52,31 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
     context()
       .receiver.requests.filter((r) => JSON.parse(r.body).data?.invoice_id === invoiceId)
       .map((r) => ({ ...JSON.parse(r.body), signature: String(r.headers['x-service-signature']), raw: r.body }));
-  return { scan, uid, invoice, get, eventsOf };
+  /**
+   * Pays the invoice in full from the node: the payment is detected from the mempool (pending),
+   * then the threshold's blocks make the invoice `paid` with a signed `invoice.paid` webhook.
+   * Returns the payment's transaction id and the hash of the block that holds it.
+   */
+  const payToPaid = async (t: ExecutionContext, node: RegtestNode, inv: { id: string; address: string; confirmation_threshold: number }, units: bigint) => {
+    const txid = await node.send(inv.address, units);
+    t.deepEqual(await node.mempool(), [txid]);
+    const seen = await scan();
+    t.is(seen.mempool?.transfers, 1, 'found in the mempool');
+    const detected = await get(inv.id);
+    t.is(detected.status, 'detected');
+    t.like(detected.transactions[0], { tx_hash: txid, amount_units: String(units), status: 'pending' });
+
+    const [blockHash] = await node.mine(inv.confirmation_threshold);
+    await scan();
+    const paid = await get(inv.id);
+    t.is(paid.status, 'paid');
+    t.is(paid.transactions[0].status, 'confirmed');
+    await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+    const paidEvent = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
+    t.is(paidEvent.data.paid_units, String(units));
+    t.is(paidEvent.mode, 'testnet');
+    t.true(verifyWebhook({ rawBody: paidEvent.raw, header: paidEvent.signature, secrets: [context().project.secret] }).ok);
+    return { txid, blockHash: blockHash! };
+  };
+  return { scan, uid, invoice, get, eventsOf, payToPaid };
 }
