@@ -70,9 +70,9 @@ ${table('Rates in use', ['Pair', 'Rate', 'Source', 'Fetched', 'Age', 'Usable'], 
 });
 
 function activityBlock(id: string, heading: string, series: ActivitySeries, label: (iso: string) => string): SafeHtml {
-  const invoices = series.buckets.map((b) => ({ label: label(b.start_iso), value: b.invoices }));
+  const invoices = series.buckets.map((b) => ({ label: label(b.start_iso), text: String(b.invoices), value: b.invoices }));
   // Drawn lengths only; the amounts shown are the decimal strings.
-  const usd = series.buckets.map((b) => ({ label: label(b.start_iso), value: Number(b.paid_usd) }));
+  const usd = series.buckets.map((b) => ({ label: label(b.start_iso), text: b.paid_usd, value: Number(b.paid_usd) }));
   return html`<section class="chart-block" aria-labelledby="${`chart-${id}`}">
 <h3 id="${`chart-${id}`}">${heading}</h3>
 <p>${String(series.invoices)} invoices created, ${String(series.paid)} paid, <strong>${series.paid_usd} USD</strong> received.</p>

@@ -1,8 +1,12 @@
 import { html, type SafeHtml } from '@gw/kernel';
 
-/** One bar of a chart: its label (x axis) and value. */
+/**
+ * One bar of a chart: its label (x axis), its value as shown (a decimal string for money, exact) and
+ * that value as a number, used only for the bar's height.
+ */
 export interface Bar {
   readonly label: string;
+  readonly text: string;
   readonly value: number;
 }
 
@@ -26,7 +30,7 @@ export function barChart(id: string, title: string, description: string, bars: r
 <line x1="0" y1="${String(plot)}" x2="${String(WIDTH)}" y2="${String(plot)}" class="axis"></line>
 ${bars.map((b, i) => {
   const h = b.value === 0 ? 0 : Math.max(1, (b.value / max) * (plot - 4));
-  return html`<rect class="bar" x="${(i * slot + (slot - barWidth) / 2).toFixed(1)}" y="${(plot - h).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${h.toFixed(1)}"><title>${b.label}: ${String(b.value)}</title></rect>`;
+  return html`<rect class="bar" x="${(i * slot + (slot - barWidth) / 2).toFixed(1)}" y="${(plot - h).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${h.toFixed(1)}"><title>${b.label}: ${b.text}</title></rect>`;
 })}
 <text x="0" y="${String(HEIGHT - 3)}" class="tick">${bars[0]?.label ?? ''}</text>
 <text x="${String(WIDTH)}" y="${String(HEIGHT - 3)}" class="tick" text-anchor="end">${bars[bars.length - 1]?.label ?? ''}</text>
