@@ -6,13 +6,11 @@
  * `invalidateblock` followed by new blocks.
  */
 import test from 'ava';
-import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
-import { watchersPlugin } from '../src/index.js';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { ALL_CHAINS } from '../../invoices/test/helpers.js';
+import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Bcoin } from './bcoin.js';
-import { watcherScenario } from './scenario.js';
+import { startRegtestGateway, watcherScenario } from './scenario.js';
 
 let node: Bcoin;
 let gw: TestKernel;
@@ -24,27 +22,15 @@ test.before(async () => {
   // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
   await node.mine(440);
   receiver = await Receiver.start();
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+  ({ gw, project } = await startRegtestGateway({
     chains: ALL_CHAINS,
-    role: 'all',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        btc: { signet: { providers: [{ name: 'bcoin', kind: 'bitcoin-core', url: node.url, username: 'gateway', password: node.apiKey }], startHeight: (await node.height()) + 1 } },
-      },
-      'plugins.address-pool.targetFree': 20,
-      'plugins.address-pool.hardCap': 20,
-      'plugins.webhooks.allowPrivateTargets': true,
-      ...FAST_RETRIES,
-      // The tests drive each pass themselves.
-      'plugins.watchers.scanIntervalSeconds': 3600,
-    },
-  });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-bcoin', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['btc'], 'testnet');
-  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+    chain: 'btc',
+    network: 'signet',
+    coin: 'btc',
+    provider: { name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey },
+    startHeight: (await node.height()) + 1,
+    receiver,
+  }));
 });
 test.after.always(async () => {
   await gw?.close();

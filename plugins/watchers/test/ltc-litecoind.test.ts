@@ -9,15 +9,13 @@
  * its mempool lost.
  */
 import test from 'ava';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ltcRegtestChain } from '@gw/chain-ltc';
-import { CLI_ACTOR } from '@gw/kernel';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
-import { watchersPlugin } from '../src/index.js';
+import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Litecoind, litecoindInstalled } from './litecoind.js';
-import { watcherScenario } from './scenario.js';
+import { startRegtestGateway, watcherScenario } from './scenario.js';
 
 let node: Litecoind;
 let gw: TestKernel;
@@ -31,28 +29,16 @@ test.before(async () => {
   // Coinbase outputs mature after 100 blocks.
   await node.mine(101);
   receiver = await Receiver.start();
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+  ({ gw, project } = await startRegtestGateway({
     chains: ALL_CHAINS.map((c) => (c.definition.id === 'ltc' ? ltcRegtestChain : c)),
-    role: 'all',
-    config: {
-      'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'],
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': { ...FIXED_RATES, LTC: '80' },
-      'plugins.watchers.chains': {
-        ltc: { regtest: { providers: [{ name: 'litecoind', kind: 'bitcoin-core', url: node.url, username: node.username, password: node.password }], startHeight: (await node.height()) + 1 } },
-      },
-      'plugins.address-pool.targetFree': 20,
-      'plugins.address-pool.hardCap': 20,
-      'plugins.webhooks.allowPrivateTargets': true,
-      ...FAST_RETRIES,
-      // The tests drive each pass themselves.
-      'plugins.watchers.scanIntervalSeconds': 3600,
-    },
-  });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-litecoind', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['ltc'], 'testnet');
-  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+    chain: 'ltc',
+    network: 'regtest',
+    coin: 'ltc',
+    provider: { name: 'litecoind', url: node.url, username: node.username, password: node.password },
+    startHeight: (await node.height()) + 1,
+    receiver,
+    config: { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'plugins.rates.fixed': { ...FIXED_RATES, LTC: '80' } },
+  }));
 });
 test.after.always(async () => {
   await gw?.close();

@@ -1,13 +1,56 @@
 import type { ExecutionContext } from 'ava';
-import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR, type ChainModule } from '@gw/kernel';
+import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import type { Receiver, TestProject } from '../../webhooks/test/helpers.js';
+import { FIXED_RATES } from '../../invoices/test/helpers.js';
+import { FAST_RETRIES, projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { watchersPlugin } from '../src/index.js';
 
 /** What a watcher end-to-end test reads once its `before` hook has run. */
 export interface ScenarioContext {
   readonly gw: TestKernel;
   readonly project: TestProject;
   readonly receiver: Receiver;
+}
+
+/**
+ * The gateway of a real-node end-to-end test: every plugin a payment needs through to the signed
+ * webhook, watching one network of one chain through the node's JSON-RPC (`bitcoin-core` provider
+ * kind) from the block after `startHeight`, with passes driven by the test itself; and a testnet
+ * project with pools for `coin` whose default webhook URL is the receiver.
+ */
+export async function startRegtestGateway(options: {
+  readonly chains: readonly ChainModule[];
+  readonly chain: string;
+  readonly network: string;
+  readonly coin: string;
+  readonly provider: { readonly name: string; readonly url: string; readonly username: string; readonly password: string };
+  readonly startHeight: number;
+  readonly receiver: Receiver;
+  /** More config (enabled chains, rates of the chain's asset). */
+  readonly config?: Readonly<Record<string, unknown>>;
+}): Promise<{ gw: TestKernel; project: TestProject }> {
+  const gw = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: options.chains,
+    role: 'all',
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.watchers.chains': { [options.chain]: { [options.network]: { providers: [{ ...options.provider, kind: 'bitcoin-core' }], startHeight: options.startHeight } } },
+      'plugins.address-pool.targetFree': 20,
+      'plugins.address-pool.hardCap': 20,
+      'plugins.webhooks.allowPrivateTargets': true,
+      ...FAST_RETRIES,
+      // The tests drive each pass themselves.
+      'plugins.watchers.scanIntervalSeconds': 3600,
+      ...options.config,
+    },
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(`watchers-${options.provider.name}`, CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, [options.coin], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${options.receiver.url}/hooks`, CLI_ACTOR);
+  return { gw, project };
 }
 
 /** What the shared steps need of a real regtest node (bcoin, litecoind). */
