@@ -9,16 +9,14 @@
  * scanned exactly once.
  */
 import test from 'ava';
-import { startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ProviderPool, type PushedHead, type PushedTransaction } from '@gw/kernel';
 import { BtcWatcher, btcDefinition } from '@gw/chain-btc';
-import { CLI_ACTOR } from '@gw/kernel';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS, type TestProject } from '../../webhooks/test/helpers.js';
-import { watchersPlugin } from '../src/index.js';
+import { ALL_CHAINS } from '../../invoices/test/helpers.js';
+import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Bcoin } from './bcoin.js';
-import { watcherScenario } from './scenario.js';
+import { startRegtestGateway, watcherScenario } from './scenario.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 interface Setup {
@@ -37,27 +35,21 @@ async function fundedNode(): Promise<Bcoin> {
 
 async function setup(node: Bcoin, zmqUrl: string, scanIntervalSeconds: number): Promise<Setup> {
   const receiver = await Receiver.start();
-  const gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+  const { gw, project } = await startRegtestGateway({
     chains: ALL_CHAINS,
-    role: 'all',
+    chain: 'btc',
+    network: 'signet',
+    coin: 'btc',
+    provider: { name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, zmqUrl },
+    startHeight: (await node.height()) + 1,
+    receiver,
     config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        btc: { signet: { providers: [{ name: 'bcoin', kind: 'bitcoin-core', url: node.url, username: 'gateway', password: node.apiKey, zmqUrl }], startHeight: (await node.height()) + 1 } },
-      },
       'plugins.address-pool.targetFree': 10,
       'plugins.address-pool.hardCap': 10,
-      'plugins.webhooks.allowPrivateTargets': true,
-      ...FAST_RETRIES,
       'plugins.watchers.scanIntervalSeconds': scanIntervalSeconds,
       'plugins.watchers.maxBackoffSeconds': 2,
     },
   });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-zmq', CLI_ACTOR)).id;
-  const project = await projectWithPools(gw, operatorId, ['btc'], 'testnet');
-  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
   return { node, gw, receiver, project };
 }
 

@@ -24,10 +24,10 @@ export async function startRegtestGateway(options: {
   readonly chain: string;
   readonly network: string;
   readonly coin: string;
-  readonly provider: { readonly name: string; readonly url: string; readonly username: string; readonly password: string };
+  readonly provider: { readonly name: string; readonly url: string; readonly username: string; readonly password: string; readonly zmqUrl?: string };
   readonly startHeight: number;
   readonly receiver: Receiver;
-  /** More config (enabled chains, rates of the chain's asset). */
+  /** More config (enabled chains, rates of the chain's asset, poll interval), over the defaults. */
   readonly config?: Readonly<Record<string, unknown>>;
 }): Promise<{ gw: TestKernel; project: TestProject }> {
   const gw = await startTestKernel({
