@@ -8,7 +8,7 @@ import { pino, type Logger } from 'pino';
 import type { KernelConfig } from './config/kernel-config.js';
 import { createRootContainer, type Cradle } from './container.js';
 import { createChainRegistry } from './chain-registry.js';
-import { bindChainIds } from './http/chain-id-schemas.js';
+import { bindChainIds, bindToolChainIds } from './http/chain-id-schemas.js';
 import type { ChainModule } from './chain.js';
 import { createKnex } from './db/create-knex.js';
 import { createNotifications, type Notifications } from './db/notifications.js';
@@ -168,7 +168,12 @@ export function createKernel(options: KernelOptions): Kernel {
       chains: asValue(chainRegistry),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
       readiness: asFunction((cradle: Cradle) => createReadiness(cradle, loaded)).singleton(),
-      mcpTools: asFunction((cradle: Cradle) => loaded.flatMap(({ plugin }) => (plugin.mcpTools ? buildDeclared(plugin.mcpTools, cradle, `mcpTools of plugin "${plugin.id}"`) : []))).singleton(),
+      mcpTools: asFunction((cradle: Cradle) =>
+        bindToolChainIds(
+          loaded.flatMap(({ plugin }) => (plugin.mcpTools ? buildDeclared(plugin.mcpTools, cradle, `mcpTools of plugin "${plugin.id}"`) : [])),
+          chainRegistry,
+        ),
+      ).singleton(),
     });
     const kernelServices = new Set(Object.keys(container.registrations));
     for (const { plugin, config: slice } of loaded) {

@@ -1,5 +1,6 @@
 import Type, { type TSchema, type TString } from 'typebox';
 import type { ChainRegistry } from '../chain-registry.js';
+import type { McpToolDefinition } from '../mcp/mcp-tool.js';
 import type { RouteDefinition } from './route.js';
 
 /**
@@ -44,6 +45,20 @@ export function bindChainIds<R extends RouteDefinition>(route: R, chains: ChainR
     bound['responses'] = Object.fromEntries(Object.entries(route.responses).map(([status, schema]) => [status, withChainIds(schema, chains)]));
   }
   return bound as unknown as R;
+}
+
+/**
+ * `tools` with their argument schemas bound by {@link withChainIds}, so `tools/list` shows the
+ * enabled ids as the enum and an unknown or disabled coin is a `validation_error`, as over REST.
+ * Tools that shared one schema object share one bound copy (the variants of a tool must).
+ */
+export function bindToolChainIds(tools: readonly McpToolDefinition[], chains: ChainRegistry): McpToolDefinition[] {
+  const bound = new Map<McpToolDefinition['input'], McpToolDefinition['input']>();
+  return tools.map((tool) => {
+    if (!bound.has(tool.input)) bound.set(tool.input, withChainIds(tool.input, chains));
+    const input = bound.get(tool.input)!;
+    return input === tool.input ? tool : { ...tool, input };
+  });
 }
 
 function bind(node: unknown, ids: Readonly<Record<ChainIdKind, readonly string[]>>): unknown {

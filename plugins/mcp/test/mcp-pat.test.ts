@@ -60,6 +60,9 @@ test.serial('tools/list shows every tool with a JSON Schema, its scope and a rea
   const create = tools.find((tool) => tool.name === 'create_invoice')!;
   t.deepEqual(create.inputSchema.required?.slice().sort(), ['coin', 'external_id', 'project_id']);
   t.truthy(create.inputSchema.properties?.['amount_usd']);
+  // The coin argument lists the enabled coins, as the REST schema does (bound from config when the kernel starts).
+  t.deepEqual((create.inputSchema.properties?.['coin'] as { enum?: string[] }).enum, gw.kernel.cradle.chains.coinIds());
+  t.false(JSON.stringify(tools).includes('x-gw-ids'));
   t.false(create.annotations?.readOnlyHint);
   t.regex(create.description!, /Scope: invoices:write\./);
   t.regex(tools.find((tool) => tool.name === 'get_webhook_events')!.description!, /Scope: webhooks:read\./);
@@ -177,6 +180,7 @@ test.serial('tool errors carry the spec error_code: bad arguments, unknown tools
   t.is(await callError(client, 'get_invoice', { invoice_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 'validation_error');
   t.is(await callError(client, 'create_invoice', { project_id: testnet.projectId, external_id: 'x', coin: 'eth', amount_usd: 0.001 }), 'validation_error');
   t.is(await callError(client, 'list_invoices', { project_id: testnet.projectId, surprise: 1 }), 'validation_error');
+  t.is(await callError(client, 'create_invoice', { project_id: testnet.projectId, external_id: 'x', coin: 'doge', amount_usd: 5 }), 'validation_error');
   t.is(await callError(client, 'no_such_tool', {}), 'validation_error');
   t.is(await callError(client, 'get_invoice', { project_id: testnet.projectId, invoice_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 'invoice_not_found');
   t.is(await callError(client, 'sandbox_simulate_detect', { project_id: testnet.projectId, invoice_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 'sandbox_project_required');
