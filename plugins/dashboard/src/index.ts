@@ -1,5 +1,6 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Dashboard } from '../migrations/0001_dashboard.js';
+import { m0002FormUses } from '../migrations/0002_form_uses.js';
 import { DashboardConfigSchema } from './config.js';
 import { dashboardErrors } from './errors.js';
 import { dashboardJobs } from './jobs.js';
@@ -18,7 +19,7 @@ export const dashboardPlugin = definePlugin({
   dependsOn: [...new Set(['tenancy', 'oauth', ...DASHBOARD_PAGES.flatMap((p) => p.dependsOn ?? [])])],
   config: DashboardConfigSchema,
   errors: [dashboardErrors],
-  migrations: [m0001Dashboard],
+  migrations: [m0001Dashboard, m0002FormUses],
   register: ({ config }) => ({
     dashboardConfig: serviceValue(config),
     dashboardSessions: service(['db', 'dashboardConfig'], (deps) => new SessionService(deps)),

@@ -4,6 +4,7 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { Receiver } from '../../webhooks/test/helpers.js';
 import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
 import { connectApp, refreshWorks } from './oauth-app.js';
+import { DashboardClient } from './http-client.js';
 
 // Every action of the dashboard's own pages over HTTP: what an administrator's POST writes (with
 // the audit row: channel dashboard, the user as actor), and that a read-only member's is refused
@@ -58,6 +59,59 @@ test.serial('key actions: issue is refused while a key lives; rotate shows the o
   t.regex(page.text, /badge-revoked/);
   t.is((await client.post(`${base}/issue`, { _csrf: csrf })).status, 201);
   for (const action of ['key.rotate', 'key.suspend', 'key.resume', 'key.revoke', 'key.issue']) t.truthy((await audits(`user:${user.id}`, action)).length, action);
+});
+
+test.serial('a form that shows a secret acts once: sending it again (a reload of the result page) is 409 form_already_sent and changes nothing; a failed send does not count', async (t) => {
+  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const { project } = await cradle().tenancyProjects.create({ name: 'once', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+  const base = `/dashboard/projects/${project.id}/key`;
+  // The rendered rotate form carries its own nonce; two renders, two different ones.
+  const nonceOf = (text: string) => /name="_once" value="([0-9A-Za-z]{22})"/.exec(text)?.[1];
+  const form = await client.get(base);
+  const nonce = nonceOf(form.text)!;
+  t.truthy(nonce);
+  t.not(nonceOf((await client.get(base)).text), nonce);
+
+  const rotated = await client.post(`${base}/rotate`, { _csrf: csrf, _once: nonce });
+  t.is(rotated.status, 201);
+  const secretsAfter = await cradle().tenancyApiKeys.secretLifetimes(project.id);
+  const before = await state();
+  for (const fields of [{ _csrf: csrf, _once: nonce }, { _csrf: csrf, _once: nonce, immediate: 'on' }]) {
+    const again = await client.post(`${base}/rotate`, fields);
+    t.is(again.status, 409);
+    t.regex(again.text, /form_already_sent/);
+    t.false(again.text.includes('class="secret"'), 'no secret on the refusal');
+  }
+  t.deepEqual(await state(), before, 'nothing written');
+  t.deepEqual(await cradle().tenancyApiKeys.secretLifetimes(project.id), secretsAfter);
+  t.is((await audits(`user:${user.id}`, 'key.rotate')).filter((a) => a.project_id === project.id).length, 1);
+
+  // Without a nonce, or with one that is not a nonce: an out-of-date form, nothing done.
+  for (const _once of ['', 'x'.repeat(23), '../../etc']) t.is((await client.post(`${base}/rotate`, { _csrf: csrf, _once })).status, 400);
+  // Issue fails while a key lives (409 api_key_exists); the same form works once the key is revoked.
+  const issueNonce = nonceOf((await client.get(base)).text);
+  t.truthy(issueNonce);
+  t.regex((await client.post(`${base}/issue`, { _csrf: csrf, _once: issueNonce! })).text, /api_key_exists/);
+  t.is((await client.post(`${base}/revoke`, { _csrf: csrf })).status, 303);
+  t.is((await client.post(`${base}/issue`, { _csrf: csrf, _once: issueNonce! })).status, 201);
+  t.is((await client.post(`${base}/issue`, { _csrf: csrf, _once: issueNonce! })).status, 409);
+
+  // Creating a project and a token: the same form sent twice creates one.
+  const projectNonce = nonceOf((await client.get('/dashboard/projects')).text)!;
+  const projects = await cradle().db('tenancy_projects').count({ n: '*' });
+  t.is((await client.post('/dashboard/projects', { _csrf: csrf, _once: projectNonce, name: 'twice', kind: 'testnet' })).status, 201);
+  t.is((await client.post('/dashboard/projects', { _csrf: csrf, _once: projectNonce, name: 'twice', kind: 'testnet' })).status, 409);
+  t.is(Number((await cradle().db('tenancy_projects').count({ n: '*' }))[0]!.n), Number(projects[0]!.n) + 1);
+  const tokenNonce = nonceOf((await client.get('/dashboard/tokens')).text)!;
+  const tokenFields = { _csrf: csrf, _once: tokenNonce, name: 'twice', 'scope.invoices:read': 'on' };
+  t.is((await client.post('/dashboard/tokens', tokenFields)).status, 201);
+  t.is((await client.post('/dashboard/tokens', tokenFields)).status, 409);
+  t.is((await cradle().db('tenancy_personal_access_tokens').where({ name: 'twice' })).length, 1);
+
+  // A nonce is the session's: the same user signed in elsewhere is not refused by this one's forms.
+  const elsewhere = new DashboardClient(gw.url);
+  await elsewhere.signIn(sink, user.email);
+  t.is((await elsewhere.post('/dashboard/tokens', { ...tokenFields, _csrf: await elsewhere.csrf(), name: 'elsewhere' })).status, 201);
 });
 
 test.serial('webhook URL: set (validated), send a test event that the receiver gets signed, clear; each audited', async (t) => {

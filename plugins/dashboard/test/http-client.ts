@@ -1,3 +1,4 @@
+import { randomBase62 } from '@gw/kernel';
 import { MailSink } from '../../oauth/test/helpers.js';
 
 /** A response of the dashboard read as text, with the CSRF token of its forms when it has one. */
@@ -22,13 +23,16 @@ export class DashboardClient {
     return this.send(path, { method: 'GET' });
   }
 
-  /** POSTs `fields`; `origin: null` sends no Origin header, a string sends that one. */
+  /**
+   * POSTs `fields`; `origin: null` sends no Origin header, a string sends that one. Like a form
+   * rendered just before, it carries a fresh single-use nonce (`_once`) unless `fields` names one.
+   */
   async post(path: string, fields: Record<string, string>, options: { origin?: string | null } = {}): Promise<PageAnswer> {
     const origin = options.origin === undefined ? new URL(this.baseUrl).origin : options.origin;
     return this.send(path, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin === null ? {} : { origin }) },
-      body: new URLSearchParams(fields).toString(),
+      body: new URLSearchParams({ _once: randomBase62(22), ...fields }).toString(),
     });
   }
 

@@ -1,6 +1,6 @@
 import { html } from '@gw/kernel';
 import type { IssuedSecret } from '@gw/plugin-tenancy/contract';
-import { actionButton, badge, csrfField, secretOnce, table } from '../web/components.js';
+import { actionButton, badge, csrfField, onceField, secretOnce, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 
 /**
@@ -47,6 +47,7 @@ ${admin ? actions(req, view?.state, overlap) : null}`);
         path: '/dashboard/projects/:projectId/key/issue',
         summary: 'Issue the API key when the project has none live (secret shown once).',
         cli: ['key issue'],
+        once: true,
         handle: async (req) => shown(req, 'API key issued', await keys.issue(req.project!.id, req.actor)),
       },
       {
@@ -54,6 +55,7 @@ ${admin ? actions(req, view?.state, overlap) : null}`);
         path: '/dashboard/projects/:projectId/key/rotate',
         summary: 'Rotate the secret (the previous one works for the overlap, or ends now with "immediate"); secret shown once.',
         cli: ['key rotate'],
+        once: true,
         handle: async (req) => shown(req, 'Secret rotated', await keys.rotate(req.project!.id, req.actor, { immediate: req.form.checked('immediate') })),
       },
       ...(['suspend', 'resume', 'revoke'] as const).map((verb) => ({
@@ -72,9 +74,9 @@ ${admin ? actions(req, view?.state, overlap) : null}`);
 
 function actions(req: DashboardRequest, state: string | undefined, overlapSeconds: number) {
   const base = `/dashboard/projects/${req.project!.id}/key`;
-  if (state === undefined || state === 'revoked') return html`<h2>Actions</h2>${actionButton(req, `${base}/issue`, 'Issue API key')}`;
+  if (state === undefined || state === 'revoked') return html`<h2>Actions</h2>${actionButton(req, `${base}/issue`, 'Issue API key', { once: true })}`;
   return html`<h2>Rotate</h2>
-<form method="post" action="${base}/rotate" data-confirm="Rotate the secret of this project?">${csrfField(req)}
+<form method="post" action="${base}/rotate" data-confirm="Rotate the secret of this project?">${csrfField(req)}${onceField()}
 <p>A new secret is shown once. The current one keeps working for ${Math.round(overlapSeconds / 3600)} hours (${overlapSeconds} s) unless you end it now.</p>
 <label class="choice"><input type="checkbox" name="immediate" value="on"> End every previous secret now (a leaked secret)</label>
 <div><button type="submit">Rotate secret</button></div>

@@ -1,7 +1,7 @@
 import { html, isUlid } from '@gw/kernel';
 import { PAT_SCOPES, type PatScope } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
-import { actionButton, badge, csrfField, nextPageLink, pageOf, secretOnce, table } from '../web/components.js';
+import { actionButton, badge, csrfField, nextPageLink, onceField, pageOf, secretOnce, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 import { SWITCHER_LIMIT } from '../web/mount.js';
 
@@ -40,6 +40,7 @@ ${admin ? await createForm(req) : null}`);
       path: '/dashboard/tokens',
       summary: 'Create a personal access token with scopes (shown once).',
       cli: ['pat create'],
+      once: true,
       handle: async (req) => {
         const scopes = PAT_SCOPES.filter((s) => req.form.checked(`scope.${s}`));
         if (scopes.length === 0) throw dashboardErrors.invalid_form({ message: 'Choose at least one scope.' });
@@ -85,7 +86,7 @@ async function createForm(req: DashboardRequest) {
     'sandbox:simulate': 'sandbox simulations',
   };
   return html`<h2 id="new-token">New token</h2>
-<form method="post" action="/dashboard/tokens">${csrfField(req)}
+<form method="post" action="/dashboard/tokens">${csrfField(req)}${onceField()}
 <label for="token-name">Name</label>
 <input id="token-name" name="name" type="text" required maxlength="${NAME_MAX}">
 <fieldset><legend>Scopes</legend>

@@ -1,7 +1,7 @@
 import type {} from '@gw/plugin-sandbox/contract';
 import { PROJECT_KINDS, html, type ProjectKind } from '@gw/kernel';
 import type { ProjectView } from '@gw/plugin-tenancy/contract';
-import { actionButton, badge, csrfField, nextPageLink, pageOf, secretOnce, table } from '../web/components.js';
+import { actionButton, badge, csrfField, nextPageLink, onceField, pageOf, secretOnce, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 
 /** Longest project name (as the CLI). */
@@ -36,6 +36,7 @@ ${req.user.role === 'admin' ? createForms(req) : html`<p class="note">You are a 
       path: '/dashboard/projects',
       summary: 'Create a project of a fixed kind; its API secret is shown once.',
       cli: ['project create'],
+      once: true,
       handle: async (req) => {
         const name = req.form.text('name', 'Project name', { max: NAME_MAX });
         const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
@@ -52,6 +53,7 @@ ${secretOnce('api-secret', 'API secret', credentials.api_secret)}
       path: '/dashboard/sandbox',
       summary: 'Create a sandbox project in one action: project, testnet keys, API secret and PAT (both shown once).',
       cli: ['sandbox create'],
+      once: true,
       handle: async (req) => {
         const name = req.form.text('name', 'Sandbox project name', { max: NAME_MAX });
         const created = await sandbox.provision({ name, operator: req.user.operatorId }, req.actor);
@@ -100,13 +102,13 @@ ${req.user.role === 'admin' ? statusAction(req, p) : null}`);
 function createForms(req: DashboardRequest) {
   return html`<h2 id="new-sandbox">New sandbox project</h2>
 <p>One action: a project with generated testnet keys for every chain, an API secret and a token for the simulation endpoints.</p>
-<form method="post" action="/dashboard/sandbox">${csrfField(req)}
+<form method="post" action="/dashboard/sandbox">${csrfField(req)}${onceField()}
 <label for="sandbox-name">Name</label>
 <input id="sandbox-name" name="name" type="text" required maxlength="${NAME_MAX}">
 <button type="submit">Create sandbox project</button>
 </form>
 <h2 id="new-project">New project</h2>
-<form method="post" action="/dashboard/projects">${csrfField(req)}
+<form method="post" action="/dashboard/projects">${csrfField(req)}${onceField()}
 <label for="project-name">Name</label>
 <input id="project-name" name="name" type="text" required maxlength="${NAME_MAX}">
 <fieldset><legend>Kind (fixed for ever)</legend>

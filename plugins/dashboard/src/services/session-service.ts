@@ -124,6 +124,20 @@ export class SessionService {
     return session.row.flash;
   }
 
+  /**
+   * Records that the session sent the single-use form `nonce`; false when it already had (nothing
+   * may be done again). Concurrent sends of one form: exactly one gets true.
+   */
+  async useForm(session: DashboardSession, nonce: string): Promise<boolean> {
+    const used = await sqlQuery(this.deps.db, sql`insert into dashboard_form_uses (session_id, nonce) values (${session.row.id}, ${nonce}) on conflict do nothing returning 1`);
+    return used.length === 1;
+  }
+
+  /** Forgets a use whose action failed, so the same form can be corrected and sent again. */
+  async releaseForm(session: DashboardSession, nonce: string): Promise<void> {
+    await sqlQuery(this.deps.db, sql`delete from dashboard_form_uses where session_id = ${session.row.id} and nonce = ${nonce}`);
+  }
+
   /** The CSRF token of the session's forms: HMAC of a fixed label keyed with the cookie value. */
   csrfToken(session: DashboardSession): string {
     return createHmac('sha256', session.token).update('dashboard-form').digest('base64url');

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '@gw/kernel';
+import { html, randomBase62, type SafeHtml } from '@gw/kernel';
 import type { DashboardRequest } from './dashboard-page.js';
 
 /** The hidden CSRF field every dashboard form carries (checked on every POST). */
@@ -6,13 +6,21 @@ export function csrfField(req: Pick<DashboardRequest, 'csrf'>): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${req.csrf}">`;
 }
 
+/** The field of a single-use form (`once` actions): a fresh nonce each time the form is rendered. */
+export const ONCE_FIELD = '_once';
+export const ONCE_NONCE = /^[0-9A-Za-z]{22}$/;
+export function onceField(): SafeHtml {
+  return html`<input type="hidden" name="${ONCE_FIELD}" value="${randomBase62(22)}">`;
+}
+
 /**
  * A form with one button that POSTs to `action` (no JavaScript needed). `confirm`: a question the
- * script asks first (without JavaScript the action runs directly, as a plain form does).
+ * script asks first (without JavaScript the action runs directly, as a plain form does); `once`: the
+ * form of a single-use action.
  */
-export function actionButton(req: Pick<DashboardRequest, 'csrf'>, action: string, label: string, options: { confirm?: string; danger?: boolean; hidden?: Readonly<Record<string, string>> } = {}): SafeHtml {
+export function actionButton(req: Pick<DashboardRequest, 'csrf'>, action: string, label: string, options: { confirm?: string; danger?: boolean; once?: boolean; hidden?: Readonly<Record<string, string>> } = {}): SafeHtml {
   const fields = Object.entries(options.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-  return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : null}>${csrfField(req)}${fields}<button type="submit"${options.danger ? html` class="danger"` : null}>${label}</button></form>`;
+  return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : null}>${csrfField(req)}${options.once ? onceField() : null}${fields}<button type="submit"${options.danger ? html` class="danger"` : null}>${label}</button></form>`;
 }
 
 /**

@@ -97,6 +97,13 @@ export interface DashboardAction {
   readonly cli?: readonly string[];
   /** Who may do it (default `admin`); `member` only for actions on one's own session or account. */
   readonly role?: UserRole;
+  /**
+   * A single-use form: its result shows a secret once, so each rendered form acts at most once.
+   * The form must carry `onceField()`; a second send of it (a reload of the result page, a double
+   * click) is 409 `form_already_sent` and changes nothing. A send whose action fails with an error
+   * page does not count.
+   */
+  readonly once?: true;
   readonly handle: (req: DashboardActionRequest) => Promise<DashboardResponse>;
 }
 

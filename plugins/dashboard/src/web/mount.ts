@@ -4,7 +4,8 @@ import { coreErrors, isAppError, isUlid, pageHeaders, type AppError, type RouteD
 import type { ProjectView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
-import type { DashboardPage, DashboardRequest, DashboardResponse, DashboardRoute, NavEntry, SignedInUser } from './dashboard-page.js';
+import type { DashboardAction, DashboardActionRequest, DashboardPage, DashboardRequest, DashboardResponse, DashboardRoute, NavEntry, SignedInUser } from './dashboard-page.js';
+import { ONCE_FIELD, ONCE_NONCE } from './components.js';
 import { FormFields } from './form.js';
 import { layout, type LayoutContext } from './layout.js';
 import { sameOrigin, secureCookie } from './request-checks.js';
@@ -100,7 +101,7 @@ function mount(services: DashboardServices, route: DashboardRoute, nav: readonly
         } else if (route.role === 'admin' && user.role !== 'admin') throw dashboardErrors.role_forbidden();
         project = await scopedProject(services, user, (params as Record<string, string>)['projectId']);
         const req: DashboardRequest = { ...base, project };
-        const response: DashboardResponse = route.method === 'POST' ? await route.handle({ ...req, form: form! }) : await route.render(req);
+        const response: DashboardResponse = route.method === 'POST' ? await act(route, { ...req, form: form! }) : await route.render(req);
         if (response.kind === 'redirect') {
           if (response.notice) await sessions.setFlash(session, response.notice);
           return seeOther(response.location);
@@ -119,6 +120,21 @@ function mount(services: DashboardServices, route: DashboardRoute, nav: readonly
       }
     },
   };
+}
+
+/** Runs an action; a single-use one only for a form nonce the session has not sent before. */
+async function act(route: DashboardAction, req: DashboardActionRequest): Promise<DashboardResponse> {
+  if (!route.once) return route.handle(req);
+  const nonce = req.form.raw(ONCE_FIELD);
+  if (nonce === undefined || !ONCE_NONCE.test(nonce)) throw dashboardErrors.invalid_form({ message: 'This form is out of date. Nothing was changed; open the page again.' });
+  const sessions = req.services.dashboardSessions;
+  if (!(await sessions.useForm(req.session, nonce))) throw dashboardErrors.form_already_sent();
+  try {
+    return await route.handle(req);
+  } catch (error) {
+    await sessions.releaseForm(req.session, nonce);
+    throw error;
+  }
 }
 
 /** The project named in the path, when it belongs to the user's operator; anything else is 404. */
