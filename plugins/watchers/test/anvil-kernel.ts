@@ -1,6 +1,7 @@
+import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';
+import { projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { watchersPlugin } from '../src/index.js';
 import type { Anvil } from './anvil.js';
 
@@ -20,4 +21,18 @@ export function startAnvilKernel(anvil: Anvil, config: Record<string, unknown> =
       ...config,
     },
   });
+}
+
+/**
+ * What an anvil end-to-end test pays into: a testnet project of a new operator named `operator`
+ * with a verified wallet and pool on `chain`, its webhook URL at `receiver`'s `/hooks`, and the
+ * payer (anvil's first account) holding 10^12 base units of a real ERC-20 installed at `token`.
+ */
+export async function anvilProject(gw: TestKernel, anvil: Anvil, receiver: Receiver, options: { operator: string; chain: ChainId; token: string }): Promise<{ project: TestProject; payer: string }> {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(options.operator, CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, [options.chain], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+  const payer = (await anvil.accounts())[0]!;
+  await anvil.installErc20(options.token, payer, 10n ** 12n);
+  return { project, payer };
 }

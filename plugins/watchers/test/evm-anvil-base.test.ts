@@ -8,12 +8,11 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { waitFor } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/kernel';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
-import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { FAST_RETRIES, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';
-import { startAnvilKernel } from './anvil-kernel.js';
+import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
 import { watcherScenario } from './scenario.js';
 
 const BASE_SEPOLIA_CHAIN_ID = 84532;
@@ -40,11 +39,7 @@ test.before(async () => {
     ...FAST_RETRIES,
     'plugins.watchers.scanIntervalSeconds': 3600,
   });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-anvil-base', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['base'], 'testnet');
-  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
-  payer = (await anvil.accounts())[0]!;
-  await anvil.installErc20(USDC_BASE_SEPOLIA, payer, 10n ** 12n);
+  ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-anvil-base', chain: 'base', token: USDC_BASE_SEPOLIA }));
 });
 test.after.always(async () => {
   await gw?.close();

@@ -11,7 +11,7 @@ import { verifyWebhook } from '@gw/webhook-verify';
 import { getAddress, parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';
-import { startAnvilKernel } from './anvil-kernel.js';
+import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
 import { FIXED_RATES } from '../../invoices/test/helpers.js';
 import { watcherScenario } from './scenario.js';
 
@@ -34,11 +34,7 @@ test.before(async () => {
     // The tests here drive each pass themselves; the job loop (evm-job-loop.test.ts) idles.
     'plugins.watchers.scanIntervalSeconds': 3600,
   });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-anvil', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
-  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
-  payer = (await anvil.accounts())[0]!;
-  await anvil.installErc20(USDC_SEPOLIA, payer, 10n ** 12n);
+  ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-anvil', chain: 'eth', token: USDC_SEPOLIA }));
 });
 test.after.always(async () => {
   await gw?.close();
