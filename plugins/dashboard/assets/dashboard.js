@@ -25,12 +25,21 @@
     }
   });
 
-  // <form data-confirm="question">: asks before submitting.
+  // <form data-confirm="question">: asks before submitting. A single-use form (it carries `_once`:
+  // its result shows a secret once) is sent once: after a double click the browser would show the
+  // answer to the second send, "already sent", in place of the page with the secret.
   document.addEventListener('submit', function (event) {
     var form = event.target;
     if (!(form instanceof HTMLFormElement)) return;
     var question = form.getAttribute('data-confirm');
-    if (question && !window.confirm(question)) event.preventDefault();
+    if (question && !window.confirm(question)) {
+      event.preventDefault();
+      return;
+    }
+    if (form.querySelector('input[name="_once"]')) {
+      if (form.hasAttribute('data-sent')) event.preventDefault();
+      else form.setAttribute('data-sent', '');
+    }
   });
 
   // <select data-autosubmit>: submits its form on change (the form's button is hidden with JS).

@@ -61,16 +61,19 @@ test.serial('key actions: issue is refused while a key lives; rotate shows the o
   for (const action of ['key.rotate', 'key.suspend', 'key.resume', 'key.revoke', 'key.issue']) t.truthy((await audits(`user:${user.id}`, action)).length, action);
 });
 
-test.serial('a form that shows a secret acts once: sending it again (a reload of the result page) is 409 form_already_sent and changes nothing; a failed send does not count', async (t) => {
+test.serial('a form that shows a secret acts once: sending it again (a reload of the result page, a double click) is 409 form_already_sent and changes nothing; a failed send does not count', async (t) => {
   const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
   const { project } = await cradle().tenancyProjects.create({ name: 'once', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
   const base = `/dashboard/projects/${project.id}/key`;
-  // The rendered rotate form carries its own nonce; two renders, two different ones.
-  const nonceOf = (text: string) => /name="_once" value="([0-9A-Za-z]{22})"/.exec(text)?.[1];
-  const form = await client.get(base);
-  const nonce = nonceOf(form.text)!;
-  t.truthy(nonce);
-  t.not(nonceOf((await client.get(base)).text), nonce);
+  /** The nonce of the form posting to `action` on the page at `path` (each form renders its own). */
+  const nonceOf = async (path: string, action: string) => {
+    const form = new RegExp(`<form[^>]*action="${action}"[^>]*>((?:(?!</form>)[\\s\\S])*)</form>`).exec((await client.get(path)).text)?.[1] ?? '';
+    const nonce = /name="_once" value="([0-9A-Za-z]{22})"/.exec(form)?.[1];
+    if (!nonce) throw new Error(`no single-use field in the form to ${action} on ${path}`);
+    return nonce;
+  };
+  const nonce = await nonceOf(base, `${base}/rotate`);
+  t.not(await nonceOf(base, `${base}/rotate`), nonce, 'every render has its own nonce');
 
   const rotated = await client.post(`${base}/rotate`, { _csrf: csrf, _once: nonce });
   t.is(rotated.status, 201);
@@ -88,25 +91,36 @@ test.serial('a form that shows a secret acts once: sending it again (a reload of
 
   // Without a nonce, or with one that is not a nonce: an out-of-date form, nothing done.
   for (const _once of ['', 'x'.repeat(23), '../../etc']) t.is((await client.post(`${base}/rotate`, { _csrf: csrf, _once })).status, 400);
-  // Issue fails while a key lives (409 api_key_exists); the same form works once the key is revoked.
-  const issueNonce = nonceOf((await client.get(base)).text);
-  t.truthy(issueNonce);
-  t.regex((await client.post(`${base}/issue`, { _csrf: csrf, _once: issueNonce! })).text, /api_key_exists/);
-  t.is((await client.post(`${base}/revoke`, { _csrf: csrf })).status, 303);
-  t.is((await client.post(`${base}/issue`, { _csrf: csrf, _once: issueNonce! })).status, 201);
-  t.is((await client.post(`${base}/issue`, { _csrf: csrf, _once: issueNonce! })).status, 409);
+  t.deepEqual(await state(), before);
 
-  // Creating a project and a token: the same form sent twice creates one.
-  const projectNonce = nonceOf((await client.get('/dashboard/projects')).text)!;
-  const projects = await cradle().db('tenancy_projects').count({ n: '*' });
-  t.is((await client.post('/dashboard/projects', { _csrf: csrf, _once: projectNonce, name: 'twice', kind: 'testnet' })).status, 201);
-  t.is((await client.post('/dashboard/projects', { _csrf: csrf, _once: projectNonce, name: 'twice', kind: 'testnet' })).status, 409);
-  t.is(Number((await cradle().db('tenancy_projects').count({ n: '*' }))[0]!.n), Number(projects[0]!.n) + 1);
-  const tokenNonce = nonceOf((await client.get('/dashboard/tokens')).text)!;
-  const tokenFields = { _csrf: csrf, _once: tokenNonce, name: 'twice', 'scope.invoices:read': 'on' };
-  t.is((await client.post('/dashboard/tokens', tokenFields)).status, 201);
-  t.is((await client.post('/dashboard/tokens', tokenFields)).status, 409);
-  t.is((await cradle().db('tenancy_personal_access_tokens').where({ name: 'twice' })).length, 1);
+  // Two sends of one form at once (a double click without the page's script): exactly one acts.
+  const raced = await nonceOf(base, `${base}/rotate`);
+  const answers = await Promise.all([1, 2, 3].map(() => client.post(`${base}/rotate`, { _csrf: csrf, _once: raced })));
+  t.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409]);
+  t.is((await audits(`user:${user.id}`, 'key.rotate')).filter((a) => a.project_id === project.id).length, 2);
+
+  // A send whose action fails gives its nonce back: the issue button of a revoked key, sent while
+  // a key lives again (409 api_key_exists), works once the key is revoked again, and only once.
+  t.is((await client.post(`${base}/revoke`, { _csrf: csrf })).status, 303);
+  const issue = await nonceOf(base, `${base}/issue`);
+  t.is((await client.post(`${base}/issue`, { _csrf: csrf })).status, 201);
+  t.regex((await client.post(`${base}/issue`, { _csrf: csrf, _once: issue })).text, /api_key_exists/);
+  t.is((await client.post(`${base}/revoke`, { _csrf: csrf })).status, 303);
+  t.is((await client.post(`${base}/issue`, { _csrf: csrf, _once: issue })).status, 201);
+  t.regex((await client.post(`${base}/issue`, { _csrf: csrf, _once: issue })).text, /form_already_sent/);
+
+  // Creating a project, a sandbox project and a token: each form sent twice creates one.
+  const count = async (table: string, where: Record<string, string>) => (await cradle().db(table).where(where)).length;
+  const projectFields = { _csrf: csrf, _once: await nonceOf('/dashboard/projects', '/dashboard/projects'), name: 'twice', kind: 'testnet' };
+  const sandboxFields = { _csrf: csrf, _once: await nonceOf('/dashboard/projects', '/dashboard/sandbox'), name: 'twice-sandbox' };
+  const tokenFields = { _csrf: csrf, _once: await nonceOf('/dashboard/tokens', '/dashboard/tokens'), name: 'twice', 'scope.invoices:read': 'on' };
+  for (const [path, fields] of [['/dashboard/projects', projectFields], ['/dashboard/sandbox', sandboxFields], ['/dashboard/tokens', tokenFields]] as const) {
+    t.is((await client.post(path, fields)).status, 201, path);
+    t.is((await client.post(path, fields)).status, 409, path);
+  }
+  t.is(await count('tenancy_projects', { name: 'twice' }), 1);
+  t.is(await count('tenancy_projects', { name: 'twice-sandbox' }), 1);
+  t.is(await count('tenancy_personal_access_tokens', { name: 'twice' }), 1);
 
   // A nonce is the session's: the same user signed in elsewhere is not refused by this one's forms.
   const elsewhere = new DashboardClient(gw.url);

@@ -1,5 +1,6 @@
 import test from 'ava';
 import pg from 'pg';
+import type { Request, Route } from 'playwright-core';
 import { signedFetch } from '@gw/kernel/testing';
 import { Receiver } from '../../webhooks/test/helpers.js';
 import { DashboardWorld, PHONE, expectAccessible } from './harness.js';
@@ -107,13 +108,35 @@ test.serial('the administrator creates a sandbox project in one action, copies i
   t.is(receiver.requests.at(-1)?.headers['x-service-event-type'], 'webhook.test');
   await expectAccessible(t, page);
 
-  // A personal access token, shown once.
+  // A personal access token, shown once. The answer is held back 400 ms (a slow network) and the
+  // button clicked again meanwhile: the page's script sends the single-use form once, so the page
+  // that shows the token is the one the browser keeps (a second send would answer 409 and the
+  // browser would show that instead).
   await page.goto(`${world.url}/dashboard/tokens`);
   await page.getByLabel('Name').fill('Reporting');
   await page.getByLabel(/invoices:read/).check();
-  await page.getByRole('button', { name: 'Create token' }).click();
-  await page.getByRole('heading', { name: 'Token created' }).waitFor();
+  const slowAnswer = async (route: Route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    const response = await route.fetch();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await route.fulfill({ response }).catch(() => undefined); // a navigation the browser abandoned
+  };
+  await page.route('**/dashboard/tokens', slowAnswer);
+  let posts = 0;
+  const countPost = (request: Request) => void (request.method() === 'POST' && request.url().endsWith('/dashboard/tokens') && posts++);
+  page.on('request', countPost);
+  // Two clicks 100 ms apart, inside the page (a locator would wait for the pending navigation).
+  await page.getByRole('button', { name: 'Create token' }).evaluate((element) => {
+    const button = element as unknown as { click(): void };
+    button.click();
+    setTimeout(() => button.click(), 100);
+  });
+  await page.getByRole('heading', { name: 'Token created' }).waitFor({ timeout: 5000 });
+  page.off('request', countPost);
+  await page.unroute('**/dashboard/tokens', slowAnswer);
+  t.is(posts, 1, 'the second click sent nothing');
   t.regex(await page.locator('#pat').inputValue(), /^svc_pat_/);
+  t.deepEqual((await sql(`select count(*)::int as n from tenancy_personal_access_tokens where name = 'Reporting'`)).rows, [{ n: 1 }]);
   await expectAccessible(t, page);
 
   // The other pages of the administrator pass axe too.

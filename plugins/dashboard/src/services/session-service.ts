@@ -3,6 +3,7 @@ import { hashToken, newId, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { fn } from 'objection';
 import type { DashboardConfig } from '../config.js';
+import { dashboardErrors } from '../errors.js';
 import { Session } from '../models/session.js';
 
 /** Name of the dashboard's session cookie (Path=/dashboard, HttpOnly, SameSite=Lax, Secure outside loopback). */
@@ -127,9 +128,16 @@ export class SessionService {
   /**
    * Records that the session sent the single-use form `nonce`; false when it already had (nothing
    * may be done again). Concurrent sends of one form: exactly one gets true.
+   * @throws AppError 403 `csrf_invalid` when the session ended since it was read (signed out elsewhere, swept).
    */
   async useForm(session: DashboardSession, nonce: string): Promise<boolean> {
-    const used = await sqlQuery(this.deps.db, sql`insert into dashboard_form_uses (session_id, nonce) values (${session.row.id}, ${nonce}) on conflict do nothing returning 1`);
+    const used = await sqlQuery(this.deps.db, sql`insert into dashboard_form_uses (session_id, nonce) values (${session.row.id}, ${nonce}) on conflict do nothing returning 1`).catch(
+      (error: unknown) => {
+        // The session row is gone (a foreign-key violation): the same as a form of an ended session.
+        if ((error as { code?: string }).code === '23503') throw dashboardErrors.csrf_invalid();
+        throw error;
+      },
+    );
     return used.length === 1;
   }
 

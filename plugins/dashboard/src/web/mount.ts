@@ -132,7 +132,8 @@ async function act(route: DashboardAction, req: DashboardActionRequest): Promise
   try {
     return await route.handle(req);
   } catch (error) {
-    await sessions.releaseForm(req.session, nonce);
+    // The action's own error is the answer; a failure to give the nonce back only keeps this form spent.
+    await sessions.releaseForm(req.session, nonce).catch((releaseError: unknown) => req.services.logger.warn({ err: releaseError, requestId: req.requestId }, 'dashboard: a single-use form nonce was not released'));
     throw error;
   }
 }
