@@ -1,5 +1,6 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Checkout } from '../migrations/0001_checkout.js';
+import { m0002StreamSlots } from '../migrations/0002_stream_slots.js';
 import { checkoutCommands } from './cli.js';
 import { CheckoutConfigSchema } from './config.js';
 import { checkoutRoutes } from './routes.js';
@@ -18,7 +19,7 @@ export const checkoutPlugin = definePlugin({
   id: 'checkout',
   dependsOn: ['tenancy', 'invoices'],
   config: CheckoutConfigSchema,
-  migrations: [m0001Checkout],
+  migrations: [m0001Checkout, m0002StreamSlots],
   register: ({ config, logger }) => ({
     checkoutConfig: serviceValue(config),
     checkoutBranding: service(['db', 'audit', 'tenancyProjects'], (deps) => new BrandingService(deps)),
@@ -27,11 +28,14 @@ export const checkoutPlugin = definePlugin({
       (deps) => new StatusHub({ notifications: deps.notifications, invoicesService: deps.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }),
       { dispose: (hub) => hub.close() },
     ),
-    checkoutStreamLimiter: serviceValue(new StreamLimiter(config.streamsPerClient)),
+    checkoutStreamLimiter: service(['db'], (deps) => new StreamLimiter({ db: deps.db, logger, perClient: config.streamsPerClient }), { dispose: (limiter) => limiter.close() }),
   }),
   routes: checkoutRoutes,
   cli: checkoutCommands,
-  stop: withDeps(['checkoutStatusHub'], async (deps) => deps.checkoutStatusHub.close()),
+  stop: withDeps(['checkoutStatusHub', 'checkoutStreamLimiter'], async (deps) => {
+    await deps.checkoutStatusHub.close();
+    await deps.checkoutStreamLimiter.close();
+  }),
 });
 
 export * from './contract.js';

@@ -68,7 +68,7 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
     const locale = chooseLocale(lang, ctx.get('Accept-Language'));
     const found = await locate(token);
     if (!found) return notFound(locale);
-    const release = deps.checkoutStreamLimiter.acquire(clientOf(ctx));
+    const release = await deps.checkoutStreamLimiter.acquire(clientOf(ctx));
     if (!release) return tooMany();
     try {
       return { locale, found, branding: await deps.checkoutBranding.forProject(found.invoice.project_id), release };

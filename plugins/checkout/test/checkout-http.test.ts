@@ -1,9 +1,10 @@
 import test from 'ava';
-import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR, newId, sql, sqlQuery } from '@gw/kernel';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { partnerUrl } from '@gw/plugin-invoices';
 import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
 import { chooseLocale, formatDecimal, logoType } from '../src/index.js';
+import { STALE_SECONDS } from '../src/services/stream-limiter.js';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -198,10 +199,52 @@ test('status streams are limited per client address without affecting other paye
   t.is(other.status, 200);
   for (const r of [...held, other]) await r.body?.cancel();
   // Closed streams give their slots back.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await waitFor(async () => (await gw.kernel.cradle.checkoutStreamLimiter.held('203.0.113.9')) === 0 || undefined, 5000, 'the closed streams\' slots');
   const again = await open('203.0.113.9');
   t.is(again.status, 200);
   await again.body?.cancel();
+});
+
+test('the stream limit holds over instances: streams open on one count on the other; an instance gone with streams open stops counting once its rows are stale', async (t) => {
+  const second = await startCheckoutKernel({ 'http.trustProxy': true, 'plugins.checkout.streamsPerClient': 3 }, gw.database);
+  t.teardown(() => second.close());
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const open = (kernel: TestKernel, ip: string) => fetch(`${inv.checkout_url.replace(gw.url, kernel.url)}/events`, { headers: { 'X-Forwarded-For': ip } });
+  const ip = '198.51.100.7';
+  const held = [await open(gw, ip), await open(second, ip), await open(gw, ip)];
+  t.deepEqual(held.map((r) => r.status), [200, 200, 200]);
+  for (const kernel of [gw, second]) {
+    const refused = await open(kernel, ip);
+    t.is(refused.status, 429);
+    await refused.body?.cancel();
+  }
+  t.is(await second.kernel.cradle.checkoutStreamLimiter.held(ip), 3);
+  // Three at once from a fresh address on both instances: the limit is exact under concurrency.
+  const burst = await Promise.all([gw, second, gw, second, gw].map((kernel) => open(kernel, '198.51.100.8')));
+  t.deepEqual(burst.map((r) => r.status).sort(), [200, 200, 200, 429, 429]);
+  for (const r of burst) await r.body?.cancel();
+  // A stream closed on one instance frees its slot on the other.
+  await held[0]!.body?.cancel();
+  await waitFor(async () => (await second.kernel.cradle.checkoutStreamLimiter.held(ip)) === 2 || undefined, 5000, 'the closed stream\'s slot');
+  const reopened = await open(second, ip);
+  t.is(reopened.status, 200);
+  for (const r of [...held.slice(1), reopened]) await r.body?.cancel();
+
+  // Rows of an instance that died with three streams open, last refreshed past the stale age.
+  const dead = '198.51.100.9';
+  const { db, checkoutStreamLimiter } = gw.kernel.cradle;
+  await sqlQuery(
+    db,
+    sql`insert into checkout_stream_slots (id, client, instance_id, seen_at)
+        select id, ${dead}, ${newId()}, now() - make_interval(secs => ${STALE_SECONDS + 1}) from unnest(${[newId(), newId(), newId()]}::text[]) as id`,
+  );
+  t.is(await checkoutStreamLimiter.held(dead), 0);
+  const live = await open(second, dead);
+  t.is(live.status, 200);
+  await checkoutStreamLimiter.refresh();
+  t.deepEqual(await sqlQuery(db, sql`select count(*)::int as n from checkout_stream_slots where client = ${dead}`), [{ n: 1 }], 'the refresh deleted the stale rows, not the live one');
+  await live.body?.cancel();
 });
 
 test('a page on one instance follows a change written through another instance (LISTEN/NOTIFY)', async (t) => {
