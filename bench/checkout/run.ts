@@ -42,8 +42,9 @@ function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: s
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
+    // The server's log lines (JSON too, e.g. a warning at start) may come first: the target is the line with a url.
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('{')) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
+      if (line.startsWith('{"url":')) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
