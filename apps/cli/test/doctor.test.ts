@@ -31,6 +31,9 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
   t.is(first.code, 1, first.stdout);
   t.false(first.json.ready);
   t.like(finding(first.json, 'kernel.master-key'), { ok: true });
+  // Production rules without a public base URL: checkout and OAuth links would name this machine.
+  t.like(finding(first.json, 'kernel.base-url'), { ok: false, severity: 'warning' });
+  t.regex(finding(first.json, 'kernel.base-url').fix!, /BASE_URL/);
   t.like(finding(first.json, 'wallets.verified'), { ok: false, severity: 'error' });
   t.like(finding(first.json, 'rates.source'), { ok: false, severity: 'error' });
   t.regex(finding(first.json, 'rates.source').fix!, /plugins\.rates\.fixed/);
@@ -58,11 +61,17 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
   const verified = await cli('wallet', 'verify', '--project', project.id, '--chain', 'eth', '--signature', await ethWallet.sign(registered.json.challenge.message), '--json');
   t.is(verified.code, 0, verified.stdout + verified.stderr);
   t.is((await cli('webhook', 'set', '--project', project.id, '--url', 'https://shop.example/hooks', '--json')).code, 0);
-  overrides = {
+  const fixes = {
     'plugins.rates.providers': ['coingecko'],
     'plugins.rates.fixed': { ETH: '3000' },
     'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'node-a', url: 'http://127.0.0.1:8545' }] } } },
   };
+  // A public base URL without TLS is still a warning; one on this machine's loopback is not.
+  overrides = { ...fixes, 'http.baseUrl': 'http://pay.example' };
+  t.like(finding((await cli('doctor', '--json')).json, 'kernel.base-url'), { ok: false, severity: 'warning' });
+  overrides = { ...fixes, 'http.baseUrl': 'http://127.0.0.1:3000' };
+  t.like(finding((await cli('doctor', '--json')).json, 'kernel.base-url'), { ok: true });
+  overrides = { ...fixes, 'http.baseUrl': 'https://pay.example' };
   const fixed = await cli('doctor', '--json');
   t.is(fixed.code, 0, fixed.stdout);
   t.true(fixed.json.ready);

@@ -65,7 +65,10 @@ export interface ReadinessReport {
   readonly checks: readonly ReadinessFinding[];
 }
 
-/** The kernel's own checks: the master key. */
+/** Hosts a browser on the gateway's own machine reaches it by (no TLS needed there). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The kernel's own checks: the master key and the public base URL. */
 export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
   return [
     {
@@ -87,6 +90,32 @@ export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
           detail: 'security.masterKey (GW_MASTER_KEY) is missing: production refuses to start without it.',
           fix: 'Set GW_MASTER_KEY to 64 hex characters (`openssl rand -hex 32`), or GW_ENV=development for a local trial.',
         };
+      },
+    },
+    {
+      name: 'kernel.base-url',
+      summary: 'The public base URL is set (BASE_URL, http.baseUrl): checkout links and the OAuth and MCP addresses are built from it.',
+      run: async () => {
+        const base = config.http.baseUrl;
+        if (base === undefined) {
+          if (isDevelopment(config)) return { ok: true, detail: `http.baseUrl is not set: links use http://<host>:${config.http.port}, right on this machine (development).` };
+          return {
+            ok: false,
+            severity: 'warning',
+            detail: `http.baseUrl is not set: checkout_url and the OAuth and MCP addresses are built from http://<host>:${config.http.port}, which payers and partners cannot reach, and every instance would hand out its own.`,
+            fix: 'Set BASE_URL (http.baseUrl) to the public https:// address of the gateway, the same on every instance.',
+          };
+        }
+        const url = new URL(base);
+        if (url.protocol !== 'https:' && !LOOPBACK_HOSTS.has(url.hostname) && !isDevelopment(config)) {
+          return {
+            ok: false,
+            severity: 'warning',
+            detail: `http.baseUrl is ${base}: payers' browsers and partners would reach the gateway without TLS.`,
+            fix: 'Serve the gateway behind TLS (docs/deployment.md) and set BASE_URL to its https:// address.',
+          };
+        }
+        return { ok: true, detail: `http.baseUrl is ${base}.` };
       },
     },
   ];
