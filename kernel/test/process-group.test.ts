@@ -1,24 +1,11 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'ava';
-import { spawnGroup, waitFor } from '../src/testing/index.js';
+import { liveGroupMembers, spawnGroup, waitFor } from '../src/testing/index.js';
 
-/** Live (non-zombie) processes whose process group is `pgid`. */
-function membersOf(pgid: number): number[] {
-  const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after ')'.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return members;
-}
+const membersOf = liveGroupMembers;
 
 // A wrapper that starts the real program and waits for it, like node_modules/.bin wrappers.
 const WRAPPER = ['-c', 'sleep 300 & wait'];
@@ -43,6 +30,20 @@ test('spawnGroup: stop() ends the wrapper and everything it started', async (t) 
   await waitFor(async () => membersOf(pgid).length === 0, 5000, 'every member of the group gone');
   t.deepEqual(membersOf(pgid), []);
   await t.notThrowsAsync(group.stop(), 'stopping a stopped group is harmless');
+});
+
+test('spawnGroup: stop() lets a program finish on SIGTERM after its wrapper is gone (anvil writes its state file then)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-group-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'state');
+  // The program takes 300 ms after SIGTERM to write its file; the shell wrapper dies at once.
+  const code = `process.on("SIGTERM", () => setTimeout(() => { require("fs").writeFileSync(${JSON.stringify(file)}, "written"); process.exit(0); }, 300)); setInterval(() => {}, 1000);`;
+  const group = spawnGroup('sh', ['-c', `'${process.execPath}' -e '${code}' & wait`], { stdio: 'ignore' });
+  const pgid = group.child.pid!;
+  await waitFor(async () => membersOf(pgid).length === 2, 5000, 'the wrapper and its program');
+  await group.stop(5000);
+  t.deepEqual(membersOf(pgid), [], 'every member gone when stop() resolves');
+  t.is(readFileSync(file, 'utf8'), 'written');
 });
 
 test('spawnGroup: a program that cannot be started is stopped without hanging or crashing the test', async (t) => {

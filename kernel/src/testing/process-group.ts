@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * A child process started as the leader of its own process group, so `stop()` ends it with
@@ -8,7 +9,12 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
  */
 export interface ProcessGroup {
   readonly child: ChildProcess;
-  /** Sends SIGTERM to the whole group, then SIGKILL after `graceMs`; resolves once the leader exited. */
+  /**
+   * Sends SIGTERM to the whole group and waits for every member to exit, SIGKILL after `graceMs`.
+   * Members can outlive the leader: a wrapper exits at once, while the program it started is still
+   * finishing (anvil writes its `--state` file on SIGTERM); killing the group as soon as the leader
+   * is gone cut that short.
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -32,15 +38,38 @@ export function spawnGroup(command: string, args: readonly string[], options: Om
       // The group is gone already.
     }
   };
+  const groupAlive = (): boolean => child.pid !== undefined && liveGroupMembers(child.pid).length > 0;
   return {
     child,
     async stop(graceMs = 2000) {
+      const deadline = Date.now() + graceMs;
       signalGroup('SIGTERM');
       const timer = setTimeout(() => signalGroup('SIGKILL'), graceMs);
       await exited;
+      while (groupAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       clearTimeout(timer);
-      // Members that ignored SIGTERM outlive the leader: the group is ended either way.
+      // Members that ignored SIGTERM past the grace period: the group is ended either way.
       signalGroup('SIGKILL');
     },
   };
+}
+
+/**
+ * The live members of process group `pgid` (zombies left out: a member that exited but is not
+ * reaped yet is gone for every purpose here). Read from /proc.
+ */
+export function liveGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return members;
 }
