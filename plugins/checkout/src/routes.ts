@@ -151,6 +151,8 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
             };
             const onClose = () => finish(current);
             ctx.res.on('close', onClose);
+            // The poller left while its slot was being taken: 'close' was emitted before the listener.
+            if (ctx.req.socket.destroyed) finish(current);
             void deps.checkoutStatusHub
               .watch(found.invoice.id, (invoice) => {
                 const next = update(invoice, found.projectKind, branding, locale, params.token);
@@ -207,6 +209,8 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
           stream.end();
         }
         ctx.res.on('close', close);
+        // The payer left while the slot was being taken: 'close' was emitted before the listener.
+        if (ctx.req.socket.destroyed) close();
         ctx.req.socket.setTimeout(0);
         stream.write('retry: 3000\n\n');
         try {

@@ -3,7 +3,7 @@ import { CLI_ACTOR, newId, sql, sqlQuery } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { partnerUrl } from '@gw/plugin-invoices';
 import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
-import { chooseLocale, formatDecimal, logoType } from '../src/index.js';
+import { chooseLocale, formatDecimal, logoType, StreamLimiter } from '../src/index.js';
 import { STALE_SECONDS } from '../src/services/stream-limiter.js';
 
 let gw: TestKernel;
@@ -245,6 +245,27 @@ test('the stream limit holds over instances: streams open on one count on the ot
   await checkoutStreamLimiter.refresh();
   t.deepEqual(await sqlQuery(db, sql`select count(*)::int as n from checkout_stream_slots where client = ${dead}`), [{ n: 1 }], 'the refresh deleted the stale rows, not the live one');
   await live.body?.cancel();
+});
+
+test('the stream limiter: a burst from one address takes exactly the limit; a refresh writes back rows another instance deleted as stale; closed, it takes nothing and gives its rows back', async (t) => {
+  const { db, logger } = gw.kernel.cradle;
+  const limiter = new StreamLimiter({ db, logger, perClient: 2 });
+  const client = `limiter-${newId()}`;
+  const burst = await Promise.all(Array.from({ length: 10 }, () => limiter.acquire(client)));
+  const taken = burst.filter((release) => release !== undefined);
+  t.is(taken.length, 2);
+  t.is(await limiter.held(client), 2);
+  // Another instance found the rows stale (this one could not reach the database) and deleted them.
+  await sqlQuery(db, sql`delete from checkout_stream_slots where client = ${client}`);
+  t.is(await limiter.held(client), 0);
+  await limiter.refresh();
+  t.is(await limiter.held(client), 2, 'the refresh wrote the open rows again');
+  taken[0]!();
+  await waitFor(async () => (await limiter.held(client)) === 1 || undefined, 5000, 'the released row');
+  t.truthy(await limiter.acquire(client), 'a released slot is free again');
+  await limiter.close();
+  t.is(await limiter.held(client), 0, 'close gives every row back');
+  t.is(await limiter.acquire(`limiter-${newId()}`), undefined, 'closed: nothing is taken');
 });
 
 test('a page on one instance follows a change written through another instance (LISTEN/NOTIFY)', async (t) => {
