@@ -66,10 +66,13 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
     'plugins.rates.fixed': { ETH: '3000' },
     'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'node-a', url: 'http://127.0.0.1:8545' }] } } },
   };
-  // A public base URL without TLS is still a warning; one on this machine's loopback is not.
-  overrides = { ...fixes, 'http.baseUrl': 'http://pay.example' };
-  t.like(finding((await cli('doctor', '--json')).json, 'kernel.base-url'), { ok: false, severity: 'warning' });
-  overrides = { ...fixes, 'http.baseUrl': 'http://127.0.0.1:3000' };
+  // A public base URL without TLS, or one naming this machine, is still a warning under production rules.
+  for (const baseUrl of ['http://pay.example', 'http://127.0.0.1:3000', 'https://localhost', 'http://[::1]:8080']) {
+    overrides = { ...fixes, 'http.baseUrl': baseUrl };
+    t.like(finding((await cli('doctor', '--json')).json, 'kernel.base-url'), { ok: false, severity: 'warning' }, baseUrl);
+  }
+  // Under explicit development a loopback address is what a local trial uses.
+  overrides = { ...fixes, env: 'development', 'http.baseUrl': 'http://127.0.0.1:3000' };
   t.like(finding((await cli('doctor', '--json')).json, 'kernel.base-url'), { ok: true });
   overrides = { ...fixes, 'http.baseUrl': 'https://pay.example' };
   const fixed = await cli('doctor', '--json');

@@ -65,8 +65,10 @@ export interface ReadinessReport {
   readonly checks: readonly ReadinessFinding[];
 }
 
-/** Hosts a browser on the gateway's own machine reaches it by (no TLS needed there). */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Whether a URL's host is this machine (`URL.hostname` keeps IPv6 brackets). */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname === '[::1]';
+}
 
 /** The kernel's own checks: the master key and the public base URL. */
 export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
@@ -107,7 +109,15 @@ export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
           };
         }
         const url = new URL(base);
-        if (url.protocol !== 'https:' && !LOOPBACK_HOSTS.has(url.hostname) && !isDevelopment(config)) {
+        if (!isDevelopment(config) && isLoopbackHost(url.hostname)) {
+          return {
+            ok: false,
+            severity: 'warning',
+            detail: `http.baseUrl is ${base}, an address of this machine: checkout_url and the OAuth and MCP addresses built from it are unreachable for payers and partners.`,
+            fix: 'Set BASE_URL (http.baseUrl) to the public https:// address of the gateway, the same on every instance.',
+          };
+        }
+        if (!isDevelopment(config) && url.protocol !== 'https:') {
           return {
             ok: false,
             severity: 'warning',
