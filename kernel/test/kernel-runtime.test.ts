@@ -145,6 +145,25 @@ test('hitMany counts a batch in one statement and admits exactly the hits within
   t.deepEqual(rows.map((r) => r.action), ['probe.one', 'probe.two']);
 });
 
+test.serial('rate-limit windows are cut on the database clock: a process whose clock is two hours off counts into the same window', async (t) => {
+  const gw = await startTestKernel({ plugins: [outboxProbe], role: 'cli' });
+  t.teardown(() => gw.close());
+  const { rateLimiter, db } = gw.kernel.cradle;
+  const rule = { key: 'probe:clock', limit: 3, windowSeconds: 3600 };
+  await roomInRateWindow(20, 3600);
+  t.is((await rateLimiter.hit(rule)).count, 1);
+  const realNow = Date.now;
+  Date.now = () => realNow() + 2 * 3600 * 1000;
+  try {
+    const skewed = await rateLimiter.hitMany(rule, 3);
+    t.deepEqual(skewed.map((r) => [r.count, r.allowed]), [[2, true], [3, true], [4, false]]);
+    t.true(skewed.every((r) => r.retryAfter >= 1 && r.retryAfter <= 3600), 'retry_after within the window of the database clock');
+  } finally {
+    Date.now = realNow;
+  }
+  t.deepEqual(await db('kernel_rate_limit_counters').where({ key: 'probe:clock' }).select('count'), [{ count: 4 }]);
+});
+
 test('hitEach counts several keys in one statement; concurrent calls over the same keys in any order never deadlock', async (t) => {
   const gw = await startTestKernel({ plugins: [outboxProbe], role: 'cli' });
   t.teardown(() => gw.close());

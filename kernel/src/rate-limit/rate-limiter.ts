@@ -8,7 +8,7 @@ export interface RateLimitRule {
   readonly key: string;
   /** Requests allowed per window. */
   readonly limit: number;
-  /** Window length in seconds (fixed windows aligned to the Unix epoch). */
+  /** Window length in seconds (fixed windows aligned to the Unix epoch of the database clock). */
   readonly windowSeconds: number;
 }
 
@@ -21,8 +21,9 @@ export interface RateLimitResult {
 }
 
 /**
- * Fixed-window counters in PostgreSQL, so a limit holds across every gateway instance. One upsert
- * per check; expired windows are swept by the `kernel.rate-limit-sweep` job.
+ * Fixed-window counters in PostgreSQL, the windows cut on the database clock, so a limit holds
+ * across every gateway instance whatever its own clock says. One upsert per check; expired
+ * windows are swept by the `kernel.rate-limit-sweep` job.
  */
 export interface RateLimiter {
   /** Counts one hit and reports whether it was within the limit. */
@@ -46,7 +47,7 @@ export interface RateLimiter {
   sweep(): Promise<number>;
 }
 
-export function createRateLimiter(db: Knex, now: () => number = () => Date.now()): RateLimiter {
+export function createRateLimiter(db: Knex): RateLimiter {
   function check(rule: RateLimitRule, hits: number): void {
     if (!Number.isInteger(rule.limit) || rule.limit < 0 || !Number.isInteger(rule.windowSeconds) || rule.windowSeconds < 1) {
       throw new Error(`invalid rate limit rule for ${rule.key}`);
@@ -57,29 +58,27 @@ export function createRateLimiter(db: Knex, now: () => number = () => Date.now()
     if (entries.length === 0) return [];
     for (const { rule, hits } of entries) check(rule, hits);
     if (new Set(entries.map((e) => e.rule.key)).size !== entries.length) throw new Error('hitEach: rate limit keys must be distinct');
-    const nowSeconds = Math.floor(now() / 1000);
-    const windows = entries.map(({ rule }) => {
-      const start = nowSeconds - (nowSeconds % rule.windowSeconds);
-      return { start, end: start + rule.windowSeconds };
-    });
     // Counter rows are locked in key order: concurrent statements over overlapping keys then
-    // queue instead of deadlocking.
+    // queue instead of deadlocking. Windows are cut on the database clock, so every instance
+    // counts into the same window whatever its own clock says.
     const order = [...entries.keys()].sort((a, b) => (entries[a]!.rule.key < entries[b]!.rule.key ? -1 : 1));
-    const rows = await sqlQuery<{ key: string; count: string | number }>(
+    const rows = await sqlQuery<{ key: string; count: string | number; retry_after: number }>(
       db,
-      sql`insert into kernel_rate_limit_counters (key, window_start, count, expires_at)
-          select t.key, t.window_start, t.hits, to_timestamp(t.window_end)
-            from unnest(${order.map((i) => entries[i]!.rule.key)}::text[], ${order.map((i) => windows[i]!.start)}::bigint[],
-                        ${order.map((i) => entries[i]!.hits)}::int[], ${order.map((i) => windows[i]!.end)}::bigint[])
-                 with ordinality as t(key, window_start, hits, window_end, n)
-           order by t.n
+      sql`with t as (
+            select t.key, t.hits, t.window_seconds, t.n,
+                   (floor(extract(epoch from now()) / t.window_seconds) * t.window_seconds)::bigint as window_start
+              from unnest(${order.map((i) => entries[i]!.rule.key)}::text[], ${order.map((i) => entries[i]!.hits)}::int[],
+                          ${order.map((i) => entries[i]!.rule.windowSeconds)}::int[])
+                   with ordinality as t(key, hits, window_seconds, n)
+          )
+          insert into kernel_rate_limit_counters (key, window_start, count, expires_at)
+          select key, window_start, hits, to_timestamp(window_start + window_seconds) from t order by n
           on conflict (key, window_start) do update set count = kernel_rate_limit_counters.count + excluded.count
-          returning key, count`,
+          returning key, count, greatest(1, floor(extract(epoch from expires_at) - floor(extract(epoch from now()))))::int as retry_after`,
     );
-    const counts = new Map(rows.map((row) => [row.key, Number(row.count)]));
-    return entries.map(({ rule, hits }, i) => {
-      const last = counts.get(rule.key)!;
-      const retryAfter = Math.max(1, windows[i]!.end - nowSeconds);
+    const found = new Map(rows.map((row) => [row.key, { count: Number(row.count), retryAfter: row.retry_after }]));
+    return entries.map(({ rule, hits }) => {
+      const { count: last, retryAfter } = found.get(rule.key)!;
       return Array.from({ length: hits }, (_, k) => {
         const count = last - hits + 1 + k;
         return { allowed: count <= rule.limit, count, remaining: Math.max(0, rule.limit - count), retryAfter };
