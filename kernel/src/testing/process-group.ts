@@ -73,3 +73,24 @@ export function liveGroupMembers(pgid: number): number[] {
   }
   return members;
 }
+
+/**
+ * Waits until `probe` resolves (a node answering its first request), retrying every 100 ms. When
+ * `timeoutMs` passes or the group's leader exits first, `cleanUp` runs (stopping the group and
+ * whatever the caller made for it) and the error says `<name> did not start` with the probe's
+ * last failure.
+ */
+export async function untilAnswering<T>(group: ProcessGroup, probe: () => Promise<T>, name: string, cleanUp: () => Promise<void> = () => group.stop(), timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() > deadline || group.child.exitCode !== null) {
+        await cleanUp();
+        throw new Error(`${name} did not start: ${(error as Error).message}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

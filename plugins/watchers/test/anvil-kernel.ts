@@ -1,7 +1,8 @@
-import { CLI_ACTOR, type ChainId } from '@gw/kernel';
+import type { ChainId } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { WEBHOOK_PLUGINS, type Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { watchedProject } from './scenario.js';
 import { watchersPlugin } from '../src/index.js';
 import type { Anvil } from './anvil.js';
 
@@ -29,9 +30,7 @@ export function startAnvilKernel(anvil: Anvil, config: Record<string, unknown> =
  * payer (anvil's first account) holding 10^12 base units of a real ERC-20 installed at `token`.
  */
 export async function anvilProject(gw: TestKernel, anvil: Anvil, receiver: Receiver, options: { operator: string; chain: ChainId; token: string }): Promise<{ project: TestProject; payer: string }> {
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(options.operator, CLI_ACTOR)).id;
-  const project = await projectWithPools(gw, operatorId, [options.chain], 'testnet');
-  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+  const project = await watchedProject(gw, receiver, options.operator, options.chain);
   const payer = (await anvil.accounts())[0]!;
   await anvil.installErc20(options.token, payer, 10n ** 12n);
   return { project, payer };

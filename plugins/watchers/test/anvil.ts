@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
+import { freePort, spawnGroup, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
 import { AbiCoder, Interface, keccak256, toBeHex, zeroPadValue } from 'ethers';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -37,19 +37,7 @@ export class Anvil {
   }
 
   private async ready(): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        await this.rpc('eth_chainId', []);
-        return;
-      } catch (error) {
-        if (Date.now() > deadline || this.process.child.exitCode !== null) {
-          await this.process.stop();
-          throw new Error(`anvil did not start: ${(error as Error).message}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await untilAnswering(this.process, () => this.rpc('eth_chainId', []), 'anvil');
   }
 
   /**

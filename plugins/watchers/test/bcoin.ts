@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
+import { freePort, spawnGroup, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -53,20 +53,12 @@ export class Bcoin {
   }
 
   private async ready(): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        await this.rpc('getblockcount', []);
-        this.miner = (await this.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
-        return;
-      } catch (error) {
-        if (Date.now() > deadline || this.process.child.exitCode !== null) {
-          await this.stop();
-          throw new Error(`bcoin did not start: ${(error as Error).message}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    // The wallet server answers a little after the node: both must.
+    const probe = async () => {
+      await this.rpc('getblockcount', []);
+      return (await this.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
+    };
+    this.miner = await untilAnswering(this.process, probe, 'bcoin', () => this.stop());
   }
 
   private get authorization(): string {

@@ -6,7 +6,7 @@
  * `invalidateblock` followed by new blocks.
  */
 import test from 'ava';
-import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS } from '../../invoices/test/helpers.js';
 import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Bcoin } from './bcoin.js';
@@ -38,7 +38,7 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-const { scan, uid, invoice, get, eventsOf, payToPaid } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'signet');
+const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'signet');
 
 test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again', async (t) => {
   const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
@@ -73,37 +73,6 @@ test.serial('bcoin regtest: a payment to the invoice address is detected from th
   await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 2, 20_000);
 });
 
-test.serial('bcoin regtest: an under-payment ends partial', async (t) => {
-  const inv = await invoice({ coin: 'btc', amount_crypto: '1' });
-  const txid = await node.send(inv.address, 40_000_000n);
-  await node.mine(inv.confirmation_threshold);
-  await scan();
-  const partial = await get(inv.id);
-  t.is(partial.status, 'partial');
-  t.like(partial.transactions[0], { tx_hash: txid, amount_units: '40000000', status: 'confirmed' });
-  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.partial'), 20_000);
-  t.is(eventsOf(inv.id).find((e) => e.event_type === 'invoice.partial')!.data.paid_units, '40000000');
-});
+test.serial('bcoin regtest: an under-payment ends partial', (t) => underpayToPartial(t, node, 'btc'));
 
-test.serial('bcoin regtest: a stray payment to a free pool address is an orphan, attributed to a new paid invoice', async (t) => {
-  const [row] = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain: 'btc', state: 'available' }).orderBy('derivation_index', 'desc').select('address');
-  const spare = (row as { address: string }).address;
-  const txid = await node.send(spare, 10_000_000n);
-  // A node's whole mempool is matched against every pool address: the stray payment is seen before its block.
-  t.is((await scan()).mempool?.transfers, 1);
-  const early = await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txid}`, project);
-  t.like(early.body.items[0], { tx_hash: txid, to_address: spare, status: 'mempool', block_height: null, attributed: false });
-  await node.mine(3);
-  await scan();
-  const listed = await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txid}`, project);
-  t.is(listed.status, 200, JSON.stringify(listed.body));
-  t.like(listed.body.items[0], { tx_hash: txid, to_address: spare, amount_units: '10000000', coin: 'btc', chain: 'btc', network: 'signet', attributed: false });
-  const outputIndex = listed.body.items[0].tx_output_index;
-
-  const externalId = uid();
-  const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txid}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, tx_output_index: outputIndex } });
-  t.is(attributed.status, 200, JSON.stringify(attributed.body));
-  t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '10000000', coin: 'btc', address: spare });
-  t.is(attributed.body.transactions[0].tx_hash, txid);
-  await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
-});
+test.serial('bcoin regtest: a stray payment to a free pool address is an orphan, seen in the mempool, attributed to a new paid invoice', (t) => strayToAttributed(t, node, 'btc'));

@@ -10,10 +10,10 @@ import type { TestKernel } from '@gw/kernel/testing';
 import { waitFor } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
-import { FAST_RETRIES, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';
 import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
-import { watcherScenario } from './scenario.js';
+import { drivenByTests, watcherScenario } from './scenario.js';
 
 const BASE_SEPOLIA_CHAIN_ID = 84532;
 const USDC_BASE_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -33,11 +33,7 @@ test.before(async () => {
       // Litecoin is in the build but not enabled here: its watcher config is accepted and unused.
       ltc: { testnet: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } },
     },
-    'plugins.address-pool.targetFree': 10,
-    'plugins.address-pool.hardCap': 10,
-    'plugins.webhooks.allowPrivateTargets': true,
-    ...FAST_RETRIES,
-    'plugins.watchers.scanIntervalSeconds': 3600,
+    ...drivenByTests(10),
   });
   ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-anvil-base', chain: 'base', token: USDC_BASE_SEPOLIA }));
 });

@@ -9,11 +9,11 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { getAddress, parseEther } from 'ethers';
-import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Anvil } from './anvil.js';
 import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
 import { FIXED_RATES } from '../../invoices/test/helpers.js';
-import { watcherScenario } from './scenario.js';
+import { drivenByTests, watcherScenario } from './scenario.js';
 
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
 let anvil: Anvil;
@@ -26,13 +26,8 @@ test.before(async () => {
   anvil = await Anvil.start(11155111);
   receiver = await Receiver.start();
   gw = await startAnvilKernel(anvil, {
-    // Enough fresh addresses that every invoice here has its own (no overlay sharing).
-    'plugins.address-pool.targetFree': 30,
-    'plugins.address-pool.hardCap': 30,
-    'plugins.webhooks.allowPrivateTargets': true,
-    ...FAST_RETRIES,
-    // The tests here drive each pass themselves; the job loop (evm-job-loop.test.ts) idles.
-    'plugins.watchers.scanIntervalSeconds': 3600,
+    // The tests here drive each pass themselves; the job loop is tested in evm-job-loop.test.ts.
+    ...drivenByTests(30),
   });
   ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-anvil', chain: 'eth', token: USDC_SEPOLIA }));
 });

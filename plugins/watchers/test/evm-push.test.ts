@@ -6,7 +6,7 @@
  * last restarts the node itself (anvil's `--state` keeps its chain): passes fail and say so while
  * it is down, and push and polling come back by themselves.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,37 @@ const events = (s: Setup, id: string, type: string) =>
     const body = JSON.parse(r.body) as { event_type: string; data?: { invoice_id?: string } };
     return body.event_type === type && body.data?.invoice_id === id;
   });
+/** Pays a fresh invoice of `s` from anvil and waits until it is `detected`. */
+async function payDetected(s: Setup, anvil: Anvil, timeoutMs: number): Promise<{ inv: { id: string; address: string; confirmation_threshold: number }; txHash: string }> {
+  const inv = await invoice(s);
+  const txHash = await anvil.sendEth(s.payer, inv.address, parseEther('0.1'));
+  await waitFor(async () => (await status(s, inv.id)) === 'detected', timeoutMs);
+  return { inv, txHash };
+}
+
+/**
+ * After the threshold's blocks: every payment's invoice is `paid` with one `invoice.detected` and
+ * one `invoice.paid`, every block from the first scanned one to the tip is stored once with the
+ * node's hash, and each payment is recorded once.
+ */
+async function settledOnce(t: ExecutionContext, s: Setup, anvil: Anvil, payments: readonly { inv: { id: string; confirmation_threshold: number }; txHash: string }[], paidTimeoutMs: number): Promise<void> {
+  await anvil.mine(payments[0]!.inv.confirmation_threshold);
+  for (const { inv } of payments) {
+    await waitFor(async () => (await status(s, inv.id)) === 'paid', paidTimeoutMs);
+    await waitFor(async () => events(s, inv.id, 'invoice.paid').length === 1, 20_000);
+    t.is(events(s, inv.id, 'invoice.detected').length, 1, 'one invoice.detected per invoice');
+  }
+  const tip = await anvil.blockNumber();
+  await waitFor(async () => Number((await cursor(s)).height) === tip, 20_000);
+  const blocks = (await s.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
+  const first = Number(blocks[0]!.height);
+  t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
+  const hashes = await anvil.rpcBatch<{ hash: string }>(blocks.map((b) => ['eth_getBlockByNumber', [`0x${Number(b.height).toString(16)}`, false]] as const));
+  t.deepEqual(blocks.map((b) => b.hash), hashes.map((h) => h.hash));
+  const transfers = (await s.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
+  t.deepEqual(transfers.map((r) => r.tx_hash).sort(), payments.map((p) => p.txHash).sort(), 'each payment recorded once');
+}
+
 async function teardown(s: Partial<Setup>) {
   await s.gw?.close();
   await s.receiver?.close();
@@ -103,12 +134,7 @@ test.serial('a dropped WebSocket: polling takes over, the subscription comes bac
     s = await setup(anvil, proxy.wsUrl, 1);
     const ready = s;
     await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
-    const pay = async () => {
-      const inv = await invoice(ready);
-      const txHash = await anvil.sendEth(ready.payer, inv.address, parseEther('0.1'));
-      await waitFor(async () => (await status(ready, inv.id)) === 'detected', 20_000);
-      return { inv, txHash };
-    };
+    const pay = () => payDetected(ready, anvil, 20_000);
     const before = await pay();
 
     await proxy.close();
@@ -123,22 +149,7 @@ test.serial('a dropped WebSocket: polling takes over, the subscription comes bac
     t.true((await metric(ready, 'pushReconnects')) >= 1);
     const after = await pay();
 
-    await anvil.mine(before.inv.confirmation_threshold);
-    for (const { inv } of [before, during, after]) {
-      await waitFor(async () => (await status(ready, inv.id)) === 'paid', 20_000);
-      await waitFor(async () => events(ready, inv.id, 'invoice.paid').length === 1, 20_000);
-      t.is(events(ready, inv.id, 'invoice.detected').length, 1, 'one invoice.detected per invoice');
-    }
-    // Every block from the first scanned one to the tip is stored once, with the node's hash.
-    const tip = await anvil.blockNumber();
-    await waitFor(async () => Number((await cursor(ready)).height) === tip, 20_000);
-    const blocks = (await ready.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
-    const first = Number(blocks[0]!.height);
-    t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
-    const hashes = await anvil.rpcBatch<{ hash: string }>(blocks.map((b) => ['eth_getBlockByNumber', [`0x${Number(b.height).toString(16)}`, false]] as const));
-    t.deepEqual(blocks.map((b) => b.hash), hashes.map((h) => h.hash));
-    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
-    t.deepEqual(transfers.map((r) => r.tx_hash).sort(), [before.txHash, during.txHash, after.txHash].sort(), 'each payment recorded once');
+    await settledOnce(t, ready, anvil, [before, during, after], 20_000);
   } finally {
     await teardown(s ?? {});
     await proxy.close();
@@ -243,12 +254,7 @@ test.serial('the node itself restarts (same chain, port down meanwhile): passes 
     s = await setup(anvil, anvil.url.replace('http://', 'ws://'), 1);
     const ready = s;
     await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
-    const pay = async () => {
-      const inv = await invoice(ready);
-      const txHash = await anvil.sendEth(ready.payer, inv.address, parseEther('0.1'));
-      await waitFor(async () => (await status(ready, inv.id)) === 'detected', 30_000);
-      return { inv, txHash };
-    };
+    const pay = () => payDetected(ready, anvil, 30_000);
     const before = await pay();
     await anvil.mine(2);
     const tipBefore = await anvil.blockNumber();
@@ -265,21 +271,7 @@ test.serial('the node itself restarts (same chain, port down meanwhile): passes 
     await waitFor(async () => Number((await cursor(ready)).consecutive_failures) === 0, 40_000);
 
     const after = await pay();
-    await anvil.mine(before.inv.confirmation_threshold);
-    for (const { inv } of [before, after]) {
-      await waitFor(async () => (await status(ready, inv.id)) === 'paid', 30_000);
-      await waitFor(async () => events(ready, inv.id, 'invoice.paid').length === 1, 20_000);
-      t.is(events(ready, inv.id, 'invoice.detected').length, 1, 'one invoice.detected per invoice');
-    }
-    const tip = await anvil.blockNumber();
-    await waitFor(async () => Number((await cursor(ready)).height) === tip, 20_000);
-    const blocks = (await ready.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
-    const first = Number(blocks[0]!.height);
-    t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
-    const hashes = await anvil.rpcBatch<{ hash: string }>(blocks.map((b) => ['eth_getBlockByNumber', [`0x${Number(b.height).toString(16)}`, false]] as const));
-    t.deepEqual(blocks.map((b) => b.hash), hashes.map((h) => h.hash));
-    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
-    t.deepEqual(transfers.map((r) => r.tx_hash).sort(), [before.txHash, after.txHash].sort(), 'each payment recorded once');
+    await settledOnce(t, ready, anvil, [before, after], 30_000);
   } finally {
     await teardown(s ?? {});
     await anvil.stop();

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { freePort, spawnGroup, type ProcessGroup } from '@gw/kernel/testing';
+import { freePort, spawnGroup, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
 
 /** Debian's `litecoind` binary (the `/usr/bin/litecoind` wrapper writes into `~/.litecoin`; this does not). */
 export const LITECOIND = '/usr/lib/litecoin/litecoind';
@@ -68,19 +68,7 @@ export class Litecoind {
   }
 
   private async ready(): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        await this.rpc('getblockcount', []);
-        break;
-      } catch (error) {
-        if (Date.now() > deadline || this.process.child.exitCode !== null) {
-          await this.stop();
-          throw new Error(`litecoind did not start: ${(error as Error).message}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await untilAnswering(this.process, () => this.rpc('getblockcount', []), 'litecoind', () => this.stop());
     const wallets = await this.rpc<string[]>('listwallets', []);
     if (!wallets.includes(WALLET)) {
       try {

@@ -9,7 +9,7 @@
  * its mempool lost.
  */
 import test from 'ava';
-import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ltcRegtestChain } from '@gw/chain-ltc';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
@@ -46,7 +46,7 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-const { scan, uid, invoice, get, eventsOf, payToPaid } = watcherScenario(() => ({ gw, project, receiver }), 'ltc', 'regtest');
+const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'ltc', 'regtest');
 /** Blocks mined with no transaction from the mempool (`generateblock`, Core 0.21+). */
 const mineEmpty = async (blocks: number) => {
   const address = await node.rpc<string>('getnewaddress', []);
@@ -79,36 +79,9 @@ test.serial('litecoind regtest: a payment is detected from the mempool, confirms
   t.is(transfers.length, 1, 'one transfer row for the payment, moved between blocks');
 });
 
-test.serial('litecoind regtest: an under-payment ends partial', async (t) => {
-  const inv = await invoice({ coin: 'ltc', amount_crypto: '1' });
-  const txid = await node.send(inv.address, 40_000_000n);
-  await node.mine(inv.confirmation_threshold);
-  await scan();
-  const partial = await get(inv.id);
-  t.is(partial.status, 'partial');
-  t.like(partial.transactions[0], { tx_hash: txid, amount_units: '40000000', status: 'confirmed' });
-  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.partial'), 20_000);
-  t.is(eventsOf(inv.id).find((e) => e.event_type === 'invoice.partial')!.data.paid_units, '40000000');
-});
+test.serial('litecoind regtest: an under-payment ends partial', (t) => underpayToPartial(t, node, 'ltc'));
 
-test.serial('litecoind regtest: a stray payment to a free pool address is an orphan, attributed to a new paid invoice', async (t) => {
-  const [row] = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain: 'ltc', state: 'available' }).orderBy('derivation_index', 'desc').select('address');
-  const spare = (row as { address: string }).address;
-  const txid = await node.send(spare, 10_000_000n);
-  t.is((await scan()).mempool?.transfers, 1);
-  await node.mine(6);
-  await scan();
-  const listed = await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txid}`, project);
-  t.is(listed.status, 200, JSON.stringify(listed.body));
-  t.like(listed.body.items[0], { tx_hash: txid, to_address: spare, amount_units: '10000000', coin: 'ltc', chain: 'ltc', network: 'regtest', attributed: false });
-  const outputIndex = listed.body.items[0].tx_output_index;
-
-  const externalId = uid();
-  const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txid}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, tx_output_index: outputIndex } });
-  t.is(attributed.status, 200, JSON.stringify(attributed.body));
-  t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '10000000', coin: 'ltc', address: spare });
-  await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
-});
+test.serial('litecoind regtest: a stray payment to a free pool address is an orphan, seen in the mempool, attributed to a new paid invoice', (t) => strayToAttributed(t, node, 'ltc'));
 
 test.serial('litecoind regtest: the node restarts and has lost its mempool; passes fail while it is down and say so; the payment, sent again, is counted once', async (t) => {
   // A second wallet pays, and is unloaded before the restart, so nothing puts its payment back.

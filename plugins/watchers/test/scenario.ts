@@ -1,5 +1,5 @@
 import type { ExecutionContext } from 'ava';
-import { CLI_ACTOR, type ChainModule } from '@gw/kernel';
+import { CLI_ACTOR, type ChainId, type ChainModule } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { FIXED_RATES } from '../../invoices/test/helpers.js';
@@ -38,19 +38,34 @@ export async function startRegtestGateway(options: {
       'plugins.rates.providers': ['fixed'],
       'plugins.rates.fixed': FIXED_RATES,
       'plugins.watchers.chains': { [options.chain]: { [options.network]: { providers: [{ ...options.provider, kind: 'bitcoin-core' }], startHeight: options.startHeight } } },
-      'plugins.address-pool.targetFree': 20,
-      'plugins.address-pool.hardCap': 20,
-      'plugins.webhooks.allowPrivateTargets': true,
-      ...FAST_RETRIES,
-      // The tests drive each pass themselves.
-      'plugins.watchers.scanIntervalSeconds': 3600,
+      ...drivenByTests(20),
       ...options.config,
     },
   });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(`watchers-${options.provider.name}`, CLI_ACTOR)).id;
-  const project = await projectWithPools(gw, operatorId, [options.coin], 'testnet');
-  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${options.receiver.url}/hooks`, CLI_ACTOR);
-  return { gw, project };
+  return { gw, project: await watchedProject(gw, options.receiver, `watchers-${options.provider.name}`, options.coin) };
+}
+
+/**
+ * Config of a gateway whose tests drive each scan pass themselves (the job loop idles): pools of
+ * `poolSize` fresh addresses (every invoice its own, no overlay sharing) and webhooks to a local
+ * receiver, retried fast.
+ */
+export function drivenByTests(poolSize: number): Record<string, unknown> {
+  return {
+    'plugins.address-pool.targetFree': poolSize,
+    'plugins.address-pool.hardCap': poolSize,
+    'plugins.webhooks.allowPrivateTargets': true,
+    ...FAST_RETRIES,
+    'plugins.watchers.scanIntervalSeconds': 3600,
+  };
+}
+
+/** A testnet project of a new operator named `operator`, with a verified wallet and pool on `chain`, its webhook URL at `receiver`'s `/hooks`. */
+export async function watchedProject(gw: TestKernel, receiver: Receiver, operator: string, chain: string): Promise<TestProject> {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(operator, CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, [chain as ChainId], 'testnet');
+  await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+  return project;
 }
 
 /** What the shared steps need of a real regtest node (bcoin, litecoind). */
@@ -121,5 +136,46 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
     t.true(verifyWebhook({ rawBody: paidEvent.raw, header: paidEvent.signature, secrets: [context().project.secret] }).ok);
     return { txid, blockHash: blockHash! };
   };
-  return { scan, uid, invoice, get, eventsOf, payToPaid };
+  /**
+   * Pays 0.4 of a 1-coin invoice of `coin` (8 decimals) in a block past its threshold: the invoice
+   * ends `partial`, with an `invoice.partial` webhook naming the paid units.
+   */
+  const underpayToPartial = async (t: ExecutionContext, node: RegtestNode, coin: string) => {
+    const inv = await invoice({ coin, amount_crypto: '1' });
+    const txid = await node.send(inv.address, 40_000_000n);
+    await node.mine(inv.confirmation_threshold);
+    await scan();
+    const partial = await get(inv.id);
+    t.is(partial.status, 'partial');
+    t.like(partial.transactions[0], { tx_hash: txid, amount_units: '40000000', status: 'confirmed' });
+    await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.partial'), 20_000);
+    t.is(eventsOf(inv.id).find((e) => e.event_type === 'invoice.partial')!.data.paid_units, '40000000');
+  };
+  /**
+   * A stray payment of 0.1 `coin` to a free pool address: an orphan, listed from the mempool on
+   * (the node's whole mempool is matched against every pool address), then in its block, and
+   * attributed over the REST API to a new `paid` invoice with its `invoice.paid` webhook.
+   */
+  const strayToAttributed = async (t: ExecutionContext, node: RegtestNode, coin: string) => {
+    const { gw, project } = context();
+    const [row] = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain, state: 'available' }).orderBy('derivation_index', 'desc').select('address');
+    const spare = (row as { address: string }).address;
+    const txid = await node.send(spare, 10_000_000n);
+    t.is((await scan()).mempool?.transfers, 1);
+    const early = await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txid}`, project);
+    t.like(early.body.items[0], { tx_hash: txid, to_address: spare, status: 'mempool', block_height: null, attributed: false });
+    await node.mine(6);
+    await scan();
+    const listed = await signedFetch(gw.url, `/api/v1/orphan-payments?tx_hash=${txid}`, project);
+    t.is(listed.status, 200, JSON.stringify(listed.body));
+    t.like(listed.body.items[0], { tx_hash: txid, to_address: spare, amount_units: '10000000', coin, chain, network, attributed: false });
+
+    const externalId = uid();
+    const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txid}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, tx_output_index: listed.body.items[0].tx_output_index } });
+    t.is(attributed.status, 200, JSON.stringify(attributed.body));
+    t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '10000000', coin, address: spare });
+    t.is(attributed.body.transactions[0].tx_hash, txid);
+    await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
+  };
+  return { scan, uid, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed };
 }
