@@ -165,6 +165,14 @@ test.serial("another operator's project id in a URL is a 404 page, for reading a
   t.is((await client.post(`/dashboard/projects/${foreign.id}/suspend`, { _csrf: csrf })).status, 404);
   t.is((await gw.kernel.cradle.tenancyProjects.get(foreign.id)).status, 'active');
   t.is((await client.get('/dashboard/projects/not-a-ulid')).status, 404);
+  // Any other id of a path that is not a ULID (a NUL PostgreSQL would refuse, a fragment) is a 404 page too, never a 500.
+  const { project: own } = await gw.kernel.cradle.tenancyProjects.create({ name: 'own', kind: 'sandbox', operator: admin.operator_id }, CLI_ACTOR);
+  for (const path of [`/dashboard/projects/${own.id}/invoices/%00`, `/dashboard/projects/${own.id}/invoices/x'y`, `/dashboard/users/%00/apps`, `/dashboard/projects/${own.id}/webhooks/%00`]) {
+    const answer = await client.get(path);
+    t.is(answer.status, 404, path);
+    t.regex(answer.text, /not_found/, path);
+  }
+  for (const path of [`/dashboard/projects/${own.id}/invoices/%00/cancel`, '/dashboard/tokens/%00/revoke']) t.is((await client.post(path, { _csrf: csrf })).status, 404, path);
   t.is((await client.get(`/dashboard/switch?project=${foreign.id}`)).location, `/dashboard/projects/${foreign.id}`);
 
   const name = `<script>alert("x")</script><img src=x onerror=alert(1)>`;

@@ -64,9 +64,7 @@ ${secretOnce('pat', 'Personal access token', created.token)}
       summary: 'Revoke a personal access token.',
       cli: ['pat revoke'],
       handle: async (req) => {
-        const id = req.params['tokenId']!;
-        if (!isUlid(id)) throw dashboardErrors.invalid_form({ message: 'Not a token id.' });
-        const revoked = await pats.revoke(id, req.actor, { operatorId: req.user.operatorId });
+        const revoked = await pats.revoke(req.params['tokenId']!, req.actor, { operatorId: req.user.operatorId });
         return redirect('/dashboard/tokens', `The token ${revoked.name} is revoked.`);
       },
     },

@@ -1,4 +1,4 @@
-import { coreErrors, html, isUlid } from '@gw/kernel';
+import { coreErrors, html } from '@gw/kernel';
 import { oauthErrors } from '@gw/plugin-oauth/contract';
 import { USER_ROLES, type UserRole, type UserView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
@@ -19,7 +19,7 @@ export const usersPage = definePage({
     /** The user of the path, when it is of the signed-in user's operator (and, for a member, themselves). */
     const scopedUser = async (req: DashboardRequest): Promise<UserView> => {
       const id = req.params['userId']!;
-      const user = isUlid(id) ? await users.find(id) : undefined;
+      const user = await users.find(id);
       if (!user || user.operator_id !== req.user.operatorId) throw coreErrors.not_found({ message: 'There is no user with that id among your users.' });
       if (req.user.role !== 'admin' && user.id !== req.user.id) throw dashboardErrors.role_forbidden({ message: "A read-only member sees only their own connected apps. Nothing was changed." });
       return user;

@@ -99,6 +99,11 @@ function mount(services: DashboardServices, route: DashboardRoute, nav: readonly
           if (!sessions.checkCsrf(session, form.raw('_csrf'))) throw dashboardErrors.csrf_invalid();
           if ((route.role ?? 'admin') === 'admin' && user.role !== 'admin') throw dashboardErrors.role_forbidden();
         } else if (route.role === 'admin' && user.role !== 'admin') throw dashboardErrors.role_forbidden();
+        // Every `:…Id` of a dashboard path names a row by its ULID: anything else (a NUL, a path
+        // fragment) names nothing and is 404 before any service sees it.
+        for (const [name, value] of Object.entries(params as Record<string, string>)) {
+          if (name.endsWith('Id') && !isUlid(value)) throw coreErrors.not_found({ message: 'There is nothing with that id here.' });
+        }
         project = await scopedProject(services, user, (params as Record<string, string>)['projectId']);
         const req: DashboardRequest = { ...base, project };
         const response: DashboardResponse = route.method === 'POST' ? await act(route, { ...req, form: form! }) : await route.render(req);
@@ -142,7 +147,6 @@ async function act(route: DashboardAction, req: DashboardActionRequest): Promise
 async function scopedProject(services: DashboardServices, user: SignedInUser, projectId: string | undefined): Promise<ProjectView | undefined> {
   if (projectId === undefined) return undefined;
   const notFound = () => coreErrors.not_found({ message: 'There is no project with that id among your projects.' });
-  if (!isUlid(projectId)) throw notFound();
   const project = await services.tenancyProjects.get(projectId).catch((error: unknown) => {
     if (isAppError(error) && error.status === 404) throw notFound();
     throw error;
