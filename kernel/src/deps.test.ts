@@ -82,3 +82,18 @@ test('start-up refuses a declared service that does not exist or belongs to a pl
   const dependant = definePlugin({ id: 'deps-probe', dependsOn: ['other-probe'], jobs: withDeps(['otherProbeC', 'db'], () => []) });
   t.notThrows(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: dependant, config: {} }], container, new Set(['logger', 'db'])));
 });
+
+test('a declared view resolves each service once, on its first read, and keeps it', (t) => {
+  const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }) });
+  let cradleReads = 0;
+  const counted = new Proxy(container.cradle, {
+    get(target, name) {
+      if (name === 'depsProbeA') cradleReads += 1;
+      return Reflect.get(target, name);
+    },
+  });
+  const deps = buildDeclared(withDeps(['depsProbeA'], (deps) => deps), counted, 'routes of plugin "deps-probe"');
+  t.is(cradleReads, 0, 'declared, not resolved');
+  for (let i = 0; i < 1000; i++) t.is(deps.depsProbeA.name, 'a');
+  t.is(cradleReads, 1, 'one resolution by the container for 1,000 reads of the view');
+});

@@ -89,9 +89,7 @@ export class InvoiceLifecycle {
     for (const [id, state] of await this.deps.invoicesLifecycleStore.load(trx, known)) states.set(id, state);
     const now = new Date();
     const outcomes: PaymentOutcome[] = [];
-    // Read once per batch: every `this.deps` access is a resolution by the container (microseconds each, thousands per block).
-    const chains = this.deps.chains;
-    const skewMs = new Map([...byChain.keys()].map((chain) => [chain, blockTimeSkewOf(chains.get(chain).definition) * 1000]));
+    const skewMs = new Map([...byChain.keys()].map((chain) => [chain, blockTimeSkewOf(this.deps.chains.get(chain).definition) * 1000]));
     for (const payment of payments) {
       const candidates = byKey.get(candidateKeyOf(payment)) ?? [];
       const decision: MatchDecision = payment.invoiceId

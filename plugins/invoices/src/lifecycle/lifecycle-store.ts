@@ -213,9 +213,6 @@ export class LifecycleStore {
     await new Promise((resolve) => setImmediate(resolve));
     const events: InvoiceEvent[] = [];
     const audits: AuditEntry[] = [];
-    // Read once: every `this.deps` access is a resolution by the container, and a block builds thousands of views.
-    const chains = this.deps.chains;
-    const links = this.deps.invoicesCheckoutLinks;
     for (const state of changed) {
       const { invoice } = state;
       for (const applied of state.applied) {
@@ -233,7 +230,7 @@ export class LifecycleStore {
               status: applied.to,
               previous_status: applied.from === NEW ? null : applied.from,
               ...applied.event.data,
-              invoice: viewOf(state, applied.to, applied.transfers, chains, links),
+              invoice: viewOf(state, applied.to, applied.transfers, this.deps.chains, this.deps.invoicesCheckoutLinks),
             },
           });
         }
