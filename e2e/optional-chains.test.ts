@@ -8,8 +8,8 @@
 import test from 'ava';
 import { chains, plugins } from '@gw/app-gateway';
 import { createKernel, loadConfig } from '@gw/kernel';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/kernel';
+import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { CLI_ACTOR, newId, sql, sqlQuery } from '@gw/kernel';
 import { FIXED_RATES, projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
 import { sandboxClient, startSandboxKernel } from '../plugins/sandbox/test/helpers.js';
 
@@ -71,6 +71,37 @@ test('a sandbox project gets generated Base and Litecoin keys and invoices their
     const detected = await c.call('POST', `/invoices/${created.body.id}/simulate-detect`);
     t.is(detected.body.status, 'detected', coin);
   }
+});
+
+test('a chain disabled later keeps what was stored readable (invoices, their export, orphans); its wallets leave the list and its checkout pages are gone', async (t) => {
+  const ltc = await post({ external_id: `later-${Date.now()}`, amount_usd: 40, coin: 'ltc' });
+  t.is(ltc.status, 201, JSON.stringify(ltc.body));
+  // The same database under the default chains (Litecoin and Base off), with every plugin of the build (the watchers' tables too).
+  const later = await startTestKernel({ plugins, chains, role: 'gateway', database: gw.database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES } });
+  t.teardown(() => later.close());
+  // A stray LTC receipt as the watcher stores one: an orphan of the project.
+  const pool = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain: 'ltc', state: 'available' }).first('id', 'address');
+  const txHash = 'ab'.repeat(32);
+  await sqlQuery(
+    gw.kernel.cradle.db,
+    sql`insert into watchers_transfers (id, chain, network, coin, tx_hash, output_index, to_address, amount_units, block_height, status, project_id, pool_address_id, match, received_at)
+        values (${newId()}, 'ltc', 'testnet', 'ltc', ${txHash}, 0, ${pool.address}, 12345678, 100, 'in_block', ${project.projectId}, ${pool.id}, 'orphan', now())`,
+  );
+
+  const read = await signedFetch(later.url, `/api/v1/invoices/${ltc.body.id}`, project);
+  t.is(read.status, 200, JSON.stringify(read.body));
+  t.like(read.body, { coin: 'ltc', amount_crypto: '0.5' });
+  const exported = [];
+  for await (const row of later.kernel.cradle.invoicesExporter.invoices({ projectId: project.projectId, from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 60_000) })) exported.push(row);
+  t.true(exported.some((row) => row.invoice_id === ltc.body.id && row.coin === 'ltc'));
+  const orphans = await signedFetch(later.url, `/api/v1/orphan-payments?tx_hash=${txHash}`, project);
+  t.is(orphans.status, 200, JSON.stringify(orphans.body));
+  t.like(orphans.body.items[0], { tx_hash: txHash, coin: 'ltc', amount: '0.12345678' });
+  const wallets = await signedFetch(later.url, '/api/v1/wallets', project);
+  t.is(wallets.status, 200, JSON.stringify(wallets.body));
+  t.false(JSON.stringify(wallets.body).includes('"ltc"'), 'the disabled chain has no wallet in the list');
+  const page = await fetch(`${later.url}/checkout/${String(ltc.body.checkout_url).split('/').at(-1)}`);
+  t.is(page.status, 404, 'nobody watches the chain: nothing to pay on its page');
 });
 
 test('a config enabling a chain the build does not have stops start-up naming the key', (t) => {

@@ -25,6 +25,12 @@ export interface ChainRegistry {
    */
   knownCoin(coin: string): CoinDefinition | undefined;
   /**
+   * `knownCoin` for a coin read from the database (an invoice, a transfer): its definition whether
+   * its chain is enabled or not. Throws a plain error (a 500) for a coin no chain of the build has:
+   * rows from another build, not bad input.
+   */
+  storedCoin(coin: string): CoinDefinition;
+  /**
    * The price asset symbols of every coin of the build, enabled or not: config naming an asset
    * (a fixed rate) can tell a typo (no chain prices it) from an asset of a disabled chain.
    */
@@ -141,6 +147,11 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
     knownPriceSymbols: () => buildSymbols,
     isKnownChain: (chain) => modules.some((module) => module.definition.id === chain),
     knownCoin: (coin) => coins.get(coin)?.coin ?? buildCoins.get(coin),
+    storedCoin(coin) {
+      const found = coins.get(coin)?.coin ?? buildCoins.get(coin);
+      if (!found) throw new Error(`coin ${coin} of a stored row is not a coin of this build`);
+      return found;
+    },
     coinIds: () => coinIds,
     priceAssets: () => priceAssets,
     has: (chain: string): chain is ChainId => adapters.has(chain as ChainId),

@@ -41,7 +41,11 @@ function clientOf(ctx: Context): string {
 /** Public routes of the hosted checkout page (issue 21); the token in the path is the only credential. */
 export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'chains', 'checkoutStreamLimiter', 'checkoutBranding', 'checkoutStatusHub', 'logger', 'sandboxSimulator?'], (deps): RouteDefinition[] => {
   const config = deps.checkoutConfig;
-  const locate = async (token: string): Promise<CheckoutInvoice | undefined> => (TOKEN.test(token) ? deps.invoicesService.byCheckoutToken(token) : undefined);
+  /** The invoice of a checkout token; none for an invoice of a chain disabled since (nobody watches it: nothing to pay there). */
+  const locate = async (token: string): Promise<CheckoutInvoice | undefined> => {
+    const found = TOKEN.test(token) ? await deps.invoicesService.byCheckoutToken(token) : undefined;
+    return found && (deps.chains.coinIds() as readonly string[]).includes(found.invoice.coin) ? found : undefined;
+  };
   const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: pageHeaders(), body: notFoundPage(locale, CHECKOUT_ASSETS) });
 
   function update(invoice: InvoiceView, kind: CheckoutInvoice['projectKind'], branding: Branding, locale: Locale, token: string): StatusUpdate {

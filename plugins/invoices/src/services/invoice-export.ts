@@ -117,7 +117,7 @@ export class InvoiceExporter {
   }
 
   private exported(row: InvoiceRow, transactions: readonly TransactionRow[]): ExportedInvoice {
-    const decimals = this.deps.chains.coin(row.coin).coin.decimals;
+    const decimals = this.deps.chains.storedCoin(row.coin).decimals;
     const received = transactions.filter((t) => t.status === 'confirmed').reduce((sum, t) => sum + BigInt(t.amount_units), 0n);
     return {
       invoice_id: row.id,

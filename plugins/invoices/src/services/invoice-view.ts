@@ -17,9 +17,7 @@ const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
  */
 export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry, links: CheckoutLinks): InvoiceView {
   // A chain disabled since keeps its invoices readable: the build still knows the coin's decimals.
-  const coin = chains.knownCoin(invoice.coin);
-  if (!coin) throw new Error(`invoice ${invoice.id}: coin ${invoice.coin} is not a coin of this build`);
-  const decimals = coin.decimals;
+  const decimals = chains.storedCoin(invoice.coin).decimals;
   const counted = transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed');
   const snapshot = invoice.rate_snapshot;
   const fetchedAt = snapshot ? new Date(snapshot.fetched_at_iso) : undefined;

@@ -253,8 +253,9 @@ export class WalletService {
   async list(projectId: string): Promise<WalletView[]> {
     await this.deps.tenancyProjects.get(projectId);
     const rows = await WalletBinding.query(this.deps.db).where({ project_id: projectId }).whereNull('superseded_at');
-    const order = this.deps.chains.list().map((a) => a.definition.id as string);
-    return rows.sort((a, b) => order.indexOf(a.chain) - order.indexOf(b.chain)).map((row) => this.view(row));
+    const order: readonly string[] = this.deps.chains.chainIds();
+    // A binding of a chain disabled since is kept but not listed: nothing derives or watches on it.
+    return rows.filter((row) => this.deps.chains.has(row.chain)).sort((a, b) => order.indexOf(a.chain) - order.indexOf(b.chain)).map((row) => this.view(row));
   }
 
   /**

@@ -153,7 +153,7 @@ export class OrphanInbox {
   }
 
   private view(row: TransferRow): OrphanView {
-    const decimals = this.deps.chains.coin(row.coin).coin.decimals;
+    const decimals = this.deps.chains.storedCoin(row.coin).decimals;
     return {
       id: row.id,
       tx_hash: row.tx_hash,
