@@ -84,6 +84,9 @@ export class StreamLimiter {
             select id, client, ${this.instance} from unnest(${ids}::text[], ${ids.map((id) => this.open.get(id)!)}::text[]) as s(id, client)
             on conflict (id) do update set seen_at = now()`,
       );
+      // A stream released while the statement ran may have been written back after its own delete.
+      const released = ids.filter((id) => !this.open.has(id));
+      if (released.length > 0) await sqlQuery(db, sql`delete from checkout_stream_slots where id = any(${released}::text[])`);
     }
     await sqlQuery(db, sql`delete from checkout_stream_slots where seen_at < now() - make_interval(secs => ${STALE_SECONDS})`);
   }
