@@ -128,6 +128,21 @@ test.serial('a form that shows a secret acts once: sending it again (a reload of
   t.is((await elsewhere.post('/dashboard/tokens', { ...tokenFields, _csrf: await elsewhere.csrf(), name: 'elsewhere' })).status, 201);
 });
 
+test.serial('policy: enabled coins are checked by the policy service as for the CLI: none or an unknown coin is refused with nothing written; a list is set', async (t) => {
+  const { client, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const { project } = await cradle().tenancyProjects.create({ name: 'policy', kind: 'testnet', operator: main }, CLI_ACTOR);
+  const path = `/dashboard/projects/${project.id}/policy`;
+  const before = await cradle().invoicesPolicies.get(project.id);
+  for (const [coins, code] of [[',', 'validation_error'], [' , ,', 'validation_error'], ['eth,doge', 'invalid_coin'], ['eth,ltc', 'invalid_coin']] as const) {
+    const refused = await client.post(path, { _csrf: csrf, coins });
+    t.is(refused.status, 400, coins);
+    t.regex(refused.text, new RegExp(code), coins);
+  }
+  t.deepEqual(await cradle().invoicesPolicies.get(project.id), before, 'nothing written');
+  t.is((await client.post(path, { _csrf: csrf, coins: 'eth, usdt_erc20,' })).status, 303);
+  t.deepEqual((await cradle().invoicesPolicies.get(project.id)).enabled_coins, ['eth', 'usdt_erc20']);
+});
+
 test.serial('webhook URL: set (validated), send a test event that the receiver gets signed, clear; each audited', async (t) => {
   const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
   const { project } = await cradle().tenancyProjects.create({ name: 'hooks', kind: 'sandbox', operator: user.operator_id }, CLI_ACTOR);

@@ -64,14 +64,10 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
         const expiry = req.form.optional('expiry_seconds', 'Expiry', { max: 8 });
         if (expiry !== undefined) patch.expirySeconds = expiry === DEFAULT ? null : wholeNumber(expiry, 'Expiry');
         const coins = req.form.optional('coins', 'Enabled coins', { max: 400 });
-        if (coins !== undefined) {
-          const list = coins.split(',').map((c) => c.trim()).filter(Boolean);
-          const coinIds: readonly string[] = req.services.chains.coinIds();
-          if (coins !== 'all' && !list.every((c) => coinIds.includes(c))) throw dashboardErrors.invalid_form({ message: `Enabled coins must be "all" or coins from: ${coinIds.join(', ')}.` });
-          patch.enabledCoins = coins === 'all' ? null : (list as CoinId[]);
-        }
+        // The coins are checked by the policy service (unknown: invalid_coin; none: validation_error), as for the CLI.
+        if (coins !== undefined) patch.enabledCoins = coins === 'all' ? null : (coins.split(',').map((c) => c.trim()).filter(Boolean) as CoinId[]);
         const confirmations: Partial<Record<ChainId, number | null>> = {};
-        for (const chain of services.chains.list().map((a) => a.definition.id)) {
+        for (const chain of services.chains.chainIds()) {
           const value = req.form.optional(`confirmations_${chain}`, `Confirmations on ${chain}`, { max: 7 });
           if (value !== undefined) confirmations[chain] = value === DEFAULT ? null : wholeNumber(value, `Confirmations on ${chain}`);
         }

@@ -111,6 +111,9 @@ export class PolicyService {
         throw coreErrors.validation_error({ message: `confirmations for ${chain} must be a whole number from ${conf.min} to ${conf.max}`, details: { field: 'confirmations' } });
       }
     }
+    if (patch.enabledCoins?.length === 0) {
+      throw coreErrors.validation_error({ message: 'Enabled coins must name at least one coin, or be every coin of the enabled chains ("all").', details: { field: 'enabled_coins' } });
+    }
     for (const coin of patch.enabledCoins ?? []) this.deps.chains.coin(coin);
   }
 
