@@ -67,7 +67,7 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
     'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'node-a', url: 'http://127.0.0.1:8545' }] } } },
   };
   // A public base URL without TLS, or one naming this machine, is still a warning under production rules.
-  for (const baseUrl of ['http://pay.example', 'http://127.0.0.1:3000', 'https://localhost', 'http://[::1]:8080']) {
+  for (const baseUrl of ['http://pay.example', 'http://127.0.0.1:3000', 'https://localhost', 'http://[::1]:8080', 'https://[::ffff:127.0.0.1]']) {
     overrides = { ...fixes, 'http.baseUrl': baseUrl };
     t.like(finding((await cli('doctor', '--json')).json, 'kernel.base-url'), { ok: false, severity: 'warning' }, baseUrl);
   }

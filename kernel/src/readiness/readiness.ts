@@ -3,6 +3,7 @@ import { buildDeclared } from '../deps.js';
 import type { PluginPart } from '../plugin.js';
 import type { KernelConfig } from '../config/kernel-config.js';
 import { isDevelopment } from '../config/run-mode.js';
+import { classifyAddress } from '../net/blocked-address.js';
 
 /**
  * One thing a deployment needs before it can take real payments (issue 23 item 4). Plugins
@@ -65,9 +66,9 @@ export interface ReadinessReport {
   readonly checks: readonly ReadinessFinding[];
 }
 
-/** Whether a URL's host is this machine (`URL.hostname` keeps IPv6 brackets). */
+/** Whether a URL's host is this machine: `localhost` names, or a loopback address in any of its forms. */
 function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname === '[::1]';
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || classifyAddress(hostname) === 'loopback';
 }
 
 /** The kernel's own checks: the master key and the public base URL. */
