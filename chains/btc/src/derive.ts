@@ -3,7 +3,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import { coreErrors, type NetworkKind } from '@gw/kernel';
 import bs58check from 'bs58check';
-import { bitcoinParams, keyNames, type Bip84Params } from './bip84-params.js';
+import { keyNames, type Bip84Params } from './bip84-params.js';
 
 const bip32 = BIP32Factory(ecc);
 
@@ -89,11 +89,6 @@ function receiveChain(canonical: string, networkParams: bitcoin.Network): { chai
   return entry;
 }
 
-/** Public key of receive address `index` (m/84'/coin'/account'/0/index). */
-export function bip84ReceivePublicKey(canonical: string, networkParams: bitcoin.Network, index: number): Uint8Array {
-  return receiveChain(canonical, networkParams).chain.derive(index).publicKey;
-}
-
 /** Derives the P2WPKH receive address `index` and its full path. Pure. */
 export function deriveBip84Address(
   canonical: string,
@@ -107,16 +102,4 @@ export function deriveBip84Address(
   const { address } = bitcoin.payments.p2wpkh({ pubkey, network: networkParams });
   if (!address) throw new Error('p2wpkh produced no address');
   return { address, path: `m/84'/${params.coinType[network]}'/${account}'/0/${index}` };
-}
-
-const BITCOIN_NETWORK_IDS: Readonly<Record<NetworkKind, string>> = { mainnet: 'bitcoin', testnet: 'signet' };
-
-/** {@link parseBip84AccountKey} for Bitcoin: xpub/zpub (mainnet), tpub/vpub (testnet); canonical xpub/tpub. */
-export function parseBtcAccountKey(input: string, network: NetworkKind): ParsedBtcKey {
-  return parseBip84AccountKey(input, network, bitcoinParams, paramsOf(bitcoinParams, BITCOIN_NETWORK_IDS, network));
-}
-
-/** {@link deriveBip84Address} for Bitcoin (`bc1`, and `tb1` on signet and testnet). */
-export function deriveBtcAddress(canonical: string, network: NetworkKind, index: number): { address: string; path: string } {
-  return deriveBip84Address(canonical, network, index, bitcoinParams, paramsOf(bitcoinParams, BITCOIN_NETWORK_IDS, network));
 }
