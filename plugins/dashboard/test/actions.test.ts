@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, newId } from '@gw/kernel';
 import { Receiver } from '../../webhooks/test/helpers.js';
 import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
 import { connectApp, refreshWorks } from './oauth-app.js';
@@ -166,6 +166,40 @@ test.serial('webhook URL: set (validated), send a test event that the receiver g
   t.is(none.status, 409);
   t.regex(none.text, /webhook_url_missing/);
   for (const action of ['project.webhook_url.set', 'webhook.test']) t.truthy((await audits(`user:${user.id}`, action)).length, action);
+});
+
+test.serial('webhooks replay: ticked dead-lettered events are replayed in one action, audited as the user; a ticked event no longer dead-lettered refuses the whole replay', async (t) => {
+  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
+  const { project } = await cradle().tenancyProjects.create({ name: 'replay', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+  const ids = [newId(), newId(), newId()];
+  const createdAt = new Date();
+  await cradle().db.transaction((trx) =>
+    cradle().webhooksOutbox.write(
+      trx,
+      ids.map((id) => ({ id, projectId: project.id, mode: 'testnet' as const, invoiceId: null, eventType: 'invoice.detected' as const, originalEventId: null, body: JSON.stringify({ event_id: id, event_type: 'invoice.detected', mode: 'testnet', created_at_iso: createdAt.toISOString(), data: {} }), targetUrl: `${receiver.url}/replay`, createdAt })),
+    ),
+  );
+  // The first two dead-lettered, the third delivered (workers may deliver the replayed ones too).
+  await cradle().db('webhooks_events').whereIn('id', ids.slice(0, 2)).update({ status: 'dlq', attempts: 3 });
+  await cradle().db('webhooks_events').where({ id: ids[2] }).update({ status: 'delivered', delivered_at: createdAt });
+  const status = async (id: string) => (await cradle().db('webhooks_events').where({ id }).first('status')).status as string;
+  const base = `/dashboard/projects/${project.id}/webhooks`;
+  const list = await client.get(base);
+  for (const id of ids.slice(0, 2)) t.true(list.text.includes(`name="event_${id}"`), 'a dead-lettered event has its checkbox');
+  t.false(list.text.includes(`name="event_${ids[2]}"`), 'a delivered one has none');
+
+  t.is((await client.post(`${base}/replay`, { _csrf: csrf })).status, 400, 'nothing ticked');
+  const mixed = await client.post(`${base}/replay`, { _csrf: csrf, [`event_${ids[0]}`]: 'on', [`event_${ids[2]}`]: 'on' });
+  t.is(mixed.status, 409);
+  t.regex(mixed.text, /event_not_dead_lettered/);
+  t.is(await status(ids[0]!), 'dlq', 'all or nothing: the dead-lettered one of the refused replay is untouched');
+  t.is((await audits(`user:${user.id}`, 'webhook.redeliver')).length, 0);
+
+  const replayed = await client.post(`${base}/replay`, { _csrf: csrf, [`event_${ids[0]}`]: 'on', [`event_${ids[1]}`]: 'on' });
+  t.is(replayed.status, 303);
+  for (const id of ids.slice(0, 2)) t.not(await status(id), 'dlq', id);
+  t.deepEqual((await audits(`user:${user.id}`, 'webhook.redeliver')).map((a) => a.target).sort(), ids.slice(0, 2).map((id) => `webhook_event:${id}`).sort());
+  t.is((await client.post(`${base}/replay`, { _csrf: csrf, all: 'true' })).status, 303, 'replay all with none left');
 });
 
 test.serial("personal access tokens: create with scopes (shown once) for every project or one of the operator's, never another operator's; revoke, never another operator's", async (t) => {

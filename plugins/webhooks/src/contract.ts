@@ -34,7 +34,7 @@ declare module '@gw/kernel' {
 export { retryWebhookTool } from './mcp-tools.js';
 export { STREAM_DESCRIPTION } from './routes.js';
 export { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, StreamPageSchema, StreamQuery } from './schemas.js';
-export type { EventLog, ResendResult } from './services/event-log.js';
+export type { EventLog, RedeliverResult, ResendResult } from './services/event-log.js';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 export type { DeliveryHealthReads } from './services/delivery-health.js';
 export type { DeliveryLogEntry } from './services/event-log.js';

@@ -1,4 +1,4 @@
-import { html, INVOICE_EVENT_TYPES, isUlid, type SafeHtml } from '@gw/kernel';
+import { html, INVOICE_EVENT_TYPES, type SafeHtml } from '@gw/kernel';
 import { ISO_8601_PATTERN } from '@gw/kernel';
 import { DELIVERY_STATUSES, nominalSchedule, type DeliveryLogEntry, type DeliveryStatus } from '@gw/plugin-webhooks/contract';
 import type { InvoiceEventType } from '@gw/kernel';
@@ -112,17 +112,13 @@ ${jsonBlock(event.payload)}
       path: '/dashboard/projects/:projectId/webhooks/replay',
       summary: `Replay dead-lettered events (the selected ones, or the newest ${REPLAY_MAX}) under their own event ids.`,
       handle: async (req) => {
-        const ids = req.form.checked('all')
-          ? (await services.webhooksEventLog.list(req.project!.id, { status: 'dlq', limit: REPLAY_MAX })).items.map((e) => e.id)
-          : [...new URLSearchParams(req.ctx.request.rawBody ?? '').keys()].filter((k) => k.startsWith('event_') && req.form.checked(k)).map((k) => k.slice('event_'.length));
-        if (ids.length === 0) throw dashboardErrors.invalid_form({ message: 'Select at least one dead-lettered event. Nothing was changed.' });
-        if (ids.length > REPLAY_MAX || !ids.every(isUlid)) throw dashboardErrors.invalid_form({ message: `Select at most ${REPLAY_MAX} events. Nothing was changed.` });
-        // Only dead-lettered events of this project are replayed; others are reported, not touched.
-        const events = await Promise.all(ids.map((id) => services.webhooksEventLog.get(req.project!.id, id)));
-        const dead = events.filter((e) => e.status === 'dlq');
-        for (const event of dead) await services.webhooksEventLog.redeliver(req.project!.id, event.id, req.actor);
-        const skipped = events.length - dead.length;
-        return redirect(base(req), `Replayed ${dead.length} dead-lettered event(s)${skipped > 0 ? `; ${skipped} not dead-lettered, left as they are` : ''}.`);
+        const all = req.form.checked('all');
+        const ids = all ? [] : req.form.checkedMembers('event_', 'An event id');
+        if (!all && ids.length === 0) throw dashboardErrors.invalid_form({ message: 'Select at least one dead-lettered event. Nothing was changed.' });
+        // The webhooks plugin locks, checks (dead-lettered events of this project only, at most
+        // REPLAY_MAX) and replays them in one transaction: all of them or, on any error, none.
+        const replayed = await services.webhooksEventLog.redeliverDeadLettered(req.project!.id, all ? 'all' : ids, REPLAY_MAX, req.actor);
+        return redirect(base(req), replayed.length === 0 ? 'There was no dead-lettered event to replay.' : `Replayed ${replayed.length} dead-lettered event(s).`);
       },
     },
   ],

@@ -60,6 +60,24 @@ export class FormFields {
     return value as T;
   }
 
+  /**
+   * A set of checkboxes named `prefix` + member (one distinct field per member, so a repeated
+   * field stays refused): every member submitted checked, in form order. A member over `max`
+   * characters (default 64) or holding NUL is 400 `invalid_form`, as for a text field.
+   */
+  checkedMembers(prefix: string, label: string, options: { max?: number } = {}): string[] {
+    const max = options.max ?? 64;
+    const members: string[] = [];
+    for (const name of this.fields.keys()) {
+      if (!name.startsWith(prefix) || !this.checked(name)) continue;
+      const member = name.slice(prefix.length);
+      if (member.length > max) throw dashboardErrors.invalid_form({ message: `${label} must be at most ${max} characters.` });
+      if (member.includes('\u0000')) throw dashboardErrors.invalid_form({ message: `${label} must not contain the NUL character.` });
+      members.push(member);
+    }
+    return members;
+  }
+
   /** A checkbox: whether it was submitted checked. */
   checked(name: string): boolean {
     return this.fields.get(name) === 'on' || this.fields.get(name) === 'true';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newId, sql, sqlQuery, type JobQueue } from '@gw/kernel';
 import type { ApiKeyService } from '@gw/plugin-tenancy/contract';
-import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Job, JobInsert } from 'pg-boss';
@@ -132,17 +131,7 @@ export class DeliveryWorker {
   }
 
   private async attempt({ event, attempt }: Due, secrets: readonly string[]): Promise<SendOutcome> {
-    if (secrets.length === 0) {
-      return { ok: false, httpStatus: null, latencyMs: 0, error: 'the project has no active API secret to sign with', responseExcerpt: null };
-    }
-    const signature = signWebhook({ secrets, rawBody: event.body, timestamp: Math.floor(Date.now() / 1000) });
-    return this.deps.webhooksSender.post(event.target_url!, event.body, {
-      'user-agent': WEBHOOK_USER_AGENT,
-      [SIGNATURE_HEADER]: signature,
-      [EVENT_ID_HEADER]: event.id,
-      [EVENT_TYPE_HEADER]: event.event_type,
-      [DELIVERY_ATTEMPT_HEADER]: String(attempt),
-    }, event.mode);
+    return this.deps.webhooksSender.postSigned({ url: event.target_url!, body: event.body, eventId: event.id, eventType: event.event_type, attempt, kind: event.mode }, secrets);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type Actor, type AuditLog, type InvoiceEventType, isAppError, isUlid, type JobQueue, newId, parseInstant, type RateLimiter } from '@gw/kernel';
+import { type Actor, type AuditLog, coreErrors, type InvoiceEventType, isAppError, isUlid, type JobQueue, newId, parseInstant, type RateLimiter } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
@@ -50,6 +50,12 @@ export interface DeliveryLogEntry {
   created_at_iso: string;
   payload: Record<string, unknown>;
   attempt_log: DeliveryAttemptView[];
+}
+
+/** What one redelivery did: the event (same id) and its status after it. */
+export interface RedeliverResult {
+  event_id: string;
+  status: DeliveryStatus;
 }
 
 export interface ResendResult {
@@ -159,15 +165,56 @@ export class EventLog {
    * out. An event without a target has nowhere to go and is left as it is. 404 `event_not_found`
    * as for `get`.
    */
-  async redeliver(projectId: string, eventId: string, actor: Actor): Promise<{ event_id: string; status: DeliveryStatus }> {
+  async redeliver(projectId: string, eventId: string, actor: Actor): Promise<RedeliverResult> {
     return this.deps.db.transaction(async (trx) => {
       if (!isUlid(eventId)) throw webhooksErrors.event_not_found();
       const event = await WebhookEvent.query(trx).findOne({ id: eventId, project_id: projectId }).forUpdate();
       if (!event) throw webhooksErrors.event_not_found();
-      if (event.target_url === null) return { event_id: event.id, status: event.status };
-      await this.deps.audit.record({ ...actor, action: 'webhook.redeliver', projectId, target: `webhook_event:${event.id}`, details: { previous_status: event.status, attempt: event.attempts + 1 } }, trx);
-      return { event_id: event.id, status: await this.redeliverLocked(trx, event) };
+      return this.redeliverAudited(trx, event, actor);
     });
+  }
+
+  /**
+   * Replays dead-lettered events of the project (each as `redeliver` does, audited one by one) in
+   * one transaction: all of them or none. `selection` is a list of event ids (duplicates count
+   * once) or `'all'`, the newest `limit` dead-lettered events. The rows are locked (`for update`,
+   * in id order so two replays cannot deadlock) before their status is read, so an event a
+   * delivery or another replay is moving cannot be replayed on a stale status. A listed id that is
+   * not an event of this project is 404 `event_not_found`, a listed event that is not `dlq` is 409
+   * `event_not_dead_lettered` (both with `details.event_ids`), more than `limit` ids is 400
+   * `validation_error`; then nothing is replayed. Returns the replayed events, newest first.
+   */
+  async redeliverDeadLettered(projectId: string, selection: readonly string[] | 'all', limit: number, actor: Actor): Promise<RedeliverResult[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    const ids = selection === 'all' ? [] : [...new Set(selection)];
+    if (ids.length > limit) throw coreErrors.validation_error({ message: `At most ${limit} events can be replayed at once; nothing was replayed.`, details: { field: 'event_ids' } });
+    const malformed = ids.filter((id) => !isUlid(id));
+    // A non-ULID can name no event; refused before PostgreSQL sees it (a NUL would be a 500 there).
+    if (malformed.length > 0) throw webhooksErrors.event_not_found({ details: { event_ids: malformed.map((id) => id.slice(0, 64)) } });
+    if (selection !== 'all' && ids.length === 0) return [];
+    return this.deps.db.transaction(async (trx) => {
+      const query = WebhookEvent.query(trx).where('project_id', projectId).forUpdate();
+      if (selection === 'all') query.where('status', 'dlq').orderBy('id', 'desc').limit(limit);
+      else query.whereIn('id', ids).orderBy('id', 'desc');
+      const events = await query;
+      if (selection !== 'all') {
+        const found = new Set(events.map((e) => e.id));
+        const missing = ids.filter((id) => !found.has(id));
+        if (missing.length > 0) throw webhooksErrors.event_not_found({ message: 'No such webhook event in this project; nothing was replayed.', details: { event_ids: missing } });
+        const alive = events.filter((e) => e.status !== 'dlq');
+        if (alive.length > 0) throw webhooksErrors.event_not_dead_lettered({ details: { event_ids: alive.map((e) => e.id), statuses: alive.map((e) => e.status) } });
+      }
+      const replayed: RedeliverResult[] = [];
+      for (const event of events) replayed.push(await this.redeliverAudited(trx, event, actor));
+      return replayed;
+    });
+  }
+
+  /** The redelivery of `event`, locked in `trx`, with its audit row; an event without a target is left as it is. */
+  private async redeliverAudited(trx: Knex.Transaction, event: WebhookEvent, actor: Actor): Promise<RedeliverResult> {
+    if (event.target_url === null) return { event_id: event.id, status: event.status };
+    await this.deps.audit.record({ ...actor, action: 'webhook.redeliver', projectId: event.project_id, target: `webhook_event:${event.id}`, details: { previous_status: event.status, attempt: event.attempts + 1 } }, trx);
+    return { event_id: event.id, status: await this.redeliverLocked(trx, event) };
   }
 
   /**

@@ -1,9 +1,8 @@
 import { newId, type AuditLog, type RateLimiter } from '@gw/kernel';
 import type { Actor } from '@gw/kernel';
 import type { ApiKeyService, ProjectService } from '@gw/plugin-tenancy/contract';
-import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, DELIVERY_ATTEMPT_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import { webhooksErrors } from '../errors.js';
-import type { SendOutcome, WebhookSender } from './webhook-sender.js';
+import type { WebhookSender } from './webhook-sender.js';
 
 /** The `event_type` of a test event; not an invoice event, so receivers may ignore it. */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -45,21 +44,7 @@ export class WebhookTestEvents {
       created_at_iso: new Date().toISOString(),
       data: { project_id: project.id, message: 'A test event sent by the operator. It is not about any invoice.' },
     });
-    const outcome: SendOutcome =
-      secrets.length === 0
-        ? { ok: false, httpStatus: null, latencyMs: 0, error: 'the project has no active API secret to sign with', responseExcerpt: null }
-        : await this.deps.webhooksSender.post(
-            project.webhook_url,
-            body,
-            {
-              'user-agent': WEBHOOK_USER_AGENT,
-              [SIGNATURE_HEADER]: signWebhook({ secrets, rawBody: body, timestamp: Math.floor(Date.now() / 1000) }),
-              [EVENT_ID_HEADER]: id,
-              [EVENT_TYPE_HEADER]: TEST_EVENT_TYPE,
-              [DELIVERY_ATTEMPT_HEADER]: '1',
-            },
-            project.kind,
-          );
+    const outcome = await this.deps.webhooksSender.postSigned({ url: project.webhook_url, body, eventId: id, eventType: TEST_EVENT_TYPE, attempt: 1, kind: project.kind }, secrets);
     const result: TestEventResult = {
       event_id: id,
       target_url: project.webhook_url,

@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { classifyAddress, type ProjectKind } from '@gw/kernel';
+import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import { guardedLookup, PrivateTargetError, targetRefusal } from './target-guard.js';
 
 /** What one POST produced. `ok` is a 2xx within the timeout. */
@@ -12,6 +13,20 @@ export interface SendOutcome {
   readonly error: string | null;
   readonly responseExcerpt: string | null;
 }
+
+/** One signed webhook request: the envelope (`body`, sent as it is) and what its headers name. */
+export interface SignedPost {
+  readonly url: string;
+  readonly body: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  /** The delivery attempt (1 for the first), sent as `X-Service-Delivery-Attempt`. */
+  readonly attempt: number;
+  readonly kind: ProjectKind;
+}
+
+/** The outcome of a signed post for a project without a live secret: nothing is sent. */
+const NO_SECRET: Omit<SendOutcome, 'latencyMs'> = { ok: false, httpStatus: null, error: 'the project has no active API secret to sign with', responseExcerpt: null };
 
 export interface SenderOptions {
   readonly timeoutMs: number;
@@ -37,6 +52,29 @@ export class WebhookSender {
   private readonly targets = new Map<string, ParsedTarget | string>();
 
   constructor(private readonly options: SenderOptions) {}
+
+  /**
+   * A webhook as receivers get it, deliveries and test events alike: `body` signed now with every
+   * secret in `secrets` (`X-Service-Signature`, one `v1` each, so a receiver holding either secret
+   * of a rotation verifies it), with the user agent and the event id, type and attempt headers.
+   * Without a secret nothing is sent (an unsigned body could not be verified): a failed outcome.
+   */
+  async postSigned(request: SignedPost, secrets: readonly string[]): Promise<SendOutcome> {
+    if (secrets.length === 0) return { ...NO_SECRET, latencyMs: 0 };
+    const signature = signWebhook({ secrets, rawBody: request.body, timestamp: Math.floor(Date.now() / 1000) });
+    return this.post(
+      request.url,
+      request.body,
+      {
+        'user-agent': WEBHOOK_USER_AGENT,
+        [SIGNATURE_HEADER]: signature,
+        [EVENT_ID_HEADER]: request.eventId,
+        [EVENT_TYPE_HEADER]: request.eventType,
+        [DELIVERY_ATTEMPT_HEADER]: String(request.attempt),
+      },
+      request.kind,
+    );
+  }
 
   async post(url: string, body: string, headers: Record<string, string>, kind: ProjectKind): Promise<SendOutcome> {
     const started = performance.now();
