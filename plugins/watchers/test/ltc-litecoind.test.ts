@@ -77,6 +77,10 @@ test.serial('litecoind regtest: a payment is detected from the mempool, confirms
   await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 2, 20_000);
   const transfers = (await gw.kernel.cradle.db('watchers_transfers').where({ chain: 'ltc', network: 'regtest', tx_hash: txid }).select('status', 'block_hash')) as { status: string; block_hash: string | null }[];
   t.is(transfers.length, 1, 'one transfer row for the payment, moved between blocks');
+  // It now sits in the new branch's block that holds the payment, not the invalidated one.
+  const holding = await node.rpc<{ blockhash?: string }>('gettransaction', [txid]);
+  t.like(transfers[0], { status: 'in_block', block_hash: holding.blockhash });
+  t.not(transfers[0]!.block_hash, blockHash);
 });
 
 test.serial('litecoind regtest: an under-payment ends partial', (t) => underpayToPartial(t, node, 'ltc'));
