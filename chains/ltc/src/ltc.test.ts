@@ -5,8 +5,8 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
 import bs58check from 'bs58check';
-import { isAppError, type ChainAdapterDeps, type NetworkKind } from '@gw/kernel';
-import { chainConformance } from '@gw/kernel/testing';
+import type { ChainAdapterDeps, NetworkKind } from '@gw/kernel';
+import { chainConformance, codeOf } from '@gw/kernel/testing';
 import { litecoinParams, ltcChain, ltcRegtestChain } from './index.js';
 
 // Vectors: the BIP84 test mnemonic "abandon ... about" at m/84'/2'/0' (mainnet, SLIP-44 coin type 2)
@@ -35,15 +35,6 @@ function withVersion(key: string, version: number): string {
   payload.writeUInt32BE(version, 0);
   return bs58check.encode(payload);
 }
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return isAppError(error) ? error.code : String(error);
-  }
-  return undefined;
-}
-
 /** Electrum-LTC's message signature: bitcoinjs-message over Litecoin's prefix, flagged P2WPKH. */
 function sign(message: string, network: NetworkKind): string {
   const key = ACCOUNTS[network].derive(0).derive(0);

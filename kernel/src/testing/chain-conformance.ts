@@ -144,7 +144,8 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
   }
 }
 
-function codeOf(fn: () => unknown): string | undefined {
+/** The AppError code `fn` throws (a message naming any other throw), or undefined when it does not throw. */
+export function codeOf(fn: () => unknown): string | undefined {
   try {
     fn();
   } catch (error) {

@@ -173,7 +173,7 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
       summary: "Sandbox: advance a chain's clock, adding confirmations to every detected invoice of the project on it.",
       handle: async (req) => {
         requireSandbox(req);
-        const chain = req.form.choice('chain', 'Chain', services.chains.list().map((a) => a.definition.id));
+        const chain = req.form.choice('chain', 'Chain', services.chains.chainIds());
         const blocksText = req.form.text('blocks', 'Blocks', { max: 3 });
         const blocks = /^\d+$/.test(blocksText) ? Number(blocksText) : NaN;
         if (!(blocks >= 1 && blocks <= CLOCK_BLOCKS_MAX)) throw dashboardErrors.invalid_form({ message: `Blocks must be a whole number from 1 to ${CLOCK_BLOCKS_MAX}.` });

@@ -21,7 +21,7 @@ export const policyPage = definePage({
       summary: "The project's effective invoice policy and what it overrides; the form to set it.",
       render: async (req) => {
         const policy = await services.invoicesPolicies.get(req.project!.id);
-        const chains = services.chains.list().map((a) => a.definition.id);
+        const chains = services.chains.chainIds();
         const o = policy.overrides;
         return page(`Invoice policy of ${req.project!.name}`, html`<h1>Invoice policy</h1>
 <p class="note">Defaults for new invoices of this project; existing invoices keep what they were created with.</p>

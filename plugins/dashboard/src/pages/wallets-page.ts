@@ -135,13 +135,13 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
 
 function chainParam(req: DashboardRequest, services: DashboardServices): ChainId {
   const chain = req.params['chain'];
-  const known = services.chains.list().map((a) => a.definition.id);
+  const known = services.chains.chainIds();
   if (!known.includes(chain as ChainId)) throw dashboardErrors.invalid_form({ message: `Chain must be one of ${known.join(', ')}.` });
   return chain as ChainId;
 }
 
 function keyFields(req: DashboardActionRequest, services: DashboardServices): { chain: ChainId; xpub: string } {
-  const chain = req.form.choice<ChainId>('chain', 'Chain', services.chains.list().map((a) => a.definition.id));
+  const chain = req.form.choice<ChainId>('chain', 'Chain', services.chains.chainIds());
   const xpub = req.form.text('xpub', 'Account key', { max: KEY_MAX });
   return { chain, xpub };
 }

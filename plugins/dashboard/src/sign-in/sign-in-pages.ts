@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from '@gw/kernel';
+import { csrfField } from '../web/components.js';
 
 /** Step 1: the e-mail address the person was invited with. */
 export function emailForm(csrf: string, options: { error?: string; email?: string } = {}): SafeHtml {
@@ -6,7 +7,7 @@ export function emailForm(csrf: string, options: { error?: string; email?: strin
 <p>Sign in with the e-mail address you were invited with. We will send you a one-time code. Only invited people can sign in.</p>
 ${alert(options.error)}
 <form method="post" action="/dashboard/sign-in/email">
-<input type="hidden" name="_csrf" value="${csrf}">
+${csrfField({ csrf })}
 <label for="email">E-mail address</label>
 <input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${options.email ?? ''}"${options.error ? html` aria-describedby="form-error"` : null}>
 <button type="submit">Send code</button>
@@ -19,7 +20,7 @@ export function codeForm(csrf: string, options: { error?: string } = {}): SafeHt
 <p>If the address is invited, a 6-digit code is on its way. It expires in a few minutes.</p>
 ${alert(options.error)}
 <form method="post" action="/dashboard/sign-in/code">
-<input type="hidden" name="_csrf" value="${csrf}">
+${csrfField({ csrf })}
 <label for="code">One-time code</label>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" required maxlength="7"${options.error ? html` aria-describedby="form-error"` : null}>
 <button type="submit">Sign in</button>
