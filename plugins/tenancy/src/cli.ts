@@ -1,5 +1,4 @@
-import { PROJECT_KINDS, type CliCommand, type CliFlag, type ProjectKind, isUlid } from '@gw/kernel';
-import { CLI_ACTOR } from './actor.js';
+import { CLI_ACTOR, type CliCommand, type CliFlag, isUlid, PROJECT_KINDS, type ProjectKind } from '@gw/kernel';
 import { tenancyErrors } from './errors.js';
 import { USER_ROLES, type UserRole } from './models/user.js';
 import { PAT_SCOPES } from './scopes.js';

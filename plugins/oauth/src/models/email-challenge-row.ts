@@ -1,5 +1,3 @@
-import { Model } from 'objection';
-
 /** `oauth_email_challenges`: one e-mailed sign-in code (only its hash). */
 export interface EmailChallengeRow {
   id: string;
@@ -13,18 +11,4 @@ export interface EmailChallengeRow {
   created_at: Date;
   expires_at: Date;
   consumed_at: Date | null;
-}
-
-/** The Objection model of `oauth_email_challenges` (ordinary reads and writes by key; see docs/architecture.md, data access rule). */
-export class EmailChallenge extends Model implements EmailChallengeRow {
-  static override tableName = 'oauth_email_challenges';
-  declare id: string;
-  declare session_id: string | null;
-  declare binding: string | null;
-  declare user_id: string | null;
-  declare code_hash: string;
-  declare attempts: number;
-  declare created_at: Date;
-  declare expires_at: Date;
-  declare consumed_at: Date | null;
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { newId, sql, sqlQuery, type AuditLog, type ProjectKind, type ProjectPrincipal, type SecretBox } from '@gw/kernel';
+import { type Actor, type AuditLog, newId, type ProjectKind, type ProjectPrincipal, type SecretBox, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
-import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { ApiKey } from '../models/api-key.js';
 import { ApiKeySecret } from '../models/api-key-secret.js';

@@ -1,6 +1,5 @@
-import { isUniqueViolation, newId, sql, sqlQuery, type AuditLog } from '@gw/kernel';
+import { type Actor, type AuditLog, isUniqueViolation, newId, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
-import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { Operator } from '../models/operator.js';
 

@@ -1,6 +1,5 @@
-import { hashToken, newId, randomBase62, sql, sqlQuery, type AuditLog } from '@gw/kernel';
+import { type Actor, type AuditLog, hashToken, newId, randomBase62, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
-import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { PersonalAccessToken } from '../models/personal-access-token.js';
 import { Project } from '../models/project.js';

@@ -1,6 +1,5 @@
-import { isUniqueViolation, newId, sql, sqlQuery, type AuditLog, type ProjectKind, type ProjectPrincipal } from '@gw/kernel';
+import { type Actor, type AuditLog, isUniqueViolation, newId, type ProjectKind, type ProjectPrincipal, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
-import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { Operator } from '../models/operator.js';
 import { Project } from '../models/project.js';

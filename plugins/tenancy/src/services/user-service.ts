@@ -1,6 +1,5 @@
-import { isUlid, isUniqueViolation, newId, type AuditLog } from '@gw/kernel';
+import { type Actor, type AuditLog, isUlid, isUniqueViolation, newId } from '@gw/kernel';
 import type { Knex } from 'knex';
-import type { Actor } from '../actor.js';
 import { tenancyErrors } from '../errors.js';
 import { USER_ROLES, User, type UserRole } from '../models/user.js';
 import { MAX_EMAIL_LENGTH, normaliseEmail } from './email-address.js';
