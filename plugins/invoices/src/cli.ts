@@ -5,7 +5,7 @@ import { CLI_ACTOR, COIN_ID_PATTERN, coreErrors, PAGE_LIMIT_FLAG, parseInstant, 
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
-import { CSV_COLUMNS, csvLines } from './services/invoice-export.js';
+import { exportDocument } from './services/invoice-export.js';
 
 function parseConfirmations(value: string): Partial<Record<ChainId, number | null>> {
   const result: Partial<Record<ChainId, number | null>> = {};
@@ -136,14 +136,11 @@ export const invoicesCommands: CliCommand[] = [
       };
       const tty = process.stderr.isTTY === true;
       let count = 0;
-      const csv = flags['format'] === 'csv';
-      await write(csv ? `${CSV_COLUMNS.join(',')}\r\n` : '[');
-      for await (const invoice of cradle.invoicesExporter.invoices({ projectId, from, to })) {
-        await write(csv ? `${csvLines(invoice).join('\r\n')}\r\n` : `${count === 0 ? '\n' : ',\n'}${JSON.stringify(invoice)}`);
-        count += 1;
-        if (tty && count % 1000 === 0) process.stderr.write(`\rexported ${count} invoices`);
-      }
-      if (!csv) await write(count === 0 ? ']\n' : '\n]\n');
+      const progress = (n: number) => {
+        count = n;
+        if (tty && n % 1000 === 0) process.stderr.write(`\rexported ${n} invoices`);
+      };
+      for await (const piece of exportDocument(cradle.invoicesExporter.invoices({ projectId, from, to }), flags['format'] === 'csv' ? 'csv' : 'json', progress)) await write(piece);
       if (tty) process.stderr.write(`\rexported ${count} invoices\n`);
       if (file) {
         file.end();

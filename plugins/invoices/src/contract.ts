@@ -51,5 +51,5 @@ export type { InvoiceView } from './services/invoice-view.js';
 export { MATCHING_MODES, type MatchingMode } from './config.js';
 export { DECIMAL_PATTERN } from './schemas.js';
 export type { ActivitySeries, InvoiceActivityReads } from './services/invoice-activity.js';
-export { CSV_COLUMNS, csvLines } from './services/invoice-export.js';
+export { CSV_COLUMNS, csvLines, exportDocument } from './services/invoice-export.js';
 export { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';

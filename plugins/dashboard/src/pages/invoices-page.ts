@@ -1,7 +1,7 @@
 import type { DashboardServices } from '../web/services.js';
 import { Readable } from 'node:stream';
 import { coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
-import { CSV_COLUMNS, csvLines, DECIMAL_PATTERN, INVOICE_STATUSES, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices/contract';
+import { DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices/contract';
 import { SIMULATION_RULES, SIMULATIONS, type Simulation, type SimulationInput } from '@gw/plugin-sandbox/contract';
 import type { DeliveryLogEntry } from '@gw/plugin-webhooks/contract';
 import { dashboardErrors } from '../errors.js';
@@ -88,21 +88,12 @@ ${nextPageLink(req, base(req), list.items, limit)}
         if (!new RegExp(ISO_8601_PATTERN).test(from) || !new RegExp(ISO_8601_PATTERN).test(to)) throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
         const range = { projectId: req.project!.id, from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'end') };
         if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
-        const invoices = services.invoicesExporter.invoices(range);
-        async function* lines(): AsyncGenerator<string> {
-          let count = 0;
-          yield format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '[';
-          for await (const invoice of invoices) {
-            yield format === 'csv' ? `${csvLines(invoice).join('\r\n')}\r\n` : `${count === 0 ? '\n' : ',\n'}${JSON.stringify(invoice)}`;
-            count += 1;
-          }
-          if (format === 'json') yield count === 0 ? ']\n' : '\n]\n';
-        }
+        const lines = exportDocument(services.invoicesExporter.invoices(range), format);
         return {
           kind: 'download',
           filename: `invoices-${req.project!.id}-${from.slice(0, 10)}-${to.slice(0, 10)}.${format}`,
           contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
-          body: Readable.from(lines()),
+          body: Readable.from(lines),
         };
       },
     },

@@ -237,3 +237,19 @@ export function csvLines(invoice: ExportedInvoice): string[] {
     [...head, ...[t.tx_hash, t.output_index, t.amount_crypto, t.status, t.confirmations, t.block_height, t.detected_at, t.confirmed_at].map(csvField)].join(','),
   );
 }
+
+/**
+ * The export file as it is written, piece by piece, in constant memory: in `csv` the header and
+ * then each invoice's lines ({@link csvLines}, CRLF); in `json` an array with one invoice per line.
+ * `onInvoice` is told the count after each invoice (progress). The CLI and the dashboard write it.
+ */
+export async function* exportDocument(invoices: AsyncIterable<ExportedInvoice>, format: 'csv' | 'json', onInvoice?: (count: number) => void): AsyncGenerator<string> {
+  let count = 0;
+  yield format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '[';
+  for await (const invoice of invoices) {
+    yield format === 'csv' ? `${csvLines(invoice).join('\r\n')}\r\n` : `${count === 0 ? '\n' : ',\n'}${JSON.stringify(invoice)}`;
+    count += 1;
+    onInvoice?.(count);
+  }
+  if (format === 'json') yield count === 0 ? ']\n' : '\n]\n';
+}
