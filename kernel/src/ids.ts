@@ -62,6 +62,11 @@ function encodeTime(ms: number): string {
   return time;
 }
 
+/** The smallest ULID of millisecond `ms`: ids are time-ordered, so `id >= ulidFloor(t)` is "made at or after t". */
+export function ulidFloor(ms: number): string {
+  return `${encodeTime(Math.max(0, Math.floor(ms)))}${'0'.repeat(RANDOM_DIGITS)}`;
+}
+
 /** A ULID as the API writes it: 26 characters of Crockford base32, upper case. */
 export const ULID_PATTERN = '^[0-9A-HJKMNP-TV-Z]{26}$';
 const ULID = new RegExp(ULID_PATTERN);

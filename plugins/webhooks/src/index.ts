@@ -78,7 +78,7 @@ export { WebhookOutbox, type WebhookEnvelope, type OutboxEntry } from './service
 export { EventStream, STREAM_CHANNEL, type StreamEvent, type StreamRead } from './services/event-stream.js';
 export { STREAM_DESCRIPTION } from './routes.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
-export { DeliveryHealthReads, ulidFloor, type DeliveryHealth } from './services/delivery-health.js';
+export { DeliveryHealthReads, type DeliveryHealth } from './services/delivery-health.js';
 export { DeliveryWorker } from './services/delivery-worker.js';
 export { WebhookTestEvents, TEST_EVENT_TYPE, type TestEventResult } from './services/test-event.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';

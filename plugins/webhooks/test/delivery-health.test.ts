@@ -1,8 +1,6 @@
 import test from 'ava';
-import { newId } from '@gw/kernel';
+import { CLI_ACTOR, newId, ulidFloor } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_ACTOR } from '@gw/kernel';
-import { ulidFloor } from '../src/index.js';
 import { invoiceWithEvents, projectWithPools, startWebhooksKernel } from './helpers.js';
 
 // The dashboard overview's webhook health (issue 20): delivered in the last day, retrying,

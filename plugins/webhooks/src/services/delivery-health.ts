@@ -1,3 +1,4 @@
+import { ulidFloor } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** A project's webhook health at a glance (the dashboard's overview). */
@@ -10,19 +11,6 @@ export interface DeliveryHealth {
   readonly dead_lettered: number;
   /** Creation time of the oldest event still retrying; null when none. */
   readonly oldest_undelivered_iso: string | null;
-}
-
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** The smallest ULID of millisecond `ms`: ids are time-ordered, so `id >= floor` is "created at or after". */
-export function ulidFloor(ms: number): string {
-  let time = '';
-  let rest = Math.max(0, Math.floor(ms));
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[rest % 32]! + time;
-    rest = Math.floor(rest / 32);
-  }
-  return `${time}${'0'.repeat(16)}`;
 }
 
 /**
