@@ -124,6 +124,29 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
     const paid = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
     t.true(verifyWebhook({ rawBody: paid.raw, header: paid.signature, secrets: [ready.project.secret] }).ok);
     t.is(eventsOf(inv.id).filter((e) => e.event_type === 'invoice.detected').length, 1);
+
+    // A block's transactions are pushed as a burst (rawtx each): their addresses are looked up
+    // together, not one lookup (two queries) per transaction competing for the pool.
+    const watched = ready.gw.kernel.cradle.watchersRegistry.get('btc', 'signet')!.watched;
+    const lookup = watched.lookup.bind(watched);
+    let pushLookups = 0;
+    // The push's lookups take no transaction; the scanner's matching passes its own.
+    watched.lookup = (addresses, db) => {
+      if (db === undefined) pushLookups += 1;
+      return lookup(addresses, db);
+    };
+    const stranger = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+    const burst = 20;
+    for (let i = 0; i < burst; i++) await node.send(stranger, 100_000n);
+    // The sends' own pushes (and their lookups) settle before the block's burst is counted.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const sentPushed = await metric(ready, 'pushTransactions');
+    pushLookups = 0;
+    await node.mine(1);
+    await waitFor(async () => (await metric(ready, 'pushTransactions')) >= sentPushed + burst + 1, 20_000);
+    await waitFor(async () => (await cursorHeight(ready)) === (await node.height()), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.true(pushLookups <= 2, `${burst + 1} pushed transactions of one block looked up in ${pushLookups} lookups`);
   } finally {
     await teardown(s ?? {});
     await node.stop();
