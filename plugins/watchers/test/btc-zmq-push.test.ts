@@ -4,7 +4,7 @@
  * and `rawtx` in Core's wire format from its own chain and mempool events (bcoin-launcher.cjs:
  * bcoin has no ZMQ of its own, and Debian's litecoind is built without it; docs/decisions.md).
  * Each test starts its own node. The first polls once an hour, so whatever is found was found
- * through a push; the second cuts the ZMQ connection (a TCP relay closed and opened again) and
+ * through a push (a reorg too: no `hashblock` for the disconnect, as in Core); the second cuts the ZMQ connection (a TCP relay closed and opened again) and
  * shows polling taking over, the subscription coming back by itself, and every block
  * scanned exactly once.
  */
@@ -98,7 +98,7 @@ test.serial('subscribeCoreZmq on a real node: pushed block hashes are the node`s
   }
 });
 
-test.serial('bcoin with ZMQ, polling once an hour: the payment is detected through the pushed rawtx and paid through pushed hashblocks, with a signed webhook', async (t) => {
+test.serial('bcoin with ZMQ, polling once an hour: the payment is detected through the pushed rawtx and paid through pushed hashblocks, with a signed webhook; a block`s pushed transactions are looked up in a batch; invalidateblock and a new branch revert it', async (t) => {
   const node = await fundedNode();
   let s: Setup | undefined;
   try {
@@ -116,7 +116,7 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
     t.true((await metric(ready, 'pushTransactions')) >= 1, 'the transaction was pushed');
     t.like((await get(inv.id)).transactions[0], { tx_hash: txid, status: 'pending' });
 
-    await node.mine(inv.confirmation_threshold);
+    const [paidIn] = await node.mine(inv.confirmation_threshold);
     await waitFor(async () => (await get(inv.id)).status === 'paid', 20_000);
     t.true((await metric(ready, 'pushHeads')) >= inv.confirmation_threshold, 'the blocks were pushed');
     t.true((await cursorHeight(ready)) > polledTo, 'scanned past the last polled height, without a poll');
@@ -147,6 +147,21 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
     await waitFor(async () => (await cursorHeight(ready)) === (await node.height()), 20_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     t.true(pushLookups <= 2, `${burst + 1} pushed transactions of one block looked up in ${pushLookups} lookups`);
+
+    // A reorg as Core announces it: nothing for the disconnected blocks but `rawtx` for their
+    // transactions (the payment among them), then `hashblock` for each block of the new branch,
+    // whose first starts the pass that finds the reorg. Still no poll.
+    const headsBefore = await metric(ready, 'pushHeads');
+    await node.rpc('invalidateblock', [paidIn]);
+    // The payment's `rawtx` from the disconnected block starts a pass, which finds the tip below
+    // the cursor (a provider behind, never a reorg) and backs off; the new branch's heads are
+    // pushed during that backoff and must be scanned when it ends, not at the next poll.
+    const failures = async () => Number((await ready.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'signet' }).first())?.consecutive_failures ?? 0);
+    await waitFor(async () => (await failures()) >= 1, 20_000);
+    await node.mine(inv.confirmation_threshold + 2);
+    await waitFor(async () => (await get(inv.id)).status === 'reverted', 20_000);
+    t.true((await metric(ready, 'pushHeads')) > headsBefore, 'the new branch was pushed');
+    await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
   } finally {
     await teardown(s ?? {});
     await node.stop();

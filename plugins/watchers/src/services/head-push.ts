@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createFailureLog, sql, sqlQuery, type FailureLog, type PushedHead, type Unsubscribe } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -76,6 +77,8 @@ export class HeadPush {
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly drops: FailureLog;
   private stopped = false;
+  /** Ends the pauses of running passes when `stop` is called. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly deps: { db: Knex; logger: Logger; watchersConfig: WatchersConfig; watchersMetrics: WatcherMetrics; watchersRegistry: WatcherRegistry; watchersScanner: ChainScanner },
@@ -149,6 +152,7 @@ export class HeadPush {
   /** Closes the subscriptions and waits for passes they started. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const state of this.subscriptions.values()) state.unsubscribe();
     await Promise.all([...this.subscriptions.values()].flatMap((s) => [s.lookingUp, s.running]));
     this.subscriptions.clear();
@@ -217,6 +221,10 @@ export class HeadPush {
 
   /**
    * Passes until `head` is stored, the pass fails (its backoff applies), or the lock stays taken.
+   * A pass that finds the network backing off (a failed pass before it: a pushed transaction's
+   * pass during an `invalidateblock`, whose tip is below the cursor, or a node restarting) is run
+   * again when the backoff ends: with hourly polling the head would otherwise wait an hour, and a
+   * reorg's new branch (whose first `hashblock` is all Core announces) would go unscanned.
    * With `want` (a pushed transaction to a watched address) one pass runs unless a pass of any
    * instance committed after its stamp was read (every pass ends with the mempool step, which
    * that one began after the transactions arrived); without a head, that one pass is all.
@@ -231,9 +239,9 @@ export class HeadPush {
       if (mempool && (await this.passStamp(target)) !== since) mempool = false;
       if (!head && !mempool) return;
       const report = await this.deps.watchersScanner.pass(target);
-      if (!report.ran) {
+      if (!report.ran || report.backoffUntil !== undefined) {
         tries += 1;
-        await new Promise((resolve) => setTimeout(resolve, LOCKED_PAUSE_MS));
+        await this.pause(report.backoffUntil ? report.backoffUntil.getTime() - Date.now() : LOCKED_PAUSE_MS);
         continue;
       }
       mempool = false;
@@ -252,6 +260,11 @@ export class HeadPush {
       sql`select updated_at::text as stamp from watchers_cursors where chain = ${target.adapter.definition.id} and network = ${target.network}`,
     );
     return row?.stamp ?? null;
+  }
+
+  /** Waits `ms`, or until `stop`. */
+  private async pause(ms: number): Promise<void> {
+    await sleep(Math.max(ms, LOCKED_PAUSE_MS), undefined, { signal: this.stopping.signal }).catch(() => undefined);
   }
 
   private async stored(chain: string, network: string, head: PushedHead): Promise<boolean> {
