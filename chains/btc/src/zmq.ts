@@ -1,9 +1,6 @@
-import type { HeadListener, ProviderEndpoint, PushedTransaction, Unsubscribe } from '@gw/kernel';
+import { reconnectDelayMs, type HeadListener, type ProviderEndpoint, type PushedTransaction, type ReconnectBackoff, type Unsubscribe } from '@gw/kernel';
 
-export interface ZmqSubscriptionOptions {
-  /** First pause before reconnecting; doubles per failed attempt up to `maxBackoffMs` (libzmq's reconnect). */
-  readonly minBackoffMs?: number;
-  readonly maxBackoffMs?: number;
+export interface ZmqSubscriptionOptions extends ReconnectBackoff {
   /**
    * ZMTP heartbeat: a PING every this many milliseconds, and a connection whose peer sent nothing
    * for three times as long is taken for dead (a half-open TCP connection never closes by itself,
@@ -24,10 +21,14 @@ const TOPICS = ['hashblock', 'rawtx'] as const;
  *
  * Each new block hash goes to `onHead` once (a block announced by two nodes counts once); each
  * transaction goes to `onTransaction` with the addresses `decodeTx` finds in its outputs.
- * `onConnection` is told when the first node's connection completes its handshake (connected)
- * and when the last one drops (down), with libzmq reconnecting by itself with doubling backoff.
- * Core's notifier does not resend what was published while the connection was down: the
- * watcher's polling finds those blocks. Returns the unsubscribe, which closes the socket.
+ * `onConnection` is told when the first node's connection completes its handshake (connected),
+ * when the last one drops (down), and at each failed attempt while none is up; libzmq reconnects
+ * a dropped connection by itself with doubling backoff (`minBackoffMs` to `maxBackoffMs`). When
+ * the socket itself fails (its receive loop throws, or a listener does), it is closed, the drop
+ * reported, and a new socket built after `reconnectDelayMs` (the EVM subscription's backoff,
+ * reset by a completed handshake). Core's notifier does not resend what was published while the
+ * connection was down: the watcher's polling finds those blocks. Returns the unsubscribe, which
+ * closes the socket and stops rebuilding it.
  */
 export function subscribeCoreZmq(
   endpoints: readonly ProviderEndpoint[],
@@ -38,10 +39,16 @@ export function subscribeCoreZmq(
   const publishers = endpoints.filter((e): e is ProviderEndpoint & { zmqUrl: string } => typeof e.zmqUrl === 'string');
   if (publishers.length === 0) throw new Error('no provider endpoint has a zmqUrl');
   const nameOf = new Map(publishers.map((e) => [e.zmqUrl, e.name]));
+  const name = (address: string) => nameOf.get(address) ?? address;
   let stopped = false;
   let close: (() => void) | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  /** Sockets rebuilt since the last completed handshake (the backoff step). */
+  let attempt = 0;
+  /** The last block hash announced, across rebuilt sockets (two nodes announce the same block). */
+  let lastHash = '';
 
-  const start = async () => {
+  const open = async () => {
     // Loaded only when a provider asks for ZMQ: the native addon stays out of every other process.
     const { Subscriber } = await import('zeromq');
     if (stopped) return;
@@ -53,34 +60,33 @@ export function subscribeCoreZmq(
       heartbeatTimeout: heartbeat * 3,
       linger: 0,
     });
-    close = () => socket.close();
-    const up = new Set<string>();
-    /** Whether "down" was reported since the last connect (libzmq retries quietly, and so does this). */
-    let reportedDown = false;
-    const name = (address: string) => nameOf.get(address) ?? address;
-    const down = (address: string, error: string) => {
-      if (reportedDown) return;
-      reportedDown = true;
-      listener.onConnection({ connected: false, provider: name(address), error });
+    let closed = false;
+    close = () => {
+      if (closed) return;
+      closed = true;
+      socket.close();
     };
+    const up = new Set<string>();
+    // Every drop and failed attempt is reported, as the EVM subscription does; HeadPush's failure
+    // log turns a streak of them into one warning and counts.
     socket.events.on('handshake', ({ address }) => {
-      if (stopped || up.has(address)) return;
+      if (stopped || closed || up.has(address)) return;
       up.add(address);
-      reportedDown = false;
+      attempt = 0;
       if (up.size === 1) listener.onConnection({ connected: true, provider: name(address) });
     });
     socket.events.on('disconnect', ({ address }) => {
-      if (stopped || !up.delete(address)) return;
-      if (up.size === 0) down(address, 'ZMQ connection closed');
+      if (stopped || closed || !up.delete(address)) return;
+      if (up.size === 0) listener.onConnection({ connected: false, provider: name(address), error: 'ZMQ connection closed' });
     });
-    // A node not listening (at start, or restarting): reported once, libzmq goes on retrying.
+    // A node not listening (at start, or restarting): libzmq goes on retrying.
     socket.events.on('connect:retry', ({ address }) => {
-      if (!stopped && up.size === 0) down(address, 'ZMQ connection refused');
+      if (!stopped && !closed && up.size === 0) listener.onConnection({ connected: false, provider: name(address), error: 'ZMQ connection refused' });
     });
     for (const topic of TOPICS) socket.subscribe(topic);
     for (const endpoint of publishers) socket.connect(endpoint.zmqUrl);
 
-    let lastHash = '';
+    let failure = 'ZMQ socket closed';
     try {
       for await (const [topic, body] of socket) {
         if (stopped) break;
@@ -96,15 +102,26 @@ export function subscribeCoreZmq(
         }
       }
     } catch (error) {
-      if (!stopped) listener.onConnection({ connected: false, provider: publishers[0]!.name, error: `ZMQ socket failed: ${(error as Error).message}` });
+      failure = `ZMQ socket failed: ${error instanceof Error ? error.message : String(error)}`;
     }
+    close();
+    if (stopped) return;
+    // The loop ended without an unsubscribe: a new socket after the backoff.
+    listener.onConnection({ connected: false, provider: up.size > 0 ? name([...up][0]!) : publishers[0]!.name, error: failure });
+    retry = setTimeout(() => void start(), reconnectDelayMs(attempt, options));
+    attempt += 1;
   };
 
-  start().catch((error: unknown) => {
-    if (!stopped) listener.onConnection({ connected: false, provider: publishers[0]!.name, error: `ZMQ not available: ${(error as Error).message}` });
-  });
+  const start = () =>
+    open().catch((error: unknown) => {
+      // The addon did not load (or the socket could not be built): nothing to retry.
+      if (!stopped) listener.onConnection({ connected: false, provider: publishers[0]!.name, error: `ZMQ not available: ${(error as Error).message}` });
+    });
+
+  void start();
   return () => {
     stopped = true;
+    clearTimeout(retry);
     close?.();
   };
 }

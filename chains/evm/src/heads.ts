@@ -1,9 +1,7 @@
-import type { HeadListener, ProviderEndpoint, Unsubscribe } from '@gw/kernel';
+import { reconnectDelayMs, type HeadListener, type ProviderEndpoint, type ReconnectBackoff, type Unsubscribe } from '@gw/kernel';
 
-export interface HeadSubscriptionOptions {
-  /** First pause before reconnecting; doubles per failed attempt up to `maxBackoffMs`. */
-  readonly minBackoffMs?: number;
-  readonly maxBackoffMs?: number;
+/** Reconnect pauses: `reconnectDelayMs`. */
+export interface HeadSubscriptionOptions extends ReconnectBackoff {
   /**
    * A connection with no message for this long is asked for `eth_blockNumber`; without an answer
    * within the same time again it is taken for dead (a half-open socket never closes by itself).
@@ -30,8 +28,6 @@ interface Message {
 export function subscribeNewHeads(endpoints: readonly ProviderEndpoint[], listener: HeadListener, options: HeadSubscriptionOptions = {}): Unsubscribe {
   const sockets = endpoints.filter((e): e is ProviderEndpoint & { wsUrl: string } => typeof e.wsUrl === 'string');
   if (sockets.length === 0) throw new Error('no provider endpoint has a wsUrl');
-  const minBackoff = options.minBackoffMs ?? 500;
-  const maxBackoff = options.maxBackoffMs ?? 30_000;
   const idleMs = options.idleMs ?? 30_000;
   let stopped = false;
   let attempt = 0;
@@ -76,9 +72,8 @@ export function subscribeNewHeads(endpoints: readonly ProviderEndpoint[], listen
       if (stopped) return;
       listener.onConnection({ connected: false, provider: endpoint.name, error });
       index += 1;
-      const wait = Math.min(maxBackoff, minBackoff * 2 ** Math.min(attempt, 16));
+      retry = setTimeout(connect, reconnectDelayMs(attempt, options));
       attempt += 1;
-      retry = setTimeout(connect, wait);
     };
     ws.addEventListener('open', () => {
       ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));

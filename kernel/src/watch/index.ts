@@ -1,3 +1,4 @@
 export * from './observed-transfer.js';
 export * from './chain-watcher.js';
 export * from './provider-pool.js';
+export * from './reconnect.js';

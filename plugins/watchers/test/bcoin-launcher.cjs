@@ -12,11 +12,13 @@
  *
  * With `GW_BCOIN_ZMQ=tcp://127.0.0.1:PORT` in the environment, the node publishes Bitcoin Core's
  * ZMQ notifications there (bcoin has none of its own): `rawtx` for each transaction entering the
- * mempool and for each transaction of a connected block, then `hashblock` for each new tip (a
- * connected block, or the tip left by a disconnected one), each as Core sends it: topic, body
- * (the raw transaction with witness, or the block hash in display order) and a 4-byte
- * little-endian sequence number per topic. Driven by the node's own chain and mempool events, at
- * the moments Core publishes.
+ * mempool and for each transaction of a connected or disconnected block, then `hashblock` for
+ * each connected block, each as Core sends it: topic, body (the raw transaction with witness, or
+ * the block hash in display order) and a 4-byte little-endian sequence number per topic. Like
+ * Core, no `hashblock` when blocks are only disconnected (`invalidateblock`): the next connected
+ * block announces the new tip. Driven by the node's own chain and mempool events. Core also
+ * publishes `rawtx` for a disconnected block's transactions it puts back into its mempool; bcoin
+ * puts them back only when a wallet rebroadcasts them, and then its mempool event publishes them.
  */
 process.env.NODE_BACKEND = 'js';
 const networks = require('bcoin/lib/protocol/networks');
@@ -59,13 +61,30 @@ async function publishZmq(url) {
     sequence[topic] += 1;
     queue = queue.then(() => socket.send([topic, body, number])).catch(() => undefined);
   };
-  const tip = () => Buffer.from(node.chain.tip.rhash(), 'hex');
   node.mempool.on('tx', (tx) => publish('rawtx', tx.toRaw()));
   node.chain.on('connect', (entry, block) => {
     for (const tx of block.txs) publish('rawtx', tx.toRaw());
     publish('hashblock', Buffer.from(entry.rhash(), 'hex'));
   });
-  node.chain.on('disconnect', () => publish('hashblock', tip()));
+  // Core's BlockDisconnected publishes each transaction of the block, and UpdatedBlockTip returns
+  // before publishing when blocks were only disconnected (no new tip connected): no hashblock.
+  node.chain.on('disconnect', (entry, block) => {
+    for (const tx of block.txs) publish('rawtx', tx.toRaw());
+  });
+  // bcoin's invalidateblock resets the chain below the block (one 'reset' event, no 'disconnect'
+  // per block), where Core disconnects block after block from the tip: the blocks above are read
+  // before the reset and their transactions published after it, tip first.
+  const reset = node.chain.db.reset.bind(node.chain.db);
+  node.chain.db.reset = async (block) => {
+    const target = await node.chain.getEntry(block);
+    const gone = [];
+    for (let entry = node.chain.tip; target && entry && entry.height > target.height; entry = await node.chain.getPrevious(entry)) {
+      gone.push(await node.chain.getBlock(entry.hash));
+    }
+    const tip = await reset(block);
+    for (const disconnected of gone) if (disconnected) for (const tx of disconnected.txs) publish('rawtx', tx.toRaw());
+    return tip;
+  };
   return socket;
 }
 

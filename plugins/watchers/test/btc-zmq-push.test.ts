@@ -4,7 +4,7 @@
  * and `rawtx` in Core's wire format from its own chain and mempool events (bcoin-launcher.cjs:
  * bcoin has no ZMQ of its own, and Debian's litecoind is built without it; docs/decisions.md).
  * Each test starts its own node. The first polls once an hour, so whatever is found was found
- * through a push; the second cuts the ZMQ connection (a TCP relay closed and opened again) and
+ * through a push (a reorg too: no `hashblock` for the disconnect, as in Core); the second cuts the ZMQ connection (a TCP relay closed and opened again) and
  * shows polling taking over, the subscription coming back by itself, and every block
  * scanned exactly once.
  */
@@ -98,7 +98,7 @@ test.serial('subscribeCoreZmq on a real node: pushed block hashes are the node`s
   }
 });
 
-test.serial('bcoin with ZMQ, polling once an hour: the payment is detected through the pushed rawtx and paid through pushed hashblocks, with a signed webhook', async (t) => {
+test.serial('bcoin with ZMQ, polling once an hour: the payment is detected through the pushed rawtx and paid through pushed hashblocks, with a signed webhook; a block`s pushed transactions are looked up in a batch; invalidateblock and a new branch revert it', async (t) => {
   const node = await fundedNode();
   let s: Setup | undefined;
   try {
@@ -116,7 +116,7 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
     t.true((await metric(ready, 'pushTransactions')) >= 1, 'the transaction was pushed');
     t.like((await get(inv.id)).transactions[0], { tx_hash: txid, status: 'pending' });
 
-    await node.mine(inv.confirmation_threshold);
+    const [paidIn] = await node.mine(inv.confirmation_threshold);
     await waitFor(async () => (await get(inv.id)).status === 'paid', 20_000);
     t.true((await metric(ready, 'pushHeads')) >= inv.confirmation_threshold, 'the blocks were pushed');
     t.true((await cursorHeight(ready)) > polledTo, 'scanned past the last polled height, without a poll');
@@ -124,6 +124,44 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
     const paid = eventsOf(inv.id).find((e) => e.event_type === 'invoice.paid')!;
     t.true(verifyWebhook({ rawBody: paid.raw, header: paid.signature, secrets: [ready.project.secret] }).ok);
     t.is(eventsOf(inv.id).filter((e) => e.event_type === 'invoice.detected').length, 1);
+
+    // A block's transactions are pushed as a burst (rawtx each): their addresses are looked up
+    // together, not one lookup (two queries) per transaction competing for the pool.
+    const watched = ready.gw.kernel.cradle.watchersRegistry.get('btc', 'signet')!.watched;
+    const lookup = watched.lookup.bind(watched);
+    let pushLookups = 0;
+    // The push's lookups take no transaction; the scanner's matching passes its own.
+    watched.lookup = (addresses, db) => {
+      if (db === undefined) pushLookups += 1;
+      return lookup(addresses, db);
+    };
+    const stranger = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+    const burst = 20;
+    for (let i = 0; i < burst; i++) await node.send(stranger, 100_000n);
+    // The sends' own pushes (and their lookups) settle before the block's burst is counted.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const sentPushed = await metric(ready, 'pushTransactions');
+    pushLookups = 0;
+    await node.mine(1);
+    await waitFor(async () => (await metric(ready, 'pushTransactions')) >= sentPushed + burst + 1, 20_000);
+    await waitFor(async () => (await cursorHeight(ready)) === (await node.height()), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.true(pushLookups <= 2, `${burst + 1} pushed transactions of one block looked up in ${pushLookups} lookups`);
+
+    // A reorg as Core announces it: nothing for the disconnected blocks but `rawtx` for their
+    // transactions (the payment among them), then `hashblock` for each block of the new branch,
+    // whose first starts the pass that finds the reorg. Still no poll.
+    const headsBefore = await metric(ready, 'pushHeads');
+    await node.rpc('invalidateblock', [paidIn]);
+    // The payment's `rawtx` from the disconnected block starts a pass, which finds the tip below
+    // the cursor (a provider behind, never a reorg) and backs off; the new branch's heads are
+    // pushed during that backoff and must be scanned when it ends, not at the next poll.
+    const failures = async () => Number((await ready.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'signet' }).first())?.consecutive_failures ?? 0);
+    await waitFor(async () => (await failures()) >= 1, 20_000);
+    await node.mine(inv.confirmation_threshold + 2);
+    await waitFor(async () => (await get(inv.id)).status === 'reverted', 20_000);
+    t.true((await metric(ready, 'pushHeads')) > headsBefore, 'the new branch was pushed');
+    await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
   } finally {
     await teardown(s ?? {});
     await node.stop();

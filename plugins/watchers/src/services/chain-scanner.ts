@@ -23,6 +23,11 @@ export interface ScanReport {
   readonly error?: string;
   /** The mempool step after the blocks (chains whose providers show a mempool). */
   readonly mempool?: MempoolReport;
+  /**
+   * Set when the pass did nothing because the network backs off after failed passes: no pass
+   * scans it before this time (`next_scan_at`).
+   */
+  readonly backoffUntil?: Date;
 }
 
 /** What the mempool step of a pass did; its failures never touch block scanning. */
@@ -116,7 +121,7 @@ export class ChainScanner {
         const [locked] = await sqlQuery<{ ok: boolean }>(trx, sql`select pg_try_advisory_xact_lock(hashtextextended(${`watchers:${chain}:${network}`}, 0)) as ok`);
         if (!locked!.ok) return { ran: false, transfers: 0, behind: false };
         const [cursor] = await sqlQuery<{ height: string | number; next_scan_at: Date | null }>(trx, sql`select height, next_scan_at from watchers_cursors where chain = ${chain} and network = ${network}`);
-        if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date()) return { ran: true, transfers: 0, behind: false };
+        if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date()) return { ran: true, transfers: 0, behind: false, backoffUntil: new Date(cursor.next_scan_at) };
         endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
 
         const head = await target.watcher.head();
