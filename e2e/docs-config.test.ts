@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { enabledChainModules, KernelConfigSchema, loadConfig, loadPlugins } from '@gw/kernel';
+import { checkTestNetworks, enabledChainModules, KernelConfigSchema, loadConfig, loadPlugins } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 import { ROOT } from './processes.js';
 
@@ -74,6 +74,8 @@ test('every marked config example loads through the config loader and the plugin
       loadPlugins(plugins, config);
       // chains.enabled must name chains of the build (start-up refuses others).
       enabledChainModules(chains, config.chains.enabled);
+      // chains.testNetworks must name test networks of chains of the build (start-up refuses others).
+      checkTestNetworks(chains, config.chains.testNetworks);
     } catch (error) {
       t.fail(`${where}: ${(error as Error).message}`);
       continue;

@@ -43,7 +43,6 @@ import { projectWithPools } from '../../plugins/invoices/test/helpers.js';
 import { Receiver } from '../../plugins/webhooks/test/helpers.js';
 import { Bcoin } from '../../plugins/watchers/test/bcoin.js';
 import { Litecoind } from '../../plugins/watchers/test/litecoind.js';
-import { ltcRegtestChain } from '@gw/chain-ltc';
 
 const { values } = parseArgs({ options: { node: { type: 'string', default: 'anvil' }, samples: { type: 'string', default: '10' }, intervals: { type: 'string', default: '5,1' }, modes: { type: 'string', default: 'poll' } } });
 const samples = Number(values.samples);
@@ -215,8 +214,7 @@ for (const interval of intervals) {
     await postgres.withDatabase(async (url) => {
       const gw = await startTestKernel({
         plugins,
-        // ltc/regtest: testnet projects derive litecoind's `rltc1…` addresses.
-        chains: chains.map((c) => (c.definition.id === 'ltc' ? ltcRegtestChain : c)),
+        chains,
         role: 'all',
         database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
         config: {
@@ -226,7 +224,8 @@ for (const interval of intervals) {
           'plugins.webhooks.allowPrivateTargets': true,
           'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
           'plugins.watchers.scanIntervalSeconds': interval,
-          ...(node.chain === 'ltc' ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'] } : {}),
+          // ltc/regtest: testnet projects derive litecoind's `rltc1…` addresses (chains.testNetworks).
+          ...(node.chain === 'ltc' ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } } : {}),
         },
       });
       try {

@@ -9,6 +9,13 @@ import { checkChainDefinition, type ChainAdapter, type ChainDefinition, type Cha
  */
 export type TestTokenContracts = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
+/**
+ * The test network testnet and sandbox projects use per chain (config `chains.testNetworks`):
+ * chain id → network id, one of the chain's `networks.testnets`. A chain not listed uses its first
+ * (default) testnet.
+ */
+export type TestNetworks = Readonly<Record<string, string>>;
+
 /** The adapters of every enabled chain, and lookups by chain and by coin. */
 export interface ChainRegistry {
   /** Enabled chains in composition order. */
@@ -55,6 +62,8 @@ export interface ChainRegistry {
 export interface ChainRegistryOptions {
   /** Config `chains.testTokenContracts`. */
   readonly testTokenContracts?: TestTokenContracts;
+  /** Config `chains.testNetworks`. */
+  readonly testNetworks?: TestNetworks;
   /**
    * Config `chains.enabled`: ids of the chains to run. Absent: every module whose
    * `enabledByDefault` is not false.
@@ -98,15 +107,19 @@ export function enabledChainModules(modules: readonly ChainModule[], enabled: re
  * id, in one chain or across chains); one price asset given different provider ids by two coins;
  * an adapter whose `generateAccountKey` disagrees with `capabilities.sandboxKeyGeneration`; and a
  * configured test token contract for a coin no enabled chain carries, a native coin, a network
- * that is not the chain's default testnet, or an address the chain does not accept.
+ * that is not the test network testnet projects use, or an address the chain does not accept; and a
+ * `chains.testNetworks` entry for a chain the build does not have or a network that is not one of
+ * the chain's test networks.
  */
 export function createChainRegistry(modules: readonly ChainModule[], logger: Logger, options: ChainRegistryOptions = {}): ChainRegistry {
   const testTokenContracts = options.testTokenContracts ?? {};
+  const testNetworks = options.testNetworks ?? {};
+  checkTestNetworks(modules, testNetworks);
   const adapters = new Map<ChainId, ChainAdapter>();
   const unused = new Set(Object.keys(testTokenContracts));
   const assets = new Map<string, { asset: PriceAsset; coin: string }>();
   for (const module of enabledChainModules(modules, options.enabled)) {
-    const definition = withTestTokenContracts(module.definition, testTokenContracts);
+    const definition = withTestTokenContracts(withTestNetwork(module.definition, testNetworks), testTokenContracts);
     const adapter = module.createAdapter({ logger: logger.child({ chain: definition.id }) }, definition);
     if (definition.capabilities.sandboxKeyGeneration !== (typeof adapter.generateAccountKey === 'function')) {
       throw new Error(
@@ -168,9 +181,39 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
   };
 }
 
+/**
+ * Checks config `chains.testNetworks` against every chain of the build, enabled or not (an entry for
+ * a disabled chain is accepted and unused, as its watcher config is): throws an Error naming the
+ * key for a chain the build does not have or a network that is not one of the chain's testnets.
+ */
+export function checkTestNetworks(modules: readonly ChainModule[], testNetworks: TestNetworks): void {
+  for (const chain of Object.keys(testNetworks)) {
+    const module = modules.find((m) => m.definition.id === chain);
+    if (!module) throw new Error(`chains.testNetworks.${chain}: no chain "${chain}" in this build; it has ${modules.map((m) => m.definition.id).join(', ')}`);
+    withTestNetwork(module.definition, testNetworks);
+  }
+}
+
+/**
+ * The definition with the configured test network first: every part of the gateway reads the
+ * network of testnet and sandbox projects as `networks.testnets[0]` (`networkFor`), so derivation,
+ * key versions, ownership proofs, payment URIs, token contracts and the watcher all follow it.
+ */
+function withTestNetwork(definition: ChainDefinition, configured: TestNetworks): ChainDefinition {
+  const wanted = configured[definition.id];
+  const { mainnet, testnets } = definition.networks;
+  if (wanted === undefined || wanted === testnets[0].id) return definition;
+  const chosen = testnets.find((network) => network.id === wanted);
+  if (!chosen) {
+    const what = wanted === mainnet.id ? 'is the mainnet (production projects use it)' : 'is not a network of this chain';
+    throw new Error(`chains.testNetworks.${definition.id}: "${wanted}" ${what}; ${definition.name}'s test networks are ${testnets.map((n) => n.id).join(', ')}`);
+  }
+  return { ...definition, networks: { mainnet, testnets: [chosen, ...testnets.filter((network) => network !== chosen)] } };
+}
+
 function withTestTokenContracts(definition: ChainDefinition, configured: TestTokenContracts): ChainDefinition {
   if (!definition.coins.some((coin) => coin.id in configured)) return definition;
-  // Testnet projects use the chain's first testnet only: a contract for another would never be used.
+  // Testnet projects use the chain's first testnet only (the configured one, see withTestNetwork): a contract for another would never be used.
   const testnet = definition.networks.testnets[0].id;
   const coins = definition.coins.map((coin) => {
     const contracts = configured[coin.id];

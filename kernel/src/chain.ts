@@ -135,7 +135,11 @@ export interface ChainDefinition {
   readonly id: ChainId;
   readonly name: string;
   readonly verificationStandard: VerificationStandard;
-  /** Production projects use `mainnet`; testnet and sandbox projects use the first of `testnets`. */
+  /**
+   * Production projects use `mainnet`; testnet and sandbox projects use the first of `testnets`
+   * (the default; config `chains.testNetworks` moves another one first when the registry builds
+   * the adapter).
+   */
   readonly networks: {
     readonly mainnet: NetworkDefinition;
     readonly testnets: readonly [NetworkDefinition, ...NetworkDefinition[]];
@@ -335,7 +339,10 @@ export function checkChainDefinition(definition: ChainDefinition): void {
   }
 }
 
-/** The network a project kind uses on a chain: mainnet, or the chain's first (default) testnet. */
+/**
+ * The network a project kind uses on a chain: mainnet, or the chain's first testnet (its default, or
+ * the one config `chains.testNetworks` chose: the registry's definitions have it first).
+ */
 export function networkFor(definition: ChainDefinition, kind: ProjectKind): NetworkDefinition {
   return kind === 'production' ? definition.networks.mainnet : definition.networks.testnets[0];
 }

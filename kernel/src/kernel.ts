@@ -116,7 +116,11 @@ export function createKernel(options: KernelOptions): Kernel {
   const loaded = loadPlugins(options.plugins, config);
   // Built before anything connects: a config enabling an unknown chain, or an inconsistent chain
   // definition, stops the process before it touches the database.
-  const chainRegistry = createChainRegistry(options.chains ?? [], logger, { testTokenContracts: config.chains.testTokenContracts, enabled: config.chains.enabled });
+  const chainRegistry = createChainRegistry(options.chains ?? [], logger, {
+    testTokenContracts: config.chains.testTokenContracts,
+    testNetworks: config.chains.testNetworks,
+    enabled: config.chains.enabled,
+  });
   const container = createRootContainer();
   const routes: RouteDefinition[] = [];
   const commands: CliCommand[] = loaded.flatMap(({ plugin }) => plugin.cli ?? []);
@@ -293,6 +297,11 @@ export function createKernel(options: KernelOptions): Kernel {
       const masterKey = resolveMasterKey(config);
       const mode = runMode(config);
       logger.info({ env: mode.env, explicit: mode.explicit, role }, `running in ${mode.env} mode: ${mode.reason}`);
+      // A configured test network (a local regtest node's) is said at every start, never taken silently.
+      for (const chain of Object.keys(config.chains.testNetworks).filter((id) => chainRegistry.has(id))) {
+        const network = chainRegistry.get(chain).definition.networks.testnets[0];
+        logger.info({ chain, network: network.id }, `testnet and sandbox projects of ${chain} use ${network.name} (chains.testNetworks.${chain}); production projects use mainnet`);
+      }
       registerCore(await connectDatabase(), masterKey);
     },
     async start() {

@@ -143,8 +143,15 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   }
 
   if (command.needsDatabase === false) {
+    let cradle: Cradle;
     try {
-      const result = await command.run({ flags: values, cradle: offlineCradle(options.chains) });
+      cradle = offlineCradle(options.chains, options.config ?? loadConfig({ env: options.env ?? process.env }));
+    } catch (error) {
+      // A config that does not load, or a chains.* key the chains refuse (the message names it).
+      return fail(1, 'config_error', (error as Error).message);
+    }
+    try {
+      const result = await command.run({ flags: values, cradle });
       io.out(json ? JSON.stringify(result, null, 2) : render(result));
       return 0;
     } catch (error) {
@@ -214,11 +221,17 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
 /**
  * The cradle of a command that declares `needsDatabase: false`: chains and a logger only, so such
  * commands (e.g. `wallet preview`) work before any database exists. Anything else is a bug in the
- * command's declaration and fails loudly.
+ * command's declaration and fails loudly. The chains are the ones the config runs, as the other
+ * commands and the app see them (`chains.enabled`, `chains.testNetworks`, `chains.testTokenContracts`).
  */
-function offlineCradle(chains: readonly ChainModule[]): Cradle {
+function offlineCradle(chains: readonly ChainModule[], config: KernelConfig): Cradle {
   const logger = pino({ level: 'warn' });
-  const available: Record<string, unknown> = { chains: createChainRegistry(chains, logger), logger };
+  const registry = createChainRegistry(chains, logger, {
+    enabled: config.chains.enabled,
+    testNetworks: config.chains.testNetworks,
+    testTokenContracts: config.chains.testTokenContracts,
+  });
+  const available: Record<string, unknown> = { chains: registry, logger };
   return new Proxy(available, {
     get(target, name) {
       if (typeof name === 'string' && name in target) return target[name];

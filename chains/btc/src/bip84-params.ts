@@ -13,7 +13,7 @@ export interface Bip84Params {
   readonly uriScheme: string;
   /**
    * bitcoinjs-lib network parameters by network id of the chain definition: the bech32 prefix of
-   * receive addresses (`bc`, `tb`, `ltc`, `tltc`, `rltc`), base58 prefixes and the BIP32 versions
+   * receive addresses (`bc`, `tb`, `bcrt`, `ltc`, `tltc`, `rltc`), base58 prefixes and the BIP32 versions
    * of the canonical key form (`bip32.public`: xpub, tpub, Ltub, ttub). Every network of the
    * definition has an entry.
    */
@@ -44,11 +44,11 @@ export const BIP32_VERSIONS = {
   vpub: 0x045f1cf6,
 } as const;
 
-/** Bitcoin: mainnet `bc1`, signet and testnet `tb1` (one testnet key works on either). */
+/** Bitcoin: mainnet `bc1`, signet and testnet `tb1`, regtest `bcrt1` (one testnet key works on each). */
 export const bitcoinParams: Bip84Params = {
   name: 'Bitcoin',
   uriScheme: 'bitcoin',
-  networks: { bitcoin: bitcoin.networks.bitcoin, signet: bitcoin.networks.testnet, testnet: bitcoin.networks.testnet },
+  networks: { bitcoin: bitcoin.networks.bitcoin, signet: bitcoin.networks.testnet, testnet: bitcoin.networks.testnet, regtest: bitcoin.networks.regtest },
   keyVersions: {
     mainnet: { [BIP32_VERSIONS.xpub]: 'xpub', [BIP32_VERSIONS.zpub]: 'zpub' },
     testnet: { [BIP32_VERSIONS.tpub]: 'tpub', [BIP32_VERSIONS.vpub]: 'vpub' },

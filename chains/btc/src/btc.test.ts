@@ -3,8 +3,10 @@ import test from 'ava';
 import { BIP32Factory } from 'bip32';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { Signer, Verifier } from 'bip322-js';
+import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
 import type { AppError, ChainAdapterDeps } from '@gw/kernel';
+import { configuredAdapter } from '@gw/kernel/testing';
 import { btcChain } from './index.js';
 import bs58check from 'bs58check';
 
@@ -186,4 +188,27 @@ test('verifyOwnership: unparseable signatures are validation_error', async (t) =
     const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature }));
     t.is((error as AppError).code, 'validation_error');
   }
+});
+
+// Regtest addresses of the same key: the testnet addresses' witness programs under Core's regtest
+// HRP `bcrt` (recomputed from the tb1 vectors, not through the adapter).
+const regtestOf = (address: string) => bitcoin.address.toBech32(bitcoin.address.fromBech32(address).data, 0, 'bcrt');
+
+test('chains.testNetworks.btc = regtest: testnet projects derive, accept, pay to and prove bcrt1 addresses of a tpub/vpub', async (t) => {
+  const regtest = configuredAdapter(btcChain, { testNetworks: { btc: 'regtest' } });
+  t.deepEqual(regtest.definition.networks.testnets.map((n) => n.id), ['regtest', 'signet', 'testnet']);
+  const key = regtest.parseAccountKey(TESTNET_VPUB, 'testnet');
+  const [address0, address1] = [regtestOf(TESTNET_ADDR_0), regtestOf(TESTNET_ADDR_1)];
+  t.true(address0.startsWith('bcrt1q'));
+  t.deepEqual([0, 1].map((i) => regtest.deriveAddress(key, i).address), [address0, address1]);
+  t.true(regtest.isValidAddress(address0, 'testnet'));
+  t.false(regtest.isValidAddress(TESTNET_ADDR_0, 'testnet'));
+  t.is(regtest.paymentUri({ coin: 'btc', network: 'testnet', address: address0, amountUnits: 1n }), `bitcoin:${address0}?amount=0.00000001`);
+  const node0 = testnetAccount.derive(0).derive(0);
+  t.true(await regtest.verifyOwnership({ key, message: CHALLENGE, signature: Signer.sign(node0.toWIF(), address0, CHALLENGE) as string }));
+  t.false(await regtest.verifyOwnership({ key, message: CHALLENGE, signature: Signer.sign(testnetAccount.derive(0).derive(1).toWIF(), address1, CHALLENGE) as string }));
+  // Production projects keep mainnet: the setting moves test networks only.
+  t.is(regtest.deriveAddress(regtest.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet'), 0).address, BIP84_ADDR_0);
+  // Without the setting signet stays the default: regtest addresses are not testnet project addresses.
+  t.false(adapter.isValidAddress(address0, 'testnet'));
 });

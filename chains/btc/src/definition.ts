@@ -5,7 +5,9 @@ import type { ChainDefinition } from '@gw/kernel';
  *
  * Testnets: signet is the default (first) testnet because testnet3 blocks are erratic and coins are
  * hard to get; testnet (testnet3/testnet4) is kept as the second entry. Both use the same address
- * format (`tb1...`) and key versions (`tpub`/`vpub`), so one testnet key works on either.
+ * format (`tb1...`) and key versions (`tpub`/`vpub`), so one testnet key works on either. regtest
+ * (`bcrt1…`, a local `bitcoind -regtest` node) takes the same keys; testnet projects use it only
+ * when config `chains.testNetworks.btc` says `regtest`.
  */
 export const btcDefinition: ChainDefinition = {
   id: 'btc',
@@ -16,6 +18,7 @@ export const btcDefinition: ChainDefinition = {
     testnets: [
       { id: 'signet', name: 'Bitcoin signet', kind: 'testnet' },
       { id: 'testnet', name: 'Bitcoin testnet', kind: 'testnet' },
+      { id: 'regtest', name: 'Bitcoin regtest', kind: 'testnet' },
     ],
   },
   coins: [

@@ -4,8 +4,8 @@ import type { ChainDefinition } from '@gw/kernel';
  * Litecoin: plain data, served by the BTC adapter with {@link litecoinParams}.
  *
  * Testnets: `testnet` (testnet4, `tltc1…`) is the default; `regtest` (`rltc1…`, litecoind
- * `-regtest`) is for local nodes and tests, see `ltcRegtestDefinition`. Both take the same keys
- * (ttub/tpub/vpub).
+ * `-regtest`) is for local nodes and tests: testnet projects use it when config
+ * `chains.testNetworks.ltc` says `regtest`. Both take the same keys (ttub/tpub/vpub).
  */
 export const ltcDefinition: ChainDefinition = {
   id: 'ltc',
@@ -42,14 +42,4 @@ export const ltcDefinition: ChainDefinition = {
     sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/84'/2'/0'", testnet: "m/84'/1'/0'" },
-};
-
-/**
- * Litecoin with regtest as the default testnet: testnet projects derive `rltc1…` addresses, as a
- * litecoind `-regtest` node expects. For local nodes and the real-node tests; a deployment uses
- * {@link ltcDefinition}.
- */
-export const ltcRegtestDefinition: ChainDefinition = {
-  ...ltcDefinition,
-  networks: { mainnet: ltcDefinition.networks.mainnet, testnets: [ltcDefinition.networks.testnets[1]!, ltcDefinition.networks.testnets[0]] },
 };

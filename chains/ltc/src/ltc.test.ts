@@ -6,8 +6,8 @@ import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
 import bs58check from 'bs58check';
 import type { ChainAdapterDeps, NetworkKind } from '@gw/kernel';
-import { chainConformance, codeOf } from '@gw/kernel/testing';
-import { litecoinParams, ltcChain, ltcRegtestChain } from './index.js';
+import { chainConformance, codeOf, configuredAdapter } from '@gw/kernel/testing';
+import { litecoinParams, ltcChain } from './index.js';
 
 // Vectors: the BIP84 test mnemonic "abandon ... about" at m/84'/2'/0' (mainnet, SLIP-44 coin type 2)
 // and m/84'/1'/0' (testnet, regtest). Litecoin publishes no BIP84 vectors; these are recomputed
@@ -28,7 +28,8 @@ const seed = pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha51
 const account = (network: 'litecoin' | 'testnet', path: string) => bip32.fromSeed(seed, litecoinParams.networks[network]).derivePath(path);
 const ACCOUNTS = { mainnet: account('litecoin', "m/84'/2'/0'"), testnet: account('testnet', "m/84'/1'/0'") };
 const adapter = ltcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, ltcChain.definition);
-const regtest = ltcRegtestChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, ltcRegtestChain.definition);
+// What config chains.testNetworks.ltc = "regtest" builds (a litecoind -regtest node's network).
+const regtest = configuredAdapter(ltcChain, { testNetworks: { ltc: 'regtest' } });
 
 function withVersion(key: string, version: number): string {
   const payload = Buffer.from(bs58check.decode(key));
@@ -92,13 +93,22 @@ test('Mtub (BIP49), private keys and keys of the other network kind are refused 
   t.regex(t.throws(() => adapter.parseAccountKey(TTUB, 'mainnet'))!.message, /production project needs a Ltub or zpub/);
 });
 
-test('regtest variant: testnet projects derive rltc1 addresses for a litecoind -regtest node', (t) => {
+test('chains.testNetworks.ltc = regtest: testnet projects derive, accept and pay to rltc1 addresses and prove ownership of them', async (t) => {
   t.is(regtest.definition.networks.testnets[0].id, 'regtest');
   const key = regtest.parseAccountKey(TTUB, 'testnet');
   t.deepEqual([0, 1].map((i) => regtest.deriveAddress(key, i).address), REGTEST);
   t.true(regtest.isValidAddress(REGTEST[0]!, 'testnet'));
   t.false(regtest.isValidAddress(TESTNET[0]!, 'testnet'));
   t.true(regtest.paymentUri({ coin: 'ltc', network: 'testnet', address: REGTEST[0]!, amountUnits: 1n }).startsWith(`litecoin:${REGTEST[0]}`));
+  t.true(await regtest.verifyOwnership({ key, message: 'challenge', signature: sign('challenge', 'testnet') }));
+  t.is(regtest.deriveAddress(regtest.parseAccountKey(LTUB, 'mainnet'), 1).address, MAINNET_1);
+  t.false(adapter.isValidAddress(REGTEST[0]!, 'testnet'));
+});
+
+test('chains.testNetworks: a network the chain does not have stops start-up naming the key', (t) => {
+  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { ltc: 'signet' } }), { message: `chains.testNetworks.ltc: "signet" is not a network of this chain; Litecoin's test networks are testnet, regtest` });
+  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { ltc: 'litecoin' } }), { message: /^chains\.testNetworks\.ltc: "litecoin" is the mainnet \(production projects use it\)/ });
+  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { doge: 'regtest' } }), { message: 'chains.testNetworks.doge: no chain "doge" in this build; it has ltc' });
 });
 
 test('a Bitcoin-prefixed signature of the same key is not a Litecoin ownership proof', async (t) => {

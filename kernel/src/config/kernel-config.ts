@@ -115,6 +115,11 @@ export const KernelConfigSchema = Type.Object(
           description:
             'Token contracts used on test networks: { "<coin>": { "<testnet id>": "<contract>" } }. Testnet projects can invoice the token there and the watcher follows it.',
         }),
+        testNetworks: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 32 }), {
+          default: {},
+          description:
+            'The test network testnet and sandbox projects of a chain use: { "<chain>": "<testnet id>" }, e.g. { "ltc": "regtest", "btc": "regtest" } for local regtest nodes. Unset for a chain: its default testnet (btc signet, ltc testnet, tron shasta, ada preprod). Production projects always use mainnet. A network the chain does not have stops start-up.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,7 +1,7 @@
 import type { TestFn } from 'ava';
 import { pino } from 'pino';
 import { checkChainDefinition, type ChainAdapter, type ChainModule, type NetworkKind, type PaymentUriInput } from '../chain.js';
-import { createChainRegistry } from '../chain-registry.js';
+import { createChainRegistry, type ChainRegistryOptions } from '../chain-registry.js';
 import { isAppError } from '../errors/app-error.js';
 import { fromBaseUnits, toBaseUnits } from '../units/index.js';
 
@@ -52,6 +52,15 @@ export interface ChainConformance {
 const KINDS: readonly NetworkKind[] = ['mainnet', 'testnet'];
 
 /**
+ * The adapter of one chain module as the gateway builds it from config (`chains.testNetworks`,
+ * `chains.testTokenContracts`): through the chain registry, with a silent logger.
+ */
+export function configuredAdapter(module: ChainModule, options: Omit<ChainRegistryOptions, 'enabled'> = {}): ChainAdapter {
+  const id = module.definition.id;
+  return createChainRegistry([module], pino({ level: 'silent' }), { ...options, enabled: [id] }).get(id);
+}
+
+/**
  * The chain conformance suite: the checks every chain passes, whatever its family. Registers ava
  * tests named after the chain: the definition is consistent and enabled through the registry;
  * derivation reproduces the chain's published vectors on both network kinds and is deterministic;
@@ -64,7 +73,7 @@ const KINDS: readonly NetworkKind[] = ['mainnet', 'testnet'];
 export function chainConformance(test: TestFn, chain: ChainConformance): void {
   const { definition } = chain.module;
   const id = definition.id;
-  const adapter: ChainAdapter = createChainRegistry([chain.module], pino({ level: 'silent' }), { enabled: [id] }).get(id);
+  const adapter: ChainAdapter = configuredAdapter(chain.module);
 
   test(`${id} conformance: the definition is consistent, every coin has a price asset, the registry enables it`, (t) => {
     t.notThrows(() => checkChainDefinition(definition));

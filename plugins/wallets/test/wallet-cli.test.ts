@@ -6,7 +6,7 @@ import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
 import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { ADA_ACCOUNT_HEX, BTC_ZPUB, ETH_XPUB, ethWallet, tronWallet } from './signers.js';
+import { ADA_ACCOUNT_HEX, BTC_ZPUB, ETH_XPUB, ethWallet, ltcTestnetWallet, tronWallet } from './signers.js';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -77,6 +77,25 @@ test.serial('wallet preview: testnet, default count, limits and bad input', asyn
   t.is(unknown.json.error_code, 'validation_error');
   const human = await cli('wallet', 'preview', '--chain', 'eth', '--xpub', ETH_XPUB, '--count', '1');
   t.regex(human.stdout, /address: 0x9858EfFD232B4033E47d90003D41EC34EcaEda94/);
+});
+
+test.serial('wallet preview reads the chains config like every command: chains.enabled, chains.testNetworks (a bad one is a config_error naming the key)', async (t) => {
+  let overrides: Record<string, unknown> = {};
+  const configured = cliRunner({ plugins: [tenancyPlugin, walletsPlugin], chains, databaseUrl: () => database.url, overrides: () => overrides });
+  const preview = () => configured('wallet', 'preview', '--chain', 'ltc', '--xpub', ltcTestnetWallet.xpub, '--network', 'testnet', '--count', '1', '--json');
+  const off = await preview();
+  t.is(off.json.error_code, 'validation_error', 'ltc is off by default');
+  overrides = { 'chains.enabled': ['btc', 'ltc'] };
+  const on = await preview();
+  t.is(on.code, 0, on.stdout + on.stderr);
+  t.is(on.json.addresses[0].address, ltcTestnetWallet.address0);
+  overrides = { 'chains.enabled': ['btc', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } };
+  t.is((await preview()).json.addresses[0].address, 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg');
+  overrides = { 'chains.enabled': ['btc', 'ltc'], 'chains.testNetworks': { ltc: 'regtset' } };
+  const typo = await preview();
+  t.is(typo.code, 1);
+  t.is(typo.json.error_code, 'config_error');
+  t.regex(typo.json.message, /^chains\.testNetworks\.ltc: "regtset" is not a network of this chain/);
 });
 
 test.serial('wallet register, verify and list through the CLI', async (t) => {

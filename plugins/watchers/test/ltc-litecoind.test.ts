@@ -1,8 +1,8 @@
 /**
  * Watchers against a real Litecoin node. Node: Debian's litecoind 0.21.2.1 on regtest
  * (litecoind.ts; a fresh node for this file: mining stops at height 432, where MWEB activates),
- * read through the `bitcoin-core` provider kind as ltc/regtest (`ltcRegtestChain`: testnet projects
- * derive `rltc1…` addresses). Payments are real wallet transactions: seen in the node's mempool,
+ * read through the `bitcoin-core` provider kind as ltc/regtest (config `chains.testNetworks.ltc`:
+ * testnet projects derive `rltc1…` addresses). Payments are real wallet transactions: seen in the node's mempool,
  * then mined into real blocks. The reorg is `invalidateblock` followed by blocks mined with
  * `generateblock` and no transactions (Core returns the disconnected payment to its mempool, and
  * a plain `generatetoaddress` would mine it again at once). The last test restarts the node with
@@ -10,7 +10,6 @@
  */
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { ltcRegtestChain } from '@gw/chain-ltc';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
@@ -30,14 +29,18 @@ test.before(async () => {
   await node.mine(101);
   receiver = await Receiver.start();
   ({ gw, project } = await startRegtestGateway({
-    chains: ALL_CHAINS.map((c) => (c.definition.id === 'ltc' ? ltcRegtestChain : c)),
+    chains: ALL_CHAINS,
     chain: 'ltc',
     network: 'regtest',
     coin: 'ltc',
     provider: { name: 'litecoind', url: node.url, username: node.username, password: node.password },
     startHeight: (await node.height()) + 1,
     receiver,
-    config: { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'plugins.rates.fixed': { ...FIXED_RATES, LTC: '80' } },
+    config: {
+      'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'],
+      'chains.testNetworks': { ltc: 'regtest' },
+      'plugins.rates.fixed': { ...FIXED_RATES, LTC: '80' },
+    },
   }));
 });
 test.after.always(async () => {
