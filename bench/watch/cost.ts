@@ -6,8 +6,9 @@
  * The networks and what stands in for each chain's provider:
  * - eth/sepolia, polygon/amoy, bsc/bsc-testnet: three anvil nodes with those chain ids, mining a
  *   block every 12 s, 2 s and 0.75 s (`--block-time`), empty blocks;
- * - btc/signet: a bcoin regtest node (`bitcoin-core` provider), mining a block every 600 s (so a
- *   short run may see none: its cost is then the polls, tip and mempool, alone);
+ * - btc/regtest: a bcoin regtest node (`bitcoin-core` provider; config `chains.testNetworks` makes
+ *   testnet projects use regtest), mining a block every 600 s (so a short run may see none: its
+ *   cost is then the polls, tip and mempool, alone);
  * - ton/ton: the toncenter-shaped server backed by `@ton/sandbox` (chains/ton/test), an
  *   empty masterchain block every 5 s;
  * - tron/shasta and ada/cardano: advancing replays of recorded real blocks (replay-chains.ts), a
@@ -131,7 +132,7 @@ try {
     { chain: 'eth', network: 'sepolia', target: eth.url, blockSeconds: 12 },
     { chain: 'polygon', network: 'amoy', target: polygon.url, blockSeconds: 2 },
     { chain: 'bsc', network: 'bsc-testnet', target: bsc.url, blockSeconds: 0.75 },
-    { chain: 'btc', network: 'signet', target: bcoin.url, extra: { kind: 'bitcoin-core', password: bcoin.apiKey }, blockSeconds: 600 },
+    { chain: 'btc', network: 'regtest', target: bcoin.url, extra: { kind: 'bitcoin-core', password: bcoin.apiKey }, blockSeconds: 600 },
     { chain: 'ton', network: 'ton', target: ton.url, blockSeconds: 5 },
     { chain: 'tron', network: 'shasta', target: tron.url, blockSeconds: 3 },
     { chain: 'ada', network: 'cardano', target: ada.url, blockSeconds: 20 },
@@ -145,9 +146,10 @@ try {
   const watchersChains = Object.fromEntries(networks.map((n) => [n.chain, { [n.network]: { providers: [{ name: 'bench', url: counters.get(n.chain)!.url, ...n.extra }] } }]));
 
   await postgres.withDatabase(async (url) => {
+    const testNetworks = { btc: 'regtest' };
     const rates = { ETH: '3000', POL: '0.5', BNB: '600', BTC: '60000', TON: '5', TRX: '0.2', ADA: '0.5', USDT: '1', USDC: '1' };
     // The schema, a testnet project and its pools, made in-process; the worker then runs alone.
-    const setup = await startTestKernel({ plugins, chains, role: 'cli', database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined }, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': rates } });
+    const setup = await startTestKernel({ plugins, chains, role: 'cli', database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined }, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': rates, 'chains.testNetworks': testNetworks } });
     try {
       const operatorId = (await setup.kernel.cradle.tenancyOperators.create('bench-cost', CLI_ACTOR)).id;
       // The test keys of ada and ton are mainnet keys: their pools belong to a production project.
@@ -166,6 +168,7 @@ try {
       GW__plugins__rates__providers: '["fixed"]',
       GW__plugins__rates__fixed: JSON.stringify(rates),
       GW__plugins__watchers__chains: JSON.stringify(watchersChains),
+      GW__chains__testNetworks: JSON.stringify(testNetworks),
     });
     const db = new pg.Client({ connectionString: url });
     await db.connect();

@@ -1,6 +1,6 @@
 /**
  * Benchmark: block-to-webhook latency on a real node: EVM (`@foundry-rs/anvil`, Sepolia's chain id)
- * or Bitcoin (`--node bcoin`: bcoin 1.0.2 on regtest as a `bitcoin-core` provider of btc/signet,
+ * or Bitcoin (`--node bcoin`: bcoin 1.0.2 on regtest as a `bitcoin-core` provider of btc/regtest,
  * publishing Bitcoin Core's ZMQ `hashblock`/`rawtx`, see plugins/watchers/test/bcoin-launcher.cjs).
  *
  * One gateway kernel (role `all`: HTTP, pg-boss workers, the `watchers.scan` job loop, webhook
@@ -134,7 +134,7 @@ async function bcoinNode(): Promise<BenchNode> {
   };
   return {
     chain: 'btc',
-    network: 'signet',
+    network: 'regtest',
     coin: 'btc',
     amount: '0.01',
     rates: { BTC: '60000' },
@@ -224,7 +224,8 @@ for (const interval of intervals) {
           'plugins.webhooks.allowPrivateTargets': true,
           'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
           'plugins.watchers.scanIntervalSeconds': interval,
-          // ltc/regtest: testnet projects derive litecoind's `rltc1…` addresses (chains.testNetworks).
+          // btc/regtest and ltc/regtest: testnet projects derive the node's `bcrt1…`/`rltc1…` addresses.
+          ...(node.chain === 'btc' ? { 'chains.testNetworks': { btc: 'regtest' } } : {}),
           ...(node.chain === 'ltc' ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } } : {}),
         },
       });

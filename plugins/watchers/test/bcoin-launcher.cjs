@@ -6,9 +6,9 @@
  *
  * - `NODE_BACKEND=js`: bcoin's native helpers (mrmr, bcrypto, ...) are not built (pnpm runs no
  *   install scripts for them); their pure-JS versions are used.
- * - regtest addresses are encoded as on Bitcoin's testnet (bech32 `tb`, base58 0x6f/0xc4, the
- *   versions Bitcoin Core's regtest shares), so the node's addresses are the gateway's testnet
- *   addresses and it stands in for the gateway's btc/signet network (docs/decisions.md).
+ * - regtest addresses are encoded as Bitcoin Core's regtest encodes them (bech32 `bcrt`, base58
+ *   0x6f/0xc4; stock bcoin says `rb`), so the node's addresses are those of the gateway's
+ *   btc/regtest network (config `chains.testNetworks` `{"btc": "regtest"}`, docs/decisions.md).
  *
  * With `GW_BCOIN_ZMQ=tcp://127.0.0.1:PORT` in the environment, the node publishes Bitcoin Core's
  * ZMQ notifications there (bcoin has none of its own): `rawtx` for each transaction entering the
@@ -28,7 +28,7 @@ networks.regtest.addressPrefix = {
   scripthash: 0xc4,
   witnesspubkeyhash: 0x03,
   witnessscripthash: 0x28,
-  bech32: 'tb',
+  bech32: 'bcrt',
 };
 
 const bcoin = require('bcoin');

@@ -1,7 +1,7 @@
 /**
  * Watchers against a real Bitcoin node. Node: bcoin 1.0.2 on regtest (bcoin.ts, bcoin-launcher.cjs),
- * read through the `bitcoin-core` JSON-RPC provider kind, standing in for btc/signet (its addresses
- * are encoded with testnet's prefixes, as the gateway's testnet projects derive them). Payments are
+ * read through the `bitcoin-core` JSON-RPC provider kind as btc/regtest (its addresses are encoded
+ * as Core's regtest, `bcrt1…`; config `chains.testNetworks` makes testnet projects derive them). Payments are
  * real wallet transactions: seen in the node's mempool, then mined into real blocks; the reorg is
  * `invalidateblock` followed by new blocks.
  */
@@ -25,11 +25,12 @@ test.before(async () => {
   ({ gw, project } = await startRegtestGateway({
     chains: ALL_CHAINS,
     chain: 'btc',
-    network: 'signet',
+    network: 'regtest',
     coin: 'btc',
     provider: { name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey },
     startHeight: (await node.height()) + 1,
     receiver,
+    config: { 'chains.testNetworks': { btc: 'regtest' } },
   }));
 });
 test.after.always(async () => {
@@ -38,11 +39,11 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'signet');
+const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'regtest');
 
 test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again', async (t) => {
   const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
-  t.regex(inv.address, /^tb1q/);
+  t.regex(inv.address, /^bcrt1q/);
   const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
 
   // The block holding the payment is invalidated and a longer branch without it is mined.

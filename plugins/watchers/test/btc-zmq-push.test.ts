@@ -38,7 +38,7 @@ async function setup(node: Bcoin, zmqUrl: string, scanIntervalSeconds: number): 
   const { gw, project } = await startRegtestGateway({
     chains: ALL_CHAINS,
     chain: 'btc',
-    network: 'signet',
+    network: 'regtest',
     coin: 'btc',
     provider: { name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, zmqUrl },
     startHeight: (await node.height()) + 1,
@@ -48,6 +48,7 @@ async function setup(node: Bcoin, zmqUrl: string, scanIntervalSeconds: number): 
       'plugins.address-pool.hardCap': 10,
       'plugins.watchers.scanIntervalSeconds': scanIntervalSeconds,
       'plugins.watchers.maxBackoffSeconds': 2,
+      'chains.testNetworks': { btc: 'regtest' },
     },
   });
   return { node, gw, receiver, project };
@@ -59,16 +60,16 @@ async function teardown(s: Partial<Setup>) {
 }
 
 const metric = async (s: Setup, name: 'pushConnected' | 'pushReconnects' | 'pushHeads' | 'pushTransactions') =>
-  (await s.gw.kernel.cradle.watchersMetrics[name].get()).values.find((v) => v.labels.chain === 'btc' && v.labels.network === 'signet')?.value ?? 0;
-const cursorHeight = async (s: Setup) => Number((await s.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'signet' }).first())?.height ?? -1);
+  (await s.gw.kernel.cradle.watchersMetrics[name].get()).values.find((v) => v.labels.chain === 'btc' && v.labels.network === 'regtest')?.value ?? 0;
+const cursorHeight = async (s: Setup) => Number((await s.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'regtest' }).first())?.height ?? -1);
 
 test.serial('subscribeCoreZmq on a real node: pushed block hashes are the node`s blocks, pushed transactions decode to its txids and output addresses', async (t) => {
   const node = await fundedNode();
   let unsubscribe: (() => void) | undefined;
   try {
     const watcher = new BtcWatcher(btcDefinition, {
-      network: btcDefinition.networks.testnets.find((n) => n.id === 'signet')!,
-      providers: new ProviderPool({ chain: 'btc', network: 'signet', timeoutMs: 10_000, endpoints: [{ name: 'bcoin', kind: 'bitcoin-core', url: node.url, password: node.apiKey, zmqUrl: node.zmqUrl! }] }),
+      network: btcDefinition.networks.testnets.find((n) => n.id === 'regtest')!,
+      providers: new ProviderPool({ chain: 'btc', network: 'regtest', timeoutMs: 10_000, endpoints: [{ name: 'bcoin', kind: 'bitcoin-core', url: node.url, password: node.apiKey, zmqUrl: node.zmqUrl! }] }),
     });
     const heads: PushedHead[] = [];
     const txs: PushedTransaction[] = [];
@@ -83,7 +84,7 @@ test.serial('subscribeCoreZmq on a real node: pushed block hashes are the node`s
     // ZMQ subscriptions reach the publisher just after the handshake; a block mined at once could be missed.
     await new Promise((resolve) => setTimeout(resolve, 200));
 
-    const to = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+    const to = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
     const txid = await node.send(to, 1_000_000n);
     await waitFor(async () => txs.some((tx) => tx.txid === txid), 20_000);
     t.true(txs.find((tx) => tx.txid === txid)!.addresses!.includes(to), 'the paid address is among the decoded outputs');
@@ -104,7 +105,7 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
   try {
     s = await setup(node, node.zmqUrl!, 3600);
     const ready = s;
-    const { invoice, get, eventsOf } = watcherScenario(() => ready, 'btc', 'signet');
+    const { invoice, get, eventsOf } = watcherScenario(() => ready, 'btc', 'regtest');
     await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
     // The loop's first pass (at start) is done; the next poll is an hour away.
     await waitFor(async () => (await cursorHeight(ready)) >= 0, 20_000);
@@ -127,7 +128,7 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
 
     // A block's transactions are pushed as a burst (rawtx each): their addresses are looked up
     // together, not one lookup (two queries) per transaction competing for the pool.
-    const watched = ready.gw.kernel.cradle.watchersRegistry.get('btc', 'signet')!.watched;
+    const watched = ready.gw.kernel.cradle.watchersRegistry.get('btc', 'regtest')!.watched;
     const lookup = watched.lookup.bind(watched);
     let pushLookups = 0;
     // The push's lookups take no transaction; the scanner's matching passes its own.
@@ -135,7 +136,7 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
       if (db === undefined) pushLookups += 1;
       return lookup(addresses, db);
     };
-    const stranger = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+    const stranger = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
     const burst = 20;
     for (let i = 0; i < burst; i++) await node.send(stranger, 100_000n);
     // The sends' own pushes (and their lookups) settle before the block's burst is counted.
@@ -156,7 +157,7 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
     // The payment's `rawtx` from the disconnected block starts a pass, which finds the tip below
     // the cursor (a provider behind, never a reorg) and backs off; the new branch's heads are
     // pushed during that backoff and must be scanned when it ends, not at the next poll.
-    const failures = async () => Number((await ready.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'signet' }).first())?.consecutive_failures ?? 0);
+    const failures = async () => Number((await ready.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'regtest' }).first())?.consecutive_failures ?? 0);
     await waitFor(async () => (await failures()) >= 1, 20_000);
     await node.mine(inv.confirmation_threshold + 2);
     await waitFor(async () => (await get(inv.id)).status === 'reverted', 20_000);
@@ -175,7 +176,7 @@ test.serial('a cut ZMQ connection: polling takes over, the subscription comes ba
   try {
     s = await setup(node, proxy.tcpUrl, 1);
     const ready = s;
-    const { invoice, get, eventsOf } = watcherScenario(() => ready, 'btc', 'signet');
+    const { invoice, get, eventsOf } = watcherScenario(() => ready, 'btc', 'regtest');
     await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
     const pay = async () => {
       const inv = await invoice({ coin: 'btc', amount_crypto: '0.1' });
@@ -208,11 +209,11 @@ test.serial('a cut ZMQ connection: polling takes over, the subscription comes ba
     // Every block from the first scanned one to the tip is stored once, with the node's hash.
     const tip = await node.height();
     await waitFor(async () => (await cursorHeight(ready)) === tip, 20_000);
-    const blocks = (await ready.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'btc', network: 'signet' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
+    const blocks = (await ready.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'btc', network: 'regtest' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
     const first = Number(blocks[0]!.height);
     t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
     t.deepEqual(blocks.map((b) => b.hash), await Promise.all(blocks.map((b) => node.rpc<string>('getblockhash', [Number(b.height)]))));
-    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'btc', network: 'signet' }).select('tx_hash')) as { tx_hash: string }[];
+    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'btc', network: 'regtest' }).select('tx_hash')) as { tx_hash: string }[];
     t.deepEqual(transfers.map((r) => r.tx_hash).sort(), [before.txid, during.txid, after.txid].sort(), 'each payment recorded once');
   } finally {
     await teardown(s ?? {});
