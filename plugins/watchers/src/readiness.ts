@@ -1,8 +1,11 @@
 import { networkFor, type ReadinessCheck, withDeps } from '@gw/kernel';
+import { projectKindOn } from './services/watched-addresses.js';
 
 /**
  * Watchers: a chain network some project's wallet pays on needs at least one provider, or no
  * payment on it is ever seen. By default nothing is watched (`plugins.watchers.chains` is `{}`).
+ * A watched network no project kind pays on (a test network other than the one
+ * `chains.testNetworks` chose) is a warning: it is scanned for nothing.
  */
 export const watchersReadiness = withDeps(['walletsWallets', 'tenancyProjects', 'chains', 'watchersRegistry'], (deps): ReadinessCheck[] => {
   return [
@@ -40,6 +43,19 @@ export const watchersReadiness = withDeps(['walletsWallets', 'tenancyProjects', 
             severity: 'warning',
             detail: 'no chain is watched (plugins.watchers.chains is {}): no payment would be seen.',
             fix: 'Configure providers under plugins.watchers.chains (docs/watchers.md).',
+          };
+        }
+        // A watched test network that is not the one testnet projects use (config chains.testNetworks)
+        // scans blocks for no project: a regtest node watched without choosing regtest, say.
+        const idle = deps.watchersRegistry.list().filter((t) => projectKindOn(t.adapter.definition, t.network) === undefined);
+        if (idle.length > 0) {
+          const [first] = idle;
+          const chain = first!.adapter.definition.id;
+          return {
+            ok: false,
+            severity: 'warning',
+            detail: `${idle.map((t) => `${t.adapter.definition.id}.${t.network}`).join(', ')} ${idle.length === 1 ? 'is' : 'are'} watched, but no project pays there: testnet projects of ${chain} use ${networkFor(first!.adapter.definition, 'testnet').id}.`,
+            fix: `To take testnet payments on ${chain}.${first!.network}, set chains.testNetworks.${chain} to "${first!.network}" (docs/configuration.md); otherwise remove plugins.watchers.chains.${chain}.${first!.network}.`,
           };
         }
         return { ok: true, detail: `watching ${watched.join(', ')}${needed.size > 0 ? `; every network in use (${[...needed].join(', ')}) has a provider` : ''}.` };

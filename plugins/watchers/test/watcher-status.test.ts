@@ -36,3 +36,11 @@ test('status lists every configured network: unknown heights before a scan, then
   t.like(eth, { head_height: '9007199254741000', scanned_height: '9007199254740993', lag: '7', consecutive_failures: 2, last_error: 'timeout <after 5 s>', last_error_at_iso: failedAt.toISOString() });
   t.truthy(eth.last_pass_iso);
 });
+
+test('readiness warns that btc.testnet is watched for no project (testnet projects use signet) and names chains.testNetworks.btc', async (t) => {
+  const report = await gw.kernel.readiness();
+  const finding = report.checks.find((c) => c.check === 'watchers.providers')!;
+  t.like(finding, { ok: false, severity: 'warning' });
+  t.regex(finding.detail, /^btc\.testnet is watched, but no project pays there: testnet projects of btc use signet\./);
+  t.regex(finding.fix!, /set chains\.testNetworks\.btc to "testnet"/);
+});
