@@ -111,3 +111,10 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
   app.child.kill('SIGTERM');
   t.is(await app.exited, 0, app.output());
 });
+
+test('a test network the chain does not have stops the app at start-up, naming the key', async (t) => {
+  // Refused while the chains are built, before any database connection.
+  const app = startApp('all', { DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', GW_MASTER_KEY: '2e'.repeat(32), PORT: '0', GW__chains__testNetworks: '{"btc":"regtset"}' });
+  t.is(await app.exited, 1);
+  t.regex(app.output(), /chains\.testNetworks\.btc: "regtset" is not a network of this chain; Bitcoin's test networks are signet, testnet, regtest/);
+});

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { pino } from 'pino';
 import { createChainRegistry } from './chain-registry.js';
-import type { ChainAdapter, ChainDefinition, ChainModule, CoinDefinition } from './chain.js';
+import type { ChainAdapter, ChainAdapterDeps, ChainDefinition, ChainModule, CoinDefinition } from './chain.js';
 
 // The registry's start-up checks on plain definitions. The adapter only needs the members the
 // registry itself touches (its definition, and whether it generates sandbox keys): no chain
@@ -73,4 +73,26 @@ test('one price asset with two sets of provider ids, or a key-generation capabil
   t.throws(() => createChainRegistry([aaa, otherIds], logger), { message: 'chain fff: coin usdx_fff prices USDX with other provider ids than coin usdx_aaa' });
   const noKeys = chain('ggg', [coin('ggg')], {}, false);
   t.throws(() => createChainRegistry([noKeys], logger), { message: 'chain ggg: capabilities.sandboxKeyGeneration is true but the adapter has no generateAccountKey' });
+});
+
+test('chains.testNetworks puts the chosen test network first (token contracts follow it); a disabled chain\'s entry is accepted, a wrong one refused naming the key', (t) => {
+  const twoTestnets = (id: string, extra: Partial<ChainModule> = {}): ChainModule => {
+    const base = chain(id, [coin(id), coin(`usdx_${id}`, { contracts: { [`${id}main`]: 'c', [`${id}test`]: 'c', [`${id}local`]: 'local-contract' }, price: USD_COIN })], extra);
+    const { mainnet, testnets } = base.definition.networks;
+    // Test token contracts are checked with the adapter's isValidAddress: any address is one here.
+    const createAdapter = (deps: ChainAdapterDeps, def: ChainDefinition) => ({ ...base.createAdapter(deps, def), isValidAddress: () => true }) as ChainAdapter;
+    return { ...base, createAdapter, definition: { ...base.definition, networks: { mainnet, testnets: [testnets[0], { id: `${id}local`, name: 'local', kind: 'testnet' }] } } };
+  };
+  const ddd = twoTestnets('ddd');
+  const eee = twoTestnets('eee', { enabledByDefault: false });
+  const registry = createChainRegistry([ddd, eee], logger, { testNetworks: { ddd: 'dddlocal', eee: 'eeelocal' }, testTokenContracts: { usdx_ddd: { dddlocal: 'configured' } } });
+  const { definition } = registry.get('ddd');
+  t.deepEqual(definition.networks.testnets.map((n) => n.id), ['dddlocal', 'dddtest']);
+  t.is(definition.coins[1]!.contracts!['dddlocal'], 'configured');
+  t.deepEqual(createChainRegistry([ddd], logger).get('ddd').definition.networks.testnets.map((n) => n.id), ['dddtest', 'dddlocal']);
+  // A contract for the default testnet is now one testnet projects never use.
+  t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { ddd: 'dddlocal' }, testTokenContracts: { usdx_ddd: { dddtest: 'x' } } }), { message: /^chains\.testTokenContracts\.usdx_ddd\.dddtest: testnet projects of Chain ddd use dddlocal only/ });
+  t.throws(() => createChainRegistry([ddd, eee], logger, { testNetworks: { eee: 'nope' } }), { message: `chains.testNetworks.eee: "nope" is not a network of this chain; Chain eee's test networks are eeetest, eeelocal` });
+  t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { ddd: 'dddmain' } }), { message: /^chains\.testNetworks\.ddd: "dddmain" is the mainnet/ });
+  t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { zzz: 'x' } }), { message: 'chains.testNetworks.zzz: no chain "zzz" in this build; it has ddd' });
 });
