@@ -7,7 +7,6 @@
  */
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS } from '../../invoices/test/helpers.js';
 import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Bcoin } from './bcoin.js';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
@@ -23,7 +22,6 @@ test.before(async () => {
   await node.mine(440);
   receiver = await Receiver.start();
   ({ gw, project } = await startRegtestGateway({
-    chains: ALL_CHAINS,
     chain: 'btc',
     network: 'regtest',
     coin: 'btc',

@@ -13,7 +13,6 @@ import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ProviderPool, type PushedHead, type PushedTransaction } from '@gw/kernel';
 import { BtcWatcher, btcDefinition } from '@gw/chain-btc';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { ALL_CHAINS } from '../../invoices/test/helpers.js';
 import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Bcoin } from './bcoin.js';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
@@ -36,7 +35,6 @@ async function fundedNode(): Promise<Bcoin> {
 async function setup(node: Bcoin, zmqUrl: string, scanIntervalSeconds: number): Promise<Setup> {
   const receiver = await Receiver.start();
   const { gw, project } = await startRegtestGateway({
-    chains: ALL_CHAINS,
     chain: 'btc',
     network: 'regtest',
     coin: 'btc',

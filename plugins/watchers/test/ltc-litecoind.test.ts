@@ -11,7 +11,7 @@
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { FIXED_RATES } from '../../invoices/test/helpers.js';
 import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { Litecoind, litecoindInstalled } from './litecoind.js';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
@@ -29,7 +29,6 @@ test.before(async () => {
   await node.mine(101);
   receiver = await Receiver.start();
   ({ gw, project } = await startRegtestGateway({
-    chains: ALL_CHAINS,
     chain: 'ltc',
     network: 'regtest',
     coin: 'ltc',

@@ -1,8 +1,8 @@
 import type { ExecutionContext } from 'ava';
-import { CLI_ACTOR, type ChainId, type ChainModule } from '@gw/kernel';
+import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { FIXED_RATES } from '../../invoices/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { FAST_RETRIES, projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '../../webhooks/test/helpers.js';
 import { watchersPlugin } from '../src/index.js';
 
@@ -14,13 +14,13 @@ export interface ScenarioContext {
 }
 
 /**
- * The gateway of a real-node end-to-end test: every plugin a payment needs through to the signed
- * webhook, watching one network of one chain through the node's JSON-RPC (`bitcoin-core` provider
+ * The gateway of a real-node end-to-end test: the build's chains as shipped (a regtest network is
+ * chosen by config `chains.testNetworks`, never composed in code), every plugin a payment needs
+ * through to the signed webhook, watching one network of one chain through the node's JSON-RPC (`bitcoin-core` provider
  * kind) from the block after `startHeight`, with passes driven by the test itself; and a testnet
  * project with pools for `coin` whose default webhook URL is the receiver.
  */
 export async function startRegtestGateway(options: {
-  readonly chains: readonly ChainModule[];
   readonly chain: string;
   readonly network: string;
   readonly coin: string;
@@ -32,7 +32,7 @@ export async function startRegtestGateway(options: {
 }): Promise<{ gw: TestKernel; project: TestProject }> {
   const gw = await startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: options.chains,
+    chains: ALL_CHAINS,
     role: 'all',
     config: {
       'plugins.rates.providers': ['fixed'],
