@@ -8,6 +8,7 @@ import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATION
 import { chooseLocale, type Locale } from './page/i18n.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
 import type { Branding } from './services/branding-service.js';
+import { streamClientKey } from './services/stream-client.js';
 
 const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
@@ -34,8 +35,9 @@ export interface StatusUpdate {
   readonly simulations: readonly string[];
 }
 
+/** Who a status stream counts against: the client's address, IPv6 by its /64 (`streamClientKey`). */
 function clientOf(ctx: Context): string {
-  return ctx.ip || ctx.socket.remoteAddress || 'unknown';
+  return streamClientKey(ctx.ip || ctx.socket.remoteAddress || 'unknown');
 }
 
 /** Public routes of the hosted checkout page (issue 21); the token in the path is the only credential. */

@@ -205,6 +205,22 @@ test('status streams are limited per client address without affecting other paye
   await again.body?.cancel();
 });
 
+test('status streams of IPv6 clients count per /64, IPv4-mapped addresses as IPv4 (issue 33 finding 19)', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const open = async (ip: string) => fetch(`${inv.checkout_url}/events`, { headers: { 'X-Forwarded-For': ip } });
+  const held = [await open('2001:db8:7:7::1'), await open('2001:db8:7:7::2'), await open('2001:db8:7:7:ffff::3')];
+  t.true(held.every((r) => r.status === 200));
+  t.is((await open('2001:db8:7:7:1234::9')).status, 429, 'another address of the same /64');
+  const neighbour = await open('2001:db8:7:8::1');
+  t.is(neighbour.status, 200, 'the next /64 is another client');
+  const mapped = [await open('198.51.100.77'), await open('::ffff:198.51.100.77'), await open('198.51.100.77')];
+  t.true(mapped.every((r) => r.status === 200));
+  t.is((await open('::ffff:198.51.100.77')).status, 429, 'the mapped form is the same IPv4 client');
+  for (const r of [...held, neighbour, ...mapped]) await r.body?.cancel();
+  await waitFor(async () => (await gw.kernel.cradle.checkoutStreamLimiter.held('2001:db8:7:7::/64')) === 0 || undefined, 5000, 'the closed streams\' slots');
+});
+
 test('the stream limit holds over instances: streams open on one count on the other; an instance gone with streams open stops counting once its rows are stale', async (t) => {
   const second = await startCheckoutKernel({ 'http.trustProxy': true, 'plugins.checkout.streamsPerClient': 3 }, gw.database);
   t.teardown(() => second.close());
