@@ -37,7 +37,9 @@ test('the reference page renders under a CSP that allows only the gateway itself
   const blocked = await page.evaluate(
     () =>
       new Promise<string>((resolve) => {
-        document.addEventListener('securitypolicyviolation', (event) => resolve(event.violatedDirective), { once: true });
+        // The test's TypeScript has no DOM types: the page's document, untyped.
+        const document = (globalThis as any).document;
+        document.addEventListener('securitypolicyviolation', (event: { violatedDirective: string }) => resolve(event.violatedDirective), { once: true });
         const script = document.createElement('script');
         script.src = 'https://cdn.example.invalid/x.js';
         document.body.append(script);
