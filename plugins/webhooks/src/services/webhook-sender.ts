@@ -27,8 +27,7 @@ export const WITHHELD_ERROR = 'delivery failed (the target is not a public addre
  * a non-public address only delivered or failed is kept, without status code, error text or
  * latency, unless the operator asked for them (`plugins.webhooks.privateAttemptDetails`, default
  * true only in development): those details would let a partner map the host's and network's
- * services (open, closed or filtered ports, what answers). Metrics and the operator's log keep the
- * full outcome.
+ * services (open, closed or filtered ports, what answers). The metrics keep the real latency.
  */
 export function partnerView(outcome: SendOutcome, privateAttemptDetails: boolean): SendOutcome {
   if (!outcome.nonPublic || privateAttemptDetails) return outcome;
