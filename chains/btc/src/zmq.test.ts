@@ -59,3 +59,39 @@ test('a receive loop that fails: the drop is reported and a new socket is built 
     publisher.close();
   }
 });
+
+test('a frame larger than the limit is dropped with its connection; the socket reconnects and delivers what follows (issue 33 finding 19)', async (t) => {
+  const publisher = new Publisher({ linger: 0 });
+  await publisher.bind('tcp://127.0.0.1:*');
+  let sequence = 0;
+  const publish = async (topic: string, body: Buffer) => {
+    const number = Buffer.alloc(4);
+    number.writeUInt32LE(sequence++);
+    await publisher.send([topic, body, number]);
+  };
+  const heads: PushedHead[] = [];
+  const decoded: number[] = [];
+  const unsubscribe = subscribeCoreZmq(
+    [{ name: 'core', url: 'http://127.0.0.1:1', zmqUrl: publisher.lastEndpoint! }],
+    (raw) => {
+      decoded.push(raw.length);
+      return { txid: '', addresses: undefined };
+    },
+    { onHead: (head) => void heads.push(head), onTransaction: () => undefined, onConnection: () => undefined },
+    { minBackoffMs: 50, maxBackoffMs: 200, maxMessageBytes: 1024 },
+  );
+  try {
+    const a = '33'.repeat(32);
+    const b = '44'.repeat(32);
+    await until(() => heads.length >= 1, () => publish('hashblock', Buffer.from(a, 'hex')));
+    // One connection delivers in order: had the large frame been taken, it would come before b.
+    await publish('rawtx', Buffer.alloc(4096, 1));
+    await until(() => heads.some((h) => h.hash === b), () => publish('hashblock', Buffer.from(b, 'hex')));
+    await until(() => decoded.length >= 1, () => publish('rawtx', Buffer.alloc(512, 2)));
+    t.deepEqual([...new Set(decoded)], [512], 'only transactions within the limit were decoded');
+    t.deepEqual(heads, [{ hash: a }, { hash: b }]);
+  } finally {
+    unsubscribe();
+    publisher.close();
+  }
+});

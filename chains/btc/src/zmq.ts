@@ -7,7 +7,26 @@ export interface ZmqSubscriptionOptions extends ReconnectBackoff {
    * and a publisher sends nothing while no block comes). libzmq in the node answers by itself.
    */
   readonly heartbeatMs?: number;
+  /** The largest message frame accepted (`MAX_MESSAGE_BYTES` unless a test sets a small one). */
+  readonly maxMessageBytes?: number;
 }
+
+/**
+ * The largest frame a node's publisher may send (issue 33 finding 19). The largest is a `rawtx`:
+ * a transaction is bounded by the block weight limit (4,000,000 weight units, so at most 4 MB
+ * serialized, witness included; Litecoin's limits are Bitcoin's). A larger frame is no
+ * notification a node sends: libzmq drops it and the connection, then reconnects, instead of
+ * buffering it whole (a misconfigured or hostile endpoint could otherwise make this process hold
+ * any size).
+ */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How long after a connection drops libzmq has to announce its own reconnect. It does so at once
+ * after an ordinary drop (a `connect:retry` within the millisecond); after a protocol error (a
+ * frame over the limit) it closes the connection for good, so the endpoint is connected again here.
+ */
+const REVIVE_AFTER_MS = 1000;
 
 /** The ZeroMQ topics Bitcoin Core publishes that the watcher reads. */
 const TOPICS = ['hashblock', 'rawtx'] as const;
@@ -58,14 +77,43 @@ export function subscribeCoreZmq(
       reconnectMaxInterval: options.maxBackoffMs ?? 30_000,
       heartbeatInterval: heartbeat,
       heartbeatTimeout: heartbeat * 3,
+      maxMessageSize: options.maxMessageBytes ?? MAX_MESSAGE_BYTES,
       linger: 0,
     });
     let closed = false;
+    /** Per endpoint: the revival pending since its connection dropped (see REVIVE_AFTER_MS). */
+    const revivals = new Map<string, NodeJS.Timeout>();
     close = () => {
       if (closed) return;
       closed = true;
+      for (const timer of revivals.values()) clearTimeout(timer);
+      revivals.clear();
       socket.close();
     };
+    const reconnecting = ({ address }: { address: string }) => {
+      clearTimeout(revivals.get(address));
+      revivals.delete(address);
+    };
+    socket.events.on('connect:retry', reconnecting);
+    socket.events.on('connect:delay', reconnecting);
+    socket.events.on('connect', reconnecting);
+    socket.events.on('disconnect', ({ address }) => {
+      if (stopped || closed) return;
+      clearTimeout(revivals.get(address));
+      revivals.set(
+        address,
+        setTimeout(() => {
+          revivals.delete(address);
+          if (stopped || closed) return;
+          try {
+            socket.disconnect(address);
+          } catch {
+            // Already gone from the socket's endpoints: connecting again is all it takes.
+          }
+          socket.connect(address);
+        }, REVIVE_AFTER_MS),
+      );
+    });
     const up = new Set<string>();
     // Every drop and failed attempt is reported, as the EVM subscription does; HeadPush's failure
     // log turns a streak of them into one warning and counts.

@@ -60,6 +60,24 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/**
+ * The reference page's policy (issue 33 finding 19): scripts, styles, images and fetches from the
+ * gateway only, so the page works offline and nothing injected into it (a description in the
+ * document) can load or send anything elsewhere. Swagger UI sets `style` attributes from its
+ * script (React), hence 'unsafe-inline' for styles only; its icons are `data:` images.
+ */
+export const API_REFERENCE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
 /** The files the page loads: ours inline, Swagger UI's read from its package on first use. */
 const ASSETS: Readonly<Record<string, { type: string; file?: string; text?: string }>> = {
   'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', file: 'swagger-ui-bundle.js' },
@@ -109,7 +127,10 @@ export function openApiRoutes(options: OpenApiRoutesOptions): RouteDefinition[] 
       tags: ['system'],
       auth: 'none',
       responses: { 200: Type.String({ contentMediaType: 'text/html', description: 'The reference page.' }) },
-      handler: async () => ({ headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: PAGE }),
+      handler: async () => ({
+        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': API_REFERENCE_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' },
+        body: PAGE,
+      }),
     },
     defineRoute({
       method: 'GET',

@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 
 from ._operations import OPERATIONS
 from .errors import GatewayConnectionError, GatewayError
-from .signing import sign_request
+from .signing import is_ascii_digits, sign_request
 
 #: Writes safe to repeat: invoice creation is idempotent on (project, external_id).
 IDEMPOTENT_WRITES = frozenset({"postInvoices", "postSandboxInvoices"})
@@ -32,7 +32,7 @@ def parse_retry_after(value: Optional[str]) -> Optional[int]:
     if value is None or not value.strip():
         return None
     value = value.strip()
-    if value.isdigit():
+    if is_ascii_digits(value):
         return int(value)
     try:
         at = email.utils.parsedate_to_datetime(value)

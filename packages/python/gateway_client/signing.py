@@ -8,6 +8,14 @@ import time
 from typing import Dict, Optional
 from urllib.parse import urlsplit
 
+
+def is_ascii_digits(value: str) -> bool:
+    """Whether ``value`` is one or more of 0-9. ``str.isdigit()`` and ``int()`` also take other
+    scripts' digits and superscripts (``"٣٣"`` reads as 33, ``"²"`` passes isdigit but int() raises),
+    so a header number is checked with this before int()."""
+    return value != "" and value.isascii() and value.isdigit()
+
+
 def signing_target(url: str) -> str:
     """The pathname exactly as sent, plus ``?`` and the raw query when there is one (docs/decisions.md)."""
     parts = urlsplit(url)

@@ -8,7 +8,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .errors import WebhookVerificationError
-from .signing import hmac_hex
+from .signing import hmac_hex, is_ascii_digits
 
 SIGNATURE_HEADER = "X-Service-Signature"
 DEFAULT_TOLERANCE_SECONDS = 300
@@ -37,7 +37,7 @@ def parse_signature_header(header: Optional[str]) -> Optional[Tuple[int, List[st
             timestamps.append(value)
         elif key == "v1" and value:
             signatures.append(value)
-    if len(timestamps) != 1 or not timestamps[0].isdigit() or len(timestamps[0]) > 15 or not signatures:
+    if len(timestamps) != 1 or not is_ascii_digits(timestamps[0]) or len(timestamps[0]) > 15 or not signatures:
         return None
     return int(timestamps[0]), signatures
 

@@ -18,6 +18,7 @@ from gateway_client import (
     sign_webhook,
     signing_string,
     signing_target,
+    parse_retry_after,
     verify_webhook,
 )
 
@@ -162,6 +163,23 @@ def test_signing_and_the_typescript_webhook_vector() -> None:
     assert signing_string("get", "/api/v1/invoices", "1700000000", "") == "GET\n/api/v1/invoices\n1700000000\n"
     vector = json.loads(os.environ["WEBHOOK_VECTOR"])
     assert sign_webhook(secrets=vector["secrets"], raw_body=vector["rawBody"], timestamp=vector["timestamp"]) == vector["header"]
+
+
+def test_numbers_in_headers_are_ascii_digits_only() -> None:
+    # str.isdigit() and int() take Unicode digits: "²" passed isdigit() then int() raised, "٣٣" read as 33.
+    body = b'{"event_id":"01ARZ3NDEKTSV4RRFFQ69G5FAV"}'
+    signed = sign_webhook(secrets=["s"], raw_body=body, timestamp=33)
+    assert verify_webhook(header=signed, raw_body=body, secrets=["s"], now=33)["ok"]
+    for stamp in ["\u00b2", "\u0663\u0663", "\uff13\uff13", "3\u00b3", "+33", " 33", "3_3", ""]:
+        header = signed.replace("t=33", f"t={stamp}")
+        assert parse_signature_header(header) is None, stamp
+        assert verify_webhook(header=header, raw_body=body, secrets=["s"], now=33) == {"ok": False, "reason": "malformed_header"}, stamp
+        with pytest.raises(WebhookVerificationError):
+            construct_event(header=header, raw_body=body, secrets=["s"], now=33)
+    assert parse_signature_header("t=0033,v1=ab") == (33, ["ab"])
+    assert parse_retry_after("12") == 12
+    for value in ["\u00b2", "\u0663\u0663", "\uff11\uff12"]:
+        assert parse_retry_after(value) is None, value
 
 
 def test_the_stream_answers_events_in_order_after_a_cursor(client: GatewayClient) -> None:

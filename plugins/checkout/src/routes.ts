@@ -8,12 +8,15 @@ import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATION
 import { chooseLocale, type Locale } from './page/i18n.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
 import type { Branding } from './services/branding-service.js';
+import { issueSimulationToken, simulationTokenValid } from './services/simulation-csrf.js';
+import { streamClientKey } from './services/stream-client.js';
 
 const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true });
 const PollQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), known: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
 const SimulateParams = Type.Object({ token: Type.String({ maxLength: 200 }), simulation: Type.String({ maxLength: 20 }) });
+const SimulateForm = Type.Optional(Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true }));
 
 /** The page's assets, served by the gateway with content hashes. */
 export const CHECKOUT_ASSETS = staticAssets('/checkout/assets', [
@@ -34,8 +37,9 @@ export interface StatusUpdate {
   readonly simulations: readonly string[];
 }
 
+/** Who a status stream counts against: the client's address, IPv6 by its /64 (`streamClientKey`). */
 function clientOf(ctx: Context): string {
-  return ctx.ip || ctx.socket.remoteAddress || 'unknown';
+  return streamClientKey(ctx.ip || ctx.socket.remoteAddress || 'unknown');
 }
 
 /** Public routes of the hosted checkout page (issue 21); the token in the path is the only credential. */
@@ -98,6 +102,7 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
         if (!found) return notFound(locale);
         const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
         const simulationError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
+        const simulationToken = found.projectKind === 'sandbox' ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
         const body = await checkoutPage({
           token: params.token,
           invoice: found.invoice,
@@ -108,6 +113,7 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
           assets: CHECKOUT_ASSETS,
           returnDelaySeconds: config.returnDelaySeconds,
           simulationError,
+          simulationToken,
         });
         return { status: 200, headers: { ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
       },
@@ -238,11 +244,15 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
       auth: 'none',
       params: SimulateParams,
       query: PageQuery,
+      body: SimulateForm,
       handler: async ({ ctx, params, query, requestId }) => {
         const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
         const found = await locate(params.token);
         const simulation = PAGE_SIMULATIONS.find((s) => s.name === params.simulation);
         if (!found || found.projectKind !== 'sandbox' || !simulation) return notFound(locale);
+        if (!simulationTokenValid(ctx)) {
+          return { status: 403, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, body: 'This form did not come from the checkout page, or it expired: reload the page and try again.\n' };
+        }
         let error = '';
         try {
           const actor = { actor: 'checkout-page', channel: 'rest' as const, requestId };

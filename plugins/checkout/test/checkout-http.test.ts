@@ -22,6 +22,19 @@ async function invoice(c: SandboxClient, body: Record<string, unknown> = {}): Pr
 }
 const page = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers, redirect: 'manual' });
 
+/** A sandbox button pressed as a browser does: the page's GET gives the cookie and the form's token. */
+async function pressButton(checkoutUrl: string, simulation: string, lang?: string): Promise<Response> {
+  const shown = await page(checkoutUrl);
+  const cookie = shown.headers.get('set-cookie')!.split(';')[0]!;
+  const token = /name="csrf" value="([^"]+)"/.exec(await shown.text())![1]!;
+  return fetch(`${checkoutUrl}/simulate/${simulation}${lang ? `?lang=${lang}` : ''}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf: token }).toString(),
+  });
+}
+
 test('every invoice response carries checkout_url with a random token; the page shows amount, network, address and a QR code under a strict CSP', async (t) => {
   const c = await sandboxClient(gw);
   const inv = await invoice(c, { return_url: 'https://shop.example/thanks?order=1', cancel_url: 'https://shop.example/cart' });
@@ -164,7 +177,7 @@ test('the status stream sends the current status, then each change; a long poll 
   t.is(detected.status, 'detected');
   t.true(detected.html.includes('Payment seen'));
   t.is((await poll).status, 'detected');
-  const short = await fetch(`${inv.checkout_url}/simulate/partial`, { method: 'POST', redirect: 'manual' });
+  const short = await pressButton(inv.checkout_url, 'partial');
   t.is(short.status, 303);
   t.false(short.headers.get('location')!.includes('sim_error'), short.headers.get('location')!);
   const partial = await events.next();
@@ -176,15 +189,66 @@ test('the status stream sends the current status, then each change; a long poll 
 test('the page form runs sandbox simulations and returns to the page; a refused one comes back with its error code', async (t) => {
   const c = await sandboxClient(gw);
   const inv = await invoice(c);
-  const res = await fetch(`${inv.checkout_url}/simulate/detect?lang=de`, { method: 'POST', redirect: 'manual' });
+  const res = await pressButton(inv.checkout_url, 'detect', 'de');
   t.is(res.status, 303);
   t.true(res.headers.get('location')!.endsWith('?lang=de'));
   t.is((await c.call('GET', `/invoices/${inv.id}`)).body.status, 'detected');
   const pending = await invoice(c);
-  const refused = await fetch(`${pending.checkout_url}/simulate/paid`, { method: 'POST', redirect: 'manual' });
+  const refused = await pressButton(pending.checkout_url, 'paid');
   t.is(refused.status, 303);
   t.regex(refused.headers.get('location')!, /sim_error=[a-z_]+$/);
   t.is((await fetch(`${inv.checkout_url}/simulate/reorg`, { method: 'POST', redirect: 'manual' })).status, 404);
+});
+
+test('a sandbox button runs only with the page\'s token in both its form and its cookie (issue 33 finding 19)', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const shown = await page(inv.checkout_url);
+  const setCookie = shown.headers.get('set-cookie') ?? '';
+  t.regex(setCookie, /HttpOnly/i);
+  t.regex(setCookie, /SameSite=Strict/i);
+  t.regex(setCookie, new RegExp(`path=${new URL(inv.checkout_url).pathname}`, 'i'));
+  const cookie = setCookie.split(';')[0]!;
+  const token = /name="csrf" value="([^"]+)"/.exec(await shown.text())?.[1];
+  t.truthy(token);
+  t.is(cookie.split('=')[1], token);
+  const post = (headers: Record<string, string>, body?: Record<string, string>) =>
+    fetch(`${inv.checkout_url}/simulate/detect`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body ?? {}).toString() });
+  const forged = [
+    await post({}), // a cross-site form: no cookie, no token
+    await post({}, { csrf: token! }), // the token alone (read from a leaked page), without the cookie
+    await post({ cookie }), // the cookie alone
+    await post({ cookie }, { csrf: 'A'.repeat(22) }), // another token
+    await post({ cookie, 'sec-fetch-site': 'cross-site' }, { csrf: token! }),
+  ];
+  t.deepEqual(forged.map((r) => r.status), [403, 403, 403, 403, 403]);
+  t.is((await c.call('GET', `/invoices/${inv.id}`)).body.status, 'pending', 'nothing was simulated');
+  // A second view of the page (another tab) keeps the token, so the first tab's forms still work.
+  const again = await page(inv.checkout_url, { cookie });
+  t.is(/name="csrf" value="([^"]+)"/.exec(await again.text())?.[1], token);
+  const pressed = await post({ cookie, 'sec-fetch-site': 'same-origin' }, { csrf: token! });
+  t.is(pressed.status, 303);
+  t.is((await c.call('GET', `/invoices/${inv.id}`)).body.status, 'detected');
+});
+
+test('the page of an expired or settled invoice carries no address, QR code or payment URI (issue 33 finding 19)', async (t) => {
+  const c = await sandboxClient(gw);
+  const open = await invoice(c);
+  const waiting = await (await page(open.checkout_url)).text();
+  t.true(waiting.includes(open.address));
+  t.true(waiting.includes('class="qr-figure"'));
+  const expired = await invoice(c);
+  t.is((await c.call('POST', `/invoices/${expired.id}/simulate-expire`)).status, 200);
+  const paid = await invoice(c);
+  t.is((await c.call('POST', `/invoices/${paid.id}/simulate-detect`)).status, 200);
+  t.is((await c.call('POST', `/invoices/${paid.id}/simulate-paid`)).status, 200);
+  for (const inv of [expired, paid]) {
+    const html = await (await page(inv.checkout_url)).text();
+    t.false(html.includes(inv.address), `${inv.id}: address`);
+    t.false(html.includes(inv.payment_uri), `${inv.id}: payment URI`);
+    t.false(html.includes('<svg'), `${inv.id}: QR code`);
+    t.false(html.includes('id="address"'), `${inv.id}: address field`);
+  }
 });
 
 test('status streams are limited per client address without affecting other payers', async (t) => {
@@ -203,6 +267,22 @@ test('status streams are limited per client address without affecting other paye
   const again = await open('203.0.113.9');
   t.is(again.status, 200);
   await again.body?.cancel();
+});
+
+test('status streams of IPv6 clients count per /64, IPv4-mapped addresses as IPv4 (issue 33 finding 19)', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  const open = async (ip: string) => fetch(`${inv.checkout_url}/events`, { headers: { 'X-Forwarded-For': ip } });
+  const held = [await open('2001:db8:7:7::1'), await open('2001:db8:7:7::2'), await open('2001:db8:7:7:ffff::3')];
+  t.true(held.every((r) => r.status === 200));
+  t.is((await open('2001:db8:7:7:1234::9')).status, 429, 'another address of the same /64');
+  const neighbour = await open('2001:db8:7:8::1');
+  t.is(neighbour.status, 200, 'the next /64 is another client');
+  const mapped = [await open('198.51.100.77'), await open('::ffff:198.51.100.77'), await open('198.51.100.77')];
+  t.true(mapped.every((r) => r.status === 200));
+  t.is((await open('::ffff:198.51.100.77')).status, 429, 'the mapped form is the same IPv4 client');
+  for (const r of [...held, neighbour, ...mapped]) await r.body?.cancel();
+  await waitFor(async () => (await gw.kernel.cradle.checkoutStreamLimiter.held('2001:db8:7:7::/64')) === 0 || undefined, 5000, 'the closed streams\' slots');
 });
 
 test('the stream limit holds over instances: streams open on one count on the other; an instance gone with streams open stops counting once its rows are stale', async (t) => {

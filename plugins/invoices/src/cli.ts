@@ -45,6 +45,10 @@ export const invoicesCommands: CliCommand[] = [
         type: 'string',
         description: `Confirmation thresholds, comma-separated chain=N (${POLICY_LIMITS.confirmations.min} to ${POLICY_LIMITS.confirmations.max}) or chain=default, e.g. btc=3,eth=default.`,
       },
+      'allow-zero-confirmations': {
+        type: 'boolean',
+        description: 'Accept a threshold of 0 on a production project: its invoices are paid on transactions no block holds yet (they can be replaced or never confirm). Refused without it.',
+      },
       coins: {
         type: 'string',
         description: 'Enabled coins, comma-separated (e.g. btc,usdt_trc20), or "all" for every coin of the enabled chains. A coin no enabled chain carries is invalid_coin.',
@@ -62,9 +66,10 @@ export const invoicesCommands: CliCommand[] = [
       const expiry = flags['expiry-seconds'];
       if (typeof expiry === 'string') patch.expirySeconds = expiry === 'default' ? null : Number(expiry);
       if (typeof flags['confirmations'] === 'string') patch.confirmations = parseConfirmations(flags['confirmations']);
+      if (flags['allow-zero-confirmations'] === true) patch.allowZeroConfirmations = true;
       const coins = flags['coins'];
       if (typeof coins === 'string') patch.enabledCoins = coins === 'all' ? null : (coins.split(',').map((c) => c.trim()) as CoinId[]);
-      if (Object.keys(patch).length === 0) {
+      if (Object.keys(patch).filter((key) => key !== 'allowZeroConfirmations').length === 0) {
         throw coreErrors.validation_error({ message: 'Nothing to set: give at least one of --matching-mode, --expiry-seconds, --confirmations, --coins.' });
       }
       return { policy: await cradle.invoicesPolicies.set(String(flags['project']), patch, CLI_ACTOR) };

@@ -51,9 +51,13 @@ export const invoicesPlugin = definePlugin({
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
   cli: invoicesCommands,
-  start: withDeps(['invoicesTransitions'], async (deps) => {
+  start: withDeps(['invoicesTransitions', 'invoicesPolicies', 'logger'], async (deps) => {
     // Resolved eagerly so the counter is on /metrics before the first change.
     void deps.invoicesTransitions;
+    // Loud, not fatal: the operator accepted these (or set them before they needed accepting).
+    for (const { projectId, chains } of await deps.invoicesPolicies.unconfirmedProductionProjects()) {
+      deps.logger.warn({ project_id: projectId, chains }, 'invoices: a production project counts payments at 0 confirmations (unconfirmed transactions can be replaced or never confirm); raise it with gateway policy set --confirmations');
+    }
   }),
 });
 

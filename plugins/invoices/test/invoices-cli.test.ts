@@ -63,6 +63,9 @@ test('policy set refuses bad values and changes nothing', async (t) => {
     [['--expiry-seconds', '59'], 1, 'validation_error'],
     [['--expiry-seconds', 'soon'], 2, 'usage'],
     [['--confirmations', 'btc=1001'], 1, 'validation_error'],
+    // Issue 33 finding 19: 0 on a production project needs --allow-zero-confirmations.
+    [['--confirmations', 'btc=0'], 1, 'validation_error'],
+    [['--confirmations', 'eth=3,btc=0'], 1, 'validation_error'],
     [['--confirmations', 'doge=3'], 1, 'validation_error'],
     [['--confirmations', 'btc'], 1, 'validation_error'],
     [['--coins', 'btc,doge'], 1, 'invalid_coin'],
@@ -77,6 +80,23 @@ test('policy set refuses bad values and changes nothing', async (t) => {
   }
   t.is((await cli('policy', 'set', '--project', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--expiry-seconds', '600')).json.error_code, 'project_not_found');
   t.is((await gw.kernel.cradle.db('invoices_project_policies').where({ project_id: p.projectId })).length, 0);
+});
+
+test('a threshold of 0 on a production project is taken only with --allow-zero-confirmations, audited and listed for the start-up warning; testnet takes it freely', async (t) => {
+  const production = await projectWithPools(gw, operatorId, []);
+  const refused = await cli('policy', 'set', '--project', production.projectId, '--confirmations', 'btc=0');
+  t.regex(refused.json.message, /--allow-zero-confirmations/);
+  const accepted = await cli('policy', 'set', '--project', production.projectId, '--confirmations', 'btc=0', '--allow-zero-confirmations');
+  t.is(accepted.code, 0, JSON.stringify(accepted.json));
+  t.is(accepted.json.policy.confirmations.btc, 0);
+  const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: production.projectId, action: 'invoice_policy.set' }).first();
+  t.is(audit.details.allowZeroConfirmations, true);
+  const listed = await gw.kernel.cradle.invoicesPolicies.unconfirmedProductionProjects();
+  t.deepEqual(listed.find((p) => p.projectId === production.projectId), { projectId: production.projectId, chains: ['btc'] });
+  const testnet = await projectWithPools(gw, operatorId, [], 'testnet');
+  const free = await cli('policy', 'set', '--project', testnet.projectId, '--confirmations', 'btc=0');
+  t.is(free.code, 0, JSON.stringify(free.json));
+  t.false((await gw.kernel.cradle.invoicesPolicies.unconfirmedProductionProjects()).some((p) => p.projectId === testnet.projectId));
 });
 
 test('invoice list, show and cancel for operators', async (t) => {

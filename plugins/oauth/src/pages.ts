@@ -6,7 +6,13 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Headers of every sign-in and consent page: no caching, no framing, no scripts, no referrer. */
+/**
+ * Headers of every sign-in and consent page: no caching, no framing, no scripts, no referrer, and
+ * forms that post only here (`form-action`; issue 33 finding 19). Chromium applies `form-action`
+ * to the redirects that follow a form's POST as well, and a signed-in sign-in or a consent
+ * ends with a redirect to the client: a page of an authorization request also allows its
+ * redirect URI's origin (`formActionSource`).
+ */
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
   'Cache-Control': 'no-store',
@@ -14,15 +20,31 @@ const PAGE_HEADERS = {
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
 };
+
+function contentSecurityPolicy(redirectUri: string | undefined): string {
+  const extra = redirectUri === undefined ? '' : ` ${formActionSource(redirectUri)}`;
+  return `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${extra}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+/**
+ * The CSP source that lets a form's redirect reach `redirectUri`: its origin (`https://app.example`,
+ * `http://127.0.0.1:8765`), or its scheme alone where CSP has no host form for it (a native app's
+ * private-use scheme, an IPv6 literal host). Registered redirect URIs are absolute URLs the
+ * parser accepted, so the source holds no separator of the policy (`;`, `,`, white space).
+ */
+export function formActionSource(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  if (url.origin === 'null' || url.hostname.startsWith('[')) return url.protocol;
+  return url.origin;
+}
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#111}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}input[type=email],input[type=text]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{font-size:1rem;padding:.5rem 1rem;margin:1rem .5rem 0 0}.error{border:2px solid #b00020;padding:.5rem 1rem;color:#b00020}
 .note{color:#444}code{word-break:break-all}`;
 
-function page(title: string, body: string, status = 200, setCookie?: string): RouteResult {
+function page(title: string, body: string, status = 200, setCookie?: string, redirectUri?: string): RouteResult {
   const html = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
@@ -31,7 +53,7 @@ ${body}
 </main></body>
 </html>
 `;
-  return { status, headers: { ...PAGE_HEADERS, ...(setCookie ? { 'Set-Cookie': setCookie } : {}) }, body: html };
+  return { status, headers: { ...PAGE_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(redirectUri), ...(setCookie ? { 'Set-Cookie': setCookie } : {}) }, body: html };
 }
 
 function alert(message: string | undefined): string {
@@ -51,6 +73,8 @@ export interface FormContext {
   readonly requestId: string;
   readonly csrf: string;
   readonly clientLabel: string;
+  /** The authorization request's redirect URI: where the page's form may end up. */
+  readonly redirectUri: string;
   readonly setCookie?: string | undefined;
 }
 
@@ -74,6 +98,7 @@ ${alert(options.error)}
 </form>`,
     options.status ?? 200,
     form.setCookie,
+    form.redirectUri,
   );
 }
 
@@ -92,6 +117,7 @@ ${alert(options.error)}
 <p class="note">No code? Check the address, or start again from the application.</p>`,
     options.status ?? 200,
     form.setCookie,
+    form.redirectUri,
   );
 }
 
@@ -112,6 +138,7 @@ ${items}
 </form>`,
     200,
     form.setCookie,
+    form.redirectUri,
   );
 }
 

@@ -63,7 +63,7 @@ export const oauthRoutes = withDeps(['rateLimiter', 'oauthConfig', 'oauthUrls', 
     const request = await authz.open(params.get('request'), session.row.id);
     if (!request) return errorPage('Request expired', 'This authorization request has expired or was already answered.');
     const client = await clients.find(request.client_id);
-    const form: FormContext = { requestId: request.id, csrf: signIn.csrfToken(session), clientLabel: client ? clientLabel(client) : request.client_id };
+    const form: FormContext = { requestId: request.id, csrf: signIn.csrfToken(session), clientLabel: client ? clientLabel(client) : request.client_id, redirectUri: request.redirect_uri };
     return { ctx, params, session, request, form, a };
   }
 
@@ -207,7 +207,7 @@ export const oauthRoutes = withDeps(['rateLimiter', 'oauthConfig', 'oauthUrls', 
 
         const session = await signIn.ensure(ctx.cookies.get(SESSION_COOKIE), a.secure);
         const request = await authz.create(session.row.id, { clientId: client.client_id, redirectUri, scopes: scope.scopes, state, codeChallenge: challenge, resource });
-        const form: FormContext = { requestId: request.id, csrf: signIn.csrfToken(session), clientLabel: clientLabel(client), setCookie: session.setCookie };
+        const form: FormContext = { requestId: request.id, csrf: signIn.csrfToken(session), clientLabel: clientLabel(client), redirectUri: request.redirect_uri, setCookie: session.setCookie };
         return (await afterSignIn(request, session, form, a)) ?? signInPage(form);
       },
     },

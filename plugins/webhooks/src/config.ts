@@ -15,7 +15,13 @@ export const WebhooksConfigSchema = Type.Object(
       description: 'How long a batch waits for its slowest deliveries before recording the others and fetching more; the slow ones finish and are recorded on their own, so a hanging receiver holds up nobody else.',
     }),
     allowPrivateTargets: Type.Optional(
-      Type.Boolean({ description: 'Send events of production and testnet projects to private, loopback and link-local addresses. Default: true only when env is development explicitly. Sandbox projects may always reach loopback and never link-local.' }),
+      Type.Boolean({ description: 'Send events to private, loopback and link-local addresses (every project kind; sandbox projects never reach link-local). Default: true only when env is development explicitly.' }),
+    ),
+    privateAttemptDetails: Type.Optional(
+      Type.Boolean({
+        description:
+          'Record the status code, error text and latency of attempts at private, loopback and link-local addresses. Off: such an attempt shows only delivered or failed, so the delivery log cannot map internal services. Default: true only when env is development explicitly.',
+      }),
     ),
     batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 500, description: 'Delivery jobs one worker fetches at once (delivered concurrently).' }),
     workers: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'Concurrent fetch loops per worker process.' }),

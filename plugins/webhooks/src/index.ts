@@ -30,7 +30,8 @@ export const webhooksPlugin = definePlugin({
   errors: [webhooksErrors],
   migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes],
   register: ({ config, kernelConfig }) => ({
-    webhooksConfig: serviceValue(config),
+    // Defaults that depend on the run mode are resolved once here (fail-closed outside development).
+    webhooksConfig: serviceValue({ ...config, privateAttemptDetails: config.privateAttemptDetails ?? isDevelopment(kernelConfig) }),
     webhooksMetrics: service(['metrics'], ({ metrics }) => createWebhookMetrics(metrics.registry)),
     webhooksOutbox: service(['jobs', 'tenancyProjects', 'notifications'], (deps) => new WebhookOutbox(deps)),
     webhooksSender: service(
@@ -49,7 +50,7 @@ export const webhooksPlugin = definePlugin({
     webhooksDeliveryWorker: service(['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys'], (deps) => new DeliveryWorker(deps)),
     webhooksHealth: service(['db'], (deps) => new DeliveryHealthReads(deps)),
     webhooksEventLog: service(['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService'], (deps) => new EventLog(deps)),
-    webhooksTestEvents: service(['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksSender'], (deps) => new WebhookTestEvents(deps)),
+    webhooksTestEvents: service(['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksConfig', 'webhooksSender'], (deps) => new WebhookTestEvents(deps)),
     webhooksEventStream: service(['db', 'notifications'], (deps) => new EventStream(deps), { dispose: (stream) => stream.close() }),
   }),
   routes: webhooksRoutes,

@@ -39,6 +39,7 @@ export function startWebhooksKernel(config: Record<string, unknown> = {}, option
       'plugins.webhooks.allowPrivateTargets': true,
       // The receivers of these tests are on loopback; the tests read what they answered.
       'plugins.webhooks.privateResponseExcerpts': true,
+      'plugins.webhooks.privateAttemptDetails': true,
       ...FAST_RETRIES,
       ...config,
     },

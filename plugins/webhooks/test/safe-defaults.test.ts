@@ -8,6 +8,7 @@ import { CLI_ACTOR, runMode } from '@gw/kernel';
 import { startTestKernel, waitFor, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { payInvoice } from '@gw/plugin-invoices/testing';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { WITHHELD_ERROR } from '../src/services/webhook-sender.js';
 import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS } from './helpers.js';
 
 let gw: TestKernel;
@@ -38,7 +39,32 @@ test('without env the gateway runs with production rules and refuses a link-loca
     const eventId = await payInvoice(gw.kernel.cradle, p.projectId, created.body.id, {});
     const attempt = await waitFor(async () => gw.kernel.cradle.db('webhooks_attempts').where({ event_id: eventId }).orderBy('attempt').first(), 20_000, 'the first attempt');
     t.like(attempt, { http_status: null, response_excerpt: null }, callback_url);
-    t.regex(attempt.error, /private, loopback or link-local address \((169\.254\.169\.254|127\.0\.0\.1|::1)\); refused/);
+    t.regex(attempt.error, /private, loopback or link-local address; refused/);
   }
   t.is(receiver.requests.length, 0, 'the loopback receiver was never contacted');
+});
+
+test('with private targets allowed outside development, the delivery log shows no status, error or latency of a non-public target (issue 33 finding 13)', async (t) => {
+  const open = await startTestKernel({
+    plugins: WEBHOOK_PLUGINS,
+    chains: ALL_CHAINS,
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.address-pool.targetFree': 5, 'plugins.webhooks.allowPrivateTargets': true, ...FAST_RETRIES },
+  });
+  t.teardown(() => open.close());
+  receiver.reply = (request) => ({ status: request.path.endsWith('/fail') ? 503 : 200, body: 'internal' });
+  const operatorId = (await open.kernel.cradle.tenancyOperators.create('withheld', CLI_ACTOR)).id;
+  const p = await projectWithPools(open, operatorId, ['eth'], 'testnet');
+  for (const [path, ok] of [['/hooks/ok', true], ['/hooks/fail', false]] as const) {
+    const created = await signedFetch(open.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `o-${Math.random()}`, amount_crypto: '0.01', coin: 'eth', callback_url: `${receiver.url}${path}` } });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    const eventId = await payInvoice(open.kernel.cradle, p.projectId, created.body.id, {});
+    await waitFor(async () => open.kernel.cradle.db('webhooks_attempts').where({ event_id: eventId }).first(), 20_000, 'the first attempt');
+    // What the partner reads back over REST.
+    const log = await signedFetch(open.url, `/api/v1/webhooks/events/${eventId}`, { ...p });
+    t.is(log.status, 200, JSON.stringify(log.body));
+    const attempt = log.body.attempt_log[0];
+    t.like(attempt, { http_status: null, latency_ms: 0, error: ok ? null : WITHHELD_ERROR, response_excerpt: null }, path);
+    t.like(log.body, { last_http_status: null, last_error: ok ? null : WITHHELD_ERROR }, path);
+  }
+  t.is(receiver.requests.length, 2, 'the receiver was reached: only the detail is withheld');
 });

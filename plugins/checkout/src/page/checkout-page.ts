@@ -32,6 +32,8 @@ export interface CheckoutPageInput {
   readonly returnDelaySeconds: number;
   /** A refused sandbox simulation's error code, shown once. */
   readonly simulationError?: string | undefined;
+  /** The sandbox forms' double-submit token (`simulation-csrf.ts`). */
+  readonly simulationToken?: string | undefined;
 }
 
 /** The coin as the payer must send it: symbol, network name (it names the chain: "Ethereum Sepolia"), token contract, decimals, memo. */
@@ -77,7 +79,9 @@ export async function checkoutPage(input: CheckoutPageInput): Promise<string> {
   const waiting = !status.final;
   const name = branding.displayName;
   const amount = formatDecimal(locale, invoice.amount_crypto);
-  const qr = await qrSvg(invoice.payment_uri, t(locale, 'qr_label'));
+  // A settled, expired or cancelled invoice's page carries no address, QR code or payment URI
+  // (issue 33 finding 19): nothing on it invites a payment that would only arrive late.
+  const qr = waiting ? await qrSvg(invoice.payment_uri, t(locale, 'qr_label')) : null;
   const sandbox = input.projectKind === 'sandbox';
   const body = html`<!doctype html>
 <html lang="${locale}">
@@ -112,9 +116,9 @@ ${invoice.amount_usd !== null ? html`<p class="usd">${t(locale, 'usd_value', { u
 ${facts.contract ? html`<dt>${t(locale, 'token_contract')}</dt><dd><code class="contract">${facts.contract}</code></dd>` : null}
 </dl>
 <p class="warning">${t(locale, 'network_warning', { symbol: facts.symbol, network: facts.networkName })}</p>
-<figure class="qr-figure">${qr}</figure>
+${waiting ? html`<figure class="qr-figure">${qr}</figure>
 <div class="copyable"><label for="address">${t(locale, 'address')}</label><textarea id="address" readonly rows="2" spellcheck="false">${invoice.address}</textarea><button type="button" class="copy" data-copy="${invoice.address}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></div>
-${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}</label><input id="memo" readonly value="${facts.memo}" aria-describedby="memo-help"><button type="button" class="copy" data-copy="${facts.memo}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button><p id="memo-help" class="help">${t(locale, 'memo_help')}</p></div>` : null}
+${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}</label><input id="memo" readonly value="${facts.memo}" aria-describedby="memo-help"><button type="button" class="copy" data-copy="${facts.memo}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button><p id="memo-help" class="help">${t(locale, 'memo_help')}</p></div>` : null}` : null}
 <p class="expiry">${t(locale, 'expires_at', { time: formatTime(locale, new Date(invoice.expires_at_iso)) })} <span class="countdown" id="countdown" hidden></span></p>
 ${waiting && invoice.cancel_url ? html`<p><a class="cancel" href="${invoice.cancel_url}">${t(locale, 'cancel', { name })}</a></p>` : null}
 </section>
@@ -133,7 +137,7 @@ function sandboxControls(input: CheckoutPageInput, status: PayerStatus, base: st
 ${input.simulationError ? html`<p class="error" role="alert">${input.simulationError}</p>` : null}
 <div class="simulations">${PAGE_SIMULATIONS.map(
     (s) =>
-      html`<form method="post" action="${base}/simulate/${s.name}?lang=${locale}"><button type="submit" data-simulation="${s.name}"${(s.from as readonly string[]).includes(status.status) ? null : html` disabled`}>${t(locale, s.label)}</button></form>`,
+      html`<form method="post" action="${base}/simulate/${s.name}?lang=${locale}"><input type="hidden" name="csrf" value="${input.simulationToken ?? ''}"><button type="submit" data-simulation="${s.name}"${(s.from as readonly string[]).includes(status.status) ? null : html` disabled`}>${t(locale, s.label)}</button></form>`,
   )}</div>
 </section>`;
 }

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { createChainRegistry, isAppError, type CoinId, type ProjectPrincipal } from '@gw/kernel';
 import type { RateQuote } from '@gw/plugin-rates';
 import { ALL_CHAINS } from '../../test/helpers.js';
-import { createAudit, decideCreate, invoiceRow, normaliseCreate, prepareCreate, type CreateInvoiceInput, type CreateRequest, type Prepared } from './create-plan.js';
+import { createAudit, decideCreate, invoiceRow, normaliseCreate, partnerUrl, prepareCreate, type CreateInvoiceInput, type CreateRequest, type Prepared } from './create-plan.js';
 import type { ResolvedPolicy } from './policy-service.js';
 
 // The create path's decisions without a database: what it refuses, what it computes, what it writes.
@@ -125,4 +125,18 @@ test('normalise: a request without the later fields (return_url, cancel_url) fin
   // Computed by the code before issue 21 (088e282) for the same request.
   t.is(normaliseCreate(chains, testnet, input).fingerprint, '7c5997bef5d7ed31a4b4efb7c8580795edbd0cbd9f0e05e20ad31529eb73bc69');
   t.not(normaliseCreate(chains, testnet, { ...input, return_url: 'https://shop.example.com/done' } as CreateInvoiceInput).fingerprint, '7c5997bef5d7ed31a4b4efb7c8580795edbd0cbd9f0e05e20ad31529eb73bc69');
+});
+
+test('return_url and cancel_url: loopback is decided on the parsed host, exactly (issue 33 finding 16)', (t) => {
+  // Plain http is allowed to this machine only: 127.0.0.0/8 in any written form, ::1, localhost.
+  for (const url of ['http://127.0.0.1:8080/done', 'http://127.9.8.7/', 'http://127.1/', 'http://0x7f.0.0.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://localhost/', 'http://shop.localhost/']) {
+    t.is(code(() => partnerUrl(url, 'return_url', 'testnet')), undefined, url);
+    t.is(code(() => partnerUrl(url, 'cancel_url', 'production')), 'validation_error', `production ${url}`);
+  }
+  // Names that only look like loopback are domains: plain http to them is refused.
+  for (const url of ['http://127.evil.com/', 'http://127.0.0.1.evil.com/', 'http://localhost.evil.com/', 'http://127/']) {
+    t.is(code(() => partnerUrl(url, 'return_url', 'testnet')), 'validation_error', url);
+  }
+  // Over https the look-alike domain is an ordinary public name, for production too.
+  t.is(partnerUrl('https://127.evil.com/done', 'return_url', 'production'), 'https://127.evil.com/done');
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { type Actor, type AuditEntry, type ChainAdapter, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, isBlockedAddress, networkFor, networkKindOf, newId, type ProjectKind, type ProjectPrincipal, randomHex, type Settled, toBaseUnits, tokenContractFor, UnitsError, type VerificationStandard } from '@gw/kernel';
+import { type Actor, type AuditEntry, type ChainAdapter, type ChainId, type ChainRegistry, type CoinId, classifyAddress, coreErrors, fromBaseUnits, isBlockedAddress, networkFor, networkKindOf, newId, type ProjectKind, type ProjectPrincipal, randomHex, type Settled, toBaseUnits, tokenContractFor, UnitsError, type VerificationStandard } from '@gw/kernel';
 import type { Allocation, PickedGroup } from '@gw/plugin-address-pool/contract';
 import type { RateQuote } from '@gw/plugin-rates/contract';
 import { validateWebhookUrl } from '@gw/plugin-tenancy/contract';
@@ -212,7 +212,7 @@ export function partnerUrl(value: string, field: 'return_url' | 'cancel_url', ki
     throw refuse('not an absolute URL.');
   }
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const loopback = host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host.startsWith('127.');
+  const loopback = isLoopbackHost(host);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback && kind !== 'production')) {
     throw refuse(kind === 'production' ? 'must be an https URL.' : 'must be an https URL (or http to a loopback host while developing).');
   }
@@ -220,6 +220,18 @@ export function partnerUrl(value: string, field: 'return_url' | 'cancel_url', ki
   if (url.hash) throw refuse('must not have a fragment.');
   if (kind === 'production' && (loopback || (isIP(host) !== 0 && isBlockedAddress(host)))) throw refuse('must not point at a private or loopback address.');
   return url.toString();
+}
+
+/**
+ * Whether a host name as the WHATWG URL parser left it (lowercase, IPv4 in dotted decimal whatever
+ * its written form, IPv6 without brackets) names this machine: an IP literal in 127.0.0.0/8 or
+ * `::1` (IPv4-mapped forms included), or `localhost` and its subdomains (RFC 6761: they resolve to
+ * loopback, and browsers treat them so). A name that merely starts with `127.` (`127.evil.com`) is
+ * a domain like any other.
+ */
+export function isLoopbackHost(host: string): boolean {
+  if (isIP(host) !== 0) return classifyAddress(host) === 'loopback';
+  return host === 'localhost' || host.endsWith('.localhost');
 }
 
 function isCoinAvailable(chains: ChainRegistry, coin: CoinId): boolean {

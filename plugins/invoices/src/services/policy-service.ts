@@ -10,6 +10,22 @@ export const POLICY_LIMITS = {
   confirmations: { min: 0, max: 1000 },
 } as const;
 
+/**
+ * A threshold of 0 on a production project marks an invoice paid on a transaction no block holds
+ * yet: it can be replaced (RBF), double-spent or never confirm, and the partner ships anyway
+ * (issue 33 finding 19). The operator must say so explicitly (`--allow-zero-confirmations`);
+ * testnet and sandbox projects take 0 freely.
+ */
+export function refuseUnconfirmedProduction(patch: PolicyPatch): void {
+  if (patch.allowZeroConfirmations === true) return;
+  const zero = Object.entries(patch.confirmations ?? {}).filter(([, n]) => n === 0).map(([chain]) => chain);
+  if (zero.length === 0) return;
+  throw coreErrors.validation_error({
+    message: `confirmations of 0 (${zero.join(', ')}) on a production project count payments no block holds yet (replaceable, may never confirm); to accept that risk, set it again with --allow-zero-confirmations`,
+    details: { field: 'confirmations' },
+  });
+}
+
 /** A project's effective invoice policy: overrides resolved against the deployment defaults. */
 export interface ResolvedPolicy {
   readonly project_id: string;
@@ -34,6 +50,11 @@ export interface PolicyPatch {
   readonly expirySeconds?: number | null;
   readonly confirmations?: Readonly<Partial<Record<ChainId, number | null>>>;
   readonly enabledCoins?: readonly CoinId[] | null;
+  /**
+   * The operator accepts a threshold of 0 on a production project (payments count while still
+   * in the mempool); without it such a patch is refused (`refuseUnconfirmedProduction`).
+   */
+  readonly allowZeroConfirmations?: boolean;
 }
 
 /**
@@ -75,8 +96,9 @@ export class PolicyService {
   }
 
   async set(projectId: string, patch: PolicyPatch, actor: Actor): Promise<ResolvedPolicy> {
-    await this.deps.tenancyProjects.get(projectId);
+    const project = await this.deps.tenancyProjects.get(projectId);
     this.check(patch);
+    if (project.kind === 'production') refuseUnconfirmedProduction(patch);
     return this.deps.db.transaction(async (trx) => {
       const current = await ProjectPolicy.query(trx).findById(projectId).forUpdate();
       const confirmations: Partial<Record<ChainId, number>> = { ...(current?.confirmations ?? {}) };
@@ -98,6 +120,22 @@ export class PolicyService {
       await this.deps.audit.record({ ...actor, action: 'invoice_policy.set', projectId, target: `project:${projectId}`, details: { ...patch } }, trx);
       return this.resolve(projectId, saved);
     });
+  }
+
+  /**
+   * Production projects whose stored policy counts payments at 0 confirmations (set before the
+   * rule of `refuseUnconfirmedProduction`, or accepted with its flag): logged at start-up.
+   */
+  async unconfirmedProductionProjects(): Promise<{ projectId: string; chains: ChainId[] }[]> {
+    const rows = await ProjectPolicy.query(this.deps.db);
+    const found: { projectId: string; chains: ChainId[] }[] = [];
+    for (const row of rows) {
+      const chains = (Object.entries(row.confirmations ?? {}) as [ChainId, number][]).filter(([chain, n]) => n === 0 && this.deps.chains.has(chain)).map(([chain]) => chain);
+      if (chains.length === 0) continue;
+      const project = await this.deps.tenancyProjects.get(row.project_id).catch(() => undefined);
+      if (project?.kind === 'production') found.push({ projectId: row.project_id, chains });
+    }
+    return found;
   }
 
   private check(patch: PolicyPatch): void {

@@ -9,7 +9,7 @@ import type { WebhookMetrics } from '../metrics.js';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
 import type { WebhookEvent } from '../models/webhook-event.js';
 import { retryDelaySeconds } from './retry-schedule.js';
-import type { SendOutcome, WebhookSender } from './webhook-sender.js';
+import { partnerView, type SendOutcome, type WebhookSender } from './webhook-sender.js';
 
 /** The columns of an event row that a delivery needs. */
 type DueEvent = Pick<WebhookEvent, 'id' | 'project_id' | 'mode' | 'event_type' | 'body' | 'target_url' | 'status' | 'attempts'>;
@@ -178,19 +178,24 @@ export class DeliveryWorker {
    */
   private async recordStatement(db: Knex, updates: readonly Update[], startedAt: Date, now: Date): Promise<Set<string>> {
     // One JSON parameter: the driver's array literal escaping cost more than the statement itself.
+    const details = this.deps.webhooksConfig.privateAttemptDetails === true;
     const rows = JSON.stringify(
-      updates.map((u) => ({
-        id: u.event.id,
-        attempt_id: newId(),
-        status: u.status,
-        attempt: u.attempt,
-        http_status: u.outcome.httpStatus,
-        latency_ms: u.outcome.latencyMs,
-        // PostgreSQL's json parser refuses a lone surrogate escape, which a cut can leave.
-        error: u.outcome.error ? u.outcome.error.slice(0, 1000).toWellFormed() : null,
-        excerpt: u.outcome.responseExcerpt?.toWellFormed() ?? null,
-        next_at: u.next?.toISOString() ?? null,
-      })),
+      updates.map((u) => {
+        // The stored attempt is what partners read back (REST, MCP, dashboard).
+        const outcome = partnerView(u.outcome, details);
+        return {
+          id: u.event.id,
+          attempt_id: newId(),
+          status: u.status,
+          attempt: u.attempt,
+          http_status: outcome.httpStatus,
+          latency_ms: outcome.latencyMs,
+          // PostgreSQL's json parser refuses a lone surrogate escape, which a cut can leave.
+          error: outcome.error ? outcome.error.slice(0, 1000).toWellFormed() : null,
+          excerpt: outcome.responseExcerpt?.toWellFormed() ?? null,
+          next_at: u.next?.toISOString() ?? null,
+        };
+      }),
     );
     const result = await db.raw<{ rows: { id: string }[] }>(
       `with u as (

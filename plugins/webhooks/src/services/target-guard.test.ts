@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { isPrivateAddress, targetRefusal } from './target-guard.js';
-import { WebhookSender } from './webhook-sender.js';
+import { partnerView, WebhookSender, WITHHELD_ERROR } from './webhook-sender.js';
 
 test('private, loopback, link-local and reserved addresses are recognised, public ones are not', (t) => {
   for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '[::1]', '64:ff9b::7f00:1']) {
@@ -66,13 +66,81 @@ test('the target rules by project kind (issue 26 finding 4)', (t) => {
     for (const address of ['127.0.0.1', '10.0.0.1', '169.254.169.254']) t.is(targetRefusal(address, kind, true), undefined, `${kind} ${address} allowed by config`);
     t.is(targetRefusal('8.8.8.8', kind, false), undefined);
   }
-  // A sandbox project may reach loopback (a partner's laptop), never link-local or metadata.
+  // A sandbox project reaches loopback only when the operator allows private targets (issue 33
+  // finding 13: on a shared host it would map the host's services), never link-local or metadata.
+  for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '10.0.0.1']) {
+    t.regex(targetRefusal(address, 'sandbox', false) ?? '', /refused unless plugins\.webhooks\.allowPrivateTargets/, address);
+    t.is(targetRefusal(address, 'sandbox', true), undefined, `${address} allowed by config`);
+  }
   for (const allow of [false, true]) {
-    t.is(targetRefusal('127.0.0.1', 'sandbox', allow), undefined);
-    t.is(targetRefusal('::1', 'sandbox', allow), undefined);
     for (const address of ['169.254.169.254', '::ffff:169.254.169.254', 'fe80::1']) t.regex(targetRefusal(address, 'sandbox', allow) ?? '', /link-local/, `${address} allow=${allow}`);
   }
-  t.truthy(targetRefusal('10.0.0.1', 'sandbox', false));
+  // The reason names no address: where a partner's host name points inside the network stays unsaid.
+  t.false((targetRefusal('10.1.2.3', 'testnet', false) ?? '').includes('10.1.2.3'));
+});
+
+test('a sandbox project without allowPrivateTargets never contacts a loopback receiver (issue 33 finding 13)', async (t) => {
+  let contacted = 0;
+  const server = createServer((_req, res) => {
+    contacted += 1;
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: false, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+  try {
+    for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]) {
+      const outcome = await sender.post(url, '{}', {}, 'sandbox');
+      t.false(outcome.ok, url);
+      t.regex(outcome.error ?? '', /refused unless plugins\.webhooks\.allowPrivateTargets/, url);
+    }
+    t.is(contacted, 0);
+  } finally {
+    sender.close();
+    server.close();
+  }
+});
+
+test('an attempt at a non-public address shows a partner only delivered or failed (issue 33 finding 13)', async (t) => {
+  const server = createServer((req, res) => {
+    res.statusCode = req.url === '/fail' ? 503 : 200;
+    res.end('internal');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const closedPort = (closed.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: true, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+  try {
+    const cases = [
+      { url: `http://127.0.0.1:${port}/ok`, ok: true },
+      { url: `http://localhost:${port}/ok`, ok: true },
+      { url: `http://127.0.0.1:${port}/fail`, ok: false },
+      { url: `http://localhost:${port}/fail`, ok: false },
+      { url: `http://127.0.0.1:${closedPort}/`, ok: false },
+      { url: `http://localhost:${closedPort}/`, ok: false },
+    ];
+    for (const kind of ['sandbox', 'testnet'] as const) {
+      for (const { url, ok } of cases) {
+        const outcome = await sender.post(url, '{}', {}, kind);
+        t.true(outcome.nonPublic, url);
+        // The operator's own view (metrics, logs, privateAttemptDetails) keeps the detail.
+        t.is(partnerView(outcome, true), outcome);
+        t.deepEqual(partnerView(outcome, false), { ok, httpStatus: null, latencyMs: 0, error: ok ? null : WITHHELD_ERROR, responseExcerpt: null, nonPublic: true }, `${kind} ${url}`);
+      }
+    }
+    // A failure that reached no non-public address keeps its detail: a partner debugs their own
+    // receiver (`.invalid` never resolves, RFC 6761).
+    const refused = await sender.post('http://receiver.invalid/', '{}', {}, 'testnet');
+    t.truthy(refused.error);
+    t.falsy(refused.nonPublic);
+    t.is(partnerView(refused, false), refused);
+  } finally {
+    sender.close();
+    server.close();
+  }
 });
 
 test('a response excerpt is kept only from a public address unless the operator asked otherwise', async (t) => {

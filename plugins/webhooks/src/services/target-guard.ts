@@ -14,21 +14,20 @@ export function isPrivateAddress(address: string): boolean {
 
 /**
  * Why an event of a project of `kind` may not be sent to `address`, or undefined when it may
- * (issue 26 finding 4):
+ * (issue 26 finding 4, issue 33 finding 13):
  * - a public address: always allowed;
  * - link-local (cloud metadata at 169.254.169.254, fe80::/10) for a sandbox project: never;
- * - any other private address when the operator allowed private targets
- *   (`plugins.webhooks.allowPrivateTargets`, default true only with GW_ENV=development): allowed;
- * - loopback for a sandbox project: allowed (a partner developing on a laptop);
- * - else refused.
+ * - any other non-public address, loopback included and for every kind, only when the operator
+ *   allowed private targets (`plugins.webhooks.allowPrivateTargets`, default true only with
+ *   GW_ENV=development): a sandbox partner on a shared host must not reach its local services.
+ * The reason names no address: a partner learns that the target is not public, not where its
+ * name points inside the operator's network.
  */
 export function targetRefusal(address: string, kind: ProjectKind, allowPrivateTargets: boolean): string | undefined {
   if (!isPrivateAddress(address)) return undefined;
-  const addressClass = classifyAddress(address);
-  if (kind === 'sandbox' && addressClass === 'link-local') return `target resolves to a link-local address (${address}); never a target of a sandbox project`;
+  if (kind === 'sandbox' && classifyAddress(address) === 'link-local') return 'target resolves to a link-local address; never a target of a sandbox project';
   if (allowPrivateTargets) return undefined;
-  if (kind === 'sandbox' && addressClass === 'loopback') return undefined;
-  return `target resolves to a private, loopback or link-local address (${address}); refused unless plugins.webhooks.allowPrivateTargets`;
+  return 'target resolves to a private, loopback or link-local address; refused unless plugins.webhooks.allowPrivateTargets';
 }
 
 /** The error a refused target raises; its message lands in the attempt's `error`. */

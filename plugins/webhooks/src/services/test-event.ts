@@ -2,7 +2,8 @@ import { newId, type AuditLog, type RateLimiter } from '@gw/kernel';
 import type { Actor } from '@gw/kernel';
 import type { ApiKeyService, ProjectService } from '@gw/plugin-tenancy/contract';
 import { webhooksErrors } from '../errors.js';
-import type { WebhookSender } from './webhook-sender.js';
+import { partnerView, type WebhookSender } from './webhook-sender.js';
+import type { WebhooksConfig } from '../config.js';
 
 /** The `event_type` of a test event; not an invoice event, so receivers may ignore it. */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -28,7 +29,7 @@ export interface TestEventResult {
  */
 export class WebhookTestEvents {
   constructor(
-    private readonly deps: { audit: AuditLog; rateLimiter: RateLimiter; tenancyProjects: ProjectService; tenancyApiKeys: ApiKeyService; webhooksSender: WebhookSender },
+    private readonly deps: { audit: AuditLog; rateLimiter: RateLimiter; tenancyProjects: ProjectService; tenancyApiKeys: ApiKeyService; webhooksConfig: WebhooksConfig; webhooksSender: WebhookSender },
   ) {}
 
   async send(projectId: string, actor: Actor): Promise<TestEventResult> {
@@ -44,7 +45,9 @@ export class WebhookTestEvents {
       created_at_iso: new Date().toISOString(),
       data: { project_id: project.id, message: 'A test event sent by the operator. It is not about any invoice.' },
     });
-    const outcome = await this.deps.webhooksSender.postSigned({ url: project.webhook_url, body, eventId: id, eventType: TEST_EVENT_TYPE, attempt: 1, kind: project.kind }, secrets);
+    // Shown in the dashboard to a project's members too: reduced like the delivery log.
+    const sent = await this.deps.webhooksSender.postSigned({ url: project.webhook_url, body, eventId: id, eventType: TEST_EVENT_TYPE, attempt: 1, kind: project.kind }, secrets);
+    const outcome = partnerView(sent, this.deps.webhooksConfig.privateAttemptDetails === true);
     const result: TestEventResult = {
       event_id: id,
       target_url: project.webhook_url,

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { classifyAddress, type ProjectKind } from '@gw/kernel';
 import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT } from '@gw/webhook-verify';
 import { guardedLookup, PrivateTargetError, targetRefusal } from './target-guard.js';
@@ -12,6 +12,26 @@ export interface SendOutcome {
   readonly latencyMs: number;
   readonly error: string | null;
   readonly responseExcerpt: string | null;
+  /**
+   * The target resolved to, or the connection went to, an address that is not public (loopback,
+   * private, link-local): what a partner sees of this attempt is reduced by `partnerView`.
+   */
+  readonly nonPublic?: boolean;
+}
+
+/** The error a partner sees of a failed attempt at a non-public address. */
+export const WITHHELD_ERROR = 'delivery failed (the target is not a public address: no detail is recorded)';
+
+/**
+ * An outcome as the delivery log and test events record it (issue 33 finding 13). Of an attempt at
+ * a non-public address only delivered or failed is kept, without status code, error text or
+ * latency, unless the operator asked for them (`plugins.webhooks.privateAttemptDetails`, default
+ * true only in development): those details would let a partner map the host's and network's
+ * services (open, closed or filtered ports, what answers). The metrics keep the real latency.
+ */
+export function partnerView(outcome: SendOutcome, privateAttemptDetails: boolean): SendOutcome {
+  if (!outcome.nonPublic || privateAttemptDetails) return outcome;
+  return { ok: outcome.ok, httpStatus: null, latencyMs: 0, error: outcome.ok ? null : WITHHELD_ERROR, responseExcerpt: outcome.responseExcerpt, nonPublic: true };
 }
 
 /** One signed webhook request: the envelope (`body`, sent as it is) and what its headers name. */
@@ -34,7 +54,7 @@ export interface SenderOptions {
   readonly allowPrivateTargets: boolean;
   readonly maxSocketsPerHost: number;
   readonly responseExcerptBytes: number;
-  /** Keep excerpts of non-public peers too (default false: no SSRF read-back). */
+  /** Keep excerpts of non-public peers too (default false: no SSRF read-back). Status, error and latency: `partnerView`. */
   readonly privateResponseExcerpts?: boolean;
 }
 
@@ -78,22 +98,41 @@ export class WebhookSender {
 
   async post(url: string, body: string, headers: Record<string, string>, kind: ProjectKind): Promise<SendOutcome> {
     const started = performance.now();
-    const done = (outcome: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...outcome, latencyMs: Math.round(performance.now() - started) });
+    // Set when an address this attempt resolved to or connected to is not public.
+    let nonPublic = false;
+    const note = (address: string | undefined) => {
+      if (address && classifyAddress(address) !== 'public') nonPublic = true;
+    };
+    const done = (outcome: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...outcome, latencyMs: Math.round(performance.now() - started), nonPublic });
     const target = this.target(url, kind);
     if (typeof target === 'string') return done({ ok: false, httpStatus: null, error: target, responseExcerpt: null });
+    if (target.literal) note(target.options.hostname);
     const isHttps = target.protocol === 'https:';
     return new Promise<SendOutcome>((resolve) => {
       let settled = false;
+      let socket: Socket | undefined;
+      const onLookup = (_error: Error | null, address: string) => note(address);
       const finish = (outcome: Omit<SendOutcome, 'latencyMs'>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        socket?.off('lookup', onLookup);
         resolve(done(outcome));
       };
       const request = (isHttps ? httpsRequest : httpRequest)(
         { ...target.options, agent: isHttps ? this.agentsFor(kind).https : this.agentsFor(kind).http, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
-        (response) => this.readResponse(response, finish),
+        (response) => {
+          note(response.socket?.remoteAddress);
+          this.readResponse(response, finish);
+        },
       );
+      // A kept-alive socket knows its peer; a new one reports every address it resolves (one
+      // per family tried) before connecting, so a refused or silent private port is known too.
+      request.on('socket', (s: Socket) => {
+        socket = s;
+        note(s.remoteAddress);
+        s.on('lookup', onLookup);
+      });
       const timer = setTimeout(() => {
         request.destroy(new Error(`no complete response within ${this.options.timeoutMs} ms`));
       }, this.options.timeoutMs);
@@ -161,6 +200,8 @@ const TARGET_CACHE_SIZE = 1000;
 
 interface ParsedTarget {
   readonly protocol: 'http:' | 'https:';
+  /** The host is an IP literal (no lookup happens). */
+  readonly literal: boolean;
   readonly options: { readonly method: 'POST'; readonly protocol: string; readonly hostname: string; readonly port: string; readonly path: string };
 }
 
@@ -175,11 +216,12 @@ function parseTarget(url: string, kind: ProjectKind, allowPrivateTargets: boolea
   // Webhook URLs are refused with credentials when set (validateWebhookUrl); never send them on.
   if (target.username || target.password) return 'target URL must not embed credentials';
   // An IP literal never goes through `lookup`, so it is checked here.
-  const refusal = isIP(target.hostname.replace(/^\[|\]$/g, '')) === 0 ? undefined : targetRefusal(target.hostname, kind, allowPrivateTargets);
+  const literal = isIP(target.hostname.replace(/^\[|\]$/g, '')) !== 0;
+  const refusal = literal ? targetRefusal(target.hostname, kind, allowPrivateTargets) : undefined;
   if (refusal) return refusal;
   // Bracketed IPv6 literals lose their brackets, as node's own URL-to-options conversion does.
   const hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
-  return { protocol: target.protocol, options: { method: 'POST', protocol: target.protocol, hostname, port: target.port, path: `${target.pathname}${target.search}` } };
+  return { protocol: target.protocol, literal, options: { method: 'POST', protocol: target.protocol, hostname, port: target.port, path: `${target.pathname}${target.search}` } };
 }
 
 function describe(error: unknown): string {
