@@ -5,7 +5,7 @@ import { checkoutPlugin } from '@gw/plugin-checkout';
 import { mcpPlugin } from '../../mcp/src/index.js';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { MailSink } from '../../oauth/test/helpers.js';
+import { hiddenFields, MailSink, WebClient } from '../../oauth/test/helpers.js';
 import { rawCall } from '../../mcp/test/helpers.js';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
 import { dashboardPlugin } from '../src/index.js';
@@ -218,4 +218,60 @@ test.serial('one e-mail may be a user of two operators: invitations do not colli
   t.true(users.text.includes(admin.user.email), 'signed in to the second operator');
   t.is((await cradle().tenancyUsers.find(b!.id))?.status, 'active');
   t.is((await cradle().tenancyUsers.find(a.id))?.status, 'invited');
+});
+
+test.serial('the OAuth authorize pages ask an address of two operators which one after the right code, and the grant is for that operator\'s user', async (t) => {
+  const first = await operator();
+  const second = await operator();
+  const email = `shared-oauth-${seq}@example.test`;
+  await cradle().tenancyUsers.invite({ email, operator: first, role: 'member' }, CLI_ACTOR);
+  const b = await cradle().tenancyUsers.invite({ email, operator: second, role: 'member' }, CLI_ACTOR);
+  const registered = await fetch(`${gw.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Shared app', redirect_uris: ['http://127.0.0.1:53682/callback'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none' }),
+  });
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const url = new URL(`${gw.url}/oauth/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: 'http://127.0.0.1:53682/callback',
+    scope: 'invoices:read',
+    state: 's',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    resource: `${gw.url}/api/mcp/transport`,
+  }).toString();
+  const web = new WebClient();
+  const start = await web.get(url);
+  const codePage = await web.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(start.text), email });
+  t.is(codePage.status, 200);
+  const code = await sink.nextCode(email);
+  const choose = await web.post(`${gw.url}/oauth/authorize/verify`, { ...hiddenFields(codePage.text), code });
+  t.is(choose.status, 400);
+  t.regex(choose.text, /several operators/);
+  t.true(choose.text.includes(`value="${first}"`) && choose.text.includes(`value="${second}"`));
+  const consent = await web.post(`${gw.url}/oauth/authorize/verify`, { ...hiddenFields(choose.text), code, operator: second });
+  t.regex(consent.text, /action="\/oauth\/authorize\/consent"/);
+  const approved = await web.post(`${gw.url}/oauth/authorize/consent`, { ...hiddenFields(consent.text), decision: 'approve' });
+  t.is(approved.status, 302);
+  const [grantCode] = await cradle().db('oauth_codes').where({ client_id: clientId }).select('user_id');
+  t.is(grantCode?.user_id, b.id);
+});
+
+test.serial('a session that a sign-in racing the disable left behind does not come back to life on enable', async (t) => {
+  const op = await operator();
+  await cradle().tenancyUsers.invite({ email: `race-admin-${seq}@example.test`, operator: op, role: 'admin' }, CLI_ACTOR);
+  const racer = await cradle().tenancyUsers.invite({ email: `racer-${seq}@example.test`, operator: op, role: 'member' }, CLI_ACTOR);
+  await cradle().tenancyUsers.disable(racer.id, CLI_ACTOR);
+  // What a code checked just before the disable committed would write just after it.
+  const sessions = cradle().dashboardSessions;
+  const late = await sessions.signIn(await sessions.begin(false), racer.id, false);
+  const client = new DashboardClient(gw.url);
+  client.cookie = late.token;
+  t.is((await client.get('/dashboard/projects')).location, '/dashboard/sign-in', 'refused while disabled');
+  await cradle().tenancyUsers.enable(racer.id, CLI_ACTOR);
+  t.is((await client.get('/dashboard/projects')).location, '/dashboard/sign-in', 'still refused once enabled');
+  t.is((await cradle().db('dashboard_sessions').where({ user_id: racer.id })).length, 0);
 });

@@ -95,8 +95,7 @@ export class UserService {
       if (user.status === 'disabled') return { user: this.toView(user), ended: {} };
       if (user.role === 'admin') await this.refuseLastAdmin(trx, user);
       const updated = await User.query(trx).patchAndFetchById(user.id, { status: 'disabled' });
-      const pats = await PersonalAccessToken.query(trx).patch({ revoked_at: new Date() }).where({ user_id: user.id }).whereNull('revoked_at');
-      const ended = { pats, ...(await this.deps.userAccess.end(user.id, 'everything', trx)) };
+      const ended = await this.endEverything(trx, user.id);
       await this.deps.audit.record({ ...actor, action: 'user.disable', target: `user:${user.id}`, details: { email: user.email, ended } }, trx);
       return { user: this.toView(updated), ended };
     });
@@ -110,6 +109,10 @@ export class UserService {
     return this.deps.db.transaction(async (trx) => {
       const user = await this.lockedUser(trx, idOrEmail, options);
       if (user.status !== 'disabled') return this.toView(user);
+      // A sign-in that completed in a race with the disable (its code checked just before) could
+      // have left a session or grant behind, refused while the user was disabled: it ends here
+      // rather than come back to life.
+      await this.endEverything(trx, user.id);
       const updated = await User.query(trx).patchAndFetchById(user.id, { status: 'active' });
       await this.deps.audit.record({ ...actor, action: 'user.enable', target: `user:${user.id}`, details: { email: user.email } }, trx);
       return this.toView(updated);
@@ -174,6 +177,12 @@ export class UserService {
     const found = await query;
     if (found.length > 1) throw tenancyErrors.user_ambiguous();
     return found[0];
+  }
+
+  /** Revokes the user's PATs and ends every other plugin's holdings of theirs; the counts by kind. */
+  private async endEverything(trx: Knex.Transaction, userId: string): Promise<Record<string, number>> {
+    const pats = await PersonalAccessToken.query(trx).patch({ revoked_at: new Date() }).where({ user_id: userId }).whereNull('revoked_at');
+    return { pats, ...(await this.deps.userAccess.end(userId, 'everything', trx)) };
   }
 
   /** Refuses to take away the operator's last administrator who is not disabled (`user` among them). */
