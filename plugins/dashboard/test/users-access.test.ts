@@ -258,6 +258,11 @@ test.serial('the OAuth authorize pages ask an address of two operators which one
   t.is(approved.status, 302);
   const [grantCode] = await cradle().db('oauth_codes').where({ client_id: clientId }).select('user_id');
   t.is(grantCode?.user_id, b.id);
+  // The CLI names such a user with --operator.
+  const list = gw.kernel.commands.find((c) => c.noun === 'oauth apps' && c.verb === 'list')!;
+  t.is(await errorCode(list.run({ flags: { user: email }, cradle: cradle() } as never)), 'user_ambiguous');
+  const listed = (await list.run({ flags: { user: email, operator: second }, cradle: cradle() } as never)) as { user: { id: string } };
+  t.is(listed.user.id, b.id);
 });
 
 test.serial('a session that a sign-in racing the disable left behind does not come back to life on enable', async (t) => {
