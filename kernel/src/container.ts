@@ -28,6 +28,8 @@ export interface Cradle {
   readonly invoiceEvents: import('./events/invoice-events.js').InvoiceEvents;
   /** Every enabled plugin's MCP tools, in plugin order. */
   readonly mcpTools: readonly import('./mcp/mcp-tool.js').McpToolDefinition[];
+  /** Ends a user's sessions or all their access in every enabled plugin (tenancy calls it). */
+  readonly userAccess: import('./users/user-access.js').UserAccess;
   /** The readiness checks of the kernel and every enabled plugin (`gateway doctor`, ADR 0007). */
   readonly readiness: import('./readiness/readiness.js').Readiness;
 }

@@ -5,7 +5,7 @@ import type { LoadedPlugin } from './loader.js';
 import { servicePrefix, type AnyPlugin } from './plugin.js';
 
 /** The parts of a plugin built from the container, in the order the kernel builds them. */
-export const PLUGIN_PARTS = ['routes', 'errorFormats', 'authenticators', 'jobs', 'mcpTools', 'readiness', 'start', 'stop'] as const;
+export const PLUGIN_PARTS = ['routes', 'errorFormats', 'authenticators', 'jobs', 'mcpTools', 'userAccessEnders', 'readiness', 'start', 'stop'] as const;
 
 /**
  * Checks every declaration of the enabled plugins once the container is wired (ADR 0009): each

@@ -12,6 +12,7 @@ import { bindChainIds, bindToolChainIds } from './http/chain-id-schemas.js';
 import type { ChainModule } from './chain.js';
 import { createKnex } from './db/create-knex.js';
 import { createNotifications, type Notifications } from './db/notifications.js';
+import { createUserAccess } from './users/user-access.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.js';
 import { kernelMigrations } from './db/kernel-migrations.js';
 import { runMigrations, pendingMigrations, type OwnedMigrations } from './db/migration-runner.js';
@@ -177,6 +178,9 @@ export function createKernel(options: KernelOptions): Kernel {
           loaded.flatMap(({ plugin }) => (plugin.mcpTools ? buildDeclared(plugin.mcpTools, cradle, `mcpTools of plugin "${plugin.id}"`) : [])),
           chainRegistry,
         ),
+      ).singleton(),
+      userAccess: asFunction((cradle: Cradle) =>
+        createUserAccess(() => loaded.flatMap(({ plugin }) => (plugin.userAccessEnders ? buildDeclared(plugin.userAccessEnders, cradle, `userAccessEnders of plugin "${plugin.id}"`) : []))),
       ).singleton(),
     });
     const kernelServices = new Set(Object.keys(container.registrations));

@@ -11,6 +11,7 @@ import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
 import type { ReadinessCheck } from './readiness/readiness.js';
 import type { Declared } from './deps.js';
+import type { UserAccessEnder } from './users/user-access.js';
 
 /**
  * A plugin part built from the container, declared with `withDeps`: it sees only the services it
@@ -76,6 +77,11 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
   readonly jobs?: PluginPart<readonly JobDefinition[]>;
   /** MCP tools this plugin offers agents (see McpToolDefinition); served by the MCP plugin. */
   readonly mcpTools?: PluginPart<readonly McpToolDefinition[]>;
+  /**
+   * What this plugin holds for a user that must end when the user is disabled or an administrator
+   * ends their sessions (dashboard sessions, OAuth grants): run by the kernel's `userAccess`.
+   */
+  readonly userAccessEnders?: PluginPart<readonly UserAccessEnder[]>;
   /** Operator CLI commands (`pnpm gateway <noun> <verb>`). */
   readonly cli?: readonly CliCommand[];
   /**

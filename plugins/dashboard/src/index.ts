@@ -27,6 +27,10 @@ export const dashboardPlugin = definePlugin({
   routes: dashboardRoutes,
   errorFormats: withDeps([], () => [dashboardErrorFormat]),
   jobs: dashboardJobs,
+  // Disabling a user or ending their sessions signs every browser of theirs out (issue 33 item 12).
+  userAccessEnders: withDeps(['dashboardSessions'], ({ dashboardSessions }) => [
+    { name: 'dashboard_sessions', end: (userId, _scope, trx) => dashboardSessions.signOutEverywhere(userId, trx) },
+  ]),
 });
 
 export * from './contract.js';

@@ -3,9 +3,11 @@ import { tenancyErrors, type UserView } from '@gw/plugin-tenancy/contract';
 import { oauthErrors } from './errors.js';
 
 const userFlag: CliFlag = { type: 'string', required: true, description: 'User id (ULID) or e-mail address.' };
+const operatorFlag: CliFlag = { type: 'string', description: 'Operator id or name of the user (needed for an e-mail that users of several operators have).' };
 
-async function findUser(cradle: Cradle, value: string): Promise<UserView> {
-  const user = await cradle.tenancyUsers.find(value);
+async function findUser(cradle: Cradle, value: string, operator: unknown): Promise<UserView> {
+  const scope = typeof operator === 'string' && operator ? { operatorId: (await cradle.tenancyOperators.find(operator)).id } : {};
+  const user = await cradle.tenancyUsers.find(value, scope);
   if (!user) throw tenancyErrors.user_not_found({ message: `No user "${value}".` });
   return user;
 }
@@ -16,9 +18,9 @@ export const oauthCommands: CliCommand[] = [
     noun: 'oauth apps',
     verb: 'list',
     summary: "A user's connected OAuth apps: consent, scopes, live token lineages.",
-    flags: { user: userFlag },
+    flags: { user: userFlag, operator: operatorFlag },
     run: async ({ flags, cradle }) => {
-      const user = await findUser(cradle, String(flags['user']));
+      const user = await findUser(cradle, String(flags['user']), flags['operator']);
       return { user: { id: user.id, email: user.email }, apps: await cradle.oauthTokens.listApps(user.id) };
     },
   },
@@ -28,6 +30,7 @@ export const oauthCommands: CliCommand[] = [
     summary: "Revoke a connected app: every token of (user, client) and the consent, at once; the next authorization asks for consent again.",
     flags: {
       user: userFlag,
+      operator: operatorFlag,
       client: {
         type: 'string',
         required: true,
@@ -36,7 +39,7 @@ export const oauthCommands: CliCommand[] = [
       },
     },
     run: async ({ flags, cradle }) => {
-      const user = await findUser(cradle, String(flags['user']));
+      const user = await findUser(cradle, String(flags['user']), flags['operator']);
       const result = await cradle.oauthTokens.revokeApp(user.id, String(flags['client']), CLI_ACTOR as { actor: string; channel: 'cli' });
       if (!result) throw oauthErrors.oauth_app_not_found({ message: `User ${user.email} has no consent or tokens for client ${String(flags['client'])}.` });
       return { revoked: result };

@@ -30,6 +30,12 @@ export const OAuthConfigSchema = Type.Object(
       {
         ttlSeconds: Type.Integer({ minimum: 60, maximum: 3600, default: 600, description: 'Lifetime of a sign-in code.' }),
         maxAttempts: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Wrong entries before a code is dead.' }),
+        wrongPerHourPerAddress: Type.Integer({
+          minimum: 1,
+          maximum: 1000,
+          default: 10,
+          description: 'Wrong codes per e-mail address in any rolling hour, over all its codes; at the cap every code of the address is refused (even the right one) until the oldest wrong entry is an hour old.',
+        }),
         sendsPerHour: Type.Integer({
           minimum: 1,
           maximum: 1000,

@@ -2,6 +2,7 @@ import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@g
 import { m0001OAuth } from '../migrations/0001_oauth.js';
 import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
 import { m0003ChallengeBinding } from '../migrations/0003_challenge_binding.js';
+import { m0004WrongCodeCap } from '../migrations/0004_wrong_code_cap.js';
 import { oauthCommands } from './cli.js';
 import { OAuthConfigSchema } from './config.js';
 import { oauthErrors } from './errors.js';
@@ -27,7 +28,7 @@ export const oauthPlugin = definePlugin({
   dependsOn: ['tenancy'],
   config: OAuthConfigSchema,
   errors: [oauthErrors],
-  migrations: [m0001OAuth, m0002DocumentFailures, m0003ChallengeBinding],
+  migrations: [m0001OAuth, m0002DocumentFailures, m0003ChallengeBinding, m0004WrongCodeCap],
   // The successor pair kept during the refresh leeway (a master-key rotation re-seals it).
   sealedColumns: [{ table: 'oauth_refresh_tokens', column: 'sealed_successor', aad: sealAad }],
   register: ({ config, kernelConfig, logger }) => {
@@ -47,7 +48,7 @@ export const oauthPlugin = definePlugin({
       oauthMailer: service([], () => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: !isDevelopment(kernelConfig), logger }), {
         dispose: (mailer) => mailer.close(),
       }),
-      oauthSignIn: service(['db', 'rateLimiter', 'logger', 'oauthConfig', 'oauthMailer', 'tenancyUsers'], (deps) => new SignInService(deps)),
+      oauthSignIn: service(['db', 'rateLimiter', 'logger', 'oauthConfig', 'oauthMailer', 'tenancyUsers', 'tenancyOperators'], (deps) => new SignInService(deps)),
       oauthAuthorizations: service(['db', 'audit', 'oauthConfig'], (deps) => new AuthorizationService(deps)),
       oauthTokens: service(['db', 'audit', 'secretBox', 'oauthConfig'], (deps) => new TokenService(deps)),
     };
@@ -56,6 +57,12 @@ export const oauthPlugin = definePlugin({
   errorFormats: withDeps([], () => [oauthErrorFormat]),
   jobs: oauthJobs,
   cli: oauthCommands,
+  // Disabling a user ends their OAuth grants, tokens and consents; ending their sessions signs the
+  // authorize pages out (issue 33 item 12). Both inside tenancy's transaction, on oauth's own tables.
+  userAccessEnders: withDeps(['oauthSignIn', 'oauthTokens'], ({ oauthSignIn, oauthTokens }) => [
+    { name: 'oauth_sessions', end: (userId, _scope, trx) => oauthSignIn.endSessionsOf(userId, trx) },
+    { name: 'oauth_grants', end: async (userId, scope, trx) => (scope === 'everything' ? oauthTokens.revokeAllOf(userId, trx) : 0) },
+  ]),
   start: withDeps(['kernelConfig', 'kernelRole', 'oauthConfig', 'logger'], async ({ kernelConfig, kernelRole, oauthConfig, logger }) => {
     // Only processes that serve the sign-in pages say so; the CLI's stdout carries JSON.
     if ((kernelRole === 'gateway' || kernelRole === 'all') && !isDevelopment(kernelConfig) && !oauthConfig.smtp.url) {

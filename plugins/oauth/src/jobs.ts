@@ -25,7 +25,9 @@ export const oauthJobs = withDeps(['db', 'logger', 'oauthConfig'], (deps): JobDe
           const codes = await count(sql`with gone as (delete from oauth_codes where expires_at < now() - interval '1 day' and grant_id is null returning 1) select count(*)::int as n from gone`);
           const sessions = await count(sql`with gone as (delete from oauth_sessions where expires_at < now() returning 1) select count(*)::int as n from gone`);
           const documentFailures = await count(sql`with gone as (delete from oauth_client_document_failures where retry_at < now() returning 1) select count(*)::int as n from gone`);
-          return { wiped, requests, challenges, codes, sessions, documentFailures };
+          // Wrong codes count for an hour (the per-address cap's rolling window).
+          const codeFailures = await count(sql`with gone as (delete from oauth_code_failures where failed_at < now() - interval '1 hour' returning 1) select count(*)::int as n from gone`);
+          return { wiped, requests, challenges, codes, sessions, documentFailures, codeFailures };
         });
         logger.debug(removed, 'oauth sweep');
       },

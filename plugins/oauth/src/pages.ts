@@ -103,7 +103,7 @@ ${alert(options.error)}
 }
 
 /** Step 2: the code. The same page whether or not the address is invited. */
-export function codePage(form: FormContext, challengeId: string, options: { error?: string; status?: number } = {}): RouteResult {
+export function codePage(form: FormContext, challengeId: string, options: { error?: string; status?: number; operators?: readonly { id: string; name: string }[] } = {}): RouteResult {
   return page(
     'Enter your code',
     `<h1>Enter your code</h1>
@@ -112,6 +112,7 @@ ${alert(options.error)}
 <form method="post" action="/oauth/authorize/verify">${hidden(form, { challenge: challengeId })}
 <label for="code">One-time code</label>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" required maxlength="7"${options.error ? ' aria-describedby="form-error"' : ''}>
+${options.operators ? operatorChoice(options.operators) : ''}
 <button type="submit">Sign in</button>
 </form>
 <p class="note">No code? Check the address, or start again from the application.</p>`,
@@ -119,6 +120,17 @@ ${alert(options.error)}
     form.setCookie,
     form.redirectUri,
   );
+}
+
+/** The operators a right code may sign in to, when the address is a user of several (issue 33 item 18). */
+function operatorChoice(operators: readonly { id: string; name: string }[]): string {
+  const choices = operators.map((o, i) => `<label class="choice"><input type="radio" name="operator" value="${escapeHtml(o.id)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(o.name)}</label>`).join('\n');
+  return `<fieldset><legend>Operator to sign in to</legend>\n${choices}\n</fieldset>`;
+}
+
+/** The answer once an address reached its cap of wrong codes (every code refused until `retryAfter`). */
+export function lockedMessage(retryAfter: number): string {
+  return `Too many wrong codes were entered for this address. Sign-in for it is locked; try again in ${Math.max(1, Math.ceil(retryAfter / 60))} minutes.`;
 }
 
 /** Step 3: consent, listing the scopes. */

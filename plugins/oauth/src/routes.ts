@@ -4,7 +4,7 @@ import { trimTrailing, withDeps } from '@gw/kernel';
 import type { RouteDefinition, RouteResult } from '@gw/kernel';
 import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy/contract';
 import { CORS_HEADERS, NO_STORE, fail, isFailure, oauthErrorResult, type OAuthFailure } from './oauth-result.js';
-import { clientLabel, codePage, consentPage, errorPage, signInPage, type FormContext } from './pages.js';
+import { clientLabel, codePage, consentPage, errorPage, lockedMessage, signInPage, type FormContext } from './pages.js';
 import { parseScope } from './scopes.js';
 import { clientRedirect, errorRedirectAllowed } from './services/authorization-service.js';
 import { authorizationServerMetadata, protectedResourceMetadata, MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';
@@ -225,9 +225,16 @@ export const oauthRoutes = withDeps(['rateLimiter', 'oauthConfig', 'oauthUrls', 
     pageForm('/oauth/authorize/verify', 'Sign-in step 2: check the one-time code.', async (prelude) => {
       const { params, session, request, form, a } = prelude;
       const challenge = params.get('challenge') ?? '';
-      const result = await signIn.verify(session, challenge, params.get('code'));
+      const result = await signIn.verify(session, challenge, params.get('code'), params.get('operator'));
       if ('problem' in result) {
         if (result.problem === 'invalid') return codePage(form, challenge, { error: 'That code is not valid for this sign-in. Check the latest e-mail and try again.', status: 400 });
+        if (result.problem === 'choose_operator') {
+          return codePage(form, challenge, { error: 'Your address is a user of several operators. Choose one and enter the code again.', status: 400, operators: result.operators });
+        }
+        if (result.problem === 'locked') {
+          const locked = signInPage(form, { error: lockedMessage(result.retryAfter), status: 429 });
+          return { ...locked, headers: { ...locked.headers, 'Retry-After': String(result.retryAfter) } };
+        }
         return signInPage(form, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.', status: 400 });
       }
       const signed = await signIn.signIn(session, result.userId, a.secure);

@@ -1,4 +1,4 @@
-import { CLI_ACTOR, type CliCommand, type CliFlag, isUlid, PROJECT_KINDS, type ProjectKind } from '@gw/kernel';
+import { CLI_ACTOR, type Cradle, type CliCommand, type CliFlag, isUlid, PROJECT_KINDS, type ProjectKind } from '@gw/kernel';
 import { tenancyErrors } from './errors.js';
 import { USER_ROLES, type UserRole } from './models/user.js';
 import { PAT_SCOPES } from './scopes.js';
@@ -15,6 +15,13 @@ const roleFlag: CliFlag = {
   validate: (v) => ((USER_ROLES as readonly string[]).includes(v) ? undefined : `must be one of ${USER_ROLES.join(', ')}`),
 };
 const operatorFlag: CliFlag = { type: 'string', description: 'Operator id or name (default: the only operator).' };
+const userFlag: CliFlag = { type: 'string', required: true, description: 'User id or e-mail.' };
+const userOperatorFlag: CliFlag = { type: 'string', description: 'Operator id or name of the user (needed for an e-mail that users of several operators have).' };
+
+/** `--operator` of a user command, resolved to the operator's id (a name is looked up). */
+async function userScope(flags: Record<string, unknown>, cradle: Cradle): Promise<{ operatorId?: string }> {
+  return flags['operator'] ? { operatorId: (await cradle.tenancyOperators.find(String(flags['operator']))).id } : {};
+}
 
 /** Operator CLI commands of the tenancy plugin. */
 export const tenancyCommands: CliCommand[] = [
@@ -184,9 +191,30 @@ export const tenancyCommands: CliCommand[] = [
   {
     noun: 'user role',
     verb: 'set',
-    summary: "Set a user's dashboard role: admin (every action) or member (read-only).",
-    flags: { user: { type: 'string', required: true, description: 'User id or e-mail.' }, role: { ...roleFlag, required: true } },
-    run: async ({ flags, cradle }) => ({ user: await cradle.tenancyUsers.setRole(String(flags['user']), String(flags['role']), CLI_ACTOR) }),
+    summary: "Set a user's dashboard role: admin (every action) or member (read-only). The last administrator who is not disabled keeps the role.",
+    flags: { user: userFlag, role: { ...roleFlag, required: true }, operator: userOperatorFlag },
+    run: async ({ flags, cradle }) => ({ user: await cradle.tenancyUsers.setRole(String(flags['user']), String(flags['role']), CLI_ACTOR, await userScope(flags, cradle)) }),
+  },
+  {
+    noun: 'user',
+    verb: 'disable',
+    summary: "Disable a user: no more sign-in, and their sessions, personal access tokens and OAuth grants end at once. Refused for the operator's last administrator.",
+    flags: { user: userFlag, operator: userOperatorFlag },
+    run: async ({ flags, cradle }) => cradle.tenancyUsers.disable(String(flags['user']), CLI_ACTOR, await userScope(flags, cradle)),
+  },
+  {
+    noun: 'user',
+    verb: 'enable',
+    summary: 'Enable a disabled user: they may sign in again (what disabling ended stays ended).',
+    flags: { user: userFlag, operator: userOperatorFlag },
+    run: async ({ flags, cradle }) => ({ user: await cradle.tenancyUsers.enable(String(flags['user']), CLI_ACTOR, await userScope(flags, cradle)) }),
+  },
+  {
+    noun: 'user sessions',
+    verb: 'end',
+    summary: "End every browser session of a user (dashboard and OAuth sign-in) at once; their tokens and OAuth apps are left alone.",
+    flags: { user: userFlag, operator: userOperatorFlag },
+    run: async ({ flags, cradle }) => cradle.tenancyUsers.endSessions(String(flags['user']), CLI_ACTOR, await userScope(flags, cradle)),
   },
   {
     noun: 'webhook',

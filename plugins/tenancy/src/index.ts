@@ -2,6 +2,7 @@ import { definePlugin, service, withDeps } from '@gw/kernel';
 import { m0001Tenancy } from '../migrations/0001_tenancy.js';
 import { m0002RequestSignatures } from '../migrations/0002_request_signatures.js';
 import { m0003UserRoles } from '../migrations/0003_user_roles.js';
+import { m0004UsersPerOperator } from '../migrations/0004_users_per_operator.js';
 import { tenancyCommands } from './cli.js';
 import { tenancyErrors } from './errors.js';
 import { tenancyRoutes } from './routes.js';
@@ -22,7 +23,7 @@ import { UserService } from './services/user-service.js';
 export const tenancyPlugin = definePlugin({
   id: 'tenancy',
   errors: [tenancyErrors],
-  migrations: [m0001Tenancy, m0002RequestSignatures, m0003UserRoles],
+  migrations: [m0001Tenancy, m0002RequestSignatures, m0003UserRoles, m0004UsersPerOperator],
   // API secrets, sealed with their row id as associated data (a master-key rotation re-seals them).
   sealedColumns: [{ table: 'tenancy_api_key_secrets', column: 'sealed_secret', aad: (id) => id }],
   register: () => ({
@@ -30,7 +31,7 @@ export const tenancyPlugin = definePlugin({
     tenancyProjects: service(['db', 'audit', 'tenancyOperators', 'tenancyApiKeys'], (deps) => new ProjectService(deps)),
     tenancyApiKeys: service(['db', 'audit', 'secretBox', 'kernelConfig'], (deps) => new ApiKeyService(deps)),
     tenancyPats: service(['db', 'audit', 'tenancyOperators'], (deps) => new PatService(deps)),
-    tenancyUsers: service(['db', 'audit', 'tenancyOperators'], (deps) => new UserService(deps)),
+    tenancyUsers: service(['db', 'audit', 'userAccess', 'tenancyOperators'], (deps) => new UserService(deps)),
     tenancySignatureGuard: service(['db'], (deps) => new SignatureReplayGuard(deps)),
   }),
   jobs: tenancyJobs,

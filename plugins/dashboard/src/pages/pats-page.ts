@@ -51,7 +51,7 @@ ${admin ? await createForm(req) : null}`);
           const project = isUlid(projectId) ? await projects.get(projectId).catch(() => undefined) : undefined;
           if (!project || project.operator_id !== req.user.operatorId) throw dashboardErrors.invalid_form({ message: 'Choose one of your projects, or every project.' });
         }
-        const created = await pats.create({ scopes: [...scopes], name, ...(projectId ? { project: projectId } : { operator: req.user.operatorId }) }, req.actor);
+        const created = await pats.create({ scopes: [...scopes], name, userId: req.user.id, ...(projectId ? { project: projectId } : { operator: req.user.operatorId }) }, req.actor);
         return page('Token created', html`<h1>Token created</h1>
 <p>Token <strong>${created.name}</strong> with scopes <code>${created.scopes.join(' ')}</code>${created.project_id ? html` for project <code>${created.project_id}</code>` : ' for every project of the operator'}.</p>
 ${secretOnce('pat', 'Personal access token', created.token)}

@@ -8,9 +8,9 @@ import { definePage, page, redirect, type DashboardRequest } from '../web/dashbo
 const ROLE_LABEL: Record<UserRole, string> = { admin: 'administrator', member: 'read-only member' };
 
 /**
- * Users of the operator: list, invite with a role, change roles; each user's connected OAuth apps
- * with revoke (every token and the consent at once, spec 3.3). A member sees only their own apps
- * and may revoke them.
+ * Users of the operator: list, invite with a role, change roles, disable and enable, end a user's
+ * sessions (issue 33 item 12); each user's connected OAuth apps with revoke (every token and the
+ * consent at once, spec 3.3). A member sees only their own apps and may revoke them.
  */
 export const usersPage = definePage({
   id: 'users',
@@ -35,12 +35,12 @@ export const usersPage = definePage({
           const list = await users.listForOperator(req.user.operatorId, cursor);
           const admin = req.user.role === 'admin';
           return page('Users', html`<h1>Users</h1>
-${table('Users', ['E-mail', 'Status', 'Role', 'Connected apps', ...(admin ? ['Change role'] : [])], list.map((u) => [
+${table('Users', ['E-mail', 'Status', 'Role', 'Connected apps', ...(admin ? ['Change role', 'Access'] : [])], list.map((u) => [
   u.email,
   badge(u.status),
   ROLE_LABEL[u.role],
   admin || u.id === req.user.id ? html`<a href="/dashboard/users/${u.id}/apps">Apps of ${u.email}</a>` : '',
-  ...(admin && u.id !== req.user.id ? [roleForm(req, u)] : admin ? ['(you)'] : []),
+  ...(admin && u.id !== req.user.id ? [roleForm(req, u), accessForms(req, u)] : admin ? ['(you)', '(you)'] : []),
 ]))}
 ${nextPageLink(req, '/dashboard/users', list, cursor.limit)}
 ${admin ? inviteForm(req) : null}`);
@@ -69,6 +69,39 @@ ${admin ? inviteForm(req) : null}`);
           const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
           const updated = await users.setRole(user.id, role, req.actor, { operatorId: req.user.operatorId });
           return redirect('/dashboard/users', `${updated.email} is now ${ROLE_LABEL[updated.role]}.`);
+        },
+      },
+      {
+        method: 'POST',
+        path: '/dashboard/users/:userId/disable',
+        summary: 'Disable a user: no more sign-in; their sessions, personal access tokens and OAuth grants end at once.',
+        cli: ['user disable'],
+        handle: async (req) => {
+          const user = await scopedUser(req);
+          const { ended } = await users.disable(user.id, req.actor, { operatorId: req.user.operatorId });
+          return redirect('/dashboard/users', `${user.email} is disabled: ${describeEnded(ended)}.`);
+        },
+      },
+      {
+        method: 'POST',
+        path: '/dashboard/users/:userId/enable',
+        summary: 'Enable a disabled user: they may sign in again (ended sessions and tokens stay ended).',
+        cli: ['user enable'],
+        handle: async (req) => {
+          const user = await scopedUser(req);
+          const enabled = await users.enable(user.id, req.actor, { operatorId: req.user.operatorId });
+          return redirect('/dashboard/users', `${enabled.email} is enabled and may sign in again.`);
+        },
+      },
+      {
+        method: 'POST',
+        path: '/dashboard/users/:userId/sessions/end',
+        summary: "End every browser session of a user (dashboard and OAuth sign-in) at once.",
+        cli: ['user sessions end'],
+        handle: async (req) => {
+          const user = await scopedUser(req);
+          const { ended } = await users.endSessions(user.id, req.actor, { operatorId: req.user.operatorId });
+          return redirect('/dashboard/users', `The sessions of ${user.email} are ended: ${describeEnded(ended)}.`);
         },
       },
       {
@@ -119,6 +152,25 @@ function roleForm(req: DashboardRequest, user: UserView) {
 <select id="role-${user.id}" name="role">${USER_ROLES.map((r) => html`<option value="${r}"${r === user.role ? html` selected` : null}>${ROLE_LABEL[r]}</option>`)}</select>
 <button type="submit">Set role</button>
 </form>`;
+}
+
+/** Disable or enable, and end sessions: an administrator's buttons for another user. */
+function accessForms(req: DashboardRequest, user: UserView) {
+  const toggle =
+    user.status === 'disabled'
+      ? actionButton(req, `/dashboard/users/${user.id}/enable`, `Enable ${user.email}`)
+      : actionButton(req, `/dashboard/users/${user.id}/disable`, `Disable ${user.email}`, {
+          confirm: `Disable ${user.email}? Their sessions, access tokens and OAuth apps stop working now; enabling them again does not bring those back.`,
+          danger: true,
+        });
+  return html`${toggle} ${actionButton(req, `/dashboard/users/${user.id}/sessions/end`, `End sessions of ${user.email}`, { confirm: `Sign ${user.email} out of every browser now?` })}`;
+}
+
+/** "2 dashboard sessions, 1 personal access token ended" from the counts by kind. */
+function describeEnded(ended: Record<string, number>): string {
+  const label: Record<string, string> = { pats: 'personal access tokens', dashboard_sessions: 'dashboard sessions', oauth_sessions: 'OAuth sign-in sessions', oauth_grants: 'OAuth grants' };
+  const parts = Object.entries(ended).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${label[kind] ?? kind.replace(/_/g, ' ')}`);
+  return parts.length ? `${parts.join(', ')} ended` : 'nothing was open';
 }
 
 function inviteForm(req: DashboardRequest) {

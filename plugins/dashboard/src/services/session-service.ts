@@ -108,9 +108,9 @@ export class SessionService {
     await Session.query(this.deps.db).deleteById(session.row.id);
   }
 
-  /** Ends every session of the user (sign-out everywhere); returns how many ended. */
-  async signOutEverywhere(userId: string): Promise<number> {
-    return Session.query(this.deps.db).where({ user_id: userId }).delete();
+  /** Ends every session of the user (sign-out everywhere), within `trx` when given; returns how many ended. */
+  async signOutEverywhere(userId: string, trx?: Knex.Transaction): Promise<number> {
+    return Session.query(trx ?? this.deps.db).where({ user_id: userId }).delete();
   }
 
   /** Leaves a one-time notice for the next page of the session (never a secret). */

@@ -15,7 +15,7 @@ ${csrfField({ csrf })}
 }
 
 /** Step 2: the code. The same page whether or not the address is invited. */
-export function codeForm(csrf: string, options: { error?: string } = {}): SafeHtml {
+export function codeForm(csrf: string, options: { error?: string; operators?: readonly { id: string; name: string }[] } = {}): SafeHtml {
   return html`<h1>Enter your code</h1>
 <p>If the address is invited, a 6-digit code is on its way. It expires in a few minutes.</p>
 ${alert(options.error)}
@@ -23,9 +23,22 @@ ${alert(options.error)}
 ${csrfField({ csrf })}
 <label for="code">One-time code</label>
 <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" required maxlength="7"${options.error ? html` aria-describedby="form-error"` : null}>
+${options.operators ? operatorChoice(options.operators) : null}
 <button type="submit">Sign in</button>
 </form>
 <p class="note"><a href="/dashboard/sign-in?again=1">Use another address or get a new code</a></p>`;
+}
+
+/** The answer once an address reached its cap of wrong codes (every code refused until `retryAfter`). */
+export function lockedMessage(retryAfter: number): string {
+  return `Too many wrong codes were entered for this address. Sign-in for it is locked; try again in ${Math.max(1, Math.ceil(retryAfter / 60))} minutes.`;
+}
+
+/** The operators a right code may sign in to, when the address is a user of several (issue 33 item 18). */
+function operatorChoice(operators: readonly { id: string; name: string }[]): SafeHtml {
+  return html`<fieldset><legend>Operator to sign in to</legend>
+${operators.map((o, i) => html`<label class="choice"><input type="radio" name="operator" value="${o.id}"${i === 0 ? html` checked` : null}> ${o.name}</label>`)}
+</fieldset>`;
 }
 
 function alert(message: string | undefined): SafeHtml | null {

@@ -7,7 +7,7 @@ import { FormFields } from '../web/form.js';
 import { layout } from '../web/layout.js';
 import { FORM_BODY, SIGN_IN_PATH, htmlResult, seeOther } from '../web/mount.js';
 import { sameOrigin, secureCookie } from '../web/request-checks.js';
-import { codeForm, emailForm } from './sign-in-pages.js';
+import { codeForm, emailForm, lockedMessage } from './sign-in-pages.js';
 
 /** The sentence of the code mail saying what the code is for. */
 const MAIL_PURPOSE = 'Someone (hopefully you) is signing in to the operator dashboard of your payment gateway.';
@@ -109,10 +109,18 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
         if (!('session' in prelude)) return prelude;
         const { session, form } = prelude;
         if (!session.row.challenge_id) return seeOther(SIGN_IN_PATH);
-        const result = await oauthSignIn.verifyFor(`dashboard:${session.row.id}`, session.row.challenge_id, form.raw('code'));
+        const result = await oauthSignIn.verifyFor(`dashboard:${session.row.id}`, session.row.challenge_id, form.raw('code'), form.raw('operator'));
         const csrf = sessions.csrfToken(session);
         if ('problem' in result) {
           if (result.problem === 'invalid') return show('Enter your code', codeForm(csrf, { error: 'That code is not valid. Check the latest e-mail and try again.' }), 400);
+          if (result.problem === 'choose_operator') {
+            return show('Enter your code', codeForm(csrf, { error: 'Your address is a user of several operators. Choose one and enter the code again.', operators: result.operators }), 400);
+          }
+          if (result.problem === 'locked') {
+            await sessions.setChallenge(session, null);
+            const locked = show('Sign in', emailForm(csrf, { error: lockedMessage(result.retryAfter) }), 429);
+            return { ...locked, headers: { ...locked.headers, 'Retry-After': String(result.retryAfter) } };
+          }
           await sessions.setChallenge(session, null);
           return show('Sign in', emailForm(csrf, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.' }), 400);
         }

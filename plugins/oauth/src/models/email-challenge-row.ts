@@ -6,6 +6,8 @@ export interface EmailChallengeRow {
   /** The caller's key for a challenge of another surface (the dashboard's pre-sign-in session). */
   binding: string | null;
   user_id: string | null;
+  /** SHA-256 of the lower-cased address (null for challenges older than the wrong-code cap). */
+  address_hash: string | null;
   code_hash: string;
   attempts: number;
   created_at: Date;

@@ -1,11 +1,12 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { hashToken, isUlid, newId, type RateLimiter, type Sql, sql, sqlQuery } from '@gw/kernel';
-import { normaliseEmail, type UserService } from '@gw/plugin-tenancy/contract';
+import { normaliseEmail, type OperatorService, type UserService, type UserView } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { OAuthConfig } from '../config.js';
 import type { EmailChallengeRow } from '../models/email-challenge-row.js';
 import type { SessionRow } from '../models/session-row.js';
+import { changedRows } from './changed-rows.js';
 import type { CodeMailer } from './mailer.js';
 
 /** Name of the sign-in session cookie (path /oauth, HttpOnly, SameSite=Lax, Secure on https). */
@@ -20,7 +21,20 @@ export interface BrowserSession {
 }
 
 export type StartResult = { challengeId: string } | { problem: 'invalid_email' | 'unavailable' } | { problem: 'rate_limited'; retryAfter: number };
-export type VerifyResult = { userId: string } | { problem: 'invalid' | 'expired' | 'exhausted' };
+/**
+ * `locked`: the address reached its cap of wrong codes (any of its codes) in the last hour; every
+ * code is refused for `retryAfter` seconds. `choose_operator`: the code is right and users of
+ * several operators have the address: the same code again with one of `operators` signs in (the
+ * code is neither used nor counted as wrong).
+ */
+export type VerifyResult =
+  | { userId: string }
+  | { problem: 'invalid' | 'expired' | 'exhausted' }
+  | { problem: 'locked'; retryAfter: number }
+  | { problem: 'choose_operator'; operators: { id: string; name: string }[] };
+
+/** The window of the wrong-code cap per address (issue 33 item 15). */
+const WRONG_CODE_WINDOW_SECONDS = 3600;
 
 /**
  * Browser sign-in for the authorize pages: the session cookie (a random value; the database keeps
@@ -39,6 +53,7 @@ export class SignInService {
       oauthConfig: OAuthConfig;
       oauthMailer: CodeMailer;
       tenancyUsers: UserService;
+      tenancyOperators: OperatorService;
     },
   ) {}
 
@@ -69,6 +84,11 @@ export class SignInService {
       sql`update oauth_sessions set token_hash = ${hashToken(fresh)}, user_id = ${userId}, signed_in_at = now(), expires_at = ${this.expiry()} where id = ${session.row.id} returning *`,
     );
     return { row: row!, token: fresh, setCookie: this.cookie(fresh, secure) };
+  }
+
+  /** Ends every signed-in session of the user (within `trx`); returns how many ended. */
+  async endSessionsOf(userId: string, trx: Knex.Transaction): Promise<number> {
+    return changedRows(trx, sql`delete from oauth_sessions where user_id = ${userId} returning 1`);
   }
 
   /** The CSRF token of the session's forms: HMAC of a fixed label keyed with the cookie value. */
@@ -123,13 +143,15 @@ export class SignInService {
       const hit = await this.deps.rateLimiter.hit({ ...rule, windowSeconds: 3600 });
       if (!hit.allowed) return { problem: 'rate_limited', retryAfter: hit.retryAfter };
     }
-    const user = await this.deps.tenancyUsers.findForSignIn(email);
+    // One address may be a user of several operators (issue 33 item 18): one code for the address;
+    // which operator it signs in to is chosen after the right code (verify's `choose_operator`).
+    const [user] = await this.deps.tenancyUsers.findForSignIn(email);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const id = newId();
     await sqlQuery(
       this.deps.db,
-      sql`insert into oauth_email_challenges (id, session_id, binding, user_id, code_hash, expires_at)
-          values (${id}, ${owner.session_id}, ${owner.binding}, ${user?.id ?? null}, ${hashToken(`${id}:${code}`)}, now() + make_interval(secs => ${this.deps.oauthConfig.emailCode.ttlSeconds}))`,
+      sql`insert into oauth_email_challenges (id, session_id, binding, user_id, address_hash, code_hash, expires_at)
+          values (${id}, ${owner.session_id}, ${owner.binding}, ${user?.id ?? null}, ${address}, ${hashToken(`${id}:${code}`)}, now() + make_interval(secs => ${this.deps.oauthConfig.emailCode.ttlSeconds}))`,
     );
     if (user) {
       // Not awaited: an invited address must not answer slower than an unknown one.
@@ -139,41 +161,76 @@ export class SignInService {
   }
 
   /** Checks an entered code; a wrong one counts against the challenge's attempts. */
-  async verify(session: BrowserSession, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
-    return this.verifyChallenge({ session_id: session.row.id }, challengeId, rawCode);
+  async verify(session: BrowserSession, challengeId: unknown, rawCode: unknown, operatorId?: unknown): Promise<VerifyResult> {
+    return this.verifyChallenge({ session_id: session.row.id }, challengeId, rawCode, operatorId);
   }
 
   /**
    * Checks a code of a challenge started with `startFor(binding, ...)`; a wrong one counts against
    * its attempts. Success marks the user signed in (an invitation is accepted); it never creates one.
    */
-  async verifyFor(binding: string, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
-    return this.verifyChallenge({ binding }, challengeId, rawCode);
+  async verifyFor(binding: string, challengeId: unknown, rawCode: unknown, operatorId?: unknown): Promise<VerifyResult> {
+    return this.verifyChallenge({ binding }, challengeId, rawCode, operatorId);
   }
 
-  private async verifyChallenge(owner: { session_id: string } | { binding: string }, challengeId: unknown, rawCode: unknown): Promise<VerifyResult> {
+  private async verifyChallenge(owner: { session_id: string } | { binding: string }, challengeId: unknown, rawCode: unknown, operatorId: unknown): Promise<VerifyResult> {
     if (typeof challengeId !== 'string' || !isUlid(challengeId)) return { problem: 'invalid' };
     const code = typeof rawCode === 'string' ? rawCode.replace(/\s+/g, '') : '';
-    return this.deps.db.transaction(async (trx) => {
+    const { maxAttempts, wrongPerHourPerAddress } = this.deps.oauthConfig.emailCode;
+    return this.deps.db.transaction(async (trx): Promise<VerifyResult> => {
       const ownedBy = 'session_id' in owner ? sql`session_id = ${owner.session_id}` : sql`binding = ${owner.binding}`;
       const [row] = await sqlQuery<EmailChallengeRow & { expired: boolean }>(
         trx,
         sql`select *, expires_at <= now() as expired from oauth_email_challenges where id = ${challengeId} and ${ownedBy} for update`,
       );
-      if (!row || row.consumed_at) return { problem: 'invalid' as const };
-      if (row.expired) return { problem: 'expired' as const };
-      if (row.attempts >= this.deps.oauthConfig.emailCode.maxAttempts) return { problem: 'exhausted' as const };
+      if (!row || row.consumed_at) return { problem: 'invalid' };
+      if (row.expired) return { problem: 'expired' };
+      // The address's cap over all its codes (issue 33 item 15): without it, 30 codes an hour with 5
+      // tries each gave 150 guesses an hour. Unknown addresses are counted alike (no enumeration).
+      const address = row.address_hash;
+      let wrongSoFar = 0;
+      if (address !== null) {
+        // Concurrent entries for one address are counted one after the other.
+        await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${`oauth:wrong-codes:${address}`}, 0))`);
+        const [window] = await sqlQuery<{ wrong: number; retry_after: number }>(
+          trx,
+          sql`select count(*)::int as wrong,
+                     greatest(1, ceil(extract(epoch from min(failed_at) + make_interval(secs => ${WRONG_CODE_WINDOW_SECONDS}) - now())))::int as retry_after
+                from oauth_code_failures
+               where address_hash = ${address} and failed_at > now() - make_interval(secs => ${WRONG_CODE_WINDOW_SECONDS})`,
+        );
+        wrongSoFar = window!.wrong;
+        if (wrongSoFar >= wrongPerHourPerAddress) return { problem: 'locked', retryAfter: window!.retry_after };
+      }
+      if (row.attempts >= maxAttempts) return { problem: 'exhausted' };
       const expected = Buffer.from(row.code_hash, 'hex');
       const given = Buffer.from(hashToken(`${row.id}:${code}`), 'hex');
       const matches = /^\d{6}$/.test(code) && timingSafeEqual(expected, given);
-      if (!matches || row.user_id === null) {
+      const candidates = matches && row.user_id !== null ? await this.candidates(row.user_id) : [];
+      if (candidates.length === 0) {
         await sqlQuery(trx, sql`update oauth_email_challenges set attempts = attempts + 1 where id = ${row.id}`);
-        return { problem: row.attempts + 1 >= this.deps.oauthConfig.emailCode.maxAttempts ? ('exhausted' as const) : ('invalid' as const) };
+        if (address !== null) {
+          await sqlQuery(trx, sql`insert into oauth_code_failures (address_hash) values (${address})`);
+          if (wrongSoFar + 1 >= wrongPerHourPerAddress) return { problem: 'locked', retryAfter: WRONG_CODE_WINDOW_SECONDS };
+        }
+        return { problem: row.attempts + 1 >= maxAttempts ? 'exhausted' : 'invalid' };
+      }
+      const chosen = candidates.length === 1 ? candidates[0] : candidates.find((u) => u.operator_id === operatorId);
+      if (!chosen) {
+        // Only someone who read the mail gets here: the operators of the address are theirs to see.
+        const operators = await Promise.all(candidates.map(async (u) => ({ id: u.operator_id, name: (await this.deps.tenancyOperators.find(u.operator_id)).name })));
+        return { problem: 'choose_operator', operators };
       }
       await sqlQuery(trx, sql`update oauth_email_challenges set consumed_at = now() where id = ${row.id}`);
-      await this.deps.tenancyUsers.markSignedIn(row.user_id, trx);
-      return { userId: row.user_id };
+      await this.deps.tenancyUsers.markSignedIn(chosen.id, trx);
+      return { userId: chosen.id };
     });
+  }
+
+  /** The users a right code of the challenge's user may sign in as: theirs at every operator, not disabled. */
+  private async candidates(userId: string): Promise<UserView[]> {
+    const user = await this.deps.tenancyUsers.find(userId);
+    return user ? this.deps.tenancyUsers.findForSignIn(user.email) : [];
   }
 
   /** A session's expiry, on the database's clock. */

@@ -273,6 +273,19 @@ export class TokenService {
     });
   }
 
+  /**
+   * Ends everything OAuth of a disabled user (issue 33 item 12), within the caller's transaction:
+   * unused codes are burnt, every grant with its access and refresh tokens is revoked, every consent
+   * withdrawn (an app must ask again should the user be enabled). Returns how many grants ended.
+   */
+  async revokeAllOf(userId: string, trx: Knex.Transaction): Promise<number> {
+    await sqlQuery(trx, sql`update oauth_codes set consumed_at = now() where user_id = ${userId} and consumed_at is null`);
+    const grants = await Grant.query(trx).where({ user_id: userId }).whereNull('revoked_at').orderBy('id').forUpdate();
+    for (const grant of grants) await this.revokeGrant(trx, grant.id, 'user_disabled');
+    await sqlQuery(trx, sql`update oauth_consents set revoked_at = now() where user_id = ${userId} and revoked_at is null`);
+    return grants.length;
+  }
+
   /** Revokes a lineage: the grant, every access token and every refresh token of it. */
   private async revokeGrant(trx: Knex.Transaction, grantId: string, reason: string): Promise<{ access: number; refresh: number }> {
     await sqlQuery(trx, sql`update oauth_grants set revoked_at = now(), revoked_reason = ${reason} where id = ${grantId} and revoked_at is null`);
