@@ -45,6 +45,7 @@ export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 export { invoiceWriteTools } from './mcp-tools.js';
 export { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
+export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
 export type { CreateInvoiceInput, InvoiceService } from './services/invoice-service.js';
 export type { InvoiceView } from './services/invoice-view.js';
