@@ -11,7 +11,7 @@ const logger = pino({ level: 'silent' });
 const USD_COIN = { symbol: 'USDX', providers: { coingecko: 'usd-x' } };
 
 function coin(id: string, extra: Partial<CoinDefinition> = {}): CoinDefinition {
-  return { id, symbol: id.toUpperCase(), decimals: 8, price: { symbol: id.toUpperCase(), providers: { coingecko: id } }, ...extra };
+  return { id, symbol: id.toUpperCase(), decimals: 8, paymentDecimals: 8, price: { symbol: id.toUpperCase(), providers: { coingecko: id } }, ...extra };
 }
 
 function chain(id: string, coins: readonly CoinDefinition[], extra: Partial<ChainModule> = {}, keys = true): ChainModule {
@@ -66,6 +66,19 @@ test('an inconsistent chain definition stops start-up naming the chain, enabled 
   t.throws(() => createChainRegistry([chain('Bad-Id', [coin('bad')])], logger), { message: /^chain "Bad-Id": id must match/ });
   const lowerAsset = chain('eee', [coin('eee', { price: { symbol: 'eee', providers: {} } })]);
   t.throws(() => createChainRegistry([lowerAsset], logger), { message: /^chain eee: coin eee has no price asset/ });
+});
+
+test('a coin without a valid payment precision stops start-up naming the coin', (t) => {
+  const { paymentDecimals: _, ...bare } = coin('pp');
+  for (const [name, c] of [
+    ['missing', bare as CoinDefinition],
+    ['above decimals', coin('pp', { paymentDecimals: 9 })],
+    ['negative', coin('pp', { paymentDecimals: -1 })],
+    ['fractional', coin('pp', { paymentDecimals: 2.5 })],
+  ] as const) {
+    t.throws(() => createChainRegistry([chain('ppp', [c], { enabledByDefault: false })], logger), { message: 'chain ppp: coin pp needs paymentDecimals, an integer from 0 to its decimals (8)' }, name);
+  }
+  t.deepEqual(createChainRegistry([chain('ppp', [coin('pp', { paymentDecimals: 0 })])], logger).coinIds(), ['pp']);
 });
 
 test('one price asset with two sets of provider ids, or a key-generation capability the adapter lacks, stops start-up', (t) => {

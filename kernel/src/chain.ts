@@ -94,6 +94,12 @@ export interface CoinDefinition {
   /** Exact number of fractional digits of the base unit (BTC 8, ETH 18, USDT on BSC 18, ...). */
   readonly decimals: number;
   /**
+   * Fractional digits of an amount the gateway asks a payer for when it computes the amount itself
+   * (a USD-priced invoice, rounded up to it): at most `decimals`; 8 for the 18-decimal coins, so
+   * nobody is asked to type 0.016666666666666667 ETH. Required (the registry checks at start).
+   */
+  readonly paymentDecimals: number;
+  /**
    * Token contract (ERC-20/BEP-20/TRC-20) or jetton master (TON) per network id; absent for the
    * chain's native coin. A network id missing here means the coin is not available on that network.
    */
@@ -297,7 +303,7 @@ export function defineChain(module: ChainModule): ChainModule {
 
 /**
  * Throws an Error naming the chain (and coin) when a definition is inconsistent: a malformed chain
- * or coin id, a coin twice, a coin without a price asset, decimals out of range, a contract on a
+ * or coin id, a coin twice, a coin without a price asset, decimals or paymentDecimals out of range, a contract on a
  * network the chain does not have, a token without a contract or sandbox contract on the default
  * testnet.
  */
@@ -321,6 +327,9 @@ export function checkChainDefinition(definition: ChainDefinition): void {
     }
     if (!Number.isInteger(coin.decimals) || coin.decimals < 0 || coin.decimals > 36) {
       throw new Error(`chain ${definition.id}: coin ${coin.id} has invalid decimals`);
+    }
+    if (!Number.isInteger(coin.paymentDecimals) || coin.paymentDecimals < 0 || coin.paymentDecimals > coin.decimals) {
+      throw new Error(`chain ${definition.id}: coin ${coin.id} needs paymentDecimals, an integer from 0 to its decimals (${coin.decimals})`);
     }
     for (const network of Object.keys(coin.contracts ?? {})) {
       if (!networkIds.has(network)) {

@@ -13,7 +13,7 @@ export const adaDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    { id: 'ada', symbol: 'ADA', price: { symbol: 'ADA', providers: { coingecko: 'cardano', kraken: ['ADAUSD'] } }, decimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
+    { id: 'ada', symbol: 'ADA', price: { symbol: 'ADA', providers: { coingecko: 'cardano', kraken: ['ADAUSD'] } }, decimals: 6, paymentDecimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
   ],
   // The watcher's default poll interval follows it (capped at 30 s): a block every 20 s on average (1 s slots, active slot coefficient 0.05).
   blockTimeSeconds: 20,

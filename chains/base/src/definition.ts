@@ -21,6 +21,7 @@ export const baseDefinition: ChainDefinition = {
       symbol: 'ETH',
       price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } },
       decimals: 18,
+      paymentDecimals: 8,
       source: 'https://docs.base.org/base-chain/network-information (ETH is the native gas token; 18 decimals as on Ethereum)',
     },
     {
@@ -28,6 +29,7 @@ export const baseDefinition: ChainDefinition = {
       symbol: 'USDC',
       price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
+      paymentDecimals: 6,
       // Native (Circle-issued) USDC, not the bridged USDbC at 0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA.
       contracts: {
         base: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',

@@ -10,11 +10,12 @@ export const bscDefinition: ChainDefinition = {
     testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97 }],
   },
   coins: [
-    { id: 'bnb', symbol: 'BNB', price: { symbol: 'BNB', providers: { coingecko: 'binancecoin' } }, decimals: 18, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
+    { id: 'bnb', symbol: 'BNB', price: { symbol: 'BNB', providers: { coingecko: 'binancecoin' } }, decimals: 18, paymentDecimals: 8, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
     {
       id: 'usdt_bep20',
       symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 18,
+      paymentDecimals: 8,
       // Binance-Peg USDT uses 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet token.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0xD88a246cAFe0FFED406FF189d3C92C97473E0188',
@@ -25,6 +26,7 @@ export const bscDefinition: ChainDefinition = {
       id: 'usdc_bep20',
       symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 18,
+      paymentDecimals: 8,
       // Binance-Peg USDC (18 decimals). Circle lists no BSC testnet USDC.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x4F2E8C065b96264e0B5f82e5d29925F4e99A2b94',

@@ -26,6 +26,7 @@ export const btcDefinition: ChainDefinition = {
       id: 'btc',
       symbol: 'BTC', price: { symbol: 'BTC', providers: { coingecko: 'bitcoin', kraken: ['XBTUSD', 'XXBTZUSD'] } },
       decimals: 8,
+      paymentDecimals: 8,
       source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',
     },
   ],

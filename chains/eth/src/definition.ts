@@ -10,11 +10,12 @@ export const ethDefinition: ChainDefinition = {
     testnets: [{ id: 'sepolia', name: 'Ethereum Sepolia', kind: 'testnet', evmChainId: 11155111 }],
   },
   coins: [
-    { id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' },
+    { id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18, paymentDecimals: 8, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' },
     {
       id: 'usdt_erc20',
       symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
+      paymentDecimals: 6,
       // Tether publishes no Sepolia deployment; USDT is therefore unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x30758F7B3C7CA12f5224d41579A93e48Cf0f88eC',
@@ -26,6 +27,7 @@ export const ethDefinition: ChainDefinition = {
       id: 'usdc_erc20',
       symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
+      paymentDecimals: 6,
       contracts: {
         ethereum: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
         sepolia: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',

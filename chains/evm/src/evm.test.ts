@@ -20,7 +20,7 @@ const fixture: ChainDefinition = {
     mainnet: { id: 'main', name: 'main', kind: 'mainnet', evmChainId: 1 },
     testnets: [{ id: 'test', name: 'test', kind: 'testnet', evmChainId: 5 }],
   },
-  coins: [{ id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18 }],
+  coins: [{ id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18, paymentDecimals: 8 }],
   defaultConfirmations: 1,
   capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
   accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },

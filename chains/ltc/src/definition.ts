@@ -24,6 +24,7 @@ export const ltcDefinition: ChainDefinition = {
       symbol: 'LTC',
       price: { symbol: 'LTC', providers: { coingecko: 'litecoin', kraken: ['LTCUSD', 'XLTCZUSD'] } },
       decimals: 8,
+      paymentDecimals: 8,
       source: 'Litecoin Core: 1 LTC = 100,000,000 litoshi (COIN in src/consensus/amount.h)',
     },
   ],

@@ -14,12 +14,14 @@ export const polygonDefinition: ChainDefinition = {
       id: 'pol',
       symbol: 'POL', price: { symbol: 'POL', providers: { coingecko: 'polygon-ecosystem-token', kraken: ['POLUSD'] } },
       decimals: 18,
+      paymentDecimals: 8,
       source: 'https://docs.polygon.technology/ (POL replaced MATIC as the native gas token on 2024-09-04; native coin, 18 decimals)',
     },
     {
       id: 'usdt_polygon',
       symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
+      paymentDecimals: 6,
       // No official Tether deployment on Amoy.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x60eF684093cf05d0F3f9Befe17F6ffe03BaA81a7',
@@ -31,6 +33,7 @@ export const polygonDefinition: ChainDefinition = {
       id: 'usdc_polygon',
       symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
+      paymentDecimals: 6,
       // Native (Circle-issued) USDC, not the bridged USDC.e at 0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174.
       contracts: {
         polygon: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',

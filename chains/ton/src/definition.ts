@@ -11,11 +11,12 @@ export const tonDefinition: ChainDefinition = {
     testnets: [{ id: 'ton-testnet', name: 'TON testnet', kind: 'testnet' }],
   },
   coins: [
-    { id: 'ton', symbol: 'TON', price: { symbol: 'TON', providers: { coingecko: 'the-open-network', kraken: ['TONUSD'] } }, decimals: 9, source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)' },
+    { id: 'ton', symbol: 'TON', price: { symbol: 'TON', providers: { coingecko: 'the-open-network', kraken: ['TONUSD'] } }, decimals: 9, paymentDecimals: 9, source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)' },
     {
       id: 'usdt_ton',
       symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
+      paymentDecimals: 6,
       // Tether publishes no TON testnet jetton; USDT is unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: 'kQBLhSxWq_FTVwb55TP6HUDMEueiBPMHRgT-eV6XN3hUAZqm',

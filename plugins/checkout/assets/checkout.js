@@ -56,6 +56,9 @@
       region.innerHTML = update.html;
       copyButtons(region);
     }
+    // The QR code and wallet link ask for what is still due: replaced with the status.
+    var request = document.getElementById('payment-request');
+    if (request && typeof update.request === 'string') request.innerHTML = update.request;
     var buttons = document.querySelectorAll('button[data-simulation]');
     for (var i = 0; i < buttons.length; i++) {
       var allowed = (update.simulations || []).indexOf(buttons[i].getAttribute('data-simulation')) >= 0;

@@ -4,7 +4,7 @@ import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '
 import type { Simulation } from '@gw/plugin-sandbox/contract';
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATIONS, statusFragment } from './page/checkout-page.js';
+import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATIONS, paymentRequestFragment, statusFragment } from './page/checkout-page.js';
 import { chooseLocale, type Locale } from './page/i18n.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
 import type { Branding } from './services/branding-service.js';
@@ -31,6 +31,8 @@ export interface StatusUpdate {
   readonly final: boolean;
   /** The status region's new content, rendered and escaped by the server. */
   readonly html: string;
+  /** The payment request region's new content (QR code and wallet link for what is still due). */
+  readonly request: string;
   /** Where the page sends the payer now (paid with a return_url), else null. */
   readonly redirect: string | null;
   /** The sandbox simulations that apply now. */
@@ -60,6 +62,7 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
       key: status.key,
       final: status.final,
       html: statusFragment(locale, status, invoice, branding, facts.symbol, `/checkout/${token}?lang=${locale}`).text,
+      request: paymentRequestFragment(deps.chains, locale, invoice, kind, status).text,
       redirect: RETURN_STATUSES.includes(status.status) ? invoice.return_url : null,
       simulations: kind === 'sandbox' ? PAGE_SIMULATIONS.filter((s) => (s.from as readonly string[]).includes(status.status)).map((s) => s.name) : [],
     };

@@ -115,6 +115,49 @@ test('the page buttons: a partial payment shows the remainder; expiry shows expi
   t.false(await page.locator('svg.qr').isVisible());
 });
 
+test('after a partial payment the QR code and the wallet link ask for the remainder, live and after a reload', async (t) => {
+  const inv = await invoice({ amount_crypto: '24.5', coin: 'usdc_erc20' });
+  const { page } = await open(t);
+  await page.goto(inv.checkout_url);
+  t.is(await decodeQr(page), inv.payment_uri);
+  t.is(await page.getAttribute('#wallet-link', 'href'), inv.payment_uri);
+  await simulate(inv.id, 'detect');
+  await page.locator('#status-title', { hasText: 'Payment seen' }).waitFor();
+  t.is(await page.locator('svg.qr').count(), 0, 'nothing to scan while a payment covering the amount confirms');
+  await simulate(inv.id, 'event', { eventType: 'invoice.partial', amountUnits: '12250000', confirmations: 1, blockHeight: 1, expectedCurrentStatus: 'detected' });
+  await page.locator('#status-title', { hasText: 'Paid too little' }).waitFor();
+  t.truthy(await page.getByText('Send the remaining 12.25 USDC to the same address.').count());
+  // The same request for 12.25 USDC (12250000 base units) as the invoice's URI for 24.5.
+  const remainder = inv.payment_uri.replace('uint256=24500000', 'uint256=12250000');
+  t.not(remainder, inv.payment_uri, `the URI carries the amount: ${inv.payment_uri}`);
+  t.is(await decodeQr(page), remainder, 'the live update replaced the QR code');
+  t.is(await page.getAttribute('#wallet-link', 'href'), remainder);
+  t.truthy(await page.getByText('The code and the wallet link ask for 12.25 USDC.').count());
+  await page.reload();
+  t.is(await decodeQr(page), remainder, 'the server renders it too');
+  t.deepEqual(await axeViolations(page), []);
+});
+
+test('at 320 px the page fits the screen: nothing overflows sideways, before and after a partial payment', async (t) => {
+  const inv = await invoice({ coin: 'eth', amount_crypto: undefined, amount_usd: 50, cancel_url: `${gw.url}/healthz?cancelled=1` });
+  t.true((inv.amount_crypto.split('.')[1] ?? '').length <= 8, inv.amount_crypto);
+  for (const locale of ['en', 'de']) {
+    const { page } = await open(t, { viewport: { width: 320, height: 640 }, deviceScaleFactor: 1 });
+    await page.goto(`${inv.checkout_url}?lang=${locale}`);
+    const overflow = await page.evaluate(() => (globalThis as any).document.scrollingElement.scrollWidth);
+    t.true(overflow <= 320, `${locale}: scrollWidth ${overflow}`);
+    t.truthy(await decodeQr(page), `${locale}: the QR code still decodes at 320 px`);
+  }
+  const usdc = await invoice({ amount_crypto: '1234567.123456', coin: 'usdc_erc20' });
+  await simulate(usdc.id, 'detect');
+  await simulate(usdc.id, 'event', { eventType: 'invoice.partial', amountUnits: '1', confirmations: 1, blockHeight: 1, expectedCurrentStatus: 'detected' });
+  const { page } = await open(t, { viewport: { width: 320, height: 640 }, deviceScaleFactor: 1 });
+  await page.goto(usdc.checkout_url);
+  await page.locator('#status-title', { hasText: 'Paid too little' }).waitFor();
+  const overflow = await page.evaluate(() => (globalThis as any).document.scrollingElement.scrollWidth);
+  t.true(overflow <= 320, `partial: scrollWidth ${overflow}`);
+});
+
 test('a page in German, chosen by Accept-Language, with a switch back to English', async (t) => {
   const inv = await invoice({ amount_crypto: '1234.5' });
   const { page } = await open(t, { locale: 'de-DE', extraHTTPHeaders: { 'Accept-Language': 'de-DE,de;q=0.9' } });

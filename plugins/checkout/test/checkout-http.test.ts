@@ -60,7 +60,8 @@ test('every invoice response carries checkout_url with a random token; the page 
   t.true(body.includes('value="1234.5"'), 'the exact machine amount is the copyable value');
   t.true(body.includes('1,234.5 ETH'), 'the amount is formatted for people');
   t.true(body.includes(`>${inv.address}</textarea>`));
-  t.true(body.includes('<svg role="img"'), 'server-rendered QR code');
+  t.true(body.includes('<svg xmlns="http://www.w3.org/2000/svg" role="img"'), 'server-rendered QR code');
+  t.true(body.includes(`id="wallet-link" href="${inv.payment_uri.replace(/&/g, '&amp;')}"`), 'the wallet link asks for the invoiced amount');
   t.true(body.includes('Sepolia'), 'the network is named');
   t.true(body.includes('Sandbox: this is a test invoice'));
   t.true(body.includes('href="https://shop.example/cart"'));

@@ -20,7 +20,8 @@ let world: DashboardWorld;
 let receiver: Server;
 let receiverUrl: string;
 test.before(async () => {
-  world = await DashboardWorld.start({ GW__plugins__webhooks__privateResponseExcerpts: 'true' });
+  // Fixed rates: a paid invoice gets its USD rate at payment (the overview's paid volume).
+  world = await DashboardWorld.start({ GW__plugins__webhooks__privateResponseExcerpts: 'true', GW__plugins__rates__providers: '["fixed"]', GW__plugins__rates__fixed: '{"BTC":"65000","ETH":"3200.5"}' });
   // A partner's webhook endpoint whose answer carries markup: the log must show it as text.
   receiver = createServer((req, res) => {
     req.resume();
@@ -46,7 +47,7 @@ async function pwned(page: Page): Promise<unknown> {
 }
 
 /** What the scenario leaves for the member's refusals. */
-const made: { sandbox?: string; production?: string; invoice?: string; event?: string; operator?: string } = {};
+const made: { sandbox?: string; secret?: string; production?: string; invoice?: string; event?: string; operator?: string } = {};
 
 test.serial('sandbox: an invoice made through the signed API is found, driven to paid by the simulation buttons, its delivery seen in the log and resent; partner text is escaped; axe passes', async (t) => {
   const admin = await world.invite('ops-admin@example.test', 'admin');
@@ -57,6 +58,7 @@ test.serial('sandbox: an invoice made through the signed API is found, driven to
   const projectId = (await page.locator('#project-id').innerText()).trim();
   const secret = await page.locator('#api-secret').inputValue();
   made.sandbox = projectId;
+  made.secret = secret;
 
   const created = await signedFetch(world.url, '/api/v1/sandbox/invoices', {
     projectId,
@@ -135,6 +137,60 @@ test.serial('sandbox: an invoice made through the signed API is found, driven to
   await expectAccessible(t, page);
   await shot(page, 'audit');
   t.deepEqual(cspViolations, []);
+});
+
+test.serial('invoice pages: a paid invoice priced in crypto shows the USD the overview counts; badges differ by status tone; simulations that do not apply are disabled; 320 px wide pages do not overflow', async (t) => {
+  const { page } = await world.signedIn(t, 'ops-admin@example.test', { viewport: { width: 320, height: 640 } });
+  const base = `${world.url}/dashboard/projects/${made.sandbox}`;
+  const api = (path: string, body?: unknown) => signedFetch(world.url, `/api/v1/sandbox${path}`, { projectId: made.sandbox!, secret: made.secret!, method: 'POST', ...(body === undefined ? {} : { body }) });
+
+  // The paid BTC invoice of the first scenario (0.0015 BTC, no amount_usd): its USD at payment, as the overview sums it.
+  await page.goto(`${base}/overview`);
+  const received = /<strong>([\d.]+) USD<\/strong> received/.exec(await page.locator('main').innerHTML())?.[1];
+  t.truthy(received && Number(received) > 0, `the overview counts the paid invoice: ${received}`);
+  await page.goto(`${base}/invoices/${made.invoice}`);
+  const usd = await page.locator('.facts dt:text-is("USD") + dd').innerText();
+  t.true(usd.startsWith(`${received} at payment`), `USD fact: ${usd}`);
+  await page.goto(`${base}/invoices`);
+  t.true((await page.locator('table tbody tr', { hasText: made.invoice! }).innerText()).includes(`${received} at payment`));
+
+  // A pending invoice: only detect and expire apply; no terminal webhook yet to deliver again.
+  const pending = (await api('/invoices', { external_id: 'tones-pending', coin: 'btc', amount_crypto: '0.001' })).body as { id: string };
+  await page.goto(`${base}/invoices/${pending.id}`);
+  const enabled = async (name: string | RegExp) => page.getByRole('button', { name }).isEnabled();
+  t.true(await enabled('Simulate detect'));
+  t.true(await enabled('Simulate expire'));
+  for (const name of ['Simulate paid', 'Simulate overpaid (×1.5)', 'Simulate partial (half)', 'Simulate late-payment', 'Simulate reorg', 'Simulate reconfirm', 'Deliver the last terminal webhook again']) t.false(await enabled(name), name);
+  t.true(await enabled('Cancel invoice'));
+  // A detected invoice that accepts any amount: a smaller payment is not partial, so its button is disabled.
+  const any = (await api('/invoices', { external_id: 'tones-any', coin: 'btc', amount_crypto: '0.001', matching_mode: 'any' })).body as { id: string };
+  t.is((await api(`/invoices/${any.id}/simulate-detect`)).status, 200);
+  await page.goto(`${base}/invoices/${any.id}`);
+  t.true(await enabled('Simulate paid'));
+  t.false(await enabled('Simulate partial (half)'));
+  t.is((await api(`/invoices/${any.id}/simulate-partial`, { fraction: 0.5 })).status, 422, 'the simulator refuses what the page disables');
+
+  // Status badges: paid, waiting and ended invoices each have their own tone and colours.
+  t.is((await api(`/invoices/${pending.id}/simulate-expire`)).status, 200);
+  await page.goto(`${base}/invoices`);
+  const look = (status: string) =>
+    page.locator(`table .badge-${status}`).first().evaluate((el) => {
+      const style = (globalThis as any).getComputedStyle(el);
+      return { tone: [...el.classList].find((c: string) => c.startsWith('tone-')), background: style.backgroundColor, border: style.borderStyle };
+    });
+  const [paid, detected, expired] = [await look('paid'), await look('detected'), await look('expired')];
+  t.deepEqual([paid.tone, detected.tone, expired.tone], ['tone-good', 'tone-waiting', 'tone-ended']);
+  t.is(new Set([paid.background, detected.background, expired.background]).size, 3, 'three backgrounds');
+  t.is(new Set([paid.border, detected.border, expired.border]).size, 3, 'and three border styles: not colour alone');
+  await expectAccessible(t, page);
+
+  const everywhere = ['projects', 'audit', 'doctor', 'mcp-tools', 'account', 'tokens'].map((p) => `${world.url}/dashboard/${p}`);
+  for (const path of ['overview', 'invoices', `invoices/${made.invoice}`, `invoices/${any.id}`, 'invoices/export', 'webhooks', 'orphans', 'wallets', 'policy', 'key', ...everywhere]) {
+    await page.goto(path.startsWith('http') ? path : `${base}/${path}`);
+    const width = await page.evaluate(() => (globalThis as any).document.scrollingElement.scrollWidth);
+    const wide = await page.evaluate(() => [...(globalThis as any).document.querySelectorAll('body *')].filter((e: any) => e.getBoundingClientRect().right > 320).map((e: any) => `${e.tagName}.${e.className}#${e.id}:${Math.round(e.getBoundingClientRect().right)}`).slice(0, 8).join(' '));
+    t.true(width <= 320, `${path} at 320 px: scrollWidth ${width}; wider: ${wide}`);
+  }
 });
 
 test.serial('production: a wallet is registered after comparing its addresses and verified with a real signature pasted into the form', async (t) => {

@@ -37,19 +37,21 @@ declare module '@gw/kernel' {
   }
 }
 
-export { INVOICE_STATUSES, type InvoiceStatus, WAITING_STATUSES } from './invoice-status.js';
+export { INVOICE_STATUSES, type InvoiceStatus, PAID_STATUSES, WAITING_STATUSES } from './invoice-status.js';
 export type { InvoiceLifecycle, ObservedPayment, PaymentOutcome, TransitionRecord } from './lifecycle/invoice-lifecycle.js';
 export { type InvoiceState, isFinal, liveTransfers, liveUnits, type TransferKey, type TransferState } from './lifecycle/invoice-state.js';
 export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
+export { isShort, statusesAccepting } from './lifecycle/transition-table.js';
 export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 export { invoiceWriteTools } from './mcp-tools.js';
 export { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
+export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
 export type { CreateInvoiceInput, InvoiceService } from './services/invoice-service.js';
 export type { InvoiceView } from './services/invoice-view.js';
 export { MATCHING_MODES, type MatchingMode } from './config.js';
 export { DECIMAL_PATTERN } from './schemas.js';
-export type { ActivitySeries, InvoiceActivityReads } from './services/invoice-activity.js';
+export type { ActivitySeries, InvoiceActivityReads, PaidValue } from './services/invoice-activity.js';
 export { CSV_COLUMNS, csvLines, exportDocument } from './services/invoice-export.js';
 export { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';

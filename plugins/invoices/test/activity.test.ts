@@ -43,6 +43,11 @@ test.serial('activity counts invoices by creation and sums paid USD by payment, 
   t.is(activity.last_week.paid_usd, '51.85');
   const lastHour = activity.last_day.buckets[23]!;
   t.like(lastHour, { invoices: 2, paid: 2, paid_usd: '51.85' });
+  // Each paid invoice's share of that sum, as the dashboard shows it; an unpaid one has none.
+  const values = await cradle.invoicesActivity.paidValues(project.projectId, [paid, usd, old]);
+  t.deepEqual(values.get(paid), { usd: '39.51', rate: '3200.5', source: 'fixed' });
+  t.is(values.get(usd)?.usd, '12.34');
+  t.false(values.has(old));
   t.is(activity.last_day.buckets.slice(0, 23).reduce((n, b) => n + b.invoices, 0), 0);
   t.is(activity.last_week.buckets.reduce((n, b) => n + b.invoices, 0), 3);
   t.true(activity.last_week.buckets.every((b) => b.start_iso.endsWith('T00:00:00.000Z')), 'days are UTC days');

@@ -23,15 +23,15 @@ const uid = () => `order-${Math.random().toString(36).slice(2)}`;
 
 const URI_SCHEME: Record<string, string> = { btc: 'bitcoin:', eth: 'ethereum:', polygon: 'ethereum:', bsc: 'ethereum:', tron: 'tron:', ada: 'web+cardano:', ton: 'ton://transfer/' };
 
-/** USD → base units the long way: decimal strings scaled by hand, rounded up. */
-function expectedUnits(usd: string, rate: string, decimals: number): bigint {
+/** USD → base units the long way: decimal strings scaled by hand, rounded up to the coin's payment decimals. */
+function expectedUnits(usd: string, rate: string, decimals: number, paymentDecimals: number): bigint {
   const [ui, uf = ''] = usd.split('.');
   const [ri, rf = ''] = rate.split('.');
   const scale = Math.max(uf.length, rf.length);
   const u = BigInt(ui! + uf.padEnd(scale, '0'));
   const r = BigInt(ri! + rf.padEnd(scale, '0'));
-  const n = u * 10n ** BigInt(decimals);
-  return n % r === 0n ? n / r : n / r + 1n;
+  const n = u * 10n ** BigInt(paymentDecimals);
+  return (n % r === 0n ? n / r : n / r + 1n) * 10n ** BigInt(decimals - paymentDecimals);
 }
 
 test('creates, retrieves, lists and cancels an invoice of each of the fifteen coins', async (t) => {
@@ -46,7 +46,8 @@ test('creates, retrieves, lists and cancels an invoice of each of the fifteen co
     const invoice = created.body;
     t.true(Value.Check(InvoiceWithTransactionsSchema, invoice), coin);
     const asset = def.price.symbol as keyof typeof FIXED_RATES;
-    const units = expectedUnits('125.5', FIXED_RATES[asset], def.decimals);
+    const units = expectedUnits('125.5', FIXED_RATES[asset], def.decimals, def.paymentDecimals);
+    t.true((invoice.amount_crypto.split('.')[1] ?? '').length <= def.paymentDecimals, `${coin}: ${invoice.amount_crypto}`);
     t.like(invoice, {
       project_id: all.projectId,
       external_id: externalId,

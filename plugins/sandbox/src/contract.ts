@@ -22,4 +22,4 @@ declare module '@gw/kernel' {
 
 export type { SimulationInput } from './services/simulator.js';
 
-export { SIMULATION_RULES, SIMULATIONS, type Simulation } from './simulations.js';
+export { SIMULATION_RULES, SIMULATIONS, simulationApplies, TERMINAL_EVENT_TYPES, type Simulation } from './simulations.js';

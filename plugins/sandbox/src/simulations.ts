@@ -1,6 +1,6 @@
 import { decimalOfNumber } from '@gw/kernel';
 import type { ChainDefinition, InvoiceEventType } from '@gw/kernel';
-import { WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices/contract';
+import { isShort, type MatchingMode, WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices/contract';
 import { createHash } from 'node:crypto';
 
 /** The named simulations of spec 4.5 (path suffix `simulate-<name>`). */
@@ -25,6 +25,16 @@ export const SIMULATION_RULES: Readonly<Record<Simulation, { from: readonly Invo
   reorg: { from: ['paid', 'overpaid', 'partial'], to: 'reverted', event: 'invoice.reverted', facts: 'payment_reverted of every counted payment (a reorganisation).' },
   reconfirm: { from: ['reverted'], to: 'paid', event: 'invoice.paid', facts: 'payment_seen of exactly the invoiced amount (mined again, as an exact payment), then payment_confirmed at the threshold: paid, with a fresh event id.' },
 };
+
+/**
+ * Whether a named simulation can run on an invoice now: its status is one the simulation starts
+ * from, and for `partial` a smaller payment is short in the invoice's matching mode (the lifecycle's
+ * `isShort`: not for `any`). The simulator refuses the others; pages disable their buttons.
+ */
+export function simulationApplies(simulation: Simulation, invoice: { readonly status: InvoiceStatus; readonly matching_mode: MatchingMode }): boolean {
+  if (!SIMULATION_RULES[simulation].from.includes(invoice.status)) return false;
+  return simulation !== 'partial' || isShort({ liveUnits: 0n, amountUnits: 1n, matchingMode: invoice.matching_mode });
+}
 
 /**
  * simulate-event: the statuses each event type may be applied from and the status it implies. The

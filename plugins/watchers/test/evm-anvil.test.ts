@@ -164,6 +164,32 @@ test.serial('a shared (overlay) address: the transfer equal to one invoice\'s am
   t.is((await of(second.id)).status, 'ambiguous', 'an ambiguous invoice waits for the operator');
 });
 
+test.serial('USD-priced ETH at a shared address: amounts of at most 8 decimals, one cent apart stays apart, and the amount typed from the page pays its invoice exactly', async (t) => {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(`usd-overlay-${uid()}`, CLI_ACTOR)).id;
+  const shared = await projectWithPools(gw, operatorId, ['eth'], 'testnet', { evmAccount: 3 });
+  const create = async (usd: number) => {
+    const res = await signedFetch(gw.url, '/api/v1/invoices', { ...shared, method: 'POST', body: { external_id: uid(), coin: 'eth', amount_usd: usd } });
+    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    return res.body;
+  };
+  const fifty = await create(50);
+  await gw.kernel.cradle.db('address_pool_addresses')
+    .where({ project_id: shared.projectId, state: 'available' })
+    .update({ state: 'cooldown', cooldown_until: new Date(Date.now() + 365 * 86_400_000) });
+  const centMore = await create(50.01);
+  t.is(centMore.address, fifty.address, 'the two invoices share the address');
+  // 50 / 3200.5 = 0.0156225589... ETH, rounded up to 8 decimals.
+  t.is(fifty.amount_crypto, '0.01562256');
+  t.is(centMore.amount_crypto, '0.01562569');
+  // What a payer types from the page, through the wallet's own decimal parsing.
+  await anvil.sendEth(payer, centMore.address, parseEther(centMore.amount_crypto));
+  await anvil.mine(centMore.confirmation_threshold);
+  await scan();
+  const of = async (id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, shared)).body;
+  t.is((await of(centMore.id)).status, 'paid');
+  t.is((await of(fifty.id)).status, 'pending');
+});
+
 test.serial('an address in two projects\' pools (one key registered twice): the receipt goes to the project whose invoice waits there', async (t) => {
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create(`same-key-${uid()}`, CLI_ACTOR)).id;
   const twin = await projectWithPools(gw, operatorId, ['eth'], 'testnet');

@@ -1,5 +1,5 @@
-import { html, networkFor, tokenContractFor, type ChainRegistry, type ProjectKind, type SafeHtml, type StaticAssets } from '@gw/kernel';
-import type { InvoiceView } from '@gw/plugin-invoices/contract';
+import { fromBaseUnits, html, networkFor, tokenContractFor, type ChainRegistry, type ProjectKind, type SafeHtml, type StaticAssets } from '@gw/kernel';
+import { invoicePaymentUri, type InvoiceView } from '@gw/plugin-invoices/contract';
 import type { SimulationInput } from '@gw/plugin-sandbox/contract';
 import type { Branding } from '../services/branding-service.js';
 import { formatDecimal, formatTime, formatUsd, LOCALE_NAMES, LOCALES, t, type Locale, type MessageKey } from './i18n.js';
@@ -69,6 +69,20 @@ ${goesBack ? html`<p><a class="button" id="return-link" href="${invoice.return_u
 ${status.final ? null : html`<p class="nojs-only"><a href="${page}">${t(locale, 'refresh')}</a></p>`}`;
 }
 
+/**
+ * The payment request region: the QR code and the wallet link, both for what is still due (after a
+ * partial payment the remainder, not the invoiced amount), with the amount they ask for written
+ * out. Empty while the payments seen cover the amount. The status stream sends it with every change.
+ */
+export function paymentRequestFragment(chains: ChainRegistry, locale: Locale, invoice: InvoiceView, kind: ProjectKind, status: PayerStatus): SafeHtml {
+  if (status.dueUnits <= 0n) return html``;
+  const { adapter, coin } = chains.coin(invoice.coin);
+  const uri = invoicePaymentUri(adapter, invoice, kind, status.dueUnits);
+  const amount = formatDecimal(locale, fromBaseUnits(status.dueUnits, coin.decimals));
+  return html`<figure class="qr-figure">${qrSvg(uri, t(locale, 'qr_label'))}<figcaption id="request-caption">${t(locale, 'request_caption', { amount, symbol: coin.symbol })}</figcaption></figure>
+<p class="wallet-link"><a class="button" id="wallet-link" href="${uri}" aria-describedby="request-caption">${t(locale, 'open_wallet')}</a></p>`;
+}
+
 /** The checkout page of one invoice (server-rendered; the script only adds live status, copy buttons and the countdown). */
 export async function checkoutPage(input: CheckoutPageInput): Promise<string> {
   const { invoice, locale, branding, assets, token } = input;
@@ -81,7 +95,7 @@ export async function checkoutPage(input: CheckoutPageInput): Promise<string> {
   const amount = formatDecimal(locale, invoice.amount_crypto);
   // A settled, expired or cancelled invoice's page carries no address, QR code or payment URI
   // (issue 33 finding 19): nothing on it invites a payment that would only arrive late.
-  const qr = waiting ? await qrSvg(invoice.payment_uri, t(locale, 'qr_label')) : null;
+  const request = waiting ? paymentRequestFragment(input.chains, locale, invoice, input.projectKind, status) : null;
   const sandbox = input.projectKind === 'sandbox';
   const body = html`<!doctype html>
 <html lang="${locale}">
@@ -116,7 +130,7 @@ ${invoice.amount_usd !== null ? html`<p class="usd">${t(locale, 'usd_value', { u
 ${facts.contract ? html`<dt>${t(locale, 'token_contract')}</dt><dd><code class="contract">${facts.contract}</code></dd>` : null}
 </dl>
 <p class="warning">${t(locale, 'network_warning', { symbol: facts.symbol, network: facts.networkName })}</p>
-${waiting ? html`<figure class="qr-figure">${qr}</figure>
+${waiting ? html`<div id="payment-request" class="payment-request">${request}</div>
 <div class="copyable"><label for="address">${t(locale, 'address')}</label><textarea id="address" readonly rows="2" spellcheck="false">${invoice.address}</textarea><button type="button" class="copy" data-copy="${invoice.address}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></div>
 ${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}</label><input id="memo" readonly value="${facts.memo}" aria-describedby="memo-help"><button type="button" class="copy" data-copy="${facts.memo}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button><p id="memo-help" class="help">${t(locale, 'memo_help')}</p></div>` : null}` : null}
 <p class="expiry">${t(locale, 'expires_at', { time: formatTime(locale, new Date(invoice.expires_at_iso)) })} <span class="countdown" id="countdown" hidden></span></p>

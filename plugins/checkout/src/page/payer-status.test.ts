@@ -12,6 +12,11 @@ test('the remainder of a partial invoice is the amount less the payments that st
   t.is(status.remainder, '0.599999');
   t.false(status.final);
   t.is(payerStatus(invoice('detected', [tx('250000', 'pending')]), 6).remainder, undefined, 'only a partial invoice has a remainder');
+  // What the QR code asks for: the amount, then what the counted payments leave, nothing once they cover it.
+  t.is(payerStatus(invoice('pending', []), 6).dueUnits, 1_000_000n);
+  t.is(status.dueUnits, 599_999n);
+  t.is(payerStatus(invoice('detected', [tx('250000', 'pending')]), 6).dueUnits, 750_000n);
+  t.is(payerStatus(invoice('detected', [tx('1000000', 'pending')]), 6).dueUnits, 0n);
 });
 
 test('final statuses end the stream; the key changes with anything the payer sees', (t) => {

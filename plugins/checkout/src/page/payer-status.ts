@@ -9,6 +9,11 @@ export interface PayerStatus {
   readonly threshold: number;
   /** Still to send, as a decimal string (partial only). */
   readonly remainder?: string;
+  /**
+   * What the QR code and the wallet link ask for, in base units: the invoiced amount less the
+   * payments that still count; 0 when those cover it (nothing to scan while they confirm).
+   */
+  readonly dueUnits: bigint;
   /** Nothing more will happen on this page (paid, expired, ...): the stream may end. */
   readonly final: boolean;
   /** Changes whenever anything the payer sees changes; the stream sends only on change. */
@@ -35,6 +40,7 @@ export function payerStatus(invoice: InvoiceView, decimals: number): PayerStatus
     confirmations: invoice.confirmations,
     threshold: invoice.confirmation_threshold,
     ...(remainder !== undefined ? { remainder } : {}),
+    dueUnits: received < due ? due - received : 0n,
     final,
     key: `${invoice.status}:${invoice.confirmations}:${counted.length}:${received}`,
   };

@@ -1,11 +1,11 @@
 import type { DashboardServices } from '../web/services.js';
 import { Readable } from 'node:stream';
 import { coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
-import { DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices/contract';
-import { SIMULATION_RULES, SIMULATIONS, type Simulation, type SimulationInput } from '@gw/plugin-sandbox/contract';
+import { DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, PAID_STATUSES, statusesAccepting, WAITING_STATUSES, type InvoiceStatus, type InvoiceView, type PaidValue } from '@gw/plugin-invoices/contract';
+import { SIMULATION_RULES, SIMULATIONS, simulationApplies, TERMINAL_EVENT_TYPES, type Simulation, type SimulationInput } from '@gw/plugin-sandbox/contract';
 import type { DeliveryLogEntry } from '@gw/plugin-webhooks/contract';
 import { dashboardErrors } from '../errors.js';
-import { actionButton, badge, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
+import { actionButton, badge, type BadgeTone, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardActionRequest, type DashboardRequest } from '../web/dashboard-page.js';
 import { filterForm, jsonBlock, readFilters, when, type FilterField } from '../web/filters.js';
 
@@ -49,13 +49,14 @@ export const invoicesPage = definePage({
         const filters = readFilters(req, INVOICE_FILTERS);
         const { after, limit } = pageOf(req);
         const list = await services.invoicesService.list(req.project!.id, { ...filters, status: filters['status'] as InvoiceStatus | undefined, limit, ...(after ? { cursor: after } : {}) });
+        const paid = await services.invoicesActivity.paidValues(req.project!.id, list.items.filter((i) => i.amount_usd === null).map((i) => i.id));
         return page(`Invoices of ${req.project!.name}`, html`<h1>Invoices</h1>
 <p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API; here they are searched, inspected${req.project!.kind === 'sandbox' ? ', simulated' : ''} and cancelled.</p>
 ${filterForm(base(req), INVOICE_FILTERS, filters, 'Invoice filters')}
 ${table(
   'Invoices, newest first',
   ['Invoice', 'External id', 'Status', 'Amount', 'USD', 'Address', 'Created'],
-  list.items.map((i) => [html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`, i.external_id, badge(i.status), html`${i.amount_crypto} <span class="unit">${i.coin}</span>`, i.amount_usd === null ? '—' : String(i.amount_usd), html`<code class="wrap">${i.address}</code>`, when(i.created_at_iso)]),
+  list.items.map((i) => [html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`, i.external_id, statusBadge(i.status), html`${i.amount_crypto} <span class="unit">${i.coin}</span>`, usdCell(i, paid.get(i.id)), html`<code class="wrap">${i.address}</code>`, when(i.created_at_iso)]),
   Object.keys(filters).length > 0 ? 'No invoice matches these filters.' : 'No invoices yet.',
 )}
 ${nextPageLink(req, base(req), list.items, limit)}
@@ -104,13 +105,14 @@ ${nextPageLink(req, base(req), list.items, limit)}
       summary: 'One invoice: amounts, transactions and confirmations, the timeline of its webhook events and audit rows; cancel and (sandbox) simulations.',
       render: async (req) => {
         const invoice = await services.invoicesService.get(req.project!.id, req.params['invoiceId']!);
-        const [events, audit] = await Promise.all([
+        const [events, audit, paid] = await Promise.all([
           services.webhooksEventLog.list(req.project!.id, { invoice_id: invoice.id, limit: 100 }),
           services.audit.list({ projectIds: [req.project!.id], target: `invoice:${invoice.id}`, limit: 100 }),
+          services.invoicesActivity.paidValues(req.project!.id, [invoice.id]),
         ]);
         return page(`Invoice ${invoice.external_id}`, html`<h1>Invoice <code>${invoice.external_id}</code></h1>
-${invoiceFacts(invoice)}
-${req.user.role === 'admin' ? actions(req, invoice) : html`<p class="note">You are a read-only member: cancelling${req.project!.kind === 'sandbox' ? ' and simulating' : ''} is for administrators.</p>`}
+${invoiceFacts(invoice, paid.get(invoice.id))}
+${req.user.role === 'admin' ? actions(req, invoice, events.items) : html`<p class="note">You are a read-only member: cancelling${req.project!.kind === 'sandbox' ? ' and simulating' : ''} is for administrators.</p>`}
 <h2>Transactions</h2>
 ${table(
   'Transactions of the invoice',
@@ -177,16 +179,28 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
   ],
 });
 
+/** An invoice status as a badge whose tone follows the invoices plugin's lists: paid, still waiting for money, reverted (money gone), else over. */
+function statusBadge(status: InvoiceStatus): SafeHtml {
+  const tone: BadgeTone = PAID_STATUSES.includes(status) ? 'good' : WAITING_STATUSES.includes(status) ? 'waiting' : status === 'reverted' ? 'bad' : 'ended';
+  return badge(status, tone);
+}
+
 function requireSandbox(req: DashboardActionRequest): void {
   if (req.project!.kind !== 'sandbox') throw dashboardErrors.invalid_form({ message: 'Simulations exist only for sandbox projects. Nothing was changed.' });
 }
 
-function invoiceFacts(i: InvoiceView): SafeHtml {
+/** The USD of an invoice: its price in USD, else (paid) its amount at the rate recorded when paid, as the overview counts it. */
+function usdCell(i: InvoiceView, paid: PaidValue | undefined): SafeHtml | string {
+  if (i.amount_usd !== null) return String(i.amount_usd);
+  return paid ? html`${paid.usd} <span class="note">at payment</span>` : '—';
+}
+
+function invoiceFacts(i: InvoiceView, paid: PaidValue | undefined): SafeHtml {
   return html`<dl class="facts">
 <dt>Invoice id</dt><dd><code>${i.id}</code></dd>
-<dt>Status</dt><dd>${badge(i.status)}</dd>
+<dt>Status</dt><dd>${statusBadge(i.status)}</dd>
 <dt>Amount</dt><dd>${i.amount_crypto} ${i.coin} (${i.amount_crypto_units} base units)</dd>
-<dt>USD</dt><dd>${i.amount_usd === null ? '—' : String(i.amount_usd)}${i.rate_snapshot ? html` at ${i.rate_snapshot.rate} ${i.rate_snapshot.pair} (${i.rate_snapshot.source}, ${when(i.rate_snapshot.fetched_at_iso)})` : null}</dd>
+<dt>USD</dt><dd>${usdCell(i, paid)}${i.rate_snapshot ? html` at ${i.rate_snapshot.rate} ${i.rate_snapshot.pair} (${i.rate_snapshot.source}, ${when(i.rate_snapshot.fetched_at_iso)})` : i.amount_usd === null && paid?.rate ? html` (${paid.rate} USD per ${i.coin}${paid.source ? `, ${paid.source}` : ''})` : null}</dd>
 <dt>Address</dt><dd><code class="wrap">${i.address}</code> <span class="note">(${i.derivation_path})</span></dd>
 <dt>Confirmations</dt><dd>${i.confirmations} of ${i.confirmation_threshold}</dd>
 <dt>Matching mode</dt><dd>${i.matching_mode}</dd>
@@ -197,24 +211,26 @@ function invoiceFacts(i: InvoiceView): SafeHtml {
 </dl>`;
 }
 
-function actions(req: DashboardRequest, invoice: InvoiceView): SafeHtml {
+function actions(req: DashboardRequest, invoice: InvoiceView, events: readonly DeliveryLogEntry[]): SafeHtml {
   const path = `${base(req)}/${invoice.id}`;
-  const cancel =
-    invoice.status === 'pending' || invoice.status === 'detected'
-      ? actionButton(req, `${path}/cancel`, 'Cancel invoice', { confirm: 'Cancel this invoice? Its address returns to the pool after the cooldown.', danger: true })
-      : null;
+  const cancel = statusesAccepting('cancel_requested').includes(invoice.status)
+    ? actionButton(req, `${path}/cancel`, 'Cancel invoice', { confirm: 'Cancel this invoice? Its address returns to the pool after the cooldown.', danger: true })
+    : null;
   if (req.project!.kind !== 'sandbox') return cancel ? html`<div class="actions">${cancel}</div>` : html``;
+  // A button that would only be refused is disabled, with the reason in its description.
   const buttons = SIMULATIONS.map((s) => {
     const rule = SIMULATION_RULES[s];
-    const possible = rule.from.includes(invoice.status);
-    return html`<form class="inline" method="post" action="${path}/simulate">${csrfField(req)}<input type="hidden" name="simulation" value="${s}"><button type="submit"${possible ? null : html` disabled`} title="${`Needs ${rule.from.join(' or ')}; emits ${rule.event}`}">Simulate ${s}${SIMULATION_INPUTS[s]?.note ?? ''}</button></form>`;
+    const possible = simulationApplies(s, invoice);
+    const why = `Needs ${rule.from.join(' or ')}${s === 'partial' ? ' and a matching mode that can be short (not any)' : ''}; emits ${rule.event}`;
+    return html`<form class="inline" method="post" action="${path}/simulate">${csrfField(req)}<input type="hidden" name="simulation" value="${s}"><button type="submit"${possible ? null : html` disabled`} title="${why}">Simulate ${s}${SIMULATION_INPUTS[s]?.note ?? ''}</button></form>`;
   });
+  const terminal = events.some((e) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(e.event_type));
   return html`<div class="actions">${cancel}</div>
 <section class="sandbox" aria-labelledby="simulate-heading">
 <h2 id="simulate-heading">Simulate (sandbox)</h2>
-<p class="note">Each button drives this invoice through the same lifecycle a chain watcher would, and the partner receives real signed webhooks with <code>mode: sandbox</code>. Buttons that do not apply to status <strong>${invoice.status}</strong> are disabled.</p>
+<p class="note">Each button drives this invoice through the same lifecycle a chain watcher would, and the partner receives real signed webhooks with <code>mode: sandbox</code>. Buttons that do not apply to status <strong>${invoice.status}</strong>${invoice.matching_mode === 'any' ? html` and matching mode <strong>any</strong>` : null} are disabled.</p>
 <div class="button-row">${buttons}
-${actionButton(req, `${path}/duplicate-delivery`, 'Deliver the last terminal webhook again')}</div>
+${terminal ? actionButton(req, `${path}/duplicate-delivery`, 'Deliver the last terminal webhook again') : html`<button type="button" disabled title="${`No terminal webhook (${TERMINAL_EVENT_TYPES.join(', ')}) was sent for this invoice yet`}">Deliver the last terminal webhook again</button>`}</div>
 <form class="inline-form" method="post" action="/dashboard/projects/${req.project!.id}/sandbox/clock-advance">${csrfField(req)}
 <input type="hidden" name="chain" value="${invoiceChain(req.services, invoice)}"><input type="hidden" name="invoice" value="${invoice.id}">
 <label for="clock-blocks">Advance the ${invoiceChain(req.services, invoice)} clock by blocks</label>

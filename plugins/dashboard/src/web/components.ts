@@ -62,7 +62,23 @@ export function pageOf(req: Pick<DashboardRequest, 'query'>, limit = 50): { afte
   return after && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(after) ? { after, limit } : { limit };
 }
 
-/** A status word as a badge (text, so it is read out). */
-export function badge(text: string): SafeHtml {
-  return html`<span class="badge badge-${text.replace(/[^a-z_-]/g, '')}">${text}</span>`;
+/**
+ * How a status reads at a glance: done well (`good`), still moving (`waiting`), gone wrong (`bad`),
+ * or over without money (`ended`). Each tone has its own colours, border style and glyph (drawn by
+ * the stylesheet, with empty alternative text), so it is not told by colour alone; the word itself
+ * stays the text that is read out.
+ */
+export type BadgeTone = 'good' | 'waiting' | 'bad' | 'ended';
+
+/** Tones of the status words other than invoice statuses (those come from the invoices plugin's lists, see invoices-page). */
+const WORD_TONES: Readonly<Record<string, BadgeTone>> = {
+  ok: 'good', active: 'good', delivered: 'good', confirmed: 'good', verified: 'good',
+  pending: 'waiting', retrying: 'waiting', warning: 'waiting',
+  dlq: 'bad', error: 'bad', revoked: 'bad', suspended: 'bad', expired: 'bad', reverted: 'bad', dropped: 'bad',
+  skipped: 'ended',
+};
+
+/** A status word as a badge (text, so it is read out), in the tone given or known for the word. */
+export function badge(text: string, tone: BadgeTone | undefined = WORD_TONES[text]): SafeHtml {
+  return html`<span class="badge badge-${text.replace(/[^a-z_-]/g, '')}${tone ? ` tone-${tone}` : ''}">${text}</span>`;
 }

@@ -165,6 +165,16 @@ export function findTransition(status: InvoiceStatus | typeof NEW, fact: Fact, c
   return TRANSITIONS.find((row) => row.fact === fact && row.from.includes(status) && CONDITIONS[row.when].test(context));
 }
 
+/**
+ * The statuses from which `fact` is accepted (some row has them in `from`): what a page asks before
+ * offering an action, e.g. the statuses an invoice can be cancelled from.
+ */
+export function statusesAccepting(fact: Fact): readonly InvoiceStatus[] {
+  const statuses = new Set<InvoiceStatus>();
+  for (const row of TRANSITIONS) if (row.fact === fact) for (const from of row.from) if (from !== NEW) statuses.add(from);
+  return [...statuses];
+}
+
 /** Every (from, to) status pair some row allows, for invariant checks. */
 export function allowedMoves(): ReadonlySet<string> {
   const moves = new Set<string>();

@@ -23,17 +23,22 @@ export function usdDecimal(value: number): string {
 }
 
 /**
- * Base units of a coin worth `usd` at `rate` (USD per whole coin), rounded up so the payer never
- * pays less than the USD amount. Exact: both decimals become integers over powers of ten.
+ * Base units of a coin worth `usd` at `rate` (USD per whole coin), rounded up to the coin's payment
+ * precision (`paymentDecimals` fractional digits, at most `decimals`) so the payer never pays less
+ * than the USD amount and is never asked for 18 decimals. Exact: both decimals become integers over
+ * powers of ten.
  */
-export function usdToUnits(usd: string, rate: string, decimals: number): bigint {
+export function usdToUnits(usd: string, rate: string, decimals: number, paymentDecimals: number): bigint {
   const amount = scaledDecimal(usd);
   const price = scaledDecimal(rate);
   if (price.digits <= 0n) throw new Error(`non-positive rate ${rate}`);
-  // units = usd / rate * 10^decimals = usdDigits * 10^(decimals + rateScale) / (rateDigits * 10^usdScale)
+  if (!Number.isInteger(paymentDecimals) || paymentDecimals < 0 || paymentDecimals > decimals) throw new Error(`paymentDecimals ${paymentDecimals} outside 0..${decimals}`);
+  // units = usd / rate * 10^decimals = usdDigits * 10^(decimals + rateScale) / (rateDigits * 10^usdScale),
+  // counted in steps of 10^(decimals - paymentDecimals) units and rounded up to a whole step.
+  const step = 10n ** BigInt(decimals - paymentDecimals);
   const numerator = amount.digits * 10n ** BigInt(decimals + price.scale);
-  const denominator = price.digits * 10n ** BigInt(amount.scale);
-  return (numerator + denominator - 1n) / denominator;
+  const denominator = price.digits * 10n ** BigInt(amount.scale) * step;
+  return ((numerator + denominator - 1n) / denominator) * step;
 }
 
 /** USD worth of `units` base units at `rate` (USD per whole coin), rounded to 8 decimals (numeric(20,8)). */

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { pino } from 'pino';
-import { createChainRegistry, isAppError, type CoinId, type ProjectPrincipal } from '@gw/kernel';
+import { createChainRegistry, fromBaseUnits, isAppError, type CoinId, type ProjectPrincipal } from '@gw/kernel';
 import type { RateQuote } from '@gw/plugin-rates';
 import { ALL_CHAINS } from '../../test/helpers.js';
 import { createAudit, decideCreate, invoiceRow, normaliseCreate, partnerUrl, prepareCreate, type CreateInvoiceInput, type CreateRequest, type Prepared } from './create-plan.js';
@@ -50,8 +50,9 @@ test('prepare: a token without a contract on the network is refused; USD convert
   t.true(tokenless.chainEnabled && tokenless.problem !== undefined && isAppError(tokenless.problem) && tokenless.problem.code === 'coin_not_enabled');
   const usd = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), quote('3'));
   t.true(usd.chainEnabled);
-  // 10 / 3 ETH = 3.333... ETH: rounded up to the wei, the payer never pays less than the USD amount.
-  t.is((usd as Extract<Prepared, { chainEnabled: true }>).units, 3_333_333_333_333_333_334n);
+  // 10 / 3 ETH = 3.333... ETH: rounded up to ETH's payment precision (8 decimals), the payer never
+  // pays less than the USD amount and is asked for 3.33333334 ETH, not 3.333333333333333334.
+  t.is((usd as Extract<Prepared, { chainEnabled: true }>).units, 3_333_333_340_000_000_000n);
   const failing = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), async () => {
     throw new Error('no rate');
   });
@@ -139,4 +140,27 @@ test('return_url and cancel_url: loopback is decided on the parsed host, exactly
   }
   // Over https the look-alike domain is an ordinary public name, for production too.
   t.is(partnerUrl('https://127.evil.com/done', 'return_url', 'production'), 'https://127.evil.com/done');
+});
+
+test('prepare: a USD-priced amount has at most the coin\'s payment decimals, never less than the USD price; an exact one stays exact', async (t) => {
+  const units = async (coin: CoinId, usd: number, rate: string) => {
+    const prepared = await prepareCreate(chains, request({ coin, amount_usd: usd }), quote(rate));
+    return (prepared as Extract<Prepared, { chainEnabled: true }>).units!;
+  };
+  // $50 at $3000/ETH is 0.016666... ETH: 0.01666667 ETH.
+  t.is(fromBaseUnits(await units('eth', 50, '3000'), 18), '0.01666667');
+  t.is(fromBaseUnits(await units('bnb', 50, '3000'), 18), '0.01666667');
+  t.is(fromBaseUnits(await units('pol', 50, '0.3'), 18), '166.66666667');
+  // Already within the precision: nothing is added.
+  t.is(fromBaseUnits(await units('eth', 30, '3000'), 18), '0.01');
+  // Coins whose decimals are the precision keep rounding to their base unit.
+  t.is(fromBaseUnits(await units('btc', 10, '65000'), 8), '0.00015385');
+  t.is(fromBaseUnits(await units('usdc_erc20', 10, '0.9998'), 6), '10.002001');
+  // Distinct cent amounts stay distinct at the precision (a shared address tells invoices apart by amount).
+  const amounts = await Promise.all([10, 10.01, 10.02].map((usd) => units('eth', usd, '3200.5')));
+  t.is(new Set(amounts).size, 3);
+  for (const [i, usd] of [10, 10.01, 10.02].entries()) {
+    t.is(amounts[i]! % 10n ** 10n, 0n, 'a multiple of 10^10 wei');
+    t.true(amounts[i]! * 32005n >= BigInt(Math.round(usd * 100)) * 10n ** 17n, 'worth at least the USD price');
+  }
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { type Actor, type AuditEntry, type ChainAdapter, type ChainId, type ChainRegistry, type CoinId, classifyAddress, coreErrors, fromBaseUnits, isBlockedAddress, networkFor, networkKindOf, newId, type ProjectKind, type ProjectPrincipal, randomHex, type Settled, toBaseUnits, tokenContractFor, UnitsError, type VerificationStandard } from '@gw/kernel';
+import { type Actor, type AuditEntry, type ChainAdapter, type ChainId, type ChainRegistry, type CoinId, classifyAddress, coreErrors, fromBaseUnits, isBlockedAddress, networkFor, newId, type ProjectKind, type ProjectPrincipal, randomHex, type Settled, toBaseUnits, tokenContractFor, UnitsError, type VerificationStandard } from '@gw/kernel';
 import type { Allocation, PickedGroup } from '@gw/plugin-address-pool/contract';
 import type { RateQuote } from '@gw/plugin-rates/contract';
 import { validateWebhookUrl } from '@gw/plugin-tenancy/contract';
@@ -11,6 +11,7 @@ import type { InvoiceStatus } from '../invoice-status.js';
 import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
 import { checkMetadataSize, storedRateSnapshot } from './invoice-rules.js';
 import { newCheckoutToken } from './checkout-links.js';
+import { invoicePaymentUri } from './payment-uri.js';
 import type { InvoiceView } from './invoice-view.js';
 import type { ResolvedPolicy } from './policy-service.js';
 
@@ -59,7 +60,7 @@ export async function prepareCreate(chains: ChainRegistry, item: CreateRequest, 
   if (request.usd === null) return { ...base, units: request.units };
   try {
     const rate = await quote(input.coin);
-    return { ...base, quote: rate, units: usdToUnits(request.usd, rate.rate, coin.decimals) };
+    return { ...base, quote: rate, units: usdToUnits(request.usd, rate.rate, coin.decimals, coin.paymentDecimals) };
   } catch (error) {
     return { ...base, quoteError: error };
   }
@@ -119,14 +120,7 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
     amount_usd: request.usd,
     rate_snapshot: plan.quote ? storedRateSnapshot(plan.quote) : null,
     payment_token: paymentToken,
-    payment_uri: adapter.paymentUri({
-      coin: input.coin,
-      network: networkKindOf(project.kind),
-      sandbox: project.kind === 'sandbox',
-      address: allocation.address,
-      amountUnits: plan.units,
-      ...(adapter.definition.capabilities.supportsMemo ? { memo: paymentToken } : {}),
-    }),
+    payment_uri: invoicePaymentUri(adapter, { coin: input.coin, address: allocation.address, payment_token: paymentToken }, project.kind, plan.units),
     callback_url: request.callbackUrl,
     checkout_token: newCheckoutToken(),
     return_url: request.returnUrl,

@@ -20,6 +20,15 @@ export interface ActivitySeries {
   readonly paid_usd: string;
 }
 
+/** What a paid invoice counts for in the paid volume, and the rate behind it. */
+export interface PaidValue {
+  /** USD, 2 decimals, as the activity sums it: amount_usd, else the crypto amount at the rate recorded when paid. */
+  readonly usd: string;
+  /** The USD rate recorded when the invoice was first paid; null for an invoice priced in USD without one. */
+  readonly rate: string | null;
+  readonly source: string | null;
+}
+
 /** A project's invoices and paid volume over the last day (hourly) and week (by UTC day). */
 export interface InvoiceActivity {
   readonly last_day: ActivitySeries;
@@ -43,6 +52,23 @@ export class InvoiceActivityReads {
     const dayStart = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - 6 * DAY_MS);
     const [lastDay, lastWeek] = await Promise.all([this.series(projectId, 'hour', hourStart, 24, HOUR_MS), this.series(projectId, 'day', dayStart, 7, DAY_MS)]);
     return { last_day: lastDay, last_week: lastWeek };
+  }
+
+  /**
+   * What each of the given paid invoices of the project counts for in the paid volume, by id (one
+   * statement, the same sum as `activity`); invoices not paid, or paid without a recorded rate and
+   * priced in crypto, are absent.
+   */
+  async paidValues(projectId: string, invoiceIds: readonly string[]): Promise<Map<string, PaidValue>> {
+    if (invoiceIds.length === 0) return new Map();
+    const { rows } = await this.deps.db.raw<{ rows: { id: string; usd: string; rate: string | null; source: string | null }[] }>(
+      `select id, round(coalesce(amount_usd, amount_crypto::numeric * paid_usd_rate), 2)::text as usd, paid_usd_rate::text as rate, paid_rate_source as source
+         from invoices_invoices
+        where project_id = :projectId and id = any(:ids) and paid_at is not null and status = any(:paidStatuses)
+          and (amount_usd is not null or paid_usd_rate is not null)`,
+      { projectId, ids: [...invoiceIds], paidStatuses: [...PAID_STATUSES] },
+    );
+    return new Map(rows.map((r) => [r.id, { usd: r.usd, rate: r.rate, source: r.source }]));
   }
 
   private async series(projectId: string, unit: 'hour' | 'day', since: Date, count: number, stepMs: number): Promise<ActivitySeries> {

@@ -14,7 +14,7 @@ import type { EventLog } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import type { SandboxConfig } from '../config.js';
 import { sandboxErrors } from '../errors.js';
-import { EVENT_RULES, fractionOfUnits, multiplyUnits, SIMULATION_RULES, synthesizedTxHash, TERMINAL_EVENT_TYPES, type Simulation } from '../simulations.js';
+import { EVENT_RULES, fractionOfUnits, multiplyUnits, SIMULATION_RULES, simulationApplies, synthesizedTxHash, TERMINAL_EVENT_TYPES, type Simulation } from '../simulations.js';
 import type { SimulateEventInput } from '../schemas.js';
 import { countedPayments, unconfirmedPayments, type SandboxChain } from './sandbox-chain.js';
 
@@ -98,7 +98,7 @@ export class Simulator {
               details: { field: 'amountUnits', amount_crypto_units: amount.toString() },
             });
           }
-          if (state.invoice.matching_mode === 'any') {
+          if (!simulationApplies('partial', state.invoice)) {
             throw sandboxErrors.sandbox_invoice_transition_invalid({
               message: 'An invoice with matching_mode any accepts any amount, so a smaller payment is not partial (production would send no invoice.partial either).',
               details: { matching_mode: 'any' },
