@@ -12,6 +12,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 /** Modifiers that leave declared tests out of the run. */
@@ -22,6 +23,12 @@ const NOT_TESTS = new Set(['before', 'after', 'beforeEach', 'afterEach', 'macro'
 export interface TestGuardFinding {
   readonly file: string;
   readonly problem: string;
+}
+
+/** The `files` globs of `root`'s ava.config.js: the files ava runs from there. */
+export async function avaGlobs(root: string): Promise<string[]> {
+  const config = (await import(pathToFileURL(join(root, 'ava.config.js')).href)) as { default: { files: string[] } };
+  return config.default.files;
 }
 
 /** Findings for every file under `root` matching `globs` (ava's syntax: `**`, `*`, leading `!` excludes). */

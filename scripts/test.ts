@@ -7,17 +7,14 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createKernel, loadConfig, sql, sqlIdentifier, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
-import { checkTestFiles } from './test-guard.js';
+import { avaGlobs, checkTestFiles } from './test-guard.js';
 
 // The files ava will run: its configuration in the working directory, as ava itself reads it.
-const avaConfig = (await import(pathToFileURL(join(process.cwd(), 'ava.config.js')).href)) as { default: { files: string[] } };
-const refused = checkTestFiles(process.cwd(), avaConfig.default.files);
+const refused = checkTestFiles(process.cwd(), await avaGlobs(process.cwd()));
 if (refused.length > 0) {
   console.error('scripts/test.ts: the run is refused; it would pass without running every declared test:');
   for (const finding of refused) console.error(`  ${finding.file}: ${finding.problem}`);

@@ -37,8 +37,9 @@ test('the CSP watcher sees a violation: an injected inline script and inline sty
   // Added through the DOM (playwright's own evaluate is exempt from the page's policy, the element
   // it adds is not).
   await page.evaluate(() => {
+    const document = (globalThis as any).document;
     const script = document.createElement('script');
-    script.textContent = 'window.cspControlRan = true;';
+    script.textContent = 'globalThis.cspControlRan = true;';
     document.body.append(script);
     const style = document.createElement('style');
     style.textContent = 'body { outline: 1px solid red; }';
@@ -47,5 +48,5 @@ test('the CSP watcher sees a violation: an injected inline script and inline sty
   // Mutation checked: with watchCsp matching 'Content-Security-Policy' (not the console's wording),
   // this fails.
   await waitFor(async () => violations.some((v) => /script/i.test(v)) && violations.some((v) => /style/i.test(v)), 10_000, `script and style violations (seen: ${JSON.stringify(violations)})`);
-  t.false(await page.evaluate(() => (window as unknown as { cspControlRan?: boolean }).cspControlRan === true), 'the inline script ran');
+  t.false(await page.evaluate(() => (globalThis as { cspControlRan?: boolean }).cspControlRan === true), 'the inline script ran');
 });
