@@ -53,6 +53,15 @@ export function checkTestSource(file: string, source: string): TestGuardFinding[
       if (name) avaNames.add(name);
     }
   }
+  // Aliases (`const test = anyTest as TestFn<Context>`, ava's typed-context idiom) are ava's test too.
+  for (const statement of sf.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      let init = declaration.initializer;
+      while (init && (ts.isAsExpression(init) || ts.isParenthesizedExpression(init) || ts.isSatisfiesExpression(init) || ts.isTypeAssertionExpression(init))) init = init.expression;
+      if (init && ts.isIdentifier(init) && avaNames.has(init.text) && ts.isIdentifier(declaration.name)) avaNames.add(declaration.name.text);
+    }
+  }
   const findings: TestGuardFinding[] = [];
   let declared = 0;
   const line = (node: ts.Node) => sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
