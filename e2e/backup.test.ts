@@ -96,6 +96,14 @@ test('docs/backup.md: a restore without the master key it was sealed under canno
   const target = await dumpAndRestore(t, server, source);
   const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config: { ...config, 'security.masterKey': 'ab'.repeat(32) } });
   t.teardown(() => after.close());
+  // The project came back (a lost row would also refuse the request, with 401 auth_invalid)...
+  t.truthy(await after.kernel.cradle.db('tenancy_projects').where({ id: project.projectId }).first());
+  // ...and its secrets are there but do not open under this key (AES-GCM's tag check).
+  const credentials = (await after.kernel.cradle.tenancyApiKeys.requestCredentialsMany([project.projectId])).get(project.projectId);
+  t.true(credentials instanceof Error, 'the sealed secrets open under another master key');
+  t.regex((credentials as Error).message, /unable to authenticate data/);
+  // The signed request fails on the server's side (it is logged), not as the partner's bad signature.
   const read = await signedFetch(after.url, '/api/v1/project', { ...project, method: 'GET' });
-  t.not(read.status, 200);
+  t.is(read.status, 500, JSON.stringify(read.body));
+  t.like(read.body, { error_code: 'internal_error' });
 });

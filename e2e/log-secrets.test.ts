@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import pg from 'pg';
 import { sql, sqlIdentifier } from '@gw/kernel';
-import { createTestDatabase, freePort, signedFetch, type TestDatabase } from '@gw/kernel/testing';
+import { createTestDatabase, freePort, signedFetch, waitFor, type TestDatabase } from '@gw/kernel/testing';
 import { authorizeInBrowser, MailSink, WebClient } from '../plugins/oauth/test/helpers.js';
 import { runCliProcess, startApp, waitForUrl } from './processes.js';
 
@@ -105,6 +105,12 @@ test.serial('no secret issued or used during a full run reaches the logs', async
   });
   t.is(created.status, 201, JSON.stringify(created.body));
   t.is((await signedFetch(url, `/api/v1/sandbox/invoices/${created.body.id}`, { projectId, secret: apiSecret! })).status, 200);
+  // Creating an invoice emits no event; a simulated payment does (invoice.detected), and its
+  // delivery to the closed port fails and is logged. Mutation checked: with the delivery worker
+  // logging the signing secrets of each attempt (delivery-worker.ts attempt()), this test fails;
+  // before the simulation was added no delivery ran and it passed.
+  t.is((await signedFetch(url, `/api/v1/sandbox/invoices/${created.body.id}/simulate-detect`, { projectId, secret: apiSecret!, method: 'POST', body: {} })).status, 200);
+  await waitFor(async () => /webhook deliveries failed/.test(app.output()), 30_000, 'a failed webhook delivery in the log');
   t.is((await signedFetch(url, '/api/v1/sandbox/invoices', { projectId, secret: `${apiSecret!.slice(0, -4)}0000` })).status, 401);
 
   // PATs on the MCP endpoint, and a made-up one.

@@ -2,7 +2,8 @@
  * The test entry point (`pnpm test`): prepares a real PostgreSQL (DATABASE_URL when set, else an
  * embedded server on a test port with data under .data/), builds a migrated template database with
  * pg-boss installed, then runs ava; every integration test clones the template into a database of
- * its own. Exits with ava's code.
+ * its own. Exits with ava's code. Before any of it, the test files are checked (scripts/test-guard.ts):
+ * a file that declares no test, or a `.only`, `.skip` or `.todo`, fails the run, which ava would pass.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,15 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { createKernel, loadConfig, sql, sqlIdentifier, startEmbeddedPostgres, type EmbeddedPostgresHandle } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
+import { avaGlobs, checkTestFiles } from './test-guard.js';
+
+// The files ava will run: its configuration in the working directory, as ava itself reads it.
+const refused = checkTestFiles(process.cwd(), await avaGlobs(process.cwd()));
+if (refused.length > 0) {
+  console.error('scripts/test.ts: the run is refused; it would pass without running every declared test:');
+  for (const finding of refused) console.error(`  ${finding.file}: ${finding.problem}`);
+  process.exit(1);
+}
 
 const logger = pino({ level: 'warn' });
 let embedded: EmbeddedPostgresHandle | undefined;

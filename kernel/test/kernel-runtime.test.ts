@@ -1,6 +1,7 @@
 import test from 'ava';
 import { connect } from 'node:net';
 import { asFunction } from 'awilix';
+import type { Knex } from 'knex';
 import { definePlugin, defineRoute, service, sql, sqlQuery, withDeps } from '@gw/kernel';
 import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
 import { roomInRateWindow, waitFor } from '../src/testing/wait-for.js';
@@ -122,12 +123,29 @@ test('a service must declare what it reads: a resolver wired by hand (it would g
   await t.throwsAsync(startTestKernel({ plugins: [byHand] }), { message: 'plugin "by-hand" registers "byHandHelper" without service() or serviceValue(): a service declares the services it reads (ADR 0009)' });
 });
 
+/** The statements on the rate-limit counters that `db` sends while `fn` runs (knex's query event). */
+async function counterStatementsDuring<T>(db: Knex, fn: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  let statements = 0;
+  const capture = (query: { sql: string }) => {
+    if (query.sql.includes('kernel_rate_limit_counters')) statements++;
+  };
+  db.on('query', capture);
+  try {
+    return { result: await fn(), statements };
+  } finally {
+    db.off('query', capture);
+  }
+}
+
+// Statement counts: mutation checked, hitEach as one hitMany per entry and hitMany as one hit per
+// hit (loops of statements, same answers) fail both tests below.
 test('hitMany counts a batch in one statement and admits exactly the hits within the limit', async (t) => {
   const gw = await startTestKernel({ plugins: [outboxProbe], role: 'cli' });
   t.teardown(() => gw.close());
   const rule = { key: 'probe:batch', limit: 5, windowSeconds: 60 };
   t.true((await gw.kernel.cradle.rateLimiter.hit(rule)).allowed);
-  const batch = await gw.kernel.cradle.rateLimiter.hitMany(rule, 6);
+  const { result: batch, statements } = await counterStatementsDuring(gw.kernel.cradle.db, () => gw.kernel.cradle.rateLimiter.hitMany(rule, 6));
+  t.is(statements, 1);
   t.deepEqual(batch.map((r) => [r.count, r.allowed, r.remaining]), [
     [2, true, 3],
     [3, true, 2],
@@ -170,10 +188,13 @@ test('hitEach counts several keys in one statement; concurrent calls over the sa
   const { rateLimiter } = gw.kernel.cradle;
   const rule = (key: string, limit = 1000) => ({ key, limit, windowSeconds: 60 });
   await roomInRateWindow(20);
-  const first = await rateLimiter.hitEach([
-    { rule: rule('probe:each:b', 2), hits: 3 },
-    { rule: rule('probe:each:a'), hits: 1 },
-  ]);
+  const { result: first, statements } = await counterStatementsDuring(gw.kernel.cradle.db, () =>
+    rateLimiter.hitEach([
+      { rule: rule('probe:each:b', 2), hits: 3 },
+      { rule: rule('probe:each:a'), hits: 1 },
+    ]),
+  );
+  t.is(statements, 1);
   t.deepEqual(first.map((hits) => hits.map((h) => [h.count, h.allowed])), [[[1, true], [2, true], [3, false]], [[1, true]]]);
   // Each statement locks the counter rows of several keys; in key order they queue, never deadlock.
   const keys = ['probe:each:a', 'probe:each:b', 'probe:each:c', 'probe:each:d'];

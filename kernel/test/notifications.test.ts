@@ -21,10 +21,15 @@ test('a notification sent in a transaction arrives when it commits and never whe
   const stop = await hub.subscribe('probe.status', { onNotification: (payload) => seen.push(payload) });
   t.is(hub.subscriberCount('probe.status'), 1);
 
-  await db.transaction(async (trx) => {
-    await hub.notify(trx, 'probe.status', 'rolled-back');
-    throw new Error('roll back');
-  }).catch(() => undefined);
+  // Only the rollback's own error is expected: a failing notify must fail the test, not pass
+  // silently as a rollback (it did when every error was swallowed here).
+  await t.throwsAsync(
+    db.transaction(async (trx) => {
+      await hub.notify(trx, 'probe.status', 'rolled-back');
+      throw new Error('roll back');
+    }),
+    { message: 'roll back' },
+  );
   await db.transaction(async (trx) => {
     await hub.notify(trx, 'probe.status', 'committed');
     // Not before the commit: the listener has seen nothing yet.

@@ -19,6 +19,14 @@ const WELL_KNOWN_ENV: Record<string, string[]> = {
   GW_PREVIOUS_MASTER_KEYS: ['security', 'previousMasterKeys'],
 };
 
+/**
+ * Whether `loadConfig` reads the environment variable `name`. Every other name is ignored, so a
+ * misspelled `BASE_URLL` changes nothing: checks of environment files ask this.
+ */
+export function isConfigEnvName(name: string): boolean {
+  return Object.hasOwn(WELL_KNOWN_ENV, name) || name === 'GW_CONFIG' || name === 'GW_DISABLED_PLUGINS' || (name.startsWith('GW__') && name.length > 4);
+}
+
 export interface LoadConfigOptions {
   /** Environment to read; defaults to process.env. */
   readonly env?: NodeJS.ProcessEnv;

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -34,5 +34,8 @@ test('only development chosen explicitly generates the key once, mode 0600', (t)
   const key = resolveMasterKey(config);
   t.regex(key, /^[0-9a-f]{64}$/);
   t.is(readFileSync(file, 'utf8').trim(), key);
+  // Mutation checked: written with mode 0o644, this fails (the umask can only clear bits, so a
+  // 0600 request is never widened, and a wider one would show here).
+  t.is(statSync(file).mode & 0o777, 0o600, 'only the owner reads the key');
   t.is(resolveMasterKey(config), key, 'the same key on the next start');
 });

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { AnyPlugin } from '../plugin.js';
 import type { ChainModule } from '../chain.js';
 import { createKernel, type Kernel, type KernelRole } from '../kernel.js';
@@ -13,6 +13,8 @@ export interface TestKernelOptions {
   readonly config?: Record<string, unknown>;
   /** Reuse a database (several kernels against one database); default: a fresh one. */
   readonly database?: TestDatabase;
+  /** The kernel's logger (a test that reads the log); default: silent, or GW_TEST_LOG_LEVEL. */
+  readonly logger?: Logger;
 }
 
 export interface TestKernel {
@@ -47,7 +49,7 @@ export async function startTestKernel(options: TestKernelOptions): Promise<TestK
     plugins: options.plugins,
     chains: options.chains ?? [],
     role: options.role ?? 'all',
-    logger: pino({ level: process.env['GW_TEST_LOG_LEVEL'] ?? 'silent' }),
+    logger: options.logger ?? pino({ level: process.env['GW_TEST_LOG_LEVEL'] ?? 'silent' }),
   });
   try {
     await kernel.start();

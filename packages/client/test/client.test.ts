@@ -138,21 +138,29 @@ test('errors are GatewayError with the error code, status, request id and detail
 });
 
 test('iterate walks every page of a cursor-paginated list exactly once', async (t) => {
-  // A project of its own: the other tests create invoices concurrently.
+  // A project of its own: the other tests create invoices concurrently. Through a proxy that
+  // records each request, so the pages themselves are seen: five invoices at two a page are three
+  // requests, each after the cursor of the one before. Mutation checked: with paginate() asking
+  // for limit 200 (one page), this fails; before, it passed.
   const own = await sandboxClient(gw);
-  const gateway = new sdk.GatewayClient({ baseUrl: gw.url, projectId: own.projectId, apiSecret: own.secret });
+  const proxy = await FaultProxy.start(gw.url);
+  t.teardown(() => proxy.close());
+  const gateway = new sdk.GatewayClient({ baseUrl: proxy.url, projectId: own.projectId, apiSecret: own.secret });
   const prefix = `page-${Date.now()}`;
   const created: string[] = [];
   for (let i = 0; i < 5; i += 1) created.push((await gateway.sandbox.invoices.create({ external_id: `${prefix}-${i}`, coin: 'trx', amount_crypto: `${i + 1}` })).id);
-  const firstPage = await gateway.sandbox.invoices.list({ limit: 2 });
-  t.is(firstPage.items.length, 2);
-  t.truthy(firstPage.next_cursor);
+  proxy.seen.length = 0;
   const seen: string[] = [];
   for await (const invoice of gateway.sandbox.invoices.iterate({ limit: 2 })) seen.push(invoice.id);
   t.is(new Set(seen).size, seen.length, 'no invoice twice');
-  for (const id of created) t.true(seen.includes(id));
+  t.deepEqual([...seen].sort(), [...created].sort());
   const all = await gateway.sandbox.invoices.list({ limit: 200 });
   t.deepEqual(seen, all.items.map((i) => i.id));
+  const pages = proxy.seen.slice(0, -1).map((line) => new URL(line.split(' ')[1]!, 'http://x').searchParams);
+  t.deepEqual(pages.map((query) => query.get('limit')), ['2', '2', '2']);
+  t.is(pages[0]!.get('cursor'), null);
+  for (const query of pages.slice(1)) t.truthy(query.get('cursor'));
+  t.not(pages[1]!.get('cursor'), pages[2]!.get('cursor'));
 });
 
 test('429 and 503 are retried after Retry-After for idempotent calls only; other calls throw at once', async (t) => {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -65,14 +66,27 @@ def test_errors_carry_the_code_status_request_id_and_details(client: GatewayClie
     assert (unsigned.value.error_code, unsigned.value.status) == ("signature_invalid", 401)
 
 
-def test_iterate_walks_every_page_once(client: GatewayClient) -> None:
-    created = [client.sandbox.invoices.create(external_id=unique(f"py-page-{i}"), coin="trx", amount_crypto=str(i + 1))["id"] for i in range(5)]
-    first = client.sandbox.invoices.list(limit=2)
-    assert len(first["items"]) == 2 and first["next_cursor"]
-    seen = [invoice["id"] for invoice in client.sandbox.invoices.iterate(limit=2)]
-    assert len(set(seen)) == len(seen)
-    assert set(created) <= set(seen)
-    assert seen == [invoice["id"] for invoice in client.sandbox.invoices.list(limit=200)["items"]]
+def test_iterate_walks_every_page_once(gateway_url: str, credentials: dict) -> None:
+    # Through a proxy that records each request, so the pages themselves are seen: every request
+    # asks for two, after the cursor of the one before. Mutation checked: with paginate() asking for
+    # limit 200 (one page), this fails; before, it passed.
+    proxy = FaultProxy(gateway_url)
+    try:
+        client = GatewayClient(proxy.url, credentials["project_id"], credentials["api_secret"])
+        created = [client.sandbox.invoices.create(external_id=unique(f"py-page-{i}"), coin="trx", amount_crypto=str(i + 1))["id"] for i in range(5)]
+        proxy.seen.clear()
+        seen = [invoice["id"] for invoice in client.sandbox.invoices.iterate(limit=2)]
+        pages = [parse_qs(urlsplit(line.split(" ", 1)[1]).query) for line in proxy.seen]
+        assert len(set(seen)) == len(seen)
+        assert set(created) <= set(seen)
+        assert seen == [invoice["id"] for invoice in client.sandbox.invoices.list(limit=200)["items"]]
+        assert len(pages) >= -(-len(seen) // 2) >= 3, "two items a page"
+        assert all(page["limit"] == ["2"] for page in pages)
+        assert "cursor" not in pages[0]
+        cursors = [page["cursor"][0] for page in pages[1:]]
+        assert len(set(cursors)) == len(cursors)
+    finally:
+        proxy.close()
 
 
 def test_real_deliveries_verify_and_tampering_is_refused(client: GatewayClient, credentials: dict) -> None:

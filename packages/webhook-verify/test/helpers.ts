@@ -109,16 +109,36 @@ export interface RunningReceiver {
 }
 
 /**
- * Writes `source` to a temp file named `fileName`, runs it with `command` (env WEBHOOK_SECRETS and
- * PORT=0) and waits for its "listening on port N" line on stderr.
+ * How a receiver runs, when not as `command <file>` printing "listening on port N" (PHP's built-in
+ * server, a compiled Go program): called with the temp directory and the snippet's file in it.
  */
-export async function startReceiver(command: string, fileName: string, source: string, secrets: readonly string[]): Promise<RunningReceiver> {
+export interface ReceiverLaunch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: Record<string, string>;
+  /** Its port when known beforehand (the listening line is then any line matching `ready`). */
+  readonly port?: number;
+  readonly ready?: RegExp;
+}
+
+/**
+ * Writes `source` to a temp file named `fileName`, runs it with `command` (env WEBHOOK_SECRETS and
+ * PORT=0) and waits for its "listening on port N" line on stderr. `launch` replaces the command.
+ */
+export async function startReceiver(command: string, fileName: string, source: string, secrets: readonly string[], launch?: (dir: string, file: string) => ReceiverLaunch | Promise<ReceiverLaunch>): Promise<RunningReceiver> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-webhook-snippet-'));
   const file = join(dir, fileName);
   writeFileSync(file, source);
-  const child: ChildProcess = spawn(command, [file], {
+  let how: ReceiverLaunch;
+  try {
+    how = launch ? await launch(dir, file) : { command, args: [file] };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const child: ChildProcess = spawn(how.command, [...how.args], {
     cwd: dir,
-    env: { ...process.env, WEBHOOK_SECRETS: secrets.join(','), PORT: '0', PYTHONDONTWRITEBYTECODE: '1' },
+    env: { ...process.env, WEBHOOK_SECRETS: secrets.join(','), PORT: '0', PYTHONDONTWRITEBYTECODE: '1', ...how.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const events: Record<string, unknown>[] = [];
@@ -185,6 +205,7 @@ export async function startReceiver(command: string, fileName: string, source: s
     });
 
   const port = await until(() => {
+    if (how.port !== undefined) return how.ready?.test(stderr) ? how.port : undefined;
     const match = /listening on port (\d+)/.exec(stderr);
     return match ? Number(match[1]) : undefined;
   }, 'the listening line', 20_000).catch((error: unknown) => {

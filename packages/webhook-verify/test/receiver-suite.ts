@@ -4,13 +4,13 @@
  */
 import type { TestFn } from 'ava';
 import { signWebhook } from '../src/index.js';
-import { envelope, nowSeconds, post, startReceiver, ulid, type RunningReceiver } from './helpers.js';
+import { envelope, nowSeconds, post, startReceiver, ulid, type ReceiverLaunch, type RunningReceiver } from './helpers.js';
 
 const SECRET = '3b9f0c2e7a4d61f8b5c09e2d7f6a1b4c8e3d5f7a9b0c2d4e6f8a1b3c5d7e9f0a';
 const SECOND_SECRET = 'sk_sandbox_5d2c8e1f4a7b0c3d6e9f2a5b8c1d4e7f0a3b6c9d2e5f8a1b';
 const OLD_SECRET = 'a1c3e5f7092b4d6f8a0c2e4f6b8d0a2c4e6f8b0d2a4c6e8f0b2d4f6a8c0e2b4d';
 
-export function receiverSuite(test: TestFn, language: string, command: string, fileName: string, source: () => string): void {
+export function receiverSuite(test: TestFn, language: string, command: string, fileName: string, source: () => string, launch?: (dir: string, file: string) => ReceiverLaunch | Promise<ReceiverLaunch>): void {
   let receiver: RunningReceiver | undefined;
   const running = (): RunningReceiver => {
     if (!receiver) throw new Error('receiver not started');
@@ -19,7 +19,7 @@ export function receiverSuite(test: TestFn, language: string, command: string, f
 
   test.before(async () => {
     // The receiver holds two secrets, as during a rotation overlap.
-    receiver = await startReceiver(command, fileName, source(), [SECRET, SECOND_SECRET]);
+    receiver = await startReceiver(command, fileName, source(), [SECRET, SECOND_SECRET], launch);
   });
   test.after.always(async () => {
     await receiver?.stop();

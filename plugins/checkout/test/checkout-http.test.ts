@@ -370,6 +370,27 @@ test('branding: logos are PNG, JPEG, WebP or SVG of at most 64 KiB; colours #rrg
   t.is(logoType(Buffer.from('<?xml version="1.0"?>\n<!-- made by hand --> <!-- twice -->\n<svg>')), 'image/svg+xml', 'declaration and comments before the element');
   t.is(logoType(Buffer.from('<svgx/>')), undefined);
   t.is(logoType(Buffer.from('<!-- never closed <svg>')), undefined);
+  // Each raster format by its signature (a real 1×1 PNG; JPEG's SOI + APP0 and WebP's RIFF header).
+  // Mutations checked: without the WebP line of logoType, or with the size limit doubled, this fails.
+  const raster = {
+    'image/png': Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64'),
+    'image/jpeg': Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(32)]),
+    'image/webp': Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8L'), Buffer.alloc(18)]),
+  };
+  for (const [type, bytes] of Object.entries(raster)) {
+    t.is(logoType(bytes), type);
+    const stored = await gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: bytes }, CLI_ACTOR);
+    t.is(stored.logoDataUri, `data:${type};base64,${bytes.toString('base64')}`);
+  }
+  // 64 KiB exactly is accepted, one byte more is not (an SVG padded with a comment).
+  const padded = (size: number) => {
+    const open = '<svg xmlns="http://www.w3.org/2000/svg"><!--';
+    const close = '--></svg>';
+    return Buffer.from(open + 'x'.repeat(size - open.length - close.length) + close);
+  };
+  t.is(padded(65_536).length, 65_536);
+  t.truthy((await gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: padded(65_536) }, CLI_ACTOR)).logoDataUri);
+  await t.throwsAsync(gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: padded(65_537) }, CLI_ACTOR), { message: /larger than 65536 bytes/ });
   const set = await gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: svg, displayName: 'Acme' }, CLI_ACTOR);
   t.true(set.logoDataUri!.startsWith('data:image/svg+xml;base64,'));
   await t.throwsAsync(gw.kernel.cradle.checkoutBranding.set(c.projectId, { logo: Buffer.from('hello') }, CLI_ACTOR), { message: /PNG, JPEG, WebP or SVG/ });

@@ -135,12 +135,11 @@ test.serial('revoking the connected app cuts an active client off at its next ca
 
   const revoked = await gw.kernel.cradle.oauthTokens.revokeApp(user.id, provider.client!.client_id, { actor: 'operator-cli', channel: 'cli' });
   t.truthy(revoked);
-  const cutAt = Date.now();
+  // At the next call, nothing cached: the spec's "within 5 seconds" is timed by bench/revocation/run.ts.
   const direct = await rawCall(gw, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, provider.tokens()!.access_token);
   t.is(direct.status, 401);
   const refreshToken = provider.tokens()!.refresh_token!;
   await t.throwsAsync(client.callTool({ name: 'list_projects', arguments: {} }), { message: /revoked/ });
-  t.true(Date.now() - cutAt < 5000);
   // The refresh token went with the app: the SDK cannot get back in without a new authorization.
   const refresh = await fetch(`${gw.url}/oauth/token`, {
     method: 'POST',

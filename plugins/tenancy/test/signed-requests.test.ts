@@ -1,5 +1,8 @@
 import test from 'ava';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, createSecretBox } from '@gw/kernel';
+
+/** startTestKernel's fixed master key. */
+const TEST_MASTER_KEY = '0f'.repeat(32);
 import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
@@ -34,10 +37,28 @@ test('secrets have the spec forms and are encrypted at rest', async (t) => {
   const sandbox = await newProject('sandbox');
   t.regex(prod.secret, /^[0-9a-f]{64}$/);
   t.regex(sandbox.secret, /^sk_sandbox_[0-9a-f]{48}$/);
-  const rows = await gw.kernel.cradle.db('tenancy_api_key_secrets').select('sealed_secret');
-  for (const row of rows) {
-    t.false(row.sealed_secret.includes(prod.secret));
-    t.false(row.sealed_secret.includes(sandbox.secret));
+  // Encrypted, not encoded: each stored row is AES-256-GCM under the master key (bound to its row
+  // id), opens to the secret with that key only, and fails when altered. Mutation checked: with
+  // seal() storing base64 of the plaintext in the same v1 layout, this fails (the plaintext was
+  // never a substring, so the old check passed).
+  const box = createSecretBox(TEST_MASTER_KEY);
+  const other = createSecretBox('ab'.repeat(32));
+  for (const project of [prod, sandbox]) {
+    const rows: { id: string; sealed_secret: string }[] = await gw.kernel.cradle
+      .db('tenancy_api_key_secrets as s')
+      .join('tenancy_api_keys as k', 'k.id', 's.api_key_id')
+      .where('k.project_id', project.projectId)
+      .select('s.id', 's.sealed_secret');
+    t.is(rows.length, 1);
+    const { id, sealed_secret: sealed } = rows[0]!;
+    t.regex(sealed, /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]+$/);
+    for (const encoding of ['hex', 'base64', 'base64url', 'latin1'] as const) t.false(sealed.includes(Buffer.from(project.secret).toString(encoding)), encoding);
+    t.is(box.open(sealed, id), project.secret);
+    t.throws(() => other.open(sealed, id), undefined, 'opens under another master key');
+    t.throws(() => box.open(sealed, `${id}x`), undefined, 'opens for another row');
+    const data = sealed.split('.')[3]!;
+    const flipped = `${data[0] === 'A' ? 'B' : 'A'}${data.slice(1)}`;
+    t.throws(() => box.open(sealed.replace(`.${data}`, `.${flipped}`), id), undefined, 'an altered ciphertext opens');
   }
 });
 

@@ -1,5 +1,6 @@
 /**
- * Detection by push on a real Bitcoin node through Bitcoin Core's ZMQ notifications. Node: bcoin
+ * Detection by push through Bitcoin Core's ZMQ notifications, from a real Bitcoin node that is not
+ * Core: Core itself is not in these tests, and the ZMQ messages are the test launcher's. Node: bcoin
  * 1.0.2 on regtest (bcoin.ts), read as a `bitcoin-core` provider, publishing Core's `hashblock`
  * and `rawtx` in Core's wire format from its own chain and mempool events (bcoin-launcher.cjs:
  * bcoin has no ZMQ of its own, and Debian's litecoind is built without it; docs/decisions.md).
@@ -61,7 +62,7 @@ const metric = async (s: Setup, name: 'pushConnected' | 'pushReconnects' | 'push
   (await s.gw.kernel.cradle.watchersMetrics[name].get()).values.find((v) => v.labels.chain === 'btc' && v.labels.network === 'regtest')?.value ?? 0;
 const cursorHeight = async (s: Setup) => Number((await s.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'regtest' }).first())?.height ?? -1);
 
-test.serial('subscribeCoreZmq on a real node: pushed block hashes are the node`s blocks, pushed transactions decode to its txids and output addresses', async (t) => {
+test.serial('subscribeCoreZmq on bcoin regtest, whose ZMQ messages the test`s launcher publishes in Core`s wire format (not Core itself): pushed block hashes are the node`s blocks, pushed transactions decode to its txids and output addresses', async (t) => {
   const node = await fundedNode();
   let unsubscribe: (() => void) | undefined;
   try {
@@ -97,7 +98,7 @@ test.serial('subscribeCoreZmq on a real node: pushed block hashes are the node`s
   }
 });
 
-test.serial('bcoin with ZMQ, polling once an hour: the payment is detected through the pushed rawtx and paid through pushed hashblocks, with a signed webhook; a block`s pushed transactions are looked up in a batch; invalidateblock and a new branch revert it', async (t) => {
+test.serial('bcoin with the launcher`s Core-format ZMQ (not Core itself), polling once an hour: the payment is detected through the pushed rawtx and paid through pushed hashblocks, with a signed webhook; a block`s pushed transactions are looked up in a batch; invalidateblock and a new branch revert it', async (t) => {
   const node = await fundedNode();
   let s: Setup | undefined;
   try {
@@ -167,7 +168,7 @@ test.serial('bcoin with ZMQ, polling once an hour: the payment is detected throu
   }
 });
 
-test.serial('a cut ZMQ connection: polling takes over, the subscription comes back by itself, no block is skipped or counted twice', async (t) => {
+test.serial('a cut ZMQ connection (bcoin, the launcher`s Core-format ZMQ): polling takes over, the subscription comes back by itself, no block is skipped or counted twice', async (t) => {
   const node = await fundedNode();
   const proxy = await TcpProxy.start(Number(new URL(node.zmqUrl!).port));
   let s: Setup | undefined;

@@ -43,15 +43,24 @@ test.serial('the loop started with the instance: a payment reaches paid, and the
 });
 
 test.serial('a pass that finds the lock taken keeps the loop going', async (t) => {
-  const { db, jobs } = gw.kernel.cradle;
-  // Hold the network's scan lock for two seconds, as a pass of another instance would.
+  const { db } = gw.kernel.cradle;
+  // The minute's schedule restarts every loop; without it only the loop itself can send its next
+  // pass. Mutation checked: with `if (!report.ran) continue;` before `next(...)` in jobs.ts (a pass
+  // that finds the lock taken ends its loop), this test fails (no pass after the lock is released).
+  await db.raw(`delete from pgboss.schedule where name = ?`, [SCAN_JOB]);
+  const ethPasses = (since: Date) =>
+    db.raw(`select count(*)::int as n from pgboss.job where name = ? and data->>'chain' = 'eth' and state = 'completed' and started_on > ?`, [SCAN_JOB, since]).then((r: { rows: { n: number }[] }) => r.rows[0]!.n);
+  // Hold the network's scan lock, as a pass of another instance would, until a pass of the loop has
+  // run and found it taken (it completed while the lock was held).
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['watchers:eth:sepolia']);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const locked = new Date();
+    await waitFor(async () => (await ethPasses(locked)) > 0, 20_000);
   });
-  await jobs.send(SCAN_JOB, {});
+  const released = new Date();
   await anvil.mine(1);
   const tip = await anvil.blockNumber();
+  await waitFor(async () => (await ethPasses(released)) > 0, 20_000);
   await waitFor(async () => (await cursorHeight()) === tip, 20_000);
   t.is(await cursorHeight(), tip);
 });
