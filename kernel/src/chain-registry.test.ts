@@ -21,6 +21,7 @@ function chain(id: string, coins: readonly CoinDefinition[], extra: Partial<Chai
     verificationStandard: 'bip84',
     networks: { mainnet: { id: `${id}main`, name: 'main', kind: 'mainnet' }, testnets: [{ id: `${id}test`, name: 'test', kind: 'testnet' }] },
     coins,
+    dustFloorUnits: Object.fromEntries(coins.map((c) => [c.id, 0n])),
     defaultConfirmations: 1,
     capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
     accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
