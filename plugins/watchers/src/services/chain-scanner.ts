@@ -67,9 +67,10 @@ const BLOCKS_PER_PASS = 200;
  *    block whose parent is not the stored hash, is a reorg: the common ancestor is searched
  *    downwards (never below the provider's finalized height or `reorgDepth`) and the rewinder
  *    undoes everything above it.
- * 2. Blocks from the cursor up to the head are scanned, their hashes stored, their transfers
- *    matched.
- * 3. Confirmations are counted against the head.
+ * 2. Blocks from the cursor up to the head are scanned and their hashes stored; then all their
+ *    transfers are matched at once.
+ * 3. Confirmations are counted against the head, and the invoice changes of 2 and 3 are written
+ *    together (one `invoice.partial` per invoice per pass; `PassMemory`).
  * Provider failures roll the pass back and are counted; the next pass is put off with backoff. A
  * provider whose tip is below the cursor, or that lacks a block it served before, is behind (or
  * lying): a failure too, never a reorg, so a lie undoes no payment and moves no count backwards.

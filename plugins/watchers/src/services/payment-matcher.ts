@@ -29,7 +29,7 @@ export interface MatchItem {
  * - the lifecycle's outcome (invoice, late, ambiguous, orphan, dust) is written on the row: orphans and
  *   ambiguous receipts make the orphan inbox; dust stays on record only (the money is on the
  *   address all the same).
- * A whole block is one read, one lifecycle call and one write (an insert of the new transfers, an
+ * A whole pass's blocks are one read, one lifecycle call and one write (an insert of the new transfers, an
  * update of the stored ones that changed).
  */
 export class PaymentMatcher {
