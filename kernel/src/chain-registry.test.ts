@@ -69,6 +69,16 @@ test('an inconsistent chain definition stops start-up naming the chain, enabled 
   t.throws(() => createChainRegistry([lowerAsset], logger), { message: /^chain eee: coin eee has no price asset/ });
 });
 
+test('a chain definition without a dust floor for each coin, or with one for a coin it lacks, stops start-up', (t) => {
+  const floors = (module: ChainModule, dustFloorUnits: Record<string, unknown>): ChainModule => ({ ...module, definition: { ...module.definition, dustFloorUnits } as ChainDefinition });
+  const base = chain('hhh', [coin('hhh'), coin('usdx_hhh', { contracts: { hhhmain: 'c', hhhtest: 'c' }, price: USD_COIN })]);
+  t.notThrows(() => createChainRegistry([base], logger));
+  t.throws(() => createChainRegistry([floors(base, { hhh: 546n })], logger), { message: /^chain hhh: coin usdx_hhh has no dust floor/ });
+  t.throws(() => createChainRegistry([floors(base, { hhh: 546n, usdx_hhh: -1n })], logger), { message: /^chain hhh: coin usdx_hhh has no dust floor/ });
+  t.throws(() => createChainRegistry([floors(base, { hhh: 546, usdx_hhh: 1n })], logger), { message: /^chain hhh: coin hhh has no dust floor/ });
+  t.throws(() => createChainRegistry([floors(base, { hhh: 1n, usdx_hhh: 1n, other: 1n })], logger), { message: 'chain hhh: dustFloorUnits names unknown coin other' });
+});
+
 test('one price asset with two sets of provider ids, or a key-generation capability the adapter lacks, stops start-up', (t) => {
   const otherIds = chain('fff', [coin('fff'), coin('usdx_fff', { contracts: { fffmain: 'c', ffftest: 'c' }, price: { symbol: 'USDX', providers: { coingecko: 'other' } } })]);
   t.throws(() => createChainRegistry([aaa, otherIds], logger), { message: 'chain fff: coin usdx_fff prices USDX with other provider ids than coin usdx_aaa' });
