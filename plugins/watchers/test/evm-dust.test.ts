@@ -193,6 +193,8 @@ test.serial('transfers below the dust floor are recorded and never change an inv
   t.is(untouched.status, 'pending');
   t.deepEqual(untouched.transactions, []);
   t.deepEqual(await outbox(inv.id), []);
+  const metric = (await gw.kernel.cradle.metrics.registry.getSingleMetric('gateway_watcher_dust_transfers_total')!.get()).values.find((v) => v.labels.chain === 'eth');
+  t.is(metric?.value, dust.length, 'counted for the operator');
   const recorded = await db('watchers_transfers').where({ to_address: inv.address }).orderBy('block_height');
   t.deepEqual(
     recorded.map((r: { tx_hash: string; match: string; invoice_id: string | null }) => [r.tx_hash, r.match, r.invoice_id]),

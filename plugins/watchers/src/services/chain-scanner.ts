@@ -190,7 +190,7 @@ export class ChainScanner {
           expectShape(blocks.length === to - from + 1, `scan ${from}..${to} returned ${blocks.length} blocks`);
           from = to + 1;
         }
-        const transfers = await this.match(trx, target, found, head.height, memory);
+        const { recorded: transfers, dust } = await this.match(trx, target, found, head.height, memory);
         await this.deps.watchersCounter.count(trx, chain, network, head.height, memory);
         // The step's invoice changes are written together: payments and the counts they reached.
         await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
@@ -202,6 +202,7 @@ export class ChainScanner {
                where chain = ${chain} and network = ${network}`,
         );
         if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
+        if (dust > 0) this.deps.watchersMetrics.dustTransfers.inc(labels, dust);
         return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
       });
       endTimer?.({ outcome: 'ok' });
@@ -250,13 +251,14 @@ export class ChainScanner {
       const transfers = await this.deps.db.transaction(async (trx) => {
         // Waits for a block pass of this network instead of racing it over the same transfers.
         await sqlQuery(trx, networkLock(chain, network));
-        const recorded = await this.match(trx, target, pending, head, memory);
+        const counts = await this.match(trx, target, pending, head, memory);
         await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
         await sqlQuery(trx, setMempoolOffset(chain, network, window!.nextOffset));
-        return recorded;
+        return counts;
       });
-      if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
-      return { probed: window!.size, transfers, dropped };
+      if (transfers.recorded > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers.recorded);
+      if (transfers.dust > 0) this.deps.watchersMetrics.dustTransfers.inc(labels, transfers.dust);
+      return { probed: window!.size, transfers: transfers.recorded, dropped };
     } catch (error) {
       this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind: 'internal' });
       log.warn({ err: error }, 'recording mempool transfers failed; they are found again next pass');
@@ -301,16 +303,16 @@ export class ChainScanner {
     );
   }
 
-  /** Records the transfers to watched pool addresses; returns how many were new. */
-  private async match(trx: Knex.Transaction, target: ScanTarget, transfers: readonly ObservedTransfer[], head: number, memory: PassMemory): Promise<number> {
-    if (transfers.length === 0) return 0;
+  /** Records the transfers to watched pool addresses; returns how many were new, and how many of those were dust. */
+  private async match(trx: Knex.Transaction, target: ScanTarget, transfers: readonly ObservedTransfer[], head: number, memory: PassMemory): Promise<{ recorded: number; dust: number }> {
+    if (transfers.length === 0) return { recorded: 0, dust: 0 };
     const owners = await target.watched.lookup(transfers.map((t) => t.toAddress), trx);
     const items = transfers.flatMap((transfer) => {
       const at = owners.get(transfer.toAddress);
       return at ? [{ transfer, at }] : [];
     });
     const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head, memory);
-    return outcomes.filter((outcome) => outcome !== 'known').length;
+    return { recorded: outcomes.filter((outcome) => outcome !== 'known').length, dust: outcomes.filter((outcome) => outcome === 'dust').length };
   }
 
   /**
