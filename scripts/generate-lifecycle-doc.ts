@@ -141,6 +141,13 @@ re-confirmation). Every event id is derived from (invoice, event type, occurrenc
 time of the change as its ULID time, so the delivery log stays in time order and the n-th
 \`invoice.paid\` of an invoice is always the same event, sent exactly when its change commits.
 
+\`invoice.partial\` goes out at most once each time an invoice's changes are written (issue 33,
+finding 11): a later one withdraws the earlier, unwritten one and takes its occurrence number, so
+the event that goes carries the newest totals and status. A watcher's scan pass writes the changes
+of its blocks and their confirmation counts once, and its later steps (the mempool) send no
+further \`invoice.partial\` for an invoice announced in the pass: at most one per invoice per pass.
+Transfers below the coin's dust floor never reach the lifecycle's facts (decisions.md, "Dust floods").
+
 ## Mempool-only payments
 
 A payment seen only in the mempool makes a pending invoice \`detected\`, and a detected invoice does

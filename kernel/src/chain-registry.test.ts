@@ -21,6 +21,7 @@ function chain(id: string, coins: readonly CoinDefinition[], extra: Partial<Chai
     verificationStandard: 'bip84',
     networks: { mainnet: { id: `${id}main`, name: 'main', kind: 'mainnet' }, testnets: [{ id: `${id}test`, name: 'test', kind: 'testnet' }] },
     coins,
+    dustFloorUnits: Object.fromEntries(coins.map((c) => [c.id, 0n])),
     defaultConfirmations: 1,
     capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
     accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
@@ -79,6 +80,16 @@ test('a coin without a valid payment precision stops start-up naming the coin', 
     t.throws(() => createChainRegistry([chain('ppp', [c], { enabledByDefault: false })], logger), { message: 'chain ppp: coin pp needs paymentDecimals, an integer from 0 to its decimals (8)' }, name);
   }
   t.deepEqual(createChainRegistry([chain('ppp', [coin('pp', { paymentDecimals: 0 })])], logger).coinIds(), ['pp']);
+});
+
+test('a chain definition without a dust floor for each coin, or with one for a coin it lacks, stops start-up', (t) => {
+  const floors = (module: ChainModule, dustFloorUnits: Record<string, unknown>): ChainModule => ({ ...module, definition: { ...module.definition, dustFloorUnits } as ChainDefinition });
+  const base = chain('hhh', [coin('hhh'), coin('usdx_hhh', { contracts: { hhhmain: 'c', hhhtest: 'c' }, price: USD_COIN })]);
+  t.notThrows(() => createChainRegistry([base], logger));
+  t.throws(() => createChainRegistry([floors(base, { hhh: 546n })], logger), { message: /^chain hhh: coin usdx_hhh has no dust floor/ });
+  t.throws(() => createChainRegistry([floors(base, { hhh: 546n, usdx_hhh: -1n })], logger), { message: /^chain hhh: coin usdx_hhh has no dust floor/ });
+  t.throws(() => createChainRegistry([floors(base, { hhh: 546, usdx_hhh: 1n })], logger), { message: /^chain hhh: coin hhh has no dust floor/ });
+  t.throws(() => createChainRegistry([floors(base, { hhh: 1n, usdx_hhh: 1n, other: 1n })], logger), { message: 'chain hhh: dustFloorUnits names unknown coin other' });
 });
 
 test('one price asset with two sets of provider ids, or a key-generation capability the adapter lacks, stops start-up', (t) => {

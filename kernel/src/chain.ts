@@ -151,6 +151,13 @@ export interface ChainDefinition {
     readonly testnets: readonly [NetworkDefinition, ...NetworkDefinition[]];
   };
   readonly coins: readonly CoinDefinition[];
+  /**
+   * Dust floor per coin id, in base units (issue 33, finding 11): a transfer below it is recorded
+   * by the watchers but never changes an invoice (no status, no event, not counted). Every coin of
+   * the chain has an entry (`defineChain` checks); 0n turns the floor off. Kept beside the coin
+   * list, keyed by coin id, so each coin's own line stays as it is. See `dustFloorOf`.
+   */
+  readonly dustFloorUnits: Readonly<Record<string, bigint>>;
   /** Confirmations an invoice needs before it counts as paid, unless the project overrides it. */
   readonly defaultConfirmations: number;
   readonly capabilities: ChainCapabilities;
@@ -342,6 +349,13 @@ export function checkChainDefinition(definition: ChainDefinition): void {
     if (coin.contracts && !coin.contracts[definition.networks.testnets[0].id] && coin.sandboxContract === undefined) {
       throw new Error(`chain ${definition.id}: token ${coin.id} has no contract on ${definition.networks.testnets[0].id}, so it needs a sandboxContract`);
     }
+    const floor = definition.dustFloorUnits?.[coin.id];
+    if (typeof floor !== 'bigint' || floor < 0n) {
+      throw new Error(`chain ${definition.id}: coin ${coin.id} has no dust floor (dustFloorUnits.${coin.id}: a non-negative bigint of base units)`);
+    }
+  }
+  for (const id of Object.keys(definition.dustFloorUnits ?? {})) {
+    if (!seen.has(id)) throw new Error(`chain ${definition.id}: dustFloorUnits names unknown coin ${id}`);
   }
   if (!Number.isInteger(definition.defaultConfirmations) || definition.defaultConfirmations < 0) {
     throw new Error(`chain ${definition.id}: defaultConfirmations must be a non-negative integer`);
@@ -387,6 +401,14 @@ export function pollIntervalOf(definition: ChainDefinition): number {
 /** How far a block's timestamp may lag on this chain, in seconds (see `blockTimeSkewSeconds`). */
 export function blockTimeSkewOf(definition: ChainDefinition): number {
   return definition.blockTimeSkewSeconds ?? 120;
+}
+
+/**
+ * The dust floor of a coin of the chain (base units): transfers below it never change an invoice.
+ * 0n for a coin the definition lacks (a definition that passed `checkChainDefinition` has them all).
+ */
+export function dustFloorOf(definition: ChainDefinition, coin: string): bigint {
+  return definition.dustFloorUnits[coin] ?? 0n;
 }
 
 /** Highest receive index of a chain: its declared limit, else the BIP32 non-hardened 2^31 - 1. */

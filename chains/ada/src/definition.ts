@@ -15,6 +15,10 @@ export const adaDefinition: ChainDefinition = {
   coins: [
     { id: 'ada', symbol: 'ADA', price: { symbol: 'ADA', providers: { coingecko: 'cardano', kraken: ['ADAUSD'] } }, decimals: 6, paymentDecimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    ada: 10_000n, // 0.01 ADA (a Cardano output below ~1 ADA cannot exist anyway)
+  },
   // The watcher's default poll interval follows it (capped at 30 s): a block every 20 s on average (1 s slots, active slot coefficient 0.05).
   blockTimeSeconds: 20,
   // 15 blocks (~5 min at 20 s per block): the common exchange figure; Ouroboros Praos settlement

@@ -39,6 +39,11 @@ export const baseDefinition: ChainDefinition = {
         'https://developers.circle.com/stablecoins/usdc-contract-addresses (Base and Base Sepolia rows) ; https://basescan.org/token/0x833589fcd6edb6e08f4c7c32d4f71b54bda02913 (decimals() = 6)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    eth_base: 1_000_000_000_000n, // 0.000001 ETH
+    usdc_base: 10_000n, // 0.01 USDC
+  },
   // The watcher's default poll interval follows it (capped at 30 s): one block every 2 s (OP Stack).
   blockTimeSeconds: 2,
   // 2-second blocks from one sequencer; a block is final once its batch is final on Ethereum

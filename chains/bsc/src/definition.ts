@@ -34,6 +34,12 @@ export const bscDefinition: ChainDefinition = {
       source: 'https://bscscan.com/token/0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d (Binance-Peg USD Coin, decimals() = 18)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    bnb: 10_000_000_000_000n, // 0.00001 BNB
+    usdt_bep20: 10_000_000_000_000_000n, // 0.01 USDT (18 decimals on BSC)
+    usdc_bep20: 10_000_000_000_000_000n, // 0.01 USDC (18 decimals on BSC)
+  },
   // The watcher's default poll interval follows it (capped at 30 s): 0.75 s per block since the Maxwell upgrade (2025).
   blockTimeSeconds: 0.75,
   // 15 blocks (~45 s at 3 s, less after the 2025 block-time cuts): the usual exchange figure; BSC

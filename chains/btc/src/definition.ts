@@ -30,6 +30,10 @@ export const btcDefinition: ChainDefinition = {
       source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    btc: 546n, // 546 sat: Bitcoin Core's dust limit of a P2PKH output
+  },
   // The watcher's default poll interval follows it (capped at 30 s): a block every 10 minutes on average.
   blockTimeSeconds: 600,
   // Two confirmations: the usual merchant figure for moderate amounts; reorgs deeper than one block

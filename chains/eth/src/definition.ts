@@ -35,6 +35,12 @@ export const ethDefinition: ChainDefinition = {
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    eth: 1_000_000_000_000n, // 0.000001 ETH
+    usdt_erc20: 10_000n, // 0.01 USDT
+    usdc_erc20: 10_000n, // 0.01 USDC
+  },
   // The watcher's default poll interval follows it (capped at 30 s): one slot every 12 s since the Merge.
   blockTimeSeconds: 12,
   // 12 blocks (~2.4 min): the long-standing exchange figure. Economic finality after the merge is

@@ -21,6 +21,7 @@ const fixture: ChainDefinition = {
     testnets: [{ id: 'test', name: 'test', kind: 'testnet', evmChainId: 5 }],
   },
   coins: [{ id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18, paymentDecimals: 8 }],
+  dustFloorUnits: { eth: 0n },
   defaultConfirmations: 1,
   capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
   accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },

@@ -28,6 +28,10 @@ export const ltcDefinition: ChainDefinition = {
       source: 'Litecoin Core: 1 LTC = 100,000,000 litoshi (COIN in src/consensus/amount.h)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    ltc: 546n, // 546 litoshi, the Bitcoin-derived dust limit
+  },
   // The watcher's default poll interval follows it (capped at 30 s): a block every 2.5 minutes on average.
   blockTimeSeconds: 150,
   // Blocks come every 2.5 minutes: 6 confirmations (~15 min) is the usual exchange figure and about

@@ -42,6 +42,12 @@ export const polygonDefinition: ChainDefinition = {
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    pol: 10_000_000_000_000_000n, // 0.01 POL
+    usdt_polygon: 10_000n, // 0.01 USDT
+    usdc_polygon: 10_000n, // 0.01 USDC
+  },
   // The watcher's default poll interval follows it (capped at 30 s): about 2 s per block.
   blockTimeSeconds: 2,
   // 128 blocks (~4.5 min at 2 s): Polygon PoS saw reorgs deeper than 100 blocks before its 2025

@@ -25,6 +25,11 @@ export const tonDefinition: ChainDefinition = {
         'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    ton: 1_000_000n, // 0.001 TON
+    usdt_ton: 10_000n, // 0.01 USDT
+  },
   // The watcher's default poll interval follows it (capped at 30 s): about 5 s per masterchain block.
   blockTimeSeconds: 5,
   // One masterchain-referenced block: TON's BFT consensus finalises a shardchain block once the

@@ -29,6 +29,11 @@ export const tronDefinition: ChainDefinition = {
       source: 'https://tether.to/en/supported-protocols/ ; https://tronscan.org/#/token20/TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (decimals 6)',
     },
   ],
+  // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
+  dustFloorUnits: {
+    trx: 10_000n, // 0.01 TRX
+    usdt_trc20: 10_000n, // 0.01 USDT
+  },
   // The watcher's default poll interval follows it (capped at 30 s): one block every 3 s.
   blockTimeSeconds: 3,
   // 19 blocks (~57 s): a block is irreversible once 2/3+1 of the 27 super representatives (19)

@@ -23,6 +23,11 @@ export const InvoicesConfigSchema = Type.Object(
       default: 100,
       description: 'Most concurrent creates of one process handled in one database transaction.',
     }),
+    dustFloorUnits: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{1,31}$' }), Type.String({ pattern: '^\\d{1,78}$' }), {
+      default: {},
+      description:
+        'Dust floor per coin id in base units (a decimal string), over the chain definition\'s: a transfer below it is recorded by the watchers but never changes an invoice. "0" turns it off for that coin. Unknown coin ids fail the start.',
+    }),
     createBatchConcurrency: Type.Integer({ minimum: 1, maximum: 32, default: 2, description: 'Create batches of one process in flight at once.' }),
     createBatchMinWhileBusy: Type.Integer({
       minimum: 1,

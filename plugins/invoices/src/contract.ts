@@ -38,13 +38,14 @@ declare module '@gw/kernel' {
 }
 
 export { INVOICE_STATUSES, type InvoiceStatus, PAID_STATUSES, WAITING_STATUSES } from './invoice-status.js';
-export type { InvoiceLifecycle, ObservedPayment, PaymentOutcome, TransitionRecord } from './lifecycle/invoice-lifecycle.js';
+export type { InvoiceLifecycle, ObservedPayment, PassMemory, PaymentOutcome, TransitionRecord } from './lifecycle/invoice-lifecycle.js';
+export { newPass } from './lifecycle/invoice-lifecycle.js';
 export { type InvoiceState, isFinal, liveTransfers, liveUnits, type TransferKey, type TransferState } from './lifecycle/invoice-state.js';
 export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
 export { isShort, statusesAccepting } from './lifecycle/transition-table.js';
 export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 export { invoiceWriteTools } from './mcp-tools.js';
-export { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
+export { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceTransactionListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery, ListTransactionsQuery } from './schemas.js';
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';

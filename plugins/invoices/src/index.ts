@@ -44,16 +44,20 @@ export const invoicesPlugin = definePlugin({
     invoicesCheckoutLinks: service(['kernelConfig'], (deps) => new CheckoutLinks(deps)),
     invoicesLifecycleStore: service(['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'], (deps) => new LifecycleStore(deps)),
     invoicesExporter: service(['db', 'chains'], (deps) => new InvoiceExporter(deps)),
-    invoicesLifecycle: service(['db', 'chains', 'invoicesLifecycleStore'], (deps) => new InvoiceLifecycle(deps)),
+    invoicesLifecycle: service(['db', 'chains', 'invoicesConfig', 'invoicesLifecycleStore'], (deps) => new InvoiceLifecycle(deps)),
     invoicesAttribution: service(['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'], (deps) => new OrphanAttribution(deps)),
   }),
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
   cli: invoicesCommands,
-  start: withDeps(['invoicesTransitions', 'invoicesPolicies', 'logger'], async (deps) => {
+  start: withDeps(['invoicesTransitions', 'invoicesPolicies', 'invoicesConfig', 'chains', 'logger'], async (deps) => {
     // Resolved eagerly so the counter is on /metrics before the first change.
     void deps.invoicesTransitions;
+    // A dust floor override for a coin no chain has is a typo that would silently do nothing.
+    for (const coin of Object.keys(deps.invoicesConfig.dustFloorUnits ?? {})) {
+      if (deps.chains.knownCoin(coin) === undefined) throw new Error(`plugins.invoices.dustFloorUnits names coin "${coin}", which no chain of the build has`);
+    }
     // Loud, not fatal: the operator accepted these (or set them before they needed accepting).
     for (const { projectId, chains } of await deps.invoicesPolicies.unconfirmedProductionProjects()) {
       deps.logger.warn({ project_id: projectId, chains }, 'invoices: a production project counts payments at 0 confirmations (unconfirmed transactions can be replaced or never confirm); raise it with gateway policy set --confirmations');
@@ -73,6 +77,8 @@ export {
   type ConfirmationUpdate,
   type InvoiceTransferKey,
   type TransitionRecord,
+  type PassMemory,
+  newPass,
 } from './lifecycle/invoice-lifecycle.js';
 export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
 export { OrphanAttribution, type AttributionInput, type AttributionResult } from './lifecycle/orphan-attribution.js';

@@ -1,5 +1,5 @@
 import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from './schemas.js';
+import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceTransactionListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery, ListTransactionsQuery } from './schemas.js';
 
 /** Invoice endpoints of spec 4.2, for production and testnet projects. */
 export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinition[] => {
@@ -63,6 +63,22 @@ export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinit
       responses: { 200: InvoiceWithTransactionsSchema },
       errors: ['validation_error', 'invoice_not_found'],
       handler: async ({ auth, params }) => ({ body: await service().get(auth.project!.id, params.id) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/invoices/:id/transactions',
+      summary: "List every transaction of an invoice (cursor-paginated, detection order).",
+      description:
+        'An invoice view carries its latest 20 transactions with transactions_total and this URL as transactions_url; here are all of them, ' +
+        'in pages of the spec\'s pagination envelope. Addition to spec 4.2 (issue 33).',
+      tags: ['invoices'],
+      auth: 'signed',
+      access: { projectKind: 'production' },
+      params: InvoiceIdParams,
+      query: ListTransactionsQuery,
+      responses: { 200: InvoiceTransactionListSchema },
+      errors: ['validation_error', 'invoice_not_found'],
+      handler: async ({ auth, params, query }) => ({ body: await service().transactions(auth.project!.id, params.id, query) }),
     }),
     defineRoute({
       method: 'POST',

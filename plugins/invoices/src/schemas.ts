@@ -105,7 +105,9 @@ export const InvoiceSchema = Type.Object(
     created_at_iso: Type.String(),
     derivation_path: Type.Optional(Type.String({ pattern: "^m(\\/\\d+'?)+$" })),
     verification_standard: Type.Optional(Type.Enum(['bip84', 'bip44', 'cip1852', 'bip44_ed25519'])),
-    transactions: Type.Optional(Type.Array(InvoiceTransactionSchema)),
+    transactions: Type.Optional(Type.Array(InvoiceTransactionSchema, { description: 'The latest 20 transactions, in detection order; transactions_url lists them all.' })),
+    transactions_total: Type.Optional(Type.Integer({ minimum: 0, description: 'How many transactions the invoice has in all (transactions shows the latest 20). Addition to spec 2.1 (issue 33).' })),
+    transactions_url: Type.Optional(Type.String({ description: 'GET (signed) lists every transaction, cursor-paginated: {base_url}/api/v1/invoices/{id}/transactions (sandbox: /api/v1/sandbox/...). Addition to spec 2.1 (issue 33).' })),
     confirmations: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
@@ -115,8 +117,28 @@ export const InvoiceSchema = Type.Object(
 export const InvoiceWithTransactionsSchema = Type.Object(
   {
     ...InvoiceSchema.properties,
-    transactions: Type.Array(InvoiceTransactionSchema),
+    transactions: Type.Array(InvoiceTransactionSchema, { description: 'The latest 20 transactions, in detection order; transactions_url lists them all.' }),
+    transactions_total: Type.Integer({ minimum: 0, description: 'How many transactions the invoice has in all. Addition to spec 2.1 (issue 33).' }),
+    transactions_url: Type.String({ description: 'GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33).' }),
     confirmations: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+/** `GET /invoices/{id}/transactions` query: pages in id order (detection order). */
+export const ListTransactionsQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'next_cursor of the previous page.' })),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+/** Pagination envelope (spec 2.2) of an invoice's transactions. */
+export const InvoiceTransactionListSchema = Type.Object(
+  {
+    items: Type.Array(InvoiceTransactionSchema),
+    next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
   },
   { additionalProperties: false },
 );

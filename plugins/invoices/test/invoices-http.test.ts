@@ -351,13 +351,19 @@ test('responses match the schemas the OpenAPI document declares for them', async
     ['GET', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV', await get(all, '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV')],
     ['POST', `/api/v1/invoices/${created.body.id}/cancel`, await post(all, `/api/v1/invoices/${created.body.id}/cancel`)],
     ['POST', `/api/v1/invoices/${created.body.id}/cancel`, await post(all, `/api/v1/invoices/${created.body.id}/cancel`)],
+    ['GET', `/api/v1/invoices/${created.body.id}/transactions`, await get(all, `/api/v1/invoices/${created.body.id}/transactions?limit=5`)],
+    ['GET', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV/transactions', await get(all, '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV/transactions')],
+    ['GET', `/api/v1/invoices/${created.body.id}/transactions`, await get(all, `/api/v1/invoices/${created.body.id}/transactions?limit=201`)],
   ];
-  t.deepEqual(calls.map(([, , r]) => r.status), [201, 200, 400, 200, 400, 200, 404, 200, 409]);
+  t.deepEqual(calls.map(([, , r]) => r.status), [201, 200, 400, 200, 400, 200, 404, 200, 409, 200, 404, 400]);
+  t.deepEqual(calls[9]![2].body, { items: [] });
+  t.is(created.body.transactions_total, 0);
+  t.is(created.body.transactions_url, `${gw.kernel.cradle.invoicesCheckoutLinks.baseUrl}/api/v1/invoices/${created.body.id}/transactions`);
   for (const [method, path, response] of calls) t.deepEqual(responseMismatches(gw.kernel, method, path, response.status, response.body), [], `${method} ${path} ${response.status}`);
   // The check can fail: a wrong body is reported.
   t.not(responseMismatches(gw.kernel, 'GET', `/api/v1/invoices/${created.body.id}`, 200, { ...created.body, amount_crypto_units: 12 }).length, 0);
   const doc = (await fetch(`${gw.url}/api/v1/openapi.json`).then((r) => r.json())) as { paths: Record<string, Record<string, unknown>> };
-  t.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/invoices')).sort(), ['/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/cancel']);
+  t.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/invoices')).sort(), ['/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/cancel', '/api/v1/invoices/{id}/transactions']);
 });
 
 test('40 concurrent creates right after a wallet is verified (empty pool, no replenish run): 40 invoices on 40 addresses', async (t) => {

@@ -1,5 +1,5 @@
 import { coreErrors, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery } from '@gw/plugin-invoices/contract';
+import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceTransactionListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery, ListTransactionsQuery } from '@gw/plugin-invoices/contract';
 import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, STREAM_DESCRIPTION, StreamPageSchema, StreamQuery } from '@gw/plugin-webhooks/contract';
 import type { TSchema } from 'typebox';
 import {
@@ -81,6 +81,19 @@ export const sandboxRoutes = withDeps(['sandboxInvoices', 'sandboxSimulator', 's
       responses: { 200: InvoiceWithTransactionsSchema },
       errors: ['validation_error', 'invoice_not_found'],
       handler: async ({ auth, params }) => ({ body: await deps.invoicesService.get(auth.project!.id, params.id) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${BASE}/invoices/:id/transactions`,
+      summary: 'List every transaction of a sandbox invoice (cursor-paginated, detection order; as GET /invoices/{id}/transactions).',
+      tags: ['sandbox'],
+      auth: 'signed',
+      access: MIRROR,
+      params: InvoiceIdParams,
+      query: ListTransactionsQuery,
+      responses: { 200: InvoiceTransactionListSchema },
+      errors: ['validation_error', 'invoice_not_found'],
+      handler: async ({ auth, params, query }) => ({ body: await deps.invoicesService.transactions(auth.project!.id, params.id, query) }),
     }),
     defineRoute({
       method: 'POST',

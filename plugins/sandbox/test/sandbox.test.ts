@@ -132,6 +132,21 @@ test('a duplicate delivery asked for while the event is still on its way arrives
   t.is((await eventsOf(c, inv.id)).find((e) => e.id === paid.body.event_id).attempts, 2);
 });
 
+test('a sandbox invoice links its transactions to the sandbox mirror of the paginated list (issue 33)', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c);
+  await simulate(c, inv.id, 'detect');
+  await simulate(c, inv.id, 'paid');
+  const paid = await get(c, inv.id);
+  t.is(paid.transactions_total, 1);
+  t.is(new URL(paid.transactions_url).pathname, `/api/v1/sandbox/invoices/${inv.id}/transactions`);
+  const list = await c.call('GET', `/invoices/${inv.id}/transactions?limit=1`);
+  t.is(list.status, 200);
+  t.deepEqual(list.body, { items: paid.transactions });
+  const other = await sandboxClient(gw);
+  t.is((await other.call('GET', `/invoices/${inv.id}/transactions`)).status, 404);
+});
+
 test('the same seed gives the same synthesized hash on another invoice; no seed derives it from the invoice', async (t) => {
   const c = await sandboxClient(gw);
   const [a, b, d] = [await invoice(c), await invoice(c), await invoice(c)];

@@ -2,6 +2,7 @@ import { watchersReadiness } from './readiness.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
+import { m0003Dust } from '../migrations/0003_dust.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
@@ -27,7 +28,7 @@ export const watchersPlugin = definePlugin({
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'invoices', 'webhooks'],
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),

@@ -8,6 +8,8 @@ export interface WatcherMetrics {
   /** `gateway_watcher_pass_duration_seconds{chain,network,outcome}`: one block pass, ok or failed. */
   readonly passDuration: Histogram<'chain' | 'network' | 'outcome'>;
   readonly transfers: Counter<'chain' | 'network'>;
+  /** `gateway_watcher_dust_transfers_total{chain,network}`: new transfers below the coin's dust floor (recorded, given to no invoice). */
+  readonly dustTransfers: Counter<'chain' | 'network'>;
   readonly reorgs: Counter<'chain' | 'network'>;
   readonly scanFailures: Counter<'chain' | 'network' | 'kind'>;
   readonly mempoolFailures: Counter<'chain' | 'network' | 'kind'>;
@@ -50,6 +52,12 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
       registers,
     }),
     transfers: new Counter({ name: 'gateway_watcher_transfers_total', help: 'New transfers to pool addresses recorded.', labelNames: ['chain', 'network'], registers }),
+    dustTransfers: new Counter({
+      name: 'gateway_watcher_dust_transfers_total',
+      help: 'New transfers to pool addresses below their coin\'s dust floor: recorded, never given to an invoice nor to the orphan inbox (a rising rate is a dust flood).',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
     reorgs: new Counter({ name: 'gateway_watcher_reorgs_total', help: 'Chain reorganisations followed.', labelNames: ['chain', 'network'], registers }),
     scanFailures: new Counter({ name: 'gateway_watcher_scan_failures_total', help: 'Scan passes rolled back, by failure kind.', labelNames: ['chain', 'network', 'kind'], registers }),
     mempoolFailures: new Counter({

@@ -67,6 +67,9 @@ test.before(async () => {
       'plugins.address-pool.targetFree': 60,
       'plugins.address-pool.hardCap': 200,
       'plugins.invoices.createRateLimitPerMinute': 100_000,
+      // The cases pay a few base units, far below ETH's dust floor: the floor is off here, so both
+      // paths count them (dust itself is tested in evm-dust.test.ts).
+      'plugins.invoices.dustFloorUnits': { eth: '0' },
     },
   });
   const { tenancyOperators, invoicesPolicies, sandboxProjects } = gw.kernel.cradle;

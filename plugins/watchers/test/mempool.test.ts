@@ -99,7 +99,8 @@ test.serial('finding 2: a payment that stays in the mempool stops holding its in
     txHash: `0x${'d'.repeat(64)}`,
     outputIndex: 0,
     toAddress: inv.address,
-    amountUnits: 1n,
+    // Small, but above ETH's dust floor (a transfer below it would never detect the invoice).
+    amountUnits: 10n ** 13n,
     blockHeight: null,
     blockHash: null,
     observedAt: new Date(),

@@ -54,13 +54,13 @@ function sent(eventId: string | undefined): string {
   return eventId;
 }
 /** A payment seen: `invoice.detected` (a short one with `short`). */
-const detect = async (p: TestProject, invoiceId: string, k: TestKernel = gw, short = false) => sent(await payInvoice(k.kernel.cradle, p.projectId, invoiceId, short ? { amountUnits: 1n } : {}));
+const detect = async (p: TestProject, invoiceId: string, k: TestKernel = gw, short = false) => sent(await payInvoice(k.kernel.cradle, p.projectId, invoiceId, short ? { amountUnits: 10n ** 13n } : {}));
 /** The payments confirm: `invoice.paid`. */
 const pay = async (p: TestProject, invoiceId: string) => sent(await confirmInvoice(gw.kernel.cradle, p.projectId, invoiceId));
 /** Nothing confirms before the deadline: `invoice.expired`. */
 const expire = async (p: TestProject, invoiceId: string) => sent(await expireInvoice(gw.kernel.cradle, p.projectId, invoiceId));
 /** Another short payment of a short invoice: `invoice.partial` without a status change, any number of times. */
-const partial = async (p: TestProject, invoiceId: string) => sent(await payInvoice(gw.kernel.cradle, p.projectId, invoiceId, { amountUnits: 1n }));
+const partial = async (p: TestProject, invoiceId: string) => sent(await payInvoice(gw.kernel.cradle, p.projectId, invoiceId, { amountUnits: 10n ** 13n }));
 
 const eventRow = (id: string, k: TestKernel = gw) => k.kernel.cradle.db('webhooks_events').where({ id }).first();
 const attemptRows = (id: string, k: TestKernel = gw) => k.kernel.cradle.db('webhooks_attempts').where({ event_id: id }).orderBy('attempt');

@@ -103,6 +103,7 @@ export interface Operations {
           created_at_iso: string;
           derivation_path?: string;
           verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+          /** The latest 20 transactions, in detection order; transactions_url lists them all. */
           transactions: Array<{
             tx_hash: string;
             output_index: number;
@@ -117,6 +118,10 @@ export interface Operations {
             detected_at: number;
             detected_at_iso: string;
           }>;
+          /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+          transactions_total: number;
+          /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+          transactions_url: string;
           confirmations: number;
         }>;
         next_cursor?: string;
@@ -184,6 +189,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -198,6 +204,10 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
       };
       201: {
@@ -239,6 +249,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -253,6 +264,10 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
       };
     };
@@ -307,6 +322,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -321,7 +337,45 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
+      };
+    };
+  };
+  /** List every transaction of an invoice (cursor-paginated, detection order). */
+  getInvoicesByIdTransactions: {
+    method: 'GET';
+    path: '/api/v1/invoices/{id}/transactions';
+    params: {
+      /** Invoice id (ULID). */
+      id: string;
+    };
+    query: {
+      /** next_cursor of the previous page. */
+      cursor?: string;
+      limit?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        items: Array<{
+          tx_hash: string;
+          output_index: number;
+          to_address: string;
+          amount_crypto: string;
+          amount_units: string;
+          confirmations: number;
+          block_height: number | null;
+          block_hash: string | null;
+          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
+          status: "pending" | "confirmed" | "reverted" | "dropped";
+          detected_at: number;
+          detected_at_iso: string;
+        }>;
+        next_cursor?: string;
       };
     };
   };
@@ -375,6 +429,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -389,6 +444,10 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
       };
     };
@@ -671,6 +730,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -685,6 +745,10 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
       };
     };
@@ -751,6 +815,7 @@ export interface Operations {
           created_at_iso: string;
           derivation_path?: string;
           verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+          /** The latest 20 transactions, in detection order; transactions_url lists them all. */
           transactions: Array<{
             tx_hash: string;
             output_index: number;
@@ -765,6 +830,10 @@ export interface Operations {
             detected_at: number;
             detected_at_iso: string;
           }>;
+          /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+          transactions_total: number;
+          /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+          transactions_url: string;
           confirmations: number;
         }>;
         next_cursor?: string;
@@ -832,6 +901,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -846,6 +916,10 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
       };
       201: {
@@ -887,6 +961,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -901,6 +976,10 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
       };
     };
@@ -955,6 +1034,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -969,7 +1049,45 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
+      };
+    };
+  };
+  /** List every transaction of a sandbox invoice (cursor-paginated, detection order; as GET /invoices/{id}/transactions). */
+  getSandboxInvoicesByIdTransactions: {
+    method: 'GET';
+    path: '/api/v1/sandbox/invoices/{id}/transactions';
+    params: {
+      /** Invoice id (ULID). */
+      id: string;
+    };
+    query: {
+      /** next_cursor of the previous page. */
+      cursor?: string;
+      limit?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        items: Array<{
+          tx_hash: string;
+          output_index: number;
+          to_address: string;
+          amount_crypto: string;
+          amount_units: string;
+          confirmations: number;
+          block_height: number | null;
+          block_hash: string | null;
+          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
+          status: "pending" | "confirmed" | "reverted" | "dropped";
+          detected_at: number;
+          detected_at_iso: string;
+        }>;
+        next_cursor?: string;
       };
     };
   };
@@ -1023,6 +1141,7 @@ export interface Operations {
         created_at_iso: string;
         derivation_path?: string;
         verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
         transactions: Array<{
           tx_hash: string;
           output_index: number;
@@ -1037,6 +1156,10 @@ export interface Operations {
           detected_at: number;
           detected_at_iso: string;
         }>;
+        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+        transactions_total: number;
+        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+        transactions_url: string;
         confirmations: number;
       };
     };
@@ -1492,6 +1615,7 @@ export const OPERATIONS = {
   getInvoices: { method: 'GET', path: '/api/v1/invoices', params: [] },
   postInvoices: { method: 'POST', path: '/api/v1/invoices', params: [] },
   getInvoicesById: { method: 'GET', path: '/api/v1/invoices/{id}', params: ['id'] },
+  getInvoicesByIdTransactions: { method: 'GET', path: '/api/v1/invoices/{id}/transactions', params: ['id'] },
   postInvoicesByIdCancel: { method: 'POST', path: '/api/v1/invoices/{id}/cancel', params: ['id'] },
   getWebhooksStream: { method: 'GET', path: '/api/v1/webhooks/stream', params: [] },
   getWebhooksEvents: { method: 'GET', path: '/api/v1/webhooks/events', params: [] },
@@ -1502,6 +1626,7 @@ export const OPERATIONS = {
   getSandboxInvoices: { method: 'GET', path: '/api/v1/sandbox/invoices', params: [] },
   postSandboxInvoices: { method: 'POST', path: '/api/v1/sandbox/invoices', params: [] },
   getSandboxInvoicesById: { method: 'GET', path: '/api/v1/sandbox/invoices/{id}', params: ['id'] },
+  getSandboxInvoicesByIdTransactions: { method: 'GET', path: '/api/v1/sandbox/invoices/{id}/transactions', params: ['id'] },
   postSandboxInvoicesByIdCancel: { method: 'POST', path: '/api/v1/sandbox/invoices/{id}/cancel', params: ['id'] },
   getSandboxWebhooksStream: { method: 'GET', path: '/api/v1/sandbox/webhooks/stream', params: [] },
   getSandboxWebhooksEvents: { method: 'GET', path: '/api/v1/sandbox/webhooks/events', params: [] },

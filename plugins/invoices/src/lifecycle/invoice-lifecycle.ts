@@ -1,9 +1,10 @@
-import { type Actor, blockTimeSkewOf, type ChainId, type ChainRegistry, type CoinId, groupBy, sql, sqlQuery } from '@gw/kernel';
+import { type Actor, blockTimeSkewOf, type ChainId, dustFloorOf, type ChainRegistry, type CoinId, groupBy, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import type { InvoiceStatus } from '../invoice-status.js';
 import type { InvoiceView } from '../services/invoice-view.js';
-import { applyFact, isFinal, liveTransfers, type ConfirmationFact, type FactInput, type InvoiceState, type ReceiptFields, type TransferKey } from './invoice-state.js';
+import type { InvoicesConfig } from '../config.js';
+import { applyFact, isFinal, liveTransfers, withdrawEvent, type ConfirmationFact, type FactInput, type InvoiceState, type ReceiptFields, type TransferKey } from './invoice-state.js';
 import { candidateKeyOf, type LifecycleStore } from './lifecycle-store.js';
 import { matchPayment, type MatchCandidate, type MatchDecision } from './payment-matching.js';
 
@@ -36,7 +37,27 @@ export interface ObservedPayment extends ReceiptFields {
 export type PaymentOutcome =
   | { readonly kind: 'invoice' | 'late'; readonly invoiceId: string }
   | { readonly kind: 'ambiguous'; readonly invoiceIds: readonly string[] }
-  | { readonly kind: 'orphan' };
+  | { readonly kind: 'orphan' }
+  /** Below the coin's dust floor: recorded by the producer, never given to an invoice. */
+  | { readonly kind: 'dust' };
+
+/**
+ * One scan pass of a watcher (issue 33, finding 11: at most one `invoice.partial` per invoice per
+ * pass). Commands given it keep their working copies in `pending` instead of writing them, so the
+ * commands of one step of the pass (one transaction: the block step's payments and confirmation
+ * counts) change an invoice as one; `flush` writes them at the end of the step. `partialAnnounced`
+ * spans the pass's steps (the block step, then the mempool step in a transaction of its own): an
+ * invoice that sent its `invoice.partial` in an earlier step sends none in a later one. Created per
+ * pass (`newPass`), on the instance running it; nothing of it outlives the pass.
+ */
+export interface PassMemory {
+  readonly partialAnnounced: Set<string>;
+  readonly pending: Map<string, InvoiceState>;
+}
+
+export function newPass(): PassMemory {
+  return { partialAnnounced: new Set(), pending: new Map() };
+}
 
 /** A confirmation count of one transfer of one invoice. */
 export interface ConfirmationUpdate extends ConfirmationFact {
@@ -68,25 +89,46 @@ const SETTLEABLE: readonly InvoiceStatus[] = ['detected', 'partial', 'reverted',
  * commands and decide no status themselves.
  */
 export class InvoiceLifecycle {
-  constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesLifecycleStore: LifecycleStore }) {}
+  constructor(private readonly deps: { db: Knex; chains: ChainRegistry; invoicesConfig: InvoicesConfig; invoicesLifecycleStore: LifecycleStore }) {}
+
+  /**
+   * The dust floor of a coin in base units (issue 33, finding 11): the configured override
+   * (`plugins.invoices.dustFloorUnits`), else the chain definition's. A transfer below it never
+   * changes an invoice.
+   */
+  dustFloor(chain: ChainId, coin: CoinId): bigint {
+    const override = this.deps.invoicesConfig.dustFloorUnits?.[coin];
+    return override !== undefined ? BigInt(override) : dustFloorOf(this.deps.chains.get(chain).definition, coin);
+  }
 
   /**
    * Matches each receipt to an invoice (see payment-matching.ts) and applies `payment_seen` (then
    * `payment_confirmed` for a receipt already in a block, and `payment_dropped` for what it
    * replaces). Receipts are handled in order; a later one sees what an earlier one changed.
+   *
+   * A receipt observed on a chain below its coin's dust floor is `dust`: no invoice hears of it
+   * (no status, no event, not counted, not even towards an otherwise exactly paid invoice). The
+   * sandbox's synthetic payments are the partner's own requests and are never dust. A further payment that leaves an invoice
+   * short, or settles it short, announces `invoice.partial` once per command, with the totals after
+   * the last one; with `pass`, nothing is written until the pass's `flush` (see {@link PassMemory}).
    */
-  async observePayments(trx: Knex.Transaction, payments: readonly ObservedPayment[], actor: Actor): Promise<{ outcomes: PaymentOutcome[]; transitions: TransitionRecord[] }> {
-    if (payments.length === 0) return { outcomes: [], transitions: [] };
+  async observePayments(trx: Knex.Transaction, all: readonly ObservedPayment[], actor: Actor, pass?: PassMemory): Promise<{ outcomes: PaymentOutcome[]; transitions: TransitionRecord[] }> {
+    if (all.length === 0) return { outcomes: [], transitions: [] };
+    const isDust = all.map((p) => !p.synthetic && p.amountUnits < this.dustFloor(p.chain, p.coin));
+    const payments = all.filter((_, i) => !isDust[i]);
+    if (payments.length === 0) return { outcomes: all.map(() => ({ kind: 'dust' })), transitions: [] };
     const byChain = groupBy(payments, (p) => p.chain);
     const states = new Map<string, InvoiceState>();
     const byKey = new Map<string, InvoiceState[]>();
+    // A working copy the pass holds already is the invoice as it stands (its row is not written yet).
+    const held = (state: InvoiceState) => pass?.pending.get(state.invoice.id) ?? state;
     for (const [chain, list] of byChain) {
       const found = await this.deps.invoicesLifecycleStore.candidates(trx, chain, list.filter((p) => !p.invoiceId));
-      for (const [id, state] of found.states) states.set(id, state);
-      for (const [key, candidates] of found.byKey) byKey.set(key, candidates);
+      for (const [id, state] of found.states) states.set(id, held(state));
+      for (const [key, candidates] of found.byKey) byKey.set(key, candidates.map(held));
     }
     const known = payments.flatMap((p) => (p.invoiceId && !states.has(p.invoiceId) ? [p.invoiceId] : []));
-    for (const [id, state] of await this.deps.invoicesLifecycleStore.load(trx, known)) states.set(id, state);
+    for (const [id, state] of await this.deps.invoicesLifecycleStore.load(trx, known)) states.set(id, held(state));
     const now = new Date();
     const outcomes: PaymentOutcome[] = [];
     const skewMs = new Map([...byChain.keys()].map((chain) => [chain, blockTimeSkewOf(this.deps.chains.get(chain).definition) * 1000]));
@@ -130,8 +172,9 @@ export class InvoiceLifecycle {
       outcomes.push(decision.kind === 'ambiguous' ? { kind: 'ambiguous', invoiceIds: decision.invoiceIds } : decision.kind === 'orphan' ? { kind: 'orphan' } : { kind: decision.kind, invoiceId: decision.invoiceId });
     }
     const transitions = collect(states.values());
-    await this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
-    return { outcomes, transitions };
+    await this.write(trx, states, actor, pass);
+    let next = 0;
+    return { outcomes: isDust.map((dust) => (dust ? { kind: 'dust' as const } : outcomes[next++]!)), transitions };
   }
 
   /**
@@ -139,9 +182,9 @@ export class InvoiceLifecycle {
    * longer needs counting (counted in a settled status, or its invoice takes no payments any more).
    * `eventData` goes into the data of any event a settlement sends (sandbox simulate-event).
    */
-  async confirm(trx: Knex.Transaction, updates: readonly ConfirmationUpdate[], actor: Actor, eventData?: Readonly<Record<string, unknown>>): Promise<{ settled: boolean[]; transitions: TransitionRecord[] }> {
+  async confirm(trx: Knex.Transaction, updates: readonly ConfirmationUpdate[], actor: Actor, eventData?: Readonly<Record<string, unknown>>, pass?: PassMemory): Promise<{ settled: boolean[]; transitions: TransitionRecord[] }> {
     if (updates.length === 0) return { settled: [], transitions: [] };
-    const states = await this.deps.invoicesLifecycleStore.load(trx, updates.map((u) => u.invoiceId));
+    const states = await this.loadHeld(trx, updates.map((u) => u.invoiceId), pass);
     const now = new Date();
     for (const [invoiceId, list] of groupBy(updates, (u) => u.invoiceId)) {
       const state = states.get(invoiceId);
@@ -154,22 +197,52 @@ export class InvoiceLifecycle {
       const transfer = state.transfers.find((t) => t.txHash === u.txHash && t.outputIndex === u.outputIndex);
       return !transfer || transfer.status !== 'pending';
     });
-    await this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
+    await this.write(trx, states, actor, pass);
     return { settled, transitions };
   }
 
   /** Transfers that left the chain (`reorg`) or the mempool without a block (`dropped`). */
-  async revertPayments(trx: Knex.Transaction, transfers: readonly InvoiceTransferKey[], reason: 'reorg' | 'dropped', actor: Actor, details: Record<string, unknown> = {}): Promise<{ transitions: TransitionRecord[] }> {
+  async revertPayments(trx: Knex.Transaction, transfers: readonly InvoiceTransferKey[], reason: 'reorg' | 'dropped', actor: Actor, details: Record<string, unknown> = {}, pass?: PassMemory): Promise<{ transitions: TransitionRecord[] }> {
     if (transfers.length === 0) return { transitions: [] };
-    const states = await this.deps.invoicesLifecycleStore.load(trx, transfers.map((t) => t.invoiceId));
+    const states = await this.loadHeld(trx, transfers.map((t) => t.invoiceId), pass);
     const now = new Date();
     for (const [invoiceId, list] of groupBy(transfers, (t) => t.invoiceId)) {
       const state = states.get(invoiceId);
       if (state) applyFact(state, { fact: reason === 'reorg' ? 'payment_reverted' : 'payment_dropped', transfers: list }, now, details);
     }
     const transitions = collect(states.values());
-    await this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
+    await this.write(trx, states, actor, pass);
     return { transitions };
+  }
+
+  /**
+   * Writes the working copies the pass's commands of this step hold (in `trx`, the step's
+   * transaction). An invoice whose `invoice.partial` went out in an earlier step of the pass sends
+   * none now; the invoice still changes (status, transfers, audit).
+   */
+  async flush(trx: Knex.Transaction, pass: PassMemory, actor: Actor): Promise<void> {
+    for (const state of pass.pending.values()) {
+      const partial = state.applied.findIndex((a) => a.event?.type === 'invoice.partial');
+      if (partial < 0) continue;
+      if (pass.partialAnnounced.has(state.invoice.id)) withdrawEvent(state, partial);
+      else pass.partialAnnounced.add(state.invoice.id);
+    }
+    const states = [...pass.pending.values()];
+    pass.pending.clear();
+    await this.deps.invoicesLifecycleStore.persist(trx, states, actor);
+  }
+
+  /** Writes the command's working copies now, or (with a pass) leaves them to the pass's `flush`. */
+  private async write(trx: Knex.Transaction, states: Map<string, InvoiceState>, actor: Actor, pass: PassMemory | undefined): Promise<void> {
+    if (!pass) return this.deps.invoicesLifecycleStore.persist(trx, states.values(), actor);
+    for (const [id, state] of states) pass.pending.set(id, state);
+  }
+
+  /** The invoices locked and loaded, the pass's working copies where it holds them. */
+  private async loadHeld(trx: Knex.Transaction, invoiceIds: readonly string[], pass: PassMemory | undefined): Promise<Map<string, InvoiceState>> {
+    const states = await this.deps.invoicesLifecycleStore.load(trx, invoiceIds);
+    if (pass) for (const [id, state] of states) states.set(id, pass.pending.get(id) ?? state);
+    return states;
   }
 
   /**

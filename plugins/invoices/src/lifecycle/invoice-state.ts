@@ -244,6 +244,14 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
   // A row that keeps the status and sends nothing is recorded only when payments came or went
   // (confirmation counts alone are written to the transfers, not the audit log).
   if (to === from && !row.event && !moved) return { row };
+  // An invoice sends invoice.partial at most once per write of its working copy (issue 33, finding
+  // 11: a flood of small transfers sent one each, every body carrying the whole list): an earlier
+  // one not yet written is withdrawn, and this one, with the newest totals and status, takes its
+  // occurrence number.
+  if (row.event?.type === 'invoice.partial') {
+    const earlier = state.applied.findIndex((a) => a.event?.type === 'invoice.partial');
+    if (earlier >= 0) withdrawEvent(state, earlier);
+  }
   // Events of one command are a millisecond apart, in the order they happened.
   const event = row.event ? nextEvent(state, row.event.type, row.event.ids, new Date(now.getTime() + state.applied.length)) : undefined;
   const details: Record<string, unknown> = {
@@ -287,6 +295,18 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
   state.status = to;
   state.applied.push(transition);
   return { row, transition };
+}
+
+/**
+ * Takes the event off the `index`-th applied transition of the command (not yet written): the
+ * transition stays (audited), the event is never sent, and its occurrence number is free again.
+ */
+export function withdrawEvent(state: InvoiceState, index: number): void {
+  const applied = state.applied[index]!;
+  if (!applied.event) return;
+  const { event, ...rest } = applied;
+  state.eventCounts[event.type] = (state.eventCounts[event.type] ?? 1) - 1;
+  state.applied[index] = rest;
 }
 
 /**

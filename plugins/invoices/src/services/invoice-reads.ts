@@ -5,7 +5,7 @@ import { WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
 import { Invoice } from '../models/invoice.js';
 import type { CheckoutLinks } from './checkout-links.js';
-import { invoiceView, type InvoiceView } from './invoice-view.js';
+import { invoiceView, transactionView, type InvoiceTransactionView, type InvoiceView } from './invoice-view.js';
 
 /** What the checkout page reads: the invoice and whether its project is a sandbox. */
 export interface CheckoutInvoice {
@@ -40,6 +40,21 @@ export class InvoiceReads {
     const invoice = await Invoice.query(db).findOne({ id: invoiceId, project_id: projectId });
     if (!invoice) throw invoicesErrors.invoice_not_found();
     return invoiceView(invoice, await transactionsByInvoice(db, [invoice.id]).then((m) => m.get(invoice.id) ?? []), this.deps.chains, this.deps.invoicesCheckoutLinks);
+  }
+
+  /**
+   * Every transaction of one invoice of the project, `limit` per page in id (detection) order;
+   * `next_cursor` is the last id of a full page. 404 `invoice_not_found` otherwise.
+   */
+  async transactions(projectId: string, invoiceId: string, page: { cursor?: string | undefined; limit: number }): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
+    const invoice = await Invoice.query(this.deps.db).findOne({ id: invoiceId, project_id: projectId }).select('id', 'coin');
+    if (!invoice) throw invoicesErrors.invoice_not_found();
+    const query = InvoiceTransaction.query(this.deps.db).where('invoice_id', invoice.id).orderBy('id').limit(page.limit + 1);
+    if (page.cursor) query.where('id', '>', page.cursor);
+    const rows = await query;
+    const decimals = this.deps.chains.storedCoin(invoice.coin).decimals;
+    const items = rows.slice(0, page.limit).map((row) => transactionView(row, decimals));
+    return rows.length > page.limit ? { items, next_cursor: rows[page.limit - 1]!.id } : { items };
   }
 
   /**
@@ -116,7 +131,8 @@ export class InvoiceReads {
     const invoice = await Invoice.query(this.deps.db).findOne({ checkout_token: token });
     if (!invoice) return undefined;
     const transactions = (await transactionsByInvoice(this.deps.db, [invoice.id])).get(invoice.id) ?? [];
-    return { invoice: invoiceView(invoice, transactions, this.deps.chains, this.deps.invoicesCheckoutLinks), projectKind: invoice.project_kind };
+    // All of them: the page tells the payer what is left from the payments that still count.
+    return { invoice: invoiceView(invoice, transactions, this.deps.chains, this.deps.invoicesCheckoutLinks, Infinity), projectKind: invoice.project_kind };
   }
 
 }

@@ -4,7 +4,7 @@ import type { InvoiceLifecycle } from '../lifecycle/invoice-lifecycle.js';
 import type { CreateInvoiceInput, CreateResult } from './create-plan.js';
 import type { InvoiceCreator } from './invoice-creator.js';
 import type { CheckoutInvoice, InvoiceListFilter, InvoicePage, InvoiceReads } from './invoice-reads.js';
-import type { InvoiceView } from './invoice-view.js';
+import type { InvoiceTransactionView, InvoiceView } from './invoice-view.js';
 
 export type { CreateInvoiceInput, CreateResult } from './create-plan.js';
 export type { InvoiceListFilter, InvoicePage } from './invoice-reads.js';
@@ -31,6 +31,11 @@ export class InvoiceService {
   /** One invoice of the project with its transactions; 404 `invoice_not_found` otherwise. */
   get(projectId: string, invoiceId: string, db?: Knex | Knex.Transaction): Promise<InvoiceView> {
     return this.deps.invoicesReads.get(projectId, invoiceId, db);
+  }
+
+  /** Every transaction of one invoice of the project, cursor-paginated; 404 `invoice_not_found` otherwise. */
+  transactions(projectId: string, invoiceId: string, page: { cursor?: string | undefined; limit: number }): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
+    return this.deps.invoicesReads.transactions(projectId, invoiceId, page);
   }
 
   /** A page of the project's invoices, newest first (spec 4.2 filters). */

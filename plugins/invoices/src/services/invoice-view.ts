@@ -12,10 +12,24 @@ export type InvoiceTransactionView = Static<typeof InvoiceTransactionSchema>;
 const seconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
 /**
- * Renders an invoice. `confirmations` is the lowest count among its transactions that still count
- * (live: neither reverted nor dropped): an invoice is only as confirmed as its least confirmed payment; 0 without any.
+ * Transactions an invoice view carries at most: the latest ones (issue 33, finding 11: a body with
+ * every transfer of a flooded invoice outgrew what receivers accept). `transactions_total` counts
+ * them all and `transactions_url` pages through them all.
  */
-export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry, links: CheckoutLinks): InvoiceView {
+export const TRANSACTIONS_SHOWN = 20;
+
+/** The paginated list of an invoice's transactions (GET; the sandbox mirror for sandbox invoices). */
+export function transactionsPath(invoice: Pick<Invoice, 'id' | 'project_kind'>): string {
+  return `/api/v1/${invoice.project_kind === 'sandbox' ? 'sandbox/' : ''}invoices/${invoice.id}/transactions`;
+}
+
+/**
+ * Renders an invoice with its latest {@link TRANSACTIONS_SHOWN} transactions (`shown` overrides it:
+ * the checkout page reads them all to tell the payer what is left). `confirmations` is the lowest
+ * count among all its transactions that still count (live: neither reverted nor dropped): an
+ * invoice is only as confirmed as its least confirmed payment; 0 without any.
+ */
+export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry, links: CheckoutLinks, shown: number = TRANSACTIONS_SHOWN): InvoiceView {
   // A chain disabled since keeps its invoices readable: the build still knows the coin's decimals.
   const decimals = chains.storedCoin(invoice.coin).decimals;
   const counted = transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed');
@@ -47,12 +61,15 @@ export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTran
     created_at_iso: invoice.created_at.toISOString(),
     derivation_path: invoice.derivation_path,
     verification_standard: invoice.verification_standard,
-    transactions: transactions.map((tx) => transactionView(tx, decimals)),
+    // Detection order, the latest last (the list is read in detection order).
+    transactions: transactions.slice(Math.max(0, transactions.length - shown)).map((tx) => transactionView(tx, decimals)),
+    transactions_total: transactions.length,
+    transactions_url: `${links.baseUrl}${transactionsPath(invoice)}`,
     confirmations: counted.length === 0 ? 0 : Math.min(...counted.map((tx) => tx.confirmations)),
   };
 }
 
-function transactionView(tx: InvoiceTransaction, decimals: number): InvoiceTransactionView {
+export function transactionView(tx: InvoiceTransaction, decimals: number): InvoiceTransactionView {
   return {
     tx_hash: tx.tx_hash,
     output_index: tx.output_index,

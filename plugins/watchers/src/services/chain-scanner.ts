@@ -1,5 +1,5 @@
 import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type Sql, type ChainWatcher, type FailureLog, type ObservedTransfer, type ProviderPool, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
-import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
+import { newPass, type InvoiceLifecycle, type PassMemory } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
@@ -67,9 +67,10 @@ const BLOCKS_PER_PASS = 200;
  *    block whose parent is not the stored hash, is a reorg: the common ancestor is searched
  *    downwards (never below the provider's finalized height or `reorgDepth`) and the rewinder
  *    undoes everything above it.
- * 2. Blocks from the cursor up to the head are scanned, their hashes stored, their transfers
- *    matched.
- * 3. Confirmations are counted against the head.
+ * 2. Blocks from the cursor up to the head are scanned and their hashes stored; then all their
+ *    transfers are matched at once.
+ * 3. Confirmations are counted against the head, and the invoice changes of 2 and 3 are written
+ *    together (one `invoice.partial` per invoice per pass; `PassMemory`).
  * Provider failures roll the pass back and are counted; the next pass is put off with backoff. A
  * provider whose tip is below the cursor, or that lacks a block it served before, is behind (or
  * lying): a failure too, never a reorg, so a lie undoes no payment and moves no count backwards.
@@ -105,12 +106,15 @@ export class ChainScanner {
 
   async pass(target: ScanTarget): Promise<ScanReport> {
     target.watched.forget();
-    const report = await this.blockPass(target).finally(() => target.watched.forget());
+    // An invoice hears at most one invoice.partial for further payments per pass (issue 33,
+    // finding 11), whichever of the pass's two steps brings them.
+    const memory = newPass();
+    const report = await this.blockPass(target, memory).finally(() => target.watched.forget());
     if (!report.ran || report.error !== undefined || report.head === undefined) return report;
-    return { ...report, mempool: await this.mempoolPass(target, report.head) };
+    return { ...report, mempool: await this.mempoolPass(target, report.head, memory) };
   }
 
-  private async blockPass(target: ScanTarget): Promise<ScanReport> {
+  private async blockPass(target: ScanTarget, memory: PassMemory): Promise<ScanReport> {
     const chain = target.adapter.definition.id;
     const { network } = target;
     const log = this.deps.logger.child({ component: 'watcher', chain, network });
@@ -151,7 +155,9 @@ export class ChainScanner {
         }
 
         const last = Math.min(head.height, height + BLOCKS_PER_PASS);
-        let transfers = 0;
+        // The pass's transfers are matched together once its blocks are in (one lifecycle command:
+        // an invoice paid many times in the pass hears one announcement with the final totals).
+        let found: ObservedTransfer[] = [];
         let from = height + 1;
         while (from <= last) {
           const to = Math.min(last, from + target.watcher.maxBlocksPerScan - 1);
@@ -167,9 +173,12 @@ export class ChainScanner {
                 throw new ProviderError('malformed', '', `block ${block.height} names parent ${block.parentHash}, but block ${block.height - 1} is ${expectedParent}`);
               }
               reorged = true;
+              // Transfers of the blocks undone were never recorded: they are dropped here and found again in the new branch.
+              found = found.filter((t) => t.blockHeight !== null && t.blockHeight <= reorgedTo!);
               break;
             }
-            transfers += await this.record(trx, target, block, head.height);
+            await this.recordBlock(trx, target, block);
+            found.push(...block.transfers);
             expectedParent = block.hash;
             height = block.height;
           }
@@ -181,7 +190,10 @@ export class ChainScanner {
           expectShape(blocks.length === to - from + 1, `scan ${from}..${to} returned ${blocks.length} blocks`);
           from = to + 1;
         }
-        await this.deps.watchersCounter.count(trx, chain, network, head.height);
+        const { recorded: transfers, dust } = await this.match(trx, target, found, head.height, memory);
+        await this.deps.watchersCounter.count(trx, chain, network, head.height, memory);
+        // The step's invoice changes are written together: payments and the counts they reached.
+        await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
         await sqlQuery(trx, sql`delete from watchers_blocks where chain = ${chain} and network = ${network} and height < ${height - this.deps.watchersConfig.reorgDepth}`);
         await sqlQuery(
           trx,
@@ -190,6 +202,7 @@ export class ChainScanner {
                where chain = ${chain} and network = ${network}`,
         );
         if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
+        if (dust > 0) this.deps.watchersMetrics.dustTransfers.inc(labels, dust);
         return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
       });
       endTimer?.({ outcome: 'ok' });
@@ -206,14 +219,14 @@ export class ChainScanner {
   }
 
   /** The mempool step (see the class comment); never throws. */
-  private async mempoolPass(target: ScanTarget, head: number): Promise<MempoolReport> {
+  private async mempoolPass(target: ScanTarget, head: number, memory: PassMemory): Promise<MempoolReport> {
     const chain = target.adapter.definition.id;
     const { network } = target;
     const labels = { chain, network };
     const log = this.deps.logger.child({ component: 'watcher', chain, network });
     let dropped = 0;
     try {
-      dropped = await this.dropStaleMempool(chain, network);
+      dropped = await this.dropStaleMempool(chain, network, memory);
       if (dropped > 0) this.deps.watchersMetrics.mempoolDropped.inc(labels, dropped);
     } catch (error) {
       this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind: 'internal' });
@@ -238,12 +251,14 @@ export class ChainScanner {
       const transfers = await this.deps.db.transaction(async (trx) => {
         // Waits for a block pass of this network instead of racing it over the same transfers.
         await sqlQuery(trx, networkLock(chain, network));
-        const recorded = await this.match(trx, target, pending, head);
+        const counts = await this.match(trx, target, pending, head, memory);
+        await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
         await sqlQuery(trx, setMempoolOffset(chain, network, window!.nextOffset));
-        return recorded;
+        return counts;
       });
-      if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
-      return { probed: window!.size, transfers, dropped };
+      if (transfers.recorded > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers.recorded);
+      if (transfers.dust > 0) this.deps.watchersMetrics.dustTransfers.inc(labels, transfers.dust);
+      return { probed: window!.size, transfers: transfers.recorded, dropped };
     } catch (error) {
       this.deps.watchersMetrics.mempoolFailures.inc({ ...labels, kind: 'internal' });
       log.warn({ err: error }, 'recording mempool transfers failed; they are found again next pass');
@@ -255,7 +270,7 @@ export class ChainScanner {
    * Drops the network's unmined transfers first seen more than `mempoolTimeoutSeconds` ago (their
    * invoices hear `payment_dropped`); returns how many. Each pass runs it; safe on any instance.
    */
-  async dropStaleMempool(chain: string, network: string): Promise<number> {
+  async dropStaleMempool(chain: string, network: string, memory: PassMemory = newPass()): Promise<number> {
     return this.deps.db.transaction(async (trx) => {
       await sqlQuery(trx, networkLock(chain, network));
       const gone = await sqlQuery<{ invoice_id: string | null; tx_hash: string; output_index: number }>(
@@ -272,31 +287,32 @@ export class ChainScanner {
         'dropped',
         WATCHER_ACTOR,
         { reason: 'not mined within the mempool timeout', mempool_timeout_seconds: this.deps.watchersConfig.mempoolTimeoutSeconds },
+        memory,
       );
+      await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
       return gone.length;
     });
   }
 
-  private async record(trx: Knex.Transaction, target: ScanTarget, block: ScannedBlock, head: number): Promise<number> {
+  private async recordBlock(trx: Knex.Transaction, target: ScanTarget, block: ScannedBlock): Promise<void> {
     const chain = target.adapter.definition.id;
     await sqlQuery(
       trx,
       sql`insert into watchers_blocks (chain, network, height, hash, parent_hash) values (${chain}, ${target.network}, ${block.height}, ${block.hash}, ${block.parentHash})
           on conflict (chain, network, height) do update set hash = excluded.hash, parent_hash = excluded.parent_hash`,
     );
-    return this.match(trx, target, block.transfers, head);
   }
 
-  /** Records the transfers to watched pool addresses; returns how many were new. */
-  private async match(trx: Knex.Transaction, target: ScanTarget, transfers: readonly ObservedTransfer[], head: number): Promise<number> {
-    if (transfers.length === 0) return 0;
+  /** Records the transfers to watched pool addresses; returns how many were new, and how many of those were dust. */
+  private async match(trx: Knex.Transaction, target: ScanTarget, transfers: readonly ObservedTransfer[], head: number, memory: PassMemory): Promise<{ recorded: number; dust: number }> {
+    if (transfers.length === 0) return { recorded: 0, dust: 0 };
     const owners = await target.watched.lookup(transfers.map((t) => t.toAddress), trx);
     const items = transfers.flatMap((transfer) => {
       const at = owners.get(transfer.toAddress);
       return at ? [{ transfer, at }] : [];
     });
-    const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head);
-    return outcomes.filter((outcome) => outcome !== 'known').length;
+    const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head, memory);
+    return { recorded: outcomes.filter((outcome) => outcome !== 'known').length, dust: outcomes.filter((outcome) => outcome === 'dust').length };
   }
 
   /**

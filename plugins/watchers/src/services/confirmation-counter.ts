@@ -1,5 +1,5 @@
 import { sql, sqlQuery } from '@gw/kernel';
-import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
+import type { InvoiceLifecycle, PassMemory } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import { WATCHER_ACTOR } from './payment-matcher.js';
 
@@ -13,7 +13,8 @@ import { WATCHER_ACTOR } from './payment-matcher.js';
 export class ConfirmationCounter {
   constructor(private readonly deps: { invoicesLifecycle: InvoiceLifecycle }) {}
 
-  async count(trx: Knex.Transaction, chain: string, network: string, head: number): Promise<{ reported: number; settled: number }> {
+  /** With `pass`, the invoice changes wait for the pass's flush (see `PassMemory`). */
+  async count(trx: Knex.Transaction, chain: string, network: string, head: number, pass?: PassMemory): Promise<{ reported: number; settled: number }> {
     const moved = await sqlQuery<{ id: string; invoice_id: string; tx_hash: string; output_index: number; block_height: string; block_hash: string; confirmations: number }>(
       trx,
       sql`select id, invoice_id, tx_hash, output_index, block_height, block_hash, greatest(0, ${head}::bigint - block_height + 1)::int as confirmations
@@ -26,6 +27,8 @@ export class ConfirmationCounter {
       trx,
       moved.map((t) => ({ invoiceId: t.invoice_id, txHash: t.tx_hash, outputIndex: t.output_index, confirmations: t.confirmations, blockHeight: BigInt(t.block_height), blockHash: t.block_hash })),
       WATCHER_ACTOR,
+      undefined,
+      pass,
     );
     await sqlQuery(
       trx,

@@ -1,13 +1,16 @@
 import { type Actor, jsonRecords, newId, type ObservedTransfer, sql, sqlQuery } from '@gw/kernel';
-import type { InvoiceLifecycle, PaymentOutcome } from '@gw/plugin-invoices/contract';
+import type { InvoiceLifecycle, PassMemory, PaymentOutcome } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { WatchedAddress } from './watched-addresses.js';
 
 /** The actor of every change the watchers make (audit channel `system`). */
 export const WATCHER_ACTOR: Actor = { actor: 'watchers', channel: 'system' };
 
-/** What became of an observed transfer (`known`: stored before, nothing new to report). */
-export type MatchOutcome = 'invoice' | 'late' | 'orphan' | 'ambiguous' | 'known';
+/**
+ * What became of an observed transfer (`known`: stored before, nothing new to report; `dust`:
+ * below the coin's dust floor, recorded and never given to an invoice nor to the orphan inbox).
+ */
+export type MatchOutcome = 'invoice' | 'late' | 'orphan' | 'ambiguous' | 'dust' | 'known';
 
 /** A transfer to record and the pool address it pays. */
 export interface MatchItem {
@@ -23,16 +26,20 @@ export interface MatchItem {
  *   confirmation counter's business;
  * - a transfer that was reorganised away and appears in a block again is reported again (its
  *   first sight stays the original one);
- * - the lifecycle's outcome (invoice, late, ambiguous, orphan) is written on the row: orphans and
- *   ambiguous receipts make the orphan inbox.
- * A whole block is one read, one lifecycle call and one write (an insert of the new transfers, an
+ * - the lifecycle's outcome (invoice, late, ambiguous, orphan, dust) is written on the row: orphans and
+ *   ambiguous receipts make the orphan inbox; dust stays on record only (the money is on the
+ *   address all the same).
+ * A whole pass's blocks are one read, one lifecycle call and one write (an insert of the new transfers, an
  * update of the stored ones that changed).
  */
 export class PaymentMatcher {
   constructor(private readonly deps: { invoicesLifecycle: InvoiceLifecycle }) {}
 
-  /** Records `items` (one block's transfers, or the mempool's) seen at `head`; returns each item's outcome. */
-  async recordMany(trx: Knex.Transaction, items: readonly MatchItem[], head: number): Promise<MatchOutcome[]> {
+  /**
+   * Records `items` (a pass's blocks' transfers in block order, or the mempool's) seen at `head`;
+   * returns each item's outcome. `pass` carries what the scan pass announced already.
+   */
+  async recordMany(trx: Knex.Transaction, items: readonly MatchItem[], head: number, pass?: PassMemory): Promise<MatchOutcome[]> {
     if (items.length === 0) return [];
     const seen = await this.prior(trx, items);
     const fresh = items.flatMap((item, i) => (seen[i]!.fresh ? [{ item, row: seen[i]! }] : []));
@@ -55,6 +62,7 @@ export class PaymentMatcher {
         ...(row.invoiceId ? { invoiceId: row.invoiceId } : {}),
       })),
       WATCHER_ACTOR,
+      pass,
     );
     await this.write(
       trx,

@@ -1,0 +1,224 @@
+/**
+ * Issue 33, finding 11 (dust floods) against a real EVM node (anvil, Sepolia's chain id) and the
+ * real watcher pipeline: many small payments in one scan pass announce one `invoice.partial`;
+ * transfers below ETH's dust floor are recorded and never change an invoice; a webhook body after
+ * many payments carries the latest 20 transactions, their total and a link to the full list, which
+ * a signed GET pages through.
+ */
+import test from 'ava';
+import { type ChainWatcher, CLI_ACTOR, type ObservedTransfer, type WatchedAddresses } from '@gw/kernel';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { parseEther } from 'ethers';
+import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import type { ScanTarget } from '../src/index.js';
+import { Anvil } from './anvil.js';
+import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
+import { drivenByTests, watcherScenario } from './scenario.js';
+
+const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
+let anvil: Anvil;
+let gw: TestKernel;
+let receiver: Receiver;
+let project: TestProject;
+let payer: string;
+
+test.before(async () => {
+  anvil = await Anvil.start(11155111);
+  receiver = await Receiver.start();
+  gw = await startAnvilKernel(anvil, drivenByTests(10));
+  ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-dust', chain: 'eth', token: USDC_SEPOLIA }));
+  // Above the flood's length: its payments are all seen, none settles, in the first pass.
+  await threshold(40);
+});
+test.after.always(async () => {
+  await gw?.close();
+  await receiver?.close();
+  await anvil?.stop();
+});
+
+const { scan, invoice, get } = watcherScenario(() => ({ gw, project, receiver }), 'eth', 'sepolia');
+
+/** The confirmation threshold of the project's ETH invoices created from now on. */
+async function threshold(confirmations: number): Promise<void> {
+  await gw.kernel.cradle.invoicesPolicies.set(project.projectId, { confirmations: { eth: confirmations } }, CLI_ACTOR);
+}
+
+/** The events the invoice's changes put in the outbox (committed with them: no waiting for delivery), oldest first. */
+async function outbox(invoiceId: string): Promise<{ type: string; body: string; data: any }[]> {
+  const rows = await gw.kernel.cradle.db('webhooks_events').where({ invoice_id: invoiceId }).orderBy('id');
+  return rows.map((r: { event_type: string; body: string }) => ({ type: r.event_type, body: r.body, data: JSON.parse(r.body).data }));
+}
+
+/** The eth/sepolia target whose (real) watcher also reports `pending` from a mempool, as an Esplora provider would. */
+function withMempool(pending: () => ObservedTransfer[]): ScanTarget {
+  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
+  const real = target.watcher;
+  const watcher: ChainWatcher = {
+    head: () => real.head(),
+    scan: (from, to, watched) => real.scan(from, to, watched),
+    blockHash: (height) => real.blockHash(height),
+    maxBlocksPerScan: real.maxBlocksPerScan,
+    mempool: async (_watched: WatchedAddresses) => pending(),
+  };
+  return { ...target, watcher };
+}
+
+const PAYMENTS = 25;
+const SMALL = parseEther('0.001');
+let flooded: { id: string; address: string; confirmation_threshold: number };
+const floodHashes: string[] = [];
+
+test.serial('many small payments in one scan pass: one invoice.partial, with the totals after the last; a body carries the latest 20 transactions, their count and the link', async (t) => {
+  flooded = await invoice({ coin: 'eth', amount_crypto: '1' });
+  // Anvil mines each transfer in a block of its own: one pass scans all of them.
+  for (let i = 0; i < PAYMENTS; i++) floodHashes.push(await anvil.sendEth(payer, flooded.address, SMALL));
+  await scan();
+  const events = await outbox(flooded.id);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['invoice.detected', 'invoice.partial'],
+  );
+  const partial = events[1]!;
+  t.is(partial.data.paid_units, (SMALL * BigInt(PAYMENTS)).toString(), 'the totals after the last payment of the pass');
+  t.is(partial.data.tx_hash, floodHashes.at(-1));
+
+  const view = partial.data.invoice;
+  t.is(view.transactions.length, 20);
+  t.is(view.transactions_total, PAYMENTS);
+  t.deepEqual(
+    view.transactions.map((tx: { tx_hash: string }) => tx.tx_hash),
+    floodHashes.slice(-20),
+    'the latest 20, in detection order',
+  );
+  const { baseUrl } = gw.kernel.cradle.invoicesCheckoutLinks;
+  t.is(view.transactions_url, `${baseUrl}/api/v1/invoices/${flooded.id}/transactions`);
+
+  // The REST view is bounded the same way.
+  const rest = await get(flooded.id);
+  t.is(rest.transactions.length, 20);
+  t.is(rest.transactions_total, PAYMENTS);
+  t.is(rest.transactions_url, view.transactions_url);
+});
+
+test.serial('the link lists every transaction, signed and cursor-paginated; another project gets 404', async (t) => {
+  const path = new URL(`${gw.kernel.cradle.invoicesCheckoutLinks.baseUrl}/api/v1/invoices/${flooded.id}/transactions`).pathname;
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await signedFetch(gw.url, `${path}?limit=10${cursor ? `&cursor=${cursor}` : ''}`, project);
+    t.is(page.status, 200, JSON.stringify(page.body));
+    pages++;
+    seen.push(...page.body.items.map((tx: { tx_hash: string }) => tx.tx_hash));
+    cursor = page.body.next_cursor;
+  } while (cursor);
+  t.is(pages, 3);
+  t.deepEqual(seen, floodHashes);
+  const unsigned = await fetch(new URL(path, gw.url));
+  t.is(unsigned.status, 401);
+  const other = await signedFetch(gw.url, `/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV/transactions`, project);
+  t.is(other.status, 404);
+  t.is(other.body.error_code, 'invoice_not_found');
+});
+
+test.serial('the settlement after a flood: invoice.partial with a bounded body', async (t) => {
+  await anvil.mine(flooded.confirmation_threshold);
+  await scan();
+  const settled = (await outbox(flooded.id)).at(-1)!;
+  t.is(settled.type, 'invoice.partial');
+  t.is(settled.data.status, 'partial');
+  t.is(settled.data.invoice.transactions.length, 20);
+  t.is(settled.data.invoice.transactions_total, PAYMENTS);
+  t.true(Buffer.byteLength(settled.body) < 32 * 1024, `body of ${Buffer.byteLength(settled.body)} bytes`);
+});
+
+test.serial('payments that settle one after another in one pass: one invoice.partial, for the last settlement', async (t) => {
+  await threshold(2);
+  const inv = await invoice({ coin: 'eth', amount_crypto: '1' });
+  await threshold(40);
+  // Six blocks: at the pass the first five have the threshold's 2 confirmations, each settling the invoice short in turn.
+  for (let i = 0; i < 6; i++) await anvil.sendEth(payer, inv.address, SMALL);
+  await scan();
+  const events = await outbox(inv.id);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['invoice.detected', 'invoice.partial'],
+  );
+  t.like(events[1]!.data, { status: 'partial', paid_units: (SMALL * 5n).toString() });
+  t.is((await get(inv.id)).status, 'partial');
+});
+
+test.serial('a pass announces an invoice once across its block step and its mempool step', async (t) => {
+  const inv = await invoice({ coin: 'eth', amount_crypto: '1' });
+  await anvil.sendEth(payer, inv.address, SMALL);
+  await anvil.sendEth(payer, inv.address, SMALL);
+  const unmined: ObservedTransfer = {
+    chain: 'eth',
+    network: 'sepolia',
+    coin: 'eth',
+    txHash: `0x${'e'.repeat(64)}`,
+    outputIndex: 0,
+    toAddress: inv.address,
+    amountUnits: SMALL,
+    blockHeight: null,
+    blockHash: null,
+    observedAt: new Date(),
+  };
+  const target = withMempool(() => [unmined]);
+  for (;;) {
+    const report = await gw.kernel.cradle.watchersScanner.pass(target);
+    if (report.error) throw new Error(report.error);
+    if (report.ran) {
+      t.is(report.mempool?.transfers, 1);
+      break;
+    }
+  }
+  t.is((await get(inv.id)).transactions_total, 3);
+  t.deepEqual(
+    (await outbox(inv.id)).map((e) => e.type),
+    ['invoice.detected', 'invoice.partial'],
+  );
+});
+
+test.serial('transfers below the dust floor are recorded and never change an invoice, not even one otherwise exactly paid', async (t) => {
+  const { db, invoicesLifecycle } = gw.kernel.cradle;
+  const floor = invoicesLifecycle.dustFloor('eth', 'eth');
+  t.is(floor, 10n ** 12n);
+  const inv = await invoice({ coin: 'eth', amount_crypto: '0.5', matching_mode: 'exact' });
+  const dust: string[] = [];
+  for (let i = 0; i < 5; i++) dust.push(await anvil.sendEth(payer, inv.address, 1n));
+  dust.push(await anvil.sendEth(payer, inv.address, floor - 1n));
+  await scan();
+  const untouched = await get(inv.id);
+  t.is(untouched.status, 'pending');
+  t.deepEqual(untouched.transactions, []);
+  t.deepEqual(await outbox(inv.id), []);
+  const metric = (await gw.kernel.cradle.metrics.registry.getSingleMetric('gateway_watcher_dust_transfers_total')!.get()).values.find((v) => v.labels.chain === 'eth');
+  t.is(metric?.value, dust.length, 'counted for the operator');
+  const recorded = await db('watchers_transfers').where({ to_address: inv.address }).orderBy('block_height');
+  t.deepEqual(
+    recorded.map((r: { tx_hash: string; match: string; invoice_id: string | null }) => [r.tx_hash, r.match, r.invoice_id]),
+    dust.map((hash) => [hash, 'dust', null]),
+    'on record, for no invoice and not in the orphan inbox',
+  );
+
+  // Short of the amount by less than the floor: the dust that would make it exact does not count.
+  const amount = parseEther('0.5');
+  await anvil.sendEth(payer, inv.address, amount - (floor - 1n));
+  await anvil.sendEth(payer, inv.address, floor - 1n);
+  await anvil.mine(inv.confirmation_threshold);
+  await scan();
+  const short = await get(inv.id);
+  t.is(short.status, 'partial');
+  t.is(short.transactions_total, 1);
+  const events = await outbox(inv.id);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['invoice.detected', 'invoice.partial'],
+  );
+  t.is(events.at(-1)!.data.paid_units, (amount - (floor - 1n)).toString());
+  // Exactly at the floor a transfer counts.
+  await anvil.sendEth(payer, inv.address, floor);
+  await scan();
+  t.is((await get(inv.id)).transactions_total, 2);
+});
