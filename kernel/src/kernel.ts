@@ -28,6 +28,7 @@ import { runMode } from './config/run-mode.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createInvoiceEvents } from './events/invoice-events.js';
 import { requestIdMiddleware } from './http/request-id.js';
+import { answerReplayMiddleware } from './http/answer-replay.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { bodyReaderMiddleware } from './http/body-reader.js';
 import { mountRoutes } from './http/mount-routes.js';
@@ -212,6 +213,7 @@ export function createKernel(options: KernelOptions): Kernel {
       }
     });
     koa.use(requestIdMiddleware());
+    koa.use(answerReplayMiddleware(logger));
     koa.use(errorMiddleware(logger, loaded.flatMap(({ plugin }) => (plugin.errorFormats ? buildDeclared(plugin.errorFormats, container.cradle, `errorFormats of plugin "${plugin.id}"`) : []))));
     koa.use(async (ctx, next) => {
       if (!accepting && !ctx.path.startsWith('/healthz')) {

@@ -78,12 +78,19 @@ export interface RouteDefinition<
   /** Name of the authenticator to run, or `none` for public routes. */
   readonly auth: string;
   /**
-   * A write whose repetition is harmless by design (idempotent on `external_id`): the same signed
-   * request may be sent again within the signature window (a retry after a lost answer gets the
-   * first answer). Every other write (POST, PUT, PATCH, DELETE) is single-use: a replay of its
-   * signed request is 401 `signature_invalid` (docs/decisions.md).
+   * A write whose repetition is harmless by design (idempotent on `external_id`). An identical
+   * copy of its signed request (a retry after a lost answer) runs again and answers the first
+   * copy's recorded answer, so the hot path pays one recording statement and no claim. Every other
+   * write (POST, PUT, PATCH, DELETE) is claimed before it runs: a copy gets the first answer
+   * without running (docs/decisions.md, "Repeated signed requests answer as the first did").
    */
   readonly idempotent?: boolean;
+  /**
+   * A read whose identical signed copy must answer as the first did rather than run anew (the
+   * event stream: a captured read must not reveal events created after it). Claimed like a write:
+   * a copy arriving while the first still long-polls waits for its answer.
+   */
+  readonly repeatAnswersFirst?: boolean;
   readonly access?: RouteAccess;
   readonly params?: P;
   readonly query?: Q;

@@ -1,4 +1,5 @@
 import {
+  acceptedSigningTargets,
   coreErrors,
   createBatcher,
   parseTimestamp,
@@ -7,11 +8,14 @@ import {
   timestampInWindow,
   type AuthContext,
   type AuthenticationRequest,
-  type Authenticator, isUlid } from '@gw/kernel';
+  type Authenticator,
+  isUlid,
+  type SignedQueryPolicy,
+} from '@gw/kernel';
 import type { Context } from 'koa';
 import type { ApiKeyService, RequestCredentials } from './api-key-service.js';
 import type { ProjectService } from './project-service.js';
-import type { SignatureReplayGuard } from './signature-replay-guard.js';
+import type { SignedAnswerStore } from './signed-answer-store.js';
 
 
 /**
@@ -20,15 +24,18 @@ import type { SignatureReplayGuard } from './signature-replay-guard.js';
  * key (`auth_invalid`, no enumeration), the signature matches a valid secret of that key in
  * constant time (`signature_invalid`), then the key state (`key_revoked`, `key_suspended`) and the
  * project state (`project_suspended`). Key and project states are only revealed to a caller that
- * proved it holds the secret. Last, a single-use request (a write not idempotent by design) claims
- * its signature: a replay within the window is `signature_invalid` (docs/decisions.md).
+ * proved it holds the secret. Last, a request whose copies must answer alike (writes, the event
+ * stream) is claimed or recorded in `tenancy_signed_answers`: an identical copy within the window
+ * gets the first answer (docs/decisions.md, "Repeated signed requests answer as the first did").
  *
- * The signed target is `ctx.originalUrl`: the path and query exactly as received.
+ * The signed target is `ctx.originalUrl` (path and query exactly as received) or, unless
+ * `security.signedQuery` is `required`, the pathname alone (spec 5.1 as worded).
  */
 export function createSignedRequestAuthenticator(deps: {
   tenancyProjects: ProjectService;
   tenancyApiKeys: ApiKeyService;
-  tenancySignatureGuard: SignatureReplayGuard;
+  tenancySignedAnswers: SignedAnswerStore;
+  signedQuery: SignedQueryPolicy;
   now?: () => number;
 }): Authenticator {
   const now = deps.now ?? (() => Date.now());
@@ -65,15 +72,16 @@ export function createSignedRequestAuthenticator(deps: {
       const credentials = await lookup.submit(projectId);
       const project = credentials?.project;
       if (!credentials || !project) throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
-      const signingString = requestSigningString(ctx.method, ctx.originalUrl, timestampHeader, ctx.request.rawBody);
-      if (!signatureMatchesAny(signature, signingString, credentials.secrets)) throw coreErrors.signature_invalid();
+      const signingStrings = acceptedSigningTargets(ctx.originalUrl, deps.signedQuery).map((target) => requestSigningString(ctx.method, target, timestampHeader, ctx.request.rawBody));
+      if (!signatureMatchesAny(signature, signingStrings, credentials.secrets)) throw coreErrors.signature_invalid();
       if (credentials.key.state === 'revoked') throw coreErrors.key_revoked();
       if (credentials.key.state === 'suspended') throw coreErrors.key_suspended();
       if (project.status === 'suspended') throw coreErrors.project_suspended();
-      if (request?.singleUse && !(await deps.tenancySignatureGuard.claim({ projectId: project.id, signature, timestamp }))) {
-        throw coreErrors.signature_invalid({ message: 'This signed request was already received; a write is signed anew for each request (a new X-Timestamp).' });
-      }
+      const key = { projectId: project.id, signature, target: ctx.originalUrl, timestamp };
+      const repeat = request?.repeat ?? 'none';
+      const replay = repeat === 'claim' ? await deps.tenancySignedAnswers.claim(key) : repeat === 'record' ? deps.tenancySignedAnswers.record(key) : undefined;
       return {
+        ...(replay ? { replay } : {}),
         method: 'api_key',
         credentialId: credentials.key.id,
         project,
