@@ -329,7 +329,7 @@ export function createKernel(options: KernelOptions): Kernel {
         }
         routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         // The document is built from `routes` on first request, so it covers the plugin routes below.
-        routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
+        routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl, signedQuery: config.security.signedQuery }));
         for (const { plugin } of loaded) routes.push(...(plugin.routes ? buildDeclared(plugin.routes, cradle, `routes of plugin "${plugin.id}"`) : []).map((route) => bindChainIds(route, chainRegistry)));
         app = buildApp(authenticators);
         await listen(app, config.http.port, config.http.host);

@@ -30,8 +30,10 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 const STATE_KEY = 'answerReplay';
 
-// Transport and per-request headers: a repeated answer carries its own.
-const NOT_REPEATED = new Set(['x-request-id', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'set-cookie', 'retry-after', REPLAYED_HEADER.toLowerCase()]);
+// Transport headers: a repeated answer carries its own. `X-Request-Id` is repeated: the answer
+// names the request that had the effect, as its body does (an error's `request_id`), so it finds
+// that request's log lines and audit entries.
+const NOT_REPEATED = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'set-cookie', 'retry-after', REPLAYED_HEADER.toLowerCase()]);
 
 /** Remembers the replay handle of the request for `answerReplayMiddleware`. */
 export function attachAnswerReplay(ctx: Context, replay: AnswerReplay): void {
@@ -41,7 +43,8 @@ export function attachAnswerReplay(ctx: Context, replay: AnswerReplay): void {
 /** Writes a recorded answer as this request's response. */
 export function sendRecordedAnswer(ctx: Context, answer: RecordedAnswer): void {
   for (const name of Object.keys(ctx.response.headers)) {
-    if (!NOT_REPEATED.has(name.toLowerCase())) ctx.remove(name);
+    const lower = name.toLowerCase();
+    if (!NOT_REPEATED.has(lower) && lower !== 'x-request-id') ctx.remove(name);
   }
   ctx.status = answer.status;
   for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);

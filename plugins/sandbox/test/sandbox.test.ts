@@ -533,3 +533,18 @@ test('a client signing the pathname alone and sending each write twice at once g
   t.deepEqual(events.body.items.map((e: { id: string; event_id?: string }) => e.event_id ?? e.id), [paid!.body.event_id], 'one invoice.paid event');
   t.is((await as('GET', `/invoices/${created.body.id}`)).body.status, 'paid');
 });
+
+test('DELETE of a sandbox project sent again at once gets the first answer, not 401 for the project it removed (issue 33 item 2)', async (t) => {
+  const c = await sandboxClient(gw);
+  const once = { projectId: c.projectId, secret: c.secret, method: 'DELETE', timestamp: Math.floor(Date.now() / 1000) };
+  const first = await pathnameSignedFetch(gw.url, `/api/v1/sandbox/${c.projectId}`, once);
+  t.is(first.status, 200, first.text);
+  const again = await pathnameSignedFetch(gw.url, `/api/v1/sandbox/${c.projectId}`, once);
+  t.is(again.status, 200);
+  t.is(again.text, first.text);
+  t.is(again.headers.get('idempotent-replayed'), 'true');
+  // Without the first request's signature the removed project is unknown, as before.
+  const fresh = await pathnameSignedFetch(gw.url, `/api/v1/sandbox/${c.projectId}`, { ...once, timestamp: once.timestamp + 1 });
+  t.is(fresh.status, 401);
+  t.is(fresh.body.error_code, 'auth_invalid');
+});

@@ -13,7 +13,7 @@ export const m0004SignedAnswers: Migration = {
       drop table tenancy_request_signatures;
       create table tenancy_signed_answers (
         project_id varchar(26) not null,
-        request_hash char(64) not null,
+        request_hash text not null,
         expires_at timestamptz not null,
         status smallint,
         headers jsonb,

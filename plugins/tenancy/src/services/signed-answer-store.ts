@@ -76,7 +76,7 @@ export class SignedAnswerStore {
     const deadline = Date.now() + PENDING_WAIT_MS;
     for (let pause = FIRST_POLL_MS; ; pause = Math.min(pause * 2, MAX_POLL_MS)) {
       const claim = await this.tryClaim(key);
-      if (claim.kind === 'answered') return { earlier: claim.answer, settle: async () => undefined };
+      if (claim.kind === 'answered') return earlierAnswer(claim.answer);
       if (claim.kind === 'fresh') {
         return {
           settle: async (answer) => {
@@ -182,9 +182,21 @@ export class SignedAnswerStore {
   }
 }
 
+/**
+ * The key of one signed request among its project's: SHA-256 of its signature and the target as
+ * received. Only whoever saw the request knows its signature, so the hash cannot be guessed.
+ */
+export function signedRequestHash(signature: string, target: string): string {
+  return createHash('sha256').update(`${signature}\n${target}`, 'utf8').digest('hex');
+}
+
 function keyOf(request: SignedRequestKey): Keyed {
-  const hash = createHash('sha256').update(`${request.signature}\n${request.target}`, 'utf8').digest('hex');
-  return { projectId: request.projectId, hash, timestamp: request.timestamp };
+  return { projectId: request.projectId, hash: signedRequestHash(request.signature, request.target), timestamp: request.timestamp };
+}
+
+/** A stored answer sent to a copy instead of running the route; nothing to settle. */
+export function earlierAnswer(answer: RecordedAnswer): AnswerReplay {
+  return { earlier: answer, settle: async () => undefined };
 }
 
 function toAnswer(row: AnswerRow): RecordedAnswer {

@@ -13,9 +13,9 @@ import {
   type SignedQueryPolicy,
 } from '@gw/kernel';
 import type { Context } from 'koa';
-import type { ApiKeyService, RequestCredentials } from './api-key-service.js';
+import type { ApiKeyService, RequestLookup } from './api-key-service.js';
 import type { ProjectService } from './project-service.js';
-import type { SignedAnswerStore } from './signed-answer-store.js';
+import { earlierAnswer, signedRequestHash, type SignedAnswerStore } from './signed-answer-store.js';
 
 
 /**
@@ -40,15 +40,19 @@ export function createSignedRequestAuthenticator(deps: {
 }): Authenticator {
   const now = deps.now ?? (() => Date.now());
   // Requests arriving while a lookup runs wait for the next one, which serves all of them (every
-  // project they name) in one statement; nothing is kept after it settles.
-  const lookup = createBatcher<string, RequestCredentials | undefined>({
+  // project they name, and the recorded answers of the writes among them) in one statement;
+  // nothing is kept after it settles.
+  const lookup = createBatcher<{ projectId: string; answerHash: string | undefined }, RequestLookup>({
     maxBatch: 500,
     concurrency: 1,
-    run: async (projectIds) => {
-      const found = await deps.tenancyApiKeys.requestCredentialsMany(projectIds);
-      return projectIds.map((id) => {
-        const value = found.get(id);
-        return value instanceof Error ? { ok: false, error: value } : { ok: true, value };
+    run: async (items) => {
+      const found = await deps.tenancyApiKeys.requestCredentialsMany(
+        items.map((item) => item.projectId),
+        items.flatMap((item) => (item.answerHash ? [item.answerHash] : [])),
+      );
+      return items.map(({ projectId }) => {
+        const value: RequestLookup = found.get(projectId) ?? { answers: new Map() };
+        return value.credentials instanceof Error ? { ok: false, error: value.credentials } : { ok: true, value };
       });
     },
   });
@@ -69,17 +73,33 @@ export function createSignedRequestAuthenticator(deps: {
       if (!/^[0-9a-f]{64}$/.test(signature)) throw coreErrors.auth_invalid({ message: 'X-Signature must be 64 lowercase hex characters.' });
       if (!timestampInWindow(timestamp, Math.floor(now() / 1000))) throw coreErrors.timestamp_out_of_window();
 
-      const credentials = await lookup.submit(projectId);
+      const repeat = request?.repeat ?? 'none';
+      const answerHash = repeat === 'none' ? undefined : signedRequestHash(signature, ctx.originalUrl);
+      const found = await lookup.submit({ projectId, answerHash });
+      const recorded = answerHash === undefined ? undefined : found.answers.get(answerHash);
+      const earlier = recorded && recorded.status !== null ? { status: recorded.status, headers: recorded.headers, body: recorded.body } : undefined;
+      const credentials = found.credentials instanceof Error ? undefined : found.credentials;
       const project = credentials?.project;
-      if (!credentials || !project) throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
+      if (!credentials || !project) {
+        // A copy of a request that deleted its own project (a sandbox DELETE retried) cannot be
+        // verified any more; it gets the first answer, which only a holder of the signature (whoever
+        // saw the request) can name, rather than a 401 for an honest retry.
+        if (earlier) return { method: 'api_key', credentialId: '', actor: `api_key:${projectId}`, replay: earlierAnswer(earlier) };
+        throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
+      }
       const signingStrings = acceptedSigningTargets(ctx.originalUrl, deps.signedQuery).map((target) => requestSigningString(ctx.method, target, timestampHeader, ctx.request.rawBody));
       if (!signatureMatchesAny(signature, signingStrings, credentials.secrets)) throw coreErrors.signature_invalid();
       if (credentials.key.state === 'revoked') throw coreErrors.key_revoked();
       if (credentials.key.state === 'suspended') throw coreErrors.key_suspended();
       if (project.status === 'suspended') throw coreErrors.project_suspended();
       const key = { projectId: project.id, signature, target: ctx.originalUrl, timestamp };
-      const repeat = request?.repeat ?? 'none';
-      const replay = repeat === 'claim' ? await deps.tenancySignedAnswers.claim(key) : repeat === 'record' ? deps.tenancySignedAnswers.record(key) : undefined;
+      const replay = earlier
+        ? earlierAnswer(earlier)
+        : repeat === 'claim'
+          ? await deps.tenancySignedAnswers.claim(key)
+          : repeat === 'record'
+            ? deps.tenancySignedAnswers.record(key)
+            : undefined;
       return {
         ...(replay ? { replay } : {}),
         method: 'api_key',
