@@ -458,7 +458,7 @@ async function runRest(world: FuzzWorld, c: RestCase, statuses: number[]): Promi
   const timestamp = c.auth === 'stale' ? now - 3600 : c.auth === 'future' ? now + 3600 : now;
   const secret = c.auth === 'foreign-secret' ? world.b.testnet.secret : creds.secret;
   // Two equal writes within one second carry the same signature; the second gets the first's
-  // answer (docs/decisions.md, "Repeated signed requests answer as the first did").
+  // answer (docs/decisions.md, "Signing forms and repeated signed requests").
   const signature = signRequest({ secret, method: c.method, target: requestTarget(url), timestamp, rawBody: c.auth === 'tampered' ? `${rawBody} ` : rawBody });
   const headers = new Headers();
   if (c.auth !== 'missing-project') headers.append('X-Project-Id', c.auth === 'unknown-project' ? '01ARZ3NDEKTSV4RRFFQ69G5FAV' : c.auth === 'hostile-project' ? 'x\u00e9\u00ff' : creds.projectId);

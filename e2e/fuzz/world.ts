@@ -60,7 +60,7 @@ export const REFUSAL_WRITES: Readonly<Record<string, string>> = {
   'public.kernel_rate_limit_counters': 'rate-limit counters count refused attempts too',
   // A signed write (and an event-stream read) is claimed once authentication passes, before
   // validation and the handler, and its answer recorded, a refusal's too (docs/decisions.md
-  // "Repeated signed requests answer as the first did"): an identical copy answers alike.
+  // "Signing forms and repeated signed requests"): an identical copy answers alike.
   'public.tenancy_signed_answers': 'answers of signed requests are recorded, refusals included',
   // A client_id naming a metadata document that cannot be fetched is refused, and the failure is
   // cached for a minute so that hostile client ids cost one fetch, not one per request

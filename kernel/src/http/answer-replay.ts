@@ -11,8 +11,8 @@ export interface RecordedAnswer {
 
 /**
  * How an authenticator answers identical copies of one signed request (same signature, same
- * target), handed to the kernel on `AuthContext.replay` (docs/decisions.md, "Repeated signed
- * requests answer as the first did").
+ * target), handed to the kernel on `AuthContext.replay` (docs/decisions.md, "Signing forms and
+ * repeated signed requests").
  */
 export interface AnswerReplay {
   /** The recorded answer of an earlier copy: the kernel sends it and does not run the route. */

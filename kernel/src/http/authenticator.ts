@@ -33,7 +33,7 @@ export interface AuthContext {
 export interface AuthenticationRequest {
   /**
    * How identical copies of a request whose credential can be captured and sent again (a signed
-   * request) are answered (docs/decisions.md, "Repeated signed requests answer as the first did"):
+   * request) are answered (docs/decisions.md, "Signing forms and repeated signed requests"):
    * `claim` (writes, the event stream): the first copy claims the request before it runs; a copy
    * waits for its answer and gets it without running. `record` (writes idempotent by design):
    * copies may run, each answers the first recorded answer. `none` (other reads): each copy runs.

@@ -3,8 +3,7 @@ import type { Context } from 'koa';
 import { coreErrors } from '../errors/core-errors.js';
 import { enforceAccess } from './access-guards.js';
 import { attachAnswerReplay, sendRecordedAnswer } from './answer-replay.js';
-import type { AuthenticationRequest } from './authenticator.js';
-import type { AuthContext, Authenticator } from './authenticator.js';
+import type { AuthContext, AuthenticationRequest, Authenticator } from './authenticator.js';
 import type { RouteDefinition } from './route.js';
 import { validateInput } from './validate.js';
 

@@ -78,11 +78,12 @@ export interface RouteDefinition<
   /** Name of the authenticator to run, or `none` for public routes. */
   readonly auth: string;
   /**
-   * A write whose repetition is harmless by design (idempotent on `external_id`). An identical
-   * copy of its signed request (a retry after a lost answer) runs again and answers the first
-   * copy's recorded answer, so the hot path pays one recording statement and no claim. Every other
-   * write (POST, PUT, PATCH, DELETE) is claimed before it runs: a copy gets the first answer
-   * without running (docs/decisions.md, "Repeated signed requests answer as the first did").
+   * A write whose repetition is harmless by design (idempotent on `external_id`): not claimed
+   * before it runs, its answer recorded after, so the hot path pays one statement. A copy of its
+   * signed request arriving after the first answered gets that answer without running; copies
+   * running at the same moment all send the answer recorded first. Every other write (POST, PUT,
+   * PATCH, DELETE) is claimed before it runs: a copy waits for the first answer and gets it without
+   * running (docs/decisions.md, "Signing forms and repeated signed requests").
    */
   readonly idempotent?: boolean;
   /**

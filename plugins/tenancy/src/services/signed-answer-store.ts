@@ -47,7 +47,7 @@ type Claim = { readonly kind: 'fresh' } | { readonly kind: 'answered'; readonly 
 /**
  * Answers of signed requests in PostgreSQL, so identical copies of one signed request (a retry
  * after a lost answer, a replay of a captured one) get the first answer on every instance
- * (docs/decisions.md, "Repeated signed requests answer as the first did"). Claims and records
+ * (docs/decisions.md, "Signing forms and repeated signed requests"). Claims and records
  * arriving together are written in one statement each.
  */
 export class SignedAnswerStore {

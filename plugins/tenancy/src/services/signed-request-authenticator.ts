@@ -26,7 +26,7 @@ import { earlierAnswer, signedRequestHash, type SignedAnswerStore } from './sign
  * project state (`project_suspended`). Key and project states are only revealed to a caller that
  * proved it holds the secret. Last, a request whose copies must answer alike (writes, the event
  * stream) is claimed or recorded in `tenancy_signed_answers`: an identical copy within the window
- * gets the first answer (docs/decisions.md, "Repeated signed requests answer as the first did").
+ * gets the first answer (docs/decisions.md, "Signing forms and repeated signed requests").
  *
  * The signed target is `ctx.originalUrl` (path and query exactly as received) or, unless
  * `security.signedQuery` is `required`, the pathname alone (spec 5.1 as worded).
