@@ -3,7 +3,7 @@ import Type from 'typebox';
 
 /** How often a counting probe route ran for a project in this process (both test instances share it). */
 const runs = new Map<string, number>();
-export function probeRuns(route: 'writes' | 'idempotent' | 'slow' | 'failing', projectId: string): number {
+export function probeRuns(route: 'writes' | 'idempotent' | 'slow' | 'failing' | 'slow-failing', projectId: string): number {
   return runs.get(`${route}:${projectId}`) ?? 0;
 }
 function countRun(route: string, projectId: string): number {
@@ -50,6 +50,18 @@ export const probePlugin = definePlugin({
       access: { projectKind: 'production', write: true },
       handler: async ({ auth }) => {
         countRun('failing', auth.project!.id);
+        throw new Error('probe failure');
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/probe/slow-failing-writes',
+      summary: 'A write that takes a while, then fails with a 500.',
+      auth: 'signed',
+      access: { projectKind: 'production', write: true },
+      handler: async ({ auth }) => {
+        countRun('slow-failing', auth.project!.id);
+        await new Promise((resolve) => setTimeout(resolve, 500));
         throw new Error('probe failure');
       },
     }),

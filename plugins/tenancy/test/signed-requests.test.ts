@@ -166,6 +166,12 @@ test('a copy of a signed write that failed with a 5xx runs again: nothing is rec
   t.is(again.headers.get('idempotent-replayed'), null);
   t.is(probeRuns('failing', p.projectId), 2, 'the copy ran: the first had no effect to protect');
   t.is((await gw.kernel.cradle.db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0, 'the claim was released');
+
+  // A copy waiting for a first copy that then fails runs itself, rather than wait for nothing.
+  const [a, b] = await Promise.all([signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write), signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write)]);
+  t.deepEqual([a!.status, b!.status], [500, 500]);
+  t.is(probeRuns('slow-failing', p.projectId), 2);
+  t.is((await gw.kernel.cradle.db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0);
 });
 
 test('the pathname alone, as spec 5.1 words it, verifies: filtered reads, writes and an immediate retry (issue 33 item 1)', async (t) => {
