@@ -100,10 +100,11 @@ test('docs/backup.md: a restore without the master key it was sealed under canno
   t.truthy(await after.kernel.cradle.db('tenancy_projects').where({ id: project.projectId }).first());
   // ...and its secrets are there but do not open under this key (AES-GCM's tag check).
   const credentials = (await after.kernel.cradle.tenancyApiKeys.requestCredentialsMany([project.projectId])).get(project.projectId);
-  t.true(credentials instanceof Error, 'the sealed secrets open under another master key');
-  t.regex((credentials as Error).message, /unable to authenticate data/);
-  // The signed request fails on the server's side (it is logged), not as the partner's bad signature.
+  t.true(credentials?.credentials instanceof Error, 'the sealed secrets open under another master key');
+  t.regex((credentials!.credentials as Error).message, /unable to authenticate data/);
+  // The signed request fails on the server's side with a code that names it (logged for the
+  // operator), not as the partner's bad signature and not as an unexplained 500.
   const read = await signedFetch(after.url, '/api/v1/project', { ...project, method: 'GET' });
-  t.is(read.status, 500, JSON.stringify(read.body));
-  t.like(read.body, { error_code: 'internal_error' });
+  t.is(read.status, 503, JSON.stringify(read.body));
+  t.like(read.body, { error_code: 'stored_secret_unreadable' });
 });

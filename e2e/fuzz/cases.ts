@@ -457,8 +457,8 @@ async function runRest(world: FuzzWorld, c: RestCase, statuses: number[]): Promi
   const now = Math.floor(Date.now() / 1000);
   const timestamp = c.auth === 'stale' ? now - 3600 : c.auth === 'future' ? now + 3600 : now;
   const secret = c.auth === 'foreign-secret' ? world.b.testnet.secret : creds.secret;
-  // Two equal writes within one second carry the same signature; the second is refused as a
-  // replay (401 signature_invalid, documented), which the properties allow like any refusal.
+  // Two equal writes within one second carry the same signature; the second gets the first's
+  // answer (docs/decisions.md, "Signing forms and repeated signed requests").
   const signature = signRequest({ secret, method: c.method, target: requestTarget(url), timestamp, rawBody: c.auth === 'tampered' ? `${rawBody} ` : rawBody });
   const headers = new Headers();
   if (c.auth !== 'missing-project') headers.append('X-Project-Id', c.auth === 'unknown-project' ? '01ARZ3NDEKTSV4RRFFQ69G5FAV' : c.auth === 'hostile-project' ? 'x\u00e9\u00ff' : creds.projectId);

@@ -58,10 +58,10 @@ export const REFUSAL_WRITES: Readonly<Record<string, string>> = {
   // Rate limits count attempts, refused ones included (spec 8: a limit bounds what a caller may
   // try, so a caller sending bad requests is limited too); the counters live in PostgreSQL.
   'public.kernel_rate_limit_counters': 'rate-limit counters count refused attempts too',
-  // A signed write claims its signature once authentication passes, before validation and the
-  // handler (docs/decisions.md "Signed writes are single-use"): a replay of a refused write is
-  // refused as a replay too.
-  'public.tenancy_request_signatures': 'signed writes are single-use, refused ones included',
+  // A signed write (and an event-stream read) is claimed once authentication passes, before
+  // validation and the handler, and its answer recorded, a refusal's too (docs/decisions.md
+  // "Signing forms and repeated signed requests"): an identical copy answers alike.
+  'public.tenancy_signed_answers': 'answers of signed requests are recorded, refusals included',
   // A client_id naming a metadata document that cannot be fetched is refused, and the failure is
   // cached for a minute so that hostile client ids cost one fetch, not one per request
   // (docs/decisions.md "OAuth abuse cases", client metadata document fetches).

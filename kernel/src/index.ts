@@ -23,6 +23,7 @@ export * from './http/openapi.js';
 export { OPENAPI_PATH, API_REFERENCE_PATH } from './http/openapi-routes.js';
 export type { Metrics } from './http/metrics.js';
 export * from './http/request-signature.js';
+export { REPLAYED_HEADER, type AnswerReplay, type RecordedAnswer } from './http/answer-replay.js';
 export * from './http/parse-instant.js';
 export * from './rate-limit/rate-limiter.js';
 export * from './crypto/secret-box.js';

@@ -29,6 +29,7 @@ import { runMode } from './config/run-mode.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createInvoiceEvents } from './events/invoice-events.js';
 import { requestIdMiddleware } from './http/request-id.js';
+import { answerReplayMiddleware } from './http/answer-replay.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { bodyReaderMiddleware } from './http/body-reader.js';
 import { mountRoutes } from './http/mount-routes.js';
@@ -220,6 +221,7 @@ export function createKernel(options: KernelOptions): Kernel {
       }
     });
     koa.use(requestIdMiddleware());
+    koa.use(answerReplayMiddleware(logger));
     koa.use(errorMiddleware(logger, loaded.flatMap(({ plugin }) => (plugin.errorFormats ? buildDeclared(plugin.errorFormats, container.cradle, `errorFormats of plugin "${plugin.id}"`) : []))));
     koa.use(async (ctx, next) => {
       if (!accepting && !ctx.path.startsWith('/healthz')) {
@@ -340,7 +342,7 @@ export function createKernel(options: KernelOptions): Kernel {
         }
         routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         // The document is built from `routes` on first request, so it covers the plugin routes below.
-        routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
+        routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl, signedQuery: config.security.signedQuery }));
         for (const { plugin } of loaded) routes.push(...(plugin.routes ? buildDeclared(plugin.routes, cradle, `routes of plugin "${plugin.id}"`) : []).map((route) => bindChainIds(route, chainRegistry)));
         app = buildApp(authenticators);
         await listen(app, config.http.port, config.http.host);

@@ -168,6 +168,13 @@ test('signed routes carry the signed-request security requirement; public routes
     [['apiKey', 'header', 'X-Project-Id'], ['apiKey', 'header', 'X-Timestamp'], ['apiKey', 'header', 'X-Signature']],
   );
   t.regex(schemes['signedSignature'].description, /HMAC-SHA256/);
+  // Both signing forms of spec 5.1 (issue 33 item 1): the page says what the gateway verifies.
+  t.regex(schemes['signedSignature'].description, /or the pathname alone; this gateway accepts both/);
+  t.regex(String(document.info['description']), /`\?` and the raw query string/);
+  t.regex(String(document.info['description']), /Idempotent-Replayed: true/);
+  const signedRoute = defineRoute({ method: 'GET', path: '/api/v1/signed-probe', summary: 'A signed read.', auth: 'signed', handler: async () => ({ body: {} }) });
+  const strict = buildOpenApiDocument({ routes: [signedRoute], errorCatalogues: [], version: '1', signedQuery: 'required' });
+  t.regex((strict.components['securitySchemes'] as Record<string, any>)['signedSignature'].description, /this gateway requires that form/);
   t.regex(schemes['signedTimestamp'].description, /300 seconds/);
   t.deepEqual(operation('/api/v1/wallets', 'get')['security'], [{ signedProjectId: [], signedTimestamp: [], signedSignature: [] }]);
   t.deepEqual(operation('/api/v1/project', 'get')['security'], [{ signedProjectId: [], signedTimestamp: [], signedSignature: [] }]);

@@ -99,6 +99,11 @@ export const KernelConfigSchema = Type.Object(
         ),
         masterKeyFile: Type.String({ default: '.data/master.key', description: 'Development only: where a generated master key is kept when none is configured.' }),
         keyRotationOverlapSeconds: Type.Integer({ minimum: 0, maximum: 2_592_000, default: 86_400, description: 'How long a rotated-out API secret stays valid.' }),
+        signedQuery: Type.Union([Type.Literal('optional'), Type.Literal('required')], {
+          default: 'optional',
+          description:
+            'Whether a REST request signature must cover the query string. optional: the pathname alone (spec 5.1 as worded) and the pathname with its raw query both verify; required: only the form with the query (a captured read cannot be sent again with other filters). docs/security.md.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

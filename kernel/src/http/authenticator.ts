@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { ProjectKind } from '../chain.js';
+import type { AnswerReplay } from './answer-replay.js';
 
 /** The project a credential acts for, as guards need to see it. */
 export interface ProjectPrincipal {
@@ -24,11 +25,20 @@ export interface AuthContext {
   readonly scopes?: readonly string[];
   /** Audit actor string, e.g. `api_key:01H...`. */
   readonly actor: string;
+  /** Set by an authenticator that answers identical copies of a request alike (`AuthenticationRequest.repeat`). */
+  readonly replay?: AnswerReplay;
 }
 
 /** What the kernel tells an authenticator about the route being called. */
 export interface AuthenticationRequest {
-  readonly singleUse: boolean;
+  /**
+   * How identical copies of a request whose credential can be captured and sent again (a signed
+   * request) are answered (docs/decisions.md, "Signing forms and repeated signed requests"):
+   * `claim` (writes, the event stream): the first copy claims the request before it runs; a copy
+   * waits for its answer and gets it without running. `record` (writes idempotent by design):
+   * copies may run, each answers the first recorded answer. `none` (other reads): each copy runs.
+   */
+  readonly repeat: 'claim' | 'record' | 'none';
 }
 
 /**
@@ -38,9 +48,9 @@ export interface AuthenticationRequest {
  */
 export interface Authenticator {
   /**
-   * `request.singleUse` is set for writes (POST, PUT, PATCH, DELETE) of routes not declared
-   * `idempotent`: an authenticator whose credential can be captured and sent again (a signed
-   * request) must refuse a second use of it.
+   * `request.repeat` says how identical copies of the request are to be answered; an
+   * authenticator whose credential can be captured and sent again (a signed request) returns an
+   * `AuthContext.replay` that does so, and the kernel honours it.
    */
   authenticate(ctx: Context, request?: AuthenticationRequest): Promise<AuthContext>;
   /** Looks up a project by id for the cross-mode check of routes with a `projectParam`. */

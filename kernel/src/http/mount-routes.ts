@@ -2,7 +2,8 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { coreErrors } from '../errors/core-errors.js';
 import { enforceAccess } from './access-guards.js';
-import type { AuthContext, Authenticator } from './authenticator.js';
+import { attachAnswerReplay, sendRecordedAnswer } from './answer-replay.js';
+import type { AuthContext, AuthenticationRequest, Authenticator } from './authenticator.js';
 import type { RouteDefinition } from './route.js';
 import { validateInput } from './validate.js';
 
@@ -20,9 +21,16 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
     if (route.auth !== 'none' && !authenticator) {
       throw new Error(`route ${route.method} ${route.path} needs authenticator "${route.auth}", which no enabled plugin provides`);
     }
-    const request = { singleUse: WRITE_METHODS.has(route.method) && route.idempotent !== true };
+    const request: AuthenticationRequest = {
+      repeat: WRITE_METHODS.has(route.method) ? (route.idempotent === true ? 'record' : 'claim') : route.repeatAnswersFirst === true ? 'claim' : 'none',
+    };
     const handle = async (ctx: Context) => {
       const auth = authenticator ? await authenticator.authenticate(ctx, request) : ANONYMOUS;
+      if (auth.replay?.earlier) {
+        sendRecordedAnswer(ctx, auth.replay.earlier);
+        return;
+      }
+      if (auth.replay) attachAnswerReplay(ctx, auth.replay);
       ctx.state['auth'] = auth;
       const rawParams = (ctx as unknown as { params: Record<string, string> }).params ?? {};
       if (authenticator) await enforceAccess(route.access, auth, rawParams, authenticator);

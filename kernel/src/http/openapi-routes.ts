@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import Type from 'typebox';
 import kernelPackage from '../../package.json' with { type: 'json' };
 import { coreErrors } from '../errors/core-errors.js';
+import type { SignedQueryPolicy } from './request-signature.js';
 import { buildOpenApiDocument, type AnyErrorCatalogue, type OpenApiDocument } from './openapi.js';
 import { defineRoute, type RouteDefinition } from './route.js';
 
@@ -23,6 +24,8 @@ export interface OpenApiRoutesOptions {
   readonly errorCatalogues: readonly AnyErrorCatalogue[];
   /** `http.baseUrl`, for `servers`. */
   readonly baseUrl?: string | undefined;
+  /** `security.signedQuery`, for the signing text. */
+  readonly signedQuery?: SignedQueryPolicy;
 }
 
 // Swagger UI's self-contained bundle (no CDN, no fonts from elsewhere), served from node_modules.
@@ -114,6 +117,7 @@ export function openApiRoutes(options: OpenApiRoutesOptions): RouteDefinition[] 
           errorCatalogues: options.errorCatalogues,
           version: kernelPackage.version,
           ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+          ...(options.signedQuery ? { signedQuery: options.signedQuery } : {}),
           tagDescriptions: { system: 'Liveness, readiness, metrics and this API description.' },
         });
         return { body: document };

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import Type, { type TSchema } from 'typebox';
 import { coreErrors } from '../errors/core-errors.js';
 import { describeCatalogue, type ErrorCatalogue, type ErrorSpec } from '../errors/define-errors.js';
-import { SIGNATURE_WINDOW_SECONDS } from './request-signature.js';
+import { SIGNATURE_WINDOW_SECONDS, type SignedQueryPolicy } from './request-signature.js';
 import type { RouteDefinition } from './route.js';
 import { OpenApiSchemaError, SchemaComponents, toJsonSchema, type JsonSchema } from './openapi-schema.js';
 
@@ -34,6 +34,8 @@ export interface OpenApiOptions {
   readonly baseUrl?: string;
   /** Descriptions of tags by name, for the document's `tags` list. */
   readonly tagDescriptions?: Readonly<Record<string, string>>;
+  /** `security.signedQuery`: which signing forms the text says this gateway accepts; default `optional`. */
+  readonly signedQuery?: SignedQueryPolicy;
 }
 
 /**
@@ -227,7 +229,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   }
 
   const securitySchemes: Record<string, unknown> = {};
-  if (usesSigned) Object.assign(securitySchemes, signedSecuritySchemes());
+  if (usesSigned) Object.assign(securitySchemes, signedSecuritySchemes(options.signedQuery ?? 'optional'));
   for (const authenticator of otherAuthenticators) {
     securitySchemes[authenticator] = { type: 'http', scheme: 'bearer', description: `Authenticator \`${authenticator}\`: a bearer token in \`Authorization\`.` };
   }
@@ -240,7 +242,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
 
   const document: Record<string, unknown> = {
     openapi: '3.1.0',
-    info: { title: options.title ?? 'Gateway API', version: options.version, description: infoDescription() },
+    info: { title: options.title ?? 'Gateway API', version: options.version, description: infoDescription(options.signedQuery ?? 'optional') },
   };
   if (options.baseUrl) document['servers'] = [{ url: options.baseUrl }];
   document['tags'] = tags.map((tag) => {
@@ -351,7 +353,7 @@ function accessText(route: RouteDefinition): string | undefined {
   return parts.length > 0 ? `**Access:** ${parts.join('; ')}.` : undefined;
 }
 
-function signedSecuritySchemes(): Record<string, unknown> {
+function signedSecuritySchemes(signedQuery: SignedQueryPolicy): Record<string, unknown> {
   const window = SIGNATURE_WINDOW_SECONDS;
   return {
     signedProjectId: {
@@ -372,21 +374,36 @@ function signedSecuritySchemes(): Record<string, unknown> {
       name: 'X-Signature',
       description:
         'Lowercase hex HMAC-SHA256, keyed with the API secret, of the signing string ' +
-        '`METHOD + "\\n" + PATHNAME + "\\n" + TIMESTAMP + "\\n" + RAW_BODY`: the upper-case method, the URL ' +
-        'pathname exactly as sent without the query string, the `X-Timestamp` value, and the exact request ' +
-        'body text (empty when there is none).',
+        '`METHOD + "\\n" + TARGET + "\\n" + TIMESTAMP + "\\n" + RAW_BODY`: the upper-case method, the target, the ' +
+        '`X-Timestamp` value, and the exact request body text (empty when there is none). ' +
+        targetText(signedQuery),
     },
   };
 }
 
-function infoDescription(): string {
+/** What TARGET is, under the gateway's `security.signedQuery` (spec 5.1; docs/security.md). */
+function targetText(signedQuery: SignedQueryPolicy): string {
+  const withQuery = 'the URL pathname exactly as sent plus, when the URL has a query, `?` and the raw query string (no decoding or reordering)';
+  return signedQuery === 'required'
+    ? `TARGET is ${withQuery}; this gateway requires that form, so the pathname alone does not verify when there is a query.`
+    : `TARGET is either ${withQuery}, or the pathname alone; this gateway accepts both. Signing the query is recommended: ` +
+        'it keeps a captured read from being sent again with other filters, and an operator may require it.';
+}
+
+function infoDescription(signedQuery: SignedQueryPolicy): string {
   return [
     'Generated at run time from the routes this gateway has mounted and their TypeBox schemas.',
     '',
     '**Authentication.** Routes marked with the `signed*` security schemes take a signed request: send',
     '`X-Project-Id`, `X-Timestamp` (Unix seconds) and `X-Signature`, the lowercase hex HMAC-SHA256 under the',
-    'API secret of `METHOD\\nPATHNAME\\nTIMESTAMP\\nRAW_BODY` (pathname without the query string, raw body',
-    `exactly as sent, empty when none). The timestamp must be within ${SIGNATURE_WINDOW_SECONDS} seconds of server time.`,
+    'API secret of `METHOD\\nTARGET\\nTIMESTAMP\\nRAW_BODY` (raw body exactly as sent, empty when none).',
+    targetText(signedQuery),
+    `The timestamp must be within ${SIGNATURE_WINDOW_SECONDS} seconds of server time.`,
+    '',
+    '**Repeated requests.** An identical copy of a signed write, or of an event-stream read, sent within the window',
+    '(a retry after a lost answer) gets the first answer again, status and body, with `Idempotent-Replayed: true`,',
+    'and has no second effect. A copy arriving while the first still runs waits for its answer. A first answer of',
+    '`429` or `5xx` is not kept: the copy runs. To do the same thing twice on purpose, sign it again with another timestamp.',
     '',
     '**Errors.** Every failure is `{ "error_code", "message", "request_id", "details"? }` with the status of',
     'its code; each operation lists the codes it can return. `429` and `503` carry `Retry-After`.',

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createHmac } from 'node:crypto';
-import { parseTimestamp, requestSigningString, requestTarget, signatureMatchesAny, signRequest, timestampInWindow } from './request-signature.js';
+import { acceptedSigningTargets, parseTimestamp, requestSigningString, requestTarget, signatureMatchesAny, signRequest, timestampInWindow } from './request-signature.js';
 
 test('the request target is the pathname plus the raw query string as sent', (t) => {
   t.is(requestTarget(new URL('http://h/api/v1/invoices?limit=10&status=paid')), '/api/v1/invoices?limit=10&status=paid');
@@ -42,4 +42,16 @@ test('timestamps: whole seconds only, ±300 s window inclusive', (t) => {
   t.true(timestampInWindow(1300, 1000));
   t.false(timestampInWindow(1000, 1301));
   t.false(timestampInWindow(1301, 1000));
+});
+
+test('accepted signing targets: the pathname alone too, unless the query is required (issue 33 item 1)', (t) => {
+  t.deepEqual(acceptedSigningTargets('/api/v1/x?a=1&b=%20', 'optional'), ['/api/v1/x?a=1&b=%20', '/api/v1/x']);
+  t.deepEqual(acceptedSigningTargets('/api/v1/x?a=1', 'required'), ['/api/v1/x?a=1']);
+  t.deepEqual(acceptedSigningTargets('/api/v1/x', 'required'), ['/api/v1/x']);
+  t.deepEqual(acceptedSigningTargets('/api/v1/x', 'optional'), ['/api/v1/x']);
+  t.deepEqual(acceptedSigningTargets('/api/v1/x?', 'required'), ['/api/v1/x?', '/api/v1/x'], 'an empty query filters nothing');
+  const strings = acceptedSigningTargets('/x?q=1', 'optional').map((target) => requestSigningString('GET', target, '1', ''));
+  t.true(signatureMatchesAny(signRequest({ secret: 's', method: 'GET', target: '/x', timestamp: 1 }), strings, ['s']));
+  t.true(signatureMatchesAny(signRequest({ secret: 's', method: 'GET', target: '/x?q=1', timestamp: 1 }), strings, ['s']));
+  t.false(signatureMatchesAny(signRequest({ secret: 's', method: 'GET', target: '/x?q=2', timestamp: 1 }), strings, ['s']));
 });

@@ -78,12 +78,20 @@ export interface RouteDefinition<
   /** Name of the authenticator to run, or `none` for public routes. */
   readonly auth: string;
   /**
-   * A write whose repetition is harmless by design (idempotent on `external_id`): the same signed
-   * request may be sent again within the signature window (a retry after a lost answer gets the
-   * first answer). Every other write (POST, PUT, PATCH, DELETE) is single-use: a replay of its
-   * signed request is 401 `signature_invalid` (docs/decisions.md).
+   * A write whose repetition is harmless by design (idempotent on `external_id`): not claimed
+   * before it runs, its answer recorded after, so the hot path pays one statement. A copy of its
+   * signed request arriving after the first answered gets that answer without running; copies
+   * running at the same moment all send the answer recorded first. Every other write (POST, PUT,
+   * PATCH, DELETE) is claimed before it runs: a copy waits for the first answer and gets it without
+   * running (docs/decisions.md, "Signing forms and repeated signed requests").
    */
   readonly idempotent?: boolean;
+  /**
+   * A read whose identical signed copy must answer as the first did rather than run anew (the
+   * event stream: a captured read must not reveal events created after it). Claimed like a write:
+   * a copy arriving while the first still long-polls waits for its answer.
+   */
+  readonly repeatAnswersFirst?: boolean;
   readonly access?: RouteAccess;
   readonly params?: P;
   readonly query?: Q;

@@ -98,10 +98,10 @@ export class Transport {
   }
 
   /**
-   * The timestamp to sign with. The gateway may accept a write's signature only once (a replayed
-   * capture is refused), so an identical write repeated within the same second (two equal clock
-   * advances, a create retried) is signed with the next unused second instead: well inside the
-   * 300-second window.
+   * The timestamp to sign with. The gateway answers a copy of a signed write (same signature) with
+   * the first answer, without running it, so an identical write the caller repeats within the same
+   * second (two equal clock advances, a create retried) is signed with the next unused second
+   * instead, well inside the 300-second window: it is a request of its own.
    */
   private timestampFor(method: string, url: URL, rawBody: string): number {
     const now = Math.floor(Date.now() / 1000);

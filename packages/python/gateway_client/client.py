@@ -142,7 +142,7 @@ class GatewayClient:
 
 
     def _timestamp_for(self, method: str, url: str, raw_body: str) -> int:
-        """A repeated identical write in the same second is signed with the next unused second: the gateway may accept a write's signature once."""
+        """A repeated identical write in the same second is signed with the next unused second: the gateway answers a copy of a signed write with the first answer, without running it."""
         now = int(time.time())
         if method in ("GET", "HEAD"):
             return now

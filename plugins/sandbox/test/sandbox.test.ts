@@ -5,6 +5,7 @@ import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
 import { synthesizedTxHash } from '../src/index.js';
+import { pathnameSignedFetch } from '../../tenancy/test/spec-pathname-client.js';
 import { Receiver, SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;
@@ -517,4 +518,48 @@ test('a sandbox project invoices all fifteen coins; a token without a testnet co
   const paid = await simulate(c, usdt, 'paid');
   t.is(paid.status, 200, JSON.stringify(paid.body));
   t.is((await get(c, usdt)).status, 'paid');
+});
+
+test('a client signing the pathname alone and sending each write twice at once gets identical first answers and one effect; filtered lists verify (issue 33 items 1, 2)', async (t) => {
+  const c = await sandboxClient(gw);
+  const as = (method: string, path: string, body?: unknown, timestamp?: number) =>
+    pathnameSignedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId: c.projectId, secret: c.secret, method, ...(body === undefined ? {} : { body }), ...(timestamp === undefined ? {} : { timestamp }) });
+  const ts = Math.floor(Date.now() / 1000);
+  const create = { external_id: `pathname-${++externalSeq}`, coin: 'eth', amount_crypto: '0.5' };
+  const created = await as('POST', '/invoices', create, ts);
+  t.is(created.status, 201, created.text);
+  const copies = [await as('POST', '/invoices', create, ts), ...(await Promise.all([as('POST', '/invoices', create, ts), as('POST', '/invoices', create, ts)]))];
+  for (const copy of copies) {
+    t.is(copy.status, 201, 'the first answer, not 200 or 401');
+    t.is(copy.text, created.text);
+  }
+  const listed = await as('GET', `/invoices?external_id=${create.external_id}`);
+  t.is(listed.status, 200, listed.text);
+  t.deepEqual(listed.body.items.map((i: { id: string }) => i.id), [created.body.id], 'one invoice');
+
+  t.is((await as('POST', `/invoices/${created.body.id}/simulate-detect`, {})).status, 200);
+  const paidTs = Math.floor(Date.now() / 1000);
+  const [paid, ...paidCopies] = await Promise.all([as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs), as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs)]);
+  paidCopies.push(await as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs));
+  t.is(paid!.status, 200, paid!.text);
+  for (const copy of paidCopies) t.is(copy.text, paid!.text);
+  const events = await as('GET', `/webhooks/events?invoice_id=${created.body.id}&event_type=invoice.paid`);
+  t.is(events.status, 200, events.text);
+  t.deepEqual(events.body.items.map((e: { id: string; event_id?: string }) => e.event_id ?? e.id), [paid!.body.event_id], 'one invoice.paid event');
+  t.is((await as('GET', `/invoices/${created.body.id}`)).body.status, 'paid');
+});
+
+test('DELETE of a sandbox project sent again at once gets the first answer, not 401 for the project it removed (issue 33 item 2)', async (t) => {
+  const c = await sandboxClient(gw);
+  const once = { projectId: c.projectId, secret: c.secret, method: 'DELETE', timestamp: Math.floor(Date.now() / 1000) };
+  const first = await pathnameSignedFetch(gw.url, `/api/v1/sandbox/${c.projectId}`, once);
+  t.is(first.status, 200, first.text);
+  const again = await pathnameSignedFetch(gw.url, `/api/v1/sandbox/${c.projectId}`, once);
+  t.is(again.status, 200);
+  t.is(again.text, first.text);
+  t.is(again.headers.get('idempotent-replayed'), 'true');
+  // Without the first request's signature the removed project is unknown, as before.
+  const fresh = await pathnameSignedFetch(gw.url, `/api/v1/sandbox/${c.projectId}`, { ...once, timestamp: once.timestamp + 1 });
+  t.is(fresh.status, 401);
+  t.is(fresh.body.error_code, 'auth_invalid');
 });

@@ -8,7 +8,7 @@ import type { ApiKeyService } from './services/api-key-service.js';
 import type { OperatorService } from './services/operator-service.js';
 import type { PatService } from './services/pat-service.js';
 import type { ProjectService } from './services/project-service.js';
-import type { SignatureReplayGuard } from './services/signature-replay-guard.js';
+import type { SignedAnswerStore } from './services/signed-answer-store.js';
 import type { UserService } from './services/user-service.js';
 
 declare module '@gw/kernel' {
@@ -18,7 +18,7 @@ declare module '@gw/kernel' {
     readonly tenancyApiKeys: ApiKeyService;
     readonly tenancyPats: PatService;
     readonly tenancyUsers: UserService;
-    readonly tenancySignatureGuard: SignatureReplayGuard;
+    readonly tenancySignedAnswers: SignedAnswerStore;
   }
 }
 

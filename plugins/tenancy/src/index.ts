@@ -3,6 +3,7 @@ import { m0001Tenancy } from '../migrations/0001_tenancy.js';
 import { m0002RequestSignatures } from '../migrations/0002_request_signatures.js';
 import { m0003UserRoles } from '../migrations/0003_user_roles.js';
 import { m0004UsersPerOperator } from '../migrations/0004_users_per_operator.js';
+import { m0005SignedAnswers } from '../migrations/0005_signed_answers.js';
 import { tenancyCommands } from './cli.js';
 import { tenancyErrors } from './errors.js';
 import { tenancyRoutes } from './routes.js';
@@ -11,7 +12,7 @@ import { OperatorService } from './services/operator-service.js';
 import { PatService } from './services/pat-service.js';
 import { ProjectService } from './services/project-service.js';
 import { createSignedRequestAuthenticator } from './services/signed-request-authenticator.js';
-import { SignatureReplayGuard } from './services/signature-replay-guard.js';
+import { SignedAnswerStore } from './services/signed-answer-store.js';
 import { tenancyJobs } from './jobs.js';
 import { UserService } from './services/user-service.js';
 
@@ -23,7 +24,7 @@ import { UserService } from './services/user-service.js';
 export const tenancyPlugin = definePlugin({
   id: 'tenancy',
   errors: [tenancyErrors],
-  migrations: [m0001Tenancy, m0002RequestSignatures, m0003UserRoles, m0004UsersPerOperator],
+  migrations: [m0001Tenancy, m0002RequestSignatures, m0003UserRoles, m0004UsersPerOperator, m0005SignedAnswers],
   // API secrets, sealed with their row id as associated data (a master-key rotation re-seals them).
   sealedColumns: [{ table: 'tenancy_api_key_secrets', column: 'sealed_secret', aad: (id) => id }],
   register: () => ({
@@ -32,14 +33,16 @@ export const tenancyPlugin = definePlugin({
     tenancyApiKeys: service(['db', 'audit', 'secretBox', 'kernelConfig'], (deps) => new ApiKeyService(deps)),
     tenancyPats: service(['db', 'audit', 'tenancyOperators'], (deps) => new PatService(deps)),
     tenancyUsers: service(['db', 'audit', 'userAccess', 'tenancyOperators'], (deps) => new UserService(deps)),
-    tenancySignatureGuard: service(['db'], (deps) => new SignatureReplayGuard(deps)),
+    tenancySignedAnswers: service(['db'], (deps) => new SignedAnswerStore(deps)),
   }),
   jobs: tenancyJobs,
-  authenticators: withDeps(['tenancyProjects', 'tenancyApiKeys', 'tenancySignatureGuard'], (deps) => ({
+  authenticators: withDeps(['tenancyProjects', 'tenancyApiKeys', 'tenancySignedAnswers', 'kernelConfig', 'logger'], (deps) => ({
     signed: createSignedRequestAuthenticator({
       tenancyProjects: deps.tenancyProjects,
       tenancyApiKeys: deps.tenancyApiKeys,
-      tenancySignatureGuard: deps.tenancySignatureGuard,
+      tenancySignedAnswers: deps.tenancySignedAnswers,
+      signedQuery: deps.kernelConfig.security.signedQuery,
+      logger: deps.logger,
     }),
   })),
   routes: tenancyRoutes,

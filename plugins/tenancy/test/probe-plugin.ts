@@ -1,6 +1,17 @@
 import { definePlugin, defineRoute, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 
+/** How often a counting probe route ran for a project in this process (both test instances share it). */
+const runs = new Map<string, number>();
+export function probeRuns(route: 'writes' | 'idempotent' | 'slow' | 'failing' | 'slow-failing', projectId: string): number {
+  return runs.get(`${route}:${projectId}`) ?? 0;
+}
+function countRun(route: string, projectId: string): number {
+  const key = `${route}:${projectId}`;
+  runs.set(key, (runs.get(key) ?? 0) + 1);
+  return runs.get(key)!;
+}
+
 /**
  * A test-only plugin whose routes declare each access rule, so the kernel's guards are exercised
  * through the real HTTP stack exactly as later plugins will use them.
@@ -16,7 +27,43 @@ export const probePlugin = definePlugin({
       auth: 'signed',
       access: { projectKind: 'production', write: true },
       body: Type.Object({ n: Type.Integer({ minimum: 1, maximum: 10 }) }, { additionalProperties: false }),
-      handler: async ({ body }) => ({ status: 201, body: { ok: true, n: body.n } }),
+      handler: async ({ auth, body }) => ({ status: 201, body: { ok: true, n: body.n, run: countRun('writes', auth.project!.id) } }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/probe/slow-writes',
+      summary: 'A write that takes a while, so a copy arrives while it runs.',
+      auth: 'signed',
+      access: { projectKind: 'production', write: true },
+      body: Type.Object({ n: Type.Integer({ minimum: 1, maximum: 10 }) }, { additionalProperties: false }),
+      handler: async ({ auth, body }) => {
+        const run = countRun('slow', auth.project!.id);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return { status: 201, body: { ok: true, n: body.n, run } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/probe/failing-writes',
+      summary: 'A write that fails with a 500 (a bug).',
+      auth: 'signed',
+      access: { projectKind: 'production', write: true },
+      handler: async ({ auth }) => {
+        countRun('failing', auth.project!.id);
+        throw new Error('probe failure');
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/probe/slow-failing-writes',
+      summary: 'A write that takes a while, then fails with a 500.',
+      auth: 'signed',
+      access: { projectKind: 'production', write: true },
+      handler: async ({ auth }) => {
+        countRun('slow-failing', auth.project!.id);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        throw new Error('probe failure');
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -26,7 +73,7 @@ export const probePlugin = definePlugin({
       idempotent: true,
       access: { projectKind: 'production', write: true },
       body: Type.Object({ n: Type.Integer({ minimum: 1, maximum: 10 }) }, { additionalProperties: false }),
-      handler: async ({ body }) => ({ status: 201, body: { ok: true, n: body.n } }),
+      handler: async ({ auth, body }) => ({ status: 201, body: { ok: true, n: body.n, run: countRun('idempotent', auth.project!.id) } }),
     }),
     defineRoute({
       method: 'GET',

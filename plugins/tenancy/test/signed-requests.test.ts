@@ -6,7 +6,8 @@ const TEST_MASTER_KEY = '0f'.repeat(32);
 import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { probePlugin } from './probe-plugin.js';
+import { probePlugin, probeRuns } from './probe-plugin.js';
+import { pathnameSignedFetch } from './spec-pathname-client.js';
 
 let gw: TestKernel;
 let operatorId: string;
@@ -121,36 +122,111 @@ test('the query string is signed: a captured read does not pass with other filte
   for (let i = 0; i < 2; i++) t.is((await signedFetch(gw.url, '/api/v1/probe/reads?limit=5', { ...p, timestamp: ts, headers: { 'X-Signature': captured } })).status, 200);
 });
 
-test('a replayed signed write is refused by every instance; a re-signed one and an idempotent route pass (issue 26 finding 3)', async (t) => {
+test('an identical signed write gets the first answer without running again, on every instance; concurrent copies run once (issue 33 item 2)', async (t) => {
   const p = await newProject('production');
   const ts = Math.floor(Date.now() / 1000);
   const write = { ...p, method: 'POST', body: { n: 1 }, timestamp: ts };
-  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', write)).status, 201);
-  const replay = await signedFetch(gw.url, '/api/v1/probe/writes', write);
-  t.is(replay.status, 401);
-  t.is(replay.body.error_code, 'signature_invalid');
-  // Another instance on the same database refuses it too: the seen signature is in PostgreSQL.
+  const first = await signedFetch(gw.url, '/api/v1/probe/writes', write);
+  t.is(first.status, 201);
+  t.is(first.headers.get('idempotent-replayed'), null);
+  const again = await signedFetch(gw.url, '/api/v1/probe/writes', write);
+  t.is(again.status, 201, 'a retry at once is no 401');
+  t.deepEqual(again.body, first.body, 'the first answer');
+  t.is(again.headers.get('idempotent-replayed'), 'true');
+  t.is(again.headers.get('content-type'), first.headers.get('content-type'));
+  t.is(again.headers.get('x-request-id'), first.headers.get('x-request-id'), 'the id of the request that had the effect');
+  // Another instance on the same database answers the same: the answer is in PostgreSQL.
   const other = await startTestKernel({ plugins: [tenancyPlugin, probePlugin], database: gw.database });
   try {
-    t.is((await signedFetch(other.url, '/api/v1/probe/writes', write)).body.error_code, 'signature_invalid');
+    const elsewhere = await signedFetch(other.url, '/api/v1/probe/writes', write);
+    t.is(elsewhere.status, 201);
+    t.deepEqual(elsewhere.body, first.body);
+    t.is(probeRuns('writes', p.projectId), 1, 'ran once');
+
     const concurrent = { ...write, body: { n: 2 } };
-    const answers = await Promise.all([signedFetch(gw.url, '/api/v1/probe/writes', concurrent), signedFetch(other.url, '/api/v1/probe/writes', concurrent)]);
-    t.deepEqual(answers.map((a) => a.status).sort(), [201, 401], 'two copies at once: one passes');
+    const answers = await Promise.all([signedFetch(gw.url, '/api/v1/probe/slow-writes', concurrent), signedFetch(other.url, '/api/v1/probe/slow-writes', concurrent)]);
+    t.deepEqual(answers.map((a) => a.status), [201, 201], 'two copies at once: both answered');
+    t.deepEqual(answers[0]!.body, answers[1]!.body);
+    t.is(probeRuns('slow', p.projectId), 1, 'two copies at once: run once');
   } finally {
     await other.close();
   }
-  t.is((await signedFetch(gw.url, '/api/v1/probe/writes', { ...write, timestamp: ts + 1 })).status, 201, 'signed anew');
-  const idempotent = { ...p, method: 'POST', body: { n: 3 }, timestamp: ts };
-  t.is((await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)).status, 201);
-  t.is((await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)).status, 201, 'idempotent by design: no replay check');
+  const anew = await signedFetch(gw.url, '/api/v1/probe/writes', { ...write, timestamp: ts + 1 });
+  t.is(anew.status, 201, 'signed anew');
+  t.is(anew.body.run, first.body.run + 1, 'a new request runs');
 
-  const { db, tenancySignatureGuard } = gw.kernel.cradle;
-  const rows = await db('tenancy_request_signatures').where({ project_id: p.projectId });
+  const { db, tenancySignedAnswers } = gw.kernel.cradle;
+  const rows = await db('tenancy_signed_answers').where({ project_id: p.projectId });
   t.is(rows.length, 3);
+  t.true(rows.every((row) => row.status === 201), 'answers recorded');
   t.true(rows.every((row) => new Date(row.expires_at).getTime() > (ts + 300) * 1000), 'kept past the window');
-  await db('tenancy_request_signatures').where({ project_id: p.projectId }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
-  t.true((await tenancySignatureGuard.sweep()) >= 3);
-  t.is((await db('tenancy_request_signatures').where({ project_id: p.projectId })).length, 0);
+  await db('tenancy_signed_answers').where({ project_id: p.projectId }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
+  t.true((await tenancySignedAnswers.sweep()) >= 3);
+  t.is((await db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0);
+});
+
+test('a write idempotent by design (invoice creation) answers an identical copy with the first answer (issue 33 item 2)', async (t) => {
+  const p = await newProject('production');
+  const idempotent = { ...p, method: 'POST', body: { n: 3 }, timestamp: Math.floor(Date.now() / 1000) };
+  const first = await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent);
+  t.is(first.status, 201);
+  const [a, b] = await Promise.all([signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent), signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)]);
+  for (const copy of [a!, b!]) {
+    t.is(copy.status, 201);
+    t.deepEqual(copy.body, first.body, 'the first answer, though the copy ran (the route itself makes that harmless)');
+    t.is(copy.headers.get('idempotent-replayed'), 'true');
+  }
+});
+
+test('a copy of a signed write that failed with a 5xx runs again: nothing is recorded (issue 33 item 2)', async (t) => {
+  const p = await newProject('production');
+  const write = { ...p, method: 'POST', timestamp: Math.floor(Date.now() / 1000) };
+  t.is((await signedFetch(gw.url, '/api/v1/probe/failing-writes', write)).status, 500);
+  const again = await signedFetch(gw.url, '/api/v1/probe/failing-writes', write);
+  t.is(again.status, 500);
+  t.is(again.headers.get('idempotent-replayed'), null);
+  t.is(probeRuns('failing', p.projectId), 2, 'the copy ran: the first had no effect to protect');
+  t.is((await gw.kernel.cradle.db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0, 'the claim was released');
+
+  // A copy waiting for a first copy that then fails runs itself, rather than wait for nothing.
+  const [a, b] = await Promise.all([signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write), signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write)]);
+  t.deepEqual([a!.status, b!.status], [500, 500]);
+  t.is(probeRuns('slow-failing', p.projectId), 2);
+  t.is((await gw.kernel.cradle.db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0);
+});
+
+test('the pathname alone, as spec 5.1 words it, verifies: filtered reads, writes and an immediate retry (issue 33 item 1)', async (t) => {
+  const p = await newProject('production');
+  const read = await pathnameSignedFetch(gw.url, '/api/v1/probe/reads?limit=5', p);
+  t.is(read.status, 200);
+  t.is(read.body.limit, 5);
+  const plain = await pathnameSignedFetch(gw.url, '/api/v1/probe/reads', p);
+  t.is(plain.status, 200);
+  t.is(plain.body.limit, 50);
+  const write = { ...p, method: 'POST', body: { n: 4 }, timestamp: Math.floor(Date.now() / 1000) };
+  const first = await pathnameSignedFetch(gw.url, '/api/v1/probe/writes', write);
+  t.is(first.status, 201);
+  const retry = await pathnameSignedFetch(gw.url, '/api/v1/probe/writes', write);
+  t.is(retry.status, 201);
+  t.is(retry.text, first.text, 'byte for byte');
+  // A sandbox write, signed the same way.
+  const sandbox = await newProject('sandbox');
+  t.is((await pathnameSignedFetch(gw.url, '/api/v1/sandbox/probe/writes', { ...sandbox, method: 'POST' })).status, 200);
+});
+
+test('security.signedQuery: required refuses the pathname-only form of a request with a query (issue 33 item 1)', async (t) => {
+  const strict = await startTestKernel({ plugins: [tenancyPlugin, probePlugin], database: gw.database, config: { 'security.signedQuery': 'required' } });
+  try {
+    const p = await newProject('production');
+    const pathnameOnly = await pathnameSignedFetch(strict.url, '/api/v1/probe/reads?limit=5', p);
+    t.is(pathnameOnly.status, 401);
+    t.is(pathnameOnly.body.error_code, 'signature_invalid');
+    t.is((await signedFetch(strict.url, '/api/v1/probe/reads?limit=5', p)).status, 200, 'the form with the query');
+    t.is((await pathnameSignedFetch(strict.url, '/api/v1/probe/reads', p)).status, 200, 'no query: the pathname is the whole target');
+    t.is((await pathnameSignedFetch(strict.url, '/api/v1/probe/reads?', p)).status, 200, 'an empty query filters nothing');
+  } finally {
+    await strict.close();
+  }
 });
 
 test('timestamps outside ±300 s are timestamp_out_of_window; inside is accepted', async (t) => {

@@ -18,6 +18,8 @@ export const webhooksRoutes = withDeps(['webhooksEventLog', 'webhooksEventStream
       auth: 'signed',
       access: { projectKind: 'production' },
       query: StreamQuery,
+      // A copy of a signed read (a capture sent again) gets the first page, not newer events.
+      repeatAnswersFirst: true,
       responses: { 200: StreamPageSchema },
       errors: ['validation_error', 'event_not_found'],
       handler: async ({ auth, query }) => ({ body: await deps.webhooksEventStream.read(auth.project!.id, query) }),

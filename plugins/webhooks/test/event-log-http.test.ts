@@ -536,7 +536,7 @@ test('resend: 404 event_not_found for a non-ULID, an unknown and another project
   t.is((await db('kernel_audit_log').where({ action: 'webhook.resend' }).whereIn('project_id', [p.projectId, other.projectId])).length, 0, 'nothing audited');
 });
 
-test('a replayed resend (the same signed request again, within the window) is refused and creates no event (issue 26 finding 3)', async (t) => {
+test('a replayed resend (the same signed request again, within the window) answers the first answer and creates no event (issue 26 finding 3, issue 33 item 2)', async (t) => {
   const p = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const inv = await invoice(p, '/hooks/resend-replay');
   const originalId = await detect(p, inv.id);
@@ -545,8 +545,9 @@ test('a replayed resend (the same signed request again, within the window) is re
   t.is(first.status, 202);
   for (let i = 0; i < 3; i++) {
     const replay = await signedFetch(gw.url, `${EVENTS}/${originalId}/resend`, captured);
-    t.is(replay.status, 401);
-    t.is(replay.body.error_code, 'signature_invalid');
+    t.is(replay.status, 202);
+    t.deepEqual(replay.body, first.body, 'the first answer: the same fresh event id');
+    t.is(replay.headers.get('idempotent-replayed'), 'true');
     documented(t, 'POST', `${EVENTS}/${originalId}/resend`, replay);
   }
   t.deepEqual((await resendsOf(originalId)).map((r) => r.id), [first.body.event_id], 'one new event, from the first request only');

@@ -120,3 +120,27 @@ test('a cursor of another project or a removed event is 404 event_not_found; bad
   const production = await signedFetch(gw.url, '/api/v1/webhooks/stream', { projectId: account.projectId, secret: account.secret });
   t.is(production.status, 403);
 });
+
+test('a signed stream read sent again answers its first page, not events created since, on every instance (issue 33 item 14)', async (t) => {
+  const account = await sandboxClient(gw);
+  const first = entry(account.projectId);
+  await gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.webhooksOutbox.write(trx, [first]));
+  await waitFor(async () => (await stream(account, '?start=earliest&wait=5')).items.length === 1, 60_000, 'the first event');
+  const captured = { projectId: account.projectId, secret: account.secret, timestamp: Math.floor(Date.now() / 1000) };
+  const path = '/api/v1/sandbox/webhooks/stream?start=earliest';
+  const original = await signedFetch(gw.url, path, captured);
+  t.is(original.status, 200);
+  t.deepEqual(original.body.items.map((i: { event_id: string }) => i.event_id), [first.id]);
+
+  const later = entry(account.projectId);
+  await gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.webhooksOutbox.write(trx, [later]));
+  await waitFor(async () => (await stream(account, `?after=${first.id}&wait=5`)).items.length === 1, 60_000, 'the later event');
+  const second = await startTestKernel({ plugins: SANDBOX_PLUGINS, chains: ALL_CHAINS, role: 'gateway', database: gw.database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } } });
+  t.teardown(() => second.close());
+  for (const base of [gw.url, second.url]) {
+    const replayed = await signedFetch(base, path, captured);
+    t.is(replayed.status, 200);
+    t.deepEqual(replayed.body, original.body, 'the first page only');
+    t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  }
+});

@@ -36,6 +36,21 @@ export interface RequestCredentials {
   readonly project: ProjectPrincipal;
 }
 
+/** A row of `tenancy_signed_answers` as the request lookup returns it; `status` null while pending. */
+export interface StoredAnswer {
+  readonly status: number | null;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+/** What `requestCredentialsMany` found for one project id. */
+export interface RequestLookup {
+  /** Absent for an unknown project or one without a key; an Error when its secret cannot be opened. */
+  readonly credentials?: RequestCredentials | Error;
+  /** Recorded answers by request hash, of the hashes asked for. */
+  readonly answers: ReadonlyMap<string, StoredAnswer>;
+}
+
 /**
  * API keys: one live key per project (requests name the project in `X-Project-Id`), whose secrets
  * are stored encrypted (AES-256-GCM, aad = secret id). Rotation adds a secret and keeps the previous
@@ -124,45 +139,59 @@ export class ApiKeyService {
    * Everything the signed-request check needs for several projects, in one statement (concurrent
    * requests of different projects share it): the key requests are checked against (as
    * `keyForRequests`), its valid secrets, and the project principal. Projects without a key, or
-   * unknown, are absent from the map; a project whose secret cannot be opened maps to that error
-   * alone, so the other projects of the statement are served.
+   * unknown, have no `credentials`; a project whose secret cannot be opened has that error alone,
+   * so the other projects of the statement are served. The same statement fetches the answers
+   * recorded under `answerHashes` (`tenancy_signed_answers`, SignedAnswerStore), deleted projects
+   * included: a copy of a signed request is answered without a statement of its own.
    */
-  async requestCredentialsMany(projectIds: readonly string[]): Promise<Map<string, RequestCredentials | Error>> {
+  async requestCredentialsMany(projectIds: readonly string[], answerHashes: readonly string[] = []): Promise<Map<string, RequestLookup>> {
     if (projectIds.length === 0) return new Map();
     const rows = await sqlQuery<{
       project_id: string;
-      key_id: string;
+      key_id: string | null;
       key_state: ApiKey['state'];
       secret_kind: ApiKey['secret_kind'];
       kind: ProjectKind;
-      status: 'active' | 'suspended';
+      status: 'active' | 'suspended' | null;
       operator_id: string;
       subscription_status: string;
       secrets: { id: string; sealed: string }[];
+      answers: { hash: string; status: number | null; headers: Record<string, string> | null; body: string | null }[];
     }>(
       this.deps.db,
-      sql`select p.id as project_id, k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
+      sql`select r.id as project_id, k.id as key_id, k.state as key_state, k.secret_kind, p.kind, p.status, p.operator_id, o.subscription_status,
                  coalesce((select json_agg(json_build_object('id', s.id, 'sealed', s.sealed_secret) order by s.id desc)
                              from tenancy_api_key_secrets s
-                            where s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())), '[]') as secrets
-            from tenancy_projects p
-            join tenancy_operators o on o.id = p.operator_id
-            join lateral (select * from tenancy_api_keys k where k.project_id = p.id order by (k.state <> 'revoked') desc, k.id desc limit 1) k on true
-           where p.id = any(${[...new Set(projectIds)]}::text[])`,
+                            where s.api_key_id = k.id and (s.expires_at is null or s.expires_at > now())), '[]') as secrets,
+                 coalesce((select json_agg(json_build_object('hash', a.request_hash, 'status', a.status, 'headers', a.headers, 'body', encode(a.body, 'base64')))
+                             from tenancy_signed_answers a
+                            where a.project_id = r.id and a.request_hash = any(${[...new Set(answerHashes)]}::text[])), '[]') as answers
+            from unnest(${[...new Set(projectIds)]}::text[]) as r(id)
+            left join tenancy_projects p on p.id = r.id
+            left join tenancy_operators o on o.id = p.operator_id
+            left join lateral (select * from tenancy_api_keys k where k.project_id = p.id order by (k.state <> 'revoked') desc, k.id desc limit 1) k on true`,
     );
-    const result = new Map<string, RequestCredentials | Error>();
+    const result = new Map<string, RequestLookup>();
     for (const row of rows) {
+      const answers = new Map(row.answers.map((a) => [a.hash, { status: a.status, headers: a.headers ?? {}, body: Buffer.from(a.body ?? '', 'base64') }]));
+      if (row.key_id === null || row.status === null) {
+        result.set(row.project_id, { answers });
+        continue;
+      }
       let secrets: string[];
       try {
         secrets = row.secrets.map((secret) => this.deps.secretBox.open(secret.sealed, secret.id));
       } catch (error) {
-        result.set(row.project_id, error instanceof Error ? error : new Error(String(error)));
+        result.set(row.project_id, { credentials: error instanceof Error ? error : new Error(String(error)), answers });
         continue;
       }
       result.set(row.project_id, {
-        key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
-        secrets,
-        project: { id: row.project_id, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
+        credentials: {
+          key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
+          secrets,
+          project: { id: row.project_id, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
+        },
+        answers,
       });
     }
     return result;
