@@ -34,7 +34,8 @@ import { mountRoutes } from './http/mount-routes.js';
 import type { Authenticator } from './http/authenticator.js';
 import type { RouteDefinition } from './http/route.js';
 import { systemRoutes } from './http/system-routes.js';
-import { openApiRoutes } from './http/openapi-routes.js';
+import { API_REFERENCE_PATH, openApiRoutes } from './http/openapi-routes.js';
+import { rootRedirect } from './http/root-redirect.js';
 import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
 import { createReadiness, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
@@ -329,6 +330,9 @@ export function createKernel(options: KernelOptions): Kernel {
         // The document is built from `routes` on first request, so it covers the plugin routes below.
         routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl }));
         for (const { plugin } of loaded) routes.push(...(plugin.routes ? buildDeclared(plugin.routes, cradle, `routes of plugin "${plugin.id}"`) : []).map((route) => bindChainIds(route, chainRegistry)));
+        // A browser opening the gateway's address gets a page, not the JSON 404: a plugin may own `/`
+        // (the dashboard does); otherwise the API reference.
+        if (!routes.some((r) => r.method === 'GET' && r.path === '/')) routes.push(rootRedirect(API_REFERENCE_PATH));
         app = buildApp(authenticators);
         await listen(app, config.http.port, config.http.host);
         accepting = true;
