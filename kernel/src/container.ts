@@ -28,6 +28,8 @@ export interface Cradle {
   readonly invoiceEvents: import('./events/invoice-events.js').InvoiceEvents;
   /** Every enabled plugin's MCP tools, in plugin order. */
   readonly mcpTools: readonly import('./mcp/mcp-tool.js').McpToolDefinition[];
+  /** Where the running gateway processes listen (recorded in the database; `gateway doctor`). */
+  readonly httpListeners: import('./http/http-listeners.js').HttpListeners;
   /** The readiness checks of the kernel and every enabled plugin (`gateway doctor`, ADR 0007). */
   readonly readiness: import('./readiness/readiness.js').Readiness;
 }

@@ -36,6 +36,7 @@ import type { RouteDefinition } from './http/route.js';
 import { systemRoutes } from './http/system-routes.js';
 import { API_REFERENCE_PATH, openApiRoutes } from './http/openapi-routes.js';
 import { rootRedirect } from './http/root-redirect.js';
+import { createHttpListeners } from './http/http-listeners.js';
 import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
 import { createReadiness, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
@@ -132,6 +133,7 @@ export function createKernel(options: KernelOptions): Kernel {
   let url: string | undefined;
   let accepting = false;
   let started = false;
+  let listenerRecorded = false;
   let connected = false;
   let stopping: Promise<void> | undefined;
   const startedPlugins: AnyPlugin[] = [];
@@ -168,6 +170,7 @@ export function createKernel(options: KernelOptions): Kernel {
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(chainRegistry),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
+      httpListeners: asFunction(({ db }: Cradle) => createHttpListeners(db)).singleton(),
       readiness: asFunction((cradle: Cradle) => createReadiness(cradle, loaded)).singleton(),
       mcpTools: asFunction((cradle: Cradle) =>
         bindToolChainIds(
@@ -335,6 +338,8 @@ export function createKernel(options: KernelOptions): Kernel {
         if (!routes.some((r) => r.method === 'GET' && r.path === '/')) routes.push(rootRedirect(API_REFERENCE_PATH));
         app = buildApp(authenticators);
         await listen(app, config.http.port, config.http.host);
+        await cradle.httpListeners.record(url!, role);
+        listenerRecorded = true;
         accepting = true;
       } else if (role === 'worker' && config.worker.http.port !== undefined) {
         // The worker's own /healthz, /readyz and /metrics (same access rules as the gateway's).
@@ -356,6 +361,7 @@ export function createKernel(options: KernelOptions): Kernel {
           clearTimeout(timer);
         }
         if (jobQueue) await jobQueue.stop(config.http.shutdownGraceMs);
+        if (listenerRecorded) await container.cradle.httpListeners.remove().catch((error: unknown) => logger.warn({ err: error }, 'could not remove this gateway\'s listening address'));
         for (const plugin of [...startedPlugins].reverse()) {
           try {
             if (plugin.stop) await buildDeclared(plugin.stop, container.cradle, `stop of plugin "${plugin.id}"`);
