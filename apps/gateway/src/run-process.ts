@@ -32,8 +32,8 @@ export async function runProcess(role: Exclude<KernelRole, 'cli'>, afterStart?: 
       process.stdout.write(`Worker started (queues: ${kernel.plugins.length} plugins loaded)${kernel.url ? `; health and metrics on ${kernel.url}` : ''}\n`);
     } else if (kernel.url) {
       kernel.logger.info({ url: kernel.url }, `gateway listening on ${kernel.url}`);
-      process.stdout.write(`Gateway ${role === 'all' ? '(HTTP + worker) ' : ''}listening on ${kernel.url}\n`);
-      process.stdout.write(startBanner(startBannerFacts(kernel)));
+      // One write, so no log line lands inside the message.
+      process.stdout.write(`Gateway ${role === 'all' ? '(HTTP + worker) ' : ''}listening on ${kernel.url}\n${startBanner(startBannerFacts(kernel))}`);
     }
     return kernel;
   } catch (error) {
