@@ -217,6 +217,8 @@ test('getting started: the commands of the guide work as printed, in a shell wit
   // Create a project: the JSON is printed and kept in demo.json.
   const created = await run(block(/project create --kind testnet --name demo --json \| tee demo\.json/).code);
   t.is(created.code, 0, created.stdout + created.stderr);
+  // `| tee` hides the CLI's exit code: an error is the JSON it prints.
+  t.is(JSON.parse(created.stdout).error_code, undefined, created.stdout);
   const demo = JSON.parse(readFileSync(join(scratch, 'demo.json'), 'utf8'));
   t.like(demo.project, { name: 'demo', kind: 'testnet' });
   t.like(JSON.parse(created.stdout), { project: { id: demo.project.id } });
