@@ -1,11 +1,12 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
-import { createTestDatabase, signedFetch, waitFor } from '@gw/kernel/testing';
+import { createTestDatabase, signedFetch, spawnGroup, waitFor } from '@gw/kernel/testing';
 import { Anvil } from '../plugins/watchers/test/anvil.js';
 import { evmAccountWallet } from '../plugins/wallets/test/signers.js';
 import { ROOT, runCliProcess, startApp, waitForUrl } from './processes.js';
@@ -123,4 +124,157 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
 
   app.child.kill('SIGTERM');
   t.is(await app.exited, 0, app.output());
+});
+
+const GUIDE = () => readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8');
+
+/** Every ```bash block of docs/getting-started.md, in order. */
+function guideBashBlocks(): { code: string }[] {
+  return [...GUIDE().matchAll(/^```bash\n([\s\S]*?)\n```$/gm)].map((m) => ({ code: m[1]! }));
+}
+
+/**
+ * What a newcomer's shell has: PATH (without the suite's node_modules/.bin, so `node` is the
+ * machine's) and HOME (pnpm's store), nothing of the suite (no DATABASE_URL, GW_*, LOG_LEVEL).
+ */
+function newcomerEnv(): Record<string, string> {
+  const path = (process.env['PATH'] ?? '').split(delimiter).filter((p) => p !== '' && !p.includes('node_modules')).join(delimiter);
+  return { PATH: path, HOME: process.env['HOME'] ?? '/root' };
+}
+
+/** Runs `script` as printed with `bash -c` in `cwd`; resolves with its exit code and output. */
+function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const ulids = (text: string) => text.replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, '<id>');
+
+/**
+ * Issue 33 finding 6: every CLI command of the guide failed as printed (`config_error: missing key
+ * security.masterKey`), and the walkthrough above could not see it, since it sets the variables
+ * itself. Here each ```bash block runs exactly as printed, with `bash -c` in a scratch copy of the
+ * checkout and only PATH and HOME, from `start` (install, build, embedded PostgreSQL, port 8080) to
+ * a verified wallet; placeholders (`<account xpub>`, `<signature>`, `<invoice id>`) are the only
+ * text filled in, and printed outputs are compared with what the commands print.
+ */
+test('getting started: the commands of the guide work as printed, in a shell with only PATH and HOME', async (t) => {
+  t.timeout(900_000);
+  const scratch = mkdtempSync(join(tmpdir(), 'gw-guide-'));
+  // Run as root, the embedded PostgreSQL runs as the `postgres` user, who must reach .data/ inside.
+  chmodSync(scratch, 0o755);
+  t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
+  // The checkout as it is (tracked and new files), without node_modules, builds or .data.
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  for (const file of files) {
+    if (!existsSync(join(ROOT, file))) continue;
+    mkdirSync(dirname(join(scratch, file)), { recursive: true });
+    cpSync(join(ROOT, file), join(scratch, file));
+  }
+  const env = newcomerEnv();
+  const blocks = guideBashBlocks();
+  const handled = new Set<number>();
+  const block = (pattern: RegExp) => {
+    const index = blocks.findIndex((b, i) => !handled.has(i) && pattern.test(b.code));
+    t.true(index >= 0, `the guide has a block matching ${pattern}`);
+    handled.add(index);
+    return blocks[index]!;
+  };
+  const run = async (code: string, fill: Record<string, string> = {}) => {
+    let script = code;
+    for (const [placeholder, value] of Object.entries(fill)) script = script.replaceAll(placeholder, value);
+    t.notRegex(script, /<[a-z][a-z ]*>/, `a placeholder left unfilled in:\n${script}`);
+    return bash(script, scratch, env);
+  };
+
+  // The two commands: the first starts the local trial (the second is the test suite itself).
+  const twoCommands = block(/^GW_ENV=development npx -y pnpm@10\.34\.9 start .*\nnpx -y pnpm@10\.34\.9 test/);
+  let gateway = spawnGroup('bash', ['-c', twoCommands.code.split('\n')[0]!], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (g: typeof gateway) => {
+    g.child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    g.child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  };
+  collect(gateway);
+  t.teardown(() => gateway.stop(10_000));
+  const started = () => waitFor(async () => (/listening on http:\/\/127\.0\.0\.1:8080\n/.test(output) ? true : gateway.child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 600_000, `the start line:\n${output}`);
+  await started();
+
+  // The start message, as the guide prints it; `/` leads to the dashboard.
+  const printed = /It prints:\n\n {2}```\n([\s\S]*?)\n {2}```/.exec(GUIDE())![1]!.split('\n').map((l) => l.slice(2));
+  const lines = output.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('Gateway (HTTP + worker) listening on'));
+  t.deepEqual(lines.slice(at, at + printed.length), printed);
+  const root = await fetch('http://127.0.0.1:8080/', { redirect: 'manual' });
+  t.is(root.headers.get('location'), '/dashboard');
+
+  // Create a project: the JSON is printed and kept in demo.json.
+  const created = await run(block(/project create --kind testnet --name demo --json \| tee demo\.json/).code);
+  t.is(created.code, 0, created.stdout + created.stderr);
+  // `| tee` hides the CLI's exit code: an error is the JSON it prints.
+  t.is(JSON.parse(created.stdout).error_code, undefined, created.stdout);
+  const demo = JSON.parse(readFileSync(join(scratch, 'demo.json'), 'utf8'));
+  t.like(demo.project, { name: 'demo', kind: 'testnet' });
+  t.like(JSON.parse(created.stdout), { project: { id: demo.project.id } });
+
+  // A signed request with bash and openssl, then with Node.
+  const signed = await run(block(/openssl dgst -sha256 -hmac/).code);
+  t.is(signed.code, 0, signed.stdout + signed.stderr);
+  t.like(JSON.parse(signed.stdout), { id: demo.project.id, name: 'demo', kind: 'testnet' });
+  const node = /```js\n([\s\S]*?)\n```/.exec(GUIDE())![1]!;
+  t.regex(node, /^\/\/ sign\.mjs — PROJECT_ID=\.\.\. API_SECRET=\.\.\. node sign\.mjs/);
+  writeFileSync(join(scratch, 'sign.mjs'), node);
+  const fromNode = await run(`PROJECT_ID=${demo.project.id} API_SECRET=${demo.credentials.api_secret} node sign.mjs`);
+  t.is(fromNode.code, 0, fromNode.stderr);
+  t.regex(fromNode.stdout, /status: 200/);
+
+  // Step 1: the config as the guide says (the provider example, its rates replaced by the fixed
+  // ones), a restart, and doctor printing what the guide prints.
+  const [providers, fixedRates] = docConfigs();
+  writeFileSync(join(scratch, 'gateway.config.json'), JSON.stringify({ ...providers, plugins: { ...providers!.plugins, rates: fixedRates!.plugins.rates } }, null, 2));
+  await gateway.stop(30_000);
+  const restart = block(/^GW_ENV=development npx -y pnpm@10\.34\.9 start$/);
+  output = '';
+  gateway = spawnGroup('bash', ['-c', restart.code], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  collect(gateway);
+  await started();
+  const doctorBlock = block(/^GW_ENV=development \.\/gateway doctor$/);
+  // The guide shows doctor after the gateway's first rates refresh (at start).
+  const doctor = await waitFor(async () => {
+    const ran = await run(doctorBlock.code);
+    return /rates\.source: fresh quotes/.test(ran.stdout) ? ran : undefined;
+  }, 120_000, 'the first rates refresh');
+  t.is(doctor.code, 1, doctor.stdout + doctor.stderr);
+  const shownDoctor = /With the fixed rates and the `demo` project made above, once the gateway's first rates refresh ran\n\(right after start\):\n\n```\n([\s\S]*?)\n```/.exec(GUIDE())![1]!;
+  t.is(ulids(doctor.stdout.trimEnd()), ulids(shownDoctor), 'doctor prints what the guide shows');
+
+  // Steps 3 and 4: an account key registered, its challenge signed by index 0, verified.
+  const wallet = evmAccountWallet(11);
+  const registered = await run(block(/gateway wallet register/).code, { '<account xpub>': wallet.xpub });
+  t.is(registered.code, 0, registered.stdout + registered.stderr);
+  const challenge = JSON.parse(registered.stdout).challenge;
+  t.is(challenge.sign_with_address, wallet.address0);
+  const verified = await run(block(/gateway wallet verify/).code, { '<signature>': await wallet.sign(challenge.message) });
+  t.is(verified.code, 0, verified.stdout + verified.stderr);
+  t.regex(verified.stdout, /Nothing blocks real payments/);
+
+  // Step 5: an invoice (created by a signed request as in "Make a signed request"), shown.
+  const invoice = await waitFor(async () => {
+    const response = await signedFetch('http://127.0.0.1:8080', '/api/v1/invoices', { projectId: demo.project.id, secret: demo.credentials.api_secret, method: 'POST', body: { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' } });
+    return response.status === 201 ? response.body : undefined;
+  }, 60_000, 'invoice creation');
+  t.truthy(block(/# sign METHOD=POST TARGET=\/api\/v1\/invoices/), 'the invoice request is a sketch over the signing block above');
+  const shown = await run(block(/gateway invoice show/).code, { '<invoice id>': invoice.id });
+  t.is(shown.code, 0, shown.stdout + shown.stderr);
+  t.is(JSON.parse(shown.stdout).invoice.id, invoice.id);
+
+  // Not run here: production processes against a database elsewhere (deployment.md's tests).
+  t.truthy(block(/^export DATABASE_URL=postgres:\/\/user:password@db\.example/));
+  t.deepEqual(blocks.map((_, i) => i).filter((i) => !handled.has(i)), [], 'every bash block of the guide is run or named here');
 });

@@ -20,10 +20,10 @@
  * Source maps are written beside each bundle; the start scripts run Node with
  * --enable-source-maps so a stack trace names the TypeScript file and line.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const APPS = ['all', 'gateway', 'worker', 'cli'] as const;
@@ -73,6 +73,22 @@ function sourceImportMetaUrl(outDir: string): Plugin {
   };
 }
 
+/**
+ * Beside each bundle, `inputs.json`: the workspace files it was built from (paths relative to the
+ * checkout) and the install's marker, so `./gateway` can tell whether the compiled CLI is still
+ * current (scripts/gateway.mjs) without rebuilding.
+ */
+export const inputsFile = (outfile: string): string => join(dirname(outfile), 'inputs.json');
+
+function workspaceInputs(metafile: Metafile): string[] {
+  const inputs = Object.keys(metafile.inputs)
+    .map((input) => resolve(process.cwd(), input))
+    .filter((path) => !inNodeModules(path))
+    .map((path) => toPosix(relative(ROOT, path)));
+  // A new install may move what the bundle imports from node_modules.
+  return [...new Set(inputs), 'node_modules/.modules.yaml'].sort();
+}
+
 /** Builds the given apps; `outRoot` puts them elsewhere than apps/<app>/dist (the tests build to a temporary folder). */
 export async function buildApps(options: { apps?: readonly App[]; outRoot?: string } = {}): Promise<string[]> {
   const outputs: string[] = [];
@@ -81,7 +97,7 @@ export async function buildApps(options: { apps?: readonly App[]; outRoot?: stri
     const outDir = dirname(outfile);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
-    await build({
+    const result = await build({
       entryPoints: [join(ROOT, 'apps', app, 'src', 'main.ts')],
       outfile,
       bundle: true,
@@ -96,7 +112,9 @@ export async function buildApps(options: { apps?: readonly App[]; outRoot?: stri
       logLevel: 'warning',
       plugins: [externalNodeModules(outDir), sourceImportMetaUrl(outDir)],
       banner: { js: `// Built by scripts/build.ts from apps/${app}/src/main.ts; do not edit.` },
+      metafile: true,
     });
+    writeFileSync(inputsFile(outfile), `${JSON.stringify(workspaceInputs(result.metafile), null, 1)}\n`);
     outputs.push(outfile);
   }
   return outputs;

@@ -30,6 +30,8 @@ export interface Cradle {
   readonly mcpTools: readonly import('./mcp/mcp-tool.js').McpToolDefinition[];
   /** Ends a user's sessions or all their access in every enabled plugin (tenancy calls it). */
   readonly userAccess: import('./users/user-access.js').UserAccess;
+  /** Where the running gateway processes listen (recorded in the database; `gateway doctor`). */
+  readonly httpListeners: import('./http/http-listeners.js').HttpListeners;
   /** The readiness checks of the kernel and every enabled plugin (`gateway doctor`, ADR 0007). */
   readonly readiness: import('./readiness/readiness.js').Readiness;
 }

@@ -21,6 +21,8 @@ export * from './http/route.js';
 export * from './http/chain-id-schemas.js';
 export * from './http/openapi.js';
 export { OPENAPI_PATH, API_REFERENCE_PATH } from './http/openapi-routes.js';
+export { rootRedirect } from './http/root-redirect.js';
+export type { HttpListener, HttpListeners } from './http/http-listeners.js';
 export type { Metrics } from './http/metrics.js';
 export * from './http/request-signature.js';
 export { REPLAYED_HEADER, type AnswerReplay, type RecordedAnswer } from './http/answer-replay.js';

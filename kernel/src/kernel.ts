@@ -36,7 +36,9 @@ import { mountRoutes } from './http/mount-routes.js';
 import type { Authenticator } from './http/authenticator.js';
 import type { RouteDefinition } from './http/route.js';
 import { systemRoutes } from './http/system-routes.js';
-import { openApiRoutes } from './http/openapi-routes.js';
+import { API_REFERENCE_PATH, openApiRoutes } from './http/openapi-routes.js';
+import { rootRedirect } from './http/root-redirect.js';
+import { createHttpListeners } from './http/http-listeners.js';
 import { coreErrors } from './errors/core-errors.js';
 import type { CliCommand } from './cli/command.js';
 import { createReadiness, runReadinessChecks, type ReadinessReport } from './readiness/readiness.js';
@@ -137,6 +139,7 @@ export function createKernel(options: KernelOptions): Kernel {
   let url: string | undefined;
   let accepting = false;
   let started = false;
+  let listenerRecorded = false;
   let connected = false;
   let stopping: Promise<void> | undefined;
   const startedPlugins: AnyPlugin[] = [];
@@ -173,6 +176,7 @@ export function createKernel(options: KernelOptions): Kernel {
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(chainRegistry),
       invoiceEvents: asValue(createInvoiceEvents(logger)),
+      httpListeners: asFunction(({ db }: Cradle) => createHttpListeners(db)).singleton(),
       readiness: asFunction((cradle: Cradle) => createReadiness(cradle, loaded)).singleton(),
       mcpTools: asFunction((cradle: Cradle) =>
         bindToolChainIds(
@@ -344,8 +348,13 @@ export function createKernel(options: KernelOptions): Kernel {
         // The document is built from `routes` on first request, so it covers the plugin routes below.
         routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl, signedQuery: config.security.signedQuery }));
         for (const { plugin } of loaded) routes.push(...(plugin.routes ? buildDeclared(plugin.routes, cradle, `routes of plugin "${plugin.id}"`) : []).map((route) => bindChainIds(route, chainRegistry)));
+        // A browser opening the gateway's address gets a page, not the JSON 404: a plugin may own `/`
+        // (the dashboard does); otherwise the API reference.
+        if (!routes.some((r) => r.method === 'GET' && r.path === '/')) routes.push(rootRedirect(API_REFERENCE_PATH));
         app = buildApp(authenticators);
         await listen(app, config.http.port, config.http.host);
+        await cradle.httpListeners.record(url!, role);
+        listenerRecorded = true;
         accepting = true;
       } else if (role === 'worker' && config.worker.http.port !== undefined) {
         // The worker's own /healthz, /readyz and /metrics (same access rules as the gateway's).
@@ -367,6 +376,7 @@ export function createKernel(options: KernelOptions): Kernel {
           clearTimeout(timer);
         }
         if (jobQueue) await jobQueue.stop(config.http.shutdownGraceMs);
+        if (listenerRecorded) await container.cradle.httpListeners.remove().catch((error: unknown) => logger.warn({ err: error }, 'could not remove this gateway\'s listening address'));
         for (const plugin of [...startedPlugins].reverse()) {
           try {
             if (plugin.stop) await buildDeclared(plugin.stop, container.cradle, `stop of plugin "${plugin.id}"`);

@@ -1,7 +1,9 @@
 import test from 'ava';
 import { chains, plugins } from '@gw/app-gateway';
-import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
-import { ethWallet } from '../../../plugins/wallets/test/signers.js';
+import { createTestDatabase, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
+import { hostname } from 'node:os';
+import pg from 'pg';
+import { ethWallet, tronWallet } from '../../../plugins/wallets/test/signers.js';
 import { cliRunner } from '../src/testing.js';
 
 let database: TestDatabase;
@@ -65,6 +67,8 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
     'plugins.rates.providers': ['coingecko'],
     'plugins.rates.fixed': { ETH: '3000' },
     'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'node-a', url: 'http://127.0.0.1:8545' }] } } },
+    // Dashboard sign-in codes need a mail server under production rules (nothing is sent here).
+    'plugins.oauth.smtp.url': 'smtp://127.0.0.1:2525',
   };
   // A public base URL without TLS, or one naming this machine, is still a warning under production rules.
   for (const baseUrl of ['http://pay.example', 'http://127.0.0.1:3000', 'https://localhost', 'http://[::1]:8080', 'https://[::ffff:127.0.0.1]']) {
@@ -89,4 +93,70 @@ test.serial('doctor reports a missing master key under production rules instead 
   t.is(run.code, 1, run.stdout + run.stderr);
   t.like(finding(run.json, 'kernel.master-key'), { ok: false, severity: 'error' });
   t.regex(finding(run.json, 'kernel.master-key').fix!, /GW_MASTER_KEY/);
+});
+
+// Issue 33 finding 9: nothing said that nobody can sign in to the dashboard without a mail server.
+test.serial('doctor warns that the dashboard cannot be signed into without SMTP under production rules', async (t) => {
+  overrides = { 'plugins.rates.fixed': { ETH: '3000' } };
+  const production = finding((await cli('doctor', '--json')).json, 'dashboard.sign-in');
+  t.like(production, { ok: false, severity: 'warning' });
+  t.regex(production.detail, /nobody can sign in to the dashboard/);
+  t.regex(production.fix!, /plugins\.oauth\.smtp\.url/);
+  overrides = { 'plugins.rates.fixed': { ETH: '3000' }, env: 'development' };
+  const development = finding((await cli('doctor', '--json')).json, 'dashboard.sign-in');
+  t.like(development, { ok: true });
+  t.regex(development.detail, /written to the gateway's log/);
+  overrides = { 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.oauth.smtp.url': 'smtp://127.0.0.1:2525' };
+  t.like(finding((await cli('doctor', '--json')).json, 'dashboard.sign-in'), { ok: true });
+});
+
+// Issue 33 finding 9: a TRON pool without an activated address refuses every trx invoice with 422.
+test.serial('doctor reports a TRON pool with no activated address, until one is activated', async (t) => {
+  overrides = { 'plugins.rates.fixed': { ETH: '3000' } };
+  const project = (await cli('project', 'create', '--name', 'tron-shop', '--kind', 'testnet', '--json')).json.project;
+  const registered = await cli('wallet', 'register', '--project', project.id, '--chain', 'tron', '--xpub', tronWallet.xpub, '--json');
+  t.is(registered.code, 0, registered.stdout + registered.stderr);
+  const verified = await cli('wallet', 'verify', '--project', project.id, '--chain', 'tron', '--signature', await tronWallet.sign(registered.json.challenge.message), '--json');
+  t.is(verified.code, 0, verified.stdout + verified.stderr);
+  t.is((await cli('pool', 'replenish', '--project', project.id, '--chain', 'tron', '--json')).code, 0);
+
+  const before = await cli('doctor', '--json');
+  t.is(before.code, 1);
+  const missing = finding(before.json, 'address-pool.activation');
+  t.like(missing, { ok: false, severity: 'error' });
+  t.regex(missing.detail, new RegExp(`tron-shop \\(${project.id}\\) on tron`));
+  t.regex(missing.detail, /tron_no_activated_addresses_available/);
+  t.regex(missing.fix!, /gateway pool activate/);
+
+  const status = await cli('pool', 'status', '--project', project.id, '--chain', 'tron', '--json');
+  const address: string = status.json[0].awaiting_activation[0];
+  t.truthy(address, status.stdout);
+  t.is((await cli('pool', 'activate', '--project', project.id, '--chain', 'tron', '--address', address, '--json')).code, 0);
+  t.like(finding((await cli('doctor', '--json')).json, 'address-pool.activation'), { ok: true });
+});
+
+// Issue 33 finding 9: run from the CLI, doctor named the default port 8080, not the gateway's.
+test.serial('doctor names the address the running gateway listens on, not the CLI\'s default port', async (t) => {
+  overrides = { 'plugins.rates.fixed': { ETH: '3000' }, env: 'development' };
+  const alone = finding((await cli('doctor', '--json')).json, 'kernel.base-url');
+  t.regex(alone.detail, /http:\/\/<host>:8080 \(http\.port; no running gateway has recorded its address\)/);
+
+  // A gateway started with its own port (0: any free one), which the CLI's config does not know.
+  const gw = await startTestKernel({ plugins, chains, database, config: { env: 'development' } });
+  t.teardown(() => gw.close());
+  t.notRegex(gw.url, /:8080$/);
+  const running = finding((await cli('doctor', '--json')).json, 'kernel.base-url');
+  t.like(running, { ok: true });
+  t.is(running.detail, `http.baseUrl is not set: links use ${gw.url}, right on this machine (development).`);
+
+  // The row of a gateway that died without stopping is not reported.
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  t.teardown(() => client.end());
+  await client.query(`insert into kernel_http_listeners (id, url, role, hostname, pid) values ('01DEADDEADDEADDEADDEADDEAD', 'http://127.0.0.1:1', 'all', $1, 2147483646)`, [hostname()]);
+  t.is(finding((await cli('doctor', '--json')).json, 'kernel.base-url').detail, running.detail);
+
+  // Stopped: its address is gone.
+  await gw.close();
+  t.regex(finding((await cli('doctor', '--json')).json, 'kernel.base-url').detail, /no running gateway has recorded its address/);
 });

@@ -1,5 +1,6 @@
 import { ConfigError, createKernel, loadConfig, type Kernel, type KernelRole } from '@gw/kernel';
 import { chains, plugins } from './composition.js';
+import { startBanner, startBannerFacts } from './start-banner.js';
 
 /**
  * Runs a long-lived process of the given role: loads config (a bad value stops start-up naming the
@@ -31,7 +32,8 @@ export async function runProcess(role: Exclude<KernelRole, 'cli'>, afterStart?: 
       process.stdout.write(`Worker started (queues: ${kernel.plugins.length} plugins loaded)${kernel.url ? `; health and metrics on ${kernel.url}` : ''}\n`);
     } else if (kernel.url) {
       kernel.logger.info({ url: kernel.url }, `gateway listening on ${kernel.url}`);
-      process.stdout.write(`Gateway ${role === 'all' ? '(HTTP + worker) ' : ''}listening on ${kernel.url}\n`);
+      // One write, so no log line lands inside the message.
+      process.stdout.write(`Gateway ${role === 'all' ? '(HTTP + worker) ' : ''}listening on ${kernel.url}\n${startBanner(startBannerFacts(kernel))}`);
     }
     return kernel;
   } catch (error) {

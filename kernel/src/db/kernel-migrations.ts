@@ -1,6 +1,6 @@
 import type { Migration } from './migration.js';
 
-/** The kernel's own tables: rate-limit counters and the audit log. */
+/** The kernel's own tables: rate-limit counters, the audit log and the gateways' listening addresses. */
 export const kernelMigrations: readonly Migration[] = [
   {
     name: '0001_rate_limits_and_audit',
@@ -47,6 +47,24 @@ export const kernelMigrations: readonly Migration[] = [
       await knex.raw('drop index kernel_audit_log_actor');
       await knex.raw('drop index kernel_audit_log_target');
       await knex.raw('drop index kernel_audit_log_project_id');
+    },
+  },
+  {
+    // Where the running gateway processes listen (HttpListeners): `gateway doctor` run elsewhere
+    // reports the real address, not its own default port.
+    name: '0003_http_listeners',
+    async up(knex) {
+      await knex.raw(`create table kernel_http_listeners (
+        id text primary key,
+        url text not null,
+        role text not null,
+        hostname text not null,
+        pid integer not null,
+        started_at timestamptz not null default now()
+      )`);
+    },
+    async down(knex) {
+      await knex.raw('drop table kernel_http_listeners');
     },
   },
 ];

@@ -4,6 +4,7 @@ import type { PluginPart } from '../plugin.js';
 import type { KernelConfig } from '../config/kernel-config.js';
 import { isDevelopment } from '../config/run-mode.js';
 import { classifyAddress } from '../net/blocked-address.js';
+import type { HttpListeners } from '../http/http-listeners.js';
 
 /**
  * One thing a deployment needs before it can take real payments (issue 23 item 4). Plugins
@@ -71,8 +72,23 @@ function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost') || classifyAddress(hostname) === 'loopback';
 }
 
-/** The kernel's own checks: the master key and the public base URL. */
-export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
+/**
+ * The address links are built from without a base URL, as the running gateways listen on it: their
+ * recorded addresses (the CLI sees neither their PORT nor their config, issue 33 finding 9), this
+ * process's own when it is one, else the configured port.
+ */
+async function listeningAddress(config: KernelConfig, listeners: HttpListeners | undefined): Promise<string> {
+  if (listeners?.own) return listeners.own;
+  const urls = [...new Set((await listeners?.list())?.map((l) => l.url) ?? [])];
+  if (urls.length > 0) return urls.join(', ');
+  return `http://<host>:${config.http.port} (http.port; no running gateway has recorded its address)`;
+}
+
+/**
+ * The kernel's own checks: the master key and the public base URL. `listeners` (absent: only the
+ * config is read) names the addresses the running gateways listen on.
+ */
+export function kernelReadinessChecks(config: KernelConfig, listeners?: HttpListeners): ReadinessCheck[] {
   return [
     {
       name: 'kernel.master-key',
@@ -101,11 +117,12 @@ export function kernelReadinessChecks(config: KernelConfig): ReadinessCheck[] {
       run: async () => {
         const base = config.http.baseUrl;
         if (base === undefined) {
-          if (isDevelopment(config)) return { ok: true, detail: `http.baseUrl is not set: links use http://<host>:${config.http.port}, right on this machine (development).` };
+          const address = await listeningAddress(config, listeners);
+          if (isDevelopment(config)) return { ok: true, detail: `http.baseUrl is not set: links use ${address}, right on this machine (development).` };
           return {
             ok: false,
             severity: 'warning',
-            detail: `http.baseUrl is not set: checkout_url and the OAuth and MCP addresses are built from http://<host>:${config.http.port}, which payers and partners cannot reach, and every instance would hand out its own.`,
+            detail: `http.baseUrl is not set: checkout_url and the OAuth and MCP addresses are built from ${address}, which payers and partners cannot reach, and every instance would hand out its own.`,
             fix: 'Set BASE_URL (http.baseUrl) to the public https:// address of the gateway, the same on every instance.',
           };
         }
@@ -161,7 +178,7 @@ export function createReadiness(cradle: Cradle, plugins: Parameters<typeof colle
 /** Every check of the kernel and of the enabled plugins, in plugin order. */
 export function collectReadinessChecks(cradle: Cradle, plugins: readonly { plugin: { id: string; readiness?: PluginPart<readonly ReadinessCheck[]> } }[]): ReadinessCheck[] {
   return [
-    ...kernelReadinessChecks(cradle.kernelConfig),
+    ...kernelReadinessChecks(cradle.kernelConfig, cradle.httpListeners),
     ...plugins.flatMap(({ plugin }) => (plugin.readiness ? buildDeclared(plugin.readiness, cradle, `readiness of plugin "${plugin.id}"`) : [])),
   ];
 }

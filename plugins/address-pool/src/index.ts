@@ -6,6 +6,7 @@ import { addressPoolCommands } from './cli.js';
 import { AddressPoolConfigSchema } from './config.js';
 import { addressPoolErrors } from './errors.js';
 import { addressPoolJobs } from './jobs.js';
+import { addressPoolReadiness } from './readiness.js';
 import { createAllocationCounter, registerPoolGauges } from './metrics.js';
 import { AddressPoolService } from './services/address-pool-service.js';
 import { PoolReplenisher } from './services/pool-replenisher.js';
@@ -32,6 +33,7 @@ export const addressPoolPlugin = definePlugin({
   }),
   jobs: addressPoolJobs,
   cli: addressPoolCommands,
+  readiness: addressPoolReadiness,
   start: withDeps(['metrics', 'logger', 'addressPoolStatus', 'addressPoolAllocations', 'kernelRole', 'notifications', 'addressPoolService'], async (deps) => {
     registerPoolGauges(deps.metrics.registry, deps);
     // Resolve eagerly so the counter is on /metrics before the first allocation.

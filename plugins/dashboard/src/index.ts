@@ -4,6 +4,7 @@ import { m0002FormUses } from '../migrations/0002_form_uses.js';
 import { DashboardConfigSchema } from './config.js';
 import { dashboardErrors } from './errors.js';
 import { dashboardJobs } from './jobs.js';
+import { dashboardReadiness } from './readiness.js';
 import { DASHBOARD_PAGES } from './pages/index.js';
 import { dashboardErrorFormat, dashboardRoutes } from './routes.js';
 import { SessionService } from './services/session-service.js';
@@ -31,6 +32,7 @@ export const dashboardPlugin = definePlugin({
   userAccessEnders: withDeps(['dashboardSessions'], ({ dashboardSessions }) => [
     { name: 'dashboard_sessions', end: (userId, _scope, trx) => dashboardSessions.signOutEverywhere(userId, trx) },
   ]),
+  readiness: dashboardReadiness,
 });
 
 export * from './contract.js';

@@ -1,6 +1,6 @@
 import { DASHBOARD_SERVICES } from './web/services.js';
 import { fileURLToPath } from 'node:url';
-import { staticAssets, withDeps, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
+import { rootRedirect, staticAssets, withDeps, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
 import { DASHBOARD_EXTRA_SCRIPTS, DASHBOARD_PAGES } from './pages/index.js';
 import { signInRoutes } from './sign-in/sign-in-routes.js';
 import { layout } from './web/layout.js';
@@ -16,8 +16,15 @@ export const DASHBOARD_ASSETS = staticAssets('/dashboard/assets', [
 ]);
 const SCRIPTS = ['dashboard.js', ...DASHBOARD_EXTRA_SCRIPTS];
 
-/** Every route of the dashboard: assets, sign-in, and the registered pages. */
+/**
+ * `/` leads a browser to the dashboard: someone who opens the gateway's address expects a page, not
+ * the API's JSON 404 (issue 33 finding 7). Without this plugin the kernel sends `/` to the API reference.
+ */
+export const ROOT_REDIRECT = rootRedirect('/dashboard');
+
+/** Every route of the dashboard: `/`, assets, sign-in, and the registered pages. */
 export const dashboardRoutes = withDeps(DASHBOARD_SERVICES, (services): RouteDefinition[] => [
+  ROOT_REDIRECT,
   ...DASHBOARD_ASSETS.routes,
   ...signInRoutes(services, DASHBOARD_ASSETS, SCRIPTS),
   ...mountPages(services, DASHBOARD_PAGES, DASHBOARD_ASSETS, SCRIPTS),

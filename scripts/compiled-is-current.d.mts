@@ -1,0 +1,2 @@
+/** See compiled-is-current.mjs. */
+export declare function compiledIsCurrent(root: string, dist: string): boolean;
