@@ -1,7 +1,7 @@
 import type { DashboardServices } from '../web/services.js';
 import { Readable } from 'node:stream';
 import { coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
-import { DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices/contract';
+import { CANCELLABLE_STATUSES, DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices/contract';
 import { SIMULATION_RULES, SIMULATIONS, type Simulation, type SimulationInput } from '@gw/plugin-sandbox/contract';
 import type { DeliveryLogEntry } from '@gw/plugin-webhooks/contract';
 import { dashboardErrors } from '../errors.js';
@@ -199,10 +199,9 @@ function invoiceFacts(i: InvoiceView): SafeHtml {
 
 function actions(req: DashboardRequest, invoice: InvoiceView): SafeHtml {
   const path = `${base(req)}/${invoice.id}`;
-  const cancel =
-    invoice.status === 'pending' || invoice.status === 'detected'
-      ? actionButton(req, `${path}/cancel`, 'Cancel invoice', { confirm: 'Cancel this invoice? Its address returns to the pool after the cooldown.', danger: true })
-      : null;
+  const cancel = CANCELLABLE_STATUSES.includes(invoice.status)
+    ? actionButton(req, `${path}/cancel`, 'Cancel invoice', { confirm: 'Cancel this invoice? Its address returns to the pool after the cooldown.', danger: true })
+    : null;
   if (req.project!.kind !== 'sandbox') return cancel ? html`<div class="actions">${cancel}</div>` : html``;
   const buttons = SIMULATIONS.map((s) => {
     const rule = SIMULATION_RULES[s];
