@@ -37,7 +37,9 @@ declare module '@gw/kernel' {
   }
 }
 
-export { INVOICE_STATUSES, type InvoiceStatus, PAID_STATUSES, WAITING_STATUSES } from './invoice-status.js';
+export { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
+export { CANCELLABLE_STATUSES, PAID_STATUSES, STATUS_TRAITS, type StatusTraits, statusesWhere, TERMINAL_STATUSES, WAITING_STATUSES } from './lifecycle/status-traits.js';
+export { statusesReaching } from './lifecycle/transition-table.js';
 export type { InvoiceLifecycle, ObservedPayment, PassMemory, PaymentOutcome, TransitionRecord } from './lifecycle/invoice-lifecycle.js';
 export { newPass } from './lifecycle/invoice-lifecycle.js';
 export { type InvoiceState, isFinal, liveTransfers, liveUnits, type TransferKey, type TransferState } from './lifecycle/invoice-state.js';

@@ -68,7 +68,7 @@ export const invoicesPlugin = definePlugin({
 export * from './contract.js';
 export { invoicesErrors } from './errors.js';
 export { InvoicesConfigSchema, MATCHING_MODES, type InvoicesConfig, type MatchingMode } from './config.js';
-export { INVOICE_STATUSES, WAITING_STATUSES, PAID_STATUSES, type InvoiceStatus } from './invoice-status.js';
+export { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 export { InvoiceService, type CreateInvoiceInput, type InvoiceListFilter, type InvoicePage } from './services/invoice-service.js';
 export {
   InvoiceLifecycle,
@@ -83,8 +83,9 @@ export {
 export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
 export { OrphanAttribution, type AttributionInput, type AttributionResult } from './lifecycle/orphan-attribution.js';
 export { isFinal, liveTransfers, liveUnits, type FactInput, type InvoiceState, type TransferState, type TransferKey } from './lifecycle/invoice-state.js';
-export { TRANSITIONS, REFUSALS, FACTS, CONDITIONS, NEW, settlement, isShort, allowedMoves, findTransition, type TransitionRow, type Fact } from './lifecycle/transition-table.js';
-export { matchPayment, TAKING_STATUSES, type MatchCandidate, type MatchDecision } from './lifecycle/payment-matching.js';
+export { TRANSITIONS, REFUSALS, FACTS, CONDITIONS, NEW, settlement, isShort, allowedMoves, findTransition, statusesAccepting, statusesRefusing, statusesReaching, statusesReachedBy, statusesLeaving, type TransitionRow, type Fact } from './lifecycle/transition-table.js';
+export { EXPIRING_STATUSES, MATCH_CANDIDATE_STATUSES, SETTLEABLE_STATUSES, SETTLED_STATUSES, TAKING_STATUSES } from './lifecycle/status-traits.js';
+export { matchPayment, type MatchCandidate, type MatchDecision } from './lifecycle/payment-matching.js';
 export { EXPIRE_JOB } from './jobs.js';
 export { PolicyService, POLICY_LIMITS, type PolicyPatch, type ResolvedPolicy } from './services/policy-service.js';
 export type { InvoiceView, InvoiceTransactionView } from './services/invoice-view.js';

@@ -1,11 +1,23 @@
 import { decimalOfNumber } from '@gw/kernel';
 import type { ChainDefinition, InvoiceEventType } from '@gw/kernel';
-import { isShort, type MatchingMode, WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices/contract';
+import { isShort, type MatchingMode, statusesReaching, statusesWhere, WAITING_STATUSES, type InvoiceStatus } from '@gw/plugin-invoices/contract';
 import { createHash } from 'node:crypto';
 
 /** The named simulations of spec 4.5 (path suffix `simulate-<name>`). */
 export const SIMULATIONS = ['detect', 'paid', 'overpaid', 'partial', 'expire', 'late-payment', 'reorg', 'reconfirm'] as const;
 export type Simulation = (typeof SIMULATIONS)[number];
+
+/*
+ * Where a simulation applies is read off the invoice lifecycle: the statuses from which the fact it
+ * ends with moves the invoice where it promises. Spec 3.1 narrows some of these, each by a trait:
+ * settling from an open invoice with nothing settled yet (simulate-paid, -overpaid, -partial), again
+ * from a closed one (simulate-reconfirm), and reorganising only what was settled in time.
+ */
+const DETECTABLE = statusesReaching('payment_seen', 'detected');
+const settlingFirst = (to: InvoiceStatus) => statusesWhere({ open: true, settled: false }, statusesReaching('payment_confirmed', to));
+const SETTLING_AGAIN = statusesWhere({ open: false }, statusesReaching('payment_confirmed', 'paid'));
+const SETTLING_LATE = statusesReaching('payment_confirmed', 'expired_paid_late');
+const REVERTIBLE = statusesWhere({ pastDeadline: false }, statusesReaching('payment_reverted', 'reverted'));
 
 /**
  * Each named simulation: the statuses spec 3.1 allows it from, the status and event it ends with,
@@ -15,15 +27,15 @@ export type Simulation = (typeof SIMULATIONS)[number];
  * shared address; their confirmations are counted by the sandbox instead of a chain.
  */
 export const SIMULATION_RULES: Readonly<Record<Simulation, { from: readonly InvoiceStatus[]; to: InvoiceStatus | 'same'; event: InvoiceEventType; facts: string }>> = {
-  detect: { from: ['pending'], to: 'detected', event: 'invoice.detected', facts: 'payment_seen: a payment of the invoiced amount in the mempool (0 confirmations; tx hash from `seed`).' },
-  paid: { from: ['detected'], to: 'paid', event: 'invoice.paid', facts: 'payment_seen of what is still due (when the live total is short), then payment_confirmed: every live transfer at the threshold.' },
-  overpaid: { from: ['detected'], to: 'overpaid', event: 'invoice.overpaid', facts: 'payment_seen of the extra amount (`multiplier` × amount or amount + `extraUnits` in all), then payment_confirmed at the threshold.' },
+  detect: { from: DETECTABLE, to: 'detected', event: 'invoice.detected', facts: 'payment_seen: a payment of the invoiced amount in the mempool (0 confirmations; tx hash from `seed`).' },
+  paid: { from: settlingFirst('paid'), to: 'paid', event: 'invoice.paid', facts: 'payment_seen of what is still due (when the live total is short), then payment_confirmed: every live transfer at the threshold.' },
+  overpaid: { from: settlingFirst('overpaid'), to: 'overpaid', event: 'invoice.overpaid', facts: 'payment_seen of the extra amount (`multiplier` × amount or amount + `extraUnits` in all), then payment_confirmed at the threshold.' },
   // simulate-partial announces a partial payment; the invoice stays detected (spec 3.1).
-  partial: { from: ['detected'], to: 'same', event: 'invoice.partial', facts: 'payment_seen of the smaller payment replacing the unconfirmed ones (replace-by-fee), then payment_dropped of those: the total falls short. Refused for an `any` invoice, which accepts any amount.' },
+  partial: { from: settlingFirst('partial'), to: 'same', event: 'invoice.partial', facts: 'payment_seen of the smaller payment replacing the unconfirmed ones (replace-by-fee), then payment_dropped of those: the total falls short. Refused for an `any` invoice, which accepts any amount.' },
   expire: { from: WAITING_STATUSES, to: 'expired', event: 'invoice.expired', facts: 'payment_dropped of every unconfirmed payment (they never make it into a block), then deadline_passed.' },
-  'late-payment': { from: ['expired'], to: 'expired_paid_late', event: 'invoice.expired_paid_late', facts: 'payment_seen of the invoiced amount after expiry, then payment_confirmed at the threshold.' },
-  reorg: { from: ['paid', 'overpaid', 'partial'], to: 'reverted', event: 'invoice.reverted', facts: 'payment_reverted of every counted payment (a reorganisation).' },
-  reconfirm: { from: ['reverted'], to: 'paid', event: 'invoice.paid', facts: 'payment_seen of exactly the invoiced amount (mined again, as an exact payment), then payment_confirmed at the threshold: paid, with a fresh event id.' },
+  'late-payment': { from: SETTLING_LATE, to: 'expired_paid_late', event: 'invoice.expired_paid_late', facts: 'payment_seen of the invoiced amount after expiry, then payment_confirmed at the threshold.' },
+  reorg: { from: REVERTIBLE, to: 'reverted', event: 'invoice.reverted', facts: 'payment_reverted of every counted payment (a reorganisation).' },
+  reconfirm: { from: SETTLING_AGAIN, to: 'paid', event: 'invoice.paid', facts: 'payment_seen of exactly the invoiced amount (mined again, as an exact payment), then payment_confirmed at the threshold: paid, with a fresh event id.' },
 };
 
 /**
@@ -45,13 +57,13 @@ export function simulationApplies(simulation: Simulation, invoice: { readonly st
  * is refused with 422 `sandbox_invoice_transition_invalid` and nothing changes.
  */
 export const EVENT_RULES: Readonly<Record<InvoiceEventType, { to: InvoiceStatus; from: readonly InvoiceStatus[] }>> = {
-  'invoice.detected': { to: 'detected', from: ['pending'] },
-  'invoice.paid': { to: 'paid', from: ['detected', 'partial', 'reverted'] },
-  'invoice.overpaid': { to: 'overpaid', from: ['detected', 'partial', 'reverted'] },
-  'invoice.partial': { to: 'partial', from: ['detected', 'partial', 'reverted'] },
+  'invoice.detected': { to: 'detected', from: DETECTABLE },
+  'invoice.paid': { to: 'paid', from: statusesReaching('payment_confirmed', 'paid') },
+  'invoice.overpaid': { to: 'overpaid', from: statusesReaching('payment_confirmed', 'overpaid') },
+  'invoice.partial': { to: 'partial', from: statusesReaching('payment_confirmed', 'partial') },
   'invoice.expired': { to: 'expired', from: WAITING_STATUSES },
-  'invoice.expired_paid_late': { to: 'expired_paid_late', from: ['expired'] },
-  'invoice.reverted': { to: 'reverted', from: ['paid', 'overpaid', 'partial'] },
+  'invoice.expired_paid_late': { to: 'expired_paid_late', from: SETTLING_LATE },
+  'invoice.reverted': { to: 'reverted', from: REVERTIBLE },
 };
 
 /** Event types whose latest occurrence simulate-duplicate-delivery sends again. */

@@ -1,23 +1,23 @@
 import { fromBaseUnits, html, networkFor, tokenContractFor, type ChainRegistry, type ProjectKind, type SafeHtml, type StaticAssets } from '@gw/kernel';
 import { invoicePaymentUri, type InvoiceView } from '@gw/plugin-invoices/contract';
-import type { SimulationInput } from '@gw/plugin-sandbox/contract';
+import { SIMULATION_RULES, type SimulationInput } from '@gw/plugin-sandbox/contract';
 import type { Branding } from '../services/branding-service.js';
 import { formatDecimal, formatTime, formatUsd, LOCALE_NAMES, LOCALES, t, type Locale, type MessageKey } from './i18n.js';
 import { payerStatus, RETURN_STATUSES, type PayerStatus } from './payer-status.js';
 import { qrSvg } from './qr-code.js';
 
 /**
- * The simulations the page offers on sandbox invoices, with the statuses each applies to and its
- * input (spec 4.5). "Pay too little" is simulate-event `invoice.partial` with half the amount at
- * the threshold, so the payer sees the partial status and the remainder.
+ * The simulations the page offers on sandbox invoices, with the statuses each applies to (the
+ * sandbox's rule) and its input (spec 4.5). "Pay too little" is simulate-event `invoice.partial`
+ * with half the amount at the threshold, so the payer sees the partial status and the remainder.
  */
 export const PAGE_SIMULATIONS = [
-  { name: 'detect', label: 'sim_detect', from: ['pending'], input: {} },
-  { name: 'paid', label: 'sim_paid', from: ['detected'], input: {} },
+  { name: 'detect', label: 'sim_detect', from: SIMULATION_RULES.detect.from, input: {} },
+  { name: 'paid', label: 'sim_paid', from: SIMULATION_RULES.paid.from, input: {} },
   // simulate-partial leaves the invoice detected (spec 3.1); the page shows a settled short payment instead.
-  { name: 'partial', label: 'sim_partial', from: ['detected'], input: {} },
-  { name: 'overpaid', label: 'sim_overpaid', from: ['detected'], input: { multiplier: 1.5 } },
-  { name: 'expire', label: 'sim_expire', from: ['pending', 'detected', 'partial', 'ambiguous'], input: {} },
+  { name: 'partial', label: 'sim_partial', from: SIMULATION_RULES.partial.from, input: {} },
+  { name: 'overpaid', label: 'sim_overpaid', from: SIMULATION_RULES.overpaid.from, input: { multiplier: 1.5 } },
+  { name: 'expire', label: 'sim_expire', from: SIMULATION_RULES.expire.from, input: {} },
 ] as const satisfies readonly { name: string; label: MessageKey; from: readonly string[]; input: SimulationInput }[];
 
 /** What a page of one invoice is rendered from. */

@@ -1,5 +1,5 @@
 import { fromBaseUnits } from '@gw/kernel';
-import type { InvoiceStatus, InvoiceView } from '@gw/plugin-invoices/contract';
+import { statusesWhere, TERMINAL_STATUSES, type InvoiceStatus, type InvoiceView } from '@gw/plugin-invoices/contract';
 
 /** What the payer is told about an invoice: its status and, while it is short, what is left to send. */
 export interface PayerStatus {
@@ -20,10 +20,8 @@ export interface PayerStatus {
   readonly key: string;
 }
 
-const FINAL: readonly InvoiceStatus[] = ['paid', 'overpaid', 'expired', 'expired_paid_late', 'reverted', 'cancelled'];
-
-/** Whether the partner's `return_url` is where the payer goes next. */
-export const RETURN_STATUSES: readonly InvoiceStatus[] = ['paid', 'overpaid'];
+/** Whether the partner's `return_url` is where the payer goes next: paid in time. */
+export const RETURN_STATUSES: readonly InvoiceStatus[] = statusesWhere({ paid: true, pastDeadline: false });
 
 /**
  * The payer's view of an invoice. The remainder of a partial payment is the invoiced amount less
@@ -34,7 +32,7 @@ export function payerStatus(invoice: InvoiceView, decimals: number): PayerStatus
   const received = counted.reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
   const due = BigInt(invoice.amount_crypto_units);
   const remainder = invoice.status === 'partial' && received < due ? fromBaseUnits(due - received, decimals) : undefined;
-  const final = FINAL.includes(invoice.status);
+  const final = TERMINAL_STATUSES.includes(invoice.status);
   return {
     status: invoice.status,
     confirmations: invoice.confirmations,

@@ -1,7 +1,7 @@
 import type { DashboardServices } from '../web/services.js';
 import { Readable } from 'node:stream';
 import { coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
-import { DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, PAID_STATUSES, statusesAccepting, WAITING_STATUSES, type InvoiceStatus, type InvoiceView, type PaidValue } from '@gw/plugin-invoices/contract';
+import { CANCELLABLE_STATUSES, DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus, type InvoiceView, type PaidValue } from '@gw/plugin-invoices/contract';
 import { SIMULATION_RULES, SIMULATIONS, simulationApplies, TERMINAL_EVENT_TYPES, type Simulation, type SimulationInput } from '@gw/plugin-sandbox/contract';
 import type { DeliveryLogEntry } from '@gw/plugin-webhooks/contract';
 import { dashboardErrors } from '../errors.js';
@@ -213,7 +213,7 @@ function invoiceFacts(i: InvoiceView, paid: PaidValue | undefined): SafeHtml {
 
 function actions(req: DashboardRequest, invoice: InvoiceView, events: readonly DeliveryLogEntry[]): SafeHtml {
   const path = `${base(req)}/${invoice.id}`;
-  const cancel = statusesAccepting('cancel_requested').includes(invoice.status)
+  const cancel = CANCELLABLE_STATUSES.includes(invoice.status)
     ? actionButton(req, `${path}/cancel`, 'Cancel invoice', { confirm: 'Cancel this invoice? Its address returns to the pool after the cooldown.', danger: true })
     : null;
   if (req.project!.kind !== 'sandbox') return cancel ? html`<div class="actions">${cancel}</div>` : html``;

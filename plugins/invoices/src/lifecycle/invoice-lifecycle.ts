@@ -7,6 +7,7 @@ import type { InvoicesConfig } from '../config.js';
 import { applyFact, isFinal, liveTransfers, withdrawEvent, type ConfirmationFact, type FactInput, type InvoiceState, type ReceiptFields, type TransferKey } from './invoice-state.js';
 import { candidateKeyOf, type LifecycleStore } from './lifecycle-store.js';
 import { matchPayment, type MatchCandidate, type MatchDecision } from './payment-matching.js';
+import { CANCELLABLE_STATUSES, EXPIRING_STATUSES, SETTLEABLE_STATUSES } from './status-traits.js';
 
 /** A receipt at a pool address, as a watcher (or the sandbox) reports it. */
 export interface ObservedPayment extends ReceiptFields {
@@ -77,9 +78,6 @@ export interface TransitionRecord {
   readonly eventType?: string;
   readonly eventId?: string;
 }
-
-/** Statuses whose transfers may still settle something; transfers of the others stop being counted. */
-const SETTLEABLE: readonly InvoiceStatus[] = ['detected', 'partial', 'reverted', 'expired'];
 
 /**
  * The only way an invoice's status changes after creation (architecture guide, "The invoice
@@ -193,7 +191,7 @@ export class InvoiceLifecycle {
     const transitions = collect(states.values());
     const settled = updates.map((u) => {
       const state = states.get(u.invoiceId);
-      if (!state || !SETTLEABLE.includes(state.status)) return true;
+      if (!state || !SETTLEABLE_STATUSES.includes(state.status)) return true;
       const transfer = state.transfers.find((t) => t.txHash === u.txHash && t.outputIndex === u.outputIndex);
       return !transfer || transfer.status !== 'pending';
     });
@@ -255,7 +253,7 @@ export class InvoiceLifecycle {
       const due = await sqlQuery<{ id: string }>(
         trx,
         sql`select id from invoices_invoices
-             where status = any(${['pending', 'partial', 'ambiguous']}::text[]) and expires_at <= coalesce(${options.asOf?.toISOString() ?? null}::timestamptz, now())
+             where status = any(${EXPIRING_STATUSES}::text[]) and expires_at <= coalesce(${options.asOf?.toISOString() ?? null}::timestamptz, now())
              order by expires_at limit ${options.limit ?? 500} for update skip locked`,
       );
       const { transitions } = await this.apply(trx, due.map((d) => d.id), () => [{ fact: 'deadline_passed' }], actor);
@@ -272,7 +270,7 @@ export class InvoiceLifecycle {
       const state = await this.lockOwn(trx, projectId, invoiceId);
       const { row } = applyFact(state, { fact: 'cancel_requested' }, new Date());
       if (!row) {
-        throw invoicesErrors.invoice_not_cancellable({ message: `The invoice is ${state.status}; only pending or detected invoices can be cancelled.`, details: { status: state.status } });
+        throw invoicesErrors.invoice_not_cancellable({ message: `The invoice is ${state.status}; only ${CANCELLABLE_STATUSES.join(' or ')} invoices can be cancelled.`, details: { status: state.status } });
       }
       await this.deps.invoicesLifecycleStore.persist(trx, [state], actor);
       return this.deps.invoicesLifecycleStore.view(state);

@@ -2,6 +2,7 @@ import { derivedIdAt, newId, type InvoiceEventType } from '@gw/kernel';
 import type { InvoiceStatus } from '../invoice-status.js';
 import type { Invoice } from '../models/invoice.js';
 import type { InvoiceTransaction } from '../models/invoice-transaction.js';
+import { SETTLED_STATUSES } from './status-traits.js';
 import { findTransition, type Fact, type FactContext, type NEW, type TransitionRow } from './transition-table.js';
 
 /**
@@ -232,7 +233,7 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
   const from = state.status;
   const to = row.to === 'same' ? from : row.to;
   // Settling counts every live transfer; they stay counted until one leaves the chain.
-  if (to !== from && (to === 'paid' || to === 'overpaid' || to === 'partial' || to === 'expired_paid_late') && input.fact === 'payment_confirmed') {
+  if (to !== from && SETTLED_STATUSES.includes(to) && input.fact === 'payment_confirmed') {
     for (const t of live) {
       if (t.status !== 'confirmed') {
         t.status = 'confirmed';

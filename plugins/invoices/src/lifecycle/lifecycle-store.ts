@@ -4,7 +4,8 @@ import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { RateService } from '@gw/plugin-rates/contract';
 import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
 import type { Knex } from 'knex';
-import { PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
+import type { InvoiceStatus } from '../invoice-status.js';
+import { MATCH_CANDIDATE_STATUSES, PAID_STATUSES, WAITING_STATUSES } from './status-traits.js';
 import { Invoice } from '../models/invoice.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
 import { invoiceView, type InvoiceView } from '../services/invoice-view.js';
@@ -85,7 +86,7 @@ export class LifecycleStore {
               from invoices_invoices i
              where i.chain = ${chain}
                and (i.project_id, i.address, i.coin) in (select * from unnest(${unique.map((k) => k.projectId)}::text[], ${unique.map((k) => k.address)}::text[], ${unique.map((k) => k.coin)}::text[]))
-               and i.status = any(${[...WAITING_STATUSES, 'reverted', 'expired']}::text[])
+               and i.status = any(${MATCH_CANDIDATE_STATUSES}::text[])
           ) c where n <= ${CANDIDATES_PER_KEY}`,
     );
     const states = await this.load(

@@ -1,4 +1,5 @@
 import type { InvoiceStatus } from '../invoice-status.js';
+import { TAKING_STATUSES } from './status-traits.js';
 
 /**
  * Which invoice a receipt at an address pays (pure; spec 3.1 "not shown", decided here once for
@@ -8,16 +9,13 @@ import type { InvoiceStatus } from '../invoice-status.js';
  *    address's previous invoice). It existed by the time the gateway first saw it (mempool or scan,
  *    the gateway's clock), and by its block's timestamp, which may lag by the chain's
  *    `blockTimeSkewSeconds`.
- * 2. Among the invoices there that take payments (pending, detected, partial, reverted): a memo
+ * 2. Among the invoices there that take payments (TAKING_STATUSES): a memo
  *    equal to one's `payment_token` picks it; else a single one takes it; else (a shared, overlay
  *    address) the one pending invoice whose amount equals the receipt; several equal ones are
  *    `ambiguous` (the receipt waits in the orphan inbox).
  * 3. No invoice takes payments but the newest one there expired: a late payment of that invoice.
  * 4. Otherwise an orphan.
  */
-
-/** Statuses in which an invoice takes a new payment at its address. */
-export const TAKING_STATUSES: readonly InvoiceStatus[] = ['pending', 'detected', 'partial', 'reverted'];
 
 /** What matching needs of a candidate invoice. */
 export interface MatchCandidate {

@@ -1,5 +1,5 @@
 import type { InvoiceEventType } from '@gw/kernel';
-import type { InvoiceStatus } from '../invoice-status.js';
+import { INVOICE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 
 /**
  * The invoice lifecycle as data: every status change of every invoice is one row of
@@ -107,7 +107,7 @@ export interface TransitionRow {
 }
 
 const SETTLING: readonly InvoiceStatus[] = ['detected', 'partial', 'reverted'];
-const ALL: readonly InvoiceStatus[] = ['pending', 'detected', 'paid', 'overpaid', 'partial', 'expired', 'expired_paid_late', 'reverted', 'cancelled', 'ambiguous'];
+const ALL = INVOICE_STATUSES;
 
 /**
  * The table. For a (status, fact) the first row whose `from` holds the status and whose condition
@@ -152,27 +152,52 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   { from: [NEW], fact: 'attributed', when: 'receipt_final', to: 'paid', event: { type: 'invoice.paid', ids: 'once' }, why: 'An orphan receipt attributed by the partner: a new invoice directly paid for the receipt’s amount.' },
 ];
 
-/** Why the (status, fact) pairs without a row are refused, and what the caller answers. */
+/**
+ * Why the (status, fact) pairs without a row are refused, and what the caller answers. The statuses
+ * are those no row of the fact starts from (attribution's refusal depends on its condition only).
+ */
 export const REFUSALS: readonly { readonly from: readonly (InvoiceStatus | typeof NEW)[]; readonly fact: Fact; readonly answer: string }[] = [
-  { from: ['paid', 'overpaid', 'expired_paid_late', 'cancelled', 'ambiguous'], fact: 'payment_seen', answer: 'The invoice takes no payments: the matcher never offers it one (the receipt is an orphan, or a late payment of an expired invoice there).' },
-  { from: ['paid', 'overpaid', 'partial', 'expired', 'expired_paid_late', 'reverted', 'cancelled', 'ambiguous'], fact: 'cancel_requested', answer: '409 invoice_not_cancellable (sandbox: the same); nothing changes.' },
-  { from: ['detected', 'paid', 'overpaid', 'partial', 'expired', 'expired_paid_late', 'reverted', 'cancelled', 'ambiguous'], fact: 'ambiguous_match', answer: 'Only pending invoices are matched by amount at a shared address.' },
+  { from: statusesRefusing('payment_seen'), fact: 'payment_seen', answer: 'The invoice takes no payments: the matcher never offers it one (the receipt is an orphan, or a late payment of an expired invoice there).' },
+  { from: statusesRefusing('cancel_requested'), fact: 'cancel_requested', answer: '409 invoice_not_cancellable (sandbox: the same); nothing changes.' },
+  { from: statusesRefusing('ambiguous_match'), fact: 'ambiguous_match', answer: 'Only pending invoices are matched by amount at a shared address.' },
   { from: [NEW], fact: 'attributed', answer: 'A receipt below the confirmation threshold: 409 orphan_not_confirmed; nothing is created.' },
 ];
+
+/*
+ * Status subsets read off the table, in the order of INVOICE_STATUSES. Other code asks these (or
+ * the traits beside the table, status-traits.ts) instead of listing statuses itself, so a row
+ * changed here changes every place that depends on it.
+ */
+
+/** Statuses some row of `fact` starts from, whatever its condition (the others refuse the fact). */
+export function statusesAccepting(fact: Fact): readonly InvoiceStatus[] {
+  return INVOICE_STATUSES.filter((status) => TRANSITIONS.some((row) => row.fact === fact && row.from.includes(status)));
+}
+
+/** Statuses no row of `fact` starts from. */
+export function statusesRefusing(fact: Fact): readonly InvoiceStatus[] {
+  const accepting = statusesAccepting(fact);
+  return INVOICE_STATUSES.filter((status) => !accepting.includes(status));
+}
+
+/** Statuses from which a row of `fact` leads to `to` (`to` itself included when a row keeps it by naming it). */
+export function statusesReaching(fact: Fact, to: InvoiceStatus): readonly InvoiceStatus[] {
+  return INVOICE_STATUSES.filter((status) => TRANSITIONS.some((row) => row.fact === fact && row.from.includes(status) && row.to === to));
+}
+
+/** Statuses from which a row of `fact` can move an invoice to another status. */
+export function statusesLeaving(fact: Fact): readonly InvoiceStatus[] {
+  return INVOICE_STATUSES.filter((status) => TRANSITIONS.some((row) => row.fact === fact && row.from.includes(status) && row.to !== 'same' && row.to !== status));
+}
+
+/** Statuses a row of `fact` can move an invoice into (from another status). */
+export function statusesReachedBy(fact: Fact): readonly InvoiceStatus[] {
+  return INVOICE_STATUSES.filter((status) => TRANSITIONS.some((row) => row.fact === fact && row.to === status && row.from.some((from) => from !== status)));
+}
 
 /** The row for (status, fact) under `context`, or undefined when the table refuses the fact. */
 export function findTransition(status: InvoiceStatus | typeof NEW, fact: Fact, context: FactContext): TransitionRow | undefined {
   return TRANSITIONS.find((row) => row.fact === fact && row.from.includes(status) && CONDITIONS[row.when].test(context));
-}
-
-/**
- * The statuses from which `fact` is accepted (some row has them in `from`): what a page asks before
- * offering an action, e.g. the statuses an invoice can be cancelled from.
- */
-export function statusesAccepting(fact: Fact): readonly InvoiceStatus[] {
-  const statuses = new Set<InvoiceStatus>();
-  for (const row of TRANSITIONS) if (row.fact === fact) for (const from of row.from) if (from !== NEW) statuses.add(from);
-  return [...statuses];
 }
 
 /** Every (from, to) status pair some row allows, for invariant checks. */

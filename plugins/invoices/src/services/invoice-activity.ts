@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { PAID_STATUSES } from '../invoice-status.js';
+import { PAID_STATUSES } from '../lifecycle/status-traits.js';
 
 /** One bucket of the activity series (an hour or a UTC day). */
 export interface ActivityBucket {

@@ -1,7 +1,8 @@
 import { coreErrors, parseInstant, type ChainId, type ChainRegistry, type ProjectKind } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
-import { WAITING_STATUSES, type InvoiceStatus } from '../invoice-status.js';
+import type { InvoiceStatus } from '../invoice-status.js';
+import { WAITING_STATUSES } from '../lifecycle/status-traits.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
 import { Invoice } from '../models/invoice.js';
 import type { CheckoutLinks } from './checkout-links.js';
