@@ -3,11 +3,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { chains, plugins } from '@gw/app-gateway';
-import { buildDeclared, createKernel, isDeclared, loadConfig, loadPlugins, serviceDeclaration, PLUGIN_PARTS, type PluginPart } from '@gw/kernel';
+import { buildDeclared, createKernel, defineCommand, definePlugin, isDeclared, loadConfig, loadPlugins, service, serviceDeclaration, withDeps, PLUGIN_PARTS, type AnyPlugin, type PluginPart } from '@gw/kernel';
 import { createTestDatabase } from '@gw/kernel/testing';
 
-// ADR 0009: no route, job, hook or service outside the kernel reads the whole container, and a
-// plugin uses another only through that plugin's contract.
+// ADR 0009: no route, job, hook, service or CLI command outside the kernel reads the whole
+// container, and a plugin uses another only through that plugin's contract: the services it
+// exports, its types and constants.
 
 const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
 const pluginDirs = readdirSync(PLUGINS_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
@@ -24,6 +25,45 @@ const config = (overrides: Record<string, unknown> = {}) => loadConfig({ env: {}
 test('every part of every plugin of the composition declares the services it reads', (t) => {
   const undeclared = plugins.flatMap((plugin) => PLUGIN_PARTS.filter((part) => plugin[part] !== undefined && !isDeclared(plugin[part])).map((part) => `${plugin.id}.${part}`));
   t.deepEqual(undeclared, []);
+});
+
+test('every CLI command of the composition declares the services its run reads, and none reads the whole container', (t) => {
+  const undeclared = plugins.flatMap((plugin) => (plugin.cli ?? []).filter((command) => !Array.isArray(command.deps)).map((command) => `${plugin.id}: ${command.noun} ${command.verb}`));
+  t.deepEqual(undeclared, []);
+  const readers = pluginDirs.flatMap((plugin) => sources(plugin).filter(({ file, text }) => file.endsWith('/cli.ts') && /\bcradle\b/.test(text)).map(({ file }) => file));
+  t.deepEqual(readers, []);
+});
+
+test('every plugin of the composition lists the services it exports, and keeps the invoice lifecycle\'s store to itself', (t) => {
+  t.deepEqual(plugins.filter((plugin) => plugin.exports === undefined).map((plugin) => plugin.id), []);
+  const invoices = plugins.find((plugin) => plugin.id === 'invoices')!;
+  t.true(invoices.exports!.includes('invoicesLifecycle'));
+  t.false(invoices.exports!.includes('invoicesLifecycleStore'));
+});
+
+test('start-up refuses a plugin that declares another plugin\'s unexported service, or a CLI command reading outside its dependsOn', async (t) => {
+  // Wiring connects nothing: the check runs before any query, so no database is needed.
+  const refusal = async (probe: AnyPlugin) => {
+    const kernel = createKernel({ config: config({ 'database.url': 'postgres://nobody@127.0.0.1:1/none' }), plugins: [...plugins, probe], chains, role: 'cli', logger: pino({ level: 'silent' }) });
+    try {
+      const error = await t.throwsAsync(kernel.connect());
+      return error?.message;
+    } finally {
+      await kernel.stop();
+    }
+  };
+  t.is(
+    await refusal(definePlugin({ id: 'probe', dependsOn: ['invoices'], register: () => ({ probeWriter: service(['invoicesLifecycleStore'], () => ({})) }) })),
+    'service "probeWriter" of plugin "probe" declares "invoicesLifecycleStore", which plugin "invoices" does not export (its exports: invoicesService, invoicesPolicies, invoicesLifecycle, invoicesAttribution, invoicesActivity, invoicesExporter)',
+  );
+  t.regex(
+    (await refusal(definePlugin({ id: 'probe', dependsOn: ['invoices'], jobs: withDeps(['invoicesCreator'], () => []) }))) ?? '',
+    /^jobs of plugin "probe" declares "invoicesCreator", which plugin "invoices" does not export/,
+  );
+  t.is(
+    await refusal(definePlugin({ id: 'probe', dependsOn: ['tenancy'], cli: [defineCommand(['invoicesService'], { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) })] })),
+    'cli command "probe show" of plugin "probe" declares "invoicesService" of plugin "invoices", which is not in its dependsOn',
+  );
 });
 
 test('every service a plugin of the composition registers is made by service or serviceValue', (t) => {

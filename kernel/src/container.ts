@@ -8,8 +8,9 @@ import { createContainer, InjectionMode, type AwilixContainer } from 'awilix';
  * declare module '@gw/kernel' { interface Cradle { tenancyProjects: ProjectService } }
  * ```
  *
- * Handlers receive the cradle (a lazy proxy) and read their dependencies from it; nothing outside
- * the kernel calls `container.resolve()`.
+ * Services, plugin parts and CLI commands declare the names they read and receive a view of the
+ * cradle holding only those (ADR 0009); nothing outside the kernel reads the whole cradle or calls
+ * `container.resolve()`.
  */
 export interface Cradle {
   readonly kernelConfig: import('./config/kernel-config.js').KernelConfig;

@@ -3,6 +3,7 @@ import { asFunction } from 'awilix';
 import { createRootContainer, type Cradle } from './container.js';
 import { checkDeclaredDeps } from './declared-deps-check.js';
 import { buildDeclared, service, serviceValue, withDeps } from './deps.js';
+import { defineCommand, runCommand, type CliCommand } from './cli/command.js';
 import { definePlugin } from './plugin.js';
 
 declare module './container.js' {
@@ -10,6 +11,7 @@ declare module './container.js' {
     readonly depsProbeA: { readonly name: string };
     readonly depsProbeB: { readonly a: { readonly name: string } };
     readonly otherProbeC: number;
+    readonly otherProbeStore: number;
   }
 }
 
@@ -79,8 +81,64 @@ test('start-up refuses a declared service that does not exist or belongs to a pl
     t.throws(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: undeclaredDependency, config: {} }], container, new Set(['logger', 'db']))).message,
     'jobs of plugin "deps-probe" declares "otherProbeC" of plugin "other-probe", which is not in its dependsOn',
   );
+  const exporting = definePlugin({ id: 'other-probe', exports: ['otherProbeC'] });
   const dependant = definePlugin({ id: 'deps-probe', dependsOn: ['other-probe'], jobs: withDeps(['otherProbeC', 'db'], () => []) });
-  t.notThrows(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: dependant, config: {} }], container, new Set(['logger', 'db'])));
+  t.notThrows(() => checkDeclaredDeps([{ plugin: exporting, config: {} }, { plugin: dependant, config: {} }], container, new Set(['logger', 'db'])));
+});
+
+test('start-up refuses another plugin\'s declaration of a service its provider does not export; the provider reads it', (t) => {
+  const container = containerWith({ otherProbeC: serviceValue(3), otherProbeStore: serviceValue(4), depsProbeA: service(['otherProbeStore?'], () => ({ name: 'a' })) });
+  const kernel = new Set(['logger', 'db']);
+  const provider = definePlugin({ id: 'other-probe', exports: ['otherProbeC'], start: withDeps(['otherProbeStore'], async () => undefined) });
+  const reader = (part: Record<string, unknown>) => ({ plugin: definePlugin({ id: 'deps-probe', dependsOn: ['other-probe'], ...part }), config: {} });
+  t.notThrows(() => checkDeclaredDeps([{ plugin: provider, config: {} }, reader({ routes: withDeps(['otherProbeC'], () => []) })], containerWith({ otherProbeC: serviceValue(3), otherProbeStore: serviceValue(4) }), kernel));
+  t.is(
+    t.throws(() => checkDeclaredDeps([{ plugin: provider, config: {} }, reader({ routes: withDeps(['otherProbeStore'], () => []) })], container, kernel)).message,
+    'routes of plugin "deps-probe" declares "otherProbeStore", which plugin "other-probe" does not export (its exports: otherProbeC)',
+  );
+  // A service's declaration, optional or not, is held to the same rule.
+  t.is(
+    t.throws(() => checkDeclaredDeps([{ plugin: provider, config: {} }, reader({})], container, kernel)).message,
+    'service "depsProbeA" of plugin "deps-probe" declares "otherProbeStore", which plugin "other-probe" does not export (its exports: otherProbeC)',
+  );
+  const stale = definePlugin({ id: 'other-probe', exports: ['otherProbeC', 'depsProbeA'] });
+  t.is(t.throws(() => checkDeclaredDeps([{ plugin: stale, config: {} }], container, kernel)).message, 'plugin "other-probe" exports "depsProbeA", which it does not register');
+});
+
+test('start-up checks the services each CLI command declares like a route\'s', (t) => {
+  const container = containerWith({ otherProbeC: serviceValue(3), otherProbeStore: serviceValue(4) });
+  const kernel = new Set(['logger', 'db']);
+  const provider = { plugin: definePlugin({ id: 'other-probe', exports: ['otherProbeC'] }), config: {} };
+  const withCommand = (command: CliCommand, dependsOn: string[] = ['other-probe']) => ({ plugin: definePlugin({ id: 'deps-probe', dependsOn, cli: [command] }), config: {} });
+  const command = (deps: readonly ('otherProbeC' | 'otherProbeStore' | 'db')[]) => defineCommand(deps, { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) });
+  t.notThrows(() => checkDeclaredDeps([provider, withCommand(command(['otherProbeC', 'db']))], container, kernel));
+  t.is(
+    t.throws(() => checkDeclaredDeps([provider, withCommand(command(['otherProbeStore']))], container, kernel)).message,
+    'cli command "probe show" of plugin "deps-probe" declares "otherProbeStore", which plugin "other-probe" does not export (its exports: otherProbeC)',
+  );
+  t.is(
+    t.throws(() => checkDeclaredDeps([provider, withCommand(command(['otherProbeC']), [])], container, kernel)).message,
+    'cli command "probe show" of plugin "deps-probe" declares "otherProbeC" of plugin "other-probe", which is not in its dependsOn',
+  );
+  const undeclared = { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) } as unknown as CliCommand;
+  t.is(
+    t.throws(() => checkDeclaredDeps([provider, withCommand(undeclared)], container, kernel)).message,
+    'cli command "probe show" of plugin "deps-probe" must declare its deps with defineCommand (ADR 0009)',
+  );
+});
+
+test('a CLI command runs with the services it declared and fails loudly on any other read', async (t) => {
+  const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }) });
+  const show = defineCommand(['depsProbeA'], {
+    noun: 'probe',
+    verb: 'show',
+    summary: 'A probe.',
+    run: async ({ flags, deps }) => ({ name: deps.depsProbeA.name, flag: flags['x'], sneaky: flags['sneak'] ? (deps as unknown as Cradle).db : undefined }),
+  });
+  t.deepEqual(await runCommand(show, { x: 'y' }, container.cradle), { name: 'a', flag: 'y', sneaky: undefined });
+  t.is((await t.throwsAsync(runCommand(show, { sneak: true }, container.cradle))).message, 'cli command "probe show" read "db" from the container without declaring it (declared: depsProbeA)');
+  const undeclared = { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) } as unknown as CliCommand;
+  t.is(t.throws(() => runCommand(undeclared, {}, container.cradle)).message, 'cli command "probe show" must declare its deps with defineCommand (ADR 0009)');
 });
 
 test('a declared view resolves each service once, on its first read, and keeps it', (t) => {

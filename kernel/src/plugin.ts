@@ -10,7 +10,7 @@ import type { CliCommand } from './cli/command.js';
 import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
 import type { ReadinessCheck } from './readiness/readiness.js';
-import type { Declared } from './deps.js';
+import type { Declared, ServiceName } from './deps.js';
 import type { UserAccessEnder } from './users/user-access.js';
 
 /**
@@ -63,6 +63,12 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
    * singleton built from the services it declares, with its disposer) or `serviceValue`.
    */
   readonly register?: (context: RegisterContext<Static<TConfigSchema>>) => Record<string, Resolver<unknown>>;
+  /**
+   * The services other plugins may declare (ADR 0009), listed in the plugin's contract; the rest
+   * are its own (a store behind a lifecycle, a metric, its config). Start-up refuses another
+   * plugin's declaration of a service not listed here. Default: none.
+   */
+  readonly exports?: readonly ServiceName[];
   /** HTTP routes. Mounted by the kernel with validation, authentication and guards. */
   readonly routes?: PluginPart<readonly RouteDefinition[]>;
   /**
@@ -82,7 +88,10 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
    * ends their sessions (dashboard sessions, OAuth grants): run by the kernel's `userAccess`.
    */
   readonly userAccessEnders?: PluginPart<readonly UserAccessEnder[]>;
-  /** Operator CLI commands (`pnpm gateway <noun> <verb>`). */
+  /**
+   * Operator CLI commands (`pnpm gateway <noun> <verb>`), each declaring the services its `run`
+   * reads (`defineCommand`), checked at start-up like the parts above.
+   */
   readonly cli?: readonly CliCommand[];
   /**
    * What this plugin's concepts need before real payments work (issue 23): run by `gateway

@@ -9,6 +9,7 @@ import {
   isAppError,
   kernelReadinessChecks,
   loadConfig,
+  runCommand,
   runReadinessChecks,
   type ReadinessReport,
   type AnyPlugin,
@@ -45,12 +46,14 @@ const kernelCommands: CliCommand[] = [
     noun: 'db',
     verb: 'migrate',
     summary: 'Apply pending migrations of the kernel and every enabled plugin (start-up does this too).',
+    deps: [],
     run: async () => ({}),
   },
   {
     noun: 'db',
     verb: 'status',
     summary: 'List migrations not yet applied.',
+    deps: [],
     run: async () => ({}),
   },
   {
@@ -60,6 +63,7 @@ const kernelCommands: CliCommand[] = [
     help:
       'The same checks run at start-up (logged) and in the details of /readyz. Each finding names the chain, project or key and how to fix it.\n' +
       'Exit code: 0 when nothing blocks real payments (warnings may remain), 1 otherwise.',
+    deps: [],
     run: async () => ({}),
   },
   {
@@ -67,6 +71,7 @@ const kernelCommands: CliCommand[] = [
     verb: 'reseal',
     summary:
       'Re-seal every stored secret that opens only under a key of security.previousMasterKeys (GW_PREVIOUS_MASTER_KEYS) under the current GW_MASTER_KEY; afterwards the previous keys can be dropped. See docs/deployment.md.',
+    deps: [],
     run: async () => ({}),
   },
 ];
@@ -151,7 +156,7 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       return fail(1, 'config_error', (error as Error).message);
     }
     try {
-      const result = await command.run({ flags: values, cradle });
+      const result = await runCommand(command, values, cradle);
       io.out(json ? JSON.stringify(result, null, 2) : render(result));
       return 0;
     } catch (error) {
@@ -201,7 +206,7 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
       result = { columns, resealed: columns.reduce((sum, c) => sum + c.resealed, 0) };
     } else {
       await kernel.start();
-      result = await command.run({ flags: values, cradle: kernel.cradle });
+      result = await runCommand(command, values, kernel.cradle);
     }
     if (!command.ownsStdout) io.out(json ? JSON.stringify(result, null, 2) : typeof result === 'string' ? result : render(result));
     return exitCode;

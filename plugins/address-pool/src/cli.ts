@@ -1,4 +1,4 @@
-import { CLI_ACTOR, isUlid } from '@gw/kernel';
+import { CLI_ACTOR, defineCommand, isUlid } from '@gw/kernel';
 import type { ChainId, CliCommand, CliFlag } from '@gw/kernel';
 
 const projectFlag: CliFlag = {
@@ -10,29 +10,29 @@ const projectFlag: CliFlag = {
 
 /** Operator CLI commands of the address pool. */
 export const addressPoolCommands: CliCommand[] = [
-  {
+  defineCommand(['tenancyProjects', 'chains', 'addressPoolStatus'], {
     noun: 'pool',
     verb: 'status',
     summary: "Address pool counts per state, overlay, activation and gap of a project's verified wallets.",
     flags: { project: projectFlag, chain: { type: 'string', description: 'Only this chain.' } },
-    run: async ({ flags, cradle }) => {
-      await cradle.tenancyProjects.get(String(flags['project']));
-      const chain = flags['chain'] ? cradle.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
-      return cradle.addressPoolStatus.status({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
+    run: async ({ flags, deps }) => {
+      await deps.tenancyProjects.get(String(flags['project']));
+      const chain = flags['chain'] ? deps.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
+      return deps.addressPoolStatus.status({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
     },
-  },
-  {
+  }),
+  defineCommand(['tenancyProjects', 'chains', 'addressPoolReplenisher'], {
     noun: 'pool',
     verb: 'replenish',
     summary: 'Derive addresses up to the free target now (the worker does this every minute).',
     flags: { project: projectFlag, chain: { type: 'string', description: 'Only this chain.' } },
-    run: async ({ flags, cradle }) => {
-      await cradle.tenancyProjects.get(String(flags['project']));
-      const chain = flags['chain'] ? cradle.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
-      return cradle.addressPoolReplenisher.replenish({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
+    run: async ({ flags, deps }) => {
+      await deps.tenancyProjects.get(String(flags['project']));
+      const chain = flags['chain'] ? deps.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
+      return deps.addressPoolReplenisher.replenish({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
     },
-  },
-  {
+  }),
+  defineCommand(['addressPoolService'], {
     noun: 'pool',
     verb: 'activate',
     summary: 'Mark a TRON pool address as activated after sending it TRX (only activated TRON addresses are handed out).',
@@ -42,8 +42,8 @@ export const addressPoolCommands: CliCommand[] = [
       address: { type: 'string', required: true, description: 'A pool address (see pool status: awaiting_activation).' },
     },
     help: 'Send at least 1 TRX to the address from any wallet, wait until it is confirmed, then run this command. Operator action until watchers detect activation.',
-    run: async ({ flags, cradle }) => ({
-      activated: await cradle.addressPoolService.activate({ projectId: String(flags['project']), chain: String(flags['chain']), address: String(flags['address']) }, CLI_ACTOR),
+    run: async ({ flags, deps }) => ({
+      activated: await deps.addressPoolService.activate({ projectId: String(flags['project']), chain: String(flags['chain']), address: String(flags['address']) }, CLI_ACTOR),
     }),
-  },
+  }),
 ];

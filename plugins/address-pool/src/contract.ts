@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { AddressPoolConfig } from './config.js';
 import type { createAllocationCounter } from './metrics.js';
 import type { AddressPoolService } from './services/address-pool-service.js';
@@ -19,6 +20,12 @@ declare module '@gw/kernel' {
     readonly addressPoolAllocations: ReturnType<typeof createAllocationCounter>;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const ADDRESS_POOL_EXPORTS: readonly ServiceName[] = ['addressPoolConfig', 'addressPoolService', 'addressPoolReplenisher', 'addressPoolStatus'];
 
 export { addressPoolErrors } from './errors.js';
 export type { AddressPoolService, Allocation, FreshPickGroup, FreshPicks, PickedGroup, PoolAddressRef, TakenAddress } from './services/address-pool-service.js';

@@ -1,4 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { ADDRESS_POOL_EXPORTS } from './contract.js';
 import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets/contract';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
 import { m0002FreeIndexOrdering } from '../migrations/0002_free_index_ordering.js';
@@ -21,6 +22,7 @@ import { PoolStatusService } from './services/pool-status.js';
 export const addressPoolPlugin = definePlugin({
   id: 'address-pool',
   dependsOn: ['tenancy', 'wallets'],
+  exports: ADDRESS_POOL_EXPORTS,
   config: AddressPoolConfigSchema,
   errors: [addressPoolErrors],
   migrations: [m0001AddressPool, m0002FreeIndexOrdering],

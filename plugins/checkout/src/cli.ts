@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CLI_ACTOR, type CliCommand, coreErrors, ulidFlag } from '@gw/kernel';
+import { CLI_ACTOR, type CliCommand, coreErrors, defineCommand, ulidFlag } from '@gw/kernel';
 import { MAX_DISPLAY_NAME, MAX_LOGO_BYTES, type BrandingPatch } from './services/branding-service.js';
 
 const view = (branding: { displayName: string; logoDataUri: string | null; colour: string | null }) => ({
@@ -10,14 +10,14 @@ const view = (branding: { displayName: string; logoDataUri: string | null; colou
 
 /** Operator CLI: how a project's checkout page looks. */
 export const checkoutCommands: CliCommand[] = [
-  {
+  defineCommand(['checkoutBranding'], {
     noun: 'branding',
     verb: 'show',
     summary: "A project's checkout page branding: display name, logo, accent colour.",
     flags: { project: ulidFlag('Project') },
-    run: async ({ flags, cradle }) => ({ branding: view(await cradle.checkoutBranding.forProject(String(flags['project']))) }),
-  },
-  {
+    run: async ({ flags, deps }) => ({ branding: view(await deps.checkoutBranding.forProject(String(flags['project']))) }),
+  }),
+  defineCommand(['checkoutBranding'], {
     noun: 'branding',
     verb: 'set',
     summary: "Set a project's checkout page branding (only the flags given change).",
@@ -28,7 +28,7 @@ export const checkoutCommands: CliCommand[] = [
       colour: { type: 'string', description: 'Accent colour #rrggbb (buttons), or "default".', validate: (v) => (v === 'default' || /^#[0-9a-fA-F]{6}$/.test(v) ? undefined : 'must be #rrggbb or "default"') },
     },
     help: 'Example:\n  pnpm gateway branding set --project 01J... --name "Acme Shop" --logo ./logo.svg --colour "#0f766e"\nText is always escaped on the page; the logo is embedded in the page as a data URI.',
-    run: async ({ flags, cradle }) => {
+    run: async ({ flags, deps }) => {
       const patch: { -readonly [K in keyof BrandingPatch]: BrandingPatch[K] } = {};
       if (typeof flags['name'] === 'string') patch.displayName = flags['name'] === 'default' ? null : flags['name'];
       if (typeof flags['colour'] === 'string') patch.colour = flags['colour'] === 'default' ? null : flags['colour'];
@@ -43,7 +43,7 @@ export const checkoutCommands: CliCommand[] = [
         }
       }
       if (Object.keys(patch).length === 0) throw coreErrors.validation_error({ message: 'Give at least one of --name, --logo, --colour.', details: { field: 'name' } });
-      return { branding: view(await cradle.checkoutBranding.set(String(flags['project']), patch, CLI_ACTOR)) };
+      return { branding: view(await deps.checkoutBranding.set(String(flags['project']), patch, CLI_ACTOR)) };
     },
-  },
+  }),
 ];

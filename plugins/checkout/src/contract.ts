@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { CheckoutConfig } from './config.js';
 import type { BrandingService } from './services/branding-service.js';
 import type { StatusHub } from './services/status-hub.js';
@@ -18,4 +19,10 @@ declare module '@gw/kernel' {
     readonly checkoutStreamLimiter: StreamLimiter;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const CHECKOUT_EXPORTS: readonly ServiceName[] = ['checkoutBranding'];
 

@@ -1,4 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { CHECKOUT_EXPORTS } from './contract.js';
 import { m0001Checkout } from '../migrations/0001_checkout.js';
 import { m0002StreamSlots } from '../migrations/0002_stream_slots.js';
 import { checkoutCommands } from './cli.js';
@@ -18,6 +19,7 @@ import { StreamLimiter } from './services/stream-limiter.js';
 export const checkoutPlugin = definePlugin({
   id: 'checkout',
   dependsOn: ['tenancy', 'invoices'],
+  exports: CHECKOUT_EXPORTS,
   config: CheckoutConfigSchema,
   migrations: [m0001Checkout, m0002StreamSlots],
   register: ({ config, logger }) => ({

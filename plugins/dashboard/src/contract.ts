@@ -2,6 +2,7 @@
  * The contract of the dashboard plugin (the operator's web UI): the services it registers and what
  * other plugins may import from it (`@gw/plugin-dashboard/contract`), nothing else (ADR 0009).
  */
+import type { ServiceName } from '@gw/kernel';
 import type { DashboardConfig } from './config.js';
 import type { SessionService } from './services/session-service.js';
 
@@ -12,5 +13,11 @@ declare module '@gw/kernel' {
     readonly dashboardSessions: SessionService;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const DASHBOARD_EXPORTS: readonly ServiceName[] = [];
 
 export { DASHBOARD_COOKIE, type DashboardSession } from './services/session-service.js';

@@ -1,4 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { DASHBOARD_EXPORTS } from './contract.js';
 import { m0001Dashboard } from '../migrations/0001_dashboard.js';
 import { m0002FormUses } from '../migrations/0002_form_uses.js';
 import { DashboardConfigSchema } from './config.js';
@@ -18,6 +19,7 @@ import { SessionService } from './services/session-service.js';
 export const dashboardPlugin = definePlugin({
   id: 'dashboard',
   dependsOn: [...new Set(['tenancy', 'oauth', ...DASHBOARD_PAGES.flatMap((p) => p.dependsOn ?? [])])],
+  exports: DASHBOARD_EXPORTS,
   config: DashboardConfigSchema,
   errors: [dashboardErrors],
   migrations: [m0001Dashboard, m0002FormUses],

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { CLI_ACTOR, isAppError } from '@gw/kernel';
+import { CLI_ACTOR, isAppError, runCommand } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { mcpPlugin } from '../../mcp/src/index.js';
@@ -126,7 +126,7 @@ test.serial('an admin ends another user\'s sessions (dashboard or CLI); members 
   const again = new DashboardClient(gw.url);
   await again.signIn(sink, member.user.email);
   const command = gw.kernel.commands.find((c) => c.noun === 'user sessions' && c.verb === 'end')!;
-  const result = (await command.run({ flags: { user: member.user.email, operator: op }, cradle: cradle() } as never)) as { ended: Record<string, number> };
+  const result = (await runCommand(command, { user: member.user.email, operator: op }, cradle())) as { ended: Record<string, number> };
   t.like(result.ended, { dashboard_sessions: 1, oauth_sessions: 0 });
   t.is((await again.get('/dashboard/projects')).location, '/dashboard/sign-in');
   t.truthy((await audits('operator-cli', 'user.sessions_end')).length);
@@ -142,11 +142,11 @@ test.serial('the last administrator who is not disabled can be neither disabled 
   await cradle().tenancyUsers.setRole(member.id, 'admin', CLI_ACTOR);
   const disable = gw.kernel.commands.find((c) => c.noun === 'user' && c.verb === 'disable')!;
   const enable = gw.kernel.commands.find((c) => c.noun === 'user' && c.verb === 'enable')!;
-  await disable.run({ flags: { user: only.email }, cradle: cradle() } as never);
+  await runCommand(disable, { user: only.email }, cradle());
   t.is((await cradle().tenancyUsers.find(only.id))?.status, 'disabled');
   // Now `member` is the last administrator who is not disabled.
   t.is(await errorCode(cradle().tenancyUsers.disable(member.id, CLI_ACTOR)), 'last_admin');
-  await enable.run({ flags: { user: only.email }, cradle: cradle() } as never);
+  await runCommand(enable, { user: only.email }, cradle());
   t.is((await cradle().tenancyUsers.find(only.id))?.status, 'active');
   t.truthy((await audits('operator-cli', 'user.disable')).length);
 });
@@ -260,8 +260,8 @@ test.serial('the OAuth authorize pages ask an address of two operators which one
   t.is(grantCode?.user_id, b.id);
   // The CLI names such a user with --operator.
   const list = gw.kernel.commands.find((c) => c.noun === 'oauth apps' && c.verb === 'list')!;
-  t.is(await errorCode(list.run({ flags: { user: email }, cradle: cradle() } as never)), 'user_ambiguous');
-  const listed = (await list.run({ flags: { user: email, operator: second }, cradle: cradle() } as never)) as { user: { id: string } };
+  t.is(await errorCode(runCommand(list, { user: email }, cradle())), 'user_ambiguous');
+  const listed = (await runCommand(list, { user: email, operator: second }, cradle())) as { user: { id: string } };
   t.is(listed.user.id, b.id);
 });
 

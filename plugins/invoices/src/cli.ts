@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { CLI_ACTOR, COIN_ID_PATTERN, coreErrors, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
+import { CLI_ACTOR, COIN_ID_PATTERN, coreErrors, defineCommand, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
@@ -19,17 +19,17 @@ function parseConfirmations(value: string): Partial<Record<ChainId, number | nul
 
 /** Operator CLI: project invoice policies, and invoice lookup and cancellation. */
 export const invoicesCommands: CliCommand[] = [
-  {
+  defineCommand(['tenancyProjects', 'invoicesPolicies'], {
     noun: 'policy',
     verb: 'show',
     summary: "A project's effective invoice policy and what it overrides.",
     flags: { project: ulidFlag('Project') },
-    run: async ({ flags, cradle }) => {
-      await cradle.tenancyProjects.get(String(flags['project']));
-      return { policy: await cradle.invoicesPolicies.get(String(flags['project'])) };
+    run: async ({ flags, deps }) => {
+      await deps.tenancyProjects.get(String(flags['project']));
+      return { policy: await deps.invoicesPolicies.get(String(flags['project'])) };
     },
-  },
-  {
+  }),
+  defineCommand(['invoicesPolicies'], {
     noun: 'policy',
     verb: 'set',
     summary: 'Set invoice defaults of a project: matching mode, expiry, confirmations per chain, enabled coins.',
@@ -59,7 +59,7 @@ export const invoicesCommands: CliCommand[] = [
       'Examples:\n  pnpm gateway policy set --project 01J... --matching-mode at_least --expiry-seconds 1800\n' +
       '  pnpm gateway policy set --project 01J... --confirmations btc=2,eth=default --coins btc,eth,usdt_erc20\n' +
       'Only the flags given change; the rest of the policy stays. Existing invoices keep what they were created with.',
-    run: async ({ flags, cradle }) => {
+    run: async ({ flags, deps }) => {
       const patch: { -readonly [K in keyof PolicyPatch]: PolicyPatch[K] } = {};
       const mode = flags['matching-mode'];
       if (typeof mode === 'string') patch.defaultMatchingMode = mode === 'default' ? null : (mode as MatchingMode);
@@ -72,10 +72,10 @@ export const invoicesCommands: CliCommand[] = [
       if (Object.keys(patch).filter((key) => key !== 'allowZeroConfirmations').length === 0) {
         throw coreErrors.validation_error({ message: 'Nothing to set: give at least one of --matching-mode, --expiry-seconds, --confirmations, --coins.' });
       }
-      return { policy: await cradle.invoicesPolicies.set(String(flags['project']), patch, CLI_ACTOR) };
+      return { policy: await deps.invoicesPolicies.set(String(flags['project']), patch, CLI_ACTOR) };
     },
-  },
-  {
+  }),
+  defineCommand(['tenancyProjects', 'invoicesService'], {
     noun: 'invoice',
     verb: 'list',
     summary: "A project's invoices, newest first (the REST search, for operators).",
@@ -86,24 +86,24 @@ export const invoicesCommands: CliCommand[] = [
       limit: PAGE_LIMIT_FLAG,
       cursor: ulidFlag('Cursor', { required: false, description: 'next_cursor of the previous page (ULID).' }),
     },
-    run: async ({ flags, cradle }) => {
-      await cradle.tenancyProjects.get(String(flags['project']));
-      return cradle.invoicesService.list(String(flags['project']), {
+    run: async ({ flags, deps }) => {
+      await deps.tenancyProjects.get(String(flags['project']));
+      return deps.invoicesService.list(String(flags['project']), {
         limit: flags['limit'] ? Number(flags['limit']) : 50,
         status: flags['status'] as InvoiceStatus | undefined,
         external_id: flags['external-id'] as string | undefined,
         cursor: flags['cursor'] as string | undefined,
       });
     },
-  },
-  {
+  }),
+  defineCommand(['invoicesService'], {
     noun: 'invoice',
     verb: 'show',
     summary: 'One invoice with its transactions.',
     flags: { project: ulidFlag('Project'), id: ulidFlag('Invoice') },
-    run: async ({ flags, cradle }) => ({ invoice: await cradle.invoicesService.get(String(flags['project']), String(flags['id'])) }),
-  },
-  {
+    run: async ({ flags, deps }) => ({ invoice: await deps.invoicesService.get(String(flags['project']), String(flags['id'])) }),
+  }),
+  defineCommand(['tenancyProjects', 'invoicesExporter'], {
     noun: 'invoice',
     verb: 'export',
     summary: "Export a project's invoices created in a range, with their transactions, for accounting (CSV or JSON, streamed).",
@@ -119,9 +119,9 @@ export const invoicesCommands: CliCommand[] = [
       'usd_rate_at_payment (the cached rate when the invoice first reached a paid status) and received_usd_at_payment (rounded half-up to 8 decimals). ' +
       'Streams page by page in constant memory; on a terminal a progress line goes to stderr. Logs go to stderr.',
     ownsStdout: true,
-    run: async ({ flags, cradle }) => {
+    run: async ({ flags, deps }) => {
       const projectId = String(flags['project']);
-      await cradle.tenancyProjects.get(projectId);
+      await deps.tenancyProjects.get(projectId);
       const from = parseInstant(String(flags['from']), 'from', 'start');
       const to = parseInstant(String(flags['to']), 'to', 'end');
       const output = typeof flags['output'] === 'string' ? flags['output'] : undefined;
@@ -145,7 +145,7 @@ export const invoicesCommands: CliCommand[] = [
         count = n;
         if (tty && n % 1000 === 0) process.stderr.write(`\rexported ${n} invoices`);
       };
-      for await (const piece of exportDocument(cradle.invoicesExporter.invoices({ projectId, from, to }), flags['format'] === 'csv' ? 'csv' : 'json', progress)) await write(piece);
+      for await (const piece of exportDocument(deps.invoicesExporter.invoices({ projectId, from, to }), flags['format'] === 'csv' ? 'csv' : 'json', progress)) await write(piece);
       if (tty) process.stderr.write(`\rexported ${count} invoices\n`);
       if (file) {
         file.end();
@@ -153,12 +153,12 @@ export const invoicesCommands: CliCommand[] = [
       }
       return { exported: count };
     },
-  },
-  {
+  }),
+  defineCommand(['invoicesService'], {
     noun: 'invoice',
     verb: 'cancel',
     summary: 'Cancel a pending or detected invoice (releases its address into cooldown). Audited as the operator.',
     flags: { project: ulidFlag('Project'), id: ulidFlag('Invoice') },
-    run: async ({ flags, cradle }) => ({ invoice: await cradle.invoicesService.cancel(String(flags['project']), String(flags['id']), CLI_ACTOR) }),
-  },
+    run: async ({ flags, deps }) => ({ invoice: await deps.invoicesService.cancel(String(flags['project']), String(flags['id']), CLI_ACTOR) }),
+  }),
 ];

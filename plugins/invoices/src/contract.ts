@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { InvoicesConfig } from './config.js';
 import type { InvoiceLifecycle } from './lifecycle/invoice-lifecycle.js';
 import type { LifecycleStore } from './lifecycle/lifecycle-store.js';
@@ -36,6 +37,12 @@ declare module '@gw/kernel' {
     readonly invoicesAttribution: OrphanAttribution;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesPolicies', 'invoicesLifecycle', 'invoicesAttribution', 'invoicesActivity', 'invoicesExporter'];
 
 export { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 export { CANCELLABLE_STATUSES, PAID_STATUSES, STATUS_TRAITS, type StatusTraits, statusesWhere, TERMINAL_STATUSES, WAITING_STATUSES } from './lifecycle/status-traits.js';

@@ -1,4 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { INVOICES_EXPORTS } from './contract.js';
 import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Checkout } from '../migrations/0003_checkout.js';
@@ -30,6 +31,7 @@ import { invoicesJobs } from './jobs.js';
 export const invoicesPlugin = definePlugin({
   id: 'invoices',
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates'],
+  exports: INVOICES_EXPORTS,
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
   migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate, m0005PaidIndex],

@@ -1,4 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { MCP_EXPORTS } from './contract.js';
 import { mcpCommands } from './cli.js';
 import { McpConfigSchema } from './config.js';
 import { mcpErrors } from './errors.js';
@@ -15,6 +16,7 @@ import { McpToolbox } from './services/mcp-toolbox.js';
 export const mcpPlugin = definePlugin({
   id: 'mcp',
   dependsOn: ['tenancy', 'oauth'],
+  exports: MCP_EXPORTS,
   config: McpConfigSchema,
   errors: [mcpErrors],
   register: ({ config, logger }) => ({

@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { OAuthConfig } from './config.js';
 import type { AuthorizationService } from './services/authorization-service.js';
 import type { ClientDocumentFetcher } from './services/client-document-fetcher.js';
@@ -26,6 +27,12 @@ declare module '@gw/kernel' {
     readonly oauthTokens: TokenService;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const OAUTH_EXPORTS: readonly ServiceName[] = ['oauthConfig', 'oauthUrls', 'oauthSignIn', 'oauthTokens'];
 
 export { oauthErrors } from './errors.js';
 export { MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';

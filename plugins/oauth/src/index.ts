@@ -1,4 +1,5 @@
 import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
+import { OAUTH_EXPORTS } from './contract.js';
 import { m0001OAuth } from '../migrations/0001_oauth.js';
 import { m0002DocumentFailures } from '../migrations/0002_document_failures.js';
 import { m0003ChallengeBinding } from '../migrations/0003_challenge_binding.js';
@@ -26,6 +27,7 @@ import { sealAad, TokenService } from './services/token-service.js';
 export const oauthPlugin = definePlugin({
   id: 'oauth',
   dependsOn: ['tenancy'],
+  exports: OAUTH_EXPORTS,
   config: OAuthConfigSchema,
   errors: [oauthErrors],
   migrations: [m0001OAuth, m0002DocumentFailures, m0003ChallengeBinding, m0004WrongCodeCap],

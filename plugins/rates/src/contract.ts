@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { PriceCatalogue } from './assets.js';
 import type { RatesConfig } from './config.js';
 import type { RatesFetchCounter } from './metrics.js';
@@ -18,6 +19,12 @@ declare module '@gw/kernel' {
     readonly ratesCatalogue: PriceCatalogue;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const RATES_EXPORTS: readonly ServiceName[] = ['ratesService'];
 
 export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';
 export type { RateQuote, RateService } from './services/rate-service.js';

@@ -1,4 +1,5 @@
 import { PriceCatalogue } from './assets.js';
+import { RATES_EXPORTS } from './contract.js';
 import { ratesReadiness } from './readiness.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Rates } from '../migrations/0001_rates.js';
@@ -16,6 +17,7 @@ import { RateService } from './services/rate-service.js';
  */
 export const ratesPlugin = definePlugin({
   id: 'rates',
+  exports: RATES_EXPORTS,
   config: RatesConfigSchema,
   migrations: [m0001Rates],
   register: ({ config }) => ({

@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { SandboxConfig } from './config.js';
 import type { SandboxChain } from './services/sandbox-chain.js';
 import type { SandboxInvoices } from './services/sandbox-invoices.js';
@@ -19,6 +20,12 @@ declare module '@gw/kernel' {
     readonly sandboxChain: SandboxChain;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const SANDBOX_EXPORTS: readonly ServiceName[] = ['sandboxProjects', 'sandboxInvoices', 'sandboxSimulator'];
 
 export type { SimulationInput } from './services/simulator.js';
 

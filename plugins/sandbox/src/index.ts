@@ -1,4 +1,5 @@
 import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { SANDBOX_EXPORTS } from './contract.js';
 import { sandboxCommands } from './cli.js';
 import { SandboxConfigSchema } from './config.js';
 import { sandboxErrors } from './errors.js';
@@ -18,6 +19,7 @@ import { SandboxChain } from './services/sandbox-chain.js';
 export const sandboxPlugin = definePlugin({
   id: 'sandbox',
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'rates', 'invoices', 'webhooks'],
+  exports: SANDBOX_EXPORTS,
   config: SandboxConfigSchema,
   errors: [sandboxErrors],
   register: ({ config }) => ({

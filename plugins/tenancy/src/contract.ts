@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { ApiKeyService } from './services/api-key-service.js';
 import type { OperatorService } from './services/operator-service.js';
 import type { PatService } from './services/pat-service.js';
@@ -21,6 +22,12 @@ declare module '@gw/kernel' {
     readonly tenancySignedAnswers: SignedAnswerStore;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const TENANCY_EXPORTS: readonly ServiceName[] = ['tenancyOperators', 'tenancyProjects', 'tenancyApiKeys', 'tenancyPats', 'tenancyUsers'];
 
 export { tenancyErrors } from './errors.js';
 export type { ApiKeyService, IssuedSecret } from './services/api-key-service.js';

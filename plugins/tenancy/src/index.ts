@@ -1,4 +1,5 @@
 import { definePlugin, service, withDeps } from '@gw/kernel';
+import { TENANCY_EXPORTS } from './contract.js';
 import { m0001Tenancy } from '../migrations/0001_tenancy.js';
 import { m0002RequestSignatures } from '../migrations/0002_request_signatures.js';
 import { m0003UserRoles } from '../migrations/0003_user_roles.js';
@@ -23,6 +24,7 @@ import { UserService } from './services/user-service.js';
  */
 export const tenancyPlugin = definePlugin({
   id: 'tenancy',
+  exports: TENANCY_EXPORTS,
   errors: [tenancyErrors],
   migrations: [m0001Tenancy, m0002RequestSignatures, m0003UserRoles, m0004UsersPerOperator, m0005SignedAnswers],
   // API secrets, sealed with their row id as associated data (a master-key rotation re-seals them).

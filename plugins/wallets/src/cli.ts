@@ -1,4 +1,4 @@
-import { CLI_ACTOR, isUlid } from '@gw/kernel';
+import { CLI_ACTOR, defineCommand, isUlid } from '@gw/kernel';
 import type { CliCommand, CliFlag, NetworkKind } from '@gw/kernel';
 import { PREVIEW_MAX_COUNT, previewWallet } from './services/wallet-preview.js';
 
@@ -19,7 +19,7 @@ const xpubFlag: CliFlag = {
 
 /** Operator CLI commands of the wallets plugin. */
 export const walletsCommands: CliCommand[] = [
-  {
+  defineCommand(['chains'], {
     noun: 'wallet',
     verb: 'preview',
     summary: 'Derive the first N receive addresses of a key (index, path, address) to compare with the wallet software.',
@@ -34,15 +34,15 @@ export const walletsCommands: CliCommand[] = [
         validate: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= PREVIEW_MAX_COUNT ? undefined : `must be an integer from 1 to ${PREVIEW_MAX_COUNT}`),
       },
     },
-    run: async ({ flags, cradle }) =>
-      previewWallet(cradle.chains, {
+    run: async ({ flags, deps }) =>
+      previewWallet(deps.chains, {
         chain: String(flags['chain']),
         xpub: String(flags['xpub']),
         network: (flags['network'] ?? 'mainnet') as NetworkKind,
         count: flags['count'] === undefined ? 10 : Number(flags['count']),
       }),
-  },
-  {
+  }),
+  defineCommand(['walletsWallets'], {
     noun: 'wallet',
     verb: 'register',
     summary: "Bind an account key to a project's chain (pending) and print the ownership challenge to sign with receive index 0.",
@@ -56,13 +56,13 @@ export const walletsCommands: CliCommand[] = [
       'Sign challenge.message with the key of challenge.sign_with_address (BTC: BIP-322 or BIP-137; EVM: personal_sign; ' +
       'TRON: signMessageV2; Cardano: CIP-30 signData JSON {signature,key}; TON: TON Connect signData JSON), then run "wallet verify". ' +
       'The challenge expires after 24 hours; registering again issues a fresh one.',
-    run: async ({ flags, cradle }) =>
-      cradle.walletsWallets.register(
+    run: async ({ flags, deps }) =>
+      deps.walletsWallets.register(
         { projectId: String(flags['project']), chain: String(flags['chain']), xpub: String(flags['xpub']), replace: flags['replace'] === true },
         CLI_ACTOR,
       ),
-  },
-  {
+  }),
+  defineCommand(['walletsWallets'], {
     noun: 'wallet',
     verb: 'verify',
     summary: 'Complete the ownership challenge with the signature made by receive index 0.',
@@ -71,15 +71,15 @@ export const walletsCommands: CliCommand[] = [
       chain: chainFlag,
       signature: { type: 'string', required: true, description: "The signature in the chain's standard format (see wallet register --help)." },
     },
-    run: async ({ flags, cradle }) => ({
-      wallet: await cradle.walletsWallets.verify({ projectId: String(flags['project']), chain: String(flags['chain']), signature: String(flags['signature']) }, CLI_ACTOR),
+    run: async ({ flags, deps }) => ({
+      wallet: await deps.walletsWallets.verify({ projectId: String(flags['project']), chain: String(flags['chain']), signature: String(flags['signature']) }, CLI_ACTOR),
     }),
-  },
-  {
+  }),
+  defineCommand(['walletsWallets'], {
     noun: 'wallet',
     verb: 'list',
     summary: "List a project's wallet bindings and their verification state.",
     flags: { project: projectFlag },
-    run: async ({ flags, cradle }) => cradle.walletsWallets.list(String(flags['project'])),
-  },
+    run: async ({ flags, deps }) => deps.walletsWallets.list(String(flags['project'])),
+  }),
 ];

@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { WalletsConfig, WalletService } from './services/wallet-service.js';
 
 declare module '@gw/kernel' {
@@ -12,6 +13,12 @@ declare module '@gw/kernel' {
     readonly walletsConfig: WalletsConfig;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const WALLETS_EXPORTS: readonly ServiceName[] = ['walletsWallets'];
 
 export { type CurrentBinding, type VerifiedWallet, WALLET_VERIFIED_CHANNEL, type WalletService, type WalletVerifiedNotice } from './services/wallet-service.js';
 export { previewWallet } from './services/wallet-preview.js';

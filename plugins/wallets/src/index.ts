@@ -1,4 +1,5 @@
 import { walletsReadiness } from './readiness.js';
+import { WALLETS_EXPORTS } from './contract.js';
 import { definePlugin, service, serviceValue } from '@gw/kernel';
 import Type from 'typebox';
 import { m0001Wallets } from '../migrations/0001_wallets.js';
@@ -24,6 +25,7 @@ export const WalletsConfigSchema = Type.Object(
 export const walletsPlugin = definePlugin({
   id: 'wallets',
   dependsOn: ['tenancy'],
+  exports: WALLETS_EXPORTS,
   config: WalletsConfigSchema,
   errors: [walletsErrors],
   migrations: [m0001Wallets, m0002BindingOrigin],

@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { WatchersConfig } from './config.js';
 import type { WatcherMetrics } from './metrics.js';
 import type { ChainScanner } from './services/chain-scanner.js';
@@ -31,4 +32,10 @@ declare module '@gw/kernel' {
     readonly watchersStatus: WatcherStatusReads;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const WATCHERS_EXPORTS: readonly ServiceName[] = ['watchersOrphans', 'watchersStatus'];
 

@@ -1,4 +1,5 @@
 import { watchersReadiness } from './readiness.js';
+import { WATCHERS_EXPORTS } from './contract.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
@@ -26,6 +27,7 @@ import { WatcherStatusReads } from './services/watcher-status.js';
 export const watchersPlugin = definePlugin({
   id: 'watchers',
   dependsOn: ['tenancy', 'wallets', 'address-pool', 'invoices', 'webhooks'],
+  exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
   migrations: [m0001Watchers, m0002Lifecycle, m0003Dust],

@@ -1,10 +1,10 @@
-import { CLI_ACTOR, type CliCommand, INVOICE_EVENT_TYPES, type InvoiceEventType, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
+import { CLI_ACTOR, type CliCommand, defineCommand, INVOICE_EVENT_TYPES, type InvoiceEventType, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 import { nominalSchedule } from './services/retry-schedule.js';
 
 /** Operator CLI: the delivery log, one event, resends and the retry schedule. */
 export const webhooksCommands: CliCommand[] = [
-  {
+  defineCommand(['tenancyProjects', 'webhooksEventLog'], {
     noun: 'webhook',
     verb: 'list',
     summary: "A project's webhook events with their attempts, newest first (the REST delivery log, for operators).",
@@ -16,9 +16,9 @@ export const webhooksCommands: CliCommand[] = [
       limit: PAGE_LIMIT_FLAG,
       cursor: ulidFlag('Cursor', { required: false, description: 'next_cursor of the previous page (ULID).' }),
     },
-    run: async ({ flags, cradle }) => {
-      await cradle.tenancyProjects.get(String(flags['project']));
-      return cradle.webhooksEventLog.list(String(flags['project']), {
+    run: async ({ flags, deps }) => {
+      await deps.tenancyProjects.get(String(flags['project']));
+      return deps.webhooksEventLog.list(String(flags['project']), {
         limit: flags['limit'] ? Number(flags['limit']) : 50,
         status: flags['status'] as DeliveryStatus | undefined,
         event_type: flags['event-type'] as InvoiceEventType | undefined,
@@ -26,42 +26,42 @@ export const webhooksCommands: CliCommand[] = [
         cursor: flags['cursor'] as string | undefined,
       });
     },
-  },
-  {
+  }),
+  defineCommand(['webhooksEventLog'], {
     noun: 'webhook',
     verb: 'show',
     summary: 'One webhook event: envelope, status, target and every attempt.',
     flags: { project: ulidFlag('Project'), event: ulidFlag('Event') },
-    run: async ({ flags, cradle }) => ({ event: await cradle.webhooksEventLog.get(String(flags['project']), String(flags['event'])) }),
-  },
-  {
+    run: async ({ flags, deps }) => ({ event: await deps.webhooksEventLog.get(String(flags['project']), String(flags['event'])) }),
+  }),
+  defineCommand(['webhooksEventLog'], {
     noun: 'webhook',
     verb: 'resend',
     summary: 'Resend an event as a new event to the target resolved now (the original stays as it is). Audited as the operator.',
     flags: { project: ulidFlag('Project'), event: ulidFlag('Event') },
-    run: async ({ flags, cradle }) => ({ resend: await cradle.webhooksEventLog.resend(String(flags['project']), String(flags['event']), CLI_ACTOR) }),
-  },
-  {
+    run: async ({ flags, deps }) => ({ resend: await deps.webhooksEventLog.resend(String(flags['project']), String(flags['event']), CLI_ACTOR) }),
+  }),
+  defineCommand(['webhooksTestEvents'], {
     noun: 'webhook',
     verb: 'test',
     summary: "Send a signed webhook.test event to the project's default webhook URL now and show the answer (not queued, not retried; audited).",
     flags: { project: ulidFlag('Project') },
-    run: async ({ flags, cradle }) => ({ test: await cradle.webhooksTestEvents.send(String(flags['project']), CLI_ACTOR) }),
-  },
-  {
+    run: async ({ flags, deps }) => ({ test: await deps.webhooksTestEvents.send(String(flags['project']), CLI_ACTOR) }),
+  }),
+  defineCommand(['webhooksConfig'], {
     noun: 'webhook',
     verb: 'schedule',
     summary: 'The retry schedule of this deployment: delay before each retry, before jitter.',
     flags: {},
-    run: async ({ cradle }) => {
-      const delays = nominalSchedule(cradle.webhooksConfig);
+    run: async ({ deps }) => {
+      const delays = nominalSchedule(deps.webhooksConfig);
       return {
-        attempts: cradle.webhooksConfig.maxAttempts,
-        timeout_ms: cradle.webhooksConfig.timeoutMs,
-        jitter: cradle.webhooksConfig.retryJitter,
+        attempts: deps.webhooksConfig.maxAttempts,
+        timeout_ms: deps.webhooksConfig.timeoutMs,
+        jitter: deps.webhooksConfig.retryJitter,
         delays_seconds: delays,
         total_seconds: delays.reduce((a, b) => a + b, 0),
       };
     },
-  },
+  }),
 ];

@@ -4,6 +4,7 @@
  * Services are exported as types: other plugins receive them from the container, declared
  * with `withDeps`/`service`, and never construct them.
  */
+import type { ServiceName } from '@gw/kernel';
 import type { WebhooksConfig } from './config.js';
 import type { WebhookMetrics } from './metrics.js';
 import type { DeliveryWorker } from './services/delivery-worker.js';
@@ -30,6 +31,12 @@ declare module '@gw/kernel' {
     readonly webhooksTestEvents: WebhookTestEvents;
   }
 }
+
+/**
+ * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
+ * start-up refuses another plugin's declaration of one.
+ */
+export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksConfig', 'webhooksEventLog', 'webhooksEventStream', 'webhooksHealth', 'webhooksTestEvents'];
 
 export { retryWebhookTool } from './mcp-tools.js';
 export { STREAM_DESCRIPTION } from './routes.js';

@@ -1,4 +1,5 @@
 import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
+import { WEBHOOKS_EXPORTS } from './contract.js';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
 import { m0003MetricsIndexes } from '../migrations/0003_metrics_indexes.js';
@@ -26,6 +27,7 @@ import { WebhookTestEvents } from './services/test-event.js';
 export const webhooksPlugin = definePlugin({
   id: 'webhooks',
   dependsOn: ['tenancy', 'invoices'],
+  exports: WEBHOOKS_EXPORTS,
   config: WebhooksConfigSchema,
   errors: [webhooksErrors],
   migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes],
