@@ -32,7 +32,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const OAUTH_EXPORTS: readonly ServiceName[] = ['oauthConfig', 'oauthUrls', 'oauthSignIn', 'oauthTokens'];
+export const OAUTH_EXPORTS: readonly ServiceName[] = ['oauthConfig', 'oauthUrls', 'oauthSignIn', 'oauthTokens', 'oauthMailer'];
 
 export { oauthErrors } from './errors.js';
 export { MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';
