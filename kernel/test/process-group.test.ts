@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -36,11 +36,14 @@ test('spawnGroup: stop() lets a program finish on SIGTERM after its wrapper is g
   const dir = mkdtempSync(join(tmpdir(), 'gw-group-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'state');
-  // The program takes 300 ms after SIGTERM to write its file; the shell wrapper dies at once.
-  const code = `process.on("SIGTERM", () => setTimeout(() => { require("fs").writeFileSync(${JSON.stringify(file)}, "written"); process.exit(0); }, 300)); setInterval(() => {}, 1000);`;
+  const ready = join(dir, 'ready');
+  // The program takes 300 ms after SIGTERM to write its file; the shell wrapper dies at once. It
+  // says when its handler is in place: a SIGTERM before that (a slow start on a loaded machine)
+  // would kill it unhandled and test nothing of stop().
+  const code = `process.on("SIGTERM", () => setTimeout(() => { require("fs").writeFileSync(${JSON.stringify(file)}, "written"); process.exit(0); }, 300)); require("fs").writeFileSync(${JSON.stringify(ready)}, ""); setInterval(() => {}, 1000);`;
   const group = spawnGroup('sh', ['-c', `'${process.execPath}' -e '${code}' & wait`], { stdio: 'ignore' });
   const pgid = group.child.pid!;
-  await waitFor(async () => membersOf(pgid).length === 2, 5000, 'the wrapper and its program');
+  await waitFor(async () => membersOf(pgid).length === 2 && existsSync(ready), 30_000, 'the wrapper and its program, its handler in place');
   await group.stop(5000);
   t.deepEqual(membersOf(pgid), [], 'every member gone when stop() resolves');
   t.is(readFileSync(file, 'utf8'), 'written');
