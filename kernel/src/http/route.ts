@@ -81,7 +81,8 @@ export interface RouteDefinition<
    * A write whose repetition is harmless by design (idempotent on `external_id`): the same signed
    * request may be sent again within the signature window (a retry after a lost answer gets the
    * first answer). Every other write (POST, PUT, PATCH, DELETE) is single-use: a replay of its
-   * signed request is 401 `signature_invalid` (docs/decisions.md).
+   * signed request is 401 `signature_invalid` (docs/decisions.md). It also makes the operation
+   * safe to retry ({@link isRetrySafe}).
    */
   readonly idempotent?: boolean;
   readonly access?: RouteAccess;
@@ -96,6 +97,16 @@ export interface RouteDefinition<
   /** Error codes this route may return beyond the authentication errors, for documentation. */
   readonly errors?: readonly string[];
   readonly handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<RouteResult>;
+}
+
+/**
+ * Whether a client may send the operation again, newly signed, after a lost answer, a dropped
+ * connection, a 429 or a 503 without risking a second effect: every read, and the writes that are
+ * idempotent by design. The OpenAPI document states it per operation as `x-retry-safe`, and the
+ * SDK generators read it from there.
+ */
+export function isRetrySafe(route: Pick<RouteDefinition, 'method' | 'idempotent'>): boolean {
+  return route.method === 'GET' || route.idempotent === true;
 }
 
 /** Declares a route with inferred handler input types. */

@@ -38,3 +38,24 @@ OPERATIONS = {
     "deleteSandboxByProjectId": ("DELETE", "/api/v1/sandbox/{projectId}", ("projectId",), ()),
     "getSandboxByProjectIdWallets": ("GET", "/api/v1/sandbox/{projectId}/wallets", ("projectId",), ()),
 }
+
+
+#: Operations that may be sent again, newly signed, after a lost answer, a 429 or a 503 (the document's x-retry-safe).
+RETRY_SAFE = frozenset({
+    "getProject",
+    "getWallets",
+    "getInvoices",
+    "postInvoices",
+    "getInvoicesById",
+    "getWebhooksStream",
+    "getWebhooksEvents",
+    "getWebhooksEventsByEventId",
+    "getOrphanPayments",
+    "getSandboxInvoices",
+    "postSandboxInvoices",
+    "getSandboxInvoicesById",
+    "getSandboxWebhooksStream",
+    "getSandboxWebhooksEvents",
+    "getSandboxWebhooksEventsByEventId",
+    "getSandboxByProjectIdWallets",
+})
