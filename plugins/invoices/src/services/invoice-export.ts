@@ -1,4 +1,4 @@
-import { fromBaseUnits, groupBy, scaledDecimal, sql, sqlQuery, type ChainRegistry } from '@gw/kernel';
+import { fixedFromBaseUnits, fromBaseUnits, groupBy, sql, sqlQuery, unitsTimesRate, type ChainRegistry } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** One exported invoice with its transactions; every amount an exact decimal string. */
@@ -137,7 +137,7 @@ export class InvoiceExporter {
       received_crypto: fromBaseUnits(received, decimals),
       usd_rate_at_payment: row.paid_usd_rate,
       usd_rate_source_at_payment: row.paid_rate_source,
-      received_usd_at_payment: row.paid_usd_rate === null ? null : multiplyDecimal(received, decimals, row.paid_usd_rate, 8),
+      received_usd_at_payment: row.paid_usd_rate === null ? null : fixedFromBaseUnits(unitsTimesRate(received, decimals, row.paid_usd_rate, 8), 8),
       transactions: transactions.map((t) => ({
         tx_hash: t.tx_hash,
         output_index: t.output_index,
@@ -150,25 +150,6 @@ export class InvoiceExporter {
       })),
     };
   }
-}
-
-/**
- * `units / 10^decimals × rate`, exactly, rounded half-up to `places` decimals, as a plain decimal
- * string with exactly `places` decimals (bigint arithmetic; `rate` a plain non-negative decimal).
- */
-export function multiplyDecimal(units: bigint, decimals: number, rate: string, places: number): string {
-  const price = scaledDecimal(rate);
-  const product = units * price.digits;
-  const scale = decimals + price.scale;
-  let scaled: bigint;
-  if (scale > places) {
-    const divisor = 10n ** BigInt(scale - places);
-    scaled = (product + divisor / 2n) / divisor;
-  } else {
-    scaled = product * 10n ** BigInt(places - scale);
-  }
-  const text = scaled.toString().padStart(places + 1, '0');
-  return places === 0 ? text : `${text.slice(0, -places)}.${text.slice(-places)}`;
 }
 
 /** The CSV columns: one line per transaction, or one per invoice without transactions. */
