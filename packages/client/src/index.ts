@@ -19,6 +19,7 @@ export {
   verifyWebhook,
   type VerifyWebhookInput,
   type WebhookEnvelope,
+  type WebhookEventData,
   type WebhookEventType,
   type WebhookVerifyFailure,
   type WebhookVerifyResult,
