@@ -1,4 +1,4 @@
-import { fixedFromBaseUnits, fromBaseUnits, groupBy, sql, sqlQuery, unitsTimesRate, type ChainRegistry } from '@gw/kernel';
+import { fixedFromBaseUnits, fromBaseUnits, groupBy, sql, sqlQuery, unitsTimesRate, withUnitsColumns, type ChainRegistry } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** One exported invoice with its transactions; every amount an exact decimal string. */
@@ -69,7 +69,7 @@ interface TransactionRow {
   invoice_id: string;
   tx_hash: string;
   output_index: number;
-  amount_units: string;
+  amount_units: bigint;
   status: string;
   confirmations: number;
   block_height: string | null;
@@ -103,11 +103,13 @@ export class InvoiceExporter {
              limit ${pageSize}`,
       );
       if (rows.length === 0) return;
-      const transactions = await sqlQuery<TransactionRow>(
-        this.deps.db,
-        sql`select invoice_id, tx_hash, output_index, amount_units::text as amount_units, status, confirmations, block_height::text as block_height, detected_at, confirmed_at
-              from invoices_transactions where invoice_id = any(${rows.map((r) => r.id)}::text[]) order by detected_at, id`,
-      );
+      const transactions = (
+        await sqlQuery<object>(
+          this.deps.db,
+          sql`select invoice_id, tx_hash, output_index, amount_units::text as amount_units, status, confirmations, block_height::text as block_height, detected_at, confirmed_at
+                from invoices_transactions where invoice_id = any(${rows.map((r) => r.id)}::text[]) order by detected_at, id`,
+        )
+      ).map((row) => withUnitsColumns<TransactionRow>(row, ['amount_units']));
       const byInvoice = groupBy(transactions, (t) => t.invoice_id);
       for (const row of rows) yield this.exported(row, byInvoice.get(row.id) ?? []);
       if (rows.length < pageSize) return;
@@ -118,7 +120,7 @@ export class InvoiceExporter {
 
   private exported(row: InvoiceRow, transactions: readonly TransactionRow[]): ExportedInvoice {
     const decimals = this.deps.chains.storedCoin(row.coin).decimals;
-    const received = transactions.filter((t) => t.status === 'confirmed').reduce((sum, t) => sum + BigInt(t.amount_units), 0n);
+    const received = transactions.filter((t) => t.status === 'confirmed').reduce((sum, t) => sum + t.amount_units, 0n);
     return {
       invoice_id: row.id,
       external_id: row.external_id,
@@ -141,7 +143,7 @@ export class InvoiceExporter {
       transactions: transactions.map((t) => ({
         tx_hash: t.tx_hash,
         output_index: t.output_index,
-        amount_crypto: fromBaseUnits(BigInt(t.amount_units), decimals),
+        amount_crypto: fromBaseUnits(t.amount_units, decimals),
         status: t.status,
         confirmations: t.confirmations,
         block_height: t.block_height,
