@@ -1,8 +1,11 @@
 /**
  * The generators take retry safety from the document's `x-retry-safe`, not from the method: a
- * document that marks a POST safe and a GET unsafe gets exactly that in both SDKs' tables.
+ * document that marks a POST safe and a GET unsafe gets exactly that in both SDKs' tables. And the
+ * committed tables are this build's, so the suite itself catches a stale Python or TS table.
  */
 import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { documentOfThisBuild } from '../../../scripts/openapi-document.ts';
 import { renderOperations, renderPythonOperations } from '../scripts/render-operations.ts';
 
 const signed = [{ signedProjectId: [], signedTimestamp: [], signedSignature: [] }];
@@ -34,4 +37,11 @@ test('the Python table lists exactly the operations with x-retry-safe true', (t)
 test('an operation without x-retry-safe is refused, not read as unsafe', (t) => {
   t.throws(() => renderOperations(document()), { message: 'POST /api/v1/things has no boolean x-retry-safe' });
   t.throws(() => renderPythonOperations(document()), { message: 'POST /api/v1/things has no boolean x-retry-safe' });
+});
+
+test('the committed TypeScript and Python tables are those of this build\'s document (what --check checks)', (t) => {
+  const document = documentOfThisBuild();
+  const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+  t.is(committed('client/src/generated/operations.ts'), renderOperations(document), 'run pnpm client:generate');
+  t.is(committed('python/gateway_client/_operations.py'), renderPythonOperations(document), 'run pnpm client:generate');
 });
