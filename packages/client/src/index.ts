@@ -11,8 +11,12 @@ export { signRequest, signingString, signingTarget, type SignRequestInput, type 
 export { parseRetryAfter, type TransportOptions } from './transport.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_ATTEMPT_HEADER,
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
   SIGNATURE_HEADER,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_USER_AGENT,
   constructWebhookEvent,
   parseSignatureHeader,
   signWebhook,

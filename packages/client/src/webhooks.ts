@@ -10,9 +10,13 @@ import { concatBytes, hmacSha256Hex, utf8Encoder } from './web-crypto.js';
 
 export {
   DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_ATTEMPT_HEADER,
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
   parseSignatureHeader,
   SIGNATURE_HEADER,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_USER_AGENT,
   type WebhookEnvelope,
   type WebhookEventData,
   type WebhookEventType,
