@@ -11,7 +11,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook } from '@gw/client';
+import { SIGNATURE_HEADER, verifyWebhook, type WebhookEnvelope } from '@gw/client';
 
 const secret = process.env['API_SECRET'];
 if (!secret) throw new Error('API_SECRET is required');
@@ -22,13 +22,13 @@ const server = createServer((req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', async () => {
     const rawBody = Buffer.concat(chunks);
-    const verified = await verifyWebhook({ header: req.headers['x-service-signature'] as string | undefined, rawBody, secrets: [secret] });
+    const verified = await verifyWebhook({ header: req.headers[SIGNATURE_HEADER] as string | undefined, rawBody, secrets: [secret] });
     if (!verified.ok) {
       console.log(JSON.stringify({ rejected: verified.reason }));
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: verified.reason }));
       return;
     }
-    const envelope = JSON.parse(rawBody.toString('utf8')) as { event_id: string; event_type: string; mode: string; data: { invoice_id: string; status?: string } };
+    const envelope = JSON.parse(rawBody.toString('utf8')) as WebhookEnvelope;
     if (envelope.mode !== 'sandbox') {
       // This receiver serves sandbox traffic only (spec 6, rule 1).
       console.log(JSON.stringify({ rejected: `mode ${envelope.mode}` }));

@@ -395,3 +395,20 @@ test('a document with unusual schemas still validates', async (t) => {
   t.false('2XX' in op['responses']);
   t.deepEqual(op['responses']['401'].content['application/json'].schema.allOf[1].properties.error_code.enum, ['auth_invalid']);
 });
+
+test('every operation says whether a client may retry it with a new signature: reads and idempotent writes only', (t) => {
+  const doc = buildOpenApiDocument({
+    routes: [
+      route({ method: 'GET', path: '/api/v1/x' }),
+      route({ method: 'POST', path: '/api/v1/x', idempotent: true }),
+      route({ method: 'POST', path: '/api/v1/x/:id/cancel' }),
+      route({ method: 'DELETE', path: '/api/v1/x/:id' }),
+    ],
+    errorCatalogues: [],
+    version: '1',
+  });
+  const retrySafe = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method} ${path}`, (op as Record<string, unknown>)['x-retry-safe']]));
+  t.deepEqual(retrySafe, [['get /api/v1/x', true], ['post /api/v1/x', true], ['post /api/v1/x/{id}/cancel', false], ['delete /api/v1/x/{id}', false]]);
+  t.true(operation('/api/v1/probe-docs/things', 'get')['x-retry-safe']);
+  t.false(operation('/api/v1/probe-docs/things', 'post')['x-retry-safe']);
+});

@@ -3,7 +3,7 @@ import Type, { type TSchema } from 'typebox';
 import { coreErrors } from '../errors/core-errors.js';
 import { describeCatalogue, type ErrorCatalogue, type ErrorSpec } from '../errors/define-errors.js';
 import { SIGNATURE_WINDOW_SECONDS, type SignedQueryPolicy } from './request-signature.js';
-import type { RouteDefinition } from './route.js';
+import { isRetrySafe, type RouteDefinition } from './route.js';
 import { OpenApiSchemaError, SchemaComponents, toJsonSchema, type JsonSchema } from './openapi-schema.js';
 
 export { OpenApiSchemaError, type JsonSchema } from './openapi-schema.js';
@@ -16,6 +16,12 @@ export type OpenApiDocument = {
   readonly components: Record<string, Record<string, unknown>>;
   readonly [key: string]: unknown;
 };
+
+/**
+ * The operation extension saying whether a client may retry the operation with a new signature
+ * ({@link isRetrySafe}); `true` or `false` on every operation.
+ */
+export const RETRY_SAFE_EXTENSION = 'x-retry-safe';
 
 /** Any catalogue made with `defineErrors`. */
 export type AnyErrorCatalogue = ErrorCatalogue<Record<string, ErrorSpec>>;
@@ -199,6 +205,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     const description = [route.description, accessText(route)].filter(Boolean).join('\n\n');
     if (description) operation['description'] = description;
     if (route.tags && route.tags.length > 0) operation['tags'] = [...route.tags];
+    operation[RETRY_SAFE_EXTENSION] = isRetrySafe(route);
 
     if (route.auth === 'none') {
       operation['security'] = [];
@@ -407,5 +414,8 @@ function infoDescription(signedQuery: SignedQueryPolicy): string {
     '',
     '**Errors.** Every failure is `{ "error_code", "message", "request_id", "details"? }` with the status of',
     'its code; each operation lists the codes it can return. `429` and `503` carry `Retry-After`.',
+    '',
+    '**Retries.** An operation with `x-retry-safe: true` (every read, and invoice creation, idempotent on',
+    '`external_id`) may be sent again, newly signed, after a lost answer, a `429` or a `503`; others may not.',
   ].join('\n');
 }

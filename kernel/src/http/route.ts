@@ -83,7 +83,8 @@ export interface RouteDefinition<
    * signed request arriving after the first answered gets that answer without running; copies
    * running at the same moment all send the answer recorded first. Every other write (POST, PUT,
    * PATCH, DELETE) is claimed before it runs: a copy waits for the first answer and gets it without
-   * running (docs/decisions.md, "Signing forms and repeated signed requests").
+   * running (docs/decisions.md, "Signing forms and repeated signed requests"). It also makes the
+   * operation safe to retry with a new signature ({@link isRetrySafe}).
    */
   readonly idempotent?: boolean;
   /**
@@ -104,6 +105,16 @@ export interface RouteDefinition<
   /** Error codes this route may return beyond the authentication errors, for documentation. */
   readonly errors?: readonly string[];
   readonly handler: (input: RouteInput<Static<P>, Static<Q>, Static<B>>) => Promise<RouteResult>;
+}
+
+/**
+ * Whether a client may send the operation again, newly signed, after a lost answer, a dropped
+ * connection, a 429 or a 503 without risking a second effect: every read, and the writes that are
+ * idempotent by design. The OpenAPI document states it per operation as `x-retry-safe`, and the
+ * SDK generators read it from there.
+ */
+export function isRetrySafe(route: Pick<RouteDefinition, 'method' | 'idempotent'>): boolean {
+  return route.method === 'GET' || route.idempotent === true;
 }
 
 /** Declares a route with inferred handler input types. */

@@ -1,6 +1,7 @@
 import test from 'ava';
 import {
   decimalOfNumber,
+  fixedFromBaseUnits,
   fromBaseUnits,
   isPositiveDecimal,
   parsePositiveDecimal,
@@ -9,6 +10,7 @@ import {
   toBaseUnits,
   toPlainDecimal,
   UnitsError,
+  unitsTimesRate,
 } from './decimal-units.js';
 
 test('decimal strings convert to exact base units', (t) => {
@@ -121,4 +123,26 @@ test('positive decimals and scaled decimals', (t) => {
   t.deepEqual(scaledDecimal('12.50'), { digits: 1250n, scale: 2 });
   t.deepEqual(scaledDecimal('007'), { digits: 7n, scale: 0 });
   for (const bad of ['1e2', '-1', '.5', '1.', '']) t.throws(() => scaledDecimal(bad), { instanceOf: UnitsError }, bad);
+});
+
+test('unitsTimesRate is exact and rounds half-up to the places asked', (t) => {
+  const fixed = (units: bigint, decimals: number, rate: string, places: number) => fixedFromBaseUnits(unitsTimesRate(units, decimals, rate, places), places);
+  t.is(fixed(12345678900000000n, 18, '3200.5', 8), '39.51234532');
+  t.is(fixed(1n, 18, '0.5', 8), '0.00000000');
+  t.is(fixed(5n, 1, '1', 0), '1');
+  t.is(fixed(15n, 0, '0.00000001', 8), '0.00000015');
+  t.is(fixed(2n ** 100n, 6, '65000.12345678', 8), '82397445514896180341752718459.59835140');
+  // Half-up at the last place: 0.000000005 becomes 0.00000001, 0.0000000049 becomes 0.
+  t.is(unitsTimesRate(5n, 9, '1', 8), 1n);
+  t.is(unitsTimesRate(49n, 10, '1', 8), 0n);
+  t.is(fromBaseUnits(unitsTimesRate(150_000_000n, 8, '64000.5', 8), 8), '96000.75');
+  t.throws(() => unitsTimesRate(1n, 0, '1e5', 2), { instanceOf: UnitsError });
+  t.throws(() => unitsTimesRate(1n, 0, '1', -1), { instanceOf: UnitsError });
+});
+
+test('fixedFromBaseUnits keeps exactly the places asked', (t) => {
+  t.is(fixedFromBaseUnits(0n, 2), '0.00');
+  t.is(fixedFromBaseUnits(3950000000n, 8), '39.50000000');
+  t.is(fixedFromBaseUnits(7n, 0), '7');
+  t.throws(() => fixedFromBaseUnits(-1n, 2), { instanceOf: UnitsError });
 });

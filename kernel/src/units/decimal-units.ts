@@ -130,3 +130,28 @@ export function scaledDecimal(plain: string): ScaledDecimal {
   const fraction = match[2] ?? '';
   return { digits: BigInt(match[1]! + fraction), scale: fraction.length };
 }
+
+/**
+ * `units / 10^decimals × rate` (`rate` a plain decimal per whole coin, e.g. a USD price), exactly,
+ * rounded half-up to `places` fractional digits. The result counts units of `10^-places`: render it
+ * with {@link fromBaseUnits} (shortest) or {@link fixedFromBaseUnits} (exactly `places` digits).
+ * The one place where base units meet a rate, so every price shown or stored rounds alike.
+ */
+export function unitsTimesRate(units: bigint, decimals: number, rate: string, places: number): bigint {
+  assertDecimals(decimals);
+  assertDecimals(places);
+  const price = scaledDecimal(rate);
+  const product = units * price.digits;
+  const scale = decimals + price.scale;
+  if (scale <= places) return product * 10n ** BigInt(places - scale);
+  const divisor = 10n ** BigInt(scale - places);
+  return (product + divisor / 2n) / divisor;
+}
+
+/** Renders base units with exactly `decimals` fractional digits ("39.50000000", "0.00", "7"). */
+export function fixedFromBaseUnits(units: bigint, decimals: number): string {
+  assertDecimals(decimals);
+  if (units < 0n) throw new UnitsError('negative amounts are not representable');
+  const digits = units.toString().padStart(decimals + 1, '0');
+  return decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+}

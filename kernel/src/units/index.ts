@@ -1,1 +1,2 @@
 export * from './decimal-units.js';
+export * from './units-columns.js';

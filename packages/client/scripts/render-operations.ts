@@ -39,6 +39,8 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema: Schema }> };
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+  /** Whether a client may send the operation again, newly signed (kernel `isRetrySafe`). */
+  'x-retry-safe'?: boolean;
 }
 
 interface Document {
@@ -79,13 +81,24 @@ export function renderOperations(document: Document): string {
       }
       out.push('    };');
       out.push('  };');
-      table.push(`  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', params: [${params.map((p) => `'${p.name}'`).join(', ')}] },`);
+      table.push(`  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', params: [${params.map((p) => `'${p.name}'`).join(', ')}], retrySafe: ${retrySafe(op, method, path)} },`);
     }
   }
   out.push('}', '');
-  out.push('/** Method, path template and path parameter names of every operation (the runtime half of {@link Operations}). */');
-  out.push('export const OPERATIONS = {', ...table, '} as const satisfies Record<keyof Operations, { method: string; path: string; params: readonly string[] }>;', '');
+  out.push('/**');
+  out.push(' * Method, path template, path parameter names and retry safety (the document\'s `x-retry-safe`: may the');
+  out.push(' * call be sent again, newly signed, after a lost answer, a 429 or a 503) of every operation: the');
+  out.push(' * runtime half of {@link Operations}.');
+  out.push(' */');
+  out.push('export const OPERATIONS = {', ...table, '} as const satisfies Record<keyof Operations, { method: string; path: string; params: readonly string[]; retrySafe: boolean }>;', '');
   return out.join('\n');
+}
+
+/** The operation's `x-retry-safe`; a document without it is refused rather than read as "not safe". */
+function retrySafe(op: Operation, method: string, path: string): boolean {
+  const value = op['x-retry-safe'];
+  if (typeof value !== 'boolean') throw new Error(`${method.toUpperCase()} ${path} has no boolean x-retry-safe`);
+  return value;
 }
 
 function objectOfParameters(parameters: Parameter[], indent: string): string {
@@ -163,8 +176,8 @@ function doc(text: string | undefined, indent: string): string {
 }
 
 /**
- * The Python client's table: operationId → (method, path template, path parameter names, query
- * parameter names), in document order.
+ * The Python client's tables: operationId → (method, path template, path parameter names, query
+ * parameter names), in document order, and the operationIds that are safe to retry.
  */
 export function renderPythonOperations(document: Document): string {
   const out = [
@@ -174,6 +187,7 @@ export function renderPythonOperations(document: Document): string {
     '',
     'OPERATIONS = {',
   ];
+  const retrySafeIds: string[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const op = item[method] as Operation | undefined;
@@ -181,8 +195,11 @@ export function renderPythonOperations(document: Document): string {
       const names = (where: string) => (op.parameters ?? []).filter((p) => p.in === where).map((p) => JSON.stringify(p.name));
       const tuple = (items: string[]) => (items.length === 0 ? '()' : `(${items.join(', ')}${items.length === 1 ? ',' : ''})`);
       out.push(`    ${JSON.stringify(op.operationId)}: (${JSON.stringify(method.toUpperCase())}, ${JSON.stringify(path)}, ${tuple(names('path'))}, ${tuple(names('query'))}),`);
+      if (retrySafe(op, method, path)) retrySafeIds.push(op.operationId);
     }
   }
   out.push('}', '');
+  out.push('', '#: Operations that may be sent again, newly signed, after a lost answer, a 429 or a 503 (the document\'s x-retry-safe).');
+  out.push('RETRY_SAFE = frozenset({', ...retrySafeIds.map((id) => `    ${JSON.stringify(id)},`), '})', '');
   return out.join('\n');
 }

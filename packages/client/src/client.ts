@@ -10,14 +10,12 @@ import { Transport, type TransportOptions } from './transport.js';
 export type GatewayClientOptions = TransportOptions;
 
 /**
- * Operations that may be repeated without a second effect, so retried on 429, 503 and network
- * errors: every read, and invoice creation, which is idempotent on (project, `external_id`) (a
- * replay answers the existing invoice). Cancel, resend, attribution and the simulations are not.
+ * Whether an operation may be repeated without a second effect, so retried on 429, 503 and network
+ * errors: the gateway's OpenAPI document says so per operation (`x-retry-safe`: every read, and
+ * invoice creation, idempotent on (project, `external_id`)), and the generated table carries it.
  */
-const IDEMPOTENT_WRITES: ReadonlySet<OperationId> = new Set<OperationId>(['postInvoices', 'postSandboxInvoices']);
-
 export function isIdempotent(operationId: OperationId): boolean {
-  return OPERATIONS[operationId].method === 'GET' || IDEMPOTENT_WRITES.has(operationId);
+  return OPERATIONS[operationId].retrySafe;
 }
 
 type Paged = { items: readonly unknown[]; next_cursor?: string };

@@ -25,14 +25,6 @@ export async function hmacSha256Hex(secret: string, message: string | Uint8Array
   return hex;
 }
 
-/** Compares two strings in time that depends on their length only. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i += 1) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
-}
-
 /** Concatenates byte arrays. */
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

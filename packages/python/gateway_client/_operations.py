@@ -40,3 +40,26 @@ OPERATIONS = {
     "deleteSandboxByProjectId": ("DELETE", "/api/v1/sandbox/{projectId}", ("projectId",), ()),
     "getSandboxByProjectIdWallets": ("GET", "/api/v1/sandbox/{projectId}/wallets", ("projectId",), ()),
 }
+
+
+#: Operations that may be sent again, newly signed, after a lost answer, a 429 or a 503 (the document's x-retry-safe).
+RETRY_SAFE = frozenset({
+    "getProject",
+    "getWallets",
+    "getInvoices",
+    "postInvoices",
+    "getInvoicesById",
+    "getInvoicesByIdTransactions",
+    "getWebhooksStream",
+    "getWebhooksEvents",
+    "getWebhooksEventsByEventId",
+    "getOrphanPayments",
+    "getSandboxInvoices",
+    "postSandboxInvoices",
+    "getSandboxInvoicesById",
+    "getSandboxInvoicesByIdTransactions",
+    "getSandboxWebhooksStream",
+    "getSandboxWebhooksEvents",
+    "getSandboxWebhooksEventsByEventId",
+    "getSandboxByProjectIdWallets",
+})

@@ -13,18 +13,19 @@ import urllib.request
 from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 from urllib.parse import quote, urlencode
 
-from ._operations import OPERATIONS
+from ._operations import OPERATIONS, RETRY_SAFE
 from .errors import GatewayConnectionError, GatewayError
 from .signing import is_ascii_digits, sign_request
 
-#: Writes safe to repeat: invoice creation is idempotent on (project, external_id).
-IDEMPOTENT_WRITES = frozenset({"postInvoices", "postSandboxInvoices"})
 RETRYABLE_STATUSES = frozenset({429, 503})
 USER_AGENT = "gateway-client-python/0.1"
 
 
 def is_idempotent(operation_id: str) -> bool:
-    return OPERATIONS[operation_id][0] == "GET" or operation_id in IDEMPOTENT_WRITES
+    """Whether the call may be retried: the gateway's OpenAPI document says so per operation (x-retry-safe)."""
+    if operation_id not in OPERATIONS:
+        raise KeyError(operation_id)
+    return operation_id in RETRY_SAFE
 
 
 def parse_retry_after(value: Optional[str]) -> Optional[int]:

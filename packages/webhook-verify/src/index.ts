@@ -9,70 +9,28 @@
  *
  * @packageDocumentation
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { assertSecrets, assertSigningInput, checkSignatureHeader, FAILURE_RESPONSE_ERRORS, SIGNATURE_HEADER, signatureHeader, signatureVerdict, signedPrefix, type WebhookCheckInput, type WebhookEnvelope, type WebhookVerifyResult } from './contract.js';
 
-/** The request header carrying the signature (node:http lower-cases header names). */
-export const SIGNATURE_HEADER = 'x-service-signature';
-/** The request header carrying the event id, equal to the envelope's `event_id`. */
-export const EVENT_ID_HEADER = 'x-service-event-id';
-/** The request header carrying the event type, equal to the envelope's `event_type`. */
-export const EVENT_TYPE_HEADER = 'x-service-event-type';
-/** The request header carrying the 1-based delivery attempt number. */
-export const DELIVERY_ATTEMPT_HEADER = 'x-service-delivery-attempt';
-/** The `User-Agent` the gateway sends webhooks with. */
-export const WEBHOOK_USER_AGENT = 'crypto-gateway-webhooks/1';
-/** Default allowed distance, in seconds, between the signature's `t` and the receiver's clock. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
-
-/** The seven webhook event types (spec 5.2), in lifecycle order. */
-export const WEBHOOK_EVENT_TYPES = [
-  'invoice.detected',
-  'invoice.paid',
-  'invoice.overpaid',
-  'invoice.partial',
-  'invoice.expired',
-  'invoice.expired_paid_late',
-  'invoice.reverted',
-] as const;
-/** One of {@link WEBHOOK_EVENT_TYPES}. */
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** The JSON body of every webhook delivery. */
-export interface WebhookEnvelope {
-  /** ULID of the event; stable across retries of one event, fresh for a resend. Deduplicate on it. */
-  readonly event_id: string;
-  readonly event_type: WebhookEventType;
-  /** The project's kind. */
-  readonly mode: 'production' | 'testnet' | 'sandbox';
-  /** When the event was created (not when this attempt was sent), ISO 8601 UTC. */
-  readonly created_at_iso: string;
-  readonly data: {
-    readonly invoice_id: string;
-    readonly external_id: string;
-    /** The invoice status this event moved the invoice to. */
-    readonly status: string;
-    /** The invoice status before the transition. */
-    readonly previous_status: string;
-    /** The full invoice resource as `GET /api/v1/invoices/{id}` returned it when the event was created. */
-    readonly invoice: Readonly<Record<string, unknown>>;
-  };
-  /** Only on resends: the `event_id` of the event this one re-sends. */
-  readonly original_event_id?: string;
-}
-
-/** Why {@link verifyWebhook} refused a delivery; each maps to a distinct 401 body. */
-export type WebhookVerifyFailure = 'malformed_header' | 'signature_mismatch' | 'timestamp_out_of_window';
-
-/** Outcome of {@link verifyWebhook}. */
-export type WebhookVerifyResult = { readonly ok: true; readonly timestamp: number } | { readonly ok: false; readonly reason: WebhookVerifyFailure };
-
-/** The `error` value a receiver answers with (401 body `{"error": ...}`) for each failure. */
-export const FAILURE_RESPONSE_ERRORS: Readonly<Record<WebhookVerifyFailure, string>> = {
-  malformed_header: 'malformed_signature_header',
-  signature_mismatch: 'signature_mismatch',
-  timestamp_out_of_window: 'timestamp_out_of_window',
-};
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_ATTEMPT_HEADER,
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  FAILURE_RESPONSE_ERRORS,
+  parseSignatureHeader,
+  SIGNATURE_HEADER,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_USER_AGENT,
+  type ParsedSignatureHeader,
+  type WebhookCheckInput,
+  type WebhookEnvelope,
+  type WebhookEventData,
+  type WebhookEventType,
+  type WebhookVerifyFailure,
+  type WebhookVerifyResult,
+} from './contract.js';
 
 /** Input of {@link signWebhook}. */
 export interface SignWebhookInput {
@@ -98,30 +56,17 @@ export interface SignWebhookInput {
  *   non-negative safe integer.
  */
 export function signWebhook(input: SignWebhookInput): string {
-  assertSecrets(input.secrets);
-  if (!Number.isSafeInteger(input.timestamp) || input.timestamp < 0) {
-    throw new TypeError('timestamp must be a non-negative integer number of seconds');
-  }
-  const parts = [`t=${input.timestamp}`];
-  for (const secret of input.secrets) parts.push(`v1=${computeSignature(secret, input.timestamp, input.rawBody)}`);
-  return parts.join(',');
+  assertSigningInput(input);
+  return signatureHeader(input.timestamp, input.secrets.map((secret) => computeSignature(secret, input.timestamp, input.rawBody)));
 }
 
 /** Input of {@link verifyWebhook}. */
-export interface VerifyWebhookInput {
-  /** The `X-Service-Signature` header value as received (undefined when absent). */
-  readonly header: string | undefined;
+export interface VerifyWebhookInput extends WebhookCheckInput {
   /**
    * The request body exactly as received, before any JSON parsing. Prefer the Buffer: a string is
    * hashed as its UTF-8 encoding, which only equals the sent bytes when they were valid UTF-8.
    */
   readonly rawBody: string | Buffer;
-  /** The secrets this receiver accepts (during a rotation: old and new). At least one; none empty. */
-  readonly secrets: readonly string[];
-  /** The receiver's clock, unix seconds; defaults to now. */
-  readonly nowSeconds?: number;
-  /** Allowed distance between `t` and `nowSeconds`, either side; default 300. */
-  readonly toleranceSeconds?: number;
 }
 
 /**
@@ -132,7 +77,7 @@ export interface VerifyWebhookInput {
  * 2. `|nowSeconds - t| <= toleranceSeconds` (300 by default, so 300 s away is accepted and 301 s
  *    refused), else `timestamp_out_of_window`;
  * 3. some `v1` equals the HMAC of `${t}.${rawBody}` under some secret, else `signature_mismatch`.
- *    Every (secret, `v1`) pair is compared, in constant time (`timingSafeEqual`), with no early exit.
+ *    Every (secret, `v1`) pair is compared, in constant time, with no early exit.
  *
  * The receiver should answer 401 on any failure (see {@link FAILURE_RESPONSE_ERRORS}) and must
  * still deduplicate accepted deliveries on `event_id`: a signature only proves origin and
@@ -141,59 +86,10 @@ export interface VerifyWebhookInput {
  * @throws TypeError when `secrets` is empty or holds an empty string (a configuration error).
  */
 export function verifyWebhook(input: VerifyWebhookInput): WebhookVerifyResult {
-  assertSecrets(input.secrets);
-  const parsed = parseSignatureHeader(input.header);
-  if (!parsed) return { ok: false, reason: 'malformed_header' };
-  const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);
-  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!(Math.abs(now - parsed.timestamp) <= tolerance)) return { ok: false, reason: 'timestamp_out_of_window' };
-  let matched = false;
-  for (const secret of input.secrets) {
-    const expected = Buffer.from(computeSignature(secret, parsed.timestamp, input.rawBody), 'ascii');
-    for (const candidate of parsed.signatures) {
-      const given = Buffer.from(candidate, 'utf8');
-      // The length of a valid signature (64) is public; only equal lengths can match.
-      if (given.length === expected.length && timingSafeEqual(given, expected)) matched = true;
-    }
-  }
-  return matched ? { ok: true, timestamp: parsed.timestamp } : { ok: false, reason: 'signature_mismatch' };
-}
-
-/** A parsed `X-Service-Signature` header. */
-export interface ParsedSignatureHeader {
-  /** The `t` value, unix seconds. */
-  readonly timestamp: number;
-  /** Every `v1` value, in header order (not validated: a wrong one simply does not match). */
-  readonly signatures: readonly string[];
-}
-
-/**
- * Parses an `X-Service-Signature` value into its timestamp and `v1` signatures. Items are
- * comma-separated `key=value` pairs (whitespace around items is ignored); unknown keys are ignored.
- *
- * @returns undefined when the header is absent or malformed: no `t`, more than one `t`, a `t` that
- *   is not a non-negative integer, or no non-empty `v1`.
- */
-export function parseSignatureHeader(header: string | undefined): ParsedSignatureHeader | undefined {
-  if (typeof header !== 'string') return undefined;
-  let timestamp: number | undefined;
-  let timestamps = 0;
-  const signatures: string[] = [];
-  for (const item of header.split(',')) {
-    const part = item.trim();
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const key = part.slice(0, eq);
-    const value = part.slice(eq + 1);
-    if (key === 't') {
-      timestamps += 1;
-      if (/^\d{1,15}$/.test(value)) timestamp = Number(value);
-    } else if (key === 'v1' && value !== '') {
-      signatures.push(value);
-    }
-  }
-  if (timestamps !== 1 || timestamp === undefined || signatures.length === 0) return undefined;
-  return { timestamp, signatures };
+  const checked = checkSignatureHeader(input);
+  if (!checked.ok) return checked;
+  const { timestamp } = checked.header;
+  return signatureVerdict(checked.header, input.secrets.map((secret) => computeSignature(secret, timestamp, input.rawBody)));
 }
 
 /** Options of {@link createWebhookHandler}. */
@@ -289,14 +185,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): (req: Inco
 }
 
 function computeSignature(secret: string, timestamp: number, rawBody: string | Buffer): string {
-  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(rawBody).digest('hex');
-}
-
-function assertSecrets(secrets: readonly string[]): void {
-  if (!Array.isArray(secrets) || secrets.length === 0) throw new TypeError('at least one webhook secret is required');
-  for (const secret of secrets) {
-    if (typeof secret !== 'string' || secret === '') throw new TypeError('webhook secrets must be non-empty strings');
-  }
+  return createHmac('sha256', secret).update(signedPrefix(timestamp), 'utf8').update(rawBody).digest('hex');
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

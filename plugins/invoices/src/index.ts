@@ -97,4 +97,4 @@ export { InvoiceActivityReads, type InvoiceActivity, type ActivitySeries, type A
 export { partnerUrl } from './services/create-plan.js';
 export * from './schemas.js';
 export { invoiceWriteTools, type InvoiceWriteHandlers } from './mcp-tools.js';
-export { InvoiceExporter, multiplyDecimal, csvField, csvLines, CSV_COLUMNS, exportDocument, type ExportedInvoice, type ExportedTransaction } from './services/invoice-export.js';
+export { InvoiceExporter, csvField, csvLines, CSV_COLUMNS, exportDocument, type ExportedInvoice, type ExportedTransaction } from './services/invoice-export.js';

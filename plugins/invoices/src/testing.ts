@@ -38,7 +38,7 @@ export async function payInvoice(
 ): Promise<string | undefined> {
   return inTransaction(cradle, trx, async (tx) => {
     const state = await locked(cradle, tx, projectId, invoiceId);
-    const due = BigInt(state.invoice.amount_units) - liveUnits(state);
+    const due = state.invoice.amount_units - liveUnits(state);
     const confirmations = options.confirmations ?? 0;
     const { transitions } = await cradle.invoicesLifecycle.observePayments(
       tx,

@@ -9,7 +9,7 @@ import { ratesPlugin } from '@gw/plugin-rates';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { CSV_COLUMNS, invoicesPlugin, multiplyDecimal } from '../src/index.js';
+import { CSV_COLUMNS, invoicesPlugin } from '../src/index.js';
 import { confirmInvoice, payInvoice } from '../src/testing.js';
 import { ALL_CHAINS, FIXED_RATES, projectWithPools, startInvoicesKernel, type TestProject } from './helpers.js';
 
@@ -72,15 +72,6 @@ function parseCsv(text: string): string[][] {
   }
   return records;
 }
-
-test('multiplyDecimal is exact and rounds half-up to the places asked', (t) => {
-  t.is(multiplyDecimal(12345678900000000n, 18, '3200.5', 8), '39.51234532');
-  t.is(multiplyDecimal(1n, 18, '0.5', 8), '0.00000000');
-  t.is(multiplyDecimal(5n, 1, '1', 0), '1');
-  t.is(multiplyDecimal(15n, 0, '0.00000001', 8), '0.00000015');
-  t.is(multiplyDecimal(2n ** 100n, 6, '65000.12345678', 8), '82397445514896180341752718459.59835140');
-  t.throws(() => multiplyDecimal(1n, 0, '1e5', 2));
-});
 
 test('CSV: every invoice with each transaction, exact decimal amounts, USD at creation and at payment, safe quoting', async (t) => {
   const file = join(dir, 'all.csv');

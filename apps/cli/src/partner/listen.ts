@@ -7,12 +7,10 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { GatewayConnectionError, GatewayError, signWebhook, type GatewayClient } from '@gw/client';
+import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, GatewayConnectionError, GatewayError, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT, type GatewayClient } from '@gw/client';
 import { PartnerUsageError, type PartnerCredentials } from './credentials.js';
 import type { PartnerContext } from './partner-cli.js';
 
-/** The headers of a delivery (plugins/webhooks delivery-worker.ts), from @gw/webhook-verify's names. */
-const USER_AGENT = 'crypto-gateway-webhooks/1';
 const FORWARD_TIMEOUT_MS = 10_000;
 /** Pause before asking again after the gateway could not be reached (restarting, draining). */
 const UNREACHABLE_PAUSE_MS = 5_000;
@@ -89,11 +87,12 @@ async function forward(target: URL, event: StreamItem, secret: string): Promise<
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
       headers: {
         'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'x-service-signature': await signWebhook({ secrets: [secret], rawBody: event.body, timestamp: Math.floor(Date.now() / 1000) }),
-        'x-service-event-id': event.event_id,
-        'x-service-event-type': event.event_type,
-        'x-service-delivery-attempt': '1',
+        // The headers of a delivery (plugins/webhooks webhook-sender.ts), by the wire contract's names.
+        'user-agent': WEBHOOK_USER_AGENT,
+        [SIGNATURE_HEADER]: await signWebhook({ secrets: [secret], rawBody: event.body, timestamp: Math.floor(Date.now() / 1000) }),
+        [EVENT_ID_HEADER]: event.event_id,
+        [EVENT_TYPE_HEADER]: event.event_type,
+        [DELIVERY_ATTEMPT_HEADER]: '1',
       },
       body: event.body,
     });

@@ -137,7 +137,7 @@ export class InvoiceLifecycle {
           ? { kind: states.get(payment.invoiceId)!.status === 'expired' ? 'late' : 'invoice', invoiceId: payment.invoiceId }
           : { kind: 'orphan' }
         : matchPayment(
-            candidates.map((s): MatchCandidate => ({ id: s.invoice.id, status: s.status, amountUnits: BigInt(s.invoice.amount_units), paymentToken: s.invoice.payment_token, createdAt: s.invoice.created_at })),
+            candidates.map((s): MatchCandidate => ({ id: s.invoice.id, status: s.status, amountUnits: s.invoice.amount_units, paymentToken: s.invoice.payment_token, createdAt: s.invoice.created_at })),
             {
               amountUnits: payment.amountUnits,
               memo: payment.memo,

@@ -110,7 +110,7 @@ export function stateOf(invoice: Invoice, transactions: readonly InvoiceTransact
       id: tx.id,
       txHash: tx.tx_hash,
       outputIndex: tx.output_index,
-      amountUnits: BigInt(tx.amount_units),
+      amountUnits: tx.amount_units,
       confirmations: tx.confirmations,
       blockHeight: tx.block_height === null ? null : BigInt(tx.block_height),
       blockHash: tx.block_hash,
@@ -217,7 +217,7 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
   const total = live.reduce((sum, t) => sum + t.amountUnits, 0n);
   const context: FactContext = {
     liveUnits: total,
-    amountUnits: BigInt(state.invoice.amount_units),
+    amountUnits: state.invoice.amount_units,
     matchingMode: state.invoice.matching_mode,
     liveCount: live.length,
     allFinal: live.length > 0 && live.every((t) => isFinal(t, threshold)),

@@ -6,7 +6,7 @@ import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
 import type { Knex } from 'knex';
 import type { InvoiceStatus } from '../invoice-status.js';
 import { MATCH_CANDIDATE_STATUSES, PAID_STATUSES, WAITING_STATUSES } from './status-traits.js';
-import { Invoice } from '../models/invoice.js';
+import { Invoice, invoiceOfRow } from '../models/invoice.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-transaction.js';
 import { invoiceView, type InvoiceView } from '../services/invoice-view.js';
 import { MAX_AMOUNT_UNITS } from '../services/amounts.js';
@@ -64,10 +64,10 @@ export class LifecycleStore {
     if (ids.length === 0) return new Map();
     // Plain rows (no model instances): a block loads thousands, and pg already parses the jsonb columns.
     // Both statements at once (run in order on the connection): the transfers' read starts while the rows are parsed.
-    const locked = sqlQuery<Invoice>(trx, sql`select * from invoices_invoices where id = any(${ids}::text[]) order by id for update`);
+    const locked = sqlQuery<object>(trx, sql`select * from invoices_invoices where id = any(${ids}::text[]) order by id for update`);
     const transfers = transactionsByInvoice(trx, ids);
     transfers.catch(() => undefined);
-    const rows = await locked;
+    const rows = (await locked).map(invoiceOfRow);
     const transactions = await transfers;
     return new Map(rows.map((row) => [row.id, stateOf(row, transactions.get(row.id) ?? [])]));
   }
@@ -277,7 +277,7 @@ function transactionRow(state: InvoiceState, t: TransferState): InvoiceTransacti
     tx_hash: t.txHash,
     output_index: t.outputIndex,
     to_address: state.invoice.address,
-    amount_units: t.amountUnits.toString(),
+    amount_units: t.amountUnits,
     block_height: t.blockHeight === null ? null : t.blockHeight.toString(),
     block_hash: t.blockHash,
     confirmations: t.confirmations,

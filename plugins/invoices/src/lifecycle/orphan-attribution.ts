@@ -99,7 +99,7 @@ export class OrphanAttribution {
       address_released_at: now,
       derivation_path: input.derivationPath,
       verification_standard: adapter.definition.verificationStandard,
-      amount_units: units.toString(),
+      amount_units: units,
       amount_crypto: fromBaseUnits(units, coin.decimals),
       amount_usd: unitsToUsd(units, quote.rate, coin.decimals),
       rate_snapshot: storedRateSnapshot(quote),

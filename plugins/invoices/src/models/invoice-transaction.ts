@@ -1,6 +1,9 @@
-import { sql, sqlQuery, type ChainId, type CoinId } from '@gw/kernel';
+import { sql, sqlQuery, withUnitsColumns, type ChainId, type CoinId } from '@gw/kernel';
 import type { Knex } from 'knex';
-import { Model } from 'objection';
+import { Model, type Pojo } from 'objection';
+
+/** Base-units columns of `invoices_transactions`, read as bigint. */
+const UNITS_COLUMNS = ['amount_units'];
 
 /** A transfer attributed to an invoice (observed on chain, or synthetic in the sandbox). */
 export class InvoiceTransaction extends Model {
@@ -13,7 +16,7 @@ export class InvoiceTransaction extends Model {
   tx_hash!: string;
   output_index!: number;
   to_address!: string;
-  amount_units!: string;
+  amount_units!: bigint;
   block_height!: string | null;
   block_hash!: string | null;
   confirmations!: number;
@@ -22,6 +25,10 @@ export class InvoiceTransaction extends Model {
   synthetic!: boolean;
   detected_at!: Date;
   confirmed_at!: Date | null;
+
+  override $parseDatabaseJson(json: Pojo): Pojo {
+    return withUnitsColumns(super.$parseDatabaseJson(json), UNITS_COLUMNS);
+  }
 }
 
 /** The transactions of each invoice, in detection order, keyed by invoice id. */
@@ -29,8 +36,9 @@ export async function transactionsByInvoice(db: Knex | Knex.Transaction, invoice
   const byInvoice = new Map<string, InvoiceTransaction[]>();
   if (invoiceIds.length === 0) return byInvoice;
   // One array parameter: any number of ids (a list per id would stop at 65,535 bind parameters).
-  const rows = await sqlQuery<InvoiceTransaction>(db, sql`select * from invoices_transactions where invoice_id = any(${[...invoiceIds]}::text[]) order by detected_at, id`);
-  for (const row of rows) {
+  const rows = await sqlQuery<object>(db, sql`select * from invoices_transactions where invoice_id = any(${[...invoiceIds]}::text[]) order by detected_at, id`);
+  for (const read of rows) {
+    const row = withUnitsColumns<InvoiceTransaction>(read, UNITS_COLUMNS);
     const list = byInvoice.get(row.invoice_id);
     if (list) list.push(row);
     else byInvoice.set(row.invoice_id, [row]);

@@ -1,5 +1,5 @@
-import type { ChainId, CoinId, ProjectKind, VerificationStandard } from '@gw/kernel';
-import { Model } from 'objection';
+import { withUnitsColumns, type ChainId, type CoinId, type ProjectKind, type VerificationStandard } from '@gw/kernel';
+import { Model, type Pojo } from 'objection';
 import type { MatchingMode } from '../config.js';
 import type { InvoiceStatus } from '../invoice-status.js';
 
@@ -11,7 +11,13 @@ export interface StoredRateSnapshot {
   fetched_at_iso: string;
 }
 
-/** One invoice. Numeric columns come back from pg as strings. */
+/** Base-units columns of `invoices_invoices`, read as bigint. */
+const UNITS_COLUMNS = ['amount_units'];
+
+/**
+ * One invoice. Numeric columns come back from pg as strings; `amount_units` is read as bigint
+ * (`$parseDatabaseJson` for model queries, {@link invoiceOfRow} for plain SQL).
+ */
 export class Invoice extends Model {
   static override tableName = 'invoices_invoices';
   static override jsonAttributes = ['rate_snapshot', 'metadata', 'event_counts'];
@@ -28,7 +34,7 @@ export class Invoice extends Model {
   address_released_at!: Date | null;
   derivation_path!: string;
   verification_standard!: VerificationStandard;
-  amount_units!: string;
+  amount_units!: bigint;
   amount_crypto!: string;
   amount_usd!: string | null;
   rate_snapshot!: StoredRateSnapshot | null;
@@ -53,4 +59,13 @@ export class Invoice extends Model {
   paid_rate_source!: string | null;
   created_at!: Date;
   updated_at!: Date;
+
+  override $parseDatabaseJson(json: Pojo): Pojo {
+    return withUnitsColumns(super.$parseDatabaseJson(json), UNITS_COLUMNS);
+  }
+}
+
+/** An `invoices_invoices` row read with plain SQL (`select *`) as services see it. */
+export function invoiceOfRow(row: object): Invoice {
+  return withUnitsColumns(row, UNITS_COLUMNS);
 }

@@ -1,4 +1,4 @@
-import { coreErrors, decimalOfNumber, fromBaseUnits, scaledDecimal, UnitsError } from '@gw/kernel';
+import { coreErrors, decimalOfNumber, fromBaseUnits, scaledDecimal, UnitsError, unitsTimesRate } from '@gw/kernel';
 
 /** Most fractional digits accepted in `amount_usd`. */
 export const USD_MAX_DECIMALS = 8;
@@ -43,11 +43,7 @@ export function usdToUnits(usd: string, rate: string, decimals: number, paymentD
 
 /** USD worth of `units` base units at `rate` (USD per whole coin), rounded to 8 decimals (numeric(20,8)). */
 export function unitsToUsd(units: bigint, rate: string, decimals: number): string {
-  const price = scaledDecimal(rate);
-  // usd * 10^8 = units * rateDigits * 10^8 / 10^(decimals + rateScale), rounded half up
-  const numerator = units * price.digits * 10n ** BigInt(USD_MAX_DECIMALS) * 2n;
-  const denominator = 10n ** BigInt(decimals + price.scale);
-  return fromBaseUnits((numerator / denominator + 1n) / 2n, USD_MAX_DECIMALS);
+  return fromBaseUnits(unitsTimesRate(units, decimals, rate, USD_MAX_DECIMALS), USD_MAX_DECIMALS);
 }
 
 /** The largest token amount any supported chain can carry (uint256); also within numeric(78,0). */

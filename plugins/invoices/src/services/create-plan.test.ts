@@ -87,10 +87,10 @@ test('invoice row: a pending row with the allocation, the payment URI carries th
   const allocation = { addressId: '01JADDRESS0000000000000000', address: derived.address, derivationPath: derived.path, projectId: testnet.id, chain: 'ton' as const, walletId: 'w', isOverlay: false, index: 3 };
   const row = invoiceRow(item, plan, allocation as never);
   t.is(row.status, 'pending');
-  t.is(row.amount_units, '2000000000');
+  t.is(row.amount_units, 2000000000n);
   t.regex(row.payment_token, /^[0-9a-f]{16}$/);
   t.true(row.payment_uri.includes(row.payment_token), row.payment_uri);
-  t.like(createAudit(item, row, allocation as never), { action: 'invoice.create', target: `invoice:${row.id}`, details: { overlay: false } });
+  t.like(createAudit(item, row, allocation as never), { action: 'invoice.create', target: `invoice:${row.id}`, details: { overlay: false, amount_units: '2000000000' } });
 });
 
 test('prepare: a sandbox project invoices every token (synthetic contract where the testnet has none); testnet refuses them unless the operator configured a contract', async (t) => {

@@ -115,7 +115,7 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
     address_released_at: null,
     derivation_path: allocation.derivationPath,
     verification_standard: adapter.definition.verificationStandard,
-    amount_units: plan.units.toString(),
+    amount_units: plan.units,
     amount_crypto: fromBaseUnits(plan.units, plan.decimals),
     amount_usd: request.usd,
     rate_snapshot: plan.quote ? storedRateSnapshot(plan.quote) : null,
@@ -141,7 +141,7 @@ export function createAudit(item: CreateRequest, invoice: Pick<Invoice, 'id' | '
     action: 'invoice.create',
     projectId: item.project.id,
     target: `invoice:${invoice.id}`,
-    details: { external_id: invoice.external_id, coin: invoice.coin, amount_units: invoice.amount_units, address: invoice.address, overlay: allocation.isOverlay },
+    details: { external_id: invoice.external_id, coin: invoice.coin, amount_units: invoice.amount_units.toString(), address: invoice.address, overlay: allocation.isOverlay },
   };
 }
 
@@ -309,7 +309,7 @@ export interface InvoiceRow {
   readonly address_released_at: Date | null;
   readonly derivation_path: string;
   readonly verification_standard: VerificationStandard;
-  readonly amount_units: string;
+  readonly amount_units: bigint;
   readonly amount_crypto: string;
   readonly amount_usd: string | null;
   readonly rate_snapshot: StoredRateSnapshot | null;

@@ -47,7 +47,7 @@ export function insertInvoicesSql(rows: readonly InvoiceRow[]): Sql {
                            ${column('request_fingerprint')}::text[], ${column('coin')}::text[], ${column('chain')}::text[], ${column('address')}::text[],
                            ${column('pool_address_id')}::text[], ${column('address_shared')}::boolean[],
                            ${rows.map((row) => row.address_released_at?.toISOString() ?? null)}::timestamptz[], ${column('derivation_path')}::text[],
-                           ${column('verification_standard')}::text[], ${column('amount_units')}::text[], ${column('amount_crypto')}::text[], ${column('amount_usd')}::text[],
+                           ${column('verification_standard')}::text[], ${rows.map((row) => row.amount_units.toString())}::text[], ${column('amount_crypto')}::text[], ${column('amount_usd')}::text[],
                            ${rows.map((row) => (row.rate_snapshot ? JSON.stringify(row.rate_snapshot) : null))}::text[], ${column('payment_token')}::text[],
                            ${column('payment_uri')}::text[], ${column('callback_url')}::text[], ${column('checkout_token')}::text[], ${column('return_url')}::text[], ${column('cancel_url')}::text[], ${rows.map((row) => (row.metadata === null ? null : JSON.stringify(row.metadata)))}::text[],
                            ${column('matching_mode')}::text[], ${column('confirmation_threshold')}::int[], ${column('status')}::text[],

@@ -1,4 +1,4 @@
-import { fromBaseUnits, groupBy, scaledDecimal, sql, sqlQuery, type ChainRegistry } from '@gw/kernel';
+import { fixedFromBaseUnits, fromBaseUnits, groupBy, sql, sqlQuery, unitsTimesRate, withUnitsColumns, type ChainRegistry } from '@gw/kernel';
 import type { Knex } from 'knex';
 
 /** One exported invoice with its transactions; every amount an exact decimal string. */
@@ -69,7 +69,7 @@ interface TransactionRow {
   invoice_id: string;
   tx_hash: string;
   output_index: number;
-  amount_units: string;
+  amount_units: bigint;
   status: string;
   confirmations: number;
   block_height: string | null;
@@ -103,11 +103,13 @@ export class InvoiceExporter {
              limit ${pageSize}`,
       );
       if (rows.length === 0) return;
-      const transactions = await sqlQuery<TransactionRow>(
-        this.deps.db,
-        sql`select invoice_id, tx_hash, output_index, amount_units::text as amount_units, status, confirmations, block_height::text as block_height, detected_at, confirmed_at
-              from invoices_transactions where invoice_id = any(${rows.map((r) => r.id)}::text[]) order by detected_at, id`,
-      );
+      const transactions = (
+        await sqlQuery<object>(
+          this.deps.db,
+          sql`select invoice_id, tx_hash, output_index, amount_units::text as amount_units, status, confirmations, block_height::text as block_height, detected_at, confirmed_at
+                from invoices_transactions where invoice_id = any(${rows.map((r) => r.id)}::text[]) order by detected_at, id`,
+        )
+      ).map((row) => withUnitsColumns<TransactionRow>(row, ['amount_units']));
       const byInvoice = groupBy(transactions, (t) => t.invoice_id);
       for (const row of rows) yield this.exported(row, byInvoice.get(row.id) ?? []);
       if (rows.length < pageSize) return;
@@ -118,7 +120,7 @@ export class InvoiceExporter {
 
   private exported(row: InvoiceRow, transactions: readonly TransactionRow[]): ExportedInvoice {
     const decimals = this.deps.chains.storedCoin(row.coin).decimals;
-    const received = transactions.filter((t) => t.status === 'confirmed').reduce((sum, t) => sum + BigInt(t.amount_units), 0n);
+    const received = transactions.filter((t) => t.status === 'confirmed').reduce((sum, t) => sum + t.amount_units, 0n);
     return {
       invoice_id: row.id,
       external_id: row.external_id,
@@ -137,11 +139,11 @@ export class InvoiceExporter {
       received_crypto: fromBaseUnits(received, decimals),
       usd_rate_at_payment: row.paid_usd_rate,
       usd_rate_source_at_payment: row.paid_rate_source,
-      received_usd_at_payment: row.paid_usd_rate === null ? null : multiplyDecimal(received, decimals, row.paid_usd_rate, 8),
+      received_usd_at_payment: row.paid_usd_rate === null ? null : fixedFromBaseUnits(unitsTimesRate(received, decimals, row.paid_usd_rate, 8), 8),
       transactions: transactions.map((t) => ({
         tx_hash: t.tx_hash,
         output_index: t.output_index,
-        amount_crypto: fromBaseUnits(BigInt(t.amount_units), decimals),
+        amount_crypto: fromBaseUnits(t.amount_units, decimals),
         status: t.status,
         confirmations: t.confirmations,
         block_height: t.block_height,
@@ -150,25 +152,6 @@ export class InvoiceExporter {
       })),
     };
   }
-}
-
-/**
- * `units / 10^decimals × rate`, exactly, rounded half-up to `places` decimals, as a plain decimal
- * string with exactly `places` decimals (bigint arithmetic; `rate` a plain non-negative decimal).
- */
-export function multiplyDecimal(units: bigint, decimals: number, rate: string, places: number): string {
-  const price = scaledDecimal(rate);
-  const product = units * price.digits;
-  const scale = decimals + price.scale;
-  let scaled: bigint;
-  if (scale > places) {
-    const divisor = 10n ** BigInt(scale - places);
-    scaled = (product + divisor / 2n) / divisor;
-  } else {
-    scaled = product * 10n ** BigInt(places - scale);
-  }
-  const text = scaled.toString().padStart(places + 1, '0');
-  return places === 0 ? text : `${text.slice(0, -places)}.${text.slice(-places)}`;
 }
 
 /** The CSV columns: one line per transaction, or one per invoice without transactions. */

@@ -76,7 +76,7 @@ export class Simulator {
     const drop: Step = (trx, state) => sandbox.drop(trx, state, unconfirmedPayments(state), actor);
     const deadline: Step = (trx, state) => sandbox.deadline(trx, state, actor);
     return this.run(projectId, invoiceId, simulation, rule.from, rule.to, rule.event, (state) => {
-      const amount = BigInt(state.invoice.amount_units);
+      const amount = state.invoice.amount_units;
       const hash = (kind: string) => synthesizedTxHash(this.deps.chains.get(chain).definition, `${state.invoice.id}:${kind}:${state.transfers.length}`);
       switch (simulation) {
         case 'detect':

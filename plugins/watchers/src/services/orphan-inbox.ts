@@ -1,4 +1,4 @@
-import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind, sql, sqlJoin, sqlQuery } from '@gw/kernel';
+import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind, type Sql, sql, sqlJoin, sqlQuery, withUnitsColumns } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
@@ -17,7 +17,7 @@ interface TransferRow {
   output_index: number;
   to_address: string;
   from_address: string | null;
-  amount_units: string;
+  amount_units: bigint;
   block_height: string | null;
   block_hash: string | null;
   status: OrphanView['status'];
@@ -27,6 +27,11 @@ interface TransferRow {
   match: string;
   attributed_at: Date | null;
   received_at: Date;
+}
+
+/** `watchers_transfers` rows (`select *`), with base units read as bigint. */
+async function transferRows(db: Knex | Knex.Transaction, query: Sql): Promise<TransferRow[]> {
+  return (await sqlQuery<object>(db, query)).map((row) => withUnitsColumns<TransferRow>(row, ['amount_units']));
 }
 
 export interface AttributeInput {
@@ -64,7 +69,7 @@ export class OrphanInbox {
       ...(filter.amount_units_gte !== undefined ? [sql`amount_units >= ${filter.amount_units_gte}::numeric`] : []),
       ...(filter.amount_units_lte !== undefined ? [sql`amount_units <= ${filter.amount_units_lte}::numeric`] : []),
     ];
-    const rows = await sqlQuery<TransferRow>(
+    const rows = await transferRows(
       this.deps.db,
       sql`select * from watchers_transfers where ${sqlJoin(conditions, sql` and `)} order by id desc limit ${filter.limit + 1}`,
     );
@@ -87,7 +92,7 @@ export class OrphanInbox {
       const toAddress =
         address === undefined ? sql`` : /^0x[0-9a-f]{40}$/i.test(address) ? sql`and lower(to_address) = ${address.toLowerCase()}` : sql`and to_address = ${address}`;
       const outputIndex = input.tx_output_index === undefined ? sql`` : sql`and output_index = ${input.tx_output_index}`;
-      const rows = await sqlQuery<TransferRow>(
+      const rows = await transferRows(
         trx,
         sql`select * from watchers_transfers
              where project_id = ${project.id} and match in ('orphan', 'ambiguous')
@@ -100,7 +105,7 @@ export class OrphanInbox {
       if (usable.length > 1) {
         throw coreErrors.validation_error({
           message: 'This transaction holds several orphan payments: give to_address or tx_output_index to pick one.',
-          details: { field: 'body.to_address', candidates: usable.map((r) => ({ to_address: r.to_address, tx_output_index: r.output_index, amount_units: r.amount_units })) },
+          details: { field: 'body.to_address', candidates: usable.map((r) => ({ to_address: r.to_address, tx_output_index: r.output_index, amount_units: r.amount_units.toString() })) },
         });
       }
       const orphan = usable[0]!;
@@ -121,7 +126,7 @@ export class OrphanInbox {
           derivationPath: await this.derivationPath(trx, orphan),
           txHash: orphan.tx_hash,
           outputIndex: orphan.output_index,
-          amountUnits: BigInt(orphan.amount_units),
+          amountUnits: orphan.amount_units,
           confirmations,
           blockHeight: orphan.block_height === null ? null : BigInt(orphan.block_height),
           blockHash: orphan.block_hash,
@@ -163,8 +168,8 @@ export class OrphanInbox {
       chain: row.chain as OrphanView['chain'],
       network: row.network,
       coin: row.coin,
-      amount_units: row.amount_units,
-      amount: fromBaseUnits(BigInt(row.amount_units), decimals),
+      amount_units: row.amount_units.toString(),
+      amount: fromBaseUnits(row.amount_units, decimals),
       block_height: row.block_height === null ? null : Number(row.block_height),
       status: row.status,
       ambiguous: row.match === 'ambiguous',

@@ -1,18 +1,15 @@
 import { jsonRecords, newId, packedTexts, sql, sqlQuery, type InvoiceEvent, type Sql, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
+import type { WebhookEnvelope as ContractEnvelope } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
 import { STREAM_CHANNEL } from './event-stream.js';
 
-/** The webhook envelope of spec 2.5 (plus `original_event_id` on a resend). */
-export interface WebhookEnvelope {
-  readonly event_id: string;
-  readonly event_type: InvoiceEventType;
-  readonly mode: ProjectKind;
-  readonly created_at_iso: string;
-  readonly original_event_id?: string;
-  readonly data: { readonly invoice_id: string } & Record<string, unknown>;
-}
+/**
+ * The webhook envelope of spec 2.5 (plus `original_event_id` on a resend), as the wire contract
+ * defines it, with the `data` the event's producer gave.
+ */
+export type WebhookEnvelope = ContractEnvelope<InvoiceEvent['data']>;
 
 /** An event about to be written: everything but the delivery state. */
 export interface OutboxEntry {
