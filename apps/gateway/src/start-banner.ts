@@ -1,4 +1,4 @@
-import { API_REFERENCE_PATH, isDevelopment, type Kernel } from '@gw/kernel';
+import { API_REFERENCE_PATH, isDevelopment, trimTrailing, type Kernel } from '@gw/kernel';
 import type {} from '@gw/plugin-oauth/contract';
 
 /** How a dashboard user gets a sign-in code on this gateway. */
@@ -19,7 +19,7 @@ export interface StartBannerFacts {
  * either, issue 33 finding 7).
  */
 export function startBanner(facts: StartBannerFacts): string {
-  const base = facts.baseUrl.replace(/\/+$/, '');
+  const base = trimTrailing(facts.baseUrl, '/');
   const lines = [`  API reference  ${base}${API_REFERENCE_PATH}`];
   if (facts.dashboard) {
     lines.unshift(`  Dashboard      ${base}/dashboard`);
