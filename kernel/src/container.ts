@@ -25,7 +25,7 @@ export interface Cradle {
   readonly rateLimiter: import('./rate-limit/rate-limiter.js').RateLimiter;
   readonly secretBox: import('./crypto/secret-box.js').SecretBox;
   readonly audit: import('./audit/audit-log.js').AuditLog;
-  readonly chains: import('./chain-registry.js').ChainRegistry;
+  readonly chains: import('@gw/chain-api').ChainRegistry;
   readonly invoiceEvents: import('./events/invoice-events.js').InvoiceEvents;
   /** Every enabled plugin's MCP tools, in plugin order. */
   readonly mcpTools: readonly import('./mcp/mcp-tool.js').McpToolDefinition[];

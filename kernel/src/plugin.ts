@@ -1,7 +1,7 @@
 import type { Resolver } from 'awilix';
 import type { TSchema, Static } from 'typebox';
 import type { Logger } from 'pino';
-import type { ErrorCatalogue, ErrorSpec } from './errors/define-errors.js';
+import type { ErrorCatalogue, ErrorSpec } from '@gw/chain-api';
 import type { Migration } from './db/migration.js';
 import type { JobDefinition } from './jobs/job-definition.js';
 import type { ErrorFormat, RouteDefinition } from './http/route.js';
