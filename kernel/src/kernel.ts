@@ -45,9 +45,9 @@ import { createReadiness, runReadinessChecks, type ReadinessReport } from './rea
 import { registerJobQueueGauge } from './jobs/job-queue-metrics.js';
 import { buildDeclared, serviceDeclaration } from './deps.js';
 import { checkDeclaredDeps } from './declared-deps-check.js';
+import type { KernelRole } from './kernel-role.js';
 
-/** What a process does: serve HTTP, run jobs, both, or neither (CLI, migrations). */
-export type KernelRole = 'gateway' | 'worker' | 'all' | 'cli';
+export type { KernelRole } from './kernel-role.js';
 
 export interface KernelOptions {
   readonly config: KernelConfig;

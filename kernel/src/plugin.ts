@@ -9,7 +9,7 @@ import type { Authenticator } from './http/authenticator.js';
 import type { CliCommand } from './cli/command.js';
 import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
-import type { ReadinessCheck } from './readiness/readiness.js';
+import type { ReadinessCheck } from './readiness/readiness-check.js';
 import type { Declared, ServiceName } from './deps.js';
 import type { UserAccessEnder } from './users/user-access.js';
 
