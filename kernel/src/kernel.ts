@@ -7,9 +7,9 @@ import type { Knex } from 'knex';
 import { pino, type Logger } from 'pino';
 import type { KernelConfig } from './config/kernel-config.js';
 import { createRootContainer, type Cradle } from './container.js';
-import { createChainRegistry } from './chain-registry.js';
+import { createChainRegistry } from '@gw/chain-api';
 import { bindChainIds, bindToolChainIds } from './http/chain-id-schemas.js';
-import type { ChainModule } from './chain.js';
+import type { ChainModule } from '@gw/chain-api';
 import { createKnex } from './db/create-knex.js';
 import { createNotifications, type Notifications } from './db/notifications.js';
 import { createUserAccess } from './users/user-access.js';
@@ -45,9 +45,9 @@ import { createReadiness, runReadinessChecks, type ReadinessReport } from './rea
 import { registerJobQueueGauge } from './jobs/job-queue-metrics.js';
 import { buildDeclared, serviceDeclaration } from './deps.js';
 import { checkDeclaredDeps } from './declared-deps-check.js';
+import type { KernelRole } from './kernel-role.js';
 
-/** What a process does: serve HTTP, run jobs, both, or neither (CLI, migrations). */
-export type KernelRole = 'gateway' | 'worker' | 'all' | 'cli';
+export type { KernelRole } from './kernel-role.js';
 
 export interface KernelOptions {
   readonly config: KernelConfig;

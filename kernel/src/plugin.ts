@@ -1,7 +1,7 @@
 import type { Resolver } from 'awilix';
 import type { TSchema, Static } from 'typebox';
 import type { Logger } from 'pino';
-import type { ErrorCatalogue, ErrorSpec } from './errors/define-errors.js';
+import type { ErrorCatalogue, ErrorSpec } from '@gw/chain-api';
 import type { Migration } from './db/migration.js';
 import type { JobDefinition } from './jobs/job-definition.js';
 import type { ErrorFormat, RouteDefinition } from './http/route.js';
@@ -9,7 +9,7 @@ import type { Authenticator } from './http/authenticator.js';
 import type { CliCommand } from './cli/command.js';
 import type { McpToolDefinition } from './mcp/mcp-tool.js';
 import type { KernelConfig } from './config/kernel-config.js';
-import type { ReadinessCheck } from './readiness/readiness.js';
+import type { ReadinessCheck } from './readiness/readiness-check.js';
 import type { Declared, ServiceName } from './deps.js';
 import type { UserAccessEnder } from './users/user-access.js';
 

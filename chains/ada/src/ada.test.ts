@@ -1,6 +1,6 @@
 import test from 'ava';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
-import type { AppError, ChainAdapterDeps } from '@gw/kernel';
+import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
 import { bech32 } from 'bech32';
 import { encode } from 'cborg';
 import { adaChain, sigStructure } from './index.js';

@@ -4,7 +4,7 @@ import {
   assertAddressIndex,
   assertKeyOfChain,
   paymentUriCoin,
-  coreErrors,
+  chainErrors,
   fromBaseUnits,
   type AccountKey,
   type ChainAdapter,
@@ -14,7 +14,7 @@ import {
   type NetworkKind,
   type OwnershipProof,
   type PaymentUriInput,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { parseDataSignature, sigStructure } from './cip30-data-signature.js';
 import { CARDANO_NETWORK_ID, deriveAdaAddress, paymentPublicKey, parseAdaAccountKey } from './derive.js';
 import { AdaWatcher } from './watcher.js';
@@ -22,7 +22,7 @@ import { AdaWatcher } from './watcher.js';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 function bad(message: string, cause?: unknown): never {
-  throw coreErrors.validation_error(cause === undefined ? { message } : { message, cause });
+  throw chainErrors.validation_error(cause === undefined ? { message } : { message, cause });
 }
 
 /**

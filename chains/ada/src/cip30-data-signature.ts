@@ -1,5 +1,5 @@
 import { decode, encode, type TagDecoder } from 'cborg';
-import { coreErrors } from '@gw/kernel';
+import { chainErrors } from '@gw/chain-api';
 
 /** The signature format accepted by the Cardano `verifyOwnership`: CIP-30 `signData` output (DataSignature). */
 export interface AdaDataSignature {
@@ -57,7 +57,7 @@ function tagTable(entries: Record<number, TagDecoder>): TagDecoder[] {
 }
 
 function bad(message: string, cause?: unknown): never {
-  throw coreErrors.validation_error(cause === undefined ? { message } : { message, cause });
+  throw chainErrors.validation_error(cause === undefined ? { message } : { message, cause });
 }
 
 function decodeCbor(bytes: Uint8Array, what: string, options: typeof TOP_LEVEL): Cbor {

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 
 /** Cardano: plain data. Preprod is the default testnet. Sources: docs/chains-sources.md. */
 export const adaDefinition: ChainDefinition = {

@@ -1,5 +1,5 @@
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
-import { coreErrors, type NetworkKind } from '@gw/kernel';
+import { chainErrors, type NetworkKind } from '@gw/chain-api';
 import { bech32 } from 'bech32';
 
 /** CIP-5 keys are longer than BIP-173's 90-character limit. */
@@ -16,10 +16,10 @@ export const CARDANO_NETWORK_ID: Readonly<Record<NetworkKind, number>> = { mainn
 export function parseAdaAccountKey(input: string): string {
   const lower = input.toLowerCase();
   if (lower.startsWith('acct_xsk1') || lower.startsWith('xprv1') || lower.startsWith('root_xsk1')) {
-    throw coreErrors.invalid_xpub_format({ message: 'This is a private key; supply the account public key (acct_xvk...) only.' });
+    throw chainErrors.invalid_xpub_format({ message: 'This is a private key; supply the account public key (acct_xvk...) only.' });
   }
   if (lower.startsWith('root_xvk1')) {
-    throw coreErrors.invalid_xpub_format({ message: "This is a root key; export the account key at m/1852'/1815'/0' (acct_xvk...)." });
+    throw chainErrors.invalid_xpub_format({ message: "This is a root key; export the account key at m/1852'/1815'/0' (acct_xvk...)." });
   }
   let bytes: Uint8Array;
   try {
@@ -34,17 +34,17 @@ export function parseAdaAccountKey(input: string): string {
       throw new Error('unrecognised form');
     }
   } catch (cause) {
-    throw coreErrors.invalid_xpub_format({
+    throw chainErrors.invalid_xpub_format({
       message: 'Expected a Cardano account public key: acct_xvk1... (bech32) or 128 hex characters (key + chain code).',
       cause,
     });
   }
-  if (bytes.length !== 64) throw coreErrors.invalid_xpub_format({ message: 'A Cardano account key is 64 bytes.' });
+  if (bytes.length !== 64) throw chainErrors.invalid_xpub_format({ message: 'A Cardano account key is 64 bytes.' });
   const canonical = Buffer.from(bytes).toString('hex');
   try {
     derivation(canonical); // rejects a public key that is not a curve point
   } catch (cause) {
-    throw coreErrors.invalid_xpub_format({ message: 'The account key does not hold a valid ed25519 public key.', cause });
+    throw chainErrors.invalid_xpub_format({ message: 'The account key does not hold a valid ed25519 public key.', cause });
   }
   return canonical;
 }

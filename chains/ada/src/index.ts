@@ -1,4 +1,4 @@
-import { defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/chain-api';
 import { createAdaAdapter } from './adapter.js';
 import { adaDefinition } from './definition.js';
 

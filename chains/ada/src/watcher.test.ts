@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
-import { watchedSet } from '@gw/kernel/testing';
+import { watchedSet } from '@gw/chain-api/testing';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type NetworkDefinition, type ProviderOutcome } from '@gw/kernel';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type NetworkDefinition, type ProviderOutcome } from '@gw/chain-api';
 import { adaChain, deriveAdaAddress, normaliseAdaAddress, parseAdaAccountKey } from './index.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../test/fixtures/${name}`, import.meta.url), 'utf8');

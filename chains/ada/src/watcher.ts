@@ -9,7 +9,7 @@ import {
   type ScannedBlock,
   type WatchedAddresses,
   type WatcherOptions,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { parseBlock, parseTx, parseTxHashPage, parseTxUtxos, type BlockfrostBlock, type BlockfrostTxUtxos } from './blockfrost.js';
 import { mapLimit } from './map-limit.js';
 

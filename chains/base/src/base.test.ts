@@ -1,7 +1,7 @@
 import test from 'ava';
 import { HDNodeWallet, Mnemonic, Wallet } from 'ethers';
 import { isEvmAddress } from '@gw/chain-evm';
-import { chainConformance } from '@gw/kernel/testing';
+import { chainConformance } from '@gw/chain-api/testing';
 import { baseChain } from './index.js';
 
 // BIP44 Ethereum vectors of the BIP39 test mnemonic "abandon ... about" at m/44'/60'/0'/0/i (the

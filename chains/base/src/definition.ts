@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 
 /**
  * Base (Coinbase's OP Stack rollup): plain data, served by the shared EVM adapter.

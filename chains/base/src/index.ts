@@ -1,5 +1,5 @@
 import { createEvmAdapter } from '@gw/chain-evm';
-import { defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/chain-api';
 import { baseDefinition } from './definition.js';
 
 export { baseDefinition } from './definition.js';

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 
 /** BNB Smart Chain: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const bscDefinition: ChainDefinition = {

@@ -7,7 +7,7 @@ import {
   assertAddressIndex,
   assertKeyOfChain,
   paymentUriCoin,
-  coreErrors,
+  chainErrors,
   fromBaseUnits,
   type AccountKey,
   type ChainAdapter,
@@ -17,7 +17,7 @@ import {
   type NetworkKind,
   type OwnershipProof,
   type PaymentUriInput,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { verifyBip137 } from './bip137.js';
 import { bitcoinParams, type Bip84Params } from './bip84-params.js';
 import { deriveBip84Address, paramsOf, parseBip84AccountKey } from './derive.js';
@@ -82,7 +82,7 @@ export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps
       paymentUri(input: PaymentUriInput): string {
         const { coin } = paymentUriCoin(definition, input);
         if (!isValidAddress(input.address, input.network)) {
-          throw coreErrors.validation_error({ message: `Not a valid ${params.name} address for this network.` });
+          throw chainErrors.validation_error({ message: `Not a valid ${params.name} address for this network.` });
         }
         const query: string[] = [];
         if (input.amountUnits > 0n) query.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);
@@ -96,7 +96,7 @@ export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps
         const signature = proof.signature.trim();
         const schemes = params.messageSigning.scheme === 'bip322' ? 'BIP-322 simple or BIP-137' : 'BIP-137';
         if (!BASE64.test(signature) || signature.length % 4 !== 0) {
-          throw coreErrors.validation_error({ message: `The signature must be base64 (${schemes}).` });
+          throw chainErrors.validation_error({ message: `The signature must be base64 (${schemes}).` });
         }
         const { address } = deriveAddress(proof.key, 0);
         if (params.messageSigning.scheme === 'bip137') {
@@ -106,7 +106,7 @@ export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps
         try {
           return Verifier.verifySignature(address, proof.message, signature);
         } catch (cause) {
-          throw coreErrors.validation_error({ message: `The signature could not be parsed as ${schemes}.`, cause });
+          throw chainErrors.validation_error({ message: `The signature could not be parsed as ${schemes}.`, cause });
         }
       },
     };

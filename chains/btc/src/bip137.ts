@@ -1,6 +1,6 @@
 import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
-import { coreErrors } from '@gw/kernel';
+import { chainErrors } from '@gw/chain-api';
 
 /**
  * Verifies a legacy (BIP-137) compact message signature for a P2WPKH witness program: the 65-byte
@@ -13,10 +13,10 @@ import { coreErrors } from '@gw/kernel';
  */
 export function verifyBip137(message: string, signatureBase64: string, prefix: string, program: Uint8Array): boolean {
   const signature = Buffer.from(signatureBase64, 'base64');
-  if (signature.length !== 65) throw coreErrors.validation_error({ message: 'A BIP-137 signature is 65 bytes (base64).' });
+  if (signature.length !== 65) throw chainErrors.validation_error({ message: 'A BIP-137 signature is 65 bytes (base64).' });
   const header = signature[0]!;
   if (header < 31 || header > 42) {
-    throw coreErrors.validation_error({ message: 'The BIP-137 signature is not by a compressed key, which a native segwit address needs.' });
+    throw chainErrors.validation_error({ message: 'The BIP-137 signature is not by a compressed key, which a native segwit address needs.' });
   }
   const recovery = ((header - 27) & 3) as 0 | 1 | 2 | 3;
   const hash = messageHash(message, prefix);
@@ -24,7 +24,7 @@ export function verifyBip137(message: string, signatureBase64: string, prefix: s
   try {
     publicKey = ecc.recover(hash, signature.subarray(1), recovery, true);
   } catch (cause) {
-    throw coreErrors.validation_error({ message: 'The BIP-137 signature could not be recovered to a public key.', cause });
+    throw chainErrors.validation_error({ message: 'The BIP-137 signature could not be recovered to a public key.', cause });
   }
   if (!publicKey) return false;
   return Buffer.from(bitcoin.crypto.hash160(publicKey)).equals(Buffer.from(program));

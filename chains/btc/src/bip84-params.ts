@@ -1,5 +1,5 @@
 import * as bitcoin from 'bitcoinjs-lib';
-import type { NetworkKind } from '@gw/kernel';
+import type { NetworkKind } from '@gw/chain-api';
 
 /**
  * What makes a BIP84 (native segwit P2WPKH) chain one chain and not another: the data the BTC

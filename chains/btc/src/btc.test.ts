@@ -5,8 +5,8 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import { Signer, Verifier } from 'bip322-js';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
-import type { AppError, ChainAdapterDeps } from '@gw/kernel';
-import { configuredAdapter } from '@gw/kernel/testing';
+import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
+import { configuredAdapter } from '@gw/chain-api/testing';
 import { btcChain } from './index.js';
 import bs58check from 'bs58check';
 

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import * as bitcoin from 'bitcoinjs-lib';
-import { watchedSet } from '@gw/kernel/testing';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ProviderEndpoint, type ProviderOutcome } from '@gw/kernel';
+import { watchedSet } from '@gw/chain-api/testing';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type ProviderEndpoint, type ProviderOutcome } from '@gw/chain-api';
 import { parseBatch, parseCoreBlock, satoshisOf } from './core-rpc.js';
 import { btcChain } from './index.js';
 

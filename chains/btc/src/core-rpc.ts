@@ -1,4 +1,4 @@
-import { decimalOfNumber, expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/kernel';
+import { decimalOfNumber, expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/chain-api';
 import type { EsploraOutput, EsploraTx } from './esplora.js';
 
 /**

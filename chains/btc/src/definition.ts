@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 
 /**
  * Bitcoin: plain data. Sources are listed per value and in docs/chains-sources.md.

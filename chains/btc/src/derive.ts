@@ -1,7 +1,7 @@
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
-import { coreErrors, type NetworkKind } from '@gw/kernel';
+import { chainErrors, type NetworkKind } from '@gw/chain-api';
 import bs58check from 'bs58check';
 import { keyNames, type Bip84Params } from './bip84-params.js';
 
@@ -35,18 +35,18 @@ export function parseBip84AccountKey(input: string, network: NetworkKind, params
   const decoded = input.length <= 120 ? bs58check.decodeUnsafe(input) : undefined;
   const payload = decoded && Buffer.from(decoded);
   if (!payload || payload.length !== 78) {
-    throw coreErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended key.' });
+    throw chainErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended key.' });
   }
   const version = payload.readUInt32BE(0);
   const refused = params.refusedVersions[version];
-  if (refused) throw coreErrors.invalid_xpub_format({ message: `Unsupported extended key: ${refused}.` });
+  if (refused) throw chainErrors.invalid_xpub_format({ message: `Unsupported extended key: ${refused}.` });
   const isMainnet = version in params.keyVersions.mainnet;
   const isTestnet = version in params.keyVersions.testnet;
   if (!isMainnet && !isTestnet) {
-    throw coreErrors.invalid_xpub_format({ message: `Unknown extended key version; expected ${keyNames(params, 'mainnet')} or ${keyNames(params, 'testnet')}.` });
+    throw chainErrors.invalid_xpub_format({ message: `Unknown extended key version; expected ${keyNames(params, 'mainnet')} or ${keyNames(params, 'testnet')}.` });
   }
   if ((network === 'mainnet') !== isMainnet) {
-    throw coreErrors.wallet_kind_mismatch({
+    throw chainErrors.wallet_kind_mismatch({
       message: isMainnet
         ? `This is a mainnet key (${keyNames(params, 'mainnet')}); a testnet project needs a ${keyNames(params, 'testnet').replace('/', ' or ')}.`
         : `This is a testnet key (${keyNames(params, 'testnet')}); a production project needs a ${keyNames(params, 'mainnet').replace('/', ' or ')}.`,
@@ -54,13 +54,13 @@ export function parseBip84AccountKey(input: string, network: NetworkKind, params
   }
   const depth = payload[4]!;
   if (depth !== 3) {
-    throw coreErrors.invalid_xpub_format({
+    throw chainErrors.invalid_xpub_format({
       message: `The key is at depth ${depth}; export the account-level key at m/84'/${params.coinType[network]}'/0' (depth 3).`,
     });
   }
   const childIndex = payload.readUInt32BE(9);
   if (childIndex < HARDENED) {
-    throw coreErrors.invalid_xpub_format({
+    throw chainErrors.invalid_xpub_format({
       message: 'The key is not a hardened account key; export the account-level key (m/84\'/coin\'/account\').',
     });
   }
@@ -70,7 +70,7 @@ export function parseBip84AccountKey(input: string, network: NetworkKind, params
   try {
     bip32.fromBase58(canonical, networkParams);
   } catch (cause) {
-    throw coreErrors.invalid_xpub_format({ message: 'The extended key does not hold a valid public key.', cause });
+    throw chainErrors.invalid_xpub_format({ message: 'The extended key does not hold a valid public key.', cause });
   }
   return { canonical, account: childIndex - HARDENED };
 }

@@ -1,4 +1,4 @@
-import { expectShape } from '@gw/kernel';
+import { expectShape } from '@gw/chain-api';
 
 /**
  * Shape checks for the Esplora REST responses the watcher reads (Blockstream electrs and

@@ -1,4 +1,4 @@
-import { defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/chain-api';
 import { createBtcAdapter } from './adapter.js';
 import { btcDefinition } from './definition.js';
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { watchedSet } from '@gw/kernel/testing';
+import { watchedSet } from '@gw/chain-api/testing';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import {
@@ -21,7 +21,7 @@ import {
   type NetworkDefinition,
   type ProviderFailure,
   type ProviderOutcome,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { btcChain } from './index.js';
 
 const FIXTURES = new URL('../test/fixtures/', import.meta.url);

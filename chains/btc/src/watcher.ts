@@ -18,7 +18,7 @@ import {
   type Unsubscribe,
   type WatchedAddresses,
   type WatcherOptions,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { bitcoinParams, type Bip84Params } from './bip84-params.js';
 import {
   ESPLORA_TXS_PAGE_SIZE,

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { Publisher } from 'zeromq';
-import type { PushedHead } from '@gw/kernel';
+import type { PushedHead } from '@gw/chain-api';
 import { subscribeCoreZmq } from './zmq.js';
 
 const until = async (condition: () => boolean, act: () => Promise<void>, ms = 10_000) => {

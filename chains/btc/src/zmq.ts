@@ -1,4 +1,4 @@
-import { reconnectDelayMs, type HeadListener, type ProviderEndpoint, type PushedTransaction, type ReconnectBackoff, type Unsubscribe } from '@gw/kernel';
+import { reconnectDelayMs, type HeadListener, type ProviderEndpoint, type PushedTransaction, type ReconnectBackoff, type Unsubscribe } from '@gw/chain-api';
 
 export interface ZmqSubscriptionOptions extends ReconnectBackoff {
   /**

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isEvmAddress } from '@gw/chain-evm';
-import type { AppError, ChainAdapterDeps } from '@gw/kernel';
+import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
 import { ethChain } from './index.js';
 
 const adapter = ethChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, ethChain.definition);

@@ -1,6 +1,6 @@
 import {
   paymentUriCoin,
-  coreErrors,
+  chainErrors,
   networkFor,
   type ChainAdapter,
   type ChainAdapterDeps,
@@ -9,7 +9,7 @@ import {
   type OwnershipProof,
   type PaymentUriInput,
   type WatcherOptions,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { getAddress, verifyMessage, ZeroAddress } from 'ethers';
 import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
 import { bip44AccountKeys } from './bip44-account.js';
@@ -51,7 +51,7 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
 
     paymentUri(input: PaymentUriInput): string {
       const { contract } = paymentUriCoin(definition, input);
-      if (!isEvmAddress(input.address)) throw coreErrors.validation_error({ message: 'Not a valid EVM address.' });
+      if (!isEvmAddress(input.address)) throw chainErrors.validation_error({ message: 'Not a valid EVM address.' });
       const chainId = evmChainIdOf(definition, input.network);
       const to = getAddress(input.address);
       if (contract === undefined) {

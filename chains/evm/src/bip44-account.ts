@@ -1,4 +1,4 @@
-import { assertAddressIndex, assertKeyOfChain, type AccountKey, type ChainAdapter, type ChainDefinition, type NetworkKind } from '@gw/kernel';
+import { assertAddressIndex, assertKeyOfChain, type AccountKey, type ChainAdapter, type ChainDefinition, type NetworkKind } from '@gw/chain-api';
 import { generateAccountXpub, parseAccountXpub } from './xpub.js';
 
 /**

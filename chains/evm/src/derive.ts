@@ -1,4 +1,4 @@
-import { coreErrors } from '@gw/kernel';
+import { chainErrors } from '@gw/chain-api';
 import { HDNodeVoidWallet, HDNodeWallet } from 'ethers';
 
 /** SLIP-44 coin type of Ethereum, used by every EVM chain this gateway serves (BIP44 m/44'/60'). */
@@ -14,9 +14,9 @@ export function receiveChainOf(canonical: string): { chain: HDNodeVoidWallet; ac
     try {
       node = HDNodeWallet.fromExtendedKey(canonical);
     } catch (cause) {
-      throw coreErrors.invalid_xpub_format({ message: 'The extended key does not hold a valid public key.', cause });
+      throw chainErrors.invalid_xpub_format({ message: 'The extended key does not hold a valid public key.', cause });
     }
-    if (!(node instanceof HDNodeVoidWallet)) throw coreErrors.invalid_xpub_format({ message: 'Expected a public extended key.' });
+    if (!(node instanceof HDNodeVoidWallet)) throw chainErrors.invalid_xpub_format({ message: 'Expected a public extended key.' });
     entry = { chain: node.deriveChild(0), account: node.index - 0x80000000 };
     if (receiveChains.size > 256) receiveChains.clear();
     receiveChains.set(canonical, entry);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { HDNodeWallet, Mnemonic, Wallet } from 'ethers';
-import type { AppError, ChainAdapterDeps, ChainDefinition } from '@gw/kernel';
+import type { AppError, ChainAdapterDeps, ChainDefinition } from '@gw/chain-api';
 import bs58check from 'bs58check';
 import { createEvmAdapter } from './index.js';
 

@@ -1,4 +1,4 @@
-import { reconnectDelayMs, type HeadListener, type ProviderEndpoint, type ReconnectBackoff, type Unsubscribe } from '@gw/kernel';
+import { reconnectDelayMs, type HeadListener, type ProviderEndpoint, type ReconnectBackoff, type Unsubscribe } from '@gw/chain-api';
 
 /** Reconnect pauses: `reconnectDelayMs`. */
 export interface HeadSubscriptionOptions extends ReconnectBackoff {

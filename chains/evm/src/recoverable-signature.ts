@@ -1,4 +1,4 @@
-import { coreErrors } from '@gw/kernel';
+import { chainErrors } from '@gw/chain-api';
 import { isHexString, Signature } from 'ethers';
 
 /**
@@ -10,10 +10,10 @@ import { isHexString, Signature } from 'ethers';
 export function recoverSigner<T>(signature: string, standard: string, recover: (parsed: Signature) => T): T {
   let hex = signature.trim();
   if (!hex.startsWith('0x')) hex = `0x${hex}`;
-  if (!isHexString(hex, 65)) throw coreErrors.validation_error({ message: `The signature must be 65 bytes of hex (${standard}).` });
+  if (!isHexString(hex, 65)) throw chainErrors.validation_error({ message: `The signature must be 65 bytes of hex (${standard}).` });
   try {
     return recover(Signature.from(hex));
   } catch (cause) {
-    throw coreErrors.validation_error({ message: 'The signature could not be parsed.', cause });
+    throw chainErrors.validation_error({ message: 'The signature could not be parsed.', cause });
   }
 }

@@ -12,7 +12,7 @@ import {
   type HeadListener,
   type Unsubscribe,
   type WatcherOptions,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { subscribeNewHeads } from './heads.js';
 import { getAddress } from 'ethers';
 

@@ -1,4 +1,4 @@
-import { coreErrors, type NetworkKind } from '@gw/kernel';
+import { chainErrors, type NetworkKind } from '@gw/chain-api';
 import { randomBytes } from 'node:crypto';
 import bs58check from 'bs58check';
 import { HDNodeWallet } from 'ethers';
@@ -30,29 +30,29 @@ export function parseAccountXpub(input: string, network: NetworkKind, coinType: 
   // Extended keys are 111 characters; the bound keeps base58's quadratic decode away from long input.
   const payload = input.length <= 120 ? bs58check.decodeUnsafe(input) : undefined;
   if (!payload || payload.length !== 78) {
-    throw coreErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended public key.' });
+    throw chainErrors.invalid_xpub_format({ message: 'Not a base58check-encoded BIP32 extended public key.' });
   }
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
   const version = view.getUint32(0);
   if (PRIVATE.has(version)) {
-    throw coreErrors.invalid_xpub_format({ message: 'This is a private extended key; supply the account public key (xpub) only.' });
+    throw chainErrors.invalid_xpub_format({ message: 'This is a private extended key; supply the account public key (xpub) only.' });
   }
   if (version !== XPUB && version !== TPUB) {
-    throw coreErrors.invalid_xpub_format({ message: 'Unsupported extended key version; expected an xpub (or tpub).' });
+    throw chainErrors.invalid_xpub_format({ message: 'Unsupported extended key version; expected an xpub (or tpub).' });
   }
   const depth = payload[4]!;
   if (depth !== 3) {
-    throw coreErrors.invalid_xpub_format({
+    throw chainErrors.invalid_xpub_format({
       message: `The key is at depth ${depth}; export the account-level key at m/44'/${coinType}'/0' (depth 3) for ${network}.`,
     });
   }
   const index = view.getUint32(9);
   if (index < HARDENED) {
-    throw coreErrors.invalid_xpub_format({ message: `The key is not a hardened account key (m/44'/${coinType}'/account').` });
+    throw chainErrors.invalid_xpub_format({ message: `The key is not a hardened account key (m/44'/${coinType}'/account').` });
   }
   const key = payload.subarray(45, 78);
   if (key[0] !== 0x02 && key[0] !== 0x03) {
-    throw coreErrors.invalid_xpub_format({ message: 'The extended key does not hold a compressed public key.' });
+    throw chainErrors.invalid_xpub_format({ message: 'The extended key does not hold a compressed public key.' });
   }
   const neutral = new Uint8Array(payload);
   new DataView(neutral.buffer).setUint32(0, XPUB);

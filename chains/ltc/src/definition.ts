@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 
 /**
  * Litecoin: plain data, served by the BTC adapter with {@link litecoinParams}.

@@ -1,5 +1,5 @@
 import { createBip84Adapter } from '@gw/chain-btc';
-import { defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/chain-api';
 import { ltcDefinition } from './definition.js';
 import { litecoinParams } from './params.js';
 

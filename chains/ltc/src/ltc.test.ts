@@ -5,8 +5,8 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
 import bs58check from 'bs58check';
-import type { ChainAdapterDeps, NetworkKind } from '@gw/kernel';
-import { chainConformance, codeOf, configuredAdapter } from '@gw/kernel/testing';
+import type { ChainAdapterDeps, NetworkKind } from '@gw/chain-api';
+import { chainConformance, codeOf, configuredAdapter } from '@gw/chain-api/testing';
 import { litecoinParams, ltcChain } from './index.js';
 
 // Vectors: the BIP84 test mnemonic "abandon ... about" at m/84'/2'/0' (mainnet, SLIP-44 coin type 2)

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 
 /** Polygon PoS: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const polygonDefinition: ChainDefinition = {

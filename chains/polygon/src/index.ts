@@ -1,5 +1,5 @@
 import { createEvmAdapter } from '@gw/chain-evm';
-import { defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/chain-api';
 import { polygonDefinition } from './definition.js';
 
 export { polygonDefinition } from './definition.js';

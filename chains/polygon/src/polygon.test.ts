@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isEvmAddress } from '@gw/chain-evm';
-import type { ChainAdapterDeps } from '@gw/kernel';
+import type { ChainAdapterDeps } from '@gw/chain-api';
 import { polygonChain } from './index.js';
 
 const adapter = polygonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, polygonChain.definition);

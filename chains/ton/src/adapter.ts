@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import {
   assertKeyOfChain,
   paymentUriCoin,
-  coreErrors,
+  chainErrors,
   type AccountKey,
   type ChainAdapter,
   type ChainAdapterDeps,
@@ -13,7 +13,7 @@ import {
   type NetworkKind,
   type OwnershipProof,
   type PaymentUriInput,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { Address } from '@ton/core';
 import { signVerify } from '@ton/crypto';
 import { deriveTonAddress, parseTonPublicKey, tonWalletAddress } from './derive.js';
@@ -68,7 +68,7 @@ function parseProof(signature: string): TonSignDataProof {
   try {
     value = JSON.parse(signature);
   } catch (cause) {
-    throw coreErrors.validation_error({ message: 'The TON signature must be the JSON of a TON Connect signData response.', cause });
+    throw chainErrors.validation_error({ message: 'The TON signature must be the JSON of a TON Connect signData response.', cause });
   }
   const v = value as Partial<Record<keyof TonSignDataProof, unknown>> | null;
   const payload = v?.payload as { type?: unknown; text?: unknown } | undefined;
@@ -84,12 +84,12 @@ function parseProof(signature: string): TonSignDataProof {
     !payload ||
     typeof payload !== 'object'
   ) {
-    throw coreErrors.validation_error({
+    throw chainErrors.validation_error({
       message: 'Expected {"signature","address","timestamp","domain","payload":{"type":"text","text"}}.',
     });
   }
   if (payload.type !== 'text' || typeof payload.text !== 'string') {
-    throw coreErrors.validation_error({ message: 'Only TON Connect signData payloads of type "text" are accepted.' });
+    throw chainErrors.validation_error({ message: 'Only TON Connect signData payloads of type "text" are accepted.' });
   }
   return {
     signature: v.signature,
@@ -127,7 +127,7 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
       const trimmed = input.trim();
       const key = parseTonPublicKey(trimmed);
       if (!key) {
-        throw coreErrors.invalid_xpub_format({ message: 'Expected a 32-byte ed25519 public key as 64 hex characters or base64.' });
+        throw chainErrors.invalid_xpub_format({ message: 'Expected a 32-byte ed25519 public key as 64 hex characters or base64.' });
       }
       return { chain: definition.id, network, input: trimmed, canonical: key.toString('hex') };
     },
@@ -150,7 +150,7 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
      */
     paymentUri(input: PaymentUriInput): string {
       const { contract: master } = paymentUriCoin(definition, input);
-      if (!isValidAddress(input.address, input.network)) throw coreErrors.validation_error({ message: 'Not a valid TON address for this network.' });
+      if (!isValidAddress(input.address, input.network)) throw chainErrors.validation_error({ message: 'Not a valid TON address for this network.' });
       const params: string[] = [];
       if (master !== undefined) params.push(`jetton=${master}`);
       params.push(`amount=${input.amountUnits.toString()}`);
@@ -165,11 +165,11 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
       try {
         signer = Address.parse(parsed.address);
       } catch (cause) {
-        throw coreErrors.validation_error({ message: 'The signData address is not a TON address.', cause });
+        throw chainErrors.validation_error({ message: 'The signData address is not a TON address.', cause });
       }
       const signature = Buffer.from(parsed.signature, 'base64');
       if (signature.length !== 64 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(parsed.signature)) {
-        throw coreErrors.validation_error({ message: 'The signData signature must be 64 bytes of base64.' });
+        throw chainErrors.validation_error({ message: 'The signData signature must be 64 bytes of base64.' });
       }
       if (parsed.payload.text !== proof.message) return false;
       const publicKey = Buffer.from(proof.key.canonical, 'hex');

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 import { TON_MAX_SUBWALLET } from './derive.js';
 
 /** TON: plain data. Sources: docs/chains-sources.md. */

@@ -1,4 +1,4 @@
-import { coreErrors, type NetworkKind } from '@gw/kernel';
+import { chainErrors, type NetworkKind } from '@gw/chain-api';
 import { Address } from '@ton/core';
 import { WalletContractV5R1 } from '@ton/ton';
 
@@ -20,7 +20,7 @@ export function parseTonPublicKey(input: string): Buffer | undefined {
 /** The V5R1 wallet contract for `publicKey` with subwallet number `index` on `network`. */
 export function tonWalletAddress(publicKey: Buffer, network: NetworkKind, index: number): Address {
   if (!Number.isInteger(index) || index < 0 || index > TON_MAX_SUBWALLET) {
-    throw coreErrors.validation_error({
+    throw chainErrors.validation_error({
       message: `TON V5R1 subwallet numbers are 15-bit: index must be in [0, ${TON_MAX_SUBWALLET}]; got ${index}.`,
     });
   }

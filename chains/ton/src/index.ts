@@ -1,4 +1,4 @@
-import { defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/chain-api';
 import { createTonAdapter } from './adapter.js';
 import { tonDefinition } from './definition.js';
 

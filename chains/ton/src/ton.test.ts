@@ -3,7 +3,7 @@ import { Address, WalletContractV5R1 } from '@ton/ton';
 import { beginCell } from '@ton/core';
 import { decodeIncomingBody } from './message-body.js';
 import { keyPairFromSeed, sign } from '@ton/crypto';
-import type { AppError, ChainAdapterDeps } from '@gw/kernel';
+import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
 import { tonChain, tonSignDataHash } from './index.js';
 
 const adapter = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tonChain.definition);

@@ -1,4 +1,4 @@
-import { expectShape } from '@gw/kernel';
+import { expectShape } from '@gw/chain-api';
 import { Address } from '@ton/core';
 
 /**

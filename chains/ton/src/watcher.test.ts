@@ -9,12 +9,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { watchedSet } from '@gw/kernel/testing';
+import { watchedSet } from '@gw/chain-api/testing';
 import { Address, beginCell, toNano, type Cell } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
 import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet.js';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainDefinition, type ProviderEndpoint, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainDefinition, type ProviderEndpoint, type ScannedBlock, type WatchedAddresses } from '@gw/chain-api';
 import { ToncenterSandbox, blockJson, rawUpper, transactionJson, type SandboxBlock } from '../test/toncenter-sandbox.js';
 import { TonWatcher, formatTonAddress, tonChain, tonDefinition } from './index.js';
 

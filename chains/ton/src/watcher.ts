@@ -10,7 +10,7 @@ import {
   type ScannedBlock,
   type WatchedAddresses,
   type WatcherOptions,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { Address, beginCell, Cell } from '@ton/core';
 import { formatTonAddress } from './derive.js';
 import { decodeIncomingBody } from './message-body.js';

@@ -1,6 +1,6 @@
 import {
   paymentUriCoin,
-  coreErrors,
+  chainErrors,
   fromBaseUnits,
   type ChainAdapter,
   type ChainAdapterDeps,
@@ -8,7 +8,7 @@ import {
   type NetworkKind,
   type OwnershipProof,
   type PaymentUriInput,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import { concat, keccak256, recoverAddress, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
 import { bip44AccountKeys, recoverSigner } from '@gw/chain-evm';
@@ -45,7 +45,7 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
      */
     paymentUri(input: PaymentUriInput): string {
       const { coin, contract } = paymentUriCoin(definition, input);
-      if (!isTronAddress(input.address)) throw coreErrors.validation_error({ message: 'Not a valid TRON address.' });
+      if (!isTronAddress(input.address)) throw chainErrors.validation_error({ message: 'Not a valid TRON address.' });
       const params: string[] = [];
       if (contract !== undefined) params.push(`token=${contract}`);
       if (input.amountUnits > 0n) params.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/kernel';
+import type { ChainDefinition } from '@gw/chain-api';
 
 /**
  * TRON: plain data. Shasta is the default testnet (first); Nile is the second. Both use the same

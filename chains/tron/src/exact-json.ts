@@ -1,4 +1,4 @@
-import { ProviderError } from '@gw/kernel';
+import { ProviderError } from '@gw/chain-api';
 
 /** Reviver context of `JSON.parse` (source text access, Node 21+); not yet in TypeScript's lib. */
 interface ReviverContext {

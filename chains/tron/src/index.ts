@@ -1,4 +1,4 @@
-import { defineChain } from '@gw/kernel';
+import { defineChain } from '@gw/chain-api';
 import { createTronAdapter } from './adapter.js';
 import { tronDefinition } from './definition.js';
 

@@ -1,4 +1,4 @@
-import { expectShape, type ProviderHttp } from '@gw/kernel';
+import { expectShape, type ProviderHttp } from '@gw/chain-api';
 import { parseExactJson } from './exact-json.js';
 
 /**

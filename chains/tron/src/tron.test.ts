@@ -1,7 +1,7 @@
 import test from 'ava';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb, Trx } from 'tronweb';
-import type { AppError, ChainAdapterDeps } from '@gw/kernel';
+import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
 import { tronChain } from './index.js';
 import bs58check from 'bs58check';
 

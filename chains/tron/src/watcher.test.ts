@@ -6,13 +6,13 @@
  * field of a recorded response in the test, and say so.
  */
 import test from 'ava';
-import { watchedSet } from '@gw/kernel/testing';
+import { watchedSet } from '@gw/chain-api/testing';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb } from 'tronweb';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainWatcher, type ProviderEndpoint } from '@gw/kernel';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainWatcher, type ProviderEndpoint } from '@gw/chain-api';
 import { tronChain } from './index.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../test/fixtures/${name}`, import.meta.url), 'utf8');

@@ -9,7 +9,7 @@ import {
   type ScannedBlock,
   type WatchedAddresses,
   type WatcherOptions,
-} from '@gw/kernel';
+} from '@gw/chain-api';
 import bs58check from 'bs58check';
 import { TRON_ADDRESS_PREFIX, tronAddressFromHex } from './derive.js';
 import { amountOf, parseBlock, parseBlockHeader, parseTransactionInfos, postNode, type NodeBlock, type NodeTransactionInfo } from './node-api.js';

@@ -1,4 +1,4 @@
-import { defineErrors } from './define-errors.js';
+import { CHAIN_ERROR_SPECS, defineErrors } from '@gw/chain-api';
 
 /**
  * Errors owned by the kernel: generic request failures, REST authentication (spec 5.1 and 7),
@@ -6,7 +6,7 @@ import { defineErrors } from './define-errors.js';
  * contract.
  */
 export const coreErrors = defineErrors('kernel', {
-  validation_error: { status: 400, message: 'The request failed validation.' },
+  validation_error: CHAIN_ERROR_SPECS.validation_error,
   not_found: { status: 404, message: 'No such route.' },
   method_not_allowed: { status: 405, message: 'Method not allowed on this route.' },
   payload_too_large: { status: 413, message: 'The request body is larger than the configured limit.' },
@@ -30,7 +30,8 @@ export const coreErrors = defineErrors('kernel', {
 
   rate_limit_exceeded: { status: 429, message: 'Rate limit exceeded; retry after the delay in Retry-After.', retryAfter: 1 },
 
-  invalid_xpub_format: { status: 400, message: 'The extended public key is malformed or of the wrong depth for this chain.' },
-  wallet_kind_mismatch: { status: 422, message: 'The key belongs to a different network kind than the project.' },
-  invalid_coin: { status: 400, message: 'Unknown coin.' },
+  // The ChainAdapter contract's errors, declared with the contract in @gw/chain-api (chainErrors).
+  invalid_xpub_format: CHAIN_ERROR_SPECS.invalid_xpub_format,
+  wallet_kind_mismatch: CHAIN_ERROR_SPECS.wallet_kind_mismatch,
+  invalid_coin: CHAIN_ERROR_SPECS.invalid_coin,
 });

@@ -1,3 +1,1 @@
-export * from './app-error.js';
-export * from './define-errors.js';
 export * from './core-errors.js';

@@ -1,7 +1,7 @@
 import { WEBHOOK_EVENT_TYPES } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { ProjectKind } from '../chain.js';
+import type { ProjectKind } from '@gw/chain-api';
 
 /**
  * The seven outbound event types of spec section 6. The webhook wire contract owns the list

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { ProjectKind } from '../chain.js';
+import type { ProjectKind } from '@gw/chain-api';
 import type { AnswerReplay } from './answer-replay.js';
 
 /** The project a credential acts for, as guards need to see it. */

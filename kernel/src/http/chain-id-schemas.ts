@@ -1,5 +1,5 @@
 import Type, { type TSchema, type TString } from 'typebox';
-import type { ChainRegistry } from '../chain-registry.js';
+import type { ChainRegistry } from '@gw/chain-api';
 import type { McpToolDefinition } from '../mcp/mcp-tool.js';
 import type { RouteDefinition } from './route.js';
 

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, isAppError } from '../errors/app-error.js';
+import { AppError, isAppError } from '@gw/chain-api';
 import { coreErrors } from '../errors/core-errors.js';
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import { underPathPrefix, type ErrorFormat } from './route.js';

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import Type, { type TSchema } from 'typebox';
 import { coreErrors } from '../errors/core-errors.js';
-import { describeCatalogue, type ErrorCatalogue, type ErrorSpec } from '../errors/define-errors.js';
+import { describeCatalogue, type ErrorCatalogue, type ErrorSpec } from '@gw/chain-api';
 import { SIGNATURE_WINDOW_SECONDS, type SignedQueryPolicy } from './request-signature.js';
 import { isRetrySafe, type RouteDefinition } from './route.js';
 import { OpenApiSchemaError, SchemaComponents, toJsonSchema, type JsonSchema } from './openapi-schema.js';

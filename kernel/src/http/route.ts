@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { TSchema, Static } from 'typebox';
-import type { AppError } from '../errors/app-error.js';
+import type { AppError } from '@gw/chain-api';
 import type { AuthContext } from './authenticator.js';
 
 /** `OPTIONS` serves CORS preflights (hidden routes; the router answers other OPTIONS itself). */

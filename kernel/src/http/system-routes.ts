@@ -4,7 +4,7 @@ import { sql, sqlQuery } from '../db/sql.js';
 import { coreErrors } from '../errors/core-errors.js';
 import { mayReadMetrics } from './metrics-access.js';
 import type { RouteDefinition } from './route.js';
-import type { ReadinessReport } from '../readiness/readiness.js';
+import type { ReadinessReport } from '../readiness/readiness-check.js';
 
 const ReadinessBody = Type.Object(
   {

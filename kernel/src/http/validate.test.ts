@@ -1,6 +1,6 @@
 import test from 'ava';
 import Type from 'typebox';
-import { isAppError } from '../errors/app-error.js';
+import { isAppError } from '@gw/chain-api';
 import { validateInput } from './validate.js';
 
 const Body = Type.Object({ metadata: Type.Optional(Type.Unknown()) });

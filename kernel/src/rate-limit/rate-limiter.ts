@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AppError } from '../errors/app-error.js';
+import type { AppError } from '@gw/chain-api';
 import { coreErrors } from '../errors/core-errors.js';
 import { sql, sqlQuery } from '../db/sql.js';
 

@@ -3,7 +3,7 @@ export * from './test-kernel.js';
 export * from './signed-fetch.js';
 export * from './response-check.js';
 export * from './wait-for.js';
-export * from './watched-set.js';
 export * from './process-group.js';
 export * from './free-port.js';
-export * from './chain-conformance.js';
+// Chain test helpers live with the chain contract; re-exported so existing imports keep working.
+export * from '@gw/chain-api/testing';

@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import type { AnyPlugin } from '../plugin.js';
-import type { ChainModule } from '../chain.js';
+import type { ChainModule } from '@gw/chain-api';
 import { createKernel, type Kernel, type KernelRole } from '../kernel.js';
 import { loadConfig } from '../config/load-config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';

@@ -1,8 +1,9 @@
-import { coreErrors } from './errors/core-errors.js';
+import { chainErrors } from './chain-errors.js';
+import { CHAIN_ID_PATTERN, COIN_ID_PATTERN, type ChainId, type CoinId, type NetworkDefinition, type NetworkKind, type ProjectKind } from './network.js';
 import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
 
 /**
- * The chain half of the kernel: `defineChain()` and the `ChainAdapter` contract.
+ * The chain contract: `defineChain()` and the `ChainAdapter` interface.
  *
  * A chain is plain data (a {@link ChainDefinition}) plus a factory (`createAdapter`) that turns the
  * data into behaviour. One adapter may serve several definitions (the EVM adapter serves eth,
@@ -15,57 +16,12 @@ import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
  * - Money is bigint base units. Decimal strings exist only at the API edge (see `units/`).
  * - Adapters are pure with respect to the database: they never read or write tables. The address
  *   pool, wallets and invoices live in plugins that call the adapter.
- * - Bad input is reported by throwing the kernel's catalogued AppErrors (`invalid_xpub_format`,
+ * - Bad input is reported by throwing the catalogued AppErrors of `chainErrors` (`invalid_xpub_format`,
  *   `wallet_kind_mismatch`), never by returning sentinel values.
  */
 
-/**
- * A chain id (`btc`, `eth`, `ltc`): lower-case letters and digits, starting with a letter. The set
- * of ids is not closed: each chain module brings its own, and the chain registry
- * (`createChainRegistry`) checks at start that the enabled chains' ids are well-formed and unique.
- */
-export type ChainId = string;
-
-/**
- * A coin id (`btc`, `usdt_erc20`): lower-case letters, digits and `_`, starting with a letter,
- * unique across every chain of the build (the registry checks at start). The API's `coin` enum is
- * the enabled chains' coins.
- */
-export type CoinId = string;
-
-/** What chain ids look like. */
-export const CHAIN_ID_PATTERN = /^[a-z][a-z0-9]{1,15}$/;
-/** What coin ids look like. */
-export const COIN_ID_PATTERN = /^[a-z][a-z0-9_]{1,31}$/;
-
-/** Project kinds (spec section 1); fixed at project creation. */
-export const PROJECT_KINDS = ['production', 'testnet', 'sandbox'] as const;
-export type ProjectKind = (typeof PROJECT_KINDS)[number];
-
-/**
- * The network family a key and its addresses belong to. Production projects use `mainnet`;
- * testnet and sandbox projects use `testnet`.
- */
-export type NetworkKind = 'mainnet' | 'testnet';
-
-/** Maps a project kind to the network kind of its keys and addresses. */
-export function networkKindOf(kind: ProjectKind): NetworkKind {
-  return kind === 'production' ? 'mainnet' : 'testnet';
-}
-
 /** How the wallet's receive addresses are derived (spec 2.1 `verification_standard`). */
 export type VerificationStandard = 'bip84' | 'bip44' | 'cip1852' | 'bip44_ed25519';
-
-/** One concrete network of a chain, e.g. Bitcoin signet or Ethereum Sepolia. */
-export interface NetworkDefinition {
-  /** Stable identifier, e.g. `bitcoin`, `signet`, `sepolia`, `amoy`, `shasta`, `preprod`. */
-  readonly id: string;
-  /** Human name for docs and the CLI. */
-  readonly name: string;
-  readonly kind: NetworkKind;
-  /** EIP-155 chain id (EVM only); used in EIP-681 payment URIs. */
-  readonly evmChainId?: number;
-}
 
 /**
  * The asset a coin is priced as, in USD, and the ids of that asset at the rate providers. Coins of
@@ -420,14 +376,14 @@ export function maxAddressIndexOf(definition: ChainDefinition): number {
 export function assertAddressIndex(definition: ChainDefinition, index: number): void {
   const max = maxAddressIndexOf(definition);
   if (!Number.isSafeInteger(index) || index < 0 || index > max) {
-    throw coreErrors.validation_error({ message: `Address index must be an integer in [0, ${max}] for ${definition.id}; got ${index}.` });
+    throw chainErrors.validation_error({ message: `Address index must be an integer in [0, ${max}] for ${definition.id}; got ${index}.` });
   }
 }
 
 /** Throws `validation_error` unless `key` was parsed by this chain's adapter. */
 export function assertKeyOfChain(definition: ChainDefinition, key: AccountKey): void {
   if (key.chain !== definition.id) {
-    throw coreErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
+    throw chainErrors.validation_error({ message: `Key belongs to chain ${key.chain}, not ${definition.id}.` });
   }
 }
 
@@ -439,11 +395,11 @@ export function assertKeyOfChain(definition: ChainDefinition, key: AccountKey): 
  */
 export function paymentUriCoin(definition: ChainDefinition, input: PaymentUriInput): { coin: CoinDefinition; contract: string | undefined } {
   const coin = coinOf(definition, input.coin);
-  if (!coin) throw coreErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
-  if (input.amountUnits < 0n) throw coreErrors.validation_error({ message: 'Amount must not be negative.' });
+  if (!coin) throw chainErrors.invalid_coin({ message: `Coin ${input.coin} is not carried by ${definition.id}.` });
+  if (input.amountUnits < 0n) throw chainErrors.validation_error({ message: 'Amount must not be negative.' });
   if (!coin.contracts) return { coin, contract: undefined };
   const kind: ProjectKind = input.network === 'mainnet' ? 'production' : input.sandbox ? 'sandbox' : 'testnet';
   const contract = tokenContractFor(definition, coin, kind);
-  if (!contract) throw coreErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkFor(definition, kind).id}.` });
+  if (!contract) throw chainErrors.validation_error({ message: `${coin.symbol} (${coin.id}) has no contract on ${networkFor(definition, kind).id}.` });
   return { coin, contract };
 }

@@ -1,4 +1,4 @@
-import type { ChainId, CoinId } from '../chain.js';
+import type { ChainId, CoinId } from '../network.js';
 
 /**
  * One receipt of a chain's coin at an address, as every chain's watcher reports it (the

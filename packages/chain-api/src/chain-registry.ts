@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { coreErrors } from './errors/core-errors.js';
-import { checkChainDefinition, type ChainAdapter, type ChainDefinition, type ChainId, type ChainModule, type CoinDefinition, type CoinId, type PriceAsset } from './chain.js';
+import { chainErrors } from './chain-errors.js';
+import { checkChainDefinition, type ChainAdapter, type ChainDefinition, type ChainModule, type CoinDefinition, type PriceAsset } from './chain.js';
+import type { ChainId, CoinId } from './network.js';
 
 /**
  * Token contracts an operator uses on test networks (config `chains.testTokenContracts`): coin id →
@@ -170,12 +171,12 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
     has: (chain: string): chain is ChainId => adapters.has(chain as ChainId),
     get(chain) {
       const adapter = adapters.get(chain);
-      if (!adapter) throw coreErrors.validation_error({ message: `Unknown or disabled chain "${chain}"`, details: { field: 'chain' } });
+      if (!adapter) throw chainErrors.validation_error({ message: `Unknown or disabled chain "${chain}"`, details: { field: 'chain' } });
       return adapter;
     },
     coin(coin) {
       const found = coins.get(coin);
-      if (!found) throw coreErrors.invalid_coin({ message: `Unknown or disabled coin "${coin}"` });
+      if (!found) throw chainErrors.invalid_coin({ message: `Unknown or disabled coin "${coin}"` });
       return found;
     },
   };

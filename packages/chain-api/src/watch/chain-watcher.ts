@@ -1,4 +1,4 @@
-import type { NetworkDefinition } from '../chain.js';
+import type { NetworkDefinition } from '../network.js';
 import type { ChainHead, ObservedTransfer, ScannedBlock } from './observed-transfer.js';
 import type { ProviderPool } from './provider-pool.js';
 

@@ -1,6 +1,7 @@
 import type { TestFn } from 'ava';
 import { pino } from 'pino';
-import { checkChainDefinition, type ChainAdapter, type ChainModule, type NetworkKind, type PaymentUriInput } from '../chain.js';
+import { checkChainDefinition, type ChainAdapter, type ChainModule, type PaymentUriInput } from '../chain.js';
+import type { NetworkKind } from '../network.js';
 import { createChainRegistry, type ChainRegistryOptions } from '../chain-registry.js';
 import { isAppError } from '../errors/app-error.js';
 import { fromBaseUnits, toBaseUnits } from '../units/index.js';

@@ -1,0 +1,2 @@
+export * from './chain-conformance.js';
+export * from './watched-set.js';
