@@ -212,7 +212,7 @@ function inputsOf(fact: Exclude<Fact, 'attributed'>, prior: readonly Prior[]): {
 }
 
 function stateOf(status: InvoiceStatus, mode: MatchingMode, prior: readonly Prior[], onceSent: boolean): InvoiceState {
-  const invoice = { id: '01JINVOICE0000000000000000', amount_units: AMOUNT.toString(), matching_mode: mode, confirmation_threshold: THRESHOLD, event_counts: {} } as unknown as Invoice;
+  const invoice = { id: '01JINVOICE0000000000000000', amount_units: AMOUNT, matching_mode: mode, confirmation_threshold: THRESHOLD, event_counts: {} } as unknown as Invoice;
   const transfers = prior.map(([units, confirmations, standing], i): TransferState => ({
     id: `t${i}`,
     txHash: hash(i),
