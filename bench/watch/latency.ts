@@ -1,7 +1,7 @@
 /**
  * Benchmark: block-to-webhook latency on a real node: EVM (`@foundry-rs/anvil`, Sepolia's chain id)
  * or Bitcoin (`--node bcoin`: bcoin 1.0.2 on regtest as a `bitcoin-core` provider of btc/regtest,
- * publishing Bitcoin Core's ZMQ `hashblock`/`rawtx`, see plugins/watchers/test/bcoin-launcher.cjs).
+ * publishing Bitcoin Core's ZMQ `hashblock`/`rawtx`, see packages/testing/src/bcoin-launcher.cjs).
  *
  * One gateway kernel (role `all`: HTTP, pg-boss workers, the `watchers.scan` job loop, webhook
  * delivery) on a fresh database, a testnet project with a verified wallet, and a local receiver
