@@ -3,9 +3,8 @@ import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import pg from 'pg';
 import { createTestDatabase, signedFetch, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
-import { ALL_CHAINS, projectWithPools, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, projectWithPools, type TestProject, startApp, waitForUrl, type AppProcess } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { startApp, waitForUrl, type AppProcess } from '@gw/testing';
 
 /**
  * Fault: a gateway instance killed with SIGKILL while creates are in flight. Whatever the instance

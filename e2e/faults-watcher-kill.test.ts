@@ -3,10 +3,7 @@ import { CLI_ACTOR } from '@gw/kernel';
 import pg from 'pg';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { projectWithPools } from '@gw/testing';
-import { Anvil } from '@gw/testing';
-import { blockParam, RpcProxy } from '@gw/testing';
-import { startApp, type AppProcess } from '@gw/testing';
+import { projectWithPools, Anvil, blockParam, RpcProxy, startApp, type AppProcess } from '@gw/testing';
 
 /**
  * Fault: a worker killed with SIGKILL in the middle of a watcher pass: the pass has scanned and

@@ -12,9 +12,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
 import { createTestDatabase, signedFetch, waitFor } from '@gw/kernel/testing';
-import { Litecoind, litecoindInstalled } from '@gw/testing';
-import { ltcTestnetWallet } from '@gw/testing';
-import { ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
+import { Litecoind, litecoindInstalled, ltcTestnetWallet, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
 

@@ -33,16 +33,13 @@ import { parseArgs } from 'node:util';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { Anvil } from '@gw/testing';
+import { Anvil, projectWithPools, Bcoin, Litecoind } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
 import { Subscriber } from 'zeromq';
 import * as bitcoin from 'bitcoinjs-lib';
 import { benchPostgres } from '../bench-database.js';
-import { projectWithPools } from '@gw/testing';
 import { Receiver } from '@gw/plugin-webhooks/testing';
-import { Bcoin } from '@gw/testing';
-import { Litecoind } from '@gw/testing';
 
 const { values } = parseArgs({ options: { node: { type: 'string', default: 'anvil' }, samples: { type: 'string', default: '10' }, intervals: { type: 'string', default: '5,1' }, modes: { type: 'string', default: 'poll' } } });
 const samples = Number(values.samples);

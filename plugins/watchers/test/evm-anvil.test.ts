@@ -10,9 +10,8 @@ import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { getAddress, parseEther } from 'ethers';
 import { projectWithPools, Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil } from '@gw/testing';
+import { Anvil, FIXED_RATES } from '@gw/testing';
 import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
-import { FIXED_RATES } from '@gw/testing';
 import { drivenByTests, watcherScenario } from './scenario.js';
 
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';

@@ -14,10 +14,9 @@ import { freePort, signedFetch, startTestKernel, waitFor, type TestKernel } from
 import { CLI_ACTOR, type PushedHead } from '@gw/kernel';
 import { parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil } from '@gw/testing';
+import { Anvil, ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
 import { TcpProxy } from './tcp-proxy.js';
-import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
 

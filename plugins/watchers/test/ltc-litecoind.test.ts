@@ -11,9 +11,8 @@
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { FIXED_RATES } from '@gw/testing';
+import { FIXED_RATES, Litecoind, litecoindInstalled } from '@gw/testing';
 import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Litecoind, litecoindInstalled } from '@gw/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 
 let node: Litecoind;

@@ -11,9 +11,8 @@ import test from 'ava';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { getAddress, parseEther, toBeHex } from 'ethers';
 import { projectWithPools, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil } from '@gw/testing';
+import { Anvil, blockParam, RpcProxy } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
-import { blockParam, RpcProxy } from '@gw/testing';
 
 let anvil: Anvil;
 let proxy: RpcProxy;
