@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { createTestDatabase, signedFetch, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
-import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
+import { ALL_CHAINS } from '@gw/testing';
+import { WEBHOOK_PLUGINS, projectWithPools } from '@gw/plugin-webhooks/testing';
 
 const run = promisify(execFile);
 

@@ -9,7 +9,7 @@ import test from 'ava';
 import { chains } from '@gw/app-gateway';
 import type { ChainModule } from '@gw/kernel';
 import { chainConformance, type DerivationVectors } from '@gw/kernel/testing';
-import { adaWallet, BTC_TPUB, btcTestnetWallet, btcWallet, ethWallet, tonWallet, tronWallet } from '../plugins/wallets/test/signers.js';
+import { adaWallet, BTC_TPUB, btcTestnetWallet, btcWallet, ethWallet, tonWallet, tronWallet } from '@gw/testing';
 
 const moduleOf = (id: string): ChainModule => chains.find((chain) => chain.definition.id === id)!;
 const vectors = (key: string, path: (index: number) => string, addresses: readonly string[], source: string): DerivationVectors => ({

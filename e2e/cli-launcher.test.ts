@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { compiledIsCurrent } from '../scripts/compiled-is-current.mjs';
-import { ROOT } from './processes.js';
+import { compiledIsCurrent } from '@gw/scripts/compiled-is-current';
+import { ROOT } from '@gw/testing';
 
 // Issue 33 finding 8: `./gateway` runs the compiled CLI, but never one older than its sources.
 test('the compiled CLI counts as current only while no input is newer than the bundle', (t) => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
-import { buildApps, distEntry } from '../scripts/build.js';
-import { ROOT, startApp, waitForUrl } from './processes.js';
+import { buildApps, distEntry } from '@gw/scripts/build';
+import { ROOT, startApp, waitForUrl } from '@gw/testing';
 
 // `pnpm build` emits JavaScript once and production runs it on plain Node (no tsx); this runs the
 // compiled gateway, worker and CLI as processes against a real database.

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import test from 'ava';
 import { isConfigEnvName, loadConfig } from '@gw/kernel';
-import { distEntry } from '../scripts/build.js';
-import { ROOT } from './processes.js';
+import { distEntry } from '@gw/scripts/build';
+import { ROOT } from '@gw/testing';
 
 // The files docs/deployment.md ships: systemd units (checked by systemd-analyze verify, which
 // .ci/run installs from Debian), the nginx example (checked by nginx -t, nginx-light from .ci/run),

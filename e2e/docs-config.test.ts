@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { checkTestNetworks, enabledChainModules, KernelConfigSchema, loadConfig, loadPlugins } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
-import { ROOT } from './processes.js';
+import { ROOT } from '@gw/testing';
 
 /** Every Markdown file an operator reads: docs/, the README, the plugins' and chains' READMEs. */
 function markdownFiles(): string[] {

@@ -3,9 +3,8 @@ import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import pg from 'pg';
 import { createTestDatabase, signedFetch, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
-import { ALL_CHAINS, projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS } from '../plugins/webhooks/test/helpers.js';
-import { startApp, waitForUrl, type AppProcess } from './processes.js';
+import { ALL_CHAINS, projectWithPools, type TestProject, startApp, waitForUrl, type AppProcess } from '@gw/testing';
+import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 
 /**
  * Fault: a gateway instance killed with SIGKILL while creates are in flight. Whatever the instance

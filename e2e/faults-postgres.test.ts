@@ -9,9 +9,8 @@ import { pino } from 'pino';
 import { CLI_ACTOR, type EmbeddedPostgresHandle, startEmbeddedPostgres } from '@gw/kernel';
 import { freePort, signedFetch, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
-import { invoiceWithEvents } from '../plugins/webhooks/test/helpers.js';
-import { startApp, waitForUrl, type AppProcess } from './processes.js';
+import { projectWithPools, type TestProject, startApp, waitForUrl, type AppProcess } from '@gw/testing';
+import { invoiceWithEvents } from '@gw/plugin-webhooks/testing';
 
 /**
  * Fault: the PostgreSQL server restarts (a fast shutdown: sessions terminated, then connections

@@ -3,10 +3,7 @@ import { CLI_ACTOR } from '@gw/kernel';
 import pg from 'pg';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { projectWithPools } from '../plugins/invoices/test/helpers.js';
-import { Anvil } from '../plugins/watchers/test/anvil.js';
-import { blockParam, RpcProxy } from '../plugins/watchers/test/rpc-proxy.js';
-import { startApp, type AppProcess } from './processes.js';
+import { projectWithPools, Anvil, blockParam, RpcProxy, startApp, type AppProcess } from '@gw/testing';
 
 /**
  * Fault: a worker killed with SIGKILL in the middle of a watcher pass: the pass has scanned and

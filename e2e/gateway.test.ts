@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createTestDatabase, signedFetch, type TestDatabase } from '@gw/kernel/testing';
-import { runCliProcess, startApp, waitForUrl } from './processes.js';
+import { runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 let database: TestDatabase;
 let env: Record<string, string>;

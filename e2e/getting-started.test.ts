@@ -7,9 +7,7 @@ import { delimiter, dirname, join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
 import { createTestDatabase, signedFetch, spawnGroup, waitFor } from '@gw/kernel/testing';
-import { Anvil } from '../plugins/watchers/test/anvil.js';
-import { evmAccountWallet } from '../plugins/wallets/test/signers.js';
-import { ROOT, runCliProcess, startApp, waitForUrl } from './processes.js';
+import { Anvil, evmAccountWallet, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 /** The `<!-- config -->` JSON blocks of docs/getting-started.md, in order. */
 function docConfigs(): Record<string, any>[] {

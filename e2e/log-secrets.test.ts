@@ -6,8 +6,8 @@ import test from 'ava';
 import pg from 'pg';
 import { sql, sqlIdentifier } from '@gw/kernel';
 import { createTestDatabase, freePort, signedFetch, waitFor, type TestDatabase } from '@gw/kernel/testing';
-import { authorizeInBrowser, MailSink, WebClient } from '../plugins/oauth/test/helpers.js';
-import { runCliProcess, startApp, waitForUrl } from './processes.js';
+import { authorizeInBrowser, MailSink, WebClient } from '@gw/plugin-oauth/testing';
+import { runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 // Issue 23 item 5: a full run of the combined app in production mode (a log collector keeps
 // stdout and stderr), during which every kind of secret is issued and used; afterwards none of

@@ -10,8 +10,8 @@ import test, { type ExecutionContext } from 'ava';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { plugins, chains } from '@gw/app-gateway';
 import { payInvoice } from '@gw/plugin-invoices/testing';
-import { projectWithPools } from '../plugins/webhooks/test/helpers.js';
-import { ROOT } from './processes.js';
+import { projectWithPools } from '@gw/plugin-webhooks/testing';
+import { ROOT } from '@gw/testing';
 
 const run = promisify(execFile);
 const PROMTOOL = process.env['PROMTOOL'] ?? '/usr/bin/promtool';

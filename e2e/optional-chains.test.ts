@@ -10,8 +10,8 @@ import { chains, plugins } from '@gw/app-gateway';
 import { createKernel, loadConfig } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, newId, sql, sqlQuery } from '@gw/kernel';
-import { FIXED_RATES, projectWithPools, type TestProject } from '../plugins/invoices/test/helpers.js';
-import { sandboxClient, startSandboxKernel } from '../plugins/sandbox/test/helpers.js';
+import { FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
+import { sandboxClient, startSandboxKernel } from '@gw/plugin-sandbox/testing';
 
 const ENABLED = ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'base', 'ltc'];
 /** The enabled chains in composition order (the order of `chains.enabled` does not matter). */

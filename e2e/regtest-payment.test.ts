@@ -2,7 +2,7 @@
  * The shipped gateway takes a payment on a local regtest node with configuration only (issue 33
  * item 3b): the app's own processes (`apps/all`, the operator CLI), a config file that is
  * docs/watchers.md's "A local regtest node" example pointed at a real litecoind `-regtest` node
- * (plugins/watchers/test/litecoind.ts), secrets in the environment; no chain composed in code.
+ * (packages/testing/src/litecoind.ts), secrets in the environment; no chain composed in code.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +12,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
 import { createTestDatabase, signedFetch, waitFor } from '@gw/kernel/testing';
-import { Litecoind, litecoindInstalled } from '../plugins/watchers/test/litecoind.js';
-import { ltcTestnetWallet } from '../plugins/wallets/test/signers.js';
-import { ROOT, runCliProcess, startApp, waitForUrl } from './processes.js';
+import { Litecoind, litecoindInstalled, ltcTestnetWallet, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
 

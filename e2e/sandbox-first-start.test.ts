@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { createTestDatabase, waitFor, type TestDatabase } from '@gw/kernel/testing';
-import { baseEnv, ROOT, runCliProcess, startApp, waitForUrl } from './processes.js';
+import { baseEnv, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 let database: TestDatabase;
 test.before(async () => {

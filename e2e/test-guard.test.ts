@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import test from 'ava';
-import { avaGlobs, checkTestFiles, checkTestSource } from '../scripts/test-guard.js';
-import { ROOT } from './processes.js';
+import { avaGlobs, checkTestFiles, checkTestSource } from '@gw/scripts/test-guard';
+import { ROOT } from '@gw/testing';
 
 const globs = await avaGlobs(ROOT);
 const PASSING = `import test from 'ava';\ntest('adds', (t) => { t.is(1 + 1, 2); });\n`;

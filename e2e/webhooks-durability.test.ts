@@ -2,10 +2,9 @@ import { createServer, type ServerResponse } from 'node:http';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
-import { ALL_CHAINS } from '../plugins/invoices/test/helpers.js';
+import { ALL_CHAINS, startApp, type AppProcess } from '@gw/testing';
 import { createTestDatabase, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
-import { invoiceWithEvents, WEBHOOK_PLUGINS, projectWithPools } from '../plugins/webhooks/test/helpers.js';
-import { startApp, type AppProcess } from './processes.js';
+import { invoiceWithEvents, WEBHOOK_PLUGINS, projectWithPools } from '@gw/plugin-webhooks/testing';
 
 const EVENTS = 300;
 

@@ -10,7 +10,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { documentOfThisBuild } from './openapi-document.ts';
+import { documentOfThisBuild } from '@gw/app-gateway/openapi-document';
 import { renderOperations, renderPythonOperations } from '../packages/client/scripts/render-operations.ts';
 
 const document = documentOfThisBuild();

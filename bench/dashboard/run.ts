@@ -15,7 +15,7 @@ import { createKernel, loadConfig, sql, sqlIdentifier, sqlJoin, sqlQuery, type S
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
-import { ethWallet } from '../../plugins/wallets/test/signers.js';
+import { ethWallet } from '@gw/testing';
 
 const { values } = parseArgs({ options: { invoices: { type: 'string', default: '100000' }, requests: { type: 'string', default: '15' } } });
 const total = Number(values.invoices);

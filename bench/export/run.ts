@@ -16,7 +16,7 @@ import { CLI_ACTOR, createKernel, loadConfig } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 import { csvLines } from '@gw/plugin-invoices';
 import { benchPostgres } from '../bench-database.js';
-import { ethWallet } from '../../plugins/wallets/test/signers.js';
+import { ethWallet } from '@gw/testing';
 
 const { values } = parseArgs({ options: { invoices: { type: 'string', default: '1000000' }, format: { type: 'string', default: 'csv' } } });
 const total = Number(values.invoices);

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { CLI_ACTOR, createKernel, loadConfig, parseTimestamp, requestSigningString, SIGNATURE_WINDOW_SECONDS, signatureMatchesAny } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 // The wallets tests' published-mnemonic Cardano key and its real CIP-8 signer.
-import { adaWallet } from '../../plugins/wallets/test/signers.js';
+import { adaWallet } from '@gw/testing';
 
 const [mode, databaseUrl, poolSizeArg, projectsArg] = process.argv.slice(2);
 const projectCount = Number(projectsArg ?? 3);

@@ -16,7 +16,7 @@ import { signedFetch, startTestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
 import { benchPostgres } from '../bench-database.js';
 import { percentile } from '../measure.js';
-import { projectWithPools } from '../../plugins/invoices/test/helpers.js';
+import { projectWithPools } from '@gw/testing';
 
 const { values } = parseArgs({ options: { creates: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '10' } } });
 const creates = Number(values.creates);

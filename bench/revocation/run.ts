@@ -16,8 +16,8 @@ import { CLI_ACTOR, createKernel, loadConfig } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 import { benchPostgres } from '../bench-database.js';
 import { percentile } from '../measure.js';
-import { MailSink } from '../../plugins/oauth/test/helpers.js';
-import { connectApp, refreshWorks } from '../../plugins/dashboard/test/oauth-app.js';
+import { MailSink } from '@gw/plugin-oauth/testing';
+import { connectApp, refreshWorks } from '@gw/plugin-dashboard/testing';
 
 const BUDGET_MS = 5000;
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });

@@ -38,12 +38,9 @@ import { startTestKernel } from '@gw/kernel/testing';
 import type { ChainId } from '@gw/kernel';
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR } from '@gw/kernel';
-import { Anvil } from '@gw/plugin-watchers/testing';
+import { Anvil, projectWithPools, Bcoin, startApp, type AppProcess } from '@gw/testing';
 import { benchPostgres } from '../bench-database.js';
-import { projectWithPools } from '../../plugins/invoices/test/helpers.js';
-import { Bcoin } from '../../plugins/watchers/test/bcoin.js';
-import { ToncenterSandbox } from '../../chains/ton/test/toncenter-sandbox.js';
-import { startApp, type AppProcess } from '../../e2e/processes.js';
+import { ToncenterSandbox } from '@gw/chain-ton/testing';
 import { adaReplay, tronReplay } from './replay-chains.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '120' }, warmup: { type: 'string', default: '20' } } });

@@ -1,7 +1,7 @@
 /**
  * Benchmark: block-to-webhook latency on a real node: EVM (`@foundry-rs/anvil`, Sepolia's chain id)
  * or Bitcoin (`--node bcoin`: bcoin 1.0.2 on regtest as a `bitcoin-core` provider of btc/regtest,
- * publishing Bitcoin Core's ZMQ `hashblock`/`rawtx`, see plugins/watchers/test/bcoin-launcher.cjs).
+ * publishing Bitcoin Core's ZMQ `hashblock`/`rawtx`, see packages/testing/src/bcoin-launcher.cjs).
  *
  * One gateway kernel (role `all`: HTTP, pg-boss workers, the `watchers.scan` job loop, webhook
  * delivery) on a fresh database, a testnet project with a verified wallet, and a local receiver
@@ -33,16 +33,13 @@ import { parseArgs } from 'node:util';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { Anvil } from '@gw/plugin-watchers/testing';
+import { Anvil, projectWithPools, Bcoin, Litecoind } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
 import { Subscriber } from 'zeromq';
 import * as bitcoin from 'bitcoinjs-lib';
 import { benchPostgres } from '../bench-database.js';
-import { projectWithPools } from '../../plugins/invoices/test/helpers.js';
-import { Receiver } from '../../plugins/webhooks/test/helpers.js';
-import { Bcoin } from '../../plugins/watchers/test/bcoin.js';
-import { Litecoind } from '../../plugins/watchers/test/litecoind.js';
+import { Receiver } from '@gw/plugin-webhooks/testing';
 
 const { values } = parseArgs({ options: { node: { type: 'string', default: 'anvil' }, samples: { type: 'string', default: '10' }, intervals: { type: 'string', default: '5,1' }, modes: { type: 'string', default: 'poll' } } });
 const samples = Number(values.samples);

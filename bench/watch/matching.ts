@@ -31,12 +31,11 @@ import { parseArgs } from 'node:util';
 import { CLI_ACTOR, fromBaseUnits, sql, sqlIdentifier, sqlQuery } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { Anvil } from '@gw/plugin-watchers/testing';
+import { Anvil, projectWithPools } from '@gw/testing';
 import { randomBytes } from 'node:crypto';
 import { getAddress, toBeHex } from 'ethers';
 import { benchPostgres } from '../bench-database.js';
 import { processCpuMs } from '../measure.js';
-import { projectWithPools } from '../../plugins/invoices/test/helpers.js';
 
 const { values } = parseArgs({ options: { transfers: { type: 'string', default: '5000' }, watched: { type: 'string', default: '1000000' }, paying: { type: 'string', default: 'all' }, passes: { type: 'string', default: '1' } } });
 const passes = Math.max(1, Number(values.passes));

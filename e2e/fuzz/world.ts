@@ -8,8 +8,8 @@
 import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR, requestTarget, signRequest, sql, sqlIdentifier, sqlJoin, sqlQuery } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { FIXED_RATES, projectWithPools } from '../../plugins/invoices/test/helpers.js';
-import { MailSink } from '../../plugins/oauth/test/helpers.js';
+import { FIXED_RATES, projectWithPools } from '@gw/testing';
+import { MailSink } from '@gw/plugin-oauth/testing';
 
 export { signRequest, requestTarget };
 

@@ -3,7 +3,7 @@ import { chains, plugins } from '@gw/app-gateway';
 import { createTestDatabase, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { ethWallet, tronWallet } from '../../../plugins/wallets/test/signers.js';
+import { ethWallet, tronWallet } from '@gw/testing';
 import { cliRunner } from '../src/testing.js';
 
 let database: TestDatabase;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chains, plugins } from '@gw/app-gateway';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '../../../plugins/sandbox/test/helpers.js';
+import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { runCli } from '../src/cli.js';
 
 let gw: TestKernel;
@@ -217,7 +217,7 @@ test('listen: usage errors and a cursor that is not an event of the project', as
 });
 
 test('listen keeps its cursor through a gateway that is unreachable for a while, and forwards what came meanwhile', async (t) => {
-  const { FaultProxy } = await import('../../../packages/client/test/fault-proxy.js');
+  const { FaultProxy } = await import('@gw/testing');
   const own = await sandboxClient(gw);
   const proxy = await FaultProxy.start(gw.url);
   t.teardown(() => proxy.close());

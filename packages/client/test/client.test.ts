@@ -13,10 +13,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { signWebhook as referenceSignWebhook } from '@gw/webhook-verify';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '../../../plugins/sandbox/test/helpers.js';
-import { documentOfThisBuild } from '../../../scripts/openapi-document.ts';
+import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { documentOfThisBuild } from '@gw/app-gateway/openapi-document';
 import { buildClient } from '../scripts/build.ts';
-import { FaultProxy } from './fault-proxy.js';
+import { FaultProxy } from '@gw/testing';
 
 type ClientModule = typeof import('../src/index.ts');
 

@@ -15,8 +15,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, type SandboxClient } from '../../../plugins/sandbox/test/helpers.js';
-import { documentOfThisBuild } from '../../../scripts/openapi-document.ts';
+import { sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { documentOfThisBuild } from '@gw/app-gateway/openapi-document';
 import { GatewayClient, OPERATIONS } from '../src/index.ts';
 import { documentMismatches } from './openapi-contract.ts';
 

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { documentOfThisBuild } from '../../../scripts/openapi-document.ts';
+import { documentOfThisBuild } from '@gw/app-gateway/openapi-document';
 import { renderOperations, renderPythonOperations } from '../scripts/render-operations.ts';
 
 const signed = [{ signedProjectId: [], signedTimestamp: [], signedSignature: [] }];

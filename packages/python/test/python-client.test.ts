@@ -7,7 +7,7 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { signWebhook } from '@gw/webhook-verify';
 import type { TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, type SandboxClient } from '../../../plugins/sandbox/test/helpers.js';
+import { sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
 
 let gw: TestKernel;
 let account: SandboxClient;

@@ -166,7 +166,7 @@ test('allocation needs a verified wallet; an empty pool of a verified wallet gro
   const { tenancyProjects, walletsWallets } = gw.kernel.cradle;
   const projectId = (await tenancyProjects.create({ name: `p-${Date.now()}`, kind: 'production', operator: operatorId }, CLI_ACTOR)).project.id;
   t.is((await errorOf(allocate(projectId, 'eth'))).code, 'wallet_not_bound');
-  const { ethWallet } = await import('../../wallets/test/signers.js');
+  const { ethWallet } = await import('@gw/testing');
   await walletsWallets.register({ projectId, chain: 'eth', xpub: ethWallet.xpub }, CLI_ACTOR);
   t.is((await errorOf(allocate(projectId, 'eth'))).code, 'xpub_not_verified');
 

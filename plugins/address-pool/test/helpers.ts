@@ -1,7 +1,7 @@
 import { type ChainId, CLI_ACTOR, type ProjectKind } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
-import { ethWallet, tonWallet, tronWallet, type TestWallet } from '../../wallets/test/signers.js';
+import { ethWallet, tonWallet, tronWallet, type TestWallet } from '@gw/testing';
 
 const WALLETS: Partial<Record<ChainId, TestWallet>> = { eth: ethWallet, tron: tronWallet, ton: tonWallet };
 

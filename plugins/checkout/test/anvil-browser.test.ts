@@ -9,11 +9,10 @@ import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import { freePort, startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { Anvil } from '@gw/plugin-watchers/testing';
+import { Anvil, ALL_CHAINS, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
 import { parseEther } from 'ethers';
 import { chromium, type Browser } from 'playwright-core';
-import { ALL_CHAINS, FIXED_RATES, projectWithPools, type TestProject } from '../../invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';
+import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { checkoutPlugin } from '../src/index.js';
 
 const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';

@@ -9,7 +9,7 @@
 import test from 'ava';
 import { chromium, type Browser } from 'playwright-core';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { CHROMIUM, watchCsp } from '../../dashboard/test/harness.js';
+import { CHROMIUM, watchCsp } from '@gw/testing';
 import { sandboxClient, startCheckoutKernel } from './helpers.js';
 
 let gw: TestKernel;

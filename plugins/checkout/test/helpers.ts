@@ -1,11 +1,11 @@
 import type { AnyPlugin } from '@gw/kernel';
 import { freePort, startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { SANDBOX_PLUGINS } from '../../sandbox/test/helpers.js';
-import { FAST_RETRIES } from '../../webhooks/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { SANDBOX_PLUGINS } from '@gw/plugin-sandbox/testing';
+import { FAST_RETRIES } from '@gw/plugin-webhooks/testing';
 import { checkoutPlugin } from '../src/index.js';
 
-export { sandboxClient, type SandboxClient } from '../../sandbox/test/helpers.js';
+export { sandboxClient, type SandboxClient } from '@gw/plugin-sandbox/testing';
 
 export const CHECKOUT_PLUGINS: readonly AnyPlugin[] = [...SANDBOX_PLUGINS, checkoutPlugin];
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, newId } from '@gw/kernel';
-import { Receiver } from '../../webhooks/test/helpers.js';
+import { Receiver } from '@gw/plugin-webhooks/testing';
 import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
 import { connectApp, refreshWorks } from './oauth-app.js';
 import { DashboardClient } from './http-client.js';

@@ -2,7 +2,7 @@ import test from 'ava';
 import pg from 'pg';
 import type { Request, Route } from 'playwright-core';
 import { signedFetch } from '@gw/kernel/testing';
-import { Receiver } from '../../webhooks/test/helpers.js';
+import { Receiver } from '@gw/plugin-webhooks/testing';
 import { DashboardWorld, PHONE, expectAccessible } from './harness.js';
 import { connectApp, refreshWorks } from './oauth-app.js';
 

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { createTestDatabase, spawnGroup, type ProcessGroup, type TestDatabase } from '@gw/kernel/testing';
-import { baseEnv, ROOT } from '../../../e2e/processes.js';
-import { MailSink } from '../../oauth/test/helpers.js';
+import { baseEnv, CHROMIUM, ROOT, watchCsp } from '@gw/testing';
+import { MailSink } from '@gw/plugin-oauth/testing';
 
-/** Debian's Chromium (GW_CHROMIUM overrides). */
-export const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';
+// Shared with the checkout plugin's browser tests.
+export { CHROMIUM, watchCsp };
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** A phone's viewport, for the responsive checks. */
 export const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -138,15 +138,6 @@ export class DashboardWorld {
     await this.database.drop();
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** Collects the page's Content Security Policy violations (there must be none). */
-export function watchCsp(page: Page): string[] {
-  const violations: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-  });
-  return violations;
 }
 
 /** The axe-core (WCAG 2.1 A and AA) violations of the page as it is now, one line each. */

@@ -1,5 +1,5 @@
 import { randomBase62 } from '@gw/kernel';
-import { MailSink } from '../../oauth/test/helpers.js';
+import { MailSink } from '@gw/plugin-oauth/testing';
 
 /** A response of the dashboard read as text, with the CSRF token of its forms when it has one. */
 export interface PageAnswer {

@@ -4,8 +4,8 @@ import { oauthPlugin } from '@gw/plugin-oauth';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { UserView } from '@gw/plugin-tenancy/contract';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { MailSink } from '../../oauth/test/helpers.js';
-import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
+import { MailSink } from '@gw/plugin-oauth/testing';
+import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
 import { dashboardPlugin } from '../src/index.js';
 import { DashboardClient } from './http-client.js';
 

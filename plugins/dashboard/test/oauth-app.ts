@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { authorizeInBrowser, WebClient, type MailSink } from '../../oauth/test/helpers.js';
+import { authorizeInBrowser, WebClient, type MailSink } from '@gw/plugin-oauth/testing';
 
 /**
  * Connects an OAuth app for `email` the way an MCP client does: registration, authorization with

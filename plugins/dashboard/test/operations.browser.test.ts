@@ -5,7 +5,7 @@ import { signedFetch } from '@gw/kernel/testing';
 import test from 'ava';
 import { HDNodeWallet } from 'ethers';
 import type { Page } from 'playwright-core';
-import { ROOT } from '../../../e2e/processes.js';
+import { ROOT } from '@gw/testing';
 import { DashboardWorld, PHONE, expectAccessible } from './harness.js';
 
 // The operations pages in a real browser (Debian's chromium through playwright-core) on a gateway

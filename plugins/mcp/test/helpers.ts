@@ -2,11 +2,11 @@ import type { TestKernel } from '@gw/kernel/testing';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { SANDBOX_PLUGINS, startSandboxKernel } from '../../sandbox/test/helpers.js';
+import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
 import { mcpPlugin } from '../src/index.js';
 
-export { Receiver } from '../../webhooks/test/helpers.js';
-export { projectWithPools } from '../../invoices/test/helpers.js';
+export { Receiver } from '@gw/plugin-webhooks/testing';
+export { projectWithPools } from '@gw/testing';
 
 export const MCP_PLUGINS = [...SANDBOX_PLUGINS, oauthPlugin, mcpPlugin];
 export const TRANSPORT_PATH = '/api/mcp/transport';

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { authorizeInBrowser, inviteUser, MailSink, WebClient } from '../../oauth/test/helpers.js';
+import { authorizeInBrowser, inviteUser, MailSink, WebClient } from '@gw/plugin-oauth/testing';
 import { callOk, rawCall, startMcpKernel, TRANSPORT_PATH } from './helpers.js';
 
 /**

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { createChainRegistry, definePlugin, defineRoute, withDeps, type CoinId, type PriceAsset } from '@gw/kernel';
 import { PriceCatalogue } from '@gw/plugin-rates';
 // The composition's chains (by path: a package dependency on the gateway app would be a cycle).
-import { chains } from '../../../apps/gateway/src/chains.js';
+import { ALL_CHAINS as chains } from '@gw/testing';
 import Type from 'typebox';
 import type { ProviderServer } from './provider-server.js';
 

@@ -1,10 +1,10 @@
 import { type AnyPlugin, CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { WEBHOOK_PLUGINS, FAST_RETRIES, type Receiver } from '../../webhooks/test/helpers.js';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { WEBHOOK_PLUGINS, FAST_RETRIES, type Receiver } from '@gw/plugin-webhooks/testing';
+import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { sandboxPlugin, type ProvisionedSandbox } from '../src/index.js';
 
-export { Receiver } from '../../webhooks/test/helpers.js';
+export { Receiver } from '@gw/plugin-webhooks/testing';
 
 export const SANDBOX_PLUGINS = [...WEBHOOK_PLUGINS, sandboxPlugin];
 

@@ -3,9 +3,8 @@ import { CLI_ACTOR, type CoinId, isUlid } from '@gw/kernel';
 import { roomInRateWindow, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES, pathnameSignedFetch } from '@gw/testing';
 import { synthesizedTxHash } from '../src/index.js';
-import { pathnameSignedFetch } from '../../tenancy/test/spec-pathname-client.js';
 import { Receiver, SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;

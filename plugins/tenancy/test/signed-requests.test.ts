@@ -7,7 +7,7 @@ import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testin
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { probePlugin, probeRuns } from './probe-plugin.js';
-import { pathnameSignedFetch } from './spec-pathname-client.js';
+import { pathnameSignedFetch } from '@gw/testing';
 
 let gw: TestKernel;
 let operatorId: string;

@@ -4,7 +4,7 @@ import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
-import { ethWallet } from './signers.js';
+import { ethWallet } from '@gw/testing';
 
 // The dashboard shows a pending wallet's challenge again after the register page is gone (issue 20).
 

@@ -5,7 +5,7 @@ import { ethChain } from '@gw/chain-eth';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
-import { btcTestnetWallet, btcWallet, ethWallet } from './signers.js';
+import { btcTestnetWallet, btcWallet, ethWallet } from '@gw/testing';
 
 let gw: TestKernel;
 let operatorId: string;

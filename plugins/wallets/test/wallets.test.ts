@@ -8,7 +8,7 @@ import { CLI_ACTOR, isAppError, type ProjectKind, sql, sqlQuery } from '@gw/kern
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
-import { adaWallet, BTC_TPUB, btcBip137, btcTestnetWallet, btcWallet, ethWallet, foreignTonSign, tonWallet, tronWallet, type TestWallet } from './signers.js';
+import { adaWallet, BTC_TPUB, btcBip137, btcTestnetWallet, btcWallet, ethWallet, foreignTonSign, tonWallet, tronWallet, type TestWallet } from '@gw/testing';
 
 let gw: TestKernel;
 let operatorId: string;

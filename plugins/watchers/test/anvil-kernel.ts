@@ -1,10 +1,10 @@
 import type { ChainId } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS, type Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { WEBHOOK_PLUGINS, type Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
 import { watchedProject } from './scenario.js';
 import { watchersPlugin } from '../src/index.js';
-import type { Anvil } from './anvil.js';
+import type { Anvil } from '@gw/testing';
 
 /**
  * A gateway kernel (role `all`, every chain, fixed rates) on a fresh database whose watchers scan

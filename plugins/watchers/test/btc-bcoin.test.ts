@@ -7,8 +7,8 @@
  */
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
-import { Bcoin } from './bcoin.js';
+import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
+import { Bcoin } from '@gw/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 
 let node: Bcoin;

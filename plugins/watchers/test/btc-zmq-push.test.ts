@@ -14,8 +14,8 @@ import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ProviderPool, type PushedHead, type PushedTransaction } from '@gw/kernel';
 import { BtcWatcher, btcDefinition } from '@gw/chain-btc';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
-import { Bcoin } from './bcoin.js';
+import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
+import { Bcoin } from '@gw/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 import { TcpProxy } from './tcp-proxy.js';
 

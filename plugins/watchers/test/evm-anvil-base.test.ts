@@ -10,8 +10,8 @@ import type { TestKernel } from '@gw/kernel/testing';
 import { waitFor } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
-import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
-import { Anvil } from './anvil.js';
+import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
+import { Anvil } from '@gw/testing';
 import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
 import { drivenByTests, watcherScenario } from './scenario.js';
 

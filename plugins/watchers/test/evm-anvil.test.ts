@@ -9,10 +9,9 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { getAddress, parseEther } from 'ethers';
-import { projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
-import { Anvil } from './anvil.js';
+import { projectWithPools, Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
+import { Anvil, FIXED_RATES } from '@gw/testing';
 import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
-import { FIXED_RATES } from '../../invoices/test/helpers.js';
 import { drivenByTests, watcherScenario } from './scenario.js';
 
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';

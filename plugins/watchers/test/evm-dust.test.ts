@@ -9,9 +9,9 @@ import test from 'ava';
 import { type ChainWatcher, CLI_ACTOR, type ObservedTransfer, type WatchedAddresses } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { parseEther } from 'ethers';
-import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
 import type { ScanTarget } from '../src/index.js';
-import { Anvil } from './anvil.js';
+import { Anvil } from '@gw/testing';
 import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
 import { drivenByTests, watcherScenario } from './scenario.js';
 

@@ -7,9 +7,9 @@ import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { parseEther } from 'ethers';
-import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
+import { projectWithPools, type TestProject } from '@gw/plugin-webhooks/testing';
 import { SCAN_JOB } from '../src/index.js';
-import { Anvil } from './anvil.js';
+import { Anvil } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
 
 let anvil: Anvil;

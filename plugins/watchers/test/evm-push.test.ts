@@ -13,12 +13,11 @@ import { join } from 'node:path';
 import { freePort, signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, type PushedHead } from '@gw/kernel';
 import { parseEther } from 'ethers';
-import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '../../webhooks/test/helpers.js';
-import { Anvil } from './anvil.js';
+import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
+import { Anvil, ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
 import { TcpProxy } from './tcp-proxy.js';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';
+import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
 
 interface Setup {

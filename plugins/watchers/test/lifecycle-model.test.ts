@@ -18,8 +18,8 @@ import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { allowedMoves, isShort, settlement, type InvoiceView, type MatchingMode } from '@gw/plugin-invoices';
 import { sandboxPlugin } from '@gw/plugin-sandbox';
 import type { Knex } from 'knex';
-import { ALL_CHAINS, FIXED_RATES, projectWithPools } from '../../invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES, projectWithPools } from '@gw/testing';
+import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
 
 const AMOUNT = 1_000_000n;

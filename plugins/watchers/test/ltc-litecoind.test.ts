@@ -11,9 +11,8 @@
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { FIXED_RATES } from '../../invoices/test/helpers.js';
-import { Receiver, type TestProject } from '../../webhooks/test/helpers.js';
-import { Litecoind, litecoindInstalled } from './litecoind.js';
+import { FIXED_RATES, Litecoind, litecoindInstalled } from '@gw/testing';
+import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 
 let node: Litecoind;

@@ -8,9 +8,9 @@ import test from 'ava';
 import { type ChainWatcher, CLI_ACTOR, type ObservedTransfer, ProviderError, type WatchedAddresses } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { parseEther } from 'ethers';
-import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
+import { projectWithPools, type TestProject } from '@gw/plugin-webhooks/testing';
 import type { ScanTarget } from '../src/index.js';
-import { Anvil } from './anvil.js';
+import { Anvil } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
 
 const WINDOW = 3;

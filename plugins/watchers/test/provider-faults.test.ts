@@ -10,10 +10,9 @@ import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { getAddress, parseEther, toBeHex } from 'ethers';
-import { projectWithPools, type TestProject } from '../../webhooks/test/helpers.js';
-import { Anvil } from './anvil.js';
+import { projectWithPools, type TestProject } from '@gw/plugin-webhooks/testing';
+import { Anvil, blockParam, RpcProxy } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
-import { blockParam, RpcProxy } from './rpc-proxy.js';
 
 let anvil: Anvil;
 let proxy: RpcProxy;

@@ -2,8 +2,8 @@ import type { ExecutionContext } from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { FAST_RETRIES, projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '../../webhooks/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { FAST_RETRIES, projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
 
 /** What a watcher end-to-end test reads once its `before` hook has run. */

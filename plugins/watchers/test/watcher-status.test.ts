@@ -1,7 +1,7 @@
 import test from 'ava';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
-import { WEBHOOK_PLUGINS } from '../../webhooks/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
 
 // The dashboard overview's watcher table (issue 20): every configured chain network, with what its

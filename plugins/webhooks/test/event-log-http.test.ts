@@ -5,7 +5,7 @@ import { verifyWebhook } from '@gw/webhook-verify';
 import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
 import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { FAST_RETRIES, projectWithPools, Receiver, startWebhooksKernel, WEBHOOK_PLUGINS, type TestProject } from './helpers.js';
 
 let gw: TestKernel;

@@ -7,7 +7,7 @@ import test from 'ava';
 import { CLI_ACTOR, runMode } from '@gw/kernel';
 import { startTestKernel, waitFor, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { payInvoice } from '@gw/plugin-invoices/testing';
-import { ALL_CHAINS, FIXED_RATES } from '../../invoices/test/helpers.js';
+import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { WITHHELD_ERROR } from '../src/services/webhook-sender.js';
 import { FAST_RETRIES, projectWithPools, Receiver, WEBHOOK_PLUGINS } from './helpers.js';
 

@@ -1,7 +1,5 @@
 import test from 'ava';
-import { readFileSync } from 'node:fs';
 import type { InvoiceEventType } from '@gw/kernel';
-import { LIFECYCLE_DOC, lifecycleDocument } from '../../../../scripts/generate-lifecycle-doc.js';
 import { MATCHING_MODES, type MatchingMode } from '../config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 import type { Invoice } from '../models/invoice.js';
@@ -365,8 +363,4 @@ test('the traits agree with the table', (t) => {
     if (row.to !== 'same' && row.from.some((from) => from !== NEW && STATUS_TRAITS[from].pastDeadline)) t.true(STATUS_TRAITS[row.to].pastDeadline || row.fact === 'payment_reverted', `${row.fact} → ${row.to}`);
   }
   t.deepEqual(ALL_EVENTS.filter((e) => TRANSITIONS.some((row) => row.event?.type === e && row.event.ids === 'once' && row.from.some((from) => from !== NEW))), ONCE);
-});
-
-test('docs/invoice-lifecycle.md is the document the table generates', (t) => {
-  t.is(readFileSync(LIFECYCLE_DOC, 'utf8'), lifecycleDocument());
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { pino } from 'pino';
-import { deliverFirstStartCredentials } from '../src/first-start.js';
+import { deliverFirstStartCredentials } from './first-start.js';
 
 const SECRET = 'sk_sandbox_0123456789abcdef';
 

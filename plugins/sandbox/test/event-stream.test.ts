@@ -6,9 +6,9 @@
 import test from 'ava';
 import { newId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, SANDBOX_PLUGINS, type SandboxClient } from '../../sandbox/test/helpers.js';
-import { ALL_CHAINS } from '../../invoices/test/helpers.js';
-import type { OutboxEntry } from '../src/index.js';
+import { sandboxClient, startSandboxKernel, SANDBOX_PLUGINS, type SandboxClient } from './helpers.js';
+import { ALL_CHAINS } from '@gw/testing';
+import type { OutboxEntry } from '@gw/plugin-webhooks';
 
 let gw: TestKernel;
 

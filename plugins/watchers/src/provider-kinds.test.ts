@@ -8,9 +8,9 @@ import { Registry } from 'prom-client';
 import type { ChainAdapter, ChainAdapterDeps, ChainRegistry } from '@gw/kernel';
 import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
-import { createWatcherMetrics } from '../src/metrics.js';
-import { WatcherRegistry } from '../src/services/watcher-registry.js';
-import type { WatchersConfig } from '../src/config.js';
+import { createWatcherMetrics } from './metrics.js';
+import { WatcherRegistry } from './services/watcher-registry.js';
+import type { WatchersConfig } from './config.js';
 
 const deps = { logger: {} as ChainAdapterDeps['logger'] } as ChainAdapterDeps;
 const adapters: ChainAdapter[] = [btcChain.createAdapter(deps, btcChain.definition), ethChain.createAdapter(deps, ethChain.definition)];

@@ -12,9 +12,9 @@ import { ethChain } from '@gw/chain-eth';
 import { polygonChain } from '@gw/chain-polygon';
 import { tonChain } from '@gw/chain-ton';
 import { tronChain } from '@gw/chain-tron';
-import { createWatcherMetrics } from '../src/metrics.js';
-import { WatcherRegistry } from '../src/services/watcher-registry.js';
-import type { WatchersConfig } from '../src/config.js';
+import { createWatcherMetrics } from './metrics.js';
+import { WatcherRegistry } from './services/watcher-registry.js';
+import type { WatchersConfig } from './config.js';
 
 const deps = { logger: {} as ChainAdapterDeps['logger'] } as ChainAdapterDeps;
 const all = [btcChain, ethChain, polygonChain, bscChain, tronChain, adaChain, tonChain];

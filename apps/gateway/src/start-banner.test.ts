@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startBanner } from '../src/start-banner.js';
+import { startBanner } from './start-banner.js';
 
 test('the start message names the dashboard, the API reference and where a sign-in code appears', (t) => {
   const logged = startBanner({ baseUrl: 'http://127.0.0.1:8080', dashboard: true, signInCodes: 'logged' });

@@ -6,7 +6,7 @@
  * the served `/api/v1/openapi.json`.
  */
 import { pino } from 'pino';
-import { chains, plugins } from '@gw/app-gateway';
+import { chains, plugins } from './composition.js';
 import { bindChainIds, buildDeclared, buildOpenApiDocument, createChainRegistry, type OpenApiDocument } from '@gw/kernel';
 
 /** A cradle that answers every lookup with itself, and a URL-like string when converted. */

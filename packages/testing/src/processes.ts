@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The workspace root (the apps are started from there). */
+export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * The environment every process an end-to-end test starts begins with: a clean one (the app reads

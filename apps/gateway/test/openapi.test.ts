@@ -5,10 +5,10 @@ import Type from 'typebox';
 import { buildOpenApiDocument, CLI_ACTOR, defineErrors, definePlugin, defineRoute, type OpenApiDocument, type RouteDefinition, withDeps } from '@gw/kernel';
 import { expectResponseMatchesRoute, responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 // Kernel tests reach the real plugins by path: the kernel package does not depend on them.
-import { tenancyPlugin } from '../../plugins/tenancy/src/index.js';
-import { walletsPlugin } from '../../plugins/wallets/src/index.js';
-import { btcChain } from '../../chains/btc/src/index.js';
-import { chains as compositionChains, plugins as compositionPlugins } from '../../apps/gateway/src/composition.js';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+import { btcChain } from '@gw/chain-btc';
+import { chains as compositionChains, plugins as compositionPlugins } from '../src/composition.js';
 
 /** BIP84 test vector account key (mnemonic "abandon ... about"), as in the wallets tests. */
 const BTC_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';

@@ -1,0 +1,19 @@
+/**
+ * `@gw/testing`: the helpers that tests of several packages share (private, never shipped). It
+ * depends on the kernel and the chain modules only, so any plugin, app or end-to-end test may take
+ * it as a devDependency without a package cycle; helpers that need a plugin stay in that plugin,
+ * behind its `./testing` export.
+ */
+export * from './chains.js';
+export * from './projects.js';
+export * from './signers.js';
+export * from './receiver.js';
+export * from './webhooks.js';
+export * from './processes.js';
+export * from './anvil.js';
+export * from './bcoin.js';
+export * from './litecoind.js';
+export * from './rpc-proxy.js';
+export * from './fault-proxy.js';
+export * from './spec-pathname-client.js';
+export * from './browser.js';
