@@ -113,6 +113,10 @@ invoice, whatever its matching mode decided at matching time:
 - exactly the amount: \`paid\`;
 - less: \`partial\` for \`exact\` and \`at_least\`; \`paid\` for \`any\`, which accepts any amount.
 
+A settlement counts every live transfer, also one that leaves the status as it was (a top-up of a
+\`partial\` invoice still short: \`partial\` again, with a fresh \`invoice.partial\` for the new
+total); they stay counted until one leaves the chain, so later confirmations settle nothing again.
+
 \`exact\` and \`at_least\` differ in matching: only \`exact\` invoices may share an address (spec 2.1
 rule 2), where the amount picks the invoice. An invoice whose payments are still short while they
 wait for confirmations hears \`invoice.partial\` at once when a further payment leaves it short, or

@@ -148,6 +148,47 @@ test.serial('payments that settle one after another in one pass: one invoice.par
   t.is((await get(inv.id)).status, 'partial');
 });
 
+test.serial('a top-up that settles a partial invoice still short is announced once; later blocks with no new money announce nothing', async (t) => {
+  await threshold(2);
+  const inv = await invoice({ coin: 'eth', amount_crypto: '1' });
+  await threshold(40);
+  await anvil.sendEth(payer, inv.address, SMALL);
+  await anvil.mine(inv.confirmation_threshold);
+  await scan();
+  t.is((await get(inv.id)).status, 'partial');
+  const topUp = await anvil.sendEth(payer, inv.address, SMALL);
+  await scan();
+  t.deepEqual(
+    (await outbox(inv.id)).map((e) => e.type),
+    ['invoice.detected', 'invoice.partial'],
+    'a top-up below the threshold sends nothing',
+  );
+  await anvil.mine(1);
+  await scan();
+  const settled = (await outbox(inv.id)).at(-1)!;
+  t.is(settled.type, 'invoice.partial');
+  t.like(settled.data, { status: 'partial', paid_units: (SMALL * 2n).toString() });
+  // partial → partial: the settlement counted the top-up, so the next blocks have nothing to settle.
+  for (let pass = 0; pass < 3; pass++) {
+    await anvil.mine(1);
+    await scan();
+  }
+  t.deepEqual(
+    (await outbox(inv.id)).map((e) => e.type),
+    ['invoice.detected', 'invoice.partial', 'invoice.partial'],
+    'no invoice.partial for money already announced',
+  );
+  const view = await get(inv.id);
+  t.is(view.status, 'partial');
+  t.deepEqual(
+    view.transactions.map((tx: { tx_hash: string; status: string }) => [tx.tx_hash, tx.status]).filter(([hash]: string[]) => hash === topUp),
+    [[topUp, 'confirmed']],
+    'the top-up is counted',
+  );
+  const tracked = await gw.kernel.cradle.db('watchers_transfers').where({ to_address: inv.address }).whereNull('final_at');
+  t.deepEqual(tracked, [], 'the watcher stops counting confirmations of settled transfers');
+});
+
 test.serial('a pass announces an invoice once across its block step and its mempool step', async (t) => {
   const inv = await invoice({ coin: 'eth', amount_crypto: '1' });
   await anvil.sendEth(payer, inv.address, SMALL);

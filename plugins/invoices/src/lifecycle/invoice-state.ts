@@ -232,8 +232,11 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
   }
   const from = state.status;
   const to = row.to === 'same' ? from : row.to;
-  // Settling counts every live transfer; they stay counted until one leaves the chain.
-  if (to !== from && SETTLED_STATUSES.includes(to) && input.fact === 'payment_confirmed') {
+  // Settling counts every live transfer; they stay counted until one leaves the chain. A settlement
+  // is a payment_confirmed row naming a settled status, also the one that keeps it (partial →
+  // partial, a top-up still short): left uncounted, its transfers would settle again at each later
+  // confirmation and re-announce the same money (one invoice.partial per block).
+  if (input.fact === 'payment_confirmed' && row.to !== 'same' && SETTLED_STATUSES.includes(to)) {
     for (const t of live) {
       if (t.status !== 'confirmed') {
         t.status = 'confirmed';

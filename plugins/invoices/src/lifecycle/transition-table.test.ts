@@ -289,12 +289,13 @@ test('every status × fact × matching mode × guard outcome: applyFact does wha
               t.is(result.transition?.event?.type, event, `${label}: event`);
               if (result.row.to !== 'same') t.is(result.row.to, state.status, `${label}: the row's status`);
               if (result.row.event && result.transition?.event) t.is(result.transition.event.type, result.row.event.type, `${label}: the row's event`);
-              if (fact === 'payment_confirmed' && state.status !== status && SETTLED_STATUSES.includes(state.status)) {
-                t.true(
-                  state.transfers.every((tr) => tr.status !== 'pending'),
-                  `${label}: settling counts every live transfer`,
-                );
-              }
+              // A settlement counts every live transfer, also one that keeps the status (partial →
+              // partial: a top-up still short); anything else counts none (the next settlement's
+              // "one not yet counted" must not see the same money again).
+              const settled = fact === 'payment_confirmed' && expected.event !== undefined && SETTLED_STATUSES.includes(expected.to);
+              const newlyCounted = state.transfers.filter((tr) => tr.status === 'confirmed' && !before.some((b) => b.txHash === tr.txHash && b.status === 'confirmed'));
+              if (settled) t.true(state.transfers.every((tr) => tr.status !== 'pending'), `${label}: settling counts every live transfer`);
+              else t.deepEqual(newlyCounted, [], `${label}: no settlement, nothing counted`);
             }
           }
         }
@@ -363,4 +364,23 @@ test('the traits agree with the table', (t) => {
     if (row.to !== 'same' && row.from.some((from) => from !== NEW && STATUS_TRAITS[from].pastDeadline)) t.true(STATUS_TRAITS[row.to].pastDeadline || row.fact === 'payment_reverted', `${row.fact} → ${row.to}`);
   }
   t.deepEqual(ALL_EVENTS.filter((e) => TRANSITIONS.some((row) => row.event?.type === e && row.event.ids === 'once' && row.from.some((from) => from !== NEW))), ONCE);
+});
+
+test('a top-up that settles a partial invoice still short counts it: later confirmations settle and announce nothing', (t) => {
+  const state = stateOf('partial', 'exact', [
+    [AMOUNT / 4n, THRESHOLD, 'confirmed'],
+    [AMOUNT / 4n, 1, 'pending'],
+  ], true);
+  const at = (confirmations: number) => ({ fact: 'payment_confirmed' as const, updates: [{ txHash: hash(1), outputIndex: 0, confirmations, blockHeight: 2n, blockHash: 'b2' }] });
+  const settled = applyFact(state, at(THRESHOLD), NOW);
+  t.is(settled.transition?.event?.type, 'invoice.partial');
+  t.is(settled.transition?.event?.data.paid_units, (AMOUNT / 2n).toString());
+  t.is(state.status, 'partial');
+  t.deepEqual(state.transfers.map((tr) => tr.status), ['confirmed', 'confirmed']);
+  for (let more = 1; more <= 3; more++) {
+    const later = applyFact(state, at(THRESHOLD + more), NOW);
+    t.is(later.row?.to, 'same', `confirmation ${THRESHOLD + more}: nothing to settle`);
+    t.is(later.transition, undefined, `confirmation ${THRESHOLD + more}: no event`);
+  }
+  t.is(state.eventCounts['invoice.partial'], 1);
 });

@@ -99,7 +99,11 @@ export interface TransitionRow {
   readonly from: readonly (InvoiceStatus | typeof NEW)[];
   readonly fact: Fact;
   readonly when: Condition;
-  /** The new status; `same` keeps it (the fact may still change transfers or send an event). */
+  /**
+   * The new status; `same` keeps it (the fact may still change transfers or send an event). A
+   * `payment_confirmed` row naming a settled status is a settlement and counts the transfers, even
+   * when it names the status the invoice is in (partial → partial).
+   */
   readonly to: InvoiceStatus | 'same';
   readonly event?: { readonly type: InvoiceEventType; readonly ids: EventIdPolicy };
   /** Why, in one sentence, for the docs. */
