@@ -26,3 +26,6 @@ declare module '@gw/kernel' {
  */
 export const CHECKOUT_EXPORTS: readonly ServiceName[] = ['checkoutBranding'];
 
+
+export { CHECKOUT_PANELS, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
+export type { Locale } from './page/i18n.js';

@@ -1,10 +1,13 @@
 import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { SANDBOX_PAGE_DEPS, sandboxPage } from './dashboard/sandbox-page.js';
 import { SANDBOX_EXPORTS } from './contract.js';
 import { sandboxCommands } from './cli.js';
 import { SandboxConfigSchema } from './config.js';
 import { sandboxErrors } from './errors.js';
 import { sandboxRoutes } from './routes.js';
 import { sandboxMcpTools } from './mcp-tools.js';
+import { sandboxCheckoutPanels } from './checkout/simulation-panel.js';
 import { SandboxInvoices } from './services/sandbox-invoices.js';
 import { SandboxProjects } from './services/sandbox-projects.js';
 import { Simulator } from './services/simulator.js';
@@ -31,6 +34,8 @@ export const sandboxPlugin = definePlugin({
   }),
   routes: sandboxRoutes,
   mcpTools: sandboxMcpTools,
+  // Its dashboard pages, and the checkout page's simulation buttons on sandbox invoices (ADR 0011).
+  contributes: [dashboardPages(SANDBOX_PAGE_DEPS, [sandboxPage]), sandboxCheckoutPanels],
   cli: sandboxCommands,
 });
 

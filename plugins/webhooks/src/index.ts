@@ -1,4 +1,7 @@
 import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
+import { dashboardPages, overviewSections } from '@gw/plugin-dashboard/contract';
+import { HEALTH_SECTION_DEPS, healthSection } from './dashboard/health-section.js';
+import { WEBHOOK_URL_PAGE_DEPS, webhookUrlPage } from './dashboard/webhook-url-page.js';
 import { WEBHOOKS_EXPORTS } from './contract.js';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
@@ -55,6 +58,8 @@ export const webhooksPlugin = definePlugin({
     webhooksTestEvents: service(['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksConfig', 'webhooksSender'], (deps) => new WebhookTestEvents(deps)),
     webhooksEventStream: service(['db', 'notifications'], (deps) => new EventStream(deps), { dispose: (stream) => stream.close() }),
   }),
+  // Its dashboard pages (ADR 0011).
+  contributes: [overviewSections(HEALTH_SECTION_DEPS, [healthSection]), dashboardPages(WEBHOOK_URL_PAGE_DEPS, [webhookUrlPage])],
   routes: webhooksRoutes,
   mcpTools: webhooksMcpTools,
   jobs: webhooksJobs,

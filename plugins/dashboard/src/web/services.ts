@@ -6,18 +6,13 @@ import type { Deps } from '@gw/kernel';
  * says at a glance which plugins' contracts the dashboard uses.
  */
 export const DASHBOARD_SERVICES = [
-  'addressPoolConfig',
-  'addressPoolReplenisher',
-  'addressPoolService',
-  'addressPoolStatus',
   'audit',
   'chains',
-  'checkoutBranding',
   'dashboardConfig',
   'dashboardSessions',
+  'extensions',
   'invoicesActivity',
   'invoicesExporter',
-  'invoicesPolicies',
   'invoicesService',
   'kernelConfig',
   'logger',
@@ -25,7 +20,6 @@ export const DASHBOARD_SERVICES = [
   'oauthSignIn',
   'oauthTokens',
   'rateLimiter',
-  'ratesService',
   'readiness',
   'sandboxInvoices',
   'sandboxProjects',
@@ -35,13 +29,8 @@ export const DASHBOARD_SERVICES = [
   'tenancyPats',
   'tenancyProjects',
   'tenancyUsers',
-  'walletsWallets',
-  'watchersOrphans',
-  'watchersStatus',
   'webhooksConfig',
   'webhooksEventLog',
-  'webhooksHealth',
-  'webhooksTestEvents',
 ] as const;
 
 /** What a dashboard page, action or sign-in route may read. */
