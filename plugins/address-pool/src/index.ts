@@ -1,5 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
-import { dashboardPages, overviewSections } from '@gw/plugin-dashboard/contract';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { POOLS_SECTION_DEPS, poolsSection } from './dashboard/pools-section.js';
 import { WALLETS_PAGE_DEPS, walletsPage } from './dashboard/wallets-page.js';
 import { ADDRESS_POOL_EXPORTS } from './contract.js';
@@ -37,7 +37,7 @@ export const addressPoolPlugin = definePlugin({
     addressPoolStatus: service(['db', 'chains', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolStatusService(deps)),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [overviewSections(POOLS_SECTION_DEPS, [poolsSection]), dashboardPages(WALLETS_PAGE_DEPS, [walletsPage])],
+  contributes: [pageSections(POOLS_SECTION_DEPS, [poolsSection]), dashboardPages(WALLETS_PAGE_DEPS, [walletsPage])],
   jobs: addressPoolJobs,
   cli: addressPoolCommands,
   readiness: addressPoolReadiness,

@@ -5,7 +5,7 @@
  * a contributed page is mounted when the dashboard is enabled and ignored otherwise.
  */
 export { DASHBOARD_PAGES, dashboardPages, type ContributedPage, type PageServices } from './web/page-point.js';
-export { OVERVIEW_SECTIONS, overviewSections, type ContributedSection, type OverviewSection } from './web/overview-point.js';
+export { PAGE_SECTIONS, pageSections, type ContributedSection, type PageSection, type SectionPage } from './web/section-point.js';
 export { type Bar } from './web/bar-chart.js';
 export {
   definePage,
@@ -25,4 +25,5 @@ export * from './web/components.js';
 export * from './web/filters.js';
 export { FormFields } from './web/form.js';
 export { barChart } from './web/bar-chart.js';
+export { credentialFacts, PROJECT_NAME_MAX } from './web/project-facts.js';
 export { dashboardErrors } from './errors.js';

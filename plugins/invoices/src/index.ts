@@ -1,5 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
-import { dashboardPages, overviewSections } from '@gw/plugin-dashboard/contract';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { ACTIVITY_SECTION_DEPS, activitySection } from './dashboard/activity-section.js';
 import { POLICY_PAGE_DEPS, policyPage } from './dashboard/policy-page.js';
 import { INVOICES_EXPORTS } from './contract.js';
@@ -53,7 +53,7 @@ export const invoicesPlugin = definePlugin({
     invoicesAttribution: service(['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'], (deps) => new OrphanAttribution(deps)),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [overviewSections(ACTIVITY_SECTION_DEPS, [activitySection]), dashboardPages(POLICY_PAGE_DEPS, [policyPage])],
+  contributes: [pageSections(ACTIVITY_SECTION_DEPS, [activitySection]), dashboardPages(POLICY_PAGE_DEPS, [policyPage])],
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,

@@ -1,5 +1,5 @@
 import { PriceCatalogue } from './assets.js';
-import { dashboardPages, overviewSections } from '@gw/plugin-dashboard/contract';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { RATES_DASHBOARD_DEPS, ratesRefreshPage, ratesSection } from './dashboard/rates-section.js';
 import { RATES_EXPORTS } from './contract.js';
 import { ratesReadiness } from './readiness.js';
@@ -32,7 +32,7 @@ export const ratesPlugin = definePlugin({
     ),
   }),
   // Its dashboard sections (ADR 0011).
-  contributes: [dashboardPages(RATES_DASHBOARD_DEPS, [ratesRefreshPage]), overviewSections(RATES_DASHBOARD_DEPS, [ratesSection])],
+  contributes: [dashboardPages(RATES_DASHBOARD_DEPS, [ratesRefreshPage]), pageSections(RATES_DASHBOARD_DEPS, [ratesSection])],
   jobs: ratesJobs,
   readiness: ratesReadiness,
   cli: ratesCommands,

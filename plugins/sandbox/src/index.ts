@@ -1,5 +1,7 @@
-import { definePlugin, service, serviceValue } from '@gw/kernel';
-import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { WEBHOOK_RESEND_RULES } from '@gw/plugin-webhooks/contract';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
+import { NEW_SANDBOX_DEPS, newSandboxPage, newSandboxSection } from './dashboard/new-sandbox.js';
 import { SANDBOX_PAGE_DEPS, sandboxPage } from './dashboard/sandbox-page.js';
 import { SANDBOX_EXPORTS } from './contract.js';
 import { sandboxCommands } from './cli.js';
@@ -8,7 +10,7 @@ import { sandboxErrors } from './errors.js';
 import { sandboxRoutes } from './routes.js';
 import { sandboxMcpTools } from './mcp-tools.js';
 import { sandboxCheckoutPanels } from './checkout/simulation-panel.js';
-import { SandboxInvoices } from './services/sandbox-invoices.js';
+import { SANDBOX_RESEND_REFUSES, SandboxInvoices } from './services/sandbox-invoices.js';
 import { SandboxProjects } from './services/sandbox-projects.js';
 import { Simulator } from './services/simulator.js';
 import { SandboxChain } from './services/sandbox-chain.js';
@@ -34,8 +36,11 @@ export const sandboxPlugin = definePlugin({
   }),
   routes: sandboxRoutes,
   mcpTools: sandboxMcpTools,
-  // Its dashboard pages, and the checkout page's simulation buttons on sandbox invoices (ADR 0011).
-  contributes: [dashboardPages(SANDBOX_PAGE_DEPS, [sandboxPage]), sandboxCheckoutPanels],
+  // Its dashboard pages and the projects page's form, the checkout page's simulation buttons on
+  // sandbox invoices, and its resend rule for the dashboard's webhooks page (ADR 0011).
+  contributes: [
+    contribute(WEBHOOK_RESEND_RULES, withDeps([], () => [{ kind: 'sandbox' as const, refuse: SANDBOX_RESEND_REFUSES }])),
+    dashboardPages(SANDBOX_PAGE_DEPS, [sandboxPage]), dashboardPages(NEW_SANDBOX_DEPS, [newSandboxPage]), pageSections(NEW_SANDBOX_DEPS, [newSandboxSection]), sandboxCheckoutPanels],
   cli: sandboxCommands,
 });
 

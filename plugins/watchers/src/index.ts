@@ -1,5 +1,5 @@
 import { watchersReadiness } from './readiness.js';
-import { dashboardPages, overviewSections } from '@gw/plugin-dashboard/contract';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { STATUS_SECTION_DEPS, statusSection } from './dashboard/status-section.js';
 import { ORPHANS_PAGE_DEPS, orphansPage } from './dashboard/orphans-page.js';
 import { WATCHERS_EXPORTS } from './contract.js';
@@ -47,7 +47,7 @@ export const watchersPlugin = definePlugin({
     watchersStatus: service(['db', 'watchersRegistry'], (deps) => new WatcherStatusReads(deps)),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [overviewSections(STATUS_SECTION_DEPS, [statusSection]), dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage])],
+  contributes: [pageSections(STATUS_SECTION_DEPS, [statusSection]), dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage])],
   routes: watchersRoutes,
   jobs: watchersJobs,
   readiness: watchersReadiness,

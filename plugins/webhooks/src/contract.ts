@@ -46,3 +46,4 @@ export { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 export type { DeliveryHealthReads } from './services/delivery-health.js';
 export type { DeliveryLogEntry } from './services/event-log.js';
 export { nominalSchedule } from './services/retry-schedule.js';
+export { WEBHOOK_RESEND_RULES, type ResendRule } from './resend-rules.js';

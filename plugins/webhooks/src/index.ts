@@ -1,5 +1,6 @@
 import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
-import { dashboardPages, overviewSections } from '@gw/plugin-dashboard/contract';
+import { WEBHOOKS_PAGE_DEPS, webhooksPage } from './dashboard/webhooks-page.js';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { HEALTH_SECTION_DEPS, healthSection } from './dashboard/health-section.js';
 import { WEBHOOK_URL_PAGE_DEPS, webhookUrlPage } from './dashboard/webhook-url-page.js';
 import { WEBHOOKS_EXPORTS } from './contract.js';
@@ -59,7 +60,7 @@ export const webhooksPlugin = definePlugin({
     webhooksEventStream: service(['db', 'notifications'], (deps) => new EventStream(deps), { dispose: (stream) => stream.close() }),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [overviewSections(HEALTH_SECTION_DEPS, [healthSection]), dashboardPages(WEBHOOK_URL_PAGE_DEPS, [webhookUrlPage])],
+  contributes: [dashboardPages(WEBHOOKS_PAGE_DEPS, [webhooksPage]), pageSections(HEALTH_SECTION_DEPS, [healthSection]), dashboardPages(WEBHOOK_URL_PAGE_DEPS, [webhookUrlPage])],
   routes: webhooksRoutes,
   mcpTools: webhooksMcpTools,
   jobs: webhooksJobs,

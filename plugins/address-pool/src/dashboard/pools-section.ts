@@ -1,11 +1,12 @@
 import { html } from '@gw/kernel';
-import { type OverviewSection, type PageServices, table } from '@gw/plugin-dashboard/contract';
+import { type PageSection, type PageServices, table } from '@gw/plugin-dashboard/contract';
 
 /** What the section reads (ADR 0011). */
 export const POOLS_SECTION_DEPS = ['addressPoolStatus', 'addressPoolConfig'] as const;
 
 /** The overview's pool levels, with low pools and gaps over the warning threshold marked. */
-export const poolsSection: OverviewSection<PageServices<typeof POOLS_SECTION_DEPS>> = {
+export const poolsSection: PageSection<PageServices<typeof POOLS_SECTION_DEPS>> = {
+  page: 'overview',
   id: 'address-pools',
   order: 40,
   render: async (req) => {

@@ -10,7 +10,6 @@ import { doctorPage } from './doctor-page.js';
 import { mcpToolsPage } from './mcp-tools-page.js';
 import { invoicesPage } from './invoices-page.js';
 import { overviewPage } from './overview-page.js';
-import { webhooksPage } from './webhooks-page.js';
 
 /** Where `/dashboard` (and a signed-in sign-in page) leads. */
 export const DASHBOARD_HOME = '/dashboard/projects';
@@ -29,7 +28,6 @@ export const FRAME_PAGES: readonly DashboardPage[] = [
   accountPage(DASHBOARD_HOME),
   overviewPage,
   invoicesPage,
-  webhooksPage,
   auditPage,
   mcpToolsPage,
   doctorPage,

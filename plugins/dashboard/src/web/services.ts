@@ -22,14 +22,12 @@ export const DASHBOARD_SERVICES = [
   'rateLimiter',
   'readiness',
   'sandboxInvoices',
-  'sandboxProjects',
   'sandboxSimulator',
   'tenancyApiKeys',
   'tenancyOperators',
   'tenancyPats',
   'tenancyProjects',
   'tenancyUsers',
-  'webhooksConfig',
   'webhooksEventLog',
 ] as const;
 

@@ -1,12 +1,13 @@
 import { html, type SafeHtml } from '@gw/kernel';
-import { barChart, type OverviewSection, type PageServices, table, when } from '@gw/plugin-dashboard/contract';
+import { barChart, type PageSection, type PageServices, table, when } from '@gw/plugin-dashboard/contract';
 import type { ActivitySeries } from '../contract.js';
 
 /** What the section reads (ADR 0011). */
 export const ACTIVITY_SECTION_DEPS = ['invoicesActivity'] as const;
 
 /** The overview's invoices and paid USD of the last week and day: charts with their numbers. */
-export const activitySection: OverviewSection<PageServices<typeof ACTIVITY_SECTION_DEPS>> = {
+export const activitySection: PageSection<PageServices<typeof ACTIVITY_SECTION_DEPS>> = {
+  page: 'overview',
   id: 'invoices',
   order: 10,
   render: async (req) => {

@@ -1,12 +1,13 @@
 import { html } from '@gw/kernel';
-import { actionButton, definePage, duration, type OverviewSection, type PageServices, redirect, table, when } from '@gw/plugin-dashboard/contract';
+import { actionButton, definePage, duration, type PageSection, type PageServices, redirect, table, when } from '@gw/plugin-dashboard/contract';
 
 /** What the section and its action read (ADR 0011). */
 export const RATES_DASHBOARD_DEPS = ['ratesService'] as const;
 type Services = PageServices<typeof RATES_DASHBOARD_DEPS>;
 
 /** The overview's exchange rates in use, their age, and (administrators) a refresh. */
-export const ratesSection: OverviewSection<Services> = {
+export const ratesSection: PageSection<Services> = {
+  page: 'overview',
   id: 'rates',
   order: 50,
   render: async (req) => {

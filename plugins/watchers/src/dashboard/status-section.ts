@@ -1,11 +1,12 @@
 import { html } from '@gw/kernel';
-import { type OverviewSection, type PageServices, table, when } from '@gw/plugin-dashboard/contract';
+import { type PageSection, type PageServices, table, when } from '@gw/plugin-dashboard/contract';
 
 /** What the section reads (ADR 0011). */
 export const STATUS_SECTION_DEPS = ['watchersStatus'] as const;
 
 /** The overview's watchers per chain network: head, scanned height, lag, last pass and error. */
-export const statusSection: OverviewSection<PageServices<typeof STATUS_SECTION_DEPS>> = {
+export const statusSection: PageSection<PageServices<typeof STATUS_SECTION_DEPS>> = {
+  page: 'overview',
   id: 'watchers',
   order: 30,
   render: async (req) => {

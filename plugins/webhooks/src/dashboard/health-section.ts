@@ -1,11 +1,12 @@
 import { html } from '@gw/kernel';
-import { duration, type OverviewSection, type PageServices, table, when } from '@gw/plugin-dashboard/contract';
+import { duration, type PageSection, type PageServices, table, when } from '@gw/plugin-dashboard/contract';
 
 /** What the section reads (ADR 0011). */
 export const HEALTH_SECTION_DEPS = ['webhooksHealth'] as const;
 
 /** The overview's webhook health: delivered, retrying, dead-lettered, the oldest undelivered. */
-export const healthSection: OverviewSection<PageServices<typeof HEALTH_SECTION_DEPS>> = {
+export const healthSection: PageSection<PageServices<typeof HEALTH_SECTION_DEPS>> = {
+  page: 'overview',
   id: 'webhooks',
   order: 20,
   render: async (req) => {
