@@ -14,14 +14,6 @@ const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
 /** Plugins the dashboard's frame stands on: identity (users, projects) and sign-in. */
 const FRAME_PLUGINS = ['tenancy', 'oauth'];
 
-/**
- * Feature plugins the dashboard still depends on, because one of its frame pages was not moved
- * to their owners yet (issue 34 item 3, ADR 0011 "Not done yet"): the invoices page (invoices,
- * with the webhooks timeline and the sandbox's simulations). This list only shrinks: the test
- * fails when an entry is no longer needed.
- */
-const NOT_YET_MOVED = ['invoices', 'sandbox', 'webhooks'];
-
 const manifest = (plugin: string) => JSON.parse(readFileSync(`${PLUGINS_DIR}${plugin}/package.json`, 'utf8')) as { dependencies?: Record<string, string> };
 const pluginDeps = (plugin: string) => Object.keys(manifest(plugin).dependencies ?? {}).filter((name) => name.startsWith('@gw/plugin-')).map((name) => name.slice('@gw/plugin-'.length));
 const sources = (plugin: string) =>
@@ -39,15 +31,12 @@ test('the checkout never imports sandbox code: the sandbox contributes its panel
   t.true((sandbox.contributes ?? []).some((c) => c.point.id === 'checkout.panels'));
 });
 
-test('the dashboard depends on no feature plugin beyond the pages not moved yet, and that list stays true', (t) => {
-  const deps = pluginDeps('dashboard');
-  t.deepEqual(deps.filter((id) => !FRAME_PLUGINS.includes(id) && !NOT_YET_MOVED.includes(id)), []);
-  // Each entry is still needed: a frame page imports the plugin's contract or declares its service.
-  const text = sources('dashboard').map(({ text }) => text).join('\n');
-  const prefix = (id: string) => id.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-  t.deepEqual(NOT_YET_MOVED.filter((id) => !deps.includes(id) || !(text.includes(`@gw/plugin-${id}/contract`) || new RegExp(`'${prefix(id)}[A-Z]`).test(text))), []);
+test('the dashboard depends on no feature plugin: its package, its sources and its dependsOn name only the frame\'s', (t) => {
+  t.deepEqual(pluginDeps('dashboard').filter((id) => !FRAME_PLUGINS.includes(id)), []);
+  const imports = sources('dashboard').flatMap(({ file, text }) => [...text.matchAll(/from '@gw\/plugin-([a-z-]+)/g)].map((m) => m[1]!).filter((id) => id !== 'dashboard' && !FRAME_PLUGINS.includes(id)).map((id) => `${file} imports ${id}`));
+  t.deepEqual(imports, []);
   const dashboard = plugins.find((p) => p.id === 'dashboard')!;
-  t.deepEqual((dashboard.dependsOn ?? []).filter((id) => !FRAME_PLUGINS.includes(id) && !NOT_YET_MOVED.includes(id)), []);
+  t.deepEqual((dashboard.dependsOn ?? []).filter((id) => !FRAME_PLUGINS.includes(id)), []);
 });
 
 test('every contribution of the composition builds from its declared services, and the owners read them', async (t) => {
@@ -61,7 +50,7 @@ test('every contribution of the composition builds from its declared services, a
   const pages = kernel.cradle.extensions.of(extensionPoint<{ page: { id: string } }>('dashboard.pages'));
   t.deepEqual(
     pages.map((c) => `${c.pluginId}:${c.item.page.id}`),
-    ['address-pool:wallets', 'rates:rates', 'invoices:policy', 'webhooks:webhooks', 'webhooks:webhook-url', 'watchers:orphans', 'sandbox:sandbox', 'sandbox:new-sandbox', 'checkout:branding'],
+    ['address-pool:wallets', 'rates:rates', 'invoices:invoices', 'invoices:policy', 'webhooks:webhooks', 'webhooks:webhook-url', 'watchers:orphans', 'sandbox:invoice-simulations', 'sandbox:sandbox', 'sandbox:new-sandbox', 'checkout:branding'],
   );
   const sections = kernel.cradle.extensions.of(extensionPoint<{ section: { page: string; id: string } }>('dashboard.sections'));
   t.deepEqual(sections.map((c) => `${c.pluginId}:${c.item.section.page}/${c.item.section.id}`), [
@@ -72,6 +61,8 @@ test('every contribution of the composition builds from its declared services, a
     'watchers:overview/watchers',
     'sandbox:new-project/new-sandbox',
   ]);
+  const parts = kernel.cradle.extensions.of(extensionPoint<{ part: { id: string } }>('invoices.page-parts'));
+  t.deepEqual(parts.map((c) => `${c.pluginId}:${c.item.part.id}`), ['webhooks:webhooks', 'sandbox:sandbox']);
   const rules = kernel.cradle.extensions.of(extensionPoint<{ kind: string; refuse: readonly string[] }>('webhooks.resend-rules'));
   t.deepEqual(rules.map((c) => [c.pluginId, c.item.kind, c.item.refuse]), [['sandbox', 'sandbox', ['retrying', 'dlq']]]);
   const panels = kernel.cradle.extensions.of(extensionPoint<{ id: string }>('checkout.panels'));

@@ -65,3 +65,4 @@ export { DECIMAL_PATTERN } from './schemas.js';
 export type { ActivitySeries, InvoiceActivityReads, PaidValue } from './services/invoice-activity.js';
 export { CSV_COLUMNS, csvLines, exportDocument } from './services/invoice-export.js';
 export { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
+export { INVOICE_PAGE_PARTS, invoicePageParts, type ContributedInvoicePagePart, type InvoicePagePart, type TimelineRow } from './dashboard/invoice-page-parts.js';

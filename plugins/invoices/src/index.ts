@@ -1,4 +1,5 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { INVOICES_PAGE_DEPS, invoicesPage } from './dashboard/invoices-page.js';
 import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { ACTIVITY_SECTION_DEPS, activitySection } from './dashboard/activity-section.js';
 import { POLICY_PAGE_DEPS, policyPage } from './dashboard/policy-page.js';
@@ -53,7 +54,7 @@ export const invoicesPlugin = definePlugin({
     invoicesAttribution: service(['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'], (deps) => new OrphanAttribution(deps)),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [pageSections(ACTIVITY_SECTION_DEPS, [activitySection]), dashboardPages(POLICY_PAGE_DEPS, [policyPage])],
+  contributes: [dashboardPages(INVOICES_PAGE_DEPS, [invoicesPage]), pageSections(ACTIVITY_SECTION_DEPS, [activitySection]), dashboardPages(POLICY_PAGE_DEPS, [policyPage])],
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,

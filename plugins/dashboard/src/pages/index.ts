@@ -8,7 +8,6 @@ import { projectsPage } from './projects-page.js';
 import { auditPage } from './audit-page.js';
 import { doctorPage } from './doctor-page.js';
 import { mcpToolsPage } from './mcp-tools-page.js';
-import { invoicesPage } from './invoices-page.js';
 import { overviewPage } from './overview-page.js';
 
 /** Where `/dashboard` (and a signed-in sign-in page) leads. */
@@ -27,7 +26,6 @@ export const FRAME_PAGES: readonly DashboardPage[] = [
   operatorPage,
   accountPage(DASHBOARD_HOME),
   overviewPage,
-  invoicesPage,
   auditPage,
   mcpToolsPage,
   doctorPage,

@@ -1,19 +1,15 @@
 import type { Deps } from '@gw/kernel';
 
 /**
- * Every service the dashboard's routes read (ADR 0009): the kernel hands the routes a view of the
- * container with these alone, so a page reaching for anything else fails at start-up, and the list
- * says at a glance which plugins' contracts the dashboard uses.
+ * Every service the frame's routes and its own pages read (ADR 0009): the kernel hands the routes a
+ * view of the container with these alone, so a page reaching for anything else fails at start-up.
+ * A page another plugin contributes reads what that plugin declared for it instead (ADR 0011).
  */
 export const DASHBOARD_SERVICES = [
   'audit',
-  'chains',
   'dashboardConfig',
   'dashboardSessions',
   'extensions',
-  'invoicesActivity',
-  'invoicesExporter',
-  'invoicesService',
   'kernelConfig',
   'logger',
   'mcpTools',
@@ -21,14 +17,11 @@ export const DASHBOARD_SERVICES = [
   'oauthTokens',
   'rateLimiter',
   'readiness',
-  'sandboxInvoices',
-  'sandboxSimulator',
   'tenancyApiKeys',
   'tenancyOperators',
   'tenancyPats',
   'tenancyProjects',
   'tenancyUsers',
-  'webhooksEventLog',
 ] as const;
 
 /** What a dashboard page, action or sign-in route may read. */
