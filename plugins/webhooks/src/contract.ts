@@ -36,7 +36,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksConfig', 'webhooksEventLog', 'webhooksEventStream', 'webhooksHealth', 'webhooksTestEvents'];
+export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksEventLog', 'webhooksEventStream'];
 
 export { retryWebhookTool } from './mcp-tools.js';
 export { STREAM_DESCRIPTION } from './routes.js';
