@@ -48,7 +48,7 @@ export * from './contract.js';
 export { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
 export { BrandingService, logoType, type Branding, type BrandingPatch } from './services/branding-service.js';
 export { StatusHub } from './services/status-hub.js';
-export { StreamLimiter } from './services/stream-limiter.js';
+export { StreamLimiter, STALE_SECONDS } from './services/stream-limiter.js';
 export { chooseLocale, formatDecimal, t, LOCALES, type Locale } from './page/i18n.js';
 export { payerStatus, type PayerStatus } from './page/payer-status.js';
 export { CHECKOUT_ASSETS, type StatusUpdate } from './routes.js';

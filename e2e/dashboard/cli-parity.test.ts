@@ -1,8 +1,8 @@
 import test from 'ava';
 import { buildDeclared, type Cradle } from '@gw/kernel';
-import { plugins } from '../../../apps/gateway/src/composition.js';
-import { CLI_ONLY_COMMANDS, CLI_PENDING_COMMANDS, FRAME_PAGES } from '../src/pages/index.js';
-import { DASHBOARD_PAGES, type ContributedPage } from '../src/web/page-point.js';
+import { plugins } from '@gw/app-gateway';
+import { CLI_ONLY_COMMANDS, CLI_PENDING_COMMANDS, FRAME_PAGES } from '@gw/plugin-dashboard/pages';
+import { DASHBOARD_PAGES, type ContributedPage } from '@gw/plugin-dashboard/contract';
 
 // The dashboard and the CLI cannot drift: every operator CLI command of the build is done by a
 // dashboard route (its `cli`), or is CLI-only with a reason, or is listed as pending.
