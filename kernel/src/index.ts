@@ -30,6 +30,7 @@ export * from './events/invoice-events.js';
 export * from './mcp/mcp-tool.js';
 export * from './users/user-access.js';
 export * from './extensions/extension-point.js';
+export * from './extensions/contribution.js';
 export { enforceAccess } from './http/access-guards.js';
 export { validateInput } from './http/validate.js';
 export * from './cli/command.js';

@@ -12,7 +12,7 @@ import type { KernelConfig } from './config/kernel-config.js';
 import type { ReadinessCheck } from './readiness/readiness-check.js';
 import type { Declared, ServiceName } from './deps.js';
 import type { UserAccessEnder } from './users/user-access.js';
-import type { Contribution } from './extensions/extension-point.js';
+import type { Contribution } from './extensions/contribution.js';
 
 /**
  * A plugin part built from the container, declared with `withDeps`: it sees only the services it

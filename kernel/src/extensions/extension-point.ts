@@ -1,5 +1,3 @@
-import type { Declared } from '../deps.js';
-
 /**
  * A place where one plugin lets others add to it (ADR 0011), as Backstage's extension points: the
  * dashboard's pages, the checkout page's panels. The plugin that owns the place declares the point
@@ -19,17 +17,6 @@ export interface ExtensionPoint<T> {
 export function extensionPoint<T>(id: string): ExtensionPoint<T> {
   if (!/^[a-z][a-z0-9-]*\.[a-z][a-zA-Z0-9-]*$/.test(id)) throw new Error(`extensionPoint: invalid id "${id}" (expected "<plugin id>.<name>")`);
   return { id };
-}
-
-/** What a plugin adds to one extension point, built from the services it declares. */
-export interface Contribution<T = unknown> {
-  readonly point: ExtensionPoint<T>;
-  readonly part: Declared<readonly T[]>;
-}
-
-/** A plugin's contribution to `point`: `part` is built once, from the services it declares. */
-export function contribute<T>(point: ExtensionPoint<T>, part: Declared<readonly T[]>): Contribution<T> {
-  return { point, part } as Contribution<T>;
 }
 
 /** One contributed item with the plugin that contributed it. */
