@@ -31,6 +31,8 @@ export interface Cradle {
   readonly invoiceEvents: import('./events/invoice-events.js').InvoiceEvents;
   /** Every enabled plugin's MCP tools, in plugin order. */
   readonly mcpTools: readonly import('./mcp/mcp-tool.js').McpToolDefinition[];
+  /** Every enabled plugin's contributions to each extension point (ADR 0011). */
+  readonly extensions: import('./extensions/extension-point.js').Extensions;
   /** Ends a user's sessions or all their access in every enabled plugin (tenancy calls it). */
   readonly userAccess: import('./users/user-access.js').UserAccess;
   /** Where the running gateway processes listen (recorded in the database; `gateway doctor`). */

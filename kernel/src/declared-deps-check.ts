@@ -58,6 +58,9 @@ export function checkDeclaredDeps(loaded: readonly LoadedPlugin[], container: Aw
       const member: unknown = plugin[part];
       if (isDeclared(member)) check(part, member.deps);
     }
+    for (const contribution of plugin.contributes ?? []) {
+      check(`contribution to ${contribution.point.id}`, isDeclared(contribution.part) ? contribution.part.deps : []);
+    }
     for (const command of plugin.cli ?? []) {
       const part = `cli command "${[command.noun, command.verb].filter(Boolean).join(' ')}"`;
       if (!Array.isArray(command.deps)) throw new Error(`${part} of plugin "${plugin.id}" must declare its deps with defineCommand (ADR 0009)`);

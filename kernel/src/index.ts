@@ -29,6 +29,8 @@ export * from './audit/audit-log.js';
 export * from './events/invoice-events.js';
 export * from './mcp/mcp-tool.js';
 export * from './users/user-access.js';
+export * from './extensions/extension-point.js';
+export * from './extensions/contribution.js';
 export { enforceAccess } from './http/access-guards.js';
 export { validateInput } from './http/validate.js';
 export * from './cli/command.js';

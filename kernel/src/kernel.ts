@@ -13,6 +13,7 @@ import type { ChainModule } from '@gw/chain-api';
 import { createKnex } from './db/create-knex.js';
 import { createNotifications, type Notifications } from './db/notifications.js';
 import { createUserAccess } from './users/user-access.js';
+import { createExtensions } from './extensions/extensions.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './db/embedded-postgres.js';
 import { kernelMigrations } from './db/kernel-migrations.js';
 import { runMigrations, pendingMigrations, type OwnedMigrations } from './db/migration-runner.js';
@@ -184,6 +185,7 @@ export function createKernel(options: KernelOptions): Kernel {
           chainRegistry,
         ),
       ).singleton(),
+      extensions: asFunction((cradle: Cradle) => createExtensions(cradle, loaded)).singleton(),
       userAccess: asFunction((cradle: Cradle) =>
         createUserAccess(() => loaded.flatMap(({ plugin }) => (plugin.userAccessEnders ? buildDeclared(plugin.userAccessEnders, cradle, `userAccessEnders of plugin "${plugin.id}"`) : []))),
       ).singleton(),

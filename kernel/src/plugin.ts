@@ -12,6 +12,7 @@ import type { KernelConfig } from './config/kernel-config.js';
 import type { ReadinessCheck } from './readiness/readiness-check.js';
 import type { Declared, ServiceName } from './deps.js';
 import type { UserAccessEnder } from './users/user-access.js';
+import type { Contribution } from './extensions/contribution.js';
 
 /**
  * A plugin part built from the container, declared with `withDeps`: it sees only the services it
@@ -88,6 +89,12 @@ export interface PluginDefinition<TConfigSchema extends TSchema = TSchema> {
    * ends their sessions (dashboard sessions, OAuth grants): run by the kernel's `userAccess`.
    */
   readonly userAccessEnders?: PluginPart<readonly UserAccessEnder[]>;
+  /**
+   * What this plugin adds to other plugins' extension points (ADR 0011): dashboard pages, checkout
+   * panels. Each is built from the services it declares, checked at start-up like the parts above;
+   * the owner of the point reads them from the kernel's `extensions` service.
+   */
+  readonly contributes?: readonly Contribution<any>[];
   /**
    * Operator CLI commands (`pnpm gateway <noun> <verb>`), each declaring the services its `run`
    * reads (`defineCommand`), checked at start-up like the parts above.

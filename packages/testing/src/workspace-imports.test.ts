@@ -26,9 +26,6 @@ const KNOWN: Record<string, string> = {
   'plugins/tenancy/test/signed-requests.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
   'plugins/wallets/test/wallet-cli.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
   'plugins/webhooks/test/event-log-http.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  // Compares the dashboard's pages with the composition's CLI commands; its place is apps/gateway/test
-  // once the dashboard's pages are reachable from there (the dashboard is being reshaped).
-  'plugins/dashboard/test/cli-parity.test.ts ../../../apps/gateway/src/composition.js': 'composition',
 };
 
 test('no test imports another package by relative path, and nothing imports another package’s test/ folder', (t) => {

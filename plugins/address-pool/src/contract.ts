@@ -25,7 +25,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const ADDRESS_POOL_EXPORTS: readonly ServiceName[] = ['addressPoolConfig', 'addressPoolService', 'addressPoolReplenisher', 'addressPoolStatus'];
+export const ADDRESS_POOL_EXPORTS: readonly ServiceName[] = ['addressPoolService', 'addressPoolReplenisher'];
 
 export { addressPoolErrors } from './errors.js';
 export type { AddressPoolService, Allocation, FreshPickGroup, FreshPicks, PickedGroup, PoolAddressRef, TakenAddress } from './services/address-pool-service.js';

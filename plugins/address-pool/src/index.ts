@@ -1,4 +1,7 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
+import { POOLS_SECTION_DEPS, poolsSection } from './dashboard/pools-section.js';
+import { WALLETS_PAGE_DEPS, walletsPage } from './dashboard/wallets-page.js';
 import { ADDRESS_POOL_EXPORTS } from './contract.js';
 import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets/contract';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
@@ -33,6 +36,8 @@ export const addressPoolPlugin = definePlugin({
     addressPoolReplenisher: service(['db', 'chains', 'logger', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolReplenisher(deps)),
     addressPoolStatus: service(['db', 'chains', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolStatusService(deps)),
   }),
+  // Its dashboard pages (ADR 0011).
+  contributes: [pageSections(POOLS_SECTION_DEPS, [poolsSection]), dashboardPages(WALLETS_PAGE_DEPS, [walletsPage])],
   jobs: addressPoolJobs,
   cli: addressPoolCommands,
   readiness: addressPoolReadiness,

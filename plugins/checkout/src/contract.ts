@@ -24,5 +24,8 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const CHECKOUT_EXPORTS: readonly ServiceName[] = ['checkoutBranding'];
+export const CHECKOUT_EXPORTS: readonly ServiceName[] = [];
 
+
+export { CHECKOUT_PANELS, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
+export type { Locale } from './page/i18n.js';

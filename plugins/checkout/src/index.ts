@@ -1,4 +1,6 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { BRANDING_PAGE_DEPS, brandingPage } from './dashboard/branding-page.js';
 import { CHECKOUT_EXPORTS } from './contract.js';
 import { m0001Checkout } from '../migrations/0001_checkout.js';
 import { m0002StreamSlots } from '../migrations/0002_stream_slots.js';
@@ -32,6 +34,8 @@ export const checkoutPlugin = definePlugin({
     ),
     checkoutStreamLimiter: service(['db'], (deps) => new StreamLimiter({ db: deps.db, logger, perClient: config.streamsPerClient }), { dispose: (limiter) => limiter.close() }),
   }),
+  // Its dashboard pages (ADR 0011).
+  contributes: [dashboardPages(BRANDING_PAGE_DEPS, [brandingPage])],
   routes: checkoutRoutes,
   cli: checkoutCommands,
   stop: withDeps(['checkoutStatusHub', 'checkoutStreamLimiter'], async (deps) => {
@@ -44,7 +48,7 @@ export * from './contract.js';
 export { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
 export { BrandingService, logoType, type Branding, type BrandingPatch } from './services/branding-service.js';
 export { StatusHub } from './services/status-hub.js';
-export { StreamLimiter } from './services/stream-limiter.js';
+export { StreamLimiter, STALE_SECONDS } from './services/stream-limiter.js';
 export { chooseLocale, formatDecimal, t, LOCALES, type Locale } from './page/i18n.js';
 export { payerStatus, type PayerStatus } from './page/payer-status.js';
 export { CHECKOUT_ASSETS, type StatusUpdate } from './routes.js';

@@ -1,12 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { AppError, defineRoute, pageHeaders, type RouteDefinition, type RouteResult, staticAssets, withDeps } from '@gw/kernel';
 import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices/contract';
-import type { Simulation } from '@gw/plugin-sandbox/contract';
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, PAGE_SIMULATIONS, paymentRequestFragment, statusFragment } from './page/checkout-page.js';
+import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, paymentRequestFragment, statusFragment } from './page/checkout-page.js';
 import { chooseLocale, type Locale } from './page/i18n.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
+import { CHECKOUT_PANELS, type CheckoutPanel } from './panels.js';
 import type { Branding } from './services/branding-service.js';
 import { issueSimulationToken, simulationTokenValid } from './services/simulation-csrf.js';
 import { streamClientKey } from './services/stream-client.js';
@@ -15,7 +15,7 @@ const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true });
 const PollQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), known: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
-const SimulateParams = Type.Object({ token: Type.String({ maxLength: 200 }), simulation: Type.String({ maxLength: 20 }) });
+const PanelActionParams = Type.Object({ token: Type.String({ maxLength: 200 }), panel: Type.String({ maxLength: 40 }), action: Type.String({ maxLength: 40 }) });
 const SimulateForm = Type.Optional(Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true }));
 
 /** The page's assets, served by the gateway with content hashes. */
@@ -35,7 +35,7 @@ export interface StatusUpdate {
   readonly request: string;
   /** Where the page sends the payer now (paid with a return_url), else null. */
   readonly redirect: string | null;
-  /** The sandbox simulations that apply now. */
+  /** The panel actions that apply now (the sandbox's simulations), by their `data-simulation` name. */
   readonly simulations: readonly string[];
 }
 
@@ -45,8 +45,11 @@ function clientOf(ctx: Context): string {
 }
 
 /** Public routes of the hosted checkout page (issue 21); the token in the path is the only credential. */
-export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'chains', 'checkoutStreamLimiter', 'checkoutBranding', 'checkoutStatusHub', 'logger', 'sandboxSimulator?'], (deps): RouteDefinition[] => {
+export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'chains', 'checkoutStreamLimiter', 'checkoutBranding', 'checkoutStatusHub', 'logger', 'extensions'], (deps): RouteDefinition[] => {
   const config = deps.checkoutConfig;
+  const panels: readonly CheckoutPanel[] = deps.extensions.of(CHECKOUT_PANELS).map((c) => c.item);
+  /** The contributed panels an invoice of this project kind shows. */
+  const panelsFor = (kind: CheckoutInvoice['projectKind']) => panels.filter((panel) => panel.shows(kind));
   /** The invoice of a checkout token; none for an invoice of a chain disabled since (nobody watches it: nothing to pay there). */
   const locate = async (token: string): Promise<CheckoutInvoice | undefined> => {
     const found = TOKEN.test(token) ? await deps.invoicesService.byCheckoutToken(token) : undefined;
@@ -64,7 +67,7 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
       html: statusFragment(locale, status, invoice, branding, facts.symbol, `/checkout/${token}?lang=${locale}`).text,
       request: paymentRequestFragment(deps.chains, locale, invoice, kind, status).text,
       redirect: RETURN_STATUSES.includes(status.status) ? invoice.return_url : null,
-      simulations: kind === 'sandbox' ? PAGE_SIMULATIONS.filter((s) => (s.from as readonly string[]).includes(status.status)).map((s) => s.name) : [],
+      simulations: panelsFor(kind).flatMap((panel) => panel.enabledActions(status.status)),
     };
   }
 
@@ -104,8 +107,9 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
         const found = await locate(params.token);
         if (!found) return notFound(locale);
         const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
-        const simulationError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
-        const simulationToken = found.projectKind === 'sandbox' ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
+        const shown = panelsFor(found.projectKind);
+        const panelError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
+        const panelToken = shown.length > 0 ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
         const body = await checkoutPage({
           token: params.token,
           invoice: found.invoice,
@@ -115,8 +119,9 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
           chains: deps.chains,
           assets: CHECKOUT_ASSETS,
           returnDelaySeconds: config.returnDelaySeconds,
-          simulationError,
-          simulationToken,
+          panels: shown,
+          panelError,
+          panelToken,
         });
         return { status: 200, headers: { ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
       },
@@ -241,36 +246,25 @@ export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'ch
     }),
     defineRoute({
       method: 'POST',
-      path: '/checkout/:token/simulate/:simulation',
+      path: '/checkout/:token/:panel/:action',
       hidden: true,
-      summary: 'Sandbox invoices only: run a simulation from the page, then back to the page.',
+      summary: "An action of a panel another plugin adds to the page (the sandbox's simulations), then back to the page.",
       auth: 'none',
-      params: SimulateParams,
+      params: PanelActionParams,
       query: PageQuery,
       body: SimulateForm,
       handler: async ({ ctx, params, query, requestId }) => {
         const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
         const found = await locate(params.token);
-        const simulation = PAGE_SIMULATIONS.find((s) => s.name === params.simulation);
-        if (!found || found.projectKind !== 'sandbox' || !simulation) return notFound(locale);
+        const panel = found ? panelsFor(found.projectKind).find((p) => p.id === params.panel) : undefined;
+        if (!found || !panel || !panel.actions.includes(params.action)) return notFound(locale);
         if (!simulationTokenValid(ctx)) {
           return { status: 403, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, body: 'This form did not come from the checkout page, or it expired: reload the page and try again.\n' };
         }
         let error = '';
         try {
           const actor = { actor: 'checkout-page', channel: 'rest' as const, requestId };
-          const { invoice } = found;
-          if (simulation.name === 'partial') {
-            const half = BigInt(invoice.amount_crypto_units) / 2n;
-            await deps.sandboxSimulator!.simulateEvent(
-              invoice.project_id,
-              invoice.id,
-              { eventType: 'invoice.partial', amountUnits: (half > 0n ? half : 1n).toString(), confirmations: Math.max(invoice.confirmation_threshold, 1), blockHeight: 1, expectedCurrentStatus: invoice.status },
-              actor,
-            );
-          } else {
-            await deps.sandboxSimulator!.simulate(invoice.project_id, invoice.id, simulation.name as Simulation, simulation.input, actor);
-          }
+          await panel.act(params.action, found.invoice, actor);
         } catch (failure) {
           if (!(failure instanceof AppError)) throw failure;
           error = `&sim_error=${encodeURIComponent(failure.code)}`;

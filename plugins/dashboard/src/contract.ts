@@ -21,3 +21,6 @@ declare module '@gw/kernel' {
 export const DASHBOARD_EXPORTS: readonly ServiceName[] = [];
 
 export { DASHBOARD_COOKIE, type DashboardSession } from './services/session-service.js';
+
+/** The dashboard's extension point and page contract, for plugins that contribute pages (ADR 0011). */
+export * from './page-kit.js';

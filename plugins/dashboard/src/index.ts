@@ -6,7 +6,7 @@ import { DashboardConfigSchema } from './config.js';
 import { dashboardErrors } from './errors.js';
 import { dashboardJobs } from './jobs.js';
 import { dashboardReadiness } from './readiness.js';
-import { DASHBOARD_PAGES } from './pages/index.js';
+import { FRAME_PAGES } from './pages/index.js';
 import { dashboardErrorFormat, dashboardRoutes } from './routes.js';
 import { SessionService } from './services/session-service.js';
 
@@ -18,7 +18,7 @@ import { SessionService } from './services/session-service.js';
  */
 export const dashboardPlugin = definePlugin({
   id: 'dashboard',
-  dependsOn: [...new Set(['tenancy', 'oauth', ...DASHBOARD_PAGES.flatMap((p) => p.dependsOn ?? [])])],
+  dependsOn: [...new Set(['tenancy', 'oauth', ...FRAME_PAGES.flatMap((p) => p.dependsOn ?? [])])],
   exports: DASHBOARD_EXPORTS,
   config: DashboardConfigSchema,
   errors: [dashboardErrors],

@@ -1,7 +1,8 @@
 import { DASHBOARD_SERVICES } from './web/services.js';
 import { fileURLToPath } from 'node:url';
 import { rootRedirect, staticAssets, withDeps, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
-import { DASHBOARD_EXTRA_SCRIPTS, DASHBOARD_PAGES } from './pages/index.js';
+import { DASHBOARD_EXTRA_SCRIPTS, FRAME_PAGES } from './pages/index.js';
+import { DASHBOARD_PAGES } from './web/page-point.js';
 import { signInRoutes } from './sign-in/sign-in-routes.js';
 import { layout } from './web/layout.js';
 import { errorBody, htmlResult, mountPages, titleOf } from './web/mount.js';
@@ -22,12 +23,17 @@ const SCRIPTS = ['dashboard.js', ...DASHBOARD_EXTRA_SCRIPTS];
  */
 export const ROOT_REDIRECT = rootRedirect('/dashboard');
 
-/** Every route of the dashboard: `/`, assets, sign-in, and the registered pages. */
+/** Every route of the dashboard: `/`, assets, sign-in, the frame's pages and those other plugins contribute. */
 export const dashboardRoutes = withDeps(DASHBOARD_SERVICES, (services): RouteDefinition[] => [
   ROOT_REDIRECT,
   ...DASHBOARD_ASSETS.routes,
   ...signInRoutes(services, DASHBOARD_ASSETS, SCRIPTS),
-  ...mountPages(services, DASHBOARD_PAGES, DASHBOARD_ASSETS, SCRIPTS),
+  ...mountPages(
+    services,
+    [...FRAME_PAGES.map((page) => ({ page, services })), ...services.extensions.of(DASHBOARD_PAGES).map((c) => c.item)],
+    DASHBOARD_ASSETS,
+    SCRIPTS,
+  ),
 ]);
 
 /**

@@ -42,7 +42,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesPolicies', 'invoicesLifecycle', 'invoicesAttribution', 'invoicesActivity', 'invoicesExporter'];
+export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesLifecycle', 'invoicesAttribution'];
 
 export { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 export { CANCELLABLE_STATUSES, PAID_STATUSES, STATUS_TRAITS, type StatusTraits, statusesWhere, TERMINAL_STATUSES, WAITING_STATUSES } from './lifecycle/status-traits.js';
@@ -65,3 +65,4 @@ export { DECIMAL_PATTERN } from './schemas.js';
 export type { ActivitySeries, InvoiceActivityReads, PaidValue } from './services/invoice-activity.js';
 export { CSV_COLUMNS, csvLines, exportDocument } from './services/invoice-export.js';
 export { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
+export { INVOICE_PAGE_PARTS, invoicePageParts, type ContributedInvoicePagePart, type InvoicePagePart, type TimelineRow } from './dashboard/invoice-page-parts.js';

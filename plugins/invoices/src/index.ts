@@ -1,4 +1,8 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { INVOICES_PAGE_DEPS, invoicesPage } from './dashboard/invoices-page.js';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
+import { ACTIVITY_SECTION_DEPS, activitySection } from './dashboard/activity-section.js';
+import { POLICY_PAGE_DEPS, policyPage } from './dashboard/policy-page.js';
 import { INVOICES_EXPORTS } from './contract.js';
 import { m0001Invoices } from '../migrations/0001_invoices.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
@@ -49,6 +53,8 @@ export const invoicesPlugin = definePlugin({
     invoicesLifecycle: service(['db', 'chains', 'invoicesConfig', 'invoicesLifecycleStore'], (deps) => new InvoiceLifecycle(deps)),
     invoicesAttribution: service(['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'], (deps) => new OrphanAttribution(deps)),
   }),
+  // Its dashboard pages (ADR 0011).
+  contributes: [dashboardPages(INVOICES_PAGE_DEPS, [invoicesPage]), pageSections(ACTIVITY_SECTION_DEPS, [activitySection]), dashboardPages(POLICY_PAGE_DEPS, [policyPage])],
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,

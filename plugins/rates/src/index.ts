@@ -1,4 +1,6 @@
 import { PriceCatalogue } from './assets.js';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
+import { RATES_DASHBOARD_DEPS, ratesRefreshPage, ratesSection } from './dashboard/rates-section.js';
 import { RATES_EXPORTS } from './contract.js';
 import { ratesReadiness } from './readiness.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
@@ -29,6 +31,8 @@ export const ratesPlugin = definePlugin({
       (deps) => new RateService({ db: deps.db, logger: deps.logger.child({ plugin: 'rates' }), config: deps.ratesConfig, catalogue: deps.ratesCatalogue, fetchCounter: deps.ratesFetchCounter }),
     ),
   }),
+  // Its dashboard sections (ADR 0011).
+  contributes: [dashboardPages(RATES_DASHBOARD_DEPS, [ratesRefreshPage]), pageSections(RATES_DASHBOARD_DEPS, [ratesSection])],
   jobs: ratesJobs,
   readiness: ratesReadiness,
   cli: ratesCommands,

@@ -25,7 +25,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const SANDBOX_EXPORTS: readonly ServiceName[] = ['sandboxProjects', 'sandboxInvoices', 'sandboxSimulator'];
+export const SANDBOX_EXPORTS: readonly ServiceName[] = [];
 
 export type { SimulationInput } from './services/simulator.js';
 

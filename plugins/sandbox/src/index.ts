@@ -1,11 +1,18 @@
-import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { WEBHOOK_RESEND_RULES } from '@gw/plugin-webhooks/contract';
+import { invoicePageParts } from '@gw/plugin-invoices/contract';
+import { INVOICE_SIMULATIONS_DEPS, invoiceSimulationsPage, invoiceSimulationsPart } from './dashboard/invoice-simulations.js';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
+import { NEW_SANDBOX_DEPS, newSandboxPage, newSandboxSection } from './dashboard/new-sandbox.js';
+import { SANDBOX_PAGE_DEPS, sandboxPage } from './dashboard/sandbox-page.js';
 import { SANDBOX_EXPORTS } from './contract.js';
 import { sandboxCommands } from './cli.js';
 import { SandboxConfigSchema } from './config.js';
 import { sandboxErrors } from './errors.js';
 import { sandboxRoutes } from './routes.js';
 import { sandboxMcpTools } from './mcp-tools.js';
-import { SandboxInvoices } from './services/sandbox-invoices.js';
+import { sandboxCheckoutPanels } from './checkout/simulation-panel.js';
+import { SANDBOX_RESEND_REFUSES, SandboxInvoices } from './services/sandbox-invoices.js';
 import { SandboxProjects } from './services/sandbox-projects.js';
 import { Simulator } from './services/simulator.js';
 import { SandboxChain } from './services/sandbox-chain.js';
@@ -31,6 +38,13 @@ export const sandboxPlugin = definePlugin({
   }),
   routes: sandboxRoutes,
   mcpTools: sandboxMcpTools,
+  // Its dashboard pages, the projects page's form and the invoice page's simulations, the checkout
+  // page's simulation buttons on sandbox invoices, and its resend rule for the webhooks page (ADR 0011).
+  contributes: [
+    dashboardPages(INVOICE_SIMULATIONS_DEPS, [invoiceSimulationsPage]),
+    invoicePageParts(INVOICE_SIMULATIONS_DEPS, [invoiceSimulationsPart]),
+    contribute(WEBHOOK_RESEND_RULES, withDeps([], () => [{ kind: 'sandbox' as const, refuse: SANDBOX_RESEND_REFUSES }])),
+    dashboardPages(SANDBOX_PAGE_DEPS, [sandboxPage]), dashboardPages(NEW_SANDBOX_DEPS, [newSandboxPage]), pageSections(NEW_SANDBOX_DEPS, [newSandboxSection]), sandboxCheckoutPanels],
   cli: sandboxCommands,
 });
 

@@ -37,5 +37,5 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const WATCHERS_EXPORTS: readonly ServiceName[] = ['watchersOrphans', 'watchersStatus'];
+export const WATCHERS_EXPORTS: readonly ServiceName[] = [];
 

@@ -1,4 +1,7 @@
 import { watchersReadiness } from './readiness.js';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
+import { STATUS_SECTION_DEPS, statusSection } from './dashboard/status-section.js';
+import { ORPHANS_PAGE_DEPS, orphansPage } from './dashboard/orphans-page.js';
 import { WATCHERS_EXPORTS } from './contract.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
@@ -43,6 +46,8 @@ export const watchersPlugin = definePlugin({
     watchersPush: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersRegistry', 'watchersScanner'], (deps) => new HeadPush(deps)),
     watchersStatus: service(['db', 'watchersRegistry'], (deps) => new WatcherStatusReads(deps)),
   }),
+  // Its dashboard pages (ADR 0011).
+  contributes: [pageSections(STATUS_SECTION_DEPS, [statusSection]), dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage])],
   routes: watchersRoutes,
   jobs: watchersJobs,
   readiness: watchersReadiness,

@@ -36,7 +36,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksConfig', 'webhooksEventLog', 'webhooksEventStream', 'webhooksHealth', 'webhooksTestEvents'];
+export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksEventLog', 'webhooksEventStream'];
 
 export { retryWebhookTool } from './mcp-tools.js';
 export { STREAM_DESCRIPTION } from './routes.js';
@@ -46,3 +46,4 @@ export { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 export type { DeliveryHealthReads } from './services/delivery-health.js';
 export type { DeliveryLogEntry } from './services/event-log.js';
 export { nominalSchedule } from './services/retry-schedule.js';
+export { WEBHOOK_RESEND_RULES, type ResendRule } from './resend-rules.js';

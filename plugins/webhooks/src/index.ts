@@ -1,4 +1,10 @@
 import { definePlugin, isDevelopment, service, serviceValue, withDeps } from '@gw/kernel';
+import { WEBHOOKS_PAGE_DEPS, webhooksPage } from './dashboard/webhooks-page.js';
+import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
+import { HEALTH_SECTION_DEPS, healthSection } from './dashboard/health-section.js';
+import { invoicePageParts } from '@gw/plugin-invoices/contract';
+import { INVOICE_DELIVERIES_DEPS, invoiceDeliveriesPart } from './dashboard/invoice-deliveries.js';
+import { WEBHOOK_URL_PAGE_DEPS, webhookUrlPage } from './dashboard/webhook-url-page.js';
 import { WEBHOOKS_EXPORTS } from './contract.js';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
@@ -55,6 +61,8 @@ export const webhooksPlugin = definePlugin({
     webhooksTestEvents: service(['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksConfig', 'webhooksSender'], (deps) => new WebhookTestEvents(deps)),
     webhooksEventStream: service(['db', 'notifications'], (deps) => new EventStream(deps), { dispose: (stream) => stream.close() }),
   }),
+  // Its dashboard pages (ADR 0011).
+  contributes: [invoicePageParts(INVOICE_DELIVERIES_DEPS, [invoiceDeliveriesPart]), dashboardPages(WEBHOOKS_PAGE_DEPS, [webhooksPage]), pageSections(HEALTH_SECTION_DEPS, [healthSection]), dashboardPages(WEBHOOK_URL_PAGE_DEPS, [webhookUrlPage])],
   routes: webhooksRoutes,
   mcpTools: webhooksMcpTools,
   jobs: webhooksJobs,

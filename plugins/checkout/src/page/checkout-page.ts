@@ -1,24 +1,10 @@
 import { fromBaseUnits, html, networkFor, tokenContractFor, type ChainRegistry, type ProjectKind, type SafeHtml, type StaticAssets } from '@gw/kernel';
 import { invoicePaymentUri, type InvoiceView } from '@gw/plugin-invoices/contract';
-import { SIMULATION_RULES, type SimulationInput } from '@gw/plugin-sandbox/contract';
+import type { CheckoutPanel } from '../panels.js';
 import type { Branding } from '../services/branding-service.js';
 import { formatDecimal, formatTime, formatUsd, LOCALE_NAMES, LOCALES, t, type Locale, type MessageKey } from './i18n.js';
 import { payerStatus, RETURN_STATUSES, type PayerStatus } from './payer-status.js';
 import { qrSvg } from './qr-code.js';
-
-/**
- * The simulations the page offers on sandbox invoices, with the statuses each applies to (the
- * sandbox's rule) and its input (spec 4.5). "Pay too little" is simulate-event `invoice.partial`
- * with half the amount at the threshold, so the payer sees the partial status and the remainder.
- */
-export const PAGE_SIMULATIONS = [
-  { name: 'detect', label: 'sim_detect', from: SIMULATION_RULES.detect.from, input: {} },
-  { name: 'paid', label: 'sim_paid', from: SIMULATION_RULES.paid.from, input: {} },
-  // simulate-partial leaves the invoice detected (spec 3.1); the page shows a settled short payment instead.
-  { name: 'partial', label: 'sim_partial', from: SIMULATION_RULES.partial.from, input: {} },
-  { name: 'overpaid', label: 'sim_overpaid', from: SIMULATION_RULES.overpaid.from, input: { multiplier: 1.5 } },
-  { name: 'expire', label: 'sim_expire', from: SIMULATION_RULES.expire.from, input: {} },
-] as const satisfies readonly { name: string; label: MessageKey; from: readonly string[]; input: SimulationInput }[];
 
 /** What a page of one invoice is rendered from. */
 export interface CheckoutPageInput {
@@ -30,10 +16,12 @@ export interface CheckoutPageInput {
   readonly chains: ChainRegistry;
   readonly assets: StaticAssets;
   readonly returnDelaySeconds: number;
-  /** A refused sandbox simulation's error code, shown once. */
-  readonly simulationError?: string | undefined;
-  /** The sandbox forms' double-submit token (`simulation-csrf.ts`). */
-  readonly simulationToken?: string | undefined;
+  /** The panels other plugins contribute that show on this invoice (the sandbox's simulations). */
+  readonly panels: readonly CheckoutPanel[];
+  /** A refused panel action's error code, shown once by the panels. */
+  readonly panelError?: string | undefined;
+  /** The panel forms' double-submit token (`simulation-csrf.ts`). */
+  readonly panelToken?: string | undefined;
 }
 
 /** The coin as the payer must send it: symbol, network name (it names the chain: "Ethereum Sepolia"), token contract, decimals, memo. */
@@ -136,24 +124,12 @@ ${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}
 <p class="expiry">${t(locale, 'expires_at', { time: formatTime(locale, new Date(invoice.expires_at_iso)) })} <span class="countdown" id="countdown" hidden></span></p>
 ${waiting && invoice.cancel_url ? html`<p><a class="cancel" href="${invoice.cancel_url}">${t(locale, 'cancel', { name })}</a></p>` : null}
 </section>
-${sandbox ? sandboxControls(input, status, base) : null}
+${input.panels.map((panel) => panel.render({ invoice, projectKind: input.projectKind, locale, status: status.status, base, formToken: input.panelToken ?? '', error: input.panelError }))}
 </main>
 </body>
 </html>
 `;
   return body.text;
-}
-
-function sandboxControls(input: CheckoutPageInput, status: PayerStatus, base: string): SafeHtml {
-  const { locale } = input;
-  return html`<section class="sandbox" aria-labelledby="sandbox-title">
-<h2 id="sandbox-title">${t(locale, 'sandbox_simulate')}</h2>
-${input.simulationError ? html`<p class="error" role="alert">${input.simulationError}</p>` : null}
-<div class="simulations">${PAGE_SIMULATIONS.map(
-    (s) =>
-      html`<form method="post" action="${base}/simulate/${s.name}?lang=${locale}"><input type="hidden" name="csrf" value="${input.simulationToken ?? ''}"><button type="submit" data-simulation="${s.name}"${(s.from as readonly string[]).includes(status.status) ? null : html` disabled`}>${t(locale, s.label)}</button></form>`,
-  )}</div>
-</section>`;
 }
 
 /** The plain 404 page of an unknown or malformed token: says nothing about any invoice. */

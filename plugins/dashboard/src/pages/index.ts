@@ -1,46 +1,31 @@
 import type { DashboardPage } from '../web/dashboard-page.js';
 import { accountPage } from './account-page.js';
 import { apiKeysPage } from './api-keys-page.js';
-import { brandingPage } from './branding-page.js';
 import { operatorPage } from './operator-page.js';
 import { patsPage } from './pats-page.js';
 import { usersPage } from './users-page.js';
 import { projectsPage } from './projects-page.js';
-import { sandboxPage } from './sandbox-page.js';
-import { webhookUrlPage } from './webhook-url-page.js';
 import { auditPage } from './audit-page.js';
 import { doctorPage } from './doctor-page.js';
 import { mcpToolsPage } from './mcp-tools-page.js';
-import { invoicesPage } from './invoices-page.js';
-import { orphansPage } from './orphans-page.js';
 import { overviewPage } from './overview-page.js';
-import { policyPage } from './policy-page.js';
-import { walletsPage } from './wallets-page.js';
-import { webhooksPage } from './webhooks-page.js';
 
 /** Where `/dashboard` (and a signed-in sign-in page) leads. */
 export const DASHBOARD_HOME = '/dashboard/projects';
 
 /**
- * Every page of the dashboard: the one registration list. A new page is a module under
- * `src/pages/` exporting a `definePage({...})`, added here (README: "How to add a page").
+ * The frame's own pages: those on the frame's services (users, projects, keys, the account, audit,
+ * doctor). A feature plugin's page lives in that plugin and is contributed with `dashboardPages`
+ * (ADR 0011, README: "How to add a page").
  */
-export const DASHBOARD_PAGES: readonly DashboardPage[] = [
+export const FRAME_PAGES: readonly DashboardPage[] = [
   projectsPage,
   apiKeysPage,
-  webhookUrlPage,
   patsPage,
   usersPage,
   operatorPage,
-  sandboxPage,
-  brandingPage,
   accountPage(DASHBOARD_HOME),
   overviewPage,
-  invoicesPage,
-  orphansPage,
-  walletsPage,
-  webhooksPage,
-  policyPage,
   auditPage,
   mcpToolsPage,
   doctorPage,

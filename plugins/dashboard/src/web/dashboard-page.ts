@@ -14,10 +14,13 @@ export interface SignedInUser {
   readonly operatorId: string;
 }
 
-/** What a dashboard view or action receives. */
-export interface DashboardRequest {
+/**
+ * What a dashboard view or action receives. `S` is what its page declared: a page another plugin
+ * contributes reads that plugin's services only (ADR 0011).
+ */
+export interface DashboardRequest<S = DashboardServices> {
   readonly ctx: Context;
-  readonly services: DashboardServices;
+  readonly services: S;
   readonly requestId: string;
   readonly user: SignedInUser;
   readonly session: DashboardSession;
@@ -37,7 +40,7 @@ export interface DashboardRequest {
 }
 
 /** What an action receives: the request plus its form, CSRF and role already checked. */
-export interface DashboardActionRequest extends DashboardRequest {
+export interface DashboardActionRequest<S = DashboardServices> extends DashboardRequest<S> {
   readonly form: FormFields;
 }
 
@@ -70,7 +73,7 @@ export interface DownloadResponse {
 export type DashboardResponse = PageResponse | RedirectResponse | DownloadResponse;
 
 /** A GET page of the dashboard. */
-export interface DashboardView {
+export interface DashboardView<S = DashboardServices> {
   readonly method: 'GET';
   /** Path under the site, starting with `/dashboard` (e.g. `/dashboard/projects/:projectId/invoices`). */
   readonly path: string;
@@ -80,7 +83,7 @@ export interface DashboardView {
   readonly cli?: readonly string[];
   /** Who may see it (default `member`: every signed-in user). */
   readonly role?: UserRole;
-  readonly render: (req: DashboardRequest) => Promise<DashboardResponse>;
+  readonly render: (req: DashboardRequest<S>) => Promise<DashboardResponse>;
 }
 
 /**
@@ -89,7 +92,7 @@ export interface DashboardView {
  * an error page and nothing is written. Write through the owning plugin's service with `req.actor`
  * so the audit row says channel `dashboard` and the user.
  */
-export interface DashboardAction {
+export interface DashboardAction<S = DashboardServices> {
   readonly method: 'POST';
   readonly path: string;
   readonly summary: string;
@@ -104,10 +107,10 @@ export interface DashboardAction {
    * page does not count.
    */
   readonly once?: true;
-  readonly handle: (req: DashboardActionRequest) => Promise<DashboardResponse>;
+  readonly handle: (req: DashboardActionRequest<S>) => Promise<DashboardResponse>;
 }
 
-export type DashboardRoute = DashboardView | DashboardAction;
+export type DashboardRoute<S = DashboardServices> = DashboardView<S> | DashboardAction<S>;
 
 /** A navigation link of the header. */
 export interface NavEntry {
@@ -124,14 +127,17 @@ export interface NavEntry {
   readonly kinds?: readonly ProjectKind[];
 }
 
-/** One feature of the dashboard: its routes and header links. Listed in `src/pages/index.ts`. */
-export interface DashboardPage {
+/**
+ * One feature of the dashboard: its routes and header links. The frame's own pages are listed in
+ * `src/pages/index.ts`; other plugins contribute theirs with `dashboardPages` (ADR 0011).
+ */
+export interface DashboardPage<S = DashboardServices> {
   /** A short id (for tests and errors). */
   readonly id: string;
-  /** Plugins whose services the page uses (added to the dashboard plugin's `dependsOn`). */
+  /** Frame pages only: plugins whose services the page uses (added to the dashboard plugin's `dependsOn`). */
   readonly dependsOn?: readonly string[];
   readonly nav?: readonly NavEntry[];
-  readonly routes: (services: DashboardServices) => readonly DashboardRoute[];
+  readonly routes: (services: S) => readonly DashboardRoute<S>[];
 }
 
 /** A page response. */
@@ -145,6 +151,6 @@ export function redirect(location: string, notice?: string): RedirectResponse {
 }
 
 /** Defines a page module with its types checked. */
-export function definePage(page: DashboardPage): DashboardPage {
+export function definePage<S = DashboardServices>(page: DashboardPage<S>): DashboardPage<S> {
   return page;
 }

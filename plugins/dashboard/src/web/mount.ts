@@ -4,7 +4,8 @@ import { coreErrors, isAppError, isUlid, pageHeaders, type AppError, type RouteD
 import type { ProjectView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
-import type { DashboardAction, DashboardActionRequest, DashboardPage, DashboardRequest, DashboardResponse, DashboardRoute, NavEntry, SignedInUser } from './dashboard-page.js';
+import type { DashboardAction, DashboardActionRequest, DashboardRequest, DashboardResponse, DashboardRoute, NavEntry, SignedInUser } from './dashboard-page.js';
+import type { ContributedPage } from './page-point.js';
 import { ONCE_FIELD, ONCE_NONCE } from './components.js';
 import { FormFields } from './form.js';
 import { layout, type LayoutContext } from './layout.js';
@@ -38,28 +39,29 @@ async function signedInUser(services: DashboardServices, session: DashboardSessi
 }
 
 /**
- * Turns the registered pages into kernel routes. Every route: the session (none, expired or not
+ * Turns the frame's pages and those other plugins contribute (each with the services it declared)
+ * into kernel routes. Every route: the session (none, expired or not
  * signed in → 303 to the sign-in page, nothing done), for POST the Origin and CSRF checks and the
  * role, the `:projectId` scoping (another operator's project is 404), then the handler. Errors a
  * person can act on (4xx) render inside the layout; the rest go to the error format.
  */
-export function mountPages(services: DashboardServices, pages: readonly DashboardPage[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
-  const nav: NavEntry[] = pages.flatMap((p) => p.nav ?? []);
+export function mountPages(services: DashboardServices, pages: readonly ContributedPage[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
+  const nav: NavEntry[] = pages.flatMap(({ page }) => page.nav ?? []);
   const routes: RouteDefinition[] = [];
   const seen = new Set<string>();
-  for (const dashboardPage of pages) {
-    for (const route of dashboardPage.routes(services)) {
+  for (const { page: dashboardPage, services: pageServices } of pages) {
+    for (const route of dashboardPage.routes(pageServices) as readonly DashboardRoute<unknown>[]) {
       const key = `${route.method} ${route.path}`;
       if (!route.path.startsWith('/dashboard')) throw new Error(`dashboard page ${dashboardPage.id}: ${key} is not under /dashboard`);
       if (seen.has(key)) throw new Error(`dashboard page ${dashboardPage.id}: ${key} is declared twice`);
       seen.add(key);
-      routes.push(mount(services, route, nav, assets, scripts));
+      routes.push(mount(services, pageServices, route, nav, assets, scripts));
     }
   }
   return routes;
 }
 
-function mount(services: DashboardServices, route: DashboardRoute, nav: readonly NavEntry[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition {
+function mount(services: DashboardServices, pageServices: unknown, route: DashboardRoute<unknown>, nav: readonly NavEntry[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition {
   const { dashboardSessions: sessions } = services;
   return {
     method: route.method,
@@ -74,9 +76,9 @@ function mount(services: DashboardServices, route: DashboardRoute, nav: readonly
       const user = session ? await signedInUser(services, session) : undefined;
       if (!session || !user) return seeOther(SIGN_IN_PATH, session ? undefined : sessions.clearCookie(secureCookie(ctx)));
       const csrf = sessions.csrfToken(session);
-      const base: Omit<DashboardRequest, 'project'> = {
+      const base: Omit<DashboardRequest<unknown>, 'project'> = {
         ctx,
-        services,
+        services: pageServices,
         requestId,
         user,
         session,
@@ -105,8 +107,8 @@ function mount(services: DashboardServices, route: DashboardRoute, nav: readonly
           if (name.endsWith('Id') && !isUlid(value)) throw coreErrors.not_found({ message: 'There is nothing with that id here.' });
         }
         project = await scopedProject(services, user, (params as Record<string, string>)['projectId']);
-        const req: DashboardRequest = { ...base, project };
-        const response: DashboardResponse = route.method === 'POST' ? await act(route, { ...req, form: form! }) : await route.render(req);
+        const req: DashboardRequest<unknown> = { ...base, project };
+        const response: DashboardResponse = route.method === 'POST' ? await act(services, route, { ...req, form: form! }) : await route.render(req);
         if (response.kind === 'redirect') {
           if (response.notice) await sessions.setFlash(session, response.notice);
           return seeOther(response.location);
@@ -128,17 +130,17 @@ function mount(services: DashboardServices, route: DashboardRoute, nav: readonly
 }
 
 /** Runs an action; a single-use one only for a form nonce the session has not sent before. */
-async function act(route: DashboardAction, req: DashboardActionRequest): Promise<DashboardResponse> {
+async function act(services: DashboardServices, route: DashboardAction<unknown>, req: DashboardActionRequest<unknown>): Promise<DashboardResponse> {
   if (!route.once) return route.handle(req);
   const nonce = req.form.raw(ONCE_FIELD);
   if (nonce === undefined || !ONCE_NONCE.test(nonce)) throw dashboardErrors.invalid_form({ message: 'This form is out of date. Nothing was changed; open the page again.' });
-  const sessions = req.services.dashboardSessions;
+  const sessions = services.dashboardSessions;
   if (!(await sessions.useForm(req.session, nonce))) throw dashboardErrors.form_already_sent();
   try {
     return await route.handle(req);
   } catch (error) {
     // The action's own error is the answer; a failure to give the nonce back only keeps this form spent.
-    await sessions.releaseForm(req.session, nonce).catch((releaseError: unknown) => req.services.logger.warn({ err: releaseError, requestId: req.requestId }, 'dashboard: a single-use form nonce was not released'));
+    await sessions.releaseForm(req.session, nonce).catch((releaseError: unknown) => services.logger.warn({ err: releaseError, requestId: req.requestId }, 'dashboard: a single-use form nonce was not released'));
     throw error;
   }
 }

@@ -1,47 +1,27 @@
 import type { Deps } from '@gw/kernel';
 
 /**
- * Every service the dashboard's routes read (ADR 0009): the kernel hands the routes a view of the
- * container with these alone, so a page reaching for anything else fails at start-up, and the list
- * says at a glance which plugins' contracts the dashboard uses.
+ * Every service the frame's routes and its own pages read (ADR 0009): the kernel hands the routes a
+ * view of the container with these alone, so a page reaching for anything else fails at start-up.
+ * A page another plugin contributes reads what that plugin declared for it instead (ADR 0011).
  */
 export const DASHBOARD_SERVICES = [
-  'addressPoolConfig',
-  'addressPoolReplenisher',
-  'addressPoolService',
-  'addressPoolStatus',
   'audit',
-  'chains',
-  'checkoutBranding',
   'dashboardConfig',
   'dashboardSessions',
-  'invoicesActivity',
-  'invoicesExporter',
-  'invoicesPolicies',
-  'invoicesService',
+  'extensions',
   'kernelConfig',
   'logger',
   'mcpTools',
   'oauthSignIn',
   'oauthTokens',
   'rateLimiter',
-  'ratesService',
   'readiness',
-  'sandboxInvoices',
-  'sandboxProjects',
-  'sandboxSimulator',
   'tenancyApiKeys',
   'tenancyOperators',
   'tenancyPats',
   'tenancyProjects',
   'tenancyUsers',
-  'walletsWallets',
-  'watchersOrphans',
-  'watchersStatus',
-  'webhooksConfig',
-  'webhooksEventLog',
-  'webhooksHealth',
-  'webhooksTestEvents',
 ] as const;
 
 /** What a dashboard page, action or sign-in route may read. */

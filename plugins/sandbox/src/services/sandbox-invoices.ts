@@ -1,9 +1,12 @@
 import type { Actor, ProjectPrincipal, RateLimiter } from '@gw/kernel';
 import type { CreateInvoiceInput, InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
 import { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from '@gw/plugin-rates/contract';
-import type { EventLog, ResendResult } from '@gw/plugin-webhooks/contract';
+import type { DeliveryStatus, EventLog, ResendResult } from '@gw/plugin-webhooks/contract';
 import type { SandboxConfig } from '../config.js';
 import { sandboxErrors } from '../errors.js';
+
+/** What a sandbox project's resend refuses: events still retrying or dead-lettered (spec 4.5). */
+export const SANDBOX_RESEND_REFUSES: readonly DeliveryStatus[] = ['retrying', 'dlq'];
 
 /**
  * The sandbox mirrors of the invoice and resend routes (spec 4.5): the production services with
@@ -50,7 +53,7 @@ export class SandboxInvoices {
 
   /** Resend of a delivered or skipped event; 409 `event_not_resendable` while retrying or in the dlq. */
   async resend(projectId: string, eventId: string, actor: Actor): Promise<ResendResult> {
-    return this.deps.webhooksEventLog.resend(projectId, eventId, actor, { refuse: ['retrying', 'dlq'] });
+    return this.deps.webhooksEventLog.resend(projectId, eventId, actor, { refuse: SANDBOX_RESEND_REFUSES });
   }
 
   private async writeLimit(projectId: string): Promise<void> {

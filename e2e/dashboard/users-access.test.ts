@@ -8,10 +8,10 @@ import { watchersPlugin } from '@gw/plugin-watchers';
 import { hiddenFields, MailSink, WebClient } from '@gw/plugin-oauth/testing';
 import { rawCall } from '@gw/plugin-mcp/testing';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
-import { dashboardPlugin } from '../src/index.js';
+import { dashboardPlugin } from '@gw/plugin-dashboard';
 import { DashboardClient } from './http-client.js';
 import { signedInUser } from './kernel.js';
-import { connectApp, refreshWorks } from './oauth-app.js';
+import { connectApp, refreshWorks } from '@gw/plugin-dashboard/testing';
 
 // Issue 33 items 12, 15 and 18: disabling users and ending their sessions (dashboard and CLI),
 // the cap of wrong sign-in codes per address across codes, and users unique per operator. A real

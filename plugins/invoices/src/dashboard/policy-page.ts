@@ -1,17 +1,18 @@
 import { html, type ChainId, type CoinId } from '@gw/kernel';
-import { MATCHING_MODES, POLICY_LIMITS, type MatchingMode, type PolicyPatch } from '@gw/plugin-invoices/contract';
-import { dashboardErrors } from '../errors.js';
-import { csrfField, table } from '../web/components.js';
-import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+import { MATCHING_MODES, POLICY_LIMITS, type MatchingMode, type PolicyPatch } from '../contract.js';
+import { csrfField, dashboardErrors, type DashboardRequest, definePage, page, type PageServices, redirect, table } from '@gw/plugin-dashboard/contract';
 
-const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/policy`;
+/** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(POLICY_PAGE_DEPS, [...])`. */
+export const POLICY_PAGE_DEPS = ['chains', 'invoicesPolicies'] as const;
+type Services = PageServices<typeof POLICY_PAGE_DEPS>;
+
+const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/policy`;
 /** The value of a field that resets a setting to the deployment default. */
 const DEFAULT = 'default';
 
 /** A project's invoice policy: the effective values and overrides; setting them (blank fields stay as they are). */
-export const policyPage = definePage({
+export const policyPage = definePage<Services>({
   id: 'policy',
-  dependsOn: ['invoices'],
   nav: [{ label: 'Invoice policy', scope: 'project', path: '/policy', order: 50 }],
   routes: (services) => [
     {

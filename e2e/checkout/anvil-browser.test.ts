@@ -13,7 +13,7 @@ import { Anvil, ALL_CHAINS, FIXED_RATES, projectWithPools, type TestProject } fr
 import { parseEther } from 'ethers';
 import { chromium, type Browser } from 'playwright-core';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { checkoutPlugin } from '../src/index.js';
+import { checkoutPlugin } from '@gw/plugin-checkout';
 
 const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';
 const RETURN_URL = 'https://shop.example.com/orders/7?paid=1';

@@ -1,11 +1,13 @@
 import { html, INVOICE_EVENT_TYPES, type SafeHtml } from '@gw/kernel';
 import { ISO_8601_PATTERN } from '@gw/kernel';
-import { DELIVERY_STATUSES, nominalSchedule, type DeliveryLogEntry, type DeliveryStatus } from '@gw/plugin-webhooks/contract';
+import { DELIVERY_STATUSES, nominalSchedule, type DeliveryLogEntry, type DeliveryStatus } from '../contract.js';
+import { WEBHOOK_RESEND_RULES } from '../resend-rules.js';
 import type { InvoiceEventType } from '@gw/kernel';
-import { dashboardErrors } from '../errors.js';
-import { actionButton, badge, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
-import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
-import { duration, filterForm, jsonBlock, readFilters, when, type FilterField } from '../web/filters.js';
+import { actionButton, badge, csrfField, dashboardErrors, type DashboardRequest, definePage, duration, type FilterField, filterForm, jsonBlock, nextPageLink, page, pageOf, type PageServices, readFilters, redirect, table, when } from '@gw/plugin-dashboard/contract';
+
+/** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(WEBHOOKS_PAGE_DEPS, [...])`. */
+export const WEBHOOKS_PAGE_DEPS = ['webhooksEventLog', 'webhooksConfig', 'extensions'] as const;
+type Services = PageServices<typeof WEBHOOKS_PAGE_DEPS>;
 
 /** The filters of GET /api/v1/webhooks/events. */
 export const WEBHOOK_FILTERS: readonly FilterField[] = [
@@ -17,15 +19,14 @@ export const WEBHOOK_FILTERS: readonly FilterField[] = [
 /** Most dead-lettered events one replay sends again (each is a job and an audit row). */
 export const REPLAY_MAX = 100;
 
-const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/webhooks`;
+const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/webhooks`;
 
 /**
  * The webhook delivery log of a project: filters, each event with every attempt (status, latency,
  * response excerpt, all escaped), resend of one event, replay of many dead-lettered events at once.
  */
-export const webhooksPage = definePage({
+export const webhooksPage = definePage<Services>({
   id: 'webhooks',
-  dependsOn: ['webhooks', 'sandbox'],
   nav: [{ label: 'Webhooks', scope: 'project', path: '/webhooks', order: 40 }],
   routes: (services) => [
     {
@@ -103,7 +104,9 @@ ${jsonBlock(event.payload)}
       summary: 'Resend an event as a new event to the target resolved now (the original stays).',
       handle: async (req) => {
         const id = req.params['eventId']!;
-        const result = req.project!.kind === 'sandbox' ? await services.sandboxInvoices.resend(req.project!.id, id, req.actor) : await services.webhooksEventLog.resend(req.project!.id, id, req.actor);
+        // A rule of the project's kind (the sandbox's) applies here as in its owner's own API.
+        const rule = services.extensions.of(WEBHOOK_RESEND_RULES).find((r) => r.item.kind === req.project!.kind)?.item;
+        const result = await services.webhooksEventLog.resend(req.project!.id, id, req.actor, rule ? { refuse: rule.refuse } : {});
         return redirect(`${base(req)}/${result.event_id}`, `Resent as event ${result.event_id}${result.target_url ? '' : ' (no target: skipped)'}.`);
       },
     },
@@ -131,7 +134,7 @@ function retrySchedule(config: Parameters<typeof nominalSchedule>[0] & { maxAtte
 </details>`;
 }
 
-function eventFacts(req: DashboardRequest, e: DeliveryLogEntry): SafeHtml {
+function eventFacts(req: DashboardRequest<Services>, e: DeliveryLogEntry): SafeHtml {
   return html`<dl class="facts">
 <dt>Type</dt><dd>${e.event_type} (${e.mode})</dd>
 <dt>Status</dt><dd>${badge(e.status)}</dd>

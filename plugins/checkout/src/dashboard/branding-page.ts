@@ -1,7 +1,10 @@
 import { html } from '@gw/kernel';
-import type {} from '@gw/plugin-checkout/contract';
-import { actionButton, csrfField } from '../web/components.js';
-import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+import type {} from '../contract.js';
+import { actionButton, csrfField, type DashboardRequest, definePage, page, type PageServices, redirect } from '@gw/plugin-dashboard/contract';
+
+/** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(BRANDING_PAGE_DEPS, [...])`. */
+export const BRANDING_PAGE_DEPS = ['checkoutBranding'] as const;
+type Services = PageServices<typeof BRANDING_PAGE_DEPS>;
 
 const NAME_MAX = 80;
 
@@ -10,12 +13,11 @@ const NAME_MAX = 80;
  * the default), the logo shown and removable. Uploading a logo stays with the CLI
  * (`branding set --logo`): forms here are url-encoded, without file uploads.
  */
-export const brandingPage = definePage({
+export const brandingPage = definePage<Services>({
   id: 'branding',
-  dependsOn: ['checkout'],
   nav: [{ label: 'Checkout branding', scope: 'project', path: '/branding', order: 80 }],
   routes: ({ checkoutBranding: branding }) => {
-    const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/branding`;
+    const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/branding`;
     return [
       {
         method: 'GET',

@@ -1,11 +1,11 @@
-import type { DashboardServices } from '../web/services.js';
 import { html, type ChainId, type NetworkKind, type SafeHtml } from '@gw/kernel';
-import type { PoolStatus } from '@gw/plugin-address-pool/contract';
+import type { PoolStatus } from '../contract.js';
 import { previewWallet, type RegisterResult, type WalletView } from '@gw/plugin-wallets/contract';
-import { dashboardErrors } from '../errors.js';
-import { actionButton, badge, csrfField, table } from '../web/components.js';
-import { definePage, page, redirect, type DashboardActionRequest, type DashboardRequest } from '../web/dashboard-page.js';
-import { when } from '../web/filters.js';
+import { actionButton, badge, csrfField, type DashboardActionRequest, dashboardErrors, type DashboardRequest, definePage, page, type PageServices, redirect, table, when } from '@gw/plugin-dashboard/contract';
+
+/** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(WALLETS_PAGE_DEPS, [...])`. */
+export const WALLETS_PAGE_DEPS = ['addressPoolConfig', 'addressPoolReplenisher', 'addressPoolService', 'addressPoolStatus', 'chains', 'walletsWallets'] as const;
+type Services = PageServices<typeof WALLETS_PAGE_DEPS>;
 
 /** How many receive addresses the operator compares with the wallet software before registering. */
 export const PREVIEW_COUNT = 5;
@@ -14,8 +14,8 @@ const KEY_MAX = 400;
 /** Longest signature accepted (CIP-30 and TON Connect signatures are JSON). */
 const SIGNATURE_MAX = 8192;
 
-const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/wallets`;
-const networkOf = (req: DashboardRequest): NetworkKind => (req.project!.kind === 'production' ? 'mainnet' : 'testnet');
+const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/wallets`;
+const networkOf = (req: DashboardRequest<Services>): NetworkKind => (req.project!.kind === 'production' ? 'mainnet' : 'testnet');
 
 /**
  * Wallets of a project per chain: register an account key (first the receive addresses with their
@@ -23,9 +23,8 @@ const networkOf = (req: DashboardRequest): NetworkKind => (req.project!.kind ===
  * to sign (pasted, or signed with a browser wallet extension where one is present), and the address
  * pool of each verified wallet with gap-limit warnings.
  */
-export const walletsPage = definePage({
+export const walletsPage = definePage<Services>({
   id: 'wallets',
-  dependsOn: ['wallets', 'address-pool'],
   nav: [{ label: 'Wallets', scope: 'project', path: '/wallets', order: 30 }],
   routes: (services) => [
     {
@@ -133,20 +132,20 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
   ],
 });
 
-function chainParam(req: DashboardRequest, services: DashboardServices): ChainId {
+function chainParam(req: DashboardRequest<Services>, services: Services): ChainId {
   const chain = req.params['chain'];
   const known = services.chains.chainIds();
   if (!known.includes(chain as ChainId)) throw dashboardErrors.invalid_form({ message: `Chain must be one of ${known.join(', ')}.` });
   return chain as ChainId;
 }
 
-function keyFields(req: DashboardActionRequest, services: DashboardServices): { chain: ChainId; xpub: string } {
+function keyFields(req: DashboardActionRequest<Services>, services: Services): { chain: ChainId; xpub: string } {
   const chain = req.form.choice<ChainId>('chain', 'Chain', services.chains.chainIds());
   const xpub = req.form.text('xpub', 'Account key', { max: KEY_MAX });
   return { chain, xpub };
 }
 
-function registerForm(req: DashboardRequest, services: DashboardServices): SafeHtml {
+function registerForm(req: DashboardRequest<Services>, services: Services): SafeHtml {
   return html`<h2 id="register">Register an account key</h2>
 <p>Paste the account-level public key of your wallet (never a private key or seed): BTC xpub/zpub (tpub/vpub on testnets), EVM and TRON account xpub, Cardano <code>acct_xvk</code>, TON public key. The next step shows its first receive addresses to compare with your wallet.</p>
 <form method="post" action="${base(req)}/preview">${csrfField(req)}
@@ -158,7 +157,7 @@ function registerForm(req: DashboardRequest, services: DashboardServices): SafeH
 </form>`;
 }
 
-function activationForms(req: DashboardRequest, pools: readonly PoolStatus[]): SafeHtml | null {
+function activationForms(req: DashboardRequest<Services>, pools: readonly PoolStatus[]): SafeHtml | null {
   const waiting = pools.flatMap((p) => p.awaiting_activation);
   if (waiting.length === 0) return null;
   return html`<h2>TRON addresses awaiting activation</h2>
@@ -180,7 +179,7 @@ function poolWarnings(pools: readonly PoolStatus[], threshold: number): SafeHtml
 }
 
 /** The challenge, how to sign it, the wallet-extension button (progressive) and the signature form. */
-function challengePage(req: DashboardRequest, wallet: WalletView, challenge: RegisterResult['challenge']): SafeHtml {
+function challengePage(req: DashboardRequest<Services>, wallet: WalletView, challenge: RegisterResult['challenge']): SafeHtml {
   return html`<h1>Prove you own the ${wallet.chain} wallet</h1>
 <p>The key <code>${wallet.key_fingerprint}</code> is registered as <strong>pending</strong>. Sign the message below with the key of receive index 0 (<code>${challenge.sign_with_address}</code>, path <code>${challenge.sign_with_path}</code>) and paste the signature. Invoices use the wallet once it is verified.</p>
 <label for="challenge-message">Message to sign</label>

@@ -6,7 +6,7 @@ import type { UserView } from '@gw/plugin-tenancy/contract';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { MailSink } from '@gw/plugin-oauth/testing';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
-import { dashboardPlugin } from '../src/index.js';
+import { dashboardPlugin } from '@gw/plugin-dashboard';
 import { DashboardClient } from './http-client.js';
 
 export { MailSink };

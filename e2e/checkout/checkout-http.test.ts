@@ -3,8 +3,7 @@ import { CLI_ACTOR, newId, sql, sqlQuery } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { partnerUrl } from '@gw/plugin-invoices';
 import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
-import { chooseLocale, formatDecimal, logoType, StreamLimiter } from '../src/index.js';
-import { STALE_SECONDS } from '../src/services/stream-limiter.js';
+import { chooseLocale, formatDecimal, logoType, STALE_SECONDS, StreamLimiter } from '@gw/plugin-checkout';
 
 let gw: TestKernel;
 test.before(async () => {

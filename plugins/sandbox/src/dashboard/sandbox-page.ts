@@ -1,15 +1,17 @@
 import { coreErrors, html } from '@gw/kernel';
-import type {} from '@gw/plugin-sandbox/contract';
-import { actionButton, table } from '../web/components.js';
-import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+import type {} from '../contract.js';
+import { actionButton, type DashboardRequest, definePage, page, type PageServices, redirect, table } from '@gw/plugin-dashboard/contract';
+
+/** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(SANDBOX_PAGE_DEPS, [...])`. */
+export const SANDBOX_PAGE_DEPS = ['sandboxProjects'] as const;
+type Services = PageServices<typeof SANDBOX_PAGE_DEPS>;
 
 /** A sandbox project's generated keys, reset (purge invoices, events and pool) and delete. */
-export const sandboxPage = definePage({
+export const sandboxPage = definePage<Services>({
   id: 'sandbox',
-  dependsOn: ['sandbox'],
   nav: [{ label: 'Sandbox', scope: 'project', path: '/sandbox', order: 90, kinds: ['sandbox'] }],
   routes: ({ sandboxProjects: sandbox }) => {
-    const sandboxOnly = (req: DashboardRequest) => {
+    const sandboxOnly = (req: DashboardRequest<Services>) => {
       if (req.project!.kind !== 'sandbox') throw coreErrors.sandbox_project_required({ message: `${req.project!.name} is a ${req.project!.kind} project; these actions are for sandbox projects only.` });
       return req.project!;
     };

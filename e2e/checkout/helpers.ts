@@ -3,7 +3,7 @@ import { freePort, startTestKernel, type TestDatabase, type TestKernel } from '@
 import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { SANDBOX_PLUGINS } from '@gw/plugin-sandbox/testing';
 import { FAST_RETRIES } from '@gw/plugin-webhooks/testing';
-import { checkoutPlugin } from '../src/index.js';
+import { checkoutPlugin } from '@gw/plugin-checkout';
 
 export { sandboxClient, type SandboxClient } from '@gw/plugin-sandbox/testing';
 

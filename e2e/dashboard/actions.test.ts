@@ -3,7 +3,7 @@ import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, newId } from '@gw/kernel';
 import { Receiver } from '@gw/plugin-webhooks/testing';
 import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
-import { connectApp, refreshWorks } from './oauth-app.js';
+import { connectApp, refreshWorks } from '@gw/plugin-dashboard/testing';
 import { DashboardClient } from './http-client.js';
 
 // Every action of the dashboard's own pages over HTTP: what an administrator's POST writes (with

@@ -1,16 +1,22 @@
 import test from 'ava';
-import type { Cradle } from '@gw/kernel';
-import { plugins } from '../../../apps/gateway/src/composition.js';
-import { CLI_ONLY_COMMANDS, CLI_PENDING_COMMANDS, DASHBOARD_PAGES } from '../src/pages/index.js';
+import { buildDeclared, type Cradle } from '@gw/kernel';
+import { plugins } from '@gw/app-gateway';
+import { CLI_ONLY_COMMANDS, CLI_PENDING_COMMANDS, FRAME_PAGES } from '@gw/plugin-dashboard/pages';
+import { DASHBOARD_PAGES, type ContributedPage } from '@gw/plugin-dashboard/contract';
 
 // The dashboard and the CLI cannot drift: every operator CLI command of the build is done by a
 // dashboard route (its `cli`), or is CLI-only with a reason, or is listed as pending.
 
-/** The `cli` of every route; route factories only read services when called, so a stub cradle serves. */
+/**
+ * The `cli` of every route of the frame's pages and those the build's plugins contribute; route
+ * factories only read services when called, so a stub cradle serves.
+ */
 function dashboardCommands(): Map<string, string> {
   const cradle = new Proxy({}, { get: () => ({}) }) as Cradle;
+  const contributed = plugins.flatMap((p) => (p.contributes ?? []).filter((c) => c.point.id === DASHBOARD_PAGES.id).flatMap((c) => buildDeclared(c.part, cradle, p.id) as readonly ContributedPage[]));
+  const pages = [...FRAME_PAGES.map((page) => ({ page, services: cradle as unknown })), ...contributed];
   const out = new Map<string, string>();
-  for (const page of DASHBOARD_PAGES) for (const route of page.routes(cradle)) for (const command of route.cli ?? []) out.set(command, `${route.method} ${route.path}`);
+  for (const { page, services } of pages) for (const route of page.routes(services as never)) for (const command of route.cli ?? []) out.set(command, `${route.method} ${route.path}`);
   return out;
 }
 

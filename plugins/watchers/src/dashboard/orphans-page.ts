@@ -1,8 +1,10 @@
 import { html, ISO_8601_PATTERN } from '@gw/kernel';
 import type { ChainId } from '@gw/kernel';
-import { badge, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
-import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
-import { filterForm, readFilters, when, type FilterField } from '../web/filters.js';
+import { badge, csrfField, type DashboardRequest, definePage, type FilterField, filterForm, nextPageLink, page, pageOf, type PageServices, readFilters, redirect, table, when } from '@gw/plugin-dashboard/contract';
+
+/** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(ORPHANS_PAGE_DEPS, [...])`. */
+export const ORPHANS_PAGE_DEPS = ['chains', 'watchersOrphans'] as const;
+type Services = PageServices<typeof ORPHANS_PAGE_DEPS>;
 
 /** The filters of GET /api/v1/orphan-payments. */
 /** The orphan list's filters; the chain choices are the enabled chains. */
@@ -18,12 +20,11 @@ function orphanFilters(chainIds: readonly string[]): readonly FilterField[] {
   ];
 }
 
-const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/orphans`;
+const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/orphans`;
 
 /** Orphan payments of a project (receipts no invoice took): the list, and attribution to an external id. */
-export const orphansPage = definePage({
+export const orphansPage = definePage<Services>({
   id: 'orphans',
-  dependsOn: ['watchers'],
   nav: [{ label: 'Orphan payments', scope: 'project', path: '/orphans', order: 25 }],
   routes: (services) => [
     {

@@ -1,13 +1,13 @@
 /**
  * Writes the screenshots of docs/dashboard.md (not a test: run it by hand after a visible change):
- * `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx plugins/dashboard/test/screenshots.ts`
+ * `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx e2e/dashboard/screenshots.ts`
  * A gateway started as `pnpm start` starts it, an administrator invited by the CLI, Debian's
  * chromium on a desktop and a phone, light and dark.
  */
 import { fileURLToPath } from 'node:url';
 import { DashboardWorld, PHONE } from './harness.js';
 
-const OUT = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
+const OUT = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 const world = await DashboardWorld.start();
 try {
   const admin = await world.invite('owner@example.test', 'admin');

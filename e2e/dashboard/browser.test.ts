@@ -4,7 +4,7 @@ import type { Request, Route } from 'playwright-core';
 import { signedFetch } from '@gw/kernel/testing';
 import { Receiver } from '@gw/plugin-webhooks/testing';
 import { DashboardWorld, PHONE, expectAccessible } from './harness.js';
-import { connectApp, refreshWorks } from './oauth-app.js';
+import { connectApp, refreshWorks } from '@gw/plugin-dashboard/testing';
 
 // The dashboard in a real browser (Debian's chromium through playwright-core) on a gateway started
 // as a user starts it, with users invited by the CLI signing in with codes from a local SMTP sink.

@@ -1,7 +1,10 @@
 import { html } from '@gw/kernel';
-import type {} from '@gw/plugin-webhooks/contract';
-import { actionButton, csrfField } from '../web/components.js';
-import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+import type {} from '../contract.js';
+import { actionButton, csrfField, type DashboardRequest, definePage, page, type PageServices, redirect } from '@gw/plugin-dashboard/contract';
+
+/** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(WEBHOOK_URL_PAGE_DEPS, [...])`. */
+export const WEBHOOK_URL_PAGE_DEPS = ['tenancyProjects', 'webhooksTestEvents'] as const;
+type Services = PageServices<typeof WEBHOOK_URL_PAGE_DEPS>;
 
 /** Longest webhook URL accepted by the form. */
 const URL_MAX = 2048;
@@ -10,12 +13,11 @@ const URL_MAX = 2048;
  * A project's default webhook URL (used when an invoice has no callback_url): set, clear, and send
  * a signed test event to it, showing the receiver's answer.
  */
-export const webhookUrlPage = definePage({
+export const webhookUrlPage = definePage<Services>({
   id: 'webhook-url',
-  dependsOn: ['webhooks'],
   nav: [{ label: 'Webhook URL', scope: 'project', path: '/webhook-url', order: 15 }],
   routes: ({ tenancyProjects: projects, webhooksTestEvents: tests }) => {
-    const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/webhook-url`;
+    const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/webhook-url`;
     return [
       {
         method: 'GET',

@@ -1,6 +1,6 @@
 /**
  * Writes the screenshots of docs/checkout.md (not a test: run it by hand after a visible change):
- * `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx plugins/checkout/test/screenshots.ts`
+ * `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx e2e/checkout/screenshots.ts`
  * A sandbox gateway, Debian's chromium at phone size; light and dark, English and German, the
  * waiting, partial and paid states.
  */
@@ -9,7 +9,7 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { chromium } from 'playwright-core';
 import { sandboxClient, startCheckoutKernel } from './helpers.js';
 
-const OUT = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
+const OUT = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 const gw = await startCheckoutKernel({ 'plugins.checkout.returnDelaySeconds': 60 });
 const browser = await chromium.launch({ executablePath: process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 try {

@@ -1,0 +1,45 @@
+import { extensionPoint, type Actor, type ProjectKind, type SafeHtml } from '@gw/kernel';
+import type { InvoiceView } from '@gw/plugin-invoices/contract';
+import type { Locale } from './page/i18n.js';
+
+/** What a panel of one invoice's checkout page is rendered from. */
+export interface CheckoutPanelInput {
+  readonly invoice: InvoiceView;
+  readonly projectKind: ProjectKind;
+  /** The page's language (`en`, `de`); a panel without words for it uses English. */
+  readonly locale: Locale;
+  /** The payer status the page shows (`waiting`, `detected`, `paid`, …). */
+  readonly status: string;
+  /** The page's path (`/checkout/<token>`): a panel's form posts to `<base>/<panel id>/<action>?lang=<locale>`. */
+  readonly base: string;
+  /** The double-submit token every panel form carries as field `csrf` (`simulation-csrf.ts`). */
+  readonly formToken: string;
+  /** The error code of this panel's refused action, shown once. */
+  readonly error: string | undefined;
+}
+
+/**
+ * A section another plugin adds to the hosted checkout page (ADR 0011): the sandbox's simulation
+ * buttons. The checkout renders it at the end of the page's main content and runs its actions
+ * (POST `/checkout/:token/<id>/<action>`, CSRF-checked, then back to the page); it never imports
+ * the plugin that contributes it.
+ */
+export interface CheckoutPanel {
+  /** Path segment of the panel's actions (`simulate`). */
+  readonly id: string;
+  /** Whether an invoice of a project of this kind shows the panel and accepts its actions. */
+  readonly shows: (projectKind: ProjectKind) => boolean;
+  readonly render: (input: CheckoutPanelInput) => SafeHtml;
+  /**
+   * The actions that apply in a payer status: sent with every status update (`simulations`) so
+   * the page's script enables exactly those buttons (`data-simulation="<action>"`).
+   */
+  readonly enabledActions: (status: string) => readonly string[];
+  /** Every action's name (path segment); another name is 404. */
+  readonly actions: readonly string[];
+  /** Runs one of `actions` on the invoice. An AppError it throws comes back to the page as the panel's error code. */
+  readonly act: (name: string, invoice: InvoiceView, actor: Actor) => Promise<void>;
+}
+
+/** The checkout page's panels, contributed by other plugins (`contribute(CHECKOUT_PANELS, …)`). */
+export const CHECKOUT_PANELS = extensionPoint<CheckoutPanel>('checkout.panels');
