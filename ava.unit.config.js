@@ -6,7 +6,14 @@ import base from './ava.config.js';
 
 export default {
   ...base,
-  files: ['kernel/src/**/*.test.ts', 'plugins/*/src/**/*.test.ts', 'packages/*/src/**/*.test.ts', 'chains/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', '!**/node_modules/**'],
+  files: [
+    'kernel/src/**/*.test.ts',
+    'plugins/*/src/**/*.test.ts',
+    'packages/*/src/**/*.test.ts',
+    'chains/*/src/**/*.test.ts',
+    'apps/*/src/**/*.test.ts',
+    '!**/node_modules/**',
+  ],
   timeout: '30s',
   // Many of these wait on timers and local sockets more than they compute.
   concurrency: 4,

@@ -20,15 +20,35 @@ const deps = { logger: {} as ChainAdapterDeps['logger'] };
 
 const EVM_XPUB = 'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
 const cases: { module: ChainModule; key: string; network: NetworkKind; n: number }[] = [
-  { module: btcChain, network: 'mainnet', n: N, key: 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs' },
+  {
+    module: btcChain,
+    network: 'mainnet',
+    n: N,
+    key: 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs',
+  },
   { module: ethChain, network: 'mainnet', n: N, key: EVM_XPUB },
   { module: polygonChain, network: 'mainnet', n: N, key: EVM_XPUB },
   { module: bscChain, network: 'mainnet', n: N, key: EVM_XPUB },
-  { module: tronChain, network: 'mainnet', n: N, key: 'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd' },
-  { module: adaChain, network: 'mainnet', n: N, key: 'beb7e770b3d0f1932b0a2f3a63285bf9ef7d3e461d55446d6a3911d8f0ee55c0b0e2df16538508046649d0e6d5b32969555a23f2f1ebf2db2819359b0d88bd16' },
+  {
+    module: tronChain,
+    network: 'mainnet',
+    n: N,
+    key: 'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd',
+  },
+  {
+    module: adaChain,
+    network: 'mainnet',
+    n: N,
+    key: 'beb7e770b3d0f1932b0a2f3a63285bf9ef7d3e461d55446d6a3911d8f0ee55c0b0e2df16538508046649d0e6d5b32969555a23f2f1ebf2db2819359b0d88bd16',
+  },
   { module: tonChain, network: 'mainnet', n: Math.min(N, 32768), key: '5754865e86d0ade1199301bbb0319a25ed6b129c4b0a57f28f62449b3df9c522' },
   // The chains in the build that are off by default (`chains.enabled`).
-  { module: ltcChain, network: 'mainnet', n: N, key: 'Ltub2ZANw57Fi4JfMGenngwfZMqDrsccTf2m3qEjvLuk8faGXB973sSqGttAdKBvGSCLG9DXh2yxaUB9qpwQUe2zCCtrZPhjxGuMAWqL6F7Xrpd' },
+  {
+    module: ltcChain,
+    network: 'mainnet',
+    n: N,
+    key: 'Ltub2ZANw57Fi4JfMGenngwfZMqDrsccTf2m3qEjvLuk8faGXB973sSqGttAdKBvGSCLG9DXh2yxaUB9qpwQUe2zCCtrZPhjxGuMAWqL6F7Xrpd',
+  },
   { module: baseChain, network: 'mainnet', n: N, key: EVM_XPUB },
 ];
 

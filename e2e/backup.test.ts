@@ -43,7 +43,11 @@ async function backupServer(): Promise<{ adminUrl: string; tools: { dump: string
 }
 
 /** The commands of docs/backup.md: `source` dumped, restored into a new empty database (returned, dropped after the test). */
-async function dumpAndRestore(t: ExecutionContext, server: { adminUrl: string; tools: { dump: string; restore: string } }, source: TestDatabase): Promise<TestDatabase> {
+async function dumpAndRestore(
+  t: ExecutionContext,
+  server: { adminUrl: string; tools: { dump: string; restore: string } },
+  source: TestDatabase,
+): Promise<TestDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const dump = join(dir, 'gateway.dump');
@@ -61,7 +65,11 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
   const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
   const operator = await before.kernel.cradle.tenancyOperators.create('backup', CLI_ACTOR);
   const project = await projectWithPools(before, operator.id, ['eth'], 'testnet');
-  const created = await signedFetch(before.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: 'backup-1', amount_crypto: '0.5', coin: 'eth' } });
+  const created = await signedFetch(before.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: { external_id: 'backup-1', amount_crypto: '0.5', coin: 'eth' },
+  });
   t.is(created.status, 201);
   const pool = await before.kernel.cradle.addressPoolStatus.status({ projectId: project.projectId, chain: 'eth' });
   await before.close();
@@ -78,7 +86,11 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
   // The pool resumes where it stood (its replenisher may add addresses): no index is handed out twice.
   const [restored] = await after.kernel.cradle.addressPoolStatus.status({ projectId: project.projectId, chain: 'eth' });
   t.like(restored, { allocated: pool[0]!.allocated, highest_allocated_index: pool[0]!.highest_allocated_index, wallet_id: pool[0]!.wallet_id });
-  const next = await signedFetch(after.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: 'backup-2', amount_crypto: '0.5', coin: 'eth' } });
+  const next = await signedFetch(after.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: { external_id: 'backup-2', amount_crypto: '0.5', coin: 'eth' },
+  });
   t.is(next.status, 201);
   t.not(next.body.address, created.body.address);
   // The job queue came back too (pg-boss lives in the same database).
@@ -94,7 +106,12 @@ test('docs/backup.md: a restore without the master key it was sealed under canno
   const project = await projectWithPools(before, operator.id, [], 'testnet');
   await before.close();
   const target = await dumpAndRestore(t, server, source);
-  const after = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: target, config: { ...config, 'security.masterKey': 'ab'.repeat(32) } });
+  const after = await startTestKernel({
+    plugins: WEBHOOK_PLUGINS,
+    chains: ALL_CHAINS,
+    database: target,
+    config: { ...config, 'security.masterKey': 'ab'.repeat(32) },
+  });
   t.teardown(() => after.close());
   // The project came back (a lost row would also refuse the request, with 401 auth_invalid)...
   t.truthy(await after.kernel.cradle.db('tenancy_projects').where({ id: project.projectId }).first());

@@ -25,12 +25,15 @@ chainConformance(test, {
   module: moduleOf('btc'),
   vectors: {
     mainnet: vectors(btcWallet.xpub, (i) => `m/84'/0'/0'/0/${i}`, BTC_MAIN, 'BIP84 test vectors'),
-    testnet: vectors(BTC_TPUB, (i) => `m/84'/1'/0'/0/${i}`, BTC_TEST, 'BIP84 mnemonic at m/84\'/1\'/0\''),
+    testnet: vectors(BTC_TPUB, (i) => `m/84'/1'/0'/0/${i}`, BTC_TEST, "BIP84 mnemonic at m/84'/1'/0'"),
   },
   keysEncodeNetwork: true,
   sign: (message, network) => (network === 'mainnet' ? btcWallet : btcTestnetWallet).sign(message),
   paymentUris: [
-    { input: { coin: 'btc', network: 'mainnet', address: BTC_MAIN[0]!, amountUnits: 123_456_789n, label: 'Order #42' }, uri: `bitcoin:${BTC_MAIN[0]}?amount=1.23456789&label=Order%20%2342` },
+    {
+      input: { coin: 'btc', network: 'mainnet', address: BTC_MAIN[0]!, amountUnits: 123_456_789n, label: 'Order #42' },
+      uri: `bitcoin:${BTC_MAIN[0]}?amount=1.23456789&label=Order%20%2342`,
+    },
     { input: { coin: 'btc', network: 'testnet', address: BTC_TEST[0]!, amountUnits: 1n }, uri: `bitcoin:${BTC_TEST[0]}?amount=0.00000001` },
   ],
   invalidAddresses: { mainnet: [BTC_TEST[0]!, 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh'], testnet: [BTC_MAIN[0]!] },
@@ -52,7 +55,10 @@ for (const [id, uri] of Object.entries(evmUris)) {
     sign: (message) => ethWallet.sign(message),
     paymentUris: [
       { input: { coin: uri.native, network: 'testnet', address: EVM[0]!, amountUnits: 3n }, uri: `ethereum:${EVM[0]}@${uri.testnetId}?value=3` },
-      { input: { coin: uri.token, network: 'mainnet', address: EVM[1]!, amountUnits: 25n }, uri: `ethereum:${uri.contract}@${uri.chainId}/transfer?address=${EVM[1]}&uint256=25` },
+      {
+        input: { coin: uri.token, network: 'mainnet', address: EVM[1]!, amountUnits: 25n },
+        uri: `ethereum:${uri.contract}@${uri.chainId}/transfer?address=${EVM[1]}&uint256=25`,
+      },
     ],
     invalidAddresses: { mainnet: ['0x9858efFD232B4033E47d90003D41EC34EcaEda94', 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'], testnet: [BTC_TEST[0]!] },
   });
@@ -68,7 +74,10 @@ chainConformance(test, {
   sign: (message) => tronWallet.sign(message),
   paymentUris: [
     { input: { coin: 'trx', network: 'mainnet', address: TRON, amountUnits: 12_345_678n }, uri: `tron:${TRON}?amount=12.345678` },
-    { input: { coin: 'usdt_trc20', network: 'mainnet', address: TRON, amountUnits: 100_000_000n }, uri: `tron:${TRON}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=100` },
+    {
+      input: { coin: 'usdt_trc20', network: 'mainnet', address: TRON, amountUnits: 100_000_000n },
+      uri: `tron:${TRON}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=100`,
+    },
   ],
   invalidAddresses: { mainnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdX', EVM[0]!], testnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYd'] },
 });
@@ -111,8 +120,14 @@ chainConformance(test, {
   proofKeys: { mainnet: tonWallet.xpub },
   proofNetworks: ['mainnet'],
   paymentUris: [
-    { input: { coin: 'ton', network: 'mainnet', address: TON_MAIN, amountUnits: 1_500_000_000n, memo: 'inv 42/ä' }, uri: `ton://transfer/${TON_MAIN}?amount=1500000000&text=inv%2042%2F%C3%A4` },
-    { input: { coin: 'usdt_ton', network: 'mainnet', address: TON_MAIN, amountUnits: 2_500_000n, memo: 'x' }, uri: `ton://transfer/${TON_MAIN}?jetton=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs&amount=2500000&text=x` },
+    {
+      input: { coin: 'ton', network: 'mainnet', address: TON_MAIN, amountUnits: 1_500_000_000n, memo: 'inv 42/ä' },
+      uri: `ton://transfer/${TON_MAIN}?amount=1500000000&text=inv%2042%2F%C3%A4`,
+    },
+    {
+      input: { coin: 'usdt_ton', network: 'mainnet', address: TON_MAIN, amountUnits: 2_500_000n, memo: 'x' },
+      uri: `ton://transfer/${TON_MAIN}?jetton=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs&amount=2500000&text=x`,
+    },
   ],
   invalidAddresses: { mainnet: ['UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpcX', EVM[0]!], testnet: ['not-an-address'] },
 });

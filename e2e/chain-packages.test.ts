@@ -52,7 +52,9 @@ function productionTree(root: string): { packages: Map<string, string[]>; missin
   return { packages, missing };
 }
 
-const chainDirs = readdirSync(CHAINS_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(CHAINS_DIR, entry.name));
+const chainDirs = readdirSync(CHAINS_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => join(CHAINS_DIR, entry.name));
 
 test('there are chain packages to check', (t) => {
   t.true(chainDirs.length >= 9, chainDirs.join(', '));

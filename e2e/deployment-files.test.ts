@@ -34,7 +34,9 @@ test('the systemd units pass systemd-analyze verify with no warning', (t) => {
   const files = readdirSync(SYSTEMD).filter((f) => /\.(service|target)$/.test(f));
   t.deepEqual(files.sort(), ['gateway.target', 'gw-gateway@.service', 'gw-migrate.service', 'gw-worker@.service']);
   for (const file of files) {
-    const text = readFileSync(join(SYSTEMD, file), 'utf8').replaceAll('/etc/gateway/gateway.env', join(SYSTEMD, 'gateway.env.example')).replaceAll('/opt/gateway', ROOT.replace(/\/$/, ''));
+    const text = readFileSync(join(SYSTEMD, file), 'utf8')
+      .replaceAll('/etc/gateway/gateway.env', join(SYSTEMD, 'gateway.env.example'))
+      .replaceAll('/opt/gateway', ROOT.replace(/\/$/, ''));
     writeFileSync(join(dir, file), text);
   }
   const units = ['gw-gateway@8080.service', 'gw-worker@1.service', 'gw-migrate.service', 'gateway.target'];

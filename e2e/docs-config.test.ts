@@ -8,7 +8,9 @@ import { ROOT } from '@gw/testing';
 
 /** Every Markdown file an operator reads: docs/, the README, the plugins' and chains' READMEs. */
 function markdownFiles(): string[] {
-  const files = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
+  const files = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f));
   files.push('README.md');
   for (const parent of ['plugins', 'chains']) {
     for (const dir of readdirSync(join(ROOT, parent))) if (existsSync(join(ROOT, parent, dir, 'README.md'))) files.push(join(parent, dir, 'README.md'));
@@ -44,25 +46,40 @@ const kernelKeys = new Set(Object.keys(KernelConfigSchema.properties));
 
 test('config examples in the docs are JSON marked <!-- config -->, never YAML', (t) => {
   const yaml = blocks.filter((b) => /^ya?ml$/.test(b.lang));
-  t.deepEqual(yaml.map((b) => `${b.file}:${b.line}`), [], 'the loader reads JSON: show config as JSON');
+  t.deepEqual(
+    yaml.map((b) => `${b.file}:${b.line}`),
+    [],
+    'the loader reads JSON: show config as JSON',
+  );
   // A JSON object whose keys are all config keys is a config example and must be marked (so it is tested).
   const unmarked = blocks.filter((b) => {
     if (b.lang !== 'json' || b.marked) return false;
     try {
       const value = JSON.parse(b.text) as unknown;
-      return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => kernelKeys.has(k));
+      return (
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.keys(value).length > 0 &&
+        Object.keys(value).every((k) => kernelKeys.has(k))
+      );
     } catch {
       return false;
     }
   });
-  t.deepEqual(unmarked.map((b) => `${b.file}:${b.line}`), []);
+  t.deepEqual(
+    unmarked.map((b) => `${b.file}:${b.line}`),
+    [],
+  );
   t.true(blocks.filter((b) => b.marked).length >= 3);
 });
 
-test('every marked config example loads through the config loader and the plugins\' schemas', (t) => {
+test("every marked config example loads through the config loader and the plugins' schemas", (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-docs-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const networks = new Map(chains.map((c) => [c.definition.id as string, new Set([c.definition.networks.mainnet.id, ...c.definition.networks.testnets.map((n) => n.id)])]));
+  const networks = new Map(
+    chains.map((c) => [c.definition.id as string, new Set([c.definition.networks.mainnet.id, ...c.definition.networks.testnets.map((n) => n.id)])]),
+  );
   for (const block of blocks.filter((b) => b.marked)) {
     const where = `${block.file}:${block.line}`;
     t.is(block.lang, 'json', where);

@@ -15,7 +15,10 @@ const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
 const FRAME_PLUGINS = ['tenancy', 'oauth'];
 
 const manifest = (plugin: string) => JSON.parse(readFileSync(`${PLUGINS_DIR}${plugin}/package.json`, 'utf8')) as { dependencies?: Record<string, string> };
-const pluginDeps = (plugin: string) => Object.keys(manifest(plugin).dependencies ?? {}).filter((name) => name.startsWith('@gw/plugin-')).map((name) => name.slice('@gw/plugin-'.length));
+const pluginDeps = (plugin: string) =>
+  Object.keys(manifest(plugin).dependencies ?? {})
+    .filter((name) => name.startsWith('@gw/plugin-'))
+    .map((name) => name.slice('@gw/plugin-'.length));
 const sources = (plugin: string) =>
   (readdirSync(`${PLUGINS_DIR}${plugin}/src`, { recursive: true }) as string[])
     .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
@@ -24,24 +27,43 @@ const sources = (plugin: string) =>
 test('the checkout never imports sandbox code: the sandbox contributes its panel', (t) => {
   t.false(pluginDeps('checkout').includes('sandbox'));
   t.deepEqual(
-    sources('checkout').filter(({ text }) => text.includes('@gw/plugin-sandbox')).map(({ file }) => file),
+    sources('checkout')
+      .filter(({ text }) => text.includes('@gw/plugin-sandbox'))
+      .map(({ file }) => file),
     [],
   );
   const sandbox = plugins.find((p) => p.id === 'sandbox')!;
   t.true((sandbox.contributes ?? []).some((c) => c.point.id === 'checkout.panels'));
 });
 
-test('the dashboard depends on no feature plugin: its package, its sources and its dependsOn name only the frame\'s', (t) => {
-  t.deepEqual(pluginDeps('dashboard').filter((id) => !FRAME_PLUGINS.includes(id)), []);
-  const imports = sources('dashboard').flatMap(({ file, text }) => [...text.matchAll(/from '@gw\/plugin-([a-z-]+)/g)].map((m) => m[1]!).filter((id) => id !== 'dashboard' && !FRAME_PLUGINS.includes(id)).map((id) => `${file} imports ${id}`));
+test("the dashboard depends on no feature plugin: its package, its sources and its dependsOn name only the frame's", (t) => {
+  t.deepEqual(
+    pluginDeps('dashboard').filter((id) => !FRAME_PLUGINS.includes(id)),
+    [],
+  );
+  const imports = sources('dashboard').flatMap(({ file, text }) =>
+    [...text.matchAll(/from '@gw\/plugin-([a-z-]+)/g)]
+      .map((m) => m[1]!)
+      .filter((id) => id !== 'dashboard' && !FRAME_PLUGINS.includes(id))
+      .map((id) => `${file} imports ${id}`),
+  );
   t.deepEqual(imports, []);
   const dashboard = plugins.find((p) => p.id === 'dashboard')!;
-  t.deepEqual((dashboard.dependsOn ?? []).filter((id) => !FRAME_PLUGINS.includes(id)), []);
+  t.deepEqual(
+    (dashboard.dependsOn ?? []).filter((id) => !FRAME_PLUGINS.includes(id)),
+    [],
+  );
 });
 
 test('every contribution of the composition builds from its declared services, and the owners read them', async (t) => {
   const database = await createTestDatabase();
-  const kernel = createKernel({ config: loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': database.url } }), plugins, chains, role: 'cli', logger: pino({ level: 'silent' }) });
+  const kernel = createKernel({
+    config: loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': database.url } }),
+    plugins,
+    chains,
+    role: 'cli',
+    logger: pino({ level: 'silent' }),
+  });
   t.teardown(async () => {
     await kernel.stop();
     await database.drop();
@@ -50,28 +72,71 @@ test('every contribution of the composition builds from its declared services, a
   const pages = kernel.cradle.extensions.of(extensionPoint<{ page: { id: string } }>('dashboard.pages'));
   t.deepEqual(
     pages.map((c) => `${c.pluginId}:${c.item.page.id}`),
-    ['address-pool:wallets', 'rates:rates', 'invoices:invoices', 'invoices:policy', 'webhooks:webhooks', 'webhooks:webhook-url', 'watchers:orphans', 'sandbox:invoice-simulations', 'sandbox:sandbox', 'sandbox:new-sandbox', 'checkout:branding'],
+    [
+      'address-pool:wallets',
+      'rates:rates',
+      'invoices:invoices',
+      'invoices:policy',
+      'webhooks:webhooks',
+      'webhooks:webhook-url',
+      'watchers:orphans',
+      'sandbox:invoice-simulations',
+      'sandbox:sandbox',
+      'sandbox:new-sandbox',
+      'checkout:branding',
+    ],
   );
   const sections = kernel.cradle.extensions.of(extensionPoint<{ section: { page: string; id: string } }>('dashboard.sections'));
-  t.deepEqual(sections.map((c) => `${c.pluginId}:${c.item.section.page}/${c.item.section.id}`), [
-    'address-pool:overview/address-pools',
-    'rates:overview/rates',
-    'invoices:overview/invoices',
-    'webhooks:overview/webhooks',
-    'watchers:overview/watchers',
-    'sandbox:new-project/new-sandbox',
-  ]);
+  t.deepEqual(
+    sections.map((c) => `${c.pluginId}:${c.item.section.page}/${c.item.section.id}`),
+    [
+      'address-pool:overview/address-pools',
+      'rates:overview/rates',
+      'invoices:overview/invoices',
+      'webhooks:overview/webhooks',
+      'watchers:overview/watchers',
+      'sandbox:new-project/new-sandbox',
+    ],
+  );
   const parts = kernel.cradle.extensions.of(extensionPoint<{ part: { id: string } }>('invoices.page-parts'));
-  t.deepEqual(parts.map((c) => `${c.pluginId}:${c.item.part.id}`), ['webhooks:webhooks', 'sandbox:sandbox']);
+  t.deepEqual(
+    parts.map((c) => `${c.pluginId}:${c.item.part.id}`),
+    ['webhooks:webhooks', 'sandbox:sandbox'],
+  );
   const rules = kernel.cradle.extensions.of(extensionPoint<{ kind: string; refuse: readonly string[] }>('webhooks.resend-rules'));
-  t.deepEqual(rules.map((c) => [c.pluginId, c.item.kind, c.item.refuse]), [['sandbox', 'sandbox', ['retrying', 'dlq']]]);
+  t.deepEqual(
+    rules.map((c) => [c.pluginId, c.item.kind, c.item.refuse]),
+    [['sandbox', 'sandbox', ['retrying', 'dlq']]],
+  );
   const panels = kernel.cradle.extensions.of(extensionPoint<{ id: string }>('checkout.panels'));
-  t.deepEqual(panels.map((c) => `${c.pluginId}:${c.item.id}`), ['sandbox:simulate']);
+  t.deepEqual(
+    panels.map((c) => `${c.pluginId}:${c.item.id}`),
+    ['sandbox:simulate'],
+  );
 });
 
-test('start-up refuses a contribution that declares a service outside its plugin\'s dependsOn', async (t) => {
-  const probe: AnyPlugin = definePlugin({ id: 'probe', dependsOn: ['tenancy'], contributes: [contribute(extensionPoint<unknown>('dashboard.pages'), withDeps(['invoicesService'], () => []))] });
-  const kernel = createKernel({ config: loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': 'postgres://nobody@127.0.0.1:1/none' } }), plugins: [...plugins, probe], chains, role: 'cli', logger: pino({ level: 'silent' }) });
+test("start-up refuses a contribution that declares a service outside its plugin's dependsOn", async (t) => {
+  const probe: AnyPlugin = definePlugin({
+    id: 'probe',
+    dependsOn: ['tenancy'],
+    contributes: [
+      contribute(
+        extensionPoint<unknown>('dashboard.pages'),
+        withDeps(['invoicesService'], () => []),
+      ),
+    ],
+  });
+  const kernel = createKernel({
+    config: loadConfig({
+      env: {},
+      file: false,
+      overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': 'postgres://nobody@127.0.0.1:1/none' },
+    }),
+    plugins: [...plugins, probe],
+    chains,
+    role: 'cli',
+    logger: pino({ level: 'silent' }),
+  });
   try {
     const error = await t.throwsAsync(kernel.connect());
     t.is(error?.message, 'contribution to dashboard.pages of plugin "probe" declares "invoicesService" of plugin "invoices", which is not in its dependsOn');

@@ -95,7 +95,12 @@ async function setUp(url: string, events: number): Promise<{ project: TestProjec
     chains,
     role: 'cli',
     database: database(),
-    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': RATES, 'plugins.address-pool.targetFree': 50, 'plugins.webhooks.expireInSeconds': 3 },
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': RATES,
+      'plugins.address-pool.targetFree': 50,
+      'plugins.webhooks.expireInSeconds': 3,
+    },
   });
   try {
     const operator = await setup.kernel.cradle.tenancyOperators.create('faults', CLI_ACTOR);
@@ -131,7 +136,11 @@ function createLoad(gatewayUrl: string, project: TestProject): { outcome: Outcom
       for (;;) {
         let res: Awaited<ReturnType<typeof signedFetch>>;
         try {
-          res = await signedFetch(gatewayUrl, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: externalId, amount_crypto: '0.01', coin: 'eth' } });
+          res = await signedFetch(gatewayUrl, '/api/v1/invoices', {
+            ...project,
+            method: 'POST',
+            body: { external_id: externalId, amount_crypto: '0.01', coin: 'eth' },
+          });
         } catch (error) {
           outcome.unexpected.push(`${externalId}: ${String(error)}`);
           await new Promise((r) => setTimeout(r, 500));
@@ -164,63 +173,87 @@ function createLoad(gatewayUrl: string, project: TestProject): { outcome: Outcom
   };
 }
 
-test.serial('PostgreSQL restarted during invoice creation and webhook delivery: 503 with Retry-After while it is down, recovery without a restart, no create half-done, no event lost', async (t) => {
-  const receiver = await countingReceiver(t, 300);
-  const { project, eventIds } = await setUp(receiver.url, EVENTS);
+test.serial(
+  'PostgreSQL restarted during invoice creation and webhook delivery: 503 with Retry-After while it is down, recovery without a restart, no create half-done, no event lost',
+  async (t) => {
+    const receiver = await countingReceiver(t, 300);
+    const { project, eventIds } = await setUp(receiver.url, EVENTS);
 
-  const gateway: AppProcess = startApp('gateway', appEnv());
-  const worker: AppProcess = startApp('worker', appEnv({ GW__plugins__webhooks__batchSize: '10' }));
-  t.teardown(() => {
-    for (const p of [gateway, worker]) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  });
-  const gatewayUrl = await waitForUrl(gateway);
-  const load = createLoad(gatewayUrl, project);
+    const gateway: AppProcess = startApp('gateway', appEnv());
+    const worker: AppProcess = startApp('worker', appEnv({ GW__plugins__webhooks__batchSize: '10' }));
+    t.teardown(() => {
+      for (const p of [gateway, worker]) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    });
+    const gatewayUrl = await waitForUrl(gateway);
+    const load = createLoad(gatewayUrl, project);
 
-  // Creates and deliveries under way, then the server goes down in the middle of both.
-  await waitFor(async () => load.outcome.acknowledged.size >= 20 && receiver.seen.size >= 20, 30_000, `load under way; worker: ${worker.output().slice(-2000)}`);
-  t.true(receiver.seen.size < EVENTS, 'deliveries still pending when the server stops');
-  const beforeDown = load.outcome.acknowledged.size;
-  await stopPostgres();
-  await new Promise((r) => setTimeout(r, DOWN_MS));
-  const readyWhileDown = await fetch(`${gatewayUrl}/readyz`);
-  t.is(readyWhileDown.status, 503, 'readiness reports the database down');
-  const unavailableWhileDown = load.outcome.unavailable.length;
-  await startPostgres();
+    // Creates and deliveries under way, then the server goes down in the middle of both.
+    await waitFor(
+      async () => load.outcome.acknowledged.size >= 20 && receiver.seen.size >= 20,
+      30_000,
+      `load under way; worker: ${worker.output().slice(-2000)}`,
+    );
+    t.true(receiver.seen.size < EVENTS, 'deliveries still pending when the server stops');
+    const beforeDown = load.outcome.acknowledged.size;
+    await stopPostgres();
+    await new Promise((r) => setTimeout(r, DOWN_MS));
+    const readyWhileDown = await fetch(`${gatewayUrl}/readyz`);
+    t.is(readyWhileDown.status, 503, 'readiness reports the database down');
+    const unavailableWhileDown = load.outcome.unavailable.length;
+    await startPostgres();
 
-  // Recovery by itself: the same processes create again and deliver the rest.
-  const afterUp = load.outcome.acknowledged.size;
-  await waitFor(async () => load.outcome.acknowledged.size >= afterUp + 20, 30_000, `creates resume; gateway: ${gateway.output().slice(-2000)}`);
-  await load.stop();
-  const client = new pg.Client({ connectionString: database().url });
-  await client.connect();
-  t.teardown(() => client.end());
-  await waitFor(
-    async () => receiver.seen.size === EVENTS && Number((await client.query(`select count(*) as n from webhooks_events where status <> 'delivered'`)).rows[0].n) === 0,
-    60_000,
-    `every event delivered (seen ${receiver.seen.size}); worker: ${worker.output().slice(-3000)}`,
-  );
-  t.is((await fetch(`${gatewayUrl}/readyz`)).status, 200);
+    // Recovery by itself: the same processes create again and deliver the rest.
+    const afterUp = load.outcome.acknowledged.size;
+    await waitFor(async () => load.outcome.acknowledged.size >= afterUp + 20, 30_000, `creates resume; gateway: ${gateway.output().slice(-2000)}`);
+    await load.stop();
+    const client = new pg.Client({ connectionString: database().url });
+    await client.connect();
+    t.teardown(() => client.end());
+    await waitFor(
+      async () =>
+        receiver.seen.size === EVENTS && Number((await client.query(`select count(*) as n from webhooks_events where status <> 'delivered'`)).rows[0].n) === 0,
+      60_000,
+      `every event delivered (seen ${receiver.seen.size}); worker: ${worker.output().slice(-3000)}`,
+    );
+    t.is((await fetch(`${gatewayUrl}/readyz`)).status, 200);
 
-  const { outcome } = load;
-  t.log(`creates: ${outcome.acknowledged.size} acknowledged (${beforeDown} before the stop), ${outcome.created} created, ${outcome.replayed} replays, ${outcome.unavailable.length} answered 503 (${unavailableWhileDown} while down)`);
-  if (outcome.unexpected.length > 0) t.log(gateway.output().slice(-6000));
-  t.deepEqual(outcome.unexpected, [], 'nothing but 201/200/503');
-  t.true(unavailableWhileDown > 0, 'creates were answered 503 while the server was down');
-  t.true(outcome.unavailable.every((u) => u.code === 'service_unavailable' && u.retryAfter !== null && Number(u.retryAfter) >= 1), JSON.stringify(outcome.unavailable.slice(0, 5)));
+    const { outcome } = load;
+    t.log(
+      `creates: ${outcome.acknowledged.size} acknowledged (${beforeDown} before the stop), ${outcome.created} created, ${outcome.replayed} replays, ${outcome.unavailable.length} answered 503 (${unavailableWhileDown} while down)`,
+    );
+    if (outcome.unexpected.length > 0) t.log(gateway.output().slice(-6000));
+    t.deepEqual(outcome.unexpected, [], 'nothing but 201/200/503');
+    t.true(unavailableWhileDown > 0, 'creates were answered 503 while the server was down');
+    t.true(
+      outcome.unavailable.every((u) => u.code === 'service_unavailable' && u.retryAfter !== null && Number(u.retryAfter) >= 1),
+      JSON.stringify(outcome.unavailable.slice(0, 5)),
+    );
 
-  // No create half-done: the invoices are exactly the acknowledged ones, each holding its address.
-  const invoices = (await client.query(`select id, external_id, pool_address_id from invoices_invoices where project_id = $1 and external_id like 'load-%'`, [project.projectId])).rows as { id: string; external_id: string; pool_address_id: string }[];
-  t.is(invoices.length, outcome.acknowledged.size, 'one invoice per acknowledged external_id, none beside them');
-  t.true(invoices.every((i) => outcome.acknowledged.get(i.external_id) === i.id), 'each external_id has the invoice it was answered with');
-  const held = (await client.query(`select coalesce(sum(active_allocations), 0)::int as n from address_pool_addresses where project_id = $1`, [project.projectId])).rows[0].n as number;
-  t.is(held, invoices.length + 1, 'every invoice holds its address and no address is held without an invoice (plus the events carrier)');
+    // No create half-done: the invoices are exactly the acknowledged ones, each holding its address.
+    const invoices = (
+      await client.query(`select id, external_id, pool_address_id from invoices_invoices where project_id = $1 and external_id like 'load-%'`, [
+        project.projectId,
+      ])
+    ).rows as { id: string; external_id: string; pool_address_id: string }[];
+    t.is(invoices.length, outcome.acknowledged.size, 'one invoice per acknowledged external_id, none beside them');
+    t.true(
+      invoices.every((i) => outcome.acknowledged.get(i.external_id) === i.id),
+      'each external_id has the invoice it was answered with',
+    );
+    const held = (
+      await client.query(`select coalesce(sum(active_allocations), 0)::int as n from address_pool_addresses where project_id = $1`, [project.projectId])
+    ).rows[0].n as number;
+    t.is(held, invoices.length + 1, 'every invoice holds its address and no address is held without an invoice (plus the events carrier)');
 
-  // No event lost: every event queued before the restart reached the receiver and is recorded delivered.
-  t.true(eventIds.every((id) => (receiver.seen.get(id) ?? 0) >= 1));
-  t.log(`events: ${EVENTS} delivered, ${[...receiver.seen.values()].filter((n) => n > 1).length} of them more than once (at least once, deduplicated by event_id)`);
+    // No event lost: every event queued before the restart reached the receiver and is recorded delivered.
+    t.true(eventIds.every((id) => (receiver.seen.get(id) ?? 0) >= 1));
+    t.log(
+      `events: ${EVENTS} delivered, ${[...receiver.seen.values()].filter((n) => n > 1).length} of them more than once (at least once, deduplicated by event_id)`,
+    );
 
-  gateway.child.kill('SIGTERM');
-  worker.child.kill('SIGTERM');
-  t.is(await gateway.exited, 0, gateway.output().slice(-2000));
-  t.is(await worker.exited, 0, worker.output().slice(-2000));
-});
+    gateway.child.kill('SIGTERM');
+    worker.child.kill('SIGTERM');
+    t.is(await gateway.exited, 0, gateway.output().slice(-2000));
+    t.is(await worker.exited, 0, worker.output().slice(-2000));
+  },
+);

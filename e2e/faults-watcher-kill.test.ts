@@ -31,7 +31,13 @@ test.after.always(async () => {
 
 test.serial('a worker killed mid-pass: the next pass on another instance neither skips nor double-counts a block', async (t) => {
   // Invoices made in-process (no watcher there), paid later on the node.
-  const setup = await startTestKernel({ plugins, chains, role: 'cli', database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': RATES, 'plugins.address-pool.targetFree': 10 } });
+  const setup = await startTestKernel({
+    plugins,
+    chains,
+    role: 'cli',
+    database,
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': RATES, 'plugins.address-pool.targetFree': 10 },
+  });
   const invoices: { id: string; address: string; confirmation_threshold: number }[] = [];
   try {
     const operator = await setup.kernel.cradle.tenancyOperators.create('watcher-kill', CLI_ACTOR);
@@ -48,10 +54,14 @@ test.serial('a worker killed mid-pass: the next pass on another instance neither
   await client.connect();
   t.teardown(() => client.end());
   const statuses = async (list: readonly { id: string }[]) => {
-    const rows = (await client.query('select id, status from invoices_invoices where id = any($1::text[])', [list.map((i) => i.id)])).rows as { id: string; status: string }[];
+    const rows = (await client.query('select id, status from invoices_invoices where id = any($1::text[])', [list.map((i) => i.id)])).rows as {
+      id: string;
+      status: string;
+    }[];
     return list.map((i) => rows.find((r) => r.id === i.id)!.status);
   };
-  const cursor = async () => Number((await client.query(`select height from watchers_cursors where chain = 'eth' and network = 'sepolia'`)).rows[0]?.height ?? -1);
+  const cursor = async () =>
+    Number((await client.query(`select height from watchers_cursors where chain = 'eth' and network = 'sepolia'`)).rows[0]?.height ?? -1);
 
   const env = {
     DATABASE_URL: database.url,
@@ -72,7 +82,11 @@ test.serial('a worker killed mid-pass: the next pass on another instance neither
   workers.push(a);
   const [first, second] = [invoices.slice(0, PAYMENTS), invoices.slice(PAYMENTS)];
   for (const inv of first) await anvil.sendEth(payer, inv.address, WEI_005);
-  await waitFor(async () => (await cursor()) === (await anvil.blockNumber()) && (await statuses(first)).every((s) => s === 'detected'), 30_000, `worker A detects the first payments: ${a.output().slice(-2000)}`);
+  await waitFor(
+    async () => (await cursor()) === (await anvil.blockNumber()) && (await statuses(first)).every((s) => s === 'detected'),
+    30_000,
+    `worker A detects the first payments: ${a.output().slice(-2000)}`,
+  );
 
   // The next payments and 25 blocks appear at once: A's pass scans the first 20 (matching the
   // payments inside its transaction) and is held at the provider for the rest; then it is killed.
@@ -97,13 +111,21 @@ test.serial('a worker killed mid-pass: the next pass on another instance neither
   proxy.hold = undefined;
   release();
   t.is(await cursor(), before, 'the killed pass committed nothing: the cursor is where it was');
-  t.deepEqual(await statuses(second), second.map(() => 'pending'), 'the payments it had matched were never committed');
+  t.deepEqual(
+    await statuses(second),
+    second.map(() => 'pending'),
+    'the payments it had matched were never committed',
+  );
 
   // Worker B, another instance, takes over; then the payments confirm.
   const killedAt = Date.now();
   const b = startApp('worker', env);
   workers.push(b);
-  await waitFor(async () => (await cursor()) === (await anvil.blockNumber()), 45_000, `worker B catches up once the dead pass's heartbeat stops: ${b.output().slice(-2000)}`);
+  await waitFor(
+    async () => (await cursor()) === (await anvil.blockNumber()),
+    45_000,
+    `worker B catches up once the dead pass's heartbeat stops: ${b.output().slice(-2000)}`,
+  );
   t.log(`worker B caught up ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill (heartbeat 10 s, supervision every 1 s here, 60 s by default)`);
   await anvil.mine(Math.max(...invoices.map((i) => i.confirmation_threshold)));
   await waitFor(async () => (await statuses(invoices)).every((s) => s === 'paid'), 30_000, `every invoice paid: ${b.output().slice(-2000)}`);
@@ -115,9 +137,14 @@ test.serial('a worker killed mid-pass: the next pass on another instance neither
     const events = (await client.query('select event_type from webhooks_events where invoice_id = $1 order by id', [inv.id])).rows.map((r) => r.event_type);
     t.deepEqual(events, ['invoice.detected', 'invoice.paid']);
   }
-  const blocks = (await client.query(`select height::int as height, hash, parent_hash from watchers_blocks where chain = 'eth' and network = 'sepolia' order by height`)).rows as { height: number; hash: string; parent_hash: string }[];
+  const blocks = (
+    await client.query(`select height::int as height, hash, parent_hash from watchers_blocks where chain = 'eth' and network = 'sepolia' order by height`)
+  ).rows as { height: number; hash: string; parent_hash: string }[];
   t.is(blocks.at(-1)!.height, await cursor());
-  t.true(blocks.every((row, i) => i === 0 || (row.height === blocks[i - 1]!.height + 1 && row.parent_hash === blocks[i - 1]!.hash)), 'no block skipped');
+  t.true(
+    blocks.every((row, i) => i === 0 || (row.height === blocks[i - 1]!.height + 1 && row.parent_hash === blocks[i - 1]!.hash)),
+    'no block skipped',
+  );
   t.is(blocks.length, blocks.at(-1)!.height - blocks[0]!.height + 1);
 
   b.child.kill('SIGTERM');

@@ -92,22 +92,39 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
   t.true(ready.json.ready);
 
   // Step 5: an invoice, paid from another account, confirmed.
-  const invoice = await waitFor(async () => {
-    const response = await signedFetch(url, '/api/v1/invoices', { projectId, secret, method: 'POST', body: { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' } });
-    // The pool fills just after verification; until then creation answers 503 pool_exhausted-like errors.
-    return response.status === 201 ? response.body : undefined;
-  }, 30_000, 'invoice creation');
+  const invoice = await waitFor(
+    async () => {
+      const response = await signedFetch(url, '/api/v1/invoices', {
+        projectId,
+        secret,
+        method: 'POST',
+        body: { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' },
+      });
+      // The pool fills just after verification; until then creation answers 503 pool_exhausted-like errors.
+      return response.status === 201 ? response.body : undefined;
+    },
+    30_000,
+    'invoice creation',
+  );
   const [payer] = await anvil.accounts();
   await anvil.sendEth(payer!, invoice.address, toBaseUnits(invoice.amount_crypto, 18));
   await anvil.mine(invoice.confirmation_threshold);
-  const paid = await waitFor(async () => {
-    const response = await signedFetch(url, `/api/v1/invoices/${invoice.id}`, { projectId, secret, method: 'GET' });
-    return response.body.status === 'paid' ? response.body : undefined;
-  }, 60_000, 'the invoice to be paid');
+  const paid = await waitFor(
+    async () => {
+      const response = await signedFetch(url, `/api/v1/invoices/${invoice.id}`, { projectId, secret, method: 'GET' });
+      return response.body.status === 'paid' ? response.body : undefined;
+    },
+    60_000,
+    'the invoice to be paid',
+  );
   t.is(paid.status, 'paid');
   const shown = await runCliProcess(env, 'invoice', 'show', '--project', projectId, '--id', invoice.id, '--json');
   t.is(shown.json.invoice.status, 'paid');
-  await waitFor(async () => received.some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id), 30_000, 'invoice.paid at the webhook URL');
+  await waitFor(
+    async () => received.some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id),
+    30_000,
+    'invoice.paid at the webhook URL',
+  );
   t.pass();
 
   // docs/backup.md: the accounting export, on stdout, with USD at payment from the fixed rate.
@@ -136,7 +153,10 @@ function guideBashBlocks(): { code: string }[] {
  * machine's) and HOME (pnpm's store), nothing of the suite (no DATABASE_URL, GW_*, LOG_LEVEL).
  */
 function newcomerEnv(): Record<string, string> {
-  const path = (process.env['PATH'] ?? '').split(delimiter).filter((p) => p !== '' && !p.includes('node_modules')).join(delimiter);
+  const path = (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter((p) => p !== '' && !p.includes('node_modules'))
+    .join(delimiter);
   return { PATH: path, HOME: process.env['HOME'] ?? '/root' };
 }
 
@@ -201,11 +221,20 @@ test('getting started: the commands of the guide work as printed, in a shell wit
   };
   collect(gateway);
   t.teardown(() => gateway.stop(10_000));
-  const started = () => waitFor(async () => (/listening on http:\/\/127\.0\.0\.1:8080\n/.test(output) ? true : gateway.child.exitCode !== null ? Promise.reject(new Error(output)) : undefined), 600_000, `the start line:\n${output}`);
+  const started = () =>
+    waitFor(
+      async () =>
+        /listening on http:\/\/127\.0\.0\.1:8080\n/.test(output) ? true : gateway.child.exitCode !== null ? Promise.reject(new Error(output)) : undefined,
+      600_000,
+      `the start line:\n${output}`,
+    );
   await started();
 
   // The start message, as the guide prints it; `/` leads to the dashboard.
-  const printed = /It prints:\n\n {2}```\n([\s\S]*?)\n {2}```/.exec(GUIDE())![1]!.split('\n').map((l) => l.slice(2));
+  const printed = /It prints:\n\n {2}```\n([\s\S]*?)\n {2}```/
+    .exec(GUIDE())![1]!
+    .split('\n')
+    .map((l) => l.slice(2));
   const lines = output.split('\n');
   const at = lines.findIndex((l) => l.startsWith('Gateway (HTTP + worker) listening on'));
   t.deepEqual(lines.slice(at, at + printed.length), printed);
@@ -235,7 +264,10 @@ test('getting started: the commands of the guide work as printed, in a shell wit
   // Step 1: the config as the guide says (the provider example, its rates replaced by the fixed
   // ones), a restart, and doctor printing what the guide prints.
   const [providers, fixedRates] = docConfigs();
-  writeFileSync(join(scratch, 'gateway.config.json'), JSON.stringify({ ...providers, plugins: { ...providers!.plugins, rates: fixedRates!.plugins.rates } }, null, 2));
+  writeFileSync(
+    join(scratch, 'gateway.config.json'),
+    JSON.stringify({ ...providers, plugins: { ...providers!.plugins, rates: fixedRates!.plugins.rates } }, null, 2),
+  );
   await gateway.stop(30_000);
   const restart = block(/^GW_ENV=development npx -y pnpm@10\.34\.9 start$/);
   output = '';
@@ -244,12 +276,19 @@ test('getting started: the commands of the guide work as printed, in a shell wit
   await started();
   const doctorBlock = block(/^GW_ENV=development \.\/gateway doctor$/);
   // The guide shows doctor after the gateway's first rates refresh (at start).
-  const doctor = await waitFor(async () => {
-    const ran = await run(doctorBlock.code);
-    return /rates\.source: fresh quotes/.test(ran.stdout) ? ran : undefined;
-  }, 120_000, 'the first rates refresh');
+  const doctor = await waitFor(
+    async () => {
+      const ran = await run(doctorBlock.code);
+      return /rates\.source: fresh quotes/.test(ran.stdout) ? ran : undefined;
+    },
+    120_000,
+    'the first rates refresh',
+  );
   t.is(doctor.code, 1, doctor.stdout + doctor.stderr);
-  const shownDoctor = /With the fixed rates and the `demo` project made above, once the gateway's first rates refresh ran\n\(right after start\):\n\n```\n([\s\S]*?)\n```/.exec(GUIDE())![1]!;
+  const shownDoctor =
+    /With the fixed rates and the `demo` project made above, once the gateway's first rates refresh ran\n\(right after start\):\n\n```\n([\s\S]*?)\n```/.exec(
+      GUIDE(),
+    )![1]!;
   t.is(ulids(doctor.stdout.trimEnd()), ulids(shownDoctor), 'doctor prints what the guide shows');
 
   // Steps 3 and 4: an account key registered, its challenge signed by index 0, verified.
@@ -263,10 +302,19 @@ test('getting started: the commands of the guide work as printed, in a shell wit
   t.regex(verified.stdout, /Nothing blocks real payments/);
 
   // Step 5: an invoice (created by a signed request as in "Make a signed request"), shown.
-  const invoice = await waitFor(async () => {
-    const response = await signedFetch('http://127.0.0.1:8080', '/api/v1/invoices', { projectId: demo.project.id, secret: demo.credentials.api_secret, method: 'POST', body: { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' } });
-    return response.status === 201 ? response.body : undefined;
-  }, 60_000, 'invoice creation');
+  const invoice = await waitFor(
+    async () => {
+      const response = await signedFetch('http://127.0.0.1:8080', '/api/v1/invoices', {
+        projectId: demo.project.id,
+        secret: demo.credentials.api_secret,
+        method: 'POST',
+        body: { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' },
+      });
+      return response.status === 201 ? response.body : undefined;
+    },
+    60_000,
+    'invoice creation',
+  );
   t.truthy(block(/# sign METHOD=POST TARGET=\/api\/v1\/invoices/), 'the invoice request is a sketch over the signing block above');
   const shown = await run(block(/gateway invoice show/).code, { '<invoice id>': invoice.id });
   t.is(shown.code, 0, shown.stdout + shown.stderr);
@@ -274,5 +322,9 @@ test('getting started: the commands of the guide work as printed, in a shell wit
 
   // Not run here: production processes against a database elsewhere (deployment.md's tests).
   t.truthy(block(/^export DATABASE_URL=postgres:\/\/user:password@db\.example/));
-  t.deepEqual(blocks.map((_, i) => i).filter((i) => !handled.has(i)), [], 'every bash block of the guide is run or named here');
+  t.deepEqual(
+    blocks.map((_, i) => i).filter((i) => !handled.has(i)),
+    [],
+    'every bash block of the guide is run or named here',
+  );
 });

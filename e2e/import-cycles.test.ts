@@ -15,14 +15,19 @@ const IMPORT = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)'(\.{1,2}\/[^']+)'/g;
 
 /** The production sources under `dir` and the files each imports by a relative path. */
 function importGraph(dir: string): Map<string, string[]> {
-  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts')).map((file) => join(dir, file));
+  const files = (readdirSync(dir, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+    .map((file) => join(dir, file));
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const targets = [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => {
       const target = resolve(dirname(file), match[1]!).replace(/\.js$/, '.ts');
       return existsSync(target) ? target : join(target.replace(/\.ts$/, ''), 'index.ts');
     });
-    graph.set(file, [...new Set(targets)].filter((target) => target !== file));
+    graph.set(
+      file,
+      [...new Set(targets)].filter((target) => target !== file),
+    );
   }
   return graph;
 }
@@ -72,7 +77,10 @@ test('the cycle finder finds a cycle through a type-only import', (t) => {
     ['/r/c.ts', ['/r/a.ts']],
     ['/r/d.ts', ['/r/a.ts']],
   ]);
-  t.deepEqual(cycles(graph).map((component) => component.length), [3]);
+  t.deepEqual(
+    cycles(graph).map((component) => component.length),
+    [3],
+  );
   t.true(new RegExp(IMPORT.source).test("  readonly role: import('./kernel.js').KernelRole;"));
 });
 

@@ -48,7 +48,9 @@ test.serial('no secret issued or used during a full run reaches the logs', async
   await admin.connect();
   // CREATE ROLE takes no parameters: the name and password go in as settings, quoted by format().
   await admin.query("select set_config('gw_test.role', $1, false), set_config('gw_test.password', $2, false)", [role, dbPassword]);
-  await admin.query("do $$ begin execute format('create role %I login superuser password %L', current_setting('gw_test.role'), current_setting('gw_test.password')); end $$");
+  await admin.query(
+    "do $$ begin execute format('create role %I login superuser password %L', current_setting('gw_test.role'), current_setting('gw_test.password')); end $$",
+  );
   await admin.end();
   t.teardown(async () => {
     const cleanup = new pg.Client({ connectionString: database.url });
@@ -109,7 +111,10 @@ test.serial('no secret issued or used during a full run reaches the logs', async
   // delivery to the closed port fails and is logged. Mutation checked: with the delivery worker
   // logging the signing secrets of each attempt (delivery-worker.ts attempt()), this test fails;
   // before the simulation was added no delivery ran and it passed.
-  t.is((await signedFetch(url, `/api/v1/sandbox/invoices/${created.body.id}/simulate-detect`, { projectId, secret: apiSecret!, method: 'POST', body: {} })).status, 200);
+  t.is(
+    (await signedFetch(url, `/api/v1/sandbox/invoices/${created.body.id}/simulate-detect`, { projectId, secret: apiSecret!, method: 'POST', body: {} })).status,
+    200,
+  );
   await waitFor(async () => /webhook deliveries failed/.test(app.output()), 30_000, 'a failed webhook delivery in the log');
   t.is((await signedFetch(url, '/api/v1/sandbox/invoices', { projectId, secret: `${apiSecret!.slice(0, -4)}0000` })).status, 401);
 
@@ -135,7 +140,13 @@ test.serial('no secret issued or used during a full run reaches the logs', async
     await fetch(`${url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'leak test', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_post' }),
+      body: JSON.stringify({
+        client_name: 'leak test',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      }),
     })
   ).json()) as { client_id: string; client_secret: string };
   keep('OAuth client secret', registered.client_secret);
@@ -166,7 +177,11 @@ test.serial('no secret issued or used during a full run reaches the logs', async
   keep('authorization code', code);
   const token = async (form: Record<string, string>) =>
     (await (
-      await fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: registered.client_id, client_secret: registered.client_secret, resource, ...form }) })
+      await fetch(`${url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: registered.client_id, client_secret: registered.client_secret, resource, ...form }),
+      })
     ).json()) as { access_token: string; refresh_token: string };
   const first = await token({ grant_type: 'authorization_code', code: code!, redirect_uri: redirectUri, code_verifier: verifier });
   keep('access token', first.access_token);

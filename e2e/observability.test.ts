@@ -100,7 +100,10 @@ test('the worker serves /healthz, /readyz with readiness details and /metrics on
   t.truthy(worker.url);
   t.not(worker.url, gateway.url);
   t.deepEqual(await (await fetch(`${worker.url}/healthz`)).json(), { status: 'ok' });
-  const ready = (await (await fetch(`${worker.url}/readyz`)).json()) as { status: string; details: { ready_for_payments: boolean; problems: { check: string }[] } };
+  const ready = (await (await fetch(`${worker.url}/readyz`)).json()) as {
+    status: string;
+    details: { ready_for_payments: boolean; problems: { check: string }[] };
+  };
   t.is(ready.status, 'ready');
   t.is(typeof ready.details.ready_for_payments, 'boolean');
   t.true(Array.isArray(ready.details.problems));
@@ -121,17 +124,24 @@ test('every metric the alerts and the dashboard use is exported by the processes
   t.deepEqual(missing, [], `used but not exported: ${missing.join(', ')}`);
   // And the promtool unit tests model only exported series.
   const modelled = new Set(metricNames(readFileSync(ALERT_TESTS, 'utf8')));
-  t.deepEqual([...modelled].filter((name) => !names.has(name)), []);
+  t.deepEqual(
+    [...modelled].filter((name) => !names.has(name)),
+    [],
+  );
 });
 
-test('deliveries that dead-letter show on the worker\'s metrics and fire the dead-letter alert', async (t) => {
+test("deliveries that dead-letter show on the worker's metrics and fire the dead-letter alert", async (t) => {
   const before = await scrape(worker.url);
   const deadBefore = value(before, 'gateway_webhook_dead_letters');
   t.is(deadBefore, 0);
   const operator = await gateway.kernel.cradle.tenancyOperators.create('observability', CLI_ACTOR);
   const project = await projectWithPools(gateway, operator.id, ['eth'], 'testnet');
   const principal = (await gateway.kernel.cradle.tenancyProjects.principal(project.projectId))!;
-  const { invoice } = await gateway.kernel.cradle.invoicesService.create(principal, { external_id: 'obs-1', amount_crypto: '0.01', coin: 'eth', callback_url: receiverUrl }, CLI_ACTOR);
+  const { invoice } = await gateway.kernel.cradle.invoicesService.create(
+    principal,
+    { external_id: 'obs-1', amount_crypto: '0.01', coin: 'eth', callback_url: receiverUrl },
+    CLI_ACTOR,
+  );
   // A payment seen: pending → detected, announced by invoice.detected to the failing receiver.
   await payInvoice(gateway.kernel.cradle, project.projectId, invoice.id, {});
   const after = await waitFor(async () => {
@@ -174,7 +184,14 @@ test('watcher and rate gauges come from the shared database: every process repor
   const db = gateway.kernel.cradle.db;
   // A network 30 blocks behind whose last successful pass was 700 s ago, failing since (another
   // instance's work, as far as these processes know), and an old provider quote.
-  await db('watchers_cursors').insert({ chain: 'polygon', network: 'amoy', height: 100, head_height: 130, consecutive_failures: 4, updated_at: db.raw(`now() - interval '700 seconds'`) });
+  await db('watchers_cursors').insert({
+    chain: 'polygon',
+    network: 'amoy',
+    height: 100,
+    head_height: 130,
+    consecutive_failures: 4,
+    updated_at: db.raw(`now() - interval '700 seconds'`),
+  });
   await db('rates_quotes').insert({ asset: 'POL', source: 'coingecko', rate: '0.5', fetched_at: db.raw(`now() - interval '900 seconds'`) });
   const labels = '{chain="polygon",network="amoy"}';
   for (const url of [gateway.url, worker.url]) {

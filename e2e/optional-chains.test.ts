@@ -63,7 +63,10 @@ test('a testnet project invoices LTC, ETH on Base and USDC on Base over REST', a
 
 test('a sandbox project gets generated Base and Litecoin keys and invoices their coins', async (t) => {
   const c = await sandboxClient(gw);
-  t.deepEqual(c.sandbox.wallets.map((w) => w.chain), IN_ORDER);
+  t.deepEqual(
+    c.sandbox.wallets.map((w) => w.chain),
+    IN_ORDER,
+  );
   t.regex(c.sandbox.wallets.find((w) => w.chain === 'ltc')!.xpub, /^ttub/);
   for (const coin of ['ltc', 'eth_base', 'usdc_base']) {
     const created = await c.call('POST', '/invoices', { external_id: `sb-${coin}`, coin, amount_crypto: '1' });
@@ -77,10 +80,19 @@ test('a chain disabled later keeps what was stored readable (invoices, their exp
   const ltc = await post({ external_id: `later-${Date.now()}`, amount_usd: 40, coin: 'ltc' });
   t.is(ltc.status, 201, JSON.stringify(ltc.body));
   // The same database under the default chains (Litecoin and Base off), with every plugin of the build (the watchers' tables too).
-  const later = await startTestKernel({ plugins, chains, role: 'gateway', database: gw.database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES } });
+  const later = await startTestKernel({
+    plugins,
+    chains,
+    role: 'gateway',
+    database: gw.database,
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES },
+  });
   t.teardown(() => later.close());
   // A stray LTC receipt as the watcher stores one: an orphan of the project.
-  const pool = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain: 'ltc', state: 'available' }).first('id', 'address');
+  const pool = await gw.kernel.cradle
+    .db('address_pool_addresses')
+    .where({ project_id: project.projectId, chain: 'ltc', state: 'available' })
+    .first('id', 'address');
   const txHash = 'ab'.repeat(32);
   await sqlQuery(
     gw.kernel.cradle.db,
@@ -92,7 +104,12 @@ test('a chain disabled later keeps what was stored readable (invoices, their exp
   t.is(read.status, 200, JSON.stringify(read.body));
   t.like(read.body, { coin: 'ltc', amount_crypto: '0.5' });
   const exported = [];
-  for await (const row of later.kernel.cradle.invoicesExporter.invoices({ projectId: project.projectId, from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 60_000) })) exported.push(row);
+  for await (const row of later.kernel.cradle.invoicesExporter.invoices({
+    projectId: project.projectId,
+    from: new Date(Date.now() - 3_600_000),
+    to: new Date(Date.now() + 60_000),
+  }))
+    exported.push(row);
   t.true(exported.some((row) => row.invoice_id === ltc.body.id && row.coin === 'ltc'));
   const orphans = await signedFetch(later.url, `/api/v1/orphan-payments?tx_hash=${txHash}`, project);
   t.is(orphans.status, 200, JSON.stringify(orphans.body));
@@ -106,5 +123,7 @@ test('a chain disabled later keeps what was stored readable (invoices, their exp
 
 test('a config enabling a chain the build does not have stops start-up naming the key', (t) => {
   const config = loadConfig({ env: {}, file: false, overrides: { 'chains.enabled': ['btc', 'doge'], 'security.masterKey': '0f'.repeat(32) } });
-  t.throws(() => createKernel({ config, plugins, chains, role: 'gateway' }), { message: /^chains\.enabled: unknown chain "doge"; this build has btc, eth, tron, ada, polygon, bsc, ton, ltc, base$/ });
+  t.throws(() => createKernel({ config, plugins, chains, role: 'gateway' }), {
+    message: /^chains\.enabled: unknown chain "doge"; this build has btc, eth, tron, ada, polygon, bsc, ton, ltc, base$/,
+  });
 });

@@ -3,7 +3,21 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { chains, plugins } from '@gw/app-gateway';
-import { buildDeclared, createKernel, defineCommand, definePlugin, isDeclared, loadConfig, loadPlugins, service, serviceDeclaration, withDeps, PLUGIN_PARTS, type AnyPlugin, type PluginPart } from '@gw/kernel';
+import {
+  buildDeclared,
+  createKernel,
+  defineCommand,
+  definePlugin,
+  isDeclared,
+  loadConfig,
+  loadPlugins,
+  service,
+  serviceDeclaration,
+  withDeps,
+  PLUGIN_PARTS,
+  type AnyPlugin,
+  type PluginPart,
+} from '@gw/kernel';
 import { createTestDatabase } from '@gw/kernel/testing';
 
 // ADR 0009: no route, job, hook, service or CLI command outside the kernel reads the whole
@@ -11,7 +25,9 @@ import { createTestDatabase } from '@gw/kernel/testing';
 // exports, its types and constants.
 
 const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
-const pluginDirs = readdirSync(PLUGINS_DIR, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const pluginDirs = readdirSync(PLUGINS_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 /** The production sources of a plugin (tests and test helpers excluded). */
 function sources(plugin: string): { file: string; text: string }[] {
@@ -20,31 +36,49 @@ function sources(plugin: string): { file: string; text: string }[] {
     .map((file) => ({ file: `plugins/${plugin}/src/${file}`, text: readFileSync(`${PLUGINS_DIR}${plugin}/src/${file}`, 'utf8') }));
 }
 
-const config = (overrides: Record<string, unknown> = {}) => loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...overrides } });
+const config = (overrides: Record<string, unknown> = {}) =>
+  loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...overrides } });
 
 test('every part of every plugin of the composition declares the services it reads', (t) => {
-  const undeclared = plugins.flatMap((plugin) => PLUGIN_PARTS.filter((part) => plugin[part] !== undefined && !isDeclared(plugin[part])).map((part) => `${plugin.id}.${part}`));
+  const undeclared = plugins.flatMap((plugin) =>
+    PLUGIN_PARTS.filter((part) => plugin[part] !== undefined && !isDeclared(plugin[part])).map((part) => `${plugin.id}.${part}`),
+  );
   t.deepEqual(undeclared, []);
 });
 
 test('every CLI command of the composition declares the services its run reads, and none reads the whole container', (t) => {
-  const undeclared = plugins.flatMap((plugin) => (plugin.cli ?? []).filter((command) => !Array.isArray(command.deps)).map((command) => `${plugin.id}: ${command.noun} ${command.verb}`));
+  const undeclared = plugins.flatMap((plugin) =>
+    (plugin.cli ?? []).filter((command) => !Array.isArray(command.deps)).map((command) => `${plugin.id}: ${command.noun} ${command.verb}`),
+  );
   t.deepEqual(undeclared, []);
-  const readers = pluginDirs.flatMap((plugin) => sources(plugin).filter(({ file, text }) => file.endsWith('/cli.ts') && /\bcradle\b/.test(text)).map(({ file }) => file));
+  const readers = pluginDirs.flatMap((plugin) =>
+    sources(plugin)
+      .filter(({ file, text }) => file.endsWith('/cli.ts') && /\bcradle\b/.test(text))
+      .map(({ file }) => file),
+  );
   t.deepEqual(readers, []);
 });
 
-test('every plugin of the composition lists the services it exports, and keeps the invoice lifecycle\'s store to itself', (t) => {
-  t.deepEqual(plugins.filter((plugin) => plugin.exports === undefined).map((plugin) => plugin.id), []);
+test("every plugin of the composition lists the services it exports, and keeps the invoice lifecycle's store to itself", (t) => {
+  t.deepEqual(
+    plugins.filter((plugin) => plugin.exports === undefined).map((plugin) => plugin.id),
+    [],
+  );
   const invoices = plugins.find((plugin) => plugin.id === 'invoices')!;
   t.true(invoices.exports!.includes('invoicesLifecycle'));
   t.false(invoices.exports!.includes('invoicesLifecycleStore'));
 });
 
-test('start-up refuses a plugin that declares another plugin\'s unexported service, or a CLI command reading outside its dependsOn', async (t) => {
+test("start-up refuses a plugin that declares another plugin's unexported service, or a CLI command reading outside its dependsOn", async (t) => {
   // Wiring connects nothing: the check runs before any query, so no database is needed.
   const refusal = async (probe: AnyPlugin) => {
-    const kernel = createKernel({ config: config({ 'database.url': 'postgres://nobody@127.0.0.1:1/none' }), plugins: [...plugins, probe], chains, role: 'cli', logger: pino({ level: 'silent' }) });
+    const kernel = createKernel({
+      config: config({ 'database.url': 'postgres://nobody@127.0.0.1:1/none' }),
+      plugins: [...plugins, probe],
+      chains,
+      role: 'cli',
+      logger: pino({ level: 'silent' }),
+    });
     try {
       const error = await t.throwsAsync(kernel.connect());
       return error?.message;
@@ -61,7 +95,13 @@ test('start-up refuses a plugin that declares another plugin\'s unexported servi
     /^jobs of plugin "probe" declares "invoicesCreator", which plugin "invoices" does not export/,
   );
   t.is(
-    await refusal(definePlugin({ id: 'probe', dependsOn: ['tenancy'], cli: [defineCommand(['invoicesService'], { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) })] })),
+    await refusal(
+      definePlugin({
+        id: 'probe',
+        dependsOn: ['tenancy'],
+        cli: [defineCommand(['invoicesService'], { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) })],
+      }),
+    ),
     'cli command "probe show" of plugin "probe" declares "invoicesService" of plugin "invoices", which is not in its dependsOn',
   );
 });

@@ -62,7 +62,20 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
   const env = { DATABASE_URL: database.url, GW_CONFIG: join(dir, 'gateway.config.json'), GW_MASTER_KEY: '2e'.repeat(32), LOG_LEVEL: 'info' };
 
   // An offline command reads the same config (it answered "Unknown or disabled chain" before).
-  const preview = await runCliProcess({ ...env, LOG_LEVEL: 'warn' }, 'wallet', 'preview', '--chain', 'ltc', '--xpub', ltcTestnetWallet.xpub, '--network', 'testnet', '--count', '1', '--json');
+  const preview = await runCliProcess(
+    { ...env, LOG_LEVEL: 'warn' },
+    'wallet',
+    'preview',
+    '--chain',
+    'ltc',
+    '--xpub',
+    ltcTestnetWallet.xpub,
+    '--network',
+    'testnet',
+    '--count',
+    '1',
+    '--json',
+  );
   t.is(preview.code, 0, preview.output);
   t.is(preview.json.addresses[0].address, REGTEST_ADDRESS_0);
 
@@ -87,23 +100,40 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
   const hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   t.is((await cli('webhook', 'set', '--project', projectId, '--url', hooks, '--json')).code, 0);
 
-  const invoice = await waitFor(async () => {
-    const response = await signedFetch(url, '/api/v1/invoices', { projectId, secret, method: 'POST', body: { external_id: 'regtest-1', coin: 'ltc', amount_crypto: '0.5' } });
-    // The pool fills just after verification; until then creation is refused.
-    return response.status === 201 ? response.body : undefined;
-  }, 30_000, 'invoice creation');
+  const invoice = await waitFor(
+    async () => {
+      const response = await signedFetch(url, '/api/v1/invoices', {
+        projectId,
+        secret,
+        method: 'POST',
+        body: { external_id: 'regtest-1', coin: 'ltc', amount_crypto: '0.5' },
+      });
+      // The pool fills just after verification; until then creation is refused.
+      return response.status === 201 ? response.body : undefined;
+    },
+    30_000,
+    'invoice creation',
+  );
   t.regex(invoice.address, /^rltc1q/);
   t.is(invoice.payment_uri, `litecoin:${invoice.address}?amount=0.5`);
 
   // Paid from the node's wallet, then mined to the threshold.
   const txid = await node.send(invoice.address, toBaseUnits(invoice.amount_crypto, 8));
   await node.mine(invoice.confirmation_threshold);
-  const paid = await waitFor(async () => {
-    const response = await signedFetch(url, `/api/v1/invoices/${invoice.id}`, { projectId, secret, method: 'GET' });
-    return response.body.status === 'paid' ? response.body : undefined;
-  }, 60_000, 'the invoice to be paid');
+  const paid = await waitFor(
+    async () => {
+      const response = await signedFetch(url, `/api/v1/invoices/${invoice.id}`, { projectId, secret, method: 'GET' });
+      return response.body.status === 'paid' ? response.body : undefined;
+    },
+    60_000,
+    'the invoice to be paid',
+  );
   t.like(paid.transactions[0], { tx_hash: txid, amount_units: '50000000', status: 'confirmed' });
-  await waitFor(async () => received.some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id), 30_000, 'invoice.paid at the webhook URL');
+  await waitFor(
+    async () => received.some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id),
+    30_000,
+    'invoice.paid at the webhook URL',
+  );
   t.is(received.find((r) => r.type === 'invoice.paid')!.body.mode, 'testnet');
 
   app.child.kill('SIGTERM');
@@ -112,7 +142,12 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
 
 test('a test network the chain does not have stops the app at start-up, naming the key', async (t) => {
   // Refused while the chains are built, before any database connection.
-  const app = startApp('all', { DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', GW_MASTER_KEY: '2e'.repeat(32), PORT: '0', GW__chains__testNetworks: '{"btc":"regtset"}' });
+  const app = startApp('all', {
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
+    GW_MASTER_KEY: '2e'.repeat(32),
+    PORT: '0',
+    GW__chains__testNetworks: '{"btc":"regtset"}',
+  });
   t.is(await app.exited, 1);
   t.regex(app.output(), /chains\.testNetworks\.btc: "regtset" is not a network of this chain; Bitcoin's test networks are signet, testnet, regtest/);
 });

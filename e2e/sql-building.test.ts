@@ -24,7 +24,13 @@ const files = ['kernel', 'plugins', 'chains', 'apps', 'packages', 'scripts', 'be
 const keyOf = (finding: { file: string; text: string }) => `${relative(root, finding.file)}: ${finding.text}`;
 
 test('the scan covers the code, its tests, scripts and benches', (t) => {
-  for (const file of ['plugins/invoices/src/services/invoice-export.ts', 'kernel/src/db/notifications.ts', 'scripts/test.ts', 'bench/bench-database.ts', 'e2e/log-secrets.test.ts']) {
+  for (const file of [
+    'plugins/invoices/src/services/invoice-export.ts',
+    'kernel/src/db/notifications.ts',
+    'scripts/test.ts',
+    'bench/bench-database.ts',
+    'e2e/log-secrets.test.ts',
+  ]) {
     t.true(files.includes(join(root, file)), file);
   }
   t.true(files.length > 300, `${files.length} files`);
@@ -61,5 +67,9 @@ test('no SQL is built as a string outside the short allowlist', (t) => {
     [],
     'put values in as parameters (sql tag, knex bindings) and names through sqlIdentifier; see docs/architecture.md "Data access"',
   );
-  for (const key of ALLOWED.keys()) t.true(findings.some((f) => keyOf(f).startsWith(key)), `allowlist entry still needed: ${key}`);
+  for (const key of ALLOWED.keys())
+    t.true(
+      findings.some((f) => keyOf(f).startsWith(key)),
+      `allowlist entry still needed: ${key}`,
+    );
 });

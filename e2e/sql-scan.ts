@@ -18,7 +18,8 @@ export interface StringBuiltSql {
 
 const QUERY_METHODS = /^(raw|query|[a-z]+Raw)$/;
 /** How a statement starts, for built strings not (yet) handed to a query method. */
-const SQL_START = /^\s*\(?\s*(select\s[\s\S]*\bfrom\b|select\s*$|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s|with\s+\w+\s+as\s|(create|drop|alter)\s+(table|index|unique\s+index|database|role|schema|extension|trigger|function|owned\s+by)\s|truncate\s|grant\s+\w+\s+on\s)/i;
+const SQL_START =
+  /^\s*\(?\s*(select\s[\s\S]*\bfrom\b|select\s*$|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s|with\s+\w+\s+as\s|(create|drop|alter)\s+(table|index|unique\s+index|database|role|schema|extension|trigger|function|owned\s+by)\s|truncate\s|grant\s+\w+\s+on\s)/i;
 
 /** All .ts files below `dir` (node_modules and dist skipped). */
 export function typeScriptFiles(dir: string): string[] {

@@ -38,7 +38,10 @@ test('.only, .skip and .todo on any chain of the ava import are refused; titles 
   ];
   for (const source of refused) {
     const findings = checkTestSource('f.test.ts', source);
-    t.true(findings.some((f) => /leaves tests out/.test(f.problem)), source);
+    t.true(
+      findings.some((f) => /leaves tests out/.test(f.problem)),
+      source,
+    );
   }
   const clean = `import test from 'ava';\n// test.only('x') is how one would focus; never here.\ntest('only keys .skip( and .todo( in a title', (t) => { t.is('a.only(1)', 'a.only(1)'); });\n`;
   t.deepEqual(checkTestSource('f.test.ts', clean), []);
@@ -46,12 +49,16 @@ test('.only, .skip and .todo on any chain of the ava import are refused; titles 
 
 test('a file with no test is refused: no ava import, hooks only, or only skipped declarations', (t) => {
   t.deepEqual(checkTestSource('a.test.ts', `export const x = 1;\n`), [{ file: 'a.test.ts', problem: 'declares no test (ava is not imported)' }]);
-  t.deepEqual(checkTestSource('b.test.ts', `import test from 'ava';\ntest.before(() => {});\ntest.after.always(() => {});\n`), [{ file: 'b.test.ts', problem: 'declares no test' }]);
+  t.deepEqual(checkTestSource('b.test.ts', `import test from 'ava';\ntest.before(() => {});\ntest.after.always(() => {});\n`), [
+    { file: 'b.test.ts', problem: 'declares no test' },
+  ]);
   t.true(checkTestSource('c.test.ts', `import test from 'ava';\ntest.todo('later');\n`).some((f) => f.problem === 'declares no test'));
   // ava's typed-context idiom: the alias declares tests, and its modifiers are refused too.
   const aliased = `import anyTest, { type TestFn } from 'ava';\nconst test = anyTest as TestFn<{ n: number }>;\n`;
   t.deepEqual(checkTestSource('e.test.ts', `${aliased}test('x', (t) => t.pass());\n`), []);
-  t.true(checkTestSource('f.test.ts', `${aliased}test('x', (t) => t.pass());\ntest.skip('y', (t) => t.pass());\n`).some((f) => /leaves tests out/.test(f.problem)));
+  t.true(
+    checkTestSource('f.test.ts', `${aliased}test('x', (t) => t.pass());\ntest.skip('y', (t) => t.pass());\n`).some((f) => /leaves tests out/.test(f.problem)),
+  );
   // Handing ava's test to a helper that declares the tests (receiverSuite) counts.
   t.deepEqual(checkTestSource('d.test.ts', `import test from 'ava';\nimport { suite } from './suite.js';\nsuite(test, 'go');\n`), []);
 });

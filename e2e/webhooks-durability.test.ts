@@ -21,7 +21,13 @@ test.after.always(async () => {
  * Jobs take the queue's expiry when inserted, so the short expiry is the gateway's setting too.
  */
 async function gatewayWithEvents(t: ExecutionContext, name: string, url: string, count: number): Promise<{ gw: TestKernel; ids: string[] }> {
-  const gw = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, role: 'gateway', database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.webhooks.expireInSeconds': 3 } });
+  const gw = await startTestKernel({
+    plugins: WEBHOOK_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'gateway',
+    database,
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.webhooks.expireInSeconds': 3 },
+  });
   t.teardown(() => gw.close());
   const operator = await gw.kernel.cradle.tenancyOperators.create(name, CLI_ACTOR);
   const project = await projectWithPools(gw, operator.id, ['eth'], 'testnet');
@@ -111,10 +117,17 @@ test.serial('a worker killed with SIGKILL in the middle of a batch loses no even
   t.true(Number(deliveredBeforeRestart[0]!.n) < EVENTS, 'the killed worker had not finished');
 
   worker = startApp('worker', env);
-  await waitFor(async () => seen.size === EVENTS && (await gw.kernel.cradle.db('webhooks_events').whereNot({ status: 'delivered' }).first()) === undefined, 90_000, `every event delivered (seen ${seen.size}); worker output: ${worker.output().slice(-3000)}`);
+  await waitFor(
+    async () => seen.size === EVENTS && (await gw.kernel.cradle.db('webhooks_events').whereNot({ status: 'delivered' }).first()) === undefined,
+    90_000,
+    `every event delivered (seen ${seen.size}); worker output: ${worker.output().slice(-3000)}`,
+  );
   t.is(seen.size, EVENTS, 'every event id reached the receiver');
   t.true(ids.every((id) => (seen.get(id) ?? 0) >= 1));
-  t.true([...seen.values()].some((n) => n > 1), 'the deliveries cut off by the kill were sent again (at least once, deduplicated by event_id)');
+  t.true(
+    [...seen.values()].some((n) => n > 1),
+    'the deliveries cut off by the kill were sent again (at least once, deduplicated by event_id)',
+  );
   const rows = await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids);
   t.true(rows.every((row) => row.status === 'delivered' && row.attempts === 1));
   worker.child.kill('SIGTERM');
@@ -129,7 +142,12 @@ test.serial('a worker killed while deliveries straggle past their batch loses no
   const { gw, ids } = await gatewayWithEvents(t, 'stragglers', url, STRAGGLERS);
   const fallbackJobs = async () =>
     Number(
-      (await gw.kernel.cradle.db.raw(`select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and start_after > now() and data->>'eventId' = any(?::text[])`, [ids])).rows[0].n,
+      (
+        await gw.kernel.cradle.db.raw(
+          `select count(*) as n from pgboss.job where name = 'webhooks.deliver' and state = 'created' and start_after > now() and data->>'eventId' = any(?::text[])`,
+          [ids],
+        )
+      ).rows[0].n,
     );
 
   const env = workerEnv({ GW__plugins__webhooks__timeoutMs: '3000', GW__plugins__webhooks__batchWaitMs: '200' });
@@ -138,17 +156,35 @@ test.serial('a worker killed while deliveries straggle past their batch loses no
     if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
   });
   // Every delivery is on the wire and its batch has ended, leaving a fallback job per straggler.
-  await waitFor(async () => seen.size === STRAGGLERS && (await fallbackJobs()) === STRAGGLERS, 20_000, `stragglers and their fallback jobs; worker output: ${worker.output().slice(-3000)}`);
+  await waitFor(
+    async () => seen.size === STRAGGLERS && (await fallbackJobs()) === STRAGGLERS,
+    20_000,
+    `stragglers and their fallback jobs; worker output: ${worker.output().slice(-3000)}`,
+  );
   worker.child.kill('SIGKILL');
   await worker.exited;
-  const unrecorded = await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids).where({ status: 'retrying', attempts: 0 }).count<{ n: string }[]>('* as n');
+  const unrecorded = await gw.kernel.cradle
+    .db('webhooks_events')
+    .whereIn('id', ids)
+    .where({ status: 'retrying', attempts: 0 })
+    .count<{ n: string }[]>('* as n');
   t.is(Number(unrecorded[0]!.n), STRAGGLERS, 'the killed worker recorded none of its stragglers');
 
   worker = startApp('worker', env);
-  await waitFor(async () => (await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids).whereNot({ status: 'delivered' }).first()) === undefined, 60_000, `every straggler delivered; worker output: ${worker.output().slice(-3000)}`);
-  t.true(ids.every((id) => (seen.get(id) ?? 0) >= 2), 'each straggler was sent again by its fallback job');
+  await waitFor(
+    async () => (await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids).whereNot({ status: 'delivered' }).first()) === undefined,
+    60_000,
+    `every straggler delivered; worker output: ${worker.output().slice(-3000)}`,
+  );
+  t.true(
+    ids.every((id) => (seen.get(id) ?? 0) >= 2),
+    'each straggler was sent again by its fallback job',
+  );
   const rows = await gw.kernel.cradle.db('webhooks_events').whereIn('id', ids);
-  t.true(rows.every((row) => row.attempts === 1), 'the fallback job repeats the same attempt');
+  t.true(
+    rows.every((row) => row.attempts === 1),
+    'the fallback job repeats the same attempt',
+  );
   t.is(await fallbackJobs(), 0);
   worker.child.kill('SIGTERM');
   await worker.exited;

@@ -50,5 +50,7 @@ for (const failure of report.failures) {
 }
 console.log(`\nby target: ${JSON.stringify(report.byTarget, null, 1)}`);
 console.log(`by status: ${JSON.stringify(report.byStatus)}`);
-console.log(`\nseed ${seed}: ${report.tried} cases tried, ${report.requests} requests, ${report.failures.length} failed, ${seconds.toFixed(1)} s (${(report.tried / seconds).toFixed(1)} cases/s)`);
+console.log(
+  `\nseed ${seed}: ${report.tried} cases tried, ${report.requests} requests, ${report.failures.length} failed, ${seconds.toFixed(1)} s (${(report.tried / seconds).toFixed(1)} cases/s)`,
+);
 process.exit(report.failures.length > 0 ? 1 : 0);

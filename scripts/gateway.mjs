@@ -27,7 +27,9 @@ if (process.env.GW_CLI_FROM_SOURCE !== '1' && compiledIsCurrent(ROOT, DIST)) {
   await import(DIST);
 } else {
   if (process.env.GW_CLI_FROM_SOURCE !== '1') {
-    process.stderr.write('gateway: the compiled CLI is missing or older than the sources; running them through tsx (slower). `npx -y pnpm@10.34.9 build` makes it current.\n');
+    process.stderr.write(
+      'gateway: the compiled CLI is missing or older than the sources; running them through tsx (slower). `npx -y pnpm@10.34.9 build` makes it current.\n',
+    );
   }
   const { register } = await import('tsx/esm/api');
   register();

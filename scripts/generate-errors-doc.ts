@@ -65,7 +65,10 @@ function checkDuplicates(owners: readonly Owner[]): Map<string, string[]> {
     if (new Set(list.map((d) => d.status)).size > 1) {
       problems.push(`error code "${code}" is declared with different statuses: ${list.map((d) => `${d.owner} ${d.status}`).join(', ')}`);
     } else {
-      shared.set(code, list.map((d) => d.owner));
+      shared.set(
+        code,
+        list.map((d) => d.owner),
+      );
     }
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
@@ -85,7 +88,7 @@ function render(owners: readonly Owner[], shared: ReadonlyMap<string, string[]>)
     '     `node --import tsx scripts/generate-errors-doc.ts --check` fails when this file is stale. -->',
     '',
     `Every error code this build can return: ${total} codes from ${owners.length} catalogue${owners.length === 1 ? '' : 's'}`,
-    '(the kernel\'s `coreErrors` and each plugin\'s `errors`, declared with `defineErrors`).',
+    "(the kernel's `coreErrors` and each plugin's `errors`, declared with `defineErrors`).",
     '',
     '## The error envelope',
     '',
@@ -102,7 +105,7 @@ function render(owners: readonly Owner[], shared: ReadonlyMap<string, string[]>)
     '',
     '- `error_code`: the code from the tables below; clients branch on it, never on `message`.',
     '- `message`: human text. The default message below unless the thrower gave a more specific one.',
-    '- `request_id`: the same value as the `X-Request-Id` response header (the caller\'s own',
+    "- `request_id`: the same value as the `X-Request-Id` response header (the caller's own",
     '  `X-Request-Id` when it is 1 to 128 characters of `A-Za-z0-9._:-`, else a fresh ULID). Quote it',
     '  when reporting a problem; server logs carry it.',
     '- `details`: present only when the error has structured details, e.g. `validation_error`',

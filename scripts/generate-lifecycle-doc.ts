@@ -53,7 +53,8 @@ function refusalTable(): string {
 
 function simulationTable(): string {
   const rows = Object.entries(SIMULATION_RULES).map(
-    ([name, rule]) => `| ${code(`simulate-${name}`)} | ${rule.from.map(code).join(', ')} | ${rule.to === 'same' ? 'unchanged' : code(rule.to)}, ${code(rule.event)} | ${cell(rule.facts)} |`,
+    ([name, rule]) =>
+      `| ${code(`simulate-${name}`)} | ${rule.from.map(code).join(', ')} | ${rule.to === 'same' ? 'unchanged' : code(rule.to)}, ${code(rule.event)} | ${cell(rule.facts)} |`,
   );
   return ['| Simulation | From | Ends with | Facts |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }

@@ -58,7 +58,8 @@ export function checkTestSource(file: string, source: string): TestGuardFinding[
     if (!ts.isVariableStatement(statement)) continue;
     for (const declaration of statement.declarationList.declarations) {
       let init = declaration.initializer;
-      while (init && (ts.isAsExpression(init) || ts.isParenthesizedExpression(init) || ts.isSatisfiesExpression(init) || ts.isTypeAssertionExpression(init))) init = init.expression;
+      while (init && (ts.isAsExpression(init) || ts.isParenthesizedExpression(init) || ts.isSatisfiesExpression(init) || ts.isTypeAssertionExpression(init)))
+        init = init.expression;
       if (init && ts.isIdentifier(init) && avaNames.has(init.text) && ts.isIdentifier(declaration.name)) avaNames.add(declaration.name.text);
     }
   }

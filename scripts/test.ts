@@ -44,7 +44,11 @@ await admin.query(sql`create database ${sqlIdentifier(template)}`.toQuery());
 const templateUrl = new URL(adminUrl);
 templateUrl.pathname = `/${template}`;
 const kernel = createKernel({
-  config: loadConfig({ env: {}, file: false, overrides: { 'database.url': templateUrl.toString(), 'log.level': 'warn', 'security.masterKey': '0f'.repeat(32) } }),
+  config: loadConfig({
+    env: {},
+    file: false,
+    overrides: { 'database.url': templateUrl.toString(), 'log.level': 'warn', 'security.masterKey': '0f'.repeat(32) },
+  }),
   plugins,
   chains,
   role: 'cli',
@@ -65,7 +69,9 @@ const code = await new Promise<number>((resolve) => {
 });
 const leftovers = await leftoverProcesses();
 if (leftovers.length > 0) {
-  console.error(`\nscripts/test.ts: the tests left ${leftovers.length} process(es) running (stopped now); every test must stop what it starts, with its process group:`);
+  console.error(
+    `\nscripts/test.ts: the tests left ${leftovers.length} process(es) running (stopped now); every test must stop what it starts, with its process group:`,
+  );
   for (const p of leftovers) console.error(`  pid ${p.pid}: ${p.command}`);
   for (const p of leftovers) killQuietly(p.pid);
 }

@@ -29,7 +29,14 @@ import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
 import { benchConfig } from './config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({ options: { pages: { type: 'string', default: '1000' }, invoices: { type: 'string', default: '100' }, 'idle-seconds': { type: 'string', default: '30' }, changes: { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: {
+    pages: { type: 'string', default: '1000' },
+    invoices: { type: 'string', default: '100' },
+    'idle-seconds': { type: 'string', default: '30' },
+    changes: { type: 'string', default: '20' },
+  },
+});
 const pageCount = Number(values.pages);
 const invoiceCount = Number(values.invoices);
 const idleSeconds = Number(values['idle-seconds']);
@@ -97,7 +104,13 @@ const postgres = await benchPostgres();
 try {
   await postgres.withDatabase(async (databaseUrl) => {
     // The writer instance: set-up and the status changes.
-    const writer = createKernel({ config: loadConfig({ env: {}, file: false, overrides: benchConfig(databaseUrl) }), plugins, chains, role: 'cli', logger: pino({ level: 'warn' }) });
+    const writer = createKernel({
+      config: loadConfig({ env: {}, file: false, overrides: benchConfig(databaseUrl) }),
+      plugins,
+      chains,
+      role: 'cli',
+      logger: pino({ level: 'warn' }),
+    });
     await writer.start();
     const server = await startServer(databaseUrl);
     try {
@@ -124,7 +137,9 @@ try {
       const idleMs = performance.now() - idleStart;
       const gatewayCpu = processCpuMs(server.child.pid!) - cpuBefore;
       const pgCpu = postgresCpuMs() - pgBefore;
-      console.log(`idle ${(idleMs / 1000).toFixed(1)} s with ${pages.length} pages open: gateway ${gatewayCpu} ms CPU = ${((gatewayCpu / idleMs) * 100).toFixed(2)}% of one core; every PostgreSQL process on the machine (shared with whatever else runs) ${pgCpu} ms (${((pgCpu / idleMs) * 100).toFixed(2)}%)`);
+      console.log(
+        `idle ${(idleMs / 1000).toFixed(1)} s with ${pages.length} pages open: gateway ${gatewayCpu} ms CPU = ${((gatewayCpu / idleMs) * 100).toFixed(2)}% of one core; every PostgreSQL process on the machine (shared with whatever else runs) ${pgCpu} ms (${((pgCpu / idleMs) * 100).toFixed(2)}%)`,
+      );
 
       const fromCommit: number[] = [];
       const fromStart: number[] = [];

@@ -13,7 +13,13 @@ if (!databaseUrl) {
   console.error('usage: server.ts <database-url>');
   process.exit(2);
 }
-const kernel = createKernel({ config: loadConfig({ env: {}, file: false, overrides: benchConfig(databaseUrl) }), plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
+const kernel = createKernel({
+  config: loadConfig({ env: {}, file: false, overrides: benchConfig(databaseUrl) }),
+  plugins,
+  chains,
+  role: 'gateway',
+  logger: pino({ level: 'warn' }),
+});
 await kernel.start();
 console.log(JSON.stringify({ url: kernel.url }));
 process.on('SIGTERM', () => {

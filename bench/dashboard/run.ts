@@ -26,7 +26,15 @@ await postgres.withDatabase(async (url) => {
   const config = loadConfig({
     env: {},
     file: false,
-    overrides: { 'database.url': url, 'http.port': 0, 'http.host': '127.0.0.1', 'log.level': 'warn', 'security.masterKey': '0f'.repeat(32), 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
+    overrides: {
+      'database.url': url,
+      'http.port': 0,
+      'http.host': '127.0.0.1',
+      'log.level': 'warn',
+      'security.masterKey': '0f'.repeat(32),
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': { ETH: '3000' },
+    },
   });
   const kernel = createKernel({ config, plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
   await kernel.start();
@@ -40,7 +48,11 @@ await postgres.withDatabase(async (url) => {
     const seed = (await invoicesService.create(principal, { external_id: 'seed', coin: 'eth', amount_usd: 12.5 }, CLI_ACTOR)).invoice;
 
     const started = Date.now();
-    const columns = (await db.raw<{ rows: { column_name: string }[] }>(`select column_name from information_schema.columns where table_name = 'invoices_invoices' order by ordinal_position`)).rows.map((r) => r.column_name);
+    const columns = (
+      await db.raw<{ rows: { column_name: string }[] }>(
+        `select column_name from information_schema.columns where table_name = 'invoices_invoices' order by ordinal_position`,
+      )
+    ).rows.map((r) => r.column_name);
     // Ids stay time-ordered ULIDs of their creation time: 10 characters of time, then the counter.
     const createdAt = sql`now() - make_interval(secs => (${total} - g) * (60 * 86400.0 / ${total}))`;
     const replaced: Record<string, Sql> = {
@@ -89,7 +101,10 @@ await postgres.withDatabase(async (url) => {
       ['Invoices, status paid', `${p}/invoices?status=paid`],
       ['Invoices, external id', `${p}/invoices?external_id=bulk-50000`],
       ['Invoices, amount', `${p}/invoices?amount=${some.amount_crypto}`],
-      ['Invoices, date range', `${p}/invoices?date_from=${new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10)}&date_to=${new Date(Date.now() - 19 * 86_400_000).toISOString().slice(0, 10)}`],
+      [
+        'Invoices, date range',
+        `${p}/invoices?date_from=${new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10)}&date_to=${new Date(Date.now() - 19 * 86_400_000).toISOString().slice(0, 10)}`,
+      ],
       ['Invoice detail', `${p}/invoices/${some.id}`],
       ['Webhook log', `${p}/webhooks`],
       ['Webhook log, dead-lettered', `${p}/webhooks?status=dlq`],

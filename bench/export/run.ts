@@ -24,7 +24,17 @@ const postgres = await benchPostgres();
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 await postgres.withDatabase(async (url) => {
-  const config = loadConfig({ env: {}, file: false, overrides: { 'database.url': url, 'log.level': 'warn', 'security.masterKey': '0f'.repeat(32), 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } } });
+  const config = loadConfig({
+    env: {},
+    file: false,
+    overrides: {
+      'database.url': url,
+      'log.level': 'warn',
+      'security.masterKey': '0f'.repeat(32),
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': { ETH: '3000' },
+    },
+  });
   const kernel = createKernel({ config, plugins, chains, role: 'cli', logger: pino({ level: 'warn' }) });
   await kernel.start();
   try {

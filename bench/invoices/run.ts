@@ -21,7 +21,15 @@ import { percentile, processCpuMs, TICK_MS } from '../measure.js';
 import { signRequest } from '@gw/kernel';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '15' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '2' }, projects: { type: 'string', default: '6' }, warmup: { type: 'string', default: '3' }, sides: { type: 'string' }, route: { type: 'string', default: 'create' } },
+  options: {
+    seconds: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '2' },
+    projects: { type: 'string', default: '6' },
+    warmup: { type: 'string', default: '3' },
+    sides: { type: 'string' },
+    route: { type: 'string', default: 'create' },
+  },
 });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
@@ -46,9 +54,22 @@ interface Target {
 }
 
 async function startServer(mode: 'baseline' | 'gateway', databaseUrl: string, poolSize: number): Promise<{ target: Target; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...(process.env['BENCH_CPU_PROF'] === mode ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', new URL('./server.ts', import.meta.url).pathname, mode, databaseUrl, String(poolSize), String(projectCount)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env['BENCH_CPU_PROF'] === mode ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []),
+      '--import',
+      'tsx',
+      new URL('./server.ts', import.meta.url).pathname,
+      mode,
+      databaseUrl,
+      String(poolSize),
+      String(projectCount),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   // The server's log lines (JSON too, e.g. the mode it runs in) may come first: the target is the line with a url.
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
@@ -164,7 +185,13 @@ function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): R
   let postgres = 0;
   for (const [pid, ms] of after.postgres) postgres += ms - (before.postgres.get(pid) ?? 0);
   const us = (ms: number) => (ms * 1000) / requests;
-  return { server: us(after.server - before.server), postgres: us(postgres), loadgen: us(after.loadgen - before.loadgen), machine: us(after.busy - before.busy), idle: us(after.idle - before.idle) };
+  return {
+    server: us(after.server - before.server),
+    postgres: us(postgres),
+    loadgen: us(after.loadgen - before.loadgen),
+    machine: us(after.busy - before.busy),
+    idle: us(after.idle - before.idle),
+  };
 }
 
 interface Row {
@@ -194,7 +221,16 @@ for (let round = 1; round <= rounds; round += 1) {
         const after = await sampleCpu(db, child.pid!);
         const sorted = [...result.latenciesMs].sort((a, b) => a - b);
         const cpu = before && after ? cpuPerRequest(before, after, result.requests) : undefined;
-        rows.push({ side, round, requests: result.requests, errors: result.errors, rps: result.requests / result.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), cpu });
+        rows.push({
+          side,
+          round,
+          requests: result.requests,
+          errors: result.errors,
+          rps: result.requests / result.seconds,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          cpu,
+        });
         if (side === 'gateway' && route === 'create') {
           // Beyond the pools' free rows creates share addresses (overlay): a different, slower path.
           const shared = await db.query<{ n: string }>('select count(*) as n from invoices_invoices where address_shared');
@@ -214,10 +250,17 @@ console.log(`\nsigned invoice creates, ${connections} connections, ${seconds} s 
 console.log('| side | round | requests | non-201 | creates/s | p50 ms | p99 ms |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(`| ${r.side} | ${r.round} | ${r.requests} | ${r.errors} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`);
-console.log('\nCPU per request in µs during the measured load (from /proc; PostgreSQL: the side\'s backends), and the machine\'s busy and idle time per request:\n');
+console.log(
+  "\nCPU per request in µs during the measured load (from /proc; PostgreSQL: the side's backends), and the machine's busy and idle time per request:\n",
+);
 console.log('| side | round | server | postgres | load generator | machine busy | machine idle |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
-for (const r of rows) if (r.cpu) console.log(`| ${r.side} | ${r.round} | ${r.cpu.server.toFixed(0)} | ${r.cpu.postgres.toFixed(0)} | ${r.cpu.loadgen.toFixed(0)} | ${r.cpu.machine.toFixed(0)} | ${r.cpu.idle.toFixed(0)} |`);
+for (const r of rows)
+  if (r.cpu)
+    console.log(
+      `| ${r.side} | ${r.round} | ${r.cpu.server.toFixed(0)} | ${r.cpu.postgres.toFixed(0)} | ${r.cpu.loadgen.toFixed(0)} | ${r.cpu.machine.toFixed(0)} | ${r.cpu.idle.toFixed(0)} |`,
+    );
 const mean = (side: string) => rows.filter((r) => r.side === side).reduce((s, r) => s + r.rps, 0) / rounds;
-if (sides.includes('baseline') && sides.includes('gateway')) console.log(`\ngateway / baseline throughput: ${(mean('gateway') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
+if (sides.includes('baseline') && sides.includes('gateway'))
+  console.log(`\ngateway / baseline throughput: ${(mean('gateway') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
 process.exit(0);

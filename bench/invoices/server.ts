@@ -42,7 +42,12 @@ if (mode === 'baseline') {
     const raw = Buffer.concat(chunks).toString('utf8');
     const timestamp = parseTimestamp(ctx.get('X-Timestamp'));
     const signing = requestSigningString('POST', ctx.originalUrl, ctx.get('X-Timestamp'), raw);
-    if (!projectIds.has(ctx.get('X-Project-Id')) || timestamp === undefined || Math.abs(Date.now() / 1000 - timestamp) > SIGNATURE_WINDOW_SECONDS || !signatureMatchesAny(ctx.get('X-Signature'), signing, [secret])) {
+    if (
+      !projectIds.has(ctx.get('X-Project-Id')) ||
+      timestamp === undefined ||
+      Math.abs(Date.now() / 1000 - timestamp) > SIGNATURE_WINDOW_SECONDS ||
+      !signatureMatchesAny(ctx.get('X-Signature'), signing, [secret])
+    ) {
       ctx.status = 401;
       ctx.body = { error_code: 'signature_invalid' };
       return;

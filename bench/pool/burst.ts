@@ -41,8 +41,17 @@ try {
           const due = started + (i * seconds * 1000) / creates;
           await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
           const sent = performance.now();
-          const res = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: `burst-${i}`, coin: 'eth', amount_crypto: '0.01' } });
-          return { status: res.status, address: res.body.address as string | undefined, shared: res.body.address_shared as boolean | undefined, ms: performance.now() - sent };
+          const res = await signedFetch(gw.url, '/api/v1/invoices', {
+            ...project,
+            method: 'POST',
+            body: { external_id: `burst-${i}`, coin: 'eth', amount_crypto: '0.01' },
+          });
+          return {
+            status: res.status,
+            address: res.body.address as string | undefined,
+            shared: res.body.address_shared as boolean | undefined,
+            ms: performance.now() - sent,
+          };
         }),
       );
       const elapsed = (performance.now() - started) / 1000;
@@ -51,13 +60,17 @@ try {
       const created = answers.filter((a) => a.status === 201);
       const latencies = answers.map((a) => a.ms).sort((a, b) => a - b);
       const pool = await gw.kernel.cradle.addressPoolStatus.status({ projectId: project.projectId, chain: 'eth' });
-      console.log(`\ninvoice create burst on a wallet verified just before, node ${process.version}: ${creates} creates over ${seconds} s (took ${elapsed.toFixed(1)} s)\n`);
+      console.log(
+        `\ninvoice create burst on a wallet verified just before, node ${process.version}: ${creates} creates over ${seconds} s (took ${elapsed.toFixed(1)} s)\n`,
+      );
       console.log('| figure | value |');
       console.log('| --- | --- |');
       console.log(`| answers by status | ${[...byStatus].map(([status, n]) => `${status}: ${n}`).join(', ')} |`);
       console.log(`| distinct addresses among ${created.length} invoices | ${new Set(created.map((a) => a.address)).size} |`);
       console.log(`| invoices on a shared address | ${created.filter((a) => a.shared).length} |`);
-      console.log(`| latency p50 / p99 / max (ms) | ${percentile(latencies, 50).toFixed(0)} / ${percentile(latencies, 99).toFixed(0)} / ${latencies.at(-1)!.toFixed(0)} |`);
+      console.log(
+        `| latency p50 / p99 / max (ms) | ${percentile(latencies, 50).toFixed(0)} / ${percentile(latencies, 99).toFixed(0)} / ${latencies.at(-1)!.toFixed(0)} |`,
+      );
       console.log(`| pool afterwards (total / allocated / available) | ${pool[0]!.total} / ${pool[0]!.allocated} / ${pool[0]!.available} |`);
     } finally {
       await gw.close();

@@ -31,7 +31,15 @@ try {
     const config = loadConfig({
       env: {},
       file: false,
-      overrides: { 'database.url': url, 'http.port': 0, 'http.host': '127.0.0.1', 'log.level': 'warn', 'security.masterKey': '0f'.repeat(32), 'plugins.oauth.smtp.url': sink.url, 'plugins.oauth.smtp.from': 'Gateway <gw@example.test>' },
+      overrides: {
+        'database.url': url,
+        'http.port': 0,
+        'http.host': '127.0.0.1',
+        'log.level': 'warn',
+        'security.masterKey': '0f'.repeat(32),
+        'plugins.oauth.smtp.url': sink.url,
+        'plugins.oauth.smtp.from': 'Gateway <gw@example.test>',
+      },
     });
     const kernel = createKernel({ config, plugins, chains, role: 'gateway', logger: pino({ level: 'error' }) });
     await kernel.start();
@@ -57,7 +65,9 @@ try {
       }
       times.sort((a, b) => a - b);
       worst = times.at(-1) ?? NaN;
-      console.log(`revocation: ${rounds} apps, revoke until both tokens are refused: median ${percentile(times, 50).toFixed(1)} ms, worst ${worst.toFixed(1)} ms (budget ${BUDGET_MS} ms)`);
+      console.log(
+        `revocation: ${rounds} apps, revoke until both tokens are refused: median ${percentile(times, 50).toFixed(1)} ms, worst ${worst.toFixed(1)} ms (budget ${BUDGET_MS} ms)`,
+      );
     } finally {
       await kernel.stop();
     }

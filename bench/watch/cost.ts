@@ -71,7 +71,8 @@ async function counting(target: string): Promise<Counter> {
         }
       } else counter.calls += 1;
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers[name] = value;
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers[name] = value;
       fetch(target + (req.url === '/' ? '' : (req.url ?? '')), { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) }).then(
         async (answer) => {
           const text = Buffer.from(await answer.arrayBuffer());
@@ -140,13 +141,21 @@ try {
     stops.push(() => counter.close());
     counters.set(n.chain, counter);
   }
-  const watchersChains = Object.fromEntries(networks.map((n) => [n.chain, { [n.network]: { providers: [{ name: 'bench', url: counters.get(n.chain)!.url, ...n.extra }] } }]));
+  const watchersChains = Object.fromEntries(
+    networks.map((n) => [n.chain, { [n.network]: { providers: [{ name: 'bench', url: counters.get(n.chain)!.url, ...n.extra }] } }]),
+  );
 
   await postgres.withDatabase(async (url) => {
     const testNetworks = { btc: 'regtest' };
     const rates = { ETH: '3000', POL: '0.5', BNB: '600', BTC: '60000', TON: '5', TRX: '0.2', ADA: '0.5', USDT: '1', USDC: '1' };
     // The schema, a testnet project and its pools, made in-process; the worker then runs alone.
-    const setup = await startTestKernel({ plugins, chains, role: 'cli', database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined }, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': rates, 'chains.testNetworks': testNetworks } });
+    const setup = await startTestKernel({
+      plugins,
+      chains,
+      role: 'cli',
+      database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
+      config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': rates, 'chains.testNetworks': testNetworks },
+    });
     try {
       const operatorId = (await setup.kernel.cradle.tenancyOperators.create('bench-cost', CLI_ACTOR)).id;
       // The test keys of ada and ton are mainnet keys: their pools belong to a production project.
@@ -170,8 +179,12 @@ try {
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
-      const cursors = async () => new Map(((await db.query('select chain, height from watchers_cursors')).rows as { chain: string; height: string }[]).map((r) => [r.chain, Number(r.height)]));
-      const transactions = async () => Number((await db.query('select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()')).rows[0].n);
+      const cursors = async () =>
+        new Map(
+          ((await db.query('select chain, height from watchers_cursors')).rows as { chain: string; height: string }[]).map((r) => [r.chain, Number(r.height)]),
+        );
+      const transactions = async () =>
+        Number((await db.query('select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()')).rows[0].n);
       const statements = () => {
         try {
           return Number(readFileSync(statementsFile, 'utf8'));
@@ -182,7 +195,14 @@ try {
       await new Promise((resolve) => setTimeout(resolve, warmup * 1000));
       if (worker.child.exitCode !== null) throw new Error(`the worker exited:\n${worker.output()}`);
       const pid = worker.child.pid!;
-      const start = { usage: usage(pid), cursors: await cursors(), transactions: await transactions(), statements: statements(), counters: new Map([...counters].map(([c, n]) => [c, { ...n }])), at: Date.now() };
+      const start = {
+        usage: usage(pid),
+        cursors: await cursors(),
+        transactions: await transactions(),
+        statements: statements(),
+        counters: new Map([...counters].map(([c, n]) => [c, { ...n }])),
+        at: Date.now(),
+      };
       const rss: number[] = [];
       for (let i = 0; i < seconds; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -190,17 +210,31 @@ try {
       }
       const end = { usage: usage(pid), cursors: await cursors(), transactions: await transactions(), statements: statements(), at: Date.now() };
       const elapsed = (end.at - start.at) / 1000;
-      const blocks = networks.map((n) => (start.cursors.has(n.chain) && end.cursors.has(n.chain) ? end.cursors.get(n.chain)! - start.cursors.get(n.chain)! : 0));
-      const failing = (await db.query('select chain, consecutive_failures, last_error from watchers_cursors where consecutive_failures > 0')).rows as { chain: string; consecutive_failures: number; last_error: string }[];
+      const blocks = networks.map((n) =>
+        start.cursors.has(n.chain) && end.cursors.has(n.chain) ? end.cursors.get(n.chain)! - start.cursors.get(n.chain)! : 0,
+      );
+      const failing = (await db.query('select chain, consecutive_failures, last_error from watchers_cursors where consecutive_failures > 0')).rows as {
+        chain: string;
+        consecutive_failures: number;
+        last_error: string;
+      }[];
       for (const row of failing) console.error(`${row.chain}: ${row.consecutive_failures} failed passes in a row, last: ${row.last_error}`);
       const totalBlocks = blocks.reduce((a, b) => a + b, 0);
       const statementsRun = end.statements - start.statements;
       const transactionsRun = end.transactions - start.transactions - 2; // the two reads of pg_stat_database
 
-      console.log(`\ncost of watching: one worker, seven chains at their block rates, ${elapsed.toFixed(0)} s after ${warmup} s warm-up; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n`);
-      console.log(`CPU: ${(end.usage.cpu - start.usage.cpu).toFixed(1)} s over ${elapsed.toFixed(0)} s = ${((100 * (end.usage.cpu - start.usage.cpu)) / elapsed).toFixed(1)} % of one core`);
-      console.log(`RSS: ${(Math.min(...rss) / 2 ** 20).toFixed(0)} to ${(Math.max(...rss) / 2 ** 20).toFixed(0)} MiB (mean ${(rss.reduce((a, b) => a + b, 0) / rss.length / 2 ** 20).toFixed(0)})`);
-      console.log(`PostgreSQL: ${statementsRun} statements (${(statementsRun / elapsed).toFixed(1)}/s), ${transactionsRun} transactions (${(transactionsRun / elapsed).toFixed(1)}/s); ${totalBlocks} blocks in all: ${(statementsRun / Math.max(1, totalBlocks)).toFixed(1)} statements per block\n`);
+      console.log(
+        `\ncost of watching: one worker, seven chains at their block rates, ${elapsed.toFixed(0)} s after ${warmup} s warm-up; node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}\n`,
+      );
+      console.log(
+        `CPU: ${(end.usage.cpu - start.usage.cpu).toFixed(1)} s over ${elapsed.toFixed(0)} s = ${((100 * (end.usage.cpu - start.usage.cpu)) / elapsed).toFixed(1)} % of one core`,
+      );
+      console.log(
+        `RSS: ${(Math.min(...rss) / 2 ** 20).toFixed(0)} to ${(Math.max(...rss) / 2 ** 20).toFixed(0)} MiB (mean ${(rss.reduce((a, b) => a + b, 0) / rss.length / 2 ** 20).toFixed(0)})`,
+      );
+      console.log(
+        `PostgreSQL: ${statementsRun} statements (${(statementsRun / elapsed).toFixed(1)}/s), ${transactionsRun} transactions (${(transactionsRun / elapsed).toFixed(1)}/s); ${totalBlocks} blocks in all: ${(statementsRun / Math.max(1, totalBlocks)).toFixed(1)} statements per block\n`,
+      );
       console.log('| chain/network | block time | blocks scanned | HTTP requests | JSON-RPC calls | requests per block | requests per minute |');
       console.log('| --- | --- | --- | --- | --- | --- | --- |');
       networks.forEach((n, i) => {
@@ -209,7 +243,9 @@ try {
         const requests = after.requests - before.requests;
         const calls = after.calls - before.calls;
         const perBlock = blocks[i]! > 0 ? (requests / blocks[i]!).toFixed(1) : '–';
-        console.log(`| ${n.chain}/${n.network} | ${n.blockSeconds} s | ${blocks[i]} | ${requests} | ${['eth', 'polygon', 'bsc', 'btc'].includes(n.chain) ? calls : '–'} | ${perBlock} | ${((requests / elapsed) * 60).toFixed(0)} |`);
+        console.log(
+          `| ${n.chain}/${n.network} | ${n.blockSeconds} s | ${blocks[i]} | ${requests} | ${['eth', 'polygon', 'bsc', 'btc'].includes(n.chain) ? calls : '–'} | ${perBlock} | ${((requests / elapsed) * 60).toFixed(0)} |`,
+        );
       });
     } finally {
       await db.end();

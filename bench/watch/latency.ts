@@ -41,7 +41,14 @@ import * as bitcoin from 'bitcoinjs-lib';
 import { benchPostgres } from '../bench-database.js';
 import { Receiver } from '@gw/plugin-webhooks/testing';
 
-const { values } = parseArgs({ options: { node: { type: 'string', default: 'anvil' }, samples: { type: 'string', default: '10' }, intervals: { type: 'string', default: '5,1' }, modes: { type: 'string', default: 'poll' } } });
+const { values } = parseArgs({
+  options: {
+    node: { type: 'string', default: 'anvil' },
+    samples: { type: 'string', default: '10' },
+    intervals: { type: 'string', default: '5,1' },
+    modes: { type: 'string', default: 'poll' },
+  },
+});
 const samples = Number(values.samples);
 const intervals = values.intervals.split(',').map(Number);
 const modes = values.modes.split(',') as ('poll' | 'push')[];
@@ -180,7 +187,14 @@ async function litecoindNode(push: boolean): Promise<BenchNode> {
     coin: 'ltc',
     amount: '0.01',
     rates: { LTC: '80' },
-    provider: (mode) => ({ name: 'litecoind', kind: 'bitcoin-core', url: node.url, username: node.username, password: node.password, ...(mode === 'push' ? { zmqUrl: node.zmqUrl } : {}) }),
+    provider: (mode) => ({
+      name: 'litecoind',
+      kind: 'bitcoin-core',
+      url: node.url,
+      username: node.username,
+      password: node.password,
+      ...(mode === 'push' ? { zmqUrl: node.zmqUrl } : {}),
+    }),
     async pay(address) {
       const txid = await node.send(address, 1_000_000n);
       void watch(txid, async () => (await node.mempool()).includes(txid));
@@ -204,76 +218,87 @@ const postgres = await benchPostgres();
 const rows: string[] = [];
 
 for (const mode of modes)
-for (const interval of intervals) {
-  const node = values.node === 'bcoin' ? await bcoinNode() : values.node === 'litecoind' ? await litecoindNode(mode === 'push') : await anvilNode();
-  const receiver = await Receiver.start();
-  try {
-    await postgres.withDatabase(async (url) => {
-      const gw = await startTestKernel({
-        plugins,
-        chains,
-        role: 'all',
-        database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-        config: {
-          'plugins.rates.providers': ['fixed'],
-          'plugins.rates.fixed': node.rates,
-          'plugins.address-pool.targetFree': samples + 5,
-          'plugins.webhooks.allowPrivateTargets': true,
-          'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
-          'plugins.watchers.scanIntervalSeconds': interval,
-          // btc/regtest and ltc/regtest: testnet projects derive the node's `bcrt1…`/`rltc1…` addresses.
-          ...(node.chain === 'btc' ? { 'chains.testNetworks': { btc: 'regtest' } } : {}),
-          ...(node.chain === 'ltc' ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } } : {}),
-        },
-      });
-      try {
-        const operatorId = (await gw.kernel.cradle.tenancyOperators.create('bench-latency', CLI_ACTOR)).id;
-        const project = await projectWithPools(gw, operatorId, [node.chain], 'testnet');
-        if (mode === 'push') await waitFor(async () => (await gw.kernel.cradle.watchersMetrics.pushConnected.get()).values.some((v) => v.value === 1), 30_000);
-        await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
-        const arrival = (invoiceId: string, type: string) =>
-          receiver.requests.find((r) => {
-            const body = JSON.parse(r.body) as { event_type: string; data: { invoice_id: string } };
-            return body.event_type === type && body.data.invoice_id === invoiceId;
-          });
-        const detected: number[] = [];
-        const paid: number[] = [];
-        const delivery: number[] = [];
-        for (let i = 0; i < samples; i += 1) {
-          const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: `latency-${i}`, coin: node.coin, amount_crypto: node.amount } });
-          if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-          const invoice = created.body as { id: string; address: string; confirmation_threshold: number };
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * interval * 1000));
-          const paymentArrived = await node.pay(invoice.address);
-          await waitFor(async () => arrival(invoice.id, 'invoice.detected') !== undefined, 60_000);
-          const thresholdArrived = await node.mine(node.remaining(invoice.confirmation_threshold));
-          await waitFor(async () => arrival(invoice.id, 'invoice.paid') !== undefined, 60_000);
-          for (const [type, from, into] of [['invoice.detected', await paymentArrived(), detected], ['invoice.paid', await thresholdArrived(), paid]] as const) {
-            const request = arrival(invoice.id, type)!;
-            if (!verifyWebhook({ rawBody: request.body, header: String(request.headers['x-service-signature']), secrets: [project.secret] }).ok) throw new Error('bad signature');
-            into.push(request.at - from);
-            delivery.push(request.at - Date.parse((JSON.parse(request.body) as { created_at_iso: string }).created_at_iso));
+  for (const interval of intervals) {
+    const node = values.node === 'bcoin' ? await bcoinNode() : values.node === 'litecoind' ? await litecoindNode(mode === 'push') : await anvilNode();
+    const receiver = await Receiver.start();
+    try {
+      await postgres.withDatabase(async (url) => {
+        const gw = await startTestKernel({
+          plugins,
+          chains,
+          role: 'all',
+          database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
+          config: {
+            'plugins.rates.providers': ['fixed'],
+            'plugins.rates.fixed': node.rates,
+            'plugins.address-pool.targetFree': samples + 5,
+            'plugins.webhooks.allowPrivateTargets': true,
+            'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
+            'plugins.watchers.scanIntervalSeconds': interval,
+            // btc/regtest and ltc/regtest: testnet projects derive the node's `bcrt1…`/`rltc1…` addresses.
+            ...(node.chain === 'btc' ? { 'chains.testNetworks': { btc: 'regtest' } } : {}),
+            ...(node.chain === 'ltc'
+              ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } }
+              : {}),
+          },
+        });
+        try {
+          const operatorId = (await gw.kernel.cradle.tenancyOperators.create('bench-latency', CLI_ACTOR)).id;
+          const project = await projectWithPools(gw, operatorId, [node.chain], 'testnet');
+          if (mode === 'push')
+            await waitFor(async () => (await gw.kernel.cradle.watchersMetrics.pushConnected.get()).values.some((v) => v.value === 1), 30_000);
+          await gw.kernel.cradle.tenancyProjects.setWebhookUrl(project.projectId, `${receiver.url}/hooks`, CLI_ACTOR);
+          const arrival = (invoiceId: string, type: string) =>
+            receiver.requests.find((r) => {
+              const body = JSON.parse(r.body) as { event_type: string; data: { invoice_id: string } };
+              return body.event_type === type && body.data.invoice_id === invoiceId;
+            });
+          const detected: number[] = [];
+          const paid: number[] = [];
+          const delivery: number[] = [];
+          for (let i = 0; i < samples; i += 1) {
+            const created = await signedFetch(gw.url, '/api/v1/invoices', {
+              ...project,
+              method: 'POST',
+              body: { external_id: `latency-${i}`, coin: node.coin, amount_crypto: node.amount },
+            });
+            if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+            const invoice = created.body as { id: string; address: string; confirmation_threshold: number };
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * interval * 1000));
+            const paymentArrived = await node.pay(invoice.address);
+            await waitFor(async () => arrival(invoice.id, 'invoice.detected') !== undefined, 60_000);
+            const thresholdArrived = await node.mine(node.remaining(invoice.confirmation_threshold));
+            await waitFor(async () => arrival(invoice.id, 'invoice.paid') !== undefined, 60_000);
+            for (const [type, from, into] of [
+              ['invoice.detected', await paymentArrived(), detected],
+              ['invoice.paid', await thresholdArrived(), paid],
+            ] as const) {
+              const request = arrival(invoice.id, type)!;
+              if (!verifyWebhook({ rawBody: request.body, header: String(request.headers['x-service-signature']), secrets: [project.secret] }).ok)
+                throw new Error('bad signature');
+              into.push(request.at - from);
+              delivery.push(request.at - Date.parse((JSON.parse(request.body) as { created_at_iso: string }).created_at_iso));
+            }
           }
+          const stat = (list: number[]) => {
+            const sorted = [...list].sort((a, b) => a - b);
+            const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+            return `${at(50)} | ${at(90)} | ${at(99)} | ${sorted[sorted.length - 1]}`;
+          };
+          const first = values.node === 'anvil' ? 'block with the payment' : 'payment in the mempool';
+          rows.push(`| ${mode} | ${interval} s | ${first} to invoice.detected | ${samples} | ${stat(detected)} |`);
+          rows.push(`| ${mode} | ${interval} s | threshold block to invoice.paid | ${samples} | ${stat(paid)} |`);
+          rows.push(`| ${mode} | ${interval} s | of which delivery (event written to arrival) | ${delivery.length} | ${stat(delivery)} |`);
+          console.error(`${mode}, scanIntervalSeconds ${interval}: done`);
+        } finally {
+          await gw.close();
         }
-        const stat = (list: number[]) => {
-          const sorted = [...list].sort((a, b) => a - b);
-          const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-          return `${at(50)} | ${at(90)} | ${at(99)} | ${sorted[sorted.length - 1]}`;
-        };
-        const first = values.node === 'anvil' ? 'block with the payment' : 'payment in the mempool';
-        rows.push(`| ${mode} | ${interval} s | ${first} to invoice.detected | ${samples} | ${stat(detected)} |`);
-        rows.push(`| ${mode} | ${interval} s | threshold block to invoice.paid | ${samples} | ${stat(paid)} |`);
-        rows.push(`| ${mode} | ${interval} s | of which delivery (event written to arrival) | ${delivery.length} | ${stat(delivery)} |`);
-        console.error(`${mode}, scanIntervalSeconds ${interval}: done`);
-      } finally {
-        await gw.close();
-      }
-    });
-  } finally {
-    await receiver.close();
-    await node.stop();
+      });
+    } finally {
+      await receiver.close();
+      await node.stop();
+    }
   }
-}
 await postgres.stop();
 
 console.log(`\nblock-to-webhook latency on ${values.node} (ms), node ${process.version}\n`);

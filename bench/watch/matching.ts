@@ -37,7 +37,14 @@ import { getAddress, toBeHex } from 'ethers';
 import { benchPostgres } from '../bench-database.js';
 import { processCpuMs } from '../measure.js';
 
-const { values } = parseArgs({ options: { transfers: { type: 'string', default: '5000' }, watched: { type: 'string', default: '1000000' }, paying: { type: 'string', default: 'all' }, passes: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: {
+    transfers: { type: 'string', default: '5000' },
+    watched: { type: 'string', default: '1000000' },
+    paying: { type: 'string', default: 'all' },
+    passes: { type: 'string', default: '1' },
+  },
+});
 const passes = Math.max(1, Number(values.passes));
 const transfers = Number(values.transfers);
 const paying = values.paying === 'none' ? 'none' : 'all';
@@ -81,7 +88,11 @@ try {
         const batch = await Promise.all(
           Array.from({ length: Math.min(50, transfers - done) }, async (_, i) => {
             const units = 10n ** 15n + BigInt(done + i);
-            const res = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: `bench-${done + i}`, coin: 'eth', amount_crypto: fromBaseUnits(units, 18) } });
+            const res = await signedFetch(gw.url, '/api/v1/invoices', {
+              ...project,
+              method: 'POST',
+              body: { external_id: `bench-${done + i}`, coin: 'eth', amount_crypto: fromBaseUnits(units, 18) },
+            });
             if (res.status !== 201) throw new Error(`create: ${res.status} ${JSON.stringify(res.body)}`);
             return { id: res.body.id as string, address: res.body.address as string, units };
           }),
@@ -135,7 +146,13 @@ try {
       const target = watchersRegistry.get('eth', 'sepolia')!;
       // The scanner starts just below the block (earlier blocks hold only the set-up).
       await db('watchers_cursors').insert({ chain: 'eth', network: 'sepolia', height: height - 1, head_height: height - 1 });
-      await db('watchers_blocks').insert({ chain: 'eth', network: 'sepolia', height: height - 1, hash: (await anvil.rpc<{ hash: string }>('eth_getBlockByNumber', [toBeHex(height - 1), false])).hash, parent_hash: '0x' });
+      await db('watchers_blocks').insert({
+        chain: 'eth',
+        network: 'sepolia',
+        height: height - 1,
+        hash: (await anvil.rpc<{ hash: string }>('eth_getBlockByNumber', [toBeHex(height - 1), false])).hash,
+        parent_hash: '0x',
+      });
 
       // The provider's floor: the scan with a filter that answers what the pool lookup answers, without the lookup.
       const knownAnswer = { filter: async (addresses: readonly string[]) => new Set(paying === 'all' ? addresses : []), active: async () => [] };
@@ -143,7 +160,9 @@ try {
       const [scanned] = await target.watcher.scan(height, height, knownAnswer);
       const providerMs = ms(t0);
       if (scanned!.transfers.length !== (paying === 'all' ? transfers : 0)) throw new Error(`the watcher saw ${scanned!.transfers.length} transfers`);
-      const recipients = (await anvil.rpc<{ transactions: { to: string }[] }>('eth_getBlockByNumber', [toBeHex(height), true])).transactions.map((tx) => getAddress(tx.to));
+      const recipients = (await anvil.rpc<{ transactions: { to: string }[] }>('eth_getBlockByNumber', [toBeHex(height), true])).transactions.map((tx) =>
+        getAddress(tx.to),
+      );
 
       t0 = performance.now();
       const found = await target.watched.filter(recipients);
@@ -199,7 +218,8 @@ try {
       }
       // CPU time as well as wall time: on a shared machine the wall time of the same pass varies
       // several-fold with the other work, the CPU it takes much less.
-      const backends = async () => ((await db.raw(`select pid from pg_stat_activity where datname = current_database()`)).rows as { pid: number }[]).map((r) => r.pid);
+      const backends = async () =>
+        ((await db.raw(`select pid from pg_stat_activity where datname = current_database()`)).rows as { pid: number }[]).map((r) => r.pid);
       // `--passes N`: the same pass N times, the database put back as it was before each (the
       // invoices' lifecycle columns, the cursor and blocks; the pass's transfers, transactions,
       // events and audit rows deleted; then VACUUM ANALYZE), for a median of one set-up.
@@ -225,7 +245,16 @@ try {
           await trx('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).delete();
           await trx('watchers_blocks').insert(blocksBefore);
         });
-        for (const table of ['watchers_transfers', 'invoices_transactions', 'webhooks_events', 'kernel_audit_log', 'invoices_invoices', 'watchers_cursors', 'watchers_blocks']) await sqlQuery(db, sql`vacuum analyze ${sqlIdentifier(table)}`);
+        for (const table of [
+          'watchers_transfers',
+          'invoices_transactions',
+          'webhooks_events',
+          'kernel_audit_log',
+          'invoices_invoices',
+          'watchers_cursors',
+          'watchers_blocks',
+        ])
+          await sqlQuery(db, sql`vacuum analyze ${sqlIdentifier(table)}`);
       };
       const runs: { matchingMs: number; nodeCpuMs: number; postgresCpuMs: number }[] = [];
       let report: Awaited<ReturnType<typeof watchersScanner.pass>> | undefined;
@@ -243,27 +272,43 @@ try {
         if (report.error || report.transfers !== expected) throw new Error(`pass: ${JSON.stringify(report)}`);
         detected = Number((await db('invoices_invoices').where({ project_id: project.projectId, status: 'detected' }).count({ n: '*' }))[0]!.n);
         if (detected !== expected) throw new Error(`${detected} invoices detected, not ${expected}`);
-        if (passes > 1) console.error(`pass ${pass + 1}: ${matchingMs.toFixed(0)} ms, CPU ${(runs[pass]!.nodeCpuMs + postgresCpuMs).toFixed(0)} (${runs[pass]!.nodeCpuMs.toFixed(0)} + ${postgresCpuMs.toFixed(0)})`);
+        if (passes > 1)
+          console.error(
+            `pass ${pass + 1}: ${matchingMs.toFixed(0)} ms, CPU ${(runs[pass]!.nodeCpuMs + postgresCpuMs).toFixed(0)} (${runs[pass]!.nodeCpuMs.toFixed(0)} + ${postgresCpuMs.toFixed(0)})`,
+          );
       }
       // Medians over the passes: the wall time's, and the CPU of the pass with the median CPU time.
       const matchingMs = [...runs].sort((a, b) => a.matchingMs - b.matchingMs)[Math.floor(runs.length / 2)]!.matchingMs;
-      const { nodeCpuMs, postgresCpuMs } = [...runs].sort((a, b) => a.nodeCpuMs + a.postgresCpuMs - (b.nodeCpuMs + b.postgresCpuMs))[Math.floor(runs.length / 2)]!;
+      const { nodeCpuMs, postgresCpuMs } = [...runs].sort((a, b) => a.nodeCpuMs + a.postgresCpuMs - (b.nodeCpuMs + b.postgresCpuMs))[
+        Math.floor(runs.length / 2)
+      ]!;
       db.off('query', countQuery).off('query-response', timeQuery);
       if (profiler) {
         const { profile } = await profiler.post('Profiler.stop');
         writeFileSync(process.env['BENCH_PROFILE']!, JSON.stringify(profile));
         profiler.disconnect();
       }
-      for (const [shape, { count, ms: spent }] of [...statements].sort((a, b) => b[1].ms - a[1].ms)) console.error(String(count).padStart(8), spent.toFixed(0).padStart(7), 'ms', shape);
+      for (const [shape, { count, ms: spent }] of [...statements].sort((a, b) => b[1].ms - a[1].ms))
+        console.error(String(count).padStart(8), spent.toFixed(0).padStart(7), 'ms', shape);
 
-      console.log(`\nwatcher matching, one block of ${transfers} transfers (${paying === 'all' ? 'each paying its own invoice' : 'paying nothing'}) against ${total} watched addresses, node ${process.version}${passes > 1 ? `, medians of ${passes} passes` : ''}\n`);
+      console.log(
+        `\nwatcher matching, one block of ${transfers} transfers (${paying === 'all' ? 'each paying its own invoice' : 'paying nothing'}) against ${total} watched addresses, node ${process.version}${passes > 1 ? `, medians of ${passes} passes` : ''}\n`,
+      );
       console.log('| step | ms | transfers/s |');
       console.log('| --- | --- | --- |');
-      console.log(`| provider: EvmWatcher.scan of the block, filter answered without a lookup | ${providerMs.toFixed(0)} | ${Math.round(transfers / (providerMs / 1000))} |`);
+      console.log(
+        `| provider: EvmWatcher.scan of the block, filter answered without a lookup | ${providerMs.toFixed(0)} | ${Math.round(transfers / (providerMs / 1000))} |`,
+      );
       console.log(`| filter: pool lookup of the ${transfers} recipients | ${filterMs.toFixed(0)} | ${Math.round(transfers / (filterMs / 1000))} |`);
-      console.log(`| matching alone: the pass (lookup, record, match, detect ${detected} invoices, count) with the block's scan replayed | ${matchingMs.toFixed(0)} | ${Math.round(transfers / (matchingMs / 1000))} |`);
-      console.log(`| matching alone, CPU: this process (Node) + its PostgreSQL backends | ${(nodeCpuMs + postgresCpuMs).toFixed(0)} (${nodeCpuMs.toFixed(0)} + ${postgresCpuMs.toFixed(0)}) | |`);
-      console.log(`| pass, provider included (provider + matching) | ${(providerMs + matchingMs).toFixed(0)} | ${Math.round(transfers / ((providerMs + matchingMs) / 1000))} |`);
+      console.log(
+        `| matching alone: the pass (lookup, record, match, detect ${detected} invoices, count) with the block's scan replayed | ${matchingMs.toFixed(0)} | ${Math.round(transfers / (matchingMs / 1000))} |`,
+      );
+      console.log(
+        `| matching alone, CPU: this process (Node) + its PostgreSQL backends | ${(nodeCpuMs + postgresCpuMs).toFixed(0)} (${nodeCpuMs.toFixed(0)} + ${postgresCpuMs.toFixed(0)}) | |`,
+      );
+      console.log(
+        `| pass, provider included (provider + matching) | ${(providerMs + matchingMs).toFixed(0)} | ${Math.round(transfers / ((providerMs + matchingMs) / 1000))} |`,
+      );
     } finally {
       await gw.close();
     }

@@ -54,14 +54,18 @@ export async function tronReplay(blockMs: number, startHeight = 60_000_000): Pro
   const block = (height: number) => ({
     ...recorded,
     blockID: id(height),
-    block_header: { ...recorded.block_header, raw_data: { ...recorded.block_header.raw_data, number: height, parentHash: id(height - 1), timestamp: started + (height - startHeight) * blockMs } },
+    block_header: {
+      ...recorded.block_header,
+      raw_data: { ...recorded.block_header.raw_data, number: height, parentHash: id(height - 1), timestamp: started + (height - startHeight) * blockMs },
+    },
   });
   return serve((_method, path, raw) => {
     const num = raw ? (JSON.parse(raw) as { num?: number }).num : undefined;
     if (path === '/wallet/getnowblock') return [200, block(tip())];
     if (path === '/walletsolidity/getnowblock') return [200, block(tip() - 19)];
     if (path === '/wallet/getblockbynum') return num !== undefined && num <= tip() ? [200, block(num)] : [200, {}];
-    if (path === '/wallet/gettransactioninfobyblocknum') return [200, num !== undefined && num <= tip() ? infos.map((info) => ({ ...info, blockNumber: num })) : []];
+    if (path === '/wallet/gettransactioninfobyblocknum')
+      return [200, num !== undefined && num <= tip() ? infos.map((info) => ({ ...info, blockNumber: num })) : []];
     return [404, { Error: `unrecorded ${path}` }];
   });
 }
@@ -86,7 +90,9 @@ export async function adaReplay(blockMs: number, startHeight = 4_000_000): Promi
     if (url.pathname === '/blocks/latest') return [200, block(tip())];
     if (parts[0] === 'blocks' && parts.length === 2) {
       const height = Number(parts[1]);
-      return Number.isSafeInteger(height) && height <= tip() ? [200, block(height)] : [404, { status_code: 404, error: 'Not Found', message: 'The requested component has not been found.' }];
+      return Number.isSafeInteger(height) && height <= tip()
+        ? [200, block(height)]
+        : [404, { status_code: 404, error: 'Not Found', message: 'The requested component has not been found.' }];
     }
     if (parts[0] === 'blocks' && parts[2] === 'txs') return [200, heightOf.has(parts[1]!) && url.searchParams.get('page') === '1' ? txs : []];
     if (parts[0] === 'txs' && parts[1] === txs[0] && parts.length === 2) return [200, tx];

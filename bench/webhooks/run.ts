@@ -35,7 +35,17 @@ import { chains, plugins } from '@gw/app-gateway';
 import { signWebhook } from '@gw/webhook-verify';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({ options: { events: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '128' }, warmup: { type: 'string', default: '1000' }, 'steady-rate': { type: 'string', default: '1000' }, 'steady-seconds': { type: 'string', default: '10' }, phases: { type: 'string', default: 'drain,burst,steady' } } });
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '128' },
+    warmup: { type: 'string', default: '1000' },
+    'steady-rate': { type: 'string', default: '1000' },
+    'steady-seconds': { type: 'string', default: '10' },
+    phases: { type: 'string', default: 'drain,burst,steady' },
+  },
+});
 const phases = new Set(values.phases.split(','));
 const events = Number(values.events);
 const rounds = Number(values.rounds);
@@ -49,7 +59,11 @@ const postgres = await benchPostgres();
 const withDatabase = postgres.withDatabase;
 
 function startChild(args: string[], env: Record<string, string>, ready: RegExp, profile = false): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', ...args], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -94,7 +108,9 @@ function cpuAccount(label: string, worker: ChildProcess, receiver: ChildProcess)
   return () => {
     const wall = (performance.now() - before.at) / 1000;
     const used = (nowMs: number, thenMs: number) => `${((nowMs - thenMs) / 1000).toFixed(2)} s (${Math.round(((nowMs - thenMs) / 1000 / wall) * 100)}%)`;
-    console.error(`  ${label} CPU over ${wall.toFixed(2)} s: worker ${used(processCpuMs(worker.pid!), before.worker)}, postgres ${used(postgresCpuMs(), before.postgres)}, receiver ${used(processCpuMs(receiver.pid!), before.receiver)}`);
+    console.error(
+      `  ${label} CPU over ${wall.toFixed(2)} s: worker ${used(processCpuMs(worker.pid!), before.worker)}, postgres ${used(postgresCpuMs(), before.postgres)}, receiver ${used(processCpuMs(receiver.pid!), before.receiver)}`,
+    );
   };
 }
 
@@ -107,10 +123,18 @@ async function baseline(receiverUrl: string, secret: string, n: number): Promise
   const started = performance.now();
   const post = (body: string, signature: string) =>
     new Promise<void>((resolve, reject) => {
-      const req = request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-service-signature': signature } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-      });
+      const req = request(
+        target,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-service-signature': signature },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -119,7 +143,13 @@ async function baseline(receiverUrl: string, secret: string, n: number): Promise
       while (next < n) {
         next += 1;
         const t0 = performance.now();
-        const body = JSON.stringify({ event_id: newId(), event_type: 'invoice.paid', mode: 'testnet', created_at_iso: new Date().toISOString(), data: { invoice_id: newId() } });
+        const body = JSON.stringify({
+          event_id: newId(),
+          event_type: 'invoice.paid',
+          mode: 'testnet',
+          created_at_iso: new Date().toISOString(),
+          data: { invoice_id: newId() },
+        });
         await post(body, signWebhook({ secrets: [secret], rawBody: body, timestamp: Math.floor(Date.now() / 1000) }));
         latencies.push(performance.now() - t0);
       }
@@ -146,7 +176,14 @@ for (let round = 1; round <= rounds; round += 1) {
     const config = loadConfig({
       env: {},
       file: false,
-      overrides: { 'database.url': databaseUrl, 'http.port': 0, 'log.level': 'warn', 'security.masterKey': MASTER_KEY, 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
+      overrides: {
+        'database.url': databaseUrl,
+        'http.port': 0,
+        'log.level': 'warn',
+        'security.masterKey': MASTER_KEY,
+        'plugins.rates.providers': ['fixed'],
+        'plugins.rates.fixed': { ETH: '3000' },
+      },
     });
     const kernel = createKernel({ config, plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
     await kernel.start();
@@ -165,10 +202,20 @@ for (let round = 1; round <= rounds; round += 1) {
       const baseWall = (performance.now() - baseCpu.at) / 1000;
       const selfCpu = process.cpuUsage(baseCpu.self);
       const baseUsed = (seconds: number) => `${seconds.toFixed(2)} s (${Math.round((seconds / baseWall) * 100)}%)`;
-      console.error(`  baseline CPU over ${baseWall.toFixed(2)} s: sender ${baseUsed((selfCpu.user + selfCpu.system) / 1e6)}, receiver ${baseUsed((processCpuMs(receiver.child.pid!) - baseCpu.receiver) / 1000)}`);
+      console.error(
+        `  baseline CPU over ${baseWall.toFixed(2)} s: sender ${baseUsed((selfCpu.user + selfCpu.system) / 1e6)}, receiver ${baseUsed((processCpuMs(receiver.child.pid!) - baseCpu.receiver) / 1000)}`,
+      );
       const baseStats = await receiverCall(receiverUrl, '/stats');
       const baseSorted = base.latencies.sort((a, b) => a - b);
-      rows.push({ side: 'baseline (request latency)', round, events, perSecond: events / base.seconds, p50: percentile(baseSorted, 50), p99: percentile(baseSorted, 99), bad: baseStats.bad });
+      rows.push({
+        side: 'baseline (request latency)',
+        round,
+        events,
+        perSecond: events / base.seconds,
+        p50: percentile(baseSorted, 50),
+        p99: percentile(baseSorted, 99),
+        bad: baseStats.bad,
+      });
       console.error(`baseline round ${round}: ${Math.round(events / base.seconds)} events/s`);
       await receiverCall(receiverUrl, '/reset', 'POST');
 
@@ -200,7 +247,15 @@ for (let round = 1; round <= rounds; round += 1) {
       };
       const gatewayRow = (side: string, stats: Stats, seconds: number) => {
         const sorted = stats.latenciesMs.sort((a, b) => a - b);
-        rows.push({ side, round, events: stats.count, perSecond: stats.count / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: stats.bad });
+        rows.push({
+          side,
+          round,
+          events: stats.count,
+          perSecond: stats.count / seconds,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          bad: stats.bad,
+        });
         console.error(`${side} round ${round}: ${Math.round(stats.count / seconds)} events/s (distinct ${stats.distinct})`);
       };
 
@@ -267,11 +322,14 @@ await postgres.stop();
 console.log(`\nwebhook deliveries, ${events} events per side and round, ${connections} connections, node ${process.version}\n`);
 console.log('| side | round | events | events/s | p50 ms | p99 ms | bad signatures |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
-for (const r of rows) console.log(`| ${r.side} | ${r.round} | ${r.events} | ${Math.round(r.perSecond)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.bad} |`);
+for (const r of rows)
+  console.log(`| ${r.side} | ${r.round} | ${r.events} | ${Math.round(r.perSecond)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.bad} |`);
 const mean = (side: string) => {
   const of = rows.filter((r) => r.side.startsWith(side));
   return of.reduce((sum, r) => sum + r.perSecond, 0) / of.length;
 };
 console.log('');
-if (phases.has('drain')) console.log(`gateway drain / baseline throughput: ${(mean('gateway drain') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
-if (phases.has('burst')) console.log(`gateway burst / baseline throughput: ${(mean('gateway burst') / mean('baseline')).toFixed(2)} (bounded by the enqueueing)`);
+if (phases.has('drain'))
+  console.log(`gateway drain / baseline throughput: ${(mean('gateway drain') / mean('baseline')).toFixed(2)} (means over ${rounds} rounds)`);
+if (phases.has('burst'))
+  console.log(`gateway burst / baseline throughput: ${(mean('gateway burst') / mean('baseline')).toFixed(2)} (bounded by the enqueueing)`);

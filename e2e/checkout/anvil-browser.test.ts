@@ -71,7 +71,9 @@ test('the page of a production invoice follows a real ETH payment to paid withou
   const inv = created.body;
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   t.teardown(() => context.close());
-  await context.route('https://shop.example.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Thank you</title><p>Thank you</p>' }));
+  await context.route('https://shop.example.com/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Thank you</title><p>Thank you</p>' }),
+  );
   const page = await context.newPage();
   const navigations: string[] = [];
   page.on('framenavigated', (frame) => {

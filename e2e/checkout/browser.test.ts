@@ -54,7 +54,9 @@ async function open(t: { teardown(fn: () => Promise<void>): void }, options: Bro
 
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  const result = await page.evaluate(async () =>
+    (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
+  );
   return (result.violations as { id: string; nodes: { target: string[] }[] }[]).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
@@ -124,7 +126,13 @@ test('after a partial payment the QR code and the wallet link ask for the remain
   await simulate(inv.id, 'detect');
   await page.locator('#status-title', { hasText: 'Payment seen' }).waitFor();
   t.is(await page.locator('svg.qr').count(), 0, 'nothing to scan while a payment covering the amount confirms');
-  await simulate(inv.id, 'event', { eventType: 'invoice.partial', amountUnits: '12250000', confirmations: 1, blockHeight: 1, expectedCurrentStatus: 'detected' });
+  await simulate(inv.id, 'event', {
+    eventType: 'invoice.partial',
+    amountUnits: '12250000',
+    confirmations: 1,
+    blockHeight: 1,
+    expectedCurrentStatus: 'detected',
+  });
   await page.locator('#status-title', { hasText: 'Paid too little' }).waitFor();
   t.truthy(await page.getByText('Send the remaining 12.25 USDC to the same address.').count());
   // The same request for 12.25 USDC (12250000 base units) as the invoice's URI for 24.5.

@@ -128,7 +128,12 @@ test('return_url and cancel_url: https, or http to loopback outside production; 
 
 test('partner text is escaped on the page: project name, branding display name and a hostile return_url', async (t) => {
   const named = await gw.kernel.cradle.sandboxProjects.provision({ name: '<script>alert("name")</script>' }, CLI_ACTOR);
-  const res = await signedFetch(gw.url, '/api/v1/sandbox/invoices', { projectId: named.project.id, secret: named.api_key.api_secret, method: 'POST', body: { external_id: 'named-1', coin: 'eth', amount_crypto: '1' } });
+  const res = await signedFetch(gw.url, '/api/v1/sandbox/invoices', {
+    projectId: named.project.id,
+    secret: named.api_key.api_secret,
+    method: 'POST',
+    body: { external_id: 'named-1', coin: 'eth', amount_crypto: '1' },
+  });
   const namedPage = await (await page(res.body.checkout_url)).text();
   t.false(namedPage.includes('<script>alert'));
   t.true(namedPage.includes('Payment to &lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;'));
@@ -171,7 +176,9 @@ test('the status stream sends the current status, then each change; a long poll 
   const events = eventReader(res);
   const first = await events.next();
   t.is(first.status, 'pending');
-  const poll = fetch(`${inv.checkout_url}/status?known=${encodeURIComponent(first.key)}`, { headers: { "X-Forwarded-For": "198.51.100.2" } }).then((r) => r.json() as Promise<any>);
+  const poll = fetch(`${inv.checkout_url}/status?known=${encodeURIComponent(first.key)}`, { headers: { 'X-Forwarded-For': '198.51.100.2' } }).then(
+    (r) => r.json() as Promise<any>,
+  );
   t.is((await c.call('POST', `/invoices/${inv.id}/simulate-detect`)).status, 200);
   const detected = await events.next();
   t.is(detected.status, 'detected');
@@ -200,7 +207,7 @@ test('the page form runs sandbox simulations and returns to the page; a refused 
   t.is((await fetch(`${inv.checkout_url}/simulate/reorg`, { method: 'POST', redirect: 'manual' })).status, 404);
 });
 
-test('a sandbox button runs only with the page\'s token in both its form and its cookie (issue 33 finding 19)', async (t) => {
+test("a sandbox button runs only with the page's token in both its form and its cookie (issue 33 finding 19)", async (t) => {
   const c = await sandboxClient(gw);
   const inv = await invoice(c);
   const shown = await page(inv.checkout_url);
@@ -213,7 +220,12 @@ test('a sandbox button runs only with the page\'s token in both its form and its
   t.truthy(token);
   t.is(cookie.split('=')[1], token);
   const post = (headers: Record<string, string>, body?: Record<string, string>) =>
-    fetch(`${inv.checkout_url}/simulate/detect`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body ?? {}).toString() });
+    fetch(`${inv.checkout_url}/simulate/detect`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(body ?? {}).toString(),
+    });
   const forged = [
     await post({}), // a cross-site form: no cookie, no token
     await post({}, { csrf: token! }), // the token alone (read from a leaked page), without the cookie
@@ -221,7 +233,10 @@ test('a sandbox button runs only with the page\'s token in both its form and its
     await post({ cookie }, { csrf: 'A'.repeat(22) }), // another token
     await post({ cookie, 'sec-fetch-site': 'cross-site' }, { csrf: token! }),
   ];
-  t.deepEqual(forged.map((r) => r.status), [403, 403, 403, 403, 403]);
+  t.deepEqual(
+    forged.map((r) => r.status),
+    [403, 403, 403, 403, 403],
+  );
   t.is((await c.call('GET', `/invoices/${inv.id}`)).body.status, 'pending', 'nothing was simulated');
   // A second view of the page (another tab) keeps the token, so the first tab's forms still work.
   const again = await page(inv.checkout_url, { cookie });
@@ -263,7 +278,7 @@ test('status streams are limited per client address without affecting other paye
   t.is(other.status, 200);
   for (const r of [...held, other]) await r.body?.cancel();
   // Closed streams give their slots back.
-  await waitFor(async () => (await gw.kernel.cradle.checkoutStreamLimiter.held('203.0.113.9')) === 0 || undefined, 5000, 'the closed streams\' slots');
+  await waitFor(async () => (await gw.kernel.cradle.checkoutStreamLimiter.held('203.0.113.9')) === 0 || undefined, 5000, "the closed streams' slots");
   const again = await open('203.0.113.9');
   t.is(again.status, 200);
   await again.body?.cancel();
@@ -282,7 +297,7 @@ test('status streams of IPv6 clients count per /64, IPv4-mapped addresses as IPv
   t.true(mapped.every((r) => r.status === 200));
   t.is((await open('::ffff:198.51.100.77')).status, 429, 'the mapped form is the same IPv4 client');
   for (const r of [...held, neighbour, ...mapped]) await r.body?.cancel();
-  await waitFor(async () => (await gw.kernel.cradle.checkoutStreamLimiter.held('2001:db8:7:7::/64')) === 0 || undefined, 5000, 'the closed streams\' slots');
+  await waitFor(async () => (await gw.kernel.cradle.checkoutStreamLimiter.held('2001:db8:7:7::/64')) === 0 || undefined, 5000, "the closed streams' slots");
 });
 
 test('the stream limit holds over instances: streams open on one count on the other; an instance gone with streams open stops counting once its rows are stale', async (t) => {
@@ -293,7 +308,10 @@ test('the stream limit holds over instances: streams open on one count on the ot
   const open = (kernel: TestKernel, ip: string) => fetch(`${inv.checkout_url.replace(gw.url, kernel.url)}/events`, { headers: { 'X-Forwarded-For': ip } });
   const ip = '198.51.100.7';
   const held = [await open(gw, ip), await open(second, ip), await open(gw, ip)];
-  t.deepEqual(held.map((r) => r.status), [200, 200, 200]);
+  t.deepEqual(
+    held.map((r) => r.status),
+    [200, 200, 200],
+  );
   for (const kernel of [gw, second]) {
     const refused = await open(kernel, ip);
     t.is(refused.status, 429);
@@ -306,7 +324,7 @@ test('the stream limit holds over instances: streams open on one count on the ot
   for (const r of burst) await r.body?.cancel();
   // A stream closed on one instance frees its slot on the other.
   await held[0]!.body?.cancel();
-  await waitFor(async () => (await second.kernel.cradle.checkoutStreamLimiter.held(ip)) === 2 || undefined, 5000, 'the closed stream\'s slot');
+  await waitFor(async () => (await second.kernel.cradle.checkoutStreamLimiter.held(ip)) === 2 || undefined, 5000, "the closed stream's slot");
   const reopened = await open(second, ip);
   t.is(reopened.status, 200);
   for (const r of [...held.slice(1), reopened]) await r.body?.cancel();
@@ -323,7 +341,11 @@ test('the stream limit holds over instances: streams open on one count on the ot
   const live = await open(second, dead);
   t.is(live.status, 200);
   await checkoutStreamLimiter.refresh();
-  t.deepEqual(await sqlQuery(db, sql`select count(*)::int as n from checkout_stream_slots where client = ${dead}`), [{ n: 1 }], 'the refresh deleted the stale rows, not the live one');
+  t.deepEqual(
+    await sqlQuery(db, sql`select count(*)::int as n from checkout_stream_slots where client = ${dead}`),
+    [{ n: 1 }],
+    'the refresh deleted the stale rows, not the live one',
+  );
   await live.body?.cancel();
 });
 
@@ -366,7 +388,11 @@ test('branding: logos are PNG, JPEG, WebP or SVG of at most 64 KiB; colours #rrg
   const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
   t.is(logoType(svg), 'image/svg+xml');
   t.is(logoType(Buffer.from('GIF89a')), undefined);
-  t.is(logoType(Buffer.from('<?xml version="1.0"?>\n<!-- made by hand --> <!-- twice -->\n<svg>')), 'image/svg+xml', 'declaration and comments before the element');
+  t.is(
+    logoType(Buffer.from('<?xml version="1.0"?>\n<!-- made by hand --> <!-- twice -->\n<svg>')),
+    'image/svg+xml',
+    'declaration and comments before the element',
+  );
   t.is(logoType(Buffer.from('<svgx/>')), undefined);
   t.is(logoType(Buffer.from('<!-- never closed <svg>')), undefined);
   // Each raster format by its signature (a real 1×1 PNG; JPEG's SOI + APP0 and WebP's RIFF header).

@@ -47,6 +47,10 @@ test('the CSP watcher sees a violation: an injected inline script and inline sty
   });
   // Mutation checked: with watchCsp matching 'Content-Security-Policy' (not the console's wording),
   // this fails.
-  await waitFor(async () => violations.some((v) => /script/i.test(v)) && violations.some((v) => /style/i.test(v)), 10_000, `script and style violations (seen: ${JSON.stringify(violations)})`);
+  await waitFor(
+    async () => violations.some((v) => /script/i.test(v)) && violations.some((v) => /style/i.test(v)),
+    10_000,
+    `script and style violations (seen: ${JSON.stringify(violations)})`,
+  );
   t.false(await page.evaluate(() => (globalThis as { cspControlRan?: boolean }).cspControlRan === true), 'the inline script ran');
 });

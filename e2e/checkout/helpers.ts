@@ -9,7 +9,6 @@ export { sandboxClient, type SandboxClient } from '@gw/plugin-sandbox/testing';
 
 export const CHECKOUT_PLUGINS: readonly AnyPlugin[] = [...SANDBOX_PLUGINS, checkoutPlugin];
 
-
 /** A sandbox gateway with the checkout plugin whose `checkout_url`s point at itself. */
 export async function startCheckoutKernel(config: Record<string, unknown> = {}, database?: TestDatabase): Promise<TestKernel> {
   const port = await freePort();
@@ -46,7 +45,11 @@ export function eventReader(response: Response): { next(timeoutMs?: number): Pro
         if (end >= 0) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           if (data) return JSON.parse(data);
           continue;
         }

@@ -17,8 +17,18 @@ try {
   await gw.kernel.cradle.checkoutBranding.set(c.projectId, { displayName: 'Acme Coffee', colour: '#0f766e' }, CLI_ACTOR);
   const create = async (external: string, body: Record<string, unknown>) => (await c.call('POST', '/invoices', { external_id: external, ...body })).body;
   const shots: { file: string; colorScheme: 'light' | 'dark'; locale: string; invoice: any; then?: (id: string) => Promise<void> }[] = [
-    { file: 'checkout-waiting-light.png', colorScheme: 'light', locale: 'en-US', invoice: await create('shot-1', { coin: 'usdc_erc20', amount_usd: 24.5, return_url: 'https://shop.example/thanks' }) },
-    { file: 'checkout-waiting-dark-de.png', colorScheme: 'dark', locale: 'de-DE', invoice: await create('shot-2', { coin: 'btc', amount_crypto: '0.00041', return_url: 'https://shop.example/thanks' }) },
+    {
+      file: 'checkout-waiting-light.png',
+      colorScheme: 'light',
+      locale: 'en-US',
+      invoice: await create('shot-1', { coin: 'usdc_erc20', amount_usd: 24.5, return_url: 'https://shop.example/thanks' }),
+    },
+    {
+      file: 'checkout-waiting-dark-de.png',
+      colorScheme: 'dark',
+      locale: 'de-DE',
+      invoice: await create('shot-2', { coin: 'btc', amount_crypto: '0.00041', return_url: 'https://shop.example/thanks' }),
+    },
     {
       file: 'checkout-partial.png',
       colorScheme: 'light',
@@ -27,17 +37,35 @@ try {
       then: async (id) => {
         await c.call('POST', `/invoices/${id}/simulate-detect`);
         const inv = (await c.call('GET', `/invoices/${id}`)).body;
-        await c.call('POST', `/invoices/${id}/simulate-event`, { event_type: 'invoice.partial', amount_units: '5000000000', confirmations: inv.confirmation_threshold, block_height: 1, expected_current_status: 'detected' });
+        await c.call('POST', `/invoices/${id}/simulate-event`, {
+          event_type: 'invoice.partial',
+          amount_units: '5000000000',
+          confirmations: inv.confirmation_threshold,
+          block_height: 1,
+          expected_current_status: 'detected',
+        });
       },
     },
-    { file: 'checkout-paid-dark.png', colorScheme: 'dark', locale: 'en-US', invoice: await create('shot-4', { coin: 'eth', amount_crypto: '0.015', return_url: 'https://shop.example/thanks' }), then: async (id) => {
-      await c.call('POST', `/invoices/${id}/simulate-detect`);
-      await c.call('POST', `/invoices/${id}/simulate-paid`);
-    } },
+    {
+      file: 'checkout-paid-dark.png',
+      colorScheme: 'dark',
+      locale: 'en-US',
+      invoice: await create('shot-4', { coin: 'eth', amount_crypto: '0.015', return_url: 'https://shop.example/thanks' }),
+      then: async (id) => {
+        await c.call('POST', `/invoices/${id}/simulate-detect`);
+        await c.call('POST', `/invoices/${id}/simulate-paid`);
+      },
+    },
   ];
   for (const shot of shots) {
     await shot.then?.(shot.invoice.id);
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, colorScheme: shot.colorScheme, locale: shot.locale, extraHTTPHeaders: { 'Accept-Language': shot.locale } });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 1,
+      colorScheme: shot.colorScheme,
+      locale: shot.locale,
+      extraHTTPHeaders: { 'Accept-Language': shot.locale },
+    });
     const page = await context.newPage();
     await page.goto(shot.invoice.checkout_url);
     await page.screenshot({ path: `${OUT}${shot.file}`, fullPage: true });

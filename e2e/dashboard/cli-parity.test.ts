@@ -13,10 +13,13 @@ import { DASHBOARD_PAGES, type ContributedPage } from '@gw/plugin-dashboard/cont
  */
 function dashboardCommands(): Map<string, string> {
   const cradle = new Proxy({}, { get: () => ({}) }) as Cradle;
-  const contributed = plugins.flatMap((p) => (p.contributes ?? []).filter((c) => c.point.id === DASHBOARD_PAGES.id).flatMap((c) => buildDeclared(c.part, cradle, p.id) as readonly ContributedPage[]));
+  const contributed = plugins.flatMap((p) =>
+    (p.contributes ?? []).filter((c) => c.point.id === DASHBOARD_PAGES.id).flatMap((c) => buildDeclared(c.part, cradle, p.id) as readonly ContributedPage[]),
+  );
   const pages = [...FRAME_PAGES.map((page) => ({ page, services: cradle as unknown })), ...contributed];
   const out = new Map<string, string>();
-  for (const { page, services } of pages) for (const route of page.routes(services as never)) for (const command of route.cli ?? []) out.set(command, `${route.method} ${route.path}`);
+  for (const { page, services } of pages)
+    for (const route of page.routes(services as never)) for (const command of route.cli ?? []) out.set(command, `${route.method} ${route.path}`);
   return out;
 }
 

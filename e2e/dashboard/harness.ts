@@ -55,13 +55,20 @@ export class DashboardWorld {
       GW__plugins__sandbox__firstStartCredentialsFile: join(dir, 'first-start.txt'),
       ...config,
     };
-    const app = spawnGroup(process.execPath, ['--import', 'tsx', 'apps/all/src/main.ts'], { cwd: ROOT, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const app = spawnGroup(process.execPath, ['--import', 'tsx', 'apps/all/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...baseEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     app.child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
     app.child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
     let browser: Browser | undefined;
     try {
-      const url = await waitForListening(() => text, () => app.child.exitCode !== null);
+      const url = await waitForListening(
+        () => text,
+        () => app.child.exitCode !== null,
+      );
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
       return new DashboardWorld(url, env, sink, browser, join(dir, 'first-start.txt'), app, database, dir, () => text);
     } catch (error) {
@@ -81,7 +88,11 @@ export class DashboardWorld {
 
   /** Runs `pnpm gateway <args> --json` as its own process; the parsed JSON, or throws with the output. */
   async cli(...args: string[]): Promise<any> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args, '--json'], { cwd: ROOT, env: { ...baseEnv(), ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args, '--json'], {
+      cwd: ROOT,
+      env: { ...baseEnv(), ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -92,7 +103,11 @@ export class DashboardWorld {
   }
 
   /** Invites a user with the CLI (`user invite --role`); returns the user. */
-  async invite(email: string, role: 'admin' | 'member' = 'admin', operator?: string): Promise<{ id: string; email: string; operator_id: string; role: string }> {
+  async invite(
+    email: string,
+    role: 'admin' | 'member' = 'admin',
+    operator?: string,
+  ): Promise<{ id: string; email: string; operator_id: string; role: string }> {
     const result = await this.cli('user', 'invite', '--email', email, '--role', role, ...(operator ? ['--operator', operator] : []));
     return result.user;
   }
@@ -123,7 +138,11 @@ export class DashboardWorld {
   }
 
   /** A new context and page with `email` signed in. */
-  async signedIn(t: { teardown(fn: () => Promise<void>): void }, email: string, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page; cspViolations: string[] }> {
+  async signedIn(
+    t: { teardown(fn: () => Promise<void>): void },
+    email: string,
+    options: BrowserContextOptions = {},
+  ): Promise<{ context: BrowserContext; page: Page; cspViolations: string[] }> {
     const context = await this.context(t, options);
     const page = await context.newPage();
     const cspViolations = watchCsp(page);
@@ -143,7 +162,9 @@ export class DashboardWorld {
 /** The axe-core (WCAG 2.1 A and AA) violations of the page as it is now, one line each. */
 export async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const result = await page.evaluate(async () => (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  const result = await page.evaluate(async () =>
+    (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
+  );
   return (result.violations as { id: string; nodes: { target: string[] }[] }[]).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 

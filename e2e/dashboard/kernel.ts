@@ -27,7 +27,12 @@ export function startDashboardKernel(sink: MailSink, config: Record<string, unkn
 let seq = 0;
 
 /** A new user of `operator` (default: the only one) with `role`, signed in over HTTP. */
-export async function signedInUser(gw: TestKernel, sink: MailSink, role: 'admin' | 'member', operator?: string): Promise<{ client: DashboardClient; user: UserView; csrf: string }> {
+export async function signedInUser(
+  gw: TestKernel,
+  sink: MailSink,
+  role: 'admin' | 'member',
+  operator?: string,
+): Promise<{ client: DashboardClient; user: UserView; csrf: string }> {
   const email = `u${++seq}-${role}-${Math.random().toString(36).slice(2, 8)}@example.test`;
   const user = await gw.kernel.cradle.tenancyUsers.invite({ email, role, ...(operator ? { operator } : {}) }, CLI_ACTOR);
   const client = new DashboardClient(gw.url);

@@ -42,7 +42,7 @@ test('MCP tools: every tool of the enabled plugins with its description, scope a
   }
 });
 
-test('readiness: project checks name only the own operator\'s projects; deployment details for administrators, outcomes alone for members', async (t) => {
+test("readiness: project checks name only the own operator's projects; deployment details for administrators, outcomes alone for members", async (t) => {
   const projects = gw.kernel.cradle.tenancyProjects;
   const mine = (await projects.create({ name: 'mine-no-hook', kind: 'testnet', operator: main }, CLI_ACTOR)).project;
   const theirs = (await projects.create({ name: 'theirs-<b>no-hook</b>', kind: 'testnet', operator: other }, CLI_ACTOR)).project;
@@ -56,8 +56,9 @@ test('readiness: project checks name only the own operator\'s projects; deployme
   t.regex(page.text, /href="\/dashboard\/doctor"/, 'in the navigation');
   t.true(page.text.includes(mine.id), 'the own project is named');
   t.false(page.text.includes(theirs.id), "another operator's project id never appears");
-  t.false(page.text.includes('theirs-'), "nor its name");
-  for (const check of ['webhooks.url', 'wallets.verified', 'kernel.master-key', 'rates.source', 'watchers.providers']) t.true(page.text.includes(`<code>${check}</code>`), check);
+  t.false(page.text.includes('theirs-'), 'nor its name');
+  for (const check of ['webhooks.url', 'wallets.verified', 'kernel.master-key', 'rates.source', 'watchers.providers'])
+    t.true(page.text.includes(`<code>${check}</code>`), check);
   const masterKey = full.checks.find((c) => c.check === 'kernel.master-key')!;
   t.true(page.text.includes('Checks of the deployment'));
   t.regex(page.text, /<code>kernel\.master-key<\/code><\/td><td>[^<]*<\/td><td><span class="badge/);
@@ -67,7 +68,7 @@ test('readiness: project checks name only the own operator\'s projects; deployme
   const member = await signedInUser(gw, sink, 'member', main);
   const trimmed = await member.client.get('/dashboard/doctor');
   t.is(trimmed.status, 200);
-  t.true(trimmed.text.includes(mine.id), 'members see their projects\' findings');
+  t.true(trimmed.text.includes(mine.id), "members see their projects' findings");
   t.false(trimmed.text.includes(theirs.id));
   t.true(trimmed.text.includes('<code>kernel.master-key</code>'), 'members see the outcome of deployment checks');
   t.false(trimmed.text.includes(escapedDetail) || trimmed.text.includes(masterKey.detail), 'but not their details');

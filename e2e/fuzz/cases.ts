@@ -114,12 +114,30 @@ export function operationsOf(document: any): Operation[] {
   return out;
 }
 
-const contentTypes = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/vnd.api+json', 'application/json; charset=latin1', '', '*/*');
+const contentTypes = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/vnd.api+json',
+  'application/json; charset=latin1',
+  '',
+  '*/*',
+);
 
 function hostileBodies(): fc.Arbitrary<BodyChoice> {
   return fc.oneof(
     fc.constant<BodyChoice>({ mode: 'text', text: `{"a":"${'x'.repeat(1_100_000)}"}`, what: 'huge (over the 1 MiB limit)' }),
-    fc.integer({ min: 60, max: 5000 }).chain((depth) => fc.constantFrom<BodyChoice>({ mode: 'text', text: nestedJson(depth, 'object'), what: `${depth} nested objects` }, { mode: 'text', text: nestedJson(depth, 'array'), what: `${depth} nested arrays` })),
+    fc
+      .integer({ min: 60, max: 5000 })
+      .chain((depth) =>
+        fc.constantFrom<BodyChoice>(
+          { mode: 'text', text: nestedJson(depth, 'object'), what: `${depth} nested objects` },
+          { mode: 'text', text: nestedJson(depth, 'array'), what: `${depth} nested arrays` },
+        ),
+      ),
     fc.constantFrom<BodyChoice>(
       { mode: 'text', text: '{"external_id": "x", ', what: 'truncated JSON' },
       { mode: 'text', text: '{"a":1}{"b":2}', what: 'two JSON values' },
@@ -143,7 +161,14 @@ function pathChoice(): fc.Arbitrary<PathChoice> {
   return fc.record({
     owner: fc.constantFrom<Owner>('own', 'own', 'own', 'foreign', 'foreign', 'random', 'hostile'),
     pick: fc.nat({ max: 10 }),
-    hostile: fc.oneof(hostileText, fc.string({ minLength: 1, maxLength: 30 }), fc.constant('x'.repeat(5000)), ulid.map((u) => u.toLowerCase())).filter((s) => s !== '' && s !== '.' && s !== '..'),
+    hostile: fc
+      .oneof(
+        hostileText,
+        fc.string({ minLength: 1, maxLength: 30 }),
+        fc.constant('x'.repeat(5000)),
+        ulid.map((u) => u.toLowerCase()),
+      )
+      .filter((s) => s !== '' && s !== '.' && s !== '..'),
   });
 }
 
@@ -151,20 +176,37 @@ function queryFor(op: Operation, resolve: (s: JsonSchema) => JsonSchema): fc.Arb
   if (op.queryParams.length === 0) {
     return fc.oneof(
       { weight: 4, arbitrary: fc.constant({ entries: [], raw: '' }) },
-      { weight: 1, arbitrary: fc.tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), hostileText)).map(([k, v]) => ({ entries: [[k, v] as const], raw: '' })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.oneof(fc.string({ maxLength: 8 }), hostileText))
+          .map(([k, v]) => ({ entries: [[k, v] as const], raw: '' })),
+      },
     );
   }
   const stringify = (v: unknown) => (typeof v === 'string' ? v : v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-  const valid = fc.tuple(...op.queryParams.map((p) => (p.required ? validValue(p.schema, resolve) : fc.option(validValue(p.schema, resolve), { nil: undefined, freq: 2 })))).map((values) =>
-    values.flatMap((v, i) => (v === undefined ? [] : [[op.queryParams[i]!.name, stringify(v)] as const])),
-  );
-  const oneInvalid = fc.tuple(valid, fc.nat({ max: op.queryParams.length - 1 }).chain((i) => fc.tuple(fc.constant(op.queryParams[i]!.name), invalidValue(op.queryParams[i]!.schema, resolve)))).map(([entries, [name, bad]]) => [...entries.filter(([k]) => k !== name), [name, stringify(bad)] as const]);
-  const duplicated = fc.tuple(valid, fc.constantFrom(...op.queryParams.map((p) => p.name)), fc.string({ maxLength: 5 })).map(([entries, name, other]) => [...entries, [name, other] as const, [name, '1'] as const]);
+  const valid = fc
+    .tuple(...op.queryParams.map((p) => (p.required ? validValue(p.schema, resolve) : fc.option(validValue(p.schema, resolve), { nil: undefined, freq: 2 }))))
+    .map((values) => values.flatMap((v, i) => (v === undefined ? [] : [[op.queryParams[i]!.name, stringify(v)] as const])));
+  const oneInvalid = fc
+    .tuple(
+      valid,
+      fc.nat({ max: op.queryParams.length - 1 }).chain((i) => fc.tuple(fc.constant(op.queryParams[i]!.name), invalidValue(op.queryParams[i]!.schema, resolve))),
+    )
+    .map(([entries, [name, bad]]) => [...entries.filter(([k]) => k !== name), [name, stringify(bad)] as const]);
+  const duplicated = fc
+    .tuple(valid, fc.constantFrom(...op.queryParams.map((p) => p.name)), fc.string({ maxLength: 5 }))
+    .map(([entries, name, other]) => [...entries, [name, other] as const, [name, '1'] as const]);
   return fc.oneof(
     { weight: 5, arbitrary: valid.map((entries) => ({ entries, raw: '' })) },
     { weight: 4, arbitrary: oneInvalid.map((entries) => ({ entries, raw: '' })) },
     { weight: 1, arbitrary: duplicated.map((entries) => ({ entries, raw: '' })) },
-    { weight: 1, arbitrary: fc.tuple(valid, fc.constantFrom('%', '%FF', '%uD800', 'limit=%E0%A4%A', '&&&', '=', 'limit', '%00=1', 'limit[]=1', 'limit[$gt]=0')).map(([entries, raw]) => ({ entries, raw })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom('%', '%FF', '%uD800', 'limit=%E0%A4%A', '&&&', '=', 'limit', '%00=1', 'limit[]=1', 'limit[$gt]=0'))
+        .map(([entries, raw]) => ({ entries, raw })),
+    },
   );
 }
 
@@ -180,9 +222,11 @@ function bodyFor(op: Operation, resolve: (s: JsonSchema) => JsonSchema): fc.Arbi
   // Valid bodies sometimes reuse an external_id of the set-up invoices (or of each other), so the
   // idempotency paths run: the same request again, or another request under a used external_id.
   const reused = fc.constantFrom('fuzz-a-sb-0', 'fuzz-a-tn-0', 'fuzz-b-sb-0', 'fuzz-b-tn-1', 'fuzz-shared');
-  const valid = fc.tuple(validValue(op.bodySchema, resolve), fc.option(reused, { nil: undefined, freq: 2 })).map(([value, externalId]) =>
-    externalId !== undefined && value && typeof value === 'object' && 'external_id' in value ? { ...value, external_id: externalId } : value,
-  );
+  const valid = fc
+    .tuple(validValue(op.bodySchema, resolve), fc.option(reused, { nil: undefined, freq: 2 }))
+    .map(([value, externalId]) =>
+      externalId !== undefined && value && typeof value === 'object' && 'external_id' in value ? { ...value, external_id: externalId } : value,
+    );
   return fc.oneof(
     { weight: 8, arbitrary: valid.map<BodyChoice>((value) => ({ mode: 'json', value, valid: true })) },
     { weight: 5, arbitrary: invalidValue(op.bodySchema, resolve).map<BodyChoice>((value) => ({ mode: 'json', value, valid: false })) },
@@ -195,7 +239,27 @@ const auths = fc.oneof(
   { weight: 12, arbitrary: fc.constant<Auth>('ok') },
   {
     weight: 6,
-    arbitrary: fc.constantFrom<Auth>('missing-project', 'missing-timestamp', 'missing-signature', 'duplicate-project', 'duplicate-signature', 'duplicate-timestamp', 'bad-signature', 'uppercase-signature', 'stale', 'future', 'bad-timestamp', 'foreign-secret', 'tampered', 'replay', 'replay', 'replay', 'unknown-project', 'hostile-project', 'hostile-request-id'),
+    arbitrary: fc.constantFrom<Auth>(
+      'missing-project',
+      'missing-timestamp',
+      'missing-signature',
+      'duplicate-project',
+      'duplicate-signature',
+      'duplicate-timestamp',
+      'bad-signature',
+      'uppercase-signature',
+      'stale',
+      'future',
+      'bad-timestamp',
+      'foreign-secret',
+      'tampered',
+      'replay',
+      'replay',
+      'replay',
+      'unknown-project',
+      'hostile-project',
+      'hostile-request-id',
+    ),
   },
 );
 
@@ -208,11 +272,18 @@ export function restCaseArbitrary(world: FuzzWorld): fc.Arbitrary<RestCase> {
       kind: fc.constant('rest' as const),
       method: fc.constant(op.method),
       path: fc.constant(op.path),
-      caller: fc.oneof({ weight: 5, arbitrary: fc.constant(sandboxRoute ? ('sandbox' as const) : ('testnet' as const)) }, { weight: 1, arbitrary: fc.constant(sandboxRoute ? ('testnet' as const) : ('sandbox' as const)) }),
+      caller: fc.oneof(
+        { weight: 5, arbitrary: fc.constant(sandboxRoute ? ('sandbox' as const) : ('testnet' as const)) },
+        { weight: 1, arbitrary: fc.constant(sandboxRoute ? ('testnet' as const) : ('sandbox' as const)) },
+      ),
       pathValues: fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, pathChoice()]))) as fc.Arbitrary<Record<string, PathChoice>>,
       query: queryFor(op, resolve),
       body: bodyFor(op, resolve),
-      contentType: fc.oneof({ weight: 8, arbitrary: fc.constant(DEFAULT) }, { weight: 2, arbitrary: contentTypes }, { weight: 1, arbitrary: fc.constant(null) }),
+      contentType: fc.oneof(
+        { weight: 8, arbitrary: fc.constant(DEFAULT) },
+        { weight: 2, arbitrary: contentTypes },
+        { weight: 1, arbitrary: fc.constant(null) },
+      ),
       auth: auths,
     });
   });
@@ -223,7 +294,14 @@ const CLIENT_METADATA: JsonSchema = {
   type: 'object',
   required: ['redirect_uris'],
   properties: {
-    redirect_uris: { type: 'array', minItems: 1, maxItems: 3, items: { anyOf: [{ enum: ['http://127.0.0.1:8080/cb', 'https://app.example/cb', 'http://localhost/cb'] }, { type: 'string', minLength: 1, maxLength: 50 }] } },
+    redirect_uris: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 3,
+      items: {
+        anyOf: [{ enum: ['http://127.0.0.1:8080/cb', 'https://app.example/cb', 'http://localhost/cb'] }, { type: 'string', minLength: 1, maxLength: 50 }],
+      },
+    },
     client_name: { type: 'string', minLength: 1, maxLength: 200 },
     token_endpoint_auth_method: { enum: ['none', 'client_secret_post', 'client_secret_basic', 'private_key_jwt'] },
     grant_types: { type: 'array', maxItems: 3, items: { enum: ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'] } },
@@ -240,8 +318,17 @@ function formText(fields: fc.Arbitrary<readonly (readonly [string, string])[]>):
 
 export function oauthCaseArbitrary(world: FuzzWorld): fc.Arbitrary<OAuthCase> {
   const resource = `${world.gw.url}${MCP_PATH}`;
-  const value = (choices: string[]) => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...choices) }, { weight: 1, arbitrary: hostileText }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
-  const field = (name: string, choices: string[]) => fc.option(value(choices).map((v) => [name, v] as const), { nil: undefined, freq: 3 });
+  const value = (choices: string[]) =>
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...choices) },
+      { weight: 1, arbitrary: hostileText },
+      { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+    );
+  const field = (name: string, choices: string[]) =>
+    fc.option(
+      value(choices).map((v) => [name, v] as const),
+      { nil: undefined, freq: 3 },
+    );
   const fields = (...list: fc.Arbitrary<readonly [string, string] | undefined>[]) =>
     fc.tuple(fc.tuple(...list), fc.boolean()).map(([entries, dup]) => {
       const present = entries.filter((e): e is readonly [string, string] => e !== undefined);
@@ -277,11 +364,27 @@ export function oauthCaseArbitrary(world: FuzzWorld): fc.Arbitrary<OAuthCase> {
     field('code', ['123456', 'abcdef']),
     field('decision', ['approve', 'deny', 'maybe']),
   );
-  const formBody = (f: typeof tokenFields) => fc.oneof({ weight: 6, arbitrary: formText(f) }, { weight: 1, arbitrary: f.map<BodyChoice>((entries) => ({ mode: 'json', value: Object.fromEntries(entries), valid: false })) }, { weight: 2, arbitrary: hostileBodies() });
-  const formType = fc.oneof({ weight: 8, arbitrary: fc.constant('application/x-www-form-urlencoded') }, { weight: 2, arbitrary: contentTypes }, { weight: 1, arbitrary: fc.constant(null) });
+  const formBody = (f: typeof tokenFields) =>
+    fc.oneof(
+      { weight: 6, arbitrary: formText(f) },
+      { weight: 1, arbitrary: f.map<BodyChoice>((entries) => ({ mode: 'json', value: Object.fromEntries(entries), valid: false })) },
+      { weight: 2, arbitrary: hostileBodies() },
+    );
+  const formType = fc.oneof(
+    { weight: 8, arbitrary: fc.constant('application/x-www-form-urlencoded') },
+    { weight: 2, arbitrary: contentTypes },
+    { weight: 1, arbitrary: fc.constant(null) },
+  );
   const none = fc.constant<BodyChoice>({ mode: 'none' });
   const make = (endpoint: OAuthCase['endpoint'], query: fc.Arbitrary<string>, body: fc.Arbitrary<BodyChoice>, contentType: fc.Arbitrary<string | null>) =>
-    fc.record({ kind: fc.constant('oauth' as const), endpoint: fc.constant(endpoint), query, body, contentType, authorization: fc.option(fc.constantFrom('Basic eDp5', 'Bearer x', 'Basic !!!'), { nil: null, freq: 6 }) });
+    fc.record({
+      kind: fc.constant('oauth' as const),
+      endpoint: fc.constant(endpoint),
+      query,
+      body,
+      contentType,
+      authorization: fc.option(fc.constantFrom('Basic eDp5', 'Bearer x', 'Basic !!!'), { nil: null, freq: 6 }),
+    });
   return fc.oneof(
     make(
       'register',
@@ -294,8 +397,20 @@ export function oauthCaseArbitrary(world: FuzzWorld): fc.Arbitrary<OAuthCase> {
       fc.oneof({ weight: 8, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: contentTypes }, { weight: 1, arbitrary: fc.constant(null) }),
     ),
     make('token', fc.constant(''), formBody(tokenFields), formType),
-    make('revoke', fc.constant(''), formBody(fields(field('token', ['svc_oat_x', 'x']), field('client_id', [world.oauthClientId]), field('token_type_hint', ['access_token', 'refresh_token', 'x']))), formType),
-    make('authorize', authorizeFields.map((entries) => new URLSearchParams(entries as [string, string][]).toString()), none, fc.constant(null)),
+    make(
+      'revoke',
+      fc.constant(''),
+      formBody(
+        fields(field('token', ['svc_oat_x', 'x']), field('client_id', [world.oauthClientId]), field('token_type_hint', ['access_token', 'refresh_token', 'x'])),
+      ),
+      formType,
+    ),
+    make(
+      'authorize',
+      authorizeFields.map((entries) => new URLSearchParams(entries as [string, string][]).toString()),
+      none,
+      fc.constant(null),
+    ),
     make('authorize', fc.constantFrom('%', 'client_id=%FF', 'state=%uD800', 'client_id=a&client_id=b'), none, fc.constant(null)),
     make('authorize/email', fc.constant(''), formBody(pageFields), formType),
     make('authorize/verify', fc.constant(''), formBody(pageFields), formType),
@@ -304,53 +419,109 @@ export function oauthCaseArbitrary(world: FuzzWorld): fc.Arbitrary<OAuthCase> {
   );
 }
 
-const JSONRPC_IDS = fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 1_000_000 }) }, { weight: 2, arbitrary: fc.string({ maxLength: 10 }) }, { weight: 1, arbitrary: fc.constantFrom<unknown>(null, true, 1.5, {}, [], -1, 2 ** 60, '\uD800') });
+const JSONRPC_IDS = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 1, max: 1_000_000 }) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 10 }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, true, 1.5, {}, [], -1, 2 ** 60, '\uD800') },
+);
 
 export function mcpCaseArbitrary(world: FuzzWorld): fc.Arbitrary<McpCase> {
   const tool = fc.constantFrom(...world.tools);
-  const ownIds = [world.a.sandbox.projectId, world.a.testnet.projectId, ...world.a.sandboxInvoices, ...world.a.testnetInvoices, ...world.a.sandboxEvents, ...world.a.testnetEvents];
+  const ownIds = [
+    world.a.sandbox.projectId,
+    world.a.testnet.projectId,
+    ...world.a.sandboxInvoices,
+    ...world.a.testnetInvoices,
+    ...world.a.sandboxEvents,
+    ...world.a.testnetEvents,
+  ];
   const foreignIds = [...world.foreignIds];
   // Arguments from the tool's input schema, valid or not; ids of A's, B's or nobody's resources.
   const toolCall = tool.chain((t) =>
-    fc.tuple(fc.oneof(validValue(t.inputSchema), invalidValue(t.inputSchema)), fc.constantFrom('keep', 'own', 'foreign', 'foreign'), fc.nat({ max: 100 })).map(([args, idChoice, pick]) => {
-      if (!args || typeof args !== 'object' || Array.isArray(args) || idChoice === 'keep') return { name: t.name, arguments: args };
-      const copy = { ...(args as Record<string, unknown>) };
-      for (const key of Object.keys((t.inputSchema['properties'] ?? {}) as object)) {
-        if (!/(^|_)id$/.test(key) || key === 'external_id') continue;
-        const pool = idChoice === 'own' ? ownIds : foreignIds;
-        copy[key] = t.name.startsWith('sandbox_reset') || t.name.startsWith('sandbox_delete') ? (idChoice === 'own' ? world.disposable.projectId : pool[pick % pool.length]) : pool[pick % pool.length];
-      }
-      return { name: t.name, arguments: copy };
-    }),
+    fc
+      .tuple(fc.oneof(validValue(t.inputSchema), invalidValue(t.inputSchema)), fc.constantFrom('keep', 'own', 'foreign', 'foreign'), fc.nat({ max: 100 }))
+      .map(([args, idChoice, pick]) => {
+        if (!args || typeof args !== 'object' || Array.isArray(args) || idChoice === 'keep') return { name: t.name, arguments: args };
+        const copy = { ...(args as Record<string, unknown>) };
+        for (const key of Object.keys((t.inputSchema['properties'] ?? {}) as object)) {
+          if (!/(^|_)id$/.test(key) || key === 'external_id') continue;
+          const pool = idChoice === 'own' ? ownIds : foreignIds;
+          copy[key] =
+            t.name.startsWith('sandbox_reset') || t.name.startsWith('sandbox_delete')
+              ? idChoice === 'own'
+                ? world.disposable.projectId
+                : pool[pick % pool.length]
+              : pool[pick % pool.length];
+        }
+        return { name: t.name, arguments: copy };
+      }),
   );
   const params = fc.oneof(
     toolCall,
-    fc.record({ protocolVersion: fc.constantFrom('2025-06-18', '2024-11-05', 'x'), capabilities: fc.constant({}), clientInfo: fc.record({ name: fc.string(), version: fc.string() }) }),
+    fc.record({
+      protocolVersion: fc.constantFrom('2025-06-18', '2024-11-05', 'x'),
+      capabilities: fc.constant({}),
+      clientInfo: fc.record({ name: fc.string(), version: fc.string() }),
+    }),
     fc.jsonValue({ maxDepth: 2 }),
   );
-  const method = fc.oneof({ weight: 6, arbitrary: fc.constant('tools/call') }, { weight: 3, arbitrary: fc.constantFrom('initialize', 'tools/list', 'ping', 'notifications/initialized', 'resources/list', 'prompts/list') }, { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 12 }), fc.integer()) });
+  const method = fc.oneof(
+    { weight: 6, arbitrary: fc.constant('tools/call') },
+    { weight: 3, arbitrary: fc.constantFrom('initialize', 'tools/list', 'ping', 'notifications/initialized', 'resources/list', 'prompts/list') },
+    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 12 }), fc.integer()) },
+  );
   const message = fc
-    .record({ jsonrpc: fc.oneof({ weight: 8, arbitrary: fc.constant<unknown>('2.0') }, { weight: 1, arbitrary: fc.constantFrom<unknown>('1.0', 2, null, '') }), id: JSONRPC_IDS, method, params }, { requiredKeys: [] })
+    .record(
+      {
+        jsonrpc: fc.oneof({ weight: 8, arbitrary: fc.constant<unknown>('2.0') }, { weight: 1, arbitrary: fc.constantFrom<unknown>('1.0', 2, null, '') }),
+        id: JSONRPC_IDS,
+        method,
+        params,
+      },
+      { requiredKeys: [] },
+    )
     .map((m) => (m.method === 'tools/call' && m.params && typeof m.params === 'object' && 'protocolVersion' in m.params ? { ...m, method: 'initialize' } : m));
-  const wellFormed = fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer({ min: 1, max: 1_000_000 }), method: fc.constant('tools/call'), params: toolCall });
+  const wellFormed = fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.integer({ min: 1, max: 1_000_000 }),
+    method: fc.constant('tools/call'),
+    params: toolCall,
+  });
   const body = fc.oneof(
     { weight: 5, arbitrary: wellFormed.map<BodyChoice>((value) => ({ mode: 'json', value, valid: true })) },
     { weight: 4, arbitrary: message.map<BodyChoice>((value) => ({ mode: 'json', value, valid: false })) },
-    { weight: 2, arbitrary: fc.array(fc.oneof(message, wellFormed), { minLength: 0, maxLength: 3 }).map<BodyChoice>((value) => ({ mode: 'json', value, valid: false })) },
+    {
+      weight: 2,
+      arbitrary: fc.array(fc.oneof(message, wellFormed), { minLength: 0, maxLength: 3 }).map<BodyChoice>((value) => ({ mode: 'json', value, valid: false })),
+    },
     { weight: 2, arbitrary: hostileBodies() },
   );
   return fc.record({
     kind: fc.constant('mcp' as const),
-    token: fc.oneof({ weight: 8, arbitrary: fc.constant('pat' as const) }, { weight: 1, arbitrary: fc.constantFrom('none' as const, 'unknown' as const, 'malformed' as const) }),
-    accept: fc.oneof({ weight: 8, arbitrary: fc.constant('application/json, text/event-stream') }, { weight: 1, arbitrary: fc.constantFrom<string | null>(null, 'application/json', 'text/event-stream', 'text/html') }),
-    contentType: fc.oneof({ weight: 8, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: contentTypes }, { weight: 1, arbitrary: fc.constant(null) }),
+    token: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('pat' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('none' as const, 'unknown' as const, 'malformed' as const) },
+    ),
+    accept: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('application/json, text/event-stream') },
+      { weight: 1, arbitrary: fc.constantFrom<string | null>(null, 'application/json', 'text/event-stream', 'text/html') },
+    ),
+    contentType: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('application/json') },
+      { weight: 1, arbitrary: contentTypes },
+      { weight: 1, arbitrary: fc.constant(null) },
+    ),
     body,
   });
 }
 
 /** Every case kind, weighted roughly by the size of its surface. */
 export function caseArbitrary(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
-  return fc.oneof({ weight: 6, arbitrary: restCaseArbitrary(world) }, { weight: 2, arbitrary: oauthCaseArbitrary(world) }, { weight: 2, arbitrary: mcpCaseArbitrary(world) });
+  return fc.oneof(
+    { weight: 6, arbitrary: restCaseArbitrary(world) },
+    { weight: 2, arbitrary: oauthCaseArbitrary(world) },
+    { weight: 2, arbitrary: mcpCaseArbitrary(world) },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,7 +561,9 @@ async function send(url: string, method: string, headers: Headers, bytes: Buffer
 
 /** encodeURIComponent that takes any string: a lone surrogate goes out as U+FFFD's UTF-8 bytes. */
 function percentEncode(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(text, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 }
 
 /** Node's default `--max-http-header-size`: request line plus headers. */
@@ -403,7 +576,8 @@ function pickId(pool: readonly string[], pick: number): string {
 /** Resolves a path parameter to a concrete value (and whether it names B's resource). */
 function pathValue(world: FuzzWorld, c: RestCase, name: string, choice: PathChoice): { value: string; foreign: boolean } {
   if (choice.owner === 'hostile') return { value: choice.hostile, foreign: false };
-  if (choice.owner === 'random' || name === 'tx_hash') return { value: name === 'tx_hash' ? `0x${'ab'.repeat(32)}` : '01ARZ3NDEKTSV4RRFFQ69G5FAV', foreign: false };
+  if (choice.owner === 'random' || name === 'tx_hash')
+    return { value: name === 'tx_hash' ? `0x${'ab'.repeat(32)}` : '01ARZ3NDEKTSV4RRFFQ69G5FAV', foreign: false };
   const side = choice.owner === 'own' ? world.a : world.b;
   const sandbox = c.path.startsWith('/api/v1/sandbox');
   const destructive = /\/reset$/.test(c.path) || (c.method === 'DELETE' && c.path === '/api/v1/sandbox/{projectId}');
@@ -411,7 +585,8 @@ function pathValue(world: FuzzWorld, c: RestCase, name: string, choice: PathChoi
     id: sandbox ? side.sandboxInvoices : side.testnetInvoices,
     invoiceId: side.sandboxInvoices,
     event_id: sandbox ? side.sandboxEvents : side.testnetEvents,
-    projectId: choice.owner === 'own' && destructive ? [world.disposable.projectId] : [c.caller === 'sandbox' ? side.sandbox.projectId : side.testnet.projectId],
+    projectId:
+      choice.owner === 'own' && destructive ? [world.disposable.projectId] : [c.caller === 'sandbox' ? side.sandbox.projectId : side.testnet.projectId],
   };
   return { value: pickId(pools[name] ?? [], choice.pick), foreign: choice.owner === 'foreign' };
 }
@@ -432,7 +607,8 @@ export interface CaseOutcome {
 /** Sends a case and returns the properties it broke and the statuses it got. */
 export async function runCase(world: FuzzWorld, c: FuzzCase): Promise<CaseOutcome> {
   const statuses: number[] = [];
-  const problems = c.kind === 'rest' ? await runRest(world, c, statuses) : c.kind === 'oauth' ? await runOAuth(world, c, statuses) : await runMcp(world, c, statuses);
+  const problems =
+    c.kind === 'rest' ? await runRest(world, c, statuses) : c.kind === 'oauth' ? await runOAuth(world, c, statuses) : await runMcp(world, c, statuses);
   return { problems, statuses };
 }
 
@@ -461,9 +637,14 @@ async function runRest(world: FuzzWorld, c: RestCase, statuses: number[]): Promi
   // answer (docs/decisions.md, "Signing forms and repeated signed requests").
   const signature = signRequest({ secret, method: c.method, target: requestTarget(url), timestamp, rawBody: c.auth === 'tampered' ? `${rawBody} ` : rawBody });
   const headers = new Headers();
-  if (c.auth !== 'missing-project') headers.append('X-Project-Id', c.auth === 'unknown-project' ? '01ARZ3NDEKTSV4RRFFQ69G5FAV' : c.auth === 'hostile-project' ? 'x\u00e9\u00ff' : creds.projectId);
+  if (c.auth !== 'missing-project')
+    headers.append(
+      'X-Project-Id',
+      c.auth === 'unknown-project' ? '01ARZ3NDEKTSV4RRFFQ69G5FAV' : c.auth === 'hostile-project' ? 'x\u00e9\u00ff' : creds.projectId,
+    );
   if (c.auth !== 'missing-timestamp') headers.append('X-Timestamp', c.auth === 'bad-timestamp' ? '1e9' : String(timestamp));
-  if (c.auth !== 'missing-signature') headers.append('X-Signature', c.auth === 'bad-signature' ? 'ab'.repeat(32) : c.auth === 'uppercase-signature' ? signature.toUpperCase() : signature);
+  if (c.auth !== 'missing-signature')
+    headers.append('X-Signature', c.auth === 'bad-signature' ? 'ab'.repeat(32) : c.auth === 'uppercase-signature' ? signature.toUpperCase() : signature);
   if (c.auth === 'duplicate-project') headers.append('X-Project-Id', world.b.testnet.projectId);
   if (c.auth === 'duplicate-signature') headers.append('X-Signature', signature);
   if (c.auth === 'duplicate-timestamp') headers.append('X-Timestamp', String(timestamp));
@@ -541,14 +722,27 @@ async function runOAuth(world: FuzzWorld, c: OAuthCase, statuses: number[]): Pro
     if (shape) problems.push(`${c.endpoint} ${sent.status}: not an RFC 6749 error (${shape}): ${sent.text.slice(0, 200)}`);
   }
   // RFC 7009: revocation answers 200 whatever the token; only a request the server cannot read is refused.
-  if (c.endpoint === 'revoke' && sent.status !== 200 && ![400, 413, 415].includes(sent.status)) problems.push(`revoke answered ${sent.status} (RFC 7009: 200): ${sent.text.slice(0, 200)}`);
+  if (c.endpoint === 'revoke' && sent.status !== 200 && ![400, 413, 415].includes(sent.status))
+    problems.push(`revoke answered ${sent.status} (RFC 7009: 200): ${sent.text.slice(0, 200)}`);
   if (c.endpoint === 'metadata' && sent.status !== 200) problems.push(`metadata answered ${sent.status}`);
   // 2xx bodies of the JSON endpoints: RFC 7591 section 3.2.1 and RFC 8414 section 2, as far as the spec (2.7, 5.4) names fields.
   const answer = (sent.body ?? {}) as Record<string, unknown>;
-  if (c.endpoint === 'register' && sent.status < 300 && !(typeof answer['client_id'] === 'string' && Array.isArray(answer['redirect_uris']) && ['none', 'client_secret_post'].includes(answer['token_endpoint_auth_method'] as string))) {
+  if (
+    c.endpoint === 'register' &&
+    sent.status < 300 &&
+    !(
+      typeof answer['client_id'] === 'string' &&
+      Array.isArray(answer['redirect_uris']) &&
+      ['none', 'client_secret_post'].includes(answer['token_endpoint_auth_method'] as string)
+    )
+  ) {
     problems.push(`register ${sent.status}: not a client information response: ${sent.text.slice(0, 200)}`);
   }
-  if (c.endpoint === 'metadata' && sent.status === 200 && !(['issuer', 'authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint'].every((name) => typeof answer[name] === 'string'))) {
+  if (
+    c.endpoint === 'metadata' &&
+    sent.status === 200 &&
+    !['issuer', 'authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint'].every((name) => typeof answer[name] === 'string')
+  ) {
     problems.push(`metadata: a required field is missing: ${sent.text.slice(0, 200)}`);
   }
   const location = sent.headers.get('location') ?? '';
@@ -567,7 +761,7 @@ export function jsonRpcResponseProblems(value: unknown): string[] {
   const out: string[] = [];
   if (r['jsonrpc'] !== '2.0') out.push(`jsonrpc is ${JSON.stringify(r['jsonrpc'])}`);
   if (!('id' in r) || !(typeof r['id'] === 'string' || typeof r['id'] === 'number' || r['id'] === null)) out.push(`id is ${JSON.stringify(r['id'])}`);
-  if (('result' in r) === ('error' in r)) out.push('not exactly one of result and error');
+  if ('result' in r === 'error' in r) out.push('not exactly one of result and error');
   if ('error' in r) {
     const e = r['error'] as Record<string, unknown> | null;
     if (!e || !Number.isInteger(e['code']) || typeof e['message'] !== 'string') out.push(`error is ${JSON.stringify(e)}`);
@@ -605,7 +799,8 @@ async function runMcp(world: FuzzWorld, c: McpCase, statuses: number[]): Promise
     const result = r?.['result'];
     const success = result !== undefined && result?.isError !== true;
     if (success) wrote = true;
-    if (success && foreignCalls.has(r['id'])) problems.push(`cross-project: a tool call with another project's id succeeded: ${JSON.stringify(result).slice(0, 200)}`);
+    if (success && foreignCalls.has(r['id']))
+      problems.push(`cross-project: a tool call with another project's id succeeded: ${JSON.stringify(result).slice(0, 200)}`);
   }
   if (sent.status < 300) {
     const leaks = foreignLeaks(world, sent, request);
@@ -615,7 +810,12 @@ async function runMcp(world: FuzzWorld, c: McpCase, statuses: number[]): Promise
     const changed = countChanges(before, after);
     if (changed.length > 0) problems.push(`refused (${sent.status}, no successful result) but wrote rows: ${changed.join('; ')}`);
   }
-  if (wrote && c.body.mode === 'json' && JSON.stringify(c.body.value).includes('sandbox_delete') && JSON.stringify(c.body.value).includes(world.disposable.projectId)) {
+  if (
+    wrote &&
+    c.body.mode === 'json' &&
+    JSON.stringify(c.body.value).includes('sandbox_delete') &&
+    JSON.stringify(c.body.value).includes(world.disposable.projectId)
+  ) {
     world.disposable = await provisionSandbox(world.gw, world.a.operatorId);
   }
   return problems;

@@ -28,7 +28,10 @@ export function targetOf(c: FuzzCase): string {
   return c.kind === 'rest' ? `${c.method} ${c.path}` : c.kind === 'oauth' ? `oauth ${c.endpoint}` : 'mcp';
 }
 
-export async function fuzz(world: FuzzWorld, options: { seed: number; cases: number; onCase?: (index: number, c: FuzzCase, problems: readonly string[], statuses: readonly number[]) => void }): Promise<FuzzReport> {
+export async function fuzz(
+  world: FuzzWorld,
+  options: { seed: number; cases: number; onCase?: (index: number, c: FuzzCase, problems: readonly string[], statuses: readonly number[]) => void },
+): Promise<FuzzReport> {
   const cases = fc.sample(caseArbitrary(world), { seed: options.seed, numRuns: options.cases });
   const failures: FuzzFailure[] = [];
   const byTarget: Record<string, number> = {};

@@ -61,12 +61,15 @@ function typesOf(schema: JsonSchema): string[] {
 }
 
 function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
-  if (schema['format'] === 'date-time') return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema['format'] === 'date-time')
+    return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
   const min = (schema['minLength'] as number | undefined) ?? 0;
   const max = Math.min((schema['maxLength'] as number | undefined) ?? min + 40, min + 60);
   if (typeof schema['pattern'] === 'string' && schema['pattern'] !== '^.*$') {
     if (schema['pattern'] === '^[0-9A-HJKMNP-TV-Z]{26}$') return ulid;
-    return fc.stringMatching(new RegExp(schema['pattern'] as string)).filter((s) => s.length >= min && s.length <= ((schema['maxLength'] as number | undefined) ?? Infinity));
+    return fc
+      .stringMatching(new RegExp(schema['pattern'] as string))
+      .filter((s) => s.length >= min && s.length <= ((schema['maxLength'] as number | undefined) ?? Infinity));
   }
   return fc.string({ minLength: min, maxLength: Math.max(min, max) });
 }
@@ -79,9 +82,21 @@ function numberArbitrary(schema: JsonSchema, integer: boolean): fc.Arbitrary<num
     if (schema['exclusiveMaximum'] !== undefined) max = Math.ceil(max) - 1;
     return fc.integer({ min: Math.ceil(min), max: Math.floor(max) });
   }
-  const arbitrary = fc.double({ min, max, noNaN: true, noDefaultInfinity: true, minExcluded: schema['exclusiveMinimum'] !== undefined, maxExcluded: schema['exclusiveMaximum'] !== undefined });
+  const arbitrary = fc.double({
+    min,
+    max,
+    noNaN: true,
+    noDefaultInfinity: true,
+    minExcluded: schema['exclusiveMinimum'] !== undefined,
+    maxExcluded: schema['exclusiveMaximum'] !== undefined,
+  });
   // Round-ish values too: partners send 1.5, not 1.4999999999999998.
-  return fc.oneof(arbitrary, arbitrary.map((n) => Math.min(max, Math.max(min, Math.round(n * 100) / 100))).filter((n) => (schema['exclusiveMinimum'] === undefined || n > min) && (schema['exclusiveMaximum'] === undefined || n < max)));
+  return fc.oneof(
+    arbitrary,
+    arbitrary
+      .map((n) => Math.min(max, Math.max(min, Math.round(n * 100) / 100)))
+      .filter((n) => (schema['exclusiveMinimum'] === undefined || n > min) && (schema['exclusiveMaximum'] === undefined || n < max)),
+  );
 }
 
 /** Values the schema accepts. */
@@ -107,7 +122,10 @@ export function validValue(input: JsonSchema, resolve: Resolver = noRefs, depth 
       return stringArbitrary(schema);
     case 'array': {
       const items = (schema['items'] as JsonSchema | undefined) ?? {};
-      return fc.array(validValue(items, resolve, depth + 1), { minLength: schema['minItems'] ?? 0, maxLength: Math.min(schema['maxItems'] ?? 4, (schema['minItems'] ?? 0) + 4) });
+      return fc.array(validValue(items, resolve, depth + 1), {
+        minLength: schema['minItems'] ?? 0,
+        maxLength: Math.min(schema['maxItems'] ?? 4, (schema['minItems'] ?? 0) + 4),
+      });
     }
     case 'object':
       return objectArbitrary(schema, resolve, depth);
@@ -121,7 +139,9 @@ function objectArbitrary(schema: JsonSchema, resolve: Resolver, depth: number): 
   const properties = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema['required'] ?? []) as string[]);
   const names = Object.keys(properties);
-  const record = fc.record(Object.fromEntries(names.map((name) => [name, validValue(properties[name]!, resolve, depth + 1)])), { requiredKeys: names.filter((n) => required.has(n)) });
+  const record = fc.record(Object.fromEntries(names.map((name) => [name, validValue(properties[name]!, resolve, depth + 1)])), {
+    requiredKeys: names.filter((n) => required.has(n)),
+  });
   if (names.length === 0 && schema['additionalProperties'] !== false) {
     return depth > 2 ? fc.constant({}) : fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
   }
@@ -152,7 +172,8 @@ function boundaryBreaker(schema: JsonSchema): fc.Arbitrary<unknown> | undefined 
   if (types.includes('string') || schema['pattern']) {
     if (typeof schema['maxLength'] === 'number') out.push(fc.constant('x'.repeat((schema['maxLength'] as number) + 1)));
     if (typeof schema['minLength'] === 'number' && (schema['minLength'] as number) > 0) out.push(fc.constant('x'.repeat((schema['minLength'] as number) - 1)));
-    if (schema['pattern'] || schema['format']) out.push(fc.oneof(hostileText, fc.string({ maxLength: 12 })).filter((s) => !(schema['pattern'] && new RegExp(schema['pattern'] as string).test(s))));
+    if (schema['pattern'] || schema['format'])
+      out.push(fc.oneof(hostileText, fc.string({ maxLength: 12 })).filter((s) => !(schema['pattern'] && new RegExp(schema['pattern'] as string).test(s))));
     out.push(hostileText, fc.constant('y'.repeat(100_000)));
   }
   if (types.includes('integer') || types.includes('number')) {
@@ -184,7 +205,12 @@ export function invalidValue(input: JsonSchema, resolve: Resolver = noRefs, dept
     return fc.oneof(...options);
   }
   if ('const' in schema) return fc.oneof(fc.constant(`${String(schema['const'])}x`), fc.constant(null));
-  if (Array.isArray(schema['enum'])) return fc.oneof(fc.oneof(fc.string({ maxLength: 10 }), hostileText).filter((s) => !(schema['enum'] as unknown[]).includes(s)), fc.integer(), fc.constant(null));
+  if (Array.isArray(schema['enum']))
+    return fc.oneof(
+      fc.oneof(fc.string({ maxLength: 10 }), hostileText).filter((s) => !(schema['enum'] as unknown[]).includes(s)),
+      fc.integer(),
+      fc.constant(null),
+    );
   const types = typesOf(schema);
   if (types.length === 0) return fc.constant(undefined);
   const options: fc.Arbitrary<unknown>[] = [wrongType(schema)];
@@ -195,18 +221,25 @@ export function invalidValue(input: JsonSchema, resolve: Resolver = noRefs, dept
     const required = ((schema['required'] ?? []) as string[]).filter((name) => name in properties);
     const valid = objectArbitrary(schema, resolve, depth);
     if (required.length > 0) {
-      options.push(fc.tuple(valid, fc.constantFrom(...required)).map(([value, name]) => {
-        const copy = { ...value };
-        delete copy[name];
-        return copy;
-      }));
+      options.push(
+        fc.tuple(valid, fc.constantFrom(...required)).map(([value, name]) => {
+          const copy = { ...value };
+          delete copy[name];
+          return copy;
+        }),
+      );
     }
     if (schema['additionalProperties'] === false) {
-      options.push(fc.tuple(valid, fc.oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'toString'))).filter(([, key]) => !(key in properties)).map(([value, key]) => {
-        const copy: Record<string, unknown> = { ...value };
-        Object.defineProperty(copy, key, { value: 1, enumerable: true, configurable: true, writable: true });
-        return copy;
-      }));
+      options.push(
+        fc
+          .tuple(valid, fc.oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'toString')))
+          .filter(([, key]) => !(key in properties))
+          .map(([value, key]) => {
+            const copy: Record<string, unknown> = { ...value };
+            Object.defineProperty(copy, key, { value: 1, enumerable: true, configurable: true, writable: true });
+            return copy;
+          }),
+      );
     }
     const names = Object.keys(properties).filter((name) => !(depth > 0 && !required.includes(name)));
     for (const name of names) {

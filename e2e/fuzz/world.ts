@@ -106,13 +106,29 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
     const registered = await fetch(`${gw.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'fuzz', redirect_uris: [oauthRedirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+      body: JSON.stringify({
+        client_name: 'fuzz',
+        redirect_uris: [oauthRedirectUri],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      }),
     });
     if (registered.status !== 201) throw new Error(`OAuth registration answered ${registered.status}: ${await registered.text()}`);
     const oauthClientId = ((await registered.json()) as { client_id: string }).client_id;
     const document = await (await fetch(`${gw.url}/api/v1/openapi.json`)).json();
-    const foreignIds = new Set<string>([b.operatorId, b.sandbox.projectId, b.testnet.projectId, ...b.sandboxInvoices, ...b.testnetInvoices, ...b.sandboxEvents, ...b.testnetEvents].filter((id) => typeof id === 'string' && id.length > 0));
-    const tables = ((await gw.kernel.cradle.db.raw(`select table_schema || '.' || table_name as name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema') order by 1`)).rows as { name: string }[]).map((r) => r.name);
+    const foreignIds = new Set<string>(
+      [b.operatorId, b.sandbox.projectId, b.testnet.projectId, ...b.sandboxInvoices, ...b.testnetInvoices, ...b.sandboxEvents, ...b.testnetEvents].filter(
+        (id) => typeof id === 'string' && id.length > 0,
+      ),
+    );
+    const tables = (
+      (
+        await gw.kernel.cradle.db.raw(
+          `select table_schema || '.' || table_name as name from information_schema.tables where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema') order by 1`,
+        )
+      ).rows as { name: string }[]
+    ).map((r) => r.name);
     return {
       gw,
       mail,
@@ -139,7 +155,10 @@ export async function startFuzzWorld(): Promise<FuzzWorld> {
 }
 
 export async function provisionSandbox(gw: TestKernel, operatorId: string): Promise<Credentials> {
-  const provisioned = await gw.kernel.cradle.sandboxProjects.provision({ name: `fuzz-${Math.random().toString(36).slice(2)}`, operator: operatorId }, CLI_ACTOR);
+  const provisioned = await gw.kernel.cradle.sandboxProjects.provision(
+    { name: `fuzz-${Math.random().toString(36).slice(2)}`, operator: operatorId },
+    CLI_ACTOR,
+  );
   await gw.kernel.cradle.tenancyProjects.setWebhookUrl(provisioned.project.id, 'http://127.0.0.1:9/hooks', CLI_ACTOR);
   return { projectId: provisioned.project.id, secret: provisioned.api_key.api_secret };
 }
@@ -153,12 +172,20 @@ async function side(gw: TestKernel, label: string, evmAccount: number): Promise<
   const sandboxInvoices: string[] = [];
   const testnetInvoices: string[] = [];
   for (let i = 0; i < 2; i += 1) {
-    const created = await signedFetch(gw.url, '/api/v1/sandbox/invoices', { ...sandbox, method: 'POST', body: { external_id: `fuzz-${label}-sb-${i}`, coin: 'eth', amount_crypto: '0.05' } });
+    const created = await signedFetch(gw.url, '/api/v1/sandbox/invoices', {
+      ...sandbox,
+      method: 'POST',
+      body: { external_id: `fuzz-${label}-sb-${i}`, coin: 'eth', amount_crypto: '0.05' },
+    });
     if (created.status !== 201) throw new Error(`sandbox invoice: ${created.status} ${JSON.stringify(created.body)}`);
     sandboxInvoices.push(created.body.id);
     const detected = await signedFetch(gw.url, `/api/v1/sandbox/invoices/${created.body.id}/simulate-detect`, { ...sandbox, method: 'POST', body: {} });
     if (detected.status !== 200) throw new Error(`simulate-detect: ${detected.status} ${JSON.stringify(detected.body)}`);
-    const real = await signedFetch(gw.url, '/api/v1/invoices', { ...testnet, method: 'POST', body: { external_id: `fuzz-${label}-tn-${i}`, coin: 'eth', amount_crypto: '0.05' } });
+    const real = await signedFetch(gw.url, '/api/v1/invoices', {
+      ...testnet,
+      method: 'POST',
+      body: { external_id: `fuzz-${label}-tn-${i}`, coin: 'eth', amount_crypto: '0.05' },
+    });
     if (real.status !== 201) throw new Error(`testnet invoice: ${real.status} ${JSON.stringify(real.body)}`);
     testnetInvoices.push(real.body.id);
   }

@@ -29,7 +29,10 @@ async function step<T>(name: string, call: Promise<T>): Promise<T> {
   }
 }
 
-const invoice = await step('create', gateway.sandbox.invoices.create({ external_id: `example-${Date.now()}`, coin: 'eth', amount_crypto: '0.05', callback_url: env('CALLBACK_URL') }));
+const invoice = await step(
+  'create',
+  gateway.sandbox.invoices.create({ external_id: `example-${Date.now()}`, coin: 'eth', amount_crypto: '0.05', callback_url: env('CALLBACK_URL') }),
+);
 await step('detect', gateway.sandbox.simulate.detect(invoice.id, { seed: 'example' }));
 await step('paid', gateway.sandbox.simulate.paid(invoice.id));
 await step('reorg', gateway.sandbox.simulate.reorg(invoice.id));

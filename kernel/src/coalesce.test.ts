@@ -28,7 +28,10 @@ test('a failed load is shared by its waiters and not remembered', async (t) => {
     throw new Error(`boom ${calls}`);
   };
   const results = await Promise.allSettled([coalesce('k', failing), coalesce('k', failing)]);
-  t.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+  t.deepEqual(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
   t.is(calls, 1);
   t.is(await coalesce('k', async () => 'ok'), 'ok');
 });

@@ -50,7 +50,9 @@ export function checkDeclaredDeps(loaded: readonly LoadedPlugin[], container: Aw
           throw new Error(`${part} of plugin "${plugin.id}" declares "${String(name)}" of plugin "${owner.id}", which is not in its dependsOn`);
         }
         if (!(owner.exports ?? []).includes(name)) {
-          throw new Error(`${part} of plugin "${plugin.id}" declares "${String(name)}", which plugin "${owner.id}" does not export (its exports: ${owner.exports?.join(', ') || 'none'})`);
+          throw new Error(
+            `${part} of plugin "${plugin.id}" declares "${String(name)}", which plugin "${owner.id}" does not export (its exports: ${owner.exports?.join(', ') || 'none'})`,
+          );
         }
       }
     };

@@ -37,7 +37,11 @@ test('a declared part sees its declared services and fails loudly on any other r
 
 test('an optional dependency reads the service when it is registered and undefined when it is not', (t) => {
   const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }) });
-  const deps = buildDeclared(withDeps(['depsProbeA?', 'depsProbeB?'], (deps) => deps), container.cradle, 'routes of plugin "deps-probe"');
+  const deps = buildDeclared(
+    withDeps(['depsProbeA?', 'depsProbeB?'], (deps) => deps),
+    container.cradle,
+    'routes of plugin "deps-probe"',
+  );
   t.deepEqual(deps.depsProbeA, { name: 'a' });
   t.is(deps.depsProbeB, undefined);
 });
@@ -49,7 +53,14 @@ test('a service is built from its declared services only, lazily, and names itse
       built += 1;
       return { name: String(logger) };
     }),
-    depsProbeB: service(['depsProbeA'], (deps) => ({ get a() { return deps.depsProbeA; }, get sneaky() { return (deps as unknown as Cradle).db; } })),
+    depsProbeB: service(['depsProbeA'], (deps) => ({
+      get a() {
+        return deps.depsProbeA;
+      },
+      get sneaky() {
+        return (deps as unknown as Cradle).db;
+      },
+    })),
   });
   const plugin = definePlugin({ id: 'deps-probe' });
   checkDeclaredDeps([{ plugin, config: {} }], container, new Set(['logger', 'db']));
@@ -57,7 +68,10 @@ test('a service is built from its declared services only, lazily, and names itse
   t.is(built, 0, 'declaring a service does not resolve it');
   t.deepEqual(b.a, { name: 'the logger' });
   t.is(built, 1);
-  t.is(t.throws(() => b.sneaky).message, 'service "depsProbeB" of plugin "deps-probe" read "db" from the container without declaring it (declared: depsProbeA)');
+  t.is(
+    t.throws(() => b.sneaky).message,
+    'service "depsProbeB" of plugin "deps-probe" read "db" from the container without declaring it (declared: depsProbeA)',
+  );
 });
 
 test('a disposer given to service runs when the container is disposed', async (t) => {
@@ -73,27 +87,65 @@ test('start-up refuses a declared service that does not exist or belongs to a pl
   const other = definePlugin({ id: 'other-probe' });
   const missing = definePlugin({ id: 'deps-probe', routes: withDeps(['depsProbeB'], () => []) });
   t.is(
-    t.throws(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: missing, config: {} }], container, new Set(['logger', 'db']))).message,
+    t.throws(() =>
+      checkDeclaredDeps(
+        [
+          { plugin: other, config: {} },
+          { plugin: missing, config: {} },
+        ],
+        container,
+        new Set(['logger', 'db']),
+      ),
+    ).message,
     'routes of plugin "deps-probe" declares "depsProbeB", which no enabled plugin provides',
   );
   const undeclaredDependency = definePlugin({ id: 'deps-probe', jobs: withDeps(['otherProbeC', 'db'], () => []) });
   t.is(
-    t.throws(() => checkDeclaredDeps([{ plugin: other, config: {} }, { plugin: undeclaredDependency, config: {} }], container, new Set(['logger', 'db']))).message,
+    t.throws(() =>
+      checkDeclaredDeps(
+        [
+          { plugin: other, config: {} },
+          { plugin: undeclaredDependency, config: {} },
+        ],
+        container,
+        new Set(['logger', 'db']),
+      ),
+    ).message,
     'jobs of plugin "deps-probe" declares "otherProbeC" of plugin "other-probe", which is not in its dependsOn',
   );
   const exporting = definePlugin({ id: 'other-probe', exports: ['otherProbeC'] });
   const dependant = definePlugin({ id: 'deps-probe', dependsOn: ['other-probe'], jobs: withDeps(['otherProbeC', 'db'], () => []) });
-  t.notThrows(() => checkDeclaredDeps([{ plugin: exporting, config: {} }, { plugin: dependant, config: {} }], container, new Set(['logger', 'db'])));
+  t.notThrows(() =>
+    checkDeclaredDeps(
+      [
+        { plugin: exporting, config: {} },
+        { plugin: dependant, config: {} },
+      ],
+      container,
+      new Set(['logger', 'db']),
+    ),
+  );
 });
 
-test('start-up refuses another plugin\'s declaration of a service its provider does not export; the provider reads it', (t) => {
-  const container = containerWith({ otherProbeC: serviceValue(3), otherProbeStore: serviceValue(4), depsProbeA: service(['otherProbeStore?'], () => ({ name: 'a' })) });
+test("start-up refuses another plugin's declaration of a service its provider does not export; the provider reads it", (t) => {
+  const container = containerWith({
+    otherProbeC: serviceValue(3),
+    otherProbeStore: serviceValue(4),
+    depsProbeA: service(['otherProbeStore?'], () => ({ name: 'a' })),
+  });
   const kernel = new Set(['logger', 'db']);
   const provider = definePlugin({ id: 'other-probe', exports: ['otherProbeC'], start: withDeps(['otherProbeStore'], async () => undefined) });
   const reader = (part: Record<string, unknown>) => ({ plugin: definePlugin({ id: 'deps-probe', dependsOn: ['other-probe'], ...part }), config: {} });
-  t.notThrows(() => checkDeclaredDeps([{ plugin: provider, config: {} }, reader({ routes: withDeps(['otherProbeC'], () => []) })], containerWith({ otherProbeC: serviceValue(3), otherProbeStore: serviceValue(4) }), kernel));
+  t.notThrows(() =>
+    checkDeclaredDeps(
+      [{ plugin: provider, config: {} }, reader({ routes: withDeps(['otherProbeC'], () => []) })],
+      containerWith({ otherProbeC: serviceValue(3), otherProbeStore: serviceValue(4) }),
+      kernel,
+    ),
+  );
   t.is(
-    t.throws(() => checkDeclaredDeps([{ plugin: provider, config: {} }, reader({ routes: withDeps(['otherProbeStore'], () => []) })], container, kernel)).message,
+    t.throws(() => checkDeclaredDeps([{ plugin: provider, config: {} }, reader({ routes: withDeps(['otherProbeStore'], () => []) })], container, kernel))
+      .message,
     'routes of plugin "deps-probe" declares "otherProbeStore", which plugin "other-probe" does not export (its exports: otherProbeC)',
   );
   // A service's declaration, optional or not, is held to the same rule.
@@ -102,15 +154,22 @@ test('start-up refuses another plugin\'s declaration of a service its provider d
     'service "depsProbeA" of plugin "deps-probe" declares "otherProbeStore", which plugin "other-probe" does not export (its exports: otherProbeC)',
   );
   const stale = definePlugin({ id: 'other-probe', exports: ['otherProbeC', 'depsProbeA'] });
-  t.is(t.throws(() => checkDeclaredDeps([{ plugin: stale, config: {} }], container, kernel)).message, 'plugin "other-probe" exports "depsProbeA", which it does not register');
+  t.is(
+    t.throws(() => checkDeclaredDeps([{ plugin: stale, config: {} }], container, kernel)).message,
+    'plugin "other-probe" exports "depsProbeA", which it does not register',
+  );
 });
 
-test('start-up checks the services each CLI command declares like a route\'s', (t) => {
+test("start-up checks the services each CLI command declares like a route's", (t) => {
   const container = containerWith({ otherProbeC: serviceValue(3), otherProbeStore: serviceValue(4) });
   const kernel = new Set(['logger', 'db']);
   const provider = { plugin: definePlugin({ id: 'other-probe', exports: ['otherProbeC'] }), config: {} };
-  const withCommand = (command: CliCommand, dependsOn: string[] = ['other-probe']) => ({ plugin: definePlugin({ id: 'deps-probe', dependsOn, cli: [command] }), config: {} });
-  const command = (deps: readonly ('otherProbeC' | 'otherProbeStore' | 'db')[]) => defineCommand(deps, { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) });
+  const withCommand = (command: CliCommand, dependsOn: string[] = ['other-probe']) => ({
+    plugin: definePlugin({ id: 'deps-probe', dependsOn, cli: [command] }),
+    config: {},
+  });
+  const command = (deps: readonly ('otherProbeC' | 'otherProbeStore' | 'db')[]) =>
+    defineCommand(deps, { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) });
   t.notThrows(() => checkDeclaredDeps([provider, withCommand(command(['otherProbeC', 'db']))], container, kernel));
   t.is(
     t.throws(() => checkDeclaredDeps([provider, withCommand(command(['otherProbeStore']))], container, kernel)).message,
@@ -136,7 +195,10 @@ test('a CLI command runs with the services it declared and fails loudly on any o
     run: async ({ flags, deps }) => ({ name: deps.depsProbeA.name, flag: flags['x'], sneaky: flags['sneak'] ? (deps as unknown as Cradle).db : undefined }),
   });
   t.deepEqual(await runCommand(show, { x: 'y' }, container.cradle), { name: 'a', flag: 'y', sneaky: undefined });
-  t.is((await t.throwsAsync(runCommand(show, { sneak: true }, container.cradle))).message, 'cli command "probe show" read "db" from the container without declaring it (declared: depsProbeA)');
+  t.is(
+    (await t.throwsAsync(runCommand(show, { sneak: true }, container.cradle))).message,
+    'cli command "probe show" read "db" from the container without declaring it (declared: depsProbeA)',
+  );
   const undeclared = { noun: 'probe', verb: 'show', summary: 'A probe.', run: async () => ({}) } as unknown as CliCommand;
   t.is(t.throws(() => runCommand(undeclared, {}, container.cradle)).message, 'cli command "probe show" must declare its deps with defineCommand (ADR 0009)');
 });
@@ -150,7 +212,11 @@ test('a declared view resolves each service once, on its first read, and keeps i
       return Reflect.get(target, name);
     },
   });
-  const deps = buildDeclared(withDeps(['depsProbeA'], (deps) => deps), counted, 'routes of plugin "deps-probe"');
+  const deps = buildDeclared(
+    withDeps(['depsProbeA'], (deps) => deps),
+    counted,
+    'routes of plugin "deps-probe"',
+  );
   t.is(cradleReads, 0, 'declared, not resolved');
   for (let i = 0; i < 1000; i++) t.is(deps.depsProbeA.name, 'a');
   t.is(cradleReads, 1, 'one resolution by the container for 1,000 reads of the view');

@@ -51,14 +51,20 @@ export function createFailureLog(logger: Logger, messages: FailureLogMessages, n
       }
       streak.count += 1;
       if (isPowerOfTen(streak.count)) {
-        logger[level]({ ...fields, failures: streak.count, since: streak.since.toISOString(), error: error instanceof Error ? error.message : String(error) }, `${messages.stillFailing} (${streak.count} failures since ${streak.since.toISOString()})`);
+        logger[level](
+          { ...fields, failures: streak.count, since: streak.since.toISOString(), error: error instanceof Error ? error.message : String(error) },
+          `${messages.stillFailing} (${streak.count} failures since ${streak.since.toISOString()})`,
+        );
       }
     },
     succeeded(key, fields = {}) {
       const streak = streaks.get(key);
       if (!streak) return;
       streaks.delete(key);
-      logger.info({ ...fields, failures: streak.count, since: streak.since.toISOString() }, `${messages.recovered} after ${streak.count} failure${streak.count === 1 ? '' : 's'}`);
+      logger.info(
+        { ...fields, failures: streak.count, since: streak.since.toISOString() },
+        `${messages.recovered} after ${streak.count} failure${streak.count === 1 ? '' : 's'}`,
+      );
     },
     streak(key) {
       return streaks.get(key)?.count ?? 0;

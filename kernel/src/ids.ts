@@ -99,7 +99,9 @@ export function derivedIdAt(time: Date, ...parts: string[]): string {
 
 /** 80 bits of SHA-256 over `anchor` and `parts` (the digest's first 10 bytes) as 16 Crockford characters, most significant first. */
 function derivedRandom(anchor: string, parts: readonly string[]): string {
-  const digest = createHash('sha256').update([anchor, ...parts].join('\u0000')).digest();
+  const digest = createHash('sha256')
+    .update([anchor, ...parts].join('\u0000'))
+    .digest();
   let random = '';
   let pending = 0;
   let bits = 0;

@@ -157,7 +157,13 @@ export function createKernel(options: KernelOptions): Kernel {
   }
 
   function registerCore(databaseUrl: string, masterKey: string): void {
-    jobQueue = createJobQueue({ url: databaseUrl, schema: config.jobs.schema, poolMax: config.jobs.poolMax, superviseIntervalSeconds: config.jobs.superviseIntervalSeconds, logger });
+    jobQueue = createJobQueue({
+      url: databaseUrl,
+      schema: config.jobs.schema,
+      poolMax: config.jobs.poolMax,
+      superviseIntervalSeconds: config.jobs.superviseIntervalSeconds,
+      logger,
+    });
     const queue = jobQueue;
     container.register({
       kernelConfig: asValue(config),
@@ -187,7 +193,11 @@ export function createKernel(options: KernelOptions): Kernel {
       ).singleton(),
       extensions: asFunction((cradle: Cradle) => createExtensions(cradle, loaded)).singleton(),
       userAccess: asFunction((cradle: Cradle) =>
-        createUserAccess(() => loaded.flatMap(({ plugin }) => (plugin.userAccessEnders ? buildDeclared(plugin.userAccessEnders, cradle, `userAccessEnders of plugin "${plugin.id}"`) : []))),
+        createUserAccess(() =>
+          loaded.flatMap(({ plugin }) =>
+            plugin.userAccessEnders ? buildDeclared(plugin.userAccessEnders, cradle, `userAccessEnders of plugin "${plugin.id}"`) : [],
+          ),
+        ),
       ).singleton(),
     });
     const kernelServices = new Set(Object.keys(container.registrations));
@@ -220,15 +230,19 @@ export function createKernel(options: KernelOptions): Kernel {
         const route = typeof ctx['_matchedRoute'] === 'string' ? (ctx['_matchedRoute'] as string) : 'unmatched';
         metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
         const seconds = end({ method: ctx.method, route });
-        logger.info(
-          { requestId: ctx.state['requestId'], method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) },
-          'request',
-        );
+        logger.info({ requestId: ctx.state['requestId'], method: ctx.method, route, status: ctx.status, ms: Math.round(seconds * 1000) }, 'request');
       }
     });
     koa.use(requestIdMiddleware());
     koa.use(answerReplayMiddleware(logger));
-    koa.use(errorMiddleware(logger, loaded.flatMap(({ plugin }) => (plugin.errorFormats ? buildDeclared(plugin.errorFormats, container.cradle, `errorFormats of plugin "${plugin.id}"`) : []))));
+    koa.use(
+      errorMiddleware(
+        logger,
+        loaded.flatMap(({ plugin }) =>
+          plugin.errorFormats ? buildDeclared(plugin.errorFormats, container.cradle, `errorFormats of plugin "${plugin.id}"`) : [],
+        ),
+      ),
+    );
     koa.use(async (ctx, next) => {
       if (!accepting && !ctx.path.startsWith('/healthz')) {
         ctx.set('Connection', 'close');
@@ -240,7 +254,9 @@ export function createKernel(options: KernelOptions): Kernel {
     mountRoutes(router, routes, authenticators);
     koa.use(router.routes());
     // An unknown method (PROPFIND) is 405 like a known one on the wrong path, never a bare 501.
-    koa.use(router.allowedMethods({ throw: true, methodNotAllowed: () => coreErrors.method_not_allowed(), notImplemented: () => coreErrors.method_not_allowed() }));
+    koa.use(
+      router.allowedMethods({ throw: true, methodNotAllowed: () => coreErrors.method_not_allowed(), notImplemented: () => coreErrors.method_not_allowed() }),
+    );
     return koa;
   }
 
@@ -278,9 +294,15 @@ export function createKernel(options: KernelOptions): Kernel {
     const report = await kernel.readiness();
     for (const finding of report.checks) {
       if (finding.ok) continue;
-      logger[finding.severity === 'error' ? 'warn' : 'info']({ check: finding.check, severity: finding.severity, fix: finding.fix }, `not ready for real payments: ${finding.detail}`);
+      logger[finding.severity === 'error' ? 'warn' : 'info'](
+        { check: finding.check, severity: finding.severity, fix: finding.fix },
+        `not ready for real payments: ${finding.detail}`,
+      );
     }
-    logger.info({ errors: report.errors, warnings: report.warnings }, report.ready ? 'readiness: nothing missing for real payments' : `readiness: ${report.errors} problem(s) block real payments; run "gateway doctor"`);
+    logger.info(
+      { errors: report.errors, warnings: report.warnings },
+      report.ready ? 'readiness: nothing missing for real payments' : `readiness: ${report.errors} problem(s) block real payments; run "gateway doctor"`,
+    );
   }
 
   const kernel: Kernel = {
@@ -312,7 +334,10 @@ export function createKernel(options: KernelOptions): Kernel {
       // A configured test network (a local regtest node's) is said at every start, never taken silently.
       for (const chain of Object.keys(config.chains.testNetworks).filter((id) => chainRegistry.has(id))) {
         const network = chainRegistry.get(chain).definition.networks.testnets[0];
-        logger.info({ chain, network: network.id }, `testnet and sandbox projects of ${chain} use ${network.name} (chains.testNetworks.${chain}); production projects use mainnet`);
+        logger.info(
+          { chain, network: network.id },
+          `testnet and sandbox projects of ${chain} use ${network.name} (chains.testNetworks.${chain}); production projects use mainnet`,
+        );
       }
       registerCore(await connectDatabase(), masterKey);
     },
@@ -327,7 +352,10 @@ export function createKernel(options: KernelOptions): Kernel {
       }
       await jobQueue!.start();
       registerJobQueueGauge(cradle.metrics.registry, jobQueue!, logger);
-      const jobDefinitions = [...KERNEL_JOBS(cradle), ...loaded.flatMap(({ plugin }) => (plugin.jobs ? buildDeclared(plugin.jobs, cradle, `jobs of plugin "${plugin.id}"`) : []))];
+      const jobDefinitions = [
+        ...KERNEL_JOBS(cradle),
+        ...loaded.flatMap(({ plugin }) => (plugin.jobs ? buildDeclared(plugin.jobs, cradle, `jobs of plugin "${plugin.id}"`) : [])),
+      ];
       await jobQueue!.declareQueues(jobDefinitions);
       for (const { plugin } of loaded) {
         try {
@@ -341,15 +369,29 @@ export function createKernel(options: KernelOptions): Kernel {
       if (role === 'gateway' || role === 'all') {
         const authenticators = new Map<string, Authenticator>();
         for (const { plugin } of loaded) {
-          for (const [name, authenticator] of Object.entries(plugin.authenticators ? buildDeclared(plugin.authenticators, cradle, `authenticators of plugin "${plugin.id}"`) : {})) {
+          for (const [name, authenticator] of Object.entries(
+            plugin.authenticators ? buildDeclared(plugin.authenticators, cradle, `authenticators of plugin "${plugin.id}"`) : {},
+          )) {
             if (authenticators.has(name)) throw new Error(`authenticator "${name}" is provided twice`);
             authenticators.set(name, authenticator);
           }
         }
         routes.push(...systemRoutes(cradle, { isAccepting: () => accepting, readiness: recentReadiness }));
         // The document is built from `routes` on first request, so it covers the plugin routes below.
-        routes.push(...openApiRoutes({ routes, errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []), baseUrl: config.http.baseUrl, signedQuery: config.security.signedQuery }));
-        for (const { plugin } of loaded) routes.push(...(plugin.routes ? buildDeclared(plugin.routes, cradle, `routes of plugin "${plugin.id}"`) : []).map((route) => bindChainIds(route, chainRegistry)));
+        routes.push(
+          ...openApiRoutes({
+            routes,
+            errorCatalogues: loaded.flatMap(({ plugin }) => plugin.errors ?? []),
+            baseUrl: config.http.baseUrl,
+            signedQuery: config.security.signedQuery,
+          }),
+        );
+        for (const { plugin } of loaded)
+          routes.push(
+            ...(plugin.routes ? buildDeclared(plugin.routes, cradle, `routes of plugin "${plugin.id}"`) : []).map((route) =>
+              bindChainIds(route, chainRegistry),
+            ),
+          );
         // A browser opening the gateway's address gets a page, not the JSON 404: a plugin may own `/`
         // (the dashboard does); otherwise the API reference.
         if (!routes.some((r) => r.method === 'GET' && r.path === '/')) routes.push(rootRedirect(API_REFERENCE_PATH));
@@ -378,7 +420,10 @@ export function createKernel(options: KernelOptions): Kernel {
           clearTimeout(timer);
         }
         if (jobQueue) await jobQueue.stop(config.http.shutdownGraceMs);
-        if (listenerRecorded) await container.cradle.httpListeners.remove().catch((error: unknown) => logger.warn({ err: error }, 'could not remove this gateway\'s listening address'));
+        if (listenerRecorded)
+          await container.cradle.httpListeners
+            .remove()
+            .catch((error: unknown) => logger.warn({ err: error }, "could not remove this gateway's listening address"));
         for (const plugin of [...startedPlugins].reverse()) {
           try {
             if (plugin.stop) await buildDeclared(plugin.stop, container.cradle, `stop of plugin "${plugin.id}"`);
@@ -416,7 +461,9 @@ export function createKernel(options: KernelOptions): Kernel {
               for (const row of rows) {
                 const next = secretBox.reseal(row[sealed.column]!, sealed.aad(row['id']!));
                 if (next === undefined) continue;
-                await trx(sealed.table).where({ id: row['id'] }).update({ [sealed.column]: next });
+                await trx(sealed.table)
+                  .where({ id: row['id'] })
+                  .update({ [sealed.column]: next });
                 resealed += 1;
               }
               return { table: sealed.table, column: sealed.column, rows: rows.length, resealed };

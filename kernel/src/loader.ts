@@ -37,7 +37,8 @@ export function loadPlugins(plugins: readonly AnyPlugin[], config: KernelConfig)
   for (const plugin of enabled) {
     for (const dependency of plugin.dependsOn ?? []) {
       if (!byId.has(dependency)) throw new Error(`plugin "${plugin.id}" depends on "${dependency}", which is not part of this build`);
-      if (!enabledIds.has(dependency)) throw new ConfigError(`plugin "${plugin.id}" depends on "${dependency}", which is disabled (plugins.${dependency}.enabled)`);
+      if (!enabledIds.has(dependency))
+        throw new ConfigError(`plugin "${plugin.id}" depends on "${dependency}", which is disabled (plugins.${dependency}.enabled)`);
     }
   }
   const ordered: AnyPlugin[] = [];

@@ -122,9 +122,7 @@ export interface SealedColumn {
 const PLUGIN_ID = /^[a-z][a-z0-9-]*$/;
 
 /** Declares a plugin. Checks the shape eagerly so a mistake fails at import time. */
-export function definePlugin<TConfigSchema extends TSchema>(
-  plugin: PluginDefinition<TConfigSchema>,
-): PluginDefinition<TConfigSchema> {
+export function definePlugin<TConfigSchema extends TSchema>(plugin: PluginDefinition<TConfigSchema>): PluginDefinition<TConfigSchema> {
   if (!PLUGIN_ID.test(plugin.id)) throw new Error(`definePlugin: invalid plugin id "${plugin.id}"`);
   const names = new Set<string>();
   for (const migration of plugin.migrations ?? []) {

@@ -29,7 +29,8 @@ test('the reference page renders under a CSP that allows only the gateway itself
   });
   const response = await page.goto(`${gw.url}/api/v1/docs`);
   const csp = response?.headers()['content-security-policy'] ?? '';
-  for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) t.true(csp.includes(directive), directive);
+  for (const directive of ["default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"])
+    t.true(csp.includes(directive), directive);
   // The document's operations are listed: the bundle ran and fetched /api/v1/openapi.json.
   await page.locator('.opblock-summary-path', { hasText: '/healthz' }).first().waitFor({ timeout: 30_000 });
   t.deepEqual(refusals, [], 'nothing the page needs is refused');

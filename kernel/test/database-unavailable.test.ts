@@ -37,7 +37,7 @@ test('a server that refuses connections is unavailable: 503 service_unavailable 
   t.true(isDatabaseUnavailable(await rejection(() => client.connect())));
 });
 
-test('a connection the server terminates (a restart\'s fast shutdown) is unavailable, on the query it cut and on a query that gets the dead connection; the pool recovers', async (t) => {
+test("a connection the server terminates (a restart's fast shutdown) is unavailable, on the query it cut and on a query that gets the dead connection; the pool recovers", async (t) => {
   const knex = createKnex(database.url, 1);
   t.teardown(() => knex.destroy());
   const admin = new pg.Client({ connectionString: database.url });

@@ -38,7 +38,12 @@ const outboxProbe = definePlugin({
       name: 'outbox-probe.announce',
       work: { pollingIntervalSeconds: 0.5, batchSize: 10 },
       handler: async (jobs) => {
-        for (const job of jobs) await deps.db('outbox_probe_seen').insert({ id: (job.data as { id: string }).id }).onConflict('id').ignore();
+        for (const job of jobs)
+          await deps
+            .db('outbox_probe_seen')
+            .insert({ id: (job.data as { id: string }).id })
+            .onConflict('id')
+            .ignore();
       },
     },
   ]),
@@ -75,7 +80,10 @@ test('a job sent inside a transaction exists only if the transaction commits (th
   await waitFor(async () => (await db('outbox_probe_seen').where({ id: 'committed' }).first()) as unknown, 20_000, 'the committed job');
   // The rolled-back job was never created: pg-boss has exactly one job on the queue.
   const rows = await db.raw(`select data->>'id' as id from pgboss.job where name = 'outbox-probe.announce'`);
-  t.deepEqual(rows.rows.map((r: { id: string }) => r.id), ['committed']);
+  t.deepEqual(
+    rows.rows.map((r: { id: string }) => r.id),
+    ['committed'],
+  );
   t.falsy(await db('outbox_probe_things').where({ id: 'rolled-back' }).first());
 });
 
@@ -120,7 +128,9 @@ test('service names must carry the plugin prefix', async (t) => {
 
 test('a service must declare what it reads: a resolver wired by hand (it would get the whole container) stops start-up', async (t) => {
   const byHand = definePlugin({ id: 'by-hand', register: () => ({ byHandHelper: asFunction(() => 1).singleton() }) });
-  await t.throwsAsync(startTestKernel({ plugins: [byHand] }), { message: 'plugin "by-hand" registers "byHandHelper" without service() or serviceValue(): a service declares the services it reads (ADR 0009)' });
+  await t.throwsAsync(startTestKernel({ plugins: [byHand] }), {
+    message: 'plugin "by-hand" registers "byHandHelper" without service() or serviceValue(): a service declares the services it reads (ADR 0009)',
+  });
 });
 
 /** The statements on the rate-limit counters that `db` sends while `fn` runs (knex's query event). */
@@ -146,21 +156,27 @@ test('hitMany counts a batch in one statement and admits exactly the hits within
   t.true((await gw.kernel.cradle.rateLimiter.hit(rule)).allowed);
   const { result: batch, statements } = await counterStatementsDuring(gw.kernel.cradle.db, () => gw.kernel.cradle.rateLimiter.hitMany(rule, 6));
   t.is(statements, 1);
-  t.deepEqual(batch.map((r) => [r.count, r.allowed, r.remaining]), [
-    [2, true, 3],
-    [3, true, 2],
-    [4, true, 1],
-    [5, true, 0],
-    [6, false, 0],
-    [7, false, 0],
-  ]);
+  t.deepEqual(
+    batch.map((r) => [r.count, r.allowed, r.remaining]),
+    [
+      [2, true, 3],
+      [3, true, 2],
+      [4, true, 1],
+      [5, true, 0],
+      [6, false, 0],
+      [7, false, 0],
+    ],
+  );
   t.false((await gw.kernel.cradle.rateLimiter.hit(rule)).allowed);
   await gw.kernel.cradle.audit.recordMany([
     { actor: 'system', channel: 'system', action: 'probe.one' },
     { actor: 'system', channel: 'system', action: 'probe.two', details: { n: 2 } },
   ]);
   const rows = await gw.kernel.cradle.db('kernel_audit_log').whereIn('action', ['probe.one', 'probe.two']).orderBy('id');
-  t.deepEqual(rows.map((r) => r.action), ['probe.one', 'probe.two']);
+  t.deepEqual(
+    rows.map((r) => r.action),
+    ['probe.one', 'probe.two'],
+  );
 });
 
 test.serial('rate-limit windows are cut on the database clock: a process whose clock is two hours off counts into the same window', async (t) => {
@@ -174,8 +190,18 @@ test.serial('rate-limit windows are cut on the database clock: a process whose c
   Date.now = () => realNow() + 2 * 3600 * 1000;
   try {
     const skewed = await rateLimiter.hitMany(rule, 3);
-    t.deepEqual(skewed.map((r) => [r.count, r.allowed]), [[2, true], [3, true], [4, false]]);
-    t.true(skewed.every((r) => r.retryAfter >= 1 && r.retryAfter <= 3600), 'retry_after within the window of the database clock');
+    t.deepEqual(
+      skewed.map((r) => [r.count, r.allowed]),
+      [
+        [2, true],
+        [3, true],
+        [4, false],
+      ],
+    );
+    t.true(
+      skewed.every((r) => r.retryAfter >= 1 && r.retryAfter <= 3600),
+      'retry_after within the window of the database clock',
+    );
   } finally {
     Date.now = realNow;
   }
@@ -195,15 +221,39 @@ test('hitEach counts several keys in one statement; concurrent calls over the sa
     ]),
   );
   t.is(statements, 1);
-  t.deepEqual(first.map((hits) => hits.map((h) => [h.count, h.allowed])), [[[1, true], [2, true], [3, false]], [[1, true]]]);
+  t.deepEqual(
+    first.map((hits) => hits.map((h) => [h.count, h.allowed])),
+    [
+      [
+        [1, true],
+        [2, true],
+        [3, false],
+      ],
+      [[1, true]],
+    ],
+  );
   // Each statement locks the counter rows of several keys; in key order they queue, never deadlock.
   const keys = ['probe:each:a', 'probe:each:b', 'probe:each:c', 'probe:each:d'];
   await Promise.all(
     Array.from({ length: 40 }, (_, n) => rateLimiter.hitEach((n % 2 ? [...keys].reverse() : keys).map((key) => ({ rule: rule(key), hits: 1 })))),
   );
   const counts = await gw.kernel.cradle.db('kernel_rate_limit_counters').whereIn('key', keys).orderBy('key').select('key', 'count');
-  t.deepEqual(counts.map((r) => [r.key, r.count]), [['probe:each:a', 41], ['probe:each:b', 43], ['probe:each:c', 40], ['probe:each:d', 40]]);
-  await t.throwsAsync(rateLimiter.hitEach([{ rule: rule('probe:x'), hits: 1 }, { rule: rule('probe:x'), hits: 1 }]), { message: /distinct/ });
+  t.deepEqual(
+    counts.map((r) => [r.key, r.count]),
+    [
+      ['probe:each:a', 41],
+      ['probe:each:b', 43],
+      ['probe:each:c', 40],
+      ['probe:each:d', 40],
+    ],
+  );
+  await t.throwsAsync(
+    rateLimiter.hitEach([
+      { rule: rule('probe:x'), hits: 1 },
+      { rule: rule('probe:x'), hits: 1 },
+    ]),
+    { message: /distinct/ },
+  );
 });
 
 test('recordManySql writes audit rows inside the caller statement, only for the targets it names', async (t) => {
@@ -221,7 +271,10 @@ test('recordManySql writes audit rows inside the caller statement, only for the 
     )}) select 1`,
   );
   const rows = await db('kernel_audit_log').where({ action: 'probe.sql' });
-  t.deepEqual(rows.map((r) => [r.target, r.details]), [['thing:2', null]]);
+  t.deepEqual(
+    rows.map((r) => [r.target, r.details]),
+    [['thing:2', null]],
+  );
 });
 
 test('a body nested deeper than the limit is 400 validation_error; an unknown method is 405, never a bare 501', async (t) => {

@@ -64,7 +64,9 @@ test('a lost listening connection is re-opened by itself, subscribers are told o
   await hub.subscribe('probe.status', { onNotification: (p) => seen.push(p), onGap: () => gaps++ });
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  const killed = await admin.query(`select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'gateway-listen' and datname = current_database()`);
+  const killed = await admin.query(
+    `select pg_terminate_backend(pid) as ok from pg_stat_activity where application_name = 'gateway-listen' and datname = current_database()`,
+  );
   await admin.end();
   t.is(killed.rowCount, 1);
   await waitFor(async () => gaps === 1, 10_000, 'the reconnection');
@@ -93,6 +95,14 @@ test('database.listenUrl, when set, is where the LISTEN connection goes (a trans
   });
   const stop = await gw.kernel.cradle.notifications.subscribe('probe.listen_url', { onNotification: () => undefined });
   t.teardown(stop);
-  const rows = (await gw.kernel.cradle.db.raw("select datname from pg_stat_activity where application_name = 'gateway-listen' and datname in (?, ?)", [listenDatabase.name, gw.database.name])).rows as { datname: string }[];
-  t.deepEqual(rows.map((r) => r.datname), [listenDatabase.name]);
+  const rows = (
+    await gw.kernel.cradle.db.raw("select datname from pg_stat_activity where application_name = 'gateway-listen' and datname in (?, ?)", [
+      listenDatabase.name,
+      gw.database.name,
+    ])
+  ).rows as { datname: string }[];
+  t.deepEqual(
+    rows.map((r) => r.datname),
+    [listenDatabase.name],
+  );
 });

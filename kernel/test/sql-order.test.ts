@@ -35,7 +35,11 @@ test('statements started in a transaction without awaiting run in the order they
   // A duplicate key aborts the transaction: the statement before it succeeded, the one after is refused.
   const outcomes = await db
     .transaction(async (trx) => {
-      const started = [sqlQuery(trx, sql`insert into probe_order (n) values (4)`), sqlQuery(trx, sql`insert into probe_order (n) values (1)`), sqlQuery(trx, sql`insert into probe_order (n) values (5)`)];
+      const started = [
+        sqlQuery(trx, sql`insert into probe_order (n) values (4)`),
+        sqlQuery(trx, sql`insert into probe_order (n) values (1)`),
+        sqlQuery(trx, sql`insert into probe_order (n) values (5)`),
+      ];
       return Promise.allSettled(started);
     })
     .catch((error: unknown) => error);

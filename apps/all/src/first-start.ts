@@ -14,11 +14,17 @@ export type CredentialsDelivery = { readonly to: 'terminal' } | { readonly to: '
  * go to `file`, created with mode 0600 (and set to 0600 if it existed), and the log names the file,
  * never a secret.
  */
-export function deliverFirstStartCredentials(text: string, options: { file: string; logger: Logger; projectId: string; stderr?: NodeJS.WriteStream; stdout?: NodeJS.WritableStream }): CredentialsDelivery {
+export function deliverFirstStartCredentials(
+  text: string,
+  options: { file: string; logger: Logger; projectId: string; stderr?: NodeJS.WriteStream; stdout?: NodeJS.WritableStream },
+): CredentialsDelivery {
   const stderr = options.stderr ?? process.stderr;
   if (stderr.isTTY) {
     stderr.write(text);
-    options.logger.info({ project_id: options.projectId }, 'first start: a sandbox project was provisioned; its credentials were shown on the terminal (stderr), once');
+    options.logger.info(
+      { project_id: options.projectId },
+      'first start: a sandbox project was provisioned; its credentials were shown on the terminal (stderr), once',
+    );
     return { to: 'terminal' };
   }
   const file = resolve(options.file);

@@ -83,7 +83,8 @@ const kernelCommands: CliCommand[] = [
  */
 export async function runCli(argv: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
-  if (isPartnerCommand(argv)) return runPartnerCommand(argv, { io, env: options.env ?? process.env, ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}) });
+  if (isPartnerCommand(argv))
+    return runPartnerCommand(argv, { io, env: options.env ?? process.env, ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}) });
   const commands = withChainChoices([...kernelCommands, ...options.plugins.flatMap((p) => p.cli ?? [])], chainsForChoices(options));
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');
@@ -102,14 +103,22 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   if (!noun || (help && !verb && !commands.some((c) => c.noun === noun && c.verb === ''))) {
     const nouns = noun ? commands.filter((c) => c.noun === noun || c.noun.startsWith(`${noun} `)) : commands;
     if (noun && nouns.length === 0) return fail(2, 'usage', `unknown command "${noun}"; run "gateway --help"`);
-    io.out(noun ? usage(nouns) : `${usage(nouns)}\n\n${PARTNER_USAGE}\n\nRun "pnpm gateway <${Object.keys(PARTNER_HELP).join('|')}> --help" for their arguments and credentials.`);
+    io.out(
+      noun
+        ? usage(nouns)
+        : `${usage(nouns)}\n\n${PARTNER_USAGE}\n\nRun "pnpm gateway <${Object.keys(PARTNER_HELP).join('|')}> --help" for their arguments and credentials.`,
+    );
     return noun || help ? 0 : 2;
   }
   // A one-word command (`gateway doctor`) is declared with an empty verb.
   const command = commands.find((c) => c.noun === noun && c.verb === (verb ?? ''));
   if (!command) {
     const known = commands.filter((c) => c.noun === noun).map((c) => c.verb);
-    return fail(2, 'usage', known.length ? `unknown command "${noun} ${verb ?? ''}"; ${noun} takes: ${known.join(', ')}` : `unknown command "${noun}"; run "gateway --help"`);
+    return fail(
+      2,
+      'usage',
+      known.length ? `unknown command "${noun} ${verb ?? ''}"; ${noun} takes: ${known.join(', ')}` : `unknown command "${noun}"; run "gateway --help"`,
+    );
   }
   if (help) {
     io.out(commandHelp(command));
@@ -277,8 +286,15 @@ const commandName = (command: CliCommand) => (command.verb ? `${command.noun} ${
 
 /** `gateway doctor` for people: one line per check, then what to do about each problem. */
 function renderDoctor(report: ReadinessReport): string {
-  const lines = report.checks.map((c) => `${c.ok ? 'ok     ' : c.severity === 'error' ? 'ERROR  ' : 'warning'}  ${c.check}: ${c.detail}${c.fix ? `\n           fix: ${c.fix}` : ''}`);
-  lines.push('', report.ready ? `Nothing blocks real payments${report.warnings ? ` (${report.warnings} warning(s))` : ''}.` : `${report.errors} problem(s) block real payments${report.warnings ? `, ${report.warnings} warning(s)` : ''}.`);
+  const lines = report.checks.map(
+    (c) => `${c.ok ? 'ok     ' : c.severity === 'error' ? 'ERROR  ' : 'warning'}  ${c.check}: ${c.detail}${c.fix ? `\n           fix: ${c.fix}` : ''}`,
+  );
+  lines.push(
+    '',
+    report.ready
+      ? `Nothing blocks real payments${report.warnings ? ` (${report.warnings} warning(s))` : ''}.`
+      : `${report.errors} problem(s) block real payments${report.warnings ? `, ${report.warnings} warning(s)` : ''}.`,
+  );
   return lines.join('\n');
 }
 

@@ -28,7 +28,23 @@ async function count(table: string): Promise<number> {
 test.serial('help lists every command and each command has its own help', async (t) => {
   const top = await cli('--help');
   t.is(top.code, 0);
-  for (const command of ['db migrate', 'operator create', 'subscription set', 'project create', 'project list', 'project suspend', 'project resume', 'key issue', 'key rotate', 'key revoke', 'key suspend', 'pat create', 'pat revoke', 'user invite', 'webhook set']) {
+  for (const command of [
+    'db migrate',
+    'operator create',
+    'subscription set',
+    'project create',
+    'project list',
+    'project suspend',
+    'project resume',
+    'key issue',
+    'key rotate',
+    'key revoke',
+    'key suspend',
+    'pat create',
+    'pat revoke',
+    'user invite',
+    'webhook set',
+  ]) {
     t.true(top.stdout.includes(command), command);
   }
   const one = await cli('project', 'create', '--help');
@@ -120,7 +136,10 @@ test.serial('operator, subscription, keys, PATs, users and webhook URLs', async 
   t.is((await cli('user', 'invite', '--email', 'ops@example.com')).code, 1);
   t.is((await cli('user', 'invite', '--email', 'not-an-email')).code, 1);
 
-  t.is((await cli('webhook', 'set', '--project', project.id, '--url', 'http://localhost:9000/hook', '--json')).json.project.webhook_url, 'http://localhost:9000/hook');
+  t.is(
+    (await cli('webhook', 'set', '--project', project.id, '--url', 'http://localhost:9000/hook', '--json')).json.project.webhook_url,
+    'http://localhost:9000/hook',
+  );
   const bad = await cli('webhook', 'set', '--project', project.id, '--url', 'ftp://x', '--json');
   t.is(bad.code, 1);
   t.is(bad.json.error_code, 'invalid_webhook_url');
@@ -141,7 +160,18 @@ test.serial('every write is audited with channel cli', async (t) => {
   const rows = (await client.query(`select distinct action, channel from kernel_audit_log order by action`)).rows;
   await client.end();
   const actions = rows.map((r: { action: string }) => r.action);
-  for (const action of ['project.create', 'key.issue', 'key.rotate', 'key.revoke', 'key.suspend', 'pat.create', 'pat.revoke', 'user.invite', 'subscription.set', 'project.suspend']) {
+  for (const action of [
+    'project.create',
+    'key.issue',
+    'key.rotate',
+    'key.revoke',
+    'key.suspend',
+    'pat.create',
+    'pat.revoke',
+    'user.invite',
+    'subscription.set',
+    'project.suspend',
+  ]) {
     t.true(actions.includes(action), action);
   }
   t.true(rows.every((r: { channel: string }) => r.channel === 'cli'));

@@ -60,7 +60,17 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
   t.regex(text.stdout, /problem\(s\) block real payments/);
 
   // Fix everything: verify the wallet, a fixed rate, a provider for eth sepolia, a webhook URL.
-  const verified = await cli('wallet', 'verify', '--project', project.id, '--chain', 'eth', '--signature', await ethWallet.sign(registered.json.challenge.message), '--json');
+  const verified = await cli(
+    'wallet',
+    'verify',
+    '--project',
+    project.id,
+    '--chain',
+    'eth',
+    '--signature',
+    await ethWallet.sign(registered.json.challenge.message),
+    '--json',
+  );
   t.is(verified.code, 0, verified.stdout + verified.stderr);
   t.is((await cli('webhook', 'set', '--project', project.id, '--url', 'https://shop.example/hooks', '--json')).code, 0);
   const fixes = {
@@ -84,7 +94,10 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
   t.true(fixed.json.ready);
   t.is(fixed.json.errors, 0);
   t.is(fixed.json.warnings, 0);
-  t.true(fixed.json.checks.every((c: Finding) => c.ok), JSON.stringify(fixed.json.checks));
+  t.true(
+    fixed.json.checks.every((c: Finding) => c.ok),
+    JSON.stringify(fixed.json.checks),
+  );
 });
 
 test.serial('doctor reports a missing master key under production rules instead of refusing to run', async (t) => {
@@ -116,7 +129,17 @@ test.serial('doctor reports a TRON pool with no activated address, until one is 
   const project = (await cli('project', 'create', '--name', 'tron-shop', '--kind', 'testnet', '--json')).json.project;
   const registered = await cli('wallet', 'register', '--project', project.id, '--chain', 'tron', '--xpub', tronWallet.xpub, '--json');
   t.is(registered.code, 0, registered.stdout + registered.stderr);
-  const verified = await cli('wallet', 'verify', '--project', project.id, '--chain', 'tron', '--signature', await tronWallet.sign(registered.json.challenge.message), '--json');
+  const verified = await cli(
+    'wallet',
+    'verify',
+    '--project',
+    project.id,
+    '--chain',
+    'tron',
+    '--signature',
+    await tronWallet.sign(registered.json.challenge.message),
+    '--json',
+  );
   t.is(verified.code, 0, verified.stdout + verified.stderr);
   t.is((await cli('pool', 'replenish', '--project', project.id, '--chain', 'tron', '--json')).code, 0);
 
@@ -136,7 +159,7 @@ test.serial('doctor reports a TRON pool with no activated address, until one is 
 });
 
 // Issue 33 finding 9: run from the CLI, doctor named the default port 8080, not the gateway's.
-test.serial('doctor names the address the running gateway listens on, not the CLI\'s default port', async (t) => {
+test.serial("doctor names the address the running gateway listens on, not the CLI's default port", async (t) => {
   overrides = { 'plugins.rates.fixed': { ETH: '3000' }, env: 'development' };
   const alone = finding((await cli('doctor', '--json')).json, 'kernel.base-url');
   t.regex(alone.detail, /http:\/\/<host>:8080 \(http\.port; no running gateway has recorded its address\)/);
@@ -153,7 +176,10 @@ test.serial('doctor names the address the running gateway listens on, not the CL
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   t.teardown(() => client.end());
-  await client.query(`insert into kernel_http_listeners (id, url, role, hostname, pid) values ('01DEADDEADDEADDEADDEADDEAD', 'http://127.0.0.1:1', 'all', $1, 2147483646)`, [hostname()]);
+  await client.query(
+    `insert into kernel_http_listeners (id, url, role, hostname, pid) values ('01DEADDEADDEADDEADDEADDEAD', 'http://127.0.0.1:1', 'all', $1, 2147483646)`,
+    [hostname()],
+  );
   t.is(finding((await cli('doctor', '--json')).json, 'kernel.base-url').detail, running.detail);
 
   // Stopped: its address is gone.

@@ -91,7 +91,15 @@ test('api: the default file under XDG_CONFIG_HOME; environment and flags win ove
 
 test('api: POST with --data, error answers print the error body and exit 1, bad arguments exit 2', async (t) => {
   const externalId = `cli-${Date.now()}`;
-  const created = await partner(envOf(), 'api', 'POST', '/api/v1/sandbox/invoices', '--data', JSON.stringify({ external_id: externalId, coin: 'btc', amount_crypto: '0.001' }), '--json');
+  const created = await partner(
+    envOf(),
+    'api',
+    'POST',
+    '/api/v1/sandbox/invoices',
+    '--data',
+    JSON.stringify({ external_id: externalId, coin: 'btc', amount_crypto: '0.001' }),
+    '--json',
+  );
   t.is(created.code, 0, created.stderr);
   t.is(created.json.external_id, externalId);
   t.is(created.json.status, 'pending');
@@ -116,7 +124,10 @@ test('trigger: creates an invoice and drives it to the event, which the project 
   t.is(reverted.code, 0, reverted.stderr);
   t.is(reverted.json.event_type, 'invoice.reverted');
   t.true(reverted.json.created);
-  t.deepEqual(reverted.json.steps.map((s: { step: string }) => s.step), ['detect', 'paid', 'reorg']);
+  t.deepEqual(
+    reverted.json.steps.map((s: { step: string }) => s.step),
+    ['detect', 'paid', 'reorg'],
+  );
   const delivery = await waitFor(async () => receiver.forEvent(reverted.json.event_id)[0], 20_000, 'the reverted delivery');
   t.is(JSON.parse(delivery.body).event_type, 'invoice.reverted');
 
@@ -182,7 +193,10 @@ test('listen forwards each event signed as a delivery, one line each, and resume
   const paid = await gateway.sandbox.simulate.paid(invoice.id);
   await waitFor(async () => local.requests.length >= 2, 20_000, 'two forwarded events');
   t.is(await first.stop(), 0, first.err.join('\n'));
-  t.deepEqual(local.requests.map((r) => r.headers['x-service-event-id']), [detected.event_id, paid.event_id]);
+  t.deepEqual(
+    local.requests.map((r) => r.headers['x-service-event-id']),
+    [detected.event_id, paid.event_id],
+  );
   for (const request of local.requests) {
     t.true((await verifyWebhook({ header: request.headers['x-service-signature'] as string, rawBody: request.body, secrets: [own.secret] })).ok);
     t.is(request.headers['user-agent'], 'crypto-gateway-webhooks/1');
@@ -202,8 +216,15 @@ test('listen forwards each event signed as a delivery, one line each, and resume
   const second = startListen(ownEnv, ...args, '--json');
   await waitFor(async () => second.out.length >= 3, 20_000, 'the missed events');
   t.is(await second.stop(), 0, second.err.join('\n'));
-  t.deepEqual(local.requests.map((r) => r.headers['x-service-event-id']), missedIds, 'exactly the missed events, in order');
-  t.deepEqual(second.out.map((line) => JSON.parse(line).event_id), missedIds);
+  t.deepEqual(
+    local.requests.map((r) => r.headers['x-service-event-id']),
+    missedIds,
+    'exactly the missed events, in order',
+  );
+  t.deepEqual(
+    second.out.map((line) => JSON.parse(line).event_id),
+    missedIds,
+  );
   t.true(second.out.every((line) => JSON.parse(line).status === 200));
 });
 
@@ -211,7 +232,16 @@ test('listen: usage errors and a cursor that is not an event of the project', as
   t.is((await partner(envOf(), 'listen')).code, 2);
   t.is((await partner(envOf(), 'listen', '--forward-to', 'ftp://x')).code, 2);
   t.is((await partner(envOf(), 'listen', '--forward-to', 'http://127.0.0.1:9', '--wait', '99')).code, 2);
-  const unknown = await partner(envOf(), 'listen', '--forward-to', 'http://127.0.0.1:9', '--since', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--state', join(home, 'none.cursor'));
+  const unknown = await partner(
+    envOf(),
+    'listen',
+    '--forward-to',
+    'http://127.0.0.1:9',
+    '--since',
+    '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+    '--state',
+    join(home, 'none.cursor'),
+  );
   t.is(unknown.code, 2);
   t.regex(unknown.stderr, /is not an event of this project/);
 });
@@ -227,12 +257,19 @@ test('listen keeps its cursor through a gateway that is unreachable for a while,
   const listening = startListen(env, '--forward-to', `${local.url}/hooks`, '--state', join(home, 'unreachable.cursor'), '--wait', '1');
   await listening.ready();
   // Three 503s use up the client's two retries: the poll fails and listen waits, then asks again.
-  proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' }, { kind: 'status', status: 503, retryAfter: '0' }, { kind: 'status', status: 503, retryAfter: '0' });
+  proxy.faults.push(
+    { kind: 'status', status: 503, retryAfter: '0' },
+    { kind: 'status', status: 503, retryAfter: '0' },
+    { kind: 'status', status: 503, retryAfter: '0' },
+  );
   await waitFor(async () => listening.err.some((line) => line.startsWith('gateway not reachable')), 20_000, 'the unreachable notice');
   const triggered = await partner({ ...envOf(), GATEWAY_PROJECT_ID: own.projectId, GATEWAY_API_SECRET: own.secret }, 'trigger', 'invoice.paid', '--json');
   t.is(triggered.code, 0, triggered.stderr);
   const ids = triggered.json.steps.map((s: { event_id: string }) => s.event_id);
   await waitFor(async () => local.requests.length >= ids.length, 30_000, 'the events after the outage');
   t.is(await listening.stop(), 0, listening.err.join('\n'));
-  t.deepEqual(local.requests.map((r) => r.headers['x-service-event-id']), ids);
+  t.deepEqual(
+    local.requests.map((r) => r.headers['x-service-event-id']),
+    ids,
+  );
 });

@@ -17,6 +17,19 @@ import { dashboardPlugin } from '@gw/plugin-dashboard';
  * enables, disables and parameterises them. The gateway, worker, combined and CLI apps all use
  * this one list, so every process runs the same migrations and knows the same queues.
  */
-export const plugins: readonly AnyPlugin[] = [tenancyPlugin, walletsPlugin, addressPoolPlugin, ratesPlugin, invoicesPlugin, webhooksPlugin, watchersPlugin, sandboxPlugin, checkoutPlugin, oauthPlugin, mcpPlugin, dashboardPlugin];
+export const plugins: readonly AnyPlugin[] = [
+  tenancyPlugin,
+  walletsPlugin,
+  addressPoolPlugin,
+  ratesPlugin,
+  invoicesPlugin,
+  webhooksPlugin,
+  watchersPlugin,
+  sandboxPlugin,
+  checkoutPlugin,
+  oauthPlugin,
+  mcpPlugin,
+  dashboardPlugin,
+];
 
 export { chains } from './chains.js';

@@ -17,6 +17,8 @@ const standIn: any = new Proxy(function standIn() {}, {
 
 export function documentOfThisBuild(): OpenApiDocument {
   const registry = createChainRegistry(chains, pino({ level: 'silent' }));
-  const routes = plugins.flatMap((plugin) => (plugin.routes ? buildDeclared(plugin.routes, standIn, `routes of plugin "${plugin.id}"`) : [])).map((route) => bindChainIds(route, registry));
+  const routes = plugins
+    .flatMap((plugin) => (plugin.routes ? buildDeclared(plugin.routes, standIn, `routes of plugin "${plugin.id}"`) : []))
+    .map((route) => bindChainIds(route, registry));
   return buildOpenApiDocument({ routes, errorCatalogues: plugins.flatMap((plugin) => plugin.errors ?? []), version: '0.1.0' });
 }

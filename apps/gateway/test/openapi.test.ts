@@ -36,7 +36,11 @@ const openApiProbe = definePlugin({
       auth: 'signed',
       access: { projectKind: 'production', write: true },
       body: Type.Object(
-        { coin: Type.Union([Type.Literal('btc'), Type.Literal('eth')]), amount: Type.String({ pattern: '^[0-9]+$' }), note: Type.Optional(Type.String({ maxLength: 200 })) },
+        {
+          coin: Type.Union([Type.Literal('btc'), Type.Literal('eth')]),
+          amount: Type.String({ pattern: '^[0-9]+$' }),
+          note: Type.Optional(Type.String({ maxLength: 200 })),
+        },
         { additionalProperties: false },
       ),
       responses: { 201: Type.Object({ id: Type.String(), pair: Type.Tuple([Type.String(), Type.Integer()]) }) },
@@ -153,9 +157,20 @@ test('GET /api/v1/openapi.json is a valid OpenAPI 3.1 document of the mounted ro
   t.deepEqual(document['servers'], [{ url: 'https://pay.example.test' }]);
   const documented = documentedOperations(document);
   t.deepEqual(documented, mountedOperations(gw.kernel.routes));
-  t.true(documented.has('get /api/v1/wallets') && documented.has('get /api/v1/project') && documented.has('get /healthz') && documented.has('get /api/v1/openapi.json'));
-  t.false([...documented].some((d) => d.includes('/assets/')), 'reference page assets are hidden');
-  t.deepEqual((document['tags'] as { name: string }[]).map((tag) => tag.name), ['system', 'projects', 'wallets', 'probe']);
+  t.true(
+    documented.has('get /api/v1/wallets') &&
+      documented.has('get /api/v1/project') &&
+      documented.has('get /healthz') &&
+      documented.has('get /api/v1/openapi.json'),
+  );
+  t.false(
+    [...documented].some((d) => d.includes('/assets/')),
+    'reference page assets are hidden',
+  );
+  t.deepEqual(
+    (document['tags'] as { name: string }[]).map((tag) => tag.name),
+    ['system', 'projects', 'wallets', 'probe'],
+  );
   t.is(operation('/api/v1/wallets', 'get')['operationId'], 'getWallets');
   t.is(operation('/api/v1/probe-docs/tree', 'get')['operationId'], 'probeTree');
   t.is(operation('/api/v1/sandbox/{projectId}/probe-docs/{thingId}', 'delete')['operationId'], 'deleteSandboxByProjectIdProbeDocsByThingId');
@@ -165,14 +180,24 @@ test('signed routes carry the signed-request security requirement; public routes
   const schemes = document.components['securitySchemes'] as Record<string, any>;
   t.deepEqual(
     Object.values(schemes).map((s) => [s.type, s.in, s.name]),
-    [['apiKey', 'header', 'X-Project-Id'], ['apiKey', 'header', 'X-Timestamp'], ['apiKey', 'header', 'X-Signature']],
+    [
+      ['apiKey', 'header', 'X-Project-Id'],
+      ['apiKey', 'header', 'X-Timestamp'],
+      ['apiKey', 'header', 'X-Signature'],
+    ],
   );
   t.regex(schemes['signedSignature'].description, /HMAC-SHA256/);
   // Both signing forms of spec 5.1 (issue 33 item 1): the page says what the gateway verifies.
   t.regex(schemes['signedSignature'].description, /or the pathname alone; this gateway accepts both/);
   t.regex(String(document.info['description']), /`\?` and the raw query string/);
   t.regex(String(document.info['description']), /Idempotent-Replayed: true/);
-  const signedRoute = defineRoute({ method: 'GET', path: '/api/v1/signed-probe', summary: 'A signed read.', auth: 'signed', handler: async () => ({ body: {} }) });
+  const signedRoute = defineRoute({
+    method: 'GET',
+    path: '/api/v1/signed-probe',
+    summary: 'A signed read.',
+    auth: 'signed',
+    handler: async () => ({ body: {} }),
+  });
   const strict = buildOpenApiDocument({ routes: [signedRoute], errorCatalogues: [], version: '1', signedQuery: 'required' });
   t.regex((strict.components['securitySchemes'] as Record<string, any>)['signedSignature'].description, /this gateway requires that form/);
   t.regex(schemes['signedTimestamp'].description, /300 seconds/);
@@ -191,8 +216,24 @@ test('path and query parameters come from the params and query schemas', (t) => 
   t.false('content' in del['responses']['204']);
   const list = operation('/api/v1/probe-docs/things', 'get');
   t.deepEqual(list['parameters'], [
-    { name: 'limit', in: 'query', required: false, description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'Page size.' } },
-    { name: 'status', in: 'query', required: false, schema: { anyOf: [{ type: 'string', const: 'pending' }, { type: 'string', const: 'paid' }] } },
+    {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: 'Page size.',
+      schema: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'Page size.' },
+    },
+    {
+      name: 'status',
+      in: 'query',
+      required: false,
+      schema: {
+        anyOf: [
+          { type: 'string', const: 'pending' },
+          { type: 'string', const: 'paid' },
+        ],
+      },
+    },
     { name: 'cursor', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9A-Z]{26}$' } },
   ]);
 });
@@ -266,7 +307,7 @@ test('every operation lists its error responses with statuses from the error cat
   t.deepEqual((document.components['schemas'] as Record<string, any>)['Error'].required, ['error_code', 'message', 'request_id']);
 });
 
-test('real responses match their routes\' declared schemas, and a wrong body does not', async (t) => {
+test("real responses match their routes' declared schemas, and a wrong body does not", async (t) => {
   await gw.kernel.cradle.walletsWallets.register({ projectId: production.projectId, chain: 'btc', xpub: BTC_ZPUB }, CLI_ACTOR);
   const project = await signedFetch(gw.url, '/api/v1/project', production);
   t.is(project.status, 200);
@@ -279,8 +320,14 @@ test('real responses match their routes\' declared schemas, and a wrong body doe
   const wrong = { ...project.body, created_at: String(project.body.created_at) };
   delete wrong.name;
   const problems = responseMismatches(gw.kernel, 'GET', '/api/v1/project', 200, wrong);
-  t.true(problems.some((p) => /name/.test(p)), problems.join('\n'));
-  t.true(problems.some((p) => /created_at/.test(p)), problems.join('\n'));
+  t.true(
+    problems.some((p) => /name/.test(p)),
+    problems.join('\n'),
+  );
+  t.true(
+    problems.some((p) => /created_at/.test(p)),
+    problems.join('\n'),
+  );
   t.throws(() => expectResponseMatchesRoute(gw.kernel, 'GET', '/api/v1/wallets', 200, [{ ...wallets.body[0], verification_standard: 'bip32' }]), {
     message: /verification_standard/,
   });
@@ -290,7 +337,10 @@ test('real responses match their routes\' declared schemas, and a wrong body doe
   const unsignedBody = (await unsigned.json()) as Record<string, unknown>;
   t.is(unsigned.status, 401);
   t.notThrows(() => expectResponseMatchesRoute(gw.kernel, 'GET', '/api/v1/wallets', unsigned.status, unsignedBody));
-  t.regex(responseMismatches(gw.kernel, 'GET', '/api/v1/wallets', 401, { ...unsignedBody, error_code: 'invoice_not_found' }).join('\n'), /not one of auth_invalid/);
+  t.regex(
+    responseMismatches(gw.kernel, 'GET', '/api/v1/wallets', 401, { ...unsignedBody, error_code: 'invoice_not_found' }).join('\n'),
+    /not one of auth_invalid/,
+  );
   t.regex(responseMismatches(gw.kernel, 'GET', '/api/v1/wallets', 418, {}).join('\n'), /status 418 is not documented/);
   t.regex(responseMismatches(gw.kernel, 'GET', '/api/v1/nowhere', 200, {}).join('\n'), /no route/);
 
@@ -313,7 +363,10 @@ test('the reference page is HTML that loads the document and only assets the gat
   const html = await page.text();
   const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
   t.true(assets.includes('/api/v1/openapi.json'));
-  t.false(assets.some((url) => /^(https?:)?\/\//.test(url)), 'nothing is loaded from another host');
+  t.false(
+    assets.some((url) => /^(https?:)?\/\//.test(url)),
+    'nothing is loaded from another host',
+  );
   const loaded = assets.filter((url) => url.startsWith('/api/v1/docs/assets/'));
   t.deepEqual(loaded.map((url) => url.split('/').pop()).sort(), ['favicon-32x32.png', 'reference.js', 'swagger-ui-bundle.js', 'swagger-ui.css']);
   const types: Record<string, RegExp> = { png: /^image\/png/, js: /^text\/javascript/, css: /^text\/css/ };
@@ -354,7 +407,9 @@ const route = (overrides: Partial<RouteDefinition>): RouteDefinition => ({
 
 test('schemas JSON cannot carry, unknown error codes and clashing operationIds are refused', (t) => {
   const build = (routes: RouteDefinition[]) => buildOpenApiDocument({ routes, errorCatalogues: [], version: '1' });
-  t.throws(() => build([route({ responses: { 200: Type.Object({ amount: Type.BigInt() }) } })]), { message: /GET \/api\/v1\/x response 200\/properties\/amount\/type: type "bigint"/ });
+  t.throws(() => build([route({ responses: { 200: Type.Object({ amount: Type.BigInt() }) } })]), {
+    message: /GET \/api\/v1\/x response 200\/properties\/amount\/type: type "bigint"/,
+  });
   t.throws(() => build([route({ query: Type.Object({ at: Type.Undefined() }) })]), { message: /type "undefined"/ });
   t.throws(() => build([route({ errors: ['no_such_code'] })]), { message: /"no_such_code", which no error catalogue declares/ });
   t.throws(() => build([route({}), route({ path: '/api/v1/y', operationId: 'getX' })]), { message: /same operationId "getX"/ });
@@ -377,7 +432,10 @@ test('a document with unusual schemas still validates', async (t) => {
         path: '/api/v1/things/:id',
         params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
         query: Type.Union([Type.Object({ a: Type.String() }), Type.Object({ b: Type.String() })]),
-        body: Type.Object({ map: Type.Record(Type.String(), Type.Number()), both: Type.Intersect([Type.Object({ x: Type.String() }), Type.Object({ y: Type.String() })]) }),
+        body: Type.Object({
+          map: Type.Record(Type.String(), Type.Number()),
+          both: Type.Intersect([Type.Object({ x: Type.String() }), Type.Object({ y: Type.String() })]),
+        }),
         responses: { 200: Type.Union([Type.Literal(5), Type.Null(), Type.Enum(['a', 'b'])]) },
         auth: 'pat',
       }),
@@ -388,7 +446,11 @@ test('a document with unusual schemas still validates', async (t) => {
   await t.notThrowsAsync(assertValidOpenApi(doc));
   const op = doc.paths['/api/v1/things/{id}']?.['put'] as Record<string, any>;
   t.deepEqual(op['security'], [{ pat: [] }]);
-  t.deepEqual((doc.components['securitySchemes'] as Record<string, unknown>)['pat'], { type: 'http', scheme: 'bearer', description: 'Authenticator `pat`: a bearer token in `Authorization`.' });
+  t.deepEqual((doc.components['securitySchemes'] as Record<string, unknown>)['pat'], {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authenticator `pat`: a bearer token in `Authorization`.',
+  });
   t.true(op['requestBody'].required);
   t.deepEqual(op['parameters'][0], { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
   t.like(op['parameters'][1], { name: 'query', in: 'query', style: 'form', explode: true });
@@ -407,8 +469,15 @@ test('every operation says whether a client may retry it with a new signature: r
     errorCatalogues: [],
     version: '1',
   });
-  const retrySafe = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [`${method} ${path}`, (op as Record<string, unknown>)['x-retry-safe']]));
-  t.deepEqual(retrySafe, [['get /api/v1/x', true], ['post /api/v1/x', true], ['post /api/v1/x/{id}/cancel', false], ['delete /api/v1/x/{id}', false]]);
+  const retrySafe = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => [`${method} ${path}`, (op as Record<string, unknown>)['x-retry-safe']]),
+  );
+  t.deepEqual(retrySafe, [
+    ['get /api/v1/x', true],
+    ['post /api/v1/x', true],
+    ['post /api/v1/x/{id}/cancel', false],
+    ['delete /api/v1/x/{id}', false],
+  ]);
   t.true(operation('/api/v1/probe-docs/things', 'get')['x-retry-safe']);
   t.false(operation('/api/v1/probe-docs/things', 'post')['x-retry-safe']);
 });

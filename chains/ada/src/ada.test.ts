@@ -37,15 +37,26 @@ function paymentKeyHashOf(address: string): string {
 
 test('definition data', (t) => {
   const d = adaChain.definition;
-  t.deepEqual(d.coins.map((c) => [c.id, c.decimals]), [['ada', 6]]);
-  t.deepEqual(d.networks.testnets.map((n) => n.id), ['preprod', 'preview']);
+  t.deepEqual(
+    d.coins.map((c) => [c.id, c.decimals]),
+    [['ada', 6]],
+  );
+  t.deepEqual(
+    d.networks.testnets.map((n) => n.id),
+    ['preprod', 'preview'],
+  );
   t.is(d.verificationStandard, 'cip1852');
   t.is(d.defaultConfirmations, 15);
 });
 
 test('CIP-1852 base address vectors, mainnet and testnet, from acct_xvk and hex', (t) => {
   t.true(ACCT_XVK.startsWith('acct_xvk1'));
-  t.is(Buffer.from(bech32.fromWords(bech32.decode(MAINNET_0, 1000).words)).toString('hex').slice(0, 2), '01'); // codec sanity: base address, mainnet
+  t.is(
+    Buffer.from(bech32.fromWords(bech32.decode(MAINNET_0, 1000).words))
+      .toString('hex')
+      .slice(0, 2),
+    '01',
+  ); // codec sanity: base address, mainnet
   for (const input of [ACCT_XVK, ACCOUNT_HEX, ACCOUNT_HEX.toUpperCase()]) {
     const main = adapter.parseAccountKey(input, 'mainnet');
     t.is(main.canonical, ACCOUNT_HEX);
@@ -61,18 +72,34 @@ test('CIP-1852 base address vectors, mainnet and testnet, from acct_xvk and hex'
 
 test('CIP-19 payment key vectors (mainnet and testnet enterprise forms)', (t) => {
   const acct = CSL.Bip32PrivateKey.from_bip39_entropy(Buffer.from(CIP19_ENTROPY, 'hex'), new Uint8Array(0))
-    .derive(h(1852)).derive(h(1815)).derive(h(0)).to_public();
+    .derive(h(1852))
+    .derive(h(1815))
+    .derive(h(0))
+    .to_public();
   for (const network of ['mainnet', 'testnet'] as const) {
     const key = adapter.parseAccountKey(Buffer.from(acct.as_bytes()).toString('hex'), network);
     const hash = CSL.Ed25519KeyHash.from_hex(paymentKeyHashOf(adapter.deriveAddress(key, 0).address));
-    const enterprise = CSL.EnterpriseAddress.new(network === 'mainnet' ? 1 : 0, CSL.Credential.from_keyhash(hash)).to_address().to_bech32();
+    const enterprise = CSL.EnterpriseAddress.new(network === 'mainnet' ? 1 : 0, CSL.Credential.from_keyhash(hash))
+      .to_address()
+      .to_bech32();
     t.is(enterprise, CIP19_ENTERPRISE[network]);
   }
 });
 
 test('invalid keys', (t) => {
-  for (const input of ['', 'acct_xvk1qqqq', ACCOUNT_HEX.slice(2), accountPrv.to_bech32(), root.to_public().to_bech32().replace('xpub', 'root_xvk'), 'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd']) {
-    t.is(codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')), 'invalid_xpub_format', input);
+  for (const input of [
+    '',
+    'acct_xvk1qqqq',
+    ACCOUNT_HEX.slice(2),
+    accountPrv.to_bech32(),
+    root.to_public().to_bech32().replace('xpub', 'root_xvk'),
+    'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd',
+  ]) {
+    t.is(
+      codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')),
+      'invalid_xpub_format',
+      input,
+    );
   }
 });
 
@@ -85,7 +112,10 @@ test('isValidAddress and CIP-13 URIs', (t) => {
   t.false(adapter.isValidAddress(`${MAINNET_0.slice(0, -1)}x`, 'mainnet'));
   t.is(adapter.paymentUri({ coin: 'ada', network: 'mainnet', address: MAINNET_0, amountUnits: 12_500_000n }), `web+cardano:${MAINNET_0}?amount=12.5`);
   t.is(adapter.paymentUri({ coin: 'ada', network: 'testnet', address: TESTNET_0, amountUnits: 1n }), `web+cardano:${TESTNET_0}?amount=0.000001`);
-  t.is(codeOf(t, () => adapter.paymentUri({ coin: 'ada', network: 'testnet', address: MAINNET_0, amountUnits: 1n })), 'validation_error');
+  t.is(
+    codeOf(t, () => adapter.paymentUri({ coin: 'ada', network: 'testnet', address: MAINNET_0, amountUnits: 1n })),
+    'validation_error',
+  );
 });
 
 const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet';
@@ -97,7 +127,10 @@ function signData(prv: CSL.Bip32PrivateKey, addressBech32: string, payload: stri
 test('verifyOwnership: CIP-8 COSE_Sign1 from payment key 0/0', async (t) => {
   const pay0 = accountPrv.derive(0).derive(0);
   const pay1 = accountPrv.derive(0).derive(1);
-  for (const [network, addr0] of [['mainnet', MAINNET_0], ['testnet', TESTNET_0]] as const) {
+  for (const [network, addr0] of [
+    ['mainnet', MAINNET_0],
+    ['testnet', TESTNET_0],
+  ] as const) {
     const key = adapter.parseAccountKey(ACCT_XVK, network);
     t.true(await adapter.verifyOwnership({ key, message: CHALLENGE, signature: signData(pay0, addr0, CHALLENGE) }));
     t.false(await adapter.verifyOwnership({ key, message: `${CHALLENGE}!`, signature: signData(pay0, addr0, CHALLENGE) }));
@@ -125,12 +158,24 @@ function assemble(parts: {
   items?: (sign1: unknown[]) => unknown;
 }): { signature: string; key: string } {
   const raw = accountPrv.derive(0).derive(0).to_raw_key();
-  const protectedMap = parts.protectedMap ?? new Map<unknown, unknown>([[1, -8], ['address', CSL.Address.from_bech32(MAINNET_0).to_bytes()]]);
+  const protectedMap =
+    parts.protectedMap ??
+    new Map<unknown, unknown>([
+      [1, -8],
+      ['address', CSL.Address.from_bech32(MAINNET_0).to_bytes()],
+    ]);
   const protectedBytes = parts.protectedBytes ?? encode(protectedMap);
   const payload = parts.payload === undefined ? Buffer.from(CHALLENGE, 'utf8') : parts.payload;
   const sig = raw.sign(sigStructure(protectedBytes, payload ?? Buffer.from(CHALLENGE, 'utf8'))).to_bytes();
   const sign1 = [protectedBytes, parts.unprotected ?? new Map([['hashed', false]]), payload, sig];
-  const key = parts.key ?? new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 6], [-2, raw.to_public().as_bytes()]]);
+  const key =
+    parts.key ??
+    new Map<unknown, unknown>([
+      [1, 1],
+      [3, -8],
+      [-1, 6],
+      [-2, raw.to_public().as_bytes()],
+    ]);
   const hex = (v: unknown) => Buffer.from(v instanceof Uint8Array ? v : encode(v)).toString('hex');
   return { signature: hex(parts.items ? parts.items(sign1) : encode(sign1)), key: hex(key) };
 }
@@ -159,24 +204,85 @@ test('verifyOwnership: malformed CBOR and wrong COSE headers are validation_erro
     'three items': assemble({ items: (s) => s.slice(0, 3) }),
     'five items': assemble({ items: (s) => [...s, 0] }),
     'another tag (98, COSE_Sign)': assemble({ items: (s) => Buffer.concat([Buffer.from([0xd8, 0x62]), encode(s)]) }),
-    'alg ES256 (-7)': assemble({ protectedMap: new Map<unknown, unknown>([[1, -7], ['address', address]]) }),
+    'alg ES256 (-7)': assemble({
+      protectedMap: new Map<unknown, unknown>([
+        [1, -7],
+        ['address', address],
+      ]),
+    }),
     'alg missing': assemble({ protectedMap: new Map<unknown, unknown>([['address', address]]) }),
-    'alg as text': assemble({ protectedMap: new Map<unknown, unknown>([[1, 'EdDSA'], ['address', address]]) }),
+    'alg as text': assemble({
+      protectedMap: new Map<unknown, unknown>([
+        [1, 'EdDSA'],
+        ['address', address],
+      ]),
+    }),
     'empty protected header': assemble({ protectedBytes: new Uint8Array(0) }),
     'address missing': assemble({ protectedMap: new Map<unknown, unknown>([[1, -8]]) }),
-    'address as text': assemble({ protectedMap: new Map<unknown, unknown>([[1, -8], ['address', MAINNET_0]]) }),
-    'duplicate alg in protected header': assemble({ protectedBytes: Buffer.concat([Buffer.from('a3012701', 'hex'), encode(-8), encode('address'), encode(address)]) }),
+    'address as text': assemble({
+      protectedMap: new Map<unknown, unknown>([
+        [1, -8],
+        ['address', MAINNET_0],
+      ]),
+    }),
+    'duplicate alg in protected header': assemble({
+      protectedBytes: Buffer.concat([Buffer.from('a3012701', 'hex'), encode(-8), encode('address'), encode(address)]),
+    }),
     'protected header not a map': assemble({ protectedBytes: encode([1, -8]) }),
-    'trailing bytes in protected header': assemble({ protectedBytes: Buffer.concat([encode(new Map<unknown, unknown>([[1, -8], ['address', address]])), Buffer.from([0])]) }),
+    'trailing bytes in protected header': assemble({
+      protectedBytes: Buffer.concat([
+        encode(
+          new Map<unknown, unknown>([
+            [1, -8],
+            ['address', address],
+          ]),
+        ),
+        Buffer.from([0]),
+      ]),
+    }),
     'alg repeated in unprotected header': assemble({ unprotected: new Map<unknown, unknown>([[1, -8]]) }),
     'hashed payload': assemble({ unprotected: new Map([['hashed', true]]) }),
     'payload as text': assemble({ items: (s) => [s[0], s[1], CHALLENGE, s[3]] }),
     'short signature': assemble({ items: (s) => [s[0], s[1], s[2], (s[3] as Uint8Array).subarray(0, 63)] }),
-    'key type EC2': assemble({ key: new Map<unknown, unknown>([[1, 2], [3, -8], [-1, 6], [-2, pub]]) }),
-    'curve X25519': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 4], [-2, pub]]) }),
-    'key alg ES256': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -7], [-1, 6], [-2, pub]]) }),
-    'key x of 31 bytes': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 6], [-2, pub.subarray(0, 31)]]) }),
-    'key x missing': assemble({ key: new Map<unknown, unknown>([[1, 1], [3, -8], [-1, 6]]) }),
+    'key type EC2': assemble({
+      key: new Map<unknown, unknown>([
+        [1, 2],
+        [3, -8],
+        [-1, 6],
+        [-2, pub],
+      ]),
+    }),
+    'curve X25519': assemble({
+      key: new Map<unknown, unknown>([
+        [1, 1],
+        [3, -8],
+        [-1, 4],
+        [-2, pub],
+      ]),
+    }),
+    'key alg ES256': assemble({
+      key: new Map<unknown, unknown>([
+        [1, 1],
+        [3, -7],
+        [-1, 6],
+        [-2, pub],
+      ]),
+    }),
+    'key x of 31 bytes': assemble({
+      key: new Map<unknown, unknown>([
+        [1, 1],
+        [3, -8],
+        [-1, 6],
+        [-2, pub.subarray(0, 31)],
+      ]),
+    }),
+    'key x missing': assemble({
+      key: new Map<unknown, unknown>([
+        [1, 1],
+        [3, -8],
+        [-1, 6],
+      ]),
+    }),
   };
   for (const [name, ds] of Object.entries(cases)) {
     const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature: JSON.stringify(ds) }), undefined, name);
@@ -193,6 +299,10 @@ test('account keys: a bech32 key with a bad checksum, a wrong prefix or mixed ca
     bech32.encode('acct_xvk', bech32.toWords(Buffer.from(ACCOUNT_HEX.slice(0, -2), 'hex')), 1000), // 63 bytes
     `acct_xvk1${ACCT_XVK.slice(9, 40).toUpperCase()}${ACCT_XVK.slice(40)}`,
   ]) {
-    t.is(codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')), 'invalid_xpub_format', input);
+    t.is(
+      codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')),
+      'invalid_xpub_format',
+      input,
+    );
   }
 });

@@ -65,7 +65,10 @@ export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     /** CIP-1852 account key 1852'/1815'/0' of a random 24-word entropy, as 64-byte public key hex. */
     generateAccountKey(_network: NetworkKind): string {
       const hardened = (n: number) => 0x80000000 + n;
-      const account = CSL.Bip32PrivateKey.from_bip39_entropy(randomBytes(32), new Uint8Array(0)).derive(hardened(1852)).derive(hardened(1815)).derive(hardened(0));
+      const account = CSL.Bip32PrivateKey.from_bip39_entropy(randomBytes(32), new Uint8Array(0))
+        .derive(hardened(1852))
+        .derive(hardened(1815))
+        .derive(hardened(0));
       return Buffer.from(account.to_public().as_bytes()).toString('hex');
     },
 

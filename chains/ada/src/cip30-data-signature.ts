@@ -47,7 +47,13 @@ const sign1Tag: TagDecoder = (content) => ({ [TAGGED]: content() });
  * Strict decoding: maps keep their key types, duplicate keys, indefinite lengths, `undefined` and
  * trailing bytes are refused, and the only tag understood is COSE_Sign1's own (18).
  */
-const TOP_LEVEL = { useMaps: true, rejectDuplicateMapKeys: true, allowIndefinite: false, allowUndefined: false, tags: tagTable({ [COSE_SIGN1_TAG]: sign1Tag }) };
+const TOP_LEVEL = {
+  useMaps: true,
+  rejectDuplicateMapKeys: true,
+  allowIndefinite: false,
+  allowUndefined: false,
+  tags: tagTable({ [COSE_SIGN1_TAG]: sign1Tag }),
+};
 const NESTED = { ...TOP_LEVEL, tags: tagTable({}) };
 
 function tagTable(entries: Record<number, TagDecoder>): TagDecoder[] {

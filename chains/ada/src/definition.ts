@@ -13,7 +13,14 @@ export const adaDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    { id: 'ada', symbol: 'ADA', price: { symbol: 'ADA', providers: { coingecko: 'cardano', kraken: ['ADAUSD'] } }, decimals: 6, paymentDecimals: 6, source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)' },
+    {
+      id: 'ada',
+      symbol: 'ADA',
+      price: { symbol: 'ADA', providers: { coingecko: 'cardano', kraken: ['ADAUSD'] } },
+      decimals: 6,
+      paymentDecimals: 6,
+      source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)',
+    },
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {

@@ -134,7 +134,16 @@ test('scan reports the lovelace of outputs to watched addresses, with outputInde
   t.is(block!.hash, BLOCK);
   t.is(block!.parentHash, PARENT);
   t.deepEqual(block!.time, BLOCK_TIME);
-  const common = { chain: 'ada', network: 'preprod', coin: 'ada', txHash: TX, fromAddress: OUT.script0, blockHeight: 3152805, blockHash: BLOCK, observedAt: BLOCK_TIME } as const;
+  const common = {
+    chain: 'ada',
+    network: 'preprod',
+    coin: 'ada',
+    txHash: TX,
+    fromAddress: OUT.script0,
+    blockHeight: 3152805,
+    blockHash: BLOCK,
+    observedAt: BLOCK_TIME,
+  } as const;
   t.deepEqual(block!.transfers, [
     { ...common, outputIndex: 1, toAddress: OUT.script1, amountUnits: 3729086n },
     // The output also holds 10,000,000 of a native asset: only its 2 ada count.
@@ -177,7 +186,10 @@ test('a transaction whose scripts failed (valid_contract false) is skipped', asy
 test('collateral inputs are never the payer and collateral-return outputs are never payments', async (t) => {
   // Variant of the real utxos recording: its first input marked collateral, output 2 marked as a
   // collateral return (the shape Blockfrost gives them), to pin both rules.
-  const utxos = JSON.parse(fixture('testnet/tx-4d5beb45-utxos.json')) as { inputs: { collateral: boolean }[]; outputs: { output_index: number; collateral?: boolean }[] };
+  const utxos = JSON.parse(fixture('testnet/tx-4d5beb45-utxos.json')) as {
+    inputs: { collateral: boolean }[];
+    outputs: { output_index: number; collateral?: boolean }[];
+  };
   utxos.inputs[0]!.collateral = true;
   utxos.outputs.find((o) => o.output_index === 2)!.collateral = true;
   const server = await replay(t, { [`testnet /txs/${TX}/utxos`]: JSON.stringify(utxos) });
@@ -185,7 +197,10 @@ test('collateral inputs are never the payer and collateral-return outputs are ne
 
   const [block] = await watcher.scan(3152805, 3152805, watching([OUT.script1, OUT.base2]));
 
-  t.deepEqual(block!.transfers.map((x) => [x.outputIndex, x.toAddress, x.fromAddress]), [[1, OUT.script1, OUT.base4]]);
+  t.deepEqual(
+    block!.transfers.map((x) => [x.outputIndex, x.toAddress, x.fromAddress]),
+    [[1, OUT.script1, OUT.base4]],
+  );
 });
 
 test('consecutive blocks come back ascending and chained, empty blocks without transaction reads', async (t) => {
@@ -195,13 +210,19 @@ test('consecutive blocks come back ascending and chained, empty blocks without t
 
   const blocks = await watcher.scan(5058583, 5058586, watched);
 
-  t.deepEqual(blocks.map((b) => b.height), [5058583, 5058584, 5058585, 5058586]);
+  t.deepEqual(
+    blocks.map((b) => b.height),
+    [5058583, 5058584, 5058585, 5058586],
+  );
   t.is(blocks[0]!.parentHash, '62ee753ce9474cf8aae72376c18b63f5d6bcbea63795dfba948a6b59575e3d02');
   for (let i = 1; i < blocks.length; i++) t.is(blocks[i]!.parentHash, blocks[i - 1]!.hash);
   t.is(blocks[3]!.hash, 'd0c72a33311f4fca9f80deb34812fccf372ae6c72deb032e32ab64469f91a293');
   t.deepEqual(blocks[3]!.time, new Date(1607585685 * 1000));
   t.true(blocks.every((b) => b.transfers.length === 0));
-  t.deepEqual(server.served, ['/blocks/5058583', '/blocks/5058584', '/blocks/5058585', '/blocks/5058586'].map((p) => `mainnet ${p}`));
+  t.deepEqual(
+    server.served,
+    ['/blocks/5058583', '/blocks/5058584', '/blocks/5058585', '/blocks/5058586'].map((p) => `mainnet ${p}`),
+  );
   t.is(watched.calls.length, 0);
   await t.throwsAsync(watcher.scan(5058583, 5058583 + watcher.maxBlocksPerScan, watched), { instanceOf: RangeError });
 });
@@ -252,7 +273,10 @@ test('a scan matches a watched derived address when the provider reports it', as
 
   const [block] = await watcherFor(PREPROD, [server.url('ok', 'testnet')]).scan(3152805, 3152805, watching([pool]));
 
-  t.deepEqual(block!.transfers.map((x) => [x.outputIndex, x.toAddress, x.amountUnits]), [[4, pool, 2000000n]]);
+  t.deepEqual(
+    block!.transfers.map((x) => [x.outputIndex, x.toAddress, x.amountUnits]),
+    [[4, pool, 2000000n]],
+  );
 });
 
 const FAILURES: [Mode, ProviderError['failure']][] = [
@@ -270,7 +294,13 @@ for (const [mode, failure] of FAILURES) {
     const watcher = watcherFor(PREPROD, [server.url(mode, 'testnet'), server.url('ok', 'testnet')], outcomes, mode === 'hang' ? 1_000 : 5_000);
 
     t.deepEqual(await watcher.head(), { height: 3152805 });
-    t.deepEqual(outcomes.map((o) => [o.provider, o.outcome]), [['p0', failure], ['p1', 'ok']]);
+    t.deepEqual(
+      outcomes.map((o) => [o.provider, o.outcome]),
+      [
+        ['p0', failure],
+        ['p1', 'ok'],
+      ],
+    );
   });
 
   test(`all providers failing (${mode}) throws a ProviderError of kind ${failure}`, async (t) => {
@@ -289,8 +319,18 @@ test('failover during a scan: the block is read whole from the next provider', a
 
   const [block] = await watcher.scan(3152805, 3152805, watching([OUT.base2]));
 
-  t.deepEqual(block!.transfers.map((x) => [x.outputIndex, x.amountUnits]), [[2, 2000000n]]);
-  t.deepEqual(outcomes.map((o) => [o.operation, o.outcome]), [['scan_block', 'http_error'], ['scan_block', 'ok'], ['tx_validity', 'ok']]);
+  t.deepEqual(
+    block!.transfers.map((x) => [x.outputIndex, x.amountUnits]),
+    [[2, 2000000n]],
+  );
+  t.deepEqual(
+    outcomes.map((o) => [o.operation, o.outcome]),
+    [
+      ['scan_block', 'http_error'],
+      ['scan_block', 'ok'],
+      ['tx_validity', 'ok'],
+    ],
+  );
 });
 
 test('a 429 passes its Retry-After on when every provider is rate limited', async (t) => {

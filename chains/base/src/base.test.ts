@@ -27,7 +27,10 @@ chainConformance(test, {
   // EIP-191 personal_sign, as MetaMask and Coinbase Wallet sign, by ethers.
   sign: (message) => new Wallet(root.derivePath("m/44'/60'/0'/0/0").privateKey).signMessage(message),
   paymentUris: [
-    { input: { coin: 'eth_base', network: 'mainnet', address: ADDRESSES[0]!, amountUnits: 10n ** 18n }, uri: `ethereum:${ADDRESSES[0]}@8453?value=1000000000000000000` },
+    {
+      input: { coin: 'eth_base', network: 'mainnet', address: ADDRESSES[0]!, amountUnits: 10n ** 18n },
+      uri: `ethereum:${ADDRESSES[0]}@8453?value=1000000000000000000`,
+    },
     {
       input: { coin: 'usdc_base', network: 'mainnet', address: ADDRESSES[0]!, amountUnits: 25_500_000n },
       uri: `ethereum:${USDC}@8453/transfer?address=${ADDRESSES[0]}&uint256=25500000`,
@@ -39,7 +42,12 @@ chainConformance(test, {
   ],
   invalidAddresses: {
     // Wrong EIP-55 checksum, one hex digit short, a TRON address, the zero address.
-    mainnet: ['0x9858efFD232B4033E47d90003D41EC34EcaEda94', '0x9858EfFD232B4033E47d90003D41EC34EcaEda9', 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', `0x${'0'.repeat(40)}`],
+    mainnet: [
+      '0x9858efFD232B4033E47d90003D41EC34EcaEda94',
+      '0x9858EfFD232B4033E47d90003D41EC34EcaEda9',
+      'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+      `0x${'0'.repeat(40)}`,
+    ],
     testnet: ['0x9858efFD232B4033E47d90003D41EC34EcaEda94', 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'],
   },
 });
@@ -50,7 +58,13 @@ test('definition: chain ids 8453 / 84532, native Circle USDC with 6 decimals on 
   t.is(d.networks.mainnet.evmChainId, 8453);
   t.is(d.networks.testnets[0].id, 'base-sepolia');
   t.is(d.networks.testnets[0].evmChainId, 84532);
-  t.deepEqual(d.coins.map((c) => [c.id, c.decimals, c.price.symbol]), [['eth_base', 18, 'ETH'], ['usdc_base', 6, 'USDC']]);
+  t.deepEqual(
+    d.coins.map((c) => [c.id, c.decimals, c.price.symbol]),
+    [
+      ['eth_base', 18, 'ETH'],
+      ['usdc_base', 6, 'USDC'],
+    ],
+  );
   const usdc = d.coins.find((c) => c.id === 'usdc_base')!;
   t.deepEqual(usdc.contracts, { base: USDC, 'base-sepolia': USDC_SEPOLIA });
   for (const contract of Object.values(usdc.contracts ?? {})) t.true(isEvmAddress(contract), contract);
@@ -59,5 +73,8 @@ test('definition: chain ids 8453 / 84532, native Circle USDC with 6 decimals on 
 
 test('the account xpub is the one ethers derives from the mnemonic', (t) => {
   t.is(root.derivePath("m/44'/60'/0'").neuter().extendedKey, XPUB);
-  t.deepEqual([0, 1].map((i) => root.derivePath(`m/44'/60'/0'/0/${i}`).address), ADDRESSES);
+  t.deepEqual(
+    [0, 1].map((i) => root.derivePath(`m/44'/60'/0'/0/${i}`).address),
+    ADDRESSES,
+  );
 });

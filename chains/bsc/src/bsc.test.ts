@@ -10,7 +10,11 @@ test('definition data: BEP-20 stablecoins have 18 decimals', (t) => {
   const d = bscChain.definition;
   t.deepEqual(
     d.coins.map((c) => [c.id, c.decimals]),
-    [['bnb', 18], ['usdt_bep20', 18], ['usdc_bep20', 18]],
+    [
+      ['bnb', 18],
+      ['usdt_bep20', 18],
+      ['usdc_bep20', 18],
+    ],
   );
   t.is(d.networks.mainnet.evmChainId, 56);
   t.is(d.networks.testnets[0].evmChainId, 97);

@@ -10,10 +10,18 @@ export const bscDefinition: ChainDefinition = {
     testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97 }],
   },
   coins: [
-    { id: 'bnb', symbol: 'BNB', price: { symbol: 'BNB', providers: { coingecko: 'binancecoin' } }, decimals: 18, paymentDecimals: 8, source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)' },
+    {
+      id: 'bnb',
+      symbol: 'BNB',
+      price: { symbol: 'BNB', providers: { coingecko: 'binancecoin' } },
+      decimals: 18,
+      paymentDecimals: 8,
+      source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)',
+    },
     {
       id: 'usdt_bep20',
-      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      symbol: 'USDT',
+      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 18,
       paymentDecimals: 8,
       // Binance-Peg USDT uses 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet token.
@@ -24,7 +32,8 @@ export const bscDefinition: ChainDefinition = {
     },
     {
       id: 'usdc_bep20',
-      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
+      symbol: 'USDC',
+      price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 18,
       paymentDecimals: 8,
       // Binance-Peg USDC (18 decimals). Circle lists no BSC testnet USDC.

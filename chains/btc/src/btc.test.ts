@@ -16,15 +16,11 @@ const bip32 = BIP32Factory(ecc);
 // BIP84 test vectors (https://github.com/bitcoin/bips/blob/master/bip-0084.mediawiki#test-vectors),
 // mnemonic "abandon abandon ... about".
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const BIP84_ROOT_ZPUB =
-  'zpub6jftahH18ngZxLmXaKw3GSZzZsszmt9WqedkyZdezFtWRFBZqsQH5hyUmb4pCEeZGmVfQuP5bedXTB8is6fTv19U1GQRyQUKQGUTzyHACMF';
-const BIP84_ACCOUNT_ZPRV =
-  'zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE';
-const BIP84_ACCOUNT_ZPUB =
-  'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+const BIP84_ROOT_ZPUB = 'zpub6jftahH18ngZxLmXaKw3GSZzZsszmt9WqedkyZdezFtWRFBZqsQH5hyUmb4pCEeZGmVfQuP5bedXTB8is6fTv19U1GQRyQUKQGUTzyHACMF';
+const BIP84_ACCOUNT_ZPRV = 'zprvAdG4iTXWBoARxkkzNpNh8r6Qag3irQB8PzEMkAFeTRXxHpbF9z4QgEvBRmfvqWvGp42t42nvgGpNgYSJA9iefm1yYNZKEm7z6qUWCroSQnE';
+const BIP84_ACCOUNT_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 // A mistyped copy of that zpub (wrong tail) that circulates in notes; its checksum fails.
-const MISTYPED_ZPUB =
-  'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AWkkW5hCe3';
+const MISTYPED_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AWkkW5hCe3';
 const BIP84_ADDR_0 = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 const BIP84_ADDR_1 = 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g';
 const BIP84_WIF_0 = 'KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d';
@@ -46,10 +42,12 @@ function withVersion(key: string, version: number): string {
   return bs58check.encode(payload);
 }
 
-const testnetAccount = bip32.fromSeed(seedOf(MNEMONIC), {
-  wif: 0xef,
-  bip32: { public: 0x043587cf, private: 0x04358394 },
-}).derivePath("m/84'/1'/0'");
+const testnetAccount = bip32
+  .fromSeed(seedOf(MNEMONIC), {
+    wif: 0xef,
+    bip32: { public: 0x043587cf, private: 0x04358394 },
+  })
+  .derivePath("m/84'/1'/0'");
 const TESTNET_TPUB = testnetAccount.neutered().toBase58();
 const TESTNET_VPUB = withVersion(TESTNET_TPUB, 0x045f1cf6);
 
@@ -82,7 +80,7 @@ test('BIP84 mainnet vectors from the zpub, and the same key in xpub form', (t) =
   }
 });
 
-test('testnet vectors from vpub and tpub (m/84\'/1\'/0\')', (t) => {
+test("testnet vectors from vpub and tpub (m/84'/1'/0')", (t) => {
   t.true(TESTNET_VPUB.startsWith('vpub'));
   for (const input of [TESTNET_VPUB, TESTNET_TPUB]) {
     const key = adapter.parseAccountKey(input, 'testnet');
@@ -93,32 +91,74 @@ test('testnet vectors from vpub and tpub (m/84\'/1\'/0\')', (t) => {
 });
 
 test('wrong network kind is wallet_kind_mismatch', (t) => {
-  t.is(code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'testnet')), 'wallet_kind_mismatch');
-  t.is(code(t, () => adapter.parseAccountKey(TESTNET_VPUB, 'mainnet')), 'wallet_kind_mismatch');
-  t.is(code(t, () => adapter.parseAccountKey(TESTNET_TPUB, 'mainnet')), 'wallet_kind_mismatch');
+  t.is(
+    code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'testnet')),
+    'wallet_kind_mismatch',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey(TESTNET_VPUB, 'mainnet')),
+    'wallet_kind_mismatch',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey(TESTNET_TPUB, 'mainnet')),
+    'wallet_kind_mismatch',
+  );
 });
 
 test('wrong depth, private keys, BIP49 keys and garbage are invalid_xpub_format', (t) => {
-  t.is(code(t, () => adapter.parseAccountKey(BIP84_ROOT_ZPUB, 'mainnet')), 'invalid_xpub_format');
-  t.is(code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPRV, 'mainnet')), 'invalid_xpub_format');
-  t.is(code(t, () => adapter.parseAccountKey(withVersion(BIP84_ACCOUNT_ZPUB, 0x049d7cb2), 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    code(t, () => adapter.parseAccountKey(BIP84_ROOT_ZPUB, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPRV, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey(withVersion(BIP84_ACCOUNT_ZPUB, 0x049d7cb2), 'mainnet')),
+    'invalid_xpub_format',
+  );
   const receiveChain = bip32.fromBase58(withVersion(BIP84_ACCOUNT_ZPUB, 0x0488b21e)).derive(0).toBase58();
-  t.is(code(t, () => adapter.parseAccountKey(receiveChain, 'mainnet')), 'invalid_xpub_format');
-  t.is(code(t, () => adapter.parseAccountKey('not a key', 'mainnet')), 'invalid_xpub_format');
-  t.is(code(t, () => adapter.parseAccountKey(MISTYPED_ZPUB, 'mainnet')), 'invalid_xpub_format');
-  t.is(code(t, () => adapter.parseAccountKey('', 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    code(t, () => adapter.parseAccountKey(receiveChain, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey('not a key', 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey(MISTYPED_ZPUB, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey('', 'mainnet')),
+    'invalid_xpub_format',
+  );
   const flipped = `${BIP84_ACCOUNT_ZPUB.slice(0, -1)}${BIP84_ACCOUNT_ZPUB.endsWith('3') ? '4' : '3'}`;
-  t.is(code(t, () => adapter.parseAccountKey(flipped, 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    code(t, () => adapter.parseAccountKey(flipped, 'mainnet')),
+    'invalid_xpub_format',
+  );
   // A valid base58check string whose payload is one byte short of a BIP32 key, and an over-long input.
   const short = bs58check.encode(Buffer.from(bs58check.decode(BIP84_ACCOUNT_ZPUB)).subarray(0, 77));
-  t.is(code(t, () => adapter.parseAccountKey(short, 'mainnet')), 'invalid_xpub_format');
-  t.is(code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB.repeat(100), 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    code(t, () => adapter.parseAccountKey(short, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB.repeat(100), 'mainnet')),
+    'invalid_xpub_format',
+  );
 });
 
 test('deriveAddress rejects bad indexes', (t) => {
   const key = adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet');
   for (const index of [-1, 1.5, 2 ** 31, Number.NaN]) {
-    t.is(code(t, () => adapter.deriveAddress(key, index)), 'validation_error');
+    t.is(
+      code(t, () => adapter.deriveAddress(key, index)),
+      'validation_error',
+    );
   }
 });
 
@@ -140,13 +180,20 @@ test('BIP21 payment URI with exact decimal amount', (t) => {
   );
   t.is(adapter.paymentUri({ coin: 'btc', network: 'testnet', address: TESTNET_ADDR_0, amountUnits: 1n }), `bitcoin:${TESTNET_ADDR_0}?amount=0.00000001`);
   t.is(adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: BIP84_ADDR_0, amountUnits: 0n }), `bitcoin:${BIP84_ADDR_0}`);
-  t.is(code(t, () => adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: BIP84_ADDR_0, amountUnits: 1n })), 'invalid_coin');
-  t.is(code(t, () => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: TESTNET_ADDR_0, amountUnits: 1n })), 'validation_error');
+  t.is(
+    code(t, () => adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: BIP84_ADDR_0, amountUnits: 1n })),
+    'invalid_coin',
+  );
+  t.is(
+    code(t, () => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: TESTNET_ADDR_0, amountUnits: 1n })),
+    'validation_error',
+  );
 });
 
 test('the verifier accepts the official BIP-322 "Hello World" vector', (t) => {
   const address = 'bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l';
-  const sig = 'AkcwRAIgZRfIY3p7/DoVTty6YZbWS71bc5Vct9p9Fia83eRmw2QCICK/ENGfwLtptFluMGs2KsqoNSk89pO7F29zJLUx9a/sASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=';
+  const sig =
+    'AkcwRAIgZRfIY3p7/DoVTty6YZbWS71bc5Vct9p9Fia83eRmw2QCICK/ENGfwLtptFluMGs2KsqoNSk89pO7F29zJLUx9a/sASECx/EgAxlkQpQ9hYjgGu6EBCPMVPwVIVJqO4XCsMvViHI=';
   t.true(Verifier.verifySignature(address, 'Hello World', sig));
   t.false(Verifier.verifySignature(address, 'Hello World!', sig));
 });
@@ -196,17 +243,29 @@ const regtestOf = (address: string) => bitcoin.address.toBech32(bitcoin.address.
 
 test('chains.testNetworks.btc = regtest: testnet projects derive, accept, pay to and prove bcrt1 addresses of a tpub/vpub', async (t) => {
   const regtest = configuredAdapter(btcChain, { testNetworks: { btc: 'regtest' } });
-  t.deepEqual(regtest.definition.networks.testnets.map((n) => n.id), ['regtest', 'signet', 'testnet']);
+  t.deepEqual(
+    regtest.definition.networks.testnets.map((n) => n.id),
+    ['regtest', 'signet', 'testnet'],
+  );
   const key = regtest.parseAccountKey(TESTNET_VPUB, 'testnet');
   const [address0, address1] = [regtestOf(TESTNET_ADDR_0), regtestOf(TESTNET_ADDR_1)];
   t.true(address0.startsWith('bcrt1q'));
-  t.deepEqual([0, 1].map((i) => regtest.deriveAddress(key, i).address), [address0, address1]);
+  t.deepEqual(
+    [0, 1].map((i) => regtest.deriveAddress(key, i).address),
+    [address0, address1],
+  );
   t.true(regtest.isValidAddress(address0, 'testnet'));
   t.false(regtest.isValidAddress(TESTNET_ADDR_0, 'testnet'));
   t.is(regtest.paymentUri({ coin: 'btc', network: 'testnet', address: address0, amountUnits: 1n }), `bitcoin:${address0}?amount=0.00000001`);
   const node0 = testnetAccount.derive(0).derive(0);
   t.true(await regtest.verifyOwnership({ key, message: CHALLENGE, signature: Signer.sign(node0.toWIF(), address0, CHALLENGE) as string }));
-  t.false(await regtest.verifyOwnership({ key, message: CHALLENGE, signature: Signer.sign(testnetAccount.derive(0).derive(1).toWIF(), address1, CHALLENGE) as string }));
+  t.false(
+    await regtest.verifyOwnership({
+      key,
+      message: CHALLENGE,
+      signature: Signer.sign(testnetAccount.derive(0).derive(1).toWIF(), address1, CHALLENGE) as string,
+    }),
+  );
   // Production projects keep mainnet: the setting moves test networks only.
   t.is(regtest.deriveAddress(regtest.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'mainnet'), 0).address, BIP84_ADDR_0);
   // Without the setting signet stays the default: regtest addresses are not testnet project addresses.

@@ -49,7 +49,11 @@ function block(form: Form, hash: string, height: number, mainnetAddress = false)
           out(form, 1, 0.12345678, PAID, mainnetAddress ? MAINNET_OF_PAID : PAID.address!),
           { value: 0, n: 2, scriptPubKey: { hex: '6a0474657374', type: 'nulldata' } },
           // A bare 1-of-2 multisig: several addresses, no single receiver.
-          { value: 0.00001, n: 3, scriptPubKey: { hex: '51' + '21' + '02'.repeat(33) + '21' + '03'.repeat(33) + '52ae', addresses: [OTHER.address, PAID.address] } },
+          {
+            value: 0.00001,
+            n: 3,
+            scriptPubKey: { hex: '51' + '21' + '02'.repeat(33) + '21' + '03'.repeat(33) + '52ae', addresses: [OTHER.address, PAID.address] },
+          },
         ],
       },
     ],
@@ -146,10 +150,29 @@ for (const form of ['current', 'older'] as const) {
 }
 
 test('a batch answer is matched by id, whatever its order, and must answer every call', (t) => {
-  const replies = parseBatch([{ id: 1, result: 5, error: null }, { id: 0, result: null, error: { code: -8, message: 'out of range' } }], ['getblockhash', 'getblockcount']);
-  t.deepEqual(replies, [{ result: null, error: { code: -8, message: 'out of range' } }, { result: 5, error: null }]);
+  const replies = parseBatch(
+    [
+      { id: 1, result: 5, error: null },
+      { id: 0, result: null, error: { code: -8, message: 'out of range' } },
+    ],
+    ['getblockhash', 'getblockcount'],
+  );
+  t.deepEqual(replies, [
+    { result: null, error: { code: -8, message: 'out of range' } },
+    { result: 5, error: null },
+  ]);
   t.throws(() => parseBatch([{ id: 0, result: 1 }], ['a', 'b']), { instanceOf: ProviderError });
-  t.throws(() => parseBatch([{ id: 0, result: 1 }, { id: 0, result: 2 }], ['a', 'b']), { instanceOf: ProviderError });
+  t.throws(
+    () =>
+      parseBatch(
+        [
+          { id: 0, result: 1 },
+          { id: 0, result: 2 },
+        ],
+        ['a', 'b'],
+      ),
+    { instanceOf: ProviderError },
+  );
   t.throws(() => parseBatch({ result: 1 }, ['a']), { instanceOf: ProviderError });
 });
 
@@ -210,7 +233,10 @@ test('a cookie file is read at each request; a node answering another network fa
         ['right', 'scan', 'ok'],
       ],
     );
-    t.deepEqual(wrong.auth, [`Basic ${Buffer.from('__cookie__:one').toString('base64')}`, ...wrong.auth.slice(1).map(() => `Basic ${Buffer.from('__cookie__:two').toString('base64')}`)]);
+    t.deepEqual(wrong.auth, [
+      `Basic ${Buffer.from('__cookie__:one').toString('base64')}`,
+      ...wrong.auth.slice(1).map(() => `Basic ${Buffer.from('__cookie__:two').toString('base64')}`),
+    ]);
     t.is(right.auth[0], `Basic ${Buffer.from('__cookie__:two').toString('base64')}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -45,7 +45,10 @@ export async function rpcBatch(http: ProviderHttp, calls: readonly (readonly [st
   if (calls.length === 0) return [];
   const body = calls.map(([method, params], id) => ({ jsonrpc: '1.0', id, method, params }));
   const answer = await http.json('POST', '', { body });
-  return parseBatch(answer, calls.map(([method]) => method));
+  return parseBatch(
+    answer,
+    calls.map(([method]) => method),
+  );
 }
 
 /** Checks a batch answer against the methods asked (one reply per id, any order). */
@@ -56,7 +59,10 @@ export function parseBatch(answer: unknown, methods: readonly string[]): RpcRepl
   for (const reply of answer) {
     expectShape(isObject(reply), 'JSON-RPC batch: reply not an object');
     const { id, result, error } = reply;
-    expectShape(typeof id === 'number' && Number.isInteger(id) && id >= 0 && id < methods.length && replies[id] === undefined, `JSON-RPC batch: bad id ${String(id)}`);
+    expectShape(
+      typeof id === 'number' && Number.isInteger(id) && id >= 0 && id < methods.length && replies[id] === undefined,
+      `JSON-RPC batch: bad id ${String(id)}`,
+    );
     if (error === null || error === undefined) {
       replies[id] = { result, error: null };
     } else {
@@ -132,7 +138,8 @@ export function parseCoreTx(value: unknown, where: string): { tx: EsploraTx; blo
   expectShape(Array.isArray(vin) && vin.length > 0 && vin.every(isObject), `${where}: bad vin of ${txid}`);
   expectShape(Array.isArray(vout), `${where}: bad vout of ${txid}`);
   const outputs = vout.map((output, index) => parseCoreOutput(output, index, `${where} ${txid}`));
-  const inBlock = typeof blockhash === 'string' && HASH.test(blockhash) && (confirmations === undefined || (typeof confirmations === 'number' && confirmations > 0));
+  const inBlock =
+    typeof blockhash === 'string' && HASH.test(blockhash) && (confirmations === undefined || (typeof confirmations === 'number' && confirmations > 0));
   return {
     tx: { txid, isCoinbase: typeof vin[0]!['coinbase'] === 'string', vout: outputs, confirmed: inBlock },
     blockhash: inBlock ? (blockhash as string) : null,
@@ -147,7 +154,10 @@ function parseCoreOutput(value: unknown, index: number, where: string): EsploraO
   const { hex, address, addresses } = scriptPubKey;
   expectShape(typeof hex === 'string' && HEX.test(hex), `${where}: output ${index}: bad script hex`);
   expectShape(address === undefined || typeof address === 'string', `${where}: output ${index}: bad address`);
-  expectShape(addresses === undefined || (Array.isArray(addresses) && addresses.every((a) => typeof a === 'string')), `${where}: output ${index}: bad addresses`);
+  expectShape(
+    addresses === undefined || (Array.isArray(addresses) && addresses.every((a) => typeof a === 'string')),
+    `${where}: output ${index}: bad addresses`,
+  );
   const given = address ?? (Array.isArray(addresses) && addresses.length === 1 ? (addresses[0] as string) : undefined);
   const sats = satoshisOf(amount, `${where}: output ${index}`);
   return given === undefined ? { scriptpubkey: hex, value: sats } : { scriptpubkey: hex, scriptpubkey_address: given, value: sats };
@@ -169,7 +179,6 @@ export function satoshisOf(amount: unknown, where: string): number {
   }
   return Number(units);
 }
-
 
 /** `getrawmempool` (txids). */
 export function parseMempoolTxids(result: unknown): string[] {

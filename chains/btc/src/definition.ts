@@ -24,7 +24,8 @@ export const btcDefinition: ChainDefinition = {
   coins: [
     {
       id: 'btc',
-      symbol: 'BTC', price: { symbol: 'BTC', providers: { coingecko: 'bitcoin', kraken: ['XBTUSD', 'XXBTZUSD'] } },
+      symbol: 'BTC',
+      price: { symbol: 'BTC', providers: { coingecko: 'bitcoin', kraken: ['XBTUSD', 'XXBTZUSD'] } },
       decimals: 8,
       paymentDecimals: 8,
       source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',

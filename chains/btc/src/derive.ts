@@ -43,7 +43,9 @@ export function parseBip84AccountKey(input: string, network: NetworkKind, params
   const isMainnet = version in params.keyVersions.mainnet;
   const isTestnet = version in params.keyVersions.testnet;
   if (!isMainnet && !isTestnet) {
-    throw chainErrors.invalid_xpub_format({ message: `Unknown extended key version; expected ${keyNames(params, 'mainnet')} or ${keyNames(params, 'testnet')}.` });
+    throw chainErrors.invalid_xpub_format({
+      message: `Unknown extended key version; expected ${keyNames(params, 'mainnet')} or ${keyNames(params, 'testnet')}.`,
+    });
   }
   if ((network === 'mainnet') !== isMainnet) {
     throw chainErrors.wallet_kind_mismatch({
@@ -61,7 +63,7 @@ export function parseBip84AccountKey(input: string, network: NetworkKind, params
   const childIndex = payload.readUInt32BE(9);
   if (childIndex < HARDENED) {
     throw chainErrors.invalid_xpub_format({
-      message: 'The key is not a hardened account key; export the account-level key (m/84\'/coin\'/account\').',
+      message: "The key is not a hardened account key; export the account-level key (m/84'/coin'/account').",
     });
   }
   const neutral = Buffer.from(payload);

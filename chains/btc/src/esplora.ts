@@ -96,9 +96,7 @@ function parseTx(value: unknown, where: string): EsploraTx {
   expectShape(status === undefined || (isObject(status) && typeof status['confirmed'] === 'boolean'), `${where}: bad status of ${txid}`);
   const isCoinbase = vin[0]!['is_coinbase'] === true;
   const outputs = vout.map((output) => parseOutput(output, `${where} ${txid}`));
-  return status === undefined
-    ? { txid, isCoinbase, vout: outputs }
-    : { txid, isCoinbase, vout: outputs, confirmed: status['confirmed'] as boolean };
+  return status === undefined ? { txid, isCoinbase, vout: outputs } : { txid, isCoinbase, vout: outputs, confirmed: status['confirmed'] as boolean };
 }
 
 /** A JSON array of Esplora transactions (`/block/:hash/txs/:start`, `/address/:address/txs/mempool`). */

@@ -162,7 +162,7 @@ test('blockHash(): the hash at a height, null past the tip (404)', async (t) => 
   }
 });
 
-test('scan(): a payment to a derived address, in the adapter\'s exact address form', async (t) => {
+test("scan(): a payment to a derived address, in the adapter's exact address form", async (t) => {
   t.is(derivedTestnetAddress0, 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl');
   const s = await setup(TESTNET, ['replay-testnet']);
   try {
@@ -211,18 +211,20 @@ test('scan(): pages through every 25 transactions of a block and keeps vout inde
   try {
     const watched = watching(['bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c', 'bc1pght6t3z93cde3xspersa6kg8l6aw5m6m77r3hd209mm2n0cus59shj4fnq']);
     const [block] = await s.watcher.scan(828669, 828669, watched);
-    t.deepEqual(s.providers[0]!.requests, [
-      '/block-height/828669',
-      `/block/${MAIN_828669}`,
-      `/block/${MAIN_828669}/txs/0`,
-      `/block/${MAIN_828669}/txs/25`,
-    ]);
+    t.deepEqual(s.providers[0]!.requests, ['/block-height/828669', `/block/${MAIN_828669}`, `/block/${MAIN_828669}/txs/0`, `/block/${MAIN_828669}/txs/25`]);
     t.is(block!.parentHash, '0000000000000000000236443a3f4784ec904f5c500bd2e82838756b5657bb85');
     t.deepEqual(
       block!.transfers.map((tr) => [tr.network, tr.txHash, tr.outputIndex, tr.toAddress, tr.amountUnits, tr.blockHeight]),
       [
         ['bitcoin', '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3', 0, 'bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c', 294n, 828669],
-        ['bitcoin', '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3', 1, 'bc1pght6t3z93cde3xspersa6kg8l6aw5m6m77r3hd209mm2n0cus59shj4fnq', 17_556_669n, 828669],
+        [
+          'bitcoin',
+          '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3',
+          1,
+          'bc1pght6t3z93cde3xspersa6kg8l6aw5m6m77r3hd209mm2n0cus59shj4fnq',
+          17_556_669n,
+          828669,
+        ],
       ],
     );
   } finally {
@@ -336,13 +338,16 @@ for (const [mode, failure] of FAILURES) {
   });
 }
 
-test('a failure of the watched-address lookup (ours, not the provider\'s) is thrown on without failover', async (t) => {
+test("a failure of the watched-address lookup (ours, not the provider's) is thrown on without failover", async (t) => {
   const s = await setup(TESTNET, ['replay-testnet', 'replay-testnet']);
   try {
     const broken = { filter: async () => Promise.reject(new WatcherLocalError('database down')), active: async () => [] };
     await t.throwsAsync(() => s.watcher.scan(1259783, 1259783, broken), { instanceOf: WatcherLocalError, message: 'database down' });
     t.is(s.providers[1]!.requests.length, 0, 'the second provider was not asked');
-    t.false(s.outcomes.some((o) => o.outcome !== 'ok'), 'no provider failure counted');
+    t.false(
+      s.outcomes.some((o) => o.outcome !== 'ok'),
+      'no provider failure counted',
+    );
   } finally {
     await teardown(s);
   }

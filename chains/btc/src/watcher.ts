@@ -20,26 +20,8 @@ import {
   type WatcherOptions,
 } from '@gw/chain-api';
 import { bitcoinParams, type Bip84Params } from './bip84-params.js';
-import {
-  ESPLORA_TXS_PAGE_SIZE,
-  parseBlock,
-  parseBlockHashText,
-  parseHeightText,
-  parseTxList,
-  type EsploraOutput,
-  type EsploraTx,
-} from './esplora.js';
-import {
-  CORE_TX_BATCH,
-  RpcCallError,
-  parseBlockCount,
-  parseBlockHash,
-  parseCoreBlock,
-  parseCoreTx,
-  parseMempoolTxids,
-  rpcBatch,
-  rpcCall,
-} from './core-rpc.js';
+import { ESPLORA_TXS_PAGE_SIZE, parseBlock, parseBlockHashText, parseHeightText, parseTxList, type EsploraOutput, type EsploraTx } from './esplora.js';
+import { CORE_TX_BATCH, RpcCallError, parseBlockCount, parseBlockHash, parseCoreBlock, parseCoreTx, parseMempoolTxids, rpcBatch, rpcCall } from './core-rpc.js';
 import { subscribeCoreZmq } from './zmq.js';
 
 bitcoin.initEccLib(ecc);
@@ -106,7 +88,8 @@ export class BtcWatcher implements ChainWatcher {
       if (endpoint.kind !== undefined && !(BTC_PROVIDER_KINDS as readonly string[]).includes(endpoint.kind)) {
         throw new Error(`${definition.id} provider ${endpoint.name}: kind ${endpoint.kind} is not one of ${BTC_PROVIDER_KINDS.join(', ')}`);
       }
-      if (endpoint.zmqUrl !== undefined && !isCore(endpoint)) throw new Error(`btc provider ${endpoint.name}: zmqUrl needs kind bitcoin-core (Esplora has no ZMQ)`);
+      if (endpoint.zmqUrl !== undefined && !isCore(endpoint))
+        throw new Error(`btc provider ${endpoint.name}: zmqUrl needs kind bitcoin-core (Esplora has no ZMQ)`);
     }
     if (options.providers.endpoints.some((e) => e.zmqUrl !== undefined)) {
       this.subscribeHeads = (listener) => subscribeCoreZmq(options.providers.endpoints, (raw) => this.decodePushedTx(raw), listener);
@@ -184,7 +167,10 @@ export class BtcWatcher implements ChainWatcher {
     const located: LocatedTx[] = [];
     for (let start = 0; start < txids.length; start += CORE_TX_BATCH) {
       const chunk = txids.slice(start, start + CORE_TX_BATCH);
-      const replies = await rpcBatch(http, chunk.map((txid) => ['getrawtransaction', [txid, true]] as const));
+      const replies = await rpcBatch(
+        http,
+        chunk.map((txid) => ['getrawtransaction', [txid, true]] as const),
+      );
       replies.forEach((reply, i) => {
         // Mined or evicted between the two calls: the next block scan or pass sees it.
         if (reply.error) return;

@@ -49,10 +49,19 @@ test('a receive loop that fails: the drop is reported and a new socket is built 
     const a = '11'.repeat(32);
     const b = '22'.repeat(32);
     // Published until received: a SUB socket's subscription reaches the publisher just after the handshake.
-    await until(() => heads.length >= 1, () => publish(a));
-    await until(() => connections.filter((c) => c.connected).length >= 2, async () => undefined);
+    await until(
+      () => heads.length >= 1,
+      () => publish(a),
+    );
+    await until(
+      () => connections.filter((c) => c.connected).length >= 2,
+      async () => undefined,
+    );
     t.like(connections, [{ connected: true }, { connected: false, error: 'ZMQ socket failed: listener broke' }, { connected: true }]);
-    await until(() => heads.some((h) => h.hash === b), () => publish(b));
+    await until(
+      () => heads.some((h) => h.hash === b),
+      () => publish(b),
+    );
     t.deepEqual(heads, [{ hash: a }, { hash: b }], 'the rebuilt socket delivers the next block; the first is not announced twice');
   } finally {
     unsubscribe();
@@ -83,11 +92,20 @@ test('a frame larger than the limit is dropped with its connection; the socket r
   try {
     const a = '33'.repeat(32);
     const b = '44'.repeat(32);
-    await until(() => heads.length >= 1, () => publish('hashblock', Buffer.from(a, 'hex')));
+    await until(
+      () => heads.length >= 1,
+      () => publish('hashblock', Buffer.from(a, 'hex')),
+    );
     // One connection delivers in order: had the large frame been taken, it would come before b.
     await publish('rawtx', Buffer.alloc(4096, 1));
-    await until(() => heads.some((h) => h.hash === b), () => publish('hashblock', Buffer.from(b, 'hex')));
-    await until(() => decoded.length >= 1, () => publish('rawtx', Buffer.alloc(512, 2)));
+    await until(
+      () => heads.some((h) => h.hash === b),
+      () => publish('hashblock', Buffer.from(b, 'hex')),
+    );
+    await until(
+      () => decoded.length >= 1,
+      () => publish('rawtx', Buffer.alloc(512, 2)),
+    );
     t.deepEqual([...new Set(decoded)], [512], 'only transactions within the limit were decoded');
     t.deepEqual(heads, [{ hash: a }, { hash: b }]);
   } finally {

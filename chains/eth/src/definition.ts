@@ -10,22 +10,30 @@ export const ethDefinition: ChainDefinition = {
     testnets: [{ id: 'sepolia', name: 'Ethereum Sepolia', kind: 'testnet', evmChainId: 11155111 }],
   },
   coins: [
-    { id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18, paymentDecimals: 8, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' },
+    {
+      id: 'eth',
+      symbol: 'ETH',
+      price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } },
+      decimals: 18,
+      paymentDecimals: 8,
+      source: 'Ethereum yellow paper: 1 ether = 10^18 wei',
+    },
     {
       id: 'usdt_erc20',
-      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      symbol: 'USDT',
+      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       paymentDecimals: 6,
       // Tether publishes no Sepolia deployment; USDT is therefore unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x30758F7B3C7CA12f5224d41579A93e48Cf0f88eC',
       contracts: { ethereum: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
-      source:
-        'https://tether.to/en/supported-protocols/ ; https://etherscan.io/token/0xdac17f958d2ee523a2206206994597c13d831ec7 (decimals() = 6)',
+      source: 'https://tether.to/en/supported-protocols/ ; https://etherscan.io/token/0xdac17f958d2ee523a2206206994597c13d831ec7 (decimals() = 6)',
     },
     {
       id: 'usdc_erc20',
-      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
+      symbol: 'USDC',
+      price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
       paymentDecimals: 6,
       contracts: {

@@ -12,7 +12,11 @@ test('definition data', (t) => {
   const d = ethChain.definition;
   t.deepEqual(
     d.coins.map((c) => [c.id, c.decimals]),
-    [['eth', 18], ['usdt_erc20', 6], ['usdc_erc20', 6]],
+    [
+      ['eth', 18],
+      ['usdt_erc20', 6],
+      ['usdc_erc20', 6],
+    ],
   );
   t.is(d.networks.mainnet.evmChainId, 1);
   t.is(d.networks.testnets[0].id, 'sepolia');

@@ -9,8 +9,7 @@ const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abando
 const ADDR_0 = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const ADDR_1 = '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0';
 // Account xpub m/44'/60'/0' of that mnemonic, recomputed below from the phrase.
-const ABANDON_ETH_XPUB =
-  'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
+const ABANDON_ETH_XPUB = 'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
 
 const fixture: ChainDefinition = {
   id: 'eth',
@@ -20,7 +19,15 @@ const fixture: ChainDefinition = {
     mainnet: { id: 'main', name: 'main', kind: 'mainnet', evmChainId: 1 },
     testnets: [{ id: 'test', name: 'test', kind: 'testnet', evmChainId: 5 }],
   },
-  coins: [{ id: 'eth', symbol: 'ETH', price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } }, decimals: 18, paymentDecimals: 8 }],
+  coins: [
+    {
+      id: 'eth',
+      symbol: 'ETH',
+      price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } },
+      decimals: 18,
+      paymentDecimals: 8,
+    },
+  ],
   dustFloorUnits: { eth: 0n },
   defaultConfirmations: 1,
   capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
@@ -60,23 +67,56 @@ test('BIP44 vectors: index 0 and 1, EIP-55 checksummed, mainnet and testnet kind
 
 test('invalid keys are invalid_xpub_format', (t) => {
   const rootXpub = root.neuter().extendedKey; // depth 0
-  t.is(codeOf(t, () => adapter.parseAccountKey(rootXpub, 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(rootXpub, 'mainnet')),
+    'invalid_xpub_format',
+  );
   const xprv = root.derivePath("m/44'/60'/0'").extendedKey;
   t.true(xprv.startsWith('xprv'));
-  t.is(codeOf(t, () => adapter.parseAccountKey(xprv, 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(xprv, 'mainnet')),
+    'invalid_xpub_format',
+  );
   const change = root.derivePath("m/44'/60'/0'/0").neuter().extendedKey; // depth 4
-  t.is(codeOf(t, () => adapter.parseAccountKey(change, 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(t, () => adapter.parseAccountKey(withVersion(ABANDON_ETH_XPUB, 0x04b24746), 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(change, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(withVersion(ABANDON_ETH_XPUB, 0x04b24746), 'mainnet')),
+    'invalid_xpub_format',
+  );
   const flipped = `${ABANDON_ETH_XPUB.slice(0, -1)}${ABANDON_ETH_XPUB.endsWith('t') ? 'u' : 't'}`;
-  t.is(codeOf(t, () => adapter.parseAccountKey(flipped, 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(flipped, 'mainnet')),
+    'invalid_xpub_format',
+  );
   const short = bs58check.encode(bs58check.decode(ABANDON_ETH_XPUB).subarray(0, 77));
-  t.is(codeOf(t, () => adapter.parseAccountKey(short, 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(t, () => adapter.parseAccountKey(ABANDON_ETH_XPUB.repeat(100), 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(t, () => adapter.parseAccountKey('0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(t, () => adapter.parseAccountKey('', 'testnet')), 'invalid_xpub_format');
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(short, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(ABANDON_ETH_XPUB.repeat(100), 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey('0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey('', 'testnet')),
+    'invalid_xpub_format',
+  );
   const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');
-  t.is(codeOf(t, () => adapter.deriveAddress(key, -1)), 'validation_error');
-  t.is(codeOf(t, () => adapter.deriveAddress(key, 2 ** 31)), 'validation_error');
+  t.is(
+    codeOf(t, () => adapter.deriveAddress(key, -1)),
+    'validation_error',
+  );
+  t.is(
+    codeOf(t, () => adapter.deriveAddress(key, 2 ** 31)),
+    'validation_error',
+  );
 });
 
 test('isValidAddress', (t) => {
@@ -94,7 +134,10 @@ test('EIP-681 native URI uses the network chain id and wei', (t) => {
     `ethereum:${ADDR_0}@1?value=1500000000000000000`,
   );
   t.is(adapter.paymentUri({ coin: 'eth', network: 'testnet', address: ADDR_0, amountUnits: 1n }), `ethereum:${ADDR_0}@5?value=1`);
-  t.is(codeOf(t, () => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: ADDR_0, amountUnits: 1n })), 'invalid_coin');
+  t.is(
+    codeOf(t, () => adapter.paymentUri({ coin: 'btc', network: 'mainnet', address: ADDR_0, amountUnits: 1n })),
+    'invalid_coin',
+  );
 });
 
 const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet';

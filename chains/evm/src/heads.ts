@@ -42,7 +42,10 @@ export function subscribeNewHeads(endpoints: readonly ProviderEndpoint[], listen
     let down = false;
     let idle: NodeJS.Timeout | undefined;
     let probing = false;
-    const ws = new (WebSocket as unknown as new (url: string, init?: { headers?: Record<string, string> }) => WebSocket)(endpoint.wsUrl, endpoint.headers ? { headers: { ...endpoint.headers } } : undefined);
+    const ws = new (WebSocket as unknown as new (url: string, init?: { headers?: Record<string, string> }) => WebSocket)(
+      endpoint.wsUrl,
+      endpoint.headers ? { headers: { ...endpoint.headers } } : undefined,
+    );
     socket = ws;
     const watchIdle = () => {
       clearTimeout(idle);

@@ -65,7 +65,8 @@ export class EvmWatcher implements ChainWatcher {
     const native = definition.coins.find((c) => !c.contracts);
     if (!native) throw new Error(`EVM chain ${definition.id} has no native coin`);
     this.nativeCoin = native.id;
-    if (options.providers.endpoints.some((e) => e.wsUrl !== undefined)) this.subscribeHeads = (listener) => subscribeNewHeads(options.providers.endpoints, listener);
+    if (options.providers.endpoints.some((e) => e.wsUrl !== undefined))
+      this.subscribeHeads = (listener) => subscribeNewHeads(options.providers.endpoints, listener);
     this.tokens = new Map(definition.coins.filter((c) => c.contracts?.[network]).map((c) => [c.contracts![network]!.toLowerCase(), c.id]));
   }
 
@@ -98,7 +99,8 @@ export class EvmWatcher implements ChainWatcher {
     return this.options.providers.run('scan', async (http) => {
       const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
       const calls: [string, unknown[]][] = heights.map((h) => ['eth_getBlockByNumber', [hex(h), true]]);
-      if (this.tokens.size > 0) calls.push(['eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: [...this.tokens.keys()], topics: [TRANSFER_TOPIC] }]]);
+      if (this.tokens.size > 0)
+        calls.push(['eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: [...this.tokens.keys()], topics: [TRANSFER_TOPIC] }]]);
       const responses = await this.batch(http, calls);
       const blocks = responses.slice(0, heights.length).map((r, i) => {
         const block = r.result as RpcBlock | null;
@@ -117,7 +119,16 @@ export class EvmWatcher implements ChainWatcher {
         const base = this.blockFields(block);
         for (const tx of block.transactions) {
           if (!tx.to || BigInt(tx.value) === 0n) continue;
-          candidates.push({ ...base, coin: this.nativeCoin, txHash: tx.hash, outputIndex: 0, toAddress: getAddress(tx.to), fromAddress: getAddress(tx.from), amountUnits: BigInt(tx.value), needsReceipt: true });
+          candidates.push({
+            ...base,
+            coin: this.nativeCoin,
+            txHash: tx.hash,
+            outputIndex: 0,
+            toAddress: getAddress(tx.to),
+            fromAddress: getAddress(tx.from),
+            amountUnits: BigInt(tx.value),
+            needsReceipt: true,
+          });
         }
       }
       for (const log of logs) {
@@ -145,7 +156,10 @@ export class EvmWatcher implements ChainWatcher {
       const native = matched.filter((c) => c.needsReceipt);
       const failed = new Set<string>();
       if (native.length > 0) {
-        const receipts = await this.batch(http, native.map((c) => ['eth_getTransactionReceipt', [c.txHash]] as [string, unknown[]]));
+        const receipts = await this.batch(
+          http,
+          native.map((c) => ['eth_getTransactionReceipt', [c.txHash]] as [string, unknown[]]),
+        );
         receipts.forEach((r, i) => {
           const receipt = r.result as { status?: string } | null;
           expectShape(receipt && typeof receipt.status === 'string', `receipt of ${native[i]!.txHash}`);
@@ -190,7 +204,11 @@ export class EvmWatcher implements ChainWatcher {
       const chainId = answers.shift();
       expectShape(typeof chainId?.result === 'string', 'eth_chainId');
       if (Number(BigInt(chainId!.result as string)) !== expectedChainId) {
-        throw new ProviderError('http_error', '', `provider is on chain ${Number(BigInt(chainId!.result as string))}, not ${expectedChainId} (${this.options.network.id})`);
+        throw new ProviderError(
+          'http_error',
+          '',
+          `provider is on chain ${Number(BigInt(chainId!.result as string))}, not ${expectedChainId} (${this.options.network.id})`,
+        );
       }
     }
     return answers.map((answer, i) => {

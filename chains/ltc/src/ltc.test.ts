@@ -39,19 +39,32 @@ function withVersion(key: string, version: number): string {
 /** Electrum-LTC's message signature: bitcoinjs-message over Litecoin's prefix, flagged P2WPKH. */
 function sign(message: string, network: NetworkKind): string {
   const key = ACCOUNTS[network].derive(0).derive(0);
-  return bitcoinMessage.sign(message, Buffer.from(key.privateKey!), true, litecoinParams.networks['litecoin']!.messagePrefix, { segwitType: 'p2wpkh' }).toString('base64');
+  return bitcoinMessage
+    .sign(message, Buffer.from(key.privateKey!), true, litecoinParams.networks['litecoin']!.messagePrefix, { segwitType: 'p2wpkh' })
+    .toString('base64');
 }
 
 chainConformance(test, {
   module: ltcChain,
   vectors: {
-    mainnet: { key: LTUB, addresses: MAINNET.map((address, index) => ({ index, address, path: `m/84'/2'/0'/0/${index}` })), source: 'BIP84 mnemonic, bitcoinjs-lib with Litecoin parameters' },
-    testnet: { key: TTUB, addresses: TESTNET.map((address, index) => ({ index, address, path: `m/84'/1'/0'/0/${index}` })), source: 'BIP84 mnemonic, bitcoinjs-lib with Litecoin testnet parameters' },
+    mainnet: {
+      key: LTUB,
+      addresses: MAINNET.map((address, index) => ({ index, address, path: `m/84'/2'/0'/0/${index}` })),
+      source: 'BIP84 mnemonic, bitcoinjs-lib with Litecoin parameters',
+    },
+    testnet: {
+      key: TTUB,
+      addresses: TESTNET.map((address, index) => ({ index, address, path: `m/84'/1'/0'/0/${index}` })),
+      source: 'BIP84 mnemonic, bitcoinjs-lib with Litecoin testnet parameters',
+    },
   },
   keysEncodeNetwork: true,
   sign,
   paymentUris: [
-    { input: { coin: 'ltc', network: 'mainnet', address: MAINNET[0]!, amountUnits: 150_000_000n, label: 'Order 42' }, uri: `litecoin:${MAINNET[0]}?amount=1.5&label=Order%2042` },
+    {
+      input: { coin: 'ltc', network: 'mainnet', address: MAINNET[0]!, amountUnits: 150_000_000n, label: 'Order 42' },
+      uri: `litecoin:${MAINNET[0]}?amount=1.5&label=Order%2042`,
+    },
     { input: { coin: 'ltc', network: 'testnet', address: TESTNET[0]!, amountUnits: 1n }, uri: `litecoin:${TESTNET[0]}?amount=0.00000001` },
   ],
   invalidAddresses: {
@@ -65,10 +78,22 @@ test('the vectors are what bitcoinjs-lib derives under Litecoin parameters', (t)
   t.is(ACCOUNTS.mainnet.neutered().toBase58(), LTUB);
   t.is(ACCOUNTS.testnet.neutered().toBase58(), TTUB);
   const address = (network: 'litecoin' | 'testnet' | 'regtest', index: number) =>
-    bitcoin.payments.p2wpkh({ pubkey: ACCOUNTS[network === 'litecoin' ? 'mainnet' : 'testnet'].derive(0).derive(index).publicKey, network: litecoinParams.networks[network]! }).address;
-  t.deepEqual([0, 1].map((i) => address('litecoin', i)), MAINNET);
-  t.deepEqual([0, 1].map((i) => address('testnet', i)), TESTNET);
-  t.deepEqual([0, 1].map((i) => address('regtest', i)), REGTEST);
+    bitcoin.payments.p2wpkh({
+      pubkey: ACCOUNTS[network === 'litecoin' ? 'mainnet' : 'testnet'].derive(0).derive(index).publicKey,
+      network: litecoinParams.networks[network]!,
+    }).address;
+  t.deepEqual(
+    [0, 1].map((i) => address('litecoin', i)),
+    MAINNET,
+  );
+  t.deepEqual(
+    [0, 1].map((i) => address('testnet', i)),
+    TESTNET,
+  );
+  t.deepEqual(
+    [0, 1].map((i) => address('regtest', i)),
+    REGTEST,
+  );
 });
 
 test('zpub (Electrum-LTC) and Ltub give the same addresses; vpub and tpub on testnet likewise; canonical Ltub/ttub', (t) => {
@@ -85,18 +110,33 @@ test('zpub (Electrum-LTC) and Ltub give the same addresses; vpub and tpub on tes
 });
 
 test('Mtub (BIP49), private keys and keys of the other network kind are refused with the reason', (t) => {
-  t.is(codeOf(() => adapter.parseAccountKey(withVersion(LTUB, 0x01b26ef6), 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    codeOf(() => adapter.parseAccountKey(withVersion(LTUB, 0x01b26ef6), 'mainnet')),
+    'invalid_xpub_format',
+  );
   t.regex(t.throws(() => adapter.parseAccountKey(withVersion(LTUB, 0x01b26ef6), 'mainnet'))!.message, /Mtub is a BIP49/);
-  t.is(codeOf(() => adapter.parseAccountKey(ACCOUNTS.mainnet.toBase58(), 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(() => adapter.parseAccountKey(LTUB, 'testnet')), 'wallet_kind_mismatch');
-  t.is(codeOf(() => adapter.parseAccountKey(TTUB, 'mainnet')), 'wallet_kind_mismatch');
+  t.is(
+    codeOf(() => adapter.parseAccountKey(ACCOUNTS.mainnet.toBase58(), 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(() => adapter.parseAccountKey(LTUB, 'testnet')),
+    'wallet_kind_mismatch',
+  );
+  t.is(
+    codeOf(() => adapter.parseAccountKey(TTUB, 'mainnet')),
+    'wallet_kind_mismatch',
+  );
   t.regex(t.throws(() => adapter.parseAccountKey(TTUB, 'mainnet'))!.message, /production project needs a Ltub or zpub/);
 });
 
 test('chains.testNetworks.ltc = regtest: testnet projects derive, accept and pay to rltc1 addresses and prove ownership of them', async (t) => {
   t.is(regtest.definition.networks.testnets[0].id, 'regtest');
   const key = regtest.parseAccountKey(TTUB, 'testnet');
-  t.deepEqual([0, 1].map((i) => regtest.deriveAddress(key, i).address), REGTEST);
+  t.deepEqual(
+    [0, 1].map((i) => regtest.deriveAddress(key, i).address),
+    REGTEST,
+  );
   t.true(regtest.isValidAddress(REGTEST[0]!, 'testnet'));
   t.false(regtest.isValidAddress(TESTNET[0]!, 'testnet'));
   t.true(regtest.paymentUri({ coin: 'ltc', network: 'testnet', address: REGTEST[0]!, amountUnits: 1n }).startsWith(`litecoin:${REGTEST[0]}`));
@@ -106,9 +146,15 @@ test('chains.testNetworks.ltc = regtest: testnet projects derive, accept and pay
 });
 
 test('chains.testNetworks: a network the chain does not have stops start-up naming the key', (t) => {
-  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { ltc: 'signet' } }), { message: `chains.testNetworks.ltc: "signet" is not a network of this chain; Litecoin's test networks are testnet, regtest` });
-  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { ltc: 'litecoin' } }), { message: /^chains\.testNetworks\.ltc: "litecoin" is the mainnet \(production projects use it\)/ });
-  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { doge: 'regtest' } }), { message: 'chains.testNetworks.doge: no chain "doge" in this build; it has ltc' });
+  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { ltc: 'signet' } }), {
+    message: `chains.testNetworks.ltc: "signet" is not a network of this chain; Litecoin's test networks are testnet, regtest`,
+  });
+  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { ltc: 'litecoin' } }), {
+    message: /^chains\.testNetworks\.ltc: "litecoin" is the mainnet \(production projects use it\)/,
+  });
+  t.throws(() => configuredAdapter(ltcChain, { testNetworks: { doge: 'regtest' } }), {
+    message: 'chains.testNetworks.doge: no chain "doge" in this build; it has ltc',
+  });
 });
 
 test('a Bitcoin-prefixed signature of the same key is not a Litecoin ownership proof', async (t) => {

@@ -12,26 +12,28 @@ export const polygonDefinition: ChainDefinition = {
   coins: [
     {
       id: 'pol',
-      symbol: 'POL', price: { symbol: 'POL', providers: { coingecko: 'polygon-ecosystem-token', kraken: ['POLUSD'] } },
+      symbol: 'POL',
+      price: { symbol: 'POL', providers: { coingecko: 'polygon-ecosystem-token', kraken: ['POLUSD'] } },
       decimals: 18,
       paymentDecimals: 8,
       source: 'https://docs.polygon.technology/ (POL replaced MATIC as the native gas token on 2024-09-04; native coin, 18 decimals)',
     },
     {
       id: 'usdt_polygon',
-      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      symbol: 'USDT',
+      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       paymentDecimals: 6,
       // No official Tether deployment on Amoy.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x60eF684093cf05d0F3f9Befe17F6ffe03BaA81a7',
       contracts: { polygon: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
-      source:
-        'https://tether.to/en/supported-protocols/ ; https://polygonscan.com/token/0xc2132d05d31c914a87c6611c10748aeb04b58e8f (decimals() = 6)',
+      source: 'https://tether.to/en/supported-protocols/ ; https://polygonscan.com/token/0xc2132d05d31c914a87c6611c10748aeb04b58e8f (decimals() = 6)',
     },
     {
       id: 'usdc_polygon',
-      symbol: 'USDC', price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
+      symbol: 'USDC',
+      price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
       decimals: 6,
       paymentDecimals: 6,
       // Native (Circle-issued) USDC, not the bridged USDC.e at 0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174.

@@ -11,7 +11,11 @@ test('definition data', (t) => {
   const d = polygonChain.definition;
   t.deepEqual(
     d.coins.map((c) => [c.id, c.decimals]),
-    [['pol', 18], ['usdt_polygon', 6], ['usdc_polygon', 6]],
+    [
+      ['pol', 18],
+      ['usdt_polygon', 6],
+      ['usdc_polygon', 6],
+    ],
   );
   t.is(d.networks.mainnet.evmChainId, 137);
   t.is(d.networks.testnets[0].id, 'amoy');

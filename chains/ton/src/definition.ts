@@ -11,18 +11,25 @@ export const tonDefinition: ChainDefinition = {
     testnets: [{ id: 'ton-testnet', name: 'TON testnet', kind: 'testnet' }],
   },
   coins: [
-    { id: 'ton', symbol: 'TON', price: { symbol: 'TON', providers: { coingecko: 'the-open-network', kraken: ['TONUSD'] } }, decimals: 9, paymentDecimals: 9, source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)' },
+    {
+      id: 'ton',
+      symbol: 'TON',
+      price: { symbol: 'TON', providers: { coingecko: 'the-open-network', kraken: ['TONUSD'] } },
+      decimals: 9,
+      paymentDecimals: 9,
+      source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)',
+    },
     {
       id: 'usdt_ton',
-      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      symbol: 'USDT',
+      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       paymentDecimals: 6,
       // Tether publishes no TON testnet jetton; USDT is unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: 'kQBLhSxWq_FTVwb55TP6HUDMEueiBPMHRgT-eV6XN3hUAZqm',
       contracts: { ton: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs' },
-      source:
-        'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',
+      source: 'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',
     },
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").

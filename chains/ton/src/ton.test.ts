@@ -22,7 +22,13 @@ const codeOf = (t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown
 
 test('definition data', (t) => {
   const d = tonChain.definition;
-  t.deepEqual(d.coins.map((c) => [c.id, c.decimals]), [['ton', 9], ['usdt_ton', 6]]);
+  t.deepEqual(
+    d.coins.map((c) => [c.id, c.decimals]),
+    [
+      ['ton', 9],
+      ['usdt_ton', 6],
+    ],
+  );
   t.true(d.capabilities.supportsMemo);
   t.false(d.capabilities.gapLimitApplies);
   t.is(d.verificationStandard, 'bip44_ed25519');
@@ -56,16 +62,32 @@ test('distinct addresses per index via the V5R1 subwallet number; 15-bit limit',
   t.true(Address.parse(i7.address).equals(expected));
   t.regex(i7.path, /^m(\/\d+'?)+$/);
   t.is(adapter.deriveAddress(key, 32767).index, 32767);
-  t.is(codeOf(t, () => adapter.deriveAddress(key, 32768)), 'validation_error');
-  t.is(codeOf(t, () => adapter.deriveAddress(key, -1)), 'validation_error');
+  t.is(
+    codeOf(t, () => adapter.deriveAddress(key, 32768)),
+    'validation_error',
+  );
+  t.is(
+    codeOf(t, () => adapter.deriveAddress(key, -1)),
+    'validation_error',
+  );
   // The same key gives different wallets on mainnet and testnet (the wallet id binds the network).
   const testKey = adapter.parseAccountKey(MAINNET_PUB, 'testnet');
   t.false(Address.parse(adapter.deriveAddress(testKey, 0).address).equals(Address.parse(MAINNET_V5R1)));
 });
 
 test('invalid keys', (t) => {
-  for (const input of ['', 'xyz', MAINNET_PUB.slice(2), `${MAINNET_PUB}00`, 'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd']) {
-    t.is(codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')), 'invalid_xpub_format', input);
+  for (const input of [
+    '',
+    'xyz',
+    MAINNET_PUB.slice(2),
+    `${MAINNET_PUB}00`,
+    'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd',
+  ]) {
+    t.is(
+      codeOf(t, () => adapter.parseAccountKey(input, 'mainnet')),
+      'invalid_xpub_format',
+      input,
+    );
   }
 });
 
@@ -91,7 +113,10 @@ test('ton://transfer URIs with memo and jetton', (t) => {
   );
   const testAddr = adapter.deriveAddress(adapter.parseAccountKey(MAINNET_PUB, 'testnet'), 0).address;
   t.is(adapter.paymentUri({ coin: 'ton', network: 'testnet', address: testAddr, amountUnits: 1n }), `ton://transfer/${testAddr}?amount=1`);
-  t.is(codeOf(t, () => adapter.paymentUri({ coin: 'usdt_ton', network: 'testnet', address: testAddr, amountUnits: 1n })), 'validation_error');
+  t.is(
+    codeOf(t, () => adapter.paymentUri({ coin: 'usdt_ton', network: 'testnet', address: testAddr, amountUnits: 1n })),
+    'validation_error',
+  );
 });
 
 const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet';
@@ -130,7 +155,14 @@ test('verifyOwnership: TON Connect signData (text) by the index-0 wallet', async
 
 test('verifyOwnership: unparseable proofs are validation_error', async (t) => {
   const { key, json } = signData(1, 'mainnet', CHALLENGE);
-  for (const signature of ['', 'not json', '{}', json({ payload: { type: 'binary', bytes: 'AA==' } }), json({ signature: 'AAAA' }), json({ address: 'nope' })]) {
+  for (const signature of [
+    '',
+    'not json',
+    '{}',
+    json({ payload: { type: 'binary', bytes: 'AA==' } }),
+    json({ signature: 'AAAA' }),
+    json({ address: 'nope' }),
+  ]) {
     const error = await t.throwsAsync(adapter.verifyOwnership({ key, message: CHALLENGE, signature }));
     t.is((error as AppError).code, 'validation_error', signature);
   }

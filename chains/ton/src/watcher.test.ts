@@ -14,7 +14,15 @@ import { Address, beginCell, toNano, type Cell } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
 import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet.js';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainDefinition, type ProviderEndpoint, type ScannedBlock, type WatchedAddresses } from '@gw/chain-api';
+import {
+  ProviderError,
+  ProviderPool,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type ProviderEndpoint,
+  type ScannedBlock,
+  type WatchedAddresses,
+} from '@gw/chain-api';
 import { ToncenterSandbox, blockJson, rawUpper, transactionJson, type SandboxBlock } from '../test/toncenter-sandbox.js';
 import { TonWatcher, formatTonAddress, tonChain, tonDefinition } from './index.js';
 
@@ -80,10 +88,8 @@ async function buildWorld(): Promise<World> {
     .storeUint(0, 32)
     .storeStringTail('inline-9')
     .endCell();
-  const b3 = await sandbox.commit(
-    jetton(fakeWallet, pool1, 999_000_000n, 'usdt-7'),
-    jetton(realWallet, unwatched, 1_000_000n, 'usdt-8'),
-    () => payer.send({ to: realWallet.address, value: toNano('0.1'), bounce: true, body: inline }),
+  const b3 = await sandbox.commit(jetton(fakeWallet, pool1, 999_000_000n, 'usdt-7'), jetton(realWallet, unwatched, 1_000_000n, 'usdt-8'), () =>
+    payer.send({ to: realWallet.address, value: toNano('0.1'), bounce: true, body: inline }),
   );
   await sandbox.listen();
   return { sandbox, payer, master: minter.address, impostor: fake.address, b1, b2, b3 };
@@ -96,7 +102,9 @@ test.after.always(async () => (await worldPromise).sandbox.close());
 function definitionWith(master: Address): ChainDefinition {
   return {
     ...tonDefinition,
-    coins: tonDefinition.coins.map((c) => (c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: master.toString({ testOnly: true }) } } : c)),
+    coins: tonDefinition.coins.map((c) =>
+      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: master.toString({ testOnly: true }) } } : c,
+    ),
   };
 }
 
@@ -132,15 +140,24 @@ test('toncenter raw addresses become exactly the adapter-derived friendly form',
 
 test('scan: TON with memo to a fresh (undeployed) pool wallet, genuine jetton, nothing else', async (t) => {
   const { sandbox, payer, master, b1, b2, b3 } = await worldPromise;
-  const watcher = new TonWatcher(definitionWith(master), { network, providers: pool([{ name: 'sandbox', url: sandbox.url, headers: { 'X-API-Key': 'k-123' } }]) });
+  const watcher = new TonWatcher(definitionWith(master), {
+    network,
+    providers: pool([{ name: 'sandbox', url: sandbox.url, headers: { 'X-API-Key': 'k-123' } }]),
+  });
   const watched = watching([pool0, pool1]);
   const blocks = await scanAll(watcher, watched);
 
-  t.deepEqual(blocks.map((b) => b.height), [FIRST + 1, FIRST + 2, FIRST + 3]);
+  t.deepEqual(
+    blocks.map((b) => b.height),
+    [FIRST + 1, FIRST + 2, FIRST + 3],
+  );
   t.is(blocks[0]!.parentHash, sandbox.block(FIRST)!.rootHash);
   t.is(blocks[1]!.parentHash, blocks[0]!.hash);
   t.is(blocks[2]!.parentHash, blocks[1]!.hash);
-  t.deepEqual(blocks.map((b) => b.hash), [b1.rootHash, b2.rootHash, b3.rootHash]);
+  t.deepEqual(
+    blocks.map((b) => b.hash),
+    [b1.rootHash, b2.rootHash, b3.rootHash],
+  );
   t.is(blocks[0]!.time.getTime(), b1.genUtime * 1000);
 
   // The TON payment to the undeployed W5 wallet is aborted (no code) yet credited: it counts.
@@ -166,7 +183,9 @@ test('scan: TON with memo to a fresh (undeployed) pool wallet, genuine jetton, n
     },
   ]);
   // Block 2: the bounceable TON payment to the undeployed pool1 bounced back (ignored); the genuine jetton counts.
-  const bounced = b2.transactions.map((tx) => transactionJson(tx, b2.seqno)).find((j) => inMsgTo(pool1)(j) && (j['in_msg'] as { value: string }).value === '2000000000')!;
+  const bounced = b2.transactions
+    .map((tx) => transactionJson(tx, b2.seqno))
+    .find((j) => inMsgTo(pool1)(j) && (j['in_msg'] as { value: string }).value === '2000000000')!;
   t.deepEqual((bounced['description'] as { bounce?: { type: string } }).bounce, { type: 'ok' });
   t.deepEqual(blocks[1]!.transfers, [
     {
@@ -204,7 +223,10 @@ test('jettons are ignored when the network has no configured master, or another 
   const watched = watching([pool0, pool1, unwatched]);
   // tonDefinition has no testnet USDT master.
   const plain = await new TonWatcher(tonDefinition, { network, providers: providers() }).scan(FIRST + 1, FIRST + 3, watched);
-  t.deepEqual(plain.flatMap((b) => b.transfers.map((x) => x.coin)), ['ton', 'ton']);
+  t.deepEqual(
+    plain.flatMap((b) => b.transfers.map((x) => x.coin)),
+    ['ton', 'ton'],
+  );
   // With the impostor configured, only the impostor's transfer is a jetton (the genuine ones are foreign).
   const swapped = await new TonWatcher(definitionWith(impostor), { network, providers: providers() }).scan(FIRST + 1, FIRST + 3, watched);
   t.deepEqual(
@@ -243,7 +265,10 @@ test('a block with more transactions than one page is read page by page', async 
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const blocks = await new TonWatcher(tonDefinition, { network, providers: pool([{ name: 'paged', url }]) }).scan(FIRST + 1, FIRST + 1, watching([pool0]));
     t.deepEqual(offsets, ['0/256', '256/256']);
-    t.deepEqual(blocks[0]!.transfers.map((x) => [x.toAddress, x.amountUnits]), [[pool0, 1_500_000_000n]]);
+    t.deepEqual(
+      blocks[0]!.transfers.map((x) => [x.toAddress, x.amountUnits]),
+      [[pool0, 1_500_000_000n]],
+    );
   } finally {
     await stop(server);
   }
@@ -277,10 +302,19 @@ for (const mode of ['500', '429', 'timeout', 'malformed', 'wrong-shape'] as cons
     try {
       const watcher = new TonWatcher(definitionWith(master), {
         network,
-        providers: pool([{ name: 'bad', url: bad.url }, { name: 'sandbox', url: sandbox.url }], hangTimeout(mode === 'timeout')),
+        providers: pool(
+          [
+            { name: 'bad', url: bad.url },
+            { name: 'sandbox', url: sandbox.url },
+          ],
+          hangTimeout(mode === 'timeout'),
+        ),
       });
       const blocks = await watcher.scan(FIRST + 1, FIRST + 1, watching([pool0]));
-      t.deepEqual(blocks[0]!.transfers.map((x) => [x.toAddress, x.amountUnits, x.memo]), [[pool0, 1_500_000_000n, 'inv-42']]);
+      t.deepEqual(
+        blocks[0]!.transfers.map((x) => [x.toAddress, x.amountUnits, x.memo]),
+        [[pool0, 1_500_000_000n, 'inv-42']],
+      );
       t.is(blocks[0]!.hash, b1.rootHash);
       t.deepEqual(await watcher.head(), { height: FIRST + 3, finalized: FIRST + 3 });
       t.true(bad.hits() >= 1);
@@ -302,7 +336,16 @@ test('all endpoints failing → ProviderError with the failure kind', async (t) 
     const a = await failing(mode);
     const b = await failing(mode);
     try {
-      const watcher = new TonWatcher(tonDefinition, { network, providers: pool([{ name: 'a', url: a.url }, { name: 'b', url: b.url }], hangTimeout(mode === 'timeout')) });
+      const watcher = new TonWatcher(tonDefinition, {
+        network,
+        providers: pool(
+          [
+            { name: 'a', url: a.url },
+            { name: 'b', url: b.url },
+          ],
+          hangTimeout(mode === 'timeout'),
+        ),
+      });
       const error = await t.throwsAsync(watcher.head(), { instanceOf: ProviderError });
       t.is(error?.failure, failure, mode);
       t.is(error?.provider, 'b', mode);

@@ -14,14 +14,7 @@ import {
 import { Address, beginCell, Cell } from '@ton/core';
 import { formatTonAddress } from './derive.js';
 import { decodeIncomingBody } from './message-body.js';
-import {
-  parseBlockList,
-  parseMasterchainInfo,
-  parseRunGetMethod,
-  parseTransactionList,
-  type ToncenterBlock,
-  type ToncenterTransaction,
-} from './toncenter.js';
+import { parseBlockList, parseMasterchainInfo, parseRunGetMethod, parseTransactionList, type ToncenterBlock, type ToncenterTransaction } from './toncenter.js';
 
 /** The masterchain's only shard, as toncenter's `/blocks` filter spells it. */
 const MASTERCHAIN_SHARD = '8000000000000000';
@@ -200,8 +193,13 @@ export class TonWatcher implements ChainWatcher {
           }),
         );
         const top = stack[0];
-        expectShape(top !== undefined && (top.type === 'slice' || top.type === 'cell') && typeof top.value === 'string', 'get_wallet_address: no address on the stack');
-        return Cell.fromBase64(top.value as string).beginParse().loadAddress();
+        expectShape(
+          top !== undefined && (top.type === 'slice' || top.type === 'cell') && typeof top.value === 'string',
+          'get_wallet_address: no address on the stack',
+        );
+        return Cell.fromBase64(top.value as string)
+          .beginParse()
+          .loadAddress();
       });
       this.jettonWallets.set(key, wallet);
     }

@@ -30,8 +30,7 @@ export function rawUpper(address: Address): string {
   return `${address.workChain}:${address.hash.toString('hex').toUpperCase()}`;
 }
 
-const statusOf = (status: string): string =>
-  ({ uninitialized: 'uninit', 'non-existing': 'nonexist', active: 'active', frozen: 'frozen' })[status] ?? status;
+const statusOf = (status: string): string => ({ uninitialized: 'uninit', 'non-existing': 'nonexist', active: 'active', frozen: 'frozen' })[status] ?? status;
 
 function textComment(body: Cell): { type: 'text_comment'; comment: string } | null {
   try {
@@ -193,7 +192,8 @@ function stackInput(entry: { type: string; value: unknown }): TupleItem {
 
 function stackOutput(item: TupleItem): { type: string; value: string | null } {
   if (item.type === 'int') return { type: 'num', value: `0x${item.value.toString(16)}` };
-  if (item.type === 'cell' || item.type === 'slice' || item.type === 'builder') return { type: item.type === 'slice' ? 'slice' : 'cell', value: item.cell.toBoc().toString('base64') };
+  if (item.type === 'cell' || item.type === 'slice' || item.type === 'builder')
+    return { type: item.type === 'slice' ? 'slice' : 'cell', value: item.cell.toBoc().toString('base64') };
   return { type: 'unsupported_type', value: null };
 }
 

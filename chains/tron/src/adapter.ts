@@ -23,7 +23,6 @@ export function tronMessageHash(message: string): string {
   return keccak256(concat([toUtf8Bytes(TRON_MESSAGE_PREFIX), toUtf8Bytes(String(bytes.length)), bytes]));
 }
 
-
 /**
  * TRON adapter: BIP44 m/44'/195'/account'/0/i T-addresses, `tron:` payment URIs and TIP-191
  * (`signMessageV2`) ownership proofs.
@@ -54,7 +53,9 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
 
     async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
       const expected = keys.deriveAddress(proof.key, 0).address;
-      const recovered = recoverSigner(proof.signature, 'TIP-191 signMessageV2', (signature) => tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), signature)));
+      const recovered = recoverSigner(proof.signature, 'TIP-191 signMessageV2', (signature) =>
+        tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), signature)),
+      );
       return recovered === expected;
     },
 

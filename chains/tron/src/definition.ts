@@ -16,10 +16,18 @@ export const tronDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    { id: 'trx', symbol: 'TRX', price: { symbol: 'TRX', providers: { coingecko: 'tron', kraken: ['TRXUSD'] } }, decimals: 6, paymentDecimals: 6, source: 'https://developers.tron.network/docs/trx (1 TRX = 1,000,000 sun)' },
+    {
+      id: 'trx',
+      symbol: 'TRX',
+      price: { symbol: 'TRX', providers: { coingecko: 'tron', kraken: ['TRXUSD'] } },
+      decimals: 6,
+      paymentDecimals: 6,
+      source: 'https://developers.tron.network/docs/trx (1 TRX = 1,000,000 sun)',
+    },
     {
       id: 'usdt_trc20',
-      symbol: 'USDT', price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      symbol: 'USDT',
+      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
       decimals: 6,
       paymentDecimals: 6,
       // Tether publishes no Shasta/Nile deployment; community test tokens are not listed.

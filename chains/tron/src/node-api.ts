@@ -129,9 +129,13 @@ export function parseTransactionInfos(raw: unknown, height: number, what: string
       receiptResult,
       result: typeof info['result'] === 'string' ? info['result'] : undefined,
       logs: logs.map((log, j): NodeLog => {
-        const topics = isObject(log) ? log['topics'] ?? [] : undefined;
+        const topics = isObject(log) ? (log['topics'] ?? []) : undefined;
         expectShape(
-          isObject(log) && typeof log['address'] === 'string' && HEX.test(log['address'].toLowerCase()) && Array.isArray(topics) && topics.every((t) => typeof t === 'string'),
+          isObject(log) &&
+            typeof log['address'] === 'string' &&
+            HEX.test(log['address'].toLowerCase()) &&
+            Array.isArray(topics) &&
+            topics.every((t) => typeof t === 'string'),
           `${what}[${i}].log[${j}]`,
         );
         const data = log['data'] ?? '';

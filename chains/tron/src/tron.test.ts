@@ -23,14 +23,20 @@ const codeOf = (t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown
 
 test('definition data', (t) => {
   const d = tronChain.definition;
-  t.deepEqual(d.coins.map((c) => [c.id, c.decimals]), [['trx', 6], ['usdt_trc20', 6]]);
+  t.deepEqual(
+    d.coins.map((c) => [c.id, c.decimals]),
+    [
+      ['trx', 6],
+      ['usdt_trc20', 6],
+    ],
+  );
   t.deepEqual([d.networks.testnets[0].id, d.networks.testnets[1]?.id], ['shasta', 'nile']);
   t.true(d.capabilities.requiresActivation);
   t.is(d.defaultConfirmations, 19);
   t.true(TronWeb.isAddress(d.coins[1]!.contracts!['tron']!));
 });
 
-test('BIP44 m/44\'/195\'/0\'/0/i from the account xpub matches the published vector and TronWeb', (t) => {
+test("BIP44 m/44'/195'/0'/0/i from the account xpub matches the published vector and TronWeb", (t) => {
   t.is(XPUB, 'xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd');
   for (const network of ['mainnet', 'testnet'] as const) {
     for (const input of [XPUB, withVersion(XPUB, 0x043587cf)]) {
@@ -47,10 +53,22 @@ test('BIP44 m/44\'/195\'/0\'/0/i from the account xpub matches the published vec
 });
 
 test('invalid keys', (t) => {
-  t.is(codeOf(t, () => adapter.parseAccountKey(root.neuter().extendedKey, 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(t, () => adapter.parseAccountKey(account.extendedKey, 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(t, () => adapter.parseAccountKey(ADDR_0, 'mainnet')), 'invalid_xpub_format');
-  t.is(codeOf(t, () => adapter.parseAccountKey(`${XPUB}x`, 'mainnet')), 'invalid_xpub_format');
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(root.neuter().extendedKey, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(account.extendedKey, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(ADDR_0, 'mainnet')),
+    'invalid_xpub_format',
+  );
+  t.is(
+    codeOf(t, () => adapter.parseAccountKey(`${XPUB}x`, 'mainnet')),
+    'invalid_xpub_format',
+  );
 });
 
 test('isValidAddress', (t) => {
@@ -68,8 +86,14 @@ test('payment URIs', (t) => {
     adapter.paymentUri({ coin: 'usdt_trc20', network: 'mainnet', address: ADDR_0, amountUnits: 100_000_000n }),
     `tron:${ADDR_0}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=100`,
   );
-  t.is(codeOf(t, () => adapter.paymentUri({ coin: 'usdt_trc20', network: 'testnet', address: ADDR_0, amountUnits: 1n })), 'validation_error');
-  t.is(codeOf(t, () => adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: ADDR_0, amountUnits: 1n })), 'invalid_coin');
+  t.is(
+    codeOf(t, () => adapter.paymentUri({ coin: 'usdt_trc20', network: 'testnet', address: ADDR_0, amountUnits: 1n })),
+    'validation_error',
+  );
+  t.is(
+    codeOf(t, () => adapter.paymentUri({ coin: 'eth', network: 'mainnet', address: ADDR_0, amountUnits: 1n })),
+    'invalid_coin',
+  );
 });
 
 const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet — ✓';

@@ -112,7 +112,10 @@ test('head(): tip from /wallet/getnowblock, finalized from /walletsolidity/getno
   try {
     const watcher = watcherFor([{ name: 'trongrid', url: node.url, headers: { 'TRON-PRO-API-KEY': 'key-1' } }]);
     t.deepEqual(await watcher.head(), { height: 47964392, finalized: 30864544 });
-    t.deepEqual(node.requests.map((r) => r.path), ['/wallet/getnowblock', '/walletsolidity/getnowblock']);
+    t.deepEqual(
+      node.requests.map((r) => r.path),
+      ['/wallet/getnowblock', '/walletsolidity/getnowblock'],
+    );
     t.true(node.requests.every((r) => r.apiKey === 'key-1'));
   } finally {
     await node.close();
@@ -136,7 +139,10 @@ test('blockHash(): blockID of getblockbynum; null for a height the node does not
     const watcher = watcherFor([{ name: 'a', url: node.url }]);
     t.is(await watcher.blockHash(30864544), '0000000001d6f4a09f60c27befccff6fe3cc593b2d6c46cdc79d3fd4f55db859');
     t.is(await watcher.blockHash(99999999), null);
-    t.deepEqual(node.requests.map((r) => r.body), [{ num: 30864544 }, { num: 99999999 }]);
+    t.deepEqual(
+      node.requests.map((r) => r.body),
+      [{ num: 30864544 }, { num: 99999999 }],
+    );
   } finally {
     await node.close();
   }
@@ -213,15 +219,27 @@ test('scan(): a range comes back ascending with one filter call for all its cand
     const other = TronWeb.address.fromHex('4162d0adca402b12e898b8d3a2debc77ce41c8ecc4');
     const watched = watching([TRX_TO]);
     const blocks = await watcherFor([{ name: 'a', url: node.url }]).scan(30864544, 30864545, watched);
-    t.deepEqual(blocks.map((b) => [b.height, b.parentHash.slice(0, 16)]), [[30864544, '0000000001d6f49f'], [30864545, '0000000001d6f4a0']]);
-    t.deepEqual(blocks.map((b) => b.transfers.map((x) => x.toAddress)), [[TRX_TO], []]);
+    t.deepEqual(
+      blocks.map((b) => [b.height, b.parentHash.slice(0, 16)]),
+      [
+        [30864544, '0000000001d6f49f'],
+        [30864545, '0000000001d6f4a0'],
+      ],
+    );
+    t.deepEqual(
+      blocks.map((b) => b.transfers.map((x) => x.toAddress)),
+      [[TRX_TO], []],
+    );
     t.deepEqual(watched.calls, [[TRX_TO, other]]);
-    t.deepEqual(node.requests.map((r) => [r.path, (r.body as { num: number }).num]), [
-      ['/wallet/getblockbynum', 30864544],
-      ['/wallet/gettransactioninfobyblocknum', 30864544],
-      ['/wallet/getblockbynum', 30864545],
-      ['/wallet/gettransactioninfobyblocknum', 30864545],
-    ]);
+    t.deepEqual(
+      node.requests.map((r) => [r.path, (r.body as { num: number }).num]),
+      [
+        ['/wallet/getblockbynum', 30864544],
+        ['/wallet/gettransactioninfobyblocknum', 30864544],
+        ['/wallet/getblockbynum', 30864545],
+        ['/wallet/gettransactioninfobyblocknum', 30864545],
+      ],
+    );
   } finally {
     await node.close();
   }
@@ -271,7 +289,10 @@ test('scan(): outputIndex counts every log of the block in order (recorded block
   const node = await replay(routes);
   try {
     const [block] = await watcherFor([{ name: 'a', url: node.url }]).scan(30864600, 30864600, watching([USDT_TO]));
-    t.deepEqual(block!.transfers.map((x) => [x.coin, x.outputIndex]), [['usdt_trc20', 2]]);
+    t.deepEqual(
+      block!.transfers.map((x) => [x.coin, x.outputIndex]),
+      [['usdt_trc20', 2]],
+    );
   } finally {
     await node.close();
   }
@@ -288,7 +309,7 @@ test('scan(): USDT is only read on the network whose contract the definition lis
   }
 });
 
-test('toAddress is byte-for-byte the adapter\'s derived address (recorded block paying a derived pool address instead)', async (t) => {
+test("toAddress is byte-for-byte the adapter's derived address (recorded block paying a derived pool address instead)", async (t) => {
   const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
   const xpub = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed()).derivePath("m/44'/195'/0'").neuter().extendedKey;
   const derived = adapter.deriveAddress(adapter.parseAccountKey(xpub, 'mainnet'), 7).address;

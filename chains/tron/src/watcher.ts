@@ -126,9 +126,16 @@ export class TronWatcher implements ChainWatcher {
     const block = parseBlock(await postNode(http, '/wallet/getblockbynum', { num: height }), what);
     expectShape(block, `${what}: the provider has no such block`);
     expectShape(block.height === height, `${what}: answered block ${block.height}`);
-    const infos = parseTransactionInfos(await postNode(http, '/wallet/gettransactioninfobyblocknum', { num: height }), height, `gettransactioninfobyblocknum ${height}`);
+    const infos = parseTransactionInfos(
+      await postNode(http, '/wallet/gettransactioninfobyblocknum', { num: height }),
+      height,
+      `gettransactioninfobyblocknum ${height}`,
+    );
     const ids = new Set(block.transactions.map((tx) => tx.txID));
-    expectShape(infos.length === block.transactions.length && infos.every((info) => ids.has(info.id)), `gettransactioninfobyblocknum ${height}: infos do not match the block's ${block.transactions.length} transactions`);
+    expectShape(
+      infos.length === block.transactions.length && infos.every((info) => ids.has(info.id)),
+      `gettransactioninfobyblocknum ${height}: infos do not match the block's ${block.transactions.length} transactions`,
+    );
     return { block, infos };
   }
 
@@ -150,7 +157,15 @@ export class TronWatcher implements ChainWatcher {
       const amount = amountOf(tx.value);
       if (to === undefined || amount === undefined || amount <= 0n) continue;
       const from = typeof tx.value['owner_address'] === 'string' ? addressOfHex41(tx.value['owner_address']) : undefined;
-      transfers.push({ ...base, coin: this.nativeCoin, txHash: tx.txID, outputIndex: 0, toAddress: to, ...(from ? { fromAddress: from } : {}), amountUnits: amount });
+      transfers.push({
+        ...base,
+        coin: this.nativeCoin,
+        txHash: tx.txID,
+        outputIndex: 0,
+        toAddress: to,
+        ...(from ? { fromAddress: from } : {}),
+        amountUnits: amount,
+      });
     }
 
     // The log index runs over every log of the block in order, failed transactions' included, so

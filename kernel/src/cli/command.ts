@@ -68,7 +68,12 @@ export function defineCommand<const K extends DepName>(deps: readonly K[], comma
  * Runs `command` with the view of `cradle` it declared (the CLI, and tests that run a command in
  * process). A command without a `deps` list is refused, as an undeclared route is.
  */
-export function runCommand(command: CliCommand, flags: CliRunContext['flags'], cradle: Cradle, owner = `cli command "${commandName(command)}"`): Promise<object> {
+export function runCommand(
+  command: CliCommand,
+  flags: CliRunContext['flags'],
+  cradle: Cradle,
+  owner = `cli command "${commandName(command)}"`,
+): Promise<object> {
   if (!Array.isArray(command.deps)) throw new Error(`${owner} must declare its deps with defineCommand (ADR 0009)`);
   return command.run({ flags, deps: restrictCradle<DepName>(cradle, command.deps, () => owner) as CliRunContext['deps'] });
 }

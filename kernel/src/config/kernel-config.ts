@@ -17,7 +17,12 @@ export const KernelConfigSchema = Type.Object(
         host: Type.String({ default: '127.0.0.1', description: 'Interface to listen on (env HOST).' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Port (env PORT); 0 picks a free port.' }),
         baseUrl: Type.Optional(Type.String({ format: 'uri', description: 'Public base URL; defaults to http://<host>:<port>.' })),
-        bodyLimitBytes: Type.Integer({ minimum: 1024, maximum: 10_485_760, default: 1_048_576, description: 'Largest accepted request body; larger gets 413.' }),
+        bodyLimitBytes: Type.Integer({
+          minimum: 1024,
+          maximum: 10_485_760,
+          default: 1_048_576,
+          description: 'Largest accepted request body; larger gets 413.',
+        }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 120_000, default: 10_000, description: 'How long SIGTERM waits for in-flight requests.' }),
         keepAliveTimeoutMs: Type.Integer({
           minimum: 1000,
@@ -47,9 +52,13 @@ export const KernelConfigSchema = Type.Object(
       {
         http: Type.Object(
           {
-            host: Type.String({ default: '127.0.0.1', description: 'Interface the worker\'s own /healthz, /readyz and /metrics listen on.' }),
+            host: Type.String({ default: '127.0.0.1', description: "Interface the worker's own /healthz, /readyz and /metrics listen on." }),
             port: Type.Optional(
-              Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the worker\'s /healthz, /readyz and /metrics (env WORKER_PORT); unset: the worker serves no HTTP. 0 picks a free port.' }),
+              Type.Integer({
+                minimum: 0,
+                maximum: 65535,
+                description: "Port of the worker's /healthz, /readyz and /metrics (env WORKER_PORT); unset: the worker serves no HTTP. 0 picks a free port.",
+              }),
             ),
           },
           { additionalProperties: false, default: {} },
@@ -64,7 +73,7 @@ export const KernelConfigSchema = Type.Object(
           Type.String({
             minLength: 1,
             description:
-              "PostgreSQL URL of the one LISTEN connection per process (env GW_DATABASE_LISTEN_URL). LISTEN is session state: when database.url is a transaction-mode PgBouncer, point this at PostgreSQL itself or a session-mode pool. Unset: database.url.",
+              'PostgreSQL URL of the one LISTEN connection per process (env GW_DATABASE_LISTEN_URL). LISTEN is session state: when database.url is a transaction-mode PgBouncer, point this at PostgreSQL itself or a session-mode pool. Unset: database.url.',
           }),
         ),
         poolMax: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Connections per process for the application pool.' }),
@@ -82,14 +91,17 @@ export const KernelConfigSchema = Type.Object(
           minimum: 1,
           maximum: 3600,
           default: 60,
-          description: 'How often pg-boss looks for jobs whose worker died (expired active jobs, or those whose heartbeat stopped, are retried) and refreshes its queue cache.',
+          description:
+            'How often pg-boss looks for jobs whose worker died (expired active jobs, or those whose heartbeat stopped, are retried) and refreshes its queue cache.',
         }),
       },
       { additionalProperties: false, default: {} },
     ),
     security: Type.Object(
       {
-        masterKey: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'AES-256-GCM key (64 hex) encrypting API secrets at rest (env GW_MASTER_KEY).' })),
+        masterKey: Type.Optional(
+          Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'AES-256-GCM key (64 hex) encrypting API secrets at rest (env GW_MASTER_KEY).' }),
+        ),
         previousMasterKeys: Type.Optional(
           Type.String({
             pattern: '^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$',
@@ -97,8 +109,16 @@ export const KernelConfigSchema = Type.Object(
               'Master keys being rotated out, comma-separated 64-hex (env GW_PREVIOUS_MASTER_KEYS): secrets sealed under them still open; new ones are sealed under masterKey. docs/deployment.md, "Rotating the master key".',
           }),
         ),
-        masterKeyFile: Type.String({ default: '.data/master.key', description: 'Development only: where a generated master key is kept when none is configured.' }),
-        keyRotationOverlapSeconds: Type.Integer({ minimum: 0, maximum: 2_592_000, default: 86_400, description: 'How long a rotated-out API secret stays valid.' }),
+        masterKeyFile: Type.String({
+          default: '.data/master.key',
+          description: 'Development only: where a generated master key is kept when none is configured.',
+        }),
+        keyRotationOverlapSeconds: Type.Integer({
+          minimum: 0,
+          maximum: 2_592_000,
+          default: 86_400,
+          description: 'How long a rotated-out API secret stays valid.',
+        }),
         signedQuery: Type.Union([Type.Literal('optional'), Type.Literal('required')], {
           default: 'optional',
           description:
@@ -130,16 +150,19 @@ export const KernelConfigSchema = Type.Object(
     ),
     log: Type.Object(
       {
-        level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), {
-          default: 'info',
-          description: 'pino log level (env LOG_LEVEL).',
-        }),
+        level: Type.Union(
+          ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+          {
+            default: 'info',
+            description: 'pino log level (env LOG_LEVEL).',
+          },
+        ),
       },
       { additionalProperties: false, default: {} },
     ),
     plugins: Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()), {
       default: {},
-      description: 'Per-plugin slices: plugins.<id>.enabled plus the plugin\'s own keys.',
+      description: "Per-plugin slices: plugins.<id>.enabled plus the plugin's own keys.",
     }),
   },
   { additionalProperties: false },

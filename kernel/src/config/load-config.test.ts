@@ -16,7 +16,14 @@ test('defaults apply when nothing is configured', (t) => {
 
 test('well-known and generic environment variables are honoured and coerced', (t) => {
   const config = loadConfig({
-    env: { PORT: '9090', HOST: '0.0.0.0', DATABASE_URL: 'postgres://x/y', GW__http__bodyLimitBytes: '2048', GW_DISABLED_PLUGINS: 'sandbox, mcp', GW__plugins__rates__ttl: '30' },
+    env: {
+      PORT: '9090',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://x/y',
+      GW__http__bodyLimitBytes: '2048',
+      GW_DISABLED_PLUGINS: 'sandbox, mcp',
+      GW__plugins__rates__ttl: '30',
+    },
     file: false,
   });
   t.is(config.http.port, 9090);

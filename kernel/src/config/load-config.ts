@@ -47,7 +47,8 @@ export interface LoadConfigOptions {
 export function loadConfig(options: LoadConfigOptions = {}): KernelConfig {
   const env = options.env ?? process.env;
   const raw: Record<string, unknown> = {};
-  const file = options.file === false ? undefined : (options.file ?? env['GW_CONFIG'] ?? (existsSync('gateway.config.json') ? 'gateway.config.json' : undefined));
+  const file =
+    options.file === false ? undefined : (options.file ?? env['GW_CONFIG'] ?? (existsSync('gateway.config.json') ? 'gateway.config.json' : undefined));
   if (file !== undefined) {
     const path = resolve(file);
     if (!existsSync(path)) throw new ConfigError(`Config file ${path} (GW_CONFIG) does not exist`);
@@ -69,7 +70,11 @@ export function loadConfig(options: LoadConfigOptions = {}): KernelConfig {
   }
   const disabled = env['GW_DISABLED_PLUGINS'];
   if (disabled) {
-    for (const id of disabled.split(',').map((s) => s.trim()).filter(Boolean)) setPath(raw, ['plugins', id, 'enabled'], false);
+    for (const id of disabled
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      setPath(raw, ['plugins', id, 'enabled'], false);
   }
   for (const [key, value] of Object.entries(options.overrides ?? {})) setPath(raw, key.split('.'), value);
   return validateConfig<KernelConfig>(KernelConfigSchema, raw, '');

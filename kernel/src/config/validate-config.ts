@@ -31,7 +31,10 @@ export function validateConfig<T>(schema: TSchema, value: unknown, prefix: strin
 }
 
 function join(prefix: string, pointer: string, last?: string): string {
-  const parts = pointer.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (last !== undefined) parts.push(last);
   return [prefix, ...parts].filter(Boolean).join('.');
 }

@@ -13,7 +13,10 @@ import type { KernelConfig } from '../config/kernel-config.js';
  */
 /** `security.previousMasterKeys` as a list (empty when unset). */
 export function previousMasterKeys(config: KernelConfig): string[] {
-  return (config.security.previousMasterKeys ?? '').split(',').filter((k) => k !== '').map((k) => k.toLowerCase());
+  return (config.security.previousMasterKeys ?? '')
+    .split(',')
+    .filter((k) => k !== '')
+    .map((k) => k.toLowerCase());
 }
 
 export function resolveMasterKey(config: KernelConfig): string {

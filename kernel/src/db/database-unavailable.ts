@@ -28,4 +28,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
 /** node-postgres' and pg-pool's errors that carry no code. */
-const MESSAGES = ['Connection terminated', 'Client has encountered a connection error and is not queryable', 'timeout exceeded when trying to connect', 'Client was closed and is not queryable'];
+const MESSAGES = [
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'timeout exceeded when trying to connect',
+  'Client was closed and is not queryable',
+];

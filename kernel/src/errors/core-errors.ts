@@ -13,7 +13,11 @@ export const coreErrors = defineErrors('kernel', {
   unsupported_media_type: { status: 415, message: 'Request bodies must be application/json.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
   service_unavailable: { status: 503, message: 'The service is shutting down or not ready.', retryAfter: 1 },
-  stored_secret_unreadable: { status: 503, message: "The server cannot open this credential's stored secret (its master key differs from the one the secret was sealed under); the operator must restore the right master key." },
+  stored_secret_unreadable: {
+    status: 503,
+    message:
+      "The server cannot open this credential's stored secret (its master key differs from the one the secret was sealed under); the operator must restore the right master key.",
+  },
 
   auth_invalid: { status: 401, message: 'Missing or malformed authentication headers, or unknown credentials.' },
   signature_invalid: { status: 401, message: 'The request signature does not match.' },

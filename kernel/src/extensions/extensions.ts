@@ -16,7 +16,9 @@ export function createExtensions(cradle: Cradle, loaded: readonly LoadedPlugin[]
         items = loaded.flatMap(({ plugin }) =>
           (plugin.contributes ?? [])
             .filter((c) => c.point.id === point.id)
-            .flatMap((c) => buildDeclared(c.part, cradle, `contribution to ${point.id} of plugin "${plugin.id}"`).map((item) => ({ pluginId: plugin.id, item }))),
+            .flatMap((c) =>
+              buildDeclared(c.part, cradle, `contribution to ${point.id} of plugin "${plugin.id}"`).map((item) => ({ pluginId: plugin.id, item })),
+            ),
         );
         built.set(point.id, items);
       }

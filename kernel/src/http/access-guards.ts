@@ -16,7 +16,8 @@ export async function enforceAccess(
   if (!access) return;
   const project = auth.project;
   if (!project) {
-    if (access.projectKind || access.projectParam || access.write) throw coreErrors.permission_denied({ message: 'This credential is not bound to a project.' });
+    if (access.projectKind || access.projectParam || access.write)
+      throw coreErrors.permission_denied({ message: 'This credential is not bound to a project.' });
     return;
   }
   if (access.projectParam) {

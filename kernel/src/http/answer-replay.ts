@@ -33,7 +33,16 @@ const STATE_KEY = 'answerReplay';
 // Transport headers: a repeated answer carries its own. `X-Request-Id` is repeated: the answer
 // names the request that had the effect, as its body does (an error's `request_id`), so it finds
 // that request's log lines and audit entries.
-const NOT_REPEATED = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'set-cookie', 'retry-after', REPLAYED_HEADER.toLowerCase()]);
+const NOT_REPEATED = new Set([
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'set-cookie',
+  'retry-after',
+  REPLAYED_HEADER.toLowerCase(),
+]);
 
 /** Remembers the replay handle of the request for `answerReplayMiddleware`. */
 export function attachAnswerReplay(ctx: Context, replay: AnswerReplay): void {
@@ -67,7 +76,7 @@ export function answerReplayMiddleware(logger: Logger): Middleware {
     try {
       first = await replay.settle(captureAnswer(ctx));
     } catch (err) {
-      logger.warn({ err, requestId: ctx.state['requestId'] }, 'recording a signed request\'s answer failed');
+      logger.warn({ err, requestId: ctx.state['requestId'] }, "recording a signed request's answer failed");
       return;
     }
     if (first) sendRecordedAnswer(ctx, first);

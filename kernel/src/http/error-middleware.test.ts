@@ -15,7 +15,7 @@ test('a path prefix covers the path itself and what is below it, never a longer 
   t.false(underPathPrefix('/api/v1/oauth', '/oauth'));
 });
 
-test('errors under a format\'s prefix are rendered by the longest matching format; others keep the REST envelope', async (t) => {
+test("errors under a format's prefix are rendered by the longest matching format; others keep the REST envelope", async (t) => {
   const formats: ErrorFormat[] = [
     { pathPrefix: '/p', render: ({ error }) => ({ status: 418, headers: { 'x-format': 'p' }, body: { outer: error.code } }) },
     { pathPrefix: '/p/inner', render: ({ error, requestId }) => ({ body: { inner: error.code, requestId } }) },
@@ -42,7 +42,7 @@ test('errors under a format\'s prefix are rendered by the longest matching forma
   t.deepEqual(outer.body, { outer: 'payload_too_large' });
   t.is(outer.headers.get('x-format'), 'p');
   const inner = await call('/p/inner/y');
-  t.is(inner.status, 413, 'the error\'s status when the format gives none');
+  t.is(inner.status, 413, "the error's status when the format gives none");
   t.deepEqual(inner.body, { inner: 'payload_too_large', requestId: 'req-1' });
   const rest = await call('/px');
   t.is(rest.status, 413);

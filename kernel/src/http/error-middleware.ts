@@ -51,7 +51,8 @@ export function errorMiddleware(logger: Logger, formats: readonly ErrorFormat[] 
 
 export function toAppError(thrown: unknown): AppError {
   if (isAppError(thrown)) return thrown;
-  if (isDatabaseUnavailable(thrown)) return coreErrors.service_unavailable({ message: 'The database cannot be reached right now; retry after the delay in Retry-After.', cause: thrown });
+  if (isDatabaseUnavailable(thrown))
+    return coreErrors.service_unavailable({ message: 'The database cannot be reached right now; retry after the delay in Retry-After.', cause: thrown });
   const status = (thrown as { status?: number; expose?: boolean }).status;
   // Koa/http-errors raised by framework code (e.g. body parsing) carry a status of their own.
   if (status === 413) return coreErrors.payload_too_large();

@@ -132,7 +132,12 @@ export function openApiRoutes(options: OpenApiRoutesOptions): RouteDefinition[] 
       auth: 'none',
       responses: { 200: Type.String({ contentMediaType: 'text/html', description: 'The reference page.' }) },
       handler: async () => ({
-        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': API_REFERENCE_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' },
+        headers: {
+          'Content-Type': 'text/html; charset=utf-8',
+          'Content-Security-Policy': API_REFERENCE_CSP,
+          'X-Content-Type-Options': 'nosniff',
+          'Referrer-Policy': 'no-referrer',
+        },
         body: PAGE,
       }),
     },

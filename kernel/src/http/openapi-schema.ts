@@ -33,8 +33,17 @@ const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'str
 
 // Keywords whose value is a schema, a list of schemas, or a map of name to schema.
 const SCHEMA_KEYWORDS = new Set([
-  'items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contains', 'propertyNames',
-  'not', 'if', 'then', 'else', 'contentSchema',
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contentSchema',
 ]);
 const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs']);
@@ -92,7 +101,10 @@ function checkType(value: unknown, where: string): void {
   const types = Array.isArray(value) ? value : [value];
   for (const type of types) {
     if (typeof type !== 'string' || !JSON_TYPES.has(type)) {
-      throw new OpenApiSchemaError(where, `type ${JSON.stringify(type)} cannot appear in a JSON body; use a string (e.g. base units as a decimal string) or a number`);
+      throw new OpenApiSchemaError(
+        where,
+        `type ${JSON.stringify(type)} cannot appear in a JSON body; use a string (e.g. base units as a decimal string) or a number`,
+      );
     }
   }
 }

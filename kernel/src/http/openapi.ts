@@ -53,7 +53,9 @@ export const ErrorBodySchema = Type.Object(
     error_code: Type.String({ description: 'Stable machine-readable code; branch on this, never on `message`.' }),
     message: Type.String({ description: 'Human-readable text.' }),
     request_id: Type.String({ description: 'Same value as the `X-Request-Id` response header.' }),
-    details: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Structured details of some errors, e.g. `field` and `issues` of `validation_error`.' })),
+    details: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'Structured details of some errors, e.g. `field` and `issues` of `validation_error`.' }),
+    ),
   },
   { additionalProperties: false, description: 'The error envelope every failed request gets.' },
 );
@@ -68,8 +70,13 @@ export interface RouteErrorCode {
 // The signed-request authenticator's failures (plugins/tenancy signed-request-authenticator.ts,
 // docs/decisions.md 4) plus the per-project rate limit a signed caller can hit.
 const SIGNED_AUTH_ERRORS = [
-  'auth_invalid', 'signature_invalid', 'timestamp_out_of_window',
-  'key_revoked', 'key_suspended', 'project_suspended', 'permission_denied',
+  'auth_invalid',
+  'signature_invalid',
+  'timestamp_out_of_window',
+  'key_revoked',
+  'key_suspended',
+  'project_suspended',
+  'permission_denied',
   'rate_limit_exceeded',
 ];
 // Authenticators the kernel does not describe yet (PAT, OAuth): a bad or missing token, or a token
@@ -238,7 +245,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const securitySchemes: Record<string, unknown> = {};
   if (usesSigned) Object.assign(securitySchemes, signedSecuritySchemes(options.signedQuery ?? 'optional'));
   for (const authenticator of otherAuthenticators) {
-    securitySchemes[authenticator] = { type: 'http', scheme: 'bearer', description: `Authenticator \`${authenticator}\`: a bearer token in \`Authorization\`.` };
+    securitySchemes[authenticator] = {
+      type: 'http',
+      scheme: 'bearer',
+      description: `Authenticator \`${authenticator}\`: a bearer token in \`Authorization\`.`,
+    };
   }
 
   const schemas: Record<string, unknown> = { Error: toJsonSchema(ErrorBodySchema, 'Error', components) };
@@ -260,7 +271,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   document['components'] = {
     schemas,
     headers: {
-      RequestId: { description: 'The request id: the caller\'s own `X-Request-Id` when sane, else a new ULID.', schema: { type: 'string' } },
+      RequestId: { description: "The request id: the caller's own `X-Request-Id` when sane, else a new ULID.", schema: { type: 'string' } },
       RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
     },
     securitySchemes,

@@ -16,8 +16,8 @@ export function parseInstant(value: string, field: string, edge: 'start' | 'end'
   // Date rolls 2026-02-31 over to March, with or without a time; a real calendar day reads back the same.
   const day = value.slice(0, 10);
   const calendarDay = new Date(`${day}T00:00:00.000Z`);
-  if (Number.isNaN(parsed.getTime()) || Number.isNaN(calendarDay.getTime()) || calendarDay.toISOString().slice(0, 10) !== day) throw coreErrors.validation_error({ message: `query.${field} is not a valid ISO 8601 date or date-time`, details: { field: `query.${field}` } });
+  if (Number.isNaN(parsed.getTime()) || Number.isNaN(calendarDay.getTime()) || calendarDay.toISOString().slice(0, 10) !== day)
+    throw coreErrors.validation_error({ message: `query.${field} is not a valid ISO 8601 date or date-time`, details: { field: `query.${field}` } });
   if (dateOnly && edge === 'end') return new Date(parsed.getTime() + 86_400_000 - 1);
   return parsed;
 }
-

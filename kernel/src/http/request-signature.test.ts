@@ -1,6 +1,14 @@
 import test from 'ava';
 import { createHmac } from 'node:crypto';
-import { acceptedSigningTargets, parseTimestamp, requestSigningString, requestTarget, signatureMatchesAny, signRequest, timestampInWindow } from './request-signature.js';
+import {
+  acceptedSigningTargets,
+  parseTimestamp,
+  requestSigningString,
+  requestTarget,
+  signatureMatchesAny,
+  signRequest,
+  timestampInWindow,
+} from './request-signature.js';
 
 test('the request target is the pathname plus the raw query string as sent', (t) => {
   t.is(requestTarget(new URL('http://h/api/v1/invoices?limit=10&status=paid')), '/api/v1/invoices?limit=10&status=paid');

@@ -57,11 +57,7 @@ export interface RouteResult {
  * coerced from strings first) and any failure is 400 `validation_error` naming the field. The
  * same schemas feed the OpenAPI document.
  */
-export interface RouteDefinition<
-  P extends TSchema = TSchema,
-  Q extends TSchema = TSchema,
-  B extends TSchema = TSchema,
-> {
+export interface RouteDefinition<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
   readonly method: HttpMethod;
   /** Koa-router path, e.g. `/api/v1/invoices/:id`. */
   readonly path: string;
@@ -118,9 +114,7 @@ export function isRetrySafe(route: Pick<RouteDefinition, 'method' | 'idempotent'
 }
 
 /** Declares a route with inferred handler input types. */
-export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema>(
-  route: RouteDefinition<P, Q, B>,
-): RouteDefinition {
+export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema>(route: RouteDefinition<P, Q, B>): RouteDefinition {
   return route as unknown as RouteDefinition;
 }
 

@@ -55,13 +55,17 @@ export function systemRoutes(cradle: Cradle, state: { isAccepting(): boolean; re
     {
       method: 'GET',
       path: '/readyz',
-      summary: 'Readiness: database and job queue reachable, not draining; details (with the metrics bearer token, or from loopback) list what is missing for real payments.',
+      summary:
+        'Readiness: database and job queue reachable, not draining; details (with the metrics bearer token, or from loopback) list what is missing for real payments.',
       tags: ['system'],
       auth: 'none',
       responses: { 200: ReadinessBody, 503: ReadinessBody },
       handler: async ({ ctx }) => {
         const [database, jobs] = await Promise.all([
-          sqlQuery(cradle.db, sql`select 1`).then(() => true, () => false),
+          sqlQuery(cradle.db, sql`select 1`).then(
+            () => true,
+            () => false,
+          ),
           cradle.jobs.ping(),
         ]);
         const accepting = state.isAccepting();

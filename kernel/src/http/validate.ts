@@ -91,7 +91,8 @@ function restoreNonIntegers(schema: TSchema, raw: unknown, converted: unknown): 
 function pathOfUnstorable(value: unknown, path: string[], where: string): string[] | undefined {
   // The walk is recursive: input that did not come through the HTTP body reader (MCP over STDIO)
   // has not had its nesting checked yet, and must not overflow the stack here.
-  if (path.length > MAX_JSON_DEPTH) throw coreErrors.validation_error({ message: `The ${where} nests deeper than ${MAX_JSON_DEPTH} levels.`, details: { field: where } });
+  if (path.length > MAX_JSON_DEPTH)
+    throw coreErrors.validation_error({ message: `The ${where} nests deeper than ${MAX_JSON_DEPTH} levels.`, details: { field: where } });
   if (typeof value === 'string') return unstorable(value) ? path : undefined;
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {

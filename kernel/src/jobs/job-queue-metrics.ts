@@ -11,7 +11,7 @@ export function registerJobQueueGauge(registry: Registry, jobs: JobQueue, logger
   if (registry.getSingleMetric('gateway_job_queue_jobs')) return;
   new Gauge({
     name: 'gateway_job_queue_jobs',
-    help: 'Jobs per pg-boss queue by state (ready, deferred, active, failed), as of pg-boss\'s last monitor pass.',
+    help: "Jobs per pg-boss queue by state (ready, deferred, active, failed), as of pg-boss's last monitor pass.",
     labelNames: ['queue', 'state'],
     registers: [registry],
     async collect() {

@@ -51,7 +51,11 @@ export function createJobQueue(options: { url: string; schema: string; poolMax: 
     // skips the singleton keys its cache last saw active, so a key freed by the monitor (a dead
     // worker's stately job failed) is fetched again only once the cache is refreshed.
     ...(options.superviseIntervalSeconds
-      ? { superviseIntervalSeconds: options.superviseIntervalSeconds, monitorIntervalSeconds: options.superviseIntervalSeconds, queueCacheIntervalSeconds: options.superviseIntervalSeconds }
+      ? {
+          superviseIntervalSeconds: options.superviseIntervalSeconds,
+          monitorIntervalSeconds: options.superviseIntervalSeconds,
+          queueCacheIntervalSeconds: options.superviseIntervalSeconds,
+        }
       : {}),
   });
   const log = options.logger.child({ component: 'jobs' });

@@ -69,7 +69,13 @@ export function defineMcpTool<A extends TObject>(tool: McpToolDefinition<A>): Mc
  */
 export function mcpArguments<P extends TProperties>(properties: P) {
   return Type.Object(
-    { project_id: Type.String({ pattern: ULID_PATTERN, description: 'Id of the project the call acts on (ULID; list_projects shows the ones this credential reaches).' }), ...properties },
+    {
+      project_id: Type.String({
+        pattern: ULID_PATTERN,
+        description: 'Id of the project the call acts on (ULID; list_projects shows the ones this credential reaches).',
+      }),
+      ...properties,
+    },
     { additionalProperties: false },
   );
 }

@@ -98,12 +98,17 @@ export function createRateLimiter(db: Knex): RateLimiter {
     async consume(rule, error) {
       const result = await hit(rule);
       if (!result.allowed) {
-        throw error ? error(result.retryAfter) : coreErrors.rate_limit_exceeded({ retryAfter: result.retryAfter, details: { limit: rule.limit, window_seconds: rule.windowSeconds } });
+        throw error
+          ? error(result.retryAfter)
+          : coreErrors.rate_limit_exceeded({ retryAfter: result.retryAfter, details: { limit: rule.limit, window_seconds: rule.windowSeconds } });
       }
       return result;
     },
     async sweep() {
-      const [gone] = await sqlQuery<{ n: number }>(db, sql`with gone as (delete from kernel_rate_limit_counters where expires_at < now() returning 1) select count(*)::int as n from gone`);
+      const [gone] = await sqlQuery<{ n: number }>(
+        db,
+        sql`with gone as (delete from kernel_rate_limit_counters where expires_at < now() returning 1) select count(*)::int as n from gone`,
+      );
       return gone!.n;
     },
   };

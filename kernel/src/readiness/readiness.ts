@@ -100,7 +100,13 @@ export async function runReadinessChecks(checks: readonly ReadinessCheck[], scop
     checks.map(async (check): Promise<ReadinessFinding> => {
       try {
         const result = await check.run(scope);
-        return { check: check.name, ok: result.ok, severity: result.ok ? null : (result.severity ?? 'error'), detail: result.detail, fix: result.ok ? null : (result.fix ?? null) };
+        return {
+          check: check.name,
+          ok: result.ok,
+          severity: result.ok ? null : (result.severity ?? 'error'),
+          detail: result.detail,
+          fix: result.ok ? null : (result.fix ?? null),
+        };
       } catch (error) {
         return { check: check.name, ok: false, severity: 'error', detail: `the check failed: ${(error as Error).message}`, fix: null };
       }
@@ -118,7 +124,10 @@ export function createReadiness(cradle: Cradle, plugins: Parameters<typeof colle
 }
 
 /** Every check of the kernel and of the enabled plugins, in plugin order. */
-export function collectReadinessChecks(cradle: Cradle, plugins: readonly { plugin: { id: string; readiness?: PluginPart<readonly ReadinessCheck[]> } }[]): ReadinessCheck[] {
+export function collectReadinessChecks(
+  cradle: Cradle,
+  plugins: readonly { plugin: { id: string; readiness?: PluginPart<readonly ReadinessCheck[]> } }[],
+): ReadinessCheck[] {
   return [
     ...kernelReadinessChecks(cradle.kernelConfig, cradle.httpListeners),
     ...plugins.flatMap(({ plugin }) => (plugin.readiness ? buildDeclared(plugin.readiness, cradle, `readiness of plugin "${plugin.id}"`) : [])),

@@ -80,7 +80,13 @@ export function liveGroupMembers(pgid: number): number[] {
  * whatever the caller made for it) and the error says `<name> did not start` with the probe's
  * last failure.
  */
-export async function untilAnswering<T>(group: ProcessGroup, probe: () => Promise<T>, name: string, cleanUp: () => Promise<void> = () => group.stop(), timeoutMs = 30_000): Promise<T> {
+export async function untilAnswering<T>(
+  group: ProcessGroup,
+  probe: () => Promise<T>,
+  name: string,
+  cleanUp: () => Promise<void> = () => group.stop(),
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -25,7 +25,9 @@ export async function createTestDatabase(options: { readonly adminUrl?: string; 
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query((template ? sql`create database ${sqlIdentifier(name)} template ${sqlIdentifier(template)}` : sql`create database ${sqlIdentifier(name)}`).toQuery());
+    await admin.query(
+      (template ? sql`create database ${sqlIdentifier(name)} template ${sqlIdentifier(template)}` : sql`create database ${sqlIdentifier(name)}`).toQuery(),
+    );
   } finally {
     await admin.end();
   }

@@ -26,7 +26,8 @@ function chain(id: string, coins: readonly CoinDefinition[], extra: Partial<Chai
     capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
     accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
   };
-  const createAdapter = (_deps: unknown, def: ChainDefinition) => ({ definition: def, ...(keys ? { generateAccountKey: () => 'k' } : {}) }) as unknown as ChainAdapter;
+  const createAdapter = (_deps: unknown, def: ChainDefinition) =>
+    ({ definition: def, ...(keys ? { generateAccountKey: () => 'k' } : {}) }) as unknown as ChainAdapter;
   return { definition, createAdapter, ...extra };
 }
 
@@ -77,46 +78,85 @@ test('a coin without a valid payment precision stops start-up naming the coin', 
     ['negative', coin('pp', { paymentDecimals: -1 })],
     ['fractional', coin('pp', { paymentDecimals: 2.5 })],
   ] as const) {
-    t.throws(() => createChainRegistry([chain('ppp', [c], { enabledByDefault: false })], logger), { message: 'chain ppp: coin pp needs paymentDecimals, an integer from 0 to its decimals (8)' }, name);
+    t.throws(
+      () => createChainRegistry([chain('ppp', [c], { enabledByDefault: false })], logger),
+      { message: 'chain ppp: coin pp needs paymentDecimals, an integer from 0 to its decimals (8)' },
+      name,
+    );
   }
   t.deepEqual(createChainRegistry([chain('ppp', [coin('pp', { paymentDecimals: 0 })])], logger).coinIds(), ['pp']);
 });
 
 test('a chain definition without a dust floor for each coin, or with one for a coin it lacks, stops start-up', (t) => {
-  const floors = (module: ChainModule, dustFloorUnits: Record<string, unknown>): ChainModule => ({ ...module, definition: { ...module.definition, dustFloorUnits } as ChainDefinition });
+  const floors = (module: ChainModule, dustFloorUnits: Record<string, unknown>): ChainModule => ({
+    ...module,
+    definition: { ...module.definition, dustFloorUnits } as ChainDefinition,
+  });
   const base = chain('hhh', [coin('hhh'), coin('usdx_hhh', { contracts: { hhhmain: 'c', hhhtest: 'c' }, price: USD_COIN })]);
   t.notThrows(() => createChainRegistry([base], logger));
   t.throws(() => createChainRegistry([floors(base, { hhh: 546n })], logger), { message: /^chain hhh: coin usdx_hhh has no dust floor/ });
   t.throws(() => createChainRegistry([floors(base, { hhh: 546n, usdx_hhh: -1n })], logger), { message: /^chain hhh: coin usdx_hhh has no dust floor/ });
   t.throws(() => createChainRegistry([floors(base, { hhh: 546, usdx_hhh: 1n })], logger), { message: /^chain hhh: coin hhh has no dust floor/ });
-  t.throws(() => createChainRegistry([floors(base, { hhh: 1n, usdx_hhh: 1n, other: 1n })], logger), { message: 'chain hhh: dustFloorUnits names unknown coin other' });
+  t.throws(() => createChainRegistry([floors(base, { hhh: 1n, usdx_hhh: 1n, other: 1n })], logger), {
+    message: 'chain hhh: dustFloorUnits names unknown coin other',
+  });
 });
 
 test('one price asset with two sets of provider ids, or a key-generation capability the adapter lacks, stops start-up', (t) => {
-  const otherIds = chain('fff', [coin('fff'), coin('usdx_fff', { contracts: { fffmain: 'c', ffftest: 'c' }, price: { symbol: 'USDX', providers: { coingecko: 'other' } } })]);
+  const otherIds = chain('fff', [
+    coin('fff'),
+    coin('usdx_fff', { contracts: { fffmain: 'c', ffftest: 'c' }, price: { symbol: 'USDX', providers: { coingecko: 'other' } } }),
+  ]);
   t.throws(() => createChainRegistry([aaa, otherIds], logger), { message: 'chain fff: coin usdx_fff prices USDX with other provider ids than coin usdx_aaa' });
   const noKeys = chain('ggg', [coin('ggg')], {}, false);
-  t.throws(() => createChainRegistry([noKeys], logger), { message: 'chain ggg: capabilities.sandboxKeyGeneration is true but the adapter has no generateAccountKey' });
+  t.throws(() => createChainRegistry([noKeys], logger), {
+    message: 'chain ggg: capabilities.sandboxKeyGeneration is true but the adapter has no generateAccountKey',
+  });
 });
 
-test('chains.testNetworks puts the chosen test network first (token contracts follow it); a disabled chain\'s entry is accepted, a wrong one refused naming the key', (t) => {
+test("chains.testNetworks puts the chosen test network first (token contracts follow it); a disabled chain's entry is accepted, a wrong one refused naming the key", (t) => {
   const twoTestnets = (id: string, extra: Partial<ChainModule> = {}): ChainModule => {
-    const base = chain(id, [coin(id), coin(`usdx_${id}`, { contracts: { [`${id}main`]: 'c', [`${id}test`]: 'c', [`${id}local`]: 'local-contract' }, price: USD_COIN })], extra);
+    const base = chain(
+      id,
+      [coin(id), coin(`usdx_${id}`, { contracts: { [`${id}main`]: 'c', [`${id}test`]: 'c', [`${id}local`]: 'local-contract' }, price: USD_COIN })],
+      extra,
+    );
     const { mainnet, testnets } = base.definition.networks;
     // Test token contracts are checked with the adapter's isValidAddress: any address is one here.
     const createAdapter = (deps: ChainAdapterDeps, def: ChainDefinition) => ({ ...base.createAdapter(deps, def), isValidAddress: () => true }) as ChainAdapter;
-    return { ...base, createAdapter, definition: { ...base.definition, networks: { mainnet, testnets: [testnets[0], { id: `${id}local`, name: 'local', kind: 'testnet' }] } } };
+    return {
+      ...base,
+      createAdapter,
+      definition: { ...base.definition, networks: { mainnet, testnets: [testnets[0], { id: `${id}local`, name: 'local', kind: 'testnet' }] } },
+    };
   };
   const ddd = twoTestnets('ddd');
   const eee = twoTestnets('eee', { enabledByDefault: false });
-  const registry = createChainRegistry([ddd, eee], logger, { testNetworks: { ddd: 'dddlocal', eee: 'eeelocal' }, testTokenContracts: { usdx_ddd: { dddlocal: 'configured' } } });
+  const registry = createChainRegistry([ddd, eee], logger, {
+    testNetworks: { ddd: 'dddlocal', eee: 'eeelocal' },
+    testTokenContracts: { usdx_ddd: { dddlocal: 'configured' } },
+  });
   const { definition } = registry.get('ddd');
-  t.deepEqual(definition.networks.testnets.map((n) => n.id), ['dddlocal', 'dddtest']);
+  t.deepEqual(
+    definition.networks.testnets.map((n) => n.id),
+    ['dddlocal', 'dddtest'],
+  );
   t.is(definition.coins[1]!.contracts!['dddlocal'], 'configured');
-  t.deepEqual(createChainRegistry([ddd], logger).get('ddd').definition.networks.testnets.map((n) => n.id), ['dddtest', 'dddlocal']);
+  t.deepEqual(
+    createChainRegistry([ddd], logger)
+      .get('ddd')
+      .definition.networks.testnets.map((n) => n.id),
+    ['dddtest', 'dddlocal'],
+  );
   // A contract for the default testnet is now one testnet projects never use.
-  t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { ddd: 'dddlocal' }, testTokenContracts: { usdx_ddd: { dddtest: 'x' } } }), { message: /^chains\.testTokenContracts\.usdx_ddd\.dddtest: testnet projects of Chain ddd use dddlocal only/ });
-  t.throws(() => createChainRegistry([ddd, eee], logger, { testNetworks: { eee: 'nope' } }), { message: `chains.testNetworks.eee: "nope" is not a network of this chain; Chain eee's test networks are eeetest, eeelocal` });
+  t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { ddd: 'dddlocal' }, testTokenContracts: { usdx_ddd: { dddtest: 'x' } } }), {
+    message: /^chains\.testTokenContracts\.usdx_ddd\.dddtest: testnet projects of Chain ddd use dddlocal only/,
+  });
+  t.throws(() => createChainRegistry([ddd, eee], logger, { testNetworks: { eee: 'nope' } }), {
+    message: `chains.testNetworks.eee: "nope" is not a network of this chain; Chain eee's test networks are eeetest, eeelocal`,
+  });
   t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { ddd: 'dddmain' } }), { message: /^chains\.testNetworks\.ddd: "dddmain" is the mainnet/ });
-  t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { zzz: 'x' } }), { message: 'chains.testNetworks.zzz: no chain "zzz" in this build; it has ddd' });
+  t.throws(() => createChainRegistry([ddd], logger, { testNetworks: { zzz: 'x' } }), {
+    message: 'chains.testNetworks.zzz: no chain "zzz" in this build; it has ddd',
+  });
 });

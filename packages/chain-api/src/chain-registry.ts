@@ -207,7 +207,9 @@ function withTestNetwork(definition: ChainDefinition, configured: TestNetworks):
   const chosen = testnets.find((network) => network.id === wanted);
   if (!chosen) {
     const what = wanted === mainnet.id ? 'is the mainnet (production projects use it)' : 'is not a network of this chain';
-    throw new Error(`chains.testNetworks.${definition.id}: "${wanted}" ${what}; ${definition.name}'s test networks are ${testnets.map((n) => n.id).join(', ')}`);
+    throw new Error(
+      `chains.testNetworks.${definition.id}: "${wanted}" ${what}; ${definition.name}'s test networks are ${testnets.map((n) => n.id).join(', ')}`,
+    );
   }
   return { ...definition, networks: { mainnet, testnets: [chosen, ...testnets.filter((network) => network !== chosen)] } };
 }
@@ -222,7 +224,9 @@ function withTestTokenContracts(definition: ChainDefinition, configured: TestTok
     if (!coin.contracts) throw new Error(`chains.testTokenContracts.${coin.id}: ${coin.id} is the native coin of ${definition.name}, not a token`);
     for (const network of Object.keys(contracts)) {
       if (network !== testnet) {
-        throw new Error(`chains.testTokenContracts.${coin.id}.${network}: testnet projects of ${definition.name} use ${testnet} only (mainnet contracts are fixed)`);
+        throw new Error(
+          `chains.testTokenContracts.${coin.id}.${network}: testnet projects of ${definition.name} use ${testnet} only (mainnet contracts are fixed)`,
+        );
       }
     }
     return { ...coin, contracts: { ...coin.contracts, ...contracts } };

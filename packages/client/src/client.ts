@@ -104,7 +104,8 @@ export class GatewayClient {
   readonly orphanPayments = {
     list: (query: OperationQuery<'getOrphanPayments'> = {}) => this.request('getOrphanPayments', { query }),
     iterate: (query: OperationQuery<'getOrphanPayments'> = {}) => this.paginate('getOrphanPayments', { query }),
-    attribute: (txHash: string, body: OperationBody<'postOrphanPaymentsByTxHashAttribute'>) => this.request('postOrphanPaymentsByTxHashAttribute', { params: { tx_hash: txHash }, body }),
+    attribute: (txHash: string, body: OperationBody<'postOrphanPaymentsByTxHashAttribute'>) =>
+      this.request('postOrphanPaymentsByTxHashAttribute', { params: { tx_hash: txHash }, body }),
   };
 
   /** The webhook delivery log. */
@@ -140,20 +141,25 @@ export class GatewayClient {
     },
     /** Drive a sandbox invoice through its lifecycle (spec 4.5); each emits its webhook event. */
     simulate: {
-      detect: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateDetect'> = {}) => this.request('postSandboxInvoicesByInvoiceIdSimulateDetect', { params: { invoiceId }, body }),
+      detect: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateDetect'> = {}) =>
+        this.request('postSandboxInvoicesByInvoiceIdSimulateDetect', { params: { invoiceId }, body }),
       paid: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulatePaid', { params: { invoiceId } }),
-      overpaid: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateOverpaid'>) => this.request('postSandboxInvoicesByInvoiceIdSimulateOverpaid', { params: { invoiceId }, body }),
-      partial: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulatePartial'>) => this.request('postSandboxInvoicesByInvoiceIdSimulatePartial', { params: { invoiceId }, body }),
+      overpaid: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateOverpaid'>) =>
+        this.request('postSandboxInvoicesByInvoiceIdSimulateOverpaid', { params: { invoiceId }, body }),
+      partial: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulatePartial'>) =>
+        this.request('postSandboxInvoicesByInvoiceIdSimulatePartial', { params: { invoiceId }, body }),
       expire: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateExpire', { params: { invoiceId } }),
       latePayment: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateLatePayment', { params: { invoiceId } }),
       reorg: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateReorg', { params: { invoiceId } }),
       reconfirm: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateReconfirm', { params: { invoiceId } }),
       duplicateDelivery: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateDuplicateDelivery', { params: { invoiceId } }),
-      event: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateEvent'>) => this.request('postSandboxInvoicesByInvoiceIdSimulateEvent', { params: { invoiceId }, body }),
+      event: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateEvent'>) =>
+        this.request('postSandboxInvoicesByInvoiceIdSimulateEvent', { params: { invoiceId }, body }),
     },
     clock: {
       /** Adds confirmations to every detected invoice of the project on `chain`. */
-      advance: (body: OperationBody<'postSandboxByProjectIdClockAdvance'>) => this.request('postSandboxByProjectIdClockAdvance', { params: { projectId: this.projectId }, body }),
+      advance: (body: OperationBody<'postSandboxByProjectIdClockAdvance'>) =>
+        this.request('postSandboxByProjectIdClockAdvance', { params: { projectId: this.projectId }, body }),
     },
     /** Purges invoices, transactions, events and the pool; keeps the project, keys and wallets. */
     reset: () => this.request('postSandboxByProjectIdReset', { params: { projectId: this.projectId } }),

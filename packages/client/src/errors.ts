@@ -47,7 +47,9 @@ export class GatewayConnectionError extends Error {
   readonly attempts: number;
 
   constructor(method: string, path: string, attempts: number, cause: unknown) {
-    super(`${method} ${path} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${method} ${path} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.request = { method, path };
     this.attempts = attempts;
   }

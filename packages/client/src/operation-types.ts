@@ -6,7 +6,9 @@ export type OperationId = keyof Operations;
 type Has<T> = [T] extends [never] ? false : true;
 
 /** What a call of an operation takes: path parameters, query and body where it has them. */
-export type OperationArgs<K extends OperationId> = (Has<Operations[K]['params']> extends true ? { readonly params: Operations[K]['params'] } : { readonly params?: undefined }) &
+export type OperationArgs<K extends OperationId> = (Has<Operations[K]['params']> extends true
+  ? { readonly params: Operations[K]['params'] }
+  : { readonly params?: undefined }) &
   (Has<Operations[K]['query']> extends true ? { readonly query?: Operations[K]['query'] } : { readonly query?: undefined }) &
   (Has<Operations[K]['body']> extends true ? { readonly body: Operations[K]['body'] } : { readonly body?: undefined });
 

@@ -4,7 +4,16 @@
  * wire contract of `@gw/webhook-verify/contract`, which the build bundles: header names, event
  * types, the envelope, the header's parsing, the timestamp window and the comparison.
  */
-import { assertSigningInput, checkSignatureHeader, signatureHeader, signatureVerdict, signedPrefix, type WebhookCheckInput, type WebhookEnvelope, type WebhookVerifyResult } from '@gw/webhook-verify/contract';
+import {
+  assertSigningInput,
+  checkSignatureHeader,
+  signatureHeader,
+  signatureVerdict,
+  signedPrefix,
+  type WebhookCheckInput,
+  type WebhookEnvelope,
+  type WebhookVerifyResult,
+} from '@gw/webhook-verify/contract';
 import { WebhookVerificationError } from './errors.js';
 import { concatBytes, hmacSha256Hex, utf8Encoder } from './web-crypto.js';
 
@@ -55,12 +64,17 @@ export async function constructWebhookEvent(input: VerifyWebhookInput): Promise<
   } catch {
     throw new WebhookVerificationError('invalid_json');
   }
-  if (typeof envelope !== 'object' || envelope === null || typeof (envelope as WebhookEnvelope).event_id !== 'string') throw new WebhookVerificationError('invalid_json');
+  if (typeof envelope !== 'object' || envelope === null || typeof (envelope as WebhookEnvelope).event_id !== 'string')
+    throw new WebhookVerificationError('invalid_json');
   return envelope as WebhookEnvelope;
 }
 
 /** Builds `t=<timestamp>,v1=<hex>...`, one `v1` per secret, as the gateway signs a delivery. */
-export async function signWebhook(input: { readonly secrets: readonly string[]; readonly rawBody: string | Uint8Array; readonly timestamp: number }): Promise<string> {
+export async function signWebhook(input: {
+  readonly secrets: readonly string[];
+  readonly rawBody: string | Uint8Array;
+  readonly timestamp: number;
+}): Promise<string> {
   assertSigningInput(input);
   const message = signedPayload(input.timestamp, input.rawBody);
   const signatures: string[] = [];

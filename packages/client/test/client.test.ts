@@ -67,7 +67,10 @@ test('the published layout (publishConfig applied) works for an ES module consum
 const w = await signWebhook({ secrets: ['s'], rawBody: 'b', timestamp: 1 });
 console.log(JSON.stringify([h['X-Signature'], w, (await verifyWebhook({ header: w, rawBody: 'b', secrets: ['s'], nowSeconds: 1 })).ok, typeof GatewayClient]));`;
   writeFileSync(join(dir, 'esm.mjs'), `import { GatewayClient, signRequest, signWebhook, verifyWebhook } from '@gw/client';\n${probe}\n`);
-  writeFileSync(join(dir, 'cjs.cjs'), `const { GatewayClient, signRequest, signWebhook, verifyWebhook } = require('@gw/client');\n(async () => {\n${probe}\n})();\n`);
+  writeFileSync(
+    join(dir, 'cjs.cjs'),
+    `const { GatewayClient, signRequest, signWebhook, verifyWebhook } = require('@gw/client');\n(async () => {\n${probe}\n})();\n`,
+  );
   const esm = execFileSync(process.execPath, [join(dir, 'esm.mjs')], { cwd: dir, encoding: 'utf8' });
   const cjs = execFileSync(process.execPath, [join(dir, 'cjs.cjs')], { cwd: dir, encoding: 'utf8' });
   t.is(esm, cjs);
@@ -82,8 +85,27 @@ export async function run(): Promise<string> {
 }
 `;
   writeFileSync(join(dir, 'typed.mts'), `import { GatewayClient, GatewayError } from '@gw/client';\n${typed}`);
-  writeFileSync(join(dir, 'typed.cts'), `import { GatewayClient, GatewayError } = require('@gw/client');\n`.replace('import { GatewayClient, GatewayError } = require', 'import client = require') + typed.replaceAll('GatewayClient', 'client.GatewayClient').replaceAll('GatewayError', 'client.GatewayError'));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', lib: ['es2022', 'dom'], types: [], strict: true, noEmit: true, skipLibCheck: false }, files: ['typed.mts', 'typed.cts'] }));
+  writeFileSync(
+    join(dir, 'typed.cts'),
+    `import { GatewayClient, GatewayError } = require('@gw/client');\n`.replace('import { GatewayClient, GatewayError } = require', 'import client = require') +
+      typed.replaceAll('GatewayClient', 'client.GatewayClient').replaceAll('GatewayError', 'client.GatewayError'),
+  );
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        types: [],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+      },
+      files: ['typed.mts', 'typed.cts'],
+    }),
+  );
   const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
   try {
     execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
@@ -92,7 +114,10 @@ export async function run(): Promise<string> {
     t.fail(`tsc failed:\n${(error as { stdout?: string }).stdout ?? ''}`);
   }
   // The check can fail: a wrong field type is reported.
-  writeFileSync(join(dir, 'typed.mts'), `import { GatewayClient } from '@gw/client';\nconst gateway = new GatewayClient({ baseUrl: 'x', projectId: 'p', apiSecret: 's' });\nexport const wrong = gateway.invoices.create({ external_id: 1, coin: 'doge' });\n`);
+  writeFileSync(
+    join(dir, 'typed.mts'),
+    `import { GatewayClient } from '@gw/client';\nconst gateway = new GatewayClient({ baseUrl: 'x', projectId: 'p', apiSecret: 's' });\nexport const wrong = gateway.invoices.create({ external_id: 1, coin: 'doge' });\n`,
+  );
   t.throws(() => execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8', stdio: 'pipe' }));
 });
 
@@ -148,16 +173,23 @@ test('iterate walks every page of a cursor-paginated list exactly once', async (
   const gateway = new sdk.GatewayClient({ baseUrl: proxy.url, projectId: own.projectId, apiSecret: own.secret });
   const prefix = `page-${Date.now()}`;
   const created: string[] = [];
-  for (let i = 0; i < 5; i += 1) created.push((await gateway.sandbox.invoices.create({ external_id: `${prefix}-${i}`, coin: 'trx', amount_crypto: `${i + 1}` })).id);
+  for (let i = 0; i < 5; i += 1)
+    created.push((await gateway.sandbox.invoices.create({ external_id: `${prefix}-${i}`, coin: 'trx', amount_crypto: `${i + 1}` })).id);
   proxy.seen.length = 0;
   const seen: string[] = [];
   for await (const invoice of gateway.sandbox.invoices.iterate({ limit: 2 })) seen.push(invoice.id);
   t.is(new Set(seen).size, seen.length, 'no invoice twice');
   t.deepEqual([...seen].sort(), [...created].sort());
   const all = await gateway.sandbox.invoices.list({ limit: 200 });
-  t.deepEqual(seen, all.items.map((i) => i.id));
+  t.deepEqual(
+    seen,
+    all.items.map((i) => i.id),
+  );
   const pages = proxy.seen.slice(0, -1).map((line) => new URL(line.split(' ')[1]!, 'http://x').searchParams);
-  t.deepEqual(pages.map((query) => query.get('limit')), ['2', '2', '2']);
+  t.deepEqual(
+    pages.map((query) => query.get('limit')),
+    ['2', '2', '2'],
+  );
   t.is(pages[0]!.get('cursor'), null);
   for (const query of pages.slice(1)) t.truthy(query.get('cursor'));
   t.not(pages[1]!.get('cursor'), pages[2]!.get('cursor'));
@@ -172,7 +204,11 @@ test('429 and 503 are retried after Retry-After for idempotent calls only; other
   const invoice = await gateway.sandbox.invoices.create({ external_id: externalId, coin: 'eth', amount_crypto: '0.01' });
   t.deepEqual(proxy.seen, ['POST /api/v1/sandbox/invoices', 'POST /api/v1/sandbox/invoices', 'POST /api/v1/sandbox/invoices']);
   const page = await gateway.sandbox.invoices.list({ external_id: externalId });
-  t.deepEqual(page.items.map((i) => i.id), [invoice.id], 'one invoice despite three attempts');
+  t.deepEqual(
+    page.items.map((i) => i.id),
+    [invoice.id],
+    'one invoice despite three attempts',
+  );
 
   proxy.seen.length = 0;
   proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' });
@@ -188,7 +224,11 @@ test('429 and 503 are retried after Retry-After for idempotent calls only; other
   t.is(proxy.seen.length, 1);
 
   proxy.seen.length = 0;
-  proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' }, { kind: 'status', status: 503, retryAfter: '0' }, { kind: 'status', status: 503, retryAfter: '0' });
+  proxy.faults.push(
+    { kind: 'status', status: 503, retryAfter: '0' },
+    { kind: 'status', status: 503, retryAfter: '0' },
+    { kind: 'status', status: 503, retryAfter: '0' },
+  );
   const exhausted = await t.throwsAsync(gateway.sandbox.invoices.retrieve(invoice.id), { instanceOf: sdk.GatewayError });
   t.is(exhausted.status, 503);
   t.is(proxy.seen.length, 3, 'maxRetries 2: three attempts');
@@ -226,9 +266,14 @@ test('real deliveries verify with verifyWebhook and constructWebhookEvent; tampe
   t.deepEqual(await sdk.verifyWebhook({ header, rawBody: delivery.body, secrets: ['another-secret'] }), { ok: false, reason: 'signature_mismatch' });
   t.deepEqual(await sdk.verifyWebhook({ header: 'v1=abc', rawBody: delivery.body, secrets: [account.secret] }), { ok: false, reason: 'malformed_header' });
   const signedAt = sdk.parseSignatureHeader(header)!.timestamp;
-  t.deepEqual(await sdk.verifyWebhook({ header, rawBody: delivery.body, secrets: [account.secret], nowSeconds: signedAt + 301 }), { ok: false, reason: 'timestamp_out_of_window' });
+  t.deepEqual(await sdk.verifyWebhook({ header, rawBody: delivery.body, secrets: [account.secret], nowSeconds: signedAt + 301 }), {
+    ok: false,
+    reason: 'timestamp_out_of_window',
+  });
   t.true((await sdk.verifyWebhook({ header, rawBody: delivery.body, secrets: ['old', account.secret], nowSeconds: signedAt + 300 })).ok);
-  const error = await t.throwsAsync(sdk.constructWebhookEvent({ header, rawBody: 'tampered', secrets: [account.secret] }), { instanceOf: sdk.WebhookVerificationError });
+  const error = await t.throwsAsync(sdk.constructWebhookEvent({ header, rawBody: 'tampered', secrets: [account.secret] }), {
+    instanceOf: sdk.WebhookVerificationError,
+  });
   t.is(error.reason, 'signature_mismatch');
 });
 
@@ -252,7 +297,10 @@ test('an identical write repeated at once is signed with a fresh timestamp, so n
   t.is(new Set(writes.map((w) => w.signature)).size, 3);
   t.is(new Set(writes.map((w) => w.timestamp)).size, 3);
   const now = Math.floor(Date.now() / 1000);
-  t.true(writes.every((w) => Math.abs(Number(w.timestamp) - now) <= 300), 'within the window');
+  t.true(
+    writes.every((w) => Math.abs(Number(w.timestamp) - now) <= 300),
+    'within the window',
+  );
 });
 
 test('with signatures covering the query, the signed target is exactly the request target the server receives (Koa originalUrl)', async (t) => {
@@ -272,7 +320,7 @@ test('with signatures covering the query, the signed target is exactly the reque
   const address = server.address() as { port: number };
   const gateway = new sdk.GatewayClient({ baseUrl: `http://127.0.0.1:${address.port}`, projectId: 'p', apiSecret: 'secret' });
   await gateway.invoices.list({ external_id: "order 7/ü'+&x=1", status: 'paid', limit: 10 });
-  await gateway.call('GET', "/api/v1/invoices?external_id=a b&amount=1.50&x=%7e");
+  await gateway.call('GET', '/api/v1/invoices?external_id=a b&amount=1.50&x=%7e');
   await gateway.call('POST', '/api/v1/invoices?dry=1', { body: { external_id: 'é' } });
   t.is(received.length, 3);
   for (const request of received) {
@@ -283,7 +331,7 @@ test('with signatures covering the query, the signed target is exactly the reque
   }
 });
 
-test('signing: the target is the pathname plus the raw query when there is one; the gateway accepts the client\'s signature', async (t) => {
+test("signing: the target is the pathname plus the raw query when there is one; the gateway accepts the client's signature", async (t) => {
   t.is(sdk.signingTarget(new URL('https://pay.example.test/api/v1/invoices?limit=10&status=paid')), '/api/v1/invoices?limit=10&status=paid');
   t.is(sdk.signingTarget(new URL('https://pay.example.test/api/v1/invoices')), '/api/v1/invoices');
   t.is(sdk.signingTarget(new URL('https://pay.example.test/api/v1/invoices?')), '/api/v1/invoices');
@@ -291,7 +339,11 @@ test('signing: the target is the pathname plus the raw query when there is one; 
   const listUrl = new URL(`${gw.url}/api/v1/sandbox/invoices?limit=5`);
   const headers = await sdk.signRequest({ projectId: account.projectId, secret: account.secret, method: 'GET', url: listUrl, rawBody: '' });
   t.is((await fetch(listUrl, { headers: { ...headers } })).status, 200);
-  t.is((await fetch(`${gw.url}/api/v1/sandbox/invoices?limit=6`, { headers: { ...headers } })).status, 401, 'the signature covers the query: other filters are refused');
+  t.is(
+    (await fetch(`${gw.url}/api/v1/sandbox/invoices?limit=6`, { headers: { ...headers } })).status,
+    401,
+    'the signature covers the query: other filters are refused',
+  );
 });
 
 test('the generated operation table matches the document the running gateway serves', async (t) => {

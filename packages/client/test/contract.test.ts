@@ -44,11 +44,7 @@ test('openapi-typescript types of the document compile against every call of the
   for (const [operationId, operation] of Object.entries(OPERATIONS)) {
     const op = `paths[${JSON.stringify(operation.path)}][${JSON.stringify(operation.method.toLowerCase())}]`;
     const name = operationId;
-    const parts = [
-      operation.params.length > 0 ? `params: {} as Path<${op}>` : '',
-      `query: {} as Query<${op}>`,
-      `body: {} as Body<${op}>`,
-    ].filter(Boolean);
+    const parts = [operation.params.length > 0 ? `params: {} as Path<${op}>` : '', `query: {} as Query<${op}>`, `body: {} as Body<${op}>`].filter(Boolean);
     lines.push(`  // ${operation.method} ${operation.path}`);
     lines.push(`  const ${name}_args = { ${parts.join(', ')} };`);
     lines.push(`  const ${name}_answer: Ok<${op}> = await client.request('${name}', ${name}_args as typeof ${name}_args & OperationArgs<'${name}'>);`);

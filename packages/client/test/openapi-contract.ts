@@ -1,6 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
-type Document = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components?: Record<string, unknown> };
+type Document = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  components?: Record<string, unknown>;
+};
 
 const validators = new WeakMap<object, { ajv: Ajv2020; cache: Map<string, ValidateFunction> }>();
 
@@ -10,7 +13,9 @@ const validators = new WeakMap<object, { ajv: Ajv2020; cache: Map<string, Valida
  * JSON body must match that status's schema. Empty when it matches.
  */
 export function documentMismatches(document: Document, method: string, pathname: string, status: number, body: unknown): string[] {
-  const template = Object.keys(document.paths).find((path) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname));
+  const template = Object.keys(document.paths).find((path) =>
+    new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname),
+  );
   if (!template) return [`${method} ${pathname}: no such path in the document`];
   const operation = document.paths[template]![method.toLowerCase()];
   if (!operation) return [`${method} ${template}: no such operation in the document`];

@@ -22,7 +22,7 @@ const document = (postSafe?: boolean) => ({
   },
 });
 
-test('the TypeScript table carries each operation\'s x-retry-safe', (t) => {
+test("the TypeScript table carries each operation's x-retry-safe", (t) => {
   const text = renderOperations(document(true));
   t.regex(text, /getThings: \{ method: 'GET', path: '\/api\/v1\/things', params: \[\], retrySafe: false \}/);
   t.regex(text, /postThings: \{ method: 'POST', path: '\/api\/v1\/things', params: \[\], retrySafe: true \}/);
@@ -39,7 +39,7 @@ test('an operation without x-retry-safe is refused, not read as unsafe', (t) => 
   t.throws(() => renderPythonOperations(document()), { message: 'POST /api/v1/things has no boolean x-retry-safe' });
 });
 
-test('the committed TypeScript and Python tables are those of this build\'s document (what --check checks)', (t) => {
+test("the committed TypeScript and Python tables are those of this build's document (what --check checks)", (t) => {
   const document = documentOfThisBuild();
   const committed = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
   t.is(committed('client/src/generated/operations.ts'), renderOperations(document), 'run pnpm client:generate');

@@ -9,8 +9,17 @@ import * as verify from '@gw/webhook-verify';
 import * as contract from '@gw/webhook-verify/contract';
 import * as client from '../src/index.ts';
 
-test('the client exports the contract\'s own values, and so does @gw/webhook-verify', (t) => {
-  for (const name of ['WEBHOOK_EVENT_TYPES', 'SIGNATURE_HEADER', 'EVENT_ID_HEADER', 'EVENT_TYPE_HEADER', 'DELIVERY_ATTEMPT_HEADER', 'WEBHOOK_USER_AGENT', 'DEFAULT_TOLERANCE_SECONDS', 'parseSignatureHeader'] as const) {
+test("the client exports the contract's own values, and so does @gw/webhook-verify", (t) => {
+  for (const name of [
+    'WEBHOOK_EVENT_TYPES',
+    'SIGNATURE_HEADER',
+    'EVENT_ID_HEADER',
+    'EVENT_TYPE_HEADER',
+    'DELIVERY_ATTEMPT_HEADER',
+    'WEBHOOK_USER_AGENT',
+    'DEFAULT_TOLERANCE_SECONDS',
+    'parseSignatureHeader',
+  ] as const) {
     t.is(client[name], contract[name], `@gw/client ${name}`);
     t.is(verify[name], contract[name], `@gw/webhook-verify ${name}`);
   }

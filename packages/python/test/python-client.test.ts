@@ -21,11 +21,22 @@ test.after.always(async () => {
 });
 
 test('the Python client passes its end-to-end suite against the gateway', async (t) => {
-  const vectorInput = { secrets: ['s1', 'sk_sandbox_two'], rawBody: JSON.stringify({ event_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', note: 'naïve — ✓' }), timestamp: 1_790_000_000 };
+  const vectorInput = {
+    secrets: ['s1', 'sk_sandbox_two'],
+    rawBody: JSON.stringify({ event_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', note: 'naïve — ✓' }),
+    timestamp: 1_790_000_000,
+  };
   const vector = { ...vectorInput, header: signWebhook(vectorInput) };
   const child = spawn('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'], {
     cwd: new URL('..', import.meta.url).pathname,
-    env: { ...process.env, GATEWAY_URL: gw.url, GATEWAY_PROJECT_ID: account.projectId, GATEWAY_API_SECRET: account.secret, WEBHOOK_VECTOR: JSON.stringify(vector), PYTHONDONTWRITEBYTECODE: '1' },
+    env: {
+      ...process.env,
+      GATEWAY_URL: gw.url,
+      GATEWAY_PROJECT_ID: account.projectId,
+      GATEWAY_API_SECRET: account.secret,
+      WEBHOOK_VECTOR: JSON.stringify(vector),
+      PYTHONDONTWRITEBYTECODE: '1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

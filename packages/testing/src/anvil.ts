@@ -52,7 +52,11 @@ export class Anvil {
   }
 
   async rpc<T = any>(method: string, params: unknown[]): Promise<T> {
-    const response = await fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     const body = (await response.json()) as { result?: T; error?: { message: string } };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
@@ -119,7 +123,9 @@ export class Anvil {
    */
   async installErc20(address: string, holder: string, balance: bigint): Promise<void> {
     const require = createRequire(import.meta.url);
-    const artifact = JSON.parse(readFileSync(require.resolve('@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json'), 'utf8')) as { deployedBytecode: string };
+    const artifact = JSON.parse(readFileSync(require.resolve('@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json'), 'utf8')) as {
+      deployedBytecode: string;
+    };
     await this.rpc('anvil_setCode', [address, artifact.deployedBytecode]);
     const slot = keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [holder, 0]));
     await this.rpc('anvil_setStorageAt', [address, slot, zeroPadValue(toBeHex(balance), 32)]);

@@ -47,7 +47,14 @@ export class Bcoin {
       '--log-level=error',
     ];
     const env = { ...process.env, ...(zmqUrl ? { GW_BCOIN_ZMQ: zmqUrl } : {}) };
-    const node = new Bcoin(spawnGroup(process.execPath, args, { stdio: 'ignore', env }), prefix, `http://127.0.0.1:${port}`, `http://127.0.0.1:${walletPort}`, apiKey, zmqUrl);
+    const node = new Bcoin(
+      spawnGroup(process.execPath, args, { stdio: 'ignore', env }),
+      prefix,
+      `http://127.0.0.1:${port}`,
+      `http://127.0.0.1:${walletPort}`,
+      apiKey,
+      zmqUrl,
+    );
     await node.ready();
     return node;
   }

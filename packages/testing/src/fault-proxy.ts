@@ -13,7 +13,10 @@ export class FaultProxy {
   readonly faults: Fault[] = [];
   /** Every request that reached the proxy, as `METHOD path`. */
   readonly seen: string[] = [];
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(target: string): Promise<FaultProxy> {
     let proxy: FaultProxy | undefined;
@@ -24,7 +27,9 @@ export class FaultProxy {
       if (fault?.kind === 'reset') return void req.socket.resetAndDestroy();
       if (fault?.kind === 'status') {
         req.resume();
-        const body = JSON.stringify(fault.body ?? { error_code: fault.status === 429 ? 'rate_limit_exceeded' : 'service_unavailable', message: 'injected', request_id: 'proxy' });
+        const body = JSON.stringify(
+          fault.body ?? { error_code: fault.status === 429 ? 'rate_limit_exceeded' : 'service_unavailable', message: 'injected', request_id: 'proxy' },
+        );
         res.writeHead(fault.status, { 'content-type': 'application/json', ...(fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }) });
         return void res.end(body);
       }

@@ -68,7 +68,12 @@ export class Litecoind {
   }
 
   private async ready(): Promise<void> {
-    await untilAnswering(this.process, () => this.rpc('getblockcount', []), 'litecoind', () => this.stop());
+    await untilAnswering(
+      this.process,
+      () => this.rpc('getblockcount', []),
+      'litecoind',
+      () => this.stop(),
+    );
     const wallets = await this.rpc<string[]>('listwallets', []);
     if (!wallets.includes(WALLET)) {
       try {

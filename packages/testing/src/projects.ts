@@ -43,7 +43,10 @@ export async function projectWithPools(
   const created = await tenancyProjects.create({ name: `p-${Math.random().toString(36).slice(2)}`, kind, operator: operatorId }, CLI_ACTOR);
   const projectId = created.project.id;
   for (const chain of chains) {
-    const wallet = options.evmAccount !== undefined && ['eth', 'polygon', 'bsc', 'base'].includes(chain) ? { ...evmAccountWallet(options.evmAccount), chain } : walletFor(chain, kind);
+    const wallet =
+      options.evmAccount !== undefined && ['eth', 'polygon', 'bsc', 'base'].includes(chain)
+        ? { ...evmAccountWallet(options.evmAccount), chain }
+        : walletFor(chain, kind);
     const { challenge } = await walletsWallets.register({ projectId, chain, xpub: wallet.xpub }, CLI_ACTOR);
     await walletsWallets.verify({ projectId, chain, signature: await wallet.sign(challenge.message) }, CLI_ACTOR);
   }
@@ -64,6 +67,13 @@ export async function projectWithPools(
  */
 export async function saturatePools(gw: TestKernel, projectId: string): Promise<void> {
   const { db } = gw.kernel.cradle;
-  const highest = await db('address_pool_addresses').where({ project_id: projectId }).distinctOn('wallet_id').orderBy([{ column: 'wallet_id' }, { column: 'derivation_index', order: 'desc' }]).select('id');
-  for (const row of highest) await db('address_pool_addresses').where({ id: row.id }).update({ derivation_index: 2 ** 31 - 1 });
+  const highest = await db('address_pool_addresses')
+    .where({ project_id: projectId })
+    .distinctOn('wallet_id')
+    .orderBy([{ column: 'wallet_id' }, { column: 'derivation_index', order: 'desc' }])
+    .select('id');
+  for (const row of highest)
+    await db('address_pool_addresses')
+      .where({ id: row.id })
+      .update({ derivation_index: 2 ** 31 - 1 });
 }

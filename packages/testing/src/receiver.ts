@@ -20,7 +20,10 @@ export interface Reply {
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
   reply: (request: ReceivedRequest) => Reply = () => ({ status: 200, body: '{"ok":true}' });
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<Receiver> {
     let receiver: Receiver | undefined;

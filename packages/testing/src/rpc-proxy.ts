@@ -45,7 +45,8 @@ export class RpcProxy {
       res.on('close', () => this.hanging.delete(res));
       return;
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; method: string; params: unknown[] } | { id: number; method: string; params: unknown[] }[];
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as
+      { id: number; method: string; params: unknown[] } | { id: number; method: string; params: unknown[] }[];
     const calls = Array.isArray(body) ? body : [body];
     try {
       await this.hold?.(calls);

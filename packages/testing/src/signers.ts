@@ -68,7 +68,9 @@ export const ltcTestnetWallet: TestWallet = {
   xpub: LTC_TEST.neutered().toBase58(),
   address0: 'tltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9pesrjxk',
   sign: async (message, index = 0) =>
-    bitcoinMessage.sign(message, Buffer.from(LTC_TEST.derive(0).derive(index).privateKey!), true, LTC_MESSAGE_PREFIX, { segwitType: 'p2wpkh' }).toString('base64'),
+    bitcoinMessage
+      .sign(message, Buffer.from(LTC_TEST.derive(0).derive(index).privateKey!), true, LTC_MESSAGE_PREFIX, { segwitType: 'p2wpkh' })
+      .toString('base64'),
 };
 
 // --- Ethereum / EVM (BIP44 m/44'/60'/0'; published MetaMask vector) -----------------------------

@@ -14,9 +14,19 @@ export const FAST_RETRIES = {
  * it written through the outbox (with their delivery jobs) in one transaction; returns their ids.
  * For tests of delivery itself: the events carry `n` (0..count-1) in their data.
  */
-export async function invoiceWithEvents(gw: TestKernel, projectId: string, url: string, count: number, externalId = `events-${Math.random().toString(36).slice(2)}`): Promise<string[]> {
+export async function invoiceWithEvents(
+  gw: TestKernel,
+  projectId: string,
+  url: string,
+  count: number,
+  externalId = `events-${Math.random().toString(36).slice(2)}`,
+): Promise<string[]> {
   const { invoicesService, tenancyProjects, db, invoiceEvents } = gw.kernel.cradle;
-  const { invoice } = await invoicesService.create((await tenancyProjects.principal(projectId))!, { external_id: externalId, amount_crypto: '0.01', coin: 'eth', callback_url: url }, CLI_ACTOR);
+  const { invoice } = await invoicesService.create(
+    (await tenancyProjects.principal(projectId))!,
+    { external_id: externalId, amount_crypto: '0.01', coin: 'eth', callback_url: url },
+    CLI_ACTOR,
+  );
   return db.transaction((trx) =>
     invoiceEvents.emit(
       trx,

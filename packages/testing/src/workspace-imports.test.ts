@@ -46,11 +46,16 @@ test('the check names a test reaching into another package’s test/ folder, an 
   write('pnpm-workspace.yaml', 'packages:\n  - plugins/*\n  - apps/*\n  - bench\n');
   for (const pkg of ['plugins/a', 'plugins/b', 'apps/gateway', 'bench']) write(`${pkg}/package.json`, '{}');
   write('plugins/a/test/helpers.ts', "export { x } from '../src/x.js';\nimport './own.js';\n");
-  write('plugins/a/test/a.test.ts', "import { h } from '../../b/test/helpers.js';\nimport { chains } from '../../../apps/gateway/src/chains.js';\nimport { y } from '../../b/src/y.js';\nconst later = await import('../../b/test/late.js');\n");
+  write(
+    'plugins/a/test/a.test.ts',
+    "import { h } from '../../b/test/helpers.js';\nimport { chains } from '../../../apps/gateway/src/chains.js';\nimport { y } from '../../b/src/y.js';\nconst later = await import('../../b/test/late.js');\n",
+  );
   write('plugins/a/src/index.ts', "import { y } from '../../b/src/y.js';\n");
   write('bench/run.ts', "import { h } from '../plugins/b/test/helpers.js';\nimport { b } from '../plugins/b/src/index.js';\n");
   t.deepEqual(
-    findCrossPackageImports(root).map((f) => `${f.file}:${f.line} ${f.problem}`).sort(),
+    findCrossPackageImports(root)
+      .map((f) => `${f.file}:${f.line} ${f.problem}`)
+      .sort(),
     [
       "bench/run.ts:1 reaches into plugins/b's test/ folder",
       "plugins/a/test/a.test.ts:1 reaches into plugins/b's test/ folder",

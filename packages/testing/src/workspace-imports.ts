@@ -56,7 +56,9 @@ export function findCrossPackageImports(root: string): ImportFinding[] {
       const sf = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true);
       for (const { specifier, node } of moduleSpecifiers(sf)) {
         if (!specifier.startsWith('.')) continue;
-        const target = relative(root, resolve(root, dirname(file), specifier)).split(sep).join('/');
+        const target = relative(root, resolve(root, dirname(file), specifier))
+          .split(sep)
+          .join('/');
         const targetPackage = owner(target);
         if (targetPackage === pkg) continue;
         const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
@@ -64,7 +66,12 @@ export function findCrossPackageImports(root: string): ImportFinding[] {
         if (targetPackage && inTarget.split('/').includes('test')) {
           findings.push({ file, line, specifier, problem: `reaches into ${targetPackage}'s test/ folder` });
         } else if (isTestCode(pkg, fileInPackage)) {
-          findings.push({ file, line, specifier, problem: targetPackage ? `reaches into ${targetPackage} by relative path` : 'leaves its package by relative path' });
+          findings.push({
+            file,
+            line,
+            specifier,
+            problem: targetPackage ? `reaches into ${targetPackage} by relative path` : 'leaves its package by relative path',
+          });
         }
       }
     }
@@ -78,7 +85,12 @@ function moduleSpecifiers(sf: ts.SourceFile): { specifier: string; node: ts.Node
   const visit = (node: ts.Node): void => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       found.push({ specifier: node.moduleSpecifier.text, node });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
       found.push({ specifier: node.arguments[0].text, node });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push({ specifier: node.argument.literal.text, node });

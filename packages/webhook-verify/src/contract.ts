@@ -133,7 +133,9 @@ export interface WebhookCheckInput {
  *
  * @throws TypeError when `secrets` is empty or holds an empty string (a configuration error).
  */
-export function checkSignatureHeader(input: WebhookCheckInput): { readonly ok: true; readonly header: ParsedSignatureHeader } | { readonly ok: false; readonly reason: WebhookVerifyFailure } {
+export function checkSignatureHeader(
+  input: WebhookCheckInput,
+): { readonly ok: true; readonly header: ParsedSignatureHeader } | { readonly ok: false; readonly reason: WebhookVerifyFailure } {
   assertSecrets(input.secrets);
   const header = parseSignatureHeader(input.header);
   if (!header) return { ok: false, reason: 'malformed_header' };

@@ -11,7 +11,19 @@
  */
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { assertSecrets, assertSigningInput, checkSignatureHeader, FAILURE_RESPONSE_ERRORS, SIGNATURE_HEADER, signatureHeader, signatureVerdict, signedPrefix, type WebhookCheckInput, type WebhookEnvelope, type WebhookVerifyResult } from './contract.js';
+import {
+  assertSecrets,
+  assertSigningInput,
+  checkSignatureHeader,
+  FAILURE_RESPONSE_ERRORS,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  signatureVerdict,
+  signedPrefix,
+  type WebhookCheckInput,
+  type WebhookEnvelope,
+  type WebhookVerifyResult,
+} from './contract.js';
 
 export {
   DEFAULT_TOLERANCE_SECONDS,
@@ -57,7 +69,10 @@ export interface SignWebhookInput {
  */
 export function signWebhook(input: SignWebhookInput): string {
   assertSigningInput(input);
-  return signatureHeader(input.timestamp, input.secrets.map((secret) => computeSignature(secret, input.timestamp, input.rawBody)));
+  return signatureHeader(
+    input.timestamp,
+    input.secrets.map((secret) => computeSignature(secret, input.timestamp, input.rawBody)),
+  );
 }
 
 /** Input of {@link verifyWebhook}. */
@@ -89,7 +104,10 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookVerifyResult {
   const checked = checkSignatureHeader(input);
   if (!checked.ok) return checked;
   const { timestamp } = checked.header;
-  return signatureVerdict(checked.header, input.secrets.map((secret) => computeSignature(secret, timestamp, input.rawBody)));
+  return signatureVerdict(
+    checked.header,
+    input.secrets.map((secret) => computeSignature(secret, timestamp, input.rawBody)),
+  );
 }
 
 /** Options of {@link createWebhookHandler}. */

@@ -17,9 +17,16 @@ test('golang-go is installed', (t) => {
   t.true(existsSync(GO), `${GO} is missing (Debian package golang-go; .ci/run installs it)`);
 });
 
-receiverSuite(test, 'go', GO, 'main.go', () => extractSnippet(readDocs(), 'go'), async (dir, file) => {
-  const binary = join(dir, 'receiver');
-  const env = { ...process.env, GOCACHE: join(dir, 'gocache'), GOPATH: join(dir, 'gopath'), GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local' };
-  await promisify(execFile)(GO, ['build', '-o', binary, file], { cwd: dir, env });
-  return { command: binary, args: [] };
-});
+receiverSuite(
+  test,
+  'go',
+  GO,
+  'main.go',
+  () => extractSnippet(readDocs(), 'go'),
+  async (dir, file) => {
+    const binary = join(dir, 'receiver');
+    const env = { ...process.env, GOCACHE: join(dir, 'gocache'), GOPATH: join(dir, 'gopath'), GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local' };
+    await promisify(execFile)(GO, ['build', '-o', binary, file], { cwd: dir, env });
+    return { command: binary, args: [] };
+  },
+);

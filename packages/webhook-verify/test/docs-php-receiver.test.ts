@@ -14,11 +14,24 @@ test('php-cli is installed', (t) => {
   t.true(existsSync(PHP), `${PHP} is missing (Debian package php-cli; .ci/run installs it)`);
 });
 
-receiverSuite(test, 'php', PHP, 'receiver.php', () => extractSnippet(readDocs(), 'php'), async (dir, file) => {
-  const port = await freePort();
-  // TMPDIR: the receiver's deduplication markers (under sys_get_temp_dir()) go with the temp directory.
-  return { command: PHP, args: ['-S', `127.0.0.1:${port}`, file], env: { TMPDIR: dir }, port, ready: /Development Server \(http:\/\/127\.0\.0\.1:\d+\) started/ };
-});
+receiverSuite(
+  test,
+  'php',
+  PHP,
+  'receiver.php',
+  () => extractSnippet(readDocs(), 'php'),
+  async (dir, file) => {
+    const port = await freePort();
+    // TMPDIR: the receiver's deduplication markers (under sys_get_temp_dir()) go with the temp directory.
+    return {
+      command: PHP,
+      args: ['-S', `127.0.0.1:${port}`, file],
+      env: { TMPDIR: dir },
+      port,
+      ready: /Development Server \(http:\/\/127\.0\.0\.1:\d+\) started/,
+    };
+  },
+);
 
 /** A loopback port free now (`php -S` takes no port 0). */
 function freePort(): Promise<number> {

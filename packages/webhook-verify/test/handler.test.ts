@@ -15,7 +15,9 @@ async function serve(options: Partial<WebhookHandlerOptions> & Pick<WebhookHandl
   return { port: (server.address() as AddressInfo).port, server };
 }
 
-const signed = (body: string, secrets: readonly string[] = [SECRET], timestamp = nowSeconds()) => ({ 'x-service-signature': signWebhook({ secrets, rawBody: body, timestamp }) });
+const signed = (body: string, secrets: readonly string[] = [SECRET], timestamp = nowSeconds()) => ({
+  'x-service-signature': signWebhook({ secrets, rawBody: body, timestamp }),
+});
 
 test('createWebhookHandler: 401 with a distinct reason per failure, 200 on success', async (t) => {
   const seen: WebhookEnvelope[] = [];

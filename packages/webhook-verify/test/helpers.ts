@@ -61,7 +61,11 @@ export interface PostResult {
 /** POSTs `body` (exact bytes) to 127.0.0.1:`port` with no connection reuse. */
 export function post(port: number, body: string | Buffer, headers: Record<string, string | undefined> = {}, method = 'POST'): Promise<PostResult> {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const sent: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': bytes.length, 'user-agent': 'crypto-gateway-webhooks/1' };
+  const sent: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': bytes.length,
+    'user-agent': 'crypto-gateway-webhooks/1',
+  };
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) sent[name] = value;
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path: '/webhooks', headers: sent, agent: false }, (res) => {
@@ -125,7 +129,13 @@ export interface ReceiverLaunch {
  * Writes `source` to a temp file named `fileName`, runs it with `command` (env WEBHOOK_SECRETS and
  * PORT=0) and waits for its "listening on port N" line on stderr. `launch` replaces the command.
  */
-export async function startReceiver(command: string, fileName: string, source: string, secrets: readonly string[], launch?: (dir: string, file: string) => ReceiverLaunch | Promise<ReceiverLaunch>): Promise<RunningReceiver> {
+export async function startReceiver(
+  command: string,
+  fileName: string,
+  source: string,
+  secrets: readonly string[],
+  launch?: (dir: string, file: string) => ReceiverLaunch | Promise<ReceiverLaunch>,
+): Promise<RunningReceiver> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-webhook-snippet-'));
   const file = join(dir, fileName);
   writeFileSync(file, source);
@@ -204,11 +214,15 @@ export async function startReceiver(command: string, fileName: string, source: s
       if (!attempt()) waiters.add(waiter);
     });
 
-  const port = await until(() => {
-    if (how.port !== undefined) return how.ready?.test(stderr) ? how.port : undefined;
-    const match = /listening on port (\d+)/.exec(stderr);
-    return match ? Number(match[1]) : undefined;
-  }, 'the listening line', 20_000).catch((error: unknown) => {
+  const port = await until(
+    () => {
+      if (how.port !== undefined) return how.ready?.test(stderr) ? how.port : undefined;
+      const match = /listening on port (\d+)/.exec(stderr);
+      return match ? Number(match[1]) : undefined;
+    },
+    'the listening line',
+    20_000,
+  ).catch((error: unknown) => {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
     throw error;

@@ -10,7 +10,14 @@ const SECRET = '3b9f0c2e7a4d61f8b5c09e2d7f6a1b4c8e3d5f7a9b0c2d4e6f8a1b3c5d7e9f0a
 const SECOND_SECRET = 'sk_sandbox_5d2c8e1f4a7b0c3d6e9f2a5b8c1d4e7f0a3b6c9d2e5f8a1b';
 const OLD_SECRET = 'a1c3e5f7092b4d6f8a0c2e4f6b8d0a2c4e6f8b0d2a4c6e8f0b2d4f6a8c0e2b4d';
 
-export function receiverSuite(test: TestFn, language: string, command: string, fileName: string, source: () => string, launch?: (dir: string, file: string) => ReceiverLaunch | Promise<ReceiverLaunch>): void {
+export function receiverSuite(
+  test: TestFn,
+  language: string,
+  command: string,
+  fileName: string,
+  source: () => string,
+  launch?: (dir: string, file: string) => ReceiverLaunch | Promise<ReceiverLaunch>,
+): void {
   let receiver: RunningReceiver | undefined;
   const running = (): RunningReceiver => {
     if (!receiver) throw new Error('receiver not started');
@@ -43,7 +50,18 @@ export function receiverSuite(test: TestFn, language: string, command: string, f
     const now = nowSeconds();
     const valid = signWebhook({ secrets: [SECRET], rawBody: body, timestamp: now });
     const v1 = valid.split(',')[1]!;
-    for (const header of [undefined, '', 'garbage', v1, `t=${now}`, `t=abc,${v1}`, `t=${now}.5,${v1}`, `t=${now},t=${now},${v1}`, `t=${now},v1=`, `t=${now},v0=${v1.slice(3)}`]) {
+    for (const header of [
+      undefined,
+      '',
+      'garbage',
+      v1,
+      `t=${now}`,
+      `t=abc,${v1}`,
+      `t=${now}.5,${v1}`,
+      `t=${now},t=${now},${v1}`,
+      `t=${now},v1=`,
+      `t=${now},v0=${v1.slice(3)}`,
+    ]) {
       const res = await deliver(body, header);
       t.is(res.status, 401, `header ${header}`);
       t.deepEqual(res.body, { error: 'malformed_signature_header' }, `header ${header}`);
@@ -57,7 +75,10 @@ export function receiverSuite(test: TestFn, language: string, command: string, f
       signWebhook({ secrets: [OLD_SECRET], rawBody: body, timestamp: now }), // a secret the receiver does not hold
       signWebhook({ secrets: [SECRET], rawBody: `${body} `, timestamp: now }), // another body
       signWebhook({ secrets: [SECRET], rawBody: body, timestamp: now - 1 }).replace(`t=${now - 1}`, `t=${now}`), // another t
-      signWebhook({ secrets: [SECRET], rawBody: body, timestamp: now }).toUpperCase().replace('T=', 't=').replace('V1=', 'v1='), // uppercase hex
+      signWebhook({ secrets: [SECRET], rawBody: body, timestamp: now })
+        .toUpperCase()
+        .replace('T=', 't=')
+        .replace('V1=', 'v1='), // uppercase hex
       `t=${now},v1=abc`, // wrong length
     ];
     for (const header of cases) {

@@ -17,12 +17,17 @@ test('signWebhook builds t=<seconds>,v1=<lowercase hex of HMAC(secret, "t.body")
 });
 
 test('signWebhook: one v1 per secret, in order', (t) => {
-  t.is(signWebhook({ secrets: [NEW_SECRET, SECRET], rawBody: BODY, timestamp: T }), `t=${T},v1=${hmac(NEW_SECRET, `${T}.${BODY}`)},v1=${hmac(SECRET, `${T}.${BODY}`)}`);
+  t.is(
+    signWebhook({ secrets: [NEW_SECRET, SECRET], rawBody: BODY, timestamp: T }),
+    `t=${T},v1=${hmac(NEW_SECRET, `${T}.${BODY}`)},v1=${hmac(SECRET, `${T}.${BODY}`)}`,
+  );
 });
 
 test('the test vectors of docs/webhooks.md hold', (t) => {
   const docs = readDocs();
-  const [first, second] = signWebhook({ secrets: [SECRET, NEW_SECRET], rawBody: BODY, timestamp: T }).split(',').slice(1);
+  const [first, second] = signWebhook({ secrets: [SECRET, NEW_SECRET], rawBody: BODY, timestamp: T })
+    .split(',')
+    .slice(1);
   t.true(docs.includes(`\`${first}\``), 'first vector');
   t.true(docs.includes(`\`${second!.slice(3)}\``), 'second vector');
   t.true(docs.includes(`body \`${BODY}\``));
@@ -31,7 +36,9 @@ test('the test vectors of docs/webhooks.md hold', (t) => {
 test('signWebhook keys the HMAC with the secret as a UTF-8 string, body as UTF-8', (t) => {
   const secret = 'clé-secrète-✓';
   const body = '{"note":"Zoë 🚀"}';
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(`${T}.${body}`, 'utf8')).digest('hex');
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(Buffer.from(`${T}.${body}`, 'utf8'))
+    .digest('hex');
   t.is(signWebhook({ secrets: [secret], rawBody: body, timestamp: T }), `t=${T},v1=${expected}`);
 });
 
@@ -143,7 +150,10 @@ test('the window is 300 s either side: exactly 300 s is accepted, 301 s is refus
 test('toleranceSeconds overrides the window', (t) => {
   const header = signWebhook({ secrets: [SECRET], rawBody: BODY, timestamp: T });
   t.true(verifyWebhook({ header, rawBody: BODY, secrets: [SECRET], nowSeconds: T + 60, toleranceSeconds: 60 }).ok);
-  t.deepEqual(verifyWebhook({ header, rawBody: BODY, secrets: [SECRET], nowSeconds: T + 61, toleranceSeconds: 60 }), { ok: false, reason: 'timestamp_out_of_window' });
+  t.deepEqual(verifyWebhook({ header, rawBody: BODY, secrets: [SECRET], nowSeconds: T + 61, toleranceSeconds: 60 }), {
+    ok: false,
+    reason: 'timestamp_out_of_window',
+  });
 });
 
 test('check order: malformed before stale before mismatch', (t) => {

@@ -17,6 +17,8 @@ export const m0002FreeIndexOrdering: Migration = {
   },
   async down(knex) {
     await knex.raw(`drop index address_pool_addresses_wallet_index_unique`);
-    await knex.raw(`alter table address_pool_addresses add constraint address_pool_addresses_wallet_id_derivation_index_unique unique (wallet_id, derivation_index)`);
+    await knex.raw(
+      `alter table address_pool_addresses add constraint address_pool_addresses_wallet_id_derivation_index_unique unique (wallet_id, derivation_index)`,
+    );
   },
 };

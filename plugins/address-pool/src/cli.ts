@@ -43,7 +43,10 @@ export const addressPoolCommands: CliCommand[] = [
     },
     help: 'Send at least 1 TRX to the address from any wallet, wait until it is confirmed, then run this command. Operator action until watchers detect activation.',
     run: async ({ flags, deps }) => ({
-      activated: await deps.addressPoolService.activate({ projectId: String(flags['project']), chain: String(flags['chain']), address: String(flags['address']) }, CLI_ACTOR),
+      activated: await deps.addressPoolService.activate(
+        { projectId: String(flags['project']), chain: String(flags['chain']), address: String(flags['address']) },
+        CLI_ACTOR,
+      ),
     }),
   }),
 ];

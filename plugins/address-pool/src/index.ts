@@ -32,7 +32,10 @@ export const addressPoolPlugin = definePlugin({
   register: ({ config }) => ({
     addressPoolConfig: serviceValue(config),
     addressPoolAllocations: service(['metrics'], ({ metrics }) => createAllocationCounter(metrics.registry)),
-    addressPoolService: service(['db', 'jobs', 'chains', 'audit', 'logger', 'walletsWallets', 'addressPoolConfig', 'addressPoolAllocations'], (deps) => new AddressPoolService(deps)),
+    addressPoolService: service(
+      ['db', 'jobs', 'chains', 'audit', 'logger', 'walletsWallets', 'addressPoolConfig', 'addressPoolAllocations'],
+      (deps) => new AddressPoolService(deps),
+    ),
     addressPoolReplenisher: service(['db', 'chains', 'logger', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolReplenisher(deps)),
     addressPoolStatus: service(['db', 'chains', 'walletsWallets', 'addressPoolConfig'], (deps) => new PoolStatusService(deps)),
   }),
@@ -61,7 +64,16 @@ export const addressPoolPlugin = definePlugin({
 export * from './contract.js';
 export { addressPoolErrors } from './errors.js';
 export { AddressPoolConfigSchema, type AddressPoolConfig } from './config.js';
-export { AddressPoolService, type Allocation, type AllocationMode, type FreshPickGroup, type FreshPicks, type PickedAddress, type PickedGroup, type PoolAddressRef } from './services/address-pool-service.js';
+export {
+  AddressPoolService,
+  type Allocation,
+  type AllocationMode,
+  type FreshPickGroup,
+  type FreshPicks,
+  type PickedAddress,
+  type PickedGroup,
+  type PoolAddressRef,
+} from './services/address-pool-service.js';
 export { PoolReplenisher, type ReplenishReport } from './services/pool-replenisher.js';
 export { PoolStatusService, type PoolStatus } from './services/pool-status.js';
 export { REPLENISH_JOB, type ReplenishJobData } from './job-names.js';

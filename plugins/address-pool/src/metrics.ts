@@ -54,6 +54,8 @@ export function registerPoolGauges(registry: Registry, deps: { addressPoolStatus
     '1 when wallet software of the chain stops scanning after a gap of unused addresses (BIP44 gap limit 20), else 0: the gap alert applies only then.',
     (pools) => (pools.some((pool) => pool.gap_limit_applies) ? 1 : 0),
   );
-  gauge('gateway_address_pool_free_min', 'Fewest free (available) addresses of any pool of the chain.', (pools) => Math.min(...pools.map((pool) => pool.available)));
+  gauge('gateway_address_pool_free_min', 'Fewest free (available) addresses of any pool of the chain.', (pools) =>
+    Math.min(...pools.map((pool) => pool.available)),
+  );
   gauge('gateway_address_pool_free', 'Free (available) addresses of all pools of the chain.', (pools) => pools.reduce((sum, pool) => sum + pool.available, 0));
 }

@@ -10,10 +10,14 @@ import type {} from '@gw/plugin-tenancy/contract';
 export const addressPoolReadiness = withDeps(['addressPoolStatus', 'chains', 'tenancyProjects'], (deps): ReadinessCheck[] => [
   {
     name: 'address-pool.activation',
-    summary: 'Every verified wallet of a production or testnet project on a chain that needs address activation (TRON) has at least one activated pool address.',
+    summary:
+      'Every verified wallet of a production or testnet project on a chain that needs address activation (TRON) has at least one activated pool address.',
     about: 'projects',
     run: async (scope) => {
-      const chains = deps.chains.list().filter((c) => c.definition.capabilities.requiresActivation).map((c) => c.definition.id);
+      const chains = deps.chains
+        .list()
+        .filter((c) => c.definition.capabilities.requiresActivation)
+        .map((c) => c.definition.id);
       if (chains.length === 0) return { ok: true, detail: 'no enabled chain needs address activation.' };
       const projects = await deps.tenancyProjects.list(scope ? { operator: scope.operatorId } : {});
       const live = new Map(projects.filter((p) => p.status === 'active' && p.kind !== 'sandbox').map((p) => [p.id, p]));

@@ -50,7 +50,11 @@ test('200 parallel allocations over 150 free rows: the pool grows on the request
   t.is(report!.derived, 150);
 
   const results = await Promise.all(Array.from({ length: 200 }, (_, i) => allocate(projectId, 'eth', `inv-${i}`)));
-  t.deepEqual(results.filter((r) => r.isOverlay), [], 'no overlay while the pool can grow');
+  t.deepEqual(
+    results.filter((r) => r.isOverlay),
+    [],
+    'no overlay while the pool can grow',
+  );
   t.is(new Set(results.map((r) => r.address)).size, 200, 'every allocation got its own address');
 
   const rows = await db('address_pool_addresses').where({ project_id: projectId });
@@ -58,11 +62,18 @@ test('200 parallel allocations over 150 free rows: the pool grows on the request
   t.is(allocated.length, 200);
   t.true(allocated.every((r) => r.active_allocations === 1));
   const indexes = rows.map((r) => r.derivation_index).sort((a, b) => a - b);
-  t.deepEqual(indexes, Array.from({ length: rows.length }, (_, i) => i), 'growth continues the derivation without holes or repeats');
+  t.deepEqual(
+    indexes,
+    Array.from({ length: rows.length }, (_, i) => i),
+    'growth continues the derivation without holes or repeats',
+  );
 });
 
 /** A kernel whose pools stop at `hardCap` rows (so overlay can happen), with a project's filled eth pool. */
-async function cappedPool(t: ExecutionContext, hardCap: number): Promise<{ capped: TestKernel; projectId: string; allocateIn: (invoiceRef: string) => Promise<Allocation> }> {
+async function cappedPool(
+  t: ExecutionContext,
+  hardCap: number,
+): Promise<{ capped: TestKernel; projectId: string; allocateIn: (invoiceRef: string) => Promise<Allocation> }> {
   const capped = await startTestKernel({
     plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin],
     chains: [ethChain],
@@ -85,10 +96,16 @@ test('overlay only when the pool cannot grow: 30 parallel allocations over 20 ro
   t.is(new Set(fresh.map((r) => r.address)).size, 20);
   t.is(overlay.length, 10);
   const freshAddresses = new Set(fresh.map((r) => r.address));
-  t.true(overlay.every((r) => freshAddresses.has(r.address)), 'overlay reuses allocated addresses only');
+  t.true(
+    overlay.every((r) => freshAddresses.has(r.address)),
+    'overlay reuses allocated addresses only',
+  );
   const rows = await capped.kernel.cradle.db('address_pool_addresses').where({ project_id: projectId });
   t.is(rows.length, 20);
-  t.is(rows.reduce((sum, r) => sum + r.active_allocations, 0), 30);
+  t.is(
+    rows.reduce((sum, r) => sum + r.active_allocations, 0),
+    30,
+  );
 });
 
 test('release puts an address into cooldown; it is reused once the cooldown is over', async (t) => {
@@ -110,7 +127,9 @@ test('release puts an address into cooldown; it is reused once the cooldown is o
   const second = await allocate(projectId, 'eth', 'b');
   t.is(second.derivationIndex, 1, 'a cooling address is not handed out');
 
-  await db('address_pool_addresses').where({ id: first.addressId }).update({ cooldown_until: new Date(Date.now() - 1000) });
+  await db('address_pool_addresses')
+    .where({ id: first.addressId })
+    .update({ cooldown_until: new Date(Date.now() - 1000) });
   const third = await allocate(projectId, 'eth', 'c');
   t.is(third.addressId, first.addressId, 'reused after the cooldown, lowest index first');
   t.false(third.isOverlay);
@@ -159,7 +178,10 @@ test('TRON hands out activated addresses only', async (t) => {
   t.true(shared.isOverlay);
 
   t.is((await errorOf(addressPoolService.activate({ projectId, chain: 'eth', address: target }, CLI_ACTOR))).code, 'activation_not_required');
-  t.is((await errorOf(addressPoolService.activate({ projectId, chain: 'tron', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, CLI_ACTOR))).code, 'pool_address_not_found');
+  t.is(
+    (await errorOf(addressPoolService.activate({ projectId, chain: 'tron', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }, CLI_ACTOR))).code,
+    'pool_address_not_found',
+  );
 });
 
 test('allocation needs a verified wallet; an empty pool of a verified wallet grows on the request path', async (t) => {
@@ -175,7 +197,10 @@ test('allocation needs a verified wallet; an empty pool of a verified wallet gro
   t.like(first, { derivationIndex: 0, isOverlay: false, address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94' });
   const rows = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: verified }).orderBy('derivation_index');
   t.is(rows.length, 20, 'one growth derives a chunk for the burst behind it');
-  t.deepEqual(rows.filter((r) => r.state === 'allocated').map((r) => r.derivation_index), [0]);
+  t.deepEqual(
+    rows.filter((r) => r.state === 'allocated').map((r) => r.derivation_index),
+    [0],
+  );
 });
 
 test('TON stops at subwallet index 32767', async (t) => {
@@ -206,7 +231,13 @@ test('the gap gauge: highest allocated index minus highest index released after 
   // Per chain, never per project (bounded cardinality, issue 26 finding 5); other tests' eth pools count too.
   t.false(metrics.includes(projectId), 'no series names a project');
   const value = (name: string) => Number(new RegExp(`^${name}\\{chain="eth"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
-  t.true(value('gateway_address_pool_gap_max') >= 3, metrics.split('\n').filter((l) => l.includes('address_pool')).join('\n'));
+  t.true(
+    value('gateway_address_pool_gap_max') >= 3,
+    metrics
+      .split('\n')
+      .filter((l) => l.includes('address_pool'))
+      .join('\n'),
+  );
   t.true(value('gateway_address_pool_free_min') <= 145);
   t.true(value('gateway_address_pool_free') >= 145);
   t.regex(metrics, /gateway_address_pool_allocations_total\{chain="eth",mode="fresh"\} \d+/);
@@ -229,8 +260,12 @@ test('the free-row lookups walk the free-row index, never the allocated rows, ev
   // preferred a unique (wallet, index) index and filtered out every allocated row on each
   // allocation (migration 0002 leaves the partial index as the only one giving that order).
   await db.raw('analyze address_pool_addresses');
-  await db.raw(`update address_pool_addresses set state = 'allocated', active_allocations = 1, allocation_count = 1 where project_id = ? and derivation_index < 5000`, [projectId]);
-  const allocations = async (refs: string[]) => db.transaction((trx) => Promise.all(refs.map((invoiceRef) => addressPoolService.allocate(trx, { projectId, chain: 'eth', invoiceRef }))));
+  await db.raw(
+    `update address_pool_addresses set state = 'allocated', active_allocations = 1, allocation_count = 1 where project_id = ? and derivation_index < 5000`,
+    [projectId],
+  );
+  const allocations = async (refs: string[]) =>
+    db.transaction((trx) => Promise.all(refs.map((invoiceRef) => addressPoolService.allocate(trx, { projectId, chain: 'eth', invoiceRef }))));
   const statements: { sql: string; bindings: unknown[] }[] = [];
   const capture = (query: { sql: string; bindings?: unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
   db.on('query', capture);
@@ -255,11 +290,18 @@ test('the free-row lookups walk the free-row index, never the allocated rows, ev
   const picks = addressPoolService.freshPicks([{ projectId, chain: 'eth', wanted: 3 }]);
   const batched = JSON.stringify(await sqlQuery(db, sql`explain (format json) with ${picks.ctes} select ${picks.result} as pools`));
   t.true(batched.includes('address_pool_addresses_free'), `the partial free-row index is used: ${batched}`);
-  t.false(/"Relation Name":"address_pool_addresses"[^}]*"Node Type":"Seq Scan"|"Node Type":"Seq Scan"[^}]*"Relation Name":"address_pool_addresses"/.test(batched), `no sequential scan of the pool: ${batched}`);
+  t.false(
+    /"Relation Name":"address_pool_addresses"[^}]*"Node Type":"Seq Scan"|"Node Type":"Seq Scan"[^}]*"Relation Name":"address_pool_addresses"/.test(batched),
+    `no sequential scan of the pool: ${batched}`,
+  );
   t.false(/"Index Name":"address_pool_addresses_wallet_index_unique"/.test(batched), 'the unique index is not walked');
   const [read] = await sqlQuery<{ pools: unknown }>(db, sql`with ${picks.ctes} select ${picks.result} as pools`);
   const [group] = picks.read(read!.pools);
-  t.deepEqual(group!.picks.map((p) => p.derivationIndex), [5001, 5002, 5003], 'the lowest free rows (5000 went to the probe)');
+  t.deepEqual(
+    group!.picks.map((p) => p.derivationIndex),
+    [5001, 5002, 5003],
+    'the lowest free rows (5000 went to the probe)',
+  );
   t.is(group!.walletError, undefined);
 });
 
@@ -286,6 +328,13 @@ test('takeSql, the part lent to invoice creation (ADR 0003), allocates exactly t
   t.deepEqual(Object.keys(taken[0]!), [...columns], 'exactly the columns the contract declares');
   t.deepEqual(again, []);
   const rows = await db('address_pool_addresses').whereIn('id', [first, second]).select('id', 'state', 'active_allocations', 'last_invoice_ref');
-  t.like(rows.find((r) => r.id === first), { state: 'allocated', active_allocations: 1, last_invoice_ref: 'inv-take' });
-  t.like(rows.find((r) => r.id === second), { state: 'available', active_allocations: 0 }, 'a picked row that was not named stays free');
+  t.like(
+    rows.find((r) => r.id === first),
+    { state: 'allocated', active_allocations: 1, last_invoice_ref: 'inv-take' },
+  );
+  t.like(
+    rows.find((r) => r.id === second),
+    { state: 'available', active_allocations: 0 },
+    'a picked row that was not named stays free',
+  );
 });

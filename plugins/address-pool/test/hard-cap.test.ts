@@ -36,5 +36,13 @@ test('at the hard cap without overlay, allocation is 503 pool_exhausted with Ret
   t.like(error, { code: 'pool_exhausted', status: 503, retryAfter: 30 });
   const [status] = await addressPoolStatus.status({ projectId });
   t.like(status, { hard_cap: 5, total: 5, allocated: 5, available: 0 });
-  t.is(await db('address_pool_addresses').where({ project_id: projectId }).sum('active_allocations as n').first().then((r) => Number(r!.n)), 5, 'the failed allocation left nothing behind');
+  t.is(
+    await db('address_pool_addresses')
+      .where({ project_id: projectId })
+      .sum('active_allocations as n')
+      .first()
+      .then((r) => Number(r!.n)),
+    5,
+    'the failed allocation left nothing behind',
+  );
 });

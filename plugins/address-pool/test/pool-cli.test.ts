@@ -29,7 +29,13 @@ test('pool replenish, status and activate from the operator CLI', async (t) => {
   const projectId = await projectWithWallets(gw, operatorId, ['eth', 'tron']);
   const filled = await cli('pool', 'replenish', '--project', projectId);
   t.is(filled.code, 0);
-  t.deepEqual(filled.json.map((r: { chain: string; derived: number }) => [r.chain, r.derived]), [['eth', 4], ['tron', 4]]);
+  t.deepEqual(
+    filled.json.map((r: { chain: string; derived: number }) => [r.chain, r.derived]),
+    [
+      ['eth', 4],
+      ['tron', 4],
+    ],
+  );
 
   const status = await cli('pool', 'status', '--project', projectId, '--chain', 'tron');
   t.is(status.json.length, 1);

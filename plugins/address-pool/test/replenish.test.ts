@@ -26,7 +26,7 @@ test.after.always(async () => {
 const available = async (projectId: string): Promise<number> =>
   Number((await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: projectId, state: 'available' }).count<{ n: string }[]>({ n: '*' }))[0]!.n);
 
-test('verifying a wallet fills its pool at once; the buffer follows the last minute\'s allocations (ten times)', async (t) => {
+test("verifying a wallet fills its pool at once; the buffer follows the last minute's allocations (ten times)", async (t) => {
   const { db, addressPoolService } = gw.kernel.cradle;
   // No allocation and no scheduled run: the verification's notice asks the replenish job.
   const projectId = await projectWithWallets(gw, operatorId, ['eth']);
@@ -46,7 +46,9 @@ test('a replenish job without data fills every verified pool and recycles ended 
   const b = await projectWithWallets(gw, operatorId, ['eth']);
   await jobs.send(REPLENISH_JOB, {});
   await waitFor(async () => (await available(a)) === 8 && (await available(b)) === 8);
-  await db('address_pool_addresses').where({ project_id: a }).update({ state: 'cooldown', cooldown_until: new Date(Date.now() - 1000) });
+  await db('address_pool_addresses')
+    .where({ project_id: a })
+    .update({ state: 'cooldown', cooldown_until: new Date(Date.now() - 1000) });
   await jobs.send(REPLENISH_JOB, {});
   await waitFor(async () => (await db('address_pool_addresses').where({ project_id: a, state: 'cooldown' }).first()) === undefined);
   t.is(await available(a), 8, 'recycled rows count towards the target: nothing new derived');

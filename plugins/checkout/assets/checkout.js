@@ -16,7 +16,9 @@
         var label = button.textContent;
         var done = function () {
           button.textContent = button.getAttribute('data-copied') || label;
-          setTimeout(function () { button.textContent = label; }, 2000);
+          setTimeout(function () {
+            button.textContent = label;
+          }, 2000);
         };
         if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, function () {});
       });
@@ -43,7 +45,9 @@
     if (!url || returning) return;
     returning = true;
     var delay = Number(body.getAttribute('data-return-delay') || '3');
-    setTimeout(function () { window.location.assign(url); }, delay * 1000);
+    setTimeout(function () {
+      window.location.assign(url);
+    }, delay * 1000);
   }
 
   function apply(update) {
@@ -76,8 +80,13 @@
         if (!response.ok) throw new Error('status ' + response.status);
         return response.json();
       })
-      .then(function (update) { apply(update); setTimeout(longPoll, 250); })
-      .catch(function () { setTimeout(longPoll, 5000); });
+      .then(function (update) {
+        apply(update);
+        setTimeout(longPoll, 250);
+      })
+      .catch(function () {
+        setTimeout(longPoll, 5000);
+      });
   }
 
   function stream() {

@@ -4,7 +4,9 @@ import { MAX_DISPLAY_NAME, MAX_LOGO_BYTES, type BrandingPatch } from './services
 
 const view = (branding: { displayName: string; logoDataUri: string | null; colour: string | null }) => ({
   display_name: branding.displayName,
-  logo: branding.logoDataUri ? `${branding.logoDataUri.slice(5, branding.logoDataUri.indexOf(';'))}, ${Math.floor((branding.logoDataUri.length - branding.logoDataUri.indexOf(',') - 1) * 0.75)} bytes` : null,
+  logo: branding.logoDataUri
+    ? `${branding.logoDataUri.slice(5, branding.logoDataUri.indexOf(';'))}, ${Math.floor((branding.logoDataUri.length - branding.logoDataUri.indexOf(',') - 1) * 0.75)} bytes`
+    : null,
   colour: branding.colour,
 });
 
@@ -25,7 +27,11 @@ export const checkoutCommands: CliCommand[] = [
       project: ulidFlag('Project'),
       name: { type: 'string', description: `Display name shown to payers, 1 to ${MAX_DISPLAY_NAME} characters, or "default" for the project's name.` },
       logo: { type: 'string', description: `Path of a PNG, JPEG, WebP or SVG file of at most ${MAX_LOGO_BYTES} bytes, or "none".` },
-      colour: { type: 'string', description: 'Accent colour #rrggbb (buttons), or "default".', validate: (v) => (v === 'default' || /^#[0-9a-fA-F]{6}$/.test(v) ? undefined : 'must be #rrggbb or "default"') },
+      colour: {
+        type: 'string',
+        description: 'Accent colour #rrggbb (buttons), or "default".',
+        validate: (v) => (v === 'default' || /^#[0-9a-fA-F]{6}$/.test(v) ? undefined : 'must be #rrggbb or "default"'),
+      },
     },
     help: 'Example:\n  pnpm gateway branding set --project 01J... --name "Acme Shop" --logo ./logo.svg --colour "#0f766e"\nText is always escaped on the page; the logo is embedded in the page as a data URI.',
     run: async ({ flags, deps }) => {
@@ -42,7 +48,8 @@ export const checkoutCommands: CliCommand[] = [
           }
         }
       }
-      if (Object.keys(patch).length === 0) throw coreErrors.validation_error({ message: 'Give at least one of --name, --logo, --colour.', details: { field: 'name' } });
+      if (Object.keys(patch).length === 0)
+        throw coreErrors.validation_error({ message: 'Give at least one of --name, --logo, --colour.', details: { field: 'name' } });
       return { branding: view(await deps.checkoutBranding.set(String(flags['project']), patch, CLI_ACTOR)) };
     },
   }),

@@ -26,6 +26,5 @@ declare module '@gw/kernel' {
  */
 export const CHECKOUT_EXPORTS: readonly ServiceName[] = [];
 
-
 export { CHECKOUT_PANELS, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
 export type { Locale } from './page/i18n.js';

@@ -29,10 +29,13 @@ export const checkoutPlugin = definePlugin({
     checkoutBranding: service(['db', 'audit', 'tenancyProjects'], (deps) => new BrandingService(deps)),
     checkoutStatusHub: service(
       ['notifications', 'invoicesService'],
-      (deps) => new StatusHub({ notifications: deps.notifications, invoicesService: deps.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }),
+      (deps) =>
+        new StatusHub({ notifications: deps.notifications, invoicesService: deps.invoicesService, logger, heartbeatMs: config.heartbeatSeconds * 1000 }),
       { dispose: (hub) => hub.close() },
     ),
-    checkoutStreamLimiter: service(['db'], (deps) => new StreamLimiter({ db: deps.db, logger, perClient: config.streamsPerClient }), { dispose: (limiter) => limiter.close() }),
+    checkoutStreamLimiter: service(['db'], (deps) => new StreamLimiter({ db: deps.db, logger, perClient: config.streamsPerClient }), {
+      dispose: (limiter) => limiter.close(),
+    }),
   }),
   // Its dashboard pages (ADR 0011).
   contributes: [dashboardPages(BRANDING_PAGE_DEPS, [brandingPage])],

@@ -13,9 +13,19 @@ import { streamClientKey } from './services/stream-client.js';
 
 const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
-const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true });
-const PollQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })), known: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true });
-const PanelActionParams = Type.Object({ token: Type.String({ maxLength: 200 }), panel: Type.String({ maxLength: 40 }), action: Type.String({ maxLength: 40 }) });
+const PageQuery = Type.Object(
+  { lang: Type.Optional(Type.String({ maxLength: 10 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) },
+  { additionalProperties: true },
+);
+const PollQuery = Type.Object(
+  { lang: Type.Optional(Type.String({ maxLength: 10 })), known: Type.Optional(Type.String({ maxLength: 200 })) },
+  { additionalProperties: true },
+);
+const PanelActionParams = Type.Object({
+  token: Type.String({ maxLength: 200 }),
+  panel: Type.String({ maxLength: 40 }),
+  action: Type.String({ maxLength: 40 }),
+});
 const SimulateForm = Type.Optional(Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true }));
 
 /** The page's assets, served by the gateway with content hashes. */
@@ -45,232 +55,263 @@ function clientOf(ctx: Context): string {
 }
 
 /** Public routes of the hosted checkout page (issue 21); the token in the path is the only credential. */
-export const checkoutRoutes = withDeps(['checkoutConfig', 'invoicesService', 'chains', 'checkoutStreamLimiter', 'checkoutBranding', 'checkoutStatusHub', 'logger', 'extensions'], (deps): RouteDefinition[] => {
-  const config = deps.checkoutConfig;
-  const panels: readonly CheckoutPanel[] = deps.extensions.of(CHECKOUT_PANELS).map((c) => c.item);
-  /** The contributed panels an invoice of this project kind shows. */
-  const panelsFor = (kind: CheckoutInvoice['projectKind']) => panels.filter((panel) => panel.shows(kind));
-  /** The invoice of a checkout token; none for an invoice of a chain disabled since (nobody watches it: nothing to pay there). */
-  const locate = async (token: string): Promise<CheckoutInvoice | undefined> => {
-    const found = TOKEN.test(token) ? await deps.invoicesService.byCheckoutToken(token) : undefined;
-    return found && (deps.chains.coinIds() as readonly string[]).includes(found.invoice.coin) ? found : undefined;
-  };
-  const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: pageHeaders(), body: notFoundPage(locale, CHECKOUT_ASSETS) });
-
-  function update(invoice: InvoiceView, kind: CheckoutInvoice['projectKind'], branding: Branding, locale: Locale, token: string): StatusUpdate {
-    const facts = coinFacts(deps.chains, invoice, kind);
-    const status = payerStatus(invoice, facts.decimals);
-    return {
-      status: status.status,
-      key: status.key,
-      final: status.final,
-      html: statusFragment(locale, status, invoice, branding, facts.symbol, `/checkout/${token}?lang=${locale}`).text,
-      request: paymentRequestFragment(deps.chains, locale, invoice, kind, status).text,
-      redirect: RETURN_STATUSES.includes(status.status) ? invoice.return_url : null,
-      simulations: panelsFor(kind).flatMap((panel) => panel.enabledActions(status.status)),
+export const checkoutRoutes = withDeps(
+  ['checkoutConfig', 'invoicesService', 'chains', 'checkoutStreamLimiter', 'checkoutBranding', 'checkoutStatusHub', 'logger', 'extensions'],
+  (deps): RouteDefinition[] => {
+    const config = deps.checkoutConfig;
+    const panels: readonly CheckoutPanel[] = deps.extensions.of(CHECKOUT_PANELS).map((c) => c.item);
+    /** The contributed panels an invoice of this project kind shows. */
+    const panelsFor = (kind: CheckoutInvoice['projectKind']) => panels.filter((panel) => panel.shows(kind));
+    /** The invoice of a checkout token; none for an invoice of a chain disabled since (nobody watches it: nothing to pay there). */
+    const locate = async (token: string): Promise<CheckoutInvoice | undefined> => {
+      const found = TOKEN.test(token) ? await deps.invoicesService.byCheckoutToken(token) : undefined;
+      return found && (deps.chains.coinIds() as readonly string[]).includes(found.invoice.coin) ? found : undefined;
     };
-  }
+    const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: pageHeaders(), body: notFoundPage(locale, CHECKOUT_ASSETS) });
 
-  const tooMany = (): RouteResult => ({ status: 429, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '30', 'Cache-Control': 'no-store' }, body: 'Too many open status streams from this address.\n' });
-
-  /**
-   * The start of following an invoice's status (long poll, event stream): the invoice of the token,
-   * a stream slot of the client's address and the project's branding; or the answer when one is
-   * missing. The caller calls `release` when it is done; a failure here releases the slot itself.
-   */
-  async function follow(ctx: Context, token: string, lang: string | undefined): Promise<RouteResult | { locale: Locale; found: CheckoutInvoice; branding: Branding; release: () => void }> {
-    const locale = chooseLocale(lang, ctx.get('Accept-Language'));
-    const found = await locate(token);
-    if (!found) return notFound(locale);
-    const release = await deps.checkoutStreamLimiter.acquire(clientOf(ctx));
-    if (!release) return tooMany();
-    try {
-      return { locale, found, branding: await deps.checkoutBranding.forProject(found.invoice.project_id), release };
-    } catch (error) {
-      release();
-      throw error;
+    function update(invoice: InvoiceView, kind: CheckoutInvoice['projectKind'], branding: Branding, locale: Locale, token: string): StatusUpdate {
+      const facts = coinFacts(deps.chains, invoice, kind);
+      const status = payerStatus(invoice, facts.decimals);
+      return {
+        status: status.status,
+        key: status.key,
+        final: status.final,
+        html: statusFragment(locale, status, invoice, branding, facts.symbol, `/checkout/${token}?lang=${locale}`).text,
+        request: paymentRequestFragment(deps.chains, locale, invoice, kind, status).text,
+        redirect: RETURN_STATUSES.includes(status.status) ? invoice.return_url : null,
+        simulations: panelsFor(kind).flatMap((panel) => panel.enabledActions(status.status)),
+      };
     }
-  }
 
-  return [
-    ...CHECKOUT_ASSETS.routes,
-    defineRoute({
-      method: 'GET',
-      path: '/checkout/:token',
-      hidden: true,
-      summary: 'The hosted checkout page of an invoice (HTML).',
-      auth: 'none',
-      params: TokenParams,
-      query: PageQuery,
-      handler: async ({ ctx, params, query }) => {
-        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-        const found = await locate(params.token);
-        if (!found) return notFound(locale);
-        const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
-        const shown = panelsFor(found.projectKind);
-        const panelError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
-        const panelToken = shown.length > 0 ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
-        const body = await checkoutPage({
-          token: params.token,
-          invoice: found.invoice,
-          projectKind: found.projectKind,
-          branding,
-          locale,
-          chains: deps.chains,
-          assets: CHECKOUT_ASSETS,
-          returnDelaySeconds: config.returnDelaySeconds,
-          panels: shown,
-          panelError,
-          panelToken,
-        });
-        return { status: 200, headers: { ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/checkout/:token/brand.css',
-      hidden: true,
-      summary: "The project's accent colour as a stylesheet.",
-      auth: 'none',
-      params: TokenParams,
-      handler: async ({ params }) => {
-        const found = await locate(params.token);
-        if (!found) return notFound('en');
-        const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
-        return { status: 200, headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' }, body: branding.colour ? brandStylesheet(branding.colour) : '' };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/checkout/:token/status',
-      hidden: true,
-      summary: 'Long poll: the status once it differs from `known` (or after longPollSeconds).',
-      auth: 'none',
-      params: TokenParams,
-      query: PollQuery,
-      handler: async ({ ctx, params, query }) => {
-        const following = await follow(ctx, params.token, query.lang);
-        if (!('found' in following)) return following;
-        const { locale, found, branding, release } = following;
-        try {
-          let current = update(found.invoice, found.projectKind, branding, locale, params.token);
-          if (query.known === undefined || query.known !== current.key || current.final) return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
-          current = await new Promise<StatusUpdate>((resolve) => {
-            let stop: (() => void) | undefined;
-            let done = false;
-            const timer = setTimeout(() => finish(current), config.longPollSeconds * 1000);
-            const finish = (value: StatusUpdate) => {
-              if (done) return;
-              done = true;
-              clearTimeout(timer);
-              stop?.();
-              ctx.res.off('close', onClose);
-              resolve(value);
-            };
-            const onClose = () => finish(current);
-            ctx.res.on('close', onClose);
-            // The poller left while its slot was being taken: 'close' was emitted before the listener.
-            if (ctx.req.socket.destroyed) finish(current);
-            void deps.checkoutStatusHub
-              .watch(found.invoice.id, (invoice) => {
-                const next = update(invoice, found.projectKind, branding, locale, params.token);
-                if (next.key !== query.known) finish(next);
-              })
-              .then((unwatch) => {
-                // Answered (or the poller left) while the watch was being set up.
-                if (done) unwatch();
-                else stop = unwatch;
-              }, () => finish(current));
+    const tooMany = (): RouteResult => ({
+      status: 429,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Retry-After': '30', 'Cache-Control': 'no-store' },
+      body: 'Too many open status streams from this address.\n',
+    });
+
+    /**
+     * The start of following an invoice's status (long poll, event stream): the invoice of the token,
+     * a stream slot of the client's address and the project's branding; or the answer when one is
+     * missing. The caller calls `release` when it is done; a failure here releases the slot itself.
+     */
+    async function follow(
+      ctx: Context,
+      token: string,
+      lang: string | undefined,
+    ): Promise<RouteResult | { locale: Locale; found: CheckoutInvoice; branding: Branding; release: () => void }> {
+      const locale = chooseLocale(lang, ctx.get('Accept-Language'));
+      const found = await locate(token);
+      if (!found) return notFound(locale);
+      const release = await deps.checkoutStreamLimiter.acquire(clientOf(ctx));
+      if (!release) return tooMany();
+      try {
+        return { locale, found, branding: await deps.checkoutBranding.forProject(found.invoice.project_id), release };
+      } catch (error) {
+        release();
+        throw error;
+      }
+    }
+
+    return [
+      ...CHECKOUT_ASSETS.routes,
+      defineRoute({
+        method: 'GET',
+        path: '/checkout/:token',
+        hidden: true,
+        summary: 'The hosted checkout page of an invoice (HTML).',
+        auth: 'none',
+        params: TokenParams,
+        query: PageQuery,
+        handler: async ({ ctx, params, query }) => {
+          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+          const found = await locate(params.token);
+          if (!found) return notFound(locale);
+          const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
+          const shown = panelsFor(found.projectKind);
+          const panelError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
+          const panelToken = shown.length > 0 ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
+          const body = await checkoutPage({
+            token: params.token,
+            invoice: found.invoice,
+            projectKind: found.projectKind,
+            branding,
+            locale,
+            chains: deps.chains,
+            assets: CHECKOUT_ASSETS,
+            returnDelaySeconds: config.returnDelaySeconds,
+            panels: shown,
+            panelError,
+            panelToken,
           });
-          return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
-        } finally {
-          release();
-        }
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/checkout/:token/events',
-      hidden: true,
-      summary: 'Server-sent events: `status` on connect and after every change of the invoice.',
-      auth: 'none',
-      params: TokenParams,
-      query: PollQuery,
-      handler: async ({ ctx, params, query }) => {
-        const following = await follow(ctx, params.token, query.lang);
-        if (!('found' in following)) return following;
-        const { locale, found, branding, release } = following;
-        // The stream is written to the socket directly (not as a Koa body), so a payer closing the
-        // page is an ordinary end, not a failed response.
-        ctx.respond = false;
-        const stream = ctx.res;
-        stream.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Connection: 'keep-alive', 'X-Content-Type-Options': 'nosniff' });
-        let lastKey = '';
-        const send = (value: StatusUpdate) => {
-          if (closed || value.key === lastKey) return;
-          lastKey = value.key;
-          stream.write(`event: status\ndata: ${JSON.stringify(value)}\n\n`);
-          if (value.final) close();
-        };
-        let unwatch: (() => void) | undefined;
-        let closed = false;
-        const stopHeartbeat = deps.checkoutStatusHub.onHeartbeat(() => stream.write(': keep-alive\n\n'));
-        const lifetime = setTimeout(() => close(), config.streamMaxSeconds * 1000);
-        lifetime.unref();
-        function close() {
-          if (closed) return;
-          closed = true;
-          clearTimeout(lifetime);
-          stopHeartbeat();
-          unwatch?.();
-          release();
-          stream.end();
-        }
-        ctx.res.on('close', close);
-        // The payer left while the slot was being taken: 'close' was emitted before the listener.
-        if (ctx.req.socket.destroyed) close();
-        ctx.req.socket.setTimeout(0);
-        stream.write('retry: 3000\n\n');
-        try {
-          unwatch = await deps.checkoutStatusHub.watch(found.invoice.id, (invoice) => send(update(invoice, found.projectKind, branding, locale, params.token)));
-          // Re-read after listening began, so a change committed in between is not missed.
-          const fresh = await deps.invoicesService.getMany([found.invoice.id]);
-          send(update(fresh.get(found.invoice.id) ?? found.invoice, found.projectKind, branding, locale, params.token));
-        } catch (error) {
-          deps.logger.warn({ err: error, invoice_id: found.invoice.id }, 'checkout: a status stream could not follow its invoice');
-          close();
-        }
-        if (closed) unwatch?.();
-        return { status: 200 };
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/checkout/:token/:panel/:action',
-      hidden: true,
-      summary: "An action of a panel another plugin adds to the page (the sandbox's simulations), then back to the page.",
-      auth: 'none',
-      params: PanelActionParams,
-      query: PageQuery,
-      body: SimulateForm,
-      handler: async ({ ctx, params, query, requestId }) => {
-        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-        const found = await locate(params.token);
-        const panel = found ? panelsFor(found.projectKind).find((p) => p.id === params.panel) : undefined;
-        if (!found || !panel || !panel.actions.includes(params.action)) return notFound(locale);
-        if (!simulationTokenValid(ctx)) {
-          return { status: 403, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, body: 'This form did not come from the checkout page, or it expired: reload the page and try again.\n' };
-        }
-        let error = '';
-        try {
-          const actor = { actor: 'checkout-page', channel: 'rest' as const, requestId };
-          await panel.act(params.action, found.invoice, actor);
-        } catch (failure) {
-          if (!(failure instanceof AppError)) throw failure;
-          error = `&sim_error=${encodeURIComponent(failure.code)}`;
-        }
-        return { status: 303, headers: { Location: `/checkout/${params.token}?lang=${locale}${error}`, 'Cache-Control': 'no-store' } };
-      },
-    }),
-  ];
-});
+          return { status: 200, headers: { ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/checkout/:token/brand.css',
+        hidden: true,
+        summary: "The project's accent colour as a stylesheet.",
+        auth: 'none',
+        params: TokenParams,
+        handler: async ({ params }) => {
+          const found = await locate(params.token);
+          if (!found) return notFound('en');
+          const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
+          return {
+            status: 200,
+            headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' },
+            body: branding.colour ? brandStylesheet(branding.colour) : '',
+          };
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/checkout/:token/status',
+        hidden: true,
+        summary: 'Long poll: the status once it differs from `known` (or after longPollSeconds).',
+        auth: 'none',
+        params: TokenParams,
+        query: PollQuery,
+        handler: async ({ ctx, params, query }) => {
+          const following = await follow(ctx, params.token, query.lang);
+          if (!('found' in following)) return following;
+          const { locale, found, branding, release } = following;
+          try {
+            let current = update(found.invoice, found.projectKind, branding, locale, params.token);
+            if (query.known === undefined || query.known !== current.key || current.final)
+              return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
+            current = await new Promise<StatusUpdate>((resolve) => {
+              let stop: (() => void) | undefined;
+              let done = false;
+              const timer = setTimeout(() => finish(current), config.longPollSeconds * 1000);
+              const finish = (value: StatusUpdate) => {
+                if (done) return;
+                done = true;
+                clearTimeout(timer);
+                stop?.();
+                ctx.res.off('close', onClose);
+                resolve(value);
+              };
+              const onClose = () => finish(current);
+              ctx.res.on('close', onClose);
+              // The poller left while its slot was being taken: 'close' was emitted before the listener.
+              if (ctx.req.socket.destroyed) finish(current);
+              void deps.checkoutStatusHub
+                .watch(found.invoice.id, (invoice) => {
+                  const next = update(invoice, found.projectKind, branding, locale, params.token);
+                  if (next.key !== query.known) finish(next);
+                })
+                .then(
+                  (unwatch) => {
+                    // Answered (or the poller left) while the watch was being set up.
+                    if (done) unwatch();
+                    else stop = unwatch;
+                  },
+                  () => finish(current),
+                );
+            });
+            return { status: 200, headers: { 'Cache-Control': 'no-store' }, body: current };
+          } finally {
+            release();
+          }
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: '/checkout/:token/events',
+        hidden: true,
+        summary: 'Server-sent events: `status` on connect and after every change of the invoice.',
+        auth: 'none',
+        params: TokenParams,
+        query: PollQuery,
+        handler: async ({ ctx, params, query }) => {
+          const following = await follow(ctx, params.token, query.lang);
+          if (!('found' in following)) return following;
+          const { locale, found, branding, release } = following;
+          // The stream is written to the socket directly (not as a Koa body), so a payer closing the
+          // page is an ordinary end, not a failed response.
+          ctx.respond = false;
+          const stream = ctx.res;
+          stream.writeHead(200, {
+            'Content-Type': 'text/event-stream; charset=utf-8',
+            'Cache-Control': 'no-store',
+            'X-Accel-Buffering': 'no',
+            Connection: 'keep-alive',
+            'X-Content-Type-Options': 'nosniff',
+          });
+          let lastKey = '';
+          const send = (value: StatusUpdate) => {
+            if (closed || value.key === lastKey) return;
+            lastKey = value.key;
+            stream.write(`event: status\ndata: ${JSON.stringify(value)}\n\n`);
+            if (value.final) close();
+          };
+          let unwatch: (() => void) | undefined;
+          let closed = false;
+          const stopHeartbeat = deps.checkoutStatusHub.onHeartbeat(() => stream.write(': keep-alive\n\n'));
+          const lifetime = setTimeout(() => close(), config.streamMaxSeconds * 1000);
+          lifetime.unref();
+          function close() {
+            if (closed) return;
+            closed = true;
+            clearTimeout(lifetime);
+            stopHeartbeat();
+            unwatch?.();
+            release();
+            stream.end();
+          }
+          ctx.res.on('close', close);
+          // The payer left while the slot was being taken: 'close' was emitted before the listener.
+          if (ctx.req.socket.destroyed) close();
+          ctx.req.socket.setTimeout(0);
+          stream.write('retry: 3000\n\n');
+          try {
+            unwatch = await deps.checkoutStatusHub.watch(found.invoice.id, (invoice) =>
+              send(update(invoice, found.projectKind, branding, locale, params.token)),
+            );
+            // Re-read after listening began, so a change committed in between is not missed.
+            const fresh = await deps.invoicesService.getMany([found.invoice.id]);
+            send(update(fresh.get(found.invoice.id) ?? found.invoice, found.projectKind, branding, locale, params.token));
+          } catch (error) {
+            deps.logger.warn({ err: error, invoice_id: found.invoice.id }, 'checkout: a status stream could not follow its invoice');
+            close();
+          }
+          if (closed) unwatch?.();
+          return { status: 200 };
+        },
+      }),
+      defineRoute({
+        method: 'POST',
+        path: '/checkout/:token/:panel/:action',
+        hidden: true,
+        summary: "An action of a panel another plugin adds to the page (the sandbox's simulations), then back to the page.",
+        auth: 'none',
+        params: PanelActionParams,
+        query: PageQuery,
+        body: SimulateForm,
+        handler: async ({ ctx, params, query, requestId }) => {
+          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+          const found = await locate(params.token);
+          const panel = found ? panelsFor(found.projectKind).find((p) => p.id === params.panel) : undefined;
+          if (!found || !panel || !panel.actions.includes(params.action)) return notFound(locale);
+          if (!simulationTokenValid(ctx)) {
+            return {
+              status: 403,
+              headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+              body: 'This form did not come from the checkout page, or it expired: reload the page and try again.\n',
+            };
+          }
+          let error = '';
+          try {
+            const actor = { actor: 'checkout-page', channel: 'rest' as const, requestId };
+            await panel.act(params.action, found.invoice, actor);
+          } catch (failure) {
+            if (!(failure instanceof AppError)) throw failure;
+            error = `&sim_error=${encodeURIComponent(failure.code)}`;
+          }
+          return { status: 303, headers: { Location: `/checkout/${params.token}?lang=${locale}${error}`, 'Cache-Control': 'no-store' } };
+        },
+      }),
+    ];
+  },
+);

@@ -15,13 +15,22 @@
     var done = function () {
       var label = button.textContent;
       button.textContent = 'Copied';
-      setTimeout(function () { button.textContent = label; }, 2000);
+      setTimeout(function () {
+        button.textContent = label;
+      }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(done, function () { source.select && source.select(); });
+      navigator.clipboard.writeText(text).then(done, function () {
+        source.select && source.select();
+      });
     } else if (source.select) {
       source.select();
-      try { document.execCommand('copy'); done(); } catch (e) { /* the text stays selected for the person to copy */ }
+      try {
+        document.execCommand('copy');
+        done();
+      } catch (e) {
+        /* the text stays selected for the person to copy */
+      }
     }
   });
 

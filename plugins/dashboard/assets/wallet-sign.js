@@ -36,16 +36,23 @@
   function sign(chain, message, address) {
     if (EVM[chain]) {
       return window.ethereum.request({ method: 'eth_requestAccounts' }).then(function (accounts) {
-        var match = (accounts || []).filter(function (a) { return String(a).toLowerCase() === address.toLowerCase(); })[0];
+        var match = (accounts || []).filter(function (a) {
+          return String(a).toLowerCase() === address.toLowerCase();
+        })[0];
         if (!match) throw new Error('The wallet did not offer ' + address + '; select that account in the extension and try again.');
         return window.ethereum.request({ method: 'personal_sign', params: ['0x' + hexOfText(message), match] });
       });
     }
     if (chain === 'tron') return window.tronWeb.trx.signMessageV2(message);
     if (chain === 'ada') {
-      return cardanoWallet().enable().then(function (api) {
-        return api.signData(address, hexOfText(message));
-      }).then(function (result) { return JSON.stringify({ signature: result.signature, key: result.key }); });
+      return cardanoWallet()
+        .enable()
+        .then(function (api) {
+          return api.signData(address, hexOfText(message));
+        })
+        .then(function (result) {
+          return JSON.stringify({ signature: result.signature, key: result.key });
+        });
     }
     if (chain === 'ton') {
       var bridge = tonBridge();
@@ -70,13 +77,20 @@
         var target = document.getElementById(box.getAttribute('data-signature-field'));
         status.textContent = 'Waiting for the wallet…';
         button.disabled = true;
-        sign(chain, message, box.getAttribute('data-address')).then(function (signature) {
-          target.value = typeof signature === 'string' ? signature : JSON.stringify(signature);
-          status.textContent = 'Signed. Check the signature field, then press "Verify the signature".';
-          target.focus();
-        }, function (error) {
-          status.textContent = 'Not signed: ' + (error && error.message ? error.message : String(error));
-        }).then(function () { button.disabled = false; });
+        sign(chain, message, box.getAttribute('data-address'))
+          .then(
+            function (signature) {
+              target.value = typeof signature === 'string' ? signature : JSON.stringify(signature);
+              status.textContent = 'Signed. Check the signature field, then press "Verify the signature".';
+              target.focus();
+            },
+            function (error) {
+              status.textContent = 'Not signed: ' + (error && error.message ? error.message : String(error));
+            },
+          )
+          .then(function () {
+            button.disabled = false;
+          });
       });
     });
   }

@@ -25,7 +25,8 @@ export const DashboardConfigSchema = Type.Object(
       minimum: 1,
       maximum: 100_000,
       default: 60,
-      description: 'Sign-in pages started (each writes a session row) per client address and hour; a 429 page beyond. Code sends and attempts are limited by plugins.oauth.emailCode.',
+      description:
+        'Sign-in pages started (each writes a session row) per client address and hour; a 429 page beyond. Code sends and attempts are limited by plugins.oauth.emailCode.',
     }),
   },
   { additionalProperties: false, default: {} },

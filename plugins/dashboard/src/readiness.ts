@@ -19,7 +19,8 @@ export const dashboardReadiness = withDeps(['oauthMailer', 'oauthConfig'], (deps
       return {
         ok: false,
         severity: 'warning',
-        detail: 'plugins.oauth.smtp.url is not set: under production rules no sign-in code can be sent, so nobody can sign in to the dashboard (or authorize an MCP client).',
+        detail:
+          'plugins.oauth.smtp.url is not set: under production rules no sign-in code can be sent, so nobody can sign in to the dashboard (or authorize an MCP client).',
         fix: 'Set plugins.oauth.smtp.url (e.g. smtps://user:pass@mail.example.com:465) and plugins.oauth.smtp.from; or GW_ENV=development for a local trial, which writes the codes to the log.',
       };
     },

@@ -44,6 +44,8 @@ export const dashboardErrorFormat: ErrorFormat = {
   pathPrefix: '/dashboard',
   render: ({ error, requestId }) => {
     const result = htmlResult(layout(titleOf(error), errorBody(error, requestId), { assets: DASHBOARD_ASSETS, scripts: SCRIPTS }), error.status);
-    return error.retryAfter === undefined ? result : { ...result, headers: { ...result.headers, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfter))) } };
+    return error.retryAfter === undefined
+      ? result
+      : { ...result, headers: { ...result.headers, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfter))) } };
   },
 };

@@ -5,13 +5,23 @@ import { authorizeInBrowser, WebClient, type MailSink } from '@gw/plugin-oauth/t
  * Connects an OAuth app for `email` the way an MCP client does: registration, authorization with
  * sign-in and consent, code exchange. Returns the client id and its tokens.
  */
-export async function connectApp(baseUrl: string, email: string, sink: MailSink, name: string): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
+export async function connectApp(
+  baseUrl: string,
+  email: string,
+  sink: MailSink,
+  name: string,
+): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
   const redirectUri = 'http://127.0.0.1:53682/callback';
   const resource = `${baseUrl}/api/mcp/transport`;
   const registered = await fetch(`${baseUrl}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: name, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   const { client_id: clientId } = (await registered.json()) as { client_id: string };
   const verifier = randomBytes(32).toString('base64url');
@@ -32,7 +42,14 @@ export async function connectApp(baseUrl: string, email: string, sink: MailSink,
   const token = await fetch(`${baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    }).toString(),
   });
   const body = (await token.json()) as { access_token: string; refresh_token: string };
   if (!body.access_token) throw new Error(`token exchange failed: ${JSON.stringify(body)}`);
@@ -44,7 +61,12 @@ export async function refreshWorks(baseUrl: string, clientId: string, refreshTok
   const res = await fetch(`${baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId, resource: `${baseUrl}/api/mcp/transport` }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: clientId,
+      resource: `${baseUrl}/api/mcp/transport`,
+    }).toString(),
   });
   return res.status === 200;
 }

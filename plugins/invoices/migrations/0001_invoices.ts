@@ -69,7 +69,9 @@ export const m0001Invoices: Migration = {
       t.unique(['invoice_id', 'tx_hash', 'output_index']);
       t.index(['project_id', 'tx_hash']);
     });
-    await knex.raw(`alter table invoices_transactions add constraint invoices_transactions_status_check check (status in ('pending', 'confirmed', 'reverted'))`);
+    await knex.raw(
+      `alter table invoices_transactions add constraint invoices_transactions_status_check check (status in ('pending', 'confirmed', 'reverted'))`,
+    );
 
     await knex.schema.createTable('invoices_project_policies', (t) => {
       t.string('project_id', 26).primary().references('id').inTable('tenancy_projects').onDelete('CASCADE');

@@ -1,7 +1,18 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { CLI_ACTOR, COIN_ID_PATTERN, coreErrors, defineCommand, PAGE_LIMIT_FLAG, parseInstant, ulidFlag, type ChainId, type CliCommand, type CoinId } from '@gw/kernel';
+import {
+  CLI_ACTOR,
+  COIN_ID_PATTERN,
+  coreErrors,
+  defineCommand,
+  PAGE_LIMIT_FLAG,
+  parseInstant,
+  ulidFlag,
+  type ChainId,
+  type CliCommand,
+  type CoinId,
+} from '@gw/kernel';
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
@@ -9,9 +20,13 @@ import { exportDocument } from './services/invoice-export.js';
 
 function parseConfirmations(value: string): Partial<Record<ChainId, number | null>> {
   const result: Partial<Record<ChainId, number | null>> = {};
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^([a-z]+)=(\d+|default)$/.exec(part);
-    if (!match) throw coreErrors.validation_error({ message: `--confirmations: "${part}" is not chain=N or chain=default`, details: { field: 'confirmations' } });
+    if (!match)
+      throw coreErrors.validation_error({ message: `--confirmations: "${part}" is not chain=N or chain=default`, details: { field: 'confirmations' } });
     result[match[1] as ChainId] = match[2] === 'default' ? null : Number(match[2]);
   }
   return result;
@@ -35,7 +50,11 @@ export const invoicesCommands: CliCommand[] = [
     summary: 'Set invoice defaults of a project: matching mode, expiry, confirmations per chain, enabled coins.',
     flags: {
       project: ulidFlag('Project'),
-      'matching-mode': { type: 'string', choices: [...MATCHING_MODES, 'default'], description: 'matching_mode of invoices created without one ("default": the deployment default).' },
+      'matching-mode': {
+        type: 'string',
+        choices: [...MATCHING_MODES, 'default'],
+        description: 'matching_mode of invoices created without one ("default": the deployment default).',
+      },
       'expiry-seconds': {
         type: 'string',
         description: `Invoice lifetime, ${POLICY_LIMITS.expirySeconds.min} to ${POLICY_LIMITS.expirySeconds.max} seconds, or "default".`,
@@ -47,11 +66,13 @@ export const invoicesCommands: CliCommand[] = [
       },
       'allow-zero-confirmations': {
         type: 'boolean',
-        description: 'Accept a threshold of 0 on a production project: its invoices are paid on transactions no block holds yet (they can be replaced or never confirm). Refused without it.',
+        description:
+          'Accept a threshold of 0 on a production project: its invoices are paid on transactions no block holds yet (they can be replaced or never confirm). Refused without it.',
       },
       coins: {
         type: 'string',
-        description: 'Enabled coins, comma-separated (e.g. btc,usdt_trc20), or "all" for every coin of the enabled chains. A coin no enabled chain carries is invalid_coin.',
+        description:
+          'Enabled coins, comma-separated (e.g. btc,usdt_trc20), or "all" for every coin of the enabled chains. A coin no enabled chain carries is invalid_coin.',
         validate: (v) => (v === 'all' || v.split(',').every((c) => COIN_ID_PATTERN.test(c.trim())) ? undefined : 'must be "all" or comma-separated coin ids'),
       },
     },
@@ -111,11 +132,16 @@ export const invoicesCommands: CliCommand[] = [
       project: ulidFlag('Project'),
       from: { type: 'string', required: true, description: 'Invoices created at or after this ISO 8601 date or date-time (a date: 00:00 UTC).' },
       to: { type: 'string', required: true, description: 'Invoices created at or before this ISO 8601 date or date-time (a date: the end of that UTC day).' },
-      format: { type: 'string', required: true, choices: ['csv', 'json'], description: 'csv: one line per transaction (or per invoice without any); json: an array of invoices, each with its transactions.' },
+      format: {
+        type: 'string',
+        required: true,
+        choices: ['csv', 'json'],
+        description: 'csv: one line per transaction (or per invoice without any); json: an array of invoices, each with its transactions.',
+      },
       output: { type: 'string', description: 'Write to this file instead of stdout.' },
     },
     help:
-      'Amounts are exact decimal strings: amount_crypto, amount_usd_at_creation (the invoice\'s USD amount), received_crypto (confirmed transactions), ' +
+      "Amounts are exact decimal strings: amount_crypto, amount_usd_at_creation (the invoice's USD amount), received_crypto (confirmed transactions), " +
       'usd_rate_at_payment (the cached rate when the invoice first reached a paid status) and received_usd_at_payment (rounded half-up to 8 decimals). ' +
       'Streams page by page in constant memory; on a terminal a progress line goes to stderr. Logs go to stderr.',
     ownsStdout: true,
@@ -132,7 +158,8 @@ export const invoicesCommands: CliCommand[] = [
       file?.on('error', (error) => {
         failed = error;
       });
-      const refuse = (error: Error) => coreErrors.validation_error({ message: `--output: cannot write ${output}: ${error.message}`, details: { field: 'output' } });
+      const refuse = (error: Error) =>
+        coreErrors.validation_error({ message: `--output: cannot write ${output}: ${error.message}`, details: { field: 'output' } });
       if (file) await once(file, 'open').catch((error: Error) => Promise.reject(refuse(error)));
       const out: Writable = file ?? process.stdout;
       const write = async (text: string) => {
@@ -145,7 +172,8 @@ export const invoicesCommands: CliCommand[] = [
         count = n;
         if (tty && n % 1000 === 0) process.stderr.write(`\rexported ${n} invoices`);
       };
-      for await (const piece of exportDocument(deps.invoicesExporter.invoices({ projectId, from, to }), flags['format'] === 'csv' ? 'csv' : 'json', progress)) await write(piece);
+      for await (const piece of exportDocument(deps.invoicesExporter.invoices({ projectId, from, to }), flags['format'] === 'csv' ? 'csv' : 'json', progress))
+        await write(piece);
       if (tty) process.stderr.write(`\rexported ${count} invoices\n`);
       if (file) {
         file.end();

@@ -10,7 +10,12 @@ export const InvoicesConfigSchema = Type.Object(
       default: 'exact',
       description: 'matching_mode of invoices created without one, unless the project policy sets another.',
     }),
-    defaultExpirySeconds: Type.Integer({ minimum: 60, maximum: 2_592_000, default: 3600, description: 'Invoice lifetime unless the project policy sets another.' }),
+    defaultExpirySeconds: Type.Integer({
+      minimum: 60,
+      maximum: 2_592_000,
+      default: 3600,
+      description: 'Invoice lifetime unless the project policy sets another.',
+    }),
     createRateLimitPerMinute: Type.Integer({
       minimum: 1,
       maximum: 1_000_000,

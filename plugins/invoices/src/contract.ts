@@ -45,7 +45,15 @@ declare module '@gw/kernel' {
 export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesLifecycle', 'invoicesAttribution'];
 
 export { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
-export { CANCELLABLE_STATUSES, PAID_STATUSES, STATUS_TRAITS, type StatusTraits, statusesWhere, TERMINAL_STATUSES, WAITING_STATUSES } from './lifecycle/status-traits.js';
+export {
+  CANCELLABLE_STATUSES,
+  PAID_STATUSES,
+  STATUS_TRAITS,
+  type StatusTraits,
+  statusesWhere,
+  TERMINAL_STATUSES,
+  WAITING_STATUSES,
+} from './lifecycle/status-traits.js';
 export { statusesReaching } from './lifecycle/transition-table.js';
 export type { InvoiceLifecycle, ObservedPayment, PassMemory, PaymentOutcome, TransitionRecord } from './lifecycle/invoice-lifecycle.js';
 export { newPass } from './lifecycle/invoice-lifecycle.js';
@@ -54,7 +62,15 @@ export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
 export { isShort, statusesAccepting } from './lifecycle/transition-table.js';
 export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 export { invoiceWriteTools } from './mcp-tools.js';
-export { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceTransactionListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery, ListTransactionsQuery } from './schemas.js';
+export {
+  CreateInvoiceBody,
+  InvoiceIdParams,
+  InvoiceListSchema,
+  InvoiceTransactionListSchema,
+  InvoiceWithTransactionsSchema,
+  ListInvoicesQuery,
+  ListTransactionsQuery,
+} from './schemas.js';
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
@@ -65,4 +81,10 @@ export { DECIMAL_PATTERN } from './schemas.js';
 export type { ActivitySeries, InvoiceActivityReads, PaidValue } from './services/invoice-activity.js';
 export { CSV_COLUMNS, csvLines, exportDocument } from './services/invoice-export.js';
 export { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
-export { INVOICE_PAGE_PARTS, invoicePageParts, type ContributedInvoicePagePart, type InvoicePagePart, type TimelineRow } from './dashboard/invoice-page-parts.js';
+export {
+  INVOICE_PAGE_PARTS,
+  invoicePageParts,
+  type ContributedInvoicePagePart,
+  type InvoicePagePart,
+  type TimelineRow,
+} from './dashboard/invoice-page-parts.js';

@@ -44,17 +44,43 @@ export const invoicesPlugin = definePlugin({
     invoicesTransitions: service(['metrics'], ({ metrics }) => createTransitionCounter(metrics.registry)),
     invoicesPolicies: service(['db', 'audit', 'chains', 'invoicesConfig', 'tenancyProjects'], (deps) => new PolicyService(deps)),
     invoicesService: service(['invoicesCreator', 'invoicesReads', 'invoicesLifecycle'], (deps) => new InvoiceService(deps)),
-    invoicesCreator: service(['db', 'audit', 'chains', 'invoicesCheckoutLinks', 'rateLimiter', 'logger', 'invoicesConfig', 'invoicesPolicies', 'addressPoolService', 'walletsWallets', 'ratesService', 'invoicesTransitions'], (deps) => new InvoiceCreator(deps)),
+    invoicesCreator: service(
+      [
+        'db',
+        'audit',
+        'chains',
+        'invoicesCheckoutLinks',
+        'rateLimiter',
+        'logger',
+        'invoicesConfig',
+        'invoicesPolicies',
+        'addressPoolService',
+        'walletsWallets',
+        'ratesService',
+        'invoicesTransitions',
+      ],
+      (deps) => new InvoiceCreator(deps),
+    ),
     invoicesReads: service(['db', 'chains', 'invoicesCheckoutLinks'], (deps) => new InvoiceReads(deps)),
     invoicesActivity: service(['db'], (deps) => new InvoiceActivityReads(deps)),
     invoicesCheckoutLinks: service(['kernelConfig'], (deps) => new CheckoutLinks(deps)),
-    invoicesLifecycleStore: service(['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'], (deps) => new LifecycleStore(deps)),
+    invoicesLifecycleStore: service(
+      ['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'],
+      (deps) => new LifecycleStore(deps),
+    ),
     invoicesExporter: service(['db', 'chains'], (deps) => new InvoiceExporter(deps)),
     invoicesLifecycle: service(['db', 'chains', 'invoicesConfig', 'invoicesLifecycleStore'], (deps) => new InvoiceLifecycle(deps)),
-    invoicesAttribution: service(['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'], (deps) => new OrphanAttribution(deps)),
+    invoicesAttribution: service(
+      ['chains', 'audit', 'ratesService', 'addressPoolService', 'invoicesPolicies', 'invoicesLifecycleStore'],
+      (deps) => new OrphanAttribution(deps),
+    ),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [dashboardPages(INVOICES_PAGE_DEPS, [invoicesPage]), pageSections(ACTIVITY_SECTION_DEPS, [activitySection]), dashboardPages(POLICY_PAGE_DEPS, [policyPage])],
+  contributes: [
+    dashboardPages(INVOICES_PAGE_DEPS, [invoicesPage]),
+    pageSections(ACTIVITY_SECTION_DEPS, [activitySection]),
+    dashboardPages(POLICY_PAGE_DEPS, [policyPage]),
+  ],
   routes: invoicesRoutes,
   mcpTools: invoicesMcpTools,
   jobs: invoicesJobs,
@@ -68,7 +94,10 @@ export const invoicesPlugin = definePlugin({
     }
     // Loud, not fatal: the operator accepted these (or set them before they needed accepting).
     for (const { projectId, chains } of await deps.invoicesPolicies.unconfirmedProductionProjects()) {
-      deps.logger.warn({ project_id: projectId, chains }, 'invoices: a production project counts payments at 0 confirmations (unconfirmed transactions can be replaced or never confirm); raise it with gateway policy set --confirmations');
+      deps.logger.warn(
+        { project_id: projectId, chains },
+        'invoices: a production project counts payments at 0 confirmations (unconfirmed transactions can be replaced or never confirm); raise it with gateway policy set --confirmations',
+      );
     }
   }),
 });
@@ -91,7 +120,24 @@ export {
 export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
 export { OrphanAttribution, type AttributionInput, type AttributionResult } from './lifecycle/orphan-attribution.js';
 export { isFinal, liveTransfers, liveUnits, type FactInput, type InvoiceState, type TransferState, type TransferKey } from './lifecycle/invoice-state.js';
-export { TRANSITIONS, REFUSALS, FACTS, CONDITIONS, NEW, settlement, isShort, allowedMoves, findTransition, statusesAccepting, statusesRefusing, statusesReaching, statusesReachedBy, statusesLeaving, type TransitionRow, type Fact } from './lifecycle/transition-table.js';
+export {
+  TRANSITIONS,
+  REFUSALS,
+  FACTS,
+  CONDITIONS,
+  NEW,
+  settlement,
+  isShort,
+  allowedMoves,
+  findTransition,
+  statusesAccepting,
+  statusesRefusing,
+  statusesReaching,
+  statusesReachedBy,
+  statusesLeaving,
+  type TransitionRow,
+  type Fact,
+} from './lifecycle/transition-table.js';
 export { EXPIRING_STATUSES, MATCH_CANDIDATE_STATUSES, SETTLEABLE_STATUSES, SETTLED_STATUSES, TAKING_STATUSES } from './lifecycle/status-traits.js';
 export { matchPayment, type MatchCandidate, type MatchDecision } from './lifecycle/payment-matching.js';
 export { EXPIRE_JOB } from './jobs.js';

@@ -52,9 +52,21 @@ export const invoicesMcpTools = withDeps(['invoicesService'], (deps): McpToolDef
     }),
     ...invoiceWriteTools(
       'production',
-      { create: (project, body, actor) => service().create(project, body, actor), cancel: (projectId, invoiceId, actor) => service().cancel(projectId, invoiceId, actor) },
       {
-        create: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'wallet_not_bound', 'subscription_expired', 'pool_exhausted', 'internal_error'],
+        create: (project, body, actor) => service().create(project, body, actor),
+        cancel: (projectId, invoiceId, actor) => service().cancel(projectId, invoiceId, actor),
+      },
+      {
+        create: [
+          'validation_error',
+          'external_id_conflict',
+          'coin_not_enabled',
+          'amount_out_of_range',
+          'wallet_not_bound',
+          'subscription_expired',
+          'pool_exhausted',
+          'internal_error',
+        ],
         cancel: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'subscription_expired'],
       },
     ),
@@ -73,7 +85,11 @@ export interface InvoiceWriteHandlers {
  * `create_invoice` and `cancel_invoice` for projects of `projectKind` (writes: the subscription
  * guard applies to non-sandbox projects). The sandbox plugin declares its variants with it.
  */
-export function invoiceWriteTools(projectKind: 'production' | 'sandbox', handlers: InvoiceWriteHandlers, errors: { readonly create: readonly string[]; readonly cancel: readonly string[] }): McpToolDefinition[] {
+export function invoiceWriteTools(
+  projectKind: 'production' | 'sandbox',
+  handlers: InvoiceWriteHandlers,
+  errors: { readonly create: readonly string[]; readonly cancel: readonly string[] },
+): McpToolDefinition[] {
   const access = { projectKind, write: true } as const;
   return [
     defineMcpTool({

@@ -1,5 +1,13 @@
 import { defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceTransactionListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery, ListTransactionsQuery } from './schemas.js';
+import {
+  CreateInvoiceBody,
+  InvoiceIdParams,
+  InvoiceListSchema,
+  InvoiceTransactionListSchema,
+  InvoiceWithTransactionsSchema,
+  ListInvoicesQuery,
+  ListTransactionsQuery,
+} from './schemas.js';
 
 /** Invoice endpoints of spec 4.2, for production and testnet projects. */
 export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinition[] => {
@@ -10,7 +18,7 @@ export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinit
       path: '/api/v1/invoices',
       summary: 'Create an invoice (idempotent on external_id).',
       description:
-        'Creates an invoice for one coin with a deposit address from the project\'s pool. Give exactly one of amount_usd (converted at the current ' +
+        "Creates an invoice for one coin with a deposit address from the project's pool. Give exactly one of amount_usd (converted at the current " +
         'rate, rounded up to the next base unit; the rate is recorded in rate_snapshot) and amount_crypto. A replay with the same external_id and ' +
         'the same parameters returns the existing invoice with 200; different parameters are 409 external_id_conflict.',
       tags: ['invoices'],
@@ -67,10 +75,10 @@ export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinit
     defineRoute({
       method: 'GET',
       path: '/api/v1/invoices/:id/transactions',
-      summary: "List every transaction of an invoice (cursor-paginated, detection order).",
+      summary: 'List every transaction of an invoice (cursor-paginated, detection order).',
       description:
         'An invoice view carries its latest 20 transactions with transactions_total and this URL as transactions_url; here are all of them, ' +
-        'in pages of the spec\'s pagination envelope. Addition to spec 4.2 (issue 33).',
+        "in pages of the spec's pagination envelope. Addition to spec 4.2 (issue 33).",
       tags: ['invoices'],
       auth: 'signed',
       access: { projectKind: 'production' },

@@ -16,16 +16,44 @@ export const CreateInvoiceBody = Type.Object(
   {
     external_id: Type.String({ minLength: 1, maxLength: 128, description: 'Partner-chosen id; creation is idempotent on (project, external_id).' }),
     amount_usd: Type.Optional(
-      Type.Union([Type.Number({ minimum: 0.01, maximum: 1_000_000_000, description: 'USD amount, converted at the current rate; at most 8 decimals.' }), Type.Null()]),
+      Type.Union([
+        Type.Number({ minimum: 0.01, maximum: 1_000_000_000, description: 'USD amount, converted at the current rate; at most 8 decimals.' }),
+        Type.Null(),
+      ]),
     ),
     amount_crypto: Type.Optional(
-      Type.Union([Type.String({ pattern: DECIMAL_PATTERN, maxLength: 100, description: 'Amount in coin units, e.g. "0.015"; at most the coin\'s decimals.' }), Type.Null()]),
+      Type.Union([
+        Type.String({ pattern: DECIMAL_PATTERN, maxLength: 100, description: 'Amount in coin units, e.g. "0.015"; at most the coin\'s decimals.' }),
+        Type.Null(),
+      ]),
     ),
     coin: CoinSchema,
-    callback_url: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048, description: 'Webhook target for this invoice (https for production projects).' }), Type.Null()])),
-    return_url: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048, description: 'Where the checkout page sends the payer once the invoice is paid: https (http to a loopback host outside production). Addition to spec 2.1 (issue 21).' }), Type.Null()])),
-    cancel_url: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2048, description: 'Where the checkout page sends a payer who gives up; same rules as return_url.' }), Type.Null()])),
-    metadata: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true, description: 'Free-form partner object, at most 16 KiB as JSON.' }), Type.Null()])),
+    callback_url: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 1, maxLength: 2048, description: 'Webhook target for this invoice (https for production projects).' }),
+        Type.Null(),
+      ]),
+    ),
+    return_url: Type.Optional(
+      Type.Union([
+        Type.String({
+          minLength: 1,
+          maxLength: 2048,
+          description:
+            'Where the checkout page sends the payer once the invoice is paid: https (http to a loopback host outside production). Addition to spec 2.1 (issue 21).',
+        }),
+        Type.Null(),
+      ]),
+    ),
+    cancel_url: Type.Optional(
+      Type.Union([
+        Type.String({ minLength: 1, maxLength: 2048, description: 'Where the checkout page sends a payer who gives up; same rules as return_url.' }),
+        Type.Null(),
+      ]),
+    ),
+    metadata: Type.Optional(
+      Type.Union([Type.Object({}, { additionalProperties: true, description: 'Free-form partner object, at most 16 KiB as JSON.' }), Type.Null()]),
+    ),
     matching_mode: Type.Optional(Type.Union([MatchingModeSchema, Type.Null()])),
   },
   { additionalProperties: false },
@@ -37,7 +65,9 @@ export const ListInvoicesQuery = Type.Object(
     external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     address: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     tx_hash: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    amount: Type.Optional(Type.String({ pattern: DECIMAL_PATTERN, maxLength: 100, description: 'Exact amount_crypto, compared numerically ("1.50" finds "1.5").' })),
+    amount: Type.Optional(
+      Type.String({ pattern: DECIMAL_PATTERN, maxLength: 100, description: 'Exact amount_crypto, compared numerically ("1.50" finds "1.5").' }),
+    ),
     status: Type.Optional(InvoiceStatusSchema),
     date_from: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Created at or after this instant (a date means 00:00 UTC).' })),
     date_to: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Created at or before this instant (a date means the whole day, UTC).' })),
@@ -70,7 +100,10 @@ export const InvoiceTransactionSchema = Type.Object(
     confirmations: Type.Integer({ minimum: 0 }),
     block_height: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
     block_hash: Type.Union([Type.String(), Type.Null()]),
-    status: Type.Enum(['pending', 'confirmed', 'reverted', 'dropped'], { description: 'pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block.' }),
+    status: Type.Enum(['pending', 'confirmed', 'reverted', 'dropped'], {
+      description:
+        'pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block.',
+    }),
     detected_at: Type.Integer({ minimum: 0 }),
     detected_at_iso: Type.String(),
   },
@@ -92,7 +125,9 @@ export const InvoiceSchema = Type.Object(
     payment_token: Type.Union([Type.String({ pattern: '^[0-9a-f]{8}([0-9a-f]{8})?$' }), Type.Null()]),
     payment_uri: Type.String(),
     callback_url: Type.Union([Type.String(), Type.Null()]),
-    checkout_url: Type.String({ description: 'The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21).' }),
+    checkout_url: Type.String({
+      description: 'The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21).',
+    }),
     return_url: Type.Union([Type.String(), Type.Null()]),
     cancel_url: Type.Union([Type.String(), Type.Null()]),
     metadata: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
@@ -105,9 +140,21 @@ export const InvoiceSchema = Type.Object(
     created_at_iso: Type.String(),
     derivation_path: Type.Optional(Type.String({ pattern: "^m(\\/\\d+'?)+$" })),
     verification_standard: Type.Optional(Type.Enum(['bip84', 'bip44', 'cip1852', 'bip44_ed25519'])),
-    transactions: Type.Optional(Type.Array(InvoiceTransactionSchema, { description: 'The latest 20 transactions, in detection order; transactions_url lists them all.' })),
-    transactions_total: Type.Optional(Type.Integer({ minimum: 0, description: 'How many transactions the invoice has in all (transactions shows the latest 20). Addition to spec 2.1 (issue 33).' })),
-    transactions_url: Type.Optional(Type.String({ description: 'GET (signed) lists every transaction, cursor-paginated: {base_url}/api/v1/invoices/{id}/transactions (sandbox: /api/v1/sandbox/...). Addition to spec 2.1 (issue 33).' })),
+    transactions: Type.Optional(
+      Type.Array(InvoiceTransactionSchema, { description: 'The latest 20 transactions, in detection order; transactions_url lists them all.' }),
+    ),
+    transactions_total: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'How many transactions the invoice has in all (transactions shows the latest 20). Addition to spec 2.1 (issue 33).',
+      }),
+    ),
+    transactions_url: Type.Optional(
+      Type.String({
+        description:
+          'GET (signed) lists every transaction, cursor-paginated: {base_url}/api/v1/invoices/{id}/transactions (sandbox: /api/v1/sandbox/...). Addition to spec 2.1 (issue 33).',
+      }),
+    ),
     confirmations: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },

@@ -84,10 +84,7 @@ export async function expireInvoice(cradle: Cradle, projectId: string, invoiceId
     const { transitions } = await cradle.invoicesLifecycle.apply(
       tx,
       [invoiceId],
-      (state) => [
-        { fact: 'payment_dropped', transfers: liveTransfers(state).filter((t) => t.status === 'pending') },
-        { fact: 'deadline_passed' },
-      ],
+      (state) => [{ fact: 'payment_dropped', transfers: liveTransfers(state).filter((t) => t.status === 'pending') }, { fact: 'deadline_passed' }],
       TEST_ACTOR,
     );
     return lastEvent(transitions, invoiceId);

@@ -21,7 +21,8 @@ test.after.always(async () => {
 test.serial('activity counts invoices by creation and sums paid USD by payment, per hour and per day, with zero buckets filled', async (t) => {
   const { cradle } = gw.kernel;
   const principal = (await cradle.tenancyProjects.principal(project.projectId))!;
-  const create = async (external_id: string, body: { amount_crypto?: string; amount_usd?: number }) => (await cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
+  const create = async (external_id: string, body: { amount_crypto?: string; amount_usd?: number }) =>
+    (await cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
   const paid = await create('activity-paid', { amount_crypto: '0.0123456789' });
   const usd = await create('activity-usd', { amount_usd: 12.34 });
   const old = await create('activity-old', { amount_crypto: '1' });
@@ -31,7 +32,10 @@ test.serial('activity counts invoices by creation and sums paid USD by payment, 
   await payInvoice(cradle, project.projectId, usd, { amountUnits: BigInt(usdInvoice.amount_crypto_units) });
   await confirmInvoice(cradle, project.projectId, usd);
   // Three days old: in the week, not in the day.
-  await cradle.db('invoices_invoices').where({ id: old }).update({ created_at: new Date(Date.now() - 3 * 86_400_000) });
+  await cradle
+    .db('invoices_invoices')
+    .where({ id: old })
+    .update({ created_at: new Date(Date.now() - 3 * 86_400_000) });
 
   const activity = await cradle.invoicesActivity.activity(project.projectId);
   t.is(activity.last_day.buckets.length, 24);
@@ -48,18 +52,31 @@ test.serial('activity counts invoices by creation and sums paid USD by payment, 
   t.deepEqual(values.get(paid), { usd: '39.51', rate: '3200.5', source: 'fixed' });
   t.is(values.get(usd)?.usd, '12.34');
   t.false(values.has(old));
-  t.is(activity.last_day.buckets.slice(0, 23).reduce((n, b) => n + b.invoices, 0), 0);
-  t.is(activity.last_week.buckets.reduce((n, b) => n + b.invoices, 0), 3);
-  t.true(activity.last_week.buckets.every((b) => b.start_iso.endsWith('T00:00:00.000Z')), 'days are UTC days');
+  t.is(
+    activity.last_day.buckets.slice(0, 23).reduce((n, b) => n + b.invoices, 0),
+    0,
+  );
+  t.is(
+    activity.last_week.buckets.reduce((n, b) => n + b.invoices, 0),
+    3,
+  );
+  t.true(
+    activity.last_week.buckets.every((b) => b.start_iso.endsWith('T00:00:00.000Z')),
+    'days are UTC days',
+  );
 
   const other = await cradle.invoicesActivity.activity('01ARZ3NDEKTSV4RRFFQ69G5FAV');
   t.like(other.last_week, { invoices: 0, paid: 0, paid_usd: '0.00' });
 });
 
-test.serial('the audit log reads an invoice\'s rows, newest first, only within the given projects', async (t) => {
+test.serial("the audit log reads an invoice's rows, newest first, only within the given projects", async (t) => {
   const { cradle } = gw.kernel;
   const principal = (await cradle.tenancyProjects.principal(project.projectId))!;
-  const { invoice } = await cradle.invoicesService.create(principal, { external_id: 'activity-audit', coin: 'eth', amount_crypto: '0.5' }, { ...CLI_ACTOR, requestId: 'req-audit' });
+  const { invoice } = await cradle.invoicesService.create(
+    principal,
+    { external_id: 'activity-audit', coin: 'eth', amount_crypto: '0.5' },
+    { ...CLI_ACTOR, requestId: 'req-audit' },
+  );
   await cradle.invoicesService.cancel(project.projectId, invoice.id, CLI_ACTOR);
   const rows = await cradle.audit.list({ projectIds: [project.projectId], target: `invoice:${invoice.id}`, limit: 10 });
   t.deepEqual(rows.items.map((r) => r.action).slice(0, 1), ['invoice.cancel']);

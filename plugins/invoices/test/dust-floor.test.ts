@@ -34,5 +34,7 @@ test('an override replaces the definition floor of its coin only; a receipt belo
 });
 
 test('an override for a coin no chain has stops the start', async (t) => {
-  await t.throwsAsync(startInvoicesKernel({ 'plugins.invoices.dustFloorUnits': { doge: '1' } }), { message: /plugins\.invoices\.dustFloorUnits names coin "doge"/ });
+  await t.throwsAsync(startInvoicesKernel({ 'plugins.invoices.dustFloorUnits': { doge: '1' } }), {
+    message: /plugins\.invoices\.dustFloorUnits names coin "doge"/,
+  });
 });

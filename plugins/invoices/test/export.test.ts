@@ -23,7 +23,8 @@ test.before(async () => {
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('invoices-export', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const principal = (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!;
-  const create = async (external_id: string, body: Record<string, string | number>) => (await gw.kernel.cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
+  const create = async (external_id: string, body: Record<string, string | number>) =>
+    (await gw.kernel.cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
   ids.paid = await create('order-paid', { amount_crypto: '0.0123456789' });
   ids.odd = await create('=SUM(A1),"quoted"\nsecond line', { amount_usd: 12.34 });
   ids.open = await create('order-open', { amount_crypto: '1' });
@@ -107,20 +108,42 @@ test('CSV: every invoice with each transaction, exact decimal amounts, USD at cr
 
 test('JSON: an array of invoices with their transactions; the range bounds creation time', async (t) => {
   const file = join(dir, 'all.json');
-  t.is((await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2029-12-31', '--format', 'json', '--output', file)).code, 0);
+  t.is(
+    (await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2029-12-31', '--format', 'json', '--output', file)).code,
+    0,
+  );
   const all = JSON.parse(readFileSync(file, 'utf8'));
-  t.deepEqual(all.map((i: { invoice_id: string }) => i.invoice_id), [ids.paid, ids.odd, ids.open]);
+  t.deepEqual(
+    all.map((i: { invoice_id: string }) => i.invoice_id),
+    [ids.paid, ids.odd, ids.open],
+  );
   t.is(all[0].transactions.length, 2);
   t.is(all[0].received_usd_at_payment, '39.51234532');
   t.is(typeof all[0].transactions[0].amount_crypto, 'string');
   const none = join(dir, 'none.json');
-  t.is((await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2000-01-02', '--format', 'json', '--output', none)).code, 0);
+  t.is(
+    (await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2000-01-02', '--format', 'json', '--output', none)).code,
+    0,
+  );
   t.deepEqual(JSON.parse(readFileSync(none, 'utf8')), []);
   const bad = await cli('invoice', 'export', '--project', project.projectId, '--from', '2026-02-31', '--to', '2027-01-01', '--format', 'csv', '--output', none);
   t.is(bad.code, 1);
   t.regex(bad.stderr, /validation_error/);
-  const unwritable = await cli('invoice', 'export', '--project', project.projectId, '--from', '2000-01-01', '--to', '2029-12-31', '--format', 'csv', '--output', join(dir, 'no-such-folder', 'x.csv'));
-  t.is(unwritable.code, 1, 'a file that cannot be written is the command\'s error');
+  const unwritable = await cli(
+    'invoice',
+    'export',
+    '--project',
+    project.projectId,
+    '--from',
+    '2000-01-01',
+    '--to',
+    '2029-12-31',
+    '--format',
+    'csv',
+    '--output',
+    join(dir, 'no-such-folder', 'x.csv'),
+  );
+  t.is(unwritable.code, 1, "a file that cannot be written is the command's error");
   t.regex(unwritable.stderr, /validation_error/);
   t.regex(unwritable.stderr, /--output: cannot write/);
   t.notRegex(unwritable.stderr, /at .*\.ts:\d+/, 'no stack trace');
@@ -143,7 +166,11 @@ test('paging never repeats or skips an invoice, even when many share one creatio
     [ids.open],
   );
   const seen: string[] = [];
-  for await (const invoice of gw.kernel.cradle.invoicesExporter.invoices({ projectId: project.projectId, from: new Date('2030-01-01T00:00:00Z'), to: new Date('2030-01-01T00:00:00Z') }, 333)) seen.push(invoice.invoice_id);
+  for await (const invoice of gw.kernel.cradle.invoicesExporter.invoices(
+    { projectId: project.projectId, from: new Date('2030-01-01T00:00:00Z'), to: new Date('2030-01-01T00:00:00Z') },
+    333,
+  ))
+    seen.push(invoice.invoice_id);
   t.is(seen.length, 2500);
   t.is(new Set(seen).size, 2500);
   t.deepEqual(seen, [...seen].sort());

@@ -17,4 +17,3 @@ export async function startInvoicesKernel(config: Record<string, unknown> = {}):
     config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.address-pool.targetFree': 5, ...config },
   });
 }
-

@@ -34,7 +34,16 @@ test('N parallel identical creates: exactly one 201, the rest 200 with the same 
     const holders = await db('address_pool_addresses').where({ project_id: p.projectId, last_invoice_ref: winner.id });
     t.is(holders.length, 1);
     t.is(holders[0].active_allocations, 1);
-    t.is(Number((await db('kernel_audit_log').where({ action: 'invoice.create', target: `invoice:${winner.id}` }).count('* as n'))[0]!.n), 1);
+    t.is(
+      Number(
+        (
+          await db('kernel_audit_log')
+            .where({ action: 'invoice.create', target: `invoice:${winner.id}` })
+            .count('* as n')
+        )[0]!.n,
+      ),
+      1,
+    );
   }
   // Exactly two addresses are held in the whole pool: one per created invoice.
   t.is(Number((await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: p.projectId }).sum('active_allocations as n'))[0]!.n), 2);
@@ -49,7 +58,11 @@ test('parallel creates of different invoices are batched: fresh addresses first,
   const N = 30;
   const responses = await Promise.all(
     Array.from({ length: N }, (_, i) =>
-      signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `par-${i}`, amount_crypto: '1', coin: 'ada', ...(i % 10 === 9 ? { matching_mode: 'any' } : {}) } }),
+      signedFetch(gw.url, '/api/v1/invoices', {
+        ...p,
+        method: 'POST',
+        body: { external_id: `par-${i}`, amount_crypto: '1', coin: 'ada', ...(i % 10 === 9 ? { matching_mode: 'any' } : {}) },
+      }),
     ),
   );
   const created = responses.filter((r) => r.status === 201);
@@ -58,7 +71,10 @@ test('parallel creates of different invoices are batched: fresh addresses first,
   for (const r of refused) t.is(r.body.error_code, 'overlay_matching_mode_required_exact');
   t.is(new Set(created.map((r) => r.body.id)).size, created.length);
   t.is(new Set(created.map((r) => r.body.payment_token)).size, created.length);
-  t.is(new Set(created.filter((r) => r.body.matching_mode === 'any').map((r) => r.body.address)).size, created.filter((r) => r.body.matching_mode === 'any').length);
+  t.is(
+    new Set(created.filter((r) => r.body.matching_mode === 'any').map((r) => r.body.address)).size,
+    created.filter((r) => r.body.matching_mode === 'any').length,
+  );
   t.is(new Set(created.map((r) => r.body.address)).size, free, 'every free address used, then shared');
   t.is(Number((await db('address_pool_addresses').where({ project_id: p.projectId }).sum('active_allocations as n'))[0]!.n), created.length);
   t.is(Number((await db('invoices_invoices').where({ project_id: p.projectId }).count('* as n'))[0]!.n), created.length);
@@ -77,7 +93,9 @@ test('parallel creates of different invoices are batched: fresh addresses first,
   };
   db.on('query', capture);
   const direct = await Promise.all(
-    Array.from({ length: N }, (_, i) => gw.kernel.cradle.invoicesCreator.create(principal, { external_id: `direct-${i}`, amount_crypto: '1', coin: 'ada' }, CLI_ACTOR)),
+    Array.from({ length: N }, (_, i) =>
+      gw.kernel.cradle.invoicesCreator.create(principal, { external_id: `direct-${i}`, amount_crypto: '1', coin: 'ada' }, CLI_ACTOR),
+    ),
   ).finally(() => db.off('query', capture));
   t.true(direct.every((r) => r.created));
   // Usually exactly three; a loaded machine can let the first batch gather more, never fewer

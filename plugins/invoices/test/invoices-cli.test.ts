@@ -36,9 +36,27 @@ test('policy set and show: matching mode, expiry, confirmations, coins; new invo
   t.like(shown.json.policy, { default_matching_mode: 'exact', expiry_seconds: 3600, confirmations: { btc: 2, eth: 12 } });
   t.is(shown.json.policy.enabled_coins.length, 15);
 
-  const set = await cli('policy', 'set', '--project', p.projectId, '--matching-mode', 'at_least', '--expiry-seconds', '1800', '--confirmations', 'btc=1,eth=30', '--coins', 'btc,usdc_erc20');
+  const set = await cli(
+    'policy',
+    'set',
+    '--project',
+    p.projectId,
+    '--matching-mode',
+    'at_least',
+    '--expiry-seconds',
+    '1800',
+    '--confirmations',
+    'btc=1,eth=30',
+    '--coins',
+    'btc,usdc_erc20',
+  );
   t.is(set.code, 0, JSON.stringify(set.json));
-  t.like(set.json.policy, { default_matching_mode: 'at_least', expiry_seconds: 1800, confirmations: { btc: 1, eth: 30 }, enabled_coins: ['btc', 'usdc_erc20'] });
+  t.like(set.json.policy, {
+    default_matching_mode: 'at_least',
+    expiry_seconds: 1800,
+    confirmations: { btc: 1, eth: 30 },
+    enabled_coins: ['btc', 'usdc_erc20'],
+  });
 
   const invoice = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: 'cli-1', amount_crypto: '0.01', coin: 'btc' } });
   t.like(invoice.body, { matching_mode: 'at_least', confirmation_threshold: 1 });
@@ -92,7 +110,10 @@ test('a threshold of 0 on a production project is taken only with --allow-zero-c
   const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: production.projectId, action: 'invoice_policy.set' }).first();
   t.is(audit.details.allowZeroConfirmations, true);
   const listed = await gw.kernel.cradle.invoicesPolicies.unconfirmedProductionProjects();
-  t.deepEqual(listed.find((p) => p.projectId === production.projectId), { projectId: production.projectId, chains: ['btc'] });
+  t.deepEqual(
+    listed.find((p) => p.projectId === production.projectId),
+    { projectId: production.projectId, chains: ['btc'] },
+  );
   const testnet = await projectWithPools(gw, operatorId, [], 'testnet');
   const free = await cli('policy', 'set', '--project', testnet.projectId, '--confirmations', 'btc=0');
   t.is(free.code, 0, JSON.stringify(free.json));
@@ -103,7 +124,10 @@ test('invoice list, show and cancel for operators', async (t) => {
   const p = await projectWithPools(gw, operatorId, ['ada']);
   const created = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: 'op-1', amount_usd: 20, coin: 'ada' } });
   const listed = await cli('invoice', 'list', '--project', p.projectId);
-  t.deepEqual(listed.json.items.map((i: { id: string }) => i.id), [created.body.id]);
+  t.deepEqual(
+    listed.json.items.map((i: { id: string }) => i.id),
+    [created.body.id],
+  );
   const shown = await cli('invoice', 'show', '--project', p.projectId, '--id', created.body.id);
   t.deepEqual(shown.json.invoice, created.body);
   const cancelled = await cli('invoice', 'cancel', '--project', p.projectId, '--id', created.body.id);
@@ -111,6 +135,9 @@ test('invoice list, show and cancel for operators', async (t) => {
   const again = await cli('invoice', 'cancel', '--project', p.projectId, '--id', created.body.id);
   t.is(again.code, 1);
   t.is(again.json.error_code, 'invoice_not_cancellable');
-  const row = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `invoice:${created.body.id}`, action: 'invoice.cancel' }).first();
+  const row = await gw.kernel.cradle
+    .db('kernel_audit_log')
+    .where({ target: `invoice:${created.body.id}`, action: 'invoice.cancel' })
+    .first();
   t.like(row, { channel: 'cli', actor: 'operator-cli' });
 });

@@ -21,7 +21,15 @@ const post = (p: TestProject, path: string, body?: unknown) => signedFetch(gw.ur
 const get = (p: TestProject, path: string) => signedFetch(gw.url, path, p);
 const uid = () => `order-${Math.random().toString(36).slice(2)}`;
 
-const URI_SCHEME: Record<string, string> = { btc: 'bitcoin:', eth: 'ethereum:', polygon: 'ethereum:', bsc: 'ethereum:', tron: 'tron:', ada: 'web+cardano:', ton: 'ton://transfer/' };
+const URI_SCHEME: Record<string, string> = {
+  btc: 'bitcoin:',
+  eth: 'ethereum:',
+  polygon: 'ethereum:',
+  bsc: 'ethereum:',
+  tron: 'tron:',
+  ada: 'web+cardano:',
+  ton: 'ton://transfer/',
+};
 
 /** USD → base units the long way: decimal strings scaled by hand, rounded up to the coin's payment decimals. */
 function expectedUnits(usd: string, rate: string, decimals: number, paymentDecimals: number): bigint {
@@ -63,7 +71,13 @@ test('creates, retrieves, lists and cancels an invoice of each of the fifteen co
       transactions: [],
       confirmations: 0,
     });
-    t.deepEqual(invoice.rate_snapshot, { source: 'fixed', pair: `${asset}/USD`, rate: FIXED_RATES[asset], fetched_at: invoice.rate_snapshot.fetched_at, fetched_at_iso: invoice.rate_snapshot.fetched_at_iso });
+    t.deepEqual(invoice.rate_snapshot, {
+      source: 'fixed',
+      pair: `${asset}/USD`,
+      rate: FIXED_RATES[asset],
+      fetched_at: invoice.rate_snapshot.fetched_at,
+      fetched_at_iso: invoice.rate_snapshot.fetched_at_iso,
+    });
     t.true(adapter.isValidAddress(invoice.address, 'mainnet'), `${coin} address ${invoice.address}`);
     t.regex(invoice.payment_token, /^[0-9a-f]{16}$/);
     t.true(invoice.payment_uri.startsWith(`${URI_SCHEME[chain]}`), invoice.payment_uri);
@@ -88,7 +102,7 @@ test('creates, retrieves, lists and cancels an invoice of each of the fifteen co
   }
 });
 
-test('amount_crypto is exact in base units; the chain\'s URI carries it', async (t) => {
+test("amount_crypto is exact in base units; the chain's URI carries it", async (t) => {
   const cases: [string, string, string, string][] = [
     ['btc', '0.00150000', '150000', '0.0015'],
     ['eth', '1.000000000000000001', '1000000000000000001', '1.000000000000000001'],
@@ -130,7 +144,13 @@ test('a replay returns the same invoice with 200; other parameters under the sam
   const first = await post(all, '/api/v1/invoices', body);
   t.is(first.status, 201);
   // Same request with keys in another order: still a replay.
-  const replay = await post(all, '/api/v1/invoices', { callback_url: 'https://shop.example/hook', coin: 'eth', metadata: { a: { x: 1, y: 2 }, b: 1 }, amount_usd: 10, external_id: body.external_id });
+  const replay = await post(all, '/api/v1/invoices', {
+    callback_url: 'https://shop.example/hook',
+    coin: 'eth',
+    metadata: { a: { x: 1, y: 2 }, b: 1 },
+    amount_usd: 10,
+    external_id: body.external_id,
+  });
   t.is(replay.status, 200);
   t.deepEqual(replay.body, first.body);
   for (const change of [{ amount_usd: 11 }, { coin: 'btc' }, { matching_mode: 'any' }, { callback_url: null }, { metadata: { b: 2 } }]) {
@@ -190,10 +210,13 @@ test('cancel: only from pending or detected; the address goes into cooldown', as
   }
 });
 
-test('another project\'s invoice is 404; a malformed id is 400', async (t) => {
+test("another project's invoice is 404; a malformed id is 400", async (t) => {
   const mine = await post(all, '/api/v1/invoices', { external_id: uid(), amount_crypto: '1', coin: 'ada' });
   const other = await projectWithPools(gw, operatorId, []);
-  for (const [method, path] of [['GET', `/api/v1/invoices/${mine.body.id}`], ['POST', `/api/v1/invoices/${mine.body.id}/cancel`]] as const) {
+  for (const [method, path] of [
+    ['GET', `/api/v1/invoices/${mine.body.id}`],
+    ['POST', `/api/v1/invoices/${mine.body.id}/cancel`],
+  ] as const) {
     const res = await signedFetch(gw.url, path, { ...other, method });
     t.is(res.status, 404);
     t.is(res.body.error_code, 'invoice_not_found');
@@ -211,7 +234,10 @@ test('another project\'s invoice is 404; a malformed id is 400', async (t) => {
 
 test('wallet_not_bound, coin_not_enabled, sandbox projects and expired subscriptions', async (t) => {
   const noWallet = await projectWithPools(gw, operatorId, []);
-  for (const body of [{ amount_crypto: '1', coin: 'btc' }, { amount_usd: 5, coin: 'usdt_erc20' }]) {
+  for (const body of [
+    { amount_crypto: '1', coin: 'btc' },
+    { amount_usd: 5, coin: 'usdt_erc20' },
+  ]) {
     const res = await post(noWallet, '/api/v1/invoices', { external_id: uid(), ...body });
     t.is(res.status, 422);
     t.is(res.body.error_code, 'wallet_not_bound');
@@ -225,8 +251,17 @@ test('wallet_not_bound, coin_not_enabled, sandbox projects and expired subscript
 
   const sandbox = await gw.kernel.cradle.tenancyProjects.create({ name: uid(), kind: 'sandbox', operator: operatorId }, CLI_ACTOR);
   const sb = { projectId: sandbox.project.id, secret: sandbox.credentials.api_secret };
-  for (const [method, path] of [['POST', '/api/v1/invoices'], ['GET', '/api/v1/invoices'], ['GET', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV'], ['POST', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV/cancel']] as const) {
-    const res = await signedFetch(gw.url, path, { ...sb, method, ...(method === 'POST' && path === '/api/v1/invoices' ? { body: { external_id: uid(), amount_crypto: '1', coin: 'btc' } } : {}) });
+  for (const [method, path] of [
+    ['POST', '/api/v1/invoices'],
+    ['GET', '/api/v1/invoices'],
+    ['GET', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    ['POST', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV/cancel'],
+  ] as const) {
+    const res = await signedFetch(gw.url, path, {
+      ...sb,
+      method,
+      ...(method === 'POST' && path === '/api/v1/invoices' ? { body: { external_id: uid(), amount_crypto: '1', coin: 'btc' } } : {}),
+    });
     t.is(res.status, 403, path);
     t.is(res.body.error_code, 'production_project_required');
   }
@@ -268,11 +303,17 @@ test('a saturated pool shares addresses only with exact matching', async (t) => 
 test('every write is audited with its actor and channel', async (t) => {
   const created = await post(all, '/api/v1/invoices', { external_id: uid(), amount_crypto: '1', coin: 'ada' });
   await post(all, `/api/v1/invoices/${created.body.id}/cancel`);
-  const rows = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `invoice:${created.body.id}` }).orderBy('id');
-  t.deepEqual(rows.map((r) => [r.action, r.channel, r.project_id]), [
-    ['invoice.create', 'rest', all.projectId],
-    ['invoice.cancel', 'rest', all.projectId],
-  ]);
+  const rows = await gw.kernel.cradle
+    .db('kernel_audit_log')
+    .where({ target: `invoice:${created.body.id}` })
+    .orderBy('id');
+  t.deepEqual(
+    rows.map((r) => [r.action, r.channel, r.project_id]),
+    [
+      ['invoice.create', 'rest', all.projectId],
+      ['invoice.cancel', 'rest', all.projectId],
+    ],
+  );
   t.regex(rows[0].actor, /^api_key:[0-9A-HJKMNP-TV-Z]{26}$/);
   t.truthy(rows[0].request_id);
 });
@@ -343,7 +384,11 @@ test('responses match the schemas the OpenAPI document declares for them', async
   const created = await post(all, '/api/v1/invoices', { external_id: uid(), amount_usd: 3, coin: 'usdt_trc20', callback_url: 'https://shop.example/h' });
   const calls: ['GET' | 'POST', string, { status: number; body: unknown }][] = [
     ['POST', '/api/v1/invoices', created],
-    ['POST', '/api/v1/invoices', await post(all, '/api/v1/invoices', { external_id: created.body.external_id, amount_usd: 3, coin: 'usdt_trc20', callback_url: 'https://shop.example/h' })],
+    [
+      'POST',
+      '/api/v1/invoices',
+      await post(all, '/api/v1/invoices', { external_id: created.body.external_id, amount_usd: 3, coin: 'usdt_trc20', callback_url: 'https://shop.example/h' }),
+    ],
     ['POST', '/api/v1/invoices', await post(all, '/api/v1/invoices', { external_id: uid(), coin: 'btc' })],
     ['GET', '/api/v1/invoices', await get(all, '/api/v1/invoices?limit=2')],
     ['GET', '/api/v1/invoices', await get(all, '/api/v1/invoices?limit=0')],
@@ -355,15 +400,24 @@ test('responses match the schemas the OpenAPI document declares for them', async
     ['GET', '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV/transactions', await get(all, '/api/v1/invoices/01ARZ3NDEKTSV4RRFFQ69G5FAV/transactions')],
     ['GET', `/api/v1/invoices/${created.body.id}/transactions`, await get(all, `/api/v1/invoices/${created.body.id}/transactions?limit=201`)],
   ];
-  t.deepEqual(calls.map(([, , r]) => r.status), [201, 200, 400, 200, 400, 200, 404, 200, 409, 200, 404, 400]);
+  t.deepEqual(
+    calls.map(([, , r]) => r.status),
+    [201, 200, 400, 200, 400, 200, 404, 200, 409, 200, 404, 400],
+  );
   t.deepEqual(calls[9]![2].body, { items: [] });
   t.is(created.body.transactions_total, 0);
   t.is(created.body.transactions_url, `${gw.kernel.cradle.invoicesCheckoutLinks.baseUrl}/api/v1/invoices/${created.body.id}/transactions`);
-  for (const [method, path, response] of calls) t.deepEqual(responseMismatches(gw.kernel, method, path, response.status, response.body), [], `${method} ${path} ${response.status}`);
+  for (const [method, path, response] of calls)
+    t.deepEqual(responseMismatches(gw.kernel, method, path, response.status, response.body), [], `${method} ${path} ${response.status}`);
   // The check can fail: a wrong body is reported.
   t.not(responseMismatches(gw.kernel, 'GET', `/api/v1/invoices/${created.body.id}`, 200, { ...created.body, amount_crypto_units: 12 }).length, 0);
   const doc = (await fetch(`${gw.url}/api/v1/openapi.json`).then((r) => r.json())) as { paths: Record<string, Record<string, unknown>> };
-  t.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/invoices')).sort(), ['/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/cancel', '/api/v1/invoices/{id}/transactions']);
+  t.deepEqual(
+    Object.keys(doc.paths)
+      .filter((p) => p.startsWith('/api/v1/invoices'))
+      .sort(),
+    ['/api/v1/invoices', '/api/v1/invoices/{id}', '/api/v1/invoices/{id}/cancel', '/api/v1/invoices/{id}/transactions'],
+  );
 });
 
 test('40 concurrent creates right after a wallet is verified (empty pool, no replenish run): 40 invoices on 40 addresses', async (t) => {

@@ -17,7 +17,11 @@ test.before(async () => {
   other = await projectWithPools(gw, operatorId, ['ada']);
   const amounts = ['1.5', '2', '1.5', '3', '0.25', '7', '1.50', '9', '10', '11'];
   for (const [i, amount] of amounts.entries()) {
-    const res = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `list-${i}`, amount_crypto: amount, coin: i % 3 === 0 ? 'btc' : 'ada' } });
+    const res = await signedFetch(gw.url, '/api/v1/invoices', {
+      ...p,
+      method: 'POST',
+      body: { external_id: `list-${i}`, amount_crypto: amount, coin: i % 3 === 0 ? 'btc' : 'ada' },
+    });
     if (res.status !== 201) throw new Error(JSON.stringify(res.body));
     created.push(res.body);
   }
@@ -31,7 +35,7 @@ const list = (query: string, project = p) => signedFetch(gw.url, `/api/v1/invoic
 const ids = (body: { items: { id: string }[] }) => body.items.map((i) => i.id);
 const newestFirst = () => [...created].reverse().map((i) => i.id);
 
-test.serial('lists the project\'s invoices newest first in the pagination envelope', async (t) => {
+test.serial("lists the project's invoices newest first in the pagination envelope", async (t) => {
   const res = await list('');
   t.is(res.status, 200);
   t.true(Value.Check(InvoiceListSchema, res.body));
@@ -48,21 +52,41 @@ test.serial('every filter', async (t) => {
   const { db } = gw.kernel.cradle;
   await db('invoices_invoices').where({ id: created[5].id }).update({ status: 'detected' });
   await db('invoices_transactions').insert({
-    id: ulid(), invoice_id: created[5].id, project_id: p.projectId, chain: 'ada', coin: 'ada', tx_hash: 'ab'.repeat(32), output_index: 1,
-    to_address: created[5].address, amount_units: '7000000', confirmations: 0, status: 'pending', detected_at: new Date(),
+    id: ulid(),
+    invoice_id: created[5].id,
+    project_id: p.projectId,
+    chain: 'ada',
+    coin: 'ada',
+    tx_hash: 'ab'.repeat(32),
+    output_index: 1,
+    to_address: created[5].address,
+    amount_units: '7000000',
+    confirmations: 0,
+    status: 'pending',
+    detected_at: new Date(),
   });
   t.deepEqual(ids((await list('?status=detected')).body), [created[5].id]);
   t.deepEqual(ids((await list(`?tx_hash=${'ab'.repeat(32)}`)).body), [created[5].id]);
   t.deepEqual(ids((await list(`?tx_hash=${'AB'.repeat(32)}`)).body), [created[5].id]);
   t.deepEqual(ids((await list(`?tx_hash=${'cd'.repeat(32)}`)).body), []);
   const withTx = (await signedFetch(gw.url, `/api/v1/invoices/${created[5].id}`, p)).body;
-  t.like(withTx.transactions[0], { tx_hash: 'ab'.repeat(32), output_index: 1, amount_crypto: '7', amount_units: '7000000', confirmations: 0, status: 'pending', block_height: null });
+  t.like(withTx.transactions[0], {
+    tx_hash: 'ab'.repeat(32),
+    output_index: 1,
+    amount_crypto: '7',
+    amount_units: '7000000',
+    confirmations: 0,
+    status: 'pending',
+    block_height: null,
+  });
   t.is(withTx.confirmations, 0);
   t.deepEqual(ids((await list(`?tx_hash=${'ab'.repeat(32)}`, other)).body), [], 'tx_hash never crosses projects');
 
   // Dates: spread the creation times, then cut.
   for (const [i, invoice] of created.entries()) {
-    await db('invoices_invoices').where({ id: invoice.id }).update({ created_at: new Date(Date.UTC(2026, 0, 1 + i, 12)) });
+    await db('invoices_invoices')
+      .where({ id: invoice.id })
+      .update({ created_at: new Date(Date.UTC(2026, 0, 1 + i, 12)) });
   }
   t.deepEqual(ids((await list('?date_from=2026-01-08')).body), newestFirst().slice(0, 3));
   t.deepEqual(ids((await list('?date_to=2026-01-02')).body), newestFirst().slice(-2), 'a bare date_to covers that whole day');
@@ -84,7 +108,11 @@ test.serial('cursor pagination is stable while invoices are inserted', async (t)
     if (page === 0) {
       // New invoices arrive while the client pages; they sort before the cursor and never shift it.
       for (const n of [1, 2]) {
-        await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `late-${n}-${Math.random()}`, amount_crypto: '1', coin: 'ada' } });
+        await signedFetch(gw.url, '/api/v1/invoices', {
+          ...p,
+          method: 'POST',
+          body: { external_id: `late-${n}-${Math.random()}`, amount_crypto: '1', coin: 'ada' },
+        });
       }
     }
     page += 1;

@@ -18,7 +18,8 @@ test.before(async () => {
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('invoices-units-rows', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const principal = (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!;
-  invoiceId = (await gw.kernel.cradle.invoicesService.create(principal, { external_id: 'units-rows', coin: 'eth', amount_crypto: '0.0123456789' }, CLI_ACTOR)).invoice.id;
+  invoiceId = (await gw.kernel.cradle.invoicesService.create(principal, { external_id: 'units-rows', coin: 'eth', amount_crypto: '0.0123456789' }, CLI_ACTOR))
+    .invoice.id;
   // Above ETH's dust floor (10^12 wei), so the payment is recorded as the invoice's transfer.
   await payInvoice(gw.kernel.cradle, project.projectId, invoiceId, { amountUnits: 10_000_000_000_000n });
 });
@@ -35,8 +36,11 @@ test('model queries read amount_units as bigint', async (t) => {
 
 test('the plain-SQL readers read amount_units as bigint', async (t) => {
   const byInvoice = await transactionsByInvoice(gw.kernel.cradle.db, [invoiceId]);
-  t.deepEqual(byInvoice.get(invoiceId)?.map((tx) => tx.amount_units), [10_000_000_000_000n]);
+  t.deepEqual(
+    byInvoice.get(invoiceId)?.map((tx) => tx.amount_units),
+    [10_000_000_000_000n],
+  );
   const { cradle } = gw.kernel;
   const state = await cradle.db.transaction((trx) => cradle.invoicesLifecycle.lockOwn(trx, project.projectId, invoiceId));
-  t.is(state.invoice.amount_units, 12345678900000000n, 'the lifecycle\'s locked load');
+  t.is(state.invoice.amount_units, 12345678900000000n, "the lifecycle's locked load");
 });

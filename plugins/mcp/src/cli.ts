@@ -33,7 +33,8 @@ export const mcpCommands: CliCommand[] = [
       if (!token.startsWith(PAT_PREFIX)) throw oauthErrors.invalid_token({ message: 'mcp stdio needs a PAT (svc_pat_...) in --token or GW_MCP_TOKEN.' });
       const principal = async () => {
         const resolved = await deps.mcpCredentials.resolve(token, '');
-        if (!resolved.ok) throw oauthErrors.invalid_token({ message: `The PAT is ${resolved.problem === 'unknown' ? 'unknown or revoked' : resolved.problem}.` });
+        if (!resolved.ok)
+          throw oauthErrors.invalid_token({ message: `The PAT is ${resolved.problem === 'unknown' ? 'unknown or revoked' : resolved.problem}.` });
         return resolved.principal;
       };
       await principal();

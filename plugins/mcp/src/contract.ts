@@ -22,4 +22,3 @@ declare module '@gw/kernel' {
  * start-up refuses another plugin's declaration of one.
  */
 export const MCP_EXPORTS: readonly ServiceName[] = [];
-

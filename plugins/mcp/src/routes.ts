@@ -36,12 +36,17 @@ const INTERNAL_ERROR = -32603;
 export const mcpErrorFormat = (pathPrefix: string): ErrorFormat => ({
   pathPrefix,
   render: ({ error }) => {
-    const parse = error.code === 'validation_error' && (error.details as { field?: unknown } | undefined)?.field === 'body' && /not valid JSON/.test(error.message);
+    const parse =
+      error.code === 'validation_error' && (error.details as { field?: unknown } | undefined)?.field === 'body' && /not valid JSON/.test(error.message);
     const code = parse ? PARSE_ERROR : error.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
     return {
       status: error.status,
       headers: { 'Content-Type': 'application/json' },
-      body: { jsonrpc: '2.0', id: null, error: { code, message: error.message, data: { error_code: error.code, ...(error.details ? { details: error.details } : {}) } } },
+      body: {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code, message: error.message, data: { error_code: error.code, ...(error.details ? { details: error.details } : {}) } },
+      },
     };
   },
 });
@@ -75,12 +80,32 @@ export const mcpRoutes = withDeps(['oauthConfig', 'oauthUrls', 'mcpCredentials',
         const id = messages.find((m) => m && typeof m === 'object' && m.id !== undefined)?.id ?? null;
         const token = /^Bearer +([^\s]+)$/i.exec(ctx.get('authorization'))?.[1];
         if (!token) {
-          return refusal(401, challenge(addresses, [['realm', MCP_REALM], ['resource_metadata', '']]), id, 'invalid_token', 'This endpoint needs Authorization: Bearer <token> (an OAuth access token or a PAT).');
+          return refusal(
+            401,
+            challenge(addresses, [
+              ['realm', MCP_REALM],
+              ['resource_metadata', ''],
+            ]),
+            id,
+            'invalid_token',
+            'This endpoint needs Authorization: Bearer <token> (an OAuth access token or a PAT).',
+          );
         }
         const resolved = await deps.mcpCredentials.resolve(token, addresses.resource);
         if (!resolved.ok) {
           const description = PROBLEMS[resolved.problem];
-          return refusal(401, challenge(addresses, [['realm', MCP_REALM], ['error', 'invalid_token'], ['error_description', description], ['resource_metadata', '']]), id, 'invalid_token', description);
+          return refusal(
+            401,
+            challenge(addresses, [
+              ['realm', MCP_REALM],
+              ['error', 'invalid_token'],
+              ['error_description', description],
+              ['resource_metadata', ''],
+            ]),
+            id,
+            'invalid_token',
+            description,
+          );
         }
         const principal = resolved.principal;
         const calls = messages.filter((m) => m && typeof m === 'object' && m.method === 'tools/call');
@@ -91,7 +116,18 @@ export const mcpRoutes = withDeps(['oauthConfig', 'oauthUrls', 'mcpCredentials',
           const needed = deps.mcpToolbox.scopeOf(name);
           if (needed !== undefined && !hasScope(principal.auth.scopes, needed)) {
             const description = `The tool ${name} needs the scope ${needed}.`;
-            return refusal(403, challenge(addresses, [['error', 'insufficient_scope'], ['scope', needed], ['resource_metadata', ''], ['error_description', description]]), call.id ?? null, 'insufficient_scope', description);
+            return refusal(
+              403,
+              challenge(addresses, [
+                ['error', 'insufficient_scope'],
+                ['scope', needed],
+                ['resource_metadata', ''],
+                ['error_description', description],
+              ]),
+              call.id ?? null,
+              'insufficient_scope',
+              description,
+            );
           }
         }
         if (counted.length > 0) {
@@ -101,7 +137,18 @@ export const mcpRoutes = withDeps(['oauthConfig', 'oauthUrls', 'mcpCredentials',
             return { status: 429, headers: { 'Retry-After': String(rate.retryAfter) }, body: jsonRpcError(id, error.code, error.message) };
           }
         }
-        await serve(ctx, body, () => createMcpServer(deps.mcpToolbox, async () => principal, () => requestId, { rateLimitCalls: false }), deps.logger);
+        await serve(
+          ctx,
+          body,
+          () =>
+            createMcpServer(
+              deps.mcpToolbox,
+              async () => principal,
+              () => requestId,
+              { rateLimitCalls: false },
+            ),
+          deps.logger,
+        );
         return {};
       },
     }),
@@ -140,5 +187,9 @@ function refusal(status: number, wwwAuthenticate: string, id: unknown, errorCode
 }
 
 function jsonRpcError(id: unknown, errorCode: string, message: string) {
-  return { jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code: INVALID_REQUEST, message, data: { error_code: errorCode } } };
+  return {
+    jsonrpc: '2.0',
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    error: { code: INVALID_REQUEST, message, data: { error_code: errorCode } },
+  };
 }

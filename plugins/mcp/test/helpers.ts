@@ -19,7 +19,9 @@ export function startMcpKernel(config: Record<string, unknown> = {}): Promise<Te
 /** The MCP SDK's own client over streamable HTTP, sending `Authorization: Bearer <token>`. */
 export async function patClient(gw: TestKernel, token: string): Promise<Client> {
   const client = new Client({ name: 'gateway-test-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}${TRANSPORT_PATH}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gw.url}${TRANSPORT_PATH}`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 

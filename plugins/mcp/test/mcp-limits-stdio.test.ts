@@ -50,7 +50,14 @@ test.serial('gateway mcp stdio serves the same tools to the SDK STDIO client wit
     command: process.execPath,
     args: ['--import', 'tsx', 'apps/cli/src/main.ts', 'mcp', 'stdio'],
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', DATABASE_URL: gw.database.url, GW_MASTER_KEY: '0f'.repeat(32), LOG_LEVEL: 'warn', GW_MCP_TOKEN: pat.token, GW__plugins__mcp__toolCallsPerMinute: '1000' },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      DATABASE_URL: gw.database.url,
+      GW_MASTER_KEY: '0f'.repeat(32),
+      LOG_LEVEL: 'warn',
+      GW_MCP_TOKEN: pat.token,
+      GW__plugins__mcp__toolCallsPerMinute: '1000',
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'stdio-agent', version: '1.0.0' });

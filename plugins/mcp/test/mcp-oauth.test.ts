@@ -100,7 +100,10 @@ test.serial('the SDK client runs discovery, registration, sign-in and consent, t
   t.deepEqual(first.scope?.split(' ').sort(), ['invoices:read', 'projects:read', 'transactions:read', 'webhooks:read']);
 
   const projects = await callOk(client, 'list_projects', {});
-  t.deepEqual(projects.data.map((p: { id: string }) => p.id), [project.project.id]);
+  t.deepEqual(
+    projects.data.map((p: { id: string }) => p.id),
+    [project.project.id],
+  );
   t.deepEqual((await callOk(client, 'list_invoices', { project_id: project.project.id })).items, []);
   t.truthy(await callOk(client, 'get_webhook_events', { project_id: project.project.id }));
 
@@ -117,7 +120,12 @@ test.serial('the SDK client runs discovery, registration, sign-in and consent, t
   // OAuth tokens carry read scopes only: a write tool is a scope challenge.
   const write = await rawCall(
     gw,
-    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_invoice', arguments: { project_id: project.project.id, external_id: 'o', coin: 'eth', amount_usd: 1 } } },
+    {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'create_invoice', arguments: { project_id: project.project.id, external_id: 'o', coin: 'eth', amount_usd: 1 } },
+    },
     provider.saved[1]!.access_token,
   );
   t.is(write.status, 403);
@@ -144,7 +152,12 @@ test.serial('revoking the connected app cuts an active client off at its next ca
   const refresh = await fetch(`${gw.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: provider.client!.client_id, resource: `${gw.url}${TRANSPORT_PATH}` }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: provider.client!.client_id,
+      resource: `${gw.url}${TRANSPORT_PATH}`,
+    }).toString(),
   });
   t.is(refresh.status, 400);
   t.is(((await refresh.json()) as { error: string }).error, 'invalid_grant');

@@ -86,7 +86,10 @@ test.serial('a PAT client lists projects and creates, lists, gets and cancels a 
   t.is(await callError(client, 'create_invoice', { ...args, amount_usd: 13 }), 'external_id_conflict');
 
   const page = await callOk(client, 'list_invoices', { project_id: testnet.projectId, external_id: 'mcp-order-1' });
-  t.deepEqual(page.items.map((i: { id: string }) => i.id), [invoice.id]);
+  t.deepEqual(
+    page.items.map((i: { id: string }) => i.id),
+    [invoice.id],
+  );
   const fetched = await callOk(client, 'get_invoice', { project_id: testnet.projectId, invoice_id: invoice.id });
   t.is(fetched.id, invoice.id);
   t.deepEqual(fetched.transactions, []);
@@ -95,7 +98,10 @@ test.serial('a PAT client lists projects and creates, lists, gets and cancels a 
   t.is(await callError(client, 'cancel_invoice', { project_id: testnet.projectId, invoice_id: invoice.id }), 'invoice_not_cancellable');
 
   // The writes are audited on channel mcp with the PAT as actor.
-  const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `invoice:${invoice.id}` }).orderBy('id');
+  const audit = await gw.kernel.cradle
+    .db('kernel_audit_log')
+    .where({ target: `invoice:${invoice.id}` })
+    .orderBy('id');
   t.true(audit.length >= 2);
   for (const row of audit) {
     t.is(row.channel, 'mcp');
@@ -110,8 +116,10 @@ test.serial('a PAT client lists projects and creates, lists, gets and cancels a 
 
 test.serial('a PAT client drives a sandbox invoice through every simulation and receives the signed webhooks', async (t) => {
   const client = await patClient(gw, token);
-  const create = (externalId: string) => callOk(client, 'create_invoice', { project_id: sandbox.projectId, external_id: externalId, coin: 'eth', amount_usd: 20 });
-  const simulate = (name: string, invoiceId: string, extra: Record<string, unknown> = {}) => callOk(client, `sandbox_simulate_${name}`, { project_id: sandbox.projectId, invoice_id: invoiceId, ...extra });
+  const create = (externalId: string) =>
+    callOk(client, 'create_invoice', { project_id: sandbox.projectId, external_id: externalId, coin: 'eth', amount_usd: 20 });
+  const simulate = (name: string, invoiceId: string, extra: Record<string, unknown> = {}) =>
+    callOk(client, `sandbox_simulate_${name}`, { project_id: sandbox.projectId, invoice_id: invoiceId, ...extra });
 
   const a = await create('sb-a');
   t.is(a.status, 'pending');
@@ -142,7 +150,13 @@ test.serial('a PAT client drives a sandbox invoice through every simulation and 
   t.is((await simulate('late_payment', c.id)).status, 'expired_paid_late');
 
   const d = await create('sb-d');
-  const event = await simulate('event', d.id, { eventType: 'invoice.detected', amountUnits: d.amount_crypto_units, confirmations: 0, blockHeight: 100, expectedCurrentStatus: 'pending' });
+  const event = await simulate('event', d.id, {
+    eventType: 'invoice.detected',
+    amountUnits: d.amount_crypto_units,
+    confirmations: 0,
+    blockHeight: 100,
+    expectedCurrentStatus: 'pending',
+  });
   t.is(event.status, 'detected');
   t.is(await callError(client, 'sandbox_simulate_paid', { project_id: sandbox.projectId, invoice_id: c.id }), 'sandbox_invoice_transition_invalid');
 
@@ -156,7 +170,12 @@ test.serial('a PAT client drives a sandbox invoice through every simulation and 
   const log = await callOk(client, 'get_webhook_events', { project_id: sandbox.projectId, invoice_id: a.id, event_type: 'invoice.paid' });
   t.true(log.items.length >= 1);
   const delivered2 = await waitFor(async () => {
-    const page = await callOk(client, 'get_webhook_events', { project_id: sandbox.projectId, status: 'delivered', event_type: 'invoice.paid', invoice_id: a.id });
+    const page = await callOk(client, 'get_webhook_events', {
+      project_id: sandbox.projectId,
+      status: 'delivered',
+      event_type: 'invoice.paid',
+      invoice_id: a.id,
+    });
     return page.items[0];
   });
   const resend = await callOk(client, 'retry_webhook', { project_id: sandbox.projectId, event_id: delivered2.id });
@@ -181,10 +200,14 @@ test.serial('tool errors carry the spec error_code: bad arguments, unknown tools
   t.is(await callError(client, 'create_invoice', { project_id: testnet.projectId, external_id: 'x', coin: 'eth', amount_usd: 0.001 }), 'validation_error');
   t.is(await callError(client, 'list_invoices', { project_id: testnet.projectId, surprise: 1 }), 'validation_error');
   // An unknown coin, and one of a chain the build has but config does not enable (ltc).
-  for (const coin of ['doge', 'ltc']) t.is(await callError(client, 'create_invoice', { project_id: testnet.projectId, external_id: 'x', coin, amount_usd: 5 }), 'validation_error', coin);
+  for (const coin of ['doge', 'ltc'])
+    t.is(await callError(client, 'create_invoice', { project_id: testnet.projectId, external_id: 'x', coin, amount_usd: 5 }), 'validation_error', coin);
   t.is(await callError(client, 'no_such_tool', {}), 'validation_error');
   t.is(await callError(client, 'get_invoice', { project_id: testnet.projectId, invoice_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 'invoice_not_found');
-  t.is(await callError(client, 'sandbox_simulate_detect', { project_id: testnet.projectId, invoice_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 'sandbox_project_required');
+  t.is(
+    await callError(client, 'sandbox_simulate_detect', { project_id: testnet.projectId, invoice_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
+    'sandbox_project_required',
+  );
 
   // Another operator's project and a project-bound PAT's neighbour are both unreachable.
   const other = await gw.kernel.cradle.tenancyOperators.create('mcp-other', CLI_ACTOR);
@@ -193,12 +216,18 @@ test.serial('tool errors carry the spec error_code: bad arguments, unknown tools
   const bound = await gw.kernel.cradle.tenancyPats.create({ scopes: ['invoices:read', 'projects:read'], project: testnet.projectId }, CLI_ACTOR);
   const boundClient = await patClient(gw, bound.token);
   t.is(await callError(boundClient, 'list_invoices', { project_id: sandbox.projectId }), 'permission_denied');
-  t.deepEqual((await callOk(boundClient, 'list_projects', {})).data.map((p: { id: string }) => p.id), [testnet.projectId]);
+  t.deepEqual(
+    (await callOk(boundClient, 'list_projects', {})).data.map((p: { id: string }) => p.id),
+    [testnet.projectId],
+  );
 
   // A suspended operator subscription blocks writes on testnet projects (402), not reads.
   await gw.kernel.cradle.db('tenancy_operators').where({ id: operatorId }).update({ subscription_status: 'expired' });
   try {
-    t.is(await callError(client, 'create_invoice', { project_id: testnet.projectId, external_id: 'blocked', coin: 'eth', amount_usd: 5 }), 'subscription_expired');
+    t.is(
+      await callError(client, 'create_invoice', { project_id: testnet.projectId, external_id: 'blocked', coin: 'eth', amount_usd: 5 }),
+      'subscription_expired',
+    );
     t.truthy(await callOk(client, 'list_invoices', { project_id: testnet.projectId }));
   } finally {
     await gw.kernel.cradle.db('tenancy_operators').where({ id: operatorId }).update({ subscription_status: 'active' });
@@ -229,14 +258,23 @@ test.serial('no credential, an unknown or revoked token: 401 with the Bearer cha
 
 test.serial('a missing scope is 403 insufficient_scope with the challenge and the JSON-RPC error body of spec 7', async (t) => {
   const reader = await gw.kernel.cradle.tenancyPats.create({ scopes: ['invoices:read', 'projects:read'], operator: operatorId }, CLI_ACTOR);
-  const call = { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'create_invoice', arguments: { project_id: testnet.projectId, external_id: 'nope', coin: 'eth', amount_usd: 1 } } };
+  const call = {
+    jsonrpc: '2.0',
+    id: 'c1',
+    method: 'tools/call',
+    params: { name: 'create_invoice', arguments: { project_id: testnet.projectId, external_id: 'nope', coin: 'eth', amount_usd: 1 } },
+  };
   const refused = await rawCall(gw, call, reader.token);
   t.is(refused.status, 403);
   t.is(
     refused.headers.get('www-authenticate'),
     `Bearer error="insufficient_scope", scope="invoices:write", resource_metadata="${gw.url}/.well-known/oauth-protected-resource", error_description="The tool create_invoice needs the scope invoices:write."`,
   );
-  t.deepEqual(refused.body, { jsonrpc: '2.0', id: 'c1', error: { code: -32600, message: 'The tool create_invoice needs the scope invoices:write.', data: { error_code: 'insufficient_scope' } } });
+  t.deepEqual(refused.body, {
+    jsonrpc: '2.0',
+    id: 'c1',
+    error: { code: -32600, message: 'The tool create_invoice needs the scope invoices:write.', data: { error_code: 'insufficient_scope' } },
+  });
   t.is((await gw.kernel.cradle.db('invoices_invoices').where({ external_id: 'nope' })).length, 0);
 
   // The SDK client sees the refusal as an error; reads with the scope it has still work.

@@ -51,7 +51,11 @@ test('kernel-level refusals at the transport are JSON-RPC 2.0 errors with the HT
 test('with a path in plugins.oauth.mcpUrl the transport moves there, and its kernel-level refusals stay JSON-RPC errors', async (t) => {
   const moved = await startMcpKernel({ 'plugins.oauth.mcpUrl': 'https://agents.example.com/gateway' });
   t.teardown(() => moved.close());
-  const response = await fetch(`${moved.url}/gateway${TRANSPORT_PATH}`, { method: 'POST', headers: { 'content-type': 'text/plain', authorization: `Bearer ${token}` }, body: call });
+  const response = await fetch(`${moved.url}/gateway${TRANSPORT_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', authorization: `Bearer ${token}` },
+    body: call,
+  });
   t.is(response.status, 415);
   t.like(await response.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, data: { error_code: 'unsupported_media_type' } } });
 });

@@ -54,7 +54,12 @@ export const m0001OAuth: Migration = {
     await knex.schema.createTable('oauth_email_challenges', (t) => {
       t.string('id', 26).primary();
       t.string('session_id', 26).notNullable().references('id').inTable('oauth_sessions').onDelete('CASCADE');
-      t.string('user_id', 26).nullable().references('id').inTable('tenancy_users').onDelete('CASCADE').comment('null for an address that is not invited: the code can never succeed');
+      t.string('user_id', 26)
+        .nullable()
+        .references('id')
+        .inTable('tenancy_users')
+        .onDelete('CASCADE')
+        .comment('null for an address that is not invited: the code can never succeed');
       t.string('code_hash', 64).notNullable();
       t.integer('attempts').notNullable().defaultTo(0);
       t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
@@ -135,7 +140,17 @@ export const m0001OAuth: Migration = {
     });
   },
   async down(knex) {
-    for (const table of ['oauth_access_tokens', 'oauth_refresh_tokens', 'oauth_grants', 'oauth_codes', 'oauth_consents', 'oauth_email_challenges', 'oauth_authorization_requests', 'oauth_sessions', 'oauth_clients']) {
+    for (const table of [
+      'oauth_access_tokens',
+      'oauth_refresh_tokens',
+      'oauth_grants',
+      'oauth_codes',
+      'oauth_consents',
+      'oauth_email_challenges',
+      'oauth_authorization_requests',
+      'oauth_sessions',
+      'oauth_clients',
+    ]) {
       await knex.schema.dropTableIfExists(table);
     }
   },

@@ -27,7 +27,7 @@ export const oauthCommands: CliCommand[] = [
   defineCommand(['oauthTokens', 'tenancyOperators', 'tenancyUsers'], {
     noun: 'oauth apps',
     verb: 'revoke',
-    summary: "Revoke a connected app: every token of (user, client) and the consent, at once; the next authorization asks for consent again.",
+    summary: 'Revoke a connected app: every token of (user, client) and the consent, at once; the next authorization asks for consent again.',
     flags: {
       user: userFlag,
       operator: operatorFlag,

@@ -50,7 +50,10 @@ export const oauthPlugin = definePlugin({
       oauthMailer: service([], () => new CodeMailer({ smtpUrl: config.smtp.url, from: config.smtp.from, production: !isDevelopment(kernelConfig), logger }), {
         dispose: (mailer) => mailer.close(),
       }),
-      oauthSignIn: service(['db', 'rateLimiter', 'logger', 'oauthConfig', 'oauthMailer', 'tenancyUsers', 'tenancyOperators'], (deps) => new SignInService(deps)),
+      oauthSignIn: service(
+        ['db', 'rateLimiter', 'logger', 'oauthConfig', 'oauthMailer', 'tenancyUsers', 'tenancyOperators'],
+        (deps) => new SignInService(deps),
+      ),
       oauthAuthorizations: service(['db', 'audit', 'oauthConfig'], (deps) => new AuthorizationService(deps)),
       oauthTokens: service(['db', 'audit', 'secretBox', 'oauthConfig'], (deps) => new TokenService(deps)),
     };
@@ -77,7 +80,14 @@ export * from './contract.js';
 export { OAuthConfigSchema, type OAuthConfig } from './config.js';
 export { oauthErrors } from './errors.js';
 export { OAUTH_SCOPES, isOAuthScope, parseScope, type OAuthScope } from './scopes.js';
-export { TokenService, type VerifiedAccessToken, type RefusedAccessToken, type TokenResponse, type ConnectedApp, type AppRevocation } from './services/token-service.js';
+export {
+  TokenService,
+  type VerifiedAccessToken,
+  type RefusedAccessToken,
+  type TokenResponse,
+  type ConnectedApp,
+  type AppRevocation,
+} from './services/token-service.js';
 export { SignInService, type StartResult, type VerifyResult } from './services/sign-in-service.js';
 export { OAuthUrls, MCP_TRANSPORT_PATH, type OAuthAddresses } from './services/oauth-urls.js';
 export { redirectUriProblem, redirectUriMatches } from './services/redirect-uri.js';

@@ -20,13 +20,23 @@ export const oauthJobs = withDeps(['db', 'logger', 'oauthConfig'], (deps): JobDe
             update oauth_refresh_tokens set sealed_successor = null
              where sealed_successor is not null and consumed_at < now() - make_interval(secs => ${oauthConfig.refreshLeewaySeconds})
             returning 1) select count(*)::int as n from changed`);
-          const requests = await count(sql`with gone as (delete from oauth_authorization_requests where expires_at < now() - interval '1 day' returning 1) select count(*)::int as n from gone`);
-          const challenges = await count(sql`with gone as (delete from oauth_email_challenges where expires_at < now() - interval '1 day' returning 1) select count(*)::int as n from gone`);
-          const codes = await count(sql`with gone as (delete from oauth_codes where expires_at < now() - interval '1 day' and grant_id is null returning 1) select count(*)::int as n from gone`);
+          const requests = await count(
+            sql`with gone as (delete from oauth_authorization_requests where expires_at < now() - interval '1 day' returning 1) select count(*)::int as n from gone`,
+          );
+          const challenges = await count(
+            sql`with gone as (delete from oauth_email_challenges where expires_at < now() - interval '1 day' returning 1) select count(*)::int as n from gone`,
+          );
+          const codes = await count(
+            sql`with gone as (delete from oauth_codes where expires_at < now() - interval '1 day' and grant_id is null returning 1) select count(*)::int as n from gone`,
+          );
           const sessions = await count(sql`with gone as (delete from oauth_sessions where expires_at < now() returning 1) select count(*)::int as n from gone`);
-          const documentFailures = await count(sql`with gone as (delete from oauth_client_document_failures where retry_at < now() returning 1) select count(*)::int as n from gone`);
+          const documentFailures = await count(
+            sql`with gone as (delete from oauth_client_document_failures where retry_at < now() returning 1) select count(*)::int as n from gone`,
+          );
           // Wrong codes count for an hour (the per-address cap's rolling window).
-          const codeFailures = await count(sql`with gone as (delete from oauth_code_failures where failed_at < now() - interval '1 hour' returning 1) select count(*)::int as n from gone`);
+          const codeFailures = await count(
+            sql`with gone as (delete from oauth_code_failures where failed_at < now() - interval '1 hour' returning 1) select count(*)::int as n from gone`,
+          );
           return { wiped, requests, challenges, codes, sessions, documentFailures, codeFailures };
         });
         logger.debug(removed, 'oauth sweep');

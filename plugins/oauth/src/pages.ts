@@ -53,7 +53,11 @@ ${body}
 </main></body>
 </html>
 `;
-  return { status, headers: { ...PAGE_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(redirectUri), ...(setCookie ? { 'Set-Cookie': setCookie } : {}) }, body: html };
+  return {
+    status,
+    headers: { ...PAGE_HEADERS, 'Content-Security-Policy': contentSecurityPolicy(redirectUri), ...(setCookie ? { 'Set-Cookie': setCookie } : {}) },
+    body: html,
+  };
 }
 
 function alert(message: string | undefined): string {
@@ -103,7 +107,11 @@ ${alert(options.error)}
 }
 
 /** Step 2: the code. The same page whether or not the address is invited. */
-export function codePage(form: FormContext, challengeId: string, options: { error?: string; status?: number; operators?: readonly { id: string; name: string }[] } = {}): RouteResult {
+export function codePage(
+  form: FormContext,
+  challengeId: string,
+  options: { error?: string; status?: number; operators?: readonly { id: string; name: string }[] } = {},
+): RouteResult {
   return page(
     'Enter your code',
     `<h1>Enter your code</h1>
@@ -124,7 +132,12 @@ ${options.operators ? operatorChoice(options.operators) : ''}
 
 /** The operators a right code may sign in to, when the address is a user of several (issue 33 item 18). */
 function operatorChoice(operators: readonly { id: string; name: string }[]): string {
-  const choices = operators.map((o, i) => `<label class="choice"><input type="radio" name="operator" value="${escapeHtml(o.id)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(o.name)}</label>`).join('\n');
+  const choices = operators
+    .map(
+      (o, i) =>
+        `<label class="choice"><input type="radio" name="operator" value="${escapeHtml(o.id)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(o.name)}</label>`,
+    )
+    .join('\n');
   return `<fieldset><legend>Operator to sign in to</legend>\n${choices}\n</fieldset>`;
 }
 
@@ -156,5 +169,9 @@ ${items}
 
 /** An error that cannot go back to the client (no valid redirect URI yet, or an expired request). */
 export function errorPage(title: string, message: string, status = 400): RouteResult {
-  return page(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>\n<p class="note">Close this window and start again from the application.</p>`, status);
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>\n<p class="note">Close this window and start again from the application.</p>`,
+    status,
+  );
 }

@@ -22,14 +22,27 @@ test.after.always(async () => {
 const LOOPBACK = 'http://127.0.0.1:41234/callback';
 
 async function register(redirect: string): Promise<string> {
-  const res = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'abuse', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }) });
+  const res = await fetch(`${gw.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'abuse', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
+  });
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
 function authorizeUrl(clientId: string, redirect: string, extra: Record<string, string> = {}): URL {
   const verifier = randomBytes(48).toString('base64url');
   const url = new URL(`${gw.url}/oauth/authorize`);
-  url.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirect, state: 'st', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', resource, ...extra }).toString();
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirect,
+    state: 'st',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource,
+    ...extra,
+  }).toString();
   return url;
 }
 
@@ -46,7 +59,7 @@ async function awayFromTheHour(): Promise<void> {
   while (Math.floor(Date.now() / 1000) % 3600 > 3580) await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
-test('a stranger asking for someone\'s sign-in codes is limited per requester, and cannot lock the person out (issue 24)', async (t) => {
+test("a stranger asking for someone's sign-in codes is limited per requester, and cannot lock the person out (issue 24)", async (t) => {
   await awayFromTheHour();
   const clientId = await register(LOOPBACK);
   const victim = await inviteUser(gw, 'victim');
@@ -58,8 +71,11 @@ test('a stranger asking for someone\'s sign-in codes is limited per requester, a
   // More tries from the stranger stay refused and do not count against the address as a whole.
   for (let i = 0; i < 3; i++) t.is((await requestCode(clientId, victim.email, '203.0.113.66')).status, 429);
   const { db } = gw.kernel.cradle;
-  const addressWide = await db('kernel_rate_limit_counters').where('key', 'like', 'oauth.sign-in:email:%').whereRaw(`key = 'oauth.sign-in:email:' || encode(sha256(?::bytea), 'hex')`, [victim.email.toLowerCase()]).first();
-  t.is(Number(addressWide.count), 5, 'only the stranger\'s allowed requests count against the address');
+  const addressWide = await db('kernel_rate_limit_counters')
+    .where('key', 'like', 'oauth.sign-in:email:%')
+    .whereRaw(`key = 'oauth.sign-in:email:' || encode(sha256(?::bytea), 'hex')`, [victim.email.toLowerCase()])
+    .first();
+  t.is(Number(addressWide.count), 5, "only the stranger's allowed requests count against the address");
   // The victim, from their own address, still gets a code and signs in (with the newest mail).
   for (let i = 0; i < 5; i++) await sink.nextCode(victim.email);
   const before = sink.count(victim.email);
@@ -76,7 +92,8 @@ test('one requester is limited across addresses too (sendsPerHourPerIp), and the
   t.is((await requestCode(clientId, 'nobody-20@example.test', '203.0.113.77')).status, 429);
   // 30 codes per address and hour over all requesters: six requesters with five each use it up.
   const target = await inviteUser(gw, 'capped');
-  for (let r = 0; r < 6; r++) for (let i = 0; i < 5; i++) t.is((await requestCode(clientId, target.email, `192.0.2.${r + 10}`)).status, 200, `requester ${r}, code ${i + 1}`);
+  for (let r = 0; r < 6; r++)
+    for (let i = 0; i < 5; i++) t.is((await requestCode(clientId, target.email, `192.0.2.${r + 10}`)).status, 200, `requester ${r}, code ${i + 1}`);
   t.is((await requestCode(clientId, target.email, '192.0.2.99')).status, 429, 'the address-wide cap');
 });
 
@@ -101,7 +118,7 @@ test('errors of a dynamically registered client go to its redirect URI only when
 
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
-test('every error of the token, revocation and registration endpoints is RFC 6749 JSON with its status codes, including the kernel\'s own (issue 24)', async (t) => {
+test("every error of the token, revocation and registration endpoints is RFC 6749 JSON with its status codes, including the kernel's own (issue 24)", async (t) => {
   const cases: [string, string, RequestInit, number, string][] = [
     ['415', '/oauth/token', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=x' }, 400, 'invalid_request'],
     ['413', '/oauth/token', { method: 'POST', headers: form, body: `grant_type=${'a'.repeat(5000)}` }, 400, 'invalid_request'],
@@ -111,8 +128,20 @@ test('every error of the token, revocation and registration endpoints is RFC 674
     ['415', '/oauth/revoke', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'token=x' }, 400, 'invalid_request'],
     ['NUL', '/oauth/revoke', { method: 'POST', headers: form, body: 'token=a%00b' }, 400, 'invalid_request'],
     ['415', '/oauth/register', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }, 400, 'invalid_client_metadata'],
-    ['NUL', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'a\u0000b', redirect_uris: [LOOPBACK] }) }, 400, 'invalid_client_metadata'],
-    ['413', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'x'.repeat(5000) }) }, 400, 'invalid_client_metadata'],
+    [
+      'NUL',
+      '/oauth/register',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'a\u0000b', redirect_uris: [LOOPBACK] }) },
+      400,
+      'invalid_client_metadata',
+    ],
+    [
+      '413',
+      '/oauth/register',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'x'.repeat(5000) }) },
+      400,
+      'invalid_client_metadata',
+    ],
     ['404', '/oauth/nothing-here', { method: 'GET' }, 404, 'invalid_request'],
     ['405', '/oauth/register', { method: 'DELETE' }, 400, 'invalid_request'],
   ];

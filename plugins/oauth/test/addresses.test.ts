@@ -18,7 +18,11 @@ test('configured addresses: issuer, endpoints and the canonical resource come fr
   const as = (await (await fetch(`${gw.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
   t.is(as['issuer'], 'https://gw.example.test');
   t.is(as['token_endpoint'], 'https://gw.example.test/oauth/token');
-  for (const path of ['/mcp/.well-known/oauth-protected-resource', '/mcp/.well-known/oauth-protected-resource/api/mcp/transport', '/.well-known/oauth-protected-resource/mcp/api/mcp/transport']) {
+  for (const path of [
+    '/mcp/.well-known/oauth-protected-resource',
+    '/mcp/.well-known/oauth-protected-resource/api/mcp/transport',
+    '/.well-known/oauth-protected-resource/mcp/api/mcp/transport',
+  ]) {
     const res = await fetch(`${gw.url}${path}`);
     t.is(res.status, 200, path);
     const body = (await res.json()) as Record<string, unknown>;
@@ -31,10 +35,22 @@ test('configured addresses: issuer, endpoints and the canonical resource come fr
 });
 
 test('with an https base URL the session cookie is Secure, and the resource must be the configured one', async (t) => {
-  const reg = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:5000/cb'], token_endpoint_auth_method: 'none' }) });
+  const reg = await fetch(`${gw.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:5000/cb'], token_endpoint_auth_method: 'none' }),
+  });
   const { client_id } = (await reg.json()) as { client_id: string };
-  const params = { response_type: 'code', client_id, redirect_uri: 'http://127.0.0.1:5000/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
-  const ok = await fetch(`${gw.url}/oauth/authorize?${new URLSearchParams({ ...params, resource: 'https://mcp.example.test/mcp/api/mcp/transport' })}`, { redirect: 'manual' });
+  const params = {
+    response_type: 'code',
+    client_id,
+    redirect_uri: 'http://127.0.0.1:5000/cb',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  };
+  const ok = await fetch(`${gw.url}/oauth/authorize?${new URLSearchParams({ ...params, resource: 'https://mcp.example.test/mcp/api/mcp/transport' })}`, {
+    redirect: 'manual',
+  });
   t.is(ok.status, 200);
   t.regex(ok.headers.get('set-cookie') ?? '', /; HttpOnly; SameSite=Lax; Secure$/);
   const wrong = await fetch(`${gw.url}/oauth/authorize?${new URLSearchParams({ ...params, resource: `${gw.url}/api/mcp/transport` })}`, { redirect: 'manual' });

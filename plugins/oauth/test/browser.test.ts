@@ -29,7 +29,12 @@ async function setUp(label: string) {
   const res = await fetch(`${gw.url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: `Browser ${label}`, redirect_uris: [callback.url], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_name: `Browser ${label}`,
+      redirect_uris: [callback.url],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    }),
   });
   const { client_id: clientId } = (await res.json()) as { client_id: string };
   const user = await inviteUser(gw, label);
@@ -77,7 +82,10 @@ test('sign in with the e-mailed code, see the scopes on the consent page, approv
   t.notRegex(consent, /projects:read/);
   t.regex(consent, new RegExp(flow.user.email.replace(/[.+]/g, '\\$&')));
   const cookies = await context.cookies(`${gw.url}/oauth/authorize`);
-  t.like(cookies.find((c) => c.name === 'gw_oauth_session'), { httpOnly: true, sameSite: 'Lax', path: '/oauth', secure: false });
+  t.like(
+    cookies.find((c) => c.name === 'gw_oauth_session'),
+    { httpOnly: true, sameSite: 'Lax', path: '/oauth', secure: false },
+  );
   await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.getByRole('button', { name: 'Allow' }).click()]);
   const landed = new URL(page.url());
   t.is(landed.searchParams.get('state'), flow.state);
@@ -88,7 +96,14 @@ test('sign in with the e-mailed code, see the scopes on the consent page, approv
   const token = await fetch(`${gw.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: landed.searchParams.get('code')!, redirect_uri: callback.url, client_id: flow.clientId, code_verifier: flow.verifier, resource: `${gw.url}/api/mcp/transport` }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: landed.searchParams.get('code')!,
+      redirect_uri: callback.url,
+      client_id: flow.clientId,
+      code_verifier: flow.verifier,
+      resource: `${gw.url}/api/mcp/transport`,
+    }),
   });
   t.is(token.status, 200);
   t.like(await token.json(), { scope: 'invoices:read webhooks:read', token_type: 'Bearer', expires_in: 3600 });

@@ -13,7 +13,11 @@ test.before(async () => {
   sink = await MailSink.start();
   docs = await DocumentServer.start();
   strict = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM });
-  lab = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM, 'plugins.oauth.clientDocuments.timeoutMs': 1000 });
+  lab = await startOAuthKernel(sink, {
+    'plugins.oauth.clientDocuments.allowPrivateAddresses': true,
+    'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM,
+    'plugins.oauth.clientDocuments.timeoutMs': 1000,
+  });
 });
 test.after.always(async () => {
   await strict?.close();
@@ -23,11 +27,28 @@ test.after.always(async () => {
 });
 
 const REDIRECT = 'http://127.0.0.1:9999/cb';
-const doc = (clientId: string, extra: Record<string, unknown> = {}) => JSON.stringify({ client_id: clientId, client_name: 'Doc', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...extra });
+const doc = (clientId: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    client_id: clientId,
+    client_name: 'Doc',
+    redirect_uris: [REDIRECT],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    ...extra,
+  });
 
 async function authorizePage(gw: TestKernel, clientId: string): Promise<{ status: number; text: string; location: string | null; retryAfter: string | null }> {
   const url = new URL(`${gw.url}/oauth/authorize`);
-  url.search = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, state: 'st', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', resource: `${gw.url}/api/mcp/transport` }).toString();
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    state: 'st',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    resource: `${gw.url}/api/mcp/transport`,
+  }).toString();
   const res = await fetch(url, { redirect: 'manual' });
   return { status: res.status, text: await res.text(), location: res.headers.get('location'), retryAfter: res.headers.get('retry-after') };
 }
@@ -65,13 +86,25 @@ test('metadata documents at loopback, link-local and private addresses are refus
 test('oversized, redirecting, mismatched, non-JSON and secret-using documents are refused with one generic page that reflects no detail of the fetch (issue 26 finding 8)', async (t) => {
   const cases: [string, (origin: string) => { status?: number; headers?: Record<string, string>; body: string }, RegExp][] = [
     ['/bad/big.json', (o) => ({ body: doc(`${o}/bad/big.json`, { client_name: 'x'.repeat(6000) }) }), /larger than 5120 bytes/],
-    ['/bad/big-chunked.json', (o) => ({ headers: { 'transfer-encoding': 'chunked' }, body: doc(`${o}/bad/big-chunked.json`, { padding: 'y'.repeat(20_000) }) }), /larger than 5120 bytes/],
+    [
+      '/bad/big-chunked.json',
+      (o) => ({ headers: { 'transfer-encoding': 'chunked' }, body: doc(`${o}/bad/big-chunked.json`, { padding: 'y'.repeat(20_000) }) }),
+      /larger than 5120 bytes/,
+    ],
     ['/bad/redirect.json', (o) => ({ status: 302, headers: { location: `${o}/clients/elsewhere.json` }, body: '' }), /redirects are not followed/],
     ['/bad/other-id.json', (o) => ({ body: doc(`${o}/clients/someone-else.json`) }), /another client_id/],
     ['/bad/html.json', () => ({ headers: { 'content-type': 'text/html' }, body: '<html></html>' }), /not application\/json/],
     ['/bad/not-json.json', () => ({ body: '{"client_id":' }), /not valid JSON/],
-    ['/bad/secret.json', (o) => ({ body: doc(`${o}/bad/secret.json`, { token_endpoint_auth_method: 'client_secret_post' }) }), /token_endpoint_auth_method must be none/],
-    ['/bad/http-redirect-uri.json', (o) => ({ body: doc(`${o}/bad/http-redirect-uri.json`, { redirect_uris: ['http://evil.example/cb'] }) }), /plain http is allowed only on loopback/],
+    [
+      '/bad/secret.json',
+      (o) => ({ body: doc(`${o}/bad/secret.json`, { token_endpoint_auth_method: 'client_secret_post' }) }),
+      /token_endpoint_auth_method must be none/,
+    ],
+    [
+      '/bad/http-redirect-uri.json',
+      (o) => ({ body: doc(`${o}/bad/http-redirect-uri.json`, { redirect_uris: ['http://evil.example/cb'] }) }),
+      /plain http is allowed only on loopback/,
+    ],
     ['/bad/missing.json', () => ({ status: 404, body: '{}' }), /HTTP 404/],
     ['/bad/control.json', (o) => ({ body: doc(`${o}/bad/control.json`, { redirect_uris: ['https://app.example/c\u0000b'] }) }), /control characters/],
     ['/bad/array.json', () => ({ body: '[]' }), /not a JSON object/],
@@ -97,7 +130,14 @@ test('a document server that never answers is cut off by the fetch timeout', asy
 });
 
 test('client_id URLs must be https with a path, without fragment, credentials or dot segments', async (t) => {
-  for (const clientId of ['http://example.com/client.json', 'https://example.com/', 'https://example.com', 'https://u:p@example.com/c.json', 'https://example.com/a/../c.json', 'https://EXAMPLE.com/c.json']) {
+  for (const clientId of [
+    'http://example.com/client.json',
+    'https://example.com/',
+    'https://example.com',
+    'https://u:p@example.com/c.json',
+    'https://example.com/a/../c.json',
+    'https://EXAMPLE.com/c.json',
+  ]) {
     const page = await authorizePage(strict, clientId);
     t.is(page.status, 400, clientId);
     t.regex(page.text, /Unknown application/, clientId);
@@ -110,7 +150,10 @@ test('a cached document is used until it expires, then fetched again', async (t)
   t.is((await authorizePage(lab, clientId)).status, 200);
   name = 'Second';
   t.regex((await authorizePage(lab, clientId)).text, /First/);
-  await lab.kernel.cradle.db('oauth_clients').where({ client_id: clientId }).update({ document_expires_at: lab.kernel.cradle.db.raw(`now() - interval '1 second'`) });
+  await lab.kernel.cradle
+    .db('oauth_clients')
+    .where({ client_id: clientId })
+    .update({ document_expires_at: lab.kernel.cradle.db.raw(`now() - interval '1 second'`) });
   t.regex((await authorizePage(lab, clientId)).text, /Second/);
   t.is(docs.requests.filter((r) => r === '/clients/ttl.json').length, 2);
 });
@@ -149,16 +192,24 @@ test('a refused document is remembered in PostgreSQL for failureTtlSeconds: no n
   const again = await authorizePage(lab, clientId);
   t.is(again.status, 400);
   t.regex(again.text, /could not be fetched or is not valid/);
-  const other = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM }, { database: lab.database });
+  const other = await startOAuthKernel(
+    sink,
+    { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM },
+    { database: lab.database },
+  );
   t.teardown(() => other.close());
   t.is((await authorizePage(other, clientId)).status, 400);
   t.is(fetches(), 1, 'no fetch while the failure is cached');
   const { db } = lab.kernel.cradle;
-  const row = await db('oauth_client_document_failures').where({ client_id: clientId }).first(db.raw('extract(epoch from retry_at - failed_at)::int as ttl'), 'reason');
+  const row = await db('oauth_client_document_failures')
+    .where({ client_id: clientId })
+    .first(db.raw('extract(epoch from retry_at - failed_at)::int as ttl'), 'reason');
   t.is(row.ttl, 60, 'failureTtlSeconds (default 60), on the database clock');
   t.regex(row.reason, /HTTP 500/, 'the reason is kept for the operator');
   // Once the failure expires (moved in the database), the document is fetched again and the row goes.
-  await db('oauth_client_document_failures').where({ client_id: clientId }).update({ retry_at: db.raw(`now() - interval '1 second'`) });
+  await db('oauth_client_document_failures')
+    .where({ client_id: clientId })
+    .update({ retry_at: db.raw(`now() - interval '1 second'`) });
   t.is((await authorizePage(lab, clientId)).status, 200);
   t.is(fetches(), 2);
   t.is((await db('oauth_client_document_failures').where({ client_id: clientId })).length, 0);
@@ -177,7 +228,9 @@ test('document fetches are throttled per source host in PostgreSQL; a throttled 
   t.is((await authorizePage(throttled, known)).status, 200, 'fetch 1 of 3');
   // Expired, so the next authorization wants a fetch.
   const { db } = throttled.kernel.cradle;
-  await db('oauth_clients').where({ client_id: known }).update({ document_expires_at: db.raw(`now() - interval '1 second'`) });
+  await db('oauth_clients')
+    .where({ client_id: known })
+    .update({ document_expires_at: db.raw(`now() - interval '1 second'`) });
   const paths = ['/throttle/a.json', '/throttle/b.json', '/throttle/c.json', '/throttle/d.json'];
   const ids = paths.map((p) => docs.serve(p, (o) => ({ body: doc(`${o}${p}`) })));
   const statuses = [];
@@ -205,17 +258,29 @@ test('Cache-Control max-age of a document decides how long it is used, within mi
   for (const [path, header, ttl] of cases) {
     const clientId = docs.serve(path, (o) => ({ body: doc(`${o}${path}`), ...(header ? { headers: { 'cache-control': header } } : {}) }));
     t.is((await authorizePage(lab, clientId)).status, 200, path);
-    const row = await db('oauth_clients').where({ client_id: clientId }).first(db.raw('extract(epoch from document_expires_at - document_fetched_at)::int as ttl'));
+    const row = await db('oauth_clients')
+      .where({ client_id: clientId })
+      .first(db.raw('extract(epoch from document_expires_at - document_fetched_at)::int as ttl'));
     t.is(row.ttl, ttl, `${path} (${header ?? 'no header'})`);
   }
 });
 
-test('errors of a document client go back only to a redirect URI on the document\'s own origin; others get the page (issue 24)', async (t) => {
-  const foreign = docs.serve('/redirects/foreign.json', (o) => ({ body: doc(`${o}/redirects/foreign.json`, { redirect_uris: ['https://elsewhere.example/cb'] }) }));
+test("errors of a document client go back only to a redirect URI on the document's own origin; others get the page (issue 24)", async (t) => {
+  const foreign = docs.serve('/redirects/foreign.json', (o) => ({
+    body: doc(`${o}/redirects/foreign.json`, { redirect_uris: ['https://elsewhere.example/cb'] }),
+  }));
   const own = docs.serve('/redirects/own.json', (o) => ({ body: doc(`${o}/redirects/own.json`, { redirect_uris: [`${o}/cb`] }) }));
   const bad = (clientId: string, redirectUri: string) => {
     const url = new URL(`${lab.url}/oauth/authorize`);
-    url.search = new URLSearchParams({ response_type: 'token', client_id: clientId, redirect_uri: redirectUri, state: 'st', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', resource: `${lab.url}/api/mcp/transport` }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'token',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      state: 'st',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      resource: `${lab.url}/api/mcp/transport`,
+    }).toString();
     return fetch(url, { redirect: 'manual' });
   };
   const toForeign = await bad(foreign, 'https://elsewhere.example/cb');

@@ -17,7 +17,11 @@ test.before(async () => {
   sink = await MailSink.start();
   docs = await DocumentServer.start();
   // The longest leeway, so a slow machine never turns a concurrent refresh into a replay.
-  gw = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM, 'plugins.oauth.refreshLeewaySeconds': LEEWAY });
+  gw = await startOAuthKernel(sink, {
+    'plugins.oauth.clientDocuments.allowPrivateAddresses': true,
+    'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM,
+    'plugins.oauth.refreshLeewaySeconds': LEEWAY,
+  });
   resource = `${gw.url}/api/mcp/transport`;
   // Discovery the way an MCP client does it: protected-resource metadata first, then the issuer's.
   const rs = await oauth.processResourceDiscoveryResponse(new URL(resource), await oauth.resourceDiscoveryRequest(new URL(resource), insecure));
@@ -42,12 +46,22 @@ async function registerDynamic(kind: 'public' | 'confidential', grantTypes = ['a
   const redirectUri = 'http://127.0.0.1:53682/callback';
   const response = await oauth.dynamicClientRegistrationRequest(
     as,
-    { client_name: `test ${kind}`, redirect_uris: [redirectUri], grant_types: grantTypes, response_types: ['code'], token_endpoint_auth_method: kind === 'public' ? 'none' : 'client_secret_post' },
+    {
+      client_name: `test ${kind}`,
+      redirect_uris: [redirectUri],
+      grant_types: grantTypes,
+      response_types: ['code'],
+      token_endpoint_auth_method: kind === 'public' ? 'none' : 'client_secret_post',
+    },
     insecure,
   );
   const registered = await oauth.processDynamicClientRegistrationResponse(response);
   if (kind === 'public') return { client: { client_id: registered.client_id, token_endpoint_auth_method: 'none' }, auth: oauth.None(), redirectUri };
-  return { client: { client_id: registered.client_id, token_endpoint_auth_method: 'client_secret_post' }, auth: oauth.ClientSecretPost(String(registered['client_secret'])), redirectUri };
+  return {
+    client: { client_id: registered.client_id, token_endpoint_auth_method: 'client_secret_post' },
+    auth: oauth.ClientSecretPost(String(registered['client_secret'])),
+    redirectUri,
+  };
 }
 
 async function authorize(reg: Registered, email: string, web = new WebClient()): Promise<oauth.TokenEndpointResponse> {
@@ -66,12 +80,19 @@ async function authorize(reg: Registered, email: string, web = new WebClient()):
   }).toString();
   const back = await authorizeInBrowser(web, gw.url, url, email, sink);
   const params = oauth.validateAuthResponse(as, reg.client, back, state);
-  const response = await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, reg.redirectUri, verifier, { additionalParameters: { resource }, ...insecure });
+  const response = await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, reg.redirectUri, verifier, {
+    additionalParameters: { resource },
+    ...insecure,
+  });
   return oauth.processAuthorizationCodeResponse(as, reg.client, response);
 }
 
 const refresh = async (reg: Registered, token: string) =>
-  oauth.processRefreshTokenResponse(as, reg.client, await oauth.refreshTokenGrantRequest(as, reg.client, reg.auth, token, { additionalParameters: { resource }, ...insecure }));
+  oauth.processRefreshTokenResponse(
+    as,
+    reg.client,
+    await oauth.refreshTokenGrantRequest(as, reg.client, reg.auth, token, { additionalParameters: { resource }, ...insecure }),
+  );
 
 async function refreshError(reg: Registered, token: string): Promise<string> {
   try {
@@ -84,7 +105,9 @@ async function refreshError(reg: Registered, token: string): Promise<string> {
 }
 
 const revoke = async (reg: Registered, token: string, hint: string) =>
-  oauth.processRevocationResponse(await oauth.revocationRequest(as, reg.client, reg.auth, token, { additionalParameters: { token_type_hint: hint }, ...insecure }));
+  oauth.processRevocationResponse(
+    await oauth.revocationRequest(as, reg.client, reg.auth, token, { additionalParameters: { token_type_hint: hint }, ...insecure }),
+  );
 
 const verify = (token: string) => gw.kernel.cradle.oauthTokens.verifyAccessToken(token);
 
@@ -107,7 +130,15 @@ test('discovery: both metadata documents, the issuer equals authorization_server
     t.is(res.status, 200, path);
     t.is(res.headers.get('access-control-allow-origin'), '*');
     const body = (await res.json()) as Record<string, unknown>;
-    t.deepEqual(Object.keys(body).sort(), ['authorization_servers', 'bearer_methods_supported', 'resource', 'resource_documentation', 'resource_name', 'resource_signing_alg_values_supported', 'scopes_supported']);
+    t.deepEqual(Object.keys(body).sort(), [
+      'authorization_servers',
+      'bearer_methods_supported',
+      'resource',
+      'resource_documentation',
+      'resource_name',
+      'resource_signing_alg_values_supported',
+      'scopes_supported',
+    ]);
     t.is(body['resource'], resource);
     t.deepEqual(body['authorization_servers'], [as.issuer]);
     t.deepEqual(body['bearer_methods_supported'], ['header']);
@@ -121,19 +152,37 @@ test('discovery: both metadata documents, the issuer equals authorization_server
 });
 
 test('CORS: metadata, register, token and revoke answer preflights and carry Access-Control-Allow-Origin', async (t) => {
-  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp/transport', '/oauth/register', '/oauth/token', '/oauth/revoke']) {
-    const pre = await fetch(`${gw.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  for (const path of [
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-protected-resource/api/mcp/transport',
+    '/oauth/register',
+    '/oauth/token',
+    '/oauth/revoke',
+  ]) {
+    const pre = await fetch(`${gw.url}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
     t.is(pre.status, 204, path);
     t.is(pre.headers.get('access-control-allow-origin'), '*', path);
     t.regex(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
     t.regex(pre.headers.get('access-control-allow-headers') ?? '', /Content-Type/i);
   }
-  const token = await fetch(`${gw.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://app.example' }, body: 'grant_type=password' });
+  const token = await fetch(`${gw.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://app.example' },
+    body: 'grant_type=password',
+  });
   t.is(token.status, 400);
   t.is(token.headers.get('access-control-allow-origin'), '*');
   t.is(token.headers.get('cache-control'), 'no-store');
   t.like(await token.json(), { error: 'unsupported_grant_type' });
-  const revoked = await fetch(`${gw.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=nothing' });
+  const revoked = await fetch(`${gw.url}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'token=nothing',
+  });
   t.is(revoked.status, 200);
   t.is(revoked.headers.get('access-control-allow-origin'), '*');
   t.is(await revoked.text(), '');
@@ -198,7 +247,14 @@ test('a client registered for authorization_code alone gets an access token and 
 test('a client metadata document client (HTTPS client_id URL) completes the flow; the document is cached', async (t) => {
   const redirectUri = 'http://localhost:8976/cb';
   const clientId = docs.serve('/clients/good.json', (origin) => ({
-    body: JSON.stringify({ client_id: `${origin}/clients/good.json`, client_name: 'Doc Client', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({
+      client_id: `${origin}/clients/good.json`,
+      client_name: 'Doc Client',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }),
   }));
   const reg: Registered = { client: { client_id: clientId, token_endpoint_auth_method: 'none' }, auth: oauth.None(), redirectUri };
   const user = await inviteUser(gw, 'cimd');
@@ -224,7 +280,14 @@ test('concurrent refreshes within the leeway get the same successor pair; the li
   // The successor is usable, and the lineage goes on.
   const d = await refresh(reg, a.refresh_token!);
   t.like(await verify(d.access_token), { ok: true });
-  t.is((await gw.kernel.cradle.db('kernel_audit_log').where({ action: 'oauth.refresh.replay_detected', target: `oauth_grant:${(await verify(d.access_token) as { grantId: string }).grantId}` })).length, 0);
+  t.is(
+    (
+      await gw.kernel.cradle
+        .db('kernel_audit_log')
+        .where({ action: 'oauth.refresh.replay_detected', target: `oauth_grant:${((await verify(d.access_token)) as { grantId: string }).grantId}` })
+    ).length,
+    0,
+  );
 });
 
 test('replay after the leeway revokes the whole lineage synchronously and writes oauth.refresh.replay_detected', async (t) => {
@@ -234,7 +297,11 @@ test('replay after the leeway revokes the whole lineage synchronously and writes
   const next = await refresh(reg, tokens.refresh_token!);
   const grant = (await verify(next.access_token)) as { grantId: string };
   // The rotation happened just outside the leeway: moved in the database, no waiting.
-  await gw.kernel.cradle.db('oauth_refresh_tokens').where({ grant_id: grant.grantId }).whereNotNull('consumed_at').update({ consumed_at: gw.kernel.cradle.db.raw(`now() - make_interval(secs => ?)`, [LEEWAY + 1]) });
+  await gw.kernel.cradle
+    .db('oauth_refresh_tokens')
+    .where({ grant_id: grant.grantId })
+    .whereNotNull('consumed_at')
+    .update({ consumed_at: gw.kernel.cradle.db.raw(`now() - make_interval(secs => ?)`, [LEEWAY + 1]) });
   t.is(await refreshError(reg, tokens.refresh_token!), 'invalid_grant');
   // Synchronous: by the time the error is answered, every token of the lineage is dead.
   t.like(await verify(next.access_token), { ok: false, reason: 'lineage_revoked' });
@@ -253,7 +320,15 @@ test('an older ancestor presented within the leeway is a replay (its successor w
   const third = await refresh(reg, second.refresh_token!);
   t.is(await refreshError(reg, first.refresh_token!), 'invalid_grant');
   t.like(await verify(third.access_token), { ok: false, reason: 'lineage_revoked' });
-  t.is((await gw.kernel.cradle.db('kernel_audit_log').where({ action: 'oauth.refresh.replay_detected' }).whereRaw(`details->>'client_id' = ?`, [reg.client.client_id])).length, 1);
+  t.is(
+    (
+      await gw.kernel.cradle
+        .db('kernel_audit_log')
+        .where({ action: 'oauth.refresh.replay_detected' })
+        .whereRaw(`details->>'client_id' = ?`, [reg.client.client_id])
+    ).length,
+    1,
+  );
 });
 
 test('the leeway is per client: another client presenting the token gets invalid_grant and revokes nothing', async (t) => {
@@ -292,7 +367,15 @@ test('connected apps: the CLI lists and revokes every token and the consent; the
 
   // The session is still signed in, but the consent is gone: the consent screen is rendered.
   const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({ response_type: 'code', client_id: reg.client.client_id, redirect_uri: reg.redirectUri, state: 's', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256', resource }).toString();
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: reg.client.client_id,
+    redirect_uri: reg.redirectUri,
+    state: 's',
+    code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    code_challenge_method: 'S256',
+    resource,
+  }).toString();
   const page = await web.get(url);
   t.is(page.status, 200);
   t.regex(page.text, /Allow access\?/);
@@ -315,11 +398,23 @@ test('a code issued before the connected app was revoked cannot be exchanged aft
   // A second authorization (auto-approved) leaves an unexchanged code; then the app is revoked.
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({ response_type: 'code', client_id: reg.client.client_id, redirect_uri: reg.redirectUri, scope: ALL_SCOPES, state: 'open', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', resource }).toString();
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: reg.client.client_id,
+    redirect_uri: reg.redirectUri,
+    scope: ALL_SCOPES,
+    state: 'open',
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    resource,
+  }).toString();
   const back = await authorizeInBrowser(new WebClient(), gw.url, url, user.email, sink);
   const params = oauth.validateAuthResponse(as, reg.client, back, 'open');
   t.truthy(await gw.kernel.cradle.oauthTokens.revokeApp(user.id, reg.client.client_id, { actor: 'operator-cli', channel: 'cli' }));
-  const response = await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, reg.redirectUri, verifier, { additionalParameters: { resource }, ...insecure });
+  const response = await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, reg.redirectUri, verifier, {
+    additionalParameters: { resource },
+    ...insecure,
+  });
   const error = await t.throwsAsync(oauth.processAuthorizationCodeResponse(as, reg.client, response));
   t.is((error as oauth.ResponseBodyError).error, 'invalid_grant');
   t.is((await gw.kernel.cradle.db('oauth_grants').where({ user_id: user.id, client_id: reg.client.client_id }).whereNull('revoked_at')).length, 0);

@@ -17,7 +17,10 @@ export const ALL_SCOPES = 'projects:read invoices:read transactions:read webhook
 export class MailSink {
   readonly messages: { to: string[]; raw: string }[] = [];
   private readonly taken = new Map<string, number>();
-  private constructor(private readonly server: SMTPServer, readonly url: string) {}
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<MailSink> {
     let sink: MailSink | undefined;
@@ -112,7 +115,11 @@ export class WebClient {
 
   private async send(url: string | URL, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<WebResponse> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, ...(cookie ? { cookie } : {}), ...(this.forwardedFor ? { 'x-forwarded-for': this.forwardedFor } : {}) } });
+    const res = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...init.headers, ...(cookie ? { cookie } : {}), ...(this.forwardedFor ? { 'x-forwarded-for': this.forwardedFor } : {}) },
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');
@@ -133,7 +140,14 @@ export function hiddenFields(html: string): Record<string, string> {
  * Drives the pages like a person: opens the authorize URL, signs in with the code from the mail
  * sink, and approves or denies on the consent page when one is shown. Returns the final redirect.
  */
-export async function authorizeInBrowser(web: WebClient, base: string, authorizeUrl: URL | string, email: string, sink: MailSink, decision: 'approve' | 'deny' = 'approve'): Promise<URL> {
+export async function authorizeInBrowser(
+  web: WebClient,
+  base: string,
+  authorizeUrl: URL | string,
+  email: string,
+  sink: MailSink,
+  decision: 'approve' | 'deny' = 'approve',
+): Promise<URL> {
   let page = await web.get(authorizeUrl);
   if (page.status === 302) return new URL(page.location!);
   if (!page.text.includes('action="/oauth/authorize/email"')) {
@@ -166,7 +180,11 @@ export interface DocumentReply {
 /** A local HTTPS server (self-signed localhost certificate) serving client metadata documents. */
 export class DocumentServer {
   readonly requests: string[] = [];
-  private constructor(private readonly server: HttpsServer, readonly origin: string, private readonly routes: Map<string, (origin: string) => DocumentReply>) {}
+  private constructor(
+    private readonly server: HttpsServer,
+    readonly origin: string,
+    private readonly routes: Map<string, (origin: string) => DocumentReply>,
+  ) {}
 
   static async start(): Promise<DocumentServer> {
     const routes = new Map<string, (origin: string) => DocumentReply>();
@@ -205,7 +223,10 @@ export class DocumentServer {
 /** A loopback redirect target that records the query of every request (for the browser test). */
 export class Callback {
   readonly hits: URL[] = [];
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<Callback> {
     let self: Callback | undefined;

@@ -26,7 +26,12 @@ async function registerClient(options: { confidential?: boolean; redirect?: stri
   const res = await fetch(`${gw.url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'hostile', redirect_uris: [options.redirect ?? REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: options.confidential ? 'client_secret_post' : 'none' }),
+    body: JSON.stringify({
+      client_name: 'hostile',
+      redirect_uris: [options.redirect ?? REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: options.confidential ? 'client_secret_post' : 'none',
+    }),
   });
   const body = (await res.json()) as { client_id: string; client_secret?: string };
   return body.client_secret ? { clientId: body.client_id, secret: body.client_secret } : { clientId: body.client_id };
@@ -39,16 +44,34 @@ function authorizeUrl(params: Record<string, string | undefined>): URL {
 }
 
 function baseParams(clientId: string, challenge: string, extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, state: 'st-1', code_challenge: challenge, code_challenge_method: 'S256', resource, ...extra };
+  return {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    state: 'st-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource,
+    ...extra,
+  };
 }
 
 /** A fresh code for a new user and client, through the pages. */
 async function freshCode(options: { confidential?: boolean; scope?: string; redirect?: string; registered?: string } = {}) {
-  const client = await registerClient({ ...(options.confidential ? { confidential: true } : {}), ...(options.registered ? { redirect: options.registered } : {}) });
+  const client = await registerClient({
+    ...(options.confidential ? { confidential: true } : {}),
+    ...(options.registered ? { redirect: options.registered } : {}),
+  });
   const user = await inviteUser(gw, 'hostile');
   const pkce = verifierPair();
   const redirect = options.redirect ?? REDIRECT;
-  const back = await authorizeInBrowser(new WebClient(), gw.url, authorizeUrl(baseParams(client.clientId, pkce.challenge, { redirect_uri: redirect, scope: options.scope })), user.email, sink);
+  const back = await authorizeInBrowser(
+    new WebClient(),
+    gw.url,
+    authorizeUrl(baseParams(client.clientId, pkce.challenge, { redirect_uri: redirect, scope: options.scope })),
+    user.email,
+    sink,
+  );
   const code = back.searchParams.get('code');
   if (!code) throw new Error(`no code: ${back.href}`);
   return { client, user, code, back, redirect, ...pkce };
@@ -61,9 +84,19 @@ async function token(form: Record<string, string | undefined>, headers: Record<s
 }
 
 const exchange = (c: Awaited<ReturnType<typeof freshCode>>, overrides: Record<string, string | undefined> = {}) =>
-  token({ grant_type: 'authorization_code', code: c.code, redirect_uri: c.redirect, client_id: c.client.clientId, client_secret: c.client.secret, code_verifier: c.verifier, resource, ...overrides });
+  token({
+    grant_type: 'authorization_code',
+    code: c.code,
+    redirect_uri: c.redirect,
+    client_id: c.client.clientId,
+    client_secret: c.client.secret,
+    code_verifier: c.verifier,
+    resource,
+    ...overrides,
+  });
 
-const liveTokens = async (clientId: string) => Number((await gw.kernel.cradle.db('oauth_access_tokens').where({ client_id: clientId }).whereNull('revoked_at').count({ n: '*' }))[0]!.n);
+const liveTokens = async (clientId: string) =>
+  Number((await gw.kernel.cradle.db('oauth_access_tokens').where({ client_id: clientId }).whereNull('revoked_at').count({ n: '*' }))[0]!.n);
 
 test('authorize errors before the redirect URI is known are pages, never redirects', async (t) => {
   const { clientId } = await registerClient();
@@ -189,7 +222,10 @@ test('sign-in codes: wrong entries are bounded, an expired code fails, codes are
   page = await web.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(start.text), email: user.email });
   const second = hiddenFields(page.text);
   const code2 = await sink.nextCode(user.email);
-  await gw.kernel.cradle.db('oauth_email_challenges').where({ id: second['challenge'] }).update({ expires_at: gw.kernel.cradle.db.raw(`now() - interval '1 second'`) });
+  await gw.kernel.cradle
+    .db('oauth_email_challenges')
+    .where({ id: second['challenge'] })
+    .update({ expires_at: gw.kernel.cradle.db.raw(`now() - interval '1 second'`) });
   page = await web.post(`${gw.url}/oauth/authorize/verify`, { ...second, code: code2 });
   t.regex(page.text, /expired/);
 });
@@ -232,7 +268,8 @@ test('code exchange: wrong verifier, mismatched redirect or resource all fail an
   ];
   for (const [overrides, status, error] of cases) {
     const c = await freshCode();
-    if (error === 'invalid_target') await gw.kernel.cradle.db('oauth_codes').where({ client_id: c.client.clientId }).update({ resource: 'https://old.example/api/mcp/transport' });
+    if (error === 'invalid_target')
+      await gw.kernel.cradle.db('oauth_codes').where({ client_id: c.client.clientId }).update({ resource: 'https://old.example/api/mcp/transport' });
     const res = await exchange(c, overrides);
     t.is(res.status, status, JSON.stringify(overrides));
     t.is(res.body['error'], error);
@@ -266,9 +303,17 @@ test('code exchange: malformed inputs are invalid_request or invalid_target and 
     t.is(res.status, 400, JSON.stringify(overrides));
     t.is(res.body['error'], error, JSON.stringify(overrides));
   }
-  const dup = await fetch(`${gw.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=authorization_code&code=${c.code}&code=${c.code}` });
+  const dup = await fetch(`${gw.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=authorization_code&code=${c.code}&code=${c.code}`,
+  });
   t.like(await dup.json(), { error: 'invalid_request' });
-  const asJson = await fetch(`${gw.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'authorization_code', code: c.code }) });
+  const asJson = await fetch(`${gw.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'authorization_code', code: c.code }),
+  });
   t.is(asJson.status, 400);
   t.like(await asJson.json(), { error: 'invalid_request' });
   const ok = await exchange(c);
@@ -278,7 +323,10 @@ test('code exchange: malformed inputs are invalid_request or invalid_target and 
 
 test('an expired code fails; a reused code fails and revokes the tokens issued from it', async (t) => {
   const expired = await freshCode();
-  await gw.kernel.cradle.db('oauth_codes').where({ client_id: expired.client.clientId }).update({ expires_at: gw.kernel.cradle.db.raw(`now() - interval '1 second'`) });
+  await gw.kernel.cradle
+    .db('oauth_codes')
+    .where({ client_id: expired.client.clientId })
+    .update({ expires_at: gw.kernel.cradle.db.raw(`now() - interval '1 second'`) });
   t.is((await exchange(expired)).body['error'], 'invalid_grant');
   t.is(await liveTokens(expired.client.clientId), 0);
 
@@ -292,7 +340,15 @@ test('an expired code fails; a reused code fails and revokes the tokens issued f
   t.like(await gw.kernel.cradle.oauthTokens.verifyAccessToken(first.body['access_token']), { ok: false, reason: 'lineage_revoked' });
   const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.body['refresh_token'], client_id: c.client.clientId, resource });
   t.is(refreshed.body['error'], 'invalid_grant');
-  t.is((await gw.kernel.cradle.db('kernel_audit_log').where({ action: 'oauth.code.reuse_detected' }).whereRaw(`actor = ?`, [`oauth_client:${c.client.clientId}`])).length, 1);
+  t.is(
+    (
+      await gw.kernel.cradle
+        .db('kernel_audit_log')
+        .where({ action: 'oauth.code.reuse_detected' })
+        .whereRaw(`actor = ?`, [`oauth_client:${c.client.clientId}`])
+    ).length,
+    1,
+  );
 });
 
 test('client authentication: unknown client, another client, wrong or missing secret, secrets on public clients, Basic auth', async (t) => {
@@ -305,11 +361,19 @@ test('client authentication: unknown client, another client, wrong or missing se
     [{ client_secret: undefined }, 401, 'invalid_client'],
     [{ client_id: other.clientId, client_secret: 'anything' }, 401, 'invalid_client'],
     [{ client_id: other.clientId, client_secret: undefined }, 400, 'invalid_grant'],
-    [{ client_secret: undefined }, 401, 'invalid_client', { authorization: `Basic ${Buffer.from(`${c.client.clientId}:${c.client.secret}`).toString('base64')}` }],
+    [
+      { client_secret: undefined },
+      401,
+      'invalid_client',
+      { authorization: `Basic ${Buffer.from(`${c.client.clientId}:${c.client.secret}`).toString('base64')}` },
+    ],
   ];
   for (const [overrides, status, error, headers] of cases) {
     const res = headers
-      ? await token({ grant_type: 'authorization_code', code: c.code, redirect_uri: c.redirect, client_id: c.client.clientId, code_verifier: c.verifier, resource }, headers)
+      ? await token(
+          { grant_type: 'authorization_code', code: c.code, redirect_uri: c.redirect, client_id: c.client.clientId, code_verifier: c.verifier, resource },
+          headers,
+        )
       : await exchange(c, overrides);
     t.is(res.status, status, JSON.stringify(overrides));
     t.is(res.body['error'], error, JSON.stringify(overrides));
@@ -323,7 +387,8 @@ test('refresh: resource must match, scopes may only narrow, expired refresh toke
   const c = await freshCode({ scope: 'invoices:read webhooks:read' });
   const issued = (await exchange(c)).body;
   t.is(issued['scope'], 'invoices:read webhooks:read');
-  const refresh = (extra: Record<string, string | undefined>) => token({ grant_type: 'refresh_token', refresh_token: issued['refresh_token'], client_id: c.client.clientId, resource, ...extra });
+  const refresh = (extra: Record<string, string | undefined>) =>
+    token({ grant_type: 'refresh_token', refresh_token: issued['refresh_token'], client_id: c.client.clientId, resource, ...extra });
   t.is((await refresh({ resource: undefined })).body['error'], 'invalid_target');
   t.is((await refresh({ resource: 'https://other.example/api/mcp/transport' })).body['error'], 'invalid_target');
   t.is((await refresh({ scope: 'invoices:read projects:read' })).body['error'], 'invalid_scope');
@@ -336,25 +401,40 @@ test('refresh: resource must match, scopes may only narrow, expired refresh toke
   t.like(await gw.kernel.cradle.oauthTokens.verifyAccessToken(narrowed.body['access_token']), { ok: true, scopes: ['webhooks:read'] });
 
   const db = gw.kernel.cradle.db;
-  await db('oauth_refresh_tokens').where({ client_id: c.client.clientId }).whereNull('consumed_at').update({ expires_at: db.raw(`now() - interval '1 second'`) });
+  await db('oauth_refresh_tokens')
+    .where({ client_id: c.client.clientId })
+    .whereNull('consumed_at')
+    .update({ expires_at: db.raw(`now() - interval '1 second'`) });
   const late = await token({ grant_type: 'refresh_token', refresh_token: narrowed.body['refresh_token'], client_id: c.client.clientId, resource });
   t.is(late.body['error'], 'invalid_grant');
   t.regex(late.body['error_description'], /expired/);
-  await db('oauth_access_tokens').where({ client_id: c.client.clientId }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
+  await db('oauth_access_tokens')
+    .where({ client_id: c.client.clientId })
+    .update({ expires_at: db.raw(`now() - interval '1 second'`) });
   t.like(await gw.kernel.cradle.oauthTokens.verifyAccessToken(narrowed.body['access_token']), { ok: false, reason: 'expired' });
   t.like(await gw.kernel.cradle.oauthTokens.verifyAccessToken(`svc_oat_${'c'.repeat(32)}`), { ok: false, reason: 'unknown' });
   t.like(await gw.kernel.cradle.oauthTokens.verifyAccessToken('svc_pat_whatever'), { ok: false, reason: 'unknown' });
 });
 
-test('revocation is always 200 with an empty body and only touches the presenting client\'s tokens', async (t) => {
+test("revocation is always 200 with an empty body and only touches the presenting client's tokens", async (t) => {
   const c = await freshCode();
   const issued = (await exchange(c)).body;
   const other = await registerClient();
   const revoke = async (form: Record<string, string>) => {
-    const res = await fetch(`${gw.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const res = await fetch(`${gw.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
     return { status: res.status, text: await res.text() };
   };
-  for (const form of [{ token: 'unknown', client_id: c.client.clientId }, { token: issued['access_token'], client_id: other.clientId }, { token: issued['refresh_token'], client_id: other.clientId }, { token: issued['access_token'] }, {}]) {
+  for (const form of [
+    { token: 'unknown', client_id: c.client.clientId },
+    { token: issued['access_token'], client_id: other.clientId },
+    { token: issued['refresh_token'], client_id: other.clientId },
+    { token: issued['access_token'] },
+    {},
+  ]) {
     const res = await revoke(form as Record<string, string>);
     t.deepEqual(res, { status: 200, text: '' }, JSON.stringify(form));
   }
@@ -394,7 +474,10 @@ test('a hostile e-mail (a@ + 100,000 dots + @) is a validation error, and no pat
     RegExp.prototype.exec = exec;
   }
   t.deepEqual(result, { problem: 'invalid_email' });
-  t.true(applied.every((length) => length <= 254), `a pattern ran over ${Math.max(...applied)} characters`);
+  t.true(
+    applied.every((length) => length <= 254),
+    `a pattern ran over ${Math.max(...applied)} characters`,
+  );
 
   const page = await web.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(start.text), email: hostile });
   t.is(page.status, 400);

@@ -18,20 +18,44 @@ test.after.always(async () => {
 });
 
 const register = async (k: TestKernel, body: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${k.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${k.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 };
 
 test('a public client gets a 26-character ULID and every field of spec 2.7, no secret', async (t) => {
-  const res = await register(gw, { client_name: 'Claude', redirect_uris: ['http://127.0.0.1:33418/callback', 'https://app.example/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+  const res = await register(gw, {
+    client_name: 'Claude',
+    redirect_uris: ['http://127.0.0.1:33418/callback', 'https://app.example/cb'],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  });
   t.is(res.status, 201);
   t.is(res.headers.get('cache-control'), 'no-store');
   t.is(res.headers.get('access-control-allow-origin'), '*');
   t.regex(res.body['client_id'], /^[0-9A-HJKMNP-TV-Z]{26}$/);
-  t.deepEqual(Object.keys(res.body).sort(), ['client_id', 'client_id_issued_at', 'client_name', 'client_secret_expires_at', 'grant_types', 'redirect_uris', 'response_types', 'token_endpoint_auth_method']);
+  t.deepEqual(Object.keys(res.body).sort(), [
+    'client_id',
+    'client_id_issued_at',
+    'client_name',
+    'client_secret_expires_at',
+    'grant_types',
+    'redirect_uris',
+    'response_types',
+    'token_endpoint_auth_method',
+  ]);
   t.true(Math.abs(res.body['client_id_issued_at'] - Date.now() / 1000) < 600);
   t.is(res.body['client_secret_expires_at'], 0);
-  t.like(res.body, { client_name: 'Claude', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] });
+  t.like(res.body, {
+    client_name: 'Claude',
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  });
 });
 
 test('a confidential client gets a non-rotating secret, stored only as its hash', async (t) => {
@@ -47,7 +71,16 @@ test('a confidential client gets a non-rotating secret, stored only as its hash'
 });
 
 test('bad redirect URIs are 400 invalid_redirect_uri; other bad metadata 400 invalid_client_metadata', async (t) => {
-  for (const redirect_uris of [['http://app.example/cb'], ['https://app.example/cb#x'], ['https://*.example/cb'], ['myapp://cb'], [], 'https://app.example/cb', [42], Array.from({ length: 11 }, (_, i) => `https://app.example/${i}`)]) {
+  for (const redirect_uris of [
+    ['http://app.example/cb'],
+    ['https://app.example/cb#x'],
+    ['https://*.example/cb'],
+    ['myapp://cb'],
+    [],
+    'https://app.example/cb',
+    [42],
+    Array.from({ length: 11 }, (_, i) => `https://app.example/${i}`),
+  ]) {
     const res = await register(gw, { redirect_uris, token_endpoint_auth_method: 'none' });
     t.is(res.status, 400, JSON.stringify(redirect_uris));
     t.is(res.body['error'], 'invalid_redirect_uri');
@@ -69,7 +102,11 @@ test('bad redirect URIs are 400 invalid_redirect_uri; other bad metadata 400 inv
     t.is(res.status, 400, JSON.stringify(body).slice(0, 80));
     t.is(res.body['error'], 'invalid_client_metadata');
   }
-  const form = await fetch(`${gw.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'redirect_uris=https://app.example/cb' });
+  const form = await fetch(`${gw.url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'redirect_uris=https://app.example/cb',
+  });
   t.is(form.status, 400);
   t.like(await form.json(), { error: 'invalid_client_metadata' });
   const broken = await register(gw, '{"redirect_uris": [');

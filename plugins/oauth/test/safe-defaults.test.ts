@@ -8,7 +8,11 @@ import { inviteUser, OAUTH_PLUGINS } from './helpers.js';
 // Mutation checked: with CodeMailer built with `production: false` whatever the env (plugin
 // index.ts), the unset and production runs log a code and this fails.
 test('without SMTP, sign-in codes are logged only with env development chosen explicitly', async (t) => {
-  for (const [env, logsCodes] of [[undefined, false], ['production', false], ['development', true]] as const) {
+  for (const [env, logsCodes] of [
+    [undefined, false],
+    ['production', false],
+    ['development', true],
+  ] as const) {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     const gw = await startTestKernel({ plugins: OAUTH_PLUGINS, role: 'gateway', config: env ? { env } : {}, logger });
@@ -26,7 +30,10 @@ test('without SMTP, sign-in codes are logged only with env development chosen ex
       } else {
         t.deepEqual(started, { problem: 'unavailable' }, `env ${env ?? 'unset'}`);
         t.deepEqual(codeLines(), [], `env ${env ?? 'unset'}: a code was logged`);
-        t.false(lines.some((line) => /^oauth sign-in code/.test(String(line['msg']))), `env ${env ?? 'unset'}`);
+        t.false(
+          lines.some((line) => /^oauth sign-in code/.test(String(line['msg']))),
+          `env ${env ?? 'unset'}`,
+        );
       }
     } finally {
       await gw.close();

@@ -31,29 +31,57 @@ test('oauth.sweep removes expired sessions, requests, challenges, unexchanged co
   const { db } = gw.kernel.cradle;
   const user = await inviteUser(gw, 'sweep');
   const clientId = newId();
-  await sqlQuery(db, sql`insert into oauth_clients (client_id, kind, redirect_uris, grant_types, response_types, token_endpoint_auth_method)
-                         values (${clientId}, 'dynamic', ${['http://127.0.0.1:1/cb']}::text[], ${['authorization_code']}::text[], ${['code']}::text[], 'none')`);
+  await sqlQuery(
+    db,
+    sql`insert into oauth_clients (client_id, kind, redirect_uris, grant_types, response_types, token_endpoint_auth_method)
+                         values (${clientId}, 'dynamic', ${['http://127.0.0.1:1/cb']}::text[], ${['authorization_code']}::text[], ${['code']}::text[], 'none')`,
+  );
   const [liveSession, deadSession] = [newId(), newId()];
-  await sqlQuery(db, sql`insert into oauth_sessions (id, token_hash, expires_at) values
-    (${liveSession}, ${'a'.repeat(64)}, now() + interval '1 hour'), (${deadSession}, ${'b'.repeat(64)}, now() - interval '1 second')`);
+  await sqlQuery(
+    db,
+    sql`insert into oauth_sessions (id, token_hash, expires_at) values
+    (${liveSession}, ${'a'.repeat(64)}, now() + interval '1 hour'), (${deadSession}, ${'b'.repeat(64)}, now() - interval '1 second')`,
+  );
   // Requests, challenges and codes are kept for a day past their expiry.
   const [liveRequest, graceRequest, deadRequest] = [newId(), newId(), newId()];
-  for (const [id, expires] of [[liveRequest, '1 hour'], [graceRequest, '-2 hours'], [deadRequest, '-25 hours']] as const) {
-    await sqlQuery(db, sql`insert into oauth_authorization_requests (id, session_id, client_id, redirect_uri, scopes, code_challenge, resource, expires_at)
-      values (${id}, ${liveSession}, ${clientId}, 'http://127.0.0.1:1/cb', ${['projects:read']}::text[], ${'c'.repeat(43)}, 'r', now() + ${expires}::interval)`);
+  for (const [id, expires] of [
+    [liveRequest, '1 hour'],
+    [graceRequest, '-2 hours'],
+    [deadRequest, '-25 hours'],
+  ] as const) {
+    await sqlQuery(
+      db,
+      sql`insert into oauth_authorization_requests (id, session_id, client_id, redirect_uri, scopes, code_challenge, resource, expires_at)
+      values (${id}, ${liveSession}, ${clientId}, 'http://127.0.0.1:1/cb', ${['projects:read']}::text[], ${'c'.repeat(43)}, 'r', now() + ${expires}::interval)`,
+    );
   }
   const [liveChallenge, deadChallenge] = [newId(), newId()];
-  for (const [id, expires] of [[liveChallenge, '-2 hours'], [deadChallenge, '-25 hours']] as const) {
-    await sqlQuery(db, sql`insert into oauth_email_challenges (id, session_id, code_hash, expires_at) values (${id}, ${liveSession}, ${'d'.repeat(64)}, now() + ${expires}::interval)`);
+  for (const [id, expires] of [
+    [liveChallenge, '-2 hours'],
+    [deadChallenge, '-25 hours'],
+  ] as const) {
+    await sqlQuery(
+      db,
+      sql`insert into oauth_email_challenges (id, session_id, code_hash, expires_at) values (${id}, ${liveSession}, ${'d'.repeat(64)}, now() + ${expires}::interval)`,
+    );
   }
   const [liveCode, deadCode] = [newId(), newId()];
-  for (const [id, expires] of [[liveCode, '-2 hours'], [deadCode, '-25 hours']] as const) {
-    await sqlQuery(db, sql`insert into oauth_codes (id, code_hash, client_id, user_id, redirect_uri, scopes, resource, code_challenge, expires_at)
-      values (${id}, ${id.padEnd(64, '0')}, ${clientId}, ${user.id}, 'http://127.0.0.1:1/cb', ${['projects:read']}::text[], 'r', ${'c'.repeat(43)}, now() + ${expires}::interval)`);
+  for (const [id, expires] of [
+    [liveCode, '-2 hours'],
+    [deadCode, '-25 hours'],
+  ] as const) {
+    await sqlQuery(
+      db,
+      sql`insert into oauth_codes (id, code_hash, client_id, user_id, redirect_uri, scopes, resource, code_challenge, expires_at)
+      values (${id}, ${id.padEnd(64, '0')}, ${clientId}, ${user.id}, 'http://127.0.0.1:1/cb', ${['projects:read']}::text[], 'r', ${'c'.repeat(43)}, now() + ${expires}::interval)`,
+    );
   }
   const [liveFailure, deadFailure] = [`https://live.example.test/${newId()}`, `https://dead.example.test/${newId()}`];
-  await sqlQuery(db, sql`insert into oauth_client_document_failures (client_id, host, reason, retry_at) values
-    (${liveFailure}, 'live.example.test', 'x', now() + interval '1 hour'), (${deadFailure}, 'dead.example.test', 'x', now() - interval '1 second')`);
+  await sqlQuery(
+    db,
+    sql`insert into oauth_client_document_failures (client_id, host, reason, retry_at) values
+    (${liveFailure}, 'live.example.test', 'x', now() + interval '1 hour'), (${deadFailure}, 'dead.example.test', 'x', now() - interval '1 second')`,
+  );
 
   const job = buildDeclared(oauthPlugin.jobs!, gw.kernel.cradle, 'oauth jobs').find((j) => j.name === SWEEP_JOB)!;
   await job.handler!([{ id: 'sweep', name: SWEEP_JOB, data: {} }] as never);
@@ -62,6 +90,12 @@ test('oauth.sweep removes expired sessions, requests, challenges, unexchanged co
   t.deepEqual(await ids('oauth_authorization_requests', [liveRequest, graceRequest, deadRequest]), [liveRequest, graceRequest].sort());
   t.deepEqual(await ids('oauth_email_challenges', [liveChallenge, deadChallenge]), [liveChallenge]);
   t.deepEqual(await ids('oauth_codes', [liveCode, deadCode]), [liveCode]);
-  const failures = await sqlQuery<{ client_id: string }>(db, sql`select client_id from oauth_client_document_failures where client_id = any(${[liveFailure, deadFailure]}::text[])`);
-  t.deepEqual(failures.map((r) => r.client_id), [liveFailure]);
+  const failures = await sqlQuery<{ client_id: string }>(
+    db,
+    sql`select client_id from oauth_client_document_failures where client_id = any(${[liveFailure, deadFailure]}::text[])`,
+  );
+  t.deepEqual(
+    failures.map((r) => r.client_id),
+    [liveFailure],
+  );
 });

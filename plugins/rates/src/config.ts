@@ -17,13 +17,21 @@ export const RatesConfigSchema = Type.Object(
       description:
         'Providers in order of preference: for cached quotes, and the fallback order when fetching. When `fixed` has rates and is not listed, it is appended last.',
     }),
-    fixed: Type.Record(Type.String({ pattern: ASSET_PATTERN }), Type.String({ pattern: POSITIVE_DECIMAL, description: 'USD per 1 whole unit, a positive decimal string.' }), {
-      default: {},
-      description:
-        'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no coin of the build is priced as stops start-up; one of a disabled chain only is unused.',
-    }),
+    fixed: Type.Record(
+      Type.String({ pattern: ASSET_PATTERN }),
+      Type.String({ pattern: POSITIVE_DECIMAL, description: 'USD per 1 whole unit, a positive decimal string.' }),
+      {
+        default: {},
+        description:
+          'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no coin of the build is priced as stops start-up; one of a disabled chain only is unused.',
+      },
+    ),
     maxAgeSeconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'Oldest quote ever used; older cached quotes are ignored.' }),
-    refreshCron: Type.String({ minLength: 9, default: '* * * * *', description: 'Cron (UTC) of the rates.refresh job that refreshes every asset from every provider.' }),
+    refreshCron: Type.String({
+      minLength: 9,
+      default: '* * * * *',
+      description: 'Cron (UTC) of the rates.refresh job that refreshes every asset from every provider.',
+    }),
     memoSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 5, description: 'In-process memo in front of the database read; 0 disables it.' }),
     failureCooldownSeconds: Type.Integer({
       minimum: 0,
@@ -35,7 +43,10 @@ export const RatesConfigSchema = Type.Object(
       {
         baseUrl: Type.String({ minLength: 1, default: 'https://api.coingecko.com', description: 'Pro plans use https://pro-api.coingecko.com.' }),
         apiKey: Type.Optional(Type.String({ minLength: 1, description: 'CoinGecko API key; unset uses the keyless public API.' })),
-        apiKeyType: Type.Union([Type.Literal('demo'), Type.Literal('pro')], { default: 'demo', description: 'Sends the key as x-cg-demo-api-key or x-cg-pro-api-key.' }),
+        apiKeyType: Type.Union([Type.Literal('demo'), Type.Literal('pro')], {
+          default: 'demo',
+          description: 'Sends the key as x-cg-demo-api-key or x-cg-pro-api-key.',
+        }),
         timeoutMs,
       },
       { additionalProperties: false, default: {} },

@@ -25,10 +25,19 @@ export const ratesPlugin = definePlugin({
   register: ({ config }) => ({
     ratesConfig: serviceValue(config),
     ratesFetchCounter: service(['metrics'], ({ metrics }) => createFetchCounter(metrics.registry)),
-    ratesCatalogue: service(['chains', 'ratesConfig'], ({ chains, ratesConfig }) => checkedCatalogue(PriceCatalogue.of(chains), chains.knownPriceSymbols(), ratesConfig)),
+    ratesCatalogue: service(['chains', 'ratesConfig'], ({ chains, ratesConfig }) =>
+      checkedCatalogue(PriceCatalogue.of(chains), chains.knownPriceSymbols(), ratesConfig),
+    ),
     ratesService: service(
       ['db', 'logger', 'ratesConfig', 'ratesCatalogue', 'ratesFetchCounter'],
-      (deps) => new RateService({ db: deps.db, logger: deps.logger.child({ plugin: 'rates' }), config: deps.ratesConfig, catalogue: deps.ratesCatalogue, fetchCounter: deps.ratesFetchCounter }),
+      (deps) =>
+        new RateService({
+          db: deps.db,
+          logger: deps.logger.child({ plugin: 'rates' }),
+          config: deps.ratesConfig,
+          catalogue: deps.ratesCatalogue,
+          fetchCounter: deps.ratesFetchCounter,
+        }),
     ),
   }),
   // Its dashboard sections (ADR 0011).
@@ -65,7 +74,8 @@ function checkedCatalogue(catalogue: PriceCatalogue, buildSymbols: ReadonlySet<s
   for (const key of ['fixed', 'kraken.pairs'] as const) {
     const entries = key === 'fixed' ? config.fixed : config.kraken.pairs;
     for (const symbol of Object.keys(entries)) {
-      if (!buildSymbols.has(symbol)) throw new Error(`plugins.rates.${key}.${symbol}: no coin of this build is priced as ${symbol} (assets: ${[...buildSymbols].join(', ')})`);
+      if (!buildSymbols.has(symbol))
+        throw new Error(`plugins.rates.${key}.${symbol}: no coin of this build is priced as ${symbol} (assets: ${[...buildSymbols].join(', ')})`);
     }
   }
   return catalogue;

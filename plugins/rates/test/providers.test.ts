@@ -1,14 +1,6 @@
 import test from 'ava';
 import { Value } from 'typebox/value';
-import {
-  CoinGeckoProvider,
-  FixedProvider,
-  KrakenProvider,
-  ProviderError,
-  providersFromConfig,
-  RatesConfigSchema,
-  type RatesConfig,
-} from '@gw/plugin-rates';
+import { CoinGeckoProvider, FixedProvider, KrakenProvider, ProviderError, providersFromConfig, RatesConfigSchema, type RatesConfig } from '@gw/plugin-rates';
 import { fixture, freshTimestamps, ProviderServer } from './provider-server.js';
 import { ASSETS, assets } from './helpers.js';
 
@@ -28,7 +20,8 @@ const NOW = new Date('2025-01-15T10:31:00.000Z'); // just after the recorded Coi
 const clock = () => NOW;
 const coingecko = (extra: Partial<ConstructorParameters<typeof CoinGeckoProvider>[0]> = {}) =>
   new CoinGeckoProvider({ baseUrl: server.coingeckoUrl, timeoutMs: 1_000, apiKeyType: 'demo', ...extra }, clock);
-const kraken = (extra: Partial<ConstructorParameters<typeof KrakenProvider>[0]> = {}) => new KrakenProvider({ baseUrl: server.krakenUrl, timeoutMs: 1_000, ...extra }, clock);
+const kraken = (extra: Partial<ConstructorParameters<typeof KrakenProvider>[0]> = {}) =>
+  new KrakenProvider({ baseUrl: server.krakenUrl, timeoutMs: 1_000, ...extra }, clock);
 
 test.serial('CoinGecko: every asset parsed to an exact decimal string with the provider time', async (t) => {
   server.set('recorded-timestamps', 'ok');
@@ -81,7 +74,10 @@ test.serial('CoinGecko: rate limiting, an empty answer and unusable prices are p
   t.regex(limited.message, /^coingecko: HTTP 429/);
   server.set({ status: 200, body: '{}' }, 'ok');
   await t.throwsAsync(coingecko().fetch(ASSETS), { instanceOf: ProviderError, message: /no USD price/ });
-  server.set({ status: 200, body: freshTimestamps('{"bitcoin":{"usd":"97000","last_updated_at":1},"tron":{"usd":0,"last_updated_at":1},"tether":{"usd":-1}}') }, 'ok');
+  server.set(
+    { status: 200, body: freshTimestamps('{"bitcoin":{"usd":"97000","last_updated_at":1},"tron":{"usd":0,"last_updated_at":1},"tether":{"usd":-1}}') },
+    'ok',
+  );
   await t.throwsAsync(coingecko().fetch(assets('BTC', 'TRX', 'USDT')), { instanceOf: ProviderError, message: /no USD price/ });
   server.set({ status: 200, body: '[1,2,3]' }, 'ok');
   await t.throwsAsync(coingecko().fetch(assets('BTC')), { instanceOf: ProviderError, message: /not a JSON object/ });
@@ -158,8 +154,20 @@ function config(patch: Record<string, unknown>): RatesConfig {
 }
 
 test('provider order: as configured, fixed appended last when it has rates and is not listed', (t) => {
-  t.deepEqual(providersFromConfig(config({})).map((p) => p.id), ['coingecko', 'kraken']);
-  t.deepEqual(providersFromConfig(config({ fixed: { BTC: '65000' } })).map((p) => p.id), ['coingecko', 'kraken', 'fixed']);
-  t.deepEqual(providersFromConfig(config({ providers: ['fixed', 'kraken'], fixed: { BTC: '65000' } })).map((p) => p.id), ['fixed', 'kraken']);
-  t.deepEqual(providersFromConfig(config({ providers: ['kraken'] })).map((p) => p.id), ['kraken']);
+  t.deepEqual(
+    providersFromConfig(config({})).map((p) => p.id),
+    ['coingecko', 'kraken'],
+  );
+  t.deepEqual(
+    providersFromConfig(config({ fixed: { BTC: '65000' } })).map((p) => p.id),
+    ['coingecko', 'kraken', 'fixed'],
+  );
+  t.deepEqual(
+    providersFromConfig(config({ providers: ['fixed', 'kraken'], fixed: { BTC: '65000' } })).map((p) => p.id),
+    ['fixed', 'kraken'],
+  );
+  t.deepEqual(
+    providersFromConfig(config({ providers: ['kraken'] })).map((p) => p.id),
+    ['kraken'],
+  );
 });

@@ -35,7 +35,11 @@ async function storeRow(asset: string, source: string, rate: string, secondsAgo:
   await db('rates_quotes').insert({ asset, source, rate, fetched_at: new Date(Date.now() - secondsAgo * 1000) });
 }
 async function rows() {
-  return (await db('rates_quotes').select('asset', 'source', db.raw('rate::text as rate')).orderBy(['source', 'asset'])) as { asset: string; source: string; rate: string }[];
+  return (await db('rates_quotes').select('asset', 'source', db.raw('rate::text as rate')).orderBy(['source', 'asset'])) as {
+    asset: string;
+    source: string;
+    rate: string;
+  }[];
 }
 
 test.serial('cold cache: the first provider answers, every asset is stored, later quotes come from the cache', async (t) => {
@@ -47,7 +51,8 @@ test.serial('cold cache: the first provider answers, every asset is stored, late
   t.deepEqual(
     (await rows()).map((r) => `${r.source}:${r.asset}=${r.rate}`),
     ['ADA', 'BNB', 'BTC', 'ETH', 'POL', 'TON', 'TRX', 'USDC', 'USDT'].map(
-      (a) => `coingecko:${a}=${{ ADA: '0.9876543210123', BNB: '712.3456789012', BTC: '97123.45', ETH: '3245.6789', POL: '0.4567891234', TON: '5.4321', TRX: '0.2468', USDC: '1', USDT: '0.999738' }[a]}`,
+      (a) =>
+        `coingecko:${a}=${{ ADA: '0.9876543210123', BNB: '712.3456789012', BTC: '97123.45', ETH: '3245.6789', POL: '0.4567891234', TON: '5.4321', TRX: '0.2468', USDC: '1', USDT: '0.999738' }[a]}`,
     ),
   );
   // USDT on TRON and on TON are the same asset, priced from the cache without another request.
@@ -125,7 +130,9 @@ test.serial('a cached quote older than maxAgeSeconds is not used', async (t) => 
   t.like(await rates().quote('btc'), { source: 'kraken', rate: '51000.5' });
   // Within maxAgeSeconds the preferred provider's row is used, without any request.
   const before = server.requests.length;
-  await db('rates_quotes').where({ asset: 'BTC', source: 'coingecko' }).update({ fetched_at: new Date(Date.now() - 300_000) });
+  await db('rates_quotes')
+    .where({ asset: 'BTC', source: 'coingecko' })
+    .update({ fetched_at: new Date(Date.now() - 300_000) });
   t.like(await rates().quote('btc'), { source: 'coingecko', rate: '50000' });
   t.is(server.requests.length, before);
 });
@@ -145,7 +152,10 @@ test.serial('a stale provider answer stored by a slower instance never overwrite
   await storeRow('BTC', 'coingecko', '99999', 1);
   server.set('recorded-timestamps', 'ok');
   await rates().refresh();
-  t.like((await rows()).find((r) => r.asset === 'BTC' && r.source === 'coingecko'), { rate: '99999' });
+  t.like(
+    (await rows()).find((r) => r.asset === 'BTC' && r.source === 'coingecko'),
+    { rate: '99999' },
+  );
 });
 
 test.serial('fixed rates: listed first they are used without any request', async (t) => {
@@ -252,5 +262,10 @@ test.serial('a provider that keeps failing is logged once, then counted, then on
   server.set('ok', 'ok');
   await service.refresh();
   await service.refresh();
-  t.deepEqual(coingecko().slice(2).map((l) => [l.msg, l.failures]), [['rate provider recovered after 12 failures', 12]]);
+  t.deepEqual(
+    coingecko()
+      .slice(2)
+      .map((l) => [l.msg, l.failures]),
+    [['rate provider recovered after 12 failures', 12]],
+  );
 });

@@ -10,7 +10,12 @@ let server: ProviderServer;
 let gw: TestKernel;
 test.before(async () => {
   server = await ProviderServer.start();
-  gw = await startTestKernel({ plugins: [ratesPlugin], chains: CHAINS, role: 'worker', config: { ...standInConfig(server), 'plugins.rates.refreshCron': '*/5 * * * *' } });
+  gw = await startTestKernel({
+    plugins: [ratesPlugin],
+    chains: CHAINS,
+    role: 'worker',
+    config: { ...standInConfig(server), 'plugins.rates.refreshCron': '*/5 * * * *' },
+  });
 });
 test.after.always(async () => {
   await gw?.close();
@@ -32,8 +37,17 @@ test.serial('the rates.refresh handler refreshes every provider into the shared 
   await job.handler!([{ id: 'test', name: REFRESH_JOB, data: {} }] as never);
   t.is(server.count('coingecko'), before.coingecko + 1);
   t.is(server.count('kraken'), before.kraken + 1);
-  const stored = (await db('rates_quotes').select('source', db.raw('count(*)::int as n')).groupBy('source').orderBy('source')) as { source: string; n: number }[];
-  t.deepEqual(stored.map((r) => [r.source, r.n]), [['coingecko', 9], ['kraken', 8]]);
+  const stored = (await db('rates_quotes').select('source', db.raw('count(*)::int as n')).groupBy('source').orderBy('source')) as {
+    source: string;
+    n: number;
+  }[];
+  t.deepEqual(
+    stored.map((r) => [r.source, r.n]),
+    [
+      ['coingecko', 9],
+      ['kraken', 8],
+    ],
+  );
 
   // Provider failures are reported in the log, not thrown (the next slot retries).
   server.set('error500', 'error500');

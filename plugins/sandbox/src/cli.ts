@@ -5,7 +5,8 @@ export const sandboxCommands: CliCommand[] = [
   defineCommand(['sandboxProjects'], {
     noun: 'sandbox',
     verb: 'create',
-    summary: 'Provision a sandbox project in one action: project, seven generated testnet keys and bindings, an sk_sandbox_ API key and a sandbox:simulate PAT.',
+    summary:
+      'Provision a sandbox project in one action: project, seven generated testnet keys and bindings, an sk_sandbox_ API key and a sandbox:simulate PAT.',
     help: 'The API secret and the PAT are shown once, in this output only. Example: pnpm gateway sandbox create --name demo --json',
     flags: {
       name: { type: 'string', required: true, description: 'Project name (unique per operator).' },
@@ -29,7 +30,7 @@ export const sandboxCommands: CliCommand[] = [
   defineCommand(['sandboxProjects', 'tenancyProjects'], {
     noun: 'sandbox',
     verb: 'reset',
-    summary: "Soft-purge a sandbox project: its invoices, transactions, webhook events and address pool go; the project, keys, bindings and PAT stay.",
+    summary: 'Soft-purge a sandbox project: its invoices, transactions, webhook events and address pool go; the project, keys, bindings and PAT stay.',
     flags: { project: ulidFlag('Project') },
     run: async ({ flags, deps }) => {
       await sandboxOnly(deps, String(flags['project']));

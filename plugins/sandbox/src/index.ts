@@ -31,9 +31,28 @@ export const sandboxPlugin = definePlugin({
   errors: [sandboxErrors],
   register: ({ config }) => ({
     sandboxConfig: serviceValue(config),
-    sandboxProjects: service(['db', 'audit', 'logger', 'chains', 'tenancyProjects', 'tenancyApiKeys', 'tenancyPats', 'walletsWallets', 'addressPoolService', 'addressPoolReplenisher', 'invoicesService', 'webhooksEventLog'], (deps) => new SandboxProjects(deps)),
+    sandboxProjects: service(
+      [
+        'db',
+        'audit',
+        'logger',
+        'chains',
+        'tenancyProjects',
+        'tenancyApiKeys',
+        'tenancyPats',
+        'walletsWallets',
+        'addressPoolService',
+        'addressPoolReplenisher',
+        'invoicesService',
+        'webhooksEventLog',
+      ],
+      (deps) => new SandboxProjects(deps),
+    ),
     sandboxInvoices: service(['rateLimiter', 'sandboxConfig', 'invoicesService', 'webhooksEventLog'], (deps) => new SandboxInvoices(deps)),
-    sandboxSimulator: service(['db', 'chains', 'rateLimiter', 'sandboxConfig', 'invoicesService', 'invoicesLifecycle', 'webhooksEventLog', 'sandboxChain'], (deps) => new Simulator(deps)),
+    sandboxSimulator: service(
+      ['db', 'chains', 'rateLimiter', 'sandboxConfig', 'invoicesService', 'invoicesLifecycle', 'webhooksEventLog', 'sandboxChain'],
+      (deps) => new Simulator(deps),
+    ),
     sandboxChain: service(['invoicesLifecycle'], (deps) => new SandboxChain(deps)),
   }),
   routes: sandboxRoutes,
@@ -43,8 +62,15 @@ export const sandboxPlugin = definePlugin({
   contributes: [
     dashboardPages(INVOICE_SIMULATIONS_DEPS, [invoiceSimulationsPage]),
     invoicePageParts(INVOICE_SIMULATIONS_DEPS, [invoiceSimulationsPart]),
-    contribute(WEBHOOK_RESEND_RULES, withDeps([], () => [{ kind: 'sandbox' as const, refuse: SANDBOX_RESEND_REFUSES }])),
-    dashboardPages(SANDBOX_PAGE_DEPS, [sandboxPage]), dashboardPages(NEW_SANDBOX_DEPS, [newSandboxPage]), pageSections(NEW_SANDBOX_DEPS, [newSandboxSection]), sandboxCheckoutPanels],
+    contribute(
+      WEBHOOK_RESEND_RULES,
+      withDeps([], () => [{ kind: 'sandbox' as const, refuse: SANDBOX_RESEND_REFUSES }]),
+    ),
+    dashboardPages(SANDBOX_PAGE_DEPS, [sandboxPage]),
+    dashboardPages(NEW_SANDBOX_DEPS, [newSandboxPage]),
+    pageSections(NEW_SANDBOX_DEPS, [newSandboxSection]),
+    sandboxCheckoutPanels,
+  ],
   cli: sandboxCommands,
 });
 

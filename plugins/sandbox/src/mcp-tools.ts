@@ -7,9 +7,19 @@ import { ClockAdvanceBody, DetectBody, OverpaidBody, PartialBody, simulateEventI
 import { SIMULATION_RULES, type Simulation } from './simulations.js';
 
 const SANDBOX = { projectKind: 'sandbox', write: true } as const;
-const SIMULATE_ERRORS = ['validation_error', 'sandbox_project_required', 'sandbox_invoice_not_found', 'sandbox_invoice_transition_invalid', 'sandbox_rate_limit_exceeded'];
+const SIMULATE_ERRORS = [
+  'validation_error',
+  'sandbox_project_required',
+  'sandbox_invoice_not_found',
+  'sandbox_invoice_transition_invalid',
+  'sandbox_rate_limit_exceeded',
+];
 const INVOICE_ID = Type.String({ pattern: ULID_PATTERN, description: 'Id of a sandbox invoice of the project (ULID).' });
-const SIMULATION_ARGUMENTS: Partial<Record<Simulation, TProperties>> = { detect: DetectBody.properties, overpaid: OverpaidBody.properties, partial: PartialBody.properties };
+const SIMULATION_ARGUMENTS: Partial<Record<Simulation, TProperties>> = {
+  detect: DetectBody.properties,
+  overpaid: OverpaidBody.properties,
+  partial: PartialBody.properties,
+};
 
 /**
  * The sandbox's MCP tools (spec 4.6): one `sandbox_simulate_<name>` per simulation of spec 4.5,
@@ -24,13 +34,27 @@ export const sandboxMcpTools = withDeps(['sandboxSimulator', 'sandboxInvoices', 
   return [
     ...invoiceWriteTools(
       'sandbox',
-      { create: (project, body, actor) => invoices().create(project, body, actor), cancel: (projectId, invoiceId, actor) => invoices().cancel(projectId, invoiceId, actor) },
       {
-        create: ['validation_error', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'sandbox_active_invoice_cap_reached', 'rate_quote_unavailable'],
+        create: (project, body, actor) => invoices().create(project, body, actor),
+        cancel: (projectId, invoiceId, actor) => invoices().cancel(projectId, invoiceId, actor),
+      },
+      {
+        create: [
+          'validation_error',
+          'external_id_conflict',
+          'coin_not_enabled',
+          'amount_out_of_range',
+          'sandbox_active_invoice_cap_reached',
+          'rate_quote_unavailable',
+        ],
         cancel: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'sandbox_rate_limit_exceeded'],
       },
     ),
-    retryWebhookTool('sandbox', (projectId, eventId, actor) => invoices().resend(projectId, eventId, actor), ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded']),
+    retryWebhookTool('sandbox', (projectId, eventId, actor) => invoices().resend(projectId, eventId, actor), [
+      'event_not_found',
+      'event_not_resendable',
+      'rate_limit_exceeded',
+    ]),
     ...Object.entries(SIMULATION_RULES).map(([name, rule]) => {
       const simulation = name as Simulation;
       return defineMcpTool({
@@ -55,7 +79,8 @@ export const sandboxMcpTools = withDeps(['sandboxSimulator', 'sandboxInvoices', 
     defineMcpTool({
       name: 'sandbox_simulate_duplicate_delivery',
       title: 'Simulate a duplicate delivery',
-      description: 'Sandbox: deliver the most recent terminal webhook of the invoice again with the same event_id (no status change). sandbox_invoice_terminal while it has none.',
+      description:
+        'Sandbox: deliver the most recent terminal webhook of the invoice again with the same event_id (no status change). sandbox_invoice_terminal while it has none.',
       input: mcpArguments({ invoice_id: INVOICE_ID }),
       scope: 'sandbox:simulate',
       access: SANDBOX,
@@ -83,7 +108,7 @@ export const sandboxMcpTools = withDeps(['sandboxSimulator', 'sandboxInvoices', 
       name: 'sandbox_clock_advance',
       title: 'Advance the sandbox clock',
       description:
-        "Sandbox: add `blocks` (1 to 64) confirmations on `chain` to every detected invoice of the project; those reaching their threshold become paid " +
+        'Sandbox: add `blocks` (1 to 64) confirmations on `chain` to every detected invoice of the project; those reaching their threshold become paid ' +
         '(overpaid or partial when the simulated amount differs). 10 calls per minute per chain. Returns { advanced, ... }.',
       input: mcpArguments(ClockAdvanceBody.properties),
       scope: 'sandbox:simulate',
@@ -106,7 +131,8 @@ export const sandboxMcpTools = withDeps(['sandboxSimulator', 'sandboxInvoices', 
     defineMcpTool({
       name: 'sandbox_delete',
       title: 'Delete the sandbox project',
-      description: 'Sandbox: delete the sandbox project and everything of it, its API key and PATs included (this credential stops working if bound to it). Irreversible.',
+      description:
+        'Sandbox: delete the sandbox project and everything of it, its API key and PATs included (this credential stops working if bound to it). Irreversible.',
       input: mcpArguments({}),
       scope: 'sandbox:simulate',
       access: SANDBOX,

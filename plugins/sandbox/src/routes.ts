@@ -1,6 +1,23 @@
 import { coreErrors, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { CreateInvoiceBody, InvoiceIdParams, InvoiceListSchema, InvoiceTransactionListSchema, InvoiceWithTransactionsSchema, ListInvoicesQuery, ListTransactionsQuery } from '@gw/plugin-invoices/contract';
-import { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, STREAM_DESCRIPTION, StreamPageSchema, StreamQuery } from '@gw/plugin-webhooks/contract';
+import {
+  CreateInvoiceBody,
+  InvoiceIdParams,
+  InvoiceListSchema,
+  InvoiceTransactionListSchema,
+  InvoiceWithTransactionsSchema,
+  ListInvoicesQuery,
+  ListTransactionsQuery,
+} from '@gw/plugin-invoices/contract';
+import {
+  DeliveryLogEntrySchema,
+  DeliveryLogPageSchema,
+  EventIdParams,
+  ListEventsQuery,
+  ResendResultSchema,
+  STREAM_DESCRIPTION,
+  StreamPageSchema,
+  StreamQuery,
+} from '@gw/plugin-webhooks/contract';
 import type { TSchema } from 'typebox';
 import {
   aliased,
@@ -25,242 +42,273 @@ import { SIMULATION_RULES, type Simulation } from './simulations.js';
 
 const BASE = '/api/v1/sandbox';
 const MIRROR = { projectKind: 'sandbox', crossModeByKey: true } as const;
-const SIMULATE_ERRORS = ['sandbox_invoice_not_found', 'sandbox_invoice_transition_invalid', 'sandbox_rate_limit_exceeded', 'validation_error', 'amount_out_of_range'];
+const SIMULATE_ERRORS = [
+  'sandbox_invoice_not_found',
+  'sandbox_invoice_transition_invalid',
+  'sandbox_rate_limit_exceeded',
+  'validation_error',
+  'amount_out_of_range',
+];
 const PROJECT_ERRORS = ['sandbox_project_required', 'sandbox_key_against_production_project', 'production_key_against_sandbox_project', 'validation_error'];
 
 /** Bodies of the named simulations that take one; the others take an empty object (or none). */
 const SIMULATION_BODIES: Partial<Record<Simulation, TSchema>> = { detect: DetectBody, overpaid: OverpaidBody, partial: PartialBody };
 
 /** The sandbox API of spec 4.5 under /api/v1/sandbox: invoice and webhook mirrors, simulations, project routes. */
-export const sandboxRoutes = withDeps(['sandboxInvoices', 'sandboxSimulator', 'sandboxProjects', 'invoicesService', 'webhooksEventStream', 'webhooksEventLog'], (deps): RouteDefinition[] => {
-  const invoices = () => deps.sandboxInvoices;
-  const simulator = () => deps.sandboxSimulator;
-  const projects = () => deps.sandboxProjects;
-  return [
-    // --- invoice mirrors ------------------------------------------------------------------------
-    defineRoute({
-      method: 'POST',
-      path: `${BASE}/invoices`,
-      summary: 'Create a sandbox invoice (idempotent on external_id).',
-      description:
-        'Same body and response as POST /invoices. No subscription check; a flat write limit per project; a cap on active invoices (422 ' +
-        'sandbox_active_invoice_cap_reached, remedy: reset); 503 rate_quote_unavailable with Retry-After when amount_usd cannot be converted.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      // A retry of the same signed create gets the first answer (spec 3 item 3).
-      idempotent: true,
-      access: { ...MIRROR, write: true },
-      body: CreateInvoiceBody,
-      responses: { 200: InvoiceWithTransactionsSchema, 201: InvoiceWithTransactionsSchema },
-      errors: ['validation_error', 'invalid_webhook_url', 'external_id_conflict', 'coin_not_enabled', 'amount_out_of_range', 'sandbox_active_invoice_cap_reached', 'overlay_matching_mode_required_exact', 'rate_limit_exceeded', 'pool_exhausted', 'rate_quote_unavailable'],
-      handler: async ({ auth, body, requestId }) => {
-        const { invoice, created } = await invoices().create(auth.project!, body, restActor(auth, requestId));
-        return { status: created ? 201 : 200, body: invoice };
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/invoices`,
-      summary: "Search the sandbox project's invoices (same filters and envelope as GET /invoices).",
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: MIRROR,
-      query: ListInvoicesQuery,
-      responses: { 200: InvoiceListSchema },
-      errors: ['validation_error'],
-      handler: async ({ auth, query }) => ({ body: await deps.invoicesService.list(auth.project!.id, query) }),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/invoices/:id`,
-      summary: 'Retrieve a sandbox invoice with its transactions and confirmations.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: MIRROR,
-      params: InvoiceIdParams,
-      responses: { 200: InvoiceWithTransactionsSchema },
-      errors: ['validation_error', 'invoice_not_found'],
-      handler: async ({ auth, params }) => ({ body: await deps.invoicesService.get(auth.project!.id, params.id) }),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/invoices/:id/transactions`,
-      summary: 'List every transaction of a sandbox invoice (cursor-paginated, detection order; as GET /invoices/{id}/transactions).',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: MIRROR,
-      params: InvoiceIdParams,
-      query: ListTransactionsQuery,
-      responses: { 200: InvoiceTransactionListSchema },
-      errors: ['validation_error', 'invoice_not_found'],
-      handler: async ({ auth, params, query }) => ({ body: await deps.invoicesService.transactions(auth.project!.id, params.id, query) }),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: `${BASE}/invoices/:id/cancel`,
-      summary: 'Cancel a pending or detected sandbox invoice.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: { ...MIRROR, write: true },
-      params: InvoiceIdParams,
-      responses: { 200: InvoiceWithTransactionsSchema },
-      errors: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'rate_limit_exceeded'],
-      handler: async ({ auth, params, requestId }) => ({ body: await invoices().cancel(auth.project!.id, params.id, restActor(auth, requestId)) }),
-    }),
-    // --- webhook mirrors ------------------------------------------------------------------------
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/webhooks/stream`,
-      summary: "Follow the sandbox project's webhook events (same as GET /webhooks/stream).",
-      description: STREAM_DESCRIPTION,
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: MIRROR,
-      query: StreamQuery,
-      // A copy of a signed read (a capture sent again) gets the first page, not newer events.
-      repeatAnswersFirst: true,
-      responses: { 200: StreamPageSchema },
-      errors: ['validation_error', 'event_not_found'],
-      handler: async ({ auth, query }) => ({ body: await deps.webhooksEventStream.read(auth.project!.id, query) }),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/webhooks/events`,
-      summary: "The sandbox project's webhook delivery log (same filters and envelope as GET /webhooks/events).",
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: MIRROR,
-      query: ListEventsQuery,
-      responses: { 200: DeliveryLogPageSchema },
-      errors: ['validation_error'],
-      handler: async ({ auth, query }) => ({ body: await deps.webhooksEventLog.list(auth.project!.id, query) }),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/webhooks/events/:event_id`,
-      summary: 'One sandbox webhook event with its delivery attempts.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: MIRROR,
-      params: EventIdParams,
-      responses: { 200: DeliveryLogEntrySchema },
-      errors: ['event_not_found'],
-      handler: async ({ auth, params }) => ({ body: await deps.webhooksEventLog.get(auth.project!.id, params.event_id) }),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: `${BASE}/webhooks/events/:event_id/resend`,
-      summary: 'Resend a delivered or skipped sandbox event as a new event (fresh event_id, original_event_id set).',
-      description: 'Events still retrying (in flight) or dead-lettered are 409 event_not_resendable.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: MIRROR,
-      params: EventIdParams,
-      responses: { 202: ResendResultSchema },
-      errors: ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded'],
-      handler: async ({ auth, params, requestId }) => ({ status: 202, body: await invoices().resend(auth.project!.id, params.event_id, restActor(auth, requestId)) }),
-    }),
-    // --- simulations ----------------------------------------------------------------------------
-    ...Object.entries(SIMULATION_RULES).map(([name, rule]) => {
-      const simulation = name as Simulation;
-      const body = SIMULATION_BODIES[simulation];
-      return defineRoute({
+export const sandboxRoutes = withDeps(
+  ['sandboxInvoices', 'sandboxSimulator', 'sandboxProjects', 'invoicesService', 'webhooksEventStream', 'webhooksEventLog'],
+  (deps): RouteDefinition[] => {
+    const invoices = () => deps.sandboxInvoices;
+    const simulator = () => deps.sandboxSimulator;
+    const projects = () => deps.sandboxProjects;
+    return [
+      // --- invoice mirrors ------------------------------------------------------------------------
+      defineRoute({
         method: 'POST',
-        path: `${BASE}/invoices/:invoiceId/simulate-${simulation}`,
-        summary: `Simulate ${simulation}: needs ${rule.from.join(' or ')}; emits ${rule.event}${rule.to === 'same' ? ' (the invoice stays detected)' : `; the invoice becomes ${rule.to}`}.`,
+        path: `${BASE}/invoices`,
+        summary: 'Create a sandbox invoice (idempotent on external_id).',
+        description:
+          'Same body and response as POST /invoices. No subscription check; a flat write limit per project; a cap on active invoices (422 ' +
+          'sandbox_active_invoice_cap_reached, remedy: reset); 503 rate_quote_unavailable with Retry-After when amount_usd cannot be converted.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        // A retry of the same signed create gets the first answer (spec 3 item 3).
+        idempotent: true,
+        access: { ...MIRROR, write: true },
+        body: CreateInvoiceBody,
+        responses: { 200: InvoiceWithTransactionsSchema, 201: InvoiceWithTransactionsSchema },
+        errors: [
+          'validation_error',
+          'invalid_webhook_url',
+          'external_id_conflict',
+          'coin_not_enabled',
+          'amount_out_of_range',
+          'sandbox_active_invoice_cap_reached',
+          'overlay_matching_mode_required_exact',
+          'rate_limit_exceeded',
+          'pool_exhausted',
+          'rate_quote_unavailable',
+        ],
+        handler: async ({ auth, body, requestId }) => {
+          const { invoice, created } = await invoices().create(auth.project!, body, restActor(auth, requestId));
+          return { status: created ? 201 : 200, body: invoice };
+        },
+      }),
+      defineRoute({
+        method: 'GET',
+        path: `${BASE}/invoices`,
+        summary: "Search the sandbox project's invoices (same filters and envelope as GET /invoices).",
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: MIRROR,
+        query: ListInvoicesQuery,
+        responses: { 200: InvoiceListSchema },
+        errors: ['validation_error'],
+        handler: async ({ auth, query }) => ({ body: await deps.invoicesService.list(auth.project!.id, query) }),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: `${BASE}/invoices/:id`,
+        summary: 'Retrieve a sandbox invoice with its transactions and confirmations.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: MIRROR,
+        params: InvoiceIdParams,
+        responses: { 200: InvoiceWithTransactionsSchema },
+        errors: ['validation_error', 'invoice_not_found'],
+        handler: async ({ auth, params }) => ({ body: await deps.invoicesService.get(auth.project!.id, params.id) }),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: `${BASE}/invoices/:id/transactions`,
+        summary: 'List every transaction of a sandbox invoice (cursor-paginated, detection order; as GET /invoices/{id}/transactions).',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: MIRROR,
+        params: InvoiceIdParams,
+        query: ListTransactionsQuery,
+        responses: { 200: InvoiceTransactionListSchema },
+        errors: ['validation_error', 'invoice_not_found'],
+        handler: async ({ auth, params, query }) => ({ body: await deps.invoicesService.transactions(auth.project!.id, params.id, query) }),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: `${BASE}/invoices/:id/cancel`,
+        summary: 'Cancel a pending or detected sandbox invoice.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: { ...MIRROR, write: true },
+        params: InvoiceIdParams,
+        responses: { 200: InvoiceWithTransactionsSchema },
+        errors: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'rate_limit_exceeded'],
+        handler: async ({ auth, params, requestId }) => ({ body: await invoices().cancel(auth.project!.id, params.id, restActor(auth, requestId)) }),
+      }),
+      // --- webhook mirrors ------------------------------------------------------------------------
+      defineRoute({
+        method: 'GET',
+        path: `${BASE}/webhooks/stream`,
+        summary: "Follow the sandbox project's webhook events (same as GET /webhooks/stream).",
+        description: STREAM_DESCRIPTION,
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: MIRROR,
+        query: StreamQuery,
+        // A copy of a signed read (a capture sent again) gets the first page, not newer events.
+        repeatAnswersFirst: true,
+        responses: { 200: StreamPageSchema },
+        errors: ['validation_error', 'event_not_found'],
+        handler: async ({ auth, query }) => ({ body: await deps.webhooksEventStream.read(auth.project!.id, query) }),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: `${BASE}/webhooks/events`,
+        summary: "The sandbox project's webhook delivery log (same filters and envelope as GET /webhooks/events).",
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: MIRROR,
+        query: ListEventsQuery,
+        responses: { 200: DeliveryLogPageSchema },
+        errors: ['validation_error'],
+        handler: async ({ auth, query }) => ({ body: await deps.webhooksEventLog.list(auth.project!.id, query) }),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: `${BASE}/webhooks/events/:event_id`,
+        summary: 'One sandbox webhook event with its delivery attempts.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: MIRROR,
+        params: EventIdParams,
+        responses: { 200: DeliveryLogEntrySchema },
+        errors: ['event_not_found'],
+        handler: async ({ auth, params }) => ({ body: await deps.webhooksEventLog.get(auth.project!.id, params.event_id) }),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: `${BASE}/webhooks/events/:event_id/resend`,
+        summary: 'Resend a delivered or skipped sandbox event as a new event (fresh event_id, original_event_id set).',
+        description: 'Events still retrying (in flight) or dead-lettered are 409 event_not_resendable.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: MIRROR,
+        params: EventIdParams,
+        responses: { 202: ResendResultSchema },
+        errors: ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded'],
+        handler: async ({ auth, params, requestId }) => ({
+          status: 202,
+          body: await invoices().resend(auth.project!.id, params.event_id, restActor(auth, requestId)),
+        }),
+      }),
+      // --- simulations ----------------------------------------------------------------------------
+      ...Object.entries(SIMULATION_RULES).map(([name, rule]) => {
+        const simulation = name as Simulation;
+        const body = SIMULATION_BODIES[simulation];
+        return defineRoute({
+          method: 'POST',
+          path: `${BASE}/invoices/:invoiceId/simulate-${simulation}`,
+          summary: `Simulate ${simulation}: needs ${rule.from.join(' or ')}; emits ${rule.event}${rule.to === 'same' ? ' (the invoice stays detected)' : `; the invoice becomes ${rule.to}`}.`,
+          tags: ['sandbox'],
+          auth: 'signed',
+          access: { projectKind: 'sandbox', write: true },
+          params: SandboxInvoiceParams,
+          ...(body ? { body } : {}),
+          responses: { 200: SimulationResultSchema },
+          errors: SIMULATE_ERRORS,
+          handler: async ({ auth, params, body: raw, requestId }) => {
+            const input = simulationInput(simulation, (raw ?? {}) as Record<string, unknown>);
+            return { body: await simulator().simulate(auth.project!.id, params.invoiceId, simulation, input, restActor(auth, requestId)) };
+          },
+        });
+      }),
+      defineRoute({
+        method: 'POST',
+        path: `${BASE}/invoices/:invoiceId/simulate-duplicate-delivery`,
+        summary: 'Deliver the most recent terminal webhook of the invoice again, with the same event_id.',
+        description: 'No status changes. 422 sandbox_invoice_terminal while the invoice has no terminal event.',
         tags: ['sandbox'],
         auth: 'signed',
         access: { projectKind: 'sandbox', write: true },
         params: SandboxInvoiceParams,
-        ...(body ? { body } : {}),
+        responses: { 200: DuplicateDeliveryResultSchema },
+        errors: [...SIMULATE_ERRORS, 'sandbox_invoice_terminal'],
+        handler: async ({ auth, params, requestId }) => ({
+          body: await simulator().duplicateDelivery(auth.project!.id, params.invoiceId, restActor(auth, requestId)),
+        }),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: `${BASE}/invoices/:invoiceId/simulate-event`,
+        summary: 'Apply any event the state machine allows, when the invoice is in expectedCurrentStatus.',
+        description:
+          "The earlier reference's snake_case names (event_type, amount_units, block_height, chain_specific, expected_current_status) are accepted as aliases; giving both spellings of a field is a validation_error.",
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: { projectKind: 'sandbox', write: true },
+        params: SandboxInvoiceParams,
+        body: SimulateEventBody,
         responses: { 200: SimulationResultSchema },
         errors: SIMULATE_ERRORS,
-        handler: async ({ auth, params, body: raw, requestId }) => {
-          const input = simulationInput(simulation, (raw ?? {}) as Record<string, unknown>);
-          return { body: await simulator().simulate(auth.project!.id, params.invoiceId, simulation, input, restActor(auth, requestId)) };
-        },
-      });
-    }),
-    defineRoute({
-      method: 'POST',
-      path: `${BASE}/invoices/:invoiceId/simulate-duplicate-delivery`,
-      summary: 'Deliver the most recent terminal webhook of the invoice again, with the same event_id.',
-      description: 'No status changes. 422 sandbox_invoice_terminal while the invoice has no terminal event.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: { projectKind: 'sandbox', write: true },
-      params: SandboxInvoiceParams,
-      responses: { 200: DuplicateDeliveryResultSchema },
-      errors: [...SIMULATE_ERRORS, 'sandbox_invoice_terminal'],
-      handler: async ({ auth, params, requestId }) => ({ body: await simulator().duplicateDelivery(auth.project!.id, params.invoiceId, restActor(auth, requestId)) }),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: `${BASE}/invoices/:invoiceId/simulate-event`,
-      summary: 'Apply any event the state machine allows, when the invoice is in expectedCurrentStatus.',
-      description: 'The earlier reference\'s snake_case names (event_type, amount_units, block_height, chain_specific, expected_current_status) are accepted as aliases; giving both spellings of a field is a validation_error.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: { projectKind: 'sandbox', write: true },
-      params: SandboxInvoiceParams,
-      body: SimulateEventBody,
-      responses: { 200: SimulationResultSchema },
-      errors: SIMULATE_ERRORS,
-      handler: async ({ auth, params, body, requestId }) => ({ body: await simulator().simulateEvent(auth.project!.id, params.invoiceId, simulateEventInput(body), restActor(auth, requestId)) }),
-    }),
-    // --- project routes -------------------------------------------------------------------------
-    defineRoute({
-      method: 'POST',
-      path: `${BASE}/:projectId/clock/advance`,
-      summary: "Advance a chain's clock: add confirmations to every detected invoice of the project on that chain.",
-      description: 'Invoices reaching their confirmation_threshold become paid (overpaid or partial when the simulated amount differs). 10 calls per minute per chain.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
-      params: SandboxProjectParams,
-      body: ClockAdvanceBody,
-      responses: { 200: ClockAdvanceResultSchema },
-      errors: [...PROJECT_ERRORS, 'sandbox_rate_limit_exceeded'],
-      handler: async ({ auth, params, body, requestId }) => ({ body: await simulator().advanceClock(params.projectId, body.chain, body.blocks, restActor(auth, requestId)) }),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: `${BASE}/:projectId/reset`,
-      summary: 'Soft-purge the sandbox: invoices, transactions, webhook events and the address pool go; the project, keys, bindings and PAT stay.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
-      params: SandboxProjectParams,
-      responses: { 200: ResetResultSchema },
-      errors: [...PROJECT_ERRORS, 'sandbox_reset_failed'],
-      handler: async ({ auth, params, requestId }) => ({ body: await projects().reset(params.projectId, restActor(auth, requestId)) }),
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: `${BASE}/:projectId`,
-      summary: 'Delete the sandbox project and everything of it, API key and PAT included. Irreversible.',
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
-      params: SandboxProjectParams,
-      responses: { 200: DeleteResultSchema },
-      errors: [...PROJECT_ERRORS, 'sandbox_delete_failed'],
-      handler: async ({ auth, params, requestId }) => ({ body: await projects().delete(params.projectId, restActor(auth, requestId)) }),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: `${BASE}/:projectId/wallets`,
-      summary: "The sandbox project's generated account keys, one per chain.",
-      tags: ['sandbox'],
-      auth: 'signed',
-      access: { projectKind: 'sandbox', projectParam: 'projectId' },
-      params: SandboxProjectParams,
-      responses: { 200: SandboxWalletListSchema },
-      errors: PROJECT_ERRORS,
-      handler: async ({ params }) => ({ body: await projects().wallets(params.projectId) }),
-    }),
-  ];
-});
+        handler: async ({ auth, params, body, requestId }) => ({
+          body: await simulator().simulateEvent(auth.project!.id, params.invoiceId, simulateEventInput(body), restActor(auth, requestId)),
+        }),
+      }),
+      // --- project routes -------------------------------------------------------------------------
+      defineRoute({
+        method: 'POST',
+        path: `${BASE}/:projectId/clock/advance`,
+        summary: "Advance a chain's clock: add confirmations to every detected invoice of the project on that chain.",
+        description:
+          'Invoices reaching their confirmation_threshold become paid (overpaid or partial when the simulated amount differs). 10 calls per minute per chain.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
+        params: SandboxProjectParams,
+        body: ClockAdvanceBody,
+        responses: { 200: ClockAdvanceResultSchema },
+        errors: [...PROJECT_ERRORS, 'sandbox_rate_limit_exceeded'],
+        handler: async ({ auth, params, body, requestId }) => ({
+          body: await simulator().advanceClock(params.projectId, body.chain, body.blocks, restActor(auth, requestId)),
+        }),
+      }),
+      defineRoute({
+        method: 'POST',
+        path: `${BASE}/:projectId/reset`,
+        summary: 'Soft-purge the sandbox: invoices, transactions, webhook events and the address pool go; the project, keys, bindings and PAT stay.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
+        params: SandboxProjectParams,
+        responses: { 200: ResetResultSchema },
+        errors: [...PROJECT_ERRORS, 'sandbox_reset_failed'],
+        handler: async ({ auth, params, requestId }) => ({ body: await projects().reset(params.projectId, restActor(auth, requestId)) }),
+      }),
+      defineRoute({
+        method: 'DELETE',
+        path: `${BASE}/:projectId`,
+        summary: 'Delete the sandbox project and everything of it, API key and PAT included. Irreversible.',
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
+        params: SandboxProjectParams,
+        responses: { 200: DeleteResultSchema },
+        errors: [...PROJECT_ERRORS, 'sandbox_delete_failed'],
+        handler: async ({ auth, params, requestId }) => ({ body: await projects().delete(params.projectId, restActor(auth, requestId)) }),
+      }),
+      defineRoute({
+        method: 'GET',
+        path: `${BASE}/:projectId/wallets`,
+        summary: "The sandbox project's generated account keys, one per chain.",
+        tags: ['sandbox'],
+        auth: 'signed',
+        access: { projectKind: 'sandbox', projectParam: 'projectId' },
+        params: SandboxProjectParams,
+        responses: { 200: SandboxWalletListSchema },
+        errors: PROJECT_ERRORS,
+        handler: async ({ params }) => ({ body: await projects().wallets(params.projectId) }),
+      }),
+    ];
+  },
+);
 
 /** Resolves aliases and the exactly-one rules of a named simulation's body. */
 export function simulationInput(simulation: Simulation, body: Record<string, unknown>): SimulationInput {
@@ -280,5 +328,6 @@ export function simulationInput(simulation: Simulation, body: Record<string, unk
 }
 
 function positiveUnits(field: string, value: string | undefined): void {
-  if (value !== undefined && BigInt(value) === 0n) throw coreErrors.validation_error({ message: `body.${field} must be at least 1`, details: { field: `body.${field}` } });
+  if (value !== undefined && BigInt(value) === 0n)
+    throw coreErrors.validation_error({ message: `body.${field} must be at least 1`, details: { field: `body.${field}` } });
 }

@@ -6,8 +6,14 @@ const UNITS = { pattern: '^\\d+$', maxLength: 78 } as const;
 const units = (description: string) => Type.String({ ...UNITS, description });
 const SEED = Type.String({ minLength: 1, maxLength: 256, description: 'Deterministic seed: the same seed gives the same synthesized tx hash.' });
 
-export const SandboxInvoiceParams = Type.Object({ invoiceId: Type.String({ pattern: ULID_PATTERN, description: 'Invoice id (ULID).' }) }, { additionalProperties: false });
-export const SandboxProjectParams = Type.Object({ projectId: Type.String({ pattern: ULID_PATTERN, description: 'Sandbox project id (ULID); must be the signing project.' }) }, { additionalProperties: false });
+export const SandboxInvoiceParams = Type.Object(
+  { invoiceId: Type.String({ pattern: ULID_PATTERN, description: 'Invoice id (ULID).' }) },
+  { additionalProperties: false },
+);
+export const SandboxProjectParams = Type.Object(
+  { projectId: Type.String({ pattern: ULID_PATTERN, description: 'Sandbox project id (ULID); must be the signing project.' }) },
+  { additionalProperties: false },
+);
 
 export const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'An empty object (or no body).' });
 export const DetectBody = Type.Object({ seed: Type.Optional(SEED) }, { additionalProperties: false });
@@ -15,7 +21,9 @@ export const DetectBody = Type.Object({ seed: Type.Optional(SEED) }, { additiona
 /** simulate-overpaid: exactly one of `multiplier` and `extraUnits` (alias `extra_units`). */
 export const OverpaidBody = Type.Object(
   {
-    multiplier: Type.Optional(Type.Number({ exclusiveMinimum: 1, maximum: 1_000_000, description: 'Factor (> 1) on amount_crypto_units; the product is rounded up.' })),
+    multiplier: Type.Optional(
+      Type.Number({ exclusiveMinimum: 1, maximum: 1_000_000, description: 'Factor (> 1) on amount_crypto_units; the product is rounded up.' }),
+    ),
     extraUnits: Type.Optional(units('Base units paid beyond the invoice amount.')),
     extra_units: Type.Optional(units('Alias of extraUnits (the earlier reference).')),
   },
@@ -25,7 +33,13 @@ export const OverpaidBody = Type.Object(
 /** simulate-partial: exactly one of `fraction` and `amountUnits` (alias `amount_units`). */
 export const PartialBody = Type.Object(
   {
-    fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'Share of the amount paid, strictly between 0 and 1 (rounded down, at least 1 unit).' })),
+    fraction: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 1,
+        description: 'Share of the amount paid, strictly between 0 and 1 (rounded down, at least 1 unit).',
+      }),
+    ),
     amountUnits: Type.Optional(units('Base units paid; below the invoice amount.')),
     amount_units: Type.Optional(units('Alias of amountUnits (the earlier reference).')),
   },
@@ -97,7 +111,8 @@ export interface SimulateEventInput {
 export function aliased<T>(body: Record<string, unknown>, camel: string, snake: string, required: boolean): T | undefined {
   const a = body[camel];
   const b = body[snake];
-  if (a !== undefined && b !== undefined) throw coreErrors.validation_error({ message: `body.${camel}: give ${camel} or its alias ${snake}, not both`, details: { field: `body.${camel}` } });
+  if (a !== undefined && b !== undefined)
+    throw coreErrors.validation_error({ message: `body.${camel}: give ${camel} or its alias ${snake}, not both`, details: { field: `body.${camel}` } });
   const value = (a ?? b) as T | undefined;
   if (required && value === undefined) throw coreErrors.validation_error({ message: `body.${camel} is required`, details: { field: `body.${camel}` } });
   return value;

@@ -26,16 +26,55 @@ const REVERTIBLE = statusesWhere({ pastDeadline: false }, statusesReaching('paym
  * invoice's payment token as their memo, so a simulation pays the invoice it names even at a
  * shared address; their confirmations are counted by the sandbox instead of a chain.
  */
-export const SIMULATION_RULES: Readonly<Record<Simulation, { from: readonly InvoiceStatus[]; to: InvoiceStatus | 'same'; event: InvoiceEventType; facts: string }>> = {
-  detect: { from: DETECTABLE, to: 'detected', event: 'invoice.detected', facts: 'payment_seen: a payment of the invoiced amount in the mempool (0 confirmations; tx hash from `seed`).' },
-  paid: { from: settlingFirst('paid'), to: 'paid', event: 'invoice.paid', facts: 'payment_seen of what is still due (when the live total is short), then payment_confirmed: every live transfer at the threshold.' },
-  overpaid: { from: settlingFirst('overpaid'), to: 'overpaid', event: 'invoice.overpaid', facts: 'payment_seen of the extra amount (`multiplier` × amount or amount + `extraUnits` in all), then payment_confirmed at the threshold.' },
+export const SIMULATION_RULES: Readonly<
+  Record<Simulation, { from: readonly InvoiceStatus[]; to: InvoiceStatus | 'same'; event: InvoiceEventType; facts: string }>
+> = {
+  detect: {
+    from: DETECTABLE,
+    to: 'detected',
+    event: 'invoice.detected',
+    facts: 'payment_seen: a payment of the invoiced amount in the mempool (0 confirmations; tx hash from `seed`).',
+  },
+  paid: {
+    from: settlingFirst('paid'),
+    to: 'paid',
+    event: 'invoice.paid',
+    facts: 'payment_seen of what is still due (when the live total is short), then payment_confirmed: every live transfer at the threshold.',
+  },
+  overpaid: {
+    from: settlingFirst('overpaid'),
+    to: 'overpaid',
+    event: 'invoice.overpaid',
+    facts: 'payment_seen of the extra amount (`multiplier` × amount or amount + `extraUnits` in all), then payment_confirmed at the threshold.',
+  },
   // simulate-partial announces a partial payment; the invoice stays detected (spec 3.1).
-  partial: { from: settlingFirst('partial'), to: 'same', event: 'invoice.partial', facts: 'payment_seen of the smaller payment replacing the unconfirmed ones (replace-by-fee), then payment_dropped of those: the total falls short. Refused for an `any` invoice, which accepts any amount.' },
-  expire: { from: WAITING_STATUSES, to: 'expired', event: 'invoice.expired', facts: 'payment_dropped of every unconfirmed payment (they never make it into a block), then deadline_passed.' },
-  'late-payment': { from: SETTLING_LATE, to: 'expired_paid_late', event: 'invoice.expired_paid_late', facts: 'payment_seen of the invoiced amount after expiry, then payment_confirmed at the threshold.' },
+  partial: {
+    from: settlingFirst('partial'),
+    to: 'same',
+    event: 'invoice.partial',
+    facts:
+      'payment_seen of the smaller payment replacing the unconfirmed ones (replace-by-fee), then payment_dropped of those: the total falls short. Refused for an `any` invoice, which accepts any amount.',
+  },
+  expire: {
+    from: WAITING_STATUSES,
+    to: 'expired',
+    event: 'invoice.expired',
+    facts: 'payment_dropped of every unconfirmed payment (they never make it into a block), then deadline_passed.',
+  },
+  'late-payment': {
+    from: SETTLING_LATE,
+    to: 'expired_paid_late',
+    event: 'invoice.expired_paid_late',
+    facts: 'payment_seen of the invoiced amount after expiry, then payment_confirmed at the threshold.',
+  },
   reorg: { from: REVERTIBLE, to: 'reverted', event: 'invoice.reverted', facts: 'payment_reverted of every counted payment (a reorganisation).' },
-  reconfirm: { from: SETTLING_AGAIN, to: 'paid', event: 'invoice.paid', facts: 'payment_seen of exactly the invoiced amount (mined again, as an exact payment), then payment_confirmed at the threshold: paid, with a fresh event id.' },
+  reconfirm: {
+    from: SETTLING_AGAIN,
+    to: 'paid',
+    event: 'invoice.paid',
+    facts:
+      'payment_seen of exactly the invoiced amount (mined again, as an exact payment), then payment_confirmed at the threshold: paid, with a fresh event id.',
+  },
 };
 
 /**
@@ -67,7 +106,13 @@ export const EVENT_RULES: Readonly<Record<InvoiceEventType, { to: InvoiceStatus;
 };
 
 /** Event types whose latest occurrence simulate-duplicate-delivery sends again. */
-export const TERMINAL_EVENT_TYPES: readonly InvoiceEventType[] = ['invoice.paid', 'invoice.overpaid', 'invoice.expired', 'invoice.expired_paid_late', 'invoice.reverted'];
+export const TERMINAL_EVENT_TYPES: readonly InvoiceEventType[] = [
+  'invoice.paid',
+  'invoice.overpaid',
+  'invoice.expired',
+  'invoice.expired_paid_late',
+  'invoice.reverted',
+];
 
 /**
  * A synthesized transaction hash in the chain's usual form (0x-prefixed on EVM chains, those whose
@@ -93,4 +138,3 @@ export function fractionOfUnits(units: bigint, fraction: number): bigint {
   const part = (units * BigInt(digits || '0')) / 10n ** BigInt(digits.length);
   return part < 1n ? 1n : part;
 }
-

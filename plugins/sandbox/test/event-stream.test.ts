@@ -22,7 +22,13 @@ test.after.always(async () => {
 function entry(projectId: string): OutboxEntry {
   const id = newId();
   const createdAt = new Date();
-  const body = JSON.stringify({ event_id: id, event_type: 'invoice.paid', mode: 'sandbox', created_at_iso: createdAt.toISOString(), data: { invoice_id: 'x' } });
+  const body = JSON.stringify({
+    event_id: id,
+    event_type: 'invoice.paid',
+    mode: 'sandbox',
+    created_at_iso: createdAt.toISOString(),
+    data: { invoice_id: 'x' },
+  });
   return { id, projectId, mode: 'sandbox', invoiceId: null, eventType: 'invoice.paid', originalEventId: null, body, targetUrl: null, createdAt };
 }
 
@@ -47,11 +53,18 @@ test('an event of a transaction still open holds back the later ones, so a curso
     const held = await stream(account, '?start=earliest');
     t.deepEqual(held.items, []);
     await trxEarly.commit();
-    const both = await waitFor(async () => {
-      const page = await stream(account, '?start=earliest&wait=5');
-      return page.items.length === 2 && page;
-    }, 60_000, 'both events');
-    t.deepEqual(both.items.map((i) => i.event_id), [early.id, late.id]);
+    const both = await waitFor(
+      async () => {
+        const page = await stream(account, '?start=earliest&wait=5');
+        return page.items.length === 2 && page;
+      },
+      60_000,
+      'both events',
+    );
+    t.deepEqual(
+      both.items.map((i) => i.event_id),
+      [early.id, late.id],
+    );
     t.is(both.next_cursor, late.id);
     t.is(both.items[0]!.body, early.body, 'the exact body');
   } finally {
@@ -72,9 +85,16 @@ test('order follows the writing transactions, not the event ids: a later id comm
   await db.transaction((trx) => outbox.write(trx, [first]));
   // Any transaction open on the server (other tests) holds the horizon back a moment: long-poll.
   const page = await stream(account, '?limit=1&wait=25');
-  t.deepEqual(page.items.map((i) => i.event_id), [second.id]);
+  t.deepEqual(
+    page.items.map((i) => i.event_id),
+    [second.id],
+  );
   const next = await stream(account, `?after=${page.next_cursor}&wait=25`);
-  t.deepEqual(next.items.map((i) => i.event_id), [first.id], 'the smaller id is not skipped');
+  t.deepEqual(
+    next.items.map((i) => i.event_id),
+    [first.id],
+    'the smaller id is not skipped',
+  );
   const none = await stream(account, `?after=${first.id}`);
   t.deepEqual(none, { items: [], next_cursor: first.id });
 });
@@ -85,13 +105,23 @@ test('start=latest gives the newest cursor; a long poll on one instance is answe
   t.deepEqual(await stream(account, '?start=latest'), { items: [] });
   const seed = entry(account.projectId);
   await gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.webhooksOutbox.write(trx, [seed]));
-  const head = await waitFor(async () => {
-    const page = await stream(account, '?start=latest');
-    return page.next_cursor && page;
-  }, 60_000, 'the newest cursor');
+  const head = await waitFor(
+    async () => {
+      const page = await stream(account, '?start=latest');
+      return page.next_cursor && page;
+    },
+    60_000,
+    'the newest cursor',
+  );
   t.deepEqual(head, { items: [], next_cursor: seed.id });
 
-  const second = await startTestKernel({ plugins: SANDBOX_PLUGINS, chains: ALL_CHAINS, role: 'gateway', database: gw.database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } } });
+  const second = await startTestKernel({
+    plugins: SANDBOX_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'gateway',
+    database: gw.database,
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
+  });
   t.teardown(() => second.close());
   const polling = signedFetch(second.url, `/api/v1/sandbox/webhooks/stream?after=${seed.id}&wait=25`, { projectId: account.projectId, secret: account.secret });
   // Another project's event does not answer the poll.
@@ -100,7 +130,10 @@ test('start=latest gives the newest cursor; a long poll on one instance is answe
   const detected = await account.call('POST', `/invoices/${invoice.body.id}/simulate-detect`, {});
   const answer = await polling;
   t.is(answer.status, 200);
-  t.deepEqual(answer.body.items.map((i: { event_id: string }) => i.event_id), [detected.body.event_id]);
+  t.deepEqual(
+    answer.body.items.map((i: { event_id: string }) => i.event_id),
+    [detected.body.event_id],
+  );
   await waitFor(async () => (await stream(other, '?start=earliest&wait=5')).items.length === 1, 60_000);
 });
 
@@ -130,12 +163,21 @@ test('a signed stream read sent again answers its first page, not events created
   const path = '/api/v1/sandbox/webhooks/stream?start=earliest';
   const original = await signedFetch(gw.url, path, captured);
   t.is(original.status, 200);
-  t.deepEqual(original.body.items.map((i: { event_id: string }) => i.event_id), [first.id]);
+  t.deepEqual(
+    original.body.items.map((i: { event_id: string }) => i.event_id),
+    [first.id],
+  );
 
   const later = entry(account.projectId);
   await gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.webhooksOutbox.write(trx, [later]));
   await waitFor(async () => (await stream(account, `?after=${first.id}&wait=5`)).items.length === 1, 60_000, 'the later event');
-  const second = await startTestKernel({ plugins: SANDBOX_PLUGINS, chains: ALL_CHAINS, role: 'gateway', database: gw.database, config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } } });
+  const second = await startTestKernel({
+    plugins: SANDBOX_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'gateway',
+    database: gw.database,
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
+  });
   t.teardown(() => second.close());
   for (const base of [gw.url, second.url]) {
     const replayed = await signedFetch(base, path, captured);

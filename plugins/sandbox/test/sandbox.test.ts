@@ -35,12 +35,19 @@ test('provisioning creates the project, seven generated testnet keys bound and v
   t.regex(sandbox.api_key.api_secret, /^sk_sandbox_[0-9a-f]{48}$/);
   t.deepEqual(sandbox.pat.scopes, ['sandbox:simulate']);
   t.deepEqual((await gw.kernel.cradle.tenancyPats.verify(sandbox.pat.token))?.scopes, ['sandbox:simulate']);
-  t.deepEqual(sandbox.wallets.map((w) => w.chain), ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton']);
+  t.deepEqual(
+    sandbox.wallets.map((w) => w.chain),
+    ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton'],
+  );
   t.regex(sandbox.wallets[0]!.xpub, /^tpub/);
   const listed = await gw.kernel.cradle.walletsWallets.list(c.projectId);
   t.true(listed.every((w) => w.state === 'verified' && w.network === 'testnet'));
   const other = await sandboxClient(gw);
-  t.notDeepEqual(other.sandbox.wallets.map((w) => w.xpub), sandbox.wallets.map((w) => w.xpub), 'every project gets fresh keys');
+  t.notDeepEqual(
+    other.sandbox.wallets.map((w) => w.xpub),
+    sandbox.wallets.map((w) => w.xpub),
+    'every project gets fresh keys',
+  );
   const wallets = await c.call('GET', `/${c.projectId}/wallets`);
   t.is(wallets.status, 200);
   t.deepEqual(wallets.body, sandbox.wallets);
@@ -62,7 +69,12 @@ test('an invoice travels pending → detected → paid → reverted → paid wit
   t.deepEqual(again.body, detected.body);
   const afterDetect = await get(c, inv.id);
   t.is(afterDetect.transactions.length, 1);
-  t.like(afterDetect.transactions[0], { tx_hash: synthesizedTxHash(gw.kernel.cradle.chains.get('eth').definition, 'alpha'), confirmations: 0, amount_units: inv.amount_crypto_units, status: 'pending' });
+  t.like(afterDetect.transactions[0], {
+    tx_hash: synthesizedTxHash(gw.kernel.cradle.chains.get('eth').definition, 'alpha'),
+    confirmations: 0,
+    amount_units: inv.amount_crypto_units,
+    status: 'pending',
+  });
 
   const paid = await simulate(c, inv.id, 'paid', {});
   t.is(paid.body.status, 'paid');
@@ -164,7 +176,10 @@ test('overpaid, partial, expire and late payment move as spec 3.1 says, with the
   const o = await simulate(c, over.id, 'overpaid', { multiplier: 1.5 });
   t.is(o.body.status, 'overpaid');
   const paidUnits = (inv: { transactions: { status: string; amount_units: string }[] }) =>
-    inv.transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed').reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n).toString();
+    inv.transactions
+      .filter((tx) => tx.status === 'pending' || tx.status === 'confirmed')
+      .reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n)
+      .toString();
   t.is(paidUnits(await get(c, over.id)), '1500000000000000000', 'the detected payment and the extra one');
 
   const extra = await invoice(c, 'eth', { amount_crypto: '1' });
@@ -256,7 +271,10 @@ test('simulation bodies: exactly one of multiplier/extraUnits and fraction/amoun
   // Valid numbers whose total exceeds what any chain carries (uint256): 422, nothing written.
   const extra = await invoice(c, 'eth', { amount_crypto: '1' });
   const large = await invoice(c, 'eth', { amount_crypto: '1'.padEnd(56, '0') });
-  for (const [inv, body] of [[extra, { extraUnits: '9'.repeat(78) }], [large, { multiplier: 1_000_000 }]] as const) {
+  for (const [inv, body] of [
+    [extra, { extraUnits: '9'.repeat(78) }],
+    [large, { multiplier: 1_000_000 }],
+  ] as const) {
     await simulate(c, inv.id, 'detect');
     const res = await simulate(c, inv.id, 'overpaid', body);
     t.is(res.status, 422, JSON.stringify(res.body));
@@ -286,7 +304,14 @@ test('simulate-event applies the event when expectedCurrentStatus holds; snake_c
     const res = await simulate(c, inv.id, 'event', body);
     t.is(res.status, 400, JSON.stringify(body));
   }
-  const ok = await simulate(c, inv.id, 'event', { event_type: 'invoice.detected', amount_units: '5', confirmations: 1, block_height: 7, expected_current_status: 'pending', chain_specific: { eth: { log_index: 3 } } });
+  const ok = await simulate(c, inv.id, 'event', {
+    event_type: 'invoice.detected',
+    amount_units: '5',
+    confirmations: 1,
+    block_height: 7,
+    expected_current_status: 'pending',
+    chain_specific: { eth: { log_index: 3 } },
+  });
   t.is(ok.status, 200, JSON.stringify(ok.body));
   t.is(ok.body.status, 'detected');
   const event = (await c.call('GET', `/webhooks/events/${ok.body.event_id}`)).body;
@@ -347,7 +372,8 @@ test('cross-project and cross-mode: each its spec code', async (t) => {
 
   const production = await gw.kernel.cradle.tenancyProjects.create({ name: `prod-${Math.random()}`, kind: 'production' }, CLI_ACTOR);
   const prod = { projectId: production.project.id, secret: production.credentials.api_secret };
-  const asProd = (method: string, path: string, body?: unknown) => signedFetch(gw.url, `/api/v1/sandbox${path}`, { ...prod, method, ...(body ? { body } : {}) });
+  const asProd = (method: string, path: string, body?: unknown) =>
+    signedFetch(gw.url, `/api/v1/sandbox${path}`, { ...prod, method, ...(body ? { body } : {}) });
   const mirror = await asProd('POST', '/invoices', { external_id: 'x', coin: 'eth', amount_crypto: '1' });
   t.is(mirror.status, 400);
   t.is(mirror.body.error_code, 'production_key_against_sandbox_project');
@@ -405,7 +431,11 @@ test('reset purges invoices, transactions, events and the pool, and keeps the sh
 });
 
 test('caps and limits: active invoice cap (a replay still answers), flat write limit, simulate limit', async (t) => {
-  const k = await startSandboxKernel({ 'plugins.sandbox.activeInvoiceCap': 2, 'plugins.sandbox.writeRateLimitPerMinute': 4, 'plugins.sandbox.simulateRateLimitPerMinute': 2 });
+  const k = await startSandboxKernel({
+    'plugins.sandbox.activeInvoiceCap': 2,
+    'plugins.sandbox.writeRateLimitPerMinute': 4,
+    'plugins.sandbox.simulateRateLimitPerMinute': 2,
+  });
   t.teardown(() => k.close());
   const c = await sandboxClient(k);
   // The limits count per fixed minute: the five writes and three simulations share one window.
@@ -432,7 +462,12 @@ test('caps and limits: active invoice cap (a replay still answers), flat write l
 });
 
 test('503 rate_quote_unavailable with Retry-After when amount_usd cannot be converted', async (t) => {
-  const k = await startSandboxKernel({ 'plugins.rates.providers': ['coingecko'], 'plugins.rates.fixed': {}, 'plugins.rates.coingecko.baseUrl': 'http://127.0.0.1:9', 'plugins.rates.coingecko.timeoutMs': 500 });
+  const k = await startSandboxKernel({
+    'plugins.rates.providers': ['coingecko'],
+    'plugins.rates.fixed': {},
+    'plugins.rates.coingecko.baseUrl': 'http://127.0.0.1:9',
+    'plugins.rates.coingecko.timeoutMs': 500,
+  });
   t.teardown(() => k.close());
   const c = await sandboxClient(k);
   const res = await c.call('POST', '/invoices', { external_id: 'usd-1', coin: 'eth', amount_usd: 10 });
@@ -456,7 +491,12 @@ test('CLI sandbox create --json provisions in one action; wallets, reset and del
   t.regex(sandbox.api_key.api_secret, /^sk_sandbox_/);
   t.regex(sandbox.pat.token, /^svc_pat_/);
   t.is(sandbox.wallets.length, 7);
-  const res = await signedFetch(gw.url, '/api/v1/sandbox/invoices', { projectId: sandbox.project.id, secret: sandbox.api_key.api_secret, method: 'POST', body: { external_id: 'cli-1', coin: 'ton', amount_crypto: '1' } });
+  const res = await signedFetch(gw.url, '/api/v1/sandbox/invoices', {
+    projectId: sandbox.project.id,
+    secret: sandbox.api_key.api_secret,
+    method: 'POST',
+    body: { external_id: 'cli-1', coin: 'ton', amount_crypto: '1' },
+  });
   t.is(res.status, 201, JSON.stringify(res.body));
   const wallets = await runCli('sandbox', 'wallets', '--project', sandbox.project.id, '--json');
   t.deepEqual(wallets.json.wallets, sandbox.wallets);
@@ -524,29 +564,49 @@ test('a sandbox project invoices all fifteen coins; a token without a testnet co
 test('a client signing the pathname alone and sending each write twice at once gets identical first answers and one effect; filtered lists verify (issue 33 items 1, 2)', async (t) => {
   const c = await sandboxClient(gw);
   const as = (method: string, path: string, body?: unknown, timestamp?: number) =>
-    pathnameSignedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId: c.projectId, secret: c.secret, method, ...(body === undefined ? {} : { body }), ...(timestamp === undefined ? {} : { timestamp }) });
+    pathnameSignedFetch(gw.url, `/api/v1/sandbox${path}`, {
+      projectId: c.projectId,
+      secret: c.secret,
+      method,
+      ...(body === undefined ? {} : { body }),
+      ...(timestamp === undefined ? {} : { timestamp }),
+    });
   const ts = Math.floor(Date.now() / 1000);
   const create = { external_id: `pathname-${++externalSeq}`, coin: 'eth', amount_crypto: '0.5' };
   const created = await as('POST', '/invoices', create, ts);
   t.is(created.status, 201, created.text);
-  const copies = [await as('POST', '/invoices', create, ts), ...(await Promise.all([as('POST', '/invoices', create, ts), as('POST', '/invoices', create, ts)]))];
+  const copies = [
+    await as('POST', '/invoices', create, ts),
+    ...(await Promise.all([as('POST', '/invoices', create, ts), as('POST', '/invoices', create, ts)])),
+  ];
   for (const copy of copies) {
     t.is(copy.status, 201, 'the first answer, not 200 or 401');
     t.is(copy.text, created.text);
   }
   const listed = await as('GET', `/invoices?external_id=${create.external_id}`);
   t.is(listed.status, 200, listed.text);
-  t.deepEqual(listed.body.items.map((i: { id: string }) => i.id), [created.body.id], 'one invoice');
+  t.deepEqual(
+    listed.body.items.map((i: { id: string }) => i.id),
+    [created.body.id],
+    'one invoice',
+  );
 
   t.is((await as('POST', `/invoices/${created.body.id}/simulate-detect`, {})).status, 200);
   const paidTs = Math.floor(Date.now() / 1000);
-  const [paid, ...paidCopies] = await Promise.all([as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs), as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs)]);
+  const [paid, ...paidCopies] = await Promise.all([
+    as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs),
+    as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs),
+  ]);
   paidCopies.push(await as('POST', `/invoices/${created.body.id}/simulate-paid`, {}, paidTs));
   t.is(paid!.status, 200, paid!.text);
   for (const copy of paidCopies) t.is(copy.text, paid!.text);
   const events = await as('GET', `/webhooks/events?invoice_id=${created.body.id}&event_type=invoice.paid`);
   t.is(events.status, 200, events.text);
-  t.deepEqual(events.body.items.map((e: { id: string; event_id?: string }) => e.event_id ?? e.id), [paid!.body.event_id], 'one invoice.paid event');
+  t.deepEqual(
+    events.body.items.map((e: { id: string; event_id?: string }) => e.event_id ?? e.id),
+    [paid!.body.event_id],
+    'one invoice.paid event',
+  );
   t.is((await as('GET', `/invoices/${created.body.id}`)).body.status, 'paid');
 });
 

@@ -16,7 +16,10 @@ const roleFlag: CliFlag = {
 };
 const operatorFlag: CliFlag = { type: 'string', description: 'Operator id or name (default: the only operator).' };
 const userFlag: CliFlag = { type: 'string', required: true, description: 'User id or e-mail.' };
-const userOperatorFlag: CliFlag = { type: 'string', description: 'Operator id or name of the user (needed for an e-mail that users of several operators have).' };
+const userOperatorFlag: CliFlag = {
+  type: 'string',
+  description: 'Operator id or name of the user (needed for an e-mail that users of several operators have).',
+};
 
 /** `--operator` of a user command, resolved to the operator's id (a name is looked up). */
 async function userScope(flags: Record<string, unknown>, deps: Deps<'tenancyOperators'>): Promise<{ operatorId?: string }> {
@@ -29,7 +32,14 @@ export const tenancyCommands: CliCommand[] = [
     noun: 'operator',
     verb: 'create',
     summary: 'Create an operator (the party that runs this gateway and owns projects).',
-    flags: { name: { type: 'string', required: true, description: 'Unique operator name.', validate: (v) => (v.trim().length >= 1 && v.length <= 128 ? undefined : 'must be 1 to 128 characters') } },
+    flags: {
+      name: {
+        type: 'string',
+        required: true,
+        description: 'Unique operator name.',
+        validate: (v) => (v.trim().length >= 1 && v.length <= 128 ? undefined : 'must be 1 to 128 characters'),
+      },
+    },
     run: ({ flags, deps }) => deps.tenancyOperators.create(String(flags['name']).trim(), CLI_ACTOR).then((o) => ({ operator: o })),
   }),
   defineCommand(['tenancyOperators'], {
@@ -58,7 +68,12 @@ export const tenancyCommands: CliCommand[] = [
     summary: 'Create a project of a fixed kind and issue its API key (the secret is shown once).',
     flags: {
       kind: { type: 'string', required: true, choices: PROJECT_KINDS, description: 'production, testnet or sandbox; fixed for ever.' },
-      name: { type: 'string', required: true, description: 'Project name, unique per operator.', validate: (v) => (v.trim().length >= 1 && v.length <= 128 ? undefined : 'must be 1 to 128 characters') },
+      name: {
+        type: 'string',
+        required: true,
+        description: 'Project name, unique per operator.',
+        validate: (v) => (v.trim().length >= 1 && v.length <= 128 ? undefined : 'must be 1 to 128 characters'),
+      },
       operator: operatorFlag,
     },
     help: 'Sign requests with X-Project-Id = project.id and the printed api_secret (see docs/getting-started.md).',
@@ -94,20 +109,24 @@ export const tenancyCommands: CliCommand[] = [
     flags: { project: projectFlag },
     run: async ({ flags, deps }) => ({ project: await deps.tenancyProjects.resume(String(flags['project']), CLI_ACTOR) }),
   }),
-  ...(['issue', 'rotate', 'revoke', 'suspend', 'resume'] as const).map(
-    (verb): CliCommand => defineCommand(['tenancyApiKeys'], {
+  ...(['issue', 'rotate', 'revoke', 'suspend', 'resume'] as const).map((verb): CliCommand =>
+    defineCommand(['tenancyApiKeys'], {
       noun: 'key',
       verb,
       summary: {
         issue: "Issue the project's API key when it has none live (after a revoke). Secret shown once.",
-        rotate: 'Rotate the secret; the previous one stays valid for security.keyRotationOverlapSeconds, or ends at once with --immediate (a leaked secret). Secret shown once.',
+        rotate:
+          'Rotate the secret; the previous one stays valid for security.keyRotationOverlapSeconds, or ends at once with --immediate (a leaked secret). Secret shown once.',
         revoke: 'Revoke the API key for good: requests get 403 key_revoked.',
         suspend: 'Suspend the API key: requests get 403 key_suspended until resumed.',
         resume: 'Resume a suspended API key.',
       }[verb],
       flags:
         verb === 'rotate'
-          ? { project: projectFlag, immediate: { type: 'boolean', description: 'End every previous secret now, for requests and webhook signatures alike (no overlap).' } }
+          ? {
+              project: projectFlag,
+              immediate: { type: 'boolean', description: 'End every previous secret now, for requests and webhook signatures alike (no overlap).' },
+            }
           : { project: projectFlag },
       run: async ({ flags, deps }) => {
         const project = String(flags['project']);
@@ -137,7 +156,10 @@ export const tenancyCommands: CliCommand[] = [
         required: true,
         description: `Comma-separated scopes: ${PAT_SCOPES.join(', ')}.`,
         validate: (v) => {
-          const bad = v.split(',').map((s) => s.trim()).filter((s) => !(PAT_SCOPES as readonly string[]).includes(s));
+          const bad = v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => !(PAT_SCOPES as readonly string[]).includes(s));
           return bad.length ? `unknown scope(s): ${bad.join(', ')}` : undefined;
         },
       },
@@ -148,7 +170,10 @@ export const tenancyCommands: CliCommand[] = [
     help: 'Send as "Authorization: Bearer svc_pat_...".',
     run: async ({ flags, deps }) => {
       const input: { scopes: string[]; project?: string; operator?: string; name?: string } = {
-        scopes: String(flags['scopes']).split(',').map((s) => s.trim()).filter(Boolean),
+        scopes: String(flags['scopes'])
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
       };
       if (flags['project']) input.project = String(flags['project']);
       if (flags['operator']) input.operator = String(flags['operator']);
@@ -160,7 +185,13 @@ export const tenancyCommands: CliCommand[] = [
     noun: 'pat',
     verb: 'revoke',
     summary: 'Revoke a personal access token.',
-    flags: { id: { ...projectFlag, description: 'Token id (ULID), as printed by pat create or pat list.', validate: (v) => (isUlid(v) ? undefined : 'must be a token id (ULID)') } },
+    flags: {
+      id: {
+        ...projectFlag,
+        description: 'Token id (ULID), as printed by pat create or pat list.',
+        validate: (v) => (isUlid(v) ? undefined : 'must be a token id (ULID)'),
+      },
+    },
     run: async ({ flags, deps }) => ({ pat: await deps.tenancyPats.revoke(String(flags['id']), CLI_ACTOR) }),
   }),
   defineCommand(['tenancyPats'], {
@@ -174,10 +205,17 @@ export const tenancyCommands: CliCommand[] = [
     noun: 'user',
     verb: 'invite',
     summary: 'Invite a user by e-mail (sign-in is invite-only).',
-    flags: { email: { type: 'string', required: true, description: 'E-mail address.' }, operator: operatorFlag, role: { ...roleFlag, description: 'Dashboard role: admin (every action, the default here) or member (read-only).' } },
+    flags: {
+      email: { type: 'string', required: true, description: 'E-mail address.' },
+      operator: operatorFlag,
+      role: { ...roleFlag, description: 'Dashboard role: admin (every action, the default here) or member (read-only).' },
+    },
     run: async ({ flags, deps }) => {
       // The CLI's user has the database credentials; the one they invite first must be able to act.
-      const input: { email: string; operator?: string; role: UserRole } = { email: String(flags['email']), role: (flags['role'] ? String(flags['role']) : 'admin') as UserRole };
+      const input: { email: string; operator?: string; role: UserRole } = {
+        email: String(flags['email']),
+        role: (flags['role'] ? String(flags['role']) : 'admin') as UserRole,
+      };
       if (flags['operator']) input.operator = String(flags['operator']);
       return { user: await deps.tenancyUsers.invite(input, CLI_ACTOR) };
     },
@@ -193,12 +231,15 @@ export const tenancyCommands: CliCommand[] = [
     verb: 'set',
     summary: "Set a user's dashboard role: admin (every action) or member (read-only). The last administrator who is not disabled keeps the role.",
     flags: { user: userFlag, role: { ...roleFlag, required: true }, operator: userOperatorFlag },
-    run: async ({ flags, deps }) => ({ user: await deps.tenancyUsers.setRole(String(flags['user']), String(flags['role']), CLI_ACTOR, await userScope(flags, deps)) }),
+    run: async ({ flags, deps }) => ({
+      user: await deps.tenancyUsers.setRole(String(flags['user']), String(flags['role']), CLI_ACTOR, await userScope(flags, deps)),
+    }),
   }),
   defineCommand(['tenancyUsers', 'tenancyOperators'], {
     noun: 'user',
     verb: 'disable',
-    summary: "Disable a user: no more sign-in, and their sessions, personal access tokens and OAuth grants end at once. Refused for the operator's last administrator.",
+    summary:
+      "Disable a user: no more sign-in, and their sessions, personal access tokens and OAuth grants end at once. Refused for the operator's last administrator.",
     flags: { user: userFlag, operator: userOperatorFlag },
     run: async ({ flags, deps }) => deps.tenancyUsers.disable(String(flags['user']), CLI_ACTOR, await userScope(flags, deps)),
   }),
@@ -212,7 +253,7 @@ export const tenancyCommands: CliCommand[] = [
   defineCommand(['tenancyUsers', 'tenancyOperators'], {
     noun: 'user sessions',
     verb: 'end',
-    summary: "End every browser session of a user (dashboard and OAuth sign-in) at once; their tokens and OAuth apps are left alone.",
+    summary: 'End every browser session of a user (dashboard and OAuth sign-in) at once; their tokens and OAuth apps are left alone.',
     flags: { user: userFlag, operator: userOperatorFlag },
     run: async ({ flags, deps }) => deps.tenancyUsers.endSessions(String(flags['user']), CLI_ACTOR, await userScope(flags, deps)),
   }),

@@ -31,7 +31,12 @@ test('a master key rotation: secrets sealed under the old key keep working throu
   const during = await start({ 'security.masterKey': NEW, 'security.previousMasterKeys': OLD });
   t.is((await signedFetch(during.url, '/api/v1/project', p)).status, 200);
 
-  const cli = cliRunner({ plugins: [tenancyPlugin], chains: [], databaseUrl: () => database.url, overrides: () => ({ 'security.masterKey': NEW, 'security.previousMasterKeys': OLD }) });
+  const cli = cliRunner({
+    plugins: [tenancyPlugin],
+    chains: [],
+    databaseUrl: () => database.url,
+    overrides: () => ({ 'security.masterKey': NEW, 'security.previousMasterKeys': OLD }),
+  });
   const resealed = await cli('master-key', 'reseal', '--json');
   t.is(resealed.code, 0, resealed.stderr);
   t.deepEqual(resealed.json.columns, [{ table: 'tenancy_api_key_secrets', column: 'sealed_secret', rows: 1, resealed: 1 }]);

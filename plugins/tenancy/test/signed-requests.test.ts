@@ -53,7 +53,8 @@ test('secrets have the spec forms and are encrypted at rest', async (t) => {
     t.is(rows.length, 1);
     const { id, sealed_secret: sealed } = rows[0]!;
     t.regex(sealed, /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]+$/);
-    for (const encoding of ['hex', 'base64', 'base64url', 'latin1'] as const) t.false(sealed.includes(Buffer.from(project.secret).toString(encoding)), encoding);
+    for (const encoding of ['hex', 'base64', 'base64url', 'latin1'] as const)
+      t.false(sealed.includes(Buffer.from(project.secret).toString(encoding)), encoding);
     t.is(box.open(sealed, id), project.secret);
     t.throws(() => other.open(sealed, id), undefined, 'opens under another master key');
     t.throws(() => box.open(sealed, `${id}x`), undefined, 'opens for another row');
@@ -101,7 +102,13 @@ test('a wrong secret, a tampered body, method or path are signature_invalid', as
   t.is(replayed.body.error_code, 'signature_invalid');
 
   const forOtherBody = signRequest({ secret: p.secret, method: 'POST', target: '/api/v1/probe/writes', timestamp: ts, rawBody: '{"n":1}' });
-  const tampered = await signedFetch(gw.url, '/api/v1/probe/writes', { ...p, method: 'POST', body: '{"n":2}', timestamp: ts, headers: { 'X-Signature': forOtherBody } });
+  const tampered = await signedFetch(gw.url, '/api/v1/probe/writes', {
+    ...p,
+    method: 'POST',
+    body: '{"n":2}',
+    timestamp: ts,
+    headers: { 'X-Signature': forOtherBody },
+  });
   t.is(tampered.body.error_code, 'signature_invalid');
 });
 
@@ -119,7 +126,8 @@ test('the query string is signed: a captured read does not pass with other filte
   const dropped = await signedFetch(gw.url, '/api/v1/probe/reads', { ...p, timestamp: ts, headers: { 'X-Signature': captured } });
   t.is(dropped.body.error_code, 'signature_invalid');
   // Reads are not single-use: the captured read itself may be repeated within the window.
-  for (let i = 0; i < 2; i++) t.is((await signedFetch(gw.url, '/api/v1/probe/reads?limit=5', { ...p, timestamp: ts, headers: { 'X-Signature': captured } })).status, 200);
+  for (let i = 0; i < 2; i++)
+    t.is((await signedFetch(gw.url, '/api/v1/probe/reads?limit=5', { ...p, timestamp: ts, headers: { 'X-Signature': captured } })).status, 200);
 });
 
 test('an identical signed write gets the first answer without running again, on every instance; concurrent copies run once (issue 33 item 2)', async (t) => {
@@ -144,8 +152,15 @@ test('an identical signed write gets the first answer without running again, on 
     t.is(probeRuns('writes', p.projectId), 1, 'ran once');
 
     const concurrent = { ...write, body: { n: 2 } };
-    const answers = await Promise.all([signedFetch(gw.url, '/api/v1/probe/slow-writes', concurrent), signedFetch(other.url, '/api/v1/probe/slow-writes', concurrent)]);
-    t.deepEqual(answers.map((a) => a.status), [201, 201], 'two copies at once: both answered');
+    const answers = await Promise.all([
+      signedFetch(gw.url, '/api/v1/probe/slow-writes', concurrent),
+      signedFetch(other.url, '/api/v1/probe/slow-writes', concurrent),
+    ]);
+    t.deepEqual(
+      answers.map((a) => a.status),
+      [201, 201],
+      'two copies at once: both answered',
+    );
     t.deepEqual(answers[0]!.body, answers[1]!.body);
     t.is(probeRuns('slow', p.projectId), 1, 'two copies at once: run once');
   } finally {
@@ -158,9 +173,17 @@ test('an identical signed write gets the first answer without running again, on 
   const { db, tenancySignedAnswers } = gw.kernel.cradle;
   const rows = await db('tenancy_signed_answers').where({ project_id: p.projectId });
   t.is(rows.length, 3);
-  t.true(rows.every((row) => row.status === 201), 'answers recorded');
-  t.true(rows.every((row) => new Date(row.expires_at).getTime() > (ts + 300) * 1000), 'kept past the window');
-  await db('tenancy_signed_answers').where({ project_id: p.projectId }).update({ expires_at: db.raw(`now() - interval '1 second'`) });
+  t.true(
+    rows.every((row) => row.status === 201),
+    'answers recorded',
+  );
+  t.true(
+    rows.every((row) => new Date(row.expires_at).getTime() > (ts + 300) * 1000),
+    'kept past the window',
+  );
+  await db('tenancy_signed_answers')
+    .where({ project_id: p.projectId })
+    .update({ expires_at: db.raw(`now() - interval '1 second'`) });
   t.true((await tenancySignedAnswers.sweep()) >= 3);
   t.is((await db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0);
 });
@@ -170,7 +193,10 @@ test('a write idempotent by design (invoice creation) answers an identical copy 
   const idempotent = { ...p, method: 'POST', body: { n: 3 }, timestamp: Math.floor(Date.now() / 1000) };
   const first = await signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent);
   t.is(first.status, 201);
-  const [a, b] = await Promise.all([signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent), signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent)]);
+  const [a, b] = await Promise.all([
+    signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent),
+    signedFetch(gw.url, '/api/v1/probe/idempotent-writes', idempotent),
+  ]);
   for (const copy of [a!, b!]) {
     t.is(copy.status, 201);
     t.deepEqual(copy.body, first.body, 'the first answer, though the copy ran (the route itself makes that harmless)');
@@ -189,7 +215,10 @@ test('a copy of a signed write that failed with a 5xx runs again: nothing is rec
   t.is((await gw.kernel.cradle.db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0, 'the claim was released');
 
   // A copy waiting for a first copy that then fails runs itself, rather than wait for nothing.
-  const [a, b] = await Promise.all([signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write), signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write)]);
+  const [a, b] = await Promise.all([
+    signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write),
+    signedFetch(gw.url, '/api/v1/probe/slow-failing-writes', write),
+  ]);
   t.deepEqual([a!.status, b!.status], [500, 500]);
   t.is(probeRuns('slow-failing', p.projectId), 2);
   t.is((await gw.kernel.cradle.db('tenancy_signed_answers').where({ project_id: p.projectId })).length, 0);
@@ -274,7 +303,9 @@ test('rotation keeps the previous secret valid during the overlap only', async (
   t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret: rotated.api_secret })).status, 200);
   t.deepEqual((await tenancyApiKeys.liveSecrets(p.projectId)).sort(), [p.secret, rotated.api_secret].sort());
   // End the overlap.
-  await db('tenancy_api_key_secrets').whereNotNull('expires_at').update({ expires_at: new Date(Date.now() - 1000) });
+  await db('tenancy_api_key_secrets')
+    .whereNotNull('expires_at')
+    .update({ expires_at: new Date(Date.now() - 1000) });
   t.is((await signedFetch(gw.url, '/api/v1/project', p)).body.error_code, 'signature_invalid');
   t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret: rotated.api_secret })).status, 200);
 });
@@ -294,7 +325,10 @@ test('key rotate --immediate ends the previous secret at once (issue 26 finding 
   t.is((await signedFetch(gw.url, '/api/v1/project', { projectId: p.projectId, secret })).status, 200);
   t.deepEqual((await gw.kernel.cradle.tenancyApiKeys.liveSecrets(p.projectId)).sort(), [secret, overlapping.json.api_secret].sort());
   const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ action: 'key.rotate', project_id: p.projectId }).orderBy('id');
-  t.deepEqual(audit.map((row) => row.details.immediate), [true, false]);
+  t.deepEqual(
+    audit.map((row) => row.details.immediate),
+    [true, false],
+  );
 });
 
 test('writes of non-sandbox projects need an active subscription (402); reads and sandbox writes do not', async (t) => {
@@ -457,9 +491,7 @@ test('a project whose secret cannot be opened fails alone; requests of other pro
   const broken = await newProject('testnet');
   const key = await gw.kernel.cradle.db('tenancy_api_keys').where({ project_id: broken.projectId }).first();
   await gw.kernel.cradle.db('tenancy_api_key_secrets').where({ api_key_id: key.id }).update({ sealed_secret: 'v1.AAAA.BBBB.CCCC' });
-  const responses = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => signedFetch(gw.url, '/api/v1/project', i % 2 === 0 ? healthy : broken)),
-  );
+  const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => signedFetch(gw.url, '/api/v1/project', i % 2 === 0 ? healthy : broken)));
   for (const [i, res] of responses.entries()) {
     if (i % 2 === 0) t.is(res.status, 200);
     else t.like(res, { status: 503, body: { error_code: 'stored_secret_unreadable' } });
@@ -468,12 +500,17 @@ test('a project whose secret cannot be opened fails alone; requests of other pro
 
 test('concurrent creates of one operator, project or user name: one succeeds, the others get the "exists" error, never a database error', async (t) => {
   const { tenancyOperators, tenancyProjects, tenancyUsers } = gw.kernel.cradle;
-  const codes = (results: PromiseSettledResult<unknown>[]) => results.map((r) => (r.status === 'fulfilled' ? 'created' : (r.reason as { code?: string }).code ?? String(r.reason))).sort();
+  const codes = (results: PromiseSettledResult<unknown>[]) =>
+    results.map((r) => (r.status === 'fulfilled' ? 'created' : ((r.reason as { code?: string }).code ?? String(r.reason)))).sort();
   const name = `race-${Math.random().toString(36).slice(2)}`;
   const operators = await Promise.allSettled(Array.from({ length: 6 }, () => tenancyOperators.create(name, CLI_ACTOR)));
   t.deepEqual(codes(operators), ['created', 'operator_exists', 'operator_exists', 'operator_exists', 'operator_exists', 'operator_exists']);
-  const projects = await Promise.allSettled(Array.from({ length: 6 }, () => tenancyProjects.create({ name, kind: 'testnet', operator: operatorId }, CLI_ACTOR)));
+  const projects = await Promise.allSettled(
+    Array.from({ length: 6 }, () => tenancyProjects.create({ name, kind: 'testnet', operator: operatorId }, CLI_ACTOR)),
+  );
   t.deepEqual(codes(projects), ['created', 'project_exists', 'project_exists', 'project_exists', 'project_exists', 'project_exists']);
-  const users = await Promise.allSettled(Array.from({ length: 6 }, () => tenancyUsers.invite({ email: `${name}@example.com`, operator: operatorId }, CLI_ACTOR)));
+  const users = await Promise.allSettled(
+    Array.from({ length: 6 }, () => tenancyUsers.invite({ email: `${name}@example.com`, operator: operatorId }, CLI_ACTOR)),
+  );
   t.deepEqual(codes(users), ['created', 'user_exists', 'user_exists', 'user_exists', 'user_exists', 'user_exists']);
 });

@@ -10,11 +10,16 @@ const projectFlag: CliFlag = {
 };
 // Not a `choices` list: an unknown or disabled chain is reported by the chain registry as
 // validation_error, the same answer every other entry point gives.
-const chainFlag: CliFlag = { type: 'string', required: true, description: 'Chain id of an enabled chain (config chains.enabled; by default btc, eth, tron, ada, polygon, bsc, ton).' };
+const chainFlag: CliFlag = {
+  type: 'string',
+  required: true,
+  description: 'Chain id of an enabled chain (config chains.enabled; by default btc, eth, tron, ada, polygon, bsc, ton).',
+};
 const xpubFlag: CliFlag = {
   type: 'string',
   required: true,
-  description: 'Account-level public key: BTC xpub/zpub (tpub/vpub on testnets), EVM/TRON account xpub, Cardano acct_xvk or hex, TON ed25519 public key (hex or base64).',
+  description:
+    'Account-level public key: BTC xpub/zpub (tpub/vpub on testnets), EVM/TRON account xpub, Cardano acct_xvk or hex, TON ed25519 public key (hex or base64).',
 };
 
 /** Operator CLI commands of the wallets plugin. */
@@ -27,11 +32,16 @@ export const walletsCommands: CliCommand[] = [
     flags: {
       chain: chainFlag,
       xpub: xpubFlag,
-      network: { type: 'string', choices: ['mainnet', 'testnet'], description: 'Network kind of the key (default mainnet; testnet for testnet and sandbox projects).' },
+      network: {
+        type: 'string',
+        choices: ['mainnet', 'testnet'],
+        description: 'Network kind of the key (default mainnet; testnet for testnet and sandbox projects).',
+      },
       count: {
         type: 'string',
         description: `How many addresses, 1 to ${PREVIEW_MAX_COUNT} (default 10).`,
-        validate: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= PREVIEW_MAX_COUNT ? undefined : `must be an integer from 1 to ${PREVIEW_MAX_COUNT}`),
+        validate: (v) =>
+          /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= PREVIEW_MAX_COUNT ? undefined : `must be an integer from 1 to ${PREVIEW_MAX_COUNT}`,
       },
     },
     run: async ({ flags, deps }) =>
@@ -72,7 +82,10 @@ export const walletsCommands: CliCommand[] = [
       signature: { type: 'string', required: true, description: "The signature in the chain's standard format (see wallet register --help)." },
     },
     run: async ({ flags, deps }) => ({
-      wallet: await deps.walletsWallets.verify({ projectId: String(flags['project']), chain: String(flags['chain']), signature: String(flags['signature']) }, CLI_ACTOR),
+      wallet: await deps.walletsWallets.verify(
+        { projectId: String(flags['project']), chain: String(flags['chain']), signature: String(flags['signature']) },
+        CLI_ACTOR,
+      ),
     }),
   }),
   defineCommand(['walletsWallets'], {

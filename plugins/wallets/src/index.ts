@@ -12,7 +12,12 @@ import { WalletService } from './services/wallet-service.js';
 /** Config slice `plugins.wallets`. */
 export const WalletsConfigSchema = Type.Object(
   {
-    challengeTtlSeconds: Type.Integer({ minimum: 60, maximum: 604_800, default: 86_400, description: 'Lifetime of a wallet ownership challenge (default 24 h).' }),
+    challengeTtlSeconds: Type.Integer({
+      minimum: 60,
+      maximum: 604_800,
+      default: 86_400,
+      description: 'Lifetime of a wallet ownership challenge (default 24 h).',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -11,7 +11,10 @@ export const walletsReadiness = withDeps(['walletsWallets', 'tenancyProjects'], 
       summary: 'Every registered wallet of a production or testnet project is verified, and at least one exists.',
       about: 'projects',
       run: async (scope) => {
-        const [bindings, projects] = await Promise.all([deps.walletsWallets.currentBindings(), deps.tenancyProjects.list(scope ? { operator: scope.operatorId } : {})]);
+        const [bindings, projects] = await Promise.all([
+          deps.walletsWallets.currentBindings(),
+          deps.tenancyProjects.list(scope ? { operator: scope.operatorId } : {}),
+        ]);
         const live = new Map(projects.filter((p) => p.status === 'active' && p.kind !== 'sandbox').map((p) => [p.id, p]));
         const real = bindings.filter((b) => live.has(b.projectId));
         const pending = real.filter((b) => b.state !== 'verified');
@@ -29,7 +32,10 @@ export const walletsReadiness = withDeps(['walletsWallets', 'tenancyProjects'], 
             ok: false,
             severity: 'error',
             detail: live.size === 0 ? 'no active production or testnet project exists.' : 'no production or testnet project has a wallet: nothing can be paid.',
-            fix: live.size === 0 ? 'Create one: `gateway project create --name <name> --kind testnet`.' : 'Register an account key: `gateway wallet register --project <id> --chain <chain> --xpub <key>`, then verify it.',
+            fix:
+              live.size === 0
+                ? 'Create one: `gateway project create --name <name> --kind testnet`.'
+                : 'Register an account key: `gateway wallet register --project <id> --chain <chain> --xpub <key>`, then verify it.',
           };
         }
         return { ok: true, detail: `${real.length} wallet(s) of production or testnet projects, all verified.` };

@@ -24,8 +24,18 @@ const cli = cliRunner({
 // Published vectors: BIP-0084 test vectors; MetaMask/ethers m/44'/60'/0'/0/i; TronLink
 // m/44'/195'/0'/0/0; Keystone/Eternl CIP-1852 base address; TonSwift "Test Wallet V5R1".
 const VECTORS = [
-  { chain: 'btc', xpub: BTC_ZPUB, addresses: ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g'], path0: "m/84'/0'/0'/0/0" },
-  { chain: 'eth', xpub: ETH_XPUB, addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0'], path0: "m/44'/60'/0'/0/0" },
+  {
+    chain: 'btc',
+    xpub: BTC_ZPUB,
+    addresses: ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g'],
+    path0: "m/84'/0'/0'/0/0",
+  },
+  {
+    chain: 'eth',
+    xpub: ETH_XPUB,
+    addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0'],
+    path0: "m/44'/60'/0'/0/0",
+  },
   { chain: 'polygon', xpub: ETH_XPUB, addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94'], path0: "m/44'/60'/0'/0/0" },
   { chain: 'bsc', xpub: ETH_XPUB, addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94'], path0: "m/44'/60'/0'/0/0" },
   { chain: 'tron', xpub: tronWallet.xpub, addresses: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'], path0: "m/44'/195'/0'/0/0" },
@@ -35,7 +45,12 @@ const VECTORS = [
     addresses: ['addr1qy8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mq4afdhv'],
     path0: "m/1852'/1815'/0'/0/0",
   },
-  { chain: 'ton', xpub: '5754865e86d0ade1199301bbb0319a25ed6b129c4b0a57f28f62449b3df9c522', addresses: ['UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpce'], path0: "m/44'/607'/0'/0'" },
+  {
+    chain: 'ton',
+    xpub: '5754865e86d0ade1199301bbb0319a25ed6b129c4b0a57f28f62449b3df9c522',
+    addresses: ['UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpce'],
+    path0: "m/44'/607'/0'/0'",
+  },
 ] as const;
 
 test.serial('wallet preview reproduces published vectors', async (t) => {
@@ -43,8 +58,15 @@ test.serial('wallet preview reproduces published vectors', async (t) => {
     const res = await cli('wallet', 'preview', '--chain', vector.chain, '--xpub', vector.xpub, '--count', String(vector.addresses.length), '--json');
     t.is(res.code, 0, res.stdout + res.stderr);
     t.is(res.json.chain, vector.chain);
-    t.deepEqual(res.json.addresses.map((a: { address: string }) => a.address), [...vector.addresses], vector.chain);
-    t.deepEqual(res.json.addresses.map((a: { index: number }) => a.index), vector.addresses.map((_, i) => i));
+    t.deepEqual(
+      res.json.addresses.map((a: { address: string }) => a.address),
+      [...vector.addresses],
+      vector.chain,
+    );
+    t.deepEqual(
+      res.json.addresses.map((a: { index: number }) => a.index),
+      vector.addresses.map((_, i) => i),
+    );
     t.is(res.json.addresses[0].path, vector.path0);
   }
 });
@@ -52,7 +74,19 @@ test.serial('wallet preview reproduces published vectors', async (t) => {
 test.serial('wallet preview gives the testnet forms for testnet keys', async (t) => {
   const ada = await cli('wallet', 'preview', '--chain', 'ada', '--xpub', ADA_ACCOUNT_HEX, '--network', 'testnet', '--count', '1', '--json');
   t.is(ada.json.addresses[0].address, 'addr_test1qq8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mqkt5dmn');
-  const ton = await cli('wallet', 'preview', '--chain', 'ton', '--xpub', '5754865e86d0ade1199301bbb0319a25ed6b129c4b0a57f28f62449b3df9c522', '--network', 'testnet', '--count', '1', '--json');
+  const ton = await cli(
+    'wallet',
+    'preview',
+    '--chain',
+    'ton',
+    '--xpub',
+    '5754865e86d0ade1199301bbb0319a25ed6b129c4b0a57f28f62449b3df9c522',
+    '--network',
+    'testnet',
+    '--count',
+    '1',
+    '--json',
+  );
   // Testnet TON addresses carry the test-only flag: non-bounceable test-only form starts with 0Q.
   t.regex(ton.json.addresses[0].address, /^0Q/);
   const tron = await cli('wallet', 'preview', '--chain', 'tron', '--xpub', tronWallet.xpub, '--network', 'testnet', '--count', '1', '--json');
@@ -78,24 +112,27 @@ test.serial('wallet preview: testnet, default count, limits and bad input', asyn
   t.regex(human.stdout, /address: 0x9858EfFD232B4033E47d90003D41EC34EcaEda94/);
 });
 
-test.serial('wallet preview reads the chains config like every command: chains.enabled, chains.testNetworks (a bad one is a config_error naming the key)', async (t) => {
-  let overrides: Record<string, unknown> = {};
-  const configured = cliRunner({ plugins: [tenancyPlugin, walletsPlugin], chains, databaseUrl: () => database.url, overrides: () => overrides });
-  const preview = () => configured('wallet', 'preview', '--chain', 'ltc', '--xpub', ltcTestnetWallet.xpub, '--network', 'testnet', '--count', '1', '--json');
-  const off = await preview();
-  t.is(off.json.error_code, 'validation_error', 'ltc is off by default');
-  overrides = { 'chains.enabled': ['btc', 'ltc'] };
-  const on = await preview();
-  t.is(on.code, 0, on.stdout + on.stderr);
-  t.is(on.json.addresses[0].address, ltcTestnetWallet.address0);
-  overrides = { 'chains.enabled': ['btc', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } };
-  t.is((await preview()).json.addresses[0].address, 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg');
-  overrides = { 'chains.enabled': ['btc', 'ltc'], 'chains.testNetworks': { ltc: 'regtset' } };
-  const typo = await preview();
-  t.is(typo.code, 1);
-  t.is(typo.json.error_code, 'config_error');
-  t.regex(typo.json.message, /^chains\.testNetworks\.ltc: "regtset" is not a network of this chain/);
-});
+test.serial(
+  'wallet preview reads the chains config like every command: chains.enabled, chains.testNetworks (a bad one is a config_error naming the key)',
+  async (t) => {
+    let overrides: Record<string, unknown> = {};
+    const configured = cliRunner({ plugins: [tenancyPlugin, walletsPlugin], chains, databaseUrl: () => database.url, overrides: () => overrides });
+    const preview = () => configured('wallet', 'preview', '--chain', 'ltc', '--xpub', ltcTestnetWallet.xpub, '--network', 'testnet', '--count', '1', '--json');
+    const off = await preview();
+    t.is(off.json.error_code, 'validation_error', 'ltc is off by default');
+    overrides = { 'chains.enabled': ['btc', 'ltc'] };
+    const on = await preview();
+    t.is(on.code, 0, on.stdout + on.stderr);
+    t.is(on.json.addresses[0].address, ltcTestnetWallet.address0);
+    overrides = { 'chains.enabled': ['btc', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } };
+    t.is((await preview()).json.addresses[0].address, 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg');
+    overrides = { 'chains.enabled': ['btc', 'ltc'], 'chains.testNetworks': { ltc: 'regtset' } };
+    const typo = await preview();
+    t.is(typo.code, 1);
+    t.is(typo.json.error_code, 'config_error');
+    t.regex(typo.json.message, /^chains\.testNetworks\.ltc: "regtset" is not a network of this chain/);
+  },
+);
 
 test.serial('wallet register, verify and list through the CLI', async (t) => {
   const project = await cli('project', 'create', '--kind', 'production', '--name', 'shop', '--json');
@@ -106,10 +143,30 @@ test.serial('wallet register, verify and list through the CLI', async (t) => {
   const registered = await cli('wallet', 'register', '--project', projectId, '--chain', 'eth', '--xpub', ETH_XPUB, '--json');
   t.is(registered.code, 0, registered.stdout);
   t.is(registered.json.challenge.sign_with_address, ethWallet.address0);
-  const rejected = await cli('wallet', 'verify', '--project', projectId, '--chain', 'eth', '--signature', await ethWallet.sign(registered.json.challenge.message, 1), '--json');
+  const rejected = await cli(
+    'wallet',
+    'verify',
+    '--project',
+    projectId,
+    '--chain',
+    'eth',
+    '--signature',
+    await ethWallet.sign(registered.json.challenge.message, 1),
+    '--json',
+  );
   t.is(rejected.code, 1);
   t.is(rejected.json.error_code, 'wallet_signature_rejected');
-  const verified = await cli('wallet', 'verify', '--project', projectId, '--chain', 'eth', '--signature', await ethWallet.sign(registered.json.challenge.message), '--json');
+  const verified = await cli(
+    'wallet',
+    'verify',
+    '--project',
+    projectId,
+    '--chain',
+    'eth',
+    '--signature',
+    await ethWallet.sign(registered.json.challenge.message),
+    '--json',
+  );
   t.is(verified.code, 0, verified.stdout);
   t.is(verified.json.wallet.state, 'verified');
   const again = await cli('wallet', 'register', '--project', projectId, '--chain', 'eth', '--xpub', ETH_XPUB, '--json');

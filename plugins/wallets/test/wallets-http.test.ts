@@ -22,7 +22,7 @@ async function newProject(kind: 'production' | 'testnet' | 'sandbox') {
   return { projectId: created.project.id, secret: created.credentials.api_secret };
 }
 
-test('GET /api/v1/wallets lists the signed project\'s bindings', async (t) => {
+test("GET /api/v1/wallets lists the signed project's bindings", async (t) => {
   const { walletsWallets } = gw.kernel.cradle;
   const p = await newProject('production');
   const other = await newProject('production');
@@ -36,8 +36,22 @@ test('GET /api/v1/wallets lists the signed project\'s bindings', async (t) => {
   const res = await signedFetch(gw.url, '/api/v1/wallets', p);
   t.is(res.status, 200);
   t.deepEqual(res.body, [
-    { chain: 'btc', xpub: btcWallet.xpub, bound_at_iso: res.body[0].bound_at_iso, verified: false, verification_standard: 'bip84', derivation_path_prefix: "m/84'/0'/0'" },
-    { chain: 'eth', xpub: ethWallet.xpub, bound_at_iso: eth.wallet.bound_at_iso, verified: true, verification_standard: 'bip44', derivation_path_prefix: "m/44'/60'/0'" },
+    {
+      chain: 'btc',
+      xpub: btcWallet.xpub,
+      bound_at_iso: res.body[0].bound_at_iso,
+      verified: false,
+      verification_standard: 'bip84',
+      derivation_path_prefix: "m/84'/0'/0'",
+    },
+    {
+      chain: 'eth',
+      xpub: ethWallet.xpub,
+      bound_at_iso: eth.wallet.bound_at_iso,
+      verified: true,
+      verification_standard: 'bip44',
+      derivation_path_prefix: "m/44'/60'/0'",
+    },
   ]);
   t.false(Number.isNaN(Date.parse(res.body[0].bound_at_iso)));
 });

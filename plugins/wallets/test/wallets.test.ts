@@ -41,7 +41,9 @@ async function bindingCount(projectId: string): Promise<number> {
 }
 
 async function auditActions(projectId: string): Promise<string[]> {
-  return (await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: projectId }).whereLike('action', 'wallet.%').orderBy('id').select('action')).map((r) => r.action);
+  return (await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: projectId }).whereLike('action', 'wallet.%').orderBy('id').select('action')).map(
+    (r) => r.action,
+  );
 }
 
 for (const [label, wallet] of [
@@ -95,9 +97,16 @@ test('foreign signatures are rejected and change nothing', async (t) => {
   ] as const) {
     const projectId = await newProject('production');
     const { challenge } = await walletsWallets.register({ projectId, chain: wallet.chain, xpub: wallet.xpub }, CLI_ACTOR);
-    t.is(await codeOf(walletsWallets.verify({ projectId, chain: wallet.chain, signature: await foreign(challenge.message) }, CLI_ACTOR)), 'wallet_signature_rejected', wallet.chain);
+    t.is(
+      await codeOf(walletsWallets.verify({ projectId, chain: wallet.chain, signature: await foreign(challenge.message) }, CLI_ACTOR)),
+      'wallet_signature_rejected',
+      wallet.chain,
+    );
     // A genuine signature of another text is just as foreign.
-    t.is(await codeOf(walletsWallets.verify({ projectId, chain: wallet.chain, signature: await wallet.sign(`${challenge.message}.`) }, CLI_ACTOR)), 'wallet_signature_rejected');
+    t.is(
+      await codeOf(walletsWallets.verify({ projectId, chain: wallet.chain, signature: await wallet.sign(`${challenge.message}.`) }, CLI_ACTOR)),
+      'wallet_signature_rejected',
+    );
     const [listed] = await walletsWallets.list(projectId);
     t.is(listed!.state, 'pending');
     t.deepEqual(await auditActions(projectId), ['wallet.register']);
@@ -114,7 +123,11 @@ test('key errors: wrong network kind, malformed key, unknown chain; nothing regi
   t.is(await codeOf(walletsWallets.register({ projectId: production, chain: 'btc', xpub: 'xpub-not-really' }, CLI_ACTOR)), 'invalid_xpub_format');
   t.is(await codeOf(walletsWallets.register({ projectId: production, chain: 'eth', xpub: btcWallet.xpub.slice(0, -2) }, CLI_ACTOR)), 'invalid_xpub_format');
   t.is(await codeOf(walletsWallets.register({ projectId: production, chain: 'doge', xpub: ethWallet.xpub }, CLI_ACTOR)), 'validation_error');
-  t.is(await codeOf(walletsWallets.register({ projectId: production, chain: 'polygon', xpub: ethWallet.xpub }, CLI_ACTOR)), 'validation_error', 'disabled chain');
+  t.is(
+    await codeOf(walletsWallets.register({ projectId: production, chain: 'polygon', xpub: ethWallet.xpub }, CLI_ACTOR)),
+    'validation_error',
+    'disabled chain',
+  );
   const testnet = await newProject('testnet');
   t.is(await codeOf(walletsWallets.register({ projectId: testnet, chain: 'btc', xpub: btcWallet.xpub }, CLI_ACTOR)), 'wallet_kind_mismatch');
   t.is(await bindingCount(production), 0);
@@ -139,7 +152,9 @@ test('an expired challenge is refused and changes nothing; registering again iss
   const { walletsWallets, db } = gw.kernel.cradle;
   const projectId = await newProject('production');
   const first = await walletsWallets.register({ projectId, chain: 'eth', xpub: ethWallet.xpub }, CLI_ACTOR);
-  await db('wallets_bindings').where({ id: first.wallet.id }).update({ challenge_expires_at: new Date(Date.now() - 1000) });
+  await db('wallets_bindings')
+    .where({ id: first.wallet.id })
+    .update({ challenge_expires_at: new Date(Date.now() - 1000) });
   const signature = await ethWallet.sign(first.challenge.message);
   t.is(await codeOf(walletsWallets.verify({ projectId, chain: 'eth', signature }, CLI_ACTOR)), 'wallet_challenge_expired');
   t.is((await walletsWallets.list(projectId))[0]!.state, 'pending');

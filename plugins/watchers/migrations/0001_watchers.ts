@@ -3,7 +3,7 @@ import type { Migration } from '@gw/kernel';
 /**
  * Scanner state and observed transfers. `watchers_cursors`: per chain and network, the last block
  * fully processed and the scanner's health. `watchers_blocks`: the hashes of recently scanned
- * blocks, how a reorg is noticed (a new block whose parent is not the stored hash). 
+ * blocks, how a reorg is noticed (a new block whose parent is not the stored hash).
  * `watchers_transfers`: every receipt at a pool address, unique on (chain, network, tx, output):
  * a transfer seen twice counts once. A transfer with no invoice is an orphan payment (spec 2.3).
  */

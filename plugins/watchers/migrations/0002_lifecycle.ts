@@ -14,7 +14,9 @@ export const m0002Lifecycle: Migration = {
     await knex.raw(`create index watchers_transfers_mempool on watchers_transfers (chain, network, received_at) where status = 'mempool'`);
     // Counting walks a network's transfers still below finality.
     await knex.raw(`drop index watchers_transfers_counting`);
-    await knex.raw(`create index watchers_transfers_counting on watchers_transfers (chain, network, block_height) where invoice_id is not null and status = 'in_block' and final_at is null`);
+    await knex.raw(
+      `create index watchers_transfers_counting on watchers_transfers (chain, network, block_height) where invoice_id is not null and status = 'in_block' and final_at is null`,
+    );
   },
   async down(knex) {
     await knex.raw(`drop index watchers_transfers_counting`);

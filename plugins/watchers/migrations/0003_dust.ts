@@ -8,7 +8,9 @@ export const m0003Dust: Migration = {
   name: '0003_dust',
   async up(knex) {
     await knex.raw(`alter table watchers_transfers drop constraint watchers_transfers_match_check`);
-    await knex.raw(`alter table watchers_transfers add constraint watchers_transfers_match_check check (match in ('invoice', 'late', 'orphan', 'ambiguous', 'dust'))`);
+    await knex.raw(
+      `alter table watchers_transfers add constraint watchers_transfers_match_check check (match in ('invoice', 'late', 'orphan', 'ambiguous', 'dust'))`,
+    );
   },
   async down(knex) {
     await knex.raw(`delete from watchers_transfers where match = 'dust'`);

@@ -4,13 +4,24 @@ const Provider = Type.Object(
   {
     name: Type.String({ minLength: 1, description: 'Label in logs and metrics.' }),
     url: Type.String({ pattern: '^https?://', description: 'Base URL of the provider (JSON-RPC node, Esplora, TRON full node, Blockfrost, toncenter v3).' }),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Extra headers, e.g. API keys (`project_id`, `TRON-PRO-API-KEY`, `X-API-Key`).' })),
+    headers: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'Extra headers, e.g. API keys (`project_id`, `TRON-PRO-API-KEY`, `X-API-Key`).' }),
+    ),
     kind: Type.Optional(
-      Type.String({ minLength: 1, description: 'API the provider speaks where a chain reads several: btc takes `esplora` (default) or `bitcoin-core` (JSON-RPC of Bitcoin Core or bcoin).' }),
+      Type.String({
+        minLength: 1,
+        description:
+          'API the provider speaks where a chain reads several: btc takes `esplora` (default) or `bitcoin-core` (JSON-RPC of Bitcoin Core or bcoin).',
+      }),
     ),
     username: Type.Optional(Type.String({ description: 'HTTP Basic auth user (Bitcoin Core `rpcuser`).' })),
     password: Type.Optional(Type.String({ description: 'HTTP Basic auth password (Bitcoin Core `rpcpassword`, bcoin `api-key`).' })),
-    cookieFile: Type.Optional(Type.String({ minLength: 1, description: "Bitcoin Core's `.cookie` file, read at each request (the node writes a new one at each start); instead of username/password." })),
+    cookieFile: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "Bitcoin Core's `.cookie` file, read at each request (the node writes a new one at each start); instead of username/password.",
+      }),
+    ),
     wsUrl: Type.Optional(
       Type.String({
         pattern: '^wss?://',
@@ -34,7 +45,12 @@ const Network = Type.Object(
     providers: Type.Array(Provider, { minItems: 1, description: 'Tried in order; the next one takes over when one fails.' }),
     startHeight: Type.Optional(Type.Integer({ minimum: 0, description: 'First block to scan when no cursor exists yet. Default: the tip at the first scan.' })),
     scanIntervalSeconds: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 3600, description: 'Pause between two scans of this network once it has caught up with the tip. Default: the global `scanIntervalSeconds`, else the chain`s block time (1 to 30 s).' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 3600,
+        description:
+          'Pause between two scans of this network once it has caught up with the tip. Default: the global `scanIntervalSeconds`, else the chain`s block time (1 to 30 s).',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -48,7 +64,10 @@ const Network = Type.Object(
  */
 export const WatchersConfigSchema = Type.Object(
   {
-    chains: Type.Record(Type.String(), Type.Record(Type.String(), Network), { default: {}, description: 'chain id → network id → providers and start height.' }),
+    chains: Type.Record(Type.String(), Type.Record(Type.String(), Network), {
+      default: {},
+      description: 'chain id → network id → providers and start height.',
+    }),
     scanIntervalSeconds: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -57,21 +76,38 @@ export const WatchersConfigSchema = Type.Object(
           'Pause between two scans of a network once it has caught up with the tip, for every network without its own. Default: each chain`s block time, at least 1 s and at most 30 s (eth 12, polygon 2, bsc 1, tron 3, ada 20, ton 5, btc 30, ltc 30, base 2).',
       }),
     ),
-    providerTimeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Per provider request; longer is a failed request and the next provider is tried.' }),
-    maxBackoffSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'Longest pause after repeated provider failures (doubling from the network`s scan interval).' }),
+    providerTimeoutMs: Type.Integer({
+      minimum: 100,
+      maximum: 120_000,
+      default: 10_000,
+      description: 'Per provider request; longer is a failed request and the next provider is tried.',
+    }),
+    maxBackoffSeconds: Type.Integer({
+      minimum: 1,
+      maximum: 3600,
+      default: 300,
+      description: 'Longest pause after repeated provider failures (doubling from the network`s scan interval).',
+    }),
     mempoolTimeoutSeconds: Type.Integer({
       minimum: 60,
       maximum: 2_592_000,
       default: 86_400,
-      description: 'A transfer seen only in the mempool that is not in a block after this long is dropped: its invoice goes back to pending and expires as usual.',
+      description:
+        'A transfer seen only in the mempool that is not in a block after this long is dropped: its invoice goes back to pending and expires as usual.',
     }),
     mempoolAddressesPerPass: Type.Integer({
       minimum: 1,
       maximum: 100_000,
       default: 100,
-      description: 'Most watched addresses a pass asks a per-address provider about their mempool (Esplora); the window rotates over all of them from pass to pass.',
+      description:
+        'Most watched addresses a pass asks a per-address provider about their mempool (Esplora); the window rotates over all of them from pass to pass.',
     }),
-    reorgDepth: Type.Integer({ minimum: 1, maximum: 10_000, default: 128, description: 'Block hashes kept per network; deepest reorg that is followed (blocks below the provider`s finalized height are never rewound).' }),
+    reorgDepth: Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      default: 128,
+      description: 'Block hashes kept per network; deepest reorg that is followed (blocks below the provider`s finalized height are never rewound).',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -38,4 +38,3 @@ declare module '@gw/kernel' {
  * start-up refuses another plugin's declaration of one.
  */
 export const WATCHERS_EXPORTS: readonly ServiceName[] = [];
-

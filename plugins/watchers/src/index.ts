@@ -37,11 +37,17 @@ export const watchersPlugin = definePlugin({
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),
-    watchersRegistry: service(['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db'], (deps) => new WatcherRegistry(deps)),
+    watchersRegistry: service(
+      ['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db'],
+      (deps) => new WatcherRegistry(deps),
+    ),
     watchersMatcher: service(['invoicesLifecycle'], (deps) => new PaymentMatcher(deps)),
     watchersCounter: service(['invoicesLifecycle'], (deps) => new ConfirmationCounter(deps)),
     watchersRewinder: service(['invoicesLifecycle'], (deps) => new ReorgRewinder(deps)),
-    watchersScanner: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersMatcher', 'watchersCounter', 'watchersRewinder', 'invoicesLifecycle'], (deps) => new ChainScanner(deps)),
+    watchersScanner: service(
+      ['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersMatcher', 'watchersCounter', 'watchersRewinder', 'invoicesLifecycle'],
+      (deps) => new ChainScanner(deps),
+    ),
     watchersOrphans: service(['db', 'chains', 'invoicesAttribution', 'addressPoolService'], (deps) => new OrphanInbox(deps)),
     watchersPush: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersRegistry', 'watchersScanner'], (deps) => new HeadPush(deps)),
     watchersStatus: service(['db', 'watchersRegistry'], (deps) => new WatcherStatusReads(deps)),

@@ -14,7 +14,10 @@ export interface ScanJobData {
  * (the `stately` policy, keyed by the network) this is a no-op.
  */
 export async function sendScanPass(deps: Pick<Cradle, 'jobs'>, chain: string, network: string, startAfterSeconds = 0): Promise<void> {
-  await deps.jobs.send(SCAN_JOB, { chain, network } satisfies ScanJobData, { singletonKey: `${chain}:${network}`, ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}) });
+  await deps.jobs.send(SCAN_JOB, { chain, network } satisfies ScanJobData, {
+    singletonKey: `${chain}:${network}`,
+    ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}),
+  });
 }
 
 /**

@@ -51,30 +51,55 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     }),
-    transfers: new Counter({ name: 'gateway_watcher_transfers_total', help: 'New transfers to pool addresses recorded.', labelNames: ['chain', 'network'], registers }),
+    transfers: new Counter({
+      name: 'gateway_watcher_transfers_total',
+      help: 'New transfers to pool addresses recorded.',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
     dustTransfers: new Counter({
       name: 'gateway_watcher_dust_transfers_total',
-      help: 'New transfers to pool addresses below their coin\'s dust floor: recorded, never given to an invoice nor to the orphan inbox (a rising rate is a dust flood).',
+      help: "New transfers to pool addresses below their coin's dust floor: recorded, never given to an invoice nor to the orphan inbox (a rising rate is a dust flood).",
       labelNames: ['chain', 'network'],
       registers,
     }),
     reorgs: new Counter({ name: 'gateway_watcher_reorgs_total', help: 'Chain reorganisations followed.', labelNames: ['chain', 'network'], registers }),
-    scanFailures: new Counter({ name: 'gateway_watcher_scan_failures_total', help: 'Scan passes rolled back, by failure kind.', labelNames: ['chain', 'network', 'kind'], registers }),
+    scanFailures: new Counter({
+      name: 'gateway_watcher_scan_failures_total',
+      help: 'Scan passes rolled back, by failure kind.',
+      labelNames: ['chain', 'network', 'kind'],
+      registers,
+    }),
     mempoolFailures: new Counter({
       name: 'gateway_watcher_mempool_failures_total',
       help: 'Mempool probes that failed (block scanning is unaffected), by failure kind.',
       labelNames: ['chain', 'network', 'kind'],
       registers,
     }),
-    mempoolDropped: new Counter({ name: 'gateway_watcher_mempool_dropped_total', help: 'Transfers dropped after the mempool timeout without a block.', labelNames: ['chain', 'network'], registers }),
+    mempoolDropped: new Counter({
+      name: 'gateway_watcher_mempool_dropped_total',
+      help: 'Transfers dropped after the mempool timeout without a block.',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
     pushConnected: new Gauge({
       name: 'gateway_watcher_push_connected',
       help: 'Whether this process has its push subscription (EVM newHeads over WebSocket, Bitcoin Core ZMQ) up: 1, or 0 while it is down and new blocks are found by polling only. No series for networks without push.',
       labelNames: ['chain', 'network'],
       registers,
     }),
-    pushReconnects: new Counter({ name: 'gateway_watcher_push_reconnects_total', help: 'Push connections re-established after a drop.', labelNames: ['chain', 'network'], registers }),
-    pushHeads: new Counter({ name: 'gateway_watcher_push_heads_total', help: 'New heads pushed by the provider (each starts a scan pass unless already scanned).', labelNames: ['chain', 'network'], registers }),
+    pushReconnects: new Counter({
+      name: 'gateway_watcher_push_reconnects_total',
+      help: 'Push connections re-established after a drop.',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
+    pushHeads: new Counter({
+      name: 'gateway_watcher_push_heads_total',
+      help: 'New heads pushed by the provider (each starts a scan pass unless already scanned).',
+      labelNames: ['chain', 'network'],
+      registers,
+    }),
     pushTransactions: new Counter({
       name: 'gateway_watcher_push_transactions_total',
       help: 'Mempool transactions pushed by the provider (Bitcoin Core ZMQ rawtx); those paying a watched address start a scan pass.',
@@ -139,9 +164,15 @@ export function registerCursorGauges(registry: Registry, deps: { db: Knex; logge
         }
       },
     });
-  gauge('gateway_watcher_head_height', 'Chain tip as the provider reported it at the last successful pass.', (row) => (row.head_height === null ? undefined : Number(row.head_height)));
+  gauge('gateway_watcher_head_height', 'Chain tip as the provider reported it at the last successful pass.', (row) =>
+    row.head_height === null ? undefined : Number(row.head_height),
+  );
   gauge('gateway_watcher_cursor_height', 'Last block fully processed (scanned height).', (row) => Number(row.height));
-  gauge('gateway_watcher_lag_blocks', 'Blocks between the tip and the last processed block.', (row) => (row.head_height === null ? undefined : Math.max(0, Number(row.head_height) - Number(row.height))));
-  gauge('gateway_watcher_lag_seconds', 'Seconds since the last successful pass of the network (healthy: about the network`s scan interval).', (row) => Number(row.since_success));
+  gauge('gateway_watcher_lag_blocks', 'Blocks between the tip and the last processed block.', (row) =>
+    row.head_height === null ? undefined : Math.max(0, Number(row.head_height) - Number(row.height)),
+  );
+  gauge('gateway_watcher_lag_seconds', 'Seconds since the last successful pass of the network (healthy: about the network`s scan interval).', (row) =>
+    Number(row.since_success),
+  );
   gauge('gateway_watcher_consecutive_failures', 'Failed passes in a row (provider errors); 0 after a successful pass.', (row) => row.consecutive_failures);
 }

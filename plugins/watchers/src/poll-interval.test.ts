@@ -32,17 +32,25 @@ function registry(config: Partial<WatchersConfig>): WatcherRegistry {
 }
 
 test('each chain polls at its block time by default, at least 1 s and at most 30 s', (t) => {
-  t.deepEqual(
-    Object.fromEntries(all.map((c) => [c.definition.id, pollIntervalOf(c.definition)])),
-    { btc: MAX_DEFAULT_POLL_SECONDS, eth: 12, polygon: 2, bsc: 1, tron: 3, ada: 20, ton: 5 },
-  );
+  t.deepEqual(Object.fromEntries(all.map((c) => [c.definition.id, pollIntervalOf(c.definition)])), {
+    btc: MAX_DEFAULT_POLL_SECONDS,
+    eth: 12,
+    polygon: 2,
+    bsc: 1,
+    tron: 3,
+    ada: 20,
+    ton: 5,
+  });
   const { blockTimeSeconds: _, ...undeclared } = ethChain.definition;
   t.is(pollIntervalOf(undeclared), 5, 'a chain that declares no block time: 5 s');
 });
 
 test('a network`s own interval wins over the global one, which wins over the block time', (t) => {
   const provider = { name: 'node', url: 'http://127.0.0.1:8545' };
-  const chains = { eth: { ethereum: { providers: [provider] }, sepolia: { providers: [provider], scanIntervalSeconds: 2 } }, ada: { cardano: { providers: [{ name: 'bf', url: 'https://bf.example' }] } } };
+  const chains = {
+    eth: { ethereum: { providers: [provider] }, sepolia: { providers: [provider], scanIntervalSeconds: 2 } },
+    ada: { cardano: { providers: [{ name: 'bf', url: 'https://bf.example' }] } },
+  };
   const byDefault = registry({ chains });
   t.is(byDefault.get('eth', 'ethereum')!.scanIntervalSeconds, 12);
   t.is(byDefault.get('eth', 'sepolia')!.scanIntervalSeconds, 2);
@@ -54,10 +62,17 @@ test('a network`s own interval wins over the global one, which wins over the blo
 });
 
 test('a zmqUrl needs a bitcoin-core provider, and gives the btc watcher push', (t) => {
-  t.throws(() => registry({ chains: { btc: { bitcoin: { providers: [{ name: 'esplora', url: 'https://esplora.example/api', zmqUrl: 'tcp://127.0.0.1:28332' }] } } } }), {
-    message: /zmqUrl needs kind bitcoin-core/,
-  });
+  t.throws(
+    () => registry({ chains: { btc: { bitcoin: { providers: [{ name: 'esplora', url: 'https://esplora.example/api', zmqUrl: 'tcp://127.0.0.1:28332' }] } } } }),
+    {
+      message: /zmqUrl needs kind bitcoin-core/,
+    },
+  );
   const node = { name: 'node', kind: 'bitcoin-core', url: 'http://127.0.0.1:8332', cookieFile: '/tmp/.cookie' };
   t.is(registry({ chains: { btc: { bitcoin: { providers: [node] } } } }).get('btc', 'bitcoin')!.watcher.subscribeHeads, undefined);
-  t.is(typeof registry({ chains: { btc: { bitcoin: { providers: [{ ...node, zmqUrl: 'tcp://127.0.0.1:28332' }] } } } }).get('btc', 'bitcoin')!.watcher.subscribeHeads, 'function');
+  t.is(
+    typeof registry({ chains: { btc: { bitcoin: { providers: [{ ...node, zmqUrl: 'tcp://127.0.0.1:28332' }] } } } }).get('btc', 'bitcoin')!.watcher
+      .subscribeHeads,
+    'function',
+  );
 });

@@ -58,7 +58,10 @@ export const watchersReadiness = withDeps(['walletsWallets', 'tenancyProjects', 
             fix: `To take testnet payments on ${chain}.${first!.network}, set chains.testNetworks.${chain} to "${first!.network}" (docs/configuration.md); otherwise remove plugins.watchers.chains.${chain}.${first!.network}.`,
           };
         }
-        return { ok: true, detail: `watching ${watched.join(', ')}${needed.size > 0 ? `; every network in use (${[...needed].join(', ')}) has a provider` : ''}.` };
+        return {
+          ok: true,
+          detail: `watching ${watched.join(', ')}${needed.size > 0 ? `; every network in use (${[...needed].join(', ')}) has a provider` : ''}.`,
+        };
       },
     },
   ];

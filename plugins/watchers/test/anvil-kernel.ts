@@ -29,7 +29,12 @@ export function startAnvilKernel(anvil: Anvil, config: Record<string, unknown> =
  * with a verified wallet and pool on `chain`, its webhook URL at `receiver`'s `/hooks`, and the
  * payer (anvil's first account) holding 10^12 base units of a real ERC-20 installed at `token`.
  */
-export async function anvilProject(gw: TestKernel, anvil: Anvil, receiver: Receiver, options: { operator: string; chain: ChainId; token: string }): Promise<{ project: TestProject; payer: string }> {
+export async function anvilProject(
+  gw: TestKernel,
+  anvil: Anvil,
+  receiver: Receiver,
+  options: { operator: string; chain: ChainId; token: string },
+): Promise<{ project: TestProject; payer: string }> {
   const project = await watchedProject(gw, receiver, options.operator, options.chain);
   const payer = (await anvil.accounts())[0]!;
   await anvil.installErc20(options.token, payer, 10n ** 12n);

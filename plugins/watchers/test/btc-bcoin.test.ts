@@ -39,39 +39,44 @@ test.after.always(async () => {
 
 const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'regtest');
 
-test.serial('bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again', async (t) => {
-  const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
-  t.regex(inv.address, /^bcrt1q/);
-  const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
+test.serial(
+  'bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again',
+  async (t) => {
+    const inv = await invoice({ coin: 'btc', amount_crypto: '0.25' });
+    t.regex(inv.address, /^bcrt1q/);
+    const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
 
-  // The block holding the payment is invalidated and a longer branch without it is mined.
-  const paidHeight = await node.height();
-  await node.rpc('invalidateblock', [blockHash]);
-  const forkHeight = await node.height();
-  t.is(forkHeight, paidHeight - inv.confirmation_threshold);
-  // bcoin puts a disconnected transaction back into an empty mempool only when its wallet rebroadcasts it.
-  t.deepEqual(await node.mempool(), []);
-  await node.mine(inv.confirmation_threshold + 1);
-  const report = await scan();
-  t.is(report.reorgedTo, forkHeight);
-  const reverted = await get(inv.id);
-  t.is(reverted.status, 'reverted');
-  t.is(reverted.transactions[0].status, 'reverted');
-  await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
+    // The block holding the payment is invalidated and a longer branch without it is mined.
+    const paidHeight = await node.height();
+    await node.rpc('invalidateblock', [blockHash]);
+    const forkHeight = await node.height();
+    t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+    // bcoin puts a disconnected transaction back into an empty mempool only when its wallet rebroadcasts it.
+    t.deepEqual(await node.mempool(), []);
+    await node.mine(inv.confirmation_threshold + 1);
+    const report = await scan();
+    t.is(report.reorgedTo, forkHeight);
+    const reverted = await get(inv.id);
+    t.is(reverted.status, 'reverted');
+    t.is(reverted.transactions[0].status, 'reverted');
+    await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.reverted'), 20_000);
 
-  // The payer's wallet rebroadcasts the payment: back in the mempool, mined on the new branch, paid again.
-  // The wallet follows the disconnected block on its own schedule: resend until the node takes it back.
-  await waitFor(async () => {
-    await node.wallet('POST', '/wallet/primary/resend');
-    return (await node.mempool()).includes(txid);
-  }, 20_000);
-  await node.mine(inv.confirmation_threshold);
-  await scan();
-  const repaid = await get(inv.id);
-  t.is(repaid.status, 'paid');
-  await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 2, 20_000);
-});
+    // The payer's wallet rebroadcasts the payment: back in the mempool, mined on the new branch, paid again.
+    // The wallet follows the disconnected block on its own schedule: resend until the node takes it back.
+    await waitFor(async () => {
+      await node.wallet('POST', '/wallet/primary/resend');
+      return (await node.mempool()).includes(txid);
+    }, 20_000);
+    await node.mine(inv.confirmation_threshold);
+    await scan();
+    const repaid = await get(inv.id);
+    t.is(repaid.status, 'paid');
+    await waitFor(async () => eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length === 2, 20_000);
+  },
+);
 
 test.serial('bcoin regtest: an under-payment ends partial', (t) => underpayToPartial(t, node, 'btc'));
 
-test.serial('bcoin regtest: a stray payment to a free pool address is an orphan, seen in the mempool, attributed to a new paid invoice', (t) => strayToAttributed(t, node, 'btc'));
+test.serial('bcoin regtest: a stray payment to a free pool address is an orphan, seen in the mempool, attributed to a new paid invoice', (t) =>
+  strayToAttributed(t, node, 'btc'),
+);

@@ -58,7 +58,7 @@ test.serial('a watcher config for a chain the build does not have stops start-up
   });
 });
 
-test.serial('the node answers with Base Sepolia\'s chain id, which the invoice URIs carry', async (t) => {
+test.serial("the node answers with Base Sepolia's chain id, which the invoice URIs carry", async (t) => {
   t.is(Number(BigInt((await anvil.rpc('eth_chainId', [])) as string)), BASE_SEPOLIA_CHAIN_ID);
   const inv = await invoice({ coin: 'eth_base', amount_crypto: '0.1' });
   t.true(inv.payment_uri.includes(`@${BASE_SEPOLIA_CHAIN_ID}`), inv.payment_uri);
@@ -89,7 +89,7 @@ test.serial('ETH on Base: detected at once, paid at the threshold with a signed 
   t.is((await get(inv.id)).status, 'reverted');
 });
 
-test.serial('USDC on Base (a real ERC-20 at Circle\'s Base Sepolia address) reaches paid', async (t) => {
+test.serial("USDC on Base (a real ERC-20 at Circle's Base Sepolia address) reaches paid", async (t) => {
   const inv = await invoice({ coin: 'usdc_base', amount_crypto: '12.5' });
   const txHash = await anvil.sendToken(USDC_BASE_SEPOLIA, payer, inv.address, 12_500_000n);
   t.is(BigInt((await anvil.receipt(txHash)).status), 1n);

@@ -68,37 +68,40 @@ const SMALL = parseEther('0.001');
 let flooded: { id: string; address: string; confirmation_threshold: number };
 const floodHashes: string[] = [];
 
-test.serial('many small payments in one scan pass: one invoice.partial, with the totals after the last; a body carries the latest 20 transactions, their count and the link', async (t) => {
-  flooded = await invoice({ coin: 'eth', amount_crypto: '1' });
-  // Anvil mines each transfer in a block of its own: one pass scans all of them.
-  for (let i = 0; i < PAYMENTS; i++) floodHashes.push(await anvil.sendEth(payer, flooded.address, SMALL));
-  await scan();
-  const events = await outbox(flooded.id);
-  t.deepEqual(
-    events.map((e) => e.type),
-    ['invoice.detected', 'invoice.partial'],
-  );
-  const partial = events[1]!;
-  t.is(partial.data.paid_units, (SMALL * BigInt(PAYMENTS)).toString(), 'the totals after the last payment of the pass');
-  t.is(partial.data.tx_hash, floodHashes.at(-1));
+test.serial(
+  'many small payments in one scan pass: one invoice.partial, with the totals after the last; a body carries the latest 20 transactions, their count and the link',
+  async (t) => {
+    flooded = await invoice({ coin: 'eth', amount_crypto: '1' });
+    // Anvil mines each transfer in a block of its own: one pass scans all of them.
+    for (let i = 0; i < PAYMENTS; i++) floodHashes.push(await anvil.sendEth(payer, flooded.address, SMALL));
+    await scan();
+    const events = await outbox(flooded.id);
+    t.deepEqual(
+      events.map((e) => e.type),
+      ['invoice.detected', 'invoice.partial'],
+    );
+    const partial = events[1]!;
+    t.is(partial.data.paid_units, (SMALL * BigInt(PAYMENTS)).toString(), 'the totals after the last payment of the pass');
+    t.is(partial.data.tx_hash, floodHashes.at(-1));
 
-  const view = partial.data.invoice;
-  t.is(view.transactions.length, 20);
-  t.is(view.transactions_total, PAYMENTS);
-  t.deepEqual(
-    view.transactions.map((tx: { tx_hash: string }) => tx.tx_hash),
-    floodHashes.slice(-20),
-    'the latest 20, in detection order',
-  );
-  const { baseUrl } = gw.kernel.cradle.invoicesCheckoutLinks;
-  t.is(view.transactions_url, `${baseUrl}/api/v1/invoices/${flooded.id}/transactions`);
+    const view = partial.data.invoice;
+    t.is(view.transactions.length, 20);
+    t.is(view.transactions_total, PAYMENTS);
+    t.deepEqual(
+      view.transactions.map((tx: { tx_hash: string }) => tx.tx_hash),
+      floodHashes.slice(-20),
+      'the latest 20, in detection order',
+    );
+    const { baseUrl } = gw.kernel.cradle.invoicesCheckoutLinks;
+    t.is(view.transactions_url, `${baseUrl}/api/v1/invoices/${flooded.id}/transactions`);
 
-  // The REST view is bounded the same way.
-  const rest = await get(flooded.id);
-  t.is(rest.transactions.length, 20);
-  t.is(rest.transactions_total, PAYMENTS);
-  t.is(rest.transactions_url, view.transactions_url);
-});
+    // The REST view is bounded the same way.
+    const rest = await get(flooded.id);
+    t.is(rest.transactions.length, 20);
+    t.is(rest.transactions_total, PAYMENTS);
+    t.is(rest.transactions_url, view.transactions_url);
+  },
+);
 
 test.serial('the link lists every transaction, signed and cursor-paginated; another project gets 404', async (t) => {
   const path = new URL(`${gw.kernel.cradle.invoicesCheckoutLinks.baseUrl}/api/v1/invoices/${flooded.id}/transactions`).pathname;
@@ -234,7 +237,9 @@ test.serial('transfers below the dust floor are recorded and never change an inv
   t.is(untouched.status, 'pending');
   t.deepEqual(untouched.transactions, []);
   t.deepEqual(await outbox(inv.id), []);
-  const metric = (await gw.kernel.cradle.metrics.registry.getSingleMetric('gateway_watcher_dust_transfers_total')!.get()).values.find((v) => v.labels.chain === 'eth');
+  const metric = (await gw.kernel.cradle.metrics.registry.getSingleMetric('gateway_watcher_dust_transfers_total')!.get()).values.find(
+    (v) => v.labels.chain === 'eth',
+  );
   t.is(metric?.value, dust.length, 'counted for the operator');
   const recorded = await db('watchers_transfers').where({ to_address: inv.address }).orderBy('block_height');
   t.deepEqual(

@@ -30,7 +30,11 @@ test.after.always(async () => {
 const cursorHeight = async () => Number((await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).first())?.height ?? -1);
 
 test.serial('the loop started with the instance: a payment reaches paid, and the loop follows the tip', async (t) => {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: `loop-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' } });
+  const created = await signedFetch(gw.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: { external_id: `loop-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' },
+  });
   t.is(created.status, 201);
   const invoice = created.body;
   await anvil.sendEth((await anvil.accounts())[0]!, invoice.address, parseEther('0.01'));
@@ -49,7 +53,9 @@ test.serial('a pass that finds the lock taken keeps the loop going', async (t) =
   // that finds the lock taken ends its loop), this test fails (no pass after the lock is released).
   await db.raw(`delete from pgboss.schedule where name = ?`, [SCAN_JOB]);
   const ethPasses = (since: Date) =>
-    db.raw(`select count(*)::int as n from pgboss.job where name = ? and data->>'chain' = 'eth' and state = 'completed' and started_on > ?`, [SCAN_JOB, since]).then((r: { rows: { n: number }[] }) => r.rows[0]!.n);
+    db
+      .raw(`select count(*)::int as n from pgboss.job where name = ? and data->>'chain' = 'eth' and state = 'completed' and started_on > ?`, [SCAN_JOB, since])
+      .then((r: { rows: { n: number }[] }) => r.rows[0]!.n);
   // Hold the network's scan lock, as a pass of another instance would, until a pass of the loop has
   // run and found it taken (it completed while the lock was held).
   await db.transaction(async (trx) => {

@@ -46,10 +46,16 @@ async function setup(anvil: Anvil, wsUrl: string, scanIntervalSeconds: number, p
 const metric = async (s: Setup, name: 'pushConnected' | 'pushReconnects' | 'pushHeads') =>
   (await s.gw.kernel.cradle.watchersMetrics[name].get()).values.find((v) => v.labels.chain === 'eth' && v.labels.network === 'sepolia')?.value ?? 0;
 const scanFailures = async (s: Setup) =>
-  (await s.gw.kernel.cradle.watchersMetrics.scanFailures.get()).values.filter((v) => v.labels.chain === 'eth' && v.labels.network === 'sepolia').reduce((n, v) => n + v.value, 0);
+  (await s.gw.kernel.cradle.watchersMetrics.scanFailures.get()).values
+    .filter((v) => v.labels.chain === 'eth' && v.labels.network === 'sepolia')
+    .reduce((n, v) => n + v.value, 0);
 const cursor = (s: Setup) => s.gw.kernel.cradle.db('watchers_cursors').where({ chain: 'eth', network: 'sepolia' }).first();
 async function invoice(s: Setup) {
-  const created = await signedFetch(s.gw.url, '/api/v1/invoices', { ...s.project, method: 'POST', body: { external_id: `push-${Math.random().toString(36).slice(2)}`, coin: 'eth', amount_crypto: '0.1' } });
+  const created = await signedFetch(s.gw.url, '/api/v1/invoices', {
+    ...s.project,
+    method: 'POST',
+    body: { external_id: `push-${Math.random().toString(36).slice(2)}`, coin: 'eth', amount_crypto: '0.1' },
+  });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
   return created.body as { id: string; address: string; confirmation_threshold: number };
 }
@@ -60,7 +66,11 @@ const events = (s: Setup, id: string, type: string) =>
     return body.event_type === type && body.data?.invoice_id === id;
   });
 /** Pays a fresh invoice of `s` from anvil and waits until it is `detected`. */
-async function payDetected(s: Setup, anvil: Anvil, timeoutMs: number): Promise<{ inv: { id: string; address: string; confirmation_threshold: number }; txHash: string }> {
+async function payDetected(
+  s: Setup,
+  anvil: Anvil,
+  timeoutMs: number,
+): Promise<{ inv: { id: string; address: string; confirmation_threshold: number }; txHash: string }> {
   const inv = await invoice(s);
   const txHash = await anvil.sendEth(s.payer, inv.address, parseEther('0.1'));
   await waitFor(async () => (await status(s, inv.id)) === 'detected', timeoutMs);
@@ -72,7 +82,13 @@ async function payDetected(s: Setup, anvil: Anvil, timeoutMs: number): Promise<{
  * one `invoice.paid`, every block from the first scanned one to the tip is stored once with the
  * node's hash, and each payment is recorded once.
  */
-async function settledOnce(t: ExecutionContext, s: Setup, anvil: Anvil, payments: readonly { inv: { id: string; confirmation_threshold: number }; txHash: string }[], paidTimeoutMs: number): Promise<void> {
+async function settledOnce(
+  t: ExecutionContext,
+  s: Setup,
+  anvil: Anvil,
+  payments: readonly { inv: { id: string; confirmation_threshold: number }; txHash: string }[],
+  paidTimeoutMs: number,
+): Promise<void> {
   await anvil.mine(payments[0]!.inv.confirmation_threshold);
   for (const { inv } of payments) {
     await waitFor(async () => (await status(s, inv.id)) === 'paid', paidTimeoutMs);
@@ -81,11 +97,20 @@ async function settledOnce(t: ExecutionContext, s: Setup, anvil: Anvil, payments
   }
   const tip = await anvil.blockNumber();
   await waitFor(async () => Number((await cursor(s)).height) === tip, 20_000);
-  const blocks = (await s.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').select('height', 'hash')) as { height: string; hash: string }[];
+  const blocks = (await s.gw.kernel.cradle.db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').select('height', 'hash')) as {
+    height: string;
+    hash: string;
+  }[];
   const first = Number(blocks[0]!.height);
-  t.deepEqual(blocks.map((b) => Number(b.height)), Array.from({ length: tip - first + 1 }, (_, i) => first + i));
+  t.deepEqual(
+    blocks.map((b) => Number(b.height)),
+    Array.from({ length: tip - first + 1 }, (_, i) => first + i),
+  );
   const hashes = await anvil.rpcBatch<{ hash: string }>(blocks.map((b) => ['eth_getBlockByNumber', [`0x${Number(b.height).toString(16)}`, false]] as const));
-  t.deepEqual(blocks.map((b) => b.hash), hashes.map((h) => h.hash));
+  t.deepEqual(
+    blocks.map((b) => b.hash),
+    hashes.map((h) => h.hash),
+  );
   const transfers = (await s.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
   t.deepEqual(transfers.map((r) => r.tx_hash).sort(), payments.map((p) => p.txHash).sort(), 'each payment recorded once');
 }
@@ -182,8 +207,13 @@ test.serial('subscribeHeads: a refused WebSocket hands over to the next provider
     await anvil.mine(3);
     await waitFor(async () => heads.filter((h) => (h.height ?? -1) > from).length === 3, 20_000);
     const mined = heads.filter((h) => (h.height ?? -1) > from);
-    const blocks = await anvil.rpcBatch<{ hash: string; number: string }>([1, 2, 3].map((i) => ['eth_getBlockByNumber', [`0x${(from + i).toString(16)}`, false]] as const));
-    t.deepEqual(mined, blocks.map((b) => ({ height: Number(BigInt(b.number)), hash: b.hash })));
+    const blocks = await anvil.rpcBatch<{ hash: string; number: string }>(
+      [1, 2, 3].map((i) => ['eth_getBlockByNumber', [`0x${(from + i).toString(16)}`, false]] as const),
+    );
+    t.deepEqual(
+      mined,
+      blocks.map((b) => ({ height: Number(BigInt(b.number)), hash: b.hash })),
+    );
     // The plugin's own subscription went the same way.
     const ready = s;
     await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
@@ -235,7 +265,9 @@ test.serial('two instances both subscribed: each pushed block is scanned once, e
     }
     const heads = async (gw: TestKernel) => (await gw.kernel.cradle.watchersMetrics.pushHeads.get()).values.reduce((n, v) => n + v.value, 0);
     t.true((await heads(ready.gw)) > 0 && (await heads(other)) > 0, 'both instances heard the heads');
-    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as { tx_hash: string }[];
+    const transfers = (await ready.gw.kernel.cradle.db('watchers_transfers').where({ chain: 'eth', network: 'sepolia' }).select('tx_hash')) as {
+      tx_hash: string;
+    }[];
     t.deepEqual(transfers.map((r) => r.tx_hash).sort(), paid.map((p) => p.txHash).sort());
     t.is(Number((await cursor(ready)).height), await anvil.blockNumber());
   } finally {
@@ -245,35 +277,38 @@ test.serial('two instances both subscribed: each pushed block is scanned once, e
   }
 });
 
-test.serial('the node itself restarts (same chain, port down meanwhile): passes fail and say so, push and polling come back by themselves, no block is skipped or counted twice', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-anvil-state-'));
-  const anvil = await Anvil.start(11155111, { stateFile: join(dir, 'state.json') });
-  let s: Setup | undefined;
-  try {
-    s = await setup(anvil, anvil.url.replace('http://', 'ws://'), 1);
-    const ready = s;
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
-    const pay = () => payDetected(ready, anvil, 30_000);
-    const before = await pay();
-    await anvil.mine(2);
-    const tipBefore = await anvil.blockNumber();
-    await waitFor(async () => Number((await cursor(ready)).height) === tipBefore, 20_000);
+test.serial(
+  'the node itself restarts (same chain, port down meanwhile): passes fail and say so, push and polling come back by themselves, no block is skipped or counted twice',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-anvil-state-'));
+    const anvil = await Anvil.start(11155111, { stateFile: join(dir, 'state.json') });
+    let s: Setup | undefined;
+    try {
+      s = await setup(anvil, anvil.url.replace('http://', 'ws://'), 1);
+      const ready = s;
+      await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
+      const pay = () => payDetected(ready, anvil, 30_000);
+      const before = await pay();
+      await anvil.mine(2);
+      const tipBefore = await anvil.blockNumber();
+      await waitFor(async () => Number((await cursor(ready)).height) === tipBefore, 20_000);
 
-    // Down for 3 s: the WebSocket drops and the polled passes fail against a closed port.
-    const failuresBefore = await scanFailures(ready);
-    await anvil.restart(3000);
-    t.is(await anvil.blockNumber(), tipBefore, 'the node came back with its chain');
-    t.true((await scanFailures(ready)) > failuresBefore, 'the failed passes were counted');
-    t.truthy((await cursor(ready)).last_error, 'and the cursor says why');
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 40_000);
-    t.true((await metric(ready, 'pushReconnects')) >= 1, 'the push subscription came back by itself');
-    await waitFor(async () => Number((await cursor(ready)).consecutive_failures) === 0, 40_000);
+      // Down for 3 s: the WebSocket drops and the polled passes fail against a closed port.
+      const failuresBefore = await scanFailures(ready);
+      await anvil.restart(3000);
+      t.is(await anvil.blockNumber(), tipBefore, 'the node came back with its chain');
+      t.true((await scanFailures(ready)) > failuresBefore, 'the failed passes were counted');
+      t.truthy((await cursor(ready)).last_error, 'and the cursor says why');
+      await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 40_000);
+      t.true((await metric(ready, 'pushReconnects')) >= 1, 'the push subscription came back by itself');
+      await waitFor(async () => Number((await cursor(ready)).consecutive_failures) === 0, 40_000);
 
-    const after = await pay();
-    await settledOnce(t, ready, anvil, [before, after], 30_000);
-  } finally {
-    await teardown(s ?? {});
-    await anvil.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+      const after = await pay();
+      await settledOnce(t, ready, anvil, [before, after], 30_000);
+    } finally {
+      await teardown(s ?? {});
+      await anvil.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

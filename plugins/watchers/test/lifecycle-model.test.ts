@@ -35,7 +35,14 @@ type Fact =
   | { readonly kind: 'cancel' };
 
 const factArbitrary: fc.Arbitrary<Fact> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('pay' as const), units: fc.constantFrom(AMOUNT, AMOUNT - 1n, AMOUNT / 2n, AMOUNT + 1n, 1n), inBlock: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('pay' as const),
+      units: fc.constantFrom(AMOUNT, AMOUNT - 1n, AMOUNT / 2n, AMOUNT + 1n, 1n),
+      inBlock: fc.boolean(),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('mine' as const), blocks: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reorg' as const), depth: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'drop' as const }) },
@@ -86,7 +93,11 @@ test.after.always(async () => {
 const principal = (id: string, kind: 'testnet' | 'sandbox') => ({ id, kind, status: 'active' as const, operatorId, subscriptionActive: true });
 
 async function createInvoice(projectId: string, kind: 'testnet' | 'sandbox', mode: MatchingMode): Promise<InvoiceView> {
-  const { invoice } = await gw.kernel.cradle.invoicesService.create(principal(projectId, kind), { external_id: `model-${newId()}`, coin: 'eth', amount_crypto: '0.000000000001', matching_mode: mode }, CLI_ACTOR);
+  const { invoice } = await gw.kernel.cradle.invoicesService.create(
+    principal(projectId, kind),
+    { external_id: `model-${newId()}`, coin: 'eth', amount_crypto: '0.000000000001', matching_mode: mode },
+    CLI_ACTOR,
+  );
   return invoice;
 }
 
@@ -108,7 +119,12 @@ class Case {
   async apply(fact: Fact, step: number): Promise<void> {
     switch (fact.kind) {
       case 'pay': {
-        const transfer: ModelTransfer = { txHash: `0x${this.network}${step.toString(16).padStart(4, '0')}`.padEnd(66, 'a'), units: fact.units, height: null, state: 'live' };
+        const transfer: ModelTransfer = {
+          txHash: `0x${this.network}${step.toString(16).padStart(4, '0')}`.padEnd(66, 'a'),
+          units: fact.units,
+          height: null,
+          state: 'live',
+        };
         if (fact.inBlock) transfer.height = ++this.head;
         this.model.push(transfer);
         await this.watcherRecord([transfer]);
@@ -116,7 +132,17 @@ class Case {
         // sandbox invoice as the watcher's orphan leaves the watched one: unchanged.
         await this.sandbox((trx, state) =>
           gw.kernel.cradle.sandboxChain
-            .pay(trx, state, { amountUnits: transfer.units, txHash: transfer.txHash, confirmations: this.confirmationsOf(transfer), ...(transfer.height === null ? {} : { blockHeight: BigInt(transfer.height) }) }, ACTOR)
+            .pay(
+              trx,
+              state,
+              {
+                amountUnits: transfer.units,
+                txHash: transfer.txHash,
+                confirmations: this.confirmationsOf(transfer),
+                ...(transfer.height === null ? {} : { blockHeight: BigInt(transfer.height) }),
+              },
+              ACTOR,
+            )
             .catch((error: { code?: string }) => {
               if (error.code !== 'sandbox_invoice_transition_invalid') throw error;
             }),
@@ -137,16 +163,32 @@ class Case {
         for (const t of gone) t.state = 'reverted';
         this.head = ancestor;
         await this.db.transaction((trx) => gw.kernel.cradle.watchersRewinder.rewind(trx, 'eth', this.network, ancestor));
-        await this.sandbox((trx, state) => gw.kernel.cradle.sandboxChain.reorg(trx, state, gone.map((t) => ({ txHash: t.txHash, outputIndex: 0 })), ACTOR));
+        await this.sandbox((trx, state) =>
+          gw.kernel.cradle.sandboxChain.reorg(
+            trx,
+            state,
+            gone.map((t) => ({ txHash: t.txHash, outputIndex: 0 })),
+            ACTOR,
+          ),
+        );
         return;
       }
       case 'drop': {
         const gone = this.model.filter((t) => t.state === 'live' && t.height === null);
         for (const t of gone) t.state = 'dropped';
         // The watcher's sweep drops what was first seen longer ago than the timeout: move the clock.
-        await this.db('watchers_transfers').where({ chain: 'eth', network: this.network, status: 'mempool' }).update({ received_at: this.db.raw(`now() - interval '30 days'`) });
+        await this.db('watchers_transfers')
+          .where({ chain: 'eth', network: this.network, status: 'mempool' })
+          .update({ received_at: this.db.raw(`now() - interval '30 days'`) });
         await gw.kernel.cradle.watchersScanner.dropStaleMempool('eth', this.network);
-        await this.sandbox((trx, state) => gw.kernel.cradle.sandboxChain.drop(trx, state, gone.map((t) => ({ txHash: t.txHash, outputIndex: 0 })), ACTOR));
+        await this.sandbox((trx, state) =>
+          gw.kernel.cradle.sandboxChain.drop(
+            trx,
+            state,
+            gone.map((t) => ({ txHash: t.txHash, outputIndex: 0 })),
+            ACTOR,
+          ),
+        );
         return;
       }
       case 'deadline':
@@ -198,7 +240,9 @@ class Case {
   }
 
   /** The sandbox path: one sandbox-chain call on the locked sandbox invoice. */
-  private async sandbox(call: (trx: Knex.Transaction, state: Awaited<ReturnType<TestKernel['kernel']['cradle']['invoicesLifecycle']['lockOwn']>>) => Promise<unknown>): Promise<void> {
+  private async sandbox(
+    call: (trx: Knex.Transaction, state: Awaited<ReturnType<TestKernel['kernel']['cradle']['invoicesLifecycle']['lockOwn']>>) => Promise<unknown>,
+  ): Promise<void> {
     await this.db.transaction(async (trx) => call(trx, await gw.kernel.cradle.invoicesLifecycle.lockOwn(trx, sandboxProjectId, this.sandboxed.id)));
   }
 }
@@ -206,12 +250,17 @@ class Case {
 /** What the lifecycle recorded of an invoice: its transitions in order and its events. */
 async function history(invoiceId: string) {
   const db = gw.kernel.cradle.db;
-  const audits = await db('kernel_audit_log').where({ target: `invoice:${invoiceId}` }).whereIn('action', ['invoice.transition', 'invoice.cancel']).orderBy('id');
+  const audits = await db('kernel_audit_log')
+    .where({ target: `invoice:${invoiceId}` })
+    .whereIn('action', ['invoice.transition', 'invoice.cancel'])
+    .orderBy('id');
   const events = await db('webhooks_events').where({ invoice_id: invoiceId }).orderBy('id');
   const invoice = await gw.kernel.cradle.invoicesService.getMany([invoiceId]);
   return {
     invoice: invoice.get(invoiceId)!,
-    transitions: audits.map((a: { details: Record<string, unknown> }) => `${a.details['from']}>${a.details['to']}${a.details['event_type'] ? `:${a.details['event_type']}` : ''}`),
+    transitions: audits.map(
+      (a: { details: Record<string, unknown> }) => `${a.details['from']}>${a.details['to']}${a.details['event_type'] ? `:${a.details['event_type']}` : ''}`,
+    ),
     audited: audits.map((a: { details: Record<string, unknown> }) => a.details),
     events: events.map((e: { id: string; event_type: string }) => ({ id: e.id, type: e.event_type })),
   };
@@ -226,11 +275,7 @@ async function checkInvariants(t: import('ava').ExecutionContext, c: Case, invoi
   for (const details of h.audited) t.true(MOVES.has(`${details['from']}>${details['to']}`), `${label}: ${details['from']} → ${details['to']} is in the table`);
   // Every event sent belongs to exactly one recorded transition, once.
   const announced = h.audited.filter((d) => d['event_id']).map((d) => d['event_id']);
-  t.deepEqual(
-    h.events.map((e) => e.id).sort(),
-    [...announced].sort(),
-    `${label}: one event per announcing transition`,
-  );
+  t.deepEqual(h.events.map((e) => e.id).sort(), [...announced].sort(), `${label}: one event per announcing transition`);
   t.is(new Set(h.events.map((e) => e.id)).size, h.events.length, `${label}: event ids are unique`);
   // The transfers the model says left are not counted; the live ones are what the invoice holds.
   for (const m of c.model) {
@@ -243,7 +288,11 @@ async function checkInvariants(t: import('ava').ExecutionContext, c: Case, invoi
   const counted = invoice.transactions.filter((tx) => tx.status === 'confirmed').reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
   const live = invoice.transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed');
   if (['paid', 'overpaid', 'partial'].includes(invoice.status)) {
-    t.is(settlement({ liveUnits: counted, amountUnits: AMOUNT, matchingMode: invoice.matching_mode }), invoice.status as 'paid', `${label}: ${counted} explains ${invoice.status}`);
+    t.is(
+      settlement({ liveUnits: counted, amountUnits: AMOUNT, matchingMode: invoice.matching_mode }),
+      invoice.status as 'paid',
+      `${label}: ${counted} explains ${invoice.status}`,
+    );
   }
   if (invoice.status === 'expired_paid_late') t.true(counted > 0n, `${label}: a late payment was counted`);
   if (invoice.status === 'pending') t.is(live.length, 0, `${label}: a pending invoice holds no live payment`);
@@ -265,7 +314,11 @@ for (const mode of ['exact', 'at_least', 'any'] as const) {
         const sandboxed = await checkInvariants(t, c, c.sandboxed.id, `sandbox ${label}`);
         t.is(sandboxed.invoice.status, watched.invoice.status, `same status: ${label}`);
         t.deepEqual(sandboxed.transitions, watched.transitions, `same transitions: ${label}`);
-        t.deepEqual(sandboxed.events.map((e) => e.type), watched.events.map((e) => e.type), `same events: ${label}`);
+        t.deepEqual(
+          sandboxed.events.map((e) => e.type),
+          watched.events.map((e) => e.type),
+          `same events: ${label}`,
+        );
         // Replaying the last observation and count (a rescan, a second provider) changes nothing.
         const before = watched.events.length;
         await c.replay();
@@ -282,11 +335,47 @@ for (const mode of ['exact', 'at_least', 'any'] as const) {
 
 test.serial('model: the same payments end the same on both paths for every matching mode (named scenarios)', async (t) => {
   const scenarios: readonly { readonly name: string; readonly facts: readonly Fact[] }[] = [
-    { name: 'exact payment, confirmed', facts: [{ kind: 'pay', units: AMOUNT, inBlock: false }, { kind: 'mine', blocks: 2 }] },
-    { name: 'over-payment', facts: [{ kind: 'pay', units: AMOUNT + 1n, inBlock: true }, { kind: 'mine', blocks: 1 }] },
-    { name: 'under-payment then top-up', facts: [{ kind: 'pay', units: AMOUNT / 2n, inBlock: true }, { kind: 'mine', blocks: 2 }, { kind: 'pay', units: AMOUNT / 2n, inBlock: true }, { kind: 'mine', blocks: 2 }] },
-    { name: 'paid then reorganised away', facts: [{ kind: 'pay', units: AMOUNT, inBlock: true }, { kind: 'mine', blocks: 2 }, { kind: 'reorg', depth: 3 }] },
-    { name: 'mempool dust dropped, then expired, then paid late', facts: [{ kind: 'pay', units: 1n, inBlock: false }, { kind: 'drop' }, { kind: 'deadline' }, { kind: 'pay', units: AMOUNT, inBlock: true }, { kind: 'mine', blocks: 2 }] },
+    {
+      name: 'exact payment, confirmed',
+      facts: [
+        { kind: 'pay', units: AMOUNT, inBlock: false },
+        { kind: 'mine', blocks: 2 },
+      ],
+    },
+    {
+      name: 'over-payment',
+      facts: [
+        { kind: 'pay', units: AMOUNT + 1n, inBlock: true },
+        { kind: 'mine', blocks: 1 },
+      ],
+    },
+    {
+      name: 'under-payment then top-up',
+      facts: [
+        { kind: 'pay', units: AMOUNT / 2n, inBlock: true },
+        { kind: 'mine', blocks: 2 },
+        { kind: 'pay', units: AMOUNT / 2n, inBlock: true },
+        { kind: 'mine', blocks: 2 },
+      ],
+    },
+    {
+      name: 'paid then reorganised away',
+      facts: [
+        { kind: 'pay', units: AMOUNT, inBlock: true },
+        { kind: 'mine', blocks: 2 },
+        { kind: 'reorg', depth: 3 },
+      ],
+    },
+    {
+      name: 'mempool dust dropped, then expired, then paid late',
+      facts: [
+        { kind: 'pay', units: 1n, inBlock: false },
+        { kind: 'drop' },
+        { kind: 'deadline' },
+        { kind: 'pay', units: AMOUNT, inBlock: true },
+        { kind: 'mine', blocks: 2 },
+      ],
+    },
   ];
   for (const mode of ['exact', 'at_least', 'any'] as const) {
     for (const scenario of scenarios) {
@@ -295,7 +384,11 @@ test.serial('model: the same payments end the same on both paths for every match
       const watched = await checkInvariants(t, c, c.watched.id, `${mode} ${scenario.name} (watcher)`);
       const sandboxed = await checkInvariants(t, c, c.sandboxed.id, `${mode} ${scenario.name} (sandbox)`);
       t.is(sandboxed.invoice.status, watched.invoice.status, `${mode} ${scenario.name}`);
-      t.deepEqual(sandboxed.events.map((e) => e.type), watched.events.map((e) => e.type), `${mode} ${scenario.name}`);
+      t.deepEqual(
+        sandboxed.events.map((e) => e.type),
+        watched.events.map((e) => e.type),
+        `${mode} ${scenario.name}`,
+      );
     }
   }
   // Spot checks of the decided rules (docs/invoice-lifecycle.md, "Settlement").
@@ -304,13 +397,28 @@ test.serial('model: the same payments end the same on both paths for every match
     for (const [step, fact] of facts.entries()) await c.apply(fact, step);
     return (await history(c.watched.id)).invoice.status;
   };
-  const over = [{ kind: 'pay', units: AMOUNT + 1n, inBlock: true }, { kind: 'mine', blocks: 1 }] as const;
-  const under = [{ kind: 'pay', units: AMOUNT / 2n, inBlock: true }, { kind: 'mine', blocks: 1 }] as const;
+  const over = [
+    { kind: 'pay', units: AMOUNT + 1n, inBlock: true },
+    { kind: 'mine', blocks: 1 },
+  ] as const;
+  const under = [
+    { kind: 'pay', units: AMOUNT / 2n, inBlock: true },
+    { kind: 'mine', blocks: 1 },
+  ] as const;
   t.is(await status('exact', over), 'overpaid');
   t.is(await status('at_least', over), 'overpaid');
   t.is(await status('any', over), 'overpaid');
   t.is(await status('exact', under), 'partial');
   t.is(await status('at_least', under), 'partial');
   t.is(await status('any', under), 'paid');
-  t.is(await status('exact', [{ kind: 'pay', units: 1n, inBlock: false }, { kind: 'drop' }, { kind: 'deadline' }, { kind: 'pay', units: AMOUNT, inBlock: true }, { kind: 'mine', blocks: 1 }]), 'expired_paid_late');
+  t.is(
+    await status('exact', [
+      { kind: 'pay', units: 1n, inBlock: false },
+      { kind: 'drop' },
+      { kind: 'deadline' },
+      { kind: 'pay', units: AMOUNT, inBlock: true },
+      { kind: 'mine', blocks: 1 },
+    ]),
+    'expired_paid_late',
+  );
 });

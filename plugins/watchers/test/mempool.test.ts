@@ -83,53 +83,61 @@ test.serial('finding 6: a rate-limited mempool provider never holds up blocks; e
   t.is((await get(paid.id)).status, 'paid', 'the block pass committed regardless');
   // A few more passes: every window is bounded, and together they cover every waiting address.
   for (let i = 0; i < 4; i++) await pass(limited);
-  t.true(asked.every((window) => window.length <= WINDOW), JSON.stringify(asked.map((w) => w.length)));
+  t.true(
+    asked.every((window) => window.length <= WINDOW),
+    JSON.stringify(asked.map((w) => w.length)),
+  );
   const covered = new Set(asked.flat());
   for (const inv of invoices.slice(1)) t.true(covered.has(inv.address), `${inv.address} was asked about in some pass`);
   const metrics = await gw.kernel.cradle.metrics.registry.getSingleMetricAsString('gateway_watcher_mempool_failures_total');
   t.regex(metrics, /kind="rate_limited"} [1-9]/);
 });
 
-test.serial('finding 2: a payment that stays in the mempool stops holding its invoice after the timeout; paid after expiry it is expired_paid_late', async (t) => {
-  const inv = await invoice({ coin: 'eth', amount_crypto: '0.02' });
-  const dust: ObservedTransfer = {
-    chain: 'eth',
-    network: 'sepolia',
-    coin: 'eth',
-    txHash: `0x${'d'.repeat(64)}`,
-    outputIndex: 0,
-    toAddress: inv.address,
-    // Small, but above ETH's dust floor (a transfer below it would never detect the invoice).
-    amountUnits: 10n ** 13n,
-    blockHeight: null,
-    blockHash: null,
-    observedAt: new Date(),
-  };
-  const mempool = withMempool(async () => [dust]);
-  await pass(mempool);
-  const detected = await get(inv.id);
-  t.is(detected.status, 'detected');
-  t.like(detected.transactions[0], { tx_hash: dust.txHash, status: 'pending', confirmations: 0 });
-  // The invoice's deadline passes: a detected invoice is left to its payment.
-  const { invoicesLifecycle, db } = gw.kernel.cradle;
-  const later = new Date(Date.now() + 2 * 86_400_000);
-  await invoicesLifecycle.expireDue(CLI_ACTOR, { asOf: later });
-  t.is((await get(inv.id)).status, 'detected');
-  // The dust never makes it into a block (replaced by fee elsewhere): the clock moves past the timeout.
-  await db('watchers_transfers').where({ tx_hash: dust.txHash }).update({ received_at: db.raw(`now() - interval '2 hours'`) });
-  const report = await pass(withMempool(async () => []));
-  t.is(report.mempool?.dropped, 1);
-  const released = await get(inv.id);
-  t.is(released.status, 'pending', 'back to waiting');
-  t.is(released.transactions[0].status, 'dropped');
-  await invoicesLifecycle.expireDue(CLI_ACTOR, { asOf: later });
-  t.is((await get(inv.id)).status, 'expired', 'and it expires as usual');
-  // A real payment after expiry is late, never paid at the creation-time rate.
-  await anvil.sendEth(payer, inv.address, parseEther('0.02'));
-  await anvil.mine(inv.confirmation_threshold);
-  await pass(withMempool(async () => []));
-  t.is((await get(inv.id)).status, 'expired_paid_late');
-});
+test.serial(
+  'finding 2: a payment that stays in the mempool stops holding its invoice after the timeout; paid after expiry it is expired_paid_late',
+  async (t) => {
+    const inv = await invoice({ coin: 'eth', amount_crypto: '0.02' });
+    const dust: ObservedTransfer = {
+      chain: 'eth',
+      network: 'sepolia',
+      coin: 'eth',
+      txHash: `0x${'d'.repeat(64)}`,
+      outputIndex: 0,
+      toAddress: inv.address,
+      // Small, but above ETH's dust floor (a transfer below it would never detect the invoice).
+      amountUnits: 10n ** 13n,
+      blockHeight: null,
+      blockHash: null,
+      observedAt: new Date(),
+    };
+    const mempool = withMempool(async () => [dust]);
+    await pass(mempool);
+    const detected = await get(inv.id);
+    t.is(detected.status, 'detected');
+    t.like(detected.transactions[0], { tx_hash: dust.txHash, status: 'pending', confirmations: 0 });
+    // The invoice's deadline passes: a detected invoice is left to its payment.
+    const { invoicesLifecycle, db } = gw.kernel.cradle;
+    const later = new Date(Date.now() + 2 * 86_400_000);
+    await invoicesLifecycle.expireDue(CLI_ACTOR, { asOf: later });
+    t.is((await get(inv.id)).status, 'detected');
+    // The dust never makes it into a block (replaced by fee elsewhere): the clock moves past the timeout.
+    await db('watchers_transfers')
+      .where({ tx_hash: dust.txHash })
+      .update({ received_at: db.raw(`now() - interval '2 hours'`) });
+    const report = await pass(withMempool(async () => []));
+    t.is(report.mempool?.dropped, 1);
+    const released = await get(inv.id);
+    t.is(released.status, 'pending', 'back to waiting');
+    t.is(released.transactions[0].status, 'dropped');
+    await invoicesLifecycle.expireDue(CLI_ACTOR, { asOf: later });
+    t.is((await get(inv.id)).status, 'expired', 'and it expires as usual');
+    // A real payment after expiry is late, never paid at the creation-time rate.
+    await anvil.sendEth(payer, inv.address, parseEther('0.02'));
+    await anvil.mine(inv.confirmation_threshold);
+    await pass(withMempool(async () => []));
+    t.is((await get(inv.id)).status, 'expired_paid_late');
+  },
+);
 
 test.serial('finding 9: a payment that existed before an invoice was created never pays that invoice', async (t) => {
   const inv = await invoice({ coin: 'eth', amount_crypto: '0.03' });
@@ -137,7 +145,9 @@ test.serial('finding 9: a payment that existed before an invoice was created nev
   const block = await anvil.rpc<{ timestamp: string }>('eth_getBlockByNumber', [(await anvil.receipt(txHash)).blockNumber, false]);
   // The invoice was created after that block existed (its clock moved past the block's time and the chain's skew allowance).
   const { db } = gw.kernel.cradle;
-  await db('invoices_invoices').where({ id: inv.id }).update({ created_at: new Date(Number(BigInt(block.timestamp)) * 1000 + 3_600_000) });
+  await db('invoices_invoices')
+    .where({ id: inv.id })
+    .update({ created_at: new Date(Number(BigInt(block.timestamp)) * 1000 + 3_600_000) });
   await pass(withMempool(async () => []));
   t.is((await get(inv.id)).status, 'pending', 'the earlier payment is not this invoice’s');
   const orphan = await db('watchers_transfers').where({ tx_hash: txHash }).first();

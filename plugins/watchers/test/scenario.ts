@@ -37,7 +37,9 @@ export async function startRegtestGateway(options: {
     config: {
       'plugins.rates.providers': ['fixed'],
       'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': { [options.chain]: { [options.network]: { providers: [{ ...options.provider, kind: 'bitcoin-core' }], startHeight: options.startHeight } } },
+      'plugins.watchers.chains': {
+        [options.chain]: { [options.network]: { providers: [{ ...options.provider, kind: 'bitcoin-core' }], startHeight: options.startHeight } },
+      },
       ...drivenByTests(20),
       ...options.config,
     },
@@ -158,7 +160,11 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
    */
   const strayToAttributed = async (t: ExecutionContext, node: RegtestNode, coin: string) => {
     const { gw, project } = context();
-    const [row] = await gw.kernel.cradle.db('address_pool_addresses').where({ project_id: project.projectId, chain, state: 'available' }).orderBy('derivation_index', 'desc').select('address');
+    const [row] = await gw.kernel.cradle
+      .db('address_pool_addresses')
+      .where({ project_id: project.projectId, chain, state: 'available' })
+      .orderBy('derivation_index', 'desc')
+      .select('address');
     const spare = (row as { address: string }).address;
     const txid = await node.send(spare, 10_000_000n);
     t.is((await scan()).mempool?.transfers, 1);
@@ -171,7 +177,11 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
     t.like(listed.body.items[0], { tx_hash: txid, to_address: spare, amount_units: '10000000', coin, chain, network, attributed: false });
 
     const externalId = uid();
-    const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txid}/attribute`, { ...project, method: 'POST', body: { external_id: externalId, tx_output_index: listed.body.items[0].tx_output_index } });
+    const attributed = await signedFetch(gw.url, `/api/v1/orphan-payments/${txid}/attribute`, {
+      ...project,
+      method: 'POST',
+      body: { external_id: externalId, tx_output_index: listed.body.items[0].tx_output_index },
+    });
     t.is(attributed.status, 200, JSON.stringify(attributed.body));
     t.like(attributed.body, { status: 'paid', external_id: externalId, amount_crypto_units: '10000000', coin, address: spare });
     t.is(attributed.body.transactions[0].tx_hash, txid);

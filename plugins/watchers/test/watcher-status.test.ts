@@ -17,7 +17,10 @@ test.before(async () => {
     config: {
       'plugins.rates.providers': ['fixed'],
       'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } }, btc: { testnet: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } } },
+      'plugins.watchers.chains': {
+        eth: { sepolia: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } },
+        btc: { testnet: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } },
+      },
     },
   });
 });
@@ -31,9 +34,24 @@ test('status lists every configured network: unknown heights before a scan, then
   t.deepEqual(before.map((w) => `${w.chain}/${w.network}`).sort(), ['btc/testnet', 'eth/sepolia']);
   t.true(before.every((w) => w.head_height === null && w.scanned_height === null && w.lag === null && w.last_pass_iso === null && w.last_error === null));
   const failedAt = new Date('2026-01-02T03:04:05Z');
-  await db('watchers_cursors').insert({ chain: 'eth', network: 'sepolia', height: '9007199254740993', head_height: '9007199254741000', consecutive_failures: 2, last_error: 'timeout <after 5 s>', last_error_at: failedAt });
+  await db('watchers_cursors').insert({
+    chain: 'eth',
+    network: 'sepolia',
+    height: '9007199254740993',
+    head_height: '9007199254741000',
+    consecutive_failures: 2,
+    last_error: 'timeout <after 5 s>',
+    last_error_at: failedAt,
+  });
   const eth = (await watchersStatus.status()).find((w) => w.chain === 'eth')!;
-  t.like(eth, { head_height: '9007199254741000', scanned_height: '9007199254740993', lag: '7', consecutive_failures: 2, last_error: 'timeout <after 5 s>', last_error_at_iso: failedAt.toISOString() });
+  t.like(eth, {
+    head_height: '9007199254741000',
+    scanned_height: '9007199254740993',
+    lag: '7',
+    consecutive_failures: 2,
+    last_error: 'timeout <after 5 s>',
+    last_error_at_iso: failedAt.toISOString(),
+  });
   t.truthy(eth.last_pass_iso);
 });
 

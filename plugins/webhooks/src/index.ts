@@ -55,14 +55,28 @@ export const webhooksPlugin = definePlugin({
         }),
       { dispose: (sender) => sender.close() },
     ),
-    webhooksDeliveryWorker: service(['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys'], (deps) => new DeliveryWorker(deps)),
+    webhooksDeliveryWorker: service(
+      ['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys'],
+      (deps) => new DeliveryWorker(deps),
+    ),
     webhooksHealth: service(['db'], (deps) => new DeliveryHealthReads(deps)),
-    webhooksEventLog: service(['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService'], (deps) => new EventLog(deps)),
-    webhooksTestEvents: service(['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksConfig', 'webhooksSender'], (deps) => new WebhookTestEvents(deps)),
+    webhooksEventLog: service(
+      ['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService'],
+      (deps) => new EventLog(deps),
+    ),
+    webhooksTestEvents: service(
+      ['audit', 'rateLimiter', 'tenancyProjects', 'tenancyApiKeys', 'webhooksConfig', 'webhooksSender'],
+      (deps) => new WebhookTestEvents(deps),
+    ),
     webhooksEventStream: service(['db', 'notifications'], (deps) => new EventStream(deps), { dispose: (stream) => stream.close() }),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [invoicePageParts(INVOICE_DELIVERIES_DEPS, [invoiceDeliveriesPart]), dashboardPages(WEBHOOKS_PAGE_DEPS, [webhooksPage]), pageSections(HEALTH_SECTION_DEPS, [healthSection]), dashboardPages(WEBHOOK_URL_PAGE_DEPS, [webhookUrlPage])],
+  contributes: [
+    invoicePageParts(INVOICE_DELIVERIES_DEPS, [invoiceDeliveriesPart]),
+    dashboardPages(WEBHOOKS_PAGE_DEPS, [webhooksPage]),
+    pageSections(HEALTH_SECTION_DEPS, [healthSection]),
+    dashboardPages(WEBHOOK_URL_PAGE_DEPS, [webhookUrlPage]),
+  ],
   routes: webhooksRoutes,
   mcpTools: webhooksMcpTools,
   jobs: webhooksJobs,

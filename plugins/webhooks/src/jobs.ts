@@ -19,7 +19,16 @@ export const webhooksJobs = withDeps(['webhooksConfig', 'webhooksDeliveryWorker'
     // A failed batch (its record could not be written: the database failing, or a bug) goes back
     // with backoff capped at an hour, so its events are retried for the whole retention time
     // instead of for the quarter of an hour that 1000 retries one second apart would last.
-    queue: { notify: true, retryLimit: 1000, retryDelay: 1, retryBackoff: true, retryDelayMax: 3600, expireInSeconds: config.expireInSeconds, retentionSeconds: 14 * 86_400, deleteAfterSeconds: 86_400 },
+    queue: {
+      notify: true,
+      retryLimit: 1000,
+      retryDelay: 1,
+      retryBackoff: true,
+      retryDelayMax: 3600,
+      expireInSeconds: config.expireInSeconds,
+      retentionSeconds: 14 * 86_400,
+      deleteAfterSeconds: 86_400,
+    },
     work: {
       batchSize: config.batchSize,
       localConcurrency: config.workers,

@@ -3,7 +3,9 @@ import Type from 'typebox';
 import { ListEventsQuery } from './schemas.js';
 
 /** Arguments of `retry_webhook`. */
-const RetryWebhookToolArguments = mcpArguments({ event_id: Type.String({ minLength: 1, maxLength: 64, description: 'Id of the event to send again (ULID).' }) });
+const RetryWebhookToolArguments = mcpArguments({
+  event_id: Type.String({ minLength: 1, maxLength: 64, description: 'Id of the event to send again (ULID).' }),
+});
 
 const RETRY_WEBHOOK_DESCRIPTION =
   'Send a webhook event again (spec 4.4 resend): a new event with a fresh event_id and original_event_id set, to the target resolved now; ' +

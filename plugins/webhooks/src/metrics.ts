@@ -21,7 +21,7 @@ export function createWebhookMetrics(registry: Registry): WebhookMetrics {
     }),
     latency: new Histogram({
       name: 'gateway_webhook_delivery_duration_seconds',
-      help: 'Webhook delivery latency: from the POST to the receiver\'s answer or the failure.',
+      help: "Webhook delivery latency: from the POST to the receiver's answer or the failure.",
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),

@@ -8,9 +8,16 @@ export const webhooksReadiness = withDeps(['tenancyProjects'], (deps): Readiness
       summary: 'Every active production or testnet project has a webhook URL.',
       about: 'projects',
       run: async (scope) => {
-        const projects = (await deps.tenancyProjects.list(scope ? { operator: scope.operatorId } : {})).filter((p) => p.status === 'active' && p.kind !== 'sandbox');
+        const projects = (await deps.tenancyProjects.list(scope ? { operator: scope.operatorId } : {})).filter(
+          (p) => p.status === 'active' && p.kind !== 'sandbox',
+        );
         const without = projects.filter((p) => !p.webhook_url);
-        if (without.length === 0) return { ok: true, detail: projects.length === 0 ? 'no production or testnet project yet.' : `all ${projects.length} production or testnet project(s) have a webhook URL.` };
+        if (without.length === 0)
+          return {
+            ok: true,
+            detail:
+              projects.length === 0 ? 'no production or testnet project yet.' : `all ${projects.length} production or testnet project(s) have a webhook URL.`,
+          };
         return {
           ok: false,
           severity: 'warning',

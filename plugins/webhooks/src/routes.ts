@@ -62,7 +62,10 @@ export const webhooksRoutes = withDeps(['webhooksEventLog', 'webhooksEventStream
       params: EventIdParams,
       responses: { 202: ResendResultSchema },
       errors: ['event_not_found', 'rate_limit_exceeded'],
-      handler: async ({ auth, params, requestId }) => ({ status: 202, body: await log().resend(auth.project!.id, params.event_id, restActor(auth, requestId)) }),
+      handler: async ({ auth, params, requestId }) => ({
+        status: 202,
+        body: await log().resend(auth.project!.id, params.event_id, restActor(auth, requestId)),
+      }),
     }),
   ];
 });

@@ -5,8 +5,14 @@ import { DELIVERY_STATUSES } from './delivery-status.js';
 /** Query of the event stream (gateway listen). */
 export const StreamQuery = Type.Object(
   {
-    after: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'Continue after this event (the last one handled; next_cursor of the previous answer).' })),
-    start: Type.Optional(Type.Union([Type.Literal('earliest'), Type.Literal('latest')], { description: "Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one." })),
+    after: Type.Optional(
+      Type.String({ pattern: ULID_PATTERN, description: 'Continue after this event (the last one handled; next_cursor of the previous answer).' }),
+    ),
+    start: Type.Optional(
+      Type.Union([Type.Literal('earliest'), Type.Literal('latest')], {
+        description: "Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one.",
+      }),
+    ),
     wait: Type.Integer({ minimum: 0, maximum: 25, default: 0, description: 'Seconds to wait for an event when none is ready (long poll).' }),
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
   },
@@ -34,7 +40,9 @@ export const StreamPageSchema = Type.Object(
 );
 
 export const EventTypeSchema = Type.Enum(INVOICE_EVENT_TYPES, { description: 'One of the seven event types (spec section 6).' });
-export const DeliveryStatusSchema = Type.Enum(DELIVERY_STATUSES, { description: 'retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target).' });
+export const DeliveryStatusSchema = Type.Enum(DELIVERY_STATUSES, {
+  description: 'retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target).',
+});
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const NullableIso = Type.Union([Type.String({ description: 'ISO 8601' }), Type.Null()]);
 

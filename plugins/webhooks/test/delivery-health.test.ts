@@ -37,6 +37,10 @@ test('health counts delivered events of the last day, retrying and dead-lettered
   const health = await cradle.webhooksHealth.health(project.projectId);
   t.deepEqual(health, { delivered_last_day: 2, retrying: 2, dead_lettered: 1, oldest_undelivered_iso: new Date(oldest.created_at).toISOString() });
   // A day later the deliveries are outside the window; the backlog counts stay.
-  t.like(await cradle.webhooksHealth.health(project.projectId, new Date(Date.now() + 25 * 3_600_000)), { delivered_last_day: 0, retrying: 2, dead_lettered: 1 });
+  t.like(await cradle.webhooksHealth.health(project.projectId, new Date(Date.now() + 25 * 3_600_000)), {
+    delivered_last_day: 0,
+    retrying: 2,
+    dead_lettered: 1,
+  });
   t.like(await cradle.webhooksHealth.health(other.projectId), { delivered_last_day: 0, retrying: 2, dead_lettered: 0 });
 });

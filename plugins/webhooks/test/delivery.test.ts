@@ -57,7 +57,12 @@ test('a state change is delivered once, signed under the project secret, with th
   t.true(verdict.ok, JSON.stringify(verdict));
   t.false(verifyWebhook({ header: String(request!.headers['x-service-signature']), rawBody: request!.body, secrets: ['not-the-secret'] }).ok);
   const envelope = JSON.parse(request!.body);
-  t.like(envelope, { event_id: eventId, event_type: 'invoice.detected', mode: 'testnet', data: { invoice_id: inv.id, status: 'detected', previous_status: 'pending' } });
+  t.like(envelope, {
+    event_id: eventId,
+    event_type: 'invoice.detected',
+    mode: 'testnet',
+    data: { invoice_id: inv.id, status: 'detected', previous_status: 'pending' },
+  });
   t.is(envelope.data.invoice.id, inv.id);
   t.is(envelope.data.invoice.status, 'detected');
   t.is(new Date(envelope.created_at_iso).toISOString(), envelope.created_at_iso);
@@ -83,13 +88,19 @@ test('failures are retried with the same event_id and the same body, then dead-l
   t.like(row, { attempts: 3, last_http_status: 503, last_error: 'HTTP 503', next_attempt_at: null });
   const seen = receiver.forEvent(eventId!);
   t.is(seen.length, 3, 'three attempts (maxAttempts)');
-  t.deepEqual(seen.map((r) => r.headers['x-service-delivery-attempt']), ['1', '2', '3']);
+  t.deepEqual(
+    seen.map((r) => r.headers['x-service-delivery-attempt']),
+    ['1', '2', '3'],
+  );
   t.is(new Set(seen.map((r) => r.body)).size, 1, 'every attempt sends the same body');
   // Backoff: about 1 s then 2 s between attempts (no jitter in the tests).
   t.true(seen[1]!.at - seen[0]!.at >= 900, `first retry after ${seen[1]!.at - seen[0]!.at} ms`);
   t.true(seen[2]!.at - seen[1]!.at >= 1900, `second retry after ${seen[2]!.at - seen[1]!.at} ms`);
   const attempts = await gw.kernel.cradle.db('webhooks_attempts').where({ event_id: eventId }).orderBy('attempt');
-  t.deepEqual(attempts.map((a) => a.http_status), [503, 503, 503]);
+  t.deepEqual(
+    attempts.map((a) => a.http_status),
+    [503, 503, 503],
+  );
   t.is(attempts[0].response_excerpt.length, 512, 'response excerpt bounded');
 });
 
@@ -154,7 +165,12 @@ test('an event rolled back with its state change never exists; one committed alw
   t.truthy(emitted);
   t.is(await eventRow(emitted!), undefined, 'no event row');
   const deliverJobs = async (eventId: string) =>
-    (await sqlQuery<{ n: number }>(db, sql`select count(*)::int as n from ${sqlIdentifier(gw.kernel.config.jobs.schema, 'job')} where name = 'webhooks.deliver' and data->>'eventId' = ${eventId}`))[0]!.n;
+    (
+      await sqlQuery<{ n: number }>(
+        db,
+        sql`select count(*)::int as n from ${sqlIdentifier(gw.kernel.config.jobs.schema, 'job')} where name = 'webhooks.deliver' and data->>'eventId' = ${eventId}`,
+      )
+    )[0]!.n;
   t.is(await deliverJobs(emitted!), 0, 'no job');
   t.like(await db('invoices_invoices').where({ id: inv.id }).first(), { status: 'pending' });
   const { eventId } = await detect(project, inv.id);

@@ -27,8 +27,24 @@ const EVENTS = '/api/v1/webhooks/events';
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const UNKNOWN_ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const ENTRY_KEYS = [
-  'id', 'event_type', 'mode', 'project_id', 'invoice_id', 'original_event_id', 'status', 'target_url', 'attempts', 'next_attempt_at_iso',
-  'last_attempt_at_iso', 'last_http_status', 'last_error', 'delivered_at_iso', 'created_at', 'created_at_iso', 'payload', 'attempt_log',
+  'id',
+  'event_type',
+  'mode',
+  'project_id',
+  'invoice_id',
+  'original_event_id',
+  'status',
+  'target_url',
+  'attempts',
+  'next_attempt_at_iso',
+  'last_attempt_at_iso',
+  'last_http_status',
+  'last_error',
+  'delivered_at_iso',
+  'created_at',
+  'created_at_iso',
+  'payload',
+  'attempt_log',
 ].sort();
 const RESEND_KEYS = ['event_id', 'original_event_id', 'event_type', 'project_id', 'invoice_id', 'target_url', 'created_at', 'created_at_iso'].sort();
 
@@ -42,7 +58,12 @@ function documented(t: ExecutionContext, method: 'GET' | 'POST', path: string, r
 }
 
 async function invoice(p: TestProject, callbackPath: string | null, k: TestKernel = gw): Promise<{ id: string }> {
-  const body = { external_id: `order-${uid()}`, amount_crypto: '0.01', coin: 'eth', ...(callbackPath === null ? {} : { callback_url: `${receiver.url}${callbackPath}` }) };
+  const body = {
+    external_id: `order-${uid()}`,
+    amount_crypto: '0.01',
+    coin: 'eth',
+    ...(callbackPath === null ? {} : { callback_url: `${receiver.url}${callbackPath}` }),
+  };
   const created = await signedFetch(k.url, '/api/v1/invoices', { ...p, method: 'POST', body });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
   return created.body;
@@ -54,7 +75,8 @@ function sent(eventId: string | undefined): string {
   return eventId;
 }
 /** A payment seen: `invoice.detected` (a short one with `short`). */
-const detect = async (p: TestProject, invoiceId: string, k: TestKernel = gw, short = false) => sent(await payInvoice(k.kernel.cradle, p.projectId, invoiceId, short ? { amountUnits: 10n ** 13n } : {}));
+const detect = async (p: TestProject, invoiceId: string, k: TestKernel = gw, short = false) =>
+  sent(await payInvoice(k.kernel.cradle, p.projectId, invoiceId, short ? { amountUnits: 10n ** 13n } : {}));
 /** The payments confirm: `invoice.paid`. */
 const pay = async (p: TestProject, invoiceId: string) => sent(await confirmInvoice(gw.kernel.cradle, p.projectId, invoiceId));
 /** Nothing confirms before the deadline: `invoice.expired`. */
@@ -103,7 +125,7 @@ const details = (value: unknown) => (typeof value === 'string' ? JSON.parse(valu
 // GET /webhooks/events
 // ---------------------------------------------------------------------------------------------
 
-test('the log lists only the project\'s own events, newest first, each with its attempts and the delivered envelope', async (t) => {
+test("the log lists only the project's own events, newest first, each with its attempts and the delivered envelope", async (t) => {
   const p = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const other = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const ok = await invoice(p, '/hooks/list-ok');
@@ -153,7 +175,13 @@ test('the log lists only the project\'s own events, newest first, each with its 
     t.is(item.created_at, Math.floor(Date.parse(item.created_at_iso) / 1000));
     // The payload is the envelope of spec 2.5, byte for byte what the receiver got.
     t.deepEqual(item.payload, JSON.parse(row.body));
-    t.like(item.payload, { event_id: item.id, event_type: want.event_type, mode: 'testnet', created_at_iso: item.created_at_iso, data: { invoice_id: want.invoice_id } });
+    t.like(item.payload, {
+      event_id: item.id,
+      event_type: want.event_type,
+      mode: 'testnet',
+      created_at_iso: item.created_at_iso,
+      data: { invoice_id: want.invoice_id },
+    });
     t.false('original_event_id' in item.payload);
     const received = receiver.forEvent(item.id);
     t.is(received.length, want.attempts, `${item.id} requests`);
@@ -180,7 +208,14 @@ test('the log lists only the project\'s own events, newest first, each with its 
       t.is(item.last_attempt_at_iso, new Date(row.last_attempt_at).toISOString());
     } else if (want.status === 'dlq') {
       t.like(item, { last_http_status: 503, last_error: 'HTTP 503', delivered_at_iso: null });
-      t.deepEqual(item.attempt_log.map((a: any) => [a.attempt, a.http_status, a.response_excerpt]), [[1, 503, 'maintenance'], [2, 503, 'maintenance'], [3, 503, 'maintenance']]);
+      t.deepEqual(
+        item.attempt_log.map((a: any) => [a.attempt, a.http_status, a.response_excerpt]),
+        [
+          [1, 503, 'maintenance'],
+          [2, 503, 'maintenance'],
+          [3, 503, 'maintenance'],
+        ],
+      );
     } else {
       t.like(item, { last_http_status: null, last_error: null, delivered_at_iso: null, last_attempt_at_iso: null, attempt_log: [] });
     }
@@ -237,7 +272,10 @@ test('filters: status, event_type, since (date and date-time), invoice_id, and t
   t.deepEqual(await ids('?status=delivered&event_type=invoice.detected'), [e1]);
   t.deepEqual(await ids(`?status=delivered&event_type=invoice.paid&invoice_id=${ok.id}`), [e4]);
   t.deepEqual(await ids(`?status=dlq&invoice_id=${ok.id}`), []);
-  t.deepEqual(await ids(`?status=skipped&since=${created.get(e4)!.toISOString()}`), atOrAfter(created.get(e4)!).filter((id) => id === e3 || id === e5));
+  t.deepEqual(
+    await ids(`?status=skipped&since=${created.get(e4)!.toISOString()}`),
+    atOrAfter(created.get(e4)!).filter((id) => id === e3 || id === e5),
+  );
   t.deepEqual(await ids(`?event_type=invoice.detected&since=${created.get(e2)!.toISOString()}&invoice_id=${down.id}`), [e2]);
   // ... and with pagination.
   const first = await listIds(t, p, '?event_type=invoice.detected&limit=2');
@@ -334,7 +372,7 @@ test('bad queries are 400 validation_error naming the field', async (t) => {
 // GET /webhooks/events/{event_id}
 // ---------------------------------------------------------------------------------------------
 
-test('GET one event: 200 for the project\'s own event; 404 event_not_found for another project\'s, an unknown or a non-ULID id', async (t) => {
+test("GET one event: 200 for the project's own event; 404 event_not_found for another project's, an unknown or a non-ULID id", async (t) => {
   const p = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const other = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const inv = await invoice(p, '/hooks/get-one');
@@ -365,13 +403,26 @@ test('GET one event: 200 for the project\'s own event; 404 event_not_found for a
 // ---------------------------------------------------------------------------------------------
 
 /** Checks a 202 resend result (spec 2.4) and returns it. */
-function checkResend(t: ExecutionContext, res: { status: number; body: any }, originalId: string, expected: { project: TestProject; invoiceId: string; eventType: string; target: string | null }, k: TestKernel = gw, since = 0): any {
+function checkResend(
+  t: ExecutionContext,
+  res: { status: number; body: any },
+  originalId: string,
+  expected: { project: TestProject; invoiceId: string; eventType: string; target: string | null },
+  k: TestKernel = gw,
+  since = 0,
+): any {
   t.is(res.status, 202, JSON.stringify(res.body));
   documented(t, 'POST', `${EVENTS}/${originalId}/resend`, res, k);
   t.deepEqual(Object.keys(res.body).sort(), RESEND_KEYS);
   t.regex(res.body.event_id, ULID);
   t.not(res.body.event_id, originalId, 'a fresh event_id');
-  t.like(res.body, { original_event_id: originalId, event_type: expected.eventType, project_id: expected.project.projectId, invoice_id: expected.invoiceId, target_url: expected.target });
+  t.like(res.body, {
+    original_event_id: originalId,
+    event_type: expected.eventType,
+    project_id: expected.project.projectId,
+    invoice_id: expected.invoiceId,
+    target_url: expected.target,
+  });
   t.true(Number.isInteger(res.body.created_at));
   t.is(res.body.created_at, Math.floor(Date.parse(res.body.created_at_iso) / 1000));
   t.is(new Date(res.body.created_at_iso).toISOString(), res.body.created_at_iso);
@@ -381,13 +432,23 @@ function checkResend(t: ExecutionContext, res: { status: number; body: any }, or
 
 /** The resend's delivery: signed, fresh event_id, original_event_id set, the original's data. */
 async function checkResentDelivery(t: ExecutionContext, p: TestProject, result: any, original: any, path: string) {
-  const [request] = await waitFor(async () => receiver.forEvent(result.event_id).length > 0 && receiver.forEvent(result.event_id), 20_000, 'the resend to arrive');
+  const [request] = await waitFor(
+    async () => receiver.forEvent(result.event_id).length > 0 && receiver.forEvent(result.event_id),
+    20_000,
+    'the resend to arrive',
+  );
   t.is(request!.path, path);
   t.true(verifyWebhook({ header: String(request!.headers['x-service-signature']), rawBody: request!.body, secrets: [p.secret] }).ok);
   t.is(request!.headers['x-service-event-type'], original.event_type);
   const envelope = JSON.parse(request!.body);
   t.deepEqual(Object.keys(envelope).sort(), ['created_at_iso', 'data', 'event_id', 'event_type', 'mode', 'original_event_id']);
-  t.like(envelope, { event_id: result.event_id, original_event_id: original.event_id, event_type: original.event_type, mode: original.mode, created_at_iso: result.created_at_iso });
+  t.like(envelope, {
+    event_id: result.event_id,
+    original_event_id: original.event_id,
+    event_type: original.event_type,
+    mode: original.mode,
+    created_at_iso: result.created_at_iso,
+  });
   t.deepEqual(envelope.data, original.data, 'the original payload');
   return envelope;
 }
@@ -402,7 +463,14 @@ test('resend of a delivered event: 202 with the fields of spec 2.4; a new event 
 
   const since = Date.now();
   const res = await resend(p, originalId);
-  const result = checkResend(t, res, originalId, { project: p, invoiceId: inv.id, eventType: 'invoice.detected', target: `${receiver.url}/hooks/resend-delivered` }, gw, since);
+  const result = checkResend(
+    t,
+    res,
+    originalId,
+    { project: p, invoiceId: inv.id, eventType: 'invoice.detected', target: `${receiver.url}/hooks/resend-delivered` },
+    gw,
+    since,
+  );
   const envelope = await checkResentDelivery(t, p, result, original, '/hooks/resend-delivered');
   const fresh = await waitStatus(result.event_id, 'delivered');
   t.like(fresh, { original_event_id: originalId, project_id: p.projectId, invoice_id: inv.id, event_type: 'invoice.detected', mode: 'testnet', attempts: 1 });
@@ -426,10 +494,18 @@ test('resend of a delivered event: 202 with the fields of spec 2.4; a new event 
   t.like(details(audit[0].details), { original_event_id: originalId, target_url: result.target_url });
 
   // Each resend is its own event.
-  const again = checkResend(t, await resend(p, originalId), originalId, { project: p, invoiceId: inv.id, eventType: 'invoice.detected', target: result.target_url });
+  const again = checkResend(t, await resend(p, originalId), originalId, {
+    project: p,
+    invoiceId: inv.id,
+    eventType: 'invoice.detected',
+    target: result.target_url,
+  });
   t.not(again.event_id, result.event_id);
   await checkResentDelivery(t, p, again, original, '/hooks/resend-delivered');
-  t.deepEqual((await resendsOf(originalId)).map((r) => r.id), [result.event_id, again.event_id]);
+  t.deepEqual(
+    (await resendsOf(originalId)).map((r) => r.id),
+    [result.event_id, again.event_id],
+  );
 });
 
 test('the target is re-resolved at resend time: a skipped event goes to the default URL set since; callback_url wins over the default', async (t) => {
@@ -456,7 +532,12 @@ test('the target is re-resolved at resend time: a skipped event goes to the defa
   await tenancyProjects.setWebhookUrl(p.projectId, secondUrl, CLI_ACTOR);
   const second = checkResend(t, await resend(p, skippedId), skippedId, { project: p, invoiceId: bare.id, eventType: 'invoice.detected', target: secondUrl });
   await checkResentDelivery(t, p, second, original, new URL(secondUrl).pathname);
-  const ofResend = checkResend(t, await resend(p, first.event_id), first.event_id, { project: p, invoiceId: bare.id, eventType: 'invoice.detected', target: secondUrl });
+  const ofResend = checkResend(t, await resend(p, first.event_id), first.event_id, {
+    project: p,
+    invoiceId: bare.id,
+    eventType: 'invoice.detected',
+    target: secondUrl,
+  });
   const [request] = await waitFor(async () => receiver.forEvent(ofResend.event_id).length > 0 && receiver.forEvent(ofResend.event_id));
   t.is(request!.path, new URL(secondUrl).pathname);
   t.like(JSON.parse(request!.body), { event_id: ofResend.event_id, original_event_id: first.event_id, data: original.data });
@@ -467,7 +548,12 @@ test('the target is re-resolved at resend time: a skipped event goes to the defa
   const withCallback = await invoice(p, '/hooks/resend-callback');
   const cbEvent = await detect(p, withCallback.id);
   await waitStatus(cbEvent, 'delivered');
-  const cb = checkResend(t, await resend(p, cbEvent), cbEvent, { project: p, invoiceId: withCallback.id, eventType: 'invoice.detected', target: `${receiver.url}/hooks/resend-callback` });
+  const cb = checkResend(t, await resend(p, cbEvent), cbEvent, {
+    project: p,
+    invoiceId: withCallback.id,
+    eventType: 'invoice.detected',
+    target: `${receiver.url}/hooks/resend-callback`,
+  });
   await checkResentDelivery(t, p, cb, JSON.parse((await eventRow(cbEvent)).body), '/hooks/resend-callback');
 });
 
@@ -479,7 +565,12 @@ test('resend of a dead-lettered event: 202, the new event goes out; the dlq row 
   const attemptsBefore = await attemptRows(originalId);
   t.is(attemptsBefore.length, 3);
 
-  const result = checkResend(t, await resend(p, originalId), originalId, { project: p, invoiceId: inv.id, eventType: 'invoice.detected', target: `${receiver.url}/hooks/down-resend` });
+  const result = checkResend(t, await resend(p, originalId), originalId, {
+    project: p,
+    invoiceId: inv.id,
+    eventType: 'invoice.detected',
+    target: `${receiver.url}/hooks/down-resend`,
+  });
   await checkResentDelivery(t, p, result, JSON.parse(before.body), '/hooks/down-resend');
   const fresh = await waitFor(async () => {
     const row = await eventRow(result.event_id);
@@ -506,11 +597,20 @@ test('resend of an event still retrying (503, long retry delay): 202, the new ev
   const retrying = await signedFetch(slow.url, `${EVENTS}?status=retrying`, p);
   t.is(retrying.status, 200);
   documented(t, 'GET', EVENTS, retrying, slow);
-  t.deepEqual(retrying.body.items.map((i: any) => i.id), [originalId]);
+  t.deepEqual(
+    retrying.body.items.map((i: any) => i.id),
+    [originalId],
+  );
   t.like(retrying.body.items[0], { status: 'retrying', attempts: 1, last_http_status: 503 });
   t.true(Date.parse(retrying.body.items[0].next_attempt_at_iso) > Date.now() + 2000 * 1000, 'the next attempt is far away');
 
-  const result = checkResend(t, await resend(p, originalId, slow), originalId, { project: p, invoiceId: inv.id, eventType: 'invoice.detected', target: `${receiver.url}/hooks/down-retrying` }, slow);
+  const result = checkResend(
+    t,
+    await resend(p, originalId, slow),
+    originalId,
+    { project: p, invoiceId: inv.id, eventType: 'invoice.detected', target: `${receiver.url}/hooks/down-retrying` },
+    slow,
+  );
   await checkResentDelivery(t, p, result, JSON.parse(before.body), '/hooks/down-retrying');
   await waitFor(async () => (await eventRow(result.event_id, slow))?.attempts >= 1);
   t.deepEqual(await eventRow(originalId, slow), before, 'the original row is never changed');
@@ -518,7 +618,7 @@ test('resend of an event still retrying (503, long retry delay): 202, the new ev
   t.is(receiver.forEvent(originalId).length, 1);
 });
 
-test('resend: 404 event_not_found for a non-ULID, an unknown and another project\'s event; nothing written', async (t) => {
+test("resend: 404 event_not_found for a non-ULID, an unknown and another project's event; nothing written", async (t) => {
   const p = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const other = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const foreign = await detect(other, (await invoice(other, null)).id);
@@ -550,7 +650,11 @@ test('a replayed resend (the same signed request again, within the window) answe
     t.is(replay.headers.get('idempotent-replayed'), 'true');
     documented(t, 'POST', `${EVENTS}/${originalId}/resend`, replay);
   }
-  t.deepEqual((await resendsOf(originalId)).map((r) => r.id), [first.body.event_id], 'one new event, from the first request only');
+  t.deepEqual(
+    (await resendsOf(originalId)).map((r) => r.id),
+    [first.body.event_id],
+    'one new event, from the first request only',
+  );
   t.is((await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: p.projectId, action: 'webhook.resend' })).length, 1);
 });
 
@@ -611,7 +715,10 @@ test('CLI webhook list and show print the delivery log of the REST API, with its
   const listed = await cli('webhook', 'list', '--project', p.projectId);
   t.is(listed.code, 0, listed.stdout);
   t.deepEqual(listed.json, rest.body);
-  t.deepEqual(listed.json.items.map((i: any) => i.id), [e3, e2, e1]);
+  t.deepEqual(
+    listed.json.items.map((i: any) => i.id),
+    [e3, e2, e1],
+  );
 
   const ids = async (...flags: string[]) => {
     const res = await cli('webhook', 'list', '--project', p.projectId, ...flags);
@@ -624,7 +731,10 @@ test('CLI webhook list and show print the delivery log of the REST API, with its
   t.deepEqual(await ids('--invoice', ok.id), [e3, e1]);
   t.deepEqual(await ids('--invoice', ok.id, '--event-type', 'invoice.detected'), [e1]);
   const page = await cli('webhook', 'list', '--project', p.projectId, '--limit', '2');
-  t.deepEqual(page.json.items.map((i: any) => i.id), [e3, e2]);
+  t.deepEqual(
+    page.json.items.map((i: any) => i.id),
+    [e3, e2],
+  );
   t.is(page.json.next_cursor, e2);
   t.deepEqual(await ids('--limit', '2', '--cursor', page.json.next_cursor), [e1]);
 
@@ -670,7 +780,13 @@ test('CLI webhook resend: a new event to the target resolved now, audited as the
   const result = res.json.resend;
   t.deepEqual(Object.keys(result).sort(), RESEND_KEYS);
   t.regex(result.event_id, ULID);
-  t.like(result, { original_event_id: originalId, event_type: 'invoice.detected', project_id: p.projectId, invoice_id: inv.id, target_url: `${receiver.url}/hooks/cli-resend` });
+  t.like(result, {
+    original_event_id: originalId,
+    event_type: 'invoice.detected',
+    project_id: p.projectId,
+    invoice_id: inv.id,
+    target_url: `${receiver.url}/hooks/cli-resend`,
+  });
   await checkResentDelivery(t, p, result, JSON.parse(before.body), '/hooks/cli-resend');
   t.deepEqual(await eventRow(originalId), before);
   const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: p.projectId, action: 'webhook.resend' });

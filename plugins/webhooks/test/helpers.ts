@@ -36,4 +36,3 @@ export function startWebhooksKernel(config: Record<string, unknown> = {}, option
     },
   });
 }
-

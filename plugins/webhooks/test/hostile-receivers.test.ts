@@ -93,7 +93,7 @@ test.serial('receivers that hang, reset, redirect, answer 4xx/5xx or garbage sta
   const hung = await first(hang);
   t.like(hung, { http_status: null, error: `no complete response within ${TIMEOUT_MS} ms` });
   t.true(hung.latency_ms >= TIMEOUT_MS - 100, `the hanging attempt took ${hung.latency_ms} ms`);
-  t.is(await waitingJobs(hang, 1), 0, 'the fallback job ended with the straggler\'s record');
+  t.is(await waitingJobs(hang, 1), 0, "the fallback job ended with the straggler's record");
 
   // None is lost: every hostile event is retried to its last attempt and dead-lettered.
   for (const id of [hang, ...Object.values(hostile)]) {
@@ -124,7 +124,11 @@ test.serial('a batch whose record fails goes back to the queue with backoff and 
   const id = await eventTo('/hooks/record-fails');
   await waitFor(async () => receiver.forEvent(id).length >= 2, 20_000);
   t.like(await eventRow(id), { status: 'retrying', attempts: 0 }, 'nothing recorded while the record fails');
-  const [job] = (await db.raw(`select retry_count, retry_backoff, retry_delay_max, retry_limit from pgboss.job where name = 'webhooks.deliver' and data->>'eventId' = ?`, [id])).rows;
+  const [job] = (
+    await db.raw(`select retry_count, retry_backoff, retry_delay_max, retry_limit from pgboss.job where name = 'webhooks.deliver' and data->>'eventId' = ?`, [
+      id,
+    ])
+  ).rows;
   t.like(job, { retry_backoff: true, retry_delay_max: 3600, retry_limit: 1000 });
   t.true(job.retry_count >= 1, 'pg-boss retried the failed batch');
 

@@ -16,10 +16,25 @@ test.after.always(async () => {
 });
 
 const cradle = () => gw.kernel.cradle;
-const statuses = async (ids: readonly string[]) => Object.fromEntries((await cradle().db('webhooks_events').whereIn('id', ids).select('id', 'status')).map((r) => [r.id, r.status]));
-const redeliverAudits = async (ids: readonly string[]) => (await cradle().db('kernel_audit_log').where({ action: 'webhook.redeliver' }).whereIn('target', ids.map((id) => `webhook_event:${id}`))).length;
+const statuses = async (ids: readonly string[]) =>
+  Object.fromEntries((await cradle().db('webhooks_events').whereIn('id', ids).select('id', 'status')).map((r) => [r.id, r.status]));
+const redeliverAudits = async (ids: readonly string[]) =>
+  (
+    await cradle()
+      .db('kernel_audit_log')
+      .where({ action: 'webhook.redeliver' })
+      .whereIn(
+        'target',
+        ids.map((id) => `webhook_event:${id}`),
+      )
+  ).length;
 const deliverJobs = async (ids: readonly string[]) =>
-  (await sqlQuery<{ n: number }>(cradle().db, sql`select count(*)::int as n from pgboss.job where name = 'webhooks.deliver' and data->>'eventId' = any(${[...ids]})`))[0]!.n;
+  (
+    await sqlQuery<{ n: number }>(
+      cradle().db,
+      sql`select count(*)::int as n from pgboss.job where name = 'webhooks.deliver' and data->>'eventId' = any(${[...ids]})`,
+    )
+  )[0]!.n;
 
 /** Two projects with five events each; of the first project's, three dead-lettered and one delivered. */
 async function setUp(name: string) {
@@ -29,7 +44,10 @@ async function setUp(name: string) {
   const ids = await invoiceWithEvents(gw, project.projectId, 'https://partner.example/hook', 5);
   const foreign = await invoiceWithEvents(gw, other.projectId, 'https://partner.example/hook', 2);
   const dead = ids.slice(0, 3);
-  await cradle().db('webhooks_events').whereIn('id', [...dead, ...foreign]).update({ status: 'dlq', attempts: 3 });
+  await cradle()
+    .db('webhooks_events')
+    .whereIn('id', [...dead, ...foreign])
+    .update({ status: 'dlq', attempts: 3 });
   await cradle().db('webhooks_events').where({ id: ids[3] }).update({ status: 'delivered', delivered_at: new Date() });
   return { projectId: project.projectId, dead, delivered: ids[3]!, retrying: ids[4]!, foreign };
 }
@@ -59,8 +77,18 @@ test.serial('the listed dead-lettered events go back to retrying with a job and 
 test.serial("'all' replays only this project's dead-lettered events, the newest up to the limit", async (t) => {
   const { projectId, dead, delivered, retrying, foreign } = await setUp('replay-all');
   const replayed = await cradle().webhooksEventLog.redeliverDeadLettered(projectId, 'all', 2, CLI_ACTOR);
-  t.deepEqual(replayed.map((r) => r.event_id), [dead[2], dead[1]], 'the newest two, newest first');
-  t.deepEqual(await statuses([...dead, delivered, retrying]), { [dead[0]!]: 'dlq', [dead[1]!]: 'retrying', [dead[2]!]: 'retrying', [delivered]: 'delivered', [retrying]: 'retrying' });
+  t.deepEqual(
+    replayed.map((r) => r.event_id),
+    [dead[2], dead[1]],
+    'the newest two, newest first',
+  );
+  t.deepEqual(await statuses([...dead, delivered, retrying]), {
+    [dead[0]!]: 'dlq',
+    [dead[1]!]: 'retrying',
+    [dead[2]!]: 'retrying',
+    [delivered]: 'delivered',
+    [retrying]: 'retrying',
+  });
   t.deepEqual(Object.values(await statuses(foreign)), ['dlq', 'dlq']);
   t.is((await cradle().webhooksEventLog.redeliverDeadLettered(projectId, 'all', 100, CLI_ACTOR)).length, 1, 'the rest on the next press');
   t.deepEqual(await cradle().webhooksEventLog.redeliverDeadLettered(projectId, 'all', 100, CLI_ACTOR), [], 'none left');

@@ -34,10 +34,18 @@ test('without env the gateway runs with production rules and refuses a link-loca
   const p = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
   const targets = ['http://169.254.169.254/latest/meta-data/iam/security-credentials/', `${receiver.url}/hooks/loopback`];
   for (const callback_url of targets) {
-    const created = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `o-${Math.random()}`, amount_crypto: '0.01', coin: 'eth', callback_url } });
+    const created = await signedFetch(gw.url, '/api/v1/invoices', {
+      ...p,
+      method: 'POST',
+      body: { external_id: `o-${Math.random()}`, amount_crypto: '0.01', coin: 'eth', callback_url },
+    });
     t.is(created.status, 201, JSON.stringify(created.body));
     const eventId = await payInvoice(gw.kernel.cradle, p.projectId, created.body.id, {});
-    const attempt = await waitFor(async () => gw.kernel.cradle.db('webhooks_attempts').where({ event_id: eventId }).orderBy('attempt').first(), 20_000, 'the first attempt');
+    const attempt = await waitFor(
+      async () => gw.kernel.cradle.db('webhooks_attempts').where({ event_id: eventId }).orderBy('attempt').first(),
+      20_000,
+      'the first attempt',
+    );
     t.like(attempt, { http_status: null, response_excerpt: null }, callback_url);
     t.regex(attempt.error, /private, loopback or link-local address; refused/);
   }
@@ -48,14 +56,27 @@ test('with private targets allowed outside development, the delivery log shows n
   const open = await startTestKernel({
     plugins: WEBHOOK_PLUGINS,
     chains: ALL_CHAINS,
-    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.address-pool.targetFree': 5, 'plugins.webhooks.allowPrivateTargets': true, ...FAST_RETRIES },
+    config: {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.address-pool.targetFree': 5,
+      'plugins.webhooks.allowPrivateTargets': true,
+      ...FAST_RETRIES,
+    },
   });
   t.teardown(() => open.close());
   receiver.reply = (request) => ({ status: request.path.endsWith('/fail') ? 503 : 200, body: 'internal' });
   const operatorId = (await open.kernel.cradle.tenancyOperators.create('withheld', CLI_ACTOR)).id;
   const p = await projectWithPools(open, operatorId, ['eth'], 'testnet');
-  for (const [path, ok] of [['/hooks/ok', true], ['/hooks/fail', false]] as const) {
-    const created = await signedFetch(open.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: `o-${Math.random()}`, amount_crypto: '0.01', coin: 'eth', callback_url: `${receiver.url}${path}` } });
+  for (const [path, ok] of [
+    ['/hooks/ok', true],
+    ['/hooks/fail', false],
+  ] as const) {
+    const created = await signedFetch(open.url, '/api/v1/invoices', {
+      ...p,
+      method: 'POST',
+      body: { external_id: `o-${Math.random()}`, amount_crypto: '0.01', coin: 'eth', callback_url: `${receiver.url}${path}` },
+    });
     t.is(created.status, 201, JSON.stringify(created.body));
     const eventId = await payInvoice(open.kernel.cradle, p.projectId, created.body.id, {});
     await waitFor(async () => open.kernel.cradle.db('webhooks_attempts').where({ event_id: eventId }).first(), 20_000, 'the first attempt');

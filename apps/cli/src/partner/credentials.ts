@@ -39,7 +39,11 @@ export function resolveCredentials(flags: Readonly<Record<string, string | undef
   const url = pick('url') ?? fromFile.url;
   const projectId = pick('projectId') ?? fromFile.projectId;
   const apiSecret = pick('apiSecret') ?? fromFile.apiSecret;
-  const missing = [!url && 'url (--url, GATEWAY_URL)', !projectId && 'project id (--project-id, GATEWAY_PROJECT_ID)', !apiSecret && 'API secret (--api-secret, GATEWAY_API_SECRET)'].filter(Boolean);
+  const missing = [
+    !url && 'url (--url, GATEWAY_URL)',
+    !projectId && 'project id (--project-id, GATEWAY_PROJECT_ID)',
+    !apiSecret && 'API secret (--api-secret, GATEWAY_API_SECRET)',
+  ].filter(Boolean);
   if (missing.length > 0) throw new PartnerUsageError(`missing ${missing.join(', ')}; or put them in ${path} ({"url", "project_id", "api_secret"}, mode 0600)`);
   return { url: url!, projectId: projectId!, apiSecret: apiSecret!, source: needFile ? path : 'flags and environment' };
 

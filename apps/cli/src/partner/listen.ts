@@ -7,7 +7,17 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DELIVERY_ATTEMPT_HEADER, EVENT_ID_HEADER, EVENT_TYPE_HEADER, GatewayConnectionError, GatewayError, SIGNATURE_HEADER, signWebhook, WEBHOOK_USER_AGENT, type GatewayClient } from '@gw/client';
+import {
+  DELIVERY_ATTEMPT_HEADER,
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  GatewayConnectionError,
+  GatewayError,
+  SIGNATURE_HEADER,
+  signWebhook,
+  WEBHOOK_USER_AGENT,
+  type GatewayClient,
+} from '@gw/client';
 import { PartnerUsageError, type PartnerCredentials } from './credentials.js';
 import type { PartnerContext } from './partner-cli.js';
 
@@ -49,7 +59,10 @@ export async function runListen(
 
   let cursor = typeof values['since'] === 'string' ? values['since'] : readCursor(statePath);
   if (cursor === undefined) cursor = (await stream({ start: 'latest' })).next_cursor;
-  if (!json) io.err(`listening for ${project.kind} project ${project.id} events, forwarding to ${target.href} (cursor ${cursor ?? 'start'}, saved in ${statePath}); Ctrl-C to stop`);
+  if (!json)
+    io.err(
+      `listening for ${project.kind} project ${project.id} events, forwarding to ${target.href} (cursor ${cursor ?? 'start'}, saved in ${statePath}); Ctrl-C to stop`,
+    );
 
   const stop = context.stopSignal;
   while (!stop?.aborted) {
@@ -58,7 +71,9 @@ export async function runListen(
       page = await stream({ ...(cursor === undefined ? { start: 'earliest' as const } : { after: cursor }), wait, limit: 50 });
     } catch (error) {
       if (error instanceof GatewayError && error.errorCode === 'event_not_found') {
-        throw new PartnerUsageError(`the saved cursor ${cursor} is not an event of this project any more (a sandbox reset?); remove ${statePath} or pass --since`);
+        throw new PartnerUsageError(
+          `the saved cursor ${cursor} is not an event of this project any more (a sandbox reset?); remove ${statePath} or pass --since`,
+        );
       }
       // A gateway restarting or draining: keep the cursor and ask again; anything else stops.
       if (error instanceof GatewayConnectionError || (error instanceof GatewayError && (error.status === 503 || error.status === 429))) {
@@ -70,7 +85,9 @@ export async function runListen(
     }
     for (const event of page.items) {
       const outcome = await forward(target, event, credentials.apiSecret);
-      io.out(json ? JSON.stringify({ event_id: event.event_id, event_type: event.event_type, invoice_id: event.invoice_id, ...outcome }) : line(event, outcome));
+      io.out(
+        json ? JSON.stringify({ event_id: event.event_id, event_type: event.event_type, invoice_id: event.invoice_id, ...outcome }) : line(event, outcome),
+      );
       cursor = event.event_id;
       saveCursor(statePath, cursor);
     }

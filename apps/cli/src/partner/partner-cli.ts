@@ -157,7 +157,13 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
   }
 }
 
-async function api(gateway: GatewayClient, positionals: string[], values: Record<string, string | boolean | undefined>, { io }: PartnerContext, json: boolean): Promise<number> {
+async function api(
+  gateway: GatewayClient,
+  positionals: string[],
+  values: Record<string, string | boolean | undefined>,
+  { io }: PartnerContext,
+  json: boolean,
+): Promise<number> {
   const [method, path, ...rest] = positionals;
   if (!method || !path || rest.length > 0) throw new PartnerUsageError('expected: gateway api <METHOD> <path> [--data JSON]');
   if (!/^[A-Za-z]+$/.test(method)) throw new PartnerUsageError(`"${method}" is not an HTTP method`);
@@ -176,17 +182,29 @@ async function api(gateway: GatewayClient, positionals: string[], values: Record
     return 0;
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
-    const errorBody = { error_code: error.errorCode, message: error.message.replace(`${error.errorCode}: `, ''), request_id: error.requestId, ...(error.details ? { details: error.details } : {}) };
+    const errorBody = {
+      error_code: error.errorCode,
+      message: error.message.replace(`${error.errorCode}: `, ''),
+      request_id: error.requestId,
+      ...(error.details ? { details: error.details } : {}),
+    };
     io.out(JSON.stringify(errorBody, null, json ? undefined : 2));
     io.err(`error ${error.errorCode}: HTTP ${error.status} (request ${error.requestId ?? '-'})`);
     return 1;
   }
 }
 
-async function trigger(gateway: GatewayClient, positionals: string[], values: Record<string, string | boolean | undefined>, { io }: PartnerContext, json: boolean): Promise<number> {
+async function trigger(
+  gateway: GatewayClient,
+  positionals: string[],
+  values: Record<string, string | boolean | undefined>,
+  { io }: PartnerContext,
+  json: boolean,
+): Promise<number> {
   const [eventType, ...rest] = positionals;
   if (!eventType || rest.length > 0) throw new PartnerUsageError('expected: gateway trigger <event_type> [--invoice ID]');
-  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType)) throw new PartnerUsageError(`unknown event type "${eventType}"; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType))
+    throw new PartnerUsageError(`unknown event type "${eventType}"; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   const coin = typeof values['coin'] === 'string' ? values['coin'] : 'eth';
   const invoiceId = typeof values['invoice'] === 'string' ? values['invoice'] : undefined;
   const invoice = invoiceId
@@ -194,7 +212,8 @@ async function trigger(gateway: GatewayClient, positionals: string[], values: Re
     : await gateway.sandbox.invoices.create({ external_id: `trigger-${Date.now()}`, coin: coin as CreateInvoiceInput['coin'], amount_crypto: '0.01' });
   // An unknown --coin is the gateway's 400 validation_error, printed as such.
   const plan = triggerPlan(eventType, invoice.status);
-  if (!plan) throw new PartnerUsageError(`invoice ${invoice.id} is ${invoice.status}; ${eventType} can be triggered from ${triggerableFrom(eventType).join(', ')}`);
+  if (!plan)
+    throw new PartnerUsageError(`invoice ${invoice.id} is ${invoice.status}; ${eventType} can be triggered from ${triggerableFrom(eventType).join(', ')}`);
   const steps: { step: SimulationStep; event_id: string; status: string | undefined }[] = [];
   for (const step of plan) {
     const result = await simulate(gateway, step, invoice.id);

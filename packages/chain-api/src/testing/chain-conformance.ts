@@ -101,10 +101,19 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
       }
       if (chain.keysEncodeNetwork) {
         const other: NetworkKind = network === 'mainnet' ? 'testnet' : 'mainnet';
-        t.is(codeOf(() => adapter.parseAccountKey(vectors.key, other)), 'wallet_kind_mismatch');
+        t.is(
+          codeOf(() => adapter.parseAccountKey(vectors.key, other)),
+          'wallet_kind_mismatch',
+        );
       }
-      t.is(codeOf(() => adapter.parseAccountKey('not a key', network)), 'invalid_xpub_format');
-      t.is(codeOf(() => adapter.deriveAddress(key, -1)), 'validation_error');
+      t.is(
+        codeOf(() => adapter.parseAccountKey('not a key', network)),
+        'invalid_xpub_format',
+      );
+      t.is(
+        codeOf(() => adapter.deriveAddress(key, -1)),
+        'validation_error',
+      );
     });
 
     test(`${id} conformance: ${network} address validation`, (t) => {
@@ -140,8 +149,14 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
     t.true(chain.paymentUris.length > 0);
     for (const { input, uri } of chain.paymentUris) t.is(adapter.paymentUri(input), uri, input.coin);
     const [first] = chain.paymentUris;
-    t.is(codeOf(() => adapter.paymentUri({ ...first!.input, coin: 'no_such_coin' })), 'invalid_coin');
-    t.is(codeOf(() => adapter.paymentUri({ ...first!.input, amountUnits: -1n })), 'validation_error');
+    t.is(
+      codeOf(() => adapter.paymentUri({ ...first!.input, coin: 'no_such_coin' })),
+      'invalid_coin',
+    );
+    t.is(
+      codeOf(() => adapter.paymentUri({ ...first!.input, amountUnits: -1n })),
+      'validation_error',
+    );
   });
 
   if (definition.capabilities.sandboxKeyGeneration) {

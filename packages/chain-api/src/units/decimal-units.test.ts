@@ -33,7 +33,11 @@ test('base units render as the shortest exact decimal', (t) => {
 });
 
 test('round trip holds for awkward values', (t) => {
-  for (const [value, decimals] of [['0.3', 18], ['1234567.000001', 6], ['0.000000000000000001', 18]] as const) {
+  for (const [value, decimals] of [
+    ['0.3', 18],
+    ['1234567.000001', 6],
+    ['0.000000000000000001', 18],
+  ] as const) {
     t.is(fromBaseUnits(toBaseUnits(value, decimals), decimals), value);
   }
 });
@@ -53,7 +57,8 @@ test('toBaseUnits: leading zeros, too many decimals, negative, exponents and hug
   t.is(toBaseUnits('000123.4', 2), 12_340n);
   t.is(toBaseUnits('0.10', 1), 1n); // a trailing zero beyond the precision is not a digit too many
   for (const bad of ['0.001', '1.0001', '5.000000001']) t.throws(() => toBaseUnits(bad, bad === '5.000000001' ? 8 : 2), { instanceOf: UnitsError }, bad);
-  for (const bad of ['-0.5', '+1', ' 1', '1 ', '1,5', '1.', '1e-2', '1E2', 'NaN', 'Infinity', '0x10', '١']) t.throws(() => toBaseUnits(bad, 8), { instanceOf: UnitsError }, bad);
+  for (const bad of ['-0.5', '+1', ' 1', '1 ', '1,5', '1.', '1e-2', '1E2', 'NaN', 'Infinity', '0x10', '١'])
+    t.throws(() => toBaseUnits(bad, 8), { instanceOf: UnitsError }, bad);
   // 2^256 - 1 base units of an 18-decimal token: exact, no float anywhere.
   const uint256Max = (2n ** 256n - 1n).toString();
   const asDecimal = `${uint256Max.slice(0, -18)}.${uint256Max.slice(-18)}`;

@@ -161,7 +161,13 @@ export class ProviderPool {
             ? new ProviderError(error.failure, endpoint.name, error.message, error.retryAfterMs)
             : new ProviderError('malformed', endpoint.name, `malformed provider response: ${error instanceof Error ? error.message : String(error)}`);
         last = failure;
-        this.options.onOutcome?.({ provider: endpoint.name, operation, outcome: failure.failure, durationMs: performance.now() - started, error: failure.message });
+        this.options.onOutcome?.({
+          provider: endpoint.name,
+          operation,
+          outcome: failure.failure,
+          durationMs: performance.now() - started,
+          error: failure.message,
+        });
       }
     }
     throw last!;
@@ -197,7 +203,11 @@ export class ProviderPool {
         });
       } catch (error) {
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-        throw new ProviderError(timedOut ? 'timeout' : 'network', endpoint.name, `${method} ${path}: ${timedOut ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}`);
+        throw new ProviderError(
+          timedOut ? 'timeout' : 'network',
+          endpoint.name,
+          `${method} ${path}: ${timedOut ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}`,
+        );
       }
       let body: string;
       try {
@@ -209,9 +219,15 @@ export class ProviderPool {
       if (response.status === 404 && options.allowNotFound) return undefined;
       if (response.status === 429) {
         const retryAfter = Number(response.headers.get('retry-after'));
-        throw new ProviderError('rate_limited', endpoint.name, `${method} ${path}: 429`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined);
+        throw new ProviderError(
+          'rate_limited',
+          endpoint.name,
+          `${method} ${path}: 429`,
+          Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
+        );
       }
-      if (response.status < 200 || response.status > 299) throw new ProviderError('http_error', endpoint.name, `${method} ${path}: HTTP ${response.status} ${body.slice(0, 200)}`);
+      if (response.status < 200 || response.status > 299)
+        throw new ProviderError('http_error', endpoint.name, `${method} ${path}: HTTP ${response.status} ${body.slice(0, 200)}`);
       return body;
     };
     return {
@@ -228,4 +244,3 @@ export class ProviderPool {
     };
   }
 }
-

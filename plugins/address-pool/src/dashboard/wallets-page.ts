@@ -1,10 +1,30 @@
 import { html, type ChainId, type NetworkKind, type SafeHtml } from '@gw/kernel';
 import type { PoolStatus } from '../contract.js';
 import { previewWallet, type RegisterResult, type WalletView } from '@gw/plugin-wallets/contract';
-import { actionButton, badge, csrfField, type DashboardActionRequest, dashboardErrors, type DashboardRequest, definePage, page, type PageServices, redirect, table, when } from '@gw/plugin-dashboard/contract';
+import {
+  actionButton,
+  badge,
+  csrfField,
+  type DashboardActionRequest,
+  dashboardErrors,
+  type DashboardRequest,
+  definePage,
+  page,
+  type PageServices,
+  redirect,
+  table,
+  when,
+} from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(WALLETS_PAGE_DEPS, [...])`. */
-export const WALLETS_PAGE_DEPS = ['addressPoolConfig', 'addressPoolReplenisher', 'addressPoolService', 'addressPoolStatus', 'chains', 'walletsWallets'] as const;
+export const WALLETS_PAGE_DEPS = [
+  'addressPoolConfig',
+  'addressPoolReplenisher',
+  'addressPoolService',
+  'addressPoolStatus',
+  'chains',
+  'walletsWallets',
+] as const;
 type Services = PageServices<typeof WALLETS_PAGE_DEPS>;
 
 /** How many receive addresses the operator compares with the wallet software before registering. */
@@ -33,13 +53,26 @@ export const walletsPage = definePage<Services>({
       cli: ['wallet list', 'pool status'],
       summary: "The project's wallets per chain, pending challenges, the address pools with gap warnings, and the form to register a key.",
       render: async (req) => {
-        const [wallets, pools] = await Promise.all([services.walletsWallets.list(req.project!.id), services.addressPoolStatus.status({ projectId: req.project!.id })]);
+        const [wallets, pools] = await Promise.all([
+          services.walletsWallets.list(req.project!.id),
+          services.addressPoolStatus.status({ projectId: req.project!.id }),
+        ]);
         const threshold = services.addressPoolConfig.gapWarningThreshold;
-        return page(`Wallets of ${req.project!.name}`, html`<h1>Wallets</h1>
+        return page(
+          `Wallets of ${req.project!.name}`,
+          html`<h1>Wallets</h1>
 ${table(
   'Wallet per chain',
   ['Chain', 'State', 'Network', 'Key fingerprint', 'Derivation', 'Registered', 'Verified'],
-  wallets.map((w) => [w.chain, w.state === 'pending' ? html`${badge('pending')} <a href="${base(req)}/${w.chain}/verify">sign the challenge</a>` : badge(w.state), w.network, html`<code>${w.key_fingerprint}</code>`, html`<code>${w.derivation_path_prefix}</code> (${w.verification_standard})`, when(w.bound_at_iso), when(w.verified_at_iso)]),
+  wallets.map((w) => [
+    w.chain,
+    w.state === 'pending' ? html`${badge('pending')} <a href="${base(req)}/${w.chain}/verify">sign the challenge</a>` : badge(w.state),
+    w.network,
+    html`<code>${w.key_fingerprint}</code>`,
+    html`<code>${w.derivation_path_prefix}</code> (${w.verification_standard})`,
+    when(w.bound_at_iso),
+    when(w.verified_at_iso),
+  ]),
   'No wallet registered yet.',
 )}
 <h2>Address pools</h2>
@@ -47,10 +80,20 @@ ${poolWarnings(pools, threshold)}
 ${table(
   'Address pool per verified wallet',
   ['Chain', 'Available', 'Allocated', 'Cooldown', 'Overlay', 'Total', 'Gap', 'Target free'],
-  pools.map((p) => [p.chain, String(p.available), String(p.allocated), String(p.cooldown), String(p.overlay), String(p.total), p.gap_limit_applies ? `${p.gap}${p.gap > threshold ? ' (over the limit)' : ''}` : `${p.gap} (no gap limit)`, String(p.target_free)]),
+  pools.map((p) => [
+    p.chain,
+    String(p.available),
+    String(p.allocated),
+    String(p.cooldown),
+    String(p.overlay),
+    String(p.total),
+    p.gap_limit_applies ? `${p.gap}${p.gap > threshold ? ' (over the limit)' : ''}` : `${p.gap} (no gap limit)`,
+    String(p.target_free),
+  ]),
   'No pool yet: a pool is filled once a wallet is verified.',
 )}
-${req.user.role === 'admin' ? html`${actionButton(req, `${base(req)}/pool/replenish`, 'Replenish the pools now')}${activationForms(req, pools)}${registerForm(req, services)}` : html`<p class="note">You are a read-only member: registering wallets is for administrators.</p>`}`);
+${req.user.role === 'admin' ? html`${actionButton(req, `${base(req)}/pool/replenish`, 'Replenish the pools now')}${activationForms(req, pools)}${registerForm(req, services)}` : html`<p class="note">You are a read-only member: registering wallets is for administrators.</p>`}`,
+        );
       },
     },
     {
@@ -62,15 +105,22 @@ ${req.user.role === 'admin' ? html`${actionButton(req, `${base(req)}/pool/replen
         const { chain, xpub } = keyFields(req, services);
         const preview = previewWallet(services.chains, { chain, xpub, network: networkOf(req), count: PREVIEW_COUNT });
         const current = (await services.walletsWallets.list(req.project!.id)).find((w) => w.chain === preview.chain);
-        return page(`Check the ${chain} addresses`, html`<h1>Check the addresses before going on</h1>
+        return page(
+          `Check the ${chain} addresses`,
+          html`<h1>Check the addresses before going on</h1>
 <p>Open your wallet software and compare its first receive addresses of this account with the ones below. <strong>Register the key only if they are identical</strong>: payments go to these addresses.</p>
-${table(`First ${PREVIEW_COUNT} receive addresses of the ${chain} key`, ['Index', 'Derivation path', 'Address'], preview.addresses.map((a) => [String(a.index), html`<code>${a.path}</code>`, html`<code class="wrap">${a.address}</code>`]))}
+${table(
+  `First ${PREVIEW_COUNT} receive addresses of the ${chain} key`,
+  ['Index', 'Derivation path', 'Address'],
+  preview.addresses.map((a) => [String(a.index), html`<code>${a.path}</code>`, html`<code class="wrap">${a.address}</code>`]),
+)}
 <dl class="facts"><dt>Chain</dt><dd>${preview.chain} (${preview.network})</dd><dt>Account path</dt><dd><code>${preview.derivation_path_prefix}</code></dd><dt>Canonical key</dt><dd><code class="wrap">${preview.canonical_key}</code></dd></dl>
 <form method="post" action="${base(req)}/register">${csrfField(req)}
 <input type="hidden" name="chain" value="${preview.chain}"><input type="hidden" name="xpub" value="${xpub}">
 ${current?.state === 'verified' ? html`<p class="warning">The project already has a verified ${chain} wallet (<code>${current.key_fingerprint}</code>). Registering replaces it; the new key must be verified before invoices can use it.</p><input type="hidden" name="replace" value="true">` : null}
 <button type="submit">The addresses match: register this key</button> <a href="${base(req)}">They do not match: go back</a>
-</form>`);
+</form>`,
+        );
       },
     },
     {
@@ -171,7 +221,12 @@ function activationForms(req: DashboardRequest<Services>, pools: readonly PoolSt
 
 function poolWarnings(pools: readonly PoolStatus[], threshold: number): SafeHtml | null {
   const warnings = [
-    ...pools.filter((p) => p.gap_limit_applies && p.gap > threshold).map((p) => `${p.chain}: the gap is ${p.gap}, above the wallet software's usual gap limit of ${threshold}. Raise the gap limit in your wallet software, or it may not show payments to the later addresses.`),
+    ...pools
+      .filter((p) => p.gap_limit_applies && p.gap > threshold)
+      .map(
+        (p) =>
+          `${p.chain}: the gap is ${p.gap}, above the wallet software's usual gap limit of ${threshold}. Raise the gap limit in your wallet software, or it may not show payments to the later addresses.`,
+      ),
     ...pools.filter((p) => p.available === 0).map((p) => `${p.chain}: no free address is left; new invoices wait for the pool to be replenished.`),
   ];
   if (warnings.length === 0) return null;

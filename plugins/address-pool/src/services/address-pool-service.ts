@@ -1,4 +1,16 @@
-import { type Actor, type ChainId, type ChainRegistry, type Cradle, type JobQueue, maxAddressIndexOf, sql, type Sql, sqlQuery, sqlRelation, type SqlRelation } from '@gw/kernel';
+import {
+  type Actor,
+  type ChainId,
+  type ChainRegistry,
+  type Cradle,
+  type JobQueue,
+  maxAddressIndexOf,
+  sql,
+  type Sql,
+  sqlQuery,
+  sqlRelation,
+  type SqlRelation,
+} from '@gw/kernel';
 import type { VerifiedWallet, WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { AddressPoolConfig } from '../config.js';
@@ -127,11 +139,7 @@ export class AddressPoolService {
     const onlyActivated = this.deps.chains.get(wallet.chain).definition.capabilities.requiresActivation;
     const config = this.deps.addressPoolConfig;
 
-    const free = await this.freeRows(trx, wallet.id, onlyActivated)
-      .limit(1)
-      .forUpdate()
-      .skipLocked()
-      .first();
+    const free = await this.freeRows(trx, wallet.id, onlyActivated).limit(1).forUpdate().skipLocked().first();
     if (free) {
       const row = await this.take(trx, free, input.invoiceRef);
       await this.nudgeIfLow(trx, wallet, onlyActivated);
@@ -158,8 +166,7 @@ export class AddressPoolService {
     // Prefer a row no other allocation is touching right now; if every candidate is locked (a
     // burst), wait for one: the lock holders only commit or roll back, they never wait on us.
     let shared =
-      (await this.overlayCandidate(trx, wallet.id, onlyActivated).skipLocked().first()) ??
-      (await this.overlayCandidate(trx, wallet.id, onlyActivated).first());
+      (await this.overlayCandidate(trx, wallet.id, onlyActivated).skipLocked().first()) ?? (await this.overlayCandidate(trx, wallet.id, onlyActivated).first());
     if (!shared) {
       // Nothing allocated is visible yet, yet nothing was free: concurrent allocations hold the
       // free rows and have not committed. Wait for one of them; its row is either still free
@@ -228,7 +235,13 @@ export class AddressPoolService {
       ctes,
       result,
       read: (value) => {
-        const rows = value as { gno: number; wallet_id: string | null; wallet_state: 'verified' | 'pending' | null; free_rows: number; picks: [string, string, number, string][] }[];
+        const rows = value as {
+          gno: number;
+          wallet_id: string | null;
+          wallet_state: 'verified' | 'pending' | null;
+          free_rows: number;
+          picks: [string, string, number, string][];
+        }[];
         if (rows.length !== groups.length) throw new Error(`freshPicks: ${rows.length} groups read for ${groups.length} asked`);
         return rows.map((row) => {
           const group = groups[row.gno]!;
@@ -253,12 +266,15 @@ export class AddressPoolService {
    * with what it expected.
    */
   takeSql(used: Sql): SqlRelation<TakenAddress> {
-    return sqlRelation<TakenAddress>(['id'], sql`update address_pool_addresses p
+    return sqlRelation<TakenAddress>(
+      ['id'],
+      sql`update address_pool_addresses p
          set state = 'allocated', cooldown_until = null, active_allocations = 1,
              allocation_count = p.allocation_count + 1, last_invoice_ref = t.invoice_ref, allocated_at = now()
         from (${used}) as t(address_id, invoice_ref)
        where p.id = t.address_id and p.state <> 'allocated'
-      returning p.id`);
+      returning p.id`,
+    );
   }
 
   /**
@@ -319,10 +335,9 @@ export class AddressPoolService {
 
   /** Addresses of `chain` that expect payments: allocated to an invoice or in cooldown after one. */
   async expectingAddresses(chain: ChainId): Promise<PoolAddressRef[]> {
-    const rows = await this.deps.db.raw<{ rows: { id: string; project_id: string; address: string; derivation_path: string; state: PoolAddressRef['state'] }[] }>(
-      `select id, project_id, address, derivation_path, state from address_pool_addresses where chain = ? and state <> 'available'`,
-      [chain],
-    );
+    const rows = await this.deps.db.raw<{
+      rows: { id: string; project_id: string; address: string; derivation_path: string; state: PoolAddressRef['state'] }[];
+    }>(`select id, project_id, address, derivation_path, state from address_pool_addresses where chain = ? and state <> 'available'`, [chain]);
     return rows.rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address, derivationPath: r.derivation_path, state: r.state }));
   }
 
@@ -333,7 +348,9 @@ export class AddressPoolService {
 
   /** Records that a payment arrived at the address (feeds the gap gauge). Called by invoices. */
   async markPaid(trx: Knex.Transaction, addressId: string): Promise<void> {
-    const updated = await PoolAddress.query(trx).findById(addressId).patch({ paid_at: trx.fn.now() as unknown as Date });
+    const updated = await PoolAddress.query(trx)
+      .findById(addressId)
+      .patch({ paid_at: trx.fn.now() as unknown as Date });
     if (updated === 0) throw addressPoolErrors.pool_address_not_found();
   }
 
@@ -347,17 +364,29 @@ export class AddressPoolService {
    * Marks a pool address as activated on chain (TRON: the operator sent it TRX). An operator
    * action until watchers detect activation themselves. Audited.
    */
-  async activate(input: { projectId: string; chain: string; address: string }, actor: Actor): Promise<{ address: string; derivation_index: number; activated_at_iso: string }> {
+  async activate(
+    input: { projectId: string; chain: string; address: string },
+    actor: Actor,
+  ): Promise<{ address: string; derivation_index: number; activated_at_iso: string }> {
     const adapter = this.deps.chains.get(input.chain as ChainId);
     if (!adapter.definition.capabilities.requiresActivation) throw addressPoolErrors.activation_not_required({ details: { chain: adapter.definition.id } });
     const wallet = await this.deps.walletsWallets.requireVerifiedWallet(input.projectId, adapter.definition.id);
     return this.deps.db.transaction(async (trx) => {
       const row = await PoolAddress.query(trx).findOne({ wallet_id: wallet.id, address: input.address.trim() }).forUpdate();
-      if (!row) throw addressPoolErrors.pool_address_not_found({ message: `Address ${input.address} is not in the ${wallet.chain} pool of project ${input.projectId}.` });
+      if (!row)
+        throw addressPoolErrors.pool_address_not_found({
+          message: `Address ${input.address} is not in the ${wallet.chain} pool of project ${input.projectId}.`,
+        });
       const updated = row.activated ? row : await PoolAddress.query(trx).patchAndFetchById(row.id, { activated: true, activated_at: new Date() });
       if (!row.activated) {
         await this.deps.audit.record(
-          { ...actor, action: 'address_pool.activate', projectId: input.projectId, target: `pool_address:${row.id}`, details: { chain: wallet.chain, address: row.address, derivation_index: row.derivation_index } },
+          {
+            ...actor,
+            action: 'address_pool.activate',
+            projectId: input.projectId,
+            target: `pool_address:${row.id}`,
+            details: { chain: wallet.chain, address: row.address, derivation_index: row.derivation_index },
+          },
           trx,
         );
       }
@@ -407,11 +436,18 @@ export class AddressPoolService {
     if (count <= 0) return undefined;
     const rows = deriveRows(adapter, wallet, stats.highest + 1, count);
     await insertPoolRows(trx, rows);
-    return PoolAddress.query(trx).where({ wallet_id: wallet.id, derivation_index: stats.highest + 1, state: 'available' }).forUpdate().first();
+    return PoolAddress.query(trx)
+      .where({ wallet_id: wallet.id, derivation_index: stats.highest + 1, state: 'available' })
+      .forUpdate()
+      .first();
   }
 
   private overlayCandidate(trx: Knex.Transaction, walletId: string, onlyActivated: boolean) {
-    return this.poolRows(trx, walletId, onlyActivated).where('state', 'allocated').orderBy([{ column: 'active_allocations' }, { column: 'derivation_index' }]).limit(1).forUpdate();
+    return this.poolRows(trx, walletId, onlyActivated)
+      .where('state', 'allocated')
+      .orderBy([{ column: 'active_allocations' }, { column: 'derivation_index' }])
+      .limit(1)
+      .forUpdate();
   }
 
   private async take(trx: Knex.Transaction, row: PoolAddress, invoiceRef: string): Promise<PoolAddress> {

@@ -77,10 +77,29 @@ export class PoolStatusService {
     const result: PoolStatus[] = [];
     for (const wallet of wallets) {
       const definition = this.deps.chains.get(wallet.chain).definition;
-      const a = byWallet.get(wallet.id) ?? { wallet_id: wallet.id, total: 0, available: 0, allocated: 0, cooldown: 0, overlay: 0, activated: 0, highest_index: -1, highest_allocated_index: -1, highest_used_index: -1 };
-      const awaiting = definition.capabilities.requiresActivation && options.listAwaitingActivation !== false
-        ? (await PoolAddress.query(db).where({ wallet_id: wallet.id, activated: false }).whereNot('state', 'allocated').orderBy('derivation_index').limit(10).select('address')).map((r) => r.address)
-        : [];
+      const a = byWallet.get(wallet.id) ?? {
+        wallet_id: wallet.id,
+        total: 0,
+        available: 0,
+        allocated: 0,
+        cooldown: 0,
+        overlay: 0,
+        activated: 0,
+        highest_index: -1,
+        highest_allocated_index: -1,
+        highest_used_index: -1,
+      };
+      const awaiting =
+        definition.capabilities.requiresActivation && options.listAwaitingActivation !== false
+          ? (
+              await PoolAddress.query(db)
+                .where({ wallet_id: wallet.id, activated: false })
+                .whereNot('state', 'allocated')
+                .orderBy('derivation_index')
+                .limit(10)
+                .select('address')
+            ).map((r) => r.address)
+          : [];
       result.push({
         project_id: wallet.projectId,
         chain: wallet.chain,

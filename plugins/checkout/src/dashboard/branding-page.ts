@@ -27,11 +27,14 @@ export const brandingPage = definePage<Services>({
         render: async (req) => {
           const b = await branding.forProject(req.project!.id);
           const admin = req.user.role === 'admin';
-          return page('Checkout branding', html`<h1>Checkout branding</h1>
+          return page(
+            'Checkout branding',
+            html`<h1>Checkout branding</h1>
 <p>What payers see on the hosted checkout page of this project's invoices.</p>
 <dl class="facts"><dt>Display name</dt><dd>${b.displayName}</dd><dt>Accent colour</dt><dd>${b.colour ?? 'default'}</dd><dt>Logo</dt><dd>${b.logoDataUri ? html`<img class="logo" src="${b.logoDataUri}" alt="Current logo">` : 'none'}</dd></dl>
-${admin
-  ? html`<form method="post" action="${base(req)}">${csrfField(req)}
+${
+  admin
+    ? html`<form method="post" action="${base(req)}">${csrfField(req)}
 <label for="display-name">Display name</label>
 <input id="display-name" name="name" type="text" maxlength="${NAME_MAX}" value="${b.displayName}" aria-describedby="display-name-hint">
 <p id="display-name-hint" class="note">Empty: the project's name.</p>
@@ -42,7 +45,9 @@ ${admin
 </form>
 ${b.logoDataUri ? actionButton(req, `${base(req)}/remove-logo`, 'Remove logo', { confirm: 'Remove the logo from the checkout page?', danger: true }) : null}
 <p class="note">Upload a logo with <code>pnpm gateway branding set --project ${req.project!.id} --logo ./logo.svg</code>.</p>`
-  : null}`);
+    : null
+}`,
+          );
         },
       },
       {

@@ -118,9 +118,13 @@ ${invoice.amount_usd !== null ? html`<p class="usd">${t(locale, 'usd_value', { u
 ${facts.contract ? html`<dt>${t(locale, 'token_contract')}</dt><dd><code class="contract">${facts.contract}</code></dd>` : null}
 </dl>
 <p class="warning">${t(locale, 'network_warning', { symbol: facts.symbol, network: facts.networkName })}</p>
-${waiting ? html`<div id="payment-request" class="payment-request">${request}</div>
+${
+  waiting
+    ? html`<div id="payment-request" class="payment-request">${request}</div>
 <div class="copyable"><label for="address">${t(locale, 'address')}</label><textarea id="address" readonly rows="2" spellcheck="false">${invoice.address}</textarea><button type="button" class="copy" data-copy="${invoice.address}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button></div>
-${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}</label><input id="memo" readonly value="${facts.memo}" aria-describedby="memo-help"><button type="button" class="copy" data-copy="${facts.memo}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button><p id="memo-help" class="help">${t(locale, 'memo_help')}</p></div>` : null}` : null}
+${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}</label><input id="memo" readonly value="${facts.memo}" aria-describedby="memo-help"><button type="button" class="copy" data-copy="${facts.memo}" data-copied="${t(locale, 'copied')}">${t(locale, 'copy')}</button><p id="memo-help" class="help">${t(locale, 'memo_help')}</p></div>` : null}`
+    : null
+}
 <p class="expiry">${t(locale, 'expires_at', { time: formatTime(locale, new Date(invoice.expires_at_iso)) })} <span class="countdown" id="countdown" hidden></span></p>
 ${waiting && invoice.cancel_url ? html`<p><a class="cancel" href="${invoice.cancel_url}">${t(locale, 'cancel', { name })}</a></p>` : null}
 </section>

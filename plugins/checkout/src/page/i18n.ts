@@ -164,5 +164,13 @@ export function formatUsd(locale: Locale, usd: number): string {
 
 /** A point in time for people in `locale`, in UTC (the server cannot know the payer's zone; the script shows local time). */
 export function formatTime(locale: Locale, date: Date): string {
-  return new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-US', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(date);
+  return new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-US', {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  }).format(date);
 }

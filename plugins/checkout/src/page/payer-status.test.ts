@@ -3,7 +3,8 @@ import type { InvoiceView } from '@gw/plugin-invoices';
 import { brandStylesheet } from './checkout-page.js';
 import { payerStatus } from './payer-status.js';
 
-const tx = (amount_units: string, status: 'pending' | 'confirmed' | 'reverted' | 'dropped') => ({ amount_units, status }) as InvoiceView['transactions'][number];
+const tx = (amount_units: string, status: 'pending' | 'confirmed' | 'reverted' | 'dropped') =>
+  ({ amount_units, status }) as InvoiceView['transactions'][number];
 const invoice = (status: InvoiceView['status'], transactions: InvoiceView['transactions'], confirmations = 0) =>
   ({ status, amount_crypto_units: '1000000', confirmation_threshold: 3, confirmations, transactions }) as unknown as InvoiceView;
 

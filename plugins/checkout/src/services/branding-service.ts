@@ -59,10 +59,7 @@ export class BrandingService {
 
   /** The branding the page shows for the project. */
   async forProject(projectId: string): Promise<Branding> {
-    const [project, row] = await Promise.all([
-      this.deps.tenancyProjects.get(projectId),
-      CheckoutBranding.query(this.deps.db).findById(projectId),
-    ]);
+    const [project, row] = await Promise.all([this.deps.tenancyProjects.get(projectId), CheckoutBranding.query(this.deps.db).findById(projectId)]);
     return { displayName: row?.display_name ?? project.name, logoDataUri: row?.logo_data_uri ?? null, colour: row?.colour ?? null };
   }
 
@@ -78,13 +75,15 @@ export class BrandingService {
       changes['display_name'] = name;
     }
     if (patch.colour !== undefined) {
-      if (patch.colour !== null && !COLOUR.test(patch.colour)) throw coreErrors.validation_error({ message: 'The colour must be #rrggbb.', details: { field: 'colour' } });
+      if (patch.colour !== null && !COLOUR.test(patch.colour))
+        throw coreErrors.validation_error({ message: 'The colour must be #rrggbb.', details: { field: 'colour' } });
       changes['colour'] = patch.colour?.toLowerCase() ?? null;
     }
     if (patch.logo !== undefined) {
       if (patch.logo === null) changes['logo_data_uri'] = null;
       else {
-        if (patch.logo.length > MAX_LOGO_BYTES) throw coreErrors.validation_error({ message: `The logo is larger than ${MAX_LOGO_BYTES} bytes.`, details: { field: 'logo' } });
+        if (patch.logo.length > MAX_LOGO_BYTES)
+          throw coreErrors.validation_error({ message: `The logo is larger than ${MAX_LOGO_BYTES} bytes.`, details: { field: 'logo' } });
         const type = logoType(patch.logo);
         if (!type) throw coreErrors.validation_error({ message: 'The logo must be a PNG, JPEG, WebP or SVG image.', details: { field: 'logo' } });
         changes['logo_data_uri'] = `data:${type};base64,${patch.logo.toString('base64')}`;
@@ -99,7 +98,10 @@ export class BrandingService {
             values (${projectId}, ${changes.display_name ?? null}, ${changes.colour ?? null}, ${changes.logo_data_uri ?? null}, now())
             on conflict (project_id) do update set ${sqlJoin([...given.map((field) => sql`${sqlIdentifier(field)} = excluded.${sqlIdentifier(field)}`), sql`updated_at = now()`])}`,
       );
-      await this.deps.audit.record({ ...actor, action: 'checkout.branding.set', projectId, target: `project:${projectId}`, details: { fields: Object.keys(changes) } }, trx);
+      await this.deps.audit.record(
+        { ...actor, action: 'checkout.branding.set', projectId, target: `project:${projectId}`, details: { fields: Object.keys(changes) } },
+        trx,
+      );
     });
     return this.forProject(projectId);
   }

@@ -16,7 +16,10 @@ export function streamClientKey(address: string): string {
   if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) {
     return `${words[6]! >> 8}.${words[6]! & 0xff}.${words[7]! >> 8}.${words[7]! & 0xff}`;
   }
-  return `${words.slice(0, 4).map((w) => w.toString(16)).join(':')}::/64`;
+  return `${words
+    .slice(0, 4)
+    .map((w) => w.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit words of a valid IPv6 literal (zone dropped, `::` and a dotted tail expanded). */

@@ -33,13 +33,23 @@ ${issued.previous_secret_expires_at_iso ? html`<p>The previous secret keeps work
           const secrets = view && view.state !== 'revoked' ? await keys.secretLifetimes(req.project!.id) : [];
           const overlap = kernelConfig.security.keyRotationOverlapSeconds;
           const admin = req.user.role === 'admin';
-          return page('API key', html`<h1>API key</h1>
+          return page(
+            'API key',
+            html`<h1>API key</h1>
 <p>Requests of project <strong>${req.project!.name}</strong> are signed with the secret of its one API key (<code>X-Project-Id: ${req.project!.id}</code>).</p>
-${view
-  ? html`<dl class="facts"><dt>Key id</dt><dd><code>${view.api_key_id}</code></dd><dt>State</dt><dd>${badge(view.state)}</dd><dt>Secret kind</dt><dd>${view.secret_kind}</dd><dt>Created</dt><dd>${view.created_at_iso}</dd></dl>
-${table('Secrets that work now', ['Secret id', 'Created', 'Works until'], secrets.map((s) => [html`<code>${s.id}</code>`, s.created_at_iso, s.expires_at_iso ?? 'the next rotation']), 'No working secret.')}`
-  : html`<p>The project has no live API key.</p>`}
-${admin ? actions(req, view?.state, overlap) : null}`);
+${
+  view
+    ? html`<dl class="facts"><dt>Key id</dt><dd><code>${view.api_key_id}</code></dd><dt>State</dt><dd>${badge(view.state)}</dd><dt>Secret kind</dt><dd>${view.secret_kind}</dd><dt>Created</dt><dd>${view.created_at_iso}</dd></dl>
+${table(
+  'Secrets that work now',
+  ['Secret id', 'Created', 'Works until'],
+  secrets.map((s) => [html`<code>${s.id}</code>`, s.created_at_iso, s.expires_at_iso ?? 'the next rotation']),
+  'No working secret.',
+)}`
+    : html`<p>The project has no live API key.</p>`
+}
+${admin ? actions(req, view?.state, overlap) : null}`,
+          );
         },
       },
       {
@@ -62,10 +72,19 @@ ${admin ? actions(req, view?.state, overlap) : null}`);
         method: 'POST' as const,
         path: `/dashboard/projects/:projectId/key/${verb}`,
         cli: [`key ${verb}`],
-        summary: { suspend: 'Suspend the API key (requests get 403 key_suspended).', resume: 'Resume a suspended API key.', revoke: 'Revoke the API key for good (requests get 403 key_revoked).' }[verb],
+        summary: {
+          suspend: 'Suspend the API key (requests get 403 key_suspended).',
+          resume: 'Resume a suspended API key.',
+          revoke: 'Revoke the API key for good (requests get 403 key_revoked).',
+        }[verb],
         handle: async (req: DashboardRequest) => {
           await keys[verb](req.project!.id, req.actor);
-          return redirect(base(req), { suspend: 'The API key is suspended.', resume: 'The API key is active again.', revoke: 'The API key is revoked. Issue a new one when needed.' }[verb]);
+          return redirect(
+            base(req),
+            { suspend: 'The API key is suspended.', resume: 'The API key is active again.', revoke: 'The API key is revoked. Issue a new one when needed.' }[
+              verb
+            ],
+          );
         },
       })),
     ];

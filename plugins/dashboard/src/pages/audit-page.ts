@@ -39,16 +39,27 @@ export const auditPage = definePage({
           limit,
           ...(after ? { cursor: after } : {}),
         });
-        return page('Audit log', html`<h1>Audit log</h1>
+        return page(
+          'Audit log',
+          html`<h1>Audit log</h1>
 <p class="note">Every write through the API, MCP, the CLI and this dashboard, with who did it.</p>
 ${filterForm(PATH, fields, filters, 'Audit filters')}
 ${table(
   'Audit rows, newest first',
   ['When', 'Project', 'Actor', 'Channel', 'Action', 'Target', 'Details'],
-  list.items.map((r) => [when(r.created_at_iso), r.project_id ? (names.get(r.project_id) ?? r.project_id) : '—', html`<code>${r.actor}</code>`, r.channel, r.action, r.target ? html`<code class="wrap">${r.target}</code>` : '—', r.details ? html`<details><summary>details</summary>${jsonBlock(r.details)}</details>` : '—']),
+  list.items.map((r) => [
+    when(r.created_at_iso),
+    r.project_id ? (names.get(r.project_id) ?? r.project_id) : '—',
+    html`<code>${r.actor}</code>`,
+    r.channel,
+    r.action,
+    r.target ? html`<code class="wrap">${r.target}</code>` : '—',
+    r.details ? html`<details><summary>details</summary>${jsonBlock(r.details)}</details>` : '—',
+  ]),
   'No audit rows match.',
 )}
-${nextPageLink(req, PATH, list.items, limit)}`);
+${nextPageLink(req, PATH, list.items, limit)}`,
+        );
       },
     },
   ],

@@ -21,10 +21,18 @@ export const mcpToolsPage = definePage({
         // the first variant describes it (variants share their scope).
         const tools = new Map<string, (typeof services.mcpTools)[number]>();
         for (const tool of services.mcpTools) if (!tools.has(tool.name)) tools.set(tool.name, tool);
-        const rows = [...tools.values()].map((tool) => [html`<code>${tool.name}</code>`, tool.description, html`<code>${tool.scope}</code>`, tool.writes ? 'writes' : 'read-only']);
-        return page('MCP tools', html`<h1>MCP tools</h1>
+        const rows = [...tools.values()].map((tool) => [
+          html`<code>${tool.name}</code>`,
+          tool.description,
+          html`<code>${tool.scope}</code>`,
+          tool.writes ? 'writes' : 'read-only',
+        ]);
+        return page(
+          'MCP tools',
+          html`<h1>MCP tools</h1>
 <p class="note">What an AI agent connected over MCP (a personal access token or an OAuth app) can call; each call acts on one project the token reaches and needs the scope shown. The MCP server also offers <code>list_projects</code>, which lists the projects a token reaches. The tools are served when the mcp plugin is enabled.</p>
-${table('MCP tools', ['Tool', 'What it does', 'Scope needed', 'Effect'], rows, 'No enabled plugin offers MCP tools.')}`);
+${table('MCP tools', ['Tool', 'What it does', 'Scope needed', 'Effect'], rows, 'No enabled plugin offers MCP tools.')}`,
+        );
       },
     },
   ],

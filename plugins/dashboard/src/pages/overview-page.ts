@@ -21,11 +21,18 @@ export const overviewPage = definePage({
       render: async (req) => {
         const [operator, parts] = await Promise.all([
           services.tenancyOperators.find(req.user.operatorId),
-          renderSections(services.extensions.of(PAGE_SECTIONS).map((c) => c.item), 'overview', req),
+          renderSections(
+            services.extensions.of(PAGE_SECTIONS).map((c) => c.item),
+            'overview',
+            req,
+          ),
         ]);
-        return page(`Overview of ${req.project!.name}`, html`<h1>Overview of ${req.project!.name}</h1>
+        return page(
+          `Overview of ${req.project!.name}`,
+          html`<h1>Overview of ${req.project!.name}</h1>
 <dl class="facts"><dt>Kind</dt><dd>${req.project!.kind}</dd><dt>Status</dt><dd>${badge(req.project!.status)}</dd><dt>Subscription of ${operator.name}</dt><dd>${badge(operator.subscription_status)}${operator.subscription_status === 'active' ? null : html` <span class="warning">REST writes of production and testnet projects are refused (402) until it is active again.</span>`}</dd></dl>
-${parts.map((part, i) => (i === 0 ? part : html`\n${part}`))}`);
+${parts.map((part, i) => (i === 0 ? part : html`\n${part}`))}`,
+        );
       },
     },
   ],

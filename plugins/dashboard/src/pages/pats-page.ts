@@ -21,18 +21,35 @@ export const patsPage = definePage({
         const cursor = pageOf(req);
         const list = await pats.listForOperator(req.user.operatorId, cursor);
         const admin = req.user.role === 'admin';
-        return page('Access tokens', html`<h1>Personal access tokens</h1>
+        return page(
+          'Access tokens',
+          html`<h1>Personal access tokens</h1>
 <p>Tokens for the REST and MCP endpoints, sent as <code>Authorization: Bearer svc_pat_...</code>. Only their hash is stored.</p>
-${table('Tokens', ['Name', 'Scopes', 'Project', 'Created', 'State', ...(admin ? ['Action'] : [])], list.map((p) => [
-  p.name,
-  p.scopes.join(' '),
-  p.project_id ? html`<code>${p.project_id}</code>` : 'every project',
-  p.created_at_iso,
-  badge(p.revoked_at_iso ? 'revoked' : 'active'),
-  ...(admin ? [p.revoked_at_iso ? '' : actionButton(req, `/dashboard/tokens/${p.id}/revoke`, `Revoke ${p.name}`, { confirm: `Revoke the token ${p.name}? Requests with it will be refused.`, danger: true })] : []),
-]), 'No tokens yet.')}
+${table(
+  'Tokens',
+  ['Name', 'Scopes', 'Project', 'Created', 'State', ...(admin ? ['Action'] : [])],
+  list.map((p) => [
+    p.name,
+    p.scopes.join(' '),
+    p.project_id ? html`<code>${p.project_id}</code>` : 'every project',
+    p.created_at_iso,
+    badge(p.revoked_at_iso ? 'revoked' : 'active'),
+    ...(admin
+      ? [
+          p.revoked_at_iso
+            ? ''
+            : actionButton(req, `/dashboard/tokens/${p.id}/revoke`, `Revoke ${p.name}`, {
+                confirm: `Revoke the token ${p.name}? Requests with it will be refused.`,
+                danger: true,
+              }),
+        ]
+      : []),
+  ]),
+  'No tokens yet.',
+)}
 ${nextPageLink(req, '/dashboard/tokens', list, cursor.limit)}
-${admin ? await createForm(req) : null}`);
+${admin ? await createForm(req) : null}`,
+        );
       },
     },
     {
@@ -49,13 +66,21 @@ ${admin ? await createForm(req) : null}`);
         if (projectId !== undefined) {
           // Only a project of the user's operator can be named.
           const project = isUlid(projectId) ? await projects.get(projectId).catch(() => undefined) : undefined;
-          if (!project || project.operator_id !== req.user.operatorId) throw dashboardErrors.invalid_form({ message: 'Choose one of your projects, or every project.' });
+          if (!project || project.operator_id !== req.user.operatorId)
+            throw dashboardErrors.invalid_form({ message: 'Choose one of your projects, or every project.' });
         }
-        const created = await pats.create({ scopes: [...scopes], name, userId: req.user.id, ...(projectId ? { project: projectId } : { operator: req.user.operatorId }) }, req.actor);
-        return page('Token created', html`<h1>Token created</h1>
+        const created = await pats.create(
+          { scopes: [...scopes], name, userId: req.user.id, ...(projectId ? { project: projectId } : { operator: req.user.operatorId }) },
+          req.actor,
+        );
+        return page(
+          'Token created',
+          html`<h1>Token created</h1>
 <p>Token <strong>${created.name}</strong> with scopes <code>${created.scopes.join(' ')}</code>${created.project_id ? html` for project <code>${created.project_id}</code>` : ' for every project of the operator'}.</p>
 ${secretOnce('pat', 'Personal access token', created.token)}
-<p><a href="/dashboard/tokens">Back to the tokens</a></p>`, 201);
+<p><a href="/dashboard/tokens">Back to the tokens</a></p>`,
+          201,
+        );
       },
     },
     {

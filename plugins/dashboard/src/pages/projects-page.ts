@@ -22,10 +22,29 @@ export const projectsPage = definePage({
       render: async (req) => {
         const cursor = pageOf(req);
         const list = await projects.listForOperator(req.user.operatorId, cursor);
-        return page('Projects', html`<h1>Projects</h1>
-${table('Your projects', ['Name', 'Kind', 'Status', 'Id'], list.map((p) => [html`<a href="/dashboard/projects/${p.id}">${p.name}</a>`, p.kind, badge(p.status), html`<code>${p.id}</code>`]), 'No projects yet. Create one below.')}
+        return page(
+          'Projects',
+          html`<h1>Projects</h1>
+${table(
+  'Your projects',
+  ['Name', 'Kind', 'Status', 'Id'],
+  list.map((p) => [html`<a href="/dashboard/projects/${p.id}">${p.name}</a>`, p.kind, badge(p.status), html`<code>${p.id}</code>`]),
+  'No projects yet. Create one below.',
+)}
 ${nextPageLink(req, '/dashboard/projects', list, cursor.limit)}
-${req.user.role === 'admin' ? createForms(req, await renderSections(extensions.of(PAGE_SECTIONS).map((c) => c.item), 'new-project', req)) : html`<p class="note">You are a read-only member: creating projects is for administrators.</p>`}`);
+${
+  req.user.role === 'admin'
+    ? createForms(
+        req,
+        await renderSections(
+          extensions.of(PAGE_SECTIONS).map((c) => c.item),
+          'new-project',
+          req,
+        ),
+      )
+    : html`<p class="note">You are a read-only member: creating projects is for administrators.</p>`
+}`,
+        );
       },
     },
     {
@@ -38,11 +57,15 @@ ${req.user.role === 'admin' ? createForms(req, await renderSections(extensions.o
         const name = req.form.text('name', 'Project name', { max: NAME_MAX });
         const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
         const { project, credentials } = await projects.create({ name, kind, operator: req.user.operatorId }, req.actor);
-        return page(`Project ${project.name} created`, html`<h1>Project created</h1>
+        return page(
+          `Project ${project.name} created`,
+          html`<h1>Project created</h1>
 <p>The ${project.kind} project <strong>${project.name}</strong> was created with its API key.</p>
 ${credentialFacts(project)}
 ${secretOnce('api-secret', 'API secret', credentials.api_secret)}
-<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`, 201);
+<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`,
+          201,
+        );
       },
     },
     {
@@ -51,9 +74,12 @@ ${secretOnce('api-secret', 'API secret', credentials.api_secret)}
       summary: "A project's page: kind, status, suspend and resume.",
       render: async (req) => {
         const p = req.project!;
-        return page(p.name, html`<h1>${p.name}</h1>
+        return page(
+          p.name,
+          html`<h1>${p.name}</h1>
 <dl class="facts"><dt>Project id</dt><dd><code>${p.id}</code></dd><dt>Kind</dt><dd>${p.kind} (fixed)</dd><dt>Status</dt><dd>${badge(p.status)}</dd><dt>Created</dt><dd>${p.created_at_iso}</dd></dl>
-${req.user.role === 'admin' ? statusAction(req, p) : null}`);
+${req.user.role === 'admin' ? statusAction(req, p) : null}`,
+        );
       },
     },
     {
@@ -80,8 +106,10 @@ ${req.user.role === 'admin' ? statusAction(req, p) : null}`);
 });
 
 function createForms(req: DashboardRequest, sections: readonly SafeHtml[]) {
-  return html`${sections.map((section) => html`${section}
-`)}<h2 id="new-project">New project</h2>
+  return html`${sections.map(
+    (section) => html`${section}
+`,
+  )}<h2 id="new-project">New project</h2>
 <form method="post" action="/dashboard/projects">${csrfField(req)}${onceField()}
 <label for="project-name">Name</label>
 <input id="project-name" name="name" type="text" required maxlength="${NAME_MAX}">
@@ -94,6 +122,9 @@ ${PROJECT_KINDS.map((k, i) => html`<label class="choice"><input type="radio" nam
 
 function statusAction(req: DashboardRequest, p: ProjectView) {
   return p.status === 'active'
-    ? actionButton(req, `/dashboard/projects/${p.id}/suspend`, 'Suspend project', { confirm: `Suspend ${p.name}? Its API requests will be refused until resumed.`, danger: true })
+    ? actionButton(req, `/dashboard/projects/${p.id}/suspend`, 'Suspend project', {
+        confirm: `Suspend ${p.name}? Its API requests will be refused until resumed.`,
+        danger: true,
+      })
     : actionButton(req, `/dashboard/projects/${p.id}/resume`, 'Resume project');
 }

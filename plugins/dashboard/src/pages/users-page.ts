@@ -21,7 +21,8 @@ export const usersPage = definePage({
       const id = req.params['userId']!;
       const user = await users.find(id);
       if (!user || user.operator_id !== req.user.operatorId) throw coreErrors.not_found({ message: 'There is no user with that id among your users.' });
-      if (req.user.role !== 'admin' && user.id !== req.user.id) throw dashboardErrors.role_forbidden({ message: "A read-only member sees only their own connected apps. Nothing was changed." });
+      if (req.user.role !== 'admin' && user.id !== req.user.id)
+        throw dashboardErrors.role_forbidden({ message: 'A read-only member sees only their own connected apps. Nothing was changed.' });
       return user;
     };
     return [
@@ -34,16 +35,23 @@ export const usersPage = definePage({
           const cursor = pageOf(req);
           const list = await users.listForOperator(req.user.operatorId, cursor);
           const admin = req.user.role === 'admin';
-          return page('Users', html`<h1>Users</h1>
-${table('Users', ['E-mail', 'Status', 'Role', 'Connected apps', ...(admin ? ['Change role', 'Access'] : [])], list.map((u) => [
-  u.email,
-  badge(u.status),
-  ROLE_LABEL[u.role],
-  admin || u.id === req.user.id ? html`<a href="/dashboard/users/${u.id}/apps">Apps of ${u.email}</a>` : '',
-  ...(admin && u.id !== req.user.id ? [roleForm(req, u), accessForms(req, u)] : admin ? ['(you)', '(you)'] : []),
-]))}
+          return page(
+            'Users',
+            html`<h1>Users</h1>
+${table(
+  'Users',
+  ['E-mail', 'Status', 'Role', 'Connected apps', ...(admin ? ['Change role', 'Access'] : [])],
+  list.map((u) => [
+    u.email,
+    badge(u.status),
+    ROLE_LABEL[u.role],
+    admin || u.id === req.user.id ? html`<a href="/dashboard/users/${u.id}/apps">Apps of ${u.email}</a>` : '',
+    ...(admin && u.id !== req.user.id ? [roleForm(req, u), accessForms(req, u)] : admin ? ['(you)', '(you)'] : []),
+  ]),
+)}
 ${nextPageLink(req, '/dashboard/users', list, cursor.limit)}
-${admin ? inviteForm(req) : null}`);
+${admin ? inviteForm(req) : null}`,
+          );
         },
       },
       {
@@ -55,7 +63,10 @@ ${admin ? inviteForm(req) : null}`);
           const email = req.form.text('email', 'E-mail address', { max: 254 });
           const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
           const invited = await users.invite({ email, role, operator: req.user.operatorId }, req.actor);
-          return redirect('/dashboard/users', `${invited.email} is invited as ${ROLE_LABEL[invited.role]}. They sign in at /dashboard with a code sent to that address.`);
+          return redirect(
+            '/dashboard/users',
+            `${invited.email} is invited as ${ROLE_LABEL[invited.role]}. They sign in at /dashboard with a code sent to that address.`,
+          );
         },
       },
       {
@@ -65,7 +76,8 @@ ${admin ? inviteForm(req) : null}`);
         cli: ['user role set'],
         handle: async (req) => {
           const user = await scopedUser(req);
-          if (user.id === req.user.id) throw dashboardErrors.invalid_form({ message: 'You cannot change your own role; ask another administrator (or use the CLI).' });
+          if (user.id === req.user.id)
+            throw dashboardErrors.invalid_form({ message: 'You cannot change your own role; ask another administrator (or use the CLI).' });
           const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
           const updated = await users.setRole(user.id, role, req.actor, { operatorId: req.user.operatorId });
           return redirect('/dashboard/users', `${updated.email} is now ${ROLE_LABEL[updated.role]}.`);
@@ -96,7 +108,7 @@ ${admin ? inviteForm(req) : null}`);
       {
         method: 'POST',
         path: '/dashboard/users/:userId/sessions/end',
-        summary: "End every browser session of a user (dashboard and OAuth sign-in) at once.",
+        summary: 'End every browser session of a user (dashboard and OAuth sign-in) at once.',
         cli: ['user sessions end'],
         handle: async (req) => {
           const user = await scopedUser(req);
@@ -112,19 +124,31 @@ ${admin ? inviteForm(req) : null}`);
         render: async (req) => {
           const user = await scopedUser(req);
           const apps = await tokens.listApps(user.id);
-          return page('Connected apps', html`<h1>Connected apps of ${user.email}</h1>
+          return page(
+            'Connected apps',
+            html`<h1>Connected apps of ${user.email}</h1>
 <p>Applications the user allowed to read the gateway through OAuth (MCP clients). Revoking one ends every token it holds and its consent at once.</p>
-${table('Connected apps', ['Application', 'Scopes', 'Consented', 'Live lineages', 'Last token', 'Action'], apps.map((a) => [
-  html`${a.client_name ?? 'Unnamed application'}<br><code>${a.client_id}</code>`,
-  a.scopes.join(' '),
-  a.consent_revoked_at_iso ? html`revoked ${a.consent_revoked_at_iso}` : (a.consented_at_iso ?? 'no'),
-  a.active_grants,
-  a.last_token_at_iso ?? 'never',
-  a.active_grants > 0 || (a.consented_at_iso && !a.consent_revoked_at_iso)
-    ? actionButton(req, `/dashboard/users/${user.id}/apps/revoke`, `Revoke ${a.client_name ?? a.client_id}`, { confirm: 'Revoke this app? Every token of it stops working now.', danger: true, hidden: { client: a.client_id } })
-    : 'revoked',
-]), 'No connected apps.')}
-<p><a href="/dashboard/users">Back to the users</a></p>`);
+${table(
+  'Connected apps',
+  ['Application', 'Scopes', 'Consented', 'Live lineages', 'Last token', 'Action'],
+  apps.map((a) => [
+    html`${a.client_name ?? 'Unnamed application'}<br><code>${a.client_id}</code>`,
+    a.scopes.join(' '),
+    a.consent_revoked_at_iso ? html`revoked ${a.consent_revoked_at_iso}` : (a.consented_at_iso ?? 'no'),
+    a.active_grants,
+    a.last_token_at_iso ?? 'never',
+    a.active_grants > 0 || (a.consented_at_iso && !a.consent_revoked_at_iso)
+      ? actionButton(req, `/dashboard/users/${user.id}/apps/revoke`, `Revoke ${a.client_name ?? a.client_id}`, {
+          confirm: 'Revoke this app? Every token of it stops working now.',
+          danger: true,
+          hidden: { client: a.client_id },
+        })
+      : 'revoked',
+  ]),
+  'No connected apps.',
+)}
+<p><a href="/dashboard/users">Back to the users</a></p>`,
+          );
         },
       },
       {
@@ -139,7 +163,10 @@ ${table('Connected apps', ['Application', 'Scopes', 'Consented', 'Live lineages'
           const client = req.form.text('client', 'Client id', { max: 2048 });
           const result = await tokens.revokeApp(user.id, client, req.actor as { actor: string; channel: 'dashboard' });
           if (!result) throw oauthErrors.oauth_app_not_found();
-          return redirect(`/dashboard/users/${user.id}/apps`, `The app is revoked: ${result.access_tokens_revoked} access and ${result.refresh_tokens_revoked} refresh tokens ended, consent ${result.consent_revoked ? 'withdrawn' : 'already gone'}.`);
+          return redirect(
+            `/dashboard/users/${user.id}/apps`,
+            `The app is revoked: ${result.access_tokens_revoked} access and ${result.refresh_tokens_revoked} refresh tokens ended, consent ${result.consent_revoked ? 'withdrawn' : 'already gone'}.`,
+          );
         },
       },
     ];
@@ -168,8 +195,15 @@ function accessForms(req: DashboardRequest, user: UserView) {
 
 /** "2 dashboard sessions, 1 personal access token ended" from the counts by kind. */
 function describeEnded(ended: Record<string, number>): string {
-  const label: Record<string, string> = { pats: 'personal access tokens', dashboard_sessions: 'dashboard sessions', oauth_sessions: 'OAuth sign-in sessions', oauth_grants: 'OAuth grants' };
-  const parts = Object.entries(ended).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${label[kind] ?? kind.replace(/_/g, ' ')}`);
+  const label: Record<string, string> = {
+    pats: 'personal access tokens',
+    dashboard_sessions: 'dashboard sessions',
+    oauth_sessions: 'OAuth sign-in sessions',
+    oauth_grants: 'OAuth grants',
+  };
+  const parts = Object.entries(ended)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${n} ${label[kind] ?? kind.replace(/_/g, ' ')}`);
   return parts.length ? `${parts.join(', ')} ended` : 'nothing was open';
 }
 

@@ -110,12 +110,16 @@ export class SessionService {
 
   /** Ends every session of the user (sign-out everywhere), within `trx` when given; returns how many ended. */
   async signOutEverywhere(userId: string, trx?: Knex.Transaction): Promise<number> {
-    return Session.query(trx ?? this.deps.db).where({ user_id: userId }).delete();
+    return Session.query(trx ?? this.deps.db)
+      .where({ user_id: userId })
+      .delete();
   }
 
   /** Leaves a one-time notice for the next page of the session (never a secret). */
   async setFlash(session: DashboardSession, text: string): Promise<void> {
-    await Session.query(this.deps.db).findById(session.row.id).patch({ flash: text.slice(0, 500) });
+    await Session.query(this.deps.db)
+      .findById(session.row.id)
+      .patch({ flash: text.slice(0, 500) });
   }
 
   /** Takes the session's notice, if any (it is shown once). */
@@ -131,13 +135,14 @@ export class SessionService {
    * @throws AppError 403 `csrf_invalid` when the session ended since it was read (signed out elsewhere, swept).
    */
   async useForm(session: DashboardSession, nonce: string): Promise<boolean> {
-    const used = await sqlQuery(this.deps.db, sql`insert into dashboard_form_uses (session_id, nonce) values (${session.row.id}, ${nonce}) on conflict do nothing returning 1`).catch(
-      (error: unknown) => {
-        // The session row is gone (a foreign-key violation): the same as a form of an ended session.
-        if ((error as { code?: string }).code === '23503') throw dashboardErrors.csrf_invalid();
-        throw error;
-      },
-    );
+    const used = await sqlQuery(
+      this.deps.db,
+      sql`insert into dashboard_form_uses (session_id, nonce) values (${session.row.id}, ${nonce}) on conflict do nothing returning 1`,
+    ).catch((error: unknown) => {
+      // The session row is gone (a foreign-key violation): the same as a form of an ended session.
+      if ((error as { code?: string }).code === '23503') throw dashboardErrors.csrf_invalid();
+      throw error;
+    });
     return used.length === 1;
   }
 

@@ -18,7 +18,8 @@ const MAIL_PURPOSE = 'Someone (hopefully you) is signing in to the operator dash
  */
 export function signInRoutes(services: DashboardServices, assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
   const { dashboardSessions: sessions, oauthSignIn, dashboardConfig: config } = services;
-  const show = (title: string, body: SafeHtml, status = 200, setCookie?: string): RouteResult => htmlResult(layout(title, body, { assets, scripts }), status, setCookie);
+  const show = (title: string, body: SafeHtml, status = 200, setCookie?: string): RouteResult =>
+    htmlResult(layout(title, body, { assets, scripts }), status, setCookie);
 
   /** The sign-in session of a POST, with Origin and CSRF checked; refused with 403 otherwise. */
   async function postPrelude(ctx: Parameters<RouteDefinition['handler']>[0]['ctx']): Promise<{ session: DashboardSession; form: FormFields } | RouteResult> {
@@ -47,7 +48,11 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
         if (!session) {
           const limit = await services.rateLimiter.hit({ key: `dashboard.sign-in:ip:${ctx.ip}`, limit: config.signInsPerHourPerIp, windowSeconds: 3600 });
           if (!limit.allowed) {
-            const refused = show('Too many requests', html`<h1>Too many requests</h1><p role="alert" class="error">Too many sign-ins were started from this address. Try again in ${Math.ceil(limit.retryAfter / 60)} minutes.</p>`, 429);
+            const refused = show(
+              'Too many requests',
+              html`<h1>Too many requests</h1><p role="alert" class="error">Too many sign-ins were started from this address. Try again in ${Math.ceil(limit.retryAfter / 60)} minutes.</p>`,
+              429,
+            );
             return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
           }
           session = await sessions.begin(secureCookie(ctx));
@@ -76,9 +81,21 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
         }
         const shown = email.slice(0, MAX_EMAIL_LENGTH);
         if (started.problem === 'invalid_email') return show('Sign in', emailForm(csrf, { error: 'Enter a valid e-mail address.', email: shown }), 400);
-        if (started.problem === 'unavailable') return show('Sign in', emailForm(csrf, { error: 'Sign-in by e-mail is not available on this gateway: no mail server is configured (plugins.oauth.smtp.url).', email: shown }), 503);
+        if (started.problem === 'unavailable')
+          return show(
+            'Sign in',
+            emailForm(csrf, {
+              error: 'Sign-in by e-mail is not available on this gateway: no mail server is configured (plugins.oauth.smtp.url).',
+              email: shown,
+            }),
+            503,
+          );
         const wait = 'retryAfter' in started ? started.retryAfter : 3600;
-        const refused = show('Sign in', emailForm(csrf, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, email: shown }), 429);
+        const refused = show(
+          'Sign in',
+          emailForm(csrf, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, email: shown }),
+          429,
+        );
         return { ...refused, headers: { ...refused.headers, 'Retry-After': String(wait) } };
       },
     },
@@ -112,9 +129,14 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
         const result = await oauthSignIn.verifyFor(`dashboard:${session.row.id}`, session.row.challenge_id, form.raw('code'), form.raw('operator'));
         const csrf = sessions.csrfToken(session);
         if ('problem' in result) {
-          if (result.problem === 'invalid') return show('Enter your code', codeForm(csrf, { error: 'That code is not valid. Check the latest e-mail and try again.' }), 400);
+          if (result.problem === 'invalid')
+            return show('Enter your code', codeForm(csrf, { error: 'That code is not valid. Check the latest e-mail and try again.' }), 400);
           if (result.problem === 'choose_operator') {
-            return show('Enter your code', codeForm(csrf, { error: 'Your address is a user of several operators. Choose one and enter the code again.', operators: result.operators }), 400);
+            return show(
+              'Enter your code',
+              codeForm(csrf, { error: 'Your address is a user of several operators. Choose one and enter the code again.', operators: result.operators }),
+              400,
+            );
           }
           if (result.problem === 'locked') {
             await sessions.setChallenge(session, null);
@@ -122,10 +144,20 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
             return { ...locked, headers: { ...locked.headers, 'Retry-After': String(result.retryAfter) } };
           }
           await sessions.setChallenge(session, null);
-          return show('Sign in', emailForm(csrf, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.' }), 400);
+          return show(
+            'Sign in',
+            emailForm(csrf, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.' }),
+            400,
+          );
         }
         const signed = await sessions.signIn(session, result.userId, secureCookie(ctx));
-        await services.audit.record({ actor: `user:${result.userId}`, channel: 'dashboard', action: 'dashboard.sign_in', target: `user:${result.userId}`, requestId });
+        await services.audit.record({
+          actor: `user:${result.userId}`,
+          channel: 'dashboard',
+          action: 'dashboard.sign_in',
+          target: `user:${result.userId}`,
+          requestId,
+        });
         return seeOther('/dashboard', signed.setCookie);
       },
     },

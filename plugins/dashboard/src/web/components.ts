@@ -18,7 +18,12 @@ export function onceField(): SafeHtml {
  * script asks first (without JavaScript the action runs directly, as a plain form does); `once`: the
  * form of a single-use action.
  */
-export function actionButton(req: Pick<DashboardRequest, 'csrf'>, action: string, label: string, options: { confirm?: string; danger?: boolean; once?: boolean; hidden?: Readonly<Record<string, string>> } = {}): SafeHtml {
+export function actionButton(
+  req: Pick<DashboardRequest, 'csrf'>,
+  action: string,
+  label: string,
+  options: { confirm?: string; danger?: boolean; once?: boolean; hidden?: Readonly<Record<string, string>> } = {},
+): SafeHtml {
   const fields = Object.entries(options.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   return html`<form class="inline" method="post" action="${action}"${options.confirm ? html` data-confirm="${options.confirm}"` : null}>${csrfField(req)}${options.once ? onceField() : null}${fields}<button type="submit"${options.danger ? html` class="danger"` : null}>${label}</button></form>`;
 }
@@ -36,7 +41,12 @@ export function secretOnce(id: string, label: string, secret: string): SafeHtml 
 }
 
 /** A table; `head` are the column labels, `rows` the cells (already markup or text). */
-export function table(caption: string, head: readonly string[], rows: readonly (readonly (SafeHtml | string | number | null)[])[], empty = 'Nothing here yet.'): SafeHtml {
+export function table(
+  caption: string,
+  head: readonly string[],
+  rows: readonly (readonly (SafeHtml | string | number | null)[])[],
+  empty = 'Nothing here yet.',
+): SafeHtml {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${caption}"><table>
 <caption>${caption}</caption>
@@ -72,9 +82,21 @@ export type BadgeTone = 'good' | 'waiting' | 'bad' | 'ended';
 
 /** Tones of the status words other than invoice statuses (those come from the invoices plugin's lists, see invoices-page). */
 const WORD_TONES: Readonly<Record<string, BadgeTone>> = {
-  ok: 'good', active: 'good', delivered: 'good', confirmed: 'good', verified: 'good',
-  pending: 'waiting', retrying: 'waiting', warning: 'waiting',
-  dlq: 'bad', error: 'bad', revoked: 'bad', suspended: 'bad', expired: 'bad', reverted: 'bad', dropped: 'bad',
+  ok: 'good',
+  active: 'good',
+  delivered: 'good',
+  confirmed: 'good',
+  verified: 'good',
+  pending: 'waiting',
+  retrying: 'waiting',
+  warning: 'waiting',
+  dlq: 'bad',
+  error: 'bad',
+  revoked: 'bad',
+  suspended: 'bad',
+  expired: 'bad',
+  reverted: 'bad',
+  dropped: 'bad',
   skipped: 'ended',
 };
 

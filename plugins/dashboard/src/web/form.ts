@@ -56,7 +56,8 @@ export class FormFields {
   /** A required field whose value is one of `choices`. */
   choice<T extends string>(name: string, label: string, choices: readonly T[]): T {
     const value = this.fields.get(name);
-    if (value === undefined || !(choices as readonly string[]).includes(value)) throw dashboardErrors.invalid_form({ message: `${label} must be one of ${choices.join(', ')}.` });
+    if (value === undefined || !(choices as readonly string[]).includes(value))
+      throw dashboardErrors.invalid_form({ message: `${label} must be one of ${choices.join(', ')}.` });
     return value as T;
   }
 

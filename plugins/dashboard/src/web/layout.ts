@@ -61,10 +61,13 @@ function account(user: SignedInUser, csrf: string): SafeHtml {
 
 function navigation(c: LayoutContext): SafeHtml {
   const entries = [...(c.nav ?? [])].sort((a, b) => a.order - b.order);
-  const link = (label: string, href: string) =>
-    html`<li><a href="${href}"${c.currentPath === href ? html` aria-current="page"` : null}>${label}</a></li>`;
+  const link = (label: string, href: string) => html`<li><a href="${href}"${c.currentPath === href ? html` aria-current="page"` : null}>${label}</a></li>`;
   const operatorLinks = entries.filter((e) => e.scope === 'operator').map((e) => link(e.label, e.path));
-  const projectLinks = c.project ? entries.filter((e) => e.scope === 'project' && (e.kinds === undefined || e.kinds.includes(c.project!.kind))).map((e) => link(e.label, `/dashboard/projects/${c.project!.id}${e.path}`)) : [];
+  const projectLinks = c.project
+    ? entries
+        .filter((e) => e.scope === 'project' && (e.kinds === undefined || e.kinds.includes(c.project!.kind)))
+        .map((e) => link(e.label, `/dashboard/projects/${c.project!.id}${e.path}`))
+    : [];
   return html`<div class="navs">
 <nav aria-label="Main"><ul>${operatorLinks}</ul></nav>
 ${switcher(c)}

@@ -1,6 +1,17 @@
 import type { DashboardServices } from './services.js';
 import Type from 'typebox';
-import { coreErrors, isAppError, isUlid, pageHeaders, type AppError, type RouteDefinition, type RouteResult, type SafeHtml, type StaticAssets, html } from '@gw/kernel';
+import {
+  coreErrors,
+  isAppError,
+  isUlid,
+  pageHeaders,
+  type AppError,
+  type RouteDefinition,
+  type RouteResult,
+  type SafeHtml,
+  type StaticAssets,
+  html,
+} from '@gw/kernel';
 import type { ProjectView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
@@ -45,7 +56,12 @@ async function signedInUser(services: DashboardServices, session: DashboardSessi
  * role, the `:projectId` scoping (another operator's project is 404), then the handler. Errors a
  * person can act on (4xx) render inside the layout; the rest go to the error format.
  */
-export function mountPages(services: DashboardServices, pages: readonly ContributedPage[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
+export function mountPages(
+  services: DashboardServices,
+  pages: readonly ContributedPage[],
+  assets: StaticAssets,
+  scripts: readonly string[],
+): RouteDefinition[] {
   const nav: NavEntry[] = pages.flatMap(({ page }) => page.nav ?? []);
   const routes: RouteDefinition[] = [];
   const seen = new Set<string>();
@@ -61,7 +77,14 @@ export function mountPages(services: DashboardServices, pages: readonly Contribu
   return routes;
 }
 
-function mount(services: DashboardServices, pageServices: unknown, route: DashboardRoute<unknown>, nav: readonly NavEntry[], assets: StaticAssets, scripts: readonly string[]): RouteDefinition {
+function mount(
+  services: DashboardServices,
+  pageServices: unknown,
+  route: DashboardRoute<unknown>,
+  nav: readonly NavEntry[],
+  assets: StaticAssets,
+  scripts: readonly string[],
+): RouteDefinition {
   const { dashboardSessions: sessions } = services;
   return {
     method: route.method,
@@ -116,7 +139,12 @@ function mount(services: DashboardServices, pageServices: unknown, route: Dashbo
         if (response.kind === 'download') {
           return {
             status: 200,
-            headers: { 'Content-Type': response.contentType, 'Content-Disposition': `attachment; filename="${response.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+            headers: {
+              'Content-Type': response.contentType,
+              'Content-Disposition': `attachment; filename="${response.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+              'Cache-Control': 'no-store',
+              'X-Content-Type-Options': 'nosniff',
+            },
             body: response.body,
           };
         }
@@ -133,14 +161,19 @@ function mount(services: DashboardServices, pageServices: unknown, route: Dashbo
 async function act(services: DashboardServices, route: DashboardAction<unknown>, req: DashboardActionRequest<unknown>): Promise<DashboardResponse> {
   if (!route.once) return route.handle(req);
   const nonce = req.form.raw(ONCE_FIELD);
-  if (nonce === undefined || !ONCE_NONCE.test(nonce)) throw dashboardErrors.invalid_form({ message: 'This form is out of date. Nothing was changed; open the page again.' });
+  if (nonce === undefined || !ONCE_NONCE.test(nonce))
+    throw dashboardErrors.invalid_form({ message: 'This form is out of date. Nothing was changed; open the page again.' });
   const sessions = services.dashboardSessions;
   if (!(await sessions.useForm(req.session, nonce))) throw dashboardErrors.form_already_sent();
   try {
     return await route.handle(req);
   } catch (error) {
     // The action's own error is the answer; a failure to give the nonce back only keeps this form spent.
-    await sessions.releaseForm(req.session, nonce).catch((releaseError: unknown) => services.logger.warn({ err: releaseError, requestId: req.requestId }, 'dashboard: a single-use form nonce was not released'));
+    await sessions
+      .releaseForm(req.session, nonce)
+      .catch((releaseError: unknown) =>
+        services.logger.warn({ err: releaseError, requestId: req.requestId }, 'dashboard: a single-use form nonce was not released'),
+      );
     throw error;
   }
 }
@@ -171,4 +204,3 @@ export function errorBody(error: AppError, requestId: string) {
 <div class="error" role="alert"><p>${error.message}</p><p class="note">Error code <code>${error.code}</code>, request <code>${requestId}</code>.</p></div>
 <p><a href="/dashboard">Back to the dashboard</a></p>`;
 }
-

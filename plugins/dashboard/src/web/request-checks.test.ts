@@ -4,7 +4,12 @@ import { sameOrigin, secureCookie } from './request-checks.js';
 
 /** The parts of a Koa context the checks read. */
 function request(headers: Record<string, string>, protocol = 'http', host = '127.0.0.1:3000'): Context {
-  return { protocol, host, hostname: host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''), get: (name: string) => headers[name.toLowerCase()] ?? '' } as unknown as Context;
+  return {
+    protocol,
+    host,
+    hostname: host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''),
+    get: (name: string) => headers[name.toLowerCase()] ?? '',
+  } as unknown as Context;
 }
 
 test('a POST is same-origin without Origin, with its own origin, or with the configured base URL behind a proxy; never cross-site', (t) => {

@@ -30,7 +30,11 @@ function activityBlock(id: string, heading: string, series: ActivitySeries, labe
 <figure><figcaption>Invoices created</figcaption>${barChart(`${id}-invoices`, `Invoices created, ${heading}`, `${series.invoices} in all; the table below lists each bucket.`, invoices)}</figure>
 <figure><figcaption>Paid volume (USD)</figcaption>${barChart(`${id}-usd`, `Paid volume in USD, ${heading}`, `${series.paid_usd} USD in all; the table below lists each bucket.`, usd)}</figure>
 <details><summary>The numbers</summary>
-${table(`${heading}: invoices and payments`, ['From', 'Invoices', 'Paid', 'USD'], series.buckets.map((b) => [when(b.start_iso), String(b.invoices), String(b.paid), b.paid_usd]))}
+${table(
+  `${heading}: invoices and payments`,
+  ['From', 'Invoices', 'Paid', 'USD'],
+  series.buckets.map((b) => [when(b.start_iso), String(b.invoices), String(b.paid), b.paid_usd]),
+)}
 </details>
 </section>`;
 }

@@ -37,7 +37,10 @@ export interface ContributedInvoicePagePart {
 export const INVOICE_PAGE_PARTS = extensionPoint<ContributedInvoicePagePart>('invoices.page-parts');
 
 /** A plugin's invoice page parts, for its `contributes`; each reads exactly the services in `deps`. */
-export function invoicePageParts<const K extends DepName>(deps: readonly K[], parts: readonly InvoicePagePart<Deps<K>>[]): Contribution<ContributedInvoicePagePart> {
+export function invoicePageParts<const K extends DepName>(
+  deps: readonly K[],
+  parts: readonly InvoicePagePart<Deps<K>>[],
+): Contribution<ContributedInvoicePagePart> {
   return contribute(
     INVOICE_PAGE_PARTS,
     withDeps(deps, (services) => parts.map((part): ContributedInvoicePagePart => ({ part, services }))),

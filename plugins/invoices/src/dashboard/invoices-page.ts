@@ -1,8 +1,35 @@
 import { Readable } from 'node:stream';
 import { coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
-import { CANCELLABLE_STATUSES, DECIMAL_PATTERN, exportDocument, INVOICE_STATUSES, PAID_STATUSES, WAITING_STATUSES, type InvoiceStatus, type InvoiceView, type PaidValue } from '../contract.js';
+import {
+  CANCELLABLE_STATUSES,
+  DECIMAL_PATTERN,
+  exportDocument,
+  INVOICE_STATUSES,
+  PAID_STATUSES,
+  WAITING_STATUSES,
+  type InvoiceStatus,
+  type InvoiceView,
+  type PaidValue,
+} from '../contract.js';
 import { INVOICE_PAGE_PARTS, type ContributedInvoicePagePart, type TimelineRow } from './invoice-page-parts.js';
-import { actionButton, badge, type BadgeTone, type DashboardRequest, definePage, type FilterField, filterForm, jsonBlock, nextPageLink, page, pageOf, type PageServices, readFilters, redirect, table, when } from '@gw/plugin-dashboard/contract';
+import {
+  actionButton,
+  badge,
+  type BadgeTone,
+  type DashboardRequest,
+  definePage,
+  type FilterField,
+  filterForm,
+  jsonBlock,
+  nextPageLink,
+  page,
+  pageOf,
+  type PageServices,
+  readFilters,
+  redirect,
+  table,
+  when,
+} from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(INVOICES_PAGE_DEPS, [...])`. */
 export const INVOICES_PAGE_DEPS = ['invoicesService', 'invoicesActivity', 'invoicesExporter', 'audit', 'extensions'] as const;
@@ -30,44 +57,68 @@ export const invoicesPage = definePage<Services>({
   id: 'invoices',
   nav: [{ label: 'Invoices', scope: 'project', path: '/invoices', order: 20 }],
   routes: (services) => {
-  /** The parts other plugins add for this project's kind (ADR 0011). */
-  const partsFor = (req: DashboardRequest<Services>): readonly ContributedInvoicePagePart[] =>
-    services.extensions.of(INVOICE_PAGE_PARTS).map((c) => c.item).filter(({ part }) => part.kinds === undefined || part.kinds.includes(req.project!.kind));
-  return [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/invoices',
-      cli: ['invoice list'],
-      summary: "Search the project's invoices with the REST list's filters (newest first, cursor-paginated).",
-      render: async (req) => {
-        const filters = readFilters(req, INVOICE_FILTERS);
-        const { after, limit } = pageOf(req);
-        const list = await services.invoicesService.list(req.project!.id, { ...filters, status: filters['status'] as InvoiceStatus | undefined, limit, ...(after ? { cursor: after } : {}) });
-        const paid = await services.invoicesActivity.paidValues(req.project!.id, list.items.filter((i) => i.amount_usd === null).map((i) => i.id));
-        return page(`Invoices of ${req.project!.name}`, html`<h1>Invoices</h1>
+    /** The parts other plugins add for this project's kind (ADR 0011). */
+    const partsFor = (req: DashboardRequest<Services>): readonly ContributedInvoicePagePart[] =>
+      services.extensions
+        .of(INVOICE_PAGE_PARTS)
+        .map((c) => c.item)
+        .filter(({ part }) => part.kinds === undefined || part.kinds.includes(req.project!.kind));
+    return [
+      {
+        method: 'GET',
+        path: '/dashboard/projects/:projectId/invoices',
+        cli: ['invoice list'],
+        summary: "Search the project's invoices with the REST list's filters (newest first, cursor-paginated).",
+        render: async (req) => {
+          const filters = readFilters(req, INVOICE_FILTERS);
+          const { after, limit } = pageOf(req);
+          const list = await services.invoicesService.list(req.project!.id, {
+            ...filters,
+            status: filters['status'] as InvoiceStatus | undefined,
+            limit,
+            ...(after ? { cursor: after } : {}),
+          });
+          const paid = await services.invoicesActivity.paidValues(
+            req.project!.id,
+            list.items.filter((i) => i.amount_usd === null).map((i) => i.id),
+          );
+          return page(
+            `Invoices of ${req.project!.name}`,
+            html`<h1>Invoices</h1>
 <p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API; here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
 ${filterForm(base(req), INVOICE_FILTERS, filters, 'Invoice filters')}
 ${table(
   'Invoices, newest first',
   ['Invoice', 'External id', 'Status', 'Amount', 'USD', 'Address', 'Created'],
-  list.items.map((i) => [html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`, i.external_id, statusBadge(i.status), html`${i.amount_crypto} <span class="unit">${i.coin}</span>`, usdCell(i, paid.get(i.id)), html`<code class="wrap">${i.address}</code>`, when(i.created_at_iso)]),
+  list.items.map((i) => [
+    html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`,
+    i.external_id,
+    statusBadge(i.status),
+    html`${i.amount_crypto} <span class="unit">${i.coin}</span>`,
+    usdCell(i, paid.get(i.id)),
+    html`<code class="wrap">${i.address}</code>`,
+    when(i.created_at_iso),
+  ]),
   Object.keys(filters).length > 0 ? 'No invoice matches these filters.' : 'No invoices yet.',
 )}
 ${nextPageLink(req, base(req), list.items, limit)}
-<p><a href="${base(req)}/export">Export invoices (CSV or JSON)</a></p>`);
+<p><a href="${base(req)}/export">Export invoices (CSV or JSON)</a></p>`,
+          );
+        },
       },
-    },
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/invoices/export',
-      cli: ['invoice export'],
-      summary: "Download the project's invoices created in a range with their transactions (CSV or JSON, streamed), as the CLI's export.",
-      render: async (req) => {
-        const from = req.query.get('from');
-        const to = req.query.get('to');
-        if (!from || !to) {
-          const today = new Date().toISOString().slice(0, 10);
-          return page(`Export invoices of ${req.project!.name}`, html`<h1>Export invoices</h1>
+      {
+        method: 'GET',
+        path: '/dashboard/projects/:projectId/invoices/export',
+        cli: ['invoice export'],
+        summary: "Download the project's invoices created in a range with their transactions (CSV or JSON, streamed), as the CLI's export.",
+        render: async (req) => {
+          const from = req.query.get('from');
+          const to = req.query.get('to');
+          if (!from || !to) {
+            const today = new Date().toISOString().slice(0, 10);
+            return page(
+              `Export invoices of ${req.project!.name}`,
+              html`<h1>Export invoices</h1>
 <p>Invoices created in the range, with their transactions, for accounting: amounts as exact decimal strings, USD at creation and at payment (the same file as <code>pnpm gateway invoice export</code>).</p>
 <form method="get" action="${base(req)}/export">
 <label for="export-from">Created from (date or date-time, UTC)</label><input id="export-from" name="from" type="text" required maxlength="40" value="${today.slice(0, 8)}01">
@@ -77,65 +128,84 @@ ${nextPageLink(req, base(req), list.items, limit)}
 <label class="choice"><input type="radio" name="format" value="json"> JSON (an array of invoices)</label>
 </fieldset>
 <button type="submit">Download</button>
-</form>`);
-        }
-        const format = req.query.get('format') === 'json' ? 'json' : 'csv';
-        if (!new RegExp(ISO_8601_PATTERN).test(from) || !new RegExp(ISO_8601_PATTERN).test(to)) throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
-        const range = { projectId: req.project!.id, from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'end') };
-        if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
-        const lines = exportDocument(services.invoicesExporter.invoices(range), format);
-        return {
-          kind: 'download',
-          filename: `invoices-${req.project!.id}-${from.slice(0, 10)}-${to.slice(0, 10)}.${format}`,
-          contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
-          body: Readable.from(lines),
-        };
+</form>`,
+            );
+          }
+          const format = req.query.get('format') === 'json' ? 'json' : 'csv';
+          if (!new RegExp(ISO_8601_PATTERN).test(from) || !new RegExp(ISO_8601_PATTERN).test(to))
+            throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
+          const range = { projectId: req.project!.id, from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'end') };
+          if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
+          const lines = exportDocument(services.invoicesExporter.invoices(range), format);
+          return {
+            kind: 'download',
+            filename: `invoices-${req.project!.id}-${from.slice(0, 10)}-${to.slice(0, 10)}.${format}`,
+            contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+            body: Readable.from(lines),
+          };
+        },
       },
-    },
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/invoices/:invoiceId',
-      cli: ['invoice show'],
-      summary: 'One invoice: amounts, transactions and confirmations, the timeline of its webhook events and audit rows; cancel and (sandbox) simulations.',
-      render: async (req) => {
-        const invoice = await services.invoicesService.get(req.project!.id, req.params['invoiceId']!);
-        const parts = partsFor(req);
-        const [audit, paid, rows, sections] = await Promise.all([
-          services.audit.list({ projectIds: [req.project!.id], target: `invoice:${invoice.id}`, limit: 100 }),
-          services.invoicesActivity.paidValues(req.project!.id, [invoice.id]),
-          Promise.all(parts.map(({ part, services: partServices }) => part.timeline?.({ ...req, services: partServices }, invoice) ?? [])),
-          req.user.role === 'admin' ? Promise.all(parts.flatMap(({ part, services: partServices }) => (part.actions ? [part.actions({ ...req, services: partServices }, invoice)] : []))) : [],
-        ]);
-        return page(`Invoice ${invoice.external_id}`, html`<h1>Invoice <code>${invoice.external_id}</code></h1>
+      {
+        method: 'GET',
+        path: '/dashboard/projects/:projectId/invoices/:invoiceId',
+        cli: ['invoice show'],
+        summary: 'One invoice: amounts, transactions and confirmations, the timeline of its webhook events and audit rows; cancel and (sandbox) simulations.',
+        render: async (req) => {
+          const invoice = await services.invoicesService.get(req.project!.id, req.params['invoiceId']!);
+          const parts = partsFor(req);
+          const [audit, paid, rows, sections] = await Promise.all([
+            services.audit.list({ projectIds: [req.project!.id], target: `invoice:${invoice.id}`, limit: 100 }),
+            services.invoicesActivity.paidValues(req.project!.id, [invoice.id]),
+            Promise.all(parts.map(({ part, services: partServices }) => part.timeline?.({ ...req, services: partServices }, invoice) ?? [])),
+            req.user.role === 'admin'
+              ? Promise.all(
+                  parts.flatMap(({ part, services: partServices }) => (part.actions ? [part.actions({ ...req, services: partServices }, invoice)] : [])),
+                )
+              : [],
+          ]);
+          return page(
+            `Invoice ${invoice.external_id}`,
+            html`<h1>Invoice <code>${invoice.external_id}</code></h1>
 ${invoiceFacts(invoice, paid.get(invoice.id))}
 ${req.user.role === 'admin' ? actions(req, invoice, sections) : html`<p class="note">You are a read-only member: cancelling${parts.flatMap(({ part }) => (part.verb ? [` and ${part.verb.gerund}`] : []))} is for administrators.</p>`}
 <h2>Transactions</h2>
 ${table(
   'Transactions of the invoice',
   ['Transaction', 'Output', 'Amount', 'Confirmations', 'Block', 'Status', 'Seen'],
-  invoice.transactions.map((tx) => [html`<code class="wrap">${tx.tx_hash}</code>`, tx.output_index, tx.amount_crypto, `${tx.confirmations} of ${invoice.confirmation_threshold}`, tx.block_height === null ? '—' : String(tx.block_height), badge(tx.status), when(tx.detected_at_iso)]),
+  invoice.transactions.map((tx) => [
+    html`<code class="wrap">${tx.tx_hash}</code>`,
+    tx.output_index,
+    tx.amount_crypto,
+    `${tx.confirmations} of ${invoice.confirmation_threshold}`,
+    tx.block_height === null ? '—' : String(tx.block_height),
+    badge(tx.status),
+    when(tx.detected_at_iso),
+  ]),
   'No payment seen yet.',
 )}
 <h2>Timeline</h2>
 ${timeline(invoice, rows.flat(), audit.items)}
 <h2>Metadata</h2>
 ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoice.metadata) : html`<p class="empty">No metadata.</p>`}
-<p><a href="${base(req)}">Back to the invoices</a></p>`);
+<p><a href="${base(req)}">Back to the invoices</a></p>`,
+          );
+        },
       },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/invoices/:invoiceId/cancel',
-      cli: ['invoice cancel'],
-      summary: 'Cancel a pending or detected invoice (its address goes back to the pool after the cooldown).',
-      handle: async (req) => {
-        const id = req.params['invoiceId']!;
-        const custom = partsFor(req).find(({ part }) => part.cancel);
-        const invoice = custom ? await custom.part.cancel!({ ...req, services: custom.services }, id) : await services.invoicesService.cancel(req.project!.id, id, req.actor);
-        return redirect(`${base(req)}/${invoice.id}`, `The invoice is ${invoice.status}.`);
+      {
+        method: 'POST',
+        path: '/dashboard/projects/:projectId/invoices/:invoiceId/cancel',
+        cli: ['invoice cancel'],
+        summary: 'Cancel a pending or detected invoice (its address goes back to the pool after the cooldown).',
+        handle: async (req) => {
+          const id = req.params['invoiceId']!;
+          const custom = partsFor(req).find(({ part }) => part.cancel);
+          const invoice = custom
+            ? await custom.part.cancel!({ ...req, services: custom.services }, id)
+            : await services.invoicesService.cancel(req.project!.id, id, req.actor);
+          return redirect(`${base(req)}/${invoice.id}`, `The invoice is ${invoice.status}.`);
+        },
       },
-    },
-  ];
+    ];
   },
 });
 
@@ -171,7 +241,10 @@ function invoiceFacts(i: InvoiceView, paid: PaidValue | undefined): SafeHtml {
 function actions(req: DashboardRequest<Services>, invoice: InvoiceView, sections: readonly SafeHtml[]): SafeHtml {
   const path = `${base(req)}/${invoice.id}`;
   const cancel = CANCELLABLE_STATUSES.includes(invoice.status)
-    ? actionButton(req, `${path}/cancel`, 'Cancel invoice', { confirm: 'Cancel this invoice? Its address returns to the pool after the cooldown.', danger: true })
+    ? actionButton(req, `${path}/cancel`, 'Cancel invoice', {
+        confirm: 'Cancel this invoice? Its address returns to the pool after the cooldown.',
+        danger: true,
+      })
     : null;
   if (sections.length === 0) return cancel ? html`<div class="actions">${cancel}</div>` : html``;
   return html`<div class="actions">${cancel}</div>
@@ -179,10 +252,19 @@ ${sections.map((section, i) => (i === 0 ? section : html`\n${section}`))}`;
 }
 
 /** The rows other plugins add (webhook deliveries) and the audit rows of the invoice, oldest first. */
-function timeline(invoice: InvoiceView, contributed: readonly TimelineRow[], audit: readonly { id: string; actor: string; channel: string; action: string; created_at_iso: string }[]): SafeHtml {
+function timeline(
+  invoice: InvoiceView,
+  contributed: readonly TimelineRow[],
+  audit: readonly { id: string; actor: string; channel: string; action: string; created_at_iso: string }[],
+): SafeHtml {
   const rows: TimelineRow[] = [
     ...contributed,
     ...audit.map((a) => ({ at: a.created_at_iso, id: a.id, cells: [when(a.created_at_iso), 'audit', a.action, `${a.actor} via ${a.channel}`] })),
   ].sort((a, b) => (a.at === b.at ? a.id.localeCompare(b.id) : a.at.localeCompare(b.at)));
-  return table(`Timeline of invoice ${invoice.external_id}`, ['When', 'Kind', 'What', 'Details'], rows.map((r) => r.cells), 'Nothing happened yet.');
+  return table(
+    `Timeline of invoice ${invoice.external_id}`,
+    ['When', 'Kind', 'What', 'Details'],
+    rows.map((r) => r.cells),
+    'Nothing happened yet.',
+  );
 }

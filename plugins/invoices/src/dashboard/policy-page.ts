@@ -24,16 +24,27 @@ export const policyPage = definePage<Services>({
         const policy = await services.invoicesPolicies.get(req.project!.id);
         const chains = services.chains.chainIds();
         const o = policy.overrides;
-        return page(`Invoice policy of ${req.project!.name}`, html`<h1>Invoice policy</h1>
+        return page(
+          `Invoice policy of ${req.project!.name}`,
+          html`<h1>Invoice policy</h1>
 <p class="note">Defaults for new invoices of this project; existing invoices keep what they were created with.</p>
-${table('Effective policy', ['Setting', 'Effective value', 'Set for this project'], [
-  ['Matching mode', policy.default_matching_mode, o.default_matching_mode ?? 'deployment default'],
-  ['Expiry', `${policy.expiry_seconds} s`, o.expiry_seconds === null ? 'deployment default' : `${o.expiry_seconds} s`],
-  ['Enabled coins', policy.enabled_coins.join(', '), o.enabled_coins === null ? 'all of the enabled chains' : o.enabled_coins.join(', ')],
-  ...chains.map((c) => [`Confirmations on ${c}`, String(policy.confirmations[c] ?? '—'), o.confirmations[c] === undefined ? 'deployment default' : String(o.confirmations[c])]),
-])}
-${req.user.role === 'admin'
-  ? html`<h2>Change the policy</h2>
+${table(
+  'Effective policy',
+  ['Setting', 'Effective value', 'Set for this project'],
+  [
+    ['Matching mode', policy.default_matching_mode, o.default_matching_mode ?? 'deployment default'],
+    ['Expiry', `${policy.expiry_seconds} s`, o.expiry_seconds === null ? 'deployment default' : `${o.expiry_seconds} s`],
+    ['Enabled coins', policy.enabled_coins.join(', '), o.enabled_coins === null ? 'all of the enabled chains' : o.enabled_coins.join(', ')],
+    ...chains.map((c) => [
+      `Confirmations on ${c}`,
+      String(policy.confirmations[c] ?? '—'),
+      o.confirmations[c] === undefined ? 'deployment default' : String(o.confirmations[c]),
+    ]),
+  ],
+)}
+${
+  req.user.role === 'admin'
+    ? html`<h2>Change the policy</h2>
 <p>Leave a field blank to keep it; write <code>default</code> to return to the deployment's default.</p>
 <form method="post" action="${base(req)}">${csrfField(req)}
 <label for="policy-mode">Matching mode</label>
@@ -47,7 +58,9 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
 </fieldset>
 <button type="submit">Save the policy</button>
 </form>`
-  : html`<p class="note">You are a read-only member: changing the policy is for administrators.</p>`}`);
+    : html`<p class="note">You are a read-only member: changing the policy is for administrators.</p>`
+}`,
+        );
       },
     },
     {
@@ -59,14 +72,22 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
         const patch: { -readonly [K in keyof PolicyPatch]: PolicyPatch[K] } = {};
         const mode = req.form.optional('matching_mode', 'Matching mode');
         if (mode !== undefined) {
-          if (mode !== DEFAULT && !(MATCHING_MODES as readonly string[]).includes(mode)) throw dashboardErrors.invalid_form({ message: `Matching mode must be one of ${MATCHING_MODES.join(', ')} or default.` });
+          if (mode !== DEFAULT && !(MATCHING_MODES as readonly string[]).includes(mode))
+            throw dashboardErrors.invalid_form({ message: `Matching mode must be one of ${MATCHING_MODES.join(', ')} or default.` });
           patch.defaultMatchingMode = mode === DEFAULT ? null : (mode as MatchingMode);
         }
         const expiry = req.form.optional('expiry_seconds', 'Expiry', { max: 8 });
         if (expiry !== undefined) patch.expirySeconds = expiry === DEFAULT ? null : wholeNumber(expiry, 'Expiry');
         const coins = req.form.optional('coins', 'Enabled coins', { max: 400 });
         // The coins are checked by the policy service (unknown: invalid_coin; none: validation_error), as for the CLI.
-        if (coins !== undefined) patch.enabledCoins = coins === 'all' ? null : (coins.split(',').map((c) => c.trim()).filter(Boolean) as CoinId[]);
+        if (coins !== undefined)
+          patch.enabledCoins =
+            coins === 'all'
+              ? null
+              : (coins
+                  .split(',')
+                  .map((c) => c.trim())
+                  .filter(Boolean) as CoinId[]);
         const confirmations: Partial<Record<ChainId, number | null>> = {};
         for (const chain of services.chains.chainIds()) {
           const value = req.form.optional(`confirmations_${chain}`, `Confirmations on ${chain}`, { max: 7 });

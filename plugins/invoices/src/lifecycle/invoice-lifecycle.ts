@@ -4,7 +4,17 @@ import { invoicesErrors } from '../errors.js';
 import type { InvoiceStatus } from '../invoice-status.js';
 import type { InvoiceView } from '../services/invoice-view.js';
 import type { InvoicesConfig } from '../config.js';
-import { applyFact, isFinal, liveTransfers, withdrawEvent, type ConfirmationFact, type FactInput, type InvoiceState, type ReceiptFields, type TransferKey } from './invoice-state.js';
+import {
+  applyFact,
+  isFinal,
+  liveTransfers,
+  withdrawEvent,
+  type ConfirmationFact,
+  type FactInput,
+  type InvoiceState,
+  type ReceiptFields,
+  type TransferKey,
+} from './invoice-state.js';
 import { candidateKeyOf, type LifecycleStore } from './lifecycle-store.js';
 import { matchPayment, type MatchCandidate, type MatchDecision } from './payment-matching.js';
 import { CANCELLABLE_STATUSES, EXPIRING_STATUSES, SETTLEABLE_STATUSES } from './status-traits.js';
@@ -110,7 +120,12 @@ export class InvoiceLifecycle {
    * short, or settles it short, announces `invoice.partial` once per command, with the totals after
    * the last one; with `pass`, nothing is written until the pass's `flush` (see {@link PassMemory}).
    */
-  async observePayments(trx: Knex.Transaction, all: readonly ObservedPayment[], actor: Actor, pass?: PassMemory): Promise<{ outcomes: PaymentOutcome[]; transitions: TransitionRecord[] }> {
+  async observePayments(
+    trx: Knex.Transaction,
+    all: readonly ObservedPayment[],
+    actor: Actor,
+    pass?: PassMemory,
+  ): Promise<{ outcomes: PaymentOutcome[]; transitions: TransitionRecord[] }> {
     if (all.length === 0) return { outcomes: [], transitions: [] };
     const isDust = all.map((p) => !p.synthetic && p.amountUnits < this.dustFloor(p.chain, p.coin));
     const payments = all.filter((_, i) => !isDust[i]);
@@ -121,7 +136,11 @@ export class InvoiceLifecycle {
     // A working copy the pass holds already is the invoice as it stands (its row is not written yet).
     const held = (state: InvoiceState) => pass?.pending.get(state.invoice.id) ?? state;
     for (const [chain, list] of byChain) {
-      const found = await this.deps.invoicesLifecycleStore.candidates(trx, chain, list.filter((p) => !p.invoiceId));
+      const found = await this.deps.invoicesLifecycleStore.candidates(
+        trx,
+        chain,
+        list.filter((p) => !p.invoiceId),
+      );
       for (const [id, state] of found.states) states.set(id, held(state));
       for (const [key, candidates] of found.byKey) byKey.set(key, candidates.map(held));
     }
@@ -137,7 +156,13 @@ export class InvoiceLifecycle {
           ? { kind: states.get(payment.invoiceId)!.status === 'expired' ? 'late' : 'invoice', invoiceId: payment.invoiceId }
           : { kind: 'orphan' }
         : matchPayment(
-            candidates.map((s): MatchCandidate => ({ id: s.invoice.id, status: s.status, amountUnits: s.invoice.amount_units, paymentToken: s.invoice.payment_token, createdAt: s.invoice.created_at })),
+            candidates.map((s): MatchCandidate => ({
+              id: s.invoice.id,
+              status: s.status,
+              amountUnits: s.invoice.amount_units,
+              paymentToken: s.invoice.payment_token,
+              createdAt: s.invoice.created_at,
+            })),
             {
               amountUnits: payment.amountUnits,
               memo: payment.memo,
@@ -147,7 +172,12 @@ export class InvoiceLifecycle {
             },
           );
       if (decision.kind === 'ambiguous') {
-        for (const id of decision.invoiceIds) applyFact(states.get(id)!, { fact: 'ambiguous_match' }, now, { tx_hash: payment.txHash, output_index: payment.outputIndex, amount_units: payment.amountUnits.toString() });
+        for (const id of decision.invoiceIds)
+          applyFact(states.get(id)!, { fact: 'ambiguous_match' }, now, {
+            tx_hash: payment.txHash,
+            output_index: payment.outputIndex,
+            amount_units: payment.amountUnits.toString(),
+          });
       } else if (decision.kind !== 'orphan') {
         const state = states.get(decision.invoiceId)!;
         const fact: FactInput = {
@@ -165,9 +195,16 @@ export class InvoiceLifecycle {
         };
         applyFact(state, fact, now, decision.kind === 'late' ? { late: true } : {});
         if (payment.confirmations > 0) applyFact(state, { fact: 'payment_confirmed', updates: [payment] }, now);
-        if (payment.replaces && payment.replaces.length > 0) applyFact(state, { fact: 'payment_dropped', transfers: payment.replaces }, now, { replaced_by: payment.txHash });
+        if (payment.replaces && payment.replaces.length > 0)
+          applyFact(state, { fact: 'payment_dropped', transfers: payment.replaces }, now, { replaced_by: payment.txHash });
       }
-      outcomes.push(decision.kind === 'ambiguous' ? { kind: 'ambiguous', invoiceIds: decision.invoiceIds } : decision.kind === 'orphan' ? { kind: 'orphan' } : { kind: decision.kind, invoiceId: decision.invoiceId });
+      outcomes.push(
+        decision.kind === 'ambiguous'
+          ? { kind: 'ambiguous', invoiceIds: decision.invoiceIds }
+          : decision.kind === 'orphan'
+            ? { kind: 'orphan' }
+            : { kind: decision.kind, invoiceId: decision.invoiceId },
+      );
     }
     const transitions = collect(states.values());
     await this.write(trx, states, actor, pass);
@@ -180,9 +217,19 @@ export class InvoiceLifecycle {
    * longer needs counting (counted in a settled status, or its invoice takes no payments any more).
    * `eventData` goes into the data of any event a settlement sends (sandbox simulate-event).
    */
-  async confirm(trx: Knex.Transaction, updates: readonly ConfirmationUpdate[], actor: Actor, eventData?: Readonly<Record<string, unknown>>, pass?: PassMemory): Promise<{ settled: boolean[]; transitions: TransitionRecord[] }> {
+  async confirm(
+    trx: Knex.Transaction,
+    updates: readonly ConfirmationUpdate[],
+    actor: Actor,
+    eventData?: Readonly<Record<string, unknown>>,
+    pass?: PassMemory,
+  ): Promise<{ settled: boolean[]; transitions: TransitionRecord[] }> {
     if (updates.length === 0) return { settled: [], transitions: [] };
-    const states = await this.loadHeld(trx, updates.map((u) => u.invoiceId), pass);
+    const states = await this.loadHeld(
+      trx,
+      updates.map((u) => u.invoiceId),
+      pass,
+    );
     const now = new Date();
     for (const [invoiceId, list] of groupBy(updates, (u) => u.invoiceId)) {
       const state = states.get(invoiceId);
@@ -200,9 +247,20 @@ export class InvoiceLifecycle {
   }
 
   /** Transfers that left the chain (`reorg`) or the mempool without a block (`dropped`). */
-  async revertPayments(trx: Knex.Transaction, transfers: readonly InvoiceTransferKey[], reason: 'reorg' | 'dropped', actor: Actor, details: Record<string, unknown> = {}, pass?: PassMemory): Promise<{ transitions: TransitionRecord[] }> {
+  async revertPayments(
+    trx: Knex.Transaction,
+    transfers: readonly InvoiceTransferKey[],
+    reason: 'reorg' | 'dropped',
+    actor: Actor,
+    details: Record<string, unknown> = {},
+    pass?: PassMemory,
+  ): Promise<{ transitions: TransitionRecord[] }> {
     if (transfers.length === 0) return { transitions: [] };
-    const states = await this.loadHeld(trx, transfers.map((t) => t.invoiceId), pass);
+    const states = await this.loadHeld(
+      trx,
+      transfers.map((t) => t.invoiceId),
+      pass,
+    );
     const now = new Date();
     for (const [invoiceId, list] of groupBy(transfers, (t) => t.invoiceId)) {
       const state = states.get(invoiceId);
@@ -256,7 +314,12 @@ export class InvoiceLifecycle {
              where status = any(${EXPIRING_STATUSES}::text[]) and expires_at <= coalesce(${options.asOf?.toISOString() ?? null}::timestamptz, now())
              order by expires_at limit ${options.limit ?? 500} for update skip locked`,
       );
-      const { transitions } = await this.apply(trx, due.map((d) => d.id), () => [{ fact: 'deadline_passed' }], actor);
+      const { transitions } = await this.apply(
+        trx,
+        due.map((d) => d.id),
+        () => [{ fact: 'deadline_passed' }],
+        actor,
+      );
       return transitions.filter((t) => t.to === 'expired').length;
     });
   }
@@ -270,7 +333,10 @@ export class InvoiceLifecycle {
       const state = await this.lockOwn(trx, projectId, invoiceId);
       const { row } = applyFact(state, { fact: 'cancel_requested' }, new Date());
       if (!row) {
-        throw invoicesErrors.invoice_not_cancellable({ message: `The invoice is ${state.status}; only ${CANCELLABLE_STATUSES.join(' or ')} invoices can be cancelled.`, details: { status: state.status } });
+        throw invoicesErrors.invoice_not_cancellable({
+          message: `The invoice is ${state.status}; only ${CANCELLABLE_STATUSES.join(' or ')} invoices can be cancelled.`,
+          details: { status: state.status },
+        });
       }
       await this.deps.invoicesLifecycleStore.persist(trx, [state], actor);
       return this.deps.invoicesLifecycleStore.view(state);
@@ -281,7 +347,12 @@ export class InvoiceLifecycle {
    * Runs facts built from the current state of each invoice (`build` sees the locked working copy)
    * in `trx`; the sandbox and the expiry job use it. A fact the table refuses changes nothing.
    */
-  async apply(trx: Knex.Transaction, invoiceIds: readonly string[], build: (state: InvoiceState) => readonly FactInput[], actor: Actor): Promise<{ transitions: TransitionRecord[]; states: Map<string, InvoiceState> }> {
+  async apply(
+    trx: Knex.Transaction,
+    invoiceIds: readonly string[],
+    build: (state: InvoiceState) => readonly FactInput[],
+    actor: Actor,
+  ): Promise<{ transitions: TransitionRecord[]; states: Map<string, InvoiceState> }> {
     const states = await this.deps.invoicesLifecycleStore.load(trx, invoiceIds);
     const now = new Date();
     for (const state of states.values()) for (const fact of build(state)) applyFact(state, fact, now);

@@ -89,7 +89,11 @@ export interface TransferKey {
 /** What a fact brings; the fact kind says which part applies. */
 export type FactInput =
   | { readonly fact: 'payment_seen'; readonly payment: PaymentFact }
-  | { readonly fact: 'payment_confirmed'; readonly updates: readonly ConfirmationFact[]; /** Extra `data` of the event a settlement sends. */ readonly eventData?: Readonly<Record<string, unknown>> }
+  | {
+      readonly fact: 'payment_confirmed';
+      readonly updates: readonly ConfirmationFact[];
+      /** Extra `data` of the event a settlement sends. */ readonly eventData?: Readonly<Record<string, unknown>>;
+    }
   | { readonly fact: 'payment_reverted' | 'payment_dropped'; readonly transfers: readonly TransferKey[] }
   | { readonly fact: 'deadline_passed' | 'cancel_requested' | 'ambiguous_match' };
 
@@ -189,7 +193,11 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
       for (const update of input.updates) {
         const transfer = find(state, update);
         if (!transfer || (transfer.status !== 'pending' && transfer.status !== 'confirmed')) continue;
-        if (transfer.confirmations !== update.confirmations || (update.blockHeight !== undefined && transfer.blockHeight !== update.blockHeight) || (update.blockHash !== undefined && transfer.blockHash !== update.blockHash)) {
+        if (
+          transfer.confirmations !== update.confirmations ||
+          (update.blockHeight !== undefined && transfer.blockHeight !== update.blockHeight) ||
+          (update.blockHash !== undefined && transfer.blockHash !== update.blockHash)
+        ) {
           transfer.confirmations = update.confirmations;
           if (update.blockHeight !== undefined) transfer.blockHeight = update.blockHeight;
           if (update.blockHash !== undefined) transfer.blockHash = update.blockHash;
@@ -260,7 +268,9 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
   const event = row.event ? nextEvent(state, row.event.type, row.event.ids, new Date(now.getTime() + state.applied.length)) : undefined;
   const details: Record<string, unknown> = {
     fact: input.fact,
-    ...(payment ? { tx_hash: payment.txHash, output_index: payment.outputIndex, amount_units: payment.amountUnits.toString(), confirmations: payment.confirmations } : {}),
+    ...(payment
+      ? { tx_hash: payment.txHash, output_index: payment.outputIndex, amount_units: payment.amountUnits.toString(), confirmations: payment.confirmations }
+      : {}),
     ...('transfers' in input ? { tx_hashes: input.transfers.map((t) => t.txHash) } : {}),
     live_units: total.toString(),
     ...extraDetails,

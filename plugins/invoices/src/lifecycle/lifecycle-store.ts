@@ -1,5 +1,18 @@
 import type { CheckoutLinks } from '../services/checkout-links.js';
-import { groupBy, jsonRecords, sql, sqlQuery, type Actor, type AuditEntry, type AuditLog, type ChainId, type ChainRegistry, type CoinId, type InvoiceEvent, type InvoiceEvents } from '@gw/kernel';
+import {
+  groupBy,
+  jsonRecords,
+  sql,
+  sqlQuery,
+  type Actor,
+  type AuditEntry,
+  type AuditLog,
+  type ChainId,
+  type ChainRegistry,
+  type CoinId,
+  type InvoiceEvent,
+  type InvoiceEvents,
+} from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { RateService } from '@gw/plugin-rates/contract';
 import { countWhenCommitted, type TransitionCounter } from '../metrics.js';
@@ -22,7 +35,6 @@ const AUDIT_ACTIONS: Partial<Record<Fact, string>> = { cancel_requested: 'invoic
  * when its transaction commits; the payload is the invoice id. Live pages (checkout) subscribe.
  */
 export const INVOICE_CHANGED_CHANNEL = 'invoices.changed';
-
 
 /** A (project, address, coin) a receipt concerns. */
 export interface CandidateKey {
@@ -76,7 +88,11 @@ export class LifecycleStore {
    * The invoices a receipt at each key may concern (waiting, reverted and expired ones; at most 50
    * per key, newest first), locked and loaded, keyed by `candidateKeyOf`.
    */
-  async candidates(trx: Knex.Transaction, chain: ChainId, keys: readonly CandidateKey[]): Promise<{ byKey: Map<string, InvoiceState[]>; states: Map<string, InvoiceState> }> {
+  async candidates(
+    trx: Knex.Transaction,
+    chain: ChainId,
+    keys: readonly CandidateKey[],
+  ): Promise<{ byKey: Map<string, InvoiceState[]>; states: Map<string, InvoiceState> }> {
     const unique = [...new Map(keys.map((k) => [candidateKeyOf(k), k])).values()];
     if (unique.length === 0) return { byKey: new Map(), states: new Map() };
     const found = await sqlQuery<{ id: string }>(
@@ -94,7 +110,9 @@ export class LifecycleStore {
       found.map((r) => r.id),
     );
     const newestFirst = [...states.values()].sort((a, b) => (a.invoice.id < b.invoice.id ? 1 : -1));
-    const byKey = groupBy(newestFirst, (state) => candidateKeyOf({ projectId: state.invoice.project_id, address: state.invoice.address, coin: state.invoice.coin }));
+    const byKey = groupBy(newestFirst, (state) =>
+      candidateKeyOf({ projectId: state.invoice.project_id, address: state.invoice.address, coin: state.invoice.coin }),
+    );
     return { byKey, states };
   }
 
@@ -126,14 +144,22 @@ export class LifecycleStore {
     if (changed.length === 0) return;
     const now = new Date();
     const rows = changed.filter((s) => s.changed);
-    const releasing = new Set(rows.filter((s) => WAITING_STATUSES.includes(s.invoice.status) && !WAITING_STATUSES.includes(s.status) && s.invoice.address_released_at === null));
+    const releasing = new Set(
+      rows.filter((s) => WAITING_STATUSES.includes(s.invoice.status) && !WAITING_STATUSES.includes(s.status) && s.invoice.address_released_at === null),
+    );
     const paying = rows.filter((s) => PAID_STATUSES.includes(s.status) && !PAID_STATUSES.includes(s.invoice.status));
     // Paid now and no payment time yet: a settlement, or an orphan attributed as a new paid invoice.
-    const paidFirst = await this.paymentRates(trx, rows.filter((s) => PAID_STATUSES.includes(s.status)));
+    const paidFirst = await this.paymentRates(
+      trx,
+      rows.filter((s) => PAID_STATUSES.includes(s.status)),
+    );
     const transfers = changed.flatMap((s) => s.transfers.filter((t) => t.dirty).map((t) => ({ s, t })));
     for (const { t } of transfers) {
       if (t.amountUnits <= 0n || t.amountUnits > MAX_AMOUNT_UNITS) {
-        throw invoicesErrors.amount_out_of_range({ message: 'A transfer amount must be between 1 and 2^256 - 1 base units.', details: { amount_units: t.amountUnits.toString() } });
+        throw invoicesErrors.amount_out_of_range({
+          message: 'A transfer amount must be between 1 and 2^256 - 1 base units.',
+          details: { amount_units: t.amountUnits.toString() },
+        });
       }
     }
     // The statements are started without waiting for one another: sqlQuery runs them in order on
@@ -172,9 +198,23 @@ export class LifecycleStore {
         ),
       );
     }
-    send(this.deps.addressPoolService.releaseMany(trx, [...releasing].map((s) => s.invoice.pool_address_id)));
-    send(this.deps.addressPoolService.markPaidMany(trx, paying.map((s) => s.invoice.pool_address_id)));
-    countWhenCommitted(this.deps.invoicesTransitions, trx, rows.flatMap((s) => s.applied.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to }))));
+    send(
+      this.deps.addressPoolService.releaseMany(
+        trx,
+        [...releasing].map((s) => s.invoice.pool_address_id),
+      ),
+    );
+    send(
+      this.deps.addressPoolService.markPaidMany(
+        trx,
+        paying.map((s) => s.invoice.pool_address_id),
+      ),
+    );
+    countWhenCommitted(
+      this.deps.invoicesTransitions,
+      trx,
+      rows.flatMap((s) => s.applied.filter((a) => a.from !== a.to).map((a) => ({ from: a.from, to: a.to }))),
+    );
     if (transfers.length > 0) {
       send(
         sqlQuery(
@@ -240,7 +280,12 @@ export class LifecycleStore {
           action: AUDIT_ACTIONS[applied.fact] ?? 'invoice.transition',
           projectId: invoice.project_id,
           target: `invoice:${invoice.id}`,
-          details: { from: applied.from, to: applied.to, ...(applied.event ? { event_type: applied.event.type, event_id: applied.event.id } : {}), ...applied.details },
+          details: {
+            from: applied.from,
+            to: applied.to,
+            ...(applied.event ? { event_type: applied.event.type, event_id: applied.event.id } : {}),
+            ...applied.details,
+          },
         });
       }
     }
@@ -263,7 +308,12 @@ export class LifecycleStore {
 
 /** The view of a working copy with `status` and `transfers`. */
 function viewOf(state: InvoiceState, status: InvoiceStatus, transfers: readonly TransferState[], chains: ChainRegistry, links: CheckoutLinks): InvoiceView {
-  return invoiceView({ ...state.invoice, status } as Invoice, transfers.map((t) => transactionRow(state, t)), chains, links);
+  return invoiceView(
+    { ...state.invoice, status } as Invoice,
+    transfers.map((t) => transactionRow(state, t)),
+    chains,
+    links,
+  );
 }
 
 /** A transfer of a working copy in the shape of its stored row (for views). */

@@ -1,6 +1,19 @@
 import { newCheckoutToken } from '../services/checkout-links.js';
 import { createHash } from 'node:crypto';
-import { type Actor, type AuditLog, type ChainRegistry, type CoinId, coreErrors, derivedIdAt, fromBaseUnits, networkFor, networkKindOf, newId, type ProjectKind, randomHex } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditLog,
+  type ChainRegistry,
+  type CoinId,
+  coreErrors,
+  derivedIdAt,
+  fromBaseUnits,
+  networkFor,
+  networkKindOf,
+  newId,
+  type ProjectKind,
+  randomHex,
+} from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { RateService } from '@gw/plugin-rates/contract';
 import type { Knex } from 'knex';
@@ -74,13 +87,19 @@ export class OrphanAttribution {
     checkMetadataSize(input.metadata);
     await lockExternalId(trx, input.projectId, input.externalId);
     if (await Invoice.query(trx).findOne({ project_id: input.projectId, external_id: input.externalId }).select('id')) {
-      throw invoicesErrors.external_id_conflict({ message: 'This external_id is already used by another invoice of the project.', details: { external_id: input.externalId } });
+      throw invoicesErrors.external_id_conflict({
+        message: 'This external_id is already used by another invoice of the project.',
+        details: { external_id: input.externalId },
+      });
     }
     let quote;
     try {
       quote = await this.deps.ratesService.quote(input.coin);
     } catch (error) {
-      throw coreErrors.internal_error({ message: `No exchange rate for ${coin.symbol} could be had for the attributed invoice; try again later.`, cause: error });
+      throw coreErrors.internal_error({
+        message: `No exchange rate for ${coin.symbol} could be had for the attributed invoice; try again later.`,
+        cause: error,
+      });
     }
     const now = new Date(Math.floor(Date.now() / 1000) * 1000);
     const units = input.amountUnits;
@@ -104,13 +123,22 @@ export class OrphanAttribution {
       amount_usd: unitsToUsd(units, quote.rate, coin.decimals),
       rate_snapshot: storedRateSnapshot(quote),
       payment_token: randomHex(8),
-      payment_uri: adapter.paymentUri({ coin: input.coin, network: networkKindOf(input.projectKind), sandbox: input.projectKind === 'sandbox', address: input.address, amountUnits: units }),
+      payment_uri: adapter.paymentUri({
+        coin: input.coin,
+        network: networkKindOf(input.projectKind),
+        sandbox: input.projectKind === 'sandbox',
+        address: input.address,
+        amountUnits: units,
+      }),
       callback_url: null,
       checkout_token: newCheckoutToken(),
       return_url: null,
       cancel_url: null,
       // The invoice has no user field: the partner's user_id is kept in its metadata.
-      metadata: input.metadata === undefined && input.userId === undefined ? null : { ...(input.metadata ?? {}), ...(input.userId !== undefined ? { user_id: input.userId } : {}) },
+      metadata:
+        input.metadata === undefined && input.userId === undefined
+          ? null
+          : { ...(input.metadata ?? {}), ...(input.userId !== undefined ? { user_id: input.userId } : {}) },
       matching_mode: 'exact',
       confirmation_threshold: threshold,
       status: transition.to,
@@ -119,7 +147,11 @@ export class OrphanAttribution {
       updated_at: now,
     };
     const inserted = await insertInvoices(trx, this.deps.audit, [row], []);
-    if (!inserted.has(row.id)) throw invoicesErrors.external_id_conflict({ message: 'This external_id is already used by another invoice of the project.', details: { external_id: input.externalId } });
+    if (!inserted.has(row.id))
+      throw invoicesErrors.external_id_conflict({
+        message: 'This external_id is already used by another invoice of the project.',
+        details: { external_id: input.externalId },
+      });
     const invoice = Object.assign(new Invoice(), row, { metadata: inserted.get(row.id) ?? null, event_counts: {} });
     const state = stateOf(invoice, []);
     state.transfers.push({
@@ -143,8 +175,25 @@ export class OrphanAttribution {
       row: transition,
       from: NEW,
       to: transition.to,
-      event: { type: transition.event!.type, id: derivedIdAt(now, invoice.id, transition.event!.type, '1'), data: { paid_units: units.toString(), remaining_units: '0', attributed: true, tx_hash: input.txHash, ...(input.userId !== undefined ? { user_id: input.userId } : {}) } },
-      details: { external_id: input.externalId, tx_hash: input.txHash, output_index: input.outputIndex, amount_units: units.toString(), confirmations: input.confirmations, network: networkFor(adapter.definition, input.projectKind).id },
+      event: {
+        type: transition.event!.type,
+        id: derivedIdAt(now, invoice.id, transition.event!.type, '1'),
+        data: {
+          paid_units: units.toString(),
+          remaining_units: '0',
+          attributed: true,
+          tx_hash: input.txHash,
+          ...(input.userId !== undefined ? { user_id: input.userId } : {}),
+        },
+      },
+      details: {
+        external_id: input.externalId,
+        tx_hash: input.txHash,
+        output_index: input.outputIndex,
+        amount_units: units.toString(),
+        confirmations: input.confirmations,
+        network: networkFor(adapter.definition, input.projectKind).id,
+      },
       transfers: state.transfers.map((t) => ({ ...t })),
     });
     await this.deps.addressPoolService.markPaidMany(trx, [input.poolAddressId]);

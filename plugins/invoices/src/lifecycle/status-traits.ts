@@ -76,4 +76,6 @@ export const EXPIRING_STATUSES = statusesLeaving('deadline_passed');
 export const TAKING_STATUSES = statusesWhere({ pastDeadline: false }, statusesAccepting('payment_seen'));
 
 /** Invoices a receipt at their address may concern: those waiting, and those accepting a payment (taking or late). */
-export const MATCH_CANDIDATE_STATUSES = INVOICE_STATUSES.filter((status) => WAITING_STATUSES.includes(status) || statusesAccepting('payment_seen').includes(status));
+export const MATCH_CANDIDATE_STATUSES = INVOICE_STATUSES.filter(
+  (status) => WAITING_STATUSES.includes(status) || statusesAccepting('payment_seen').includes(status),
+);

@@ -150,7 +150,15 @@ const REFERENCE: Readonly<Record<InvoiceStatus, Reference>> = {
 
 /** Events sent at most once per invoice: a repeat sends nothing. */
 const ONCE: readonly InvoiceEventType[] = ['invoice.detected', 'invoice.expired'];
-const ALL_EVENTS: readonly InvoiceEventType[] = ['invoice.detected', 'invoice.paid', 'invoice.overpaid', 'invoice.partial', 'invoice.expired', 'invoice.expired_paid_late', 'invoice.reverted'];
+const ALL_EVENTS: readonly InvoiceEventType[] = [
+  'invoice.detected',
+  'invoice.paid',
+  'invoice.overpaid',
+  'invoice.partial',
+  'invoice.expired',
+  'invoice.expired_paid_late',
+  'invoice.reverted',
+];
 
 /** A transfer before the fact: `counted` is counted in a settled status, `uncounted` live and waiting, `reverted` gone. */
 type Prior = readonly [units: bigint, confirmations: number, standing: TransferStatus];
@@ -178,7 +186,15 @@ const hash = (i: number) => `h${i}`;
 
 /** The fact inputs tried for each fact, given the transfers before it. */
 function inputsOf(fact: Exclude<Fact, 'attributed'>, prior: readonly Prior[]): { name: string; input: FactInput }[] {
-  const payment = (txHash: string, amountUnits: bigint) => ({ txHash, outputIndex: 0, amountUnits, confirmations: 0, blockHeight: null, blockHash: null, synthetic: false });
+  const payment = (txHash: string, amountUnits: bigint) => ({
+    txHash,
+    outputIndex: 0,
+    amountUnits,
+    confirmations: 0,
+    blockHeight: null,
+    blockHash: null,
+    synthetic: false,
+  });
   const keys = prior.map((_, i) => ({ txHash: hash(i), outputIndex: 0 }));
   const unknown = { txHash: 'unknown', outputIndex: 0 };
   switch (fact) {
@@ -210,7 +226,13 @@ function inputsOf(fact: Exclude<Fact, 'attributed'>, prior: readonly Prior[]): {
 }
 
 function stateOf(status: InvoiceStatus, mode: MatchingMode, prior: readonly Prior[], onceSent: boolean): InvoiceState {
-  const invoice = { id: '01JINVOICE0000000000000000', amount_units: AMOUNT, matching_mode: mode, confirmation_threshold: THRESHOLD, event_counts: {} } as unknown as Invoice;
+  const invoice = {
+    id: '01JINVOICE0000000000000000',
+    amount_units: AMOUNT,
+    matching_mode: mode,
+    confirmation_threshold: THRESHOLD,
+    event_counts: {},
+  } as unknown as Invoice;
   const transfers = prior.map(([units, confirmations, standing], i): TransferState => ({
     id: `t${i}`,
     txHash: hash(i),
@@ -235,7 +257,9 @@ function stateOf(status: InvoiceStatus, mode: MatchingMode, prior: readonly Prio
  */
 function observe(mode: MatchingMode, before: readonly TransferState[], after: readonly TransferState[]): Observed {
   const counted = (t: TransferState) => t.status === 'confirmed' && before.some((b) => b.txHash === t.txHash && b.status === 'confirmed');
-  const live = after.filter((t) => t.status === 'pending' || t.status === 'confirmed').map((t) => ({ ...t, status: counted(t) ? ('confirmed' as const) : ('pending' as const) }));
+  const live = after
+    .filter((t) => t.status === 'pending' || t.status === 'confirmed')
+    .map((t) => ({ ...t, status: counted(t) ? ('confirmed' as const) : ('pending' as const) }));
   const final = (t: TransferState) => t.confirmations >= THRESHOLD;
   return {
     mode,
@@ -243,11 +267,22 @@ function observe(mode: MatchingMode, before: readonly TransferState[], after: re
     total: live.reduce((sum, t) => sum + t.amountUnits, 0n),
     allFinal: live.length > 0 && live.every(final),
     uncountedFinal: live.some((t) => t.status === 'pending' && final(t)),
-    countedLost: before.some((b) => b.status === 'confirmed' && after.some((a) => a.txHash === b.txHash && (a.status === 'reverted' || a.status === 'dropped'))),
+    countedLost: before.some(
+      (b) => b.status === 'confirmed' && after.some((a) => a.txHash === b.txHash && (a.status === 'reverted' || a.status === 'dropped')),
+    ),
   };
 }
 
-const contextOf = (o: Observed): FactContext => ({ liveUnits: o.total, amountUnits: AMOUNT, matchingMode: o.mode, liveCount: o.liveCount, allFinal: o.allFinal, uncountedFinal: o.uncountedFinal, countedLost: o.countedLost, receiptFinal: false });
+const contextOf = (o: Observed): FactContext => ({
+  liveUnits: o.total,
+  amountUnits: AMOUNT,
+  matchingMode: o.mode,
+  liveCount: o.liveCount,
+  allFinal: o.allFinal,
+  uncountedFinal: o.uncountedFinal,
+  countedLost: o.countedLost,
+  receiptFinal: false,
+});
 
 const snapshot = (transfers: readonly TransferState[]) => transfers.map(({ dirty: _dirty, id: _id, ...rest }) => rest);
 
@@ -293,8 +328,14 @@ test('every status × fact × matching mode × guard outcome: applyFact does wha
               // partial: a top-up still short); anything else counts none (the next settlement's
               // "one not yet counted" must not see the same money again).
               const settled = fact === 'payment_confirmed' && expected.event !== undefined && SETTLED_STATUSES.includes(expected.to);
-              const newlyCounted = state.transfers.filter((tr) => tr.status === 'confirmed' && !before.some((b) => b.txHash === tr.txHash && b.status === 'confirmed'));
-              if (settled) t.true(state.transfers.every((tr) => tr.status !== 'pending'), `${label}: settling counts every live transfer`);
+              const newlyCounted = state.transfers.filter(
+                (tr) => tr.status === 'confirmed' && !before.some((b) => b.txHash === tr.txHash && b.status === 'confirmed'),
+              );
+              if (settled)
+                t.true(
+                  state.transfers.every((tr) => tr.status !== 'pending'),
+                  `${label}: settling counts every live transfer`,
+                );
               else t.deepEqual(newlyCounted, [], `${label}: no settlement, nothing counted`);
             }
           }
@@ -307,7 +348,8 @@ test('every status × fact × matching mode × guard outcome: applyFact does wha
   const missed: string[] = [];
   TRANSITIONS.forEach((row, index) => {
     for (const from of row.from) {
-      if (from === NEW || TRANSITIONS.slice(0, index).some((earlier) => earlier.fact === row.fact && earlier.when === 'always' && earlier.from.includes(from))) continue;
+      if (from === NEW || TRANSITIONS.slice(0, index).some((earlier) => earlier.fact === row.fact && earlier.when === 'always' && earlier.from.includes(from)))
+        continue;
       if (!hit.get(row)?.has(from)) missed.push(`${row.fact}/${row.when} → ${row.to} from ${from}`);
     }
   });
@@ -317,7 +359,16 @@ test('every status × fact × matching mode × guard outcome: applyFact does wha
 });
 
 test('attribution creates a paid invoice only for a final receipt; no invoice can be attributed', (t) => {
-  const context = (receiptFinal: boolean): FactContext => ({ liveUnits: AMOUNT, amountUnits: AMOUNT, matchingMode: 'exact', liveCount: 1, allFinal: receiptFinal, uncountedFinal: receiptFinal, countedLost: false, receiptFinal });
+  const context = (receiptFinal: boolean): FactContext => ({
+    liveUnits: AMOUNT,
+    amountUnits: AMOUNT,
+    matchingMode: 'exact',
+    liveCount: 1,
+    allFinal: receiptFinal,
+    uncountedFinal: receiptFinal,
+    countedLost: false,
+    receiptFinal,
+  });
   const row = findTransition(NEW, 'attributed', context(true));
   t.is(row?.to, 'paid');
   t.deepEqual(row?.event, { type: 'invoice.paid', ids: 'once' });
@@ -359,24 +410,40 @@ test('the traits agree with the table', (t) => {
     if (CANCELLABLE_STATUSES.includes(status)) t.true(traits.open, `${status} can be cancelled, so it is open`);
   }
   for (const row of TRANSITIONS) {
-    if (row.fact === 'deadline_passed' && row.to !== 'same') t.true(STATUS_TRAITS[row.to].pastDeadline && !STATUS_TRAITS[row.to].open, `deadline_passed enters ${row.to}`);
+    if (row.fact === 'deadline_passed' && row.to !== 'same')
+      t.true(STATUS_TRAITS[row.to].pastDeadline && !STATUS_TRAITS[row.to].open, `deadline_passed enters ${row.to}`);
     // A settlement of an invoice past its deadline stays past it.
-    if (row.to !== 'same' && row.from.some((from) => from !== NEW && STATUS_TRAITS[from].pastDeadline)) t.true(STATUS_TRAITS[row.to].pastDeadline || row.fact === 'payment_reverted', `${row.fact} → ${row.to}`);
+    if (row.to !== 'same' && row.from.some((from) => from !== NEW && STATUS_TRAITS[from].pastDeadline))
+      t.true(STATUS_TRAITS[row.to].pastDeadline || row.fact === 'payment_reverted', `${row.fact} → ${row.to}`);
   }
-  t.deepEqual(ALL_EVENTS.filter((e) => TRANSITIONS.some((row) => row.event?.type === e && row.event.ids === 'once' && row.from.some((from) => from !== NEW))), ONCE);
+  t.deepEqual(
+    ALL_EVENTS.filter((e) => TRANSITIONS.some((row) => row.event?.type === e && row.event.ids === 'once' && row.from.some((from) => from !== NEW))),
+    ONCE,
+  );
 });
 
 test('a top-up that settles a partial invoice still short counts it: later confirmations settle and announce nothing', (t) => {
-  const state = stateOf('partial', 'exact', [
-    [AMOUNT / 4n, THRESHOLD, 'confirmed'],
-    [AMOUNT / 4n, 1, 'pending'],
-  ], true);
-  const at = (confirmations: number) => ({ fact: 'payment_confirmed' as const, updates: [{ txHash: hash(1), outputIndex: 0, confirmations, blockHeight: 2n, blockHash: 'b2' }] });
+  const state = stateOf(
+    'partial',
+    'exact',
+    [
+      [AMOUNT / 4n, THRESHOLD, 'confirmed'],
+      [AMOUNT / 4n, 1, 'pending'],
+    ],
+    true,
+  );
+  const at = (confirmations: number) => ({
+    fact: 'payment_confirmed' as const,
+    updates: [{ txHash: hash(1), outputIndex: 0, confirmations, blockHeight: 2n, blockHash: 'b2' }],
+  });
   const settled = applyFact(state, at(THRESHOLD), NOW);
   t.is(settled.transition?.event?.type, 'invoice.partial');
   t.is(settled.transition?.event?.data.paid_units, (AMOUNT / 2n).toString());
   t.is(state.status, 'partial');
-  t.deepEqual(state.transfers.map((tr) => tr.status), ['confirmed', 'confirmed']);
+  t.deepEqual(
+    state.transfers.map((tr) => tr.status),
+    ['confirmed', 'confirmed'],
+  );
   for (let more = 1; more <= 3; more++) {
     const later = applyFact(state, at(THRESHOLD + more), NOW);
     t.is(later.row?.to, 'same', `confirmation ${THRESHOLD + more}: nothing to settle`);

@@ -70,9 +70,18 @@ export const CONDITIONS = {
   short: { text: 'the live total is below the amount (mode exact or at_least)', test: (c: FactContext) => c.liveCount > 0 && isShort(c) },
   not_short: { text: 'the live total covers the amount (or the mode is any)', test: (c: FactContext) => c.liveCount > 0 && !isShort(c) },
   none_live: { text: 'no live transfer is left', test: (c: FactContext) => c.liveCount === 0 },
-  settles_overpaid: { text: 'every live transfer is final, one not yet counted and the total is above the amount', test: (c: FactContext) => settles(c) && settlement(c) === 'overpaid' },
-  settles_paid: { text: 'every live transfer is final, one not yet counted and the total equals the amount (any: any total)', test: (c: FactContext) => settles(c) && settlement(c) === 'paid' },
-  settles_partial: { text: 'every live transfer is final, one not yet counted and the total is below the amount (exact, at_least)', test: (c: FactContext) => settles(c) && settlement(c) === 'partial' },
+  settles_overpaid: {
+    text: 'every live transfer is final, one not yet counted and the total is above the amount',
+    test: (c: FactContext) => settles(c) && settlement(c) === 'overpaid',
+  },
+  settles_paid: {
+    text: 'every live transfer is final, one not yet counted and the total equals the amount (any: any total)',
+    test: (c: FactContext) => settles(c) && settlement(c) === 'paid',
+  },
+  settles_partial: {
+    text: 'every live transfer is final, one not yet counted and the total is below the amount (exact, at_least)',
+    test: (c: FactContext) => settles(c) && settlement(c) === 'partial',
+  },
   settles: { text: 'every live transfer is final, one not yet counted', test: (c: FactContext) => settles(c) },
   counted_lost: { text: 'a transfer counted in the settled status left the chain', test: (c: FactContext) => c.countedLost },
   receipt_final: { text: 'the receipt has the chain’s confirmation threshold', test: (c: FactContext) => c.receiptFinal },
@@ -120,40 +129,152 @@ const ALL = INVOICE_STATUSES;
  */
 export const TRANSITIONS: readonly TransitionRow[] = [
   // payment_seen
-  { from: ['pending'], fact: 'payment_seen', when: 'always', to: 'detected', event: { type: 'invoice.detected', ids: 'once' }, why: 'First sight of a payment, mempool or block, whatever its amount; data carries the total and what is still due.' },
-  { from: ['detected'], fact: 'payment_seen', when: 'short', to: 'same', event: { type: 'invoice.partial', ids: 'each' }, why: 'Another payment arrived and the total is still short: the payer can be asked for the rest before the payments confirm.' },
+  {
+    from: ['pending'],
+    fact: 'payment_seen',
+    when: 'always',
+    to: 'detected',
+    event: { type: 'invoice.detected', ids: 'once' },
+    why: 'First sight of a payment, mempool or block, whatever its amount; data carries the total and what is still due.',
+  },
+  {
+    from: ['detected'],
+    fact: 'payment_seen',
+    when: 'short',
+    to: 'same',
+    event: { type: 'invoice.partial', ids: 'each' },
+    why: 'Another payment arrived and the total is still short: the payer can be asked for the rest before the payments confirm.',
+  },
   { from: ['detected'], fact: 'payment_seen', when: 'always', to: 'same', why: 'A further payment; it is counted when it confirms.' },
-  { from: ['partial', 'reverted', 'expired'], fact: 'payment_seen', when: 'always', to: 'same', why: 'Counted when it confirms (a top-up, a re-mined payment, a late payment).' },
+  {
+    from: ['partial', 'reverted', 'expired'],
+    fact: 'payment_seen',
+    when: 'always',
+    to: 'same',
+    why: 'Counted when it confirms (a top-up, a re-mined payment, a late payment).',
+  },
 
   // payment_confirmed
-  { from: SETTLING, fact: 'payment_confirmed', when: 'settles_overpaid', to: 'overpaid', event: { type: 'invoice.overpaid', ids: 'each' }, why: 'Settled above the amount.' },
-  { from: SETTLING, fact: 'payment_confirmed', when: 'settles_paid', to: 'paid', event: { type: 'invoice.paid', ids: 'each' }, why: 'Settled at the amount (after a reorganisation: a fresh invoice.paid).' },
-  { from: SETTLING, fact: 'payment_confirmed', when: 'settles_partial', to: 'partial', event: { type: 'invoice.partial', ids: 'each' }, why: 'Settled below the amount; the invoice takes top-ups until it expires.' },
-  { from: ['expired'], fact: 'payment_confirmed', when: 'settles', to: 'expired_paid_late', event: { type: 'invoice.expired_paid_late', ids: 'each' }, why: 'A payment after expiry settled: never paid at the old rate.' },
-  { from: ALL, fact: 'payment_confirmed', when: 'always', to: 'same', why: 'Counts recorded, nothing settles yet; a closed invoice’s transfers stop being counted.' },
+  {
+    from: SETTLING,
+    fact: 'payment_confirmed',
+    when: 'settles_overpaid',
+    to: 'overpaid',
+    event: { type: 'invoice.overpaid', ids: 'each' },
+    why: 'Settled above the amount.',
+  },
+  {
+    from: SETTLING,
+    fact: 'payment_confirmed',
+    when: 'settles_paid',
+    to: 'paid',
+    event: { type: 'invoice.paid', ids: 'each' },
+    why: 'Settled at the amount (after a reorganisation: a fresh invoice.paid).',
+  },
+  {
+    from: SETTLING,
+    fact: 'payment_confirmed',
+    when: 'settles_partial',
+    to: 'partial',
+    event: { type: 'invoice.partial', ids: 'each' },
+    why: 'Settled below the amount; the invoice takes top-ups until it expires.',
+  },
+  {
+    from: ['expired'],
+    fact: 'payment_confirmed',
+    when: 'settles',
+    to: 'expired_paid_late',
+    event: { type: 'invoice.expired_paid_late', ids: 'each' },
+    why: 'A payment after expiry settled: never paid at the old rate.',
+  },
+  {
+    from: ALL,
+    fact: 'payment_confirmed',
+    when: 'always',
+    to: 'same',
+    why: 'Counts recorded, nothing settles yet; a closed invoice’s transfers stop being counted.',
+  },
 
   // payment_reverted
-  { from: ['paid', 'overpaid', 'partial', 'expired_paid_late'], fact: 'payment_reverted', when: 'counted_lost', to: 'reverted', event: { type: 'invoice.reverted', ids: 'each' }, why: 'Money the settled status counted is gone; the invoice waits for it to be mined again.' },
-  { from: ['detected'], fact: 'payment_reverted', when: 'none_live', to: 'pending', why: 'The only payments were never final; silently back to waiting (no event: nothing was settled).' },
+  {
+    from: ['paid', 'overpaid', 'partial', 'expired_paid_late'],
+    fact: 'payment_reverted',
+    when: 'counted_lost',
+    to: 'reverted',
+    event: { type: 'invoice.reverted', ids: 'each' },
+    why: 'Money the settled status counted is gone; the invoice waits for it to be mined again.',
+  },
+  {
+    from: ['detected'],
+    fact: 'payment_reverted',
+    when: 'none_live',
+    to: 'pending',
+    why: 'The only payments were never final; silently back to waiting (no event: nothing was settled).',
+  },
   { from: ALL, fact: 'payment_reverted', when: 'always', to: 'same', why: 'An uncounted transfer left the chain; nothing settled changes.' },
 
   // payment_dropped
-  { from: ['detected'], fact: 'payment_dropped', when: 'none_live', to: 'pending', why: 'The payment never made it into a block: the invoice waits again and expires as usual (a dust payment cannot hold it open).' },
-  { from: ['detected'], fact: 'payment_dropped', when: 'short', to: 'same', event: { type: 'invoice.partial', ids: 'each' }, why: 'What is left falls short (a payment replaced by a smaller one).' },
+  {
+    from: ['detected'],
+    fact: 'payment_dropped',
+    when: 'none_live',
+    to: 'pending',
+    why: 'The payment never made it into a block: the invoice waits again and expires as usual (a dust payment cannot hold it open).',
+  },
+  {
+    from: ['detected'],
+    fact: 'payment_dropped',
+    when: 'short',
+    to: 'same',
+    event: { type: 'invoice.partial', ids: 'each' },
+    why: 'What is left falls short (a payment replaced by a smaller one).',
+  },
   { from: ALL, fact: 'payment_dropped', when: 'always', to: 'same', why: 'An unmined transfer left the mempool; nothing settled changes.' },
 
   // deadline_passed
-  { from: ['pending', 'partial', 'ambiguous'], fact: 'deadline_passed', when: 'always', to: 'expired', event: { type: 'invoice.expired', ids: 'once' }, why: 'Nothing (or not enough) arrived in time; the address goes into cooldown, later payments are late.' },
-  { from: ALL, fact: 'deadline_passed', when: 'always', to: 'same', why: 'A seen payment is waited for until it confirms or is dropped; settled invoices do not expire.' },
+  {
+    from: ['pending', 'partial', 'ambiguous'],
+    fact: 'deadline_passed',
+    when: 'always',
+    to: 'expired',
+    event: { type: 'invoice.expired', ids: 'once' },
+    why: 'Nothing (or not enough) arrived in time; the address goes into cooldown, later payments are late.',
+  },
+  {
+    from: ALL,
+    fact: 'deadline_passed',
+    when: 'always',
+    to: 'same',
+    why: 'A seen payment is waited for until it confirms or is dropped; settled invoices do not expire.',
+  },
 
   // cancel_requested
-  { from: ['pending', 'detected'], fact: 'cancel_requested', when: 'always', to: 'cancelled', why: 'Cancelled (spec 3.1); no webhook event type exists for it. The address goes into cooldown.' },
+  {
+    from: ['pending', 'detected'],
+    fact: 'cancel_requested',
+    when: 'always',
+    to: 'cancelled',
+    why: 'Cancelled (spec 3.1); no webhook event type exists for it. The address goes into cooldown.',
+  },
 
   // ambiguous_match
-  { from: ['pending'], fact: 'ambiguous_match', when: 'always', to: 'ambiguous', why: 'Several pending invoices at a shared address match the amount; the receipt waits in the orphan inbox and the invoices until they expire (no event: the spec has none).' },
+  {
+    from: ['pending'],
+    fact: 'ambiguous_match',
+    when: 'always',
+    to: 'ambiguous',
+    why: 'Several pending invoices at a shared address match the amount; the receipt waits in the orphan inbox and the invoices until they expire (no event: the spec has none).',
+  },
 
   // attributed
-  { from: [NEW], fact: 'attributed', when: 'receipt_final', to: 'paid', event: { type: 'invoice.paid', ids: 'once' }, why: 'An orphan receipt attributed by the partner: a new invoice directly paid for the receipt’s amount.' },
+  {
+    from: [NEW],
+    fact: 'attributed',
+    when: 'receipt_final',
+    to: 'paid',
+    event: { type: 'invoice.paid', ids: 'once' },
+    why: 'An orphan receipt attributed by the partner: a new invoice directly paid for the receipt’s amount.',
+  },
 ];
 
 /**
@@ -161,7 +282,11 @@ export const TRANSITIONS: readonly TransitionRow[] = [
  * are those no row of the fact starts from (attribution's refusal depends on its condition only).
  */
 export const REFUSALS: readonly { readonly from: readonly (InvoiceStatus | typeof NEW)[]; readonly fact: Fact; readonly answer: string }[] = [
-  { from: statusesRefusing('payment_seen'), fact: 'payment_seen', answer: 'The invoice takes no payments: the matcher never offers it one (the receipt is an orphan, or a late payment of an expired invoice there).' },
+  {
+    from: statusesRefusing('payment_seen'),
+    fact: 'payment_seen',
+    answer: 'The invoice takes no payments: the matcher never offers it one (the receipt is an orphan, or a late payment of an expired invoice there).',
+  },
   { from: statusesRefusing('cancel_requested'), fact: 'cancel_requested', answer: '409 invoice_not_cancellable (sandbox: the same); nothing changes.' },
   { from: statusesRefusing('ambiguous_match'), fact: 'ambiguous_match', answer: 'Only pending invoices are matched by amount at a shared address.' },
   { from: [NEW], fact: 'attributed', answer: 'A receipt below the confirmation threshold: 409 orphan_not_confirmed; nothing is created.' },
@@ -191,7 +316,9 @@ export function statusesReaching(fact: Fact, to: InvoiceStatus): readonly Invoic
 
 /** Statuses from which a row of `fact` can move an invoice to another status. */
 export function statusesLeaving(fact: Fact): readonly InvoiceStatus[] {
-  return INVOICE_STATUSES.filter((status) => TRANSITIONS.some((row) => row.fact === fact && row.from.includes(status) && row.to !== 'same' && row.to !== status));
+  return INVOICE_STATUSES.filter((status) =>
+    TRANSITIONS.some((row) => row.fact === fact && row.from.includes(status) && row.to !== 'same' && row.to !== status),
+  );
 }
 
 /** Statuses a row of `fact` can move an invoice into (from another status). */

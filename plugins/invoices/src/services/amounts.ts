@@ -32,7 +32,8 @@ export function usdToUnits(usd: string, rate: string, decimals: number, paymentD
   const amount = scaledDecimal(usd);
   const price = scaledDecimal(rate);
   if (price.digits <= 0n) throw new Error(`non-positive rate ${rate}`);
-  if (!Number.isInteger(paymentDecimals) || paymentDecimals < 0 || paymentDecimals > decimals) throw new Error(`paymentDecimals ${paymentDecimals} outside 0..${decimals}`);
+  if (!Number.isInteger(paymentDecimals) || paymentDecimals < 0 || paymentDecimals > decimals)
+    throw new Error(`paymentDecimals ${paymentDecimals} outside 0..${decimals}`);
   // units = usd / rate * 10^decimals = usdDigits * 10^(decimals + rateScale) / (rateDigits * 10^usdScale),
   // counted in steps of 10^(decimals - paymentDecimals) units and rounded up to a whole step.
   const step = 10n ** BigInt(decimals - paymentDecimals);

@@ -3,17 +3,42 @@ import { pino } from 'pino';
 import { createChainRegistry, fromBaseUnits, isAppError, type CoinId, type ProjectPrincipal } from '@gw/kernel';
 import type { RateQuote } from '@gw/plugin-rates';
 import { ALL_CHAINS } from '../../test/helpers.js';
-import { createAudit, decideCreate, invoiceRow, normaliseCreate, partnerUrl, prepareCreate, type CreateInvoiceInput, type CreateRequest, type Prepared } from './create-plan.js';
+import {
+  createAudit,
+  decideCreate,
+  invoiceRow,
+  normaliseCreate,
+  partnerUrl,
+  prepareCreate,
+  type CreateInvoiceInput,
+  type CreateRequest,
+  type Prepared,
+} from './create-plan.js';
 import type { ResolvedPolicy } from './policy-service.js';
 
 // The create path's decisions without a database: what it refuses, what it computes, what it writes.
 
 const chains = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }));
-const testnet: ProjectPrincipal = { id: '01JPROJECT0000000000000000', kind: 'testnet', status: 'active', operatorId: '01JOPERATOR000000000000000', subscriptionActive: true };
+const testnet: ProjectPrincipal = {
+  id: '01JPROJECT0000000000000000',
+  kind: 'testnet',
+  status: 'active',
+  operatorId: '01JOPERATOR000000000000000',
+  subscriptionActive: true,
+};
 const actor = { actor: 'test', channel: 'cli' } as const;
-const quote = (rate: string) => async (): Promise<RateQuote> => ({ coin: 'eth' as CoinId, pair: 'ETH/USD', rate, source: 'fixed', fetchedAt: new Date(0) }) as unknown as RateQuote;
+const quote = (rate: string) => async (): Promise<RateQuote> =>
+  ({ coin: 'eth' as CoinId, pair: 'ETH/USD', rate, source: 'fixed', fetchedAt: new Date(0) }) as unknown as RateQuote;
 const policy = (overrides: Partial<ResolvedPolicy> = {}): ResolvedPolicy =>
-  ({ project_id: testnet.id, default_matching_mode: 'exact', expiry_seconds: 900, confirmations: {}, enabled_coins: ['eth', 'btc', 'ton', 'usdt_erc20'], overrides: {}, ...overrides }) as ResolvedPolicy;
+  ({
+    project_id: testnet.id,
+    default_matching_mode: 'exact',
+    expiry_seconds: 900,
+    confirmations: {},
+    enabled_coins: ['eth', 'btc', 'ton', 'usdt_erc20'],
+    overrides: {},
+    ...overrides,
+  }) as ResolvedPolicy;
 
 function request(input: Partial<CreateInvoiceInput> & { coin: CoinId }): CreateRequest {
   const full = { external_id: 'order-1', ...input } as CreateInvoiceInput;
@@ -30,10 +55,23 @@ function code(fn: () => unknown): string | undefined {
 }
 
 test('normalise: exactly one amount, amounts within the coin decimals, bounded metadata', (t) => {
-  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth' })), 'validation_error');
-  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_usd: 1, amount_crypto: '1' })), 'validation_error');
-  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'btc', amount_crypto: '0.123456789' })), 'validation_error', 'BTC has 8 decimals');
-  t.is(code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1', metadata: { big: 'x'.repeat(20_000) } })), 'validation_error');
+  t.is(
+    code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth' })),
+    'validation_error',
+  );
+  t.is(
+    code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_usd: 1, amount_crypto: '1' })),
+    'validation_error',
+  );
+  t.is(
+    code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'btc', amount_crypto: '0.123456789' })),
+    'validation_error',
+    'BTC has 8 decimals',
+  );
+  t.is(
+    code(() => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1', metadata: { big: 'x'.repeat(20_000) } })),
+    'validation_error',
+  );
   t.is(normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', amount_crypto: '1.5' }).units, 1_500_000_000_000_000_000n);
 });
 
@@ -62,16 +100,26 @@ test('prepare: a token without a contract on the network is refused; USD convert
 test('decide: coin, rate and amount checks in order; parameters from the policy; times in whole seconds', async (t) => {
   const item = request({ coin: 'eth', amount_crypto: '1' });
   const prepared = await prepareCreate(chains, item, quote('3000'));
-  t.is(code(() => decideCreate(item, prepared, policy({ enabled_coins: ['btc'] }), undefined)), 'coin_not_enabled');
+  t.is(
+    code(() => decideCreate(item, prepared, policy({ enabled_coins: ['btc'] }), undefined)),
+    'coin_not_enabled',
+  );
   const zero = request({ coin: 'eth', amount_crypto: '0' });
-  t.is(code(() => decideCreate(zero, { ...(prepared as object), units: 0n } as Prepared, policy(), undefined)), 'amount_out_of_range');
+  t.is(
+    code(() => decideCreate(zero, { ...(prepared as object), units: 0n } as Prepared, policy(), undefined)),
+    'amount_out_of_range',
+  );
   const now = new Date('2026-11-24T10:00:00.750Z');
   const plan = decideCreate(item, prepared, policy({ confirmations: { eth: 7 }, expiry_seconds: 600, default_matching_mode: 'at_least' }), undefined, now);
   t.is(plan.confirmations, 7);
   t.is(plan.matchingMode, 'at_least');
   t.is(plan.createdAt.toISOString(), '2026-11-24T10:00:00.000Z');
   t.is(plan.expiresAt.toISOString(), '2026-11-24T10:10:00.000Z');
-  t.is(decideCreate(item, prepared, policy(), undefined, now).confirmations, chains.get('eth').definition.defaultConfirmations, 'the chain default without an override');
+  t.is(
+    decideCreate(item, prepared, policy(), undefined, now).confirmations,
+    chains.get('eth').definition.defaultConfirmations,
+    'the chain default without an override',
+  );
   const walletError = new Error('wallet_not_bound');
   const noRate = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 5 }), async () => {
     throw new Error('no rate');
@@ -84,18 +132,35 @@ test('invoice row: a pending row with the allocation, the payment URI carries th
   const plan = decideCreate(item, await prepareCreate(chains, item, quote('5')), policy(), undefined);
   const ton = chains.get('ton');
   const derived = ton.deriveAddress(ton.parseAccountKey(ton.generateAccountKey!('testnet'), 'testnet'), 3);
-  const allocation = { addressId: '01JADDRESS0000000000000000', address: derived.address, derivationPath: derived.path, projectId: testnet.id, chain: 'ton' as const, walletId: 'w', isOverlay: false, index: 3 };
+  const allocation = {
+    addressId: '01JADDRESS0000000000000000',
+    address: derived.address,
+    derivationPath: derived.path,
+    projectId: testnet.id,
+    chain: 'ton' as const,
+    walletId: 'w',
+    isOverlay: false,
+    index: 3,
+  };
   const row = invoiceRow(item, plan, allocation as never);
   t.is(row.status, 'pending');
   t.is(row.amount_units, 2000000000n);
   t.regex(row.payment_token, /^[0-9a-f]{16}$/);
   t.true(row.payment_uri.includes(row.payment_token), row.payment_uri);
-  t.like(createAudit(item, row, allocation as never), { action: 'invoice.create', target: `invoice:${row.id}`, details: { overlay: false, amount_units: '2000000000' } });
+  t.like(createAudit(item, row, allocation as never), {
+    action: 'invoice.create',
+    target: `invoice:${row.id}`,
+    details: { overlay: false, amount_units: '2000000000' },
+  });
 });
 
 test('prepare: a sandbox project invoices every token (synthetic contract where the testnet has none); testnet refuses them unless the operator configured a contract', async (t) => {
   const sandbox: ProjectPrincipal = { ...testnet, kind: 'sandbox' };
-  const tokens = chains.list().flatMap((chain) => chain.definition.coins.filter((coin) => coin.contracts && !coin.contracts[chain.definition.networks.testnets[0].id]).map((coin) => coin.id));
+  const tokens = chains
+    .list()
+    .flatMap((chain) =>
+      chain.definition.coins.filter((coin) => coin.contracts && !coin.contracts[chain.definition.networks.testnets[0].id]).map((coin) => coin.id),
+    );
   t.deepEqual(tokens.sort(), ['usdc_bep20', 'usdt_bep20', 'usdt_erc20', 'usdt_polygon', 'usdt_ton', 'usdt_trc20']);
   for (const coin of tokens) {
     const input = { external_id: 'x', coin, amount_crypto: '1' } as CreateInvoiceInput;
@@ -104,16 +169,23 @@ test('prepare: a sandbox project invoices every token (synthetic contract where 
     const onTestnet = await prepareCreate(chains, request({ coin, amount_crypto: '1' }), quote('1'));
     t.true(onTestnet.chainEnabled && isAppError(onTestnet.problem) && onTestnet.problem.code === 'coin_not_enabled', coin);
   }
-  const configured = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), { testTokenContracts: { usdt_erc20: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } } });
+  const configured = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), {
+    testTokenContracts: { usdt_erc20: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } },
+  });
   const input = { external_id: 'x', coin: 'usdt_erc20', amount_crypto: '1' } as CreateInvoiceInput;
   const withContract = await prepareCreate(configured, { project: testnet, input, actor, request: normaliseCreate(configured, testnet, input) }, quote('1'));
   t.true(withContract.chainEnabled && withContract.problem === undefined);
   const eth = configured.coin('usdt_erc20').adapter;
-  t.true(eth.paymentUri({ coin: 'usdt_erc20', network: 'testnet', address: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06', amountUnits: 1n }).includes('0x7169D38820dfd117C3FA1f22a697dBA58d90BA06'));
+  t.true(
+    eth
+      .paymentUri({ coin: 'usdt_erc20', network: 'testnet', address: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06', amountUnits: 1n })
+      .includes('0x7169D38820dfd117C3FA1f22a697dBA58d90BA06'),
+  );
 });
 
 test('configured test token contracts: a native coin, a mainnet, an unknown coin or an invalid address stop the start', (t) => {
-  const build = (configured: Record<string, Record<string, string>>) => () => createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), { testTokenContracts: configured });
+  const build = (configured: Record<string, Record<string, string>>) => () =>
+    createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), { testTokenContracts: configured });
   t.throws(build({ eth: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /native coin/ });
   t.throws(build({ usdt_erc20: { ethereum: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } }), { message: /use sepolia only \(mainnet contracts are fixed\)/ });
   t.throws(build({ usdt_trc20: { nile: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' } }), { message: /TRON use shasta only/ }, 'a second testnet would never be used');
@@ -122,27 +194,58 @@ test('configured test token contracts: a native coin, a mainnet, an unknown coin
 });
 
 test('normalise: a request without the later fields (return_url, cancel_url) fingerprints as before they existed, so a retry of an older invoice stays a replay', (t) => {
-  const input = { external_id: 'order-1', coin: 'eth', amount_crypto: '1.5', metadata: { b: [1, 'x'], a: null }, callback_url: 'https://shop.example.com/hooks', matching_mode: 'at_least' } as CreateInvoiceInput;
+  const input = {
+    external_id: 'order-1',
+    coin: 'eth',
+    amount_crypto: '1.5',
+    metadata: { b: [1, 'x'], a: null },
+    callback_url: 'https://shop.example.com/hooks',
+    matching_mode: 'at_least',
+  } as CreateInvoiceInput;
   // Computed by the code before issue 21 (088e282) for the same request.
   t.is(normaliseCreate(chains, testnet, input).fingerprint, '7c5997bef5d7ed31a4b4efb7c8580795edbd0cbd9f0e05e20ad31529eb73bc69');
-  t.not(normaliseCreate(chains, testnet, { ...input, return_url: 'https://shop.example.com/done' } as CreateInvoiceInput).fingerprint, '7c5997bef5d7ed31a4b4efb7c8580795edbd0cbd9f0e05e20ad31529eb73bc69');
+  t.not(
+    normaliseCreate(chains, testnet, { ...input, return_url: 'https://shop.example.com/done' } as CreateInvoiceInput).fingerprint,
+    '7c5997bef5d7ed31a4b4efb7c8580795edbd0cbd9f0e05e20ad31529eb73bc69',
+  );
 });
 
 test('return_url and cancel_url: loopback is decided on the parsed host, exactly (issue 33 finding 16)', (t) => {
   // Plain http is allowed to this machine only: 127.0.0.0/8 in any written form, ::1, localhost.
-  for (const url of ['http://127.0.0.1:8080/done', 'http://127.9.8.7/', 'http://127.1/', 'http://0x7f.0.0.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://localhost/', 'http://shop.localhost/']) {
-    t.is(code(() => partnerUrl(url, 'return_url', 'testnet')), undefined, url);
-    t.is(code(() => partnerUrl(url, 'cancel_url', 'production')), 'validation_error', `production ${url}`);
+  for (const url of [
+    'http://127.0.0.1:8080/done',
+    'http://127.9.8.7/',
+    'http://127.1/',
+    'http://0x7f.0.0.1/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://localhost/',
+    'http://shop.localhost/',
+  ]) {
+    t.is(
+      code(() => partnerUrl(url, 'return_url', 'testnet')),
+      undefined,
+      url,
+    );
+    t.is(
+      code(() => partnerUrl(url, 'cancel_url', 'production')),
+      'validation_error',
+      `production ${url}`,
+    );
   }
   // Names that only look like loopback are domains: plain http to them is refused.
   for (const url of ['http://127.evil.com/', 'http://127.0.0.1.evil.com/', 'http://localhost.evil.com/', 'http://127/']) {
-    t.is(code(() => partnerUrl(url, 'return_url', 'testnet')), 'validation_error', url);
+    t.is(
+      code(() => partnerUrl(url, 'return_url', 'testnet')),
+      'validation_error',
+      url,
+    );
   }
   // Over https the look-alike domain is an ordinary public name, for production too.
   t.is(partnerUrl('https://127.evil.com/done', 'return_url', 'production'), 'https://127.evil.com/done');
 });
 
-test('prepare: a USD-priced amount has at most the coin\'s payment decimals, never less than the USD price; an exact one stays exact', async (t) => {
+test("prepare: a USD-priced amount has at most the coin's payment decimals, never less than the USD price; an exact one stays exact", async (t) => {
   const units = async (coin: CoinId, usd: number, rate: string) => {
     const prepared = await prepareCreate(chains, request({ coin, amount_usd: usd }), quote(rate));
     return (prepared as Extract<Prepared, { chainEnabled: true }>).units!;

@@ -1,6 +1,27 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { type Actor, type AuditEntry, type ChainAdapter, type ChainId, type ChainRegistry, type CoinId, classifyAddress, coreErrors, fromBaseUnits, isBlockedAddress, networkFor, newId, type ProjectKind, type ProjectPrincipal, randomHex, type Settled, toBaseUnits, tokenContractFor, UnitsError, type VerificationStandard } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditEntry,
+  type ChainAdapter,
+  type ChainId,
+  type ChainRegistry,
+  type CoinId,
+  classifyAddress,
+  coreErrors,
+  fromBaseUnits,
+  isBlockedAddress,
+  networkFor,
+  newId,
+  type ProjectKind,
+  type ProjectPrincipal,
+  randomHex,
+  type Settled,
+  toBaseUnits,
+  tokenContractFor,
+  UnitsError,
+  type VerificationStandard,
+} from '@gw/kernel';
 import type { Allocation, PickedGroup } from '@gw/plugin-address-pool/contract';
 import type { RateQuote } from '@gw/plugin-rates/contract';
 import { validateWebhookUrl } from '@gw/plugin-tenancy/contract';
@@ -54,7 +75,10 @@ export async function prepareCreate(chains: ChainRegistry, item: CreateRequest, 
   if (coin.contracts && tokenContractFor(adapter.definition, coin, project.kind) === undefined) {
     return {
       ...base,
-      problem: invoicesErrors.coin_not_enabled({ message: `${coin.symbol} (${coin.id}) has no token contract on ${network.name}, so it cannot be invoiced there.`, details: { coin: coin.id, network: network.id } }),
+      problem: invoicesErrors.coin_not_enabled({
+        message: `${coin.symbol} (${coin.id}) has no token contract on ${network.name}, so it cannot be invoiced there.`,
+        details: { coin: coin.id, network: network.id },
+      }),
     };
   }
   if (request.usd === null) return { ...base, units: request.units };
@@ -75,13 +99,21 @@ export function decideCreate(item: CreateRequest, prepared: Prepared, policy: Re
   const { input } = item;
   if (!prepared.chainEnabled && prepared.failure !== undefined) throw prepared.failure;
   if (!prepared.chainEnabled || !policy.enabled_coins.includes(input.coin)) {
-    throw invoicesErrors.coin_not_enabled({ message: `Coin ${input.coin} is not enabled for this project.`, details: { coin: input.coin, enabled_coins: policy.enabled_coins } });
+    throw invoicesErrors.coin_not_enabled({
+      message: `Coin ${input.coin} is not enabled for this project.`,
+      details: { coin: input.coin, enabled_coins: policy.enabled_coins },
+    });
   }
   if (prepared.problem) throw prepared.problem;
   if (prepared.quoteError !== undefined) throw walletError ?? prepared.quoteError;
   const units = prepared.units ?? null;
-  if (units === null || units <= 0n) throw invoicesErrors.amount_out_of_range({ message: 'The amount is zero in base units.', details: { amount_crypto_units: String(units ?? 0n) } });
-  if (units > MAX_AMOUNT_UNITS) throw invoicesErrors.amount_out_of_range({ message: 'The amount exceeds what any chain can transfer (2^256 - 1 base units).', details: { amount_crypto_units: units.toString() } });
+  if (units === null || units <= 0n)
+    throw invoicesErrors.amount_out_of_range({ message: 'The amount is zero in base units.', details: { amount_crypto_units: String(units ?? 0n) } });
+  if (units > MAX_AMOUNT_UNITS)
+    throw invoicesErrors.amount_out_of_range({
+      message: 'The amount exceeds what any chain can transfer (2^256 - 1 base units).',
+      details: { amount_crypto_units: units.toString() },
+    });
   const { adapter } = prepared;
   const createdAt = new Date(Math.floor(now.getTime() / 1000) * 1000);
   return {
@@ -135,13 +167,23 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
   };
 }
 
-export function createAudit(item: CreateRequest, invoice: Pick<Invoice, 'id' | 'external_id' | 'coin' | 'amount_units' | 'address'>, allocation: Allocation): AuditEntry {
+export function createAudit(
+  item: CreateRequest,
+  invoice: Pick<Invoice, 'id' | 'external_id' | 'coin' | 'amount_units' | 'address'>,
+  allocation: Allocation,
+): AuditEntry {
   return {
     ...item.actor,
     action: 'invoice.create',
     projectId: item.project.id,
     target: `invoice:${invoice.id}`,
-    details: { external_id: invoice.external_id, coin: invoice.coin, amount_units: invoice.amount_units.toString(), address: invoice.address, overlay: allocation.isOverlay },
+    details: {
+      external_id: invoice.external_id,
+      coin: invoice.coin,
+      amount_units: invoice.amount_units.toString(),
+      address: invoice.address,
+      overlay: allocation.isOverlay,
+    },
   };
 }
 
@@ -161,7 +203,8 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
     try {
       units = toBaseUnits(input.amount_crypto!, chains.coin(input.coin).coin.decimals);
     } catch (error) {
-      if (error instanceof UnitsError) throw coreErrors.validation_error({ message: `amount_crypto: ${error.message} for ${input.coin}`, details: { field: 'amount_crypto' } });
+      if (error instanceof UnitsError)
+        throw coreErrors.validation_error({ message: `amount_crypto: ${error.message} for ${input.coin}`, details: { field: 'amount_crypto' } });
       throw error;
     }
   }

@@ -77,7 +77,12 @@ export function batchWriteSql(rows: readonly InvoiceRow[], take: (from: Sql) => 
  * on its own, orphan attribution). Returns the stored `metadata` of each inserted id; a row whose
  * (project, external_id) was taken meanwhile is absent.
  */
-export async function insertInvoices(db: Knex | Knex.Transaction, audit: AuditLog, rows: readonly InvoiceRow[], audits: readonly AuditEntry[]): Promise<Map<string, Record<string, unknown> | null>> {
+export async function insertInvoices(
+  db: Knex | Knex.Transaction,
+  audit: AuditLog,
+  rows: readonly InvoiceRow[],
+  audits: readonly AuditEntry[],
+): Promise<Map<string, Record<string, unknown> | null>> {
   const [written] = await sqlQuery<{ inserted: [string, Record<string, unknown> | null][] }>(
     db,
     sql`with ins as (${insertInvoicesSql(rows)}),

@@ -1,5 +1,22 @@
 import type { CheckoutLinks } from './checkout-links.js';
-import { type Actor, type AuditLog, type ChainId, type ChainRegistry, type CoinId, coreErrors, createBatcher, groupBy, isAppError, isUniqueViolation, type ProjectPrincipal, type RateLimiter, type Settled, sql, type SqlRunner, sqlTransaction } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditLog,
+  type ChainId,
+  type ChainRegistry,
+  type CoinId,
+  coreErrors,
+  createBatcher,
+  groupBy,
+  isAppError,
+  isUniqueViolation,
+  type ProjectPrincipal,
+  type RateLimiter,
+  type Settled,
+  sql,
+  type SqlRunner,
+  sqlTransaction,
+} from '@gw/kernel';
 import { addressPoolErrors, type AddressPoolService, type Allocation, type FreshPickGroup } from '@gw/plugin-address-pool/contract';
 import type { RateQuote, RateService } from '@gw/plugin-rates/contract';
 import type { WalletService } from '@gw/plugin-wallets/contract';
@@ -103,7 +120,9 @@ export class InvoiceCreator {
     const byProject = [...groupBy(items.keys(), (i) => items[i]!.project.id)];
     // Requests over their project's limit are refused whatever else holds (429 before replays).
     const limited: Promise<Map<number, unknown>> = this.deps.rateLimiter
-      .hitEach(byProject.map(([projectId, indexes]) => ({ rule: { key: `invoices.create:project:${projectId}`, limit, windowSeconds: 60 }, hits: indexes.length })))
+      .hitEach(
+        byProject.map(([projectId, indexes]) => ({ rule: { key: `invoices.create:project:${projectId}`, limit, windowSeconds: 60 }, hits: indexes.length })),
+      )
       .then((hits) => {
         const refused = new Map<number, unknown>();
         byProject.forEach(([, indexes], p) =>
@@ -119,7 +138,14 @@ export class InvoiceCreator {
     const quotes = new Map<CoinId, Promise<RateQuote>>();
     const prepared = new Map<number, Prepared>();
     await Promise.all(
-      [...items.keys()].map(async (i) => prepared.set(i, await prepareCreate(this.deps.chains, items[i]!, (coin) => memo(quotes, coin, () => this.deps.ratesService.quote(coin))).catch((failure: unknown): Prepared => ({ chainEnabled: false, failure })))),
+      [...items.keys()].map(async (i) =>
+        prepared.set(
+          i,
+          await prepareCreate(this.deps.chains, items[i]!, (coin) => memo(quotes, coin, () => this.deps.ratesService.quote(coin))).catch(
+            (failure: unknown): Prepared => ({ chainEnabled: false, failure }),
+          ),
+        ),
+      ),
     );
     // A second create of one (project, external_id) in the same batch waits until the batch has
     // committed; then it is a replay (or a conflict) of whatever the first one created.
@@ -155,7 +181,11 @@ export class InvoiceCreator {
     }
     if (batch) {
       for (const [i, outcome] of batch.outcomes) outcomes[i] = outcome;
-      const later: Promise<unknown>[] = [this.deps.addressPoolService.afterFreshAllocation(batch.pools, batch.taken).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'address pool follow-up failed'))];
+      const later: Promise<unknown>[] = [
+        this.deps.addressPoolService
+          .afterFreshAllocation(batch.pools, batch.taken)
+          .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'address pool follow-up failed')),
+      ];
       // Stored before the batch, or created concurrently under the same key: answered as a replay.
       later.push(this.replayMany(items, batch.replays, prepared, outcomes));
       // The pool had too few fresh rows: the full allocation rules, one by one.
@@ -252,7 +282,8 @@ export class InvoiceCreator {
           creating.map(({ i, allocation }, n) => createAudit(items[i]!, rows[n]!, allocation)),
         ),
       );
-      if (written!.taken !== written!.inserted.length) throw new Error(`invoice batch took ${written!.taken} pool rows for ${written!.inserted.length} invoices`);
+      if (written!.taken !== written!.inserted.length)
+        throw new Error(`invoice batch took ${written!.taken} pool rows for ${written!.inserted.length} invoices`);
       const inserted = new Map(written!.inserted);
       creating.forEach(({ i }, n) => {
         const row = rows[n]!;
@@ -263,20 +294,34 @@ export class InvoiceCreator {
         }
         taken[groupOf.get(i)!]! += 1;
         const invoice = { ...row, metadata: inserted.get(row.id) ?? null } as unknown as Invoice;
-        outcomes.set(i, attempt(() => ({ invoice: invoiceView(invoice, [], this.deps.chains, this.deps.invoicesCheckoutLinks), created: true })));
+        outcomes.set(
+          i,
+          attempt(() => ({ invoice: invoiceView(invoice, [], this.deps.chains, this.deps.invoicesCheckoutLinks), created: true })),
+        );
       });
     }
     return { outcomes, replays, slow, pools, taken };
   }
 
   /** Answers creates whose key already holds an invoice: the stored invoice (200) or 409; a create anew if it is gone. */
-  private async replayMany(items: readonly CreateRequest[], indexes: readonly number[], prepared: ReadonlyMap<number, Prepared>, outcomes: (Settled<CreateResult> | undefined)[]): Promise<void> {
+  private async replayMany(
+    items: readonly CreateRequest[],
+    indexes: readonly number[],
+    prepared: ReadonlyMap<number, Prepared>,
+    outcomes: (Settled<CreateResult> | undefined)[],
+  ): Promise<void> {
     if (indexes.length === 0) return;
     let stored: Map<string, Invoice>;
     let transactions: Map<string, InvoiceTransaction[]>;
     try {
-      stored = await this.findByExternalIds(this.deps.db, indexes.map((i) => items[i]!));
-      transactions = await transactionsByInvoice(this.deps.db, [...stored.values()].map((row) => row.id));
+      stored = await this.findByExternalIds(
+        this.deps.db,
+        indexes.map((i) => items[i]!),
+      );
+      transactions = await transactionsByInvoice(
+        this.deps.db,
+        [...stored.values()].map((row) => row.id),
+      );
     } catch (error) {
       for (const i of indexes) outcomes[i] = { ok: false, error };
       return;
@@ -340,7 +385,10 @@ export class InvoiceCreator {
         const inserted = await insertInvoices(trx, this.deps.audit, [row], [createAudit(item, row, allocation)]);
         // Under the key's lock nothing else can have inserted it.
         if (!inserted.has(row.id)) throw new Error(`invoice ${row.id} was not inserted under its key's lock`);
-        return { invoice: invoiceView({ ...row, metadata: inserted.get(row.id) ?? null } as unknown as Invoice, [], this.deps.chains, this.deps.invoicesCheckoutLinks), created: true };
+        return {
+          invoice: invoiceView({ ...row, metadata: inserted.get(row.id) ?? null } as unknown as Invoice, [], this.deps.chains, this.deps.invoicesCheckoutLinks),
+          created: true,
+        };
       });
     } catch (error) {
       // The unique index is the last line of defence behind the advisory lock.

@@ -217,7 +217,9 @@ export function csvLines(invoice: ExportedInvoice): string[] {
   ].map(csvField);
   if (invoice.transactions.length === 0) return [[...head, '', '', '', '', '', '', '', ''].join(',')];
   return invoice.transactions.map((t) =>
-    [...head, ...[t.tx_hash, t.output_index, t.amount_crypto, t.status, t.confirmations, t.block_height, t.detected_at, t.confirmed_at].map(csvField)].join(','),
+    [...head, ...[t.tx_hash, t.output_index, t.amount_crypto, t.status, t.confirmations, t.block_height, t.detected_at, t.confirmed_at].map(csvField)].join(
+      ',',
+    ),
   );
 }
 
@@ -226,7 +228,11 @@ export function csvLines(invoice: ExportedInvoice): string[] {
  * then each invoice's lines ({@link csvLines}, CRLF); in `json` an array with one invoice per line.
  * `onInvoice` is told the count after each invoice (progress). The CLI and the dashboard write it.
  */
-export async function* exportDocument(invoices: AsyncIterable<ExportedInvoice>, format: 'csv' | 'json', onInvoice?: (count: number) => void): AsyncGenerator<string> {
+export async function* exportDocument(
+  invoices: AsyncIterable<ExportedInvoice>,
+  format: 'csv' | 'json',
+  onInvoice?: (count: number) => void,
+): AsyncGenerator<string> {
   let count = 0;
   yield format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : '[';
   for await (const invoice of invoices) {

@@ -40,17 +40,29 @@ export class InvoiceReads {
   async get(projectId: string, invoiceId: string, db: Knex | Knex.Transaction = this.deps.db): Promise<InvoiceView> {
     const invoice = await Invoice.query(db).findOne({ id: invoiceId, project_id: projectId });
     if (!invoice) throw invoicesErrors.invoice_not_found();
-    return invoiceView(invoice, await transactionsByInvoice(db, [invoice.id]).then((m) => m.get(invoice.id) ?? []), this.deps.chains, this.deps.invoicesCheckoutLinks);
+    return invoiceView(
+      invoice,
+      await transactionsByInvoice(db, [invoice.id]).then((m) => m.get(invoice.id) ?? []),
+      this.deps.chains,
+      this.deps.invoicesCheckoutLinks,
+    );
   }
 
   /**
    * Every transaction of one invoice of the project, `limit` per page in id (detection) order;
    * `next_cursor` is the last id of a full page. 404 `invoice_not_found` otherwise.
    */
-  async transactions(projectId: string, invoiceId: string, page: { cursor?: string | undefined; limit: number }): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
+  async transactions(
+    projectId: string,
+    invoiceId: string,
+    page: { cursor?: string | undefined; limit: number },
+  ): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
     const invoice = await Invoice.query(this.deps.db).findOne({ id: invoiceId, project_id: projectId }).select('id', 'coin');
     if (!invoice) throw invoicesErrors.invoice_not_found();
-    const query = InvoiceTransaction.query(this.deps.db).where('invoice_id', invoice.id).orderBy('id').limit(page.limit + 1);
+    const query = InvoiceTransaction.query(this.deps.db)
+      .where('invoice_id', invoice.id)
+      .orderBy('id')
+      .limit(page.limit + 1);
     if (page.cursor) query.where('id', '>', page.cursor);
     const rows = await query;
     const decimals = this.deps.chains.storedCoin(invoice.coin).decimals;
@@ -63,7 +75,10 @@ export class InvoiceReads {
    * by id (`id < cursor`), so rows created while a client pages never shift or repeat entries.
    */
   async list(projectId: string, filter: InvoiceListFilter): Promise<InvoicePage> {
-    const query = Invoice.query(this.deps.db).where('project_id', projectId).orderBy('id', 'desc').limit(filter.limit + 1);
+    const query = Invoice.query(this.deps.db)
+      .where('project_id', projectId)
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1);
     if (filter.cursor) query.where('id', '<', filter.cursor);
     if (filter.external_id !== undefined) query.where('external_id', filter.external_id);
     if (filter.address !== undefined) query.where('address', filter.address.trim());
@@ -80,12 +95,16 @@ export class InvoiceReads {
     }
     const from = filter.date_from !== undefined ? parseInstant(filter.date_from, 'date_from', 'start') : undefined;
     const to = filter.date_to !== undefined ? parseInstant(filter.date_to, 'date_to', 'end') : undefined;
-    if (from && to && from > to) throw coreErrors.validation_error({ message: 'query.date_from is after query.date_to', details: { field: 'query.date_from' } });
+    if (from && to && from > to)
+      throw coreErrors.validation_error({ message: 'query.date_from is after query.date_to', details: { field: 'query.date_from' } });
     if (from) query.where('created_at', '>=', from);
     if (to) query.where('created_at', '<=', to);
     const rows = await query;
     const page = rows.slice(0, filter.limit);
-    const transactions = await transactionsByInvoice(this.deps.db, page.map((row) => row.id));
+    const transactions = await transactionsByInvoice(
+      this.deps.db,
+      page.map((row) => row.id),
+    );
     const items = page.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains, this.deps.invoicesCheckoutLinks));
     return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
   }
@@ -111,7 +130,10 @@ export class InvoiceReads {
   async getMany(invoiceIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, InvoiceView>> {
     if (invoiceIds.length === 0) return new Map();
     const rows = await Invoice.query(db).whereRaw('id = any(?)', [[...new Set(invoiceIds)]]);
-    const transactions = await transactionsByInvoice(db, rows.map((row) => row.id));
+    const transactions = await transactionsByInvoice(
+      db,
+      rows.map((row) => row.id),
+    );
     return new Map(rows.map((row) => [row.id, invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains, this.deps.invoicesCheckoutLinks)]));
   }
 
@@ -135,5 +157,4 @@ export class InvoiceReads {
     // All of them: the page tells the payer what is left from the payments that still count.
     return { invoice: invoiceView(invoice, transactions, this.deps.chains, this.deps.invoicesCheckoutLinks, Infinity), projectKind: invoice.project_kind };
   }
-
 }

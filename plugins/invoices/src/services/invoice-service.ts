@@ -34,7 +34,11 @@ export class InvoiceService {
   }
 
   /** Every transaction of one invoice of the project, cursor-paginated; 404 `invoice_not_found` otherwise. */
-  transactions(projectId: string, invoiceId: string, page: { cursor?: string | undefined; limit: number }): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
+  transactions(
+    projectId: string,
+    invoiceId: string,
+    page: { cursor?: string | undefined; limit: number },
+  ): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
     return this.deps.invoicesReads.transactions(projectId, invoiceId, page);
   }
 

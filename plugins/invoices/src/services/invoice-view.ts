@@ -29,7 +29,13 @@ export function transactionsPath(invoice: Pick<Invoice, 'id' | 'project_kind'>):
  * count among all its transactions that still count (live: neither reverted nor dropped): an
  * invoice is only as confirmed as its least confirmed payment; 0 without any.
  */
-export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTransaction[], chains: ChainRegistry, links: CheckoutLinks, shown: number = TRANSACTIONS_SHOWN): InvoiceView {
+export function invoiceView(
+  invoice: Invoice,
+  transactions: readonly InvoiceTransaction[],
+  chains: ChainRegistry,
+  links: CheckoutLinks,
+  shown: number = TRANSACTIONS_SHOWN,
+): InvoiceView {
   // A chain disabled since keeps its invoices readable: the build still knows the coin's decimals.
   const decimals = chains.storedCoin(invoice.coin).decimals;
   const counted = transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed');
@@ -44,7 +50,10 @@ export function invoiceView(invoice: Invoice, transactions: readonly InvoiceTran
     amount_crypto: invoice.amount_crypto,
     amount_crypto_units: invoice.amount_units.toString(),
     amount_usd: invoice.amount_usd === null ? null : Number(invoice.amount_usd),
-    rate_snapshot: snapshot && fetchedAt ? { source: snapshot.source, pair: snapshot.pair, rate: snapshot.rate, fetched_at: seconds(fetchedAt), fetched_at_iso: snapshot.fetched_at_iso } : null,
+    rate_snapshot:
+      snapshot && fetchedAt
+        ? { source: snapshot.source, pair: snapshot.pair, rate: snapshot.rate, fetched_at: seconds(fetchedAt), fetched_at_iso: snapshot.fetched_at_iso }
+        : null,
     payment_token: invoice.payment_token,
     payment_uri: invoice.payment_uri,
     callback_url: invoice.callback_url,

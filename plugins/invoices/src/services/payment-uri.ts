@@ -6,7 +6,12 @@ import { networkKindOf, type ChainAdapter, type ProjectKind } from '@gw/kernel';
  * builder, so both carry the same network, token contract and memo (the payment token, which
  * matching reads on chains with memos).
  */
-export function invoicePaymentUri(adapter: ChainAdapter, invoice: { readonly coin: string; readonly address: string; readonly payment_token: string | null }, kind: ProjectKind, amountUnits: bigint): string {
+export function invoicePaymentUri(
+  adapter: ChainAdapter,
+  invoice: { readonly coin: string; readonly address: string; readonly payment_token: string | null },
+  kind: ProjectKind,
+  amountUnits: bigint,
+): string {
   return adapter.paymentUri({
     coin: invoice.coin,
     network: networkKindOf(kind),

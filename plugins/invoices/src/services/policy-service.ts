@@ -18,7 +18,9 @@ export const POLICY_LIMITS = {
  */
 export function refuseUnconfirmedProduction(patch: PolicyPatch): void {
   if (patch.allowZeroConfirmations === true) return;
-  const zero = Object.entries(patch.confirmations ?? {}).filter(([, n]) => n === 0).map(([chain]) => chain);
+  const zero = Object.entries(patch.confirmations ?? {})
+    .filter(([, n]) => n === 0)
+    .map(([chain]) => chain);
   if (zero.length === 0) return;
   throw coreErrors.validation_error({
     message: `confirmations of 0 (${zero.join(', ')}) on a production project count payments no block holds yet (replaceable, may never confirm); to accept that risk, set it again with --allow-zero-confirmations`,
@@ -63,9 +65,7 @@ export interface PolicyPatch {
  * the chain definitions.
  */
 export class PolicyService {
-  constructor(
-    private readonly deps: { db: Knex; audit: AuditLog; chains: ChainRegistry; invoicesConfig: InvoicesConfig; tenancyProjects: ProjectService },
-  ) {}
+  constructor(private readonly deps: { db: Knex; audit: AuditLog; chains: ChainRegistry; invoicesConfig: InvoicesConfig; tenancyProjects: ProjectService }) {}
 
   async get(projectId: string, trx?: Knex.Transaction): Promise<ResolvedPolicy> {
     const row = await ProjectPolicy.query(trx ?? this.deps.db).findById(projectId);
@@ -111,12 +111,11 @@ export class PolicyService {
         default_matching_mode: patch.defaultMatchingMode !== undefined ? patch.defaultMatchingMode : (current?.default_matching_mode ?? null),
         expiry_seconds: patch.expirySeconds !== undefined ? patch.expirySeconds : (current?.expiry_seconds ?? null),
         confirmations,
-        enabled_coins: patch.enabledCoins !== undefined ? (patch.enabledCoins === null ? null : [...new Set(patch.enabledCoins)]) : (current?.enabled_coins ?? null),
+        enabled_coins:
+          patch.enabledCoins !== undefined ? (patch.enabledCoins === null ? null : [...new Set(patch.enabledCoins)]) : (current?.enabled_coins ?? null),
         updated_at: new Date(),
       };
-      const saved = current
-        ? await ProjectPolicy.query(trx).patchAndFetchById(projectId, next)
-        : await ProjectPolicy.query(trx).insertAndFetch(next);
+      const saved = current ? await ProjectPolicy.query(trx).patchAndFetchById(projectId, next) : await ProjectPolicy.query(trx).insertAndFetch(next);
       await this.deps.audit.record({ ...actor, action: 'invoice_policy.set', projectId, target: `project:${projectId}`, details: { ...patch } }, trx);
       return this.resolve(projectId, saved);
     });
@@ -130,7 +129,9 @@ export class PolicyService {
     const rows = await ProjectPolicy.query(this.deps.db);
     const found: { projectId: string; chains: ChainId[] }[] = [];
     for (const row of rows) {
-      const chains = (Object.entries(row.confirmations ?? {}) as [ChainId, number][]).filter(([chain, n]) => n === 0 && this.deps.chains.has(chain)).map(([chain]) => chain);
+      const chains = (Object.entries(row.confirmations ?? {}) as [ChainId, number][])
+        .filter(([chain, n]) => n === 0 && this.deps.chains.has(chain))
+        .map(([chain]) => chain);
       if (chains.length === 0) continue;
       const project = await this.deps.tenancyProjects.get(row.project_id).catch(() => undefined);
       if (project?.kind === 'production') found.push({ projectId: row.project_id, chains });
@@ -140,17 +141,30 @@ export class PolicyService {
 
   private check(patch: PolicyPatch): void {
     const { expirySeconds, confirmations: conf } = POLICY_LIMITS;
-    if (patch.expirySeconds != null && (!Number.isInteger(patch.expirySeconds) || patch.expirySeconds < expirySeconds.min || patch.expirySeconds > expirySeconds.max)) {
-      throw coreErrors.validation_error({ message: `expiry must be a whole number of seconds from ${expirySeconds.min} to ${expirySeconds.max}`, details: { field: 'expiry_seconds' } });
+    if (
+      patch.expirySeconds != null &&
+      (!Number.isInteger(patch.expirySeconds) || patch.expirySeconds < expirySeconds.min || patch.expirySeconds > expirySeconds.max)
+    ) {
+      throw coreErrors.validation_error({
+        message: `expiry must be a whole number of seconds from ${expirySeconds.min} to ${expirySeconds.max}`,
+        details: { field: 'expiry_seconds' },
+      });
     }
     for (const [chain, value] of Object.entries(patch.confirmations ?? {})) {
-      if (!this.deps.chains.has(chain)) throw coreErrors.validation_error({ message: `Unknown or disabled chain "${chain}"`, details: { field: 'confirmations' } });
+      if (!this.deps.chains.has(chain))
+        throw coreErrors.validation_error({ message: `Unknown or disabled chain "${chain}"`, details: { field: 'confirmations' } });
       if (value != null && (!Number.isInteger(value) || value < conf.min || value > conf.max)) {
-        throw coreErrors.validation_error({ message: `confirmations for ${chain} must be a whole number from ${conf.min} to ${conf.max}`, details: { field: 'confirmations' } });
+        throw coreErrors.validation_error({
+          message: `confirmations for ${chain} must be a whole number from ${conf.min} to ${conf.max}`,
+          details: { field: 'confirmations' },
+        });
       }
     }
     if (patch.enabledCoins?.length === 0) {
-      throw coreErrors.validation_error({ message: 'Enabled coins must name at least one coin, or be every coin of the enabled chains ("all").', details: { field: 'enabled_coins' } });
+      throw coreErrors.validation_error({
+        message: 'Enabled coins must name at least one coin, or be every coin of the enabled chains ("all").',
+        details: { field: 'enabled_coins' },
+      });
     }
     for (const coin of patch.enabledCoins ?? []) this.deps.chains.coin(coin);
   }

@@ -17,8 +17,16 @@ const INSTRUCTIONS =
  * builds one per request (the credential is checked on every request); STDIO builds one per
  * process and re-resolves the credential on every call through `principal`.
  */
-export function createMcpServer(toolbox: McpToolbox, principal: () => Promise<McpPrincipal>, requestId: () => string, options: { rateLimitCalls: boolean }): Server {
-  const server = new Server({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+export function createMcpServer(
+  toolbox: McpToolbox,
+  principal: () => Promise<McpPrincipal>,
+  requestId: () => string,
+  options: { rateLimitCalls: boolean },
+): Server {
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolbox.list() }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     let caller: McpPrincipal;

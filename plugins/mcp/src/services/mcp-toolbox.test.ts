@@ -5,7 +5,16 @@ import Type from 'typebox';
 import { McpToolbox } from './mcp-toolbox.js';
 
 const tool = (name: string): McpToolDefinition =>
-  defineMcpTool({ name, title: name, description: name, input: mcpArguments({ n: Type.Optional(Type.Integer()) }), scope: 'invoices:read', writes: false, errors: [], handler: async () => ({}) });
+  defineMcpTool({
+    name,
+    title: name,
+    description: name,
+    input: mcpArguments({ n: Type.Optional(Type.Integer()) }),
+    scope: 'invoices:read',
+    writes: false,
+    errors: [],
+    handler: async () => ({}),
+  });
 
 const toolbox = (mcpTools: McpToolDefinition[]) =>
   new McpToolbox({ mcpTools, tenancyProjects: {} as never, rateLimiter: {} as never, logger: pino({ level: 'silent' }), mcpConfig: {} as never });

@@ -1,4 +1,15 @@
-import { coreErrors, enforceAccess, isAppError, validateInput, type AppError, type Authenticator, type Cradle, type McpToolDefinition, type ProjectPrincipal, type RateLimitResult } from '@gw/kernel';
+import {
+  coreErrors,
+  enforceAccess,
+  isAppError,
+  validateInput,
+  type AppError,
+  type Authenticator,
+  type Cradle,
+  type McpToolDefinition,
+  type ProjectPrincipal,
+  type RateLimitResult,
+} from '@gw/kernel';
 import type { Logger } from 'pino';
 import Type from 'typebox';
 import type { McpConfig } from '../config.js';
@@ -77,7 +88,10 @@ export class McpToolbox {
 
   /** Counts `calls` tool calls against the credential's per-minute pool (spec 8). */
   async consumeRate(principal: McpPrincipal, calls = 1): Promise<RateLimitResult> {
-    const results = await this.deps.rateLimiter.hitMany({ key: `mcp_tool_per_token:${principal.rateKey}`, limit: this.deps.mcpConfig.toolCallsPerMinute, windowSeconds: 60 }, calls);
+    const results = await this.deps.rateLimiter.hitMany(
+      { key: `mcp_tool_per_token:${principal.rateKey}`, limit: this.deps.mcpConfig.toolCallsPerMinute, windowSeconds: 60 },
+      calls,
+    );
     return results.find((result) => !result.allowed) ?? results[results.length - 1]!;
   }
 
@@ -98,7 +112,8 @@ export class McpToolbox {
   async call(name: string, rawArgs: unknown, principal: McpPrincipal, requestId: string): Promise<ToolCallResult> {
     try {
       const needed = this.scopeOf(name);
-      if (needed === undefined) throw coreErrors.validation_error({ message: `Unknown tool "${name}"; tools/list shows the tools.`, details: { field: 'name' } });
+      if (needed === undefined)
+        throw coreErrors.validation_error({ message: `Unknown tool "${name}"; tools/list shows the tools.`, details: { field: 'name' } });
       if (!hasScope(principal.auth.scopes, needed)) {
         throw mcpErrors.insufficient_scope({ message: `The tool ${name} needs the scope ${needed}.`, details: { scope: needed } });
       }
@@ -111,7 +126,9 @@ export class McpToolbox {
       const project = await this.reach(principal, args.project_id);
       const kind = project.kind === 'sandbox' ? 'sandbox' : 'production';
       const tool = variants.find((variant) => (variant.access?.projectKind ?? kind) === kind) ?? variants[0]!;
-      const access = tool.access ? { ...(tool.access.projectKind ? { projectKind: tool.access.projectKind } : {}), ...(tool.access.write ? { write: true } : {}) } : undefined;
+      const access = tool.access
+        ? { ...(tool.access.projectKind ? { projectKind: tool.access.projectKind } : {}), ...(tool.access.write ? { write: true } : {}) }
+        : undefined;
       await enforceAccess(access, { ...principal.auth, project }, {}, NO_LOOKUP);
       const result = await tool.handler({ args, project, auth: principal.auth, actor: { actor: principal.auth.actor, channel: 'mcp', requestId } });
       return toolResult(result);
@@ -148,7 +165,9 @@ export class McpToolbox {
       if (tool.name === LIST_PROJECTS) throw new Error(`MCP tool name ${LIST_PROJECTS} is reserved`);
       const variants = groups.get(tool.name) ?? [];
       // Arguments are validated before the project (and so the variant) is known: variants share one schema.
-      const clash = variants.find((variant) => variant.access?.projectKind === tool.access?.projectKind || variant.scope !== tool.scope || variant.input !== tool.input);
+      const clash = variants.find(
+        (variant) => variant.access?.projectKind === tool.access?.projectKind || variant.scope !== tool.scope || variant.input !== tool.input,
+      );
       if (clash) throw new Error(`MCP tool ${tool.name} is declared twice for the same project kind, or with a different scope or input schema`);
       groups.set(tool.name, [...variants, tool]);
     }

@@ -79,7 +79,10 @@ export class AuthorizationService {
    */
   async approve(request: AuthorizationRequestRow, userId: string, auto: boolean): Promise<string | undefined> {
     return this.deps.db.transaction(async (trx) => {
-      const done = await changedRows(trx, sql`update oauth_authorization_requests set completed_at = now() where id = ${request.id} and completed_at is null returning 1`);
+      const done = await changedRows(
+        trx,
+        sql`update oauth_authorization_requests set completed_at = now() where id = ${request.id} and completed_at is null returning 1`,
+      );
       if (done === 0) return undefined;
       if (!auto) {
         await sqlQuery(
@@ -91,7 +94,16 @@ export class AuthorizationService {
                            else excluded.scopes end,
              revoked_at = null, updated_at = now()`,
         );
-        await this.deps.audit.record({ actor: `user:${userId}`, channel: 'dashboard', action: 'oauth.consent.grant', target: `oauth_client:${request.client_id}`, details: { scopes: request.scopes } }, trx);
+        await this.deps.audit.record(
+          {
+            actor: `user:${userId}`,
+            channel: 'dashboard',
+            action: 'oauth.consent.grant',
+            target: `oauth_client:${request.client_id}`,
+            details: { scopes: request.scopes },
+          },
+          trx,
+        );
       }
       const code = newCode();
       await sqlQuery(
@@ -106,7 +118,10 @@ export class AuthorizationService {
 
   /** Denies: completes the request without a code. False when it was completed concurrently. */
   async deny(request: AuthorizationRequestRow): Promise<boolean> {
-    const done = await changedRows(this.deps.db, sql`update oauth_authorization_requests set completed_at = now() where id = ${request.id} and completed_at is null returning 1`);
+    const done = await changedRows(
+      this.deps.db,
+      sql`update oauth_authorization_requests set completed_at = now() where id = ${request.id} and completed_at is null returning 1`,
+    );
     return done > 0;
   }
 }

@@ -122,7 +122,10 @@ export class ClientDocumentFetcher {
           req.destroy();
           return fail(new ClientDocumentError(`the document URL answered HTTP ${status}`));
         }
-        const type = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        const type = String(res.headers['content-type'] ?? '')
+          .split(';')[0]!
+          .trim()
+          .toLowerCase();
         if (type !== 'application/json') {
           res.resume();
           req.destroy();

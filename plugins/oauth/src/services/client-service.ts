@@ -10,7 +10,8 @@ import { MAX_REDIRECT_URIS, redirectUriProblem } from './redirect-uri.js';
 
 /** What a registration answers (RFC 7591 section 3.2.1, spec 2.7). */
 /** What a caller learns about any refused client metadata document; the reason is logged. */
-export const DOCUMENT_REFUSED = 'The client metadata document at this client_id URL could not be fetched or is not valid; the gateway operator\'s log has the reason.';
+export const DOCUMENT_REFUSED =
+  "The client metadata document at this client_id URL could not be fetched or is not valid; the gateway operator's log has the reason.";
 
 export interface RegistrationResponse {
   client_id: string;
@@ -73,9 +74,18 @@ export class ClientService {
 
   /** RFC 7591 registration. The rate limit counts every request, valid or not. */
   async register(body: unknown, sourceIp: string, requestId: string): Promise<RegistrationResponse | OAuthFailure> {
-    const limit = await this.deps.rateLimiter.hit({ key: `oauth.register:ip:${sourceIp}`, limit: this.deps.oauthConfig.registrationsPerHourPerIp, windowSeconds: 3600 });
+    const limit = await this.deps.rateLimiter.hit({
+      key: `oauth.register:ip:${sourceIp}`,
+      limit: this.deps.oauthConfig.registrationsPerHourPerIp,
+      windowSeconds: 3600,
+    });
     if (!limit.allowed) {
-      return { error: 'rate_limit_exceeded', description: `At most ${this.deps.oauthConfig.registrationsPerHourPerIp} registrations per hour from one address.`, status: 429, retryAfter: limit.retryAfter };
+      return {
+        error: 'rate_limit_exceeded',
+        description: `At most ${this.deps.oauthConfig.registrationsPerHourPerIp} registrations per hour from one address.`,
+        status: 429,
+        retryAfter: limit.retryAfter,
+      };
     }
     const parsed = parseClientMetadata(body, { allowSecret: true });
     if ('error' in parsed) return parsed;
@@ -83,18 +93,30 @@ export class ClientService {
     const secret = parsed.token_endpoint_auth_method === 'client_secret_post' ? randomBase62(48) : undefined;
     const row = await this.deps.db.transaction(async (trx) => {
       const inserted = await Client.query(trx).insertAndFetch({
-          client_id: clientId,
-          kind: 'dynamic',
-          client_name: parsed.client_name,
-          redirect_uris: parsed.redirect_uris,
-          grant_types: parsed.grant_types,
-          response_types: parsed.response_types,
-          token_endpoint_auth_method: parsed.token_endpoint_auth_method,
-          secret_hash: secret ? hashToken(secret) : null,
-          registered_ip: sourceIp,
-        });
+        client_id: clientId,
+        kind: 'dynamic',
+        client_name: parsed.client_name,
+        redirect_uris: parsed.redirect_uris,
+        grant_types: parsed.grant_types,
+        response_types: parsed.response_types,
+        token_endpoint_auth_method: parsed.token_endpoint_auth_method,
+        secret_hash: secret ? hashToken(secret) : null,
+        registered_ip: sourceIp,
+      });
       await this.deps.audit.record(
-        { actor: `oauth_client:${clientId}`, channel: 'rest', action: 'oauth.client.register', target: `oauth_client:${clientId}`, details: { client_name: parsed.client_name, redirect_uris: parsed.redirect_uris, token_endpoint_auth_method: parsed.token_endpoint_auth_method, source_ip: sourceIp }, requestId },
+        {
+          actor: `oauth_client:${clientId}`,
+          channel: 'rest',
+          action: 'oauth.client.register',
+          target: `oauth_client:${clientId}`,
+          details: {
+            client_name: parsed.client_name,
+            redirect_uris: parsed.redirect_uris,
+            token_endpoint_auth_method: parsed.token_endpoint_auth_method,
+            source_ip: sourceIp,
+          },
+          requestId,
+        },
         trx,
       );
       return inserted;
@@ -155,9 +177,15 @@ export class ClientService {
     const { clientDocuments } = this.deps.oauthConfig;
     const host = new URL(clientId).host;
     const logRefusal = (reason: string, error?: unknown) =>
-      this.deps.logger.warn({ clientId, reason, ...(error && !(error instanceof ClientDocumentError) ? { err: error } : {}) }, 'client metadata document refused');
+      this.deps.logger.warn(
+        { clientId, reason, ...(error && !(error instanceof ClientDocumentError) ? { err: error } : {}) },
+        'client metadata document refused',
+      );
     // A recent failure is answered from the negative cache: no fetch until its retry_at (issue 24).
-    const [failed] = await sqlQuery<{ reason: string }>(this.deps.db, sql`select reason from oauth_client_document_failures where client_id = ${clientId} and retry_at > now()`);
+    const [failed] = await sqlQuery<{ reason: string }>(
+      this.deps.db,
+      sql`select reason from oauth_client_document_failures where client_id = ${clientId} and retry_at > now()`,
+    );
     if (failed) {
       logRefusal(`recently refused (${failed.reason}); not fetched again before the failure expires`);
       return fail('invalid_client', DOCUMENT_REFUSED);
@@ -165,7 +193,11 @@ export class ClientService {
     // Fetches per source host are bounded in PostgreSQL (every instance counts into one window), so
     // the gateway cannot be made to hammer a host with many client_id URLs on it. A throttled
     // fetch falls back to the cached copy, however stale, and is not a failure of the document.
-    const throttle = await this.deps.rateLimiter.hit({ key: `oauth.document-fetch:host:${host}`, limit: clientDocuments.fetchesPerMinutePerHost, windowSeconds: 60 });
+    const throttle = await this.deps.rateLimiter.hit({
+      key: `oauth.document-fetch:host:${host}`,
+      limit: clientDocuments.fetchesPerMinutePerHost,
+      windowSeconds: 60,
+    });
     if (!throttle.allowed) {
       if (cached) return cached;
       logRefusal(`too many document fetches from ${host}; try again in ${throttle.retryAfter} s`);
@@ -233,7 +265,8 @@ interface ParsedMetadata {
  * a registration (the RFC's default, client_secret_basic, is not offered) and `none` for a document.
  */
 function parseClientMetadata(body: unknown, options: { allowSecret: boolean }): ParsedMetadata | OAuthFailure {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail('invalid_client_metadata', 'The body must be a JSON object of client metadata.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return fail('invalid_client_metadata', 'The body must be a JSON object of client metadata.');
   const input = body as Record<string, unknown>;
   const uris = input['redirect_uris'];
   if (!Array.isArray(uris) || uris.length === 0) return fail('invalid_redirect_uri', 'redirect_uris must be a non-empty array.');
@@ -252,7 +285,8 @@ function parseClientMetadata(body: unknown, options: { allowSecret: boolean }): 
   }
   if (!grantTypes.includes('authorization_code')) return fail('invalid_client_metadata', 'grant_types must include authorization_code.');
   const responseTypes = input['response_types'] ?? ['code'];
-  if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code') return fail('invalid_client_metadata', 'response_types must be ["code"].');
+  if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code')
+    return fail('invalid_client_metadata', 'response_types must be ["code"].');
   const method = input['token_endpoint_auth_method'] ?? (options.allowSecret ? 'client_secret_post' : 'none');
   const allowed = options.allowSecret ? ['none', 'client_secret_post'] : ['none'];
   if (typeof method !== 'string' || !allowed.includes(method)) {

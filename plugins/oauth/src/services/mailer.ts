@@ -5,9 +5,7 @@ import type { Logger } from 'pino';
 export class CodeMailer {
   private readonly transport: Transporter | undefined;
 
-  constructor(
-    private readonly options: { smtpUrl: string | undefined; from: string; production: boolean; logger: Logger },
-  ) {
+  constructor(private readonly options: { smtpUrl: string | undefined; from: string; production: boolean; logger: Logger }) {
     this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
   }
 
@@ -19,19 +17,15 @@ export class CodeMailer {
   /** Mails `code` to `to`; `purpose` is the sentence saying what the code signs in to. */
   async send(to: string, code: string, purpose: string): Promise<void> {
     if (!this.transport) {
-      if (!this.options.production) this.options.logger.warn({ to, code }, 'oauth sign-in code (development: no plugins.oauth.smtp.url, so it is logged instead of mailed)');
+      if (!this.options.production)
+        this.options.logger.warn({ to, code }, 'oauth sign-in code (development: no plugins.oauth.smtp.url, so it is logged instead of mailed)');
       return;
     }
     await this.transport.sendMail({
       from: this.options.from,
       to,
       subject: `Your sign-in code: ${code}`,
-      text: [
-        `Your sign-in code is ${code}`,
-        '',
-        purpose,
-        'The code expires in a few minutes. If this was not you, ignore this message.',
-      ].join('\n'),
+      text: [`Your sign-in code is ${code}`, '', purpose, 'The code expires in a few minutes. If this was not you, ignore this message.'].join('\n'),
     });
   }
 

@@ -2,13 +2,33 @@ import test from 'ava';
 import { redirectUriMatches, redirectUriProblem } from './redirect-uri.js';
 
 test('loopback http on any port and https are accepted', (t) => {
-  for (const uri of ['http://127.0.0.1:53682/callback', 'http://localhost/cb', 'http://[::1]:8080/cb?x=1', 'https://app.example/cb', 'https://app.example:8443/a/b?c=d']) {
+  for (const uri of [
+    'http://127.0.0.1:53682/callback',
+    'http://localhost/cb',
+    'http://[::1]:8080/cb?x=1',
+    'https://app.example/cb',
+    'https://app.example:8443/a/b?c=d',
+  ]) {
     t.is(redirectUriProblem(uri), undefined, uri);
   }
 });
 
 test('plain http elsewhere, fragments, wildcards, credentials, custom schemes and junk are refused', (t) => {
-  for (const uri of ['http://app.example/cb', 'http://127.0.0.2.nip.io/cb', 'http://localhost.evil.example/cb', 'https://app.example/cb#frag', 'https://*.example/cb', 'https://u:p@app.example/cb', 'myapp://cb', 'javascript:alert(1)', 'https://app.example/c\u0000b', 'https://app.example/c b', 'cb', '', 'x'.repeat(3000)]) {
+  for (const uri of [
+    'http://app.example/cb',
+    'http://127.0.0.2.nip.io/cb',
+    'http://localhost.evil.example/cb',
+    'https://app.example/cb#frag',
+    'https://*.example/cb',
+    'https://u:p@app.example/cb',
+    'myapp://cb',
+    'javascript:alert(1)',
+    'https://app.example/c\u0000b',
+    'https://app.example/c b',
+    'cb',
+    '',
+    'x'.repeat(3000),
+  ]) {
     t.not(redirectUriProblem(uri), undefined, uri);
   }
   t.not(redirectUriProblem(42), undefined);

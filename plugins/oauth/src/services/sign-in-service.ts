@@ -127,7 +127,13 @@ export class SignInService {
     return this.startChallenge({ session_id: null, binding }, `binding:${binding}`, rawEmail, purpose, requester);
   }
 
-  private async startChallenge(owner: { session_id: string | null; binding: string | null }, ownerKey: string, rawEmail: unknown, purpose: string, requester: string): Promise<StartResult> {
+  private async startChallenge(
+    owner: { session_id: string | null; binding: string | null },
+    ownerKey: string,
+    rawEmail: unknown,
+    purpose: string,
+    requester: string,
+  ): Promise<StartResult> {
     const email = normaliseEmail(rawEmail);
     if (email === undefined) return { problem: 'invalid_email' };
     if (!this.deps.oauthMailer.available) return { problem: 'unavailable' };
@@ -155,7 +161,9 @@ export class SignInService {
     );
     if (user) {
       // Not awaited: an invited address must not answer slower than an unknown one.
-      this.deps.oauthMailer.send(user.email, code, purpose).catch((error: unknown) => this.deps.logger.error({ err: error, challengeId: id }, 'sign-in code mail failed'));
+      this.deps.oauthMailer
+        .send(user.email, code, purpose)
+        .catch((error: unknown) => this.deps.logger.error({ err: error, challengeId: id }, 'sign-in code mail failed'));
     }
     return { challengeId: id };
   }
@@ -173,7 +181,12 @@ export class SignInService {
     return this.verifyChallenge({ binding }, challengeId, rawCode, operatorId);
   }
 
-  private async verifyChallenge(owner: { session_id: string } | { binding: string }, challengeId: unknown, rawCode: unknown, operatorId: unknown): Promise<VerifyResult> {
+  private async verifyChallenge(
+    owner: { session_id: string } | { binding: string },
+    challengeId: unknown,
+    rawCode: unknown,
+    operatorId: unknown,
+  ): Promise<VerifyResult> {
     if (typeof challengeId !== 'string' || !isUlid(challengeId)) return { problem: 'invalid' };
     const code = typeof rawCode === 'string' ? rawCode.replace(/\s+/g, '') : '';
     const { maxAttempts, wrongPerHourPerAddress } = this.deps.oauthConfig.emailCode;
@@ -218,7 +231,9 @@ export class SignInService {
       const chosen = candidates.length === 1 ? candidates[0] : candidates.find((u) => u.operator_id === operatorId);
       if (!chosen) {
         // Only someone who read the mail gets here: the operators of the address are theirs to see.
-        const operators = await Promise.all(candidates.map(async (u) => ({ id: u.operator_id, name: (await this.deps.tenancyOperators.find(u.operator_id)).name })));
+        const operators = await Promise.all(
+          candidates.map(async (u) => ({ id: u.operator_id, name: (await this.deps.tenancyOperators.find(u.operator_id)).name })),
+        );
         return { problem: 'choose_operator', operators };
       }
       await sqlQuery(trx, sql`update oauth_email_challenges set consumed_at = now() where id = ${row.id}`);

@@ -90,18 +90,35 @@ export class TokenService {
   constructor(private readonly deps: { db: Knex; audit: AuditLog; secretBox: SecretBox; oauthConfig: OAuthConfig }) {}
 
   /** grant_type=authorization_code. A code is burnt by the first exchange attempt that names it. */
-  async exchangeCode(input: { client: ClientRow; code: string; redirectUri: string; codeVerifier: string; resource: string; requestId: string }): Promise<TokenResponse | OAuthFailure> {
+  async exchangeCode(input: {
+    client: ClientRow;
+    code: string;
+    redirectUri: string;
+    codeVerifier: string;
+    resource: string;
+    requestId: string;
+  }): Promise<TokenResponse | OAuthFailure> {
     if (!CODE_PATTERN.test(input.code)) return fail('invalid_grant', 'The authorization code is invalid.');
     return this.deps.db.transaction(async (trx) => {
       // Expiry is decided by the database's clock (`expired`), like every other expiry of the plugin.
-      const [code] = await sqlQuery<CodeRow & { expired: boolean }>(trx, sql`select *, expires_at <= now() as expired from oauth_codes where code_hash = ${hashToken(input.code)} for update`);
+      const [code] = await sqlQuery<CodeRow & { expired: boolean }>(
+        trx,
+        sql`select *, expires_at <= now() as expired from oauth_codes where code_hash = ${hashToken(input.code)} for update`,
+      );
       if (!code || code.client_id !== input.client.client_id) return fail('invalid_grant', 'The authorization code is invalid.');
       if (code.consumed_at) {
         // RFC 6749 section 4.1.2: a code used twice revokes what was issued from it.
         if (code.grant_id) {
           await this.revokeGrant(trx, code.grant_id, 'code_reuse');
           await this.deps.audit.record(
-            { actor: `oauth_client:${code.client_id}`, channel: 'rest', action: 'oauth.code.reuse_detected', target: `oauth_grant:${code.grant_id}`, details: { code_id: code.id, user_id: code.user_id }, requestId: input.requestId },
+            {
+              actor: `oauth_client:${code.client_id}`,
+              channel: 'rest',
+              action: 'oauth.code.reuse_detected',
+              target: `oauth_grant:${code.grant_id}`,
+              details: { code_id: code.id, user_id: code.user_id },
+              requestId: input.requestId,
+            },
             trx,
           );
         }
@@ -116,9 +133,23 @@ export class TokenService {
       const consent = await Consent.query(trx).where({ user_id: code.user_id, client_id: code.client_id }).whereNull('revoked_at').forShare().first();
       if (!consent) return fail('invalid_grant', 'The authorization was revoked.');
       const grantId = newId();
-      await Grant.query(trx).insert({ id: grantId, user_id: code.user_id, client_id: code.client_id, scopes: code.scopes, resource: code.resource, code_id: code.id });
+      await Grant.query(trx).insert({
+        id: grantId,
+        user_id: code.user_id,
+        client_id: code.client_id,
+        scopes: code.scopes,
+        resource: code.resource,
+        code_id: code.id,
+      });
       await Code.query(trx).findById(code.id).patch({ grant_id: grantId });
-      const issued = await this.issuePair(trx, { grantId, clientId: code.client_id, userId: code.user_id, scopes: code.scopes, resource: code.resource, parentId: null });
+      const issued = await this.issuePair(trx, {
+        grantId,
+        clientId: code.client_id,
+        userId: code.user_id,
+        scopes: code.scopes,
+        resource: code.resource,
+        parentId: null,
+      });
       // The lineage's refresh row is stored either way (revocation follows it), but a client not
       // registered for refresh_token could never use the token: it is not handed out.
       if (!input.client.grant_types.includes('refresh_token')) {
@@ -135,14 +166,23 @@ export class TokenService {
    * by the same client, while its successor is still unused, it returns that same successor pair
    * (concurrent refreshes of one client); otherwise it is a replay and the whole lineage is revoked.
    */
-  async refresh(input: { client: ClientRow; refreshToken: string; resource: string; scope: string | undefined; requestId: string }): Promise<TokenResponse | OAuthFailure> {
+  async refresh(input: {
+    client: ClientRow;
+    refreshToken: string;
+    resource: string;
+    scope: string | undefined;
+    requestId: string;
+  }): Promise<TokenResponse | OAuthFailure> {
     if (!REFRESH_PATTERN.test(input.refreshToken)) return fail('invalid_grant', 'The refresh token is invalid.');
     const hash = hashToken(input.refreshToken);
     const peek = await RefreshToken.query(this.deps.db).findOne({ token_hash: hash });
     if (!peek || peek.client_id !== input.client.client_id) return fail('invalid_grant', 'The refresh token is invalid.');
     return this.deps.db.transaction(async (trx) => {
       const grant = await Grant.query(trx).findById(peek.grant_id).forUpdate();
-      const [token] = await sqlQuery<RefreshTokenRow & { expired: boolean }>(trx, sql`select *, expires_at <= now() as expired from oauth_refresh_tokens where id = ${peek.id} for update`);
+      const [token] = await sqlQuery<RefreshTokenRow & { expired: boolean }>(
+        trx,
+        sql`select *, expires_at <= now() as expired from oauth_refresh_tokens where id = ${peek.id} for update`,
+      );
       if (!grant || !token) return fail('invalid_grant', 'The refresh token is invalid.');
       if (grant.revoked_at || token.revoked_at) return fail('invalid_grant', 'The refresh token has been revoked.');
       if (token.consumed_at) {
@@ -171,9 +211,26 @@ export class TokenService {
         if (outside) return fail('invalid_scope', `Scope ${outside} was not granted.`);
         scopes = grant.scopes.filter((s) => requested.includes(s));
       }
-      const issued = await this.issuePair(trx, { grantId: grant.id, clientId: grant.client_id, userId: grant.user_id, scopes, resource: grant.resource, parentId: token.id });
-      const sealed = this.deps.secretBox.seal(JSON.stringify({ access_token: issued.response.access_token, refresh_token: issued.response.refresh_token, access_id: issued.accessId } satisfies SealedPair), sealAad(token.id));
-      await sqlQuery(trx, sql`update oauth_refresh_tokens set consumed_at = now(), successor_id = ${issued.refreshId}, sealed_successor = ${sealed} where id = ${token.id}`);
+      const issued = await this.issuePair(trx, {
+        grantId: grant.id,
+        clientId: grant.client_id,
+        userId: grant.user_id,
+        scopes,
+        resource: grant.resource,
+        parentId: token.id,
+      });
+      const sealed = this.deps.secretBox.seal(
+        JSON.stringify({
+          access_token: issued.response.access_token,
+          refresh_token: issued.response.refresh_token,
+          access_id: issued.accessId,
+        } satisfies SealedPair),
+        sealAad(token.id),
+      );
+      await sqlQuery(
+        trx,
+        sql`update oauth_refresh_tokens set consumed_at = now(), successor_id = ${issued.refreshId}, sealed_successor = ${sealed} where id = ${token.id}`,
+      );
       // The parent's sealed copy named this token, which is now consumed: it can never be returned again.
       if (token.parent_id) await RefreshToken.query(trx).findById(token.parent_id).patch({ sealed_successor: null });
       return issued.response;
@@ -189,7 +246,17 @@ export class TokenService {
       await this.deps.db.transaction(async (trx) => {
         const changed = await changedRows(trx, sql`update oauth_access_tokens set revoked_at = now() where id = ${row.id} and revoked_at is null returning 1`);
         if (changed > 0) {
-          await this.deps.audit.record({ actor: `oauth_client:${row.client_id}`, channel: 'rest', action: 'oauth.token.revoke', target: `oauth_access_token:${row.id}`, details: { grant_id: row.grant_id }, requestId: input.requestId }, trx);
+          await this.deps.audit.record(
+            {
+              actor: `oauth_client:${row.client_id}`,
+              channel: 'rest',
+              action: 'oauth.token.revoke',
+              target: `oauth_access_token:${row.id}`,
+              details: { grant_id: row.grant_id },
+              requestId: input.requestId,
+            },
+            trx,
+          );
         }
       });
       return;
@@ -201,7 +268,17 @@ export class TokenService {
         const grant = await Grant.query(trx).findById(row.grant_id).forUpdate();
         if (!grant || grant.revoked_at) return;
         await this.revokeGrant(trx, grant.id, 'revoked_by_client');
-        await this.deps.audit.record({ actor: `oauth_client:${row.client_id}`, channel: 'rest', action: 'oauth.token.revoke', target: `oauth_grant:${grant.id}`, details: { refresh_token_id: row.id }, requestId: input.requestId }, trx);
+        await this.deps.audit.record(
+          {
+            actor: `oauth_client:${row.client_id}`,
+            channel: 'rest',
+            action: 'oauth.token.revoke',
+            target: `oauth_grant:${grant.id}`,
+            details: { refresh_token_id: row.id },
+            requestId: input.requestId,
+          },
+          trx,
+        );
       });
     }
   }
@@ -223,7 +300,16 @@ export class TokenService {
     if (row.grant_revoked_at) return { ok: false, reason: 'lineage_revoked' };
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
     if (row.expired) return { ok: false, reason: 'expired' };
-    return { ok: true, tokenId: row.id, grantId: row.grant_id, userId: row.user_id, clientId: row.client_id, scopes: row.scopes, resource: row.resource, expiresAt: new Date(row.expires_at) };
+    return {
+      ok: true,
+      tokenId: row.id,
+      grantId: row.grant_id,
+      userId: row.user_id,
+      clientId: row.client_id,
+      scopes: row.scopes,
+      resource: row.resource,
+      expiresAt: new Date(row.expires_at),
+    };
   }
 
   /** The user's connected apps: clients with a consent record or a live lineage. */
@@ -244,7 +330,7 @@ export class TokenService {
     return rows.map((r) => ({
       client_id: String(r['client_id']),
       client_name: (r['client_name'] as string | null) ?? null,
-      scopes: ((r['consent_revoked_at'] ? r['grant_scopes'] : r['consent_scopes'] ?? r['grant_scopes']) as string[] | null) ?? [],
+      scopes: ((r['consent_revoked_at'] ? r['grant_scopes'] : (r['consent_scopes'] ?? r['grant_scopes'])) as string[] | null) ?? [],
       consented_at_iso: iso(r['consented_at']),
       consent_revoked_at_iso: iso(r['consent_revoked_at']),
       active_grants: Number(r['active_grants']),
@@ -256,18 +342,32 @@ export class TokenService {
   async revokeApp(userId: string, clientId: string, actor: { actor: string; channel: 'cli' | 'dashboard' }): Promise<AppRevocation | undefined> {
     return this.deps.db.transaction(async (trx) => {
       // Codes first: burning them waits for an exchange in flight, whose grant the next statement then sees.
-      const codes = await changedRows(trx, sql`update oauth_codes set consumed_at = now() where user_id = ${userId} and client_id = ${clientId} and consumed_at is null returning 1`);
+      const codes = await changedRows(
+        trx,
+        sql`update oauth_codes set consumed_at = now() where user_id = ${userId} and client_id = ${clientId} and consumed_at is null returning 1`,
+      );
       const grants = await Grant.query(trx).where({ user_id: userId, client_id: clientId }).orderBy('id').forUpdate();
       const consent = await Consent.query(trx).where({ user_id: userId, client_id: clientId }).forUpdate().first();
       if (grants.length === 0 && !consent && codes === 0) return undefined;
-      const result: AppRevocation = { user_id: userId, client_id: clientId, consent_revoked: false, grants_revoked: 0, access_tokens_revoked: 0, refresh_tokens_revoked: 0 };
+      const result: AppRevocation = {
+        user_id: userId,
+        client_id: clientId,
+        consent_revoked: false,
+        grants_revoked: 0,
+        access_tokens_revoked: 0,
+        refresh_tokens_revoked: 0,
+      };
       for (const grant of grants) {
         const counts = await this.revokeGrant(trx, grant.id, 'app_revoked');
         if (!grant.revoked_at) result.grants_revoked += 1;
         result.access_tokens_revoked += counts.access;
         result.refresh_tokens_revoked += counts.refresh;
       }
-      result.consent_revoked = (await changedRows(trx, sql`update oauth_consents set revoked_at = now() where user_id = ${userId} and client_id = ${clientId} and revoked_at is null returning 1`)) > 0;
+      result.consent_revoked =
+        (await changedRows(
+          trx,
+          sql`update oauth_consents set revoked_at = now() where user_id = ${userId} and client_id = ${clientId} and revoked_at is null returning 1`,
+        )) > 0;
       await this.deps.audit.record({ ...actor, action: 'oauth.app.revoke', target: `oauth_client:${clientId}`, details: { ...result } }, trx);
       return result;
     });
@@ -289,8 +389,14 @@ export class TokenService {
   /** Revokes a lineage: the grant, every access token and every refresh token of it. */
   private async revokeGrant(trx: Knex.Transaction, grantId: string, reason: string): Promise<{ access: number; refresh: number }> {
     await sqlQuery(trx, sql`update oauth_grants set revoked_at = now(), revoked_reason = ${reason} where id = ${grantId} and revoked_at is null`);
-    const access = await changedRows(trx, sql`update oauth_access_tokens set revoked_at = now() where grant_id = ${grantId} and revoked_at is null returning 1`);
-    const refresh = await changedRows(trx, sql`update oauth_refresh_tokens set revoked_at = now(), sealed_successor = null where grant_id = ${grantId} and revoked_at is null returning 1`);
+    const access = await changedRows(
+      trx,
+      sql`update oauth_access_tokens set revoked_at = now() where grant_id = ${grantId} and revoked_at is null returning 1`,
+    );
+    const refresh = await changedRows(
+      trx,
+      sql`update oauth_refresh_tokens set revoked_at = now(), sealed_successor = null where grant_id = ${grantId} and revoked_at is null returning 1`,
+    );
     await sqlQuery(trx, sql`update oauth_refresh_tokens set sealed_successor = null where grant_id = ${grantId} and sealed_successor is not null`);
     return { access, refresh };
   }
@@ -299,7 +405,10 @@ export class TokenService {
   private async successorWithinLeeway(trx: Knex.Transaction, token: RefreshTokenRow): Promise<TokenResponse | undefined> {
     const leewayMs = this.deps.oauthConfig.refreshLeewaySeconds * 1000;
     if (leewayMs === 0 || !token.consumed_at || !token.successor_id || !token.sealed_successor) return undefined;
-    const [leeway] = await sqlQuery<{ within: boolean }>(trx, sql`select ${token.consumed_at}::timestamptz + make_interval(secs => ${this.deps.oauthConfig.refreshLeewaySeconds}) > now() as within`);
+    const [leeway] = await sqlQuery<{ within: boolean }>(
+      trx,
+      sql`select ${token.consumed_at}::timestamptz + make_interval(secs => ${this.deps.oauthConfig.refreshLeewaySeconds}) > now() as within`,
+    );
     if (!leeway?.within) return undefined;
     const successor = await RefreshToken.query(trx).findById(token.successor_id);
     if (!successor || successor.consumed_at || successor.revoked_at) return undefined;
@@ -310,7 +419,13 @@ export class TokenService {
     );
     if (!access || access.revoked_at) return undefined;
     const remaining = Math.max(1, access.remaining);
-    return { access_token: pair.access_token, token_type: 'Bearer', expires_in: Math.min(ACCESS_TOKEN_SECONDS, remaining), refresh_token: pair.refresh_token, scope: access.scopes.join(' ') };
+    return {
+      access_token: pair.access_token,
+      token_type: 'Bearer',
+      expires_in: Math.min(ACCESS_TOKEN_SECONDS, remaining),
+      refresh_token: pair.refresh_token,
+      scope: access.scopes.join(' '),
+    };
   }
 
   private async issuePair(
@@ -333,7 +448,13 @@ export class TokenService {
           values (${accessId}, ${input.grantId}, ${refreshId}, ${hashToken(accessToken)}, ${input.clientId}, ${input.userId}, ${[...input.scopes]}::text[], ${input.resource}, now() + make_interval(secs => ${ACCESS_TOKEN_SECONDS}))`,
     );
     return {
-      response: { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, scope: input.scopes.join(' ') },
+      response: {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: ACCESS_TOKEN_SECONDS,
+        refresh_token: refreshToken,
+        scope: input.scopes.join(' '),
+      },
       accessId,
       refreshId,
     };

@@ -15,7 +15,19 @@ export const ratesSection: PageSection<Services> = {
     const selected = rates.filter((r) => r.selected);
     return html`<h2>Exchange rates</h2>
 ${req.user.role === 'admin' ? actionButton(req, `/dashboard/projects/${req.project!.id}/overview/rates-refresh`, 'Refresh the rates now') : null}
-${table('Rates in use', ['Pair', 'Rate', 'Source', 'Fetched', 'Age', 'Usable'], selected.map((r) => [r.pair, r.rate, r.source, when(r.fetched_at), duration(r.age_seconds), r.usable ? 'yes' : html`<span class="warning">no (too old)</span>`]), 'No rate fetched yet: invoices in USD cannot be created.')}`;
+${table(
+  'Rates in use',
+  ['Pair', 'Rate', 'Source', 'Fetched', 'Age', 'Usable'],
+  selected.map((r) => [
+    r.pair,
+    r.rate,
+    r.source,
+    when(r.fetched_at),
+    duration(r.age_seconds),
+    r.usable ? 'yes' : html`<span class="warning">no (too old)</span>`,
+  ]),
+  'No rate fetched yet: invoices in USD cannot be created.',
+)}`;
   },
 };
 
@@ -31,7 +43,12 @@ export const ratesRefreshPage = definePage<Services>({
       handle: async (req) => {
         const result = await ratesService.refresh();
         const failed = result.providers.filter((p) => !p.ok);
-        return redirect(`/dashboard/projects/${req.project!.id}/overview`, failed.length === 0 ? 'The rates are refreshed.' : `Rates refreshed; ${failed.length} provider(s) failed: ${failed.map((p) => p.provider).join(', ')}.`);
+        return redirect(
+          `/dashboard/projects/${req.project!.id}/overview`,
+          failed.length === 0
+            ? 'The rates are refreshed.'
+            : `Rates refreshed; ${failed.length} provider(s) failed: ${failed.map((p) => p.provider).join(', ')}.`,
+        );
       },
     },
   ],

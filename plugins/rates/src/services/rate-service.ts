@@ -100,7 +100,11 @@ export class RateService {
     this.config = deps.config;
     this.logger = deps.logger;
     this.now = deps.now ?? (() => new Date());
-    this.providerFailures = createFailureLog(deps.logger, { failed: 'rate provider failed', stillFailing: 'rate provider still failing', recovered: 'rate provider recovered' }, this.now);
+    this.providerFailures = createFailureLog(
+      deps.logger,
+      { failed: 'rate provider failed', stillFailing: 'rate provider still failing', recovered: 'rate provider recovered' },
+      this.now,
+    );
     this.store = new RateStore(deps.db);
     this.providers = deps.providers ?? providersFromConfig(deps.config, this.now);
   }

@@ -6,7 +6,14 @@ import { SIMULATION_RULES, type Simulation } from '../simulations.js';
 
 const MESSAGES = {
   en: { title: 'Simulate', detect: 'Detect payment', paid: 'Confirm as paid', partial: 'Pay too little', overpaid: 'Pay too much', expire: 'Expire' },
-  de: { title: 'Simulieren', detect: 'Zahlung erkennen', paid: 'Als bezahlt bestätigen', partial: 'Zu wenig zahlen', overpaid: 'Zu viel zahlen', expire: 'Ablaufen lassen' },
+  de: {
+    title: 'Simulieren',
+    detect: 'Zahlung erkennen',
+    paid: 'Als bezahlt bestätigen',
+    partial: 'Zu wenig zahlen',
+    overpaid: 'Zu viel zahlen',
+    expire: 'Ablaufen lassen',
+  },
 } as const satisfies Record<Locale, Record<string, string>>;
 
 /**
@@ -55,7 +62,13 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : null}
           await sandboxSimulator.simulateEvent(
             invoice.project_id,
             invoice.id,
-            { eventType: 'invoice.partial', amountUnits: (half > 0n ? half : 1n).toString(), confirmations: Math.max(invoice.confirmation_threshold, 1), blockHeight: 1, expectedCurrentStatus: invoice.status },
+            {
+              eventType: 'invoice.partial',
+              amountUnits: (half > 0n ? half : 1n).toString(),
+              confirmations: Math.max(invoice.confirmation_threshold, 1),
+              blockHeight: 1,
+              expectedCurrentStatus: invoice.status,
+            },
             actor,
           );
         } else {

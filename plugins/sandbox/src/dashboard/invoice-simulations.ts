@@ -71,8 +71,17 @@ export const invoiceSimulationsPage = definePage<Services>({
       handle: async (req) => {
         requireSandbox(req);
         const simulation = req.form.choice<Simulation>('simulation', 'Simulation', SIMULATIONS);
-        const result = await services.sandboxSimulator.simulate(req.project!.id, req.params['invoiceId']!, simulation, SIMULATION_INPUTS[simulation]?.input ?? {}, req.actor);
-        return redirect(`${invoicesPath(req.project!.id)}/${req.params['invoiceId']}`, `Simulated ${simulation}: the invoice is ${result.status} (event ${result.event_id}).`);
+        const result = await services.sandboxSimulator.simulate(
+          req.project!.id,
+          req.params['invoiceId']!,
+          simulation,
+          SIMULATION_INPUTS[simulation]?.input ?? {},
+          req.actor,
+        );
+        return redirect(
+          `${invoicesPath(req.project!.id)}/${req.params['invoiceId']}`,
+          `Simulated ${simulation}: the invoice is ${result.status} (event ${result.event_id}).`,
+        );
       },
     },
     {
@@ -94,7 +103,8 @@ export const invoiceSimulationsPage = definePage<Services>({
         const chain = req.form.choice('chain', 'Chain', services.chains.chainIds());
         const blocksText = req.form.text('blocks', 'Blocks', { max: 3 });
         const blocks = /^\d+$/.test(blocksText) ? Number(blocksText) : NaN;
-        if (!(blocks >= 1 && blocks <= CLOCK_BLOCKS_MAX)) throw dashboardErrors.invalid_form({ message: `Blocks must be a whole number from 1 to ${CLOCK_BLOCKS_MAX}.` });
+        if (!(blocks >= 1 && blocks <= CLOCK_BLOCKS_MAX))
+          throw dashboardErrors.invalid_form({ message: `Blocks must be a whole number from 1 to ${CLOCK_BLOCKS_MAX}.` });
         const result = await services.sandboxSimulator.advanceClock(req.project!.id, chain, blocks, req.actor);
         const back = req.form.optional('invoice', 'Invoice', { max: 26 });
         const location = back && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(back) ? `${invoicesPath(req.project!.id)}/${back}` : invoicesPath(req.project!.id);

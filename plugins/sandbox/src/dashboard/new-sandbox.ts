@@ -1,5 +1,15 @@
 import { html } from '@gw/kernel';
-import { credentialFacts, csrfField, definePage, onceField, page, type PageSection, type PageServices, PROJECT_NAME_MAX, secretOnce } from '@gw/plugin-dashboard/contract';
+import {
+  credentialFacts,
+  csrfField,
+  definePage,
+  onceField,
+  page,
+  type PageSection,
+  type PageServices,
+  PROJECT_NAME_MAX,
+  secretOnce,
+} from '@gw/plugin-dashboard/contract';
 
 /** What the form's action reads (ADR 0011). */
 export const NEW_SANDBOX_DEPS = ['sandboxProjects'] as const;
@@ -32,12 +42,16 @@ export const newSandboxPage = definePage<Services>({
       handle: async (req) => {
         const name = req.form.text('name', 'Sandbox project name', { max: PROJECT_NAME_MAX });
         const created = await sandbox.provision({ name, operator: req.user.operatorId }, req.actor);
-        return page(`Sandbox project ${created.project.name} created`, html`<h1>Sandbox project created</h1>
+        return page(
+          `Sandbox project ${created.project.name} created`,
+          html`<h1>Sandbox project created</h1>
 <p>The sandbox project <strong>${created.project.name}</strong> is ready: a generated testnet key for each of ${created.wallets.length} chains, an API key, and a personal access token with scope <code>${created.pat.scopes.join(' ')}</code> for the simulation endpoints.</p>
 ${credentialFacts(created.project)}
 ${secretOnce('api-secret', 'API secret (sk_sandbox_)', created.api_key.api_secret)}
 ${secretOnce('pat', 'Personal access token (sandbox:simulate)', created.pat.token)}
-<p>Sign requests to <code>/api/v1/sandbox</code> as docs/sandbox.md shows. <a href="/dashboard/projects/${created.project.id}">Go to the project</a></p>`, 201);
+<p>Sign requests to <code>/api/v1/sandbox</code> as docs/sandbox.md shows. <a href="/dashboard/projects/${created.project.id}">Go to the project</a></p>`,
+          201,
+        );
       },
     },
   ],

@@ -12,7 +12,10 @@ export const sandboxPage = definePage<Services>({
   nav: [{ label: 'Sandbox', scope: 'project', path: '/sandbox', order: 90, kinds: ['sandbox'] }],
   routes: ({ sandboxProjects: sandbox }) => {
     const sandboxOnly = (req: DashboardRequest<Services>) => {
-      if (req.project!.kind !== 'sandbox') throw coreErrors.sandbox_project_required({ message: `${req.project!.name} is a ${req.project!.kind} project; these actions are for sandbox projects only.` });
+      if (req.project!.kind !== 'sandbox')
+        throw coreErrors.sandbox_project_required({
+          message: `${req.project!.name} is a ${req.project!.kind} project; these actions are for sandbox projects only.`,
+        });
       return req.project!;
     };
     return [
@@ -24,14 +27,24 @@ export const sandboxPage = definePage<Services>({
         render: async (req) => {
           const p = sandboxOnly(req);
           const wallets = await sandbox.wallets(p.id);
-          return page('Sandbox', html`<h1>Sandbox project ${p.name}</h1>
-${table('Generated testnet keys', ['Chain', 'Account key', 'Bound'], wallets.map((w) => [w.chain, html`<code>${w.xpub}</code>`, w.bound_at_iso]), 'No keys.')}
-${req.user.role === 'admin'
-  ? html`<h2>Reset</h2><p>Deletes the project's invoices, transactions, webhook events and address pool; the project, its API key, keys and token stay.</p>
+          return page(
+            'Sandbox',
+            html`<h1>Sandbox project ${p.name}</h1>
+${table(
+  'Generated testnet keys',
+  ['Chain', 'Account key', 'Bound'],
+  wallets.map((w) => [w.chain, html`<code>${w.xpub}</code>`, w.bound_at_iso]),
+  'No keys.',
+)}
+${
+  req.user.role === 'admin'
+    ? html`<h2>Reset</h2><p>Deletes the project's invoices, transactions, webhook events and address pool; the project, its API key, keys and token stay.</p>
 ${actionButton(req, `/dashboard/projects/${p.id}/sandbox/reset`, 'Reset sandbox', { confirm: `Delete every invoice and event of ${p.name}?`, danger: true })}
 <h2>Delete</h2><p>Deletes the project and everything of it, API key and token included. This cannot be undone.</p>
 ${actionButton(req, `/dashboard/projects/${p.id}/sandbox/delete`, 'Delete sandbox project', { confirm: `Delete ${p.name} for good?`, danger: true })}`
-  : null}`);
+    : null
+}`,
+          );
         },
       },
       {

@@ -22,7 +22,14 @@ export class SandboxChain {
   async pay(
     trx: Knex.Transaction,
     state: InvoiceState,
-    payment: { amountUnits: bigint; txHash: string; confirmations?: number; blockHeight?: bigint; replaces?: readonly TransferKey[]; eventData?: Record<string, unknown> },
+    payment: {
+      amountUnits: bigint;
+      txHash: string;
+      confirmations?: number;
+      blockHeight?: bigint;
+      replaces?: readonly TransferKey[];
+      eventData?: Record<string, unknown>;
+    },
     actor: Actor,
   ): Promise<TransitionRecord[]> {
     const { invoice } = state;
@@ -48,7 +55,10 @@ export class SandboxChain {
     const { outcomes, transitions } = await this.deps.invoicesLifecycle.observePayments(trx, [observed], actor);
     const outcome = outcomes[0]!;
     if (!('invoiceId' in outcome) || outcome.invoiceId !== invoice.id) {
-      throw sandboxErrors.sandbox_invoice_transition_invalid({ message: `The simulated payment did not reach this invoice (the matcher made it ${outcome.kind}).`, details: { outcome: outcome.kind } });
+      throw sandboxErrors.sandbox_invoice_transition_invalid({
+        message: `The simulated payment did not reach this invoice (the matcher made it ${outcome.kind}).`,
+        details: { outcome: outcome.kind },
+      });
     }
     return transitions;
   }
@@ -57,7 +67,13 @@ export class SandboxChain {
    * New confirmation counts for the invoice's unconfirmed live payments: `count(transfer)` each
    * (`eventData` goes into the event a settlement sends).
    */
-  async confirm(trx: Knex.Transaction, state: InvoiceState, count: (transfer: TransferState) => number, actor: Actor, eventData?: Record<string, unknown>): Promise<TransitionRecord[]> {
+  async confirm(
+    trx: Knex.Transaction,
+    state: InvoiceState,
+    count: (transfer: TransferState) => number,
+    actor: Actor,
+    eventData?: Record<string, unknown>,
+  ): Promise<TransitionRecord[]> {
     const updates = state.transfers.flatMap((t) => {
       const confirmations = t.status === 'pending' ? count(t) : t.confirmations;
       return confirmations === t.confirmations ? [] : [{ invoiceId: state.invoice.id, txHash: t.txHash, outputIndex: t.outputIndex, confirmations }];
@@ -68,13 +84,27 @@ export class SandboxChain {
   /** Transfers of the invoice leave the chain (a reorganisation). */
   async reorg(trx: Knex.Transaction, state: InvoiceState, transfers: readonly TransferKey[], actor: Actor): Promise<TransitionRecord[]> {
     if (transfers.length === 0) return [];
-    return (await this.deps.invoicesLifecycle.revertPayments(trx, transfers.map((t) => ({ ...t, invoiceId: state.invoice.id })), 'reorg', actor)).transitions;
+    return (
+      await this.deps.invoicesLifecycle.revertPayments(
+        trx,
+        transfers.map((t) => ({ ...t, invoiceId: state.invoice.id })),
+        'reorg',
+        actor,
+      )
+    ).transitions;
   }
 
   /** Unconfirmed payments of the invoice leave the mempool without a block. */
   async drop(trx: Knex.Transaction, state: InvoiceState, transfers: readonly TransferKey[], actor: Actor): Promise<TransitionRecord[]> {
     if (transfers.length === 0) return [];
-    return (await this.deps.invoicesLifecycle.revertPayments(trx, transfers.map((t) => ({ ...t, invoiceId: state.invoice.id })), 'dropped', actor)).transitions;
+    return (
+      await this.deps.invoicesLifecycle.revertPayments(
+        trx,
+        transfers.map((t) => ({ ...t, invoiceId: state.invoice.id })),
+        'dropped',
+        actor,
+      )
+    ).transitions;
   }
 
   /** The invoice's deadline passes. */

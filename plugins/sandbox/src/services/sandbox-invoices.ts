@@ -40,7 +40,11 @@ export class SandboxInvoices {
       return await this.deps.invoicesService.create(project, input, actor);
     } catch (error) {
       if (isRateUnavailable(error)) {
-        throw sandboxErrors.rate_quote_unavailable({ message: (error as Error).message, retryAfter: RATE_UNAVAILABLE_RETRY_AFTER, details: { coin: input.coin } });
+        throw sandboxErrors.rate_quote_unavailable({
+          message: (error as Error).message,
+          retryAfter: RATE_UNAVAILABLE_RETRY_AFTER,
+          details: { coin: input.coin },
+        });
       }
       throw error;
     }

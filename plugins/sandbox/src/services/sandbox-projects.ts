@@ -56,7 +56,11 @@ export class SandboxProjects {
    */
   async provision(input: { name: string; operator?: string }, actor: Actor, trx?: Knex.Transaction): Promise<ProvisionedSandbox> {
     const run = async (tx: Knex.Transaction): Promise<ProvisionedSandbox> => {
-      const { project, credentials } = await this.deps.tenancyProjects.create({ name: input.name, kind: 'sandbox', ...(input.operator ? { operator: input.operator } : {}) }, actor, tx);
+      const { project, credentials } = await this.deps.tenancyProjects.create(
+        { name: input.name, kind: 'sandbox', ...(input.operator ? { operator: input.operator } : {}) },
+        actor,
+        tx,
+      );
       const wallets: SandboxWallet[] = [];
       // A chain without the sandboxKeyGeneration capability needs an operator-registered key instead.
       for (const adapter of this.deps.chains.list().filter((a) => a.definition.capabilities.sandboxKeyGeneration)) {
@@ -102,7 +106,10 @@ export class SandboxProjects {
         const invoices = await this.deps.invoicesService.purgeProject(trx, projectId);
         const events = await this.deps.webhooksEventLog.purgeProject(trx, projectId);
         const addresses = await this.deps.addressPoolService.purgeProject(trx, projectId);
-        await this.deps.audit.record({ ...actor, action: 'sandbox.reset', projectId, target: `project:${projectId}`, details: { invoices, events, addresses } }, trx);
+        await this.deps.audit.record(
+          { ...actor, action: 'sandbox.reset', projectId, target: `project:${projectId}`, details: { invoices, events, addresses } },
+          trx,
+        );
       });
     } catch (error) {
       this.deps.logger.error({ err: error, projectId }, 'sandbox reset failed');

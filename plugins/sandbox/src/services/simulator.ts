@@ -14,7 +14,16 @@ import type { EventLog } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import type { SandboxConfig } from '../config.js';
 import { sandboxErrors } from '../errors.js';
-import { EVENT_RULES, fractionOfUnits, multiplyUnits, SIMULATION_RULES, simulationApplies, synthesizedTxHash, TERMINAL_EVENT_TYPES, type Simulation } from '../simulations.js';
+import {
+  EVENT_RULES,
+  fractionOfUnits,
+  multiplyUnits,
+  SIMULATION_RULES,
+  simulationApplies,
+  synthesizedTxHash,
+  TERMINAL_EVENT_TYPES,
+  type Simulation,
+} from '../simulations.js';
 import type { SimulateEventInput } from '../schemas.js';
 import { countedPayments, unconfirmedPayments, type SandboxChain } from './sandbox-chain.js';
 
@@ -71,7 +80,10 @@ export class Simulator {
     }
     const chain = this.chainOf(invoice.coin);
     const sandbox = this.deps.sandboxChain;
-    const pay = (amountUnits: bigint, txHash: string, replaces: readonly TransferKey[] = []): Step => (trx, state) => sandbox.pay(trx, state, { amountUnits, txHash, replaces }, actor);
+    const pay =
+      (amountUnits: bigint, txHash: string, replaces: readonly TransferKey[] = []): Step =>
+      (trx, state) =>
+        sandbox.pay(trx, state, { amountUnits, txHash, replaces }, actor);
     const confirm: Step = (trx, state) => sandbox.confirm(trx, state, () => Math.max(state.invoice.confirmation_threshold, 1), actor);
     const drop: Step = (trx, state) => sandbox.drop(trx, state, unconfirmedPayments(state), actor);
     const deadline: Step = (trx, state) => sandbox.deadline(trx, state, actor);
@@ -100,7 +112,8 @@ export class Simulator {
           }
           if (!simulationApplies('partial', state.invoice)) {
             throw sandboxErrors.sandbox_invoice_transition_invalid({
-              message: 'An invoice with matching_mode any accepts any amount, so a smaller payment is not partial (production would send no invoice.partial either).',
+              message:
+                'An invoice with matching_mode any accepts any amount, so a smaller payment is not partial (production would send no invoice.partial either).',
               details: { matching_mode: 'any' },
             });
           }
@@ -140,8 +153,15 @@ export class Simulator {
     const drop: Step = (trx, state) => sandbox.drop(trx, state, unconfirmedPayments(state), actor);
     return this.run(projectId, invoiceId, 'event', rule.from, rule.to, input.eventType, (state) => {
       const hash = synthesizedTxHash(this.deps.chains.get(chain).definition, input.seed ?? `${state.invoice.id}:${input.eventType}:${state.transfers.length}`);
-      const payment = (confirmations: number): Step => (trx, current) =>
-        sandbox.pay(trx, current, { amountUnits: BigInt(input.amountUnits), txHash: hash, confirmations, blockHeight: BigInt(input.blockHeight), eventData: extras }, actor);
+      const payment =
+        (confirmations: number): Step =>
+        (trx, current) =>
+          sandbox.pay(
+            trx,
+            current,
+            { amountUnits: BigInt(input.amountUnits), txHash: hash, confirmations, blockHeight: BigInt(input.blockHeight), eventData: extras },
+            actor,
+          );
       switch (input.eventType) {
         case 'invoice.detected':
           return [payment(input.confirmations)];
@@ -240,14 +260,6 @@ export class Simulator {
     }
   }
 
-
-
-
-
-
-
-
-
   private async invoice(projectId: string, invoiceId: string) {
     try {
       return await this.deps.invoicesService.get(projectId, invoiceId);
@@ -268,8 +280,6 @@ export class Simulator {
   private chainOf(coin: string): ChainId {
     return this.deps.chains.coin(coin as never).adapter.definition.id;
   }
-
-
 }
 
 function requireFrom(status: InvoiceStatus, from: readonly InvoiceStatus[], what: string): void {

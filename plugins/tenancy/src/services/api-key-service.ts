@@ -127,10 +127,7 @@ export class ApiKeyService {
 
   /** The key requests of `projectId` are checked against: the live key, else the newest revoked one. */
   async keyForRequests(projectId: string): Promise<{ key: ApiKey; secrets: string[] } | undefined> {
-    const key = await ApiKey.query(this.deps.db)
-      .where({ project_id: projectId })
-      .orderByRaw(`(state <> 'revoked') desc, id desc`)
-      .first();
+    const key = await ApiKey.query(this.deps.db).where({ project_id: projectId }).orderByRaw(`(state <> 'revoked') desc, id desc`).first();
     if (!key) return undefined;
     return { key, secrets: await this.validSecrets(this.deps.db, key.id) };
   }
@@ -189,7 +186,13 @@ export class ApiKeyService {
         credentials: {
           key: { id: row.key_id, state: row.key_state, secret_kind: row.secret_kind },
           secrets,
-          project: { id: row.project_id, kind: row.kind, status: row.status, operatorId: row.operator_id, subscriptionActive: row.subscription_status === 'active' },
+          project: {
+            id: row.project_id,
+            kind: row.kind,
+            status: row.status,
+            operatorId: row.operator_id,
+            subscriptionActive: row.subscription_status === 'active',
+          },
         },
         answers,
       });
@@ -233,7 +236,11 @@ export class ApiKeyService {
       .orderBy('tenancy_api_key_secrets.id', 'desc')
       .limit(20)
       .select('tenancy_api_key_secrets.id', 'tenancy_api_key_secrets.created_at', 'tenancy_api_key_secrets.expires_at');
-    return rows.map((r) => ({ id: r.id, created_at_iso: new Date(r.created_at).toISOString(), expires_at_iso: r.expires_at ? new Date(r.expires_at).toISOString() : null }));
+    return rows.map((r) => ({
+      id: r.id,
+      created_at_iso: new Date(r.created_at).toISOString(),
+      expires_at_iso: r.expires_at ? new Date(r.expires_at).toISOString() : null,
+    }));
   }
 
   async view(projectId: string): Promise<ApiKeyView | undefined> {

@@ -45,7 +45,10 @@ export class OperatorService {
 
   /** Finds by id or name. */
   async find(idOrName: string, trx?: Knex.Transaction): Promise<Operator> {
-    const operator = await Operator.query(trx ?? this.deps.db).where('id', idOrName).orWhere('name', idOrName).first();
+    const operator = await Operator.query(trx ?? this.deps.db)
+      .where('id', idOrName)
+      .orWhere('name', idOrName)
+      .first();
     if (!operator) throw tenancyErrors.operator_not_found({ message: `No operator "${idOrName}".` });
     return operator;
   }

@@ -35,7 +35,11 @@ export interface PatPrincipal {
 export class PatService {
   constructor(private readonly deps: { db: Knex; audit: AuditLog; tenancyOperators: OperatorService }) {}
 
-  async create(input: { scopes: string[]; project?: string; operator?: string; name?: string; userId?: string }, actor: Actor, trx?: Knex.Transaction): Promise<PatView & { token: string }> {
+  async create(
+    input: { scopes: string[]; project?: string; operator?: string; name?: string; userId?: string },
+    actor: Actor,
+    trx?: Knex.Transaction,
+  ): Promise<PatView & { token: string }> {
     if (input.scopes.length === 0) throw tenancyErrors.invalid_scope({ message: 'At least one scope is required.' });
     for (const scope of input.scopes) {
       if (!isPatScope(scope)) throw tenancyErrors.invalid_scope({ message: `Unknown scope "${scope}".`, details: { scope } });

@@ -31,12 +31,14 @@ export function projectView(project: Project): ProjectView {
 
 /** Projects: kind fixed at creation, suspension, default webhook URL. */
 export class ProjectService {
-  constructor(
-    private readonly deps: { db: Knex; audit: AuditLog; tenancyOperators: OperatorService; tenancyApiKeys: ApiKeyService },
-  ) {}
+  constructor(private readonly deps: { db: Knex; audit: AuditLog; tenancyOperators: OperatorService; tenancyApiKeys: ApiKeyService }) {}
 
   /** Creates the project and its API key in one transaction; the secret is returned once. */
-  async create(input: { name: string; kind: ProjectKind; operator?: string }, actor: Actor, trx?: Knex.Transaction): Promise<{ project: ProjectView; credentials: IssuedSecret }> {
+  async create(
+    input: { name: string; kind: ProjectKind; operator?: string },
+    actor: Actor,
+    trx?: Knex.Transaction,
+  ): Promise<{ project: ProjectView; credentials: IssuedSecret }> {
     const run = async (tx: Knex.Transaction) => {
       const operator = await this.deps.tenancyOperators.resolveForNewProject(input.operator, tx, actor);
       const clash = await Project.query(tx).findOne({ operator_id: operator.id, name: input.name });
@@ -47,7 +49,10 @@ export class ProjectService {
           // A concurrent create of the same name got past the check first.
           throw isUniqueViolation(error, 'name') ? tenancyErrors.project_exists() : error;
         });
-      await this.deps.audit.record({ ...actor, action: 'project.create', projectId: project.id, target: `project:${project.id}`, details: { kind: input.kind, name: input.name } }, tx);
+      await this.deps.audit.record(
+        { ...actor, action: 'project.create', projectId: project.id, target: `project:${project.id}`, details: { kind: input.kind, name: input.name } },
+        tx,
+      );
       const credentials = await this.deps.tenancyApiKeys.issue(project.id, actor, tx);
       return { project: projectView(project), credentials };
     };
@@ -89,7 +94,10 @@ export class ProjectService {
       const project = await Project.query(tx).findById(projectId).forUpdate();
       if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
       await Project.query(tx).deleteById(projectId);
-      await this.deps.audit.record({ ...actor, action: 'project.delete', projectId, target: `project:${projectId}`, details: { kind: project.kind, name: project.name } }, tx);
+      await this.deps.audit.record(
+        { ...actor, action: 'project.delete', projectId, target: `project:${projectId}`, details: { kind: project.kind, name: project.name } },
+        tx,
+      );
     };
     await (trx ? run(trx) : this.deps.db.transaction(run));
   }
@@ -102,7 +110,10 @@ export class ProjectService {
   async webhookUrls(projectIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, string | null>> {
     const result = new Map<string, string | null>(projectIds.map((id) => [id, null]));
     if (projectIds.length === 0) return result;
-    const rows = await sqlQuery<{ id: string; webhook_url: string | null }>(db, sql`select id, webhook_url from tenancy_projects where id = any(${[...new Set(projectIds)]}::text[])`);
+    const rows = await sqlQuery<{ id: string; webhook_url: string | null }>(
+      db,
+      sql`select id, webhook_url from tenancy_projects where id = any(${[...new Set(projectIds)]}::text[])`,
+    );
     for (const row of rows) result.set(row.id, row.webhook_url);
     return result;
   }
@@ -110,7 +121,9 @@ export class ProjectService {
   /** The kind of each known project (unknown ids are absent). One query. */
   async kinds(projectIds: readonly string[], db: Knex | Knex.Transaction = this.deps.db): Promise<Map<string, ProjectKind>> {
     if (projectIds.length === 0) return new Map();
-    const rows = await Project.query(db).whereIn('id', [...new Set(projectIds)]).select('id', 'kind');
+    const rows = await Project.query(db)
+      .whereIn('id', [...new Set(projectIds)])
+      .select('id', 'kind');
     return new Map(rows.map((row) => [row.id, row.kind]));
   }
 
@@ -119,7 +132,13 @@ export class ProjectService {
     const row = await Project.query(this.deps.db)
       .join(Operator.tableName, `${Operator.tableName}.id`, `${Project.tableName}.operator_id`)
       .where(`${Project.tableName}.id`, projectId)
-      .select(`${Project.tableName}.id`, `${Project.tableName}.kind`, `${Project.tableName}.status`, `${Project.tableName}.operator_id`, `${Operator.tableName}.subscription_status`)
+      .select(
+        `${Project.tableName}.id`,
+        `${Project.tableName}.kind`,
+        `${Project.tableName}.status`,
+        `${Project.tableName}.operator_id`,
+        `${Operator.tableName}.subscription_status`,
+      )
       .first()
       .castTo<{ id: string; kind: ProjectKind; status: 'active' | 'suspended'; operator_id: string; subscription_status: string }>();
     if (!row) return undefined;
@@ -141,7 +160,10 @@ export class ProjectService {
       if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
       const normalised = url === null ? null : validateWebhookUrl(url, project.kind);
       const updated = await Project.query(trx).patchAndFetchById(projectId, { webhook_url: normalised, updated_at: new Date() });
-      await this.deps.audit.record({ ...actor, action: 'project.webhook_url.set', projectId, target: `project:${projectId}`, details: { url: normalised } }, trx);
+      await this.deps.audit.record(
+        { ...actor, action: 'project.webhook_url.set', projectId, target: `project:${projectId}`, details: { url: normalised } },
+        trx,
+      );
       return projectView(updated);
     });
   }
@@ -151,7 +173,10 @@ export class ProjectService {
       const project = await Project.query(trx).findById(projectId).forUpdate();
       if (!project) throw tenancyErrors.project_not_found({ message: `No project "${projectId}".` });
       const updated = await Project.query(trx).patchAndFetchById(projectId, { status, updated_at: new Date() });
-      await this.deps.audit.record({ ...actor, action: status === 'suspended' ? 'project.suspend' : 'project.resume', projectId, target: `project:${projectId}` }, trx);
+      await this.deps.audit.record(
+        { ...actor, action: status === 'suspended' ? 'project.suspend' : 'project.resume', projectId, target: `project:${projectId}` },
+        trx,
+      );
       return projectView(updated);
     });
   }

@@ -87,7 +87,9 @@ export class SignedAnswerStore {
         };
       }
       if (Date.now() >= deadline) {
-        throw coreErrors.service_unavailable({ message: 'An identical request is still being processed; send it again after Retry-After to receive its answer.' });
+        throw coreErrors.service_unavailable({
+          message: 'An identical request is still being processed; send it again after Retry-After to receive its answer.',
+        });
       }
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
@@ -110,7 +112,10 @@ export class SignedAnswerStore {
 
   /** Deletes answers whose window has passed; returns how many went. */
   async sweep(): Promise<number> {
-    const gone = await sqlQuery<{ n: number }>(this.deps.db, sql`with gone as (delete from tenancy_signed_answers where expires_at < now() returning 1) select count(*)::int as n from gone`);
+    const gone = await sqlQuery<{ n: number }>(
+      this.deps.db,
+      sql`with gone as (delete from tenancy_signed_answers where expires_at < now() returning 1) select count(*)::int as n from gone`,
+    );
     return gone[0]!.n;
   }
 

@@ -18,7 +18,6 @@ import type { ApiKeyService, RequestLookup } from './api-key-service.js';
 import type { ProjectService } from './project-service.js';
 import { earlierAnswer, signedRequestHash, type SignedAnswerStore } from './signed-answer-store.js';
 
-
 /**
  * Spec 5.1 (later variant). Checks, in order: the three headers are present and well-formed
  * (`auth_invalid`), the timestamp is within ±300 s (`timestamp_out_of_window`), the project has a
@@ -57,7 +56,10 @@ export function createSignedRequestAuthenticator(deps: {
         if (!(value.credentials instanceof Error)) return { ok: true, value };
         // A secret that does not open is the server's fault (a restore under another master key),
         // never the partner's: a 503 naming it, and the cause in the operator's log.
-        deps.logger.error({ project_id: projectId, err: value.credentials }, 'tenancy: a stored API secret does not open under the master key (restored under another key?)');
+        deps.logger.error(
+          { project_id: projectId, err: value.credentials },
+          'tenancy: a stored API secret does not open under the master key (restored under another key?)',
+        );
         return { ok: false, error: coreErrors.stored_secret_unreadable() };
       });
     },
@@ -67,11 +69,9 @@ export function createSignedRequestAuthenticator(deps: {
       const projectId = ctx.get('x-project-id');
       const timestampHeader = ctx.get('x-timestamp');
       const signature = ctx.get('x-signature').toLowerCase();
-      const missing = [
-        projectId ? undefined : 'X-Project-Id',
-        timestampHeader ? undefined : 'X-Timestamp',
-        signature ? undefined : 'X-Signature',
-      ].filter(Boolean);
+      const missing = [projectId ? undefined : 'X-Project-Id', timestampHeader ? undefined : 'X-Timestamp', signature ? undefined : 'X-Signature'].filter(
+        Boolean,
+      );
       if (missing.length > 0) throw coreErrors.auth_invalid({ message: `Missing header ${missing.join(', ')}.` });
       if (!isUlid(projectId)) throw coreErrors.auth_invalid({ message: 'X-Project-Id must be a ULID.' });
       const timestamp = parseTimestamp(timestampHeader);
@@ -93,7 +93,9 @@ export function createSignedRequestAuthenticator(deps: {
         if (earlier) return { method: 'api_key', credentialId: '', actor: `api_key:${projectId}`, replay: earlierAnswer(earlier) };
         throw coreErrors.auth_invalid({ message: 'Unknown project or no API key.' });
       }
-      const signingStrings = acceptedSigningTargets(ctx.originalUrl, deps.signedQuery).map((target) => requestSigningString(ctx.method, target, timestampHeader, ctx.request.rawBody));
+      const signingStrings = acceptedSigningTargets(ctx.originalUrl, deps.signedQuery).map((target) =>
+        requestSigningString(ctx.method, target, timestampHeader, ctx.request.rawBody),
+      );
       if (!signatureMatchesAny(signature, signingStrings, credentials.secrets)) throw coreErrors.signature_invalid();
       if (credentials.key.state === 'revoked') throw coreErrors.key_revoked();
       if (credentials.key.state === 'suspended') throw coreErrors.key_suspended();

@@ -27,7 +27,6 @@ export interface UserScope {
   operatorId?: string;
 }
 
-
 /** Users are invite-only: nobody gets an account by signing in with an unknown e-mail. */
 export class UserService {
   constructor(private readonly deps: { db: Knex; audit: AuditLog; userAccess: UserAccess; tenancyOperators: OperatorService }) {}
@@ -147,7 +146,9 @@ export class UserService {
    * invitation). Active and disabled users are left as they are.
    */
   async markSignedIn(userId: string, trx?: Knex.Transaction): Promise<void> {
-    await User.query(trx ?? this.deps.db).patch({ status: 'active' }).where({ id: userId, status: 'invited' });
+    await User.query(trx ?? this.deps.db)
+      .patch({ status: 'active' })
+      .where({ id: userId, status: 'invited' });
   }
 
   /**
@@ -193,11 +194,19 @@ export class UserService {
   }
 
   private toView(user: User): UserView {
-    return { id: user.id, operator_id: user.operator_id, email: user.email, status: user.status, role: user.role, invited_at_iso: new Date(user.invited_at).toISOString() };
+    return {
+      id: user.id,
+      operator_id: user.operator_id,
+      email: user.email,
+      status: user.status,
+      role: user.role,
+      invited_at_iso: new Date(user.invited_at).toISOString(),
+    };
   }
 }
 
 function checkRole(role: string): UserRole {
-  if (!(USER_ROLES as readonly string[]).includes(role)) throw tenancyErrors.invalid_role({ message: `Role "${role.slice(0, 32)}" is not one of ${USER_ROLES.join(', ')}.` });
+  if (!(USER_ROLES as readonly string[]).includes(role))
+    throw tenancyErrors.invalid_role({ message: `Role "${role.slice(0, 32)}" is not one of ${USER_ROLES.join(', ')}.` });
   return role as UserRole;
 }

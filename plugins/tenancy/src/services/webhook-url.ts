@@ -14,8 +14,10 @@ export function validateWebhookUrl(value: string, kind: ProjectKind): string {
   } catch {
     throw tenancyErrors.invalid_webhook_url({ message: 'The webhook URL is not an absolute URL.' });
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw tenancyErrors.invalid_webhook_url({ message: 'The webhook URL must use https (or http outside production).' });
-  if (kind === 'production' && url.protocol !== 'https:') throw tenancyErrors.invalid_webhook_url({ message: 'Production projects need an https webhook URL.' });
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw tenancyErrors.invalid_webhook_url({ message: 'The webhook URL must use https (or http outside production).' });
+  if (kind === 'production' && url.protocol !== 'https:')
+    throw tenancyErrors.invalid_webhook_url({ message: 'Production projects need an https webhook URL.' });
   if (url.username || url.password) throw tenancyErrors.invalid_webhook_url({ message: 'The webhook URL must not embed credentials.' });
   if (url.hash) throw tenancyErrors.invalid_webhook_url({ message: 'The webhook URL must not have a fragment.' });
   return url.toString();

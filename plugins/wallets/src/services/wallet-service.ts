@@ -150,13 +150,23 @@ export class WalletService {
           action: current ? 'wallet.replace' : 'wallet.register',
           projectId: project.id,
           target: `wallet:${binding.id}`,
-          details: { chain, network, key_fingerprint: fingerprint, replaced: current ? { id: current.id, state: current.state, key_fingerprint: current.key_fingerprint } : null },
+          details: {
+            chain,
+            network,
+            key_fingerprint: fingerprint,
+            replaced: current ? { id: current.id, state: current.state, key_fingerprint: current.key_fingerprint } : null,
+          },
         },
         trx,
       );
       return {
         wallet: this.view(binding),
-        challenge: { message: challenge.message, expires_at_iso: challenge.expiresAt.toISOString(), sign_with_address: signer.address, sign_with_path: signer.path },
+        challenge: {
+          message: challenge.message,
+          expires_at_iso: challenge.expiresAt.toISOString(),
+          sign_with_address: signer.address,
+          sign_with_path: signer.path,
+        },
       };
     });
   }
@@ -186,7 +196,13 @@ export class WalletService {
       }
       const verified = await WalletBinding.query(trx).patchAndFetchById(binding.id, { state: 'verified', verified_at: new Date() });
       await this.deps.audit.record(
-        { ...actor, action: 'wallet.verify', projectId: input.projectId, target: `wallet:${binding.id}`, details: { chain, key_fingerprint: binding.key_fingerprint } },
+        {
+          ...actor,
+          action: 'wallet.verify',
+          projectId: input.projectId,
+          target: `wallet:${binding.id}`,
+          details: { chain, key_fingerprint: binding.key_fingerprint },
+        },
         trx,
       );
       await this.notifyVerified(trx, input.projectId, chain);
@@ -214,7 +230,10 @@ export class WalletService {
       const adapter = this.deps.chains.get(input.chain);
       const network = networkKindOf(project.kind);
       if (!adapter.generateAccountKey) {
-        throw coreErrors.validation_error({ message: `${adapter.definition.name} cannot generate sandbox keys; register an account key of the chain instead.`, details: { field: 'chain' } });
+        throw coreErrors.validation_error({
+          message: `${adapter.definition.name} cannot generate sandbox keys; register an account key of the chain instead.`,
+          details: { field: 'chain' },
+        });
       }
       const key = adapter.parseAccountKey(adapter.generateAccountKey(network), network);
       const fingerprint = keyFingerprint(input.chain, key.canonical);
@@ -240,7 +259,13 @@ export class WalletService {
         origin: 'generated',
       });
       await this.deps.audit.record(
-        { ...actor, action: 'wallet.generate', projectId: project.id, target: `wallet:${binding.id}`, details: { chain: input.chain, network, key_fingerprint: fingerprint } },
+        {
+          ...actor,
+          action: 'wallet.generate',
+          projectId: project.id,
+          target: `wallet:${binding.id}`,
+          details: { chain: input.chain, network, key_fingerprint: fingerprint },
+        },
         tx,
       );
       await this.notifyVerified(tx, project.id, input.chain);
@@ -255,7 +280,10 @@ export class WalletService {
     const rows = await WalletBinding.query(this.deps.db).where({ project_id: projectId }).whereNull('superseded_at');
     const order: readonly string[] = this.deps.chains.chainIds();
     // A binding of a chain disabled since is kept but not listed: nothing derives or watches on it.
-    return rows.filter((row) => this.deps.chains.has(row.chain)).sort((a, b) => order.indexOf(a.chain) - order.indexOf(b.chain)).map((row) => this.view(row));
+    return rows
+      .filter((row) => this.deps.chains.has(row.chain))
+      .sort((a, b) => order.indexOf(a.chain) - order.indexOf(b.chain))
+      .map((row) => this.view(row));
   }
 
   /**
@@ -267,7 +295,12 @@ export class WalletService {
     const binding = await WalletBinding.query(this.deps.db).findOne({ project_id: projectId, chain, superseded_at: null });
     if (!binding || binding.state !== 'pending') return undefined;
     const signer = this.deps.chains.get(chain).deriveAddress(accountKeyOf(binding), 0);
-    return { message: binding.challenge_message, expires_at_iso: new Date(binding.challenge_expires_at).toISOString(), sign_with_address: signer.address, sign_with_path: signer.path };
+    return {
+      message: binding.challenge_message,
+      expires_at_iso: new Date(binding.challenge_expires_at).toISOString(),
+      sign_with_address: signer.address,
+      sign_with_path: signer.path,
+    };
   }
 
   /**

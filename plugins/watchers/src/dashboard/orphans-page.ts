@@ -1,6 +1,21 @@
 import { html, ISO_8601_PATTERN } from '@gw/kernel';
 import type { ChainId } from '@gw/kernel';
-import { badge, csrfField, type DashboardRequest, definePage, type FilterField, filterForm, nextPageLink, page, pageOf, type PageServices, readFilters, redirect, table, when } from '@gw/plugin-dashboard/contract';
+import {
+  badge,
+  csrfField,
+  type DashboardRequest,
+  definePage,
+  type FilterField,
+  filterForm,
+  nextPageLink,
+  page,
+  pageOf,
+  type PageServices,
+  readFilters,
+  redirect,
+  table,
+  when,
+} from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(ORPHANS_PAGE_DEPS, [...])`. */
 export const ORPHANS_PAGE_DEPS = ['chains', 'watchersOrphans'] as const;
@@ -10,13 +25,13 @@ type Services = PageServices<typeof ORPHANS_PAGE_DEPS>;
 /** The orphan list's filters; the chain choices are the enabled chains. */
 function orphanFilters(chainIds: readonly string[]): readonly FilterField[] {
   return [
-  { name: 'attributed', label: 'Attributed', choices: ['false', 'true'] },
-  { name: 'chain', label: 'Chain', choices: chainIds },
-  { name: 'tx_hash', label: 'Transaction hash', max: 200 },
-  { name: 'date_from', label: 'Received from', pattern: ISO_8601_PATTERN, max: 40 },
-  { name: 'date_to', label: 'Received to', pattern: ISO_8601_PATTERN, max: 40 },
-  { name: 'amount_units_gte', label: 'At least (base units)', pattern: '^\\d+$', max: 78 },
-  { name: 'amount_units_lte', label: 'At most (base units)', pattern: '^\\d+$', max: 78 },
+    { name: 'attributed', label: 'Attributed', choices: ['false', 'true'] },
+    { name: 'chain', label: 'Chain', choices: chainIds },
+    { name: 'tx_hash', label: 'Transaction hash', max: 200 },
+    { name: 'date_from', label: 'Received from', pattern: ISO_8601_PATTERN, max: 40 },
+    { name: 'date_to', label: 'Received to', pattern: ISO_8601_PATTERN, max: 40 },
+    { name: 'amount_units_gte', label: 'At least (base units)', pattern: '^\\d+$', max: 78 },
+    { name: 'amount_units_lte', label: 'At most (base units)', pattern: '^\\d+$', max: 78 },
   ];
 }
 
@@ -40,7 +55,9 @@ export const orphansPage = definePage<Services>({
           ...(filters as { attributed?: 'true' | 'false'; chain?: ChainId }),
         });
         const admin = req.user.role === 'admin';
-        return page(`Orphan payments of ${req.project!.name}`, html`<h1>Orphan payments</h1>
+        return page(
+          `Orphan payments of ${req.project!.name}`,
+          html`<h1>Orphan payments</h1>
 <p class="note">Payments to the project's pool addresses that no invoice took. Attributing one creates a paid invoice under the external id you give and sends <code>invoice.paid</code>.</p>
 ${filterForm(base(req), orphanFilters(req.services.chains.chainIds()), filters, 'Orphan payment filters')}
 ${table(
@@ -54,14 +71,17 @@ ${table(
     when(o.received_at_iso),
     o.invoice_id ? html`<a href="/dashboard/projects/${req.project!.id}/invoices/${o.invoice_id}">invoice</a>` : 'no',
     ...(admin
-      ? [o.attributed || o.status !== 'in_block'
-          ? '—'
-          : html`<form class="inline-form" method="post" action="${base(req)}/attribute">${csrfField(req)}<input type="hidden" name="tx_hash" value="${o.tx_hash}"><input type="hidden" name="to_address" value="${o.to_address}"><input type="hidden" name="tx_output_index" value="${String(o.tx_output_index)}"><label for="${`ext-${o.id}`}">External id</label><input id="${`ext-${o.id}`}" name="external_id" required maxlength="128"><button type="submit">Attribute</button></form>`]
+      ? [
+          o.attributed || o.status !== 'in_block'
+            ? '—'
+            : html`<form class="inline-form" method="post" action="${base(req)}/attribute">${csrfField(req)}<input type="hidden" name="tx_hash" value="${o.tx_hash}"><input type="hidden" name="to_address" value="${o.to_address}"><input type="hidden" name="tx_output_index" value="${String(o.tx_output_index)}"><label for="${`ext-${o.id}`}">External id</label><input id="${`ext-${o.id}`}" name="external_id" required maxlength="128"><button type="submit">Attribute</button></form>`,
+        ]
       : []),
   ]),
   'No orphan payments.',
 )}
-${nextPageLink(req, base(req), list.items, limit)}`);
+${nextPageLink(req, base(req), list.items, limit)}`,
+        );
       },
     },
     {
@@ -76,10 +96,17 @@ ${nextPageLink(req, base(req), list.items, limit)}`);
         const invoice = await services.watchersOrphans.attribute(
           { id: req.project!.id, kind: req.project!.kind },
           txHash,
-          { external_id: externalId, ...(toAddress ? { to_address: toAddress } : {}), ...(index !== undefined && /^\d+$/.test(index) ? { tx_output_index: Number(index) } : {}) },
+          {
+            external_id: externalId,
+            ...(toAddress ? { to_address: toAddress } : {}),
+            ...(index !== undefined && /^\d+$/.test(index) ? { tx_output_index: Number(index) } : {}),
+          },
           req.actor,
         );
-        return redirect(`/dashboard/projects/${req.project!.id}/invoices/${invoice.id}`, `The payment is attributed to ${invoice.external_id}: invoice ${invoice.id} is ${invoice.status}.`);
+        return redirect(
+          `/dashboard/projects/${req.project!.id}/invoices/${invoice.id}`,
+          `The payment is attributed to ${invoice.external_id}: invoice ${invoice.id} is ${invoice.status}.`,
+        );
       },
     },
   ],

@@ -1,4 +1,18 @@
-import { createFailureLog, expectShape, ProviderError, sql, sqlQuery, type ChainAdapter, type Sql, type ChainWatcher, type FailureLog, type ObservedTransfer, type ProviderPool, type ScannedBlock, type WatchedAddresses } from '@gw/kernel';
+import {
+  createFailureLog,
+  expectShape,
+  ProviderError,
+  sql,
+  sqlQuery,
+  type ChainAdapter,
+  type Sql,
+  type ChainWatcher,
+  type FailureLog,
+  type ObservedTransfer,
+  type ProviderPool,
+  type ScannedBlock,
+  type WatchedAddresses,
+} from '@gw/kernel';
 import { newPass, type InvoiceLifecycle, type PassMemory } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -97,8 +111,16 @@ export class ChainScanner {
   ) {
     // A node that stays down fails every pass: logged once with its error, then as counts, then
     // its recovery (the cursor row keeps the authoritative consecutive_failures for the backoff).
-    this.scanFailures = createFailureLog(deps.logger, { failed: 'scan failed; the same blocks are scanned again after a backoff', stillFailing: 'scan still failing', recovered: 'scan recovered' });
-    this.mempoolFailures = createFailureLog(deps.logger, { failed: 'mempool probe failed; blocks are scanned regardless, the mempool is asked again next pass', stillFailing: 'mempool probe still failing', recovered: 'mempool probe recovered' });
+    this.scanFailures = createFailureLog(deps.logger, {
+      failed: 'scan failed; the same blocks are scanned again after a backoff',
+      stillFailing: 'scan still failing',
+      recovered: 'scan recovered',
+    });
+    this.mempoolFailures = createFailureLog(deps.logger, {
+      failed: 'mempool probe failed; blocks are scanned regardless, the mempool is asked again next pass',
+      stillFailing: 'mempool probe still failing',
+      recovered: 'mempool probe recovered',
+    });
   }
 
   private readonly scanFailures: FailureLog;
@@ -122,10 +144,17 @@ export class ChainScanner {
     let endTimer: ((labels: { outcome: string }) => number) | undefined;
     try {
       const report: ScanReport = await this.deps.db.transaction(async (trx) => {
-        const [locked] = await sqlQuery<{ ok: boolean }>(trx, sql`select pg_try_advisory_xact_lock(hashtextextended(${`watchers:${chain}:${network}`}, 0)) as ok`);
+        const [locked] = await sqlQuery<{ ok: boolean }>(
+          trx,
+          sql`select pg_try_advisory_xact_lock(hashtextextended(${`watchers:${chain}:${network}`}, 0)) as ok`,
+        );
         if (!locked!.ok) return { ran: false, transfers: 0, behind: false };
-        const [cursor] = await sqlQuery<{ height: string | number; next_scan_at: Date | null }>(trx, sql`select height, next_scan_at from watchers_cursors where chain = ${chain} and network = ${network}`);
-        if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date()) return { ran: true, transfers: 0, behind: false, backoffUntil: new Date(cursor.next_scan_at) };
+        const [cursor] = await sqlQuery<{ height: string | number; next_scan_at: Date | null }>(
+          trx,
+          sql`select height, next_scan_at from watchers_cursors where chain = ${chain} and network = ${network}`,
+        );
+        if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date())
+          return { ran: true, transfers: 0, behind: false, backoffUntil: new Date(cursor.next_scan_at) };
         endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
 
         const head = await target.watcher.head();
@@ -170,7 +199,11 @@ export class ChainScanner {
               // The provider still has our block below but names another parent: it contradicts
               // itself (e.g. nodes behind a balancer). Rescanning would loop; fail and back off.
               if (reorgedTo >= block.height - 1) {
-                throw new ProviderError('malformed', '', `block ${block.height} names parent ${block.parentHash}, but block ${block.height - 1} is ${expectedParent}`);
+                throw new ProviderError(
+                  'malformed',
+                  '',
+                  `block ${block.height} names parent ${block.parentHash}, but block ${block.height - 1} is ${expectedParent}`,
+                );
               }
               reorged = true;
               // Transfers of the blocks undone were never recorded: they are dropped here and found again in the new branch.
@@ -194,7 +227,10 @@ export class ChainScanner {
         await this.deps.watchersCounter.count(trx, chain, network, head.height, memory);
         // The step's invoice changes are written together: payments and the counts they reached.
         await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
-        await sqlQuery(trx, sql`delete from watchers_blocks where chain = ${chain} and network = ${network} and height < ${height - this.deps.watchersConfig.reorgDepth}`);
+        await sqlQuery(
+          trx,
+          sql`delete from watchers_blocks where chain = ${chain} and network = ${network} and height < ${height - this.deps.watchersConfig.reorgDepth}`,
+        );
         await sqlQuery(
           trx,
           sql`update watchers_cursors
@@ -203,7 +239,15 @@ export class ChainScanner {
         );
         if (transfers > 0) this.deps.watchersMetrics.transfers.inc(labels, transfers);
         if (dust > 0) this.deps.watchersMetrics.dustTransfers.inc(labels, dust);
-        return { ran: true, from: Number(cursor?.height ?? height) + 1, to: height, head: head.height, transfers, behind: height < head.height, ...(reorgedTo !== undefined ? { reorgedTo } : {}) };
+        return {
+          ran: true,
+          from: Number(cursor?.height ?? height) + 1,
+          to: height,
+          head: head.height,
+          transfers,
+          behind: height < head.height,
+          ...(reorgedTo !== undefined ? { reorgedTo } : {}),
+        };
       });
       endTimer?.({ outcome: 'ok' });
       if (report.ran && report.head !== undefined) this.scanFailures.succeeded(`${chain}:${network}`, { component: 'watcher', chain, network });
@@ -304,9 +348,18 @@ export class ChainScanner {
   }
 
   /** Records the transfers to watched pool addresses; returns how many were new, and how many of those were dust. */
-  private async match(trx: Knex.Transaction, target: ScanTarget, transfers: readonly ObservedTransfer[], head: number, memory: PassMemory): Promise<{ recorded: number; dust: number }> {
+  private async match(
+    trx: Knex.Transaction,
+    target: ScanTarget,
+    transfers: readonly ObservedTransfer[],
+    head: number,
+    memory: PassMemory,
+  ): Promise<{ recorded: number; dust: number }> {
     if (transfers.length === 0) return { recorded: 0, dust: 0 };
-    const owners = await target.watched.lookup(transfers.map((t) => t.toAddress), trx);
+    const owners = await target.watched.lookup(
+      transfers.map((t) => t.toAddress),
+      trx,
+    );
     const items = transfers.flatMap((transfer) => {
       const at = owners.get(transfer.toAddress);
       return at ? [{ transfer, at }] : [];
@@ -350,7 +403,10 @@ export class ChainScanner {
   }
 
   private async storedHash(trx: Knex.Transaction, chain: string, network: string, height: number): Promise<string | undefined> {
-    const [row] = await sqlQuery<{ hash: string }>(trx, sql`select hash from watchers_blocks where chain = ${chain} and network = ${network} and height = ${height}`);
+    const [row] = await sqlQuery<{ hash: string }>(
+      trx,
+      sql`select hash from watchers_blocks where chain = ${chain} and network = ${network} and height = ${height}`,
+    );
     return row?.hash;
   }
 

@@ -15,7 +15,15 @@ export class ConfirmationCounter {
 
   /** With `pass`, the invoice changes wait for the pass's flush (see `PassMemory`). */
   async count(trx: Knex.Transaction, chain: string, network: string, head: number, pass?: PassMemory): Promise<{ reported: number; settled: number }> {
-    const moved = await sqlQuery<{ id: string; invoice_id: string; tx_hash: string; output_index: number; block_height: string; block_hash: string; confirmations: number }>(
+    const moved = await sqlQuery<{
+      id: string;
+      invoice_id: string;
+      tx_hash: string;
+      output_index: number;
+      block_height: string;
+      block_hash: string;
+      confirmations: number;
+    }>(
       trx,
       sql`select id, invoice_id, tx_hash, output_index, block_height, block_hash, greatest(0, ${head}::bigint - block_height + 1)::int as confirmations
             from watchers_transfers
@@ -25,7 +33,14 @@ export class ConfirmationCounter {
     if (moved.length === 0) return { reported: 0, settled: 0 };
     const { settled } = await this.deps.invoicesLifecycle.confirm(
       trx,
-      moved.map((t) => ({ invoiceId: t.invoice_id, txHash: t.tx_hash, outputIndex: t.output_index, confirmations: t.confirmations, blockHeight: BigInt(t.block_height), blockHash: t.block_hash })),
+      moved.map((t) => ({
+        invoiceId: t.invoice_id,
+        txHash: t.tx_hash,
+        outputIndex: t.output_index,
+        confirmations: t.confirmations,
+        blockHeight: BigInt(t.block_height),
+        blockHash: t.block_hash,
+      })),
       WATCHER_ACTOR,
       undefined,
       pass,

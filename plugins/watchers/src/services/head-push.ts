@@ -81,7 +81,14 @@ export class HeadPush {
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly deps: { db: Knex; logger: Logger; watchersConfig: WatchersConfig; watchersMetrics: WatcherMetrics; watchersRegistry: WatcherRegistry; watchersScanner: ChainScanner },
+    private readonly deps: {
+      db: Knex;
+      logger: Logger;
+      watchersConfig: WatchersConfig;
+      watchersMetrics: WatcherMetrics;
+      watchersRegistry: WatcherRegistry;
+      watchersScanner: ChainScanner;
+    },
   ) {
     this.drops = createFailureLog(deps.logger, {
       failed: 'push connection down; new blocks are found by polling (every scan_interval_seconds) until it reconnects',
@@ -214,7 +221,10 @@ export class HeadPush {
       try {
         await this.passFor(state.target, head, mempool);
       } catch (error) {
-        this.deps.logger.warn({ component: 'watcher', chain: state.target.adapter.definition.id, network: state.target.network, err: error }, 'push-triggered pass failed; the next poll scans the block');
+        this.deps.logger.warn(
+          { component: 'watcher', chain: state.target.adapter.definition.id, network: state.target.network, err: error },
+          'push-triggered pass failed; the next poll scans the block',
+        );
       }
     }
   }
@@ -234,7 +244,7 @@ export class HeadPush {
     let head = wantedHead;
     let mempool = want !== undefined;
     const since = want && (want.stale ? await this.passStamp(target) : want.since);
-    for (let tries = 0; tries < LOCKED_TRIES && !this.stopped; ) {
+    for (let tries = 0; tries < LOCKED_TRIES && !this.stopped;) {
       if (head && (await this.stored(chain, target.network, head))) head = undefined;
       if (mempool && (await this.passStamp(target)) !== since) mempool = false;
       if (!head && !mempool) return;
@@ -269,7 +279,10 @@ export class HeadPush {
 
   private async stored(chain: string, network: string, head: PushedHead): Promise<boolean> {
     const match = head.height === undefined ? sql`hash = ${head.hash}` : sql`height = ${head.height}`;
-    const [stored] = await sqlQuery<{ hash: string }>(this.deps.db, sql`select hash from watchers_blocks where chain = ${chain} and network = ${network} and ${match} limit 1`);
+    const [stored] = await sqlQuery<{ hash: string }>(
+      this.deps.db,
+      sql`select hash from watchers_blocks where chain = ${chain} and network = ${network} and ${match} limit 1`,
+    );
     return stored?.hash === head.hash;
   }
 }

@@ -1,4 +1,18 @@
-import { type Actor, type ChainId, type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, parseInstant, type ProjectKind, type Sql, sql, sqlJoin, sqlQuery, withUnitsColumns } from '@gw/kernel';
+import {
+  type Actor,
+  type ChainId,
+  type ChainRegistry,
+  type CoinId,
+  coreErrors,
+  fromBaseUnits,
+  parseInstant,
+  type ProjectKind,
+  type Sql,
+  sql,
+  sqlJoin,
+  sqlQuery,
+  withUnitsColumns,
+} from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { InvoiceView, OrphanAttribution } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
@@ -53,7 +67,8 @@ export class OrphanInbox {
   async list(projectId: string, filter: Static<typeof ListOrphansQuery>): Promise<{ items: OrphanView[]; next_cursor?: string }> {
     const from = filter.date_from !== undefined ? parseInstant(filter.date_from, 'date_from', 'start') : undefined;
     const to = filter.date_to !== undefined ? parseInstant(filter.date_to, 'date_to', 'end') : undefined;
-    if (from && to && from > to) throw coreErrors.validation_error({ message: 'query.date_from is after query.date_to', details: { field: 'query.date_from' } });
+    if (from && to && from > to)
+      throw coreErrors.validation_error({ message: 'query.date_from is after query.date_to', details: { field: 'query.date_from' } });
     if (filter.amount_units_gte !== undefined && filter.amount_units_lte !== undefined && BigInt(filter.amount_units_gte) > BigInt(filter.amount_units_lte)) {
       throw coreErrors.validation_error({ message: 'query.amount_units_gte is above query.amount_units_lte', details: { field: 'query.amount_units_gte' } });
     }
@@ -90,7 +105,11 @@ export class OrphanInbox {
       const address = input.to_address?.trim();
       // Hex (EVM) addresses are stored checksummed; any letter case names the same address.
       const toAddress =
-        address === undefined ? sql`` : /^0x[0-9a-f]{40}$/i.test(address) ? sql`and lower(to_address) = ${address.toLowerCase()}` : sql`and to_address = ${address}`;
+        address === undefined
+          ? sql``
+          : /^0x[0-9a-f]{40}$/i.test(address)
+            ? sql`and lower(to_address) = ${address.toLowerCase()}`
+            : sql`and to_address = ${address}`;
       const outputIndex = input.tx_output_index === undefined ? sql`` : sql`and output_index = ${input.tx_output_index}`;
       const rows = await transferRows(
         trx,
@@ -105,13 +124,20 @@ export class OrphanInbox {
       if (usable.length > 1) {
         throw coreErrors.validation_error({
           message: 'This transaction holds several orphan payments: give to_address or tx_output_index to pick one.',
-          details: { field: 'body.to_address', candidates: usable.map((r) => ({ to_address: r.to_address, tx_output_index: r.output_index, amount_units: r.amount_units.toString() })) },
+          details: {
+            field: 'body.to_address',
+            candidates: usable.map((r) => ({ to_address: r.to_address, tx_output_index: r.output_index, amount_units: r.amount_units.toString() })),
+          },
         });
       }
       const orphan = usable[0]!;
       if (orphan.attributed_at) throw watchersErrors.orphan_already_attributed({ details: { invoice_id: orphan.invoice_id } });
-      const [cursor] = await sqlQuery<{ head_height: string | null }>(trx, sql`select head_height from watchers_cursors where chain = ${orphan.chain} and network = ${orphan.network}`);
-      const confirmations = cursor?.head_height == null || orphan.block_height === null ? 0 : Math.max(0, Number(cursor.head_height) - Number(orphan.block_height) + 1);
+      const [cursor] = await sqlQuery<{ head_height: string | null }>(
+        trx,
+        sql`select head_height from watchers_cursors where chain = ${orphan.chain} and network = ${orphan.network}`,
+      );
+      const confirmations =
+        cursor?.head_height == null || orphan.block_height === null ? 0 : Math.max(0, Number(cursor.head_height) - Number(orphan.block_height) + 1);
       const result = await this.deps.invoicesAttribution.createPaid(
         trx,
         {

@@ -111,7 +111,12 @@ export class PaymentMatcher {
    * their block (a mempool transfer mined, a reorganised one mined again) and, when they were
    * fresh again, their new outcome.
    */
-  private async write(trx: Knex.Transaction, all: readonly { item: MatchItem; row: Seen }[], outcomes: ReadonlyMap<Seen, PaymentOutcome>, head: number): Promise<void> {
+  private async write(
+    trx: Knex.Transaction,
+    all: readonly { item: MatchItem; row: Seen }[],
+    outcomes: ReadonlyMap<Seen, PaymentOutcome>,
+    head: number,
+  ): Promise<void> {
     const record = ({ item, row }: { item: MatchItem; row: Seen }) => {
       const outcome = outcomes.get(row);
       const t = item.transfer;

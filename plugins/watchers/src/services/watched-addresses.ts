@@ -61,7 +61,10 @@ export class PoolWatchedAddresses implements WatchedAddresses {
   private async read(addresses: readonly string[], db: Knex | Knex.Transaction): Promise<Map<string, WatchedAddress>> {
     if (!this.kind || addresses.length === 0) return new Map();
     const rows = await this.deps.addressPoolService.lookupAddresses(this.definition.id, addresses, db);
-    const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId), db);
+    const kinds = await this.deps.tenancyProjects.kinds(
+      rows.map((r) => r.projectId),
+      db,
+    );
     const found = new Map<string, WatchedAddress>();
     // Ids are ULIDs: in creation order, so among equals the oldest pool row wins.
     for (const row of [...rows].sort((a, b) => (a.id < b.id ? -1 : 1))) {

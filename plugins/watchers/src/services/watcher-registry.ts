@@ -17,7 +17,14 @@ import { PoolWatchedAddresses } from './watched-addresses.js';
 export class WatcherRegistry {
   private readonly targets = new Map<string, ScanTarget>();
 
-  constructor(deps: { chains: ChainRegistry; watchersConfig: WatchersConfig; watchersMetrics: WatcherMetrics; addressPoolService: AddressPoolService; tenancyProjects: ProjectService; db: Knex }) {
+  constructor(deps: {
+    chains: ChainRegistry;
+    watchersConfig: WatchersConfig;
+    watchersMetrics: WatcherMetrics;
+    addressPoolService: AddressPoolService;
+    tenancyProjects: ProjectService;
+    db: Knex;
+  }) {
     const { watchersConfig: config } = deps;
     for (const [chainId, networks] of Object.entries(config.chains)) {
       const adapter = deps.chains.list().find((a) => a.definition.id === chainId);

@@ -13,7 +13,12 @@ export const invoiceDeliveriesPart: InvoicePagePart<PageServices<typeof INVOICE_
     return events.items.map((e) => ({
       at: e.created_at_iso,
       id: e.id,
-      cells: [when(e.created_at_iso), 'webhook', html`<a href="/dashboard/projects/${req.project!.id}/webhooks/${e.id}">${e.event_type}</a>${e.original_event_id ? ' (resend)' : ''}`, html`${badge(e.status)} ${e.attempts} attempt(s)${e.last_http_status ? `, last HTTP ${e.last_http_status}` : ''}`],
+      cells: [
+        when(e.created_at_iso),
+        'webhook',
+        html`<a href="/dashboard/projects/${req.project!.id}/webhooks/${e.id}">${e.event_type}</a>${e.original_event_id ? ' (resend)' : ''}`,
+        html`${badge(e.status)} ${e.attempts} attempt(s)${e.last_http_status ? `, last HTTP ${e.last_http_status}` : ''}`,
+      ],
     }));
   },
 };

@@ -3,7 +3,26 @@ import { ISO_8601_PATTERN } from '@gw/kernel';
 import { DELIVERY_STATUSES, nominalSchedule, type DeliveryLogEntry, type DeliveryStatus } from '../contract.js';
 import { WEBHOOK_RESEND_RULES } from '../resend-rules.js';
 import type { InvoiceEventType } from '@gw/kernel';
-import { actionButton, badge, csrfField, dashboardErrors, type DashboardRequest, definePage, duration, type FilterField, filterForm, jsonBlock, nextPageLink, page, pageOf, type PageServices, readFilters, redirect, table, when } from '@gw/plugin-dashboard/contract';
+import {
+  actionButton,
+  badge,
+  csrfField,
+  dashboardErrors,
+  type DashboardRequest,
+  definePage,
+  duration,
+  type FilterField,
+  filterForm,
+  jsonBlock,
+  nextPageLink,
+  page,
+  pageOf,
+  type PageServices,
+  readFilters,
+  redirect,
+  table,
+  when,
+} from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(WEBHOOKS_PAGE_DEPS, [...])`. */
 export const WEBHOOKS_PAGE_DEPS = ['webhooksEventLog', 'webhooksConfig', 'extensions'] as const;
@@ -48,7 +67,9 @@ export const webhooksPage = definePage<Services>({
         const admin = req.user.role === 'admin';
         const dead = list.items.filter((e) => e.status === 'dlq');
         const rows = list.items.map((e) => [
-          ...(admin ? [e.status === 'dlq' ? html`<input type="checkbox" name="${`event_${e.id}`}" id="${`pick-${e.id}`}" aria-label="${`Replay ${e.id}`}">` : ''] : []),
+          ...(admin
+            ? [e.status === 'dlq' ? html`<input type="checkbox" name="${`event_${e.id}`}" id="${`pick-${e.id}`}" aria-label="${`Replay ${e.id}`}">` : '']
+            : []),
           html`<a href="${base(req)}/${e.id}"><code>${e.id}</code></a>`,
           e.event_type,
           badge(e.status),
@@ -59,20 +80,34 @@ export const webhooksPage = definePage<Services>({
           when(e.created_at_iso),
         ]);
         const head = [...(admin ? ['Replay'] : []), 'Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Latency', 'Invoice', 'Created'];
-        const listTable = table('Webhook events, newest first', head, rows, Object.keys(filters).length > 0 ? 'No event matches these filters.' : 'No webhook events yet.');
-        return page(`Webhooks of ${req.project!.name}`, html`<h1>Webhook delivery log</h1>
+        const listTable = table(
+          'Webhook events, newest first',
+          head,
+          rows,
+          Object.keys(filters).length > 0 ? 'No event matches these filters.' : 'No webhook events yet.',
+        );
+        return page(
+          `Webhooks of ${req.project!.name}`,
+          html`<h1>Webhook delivery log</h1>
 ${filterForm(base(req), WEBHOOK_FILTERS, filters, 'Webhook filters')}
-${admin && dead.length > 0
-  ? html`<form method="post" action="${base(req)}/replay">${csrfField(req)}
+${
+  admin && dead.length > 0
+    ? html`<form method="post" action="${base(req)}/replay">${csrfField(req)}
 ${listTable}
 <button type="submit">Replay the selected dead-lettered events</button>
 </form>`
-  : listTable}
+    : listTable
+}
 ${nextPageLink(req, base(req), list.items, limit)}
 ${retrySchedule(services.webhooksConfig)}
-${admin ? html`<h2>Replay every dead-lettered event</h2>
+${
+  admin
+    ? html`<h2>Replay every dead-lettered event</h2>
 <p>Sends the newest ${REPLAY_MAX} dead-lettered events again, each under its own event id (receivers deduplicate by it), with a fresh retry schedule.</p>
-${actionButton(req, `${base(req)}/replay`, 'Replay all dead-lettered events', { hidden: { all: 'true' }, confirm: `Replay up to ${REPLAY_MAX} dead-lettered events?` })}` : null}`);
+${actionButton(req, `${base(req)}/replay`, 'Replay all dead-lettered events', { hidden: { all: 'true' }, confirm: `Replay up to ${REPLAY_MAX} dead-lettered events?` })}`
+    : null
+}`,
+        );
       },
     },
     {
@@ -82,19 +117,30 @@ ${actionButton(req, `${base(req)}/replay`, 'Replay all dead-lettered events', { 
       summary: 'One webhook event: envelope, target and every attempt with status, latency and response excerpt; resend.',
       render: async (req) => {
         const event = await services.webhooksEventLog.get(req.project!.id, req.params['eventId']!);
-        return page(`Webhook event ${event.id}`, html`<h1>Webhook event <code>${event.id}</code></h1>
+        return page(
+          `Webhook event ${event.id}`,
+          html`<h1>Webhook event <code>${event.id}</code></h1>
 ${eventFacts(req, event)}
 ${req.user.role === 'admin' ? html`<div class="actions">${actionButton(req, `${base(req)}/${event.id}/resend`, 'Resend as a new event')}${event.status === 'dlq' ? actionButton(req, `${base(req)}/replay`, 'Replay this event', { hidden: { [`event_${event.id}`]: 'on' } }) : null}</div>` : null}
 <h2>Attempts</h2>
 ${table(
   'Delivery attempts',
   ['#', 'Started', 'Target', 'HTTP status', 'Latency', 'Error', 'Response excerpt'],
-  event.attempt_log.map((a) => [String(a.attempt), when(a.started_at_iso), html`<code class="wrap">${a.target_url}</code>`, a.http_status === null ? '—' : String(a.http_status), `${a.latency_ms} ms`, a.error ?? '—', a.response_excerpt ? html`<pre class="excerpt" tabindex="0">${a.response_excerpt}</pre>` : '—']),
+  event.attempt_log.map((a) => [
+    String(a.attempt),
+    when(a.started_at_iso),
+    html`<code class="wrap">${a.target_url}</code>`,
+    a.http_status === null ? '—' : String(a.http_status),
+    `${a.latency_ms} ms`,
+    a.error ?? '—',
+    a.response_excerpt ? html`<pre class="excerpt" tabindex="0">${a.response_excerpt}</pre>` : '—',
+  ]),
   'No attempt yet.',
 )}
 <h2>Payload</h2>
 ${jsonBlock(event.payload)}
-<p><a href="${base(req)}">Back to the delivery log</a></p>`);
+<p><a href="${base(req)}">Back to the delivery log</a></p>`,
+        );
       },
     },
     {
@@ -121,7 +167,10 @@ ${jsonBlock(event.payload)}
         // The webhooks plugin locks, checks (dead-lettered events of this project only, at most
         // REPLAY_MAX) and replays them in one transaction: all of them or, on any error, none.
         const replayed = await services.webhooksEventLog.redeliverDeadLettered(req.project!.id, all ? 'all' : ids, REPLAY_MAX, req.actor);
-        return redirect(base(req), replayed.length === 0 ? 'There was no dead-lettered event to replay.' : `Replayed ${replayed.length} dead-lettered event(s).`);
+        return redirect(
+          base(req),
+          replayed.length === 0 ? 'There was no dead-lettered event to replay.' : `Replayed ${replayed.length} dead-lettered event(s).`,
+        );
       },
     },
   ],

@@ -32,6 +32,11 @@ export class DeliveryHealthReads {
       { projectId, since },
     );
     const row = rows[0]!;
-    return { delivered_last_day: row.delivered, retrying: row.retrying, dead_lettered: row.dead, oldest_undelivered_iso: row.oldest ? new Date(row.oldest).toISOString() : null };
+    return {
+      delivered_last_day: row.delivered,
+      retrying: row.retrying,
+      dead_lettered: row.dead,
+      oldest_undelivered_iso: row.oldest ? new Date(row.oldest).toISOString() : null,
+    };
   }
 }

@@ -126,12 +126,18 @@ export class DeliveryWorker {
     } catch (error) {
       // Never thrown on (nobody awaits this but shutdown): their fallback jobs stay and deliver
       // these attempts again.
-      this.deps.logger.error({ err: error, events: straggling.map((s) => s.due.event.id) }, 'recording slow webhook deliveries failed; their fallback jobs will retry them');
+      this.deps.logger.error(
+        { err: error, events: straggling.map((s) => s.due.event.id) },
+        'recording slow webhook deliveries failed; their fallback jobs will retry them',
+      );
     }
   }
 
   private async attempt({ event, attempt }: Due, secrets: readonly string[]): Promise<SendOutcome> {
-    return this.deps.webhooksSender.postSigned({ url: event.target_url!, body: event.body, eventId: event.id, eventType: event.event_type, attempt, kind: event.mode }, secrets);
+    return this.deps.webhooksSender.postSigned(
+      { url: event.target_url!, body: event.body, eventId: event.id, eventType: event.event_type, attempt, kind: event.mode },
+      secrets,
+    );
   }
 
   /**
@@ -167,7 +173,10 @@ export class DeliveryWorker {
     }
     const failed = updates.filter((u) => !u.outcome.ok);
     if (failed.length > 0) {
-      this.deps.logger.info({ failed: failed.length, delivered: updates.length - failed.length, dlq: failed.filter((u) => u.status === 'dlq').map((u) => u.event.id) }, 'webhook deliveries failed; retries scheduled');
+      this.deps.logger.info(
+        { failed: failed.length, delivered: updates.length - failed.length, dlq: failed.filter((u) => u.status === 'dlq').map((u) => u.event.id) },
+        'webhook deliveries failed; retries scheduled',
+      );
     }
   }
 

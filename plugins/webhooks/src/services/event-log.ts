@@ -1,4 +1,15 @@
-import { type Actor, type AuditLog, coreErrors, type InvoiceEventType, isAppError, isUlid, type JobQueue, newId, parseInstant, type RateLimiter } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditLog,
+  coreErrors,
+  type InvoiceEventType,
+  isAppError,
+  isUlid,
+  type JobQueue,
+  newId,
+  parseInstant,
+  type RateLimiter,
+} from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
@@ -89,7 +100,10 @@ export class EventLog {
 
   /** Newest first; pages keyed by id (`id < cursor`), stable while events are written. */
   async list(projectId: string, filter: EventListFilter): Promise<{ items: DeliveryLogEntry[]; next_cursor?: string }> {
-    const query = WebhookEvent.query(this.deps.db).where('project_id', projectId).orderBy('id', 'desc').limit(filter.limit + 1);
+    const query = WebhookEvent.query(this.deps.db)
+      .where('project_id', projectId)
+      .orderBy('id', 'desc')
+      .limit(filter.limit + 1);
     if (filter.cursor) query.where('id', '<', filter.cursor);
     if (filter.status) query.where('status', filter.status);
     if (filter.event_type) query.where('event_type', filter.event_type);
@@ -118,7 +132,10 @@ export class EventLog {
   async resend(projectId: string, eventId: string, actor: Actor, options: { refuse?: readonly DeliveryStatus[] } = {}): Promise<ResendResult> {
     const original = await this.find(this.deps.db, projectId, eventId);
     if (options.refuse?.includes(original.status)) {
-      throw webhooksErrors.event_not_resendable({ message: `The event is ${original.status}; only delivered or skipped events can be resent here.`, details: { status: original.status } });
+      throw webhooksErrors.event_not_resendable({
+        message: `The event is ${original.status}; only delivered or skipped events can be resent here.`,
+        details: { status: original.status },
+      });
     }
     const limit = this.deps.webhooksConfig.resendRateLimitPerMinute;
     await this.deps.rateLimiter.consume({ key: `webhooks.resend:project:${projectId}`, limit, windowSeconds: 60 });
@@ -126,12 +143,32 @@ export class EventLog {
     const id = newId();
     const createdAt = new Date();
     const envelope = JSON.parse(original.body) as WebhookEnvelope;
-    const body: WebhookEnvelope = { event_id: id, event_type: envelope.event_type, mode: envelope.mode, created_at_iso: createdAt.toISOString(), original_event_id: original.id, data: envelope.data };
+    const body: WebhookEnvelope = {
+      event_id: id,
+      event_type: envelope.event_type,
+      mode: envelope.mode,
+      created_at_iso: createdAt.toISOString(),
+      original_event_id: original.id,
+      data: envelope.data,
+    };
     await this.deps.db.transaction(async (trx) => {
       await this.deps.webhooksOutbox.write(trx, [
-        { id, projectId, mode: original.mode, invoiceId: original.invoice_id, eventType: original.event_type, originalEventId: original.id, body: JSON.stringify(body), targetUrl, createdAt },
+        {
+          id,
+          projectId,
+          mode: original.mode,
+          invoiceId: original.invoice_id,
+          eventType: original.event_type,
+          originalEventId: original.id,
+          body: JSON.stringify(body),
+          targetUrl,
+          createdAt,
+        },
       ]);
-      await this.deps.audit.record({ ...actor, action: 'webhook.resend', projectId, target: `webhook_event:${id}`, details: { original_event_id: original.id, target_url: targetUrl } }, trx);
+      await this.deps.audit.record(
+        { ...actor, action: 'webhook.resend', projectId, target: `webhook_event:${id}`, details: { original_event_id: original.id, target_url: targetUrl } },
+        trx,
+      );
     });
     return {
       event_id: id,
@@ -187,7 +224,8 @@ export class EventLog {
   async redeliverDeadLettered(projectId: string, selection: readonly string[] | 'all', limit: number, actor: Actor): Promise<RedeliverResult[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
     const ids = selection === 'all' ? [] : [...new Set(selection)];
-    if (ids.length > limit) throw coreErrors.validation_error({ message: `At most ${limit} events can be replayed at once; nothing was replayed.`, details: { field: 'event_ids' } });
+    if (ids.length > limit)
+      throw coreErrors.validation_error({ message: `At most ${limit} events can be replayed at once; nothing was replayed.`, details: { field: 'event_ids' } });
     const malformed = ids.filter((id) => !isUlid(id));
     // A non-ULID can name no event; refused before PostgreSQL sees it (a NUL would be a 500 there).
     if (malformed.length > 0) throw webhooksErrors.event_not_found({ details: { event_ids: malformed.map((id) => id.slice(0, 64)) } });
@@ -200,9 +238,11 @@ export class EventLog {
       if (selection !== 'all') {
         const found = new Set(events.map((e) => e.id));
         const missing = ids.filter((id) => !found.has(id));
-        if (missing.length > 0) throw webhooksErrors.event_not_found({ message: 'No such webhook event in this project; nothing was replayed.', details: { event_ids: missing } });
+        if (missing.length > 0)
+          throw webhooksErrors.event_not_found({ message: 'No such webhook event in this project; nothing was replayed.', details: { event_ids: missing } });
         const alive = events.filter((e) => e.status !== 'dlq');
-        if (alive.length > 0) throw webhooksErrors.event_not_dead_lettered({ details: { event_ids: alive.map((e) => e.id), statuses: alive.map((e) => e.status) } });
+        if (alive.length > 0)
+          throw webhooksErrors.event_not_dead_lettered({ details: { event_ids: alive.map((e) => e.id), statuses: alive.map((e) => e.status) } });
       }
       const replayed: RedeliverResult[] = [];
       for (const event of events) replayed.push(await this.redeliverAudited(trx, event, actor));
@@ -213,7 +253,16 @@ export class EventLog {
   /** The redelivery of `event`, locked in `trx`, with its audit row; an event without a target is left as it is. */
   private async redeliverAudited(trx: Knex.Transaction, event: WebhookEvent, actor: Actor): Promise<RedeliverResult> {
     if (event.target_url === null) return { event_id: event.id, status: event.status };
-    await this.deps.audit.record({ ...actor, action: 'webhook.redeliver', projectId: event.project_id, target: `webhook_event:${event.id}`, details: { previous_status: event.status, attempt: event.attempts + 1 } }, trx);
+    await this.deps.audit.record(
+      {
+        ...actor,
+        action: 'webhook.redeliver',
+        projectId: event.project_id,
+        target: `webhook_event:${event.id}`,
+        details: { previous_status: event.status, attempt: event.attempts + 1 },
+      },
+      trx,
+    );
     return { event_id: event.id, status: await this.redeliverLocked(trx, event) };
   }
 
@@ -239,7 +288,9 @@ export class EventLog {
       return 'retrying';
     }
     await WebhookEvent.query(trx).findById(event.id).patch({ status: 'retrying', next_attempt_at: now, updated_at: now });
-    await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, [{ data: { eventId: event.id, attempt: event.attempts + 1, projectId: event.project_id } satisfies DeliverJobData }]);
+    await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, [
+      { data: { eventId: event.id, attempt: event.attempts + 1, projectId: event.project_id } satisfies DeliverJobData },
+    ]);
     return 'retrying';
   }
 
@@ -269,11 +320,27 @@ export class EventLog {
   }
 
   private async views(events: readonly WebhookEvent[]): Promise<DeliveryLogEntry[]> {
-    const attempts = events.length === 0 ? [] : await WebhookAttempt.query(this.deps.db).whereIn('event_id', events.map((e) => e.id)).orderBy(['event_id', 'attempt']);
+    const attempts =
+      events.length === 0
+        ? []
+        : await WebhookAttempt.query(this.deps.db)
+            .whereIn(
+              'event_id',
+              events.map((e) => e.id),
+            )
+            .orderBy(['event_id', 'attempt']);
     const byEvent = new Map<string, DeliveryAttemptView[]>();
     for (const a of attempts) {
       const list = byEvent.get(a.event_id) ?? [];
-      list.push({ attempt: a.attempt, started_at_iso: iso(a.started_at)!, target_url: a.target_url, http_status: a.http_status, latency_ms: a.latency_ms, error: a.error, response_excerpt: a.response_excerpt });
+      list.push({
+        attempt: a.attempt,
+        started_at_iso: iso(a.started_at)!,
+        target_url: a.target_url,
+        http_status: a.http_status,
+        latency_ms: a.latency_ms,
+        error: a.error,
+        response_excerpt: a.response_excerpt,
+      });
       byEvent.set(a.event_id, list);
     }
     return events.map((e) => ({
@@ -302,4 +369,3 @@ export class EventLog {
 function iso(value: Date | string | null): string | null {
   return value === null ? null : new Date(value).toISOString();
 }
-

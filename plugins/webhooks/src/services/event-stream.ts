@@ -67,14 +67,25 @@ export class EventStream {
   }
 
   private async positionOf(projectId: string, eventId: string): Promise<{ xid: string; id: string }> {
-    const row = (await WebhookEvent.query(this.deps.db).findOne({ project_id: projectId, id: eventId }).select('stream_xid', 'id')) as unknown as { stream_xid: string; id: string } | undefined;
-    if (!row) throw webhooksErrors.event_not_found({ message: `The stream cursor ${eventId} is not an event of this project (a sandbox reset removes events); start again without it.` });
+    const row = (await WebhookEvent.query(this.deps.db).findOne({ project_id: projectId, id: eventId }).select('stream_xid', 'id')) as unknown as
+      { stream_xid: string; id: string } | undefined;
+    if (!row)
+      throw webhooksErrors.event_not_found({
+        message: `The stream cursor ${eventId} is not an event of this project (a sandbox reset removes events); start again without it.`,
+      });
     return { xid: String(row.stream_xid), id: row.id };
   }
 
   private async ready(projectId: string, position: { xid: string; id: string } | undefined, limit: number): Promise<StreamEvent[]> {
     const after = position ? sql`and (stream_xid, id) > (${position.xid}::bigint, ${position.id})` : sql``;
-    const rows = await sqlQuery<{ id: string; event_type: string; invoice_id: string | null; original_event_id: string | null; created_at: Date; body: string }>(
+    const rows = await sqlQuery<{
+      id: string;
+      event_type: string;
+      invoice_id: string | null;
+      original_event_id: string | null;
+      created_at: Date;
+      body: string;
+    }>(
       this.deps.db,
       sql`select id, event_type, invoice_id, original_event_id, created_at, body from webhooks_events
            where project_id = ${projectId} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ${after}

@@ -1,4 +1,17 @@
-import { jsonRecords, newId, packedTexts, sql, sqlQuery, type InvoiceEvent, type Sql, type InvoiceEventSink, type InvoiceEventType, type JobQueue, type Notifications, type ProjectKind } from '@gw/kernel';
+import {
+  jsonRecords,
+  newId,
+  packedTexts,
+  sql,
+  sqlQuery,
+  type InvoiceEvent,
+  type Sql,
+  type InvoiceEventSink,
+  type InvoiceEventType,
+  type JobQueue,
+  type Notifications,
+  type ProjectKind,
+} from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { WebhookEnvelope as ContractEnvelope } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
@@ -46,7 +59,13 @@ export class WebhookOutbox implements InvoiceEventSink {
     const entries = events.map((event): OutboxEntry => {
       const id = event.eventId ?? newId();
       const createdAt = new Date();
-      const envelope: WebhookEnvelope = { event_id: id, event_type: event.eventType, mode: event.projectKind, created_at_iso: createdAt.toISOString(), data: event.data };
+      const envelope: WebhookEnvelope = {
+        event_id: id,
+        event_type: event.eventType,
+        mode: event.projectKind,
+        created_at_iso: createdAt.toISOString(),
+        data: event.data,
+      };
       return {
         id,
         projectId: event.projectId,
@@ -95,7 +114,9 @@ export class WebhookOutbox implements InvoiceEventSink {
           returning id`,
     );
     const fresh = new Set(inserted.map((row) => row.id));
-    const jobs = entries.filter((entry) => entry.targetUrl && fresh.has(entry.id)).map((entry) => ({ data: { eventId: entry.id, attempt: 1, projectId: entry.projectId } satisfies DeliverJobData }));
+    const jobs = entries
+      .filter((entry) => entry.targetUrl && fresh.has(entry.id))
+      .map((entry) => ({ data: { eventId: entry.id, attempt: 1, projectId: entry.projectId } satisfies DeliverJobData }));
     await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, jobs);
     // Wakes the event streams (gateway listen) of these projects on every instance, at commit.
     for (const projectId of new Set(entries.filter((entry) => fresh.has(entry.id)).map((entry) => entry.projectId))) {

@@ -16,9 +16,18 @@ test('the default schedule doubles from 30 s, caps at 12 h and spans at least th
 
 test('jitter stays within its bound and the last attempt has no retry', (t) => {
   const config = { maxAttempts: 5, retryBaseSeconds: 100, retryMaxDelaySeconds: 1000, retryJitter: 0.2 };
-  t.is(retryDelaySeconds(1, config, () => 0), 80);
-  t.is(retryDelaySeconds(1, config, () => 1), 120);
-  t.is(retryDelaySeconds(4, config, () => 0.5), 800);
+  t.is(
+    retryDelaySeconds(1, config, () => 0),
+    80,
+  );
+  t.is(
+    retryDelaySeconds(1, config, () => 1),
+    120,
+  );
+  t.is(
+    retryDelaySeconds(4, config, () => 0.5),
+    800,
+  );
   t.is(retryDelaySeconds(5, config), undefined);
   for (let i = 0; i < 200; i += 1) {
     const delay = retryDelaySeconds(3, config)!;

@@ -6,7 +6,11 @@ import type { WebhooksConfig } from '../config.js';
  * ±`retryJitter` so that events failing together do not retry together. Undefined when
  * `attempt` was the last one (the event is dead-lettered).
  */
-export function retryDelaySeconds(attempt: number, config: Pick<WebhooksConfig, 'maxAttempts' | 'retryBaseSeconds' | 'retryMaxDelaySeconds' | 'retryJitter'>, random: () => number = Math.random): number | undefined {
+export function retryDelaySeconds(
+  attempt: number,
+  config: Pick<WebhooksConfig, 'maxAttempts' | 'retryBaseSeconds' | 'retryMaxDelaySeconds' | 'retryJitter'>,
+  random: () => number = Math.random,
+): number | undefined {
   if (attempt >= config.maxAttempts) return undefined;
   const nominal = Math.min(config.retryMaxDelaySeconds, config.retryBaseSeconds * 2 ** Math.min(attempt - 1, 30));
   return Math.max(1, Math.round(nominal * (1 + config.retryJitter * (2 * random() - 1))));

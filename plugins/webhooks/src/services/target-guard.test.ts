@@ -5,7 +5,23 @@ import { isPrivateAddress, targetRefusal } from './target-guard.js';
 import { partnerView, WebhookSender, WITHHELD_ERROR } from './webhook-sender.js';
 
 test('private, loopback, link-local and reserved addresses are recognised, public ones are not', (t) => {
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '[::1]', '64:ff9b::7f00:1']) {
+  for (const address of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '[::1]',
+    '64:ff9b::7f00:1',
+  ]) {
     t.true(isPrivateAddress(address), address);
   }
   // An IPv6-only host reaches IPv4 partners through NAT64: their public address is what counts.
@@ -63,7 +79,8 @@ test('redirects are failures, not followed; unsupported schemes and bad URLs are
 test('the target rules by project kind (issue 26 finding 4)', (t) => {
   for (const kind of ['production', 'testnet'] as const) {
     for (const address of ['127.0.0.1', '10.0.0.1', '169.254.169.254', 'fe80::1', '::1']) t.truthy(targetRefusal(address, kind, false), `${kind} ${address}`);
-    for (const address of ['127.0.0.1', '10.0.0.1', '169.254.169.254']) t.is(targetRefusal(address, kind, true), undefined, `${kind} ${address} allowed by config`);
+    for (const address of ['127.0.0.1', '10.0.0.1', '169.254.169.254'])
+      t.is(targetRefusal(address, kind, true), undefined, `${kind} ${address} allowed by config`);
     t.is(targetRefusal('8.8.8.8', kind, false), undefined);
   }
   // A sandbox project reaches loopback only when the operator allows private targets (issue 33
@@ -73,7 +90,8 @@ test('the target rules by project kind (issue 26 finding 4)', (t) => {
     t.is(targetRefusal(address, 'sandbox', true), undefined, `${address} allowed by config`);
   }
   for (const allow of [false, true]) {
-    for (const address of ['169.254.169.254', '::ffff:169.254.169.254', 'fe80::1']) t.regex(targetRefusal(address, 'sandbox', allow) ?? '', /link-local/, `${address} allow=${allow}`);
+    for (const address of ['169.254.169.254', '::ffff:169.254.169.254', 'fe80::1'])
+      t.regex(targetRefusal(address, 'sandbox', allow) ?? '', /link-local/, `${address} allow=${allow}`);
   }
   // The reason names no address: where a partner's host name points inside the network stays unsaid.
   t.false((targetRefusal('10.1.2.3', 'testnet', false) ?? '').includes('10.1.2.3'));
@@ -128,7 +146,11 @@ test('an attempt at a non-public address shows a partner only delivered or faile
         t.true(outcome.nonPublic, url);
         // The operator's own view (metrics, logs, privateAttemptDetails) keeps the detail.
         t.is(partnerView(outcome, true), outcome);
-        t.deepEqual(partnerView(outcome, false), { ok, httpStatus: null, latencyMs: 0, error: ok ? null : WITHHELD_ERROR, responseExcerpt: null, nonPublic: true }, `${kind} ${url}`);
+        t.deepEqual(
+          partnerView(outcome, false),
+          { ok, httpStatus: null, latencyMs: 0, error: ok ? null : WITHHELD_ERROR, responseExcerpt: null, nonPublic: true },
+          `${kind} ${url}`,
+        );
       }
     }
     // A failure that reached no non-public address keeps its detail: a partner debugs their own

@@ -29,7 +29,14 @@ export interface TestEventResult {
  */
 export class WebhookTestEvents {
   constructor(
-    private readonly deps: { audit: AuditLog; rateLimiter: RateLimiter; tenancyProjects: ProjectService; tenancyApiKeys: ApiKeyService; webhooksConfig: WebhooksConfig; webhooksSender: WebhookSender },
+    private readonly deps: {
+      audit: AuditLog;
+      rateLimiter: RateLimiter;
+      tenancyProjects: ProjectService;
+      tenancyApiKeys: ApiKeyService;
+      webhooksConfig: WebhooksConfig;
+      webhooksSender: WebhookSender;
+    },
   ) {}
 
   async send(projectId: string, actor: Actor): Promise<TestEventResult> {
@@ -46,7 +53,10 @@ export class WebhookTestEvents {
       data: { project_id: project.id, message: 'A test event sent by the operator. It is not about any invoice.' },
     });
     // Shown in the dashboard to a project's members too: reduced like the delivery log.
-    const sent = await this.deps.webhooksSender.postSigned({ url: project.webhook_url, body, eventId: id, eventType: TEST_EVENT_TYPE, attempt: 1, kind: project.kind }, secrets);
+    const sent = await this.deps.webhooksSender.postSigned(
+      { url: project.webhook_url, body, eventId: id, eventType: TEST_EVENT_TYPE, attempt: 1, kind: project.kind },
+      secrets,
+    );
     const outcome = partnerView(sent, this.deps.webhooksConfig.privateAttemptDetails === true);
     const result: TestEventResult = {
       event_id: id,
@@ -57,7 +67,13 @@ export class WebhookTestEvents {
       error: outcome.error,
       response_excerpt: outcome.responseExcerpt,
     };
-    await this.deps.audit.record({ ...actor, action: 'webhook.test', projectId, target: `project:${projectId}`, details: { event_id: id, ok: result.ok, http_status: result.http_status, error: result.error } });
+    await this.deps.audit.record({
+      ...actor,
+      action: 'webhook.test',
+      projectId,
+      target: `project:${projectId}`,
+      details: { event_id: id, ok: result.ok, http_status: result.http_status, error: result.error },
+    });
     return result;
   }
 }

@@ -18,9 +18,22 @@ test('postSigned signs with every secret and sends the delivery headers; without
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: true, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
-  const request = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, body: '{"event_id":"e1"}', eventId: 'e1', eventType: 'invoice.paid', attempt: 3, kind: 'testnet' as const };
+  const request = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    body: '{"event_id":"e1"}',
+    eventId: 'e1',
+    eventType: 'invoice.paid',
+    attempt: 3,
+    kind: 'testnet' as const,
+  };
   try {
-    t.deepEqual(await sender.postSigned(request, []), { ok: false, httpStatus: null, latencyMs: 0, error: 'the project has no active API secret to sign with', responseExcerpt: null });
+    t.deepEqual(await sender.postSigned(request, []), {
+      ok: false,
+      httpStatus: null,
+      latencyMs: 0,
+      error: 'the project has no active API secret to sign with',
+      responseExcerpt: null,
+    });
     t.is(seen.length, 0, 'an unsigned body is never sent');
     t.like(await sender.postSigned(request, ['old-secret', 'new-secret']), { ok: true, httpStatus: 200 });
     const [got] = seen;
@@ -29,7 +42,8 @@ test('postSigned signs with every secret and sends the delivery headers; without
     t.is(got!.headers['x-service-event-type'], 'invoice.paid');
     t.is(got!.headers['x-service-delivery-attempt'], '3');
     t.regex(String(got!.headers['user-agent']), /^crypto-gateway-webhooks\//);
-    for (const secret of ['old-secret', 'new-secret']) t.like(verifyWebhook({ header: got!.headers['x-service-signature'] as string, rawBody: got!.body, secrets: [secret] }), { ok: true }, secret);
+    for (const secret of ['old-secret', 'new-secret'])
+      t.like(verifyWebhook({ header: got!.headers['x-service-signature'] as string, rawBody: got!.body, secrets: [secret] }), { ok: true }, secret);
   } finally {
     server.close();
   }

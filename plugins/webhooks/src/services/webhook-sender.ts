@@ -31,7 +31,14 @@ export const WITHHELD_ERROR = 'delivery failed (the target is not a public addre
  */
 export function partnerView(outcome: SendOutcome, privateAttemptDetails: boolean): SendOutcome {
   if (!outcome.nonPublic || privateAttemptDetails) return outcome;
-  return { ok: outcome.ok, httpStatus: null, latencyMs: 0, error: outcome.ok ? null : WITHHELD_ERROR, responseExcerpt: outcome.responseExcerpt, nonPublic: true };
+  return {
+    ok: outcome.ok,
+    httpStatus: null,
+    latencyMs: 0,
+    error: outcome.ok ? null : WITHHELD_ERROR,
+    responseExcerpt: outcome.responseExcerpt,
+    nonPublic: true,
+  };
 }
 
 /** One signed webhook request: the envelope (`body`, sent as it is) and what its headers name. */
@@ -46,7 +53,12 @@ export interface SignedPost {
 }
 
 /** The outcome of a signed post for a project without a live secret: nothing is sent. */
-const NO_SECRET: Omit<SendOutcome, 'latencyMs'> = { ok: false, httpStatus: null, error: 'the project has no active API secret to sign with', responseExcerpt: null };
+const NO_SECRET: Omit<SendOutcome, 'latencyMs'> = {
+  ok: false,
+  httpStatus: null,
+  error: 'the project has no active API secret to sign with',
+  responseExcerpt: null,
+};
 
 export interface SenderOptions {
   readonly timeoutMs: number;
@@ -120,7 +132,11 @@ export class WebhookSender {
         resolve(done(outcome));
       };
       const request = (isHttps ? httpsRequest : httpRequest)(
-        { ...target.options, agent: isHttps ? this.agentsFor(kind).https : this.agentsFor(kind).http, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } },
+        {
+          ...target.options,
+          agent: isHttps ? this.agentsFor(kind).https : this.agentsFor(kind).http,
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        },
         (response) => {
           note(response.socket?.remoteAddress);
           this.readResponse(response, finish);
@@ -181,7 +197,12 @@ export class WebhookSender {
     const peer = response.socket?.remoteAddress;
     const readable = this.options.privateResponseExcerpts === true || (peer !== undefined && classifyAddress(peer) === 'public');
     response.on('end', () => {
-      const excerpt = kept > 0 && readable ? Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '') : null;
+      const excerpt =
+        kept > 0 && readable
+          ? Buffer.concat(chunks)
+              .toString('utf8')
+              .replace(/\u0000/g, '')
+          : null;
       const ok = status >= 200 && status < 300;
       finish({ ok, httpStatus: status, error: ok ? null : `HTTP ${status}`, responseExcerpt: excerpt });
     });
@@ -221,7 +242,11 @@ function parseTarget(url: string, kind: ProjectKind, allowPrivateTargets: boolea
   if (refusal) return refusal;
   // Bracketed IPv6 literals lose their brackets, as node's own URL-to-options conversion does.
   const hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
-  return { protocol: target.protocol, literal, options: { method: 'POST', protocol: target.protocol, hostname, port: target.port, path: `${target.pathname}${target.search}` } };
+  return {
+    protocol: target.protocol,
+    literal,
+    options: { method: 'POST', protocol: target.protocol, hostname, port: target.port, path: `${target.pathname}${target.search}` },
+  };
 }
 
 function describe(error: unknown): string {
