@@ -1,13 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
 import { createTestDatabase, signedFetch, spawnGroup, waitFor } from '@gw/kernel/testing';
-import { Anvil, evmAccountWallet, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
+import { Anvil, evmAccountWallet, Receiver, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 /** The `<!-- config -->` JSON blocks of docs/getting-started.md, in order. */
 function docConfigs(): Record<string, any>[] {
@@ -25,17 +23,9 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
   t.teardown(() => anvil.stop());
   const database = await createTestDatabase();
   t.teardown(() => database.drop());
-  const received: { type: string; body: any }[] = [];
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ type: String(req.headers['x-service-event-type']), body: JSON.parse(body) });
-      res.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+  const receiver = await Receiver.start();
+  t.teardown(() => receiver.close());
+  const received = () => receiver.requests.map((r) => ({ type: String(r.headers['x-service-event-type']), body: JSON.parse(r.body) }));
 
   // Step 1: the document's provider example (pointed at anvil) and its fixed-rate example.
   const [providers, fixedRates] = docConfigs();
@@ -85,7 +75,7 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
   t.is(registered.json.challenge.sign_with_address, wallet.address0);
   const signature = await wallet.sign(registered.json.challenge.message);
   t.is((await runCliProcess(env, 'wallet', 'verify', '--project', projectId, '--chain', 'eth', '--signature', signature, '--json')).code, 0);
-  const hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const hooks = `${receiver.url}/hooks`;
   t.is((await runCliProcess(env, 'webhook', 'set', '--project', projectId, '--url', hooks, '--json')).code, 0);
   const ready = await runCliProcess(env, 'doctor', '--json');
   t.is(ready.code, 0, ready.output);
@@ -121,7 +111,7 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
   const shown = await runCliProcess(env, 'invoice', 'show', '--project', projectId, '--id', invoice.id, '--json');
   t.is(shown.json.invoice.status, 'paid');
   await waitFor(
-    async () => received.some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id),
+    async () => received().some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id),
     30_000,
     'invoice.paid at the webhook URL',
   );

@@ -4,15 +4,13 @@
  * docs/watchers.md's "A local regtest node" example pointed at a real litecoind `-regtest` node
  * (packages/testing/src/litecoind.ts), secrets in the environment; no chain composed in code.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
 import { createTestDatabase, signedFetch, waitFor } from '@gw/kernel/testing';
-import { Litecoind, litecoindInstalled, ltcTestnetWallet, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
+import { Litecoind, litecoindInstalled, ltcTestnetWallet, Receiver, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
 
 if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
 
@@ -35,17 +33,9 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
   await node.mine(101);
   const database = await createTestDatabase();
   t.teardown(() => database.drop());
-  const received: { type: string; body: any }[] = [];
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ type: String(req.headers['x-service-event-type']), body: JSON.parse(body) });
-      res.writeHead(200).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+  const receiver = await Receiver.start();
+  t.teardown(() => receiver.close());
+  const received = () => receiver.requests.map((r) => ({ type: String(r.headers['x-service-event-type']), body: JSON.parse(r.body) }));
 
   const config = regtestDocConfig();
   t.deepEqual(config['chains'].testNetworks, { ltc: 'regtest' });
@@ -97,7 +87,7 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
   const signature = await ltcTestnetWallet.sign(registered.json.challenge.message);
   const verified = await cli('wallet', 'verify', '--project', projectId, '--chain', 'ltc', '--signature', signature, '--json');
   t.is(verified.code, 0, verified.output);
-  const hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  const hooks = `${receiver.url}/hooks`;
   t.is((await cli('webhook', 'set', '--project', projectId, '--url', hooks, '--json')).code, 0);
 
   const invoice = await waitFor(
@@ -130,11 +120,11 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
   );
   t.like(paid.transactions[0], { tx_hash: txid, amount_units: '50000000', status: 'confirmed' });
   await waitFor(
-    async () => received.some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id),
+    async () => received().some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id),
     30_000,
     'invoice.paid at the webhook URL',
   );
-  t.is(received.find((r) => r.type === 'invoice.paid')!.body.mode, 'testnet');
+  t.is(received().find((r) => r.type === 'invoice.paid')!.body.mode, 'testnet');
 
   app.child.kill('SIGTERM');
   t.is(await app.exited, 0, app.output());
