@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import net from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { sql, sqlIdentifier } from './sql.js';
@@ -34,6 +34,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let server: { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> } | undefined;
   if (!(await isListening(options.port))) {
     mkdirSync(resolve(dataDir, '..'), { recursive: true });
+    const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    if (asRoot) letPostgresUserThrough(dataDir, options.logger);
     const EmbeddedPostgres = await importWithoutSignalHooks();
     server = new EmbeddedPostgres({
       databaseDir: dataDir,
@@ -41,7 +43,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       user: USER,
       password: PASSWORD,
       persistent: true,
-      createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+      createPostgresUser: asRoot,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
       postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on'],
       onLog: (message) => options.logger.debug({ embeddedPostgres: String(message).trim() }),
@@ -112,4 +114,25 @@ function isListening(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolvePromise(false));
   });
+}
+
+/**
+ * As root, initdb and postgres run as the `postgres` user, which must pass through every folder
+ * above the data folder (and the checkout's node_modules beside it): a checkout inside a private
+ * folder (`mktemp -d`, mode 0700) made initdb fail with EACCES. Adds search permission only (o+x,
+ * no listing) to the folders that lack it.
+ */
+function letPostgresUserThrough(dataDir: string, logger: EmbeddedPostgresOptions['logger']): void {
+  const folders: string[] = [];
+  for (let dir = resolve(dataDir, '..'); ; dir = dirname(dir)) {
+    folders.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  for (const dir of folders) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(dir, (mode & 0o7777) | 0o001);
+      logger.info({ dir }, 'embedded PostgreSQL: search permission added for the postgres user');
+    }
+  }
 }
