@@ -106,7 +106,8 @@ export function enabledChainModules(modules: readonly ChainModule[], enabled: re
  * Start-up stops with a message naming the key or the chain for: an unknown or repeated id in
  * `chains.enabled`; an inconsistent definition (a coin without a price asset, two coins with one
  * id, in one chain or across chains); one price asset given different provider ids by two coins;
- * an adapter whose `generateAccountKey` disagrees with `capabilities.sandboxKeyGeneration`; and a
+ * an adapter whose `generateAccountKey` disagrees with `capabilities.sandboxKeyGeneration`, or whose
+ * `createTreasury` disagrees with `capabilities.treasury`; and a
  * configured test token contract for a coin no enabled chain carries, a native coin, a network
  * that is not the test network testnet projects use, or an address the chain does not accept; and a
  * `chains.testNetworks` entry for a chain the build does not have or a network that is not one of
@@ -125,6 +126,11 @@ export function createChainRegistry(modules: readonly ChainModule[], logger: Log
     if (definition.capabilities.sandboxKeyGeneration !== (typeof adapter.generateAccountKey === 'function')) {
       throw new Error(
         `chain ${definition.id}: capabilities.sandboxKeyGeneration is ${definition.capabilities.sandboxKeyGeneration} but the adapter ${adapter.generateAccountKey ? 'has' : 'has no'} generateAccountKey`,
+      );
+    }
+    if ((definition.capabilities.treasury ?? false) !== (typeof adapter.createTreasury === 'function')) {
+      throw new Error(
+        `chain ${definition.id}: capabilities.treasury is ${definition.capabilities.treasury ?? false} but the adapter ${adapter.createTreasury ? 'has' : 'has no'} createTreasury`,
       );
     }
     for (const coin of definition.coins) {

@@ -1,5 +1,6 @@
 import { chainErrors } from './chain-errors.js';
 import { CHAIN_ID_PATTERN, COIN_ID_PATTERN, type ChainId, type CoinId, type NetworkDefinition, type NetworkKind, type ProjectKind } from './network.js';
+import type { ChainTreasury, KeyOrigin } from './treasury/chain-treasury.js';
 import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
 
 /**
@@ -90,6 +91,12 @@ export interface ChainCapabilities {
    * Without it, sandbox projects of the chain need an operator-supplied key like testnet projects.
    */
   readonly sandboxKeyGeneration: boolean;
+  /**
+   * The adapter implements `createTreasury`: the gateway can build unsigned transactions that move
+   * what the chain's pool addresses received, verify them once signed and broadcast them (issue 35).
+   * Absent or false: the treasury shows balances only.
+   */
+  readonly treasury?: boolean;
 }
 
 /** Plain data describing a chain: no behaviour, no I/O. */
@@ -145,6 +152,12 @@ export interface AccountKey {
   readonly input: string;
   /** A canonical serialisation the adapter can parse again (e.g. xpub/tpub form, hex). */
   readonly canonical: string;
+  /**
+   * The key origin, when the operator registered the key in key-origin form
+   * (`[d34db33f/84'/0'/0']xpub...`, BIP 380): PSBTs then carry the master fingerprint and full path
+   * so hardware wallets sign them. Absent for a bare key.
+   */
+  readonly origin?: KeyOrigin;
 }
 
 /** One derived receive address. */
@@ -236,6 +249,13 @@ export interface ChainAdapter {
    * and network.
    */
   createWatcher(options: WatcherOptions): ChainWatcher;
+
+  /**
+   * Present exactly when `definition.capabilities.treasury` is true. Builds the treasury of one
+   * network (unsigned transactions, verification of signed ones, broadcast, fee estimates,
+   * reconciliation) over the same providers the watcher reads.
+   */
+  createTreasury?(options: WatcherOptions): ChainTreasury;
 }
 
 /** Dependencies the kernel hands to a chain's adapter factory. */

@@ -7,3 +7,4 @@ export * from './network.js';
 export * from './chain.js';
 export * from './chain-registry.js';
 export * from './watch/index.js';
+export * from './treasury/index.js';

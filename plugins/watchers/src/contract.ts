@@ -12,6 +12,7 @@ import type { ConfirmationCounter } from './services/confirmation-counter.js';
 import type { HeadPush } from './services/head-push.js';
 import type { OrphanInbox } from './services/orphan-inbox.js';
 import type { PaymentMatcher } from './services/payment-matcher.js';
+import type { ReceivedOutputs } from './services/received-outputs.js';
 import type { ReorgRewinder } from './services/reorg-rewinder.js';
 import type { WatcherRegistry } from './services/watcher-registry.js';
 
@@ -30,6 +31,8 @@ declare module '@gw/kernel' {
     readonly watchersPush: HeadPush;
     /** Head, scanned height, lag, last pass and last error per configured chain network. */
     readonly watchersStatus: WatcherStatusReads;
+    /** Outputs received at pool addresses, their spends, balances and each network's treasury (issue 35; registered and exported by the spend-tracking change). */
+    readonly watchersOutputs: ReceivedOutputs;
   }
 }
 
@@ -38,3 +41,5 @@ declare module '@gw/kernel' {
  * start-up refuses another plugin's declaration of one.
  */
 export const WATCHERS_EXPORTS: readonly ServiceName[] = [];
+
+export type { BalanceQuery, BalanceRow, Outpoint, OutputQuery, ReceivedOutput, ReceivedOutputs } from './services/received-outputs.js';

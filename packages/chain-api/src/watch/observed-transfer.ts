@@ -44,6 +44,21 @@ export interface ScannedBlock {
   readonly parentHash: string;
   readonly time: Date;
   readonly transfers: readonly ObservedTransfer[];
+  /**
+   * UTXO chains (btc, ltc, ada): every output the block's transactions spend, whoever's it is (the
+   * watcher cannot tell which outputs are the gateway's; the watchers plugin keeps those it
+   * recorded). Absent on account chains.
+   */
+  readonly spends?: readonly SpentOutput[];
+}
+
+/** An output spent by a transaction of a block (UTXO chains). */
+export interface SpentOutput {
+  /** The transaction and output index that was spent. */
+  readonly txHash: string;
+  readonly outputIndex: number;
+  /** The transaction that spent it. */
+  readonly spentBy: string;
 }
 
 /** The chain's tip as a provider reports it. */

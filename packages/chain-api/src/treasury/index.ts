@@ -1,0 +1,3 @@
+export * from './chain-treasury.js';
+export * from './plan-file.js';
+export * from './treasury-chain-errors.js';

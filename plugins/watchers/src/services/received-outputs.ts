@@ -1,0 +1,101 @@
+import type { ChainId, ChainTreasury } from '@gw/kernel';
+
+/**
+ * What the treasury reads of the watchers (issue 35): every output paid to a pool address, whether
+ * and by what it was spent, and the treasury of each watched network (built over the watcher's own
+ * providers). Exported in `WATCHERS_EXPORTS` as `watchersOutputs`.
+ *
+ * An output is a row of `watchers_transfers` on a UTXO chain (btc, ltc, ada); on account chains a
+ * transfer is a receipt, not a spendable output, and issue 36 reads balances differently.
+ * "Spent" comes from the blocks the scanner read (`ScannedBlock.spends`): the gateway's own sweeps
+ * and anything the operator spent from their own wallet alike. A reorg that drops the spending
+ * block makes the output unspent again.
+ */
+export interface ReceivedOutputs {
+  /**
+   * Outputs matching `query`, oldest first, keyset-paged by id. Reverted transfers are never
+   * listed; spent ones only with `spent: 'any' | 'spent'`.
+   */
+  list(query: OutputQuery): Promise<{ outputs: ReceivedOutput[]; next: string | null }>;
+  /** The outputs named, in any state (missing ones are absent): a plan re-checks its inputs with it. */
+  byOutpoints(chain: ChainId, network: string, outpoints: readonly Outpoint[]): Promise<ReceivedOutput[]>;
+  /**
+   * Unspent value summed per group, for the balances page: per address (with its project), per
+   * project, or per chain network and coin. Confirmed and unconfirmed are summed apart.
+   */
+  balances(query: BalanceQuery): Promise<{ rows: BalanceRow[]; next: string | null }>;
+  /** The treasury of a watched network; undefined when the network is not watched or the chain has no treasury. */
+  treasuryOf(chain: ChainId, network: string): ChainTreasury | undefined;
+  /** The tip the scanner last saw (for confirmations of outputs); null before its first pass. */
+  headHeight(chain: ChainId, network: string): Promise<number | null>;
+}
+
+export interface Outpoint {
+  readonly txHash: string;
+  readonly outputIndex: number;
+}
+
+export interface ReceivedOutput extends Outpoint {
+  /** The transfer's id in `watchers_transfers`. */
+  readonly id: string;
+  readonly chain: ChainId;
+  readonly network: string;
+  readonly coin: string;
+  readonly projectId: string;
+  readonly address: string;
+  /** The address pool's id of the address (its wallet and derivation index come from address-pool). */
+  readonly poolAddressId: string;
+  readonly amountUnits: bigint;
+  /** Null while in the mempool. */
+  readonly blockHeight: number | null;
+  /** The invoice it counts for; null for an orphan. */
+  readonly invoiceId: string | null;
+  /** `invoice | late | orphan | ambiguous` (how matching took it). */
+  readonly match: string;
+  readonly receivedAt: Date;
+  /** The transaction that spent it and the height of its block; null while unspent. */
+  readonly spentBy: string | null;
+  readonly spentHeight: number | null;
+}
+
+export interface OutputQuery {
+  readonly chain: ChainId;
+  readonly network: string;
+  readonly projectId?: string;
+  readonly invoiceIds?: readonly string[];
+  readonly addresses?: readonly string[];
+  /** Only outputs received at or before this time. */
+  readonly receivedBefore?: Date;
+  /** Only outputs worth at least this many base units. */
+  readonly minUnits?: bigint;
+  /** Default `unspent`. */
+  readonly spent?: 'unspent' | 'spent' | 'any';
+  /** Only outputs in a block (default false: mempool outputs too). */
+  readonly confirmedOnly?: boolean;
+  readonly limit: number;
+  readonly after?: string;
+}
+
+export interface BalanceQuery {
+  readonly groupBy: 'address' | 'project' | 'network';
+  readonly chain?: ChainId;
+  readonly network?: string;
+  readonly projectId?: string;
+  readonly limit: number;
+  readonly after?: string;
+}
+
+export interface BalanceRow {
+  readonly chain: ChainId;
+  readonly network: string;
+  readonly coin: string;
+  /** Set when grouped by address or project. */
+  readonly projectId?: string;
+  /** Set when grouped by address. */
+  readonly address?: string;
+  readonly confirmedUnits: bigint;
+  readonly unconfirmedUnits: bigint;
+  readonly outputs: number;
+  /** Unspent value of orphans and late payments among them (money that belongs to no paid invoice). */
+  readonly unclaimedUnits: bigint;
+}
