@@ -4,4 +4,5 @@ export { parseAccountXpub, generateAccountXpub } from './xpub.js';
 export { recoverSigner } from './recoverable-signature.js';
 export { bip44AccountKeys } from './bip44-account.js';
 export { EvmWatcher, TRANSFER_TOPIC } from './watcher.js';
+export { evmChainDefinition, type EvmChainSpec } from './evm-chain-definition.js';
 export { subscribeNewHeads, type HeadSubscriptionOptions } from './heads.js';
