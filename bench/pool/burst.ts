@@ -12,8 +12,8 @@
  */
 import { parseArgs } from 'node:util';
 import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, startTestKernel } from '@gw/kernel/testing';
-import { chains, plugins } from '@gw/app-gateway';
+import { signedFetch } from '@gw/kernel/testing';
+import { startBenchTestKernel } from '../bench-kernel.js';
 import { benchPostgres } from '../bench-database.js';
 import { percentile } from '../measure.js';
 import { projectWithPools } from '@gw/testing';
@@ -25,12 +25,10 @@ const seconds = Number(values.seconds);
 const postgres = await benchPostgres();
 try {
   await postgres.withDatabase(async (url) => {
-    const gw = await startTestKernel({
-      plugins,
-      chains,
-      role: 'all',
-      database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-      config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.invoices.createRateLimitPerMinute': 1_000_000 },
+    const gw = await startBenchTestKernel(url, 'all', {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': { ETH: '3000' },
+      'plugins.invoices.createRateLimitPerMinute': 1_000_000,
     });
     try {
       const operatorId = (await gw.kernel.cradle.tenancyOperators.create('bench-burst', CLI_ACTOR)).id;

@@ -31,8 +31,8 @@
  */
 import { parseArgs } from 'node:util';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor } from '@gw/kernel/testing';
-import { chains, plugins } from '@gw/app-gateway';
+import { signedFetch, waitFor } from '@gw/kernel/testing';
+import { startBenchTestKernel } from '../bench-kernel.js';
 import { Anvil, projectWithPools, Bcoin, Litecoind } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
@@ -223,24 +223,18 @@ for (const mode of modes)
     const receiver = await Receiver.start();
     try {
       await postgres.withDatabase(async (url) => {
-        const gw = await startTestKernel({
-          plugins,
-          chains,
-          role: 'all',
-          database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-          config: {
-            'plugins.rates.providers': ['fixed'],
-            'plugins.rates.fixed': node.rates,
-            'plugins.address-pool.targetFree': samples + 5,
-            'plugins.webhooks.allowPrivateTargets': true,
-            'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
-            'plugins.watchers.scanIntervalSeconds': interval,
-            // btc/regtest and ltc/regtest: testnet projects derive the node's `bcrt1…`/`rltc1…` addresses.
-            ...(node.chain === 'btc' ? { 'chains.testNetworks': { btc: 'regtest' } } : {}),
-            ...(node.chain === 'ltc'
-              ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } }
-              : {}),
-          },
+        const gw = await startBenchTestKernel(url, 'all', {
+          'plugins.rates.providers': ['fixed'],
+          'plugins.rates.fixed': node.rates,
+          'plugins.address-pool.targetFree': samples + 5,
+          'plugins.webhooks.allowPrivateTargets': true,
+          'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
+          'plugins.watchers.scanIntervalSeconds': interval,
+          // btc/regtest and ltc/regtest: testnet projects derive the node's `bcrt1…`/`rltc1…` addresses.
+          ...(node.chain === 'btc' ? { 'chains.testNetworks': { btc: 'regtest' } } : {}),
+          ...(node.chain === 'ltc'
+            ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } }
+            : {}),
         });
         try {
           const operatorId = (await gw.kernel.cradle.tenancyOperators.create('bench-latency', CLI_ACTOR)).id;

@@ -29,8 +29,8 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 import { CLI_ACTOR, fromBaseUnits, sql, sqlIdentifier, sqlQuery } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { chains, plugins } from '@gw/app-gateway';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { startBenchTestKernel } from '../bench-kernel.js';
 import { Anvil, projectWithPools } from '@gw/testing';
 import { randomBytes } from 'node:crypto';
 import { getAddress, toBeHex } from 'ethers';
@@ -58,21 +58,15 @@ const ms = (from: number) => performance.now() - from;
 
 try {
   await postgres.withDatabase(async (url) => {
-    const gw: TestKernel = await startTestKernel({
-      plugins,
-      chains,
-      role: 'gateway',
-      database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-      config: {
-        'plugins.rates.providers': ['fixed'],
-        'plugins.rates.fixed': { ETH: '3000' },
-        'plugins.address-pool.targetFree': Math.min(10_000, transfers),
-        'plugins.address-pool.replenishBatchMax': Math.min(10_000, transfers),
-        'plugins.invoices.createRateLimitPerMinute': 1_000_000,
-        'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
-        // A block of thousands of transactions and their receipts takes anvil a while on a busy machine.
-        'plugins.watchers.providerTimeoutMs': 120_000,
-      },
+    const gw: TestKernel = await startBenchTestKernel(url, 'gateway', {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': { ETH: '3000' },
+      'plugins.address-pool.targetFree': Math.min(10_000, transfers),
+      'plugins.address-pool.replenishBatchMax': Math.min(10_000, transfers),
+      'plugins.invoices.createRateLimitPerMinute': 1_000_000,
+      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+      // A block of thousands of transactions and their receipts takes anvil a while on a busy machine.
+      'plugins.watchers.providerTimeoutMs': 120_000,
     });
     try {
       const { db, tenancyOperators, watchersRegistry, watchersScanner } = gw.kernel.cradle;
