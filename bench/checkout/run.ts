@@ -19,27 +19,20 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
 import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
 import { createBenchKernel } from '../bench-kernel.js';
 import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
+import { benchOptions } from '../bench-options.js';
 import { CHECKOUT_BENCH_OVERRIDES } from './config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({
-  options: {
-    pages: { type: 'string', default: '1000' },
-    invoices: { type: 'string', default: '100' },
-    'idle-seconds': { type: 'string', default: '30' },
-    changes: { type: 'string', default: '20' },
-  },
-});
-const pageCount = Number(values.pages);
-const invoiceCount = Number(values.invoices);
-const idleSeconds = Number(values['idle-seconds']);
-const changes = Math.min(Number(values.changes), invoiceCount);
+const options = benchOptions({ pages: 1000, invoices: 100, 'idle-seconds': 30, changes: 20 });
+const pageCount = options.pages;
+const invoiceCount = options.invoices;
+const idleSeconds = options['idle-seconds'];
+const changes = Math.min(options.changes, invoiceCount);
 
 async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const server = fileURLToPath(new URL('./server.ts', import.meta.url));

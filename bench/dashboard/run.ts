@@ -9,15 +9,13 @@
  * Run: npx -y pnpm@10.34.9 exec tsx bench/dashboard/run.ts [--invoices 100000] [--requests 15]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database, dropped afterwards) or an embedded server.
  */
-import { parseArgs } from 'node:util';
 import { sql, sqlIdentifier, sqlJoin, sqlQuery, type Sql } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
 import { createBenchKernel, ethProjectWithSeedInvoice, FIXED_ETH_RATE } from '../bench-kernel.js';
+import { benchOptions } from '../bench-options.js';
 
-const { values } = parseArgs({ options: { invoices: { type: 'string', default: '100000' }, requests: { type: 'string', default: '15' } } });
-const total = Number(values.invoices);
-const requests = Number(values.requests);
+const { invoices: total, requests } = benchOptions({ invoices: 100_000, requests: 15 });
 const postgres = await benchPostgres();
 
 await postgres.withDatabase(async (url) => {

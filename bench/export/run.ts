@@ -10,13 +10,13 @@
  */
 import { Writable } from 'node:stream';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { csvLines } from '@gw/plugin-invoices';
 import { benchPostgres } from '../bench-database.js';
 import { createBenchKernel, ethProjectWithSeedInvoice, FIXED_ETH_RATE } from '../bench-kernel.js';
+import { benchOptions } from '../bench-options.js';
 
-const { values } = parseArgs({ options: { invoices: { type: 'string', default: '1000000' }, format: { type: 'string', default: 'csv' } } });
-const total = Number(values.invoices);
+const values = benchOptions({ invoices: 1_000_000, format: 'csv' });
+const total = values.invoices;
 const postgres = await benchPostgres();
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 

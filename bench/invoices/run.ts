@@ -13,31 +13,19 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchPostgres } from '../bench-database.js';
 import { startTsxChild, stopChild } from '../child-process.js';
 import { percentile, processCpuMs, TICK_MS } from '../measure.js';
+import { benchOptions } from '../bench-options.js';
 import { signRequest } from '@gw/kernel';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '15' },
-    connections: { type: 'string', default: '50' },
-    rounds: { type: 'string', default: '2' },
-    projects: { type: 'string', default: '6' },
-    warmup: { type: 'string', default: '3' },
-    sides: { type: 'string' },
-    route: { type: 'string', default: 'create' },
-  },
-});
-const seconds = Number(values.seconds);
-const connections = Number(values.connections);
-const rounds = Number(values.rounds);
+const values = benchOptions({ seconds: 15, connections: 50, rounds: 2, projects: 6, warmup: 3, sides: undefined, route: 'create' });
+const { seconds, connections, rounds } = values;
 // Requests go round-robin to several projects: one pool holds at most 10,000 free addresses, so six
 // pools cover 13 s (warm-up included) at 4,600 creates/s before any create would share an address.
-const projectCount = Number(values.projects);
-const warmup = Number(values.warmup);
+const projectCount = values.projects;
+const warmup = values.warmup;
 
 // `project` (signed GET /api/v1/project) isolates authentication and the HTTP stack from invoice creation.
 const route = values.route as 'create' | 'project';

@@ -10,17 +10,16 @@
  * Run: npx -y pnpm@10.34.9 exec tsx bench/revocation/run.ts [--rounds 10]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database, dropped afterwards) or an embedded server.
  */
-import { parseArgs } from 'node:util';
 import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
 import { createBenchKernel } from '../bench-kernel.js';
 import { percentile } from '../measure.js';
+import { benchOptions } from '../bench-options.js';
 import { MailSink } from '@gw/plugin-oauth/testing';
 import { connectApp, refreshWorks } from '@gw/plugin-dashboard/testing';
 
 const BUDGET_MS = 5000;
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });
-const rounds = Number(values.rounds);
+const { rounds } = benchOptions({ rounds: 10 });
 const postgres = await benchPostgres();
 const sink = await MailSink.start();
 let worst = 0;

@@ -31,7 +31,6 @@ import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { ChainId } from '@gw/kernel';
 import { startBenchTestKernel } from '../bench-kernel.js';
@@ -39,12 +38,11 @@ import { listenOnLoopback } from '../loopback-server.js';
 import { CLI_ACTOR } from '@gw/kernel';
 import { Anvil, projectWithPools, Bcoin, startApp, type AppProcess } from '@gw/testing';
 import { benchPostgres } from '../bench-database.js';
+import { benchOptions } from '../bench-options.js';
 import { ToncenterSandbox } from '@gw/chain-ton/testing';
 import { adaReplay, tronReplay } from './replay-chains.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '120' }, warmup: { type: 'string', default: '20' } } });
-const seconds = Number(values.seconds);
-const warmup = Number(values.warmup);
+const { seconds, warmup } = benchOptions({ seconds: 120, warmup: 20 });
 
 /** A relay in front of a provider that counts HTTP requests and the JSON-RPC calls in them. */
 interface Counter {

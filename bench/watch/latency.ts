@@ -29,7 +29,6 @@
  *
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/watch/latency.ts [--node anvil|bcoin|litecoind] [--samples 10] [--intervals 5,1] [--modes poll,push]
  */
-import { parseArgs } from 'node:util';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, waitFor } from '@gw/kernel/testing';
 import { startBenchTestKernel } from '../bench-kernel.js';
@@ -39,17 +38,11 @@ import { parseEther } from 'ethers';
 import { Subscriber } from 'zeromq';
 import * as bitcoin from 'bitcoinjs-lib';
 import { benchPostgres } from '../bench-database.js';
+import { benchOptions } from '../bench-options.js';
 import { Receiver } from '@gw/plugin-webhooks/testing';
 
-const { values } = parseArgs({
-  options: {
-    node: { type: 'string', default: 'anvil' },
-    samples: { type: 'string', default: '10' },
-    intervals: { type: 'string', default: '5,1' },
-    modes: { type: 'string', default: 'poll' },
-  },
-});
-const samples = Number(values.samples);
+const values = benchOptions({ node: 'anvil', samples: 10, intervals: '5,1', modes: 'poll' });
+const samples = values.samples;
 const intervals = values.intervals.split(',').map(Number);
 const modes = values.modes.split(',') as ('poll' | 'push')[];
 if (!['anvil', 'bcoin', 'litecoind'].includes(values.node)) throw new Error(`--node: anvil, bcoin or litecoind, not ${values.node}`);

@@ -25,33 +25,28 @@
 import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { benchPostgres } from '../bench-database.js';
 import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
 import { CLI_ACTOR, type InvoiceEvent, newId } from '@gw/kernel';
 import { BENCH_MASTER_KEY, createBenchKernel, FIXED_ETH_RATE } from '../bench-kernel.js';
 import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
+import { benchOptions } from '../bench-options.js';
 import { signWebhook } from '@gw/webhook-verify';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '2' },
-    connections: { type: 'string', default: '128' },
-    warmup: { type: 'string', default: '1000' },
-    'steady-rate': { type: 'string', default: '1000' },
-    'steady-seconds': { type: 'string', default: '10' },
-    phases: { type: 'string', default: 'drain,burst,steady' },
-  },
+const values = benchOptions({
+  events: 20_000,
+  rounds: 2,
+  connections: 128,
+  warmup: 1000,
+  'steady-rate': 1000,
+  'steady-seconds': 10,
+  phases: 'drain,burst,steady',
 });
 const phases = new Set(values.phases.split(','));
-const events = Number(values.events);
-const rounds = Number(values.rounds);
-const connections = Number(values.connections);
-const warmup = Number(values.warmup);
-const steadyRate = Number(values['steady-rate']);
-const steadySeconds = Number(values['steady-seconds']);
+const { events, rounds, connections, warmup } = values;
+const steadyRate = values['steady-rate'];
+const steadySeconds = values['steady-seconds'];
 
 const postgres = await benchPostgres();
 const withDatabase = postgres.withDatabase;
