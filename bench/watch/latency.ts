@@ -64,6 +64,17 @@ interface BenchNode {
   stop(): Promise<void>;
 }
 
+/**
+ * `heard(key)` for a map the bench fills with the time each payment or block reached the node:
+ * a function that waits (10 s at most) for the arrival of `key` and answers its time.
+ */
+function arrivalIn<K>(arrivals: ReadonlyMap<K, number>): (key: K) => () => Promise<number> {
+  return (key) => async () => {
+    await waitFor(async () => arrivals.has(key), 10_000);
+    return arrivals.get(key)!;
+  };
+}
+
 /** anvil: automine, so a payment is a block; its arrival is the bench's own newHeads. */
 async function anvilNode(): Promise<BenchNode> {
   const anvil = await Anvil.start(11155111);
@@ -80,10 +91,7 @@ async function anvilNode(): Promise<BenchNode> {
   });
   ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
   const payer = (await anvil.accounts())[0]!;
-  const heard = (height: number) => async () => {
-    await waitFor(async () => at.has(height), 10_000);
-    return at.get(height)!;
-  };
+  const heard = arrivalIn(at);
   return {
     chain: 'eth',
     network: 'sepolia',
@@ -125,10 +133,7 @@ async function bcoinNode(): Promise<BenchNode> {
     }
   })().catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const heard = (id: string) => async () => {
-    await waitFor(async () => at.has(id), 10_000);
-    return at.get(id)!;
-  };
+  const heard = arrivalIn(at);
   return {
     chain: 'btc',
     network: 'regtest',
@@ -170,10 +175,7 @@ async function litecoindNode(push: boolean): Promise<BenchNode> {
       else await new Promise((resolve) => setTimeout(resolve, 10));
     }
   };
-  const heard = (id: string) => async () => {
-    await waitFor(async () => seen.has(id), 10_000);
-    return seen.get(id)!;
-  };
+  const heard = arrivalIn(seen);
   return {
     chain: 'ltc' as ChainId,
     network: 'regtest',
