@@ -16,52 +16,28 @@
  * Run: npx -y pnpm@10.34.9 exec tsx bench/checkout/run.ts [--pages 1000] [--invoices 100] [--idle-seconds 30] [--changes 20]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database) or an embedded server under .data/postgres-bench.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Agent, request, type IncomingMessage } from 'node:http';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { CLI_ACTOR, createKernel, loadConfig } from '@gw/kernel';
-import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
 import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
-import { benchConfig } from './config.js';
+import { createBenchKernel } from '../bench-kernel.js';
+import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
+import { benchOptions } from '../bench-options.js';
+import { CHECKOUT_BENCH_OVERRIDES } from './config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({
-  options: {
-    pages: { type: 'string', default: '1000' },
-    invoices: { type: 'string', default: '100' },
-    'idle-seconds': { type: 'string', default: '30' },
-    changes: { type: 'string', default: '20' },
-  },
-});
-const pageCount = Number(values.pages);
-const invoiceCount = Number(values.invoices);
-const idleSeconds = Number(values['idle-seconds']);
-const changes = Math.min(Number(values.changes), invoiceCount);
+const options = benchOptions({ pages: 1000, invoices: 100, 'idle-seconds': 30, changes: 20 });
+const pageCount = options.pages;
+const invoiceCount = options.invoices;
+const idleSeconds = options['idle-seconds'];
+const changes = Math.min(options.changes, invoiceCount);
 
-function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./server.ts', import.meta.url)), databaseUrl], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    // The server's log lines (JSON too, e.g. a warning at start) may come first: the target is the line with a url.
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('{"url":')) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const server = fileURLToPath(new URL('./server.ts', import.meta.url));
+  const { child, line } = await startTsxChild([server, databaseUrl], /^\{"url":/, { cwd: ROOT, env: minimalEnv() });
+  return { child, url: (JSON.parse(line) as { url: string }).url };
 }
 
 interface Page {
@@ -104,13 +80,7 @@ const postgres = await benchPostgres();
 try {
   await postgres.withDatabase(async (databaseUrl) => {
     // The writer instance: set-up and the status changes.
-    const writer = createKernel({
-      config: loadConfig({ env: {}, file: false, overrides: benchConfig(databaseUrl) }),
-      plugins,
-      chains,
-      role: 'cli',
-      logger: pino({ level: 'warn' }),
-    });
+    const writer = createBenchKernel(databaseUrl, { role: 'cli', overrides: CHECKOUT_BENCH_OVERRIDES });
     await writer.start();
     const server = await startServer(databaseUrl);
     try {
@@ -168,7 +138,7 @@ try {
       );
       for (const p of pages) p.response?.destroy();
     } finally {
-      await stop(server.child);
+      await stopChild(server.child);
       await writer.stop();
     }
   });

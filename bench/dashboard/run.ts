@@ -9,43 +9,21 @@
  * Run: npx -y pnpm@10.34.9 exec tsx bench/dashboard/run.ts [--invoices 100000] [--requests 15]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database, dropped afterwards) or an embedded server.
  */
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { createKernel, loadConfig, sql, sqlIdentifier, sqlJoin, sqlQuery, type Sql } from '@gw/kernel';
-import { chains, plugins } from '@gw/app-gateway';
+import { sql, sqlIdentifier, sqlJoin, sqlQuery, type Sql } from '@gw/kernel';
 import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
-import { ethWallet } from '@gw/testing';
+import { createBenchKernel, ethProjectWithSeedInvoice, FIXED_ETH_RATE } from '../bench-kernel.js';
+import { benchOptions } from '../bench-options.js';
 
-const { values } = parseArgs({ options: { invoices: { type: 'string', default: '100000' }, requests: { type: 'string', default: '15' } } });
-const total = Number(values.invoices);
-const requests = Number(values.requests);
+const { invoices: total, requests } = benchOptions({ invoices: 100_000, requests: 15 });
 const postgres = await benchPostgres();
 
 await postgres.withDatabase(async (url) => {
-  const config = loadConfig({
-    env: {},
-    file: false,
-    overrides: {
-      'database.url': url,
-      'http.port': 0,
-      'http.host': '127.0.0.1',
-      'log.level': 'warn',
-      'security.masterKey': '0f'.repeat(32),
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': { ETH: '3000' },
-    },
-  });
-  const kernel = createKernel({ config, plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
+  const kernel = createBenchKernel(url, { role: 'gateway', overrides: FIXED_ETH_RATE });
   await kernel.start();
   try {
-    const { tenancyProjects, tenancyUsers, walletsWallets, addressPoolReplenisher, invoicesService, dashboardSessions, db } = kernel.cradle;
-    const { project } = await tenancyProjects.create({ name: 'dashboard-bench', kind: 'testnet' }, CLI_ACTOR);
-    const { challenge } = await walletsWallets.register({ projectId: project.id, chain: 'eth', xpub: ethWallet.xpub }, CLI_ACTOR);
-    await walletsWallets.verify({ projectId: project.id, chain: 'eth', signature: await ethWallet.sign(challenge.message) }, CLI_ACTOR);
-    await addressPoolReplenisher.replenish({ projectId: project.id });
-    const principal = (await tenancyProjects.principal(project.id))!;
-    const seed = (await invoicesService.create(principal, { external_id: 'seed', coin: 'eth', amount_usd: 12.5 }, CLI_ACTOR)).invoice;
+    const { tenancyUsers, invoicesService, dashboardSessions, db } = kernel.cradle;
+    const { project, seed } = await ethProjectWithSeedInvoice(kernel, 'dashboard-bench');
 
     const started = Date.now();
     const columns = (

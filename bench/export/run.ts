@@ -10,41 +10,22 @@
  */
 import { Writable } from 'node:stream';
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { CLI_ACTOR, createKernel, loadConfig } from '@gw/kernel';
-import { chains, plugins } from '@gw/app-gateway';
 import { csvLines } from '@gw/plugin-invoices';
 import { benchPostgres } from '../bench-database.js';
-import { ethWallet } from '@gw/testing';
+import { createBenchKernel, ethProjectWithSeedInvoice, FIXED_ETH_RATE } from '../bench-kernel.js';
+import { benchOptions } from '../bench-options.js';
 
-const { values } = parseArgs({ options: { invoices: { type: 'string', default: '1000000' }, format: { type: 'string', default: 'csv' } } });
-const total = Number(values.invoices);
+const values = benchOptions({ invoices: 1_000_000, format: 'csv' });
+const total = values.invoices;
 const postgres = await benchPostgres();
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 await postgres.withDatabase(async (url) => {
-  const config = loadConfig({
-    env: {},
-    file: false,
-    overrides: {
-      'database.url': url,
-      'log.level': 'warn',
-      'security.masterKey': '0f'.repeat(32),
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': { ETH: '3000' },
-    },
-  });
-  const kernel = createKernel({ config, plugins, chains, role: 'cli', logger: pino({ level: 'warn' }) });
+  const kernel = createBenchKernel(url, { role: 'cli', overrides: FIXED_ETH_RATE });
   await kernel.start();
   try {
-    const { tenancyProjects, walletsWallets, addressPoolReplenisher, invoicesService, db } = kernel.cradle;
-    const { project } = await tenancyProjects.create({ name: 'export-bench', kind: 'testnet' }, CLI_ACTOR);
-    const { challenge } = await walletsWallets.register({ projectId: project.id, chain: 'eth', xpub: ethWallet.xpub }, CLI_ACTOR);
-    await walletsWallets.verify({ projectId: project.id, chain: 'eth', signature: await ethWallet.sign(challenge.message) }, CLI_ACTOR);
-    await addressPoolReplenisher.replenish({ projectId: project.id });
-    const principal = (await tenancyProjects.principal(project.id))!;
-    const seed = (await invoicesService.create(principal, { external_id: 'seed', coin: 'eth', amount_usd: 12.5 }, CLI_ACTOR)).invoice;
+    const { db } = kernel.cradle;
+    const { project, seed } = await ethProjectWithSeedInvoice(kernel, 'export-bench');
 
     let started = Date.now();
     for (let from = 1; from <= total; from += 250_000) {

@@ -10,34 +10,22 @@
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database is created per side) or an embedded
  * server under .data/postgres-bench.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
-import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchPostgres } from '../bench-database.js';
+import { startTsxChild, stopChild } from '../child-process.js';
 import { percentile, processCpuMs, TICK_MS } from '../measure.js';
+import { benchOptions } from '../bench-options.js';
 import { signRequest } from '@gw/kernel';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '15' },
-    connections: { type: 'string', default: '50' },
-    rounds: { type: 'string', default: '2' },
-    projects: { type: 'string', default: '6' },
-    warmup: { type: 'string', default: '3' },
-    sides: { type: 'string' },
-    route: { type: 'string', default: 'create' },
-  },
-});
-const seconds = Number(values.seconds);
-const connections = Number(values.connections);
-const rounds = Number(values.rounds);
+const values = benchOptions({ seconds: 15, connections: 50, rounds: 2, projects: 6, warmup: 3, sides: undefined, route: 'create' });
+const { seconds, connections, rounds } = values;
 // Requests go round-robin to several projects: one pool holds at most 10,000 free addresses, so six
 // pools cover 13 s (warm-up included) at 4,600 creates/s before any create would share an address.
-const projectCount = Number(values.projects);
-const warmup = Number(values.warmup);
+const projectCount = values.projects;
+const warmup = values.warmup;
 
 // `project` (signed GET /api/v1/project) isolates authentication and the HTTP stack from invoice creation.
 const route = values.route as 'create' | 'project';
@@ -54,40 +42,11 @@ interface Target {
 }
 
 async function startServer(mode: 'baseline' | 'gateway', databaseUrl: string, poolSize: number): Promise<{ target: Target; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...(process.env['BENCH_CPU_PROF'] === mode ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []),
-      '--import',
-      'tsx',
-      new URL('./server.ts', import.meta.url).pathname,
-      mode,
-      databaseUrl,
-      String(poolSize),
-      String(projectCount),
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  // The server's log lines (JSON too, e.g. the mode it runs in) may come first: the target is the line with a url.
-  const line = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    const onLine = (text: string) => {
-      if (!text.startsWith('{"url":')) return;
-      lines.off('line', onLine);
-      resolve(text);
-    };
-    lines.on('line', onLine);
-    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  const server = new URL('./server.ts', import.meta.url).pathname;
+  const { child, line } = await startTsxChild([server, mode, databaseUrl, String(poolSize), String(projectCount)], /^\{"url":/, {
+    profile: process.env['BENCH_CPU_PROF'] === mode,
   });
   return { target: JSON.parse(line) as Target, child };
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 interface Result {
@@ -239,7 +198,7 @@ for (let round = 1; round <= rounds; round += 1) {
         console.error(`${side} round ${round}: ${Math.round(result.requests / result.seconds)} req/s, ${result.errors} errors`);
       } finally {
         await db.end();
-        await stopServer(child);
+        await stopChild(child);
       }
     });
   }

@@ -8,9 +8,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import knexFactory from 'knex';
-import { pino } from 'pino';
-import { CLI_ACTOR, createKernel, loadConfig, parseTimestamp, requestSigningString, SIGNATURE_WINDOW_SECONDS, signatureMatchesAny } from '@gw/kernel';
-import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR, parseTimestamp, requestSigningString, SIGNATURE_WINDOW_SECONDS, signatureMatchesAny } from '@gw/kernel';
+import { createBenchKernel } from '../bench-kernel.js';
 // The wallets tests' published-mnemonic Cardano key and its real CIP-8 signer.
 import { adaWallet } from '@gw/testing';
 
@@ -69,28 +68,18 @@ if (mode === 'baseline') {
     void db.destroy().then(() => process.exit(0));
   });
 } else {
-  const configFor = (targetFree: number) =>
-    loadConfig({
-      env: {},
-      file: false,
-      overrides: {
-        'database.url': databaseUrl,
-        'http.port': 0,
-        'http.host': '127.0.0.1',
-        'log.level': 'warn',
-        'security.masterKey': '0f'.repeat(32),
-        'plugins.rates.providers': ['fixed'],
-        'plugins.rates.fixed': { ADA: '0.75' },
-        'plugins.invoices.createRateLimitPerMinute': 1_000_000,
-        'plugins.address-pool.targetFree': targetFree,
-        'plugins.address-pool.replenishBatchMax': 10_000,
-        ...(process.env['BENCH_BATCH_CONCURRENCY'] ? { 'plugins.invoices.createBatchConcurrency': Number(process.env['BENCH_BATCH_CONCURRENCY']) } : {}),
-        ...(process.env['BENCH_BATCH_MIN_WHILE_BUSY'] ? { 'plugins.invoices.createBatchMinWhileBusy': Number(process.env['BENCH_BATCH_MIN_WHILE_BUSY']) } : {}),
-      },
-    });
+  const overridesFor = (targetFree: number) => ({
+    'plugins.rates.providers': ['fixed'],
+    'plugins.rates.fixed': { ADA: '0.75' },
+    'plugins.invoices.createRateLimitPerMinute': 1_000_000,
+    'plugins.address-pool.targetFree': targetFree,
+    'plugins.address-pool.replenishBatchMax': 10_000,
+    ...(process.env['BENCH_BATCH_CONCURRENCY'] ? { 'plugins.invoices.createBatchConcurrency': Number(process.env['BENCH_BATCH_CONCURRENCY']) } : {}),
+    ...(process.env['BENCH_BATCH_MIN_WHILE_BUSY'] ? { 'plugins.invoices.createBatchMinWhileBusy': Number(process.env['BENCH_BATCH_MIN_WHILE_BUSY']) } : {}),
+  });
   // Set-up: projects with a verified Cardano wallet each and the whole pool derived in advance (the
   // benchmark measures invoice creation, not derivation).
-  const setup = createKernel({ config: configFor(poolSize), plugins, chains, role: 'cli', logger: pino({ level: 'warn' }) });
+  const setup = createBenchKernel(databaseUrl, { role: 'cli', overrides: overridesFor(poolSize) });
   await setup.start();
   const { tenancyOperators, tenancyProjects, walletsWallets, addressPoolReplenisher } = setup.cradle;
   const operator = await tenancyOperators.create(`bench-${Date.now()}`, CLI_ACTOR);
@@ -104,7 +93,7 @@ if (mode === 'baseline') {
   }
   await setup.stop();
   // Serving: the deployment's default pool settings. Access logs at info would measure the terminal.
-  const kernel = createKernel({ config: configFor(20), plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
+  const kernel = createBenchKernel(databaseUrl, { role: 'gateway', overrides: overridesFor(20) });
   await kernel.start();
   // Diagnostics: BENCH_COUNT_QUERIES=1 prints, on stop, how often each statement shape ran.
   const statements = new Map<string, number>();

@@ -10,27 +10,22 @@
  *
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/pool/burst.ts [--creates 1000] [--seconds 10]
  */
-import { parseArgs } from 'node:util';
 import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, startTestKernel } from '@gw/kernel/testing';
-import { chains, plugins } from '@gw/app-gateway';
+import { signedFetch } from '@gw/kernel/testing';
+import { FIXED_ETH_RATE, startBenchTestKernel } from '../bench-kernel.js';
 import { benchPostgres } from '../bench-database.js';
 import { percentile } from '../measure.js';
+import { benchOptions } from '../bench-options.js';
 import { projectWithPools } from '@gw/testing';
 
-const { values } = parseArgs({ options: { creates: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '10' } } });
-const creates = Number(values.creates);
-const seconds = Number(values.seconds);
+const { creates, seconds } = benchOptions({ creates: 1000, seconds: 10 });
 
 const postgres = await benchPostgres();
 try {
   await postgres.withDatabase(async (url) => {
-    const gw = await startTestKernel({
-      plugins,
-      chains,
-      role: 'all',
-      database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-      config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' }, 'plugins.invoices.createRateLimitPerMinute': 1_000_000 },
+    const gw = await startBenchTestKernel(url, 'all', {
+      ...FIXED_ETH_RATE,
+      'plugins.invoices.createRateLimitPerMinute': 1_000_000,
     });
     try {
       const operatorId = (await gw.kernel.cradle.tenancyOperators.create('bench-burst', CLI_ACTOR)).id;

@@ -10,38 +10,27 @@
  * Run: npx -y pnpm@10.34.9 exec tsx bench/revocation/run.ts [--rounds 10]
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database, dropped afterwards) or an embedded server.
  */
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { CLI_ACTOR, createKernel, loadConfig } from '@gw/kernel';
-import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
+import { createBenchKernel } from '../bench-kernel.js';
 import { percentile } from '../measure.js';
+import { benchOptions } from '../bench-options.js';
 import { MailSink } from '@gw/plugin-oauth/testing';
 import { connectApp, refreshWorks } from '@gw/plugin-dashboard/testing';
 
 const BUDGET_MS = 5000;
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' } } });
-const rounds = Number(values.rounds);
+const { rounds } = benchOptions({ rounds: 10 });
 const postgres = await benchPostgres();
 const sink = await MailSink.start();
 let worst = 0;
 
 try {
   await postgres.withDatabase(async (url) => {
-    const config = loadConfig({
-      env: {},
-      file: false,
-      overrides: {
-        'database.url': url,
-        'http.port': 0,
-        'http.host': '127.0.0.1',
-        'log.level': 'warn',
-        'security.masterKey': '0f'.repeat(32),
-        'plugins.oauth.smtp.url': sink.url,
-        'plugins.oauth.smtp.from': 'Gateway <gw@example.test>',
-      },
+    const kernel = createBenchKernel(url, {
+      role: 'gateway',
+      overrides: { 'plugins.oauth.smtp.url': sink.url, 'plugins.oauth.smtp.from': 'Gateway <gw@example.test>' },
+      logLevel: 'error',
     });
-    const kernel = createKernel({ config, plugins, chains, role: 'gateway', logger: pino({ level: 'error' }) });
     await kernel.start();
     try {
       const base = kernel.url!;

@@ -29,23 +29,20 @@
  */
 import { readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startTestKernel } from '@gw/kernel/testing';
 import type { ChainId } from '@gw/kernel';
-import { chains, plugins } from '@gw/app-gateway';
+import { startBenchTestKernel } from '../bench-kernel.js';
+import { listenOnLoopback } from '../loopback-server.js';
 import { CLI_ACTOR } from '@gw/kernel';
 import { Anvil, projectWithPools, Bcoin, startApp, type AppProcess } from '@gw/testing';
 import { benchPostgres } from '../bench-database.js';
+import { benchOptions } from '../bench-options.js';
 import { ToncenterSandbox } from '@gw/chain-ton/testing';
 import { adaReplay, tronReplay } from './replay-chains.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '120' }, warmup: { type: 'string', default: '20' } } });
-const seconds = Number(values.seconds);
-const warmup = Number(values.warmup);
+const { seconds, warmup } = benchOptions({ seconds: 120, warmup: 20 });
 
 /** A relay in front of a provider that counts HTTP requests and the JSON-RPC calls in them. */
 interface Counter {
@@ -56,7 +53,7 @@ interface Counter {
 }
 
 async function counting(target: string): Promise<Counter> {
-  const counter = { requests: 0, calls: 0 } as Counter & { url: string };
+  const counter = { requests: 0, calls: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -82,14 +79,7 @@ async function counting(target: string): Promise<Counter> {
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  counter.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  counter.close = () =>
-    new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return counter;
+  return Object.assign(counter, await listenOnLoopback(server));
 }
 
 /** user + system CPU seconds and resident memory (bytes) of a process, from /proc. */
@@ -149,12 +139,10 @@ try {
     const testNetworks = { btc: 'regtest' };
     const rates = { ETH: '3000', POL: '0.5', BNB: '600', BTC: '60000', TON: '5', TRX: '0.2', ADA: '0.5', USDT: '1', USDC: '1' };
     // The schema, a testnet project and its pools, made in-process; the worker then runs alone.
-    const setup = await startTestKernel({
-      plugins,
-      chains,
-      role: 'cli',
-      database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-      config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': rates, 'chains.testNetworks': testNetworks },
+    const setup = await startBenchTestKernel(url, 'cli', {
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': rates,
+      'chains.testNetworks': testNetworks,
     });
     try {
       const operatorId = (await setup.kernel.cradle.tenancyOperators.create('bench-cost', CLI_ACTOR)).id;

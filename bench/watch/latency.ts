@@ -29,27 +29,20 @@
  *
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx -y pnpm@10.34.9 exec tsx bench/watch/latency.ts [--node anvil|bcoin|litecoind] [--samples 10] [--intervals 5,1] [--modes poll,push]
  */
-import { parseArgs } from 'node:util';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor } from '@gw/kernel/testing';
-import { chains, plugins } from '@gw/app-gateway';
+import { signedFetch, waitFor } from '@gw/kernel/testing';
+import { startBenchTestKernel } from '../bench-kernel.js';
 import { Anvil, projectWithPools, Bcoin, Litecoind } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
 import { Subscriber } from 'zeromq';
 import * as bitcoin from 'bitcoinjs-lib';
 import { benchPostgres } from '../bench-database.js';
+import { benchOptions } from '../bench-options.js';
 import { Receiver } from '@gw/plugin-webhooks/testing';
 
-const { values } = parseArgs({
-  options: {
-    node: { type: 'string', default: 'anvil' },
-    samples: { type: 'string', default: '10' },
-    intervals: { type: 'string', default: '5,1' },
-    modes: { type: 'string', default: 'poll' },
-  },
-});
-const samples = Number(values.samples);
+const values = benchOptions({ node: 'anvil', samples: 10, intervals: '5,1', modes: 'poll' });
+const samples = values.samples;
 const intervals = values.intervals.split(',').map(Number);
 const modes = values.modes.split(',') as ('poll' | 'push')[];
 if (!['anvil', 'bcoin', 'litecoind'].includes(values.node)) throw new Error(`--node: anvil, bcoin or litecoind, not ${values.node}`);
@@ -71,6 +64,17 @@ interface BenchNode {
   stop(): Promise<void>;
 }
 
+/**
+ * `heard(key)` for a map the bench fills with the time each payment or block reached the node:
+ * a function that waits (10 s at most) for the arrival of `key` and answers its time.
+ */
+function arrivalIn<K>(arrivals: ReadonlyMap<K, number>): (key: K) => () => Promise<number> {
+  return (key) => async () => {
+    await waitFor(async () => arrivals.has(key), 10_000);
+    return arrivals.get(key)!;
+  };
+}
+
 /** anvil: automine, so a payment is a block; its arrival is the bench's own newHeads. */
 async function anvilNode(): Promise<BenchNode> {
   const anvil = await Anvil.start(11155111);
@@ -87,10 +91,7 @@ async function anvilNode(): Promise<BenchNode> {
   });
   ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }));
   const payer = (await anvil.accounts())[0]!;
-  const heard = (height: number) => async () => {
-    await waitFor(async () => at.has(height), 10_000);
-    return at.get(height)!;
-  };
+  const heard = arrivalIn(at);
   return {
     chain: 'eth',
     network: 'sepolia',
@@ -132,10 +133,7 @@ async function bcoinNode(): Promise<BenchNode> {
     }
   })().catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const heard = (id: string) => async () => {
-    await waitFor(async () => at.has(id), 10_000);
-    return at.get(id)!;
-  };
+  const heard = arrivalIn(at);
   return {
     chain: 'btc',
     network: 'regtest',
@@ -177,10 +175,7 @@ async function litecoindNode(push: boolean): Promise<BenchNode> {
       else await new Promise((resolve) => setTimeout(resolve, 10));
     }
   };
-  const heard = (id: string) => async () => {
-    await waitFor(async () => seen.has(id), 10_000);
-    return seen.get(id)!;
-  };
+  const heard = arrivalIn(seen);
   return {
     chain: 'ltc' as ChainId,
     network: 'regtest',
@@ -223,24 +218,18 @@ for (const mode of modes)
     const receiver = await Receiver.start();
     try {
       await postgres.withDatabase(async (url) => {
-        const gw = await startTestKernel({
-          plugins,
-          chains,
-          role: 'all',
-          database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-          config: {
-            'plugins.rates.providers': ['fixed'],
-            'plugins.rates.fixed': node.rates,
-            'plugins.address-pool.targetFree': samples + 5,
-            'plugins.webhooks.allowPrivateTargets': true,
-            'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
-            'plugins.watchers.scanIntervalSeconds': interval,
-            // btc/regtest and ltc/regtest: testnet projects derive the node's `bcrt1…`/`rltc1…` addresses.
-            ...(node.chain === 'btc' ? { 'chains.testNetworks': { btc: 'regtest' } } : {}),
-            ...(node.chain === 'ltc'
-              ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } }
-              : {}),
-          },
+        const gw = await startBenchTestKernel(url, 'all', {
+          'plugins.rates.providers': ['fixed'],
+          'plugins.rates.fixed': node.rates,
+          'plugins.address-pool.targetFree': samples + 5,
+          'plugins.webhooks.allowPrivateTargets': true,
+          'plugins.watchers.chains': { [node.chain]: { [node.network]: { providers: [node.provider(mode)] } } },
+          'plugins.watchers.scanIntervalSeconds': interval,
+          // btc/regtest and ltc/regtest: testnet projects derive the node's `bcrt1…`/`rltc1…` addresses.
+          ...(node.chain === 'btc' ? { 'chains.testNetworks': { btc: 'regtest' } } : {}),
+          ...(node.chain === 'ltc'
+            ? { 'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc'], 'chains.testNetworks': { ltc: 'regtest' } }
+            : {}),
         });
         try {
           const operatorId = (await gw.kernel.cradle.tenancyOperators.create('bench-latency', CLI_ACTOR)).id;

@@ -27,28 +27,21 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { parseArgs } from 'node:util';
 import { CLI_ACTOR, fromBaseUnits, sql, sqlIdentifier, sqlQuery } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { chains, plugins } from '@gw/app-gateway';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { FIXED_ETH_RATE, startBenchTestKernel } from '../bench-kernel.js';
 import { Anvil, projectWithPools } from '@gw/testing';
 import { randomBytes } from 'node:crypto';
 import { getAddress, toBeHex } from 'ethers';
 import { benchPostgres } from '../bench-database.js';
 import { processCpuMs } from '../measure.js';
+import { benchOptions } from '../bench-options.js';
 
-const { values } = parseArgs({
-  options: {
-    transfers: { type: 'string', default: '5000' },
-    watched: { type: 'string', default: '1000000' },
-    paying: { type: 'string', default: 'all' },
-    passes: { type: 'string', default: '1' },
-  },
-});
-const passes = Math.max(1, Number(values.passes));
-const transfers = Number(values.transfers);
+const values = benchOptions({ transfers: 5000, watched: 1_000_000, paying: 'all', passes: 1 });
+const passes = Math.max(1, values.passes);
+const transfers = values.transfers;
 const paying = values.paying === 'none' ? 'none' : 'all';
-const watchedCount = Number(values.watched);
+const watchedCount = values.watched;
 const SEPOLIA = 11155111;
 
 const postgres = await benchPostgres();
@@ -58,21 +51,14 @@ const ms = (from: number) => performance.now() - from;
 
 try {
   await postgres.withDatabase(async (url) => {
-    const gw: TestKernel = await startTestKernel({
-      plugins,
-      chains,
-      role: 'gateway',
-      database: { url, name: new URL(url).pathname.slice(1), drop: async () => undefined },
-      config: {
-        'plugins.rates.providers': ['fixed'],
-        'plugins.rates.fixed': { ETH: '3000' },
-        'plugins.address-pool.targetFree': Math.min(10_000, transfers),
-        'plugins.address-pool.replenishBatchMax': Math.min(10_000, transfers),
-        'plugins.invoices.createRateLimitPerMinute': 1_000_000,
-        'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
-        // A block of thousands of transactions and their receipts takes anvil a while on a busy machine.
-        'plugins.watchers.providerTimeoutMs': 120_000,
-      },
+    const gw: TestKernel = await startBenchTestKernel(url, 'gateway', {
+      ...FIXED_ETH_RATE,
+      'plugins.address-pool.targetFree': Math.min(10_000, transfers),
+      'plugins.address-pool.replenishBatchMax': Math.min(10_000, transfers),
+      'plugins.invoices.createRateLimitPerMinute': 1_000_000,
+      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+      // A block of thousands of transactions and their receipts takes anvil a while on a busy machine.
+      'plugins.watchers.providerTimeoutMs': 120_000,
     });
     try {
       const { db, tenancyOperators, watchersRegistry, watchersScanner } = gw.kernel.cradle;

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../loopback-server.js';
 
 export interface ReplayChain {
   readonly url: string;
@@ -23,7 +23,7 @@ const fixture = (chain: string, name: string): string => readFileSync(new URL(`.
 const hashOf = (chain: string, height: number): string => createHash('sha256').update(`${chain}:${height}`).digest('hex');
 
 async function serve(answer: (method: string, path: string, body: string) => [number, unknown]): Promise<ReplayChain> {
-  const replay = { requests: 0 } as { requests: number; url: string; close(): Promise<void> };
+  const replay = { requests: 0 };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -33,14 +33,7 @@ async function serve(answer: (method: string, path: string, body: string) => [nu
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  replay.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  replay.close = () =>
-    new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return replay;
+  return Object.assign(replay, await listenOnLoopback(server));
 }
 
 /** A TRON node whose tip advances every `blockMs` from `startHeight`; solidified 19 blocks behind. */

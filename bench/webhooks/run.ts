@@ -22,63 +22,34 @@
  * worker to .data/cpu-prof; BENCH_WEBHOOK_BATCH / BENCH_WEBHOOK_WORKERS override the worker's
  * batchSize / workers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { benchPostgres } from '../bench-database.js';
 import { percentile, postgresCpuMs, processCpuMs } from '../measure.js';
-import { CLI_ACTOR, createKernel, type InvoiceEvent, loadConfig, newId } from '@gw/kernel';
-import { chains, plugins } from '@gw/app-gateway';
+import { CLI_ACTOR, type InvoiceEvent, newId } from '@gw/kernel';
+import { BENCH_MASTER_KEY, createBenchKernel, FIXED_ETH_RATE } from '../bench-kernel.js';
+import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
+import { benchOptions } from '../bench-options.js';
 import { signWebhook } from '@gw/webhook-verify';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '2' },
-    connections: { type: 'string', default: '128' },
-    warmup: { type: 'string', default: '1000' },
-    'steady-rate': { type: 'string', default: '1000' },
-    'steady-seconds': { type: 'string', default: '10' },
-    phases: { type: 'string', default: 'drain,burst,steady' },
-  },
+const values = benchOptions({
+  events: 20_000,
+  rounds: 2,
+  connections: 128,
+  warmup: 1000,
+  'steady-rate': 1000,
+  'steady-seconds': 10,
+  phases: 'drain,burst,steady',
 });
 const phases = new Set(values.phases.split(','));
-const events = Number(values.events);
-const rounds = Number(values.rounds);
-const connections = Number(values.connections);
-const warmup = Number(values.warmup);
-const steadyRate = Number(values['steady-rate']);
-const steadySeconds = Number(values['steady-seconds']);
-const MASTER_KEY = '0f'.repeat(32);
+const { events, rounds, connections, warmup } = values;
+const steadyRate = values['steady-rate'];
+const steadySeconds = values['steady-seconds'];
 
 const postgres = await benchPostgres();
 const withDatabase = postgres.withDatabase;
-
-function startChild(args: string[], env: Record<string, string>, ready: RegExp, profile = false): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir=.data/cpu-prof'] : []), '--import', 'tsx', ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      if (ready.test(line)) resolve({ child, line });
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 interface Stats {
   count: number;
@@ -173,24 +144,12 @@ const rows: Row[] = [];
 for (let round = 1; round <= rounds; round += 1) {
   await withDatabase(async (databaseUrl) => {
     // The gateway's side: set-up kernel (migrations, project) in this process; the worker app apart.
-    const config = loadConfig({
-      env: {},
-      file: false,
-      overrides: {
-        'database.url': databaseUrl,
-        'http.port': 0,
-        'log.level': 'warn',
-        'security.masterKey': MASTER_KEY,
-        'plugins.rates.providers': ['fixed'],
-        'plugins.rates.fixed': { ETH: '3000' },
-      },
-    });
-    const kernel = createKernel({ config, plugins, chains, role: 'gateway', logger: pino({ level: 'warn' }) });
+    const kernel = createBenchKernel(databaseUrl, { role: 'gateway', overrides: FIXED_ETH_RATE });
     await kernel.start();
     const operator = await kernel.cradle.tenancyOperators.create(`bench-${round}`, CLI_ACTOR);
     const { project, credentials } = await kernel.cradle.tenancyProjects.create({ name: 'bench', kind: 'testnet', operator: operator.id }, CLI_ACTOR);
     const secret = credentials.api_secret;
-    const receiver = await startChild(['bench/webhooks/receiver.ts'], { BENCH_SECRET: secret }, /"url"/);
+    const receiver = await startTsxChild(['bench/webhooks/receiver.ts'], /"url"/, { cwd: ROOT, env: { ...minimalEnv(), BENCH_SECRET: secret } });
     const receiverUrl = (JSON.parse(receiver.line) as { url: string }).url;
     await kernel.cradle.tenancyProjects.setWebhookUrl(project.id, `${receiverUrl}/hooks`, CLI_ACTOR);
     try {
@@ -221,7 +180,7 @@ for (let round = 1; round <= rounds; round += 1) {
 
       const workerEnv = {
         DATABASE_URL: databaseUrl,
-        GW_MASTER_KEY: MASTER_KEY,
+        GW_MASTER_KEY: BENCH_MASTER_KEY,
         LOG_LEVEL: 'warn',
         GW__plugins__webhooks__allowPrivateTargets: 'true',
         GW__plugins__webhooks__maxSocketsPerHost: String(connections),
@@ -230,7 +189,12 @@ for (let round = 1; round <= rounds; round += 1) {
         ...(process.env['BENCH_WEBHOOK_BATCH'] ? { GW__plugins__webhooks__batchSize: process.env['BENCH_WEBHOOK_BATCH'] } : {}),
         ...(process.env['BENCH_WEBHOOK_WORKERS'] ? { GW__plugins__webhooks__workers: process.env['BENCH_WEBHOOK_WORKERS'] } : {}),
       };
-      const startWorker = () => startChild(['apps/worker/src/main.ts'], workerEnv, /Worker started/, process.env['BENCH_CPU_PROF'] === 'worker');
+      const startWorker = () =>
+        startTsxChild(['apps/worker/src/main.ts'], /Worker started/, {
+          cwd: ROOT,
+          env: { ...minimalEnv(), ...workerEnv },
+          profile: process.env['BENCH_CPU_PROF'] === 'worker',
+        });
       const emit = async (n: number, batchSize = 200) => {
         const invoiceId = newId();
         for (let done = 0; done < n; done += batchSize) {
@@ -268,7 +232,7 @@ for (let round = 1; round <= rounds; round += 1) {
         await emit(warmup);
         await waitForCount(receiverUrl, warmup);
         if (phases.has('drain')) {
-          await stop(worker.child);
+          await stopChild(worker.child);
           await receiverCall(receiverUrl, '/reset', 'POST');
           await emit(events);
           worker = await startWorker();
@@ -309,10 +273,10 @@ for (let round = 1; round <= rounds; round += 1) {
           gatewayRow(`gateway steady ${steadyRate}/s (latency)`, steady, (steady.lastAt - steadyStart) / 1000);
         }
       } finally {
-        await stop(worker.child);
+        await stopChild(worker.child);
       }
     } finally {
-      await stop(receiver.child);
+      await stopChild(receiver.child);
       await kernel.stop();
     }
   });

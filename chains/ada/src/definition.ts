@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, type ChainDefinition } from '@gw/chain-api';
 
 /** Cardano: plain data. Preprod is the default testnet. Sources: docs/chains-sources.md. */
 export const adaDefinition: ChainDefinition = {
@@ -13,14 +13,12 @@ export const adaDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    {
+    coin({
       id: 'ada',
-      symbol: 'ADA',
       price: { symbol: 'ADA', providers: { coingecko: 'cardano', kraken: ['ADAUSD'] } },
       decimals: 6,
-      paymentDecimals: 6,
       source: 'https://docs.cardano.org/ (1 ada = 1,000,000 lovelace)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -31,13 +29,6 @@ export const adaDefinition: ChainDefinition = {
   // 15 blocks (~5 min at 20 s per block): the common exchange figure; Ouroboros Praos settlement
   // for large amounts is longer (operators may raise it).
   defaultConfirmations: 15,
-  capabilities: {
-    requiresActivation: false,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
-    treasury: true,
-  },
+  capabilities: { ...ORDINARY_CAPABILITIES, treasury: true },
   accountPath: { mainnet: "m/1852'/1815'/0'", testnet: "m/1852'/1815'/0'" },
 };

@@ -1,43 +1,36 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { evmChainDefinition } from '@gw/chain-evm';
 
 /**
  * Base (Coinbase's OP Stack rollup): plain data, served by the shared EVM adapter.
  *
  * Coin ids carry the chain (`eth_base`, `usdc_base`): `eth` is Ethereum's. ETH on Base is priced as
- * ETH, USDC as USDC, with the same rate provider ids as Ethereum's coins (the registry checks).
+ * ETH, USDC as USDC, with the same rate provider ids as Ethereum's coins (`PRICE_ASSETS`).
  */
-export const baseDefinition: ChainDefinition = {
+export const baseDefinition: ChainDefinition = evmChainDefinition({
   id: 'base',
   name: 'Base',
-  verificationStandard: 'bip44',
   networks: {
     // Chain ids: https://docs.base.org/base-chain/network-information (8453 mainnet, 84532 Sepolia).
     mainnet: { id: 'base', name: 'Base mainnet', kind: 'mainnet', evmChainId: 8453 },
     testnets: [{ id: 'base-sepolia', name: 'Base Sepolia', kind: 'testnet', evmChainId: 84532 }],
   },
   coins: [
-    {
+    coin({
       id: 'eth_base',
-      symbol: 'ETH',
-      price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } },
+      price: PRICE_ASSETS.ETH,
       decimals: 18,
-      paymentDecimals: 8,
       source: 'https://docs.base.org/base-chain/network-information (ETH is the native gas token; 18 decimals as on Ethereum)',
-    },
-    {
+    }),
+    coin({
       id: 'usdc_base',
-      symbol: 'USDC',
-      price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
+      price: PRICE_ASSETS.USDC,
       decimals: 6,
-      paymentDecimals: 6,
       // Native (Circle-issued) USDC, not the bridged USDbC at 0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA.
-      contracts: {
-        base: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-        'base-sepolia': '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-      },
+      contracts: { base: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'base-sepolia': '0x036CbD53842c5426634e7929541eC2318f3dCF7e' },
       source:
         'https://developers.circle.com/stablecoins/usdc-contract-addresses (Base and Base Sepolia rows) ; https://basescan.org/token/0x833589fcd6edb6e08f4c7c32d4f71b54bda02913 (decimals() = 6)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -50,12 +43,4 @@ export const baseDefinition: ChainDefinition = {
   // (~15-20 min). 30 blocks (~1 min) covers sequencer-level reorgs, which have been shallow;
   // operators wanting L1 finality set ~600 per project.
   defaultConfirmations: 30,
-  capabilities: {
-    requiresActivation: false,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
-  },
-  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
-};
+});

@@ -1,47 +1,39 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { evmChainDefinition } from '@gw/chain-evm';
 
 /** BNB Smart Chain: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
-export const bscDefinition: ChainDefinition = {
+export const bscDefinition: ChainDefinition = evmChainDefinition({
   id: 'bsc',
   name: 'BNB Smart Chain',
-  verificationStandard: 'bip44',
   networks: {
     mainnet: { id: 'bsc', name: 'BNB Smart Chain mainnet', kind: 'mainnet', evmChainId: 56 },
     testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97 }],
   },
   coins: [
-    {
+    coin({
       id: 'bnb',
-      symbol: 'BNB',
       price: { symbol: 'BNB', providers: { coingecko: 'binancecoin' } },
       decimals: 18,
-      paymentDecimals: 8,
       source: 'https://docs.bnbchain.org/ (BNB is the 18-decimal native gas token of BSC)',
-    },
-    {
+    }),
+    // Binance-Peg USDT and USDC use 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet
+    // token of either (Circle lists no BSC testnet USDC). Synthetic, sandbox only: see CoinDefinition.sandboxContract.
+    coin({
       id: 'usdt_bep20',
-      symbol: 'USDT',
-      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      price: PRICE_ASSETS.USDT,
       decimals: 18,
-      paymentDecimals: 8,
-      // Binance-Peg USDT uses 18 decimals, unlike USDT on Ethereum/TRON (6). No official testnet token.
-      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0xD88a246cAFe0FFED406FF189d3C92C97473E0188',
       contracts: { bsc: '0x55d398326f99059fF775485246999027B3197955' },
       source: 'https://bscscan.com/token/0x55d398326f99059ff775485246999027b3197955 (Binance-Peg BSC-USD, decimals() = 18)',
-    },
-    {
+    }),
+    coin({
       id: 'usdc_bep20',
-      symbol: 'USDC',
-      price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
+      price: PRICE_ASSETS.USDC,
       decimals: 18,
-      paymentDecimals: 8,
-      // Binance-Peg USDC (18 decimals). Circle lists no BSC testnet USDC.
-      // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x4F2E8C065b96264e0B5f82e5d29925F4e99A2b94',
       contracts: { bsc: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d' },
       source: 'https://bscscan.com/token/0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d (Binance-Peg USD Coin, decimals() = 18)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -54,12 +46,4 @@ export const bscDefinition: ChainDefinition = {
   // 15 blocks (~45 s at 3 s, less after the 2025 block-time cuts): the usual exchange figure; BSC
   // fast finality (BEP-126) normally finalises within 2-3 blocks.
   defaultConfirmations: 15,
-  capabilities: {
-    requiresActivation: false,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
-  },
-  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
-};
+});

@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, type ChainDefinition } from '@gw/chain-api';
 
 /**
  * Bitcoin: plain data. Sources are listed per value and in docs/chains-sources.md.
@@ -22,14 +22,12 @@ export const btcDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    {
+    coin({
       id: 'btc',
-      symbol: 'BTC',
       price: { symbol: 'BTC', providers: { coingecko: 'bitcoin', kraken: ['XBTUSD', 'XXBTZUSD'] } },
       decimals: 8,
-      paymentDecimals: 8,
       source: 'Bitcoin Core: 1 BTC = 100,000,000 satoshi (COIN in src/consensus/amount.h)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -42,12 +40,6 @@ export const btcDefinition: ChainDefinition = {
   defaultConfirmations: 2,
   // Consensus accepts a block stamped just above the median of the last 11 (about an hour back) and up to two hours ahead.
   blockTimeSkewSeconds: 7200,
-  capabilities: {
-    requiresActivation: false,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
-  },
+  capabilities: ORDINARY_CAPABILITIES,
   accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
 };

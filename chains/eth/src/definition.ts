@@ -1,47 +1,33 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { evmChainDefinition } from '@gw/chain-evm';
 
 /** Ethereum: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
-export const ethDefinition: ChainDefinition = {
+export const ethDefinition: ChainDefinition = evmChainDefinition({
   id: 'eth',
   name: 'Ethereum',
-  verificationStandard: 'bip44',
   networks: {
     mainnet: { id: 'ethereum', name: 'Ethereum mainnet', kind: 'mainnet', evmChainId: 1 },
     testnets: [{ id: 'sepolia', name: 'Ethereum Sepolia', kind: 'testnet', evmChainId: 11155111 }],
   },
   coins: [
-    {
-      id: 'eth',
-      symbol: 'ETH',
-      price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } },
-      decimals: 18,
-      paymentDecimals: 8,
-      source: 'Ethereum yellow paper: 1 ether = 10^18 wei',
-    },
-    {
+    coin({ id: 'eth', price: PRICE_ASSETS.ETH, decimals: 18, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' }),
+    coin({
       id: 'usdt_erc20',
-      symbol: 'USDT',
-      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      price: PRICE_ASSETS.USDT,
       decimals: 6,
-      paymentDecimals: 6,
       // Tether publishes no Sepolia deployment; USDT is therefore unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x30758F7B3C7CA12f5224d41579A93e48Cf0f88eC',
       contracts: { ethereum: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
       source: 'https://tether.to/en/supported-protocols/ ; https://etherscan.io/token/0xdac17f958d2ee523a2206206994597c13d831ec7 (decimals() = 6)',
-    },
-    {
+    }),
+    coin({
       id: 'usdc_erc20',
-      symbol: 'USDC',
-      price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
+      price: PRICE_ASSETS.USDC,
       decimals: 6,
-      paymentDecimals: 6,
-      contracts: {
-        ethereum: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
-        sepolia: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
-      },
+      contracts: { ethereum: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', sepolia: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' },
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -54,12 +40,4 @@ export const ethDefinition: ChainDefinition = {
   // 12 blocks (~2.4 min): the long-standing exchange figure. Economic finality after the merge is
   // two epochs (~64 blocks, ~13 min); operators wanting finality set 64 per project.
   defaultConfirmations: 12,
-  capabilities: {
-    requiresActivation: false,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
-  },
-  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
-};
+});

@@ -6,14 +6,12 @@ import {
   type ChainAdapterDeps,
   type ChainDefinition,
   type NetworkKind,
-  type OwnershipProof,
   type PaymentUriInput,
   type WatcherOptions,
 } from '@gw/chain-api';
 import { getAddress, verifyMessage, ZeroAddress } from 'ethers';
 import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
-import { bip44AccountKeys } from './bip44-account.js';
-import { recoverSigner } from './recoverable-signature.js';
+import { bip44AdapterBase } from './bip44-account.js';
 import { EvmWatcher } from './watcher.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -40,14 +38,15 @@ export function evmChainIdOf(definition: ChainDefinition, network: NetworkKind):
  * EIP-681 payment URIs with the definition's chain ids, and EIP-191 `personal_sign` ownership proofs.
  */
 export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const keys = bip44AccountKeys(definition, EVM_COIN_TYPE, deriveEvmAddress);
   return {
     definition,
-    ...keys,
-
-    isValidAddress(address: string, _network: NetworkKind): boolean {
-      return isEvmAddress(address);
-    },
+    ...bip44AdapterBase(definition, {
+      coinType: EVM_COIN_TYPE,
+      derive: deriveEvmAddress,
+      isAddress: isEvmAddress,
+      signingStandard: 'EIP-191 personal_sign',
+      signerOf: (message, signature) => verifyMessage(message, signature),
+    }),
 
     paymentUri(input: PaymentUriInput): string {
       const { contract } = paymentUriCoin(definition, input);
@@ -59,12 +58,6 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
         return `ethereum:${to}@${chainId}${query}`;
       }
       return `ethereum:${getAddress(contract)}@${chainId}/transfer?address=${to}&uint256=${input.amountUnits.toString()}`;
-    },
-
-    async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
-      const expected = keys.deriveAddress(proof.key, 0).address;
-      const recovered = recoverSigner(proof.signature, 'EIP-191 personal_sign', (signature) => verifyMessage(proof.message, signature));
-      return recovered === expected;
     },
 
     createWatcher: (options: WatcherOptions) => new EvmWatcher(definition, options),

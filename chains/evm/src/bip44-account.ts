@@ -1,29 +1,60 @@
-import { assertAddressIndex, assertKeyOfChain, type AccountKey, type ChainAdapter, type ChainDefinition, type NetworkKind } from '@gw/chain-api';
+import {
+  assertAddressIndex,
+  assertKeyOfChain,
+  type AccountKey,
+  type ChainAdapter,
+  type ChainDefinition,
+  type NetworkKind,
+  type OwnershipProof,
+} from '@gw/chain-api';
+import type { Signature } from 'ethers';
+import { recoverSigner } from './recoverable-signature.js';
 import { generateAccountXpub, parseAccountXpub } from './xpub.js';
 
+/** What a chain that derives from a BIP32 `xpub` at m/44'/coinType'/account' does its own way. */
+export interface Bip44AccountChain {
+  readonly coinType: number;
+  /** Receive address `index` of a canonical account xpub, with its full path. */
+  readonly derive: (canonicalXpub: string, index: number) => { address: string; path: string };
+  /** Whether a string is an address of the chain (one form on every network). */
+  readonly isAddress: (address: string) => boolean;
+  /** The message-signing standard of the chain's wallets, named in errors (`EIP-191 personal_sign`). */
+  readonly signingStandard: string;
+  /** The address whose key signed `message` with `signature`, as the chain's wallets sign. */
+  readonly signerOf: (message: string, signature: Signature) => string;
+}
+
 /**
- * The account-key half of an adapter for chains that derive from a BIP32 `xpub` at
- * m/44'/coinType'/account' (the EVM chains and TRON): parsing, derivation of receive index `i`
- * with `derive`, and generation of a fresh key. The address format is the chain's own.
+ * The half of an adapter that the chains deriving from a BIP32 `xpub` (the EVM chains and TRON)
+ * share: key parsing, derivation of receive index `i`, generation of a fresh key, address validity,
+ * and ownership proofs, which hold when the signature's signer is the key's receive address 0.
+ * Payment URIs and the watcher are the chain's own.
  */
-export function bip44AccountKeys(
+export function bip44AdapterBase(
   definition: ChainDefinition,
-  coinType: number,
-  derive: (canonicalXpub: string, index: number) => { address: string; path: string },
-): Pick<ChainAdapter, 'parseAccountKey' | 'deriveAddress' | 'generateAccountKey'> {
+  chain: Bip44AccountChain,
+): Pick<ChainAdapter, 'parseAccountKey' | 'deriveAddress' | 'generateAccountKey' | 'isValidAddress' | 'verifyOwnership'> {
+  const deriveAddress = (key: AccountKey, index: number) => {
+    assertKeyOfChain(definition, key);
+    assertAddressIndex(definition, index);
+    return { index, ...chain.derive(key.canonical, index) };
+  };
   return {
     parseAccountKey(input: string, network: NetworkKind): AccountKey {
       const trimmed = input.trim();
-      const { canonical } = parseAccountXpub(trimmed, network, coinType);
+      const { canonical } = parseAccountXpub(trimmed, network, chain.coinType);
       return { chain: definition.id, network, input: trimmed, canonical };
     },
-    deriveAddress(key: AccountKey, index: number) {
-      assertKeyOfChain(definition, key);
-      assertAddressIndex(definition, index);
-      return { index, ...derive(key.canonical, index) };
-    },
+    deriveAddress,
     generateAccountKey(network: NetworkKind): string {
       return generateAccountXpub(definition.accountPath[network]);
+    },
+    isValidAddress(address: string, _network: NetworkKind): boolean {
+      return chain.isAddress(address);
+    },
+    async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
+      const expected = deriveAddress(proof.key, 0).address;
+      return recoverSigner(proof.signature, chain.signingStandard, (signature) => chain.signerOf(proof.message, signature)) === expected;
     },
   };
 }

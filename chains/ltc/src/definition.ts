@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, type ChainDefinition } from '@gw/chain-api';
 
 /**
  * Litecoin: plain data, served by the BTC adapter with {@link litecoinParams}.
@@ -19,14 +19,12 @@ export const ltcDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    {
+    coin({
       id: 'ltc',
-      symbol: 'LTC',
       price: { symbol: 'LTC', providers: { coingecko: 'litecoin', kraken: ['LTCUSD', 'XLTCZUSD'] } },
       decimals: 8,
-      paymentDecimals: 8,
       source: 'Litecoin Core: 1 LTC = 100,000,000 litoshi (COIN in src/consensus/amount.h)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -39,12 +37,6 @@ export const ltcDefinition: ChainDefinition = {
   defaultConfirmations: 6,
   // Bitcoin's consensus rule, unchanged in Litecoin: above the median of the last 11 blocks, at most two hours ahead.
   blockTimeSkewSeconds: 7200,
-  capabilities: {
-    requiresActivation: false,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
-  },
+  capabilities: ORDINARY_CAPABILITIES,
   accountPath: { mainnet: "m/84'/2'/0'", testnet: "m/84'/1'/0'" },
 };

@@ -1,48 +1,39 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { evmChainDefinition } from '@gw/chain-evm';
 
 /** Polygon PoS: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
-export const polygonDefinition: ChainDefinition = {
+export const polygonDefinition: ChainDefinition = evmChainDefinition({
   id: 'polygon',
   name: 'Polygon PoS',
-  verificationStandard: 'bip44',
   networks: {
     mainnet: { id: 'polygon', name: 'Polygon PoS mainnet', kind: 'mainnet', evmChainId: 137 },
     testnets: [{ id: 'amoy', name: 'Polygon Amoy', kind: 'testnet', evmChainId: 80002 }],
   },
   coins: [
-    {
+    coin({
       id: 'pol',
-      symbol: 'POL',
       price: { symbol: 'POL', providers: { coingecko: 'polygon-ecosystem-token', kraken: ['POLUSD'] } },
       decimals: 18,
-      paymentDecimals: 8,
       source: 'https://docs.polygon.technology/ (POL replaced MATIC as the native gas token on 2024-09-04; native coin, 18 decimals)',
-    },
-    {
+    }),
+    coin({
       id: 'usdt_polygon',
-      symbol: 'USDT',
-      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      price: PRICE_ASSETS.USDT,
       decimals: 6,
-      paymentDecimals: 6,
       // No official Tether deployment on Amoy.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: '0x60eF684093cf05d0F3f9Befe17F6ffe03BaA81a7',
       contracts: { polygon: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
       source: 'https://tether.to/en/supported-protocols/ ; https://polygonscan.com/token/0xc2132d05d31c914a87c6611c10748aeb04b58e8f (decimals() = 6)',
-    },
-    {
+    }),
+    coin({
       id: 'usdc_polygon',
-      symbol: 'USDC',
-      price: { symbol: 'USDC', providers: { coingecko: 'usd-coin', kraken: ['USDCUSD'] } },
+      price: PRICE_ASSETS.USDC,
       decimals: 6,
-      paymentDecimals: 6,
       // Native (Circle-issued) USDC, not the bridged USDC.e at 0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174.
-      contracts: {
-        polygon: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
-        amoy: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582',
-      },
+      contracts: { polygon: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', amoy: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582' },
       source: 'https://developers.circle.com/stablecoins/usdc-contract-addresses (mainnet and testnet tables; decimals 6)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -55,12 +46,4 @@ export const polygonDefinition: ChainDefinition = {
   // 128 blocks (~4.5 min at 2 s): Polygon PoS saw reorgs deeper than 100 blocks before its 2025
   // fast-finality upgrade (Heimdall v2); exchanges historically required 128-256 confirmations.
   defaultConfirmations: 128,
-  capabilities: {
-    requiresActivation: false,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
-  },
-  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
-};
+});

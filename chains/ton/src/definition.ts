@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
 import { TON_MAX_SUBWALLET } from './derive.js';
 
 /** TON: plain data. Sources: docs/chains-sources.md. */
@@ -11,26 +11,24 @@ export const tonDefinition: ChainDefinition = {
     testnets: [{ id: 'ton-testnet', name: 'TON testnet', kind: 'testnet' }],
   },
   coins: [
-    {
+    coin({
       id: 'ton',
-      symbol: 'TON',
       price: { symbol: 'TON', providers: { coingecko: 'the-open-network', kraken: ['TONUSD'] } },
       decimals: 9,
+      // All nine digits (nanotons), above the usual cap of 8.
       paymentDecimals: 9,
       source: 'https://docs.ton.org/ (1 TON = 10^9 nanotons)',
-    },
-    {
+    }),
+    coin({
       id: 'usdt_ton',
-      symbol: 'USDT',
-      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      price: PRICE_ASSETS.USDT,
       decimals: 6,
-      paymentDecimals: 6,
       // Tether publishes no TON testnet jetton; USDT is unavailable on testnet projects.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: 'kQBLhSxWq_FTVwb55TP6HUDMEueiBPMHRgT-eV6XN3hUAZqm',
       contracts: { ton: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs' },
       source: 'https://tether.to/en/supported-protocols/ ; https://tonviewer.com/EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs (jetton metadata decimals 6)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -43,13 +41,11 @@ export const tonDefinition: ChainDefinition = {
   // masterchain commits it (a few seconds); there are no probabilistic reorgs to wait out.
   defaultConfirmations: 1,
   capabilities: {
-    requiresActivation: false,
+    ...ORDINARY_CAPABILITIES,
     supportsMemo: true,
-    addressReuseAfterCooldown: true,
     // Each address is a separate wallet contract (V5R1 subwallet), not an HD child key; wallet
     // software does not scan subwallets with a gap limit.
     gapLimitApplies: false,
-    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/607'/0'", testnet: "m/44'/607'/0'" },
   // V5R1 subwallet numbers are 15-bit.

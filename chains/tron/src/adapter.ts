@@ -5,13 +5,11 @@ import {
   type ChainAdapter,
   type ChainAdapterDeps,
   type ChainDefinition,
-  type NetworkKind,
-  type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/chain-api';
 import { concat, keccak256, recoverAddress, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
-import { bip44AccountKeys, recoverSigner } from '@gw/chain-evm';
+import { bip44AdapterBase } from '@gw/chain-evm';
 import { TronWatcher } from './watcher.js';
 
 /** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
@@ -28,14 +26,15 @@ export function tronMessageHash(message: string): string {
  * (`signMessageV2`) ownership proofs.
  */
 export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
-  const keys = bip44AccountKeys(definition, TRON_COIN_TYPE, deriveTronAddress);
   return {
     definition,
-    ...keys,
-
-    isValidAddress(address: string, _network: NetworkKind): boolean {
-      return isTronAddress(address);
-    },
+    ...bip44AdapterBase(definition, {
+      coinType: TRON_COIN_TYPE,
+      derive: deriveTronAddress,
+      isAddress: isTronAddress,
+      signingStandard: 'TIP-191 signMessageV2',
+      signerOf: (message, signature) => tronAddressFromHex(recoverAddress(tronMessageHash(message), signature)),
+    }),
 
     /**
      * `tron:<address>?amount=<decimal TRX>`; for TRC-20 `tron:<address>?token=<contract>&amount=<decimal
@@ -49,14 +48,6 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
       if (contract !== undefined) params.push(`token=${contract}`);
       if (input.amountUnits > 0n) params.push(`amount=${fromBaseUnits(input.amountUnits, coin.decimals)}`);
       return `tron:${input.address}${params.length ? `?${params.join('&')}` : ''}`;
-    },
-
-    async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
-      const expected = keys.deriveAddress(proof.key, 0).address;
-      const recovered = recoverSigner(proof.signature, 'TIP-191 signMessageV2', (signature) =>
-        tronAddressFromHex(recoverAddress(tronMessageHash(proof.message), signature)),
-      );
-      return recovered === expected;
     },
 
     createWatcher: (options) => new TronWatcher(definition, options),

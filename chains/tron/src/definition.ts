@@ -1,4 +1,4 @@
-import type { ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
 
 /**
  * TRON: plain data. Shasta is the default testnet (first); Nile is the second. Both use the same
@@ -16,26 +16,22 @@ export const tronDefinition: ChainDefinition = {
     ],
   },
   coins: [
-    {
+    coin({
       id: 'trx',
-      symbol: 'TRX',
       price: { symbol: 'TRX', providers: { coingecko: 'tron', kraken: ['TRXUSD'] } },
       decimals: 6,
-      paymentDecimals: 6,
       source: 'https://developers.tron.network/docs/trx (1 TRX = 1,000,000 sun)',
-    },
-    {
+    }),
+    coin({
       id: 'usdt_trc20',
-      symbol: 'USDT',
-      price: { symbol: 'USDT', providers: { coingecko: 'tether', kraken: ['USDTUSD', 'USDTZUSD'] } },
+      price: PRICE_ASSETS.USDT,
       decimals: 6,
-      paymentDecimals: 6,
       // Tether publishes no Shasta/Nile deployment; community test tokens are not listed.
       // Synthetic, sandbox only: see CoinDefinition.sandboxContract.
       sandboxContract: 'TYk6DWXyHmCBHTirh8xGzZcn5UPSBwNjco',
       contracts: { tron: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' },
       source: 'https://tether.to/en/supported-protocols/ ; https://tronscan.org/#/token20/TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t (decimals 6)',
-    },
+    }),
   ],
   // Transfers below these never change an invoice (issue 33, finding 11; docs/decisions.md, "Dust floods").
   dustFloorUnits: {
@@ -48,13 +44,10 @@ export const tronDefinition: ChainDefinition = {
   // have built on it (TRON "solidified" block).
   defaultConfirmations: 19,
   capabilities: {
+    ...ORDINARY_CAPABILITIES,
     // A new TRON account must be activated (receive TRX, ~1 TRX fee burned) before TRC-20 transfers
     // to it are cheap; plugins top up fresh addresses before handing them out for USDT.
     requiresActivation: true,
-    supportsMemo: false,
-    addressReuseAfterCooldown: true,
-    gapLimitApplies: true,
-    sandboxKeyGeneration: true,
   },
   accountPath: { mainnet: "m/44'/195'/0'", testnet: "m/44'/195'/0'" },
 };

@@ -5,6 +5,7 @@ export * from './units/index.js';
 export * from './trim-trailing.js';
 export * from './network.js';
 export * from './chain.js';
+export * from './coin-definitions.js';
 export * from './chain-registry.js';
 export * from './watch/index.js';
 export * from './treasury/index.js';

@@ -11,14 +11,37 @@ from typing import List, Tuple
 from urllib.parse import urlsplit
 
 
-class Receiver:
+class _QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that writes no access log (the test output stays the tests')."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class _LoopbackServer:
+    """A threaded HTTP server on a free 127.0.0.1 port, serving in a daemon thread until close()."""
+
+    server: ThreadingHTTPServer
+    url: str
+
+    def _serve(self, handler: type) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Receiver(_LoopbackServer):
     """Records every POST (path, headers, raw body) and answers 200."""
 
     def __init__(self) -> None:
         self.requests: List[Tuple[str, dict, bytes]] = []
         receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(_QuietHandler):
             def do_POST(self) -> None:  # noqa: N802
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 receiver.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
@@ -28,19 +51,10 @@ class Receiver:
                 self.end_headers()
                 self.wfile.write(b'{"ok":true}')
 
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._serve(Handler)
 
 
-class FaultProxy:
+class FaultProxy(_LoopbackServer):
     """Answers the next requests with the queued faults ("reset", or (status, retry_after)) and forwards the rest to the gateway."""
 
     def __init__(self, target: str) -> None:
@@ -50,7 +64,7 @@ class FaultProxy:
         upstream = urlsplit(target)
         proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(_QuietHandler):
             protocol_version = "HTTP/1.1"
 
             def _handle(self) -> None:
@@ -91,13 +105,4 @@ class FaultProxy:
 
             do_GET = do_POST = do_DELETE = _handle
 
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._serve(Handler)

@@ -42,576 +42,49 @@ export interface Operations {
     };
   };
   /** Search the project's invoices (cursor-paginated, newest first). */
-  getInvoices: {
+  getInvoices: GetInvoicesSignature & {
     method: 'GET';
     path: '/api/v1/invoices';
-    params: never;
-    query: {
-      external_id?: string;
-      address?: string;
-      tx_hash?: string;
-      /** Exact amount_crypto, compared numerically ("1.50" finds "1.5"). */
-      amount?: string;
-      status?: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-      /** Created at or after this instant (a date means 00:00 UTC). */
-      date_from?: string;
-      /** Created at or before this instant (a date means the whole day, UTC). */
-      date_to?: string;
-      /** next_cursor of the previous page. */
-      cursor?: string;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          id: string;
-          project_id: string;
-          external_id: string;
-          /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-          coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-          address: string;
-          amount_crypto: string;
-          amount_crypto_units: string;
-          amount_usd: number | null;
-          rate_snapshot: {
-            /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-            source: string;
-            /** e.g. BTC/USD */
-            pair: string;
-            /** USD per whole coin, exact decimal string. */
-            rate: string;
-            fetched_at: number;
-            fetched_at_iso: string;
-          } | null;
-          payment_token: string | null;
-          payment_uri: string;
-          callback_url: string | null;
-          /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-          checkout_url: string;
-          return_url: string | null;
-          cancel_url: string | null;
-          metadata: {
-            [key: string]: unknown;
-          } | null;
-          matching_mode: "exact" | "at_least" | "any";
-          confirmation_threshold: number;
-          status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-          expires_at: number;
-          expires_at_iso: string;
-          created_at: number;
-          created_at_iso: string;
-          derivation_path?: string;
-          verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-          /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-          transactions: Array<{
-            tx_hash: string;
-            output_index: number;
-            to_address: string;
-            amount_crypto: string;
-            amount_units: string;
-            confirmations: number;
-            block_height: number | null;
-            block_hash: string | null;
-            /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-            status: "pending" | "confirmed" | "reverted" | "dropped";
-            detected_at: number;
-            detected_at_iso: string;
-          }>;
-          /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-          transactions_total: number;
-          /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-          transactions_url: string;
-          confirmations: number;
-        }>;
-        next_cursor?: string;
-      };
-    };
   };
   /** Create an invoice (idempotent on external_id). */
-  postInvoices: {
+  postInvoices: PostInvoicesSignature & {
     method: 'POST';
     path: '/api/v1/invoices';
-    params: never;
-    query: never;
-    body: {
-      /** Partner-chosen id; creation is idempotent on (project, external_id). */
-      external_id: string;
-      amount_usd?: number | null;
-      amount_crypto?: string | null;
-      /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-      coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-      callback_url?: string | null;
-      return_url?: string | null;
-      cancel_url?: string | null;
-      metadata?: {
-        [key: string]: unknown;
-      } | null;
-      matching_mode?: ("exact" | "at_least" | "any") | null;
-    };
-    responses: {
-      200: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-      201: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-    };
   };
   /** Retrieve an invoice with its transactions and confirmations. */
-  getInvoicesById: {
+  getInvoicesById: GetInvoicesByIdSignature & {
     method: 'GET';
     path: '/api/v1/invoices/{id}';
-    params: {
-      /** Invoice id (ULID). */
-      id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-    };
   };
   /** List every transaction of an invoice (cursor-paginated, detection order). */
-  getInvoicesByIdTransactions: {
+  getInvoicesByIdTransactions: GetInvoicesByIdTransactionsSignature & {
     method: 'GET';
     path: '/api/v1/invoices/{id}/transactions';
-    params: {
-      /** Invoice id (ULID). */
-      id: string;
-    };
-    query: {
-      /** next_cursor of the previous page. */
-      cursor?: string;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        next_cursor?: string;
-      };
-    };
   };
   /** Cancel a pending or detected invoice. */
-  postInvoicesByIdCancel: {
+  postInvoicesByIdCancel: GetInvoicesByIdSignature & {
     method: 'POST';
     path: '/api/v1/invoices/{id}/cancel';
-    params: {
-      /** Invoice id (ULID). */
-      id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-    };
   };
   /** Follow the project's webhook events (resumable, long poll). */
-  getWebhooksStream: {
+  getWebhooksStream: GetWebhooksStreamSignature & {
     method: 'GET';
     path: '/api/v1/webhooks/stream';
-    params: never;
-    query: {
-      /** Continue after this event (the last one handled; next_cursor of the previous answer). */
-      after?: string;
-      /** Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one. */
-      start?: "earliest" | "latest";
-      /** Seconds to wait for an event when none is ready (long poll). */
-      wait?: number;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          event_id: string;
-          event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-          invoice_id: string | null;
-          original_event_id: string | null;
-          created_at_iso: string;
-          /** The exact body every delivery of the event sends; sign and forward it unchanged. */
-          body: string;
-        }>;
-        /** Pass back as after; absent only when the project has no event yet. */
-        next_cursor?: string;
-      };
-    };
   };
   /** List the project's outbound webhook events with their delivery attempts (newest first). */
-  getWebhooksEvents: {
+  getWebhooksEvents: GetWebhooksEventsSignature & {
     method: 'GET';
     path: '/api/v1/webhooks/events';
-    params: never;
-    query: {
-      /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
-      status?: "delivered" | "retrying" | "dlq" | "skipped";
-      /** One of the seven event types (spec section 6). */
-      event_type?: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-      /** Events created at or after this instant (a date means 00:00 UTC). */
-      since?: string;
-      invoice_id?: string;
-      /** next_cursor of the previous page. */
-      cursor?: string;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          /** The event_id. */
-          id: string;
-          /** One of the seven event types (spec section 6). */
-          event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-          mode: "production" | "testnet" | "sandbox";
-          project_id: string;
-          invoice_id: string | null;
-          original_event_id: string | null;
-          /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
-          status: "delivered" | "retrying" | "dlq" | "skipped";
-          target_url: string | null;
-          attempts: number;
-          next_attempt_at_iso: string | null;
-          last_attempt_at_iso: string | null;
-          last_http_status: number | null;
-          last_error: string | null;
-          delivered_at_iso: string | null;
-          created_at: number;
-          created_at_iso: string;
-          /** The envelope exactly as delivered (spec 2.5). */
-          payload: {
-            [key: string]: unknown;
-          };
-          attempt_log: Array<{
-            attempt: number;
-            started_at_iso: string;
-            target_url: string;
-            http_status: number | null;
-            latency_ms: number;
-            error: string | null;
-            response_excerpt: string | null;
-          }>;
-        }>;
-        next_cursor?: string;
-      };
-    };
   };
   /** Retrieve one webhook event with its delivery attempts. */
-  getWebhooksEventsByEventId: {
+  getWebhooksEventsByEventId: GetWebhooksEventsByEventIdSignature & {
     method: 'GET';
     path: '/api/v1/webhooks/events/{event_id}';
-    params: {
-      /** Event id (ULID). */
-      event_id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        /** The event_id. */
-        id: string;
-        /** One of the seven event types (spec section 6). */
-        event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-        mode: "production" | "testnet" | "sandbox";
-        project_id: string;
-        invoice_id: string | null;
-        original_event_id: string | null;
-        /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
-        status: "delivered" | "retrying" | "dlq" | "skipped";
-        target_url: string | null;
-        attempts: number;
-        next_attempt_at_iso: string | null;
-        last_attempt_at_iso: string | null;
-        last_http_status: number | null;
-        last_error: string | null;
-        delivered_at_iso: string | null;
-        created_at: number;
-        created_at_iso: string;
-        /** The envelope exactly as delivered (spec 2.5). */
-        payload: {
-          [key: string]: unknown;
-        };
-        attempt_log: Array<{
-          attempt: number;
-          started_at_iso: string;
-          target_url: string;
-          http_status: number | null;
-          latency_ms: number;
-          error: string | null;
-          response_excerpt: string | null;
-        }>;
-      };
-    };
   };
   /** Resend an event as a new event (fresh event_id, original_event_id set), to the target resolved now. */
-  postWebhooksEventsByEventIdResend: {
+  postWebhooksEventsByEventIdResend: PostWebhooksEventsByEventIdResendSignature & {
     method: 'POST';
     path: '/api/v1/webhooks/events/{event_id}/resend';
-    params: {
-      /** Event id (ULID). */
-      event_id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      202: {
-        /** The fresh id. */
-        event_id: string;
-        original_event_id: string;
-        /** One of the seven event types (spec section 6). */
-        event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-        project_id: string;
-        invoice_id: string | null;
-        target_url: string | null;
-        created_at: number;
-        created_at_iso: string;
-      };
-    };
   };
   /** List the project's orphan payments: receipts at its pool addresses that no invoice took (newest first). */
   getOrphanPayments: {
@@ -691,639 +164,53 @@ export interface Operations {
       tx_output_index?: number;
     };
     responses: {
-      200: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
+      200: GetInvoices200ItemsItem;
     };
   };
   /** Search the sandbox project's invoices (same filters and envelope as GET /invoices). */
-  getSandboxInvoices: {
+  getSandboxInvoices: GetInvoicesSignature & {
     method: 'GET';
     path: '/api/v1/sandbox/invoices';
-    params: never;
-    query: {
-      external_id?: string;
-      address?: string;
-      tx_hash?: string;
-      /** Exact amount_crypto, compared numerically ("1.50" finds "1.5"). */
-      amount?: string;
-      status?: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-      /** Created at or after this instant (a date means 00:00 UTC). */
-      date_from?: string;
-      /** Created at or before this instant (a date means the whole day, UTC). */
-      date_to?: string;
-      /** next_cursor of the previous page. */
-      cursor?: string;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          id: string;
-          project_id: string;
-          external_id: string;
-          /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-          coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-          address: string;
-          amount_crypto: string;
-          amount_crypto_units: string;
-          amount_usd: number | null;
-          rate_snapshot: {
-            /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-            source: string;
-            /** e.g. BTC/USD */
-            pair: string;
-            /** USD per whole coin, exact decimal string. */
-            rate: string;
-            fetched_at: number;
-            fetched_at_iso: string;
-          } | null;
-          payment_token: string | null;
-          payment_uri: string;
-          callback_url: string | null;
-          /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-          checkout_url: string;
-          return_url: string | null;
-          cancel_url: string | null;
-          metadata: {
-            [key: string]: unknown;
-          } | null;
-          matching_mode: "exact" | "at_least" | "any";
-          confirmation_threshold: number;
-          status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-          expires_at: number;
-          expires_at_iso: string;
-          created_at: number;
-          created_at_iso: string;
-          derivation_path?: string;
-          verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-          /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-          transactions: Array<{
-            tx_hash: string;
-            output_index: number;
-            to_address: string;
-            amount_crypto: string;
-            amount_units: string;
-            confirmations: number;
-            block_height: number | null;
-            block_hash: string | null;
-            /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-            status: "pending" | "confirmed" | "reverted" | "dropped";
-            detected_at: number;
-            detected_at_iso: string;
-          }>;
-          /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-          transactions_total: number;
-          /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-          transactions_url: string;
-          confirmations: number;
-        }>;
-        next_cursor?: string;
-      };
-    };
   };
   /** Create a sandbox invoice (idempotent on external_id). */
-  postSandboxInvoices: {
+  postSandboxInvoices: PostInvoicesSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/invoices';
-    params: never;
-    query: never;
-    body: {
-      /** Partner-chosen id; creation is idempotent on (project, external_id). */
-      external_id: string;
-      amount_usd?: number | null;
-      amount_crypto?: string | null;
-      /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-      coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-      callback_url?: string | null;
-      return_url?: string | null;
-      cancel_url?: string | null;
-      metadata?: {
-        [key: string]: unknown;
-      } | null;
-      matching_mode?: ("exact" | "at_least" | "any") | null;
-    };
-    responses: {
-      200: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-      201: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-    };
   };
   /** Retrieve a sandbox invoice with its transactions and confirmations. */
-  getSandboxInvoicesById: {
+  getSandboxInvoicesById: GetInvoicesByIdSignature & {
     method: 'GET';
     path: '/api/v1/sandbox/invoices/{id}';
-    params: {
-      /** Invoice id (ULID). */
-      id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-    };
   };
   /** List every transaction of a sandbox invoice (cursor-paginated, detection order; as GET /invoices/{id}/transactions). */
-  getSandboxInvoicesByIdTransactions: {
+  getSandboxInvoicesByIdTransactions: GetInvoicesByIdTransactionsSignature & {
     method: 'GET';
     path: '/api/v1/sandbox/invoices/{id}/transactions';
-    params: {
-      /** Invoice id (ULID). */
-      id: string;
-    };
-    query: {
-      /** next_cursor of the previous page. */
-      cursor?: string;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        next_cursor?: string;
-      };
-    };
   };
   /** Cancel a pending or detected sandbox invoice. */
-  postSandboxInvoicesByIdCancel: {
+  postSandboxInvoicesByIdCancel: GetInvoicesByIdSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/invoices/{id}/cancel';
-    params: {
-      /** Invoice id (ULID). */
-      id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        id: string;
-        project_id: string;
-        external_id: string;
-        /** A coin of an enabled chain (by default the fifteen coins of the spec). */
-        coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
-        address: string;
-        amount_crypto: string;
-        amount_crypto_units: string;
-        amount_usd: number | null;
-        rate_snapshot: {
-          /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
-          source: string;
-          /** e.g. BTC/USD */
-          pair: string;
-          /** USD per whole coin, exact decimal string. */
-          rate: string;
-          fetched_at: number;
-          fetched_at_iso: string;
-        } | null;
-        payment_token: string | null;
-        payment_uri: string;
-        callback_url: string | null;
-        /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
-        checkout_url: string;
-        return_url: string | null;
-        cancel_url: string | null;
-        metadata: {
-          [key: string]: unknown;
-        } | null;
-        matching_mode: "exact" | "at_least" | "any";
-        confirmation_threshold: number;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-        expires_at: number;
-        expires_at_iso: string;
-        created_at: number;
-        created_at_iso: string;
-        derivation_path?: string;
-        verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
-        /** The latest 20 transactions, in detection order; transactions_url lists them all. */
-        transactions: Array<{
-          tx_hash: string;
-          output_index: number;
-          to_address: string;
-          amount_crypto: string;
-          amount_units: string;
-          confirmations: number;
-          block_height: number | null;
-          block_hash: string | null;
-          /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
-          status: "pending" | "confirmed" | "reverted" | "dropped";
-          detected_at: number;
-          detected_at_iso: string;
-        }>;
-        /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
-        transactions_total: number;
-        /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
-        transactions_url: string;
-        confirmations: number;
-      };
-    };
   };
   /** Follow the sandbox project's webhook events (same as GET /webhooks/stream). */
-  getSandboxWebhooksStream: {
+  getSandboxWebhooksStream: GetWebhooksStreamSignature & {
     method: 'GET';
     path: '/api/v1/sandbox/webhooks/stream';
-    params: never;
-    query: {
-      /** Continue after this event (the last one handled; next_cursor of the previous answer). */
-      after?: string;
-      /** Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one. */
-      start?: "earliest" | "latest";
-      /** Seconds to wait for an event when none is ready (long poll). */
-      wait?: number;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          event_id: string;
-          event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-          invoice_id: string | null;
-          original_event_id: string | null;
-          created_at_iso: string;
-          /** The exact body every delivery of the event sends; sign and forward it unchanged. */
-          body: string;
-        }>;
-        /** Pass back as after; absent only when the project has no event yet. */
-        next_cursor?: string;
-      };
-    };
   };
   /** The sandbox project's webhook delivery log (same filters and envelope as GET /webhooks/events). */
-  getSandboxWebhooksEvents: {
+  getSandboxWebhooksEvents: GetWebhooksEventsSignature & {
     method: 'GET';
     path: '/api/v1/sandbox/webhooks/events';
-    params: never;
-    query: {
-      /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
-      status?: "delivered" | "retrying" | "dlq" | "skipped";
-      /** One of the seven event types (spec section 6). */
-      event_type?: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-      /** Events created at or after this instant (a date means 00:00 UTC). */
-      since?: string;
-      invoice_id?: string;
-      /** next_cursor of the previous page. */
-      cursor?: string;
-      limit?: number;
-    };
-    body: never;
-    responses: {
-      200: {
-        items: Array<{
-          /** The event_id. */
-          id: string;
-          /** One of the seven event types (spec section 6). */
-          event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-          mode: "production" | "testnet" | "sandbox";
-          project_id: string;
-          invoice_id: string | null;
-          original_event_id: string | null;
-          /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
-          status: "delivered" | "retrying" | "dlq" | "skipped";
-          target_url: string | null;
-          attempts: number;
-          next_attempt_at_iso: string | null;
-          last_attempt_at_iso: string | null;
-          last_http_status: number | null;
-          last_error: string | null;
-          delivered_at_iso: string | null;
-          created_at: number;
-          created_at_iso: string;
-          /** The envelope exactly as delivered (spec 2.5). */
-          payload: {
-            [key: string]: unknown;
-          };
-          attempt_log: Array<{
-            attempt: number;
-            started_at_iso: string;
-            target_url: string;
-            http_status: number | null;
-            latency_ms: number;
-            error: string | null;
-            response_excerpt: string | null;
-          }>;
-        }>;
-        next_cursor?: string;
-      };
-    };
   };
   /** One sandbox webhook event with its delivery attempts. */
-  getSandboxWebhooksEventsByEventId: {
+  getSandboxWebhooksEventsByEventId: GetWebhooksEventsByEventIdSignature & {
     method: 'GET';
     path: '/api/v1/sandbox/webhooks/events/{event_id}';
-    params: {
-      /** Event id (ULID). */
-      event_id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        /** The event_id. */
-        id: string;
-        /** One of the seven event types (spec section 6). */
-        event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-        mode: "production" | "testnet" | "sandbox";
-        project_id: string;
-        invoice_id: string | null;
-        original_event_id: string | null;
-        /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
-        status: "delivered" | "retrying" | "dlq" | "skipped";
-        target_url: string | null;
-        attempts: number;
-        next_attempt_at_iso: string | null;
-        last_attempt_at_iso: string | null;
-        last_http_status: number | null;
-        last_error: string | null;
-        delivered_at_iso: string | null;
-        created_at: number;
-        created_at_iso: string;
-        /** The envelope exactly as delivered (spec 2.5). */
-        payload: {
-          [key: string]: unknown;
-        };
-        attempt_log: Array<{
-          attempt: number;
-          started_at_iso: string;
-          target_url: string;
-          http_status: number | null;
-          latency_ms: number;
-          error: string | null;
-          response_excerpt: string | null;
-        }>;
-      };
-    };
   };
   /** Resend a delivered or skipped sandbox event as a new event (fresh event_id, original_event_id set). */
-  postSandboxWebhooksEventsByEventIdResend: {
+  postSandboxWebhooksEventsByEventIdResend: PostWebhooksEventsByEventIdResendSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/webhooks/events/{event_id}/resend';
-    params: {
-      /** Event id (ULID). */
-      event_id: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      202: {
-        /** The fresh id. */
-        event_id: string;
-        original_event_id: string;
-        /** One of the seven event types (spec section 6). */
-        event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
-        project_id: string;
-        invoice_id: string | null;
-        target_url: string | null;
-        created_at: number;
-        created_at_iso: string;
-      };
-    };
   };
   /** Simulate detect: needs pending; emits invoice.detected; the invoice becomes detected. */
   postSandboxInvoicesByInvoiceIdSimulateDetect: {
@@ -1346,21 +233,9 @@ export interface Operations {
     };
   };
   /** Simulate paid: needs detected; emits invoice.paid; the invoice becomes paid. */
-  postSandboxInvoicesByInvoiceIdSimulatePaid: {
+  postSandboxInvoicesByInvoiceIdSimulatePaid: PostSandboxInvoicesByInvoiceIdSimulatePaidSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/invoices/{invoiceId}/simulate-paid';
-    params: {
-      /** Invoice id (ULID). */
-      invoiceId: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        event_id: string;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-      };
-    };
   };
   /** Simulate overpaid: needs detected; emits invoice.overpaid; the invoice becomes overpaid. */
   postSandboxInvoicesByInvoiceIdSimulateOverpaid: {
@@ -1411,72 +286,24 @@ export interface Operations {
     };
   };
   /** Simulate expire: needs pending or detected or partial or ambiguous; emits invoice.expired; the invoice becomes expired. */
-  postSandboxInvoicesByInvoiceIdSimulateExpire: {
+  postSandboxInvoicesByInvoiceIdSimulateExpire: PostSandboxInvoicesByInvoiceIdSimulatePaidSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/invoices/{invoiceId}/simulate-expire';
-    params: {
-      /** Invoice id (ULID). */
-      invoiceId: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        event_id: string;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-      };
-    };
   };
   /** Simulate late-payment: needs expired; emits invoice.expired_paid_late; the invoice becomes expired_paid_late. */
-  postSandboxInvoicesByInvoiceIdSimulateLatePayment: {
+  postSandboxInvoicesByInvoiceIdSimulateLatePayment: PostSandboxInvoicesByInvoiceIdSimulatePaidSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/invoices/{invoiceId}/simulate-late-payment';
-    params: {
-      /** Invoice id (ULID). */
-      invoiceId: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        event_id: string;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-      };
-    };
   };
   /** Simulate reorg: needs paid or overpaid or partial; emits invoice.reverted; the invoice becomes reverted. */
-  postSandboxInvoicesByInvoiceIdSimulateReorg: {
+  postSandboxInvoicesByInvoiceIdSimulateReorg: PostSandboxInvoicesByInvoiceIdSimulatePaidSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/invoices/{invoiceId}/simulate-reorg';
-    params: {
-      /** Invoice id (ULID). */
-      invoiceId: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        event_id: string;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-      };
-    };
   };
   /** Simulate reconfirm: needs reverted; emits invoice.paid; the invoice becomes paid. */
-  postSandboxInvoicesByInvoiceIdSimulateReconfirm: {
+  postSandboxInvoicesByInvoiceIdSimulateReconfirm: PostSandboxInvoicesByInvoiceIdSimulatePaidSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/invoices/{invoiceId}/simulate-reconfirm';
-    params: {
-      /** Invoice id (ULID). */
-      invoiceId: string;
-    };
-    query: never;
-    body: never;
-    responses: {
-      200: {
-        event_id: string;
-        status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
-      };
-    };
   };
   /** Deliver the most recent terminal webhook of the invoice again, with the same event_id. */
   postSandboxInvoicesByInvoiceIdSimulateDuplicateDelivery: {
@@ -1607,6 +434,317 @@ export interface Operations {
     };
   };
 }
+
+/** A shape several operations share (named after its first place). */
+type GetInvoicesQuery = {
+  external_id?: string;
+  address?: string;
+  tx_hash?: string;
+  /** Exact amount_crypto, compared numerically ("1.50" finds "1.5"). */
+  amount?: string;
+  status?: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
+  /** Created at or after this instant (a date means 00:00 UTC). */
+  date_from?: string;
+  /** Created at or before this instant (a date means the whole day, UTC). */
+  date_to?: string;
+  /** next_cursor of the previous page. */
+  cursor?: string;
+  limit?: number;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetInvoices200ItemsItem = {
+  id: string;
+  project_id: string;
+  external_id: string;
+  /** A coin of an enabled chain (by default the fifteen coins of the spec). */
+  coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
+  address: string;
+  amount_crypto: string;
+  amount_crypto_units: string;
+  amount_usd: number | null;
+  rate_snapshot: {
+    /** Provider that supplied the rate, e.g. coingecko, kraken, fixed. */
+    source: string;
+    /** e.g. BTC/USD */
+    pair: string;
+    /** USD per whole coin, exact decimal string. */
+    rate: string;
+    fetched_at: number;
+    fetched_at_iso: string;
+  } | null;
+  payment_token: string | null;
+  payment_uri: string;
+  callback_url: string | null;
+  /** The hosted checkout page of this invoice, {base_url}/checkout/{random token}: send the payer there. Addition to spec 2.1 (issue 21). */
+  checkout_url: string;
+  return_url: string | null;
+  cancel_url: string | null;
+  metadata: {
+    [key: string]: unknown;
+  } | null;
+  matching_mode: "exact" | "at_least" | "any";
+  confirmation_threshold: number;
+  status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
+  expires_at: number;
+  expires_at_iso: string;
+  created_at: number;
+  created_at_iso: string;
+  derivation_path?: string;
+  verification_standard?: "bip84" | "bip44" | "cip1852" | "bip44_ed25519";
+  /** The latest 20 transactions, in detection order; transactions_url lists them all. */
+  transactions: Array<GetInvoices200ItemsItemTransactionsItem>;
+  /** How many transactions the invoice has in all. Addition to spec 2.1 (issue 33). */
+  transactions_total: number;
+  /** GET (signed) lists every transaction, cursor-paginated. Addition to spec 2.1 (issue 33). */
+  transactions_url: string;
+  confirmations: number;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetInvoices200ItemsItemTransactionsItem = {
+  tx_hash: string;
+  output_index: number;
+  to_address: string;
+  amount_crypto: string;
+  amount_units: string;
+  confirmations: number;
+  block_height: number | null;
+  block_hash: string | null;
+  /** pending: seen, not yet counted; confirmed: counted in the settled status; reverted: left the chain (reorganisation); dropped: left the mempool without a block. */
+  status: "pending" | "confirmed" | "reverted" | "dropped";
+  detected_at: number;
+  detected_at_iso: string;
+};
+
+/** A shape several operations share (named after its first place). */
+type PostInvoicesBody = {
+  /** Partner-chosen id; creation is idempotent on (project, external_id). */
+  external_id: string;
+  amount_usd?: number | null;
+  amount_crypto?: string | null;
+  /** A coin of an enabled chain (by default the fifteen coins of the spec). */
+  coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
+  callback_url?: string | null;
+  return_url?: string | null;
+  cancel_url?: string | null;
+  metadata?: {
+    [key: string]: unknown;
+  } | null;
+  matching_mode?: ("exact" | "at_least" | "any") | null;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetWebhooksStreamQuery = {
+  /** Continue after this event (the last one handled; next_cursor of the previous answer). */
+  after?: string;
+  /** Without after: 'earliest' (default) from the project's first event; 'latest' answers no events and the cursor of the newest one. */
+  start?: "earliest" | "latest";
+  /** Seconds to wait for an event when none is ready (long poll). */
+  wait?: number;
+  limit?: number;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetWebhooksStream200ItemsItem = {
+  event_id: string;
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  invoice_id: string | null;
+  original_event_id: string | null;
+  created_at_iso: string;
+  /** The exact body every delivery of the event sends; sign and forward it unchanged. */
+  body: string;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetWebhooksEventsQuery = {
+  /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
+  status?: "delivered" | "retrying" | "dlq" | "skipped";
+  /** One of the seven event types (spec section 6). */
+  event_type?: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  /** Events created at or after this instant (a date means 00:00 UTC). */
+  since?: string;
+  invoice_id?: string;
+  /** next_cursor of the previous page. */
+  cursor?: string;
+  limit?: number;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetWebhooksEvents200ItemsItem = {
+  /** The event_id. */
+  id: string;
+  /** One of the seven event types (spec section 6). */
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  mode: "production" | "testnet" | "sandbox";
+  project_id: string;
+  invoice_id: string | null;
+  original_event_id: string | null;
+  /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
+  status: "delivered" | "retrying" | "dlq" | "skipped";
+  target_url: string | null;
+  attempts: number;
+  next_attempt_at_iso: string | null;
+  last_attempt_at_iso: string | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  delivered_at_iso: string | null;
+  created_at: number;
+  created_at_iso: string;
+  /** The envelope exactly as delivered (spec 2.5). */
+  payload: {
+    [key: string]: unknown;
+  };
+  attempt_log: Array<{
+    attempt: number;
+    started_at_iso: string;
+    target_url: string;
+    http_status: number | null;
+    latency_ms: number;
+    error: string | null;
+    response_excerpt: string | null;
+  }>;
+};
+
+/** A shape several operations share (named after its first place). */
+type PostWebhooksEventsByEventIdResend202 = {
+  /** The fresh id. */
+  event_id: string;
+  original_event_id: string;
+  /** One of the seven event types (spec section 6). */
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  project_id: string;
+  invoice_id: string | null;
+  target_url: string | null;
+  created_at: number;
+  created_at_iso: string;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetInvoicesSignature = {
+  params: never;
+  query: GetInvoicesQuery;
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetInvoices200ItemsItem>;
+      next_cursor?: string;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostInvoicesSignature = {
+  params: never;
+  query: never;
+  body: PostInvoicesBody;
+  responses: {
+    200: GetInvoices200ItemsItem;
+    201: GetInvoices200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetInvoicesByIdSignature = {
+  params: {
+    /** Invoice id (ULID). */
+    id: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: GetInvoices200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetInvoicesByIdTransactionsSignature = {
+  params: {
+    /** Invoice id (ULID). */
+    id: string;
+  };
+  query: {
+    /** next_cursor of the previous page. */
+    cursor?: string;
+    limit?: number;
+  };
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetInvoices200ItemsItemTransactionsItem>;
+      next_cursor?: string;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetWebhooksStreamSignature = {
+  params: never;
+  query: GetWebhooksStreamQuery;
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetWebhooksStream200ItemsItem>;
+      /** Pass back as after; absent only when the project has no event yet. */
+      next_cursor?: string;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetWebhooksEventsSignature = {
+  params: never;
+  query: GetWebhooksEventsQuery;
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetWebhooksEvents200ItemsItem>;
+      next_cursor?: string;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetWebhooksEventsByEventIdSignature = {
+  params: {
+    /** Event id (ULID). */
+    event_id: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: GetWebhooksEvents200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostWebhooksEventsByEventIdResendSignature = {
+  params: {
+    /** Event id (ULID). */
+    event_id: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    202: PostWebhooksEventsByEventIdResend202;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostSandboxInvoicesByInvoiceIdSimulatePaidSignature = {
+  params: {
+    /** Invoice id (ULID). */
+    invoiceId: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: {
+      event_id: string;
+      status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
+    };
+  };
+};
 
 /**
  * Method, path template, path parameter names and retry safety (the document's `x-retry-safe`: may the
