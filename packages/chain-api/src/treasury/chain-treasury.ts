@@ -46,7 +46,8 @@ export interface ChainTreasury {
    * form `acceptedSignedFormats` names) is exactly `unsigned`: the same inputs, the same outputs and
    * amounts, hence the same fee, and that every input carries a valid signature by the key the plan
    * names for it. Returns the transaction to broadcast. Throws `treasuryChainErrors.signed_mismatch`
-   * naming the first difference, `signed_incomplete` when a signature is missing.
+   * naming the first difference, `signed_incomplete` when a signature is missing. A plan of
+   * another format, or not of this treasury's shape, is `validation_error` (never a plain Error).
    */
   verifySigned(unsigned: UnsignedTransaction, signed: string): VerifiedTransaction;
 
