@@ -2,6 +2,7 @@ import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import {
   chainErrors,
   expectShape,
+  ProviderError,
   treasuryChainErrors,
   type BuildRequest,
   type ChainTreasury,
@@ -31,8 +32,14 @@ const CONCURRENCY = 5;
  * 64-byte signature, with their byte-string headers): 36 + 101.
  */
 export const INPUT_WITH_WITNESS_BYTES = 137n;
-/** Block hash → height is fixed once a block exists: remembered across reconciliations, up to this many. */
+/** Block hash → height is fixed once a block exists: remembered across reconciliations, up to this many (the oldest go first). */
 const BLOCK_HEIGHT_CACHE = 50_000;
+/**
+ * Pages of one address's unspent outputs read at most (20,000 outputs): a provider that keeps
+ * answering full pages (one that ignores `?page=` and repeats page 1 is caught sooner, by its
+ * repeated outputs) is malformed, not an address to read forever.
+ */
+export const MAX_UTXO_PAGES = 200;
 const TXID = /^[0-9a-f]{64}$/;
 
 /**
@@ -41,8 +48,8 @@ const TXID = /^[0-9a-f]{64}$/;
  *
  * `build` needs the protocol parameters and the tip's slot. `createTreasury` cannot fetch them (it
  * is synchronous), so `feeEstimate()` reads them and keeps them (a {@link LedgerSnapshot}), and
- * `build` uses the last snapshot, stays synchronous and pure, and throws a plain Error when
- * `feeEstimate()` was never called on this instance: call it before building a plan (a plan's fee
+ * `build` uses the last snapshot, stays synchronous and pure, and throws `validation_error` ("call
+ * feeEstimate() first") when `feeEstimate()` was never called on this instance: call it before building a plan (a plan's fee
  * rate comes from it anyway). The TTL counts the slots gone by since the snapshot (one a second),
  * so an older snapshot still gives a full margin; protocol parameters change only at epoch
  * boundaries.
@@ -62,6 +69,11 @@ export class AdaTreasury implements ChainTreasury {
     private readonly options: WatcherOptions,
     /** The clock, ms (tests pin it). */
     private readonly now: () => number = Date.now,
+    /** Bounds, {@link BLOCK_HEIGHT_CACHE} and {@link MAX_UTXO_PAGES} by default (tests lower them). */
+    private readonly limits: { readonly blockHeightCache: number; readonly utxoPages: number } = {
+      blockHeightCache: BLOCK_HEIGHT_CACHE,
+      utxoPages: MAX_UTXO_PAGES,
+    },
   ) {
     this.network = options.network;
   }
@@ -81,19 +93,24 @@ export class AdaTreasury implements ChainTreasury {
   }
 
   build(request: BuildRequest): UnsignedTransaction {
-    if (!this.snapshot) throw new Error('AdaTreasury.build needs the protocol parameters and tip slot: call feeEstimate() first');
+    if (!this.snapshot) {
+      throw chainErrors.validation_error({
+        message: 'Building a Cardano plan needs the protocol parameters and tip slot: call feeEstimate() first on this treasury.',
+      });
+    }
     return buildAdaTransaction(request, { network: this.network.kind, snapshot: this.snapshot, nowMs: this.now() });
   }
 
   verifySigned(unsigned: UnsignedTransaction, signed: string): VerifiedTransaction {
-    return verifyAdaSigned(unsigned, signed);
+    return verifyAdaSigned(unsigned, signed, this.network.kind);
   }
 
   /**
    * `POST /tx/submit` (CBOR). A node's refusal is `treasury_broadcast_rejected` with its message,
    * except `All inputs are spent` (`BadInputsUTxO`) for a transaction the provider already has in a
-   * block (`GET /txs/{hash}`) or its mempool (`GET /mempool/{hash}`): a repeated broadcast, which
-   * resolves like the first.
+   * block (`GET /txs/{hash}`) or its mempool (`GET /mempool/{hash}`), read as `transaction` reads
+   * them and naming this very id (any other answer is malformed, and the next provider is asked): a
+   * repeated broadcast, which resolves like the first.
    */
   async broadcast(tx: VerifiedTransaction): Promise<string> {
     let bytes: Uint8Array;
@@ -154,19 +171,28 @@ export class AdaTreasury implements ChainTreasury {
 
   /**
    * `GET /addresses/{address}/utxos?page=N&count=100` for each address (paged; 404, an address the
-   * chain never saw, is none), lovelace only; then `GET /blocks/{hash}` once per block not seen
-   * before, for the heights (Blockfrost's unspent outputs are all in blocks). Requests: one per
-   * address and page, plus one per new block.
+   * chain never saw, is none): lovelace as `amountUnits`, native tokens as `assets`; then
+   * `GET /blocks/{hash}` once per block not seen before, for the heights (Blockfrost's unspent
+   * outputs are all in blocks). Requests: one per address and page, plus one per new block. An
+   * answer listing an output of another address, the same output twice (a provider that ignores
+   * `?page=`), or more than {@link MAX_UTXO_PAGES} full pages is malformed.
    */
   async unspentAt(addresses: readonly string[]): Promise<Map<string, ProviderOutput[]>> {
     const unique = [...new Set(addresses)];
     const found = await mapLimit(unique, CONCURRENCY, (address) => this.options.providers.run('unspent', (http) => this.utxosOf(http, address)));
-    const blocks = [...new Set(found.flat().map((utxo) => utxo.block))].filter((hash) => !this.blockHeights.has(hash));
-    await mapLimit(blocks, CONCURRENCY, (hash) =>
+    // This call's heights: the shared cache may evict an entry while the call runs, this map does not.
+    const heights = new Map<string, number>();
+    const missing: string[] = [];
+    for (const hash of new Set(found.flat().map((utxo) => utxo.block))) {
+      const cached = this.blockHeights.get(hash);
+      if (cached === undefined) missing.push(hash);
+      else heights.set(hash, cached);
+    }
+    await mapLimit(missing, CONCURRENCY, (hash) =>
       this.options.providers.run('block_height', async (http) => {
         const height = parseBlockHeight(await http.json('GET', `/blocks/${hash}`), `blocks/${hash}`);
-        if (this.blockHeights.size >= BLOCK_HEIGHT_CACHE) this.blockHeights.clear();
-        this.blockHeights.set(hash, height);
+        heights.set(hash, height);
+        this.rememberHeight(hash, height);
       }),
     );
     const result = new Map<string, ProviderOutput[]>();
@@ -175,7 +201,7 @@ export class AdaTreasury implements ChainTreasury {
       if (utxos.length === 0) return;
       result.set(
         address,
-        utxos.map(({ txHash, outputIndex, amountUnits, block }) => ({ txHash, outputIndex, amountUnits, blockHeight: this.blockHeights.get(block) ?? null })),
+        utxos.map(({ txHash, outputIndex, amountUnits, block, assets }) => ({ txHash, outputIndex, amountUnits, blockHeight: heights.get(block)!, assets })),
       );
     });
     return result;
@@ -187,21 +213,45 @@ export class AdaTreasury implements ChainTreasury {
     return (feeRate > minimum ? feeRate : minimum) * INPUT_WITH_WITNESS_BYTES;
   }
 
+  /** Remembers a block's height; past the cache's size, the entry remembered first goes. */
+  private rememberHeight(hash: string, height: number): void {
+    this.blockHeights.set(hash, height);
+    while (this.blockHeights.size > this.limits.blockHeightCache) this.blockHeights.delete(this.blockHeights.keys().next().value!);
+  }
+
   private async utxosOf(http: ProviderHttp, address: string): Promise<AddressUtxo[]> {
     const utxos: AddressUtxo[] = [];
-    for (let page = 1; ; page++) {
+    const seen = new Set<string>();
+    for (let page = 1; page <= this.limits.utxoPages; page++) {
       const path = `/addresses/${encodeURIComponent(address)}/utxos?page=${page}&count=${PAGE_SIZE}`;
       const body = await http.json('GET', path, { allowNotFound: true });
       if (body === undefined) return utxos;
-      const batch = parseAddressUtxoPage(body, path);
+      const batch = parseAddressUtxoPage(body, address, path);
+      for (const utxo of batch) {
+        const outpoint = `${utxo.txHash}#${utxo.outputIndex}`;
+        expectShape(!seen.has(outpoint), `${path}: output ${outpoint} listed twice (the provider ignores ?page=?)`);
+        seen.add(outpoint);
+      }
       utxos.push(...batch);
       if (batch.length < PAGE_SIZE) return utxos;
     }
+    throw new ProviderError(
+      'malformed',
+      '',
+      `malformed provider response: addresses/${address.slice(0, 120)}/utxos: more than ${this.limits.utxoPages} full pages`,
+    );
   }
 
-  /** Whether the provider has the transaction in a block or in its mempool. */
+  /** Whether the provider has this transaction in a block or in its mempool; an answer about another transaction is malformed. */
   private async known(http: ProviderHttp, txid: string): Promise<boolean> {
-    if ((await http.json('GET', `/txs/${txid}`, { allowNotFound: true })) !== undefined) return true;
-    return (await http.json('GET', `/mempool/${txid}`, { allowNotFound: true })) !== undefined;
+    const included = await http.json('GET', `/txs/${txid}`, { allowNotFound: true });
+    if (included !== undefined) {
+      parseIncludedTransaction(included, txid);
+      return true;
+    }
+    const pending = await http.json('GET', `/mempool/${txid}`, { allowNotFound: true });
+    if (pending === undefined) return false;
+    parseMempoolTransaction(pending, txid);
+    return true;
   }
 }

@@ -2,7 +2,8 @@ import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { chainErrors, treasuryChainErrors, type BuildRequest, type NetworkKind, type PlanOutput, type UnsignedTransaction } from '@gw/chain-api';
 import { destinationAddress } from './destination-address.js';
 import type { LedgerSnapshot } from './ledger-snapshot.js';
-import { assertInputDerives, distinctSigningKeys, inputPaymentKey } from './spend-keys.js';
+import { assertBuildRequestShape, MAX_LOVELACE } from './request-shape.js';
+import { assertInputDerives, assertOwnOutput, distinctSigningKeys, inputPaymentKey } from './spend-keys.js';
 
 /**
  * How long a planned transaction stays valid: its TTL (the validity interval's end) is the tip's
@@ -12,8 +13,11 @@ import { assertInputDerives, distinctSigningKeys, inputPaymentKey } from './spen
  */
 export const TTL_MARGIN_SLOTS = 86_400;
 
-const HASH = /^[0-9a-f]{64}$/;
-const bn = (value: bigint): CSL.BigNum => CSL.BigNum.from_str(value.toString());
+/** A BigNum for CSL; a value beyond its 64 bits is the plan's fault (validation_error), not a crash. */
+const bn = (value: bigint): CSL.BigNum => {
+  if (value < 0n || value > MAX_LOVELACE) invalid(`${value} lovelace is outside 0..2^64-1, what a Cardano transaction encodes.`);
+  return CSL.BigNum.from_str(value.toString());
+};
 
 function invalid(message: string): never {
   throw chainErrors.validation_error({ message });
@@ -31,30 +35,39 @@ export interface BuildContext {
  * `ChainTreasury.build`): inputs and outputs in the request's order, the linear fee
  * `max(feeRate, min_fee_a) × size + min_fee_b` over the size the transaction will have once it
  * carries one vkey witness per distinct payment key (or `feeUnits`), and a TTL of the tip slot
- * plus {@link TTL_MARGIN_SLOTS}. Without an output that takes the rest, the fee is whatever the
- * inputs leave over the outputs (it must reach the minimum).
+ * plus {@link TTL_MARGIN_SLOTS}. Without an output that takes the rest, `feeUnits` must be given and
+ * be exactly what the inputs leave over the outputs (a leftover never silently becomes the fee).
+ *
+ * Refuses up front, with `validation_error`, a request of the wrong shape (see `request-shape.ts`),
+ * an input whose address its key and path do not derive, and an `own` output that is not the
+ * address at its path of an input's account key. An input holding native tokens (`assets`) is
+ * `treasury_input_holds_tokens`: the transaction carries lovelace only, and spending it would
+ * leave its tokens unbalanced (the node refuses such a transaction).
  */
 export function buildAdaTransaction(request: BuildRequest, context: BuildContext): UnsignedTransaction {
+  assertBuildRequestShape(request);
   const { inputs, outputs } = request;
   const { snapshot, network } = context;
   if (inputs.length === 0) invalid('A plan spends at least one input.');
   if (outputs.length === 0) invalid('A plan pays at least one output.');
-  if (request.feeRate < 0n || (request.feeUnits !== undefined && request.feeUnits < 0n)) invalid('Fees are not negative.');
 
   const seen = new Set<string>();
   for (const input of inputs) {
     const outpoint = `${input.txHash}#${input.outputIndex}`;
-    if (!HASH.test(input.txHash) || !Number.isSafeInteger(input.outputIndex) || input.outputIndex < 0)
-      invalid(`Input ${outpoint} is not a transaction hash and output index.`);
     if (seen.has(outpoint)) invalid(`Input ${outpoint} is spent twice.`);
     seen.add(outpoint);
-    if (input.amountUnits <= 0n) invalid(`Input ${outpoint} holds no lovelace.`);
     assertInputDerives(input, network);
+    if (input.assets !== undefined && input.assets.length > 0) {
+      throw treasuryChainErrors.treasury_input_holds_tokens({
+        message: `Input ${outpoint} also holds ${input.assets.length} native token(s); a treasury plan moves lovelace only. Spend it from a wallet that shows tokens.`,
+        details: { tx_hash: input.txHash, output_index: input.outputIndex, units: input.assets.map((asset) => asset.unit) },
+      });
+    }
   }
   const rest = outputs.filter((o) => o.amountUnits === undefined);
   if (rest.length > 1) invalid('At most one output takes the rest.');
   const addresses = outputs.map((o) => destinationAddress(o.address, network));
-  for (const output of outputs) if (output.amountUnits !== undefined && output.amountUnits < 0n) invalid('Output amounts are not negative.');
+  outputs.forEach((output, i) => assertOwnOutput(output, inputs, network, i));
 
   const totalIn = inputs.reduce((sum, i) => sum + i.amountUnits, 0n);
   const fixedOut = outputs.reduce((sum, o) => sum + (o.amountUnits ?? 0n), 0n);
@@ -81,10 +94,16 @@ export function buildAdaTransaction(request: BuildRequest, context: BuildContext
   };
 
   if (totalIn < fixedOut) insufficient(0n);
-  let fee = rest.length === 0 ? totalIn - fixedOut : (request.feeUnits ?? snapshot.minFeeB + rate * 300n);
-  if (rest.length === 0 && request.feeUnits !== undefined && request.feeUnits !== fee) {
-    invalid(`Without an output that takes the rest, the fee is what the inputs leave: ${fee} lovelace, not ${request.feeUnits}.`);
+  if (rest.length === 0 && request.feeUnits !== totalIn - fixedOut) {
+    // The leftover would silently become the fee: only a fee asked for exactly is taken.
+    invalid(
+      `Without an output that takes the rest, the inputs leave ${totalIn - fixedOut} lovelace as the fee: ` +
+        (request.feeUnits === undefined
+          ? 'give feeUnits equal to it, or an output without an amount to take the rest.'
+          : `not the ${request.feeUnits} asked for.`),
+    );
   }
+  let fee = request.feeUnits ?? snapshot.minFeeB + rate * 300n;
   let body: CSL.TransactionBody;
   let size: number;
   // The fee's own encoding changes the size by a byte or two: a few rounds settle it.

@@ -1,4 +1,4 @@
-import { expectShape, type ProviderOutput } from '@gw/chain-api';
+import { expectShape, type NativeAsset, type ProviderOutput } from '@gw/chain-api';
 
 /**
  * The parts of Blockfrost's answers the treasury reads (besides those of the watcher in
@@ -55,24 +55,40 @@ export function parseBlockHeight(body: unknown, what: string): number {
 }
 
 /** One unspent output of `GET /addresses/{address}/utxos`, with the hash of its block. */
-export interface AddressUtxo extends Omit<ProviderOutput, 'blockHeight'> {
+export interface AddressUtxo extends Omit<ProviderOutput, 'blockHeight' | 'assets'> {
   readonly block: string;
+  /** The native tokens it holds besides its lovelace (empty when none). */
+  readonly assets: readonly NativeAsset[];
 }
 
-/** One page of `GET /addresses/{address}/utxos`: lovelace only (native assets ride along, uncounted). */
-export function parseAddressUtxoPage(body: unknown, what: string): AddressUtxo[] {
+/** Blockfrost's asset `unit`: the 28-byte policy id, then an asset name of up to 32 bytes, in hex. */
+const ASSET_UNIT = /^[0-9a-f]{56}(?:[0-9a-f]{2}){0,32}$/;
+
+/**
+ * One page of `GET /addresses/{address}/utxos`, each entry at `address` (an answer about another
+ * address is malformed): its lovelace as `amountUnits` and every other unit as a native asset.
+ */
+export function parseAddressUtxoPage(body: unknown, address: string, what: string): AddressUtxo[] {
   expectShape(Array.isArray(body), `${what}: not an array`);
   return (body as unknown[]).map((entry) => {
     expectShape(isObject(entry) && isHash(entry['tx_hash']) && isCount(entry['output_index']) && isHash(entry['block']), `${what}: utxo`);
+    expectShape(entry['address'] === address, `${what}: an output at ${String(entry['address']).slice(0, 120)}, not the address asked for`);
     expectShape(Array.isArray(entry['amount']), `${what}: amount`);
     let lovelace = 0n;
+    const assets: NativeAsset[] = [];
     for (const amount of entry['amount'] as unknown[]) {
       expectShape(
         isObject(amount) && typeof amount['unit'] === 'string' && typeof amount['quantity'] === 'string' && DIGITS.test(amount['quantity']),
         `${what}: amount entry`,
       );
-      if ((amount as Json)['unit'] === 'lovelace') lovelace += BigInt((amount as Json)['quantity'] as string);
+      const unit = (amount as Json)['unit'] as string;
+      const quantity = BigInt((amount as Json)['quantity'] as string);
+      if (unit === 'lovelace') lovelace += quantity;
+      else {
+        expectShape(ASSET_UNIT.test(unit), `${what}: asset unit ${unit.slice(0, 130)}`);
+        assets.push({ unit, quantity });
+      }
     }
-    return { txHash: entry['tx_hash'] as string, outputIndex: entry['output_index'] as number, amountUnits: lovelace, block: entry['block'] as string };
+    return { txHash: entry['tx_hash'] as string, outputIndex: entry['output_index'] as number, amountUnits: lovelace, block: entry['block'] as string, assets };
   });
 }

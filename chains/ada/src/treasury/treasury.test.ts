@@ -14,7 +14,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
-import { ProviderPool, type AccountKey, type AppError, type ChainAdapterDeps, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
+import { bech32 } from 'bech32';
+import { ProviderError, ProviderPool, type AccountKey, type AppError, type ChainAdapterDeps, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
 import { adaChain, deriveAdaAddress } from '../index.js';
 import { AdaTreasury, INPUT_WITH_WITNESS_BYTES } from './ada-treasury.js';
 import { TTL_MARGIN_SLOTS } from './build-transaction.js';
@@ -34,7 +35,8 @@ const KEY: AccountKey = adapter.parseAccountKey(Buffer.from(ACCOUNT_PRIVATE.to_p
 const privateKey = (branch: 0 | 1, index: number) => ACCOUNT_PRIVATE.derive(branch).derive(index).to_raw_key();
 
 // Recorded preprod answers (fixtures/README.md).
-const TIP = JSON.parse(fixture('preprod/block-1923042.json')) as { slot: number; height: number };
+const TIP = JSON.parse(fixture('preprod/block-1923042.json')) as { slot: number; height: number; hash: string };
+const TIP_HASH = TIP.hash;
 const PARAMS = JSON.parse(fixture('preprod/epochs-latest-parameters.json')) as { min_fee_a: number; min_fee_b: number };
 const UTXO_ADDRESS = 'addr_test1qzwuqsd70k70wcm8smxs6jw34r59r83ywm867t5nu3nutceksz8m2cq3qzq36wt37xengqnuweh8pmr4wrxqcavz996sj2cqw8';
 const RECORDED_TX = '93ac37bf94ee2f8bc991ccdfee458c853b5c5548a15e4b5ec45bb1f113a51236';
@@ -62,6 +64,8 @@ interface Replay {
   submit: SubmitMode;
   /** Transaction ids the replayed provider shows in its mempool (answered with the OpenAPI example). */
   readonly mempool: Set<string>;
+  /** Answers BUILT by a test for a hostile or broken provider (status and body), served before anything else. */
+  hostile?: (request: string) => [number, string] | undefined;
 }
 
 async function replay(t: ExecutionContext, submit: SubmitMode = 'accept'): Promise<Replay> {
@@ -77,6 +81,8 @@ async function replay(t: ExecutionContext, submit: SubmitMode = 'accept'): Promi
       };
       if (req.headers['project_id'] !== 'test-project') return send(403, '{"error":"Forbidden","message":"Invalid project token.","status_code":403}');
       state.served.push(key);
+      const hostile = state.hostile?.(key);
+      if (hostile) return send(...hostile);
       if (key === 'POST /tx/submit') {
         const hex = Buffer.concat(chunks).toString('hex');
         state.submitted.push({ contentType: req.headers['content-type'], hex });
@@ -113,7 +119,12 @@ async function replay(t: ExecutionContext, submit: SubmitMode = 'accept'): Promi
 
 const NOW = Date.UTC(2026, 10, 28, 12, 0, 0);
 
-async function treasuryFor(t: ExecutionContext, urls: string[], clock: () => number = () => NOW): Promise<AdaTreasury> {
+async function treasuryFor(
+  t: ExecutionContext,
+  urls: string[],
+  clock: () => number = () => NOW,
+  limits?: { blockHeightCache: number; utxoPages: number },
+): Promise<AdaTreasury> {
   const providers = new ProviderPool({
     chain: 'ada',
     network: PREPROD.id,
@@ -122,7 +133,7 @@ async function treasuryFor(t: ExecutionContext, urls: string[], clock: () => num
   });
   const treasury = adapter.createTreasury!({ network: PREPROD, providers });
   t.true(treasury instanceof AdaTreasury);
-  return new AdaTreasury({ network: PREPROD, providers }, clock);
+  return new AdaTreasury({ network: PREPROD, providers }, clock, limits);
 }
 
 /** A pool output of the test account at `branch`/`index`. */
@@ -181,8 +192,9 @@ test('feeEstimate reads the recorded protocol parameters and tip: the rate is mi
 test('build needs the ledger snapshot that feeEstimate reads', async (t) => {
   const server = await replay(t);
   const treasury = await treasuryFor(t, [server.url]);
-  const error = t.throws(() => treasury.build({ inputs: [input(0, 5_000_000n)], outputs: [{ address: EXTERNAL }], feeRate: 44n }));
-  t.regex(error!.message, /feeEstimate\(\) first/);
+  const error = codeOf(t, () => treasury.build({ inputs: [input(0, 5_000_000n)], outputs: [{ address: EXTERNAL }], feeRate: 44n }));
+  t.is(error.code, 'validation_error', 'a catalogued error, not a plain Error (a 500)');
+  t.regex(error.message, /feeEstimate\(\) first/);
 });
 
 test('build → sign with wallet-derived keys → verifySigned accepts; the fee is the linear fee of the signed size', async (t) => {
@@ -353,9 +365,16 @@ test('feeUnits replaces the computed fee; below the minimum it is refused; a low
   t.is(fixed.outputs[0]!.amountUnits, 4_750_000n);
   t.is(codeOf(t, () => treasury.build({ inputs, outputs: [{ address: EXTERNAL }], feeRate: 44n, feeUnits: computed.feeUnits - 1n })).code, 'validation_error');
 
-  // No output takes the rest: the fee is what is left over.
-  const exact = treasury.build({ inputs, outputs: [{ address: EXTERNAL, amountUnits: 4_800_000n }], feeRate: 44n });
+  // No output takes the rest: the fee is what is left over, taken only when feeUnits asks for exactly that.
+  const exact = treasury.build({ inputs, outputs: [{ address: EXTERNAL, amountUnits: 4_800_000n }], feeRate: 44n, feeUnits: 200_000n });
   t.is(exact.feeUnits, 200_000n);
+  const silent = codeOf(t, () => treasury.build({ inputs, outputs: [{ address: EXTERNAL, amountUnits: 1_000_000n }], feeRate: 44n }));
+  t.is(silent.code, 'validation_error', 'a leftover of 4 ADA never silently becomes the fee');
+  t.regex(silent.message, /leave 4000000 lovelace as the fee: give feeUnits/);
+  t.is(
+    codeOf(t, () => treasury.build({ inputs, outputs: [{ address: EXTERNAL, amountUnits: 1_000_000n }], feeRate: 44n, feeUnits: 200_000n })).code,
+    'validation_error',
+  );
   t.is(treasury.inputCost(44n), 44n * INPUT_WITH_WITNESS_BYTES);
   t.is(treasury.inputCost(1n), 44n * INPUT_WITH_WITNESS_BYTES);
 });
@@ -444,16 +463,342 @@ test('unspentAt pages through an address, counts lovelace, resolves block height
     outputIndex: 0,
     amountUnits: 1_000_000n,
     blockHeight: 1_949_748,
+    assets: [],
   });
   t.deepEqual(outputs[99], {
     txHash: 'f965fe6c264c06a31dc92d392b029905601ce52c8d63493d4b95b8fc08f45d9d',
     outputIndex: 49,
     amountUnits: 1_000_000n,
     blockHeight: 1_949_750,
+    assets: [],
   });
   t.true(server.served.includes(`GET /addresses/${UTXO_ADDRESS}/utxos?page=2&count=100`), 'a full page asks for the next');
   t.is(server.served.filter((s) => s.startsWith('GET /blocks/')).length, 2);
 
   await treasury.unspentAt([UTXO_ADDRESS]);
   t.is(server.served.filter((s) => s.startsWith('GET /blocks/')).length, 2, 'block heights are remembered');
+});
+
+// --- refusals (issue 35 review) ------------------------------------------------------------------
+
+/** CBOR written by hand where a hostile signer's bytes are not what CSL would write (RFC 8949 heads). */
+const cbor = {
+  head: (major: number, n: number): Buffer =>
+    n < 24 ? Buffer.from([(major << 5) | n]) : n < 256 ? Buffer.from([(major << 5) | 24, n]) : Buffer.from([(major << 5) | 25, n >> 8, n & 255]),
+  bytes: (b: Uint8Array): Buffer => Buffer.concat([cbor.head(2, b.length), Buffer.from(b)]),
+  array: (items: Buffer[]): Buffer => Buffer.concat([cbor.head(4, items.length), ...items]),
+  map: (entries: [number, Buffer][]): Buffer => Buffer.concat([cbor.head(5, entries.length), ...entries.flatMap(([k, v]) => [cbor.head(0, k), v])]),
+  /** A transaction: [body, witness set, is_valid, auxiliary data]. */
+  tx: (body: Uint8Array, witnesses: Buffer, valid = true, auxiliary: Buffer = Buffer.from([0xf6])): string =>
+    Buffer.concat([Buffer.from([0x84]), Buffer.from(body), witnesses, Buffer.from([valid ? 0xf5 : 0xf4]), auxiliary]).toString('hex'),
+};
+
+/** The vkey witnesses of an honestly signed transaction, each as a CBOR [vkey, signature]. */
+function witnessesOf(signed: CSL.FixedTransaction): Buffer[] {
+  const vkeys = signed.witness_set().vkeys()!;
+  return Array.from({ length: vkeys.len() }, (_, i) =>
+    cbor.array([cbor.bytes(vkeys.get(i).vkey().public_key().as_bytes()), cbor.bytes(vkeys.get(i).signature().to_bytes())]),
+  );
+}
+
+async function twoInputPlan(t: ExecutionContext) {
+  const server = await replay(t);
+  const treasury = await treasuryFor(t, [server.url]);
+  await treasury.feeEstimate();
+  const plan = treasury.build({ inputs: [input(0, 5_000_000n), input(1, 3_000_000n)], outputs: [{ address: EXTERNAL }], feeRate: 44n });
+  const signed = sign(plan.data, [privateKey(0, 0), privateKey(0, 1)]);
+  return { server, treasury, plan, signed, body: signed.raw_body(), vkeys: witnessesOf(signed) };
+}
+
+test('build refuses a request of the wrong shape with validation_error, never a plain Error', async (t) => {
+  const server = await replay(t);
+  const treasury = await treasuryFor(t, [server.url]);
+  await treasury.feeEstimate();
+  const i0 = input(0, 5_000_000n);
+  const out = [{ address: EXTERNAL }];
+  const MAX = 2n ** 64n - 1n;
+  const cases: [string, unknown][] = [
+    ['outputIndex 70000 (above 65535)', { inputs: [input(0, 5_000_000n, { outputIndex: 70_000 })], outputs: out, feeRate: 44n }],
+    ['outputIndex 2^32+1 (would wrap to 1)', { inputs: [input(0, 5_000_000n, { outputIndex: 2 ** 32 + 1 })], outputs: out, feeRate: 44n }],
+    ['outputIndex 1.5', { inputs: [input(0, 5_000_000n, { outputIndex: 1.5 })], outputs: out, feeRate: 44n }],
+    ['index 2^31 (hardened)', { inputs: [{ ...i0, index: 2 ** 31 }], outputs: out, feeRate: 44n }],
+    ['index -1', { inputs: [{ ...i0, index: -1 }], outputs: out, feeRate: 44n }],
+    ['index 0.5', { inputs: [{ ...i0, index: 0.5 }], outputs: out, feeRate: 44n }],
+    ['branch 2', { inputs: [{ ...i0, branch: 2 }], outputs: out, feeRate: 44n }],
+    ['a key that is no account key', { inputs: [{ ...i0, key: { ...KEY, canonical: 'zz' } }], outputs: out, feeRate: 44n }],
+    ['a key of another chain', { inputs: [{ ...i0, key: { ...KEY, chain: 'btc' } }], outputs: out, feeRate: 44n }],
+    ['an input address that is no string', { inputs: [{ ...i0, address: 12345 }], outputs: out, feeRate: 44n }],
+    ['an input amount as a number', { inputs: [{ ...i0, amountUnits: 5_000_000 }], outputs: out, feeRate: 44n }],
+    ['a zero-value input', { inputs: [{ ...i0, amountUnits: 0n }], outputs: out, feeRate: 44n }],
+    ['a negative input', { inputs: [{ ...i0, amountUnits: -1n }], outputs: out, feeRate: 44n }],
+    ['an output address that is no string', { inputs: [i0], outputs: [{ address: 12345 }], feeRate: 44n }],
+    ['an output amount as a number', { inputs: [i0], outputs: [{ address: EXTERNAL, amountUnits: 2_000_000 }, { address: EXTERNAL }], feeRate: 44n }],
+    ['an output of 2^64', { inputs: [i0], outputs: [{ address: EXTERNAL, amountUnits: MAX + 1n }], feeRate: 44n }],
+    ['a rest output above 2^64-1', { inputs: [input(0, MAX), input(1, MAX)], outputs: out, feeRate: 44n }],
+    ['a fee rate as a number', { inputs: [i0], outputs: out, feeRate: 44 }],
+    ['a negative fee rate', { inputs: [i0], outputs: out, feeRate: -1n }],
+    ['a negative fee', { inputs: [i0], outputs: out, feeRate: 44n, feeUnits: -1n }],
+    ['an own output at an external address', { inputs: [i0], outputs: [{ address: EXTERNAL, own: { branch: 1, index: 0 } }], feeRate: 44n }],
+    ['an own output at another path', { inputs: [i0], outputs: [{ ...change(0), own: { branch: 1, index: 1 } }], feeRate: 44n }],
+    ['an own output at index 2^31', { inputs: [i0], outputs: [{ ...change(0), own: { branch: 1, index: 2 ** 31 } }], feeRate: 44n }],
+  ];
+  for (const [name, request] of cases) {
+    const error = t.throws(() => treasury.build(request as Parameters<AdaTreasury['build']>[0]), undefined, name) as AppError | undefined;
+    t.is(error?.code, 'validation_error', `${name}: ${error?.message}`);
+  }
+  // The own output derived at its path from the inputs' account key is taken.
+  const own = treasury.build({ inputs: [i0], outputs: [{ address: EXTERNAL, amountUnits: 2_000_000n }, change(4)], feeRate: 44n });
+  t.deepEqual(own.outputs[1]!.own, { branch: 1, index: 4 });
+});
+
+test('an input that also holds native tokens is treasury_input_holds_tokens; one holding none is spent', async (t) => {
+  const server = await replay(t);
+  const treasury = await treasuryFor(t, [server.url]);
+  await treasury.feeEstimate();
+  const unit = `${'5c'.repeat(28)}${Buffer.from('HOSKY').toString('hex')}`;
+  const error = codeOf(t, () =>
+    treasury.build({ inputs: [{ ...input(0, 5_000_000n), assets: [{ unit, quantity: 7n }] }], outputs: [{ address: EXTERNAL }], feeRate: 44n }),
+  );
+  t.is(error.code, 'treasury_input_holds_tokens');
+  t.is(error.status, 422);
+  t.deepEqual(error.details?.['units'], [unit]);
+  t.is(treasury.build({ inputs: [{ ...input(0, 5_000_000n), assets: [] }], outputs: [{ address: EXTERNAL }], feeRate: 44n }).inputs.length, 1);
+  t.is(
+    codeOf(t, () =>
+      treasury.build({ inputs: [{ ...input(0, 5_000_000n), assets: [{ unit: 'lovelace', quantity: 1n }] }], outputs: [{ address: EXTERNAL }], feeRate: 44n }),
+    ).code,
+    'validation_error',
+  );
+});
+
+test('a destination whose header is no payment address (a reward address under the addr_test prefix) is treasury_wrong_network', async (t) => {
+  const server = await replay(t);
+  const treasury = await treasuryFor(t, [server.url]);
+  await treasury.feeEstimate();
+  const reward = CSL.RewardAddress.new(0, CSL.Credential.from_keyhash(CSL.Ed25519KeyHash.from_hex('11'.repeat(28))))
+    .to_address()
+    .to_bytes();
+  t.is(reward[0]! >> 4, 14, 'header type 14: a reward address');
+  const disguised = bech32.encode('addr_test', bech32.toWords(reward), 1000);
+  const error = codeOf(t, () => treasury.build({ inputs: [input(0, 5_000_000n)], outputs: [{ address: disguised }], feeRate: 44n }));
+  t.is(error.code, 'treasury_wrong_network');
+  t.regex(error.message, /not a payment address/);
+});
+
+test('verifySigned refuses a plan of another format or unreadable data with validation_error', async (t) => {
+  const { treasury, plan, signed } = await twoInputPlan(t);
+  t.is(codeOf(t, () => treasury.verifySigned({ ...plan, format: 'psbt' }, signed.to_hex())).code, 'validation_error');
+  t.is(codeOf(t, () => treasury.verifySigned({ ...plan, data: 'zz' }, signed.to_hex())).code, 'validation_error');
+  t.is(
+    codeOf(t, () => treasury.verifySigned({ ...plan, inputs: [{ ...plan.inputs[0]!, key: { ...KEY, chain: 'ltc' } }] }, signed.to_hex())).code,
+    'validation_error',
+  );
+});
+
+test('verifySigned refuses a plan whose transaction is not what its summary states (a second guard)', async (t) => {
+  const { treasury, plan, signed } = await twoInputPlan(t);
+  const refused = (changed: UnsignedTransaction) => codeOf(t, () => treasury.verifySigned(changed, signed.to_hex()));
+  const outputs = refused({ ...plan, outputs: [{ ...plan.outputs[0]!, amountUnits: plan.outputs[0]!.amountUnits - 1_000_000n }] });
+  t.is(outputs.code, 'treasury_signed_mismatch');
+  t.deepEqual(outputs.details?.['differences'], ['outputs']);
+  t.deepEqual(refused({ ...plan, outputs: [{ ...plan.outputs[0]!, address: change(0).address }] }).details?.['differences'], ['outputs']);
+  t.deepEqual(refused({ ...plan, inputs: [...plan.inputs].reverse() }).details?.['differences'], ['inputs']);
+  t.deepEqual(refused({ ...plan, feeUnits: plan.feeUnits + 1n }).details?.['differences'], ['fee']);
+  t.deepEqual(refused({ ...plan, txid: 'ab'.repeat(32) }).details?.['differences'], ['txid']);
+  t.is(treasury.verifySigned(plan, signed.to_hex()).txid, plan.txid);
+});
+
+test('verifySigned refuses each extra a signer may add, empty lists included: treasury_signed_mismatch naming it', async (t) => {
+  const { treasury, plan, body, vkeys } = await twoInputPlan(t);
+  const vkeyEntry: [number, Buffer] = [0, cbor.array(vkeys)];
+  const metadata = CSL.GeneralTransactionMetadata.new();
+  metadata.insert(CSL.BigNum.from_str('674'), CSL.TransactionMetadatum.new_text('pay me instead'));
+  const auxiliary = CSL.AuxiliaryData.new();
+  auxiliary.set_metadata(metadata);
+  const bootstrap = cbor.array([
+    cbor.array([cbor.bytes(new Uint8Array(32)), cbor.bytes(new Uint8Array(64)), cbor.bytes(new Uint8Array(32)), cbor.bytes(new Uint8Array([0xa0]))]),
+  ]);
+  const cases: [string, string, string][] = [
+    ['is_valid false', cbor.tx(body, cbor.map([vkeyEntry]), false), 'is_valid false'],
+    ['auxiliary data (metadata)', cbor.tx(body, cbor.map([vkeyEntry]), true, Buffer.from(auxiliary.to_bytes())), 'auxiliary data'],
+    ['auxiliary data (an empty map)', cbor.tx(body, cbor.map([vkeyEntry]), true, Buffer.from([0xa0])), 'auxiliary data'],
+    ['a native script', cbor.tx(body, cbor.map([vkeyEntry, [1, cbor.array([cbor.array([cbor.head(0, 1), cbor.array([])])])]])), 'native scripts'],
+    ['an empty native script list', cbor.tx(body, cbor.map([vkeyEntry, [1, cbor.array([])]])), 'native scripts'],
+    ['a bootstrap witness', cbor.tx(body, cbor.map([vkeyEntry, [2, bootstrap]])), 'bootstrap witnesses'],
+    ['an empty bootstrap list', cbor.tx(body, cbor.map([vkeyEntry, [2, cbor.array([])]])), 'bootstrap witnesses'],
+    ['a Plutus V1 script', cbor.tx(body, cbor.map([vkeyEntry, [3, cbor.array([cbor.bytes(new Uint8Array([1, 2, 3]))])]])), 'plutus scripts'],
+    ['an empty Plutus V1 list', cbor.tx(body, cbor.map([vkeyEntry, [3, cbor.array([])]])), 'plutus scripts'],
+    ['an empty Plutus V2 list', cbor.tx(body, cbor.map([vkeyEntry, [6, cbor.array([])]])), 'plutus scripts'],
+    ['an empty Plutus V3 list', cbor.tx(body, cbor.map([vkeyEntry, [7, cbor.array([])]])), 'plutus scripts'],
+    ['Plutus data', cbor.tx(body, cbor.map([vkeyEntry, [4, cbor.array([cbor.head(0, 1)])]])), 'plutus data'],
+    ['redeemers (an empty list)', cbor.tx(body, cbor.map([vkeyEntry, [5, cbor.array([])]])), 'redeemers'],
+  ];
+  for (const [name, signed, difference] of cases) {
+    const error = t.throws(() => treasury.verifySigned(plan, signed), undefined, name) as AppError | undefined;
+    t.is(error?.code, 'treasury_signed_mismatch', `${name}: ${error?.message}`);
+    t.true((error?.details?.['differences'] as string[] | undefined)?.includes(difference), `${name}: ${String(error?.details?.['differences'])}`);
+  }
+  // The same witnesses alone, written by hand, are accepted: the refusals above are the extras'.
+  t.is(treasury.verifySigned(plan, cbor.tx(body, cbor.map([vkeyEntry]))).txid, plan.txid);
+});
+
+test('verifySigned refuses a key witnessed twice: one witness per key, and no more bytes than the fee pays for', async (t) => {
+  const { treasury, plan, body, vkeys } = await twoInputPlan(t);
+  // Byte for byte the same witness twice: CSL's view drops the copy, the bytes (and the fee owed) keep it.
+  const copy = codeOf(t, () => treasury.verifySigned(plan, cbor.tx(body, cbor.map([[0, cbor.array([vkeys[0]!, vkeys[1]!, vkeys[0]!])]]))));
+  t.is(copy.code, 'treasury_signed_mismatch');
+  t.deepEqual(copy.details?.['differences'], ['size']);
+  t.is(copy.details?.['plan_size'], plan.size);
+  // The same key again with another (invalid) signature.
+  const invalid = cbor.array([cbor.bytes(inputPaymentKeyOf(0)), cbor.bytes(new Uint8Array(64))]);
+  const second = codeOf(t, () => treasury.verifySigned(plan, cbor.tx(body, cbor.map([[0, cbor.array([vkeys[0]!, vkeys[1]!, invalid])]]))));
+  t.is(second.code, 'treasury_signed_mismatch');
+  t.deepEqual(second.details?.['differences'], ['witnesses']);
+});
+
+const inputPaymentKeyOf = (index: number): Uint8Array => privateKey(0, index).to_public().as_bytes();
+
+test('the signed body is compared by its bytes: the same fields in another order are a mismatch (encoding)', async (t) => {
+  const { treasury, plan } = await twoInputPlan(t);
+  const body = CSL.FixedTransaction.from_hex(plan.data).body();
+  // Keys 0, 1, 3, 2 instead of 0, 1, 2, 3: the same body to a decoder, another id.
+  const reordered = Buffer.concat([
+    cbor.head(5, 4),
+    cbor.head(0, 0),
+    Buffer.from(body.inputs().to_bytes()),
+    cbor.head(0, 1),
+    Buffer.from(body.outputs().to_bytes()),
+    cbor.head(0, 3),
+    Buffer.from(body.ttl_bignum()!.to_bytes()),
+    cbor.head(0, 2),
+    Buffer.from(body.fee().to_bytes()),
+  ]);
+  const unsignedHex = cbor.tx(reordered, cbor.map([]));
+  t.is(CSL.FixedTransaction.from_hex(unsignedHex).body().to_json(), body.to_json(), 'CSL reads the same fields');
+  const signed = sign(unsignedHex, [privateKey(0, 0), privateKey(0, 1)]);
+  const error = codeOf(t, () => treasury.verifySigned(plan, signed.to_hex()));
+  t.is(error.code, 'treasury_signed_mismatch');
+  t.deepEqual(error.details?.['differences'], ['encoding']);
+  t.not(error.details?.['signed_txid'], plan.txid);
+});
+
+test('broadcast refuses a transaction whose id is not the one given, or no transaction, with validation_error', async (t) => {
+  const server = await replay(t);
+  const treasury = await treasuryFor(t, [server.url]);
+  const verified = await signedPlan(t, treasury);
+  t.is(((await t.throwsAsync(treasury.broadcast({ ...verified, txid: 'ab'.repeat(32) }))) as AppError).code, 'validation_error');
+  t.is(((await t.throwsAsync(treasury.broadcast({ ...verified, hex: 'zz' }))) as AppError).code, 'validation_error');
+  t.deepEqual(server.submitted, [], 'nothing was sent');
+});
+
+test('a repeated broadcast resolves only when the provider shows this very transaction, not any 200', async (t) => {
+  // Built hostile answers: /txs/{id} answers the recorded transaction 93ac37bf… (another id); /mempool/{id} answers {}.
+  const lying = await replay(t, 'inputs_spent');
+  lying.hostile = (request) => (request.startsWith('GET /txs/') ? [200, fixture('preprod/tx-93ac37bf.json')] : undefined);
+  const honest = await replay(t, 'inputs_spent');
+  const treasury = await treasuryFor(t, [lying.url, honest.url]);
+  const verified = await signedPlan(t, treasury);
+  const refused = (await t.throwsAsync(treasury.broadcast(verified))) as AppError;
+  t.is(refused.code, 'treasury_broadcast_rejected', 'the lying provider is passed over; the honest one lacks the transaction');
+  t.is(honest.submitted.length, 1);
+
+  const emptyMempool = await replay(t, 'inputs_spent');
+  emptyMempool.hostile = (request) => (request.startsWith('GET /mempool/') ? [200, '{}'] : undefined);
+  const alone = await treasuryFor(t, [emptyMempool.url]);
+  const malformed = (await t.throwsAsync(alone.broadcast(await signedPlan(t, alone)))) as ProviderError;
+  t.true(malformed instanceof ProviderError);
+  t.is(malformed.failure, 'malformed');
+});
+
+/** A built page of `GET /addresses/{a}/utxos`: `count` outputs of 1 ada at `address`, numbered from `first`. */
+function utxoPage(address: string, first: number, count: number, block = '6babe4ccf4a30a6491bc3ba56bbd980d790f4bca355da4fde2639820072e1e75'): string {
+  return JSON.stringify(
+    Array.from({ length: count }, (_, i) => ({
+      address,
+      tx_hash: 'ed726da664b0a1a812c8c635230e5efcc29ae7310406287d1134348c5b5b7109',
+      output_index: first + i,
+      amount: [{ unit: 'lovelace', quantity: '1000000' }],
+      block,
+      data_hash: null,
+      inline_datum: null,
+      reference_script_hash: null,
+    })),
+  );
+}
+const utxoRequest = /^GET \/addresses\/([^/?]+)\/utxos\?page=(\d+)&count=100$/;
+
+test('unspentAt refuses a provider that ignores ?page= (the same outputs again) as malformed, after two pages', async (t) => {
+  const server = await replay(t);
+  server.hostile = (request) => (utxoRequest.test(request) ? [200, utxoPage(UTXO_ADDRESS, 0, 100)] : undefined);
+  const treasury = await treasuryFor(t, [server.url]);
+  const error = (await t.throwsAsync(treasury.unspentAt([UTXO_ADDRESS]))) as ProviderError;
+  t.true(error instanceof ProviderError);
+  t.is(error.failure, 'malformed');
+  t.regex(error.message, /listed twice/);
+  t.is(server.served.filter((s) => utxoRequest.test(s)).length, 2);
+});
+
+test('unspentAt reads a bounded number of pages: a provider answering full pages forever is malformed', async (t) => {
+  const server = await replay(t);
+  server.hostile = (request) => {
+    const page = utxoRequest.exec(request)?.[2];
+    return page === undefined ? undefined : [200, utxoPage(UTXO_ADDRESS, (Number(page) - 1) * 100, 100)];
+  };
+  const treasury = await treasuryFor(t, [server.url], () => NOW, { blockHeightCache: 10, utxoPages: 3 });
+  const error = (await t.throwsAsync(treasury.unspentAt([UTXO_ADDRESS]))) as ProviderError;
+  t.is(error.failure, 'malformed');
+  t.regex(error.message, /more than 3 full pages/);
+  t.is(server.served.filter((s) => utxoRequest.test(s)).length, 3);
+});
+
+test('unspentAt refuses outputs of another address and amounts given as numbers; it reports native tokens', async (t) => {
+  const other = deriveAdaAddress(KEY.canonical, 'testnet', 6).address;
+  const server = await replay(t);
+  // Built: the recorded page of UTXO_ADDRESS served for another address.
+  server.hostile = (request) => (request.startsWith(`GET /addresses/${other}/`) ? [200, fixture('preprod/address-utxos-qzwuqsd7-page1.json')] : undefined);
+  const treasury = await treasuryFor(t, [server.url]);
+  const wrongAddress = (await t.throwsAsync(treasury.unspentAt([other]))) as ProviderError;
+  t.is(wrongAddress.failure, 'malformed');
+  t.regex(wrongAddress.message, /not the address asked for/);
+
+  const page = JSON.parse(utxoPage(other, 0, 1)) as { amount: { unit: string; quantity: unknown }[] }[];
+  page[0]!.amount = [{ unit: 'lovelace', quantity: 1_000_000 }];
+  server.hostile = (request) => (request.startsWith(`GET /addresses/${other}/`) ? [200, JSON.stringify(page)] : undefined);
+  t.is(((await t.throwsAsync(treasury.unspentAt([other]))) as ProviderError).failure, 'malformed', 'a quantity is a decimal string');
+
+  // Built: an output holding 2 ada and a token (Blockfrost lists each unit with its quantity).
+  const unit = `${'5c'.repeat(28)}${Buffer.from('HOSKY').toString('hex')}`;
+  page[0]!.amount = [
+    { unit: 'lovelace', quantity: '2000000' },
+    { unit, quantity: '250' },
+  ];
+  server.hostile = (request) => (request.startsWith(`GET /addresses/${other}/`) ? [200, JSON.stringify(page)] : undefined);
+  const found = await treasury.unspentAt([other]);
+  t.like(found.get(other)![0], { amountUnits: 2_000_000n, assets: [{ unit, quantity: 250n }], blockHeight: 1_949_748 });
+});
+
+test('unspentAt gives every output its block height even when the height cache overflows during the call', async (t) => {
+  const server = await replay(t);
+  const addresses = [0, 1, 2].map((i) => deriveAdaAddress(KEY.canonical, 'testnet', 10 + i).address);
+  // Built: one output per address, each in its own block (the two recorded ones and the tip's).
+  const blocks = [
+    '6babe4ccf4a30a6491bc3ba56bbd980d790f4bca355da4fde2639820072e1e75',
+    'f8194283f2cf8a782d5233f11ff35f46441a1453f3e839c04fe19044efa86ec7',
+    TIP_HASH,
+  ];
+  server.hostile = (request) => {
+    const match = utxoRequest.exec(request);
+    if (match === null) return request === `GET /blocks/${TIP_HASH}` ? [200, fixture('preprod/block-1923042.json')] : undefined;
+    const i = addresses.indexOf(decodeURIComponent(match[1]!));
+    return [200, utxoPage(addresses[i]!, i, 1, blocks[i])];
+  };
+  const treasury = await treasuryFor(t, [server.url], () => NOW, { blockHeightCache: 2, utxoPages: 200 });
+  for (let round = 0; round < 2; round++) {
+    const found = await treasury.unspentAt(addresses);
+    t.deepEqual(
+      addresses.map((address) => found.get(address)![0]!.blockHeight),
+      [1_949_748, 1_949_750, TIP.height],
+      `round ${round}: no output is taken for unconfirmed`,
+    );
+  }
 });

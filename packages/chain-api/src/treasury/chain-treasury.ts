@@ -34,7 +34,10 @@ export interface ChainTreasury {
    *
    * Call `feeEstimate()` on the same instance first: a chain whose transactions depend on chain
    * state takes it from the last estimate (Cardano: the protocol parameters and the tip's slot for
-   * the TTL), and its `build` throws a plain Error without one.
+   * the TTL), and its `build` throws `validation_error` ("call feeEstimate() first") without one.
+   * A request of the wrong shape (a number where a bigint belongs, an index out of range, a key of
+   * another chain) is `validation_error` too. An input whose `assets` lists native tokens is
+   * `treasury_input_holds_tokens` on a chain whose plans carry its coin only (Cardano).
    */
   build(request: BuildRequest): UnsignedTransaction;
 
@@ -43,7 +46,8 @@ export interface ChainTreasury {
    * form `acceptedSignedFormats` names) is exactly `unsigned`: the same inputs, the same outputs and
    * amounts, hence the same fee, and that every input carries a valid signature by the key the plan
    * names for it. Returns the transaction to broadcast. Throws `treasuryChainErrors.signed_mismatch`
-   * naming the first difference, `signed_incomplete` when a signature is missing.
+   * naming the first difference, `signed_incomplete` when a signature is missing. A plan of
+   * another format, or not of this treasury's shape, is `validation_error` (never a plain Error).
    */
   verifySigned(unsigned: UnsignedTransaction, signed: string): VerifiedTransaction;
 
@@ -87,6 +91,15 @@ export interface SpendInput {
   readonly branch: 0 | 1;
   /** Address index on the branch. */
   readonly index: number;
+  /**
+   * Native tokens the output holds besides `amountUnits` (Cardano multi-assets), as
+   * {@link ProviderOutput.assets} reports them: the watchers record the coin only, so a plan that
+   * spends Cardano outputs copies this from `unspentAt` of the inputs' addresses. A Cardano `build`
+   * refuses an input listing any (`treasury_input_holds_tokens`); absent means none known, and an
+   * input that did hold tokens then makes a transaction the node refuses at broadcast
+   * (`treasury_broadcast_rejected`, value not conserved).
+   */
+  readonly assets?: readonly NativeAsset[];
   /**
    * BIP 125 sequence to set (RBF is signalled by default). A CPFP child and a replacement keep the
    * default too; set only to reproduce an existing transaction's input.
@@ -166,4 +179,14 @@ export interface ProviderOutput {
   readonly amountUnits: bigint;
   /** Null while unconfirmed. */
   readonly blockHeight: number | null;
+  /** Native tokens the output holds besides `amountUnits` (Cardano); absent on chains without them, empty when it holds none. */
+  readonly assets?: readonly NativeAsset[];
+}
+
+/** A native token held in an output (Cardano): which token, and how many of it. */
+export interface NativeAsset {
+  /** Policy id (56 hex digits) followed by the asset name (0 to 64 hex digits): Blockfrost's `unit`. */
+  readonly unit: string;
+  /** In the token's own base units. */
+  readonly quantity: bigint;
 }

@@ -8,6 +8,10 @@ import { defineErrors } from '../errors/define-errors.js';
 export const TREASURY_CHAIN_ERROR_SPECS = {
   treasury_dust_output: { status: 422, message: 'An output of the plan is below the chain’s dust limit.' },
   treasury_insufficient_value: { status: 422, message: 'The chosen outputs do not cover the amounts and the fee.' },
+  treasury_input_holds_tokens: {
+    status: 422,
+    message: 'An input of the plan also holds native tokens, which the plan cannot carry: spend it from a wallet that shows tokens.',
+  },
   treasury_wrong_network: { status: 422, message: 'The destination is not an address of this chain and network.' },
   treasury_signed_mismatch: {
     status: 422,
