@@ -37,9 +37,13 @@ export function promptHidden(io: SignerIo, question: string): Promise<string> {
       io.stderr.write('\n');
     };
     const onData = (chunk: string) => {
-      for (const ch of chunk) {
+      for (let i = 0; i < chunk.length; i++) {
+        const ch = chunk[i]!;
         if (ch === '\r' || ch === '\n') {
           finish();
+          // What was typed after Enter (the confirmation, when typed ahead) is read next.
+          const rest = chunk.slice(ch === '\r' && chunk[i + 1] === '\n' ? i + 2 : i + 1);
+          if (rest.length > 0) stdin.unshift(rest, 'utf8');
           resolve(value);
           return;
         }

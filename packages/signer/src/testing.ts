@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
@@ -13,6 +14,7 @@ import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import type { PlanFile, PlanFileOutput } from '@gw/chain-api';
 import type { Bip84Chain } from './chains.js';
+import { runSigner } from './cli.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -222,4 +224,23 @@ export function runSignerProcess(
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** Runs the signer in this process with standard input carrying `stdin` (not a terminal). */
+export async function runSignerHere(args: readonly string[], stdin = ''): Promise<SignerRun> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        append(chunk.toString());
+        callback();
+      },
+    });
+  const code = await runSigner(args, {
+    stdin: Readable.from([Buffer.from(stdin)]),
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+  });
+  return { code, stdout, stderr };
 }
