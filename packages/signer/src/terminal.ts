@@ -24,8 +24,9 @@ export async function readAll(stream: Readable): Promise<string> {
 export function promptHidden(io: SignerIo, question: string): Promise<string> {
   const { stdin } = io;
   if (!stdin.isTTY || !stdin.setRawMode) return Promise.reject(new SignerError('secret_unreadable', 'Standard input is not a terminal to ask on.'));
-  io.stderr.write(question);
+  // Echo is off before the question shows, so nothing typed at once is echoed.
   stdin.setRawMode(true);
+  io.stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve, reject) => {
