@@ -115,6 +115,35 @@ test('Litecoin mainnet: the Ltpv account key signs; the plan is in ltc1 addresse
   verifySigned(t, JSON.parse(run.stdout) as SignedFile, plan, LTC.networks['litecoin']!.params);
 });
 
+test("an account private key of account 2 signs the plan of its wallet registered without origin (paths under the default account 0')", async (t) => {
+  const { plan } = sweep(BTC, 'regtest', { withoutOrigin: true, account: 2 });
+  t.is(plan.accounts[0]!.path, "m/84'/1'/0'");
+  const run = await runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], bip84Account(BTC, 'regtest', MNEMONIC, 2).xprv);
+  t.is(run.code, 0, run.stderr);
+  verifySigned(t, JSON.parse(run.stdout) as SignedFile, plan, bitcoin.networks.regtest);
+  // The mnemonic derives account 0 at that path, which is not the registered key: refused, not mis-signed.
+  const byMnemonic = await runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
+  t.is(byMnemonic.code, 1);
+  t.regex(byMnemonic.stderr, /refused \(wrong_key\)/);
+});
+
+test('a plan with origin at account 3 signs with the mnemonic; an account path under another coin type is signed with a note', async (t) => {
+  const { plan } = sweep(BTC, 'regtest', { account: 3 });
+  const run = await runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stderr, /key m\/84'\/1'\/3'\/0\/0/);
+  verifySigned(t, JSON.parse(run.stdout) as SignedFile, plan, bitcoin.networks.regtest);
+
+  const mainnetCoinType = sweep(BTC, 'regtest', { coinType: 0 }).plan;
+  t.is(mainnetCoinType.accounts[0]!.path, "m/84'/0'/0'");
+  const noted = await runSignerHere(['sign', planFile(mainnetCoinType), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
+  t.is(noted.code, 0, noted.stderr);
+  t.regex(noted.stderr, /Note: the account path m\/84'\/0'\/0' is not the usual testnet path \(coin type 1'\)/);
+  verifySigned(t, JSON.parse(noted.stdout) as SignedFile, mainnetCoinType, bitcoin.networks.regtest);
+  // Litecoin's coin type (2') is no Bitcoin path at all.
+  t.regex(await refused(t, sweep(BTC, 'regtest', { coinType: 2 }).plan, 'wrong_network'), /coin type 2', which is not Bitcoin's/);
+});
+
 /** Signs `plan` (as given: possibly inconsistent) with `secret` and expects the refusal `code`, nothing written. */
 async function refused(t: ExecutionContext, plan: PlanFile, code: string, secret = MNEMONIC, extra: string[] = []): Promise<string> {
   const path = planFile(plan);
@@ -228,7 +257,7 @@ test('refused: another seed, a wrong passphrase, another account key', async (t)
   const { plan } = sweep(BTC, 'regtest');
   t.regex(await refused(t, plan, 'wrong_key', OTHER_MNEMONIC), /is not the plan's account key/);
   await refused(t, plan, 'wrong_key', MNEMONIC, ['--passphrase-file', file('passphrase', 'TREZOR\n')]);
-  t.regex(await refused(t, plan, 'wrong_key', bip84Account(BTC, 'regtest', MNEMONIC, 1).xprv), /is account 1'.*needs account 0'/);
+  t.regex(await refused(t, plan, 'wrong_key', bip84Account(BTC, 'regtest', MNEMONIC, 1).xprv), /The account private key is not the plan's account key/);
 });
 
 test('refused: a plan for a network the key does not belong to', async (t) => {
