@@ -36,8 +36,9 @@ export function p2wpkhAddress(publicKey: Uint8Array, params: bitcoin.Network): s
 
 /**
  * The keyring of `secret` on `chain`'s network `networkId`. A mnemonic gives every account; an
- * account private key gives its own account only, and must be of the network's kind (an xprv
- * signs no testnet plan, a tprv no mainnet plan: `wrong_network`).
+ * account private key is the account for any account path (whether it is the plan's account is
+ * checked against the plan's account key), and must be of the network's kind (an xprv signs no
+ * testnet plan, a tprv no mainnet plan: `wrong_network`).
  */
 export function bip84Keyring(secret: Secret, chain: Bip84Chain, networkId: string): Bip84Keyring {
   const network = chain.networks[networkId];

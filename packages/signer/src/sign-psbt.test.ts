@@ -327,6 +327,10 @@ test('the secret: standard input needs --yes; without a terminal or a source it 
     t.is(run.code, 2, flag);
     t.regex(run.stderr, /refused \(usage\): Unknown option/);
   }
+  const missingKey = await runSignerHere(['sign', path, '--key-file', join(dir, 'no-such-key'), '--yes'], '');
+  t.regex(missingKey.stderr, /refused \(secret_unreadable\): Cannot read the key file .*ENOENT/);
+  const missingPlan = await runSignerHere(['sign', join(dir, 'no-such-plan.json'), '--key-stdin', '--yes'], MNEMONIC);
+  t.regex(missingPlan.stderr, /refused \(plan_unreadable\): Cannot read the plan file/);
   const garbage = await runSignerHere(
     ['sign', path, '--key-stdin', '--yes'],
     'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon',
