@@ -144,6 +144,25 @@ test('a plan with origin at account 3 signs with the mnemonic; an account path u
   t.regex(await refused(t, sweep(BTC, 'regtest', { coinType: 2 }).plan, 'wrong_network'), /coin type 2', which is not Bitcoin's/);
 });
 
+test("a high fee and a registered fingerprint that is not the seed's are pointed out, and signed", async (t) => {
+  const { plan } = btcPlan({
+    chain: BTC,
+    network: 'regtest',
+    inputs: [{ index: 2, value: 20_000n }],
+    outputs: [{ external: externalAddress(bitcoin.networks.regtest), value: 18_000n }],
+    fee: 2_000n,
+  });
+  const run = await runSignerHere(
+    ['sign', planFile(edit(plan, (p) => (p.accounts[0].fingerprint = 'deadbeef'))), '--key-stdin', '--yes', '--out', '-'],
+    MNEMONIC,
+  );
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stderr, /Fee: +0\.00002000 BTC \(2000 sat\), 10\.00% of the value/);
+  t.regex(run.stderr, /!!! The fee is more than 5% of the value moved !!!/);
+  t.regex(run.stderr, /Note: the wallet was registered with master fingerprint deadbeef, this seed's is 73c5da0a/);
+  verifySigned(t, JSON.parse(run.stdout) as SignedFile, plan, bitcoin.networks.regtest);
+});
+
 /** Signs `plan` (as given: possibly inconsistent) with `secret` and expects the refusal `code`, nothing written. */
 async function refused(t: ExecutionContext, plan: PlanFile, code: string, secret = MNEMONIC, extra: string[] = []): Promise<string> {
   const path = planFile(plan);
