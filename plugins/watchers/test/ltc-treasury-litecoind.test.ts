@@ -4,7 +4,8 @@
  * so `getrawtransaction` finds mined transactions), read as a `bitcoin-core` provider. The node is
  * the independent implementation: its own `decodepsbt` and `analyzepsbt` read the unsigned PSBT
  * (amounts, BIP 32 derivations, fee, the next role: signer), its `finalizepsbt` completes the PSBT a
- * wallet of the test mnemonic signed, and `testmempoolaccept` takes the result. A replacement plan
+ * wallet of the test mnemonic signed, and `testmempoolaccept` takes the result; a PSBT its own
+ * wallet signs (`walletprocesspsbt`, the keys imported) passes `verifySigned`. A replacement plan
  * over the same inputs at a higher fee replaces the first (BIP 125) on a node started with
  * `-mempoolreplacement=1`; Litecoin Core's default (off) refuses it, as a second node shows. Its dust threshold is the one
  * the treasury enforces (2,940 litoshi for P2WPKH). Lives with the watchers' real-node tests
@@ -123,6 +124,27 @@ test.serial(
     const unspent = await treasury.unspentAt([destination, ...inputs.map((i) => i.address)]);
     t.deepEqual([...unspent.keys()], [destination], 'the inputs are spent');
     t.deepEqual(unspent.get(destination), [{ txHash: plan.txid, outputIndex: 0, amountUnits: 20_000_000n, blockHeight: await node.height() }]);
+  },
+);
+
+test.serial(
+  'litecoind regtest: a PSBT signed by Litecoin Core’s own wallet (the account’s keys imported) is accepted by verifySigned and broadcast',
+  async (t) => {
+    const inputs = await fund([4_000_000n, 1_000_000n], 30);
+    await node.rpc('createwallet', ['core-signer']);
+    for (const input of inputs) {
+      await node.rpc('importprivkey', [wallet.account.derive(input.branch).derive(input.index).toWIF(), '', false], 'core-signer');
+    }
+    const destination = await node.rpc<string>('getnewaddress', ['', 'bech32']);
+    const plan = treasury.build({ inputs, outputs: [{ address: destination }], feeRate: 2n });
+    // Litecoin Core 0.21 signs and, once complete, finalizes in the same call.
+    const signed = await node.rpc<{ psbt: string; complete: boolean }>('walletprocesspsbt', [plan.data, true, 'ALL', true], 'core-signer');
+    t.true(signed.complete);
+    const verified = treasury.verifySigned(plan, signed.psbt);
+    t.is(verified.txid, plan.txid);
+    await treasury.broadcast(verified);
+    t.true((await node.mempool()).includes(plan.txid));
+    await node.mine(1);
   },
 );
 
