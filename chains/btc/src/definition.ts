@@ -40,6 +40,7 @@ export const btcDefinition: ChainDefinition = {
   defaultConfirmations: 2,
   // Consensus accepts a block stamped just above the median of the last 11 (about an hour back) and up to two hours ahead.
   blockTimeSkewSeconds: 7200,
-  capabilities: ORDINARY_CAPABILITIES,
+  // PSBTs over the pool's P2WPKH outputs (src/treasury of @gw/chain-btc; issue 35).
+  capabilities: { ...ORDINARY_CAPABILITIES, treasury: true },
   accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
 };

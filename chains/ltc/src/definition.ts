@@ -37,6 +37,7 @@ export const ltcDefinition: ChainDefinition = {
   defaultConfirmations: 6,
   // Bitcoin's consensus rule, unchanged in Litecoin: above the median of the last 11 blocks, at most two hours ahead.
   blockTimeSkewSeconds: 7200,
-  capabilities: ORDINARY_CAPABILITIES,
+  // PSBTs over the pool's P2WPKH outputs (src/treasury of @gw/chain-btc; issue 35).
+  capabilities: { ...ORDINARY_CAPABILITIES, treasury: true },
   accountPath: { mainnet: "m/84'/2'/0'", testnet: "m/84'/1'/0'" },
 };
