@@ -15,6 +15,7 @@ export * from './jobs/index.js';
 export type { Authenticator, AuthContext, AuthenticationRequest, ProjectPrincipal } from './http/authenticator.js';
 export * from './http/route.js';
 export * from './http/chain-id-schemas.js';
+export * from './http/page-schemas.js';
 export * from './http/openapi.js';
 export { OPENAPI_PATH, API_REFERENCE_PATH } from './http/openapi-routes.js';
 export { rootRedirect } from './http/root-redirect.js';
