@@ -1,14 +1,9 @@
-import { CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, type Deps, isUlid, PROJECT_KINDS, type ProjectKind } from '@gw/kernel';
+import { CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, type Deps, isUlid, PROJECT_KINDS, ulidFlag, type ProjectKind } from '@gw/kernel';
 import { tenancyErrors } from './errors.js';
 import { USER_ROLES, type UserRole } from './models/user.js';
 import { PAT_SCOPES } from './scopes.js';
 
-const projectFlag: CliFlag = {
-  type: 'string',
-  required: true,
-  description: 'Project id (ULID).',
-  validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
-};
+const projectFlag = ulidFlag('Project');
 const roleFlag: CliFlag = {
   type: 'string',
   description: 'admin or member.',
