@@ -42,4 +42,5 @@ export * from './readiness/readiness.js';
 export * from './deps.js';
 export { PLUGIN_PARTS } from './declared-deps-check.js';
 export * from './crypto/tokens.js';
+export * from './crypto/form-token.js';
 export * from './audit/actor.js';
