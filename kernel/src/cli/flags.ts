@@ -28,3 +28,10 @@ export const PAGE_FLAGS: Readonly<Record<'limit' | 'cursor', CliFlag>> = {
 export function pageFlags(flags: Readonly<Record<string, string | boolean | undefined>>): { limit: number; cursor: string | undefined } {
   return { limit: flags['limit'] ? Number(flags['limit']) : 50, cursor: flags['cursor'] as string | undefined };
 }
+
+/** The flags among `names` that the command line gives (a value that is not empty), as strings: for optional inputs of a service. */
+export function givenFlags<const N extends string>(flags: Readonly<Record<string, string | boolean | undefined>>, ...names: N[]): Partial<Record<N, string>> {
+  const given: Partial<Record<N, string>> = {};
+  for (const name of names) if (flags[name]) given[name] = String(flags[name]);
+  return given;
+}
