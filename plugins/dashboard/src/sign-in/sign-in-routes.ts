@@ -1,5 +1,5 @@
 import type { DashboardServices } from '../web/services.js';
-import { html, type RouteDefinition, type RouteResult, type StaticAssets, type SafeHtml } from '@gw/kernel';
+import { html, withRetryAfter, type RouteDefinition, type RouteResult, type StaticAssets, type SafeHtml } from '@gw/kernel';
 import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
@@ -53,7 +53,7 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
               html`<h1>Too many requests</h1><p role="alert" class="error">Too many sign-ins were started from this address. Try again in ${Math.ceil(limit.retryAfter / 60)} minutes.</p>`,
               429,
             );
-            return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
+            return withRetryAfter(refused, limit.retryAfter);
           }
           session = await sessions.begin(secureCookie(ctx));
         }
@@ -96,7 +96,7 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
           emailForm(csrf, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, email: shown }),
           429,
         );
-        return { ...refused, headers: { ...refused.headers, 'Retry-After': String(wait) } };
+        return withRetryAfter(refused, wait);
       },
     },
     {
@@ -141,7 +141,7 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
           if (result.problem === 'locked') {
             await sessions.setChallenge(session, null);
             const locked = show('Sign in', emailForm(csrf, { error: lockedMessage(result.retryAfter) }), 429);
-            return { ...locked, headers: { ...locked.headers, 'Retry-After': String(result.retryAfter) } };
+            return withRetryAfter(locked, result.retryAfter);
           }
           await sessions.setChallenge(session, null);
           return show(
