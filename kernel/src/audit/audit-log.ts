@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../ids.js';
+import { keysetPage } from '../db/keyset-page.js';
 import { jsonRecords, sql, sqlQuery, type Sql } from '../db/sql.js';
 
 /** The channel a write came through. */
@@ -105,9 +106,7 @@ export function createAuditLog(db: Knex): AuditLog {
              order by id desc
              limit ${filter.limit + 1}`,
       );
-      const page = rows.slice(0, filter.limit);
-      const items = page.map(({ created_at, ...r }) => ({ ...r, created_at_iso: new Date(created_at).toISOString() }));
-      return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
+      return keysetPage(rows, filter.limit, (page) => page.map(({ created_at, ...r }) => ({ ...r, created_at_iso: new Date(created_at).toISOString() })));
     },
   };
 }

@@ -6,3 +6,4 @@ export * from './sql.js';
 export * from './unique-violation.js';
 export * from './notifications.js';
 export * from './database-unavailable.js';
+export { keysetPage } from './keyset-page.js';

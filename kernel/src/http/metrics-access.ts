@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import { sameSecret } from '../crypto/form-token.js';
 import { classifyAddress } from '../net/blocked-address.js';
 
 /**
@@ -11,9 +11,7 @@ import { classifyAddress } from '../net/blocked-address.js';
 export function mayReadMetrics(ctx: Context, token: string | undefined): boolean {
   if (token !== undefined) {
     const presented = /^Bearer ([^\s]+)$/i.exec(ctx.get('authorization'))?.[1] ?? '';
-    const given = Buffer.from(presented);
-    const expected = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return sameSecret(presented, token);
   }
   if (ctx.get('x-forwarded-for') || ctx.get('x-real-ip') || ctx.get('forwarded')) return false;
   const peer = ctx.req.socket.remoteAddress;

@@ -141,3 +141,8 @@ export interface ErrorFormat {
 export function underPathPrefix(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
 }
+
+/** `result` with a `Retry-After` of `seconds` added to its headers (a 429 or 503 answer). */
+export function withRetryAfter<T extends { readonly headers?: Readonly<Record<string, string>> | undefined }>(result: T, seconds: number): T {
+  return { ...result, headers: { ...result.headers, 'Retry-After': String(seconds) } };
+}

@@ -1,12 +1,16 @@
-import { CLI_ACTOR, defineCommand, isUlid } from '@gw/kernel';
-import type { ChainId, CliCommand, CliFlag } from '@gw/kernel';
+import { CLI_ACTOR, defineCommand, ulidFlag } from '@gw/kernel';
+import type { ChainId, CliCommand, CliFlag, CliRunContext, Deps } from '@gw/kernel';
 
-const projectFlag: CliFlag = {
-  type: 'string',
-  required: true,
-  description: 'Project id (ULID).',
-  validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
-};
+const projectFlag = ulidFlag('Project');
+/** The flags of the pools a command reads: one project's, or one chain's of it. */
+const POOL_SCOPE_FLAGS: Readonly<Record<string, CliFlag>> = { project: projectFlag, chain: { type: 'string', description: 'Only this chain.' } };
+
+/** The pools `--project` (checked to exist) and `--chain` (optional, checked to be enabled) name. */
+async function poolScope(flags: CliRunContext['flags'], deps: Deps<'tenancyProjects' | 'chains'>): Promise<{ projectId: string; chain?: ChainId }> {
+  await deps.tenancyProjects.get(String(flags['project']));
+  const chain = flags['chain'] ? deps.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
+  return { projectId: String(flags['project']), ...(chain ? { chain } : {}) };
+}
 
 /** Operator CLI commands of the address pool. */
 export const addressPoolCommands: CliCommand[] = [
@@ -14,23 +18,15 @@ export const addressPoolCommands: CliCommand[] = [
     noun: 'pool',
     verb: 'status',
     summary: "Address pool counts per state, overlay, activation and gap of a project's verified wallets.",
-    flags: { project: projectFlag, chain: { type: 'string', description: 'Only this chain.' } },
-    run: async ({ flags, deps }) => {
-      await deps.tenancyProjects.get(String(flags['project']));
-      const chain = flags['chain'] ? deps.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
-      return deps.addressPoolStatus.status({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
-    },
+    flags: POOL_SCOPE_FLAGS,
+    run: async ({ flags, deps }) => deps.addressPoolStatus.status(await poolScope(flags, deps)),
   }),
   defineCommand(['tenancyProjects', 'chains', 'addressPoolReplenisher'], {
     noun: 'pool',
     verb: 'replenish',
     summary: 'Derive addresses up to the free target now (the worker does this every minute).',
-    flags: { project: projectFlag, chain: { type: 'string', description: 'Only this chain.' } },
-    run: async ({ flags, deps }) => {
-      await deps.tenancyProjects.get(String(flags['project']));
-      const chain = flags['chain'] ? deps.chains.get(String(flags['chain']) as ChainId).definition.id : undefined;
-      return deps.addressPoolReplenisher.replenish({ projectId: String(flags['project']), ...(chain ? { chain } : {}) });
-    },
+    flags: POOL_SCOPE_FLAGS,
+    run: async ({ flags, deps }) => deps.addressPoolReplenisher.replenish(await poolScope(flags, deps)),
   }),
   defineCommand(['addressPoolService'], {
     noun: 'pool',

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { AppError, defineRoute, pageHeaders, type RouteDefinition, type RouteResult, staticAssets, withDeps } from '@gw/kernel';
 import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices/contract';
 import type { Context } from 'koa';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, paymentRequestFragment, statusFragment } from './page/checkout-page.js';
 import { chooseLocale, type Locale } from './page/i18n.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
@@ -13,6 +13,13 @@ import { streamClientKey } from './services/stream-client.js';
 
 const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+/** What following an invoice's status holds: the payer's locale, the invoice, its project's branding, and the stream slot to release. */
+interface Following {
+  readonly locale: Locale;
+  readonly found: CheckoutInvoice;
+  readonly branding: Branding;
+  readonly release: () => void;
+}
 const PageQuery = Type.Object(
   { lang: Type.Optional(Type.String({ maxLength: 10 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) },
   { additionalProperties: true },
@@ -94,11 +101,7 @@ export const checkoutRoutes = withDeps(
      * a stream slot of the client's address and the project's branding; or the answer when one is
      * missing. The caller calls `release` when it is done; a failure here releases the slot itself.
      */
-    async function follow(
-      ctx: Context,
-      token: string,
-      lang: string | undefined,
-    ): Promise<RouteResult | { locale: Locale; found: CheckoutInvoice; branding: Branding; release: () => void }> {
+    async function follow(ctx: Context, token: string, lang: string | undefined): Promise<RouteResult | Following> {
       const locale = chooseLocale(lang, ctx.get('Accept-Language'));
       const found = await locate(token);
       if (!found) return notFound(locale);
@@ -110,6 +113,27 @@ export const checkoutRoutes = withDeps(
         release();
         throw error;
       }
+    }
+
+    /** A GET route that follows the token's invoice (`follow`); `serve` answers once following began. */
+    function followRoute(
+      path: string,
+      summary: string,
+      serve: (input: { ctx: Context; params: Static<typeof TokenParams>; query: Static<typeof PollQuery> }, following: Following) => Promise<RouteResult>,
+    ): RouteDefinition {
+      return defineRoute({
+        method: 'GET',
+        path,
+        hidden: true,
+        summary,
+        auth: 'none',
+        params: TokenParams,
+        query: PollQuery,
+        handler: async (input) => {
+          const following = await follow(input.ctx, input.params.token, input.query.lang);
+          return 'found' in following ? serve(input, following) : following;
+        },
+      });
     }
 
     return [
@@ -164,18 +188,10 @@ export const checkoutRoutes = withDeps(
           };
         },
       }),
-      defineRoute({
-        method: 'GET',
-        path: '/checkout/:token/status',
-        hidden: true,
-        summary: 'Long poll: the status once it differs from `known` (or after longPollSeconds).',
-        auth: 'none',
-        params: TokenParams,
-        query: PollQuery,
-        handler: async ({ ctx, params, query }) => {
-          const following = await follow(ctx, params.token, query.lang);
-          if (!('found' in following)) return following;
-          const { locale, found, branding, release } = following;
+      followRoute(
+        '/checkout/:token/status',
+        'Long poll: the status once it differs from `known` (or after longPollSeconds).',
+        async ({ ctx, params, query }, { locale, found, branding, release }) => {
           try {
             let current = update(found.invoice, found.projectKind, branding, locale, params.token);
             if (query.known === undefined || query.known !== current.key || current.final)
@@ -215,19 +231,11 @@ export const checkoutRoutes = withDeps(
             release();
           }
         },
-      }),
-      defineRoute({
-        method: 'GET',
-        path: '/checkout/:token/events',
-        hidden: true,
-        summary: 'Server-sent events: `status` on connect and after every change of the invoice.',
-        auth: 'none',
-        params: TokenParams,
-        query: PollQuery,
-        handler: async ({ ctx, params, query }) => {
-          const following = await follow(ctx, params.token, query.lang);
-          if (!('found' in following)) return following;
-          const { locale, found, branding, release } = following;
+      ),
+      followRoute(
+        '/checkout/:token/events',
+        'Server-sent events: `status` on connect and after every change of the invoice.',
+        async ({ ctx, params }, { locale, found, branding, release }) => {
           // The stream is written to the socket directly (not as a Koa body), so a payer closing the
           // page is an ordinary end, not a failed response.
           ctx.respond = false;
@@ -279,7 +287,7 @@ export const checkoutRoutes = withDeps(
           if (closed) unwatch?.();
           return { status: 200 };
         },
-      }),
+      ),
       defineRoute({
         method: 'POST',
         path: '/checkout/:token/:panel/:action',

@@ -1,6 +1,6 @@
 import { DASHBOARD_SERVICES } from './web/services.js';
 import { fileURLToPath } from 'node:url';
-import { rootRedirect, staticAssets, withDeps, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
+import { rootRedirect, staticAssets, withDeps, withRetryAfter, type ErrorFormat, type RouteDefinition, type StaticAsset } from '@gw/kernel';
 import { DASHBOARD_EXTRA_SCRIPTS, FRAME_PAGES } from './pages/index.js';
 import { DASHBOARD_PAGES } from './web/page-point.js';
 import { signInRoutes } from './sign-in/sign-in-routes.js';
@@ -44,8 +44,6 @@ export const dashboardErrorFormat: ErrorFormat = {
   pathPrefix: '/dashboard',
   render: ({ error, requestId }) => {
     const result = htmlResult(layout(titleOf(error), errorBody(error, requestId), { assets: DASHBOARD_ASSETS, scripts: SCRIPTS }), error.status);
-    return error.retryAfter === undefined
-      ? result
-      : { ...result, headers: { ...result.headers, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfter))) } };
+    return error.retryAfter === undefined ? result : withRetryAfter(result, Math.max(1, Math.ceil(error.retryAfter)));
   },
 };

@@ -6,7 +6,8 @@ import {
   COIN_ID_PATTERN,
   coreErrors,
   defineCommand,
-  PAGE_LIMIT_FLAG,
+  PAGE_FLAGS,
+  pageFlags,
   parseInstant,
   ulidFlag,
   type ChainId,
@@ -104,16 +105,14 @@ export const invoicesCommands: CliCommand[] = [
       project: ulidFlag('Project'),
       status: { type: 'string', choices: INVOICE_STATUSES, description: 'Only this status.' },
       'external-id': { type: 'string', description: 'Only this external_id.' },
-      limit: PAGE_LIMIT_FLAG,
-      cursor: ulidFlag('Cursor', { required: false, description: 'next_cursor of the previous page (ULID).' }),
+      ...PAGE_FLAGS,
     },
     run: async ({ flags, deps }) => {
       await deps.tenancyProjects.get(String(flags['project']));
       return deps.invoicesService.list(String(flags['project']), {
-        limit: flags['limit'] ? Number(flags['limit']) : 50,
         status: flags['status'] as InvoiceStatus | undefined,
         external_id: flags['external-id'] as string | undefined,
-        cursor: flags['cursor'] as string | undefined,
+        ...pageFlags(flags),
       });
     },
   }),

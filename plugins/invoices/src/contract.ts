@@ -62,15 +62,9 @@ export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
 export { isShort, statusesAccepting } from './lifecycle/transition-table.js';
 export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 export { invoiceWriteTools } from './mcp-tools.js';
-export {
-  CreateInvoiceBody,
-  InvoiceIdParams,
-  InvoiceListSchema,
-  InvoiceTransactionListSchema,
-  InvoiceWithTransactionsSchema,
-  ListInvoicesQuery,
-  ListTransactionsQuery,
-} from './schemas.js';
+export { InvoiceWithTransactionsSchema } from './schemas.js';
+/** The invoice API's routes at a mount, for a mirror of it (the sandbox's). */
+export { invoiceApiRoutes, type InvoiceApiMount, type InvoiceOperation } from './routes.js';
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';

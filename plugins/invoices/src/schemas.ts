@@ -1,4 +1,4 @@
-import { CoinIdSchema, ISO_8601_PATTERN, ULID_PATTERN } from '@gw/kernel';
+import { CoinIdSchema, ISO_8601_PATTERN, PAGE_QUERY, pageSchema, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { MATCHING_MODES } from './config.js';
 import { INVOICE_STATUSES } from './invoice-status.js';
@@ -71,8 +71,7 @@ export const ListInvoicesQuery = Type.Object(
     status: Type.Optional(InvoiceStatusSchema),
     date_from: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Created at or after this instant (a date means 00:00 UTC).' })),
     date_to: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Created at or before this instant (a date means the whole day, UTC).' })),
-    cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'next_cursor of the previous page.' })),
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    ...PAGE_QUERY,
   },
   { additionalProperties: false },
 );
@@ -173,28 +172,10 @@ export const InvoiceWithTransactionsSchema = Type.Object(
 );
 
 /** `GET /invoices/{id}/transactions` query: pages in id order (detection order). */
-export const ListTransactionsQuery = Type.Object(
-  {
-    cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'next_cursor of the previous page.' })),
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-  },
-  { additionalProperties: false },
-);
+export const ListTransactionsQuery = Type.Object({ ...PAGE_QUERY }, { additionalProperties: false });
 
 /** Pagination envelope (spec 2.2) of an invoice's transactions. */
-export const InvoiceTransactionListSchema = Type.Object(
-  {
-    items: Type.Array(InvoiceTransactionSchema),
-    next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
-  },
-  { additionalProperties: false },
-);
+export const InvoiceTransactionListSchema = pageSchema(InvoiceTransactionSchema);
 
 /** Pagination envelope (spec 2.2). */
-export const InvoiceListSchema = Type.Object(
-  {
-    items: Type.Array(InvoiceWithTransactionsSchema),
-    next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
-  },
-  { additionalProperties: false },
-);
+export const InvoiceListSchema = pageSchema(InvoiceWithTransactionsSchema);

@@ -1,4 +1,4 @@
-import { underPathPrefix, type ErrorFormat, type RouteResult } from '@gw/kernel';
+import { underPathPrefix, withRetryAfter, type ErrorFormat, type RouteResult } from '@gw/kernel';
 import { errorPage } from './pages.js';
 import { oauthErrors } from './errors.js';
 
@@ -63,7 +63,7 @@ export const oauthErrorFormat: ErrorFormat = {
     if (underPathPrefix(path, '/oauth/authorize')) {
       const title = error.status === 404 ? 'Not found' : error.status === 429 ? 'Too many requests' : error.status >= 500 ? 'Unavailable' : 'Invalid request';
       const page = errorPage(title, `${code}: ${description}`, error.status);
-      return error.retryAfter === undefined ? page : { ...page, headers: { ...page.headers, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfter))) } };
+      return error.retryAfter === undefined ? page : withRetryAfter(page, Math.max(1, Math.ceil(error.retryAfter)));
     }
     const fivexx = error.status >= 500 || error.status === 429;
     const status = BODY_ENDPOINTS.some((p) => underPathPrefix(path, p)) && !fivexx && code !== 'invalid_client' ? 400 : error.status;

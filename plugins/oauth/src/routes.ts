@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import Type from 'typebox';
-import { trimTrailing, withDeps } from '@gw/kernel';
+import { trimTrailing, withDeps, withRetryAfter } from '@gw/kernel';
 import type { RouteDefinition, RouteResult } from '@gw/kernel';
 import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy/contract';
 import { CORS_HEADERS, NO_STORE, fail, isFailure, oauthErrorResult, type OAuthFailure } from './oauth-result.js';
@@ -185,7 +185,7 @@ export const oauthRoutes = withDeps(
           const limit = await deps.rateLimiter.hit({ key: `oauth.authorize:ip:${ctx.ip}`, limit: config.authorizePerMinutePerIp, windowSeconds: 60 });
           if (!limit.allowed) {
             const refused = errorPage('Too many requests', `Too many authorization requests from this address. Try again in ${limit.retryAfter} seconds.`, 429);
-            return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
+            return withRetryAfter(refused, limit.retryAfter);
           }
           const a = urls.forRequest(ctx);
           const q = ctx.query;
@@ -291,7 +291,7 @@ export const oauthRoutes = withDeps(
           }
           if (result.problem === 'locked') {
             const locked = signInPage(form, { error: lockedMessage(result.retryAfter), status: 429 });
-            return { ...locked, headers: { ...locked.headers, 'Retry-After': String(result.retryAfter) } };
+            return withRetryAfter(locked, result.retryAfter);
           }
           return signInPage(form, {
             error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.',

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '@gw/kernel';
+import { createHash } from 'node:crypto';
+import { randomBase62, sameSecret } from '@gw/kernel';
 
 /** Wire formats of spec 2.7: a prefix and a 32-character base62 body. */
 export const CODE_PREFIX = 'oac_';
@@ -24,7 +24,5 @@ export const CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 /** Whether base64url(SHA-256(verifier)) equals the stored challenge (constant time). */
 export function pkceMatches(verifier: string, challenge: string): boolean {
-  const computed = Buffer.from(createHash('sha256').update(verifier, 'ascii').digest('base64url'));
-  const stored = Buffer.from(challenge);
-  return computed.length === stored.length && timingSafeEqual(computed, stored);
+  return sameSecret(createHash('sha256').update(verifier, 'ascii').digest('base64url'), challenge);
 }

@@ -1,3 +1,4 @@
+import { configSlice } from '@gw/kernel';
 import Type, { type Static } from 'typebox';
 
 /** A positive plain decimal (`65000`, `0.9998`). */
@@ -8,64 +9,61 @@ const ASSET_PATTERN = '^[A-Z][A-Z0-9]{0,15}$';
 const timeoutMs = Type.Integer({ minimum: 100, maximum: 60_000, default: 3_000, description: 'Per-request timeout (connect, response and body).' });
 
 /** Config slice `plugins.rates`. */
-export const RatesConfigSchema = Type.Object(
-  {
-    providers: Type.Array(Type.Union([Type.Literal('coingecko'), Type.Literal('kraken'), Type.Literal('fixed')]), {
-      uniqueItems: true,
-      minItems: 1,
-      default: ['coingecko', 'kraken'],
+export const RatesConfigSchema = configSlice({
+  providers: Type.Array(Type.Union([Type.Literal('coingecko'), Type.Literal('kraken'), Type.Literal('fixed')]), {
+    uniqueItems: true,
+    minItems: 1,
+    default: ['coingecko', 'kraken'],
+    description:
+      'Providers in order of preference: for cached quotes, and the fallback order when fetching. When `fixed` has rates and is not listed, it is appended last.',
+  }),
+  fixed: Type.Record(
+    Type.String({ pattern: ASSET_PATTERN }),
+    Type.String({ pattern: POSITIVE_DECIMAL, description: 'USD per 1 whole unit, a positive decimal string.' }),
+    {
+      default: {},
       description:
-        'Providers in order of preference: for cached quotes, and the fallback order when fetching. When `fixed` has rates and is not listed, it is appended last.',
-    }),
-    fixed: Type.Record(
-      Type.String({ pattern: ASSET_PATTERN }),
-      Type.String({ pattern: POSITIVE_DECIMAL, description: 'USD per 1 whole unit, a positive decimal string.' }),
-      {
+        'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no coin of the build is priced as stops start-up; one of a disabled chain only is unused.',
+    },
+  ),
+  maxAgeSeconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'Oldest quote ever used; older cached quotes are ignored.' }),
+  refreshCron: Type.String({
+    minLength: 9,
+    default: '* * * * *',
+    description: 'Cron (UTC) of the rates.refresh job that refreshes every asset from every provider.',
+  }),
+  memoSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 5, description: 'In-process memo in front of the database read; 0 disables it.' }),
+  failureCooldownSeconds: Type.Integer({
+    minimum: 0,
+    maximum: 600,
+    default: 10,
+    description: 'After a provider fails, the request path skips it this long (the refresh job always tries).',
+  }),
+  coingecko: Type.Object(
+    {
+      baseUrl: Type.String({ minLength: 1, default: 'https://api.coingecko.com', description: 'Pro plans use https://pro-api.coingecko.com.' }),
+      apiKey: Type.Optional(Type.String({ minLength: 1, description: 'CoinGecko API key; unset uses the keyless public API.' })),
+      apiKeyType: Type.Union([Type.Literal('demo'), Type.Literal('pro')], {
+        default: 'demo',
+        description: 'Sends the key as x-cg-demo-api-key or x-cg-pro-api-key.',
+      }),
+      timeoutMs,
+    },
+    { additionalProperties: false, default: {} },
+  ),
+  kraken: Type.Object(
+    {
+      baseUrl: Type.String({ minLength: 1, default: 'https://api.kraken.com' }),
+      timeoutMs,
+      pairs: Type.Record(Type.String({ pattern: ASSET_PATTERN }), Type.String({ pattern: '^[A-Z0-9]+$' }), {
         default: {},
         description:
-          'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no coin of the build is priced as stops start-up; one of a disabled chain only is unused.',
-      },
-    ),
-    maxAgeSeconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'Oldest quote ever used; older cached quotes are ignored.' }),
-    refreshCron: Type.String({
-      minLength: 9,
-      default: '* * * * *',
-      description: 'Cron (UTC) of the rates.refresh job that refreshes every asset from every provider.',
-    }),
-    memoSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 5, description: 'In-process memo in front of the database read; 0 disables it.' }),
-    failureCooldownSeconds: Type.Integer({
-      minimum: 0,
-      maximum: 600,
-      default: 10,
-      description: 'After a provider fails, the request path skips it this long (the refresh job always tries).',
-    }),
-    coingecko: Type.Object(
-      {
-        baseUrl: Type.String({ minLength: 1, default: 'https://api.coingecko.com', description: 'Pro plans use https://pro-api.coingecko.com.' }),
-        apiKey: Type.Optional(Type.String({ minLength: 1, description: 'CoinGecko API key; unset uses the keyless public API.' })),
-        apiKeyType: Type.Union([Type.Literal('demo'), Type.Literal('pro')], {
-          default: 'demo',
-          description: 'Sends the key as x-cg-demo-api-key or x-cg-pro-api-key.',
-        }),
-        timeoutMs,
-      },
-      { additionalProperties: false, default: {} },
-    ),
-    kraken: Type.Object(
-      {
-        baseUrl: Type.String({ minLength: 1, default: 'https://api.kraken.com' }),
-        timeoutMs,
-        pairs: Type.Record(Type.String({ pattern: ASSET_PATTERN }), Type.String({ pattern: '^[A-Z0-9]+$' }), {
-          default: {},
-          description:
-            'Kraken pair per asset symbol, added to or replacing the coin definitions\' ones (e.g. { "BNB": "BNBUSD" } once Kraken lists it). An unknown pair fails the whole Kraken request; a symbol no coin of the build is priced as stops start-up.',
-        }),
-      },
-      { additionalProperties: false, default: {} },
-    ),
-  },
-  { additionalProperties: false, default: {} },
-);
+          'Kraken pair per asset symbol, added to or replacing the coin definitions\' ones (e.g. { "BNB": "BNBUSD" } once Kraken lists it). An unknown pair fails the whole Kraken request; a symbol no coin of the build is priced as stops start-up.',
+      }),
+    },
+    { additionalProperties: false, default: {} },
+  ),
+});
 
 export type RatesConfig = Static<typeof RatesConfigSchema>;
 export type ProviderId = RatesConfig['providers'][number];

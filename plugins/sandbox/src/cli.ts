@@ -1,4 +1,4 @@
-import { CLI_ACTOR, type CliCommand, coreErrors, defineCommand, type Deps, ulidFlag } from '@gw/kernel';
+import { CLI_ACTOR, type CliCommand, coreErrors, defineCommand, type Deps, givenFlags, ulidFlag } from '@gw/kernel';
 
 /** Operator CLI of the sandbox: one-action provisioning, wallets, reset and deletion. */
 export const sandboxCommands: CliCommand[] = [
@@ -13,8 +13,7 @@ export const sandboxCommands: CliCommand[] = [
       operator: { type: 'string', description: 'Operator id or name (default: the only operator, created when there is none).' },
     },
     run: async ({ flags, deps }) => {
-      const operator = flags['operator'] as string | undefined;
-      return { sandbox: await deps.sandboxProjects.provision({ name: String(flags['name']), ...(operator ? { operator } : {}) }, CLI_ACTOR) };
+      return { sandbox: await deps.sandboxProjects.provision({ name: String(flags['name']), ...givenFlags(flags, 'operator') }, CLI_ACTOR) };
     },
   }),
   defineCommand(['sandboxProjects', 'tenancyProjects'], {

@@ -1,23 +1,6 @@
 import { coreErrors, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import {
-  CreateInvoiceBody,
-  InvoiceIdParams,
-  InvoiceListSchema,
-  InvoiceTransactionListSchema,
-  InvoiceWithTransactionsSchema,
-  ListInvoicesQuery,
-  ListTransactionsQuery,
-} from '@gw/plugin-invoices/contract';
-import {
-  DeliveryLogEntrySchema,
-  DeliveryLogPageSchema,
-  EventIdParams,
-  ListEventsQuery,
-  ResendResultSchema,
-  STREAM_DESCRIPTION,
-  StreamPageSchema,
-  StreamQuery,
-} from '@gw/plugin-webhooks/contract';
+import { invoiceApiRoutes } from '@gw/plugin-invoices/contract';
+import { webhookApiRoutes } from '@gw/plugin-webhooks/contract';
 import type { TSchema } from 'typebox';
 import {
   aliased,
@@ -62,142 +45,60 @@ export const sandboxRoutes = withDeps(
     const simulator = () => deps.sandboxSimulator;
     const projects = () => deps.sandboxProjects;
     return [
-      // --- invoice mirrors ------------------------------------------------------------------------
-      defineRoute({
-        method: 'POST',
+      // --- invoice and webhook mirrors: the owners' APIs under BASE, writes through the sandbox's checks ---
+      ...invoiceApiRoutes({
         path: `${BASE}/invoices`,
-        summary: 'Create a sandbox invoice (idempotent on external_id).',
-        description:
-          'Same body and response as POST /invoices. No subscription check; a flat write limit per project; a cap on active invoices (422 ' +
-          'sandbox_active_invoice_cap_reached, remedy: reset); 503 rate_quote_unavailable with Retry-After when amount_usd cannot be converted.',
         tags: ['sandbox'],
-        auth: 'signed',
-        // A retry of the same signed create gets the first answer (spec 3 item 3).
-        idempotent: true,
-        access: { ...MIRROR, write: true },
-        body: CreateInvoiceBody,
-        responses: { 200: InvoiceWithTransactionsSchema, 201: InvoiceWithTransactionsSchema },
-        errors: [
-          'validation_error',
-          'invalid_webhook_url',
-          'external_id_conflict',
-          'coin_not_enabled',
-          'amount_out_of_range',
-          'sandbox_active_invoice_cap_reached',
-          'overlay_matching_mode_required_exact',
-          'rate_limit_exceeded',
-          'pool_exhausted',
-          'rate_quote_unavailable',
-        ],
-        handler: async ({ auth, body, requestId }) => {
-          const { invoice, created } = await invoices().create(auth.project!, body, restActor(auth, requestId));
-          return { status: created ? 201 : 200, body: invoice };
+        access: MIRROR,
+        reads: () => deps.invoicesService,
+        writes: invoices,
+        docs: {
+          create: {
+            summary: 'Create a sandbox invoice (idempotent on external_id).',
+            description:
+              'Same body and response as POST /invoices. No subscription check; a flat write limit per project; a cap on active invoices (422 ' +
+              'sandbox_active_invoice_cap_reached, remedy: reset); 503 rate_quote_unavailable with Retry-After when amount_usd cannot be converted.',
+          },
+          list: { summary: "Search the sandbox project's invoices (same filters and envelope as GET /invoices)." },
+          get: { summary: 'Retrieve a sandbox invoice with its transactions and confirmations.' },
+          transactions: {
+            summary: 'List every transaction of a sandbox invoice (cursor-paginated, detection order; as GET /invoices/{id}/transactions).',
+          },
+          cancel: { summary: 'Cancel a pending or detected sandbox invoice.' },
+        },
+        errors: {
+          create: [
+            'validation_error',
+            'invalid_webhook_url',
+            'external_id_conflict',
+            'coin_not_enabled',
+            'amount_out_of_range',
+            'sandbox_active_invoice_cap_reached',
+            'overlay_matching_mode_required_exact',
+            'rate_limit_exceeded',
+            'pool_exhausted',
+            'rate_quote_unavailable',
+          ],
+          cancel: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'rate_limit_exceeded'],
         },
       }),
-      defineRoute({
-        method: 'GET',
-        path: `${BASE}/invoices`,
-        summary: "Search the sandbox project's invoices (same filters and envelope as GET /invoices).",
+      ...webhookApiRoutes({
+        path: `${BASE}/webhooks`,
         tags: ['sandbox'],
-        auth: 'signed',
         access: MIRROR,
-        query: ListInvoicesQuery,
-        responses: { 200: InvoiceListSchema },
-        errors: ['validation_error'],
-        handler: async ({ auth, query }) => ({ body: await deps.invoicesService.list(auth.project!.id, query) }),
-      }),
-      defineRoute({
-        method: 'GET',
-        path: `${BASE}/invoices/:id`,
-        summary: 'Retrieve a sandbox invoice with its transactions and confirmations.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: MIRROR,
-        params: InvoiceIdParams,
-        responses: { 200: InvoiceWithTransactionsSchema },
-        errors: ['validation_error', 'invoice_not_found'],
-        handler: async ({ auth, params }) => ({ body: await deps.invoicesService.get(auth.project!.id, params.id) }),
-      }),
-      defineRoute({
-        method: 'GET',
-        path: `${BASE}/invoices/:id/transactions`,
-        summary: 'List every transaction of a sandbox invoice (cursor-paginated, detection order; as GET /invoices/{id}/transactions).',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: MIRROR,
-        params: InvoiceIdParams,
-        query: ListTransactionsQuery,
-        responses: { 200: InvoiceTransactionListSchema },
-        errors: ['validation_error', 'invoice_not_found'],
-        handler: async ({ auth, params, query }) => ({ body: await deps.invoicesService.transactions(auth.project!.id, params.id, query) }),
-      }),
-      defineRoute({
-        method: 'POST',
-        path: `${BASE}/invoices/:id/cancel`,
-        summary: 'Cancel a pending or detected sandbox invoice.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: { ...MIRROR, write: true },
-        params: InvoiceIdParams,
-        responses: { 200: InvoiceWithTransactionsSchema },
-        errors: ['validation_error', 'invoice_not_found', 'invoice_not_cancellable', 'rate_limit_exceeded'],
-        handler: async ({ auth, params, requestId }) => ({ body: await invoices().cancel(auth.project!.id, params.id, restActor(auth, requestId)) }),
-      }),
-      // --- webhook mirrors ------------------------------------------------------------------------
-      defineRoute({
-        method: 'GET',
-        path: `${BASE}/webhooks/stream`,
-        summary: "Follow the sandbox project's webhook events (same as GET /webhooks/stream).",
-        description: STREAM_DESCRIPTION,
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: MIRROR,
-        query: StreamQuery,
-        // A copy of a signed read (a capture sent again) gets the first page, not newer events.
-        repeatAnswersFirst: true,
-        responses: { 200: StreamPageSchema },
-        errors: ['validation_error', 'event_not_found'],
-        handler: async ({ auth, query }) => ({ body: await deps.webhooksEventStream.read(auth.project!.id, query) }),
-      }),
-      defineRoute({
-        method: 'GET',
-        path: `${BASE}/webhooks/events`,
-        summary: "The sandbox project's webhook delivery log (same filters and envelope as GET /webhooks/events).",
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: MIRROR,
-        query: ListEventsQuery,
-        responses: { 200: DeliveryLogPageSchema },
-        errors: ['validation_error'],
-        handler: async ({ auth, query }) => ({ body: await deps.webhooksEventLog.list(auth.project!.id, query) }),
-      }),
-      defineRoute({
-        method: 'GET',
-        path: `${BASE}/webhooks/events/:event_id`,
-        summary: 'One sandbox webhook event with its delivery attempts.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: MIRROR,
-        params: EventIdParams,
-        responses: { 200: DeliveryLogEntrySchema },
-        errors: ['event_not_found'],
-        handler: async ({ auth, params }) => ({ body: await deps.webhooksEventLog.get(auth.project!.id, params.event_id) }),
-      }),
-      defineRoute({
-        method: 'POST',
-        path: `${BASE}/webhooks/events/:event_id/resend`,
-        summary: 'Resend a delivered or skipped sandbox event as a new event (fresh event_id, original_event_id set).',
-        description: 'Events still retrying (in flight) or dead-lettered are 409 event_not_resendable.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: MIRROR,
-        params: EventIdParams,
-        responses: { 202: ResendResultSchema },
-        errors: ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded'],
-        handler: async ({ auth, params, requestId }) => ({
-          status: 202,
-          body: await invoices().resend(auth.project!.id, params.event_id, restActor(auth, requestId)),
-        }),
+        stream: () => deps.webhooksEventStream,
+        log: () => deps.webhooksEventLog,
+        resends: invoices,
+        docs: {
+          stream: { summary: "Follow the sandbox project's webhook events (same as GET /webhooks/stream)." },
+          list: { summary: "The sandbox project's webhook delivery log (same filters and envelope as GET /webhooks/events)." },
+          get: { summary: 'One sandbox webhook event with its delivery attempts.' },
+          resend: {
+            summary: 'Resend a delivered or skipped sandbox event as a new event (fresh event_id, original_event_id set).',
+            description: 'Events still retrying (in flight) or dead-lettered are 409 event_not_resendable.',
+          },
+        },
+        resendErrors: ['event_not_found', 'event_not_resendable', 'rate_limit_exceeded'],
       }),
       // --- simulations ----------------------------------------------------------------------------
       ...Object.entries(SIMULATION_RULES).map(([name, rule]) => {

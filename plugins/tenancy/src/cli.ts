@@ -1,14 +1,9 @@
-import { CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, type Deps, isUlid, PROJECT_KINDS, type ProjectKind } from '@gw/kernel';
+import { CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, type Deps, givenFlags, isUlid, PROJECT_KINDS, ulidFlag, type ProjectKind } from '@gw/kernel';
 import { tenancyErrors } from './errors.js';
 import { USER_ROLES, type UserRole } from './models/user.js';
 import { PAT_SCOPES } from './scopes.js';
 
-const projectFlag: CliFlag = {
-  type: 'string',
-  required: true,
-  description: 'Project id (ULID).',
-  validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
-};
+const projectFlag = ulidFlag('Project');
 const roleFlag: CliFlag = {
   type: 'string',
   description: 'admin or member.',
@@ -78,9 +73,10 @@ export const tenancyCommands: CliCommand[] = [
     },
     help: 'Sign requests with X-Project-Id = project.id and the printed api_secret (see docs/getting-started.md).',
     run: async ({ flags, deps }) => {
-      const input: { name: string; kind: ProjectKind; operator?: string } = { name: String(flags['name']).trim(), kind: flags['kind'] as ProjectKind };
-      if (flags['operator']) input.operator = String(flags['operator']);
-      return deps.tenancyProjects.create(input, CLI_ACTOR);
+      return deps.tenancyProjects.create(
+        { name: String(flags['name']).trim(), kind: flags['kind'] as ProjectKind, ...givenFlags(flags, 'operator') },
+        CLI_ACTOR,
+      );
     },
   }),
   defineCommand(['tenancyProjects'], {
@@ -89,10 +85,7 @@ export const tenancyCommands: CliCommand[] = [
     summary: 'List projects.',
     flags: { operator: operatorFlag, kind: { type: 'string', choices: PROJECT_KINDS, description: 'Only this kind.' } },
     run: async ({ flags, deps }) => {
-      const filter: { operator?: string; kind?: ProjectKind } = {};
-      if (flags['operator']) filter.operator = String(flags['operator']);
-      if (flags['kind']) filter.kind = flags['kind'] as ProjectKind;
-      return deps.tenancyProjects.list(filter);
+      return deps.tenancyProjects.list(givenFlags(flags, 'operator', 'kind') as { operator?: string; kind?: ProjectKind });
     },
   }),
   defineCommand(['tenancyProjects'], {
@@ -169,16 +162,11 @@ export const tenancyCommands: CliCommand[] = [
     },
     help: 'Send as "Authorization: Bearer svc_pat_...".',
     run: async ({ flags, deps }) => {
-      const input: { scopes: string[]; project?: string; operator?: string; name?: string } = {
-        scopes: String(flags['scopes'])
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-      };
-      if (flags['project']) input.project = String(flags['project']);
-      if (flags['operator']) input.operator = String(flags['operator']);
-      if (flags['name']) input.name = String(flags['name']);
-      return deps.tenancyPats.create(input, CLI_ACTOR);
+      const scopes = String(flags['scopes'])
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      return deps.tenancyPats.create({ scopes, ...givenFlags(flags, 'project', 'operator', 'name') }, CLI_ACTOR);
     },
   }),
   defineCommand(['tenancyPats'], {
@@ -212,12 +200,8 @@ export const tenancyCommands: CliCommand[] = [
     },
     run: async ({ flags, deps }) => {
       // The CLI's user has the database credentials; the one they invite first must be able to act.
-      const input: { email: string; operator?: string; role: UserRole } = {
-        email: String(flags['email']),
-        role: (flags['role'] ? String(flags['role']) : 'admin') as UserRole,
-      };
-      if (flags['operator']) input.operator = String(flags['operator']);
-      return { user: await deps.tenancyUsers.invite(input, CLI_ACTOR) };
+      const role = (flags['role'] ? String(flags['role']) : 'admin') as UserRole;
+      return { user: await deps.tenancyUsers.invite({ email: String(flags['email']), role, ...givenFlags(flags, 'operator') }, CLI_ACTOR) };
     },
   }),
   defineCommand(['tenancyUsers'], {

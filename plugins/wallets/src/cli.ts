@@ -1,13 +1,8 @@
-import { CLI_ACTOR, defineCommand, isUlid } from '@gw/kernel';
+import { CLI_ACTOR, defineCommand, ulidFlag } from '@gw/kernel';
 import type { CliCommand, CliFlag, NetworkKind } from '@gw/kernel';
 import { PREVIEW_MAX_COUNT, previewWallet } from './services/wallet-preview.js';
 
-const projectFlag: CliFlag = {
-  type: 'string',
-  required: true,
-  description: 'Project id (ULID).',
-  validate: (v) => (isUlid(v) ? undefined : 'must be a project id (26-character ULID)'),
-};
+const projectFlag = ulidFlag('Project');
 // Not a `choices` list: an unknown or disabled chain is reported by the chain registry as
 // validation_error, the same answer every other entry point gives.
 const chainFlag: CliFlag = {

@@ -1,6 +1,6 @@
 import { walletsReadiness } from './readiness.js';
 import { WALLETS_EXPORTS } from './contract.js';
-import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { definePlugin, service, serviceValue, configSlice } from '@gw/kernel';
 import Type from 'typebox';
 import { m0001Wallets } from '../migrations/0001_wallets.js';
 import { m0002BindingOrigin } from '../migrations/0002_binding_origin.js';
@@ -10,17 +10,14 @@ import { walletsRoutes } from './routes.js';
 import { WalletService } from './services/wallet-service.js';
 
 /** Config slice `plugins.wallets`. */
-export const WalletsConfigSchema = Type.Object(
-  {
-    challengeTtlSeconds: Type.Integer({
-      minimum: 60,
-      maximum: 604_800,
-      default: 86_400,
-      description: 'Lifetime of a wallet ownership challenge (default 24 h).',
-    }),
-  },
-  { additionalProperties: false, default: {} },
-);
+export const WalletsConfigSchema = configSlice({
+  challengeTtlSeconds: Type.Integer({
+    minimum: 60,
+    maximum: 604_800,
+    default: 86_400,
+    description: 'Lifetime of a wallet ownership challenge (default 24 h).',
+  }),
+});
 
 /**
  * Wallets: one account public key bound per (project, chain), validated by the chain adapter for

@@ -1,3 +1,4 @@
+import { configSlice } from '@gw/kernel';
 import Type, { type Static } from 'typebox';
 
 const Provider = Type.Object(
@@ -62,54 +63,51 @@ const Network = Type.Object(
  *
  *     { "plugins": { "watchers": { "chains": { "eth": { "sepolia": { "providers": [{ "name": "node-a", "url": "http://127.0.0.1:8545" }] } } } } } }
  */
-export const WatchersConfigSchema = Type.Object(
-  {
-    chains: Type.Record(Type.String(), Type.Record(Type.String(), Network), {
-      default: {},
-      description: 'chain id → network id → providers and start height.',
-    }),
-    scanIntervalSeconds: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 3600,
-        description:
-          'Pause between two scans of a network once it has caught up with the tip, for every network without its own. Default: each chain`s block time, at least 1 s and at most 30 s (eth 12, polygon 2, bsc 1, tron 3, ada 20, ton 5, btc 30, ltc 30, base 2).',
-      }),
-    ),
-    providerTimeoutMs: Type.Integer({
-      minimum: 100,
-      maximum: 120_000,
-      default: 10_000,
-      description: 'Per provider request; longer is a failed request and the next provider is tried.',
-    }),
-    maxBackoffSeconds: Type.Integer({
+export const WatchersConfigSchema = configSlice({
+  chains: Type.Record(Type.String(), Type.Record(Type.String(), Network), {
+    default: {},
+    description: 'chain id → network id → providers and start height.',
+  }),
+  scanIntervalSeconds: Type.Optional(
+    Type.Integer({
       minimum: 1,
       maximum: 3600,
-      default: 300,
-      description: 'Longest pause after repeated provider failures (doubling from the network`s scan interval).',
-    }),
-    mempoolTimeoutSeconds: Type.Integer({
-      minimum: 60,
-      maximum: 2_592_000,
-      default: 86_400,
       description:
-        'A transfer seen only in the mempool that is not in a block after this long is dropped: its invoice goes back to pending and expires as usual.',
+        'Pause between two scans of a network once it has caught up with the tip, for every network without its own. Default: each chain`s block time, at least 1 s and at most 30 s (eth 12, polygon 2, bsc 1, tron 3, ada 20, ton 5, btc 30, ltc 30, base 2).',
     }),
-    mempoolAddressesPerPass: Type.Integer({
-      minimum: 1,
-      maximum: 100_000,
-      default: 100,
-      description:
-        'Most watched addresses a pass asks a per-address provider about their mempool (Esplora); the window rotates over all of them from pass to pass.',
-    }),
-    reorgDepth: Type.Integer({
-      minimum: 1,
-      maximum: 10_000,
-      default: 128,
-      description: 'Block hashes kept per network; deepest reorg that is followed (blocks below the provider`s finalized height are never rewound).',
-    }),
-  },
-  { additionalProperties: false, default: {} },
-);
+  ),
+  providerTimeoutMs: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 10_000,
+    description: 'Per provider request; longer is a failed request and the next provider is tried.',
+  }),
+  maxBackoffSeconds: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 300,
+    description: 'Longest pause after repeated provider failures (doubling from the network`s scan interval).',
+  }),
+  mempoolTimeoutSeconds: Type.Integer({
+    minimum: 60,
+    maximum: 2_592_000,
+    default: 86_400,
+    description:
+      'A transfer seen only in the mempool that is not in a block after this long is dropped: its invoice goes back to pending and expires as usual.',
+  }),
+  mempoolAddressesPerPass: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 100,
+    description:
+      'Most watched addresses a pass asks a per-address provider about their mempool (Esplora); the window rotates over all of them from pass to pass.',
+  }),
+  reorgDepth: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 128,
+    description: 'Block hashes kept per network; deepest reorg that is followed (blocks below the provider`s finalized height are never rewound).',
+  }),
+});
 
 export type WatchersConfig = Static<typeof WatchersConfigSchema>;

@@ -30,6 +30,9 @@ export interface WatcherMetrics {
 
 export function createWatcherMetrics(registry: Registry): WatcherMetrics {
   const registers = [registry];
+  /** A counter per chain and network (and, for failures, per kind). */
+  const perNetwork = (name: string, help: string) => new Counter({ name, help, labelNames: ['chain', 'network'], registers });
+  const perNetworkAndKind = (name: string, help: string) => new Counter({ name, help, labelNames: ['chain', 'network', 'kind'], registers });
   const providerRequests = new Counter({
     name: 'gateway_watcher_provider_requests_total',
     help: 'Provider calls by outcome (ok, timeout, rate_limited, http_error, network, malformed).',
@@ -51,61 +54,27 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     }),
-    transfers: new Counter({
-      name: 'gateway_watcher_transfers_total',
-      help: 'New transfers to pool addresses recorded.',
-      labelNames: ['chain', 'network'],
-      registers,
-    }),
-    dustTransfers: new Counter({
-      name: 'gateway_watcher_dust_transfers_total',
-      help: "New transfers to pool addresses below their coin's dust floor: recorded, never given to an invoice nor to the orphan inbox (a rising rate is a dust flood).",
-      labelNames: ['chain', 'network'],
-      registers,
-    }),
-    reorgs: new Counter({ name: 'gateway_watcher_reorgs_total', help: 'Chain reorganisations followed.', labelNames: ['chain', 'network'], registers }),
-    scanFailures: new Counter({
-      name: 'gateway_watcher_scan_failures_total',
-      help: 'Scan passes rolled back, by failure kind.',
-      labelNames: ['chain', 'network', 'kind'],
-      registers,
-    }),
-    mempoolFailures: new Counter({
-      name: 'gateway_watcher_mempool_failures_total',
-      help: 'Mempool probes that failed (block scanning is unaffected), by failure kind.',
-      labelNames: ['chain', 'network', 'kind'],
-      registers,
-    }),
-    mempoolDropped: new Counter({
-      name: 'gateway_watcher_mempool_dropped_total',
-      help: 'Transfers dropped after the mempool timeout without a block.',
-      labelNames: ['chain', 'network'],
-      registers,
-    }),
+    transfers: perNetwork('gateway_watcher_transfers_total', 'New transfers to pool addresses recorded.'),
+    dustTransfers: perNetwork(
+      'gateway_watcher_dust_transfers_total',
+      "New transfers to pool addresses below their coin's dust floor: recorded, never given to an invoice nor to the orphan inbox (a rising rate is a dust flood).",
+    ),
+    reorgs: perNetwork('gateway_watcher_reorgs_total', 'Chain reorganisations followed.'),
+    scanFailures: perNetworkAndKind('gateway_watcher_scan_failures_total', 'Scan passes rolled back, by failure kind.'),
+    mempoolFailures: perNetworkAndKind('gateway_watcher_mempool_failures_total', 'Mempool probes that failed (block scanning is unaffected), by failure kind.'),
+    mempoolDropped: perNetwork('gateway_watcher_mempool_dropped_total', 'Transfers dropped after the mempool timeout without a block.'),
     pushConnected: new Gauge({
       name: 'gateway_watcher_push_connected',
       help: 'Whether this process has its push subscription (EVM newHeads over WebSocket, Bitcoin Core ZMQ) up: 1, or 0 while it is down and new blocks are found by polling only. No series for networks without push.',
       labelNames: ['chain', 'network'],
       registers,
     }),
-    pushReconnects: new Counter({
-      name: 'gateway_watcher_push_reconnects_total',
-      help: 'Push connections re-established after a drop.',
-      labelNames: ['chain', 'network'],
-      registers,
-    }),
-    pushHeads: new Counter({
-      name: 'gateway_watcher_push_heads_total',
-      help: 'New heads pushed by the provider (each starts a scan pass unless already scanned).',
-      labelNames: ['chain', 'network'],
-      registers,
-    }),
-    pushTransactions: new Counter({
-      name: 'gateway_watcher_push_transactions_total',
-      help: 'Mempool transactions pushed by the provider (Bitcoin Core ZMQ rawtx); those paying a watched address start a scan pass.',
-      labelNames: ['chain', 'network'],
-      registers,
-    }),
+    pushReconnects: perNetwork('gateway_watcher_push_reconnects_total', 'Push connections re-established after a drop.'),
+    pushHeads: perNetwork('gateway_watcher_push_heads_total', 'New heads pushed by the provider (each starts a scan pass unless already scanned).'),
+    pushTransactions: perNetwork(
+      'gateway_watcher_push_transactions_total',
+      'Mempool transactions pushed by the provider (Bitcoin Core ZMQ rawtx); those paying a watched address start a scan pass.',
+    ),
     providerRequests,
     providerDuration,
     outcomeRecorder: (chain, network) => (outcome) => {

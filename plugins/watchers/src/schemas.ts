@@ -1,4 +1,4 @@
-import { ChainIdSchema, CoinIdSchema, ISO_8601_PATTERN, ULID_PATTERN } from '@gw/kernel';
+import { ChainIdSchema, CoinIdSchema, ISO_8601_PATTERN, PAGE_QUERY, pageSchema } from '@gw/kernel';
 import Type from 'typebox';
 
 /** `GET /orphan-payments` query (spec 4.3). */
@@ -11,8 +11,7 @@ export const ListOrphansQuery = Type.Object(
     date_to: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Received at or before (a date means the end of that day).' })),
     amount_units_gte: Type.Optional(Type.String({ pattern: '^\\d+$', maxLength: 78 })),
     amount_units_lte: Type.Optional(Type.String({ pattern: '^\\d+$', maxLength: 78 })),
-    cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'next_cursor of the previous page.' })),
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    ...PAGE_QUERY,
   },
   { additionalProperties: false },
 );
@@ -41,10 +40,7 @@ export const OrphanSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const OrphanPageSchema = Type.Object(
-  { items: Type.Array(OrphanSchema), next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN })) },
-  { additionalProperties: false },
-);
+export const OrphanPageSchema = pageSchema(OrphanSchema);
 
 export const TxHashParams = Type.Object({ tx_hash: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 

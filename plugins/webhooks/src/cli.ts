@@ -1,4 +1,4 @@
-import { CLI_ACTOR, type CliCommand, defineCommand, INVOICE_EVENT_TYPES, type InvoiceEventType, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
+import { CLI_ACTOR, type CliCommand, defineCommand, INVOICE_EVENT_TYPES, type InvoiceEventType, PAGE_FLAGS, pageFlags, ulidFlag } from '@gw/kernel';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 import { nominalSchedule } from './services/retry-schedule.js';
 
@@ -13,17 +13,15 @@ export const webhooksCommands: CliCommand[] = [
       status: { type: 'string', choices: DELIVERY_STATUSES, description: 'Only this delivery status.' },
       'event-type': { type: 'string', choices: INVOICE_EVENT_TYPES, description: 'Only this event type.' },
       invoice: ulidFlag('Invoice', { required: false, description: 'Only the events of this invoice (ULID).' }),
-      limit: PAGE_LIMIT_FLAG,
-      cursor: ulidFlag('Cursor', { required: false, description: 'next_cursor of the previous page (ULID).' }),
+      ...PAGE_FLAGS,
     },
     run: async ({ flags, deps }) => {
       await deps.tenancyProjects.get(String(flags['project']));
       return deps.webhooksEventLog.list(String(flags['project']), {
-        limit: flags['limit'] ? Number(flags['limit']) : 50,
         status: flags['status'] as DeliveryStatus | undefined,
         event_type: flags['event-type'] as InvoiceEventType | undefined,
         invoice_id: flags['invoice'] as string | undefined,
-        cursor: flags['cursor'] as string | undefined,
+        ...pageFlags(flags),
       });
     },
   }),

@@ -39,8 +39,8 @@ declare module '@gw/kernel' {
 export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksEventLog', 'webhooksEventStream'];
 
 export { retryWebhookTool } from './mcp-tools.js';
-export { STREAM_DESCRIPTION } from './routes.js';
-export { DeliveryLogEntrySchema, DeliveryLogPageSchema, EventIdParams, ListEventsQuery, ResendResultSchema, StreamPageSchema, StreamQuery } from './schemas.js';
+/** The webhook API's routes at a mount, for a mirror of it (the sandbox's). */
+export { webhookApiRoutes, type WebhookApiMount, type WebhookOperation } from './routes.js';
 export type { EventLog, RedeliverResult, ResendResult } from './services/event-log.js';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 export type { DeliveryHealthReads } from './services/delivery-health.js';

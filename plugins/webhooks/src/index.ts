@@ -101,7 +101,6 @@ export { WebhooksConfigSchema, type WebhooksConfig } from './config.js';
 export { DELIVERY_STATUSES, DELIVER_JOB, type DeliveryStatus, type DeliverJobData } from './delivery-status.js';
 export { WebhookOutbox, type WebhookEnvelope, type OutboxEntry } from './services/outbox.js';
 export { EventStream, STREAM_CHANNEL, type StreamEvent, type StreamRead } from './services/event-stream.js';
-export { STREAM_DESCRIPTION } from './routes.js';
 export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilter } from './services/event-log.js';
 export { DeliveryHealthReads, type DeliveryHealth } from './services/delivery-health.js';
 export { DeliveryWorker } from './services/delivery-worker.js';

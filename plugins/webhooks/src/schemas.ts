@@ -1,4 +1,4 @@
-import { INVOICE_EVENT_TYPES, ISO_8601_PATTERN, PROJECT_KINDS, ULID_PATTERN } from '@gw/kernel';
+import { INVOICE_EVENT_TYPES, ISO_8601_PATTERN, PAGE_QUERY, pageSchema, PROJECT_KINDS, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { DELIVERY_STATUSES } from './delivery-status.js';
 
@@ -53,8 +53,7 @@ export const ListEventsQuery = Type.Object(
     event_type: Type.Optional(EventTypeSchema),
     since: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Events created at or after this instant (a date means 00:00 UTC).' })),
     invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
-    cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: 'next_cursor of the previous page.' })),
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    ...PAGE_QUERY,
   },
   { additionalProperties: false },
 );
@@ -100,13 +99,7 @@ export const DeliveryLogEntrySchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const DeliveryLogPageSchema = Type.Object(
-  {
-    items: Type.Array(DeliveryLogEntrySchema),
-    next_cursor: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
-  },
-  { additionalProperties: false },
-);
+export const DeliveryLogPageSchema = pageSchema(DeliveryLogEntrySchema);
 
 /** Resend result (spec 2.4). */
 export const ResendResultSchema = Type.Object(

@@ -157,13 +157,16 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
   }
 }
 
-async function api(
+/** A partner command that calls the gateway: its arguments and flags in, its exit code out. */
+type GatewayCommand = (
   gateway: GatewayClient,
   positionals: string[],
   values: Record<string, string | boolean | undefined>,
-  { io }: PartnerContext,
+  context: PartnerContext,
   json: boolean,
-): Promise<number> {
+) => Promise<number>;
+
+const api: GatewayCommand = async (gateway, positionals, values, { io }, json) => {
   const [method, path, ...rest] = positionals;
   if (!method || !path || rest.length > 0) throw new PartnerUsageError('expected: gateway api <METHOD> <path> [--data JSON]');
   if (!/^[A-Za-z]+$/.test(method)) throw new PartnerUsageError(`"${method}" is not an HTTP method`);
@@ -192,15 +195,9 @@ async function api(
     io.err(`error ${error.errorCode}: HTTP ${error.status} (request ${error.requestId ?? '-'})`);
     return 1;
   }
-}
+};
 
-async function trigger(
-  gateway: GatewayClient,
-  positionals: string[],
-  values: Record<string, string | boolean | undefined>,
-  { io }: PartnerContext,
-  json: boolean,
-): Promise<number> {
+const trigger: GatewayCommand = async (gateway, positionals, values, { io }, json) => {
   const [eventType, ...rest] = positionals;
   if (!eventType || rest.length > 0) throw new PartnerUsageError('expected: gateway trigger <event_type> [--invoice ID]');
   if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType))
@@ -224,7 +221,7 @@ async function trigger(
   const result = { invoice_id: invoice.id, created: invoiceId === undefined, event_type: eventType, event_id: last.event_id, steps };
   io.out(json ? JSON.stringify(result) : `${eventType} ${last.event_id} for invoice ${invoice.id}`);
   return 0;
-}
+};
 
 function simulate(gateway: GatewayClient, step: SimulationStep, id: string): Promise<{ event_id: string; status?: string }> {
   const simulate = gateway.sandbox.simulate;

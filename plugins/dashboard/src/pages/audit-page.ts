@@ -1,7 +1,7 @@
 import { html, type AuditChannel } from '@gw/kernel';
-import { nextPageLink, pageOf, table } from '../web/components.js';
+import { table } from '../web/components.js';
 import { definePage, page } from '../web/dashboard-page.js';
-import { filterForm, jsonBlock, readFilters, when, type FilterField } from '../web/filters.js';
+import { filteredList, jsonBlock, when, type FilterField } from '../web/filters.js';
 
 /** The audit log's channels (the kernel's check constraint). */
 export const AUDIT_CHANNELS: readonly AuditChannel[] = ['rest', 'mcp', 'cli', 'dashboard', 'system'];
@@ -29,36 +29,37 @@ export const auditPage = definePage({
           { name: 'actor', label: 'Actor', max: 200, placeholder: 'user:01J… or operator-cli' },
           { name: 'channel', label: 'Channel', choices: AUDIT_CHANNELS },
         ];
-        const filters = readFilters(req, fields);
-        const { after, limit } = pageOf(req);
+        const listing = filteredList(req, PATH, fields);
+        const { filters } = listing;
         const names = new Map(projects.map((p) => [p.id, p.name]));
         const list = await services.audit.list({
           projectIds: filters['project'] ? [filters['project']] : projects.map((p) => p.id),
           actor: filters['actor'],
           channel: filters['channel'] as AuditChannel | undefined,
-          limit,
-          ...(after ? { cursor: after } : {}),
+          ...listing.page,
         });
         return page(
           'Audit log',
           html`<h1>Audit log</h1>
 <p class="note">Every write through the API, MCP, the CLI and this dashboard, with who did it.</p>
-${filterForm(PATH, fields, filters, 'Audit filters')}
-${table(
-  'Audit rows, newest first',
-  ['When', 'Project', 'Actor', 'Channel', 'Action', 'Target', 'Details'],
-  list.items.map((r) => [
-    when(r.created_at_iso),
-    r.project_id ? (names.get(r.project_id) ?? r.project_id) : '—',
-    html`<code>${r.actor}</code>`,
-    r.channel,
-    r.action,
-    r.target ? html`<code class="wrap">${r.target}</code>` : '—',
-    r.details ? html`<details><summary>details</summary>${jsonBlock(r.details)}</details>` : '—',
-  ]),
-  'No audit rows match.',
-)}
-${nextPageLink(req, PATH, list.items, limit)}`,
+${listing.render(
+  'Audit filters',
+  table(
+    'Audit rows, newest first',
+    ['When', 'Project', 'Actor', 'Channel', 'Action', 'Target', 'Details'],
+    list.items.map((r) => [
+      when(r.created_at_iso),
+      r.project_id ? (names.get(r.project_id) ?? r.project_id) : '—',
+      html`<code>${r.actor}</code>`,
+      r.channel,
+      r.action,
+      r.target ? html`<code class="wrap">${r.target}</code>` : '—',
+      r.details ? html`<details><summary>details</summary>${jsonBlock(r.details)}</details>` : '—',
+    ]),
+    'No audit rows match.',
+  ),
+  list.items,
+)}`,
         );
       },
     },

@@ -3,7 +3,7 @@ import { oauthErrors } from '@gw/plugin-oauth/contract';
 import { USER_ROLES, type UserRole, type UserView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { actionButton, badge, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
-import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+import { definePage, page, redirect, type DashboardAction, type DashboardActionRequest, type DashboardRequest } from '../web/dashboard-page.js';
 
 const ROLE_LABEL: Record<UserRole, string> = { admin: 'administrator', member: 'read-only member' };
 
@@ -25,6 +25,14 @@ export const usersPage = definePage({
         throw dashboardErrors.role_forbidden({ message: 'A read-only member sees only their own connected apps. Nothing was changed.' });
       return user;
     };
+    /** An administrator's action on a user of the operator (`/dashboard/users/:userId/<path>`): its message is shown on the users page. */
+    const onUser = (path: string, summary: string, cli: string, act: (req: DashboardActionRequest, user: UserView) => Promise<string>): DashboardAction => ({
+      method: 'POST',
+      path: `/dashboard/users/:userId/${path}`,
+      summary,
+      cli: [cli],
+      handle: async (req) => redirect('/dashboard/users', await act(req, await scopedUser(req))),
+    });
     return [
       {
         method: 'GET',
@@ -69,53 +77,30 @@ ${admin ? inviteForm(req) : null}`,
           );
         },
       },
-      {
-        method: 'POST',
-        path: '/dashboard/users/:userId/role',
-        summary: "Set a user's role (administrator or read-only member).",
-        cli: ['user role set'],
-        handle: async (req) => {
-          const user = await scopedUser(req);
-          if (user.id === req.user.id)
-            throw dashboardErrors.invalid_form({ message: 'You cannot change your own role; ask another administrator (or use the CLI).' });
-          const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
-          const updated = await users.setRole(user.id, role, req.actor, { operatorId: req.user.operatorId });
-          return redirect('/dashboard/users', `${updated.email} is now ${ROLE_LABEL[updated.role]}.`);
-        },
-      },
-      {
-        method: 'POST',
-        path: '/dashboard/users/:userId/disable',
-        summary: 'Disable a user: no more sign-in; their sessions, personal access tokens and OAuth grants end at once.',
-        cli: ['user disable'],
-        handle: async (req) => {
-          const user = await scopedUser(req);
+      onUser('role', "Set a user's role (administrator or read-only member).", 'user role set', async (req, user) => {
+        if (user.id === req.user.id)
+          throw dashboardErrors.invalid_form({ message: 'You cannot change your own role; ask another administrator (or use the CLI).' });
+        const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
+        const updated = await users.setRole(user.id, role, req.actor, { operatorId: req.user.operatorId });
+        return `${updated.email} is now ${ROLE_LABEL[updated.role]}.`;
+      }),
+      onUser(
+        'disable',
+        'Disable a user: no more sign-in; their sessions, personal access tokens and OAuth grants end at once.',
+        'user disable',
+        async (req, user) => {
           const { ended } = await users.disable(user.id, req.actor, { operatorId: req.user.operatorId });
-          return redirect('/dashboard/users', `${user.email} is disabled: ${describeEnded(ended)}.`);
+          return `${user.email} is disabled: ${describeEnded(ended)}.`;
         },
-      },
-      {
-        method: 'POST',
-        path: '/dashboard/users/:userId/enable',
-        summary: 'Enable a disabled user: they may sign in again (ended sessions and tokens stay ended).',
-        cli: ['user enable'],
-        handle: async (req) => {
-          const user = await scopedUser(req);
-          const enabled = await users.enable(user.id, req.actor, { operatorId: req.user.operatorId });
-          return redirect('/dashboard/users', `${enabled.email} is enabled and may sign in again.`);
-        },
-      },
-      {
-        method: 'POST',
-        path: '/dashboard/users/:userId/sessions/end',
-        summary: 'End every browser session of a user (dashboard and OAuth sign-in) at once.',
-        cli: ['user sessions end'],
-        handle: async (req) => {
-          const user = await scopedUser(req);
-          const { ended } = await users.endSessions(user.id, req.actor, { operatorId: req.user.operatorId });
-          return redirect('/dashboard/users', `The sessions of ${user.email} are ended: ${describeEnded(ended)}.`);
-        },
-      },
+      ),
+      onUser('enable', 'Enable a disabled user: they may sign in again (ended sessions and tokens stay ended).', 'user enable', async (req, user) => {
+        const enabled = await users.enable(user.id, req.actor, { operatorId: req.user.operatorId });
+        return `${enabled.email} is enabled and may sign in again.`;
+      }),
+      onUser('sessions/end', 'End every browser session of a user (dashboard and OAuth sign-in) at once.', 'user sessions end', async (req, user) => {
+        const { ended } = await users.endSessions(user.id, req.actor, { operatorId: req.user.operatorId });
+        return `The sessions of ${user.email} are ended: ${describeEnded(ended)}.`;
+      }),
       {
         method: 'GET',
         path: '/dashboard/users/:userId/apps',

@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { hashToken, newId, sql, sqlQuery } from '@gw/kernel';
+import { randomBytes } from 'node:crypto';
+import { formToken, formTokenMatches, hashToken, newId, sql, sqlQuery } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { fn } from 'objection';
 import type { DashboardConfig } from '../config.js';
@@ -33,6 +33,8 @@ export interface DashboardSession {
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** A session's `last_seen_at` is written at most this often (a write per page would be waste). */
 const TOUCH_EVERY_SECONDS = 30;
+/** The label of the dashboard's form tokens (the OAuth sign-in pages' differ). */
+const FORM_LABEL = 'dashboard-form';
 
 /**
  * Dashboard browser sessions in PostgreSQL: any gateway instance serves them. The cookie holds 32
@@ -153,15 +155,12 @@ export class SessionService {
 
   /** The CSRF token of the session's forms: HMAC of a fixed label keyed with the cookie value. */
   csrfToken(session: DashboardSession): string {
-    return createHmac('sha256', session.token).update('dashboard-form').digest('base64url');
+    return formToken(session.token, FORM_LABEL);
   }
 
   /** Whether `presented` is the session's CSRF token (constant time). */
   checkCsrf(session: DashboardSession, presented: unknown): boolean {
-    if (typeof presented !== 'string') return false;
-    const expected = Buffer.from(this.csrfToken(session));
-    const given = Buffer.from(presented);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return formTokenMatches(session.token, FORM_LABEL, presented);
   }
 
   /** The Set-Cookie value that removes the cookie. */

@@ -1,5 +1,5 @@
 import type { DashboardServices } from '../web/services.js';
-import { html, type RouteDefinition, type RouteResult, type StaticAssets, type SafeHtml } from '@gw/kernel';
+import { html, withRetryAfter, type RouteDefinition, type RouteResult, type StaticAssets, type SafeHtml } from '@gw/kernel';
 import { MAX_EMAIL_LENGTH } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
@@ -31,6 +31,27 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
     return { session, form };
   }
 
+  /** A POST of the sign-in pages: `handle` runs once `postPrelude` passed. */
+  function signInForm(
+    path: string,
+    summary: string,
+    handle: (input: Parameters<RouteDefinition['handler']>[0], prelude: { session: DashboardSession; form: FormFields }) => Promise<RouteResult>,
+  ): RouteDefinition {
+    return {
+      method: 'POST',
+      path,
+      summary,
+      tags: ['dashboard'],
+      hidden: true,
+      auth: 'none',
+      body: FORM_BODY,
+      handler: async (input) => {
+        const prelude = await postPrelude(input.ctx);
+        return 'session' in prelude ? handle(input, prelude) : prelude;
+      },
+    };
+  }
+
   return [
     {
       method: 'GET',
@@ -53,52 +74,40 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
               html`<h1>Too many requests</h1><p role="alert" class="error">Too many sign-ins were started from this address. Try again in ${Math.ceil(limit.retryAfter / 60)} minutes.</p>`,
               429,
             );
-            return { ...refused, headers: { ...refused.headers, 'Retry-After': String(limit.retryAfter) } };
+            return withRetryAfter(refused, limit.retryAfter);
           }
           session = await sessions.begin(secureCookie(ctx));
         }
         return show('Sign in', emailForm(sessions.csrfToken(session)), 200, session.setCookie);
       },
     },
-    {
-      method: 'POST',
-      path: `${SIGN_IN_PATH}/email`,
-      summary: 'Dashboard sign-in step 1: send a one-time code to an invited address.',
-      tags: ['dashboard'],
-      hidden: true,
-      auth: 'none',
-      body: FORM_BODY,
-      handler: async ({ ctx }) => {
-        const prelude = await postPrelude(ctx);
-        if (!('session' in prelude)) return prelude;
-        const { session, form } = prelude;
-        const csrf = sessions.csrfToken(session);
-        const email = (form.raw('email') ?? '').trim();
-        const started = await oauthSignIn.startFor(`dashboard:${session.row.id}`, email, MAIL_PURPOSE, ctx.ip);
-        if ('challengeId' in started) {
-          await sessions.setChallenge(session, started.challengeId);
-          return seeOther(`${SIGN_IN_PATH}/code`);
-        }
-        const shown = email.slice(0, MAX_EMAIL_LENGTH);
-        if (started.problem === 'invalid_email') return show('Sign in', emailForm(csrf, { error: 'Enter a valid e-mail address.', email: shown }), 400);
-        if (started.problem === 'unavailable')
-          return show(
-            'Sign in',
-            emailForm(csrf, {
-              error: 'Sign-in by e-mail is not available on this gateway: no mail server is configured (plugins.oauth.smtp.url).',
-              email: shown,
-            }),
-            503,
-          );
-        const wait = 'retryAfter' in started ? started.retryAfter : 3600;
-        const refused = show(
+    signInForm(`${SIGN_IN_PATH}/email`, 'Dashboard sign-in step 1: send a one-time code to an invited address.', async ({ ctx }, { session, form }) => {
+      const csrf = sessions.csrfToken(session);
+      const email = (form.raw('email') ?? '').trim();
+      const started = await oauthSignIn.startFor(`dashboard:${session.row.id}`, email, MAIL_PURPOSE, ctx.ip);
+      if ('challengeId' in started) {
+        await sessions.setChallenge(session, started.challengeId);
+        return seeOther(`${SIGN_IN_PATH}/code`);
+      }
+      const shown = email.slice(0, MAX_EMAIL_LENGTH);
+      if (started.problem === 'invalid_email') return show('Sign in', emailForm(csrf, { error: 'Enter a valid e-mail address.', email: shown }), 400);
+      if (started.problem === 'unavailable')
+        return show(
           'Sign in',
-          emailForm(csrf, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, email: shown }),
-          429,
+          emailForm(csrf, {
+            error: 'Sign-in by e-mail is not available on this gateway: no mail server is configured (plugins.oauth.smtp.url).',
+            email: shown,
+          }),
+          503,
         );
-        return { ...refused, headers: { ...refused.headers, 'Retry-After': String(wait) } };
-      },
-    },
+      const wait = 'retryAfter' in started ? started.retryAfter : 3600;
+      const refused = show(
+        'Sign in',
+        emailForm(csrf, { error: `Too many codes were requested. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`, email: shown }),
+        429,
+      );
+      return withRetryAfter(refused, wait);
+    }),
     {
       method: 'GET',
       path: `${SIGN_IN_PATH}/code`,
@@ -113,53 +122,41 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
         return show('Enter your code', codeForm(sessions.csrfToken(session)));
       },
     },
-    {
-      method: 'POST',
-      path: `${SIGN_IN_PATH}/code`,
-      summary: 'Dashboard sign-in step 2: check the one-time code and sign in.',
-      tags: ['dashboard'],
-      hidden: true,
-      auth: 'none',
-      body: FORM_BODY,
-      handler: async ({ ctx, requestId }) => {
-        const prelude = await postPrelude(ctx);
-        if (!('session' in prelude)) return prelude;
-        const { session, form } = prelude;
-        if (!session.row.challenge_id) return seeOther(SIGN_IN_PATH);
-        const result = await oauthSignIn.verifyFor(`dashboard:${session.row.id}`, session.row.challenge_id, form.raw('code'), form.raw('operator'));
-        const csrf = sessions.csrfToken(session);
-        if ('problem' in result) {
-          if (result.problem === 'invalid')
-            return show('Enter your code', codeForm(csrf, { error: 'That code is not valid. Check the latest e-mail and try again.' }), 400);
-          if (result.problem === 'choose_operator') {
-            return show(
-              'Enter your code',
-              codeForm(csrf, { error: 'Your address is a user of several operators. Choose one and enter the code again.', operators: result.operators }),
-              400,
-            );
-          }
-          if (result.problem === 'locked') {
-            await sessions.setChallenge(session, null);
-            const locked = show('Sign in', emailForm(csrf, { error: lockedMessage(result.retryAfter) }), 429);
-            return { ...locked, headers: { ...locked.headers, 'Retry-After': String(result.retryAfter) } };
-          }
-          await sessions.setChallenge(session, null);
+    signInForm(`${SIGN_IN_PATH}/code`, 'Dashboard sign-in step 2: check the one-time code and sign in.', async ({ ctx, requestId }, { session, form }) => {
+      if (!session.row.challenge_id) return seeOther(SIGN_IN_PATH);
+      const result = await oauthSignIn.verifyFor(`dashboard:${session.row.id}`, session.row.challenge_id, form.raw('code'), form.raw('operator'));
+      const csrf = sessions.csrfToken(session);
+      if ('problem' in result) {
+        if (result.problem === 'invalid')
+          return show('Enter your code', codeForm(csrf, { error: 'That code is not valid. Check the latest e-mail and try again.' }), 400);
+        if (result.problem === 'choose_operator') {
           return show(
-            'Sign in',
-            emailForm(csrf, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.' }),
+            'Enter your code',
+            codeForm(csrf, { error: 'Your address is a user of several operators. Choose one and enter the code again.', operators: result.operators }),
             400,
           );
         }
-        const signed = await sessions.signIn(session, result.userId, secureCookie(ctx));
-        await services.audit.record({
-          actor: `user:${result.userId}`,
-          channel: 'dashboard',
-          action: 'dashboard.sign_in',
-          target: `user:${result.userId}`,
-          requestId,
-        });
-        return seeOther('/dashboard', signed.setCookie);
-      },
-    },
+        if (result.problem === 'locked') {
+          await sessions.setChallenge(session, null);
+          const locked = show('Sign in', emailForm(csrf, { error: lockedMessage(result.retryAfter) }), 429);
+          return withRetryAfter(locked, result.retryAfter);
+        }
+        await sessions.setChallenge(session, null);
+        return show(
+          'Sign in',
+          emailForm(csrf, { error: result.problem === 'expired' ? 'The code has expired. Request a new one.' : 'Too many wrong codes. Request a new one.' }),
+          400,
+        );
+      }
+      const signed = await sessions.signIn(session, result.userId, secureCookie(ctx));
+      await services.audit.record({
+        actor: `user:${result.userId}`,
+        channel: 'dashboard',
+        action: 'dashboard.sign_in',
+        target: `user:${result.userId}`,
+        requestId,
+      });
+      return seeOther('/dashboard', signed.setCookie);
+    }),
   ];
 }

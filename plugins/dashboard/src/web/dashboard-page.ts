@@ -72,15 +72,19 @@ export interface DownloadResponse {
 
 export type DashboardResponse = PageResponse | RedirectResponse | DownloadResponse;
 
-/** A GET page of the dashboard. */
-export interface DashboardView<S = DashboardServices> {
-  readonly method: 'GET';
+/** What every dashboard route (page or action) declares besides its method and handler. */
+interface DashboardRouteFacts {
   /** Path under the site, starting with `/dashboard` (e.g. `/dashboard/projects/:projectId/invoices`). */
   readonly path: string;
   /** One line, for the route table and docs. */
   readonly summary: string;
-  /** The CLI commands (`noun verb`) this page does in the browser (the CLI parity test checks them). */
+  /** The CLI commands (`noun verb`) this route does in the browser (the CLI parity test checks them). */
   readonly cli?: readonly string[];
+}
+
+/** A GET page of the dashboard. */
+export interface DashboardView<S = DashboardServices> extends DashboardRouteFacts {
+  readonly method: 'GET';
   /** Who may see it (default `member`: every signed-in user). */
   readonly role?: UserRole;
   readonly render: (req: DashboardRequest<S>) => Promise<DashboardResponse>;
@@ -92,12 +96,8 @@ export interface DashboardView<S = DashboardServices> {
  * an error page and nothing is written. Write through the owning plugin's service with `req.actor`
  * so the audit row says channel `dashboard` and the user.
  */
-export interface DashboardAction<S = DashboardServices> {
+export interface DashboardAction<S = DashboardServices> extends DashboardRouteFacts {
   readonly method: 'POST';
-  readonly path: string;
-  readonly summary: string;
-  /** The CLI commands (`noun verb`) this action does in the browser (the CLI parity test checks them). */
-  readonly cli?: readonly string[];
   /** Who may do it (default `admin`); `member` only for actions on one's own session or account. */
   readonly role?: UserRole;
   /**

@@ -1,4 +1,5 @@
 import { coreErrors, html, type SafeHtml } from '@gw/kernel';
+import { nextPageLink, pageOf } from './components.js';
 import type { DashboardRequest } from './dashboard-page.js';
 
 /** One field of a GET filter form. */
@@ -67,4 +68,24 @@ export function duration(seconds: number): string {
 /** A JSON value shown as escaped, pretty-printed text. */
 export function jsonBlock(value: unknown): SafeHtml {
   return html`<pre class="json" tabindex="0">${JSON.stringify(value, null, 2)}</pre>`;
+}
+
+/**
+ * A filtered, cursor-paginated list page at `path` (a REST list in the browser): the request's
+ * filters, checked against `fields` ({@link readFilters}), and its page as the list services take
+ * it (`limit`, and `cursor` when the request names one); `render` puts the filter form above the
+ * list (a table, or a form holding it) and the next-page link below it.
+ */
+export function filteredList(req: Pick<DashboardRequest, 'query'>, path: string, fields: readonly FilterField[]) {
+  const filters = readFilters(req, fields);
+  const { after, limit } = pageOf(req);
+  return {
+    filters,
+    page: { limit, ...(after ? { cursor: after } : {}) },
+    /** Whether any filter is given (an empty list then says that nothing matches). */
+    filtered: Object.keys(filters).length > 0,
+    render: (label: string, list: SafeHtml, items: readonly { id: string }[]): SafeHtml => html`${filterForm(path, fields, filters, label)}
+${list}
+${nextPageLink(req, path, items, limit)}`,
+  };
 }

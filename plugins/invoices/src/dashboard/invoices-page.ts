@@ -19,13 +19,10 @@ import {
   type DashboardRequest,
   definePage,
   type FilterField,
-  filterForm,
+  filteredList,
   jsonBlock,
-  nextPageLink,
   page,
-  pageOf,
   type PageServices,
-  readFilters,
   redirect,
   table,
   when,
@@ -70,13 +67,12 @@ export const invoicesPage = definePage<Services>({
         cli: ['invoice list'],
         summary: "Search the project's invoices with the REST list's filters (newest first, cursor-paginated).",
         render: async (req) => {
-          const filters = readFilters(req, INVOICE_FILTERS);
-          const { after, limit } = pageOf(req);
+          const listing = filteredList(req, base(req), INVOICE_FILTERS);
+          const { filters } = listing;
           const list = await services.invoicesService.list(req.project!.id, {
             ...filters,
             status: filters['status'] as InvoiceStatus | undefined,
-            limit,
-            ...(after ? { cursor: after } : {}),
+            ...listing.page,
           });
           const paid = await services.invoicesActivity.paidValues(
             req.project!.id,
@@ -86,22 +82,24 @@ export const invoicesPage = definePage<Services>({
             `Invoices of ${req.project!.name}`,
             html`<h1>Invoices</h1>
 <p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API; here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
-${filterForm(base(req), INVOICE_FILTERS, filters, 'Invoice filters')}
-${table(
-  'Invoices, newest first',
-  ['Invoice', 'External id', 'Status', 'Amount', 'USD', 'Address', 'Created'],
-  list.items.map((i) => [
-    html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`,
-    i.external_id,
-    statusBadge(i.status),
-    html`${i.amount_crypto} <span class="unit">${i.coin}</span>`,
-    usdCell(i, paid.get(i.id)),
-    html`<code class="wrap">${i.address}</code>`,
-    when(i.created_at_iso),
-  ]),
-  Object.keys(filters).length > 0 ? 'No invoice matches these filters.' : 'No invoices yet.',
+${listing.render(
+  'Invoice filters',
+  table(
+    'Invoices, newest first',
+    ['Invoice', 'External id', 'Status', 'Amount', 'USD', 'Address', 'Created'],
+    list.items.map((i) => [
+      html`<a href="${base(req)}/${i.id}"><code>${i.id}</code></a>`,
+      i.external_id,
+      statusBadge(i.status),
+      html`${i.amount_crypto} <span class="unit">${i.coin}</span>`,
+      usdCell(i, paid.get(i.id)),
+      html`<code class="wrap">${i.address}</code>`,
+      when(i.created_at_iso),
+    ]),
+    listing.filtered ? 'No invoice matches these filters.' : 'No invoices yet.',
+  ),
+  list.items,
 )}
-${nextPageLink(req, base(req), list.items, limit)}
 <p><a href="${base(req)}/export">Export invoices (CSV or JSON)</a></p>`,
           );
         },

@@ -225,16 +225,11 @@ export class InvoiceLifecycle {
     pass?: PassMemory,
   ): Promise<{ settled: boolean[]; transitions: TransitionRecord[] }> {
     if (updates.length === 0) return { settled: [], transitions: [] };
-    const states = await this.loadHeld(
-      trx,
-      updates.map((u) => u.invoiceId),
-      pass,
-    );
-    const now = new Date();
-    for (const [invoiceId, list] of groupBy(updates, (u) => u.invoiceId)) {
-      const state = states.get(invoiceId);
-      if (state) applyFact(state, { fact: 'payment_confirmed', updates: list, ...(eventData ? { eventData } : {}) }, now);
-    }
+    const states = await this.applyPerInvoice(trx, updates, pass, (list) => ({
+      fact: 'payment_confirmed',
+      updates: list,
+      ...(eventData ? { eventData } : {}),
+    }));
     const transitions = collect(states.values());
     const settled = updates.map((u) => {
       const state = states.get(u.invoiceId);
@@ -256,16 +251,13 @@ export class InvoiceLifecycle {
     pass?: PassMemory,
   ): Promise<{ transitions: TransitionRecord[] }> {
     if (transfers.length === 0) return { transitions: [] };
-    const states = await this.loadHeld(
+    const states = await this.applyPerInvoice(
       trx,
-      transfers.map((t) => t.invoiceId),
+      transfers,
       pass,
+      (list) => ({ fact: reason === 'reorg' ? 'payment_reverted' : 'payment_dropped', transfers: list }),
+      details,
     );
-    const now = new Date();
-    for (const [invoiceId, list] of groupBy(transfers, (t) => t.invoiceId)) {
-      const state = states.get(invoiceId);
-      if (state) applyFact(state, { fact: reason === 'reorg' ? 'payment_reverted' : 'payment_dropped', transfers: list }, now, details);
-    }
     const transitions = collect(states.values());
     await this.write(trx, states, actor, pass);
     return { transitions };
@@ -295,6 +287,27 @@ export class InvoiceLifecycle {
   }
 
   /** The invoices locked and loaded, the pass's working copies where it holds them. */
+  /** Holds the invoices `items` name and applies to each the fact made of its own items (in their order), at one instant. */
+  private async applyPerInvoice<T extends { readonly invoiceId: string }>(
+    trx: Knex.Transaction,
+    items: readonly T[],
+    pass: PassMemory | undefined,
+    fact: (list: T[]) => FactInput,
+    details?: Record<string, unknown>,
+  ): Promise<Map<string, InvoiceState>> {
+    const states = await this.loadHeld(
+      trx,
+      items.map((i) => i.invoiceId),
+      pass,
+    );
+    const now = new Date();
+    for (const [invoiceId, list] of groupBy(items, (i) => i.invoiceId)) {
+      const state = states.get(invoiceId);
+      if (state) applyFact(state, fact(list), now, details);
+    }
+    return states;
+  }
+
   private async loadHeld(trx: Knex.Transaction, invoiceIds: readonly string[], pass: PassMemory | undefined): Promise<Map<string, InvoiceState>> {
     const states = await this.deps.invoicesLifecycleStore.load(trx, invoiceIds);
     if (pass) for (const [id, state] of states) states.set(id, pass.pending.get(id) ?? state);

@@ -1,4 +1,4 @@
-import { coreErrors, parseInstant, type ChainId, type ChainRegistry, type ProjectKind } from '@gw/kernel';
+import { coreErrors, keysetPage, parseInstant, type ChainId, type ChainRegistry, type ProjectKind } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import type { InvoiceStatus } from '../invoice-status.js';
@@ -64,10 +64,8 @@ export class InvoiceReads {
       .orderBy('id')
       .limit(page.limit + 1);
     if (page.cursor) query.where('id', '>', page.cursor);
-    const rows = await query;
     const decimals = this.deps.chains.storedCoin(invoice.coin).decimals;
-    const items = rows.slice(0, page.limit).map((row) => transactionView(row, decimals));
-    return rows.length > page.limit ? { items, next_cursor: rows[page.limit - 1]!.id } : { items };
+    return keysetPage(await query, page.limit, (rows) => rows.map((row) => transactionView(row, decimals)));
   }
 
   /**
@@ -99,14 +97,13 @@ export class InvoiceReads {
       throw coreErrors.validation_error({ message: 'query.date_from is after query.date_to', details: { field: 'query.date_from' } });
     if (from) query.where('created_at', '>=', from);
     if (to) query.where('created_at', '<=', to);
-    const rows = await query;
-    const page = rows.slice(0, filter.limit);
-    const transactions = await transactionsByInvoice(
-      this.deps.db,
-      page.map((row) => row.id),
-    );
-    const items = page.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains, this.deps.invoicesCheckoutLinks));
-    return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
+    return keysetPage(await query, filter.limit, async (page) => {
+      const transactions = await transactionsByInvoice(
+        this.deps.db,
+        page.map((row) => row.id),
+      );
+      return page.map((row) => invoiceView(row, transactions.get(row.id) ?? [], this.deps.chains, this.deps.invoicesCheckoutLinks));
+    });
   }
 
   /** How many of the project's invoices still wait for money (pending, detected, partial, ambiguous). */

@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { hashToken, isUlid, newId, type RateLimiter, type Sql, sql, sqlQuery } from '@gw/kernel';
+import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { formToken, formTokenMatches, hashToken, isUlid, newId, type RateLimiter, type Sql, sql, sqlQuery } from '@gw/kernel';
 import { normaliseEmail, type OperatorService, type UserService, type UserView } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -35,6 +35,8 @@ export type VerifyResult =
 
 /** The window of the wrong-code cap per address (issue 33 item 15). */
 const WRONG_CODE_WINDOW_SECONDS = 3600;
+/** The label of the sign-in pages' form tokens (the dashboard's differ). */
+const FORM_LABEL = 'oauth-form';
 
 /**
  * Browser sign-in for the authorize pages: the session cookie (a random value; the database keeps
@@ -93,14 +95,12 @@ export class SignInService {
 
   /** The CSRF token of the session's forms: HMAC of a fixed label keyed with the cookie value. */
   csrfToken(session: BrowserSession): string {
-    return createHmac('sha256', session.token).update('oauth-form').digest('base64url');
+    return formToken(session.token, FORM_LABEL);
   }
 
+  /** Whether `presented` is the session's CSRF token (constant time). */
   checkCsrf(session: BrowserSession, presented: unknown): boolean {
-    if (typeof presented !== 'string') return false;
-    const expected = Buffer.from(this.csrfToken(session));
-    const given = Buffer.from(presented);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return formTokenMatches(session.token, FORM_LABEL, presented);
   }
 
   /**

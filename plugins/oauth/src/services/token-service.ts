@@ -245,19 +245,7 @@ export class TokenService {
       if (!row || row.client_id !== input.client.client_id) return;
       await this.deps.db.transaction(async (trx) => {
         const changed = await changedRows(trx, sql`update oauth_access_tokens set revoked_at = now() where id = ${row.id} and revoked_at is null returning 1`);
-        if (changed > 0) {
-          await this.deps.audit.record(
-            {
-              actor: `oauth_client:${row.client_id}`,
-              channel: 'rest',
-              action: 'oauth.token.revoke',
-              target: `oauth_access_token:${row.id}`,
-              details: { grant_id: row.grant_id },
-              requestId: input.requestId,
-            },
-            trx,
-          );
-        }
+        if (changed > 0) await this.recordRevoke(trx, input, `oauth_access_token:${row.id}`, { grant_id: row.grant_id });
       });
       return;
     }
@@ -268,19 +256,22 @@ export class TokenService {
         const grant = await Grant.query(trx).findById(row.grant_id).forUpdate();
         if (!grant || grant.revoked_at) return;
         await this.revokeGrant(trx, grant.id, 'revoked_by_client');
-        await this.deps.audit.record(
-          {
-            actor: `oauth_client:${row.client_id}`,
-            channel: 'rest',
-            action: 'oauth.token.revoke',
-            target: `oauth_grant:${grant.id}`,
-            details: { refresh_token_id: row.id },
-            requestId: input.requestId,
-          },
-          trx,
-        );
+        await this.recordRevoke(trx, input, `oauth_grant:${grant.id}`, { refresh_token_id: row.id });
       });
     }
+  }
+
+  /** The audit row of a revocation by the client (RFC 7009), in the revocation's transaction. */
+  private async recordRevoke(
+    trx: Knex.Transaction,
+    input: { client: ClientRow; requestId: string },
+    target: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.deps.audit.record(
+      { actor: `oauth_client:${input.client.client_id}`, channel: 'rest', action: 'oauth.token.revoke', target, details, requestId: input.requestId },
+      trx,
+    );
   }
 
   /**

@@ -83,28 +83,24 @@ export class SandboxChain {
 
   /** Transfers of the invoice leave the chain (a reorganisation). */
   async reorg(trx: Knex.Transaction, state: InvoiceState, transfers: readonly TransferKey[], actor: Actor): Promise<TransitionRecord[]> {
-    if (transfers.length === 0) return [];
-    return (
-      await this.deps.invoicesLifecycle.revertPayments(
-        trx,
-        transfers.map((t) => ({ ...t, invoiceId: state.invoice.id })),
-        'reorg',
-        actor,
-      )
-    ).transitions;
+    return this.revert(trx, state, transfers, 'reorg', actor);
   }
 
   /** Unconfirmed payments of the invoice leave the mempool without a block. */
   async drop(trx: Knex.Transaction, state: InvoiceState, transfers: readonly TransferKey[], actor: Actor): Promise<TransitionRecord[]> {
+    return this.revert(trx, state, transfers, 'dropped', actor);
+  }
+
+  private async revert(
+    trx: Knex.Transaction,
+    state: InvoiceState,
+    transfers: readonly TransferKey[],
+    reason: 'reorg' | 'dropped',
+    actor: Actor,
+  ): Promise<TransitionRecord[]> {
     if (transfers.length === 0) return [];
-    return (
-      await this.deps.invoicesLifecycle.revertPayments(
-        trx,
-        transfers.map((t) => ({ ...t, invoiceId: state.invoice.id })),
-        'dropped',
-        actor,
-      )
-    ).transitions;
+    const keys = transfers.map((t) => ({ ...t, invoiceId: state.invoice.id }));
+    return (await this.deps.invoicesLifecycle.revertPayments(trx, keys, reason, actor)).transitions;
   }
 
   /** The invoice's deadline passes. */

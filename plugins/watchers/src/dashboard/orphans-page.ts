@@ -6,12 +6,9 @@ import {
   type DashboardRequest,
   definePage,
   type FilterField,
-  filterForm,
-  nextPageLink,
+  filteredList,
   page,
-  pageOf,
   type PageServices,
-  readFilters,
   redirect,
   table,
   when,
@@ -47,40 +44,40 @@ export const orphansPage = definePage<Services>({
       path: '/dashboard/projects/:projectId/orphans',
       summary: "The project's orphan payments with the REST list's filters (newest first); attribute one to an external id.",
       render: async (req) => {
-        const filters = readFilters(req, orphanFilters(req.services.chains.chainIds()));
-        const { after, limit } = pageOf(req);
+        const listing = filteredList(req, base(req), orphanFilters(req.services.chains.chainIds()));
         const list = await services.watchersOrphans.list(req.project!.id, {
-          limit,
-          ...(after ? { cursor: after } : {}),
-          ...(filters as { attributed?: 'true' | 'false'; chain?: ChainId }),
+          ...listing.page,
+          ...(listing.filters as { attributed?: 'true' | 'false'; chain?: ChainId }),
         });
         const admin = req.user.role === 'admin';
         return page(
           `Orphan payments of ${req.project!.name}`,
           html`<h1>Orphan payments</h1>
 <p class="note">Payments to the project's pool addresses that no invoice took. Attributing one creates a paid invoice under the external id you give and sends <code>invoice.paid</code>.</p>
-${filterForm(base(req), orphanFilters(req.services.chains.chainIds()), filters, 'Orphan payment filters')}
-${table(
-  'Orphan payments, newest first',
-  ['Transaction', 'Amount', 'To', 'Status', 'Received', 'Attributed', ...(admin ? ['Attribute'] : [])],
-  list.items.map((o) => [
-    html`<code class="wrap">${o.tx_hash}</code> #${o.tx_output_index}`,
-    html`${o.amount} <span class="unit">${o.coin}</span>`,
-    html`<code class="wrap">${o.to_address}</code>`,
-    html`${badge(o.status)}${o.ambiguous ? ' (ambiguous)' : ''}`,
-    when(o.received_at_iso),
-    o.invoice_id ? html`<a href="/dashboard/projects/${req.project!.id}/invoices/${o.invoice_id}">invoice</a>` : 'no',
-    ...(admin
-      ? [
-          o.attributed || o.status !== 'in_block'
-            ? '—'
-            : html`<form class="inline-form" method="post" action="${base(req)}/attribute">${csrfField(req)}<input type="hidden" name="tx_hash" value="${o.tx_hash}"><input type="hidden" name="to_address" value="${o.to_address}"><input type="hidden" name="tx_output_index" value="${String(o.tx_output_index)}"><label for="${`ext-${o.id}`}">External id</label><input id="${`ext-${o.id}`}" name="external_id" required maxlength="128"><button type="submit">Attribute</button></form>`,
-        ]
-      : []),
-  ]),
-  'No orphan payments.',
-)}
-${nextPageLink(req, base(req), list.items, limit)}`,
+${listing.render(
+  'Orphan payment filters',
+  table(
+    'Orphan payments, newest first',
+    ['Transaction', 'Amount', 'To', 'Status', 'Received', 'Attributed', ...(admin ? ['Attribute'] : [])],
+    list.items.map((o) => [
+      html`<code class="wrap">${o.tx_hash}</code> #${o.tx_output_index}`,
+      html`${o.amount} <span class="unit">${o.coin}</span>`,
+      html`<code class="wrap">${o.to_address}</code>`,
+      html`${badge(o.status)}${o.ambiguous ? ' (ambiguous)' : ''}`,
+      when(o.received_at_iso),
+      o.invoice_id ? html`<a href="/dashboard/projects/${req.project!.id}/invoices/${o.invoice_id}">invoice</a>` : 'no',
+      ...(admin
+        ? [
+            o.attributed || o.status !== 'in_block'
+              ? '—'
+              : html`<form class="inline-form" method="post" action="${base(req)}/attribute">${csrfField(req)}<input type="hidden" name="tx_hash" value="${o.tx_hash}"><input type="hidden" name="to_address" value="${o.to_address}"><input type="hidden" name="tx_output_index" value="${String(o.tx_output_index)}"><label for="${`ext-${o.id}`}">External id</label><input id="${`ext-${o.id}`}" name="external_id" required maxlength="128"><button type="submit">Attribute</button></form>`,
+          ]
+        : []),
+    ]),
+    'No orphan payments.',
+  ),
+  list.items,
+)}`,
         );
       },
     },

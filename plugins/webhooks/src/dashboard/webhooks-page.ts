@@ -12,13 +12,10 @@ import {
   definePage,
   duration,
   type FilterField,
-  filterForm,
+  filteredList,
   jsonBlock,
-  nextPageLink,
   page,
-  pageOf,
   type PageServices,
-  readFilters,
   redirect,
   table,
   when,
@@ -54,15 +51,14 @@ export const webhooksPage = definePage<Services>({
       cli: ['webhook list', 'webhook schedule'],
       summary: "The project's webhook delivery log, newest first, with the REST log's filters; replay of dead-lettered events.",
       render: async (req) => {
-        const filters = readFilters(req, WEBHOOK_FILTERS);
-        const { after, limit } = pageOf(req);
+        const listing = filteredList(req, base(req), WEBHOOK_FILTERS);
+        const { filters } = listing;
         const list = await services.webhooksEventLog.list(req.project!.id, {
-          limit,
           status: filters['status'] as DeliveryStatus | undefined,
           event_type: filters['event_type'] as InvoiceEventType | undefined,
           invoice_id: filters['invoice_id'],
           since: filters['since'],
-          ...(after ? { cursor: after } : {}),
+          ...listing.page,
         });
         const admin = req.user.role === 'admin';
         const dead = list.items.filter((e) => e.status === 'dlq');
@@ -80,25 +76,20 @@ export const webhooksPage = definePage<Services>({
           when(e.created_at_iso),
         ]);
         const head = [...(admin ? ['Replay'] : []), 'Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Latency', 'Invoice', 'Created'];
-        const listTable = table(
-          'Webhook events, newest first',
-          head,
-          rows,
-          Object.keys(filters).length > 0 ? 'No event matches these filters.' : 'No webhook events yet.',
-        );
+        const listTable = table('Webhook events, newest first', head, rows, listing.filtered ? 'No event matches these filters.' : 'No webhook events yet.');
         return page(
           `Webhooks of ${req.project!.name}`,
           html`<h1>Webhook delivery log</h1>
-${filterForm(base(req), WEBHOOK_FILTERS, filters, 'Webhook filters')}
-${
+${listing.render(
+  'Webhook filters',
   admin && dead.length > 0
     ? html`<form method="post" action="${base(req)}/replay">${csrfField(req)}
 ${listTable}
 <button type="submit">Replay the selected dead-lettered events</button>
 </form>`
-    : listTable
-}
-${nextPageLink(req, base(req), list.items, limit)}
+    : listTable,
+  list.items,
+)}
 ${retrySchedule(services.webhooksConfig)}
 ${
   admin

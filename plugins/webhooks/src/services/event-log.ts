@@ -5,6 +5,7 @@ import {
   type InvoiceEventType,
   isAppError,
   isUlid,
+  keysetPage,
   type JobQueue,
   newId,
   parseInstant,
@@ -109,10 +110,7 @@ export class EventLog {
     if (filter.event_type) query.where('event_type', filter.event_type);
     if (filter.invoice_id) query.where('invoice_id', filter.invoice_id);
     if (filter.since) query.where('created_at', '>=', parseInstant(filter.since, 'since', 'start'));
-    const rows = await query;
-    const page = rows.slice(0, filter.limit);
-    const items = await this.views(page);
-    return rows.length > filter.limit ? { items, next_cursor: page[page.length - 1]!.id } : { items };
+    return keysetPage(await query, filter.limit, (page) => this.views(page));
   }
 
   /** One event of the project with its attempts; 404 `event_not_found` otherwise. */
