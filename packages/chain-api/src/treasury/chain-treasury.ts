@@ -1,4 +1,4 @@
-import type { AccountKey } from '../chain.js';
+import type { AccountKey, KeyOrigin } from '../account-key.js';
 import type { NetworkDefinition } from '../network.js';
 
 /**
@@ -105,14 +105,6 @@ export interface SpendInput {
    * default too; set only to reproduce an existing transaction's input.
    */
   readonly sequence?: number;
-}
-
-/** The key origin of an account key: the master key fingerprint and the path from it (BIP 32, BIP 380 key expressions). */
-export interface KeyOrigin {
-  /** 8 lower-case hex digits. */
-  readonly fingerprint: string;
-  /** `m/84'/0'/0'`. */
-  readonly path: string;
 }
 
 /** An output of a plan. */
