@@ -3,8 +3,8 @@ import { chains, plugins } from '@gw/app-gateway';
 import { createTestDatabase, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { ethWallet, tronWallet } from '@gw/testing';
-import { cliRunner } from '../src/testing.js';
+import { cliRunner, ethWallet, tronWallet } from '@gw/testing';
+import { runCli } from '../src/cli.js';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -15,7 +15,7 @@ test.after.always(async () => {
 });
 
 let overrides: Record<string, unknown> = {};
-const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url, overrides: () => overrides });
+const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url, run: runCli, overrides: () => overrides });
 
 interface Finding {
   check: string;

@@ -17,3 +17,5 @@ export * from './rpc-proxy.js';
 export * from './fault-proxy.js';
 export * from './spec-pathname-client.js';
 export * from './browser.js';
+export * from './cli.js';
+export * from './teardown.js';

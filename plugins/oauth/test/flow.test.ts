@@ -2,7 +2,7 @@ import test from 'ava';
 import { hashToken } from '@gw/kernel';
 import * as oauth from 'oauth4webapi';
 import type { TestKernel } from '@gw/kernel/testing';
-import { cliRunner } from '../../../apps/cli/src/testing.js';
+import { cliRunner } from '@gw/testing';
 import { ALL_SCOPES, CERT_PEM, DocumentServer, MailSink, OAUTH_PLUGINS, WebClient, authorizeInBrowser, inviteUser, startOAuthKernel } from './helpers.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;

@@ -1,11 +1,10 @@
 import test from 'ava';
 // The composition's chains (by path: a package dependency on the gateway app would be a cycle).
-import { ALL_CHAINS as chains, ADA_ACCOUNT_HEX, BTC_ZPUB, ETH_XPUB, ethWallet, ltcTestnetWallet, tronWallet } from '@gw/testing';
+import { ALL_CHAINS as chains, ADA_ACCOUNT_HEX, BTC_ZPUB, cliRunner, ETH_XPUB, ethWallet, ltcTestnetWallet, tronWallet } from '@gw/testing';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { cliRunner } from '../../../apps/cli/src/testing.js';
 
 let database: TestDatabase;
 test.before(async () => {

@@ -4,8 +4,7 @@ import { responseMismatches, signedFetch, waitFor, type TestKernel } from '@gw/k
 import { verifyWebhook } from '@gw/webhook-verify';
 import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { ALL_CHAINS, cliRunner, FIXED_RATES } from '@gw/testing';
 import { FAST_RETRIES, projectWithPools, Receiver, startWebhooksKernel, WEBHOOK_PLUGINS, type TestProject } from './helpers.js';
 
 let gw: TestKernel;
