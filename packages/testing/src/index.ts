@@ -19,3 +19,4 @@ export * from './spec-pathname-client.js';
 export * from './browser.js';
 export * from './cli.js';
 export * from './teardown.js';
+export * from './api-invoices.js';
