@@ -47,3 +47,9 @@ export async function sandboxClient(gw: TestKernel, receiver?: Receiver): Promis
     call: (method, path, body) => signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret, method, ...(body === undefined ? {} : { body }) }),
   };
 }
+
+/** `startSandboxKernel` with `config`, and a client of one sandbox project on it. */
+export async function startSandboxAccount(config: Record<string, unknown> = {}): Promise<{ gw: TestKernel; account: SandboxClient }> {
+  const gw = await startSandboxKernel(config);
+  return { gw, account: await sandboxClient(gw) };
+}
