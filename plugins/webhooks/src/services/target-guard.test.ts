@@ -15,6 +15,16 @@ async function loopbackServer(handler?: RequestListener): Promise<{ server: Serv
   return { server, port: (server.address() as AddressInfo).port };
 }
 
+/** A loopback server answering 'ok', counting the requests that reach it. */
+async function countingServer(): Promise<{ server: Server; port: number; contacted: () => number }> {
+  let contacted = 0;
+  const { server, port } = await loopbackServer((_req, res) => {
+    contacted += 1;
+    res.end('ok');
+  });
+  return { server, port, contacted: () => contacted };
+}
+
 test('private, loopback, link-local and reserved addresses are recognised, public ones are not', (t) => {
   for (const address of [
     '127.0.0.1',
@@ -42,11 +52,7 @@ test('private, loopback, link-local and reserved addresses are recognised, publi
 });
 
 test('with private targets refused, a loopback IP and a name resolving to loopback are never contacted', async (t) => {
-  let contacted = 0;
-  const { server, port } = await loopbackServer((_req, res) => {
-    contacted += 1;
-    res.end('ok');
-  });
+  const { server, port, contacted } = await countingServer();
   const sender = senderWith(false);
   try {
     const literal = await sender.post(`http://127.0.0.1:${port}/hook`, '{}', {}, 'testnet');
@@ -55,11 +61,11 @@ test('with private targets refused, a loopback IP and a name resolving to loopba
     const named = await sender.post(`http://localhost:${port}/hook`, '{}', {}, 'testnet');
     t.false(named.ok);
     t.regex(named.error!, /private, loopback or link-local/);
-    t.is(contacted, 0);
+    t.is(contacted(), 0);
     const allowed = senderWith(true);
     const ok = await allowed.post(`http://localhost:${port}/hook`, '{}', {}, 'testnet');
     t.true(ok.ok);
-    t.is(contacted, 1);
+    t.is(contacted(), 1);
     allowed.close();
   } finally {
     sender.close();
@@ -106,11 +112,7 @@ test('the target rules by project kind (issue 26 finding 4)', (t) => {
 });
 
 test('a sandbox project without allowPrivateTargets never contacts a loopback receiver (issue 33 finding 13)', async (t) => {
-  let contacted = 0;
-  const { server, port } = await loopbackServer((_req, res) => {
-    contacted += 1;
-    res.end('ok');
-  });
+  const { server, port, contacted } = await countingServer();
   const sender = senderWith(false);
   try {
     for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]) {
@@ -118,7 +120,7 @@ test('a sandbox project without allowPrivateTargets never contacts a loopback re
       t.false(outcome.ok, url);
       t.regex(outcome.error ?? '', /refused unless plugins\.webhooks\.allowPrivateTargets/, url);
     }
-    t.is(contacted, 0);
+    t.is(contacted(), 0);
   } finally {
     sender.close();
     server.close();
