@@ -20,6 +20,10 @@ const cli = cliRunner({
   databaseUrl: () => database.url,
 });
 
+/** `wallet verify` of the project's key on `chain` with the challenge's `signature`, as JSON. */
+const verifyWallet = (projectId: string, chain: string, signature: string) =>
+  cli('wallet', 'verify', '--project', projectId, '--chain', chain, '--signature', signature, '--json');
+
 // Published vectors: BIP-0084 test vectors; MetaMask/ethers m/44'/60'/0'/0/i; TronLink
 // m/44'/195'/0'/0/0; Keystone/Eternl CIP-1852 base address; TonSwift "Test Wallet V5R1".
 const VECTORS = [
@@ -142,30 +146,10 @@ test.serial('wallet register, verify and list through the CLI', async (t) => {
   const registered = await cli('wallet', 'register', '--project', projectId, '--chain', 'eth', '--xpub', ETH_XPUB, '--json');
   t.is(registered.code, 0, registered.stdout);
   t.is(registered.json.challenge.sign_with_address, ethWallet.address0);
-  const rejected = await cli(
-    'wallet',
-    'verify',
-    '--project',
-    projectId,
-    '--chain',
-    'eth',
-    '--signature',
-    await ethWallet.sign(registered.json.challenge.message, 1),
-    '--json',
-  );
+  const rejected = await verifyWallet(projectId, 'eth', await ethWallet.sign(registered.json.challenge.message, 1));
   t.is(rejected.code, 1);
   t.is(rejected.json.error_code, 'wallet_signature_rejected');
-  const verified = await cli(
-    'wallet',
-    'verify',
-    '--project',
-    projectId,
-    '--chain',
-    'eth',
-    '--signature',
-    await ethWallet.sign(registered.json.challenge.message),
-    '--json',
-  );
+  const verified = await verifyWallet(projectId, 'eth', await ethWallet.sign(registered.json.challenge.message));
   t.is(verified.code, 0, verified.stdout);
   t.is(verified.json.wallet.state, 'verified');
   const again = await cli('wallet', 'register', '--project', projectId, '--chain', 'eth', '--xpub', ETH_XPUB, '--json');
