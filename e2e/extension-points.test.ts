@@ -1,10 +1,9 @@
 import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { chains, plugins } from '@gw/app-gateway';
-import { contribute, createKernel, definePlugin, extensionPoint, loadConfig, withDeps, type AnyPlugin } from '@gw/kernel';
-import { createTestDatabase } from '@gw/kernel/testing';
+import { plugins } from '@gw/app-gateway';
+import { contribute, definePlugin, extensionPoint, withDeps, type AnyPlugin } from '@gw/kernel';
+import { connectedComposition, startUpRefusal } from './composition-kernel.js';
 
 // ADR 0011: where plugins meet, the owner of the place declares an extension point and the others
 // contribute to it; the owner imports none of its contributors.
@@ -56,19 +55,7 @@ test("the dashboard depends on no feature plugin: its package, its sources and i
 });
 
 test('every contribution of the composition builds from its declared services, and the owners read them', async (t) => {
-  const database = await createTestDatabase();
-  const kernel = createKernel({
-    config: loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': database.url } }),
-    plugins,
-    chains,
-    role: 'cli',
-    logger: pino({ level: 'silent' }),
-  });
-  t.teardown(async () => {
-    await kernel.stop();
-    await database.drop();
-  });
-  await kernel.connect();
+  const kernel = await connectedComposition(t);
   const pages = kernel.cradle.extensions.of(extensionPoint<{ page: { id: string } }>('dashboard.pages'));
   t.deepEqual(
     pages.map((c) => `${c.pluginId}:${c.item.page.id}`),
@@ -126,21 +113,8 @@ test("start-up refuses a contribution that declares a service outside its plugin
       ),
     ],
   });
-  const kernel = createKernel({
-    config: loadConfig({
-      env: {},
-      file: false,
-      overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': 'postgres://nobody@127.0.0.1:1/none' },
-    }),
-    plugins: [...plugins, probe],
-    chains,
-    role: 'cli',
-    logger: pino({ level: 'silent' }),
-  });
-  try {
-    const error = await t.throwsAsync(kernel.connect());
-    t.is(error?.message, 'contribution to dashboard.pages of plugin "probe" declares "invoicesService" of plugin "invoices", which is not in its dependsOn');
-  } finally {
-    await kernel.stop();
-  }
+  t.is(
+    await startUpRefusal(t, probe),
+    'contribution to dashboard.pages of plugin "probe" declares "invoicesService" of plugin "invoices", which is not in its dependsOn',
+  );
 });

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
-import { createTestDatabase, signedFetch, spawnGroup, waitFor } from '@gw/kernel/testing';
-import { Anvil, evmAccountWallet, Receiver, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
+import { createTestDatabase, spawnGroup, waitFor } from '@gw/kernel/testing';
+import { Anvil, createInvoiceOncePoolFills, evmAccountWallet, Receiver, ROOT, runCliProcess, startApp, waitForPaidInvoice, waitForUrl } from '@gw/testing';
 
 /** The `<!-- config -->` JSON blocks of docs/getting-started.md, in order. */
 function docConfigs(): Record<string, any>[] {
@@ -82,31 +82,12 @@ test('getting started: from start to a paid testnet invoice on a local Sepolia',
   t.true(ready.json.ready);
 
   // Step 5: an invoice, paid from another account, confirmed.
-  const invoice = await waitFor(
-    async () => {
-      const response = await signedFetch(url, '/api/v1/invoices', {
-        projectId,
-        secret,
-        method: 'POST',
-        body: { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' },
-      });
-      // The pool fills just after verification; until then creation answers 503 pool_exhausted-like errors.
-      return response.status === 201 ? response.body : undefined;
-    },
-    30_000,
-    'invoice creation',
-  );
+  // The pool fills just after verification; until then creation answers 503 pool_exhausted-like errors.
+  const invoice = await createInvoiceOncePoolFills(url, { projectId, secret }, { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' }, 30_000);
   const [payer] = await anvil.accounts();
   await anvil.sendEth(payer!, invoice.address, toBaseUnits(invoice.amount_crypto, 18));
   await anvil.mine(invoice.confirmation_threshold);
-  const paid = await waitFor(
-    async () => {
-      const response = await signedFetch(url, `/api/v1/invoices/${invoice.id}`, { projectId, secret, method: 'GET' });
-      return response.body.status === 'paid' ? response.body : undefined;
-    },
-    60_000,
-    'the invoice to be paid',
-  );
+  const paid = await waitForPaidInvoice(url, { projectId, secret }, invoice.id, 60_000);
   t.is(paid.status, 'paid');
   const shown = await runCliProcess(env, 'invoice', 'show', '--project', projectId, '--id', invoice.id, '--json');
   t.is(shown.json.invoice.status, 'paid');
@@ -292,18 +273,11 @@ test('getting started: the commands of the guide work as printed, in a shell wit
   t.regex(verified.stdout, /Nothing blocks real payments/);
 
   // Step 5: an invoice (created by a signed request as in "Make a signed request"), shown.
-  const invoice = await waitFor(
-    async () => {
-      const response = await signedFetch('http://127.0.0.1:8080', '/api/v1/invoices', {
-        projectId: demo.project.id,
-        secret: demo.credentials.api_secret,
-        method: 'POST',
-        body: { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' },
-      });
-      return response.status === 201 ? response.body : undefined;
-    },
+  const invoice = await createInvoiceOncePoolFills(
+    'http://127.0.0.1:8080',
+    { projectId: demo.project.id, secret: demo.credentials.api_secret },
+    { external_id: 'order-1', coin: 'eth', amount_crypto: '0.01' },
     60_000,
-    'invoice creation',
   );
   t.truthy(block(/# sign METHOD=POST TARGET=\/api\/v1\/invoices/), 'the invoice request is a sketch over the signing block above');
   const shown = await run(block(/gateway invoice show/).code, { '<invoice id>': invoice.id });

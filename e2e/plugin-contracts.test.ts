@@ -2,10 +2,9 @@ import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { chains, plugins } from '@gw/app-gateway';
+import { plugins } from '@gw/app-gateway';
 import {
   buildDeclared,
-  createKernel,
   defineCommand,
   definePlugin,
   isDeclared,
@@ -18,7 +17,7 @@ import {
   type AnyPlugin,
   type PluginPart,
 } from '@gw/kernel';
-import { createTestDatabase } from '@gw/kernel/testing';
+import { connectedComposition, startUpRefusal } from './composition-kernel.js';
 
 // ADR 0009: no route, job, hook, service or CLI command outside the kernel reads the whole
 // container, and a plugin uses another only through that plugin's contract: the services it
@@ -71,21 +70,8 @@ test("every plugin of the composition lists the services it exports, and keeps t
 
 test("start-up refuses a plugin that declares another plugin's unexported service, or a CLI command reading outside its dependsOn", async (t) => {
   // Wiring connects nothing: the check runs before any query, so no database is needed.
-  const refusal = async (probe: AnyPlugin) => {
-    const kernel = createKernel({
-      config: config({ 'database.url': 'postgres://nobody@127.0.0.1:1/none' }),
-      plugins: [...plugins, probe],
-      chains,
-      role: 'cli',
-      logger: pino({ level: 'silent' }),
-    });
-    try {
-      const error = await t.throwsAsync(kernel.connect());
-      return error?.message;
-    } finally {
-      await kernel.stop();
-    }
-  };
+  const refusal = (probe: AnyPlugin) => startUpRefusal(t, probe);
+
   t.is(
     await refusal(definePlugin({ id: 'probe', dependsOn: ['invoices'], register: () => ({ probeWriter: service(['invoicesLifecycleStore'], () => ({})) }) })),
     'service "probeWriter" of plugin "probe" declares "invoicesLifecycleStore", which plugin "invoices" does not export (its exports: invoicesService, invoicesLifecycle, invoicesAttribution)',
@@ -117,15 +103,9 @@ test('every service a plugin of the composition registers is made by service or 
 });
 
 test('the composition wires with every declaration satisfied, and its parts build from their declared services alone', async (t) => {
-  const database = await createTestDatabase();
-  const kernel = createKernel({ config: config({ 'database.url': database.url }), plugins, chains, role: 'cli', logger: pino({ level: 'silent' }) });
-  t.teardown(async () => {
-    await kernel.stop();
-    await database.drop();
-  });
   // connect() wires the container and refuses a declared service that is missing or not the
   // declaring plugin's to use (checkDeclaredDeps).
-  await kernel.connect();
+  const kernel = await connectedComposition(t);
   let built = 0;
   for (const { plugin } of kernel.plugins) {
     for (const part of ['routes', 'errorFormats', 'authenticators', 'jobs', 'mcpTools', 'readiness'] as const) {

@@ -9,8 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { toBaseUnits } from '@gw/kernel';
-import { createTestDatabase, signedFetch, waitFor } from '@gw/kernel/testing';
-import { Litecoind, litecoindInstalled, ltcTestnetWallet, Receiver, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
+import { createTestDatabase, waitFor } from '@gw/kernel/testing';
+import {
+  createInvoiceOncePoolFills,
+  Litecoind,
+  litecoindInstalled,
+  ltcTestnetWallet,
+  Receiver,
+  ROOT,
+  runCliProcess,
+  startApp,
+  waitForPaidInvoice,
+  waitForUrl,
+} from '@gw/testing';
 
 if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
 
@@ -90,34 +101,15 @@ test('a testnet project of the shipped gateway, configured for ltc regtest, is p
   const hooks = `${receiver.url}/hooks`;
   t.is((await cli('webhook', 'set', '--project', projectId, '--url', hooks, '--json')).code, 0);
 
-  const invoice = await waitFor(
-    async () => {
-      const response = await signedFetch(url, '/api/v1/invoices', {
-        projectId,
-        secret,
-        method: 'POST',
-        body: { external_id: 'regtest-1', coin: 'ltc', amount_crypto: '0.5' },
-      });
-      // The pool fills just after verification; until then creation is refused.
-      return response.status === 201 ? response.body : undefined;
-    },
-    30_000,
-    'invoice creation',
-  );
+  // The pool fills just after verification; until then creation is refused.
+  const invoice = await createInvoiceOncePoolFills(url, { projectId, secret }, { external_id: 'regtest-1', coin: 'ltc', amount_crypto: '0.5' }, 30_000);
   t.regex(invoice.address, /^rltc1q/);
   t.is(invoice.payment_uri, `litecoin:${invoice.address}?amount=0.5`);
 
   // Paid from the node's wallet, then mined to the threshold.
   const txid = await node.send(invoice.address, toBaseUnits(invoice.amount_crypto, 8));
   await node.mine(invoice.confirmation_threshold);
-  const paid = await waitFor(
-    async () => {
-      const response = await signedFetch(url, `/api/v1/invoices/${invoice.id}`, { projectId, secret, method: 'GET' });
-      return response.body.status === 'paid' ? response.body : undefined;
-    },
-    60_000,
-    'the invoice to be paid',
-  );
+  const paid = await waitForPaidInvoice(url, { projectId, secret }, invoice.id, 60_000);
   t.like(paid.transactions[0], { tx_hash: txid, amount_units: '50000000', status: 'confirmed' });
   await waitFor(
     async () => received().some((r) => r.type === 'invoice.paid' && r.body.data.invoice_id === invoice.id),

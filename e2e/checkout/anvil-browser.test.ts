@@ -9,13 +9,12 @@ import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import { freePort, startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { Anvil, ALL_CHAINS, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
+import { Anvil, ALL_CHAINS, CHROMIUM, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
 import { parseEther } from 'ethers';
 import { chromium, type Browser } from 'playwright-core';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 
-const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';
 const RETURN_URL = 'https://shop.example.com/orders/7?paid=1';
 let anvil: Anvil;
 let gw: TestKernel;

@@ -6,12 +6,12 @@ import { chromium, type Browser, type BrowserContextOptions, type Page } from 'p
 import { PNG } from 'pngjs';
 import type { TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
+import { CHROMIUM } from '@gw/testing';
 
 // The checkout page in a real browser: Debian's chromium driven by playwright-core, the QR code
 // decoded from a screenshot with jsQR, accessibility checked with axe-core.
 // jsqr is CommonJS with a `default` export: one function either way it is loaded.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof import('jsqr').default;
-const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 

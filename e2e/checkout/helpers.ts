@@ -1,8 +1,6 @@
 import type { AnyPlugin } from '@gw/kernel';
-import { freePort, startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
-import { SANDBOX_PLUGINS } from '@gw/plugin-sandbox/testing';
-import { FAST_RETRIES } from '@gw/plugin-webhooks/testing';
+import { freePort, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
+import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 
 export { sandboxClient, type SandboxClient } from '@gw/plugin-sandbox/testing';
@@ -12,24 +10,7 @@ export const CHECKOUT_PLUGINS: readonly AnyPlugin[] = [...SANDBOX_PLUGINS, check
 /** A sandbox gateway with the checkout plugin whose `checkout_url`s point at itself. */
 export async function startCheckoutKernel(config: Record<string, unknown> = {}, database?: TestDatabase): Promise<TestKernel> {
   const port = await freePort();
-  return startTestKernel({
-    plugins: CHECKOUT_PLUGINS,
-    chains: ALL_CHAINS,
-    role: 'all',
-    ...(database ? { database } : {}),
-    config: {
-      'http.port': port,
-      'http.baseUrl': `http://127.0.0.1:${port}`,
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.address-pool.targetFree': 3,
-      'plugins.webhooks.allowPrivateTargets': true,
-      'plugins.sandbox.simulateRateLimitPerMinute': 1000,
-      'plugins.sandbox.writeRateLimitPerMinute': 1000,
-      ...FAST_RETRIES,
-      ...config,
-    },
-  });
+  return startSandboxKernel({ 'http.port': port, 'http.baseUrl': `http://127.0.0.1:${port}`, ...config }, CHECKOUT_PLUGINS, database);
 }
 
 /** Reads server-sent events from a fetch response: `next()` resolves with the next event's parsed data. */

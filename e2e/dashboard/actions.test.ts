@@ -5,14 +5,13 @@ import { Receiver } from '@gw/plugin-webhooks/testing';
 import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
 import { connectApp, refreshWorks } from '@gw/plugin-dashboard/testing';
 import { DashboardClient } from './http-client.js';
+import { stopAll } from '@gw/testing';
 
 // Every action of the dashboard's own pages over HTTP: what an administrator's POST writes (with
 // the audit row: channel dashboard, the user as actor), and that a read-only member's is refused
 // with nothing written.
 
-let gw: TestKernel;
-let sink: MailSink;
-let receiver: Receiver;
+let gw: TestKernel, sink: MailSink, receiver: Receiver;
 /** The operator of every user here (other operators exist too, so it is named). */
 let main: string;
 
@@ -22,11 +21,7 @@ test.before(async () => {
   gw = await startDashboardKernel(sink);
   main = (await gw.kernel.cradle.tenancyOperators.create('main', CLI_ACTOR)).id;
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await sink?.close();
-});
+test.after.always(() => stopAll(gw, receiver, sink));
 
 const cradle = () => gw.kernel.cradle;
 const audits = (actor: string, action: string) => cradle().db('kernel_audit_log').where({ actor, action, channel: 'dashboard' });

@@ -2,16 +2,14 @@ import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
 import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
+import { stopAll } from '@gw/testing';
 
 // The MCP tools page (`gateway mcp tools`) and the readiness page (`gateway doctor`) over HTTP, for
 // an administrator and a read-only member; the readiness page names only the user's own
 // operator's projects. The kernel here runs without the mcp plugin: the tools page reads the
 // kernel's collected tools.
 
-let gw: TestKernel;
-let sink: MailSink;
-let main: string;
-let other: string;
+let gw: TestKernel, sink: MailSink, main: string, other: string;
 
 test.before(async () => {
   sink = await MailSink.start();
@@ -19,10 +17,7 @@ test.before(async () => {
   main = (await gw.kernel.cradle.tenancyOperators.create('ops-main', CLI_ACTOR)).id;
   other = (await gw.kernel.cradle.tenancyOperators.create('ops-other', CLI_ACTOR)).id;
 });
-test.after.always(async () => {
-  await gw?.close();
-  await sink?.close();
-});
+test.after.always(() => stopAll(gw, sink));
 
 test('MCP tools: every tool of the enabled plugins with its description, scope and effect, for administrators and members', async (t) => {
   const tools = gw.kernel.cradle.mcpTools;

@@ -4,7 +4,7 @@ import { createRootContainer, type Cradle } from './container.js';
 import { checkDeclaredDeps } from './declared-deps-check.js';
 import { buildDeclared, service, serviceValue, withDeps } from './deps.js';
 import { defineCommand, runCommand, type CliCommand } from './cli/command.js';
-import { definePlugin } from './plugin.js';
+import { definePlugin, type AnyPlugin } from './plugin.js';
 
 declare module './container.js' {
   interface Cradle {
@@ -22,6 +22,14 @@ function containerWith(resolvers: Record<string, unknown>) {
   container.register(resolvers as never);
   return container;
 }
+
+/** `checkDeclaredDeps` of `plugins` (no config) over `container`, with the kernel's `logger` and `db`. */
+const checkPlugins = (container: Parameters<typeof checkDeclaredDeps>[1], ...plugins: AnyPlugin[]) =>
+  checkDeclaredDeps(
+    plugins.map((plugin) => ({ plugin, config: {} })),
+    container,
+    new Set(['logger', 'db']),
+  );
 
 test('a declared part sees its declared services and fails loudly on any other read', (t) => {
   const container = containerWith({ depsProbeA: serviceValue({ name: 'a' }) });
@@ -87,44 +95,17 @@ test('start-up refuses a declared service that does not exist or belongs to a pl
   const other = definePlugin({ id: 'other-probe' });
   const missing = definePlugin({ id: 'deps-probe', routes: withDeps(['depsProbeB'], () => []) });
   t.is(
-    t.throws(() =>
-      checkDeclaredDeps(
-        [
-          { plugin: other, config: {} },
-          { plugin: missing, config: {} },
-        ],
-        container,
-        new Set(['logger', 'db']),
-      ),
-    ).message,
+    t.throws(() => checkPlugins(container, other, missing)).message,
     'routes of plugin "deps-probe" declares "depsProbeB", which no enabled plugin provides',
   );
   const undeclaredDependency = definePlugin({ id: 'deps-probe', jobs: withDeps(['otherProbeC', 'db'], () => []) });
   t.is(
-    t.throws(() =>
-      checkDeclaredDeps(
-        [
-          { plugin: other, config: {} },
-          { plugin: undeclaredDependency, config: {} },
-        ],
-        container,
-        new Set(['logger', 'db']),
-      ),
-    ).message,
+    t.throws(() => checkPlugins(container, other, undeclaredDependency)).message,
     'jobs of plugin "deps-probe" declares "otherProbeC" of plugin "other-probe", which is not in its dependsOn',
   );
   const exporting = definePlugin({ id: 'other-probe', exports: ['otherProbeC'] });
   const dependant = definePlugin({ id: 'deps-probe', dependsOn: ['other-probe'], jobs: withDeps(['otherProbeC', 'db'], () => []) });
-  t.notThrows(() =>
-    checkDeclaredDeps(
-      [
-        { plugin: exporting, config: {} },
-        { plugin: dependant, config: {} },
-      ],
-      container,
-      new Set(['logger', 'db']),
-    ),
-  );
+  t.notThrows(() => checkPlugins(container, exporting, dependant));
 });
 
 test("start-up refuses another plugin's declaration of a service its provider does not export; the provider reads it", (t) => {

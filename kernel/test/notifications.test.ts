@@ -1,14 +1,15 @@
-import test from 'ava';
-import knexFactory from 'knex';
+import test, { type ExecutionContext } from 'ava';
+import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { pino } from 'pino';
-import { createNotifications } from '@gw/kernel';
-import { createTestDatabase, startTestKernel } from '@gw/kernel/testing';
+import { createNotifications, type Notifications } from '@gw/kernel';
+import { createTestDatabase, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
 import { waitFor } from '../src/testing/wait-for.js';
 
 const logger = pino({ level: 'silent' });
 
-test('a notification sent in a transaction arrives when it commits and never when it rolls back', async (t) => {
+/** A fresh database, a knex on it and a notifications hub listening to it; all closed after the test. */
+async function notificationsOnFreshDatabase(t: ExecutionContext): Promise<{ database: TestDatabase; db: Knex; hub: Notifications }> {
   const database = await createTestDatabase();
   const db = knexFactory({ client: 'pg', connection: database.url });
   const hub = createNotifications({ url: database.url, logger });
@@ -17,6 +18,11 @@ test('a notification sent in a transaction arrives when it commits and never whe
     await db.destroy();
     await database.drop();
   });
+  return { database, db, hub };
+}
+
+test('a notification sent in a transaction arrives when it commits and never when it rolls back', async (t) => {
+  const { db, hub } = await notificationsOnFreshDatabase(t);
   const seen: string[] = [];
   const stop = await hub.subscribe('probe.status', { onNotification: (payload) => seen.push(payload) });
   t.is(hub.subscriberCount('probe.status'), 1);
@@ -51,14 +57,7 @@ test('a notification sent in a transaction arrives when it commits and never whe
 });
 
 test('a lost listening connection is re-opened by itself, subscribers are told of the gap and keep receiving', async (t) => {
-  const database = await createTestDatabase();
-  const db = knexFactory({ client: 'pg', connection: database.url });
-  const hub = createNotifications({ url: database.url, logger });
-  t.teardown(async () => {
-    await hub.close();
-    await db.destroy();
-    await database.drop();
-  });
+  const { database, db, hub } = await notificationsOnFreshDatabase(t);
   const seen: string[] = [];
   let gaps = 0;
   await hub.subscribe('probe.status', { onNotification: (p) => seen.push(p), onGap: () => gaps++ });

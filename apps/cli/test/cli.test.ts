@@ -3,7 +3,8 @@ import { chains, plugins } from '@gw/app-gateway';
 import { sql, sqlIdentifier } from '@gw/kernel';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import pg from 'pg';
-import { cliRunner } from '../src/testing.js';
+import { cliRunner } from '@gw/testing';
+import { runCli } from '../src/cli.js';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -13,7 +14,7 @@ test.after.always(async () => {
   await database?.drop();
 });
 
-const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url });
+const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url, run: runCli });
 
 async function count(table: string): Promise<number> {
   const client = new pg.Client({ connectionString: database.url });

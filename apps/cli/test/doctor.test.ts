@@ -1,10 +1,10 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { chains, plugins } from '@gw/app-gateway';
 import { createTestDatabase, startTestKernel, type TestDatabase } from '@gw/kernel/testing';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { ethWallet, tronWallet } from '@gw/testing';
-import { cliRunner } from '../src/testing.js';
+import { cliRunner, ethWallet, tronWallet } from '@gw/testing';
+import { runCli } from '../src/cli.js';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -15,7 +15,7 @@ test.after.always(async () => {
 });
 
 let overrides: Record<string, unknown> = {};
-const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url, overrides: () => overrides });
+const cli = cliRunner({ plugins, chains, databaseUrl: () => database.url, run: runCli, overrides: () => overrides });
 
 interface Finding {
   check: string;
@@ -25,6 +25,12 @@ interface Finding {
   fix: string | null;
 }
 const finding = (json: { checks: Finding[] }, check: string) => json.checks.find((c) => c.check === check)!;
+
+/** Verifies the project's registered key on `chain` through the CLI with the challenge's `signature`. */
+async function verifyWallet(t: ExecutionContext, projectId: string, chain: string, signature: Promise<string>): Promise<void> {
+  const verified = await cli('wallet', 'verify', '--project', projectId, '--chain', chain, '--signature', await signature, '--json');
+  t.is(verified.code, 0, verified.stdout + verified.stderr);
+}
 
 test.serial('doctor names what blocks real payments, and passes once each is fixed', async (t) => {
   // A first start: no project, no rate source reachable (no fixed rate, no quote yet), nothing watched.
@@ -60,18 +66,7 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
   t.regex(text.stdout, /problem\(s\) block real payments/);
 
   // Fix everything: verify the wallet, a fixed rate, a provider for eth sepolia, a webhook URL.
-  const verified = await cli(
-    'wallet',
-    'verify',
-    '--project',
-    project.id,
-    '--chain',
-    'eth',
-    '--signature',
-    await ethWallet.sign(registered.json.challenge.message),
-    '--json',
-  );
-  t.is(verified.code, 0, verified.stdout + verified.stderr);
+  await verifyWallet(t, project.id, 'eth', ethWallet.sign(registered.json.challenge.message));
   t.is((await cli('webhook', 'set', '--project', project.id, '--url', 'https://shop.example/hooks', '--json')).code, 0);
   const fixes = {
     'plugins.rates.providers': ['coingecko'],
@@ -129,18 +124,7 @@ test.serial('doctor reports a TRON pool with no activated address, until one is 
   const project = (await cli('project', 'create', '--name', 'tron-shop', '--kind', 'testnet', '--json')).json.project;
   const registered = await cli('wallet', 'register', '--project', project.id, '--chain', 'tron', '--xpub', tronWallet.xpub, '--json');
   t.is(registered.code, 0, registered.stdout + registered.stderr);
-  const verified = await cli(
-    'wallet',
-    'verify',
-    '--project',
-    project.id,
-    '--chain',
-    'tron',
-    '--signature',
-    await tronWallet.sign(registered.json.challenge.message),
-    '--json',
-  );
-  t.is(verified.code, 0, verified.stdout + verified.stderr);
+  await verifyWallet(t, project.id, 'tron', tronWallet.sign(registered.json.challenge.message));
   t.is((await cli('pool', 'replenish', '--project', project.id, '--chain', 'tron', '--json')).code, 0);
 
   const before = await cli('doctor', '--json');

@@ -12,10 +12,7 @@ import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { runCli } from '../src/cli.js';
 
-let gw: TestKernel;
-let receiver: Receiver;
-let account: SandboxClient;
-let home: string;
+let gw: TestKernel, receiver: Receiver, account: SandboxClient, home: string;
 
 test.before(async () => {
   gw = await startSandboxKernel();

@@ -16,15 +16,11 @@ import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { documentOfThisBuild } from '@gw/app-gateway/openapi-document';
 import { buildClient } from '../scripts/build.ts';
-import { FaultProxy } from '@gw/testing';
+import { FaultProxy, stopAll } from '@gw/testing';
 
 type ClientModule = typeof import('../src/index.ts');
 
-let gw: TestKernel;
-let receiver: Receiver;
-let account: SandboxClient;
-let sdk: ClientModule;
-let distDir: string;
+let gw: TestKernel, receiver: Receiver, account: SandboxClient, sdk: ClientModule, distDir: string;
 
 test.before(async () => {
   distDir = await buildClient();
@@ -33,10 +29,7 @@ test.before(async () => {
   receiver = await Receiver.start();
   account = await sandboxClient(gw, receiver);
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-});
+test.after.always(() => stopAll(gw, receiver));
 
 function client(overrides: Partial<import('../src/index.ts').GatewayClientOptions> = {}) {
   return new sdk.GatewayClient({ baseUrl: gw.url, projectId: account.projectId, apiSecret: account.secret, ...overrides });

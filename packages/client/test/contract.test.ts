@@ -15,7 +15,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { startSandboxAccount, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { documentOfThisBuild } from '@gw/app-gateway/openapi-document';
 import { GatewayClient, OPERATIONS } from '../src/index.ts';
 import { documentMismatches } from './openapi-contract.ts';
@@ -81,15 +81,9 @@ test('openapi-typescript types of the document compile against every call of the
   t.regex(compile() ?? '', /calls\.ts.*error TS2/);
 });
 
-let gw: TestKernel;
-let account: SandboxClient;
-test.before(async () => {
-  gw = await startSandboxKernel();
-  account = await sandboxClient(gw);
-});
-test.after.always(async () => {
-  await gw?.close();
-});
+let gw: TestKernel, account: SandboxClient;
+test.before(async () => ({ gw, account } = await startSandboxAccount()));
+test.after.always(() => gw?.close());
 
 test('every answer of a sandbox scenario matches the served document (Ajv, JSON Schema 2020-12)', async (t) => {
   const served = (await (await fetch(`${gw.url}/api/v1/openapi.json`)).json()) as Parameters<typeof documentMismatches>[0];

@@ -7,18 +7,11 @@ import test from 'ava';
 import { spawn } from 'node:child_process';
 import { signWebhook } from '@gw/webhook-verify';
 import type { TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { startSandboxAccount, type SandboxClient } from '@gw/plugin-sandbox/testing';
 
-let gw: TestKernel;
-let account: SandboxClient;
-
-test.before(async () => {
-  gw = await startSandboxKernel();
-  account = await sandboxClient(gw);
-});
-test.after.always(async () => {
-  await gw?.close();
-});
+let gw: TestKernel, account: SandboxClient;
+test.before(async () => ({ gw, account } = await startSandboxAccount()));
+test.after.always(() => gw?.close());
 
 test('the Python client passes its end-to-end suite against the gateway', async (t) => {
   const vectorInput = {

@@ -1,8 +1,8 @@
 /**
  * `@gw/testing`: the helpers that tests of several packages share (private, never shipped). It
- * depends on the kernel and the chain modules only, so any plugin, app or end-to-end test may take
- * it as a devDependency without a package cycle; helpers that need a plugin stay in that plugin,
- * behind its `./testing` export.
+ * depends on the kernel, the chain modules and the operator CLI engine only, so any plugin, app or
+ * end-to-end test may take it as a devDependency without a package cycle; helpers that need a
+ * plugin stay in that plugin, behind its `./testing` export.
  */
 export * from './chains.js';
 export * from './projects.js';
@@ -17,3 +17,6 @@ export * from './rpc-proxy.js';
 export * from './fault-proxy.js';
 export * from './spec-pathname-client.js';
 export * from './browser.js';
+export * from './cli.js';
+export * from './teardown.js';
+export * from './api-invoices.js';

@@ -7,33 +7,9 @@ import { findCrossPackageImports } from './workspace-imports.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-/**
- * The imports still crossing a package by path, each with why it cannot be a package dependency yet.
- * The list only shrinks: an entry that no longer occurs fails the test until it is removed.
- */
-const KNOWN: Record<string, string> = {
-  // The in-process CLI runner: runCli lives in the CLI app, whose package depends on the gateway
-  // composition (every plugin). A package dependency from a plugin's tests would be a cycle, and a
-  // CLI-engine package would still close one through @gw/client's tests (devDependency on the
-  // gateway app). See docs/decisions.md, "Tests as packages".
-  'plugins/address-pool/test/pool-cli.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/invoices/test/export.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/invoices/test/invoices-cli.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/oauth/test/flow.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/rates/test/rates-cli.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/sandbox/test/sandbox.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/tenancy/test/master-key-rotation.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/tenancy/test/signed-requests.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/wallets/test/wallet-cli.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-  'plugins/webhooks/test/event-log-http.test.ts ../../../apps/cli/src/testing.js': 'cli runner',
-};
-
 test('no test imports another package by relative path, and nothing imports another package’s test/ folder', (t) => {
-  const all = findCrossPackageImports(ROOT);
-  const findings = all.filter((f) => !(`${f.file} ${f.specifier}` in KNOWN)).map((f) => `${f.file}:${f.line} ${f.specifier}: ${f.problem}`);
+  const findings = findCrossPackageImports(ROOT).map((f) => `${f.file}:${f.line} ${f.specifier}: ${f.problem}`);
   t.deepEqual(findings, [], `import these through @gw/testing, a package's ./testing export or a declared dependency:\n${findings.join('\n')}`);
-  const gone = Object.keys(KNOWN).filter((known) => !all.some((f) => `${f.file} ${f.specifier}` === known));
-  t.deepEqual(gone, [], 'no longer imported by path: remove them from KNOWN');
 });
 
 test('the check names a test reaching into another package’s test/ folder, an app’s src/ and another package’s src/', (t) => {

@@ -2,25 +2,18 @@
  * Runs the PHP receiver of docs/webhooks.md under PHP's built-in server (`php -S`, as the docs say;
  * Debian's php-cli, which .ci/run installs) and checks it over HTTP.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import test from 'ava';
-import { extractSnippet, readDocs } from './helpers.js';
-import { receiverSuite } from './receiver-suite.js';
+import { debianReceiverSuite } from './receiver-suite.js';
 
 const PHP = '/usr/bin/php';
 
-test('php-cli is installed', (t) => {
-  t.true(existsSync(PHP), `${PHP} is missing (Debian package php-cli; .ci/run installs it)`);
-});
-
-receiverSuite(
-  test,
-  'php',
-  PHP,
-  'receiver.php',
-  () => extractSnippet(readDocs(), 'php'),
-  async (dir, file) => {
+debianReceiverSuite(test, {
+  language: 'php',
+  command: PHP,
+  debianPackage: 'php-cli',
+  fileName: 'receiver.php',
+  launch: async (dir, file) => {
     const port = await freePort();
     // TMPDIR: the receiver's deduplication markers (under sys_get_temp_dir()) go with the temp directory.
     return {
@@ -31,7 +24,7 @@ receiverSuite(
       ready: /Development Server \(http:\/\/127\.0\.0\.1:\d+\) started/,
     };
   },
-);
+});
 
 /** A loopback port free now (`php -S` takes no port 0). */
 function freePort(): Promise<number> {

@@ -2,13 +2,29 @@
  * The behaviour every receiver of docs/webhooks.md must have, checked with real HTTP requests
  * against the snippet running as a child process, signed with `signWebhook`.
  */
+import { existsSync } from 'node:fs';
 import type { TestFn } from 'ava';
 import { signWebhook } from '../src/index.js';
-import { envelope, nowSeconds, post, startReceiver, ulid, type ReceiverLaunch, type RunningReceiver } from './helpers.js';
+import { envelope, extractSnippet, nowSeconds, post, readDocs, startReceiver, ulid, type ReceiverLaunch, type RunningReceiver } from './helpers.js';
 
 const SECRET = '3b9f0c2e7a4d61f8b5c09e2d7f6a1b4c8e3d5f7a9b0c2d4e6f8a1b3c5d7e9f0a';
 const SECOND_SECRET = 'sk_sandbox_5d2c8e1f4a7b0c3d6e9f2a5b8c1d4e7f0a3b6c9d2e5f8a1b';
 const OLD_SECRET = 'a1c3e5f7092b4d6f8a0c2e4f6b8d0a2c4e6f8b0d2a4c6e8f0b2d4f6a8c0e2b4d';
+
+/**
+ * `receiverSuite` for the `language` snippet of docs/webhooks.md run by `command`, a Debian
+ * package's binary (.ci/run installs the package), after a test that the binary is there.
+ */
+export function debianReceiverSuite(
+  test: TestFn,
+  options: { language: string; command: string; debianPackage: string; fileName: string; launch: (dir: string, file: string) => Promise<ReceiverLaunch> },
+): void {
+  const { language, command, debianPackage, fileName, launch } = options;
+  test(`${debianPackage} is installed`, (t) => {
+    t.true(existsSync(command), `${command} is missing (Debian package ${debianPackage}; .ci/run installs it)`);
+  });
+  receiverSuite(test, language, command, fileName, () => extractSnippet(readDocs(), language), launch);
+}
 
 export function receiverSuite(
   test: TestFn,

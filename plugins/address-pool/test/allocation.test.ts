@@ -7,19 +7,17 @@ import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { addressPoolPlugin, type Allocation } from '@gw/plugin-address-pool';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
-import { projectWithWallets } from './helpers.js';
+import { projectWithWallets, startPoolKernel } from './helpers.js';
 
 // No worker role: nothing replenishes behind the tests' backs; they call the replenisher directly.
-let gw: TestKernel;
-let operatorId: string;
+let gw: TestKernel, operatorId: string;
 test.before(async () => {
-  gw = await startTestKernel({
-    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin],
+  ({ gw, operatorId } = await startPoolKernel({
     chains: [ethChain, tronChain, tonChain],
     role: 'gateway',
     config: { 'plugins.address-pool.targetFree': 150 },
-  });
-  operatorId = (await gw.kernel.cradle.tenancyOperators.create('pool-alloc', CLI_ACTOR)).id;
+    operator: 'pool-alloc',
+  }));
 });
 test.after.always(async () => {
   await gw?.close();

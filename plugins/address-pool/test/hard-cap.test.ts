@@ -1,22 +1,17 @@
 import test from 'ava';
 import { ethChain } from '@gw/chain-eth';
-import { CLI_ACTOR, isAppError } from '@gw/kernel';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { addressPoolPlugin } from '@gw/plugin-address-pool';
-import { tenancyPlugin } from '@gw/plugin-tenancy';
-import { walletsPlugin } from '@gw/plugin-wallets';
-import { projectWithWallets } from './helpers.js';
+import { isAppError } from '@gw/kernel';
+import { type TestKernel } from '@gw/kernel/testing';
+import { projectWithWallets, startPoolKernel } from './helpers.js';
 
-let gw: TestKernel;
-let operatorId: string;
+let gw: TestKernel, operatorId: string;
 test.before(async () => {
-  gw = await startTestKernel({
-    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin],
+  ({ gw, operatorId } = await startPoolKernel({
     chains: [ethChain],
     role: 'gateway',
     config: { 'plugins.address-pool.hardCap': 5, 'plugins.address-pool.overlay': false },
-  });
-  operatorId = (await gw.kernel.cradle.tenancyOperators.create('pool-cap', CLI_ACTOR)).id;
+    operator: 'pool-cap',
+  }));
 });
 test.after.always(async () => {
   await gw?.close();

@@ -1,5 +1,8 @@
-import { type ChainId, CLI_ACTOR, type ProjectKind } from '@gw/kernel';
-import type { TestKernel } from '@gw/kernel/testing';
+import { type ChainId, type ChainModule, CLI_ACTOR, type KernelRole, type ProjectKind } from '@gw/kernel';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { tenancyPlugin } from '@gw/plugin-tenancy';
+import { walletsPlugin } from '@gw/plugin-wallets';
+import { addressPoolPlugin } from '../src/index.js';
 // Real signers of the wallets plugin's tests (published mnemonics, each chain's own library).
 import { ethWallet, tonWallet, tronWallet, type TestWallet } from '@gw/testing';
 
@@ -18,3 +21,22 @@ export async function projectWithWallets(gw: TestKernel, operatorId: string, cha
 }
 
 export { waitFor } from '@gw/kernel/testing';
+
+/**
+ * A kernel of the pool and what it stands on (tenancy, wallets) with `chains`, in `role`, with the
+ * pool's `config`, and a new operator named `operator`.
+ */
+export async function startPoolKernel(options: {
+  chains: readonly ChainModule[];
+  role: KernelRole;
+  config: Record<string, unknown>;
+  operator: string;
+}): Promise<{ gw: TestKernel; operatorId: string }> {
+  const gw = await startTestKernel({
+    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin],
+    chains: options.chains,
+    role: options.role,
+    config: options.config,
+  });
+  return { gw, operatorId: (await gw.kernel.cradle.tenancyOperators.create(options.operator, CLI_ACTOR)).id };
+}

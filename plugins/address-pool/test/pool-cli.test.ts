@@ -7,7 +7,7 @@ import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { cliRunner } from '../../../apps/cli/src/testing.js';
+import { cliRunner } from '@gw/testing';
 import { projectWithWallets } from './helpers.js';
 
 const plugins = [tenancyPlugin, walletsPlugin, addressPoolPlugin];

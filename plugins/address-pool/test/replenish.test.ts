@@ -1,23 +1,13 @@
 import test from 'ava';
-import { CLI_ACTOR } from '@gw/kernel';
 import { ethChain } from '@gw/chain-eth';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { addressPoolPlugin, REPLENISH_JOB } from '@gw/plugin-address-pool';
-import { tenancyPlugin } from '@gw/plugin-tenancy';
-import { walletsPlugin } from '@gw/plugin-wallets';
-import { projectWithWallets, waitFor } from './helpers.js';
+import { type TestKernel } from '@gw/kernel/testing';
+import { REPLENISH_JOB } from '@gw/plugin-address-pool';
+import { projectWithWallets, waitFor, startPoolKernel } from './helpers.js';
 
 // Worker role: pg-boss runs the replenish job.
-let gw: TestKernel;
-let operatorId: string;
+let gw: TestKernel, operatorId: string;
 test.before(async () => {
-  gw = await startTestKernel({
-    plugins: [tenancyPlugin, walletsPlugin, addressPoolPlugin],
-    chains: [ethChain],
-    role: 'all',
-    config: { 'plugins.address-pool.targetFree': 8 },
-  });
-  operatorId = (await gw.kernel.cradle.tenancyOperators.create('pool-jobs', CLI_ACTOR)).id;
+  ({ gw, operatorId } = await startPoolKernel({ chains: [ethChain], role: 'all', config: { 'plugins.address-pool.targetFree': 8 }, operator: 'pool-jobs' }));
 });
 test.after.always(async () => {
   await gw?.close();

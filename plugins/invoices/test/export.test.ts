@@ -8,7 +8,7 @@ import { addressPoolPlugin } from '@gw/plugin-address-pool';
 import { ratesPlugin } from '@gw/plugin-rates';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
-import { cliRunner } from '../../../apps/cli/src/testing.js';
+import { cliRunner } from '@gw/testing';
 import { CSV_COLUMNS, invoicesPlugin } from '../src/index.js';
 import { confirmInvoice, payInvoice } from '../src/testing.js';
 import { ALL_CHAINS, FIXED_RATES, projectWithPools, startInvoicesKernel, type TestProject } from './helpers.js';

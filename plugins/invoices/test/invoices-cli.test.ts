@@ -6,7 +6,7 @@ import { ratesPlugin } from '@gw/plugin-rates';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { cliRunner } from '../../../apps/cli/src/testing.js';
+import { cliRunner } from '@gw/testing';
 import { invoicesPlugin } from '../src/index.js';
 import { ALL_CHAINS, FIXED_RATES, projectWithPools, startInvoicesKernel } from './helpers.js';
 

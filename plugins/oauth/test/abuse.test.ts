@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { MailSink, WebClient, authorizeInBrowser, hiddenFields, inviteUser, startOAuthKernel } from './helpers.js';
+import { MailSink, WebClient, authorizationUrl, authorizeInBrowser, hiddenFields, inviteUser, registerClient, startOAuthKernel } from './helpers.js';
 
 // Issue 24 item 4: sign-in code budgets, error shapes of every /oauth endpoint, and error
 // redirects of openly registered clients. The gateway trusts X-Forwarded-For (one proxy), so each
@@ -21,29 +21,18 @@ test.after.always(async () => {
 
 const LOOPBACK = 'http://127.0.0.1:41234/callback';
 
-async function register(redirect: string): Promise<string> {
-  const res = await fetch(`${gw.url}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'abuse', redirect_uris: [redirect], token_endpoint_auth_method: 'none' }),
-  });
-  return ((await res.json()) as { client_id: string }).client_id;
-}
+const register = (redirect: string) => registerClient(gw.url, { client_name: 'abuse', redirect_uris: [redirect], token_endpoint_auth_method: 'none' });
 
 function authorizeUrl(clientId: string, redirect: string, extra: Record<string, string> = {}): URL {
   const verifier = randomBytes(48).toString('base64url');
-  const url = new URL(`${gw.url}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
+  return authorizationUrl(gw.url, {
     client_id: clientId,
     redirect_uri: redirect,
     state: 'st',
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     resource,
     ...extra,
-  }).toString();
-  return url;
+  });
 }
 
 /** Opens the sign-in page from `ip` and asks for a code for `email`; the answer's status and text. */

@@ -2,15 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import test from 'ava';
 import { chromium, type Browser } from 'playwright-core';
 import type { TestKernel } from '@gw/kernel/testing';
-import { Callback, MailSink, inviteUser, startOAuthKernel } from './helpers.js';
+import { authorizationUrl, Callback, MailSink, inviteUser, registerClient, startOAuthKernel } from './helpers.js';
+import { CHROMIUM, stopAll } from '@gw/testing';
 
 // The sign-in and consent pages in a real browser: Debian's chromium driven by playwright-core.
-const CHROMIUM = process.env['GW_CHROMIUM'] ?? '/usr/bin/chromium';
 
-let gw: TestKernel;
-let sink: MailSink;
-let callback: Callback;
-let browser: Browser;
+let gw: TestKernel, sink: MailSink, callback: Callback, browser: Browser;
 
 test.before(async () => {
   sink = await MailSink.start();
@@ -18,39 +15,26 @@ test.before(async () => {
   gw = await startOAuthKernel(sink);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 });
-test.after.always(async () => {
-  await browser?.close();
-  await gw?.close();
-  await sink?.close();
-  await callback?.close();
-});
+test.after.always(() => stopAll(browser, gw, sink, callback));
 
 async function setUp(label: string) {
-  const res = await fetch(`${gw.url}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: `Browser ${label}`,
-      redirect_uris: [callback.url],
-      grant_types: ['authorization_code', 'refresh_token'],
-      token_endpoint_auth_method: 'none',
-    }),
+  const clientId = await registerClient(gw.url, {
+    client_name: `Browser ${label}`,
+    redirect_uris: [callback.url],
+    grant_types: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_method: 'none',
   });
-  const { client_id: clientId } = (await res.json()) as { client_id: string };
   const user = await inviteUser(gw, label);
   const verifier = randomBytes(32).toString('base64url');
   const state = `state-${label}`;
-  const url = new URL(`${gw.url}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
+  const url = authorizationUrl(gw.url, {
     client_id: clientId,
     redirect_uri: callback.url,
     scope: 'invoices:read webhooks:read',
     state,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
     resource: `${gw.url}/api/mcp/transport`,
-  }).toString();
+  });
   return { clientId, user, verifier, state, url };
 }
 

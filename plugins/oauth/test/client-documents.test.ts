@@ -1,13 +1,11 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CERT_PEM, DocumentServer, MailSink, startOAuthKernel } from './helpers.js';
+import { authorizationUrl, CERT_PEM, DocumentServer, MailSink, startOAuthKernel } from './helpers.js';
+import { stopAll } from '@gw/testing';
 
 // Two gateways: `strict` with production's SSRF guard (no private addresses), `lab` with the test
 // seam (loopback allowed, the local certificate trusted) to reach the local HTTPS document server.
-let strict: TestKernel;
-let lab: TestKernel;
-let sink: MailSink;
-let docs: DocumentServer;
+let strict: TestKernel, lab: TestKernel, sink: MailSink, docs: DocumentServer;
 
 test.before(async () => {
   sink = await MailSink.start();
@@ -19,12 +17,7 @@ test.before(async () => {
     'plugins.oauth.clientDocuments.timeoutMs': 1000,
   });
 });
-test.after.always(async () => {
-  await strict?.close();
-  await lab?.close();
-  await sink?.close();
-  await docs?.close();
-});
+test.after.always(() => stopAll(strict, lab, sink, docs));
 
 const REDIRECT = 'http://127.0.0.1:9999/cb';
 const doc = (clientId: string, extra: Record<string, unknown> = {}) =>
@@ -39,16 +32,13 @@ const doc = (clientId: string, extra: Record<string, unknown> = {}) =>
   });
 
 async function authorizePage(gw: TestKernel, clientId: string): Promise<{ status: number; text: string; location: string | null; retryAfter: string | null }> {
-  const url = new URL(`${gw.url}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
+  const url = authorizationUrl(gw.url, {
     client_id: clientId,
     redirect_uri: REDIRECT,
     state: 'st',
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
     resource: `${gw.url}/api/mcp/transport`,
-  }).toString();
+  });
   const res = await fetch(url, { redirect: 'manual' });
   return { status: res.status, text: await res.text(), location: res.headers.get('location'), retryAfter: res.headers.get('retry-after') };
 }
@@ -271,16 +261,14 @@ test("errors of a document client go back only to a redirect URI on the document
   }));
   const own = docs.serve('/redirects/own.json', (o) => ({ body: doc(`${o}/redirects/own.json`, { redirect_uris: [`${o}/cb`] }) }));
   const bad = (clientId: string, redirectUri: string) => {
-    const url = new URL(`${lab.url}/oauth/authorize`);
-    url.search = new URLSearchParams({
+    const url = authorizationUrl(lab.url, {
       response_type: 'token',
       client_id: clientId,
       redirect_uri: redirectUri,
       state: 'st',
       code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
       resource: `${lab.url}/api/mcp/transport`,
-    }).toString();
+    });
     return fetch(url, { redirect: 'manual' });
   };
   const toForeign = await bad(foreign, 'https://elsewhere.example/cb');

@@ -2,26 +2,31 @@ import { createHash, randomBytes } from 'node:crypto';
 import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CERT_PEM, DocumentServer, MailSink, WebClient, authorizeInBrowser, hiddenFields, inviteUser, startOAuthKernel } from './helpers.js';
+import {
+  CERT_PEM,
+  DocumentServer,
+  MailSink,
+  WebClient,
+  authorizationUrl,
+  authorizeInBrowser,
+  hiddenFields,
+  inviteUser,
+  registerClient,
+  startOAuthKernel,
+} from './helpers.js';
+import { stopAll } from '@gw/testing';
 
 // Issue 24 item 4: one clock, the database's, for every expiry decision. The gateway runs in this
 // process, so skewing this process's clock (Date.now) by two hours skews the gateway's; the
 // expiries are set relative to PostgreSQL's now(). Serial: the skew is process-wide.
-let gw: TestKernel;
-let sink: MailSink;
-let docs: DocumentServer;
-let resource: string;
+let gw: TestKernel, sink: MailSink, docs: DocumentServer, resource: string;
 test.before(async () => {
   sink = await MailSink.start();
   docs = await DocumentServer.start();
   gw = await startOAuthKernel(sink, { 'plugins.oauth.clientDocuments.allowPrivateAddresses': true, 'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM });
   resource = `${gw.url}/api/mcp/transport`;
 });
-test.after.always(async () => {
-  await gw?.close();
-  await sink?.close();
-  await docs?.close();
-});
+test.after.always(() => stopAll(gw, sink, docs));
 
 const REDIRECT = 'http://127.0.0.1:41234/callback';
 const TWO_HOURS = 2 * 3600 * 1000;
@@ -46,28 +51,11 @@ async function skewed<T>(offsetMs: number, work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function register(): Promise<string> {
-  const res = await fetch(`${gw.url}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }),
-  });
-  return ((await res.json()) as { client_id: string }).client_id;
-}
+const register = () =>
+  registerClient(gw.url, { redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' });
 
-function authorizeUrl(clientId: string, challenge: string): URL {
-  const url = new URL(`${gw.url}/oauth/authorize`);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    state: 'st',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource,
-  }).toString();
-  return url;
-}
+const authorizeUrl = (clientId: string, challenge: string): URL =>
+  authorizationUrl(gw.url, { client_id: clientId, redirect_uri: REDIRECT, state: 'st', code_challenge: challenge, resource });
 
 async function freshCode() {
   const clientId = await register();

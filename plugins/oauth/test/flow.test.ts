@@ -2,7 +2,7 @@ import test from 'ava';
 import { hashToken } from '@gw/kernel';
 import * as oauth from 'oauth4webapi';
 import type { TestKernel } from '@gw/kernel/testing';
-import { cliRunner } from '../../../apps/cli/src/testing.js';
+import { cliRunner } from '@gw/testing';
 import { ALL_SCOPES, CERT_PEM, DocumentServer, MailSink, OAUTH_PLUGINS, WebClient, authorizeInBrowser, inviteUser, startOAuthKernel } from './helpers.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -64,9 +64,8 @@ async function registerDynamic(kind: 'public' | 'confidential', grantTypes = ['a
   };
 }
 
-async function authorize(reg: Registered, email: string, web = new WebClient()): Promise<oauth.TokenEndpointResponse> {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
+/** The discovered authorization endpoint with a request of `reg` for every scope of the resource, with `state` and the S256 challenge of `verifier`. */
+async function authorizationRequest(reg: Registered, state: string, verifier: string): Promise<URL> {
   const url = new URL(as.authorization_endpoint!);
   url.search = new URLSearchParams({
     response_type: 'code',
@@ -78,6 +77,13 @@ async function authorize(reg: Registered, email: string, web = new WebClient()):
     code_challenge_method: 'S256',
     resource,
   }).toString();
+  return url;
+}
+
+async function authorize(reg: Registered, email: string, web = new WebClient()): Promise<oauth.TokenEndpointResponse> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = await authorizationRequest(reg, state, verifier);
   const back = await authorizeInBrowser(web, gw.url, url, email, sink);
   const params = oauth.validateAuthResponse(as, reg.client, back, state);
   const response = await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, reg.redirectUri, verifier, {
@@ -397,17 +403,7 @@ test('a code issued before the connected app was revoked cannot be exchanged aft
   await authorize(reg, user.email);
   // A second authorization (auto-approved) leaves an unexchanged code; then the app is revoked.
   const verifier = oauth.generateRandomCodeVerifier();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: reg.client.client_id,
-    redirect_uri: reg.redirectUri,
-    scope: ALL_SCOPES,
-    state: 'open',
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    resource,
-  }).toString();
+  const url = await authorizationRequest(reg, 'open', verifier);
   const back = await authorizeInBrowser(new WebClient(), gw.url, url, user.email, sink);
   const params = oauth.validateAuthResponse(as, reg.client, back, 'open');
   t.truthy(await gw.kernel.cradle.oauthTokens.revokeApp(user.id, reg.client.client_id, { actor: 'operator-cli', channel: 'cli' }));

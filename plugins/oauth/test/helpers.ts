@@ -246,3 +246,20 @@ export class Callback {
     });
   }
 }
+
+/** Registers an OAuth client with `metadata` at the gateway at `gatewayUrl` (dynamic registration) and returns its client id. */
+export async function registerClient(gatewayUrl: string, metadata: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${gatewayUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+/**
+ * The authorization endpoint of the gateway at `gatewayUrl` with the query of an authorization
+ * request: `params` (client, redirect URI, state, challenge, resource, …) with `response_type=code`
+ * and `code_challenge_method=S256` unless `params` name others.
+ */
+export function authorizationUrl(gatewayUrl: string, params: Record<string, string>): URL {
+  const url = new URL(`${gatewayUrl}/oauth/authorize`);
+  url.search = new URLSearchParams({ response_type: 'code', code_challenge_method: 'S256', ...params }).toString();
+  return url;
+}

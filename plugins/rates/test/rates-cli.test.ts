@@ -2,7 +2,7 @@ import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import { ratesPlugin } from '@gw/plugin-rates';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { cliRunner } from '../../../apps/cli/src/testing.js';
+import { cliRunner } from '@gw/testing';
 import { CHAINS, standInConfig } from './helpers.js';
 import { ProviderServer } from './provider-server.js';
 

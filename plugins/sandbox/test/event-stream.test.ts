@@ -3,7 +3,7 @@
  * transaction that began earlier and commits later is never passed over), cursors, the long poll
  * across two gateway instances on one database, and project scoping.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { newId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, SANDBOX_PLUGINS, type SandboxClient } from './helpers.js';
@@ -36,6 +36,19 @@ async function stream(account: SandboxClient, query: string): Promise<{ items: {
   const answer = await account.call('GET', `/webhooks/stream${query}`);
   if (answer.status !== 200) throw new Error(`stream answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   return answer.body;
+}
+
+/** A second gateway process (role `gateway`) on the same database, closed after the test. */
+async function secondGateway(t: ExecutionContext): Promise<TestKernel> {
+  const second = await startTestKernel({
+    plugins: SANDBOX_PLUGINS,
+    chains: ALL_CHAINS,
+    role: 'gateway',
+    database: gw.database,
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
+  });
+  t.teardown(() => second.close());
+  return second;
 }
 
 test('an event of a transaction still open holds back the later ones, so a cursor never passes over it', async (t) => {
@@ -115,14 +128,7 @@ test('start=latest gives the newest cursor; a long poll on one instance is answe
   );
   t.deepEqual(head, { items: [], next_cursor: seed.id });
 
-  const second = await startTestKernel({
-    plugins: SANDBOX_PLUGINS,
-    chains: ALL_CHAINS,
-    role: 'gateway',
-    database: gw.database,
-    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
-  });
-  t.teardown(() => second.close());
+  const second = await secondGateway(t);
   const polling = signedFetch(second.url, `/api/v1/sandbox/webhooks/stream?after=${seed.id}&wait=25`, { projectId: account.projectId, secret: account.secret });
   // Another project's event does not answer the poll.
   await gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.webhooksOutbox.write(trx, [entry(other.projectId)]));
@@ -171,14 +177,7 @@ test('a signed stream read sent again answers its first page, not events created
   const later = entry(account.projectId);
   await gw.kernel.cradle.db.transaction((trx) => gw.kernel.cradle.webhooksOutbox.write(trx, [later]));
   await waitFor(async () => (await stream(account, `?after=${first.id}&wait=5`)).items.length === 1, 60_000, 'the later event');
-  const second = await startTestKernel({
-    plugins: SANDBOX_PLUGINS,
-    chains: ALL_CHAINS,
-    role: 'gateway',
-    database: gw.database,
-    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': { ETH: '3000' } },
-  });
-  t.teardown(() => second.close());
+  const second = await secondGateway(t);
   for (const base of [gw.url, second.url]) {
     const replayed = await signedFetch(base, path, captured);
     t.is(replayed.status, 200);

@@ -1,5 +1,5 @@
 import { type AnyPlugin, CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { WEBHOOK_PLUGINS, FAST_RETRIES, type Receiver } from '@gw/plugin-webhooks/testing';
 import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { sandboxPlugin, type ProvisionedSandbox } from '../src/index.js';
@@ -8,12 +8,20 @@ export { Receiver } from '@gw/plugin-webhooks/testing';
 
 export const SANDBOX_PLUGINS = [...WEBHOOK_PLUGINS, sandboxPlugin];
 
-/** A gateway with workers (role `all`), fixed rates, small pools and deliveries to local receivers. */
-export function startSandboxKernel(config: Record<string, unknown> = {}, plugins: readonly AnyPlugin[] = SANDBOX_PLUGINS): Promise<TestKernel> {
+/**
+ * A gateway with workers (role `all`), fixed rates, small pools and deliveries to local receivers;
+ * on `database` when given (a second process on the same data), else on a fresh one.
+ */
+export function startSandboxKernel(
+  config: Record<string, unknown> = {},
+  plugins: readonly AnyPlugin[] = SANDBOX_PLUGINS,
+  database?: TestDatabase,
+): Promise<TestKernel> {
   return startTestKernel({
     plugins,
     chains: ALL_CHAINS,
     role: 'all',
+    ...(database ? { database } : {}),
     config: {
       'plugins.rates.providers': ['fixed'],
       'plugins.rates.fixed': FIXED_RATES,
@@ -46,4 +54,10 @@ export async function sandboxClient(gw: TestKernel, receiver?: Receiver): Promis
     secret,
     call: (method, path, body) => signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret, method, ...(body === undefined ? {} : { body }) }),
   };
+}
+
+/** `startSandboxKernel` with `config`, and a client of one sandbox project on it. */
+export async function startSandboxAccount(config: Record<string, unknown> = {}): Promise<{ gw: TestKernel; account: SandboxClient }> {
+  const gw = await startSandboxKernel(config);
+  return { gw, account: await sandboxClient(gw) };
 }

@@ -1,9 +1,8 @@
 import test from 'ava';
 import { CLI_ACTOR, type CoinId, isUlid } from '@gw/kernel';
 import { roomInRateWindow, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { ALL_CHAINS, FIXED_RATES, pathnameSignedFetch } from '@gw/testing';
+import { ALL_CHAINS, cliRunner, FIXED_RATES, pathnameSignedFetch } from '@gw/testing';
 import { synthesizedTxHash } from '../src/index.js';
 import { Receiver, SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from './helpers.js';
 

@@ -2,7 +2,7 @@ import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import { createTestDatabase, signedFetch, startTestKernel } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
-import { cliRunner } from '../../../apps/cli/src/testing.js';
+import { cliRunner } from '@gw/testing';
 
 // Rotating the master key (docs/deployment.md): the new key current with the old one in
 // security.previousMasterKeys, `gateway master-key reseal`, then the old key dropped.

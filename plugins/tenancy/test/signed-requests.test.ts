@@ -5,9 +5,8 @@ import { CLI_ACTOR, createSecretBox } from '@gw/kernel';
 const TEST_MASTER_KEY = '0f'.repeat(32);
 import { startTestKernel, signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
-import { cliRunner } from '../../../apps/cli/src/testing.js';
 import { probePlugin, probeRuns } from './probe-plugin.js';
-import { pathnameSignedFetch } from '@gw/testing';
+import { cliRunner, pathnameSignedFetch } from '@gw/testing';
 
 let gw: TestKernel;
 let operatorId: string;

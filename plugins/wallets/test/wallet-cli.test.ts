@@ -1,11 +1,10 @@
 import test from 'ava';
 // The composition's chains (by path: a package dependency on the gateway app would be a cycle).
-import { ALL_CHAINS as chains, ADA_ACCOUNT_HEX, BTC_ZPUB, ETH_XPUB, ethWallet, ltcTestnetWallet, tronWallet } from '@gw/testing';
+import { ALL_CHAINS as chains, ADA_ACCOUNT_HEX, BTC_ZPUB, cliRunner, ETH_XPUB, ethWallet, ltcTestnetWallet, tronWallet } from '@gw/testing';
 import { createTestDatabase, type TestDatabase } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
 import { walletsPlugin } from '@gw/plugin-wallets';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { cliRunner } from '../../../apps/cli/src/testing.js';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -20,6 +19,10 @@ const cli = cliRunner({
   chains,
   databaseUrl: () => database.url,
 });
+
+/** `wallet verify` of the project's key on `chain` with the challenge's `signature`, as JSON. */
+const verifyWallet = (projectId: string, chain: string, signature: string) =>
+  cli('wallet', 'verify', '--project', projectId, '--chain', chain, '--signature', signature, '--json');
 
 // Published vectors: BIP-0084 test vectors; MetaMask/ethers m/44'/60'/0'/0/i; TronLink
 // m/44'/195'/0'/0/0; Keystone/Eternl CIP-1852 base address; TonSwift "Test Wallet V5R1".
@@ -143,30 +146,10 @@ test.serial('wallet register, verify and list through the CLI', async (t) => {
   const registered = await cli('wallet', 'register', '--project', projectId, '--chain', 'eth', '--xpub', ETH_XPUB, '--json');
   t.is(registered.code, 0, registered.stdout);
   t.is(registered.json.challenge.sign_with_address, ethWallet.address0);
-  const rejected = await cli(
-    'wallet',
-    'verify',
-    '--project',
-    projectId,
-    '--chain',
-    'eth',
-    '--signature',
-    await ethWallet.sign(registered.json.challenge.message, 1),
-    '--json',
-  );
+  const rejected = await verifyWallet(projectId, 'eth', await ethWallet.sign(registered.json.challenge.message, 1));
   t.is(rejected.code, 1);
   t.is(rejected.json.error_code, 'wallet_signature_rejected');
-  const verified = await cli(
-    'wallet',
-    'verify',
-    '--project',
-    projectId,
-    '--chain',
-    'eth',
-    '--signature',
-    await ethWallet.sign(registered.json.challenge.message),
-    '--json',
-  );
+  const verified = await verifyWallet(projectId, 'eth', await ethWallet.sign(registered.json.challenge.message));
   t.is(verified.code, 0, verified.stdout);
   t.is(verified.json.wallet.state, 'verified');
   const again = await cli('wallet', 'register', '--project', projectId, '--chain', 'eth', '--xpub', ETH_XPUB, '--json');

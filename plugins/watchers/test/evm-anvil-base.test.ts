@@ -10,23 +10,17 @@ import type { TestKernel } from '@gw/kernel/testing';
 import { waitFor } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { parseEther } from 'ethers';
-import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil } from '@gw/testing';
-import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
+import type { Receiver, TestProject } from '@gw/plugin-webhooks/testing';
+import { stopAll, type Anvil } from '@gw/testing';
+import { startAnvilGateway, startAnvilKernel, type AnvilChain } from './anvil-kernel.js';
 import { drivenByTests, watcherScenario } from './scenario.js';
 
-const BASE_SEPOLIA_CHAIN_ID = 84532;
-const USDC_BASE_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-let anvil: Anvil;
-let gw: TestKernel;
-let receiver: Receiver;
-let project: TestProject;
-let payer: string;
+/** Anvil as base/base-sepolia, its ERC-20 at Circle's Base Sepolia USDC address. */
+const BASE_SEPOLIA: AnvilChain = { chainId: 84532, chain: 'base', token: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' };
+let anvil: Anvil, gw: TestKernel, receiver: Receiver, project: TestProject, payer: string;
 
 test.before(async () => {
-  anvil = await Anvil.start(BASE_SEPOLIA_CHAIN_ID);
-  receiver = await Receiver.start();
-  gw = await startAnvilKernel(anvil, {
+  ({ anvil, gw, receiver, project, payer } = await startAnvilGateway('watchers-anvil-base', BASE_SEPOLIA, (anvil) => ({
     'chains.enabled': ['eth', 'base'],
     'plugins.watchers.chains': {
       base: { 'base-sepolia': { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } },
@@ -34,14 +28,9 @@ test.before(async () => {
       ltc: { testnet: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } },
     },
     ...drivenByTests(10),
-  });
-  ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-anvil-base', chain: 'base', token: USDC_BASE_SEPOLIA }));
+  })));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await anvil?.stop();
-});
+test.after.always(() => stopAll(gw, receiver, anvil));
 
 const { scan, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'base', 'base-sepolia');
 
@@ -59,9 +48,9 @@ test.serial('a watcher config for a chain the build does not have stops start-up
 });
 
 test.serial("the node answers with Base Sepolia's chain id, which the invoice URIs carry", async (t) => {
-  t.is(Number(BigInt((await anvil.rpc('eth_chainId', [])) as string)), BASE_SEPOLIA_CHAIN_ID);
+  t.is(Number(BigInt((await anvil.rpc('eth_chainId', [])) as string)), BASE_SEPOLIA.chainId);
   const inv = await invoice({ coin: 'eth_base', amount_crypto: '0.1' });
-  t.true(inv.payment_uri.includes(`@${BASE_SEPOLIA_CHAIN_ID}`), inv.payment_uri);
+  t.true(inv.payment_uri.includes(`@${BASE_SEPOLIA.chainId}`), inv.payment_uri);
 });
 
 test.serial('ETH on Base: detected at once, paid at the threshold with a signed webhook; a reorg reverts it', async (t) => {
@@ -91,7 +80,7 @@ test.serial('ETH on Base: detected at once, paid at the threshold with a signed 
 
 test.serial("USDC on Base (a real ERC-20 at Circle's Base Sepolia address) reaches paid", async (t) => {
   const inv = await invoice({ coin: 'usdc_base', amount_crypto: '12.5' });
-  const txHash = await anvil.sendToken(USDC_BASE_SEPOLIA, payer, inv.address, 12_500_000n);
+  const txHash = await anvil.sendToken(BASE_SEPOLIA.token, payer, inv.address, 12_500_000n);
   t.is(BigInt((await anvil.receipt(txHash)).status), 1n);
   await scan();
   t.is((await get(inv.id)).status, 'detected');

@@ -9,32 +9,18 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { getAddress, parseEther } from 'ethers';
-import { projectWithPools, Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil, FIXED_RATES } from '@gw/testing';
-import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
+import { projectWithPools, type Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
+import { FIXED_RATES, stopAll, type Anvil } from '@gw/testing';
+import { ETH_SEPOLIA, startAnvilGateway } from './anvil-kernel.js';
 import { drivenByTests, watcherScenario } from './scenario.js';
 
-const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
-let anvil: Anvil;
-let gw: TestKernel;
-let receiver: Receiver;
-let project: TestProject;
-let payer: string;
+let anvil: Anvil, gw: TestKernel, receiver: Receiver, project: TestProject, payer: string;
 
 test.before(async () => {
-  anvil = await Anvil.start(11155111);
-  receiver = await Receiver.start();
-  gw = await startAnvilKernel(anvil, {
-    // The tests here drive each pass themselves; the job loop is tested in evm-job-loop.test.ts.
-    ...drivenByTests(30),
-  });
-  ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-anvil', chain: 'eth', token: USDC_SEPOLIA }));
+  // The tests here drive each pass themselves; the job loop is tested in evm-job-loop.test.ts.
+  ({ anvil, gw, receiver, project, payer } = await startAnvilGateway('watchers-anvil', ETH_SEPOLIA, drivenByTests(30)));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await anvil?.stop();
-});
+test.after.always(() => stopAll(gw, receiver, anvil));
 
 const { scan, uid, invoice, get, eventsOf } = watcherScenario(() => ({ gw, project, receiver }), 'eth', 'sepolia');
 
@@ -89,7 +75,7 @@ test.serial(
 
 test.serial('a real ERC-20 (USDC on Sepolia) transfer reaches paid; a rescan never counts it twice', async (t) => {
   const inv = await invoice({ coin: 'usdc_erc20', amount_crypto: '12.5' });
-  const txHash = await anvil.sendToken(USDC_SEPOLIA, payer, inv.address, 12_500_000n);
+  const txHash = await anvil.sendToken(ETH_SEPOLIA.token, payer, inv.address, 12_500_000n);
   t.is(BigInt((await anvil.receipt(txHash)).status), 1n);
   await scan();
   t.is((await get(inv.id)).status, 'detected');

@@ -6,35 +6,22 @@
  * a signed GET pages through.
  */
 import test from 'ava';
-import { type ChainWatcher, CLI_ACTOR, type ObservedTransfer, type WatchedAddresses } from '@gw/kernel';
+import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { parseEther } from 'ethers';
-import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import type { ScanTarget } from '../src/index.js';
-import { Anvil } from '@gw/testing';
-import { anvilProject, startAnvilKernel } from './anvil-kernel.js';
+import type { Receiver, TestProject } from '@gw/plugin-webhooks/testing';
+import { stopAll, type Anvil } from '@gw/testing';
+import { ETH_SEPOLIA, sepoliaWithMempool, startAnvilGateway, unminedSepoliaTransfer } from './anvil-kernel.js';
 import { drivenByTests, watcherScenario } from './scenario.js';
 
-const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
-let anvil: Anvil;
-let gw: TestKernel;
-let receiver: Receiver;
-let project: TestProject;
-let payer: string;
+let anvil: Anvil, gw: TestKernel, receiver: Receiver, project: TestProject, payer: string;
 
 test.before(async () => {
-  anvil = await Anvil.start(11155111);
-  receiver = await Receiver.start();
-  gw = await startAnvilKernel(anvil, drivenByTests(10));
-  ({ project, payer } = await anvilProject(gw, anvil, receiver, { operator: 'watchers-dust', chain: 'eth', token: USDC_SEPOLIA }));
+  ({ anvil, gw, receiver, project, payer } = await startAnvilGateway('watchers-dust', ETH_SEPOLIA, drivenByTests(10)));
   // Above the flood's length: its payments are all seen, none settles, in the first pass.
   await threshold(40);
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await anvil?.stop();
-});
+test.after.always(() => stopAll(gw, receiver, anvil));
 
 const { scan, invoice, get } = watcherScenario(() => ({ gw, project, receiver }), 'eth', 'sepolia');
 
@@ -47,20 +34,6 @@ async function threshold(confirmations: number): Promise<void> {
 async function outbox(invoiceId: string): Promise<{ type: string; body: string; data: any }[]> {
   const rows = await gw.kernel.cradle.db('webhooks_events').where({ invoice_id: invoiceId }).orderBy('id');
   return rows.map((r: { event_type: string; body: string }) => ({ type: r.event_type, body: r.body, data: JSON.parse(r.body).data }));
-}
-
-/** The eth/sepolia target whose (real) watcher also reports `pending` from a mempool, as an Esplora provider would. */
-function withMempool(pending: () => ObservedTransfer[]): ScanTarget {
-  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
-  const real = target.watcher;
-  const watcher: ChainWatcher = {
-    head: () => real.head(),
-    scan: (from, to, watched) => real.scan(from, to, watched),
-    blockHash: (height) => real.blockHash(height),
-    maxBlocksPerScan: real.maxBlocksPerScan,
-    mempool: async (_watched: WatchedAddresses) => pending(),
-  };
-  return { ...target, watcher };
 }
 
 const PAYMENTS = 25;
@@ -196,19 +169,8 @@ test.serial('a pass announces an invoice once across its block step and its memp
   const inv = await invoice({ coin: 'eth', amount_crypto: '1' });
   await anvil.sendEth(payer, inv.address, SMALL);
   await anvil.sendEth(payer, inv.address, SMALL);
-  const unmined: ObservedTransfer = {
-    chain: 'eth',
-    network: 'sepolia',
-    coin: 'eth',
-    txHash: `0x${'e'.repeat(64)}`,
-    outputIndex: 0,
-    toAddress: inv.address,
-    amountUnits: SMALL,
-    blockHeight: null,
-    blockHash: null,
-    observedAt: new Date(),
-  };
-  const target = withMempool(() => [unmined]);
+  const unmined = unminedSepoliaTransfer(`0x${'e'.repeat(64)}`, inv.address, SMALL);
+  const target = sepoliaWithMempool(gw, async () => [unmined]);
   for (;;) {
     const report = await gw.kernel.cradle.watchersScanner.pass(target);
     if (report.error) throw new Error(report.error);

@@ -5,19 +5,16 @@
  * reports a payment seen only in the mempool (finding 2), as an Esplora provider would.
  */
 import test from 'ava';
-import { type ChainWatcher, CLI_ACTOR, type ObservedTransfer, ProviderError, type WatchedAddresses } from '@gw/kernel';
+import { CLI_ACTOR, type ObservedTransfer, ProviderError, type WatchedAddresses } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { parseEther } from 'ethers';
-import { projectWithPools, type TestProject } from '@gw/plugin-webhooks/testing';
+import type { TestProject } from '@gw/plugin-webhooks/testing';
 import type { ScanTarget } from '../src/index.js';
-import { Anvil } from '@gw/testing';
-import { startAnvilKernel } from './anvil-kernel.js';
+import { Anvil, stopAll } from '@gw/testing';
+import { anvilPoolProject, sepoliaWithMempool, startAnvilKernel, unminedSepoliaTransfer } from './anvil-kernel.js';
 
 const WINDOW = 3;
-let anvil: Anvil;
-let gw: TestKernel;
-let project: TestProject;
-let payer: string;
+let anvil: Anvil, gw: TestKernel, project: TestProject, payer: string;
 
 test.before(async () => {
   anvil = await Anvil.start(11155111);
@@ -28,28 +25,11 @@ test.before(async () => {
     'plugins.watchers.mempoolAddressesPerPass': WINDOW,
     'plugins.watchers.mempoolTimeoutSeconds': 3600,
   });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('watchers-mempool', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
-  payer = (await anvil.accounts())[0]!;
+  ({ project, payer } = await anvilPoolProject(gw, anvil, 'watchers-mempool'));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await anvil?.stop();
-});
+test.after.always(() => stopAll(gw, anvil));
 
-/** The eth/sepolia target with `mempool` added to its (real) watcher. */
-function withMempool(mempool: (watched: WatchedAddresses) => Promise<ObservedTransfer[]>): ScanTarget {
-  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
-  const real = target.watcher;
-  const watcher: ChainWatcher = {
-    head: () => real.head(),
-    scan: (from, to, watched) => real.scan(from, to, watched),
-    blockHash: (height) => real.blockHash(height),
-    maxBlocksPerScan: real.maxBlocksPerScan,
-    mempool,
-  };
-  return { ...target, watcher };
-}
+const withMempool = (mempool: (watched: WatchedAddresses) => Promise<ObservedTransfer[]>): ScanTarget => sepoliaWithMempool(gw, mempool);
 
 async function pass(target: ScanTarget) {
   for (;;) {
@@ -97,19 +77,8 @@ test.serial(
   'finding 2: a payment that stays in the mempool stops holding its invoice after the timeout; paid after expiry it is expired_paid_late',
   async (t) => {
     const inv = await invoice({ coin: 'eth', amount_crypto: '0.02' });
-    const dust: ObservedTransfer = {
-      chain: 'eth',
-      network: 'sepolia',
-      coin: 'eth',
-      txHash: `0x${'d'.repeat(64)}`,
-      outputIndex: 0,
-      toAddress: inv.address,
-      // Small, but above ETH's dust floor (a transfer below it would never detect the invoice).
-      amountUnits: 10n ** 13n,
-      blockHeight: null,
-      blockHash: null,
-      observedAt: new Date(),
-    };
+    // Small, but above ETH's dust floor (a transfer below it would never detect the invoice).
+    const dust = unminedSepoliaTransfer(`0x${'d'.repeat(64)}`, inv.address, 10n ** 13n);
     const mempool = withMempool(async () => [dust]);
     await pass(mempool);
     const detected = await get(inv.id);

@@ -6,19 +6,14 @@
  * moved by a lie.
  */
 import { randomBytes } from 'node:crypto';
-import { CLI_ACTOR } from '@gw/kernel';
 import test from 'ava';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { getAddress, parseEther, toBeHex } from 'ethers';
-import { projectWithPools, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil, blockParam, RpcProxy } from '@gw/testing';
-import { startAnvilKernel } from './anvil-kernel.js';
+import type { TestProject } from '@gw/plugin-webhooks/testing';
+import { Anvil, blockParam, RpcProxy, stopAll } from '@gw/testing';
+import { anvilPoolProject, startAnvilKernel } from './anvil-kernel.js';
 
-let anvil: Anvil;
-let proxy: RpcProxy;
-let gw: TestKernel;
-let project: TestProject;
-let payer: string;
+let anvil: Anvil, proxy: RpcProxy, gw: TestKernel, project: TestProject, payer: string;
 
 test.before(async () => {
   anvil = await Anvil.start(11155111);
@@ -31,15 +26,9 @@ test.before(async () => {
     // Short, so a hanging provider costs little here; the flood's block must still arrive within it.
     'plugins.watchers.providerTimeoutMs': Number(process.env['GW_FAULTS_PROVIDER_TIMEOUT_MS'] ?? 3000),
   });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('provider-faults', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
-  payer = (await anvil.accounts())[0]!;
+  ({ project, payer } = await anvilPoolProject(gw, anvil, 'provider-faults'));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await proxy?.close();
-  await anvil?.stop();
-});
+test.after.always(() => stopAll(gw, proxy, anvil));
 
 const target = () => gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
 /** One pass that ran (the lock may be taken by the idle job loop's pass: then again), its backoff cleared first. */

@@ -30,21 +30,25 @@ export async function startRegtestGateway(options: {
   /** More config (enabled chains, rates of the chain's asset, poll interval), over the defaults. */
   readonly config?: Readonly<Record<string, unknown>>;
 }): Promise<{ gw: TestKernel; project: TestProject }> {
-  const gw = await startTestKernel({
+  const gw = await startWatchersKernel(
+    { [options.chain]: { [options.network]: { providers: [{ ...options.provider, kind: 'bitcoin-core' }], startHeight: options.startHeight } } },
+    { ...drivenByTests(20), ...options.config },
+  );
+  return { gw, project: await watchedProject(gw, options.receiver, `watchers-${options.provider.name}`, options.coin) };
+}
+
+/**
+ * A gateway kernel (role `all`, every chain as shipped, the plugins through to the signed webhook
+ * and the watchers, fixed rates) on a fresh database, its watchers configured with `watching`
+ * (config `plugins.watchers.chains`); `config` adds or overrides dotted keys.
+ */
+export function startWatchersKernel(watching: Record<string, unknown>, config: Readonly<Record<string, unknown>> = {}): Promise<TestKernel> {
+  return startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
     chains: ALL_CHAINS,
     role: 'all',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        [options.chain]: { [options.network]: { providers: [{ ...options.provider, kind: 'bitcoin-core' }], startHeight: options.startHeight } },
-      },
-      ...drivenByTests(20),
-      ...options.config,
-    },
+    config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.watchers.chains': watching, ...config },
   });
-  return { gw, project: await watchedProject(gw, options.receiver, `watchers-${options.provider.name}`, options.coin) };
 }
 
 /**

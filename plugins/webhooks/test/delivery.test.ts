@@ -5,11 +5,9 @@ import { verifyWebhook } from '@gw/webhook-verify';
 import { expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
 import type { Knex } from 'knex';
 import { projectWithPools, Receiver, startWebhooksKernel, type TestProject } from './helpers.js';
+import { stopAll } from '@gw/testing';
 
-let gw: TestKernel;
-let receiver: Receiver;
-let project: TestProject;
-let operatorId: string;
+let gw: TestKernel, receiver: Receiver, project: TestProject, operatorId: string;
 test.before(async () => {
   gw = await startWebhooksKernel();
   receiver = await Receiver.start();
@@ -22,10 +20,7 @@ test.before(async () => {
   operatorId = (await gw.kernel.cradle.tenancyOperators.create('webhooks-delivery', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-});
+test.after.always(() => stopAll(gw, receiver));
 
 const uid = () => `order-${Math.random().toString(36).slice(2)}`;
 

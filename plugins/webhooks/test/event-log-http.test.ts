@@ -4,13 +4,10 @@ import { responseMismatches, signedFetch, waitFor, type TestKernel } from '@gw/k
 import { verifyWebhook } from '@gw/webhook-verify';
 import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
-import { cliRunner } from '../../../apps/cli/src/testing.js';
-import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { ALL_CHAINS, cliRunner, FIXED_RATES, stopAll } from '@gw/testing';
 import { FAST_RETRIES, projectWithPools, Receiver, startWebhooksKernel, WEBHOOK_PLUGINS, type TestProject } from './helpers.js';
 
-let gw: TestKernel;
-let receiver: Receiver;
-let operatorId: string;
+let gw: TestKernel, receiver: Receiver, operatorId: string;
 test.before(async () => {
   gw = await startWebhooksKernel();
   receiver = await Receiver.start();
@@ -18,10 +15,7 @@ test.before(async () => {
   receiver.reply = (r) => (r.path.startsWith('/hooks/down') ? { status: 503, body: 'maintenance' } : { status: 200, body: '{"ok":true}' });
   operatorId = (await gw.kernel.cradle.tenancyOperators.create('webhooks-event-log', CLI_ACTOR)).id;
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-});
+test.after.always(() => stopAll(gw, receiver));
 
 const EVENTS = '/api/v1/webhooks/events';
 const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -54,6 +54,17 @@ const revertCounted = (status: InvoiceStatus, o: Observed): Outcome => (o.counte
 
 type Reference = Readonly<Record<Exclude<Fact, 'attributed'>, (o: Observed) => Outcome>>;
 
+/** A settled invoice: a new payment and a cancel are refused, it stays as it is unless a counted payment is reverted. */
+const settledReference = (status: InvoiceStatus): Reference => ({
+  payment_seen: () => refused,
+  payment_confirmed: () => stay(status),
+  payment_reverted: (o) => revertCounted(status, o),
+  payment_dropped: () => stay(status),
+  deadline_passed: () => stay(status),
+  cancel_requested: () => refused,
+  ambiguous_match: () => refused,
+});
+
 /** What each fact does to an invoice in each status (spec 3.1, the settlement rule, docs/invoice-lifecycle.md). */
 const REFERENCE: Readonly<Record<InvoiceStatus, Reference>> = {
   pending: {
@@ -74,24 +85,8 @@ const REFERENCE: Readonly<Record<InvoiceStatus, Reference>> = {
     cancel_requested: () => stay('cancelled'),
     ambiguous_match: () => refused,
   },
-  paid: {
-    payment_seen: () => refused,
-    payment_confirmed: () => stay('paid'),
-    payment_reverted: (o) => revertCounted('paid', o),
-    payment_dropped: () => stay('paid'),
-    deadline_passed: () => stay('paid'),
-    cancel_requested: () => refused,
-    ambiguous_match: () => refused,
-  },
-  overpaid: {
-    payment_seen: () => refused,
-    payment_confirmed: () => stay('overpaid'),
-    payment_reverted: (o) => revertCounted('overpaid', o),
-    payment_dropped: () => stay('overpaid'),
-    deadline_passed: () => stay('overpaid'),
-    cancel_requested: () => refused,
-    ambiguous_match: () => refused,
-  },
+  paid: settledReference('paid'),
+  overpaid: settledReference('overpaid'),
   partial: {
     payment_seen: () => stay('partial'),
     payment_confirmed: (o) => settle('partial', o),
@@ -110,15 +105,7 @@ const REFERENCE: Readonly<Record<InvoiceStatus, Reference>> = {
     cancel_requested: () => refused,
     ambiguous_match: () => refused,
   },
-  expired_paid_late: {
-    payment_seen: () => refused,
-    payment_confirmed: () => stay('expired_paid_late'),
-    payment_reverted: (o) => revertCounted('expired_paid_late', o),
-    payment_dropped: () => stay('expired_paid_late'),
-    deadline_passed: () => stay('expired_paid_late'),
-    cancel_requested: () => refused,
-    ambiguous_match: () => refused,
-  },
+  expired_paid_late: settledReference('expired_paid_late'),
   reverted: {
     payment_seen: () => stay('reverted'),
     payment_confirmed: (o) => settle('reverted', o),

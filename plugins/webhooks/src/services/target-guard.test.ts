@@ -1,8 +1,29 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { isPrivateAddress, targetRefusal } from './target-guard.js';
 import { partnerView, WebhookSender, WITHHELD_ERROR } from './webhook-sender.js';
+
+/** The sender as the plugin makes it (2 s timeout, 4 sockets a host, 64-byte excerpts), private targets allowed or not. */
+const senderWith = (allowPrivateTargets: boolean) =>
+  new WebhookSender({ timeoutMs: 2000, allowPrivateTargets, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+
+/** An HTTP server on a free loopback port answering with `handler`. */
+async function loopbackServer(handler?: RequestListener): Promise<{ server: Server; port: number }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** A loopback server answering 'ok', counting the requests that reach it. */
+async function countingServer(): Promise<{ server: Server; port: number; contacted: () => number }> {
+  let contacted = 0;
+  const { server, port } = await loopbackServer((_req, res) => {
+    contacted += 1;
+    res.end('ok');
+  });
+  return { server, port, contacted: () => contacted };
+}
 
 test('private, loopback, link-local and reserved addresses are recognised, public ones are not', (t) => {
   for (const address of [
@@ -31,14 +52,8 @@ test('private, loopback, link-local and reserved addresses are recognised, publi
 });
 
 test('with private targets refused, a loopback IP and a name resolving to loopback are never contacted', async (t) => {
-  let contacted = 0;
-  const server = createServer((_req, res) => {
-    contacted += 1;
-    res.end('ok');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: false, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+  const { server, port, contacted } = await countingServer();
+  const sender = senderWith(false);
   try {
     const literal = await sender.post(`http://127.0.0.1:${port}/hook`, '{}', {}, 'testnet');
     t.false(literal.ok);
@@ -46,11 +61,11 @@ test('with private targets refused, a loopback IP and a name resolving to loopba
     const named = await sender.post(`http://localhost:${port}/hook`, '{}', {}, 'testnet');
     t.false(named.ok);
     t.regex(named.error!, /private, loopback or link-local/);
-    t.is(contacted, 0);
-    const allowed = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: true, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+    t.is(contacted(), 0);
+    const allowed = senderWith(true);
     const ok = await allowed.post(`http://localhost:${port}/hook`, '{}', {}, 'testnet');
     t.true(ok.ok);
-    t.is(contacted, 1);
+    t.is(contacted(), 1);
     allowed.close();
   } finally {
     sender.close();
@@ -59,14 +74,13 @@ test('with private targets refused, a loopback IP and a name resolving to loopba
 });
 
 test('redirects are failures, not followed; unsupported schemes and bad URLs are reported', async (t) => {
-  const server = createServer((_req, res) => {
+  const { server, port } = await loopbackServer((_req, res) => {
     res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: true, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+  const sender = senderWith(true);
   try {
-    const redirected = await sender.post(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, '{}', {}, 'testnet');
+    const redirected = await sender.post(`http://127.0.0.1:${port}/`, '{}', {}, 'testnet');
     t.like(redirected, { ok: false, httpStatus: 302, error: 'HTTP 302' });
     t.like(await sender.post('ftp://example.com/x', '{}', {}, 'testnet'), { ok: false, error: 'unsupported scheme ftp:' });
     t.like(await sender.post('not a url', '{}', {}, 'testnet'), { ok: false, error: 'invalid target URL' });
@@ -98,21 +112,15 @@ test('the target rules by project kind (issue 26 finding 4)', (t) => {
 });
 
 test('a sandbox project without allowPrivateTargets never contacts a loopback receiver (issue 33 finding 13)', async (t) => {
-  let contacted = 0;
-  const server = createServer((_req, res) => {
-    contacted += 1;
-    res.end('ok');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: false, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+  const { server, port, contacted } = await countingServer();
+  const sender = senderWith(false);
   try {
     for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]) {
       const outcome = await sender.post(url, '{}', {}, 'sandbox');
       t.false(outcome.ok, url);
       t.regex(outcome.error ?? '', /refused unless plugins\.webhooks\.allowPrivateTargets/, url);
     }
-    t.is(contacted, 0);
+    t.is(contacted(), 0);
   } finally {
     sender.close();
     server.close();
@@ -120,17 +128,13 @@ test('a sandbox project without allowPrivateTargets never contacts a loopback re
 });
 
 test('an attempt at a non-public address shows a partner only delivered or failed (issue 33 finding 13)', async (t) => {
-  const server = createServer((req, res) => {
+  const { server, port } = await loopbackServer((req, res) => {
     res.statusCode = req.url === '/fail' ? 503 : 200;
     res.end('internal');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const closed = createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const closedPort = (closed.address() as AddressInfo).port;
+  const { server: closed, port: closedPort } = await loopbackServer();
   await new Promise<void>((resolve) => closed.close(() => resolve()));
-  const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: true, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+  const sender = senderWith(true);
   try {
     const cases = [
       { url: `http://127.0.0.1:${port}/ok`, ok: true },
@@ -166,10 +170,9 @@ test('an attempt at a non-public address shows a partner only delivered or faile
 });
 
 test('a response excerpt is kept only from a public address unless the operator asked otherwise', async (t) => {
-  const server = createServer((_req, res) => res.end('internal secret'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const quiet = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: true, maxSocketsPerHost: 4, responseExcerptBytes: 64 });
+  const { server, port } = await loopbackServer((_req, res) => res.end('internal secret'));
+  const url = `http://127.0.0.1:${port}/`;
+  const quiet = senderWith(true);
   const told = new WebhookSender({ timeoutMs: 2000, allowPrivateTargets: true, maxSocketsPerHost: 4, responseExcerptBytes: 64, privateResponseExcerpts: true });
   try {
     t.like(await quiet.post(url, '{}', {}, 'testnet'), { ok: true, httpStatus: 200, responseExcerpt: null });

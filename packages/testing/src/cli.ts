@@ -1,5 +1,5 @@
 import { loadConfig, type AnyPlugin, type ChainModule } from '@gw/kernel';
-import { runCli } from './cli.js';
+import { runOperatorCli, type OperatorCliOptions } from '@gw/operator-cli';
 
 /** What one CLI invocation printed, and its exit code; `json` when stdout parses as JSON. */
 export interface CliRun {
@@ -10,7 +10,8 @@ export interface CliRun {
 }
 
 /**
- * For tests: a function that runs the operator CLI in process against `databaseUrl` with silent
+ * For tests: a function that runs the operator CLI (`@gw/operator-cli`, the commands of the kernel
+ * and of `plugins`) in process against `databaseUrl` with silent
  * logs, the test master key and any further config, capturing its output.
  */
 export function cliRunner(options: {
@@ -19,6 +20,8 @@ export function cliRunner(options: {
   databaseUrl: () => string;
   /** Further config, read at each run (test servers start after the runner is made). */
   overrides?: () => Record<string, unknown>;
+  /** The CLI to run; default the operator commands. The CLI app's tests pass its `runCli` (partner commands too). */
+  run?: (argv: readonly string[], options: OperatorCliOptions) => Promise<number>;
 }): (...argv: string[]) => Promise<CliRun> {
   return async (...argv) => {
     const out: string[] = [];
@@ -28,7 +31,12 @@ export function cliRunner(options: {
       file: false,
       overrides: { 'database.url': options.databaseUrl(), 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...options.overrides?.() },
     });
-    const code = await runCli(argv, { plugins: options.plugins, chains: options.chains, config, io: { out: (s) => out.push(s), err: (s) => err.push(s) } });
+    const code = await (options.run ?? runOperatorCli)(argv, {
+      plugins: options.plugins,
+      chains: options.chains,
+      config,
+      io: { out: (s) => out.push(s), err: (s) => err.push(s) },
+    });
     const stdout = out.join('\n');
     let json: any;
     try {
