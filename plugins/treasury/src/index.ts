@@ -1,0 +1,52 @@
+import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { m0001Treasury } from '../migrations/0001_treasury.js';
+import { treasuryCommands } from './cli.js';
+import { TreasuryConfigSchema } from './config.js';
+import { TREASURY_EXPORTS } from './contract.js';
+import { treasuryErrors } from './errors.js';
+import { treasuryJobs } from './jobs.js';
+import { treasuryRoutes } from './routes.js';
+import { PlanTracker } from './services/plan-tracker.js';
+import { Reconciliation } from './services/reconciliation.js';
+import { SignedImport } from './services/signed-import.js';
+import { SpendSources } from './services/spend-sources.js';
+import { TreasuryBalances } from './services/treasury-balances.js';
+import { TreasuryNetworks } from './services/treasury-networks.js';
+import { TreasuryPlans } from './services/treasury-plans.js';
+
+/**
+ * The treasury (issue 35): every output the gateway's pool addresses received, balances
+ * reconciled against the providers, and plans that move the money: unsigned transactions the
+ * gateway builds, signed elsewhere (a hardware wallet, `gateway-signer`), verified to be exactly
+ * the plan, broadcast and tracked to their confirmations. The gateway never holds a key.
+ */
+export const treasuryPlugin = definePlugin({
+  id: 'treasury',
+  dependsOn: ['tenancy', 'wallets', 'address-pool', 'watchers'],
+  exports: TREASURY_EXPORTS,
+  config: TreasuryConfigSchema,
+  errors: [treasuryErrors],
+  migrations: [m0001Treasury],
+  register: ({ config }) => ({
+    treasuryConfig: serviceValue(config),
+    treasuryNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new TreasuryNetworks(deps)),
+    treasurySources: service(['addressPoolService', 'walletsWallets'], (deps) => new SpendSources(deps)),
+    treasuryPlans: service(
+      ['db', 'audit', 'watchersOutputs', 'walletsWallets', 'tenancyProjects', 'treasuryConfig', 'treasuryNetworks', 'treasurySources'],
+      (deps) => new TreasuryPlans(deps),
+    ),
+    treasurySignedImport: service(['db', 'audit', 'jobs', 'treasuryNetworks', 'treasurySources', 'treasuryPlans'], (deps) => new SignedImport(deps)),
+    treasuryTracker: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryPlans'], (deps) => new PlanTracker(deps)),
+    treasuryBalances: service(['watchersOutputs', 'tenancyProjects', 'treasuryPlans'], (deps) => new TreasuryBalances(deps)),
+    treasuryReconciliation: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks'], (deps) => new Reconciliation(deps)),
+  }),
+  routes: treasuryRoutes,
+  jobs: treasuryJobs,
+  cli: treasuryCommands,
+});
+
+export * from './contract.js';
+export { TreasuryConfigSchema, type TreasuryConfig } from './config.js';
+export { buildPlanFile } from './services/plan-file.js';
+export { compare as reconcileOutputs } from './services/reconciliation.js';
+export { percent } from './plan-view.js';
