@@ -21,6 +21,8 @@ import {
 import { verifyBip137 } from './bip137.js';
 import { bitcoinParams, type Bip84Params } from './bip84-params.js';
 import { deriveBip84Address, paramsOf, parseBip84AccountKey } from './derive.js';
+import { assertAccountOrigin, splitKeyOrigin } from './treasury/key-origin.js';
+import { BtcTreasury } from './treasury/btc-treasury.js';
 import { BtcWatcher } from './watcher.js';
 
 bitcoin.initEccLib(ecc);
@@ -43,10 +45,15 @@ export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps
     const networkIds: Readonly<Record<NetworkKind, string>> = { mainnet: definition.networks.mainnet.id, testnet: definition.networks.testnets[0].id };
     const networkParams = (network: NetworkKind) => paramsOf(params, networkIds, network);
 
+    // A key may come in key-origin form, `[d34db33f/84'/0'/0']xpub…` (BIP 380): the origin must be
+    // this chain's account path of the key, and goes into PSBTs so hardware wallets find their key.
     const parseAccountKey = (input: string, network: NetworkKind): AccountKey => {
       const trimmed = input.trim();
-      const { canonical } = parseBip84AccountKey(trimmed, network, params, networkParams(network));
-      return { chain: definition.id, network, input: trimmed, canonical };
+      const { key, origin, pathIndexes } = splitKeyOrigin(trimmed);
+      const { canonical, account } = parseBip84AccountKey(key, network, params, networkParams(network));
+      if (!origin) return { chain: definition.id, network, input: trimmed, canonical };
+      assertAccountOrigin(pathIndexes!, params.coinType[network], network, account, params.name);
+      return { chain: definition.id, network, input: trimmed, canonical, origin };
     };
 
     const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
@@ -74,6 +81,8 @@ export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps
       isValidAddress,
 
       createWatcher: (options) => new BtcWatcher(definition, options, params),
+
+      createTreasury: (options) => new BtcTreasury(definition, options, params),
 
       generateAccountKey(network: NetworkKind): string {
         return bip32.fromSeed(randomBytes(32), networkParams(network)).derivePath(definition.accountPath[network]).neutered().toBase58();

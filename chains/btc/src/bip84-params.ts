@@ -34,6 +34,12 @@ export interface Bip84Params {
    * sign), recovered to a compressed key whose P2WPKH address must be receive index 0.
    */
   readonly messageSigning: { readonly scheme: 'bip322' } | { readonly scheme: 'bip137'; readonly prefix: string };
+  /**
+   * The node's dust relay fee in base units per 1,000 vbytes (Core's `-dustrelayfee`, default
+   * 3,000): a treasury plan refuses an output below the dust threshold it gives for the output's
+   * script type.
+   */
+  readonly dustRelayFeePerKvb: bigint;
 }
 
 /** SLIP-132 / BIP32 version bytes Bitcoin wallets use. */
@@ -69,6 +75,8 @@ export const bitcoinParams: Bip84Params = {
   },
   coinType: { mainnet: 0, testnet: 1 },
   messageSigning: { scheme: 'bip322' },
+  // Bitcoin Core's DUST_RELAY_TX_FEE (src/policy/policy.h).
+  dustRelayFeePerKvb: 3000n,
 };
 
 /** Names of the accepted key versions of a network kind, for messages: `xpub/zpub`. */

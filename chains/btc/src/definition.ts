@@ -48,6 +48,8 @@ export const btcDefinition: ChainDefinition = {
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
     sandboxKeyGeneration: true,
+    // PSBTs over the pool's P2WPKH outputs (src/treasury of @gw/chain-btc; issue 35).
+    treasury: true,
   },
   accountPath: { mainnet: "m/84'/0'/0'", testnet: "m/84'/1'/0'" },
 };

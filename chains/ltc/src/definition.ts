@@ -45,6 +45,8 @@ export const ltcDefinition: ChainDefinition = {
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
     sandboxKeyGeneration: true,
+    // PSBTs over the pool's P2WPKH outputs (src/treasury of @gw/chain-btc; issue 35).
+    treasury: true,
   },
   accountPath: { mainnet: "m/84'/2'/0'", testnet: "m/84'/1'/0'" },
 };

@@ -70,4 +70,6 @@ export const litecoinParams: Bip84Params = {
   },
   coinType: { mainnet: 2, testnet: 1 },
   messageSigning: { scheme: 'bip137', prefix: MESSAGE_PREFIX },
+  // Litecoin Core 0.21 keeps Bitcoin's DUST_RELAY_TX_FEE (src/policy/policy.h).
+  dustRelayFeePerKvb: 3000n,
 };

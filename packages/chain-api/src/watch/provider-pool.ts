@@ -109,7 +109,10 @@ export interface ProviderHttp {
 }
 
 export interface RequestOptions {
+  /** A JSON body. */
   readonly body?: unknown;
+  /** A plain-text body instead (Esplora's `POST /tx` takes the raw transaction in hex). */
+  readonly textBody?: string;
   readonly allowNotFound?: boolean;
 }
 
@@ -193,11 +196,11 @@ export class ProviderPool {
           method,
           headers: {
             accept: 'application/json',
-            ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(options.body !== undefined ? { 'content-type': 'application/json' } : options.textBody !== undefined ? { 'content-type': 'text/plain' } : {}),
             ...(authorization === undefined ? {} : { authorization }),
             ...(endpoint.headers ?? {}),
           },
-          ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+          ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : options.textBody !== undefined ? { body: options.textBody } : {}),
           signal: AbortSignal.timeout(this.options.timeoutMs),
           redirect: 'error',
         });

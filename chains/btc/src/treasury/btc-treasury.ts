@@ -1,0 +1,118 @@
+import {
+  treasuryChainErrors,
+  type BuildRequest,
+  type ChainDefinition,
+  type ChainTreasury,
+  type FeeEstimate,
+  type NetworkDefinition,
+  type ProviderEndpoint,
+  type ProviderOutput,
+  type ProviderPool,
+  type TransactionState,
+  type UnsignedTransaction,
+  type VerifiedTransaction,
+  type WatcherOptions,
+} from '@gw/chain-api';
+import type { Bip84Params } from '../bip84-params.js';
+import { buildPlan } from './build-plan.js';
+import { coreBroadcast, esploraBroadcast } from './broadcast.js';
+import { coreFeeEstimate, esploraFeeEstimate } from './fee-estimates.js';
+import { coreTransaction, esploraTransaction } from './transaction-state.js';
+import { P2WPKH_INPUT_VBYTES } from './transaction-size.js';
+import type { TreasuryNetwork } from './treasury-network.js';
+import { coreUnspent, esploraUnspent } from './unspent-outputs.js';
+import { verifySigned } from './verify-signed.js';
+
+const TXID = /^[0-9a-f]{64}$/;
+/** Parallel `/address/:a/utxo` requests; public Esplora servers rate-limit hard. */
+const ESPLORA_CONCURRENCY = 4;
+
+/**
+ * The treasury of one network of a BIP84 chain (Bitcoin, Litecoin): PSBTs over the gateway's
+ * P2WPKH outputs, their verification once signed, and the provider calls (fee estimates,
+ * broadcast, transaction state, unspent outputs) through the watcher's provider pool, by provider
+ * kind: Esplora REST or a `bitcoin-core` JSON-RPC node (Bitcoin Core, Litecoin Core, bcoin).
+ */
+export class BtcTreasury implements ChainTreasury {
+  readonly sizeUnit = 'vbyte' as const;
+  readonly unsignedFormat = 'psbt' as const;
+  readonly network: NetworkDefinition;
+  private readonly net: TreasuryNetwork;
+  private readonly providers: ProviderPool;
+
+  constructor(definition: ChainDefinition, options: WatcherOptions, params: Bip84Params) {
+    const network = params.networks[options.network.id];
+    if (!network) throw new Error(`${definition.id}: no BIP84 network parameters for network ${options.network.id}`);
+    this.network = options.network;
+    this.providers = options.providers;
+    this.net = { params, definition: options.network, network };
+  }
+
+  feeEstimate(): Promise<FeeEstimate> {
+    return this.providers.run('feeEstimate', (http, endpoint) => (isCore(endpoint) ? coreFeeEstimate(http) : esploraFeeEstimate(http)));
+  }
+
+  build(request: BuildRequest): UnsignedTransaction {
+    return buildPlan(request, this.net);
+  }
+
+  verifySigned(unsigned: UnsignedTransaction, signed: string): VerifiedTransaction {
+    return verifySigned(unsigned, signed, this.net);
+  }
+
+  /**
+   * Sends through the first provider that answers. A provider that refuses the transaction
+   * answered: it is `treasury_broadcast_rejected` with its reason, not a reason to try the next.
+   * One that already has it counts as sent.
+   */
+  async broadcast(tx: VerifiedTransaction): Promise<string> {
+    const outcome = await this.providers.run('broadcast', (http, endpoint) =>
+      isCore(endpoint) ? coreBroadcast(http, tx.hex, tx.txid) : esploraBroadcast(http, tx.hex, tx.txid),
+    );
+    if (!outcome.accepted) {
+      throw treasuryChainErrors.treasury_broadcast_rejected({
+        message: `The provider refused the transaction ${tx.txid}: ${outcome.reason}`,
+        details: { txid: tx.txid, reason: outcome.reason },
+      });
+    }
+    return tx.txid;
+  }
+
+  transaction(txid: string): Promise<TransactionState | null> {
+    if (!TXID.test(txid)) throw new Error(`not a transaction id: ${txid}`);
+    return this.providers.run('transaction', (http, endpoint) => (isCore(endpoint) ? coreTransaction(http, txid) : esploraTransaction(http, txid)));
+  }
+
+  async unspentAt(addresses: readonly string[]): Promise<Map<string, ProviderOutput[]>> {
+    const unique = [...new Set(addresses)];
+    if (unique.length === 0) return new Map();
+    if (this.providers.endpoints.some(isCore)) {
+      return this.providers.run('unspentAt', (http, endpoint) =>
+        isCore(endpoint) ? coreUnspent(http, unique, this.net.network) : esploraUnspentAll(unique, (a) => esploraUnspent(http, a)),
+      );
+    }
+    return esploraUnspentAll(unique, (address) => this.providers.run('unspentAt', (http) => esploraUnspent(http, address)));
+  }
+
+  inputCost(feeRate: bigint): bigint {
+    return BigInt(P2WPKH_INPUT_VBYTES) * feeRate;
+  }
+}
+
+async function esploraUnspentAll(addresses: readonly string[], read: (address: string) => Promise<ProviderOutput[]>): Promise<Map<string, ProviderOutput[]>> {
+  const found = new Map<string, ProviderOutput[]>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < addresses.length) {
+      const address = addresses[next++]!;
+      const outputs = await read(address);
+      if (outputs.length > 0) found.set(address, outputs);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ESPLORA_CONCURRENCY, addresses.length) }, worker));
+  return found;
+}
+
+function isCore(endpoint: ProviderEndpoint): boolean {
+  return endpoint.kind === 'bitcoin-core';
+}

@@ -1,0 +1,166 @@
+import * as bitcoin from 'bitcoinjs-lib';
+import { chainErrors, treasuryChainErrors, type BuildRequest, type PlanOutput, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
+import { addressKey } from './account-derivation.js';
+import { unsignedTransactionOf } from './psbt-transaction.js';
+import { dustThreshold, estimateVsize, outputScriptType } from './transaction-size.js';
+import type { TreasuryNetwork } from './treasury-network.js';
+
+/** BIP 125: a sequence below 0xfffffffe signals that the transaction may be replaced. */
+export const RBF_SEQUENCE = 0xfffffffd;
+const TXID = /^[0-9a-f]{64}$/;
+const MAX_INDEX = 0x7fffffff;
+
+/**
+ * Builds the BIP 174 PSBT (version 0, transaction version 2, lock time 0) of a plan. Each input
+ * carries its `witnessUtxo` (the P2WPKH script of its address and its amount) and its
+ * `bip32Derivation` (see `addressKey` for the convention), and signals RBF; outputs keep the
+ * request's order, and an output to the account's own change chain carries its derivation too.
+ *
+ * The fee is `feeRate` × the estimated virtual size of the signed transaction, or `feeUnits` when
+ * given (never below rate × size). The output without an amount takes what remains; without such an
+ * output the whole remainder is the fee, which must reach that minimum.
+ *
+ * Refused: an input whose address is not its key's address at its branch and index, or an
+ * outpoint given twice (`validation_error`); a destination that is not a standard address of this
+ * network (`treasury_wrong_network`); an output below Core's dust threshold for its script type
+ * (`treasury_dust_output`); inputs that do not cover the outputs and the fee
+ * (`treasury_insufficient_value`).
+ */
+export function buildPlan(request: BuildRequest, net: TreasuryNetwork): UnsignedTransaction {
+  const { inputs, outputs, feeRate, feeUnits } = request;
+  if (inputs.length === 0) throw chainErrors.validation_error({ message: 'A plan needs at least one input.' });
+  if (outputs.length === 0) throw chainErrors.validation_error({ message: 'A plan needs at least one output.' });
+  if (typeof feeRate !== 'bigint' || feeRate < 1n) throw chainErrors.validation_error({ message: 'The fee rate must be at least 1 base unit per vbyte.' });
+  if (feeUnits !== undefined && (typeof feeUnits !== 'bigint' || feeUnits < 0n)) {
+    throw chainErrors.validation_error({ message: 'The fee must be a non-negative amount of base units.' });
+  }
+
+  const psbt = new bitcoin.Psbt({ network: net.network });
+  psbt.setVersion(2);
+  psbt.setLocktime(0);
+  const seen = new Set<string>();
+  let inputTotal = 0n;
+  for (const input of inputs) {
+    checkInput(input, net);
+    const outpoint = `${input.txHash}:${input.outputIndex}`;
+    if (seen.has(outpoint)) throw chainErrors.validation_error({ message: `The output ${outpoint} is an input twice.` });
+    seen.add(outpoint);
+    const key = addressKey(input.key, input.origin ?? input.key.origin, input.branch, input.index, net.network);
+    if (!sameBytes(key.script, scriptOf(input.address, net))) {
+      throw chainErrors.validation_error({
+        message: `The input ${outpoint}: ${input.address} is not the account key's address at ${input.branch}/${input.index}.`,
+      });
+    }
+    psbt.addInput({
+      hash: input.txHash,
+      index: input.outputIndex,
+      sequence: input.sequence ?? RBF_SEQUENCE,
+      witnessUtxo: { script: key.script, value: input.amountUnits },
+      bip32Derivation: [{ masterFingerprint: key.masterFingerprint, pubkey: key.pubkey, path: key.path }],
+    });
+    inputTotal += input.amountUnits;
+  }
+
+  for (const output of outputs) {
+    if (output.amountUnits !== undefined && (typeof output.amountUnits !== 'bigint' || output.amountUnits <= 0n)) {
+      throw chainErrors.validation_error({ message: `The output to ${String(output.address)} must have a positive amount.` });
+    }
+  }
+  const rest = outputs.filter((o) => o.amountUnits === undefined);
+  if (rest.length > 1) throw chainErrors.validation_error({ message: 'Only one output may take the rest (have no amount).' });
+  const scripts = outputs.map((output) => destinationScript(output, net));
+  const vsize = estimateVsize(inputs.length, scripts);
+  const minimumFee = feeRate * BigInt(vsize);
+  if (feeUnits !== undefined && feeUnits < minimumFee) {
+    throw chainErrors.validation_error({
+      message: `The fee ${feeUnits} is below the fee rate ${feeRate} × ${vsize} vbytes = ${minimumFee}.`,
+      details: { fee_units: feeUnits.toString(), minimum_fee_units: minimumFee.toString(), size: vsize },
+    });
+  }
+  const fee = feeUnits ?? minimumFee;
+  const fixedTotal = outputs.reduce((sum, o) => sum + (o.amountUnits ?? 0n), 0n);
+  const remainder = inputTotal - fixedTotal - fee;
+  if (remainder < 0n) {
+    throw treasuryChainErrors.treasury_insufficient_value({
+      message: `The inputs hold ${inputTotal}; the outputs need ${fixedTotal} and the fee ${fee}.`,
+      details: { input_units: inputTotal.toString(), output_units: fixedTotal.toString(), fee_units: fee.toString() },
+    });
+  }
+
+  const planned = outputs.map((output) => ({ ...output, amountUnits: output.amountUnits ?? remainder }));
+  planned.forEach((output, i) => {
+    const script = scripts[i]!;
+    const dust = dustThreshold(script, net.params.dustRelayFeePerKvb);
+    if (output.amountUnits < dust) {
+      throw treasuryChainErrors.treasury_dust_output({
+        message: `The output to ${output.address} would be ${output.amountUnits}, below the dust limit ${dust} of its script type.`,
+        details: { address: output.address, amount_units: output.amountUnits.toString(), dust_units: dust.toString() },
+      });
+    }
+    const own = output.own && addressKey(inputs[0]!.key, inputs[0]!.origin ?? inputs[0]!.key.origin, output.own.branch, output.own.index, net.network);
+    if (own && !sameBytes(own.script, script)) {
+      throw chainErrors.validation_error({
+        message: `The output to ${output.address} is not the account's address at ${output.own!.branch}/${output.own!.index}.`,
+      });
+    }
+    psbt.addOutput({
+      script,
+      value: output.amountUnits,
+      ...(own ? { bip32Derivation: [{ masterFingerprint: own.masterFingerprint, pubkey: own.pubkey, path: own.path }] } : {}),
+    });
+  });
+
+  const outputTotal = planned.reduce((sum, o) => sum + o.amountUnits, 0n);
+  return {
+    format: 'psbt',
+    data: psbt.toBase64(),
+    txid: unsignedTransactionOf(psbt).getId(),
+    size: vsize,
+    feeUnits: inputTotal - outputTotal,
+    inputs: [...inputs],
+    outputs: planned,
+  };
+}
+
+function checkInput(input: SpendInput, net: TreasuryNetwork): void {
+  const where = `The input ${String(input.txHash)}:${String(input.outputIndex)}`;
+  if (typeof input.txHash !== 'string' || !TXID.test(input.txHash)) throw chainErrors.validation_error({ message: `${where}: not a transaction id.` });
+  if (!Number.isSafeInteger(input.outputIndex) || input.outputIndex < 0 || input.outputIndex > 0xffffffff) {
+    throw chainErrors.validation_error({ message: `${where}: bad output index.` });
+  }
+  if (typeof input.amountUnits !== 'bigint' || input.amountUnits <= 0n)
+    throw chainErrors.validation_error({ message: `${where}: the amount must be positive.` });
+  if (input.branch !== 0 && input.branch !== 1) throw chainErrors.validation_error({ message: `${where}: the branch must be 0 or 1.` });
+  if (!Number.isSafeInteger(input.index) || input.index < 0 || input.index > MAX_INDEX)
+    throw chainErrors.validation_error({ message: `${where}: bad address index.` });
+  if (input.sequence !== undefined && (!Number.isSafeInteger(input.sequence) || input.sequence < 0 || input.sequence > 0xffffffff)) {
+    throw chainErrors.validation_error({ message: `${where}: bad sequence.` });
+  }
+  if (input.key.network !== net.definition.kind) {
+    throw chainErrors.validation_error({ message: `${where}: the account key is a ${input.key.network} key, the network is ${net.definition.kind}.` });
+  }
+}
+
+function scriptOf(address: string, net: TreasuryNetwork): Uint8Array | null {
+  try {
+    return bitcoin.address.toOutputScript(address, net.network);
+  } catch {
+    return null;
+  }
+}
+
+/** The output script of a destination: a standard address of this network, else `treasury_wrong_network`. */
+function destinationScript(output: PlanOutput, net: TreasuryNetwork): Uint8Array {
+  const script = typeof output.address === 'string' && output.address.length <= 100 ? scriptOf(output.address, net) : null;
+  if (!script || outputScriptType(script) === null) {
+    throw treasuryChainErrors.treasury_wrong_network({
+      message: `${String(output.address)} is not a standard ${net.params.name} address of ${net.definition.name} (P2WPKH, P2WSH, P2TR, P2SH or P2PKH).`,
+      details: { address: output.address, network: net.definition.id },
+    });
+  }
+  return script;
+}
+
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  return a !== null && b !== null && Buffer.from(a).equals(Buffer.from(b));
+}

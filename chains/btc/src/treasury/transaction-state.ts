@@ -1,0 +1,80 @@
+import { expectShape, ProviderError, type ProviderHttp, type TransactionState } from '@gw/chain-api';
+import { parseHeightText } from '../esplora.js';
+import { RpcCallError, resultOf, rpcBatch, satoshisOf } from '../core-rpc.js';
+
+const HASH = /^[0-9a-f]{64}$/;
+/** Core's RPC_INVALID_ADDRESS_OR_KEY: "No such mempool or blockchain transaction". */
+const RPC_NOT_FOUND = -5;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * Esplora's `GET /tx/:txid` (its `status` with block height and hash, `fee`, `weight`) and the tip
+ * height for the confirmations; 404 is a transaction the provider does not know.
+ */
+export async function esploraTransaction(http: ProviderHttp, txid: string): Promise<TransactionState | null> {
+  const body = await http.json('GET', `/tx/${txid}`, { allowNotFound: true });
+  if (body === undefined) return null;
+  const where = `/tx/${txid}`;
+  expectShape(isObject(body) && body['txid'] === txid, `${where}: not the transaction`);
+  const { status, fee, weight } = body;
+  expectShape(isObject(status) && typeof status['confirmed'] === 'boolean', `${where}: bad status`);
+  expectShape(fee === undefined || isCount(fee), `${where}: bad fee`);
+  expectShape(weight === undefined || isCount(weight), `${where}: bad weight`);
+  const extra = { ...(isCount(fee) ? { feeUnits: BigInt(fee) } : {}), ...(isCount(weight) ? { size: Math.ceil(weight / 4) } : {}) };
+  if (!status['confirmed']) return { txid, confirmations: 0, blockHeight: null, blockHash: null, ...extra };
+  const [height, hash] = [status['block_height'], status['block_hash']];
+  expectShape(isCount(height) && typeof hash === 'string' && HASH.test(hash), `${where}: bad block of a confirmed transaction`);
+  const tip = parseHeightText(await http.text('GET', '/blocks/tip/height'));
+  return { txid, confirmations: Math.max(1, tip - height + 1), blockHeight: height, blockHash: hash, ...extra };
+}
+
+/**
+ * A node's `getrawtransaction txid true` with `getblockcount` in one batch (the block height is the
+ * tip less the confirmations, plus one), and `getmempoolentry` for the fee while unconfirmed (Core
+ * tells no fee of a mined transaction without its inputs' amounts). Bitcoin Core finds mined
+ * transactions only with `-txindex=1`; without it the answer says so and is a provider error,
+ * never "unknown" (which would read as dropped). bcoin needs `index-tx`.
+ */
+export async function coreTransaction(http: ProviderHttp, txid: string): Promise<TransactionState | null> {
+  const [raw, count] = await rpcBatch(http, [
+    ['getrawtransaction', [txid, true]],
+    ['getblockcount', []],
+  ]);
+  if (raw!.error?.code === RPC_NOT_FOUND) {
+    if (/txindex/i.test(raw!.error.message)) {
+      throw new ProviderError('http_error', '', `getrawtransaction ${txid}: the node has no transaction index (-txindex=1): ${raw!.error.message}`);
+    }
+    return null;
+  }
+  const result = resultOf(raw!, 'getrawtransaction');
+  const tip = resultOf(count!, 'getblockcount');
+  const where = `getrawtransaction ${txid}`;
+  expectShape(isObject(result) && result['txid'] === txid, `${where}: not the transaction`);
+  expectShape(isCount(tip), 'getblockcount: not a height');
+  const { confirmations, blockhash, vsize } = result;
+  const size = isCount(vsize) && vsize > 0 ? { size: vsize } : {};
+  if (isCount(confirmations) && confirmations > 0) {
+    expectShape(typeof blockhash === 'string' && HASH.test(blockhash), `${where}: confirmed without a block hash`);
+    return { txid, confirmations, blockHeight: tip - confirmations + 1, blockHash: blockhash, ...size };
+  }
+  return { txid, confirmations: 0, blockHeight: null, blockHash: null, ...size, ...(await mempoolFee(http, txid)) };
+}
+
+/** The fee of a mempool transaction: Core's `fees.base`, bcoin's (and old Core's) `fee`, in BTC. */
+async function mempoolFee(http: ProviderHttp, txid: string): Promise<{ feeUnits?: bigint }> {
+  const [reply] = await rpcBatch(http, [['getmempoolentry', [txid]]]);
+  if (reply!.error) {
+    // Mined or evicted since: the next look tells.
+    if (reply!.error.code === RPC_NOT_FOUND) return {};
+    throw new RpcCallError('getmempoolentry', reply!.error.code, reply!.error.message);
+  }
+  const entry = reply!.result;
+  expectShape(isObject(entry), `getmempoolentry ${txid}: not an object`);
+  const fees = entry['fees'];
+  const fee = isObject(fees) ? fees['base'] : entry['fee'];
+  return { feeUnits: BigInt(satoshisOf(fee, `getmempoolentry ${txid}: fee`)) };
+}

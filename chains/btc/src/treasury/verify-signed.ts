@@ -1,0 +1,106 @@
+import * as ecc from '@bitcoinerlab/secp256k1';
+import * as bitcoin from 'bitcoinjs-lib';
+import { treasuryChainErrors, type UnsignedTransaction, type VerifiedTransaction } from '@gw/chain-api';
+import { addressKey } from './account-derivation.js';
+import { unsignedTransactionOf } from './psbt-transaction.js';
+import { readSigned, type SignedCandidate } from './read-signed.js';
+import type { TreasuryNetwork } from './treasury-network.js';
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+const txidOf = (hash: Uint8Array) => Buffer.from(hash).reverse().toString('hex');
+
+/**
+ * Checks that `signed` (a PSBT, finalized or with partial signatures, or a raw transaction) is
+ * exactly the plan `unsigned` and that each input is signed by the key the gateway derives for it,
+ * and returns the complete transaction to broadcast.
+ *
+ * Nothing the signer sent is trusted: the version, lock time, every input (outpoint, order,
+ * sequence, empty scriptSig) and every output (script, amount) are compared with the plan's own
+ * PSBT (`treasury_signed_mismatch`, `details` naming the first difference); each input's
+ * signature is checked here, ECDSA over the BIP 143 digest of the plan's transaction and the
+ * amount the gateway recorded, against the public key derived from the plan's account key at the
+ * input's branch and index, never one the PSBT names. It must be low-S and SIGHASH_ALL: any other
+ * sighash type would let whoever relays the transaction change it (`treasury_signed_incomplete`).
+ * The transaction returned is rebuilt from the plan and those signatures.
+ */
+export function verifySigned(unsigned: UnsignedTransaction, signed: string, net: TreasuryNetwork): VerifiedTransaction {
+  if (unsigned.format !== 'psbt') throw new Error(`not a PSBT plan: ${unsigned.format}`);
+  const plan = unsignedTransactionOf(bitcoin.Psbt.fromBase64(unsigned.data, { network: net.network }));
+  if (plan.ins.length !== unsigned.inputs.length) throw new Error('the plan PSBT and its inputs disagree');
+  const candidate = readSigned(signed);
+  compareWithPlan(plan, candidate.tx);
+
+  const final = plan.clone();
+  unsigned.inputs.forEach((input, i) => {
+    if (txidOf(plan.ins[i]!.hash) !== input.txHash || plan.ins[i]!.index !== input.outputIndex) throw new Error(`the plan PSBT and its input ${i} disagree`);
+    const key = addressKey(input.key, input.origin ?? input.key.origin, input.branch, input.index, net.network);
+    const witness = witnessOf(candidate, i, key.pubkey);
+    const where = `input ${i} (${input.txHash}:${input.outputIndex})`;
+    if (!witness) throw incomplete(where, 'has no signature', i);
+    if (witness.length !== 2) throw incomplete(where, `has a witness of ${witness.length} items, not a signature and a public key`, i);
+    const [signature, pubkey] = witness as [Uint8Array, Uint8Array];
+    if (hex(pubkey) !== hex(key.pubkey)) throw incomplete(where, 'is signed by another key than the one the gateway derives for it', i);
+    let decoded: { signature: Uint8Array; hashType: number };
+    try {
+      decoded = bitcoin.script.signature.decode(signature);
+    } catch (cause) {
+      throw incomplete(where, `has a malformed signature (${(cause as Error).message})`, i);
+    }
+    if (decoded.hashType !== bitcoin.Transaction.SIGHASH_ALL) throw incomplete(where, `is signed with sighash type ${decoded.hashType}, not SIGHASH_ALL`, i);
+    const scriptCode = bitcoin.payments.p2pkh({ pubkey: key.pubkey }).output!;
+    const digest = plan.hashForWitnessV0(i, scriptCode, input.amountUnits, decoded.hashType);
+    if (!ecc.verify(digest, key.pubkey, decoded.signature, true)) throw incomplete(where, 'has a signature that does not verify', i);
+    final.setWitness(i, [signature, key.pubkey]);
+  });
+
+  const txid = final.getId();
+  if (txid !== unsigned.txid) {
+    throw treasuryChainErrors.treasury_signed_mismatch({
+      message: `The signed transaction is ${txid}, the plan is ${unsigned.txid}.`,
+      details: { what: 'txid' },
+    });
+  }
+  return { txid, hex: final.toHex() };
+}
+
+/** The witness of input `i`: the one given, or one made of the PSBT's partial signature by `pubkey`. */
+function witnessOf(candidate: SignedCandidate, i: number, pubkey: Uint8Array): readonly Uint8Array[] | null {
+  const given = candidate.witnesses[i];
+  if (given) return given;
+  const partial = candidate.partialSigs[i]?.get(hex(pubkey));
+  return partial ? [partial, pubkey] : null;
+}
+
+/** Throws `treasury_signed_mismatch` at the first difference between the plan and the signed transaction. */
+function compareWithPlan(plan: bitcoin.Transaction, tx: bitcoin.Transaction): void {
+  const differ = (what: string, expected: unknown, found: unknown, index?: number) => {
+    const at = index === undefined ? what : `${what.split('.')[0]} ${index} ${what.split('.')[1] ?? ''}`.trim();
+    return treasuryChainErrors.treasury_signed_mismatch({
+      message: `The signed transaction differs from the plan: ${at} is ${String(found)} where the plan has ${String(expected)}. Nothing was broadcast.`,
+      details: { what, ...(index === undefined ? {} : { index }), expected: String(expected), found: String(found) },
+    });
+  };
+  if (tx.version !== plan.version) throw differ('version', plan.version, tx.version);
+  if (tx.locktime !== plan.locktime) throw differ('locktime', plan.locktime, tx.locktime);
+  if (tx.ins.length !== plan.ins.length) throw differ('input_count', plan.ins.length, tx.ins.length);
+  plan.ins.forEach((expected, i) => {
+    const found = tx.ins[i]!;
+    const [want, got] = [`${txidOf(expected.hash)}:${expected.index}`, `${txidOf(found.hash)}:${found.index}`];
+    if (want !== got) throw differ('input.outpoint', want, got, i);
+    if (found.sequence !== expected.sequence) throw differ('input.sequence', expected.sequence, found.sequence, i);
+    if (found.script.length > 0) throw differ('input.script_sig', '(empty)', hex(found.script), i);
+  });
+  if (tx.outs.length !== plan.outs.length) throw differ('output_count', plan.outs.length, tx.outs.length);
+  plan.outs.forEach((expected, i) => {
+    const found = tx.outs[i]!;
+    if (hex(found.script) !== hex(expected.script)) throw differ('output.script', hex(expected.script), hex(found.script), i);
+    if (found.value !== expected.value) throw differ('output.amount', expected.value, found.value, i);
+  });
+}
+
+function incomplete(where: string, reason: string, index: number) {
+  return treasuryChainErrors.treasury_signed_incomplete({
+    message: `The signed transaction's ${where} ${reason}. Nothing was broadcast.`,
+    details: { input: index, reason },
+  });
+}
