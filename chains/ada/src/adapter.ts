@@ -17,6 +17,7 @@ import {
 } from '@gw/chain-api';
 import { parseDataSignature, sigStructure } from './cip30-data-signature.js';
 import { CARDANO_NETWORK_ID, deriveAdaAddress, paymentPublicKey, parseAdaAccountKey } from './derive.js';
+import { AdaTreasury } from './treasury/ada-treasury.js';
 import { AdaWatcher } from './watcher.js';
 
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -27,7 +28,9 @@ function bad(message: string, cause?: unknown): never {
 
 /**
  * Cardano adapter: CIP-1852 base addresses (payment 0/i, stake 2/0) from an account key, CIP-13
- * `web+cardano:` URIs, and CIP-8/CIP-30 `signData` ownership proofs.
+ * `web+cardano:` URIs, CIP-8/CIP-30 `signData` ownership proofs, and the treasury (unsigned
+ * transactions built with cardano-serialization-lib, verified once signed, submitted through the
+ * watcher's providers).
  */
 export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
   const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
@@ -100,5 +103,8 @@ export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     },
 
     createWatcher: (options) => new AdaWatcher(definition, options),
+
+    /** The treasury (issue 35): call its `feeEstimate()` before `build` (see `AdaTreasury`). */
+    createTreasury: (options) => new AdaTreasury(options),
   };
 }

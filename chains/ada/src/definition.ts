@@ -37,6 +37,7 @@ export const adaDefinition: ChainDefinition = {
     addressReuseAfterCooldown: true,
     gapLimitApplies: true,
     sandboxKeyGeneration: true,
+    treasury: true,
   },
   accountPath: { mainnet: "m/1852'/1815'/0'", testnet: "m/1852'/1815'/0'" },
 };

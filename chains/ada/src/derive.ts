@@ -50,7 +50,8 @@ export function parseAdaAccountKey(input: string): string {
 }
 
 interface Derivation {
-  readonly external: CSL.Bip32PublicKey;
+  /** Role 0 (external, receive) and role 1 (internal, change) payment key chains. */
+  readonly payment: readonly [CSL.Bip32PublicKey, CSL.Bip32PublicKey];
   readonly stake: CSL.Credential;
 }
 
@@ -61,7 +62,7 @@ function derivation(canonical: string): Derivation {
   if (!entry) {
     const account = CSL.Bip32PublicKey.from_bytes(Buffer.from(canonical, 'hex'));
     entry = {
-      external: account.derive(0),
+      payment: [account.derive(0), account.derive(1)],
       stake: CSL.Credential.from_keyhash(account.derive(2).derive(0).to_raw_key().hash()),
     };
     if (cache.size > 256) cache.clear();
@@ -70,15 +71,23 @@ function derivation(canonical: string): Derivation {
   return entry;
 }
 
-/** Raw ed25519 public key of payment key 0/index. */
-export function paymentPublicKey(canonical: string, index: number): CSL.PublicKey {
-  return derivation(canonical).external.derive(index).to_raw_key();
+/** Raw ed25519 public key of payment key `branch`/`index` (branch 0 external, 1 internal). */
+export function paymentPublicKey(canonical: string, index: number, branch: 0 | 1 = 0): CSL.PublicKey {
+  return derivation(canonical).payment[branch].derive(index).to_raw_key();
 }
 
-/** Base address (payment key 0/index, stake key 2/0) and its CIP-1852 path. Pure. */
-export function deriveAdaAddress(canonical: string, network: NetworkKind, index: number): { address: string; path: string } {
+/** The CIP-1852 path of payment key `branch`/`index` of account 0'. */
+export function paymentKeyPath(branch: 0 | 1, index: number): string {
+  return `m/1852'/1815'/0'/${branch}/${index}`;
+}
+
+/**
+ * Base address (payment key `branch`/`index`, stake key 2/0) and its CIP-1852 path. Pure. Receive
+ * addresses are branch 0; the treasury pays change to branch 1.
+ */
+export function deriveAdaAddress(canonical: string, network: NetworkKind, index: number, branch: 0 | 1 = 0): { address: string; path: string } {
   const { stake } = derivation(canonical);
-  const payment = CSL.Credential.from_keyhash(paymentPublicKey(canonical, index).hash());
+  const payment = CSL.Credential.from_keyhash(paymentPublicKey(canonical, index, branch).hash());
   const address = CSL.BaseAddress.new(CARDANO_NETWORK_ID[network], payment, stake).to_address().to_bech32();
-  return { address, path: `m/1852'/1815'/0'/0/${index}` };
+  return { address, path: paymentKeyPath(branch, index) };
 }

@@ -1,0 +1,207 @@
+import CSL from '@emurgo/cardano-serialization-lib-nodejs';
+import {
+  chainErrors,
+  expectShape,
+  treasuryChainErrors,
+  type BuildRequest,
+  type ChainTreasury,
+  type FeeEstimate,
+  type NetworkDefinition,
+  type ProviderHttp,
+  type ProviderOutput,
+  type TransactionState,
+  type UnsignedTransaction,
+  type VerifiedTransaction,
+  type WatcherOptions,
+} from '@gw/chain-api';
+import { mapLimit } from '../map-limit.js';
+import { buildAdaTransaction } from './build-transaction.js';
+import { parseLedgerSnapshot, type LedgerSnapshot } from './ledger-snapshot.js';
+import { parseAddressUtxoPage, parseBlockHeight, parseIncludedTransaction, parseMempoolTransaction, type AddressUtxo } from './provider-answers.js';
+import { inputsAlreadySpent, submitCbor } from './submit-transaction.js';
+import { verifyAdaSigned } from './verify-signed.js';
+
+/** Blockfrost's largest page. */
+const PAGE_SIZE = 100;
+/** Requests in flight at once (Blockfrost's free tier bursts to 500, then 10/s). */
+const CONCURRENCY = 5;
+/**
+ * Bytes one more input adds to a transaction: the input (array header, 32-byte hash, index) and,
+ * as pool addresses each have their own payment key, one vkey witness (array header, 32-byte key,
+ * 64-byte signature, with their byte-string headers): 36 + 101.
+ */
+export const INPUT_WITH_WITNESS_BYTES = 137n;
+/** Block hash → height is fixed once a block exists: remembered across reconciliations, up to this many. */
+const BLOCK_HEIGHT_CACHE = 50_000;
+const TXID = /^[0-9a-f]{64}$/;
+
+/**
+ * The Cardano treasury of one network (issue 35) over Blockfrost-compatible providers, the same
+ * pool the watcher reads.
+ *
+ * `build` needs the protocol parameters and the tip's slot. `createTreasury` cannot fetch them (it
+ * is synchronous), so `feeEstimate()` reads them and keeps them (a {@link LedgerSnapshot}), and
+ * `build` uses the last snapshot, stays synchronous and pure, and throws a plain Error when
+ * `feeEstimate()` was never called on this instance: call it before building a plan (a plan's fee
+ * rate comes from it anyway). The TTL counts the slots gone by since the snapshot (one a second),
+ * so an older snapshot still gives a full margin; protocol parameters change only at epoch
+ * boundaries.
+ *
+ * Fee rates are lovelace per byte: the estimate is `min_fee_a` for all three (Cardano has no fee
+ * market: a transaction paying the minimum is included as fast as one paying more), and `build`
+ * adds `min_fee_b` to `rate × size`.
+ */
+export class AdaTreasury implements ChainTreasury {
+  readonly network: NetworkDefinition;
+  readonly sizeUnit = 'byte' as const;
+  readonly unsignedFormat = 'cardano-tx' as const;
+  private snapshot: LedgerSnapshot | undefined;
+  private readonly blockHeights = new Map<string, number>();
+
+  constructor(
+    private readonly options: WatcherOptions,
+    /** The clock, ms (tests pin it). */
+    private readonly now: () => number = Date.now,
+  ) {
+    this.network = options.network;
+  }
+
+  /** The protocol parameters and tip slot `build` uses: those the last `feeEstimate()` read. */
+  get ledger(): LedgerSnapshot | undefined {
+    return this.snapshot;
+  }
+
+  /** `GET /epochs/latest/parameters` and `GET /blocks/latest` from one provider; keeps them for `build`. */
+  async feeEstimate(): Promise<FeeEstimate> {
+    const snapshot = await this.options.providers.run('fee_estimate', async (http) =>
+      parseLedgerSnapshot(await http.json('GET', '/epochs/latest/parameters'), await http.json('GET', '/blocks/latest'), this.now()),
+    );
+    this.snapshot = snapshot;
+    return { nextBlock: snapshot.minFeeA, hour: snapshot.minFeeA, minimum: snapshot.minFeeA };
+  }
+
+  build(request: BuildRequest): UnsignedTransaction {
+    if (!this.snapshot) throw new Error('AdaTreasury.build needs the protocol parameters and tip slot: call feeEstimate() first');
+    return buildAdaTransaction(request, { network: this.network.kind, snapshot: this.snapshot, nowMs: this.now() });
+  }
+
+  verifySigned(unsigned: UnsignedTransaction, signed: string): VerifiedTransaction {
+    return verifyAdaSigned(unsigned, signed);
+  }
+
+  /**
+   * `POST /tx/submit` (CBOR). A node's refusal is `treasury_broadcast_rejected` with its message,
+   * except `All inputs are spent` (`BadInputsUTxO`) for a transaction the provider already has in a
+   * block (`GET /txs/{hash}`) or its mempool (`GET /mempool/{hash}`): a repeated broadcast, which
+   * resolves like the first.
+   */
+  async broadcast(tx: VerifiedTransaction): Promise<string> {
+    let bytes: Uint8Array;
+    let txid: string;
+    try {
+      const parsed = CSL.FixedTransaction.from_hex(tx.hex);
+      bytes = parsed.to_bytes();
+      txid = parsed.transaction_hash().to_hex();
+    } catch (cause) {
+      throw chainErrors.validation_error({ message: 'Not a Cardano transaction in hex.', cause });
+    }
+    if (txid !== tx.txid) throw chainErrors.validation_error({ message: `The transaction's id is ${txid}, not ${tx.txid}.` });
+    const outcome = await this.options.providers.run('broadcast', async (http, endpoint) => {
+      const answer = await submitCbor(this.options.providers, endpoint, bytes);
+      if (answer.accepted) {
+        expectShape(answer.txid === txid, `tx/submit: answered ${JSON.stringify(answer.txid).slice(0, 80)} for ${txid}`);
+        return { accepted: true } as const;
+      }
+      if (inputsAlreadySpent(answer.message) && (await this.known(http, txid))) return { accepted: true } as const;
+      return { accepted: false, message: answer.message } as const;
+    });
+    if (!outcome.accepted) {
+      throw treasuryChainErrors.treasury_broadcast_rejected({
+        message: `The provider refused the transaction: ${outcome.message.slice(0, 500)}`,
+        details: { txid, provider_message: outcome.message.slice(0, 2000) },
+      });
+    }
+    return txid;
+  }
+
+  /**
+   * `GET /txs/{hash}` and the tip (`GET /blocks/latest`) from one provider; when the transaction is
+   * in no block, `GET /mempool/{hash}` (Blockfrost keeps the transactions submitted through it
+   * there until they are included): found, 0 confirmations; not found either, null.
+   */
+  async transaction(txid: string): Promise<TransactionState | null> {
+    if (!TXID.test(txid)) throw chainErrors.validation_error({ message: 'A Cardano transaction id is 64 lower-case hex digits.' });
+    return this.options.providers.run('transaction', async (http) => {
+      const body = await http.json('GET', `/txs/${txid}`, { allowNotFound: true });
+      if (body === undefined) {
+        const pending = await http.json('GET', `/mempool/${txid}`, { allowNotFound: true });
+        if (pending === undefined) return null;
+        return { txid, confirmations: 0, blockHeight: null, blockHash: null, ...parseMempoolTransaction(pending, txid) };
+      }
+      const included = parseIncludedTransaction(body, txid);
+      const tip = parseBlockHeight(await http.json('GET', '/blocks/latest'), 'blocks/latest');
+      expectShape(tip >= included.blockHeight, `blocks/latest: tip ${tip} below the transaction's block ${included.blockHeight}`);
+      return {
+        txid,
+        confirmations: tip - included.blockHeight + 1,
+        blockHeight: included.blockHeight,
+        blockHash: included.blockHash,
+        feeUnits: included.feeUnits,
+        size: included.size,
+      };
+    });
+  }
+
+  /**
+   * `GET /addresses/{address}/utxos?page=N&count=100` for each address (paged; 404, an address the
+   * chain never saw, is none), lovelace only; then `GET /blocks/{hash}` once per block not seen
+   * before, for the heights (Blockfrost's unspent outputs are all in blocks). Requests: one per
+   * address and page, plus one per new block.
+   */
+  async unspentAt(addresses: readonly string[]): Promise<Map<string, ProviderOutput[]>> {
+    const unique = [...new Set(addresses)];
+    const found = await mapLimit(unique, CONCURRENCY, (address) => this.options.providers.run('unspent', (http) => this.utxosOf(http, address)));
+    const blocks = [...new Set(found.flat().map((utxo) => utxo.block))].filter((hash) => !this.blockHeights.has(hash));
+    await mapLimit(blocks, CONCURRENCY, (hash) =>
+      this.options.providers.run('block_height', async (http) => {
+        const height = parseBlockHeight(await http.json('GET', `/blocks/${hash}`), `blocks/${hash}`);
+        if (this.blockHeights.size >= BLOCK_HEIGHT_CACHE) this.blockHeights.clear();
+        this.blockHeights.set(hash, height);
+      }),
+    );
+    const result = new Map<string, ProviderOutput[]>();
+    unique.forEach((address, i) => {
+      const utxos = found[i]!;
+      if (utxos.length === 0) return;
+      result.set(
+        address,
+        utxos.map(({ txHash, outputIndex, amountUnits, block }) => ({ txHash, outputIndex, amountUnits, blockHeight: this.blockHeights.get(block) ?? null })),
+      );
+    });
+    return result;
+  }
+
+  /** Lovelace per byte × the bytes one more input and its witness add (see {@link INPUT_WITH_WITNESS_BYTES}). */
+  inputCost(feeRate: bigint): bigint {
+    const minimum = this.snapshot?.minFeeA ?? 0n;
+    return (feeRate > minimum ? feeRate : minimum) * INPUT_WITH_WITNESS_BYTES;
+  }
+
+  private async utxosOf(http: ProviderHttp, address: string): Promise<AddressUtxo[]> {
+    const utxos: AddressUtxo[] = [];
+    for (let page = 1; ; page++) {
+      const path = `/addresses/${encodeURIComponent(address)}/utxos?page=${page}&count=${PAGE_SIZE}`;
+      const body = await http.json('GET', path, { allowNotFound: true });
+      if (body === undefined) return utxos;
+      const batch = parseAddressUtxoPage(body, path);
+      utxos.push(...batch);
+      if (batch.length < PAGE_SIZE) return utxos;
+    }
+  }
+
+  /** Whether the provider has the transaction in a block or in its mempool. */
+  private async known(http: ProviderHttp, txid: string): Promise<boolean> {
+    if ((await http.json('GET', `/txs/${txid}`, { allowNotFound: true })) !== undefined) return true;
+    return (await http.json('GET', `/mempool/${txid}`, { allowNotFound: true })) !== undefined;
+  }
+}
