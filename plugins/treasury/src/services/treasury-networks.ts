@@ -62,15 +62,24 @@ export class TreasuryNetworks {
     return rate === undefined ? undefined : BigInt(rate);
   }
 
-  /** The provider's estimate, with a configured rate standing in for every figure. Throws 503 `treasury_fee_rate_unavailable`. */
+  /**
+   * The provider's estimate, or the configured rate standing in for every figure. The provider is
+   * asked even when a rate is configured (a treasury may need a fresh look at the ledger before it
+   * builds: Cardano's protocol parameters); its failure then falls back to the configured rate.
+   * Throws 503 `treasury_fee_rate_unavailable` when neither answers.
+   */
   async estimate(target: TreasuryNetwork): Promise<FeeEstimate> {
     const configured = this.configuredRate(target.chain, target.network);
-    if (configured !== undefined) return { nextBlock: configured, hour: configured, minimum: configured < 1n ? configured : 1n };
+    let estimate: FeeEstimate | undefined;
+    let failure: unknown;
     try {
-      return await target.treasury.feeEstimate();
+      estimate = await target.treasury.feeEstimate();
     } catch (error) {
-      throw treasuryErrors.treasury_fee_rate_unavailable({ cause: error, details: { chain: target.chain, network: target.network } });
+      failure = error;
     }
+    if (configured !== undefined) return { nextBlock: configured, hour: configured, minimum: estimate?.minimum ?? (configured < 1n ? configured : 1n) };
+    if (estimate) return estimate;
+    throw treasuryErrors.treasury_fee_rate_unavailable({ cause: failure, details: { chain: target.chain, network: target.network } });
   }
 
   /** Refuses a rate above the operator's ceiling (422 `treasury_fee_above_ceiling`). */

@@ -96,7 +96,11 @@ export class TreasuryPlans {
     const networks = this.deps.treasuryNetworks;
     if (request.feeRate !== undefined) networks.checkCeiling(target, request.feeRate);
     if (request.maxFeeRate !== undefined) networks.checkCeiling(target, request.maxFeeRate);
-    const estimate = request.feeRate === undefined || request.maxFeeRate !== undefined ? await networks.estimate(target) : undefined;
+    // Asked even with a rate given: a treasury may read the ledger's parameters with it (Cardano).
+    const estimate = await networks.estimate(target).catch((error: unknown) => {
+      if (request.feeRate === undefined || request.maxFeeRate !== undefined) throw error;
+      return undefined;
+    });
     const waiting = request.maxFeeRate !== undefined && estimate!.nextBlock > request.maxFeeRate;
     const feeRate = request.feeRate ?? (request.maxFeeRate !== undefined ? estimate!.nextBlock : estimate!.hour);
     if (!waiting) networks.checkCeiling(target, feeRate);
