@@ -1,0 +1,217 @@
+import * as ecc from '@bitcoinerlab/secp256k1';
+import type { BIP32Interface } from 'bip32';
+import * as bitcoin from 'bitcoinjs-lib';
+import type { PlanFile } from '@gw/chain-api';
+import type { Bip84Chain } from './chains.js';
+import { bip84Keyring, isSameAccountKey, p2wpkhAddress, type Bip84Keyring } from './bip84-keyring.js';
+import { formatPath, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
+import type { PlanAmounts } from './read-plan.js';
+import type { Review } from './review.js';
+import type { Secret } from './secret.js';
+import { refuse } from './signer-error.js';
+
+const SIGHASH_ALL = bitcoin.Transaction.SIGHASH_ALL;
+
+/** A PSBT plan checked against its summary, with the key of each input: ready to show and sign. */
+export interface CheckedPsbt {
+  readonly review: Review;
+  readonly psbt: bitcoin.Psbt;
+  readonly keys: readonly BIP32Interface[];
+}
+
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
+
+function outputScript(address: string, keyring: Bip84Keyring, network: string, where: string): Uint8Array {
+  try {
+    return bitcoin.address.toOutputScript(address, keyring.params);
+  } catch {
+    return refuse('wrong_network', `${where}: ${address} is not a ${keyring.chain.name} address of network ${network}.`);
+  }
+}
+
+/**
+ * Reads the plan's PSBT and checks it against the plan, trusting nothing in the summary:
+ * the same inputs in order (outpoint, `witnessUtxo` value and script = the plan's amount and
+ * address), the same outputs in order (script and value), inputs minus outputs = `fee_units`, the
+ * same transaction id; every input's key, derived from the secret at the plan's path, pays the
+ * input's address; every output the plan calls own derives from the secret at its path; and the
+ * secret is the key of the plan's accounts. Anything else is refused.
+ */
+export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84Chain, secret: Secret): CheckedPsbt {
+  if (plan.unsigned.format !== 'psbt') refuse('plan_unreadable', `A ${chain.name} plan carries a PSBT, not "${plan.unsigned.format}".`);
+  const network = chain.networks[plan.network];
+  if (!network) return refuse('wrong_network', `${chain.name} has no network "${plan.network}"; known: ${Object.keys(chain.networks).join(', ')}.`);
+  const keyring = bip84Keyring(secret, chain, plan.network);
+  const expected = { purpose: 84, coinType: chain.coinType[network.kind] };
+  const warnings: string[] = [];
+
+  let psbt: bitcoin.Psbt;
+  try {
+    psbt = bitcoin.Psbt.fromBase64(plan.unsigned.data, { network: keyring.params });
+  } catch {
+    return refuse('plan_unreadable', 'unsigned.data is not a BIP 174 PSBT in base64.');
+  }
+
+  checkAccounts(plan, keyring, warnings);
+
+  const tx = psbt.txInputs;
+  if (tx.length !== plan.inputs.length) refuse('plan_mismatch', `The PSBT spends ${tx.length} inputs; the plan lists ${plan.inputs.length}.`);
+  const keys: BIP32Interface[] = [];
+  let totalIn = 0n;
+  plan.inputs.forEach((input, i) => {
+    const where = `input #${i}`;
+    const txInput = tx[i]!;
+    const outpoint = hex(Uint8Array.from(txInput.hash).reverse());
+    if (outpoint !== input.tx_hash || txInput.index !== input.output_index) {
+      refuse('plan_mismatch', `${where}: the PSBT spends ${outpoint}:${txInput.index}; the plan says ${input.tx_hash}:${input.output_index}.`);
+    }
+    const data = psbt.data.inputs[i]!;
+    if (!data.witnessUtxo) refuse('input_value_missing', `${where}: the PSBT carries no witnessUtxo, so the value it spends cannot be checked.`);
+    const { value, script } = data.witnessUtxo;
+    if (value !== amounts.inputs[i]) refuse('plan_mismatch', `${where}: the PSBT spends ${value} ${chain.unit}; the plan says ${amounts.inputs[i]}.`);
+    if (!same(script, outputScript(input.address, keyring, plan.network, where))) {
+      refuse('plan_mismatch', `${where}: the PSBT's witnessUtxo pays another script than the plan's address ${input.address}.`);
+    }
+    if (data.nonWitnessUtxo) {
+      const previous = bitcoin.Transaction.fromBuffer(data.nonWitnessUtxo);
+      const spent = previous.outs[input.output_index];
+      if (previous.getId() !== input.tx_hash || !spent || spent.value !== value || !same(spent.script, script)) {
+        refuse('plan_mismatch', `${where}: the PSBT's nonWitnessUtxo is not the output its witnessUtxo describes.`);
+      }
+    }
+    if (data.sighashType !== undefined && data.sighashType !== SIGHASH_ALL) {
+      refuse('unsupported', `${where}: the PSBT asks for sighash type ${data.sighashType}; this signer signs SIGHASH_ALL only.`);
+    }
+    if (data.finalScriptWitness || data.finalScriptSig) refuse('unsupported', `${where}: the PSBT input is already finalized.`);
+
+    const path = parseAddressPath(input.path, { ...expected, branches: [0, 1] }, where);
+    checkPathInAccount(plan, input.account, path, where);
+    const key = keyring.keyAt(path);
+    const derived = p2wpkhAddress(key.publicKey, keyring.params);
+    if (derived !== input.address) {
+      refuse(
+        'input_key_mismatch',
+        `${where}: the secret's key at ${input.path} pays ${derived}, not the input's address ${input.address} (another seed, passphrase or account key?).`,
+      );
+    }
+    const derivations = data.bip32Derivation ?? [];
+    if (derivations.length > 0 && !derivations.some((d) => same(d.pubkey, key.publicKey))) {
+      refuse('plan_mismatch', `${where}: the PSBT's bip32Derivation names another public key than the secret's key at ${input.path}.`);
+    }
+    keys.push(key);
+    totalIn += value;
+  });
+
+  const txOutputs = psbt.txOutputs;
+  if (txOutputs.length !== plan.outputs.length) refuse('plan_mismatch', `The PSBT has ${txOutputs.length} outputs; the plan lists ${plan.outputs.length}.`);
+  let totalOut = 0n;
+  const outputs = plan.outputs.map((output, j) => {
+    const where = `output #${j}`;
+    const txOutput = txOutputs[j]!;
+    if (!same(txOutput.script, outputScript(output.address, keyring, plan.network, where))) {
+      refuse('plan_mismatch', `${where}: the PSBT pays another script than the plan's address ${output.address}.`);
+    }
+    if (txOutput.value !== amounts.outputs[j]) {
+      refuse('plan_mismatch', `${where}: the PSBT pays ${txOutput.value} ${chain.unit}; the plan says ${amounts.outputs[j]}.`);
+    }
+    totalOut += txOutput.value;
+    if (output.destination.kind === 'external') return { address: output.address, amountUnits: txOutput.value, own: null };
+    const path = parseAddressPath(output.destination.path, { ...expected, branches: [0, 1] }, where);
+    checkPathInAccount(plan, output.destination.account, path, where);
+    const derived = p2wpkhAddress(keyring.keyAt(path).publicKey, keyring.params);
+    if (derived !== output.address) {
+      refuse('own_output_mismatch', `${where}: the plan calls ${output.address} own at ${output.destination.path}, but the secret derives ${derived} there.`);
+    }
+    return { address: output.address, amountUnits: txOutput.value, own: formatPath(path) };
+  });
+
+  if (totalIn - totalOut !== amounts.fee) {
+    refuse(
+      'fee_mismatch',
+      `The inputs (${totalIn} ${chain.unit}) minus the outputs (${totalOut}) are ${totalIn - totalOut}, not the plan's fee of ${amounts.fee}.`,
+    );
+  }
+  const txid = unsignedTxid(psbt);
+  if (txid !== plan.unsigned.txid) refuse('plan_mismatch', `The PSBT's transaction id is ${txid}; the plan says ${plan.unsigned.txid}.`);
+
+  return {
+    psbt,
+    keys,
+    review: {
+      chain,
+      network: plan.network,
+      planId: plan.plan_id,
+      kind: plan.kind,
+      txid,
+      inputs: plan.inputs.map((input, i) => ({ address: input.address, amountUnits: amounts.inputs[i]!, path: input.path })),
+      outputs,
+      feeUnits: amounts.fee,
+      feeRate: plan.fee_rate,
+      sizeUnit: 'vB',
+      warnings,
+    },
+  };
+}
+
+/** Each account the plan names must be the secret's account at that path. */
+function checkAccounts(plan: PlanFile, keyring: Bip84Keyring, warnings: string[]): void {
+  plan.accounts.forEach((account, k) => {
+    const path = parseAccountPath(account.path);
+    const network = keyring.chain.networks[plan.network]!;
+    if (!path || path.purpose !== 84) refuse('plan_unreadable', `accounts[${k}].path ${account.path} is not a BIP 84 account path (m/84'/coin'/account').`);
+    if (path.coinType !== keyring.chain.coinType[network.kind]) {
+      refuse(
+        'wrong_network',
+        `accounts[${k}].path ${account.path} has coin type ${path.coinType}'; ${plan.network} keys are under ${keyring.chain.coinType[network.kind]}'.`,
+      );
+    }
+    const node = keyring.account(path.account);
+    if (!isSameAccountKey(node, account.key)) {
+      refuse(
+        'wrong_key',
+        `The secret's account key at ${account.path} is not the plan's account key ${account.key} (another seed, passphrase or account key?).`,
+      );
+    }
+    if (account.fingerprint !== null && keyring.masterFingerprint !== null && account.fingerprint.toLowerCase() !== keyring.masterFingerprint) {
+      warnings.push(
+        `the wallet was registered with master fingerprint ${account.fingerprint}, this seed's is ${keyring.masterFingerprint}; the account key matches, so the origin registered was wrong.`,
+      );
+    }
+  });
+}
+
+function checkPathInAccount(plan: PlanFile, account: number, path: AddressPath, where: string): void {
+  const accountPath = parseAccountPath(plan.accounts[account]!.path);
+  if (!accountPath || accountPath.account !== path.account) {
+    refuse('plan_mismatch', `${where}: the path ${formatPath(path)} is not under its account's path ${plan.accounts[account]!.path}.`);
+  }
+}
+
+/** The id the transaction will have once signed (segwit ids cover no witness). */
+function unsignedTxid(psbt: bitcoin.Psbt): string {
+  const tx = new bitcoin.Transaction();
+  tx.version = psbt.version;
+  tx.locktime = psbt.locktime;
+  for (const input of psbt.txInputs) tx.addInput(input.hash, input.index, input.sequence);
+  for (const output of psbt.txOutputs) tx.addOutput(output.script, output.value);
+  return tx.getId();
+}
+
+/**
+ * Signs every input with its checked key (SIGHASH_ALL), verifies each signature, finalizes, and
+ * returns the finalized PSBT in base64. The extracted transaction's id must be the plan's.
+ */
+export function signPsbt(checked: CheckedPsbt): string {
+  const { psbt, keys, review } = checked;
+  keys.forEach((key, i) => {
+    psbt.signInput(i, key, [SIGHASH_ALL]);
+    if (!psbt.validateSignaturesOfInput(i, (pubkey, hash, signature) => ecc.verify(hash, pubkey, signature))) {
+      throw new Error(`input #${i}: the signature just made does not verify`);
+    }
+  });
+  psbt.finalizeAllInputs();
+  const txid = psbt.extractTransaction(true).getId();
+  if (txid !== review.txid) throw new Error(`the signed transaction's id ${txid} is not the plan's ${review.txid}`);
+  return psbt.toBase64();
+}
