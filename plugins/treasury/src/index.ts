@@ -1,10 +1,11 @@
-import { definePlugin, service, serviceValue } from '@gw/kernel';
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Treasury } from '../migrations/0001_treasury.js';
 import { treasuryCommands } from './cli.js';
 import { TreasuryConfigSchema } from './config.js';
 import { TREASURY_EXPORTS } from './contract.js';
 import { treasuryErrors } from './errors.js';
 import { treasuryJobs } from './jobs.js';
+import { registerTreasuryGauges } from './metrics.js';
 import { treasuryRoutes } from './routes.js';
 import { PlanTracker } from './services/plan-tracker.js';
 import { Reconciliation } from './services/reconciliation.js';
@@ -43,6 +44,9 @@ export const treasuryPlugin = definePlugin({
   routes: treasuryRoutes,
   jobs: treasuryJobs,
   cli: treasuryCommands,
+  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks'], async (deps) => {
+    registerTreasuryGauges(deps.metrics.registry, deps);
+  }),
 });
 
 export * from './contract.js';
