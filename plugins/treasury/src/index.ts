@@ -1,4 +1,6 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { TREASURY_PAGE_DEPS, treasuryPage } from './dashboard/treasury-page.js';
 import { m0001Treasury } from '../migrations/0001_treasury.js';
 import { treasuryCommands } from './cli.js';
 import { TreasuryConfigSchema } from './config.js';
@@ -6,6 +8,7 @@ import { TREASURY_EXPORTS } from './contract.js';
 import { treasuryErrors } from './errors.js';
 import { treasuryJobs } from './jobs.js';
 import { registerTreasuryGauges } from './metrics.js';
+import { treasuryMcpTools } from './mcp-tools.js';
 import { treasuryRoutes } from './routes.js';
 import { PlanTracker } from './services/plan-tracker.js';
 import { Reconciliation } from './services/reconciliation.js';
@@ -41,8 +44,10 @@ export const treasuryPlugin = definePlugin({
     treasuryBalances: service(['watchersOutputs', 'tenancyProjects', 'treasuryPlans'], (deps) => new TreasuryBalances(deps)),
     treasuryReconciliation: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks'], (deps) => new Reconciliation(deps)),
   }),
+  contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage])],
   routes: treasuryRoutes,
   jobs: treasuryJobs,
+  mcpTools: treasuryMcpTools,
   cli: treasuryCommands,
   start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks'], async (deps) => {
     registerTreasuryGauges(deps.metrics.registry, deps);
