@@ -53,10 +53,25 @@ export interface BlockfrostOutput {
   readonly lovelace: bigint;
 }
 
-/** `GET /txs/{hash}/utxos`, reduced to what payments need. */
+/** One input of a transaction: the output it consumes, if the transaction is applied as its validity says. */
+export interface BlockfrostInput {
+  /** The consumed output's address, in `deriveAdaAddress`'s form. */
+  readonly address: string;
+  readonly txHash: string;
+  readonly outputIndex: number;
+  /**
+   * A collateral input: consumed only when the transaction failed its scripts
+   * (`valid_contract: false`), when the regular inputs are not.
+   */
+  readonly collateral: boolean;
+}
+
+/** `GET /txs/{hash}/utxos`, reduced to what payments and spends need. */
 export interface BlockfrostTxUtxos {
   /** Address of the first spent (non-collateral, non-reference) input: the payer's wallet. */
   readonly fromAddress?: string;
+  /** Regular and collateral inputs; reference inputs (CIP-31) are read, never consumed, and left out. */
+  readonly inputs: readonly BlockfrostInput[];
   readonly outputs: readonly BlockfrostOutput[];
 }
 
@@ -80,9 +95,15 @@ export function parseTxUtxos(body: unknown, txHash: string): BlockfrostTxUtxos {
   const { inputs, outputs } = body;
   expectShape(Array.isArray(inputs) && Array.isArray(outputs), `${what}: inputs/outputs`);
   let fromAddress: string | undefined;
+  const consumed: BlockfrostInput[] = [];
   for (const input of inputs) {
     expectShape(isObject(input) && typeof input['address'] === 'string', `${what}: input`);
-    if (fromAddress === undefined && input['collateral'] !== true && input['reference'] !== true) fromAddress = normaliseAdaAddress(input['address'] as string);
+    expectShape(isHash(input['tx_hash']) && isHeight(input['output_index']), `${what}: input outpoint`);
+    if (input['reference'] === true) continue;
+    const address = normaliseAdaAddress(input['address'] as string);
+    const collateral = input['collateral'] === true;
+    if (fromAddress === undefined && !collateral) fromAddress = address;
+    consumed.push({ address, txHash: input['tx_hash'] as string, outputIndex: input['output_index'] as number, collateral });
   }
   const parsed: BlockfrostOutput[] = [];
   for (const output of outputs) {
@@ -94,7 +115,7 @@ export function parseTxUtxos(body: unknown, txHash: string): BlockfrostTxUtxos {
     if (lovelace === 0n) continue;
     parsed.push({ address: normaliseAdaAddress(output['address'] as string), outputIndex: output['output_index'] as number, lovelace });
   }
-  return { ...(fromAddress === undefined ? {} : { fromAddress }), outputs: parsed };
+  return { ...(fromAddress === undefined ? {} : { fromAddress }), inputs: consumed, outputs: parsed };
 }
 
 /** `GET /txs/{hash}`: where the transaction is and whether its scripts passed (phase 2). */

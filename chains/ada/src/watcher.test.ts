@@ -30,6 +30,16 @@ const OUT = {
   base3: 'addr_test1qrrr6qhy6qaxwdkdx2g5fneg6suz72uy294pf57qlhkym6rjtttjuq8reajre6rmtyp9hsm3qc8sma8p4rs9ajc7rruspdc5yu',
   base4: 'addr_test1qqmfw4wcu6updqj28jeshzsd9f2y34gf7zvqv5usu4pkd2cx8t305xhve0caejq5vm6fxaztzpeyjnp5ch5sxxz93l9qrnq7z9',
 };
+/** The script address of the recorded transaction's inputs 2 and 3, to which it pays nothing. */
+const SPENT_SCRIPT = 'addr_test1wrsexavz37208qda7mwwu4k7hcpg26cz0ce86f5e9kul3hqzlh22t';
+/** The recorded transaction's inputs (fixtures/README.md): 0 at script0, 1 at base4, 2 and 3 at SPENT_SCRIPT, 4 a collateral at base4. */
+const IN = {
+  script0: { txHash: '11a3596a8d7ba851481742ed6eb3a85e12b9ac73dc5bb5b6acccbb4646831969', outputIndex: 0, spentBy: TX },
+  base4: { txHash: '50604b49d5c725ecea0a4907df191c4a0fc9013b41bdeded7bc818eb2a29be21', outputIndex: 3, spentBy: TX },
+  script2: { txHash: 'e974d5d36b8f9f22e72567a2a5274918bf64ae214945ac718d4b4ce0a46e64f6', outputIndex: 0, spentBy: TX },
+  script3: { txHash: 'f8c9f0729daff1884ec3b3257dd8719f4999f0e96571b45eaafb0e11fa8502ca', outputIndex: 0, spentBy: TX },
+  collateral: { txHash: '05fa9e865a808986cfd1f9eb52d804c1e3a7d85283b5c3e502f3c9ca6aeab682', outputIndex: 5, spentBy: TX },
+};
 
 const ROUTES: Record<string, Record<string, string>> = {
   testnet: {
@@ -149,9 +159,10 @@ test('scan reports the lovelace of outputs to watched addresses, with outputInde
     // The output also holds 10,000,000 of a native asset: only its 2 ada count.
     { ...common, outputIndex: 2, toAddress: OUT.base2, amountUnits: 2000000n },
   ]);
-  // One filter call with every output address of the scan.
+  t.deepEqual(block!.spends, [], 'none of its inputs is at a watched address');
+  // One filter call with every input and output address of the scan.
   t.is(watched.calls.length, 1);
-  t.deepEqual([...watched.calls[0]!].sort(), Object.values(OUT).sort());
+  t.deepEqual([...watched.calls[0]!].sort(), [...Object.values(OUT), SPENT_SCRIPT].sort());
   t.true(server.served.includes(`testnet /blocks/${BLOCK}/txs?page=1&count=100`));
   t.true(server.served.includes(`testnet /txs/${TX}`), 'validity checked for the paying transaction');
 });
@@ -203,6 +214,60 @@ test('collateral inputs are never the payer and collateral-return outputs are ne
   );
 });
 
+test('spends: a valid transaction spending from a watched address reports its regular inputs there, never its collateral', async (t) => {
+  const server = await replay(t);
+  const watcher = watcherFor(PREPROD, [server.url('ok', 'testnet')]);
+
+  // It pays SPENT_SCRIPT nothing: read for its inputs alone, its validity asked (it has collateral).
+  const [spender] = await watcher.scan(3152805, 3152805, watching([SPENT_SCRIPT]));
+  t.deepEqual(spender!.transfers, []);
+  t.deepEqual(spender!.spends, [IN.script2, IN.script3]);
+  t.true(server.served.includes(`testnet /txs/${TX}`));
+
+  // base4 holds a regular input, the collateral and output 4.
+  const [both] = await watcher.scan(3152805, 3152805, watching([OUT.base4]));
+  t.deepEqual(both!.spends, [IN.base4]);
+  t.deepEqual(
+    both!.transfers.map((x) => [x.outputIndex, x.toAddress]),
+    [[4, OUT.base4]],
+  );
+});
+
+test('spends: a failed transaction (valid_contract false) consumed its collateral, not its inputs', async (t) => {
+  const failed = JSON.stringify({ ...JSON.parse(fixture('testnet/tx-4d5beb45.json')), valid_contract: false });
+  const server = await replay(t, { [`testnet /txs/${TX}`]: failed });
+  const watcher = watcherFor(PREPROD, [server.url('ok', 'testnet')]);
+
+  const [block] = await watcher.scan(3152805, 3152805, watching([OUT.base4, SPENT_SCRIPT]));
+
+  t.deepEqual(block!.spends, [IN.collateral]);
+  t.deepEqual(block!.transfers, []);
+});
+
+test('spends: a transaction without collateral needs no validity lookup; reference inputs are never spent', async (t) => {
+  // Variant of the real utxos recording: the collateral input removed (no Plutus script can fail),
+  // input 2 marked a reference input (CIP-31: read, not consumed).
+  const utxos = JSON.parse(fixture('testnet/tx-4d5beb45-utxos.json')) as { inputs: { collateral: boolean; reference?: boolean }[] };
+  utxos.inputs = utxos.inputs.filter((input) => !input.collateral);
+  utxos.inputs[2]!.reference = true;
+  const server = await replay(t, { [`testnet /txs/${TX}/utxos`]: JSON.stringify(utxos) });
+  const watcher = watcherFor(PREPROD, [server.url('ok', 'testnet')]);
+
+  const [block] = await watcher.scan(3152805, 3152805, watching([SPENT_SCRIPT, OUT.script0]));
+
+  t.deepEqual(block!.spends, [IN.script0, IN.script3]);
+  t.deepEqual(
+    block!.transfers.map((x) => x.outputIndex),
+    [0],
+  );
+  // Validity is still asked once: the transaction pays script0.
+  t.is(server.served.filter((p) => p === `testnet /txs/${TX}`).length, 1);
+
+  const [spendOnly] = await watcherFor(PREPROD, [server.url('ok', 'testnet')]).scan(3152805, 3152805, watching([SPENT_SCRIPT]));
+  t.deepEqual(spendOnly!.spends, [IN.script3]);
+  t.is(server.served.filter((p) => p === `testnet /txs/${TX}`).length, 1, 'no lookup for a spend-only transaction without collateral');
+});
+
 test('consecutive blocks come back ascending and chained, empty blocks without transaction reads', async (t) => {
   const server = await replay(t);
   const watcher = watcherFor(MAINNET, [server.url('ok', 'mainnet')]);
@@ -218,7 +283,7 @@ test('consecutive blocks come back ascending and chained, empty blocks without t
   for (let i = 1; i < blocks.length; i++) t.is(blocks[i]!.parentHash, blocks[i - 1]!.hash);
   t.is(blocks[3]!.hash, 'd0c72a33311f4fca9f80deb34812fccf372ae6c72deb032e32ab64469f91a293');
   t.deepEqual(blocks[3]!.time, new Date(1607585685 * 1000));
-  t.true(blocks.every((b) => b.transfers.length === 0));
+  t.true(blocks.every((b) => b.transfers.length === 0 && b.spends!.length === 0));
   t.deepEqual(
     server.served,
     ['/blocks/5058583', '/blocks/5058584', '/blocks/5058585', '/blocks/5058586'].map((p) => `mainnet ${p}`),

@@ -7,6 +7,7 @@ import {
   type ObservedTransfer,
   type ProviderHttp,
   type ScannedBlock,
+  type SpentOutput,
   type WatchedAddresses,
   type WatcherOptions,
 } from '@gw/chain-api';
@@ -30,9 +31,11 @@ interface ReadBlock {
 
 /**
  * Watches one Cardano network through Blockfrost-compatible REST APIs: each block by height, its
- * transaction hashes (paged), the outputs of every transaction (`/txs/{hash}/utxos`), and, only for
- * transactions that pay a watched address, `/txs/{hash}` to drop those whose scripts failed
- * (`valid_contract: false`: their regular outputs were never created). Coin: ada only, the
+ * transaction hashes (paged), the inputs and outputs of every transaction (`/txs/{hash}/utxos`), and,
+ * only for transactions that pay a watched address or spend from one with collateral at stake,
+ * `/txs/{hash}` to drop those whose scripts failed (`valid_contract: false`: their regular outputs
+ * were never created, their collateral was consumed instead of their inputs). Each block's
+ * `spends` are the outputs at watched addresses its transactions consumed. Coin: ada only, the
  * `lovelace` unit of each output; native assets are ignored. Cardano declares no finality, so
  * `head()` reports none.
  */
@@ -79,11 +82,28 @@ export class AdaWatcher implements ChainWatcher {
     }
 
     const candidates = new Set<string>();
-    for (const { txs } of read) for (const tx of txs) for (const output of tx.utxos.outputs) candidates.add(output.address);
+    for (const { txs } of read) {
+      for (const tx of txs) {
+        for (const output of tx.utxos.outputs) candidates.add(output.address);
+        for (const input of tx.utxos.inputs) candidates.add(input.address);
+      }
+    }
     const matched = candidates.size === 0 ? new Set<string>() : await watched.filter([...candidates]);
 
-    const paying = read.flatMap(({ block, txs }) => txs.filter((tx) => tx.utxos.outputs.some((o) => matched.has(o.address))).map((tx) => ({ block, tx })));
-    const valid = await mapLimit(paying, TX_CONCURRENCY, ({ block, tx }) =>
+    // Validity decides what a transaction did: a failed one (`valid_contract: false`) created none
+    // of its regular outputs and consumed its collateral instead of its inputs. It is asked for the
+    // transactions that pay a watched address, and for those that spend from one and carry
+    // collateral; one without collateral has no Plutus script to fail, so it is valid.
+    const asked = read.flatMap(({ block, txs }) =>
+      txs
+        .filter(
+          (tx) =>
+            tx.utxos.outputs.some((o) => matched.has(o.address)) ||
+            (tx.utxos.inputs.some((i) => i.collateral) && tx.utxos.inputs.some((i) => matched.has(i.address))),
+        )
+        .map((tx) => ({ block, tx })),
+    );
+    const valid = await mapLimit(asked, TX_CONCURRENCY, ({ block, tx }) =>
       this.options.providers.run('tx_validity', async (http) => {
         const info = parseTx(await http.json('GET', `/txs/${tx.hash}`), tx.hash);
         // A different block means the chain moved under the scan: fail, the scanner retries.
@@ -91,13 +111,22 @@ export class AdaWatcher implements ChainWatcher {
         return info.validContract;
       }),
     );
-    const validTxs = new Set(paying.filter((_, i) => valid[i]).map(({ tx }) => tx.hash));
+    const validity = new Map(asked.map(({ tx }, i) => [tx.hash, valid[i]!]));
+    const isValid = (tx: ReadTx): boolean => validity.get(tx.hash) ?? !tx.utxos.inputs.some((i) => i.collateral);
 
     return read.map(({ block, txs }) => {
       const time = new Date(block.time * 1000);
       const transfers: ObservedTransfer[] = [];
+      const spends: SpentOutput[] = [];
       for (const tx of txs) {
-        if (!validTxs.has(tx.hash)) continue;
+        const applied = isValid(tx);
+        // Only outputs at watched addresses: Blockfrost names each consumed output's address, so
+        // the watcher can tell the pool's own (and needs no validity lookup for the rest).
+        for (const input of tx.utxos.inputs) {
+          if (input.collateral !== !applied || !matched.has(input.address)) continue;
+          spends.push({ txHash: input.txHash, outputIndex: input.outputIndex, spentBy: tx.hash });
+        }
+        if (!applied) continue;
         for (const output of tx.utxos.outputs) {
           if (!matched.has(output.address)) continue;
           transfers.push({
@@ -115,7 +144,7 @@ export class AdaWatcher implements ChainWatcher {
           });
         }
       }
-      return { height: block.height, hash: block.hash, parentHash: block.previousBlock, time, transfers };
+      return { height: block.height, hash: block.hash, parentHash: block.previousBlock, time, transfers, spends };
     });
   }
 

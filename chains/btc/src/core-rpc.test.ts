@@ -43,7 +43,10 @@ function block(form: Form, hash: string, height: number, mainnetAddress = false)
       { txid: h('c'), vin: [{ coinbase: '03abcd' }], vout: [out(form, 0, 50, PAID)] },
       {
         txid: h('d'),
-        vin: [{ txid: h('e'), vout: 0 }],
+        vin: [
+          { txid: h('e'), vout: 0 },
+          { txid: h('f'), vout: 3 },
+        ],
         vout: [
           out(form, 0, 0.1, OTHER),
           out(form, 1, 0.12345678, PAID, mainnetAddress ? MAINNET_OF_PAID : PAID.address!),
@@ -146,6 +149,14 @@ for (const form of ['current', 'older'] as const) {
     t.is(outputs[3]!.scriptpubkey_address, undefined, 'a multisig names no single address');
     t.throws(() => parseCoreBlock(block(form, h('a'), 7), h('a'), 8), { instanceOf: ProviderError }, 'another height');
     t.throws(() => parseCoreBlock({ ...block(form, h('a'), 7), tx: [h('c')] }, h('a'), 7), { instanceOf: ProviderError }, 'txids only');
+    t.deepEqual(parsed.txs[0]!.spends, [], 'a coinbase spends no output');
+    t.deepEqual(parsed.txs[1]!.spends, [
+      { txid: h('e'), vout: 0 },
+      { txid: h('f'), vout: 3 },
+    ]);
+    const broken = block(form, h('a'), 7);
+    broken.tx[1]!.vin[1] = { txid: h('f') } as never;
+    t.throws(() => parseCoreBlock(broken, h('a'), 7), { instanceOf: ProviderError, message: /bad spent vout/ }, 'an input without its vout');
   });
 }
 
@@ -190,6 +201,14 @@ for (const form of ['current', 'older'] as const) {
         scanned!.transfers.map((x) => [x.txHash, x.outputIndex, x.toAddress, x.amountUnits, x.blockHeight]),
         [[h('d'), 1, PAID.address!, 12_345_678n, 101]],
         'the coinbase output and the multisig are not payments',
+      );
+      t.deepEqual(
+        scanned!.spends,
+        [
+          { txHash: h('e'), outputIndex: 0, spentBy: h('d') },
+          { txHash: h('f'), outputIndex: 3, spentBy: h('d') },
+        ],
+        'every input of the block is a spend; the coinbase spends nothing',
       );
       const mempool = await watcher.mempool!(watchedSet([PAID.address!]));
       t.deepEqual(

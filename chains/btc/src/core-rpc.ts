@@ -1,5 +1,5 @@
 import { decimalOfNumber, expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/chain-api';
-import type { EsploraOutput, EsploraTx } from './esplora.js';
+import { parseOutpoint, type EsploraOutput, type EsploraTx } from './esplora.js';
 
 /**
  * JSON-RPC of Bitcoin Core (and of bcoin, which answers the same methods) for the BTC watcher.
@@ -138,10 +138,12 @@ export function parseCoreTx(value: unknown, where: string): { tx: EsploraTx; blo
   expectShape(Array.isArray(vin) && vin.length > 0 && vin.every(isObject), `${where}: bad vin of ${txid}`);
   expectShape(Array.isArray(vout), `${where}: bad vout of ${txid}`);
   const outputs = vout.map((output, index) => parseCoreOutput(output, index, `${where} ${txid}`));
+  const isCoinbase = typeof vin[0]!['coinbase'] === 'string';
+  const spends = isCoinbase ? [] : vin.map((input, index) => parseOutpoint(input['txid'], input['vout'], `${where} ${txid} input ${index}`));
   const inBlock =
     typeof blockhash === 'string' && HASH.test(blockhash) && (confirmations === undefined || (typeof confirmations === 'number' && confirmations > 0));
   return {
-    tx: { txid, isCoinbase: typeof vin[0]!['coinbase'] === 'string', vout: outputs, confirmed: inBlock },
+    tx: { txid, isCoinbase, spends, vout: outputs, confirmed: inBlock },
     blockhash: inBlock ? (blockhash as string) : null,
   };
 }

@@ -31,10 +31,18 @@ export interface EsploraOutput {
   readonly value: number;
 }
 
+/** An output a transaction spends (one of its inputs). */
+export interface EsploraOutpoint {
+  readonly txid: string;
+  readonly vout: number;
+}
+
 /** The fields of an Esplora transaction the watcher uses. */
 export interface EsploraTx {
   readonly txid: string;
   readonly isCoinbase: boolean;
+  /** The outputs its inputs spend, in input order; empty for a coinbase (it spends none). */
+  readonly spends: readonly EsploraOutpoint[];
   readonly vout: readonly EsploraOutput[];
   /** Absent in some servers' block pages; `confirmed: false` for mempool transactions. */
   readonly confirmed?: boolean;
@@ -95,8 +103,18 @@ function parseTx(value: unknown, where: string): EsploraTx {
   expectShape(Array.isArray(vout), `${where}: bad vout of ${txid}`);
   expectShape(status === undefined || (isObject(status) && typeof status['confirmed'] === 'boolean'), `${where}: bad status of ${txid}`);
   const isCoinbase = vin[0]!['is_coinbase'] === true;
+  const spends = isCoinbase ? [] : vin.map((input, index) => parseOutpoint(input['txid'], input['vout'], `${where} ${txid} input ${index}`));
   const outputs = vout.map((output) => parseOutput(output, `${where} ${txid}`));
-  return status === undefined ? { txid, isCoinbase, vout: outputs } : { txid, isCoinbase, vout: outputs, confirmed: status['confirmed'] as boolean };
+  return status === undefined
+    ? { txid, isCoinbase, spends, vout: outputs }
+    : { txid, isCoinbase, spends, vout: outputs, confirmed: status['confirmed'] as boolean };
+}
+
+/** The outpoint an input spends (`vin[].txid`, `vin[].vout`, the same fields in Esplora and Core). */
+export function parseOutpoint(txid: unknown, vout: unknown, where: string): EsploraOutpoint {
+  expectShape(typeof txid === 'string' && HASH.test(txid), `${where}: bad spent txid`);
+  expectShape(typeof vout === 'number' && Number.isSafeInteger(vout) && vout >= 0 && vout <= 0xffffffff, `${where}: bad spent vout`);
+  return { txid, vout };
 }
 
 /** A JSON array of Esplora transactions (`/block/:hash/txs/:start`, `/address/:address/txs/mempool`). */

@@ -22,6 +22,7 @@ import {
   type ProviderFailure,
   type ProviderOutcome,
 } from '@gw/chain-api';
+import { parseTxList } from './esplora.js';
 import { btcChain } from './index.js';
 
 const FIXTURES = new URL('../test/fixtures/', import.meta.url);
@@ -187,6 +188,13 @@ test("scan(): a payment to a derived address, in the adapter's exact address for
         observedAt: new Date('2018-01-21T10:35:41.000Z'),
       },
     ]);
+    t.deepEqual(block!.spends, [
+      {
+        txHash: '4490a0d82939847fe23ea026d21e58e2ef6eefe28ce4237d09148345501456b5',
+        outputIndex: 0,
+        spentBy: '9fca06b2a6469d401f33ef86d29ea4cdd832c35e6384f5df663e9fd4a95df3ac',
+      },
+    ]);
     // One filter call for the whole scan, with every output address of the block.
     t.deepEqual(watched.calls, [['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'tb1qr6ch6nwvgrwvz5y3t9l9xe6r3me7dmkpd4zwna']]);
     t.deepEqual(s.providers[0]!.requests, ['/block-height/1259783', `/block/${TEST_1259783}`, `/block/${TEST_1259783}/txs/0`]);
@@ -213,6 +221,14 @@ test('scan(): pages through every 25 transactions of a block and keeps vout inde
     const [block] = await s.watcher.scan(828669, 828669, watched);
     t.deepEqual(s.providers[0]!.requests, ['/block-height/828669', `/block/${MAIN_828669}`, `/block/${MAIN_828669}/txs/0`, `/block/${MAIN_828669}/txs/25`]);
     t.is(block!.parentHash, '0000000000000000000236443a3f4784ec904f5c500bd2e82838756b5657bb85');
+    // Spends come from every page: 0dbf4436 (page 0) spends c5dafd34:1; page 25's coinbase none.
+    t.deepEqual(block!.spends, [
+      {
+        txHash: 'c5dafd34df589ae06345852ca79b4e8d58a95a90df8a42b5ba930c14926f2470',
+        outputIndex: 1,
+        spentBy: '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3',
+      },
+    ]);
     t.deepEqual(
       block!.transfers.map((tr) => [tr.network, tr.txHash, tr.outputIndex, tr.toAddress, tr.amountUnits, tr.blockHeight]),
       [
@@ -241,6 +257,7 @@ test('scan(): the genesis block (coinbase paying a bare public key) gives no tra
     t.is(block!.parentHash, '0'.repeat(64));
     t.is(block!.time.getTime(), 1231006505 * 1000);
     t.deepEqual(block!.transfers, []);
+    t.deepEqual(block!.spends, [], 'a coinbase spends nothing (its null outpoint is not an output)');
     t.deepEqual(watched.calls, []);
   } finally {
     await teardown(s);
@@ -362,4 +379,15 @@ test('failover: a provider that failed stays behind the one that answered', asyn
   } finally {
     await teardown(s);
   }
+});
+
+test('Esplora transactions: each input names the outpoint it spends; a coinbase spends none; an input without one is malformed', (t) => {
+  const [tx] = parseTxList(JSON.parse(fixture('testnet-block-1259783-txs-0.json')), 'page', 25);
+  t.deepEqual(tx!.spends, [{ txid: '4490a0d82939847fe23ea026d21e58e2ef6eefe28ce4237d09148345501456b5', vout: 0 }]);
+  const [coinbase] = parseTxList(JSON.parse(fixture('mainnet-block-0-txs-0.json')), 'page', 25);
+  t.true(coinbase!.isCoinbase);
+  t.deepEqual(coinbase!.spends, []);
+  const broken = JSON.parse(fixture('testnet-block-1259783-txs-0.json')) as { vin: Record<string, unknown>[] }[];
+  delete broken[0]!.vin[0]!['vout'];
+  t.throws(() => parseTxList(broken, 'page', 25), { instanceOf: ProviderError, message: /bad spent vout/ });
 });

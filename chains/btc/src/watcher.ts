@@ -148,6 +148,8 @@ export class BtcWatcher implements ChainWatcher {
       transfers: block.txs.flatMap((located) =>
         this.transfersOf(located, wanted, { blockHeight: block.height, blockHash: block.hash, observedAt: block.time }),
       ),
+      // Every input of the block: whose outputs they are is the watchers plugin's to tell.
+      spends: block.txs.flatMap(({ tx }) => tx.spends.map((spent) => ({ txHash: spent.txid, outputIndex: spent.vout, spentBy: tx.txid }))),
     }));
   }
 

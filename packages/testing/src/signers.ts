@@ -59,6 +59,14 @@ export const btcTestnetWallet: TestWallet = {
   },
 };
 
+/**
+ * The private key (WIF) of receive address `index` of {@link BTC_TPUB}: the operator's own wallet,
+ * for tests that spend what the gateway received without the gateway. `wifVersion`: 0xef for
+ * testnet and Core's regtest; bcoin's regtest reads 0x5a.
+ */
+export const btcTestnetReceiveKey = (index: number, wifVersion = 0xef): string =>
+  bip32.fromPrivateKey(Buffer.from(BTC_TEST.derive(0).derive(index).privateKey!), Buffer.alloc(32), { ...testnetNetwork, wif: wifVersion }).toWIF();
+
 // --- Litecoin (BIP84 m/84'/1'/0' testnet key as Litecoin Core's ttub; Electrum-LTC-style BIP-137) ---
 const LTC_MESSAGE_PREFIX = '\x19Litecoin Signed Message:\n';
 const LTC_TEST = bip32.fromSeed(seed, { wif: 0xef, bip32: { public: 0x0436f6e1, private: 0x0436ef7d } }).derivePath("m/84'/1'/0'");

@@ -31,7 +31,7 @@ declare module '@gw/kernel' {
     readonly watchersPush: HeadPush;
     /** Head, scanned height, lag, last pass and last error per configured chain network. */
     readonly watchersStatus: WatcherStatusReads;
-    /** Outputs received at pool addresses, their spends, balances and each network's treasury (issue 35; registered and exported by the spend-tracking change). */
+    /** Outputs received at pool addresses, their spends, balances and each network's treasury (issue 35). */
     readonly watchersOutputs: ReceivedOutputs;
   }
 }
@@ -40,6 +40,6 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const WATCHERS_EXPORTS: readonly ServiceName[] = [];
+export const WATCHERS_EXPORTS: readonly ServiceName[] = ['watchersOutputs'];
 
 export type { BalanceQuery, BalanceRow, Outpoint, OutputQuery, ReceivedOutput, ReceivedOutputs } from './services/received-outputs.js';

@@ -7,6 +7,7 @@ import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Dust } from '../migrations/0003_dust.js';
+import { m0004Spends } from '../migrations/0004_spends.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
@@ -20,6 +21,7 @@ import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
 import { HeadPush } from './services/head-push.js';
 import { WatcherStatusReads } from './services/watcher-status.js';
+import { ReceivedOutputsReads } from './services/received-outputs-reads.js';
 
 /**
  * On-chain observation (spec 1, 2.3, 3.1, 4.3, 6): one scanner per configured chain network reads
@@ -33,7 +35,7 @@ export const watchersPlugin = definePlugin({
   exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),
@@ -51,6 +53,7 @@ export const watchersPlugin = definePlugin({
     watchersOrphans: service(['db', 'chains', 'invoicesAttribution', 'addressPoolService'], (deps) => new OrphanInbox(deps)),
     watchersPush: service(['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersRegistry', 'watchersScanner'], (deps) => new HeadPush(deps)),
     watchersStatus: service(['db', 'watchersRegistry'], (deps) => new WatcherStatusReads(deps)),
+    watchersOutputs: service(['db', 'watchersRegistry'], (deps) => new ReceivedOutputsReads(deps)),
   }),
   // Its dashboard pages (ADR 0011).
   contributes: [pageSections(STATUS_SECTION_DEPS, [statusSection]), dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage])],
@@ -84,5 +87,6 @@ export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/pay
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { HeadPush } from './services/head-push.js';
 export { WatcherStatusReads, type WatcherStatus } from './services/watcher-status.js';
+export { ReceivedOutputsReads, MAX_OUTPUTS_PAGE } from './services/received-outputs-reads.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';
 export * from './schemas.js';

@@ -45,9 +45,11 @@ export interface ScannedBlock {
   readonly time: Date;
   readonly transfers: readonly ObservedTransfer[];
   /**
-   * UTXO chains (btc, ltc, ada): every output the block's transactions spend, whoever's it is (the
-   * watcher cannot tell which outputs are the gateway's; the watchers plugin keeps those it
-   * recorded). Absent on account chains.
+   * UTXO chains (btc, ltc, ada): every output the block's transactions spend, whoever's it is (a
+   * Bitcoin input does not name the address it spends from, so the watcher cannot tell which outputs
+   * are the gateway's; the watchers plugin keeps those it recorded). A watcher whose provider names
+   * each spent output's address (Cardano's Blockfrost) may report only those at watched addresses.
+   * Absent on account chains.
    */
   readonly spends?: readonly SpentOutput[];
 }

@@ -11,6 +11,7 @@ import {
   type ObservedTransfer,
   type ProviderPool,
   type ScannedBlock,
+  type SpentOutput,
   type WatchedAddresses,
 } from '@gw/kernel';
 import { newPass, type InvoiceLifecycle, type PassMemory } from '@gw/plugin-invoices/contract';
@@ -31,6 +32,8 @@ export interface ScanReport {
   readonly to?: number;
   readonly head?: number;
   readonly transfers: number;
+  /** Recorded outputs the pass's blocks spent (UTXO chains; absent when none). */
+  readonly spent?: number;
   readonly reorgedTo?: number;
   /** More blocks wait beyond what this pass covered: the next pass should follow at once. */
   readonly behind: boolean;
@@ -82,7 +85,10 @@ const BLOCKS_PER_PASS = 200;
  *    downwards (never below the provider's finalized height or `reorgDepth`) and the rewinder
  *    undoes everything above it.
  * 2. Blocks from the cursor up to the head are scanned and their hashes stored; then all their
- *    transfers are matched at once.
+ *    transfers are matched at once. The outputs each block spends (UTXO chains) are marked spent
+ *    in one statement per block (`spent_by`, `spent_height`), and those that the pass itself
+ *    found are marked once its transfers are recorded, so an output paid and spent within one
+ *    block or pass is spent too.
  * 3. Confirmations are counted against the head, and the invoice changes of 2 and 3 are written
  *    together (one `invoice.partial` per invoice per pass; `PassMemory`).
  * Provider failures roll the pass back and are counted; the next pass is put off with backoff. A
@@ -187,6 +193,11 @@ export class ChainScanner {
         // The pass's transfers are matched together once its blocks are in (one lifecycle command:
         // an invoice paid many times in the pass hears one announcement with the final totals).
         let found: ObservedTransfer[] = [];
+        // Spends of outputs the pass itself found (their rows are written with the pass's
+        // transfers, below): marked once those are in. Spends of rows stored before are marked block by block.
+        let spentInPass: BlockSpend[] = [];
+        const foundOutputs = new Set<string>();
+        let spent = 0;
         let from = height + 1;
         while (from <= last) {
           const to = Math.min(last, from + target.watcher.maxBlocksPerScan - 1);
@@ -208,10 +219,20 @@ export class ChainScanner {
               reorged = true;
               // Transfers of the blocks undone were never recorded: they are dropped here and found again in the new branch.
               found = found.filter((t) => t.blockHeight !== null && t.blockHeight <= reorgedTo!);
+              spentInPass = spentInPass.filter((s) => s.height <= reorgedTo!);
+              foundOutputs.clear();
+              for (const t of found) foundOutputs.add(outpointKey(t));
               break;
             }
             await this.recordBlock(trx, target, block);
             found.push(...block.transfers);
+            for (const t of block.transfers) foundOutputs.add(outpointKey(t));
+            if (block.spends && block.spends.length > 0) {
+              const spends = block.spends.map((spend) => ({ ...spend, height: block.height }));
+              spent += await markSpends(trx, chain, network, spends);
+              // A transaction that pays and one that spends in the same block (or pass) both count.
+              spentInPass.push(...spends.filter((spend) => foundOutputs.has(outpointKey(spend))));
+            }
             expectedParent = block.hash;
             height = block.height;
           }
@@ -224,6 +245,7 @@ export class ChainScanner {
           from = to + 1;
         }
         const { recorded: transfers, dust } = await this.match(trx, target, found, head.height, memory);
+        if (spentInPass.length > 0) spent += await markSpends(trx, chain, network, spentInPass);
         await this.deps.watchersCounter.count(trx, chain, network, head.height, memory);
         // The step's invoice changes are written together: payments and the counts they reached.
         await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
@@ -245,6 +267,7 @@ export class ChainScanner {
           to: height,
           head: head.height,
           transfers,
+          ...(spent > 0 ? { spent } : {}),
           behind: height < head.height,
           ...(reorgedTo !== undefined ? { reorgedTo } : {}),
         };
@@ -459,6 +482,31 @@ class BoundedWatched implements WatchedAddresses {
   async active(): Promise<string[]> {
     return this.window;
   }
+}
+
+/** A spend of a scanned block, with the block's height. */
+interface BlockSpend extends SpentOutput {
+  readonly height: number;
+}
+
+const outpointKey = (o: { readonly txHash: string; readonly outputIndex: number }) => `${o.txHash}:${o.outputIndex}`;
+
+/**
+ * Marks the recorded outputs among `spends` spent, in one statement whatever their number (a
+ * mainnet block spends thousands of outputs, nearly all of them someone else's): the spends go in
+ * as arrays, joined on the transfers' unique key. Returns how many rows it marked.
+ */
+async function markSpends(trx: Knex.Transaction, chain: string, network: string, spends: readonly BlockSpend[]): Promise<number> {
+  const rows = await sqlQuery<{ id: string }>(
+    trx,
+    sql`update watchers_transfers w
+           set spent_by = s.spent_by, spent_height = s.height, updated_at = now()
+          from unnest(${spends.map((s) => s.txHash)}::text[], ${spends.map((s) => s.outputIndex)}::int[],
+                      ${spends.map((s) => s.spentBy)}::text[], ${spends.map((s) => s.height)}::bigint[]) as s(tx_hash, output_index, spent_by, height)
+         where w.chain = ${chain} and w.network = ${network} and w.tx_hash = s.tx_hash and w.output_index = s.output_index
+     returning w.id`,
+  );
+  return rows.length;
 }
 
 /** Waits for the network's scan lock (held by a block pass) for the rest of the transaction. */

@@ -17,11 +17,14 @@ export interface ReceivedOutputs {
    * listed; spent ones only with `spent: 'any' | 'spent'`.
    */
   list(query: OutputQuery): Promise<{ outputs: ReceivedOutput[]; next: string | null }>;
-  /** The outputs named, in any state (missing ones are absent): a plan re-checks its inputs with it. */
+  /** The outputs named, in any state, reverted ones too (missing ones are absent): a plan re-checks its inputs with it. */
   byOutpoints(chain: ChainId, network: string, outpoints: readonly Outpoint[]): Promise<ReceivedOutput[]>;
   /**
    * Unspent value summed per group, for the balances page: per address (with its project), per
-   * project, or per chain network and coin. Confirmed and unconfirmed are summed apart.
+   * project, or per chain network and coin. Confirmed and unconfirmed are summed apart. Rows come
+   * in the order of their group key (chain, network, then address or project, then coin), paged
+   * by an opaque cursor. Ask it about UTXO chains: on an account chain no transfer is ever marked
+   * spent, so its sums are what was received, not what is held.
    */
   balances(query: BalanceQuery): Promise<{ rows: BalanceRow[]; next: string | null }>;
   /** The treasury of a watched network; undefined when the network is not watched or the chain has no treasury. */
@@ -48,6 +51,11 @@ export interface ReceivedOutput extends Outpoint {
   readonly amountUnits: bigint;
   /** Null while in the mempool. */
   readonly blockHeight: number | null;
+  /**
+   * `mempool`, `in_block`, or `reverted` (its block was reorganised away and it was not mined again;
+   * only `byOutpoints` answers such an output, so a plan sees that its input is gone).
+   */
+  readonly status: 'mempool' | 'in_block' | 'reverted';
   /** The invoice it counts for; null for an orphan. */
   readonly invoiceId: string | null;
   /** `invoice | late | orphan | ambiguous` (how matching took it). */

@@ -9,7 +9,9 @@ import { WATCHER_ACTOR } from './payment-matcher.js';
  * that means for each invoice: `reverted` with `invoice.reverted` when it had counted one, back to
  * `pending` for a detection with nothing left, nothing otherwise). The stored block hashes above the
  * ancestor are dropped, so the scanner reads the new branch; a transfer of the new branch with the
- * same (tx, output) is stored again and reported as seen once more.
+ * same (tx, output) is stored again and reported as seen once more. Outputs spent in the undone
+ * blocks are unspent again (`spent_by`, `spent_height` cleared); the new branch's blocks mark
+ * their own spends.
  */
 export class ReorgRewinder {
   constructor(private readonly deps: { invoicesLifecycle: InvoiceLifecycle }) {}
@@ -20,6 +22,12 @@ export class ReorgRewinder {
       sql`update watchers_transfers set status = 'reverted', final_at = null, confirmations = 0, updated_at = now()
            where chain = ${chain} and network = ${network} and status = 'in_block' and block_height > ${ancestor}
        returning invoice_id, tx_hash, output_index`,
+    );
+    // Spent by a transaction of an undone block: unspent again until the new branch spends it.
+    await sqlQuery(
+      trx,
+      sql`update watchers_transfers set spent_by = null, spent_height = null, updated_at = now()
+           where chain = ${chain} and network = ${network} and spent_height > ${ancestor}`,
     );
     await sqlQuery(trx, sql`delete from watchers_blocks where chain = ${chain} and network = ${network} and height > ${ancestor}`);
     const counted = gone.filter((t): t is typeof t & { invoice_id: string } => t.invoice_id !== null);
