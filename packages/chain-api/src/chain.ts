@@ -1,7 +1,10 @@
 import { chainErrors } from './chain-errors.js';
 import { CHAIN_ID_PATTERN, COIN_ID_PATTERN, type ChainId, type CoinId, type NetworkDefinition, type NetworkKind, type ProjectKind } from './network.js';
-import type { ChainTreasury, KeyOrigin } from './treasury/chain-treasury.js';
+import type { AccountKey, DerivedAddress } from './account-key.js';
+import type { ChainTreasury } from './treasury/chain-treasury.js';
 import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
+
+export type { AccountKey, DerivedAddress } from './account-key.js';
 
 /**
  * The chain contract: `defineChain()` and the `ChainAdapter` interface.
@@ -142,30 +145,6 @@ export interface ChainDefinition {
    * interval follows it (`pollIntervalOf`). Absent: 5.
    */
   readonly blockTimeSeconds?: number;
-}
-
-/** A validated account-level public key, ready for derivation. */
-export interface AccountKey {
-  readonly chain: ChainId;
-  readonly network: NetworkKind;
-  /** The key exactly as the operator supplied it (trimmed). */
-  readonly input: string;
-  /** A canonical serialisation the adapter can parse again (e.g. xpub/tpub form, hex). */
-  readonly canonical: string;
-  /**
-   * The key origin, when the operator registered the key in key-origin form
-   * (`[d34db33f/84'/0'/0']xpub...`, BIP 380): PSBTs then carry the master fingerprint and full path
-   * so hardware wallets sign them. Absent for a bare key.
-   */
-  readonly origin?: KeyOrigin;
-}
-
-/** One derived receive address. */
-export interface DerivedAddress {
-  readonly index: number;
-  readonly address: string;
-  /** Full path matching `^m(\/\d+'?)+$`, e.g. `m/84'/0'/0'/0/5`. */
-  readonly path: string;
 }
 
 /** Input to `paymentUri`. */

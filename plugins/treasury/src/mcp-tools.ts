@@ -58,7 +58,14 @@ export const treasuryMcpTools = withDeps(['treasuryBalances', 'treasuryPlans'], 
     input: ProposeArguments,
     scope: 'treasury:write',
     writes: true,
-    errors: ['treasury_nothing_to_move', 'treasury_outputs_planned', 'treasury_output_spent', 'treasury_fee_above_ceiling', 'treasury_wrong_network', 'treasury_unavailable'],
+    errors: [
+      'treasury_nothing_to_move',
+      'treasury_outputs_planned',
+      'treasury_output_spent',
+      'treasury_fee_above_ceiling',
+      'treasury_wrong_network',
+      'treasury_unavailable',
+    ],
     handler: async ({ args, project, actor }) =>
       deps.treasuryPlans.sweep(
         {

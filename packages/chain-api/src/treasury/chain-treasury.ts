@@ -1,5 +1,7 @@
-import type { AccountKey, DerivedAddress } from '../chain.js';
+import type { AccountKey, DerivedAddress, KeyOrigin } from '../account-key.js';
 import type { NetworkDefinition } from '../network.js';
+
+export type { KeyOrigin } from '../account-key.js';
 
 /**
  * The treasury side of a chain (issue 35): what the gateway needs to move money it received without
@@ -95,14 +97,6 @@ export interface SpendInput {
    * default too; set only to reproduce an existing transaction's input.
    */
   readonly sequence?: number;
-}
-
-/** The key origin of an account key: the master key fingerprint and the path from it (BIP 32, BIP 380 key expressions). */
-export interface KeyOrigin {
-  /** 8 lower-case hex digits. */
-  readonly fingerprint: string;
-  /** `m/84'/0'/0'`. */
-  readonly path: string;
 }
 
 /** An output of a plan. */

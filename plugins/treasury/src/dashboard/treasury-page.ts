@@ -1,5 +1,16 @@
 import { html } from '@gw/kernel';
-import { actionButton, badge, csrfField, type DashboardRequest, definePage, page, type PageServices, redirect, table, when } from '@gw/plugin-dashboard/contract';
+import {
+  actionButton,
+  badge,
+  csrfField,
+  type DashboardRequest,
+  definePage,
+  page,
+  type PageServices,
+  redirect,
+  table,
+  when,
+} from '@gw/plugin-dashboard/contract';
 import type { PlanView } from '../plan-view.js';
 import type { TreasuryScope } from '../services/treasury-scope.js';
 
@@ -87,7 +98,10 @@ ${
           scopeOf(req),
           req.actor,
         );
-        return redirect(`${BASE}/plans/${plan.id}`, `Plan ${plan.id}: ${plan.inputs.length} output(s), fee ${plan.fee_units ?? 'pending'}. Sign its file offline.`);
+        return redirect(
+          `${BASE}/plans/${plan.id}`,
+          `Plan ${plan.id}: ${plan.inputs.length} output(s), fee ${plan.fee_units ?? 'pending'}. Sign its file offline.`,
+        );
       },
     },
     {
@@ -110,9 +124,22 @@ ${
 ${table(
   'Inputs',
   ['Output', 'Address', 'Amount', 'Invoice'],
-  plan.inputs.map((i) => [html`<code class="wrap">${i.tx_hash}</code> #${i.output_index}`, html`<code class="wrap">${i.address}</code>`, i.amount_units, i.invoice_id ?? 'orphan']),
+  plan.inputs.map((i) => [
+    html`<code class="wrap">${i.tx_hash}</code> #${i.output_index}`,
+    html`<code class="wrap">${i.address}</code>`,
+    i.amount_units,
+    i.invoice_id ?? 'orphan',
+  ]),
 )}
-${plan.skipped.length > 0 ? table('Not worth moving at this rate', ['Output', 'Amount'], plan.skipped.map((s) => [html`<code class="wrap">${s.tx_hash}</code> #${s.output_index}`, s.amount_units])) : null}
+${
+  plan.skipped.length > 0
+    ? table(
+        'Not worth moving at this rate',
+        ['Output', 'Amount'],
+        plan.skipped.map((s) => [html`<code class="wrap">${s.tx_hash}</code> #${s.output_index}`, s.amount_units]),
+      )
+    : null
+}
 ${plan.plan_file ? html`<h2>Plan file</h2><p class="note">Save it as <code>plan.json</code> and sign it offline.</p><pre class="wrap">${JSON.stringify(plan.plan_file, null, 2)}</pre>` : null}
 ${
   admin && plan.status === 'awaiting_signature'
@@ -131,7 +158,11 @@ ${admin && ['waiting_for_fee', 'awaiting_signature', 'signed'].includes(plan.sta
       summary: 'Upload the signed file: verified to be exactly the plan before it is stored.',
       cli: ['treasury import'],
       handle: async (req) => {
-        const plan = await services.treasurySignedImport.import({ planId: req.params['planId']!, text: req.form.text('signed', 'Signed file', { max: 1_000_000 }) }, scopeOf(req), req.actor);
+        const plan = await services.treasurySignedImport.import(
+          { planId: req.params['planId']!, text: req.form.text('signed', 'Signed file', { max: 1_000_000 }) },
+          scopeOf(req),
+          req.actor,
+        );
         return redirect(`${BASE}/plans/${plan.id}`, 'The signed transaction is exactly the plan. Broadcast it when ready.');
       },
     },

@@ -151,13 +151,14 @@ export class PlanTracker {
         const mine = inputs.filter((i) => i.plan_id === plan.id);
         const lost = mine.find((i) => {
           const output = state.get(`${i.tx_hash}:${i.output_index}`);
-          return !output || (output.spentBy !== null && output.spentBy !== plan.txid);
+          return !output || output.status === 'reverted' || (output.spentBy !== null && output.spentBy !== plan.txid);
         });
         if (!lost) continue;
         const output = state.get(`${lost.tx_hash}:${lost.output_index}`);
-        const reason = output
-          ? `input ${lost.tx_hash}:${lost.output_index} spent by ${output.spentBy}`
-          : `input ${lost.tx_hash}:${lost.output_index} no longer received`;
+        const reason =
+          output && output.status !== 'reverted'
+            ? `input ${lost.tx_hash}:${lost.output_index} spent by ${output.spentBy}`
+            : `input ${lost.tx_hash}:${lost.output_index} no longer received (its payment was reorganised away)`;
         const changed = await this.deps.db.transaction(async (trx) => {
           const locked = await Plan.query(trx).findById(plan.id).forUpdate();
           if (!locked || locked.status !== plan.status) return false;

@@ -14,6 +14,7 @@ function recorded(address: string, txHash: string, outputIndex: number, amountUn
     poolAddressId: 'a',
     amountUnits,
     blockHeight: 10,
+    status: 'in_block',
     invoiceId: null,
     match: 'orphan',
     receivedAt: new Date(0),

@@ -612,6 +612,7 @@ export function inputAsOutput(input: PlanInput): ReceivedOutput {
     poolAddressId: input.pool_address_id,
     amountUnits: input.amount_units,
     blockHeight: null,
+    status: 'in_block',
     invoiceId: input.invoice_id,
     match: 'invoice',
     receivedAt: new Date(0),

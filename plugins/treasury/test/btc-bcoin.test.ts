@@ -1,0 +1,350 @@
+/**
+ * The treasury against a real Bitcoin node (issue 35, "Bitcoin end to end on bcoin"). Node: bcoin
+ * 1.0.2 on regtest, read through the `bitcoin-core` JSON-RPC provider kind as btc/regtest. Payments
+ * are real wallet transactions mined into real blocks; the plan's PSBT is signed here with
+ * bitcoinjs-lib from the test mnemonic (the account key the project registered), exactly as a
+ * wallet holding that seed would; the gateway verifies, broadcasts and tracks it on the node.
+ */
+import test from 'ava';
+import { spawn } from 'node:child_process';
+import { pbkdf2Sync } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ecc from '@bitcoinerlab/secp256k1';
+import { BIP32Factory } from 'bip32';
+import * as bitcoin from 'bitcoinjs-lib';
+import { CLI_ACTOR, type ChainId } from '@gw/kernel';
+import { responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
+import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
+import { watchersPlugin } from '@gw/plugin-watchers';
+import { treasuryPlugin } from '../src/index.js';
+
+bitcoin.initEccLib(ecc);
+const bip32 = BIP32Factory(ecc);
+const REGTEST = bitcoin.networks.regtest;
+/** The account the test projects registered (`BTC_TPUB`: m/84'/1'/0' of the test mnemonic). */
+const ACCOUNT = bip32.fromSeed(pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512'), REGTEST).derivePath("m/84'/1'/0'");
+const FEE_RATE = 2n;
+
+let node: Bcoin;
+let gw: TestKernel;
+let project: TestProject;
+let token: string;
+let readOnly: string;
+
+test.before(async () => {
+  node = await Bcoin.start();
+  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
+  await node.mine(440);
+  gw = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin, treasuryPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'chains.testNetworks': { btc: 'regtest' },
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.watchers.chains': {
+        btc: {
+          regtest: {
+            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
+            startHeight: (await node.height()) + 1,
+          },
+        },
+      },
+      'plugins.address-pool.targetFree': 20,
+      'plugins.address-pool.hardCap': 20,
+      'plugins.watchers.scanIntervalSeconds': 3600,
+      ...FAST_RETRIES,
+      // bcoin estimates nothing on regtest: the configured rate stands in.
+      'plugins.treasury.networks': { btc: { regtest: { feeRate: String(FEE_RATE), feeCeiling: '50' } } },
+      'plugins.treasury.trackCron': '0 0 1 1 *',
+      'plugins.treasury.reconcileCron': '0 0 1 1 *',
+    },
+  });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-bcoin', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
+  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  readOnly = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['invoices:read'], operator: operatorId }, CLI_ACTOR)).token;
+});
+test.after.always(async () => {
+  await gw?.close();
+  await node?.stop();
+});
+
+/** A call to the treasury API with a bearer token; the answer is checked against the route's documented schemas. */
+async function api(method: 'GET' | 'POST', path: string, body?: unknown, bearer = token): Promise<{ status: number; body: any }> {
+  const response = await fetch(gw.url + path, {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = { status: response.status, body: await response.json() };
+  const problems = responseMismatches(gw.kernel, method, path.split('?')[0]!, answer.status, answer.body);
+  if (problems.length > 0) throw new Error(`${method} ${path}: ${problems.join('; ')}`);
+  return answer;
+}
+
+async function scan(): Promise<void> {
+  const target = gw.kernel.cradle.watchersRegistry.get('btc', 'regtest')!;
+  for (;;) {
+    const report = await gw.kernel.cradle.watchersScanner.pass(target);
+    if (report.error) throw new Error(report.error);
+    if (report.ran) return;
+  }
+}
+
+async function paidInvoice(units: bigint): Promise<{ id: string; address: string; txid: string }> {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: { external_id: `t-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: (Number(units) / 1e8).toFixed(8) },
+  });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  const txid = await node.send(created.body.address, units);
+  return { id: created.body.id, address: created.body.address, txid };
+}
+
+const SIGNER = fileURLToPath(new URL('../bin/gateway-signer.mjs', import.meta.resolve('@gw/signer')));
+
+/** Signs a plan file with `gateway-signer` (the mnemonic on its standard input, confirmation given by --yes); the signed file's text. */
+async function signOffline(planFile: object): Promise<{ signed: string; review: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'treasury-plan-'));
+  try {
+    const plan = join(dir, 'plan.json');
+    const out = join(dir, 'signed.json');
+    await writeFile(plan, JSON.stringify(planFile));
+    const child = spawn(process.execPath, [SIGNER, 'sign', plan, '--key-stdin', '--yes', '--out', out], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdin.end(`${MNEMONIC}\n`);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    if (code !== 0) throw new Error(`gateway-signer exited ${code}: ${output}`);
+    return { signed: await readFile(out, 'utf8'), review: output };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Signs each input with the account's key at the path its derivation names below the bare account key (`m/<branch>/<index>`). */
+function signWithAccount(psbt: bitcoin.Psbt): void {
+  psbt.data.inputs.forEach((input, i) => {
+    const [branch, index] = input.bip32Derivation![0]!.path.split('/').slice(-2).map(Number);
+    psbt.signInput(i, ACCOUNT.derive(branch!).derive(index!));
+  });
+}
+
+async function nodeAddress(): Promise<string> {
+  return (await node.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
+}
+
+async function outputValue(txid: string, index: number): Promise<bigint> {
+  const tx = await node.rpc<{ vout: { value: number; n: number }[] }>('getrawtransaction', [txid, 1]);
+  return BigInt(Math.round(tx.vout.find((o) => o.n === index)!.value * 1e8));
+}
+
+let invoices: { id: string; address: string; txid: string }[] = [];
+
+test.serial('five paid invoices show in the balances, with the outputs behind them; partners’ keys and tokens without the scope are refused', async (t) => {
+  invoices = [];
+  for (let i = 0; i < 5; i++) invoices.push(await paidInvoice(1_000_000n + BigInt(i) * 10_000n));
+  await node.mine(6);
+  await scan();
+
+  const balances = await api('GET', '/api/v1/treasury/balances?chain=btc&network=regtest&group_by=network');
+  t.is(balances.status, 200, JSON.stringify(balances.body));
+  t.like(balances.body.rows[0], {
+    chain: 'btc',
+    network: 'regtest',
+    coin: 'btc',
+    confirmed_units: '5100000',
+    unconfirmed_units: '0',
+    outputs: 5,
+    unclaimed_units: '0',
+  });
+  const outputs = await api('GET', `/api/v1/treasury/outputs?chain=btc&network=regtest&project_id=${project.projectId}`);
+  t.is(outputs.body.outputs.length, 5);
+  t.deepEqual(outputs.body.outputs.map((o: { invoice_id: string }) => o.invoice_id).sort(), invoices.map((i) => i.id).sort());
+  t.true(outputs.body.outputs.every((o: { plan_id: null; match: string }) => o.plan_id === null && o.match === 'invoice'));
+
+  // The project's own signed API key: not a credential here.
+  const partner = await signedFetch(gw.url, '/api/v1/treasury/balances', project);
+  t.is(partner.status, 401);
+  t.is(partner.body.error_code, 'auth_invalid');
+  const noScope = await api('GET', '/api/v1/treasury/balances', undefined, readOnly);
+  t.is(noScope.status, 403);
+  t.is(noScope.body.error_code, 'insufficient_scope');
+  const noWrite = await api('POST', '/api/v1/treasury/plans', { chain: 'btc', network: 'regtest', select: {}, destination: { kind: 'own' } }, readOnly);
+  t.is(noWrite.body.error_code, 'insufficient_scope');
+});
+
+test.serial(
+  'a plan gathers the five to an external address; a second plan over them, a wrong-network destination and a fee above the ceiling are refused',
+  async (t) => {
+    const destination = await nodeAddress();
+    const body = {
+      chain: 'btc',
+      network: 'regtest',
+      select: { invoice_ids: invoices.map((i) => i.id) },
+      destination: { kind: 'external', address: destination },
+    };
+
+    const wrongNetwork = await api('POST', '/api/v1/treasury/plans', {
+      ...body,
+      destination: { kind: 'external', address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' },
+    });
+    t.is(wrongNetwork.status, 422);
+    t.is(wrongNetwork.body.error_code, 'treasury_wrong_network');
+    const tooDear = await api('POST', '/api/v1/treasury/plans', { ...body, fee_rate: '51' });
+    t.is(tooDear.body.error_code, 'treasury_fee_above_ceiling');
+
+    const created = await api('POST', '/api/v1/treasury/plans', body);
+    t.is(created.status, 201, JSON.stringify(created.body));
+    const plan = created.body;
+    t.like(plan, {
+      kind: 'sweep',
+      status: 'awaiting_signature',
+      destination,
+      destination_kind: 'external',
+      value_units: '5100000',
+      fee_rate: String(FEE_RATE),
+    });
+    t.is(plan.inputs.length, 5);
+    t.is(BigInt(plan.send_units) + BigInt(plan.fee_units), 5_100_000n);
+    t.is(BigInt(plan.fee_units), FEE_RATE * BigInt(plan.size));
+    t.like(plan.plan_file, { format: 'gateway-treasury-plan', version: 1, plan_id: plan.id, chain: 'btc', network: 'regtest', fee_units: plan.fee_units });
+    t.deepEqual(plan.plan_file.outputs, [{ address: destination, amount_units: plan.send_units, destination: { kind: 'external' } }]);
+
+    const again = await api('POST', '/api/v1/treasury/plans', body);
+    t.is(again.status, 409);
+    t.is(again.body.error_code, 'treasury_outputs_planned');
+    t.is(again.body.details.plan_id, plan.id);
+    // Nothing half-written: still one plan, holding the five.
+    const list = await api('GET', '/api/v1/treasury/plans');
+    t.deepEqual(
+      list.body.plans.map((p: { id: string }) => p.id),
+      [plan.id],
+    );
+    const held = await api('GET', `/api/v1/treasury/outputs?chain=btc&network=regtest`);
+    t.true(held.body.outputs.every((o: { plan_id: string }) => o.plan_id === plan.id));
+  },
+);
+
+test.serial(
+  'a tampered signed file is refused and nothing is stored; the one gateway-signer signed offline is verified, imported twice with one answer, broadcast and confirmed; balances go to zero and the destination received the sum minus the fee',
+  async (t) => {
+    const plan = (await api('GET', '/api/v1/treasury/plans')).body.plans[0];
+
+    // Tampered: the same inputs, a smaller output (a higher fee), signed by the right key.
+    const tampered = new bitcoin.Psbt({ network: REGTEST });
+    const original = bitcoin.Psbt.fromBase64(plan.plan_file.unsigned.data, { network: REGTEST });
+    original.txInputs.forEach((input, i) => {
+      tampered.addInput({
+        hash: input.hash,
+        index: input.index,
+        sequence: input.sequence!,
+        witnessUtxo: original.data.inputs[i]!.witnessUtxo!,
+        bip32Derivation: original.data.inputs[i]!.bip32Derivation!,
+      });
+    });
+    tampered.addOutput({ script: original.txOutputs[0]!.script, value: original.txOutputs[0]!.value - 1000n });
+    signWithAccount(tampered);
+    tampered.finalizeAllInputs();
+    const refused = await api('POST', `/api/v1/treasury/plans/${plan.id}/signed`, { signed: tampered.toBase64() });
+    t.is(refused.status, 422);
+    t.is(refused.body.error_code, 'treasury_signed_mismatch');
+    t.is((await api('GET', `/api/v1/treasury/plans/${plan.id}`)).body.status, 'awaiting_signature');
+    t.deepEqual(await node.mempool(), []);
+
+    // The offline signer shows the destination as external and the fee, then writes the signed file.
+    const { signed: file, review } = await signOffline(plan.plan_file);
+    t.regex(review, /EXTERNAL/);
+    t.true(review.includes(plan.destination));
+    const imported = await api('POST', `/api/v1/treasury/plans/${plan.id}/signed`, { signed: file });
+    t.is(imported.status, 200, JSON.stringify(imported.body));
+    t.is(imported.body.status, 'signed');
+    const twice = await api('POST', `/api/v1/treasury/plans/${plan.id}/signed`, { signed: file });
+    t.deepEqual(twice.body, imported.body);
+
+    const sent = await api('POST', `/api/v1/treasury/plans/${plan.id}/broadcast`);
+    t.is(sent.status, 200, JSON.stringify(sent.body));
+    t.is(sent.body.status, 'broadcast');
+    t.deepEqual(await node.mempool(), [plan.txid]);
+
+    await node.mine(6);
+    await scan();
+    const report = await gw.kernel.cradle.treasuryTracker.track();
+    t.deepEqual(report.confirmed, [plan.id]);
+    const confirmed = await api('GET', `/api/v1/treasury/plans/${plan.id}`);
+    t.like(confirmed.body, { status: 'confirmed', confirmations: 6 });
+
+    const balances = await api('GET', '/api/v1/treasury/balances?chain=btc&network=regtest&group_by=network');
+    t.true(
+      balances.body.rows.every((r: { confirmed_units: string; unconfirmed_units: string }) => r.confirmed_units === '0' && r.unconfirmed_units === '0'),
+      JSON.stringify(balances.body),
+    );
+    t.is(await outputValue(plan.txid, 0), 5_100_000n - BigInt(plan.fee_units));
+
+    const audit = await gw.kernel.cradle.db('kernel_audit_log').where('target', `treasury_plan:${plan.id}`).orderBy('id').pluck('action');
+    t.deepEqual(audit, ['treasury.plan.create', 'treasury.plan.sign_refused', 'treasury.plan.sign', 'treasury.plan.broadcast', 'treasury.plan.confirmed']);
+  },
+);
+
+test.serial(
+  'an output spent from outside the gateway (the same keys, in another wallet) drops out of the balances and invalidates the open plan over it',
+  async (t) => {
+    const paid = await paidInvoice(2_000_000n);
+    await node.mine(6);
+    await scan();
+    const created = await api('POST', '/api/v1/treasury/plans', {
+      chain: 'btc',
+      network: 'regtest',
+      select: { invoice_ids: [paid.id] },
+      destination: { kind: 'own' },
+    });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    t.like(created.body, { status: 'awaiting_signature', destination_kind: 'own' });
+    t.is(created.body.plan_file.outputs[0].destination.kind, 'own');
+    t.regex(created.body.plan_file.outputs[0].destination.path, /\/1\/0$/);
+
+    // The operator spends the payment with their own wallet (same seed): a transaction the gateway never saw planned.
+    const [input] = created.body.plan_file.inputs;
+    const index = Number(input.path.split('/').pop());
+    const psbt = new bitcoin.Psbt({ network: REGTEST });
+    const key = ACCOUNT.derive(0).derive(index);
+    psbt.addInput({
+      hash: paid.txid,
+      index: input.output_index,
+      witnessUtxo: { script: bitcoin.payments.p2wpkh({ pubkey: key.publicKey, network: REGTEST }).output!, value: 2_000_000n },
+    });
+    psbt.addOutput({ address: await nodeAddress(), value: 1_990_000n });
+    psbt.signInput(0, key);
+    psbt.finalizeAllInputs();
+    const outside = psbt.extractTransaction().getId();
+    await node.rpc('sendrawtransaction', [psbt.extractTransaction().toHex()]);
+    await node.mine(1);
+    await scan();
+
+    const report = await gw.kernel.cradle.treasuryTracker.track();
+    t.deepEqual(report.invalidated, [created.body.id]);
+    const invalidated = await api('GET', `/api/v1/treasury/plans/${created.body.id}`);
+    t.is(invalidated.body.status, 'invalidated');
+    t.regex(invalidated.body.failure, new RegExp(outside));
+    const balances = await api('GET', '/api/v1/treasury/balances?chain=btc&network=regtest&group_by=network');
+    t.true(
+      balances.body.rows.every((r: { confirmed_units: string }) => r.confirmed_units === '0'),
+      JSON.stringify(balances.body),
+    );
+    const spentPlan = await api('POST', '/api/v1/treasury/plans', {
+      chain: 'btc',
+      network: 'regtest',
+      select: { invoice_ids: [paid.id] },
+      destination: { kind: 'own' },
+    });
+    t.is(spentPlan.body.error_code, 'treasury_output_spent');
+  },
+);
