@@ -6,21 +6,17 @@
  * wallet holding that seed would; the gateway verifies, broadcasts and tracks it on the node.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { pbkdf2Sync } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
+import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -75,60 +71,12 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-/** A call to the treasury API with a bearer token; the answer is checked against the route's documented schemas. */
-async function api(method: 'GET' | 'POST', path: string, body?: unknown, bearer = token): Promise<{ status: number; body: any }> {
-  const response = await fetch(gw.url + path, {
-    method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const answer = { status: response.status, body: await response.json() };
-  const problems = responseMismatches(gw.kernel, method, path.split('?')[0]!, answer.status, answer.body);
-  if (problems.length > 0) throw new Error(`${method} ${path}: ${problems.join('; ')}`);
-  return answer;
-}
-
-async function scan(): Promise<void> {
-  const target = gw.kernel.cradle.watchersRegistry.get('btc', 'regtest')!;
-  for (;;) {
-    const report = await gw.kernel.cradle.watchersScanner.pass(target);
-    if (report.error) throw new Error(report.error);
-    if (report.ran) return;
-  }
-}
-
-async function paidInvoice(units: bigint): Promise<{ id: string; address: string; txid: string }> {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', {
-    ...project,
-    method: 'POST',
-    body: { external_id: `t-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: (Number(units) / 1e8).toFixed(8) },
-  });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  const txid = await node.send(created.body.address, units);
-  return { id: created.body.id, address: created.body.address, txid };
-}
-
-const SIGNER = fileURLToPath(new URL('../bin/gateway-signer.mjs', import.meta.resolve('@gw/signer')));
-
-/** Signs a plan file with `gateway-signer` (the mnemonic on its standard input, confirmation given by --yes); the signed file's text. */
-async function signOffline(planFile: object): Promise<{ signed: string; review: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'treasury-plan-'));
-  try {
-    const plan = join(dir, 'plan.json');
-    const out = join(dir, 'signed.json');
-    await writeFile(plan, JSON.stringify(planFile));
-    const child = spawn(process.execPath, [SIGNER, 'sign', plan, '--key-stdin', '--yes', '--out', out], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdin.end(`${MNEMONIC}\n`);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    if (code !== 0) throw new Error(`gateway-signer exited ${code}: ${output}`);
-    return { signed: await readFile(out, 'utf8'), review: output };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const api = treasuryApi(
+  () => gw,
+  () => token,
+);
+const scan = () => scanOnce(gw, 'btc', 'regtest');
+const paidInvoice = (units: bigint) => paidInvoiceOf(gw, project, 'btc', units, (address, sats) => node.send(address, sats));
 
 /** Signs each input with the account's key at the path its derivation names below the bare account key (`m/<branch>/<index>`). */
 function signWithAccount(psbt: bitcoin.Psbt): void {
@@ -348,3 +296,59 @@ test.serial(
     t.is(spentPlan.body.error_code, 'treasury_output_spent');
   },
 );
+
+test.serial('plans made at once over the same output: exactly one is made, the others are refused by the held-outputs index', async (t) => {
+  const paid = await paidInvoice(1_500_000n);
+  await node.mine(6);
+  await scan();
+  const body = { chain: 'btc', network: 'regtest', select: { invoice_ids: [paid.id] }, destination: { kind: 'own' } };
+  const answers = await Promise.all([1, 2, 3, 4].map(() => api('POST', '/api/v1/treasury/plans', body)));
+  t.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409]);
+  t.true(answers.filter((a) => a.status === 409).every((a) => a.body.error_code === 'treasury_outputs_planned'));
+  const made = answers.find((a) => a.status === 201)!.body;
+  const held = await gw.kernel.cradle.db('treasury_plan_inputs').where({ tx_hash: paid.txid, held: true }).pluck('plan_id');
+  t.deepEqual(held, [made.id]);
+  // Cancelled, its output is free for the next plan.
+  t.is((await api('POST', `/api/v1/treasury/plans/${made.id}/cancel`)).body.status, 'cancelled');
+  const next = await api('POST', '/api/v1/treasury/plans', body);
+  t.is(next.status, 201, JSON.stringify(next.body));
+  t.is((await api('POST', `/api/v1/treasury/plans/${next.body.id}/cancel`)).body.status, 'cancelled');
+});
+
+test.serial('CPFP: a payment left at the lowest fee is accelerated by a child paying for both at the target rate, and both confirm', async (t) => {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: { external_id: `t-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: '0.02' },
+  });
+  // The payer's wallet pays 1 sat/vB (1000 sat/kvB): the floor.
+  const parent = (
+    await node.wallet<{ hash: string }>('POST', '/wallet/primary/send', { rate: 1000, outputs: [{ address: created.body.address, value: 2_000_000 }] })
+  ).hash;
+  await scan();
+  const outputs = await api('GET', `/api/v1/treasury/outputs?chain=btc&network=regtest&address=${created.body.address}`);
+  const output = outputs.body.outputs.find((o: { tx_hash: string }) => o.tx_hash === parent);
+  t.is(output.block_height, null);
+
+  const child = await api('POST', '/api/v1/treasury/accelerate', {
+    chain: 'btc',
+    network: 'regtest',
+    tx_hash: parent,
+    output_index: output.output_index,
+    fee_rate: '10',
+  });
+  t.is(child.status, 201, JSON.stringify(child.body));
+  t.like(child.body, { kind: 'accelerate', parent_txid: parent, destination_kind: 'own', status: 'awaiting_signature' });
+  const state = await gw.kernel.cradle.watchersOutputs.treasuryOf('btc', 'regtest')!.transaction(parent);
+  t.true(state!.feeUnits! + BigInt(child.body.fee_units) >= 10n * BigInt(state!.size! + child.body.size), 'parent and child together pay the target rate');
+
+  await api('POST', `/api/v1/treasury/plans/${child.body.id}/signed`, { signed: (await signOffline(child.body.plan_file)).signed });
+  t.is((await api('POST', `/api/v1/treasury/plans/${child.body.id}/broadcast`)).body.status, 'broadcast');
+  const mempool = await node.mempool();
+  t.true(mempool.includes(parent) && mempool.includes(child.body.txid));
+  await node.mine(6);
+  await scan();
+  t.deepEqual((await gw.kernel.cradle.treasuryTracker.track()).confirmed, [child.body.id]);
+  const mined = await node.rpc<{ confirmations: number }>('getrawtransaction', [parent, 1]);
+  t.is(mined.confirmations, 6);
+});
