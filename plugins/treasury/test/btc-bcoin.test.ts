@@ -352,3 +352,29 @@ test.serial('CPFP: a payment left at the lowest fee is accelerated by a child pa
   const mined = await node.rpc<{ confirmations: number }>('getrawtransaction', [parent, 1]);
   t.is(mined.confirmations, 6);
 });
+
+test.serial('a plan waiting for its fee holds its outputs and is built by the track job once the next-block rate falls to its limit', async (t) => {
+  const paid = await paidInvoice(1_200_000n);
+  await node.mine(6);
+  await scan();
+  const body = { chain: 'btc', network: 'regtest', select: { invoice_ids: [paid.id] }, destination: { kind: 'own' }, max_fee_rate: '1' };
+  const waiting = await api('POST', '/api/v1/treasury/plans', body);
+  t.is(waiting.status, 201, JSON.stringify(waiting.body));
+  t.like(waiting.body, { status: 'waiting_for_fee', max_fee_rate: '1', fee_units: null, txid: null, plan_file: null });
+  t.is((await api('POST', '/api/v1/treasury/plans', { ...body, max_fee_rate: undefined })).body.error_code, 'treasury_outputs_planned');
+  t.deepEqual((await gw.kernel.cradle.treasuryTracker.track()).proceeded, [], 'the next-block rate (2) is above the limit');
+
+  // The operator's configured rate (standing in for the next-block estimate on regtest) falls to 1.
+  const fees = gw.kernel.cradle.treasuryConfig.networks['btc']!['regtest'] as { feeRate?: string };
+  fees.feeRate = '1';
+  try {
+    t.deepEqual((await gw.kernel.cradle.treasuryTracker.track()).proceeded, [waiting.body.id]);
+  } finally {
+    fees.feeRate = String(FEE_RATE);
+  }
+  const built = await api('GET', `/api/v1/treasury/plans/${waiting.body.id}`);
+  t.like(built.body, { status: 'awaiting_signature', fee_rate: '1' });
+  t.is(BigInt(built.body.fee_units), BigInt(built.body.size));
+  t.is(built.body.plan_file.inputs[0].tx_hash, paid.txid);
+  t.is((await api('POST', `/api/v1/treasury/plans/${waiting.body.id}/cancel`)).body.status, 'cancelled');
+});

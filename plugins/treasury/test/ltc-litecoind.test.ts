@@ -8,15 +8,25 @@
  * (`treasury_broadcast_rejected`, the replacement `failed`).
  */
 import test from 'ava';
+import { pbkdf2Sync } from 'node:crypto';
+import * as ecc from '@bitcoinerlab/secp256k1';
+import { BIP32Factory } from 'bip32';
+import * as bitcoin from 'bitcoinjs-lib';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, Litecoind, litecoindInstalled, projectWithPools, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, Litecoind, litecoindInstalled, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
 import { paidInvoice, scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
 
 if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
+
+bitcoin.initEccLib(ecc);
+/** The account the test project registered (m/84'/1'/0' of the test mnemonic, as `ltcTestnetWallet`). */
+const ACCOUNT = BIP32Factory(ecc)
+  .fromSeed(pbkdf2Sync(MNEMONIC.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512'))
+  .derivePath("m/84'/1'/0'");
 
 let node: Litecoind;
 let gw: TestKernel;
@@ -112,3 +122,60 @@ test.serial(
     t.is(BigInt(Math.round(mined.vout[0]!.value * 1e8)), 3_000_000n - BigInt(bump.body.fee_units));
   },
 );
+
+test.serial('reconciliation reports what the provider and the record disagree on, and corrects nothing', async (t) => {
+  const paid = await paidInvoice(gw, project, 'ltc', 2_000_000n, (address, units) => node.send(address, units));
+  await node.mine(6);
+  await scan();
+  const clean = await gw.kernel.cradle.treasuryReconciliation.runAll();
+  t.like(
+    clean.find((r) => r.chain === 'ltc'),
+    { network: 'regtest', differences: 0, failure: null, provider_requests: 1 },
+  );
+
+  // The payment is spent from outside (the same seed, another wallet) back to its own address, and
+  // mined; the gateway has not scanned the block yet.
+  const plan = await api('POST', '/api/v1/treasury/plans', {
+    chain: 'ltc',
+    network: 'regtest',
+    select: { invoice_ids: [paid.id] },
+    destination: { kind: 'own' },
+  });
+  const [input] = plan.body.plan_file.inputs;
+  await api('POST', `/api/v1/treasury/plans/${plan.body.id}/cancel`);
+  const key = ACCOUNT.derive(0).derive(Number(input.path.split('/').pop()));
+  const script = bitcoin.payments.p2wpkh({ pubkey: key.publicKey }).output!;
+  const psbt = new bitcoin.Psbt();
+  psbt.addInput({ hash: paid.txid, index: input.output_index, witnessUtxo: { script, value: 2_000_000n } });
+  psbt.addOutput({ script, value: 1_990_000n });
+  psbt.signInput(0, key);
+  psbt.finalizeAllInputs();
+  const outside = psbt.extractTransaction();
+  await node.rpc('sendrawtransaction', [outside.toHex()]);
+  await node.mine(1);
+
+  const [run] = (await gw.kernel.cradle.treasuryReconciliation.runAll()).filter((r) => r.chain === 'ltc');
+  t.like(run, { differences: 2, failure: null });
+  const report = await api('GET', '/api/v1/treasury/reconciliation');
+  t.is(report.status, 200, JSON.stringify(report.body));
+  const found = report.body.differences.filter((d: { reconciliation_id: string }) => d.reconciliation_id === run!.id);
+  t.like(
+    found.find((d: { kind: string }) => d.kind === 'missing_at_provider'),
+    { tx_hash: paid.txid, output_index: input.output_index, gateway_units: '2000000', provider_units: null },
+  );
+  t.like(
+    found.find((d: { kind: string }) => d.kind === 'unknown_to_gateway'),
+    { tx_hash: outside.getId(), output_index: 0, gateway_units: null, provider_units: '1990000' },
+  );
+  // Nothing corrected: the record still holds the payment until the watcher reads the spending block.
+  const before = await api('GET', `/api/v1/treasury/outputs?chain=ltc&network=regtest&address=${paid.address}`);
+  t.true(before.body.outputs.some((o: { tx_hash: string }) => o.tx_hash === paid.txid));
+  await scan();
+  const after = await api('GET', `/api/v1/treasury/outputs?chain=ltc&network=regtest&address=${paid.address}`);
+  t.false(after.body.outputs.some((o: { tx_hash: string }) => o.tx_hash === paid.txid));
+  const [again] = (await gw.kernel.cradle.treasuryReconciliation.runAll()).filter((r) => r.chain === 'ltc');
+  const left = (await api('GET', '/api/v1/treasury/reconciliation')).body.differences.filter(
+    (d: { reconciliation_id: string }) => d.reconciliation_id === again!.id,
+  );
+  t.false(left.some((d: { kind: string }) => d.kind === 'missing_at_provider'));
+});

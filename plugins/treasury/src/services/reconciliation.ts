@@ -77,13 +77,13 @@ export class Reconciliation {
         const seen = await target.treasury.unspentAt(chunk);
         const found = compare(chunk, byAddress, seen);
         if (found.length > 0) {
-          differences += found.length;
           await sqlQuery(
             this.deps.db,
             sql`insert into treasury_reconciliation_differences (reconciliation_id, chain, network, address, tx_hash, output_index, kind, gateway_units, provider_units)
                 select ${id}, ${target.chain}, ${target.network}, d.address, d.tx_hash, d.output_index, d.kind, d.gateway_units::numeric, d.provider_units::numeric
-                  from jsonb_to_recordset(${jsonRecords(found)}) as d(address text, tx_hash text, output_index int, kind text, gateway_units text, provider_units text)`,
+                  from ${jsonRecords(found)} as d(address text, tx_hash text, output_index int, kind text, gateway_units text, provider_units text)`,
           );
+          differences += found.length;
         }
       }
     } catch (error) {
