@@ -171,3 +171,14 @@ test('definition: off by default, six confirmations, LTC priced by CoinGecko and
   t.is(ltcChain.definition.defaultConfirmations, 6);
   t.deepEqual(ltcChain.definition.coins[0]!.price, { symbol: 'LTC', providers: { coingecko: 'litecoin', kraken: ['LTCUSD', 'XLTCZUSD'] } });
 });
+
+test("key origin: Litecoin's mainnet account path has coin type 2 ([fp/84'/2'/0']Ltub); Bitcoin's coin type 0 is refused", (t) => {
+  const key = adapter.parseAccountKey(`[73c5da0a/84h/2h/0h]${LTUB}`, 'mainnet');
+  t.deepEqual(key.origin, { fingerprint: '73c5da0a', path: "m/84'/2'/0'" });
+  t.is(key.canonical, LTUB);
+  t.is(adapter.deriveAddress(key, 0).address, MAINNET[0]!);
+  t.deepEqual(adapter.parseAccountKey(`[73c5da0a/84'/1'/0']${TTUB}`, 'testnet').origin, { fingerprint: '73c5da0a', path: "m/84'/1'/0'" });
+  const error = t.throws(() => adapter.parseAccountKey(`[73c5da0a/84'/0'/0']${LTUB}`, 'mainnet')) as unknown as { code: string; message: string };
+  t.is(error.code, 'invalid_xpub_format');
+  t.regex(error.message, /Litecoin mainnet BIP84 account path of this key, m\/84'\/2'\/0'/);
+});

@@ -70,6 +70,7 @@ export const litecoinParams: Bip84Params = {
   },
   coinType: { mainnet: 2, testnet: 1 },
   messageSigning: { scheme: 'bip137', prefix: MESSAGE_PREFIX },
-  // Litecoin Core 0.21 keeps Bitcoin's DUST_RELAY_TX_FEE (src/policy/policy.h).
-  dustRelayFeePerKvb: 3000n,
+  // Litecoin Core's DUST_RELAY_TX_FEE is ten times Bitcoin's: P2WPKH outputs below 2,940 litoshi and
+  // P2PKH below 5,460 are dust (litecoind 0.21 refuses 2,939: plugins/watchers/test/ltc-treasury-litecoind.test.ts).
+  dustRelayFeePerKvb: 30_000n,
 };

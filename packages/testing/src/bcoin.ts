@@ -11,6 +11,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 export interface BcoinOptions {
   /** Publish Bitcoin Core's ZMQ `hashblock`/`rawtx` on a free port (`zmqUrl`). */
   readonly zmq?: boolean;
+  /**
+   * Let the mempool take transactions that signal BIP 125 replaceability (bcoin 1.0.2 refuses them
+   * by default as non-standard). bcoin 1.0.2 still never replaces a mempool transaction: a
+   * conflicting one is refused, whatever its fee.
+   */
+  readonly replaceByFee?: boolean;
 }
 
 /**
@@ -45,6 +51,7 @@ export class Bcoin {
       `--api-key=${apiKey}`,
       `--wallet-api-key=${apiKey}`,
       '--log-level=error',
+      ...(options.replaceByFee ? ['--replace-by-fee=true'] : []),
     ];
     const env = { ...process.env, ...(zmqUrl ? { GW_BCOIN_ZMQ: zmqUrl } : {}) };
     const node = new Bcoin(

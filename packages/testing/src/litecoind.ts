@@ -37,12 +37,14 @@ export class Litecoind {
   ) {}
 
   /**
-   * `persistMempool: false`: a restarted node has lost its mempool. `zmq`: ask for Core's ZMQ
+   * `persistMempool: false`: a restarted node has lost its mempool. `txindex`: keep a transaction
+   * index, so `getrawtransaction` finds mined transactions. `mempoolReplacement`: replace mempool
+   * transactions by BIP 125 (Litecoin Core's default is off: a conflicting transaction is refused,
+   * whatever its fee). `zmq`: ask for Core's ZMQ
    * `hashblock` and `rawtx` on one free port (a build without ZMQ, as Debian's, ignores the options:
-   * `hasZmq` tells). `txindex`: index every transaction (`getrawtransaction` of mined ones). `replacement`: accept
-   * BIP 125 replacements.
+   * `hasZmq` tells).
    */
-  static async start(options: { persistMempool?: boolean; zmq?: boolean; txindex?: boolean; replacement?: boolean } = {}): Promise<Litecoind> {
+  static async start(options: { persistMempool?: boolean; zmq?: boolean; txindex?: boolean; mempoolReplacement?: boolean } = {}): Promise<Litecoind> {
     const [rpcPort, p2pPort] = [await freePort(), await freePort()];
     const zmqUrl = options.zmq ? `tcp://127.0.0.1:${await freePort()}` : undefined;
     const dir = mkdtempSync(join(tmpdir(), 'gw-litecoind-'));
@@ -61,10 +63,8 @@ export class Litecoind {
       '-fallbackfee=0.0001',
       '-printtoconsole=0',
       `-persistmempool=${options.persistMempool === false ? 0 : 1}`,
-      // getrawtransaction of mined transactions (the treasury follows its own to their confirmations).
       ...(options.txindex ? ['-txindex=1'] : []),
-      // BIP 125 replacements (Litecoin Core refuses them unless asked: -mempoolreplacement defaults to 0).
-      ...(options.replacement ? ['-mempoolreplacement=1'] : []),
+      ...(options.mempoolReplacement ? ['-mempoolreplacement=1'] : []),
       ...(zmqUrl ? [`-zmqpubhashblock=${zmqUrl}`, `-zmqpubrawtx=${zmqUrl}`] : []),
     ];
     const node = new Litecoind(spawnGroup(LITECOIND, args, { stdio: 'ignore' }), args, dir, `http://127.0.0.1:${rpcPort}`, 'gateway', password, zmqUrl);

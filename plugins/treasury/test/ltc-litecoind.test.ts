@@ -34,7 +34,7 @@ let project: TestProject;
 let token: string;
 
 test.before(async () => {
-  node = await Litecoind.start({ persistMempool: false, txindex: true, replacement: true });
+  node = await Litecoind.start({ persistMempool: false, txindex: true, mempoolReplacement: true });
   await node.mine(101);
   gw = await startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin, treasuryPlugin],

@@ -86,6 +86,33 @@ test('a BIP-137 signature is accepted too', async (t) => {
   t.is((await walletsWallets.verify({ projectId, chain: 'btc', signature: btcBip137(challenge.message) }, CLI_ACTOR)).state, 'verified');
 });
 
+test('a btc key in key-origin form ([fingerprint/84h/0h/0h]zpub, BIP 380) binds the same key: same fingerprint and address 0, the input kept as given, verified by the same signature', async (t) => {
+  const { walletsWallets } = gw.kernel.cradle;
+  const [bare, withOrigin] = [await newProject('production'), await newProject('production')];
+  const input = `[73c5da0a/84h/0h/0h]${btcWallet.xpub}`;
+  const plain = await walletsWallets.register({ projectId: bare, chain: 'btc', xpub: btcWallet.xpub }, CLI_ACTOR);
+  const registered = await walletsWallets.register({ projectId: withOrigin, chain: 'btc', xpub: input }, CLI_ACTOR);
+  t.is(registered.wallet.key_fingerprint, plain.wallet.key_fingerprint);
+  t.is(registered.challenge.sign_with_address, plain.challenge.sign_with_address);
+  t.is(registered.challenge.sign_with_address, 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+  t.is(registered.challenge.sign_with_path, "m/84'/0'/0'/0/0");
+  t.is(
+    (await walletsWallets.verify({ projectId: withOrigin, chain: 'btc', signature: await btcWallet.sign(registered.challenge.message) }, CLI_ACTOR)).state,
+    'verified',
+  );
+  const usable = await walletsWallets.requireVerifiedWallet(withOrigin, 'btc');
+  t.is(usable.key.input, input);
+  t.is(usable.key.canonical, plain.wallet.canonical_key);
+  t.is(registered.wallet.canonical_key, plain.wallet.canonical_key);
+  // An origin whose path is not Bitcoin's mainnet account path is refused before anything is written.
+  const refused = await newProject('production');
+  t.is(
+    await codeOf(walletsWallets.register({ projectId: refused, chain: 'btc', xpub: `[73c5da0a/84h/1h/0h]${btcWallet.xpub}` }, CLI_ACTOR)),
+    'invalid_xpub_format',
+  );
+  t.is(await bindingCount(refused), 0);
+});
+
 test('foreign signatures are rejected and change nothing', async (t) => {
   const { walletsWallets } = gw.kernel.cradle;
   for (const [wallet, foreign] of [

@@ -83,7 +83,7 @@ export class BtcTreasury implements ChainTreasury {
     return tx.txid;
   }
 
-  transaction(txid: string): Promise<TransactionState | null> {
+  async transaction(txid: string): Promise<TransactionState | null> {
     if (!TXID.test(txid)) throw new Error(`not a transaction id: ${txid}`);
     return this.providers.run('transaction', (http, endpoint) => (isCore(endpoint) ? coreTransaction(http, txid) : esploraTransaction(http, txid)));
   }

@@ -14,7 +14,8 @@ const MAX_INDEX = 0x7fffffff;
  * Builds the BIP 174 PSBT (version 0, transaction version 2, lock time 0) of a plan. Each input
  * carries its `witnessUtxo` (the P2WPKH script of its address and its amount) and its
  * `bip32Derivation` (see `addressKey` for the convention), and signals RBF; outputs keep the
- * request's order, and an output to the account's own change chain carries its derivation too.
+ * request's order, and an `own` output (an address of the first input's account, checked by
+ * derivation) carries its derivation too.
  *
  * The fee is `feeRate` × the estimated virtual size of the signed transaction, or `feeUnits` when
  * given (never below rate × size). The output without an amount takes what remains; without such an

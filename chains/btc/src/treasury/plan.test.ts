@@ -35,7 +35,8 @@ function input(key: AccountKey, branch: 0 | 1, index: number, amountUnits: bigin
 }
 
 const inputs = (key: AccountKey) => [input(key, 0, 5, 150_000n, 1), input(key, 1, 2, 70_000n, 2), input(key, 0, 0, 30_000n, 3)];
-const changeAddress = adapter.deriveAddress(bareKey, 0).address; // receive 0 as a stand-in; own outputs are checked on branch 1 below
+/** Receive address 0 of the account: not the change address 1/3 an output may claim to be. */
+const RECEIVE_0 = adapter.deriveAddress(bareKey, 0).address;
 const CHANGE_1_3 = bitcoin.payments.p2wpkh({ pubkey: account.derive(1).derive(3).publicKey, network: REGTEST }).address!;
 
 /** Signs every input with the key the mnemonic derives at its branch/index, as a wallet would. */
@@ -193,7 +194,7 @@ test('build refuses: dust by script type, inputs that do not cover, a destinatio
     'validation_error',
   );
   t.is(
-    code(t, () => treasury.build({ inputs: one, outputs: [{ address: changeAddress, own: { branch: 1, index: 3 } }], feeRate: 1n })),
+    code(t, () => treasury.build({ inputs: one, outputs: [{ address: RECEIVE_0, own: { branch: 1, index: 3 } }], feeRate: 1n })),
     'validation_error',
   );
   t.is(treasury.inputCost(10n), 680n);

@@ -5,6 +5,12 @@ import { RpcCallError, resultOf, rpcBatch, satoshisOf } from '../core-rpc.js';
 const HASH = /^[0-9a-f]{64}$/;
 /** Core's RPC_INVALID_ADDRESS_OR_KEY: "No such mempool or blockchain transaction". */
 const RPC_NOT_FOUND = -5;
+/** bcoin's answer to an unknown transaction: RPC_MISC_ERROR with this message. */
+const BCOIN_NOT_FOUND = /^Transaction not (?:found|in mempool)/;
+
+function notFound(error: { readonly code: number; readonly message: string } | null): boolean {
+  return error !== null && (error.code === RPC_NOT_FOUND || (error.code === -1 && BCOIN_NOT_FOUND.test(error.message)));
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,9 +50,9 @@ export async function coreTransaction(http: ProviderHttp, txid: string): Promise
     ['getrawtransaction', [txid, true]],
     ['getblockcount', []],
   ]);
-  if (raw!.error?.code === RPC_NOT_FOUND) {
-    if (/txindex/i.test(raw!.error.message)) {
-      throw new ProviderError('http_error', '', `getrawtransaction ${txid}: the node has no transaction index (-txindex=1): ${raw!.error.message}`);
+  if (notFound(raw!.error)) {
+    if (/txindex/i.test(raw!.error!.message)) {
+      throw new ProviderError('http_error', '', `getrawtransaction ${txid}: the node has no transaction index (-txindex=1): ${raw!.error!.message}`);
     }
     return null;
   }
@@ -69,7 +75,7 @@ async function mempoolFee(http: ProviderHttp, txid: string): Promise<{ feeUnits?
   const [reply] = await rpcBatch(http, [['getmempoolentry', [txid]]]);
   if (reply!.error) {
     // Mined or evicted since: the next look tells.
-    if (reply!.error.code === RPC_NOT_FOUND) return {};
+    if (notFound(reply!.error)) return {};
     throw new RpcCallError('getmempoolentry', reply!.error.code, reply!.error.message);
   }
   const entry = reply!.result;

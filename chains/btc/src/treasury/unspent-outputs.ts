@@ -42,7 +42,7 @@ export async function coreUnspent(http: ProviderHttp, addresses: readonly string
     if (error instanceof RpcCallError && error.code === RPC_METHOD_NOT_FOUND) return bcoinUnspent(http, addresses);
     throw error;
   }
-  expectShape(isObject(result) && Array.isArray(result['unspents']), 'scantxoutset: no unspents');
+  expectShape(isObject(result) && result['success'] !== false && Array.isArray(result['unspents']), 'scantxoutset: the scan did not complete');
   const wanted = new Set(addresses);
   const found = new Map<string, ProviderOutput[]>();
   for (const utxo of result['unspents'] as unknown[]) {

@@ -1,0 +1,108 @@
+/**
+ * The treasury's Esplora calls against a local HTTP server (node:http on 127.0.0.1) answering
+ * HANDWRITTEN responses in the format of Esplora's API documentation (Blockstream's esplora
+ * API.md; electrs's error bodies `sendrawtransaction RPC error: {...}`): fee estimates, broadcast
+ * as a plain-text body, transaction status, unspent outputs. The node kinds (Core, bcoin) run
+ * against real nodes in plugins/watchers/test (btc-treasury-bcoin, ltc-treasury-litecoind).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainTreasury } from '@gw/chain-api';
+import { btcChain } from '../index.js';
+
+const TXID = 'f'.repeat(64);
+const BLOCK = '0'.repeat(12) + 'ab'.repeat(26);
+const ADDRESS = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
+const received: { method: string; path: string; contentType: string | undefined; body: string }[] = [];
+let answers: Record<string, [number, string]> = {};
+let server: Server;
+let treasury: ChainTreasury;
+
+test.before(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      received.push({ method: req.method!, path: req.url!, contentType: req.headers['content-type'], body });
+      const [status, text] = answers[`${req.method} ${req.url}`] ?? [404, 'Not Found'];
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
+  const providers = new ProviderPool({ chain: 'btc', network: 'bitcoin', endpoints: [{ name: 'esplora', url }], timeoutMs: 5000 });
+  treasury = adapter.createTreasury!({ network: btcChain.definition.networks.mainnet, providers });
+});
+test.after.always(() => server?.close());
+
+test.serial(
+  'fee-estimates: targets 1 and 6 rounded up to whole sat/vB, the lowest listed as the minimum; an empty answer (regtest) is a provider error',
+  async (t) => {
+    answers = { 'GET /fee-estimates': [200, JSON.stringify({ '1': 87.882, '2': 87.882, '3': 60.1, '6': 20.000001, '144': 1.027, '1008': 0.5 })] };
+    t.deepEqual(await treasury.feeEstimate(), { nextBlock: 88n, hour: 21n, minimum: 1n });
+    answers = { 'GET /fee-estimates': [200, JSON.stringify({ '1': 12, '6': 7, '144': 3.2 })] };
+    t.deepEqual(await treasury.feeEstimate(), { nextBlock: 12n, hour: 7n, minimum: 4n });
+    answers = { 'GET /fee-estimates': [200, '{}'] };
+    await t.throwsAsync(treasury.feeEstimate(), { instanceOf: ProviderError });
+  },
+);
+
+test.serial(
+  'POST /tx sends the raw hex as text; "already in block chain" counts as sent; another 400 is treasury_broadcast_rejected; a 5xx is a provider failure',
+  async (t) => {
+    const tx = { txid: TXID, hex: '0200000001abcd' };
+    received.length = 0;
+    answers = { 'POST /tx': [200, TXID] };
+    t.is(await treasury.broadcast(tx), TXID);
+    t.like(received[0], { method: 'POST', path: '/tx', contentType: 'text/plain', body: tx.hex });
+    answers = { 'POST /tx': [400, 'sendrawtransaction RPC error: {"code":-27,"message":"Transaction already in block chain"}'] };
+    t.is(await treasury.broadcast(tx), TXID);
+    answers = { 'POST /tx': [400, 'sendrawtransaction RPC error: {"code":-26,"message":"min relay fee not met, 100 < 141"}'] };
+    const error = await t.throwsAsync(treasury.broadcast(tx));
+    t.like(error, { code: 'treasury_broadcast_rejected', details: { txid: TXID } });
+    t.regex(error!.message, /min relay fee not met/);
+    answers = { 'POST /tx': [503, 'busy'] };
+    await t.throwsAsync(treasury.broadcast(tx), { instanceOf: ProviderError });
+  },
+);
+
+test.serial('GET /tx/:txid: confirmations from the tip, fee and vsize; unconfirmed; unknown is null', async (t) => {
+  const tx = (status: object) => JSON.stringify({ txid: TXID, version: 2, locktime: 0, vin: [], vout: [], size: 222, weight: 561, fee: 1410, status });
+  answers = {
+    [`GET /tx/${TXID}`]: [200, tx({ confirmed: true, block_height: 800_000, block_hash: BLOCK, block_time: 1_690_000_000 })],
+    'GET /blocks/tip/height': [200, '800002'],
+  };
+  t.deepEqual(await treasury.transaction(TXID), { txid: TXID, confirmations: 3, blockHeight: 800_000, blockHash: BLOCK, feeUnits: 1410n, size: 141 });
+  answers = { [`GET /tx/${TXID}`]: [200, tx({ confirmed: false })] };
+  t.deepEqual(await treasury.transaction(TXID), { txid: TXID, confirmations: 0, blockHeight: null, blockHash: null, feeUnits: 1410n, size: 141 });
+  answers = {};
+  t.is(await treasury.transaction(TXID), null);
+});
+
+test.serial('GET /address/:a/utxo per address: confirmed with their height, mempool with none; addresses without outputs are absent', async (t) => {
+  answers = {
+    [`GET /address/${ADDRESS}/utxo`]: [
+      200,
+      JSON.stringify([
+        { txid: TXID, vout: 1, status: { confirmed: true, block_height: 799_990, block_hash: BLOCK, block_time: 1 }, value: 150_000 },
+        { txid: 'e'.repeat(64), vout: 0, status: { confirmed: false }, value: 2_000 },
+      ]),
+    ],
+    'GET /address/bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g/utxo': [200, '[]'],
+  };
+  const found = await treasury.unspentAt([ADDRESS, 'bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g', ADDRESS]);
+  t.deepEqual(
+    [...found.entries()],
+    [
+      [
+        ADDRESS,
+        [
+          { txHash: TXID, outputIndex: 1, amountUnits: 150_000n, blockHeight: 799_990 },
+          { txHash: 'e'.repeat(64), outputIndex: 0, amountUnits: 2_000n, blockHeight: null },
+        ],
+      ],
+    ],
+  );
+});
