@@ -329,6 +329,17 @@ test('build refuses outputs below min-ADA, too little value, a destination of an
   t.is(codeOf(t, build([{ address: EXTERNAL }, change(0)])).code, 'validation_error', 'two outputs take the rest');
 });
 
+test('a transaction above max_tx_size is refused: plan fewer inputs', async (t) => {
+  const server = await replay(t);
+  const treasury = await treasuryFor(t, [server.url]);
+  await treasury.feeEstimate();
+  const inputs = Array.from({ length: 130 }, (_, i) => input(i, 2_000_000n, { txByte: (i % 256).toString(16).padStart(2, '0'), outputIndex: i }));
+  const error = codeOf(t, () => treasury.build({ inputs, outputs: [{ address: EXTERNAL }], feeRate: 44n }));
+  t.is(error.code, 'validation_error');
+  t.regex(error.message, /above the network's limit of 16384/);
+  t.is(treasury.build({ inputs: inputs.slice(0, 100), outputs: [{ address: EXTERNAL }], feeRate: 44n }).inputs.length, 100);
+});
+
 test('feeUnits replaces the computed fee; below the minimum it is refused; a low rate is raised to min_fee_a', async (t) => {
   const server = await replay(t);
   const treasury = await treasuryFor(t, [server.url]);

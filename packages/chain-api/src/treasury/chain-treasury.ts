@@ -33,6 +33,10 @@ export interface ChainTreasury {
    * fee). Throws `treasuryChainErrors.*` for a plan that cannot be built: an output below the
    * chain's dust limit, inputs that do not cover the outputs and the fee, a destination on another
    * network.
+   *
+   * Call `feeEstimate()` on the same instance first: a chain whose transactions depend on chain
+   * state takes it from the last estimate (Cardano: the protocol parameters and the tip's slot for
+   * the TTL), and its `build` throws a plain Error without one.
    */
   build(request: BuildRequest): UnsignedTransaction;
 
