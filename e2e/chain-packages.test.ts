@@ -70,3 +70,38 @@ for (const dir of chainDirs) {
     t.deepEqual(server, []);
   });
 }
+
+/**
+ * The offline signer (issue 35 item 4) is held to more: besides no server package anywhere in its
+ * tree, its own dependencies are the chain contract and the chains' signing libraries, nothing else.
+ */
+const SIGNER_DIR = fileURLToPath(new URL('../packages/signer/', import.meta.url));
+const SIGNER_DEPENDENCIES = [
+  '@bitcoinerlab/secp256k1',
+  '@emurgo/cardano-serialization-lib-nodejs',
+  '@gw/chain-api',
+  '@scure/bip39',
+  'bech32',
+  'bip32',
+  'bip322-js',
+  'bitcoinjs-lib',
+  'bs58check',
+  'cborg',
+];
+
+test('@gw/signer installs without the kernel or server packages, and depends on the chain contract and signing libraries only', (t) => {
+  const manifest = manifestOf(SIGNER_DIR);
+  t.is(manifest.name, '@gw/signer');
+  t.deepEqual(Object.keys(manifest.dependencies ?? {}).sort(), SIGNER_DEPENDENCIES);
+  t.deepEqual(Object.keys(manifest.optionalDependencies ?? {}), []);
+  const { packages, missing } = productionTree(SIGNER_DIR);
+  t.deepEqual(missing, []);
+  const server = [...SERVER_PACKAGES, 'zeromq', 'ws', 'axios', 'node-fetch', 'undici']
+    .filter((name) => packages.has(name))
+    .map((name) => packages.get(name)!.join(' > '));
+  t.deepEqual(server, []);
+  t.false(
+    [...packages.keys()].some((name) => name.startsWith('@gw/') && name !== '@gw/signer' && name !== '@gw/chain-api'),
+    [...packages.keys()].join(', '),
+  );
+});

@@ -18,8 +18,11 @@ export interface Bip84Keyring {
   readonly masterFingerprint: string | null;
   /** The one account an account private key gives; null for a mnemonic (every account). */
   readonly ownAccount: number | null;
-  /** The account node `m/84'/coin'/account'`; refuses `wrong_key` when the secret cannot give it. */
-  account(account: number): BIP32Interface;
+  /**
+   * The account node `m/84'/coinType'/account'`. An account private key gives itself whatever the
+   * path: whether it is the plan's account is checked against the plan's account key.
+   */
+  account(coinType: number, account: number): BIP32Interface;
   /** The key at a full path (already checked for purpose and coin type). */
   keyAt(path: AddressPath): BIP32Interface;
 }
@@ -33,24 +36,24 @@ export function p2wpkhAddress(publicKey: Uint8Array, params: bitcoin.Network): s
 
 /**
  * The keyring of `secret` on `chain`'s network `networkId`. A mnemonic gives every account; an
- * account private key gives its own account only, and must be of the network's kind (an xprv
- * signs no testnet plan, a tprv no mainnet plan: `wrong_network`).
+ * account private key is the account for any account path (whether it is the plan's account is
+ * checked against the plan's account key), and must be of the network's kind (an xprv signs no
+ * testnet plan, a tprv no mainnet plan: `wrong_network`).
  */
 export function bip84Keyring(secret: Secret, chain: Bip84Chain, networkId: string): Bip84Keyring {
   const network = chain.networks[networkId];
   if (!network) return refuse('wrong_network', `${chain.name} has no network "${networkId}".`);
   const { params, kind } = network;
-  const coinType = chain.coinType[kind];
   if (secret.kind === 'cardano-account') return refuse('wrong_key', `An acct_xsk key is a Cardano key; it signs no ${chain.name} plan.`);
 
   if (secret.kind === 'mnemonic') {
     const root = bip32.fromSeed(seedOf(secret), params);
-    const accounts = new Map<number, BIP32Interface>();
-    const account = (n: number): BIP32Interface => {
-      let node = accounts.get(n);
+    const accounts = new Map<string, BIP32Interface>();
+    const account = (coinType: number, n: number): BIP32Interface => {
+      let node = accounts.get(`${coinType}/${n}`);
       if (!node) {
         node = root.deriveHardened(84).deriveHardened(coinType).deriveHardened(n);
-        accounts.set(n, node);
+        accounts.set(`${coinType}/${n}`, node);
       }
       return node;
     };
@@ -60,17 +63,19 @@ export function bip84Keyring(secret: Secret, chain: Bip84Chain, networkId: strin
       masterFingerprint: Buffer.from(root.fingerprint).toString('hex'),
       ownAccount: null,
       account,
-      keyAt: (path) => account(path.account).derive(path.branch).derive(path.index),
+      keyAt: (path) => account(path.coinType, path.account).derive(path.branch).derive(path.index),
     };
   }
 
   const node = accountNode(secret, chain, kind, params);
-  const own = node.index - HARDENED;
-  const account = (n: number): BIP32Interface => {
-    if (n !== own) refuse('wrong_key', `The account private key is account ${own}' (m/84'/${coinType}'/${own}'); the plan needs account ${n}'.`);
-    return node;
+  return {
+    chain,
+    params,
+    masterFingerprint: null,
+    ownAccount: node.index - HARDENED,
+    account: () => node,
+    keyAt: (path) => node.derive(path.branch).derive(path.index),
   };
-  return { chain, params, masterFingerprint: null, ownAccount: own, account, keyAt: (path) => account(path.account).derive(path.branch).derive(path.index) };
 }
 
 function accountNode(secret: Extract<Secret, { kind: 'bip32-account' }>, chain: Bip84Chain, kind: NetworkKind, params: bitcoin.Network): BIP32Interface {

@@ -2,7 +2,7 @@ import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import type { PlanFile } from '@gw/chain-api';
 import type { CardanoChain } from './chains.js';
 import { cardanoKeyring, CARDANO_COIN_TYPE, CARDANO_PURPOSE, isSameCardanoAccount, type CardanoKeyring } from './cardano-keyring.js';
-import { formatPath, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
+import { formatPath, isUnderAccount, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
 import type { PlanAmounts } from './read-plan.js';
 import type { Review } from './review.js';
 import type { Secret } from './secret.js';
@@ -15,7 +15,7 @@ export interface CheckedCardanoTx {
   readonly keys: readonly CSL.PrivateKey[];
 }
 
-const EXPECTED = { purpose: CARDANO_PURPOSE, coinType: CARDANO_COIN_TYPE, branches: [0, 1] } as const;
+const EXPECTED = { purpose: CARDANO_PURPOSE, branches: [0, 1] } as const;
 
 function parseAddress(address: string, networkId: number, network: string, where: string): CSL.Address {
   let parsed: CSL.Address;
@@ -189,8 +189,7 @@ function checkAccounts(plan: PlanFile, keyring: CardanoKeyring): void {
 }
 
 function checkPathInAccount(plan: PlanFile, account: number, path: AddressPath, where: string): void {
-  const accountPath = parseAccountPath(plan.accounts[account]!.path);
-  if (!accountPath || accountPath.account !== path.account) {
+  if (!isUnderAccount(path, plan.accounts[account]!.path)) {
     refuse('plan_mismatch', `${where}: the path ${formatPath(path)} is not under its account's path ${plan.accounts[account]!.path}.`);
   }
 }

@@ -60,11 +60,12 @@ export async function runSigner(argv: readonly string[], io: SignerIo): Promise<
   }
 }
 
-async function readText(path: string, what: string): Promise<string> {
+async function readText(path: string, what: 'plan' | 'key' | 'passphrase' | 'message'): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    return refuse(what === 'plan' ? 'plan_unreadable' : 'usage', `Cannot read the ${what} file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
+    const code = what === 'plan' ? 'plan_unreadable' : what === 'message' ? 'usage' : 'secret_unreadable';
+    return refuse(code, `Cannot read the ${what} file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
   }
 }
 
@@ -138,12 +139,11 @@ async function sign(args: readonly string[], io: SignerIo): Promise<void> {
 }
 
 async function challenge(args: readonly string[], io: SignerIo): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values } = parseArgs({
     args: [...args],
     allowPositionals: false,
     options: { ...KEY_OPTIONS, chain: { type: 'string' }, network: { type: 'string' }, 'message-file': { type: 'string' }, account: { type: 'string' } },
   });
-  void positionals;
   if (!values.chain || !values.network) refuse('usage', 'challenge needs --chain btc|ltc|ada and --network <id>.');
   const chain = chainOf(values.chain, 'usage');
   networkOf(chain, values.network);

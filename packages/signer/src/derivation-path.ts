@@ -22,19 +22,16 @@ function component(text: string, what: string, where: string): number {
 
 /**
  * Parses `m/84'/1'/0'/0/5` (hardened purpose, coin and account; soft branch and index; `'` marks
- * hardened) and checks the purpose and coin type the chain and network use. `where` names the
- * path's place in the plan for messages.
+ * hardened) and checks the purpose and branch. The coin type is the account's (checked with the
+ * plan's account key). `where` names the path's place in the plan for messages.
  */
-export function parseAddressPath(path: string, expected: { purpose: number; coinType: number; branches: readonly number[] }, where: string): AddressPath {
+export function parseAddressPath(path: string, expected: { purpose: number; branches: readonly number[] }, where: string): AddressPath {
   const match = typeof path === 'string' ? FULL.exec(path) : null;
   if (!match) refuse('plan_unreadable', `${where}: "${String(path)}" is not a path of the form m/purpose'/coin'/account'/branch/index.`);
   const [purpose, coinType, account, branch, index] = match
     .slice(1)
     .map((part, i) => component(part, ['purpose', 'coin type', 'account', 'branch', 'index'][i]!, where)) as [number, number, number, number, number];
   if (purpose !== expected.purpose) refuse('plan_unreadable', `${where}: the path ${path} is not under purpose ${expected.purpose}'.`);
-  if (coinType !== expected.coinType) {
-    refuse('wrong_network', `${where}: the path ${path} has coin type ${coinType}'; this network's keys are under ${expected.coinType}'.`);
-  }
   if (!expected.branches.includes(branch))
     refuse('plan_unreadable', `${where}: the path ${path} is on branch ${branch}; expected ${expected.branches.join(' or ')}.`);
   return { purpose, coinType, account, branch, index };
@@ -47,6 +44,12 @@ export function parseAccountPath(path: string): { purpose: number; coinType: num
   const [purpose, coinType, account] = match.slice(1).map(Number) as [number, number, number];
   if (![purpose, coinType, account].every((n) => Number.isSafeInteger(n) && n < HARDENED)) return null;
   return { purpose, coinType, account };
+}
+
+/** Whether an address path is under an account path (the same purpose, coin type and account). */
+export function isUnderAccount(path: AddressPath, accountPath: string): boolean {
+  const account = parseAccountPath(accountPath);
+  return !!account && account.purpose === path.purpose && account.coinType === path.coinType && account.account === path.account;
 }
 
 export function formatPath(path: AddressPath): string {

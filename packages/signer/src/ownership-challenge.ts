@@ -36,7 +36,10 @@ function signBip84Challenge(chain: Bip84Chain, networkId: string, secret: Secret
   const keyring = bip84Keyring(secret, chain, networkId);
   const kind = chain.networks[networkId]!.kind;
   const path = { purpose: 84, coinType: chain.coinType[kind], account: account ?? keyring.ownAccount ?? 0, branch: 0, index: 0 };
-  const accountNode = keyring.account(path.account);
+  if (keyring.ownAccount !== null && account !== undefined && account !== keyring.ownAccount) {
+    refuse('wrong_key', `The account private key is account ${keyring.ownAccount}'; --account asks for ${account}'.`);
+  }
+  const accountNode = keyring.account(path.coinType, path.account);
   const key = accountNode.derive(0).derive(0);
   const address = p2wpkhAddress(key.publicKey, keyring.params);
   if (!key.privateKey) throw new Error('derived key has no private key');

@@ -4,7 +4,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import type { PlanFile } from '@gw/chain-api';
 import type { Bip84Chain } from './chains.js';
 import { bip84Keyring, isSameAccountKey, p2wpkhAddress, type Bip84Keyring } from './bip84-keyring.js';
-import { formatPath, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
+import { formatPath, isUnderAccount, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
 import type { PlanAmounts } from './read-plan.js';
 import type { Review } from './review.js';
 import type { Secret } from './secret.js';
@@ -43,7 +43,7 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
   const network = chain.networks[plan.network];
   if (!network) return refuse('wrong_network', `${chain.name} has no network "${plan.network}"; known: ${Object.keys(chain.networks).join(', ')}.`);
   const keyring = bip84Keyring(secret, chain, plan.network);
-  const expected = { purpose: 84, coinType: chain.coinType[network.kind] };
+  const expected = { purpose: 84, branches: [0, 1] };
   const warnings: string[] = [];
 
   let psbt: bitcoin.Psbt;
@@ -85,7 +85,7 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
     }
     if (data.finalScriptWitness || data.finalScriptSig) refuse('unsupported', `${where}: the PSBT input is already finalized.`);
 
-    const path = parseAddressPath(input.path, { ...expected, branches: [0, 1] }, where);
+    const path = parseAddressPath(input.path, expected, where);
     checkPathInAccount(plan, input.account, path, where);
     const key = keyring.keyAt(path);
     const derived = p2wpkhAddress(key.publicKey, keyring.params);
@@ -117,7 +117,7 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
     }
     totalOut += txOutput.value;
     if (output.destination.kind === 'external') return { address: output.address, amountUnits: txOutput.value, own: null };
-    const path = parseAddressPath(output.destination.path, { ...expected, branches: [0, 1] }, where);
+    const path = parseAddressPath(output.destination.path, expected, where);
     checkPathInAccount(plan, output.destination.account, path, where);
     const derived = p2wpkhAddress(keyring.keyAt(path).publicKey, keyring.params);
     if (derived !== output.address) {
@@ -154,23 +154,28 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
   };
 }
 
-/** Each account the plan names must be the secret's account at that path. */
+/**
+ * Each account the plan names must be the secret's account at that path (for an account private
+ * key: that key). A coin type that is not the network's convention (a testnet key under 0') is
+ * signed, the account key being the one registered, but pointed out.
+ */
 function checkAccounts(plan: PlanFile, keyring: Bip84Keyring, warnings: string[]): void {
+  const { chain } = keyring;
+  const kind = chain.networks[plan.network]!.kind;
   plan.accounts.forEach((account, k) => {
     const path = parseAccountPath(account.path);
-    const network = keyring.chain.networks[plan.network]!;
     if (!path || path.purpose !== 84) refuse('plan_unreadable', `accounts[${k}].path ${account.path} is not a BIP 84 account path (m/84'/coin'/account').`);
-    if (path.coinType !== keyring.chain.coinType[network.kind]) {
-      refuse(
-        'wrong_network',
-        `accounts[${k}].path ${account.path} has coin type ${path.coinType}'; ${plan.network} keys are under ${keyring.chain.coinType[network.kind]}'.`,
-      );
+    if (!Object.values(chain.coinType).includes(path.coinType)) {
+      refuse('wrong_network', `accounts[${k}].path ${account.path} has coin type ${path.coinType}', which is not ${chain.name}'s.`);
     }
-    const node = keyring.account(path.account);
-    if (!isSameAccountKey(node, account.key)) {
+    if (path.coinType !== chain.coinType[kind])
+      warnings.push(`the account path ${account.path} is not the usual ${kind} path (coin type ${chain.coinType[kind]}').`);
+    if (!isSameAccountKey(keyring.account(path.coinType, path.account), account.key)) {
       refuse(
         'wrong_key',
-        `The secret's account key at ${account.path} is not the plan's account key ${account.key} (another seed, passphrase or account key?).`,
+        keyring.ownAccount === null
+          ? `The secret's account key at ${account.path} is not the plan's account key ${account.key} (another seed or passphrase?).`
+          : `The account private key is not the plan's account key ${account.key} (another account or seed?).`,
       );
     }
     if (account.fingerprint !== null && keyring.masterFingerprint !== null && account.fingerprint.toLowerCase() !== keyring.masterFingerprint) {
@@ -182,8 +187,7 @@ function checkAccounts(plan: PlanFile, keyring: Bip84Keyring, warnings: string[]
 }
 
 function checkPathInAccount(plan: PlanFile, account: number, path: AddressPath, where: string): void {
-  const accountPath = parseAccountPath(plan.accounts[account]!.path);
-  if (!accountPath || accountPath.account !== path.account) {
+  if (!isUnderAccount(path, plan.accounts[account]!.path)) {
     refuse('plan_mismatch', `${where}: the path ${formatPath(path)} is not under its account's path ${plan.accounts[account]!.path}.`);
   }
 }

@@ -24,8 +24,9 @@ export async function readAll(stream: Readable): Promise<string> {
 export function promptHidden(io: SignerIo, question: string): Promise<string> {
   const { stdin } = io;
   if (!stdin.isTTY || !stdin.setRawMode) return Promise.reject(new SignerError('secret_unreadable', 'Standard input is not a terminal to ask on.'));
-  io.stderr.write(question);
+  // Echo is off before the question shows, so nothing typed at once is echoed.
   stdin.setRawMode(true);
+  io.stderr.write(question);
   stdin.setEncoding('utf8');
   stdin.resume();
   return new Promise((resolve, reject) => {
@@ -37,9 +38,13 @@ export function promptHidden(io: SignerIo, question: string): Promise<string> {
       io.stderr.write('\n');
     };
     const onData = (chunk: string) => {
-      for (const ch of chunk) {
+      for (let i = 0; i < chunk.length; i++) {
+        const ch = chunk[i]!;
         if (ch === '\r' || ch === '\n') {
           finish();
+          // What was typed after Enter (the confirmation, when typed ahead) is read next.
+          const rest = chunk.slice(ch === '\r' && chunk[i + 1] === '\n' ? i + 2 : i + 1);
+          if (rest.length > 0) stdin.unshift(rest, 'utf8');
           resolve(value);
           return;
         }

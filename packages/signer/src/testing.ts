@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
@@ -13,6 +14,7 @@ import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import type { PlanFile, PlanFileOutput } from '@gw/chain-api';
 import type { Bip84Chain } from './chains.js';
+import { runSigner } from './cli.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -24,10 +26,10 @@ export const OTHER_MNEMONIC = 'legal winner thank year wave sausage worth useful
 export const SIGNER_BIN = fileURLToPath(new URL('../bin/gateway-signer.mjs', import.meta.url));
 
 /** The account-level keys of a mnemonic on a BIP 84 chain: what a wallet exports to the gateway, and the private side. */
-export function bip84Account(chain: Bip84Chain, networkId: string, mnemonic = MNEMONIC, account = 0) {
+export function bip84Account(chain: Bip84Chain, networkId: string, mnemonic = MNEMONIC, account = 0, coinType?: number) {
   const { params, kind } = chain.networks[networkId]!;
   const root = bip32.fromSeed(mnemonicToSeedSync(mnemonic), params);
-  const path = `m/84'/${chain.coinType[kind]}'/${account}'`;
+  const path = `m/84'/${coinType ?? chain.coinType[kind]}'/${account}'`;
   const node = root.derivePath(path);
   return { params, path, fingerprint: Buffer.from(root.fingerprint).toString('hex'), xpub: node.neutered().toBase58(), xprv: node.toBase58() };
 }
@@ -40,15 +42,23 @@ export interface BtcPlanOptions {
   /** Outputs: to an external address, or to the account's change chain at an index. */
   readonly outputs: readonly ({ external: string; value: bigint } | { change: number; value: bigint })[];
   readonly fee: bigint;
-  /** Leave bip32Derivation out, as for a wallet registered without a key origin. */
+  /**
+   * A wallet registered without key origin: no bip32Derivation, and the paths the gateway writes
+   * are under the chain's default account path (`m/84'/1'/0'`), whatever the key's account.
+   */
   readonly withoutOrigin?: boolean;
+  /** The account of the registered key (default 0). */
+  readonly account?: number;
+  /** The coin type of the registered key's path (default: the network's). */
+  readonly coinType?: number;
   readonly withoutWitnessUtxo?: boolean;
 }
 
 /** A plan as the gateway writes it: a PSBT built from the account xpub only. */
 export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoin.Psbt } {
   const { chain, network } = options;
-  const account = bip84Account(chain, network);
+  const account = bip84Account(chain, network, MNEMONIC, options.account ?? 0, options.coinType);
+  const accountPath = options.withoutOrigin ? `m/84'/${chain.coinType[chain.networks[network]!.kind]}'/0'` : account.path;
   const xpub = bip32.fromBase58(account.xpub, account.params);
   const keyAt = (branch: number, index: number): BIP32Interface => xpub.derive(branch).derive(index);
   const addressOf = (key: BIP32Interface) => bitcoin.payments.p2wpkh({ pubkey: key.publicKey, network: account.params }).address!;
@@ -57,7 +67,7 @@ export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoi
     const key = keyAt(0, index);
     const address = addressOf(key);
     const hash = randomBytes(32);
-    const path = `${account.path}/0/${index}`;
+    const path = `${accountPath}/0/${index}`;
     psbt.addInput({
       hash,
       index: 1,
@@ -74,7 +84,7 @@ export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoi
     }
     const address = addressOf(keyAt(1, output.change));
     psbt.addOutput({ address, value: output.value });
-    return { address, amount_units: String(output.value), destination: { kind: 'own', account: 0, path: `${account.path}/1/${output.change}` } };
+    return { address, amount_units: String(output.value), destination: { kind: 'own', account: 0, path: `${accountPath}/1/${output.change}` } };
   });
   const unsignedTx = bitcoin.Transaction.fromBuffer((psbt.data.globalMap.unsignedTx as unknown as { toBuffer(): Uint8Array }).toBuffer());
   const plan: PlanFile = {
@@ -85,7 +95,7 @@ export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoi
     network,
     coin: chain.id,
     kind: 'sweep',
-    accounts: [{ key: account.xpub, fingerprint: options.withoutOrigin ? null : account.fingerprint, path: account.path }],
+    accounts: [{ key: account.xpub, fingerprint: options.withoutOrigin ? null : account.fingerprint, path: accountPath }],
     inputs,
     outputs,
     fee_units: String(options.fee),
@@ -222,4 +232,23 @@ export function runSignerProcess(
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** Runs the signer in this process with standard input carrying `stdin` (not a terminal). */
+export async function runSignerHere(args: readonly string[], stdin = ''): Promise<SignerRun> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        append(chunk.toString());
+        callback();
+      },
+    });
+  const code = await runSigner(args, {
+    stdin: Readable.from([Buffer.from(stdin)]),
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+  });
+  return { code, stdout, stderr };
 }
