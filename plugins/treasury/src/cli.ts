@@ -1,6 +1,7 @@
 import { CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
 import { readFile, writeFile } from 'node:fs/promises';
 import { PLAN_STATUSES, type PlanStatus } from './plan-status.js';
+import { MovedOutExport } from './services/moved-out-export.js';
 import type { DestinationRequest, SweepRequest } from './services/treasury-plans.js';
 
 const RATE_FLAG = (description: string): CliFlag => ({
@@ -239,5 +240,31 @@ export const treasuryCommands: CliCommand[] = [
     summary: 'Compare the recorded unspent outputs with the providers’ now and report the differences (never corrected).',
     flags: {},
     run: async ({ deps }) => ({ runs: await deps.treasuryReconciliation.runAll(), latest: await deps.treasuryReconciliation.latest(10) }),
+  }),
+
+  defineCommand(['treasuryMovedOut'], {
+    noun: 'treasury',
+    verb: 'export',
+    summary: 'Money moved out for accounting: every plan confirmed in a range, per project, with its share of the fee (JSON, or CSV with --output).',
+    flags: {
+      from: {
+        type: 'string',
+        required: true,
+        description: 'Plans confirmed at or after this ISO 8601 time.',
+        validate: (v) => (Number.isNaN(Date.parse(v)) ? 'must be an ISO 8601 time' : undefined),
+      },
+      to: {
+        type: 'string',
+        required: true,
+        description: 'Plans confirmed before this ISO 8601 time.',
+        validate: (v) => (Number.isNaN(Date.parse(v)) ? 'must be an ISO 8601 time' : undefined),
+      },
+      output: { type: 'string', description: 'Write the rows as CSV to this file.' },
+    },
+    run: async ({ flags, deps }) => {
+      const rows = await deps.treasuryMovedOut.rows({ from: new Date(String(flags['from'])), to: new Date(String(flags['to'])) }, {});
+      if (flags['output']) await writeFile(String(flags['output']), MovedOutExport.csv(rows));
+      return { rows };
+    },
   }),
 ];

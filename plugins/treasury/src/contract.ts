@@ -5,6 +5,7 @@
  */
 import type { ServiceName } from '@gw/kernel';
 import type { TreasuryConfig } from './config.js';
+import type { MovedOutExport } from './services/moved-out-export.js';
 import type { PlanTracker } from './services/plan-tracker.js';
 import type { Reconciliation } from './services/reconciliation.js';
 import type { SignedImport } from './services/signed-import.js';
@@ -26,6 +27,8 @@ declare module '@gw/kernel' {
     readonly treasuryTracker: PlanTracker;
     readonly treasuryBalances: TreasuryBalances;
     readonly treasuryReconciliation: Reconciliation;
+    /** The accounting export of money moved out: confirmed plans per project, with their share of the fee. */
+    readonly treasuryMovedOut: MovedOutExport;
   }
 }
 
@@ -35,6 +38,7 @@ export const TREASURY_EXPORTS: readonly ServiceName[] = ['treasuryBalances', 'tr
 export { treasuryErrors } from './errors.js';
 export { PLAN_STATUSES, PLAN_KINDS, type PlanStatus, type PlanKind } from './plan-status.js';
 export type { PlanView, PlanInputView } from './plan-view.js';
+export type { MovedOutRow } from './services/moved-out-export.js';
 export type { BalanceView, OutputView } from './services/treasury-balances.js';
 export type { SweepRequest, OutputSelection, DestinationRequest } from './services/treasury-plans.js';
 export type { TreasuryScope } from './services/treasury-scope.js';

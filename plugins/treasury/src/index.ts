@@ -10,6 +10,7 @@ import { treasuryJobs } from './jobs.js';
 import { registerTreasuryGauges } from './metrics.js';
 import { treasuryMcpTools } from './mcp-tools.js';
 import { treasuryRoutes } from './routes.js';
+import { MovedOutExport } from './services/moved-out-export.js';
 import { PlanTracker } from './services/plan-tracker.js';
 import { Reconciliation } from './services/reconciliation.js';
 import { SignedImport } from './services/signed-import.js';
@@ -42,6 +43,7 @@ export const treasuryPlugin = definePlugin({
     treasurySignedImport: service(['db', 'audit', 'jobs', 'treasuryNetworks', 'treasurySources', 'treasuryPlans'], (deps) => new SignedImport(deps)),
     treasuryTracker: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryPlans'], (deps) => new PlanTracker(deps)),
     treasuryBalances: service(['watchersOutputs', 'tenancyProjects', 'treasuryPlans'], (deps) => new TreasuryBalances(deps)),
+    treasuryMovedOut: service(['db', 'tenancyProjects'], (deps) => new MovedOutExport(deps)),
     treasuryReconciliation: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks'], (deps) => new Reconciliation(deps)),
   }),
   contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage])],

@@ -14,6 +14,8 @@ import {
   PlanSchema,
   PlansPage,
   PlansQuery,
+  MovedOutPage,
+  MovedOutQuery,
   ReconciliationSchema,
 } from './schemas.js';
 import type { SweepRequest } from './services/treasury-plans.js';
@@ -38,7 +40,7 @@ function scopeOf(auth: AuthContext, needed: string): TreasuryScope {
  * signed API key is refused (401 `auth_invalid`): partners never move money.
  */
 export const treasuryRoutes = withDeps(
-  ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryReconciliation'],
+  ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryReconciliation', 'treasuryMovedOut'],
   (deps): RouteDefinition[] => [
     defineRoute({
       method: 'GET',
@@ -285,6 +287,19 @@ export const treasuryRoutes = withDeps(
           throw treasuryErrors.insufficient_scope({ message: 'Reconciliation covers every project: a token bound to a project cannot read it.' });
         return { body: await deps.treasuryReconciliation.latest() };
       },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/treasury/moved-out',
+      summary: 'Money moved out, for accounting: every plan confirmed in a range, per project, with its share of the fee.',
+      tags: ['treasury'],
+      auth: 'pat',
+      query: MovedOutQuery,
+      responses: { 200: MovedOutPage },
+      errors: [...AUTH_ERRORS, 'validation_error'],
+      handler: async ({ auth, query }) => ({
+        body: { rows: await deps.treasuryMovedOut.rows({ from: new Date(query.from), to: new Date(query.to) }, scopeOf(auth, READ)) },
+      }),
     }),
   ],
 );

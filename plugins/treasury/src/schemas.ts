@@ -200,3 +200,29 @@ export const ReconciliationSchema = Type.Object({
     }),
   ),
 });
+
+export const MovedOutQuery = Type.Object(
+  {
+    from: Type.String({ format: 'date-time', description: 'Plans confirmed at or after.' }),
+    to: Type.String({ format: 'date-time', description: 'Plans confirmed before.' }),
+  },
+  { additionalProperties: false },
+);
+export const MovedOutPage = Type.Object({
+  rows: Type.Array(
+    Type.Object({
+      plan_id: Type.String(),
+      confirmed_at_iso: Type.String(),
+      chain: Type.String(),
+      network: Type.String(),
+      coin: Type.String(),
+      kind: Type.String(),
+      txid: Type.String(),
+      project_id: Type.String(),
+      value_units: UNITS,
+      fee_units: Type.String({ description: 'This project’s share of the fee, in proportion to its value.' }),
+      destination: Type.String(),
+      destination_kind: Type.Union([Type.Literal('own'), Type.Literal('external')]),
+    }),
+  ),
+});

@@ -378,3 +378,22 @@ test.serial('a plan waiting for its fee holds its outputs and is built by the tr
   t.is(built.body.plan_file.inputs[0].tx_hash, paid.txid);
   t.is((await api('POST', `/api/v1/treasury/plans/${waiting.body.id}/cancel`)).body.status, 'cancelled');
 });
+
+test.serial('the accounting export lists the money moved out per project with the fees, confirmed plans only', async (t) => {
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  const to = new Date(Date.now() + 60_000).toISOString();
+  const exported = await api('GET', `/api/v1/treasury/moved-out?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+  t.is(exported.status, 200, JSON.stringify(exported.body));
+  const confirmed = (await api('GET', '/api/v1/treasury/plans?status=confirmed')).body.plans as {
+    id: string;
+    value_units: string;
+    fee_units: string;
+    kind: string;
+  }[];
+  t.deepEqual(exported.body.rows.map((r: { plan_id: string }) => r.plan_id).sort(), confirmed.map((p) => p.id).sort());
+  for (const plan of confirmed) {
+    const [row] = exported.body.rows.filter((r: { plan_id: string }) => r.plan_id === plan.id);
+    t.like(row, { project_id: project.projectId, value_units: plan.value_units, fee_units: plan.fee_units, kind: plan.kind });
+  }
+  t.true(confirmed.some((p) => p.kind === 'sweep') && confirmed.some((p) => p.kind === 'accelerate'));
+});
