@@ -397,3 +397,32 @@ test.serial('the accounting export lists the money moved out per project with th
   }
   t.true(confirmed.some((p) => p.kind === 'sweep') && confirmed.some((p) => p.kind === 'accelerate'));
 });
+
+test.serial('another operator’s token reaches none of these outputs or plans; a token bound to a project reaches that project only', async (t) => {
+  const other = (await gw.kernel.cradle.tenancyOperators.create('treasury-other', CLI_ACTOR)).id;
+  await projectWithPools(gw, other, ['btc' as ChainId], 'testnet');
+  const stranger = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: other }, CLI_ACTOR)).token;
+  const plan = (await api('GET', '/api/v1/treasury/plans?status=confirmed')).body.plans[0];
+  const read = await api('GET', `/api/v1/treasury/plans/${plan.id}`, undefined, stranger);
+  t.is(read.status, 404);
+  t.is(read.body.error_code, 'treasury_plan_not_found');
+  t.deepEqual((await api('GET', '/api/v1/treasury/plans', undefined, stranger)).body.plans, []);
+  t.deepEqual((await api('GET', `/api/v1/treasury/outputs?chain=btc&network=regtest&project_id=${project.projectId}`, undefined, stranger)).body.outputs, []);
+  const paid = await paidInvoice(1_100_000n);
+  await node.mine(6);
+  await scan();
+  const steal = await api(
+    'POST',
+    '/api/v1/treasury/plans',
+    { chain: 'btc', network: 'regtest', select: { invoice_ids: [paid.id] }, destination: { kind: 'external', address: await nodeAddress() } },
+    stranger,
+  );
+  t.is(steal.status, 422);
+  t.is(steal.body.error_code, 'treasury_nothing_to_move');
+
+  const bound = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read'], project: project.projectId }, CLI_ACTOR)).token;
+  const mine = await api('GET', `/api/v1/treasury/outputs?chain=btc&network=regtest`, undefined, bound);
+  t.true(mine.body.outputs.length > 0 && mine.body.outputs.every((o: { project_id: string }) => o.project_id === project.projectId));
+  t.is((await api('GET', `/api/v1/treasury/plans/${plan.id}`, undefined, bound)).status, 200);
+  t.is((await api('GET', '/api/v1/treasury/reconciliation', undefined, bound)).body.error_code, 'insufficient_scope');
+});
