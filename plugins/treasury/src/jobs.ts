@@ -1,4 +1,4 @@
-import { type JobDefinition, withDeps } from '@gw/kernel';
+import { AppError, type JobDefinition, withDeps } from '@gw/kernel';
 import { BROADCAST_JOB, RECONCILE_JOB, TRACK_JOB } from './plan-status.js';
 
 /**
@@ -8,14 +8,22 @@ import { BROADCAST_JOB, RECONCILE_JOB, TRACK_JOB } from './plan-status.js';
  * open plans whose inputs another transaction spent. `treasury.reconcile` (cron): the recorded
  * outputs against the providers'.
  */
-export const treasuryJobs = withDeps(['treasuryConfig', 'treasuryTracker', 'treasuryReconciliation'], (deps): JobDefinition[] => [
+export const treasuryJobs = withDeps(['treasuryConfig', 'treasuryTracker', 'treasuryReconciliation', 'logger'], (deps): JobDefinition[] => [
   {
     name: BROADCAST_JOB,
     queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, retentionSeconds: 7 * 86_400, deleteAfterSeconds: 86_400 },
     work: { batchSize: 5, pollingIntervalSeconds: 2 },
     handler: async (jobs) => {
-      for (const job of jobs as { data: { planId: string } }[])
-        await deps.treasuryTracker.broadcast(job.data.planId, {}, { actor: 'system', channel: 'system' });
+      for (const job of jobs as { data: { planId: string } }[]) {
+        try {
+          await deps.treasuryTracker.broadcast(job.data.planId, {}, { actor: 'system', channel: 'system' });
+        } catch (error) {
+          // A refusal is final (the plan is failed, or no longer signed): recorded, not retried.
+          // Anything else (a provider out of reach) fails the job, which pg-boss retries.
+          if (error instanceof AppError) deps.logger.warn({ plan: job.data.planId, code: error.code }, 'treasury broadcast refused');
+          else throw error;
+        }
+      }
     },
   },
   {

@@ -72,14 +72,9 @@ export class MovedOutExport {
         value_units: bigint;
       }>(r, ['fee_units', 'plan_units', 'value_units']),
     );
+    const shares = feeShares(rows);
     const out: MovedOutRow[] = [];
-    let allocated = new Map<string, bigint>();
     rows.forEach((row, n) => {
-      const last = rows[n + 1]?.plan_id !== row.plan_id;
-      const before = allocated.get(row.plan_id) ?? 0n;
-      const share = last ? row.fee_units - before : row.plan_units > 0n ? (row.fee_units * row.value_units) / row.plan_units : 0n;
-      allocated.set(row.plan_id, before + share);
-      if (last) allocated = new Map();
       if (reach && !reach.has(row.project_id)) return;
       out.push({
         plan_id: row.plan_id,
@@ -91,7 +86,7 @@ export class MovedOutExport {
         txid: row.txid,
         project_id: row.project_id,
         value_units: row.value_units.toString(),
-        fee_units: share.toString(),
+        fee_units: shares[n]!.toString(),
         destination: row.destination,
         destination_kind: row.destination_kind,
       });
@@ -104,4 +99,20 @@ export class MovedOutExport {
     const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
     return [COLUMNS.join(','), ...rows.map((row) => COLUMNS.map((c) => cell(String(row[c]))).join(','))].join('\r\n') + '\r\n';
   }
+}
+
+/**
+ * Each row's share of its plan's fee, rows of one plan adjacent: in proportion to the row's value,
+ * rounded down, the remainder to the plan's last row, so the shares of a plan add up to its fee.
+ */
+export function feeShares(rows: readonly { plan_id: string; fee_units: bigint; plan_units: bigint; value_units: bigint }[]): bigint[] {
+  const shares: bigint[] = [];
+  let given = 0n;
+  rows.forEach((row, n) => {
+    const last = rows[n + 1]?.plan_id !== row.plan_id;
+    const share = last ? row.fee_units - given : row.plan_units > 0n ? (row.fee_units * row.value_units) / row.plan_units : 0n;
+    shares.push(share);
+    given = last ? 0n : given + share;
+  });
+  return shares;
 }

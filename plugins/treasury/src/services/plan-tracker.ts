@@ -94,7 +94,14 @@ export class PlanTracker {
       } catch {
         continue;
       }
-      const state = await target.treasury.transaction(plan.txid!);
+      let state;
+      try {
+        state = await target.treasury.transaction(plan.txid!);
+      } catch (error) {
+        // One provider failing stops nothing else: the next pass asks again.
+        this.deps.logger.warn({ plan: plan.id, err: error }, 'treasury transaction state unavailable');
+        continue;
+      }
       const confirmations = state?.confirmations ?? 0;
       const enough = confirmations >= target.confirmations;
       const status = enough ? 'confirmed' : plan.status === 'confirmed' ? 'broadcast' : plan.status;

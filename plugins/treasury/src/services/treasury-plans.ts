@@ -147,7 +147,12 @@ export class TreasuryPlans {
       } catch {
         continue;
       }
-      const estimate = await this.deps.treasuryNetworks.estimate(target);
+      let estimate;
+      try {
+        estimate = await this.deps.treasuryNetworks.estimate(target);
+      } catch {
+        continue; // no rate now: the next pass asks again
+      }
       if (estimate.nextBlock > plan.max_fee_rate!) continue;
       const inputs = await PlanInput.query(this.deps.db).where({ plan_id: plan.id, held: true }).orderBy('id');
       const sourced = await this.deps.treasurySources.resolve(target.chain, inputs.map(inputAsOutput));
