@@ -17,15 +17,16 @@ export interface AddressKey {
   readonly path: string;
 }
 
-const accounts = new Map<string, BIP32Interface>();
+const nodes = new Map<string, BIP32Interface>();
 
-function accountNode(canonical: string, network: bitcoin.Network): BIP32Interface {
-  const cacheKey = `${network.bip32.public}:${canonical}`;
-  let node = accounts.get(cacheKey);
+/** The account key's node, or its branch node (receive, change): each derivation costs a point multiplication, so they are kept. */
+function accountNode(canonical: string, network: bitcoin.Network, branch?: number): BIP32Interface {
+  const cacheKey = `${network.bip32.public}:${canonical}:${branch ?? ''}`;
+  let node = nodes.get(cacheKey);
   if (!node) {
-    node = bip32.fromBase58(canonical, network);
-    if (accounts.size > 256) accounts.clear();
-    accounts.set(cacheKey, node);
+    node = branch === undefined ? bip32.fromBase58(canonical, network) : accountNode(canonical, network).derive(branch);
+    if (nodes.size > 512) nodes.clear();
+    nodes.set(cacheKey, node);
   }
   return node;
 }
@@ -43,7 +44,7 @@ function accountNode(canonical: string, network: bitcoin.Network): BIP32Interfac
  */
 export function addressKey(key: AccountKey, origin: KeyOrigin | undefined, branch: number, index: number, network: bitcoin.Network): AddressKey {
   const account = accountNode(key.canonical, network);
-  const pubkey = account.derive(branch).derive(index).publicKey;
+  const pubkey = accountNode(key.canonical, network, branch).derive(index).publicKey;
   const script = bitcoin.payments.p2wpkh({ pubkey, network }).output!;
   return origin
     ? { pubkey, script, masterFingerprint: Buffer.from(origin.fingerprint, 'hex'), path: `${origin.path}/${branch}/${index}` }

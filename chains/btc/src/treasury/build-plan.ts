@@ -1,7 +1,7 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import { chainErrors, treasuryChainErrors, type BuildRequest, type PlanOutput, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
-import { addressKey } from './account-derivation.js';
-import { unsignedTransactionOf } from './psbt-transaction.js';
+import { addressKey, type AddressKey } from './account-derivation.js';
+import { psbtOf } from './psbt-transaction.js';
 import { dustThreshold, estimateVsize, outputScriptType } from './transaction-size.js';
 import type { TreasuryNetwork } from './treasury-network.js';
 
@@ -36,9 +36,10 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
     throw chainErrors.validation_error({ message: 'The fee must be a non-negative amount of base units.' });
   }
 
-  const psbt = new bitcoin.Psbt({ network: net.network });
-  psbt.setVersion(2);
-  psbt.setLocktime(0);
+  const tx = new bitcoin.Transaction();
+  tx.version = 2;
+  tx.locktime = 0;
+  const inputKeys: AddressKey[] = [];
   const seen = new Set<string>();
   let inputTotal = 0n;
   for (const input of inputs) {
@@ -52,13 +53,8 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
         message: `The input ${outpoint}: ${input.address} is not the account key's address at ${input.branch}/${input.index}.`,
       });
     }
-    psbt.addInput({
-      hash: input.txHash,
-      index: input.outputIndex,
-      sequence: input.sequence ?? RBF_SEQUENCE,
-      witnessUtxo: { script: key.script, value: input.amountUnits },
-      bip32Derivation: [{ masterFingerprint: key.masterFingerprint, pubkey: key.pubkey, path: key.path }],
-    });
+    tx.addInput(Buffer.from(input.txHash, 'hex').reverse(), input.outputIndex, input.sequence ?? RBF_SEQUENCE);
+    inputKeys.push(key);
     inputTotal += input.amountUnits;
   }
 
@@ -89,7 +85,7 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
   }
 
   const planned = outputs.map((output) => ({ ...output, amountUnits: output.amountUnits ?? remainder }));
-  planned.forEach((output, i) => {
+  const ownKeys = planned.map((output, i) => {
     const script = scripts[i]!;
     const dust = dustThreshold(script, net.params.dustRelayFeePerKvb);
     if (output.amountUnits < dust) {
@@ -104,18 +100,26 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
         message: `The output to ${output.address} is not the account's address at ${output.own!.branch}/${output.own!.index}.`,
       });
     }
-    psbt.addOutput({
-      script,
-      value: output.amountUnits,
-      ...(own ? { bip32Derivation: [{ masterFingerprint: own.masterFingerprint, pubkey: own.pubkey, path: own.path }] } : {}),
+    tx.addOutput(script, output.amountUnits);
+    return own;
+  });
+
+  const psbt = psbtOf(tx, net.network);
+  inputKeys.forEach((key, i) => {
+    psbt.updateInput(i, {
+      witnessUtxo: { script: key.script, value: inputs[i]!.amountUnits },
+      bip32Derivation: [{ masterFingerprint: key.masterFingerprint, pubkey: key.pubkey, path: key.path }],
     });
+  });
+  ownKeys.forEach((own, i) => {
+    if (own) psbt.updateOutput(i, { bip32Derivation: [{ masterFingerprint: own.masterFingerprint, pubkey: own.pubkey, path: own.path }] });
   });
 
   const outputTotal = planned.reduce((sum, o) => sum + o.amountUnits, 0n);
   return {
     format: 'psbt',
     data: psbt.toBase64(),
-    txid: unsignedTransactionOf(psbt).getId(),
+    txid: tx.getId(),
     size: vsize,
     feeUnits: inputTotal - outputTotal,
     inputs: [...inputs],

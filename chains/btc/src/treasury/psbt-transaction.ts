@@ -9,3 +9,30 @@ export function unsignedTransactionOf(psbt: bitcoin.Psbt): bitcoin.Transaction {
   for (const output of psbt.txOutputs) tx.addOutput(Uint8Array.from(output.script), output.value);
   return tx;
 }
+
+/**
+ * A PSBT (v0) carrying `tx` (no scriptSigs, no witnesses) with empty input and output maps, to
+ * be filled with `updateInput`/`updateOutput`. Built from its bytes because `Psbt.addInput`
+ * re-checks the whole transaction at each call: 1,000 inputs took tens of seconds.
+ */
+export function psbtOf(tx: bitcoin.Transaction, network: bitcoin.Network): bitcoin.Psbt {
+  const raw = Buffer.from(tx.toBuffer());
+  const bytes = Buffer.concat([
+    Buffer.from('70736274ff', 'hex'), // "psbt" 0xff
+    Buffer.from([0x01, 0x00]), // key: PSBT_GLOBAL_UNSIGNED_TX
+    varInt(raw.length),
+    raw,
+    Buffer.from([0x00]), // end of the global map
+    Buffer.alloc(tx.ins.length + tx.outs.length, 0x00), // one empty map per input and output
+  ]);
+  return bitcoin.Psbt.fromBuffer(bytes, { network });
+}
+
+function varInt(n: number): Buffer {
+  if (n < 0xfd) return Buffer.from([n]);
+  if (n <= 0xffff) return Buffer.from([0xfd, n & 0xff, n >>> 8]);
+  const b = Buffer.alloc(5);
+  b[0] = 0xfe;
+  b.writeUInt32LE(n, 1);
+  return b;
+}

@@ -2,6 +2,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import { treasuryChainErrors, type UnsignedTransaction, type VerifiedTransaction } from '@gw/chain-api';
 import { addressKey } from './account-derivation.js';
+import { sighashAllDigests } from './bip143-digest.js';
 import { unsignedTransactionOf } from './psbt-transaction.js';
 import { readSigned, type SignedCandidate } from './read-signed.js';
 import type { TreasuryNetwork } from './treasury-network.js';
@@ -31,6 +32,7 @@ export function verifySigned(unsigned: UnsignedTransaction, signed: string, net:
   compareWithPlan(plan, candidate.tx);
 
   const final = plan.clone();
+  const digestOf = sighashAllDigests(plan);
   unsigned.inputs.forEach((input, i) => {
     if (txidOf(plan.ins[i]!.hash) !== input.txHash || plan.ins[i]!.index !== input.outputIndex) throw new Error(`the plan PSBT and its input ${i} disagree`);
     const key = addressKey(input.key, input.origin ?? input.key.origin, input.branch, input.index, net.network);
@@ -48,7 +50,7 @@ export function verifySigned(unsigned: UnsignedTransaction, signed: string, net:
     }
     if (decoded.hashType !== bitcoin.Transaction.SIGHASH_ALL) throw incomplete(where, `is signed with sighash type ${decoded.hashType}, not SIGHASH_ALL`, i);
     const scriptCode = bitcoin.payments.p2pkh({ pubkey: key.pubkey }).output!;
-    const digest = plan.hashForWitnessV0(i, scriptCode, input.amountUnits, decoded.hashType);
+    const digest = digestOf(i, scriptCode, input.amountUnits);
     if (!ecc.verify(digest, key.pubkey, decoded.signature, true)) throw incomplete(where, 'has a signature that does not verify', i);
     final.setWitness(i, [signature, key.pubkey]);
   });
