@@ -77,10 +77,11 @@ export class PlanTracker {
     });
   }
 
-  /** One pass: plans waiting for their fee, broadcast plans' confirmations, open plans' inputs. */
+  /** One pass: open plans' inputs, plans waiting for their fee, broadcast plans' confirmations. */
   async track(): Promise<TrackReport> {
-    const proceeded = await this.deps.treasuryPlans.proceedWaiting();
+    // Inputs spent elsewhere first: a waiting plan that lost one is not built.
     const invalidated = await this.invalidateSpent();
+    const proceeded = await this.deps.treasuryPlans.proceedWaiting();
     const confirmed: string[] = [];
     const reorged: string[] = [];
     const sent = await Plan.query(this.deps.db)
