@@ -11,7 +11,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
@@ -221,6 +221,8 @@ test.serial(
     const sent = await api('POST', `/api/v1/treasury/plans/${plan.id}/broadcast`);
     t.is(sent.status, 200, JSON.stringify(sent.body));
     t.is(sent.body.status, 'broadcast');
+    // bcoin answers sendrawtransaction before its mempool has taken the transaction in.
+    await waitFor(async () => (await node.mempool()).includes(plan.txid), 20_000);
     t.deepEqual(await node.mempool(), [plan.txid]);
 
     await node.mine(6);
@@ -344,8 +346,8 @@ test.serial('CPFP: a payment left at the lowest fee is accelerated by a child pa
 
   await api('POST', `/api/v1/treasury/plans/${child.body.id}/signed`, { signed: (await signOffline(child.body.plan_file)).signed });
   t.is((await api('POST', `/api/v1/treasury/plans/${child.body.id}/broadcast`)).body.status, 'broadcast');
-  const mempool = await node.mempool();
-  t.true(mempool.includes(parent) && mempool.includes(child.body.txid));
+  await waitFor(async () => (await node.mempool()).includes(child.body.txid), 20_000);
+  t.true((await node.mempool()).includes(parent));
   await node.mine(6);
   await scan();
   t.deepEqual((await gw.kernel.cradle.treasuryTracker.track()).confirmed, [child.body.id]);
