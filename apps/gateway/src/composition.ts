@@ -7,6 +7,7 @@ import { invoicesPlugin } from '@gw/plugin-invoices';
 import { webhooksPlugin } from '@gw/plugin-webhooks';
 import { sandboxPlugin } from '@gw/plugin-sandbox';
 import { watchersPlugin } from '@gw/plugin-watchers';
+import { treasuryPlugin } from '@gw/plugin-treasury';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { mcpPlugin } from '@gw/plugin-mcp';
 import { checkoutPlugin } from '@gw/plugin-checkout';
@@ -25,6 +26,7 @@ export const plugins: readonly AnyPlugin[] = [
   invoicesPlugin,
   webhooksPlugin,
   watchersPlugin,
+  treasuryPlugin,
   sandboxPlugin,
   checkoutPlugin,
   oauthPlugin,

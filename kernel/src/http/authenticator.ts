@@ -23,6 +23,8 @@ export interface AuthContext {
   readonly secretKind?: 'production' | 'sandbox';
   /** Scopes of a PAT or OAuth token; absent for API keys (which may do everything for their project). */
   readonly scopes?: readonly string[];
+  /** The operator a PAT or OAuth token belongs to (operator-level routes such as the treasury's scope their reads to it). */
+  readonly operatorId?: string;
   /** Audit actor string, e.g. `api_key:01H...`. */
   readonly actor: string;
   /** Set by an authenticator that answers identical copies of a request alike (`AuthenticationRequest.repeat`). */

@@ -1,5 +1,11 @@
 import type { ChainId, NetworkKind } from './network.js';
 
+/*
+ * Account keys and derived addresses: a leaf of the chain contract, so the adapter contract
+ * (chain.ts) and the treasury contract (treasury/chain-treasury.ts) both use them without an
+ * import cycle between the two.
+ */
+
 /** A validated account-level public key, ready for derivation. */
 export interface AccountKey {
   readonly chain: ChainId;
@@ -14,6 +20,14 @@ export interface AccountKey {
    * so hardware wallets sign them. Absent for a bare key.
    */
   readonly origin?: KeyOrigin;
+}
+
+/** One derived receive address. */
+export interface DerivedAddress {
+  readonly index: number;
+  readonly address: string;
+  /** Full path matching `^m(\/\d+'?)+$`, e.g. `m/84'/0'/0'/0/5`. */
+  readonly path: string;
 }
 
 /** The key origin of an account key: the master key fingerprint and the path from it (BIP 32, BIP 380 key expressions). */

@@ -1,9 +1,10 @@
 import { chainErrors } from './chain-errors.js';
-export type { AccountKey, KeyOrigin } from './account-key.js';
 import { CHAIN_ID_PATTERN, COIN_ID_PATTERN, type ChainId, type CoinId, type NetworkDefinition, type NetworkKind, type ProjectKind } from './network.js';
-import type { AccountKey } from './account-key.js';
+import type { AccountKey, DerivedAddress } from './account-key.js';
 import type { ChainTreasury } from './treasury/chain-treasury.js';
 import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
+
+export type { AccountKey, DerivedAddress } from './account-key.js';
 
 /**
  * The chain contract: `defineChain()` and the `ChainAdapter` interface.
@@ -144,14 +145,6 @@ export interface ChainDefinition {
    * interval follows it (`pollIntervalOf`). Absent: 5.
    */
   readonly blockTimeSeconds?: number;
-}
-
-/** One derived receive address. */
-export interface DerivedAddress {
-  readonly index: number;
-  readonly address: string;
-  /** Full path matching `^m(\/\d+'?)+$`, e.g. `m/84'/0'/0'/0/5`. */
-  readonly path: string;
 }
 
 /** Input to `paymentUri`. */

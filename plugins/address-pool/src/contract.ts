@@ -28,6 +28,15 @@ declare module '@gw/kernel' {
 export const ADDRESS_POOL_EXPORTS: readonly ServiceName[] = ['addressPoolService', 'addressPoolReplenisher'];
 
 export { addressPoolErrors } from './errors.js';
-export type { AddressPoolService, Allocation, FreshPickGroup, FreshPicks, PickedGroup, PoolAddressRef, TakenAddress } from './services/address-pool-service.js';
+export type {
+  AddressPoolService,
+  Allocation,
+  FreshPickGroup,
+  FreshPicks,
+  PickedGroup,
+  PoolAddressPath,
+  PoolAddressRef,
+  TakenAddress,
+} from './services/address-pool-service.js';
 export type { PoolReplenisher } from './services/pool-replenisher.js';
 export type { PoolStatus } from './services/pool-status.js';

@@ -12,6 +12,7 @@ import { ApiKeyService } from './services/api-key-service.js';
 import { OperatorService } from './services/operator-service.js';
 import { PatService } from './services/pat-service.js';
 import { ProjectService } from './services/project-service.js';
+import { createPatAuthenticator } from './services/pat-authenticator.js';
 import { createSignedRequestAuthenticator } from './services/signed-request-authenticator.js';
 import { SignedAnswerStore } from './services/signed-answer-store.js';
 import { tenancyJobs } from './jobs.js';
@@ -20,7 +21,8 @@ import { UserService } from './services/user-service.js';
 /**
  * Tenancy and credentials: operators and their subscription status, projects (kind fixed at
  * creation), API keys with encrypted secrets and rotation, personal access tokens, invited users,
- * and the `signed` authenticator of spec 5.1 that every REST route uses.
+ * the `signed` authenticator of spec 5.1 that every partner REST route uses, and the `pat`
+ * authenticator of operator routes (issue 35).
  */
 export const tenancyPlugin = definePlugin({
   id: 'tenancy',
@@ -38,7 +40,7 @@ export const tenancyPlugin = definePlugin({
     tenancySignedAnswers: service(['db'], (deps) => new SignedAnswerStore(deps)),
   }),
   jobs: tenancyJobs,
-  authenticators: withDeps(['tenancyProjects', 'tenancyApiKeys', 'tenancySignedAnswers', 'kernelConfig', 'logger'], (deps) => ({
+  authenticators: withDeps(['tenancyProjects', 'tenancyApiKeys', 'tenancySignedAnswers', 'tenancyPats', 'kernelConfig', 'logger'], (deps) => ({
     signed: createSignedRequestAuthenticator({
       tenancyProjects: deps.tenancyProjects,
       tenancyApiKeys: deps.tenancyApiKeys,
@@ -46,6 +48,8 @@ export const tenancyPlugin = definePlugin({
       signedQuery: deps.kernelConfig.security.signedQuery,
       logger: deps.logger,
     }),
+    // Operator routes (the treasury, issue 35): a personal access token, never a project's API key.
+    pat: createPatAuthenticator({ tenancyPats: deps.tenancyPats, tenancyProjects: deps.tenancyProjects }),
   })),
   routes: tenancyRoutes,
   cli: tenancyCommands,

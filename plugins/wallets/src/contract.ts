@@ -22,4 +22,4 @@ export const WALLETS_EXPORTS: readonly ServiceName[] = ['walletsWallets'];
 
 export { type CurrentBinding, type VerifiedWallet, WALLET_VERIFIED_CHANNEL, type WalletService, type WalletVerifiedNotice } from './services/wallet-service.js';
 export { previewWallet } from './services/wallet-preview.js';
-export type { RegisterResult, WalletView } from './services/wallet-service.js';
+export type { RegisterResult, WalletAccountKey, WalletView } from './services/wallet-service.js';

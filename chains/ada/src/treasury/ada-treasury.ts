@@ -4,8 +4,10 @@ import {
   expectShape,
   ProviderError,
   treasuryChainErrors,
+  type AccountKey,
   type BuildRequest,
   type ChainTreasury,
+  type DerivedAddress,
   type FeeEstimate,
   type NetworkDefinition,
   type ProviderHttp,
@@ -15,6 +17,7 @@ import {
   type VerifiedTransaction,
   type WatcherOptions,
 } from '@gw/chain-api';
+import { deriveAdaAddress } from '../derive.js';
 import { mapLimit } from '../map-limit.js';
 import { buildAdaTransaction } from './build-transaction.js';
 import { parseLedgerSnapshot, type LedgerSnapshot } from './ledger-snapshot.js';
@@ -205,6 +208,11 @@ export class AdaTreasury implements ChainTreasury {
       );
     });
     return result;
+  }
+
+  /** Change address `index` (CIP-1852 internal chain, role 1) of the account, with the account's stake key. */
+  changeAddress(key: AccountKey, index: number): DerivedAddress {
+    return { index, ...deriveAdaAddress(key.canonical, key.network, index, 1) };
   }
 
   /** Lovelace per byte × the bytes one more input and its witness add (see {@link INPUT_WITH_WITNESS_BYTES}). */

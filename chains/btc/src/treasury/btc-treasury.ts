@@ -1,6 +1,9 @@
+import * as bitcoin from 'bitcoinjs-lib';
 import {
   treasuryChainErrors,
+  type AccountKey,
   type BuildRequest,
+  type DerivedAddress,
   type ChainDefinition,
   type ChainTreasury,
   type FeeEstimate,
@@ -14,6 +17,8 @@ import {
   type WatcherOptions,
 } from '@gw/chain-api';
 import type { Bip84Params } from '../bip84-params.js';
+import { deriveBip84Address } from '../derive.js';
+import { addressKey } from './account-derivation.js';
 import { buildPlan } from './build-plan.js';
 import { coreBroadcast, esploraBroadcast } from './broadcast.js';
 import { coreFeeEstimate, esploraFeeEstimate } from './fee-estimates.js';
@@ -92,6 +97,15 @@ export class BtcTreasury implements ChainTreasury {
       );
     }
     return esploraUnspentAll(unique, (address) => this.providers.run('unspentAt', (http) => esploraUnspent(http, address)));
+  }
+
+  /** Change address `index` (branch 1) of the account: where a plan gathers to the same account (the signer derives it again). */
+  changeAddress(key: AccountKey, index: number): DerivedAddress {
+    const derived = addressKey(key, key.origin, 1, index, this.net.network);
+    const address = bitcoin.payments.p2wpkh({ output: Buffer.from(derived.script), network: this.net.network }).address!;
+    const receive = deriveBip84Address(key.canonical, key.network, 0, this.net.params, this.net.network).path;
+    const account = key.origin?.path ?? receive.slice(0, -'/0/0'.length);
+    return { index, address, path: `${account}/1/${index}` };
   }
 
   inputCost(feeRate: bigint): bigint {

@@ -1,5 +1,7 @@
-import type { AccountKey, KeyOrigin } from '../account-key.js';
+import type { AccountKey, DerivedAddress, KeyOrigin } from '../account-key.js';
 import type { NetworkDefinition } from '../network.js';
+
+export type { KeyOrigin } from '../account-key.js';
 
 /**
  * The treasury side of a chain (issue 35): what the gateway needs to move money it received without
@@ -59,6 +61,13 @@ export interface ChainTreasury {
 
   /** The unspent outputs the provider sees at each address (reconciliation); addresses without any are absent from the map. */
   unspentAt(addresses: readonly string[]): Promise<Map<string, ProviderOutput[]>>;
+
+  /**
+   * Address `index` of the account's change chain (branch 1; `m/84'/1'/0'/1/<index>`): where a plan
+   * gathers money to the same account. Pure. The signer derives it again from the seed before it
+   * calls the output own.
+   */
+  changeAddress(key: AccountKey, index: number): DerivedAddress;
 
   /** What spending one input costs at `feeRate`, in base units: an output worth less is not worth moving (`dust`). */
   inputCost(feeRate: bigint): bigint;

@@ -54,6 +54,20 @@ export interface PoolAddressRef {
 }
 
 /** A (project, chain) pool of a batch and how many fresh addresses it asks for. */
+/** Where a pool address derives from ({@link AddressPoolService.spendPaths}). */
+export interface PoolAddressPath {
+  readonly id: string;
+  readonly projectId: string;
+  readonly chain: ChainId;
+  readonly walletId: string;
+  readonly address: string;
+  /** Pool addresses are receive addresses: branch 0. */
+  readonly branch: 0;
+  readonly index: number;
+  /** Full path, `m/84'/1'/0'/0/5`. */
+  readonly path: string;
+}
+
 export interface FreshPickGroup {
   readonly projectId: string;
   readonly chain: ChainId;
@@ -331,6 +345,43 @@ export class AddressPoolService {
       [chain, [...new Set(addresses)]],
     );
     return rows.rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address, derivationPath: r.derivation_path, state: r.state }));
+  }
+
+  /**
+   * Where pool addresses derive from (the treasury signs for them, issue 35): each id's wallet
+   * binding, derivation index and path, in any state, of keys replaced since too (their addresses
+   * stay spendable). Pool addresses are on the receive branch (0). Missing ids are absent.
+   */
+  async spendPaths(addressIds: readonly string[]): Promise<Map<string, PoolAddressPath>> {
+    if (addressIds.length === 0) return new Map();
+    const rows = await sqlQuery<{
+      id: string;
+      project_id: string;
+      chain: ChainId;
+      wallet_id: string;
+      address: string;
+      derivation_index: number;
+      derivation_path: string;
+    }>(
+      this.deps.db,
+      sql`select id, project_id, chain, wallet_id, address, derivation_index, derivation_path
+            from address_pool_addresses where id = any(${[...new Set(addressIds)]}::text[])`,
+    );
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        {
+          id: r.id,
+          projectId: r.project_id,
+          chain: r.chain,
+          walletId: r.wallet_id,
+          address: r.address,
+          branch: 0 as const,
+          index: r.derivation_index,
+          path: r.derivation_path,
+        },
+      ]),
+    );
   }
 
   /** Addresses of `chain` that expect payments: allocated to an invoice or in cooldown after one. */

@@ -49,6 +49,6 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
 
 /**
  * CLI commands whose dashboard pages are not built yet. Each entry goes away when a route declares
- * it in `cli`; empty since the doctor and MCP tools pages.
+ * it in `cli`; the treasury's outputs list, CPFP and reconciliation are CLI and REST only so far (issue 35).
  */
-export const CLI_PENDING_COMMANDS: readonly string[] = [];
+export const CLI_PENDING_COMMANDS: readonly string[] = ['treasury outputs', 'treasury accelerate', 'treasury reconcile', 'treasury export'];

@@ -107,6 +107,8 @@ async function createForm(req: DashboardRequest) {
     'webhooks:manage': 'resend and replay webhook events',
     'admin:all': 'everything',
     'sandbox:simulate': 'sandbox simulations',
+    'treasury:read': 'read treasury balances and plans',
+    'treasury:write': 'plan, import, broadcast and bump treasury transactions (moves money once signed)',
   };
   return html`<h2 id="new-token">New token</h2>
 <form method="post" action="/dashboard/tokens">${csrfField(req)}${onceField()}

@@ -78,6 +78,17 @@ export interface VerifiedWallet {
   readonly generated: boolean;
 }
 
+/** A wallet binding's account key ({@link WalletService.accountKeys}). */
+export interface WalletAccountKey {
+  readonly id: string;
+  readonly projectId: string;
+  readonly chain: ChainId;
+  readonly key: AccountKey;
+  readonly state: 'pending' | 'verified';
+  /** A newer binding replaced it; its addresses still hold what they received. */
+  readonly retired: boolean;
+}
+
 export interface WalletsConfig {
   /** Lifetime of an ownership challenge in seconds (default 24 h). */
   readonly challengeTtlSeconds: number;
@@ -349,6 +360,24 @@ export class WalletService {
     if (filter.projectId) query.where('project_id', filter.projectId);
     if (filter.chain) query.where('chain', filter.chain);
     return (await query).filter((row) => this.deps.chains.has(row.chain)).map((row) => this.verifiedWallet(row));
+  }
+
+  /**
+   * The account keys of wallet bindings by id, current or replaced (a replaced key's addresses stay
+   * spendable: the treasury signs for them, issue 35). The key is parsed again by the chain's
+   * adapter, so a key registered in key-origin form (`[fp/84'/0'/0']xpub`) carries its origin.
+   * Bindings of chains not enabled, and missing ids, are absent.
+   */
+  async accountKeys(walletIds: readonly string[]): Promise<Map<string, WalletAccountKey>> {
+    if (walletIds.length === 0) return new Map();
+    const rows = await WalletBinding.query(this.deps.db).whereIn('id', [...new Set(walletIds)]);
+    const keys = new Map<string, WalletAccountKey>();
+    for (const row of rows) {
+      if (!this.deps.chains.has(row.chain)) continue;
+      const key = this.deps.chains.get(row.chain).parseAccountKey(row.account_key_input, row.network_kind);
+      keys.set(row.id, { id: row.id, projectId: row.project_id, chain: row.chain, key, state: row.state, retired: row.superseded_at !== null });
+    }
+    return keys;
   }
 
   private verifiedWallet(binding: WalletBinding): VerifiedWallet {

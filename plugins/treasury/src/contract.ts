@@ -1,0 +1,44 @@
+/**
+ * The contract of the treasury plugin (issue 35: balances, plans, signed imports, broadcast and
+ * tracking, reconciliation): the services it registers and what other plugins may import from it
+ * (`@gw/plugin-treasury/contract`), nothing else (ADR 0009).
+ */
+import type { ServiceName } from '@gw/kernel';
+import type { TreasuryConfig } from './config.js';
+import type { MovedOutExport } from './services/moved-out-export.js';
+import type { PlanTracker } from './services/plan-tracker.js';
+import type { Reconciliation } from './services/reconciliation.js';
+import type { SignedImport } from './services/signed-import.js';
+import type { SpendSources } from './services/spend-sources.js';
+import type { TreasuryBalances } from './services/treasury-balances.js';
+import type { TreasuryNetworks } from './services/treasury-networks.js';
+import type { TreasuryPlans } from './services/treasury-plans.js';
+
+declare module '@gw/kernel' {
+  interface Cradle {
+    readonly treasuryConfig: TreasuryConfig;
+    readonly treasuryNetworks: TreasuryNetworks;
+    readonly treasurySources: SpendSources;
+    /** Sweeps, bumps, accelerations, cancellation and the plans' reads. */
+    readonly treasuryPlans: TreasuryPlans;
+    /** Signed transactions back: verified against the plan, then stored. */
+    readonly treasurySignedImport: SignedImport;
+    /** Broadcast, confirmations, reorgs, invalidation of plans whose inputs were spent elsewhere. */
+    readonly treasuryTracker: PlanTracker;
+    readonly treasuryBalances: TreasuryBalances;
+    readonly treasuryReconciliation: Reconciliation;
+    /** The accounting export of money moved out: confirmed plans per project, with their share of the fee. */
+    readonly treasuryMovedOut: MovedOutExport;
+  }
+}
+
+/** The services other plugins may declare (the MCP tools and dashboard pages read balances and propose plans through them). */
+export const TREASURY_EXPORTS: readonly ServiceName[] = ['treasuryBalances', 'treasuryPlans'];
+
+export { treasuryErrors } from './errors.js';
+export { PLAN_STATUSES, PLAN_KINDS, type PlanStatus, type PlanKind } from './plan-status.js';
+export type { PlanView, PlanInputView } from './plan-view.js';
+export type { MovedOutRow } from './services/moved-out-export.js';
+export type { BalanceView, OutputView } from './services/treasury-balances.js';
+export type { SweepRequest, OutputSelection, DestinationRequest } from './services/treasury-plans.js';
+export type { TreasuryScope } from './services/treasury-scope.js';

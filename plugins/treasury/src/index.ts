@@ -1,0 +1,63 @@
+import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { TREASURY_PAGE_DEPS, treasuryPage } from './dashboard/treasury-page.js';
+import { m0001Treasury } from '../migrations/0001_treasury.js';
+import { treasuryCommands } from './cli.js';
+import { TreasuryConfigSchema } from './config.js';
+import { TREASURY_EXPORTS } from './contract.js';
+import { treasuryErrors } from './errors.js';
+import { treasuryJobs } from './jobs.js';
+import { registerTreasuryGauges } from './metrics.js';
+import { treasuryMcpTools } from './mcp-tools.js';
+import { treasuryRoutes } from './routes.js';
+import { MovedOutExport } from './services/moved-out-export.js';
+import { PlanTracker } from './services/plan-tracker.js';
+import { Reconciliation } from './services/reconciliation.js';
+import { SignedImport } from './services/signed-import.js';
+import { SpendSources } from './services/spend-sources.js';
+import { TreasuryBalances } from './services/treasury-balances.js';
+import { TreasuryNetworks } from './services/treasury-networks.js';
+import { TreasuryPlans } from './services/treasury-plans.js';
+
+/**
+ * The treasury (issue 35): every output the gateway's pool addresses received, balances
+ * reconciled against the providers, and plans that move the money: unsigned transactions the
+ * gateway builds, signed elsewhere (a hardware wallet, `gateway-signer`), verified to be exactly
+ * the plan, broadcast and tracked to their confirmations. The gateway never holds a key.
+ */
+export const treasuryPlugin = definePlugin({
+  id: 'treasury',
+  dependsOn: ['tenancy', 'wallets', 'address-pool', 'watchers'],
+  exports: TREASURY_EXPORTS,
+  config: TreasuryConfigSchema,
+  errors: [treasuryErrors],
+  migrations: [m0001Treasury],
+  register: ({ config }) => ({
+    treasuryConfig: serviceValue(config),
+    treasuryNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new TreasuryNetworks(deps)),
+    treasurySources: service(['addressPoolService', 'walletsWallets'], (deps) => new SpendSources(deps)),
+    treasuryPlans: service(
+      ['db', 'audit', 'watchersOutputs', 'walletsWallets', 'tenancyProjects', 'treasuryConfig', 'treasuryNetworks', 'treasurySources'],
+      (deps) => new TreasuryPlans(deps),
+    ),
+    treasurySignedImport: service(['db', 'audit', 'jobs', 'treasuryNetworks', 'treasurySources', 'treasuryPlans'], (deps) => new SignedImport(deps)),
+    treasuryTracker: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryPlans'], (deps) => new PlanTracker(deps)),
+    treasuryBalances: service(['watchersOutputs', 'tenancyProjects', 'treasuryPlans'], (deps) => new TreasuryBalances(deps)),
+    treasuryMovedOut: service(['db', 'tenancyProjects'], (deps) => new MovedOutExport(deps)),
+    treasuryReconciliation: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks'], (deps) => new Reconciliation(deps)),
+  }),
+  contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage])],
+  routes: treasuryRoutes,
+  jobs: treasuryJobs,
+  mcpTools: treasuryMcpTools,
+  cli: treasuryCommands,
+  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks'], async (deps) => {
+    registerTreasuryGauges(deps.metrics.registry, deps);
+  }),
+});
+
+export * from './contract.js';
+export { TreasuryConfigSchema, type TreasuryConfig } from './config.js';
+export { buildPlanFile } from './services/plan-file.js';
+export { compare as reconcileOutputs } from './services/reconciliation.js';
+export { percent } from './plan-view.js';

@@ -1,0 +1,118 @@
+import { createCoalescer, sql, sqlQuery } from '@gw/kernel';
+import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
+import { Gauge, type Registry } from 'prom-client';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { TreasuryNetworks } from './services/treasury-networks.js';
+
+interface PlanFigures {
+  readonly open: { status: string; chain: string; network: string; n: number }[];
+  readonly oldestWaiting: number;
+  readonly stuck: { chain: string; network: string; n: number }[];
+  readonly differences: { chain: string; network: string; n: number }[];
+}
+
+/** A broadcast transaction still unconfirmed after this long counts as stuck (a bump may help). */
+const STUCK_SECONDS = 3 * 3600;
+
+/**
+ * The treasury's gauges, read at scrape time so every process reports the same truth: value held
+ * per chain network (the watchers' balances, in base units), open plans by status, how long the
+ * oldest plan has waited (for a signature or a fee), transactions stuck unconfirmed, and the
+ * differences the last reconciliation of each network found (alerts: deploy/prometheus/alerts.yml).
+ */
+export function registerTreasuryGauges(
+  registry: Registry,
+  deps: { db: Knex; logger: Logger; watchersOutputs: ReceivedOutputs; treasuryNetworks: TreasuryNetworks },
+): void {
+  const shared = createCoalescer<PlanFigures | undefined>();
+  const read = () =>
+    shared('plans', async () => {
+      try {
+        const [open, waiting, stuck, differences] = await Promise.all([
+          sqlQuery<{ status: string; chain: string; network: string; n: number }>(
+            deps.db,
+            sql`select status, chain, network, count(*)::int as n from treasury_plans
+                 where status in ('waiting_for_fee', 'awaiting_signature', 'signed', 'broadcast') group by status, chain, network`,
+          ),
+          sqlQuery<{ age: number | null }>(
+            deps.db,
+            sql`select extract(epoch from now() - min(created_at))::float8 as age from treasury_plans where status in ('waiting_for_fee', 'awaiting_signature', 'signed')`,
+          ),
+          sqlQuery<{ chain: string; network: string; n: number }>(
+            deps.db,
+            sql`select chain, network, count(*)::int as n from treasury_plans
+                 where status = 'broadcast' and confirmations = 0 and broadcast_at < now() - make_interval(secs => ${STUCK_SECONDS}) group by chain, network`,
+          ),
+          sqlQuery<{ chain: string; network: string; n: number }>(
+            deps.db,
+            sql`select distinct on (chain, network) chain, network, differences as n from treasury_reconciliations
+                 where finished_at is not null order by chain, network, id desc`,
+          ),
+        ]);
+        return { open, oldestWaiting: waiting[0]?.age ?? 0, stuck, differences };
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'treasury gauges unavailable');
+        return undefined;
+      }
+    });
+  new Gauge({
+    name: 'gateway_treasury_open_plans',
+    help: 'Treasury plans not yet confirmed nor closed, by status (waiting_for_fee, awaiting_signature, signed, broadcast), chain and network.',
+    labelNames: ['status', 'chain', 'network'],
+    registers: [registry],
+    async collect() {
+      const figures = await read();
+      this.reset();
+      for (const row of figures?.open ?? []) this.set({ status: row.status, chain: row.chain, network: row.network }, row.n);
+    },
+  });
+  new Gauge({
+    name: 'gateway_treasury_oldest_open_plan_age_seconds',
+    help: 'Age of the oldest plan waiting for its fee, a signature or its broadcast; 0 when none waits.',
+    registers: [registry],
+    async collect() {
+      const figures = await read();
+      this.set(figures?.oldestWaiting ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'gateway_treasury_stuck_transactions',
+    help: `Broadcast treasury transactions still unconfirmed ${STUCK_SECONDS / 3600} hours later (bump them: gateway treasury bump).`,
+    labelNames: ['chain', 'network'],
+    registers: [registry],
+    async collect() {
+      const figures = await read();
+      this.reset();
+      for (const row of figures?.stuck ?? []) this.set({ chain: row.chain, network: row.network }, row.n);
+    },
+  });
+  new Gauge({
+    name: 'gateway_treasury_reconciliation_differences',
+    help: 'Differences the last reconciliation of each network found between the recorded outputs and the provider’s (reported, never corrected).',
+    labelNames: ['chain', 'network'],
+    registers: [registry],
+    async collect() {
+      const figures = await read();
+      this.reset();
+      for (const row of figures?.differences ?? []) this.set({ chain: row.chain, network: row.network }, row.n);
+    },
+  });
+  new Gauge({
+    name: 'gateway_treasury_held_units',
+    help: 'Unspent value at pool addresses per chain network and coin, in base units (confirmed and unconfirmed). Base units of coins with many decimals exceed 2^53: read it as an order of magnitude.',
+    labelNames: ['chain', 'network', 'coin'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        for (const target of deps.treasuryNetworks.all()) {
+          const page = await deps.watchersOutputs.balances({ groupBy: 'network', chain: target.chain, network: target.network, limit: 50 });
+          for (const row of page.rows) this.set({ chain: row.chain, network: row.network, coin: row.coin }, Number(row.confirmedUnits + row.unconfirmedUnits));
+        }
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'treasury held-value gauge unavailable');
+      }
+    },
+  });
+}

@@ -1,0 +1,68 @@
+import { withUnitsColumns, type ChainId, type PlanFile } from '@gw/kernel';
+import { Model, type Pojo } from 'objection';
+import type { PlanKind, PlanStatus } from '../plan-status.js';
+
+/** Base-units columns of `treasury_plans`, read as bigint. */
+const UNITS_COLUMNS = ['fee_rate', 'fee_units', 'value_units', 'max_fee_rate'];
+
+/** An outpoint a plan chose not to spend: worth less than spending it costs at the plan's rate. */
+export interface SkippedOutput {
+  readonly tx_hash: string;
+  readonly output_index: number;
+  readonly address: string;
+  readonly amount_units: string;
+}
+
+/** One plan (migrations/0001_treasury.ts). */
+export class Plan extends Model {
+  static override tableName = 'treasury_plans';
+  id!: string;
+  chain!: ChainId;
+  network!: string;
+  coin!: string;
+  kind!: PlanKind;
+  status!: PlanStatus;
+  operator_id!: string | null;
+  destination!: string;
+  destination_kind!: 'own' | 'external';
+  destination_wallet_id!: string | null;
+  destination_index!: number | null;
+  fee_rate!: bigint | null;
+  fee_units!: bigint | null;
+  value_units!: bigint;
+  max_fee_rate!: bigint | null;
+  size!: number | null;
+  unsigned_format!: string | null;
+  unsigned_data!: string | null;
+  txid!: string | null;
+  plan_file!: PlanFile | null;
+  skipped!: SkippedOutput[];
+  signed_digest!: string | null;
+  signed_hex!: string | null;
+  replaces_plan_id!: string | null;
+  parent_txid!: string | null;
+  created_by!: string;
+  confirmations!: number;
+  block_height!: number | null;
+  block_hash!: string | null;
+  failure!: string | null;
+  created_at!: Date;
+  updated_at!: Date;
+  signed_at!: Date | null;
+  broadcast_at!: Date | null;
+  confirmed_at!: Date | null;
+
+  static override get jsonAttributes(): string[] {
+    return ['plan_file', 'skipped'];
+  }
+
+  override $parseDatabaseJson(json: Pojo): Pojo {
+    return withUnitsColumns(super.$parseDatabaseJson(json), UNITS_COLUMNS);
+  }
+
+  override $formatDatabaseJson(json: Pojo): Pojo {
+    const out = super.$formatDatabaseJson(json);
+    for (const column of UNITS_COLUMNS) if (typeof out[column] === 'bigint') out[column] = out[column].toString();
+    return out;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * A plan's statuses (issue 35):
+ *
+ * ```
+ * waiting_for_fee --(next-block rate <= max_fee_rate)--> awaiting_signature --(signed file verified)--> signed
+ *   --(broadcast)--> broadcast --(chain confirmations)--> confirmed
+ * ```
+ * A reorg drops a confirmed or mined plan back to `broadcast`. `replaced`: a bump took its inputs.
+ * `invalidated`: an input was spent by another transaction. `cancelled`: the operator dropped it
+ * before broadcast. `failed`: the provider refused the transaction.
+ */
+export const PLAN_STATUSES = [
+  'waiting_for_fee',
+  'awaiting_signature',
+  'signed',
+  'broadcast',
+  'confirmed',
+  'replaced',
+  'invalidated',
+  'cancelled',
+  'failed',
+] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+
+export const PLAN_KINDS = ['sweep', 'bump', 'accelerate'] as const;
+export type PlanKind = (typeof PLAN_KINDS)[number];
+
+/** Statuses whose inputs are held: a second plan over them is refused. */
+export const HOLDING_STATUSES: readonly PlanStatus[] = ['waiting_for_fee', 'awaiting_signature', 'signed', 'broadcast', 'confirmed'];
+
+/** Statuses before broadcast: an input spent elsewhere invalidates the plan; the operator may cancel. */
+export const UNSENT_STATUSES: readonly PlanStatus[] = ['waiting_for_fee', 'awaiting_signature', 'signed'];
+
+/** Queue names. */
+export const BROADCAST_JOB = 'treasury.broadcast';
+export const TRACK_JOB = 'treasury.track';
+export const RECONCILE_JOB = 'treasury.reconcile';

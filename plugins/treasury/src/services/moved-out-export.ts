@@ -1,0 +1,118 @@
+import { sql, sqlQuery, withUnitsColumns } from '@gw/kernel';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
+import type { Knex } from 'knex';
+import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
+
+/** Money moved out, one row per confirmed plan and project whose outputs it spent. */
+export interface MovedOutRow {
+  readonly plan_id: string;
+  readonly confirmed_at_iso: string;
+  readonly chain: string;
+  readonly network: string;
+  readonly coin: string;
+  readonly kind: string;
+  readonly txid: string;
+  readonly project_id: string;
+  /** What the plan spent of this project's outputs. */
+  readonly value_units: string;
+  /** This project's share of the fee, in proportion to its value (the remainder to the plan's last project). */
+  readonly fee_units: string;
+  readonly destination: string;
+  readonly destination_kind: 'own' | 'external';
+}
+
+const COLUMNS: readonly (keyof MovedOutRow)[] = [
+  'plan_id',
+  'confirmed_at_iso',
+  'chain',
+  'network',
+  'coin',
+  'kind',
+  'txid',
+  'project_id',
+  'value_units',
+  'fee_units',
+  'destination',
+  'destination_kind',
+];
+
+/**
+ * The accounting export of money moved out (issue 35 item 6): every plan confirmed in a range, per
+ * project, with its share of the fee. Sweeps to an own address move money within the account;
+ * their fee is still spent.
+ */
+export class MovedOutExport {
+  constructor(private readonly deps: { db: Knex; tenancyProjects: ProjectService }) {}
+
+  async rows(range: { from: Date; to: Date }, scope: TreasuryScope): Promise<MovedOutRow[]> {
+    const reach = await scopeProjects(this.deps.tenancyProjects, scope);
+    const read = await sqlQuery<object>(
+      this.deps.db,
+      sql`select p.id as plan_id, p.confirmed_at, p.chain, p.network, p.coin, p.kind, p.txid, p.destination, p.destination_kind,
+                 p.fee_units, p.value_units as plan_units, i.project_id, sum(i.amount_units) as value_units
+            from treasury_plans p join treasury_plan_inputs i on i.plan_id = p.id
+           where p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
+           group by p.id, i.project_id
+           order by p.confirmed_at, p.id, i.project_id`,
+    );
+    const rows = read.map((r) =>
+      withUnitsColumns<{
+        plan_id: string;
+        confirmed_at: Date;
+        chain: string;
+        network: string;
+        coin: string;
+        kind: string;
+        txid: string;
+        destination: string;
+        destination_kind: 'own' | 'external';
+        fee_units: bigint;
+        plan_units: bigint;
+        project_id: string;
+        value_units: bigint;
+      }>(r, ['fee_units', 'plan_units', 'value_units']),
+    );
+    const shares = feeShares(rows);
+    const out: MovedOutRow[] = [];
+    rows.forEach((row, n) => {
+      if (reach && !reach.has(row.project_id)) return;
+      out.push({
+        plan_id: row.plan_id,
+        confirmed_at_iso: new Date(row.confirmed_at).toISOString(),
+        chain: row.chain,
+        network: row.network,
+        coin: row.coin,
+        kind: row.kind,
+        txid: row.txid,
+        project_id: row.project_id,
+        value_units: row.value_units.toString(),
+        fee_units: shares[n]!.toString(),
+        destination: row.destination,
+        destination_kind: row.destination_kind,
+      });
+    });
+    return out;
+  }
+
+  /** The rows as CSV (RFC 4180, a header line). */
+  static csv(rows: readonly MovedOutRow[]): string {
+    const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+    return [COLUMNS.join(','), ...rows.map((row) => COLUMNS.map((c) => cell(String(row[c]))).join(','))].join('\r\n') + '\r\n';
+  }
+}
+
+/**
+ * Each row's share of its plan's fee, rows of one plan adjacent: in proportion to the row's value,
+ * rounded down, the remainder to the plan's last row, so the shares of a plan add up to its fee.
+ */
+export function feeShares(rows: readonly { plan_id: string; fee_units: bigint; plan_units: bigint; value_units: bigint }[]): bigint[] {
+  const shares: bigint[] = [];
+  let given = 0n;
+  rows.forEach((row, n) => {
+    const last = rows[n + 1]?.plan_id !== row.plan_id;
+    const share = last ? row.fee_units - given : row.plan_units > 0n ? (row.fee_units * row.value_units) / row.plan_units : 0n;
+    shares.push(share);
+    given = last ? 0n : given + share;
+  });
+  return shares;
+}

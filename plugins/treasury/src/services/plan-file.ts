@@ -1,0 +1,64 @@
+import type { ChainDefinition, NetworkKind, PlanAccount, PlanFile, PlanOutput, SpendInput, UnsignedTransaction } from '@gw/kernel';
+import type { PlanKind } from '../plan-status.js';
+
+/**
+ * The plan file handed to a signer (packages/chain-api/src/treasury/plan-file.ts): the unsigned
+ * transaction and a summary the signer checks against it. Paths are the full paths from the master
+ * key when the wallet was registered with a key origin, else from the chain's account path.
+ */
+export function buildPlanFile(input: {
+  planId: string;
+  definition: ChainDefinition;
+  network: { id: string; kind: NetworkKind };
+  coin: string;
+  kind: PlanKind;
+  unsigned: UnsignedTransaction;
+  feeRate: bigint;
+  createdAt: Date;
+  /** The account an own destination belongs to (its change chain). */
+  ownKey?: SpendInput['key'];
+}): PlanFile {
+  const { unsigned, definition } = input;
+  const accounts: PlanAccount[] = [];
+  const accountOf = (key: SpendInput['key'], origin: SpendInput['origin']): number => {
+    const at = accounts.findIndex((a) => a.key === key.canonical);
+    if (at >= 0) return at;
+    accounts.push({ key: key.canonical, fingerprint: origin?.fingerprint ?? null, path: origin?.path ?? definition.accountPath[input.network.kind] });
+    return accounts.length - 1;
+  };
+  const inputs = unsigned.inputs.map((i) => {
+    const account = accountOf(i.key, i.origin ?? i.key.origin);
+    return {
+      tx_hash: i.txHash,
+      output_index: i.outputIndex,
+      address: i.address,
+      amount_units: i.amountUnits.toString(),
+      account,
+      path: `${accounts[account]!.path}/${i.branch}/${i.index}`,
+    };
+  });
+  const ownAccount = input.ownKey ? accountOf(input.ownKey, input.ownKey.origin) : (inputs[0]?.account ?? 0);
+  const outputs = unsigned.outputs.map((o: PlanOutput & { amountUnits: bigint }) => ({
+    address: o.address,
+    amount_units: o.amountUnits.toString(),
+    destination: o.own
+      ? { kind: 'own' as const, account: ownAccount, path: `${accounts[ownAccount]!.path}/${o.own.branch}/${o.own.index}` }
+      : { kind: 'external' as const },
+  }));
+  return {
+    format: 'gateway-treasury-plan',
+    version: 1,
+    plan_id: input.planId,
+    chain: definition.id,
+    network: input.network.id,
+    coin: input.coin,
+    kind: input.kind,
+    accounts,
+    inputs,
+    outputs,
+    fee_units: unsigned.feeUnits.toString(),
+    fee_rate: input.feeRate.toString(),
+    unsigned: { format: unsigned.format, data: unsigned.data, txid: unsigned.txid },
+    created_at: input.createdAt.toISOString(),
+  };
+}

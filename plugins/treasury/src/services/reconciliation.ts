@@ -1,0 +1,216 @@
+import { jsonRecords, newId, sql, sqlQuery, type AuditLog, type ProviderOutput } from '@gw/kernel';
+import type { ReceivedOutput, ReceivedOutputs } from '@gw/plugin-watchers/contract';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { TreasuryConfig } from '../config.js';
+import type { TreasuryNetwork, TreasuryNetworks } from './treasury-networks.js';
+
+/** A difference between what the gateway recorded and what the provider sees. */
+export interface ReconciliationDifference {
+  readonly address: string;
+  readonly tx_hash: string;
+  readonly output_index: number;
+  /** `missing_at_provider`: recorded unspent, the provider does not list it; `unknown_to_gateway`: the reverse; `amount_differs`. */
+  readonly kind: 'missing_at_provider' | 'unknown_to_gateway' | 'amount_differs';
+  readonly gateway_units: string | null;
+  readonly provider_units: string | null;
+}
+
+export interface ReconciliationRun {
+  readonly id: string;
+  readonly chain: string;
+  readonly network: string;
+  readonly addresses: number;
+  readonly provider_requests: number;
+  readonly differences: number;
+  readonly failure: string | null;
+  readonly started_at_iso: string;
+  readonly finished_at_iso: string | null;
+}
+
+/**
+ * Reconciliation (issue 35 item 1): the unspent outputs the watchers recorded, per address, are
+ * compared with the provider's (`ChainTreasury.unspentAt`, `reconcileBatch` addresses per request).
+ * Only confirmed outputs are compared, so a payment or a spend in flight is no difference.
+ * Differences are recorded and reported (API, CLI, metric, alert), never corrected: the watchers'
+ * record is what the chain said block by block; a difference means a provider or the gateway is
+ * wrong, and a person decides which.
+ */
+export class Reconciliation {
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      audit: AuditLog;
+      logger: Logger;
+      watchersOutputs: ReceivedOutputs;
+      treasuryConfig: TreasuryConfig;
+      treasuryNetworks: TreasuryNetworks;
+    },
+  ) {}
+
+  /** Reconciles every network with a treasury; one run each. */
+  async runAll(): Promise<ReconciliationRun[]> {
+    const runs: ReconciliationRun[] = [];
+    for (const target of this.deps.treasuryNetworks.all()) runs.push(await this.run(target));
+    return runs;
+  }
+
+  async run(target: TreasuryNetwork): Promise<ReconciliationRun> {
+    const id = newId();
+    const started = new Date();
+    await sqlQuery(
+      this.deps.db,
+      sql`insert into treasury_reconciliations (id, chain, network, started_at) values (${id}, ${target.chain}, ${target.network}, ${started})`,
+    );
+    let addresses = 0;
+    let requests = 0;
+    let differences = 0;
+    let failure: string | null = null;
+    try {
+      const byAddress = await this.recorded(target);
+      const all = [...byAddress.keys()];
+      addresses = all.length;
+      const batch = this.deps.treasuryConfig.reconcileBatch;
+      for (let at = 0; at < all.length; at += batch) {
+        const chunk = all.slice(at, at + batch);
+        requests += 1;
+        const seen = await target.treasury.unspentAt(chunk);
+        const found = compare(chunk, byAddress, seen);
+        if (found.length > 0) {
+          await sqlQuery(
+            this.deps.db,
+            sql`insert into treasury_reconciliation_differences (reconciliation_id, chain, network, address, tx_hash, output_index, kind, gateway_units, provider_units)
+                select ${id}, ${target.chain}, ${target.network}, d.address, d.tx_hash, d.output_index, d.kind, d.gateway_units::numeric, d.provider_units::numeric
+                  from ${jsonRecords(found)} as d(address text, tx_hash text, output_index int, kind text, gateway_units text, provider_units text)`,
+          );
+          differences += found.length;
+        }
+      }
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error);
+      this.deps.logger.warn({ chain: target.chain, network: target.network, err: error }, 'treasury reconciliation failed');
+    }
+    const finished = new Date();
+    await sqlQuery(
+      this.deps.db,
+      sql`update treasury_reconciliations set addresses = ${addresses}, provider_requests = ${requests}, differences = ${differences}, failure = ${failure}, finished_at = ${finished} where id = ${id}`,
+    );
+    if (differences > 0)
+      this.deps.logger.warn({ chain: target.chain, network: target.network, differences, run: id }, 'treasury reconciliation found differences');
+    return {
+      id,
+      chain: target.chain,
+      network: target.network,
+      addresses,
+      provider_requests: requests,
+      differences,
+      failure,
+      started_at_iso: started.toISOString(),
+      finished_at_iso: finished.toISOString(),
+    };
+  }
+
+  /** The latest runs (newest first) and the differences of the latest run of each network. */
+  async latest(
+    limit = 20,
+  ): Promise<{ runs: ReconciliationRun[]; differences: (ReconciliationDifference & { chain: string; network: string; reconciliation_id: string })[] }> {
+    const runs = await sqlQuery<{
+      id: string;
+      chain: string;
+      network: string;
+      addresses: number;
+      provider_requests: number;
+      differences: number;
+      failure: string | null;
+      started_at: Date;
+      finished_at: Date | null;
+    }>(this.deps.db, sql`select * from treasury_reconciliations order by id desc limit ${limit}`);
+    const differences = await sqlQuery<ReconciliationDifference & { chain: string; network: string; reconciliation_id: string }>(
+      this.deps.db,
+      sql`select d.reconciliation_id, d.chain, d.network, d.address, d.tx_hash, d.output_index, d.kind, d.gateway_units::text, d.provider_units::text
+            from treasury_reconciliation_differences d
+           where d.reconciliation_id in (select distinct on (chain, network) id from treasury_reconciliations where finished_at is not null order by chain, network, id desc)
+           order by d.id limit 1000`,
+    );
+    return {
+      runs: runs.map((r) => ({
+        id: r.id,
+        chain: r.chain,
+        network: r.network,
+        addresses: r.addresses,
+        provider_requests: r.provider_requests,
+        differences: r.differences,
+        failure: r.failure,
+        started_at_iso: new Date(r.started_at).toISOString(),
+        finished_at_iso: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+      })),
+      differences,
+    };
+  }
+
+  /** Confirmed unspent outputs the watchers recorded, by address. */
+  private async recorded(target: TreasuryNetwork): Promise<Map<string, ReceivedOutput[]>> {
+    const byAddress = new Map<string, ReceivedOutput[]>();
+    let after: string | undefined;
+    do {
+      const page = await this.deps.watchersOutputs.list({
+        chain: target.chain,
+        network: target.network,
+        spent: 'unspent',
+        confirmedOnly: true,
+        limit: 1000,
+        ...(after ? { after } : {}),
+      });
+      for (const output of page.outputs) byAddress.set(output.address, [...(byAddress.get(output.address) ?? []), output]);
+      after = page.next ?? undefined;
+    } while (after);
+    return byAddress;
+  }
+}
+
+/** Differences between the recorded outputs of `addresses` and the provider's, confirmed ones only. */
+export function compare(
+  addresses: readonly string[],
+  recorded: ReadonlyMap<string, readonly ReceivedOutput[]>,
+  seen: ReadonlyMap<string, readonly ProviderOutput[]>,
+): ReconciliationDifference[] {
+  const found: ReconciliationDifference[] = [];
+  for (const address of addresses) {
+    const ours = new Map((recorded.get(address) ?? []).map((o) => [`${o.txHash}:${o.outputIndex}`, o]));
+    const theirs = new Map((seen.get(address) ?? []).filter((o) => o.blockHeight !== null).map((o) => [`${o.txHash}:${o.outputIndex}`, o]));
+    for (const [key, o] of ours) {
+      const p = theirs.get(key);
+      if (!p)
+        found.push({
+          address,
+          tx_hash: o.txHash,
+          output_index: o.outputIndex,
+          kind: 'missing_at_provider',
+          gateway_units: o.amountUnits.toString(),
+          provider_units: null,
+        });
+      else if (p.amountUnits !== o.amountUnits) {
+        found.push({
+          address,
+          tx_hash: o.txHash,
+          output_index: o.outputIndex,
+          kind: 'amount_differs',
+          gateway_units: o.amountUnits.toString(),
+          provider_units: p.amountUnits.toString(),
+        });
+      }
+    }
+    for (const [key, p] of theirs) {
+      if (!ours.has(key))
+        found.push({
+          address,
+          tx_hash: p.txHash,
+          output_index: p.outputIndex,
+          kind: 'unknown_to_gateway',
+          gateway_units: null,
+          provider_units: p.amountUnits.toString(),
+        });
+    }
+  }
+  return found;
+}

@@ -1,0 +1,83 @@
+/**
+ * What the treasury's real-node tests share: the REST calls with a bearer token (each answer
+ * checked against the route's documented schemas), a scan pass the test drives, a paid invoice,
+ * and the offline signature by `gateway-signer` (packages/signer) run as a process.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { responseMismatches, signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { MNEMONIC, type TestProject } from '@gw/testing';
+
+export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
+
+/** Calls of the treasury API with `token` (another with `bearer`). */
+export function treasuryApi(gw: () => TestKernel, token: () => string): Api {
+  return async (method, path, body, bearer) => {
+    const response = await fetch(gw().url + path, {
+      method,
+      headers: { authorization: `Bearer ${bearer ?? token()}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const answer = { status: response.status, body: await response.json() };
+    const problems = responseMismatches(gw().kernel, method, path.split('?')[0]!, answer.status, answer.body);
+    if (problems.length > 0) throw new Error(`${method} ${path}: ${problems.join('; ')}`);
+    return answer;
+  };
+}
+
+/** One scan pass of a network's watcher (another pass holding the lock: again; a failed pass throws). */
+export async function scanOnce(gw: TestKernel, chain: string, network: string): Promise<void> {
+  const target = gw.kernel.cradle.watchersRegistry.get(chain, network)!;
+  for (;;) {
+    const report = await gw.kernel.cradle.watchersScanner.pass(target);
+    if (report.error) throw new Error(report.error);
+    if (report.ran) return;
+  }
+}
+
+/** An invoice of `units` (8 decimals) created over the signed API and paid from `send`, into the mempool. */
+export async function paidInvoice(
+  gw: TestKernel,
+  project: TestProject,
+  coin: string,
+  units: bigint,
+  send: (address: string, units: bigint) => Promise<string>,
+): Promise<{ id: string; address: string; txid: string }> {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: {
+      external_id: `t-${Math.random().toString(36).slice(2)}`,
+      coin,
+      amount_crypto: `${units / 100_000_000n}.${(units % 100_000_000n).toString().padStart(8, '0')}`,
+    },
+  });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  const txid = await send(created.body.address, units);
+  return { id: created.body.id, address: created.body.address, txid };
+}
+
+const SIGNER = fileURLToPath(new URL('../bin/gateway-signer.mjs', import.meta.resolve('@gw/signer')));
+
+/** Signs a plan file with `gateway-signer` (the test mnemonic on its standard input, confirmation given by --yes): the signed file's text and what it showed. */
+export async function signOffline(planFile: object): Promise<{ signed: string; review: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'treasury-plan-'));
+  try {
+    const plan = join(dir, 'plan.json');
+    const out = join(dir, 'signed.json');
+    await writeFile(plan, JSON.stringify(planFile));
+    const child = spawn(process.execPath, [SIGNER, 'sign', plan, '--key-stdin', '--yes', '--out', out], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdin.end(`${MNEMONIC}\n`);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    if (code !== 0) throw new Error(`gateway-signer exited ${code}: ${output}`);
+    return { signed: await readFile(out, 'utf8'), review: output };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
