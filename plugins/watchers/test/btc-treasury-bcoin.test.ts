@@ -12,6 +12,7 @@ import test from 'ava';
 import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainTreasury, type SpendInput } from '@gw/kernel';
 import { bitcoinParams, btcChain } from '@gw/chain-btc';
 import { TestSeedWallet } from '@gw/chain-btc/testing';
+import { waitFor } from '@gw/kernel/testing';
 import { Bcoin } from '@gw/testing';
 
 let node: Bcoin;
@@ -63,7 +64,8 @@ test.serial(
     const verified = treasury.verifySigned(plan, wallet.sign(plan.data));
     t.is(verified.txid, plan.txid);
     t.is(await treasury.broadcast(verified), plan.txid);
-    t.true((await node.mempool()).includes(plan.txid), 'the node took it into its mempool');
+    // bcoin answers sendrawtransaction before its mempool has verified the transaction (slow on a loaded machine).
+    t.true(await waitFor(async () => (await node.mempool()).includes(plan.txid), 20_000, 'the node took it into its mempool'));
     // Broadcast again: the provider has it, which counts as sent.
     t.is(await treasury.broadcast(verified), plan.txid);
 
@@ -107,6 +109,7 @@ test.serial(
     // replacement is exercised on litecoind (ltc-treasury-litecoind.test.ts).
     const verified = treasury.verifySigned(plan, wallet.sign(plan.data));
     await treasury.broadcast(verified);
+    await waitFor(async () => (await node.mempool()).length > 0, 20_000, 'the node took it into its mempool');
     t.deepEqual(await node.mempool(), [plan.txid]);
     const sent = await node.rpc<{ vin: { sequence: number }[] }>('getrawtransaction', [plan.txid, true]);
     t.deepEqual(
