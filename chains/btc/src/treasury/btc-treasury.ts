@@ -17,6 +17,7 @@ import type { Bip84Params } from '../bip84-params.js';
 import { buildPlan } from './build-plan.js';
 import { coreBroadcast, esploraBroadcast } from './broadcast.js';
 import { coreFeeEstimate, esploraFeeEstimate } from './fee-estimates.js';
+import { coreRawTransactions, esploraRawTransaction } from './raw-transactions.js';
 import { coreTransaction, esploraTransaction } from './transaction-state.js';
 import { P2WPKH_INPUT_VBYTES } from './transaction-size.js';
 import type { TreasuryNetwork } from './treasury-network.js';
@@ -94,6 +95,23 @@ export class BtcTreasury implements ChainTreasury {
     return esploraUnspentAll(unique, (address) => this.providers.run('unspentAt', (http) => esploraUnspent(http, address)));
   }
 
+  /**
+   * The previous transactions of a plan's inputs (their PSBT `nonWitnessUtxo`). A node answers
+   * them in batches of `getrawtransaction`; Esplora one `GET /tx/:txid/hex` per transaction, a
+   * few at a time. Each answer is checked to hash to its id.
+   */
+  async rawTransactions(txids: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(txids)];
+    for (const txid of unique) if (typeof txid !== 'string' || !TXID.test(txid)) throw new Error(`not a transaction id: ${String(txid)}`);
+    if (unique.length === 0) return new Map();
+    if (this.providers.endpoints.some(isCore)) {
+      return this.providers.run('rawTransactions', (http, endpoint) =>
+        isCore(endpoint) ? coreRawTransactions(http, unique) : esploraRawAll(unique, (txid) => esploraRawTransaction(http, txid)),
+      );
+    }
+    return esploraRawAll(unique, (txid) => this.providers.run('rawTransactions', (http) => esploraRawTransaction(http, txid)));
+  }
+
   inputCost(feeRate: bigint): bigint {
     return BigInt(P2WPKH_INPUT_VBYTES) * feeRate;
   }
@@ -110,6 +128,20 @@ async function esploraUnspentAll(addresses: readonly string[], read: (address: s
     }
   };
   await Promise.all(Array.from({ length: Math.min(ESPLORA_CONCURRENCY, addresses.length) }, worker));
+  return found;
+}
+
+async function esploraRawAll(txids: readonly string[], read: (txid: string) => Promise<string | null>): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < txids.length) {
+      const txid = txids[next++]!;
+      const hex = await read(txid);
+      if (hex !== null) found.set(txid, hex);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ESPLORA_CONCURRENCY, txids.length) }, worker));
   return found;
 }
 
