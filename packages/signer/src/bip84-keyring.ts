@@ -2,7 +2,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import bs58check from 'bs58check';
-import type { Bip84Chain, NetworkKind } from './chains.js';
+import { KNOWN_PRIVATE_VERSIONS, type Bip84Chain, type NetworkKind } from './chains.js';
 import { HARDENED, type AddressPath } from './derivation-path.js';
 import { seedOf, type Secret } from './secret.js';
 import { refuse } from './signer-error.js';
@@ -36,9 +36,10 @@ export function p2wpkhAddress(publicKey: Uint8Array, params: bitcoin.Network): s
 
 /**
  * The keyring of `secret` on `chain`'s network `networkId`. A mnemonic gives every account; an
- * account private key is the account for any account path (whether it is the plan's account is
- * checked against the plan's account key), and must be of the network's kind (an xprv signs no
- * testnet plan, a tprv no mainnet plan: `wrong_network`).
+ * account private key gives its own account only (its child index: the plan's account path must
+ * name that account, and its key is compared with the plan's account key), and must be of the
+ * chain's own versions for the network's kind (an xprv signs no testnet plan, a tprv no mainnet
+ * plan: `wrong_network`; an xprv no Litecoin plan: `wrong_key`).
  */
 export function bip84Keyring(secret: Secret, chain: Bip84Chain, networkId: string): Bip84Keyring {
   const network = chain.networks[networkId];
@@ -84,6 +85,14 @@ function accountNode(secret: Extract<Secret, { kind: 'bip32-account' }>, chain: 
   const otherName = chain.privateVersions[other][secret.version];
   if (!name) {
     if (otherName) refuse('wrong_network', `This is a ${other} key (${otherName}); the plan is for a ${kind} network of ${chain.name}.`);
+    const known = KNOWN_PRIVATE_VERSIONS[secret.version];
+    if (known && known.chain !== chain.name) {
+      refuse(
+        'wrong_key',
+        `This is a ${known.chain} account key (${known.name}); it signs no ${chain.name} plan (accepted: ${Object.values(chain.privateVersions[kind]).join(', ')}). ` +
+          `The same key could spend ${known.chain} coins, whose scripts are the same: sign with the mnemonic instead.`,
+      );
+    }
     refuse(
       'wrong_key',
       `This extended key is not an account private key of ${chain.name} (accepted: ${Object.values(chain.privateVersions[kind]).join(', ')}).`,

@@ -139,10 +139,23 @@ export function checkCardanoPlan(plan: PlanFile, amounts: PlanAmounts, chain: Ca
       outputs,
       feeUnits: fee,
       feeRate: plan.fee_rate,
+      size: null,
       sizeUnit: 'byte',
+      validity: validityOf(body),
       warnings: [],
     },
   };
+}
+
+/**
+ * The body's validity interval, shown before signing: from its validity start (key 8) until its
+ * TTL (key 3, the first slot where it is no longer valid). Without a TTL a signed transaction stays
+ * valid until its inputs are spent, which is pointed out.
+ */
+function validityOf(body: CSL.TransactionBody): string {
+  const start = body.validity_start_interval_bignum()?.to_str();
+  const ttl = body.ttl_bignum()?.to_str();
+  return `${start === undefined ? 'from now' : `from slot ${start}`}, ${ttl === undefined ? 'with no time limit (no TTL)' : `until slot ${ttl} (TTL)`}`;
 }
 
 /** A body that does more than move lovelace from the inputs to the outputs is not signed. */

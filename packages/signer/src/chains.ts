@@ -24,7 +24,12 @@ export interface Bip84Chain extends ChainBase {
   readonly networks: Readonly<Record<string, { readonly kind: NetworkKind; readonly params: bitcoin.Network }>>;
   /** BIP 44 coin type per network kind. */
   readonly coinType: Readonly<Record<NetworkKind, number>>;
-  /** Extended private key versions accepted as account keys, by network kind, with their names. */
+  /**
+   * Extended private key versions accepted as account keys, by network kind, with their names: the
+   * chain's own only. A key in another chain's versions is refused (an xprv offered for a Litecoin
+   * plan may be the Bitcoin account's: the scripts are the same on both chains, so a signature
+   * made with it could spend Bitcoin).
+   */
   readonly privateVersions: Readonly<Record<NetworkKind, Readonly<Record<number, string>>>>;
   /** How the ownership challenge is signed (what the chain adapter's `verifyOwnership` checks). */
   readonly messageSigning: { readonly scheme: 'bip322' } | { readonly scheme: 'bip137'; readonly prefix: string };
@@ -44,6 +49,16 @@ const TPRV = 0x04358394;
 const VPRV = 0x045f18bc;
 const LTPV = 0x019d9cfe;
 const TTPV = 0x0436ef7d;
+
+/** Every extended private key version the signer knows, with its name and its chain (for refusals). */
+export const KNOWN_PRIVATE_VERSIONS: Readonly<Record<number, { readonly name: string; readonly chain: string }>> = {
+  [XPRV]: { name: 'xprv', chain: 'Bitcoin' },
+  [ZPRV]: { name: 'zprv', chain: 'Bitcoin' },
+  [TPRV]: { name: 'tprv', chain: 'Bitcoin' },
+  [VPRV]: { name: 'vprv', chain: 'Bitcoin' },
+  [LTPV]: { name: 'Ltpv', chain: 'Litecoin' },
+  [TTPV]: { name: 'ttpv', chain: 'Litecoin' },
+};
 
 const LITECOIN_PREFIX = '\x19Litecoin Signed Message:\n';
 const litecoinTest = (bech32: string): bitcoin.Network => ({
@@ -96,10 +111,7 @@ export const LTC: Bip84Chain = {
     regtest: { kind: 'testnet', params: litecoinTest('rltc') },
   },
   coinType: { mainnet: 2, testnet: 1 },
-  privateVersions: {
-    mainnet: { [LTPV]: 'Ltpv', [XPRV]: 'xprv', [ZPRV]: 'zprv' },
-    testnet: { [TTPV]: 'ttpv', [TPRV]: 'tprv', [VPRV]: 'vprv' },
-  },
+  privateVersions: { mainnet: { [LTPV]: 'Ltpv' }, testnet: { [TTPV]: 'ttpv' } },
   messageSigning: { scheme: 'bip137', prefix: LITECOIN_PREFIX },
 };
 

@@ -1,10 +1,11 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { link, lstat, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SignedFile } from '@gw/chain-api';
 import { checkCardanoPlan, signCardanoTx } from './cardano-plan.js';
 import { chainOf, networkOf } from './chains.js';
-import { signChallenge } from './ownership-challenge.js';
+import { checkChallengeText, signChallenge } from './ownership-challenge.js';
+import { printable } from './printable.js';
 import { checkPsbtPlan, signPsbt } from './psbt-plan.js';
 import { readPlan } from './read-plan.js';
 import { formatReview } from './review.js';
@@ -14,26 +15,31 @@ import { confirm, promptHidden, readAll, type SignerIo } from './terminal.js';
 
 export const USAGE = `gateway-signer: signs the gateway's treasury plans and wallet ownership challenges, offline.
 
-  gateway-signer sign <plan.json> [--out <signed.json>|-] [--key-file <path> | --key-stdin]
-                      [--passphrase-file <path>] [--yes]
+  gateway-signer sign <plan.json> [--out <signed.json>|-] [--force] [--key-file <path> | --key-stdin]
+                      [--passphrase-file <path> | --passphrase-prompt] [--yes]
       Checks the plan's transaction against its summary and the secret, prints every input, output
       (OWN or EXTERNAL) and the fee, asks for confirmation, and writes the signed file
-      (default: <plan>.signed.json beside the plan; "-" for standard output).
+      (default: <plan>.signed.json beside the plan; "-" for standard output). An existing file is
+      not replaced without --force.
 
   gateway-signer challenge --chain btc|ltc|ada --network <id> [--message-file <path>] [--account <n>]
-                           [--key-file <path> | --key-stdin] [--passphrase-file <path>]
-      Signs a wallet-registration challenge with the key of receive index 0 and prints the
-      signature for "gateway wallet verify". The message comes from --message-file or standard input.
+                           [--key-file <path> | --key-stdin] [--passphrase-file <path> | --passphrase-prompt]
+                           [--yes]
+      Signs a gateway wallet-ownership challenge (and nothing else) with the key of receive index 0
+      and prints the signature for "gateway wallet verify", after showing the challenge and asking
+      for confirmation (or --yes). The message comes from --message-file or standard input.
 
 The secret (a BIP 39 mnemonic, an account xprv/tprv/Ltpv/ttpv, or a Cardano acct_xsk) is read from
---key-file, from standard input with --key-stdin, or asked on the terminal without echo. It is
-never taken from a flag value or the environment. The signer opens no network connection.
+--key-file, from standard input with --key-stdin, or asked on the terminal without echo; a BIP 39
+passphrase from --passphrase-file or asked without echo with --passphrase-prompt. They are never
+taken from a flag value or the environment. The signer opens no network connection.
 `;
 
 const KEY_OPTIONS = {
   'key-file': { type: 'string' },
   'key-stdin': { type: 'boolean' },
   'passphrase-file': { type: 'string' },
+  'passphrase-prompt': { type: 'boolean' },
 } as const;
 
 /** Runs one command line; resolves with the exit code (0 done, 1 refused, 2 usage). */
@@ -47,15 +53,15 @@ export async function runSigner(argv: readonly string[], io: SignerIo): Promise<
     return 0;
   } catch (error) {
     if (error instanceof SignerError) {
-      io.stderr.write(`gateway-signer: refused (${error.code}): ${error.message}\nNothing was signed or written.\n`);
+      io.stderr.write(`gateway-signer: refused (${error.code}): ${printable(error.message)}\nNothing was signed or written.\n`);
       return error.code === 'usage' ? 2 : 1;
     }
     // parseArgs' own errors (an unknown flag, a missing value) are usage errors too.
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`gateway-signer: refused (usage): ${error.message}\n${USAGE}`);
+      io.stderr.write(`gateway-signer: refused (usage): ${printable(error.message)}\n${USAGE}`);
       return 2;
     }
-    io.stderr.write(`gateway-signer: failed: ${error instanceof Error ? error.message : String(error)}\nNothing was written.\n`);
+    io.stderr.write(`gateway-signer: failed: ${printable(error instanceof Error ? error.message : String(error))}\nNothing was written.\n`);
     return 1;
   }
 }
@@ -73,12 +79,17 @@ async function readText(path: string, what: 'plan' | 'key' | 'passphrase' | 'mes
 const withoutFinalNewline = (text: string): string => text.replace(/\r?\n$/, '');
 
 async function readSecret(
-  values: { 'key-file'?: string; 'key-stdin'?: boolean; 'passphrase-file'?: string },
+  values: { 'key-file'?: string; 'key-stdin'?: boolean; 'passphrase-file'?: string; 'passphrase-prompt'?: boolean },
   io: SignerIo,
   stdinTaken: boolean,
 ): Promise<Secret> {
   if (values['key-file'] !== undefined && values['key-stdin']) refuse('usage', 'Give the secret with --key-file or --key-stdin, not both.');
-  const passphrase = values['passphrase-file'] === undefined ? '' : withoutFinalNewline(await readText(values['passphrase-file'], 'passphrase'));
+  if (values['passphrase-file'] !== undefined && values['passphrase-prompt'])
+    refuse('usage', 'Give the passphrase with --passphrase-file or --passphrase-prompt, not both.');
+  if (values['passphrase-prompt'] && (values['key-stdin'] || stdinTaken || !io.stdin.isTTY)) {
+    refuse('usage', '--passphrase-prompt asks on the terminal: standard input must be a terminal, not carry the secret or the message.');
+  }
+  let passphrase = values['passphrase-file'] === undefined ? '' : withoutFinalNewline(await readText(values['passphrase-file'], 'passphrase'));
   let text: string;
   if (values['key-file'] !== undefined) text = await readText(values['key-file'], 'key');
   else if (values['key-stdin']) text = await readAll(io.stdin);
@@ -89,6 +100,7 @@ async function readSecret(
       'Give the secret with --key-file <path>, --key-stdin, or run on a terminal to be asked. It is never taken from a flag value or the environment.',
     );
   }
+  if (values['passphrase-prompt']) passphrase = await promptHidden(io, 'BIP 39 passphrase (not shown): ');
   return parseSecret(text, passphrase);
 }
 
@@ -96,10 +108,14 @@ async function sign(args: readonly string[], io: SignerIo): Promise<void> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
-    options: { ...KEY_OPTIONS, out: { type: 'string' }, yes: { type: 'boolean' } },
+    options: { ...KEY_OPTIONS, out: { type: 'string' }, yes: { type: 'boolean' }, force: { type: 'boolean' } },
   });
   if (positionals.length !== 1) refuse('usage', 'sign takes one plan file: gateway-signer sign <plan.json>.');
   const planPath = positionals[0]!;
+  const out = values.out === '-' ? null : (values.out ?? join(dirname(planPath), `${basename(planPath).replace(/\.json$/i, '')}.signed.json`));
+  // Told before the secret is asked; checked again when the file is put in place.
+  if (out !== null && !values.force && (await exists(out)))
+    refuse('output_exists', `${out} exists; give another --out, remove it, or replace it with --force.`);
   const { plan, amounts } = readPlan(await readText(planPath, 'plan'));
   const chain = chainOf(plan.chain);
   networkOf(chain, plan.network);
@@ -109,12 +125,7 @@ async function sign(args: readonly string[], io: SignerIo): Promise<void> {
   const checked = chain.family === 'bip84' ? checkPsbtPlan(plan, amounts, chain, secret) : checkCardanoPlan(plan, amounts, chain, secret);
   io.stderr.write(formatReview(checked.review));
 
-  if (!values.yes) {
-    if (values['key-stdin'])
-      refuse('not_confirmed', 'Standard input carried the secret, so there is no terminal to confirm on; run again with --yes once you have read the above.');
-    if (!io.stdin.isTTY) refuse('not_confirmed', 'Standard input is not a terminal to confirm on; run again with --yes once you have read the above.');
-    if (!(await confirm(io, '\nSign this transaction? [y/N] '))) refuse('not_confirmed', 'Not confirmed.');
-  }
+  await confirmOrYes(io, values, false, '\nSign this transaction? [y/N] ');
 
   const signed: SignedFile = {
     format: 'gateway-treasury-signed',
@@ -125,24 +136,86 @@ async function sign(args: readonly string[], io: SignerIo): Promise<void> {
     signed: 'psbt' in checked ? signPsbt(checked) : signCardanoTx(checked),
   };
   const json = `${JSON.stringify(signed, null, 2)}\n`;
-  if (values.out === '-') {
+  if (out === null) {
     io.stdout.write(json);
     io.stderr.write(`Signed transaction ${checked.review.txid}.\n`);
     return;
   }
-  const out = values.out ?? join(dirname(planPath), `${basename(planPath).replace(/\.json$/i, '')}.signed.json`);
-  // Written beside and renamed: a reader never sees half a file.
-  const partial = `${out}.partial`;
-  await writeFile(partial, json, { mode: 0o644 });
-  await rename(partial, out);
-  io.stderr.write(`Signed transaction ${checked.review.txid}; wrote ${out}.\n`);
+  await writeNew(out, json, values.force === true);
+  io.stderr.write(`${printable(`Signed transaction ${checked.review.txid}; wrote ${out}.`)}\n`);
+}
+
+/**
+ * The confirmation: `--yes`, or "y" at the terminal. Without a terminal to ask on (standard input
+ * carried the secret or the message, or is not a terminal) only `--yes` confirms.
+ */
+async function confirmOrYes(io: SignerIo, values: { yes?: boolean; 'key-stdin'?: boolean }, stdinTaken: boolean, question: string): Promise<void> {
+  if (values.yes) return;
+  if (values['key-stdin'])
+    refuse('not_confirmed', 'Standard input carried the secret, so there is no terminal to confirm on; run again with --yes once you have read the above.');
+  if (stdinTaken)
+    refuse('not_confirmed', 'Standard input carried the message, so there is no terminal to confirm on; run again with --yes once you have read the above.');
+  if (!io.stdin.isTTY) refuse('not_confirmed', 'Standard input is not a terminal to confirm on; run again with --yes once you have read the above.');
+  if (!(await confirm(io, question))) refuse('not_confirmed', 'Not confirmed.');
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes `text` to `path` without following a link anyone put in the way, and so that a reader
+ * never sees half a file: a new file of a random name beside it (created exclusively, O_EXCL,
+ * mode 0600: it cannot be a link planted there), then put in place. Without `force` it is linked
+ * to `path`, which fails if anything (a file, a link) is there; with `force` it is renamed over it,
+ * which replaces a link itself, never its target.
+ */
+async function writeNew(path: string, text: string, force: boolean): Promise<void> {
+  const random = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(12))).toString('hex');
+  const temporary = join(dirname(path), `.${basename(path)}.${random}.partial`);
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    if (force) {
+      await rename(temporary, path);
+      return;
+    }
+    try {
+      await link(temporary, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        refuse('output_exists', `${path} exists; give another --out, remove it, or replace it with --force.`);
+      throw error;
+    }
+    await unlink(temporary);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
 }
 
 async function challenge(args: readonly string[], io: SignerIo): Promise<void> {
   const { values } = parseArgs({
     args: [...args],
     allowPositionals: false,
-    options: { ...KEY_OPTIONS, chain: { type: 'string' }, network: { type: 'string' }, 'message-file': { type: 'string' }, account: { type: 'string' } },
+    options: {
+      ...KEY_OPTIONS,
+      chain: { type: 'string' },
+      network: { type: 'string' },
+      'message-file': { type: 'string' },
+      account: { type: 'string' },
+      yes: { type: 'boolean' },
+    },
   });
   if (!values.chain || !values.network) refuse('usage', 'challenge needs --chain btc|ltc|ada and --network <id>.');
   const chain = chainOf(values.chain, 'usage');
@@ -162,7 +235,13 @@ async function challenge(args: readonly string[], io: SignerIo): Promise<void> {
   } else return refuse('usage', 'Give the challenge with --message-file <path> or on standard input.');
   message = withoutFinalNewline(message);
   if (message.length === 0) refuse('usage', 'The challenge message is empty.');
+  const challenge = checkChallengeText(message, chain.id);
   const secret = await readSecret(values, io, stdinTaken);
+  io.stderr.write(
+    `${printable(`The gateway's wallet-ownership challenge for project ${challenge.project}, chain ${challenge.chain}, key ${challenge.key}, expires ${challenge.expires}:`)}\n` +
+      `  ${printable(message)}\n`,
+  );
+  await confirmOrYes(io, values, stdinTaken, '\nSign this challenge? [y/N] ');
   const signed = signChallenge(chain, values.network, secret, account, message);
   io.stderr.write(`Signed the challenge with receive index 0, ${signed.address} (${signed.path}).\n`);
   io.stdout.write(`${signed.signature}\n`);

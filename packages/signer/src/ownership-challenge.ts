@@ -10,6 +10,37 @@ import { formatPath } from './derivation-path.js';
 import type { Secret } from './secret.js';
 import { refuse } from './signer-error.js';
 
+/**
+ * The gateway's wallet-ownership challenge (plugins/wallets `createChallenge`), one line:
+ * `Gateway wallet ownership challenge: project <id>, chain <chain>, key <16 hex>, nonce <32 hex>,
+ * expires <ISO 8601>`. The signer signs this text and nothing else: a key that signs whatever it
+ * is given signs, one day, a message that proves something else (a transfer, a login).
+ */
+const CHALLENGE =
+  /^Gateway wallet ownership challenge: project ([0-9A-Za-z-]{1,64}), chain ([a-z0-9]{1,16}), key ([0-9a-f]{16}), nonce ([0-9a-f]{32}), expires (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)$/;
+
+/** What a challenge names, once checked to be the gateway's. */
+export interface ChallengeText {
+  readonly project: string;
+  readonly chain: string;
+  readonly key: string;
+  readonly expires: string;
+}
+
+/** Checks that `message` is the gateway's ownership challenge for `chainId`; anything else is `not_a_challenge`. */
+export function checkChallengeText(message: string, chainId: string): ChallengeText {
+  const match = CHALLENGE.exec(message);
+  if (!match) {
+    return refuse(
+      'not_a_challenge',
+      'The message is not the gateway\'s wallet-ownership challenge ("Gateway wallet ownership challenge: project …, chain …, key …, nonce …, expires …", one line); this signer signs nothing else.',
+    );
+  }
+  const [, project, chain, key, , expires] = match as unknown as [string, string, string, string, string, string];
+  if (chain !== chainId) refuse('not_a_challenge', `The challenge is for chain ${chain}; --chain is ${chainId}.`);
+  return { project, chain, key, expires };
+}
+
 /** A signed ownership challenge: the signature to paste into `wallet verify`, and what signed it. */
 export interface SignedChallenge {
   /** BIP-322 simple or BIP-137 signature (base64), or the CIP-30 DataSignature JSON `{signature, key}`. */

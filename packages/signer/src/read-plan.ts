@@ -3,6 +3,8 @@ import { refuse } from './signer-error.js';
 
 const UNITS = /^(?:0|[1-9]\d{0,77})$/;
 const HEX32 = /^[0-9a-f]{64}$/;
+/** The plan id is printed and written back: plain characters only (no control characters, no shell or terminal syntax). */
+const PLAN_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 function fail(message: string): never {
   return refuse('plan_unreadable', message);
@@ -45,7 +47,7 @@ export function readPlan(json: string): { plan: PlanFile; amounts: PlanAmounts }
   if (!isObject(value) || value['format'] !== 'gateway-treasury-plan') fail('This is not a gateway treasury plan (format "gateway-treasury-plan").');
   if (value['version'] !== 1) fail(`Plan version ${JSON.stringify(value['version'])} is not supported; this signer reads version 1.`);
   const plan = value as unknown as PlanFile;
-  text(plan.plan_id, 'plan_id');
+  if (typeof plan.plan_id !== 'string' || !PLAN_ID.test(plan.plan_id)) fail('plan_id must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-".');
   text(plan.chain, 'chain');
   text(plan.network, 'network');
   text(plan.coin, 'coin');

@@ -80,6 +80,23 @@ test('Cardano preprod: the command signs a sweep with the mnemonic in a file; CS
   t.regex(run.stderr, new RegExp(`${plan.outputs[0]!.address}  6\\.000000 ADA \\(6000000 lovelace\\)\\n.*EXTERNAL`));
   t.regex(run.stderr, new RegExp(`${plan.outputs[1]!.address}  0\\.830000 ADA \\(830000 lovelace\\)\\n\\s+OWN at m/1852'/1815'/0'/1/0`));
   t.regex(run.stderr, /Fee: +0\.170000 ADA \(170000 lovelace\), 2\.43% of the value/);
+  t.regex(run.stderr, /\nValid: +from now, until slot 90000000 \(TTL\)\n/);
+});
+
+test('Cardano: the validity interval is shown, a start slot and a missing TTL included', async (t) => {
+  const { plan } = adaPlan({
+    network: 'preprod',
+    inputs: [{ index: 0, value: 5_000_000n }],
+    outputs: [{ external: externalCardanoAddress(0), value: 4_800_000n }],
+    fee: 200_000n,
+    editBody: (body) => {
+      body.set_validity_start_interval_bignum(CSL.BigNum.from_str('123456'));
+      body.remove_ttl();
+    },
+  });
+  const run = await runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stderr, /\nValid: +from slot 123456, with no time limit \(no TTL\)\n/);
 });
 
 test('Cardano mainnet: the acct_xsk account key signs; two inputs at one address get one witness', async (t) => {

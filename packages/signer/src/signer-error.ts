@@ -19,6 +19,8 @@
  * - `unsupported`: the transaction does something this signer does not sign (another sighash
  *   type, native tokens, certificates, …).
  * - `not_confirmed`: the operator did not confirm, or could not be asked.
+ * - `not_a_challenge`: the text to sign is not the gateway's wallet-ownership challenge.
+ * - `output_exists`: the signed file's path exists (a file or a link) and `--force` was not given.
  */
 export type SignerErrorCode =
   | 'usage'
@@ -32,7 +34,9 @@ export type SignerErrorCode =
   | 'wrong_key'
   | 'secret_unreadable'
   | 'unsupported'
-  | 'not_confirmed';
+  | 'not_confirmed'
+  | 'not_a_challenge'
+  | 'output_exists';
 
 export class SignerError extends Error {
   constructor(

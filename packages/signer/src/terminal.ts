@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import type { Readable, Writable } from 'node:stream';
 import { SignerError } from './signer-error.js';
 
@@ -18,17 +17,34 @@ export async function readAll(stream: Readable): Promise<string> {
 }
 
 /**
- * Asks for a secret on the terminal without echoing it (raw mode: nothing typed is shown, not even
- * stars). Enter ends it, Backspace and Ctrl-U edit, Ctrl-C or Ctrl-D abort.
+ * How long keys pressed before a question is shown are read and thrown away. The terminal's input
+ * queue is read in raw mode, where every key arrives as soon as it is pressed; what is already
+ * queued arrives within a turn of the event loop, long before this.
  */
-export function promptHidden(io: SignerIo, question: string): Promise<string> {
+const DISCARD_MS = 50;
+
+/**
+ * Reads one line at the terminal in raw mode, after discarding everything typed before the
+ * question was shown (an answer typed ahead, a line ending after the secret, keys pressed while
+ * the plan was checked): the operator answers what they see, not what they typed before. `echo`
+ * shows the keys typed (a yes/no answer); a secret is not echoed, not even as stars. Enter ends
+ * the line, Backspace and Ctrl-U edit, Ctrl-C or Ctrl-D abort (`not_confirmed`).
+ */
+async function readLineAtTerminal(io: SignerIo, question: string, echo: boolean): Promise<string> {
   const { stdin } = io;
-  if (!stdin.isTTY || !stdin.setRawMode) return Promise.reject(new SignerError('secret_unreadable', 'Standard input is not a terminal to ask on.'));
-  // Echo is off before the question shows, so nothing typed at once is echoed.
+  if (!stdin.isTTY || !stdin.setRawMode) throw new SignerError('secret_unreadable', 'Standard input is not a terminal to ask on.');
+  // Raw mode before anything: no key is echoed by the terminal, and every key is delivered now.
   stdin.setRawMode(true);
-  io.stderr.write(question);
   stdin.setEncoding('utf8');
+  while (stdin.read() !== null) {
+    // What the stream already holds was typed before the question.
+  }
+  const discard = (): void => undefined;
+  stdin.on('data', discard);
   stdin.resume();
+  await new Promise((resolve) => setTimeout(resolve, DISCARD_MS));
+  stdin.off('data', discard);
+  io.stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = '';
     const finish = () => {
@@ -38,13 +54,10 @@ export function promptHidden(io: SignerIo, question: string): Promise<string> {
       io.stderr.write('\n');
     };
     const onData = (chunk: string) => {
-      for (let i = 0; i < chunk.length; i++) {
-        const ch = chunk[i]!;
+      for (const ch of chunk) {
         if (ch === '\r' || ch === '\n') {
+          // Whatever follows Enter in the same read was typed ahead: dropped with the rest.
           finish();
-          // What was typed after Enter (the confirmation, when typed ahead) is read next.
-          const rest = chunk.slice(ch === '\r' && chunk[i + 1] === '\n' ? i + 2 : i + 1);
-          if (rest.length > 0) stdin.unshift(rest, 'utf8');
           resolve(value);
           return;
         }
@@ -53,26 +66,28 @@ export function promptHidden(io: SignerIo, question: string): Promise<string> {
           reject(new SignerError('not_confirmed', 'Interrupted; nothing was signed.'));
           return;
         }
-        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
-        else if (ch === '\u0015') value = '';
-        else value += ch;
+        if (ch === '\u007f' || ch === '\b') {
+          if (value.length > 0 && echo) io.stderr.write('\b \b');
+          value = value.slice(0, -1);
+        } else if (ch === '\u0015') {
+          if (echo) io.stderr.write('\b \b'.repeat(value.length));
+          value = '';
+        } else if (ch >= ' ' && ch !== '\u007f') {
+          value += ch;
+          if (echo && /^[\x20-\x7e]$/.test(ch)) io.stderr.write(ch);
+        }
       }
     };
     stdin.on('data', onData);
   });
 }
 
-/** Asks a yes/no question on the terminal; only `y` or `yes` is yes. */
+/** Asks for a secret (mnemonic, key, passphrase) on the terminal without echoing it; keys typed before the question are discarded. */
+export function promptHidden(io: SignerIo, question: string): Promise<string> {
+  return readLineAtTerminal(io, question, false);
+}
+
+/** Asks a yes/no question on the terminal, after discarding anything typed before it; only `y` or `yes` is yes. */
 export async function confirm(io: SignerIo, question: string): Promise<boolean> {
-  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
-  try {
-    io.stderr.write(question);
-    const answer = await new Promise<string>((resolve) => {
-      rl.once('line', resolve);
-      rl.once('close', () => resolve(''));
-    });
-    return /^\s*y(?:es)?\s*$/i.test(answer);
-  } finally {
-    rl.close();
-  }
+  return /^\s*y(?:es)?\s*$/i.test(await readLineAtTerminal(io, question, true));
 }

@@ -15,6 +15,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import type { PlanFile, PlanFileOutput } from '@gw/chain-api';
 import type { Bip84Chain } from './chains.js';
 import { runSigner } from './cli.js';
+import { p2wpkhVsize } from './transaction-size.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -26,9 +27,9 @@ export const OTHER_MNEMONIC = 'legal winner thank year wave sausage worth useful
 export const SIGNER_BIN = fileURLToPath(new URL('../bin/gateway-signer.mjs', import.meta.url));
 
 /** The account-level keys of a mnemonic on a BIP 84 chain: what a wallet exports to the gateway, and the private side. */
-export function bip84Account(chain: Bip84Chain, networkId: string, mnemonic = MNEMONIC, account = 0, coinType?: number) {
+export function bip84Account(chain: Bip84Chain, networkId: string, mnemonic = MNEMONIC, account = 0, coinType?: number, passphrase = '') {
   const { params, kind } = chain.networks[networkId]!;
-  const root = bip32.fromSeed(mnemonicToSeedSync(mnemonic), params);
+  const root = bip32.fromSeed(mnemonicToSeedSync(mnemonic, passphrase), params);
   const path = `m/84'/${coinType ?? chain.coinType[kind]}'/${account}'`;
   const node = root.derivePath(path);
   return { params, path, fingerprint: Buffer.from(root.fingerprint).toString('hex'), xpub: node.neutered().toBase58(), xprv: node.toBase58() };
@@ -43,10 +44,15 @@ export interface BtcPlanOptions {
   readonly outputs: readonly ({ external: string; value: bigint } | { change: number; value: bigint })[];
   readonly fee: bigint;
   /**
-   * A wallet registered without key origin: no bip32Derivation, and the paths the gateway writes
-   * are under the chain's default account path (`m/84'/1'/0'`), whatever the key's account.
+   * A wallet registered without key origin: no bip32Derivation and no fingerprint; the paths the
+   * gateway writes are under the chain's account path for the key's own account number (its
+   * child index), as chains/btc `deriveBip84Address` writes them.
    */
   readonly withoutOrigin?: boolean;
+  /** The BIP 39 passphrase of the seed (default none). */
+  readonly passphrase?: string;
+  /** No previous transaction (nonWitnessUtxo) in the PSBT: a plan of a gateway that does not carry them. */
+  readonly withoutPreviousTransaction?: boolean;
   /** The account of the registered key (default 0). */
   readonly account?: number;
   /** The coin type of the registered key's path (default: the network's). */
@@ -57,8 +63,8 @@ export interface BtcPlanOptions {
 /** A plan as the gateway writes it: a PSBT built from the account xpub only. */
 export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoin.Psbt } {
   const { chain, network } = options;
-  const account = bip84Account(chain, network, MNEMONIC, options.account ?? 0, options.coinType);
-  const accountPath = options.withoutOrigin ? `m/84'/${chain.coinType[chain.networks[network]!.kind]}'/0'` : account.path;
+  const account = bip84Account(chain, network, MNEMONIC, options.account ?? 0, options.coinType, options.passphrase);
+  const accountPath = account.path;
   const xpub = bip32.fromBase58(account.xpub, account.params);
   const keyAt = (branch: number, index: number): BIP32Interface => xpub.derive(branch).derive(index);
   const addressOf = (key: BIP32Interface) => bitcoin.payments.p2wpkh({ pubkey: key.publicKey, network: account.params }).address!;
@@ -66,13 +72,21 @@ export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoi
   const inputs = options.inputs.map(({ index, value }) => {
     const key = keyAt(0, index);
     const address = addressOf(key);
-    const hash = randomBytes(32);
+    const script = bitcoin.address.toOutputScript(address, account.params);
+    // The transaction that paid the address (output 1; output 0 is somebody's change).
+    const previous = new bitcoin.Transaction();
+    previous.version = 2;
+    previous.addInput(randomBytes(32), 0, 0xfffffffd);
+    previous.addOutput(bitcoin.address.toOutputScript(externalAddress(account.params), account.params), 12_345n);
+    previous.addOutput(script, value);
+    const hash = previous.getHash();
     const path = `${accountPath}/0/${index}`;
     psbt.addInput({
       hash,
       index: 1,
       sequence: 0xfffffffd,
-      ...(options.withoutWitnessUtxo ? {} : { witnessUtxo: { script: bitcoin.address.toOutputScript(address, account.params), value } }),
+      ...(options.withoutWitnessUtxo ? {} : { witnessUtxo: { script, value } }),
+      ...(options.withoutPreviousTransaction ? {} : { nonWitnessUtxo: Buffer.from(previous.toBuffer()) }),
       ...(options.withoutOrigin ? {} : { bip32Derivation: [{ masterFingerprint: Buffer.from(account.fingerprint, 'hex'), path, pubkey: key.publicKey }] }),
     });
     return { tx_hash: Buffer.from(hash).reverse().toString('hex'), output_index: 1, address, amount_units: String(value), account: 0, path };
@@ -87,6 +101,15 @@ export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoi
     return { address, amount_units: String(output.value), destination: { kind: 'own', account: 0, path: `${accountPath}/1/${output.change}` } };
   });
   const unsignedTx = bitcoin.Transaction.fromBuffer((psbt.data.globalMap.unsignedTx as unknown as { toBuffer(): Uint8Array }).toBuffer());
+  // The rate the gateway would state: the fee over the signed size, in hundredths.
+  const rate =
+    (options.fee * 100n) /
+    BigInt(
+      p2wpkhVsize(
+        unsignedTx.ins.length,
+        unsignedTx.outs.map((o) => o.script),
+      ),
+    );
   const plan: PlanFile = {
     format: 'gateway-treasury-plan',
     version: 1,
@@ -99,7 +122,7 @@ export function btcPlan(options: BtcPlanOptions): { plan: PlanFile; psbt: bitcoi
     inputs,
     outputs,
     fee_units: String(options.fee),
-    fee_rate: '2',
+    fee_rate: `${rate / 100n}.${(rate % 100n).toString().padStart(2, '0')}`,
     unsigned: { format: 'psbt', data: psbt.toBase64(), txid: unsignedTx.getId() },
     created_at: new Date(0).toISOString(),
   };

@@ -44,9 +44,10 @@ async function fund(amounts: readonly bigint[], firstIndex: number): Promise<(Sp
   for (const [i, amount] of amounts.entries()) await node.send(addresses[i]!, amount);
   await node.mine(1);
   const unspent = await treasury.unspentAt(addresses);
-  return addresses.flatMap((address, i) =>
-    (unspent.get(address) ?? []).map((output) => ({ ...output, address, key, branch: 0 as const, index: firstIndex + i })),
-  );
+  const outputs = addresses.flatMap((address, i) => (unspent.get(address) ?? []).map((output) => ({ ...output, address, index: firstIndex + i })));
+  // The previous transactions the PSBT carries (nonWitnessUtxo), as the treasury plugin asks for them before build.
+  const previous = await treasury.rawTransactions(outputs.map((output) => output.txHash));
+  return outputs.map((output) => ({ ...output, key, branch: 0 as const, previousTransaction: previous.get(output.txHash)! }));
 }
 
 test.serial(
@@ -58,6 +59,12 @@ test.serial(
     const destination = (await node.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
 
     const plan = treasury.build({ inputs, outputs: [{ address: destination }], feeRate: 3n });
+    t.true(
+      inputs.every(
+        (input) => typeof input.previousTransaction === 'string' && Buffer.from(plan.data, 'base64').toString('hex').includes(input.previousTransaction),
+      ),
+      'the node gave every previous transaction, and the PSBT carries them',
+    );
     t.is(plan.outputs[0]!.amountUnits, 66_500_000n - plan.feeUnits);
     t.is(plan.feeUnits, 3n * BigInt(plan.size));
 

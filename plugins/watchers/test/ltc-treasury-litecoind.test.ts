@@ -55,17 +55,12 @@ async function fund(
   for (const [i, amount] of amounts.entries()) await node.send(addresses[i]!, amount);
   await node.mine(1);
   const unspent = await treasury.unspentAt(addresses);
-  return addresses.flatMap((address, i) =>
-    (unspent.get(address) ?? []).map(({ txHash, outputIndex, amountUnits }) => ({
-      txHash,
-      outputIndex,
-      amountUnits,
-      address,
-      key,
-      branch: 0 as const,
-      index: firstIndex + i,
-    })),
+  const outputs = addresses.flatMap((address, i) =>
+    (unspent.get(address) ?? []).map(({ txHash, outputIndex, amountUnits }) => ({ txHash, outputIndex, amountUnits, address, index: firstIndex + i })),
   );
+  // The previous transactions the PSBT carries (nonWitnessUtxo), as the treasury plugin asks for them before build.
+  const previous = await treasury.rawTransactions(outputs.map((output) => output.txHash));
+  return outputs.map((output) => ({ ...output, key, branch: 0 as const, previousTransaction: previous.get(output.txHash)! }));
 }
 
 test.serial(
@@ -99,6 +94,11 @@ test.serial(
     );
     t.deepEqual(decoded.outputs[1].bip32_derivs[0].path, "m/84'/1'/0'/1/0");
     t.is(Math.round(decoded.fee * 1e8), Number(plan.feeUnits));
+    // Every input carries its previous transaction, as Litecoin Core reads it.
+    t.deepEqual(
+      decoded.inputs.map((i: { non_witness_utxo?: { txid: string } }) => i.non_witness_utxo?.txid),
+      inputs.map((i) => i.txHash),
+    );
 
     const analyzed = await node.rpc('analyzepsbt', [plan.data]);
     t.is(analyzed.next, 'signer');

@@ -180,6 +180,17 @@ export class AdaTreasury implements ChainTreasury {
    * answer listing an output of another address, the same output twice (a provider that ignores
    * `?page=`), or more than {@link MAX_UTXO_PAGES} full pages is malformed.
    */
+  /**
+   * Always empty, without a request: a Cardano plan needs no previous transaction. The body a
+   * signature covers names its inputs and states its fee, and the ledger requires inputs =
+   * outputs + fee: a plan that misstated what an input holds makes a transaction the ledger
+   * refuses, never one paying a larger fee than the signer was shown (Bitcoin's segwit v0
+   * input-amount attack has no Cardano counterpart).
+   */
+  async rawTransactions(_txids: readonly string[]): Promise<Map<string, string>> {
+    return new Map();
+  }
+
   async unspentAt(addresses: readonly string[]): Promise<Map<string, ProviderOutput[]>> {
     const unique = [...new Set(addresses)];
     const found = await mapLimit(unique, CONCURRENCY, (address) => this.options.providers.run('unspent', (http) => this.utxosOf(http, address)));

@@ -802,3 +802,9 @@ test('unspentAt gives every output its block height even when the height cache o
     );
   }
 });
+
+test('rawTransactions: a Cardano plan needs no previous transaction; the answer is empty and no provider is asked', async (t) => {
+  // A provider that does not exist: any request would fail.
+  const treasury = await treasuryFor(t, ['http://127.0.0.1:9']);
+  t.deepEqual(await treasury.rawTransactions(['ab'.repeat(32)]), new Map());
+});

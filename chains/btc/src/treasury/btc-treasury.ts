@@ -22,6 +22,7 @@ import { addressKey } from './account-derivation.js';
 import { buildPlan } from './build-plan.js';
 import { coreBroadcast, esploraBroadcast } from './broadcast.js';
 import { coreFeeEstimate, esploraFeeEstimate } from './fee-estimates.js';
+import { coreRawTransactions, esploraRawTransaction } from './raw-transactions.js';
 import { coreTransaction, esploraTransaction } from './transaction-state.js';
 import { P2WPKH_INPUT_VBYTES } from './transaction-size.js';
 import type { TreasuryNetwork } from './treasury-network.js';
@@ -108,6 +109,23 @@ export class BtcTreasury implements ChainTreasury {
     return { index, address, path: `${account}/1/${index}` };
   }
 
+  /**
+   * The previous transactions of a plan's inputs (their PSBT `nonWitnessUtxo`). A node answers
+   * them in batches of `getrawtransaction`; Esplora one `GET /tx/:txid/hex` per transaction, a
+   * few at a time. Each answer is checked to hash to its id.
+   */
+  async rawTransactions(txids: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(txids)];
+    for (const txid of unique) if (typeof txid !== 'string' || !TXID.test(txid)) throw new Error(`not a transaction id: ${String(txid)}`);
+    if (unique.length === 0) return new Map();
+    if (this.providers.endpoints.some(isCore)) {
+      return this.providers.run('rawTransactions', (http, endpoint) =>
+        isCore(endpoint) ? coreRawTransactions(http, unique) : esploraRawAll(unique, (txid) => esploraRawTransaction(http, txid)),
+      );
+    }
+    return esploraRawAll(unique, (txid) => this.providers.run('rawTransactions', (http) => esploraRawTransaction(http, txid)));
+  }
+
   inputCost(feeRate: bigint): bigint {
     return BigInt(P2WPKH_INPUT_VBYTES) * feeRate;
   }
@@ -124,6 +142,20 @@ async function esploraUnspentAll(addresses: readonly string[], read: (address: s
     }
   };
   await Promise.all(Array.from({ length: Math.min(ESPLORA_CONCURRENCY, addresses.length) }, worker));
+  return found;
+}
+
+async function esploraRawAll(txids: readonly string[], read: (txid: string) => Promise<string | null>): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < txids.length) {
+      const txid = txids[next++]!;
+      const hex = await read(txid);
+      if (hex !== null) found.set(txid, hex);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ESPLORA_CONCURRENCY, txids.length) }, worker));
   return found;
 }
 

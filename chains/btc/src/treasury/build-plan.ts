@@ -12,8 +12,10 @@ const MAX_INDEX = 0x7fffffff;
 
 /**
  * Builds the BIP 174 PSBT (version 0, transaction version 2, lock time 0) of a plan. Each input
- * carries its `witnessUtxo` (the P2WPKH script of its address and its amount) and its
- * `bip32Derivation` (see `addressKey` for the convention), and signals RBF; outputs keep the
+ * carries its `witnessUtxo` (the P2WPKH script of its address and its amount), its
+ * `nonWitnessUtxo` when the request gives its `previousTransaction` (hardware wallets and
+ * gateway-signer require it), and its `bip32Derivation` (see `addressKey` for the convention),
+ * and signals RBF; outputs keep the
  * request's order, and an `own` output (an address of the first input's account, checked by
  * derivation) carries its derivation too.
  *
@@ -21,8 +23,9 @@ const MAX_INDEX = 0x7fffffff;
  * given (never below rate × size). The output without an amount takes what remains; without such an
  * output the whole remainder is the fee, which must reach that minimum.
  *
- * Refused: an input whose address is not its key's address at its branch and index, or an
- * outpoint given twice (`validation_error`); a destination that is not a standard address of this
+ * Refused: an input whose address is not its key's address at its branch and index, an
+ * outpoint given twice, or a previous transaction that is not the outpoint's transaction or whose
+ * output there is not the input's amount and address (`validation_error`); a destination that is not a standard address of this
  * network (`treasury_wrong_network`); an output below Core's dust threshold for its script type
  * (`treasury_dust_output`); inputs that do not cover the outputs and the fee
  * (`treasury_insufficient_value`).
@@ -40,6 +43,7 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
   tx.version = 2;
   tx.locktime = 0;
   const inputKeys: AddressKey[] = [];
+  const previousTransactions: (Uint8Array | undefined)[] = [];
   const seen = new Set<string>();
   let inputTotal = 0n;
   for (const input of inputs) {
@@ -55,6 +59,7 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
     }
     tx.addInput(Buffer.from(input.txHash, 'hex').reverse(), input.outputIndex, input.sequence ?? RBF_SEQUENCE);
     inputKeys.push(key);
+    previousTransactions.push(input.previousTransaction === undefined ? undefined : previousTransactionOf(input, key.script, outpoint));
     inputTotal += input.amountUnits;
   }
 
@@ -106,8 +111,10 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
 
   const psbt = psbtOf(tx, net.network);
   inputKeys.forEach((key, i) => {
+    const previous = previousTransactions[i];
     psbt.updateInput(i, {
       witnessUtxo: { script: key.script, value: inputs[i]!.amountUnits },
+      ...(previous ? { nonWitnessUtxo: previous } : {}),
       bip32Derivation: [{ masterFingerprint: key.masterFingerprint, pubkey: key.pubkey, path: key.path }],
     });
   });
@@ -144,6 +151,34 @@ function checkInput(input: SpendInput, net: TreasuryNetwork): void {
   if (input.key.network !== net.definition.kind) {
     throw chainErrors.validation_error({ message: `${where}: the account key is a ${input.key.network} key, the network is ${net.definition.kind}.` });
   }
+}
+
+/**
+ * The input's previous transaction, checked: raw transaction hex that hashes to the input's
+ * `txHash`, whose output `outputIndex` pays `amountUnits` to the input's script.
+ */
+function previousTransactionOf(input: SpendInput, script: Uint8Array, outpoint: string): Uint8Array {
+  const raw = input.previousTransaction;
+  const where = `The input ${outpoint}`;
+  let previous: bitcoin.Transaction | null = null;
+  if (typeof raw === 'string' && raw.length <= 8_000_000 && /^(?:[0-9a-fA-F]{2})+$/.test(raw)) {
+    try {
+      previous = bitcoin.Transaction.fromHex(raw);
+    } catch {
+      previous = null;
+    }
+  }
+  if (!previous) throw chainErrors.validation_error({ message: `${where}: previousTransaction is not a raw transaction in hex.` });
+  if (previous.getId() !== input.txHash) {
+    throw chainErrors.validation_error({ message: `${where}: previousTransaction is ${previous.getId()}, not ${input.txHash}.` });
+  }
+  const output = previous.outs[input.outputIndex];
+  if (!output || output.value !== input.amountUnits || !sameBytes(output.script, script)) {
+    throw chainErrors.validation_error({
+      message: `${where}: output ${input.outputIndex} of previousTransaction does not pay ${input.amountUnits} to ${input.address}.`,
+    });
+  }
+  return Buffer.from(raw!, 'hex');
 }
 
 function scriptOf(address: string, net: TreasuryNetwork): Uint8Array | null {

@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
+import * as bitcoin from 'bitcoinjs-lib';
 import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainTreasury } from '@gw/chain-api';
 import { btcChain } from '../index.js';
 
@@ -106,3 +107,31 @@ test.serial('GET /address/:a/utxo per address: confirmed with their height, memp
     ],
   );
 });
+
+test.serial(
+  'rawTransactions: GET /tx/:txid/hex per id, checked to hash to it; an id the server does not know is absent; another transaction is a provider error',
+  async (t) => {
+    const transactionOf = (seed: number) => {
+      const tx = new bitcoin.Transaction();
+      tx.version = 2;
+      tx.addInput(Buffer.alloc(32, seed), 0);
+      tx.addOutput(bitcoin.address.toOutputScript(ADDRESS, bitcoin.networks.bitcoin), 50_000n + BigInt(seed));
+      return tx;
+    };
+    const [a, b] = [transactionOf(1), transactionOf(2)];
+    answers = { [`GET /tx/${a.getId()}/hex`]: [200, a.toHex()], [`GET /tx/${b.getId()}/hex`]: [200, `${b.toHex()}\n`] };
+    received.length = 0;
+    const found = await treasury.rawTransactions([a.getId(), TXID, b.getId(), a.getId()]);
+    t.deepEqual(
+      [...found.entries()].sort(),
+      [
+        [a.getId(), a.toHex()],
+        [b.getId(), b.toHex()],
+      ].sort(),
+    );
+    t.is(received.length, 3, 'one request per distinct id');
+    t.deepEqual(await treasury.rawTransactions([]), new Map());
+    answers = { [`GET /tx/${a.getId()}/hex`]: [200, b.toHex()] };
+    await t.throwsAsync(treasury.rawTransactions([a.getId()]), { instanceOf: ProviderError, message: /does not hash to/ });
+  },
+);

@@ -292,3 +292,45 @@ test('verifySigned refuses a changed output, a higher fee, another input order, 
     );
   }
 });
+
+/** `input` paid by a transaction of its own (output `outputIndex`), given as its previousTransaction. */
+function withPrevious(spend: SpendInput, seed: number): SpendInput {
+  const previous = new bitcoin.Transaction();
+  previous.version = 2;
+  previous.addInput(Buffer.alloc(32, seed), 0, 0xfffffffd);
+  for (let i = 0; i < spend.outputIndex; i++) previous.addOutput(bitcoin.address.toOutputScript(EXTERNAL, REGTEST), 1_000n + BigInt(i));
+  previous.addOutput(bitcoin.address.toOutputScript(spend.address, REGTEST), spend.amountUnits);
+  return { ...spend, txHash: previous.getId(), previousTransaction: previous.toHex() };
+}
+
+test('build: each previousTransaction given is checked and carried as the input’s nonWitnessUtxo; the signed PSBT verifies', (t) => {
+  const given = inputs(originKey).map((spend, i) => withPrevious(spend, i + 1));
+  const plan = treasury.build({ inputs: given, outputs: [{ address: EXTERNAL }], feeRate: 2n });
+  const psbt = bitcoin.Psbt.fromBase64(plan.data, { network: REGTEST });
+  psbt.data.inputs.forEach((data, i) => {
+    t.is(Buffer.from(data.nonWitnessUtxo!).toString('hex'), given[i]!.previousTransaction!);
+    t.is(data.witnessUtxo!.value, given[i]!.amountUnits);
+  });
+  // Without it the input has none (the contract keeps it optional; gateway-signer refuses such a plan).
+  const bare = bitcoin.Psbt.fromBase64(treasury.build({ inputs: inputs(originKey), outputs: [{ address: EXTERNAL }], feeRate: 2n }).data, { network: REGTEST });
+  t.is(bare.data.inputs[0]!.nonWitnessUtxo, undefined);
+  t.is(treasury.verifySigned(plan, sign(plan.data).finalizeAllInputs().toBase64()).txid, plan.txid);
+});
+
+test('build refuses a previousTransaction that is not the outpoint’s transaction, or does not pay the input’s amount to its address there', (t) => {
+  const [first, ...rest] = inputs(originKey).map((spend, i) => withPrevious(spend, i + 1));
+  const refused = (changed: Partial<SpendInput>): AppError =>
+    t.throws(() => treasury.build({ inputs: [{ ...first!, ...changed }, ...rest], outputs: [{ address: EXTERNAL }], feeRate: 2n })) as AppError;
+  const other = withPrevious(first!, 99);
+  t.regex(refused({ previousTransaction: other.previousTransaction! }).message, /previousTransaction is \w+, not/);
+  t.regex(refused({ previousTransaction: 'zz' }).message, /previousTransaction is not a raw transaction in hex/);
+  const richer = withPrevious({ ...first!, amountUnits: first!.amountUnits + 1n }, 1);
+  t.regex(
+    refused({ txHash: richer.txHash, previousTransaction: richer.previousTransaction! }).message,
+    /output 1 of previousTransaction does not pay 150000 to/,
+  );
+  const elsewhere = withPrevious({ ...first!, address: EXTERNAL }, 1);
+  t.regex(refused({ txHash: elsewhere.txHash, previousTransaction: elsewhere.previousTransaction! }).message, /does not pay 150000 to bcrt1/);
+  for (const error of [refused({ previousTransaction: 'zz' }), refused({ previousTransaction: other.previousTransaction! })])
+    t.is(error.code, 'validation_error');
+});

@@ -8,7 +8,8 @@ const RPC_NOT_FOUND = -5;
 /** bcoin's answer to an unknown transaction: RPC_MISC_ERROR with this message. */
 const BCOIN_NOT_FOUND = /^Transaction not (?:found|in mempool)/;
 
-function notFound(error: { readonly code: number; readonly message: string } | null): boolean {
+/** Whether a node answered "no such transaction" (Core -5, bcoin -1 "Transaction not found"). */
+export function notFound(error: { readonly code: number; readonly message: string } | null): boolean {
   return error !== null && (error.code === RPC_NOT_FOUND || (error.code === -1 && BCOIN_NOT_FOUND.test(error.message)));
 }
 

@@ -69,6 +69,17 @@ export interface ChainTreasury {
    */
   changeAddress(key: AccountKey, index: number): DerivedAddress;
 
+  /**
+   * The raw transactions (hex) with these ids, from the providers, by id: what a plan sets as each
+   * input's {@link SpendInput.previousTransaction}. Ids the provider does not know are absent from
+   * the map; each answer is checked to hash to its id. Bitcoin and Litecoin: Esplora
+   * `GET /tx/:txid/hex`, a node's `getrawtransaction txid false` (Bitcoin Core and Litecoin Core
+   * find confirmed transactions only with `-txindex=1`, bcoin with `index-tx`: without it the
+   * answer is a provider error, never "unknown"). Cardano answers an empty map: its plans need no
+   * previous transaction (see {@link SpendInput.previousTransaction}).
+   */
+  rawTransactions(txids: readonly string[]): Promise<Map<string, string>>;
+
   /** What spending one input costs at `feeRate`, in base units: an output worth less is not worth moving (`dust`). */
   inputCost(feeRate: bigint): bigint;
 }
@@ -109,6 +120,21 @@ export interface SpendInput {
    * (`treasury_broadcast_rejected`, value not conserved).
    */
   readonly assets?: readonly NativeAsset[];
+  /**
+   * The raw transaction (hex) that created this output, from {@link ChainTreasury.rawTransactions}.
+   * Bitcoin and Litecoin: the PSBT carries it as the input's `nonWitnessUtxo`, which hardware
+   * wallets and `gateway-signer` require: a segwit v0 signature commits to its own input's amount
+   * only, so a plan that understated another input's amount in each of two signing sessions would
+   * have the two signatures combine into a transaction paying a fee nobody was shown (the
+   * input-amount attack); the previous transaction proves every amount. `build` checks that it
+   * hashes to `txHash` and that its output `outputIndex` pays `amountUnits` to `address`
+   * (`validation_error` otherwise). Optional in the contract, but a plan without it is refused by
+   * `gateway-signer` and by hardware wallets. Cardano ignores it: a Cardano body states its fee
+   * explicitly and the ledger requires inputs = outputs + fee, so a signature over the body fixes
+   * the fee whatever the inputs were said to hold (a wrong amount makes an invalid transaction, not
+   * a larger fee).
+   */
+  readonly previousTransaction?: string;
   /**
    * BIP 125 sequence to set (RBF is signalled by default). A CPFP child and a replacement keep the
    * default too; set only to reproduce an existing transaction's input.
