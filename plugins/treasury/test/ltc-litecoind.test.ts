@@ -1,8 +1,10 @@
 /**
  * The treasury against Litecoin Core (litecoind, regtest, read as a `bitcoin-core` provider as
- * ltc/regtest): what bcoin cannot show. bcoin 1.0.2's mempool refuses every double spend, so a
+ * ltc/regtest): the end to end of the bcoin test on Litecoin (paid invoices to a plan signed with
+ * the test seed's Litecoin account by @gw/chain-btc's TestSeedWallet, verified, broadcast,
+ * confirmed, balances zero), and what bcoin cannot show. bcoin 1.0.2's mempool refuses every double spend, so a
  * BIP 125 replacement is tested here, on a node that applies the replacement rules. Plans are
- * signed offline by `gateway-signer` from the test mnemonic, whose testnet account the project
+ * signed offline by `gateway-signer` (the end to end: by TestSeedWallet) from the test mnemonic, whose testnet account the project
  * registered. Litecoin Core accepts replacements only with `-mempoolreplacement=1` (its default is 0):
  * an operator whose node keeps the default cannot bump, and the gateway answers the node's refusal
  * (`treasury_broadcast_rejected`, the replacement `failed`).
@@ -16,6 +18,8 @@ import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, Litecoind, litecoindInstalled, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
+import { TestSeedWallet } from '@gw/chain-btc/testing';
+import { litecoinParams } from '@gw/chain-ltc';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
 import { paidInvoice, scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
@@ -76,6 +80,51 @@ const api = treasuryApi(
   () => token,
 );
 const scan = () => scanOnce(gw, 'ltc', 'regtest');
+
+test.serial('end to end: paid invoices, a sweep plan, signed by the seed, verified, broadcast, confirmed; the balances are zero after', async (t) => {
+  const paid = [];
+  for (const units of [1_000_000n, 1_500_000n, 2_000_000n]) paid.push(await paidInvoice(gw, project, 'ltc', units, (address, u) => node.send(address, u)));
+  await node.mine(6);
+  await scan();
+  const balances = () => api('GET', '/api/v1/treasury/balances?chain=ltc&network=regtest&group_by=network');
+  t.like((await balances()).body.rows, [{ chain: 'ltc', network: 'regtest', coin: 'ltc', confirmed_units: '4500000', unconfirmed_units: '0', outputs: 3 }]);
+
+  const destination = await node.rpc<string>('getnewaddress', []);
+  const created = await api('POST', '/api/v1/treasury/plans', {
+    chain: 'ltc',
+    network: 'regtest',
+    select: { invoice_ids: paid.map((p) => p.id) },
+    destination: { kind: 'external', address: destination },
+  });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const plan = created.body;
+  t.like(plan, { kind: 'sweep', status: 'awaiting_signature', destination, value_units: '4500000' });
+  t.is(plan.inputs.length, 3);
+
+  // Signed as the operator's wallet would: the test seed's Litecoin testnet account (m/84'/1'/0'), partial signatures.
+  const wallet = new TestSeedWallet(litecoinParams, 'regtest');
+  const signed = wallet.sign(plan.plan_file.unsigned.data);
+  const imported = await api('POST', `/api/v1/treasury/plans/${plan.id}/signed`, { signed });
+  t.is(imported.status, 200, JSON.stringify(imported.body));
+  t.is(imported.body.status, 'signed');
+  const sent = await api('POST', `/api/v1/treasury/plans/${plan.id}/broadcast`);
+  t.is(sent.body.status, 'broadcast', JSON.stringify(sent.body));
+  t.deepEqual(await node.mempool(), [plan.txid]);
+
+  await node.mine(6);
+  await scan();
+  t.deepEqual((await gw.kernel.cradle.treasuryTracker.track()).confirmed, [plan.id]);
+  t.like((await api('GET', `/api/v1/treasury/plans/${plan.id}`)).body, { status: 'confirmed', confirmations: 6 });
+  const mined = await node.rpc<{ vout: { value: number; n: number; scriptPubKey: { address?: string; addresses?: string[] } }[] }>('getrawtransaction', [
+    plan.txid,
+    true,
+  ]);
+  t.deepEqual(
+    mined.vout.map((o) => [o.scriptPubKey.address ?? o.scriptPubKey.addresses?.[0], BigInt(Math.round(o.value * 1e8))]),
+    [[destination, 4_500_000n - BigInt(plan.fee_units)]],
+  );
+  t.deepEqual((await balances()).body.rows, []);
+});
 
 test.serial(
   'an RBF bump replaces a stuck sweep: a new plan over the same inputs at a higher fee, signed, broadcast in place of the first, confirmed',

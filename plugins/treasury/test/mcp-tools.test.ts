@@ -1,0 +1,142 @@
+/**
+ * The treasury's MCP tools (issue 35 item 6) over the MCP plugin's streamable HTTP transport, with
+ * the MCP SDK's own client and a PAT, on a real Bitcoin node (bcoin 1.0.2, regtest, read through
+ * the `bitcoin-core` provider kind): a paid invoice's output shows in `get_treasury_balances`;
+ * `propose_treasury_plan` makes a plan awaiting an offline signature and nothing else (no tool
+ * imports, approves, signs or broadcasts); a token without the scope is refused before the tool runs.
+ */
+import test from 'ava';
+import { CLI_ACTOR, type ChainId } from '@gw/kernel';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
+import { MCP_PLUGINS, callError, callOk, patClient, rawCall } from '@gw/plugin-mcp/testing';
+import { watchersPlugin } from '@gw/plugin-watchers';
+import { treasuryPlugin } from '../src/index.js';
+import { paidInvoice, scanOnce } from './treasury-helpers.js';
+
+let node: Bcoin;
+let gw: TestKernel;
+let project: TestProject;
+let operatorId: string;
+
+test.before(async () => {
+  node = await Bcoin.start();
+  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
+  await node.mine(440);
+  gw = await startTestKernel({
+    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'chains.testNetworks': { btc: 'regtest' },
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.watchers.chains': {
+        btc: {
+          regtest: {
+            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
+            startHeight: (await node.height()) + 1,
+          },
+        },
+      },
+      'plugins.address-pool.targetFree': 5,
+      'plugins.address-pool.hardCap': 5,
+      'plugins.watchers.scanIntervalSeconds': 3600,
+      'plugins.mcp.toolCallsPerMinute': 1000,
+      ...FAST_RETRIES,
+      // bcoin estimates nothing on regtest: the configured rate stands in.
+      'plugins.treasury.networks': { btc: { regtest: { feeRate: '2', feeCeiling: '50' } } },
+      'plugins.treasury.trackCron': '0 0 1 1 *',
+      'plugins.treasury.reconcileCron': '0 0 1 1 *',
+    },
+  });
+  operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-mcp', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
+  await paidInvoice(gw, project, 'btc', 1_000_000n, (address, sats) => node.send(address, sats));
+  await node.mine(6);
+  await scanOnce(gw, 'btc', 'regtest');
+});
+test.after.always(async () => {
+  await gw?.close();
+  await node?.stop();
+});
+
+const tokenWith = async (scopes: string[]) => (await gw.kernel.cradle.tenancyPats.create({ scopes, operator: operatorId }, CLI_ACTOR)).token;
+
+test.serial('get_treasury_balances with treasury:read answers what the paid invoice left, per network and per address', async (t) => {
+  const client = await patClient(gw, await tokenWith(['treasury:read']));
+  const perNetwork = await callOk(client, 'get_treasury_balances', { project_id: project.projectId, chain: 'btc', network: 'regtest' });
+  t.is(perNetwork.rows.length, 1);
+  t.like(perNetwork.rows[0], {
+    chain: 'btc',
+    network: 'regtest',
+    coin: 'btc',
+    project_id: project.projectId,
+    confirmed_units: '1000000',
+    unconfirmed_units: '0',
+    outputs: 1,
+    unclaimed_units: '0',
+  });
+  const perAddress = await callOk(client, 'get_treasury_balances', { project_id: project.projectId, group_by: 'address' });
+  t.is(perAddress.rows.length, 1);
+  t.like(perAddress.rows[0], { confirmed_units: '1000000', outputs: 1 });
+  t.truthy(perAddress.rows[0].address);
+  await client.close();
+});
+
+test.serial('propose_treasury_plan with treasury:write makes a plan awaiting signature; no tool approves, imports or broadcasts', async (t) => {
+  const client = await patClient(gw, await tokenWith(['treasury:read', 'treasury:write']));
+  const { tools } = await client.listTools();
+  const treasuryTools = tools.map((tool) => tool.name).filter((name) => /treasury|plan|sign|broadcast|approve|import/.test(name));
+  t.deepEqual(treasuryTools.sort(), ['get_treasury_balances', 'propose_treasury_plan']);
+  t.true(tools.find((tool) => tool.name === 'get_treasury_balances')!.annotations?.readOnlyHint);
+
+  const plan = await callOk(client, 'propose_treasury_plan', { project_id: project.projectId, chain: 'btc', network: 'regtest', destination: 'own' });
+  t.like(plan, { kind: 'sweep', status: 'awaiting_signature', chain: 'btc', network: 'regtest', destination_kind: 'own' });
+  t.is(plan.plan_file.plan_id, plan.id);
+  t.is(plan.plan_file.inputs.length, 1);
+
+  // The SDK refuses an unknown tool; the plan stays where the proposal left it.
+  const unknown = await client
+    .callTool({ name: 'broadcast_treasury_plan', arguments: { project_id: project.projectId, plan_id: plan.id } })
+    .catch((e: Error) => e);
+  t.true(unknown instanceof Error || (unknown as { isError?: boolean }).isError === true);
+  const stored = await gw.kernel.cradle.treasuryPlans.get(plan.id, { operatorId });
+  t.is(stored.status, 'awaiting_signature');
+  // The plan holds its output: a second sweep finds nothing left to move.
+  t.is(
+    await callError(client, 'propose_treasury_plan', { project_id: project.projectId, chain: 'btc', network: 'regtest', destination: 'own' }),
+    'treasury_nothing_to_move',
+  );
+  await client.close();
+});
+
+test.serial('a token without the treasury scopes is refused with 403 insufficient_scope before the tool runs', async (t) => {
+  const token = await tokenWith(['invoices:read', 'projects:read']);
+  for (const [name, scope, args] of [
+    ['get_treasury_balances', 'treasury:read', {}],
+    ['propose_treasury_plan', 'treasury:write', { chain: 'btc', network: 'regtest', destination: 'own' }],
+  ] as const) {
+    const refused = await rawCall(
+      gw,
+      { jsonrpc: '2.0', id: name, method: 'tools/call', params: { name, arguments: { project_id: project.projectId, ...args } } },
+      token,
+    );
+    t.is(refused.status, 403);
+    t.is(refused.body.error.data.error_code, 'insufficient_scope');
+    t.is(refused.body.error.message, `The tool ${name} needs the scope ${scope}.`);
+  }
+  // A reader cannot propose either.
+  const reader = await rawCall(
+    gw,
+    {
+      jsonrpc: '2.0',
+      id: 'r',
+      method: 'tools/call',
+      params: { name: 'propose_treasury_plan', arguments: { project_id: project.projectId, chain: 'btc', network: 'regtest', destination: 'own' } },
+    },
+    await tokenWith(['treasury:read']),
+  );
+  t.is(reader.status, 403);
+  t.is(reader.body.error.data.error_code, 'insufficient_scope');
+});
