@@ -18,6 +18,11 @@ export const treasuryErrors = defineErrors('treasury', {
   treasury_output_unconfirmed: { status: 422, message: 'An output of the selection is not confirmed yet.' },
   treasury_output_unknown: { status: 404, message: 'No received output with that transaction and index on this network.' },
   treasury_fee_above_ceiling: { status: 422, message: 'The fee rate is above the operator’s ceiling for this chain and network.' },
+  treasury_previous_transaction_missing: {
+    status: 503,
+    message: 'The provider does not have a transaction that made one of the outputs; the plan needs it (PSBT nonWitnessUtxo).',
+    retryAfter: 30,
+  },
   treasury_fee_rate_unavailable: { status: 503, message: 'No fee rate: the provider gave no estimate and none is configured.' },
   treasury_plan_not_signable: { status: 409, message: 'The plan does not take a signed transaction in its status.' },
   treasury_plan_already_signed: { status: 409, message: 'The plan already has a different signed transaction.' },

@@ -1,14 +1,15 @@
-import type { ChainDefinition, NetworkKind, PlanAccount, PlanFile, PlanOutput, SpendInput, UnsignedTransaction } from '@gw/kernel';
+import type { ChainAdapter, NetworkKind, PlanAccount, PlanFile, PlanOutput, SpendInput, UnsignedTransaction } from '@gw/kernel';
 import type { PlanKind } from '../plan-status.js';
 
 /**
  * The plan file handed to a signer (packages/chain-api/src/treasury/plan-file.ts): the unsigned
  * transaction and a summary the signer checks against it. Paths are the full paths from the master
- * key when the wallet was registered with a key origin, else from the chain's account path.
+ * key when the wallet was registered with a key origin, else the account path of the key itself
+ * (its own account number: the signer refuses a path whose account differs from the key's).
  */
 export function buildPlanFile(input: {
   planId: string;
-  definition: ChainDefinition;
+  adapter: ChainAdapter;
   network: { id: string; kind: NetworkKind };
   coin: string;
   kind: PlanKind;
@@ -18,12 +19,12 @@ export function buildPlanFile(input: {
   /** The account an own destination belongs to (its change chain). */
   ownKey?: SpendInput['key'];
 }): PlanFile {
-  const { unsigned, definition } = input;
+  const { unsigned, adapter } = input;
   const accounts: PlanAccount[] = [];
   const accountOf = (key: SpendInput['key'], origin: SpendInput['origin']): number => {
     const at = accounts.findIndex((a) => a.key === key.canonical);
     if (at >= 0) return at;
-    accounts.push({ key: key.canonical, fingerprint: origin?.fingerprint ?? null, path: origin?.path ?? definition.accountPath[input.network.kind] });
+    accounts.push({ key: key.canonical, fingerprint: origin?.fingerprint ?? null, path: origin?.path ?? accountPathOf(adapter, key) });
     return accounts.length - 1;
   };
   const inputs = unsigned.inputs.map((i) => {
@@ -49,7 +50,7 @@ export function buildPlanFile(input: {
     format: 'gateway-treasury-plan',
     version: 1,
     plan_id: input.planId,
-    chain: definition.id,
+    chain: adapter.definition.id,
     network: input.network.id,
     coin: input.coin,
     kind: input.kind,
@@ -61,4 +62,9 @@ export function buildPlanFile(input: {
     unsigned: { format: unsigned.format, data: unsigned.data, txid: unsigned.txid },
     created_at: input.createdAt.toISOString(),
   };
+}
+
+/** The account path of a key registered without an origin: its receive index 0's path without the branch and index. */
+function accountPathOf(adapter: ChainAdapter, key: SpendInput['key']): string {
+  return adapter.deriveAddress(key, 0).path.split('/').slice(0, -2).join('/');
 }

@@ -3,6 +3,7 @@ import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { ReceivedOutput } from '@gw/plugin-watchers/contract';
 import type { WalletService } from '@gw/plugin-wallets/contract';
 import { treasuryErrors } from '../errors.js';
+import type { TreasuryNetwork } from './treasury-networks.js';
 
 /** A received output with what signing it needs. */
 export interface SourcedInput {
@@ -14,11 +15,22 @@ export interface SourcedInput {
 /**
  * Turns received outputs into spend inputs: each output's pool address gives its wallet binding
  * and index (address-pool), the binding gives the account key with its origin (wallets; replaced
- * keys too, so their addresses stay spendable).
+ * keys too, so their addresses stay spendable). PSBT chains also get each input's previous
+ * transaction from the providers: the PSBT carries it as `nonWitnessUtxo`, without which
+ * `gateway-signer` and hardware wallets refuse to sign (the segwit input-amount attack).
  */
 export class SpendSources {
   constructor(private readonly deps: { addressPoolService: AddressPoolService; walletsWallets: WalletService }) {}
 
+  /** The inputs of a plan to build: keys and paths, and on PSBT chains each input's previous transaction. */
+  async resolveForBuild(target: TreasuryNetwork, outputs: readonly ReceivedOutput[]): Promise<SourcedInput[]> {
+    const sourced = await this.resolve(target.chain, outputs);
+    if (target.treasury.unsignedFormat !== 'psbt') return sourced;
+    const previous = await target.treasury.rawTransactions(outputs.map((o) => o.txHash));
+    return sourced.map((s) => ({ ...s, input: { ...s.input, previousTransaction: previousOf(previous, s.output) } }));
+  }
+
+  /** Keys and paths of the outputs (what verifying a signed plan needs). */
   async resolve(chain: ChainId, outputs: readonly ReceivedOutput[]): Promise<SourcedInput[]> {
     const paths = await this.deps.addressPoolService.spendPaths(outputs.map((o) => o.poolAddressId));
     const keys = await this.deps.walletsWallets.accountKeys([...new Set([...paths.values()].map((p) => p.walletId))]);
@@ -45,4 +57,15 @@ export class SpendSources {
       return { output, input, walletId: path.walletId };
     });
   }
+}
+
+function previousOf(previous: ReadonlyMap<string, string>, output: ReceivedOutput): string {
+  const hex = previous.get(output.txHash);
+  if (hex === undefined) {
+    throw treasuryErrors.treasury_previous_transaction_missing({
+      message: `The provider does not have the transaction ${output.txHash} that made the output ${output.txHash}:${output.outputIndex}; a Bitcoin or Litecoin Core node needs -txindex=1, bcoin index-tx.`,
+      details: { tx_hash: output.txHash },
+    });
+  }
+  return hex;
 }

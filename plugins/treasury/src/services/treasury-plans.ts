@@ -115,7 +115,7 @@ export class TreasuryPlans {
         details: { matched: outputs.length, not_worth_moving: skipped.length, input_cost_units: cost.toString() },
       });
     }
-    const sourced = await this.deps.treasurySources.resolve(target.chain, worth);
+    const sourced = await this.deps.treasurySources.resolveForBuild(target, worth);
     const destinationProject = request.destination.kind === 'own' ? (request.destination.projectId ?? worth[0]!.projectId) : undefined;
     if (destinationProject && reach && !reach.has(destinationProject)) throw treasuryErrors.treasury_nothing_to_move({ message: 'No such project.' });
 
@@ -155,7 +155,7 @@ export class TreasuryPlans {
       }
       if (estimate.nextBlock > plan.max_fee_rate!) continue;
       const inputs = await PlanInput.query(this.deps.db).where({ plan_id: plan.id, held: true }).orderBy('id');
-      const sourced = await this.deps.treasurySources.resolve(target.chain, inputs.map(inputAsOutput));
+      const sourced = await this.deps.treasurySources.resolveForBuild(target, inputs.map(inputAsOutput));
       const destination = this.destinationOf(plan);
       const done = await this.deps.db.transaction(async (trx) => {
         const locked = await Plan.query(trx).findById(plan.id).forUpdate();
@@ -199,7 +199,7 @@ export class TreasuryPlans {
     const feeRate = input.feeRate ?? estimate.nextBlock;
     this.deps.treasuryNetworks.checkCeiling(target, feeRate);
     const inputs = await PlanInput.query(this.deps.db).where({ plan_id: old.id, held: true }).orderBy('id');
-    const sourced = await this.deps.treasurySources.resolve(target.chain, inputs.map(inputAsOutput));
+    const sourced = await this.deps.treasurySources.resolveForBuild(target, inputs.map(inputAsOutput));
     const destination = this.destinationOf(old);
     const spend = sourced.map((s) => s.input);
     let unsigned = target.treasury.build({ inputs: spend, outputs: [outputOf(destination)], feeRate });
@@ -283,7 +283,7 @@ export class TreasuryPlans {
     const estimate = await this.deps.treasuryNetworks.estimate(target);
     const feeRate = input.feeRate ?? estimate.nextBlock;
     this.deps.treasuryNetworks.checkCeiling(target, feeRate);
-    const sourced = await this.deps.treasurySources.resolve(target.chain, [output]);
+    const sourced = await this.deps.treasurySources.resolveForBuild(target, [output]);
     return this.store({
       target,
       kind: 'accelerate',
@@ -582,7 +582,7 @@ export class TreasuryPlans {
       txid: unsigned.txid,
       plan_file: buildPlanFile({
         planId,
-        definition: target.adapter.definition,
+        adapter: target.adapter,
         network: target.treasury.network,
         coin: target.coin,
         kind,
