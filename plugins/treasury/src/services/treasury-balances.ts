@@ -57,47 +57,16 @@ export class TreasuryBalances {
       ...(query.network ? { network: query.network } : {}),
       ...(query.projectId ? { projectId: query.projectId } : {}),
     };
-    if (!reach || query.projectId) {
-      const page = await this.deps.watchersOutputs.balances({
-        ...base,
-        groupBy: query.groupBy,
-        limit: query.limit,
-        ...(query.after ? { after: query.after } : {}),
-      });
-      return { rows: page.rows.map(balanceView), next: page.next };
-    }
-    if (query.groupBy !== 'network') {
-      const page = await this.deps.watchersOutputs.balances({
-        ...base,
-        groupBy: query.groupBy,
-        limit: query.limit,
-        ...(query.after ? { after: query.after } : {}),
-      });
-      return { rows: page.rows.filter((r) => r.projectId !== undefined && reach.has(r.projectId)).map(balanceView), next: page.next };
-    }
-    // Per network over the caller's projects only: their per-project rows, summed.
-    const sums = new Map<string, BalanceRow>();
-    for (const projectId of reach) {
-      let after: string | undefined;
-      do {
-        const page = await this.deps.watchersOutputs.balances({ ...base, projectId, groupBy: 'project', limit: 500, ...(after ? { after } : {}) });
-        for (const row of page.rows) {
-          const key = `${row.chain}\u0000${row.network}\u0000${row.coin}`;
-          const sum = sums.get(key);
-          sums.set(key, {
-            chain: row.chain,
-            network: row.network,
-            coin: row.coin,
-            confirmedUnits: (sum?.confirmedUnits ?? 0n) + row.confirmedUnits,
-            unconfirmedUnits: (sum?.unconfirmedUnits ?? 0n) + row.unconfirmedUnits,
-            outputs: (sum?.outputs ?? 0) + row.outputs,
-            unclaimedUnits: (sum?.unclaimedUnits ?? 0n) + row.unclaimedUnits,
-          });
-        }
-        after = page.next ?? undefined;
-      } while (after);
-    }
-    return { rows: [...sums.values()].map(balanceView), next: null };
+    // A caller that reaches some projects only reads them in one grouped query, so a page is full
+    // and a sum per network costs one read whatever the number of projects.
+    const page = await this.deps.watchersOutputs.balances({
+      ...base,
+      ...(reach && !query.projectId ? { projectIds: [...reach] } : {}),
+      groupBy: query.groupBy,
+      limit: query.limit,
+      ...(query.after ? { after: query.after } : {}),
+    });
+    return { rows: page.rows.map(balanceView), next: page.next };
   }
 
   /** The unspent outputs of a network (optionally one project or address), oldest first, with the plan holding each. */

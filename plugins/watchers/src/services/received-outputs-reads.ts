@@ -97,6 +97,7 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
       ...(query.chain !== undefined ? [sql`chain = ${query.chain}`] : []),
       ...(query.network !== undefined ? [sql`network = ${query.network}`] : []),
       ...(query.projectId !== undefined ? [sql`project_id = ${query.projectId}`] : []),
+      ...(query.projectIds !== undefined ? [sql`project_id = any(${[...query.projectIds]}::text[])`] : []),
       ...(after ? [sql`(${columns}) > (${sqlJoin(after.map((value) => sql`${value}::text`))})`] : []),
     ];
     const rows = await sqlQuery<Record<string, string | number>>(

@@ -89,6 +89,8 @@ export interface BalanceQuery {
   readonly chain?: ChainId;
   readonly network?: string;
   readonly projectId?: string;
+  /** Only these projects (a caller that reaches some projects only): one grouped read over all of them. */
+  readonly projectIds?: readonly string[];
   readonly limit: number;
   readonly after?: string;
 }
