@@ -78,7 +78,8 @@ function addressPubkey(canonical: string, network: bitcoin.Network, branch: numb
  */
 export function addressKey(key: AccountKey, origin: KeyOrigin | undefined, branch: number, index: number, network: bitcoin.Network): AddressKey {
   const pubkey = addressPubkey(key.canonical, network, branch, index);
-  const script = bitcoin.payments.p2wpkh({ pubkey, network }).output!;
+  // OP_0 <hash160(pubkey)>, written directly: bitcoinjs' payments re-validate their arguments at each call.
+  const script = Uint8Array.from([0x00, 0x14, ...bitcoin.crypto.hash160(pubkey)]);
   return origin
     ? { pubkey, script, masterFingerprint: Buffer.from(origin.fingerprint, 'hex'), path: `${origin.path}/${branch}/${index}` }
     : { pubkey, script, masterFingerprint: accountNode(key.canonical, network).fingerprint, path: `m/${branch}/${index}` };

@@ -51,7 +51,8 @@ export function verifySigned(unsigned: UnsignedTransaction, signed: string, net:
       throw incomplete(where, `has a malformed signature (${(cause as Error).message})`, i);
     }
     if (decoded.hashType !== bitcoin.Transaction.SIGHASH_ALL) throw incomplete(where, `is signed with sighash type ${decoded.hashType}, not SIGHASH_ALL`, i);
-    const scriptCode = bitcoin.payments.p2pkh({ pubkey: key.pubkey }).output!;
+    // BIP 143: a P2WPKH input's scriptCode is the P2PKH script of its key hash (the script's 20 bytes after OP_0 0x14).
+    const scriptCode = Uint8Array.from([0x76, 0xa9, 0x14, ...key.script.subarray(2), 0x88, 0xac]);
     const digest = digestOf(i, scriptCode, input.amountUnits);
     let valid: boolean;
     try {
