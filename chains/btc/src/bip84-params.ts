@@ -40,6 +40,11 @@ export interface Bip84Params {
    * script type.
    */
   readonly dustRelayFeePerKvb: bigint;
+  /**
+   * The most base units there can ever be (Core's `MAX_MONEY`, consensus): a plan amount above it
+   * is a request of the wrong shape (Bitcoin 21,000,000 BTC, Litecoin 84,000,000 LTC).
+   */
+  readonly maxMoney: bigint;
 }
 
 /** SLIP-132 / BIP32 version bytes Bitcoin wallets use. */
@@ -77,6 +82,8 @@ export const bitcoinParams: Bip84Params = {
   messageSigning: { scheme: 'bip322' },
   // Bitcoin Core's DUST_RELAY_TX_FEE (src/policy/policy.h).
   dustRelayFeePerKvb: 3000n,
+  // Bitcoin Core's MAX_MONEY (src/consensus/amount.h).
+  maxMoney: 21_000_000n * 100_000_000n,
 };
 
 /** Names of the accepted key versions of a network kind, for messages: `xpub/zpub`. */

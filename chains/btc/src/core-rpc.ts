@@ -40,11 +40,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Sends `calls` as one batch and returns the replies in call order. */
-export async function rpcBatch(http: ProviderHttp, calls: readonly (readonly [string, readonly unknown[]])[]): Promise<RpcReply[]> {
+/** Sends `calls` as one batch and returns the replies in call order; `timeoutMs` overrides the pool's for this request. */
+export async function rpcBatch(http: ProviderHttp, calls: readonly (readonly [string, readonly unknown[]])[], timeoutMs?: number): Promise<RpcReply[]> {
   if (calls.length === 0) return [];
   const body = calls.map(([method, params], id) => ({ jsonrpc: '1.0', id, method, params }));
-  const answer = await http.json('POST', '', { body });
+  const answer = await http.json('POST', '', { body, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
   return parseBatch(
     answer,
     calls.map(([method]) => method),
@@ -80,8 +80,8 @@ export function resultOf(reply: RpcReply, method: string): unknown {
 }
 
 /** One call as a batch of one; the result or a thrown {@link RpcCallError}. */
-export async function rpcCall(http: ProviderHttp, method: string, params: readonly unknown[]): Promise<unknown> {
-  const [reply] = await rpcBatch(http, [[method, params]]);
+export async function rpcCall(http: ProviderHttp, method: string, params: readonly unknown[], timeoutMs?: number): Promise<unknown> {
+  const [reply] = await rpcBatch(http, [[method, params]], timeoutMs);
   return resultOf(reply!, method);
 }
 

@@ -73,4 +73,6 @@ export const litecoinParams: Bip84Params = {
   // Litecoin Core's DUST_RELAY_TX_FEE is ten times Bitcoin's: P2WPKH outputs below 2,940 litoshi and
   // P2PKH below 5,460 are dust (litecoind 0.21 refuses 2,939: plugins/watchers/test/ltc-treasury-litecoind.test.ts).
   dustRelayFeePerKvb: 30_000n,
+  // Litecoin Core's MAX_MONEY (src/amount.h): 84,000,000 LTC.
+  maxMoney: 84_000_000n * 100_000_000n,
 };

@@ -4,11 +4,16 @@ import { RpcCallError, rpcCall } from '../core-rpc.js';
 const TXID = /^[0-9a-f]{64}$/;
 
 /**
- * The answers that mean the provider already has the transaction, in its mempool or in a block:
- * Core's "Transaction already in block chain" (-27), "txn-already-in-mempool",
- * "txn-already-known" (Core and bcoin), as they come through Esplora too.
+ * The answers that mean the provider already has a transaction with this txid, in its mempool or
+ * in a block: Core's "Transaction already in block chain" (-27, before 28) and "Transaction
+ * outputs already in utxo set" (-27, Core 28 and later), "txn-already-in-mempool",
+ * "txn-already-known" (Core and bcoin), and "txn-same-nonwitness-data-in-mempool" (the same txid
+ * with another witness: the plan's transaction all the same), as they come through Esplora too.
+ * "missingorspent" is not one: it also means an input was spent by another transaction. Any other
+ * refusal is checked against the provider's view of the txid (`BtcTreasury.broadcast`).
  */
-const ALREADY_KNOWN = /already in (?:block ?chain|the mempool)|txn-already-(?:in-mempool|known)|already known/i;
+const ALREADY_KNOWN =
+  /already in (?:block ?chain|the mempool)|outputs already in utxo set|txn-already-(?:in-mempool|known)|txn-same-nonwitness-data-in-mempool|already known/i;
 
 /** What the provider said: accepted (or already had it), or refused with its reason. */
 export type BroadcastOutcome = { readonly accepted: true } | { readonly accepted: false; readonly reason: string };

@@ -1,5 +1,6 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import {
+  chainErrors,
   treasuryChainErrors,
   type AccountKey,
   type BuildRequest,
@@ -51,7 +52,7 @@ export class BtcTreasury implements ChainTreasury {
     if (!network) throw new Error(`${definition.id}: no BIP84 network parameters for network ${options.network.id}`);
     this.network = options.network;
     this.providers = options.providers;
-    this.net = { params, definition: options.network, network };
+    this.net = { chain: definition.id, params, definition: options.network, network };
   }
 
   feeEstimate(): Promise<FeeEstimate> {
@@ -69,13 +70,17 @@ export class BtcTreasury implements ChainTreasury {
   /**
    * Sends through the first provider that answers. A provider that refuses the transaction
    * answered: it is `treasury_broadcast_rejected` with its reason, not a reason to try the next.
-   * One that already has it counts as sent.
+   * One that already has it counts as sent: the refusals that say so (`ALREADY_KNOWN`), and any
+   * other refusal after which the provider knows the txid (`transaction(txid)`; nodes word "I
+   * have it" differently from version to version). A failed look-up leaves the refusal standing.
    */
   async broadcast(tx: VerifiedTransaction): Promise<string> {
     const outcome = await this.providers.run('broadcast', (http, endpoint) =>
       isCore(endpoint) ? coreBroadcast(http, tx.hex, tx.txid) : esploraBroadcast(http, tx.hex, tx.txid),
     );
     if (!outcome.accepted) {
+      const known = await this.transaction(tx.txid).catch(() => null);
+      if (known !== null) return tx.txid;
       throw treasuryChainErrors.treasury_broadcast_rejected({
         message: `The provider refused the transaction ${tx.txid}: ${outcome.reason}`,
         details: { txid: tx.txid, reason: outcome.reason },
@@ -85,7 +90,9 @@ export class BtcTreasury implements ChainTreasury {
   }
 
   async transaction(txid: string): Promise<TransactionState | null> {
-    if (!TXID.test(txid)) throw new Error(`not a transaction id: ${txid}`);
+    if (typeof txid !== 'string' || !TXID.test(txid)) {
+      throw chainErrors.validation_error({ message: `Not a transaction id (64 lower-case hex digits): ${String(txid).slice(0, 80)}.` });
+    }
     return this.providers.run('transaction', (http, endpoint) => (isCore(endpoint) ? coreTransaction(http, txid) : esploraTransaction(http, txid)));
   }
 

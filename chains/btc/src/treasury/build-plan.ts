@@ -1,6 +1,7 @@
 import * as bitcoin from 'bitcoinjs-lib';
-import { chainErrors, treasuryChainErrors, type BuildRequest, type PlanOutput, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
+import { chainErrors, treasuryChainErrors, type BuildRequest, type KeyOrigin, type PlanOutput, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
 import { addressKey, type AddressKey } from './account-derivation.js';
+import { planKeyOrigin } from './plan-key.js';
 import { psbtOf } from './psbt-transaction.js';
 import { dustThreshold, estimateVsize, outputScriptType } from './transaction-size.js';
 import type { TreasuryNetwork } from './treasury-network.js';
@@ -9,6 +10,8 @@ import type { TreasuryNetwork } from './treasury-network.js';
 export const RBF_SEQUENCE = 0xfffffffd;
 const TXID = /^[0-9a-f]{64}$/;
 const MAX_INDEX = 0x7fffffff;
+/** A P2WPKH output script's shape (its dust threshold is the tolerance of a fee without an output taking the rest). */
+const P2WPKH_SHAPE = Uint8Array.from([0x00, 0x14, ...new Uint8Array(20)]);
 
 /**
  * Builds the BIP 174 PSBT (version 0, transaction version 2, lock time 0) of a plan. Each input
@@ -20,10 +23,16 @@ const MAX_INDEX = 0x7fffffff;
  * derivation) carries its derivation too.
  *
  * The fee is `feeRate` × the estimated virtual size of the signed transaction, or `feeUnits` when
- * given (never below rate × size). The output without an amount takes what remains; without such an
- * output the whole remainder is the fee, which must reach that minimum.
+ * given (never below rate × size). The output without an amount takes what remains. Without such an
+ * output the inputs must pay exactly the outputs and that fee: with `feeUnits`, to the unit; with a
+ * rate, the fee may exceed rate × size by less than the dust threshold of a P2WPKH output (an excess
+ * that could not have been an output anyway); a larger remainder is `validation_error`, never
+ * silently paid to the miners.
  *
- * Refused: an input whose address is not its key's address at its branch and index, an
+ * Refused: a request of the wrong shape (not arrays of objects, an amount that is not a bigint or
+ * above the chain's `maxMoney`, an index outside 0..2^31-1, a branch other than 0 or 1, an account
+ * key of another chain or network or that does not parse, a malformed key origin: see
+ * `planKeyOrigin`), an input whose address is not its key's address at its branch and index, an
  * outpoint given twice, or a previous transaction that is not the outpoint's transaction or whose
  * output there is not the input's amount and address (`validation_error`); a destination that is not a standard address of this
  * network (`treasury_wrong_network`); an output below Core's dust threshold for its script type
@@ -32,6 +41,8 @@ const MAX_INDEX = 0x7fffffff;
  */
 export function buildPlan(request: BuildRequest, net: TreasuryNetwork): UnsignedTransaction {
   const { inputs, outputs, feeRate, feeUnits } = request;
+  if (!Array.isArray(inputs) || !inputs.every(isRecord)) throw chainErrors.validation_error({ message: 'The inputs must be a list of outputs to spend.' });
+  if (!Array.isArray(outputs) || !outputs.every(isRecord)) throw chainErrors.validation_error({ message: 'The outputs must be a list of destinations.' });
   if (inputs.length === 0) throw chainErrors.validation_error({ message: 'A plan needs at least one input.' });
   if (outputs.length === 0) throw chainErrors.validation_error({ message: 'A plan needs at least one output.' });
   if (typeof feeRate !== 'bigint' || feeRate < 1n) throw chainErrors.validation_error({ message: 'The fee rate must be at least 1 base unit per vbyte.' });
@@ -44,14 +55,16 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
   tx.locktime = 0;
   const inputKeys: AddressKey[] = [];
   const previousTransactions: (Uint8Array | undefined)[] = [];
+  const origins: (KeyOrigin | undefined)[] = [];
   const seen = new Set<string>();
   let inputTotal = 0n;
   for (const input of inputs) {
-    checkInput(input, net);
+    const origin = checkInput(input, net);
+    origins.push(origin);
     const outpoint = `${input.txHash}:${input.outputIndex}`;
     if (seen.has(outpoint)) throw chainErrors.validation_error({ message: `The output ${outpoint} is an input twice.` });
     seen.add(outpoint);
-    const key = addressKey(input.key, input.origin ?? input.key.origin, input.branch, input.index, net.network);
+    const key = addressKey(input.key, origin, input.branch, input.index, net.network);
     if (!sameBytes(key.script, scriptOf(input.address, net))) {
       throw chainErrors.validation_error({
         message: `The input ${outpoint}: ${input.address} is not the account key's address at ${input.branch}/${input.index}.`,
@@ -62,10 +75,18 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
     previousTransactions.push(input.previousTransaction === undefined ? undefined : previousTransactionOf(input, key.script, outpoint));
     inputTotal += input.amountUnits;
   }
+  if (inputTotal > net.params.maxMoney) throw chainErrors.validation_error({ message: `The inputs hold ${inputTotal}, more than there can be.` });
 
   for (const output of outputs) {
-    if (output.amountUnits !== undefined && (typeof output.amountUnits !== 'bigint' || output.amountUnits <= 0n)) {
-      throw chainErrors.validation_error({ message: `The output to ${String(output.address)} must have a positive amount.` });
+    const where = `The output to ${String(output.address)}`;
+    if (output.amountUnits !== undefined && (typeof output.amountUnits !== 'bigint' || output.amountUnits <= 0n || output.amountUnits > net.params.maxMoney)) {
+      throw chainErrors.validation_error({ message: `${where} must have a positive amount of base units, at most ${net.params.maxMoney}.` });
+    }
+    if (output.own !== undefined) {
+      const own = output.own as { branch: unknown; index: unknown } | null;
+      if (!isObject(own) || (own.branch !== 0 && own.branch !== 1) || !isIndex(own.index)) {
+        throw chainErrors.validation_error({ message: `${where}: "own" must be { branch: 0 or 1, index: an integer from 0 to ${MAX_INDEX} }.` });
+      }
     }
   }
   const rest = outputs.filter((o) => o.amountUnits === undefined);
@@ -99,7 +120,7 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
         details: { address: output.address, amount_units: output.amountUnits.toString(), dust_units: dust.toString() },
       });
     }
-    const own = output.own && addressKey(inputs[0]!.key, inputs[0]!.origin ?? inputs[0]!.key.origin, output.own.branch, output.own.index, net.network);
+    const own = output.own && addressKey(inputs[0]!.key, origins[0], output.own.branch, output.own.index, net.network);
     if (own && !sameBytes(own.script, script)) {
       throw chainErrors.validation_error({
         message: `The output to ${output.address} is not the account's address at ${output.own!.branch}/${output.own!.index}.`,
@@ -108,6 +129,18 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
     tx.addOutput(script, output.amountUnits);
     return own;
   });
+
+  if (rest.length === 0 && remainder > 0n) {
+    // Without an output taking the rest, the fee is what is left: only an excess too small to be an
+    // output (below a P2WPKH output's dust threshold) may go to it, and nothing with an exact fee.
+    const tolerance = feeUnits === undefined ? dustThreshold(P2WPKH_SHAPE, net.params.dustRelayFeePerKvb) : 1n;
+    if (remainder >= tolerance) {
+      throw chainErrors.validation_error({
+        message: `The inputs hold ${remainder} more than the outputs and the fee ${fee}; without an output taking the rest (one without an amount) it would go to the fee. Add one, or lower the inputs.`,
+        details: { input_units: inputTotal.toString(), output_units: fixedTotal.toString(), fee_units: fee.toString(), excess_units: remainder.toString() },
+      });
+    }
+  }
 
   const psbt = psbtOf(tx, net.network);
   inputKeys.forEach((key, i) => {
@@ -134,23 +167,33 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
   };
 }
 
-function checkInput(input: SpendInput, net: TreasuryNetwork): void {
+/** Checks an input's fields; returns its key origin, normalised (`planKeyOrigin`). */
+function checkInput(input: SpendInput, net: TreasuryNetwork): KeyOrigin | undefined {
   const where = `The input ${String(input.txHash)}:${String(input.outputIndex)}`;
   if (typeof input.txHash !== 'string' || !TXID.test(input.txHash)) throw chainErrors.validation_error({ message: `${where}: not a transaction id.` });
   if (!Number.isSafeInteger(input.outputIndex) || input.outputIndex < 0 || input.outputIndex > 0xffffffff) {
     throw chainErrors.validation_error({ message: `${where}: bad output index.` });
   }
-  if (typeof input.amountUnits !== 'bigint' || input.amountUnits <= 0n)
-    throw chainErrors.validation_error({ message: `${where}: the amount must be positive.` });
+  if (typeof input.amountUnits !== 'bigint' || input.amountUnits <= 0n || input.amountUnits > net.params.maxMoney) {
+    throw chainErrors.validation_error({ message: `${where}: the amount must be a positive amount of base units, at most ${net.params.maxMoney}.` });
+  }
   if (input.branch !== 0 && input.branch !== 1) throw chainErrors.validation_error({ message: `${where}: the branch must be 0 or 1.` });
-  if (!Number.isSafeInteger(input.index) || input.index < 0 || input.index > MAX_INDEX)
-    throw chainErrors.validation_error({ message: `${where}: bad address index.` });
+  if (!isIndex(input.index)) throw chainErrors.validation_error({ message: `${where}: bad address index.` });
   if (input.sequence !== undefined && (!Number.isSafeInteger(input.sequence) || input.sequence < 0 || input.sequence > 0xffffffff)) {
     throw chainErrors.validation_error({ message: `${where}: bad sequence.` });
   }
-  if (input.key.network !== net.definition.kind) {
-    throw chainErrors.validation_error({ message: `${where}: the account key is a ${input.key.network} key, the network is ${net.definition.kind}.` });
-  }
+  return planKeyOrigin(input.key, input.origin, net, where);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const isRecord = (value: unknown): boolean => isObject(value);
+
+/** A non-hardened BIP 32 child index. */
+function isIndex(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_INDEX;
 }
 
 /**

@@ -135,3 +135,33 @@ test.serial(
     await t.throwsAsync(treasury.rawTransactions([a.getId()]), { instanceOf: ProviderError, message: /does not hash to/ });
   },
 );
+
+test.serial('fee-estimates: a target answered 0 is floored at the minimum', async (t) => {
+  answers = { 'GET /fee-estimates': [200, JSON.stringify({ '1': 0, '6': 0, '144': 1.5 })] };
+  t.deepEqual(await treasury.feeEstimate(), { nextBlock: 1n, hour: 1n, minimum: 1n });
+});
+
+test.serial('POST /tx: a refusal after which GET /tx/:txid knows the transaction counts as sent; an answer with another txid is malformed', async (t) => {
+  const tx = { txid: TXID, hex: '0200000001abcd' };
+  answers = {
+    'POST /tx': [400, 'sendrawtransaction RPC error: {"code":-25,"message":"bad-txns-inputs-missingorspent"}'],
+    [`GET /tx/${TXID}`]: [200, JSON.stringify({ txid: TXID, status: { confirmed: false } })],
+  };
+  t.is(await treasury.broadcast(tx), TXID);
+  answers = { 'POST /tx': [200, 'e'.repeat(64)] };
+  const error = await t.throwsAsync(treasury.broadcast(tx), { instanceOf: ProviderError });
+  t.is((error as ProviderError).failure, 'malformed');
+});
+
+test.serial('GET /tx/:txid answering another transaction is malformed', async (t) => {
+  answers = { [`GET /tx/${TXID}`]: [200, JSON.stringify({ txid: 'e'.repeat(64), status: { confirmed: false } })] };
+  const error = await t.throwsAsync(treasury.transaction(TXID), { instanceOf: ProviderError });
+  t.is((error as ProviderError).failure, 'malformed');
+});
+
+test.serial('GET /address/:a/utxo listing an output twice is malformed', async (t) => {
+  const utxo = { txid: TXID, vout: 1, status: { confirmed: false }, value: 1_000 };
+  answers = { [`GET /address/${ADDRESS}/utxo`]: [200, JSON.stringify([utxo, utxo])] };
+  const error = await t.throwsAsync(treasury.unspentAt([ADDRESS]), { instanceOf: ProviderError, message: /twice/ });
+  t.is((error as ProviderError).failure, 'malformed');
+});

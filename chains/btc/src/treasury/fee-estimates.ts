@@ -25,7 +25,8 @@ export function perVbyteOfPerKvb(value: unknown, where: string): bigint {
 
 /**
  * Esplora's `GET /fee-estimates` (sat/vB by confirmation target, fractional): next block is target
- * "1", an hour is "6", the minimum is the lowest rate listed (at least 1). A server without
+ * "1", an hour is "6", the minimum is the lowest rate listed (at least 1), and neither target is
+ * below the minimum (an estimate of 0 is floored to it). A server without
  * estimates (an empty object, as on regtest) is a provider error.
  */
 export async function esploraFeeEstimate(http: ProviderHttp): Promise<FeeEstimate> {
@@ -40,7 +41,9 @@ export async function esploraFeeEstimate(http: ProviderHttp): Promise<FeeEstimat
   if (typeof next !== 'number' || typeof hour !== 'number') throw new ProviderError('http_error', '', '/fee-estimates: no estimate for 1 and 6 blocks');
   const lowest = (rates as number[]).reduce((min, r) => (r < min ? r : min), hour);
   const minimum = ceilOf(lowest) < 1n ? 1n : ceilOf(lowest);
-  return { nextBlock: ceilOf(next), hour: ceilOf(hour), minimum };
+  // A quiet mempool can make electrs answer 0 for a target: never below the minimum relayed.
+  const atLeast = (rate: bigint) => (rate < minimum ? minimum : rate);
+  return { nextBlock: atLeast(ceilOf(next)), hour: atLeast(ceilOf(hour)), minimum };
 }
 
 /**

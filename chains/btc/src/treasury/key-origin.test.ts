@@ -84,3 +84,11 @@ test('key origin: a malformed origin is invalid_xpub_format', (t) => {
   t.is(refused(t, `[${FINGERPRINT}/84'/0'/0']${XPUB.slice(0, -1)}x`, 'mainnet').code, 'invalid_xpub_format');
   t.is(refused(t, `[${FINGERPRINT}/84'/1'/0']${XPUB}`, 'testnet').code, 'wallet_kind_mismatch');
 });
+
+test('key origin: a path step of 2^31 or more is out of range (hardened or not), never wrapped', (t) => {
+  for (const step of ['2147483648', "2147483648'", "4294967295'", '9999999999']) {
+    const error = refused(t, `[${FINGERPRINT}/84'/0'/${step}]${XPUB}`, 'mainnet');
+    t.is(error.code, 'invalid_xpub_format', step);
+  }
+  t.regex(refused(t, `[${FINGERPRINT}/84'/0'/2147483648]${XPUB}`, 'mainnet').message, /2147483648 is out of range/);
+});

@@ -127,10 +127,15 @@ test('build: every standard destination type of the network, each with its size;
     bitcoin.payments.p2wsh({ hash: hash32, network: REGTEST }).address!,
     bitcoin.payments.p2tr({ pubkey: Buffer.from(account.publicKey.subarray(1)), network: REGTEST }).address!,
   ];
-  const plan = treasury.build({ inputs: inputs(bareKey), outputs: destinations.map((address) => ({ address, amountUnits: 10_000n })), feeRate: 1n });
-  // 10.5 + 3 × 68 + 34 + 32 + 43 + 43
-  t.is(plan.size, 367);
-  t.is(plan.feeUnits, 250_000n - 40_000n, 'no output takes the rest: it is all fee');
+  const plan = treasury.build({
+    inputs: inputs(bareKey),
+    outputs: [...destinations.map((address) => ({ address, amountUnits: 10_000n })), { address: EXTERNAL }],
+    feeRate: 1n,
+  });
+  // 10.5 + 3 × 68 + 34 + 32 + 43 + 43 + 31 (the P2WPKH output taking the rest)
+  t.is(plan.size, 398);
+  t.is(plan.feeUnits, 398n);
+  t.is(plan.outputs[4]!.amountUnits, 250_000n - 40_000n - 398n);
   const signed = sign(plan.data).finalizeAllInputs().extractTransaction(true);
   t.true(signed.virtualSize() <= plan.size);
 
@@ -145,7 +150,7 @@ test('build: every standard destination type of the network, each with its size;
 test('build refuses: dust by script type, inputs that do not cover, a destination of another network, an input that is not its key’s address', (t) => {
   const one = [input(bareKey, 0, 1, 10_000n, 9)];
   // P2WPKH's dust threshold at 3 sat/vB is 294: 294 passes, 293 does not.
-  t.notThrows(() => treasury.build({ inputs: one, outputs: [{ address: EXTERNAL, amountUnits: 294n }], feeRate: 1n }));
+  t.notThrows(() => treasury.build({ inputs: one, outputs: [{ address: EXTERNAL, amountUnits: 294n }, { address: CHANGE_1_3 }], feeRate: 1n }));
   t.is(
     code(t, () => treasury.build({ inputs: one, outputs: [{ address: EXTERNAL, amountUnits: 293n }], feeRate: 1n })),
     'treasury_dust_output',
@@ -155,7 +160,7 @@ test('build refuses: dust by script type, inputs that do not cover, a destinatio
     code(t, () => treasury.build({ inputs: one, outputs: [{ address: p2pkh, amountUnits: 545n }], feeRate: 1n })),
     'treasury_dust_output',
   );
-  t.notThrows(() => treasury.build({ inputs: one, outputs: [{ address: p2pkh, amountUnits: 546n }], feeRate: 1n }));
+  t.notThrows(() => treasury.build({ inputs: one, outputs: [{ address: p2pkh, amountUnits: 546n }, { address: CHANGE_1_3 }], feeRate: 1n }));
   // The rest below dust after the fee.
   t.is(
     code(t, () => treasury.build({ inputs: one, outputs: [{ address: EXTERNAL, amountUnits: 9_700n }, { address: CHANGE_1_3 }], feeRate: 1n })),

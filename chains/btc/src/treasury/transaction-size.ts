@@ -58,5 +58,6 @@ export function dustThreshold(script: Uint8Array, dustRelayFeePerKvb: bigint): b
   const type = outputScriptType(script);
   const witnessProgram = type === 'p2wpkh' || type === 'p2wsh' || type === 'p2tr';
   const spendingInput = witnessProgram ? 32 + 4 + 1 + Math.floor(107 / 4) + 4 : 32 + 4 + 1 + 107 + 4;
-  return (dustRelayFeePerKvb * BigInt(outputBytes(script) + spendingInput)) / 1000n;
+  // Rounded up as recent Core's CFeeRate::GetFee does (EvaluateFeeUp): a rate that does not divide evenly never lowers the threshold.
+  return (dustRelayFeePerKvb * BigInt(outputBytes(script) + spendingInput) + 999n) / 1000n;
 }

@@ -42,7 +42,8 @@ export async function esploraTransaction(http: ProviderHttp, txid: string): Prom
 /**
  * A node's `getrawtransaction txid true` with `getblockcount` in one batch (the block height is the
  * tip less the confirmations, plus one), and `getmempoolentry` for the fee while unconfirmed (Core
- * tells no fee of a mined transaction without its inputs' amounts). Bitcoin Core finds mined
+ * tells no fee of a mined transaction without its inputs' amounts). Confirmations that are not a
+ * count up to the tip height + 1, or a block hash without them, is a malformed answer. Bitcoin Core finds mined
  * transactions only with `-txindex=1`; without it the answer says so and is a provider error,
  * never "unknown" (which would read as dropped). bcoin needs `index-tx`.
  */
@@ -63,8 +64,12 @@ export async function coreTransaction(http: ProviderHttp, txid: string): Promise
   expectShape(isObject(result) && result['txid'] === txid, `${where}: not the transaction`);
   expectShape(isCount(tip), 'getblockcount: not a height');
   const { confirmations, blockhash, vsize } = result;
+  // Core leaves both out while the transaction is in the mempool; a block's transaction has both
+  // (confirmations 0 when that block left the active chain).
+  expectShape(confirmations === undefined || (isCount(confirmations) && confirmations <= tip + 1), `${where}: bad confirmations ${String(confirmations)}`);
+  expectShape(blockhash === undefined || confirmations !== undefined, `${where}: a block hash without confirmations`);
   const size = isCount(vsize) && vsize > 0 ? { size: vsize } : {};
-  if (isCount(confirmations) && confirmations > 0) {
+  if (confirmations !== undefined && confirmations > 0) {
     expectShape(typeof blockhash === 'string' && HASH.test(blockhash), `${where}: confirmed without a block hash`);
     return { txid, confirmations, blockHeight: tip - confirmations + 1, blockHash: blockhash, ...size };
   }

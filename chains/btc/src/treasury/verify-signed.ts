@@ -1,8 +1,9 @@
-import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
-import { treasuryChainErrors, type UnsignedTransaction, type VerifiedTransaction } from '@gw/chain-api';
+import * as ecc from 'tiny-secp256k1';
+import { chainErrors, treasuryChainErrors, type KeyOrigin, type UnsignedTransaction, type VerifiedTransaction } from '@gw/chain-api';
 import { addressKey } from './account-derivation.js';
 import { sighashAllDigests } from './bip143-digest.js';
+import { planKeyOrigin } from './plan-key.js';
 import { unsignedTransactionOf } from './psbt-transaction.js';
 import { readSigned, type SignedCandidate } from './read-signed.js';
 import type { TreasuryNetwork } from './treasury-network.js';
@@ -23,19 +24,20 @@ const txidOf = (hash: Uint8Array) => Buffer.from(hash).reverse().toString('hex')
  * input's branch and index, never one the PSBT names. It must be low-S and SIGHASH_ALL: any other
  * sighash type would let whoever relays the transaction change it (`treasury_signed_incomplete`).
  * The transaction returned is rebuilt from the plan and those signatures.
+ *
+ * The plan itself is checked first: a plan of another format, a PSBT that does not parse, a
+ * summary (`inputs`, `outputs`, `feeUnits`) that is not what the PSBT does, or an input key or
+ * origin that `build` would refuse is `validation_error` (the stored plan is inconsistent).
  */
 export function verifySigned(unsigned: UnsignedTransaction, signed: string, net: TreasuryNetwork): VerifiedTransaction {
-  if (unsigned.format !== 'psbt') throw new Error(`not a PSBT plan: ${unsigned.format}`);
-  const plan = unsignedTransactionOf(bitcoin.Psbt.fromBase64(unsigned.data, { network: net.network }));
-  if (plan.ins.length !== unsigned.inputs.length) throw new Error('the plan PSBT and its inputs disagree');
+  const { plan, origins } = checkedPlan(unsigned, net);
   const candidate = readSigned(signed);
   compareWithPlan(plan, candidate.tx);
 
   const final = plan.clone();
   const digestOf = sighashAllDigests(plan);
   unsigned.inputs.forEach((input, i) => {
-    if (txidOf(plan.ins[i]!.hash) !== input.txHash || plan.ins[i]!.index !== input.outputIndex) throw new Error(`the plan PSBT and its input ${i} disagree`);
-    const key = addressKey(input.key, input.origin ?? input.key.origin, input.branch, input.index, net.network);
+    const key = addressKey(input.key, origins[i], input.branch, input.index, net.network);
     const witness = witnessOf(candidate, i, key.pubkey);
     const where = `input ${i} (${input.txHash}:${input.outputIndex})`;
     if (!witness) throw incomplete(where, 'has no signature', i);
@@ -49,9 +51,17 @@ export function verifySigned(unsigned: UnsignedTransaction, signed: string, net:
       throw incomplete(where, `has a malformed signature (${(cause as Error).message})`, i);
     }
     if (decoded.hashType !== bitcoin.Transaction.SIGHASH_ALL) throw incomplete(where, `is signed with sighash type ${decoded.hashType}, not SIGHASH_ALL`, i);
-    const scriptCode = bitcoin.payments.p2pkh({ pubkey: key.pubkey }).output!;
+    // BIP 143: a P2WPKH input's scriptCode is the P2PKH script of its key hash (the script's 20 bytes after OP_0 0x14).
+    const scriptCode = Uint8Array.from([0x76, 0xa9, 0x14, ...key.script.subarray(2), 0x88, 0xac]);
     const digest = digestOf(i, scriptCode, input.amountUnits);
-    if (!ecc.verify(digest, key.pubkey, decoded.signature, true)) throw incomplete(where, 'has a signature that does not verify', i);
+    let valid: boolean;
+    try {
+      valid = ecc.verify(digest, key.pubkey, decoded.signature, true);
+    } catch (cause) {
+      // r or s not below the group order: the library refuses to read it as a signature.
+      throw incomplete(where, `has a malformed signature (${(cause as Error).message})`, i);
+    }
+    if (!valid) throw incomplete(where, 'has a signature that does not verify', i);
     final.setWitness(i, [signature, key.pubkey]);
   });
 
@@ -63,6 +73,56 @@ export function verifySigned(unsigned: UnsignedTransaction, signed: string, net:
     });
   }
   return { txid, hex: final.toHex() };
+}
+
+/**
+ * The plan's transaction, read from its PSBT, after checking that the plan's summary is what the
+ * PSBT does and that each input names a key `build` would accept; with each input's key origin,
+ * normalised. Anything else is `validation_error`.
+ */
+function checkedPlan(unsigned: UnsignedTransaction, net: TreasuryNetwork): { plan: bitcoin.Transaction; origins: (KeyOrigin | undefined)[] } {
+  const inconsistent = (reason: string) => chainErrors.validation_error({ message: `The stored plan is inconsistent: ${reason}.` });
+  if (typeof unsigned !== 'object' || unsigned === null || unsigned.format !== 'psbt') {
+    throw chainErrors.validation_error({ message: `The plan is not a PSBT plan (${String(unsigned?.format)}).` });
+  }
+  let psbt: bitcoin.Psbt;
+  try {
+    psbt = bitcoin.Psbt.fromBase64(String(unsigned.data), { network: net.network });
+  } catch (cause) {
+    throw inconsistent(`its PSBT does not parse (${(cause as Error).message})`);
+  }
+  const plan = unsignedTransactionOf(psbt);
+  const { inputs, outputs, feeUnits } = unsigned;
+  if (!Array.isArray(inputs) || inputs.length !== plan.ins.length) throw inconsistent('its inputs are not the PSBT’s');
+  if (!Array.isArray(outputs) || outputs.length !== plan.outs.length) throw inconsistent('its outputs are not the PSBT’s');
+  let inputTotal = 0n;
+  const origins = inputs.map((input, i) => {
+    const where = `The plan's input ${i}`;
+    if (typeof input !== 'object' || input === null) throw inconsistent(`input ${i} is not an input`);
+    if (txidOf(plan.ins[i]!.hash) !== input.txHash || plan.ins[i]!.index !== input.outputIndex) throw inconsistent(`input ${i} is not the PSBT’s`);
+    if (typeof input.amountUnits !== 'bigint' || input.amountUnits <= 0n || psbt.data.inputs[i]!.witnessUtxo?.value !== input.amountUnits) {
+      throw inconsistent(`the amount of input ${i} is not the PSBT’s`);
+    }
+    if ((input.branch !== 0 && input.branch !== 1) || !Number.isSafeInteger(input.index) || input.index < 0 || input.index > 0x7fffffff) {
+      throw inconsistent(`input ${i} has no address branch and index`);
+    }
+    inputTotal += input.amountUnits;
+    return planKeyOrigin(input.key, input.origin, net, where);
+  });
+  let outputTotal = 0n;
+  outputs.forEach((output, i) => {
+    const found = plan.outs[i]!;
+    let script: Uint8Array | null = null;
+    try {
+      script = bitcoin.address.toOutputScript(String(output?.address), net.network);
+    } catch {
+      // compared below
+    }
+    if (script === null || hex(script) !== hex(found.script) || output.amountUnits !== found.value) throw inconsistent(`output ${i} is not the PSBT’s`);
+    outputTotal += found.value;
+  });
+  if (feeUnits !== inputTotal - outputTotal) throw inconsistent(`its fee ${String(feeUnits)} is not the PSBT’s ${inputTotal - outputTotal}`);
+  return { plan, origins };
 }
 
 /** The witness of input `i`: the one given, or one made of the PSBT's partial signature by `pubkey`. */

@@ -114,6 +114,11 @@ export interface RequestOptions {
   /** A plain-text body instead (Esplora's `POST /tx` takes the raw transaction in hex). */
   readonly textBody?: string;
   readonly allowNotFound?: boolean;
+  /**
+   * This request's timeout instead of the pool's `timeoutMs`, for the few calls known to take
+   * long (Bitcoin Core's `scantxoutset`, a pass over the whole UTXO set).
+   */
+  readonly timeoutMs?: number;
 }
 
 export interface ProviderPoolOptions {
@@ -201,7 +206,7 @@ export class ProviderPool {
             ...(endpoint.headers ?? {}),
           },
           ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : options.textBody !== undefined ? { body: options.textBody } : {}),
-          signal: AbortSignal.timeout(this.options.timeoutMs),
+          signal: AbortSignal.timeout(options.timeoutMs ?? this.options.timeoutMs),
           redirect: 'error',
         });
       } catch (error) {
@@ -209,7 +214,7 @@ export class ProviderPool {
         throw new ProviderError(
           timedOut ? 'timeout' : 'network',
           endpoint.name,
-          `${method} ${path}: ${timedOut ? `no answer within ${this.options.timeoutMs} ms` : (error as Error).message}`,
+          `${method} ${path}: ${timedOut ? `no answer within ${options.timeoutMs ?? this.options.timeoutMs} ms` : (error as Error).message}`,
         );
       }
       let body: string;
