@@ -64,7 +64,7 @@ try {
           {
             addresses: run.addresses,
             http_requests: requests,
-            provider_calls_counted_by_the_run: run.provider_requests,
+            provider_calls_counted_by_the_run: run.provider_calls,
             differences: run.differences,
             seconds: Math.round(seconds * 100) / 100,
             addresses_per_second: Math.round(run.addresses / seconds),

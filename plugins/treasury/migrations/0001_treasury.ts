@@ -92,7 +92,10 @@ export const m0001Treasury: Migration = {
       t.text('chain').notNullable();
       t.text('network').notNullable();
       t.integer('addresses').notNullable().defaultTo(0);
-      t.integer('provider_requests').notNullable().defaultTo(0);
+      t.integer('provider_calls')
+        .notNullable()
+        .defaultTo(0)
+        .comment('unspentAt calls, each a batch of addresses: an Esplora provider answers each address of a batch with a request of its own');
       t.integer('differences').notNullable().defaultTo(0);
       t.text('failure').nullable();
       t.timestamp('started_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());

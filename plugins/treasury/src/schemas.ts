@@ -179,7 +179,7 @@ export const ReconciliationSchema = Type.Object({
       chain: Type.String(),
       network: Type.String(),
       addresses: Type.Integer(),
-      provider_requests: Type.Integer(),
+      provider_calls: Type.Integer(),
       differences: Type.Integer(),
       failure: Type.Union([Type.String(), Type.Null()]),
       started_at_iso: Type.String(),

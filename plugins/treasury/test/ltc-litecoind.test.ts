@@ -179,7 +179,7 @@ test.serial('reconciliation reports what the provider and the record disagree on
   const clean = await gw.kernel.cradle.treasuryReconciliation.runAll();
   t.like(
     clean.find((r) => r.chain === 'ltc'),
-    { network: 'regtest', differences: 0, failure: null, provider_requests: 1 },
+    { network: 'regtest', differences: 0, failure: null, provider_calls: 1 },
   );
 
   // The payment is spent from outside (the same seed, another wallet) back to its own address, and

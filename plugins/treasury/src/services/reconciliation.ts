@@ -21,7 +21,7 @@ export interface ReconciliationRun {
   readonly chain: string;
   readonly network: string;
   readonly addresses: number;
-  readonly provider_requests: number;
+  readonly provider_calls: number;
   readonly differences: number;
   readonly failure: string | null;
   readonly started_at_iso: string;
@@ -93,7 +93,7 @@ export class Reconciliation {
     const finished = new Date();
     await sqlQuery(
       this.deps.db,
-      sql`update treasury_reconciliations set addresses = ${addresses}, provider_requests = ${requests}, differences = ${differences}, failure = ${failure}, finished_at = ${finished} where id = ${id}`,
+      sql`update treasury_reconciliations set addresses = ${addresses}, provider_calls = ${requests}, differences = ${differences}, failure = ${failure}, finished_at = ${finished} where id = ${id}`,
     );
     if (differences > 0)
       this.deps.logger.warn({ chain: target.chain, network: target.network, differences, run: id }, 'treasury reconciliation found differences');
@@ -102,7 +102,7 @@ export class Reconciliation {
       chain: target.chain,
       network: target.network,
       addresses,
-      provider_requests: requests,
+      provider_calls: requests,
       differences,
       failure,
       started_at_iso: started.toISOString(),
@@ -119,7 +119,7 @@ export class Reconciliation {
       chain: string;
       network: string;
       addresses: number;
-      provider_requests: number;
+      provider_calls: number;
       differences: number;
       failure: string | null;
       started_at: Date;
@@ -138,7 +138,7 @@ export class Reconciliation {
         chain: r.chain,
         network: r.network,
         addresses: r.addresses,
-        provider_requests: r.provider_requests,
+        provider_calls: r.provider_calls,
         differences: r.differences,
         failure: r.failure,
         started_at_iso: new Date(r.started_at).toISOString(),
