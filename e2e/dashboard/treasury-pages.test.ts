@@ -56,3 +56,45 @@ test('the treasury’s refusals come back as error pages: a network without a tr
   const missing = await admin.client.get(`/dashboard/treasury/plans/${newId()}`);
   t.is(missing.status, 404);
 });
+
+test('outputs, the accounting export and accelerating a payment: pages for every user, the CPFP form for administrators only; bad input is a 400 page', async (t) => {
+  const admin = await signedInUser(gw, sink, 'admin', operator);
+  const main = await admin.client.get('/dashboard/treasury');
+  t.true(main.text.includes('action="/dashboard/treasury/accelerate"'));
+  const outputs = await admin.client.get('/dashboard/treasury/outputs?chain=btc&network=regtest');
+  t.is(outputs.status, 200);
+  t.true(outputs.text.includes('No unspent output on this network.'));
+  t.is((await admin.client.get('/dashboard/treasury/outputs?chain=btc')).status, 400, 'the network is required');
+
+  const csv = await admin.client.get('/dashboard/treasury/export?from=2026-01-01&to=2026-12-31');
+  t.is(csv.status, 200);
+  t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
+  t.regex(csv.text, /^plan_id,/, 'the header line, no plan confirmed yet');
+  t.is((await admin.client.get('/dashboard/treasury/export?from=2026-12-31&to=2026-01-01')).status, 400);
+  t.is((await admin.client.get('/dashboard/treasury/export?from=yesterday&to=2026-01-01')).status, 400);
+
+  const badOutput = await admin.client.post('/dashboard/treasury/accelerate', {
+    _csrf: admin.csrf,
+    chain: 'btc',
+    network: 'regtest',
+    output: 'not-an-outpoint',
+  });
+  t.is(badOutput.status, 400);
+  const unwatched = await admin.client.post('/dashboard/treasury/accelerate', {
+    _csrf: admin.csrf,
+    chain: 'btc',
+    network: 'regtest',
+    output: `${'ab'.repeat(32)}:0`,
+  });
+  t.is(unwatched.status, 422);
+  t.true(unwatched.text.includes('not watched'));
+
+  const member = await signedInUser(gw, sink, 'member', operator);
+  t.false((await member.client.get('/dashboard/treasury')).text.includes('action="/dashboard/treasury/accelerate"'));
+  t.is(
+    (await member.client.post('/dashboard/treasury/accelerate', { _csrf: member.csrf, chain: 'btc', network: 'regtest', output: `${'ab'.repeat(32)}:0` }))
+      .status,
+    403,
+  );
+  t.is((await member.client.get('/dashboard/treasury/outputs?chain=btc&network=regtest')).status, 200);
+});

@@ -45,10 +45,8 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
   'operator create': "operators are the gateway owner's, above every operator's users",
   'subscription set': "the subscription is the gateway owner's, not the operator's own",
   'mcp stdio': 'a transport for a local agent, not an action',
+  'treasury reconcile': "reconciliation covers every operator's addresses: the deployment's, not one operator's (the hourly job runs it)",
 };
 
-/**
- * CLI commands whose dashboard pages are not built yet. Each entry goes away when a route declares
- * it in `cli`; the treasury's outputs list, CPFP and reconciliation are CLI and REST only so far (issue 35).
- */
-export const CLI_PENDING_COMMANDS: readonly string[] = ['treasury outputs', 'treasury accelerate', 'treasury reconcile', 'treasury export'];
+/** CLI commands whose dashboard pages are not built yet. Each entry goes away when a route declares it in `cli`. */
+export const CLI_PENDING_COMMANDS: readonly string[] = [];

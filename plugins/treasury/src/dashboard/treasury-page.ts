@@ -1,4 +1,5 @@
-import { html } from '@gw/kernel';
+import { coreErrors, html, ISO_8601_PATTERN, parseInstant } from '@gw/kernel';
+import { Readable } from 'node:stream';
 import {
   actionButton,
   badge,
@@ -12,14 +13,25 @@ import {
   when,
 } from '@gw/plugin-dashboard/contract';
 import type { PlanView } from '../plan-view.js';
+import { MovedOutExport } from '../services/moved-out-export.js';
 import type { TreasuryScope } from '../services/treasury-scope.js';
 
 /** What the page reads (ADR 0011). */
-export const TREASURY_PAGE_DEPS = ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker'] as const;
+export const TREASURY_PAGE_DEPS = ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryMovedOut'] as const;
 type Services = PageServices<typeof TREASURY_PAGE_DEPS>;
 
 const BASE = '/dashboard/treasury';
 const scopeOf = (req: DashboardRequest<Services>): TreasuryScope => ({ operatorId: req.user.operatorId });
+const OUTPOINT = /^[0-9a-f]{64}:\d{1,10}$/;
+const DIGITS = /^\d{1,30}$/;
+
+/** A query parameter that must be present and short, as the dashboard's error page tells. */
+function queryText(req: DashboardRequest<Services>, name: string, max: number): string {
+  const value = req.query.get(name)?.trim() ?? '';
+  if (value === '' || value.length > max)
+    throw coreErrors.validation_error({ message: `${name} is required (at most ${max} characters).`, details: { field: `query.${name}` } });
+  return value;
+}
 
 function planRow(plan: PlanView) {
   return [
@@ -34,8 +46,10 @@ function planRow(plan: PlanView) {
 }
 
 /**
- * The operator's treasury (issue 35): balances per chain network, plans, a plan's file to sign
- * offline, upload of the signed file, broadcast, bump and cancel. Writes go through the treasury's
+ * The operator's treasury (issue 35): balances per chain network, the outputs behind them, plans,
+ * a plan's file to sign offline, upload of the signed file, broadcast, bump, cancel, accelerating
+ * an incoming payment (CPFP) and the accounting export of money moved out. Reconciliation is the
+ * deployment's (`gateway treasury reconcile`): its differences name every operator's addresses. Writes go through the treasury's
  * services as the signed-in user (channel `dashboard`), over the operator's projects only.
  */
 export const treasuryPage = definePage<Services>({
@@ -61,6 +75,14 @@ ${table(
   balances.rows.map((r) => [r.chain, r.network, r.coin, r.confirmed_units, r.unconfirmed_units, r.outputs, r.unclaimed_units]),
   'Nothing received yet.',
 )}
+<form method="get" action="${BASE}/outputs"><h2>Outputs behind the balances</h2>
+<label for="out-chain">Chain</label><input id="out-chain" name="chain" required maxlength="40">
+<label for="out-network">Network</label><input id="out-network" name="network" required maxlength="40">
+<button type="submit">Show outputs</button></form>
+<form method="get" action="${BASE}/export"><h2>Money moved out (accounting)</h2>
+<label for="exp-from">Confirmed from (date or date-time, UTC)</label><input id="exp-from" name="from" required maxlength="40">
+<label for="exp-to">Confirmed before</label><input id="exp-to" name="to" required maxlength="40">
+<button type="submit">Download CSV</button></form>
 <h2>Plans</h2>
 ${table('Plans, newest first', ['Plan', 'Network', 'Status', 'Value', 'Fee', 'Destination', 'Created'], plans.plans.map(planRow), 'No plans yet.')}
 ${
@@ -72,7 +94,15 @@ ${
 <label for="tr-to">Destination: <code>own</code> or an external address</label><input id="tr-to" name="to" required maxlength="200">
 <label for="tr-min">Only outputs worth at least (base units)</label><input id="tr-min" name="min_units" inputmode="numeric" pattern="[0-9]*" maxlength="78">
 <label for="tr-rate">Fee rate (base units per size unit; empty: configured or estimated)</label><input id="tr-rate" name="fee_rate" inputmode="numeric" pattern="[0-9]*" maxlength="30">
-<button type="submit">Plan</button></form>`
+<button type="submit">Plan</button></form>
+<h2>Accelerate an incoming payment (CPFP)</h2>
+<p class="note">A payer’s payment stuck below the fee floor: a child spending its unconfirmed output to your change address, paying for both. A plan to sign like any other.</p>
+<form method="post" action="${BASE}/accelerate">${csrfField(req)}
+<label for="acc-chain">Chain</label><input id="acc-chain" name="chain" required maxlength="40">
+<label for="acc-network">Network</label><input id="acc-network" name="network" required maxlength="40">
+<label for="acc-output">The payment’s output (<code>txid:index</code>)</label><input id="acc-output" name="output" required maxlength="80">
+<label for="acc-rate">Target fee rate for both (empty: the next-block estimate)</label><input id="acc-rate" name="fee_rate" inputmode="numeric" pattern="[0-9]*" maxlength="30">
+<button type="submit">Plan the child</button></form>`
     : null
 }`,
         );
@@ -102,6 +132,80 @@ ${
           `${BASE}/plans/${plan.id}`,
           `Plan ${plan.id}: ${plan.inputs.length} output(s), fee ${plan.fee_units ?? 'pending'}. Sign its file offline.`,
         );
+      },
+    },
+    {
+      method: 'GET',
+      path: `${BASE}/outputs`,
+      summary: 'The unspent outputs behind the balances of a chain network, oldest first, with the invoice and the open plan holding each.',
+      cli: ['treasury outputs'],
+      render: async (req) => {
+        const chain = queryText(req, 'chain', 40);
+        const network = queryText(req, 'network', 40);
+        const listed = await services.treasuryBalances.outputs({ chain, network, limit: 200 }, scopeOf(req));
+        return page(
+          `Outputs on ${chain} ${network}`,
+          html`<h1>Outputs on ${chain} ${network}</h1>
+${table(
+  'Unspent outputs, oldest first (up to 200)',
+  ['Output', 'Address', 'Amount (base units)', 'Invoice', 'Plan'],
+  listed.outputs.map((o) => [
+    html`<code class="wrap">${o.tx_hash}</code> #${o.output_index}`,
+    html`<code class="wrap">${o.address}</code>`,
+    o.amount_units,
+    o.unclaimed ? html`${o.invoice_id ?? 'none'} ${badge(o.match)}` : (o.invoice_id ?? '—'),
+    o.plan_id ? html`<a href="${BASE}/plans/${o.plan_id}"><code>${o.plan_id}</code></a>` : '—',
+  ]),
+  'No unspent output on this network.',
+)}
+${listed.next ? html`<p class="note">More outputs than shown: <code>gateway treasury outputs --chain ${chain} --network ${network}</code> pages through all.</p>` : null}`,
+        );
+      },
+    },
+    {
+      method: 'POST',
+      path: `${BASE}/accelerate`,
+      summary: 'Accelerate an incoming payment (CPFP): a plan spending its unconfirmed output to the change address, paying for parent and child.',
+      cli: ['treasury accelerate'],
+      handle: async (req) => {
+        const output = req.form.text('output', 'Output', { max: 80 });
+        if (!OUTPOINT.test(output)) throw coreErrors.validation_error({ message: 'The output must be txid:index.', details: { field: 'output' } });
+        const rate = req.form.optional('fee_rate', 'Fee rate', { max: 30 });
+        if (rate && !DIGITS.test(rate)) throw coreErrors.validation_error({ message: 'The fee rate must be a whole number.', details: { field: 'fee_rate' } });
+        const [txHash, index] = output.split(':');
+        const plan = await services.treasuryPlans.accelerate(
+          {
+            chain: req.form.text('chain', 'Chain', { max: 40 }),
+            network: req.form.text('network', 'Network', { max: 40 }),
+            txHash: txHash!,
+            outputIndex: Number(index),
+            ...(rate ? { feeRate: BigInt(rate) } : {}),
+          },
+          scopeOf(req),
+          req.actor,
+        );
+        return redirect(`${BASE}/plans/${plan.id}`, `Child plan ${plan.id}: sign it offline.`);
+      },
+    },
+    {
+      method: 'GET',
+      path: `${BASE}/export`,
+      summary: 'Money moved out for accounting: every plan confirmed in a range, per project, with its share of the fee (CSV).',
+      cli: ['treasury export'],
+      render: async (req) => {
+        const from = queryText(req, 'from', 40);
+        const to = queryText(req, 'to', 40);
+        if (!new RegExp(ISO_8601_PATTERN).test(from) || !new RegExp(ISO_8601_PATTERN).test(to))
+          throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
+        const range = { from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'start') };
+        if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
+        const rows = await services.treasuryMovedOut.rows(range, scopeOf(req));
+        return {
+          kind: 'download',
+          filename: `treasury-moved-out-${from.slice(0, 10)}-${to.slice(0, 10)}.csv`,
+          contentType: 'text/csv; charset=utf-8',
+          body: Readable.from([MovedOutExport.csv(rows)]),
+        };
       },
     },
     {
