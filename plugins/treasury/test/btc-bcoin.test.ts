@@ -299,6 +299,37 @@ test.serial(
   },
 );
 
+test.serial(
+  'a plan over an unconfirmed output, on a chain this build leaves off (400, not in the chain enum) or on a network nobody watches (422) is refused and nothing is planned',
+  async (t) => {
+    const paid = await paidInvoice(1_200_000n);
+    await scan();
+    const listed = await api('GET', '/api/v1/treasury/outputs?chain=btc&network=regtest&limit=100');
+    const output = listed.body.outputs.find((o: { tx_hash: string }) => o.tx_hash === paid.txid);
+    t.truthy(output, JSON.stringify(listed.body));
+    t.is(output.block_height, null, 'only in the mempool');
+    const before = (await api('GET', '/api/v1/treasury/plans')).body.plans.length;
+    const unconfirmed = await api('POST', '/api/v1/treasury/plans', {
+      chain: 'btc',
+      network: 'regtest',
+      select: { outpoints: [{ tx_hash: paid.txid, output_index: output.output_index }] },
+      destination: { kind: 'own' },
+    });
+    t.is(unconfirmed.status, 422, JSON.stringify(unconfirmed.body));
+    t.is(unconfirmed.body.error_code, 'treasury_output_unconfirmed');
+    // A chain the build leaves off is not in the API's chain enum (as everywhere in the API).
+    const offChain = await api('POST', '/api/v1/treasury/plans', { chain: 'ltc', network: 'regtest', select: {}, destination: { kind: 'own' } });
+    t.is(offChain.status, 400, JSON.stringify(offChain.body));
+    t.like(offChain.body, { error_code: 'validation_error', details: { field: 'chain' } });
+    const unwatched = await api('POST', '/api/v1/treasury/plans', { chain: 'btc', network: 'bitcoin', select: {}, destination: { kind: 'own' } });
+    t.is(unwatched.status, 422, JSON.stringify(unwatched.body));
+    t.is(unwatched.body.error_code, 'treasury_unavailable');
+    t.is((await api('GET', '/api/v1/treasury/plans')).body.plans.length, before, 'nothing planned');
+    await node.mine(6);
+    await scan();
+  },
+);
+
 test.serial('plans made at once over the same output: exactly one is made, the others are refused by the held-outputs index', async (t) => {
   const paid = await paidInvoice(1_500_000n);
   await node.mine(6);
