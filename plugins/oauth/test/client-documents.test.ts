@@ -14,7 +14,11 @@ test.before(async () => {
   lab = await startOAuthKernel(sink, {
     'plugins.oauth.clientDocuments.allowPrivateAddresses': true,
     'plugins.oauth.clientDocuments.extraCaPem': CERT_PEM,
-    'plugins.oauth.clientDocuments.timeoutMs': 1000,
+    'plugins.oauth.clientDocuments.timeoutMs': 3000,
+    // Every test here fetches from the one local document server (one host): the per-host throttle
+    // (default 30 a minute) would refuse the later ones whenever the file's concurrent tests share a
+    // minute. The throttle has its own test, on its own gateway.
+    'plugins.oauth.clientDocuments.fetchesPerMinutePerHost': 100_000,
   });
 });
 test.after.always(() => stopAll(strict, lab, sink, docs));
