@@ -11,12 +11,10 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
+import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { type Bcoin, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { treasuryPlugin } from '../src/index.js';
-import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
+import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi } from './treasury-helpers.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -32,35 +30,7 @@ let token: string;
 let readOnly: string;
 
 test.before(async () => {
-  node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: ALL_CHAINS,
-    role: 'all',
-    config: {
-      'chains.testNetworks': { btc: 'regtest' },
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        btc: {
-          regtest: {
-            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
-            startHeight: (await node.height()) + 1,
-          },
-        },
-      },
-      'plugins.address-pool.targetFree': 20,
-      'plugins.address-pool.hardCap': 20,
-      'plugins.watchers.scanIntervalSeconds': 3600,
-      ...FAST_RETRIES,
-      // bcoin estimates nothing on regtest: the configured rate stands in.
-      'plugins.treasury.networks': { btc: { regtest: { feeRate: String(FEE_RATE), feeCeiling: '50' } } },
-      'plugins.treasury.trackCron': '0 0 1 1 *',
-      'plugins.treasury.reconcileCron': '0 0 1 1 *',
-    },
-  });
+  ({ node, gw } = await startBcoinTreasury({ plugins: WEBHOOK_PLUGINS, poolSize: 20, feeRate: FEE_RATE }));
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-bcoin', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
   token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;

@@ -7,12 +7,10 @@
  */
 import test from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
+import type { TestKernel } from '@gw/kernel/testing';
+import { type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
 import { MCP_PLUGINS, callError, callOk, patClient, rawCall } from '@gw/plugin-mcp/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { treasuryPlugin } from '../src/index.js';
-import { paidInvoice, scanOnce } from './treasury-helpers.js';
+import { paidInvoice, scanOnce, startBcoinTreasury } from './treasury-helpers.js';
 
 let node: Bcoin;
 let gw: TestKernel;
@@ -20,36 +18,7 @@ let project: TestProject;
 let operatorId: string;
 
 test.before(async () => {
-  node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
-  gw = await startTestKernel({
-    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: ALL_CHAINS,
-    role: 'all',
-    config: {
-      'chains.testNetworks': { btc: 'regtest' },
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        btc: {
-          regtest: {
-            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
-            startHeight: (await node.height()) + 1,
-          },
-        },
-      },
-      'plugins.address-pool.targetFree': 5,
-      'plugins.address-pool.hardCap': 5,
-      'plugins.watchers.scanIntervalSeconds': 3600,
-      'plugins.mcp.toolCallsPerMinute': 1000,
-      ...FAST_RETRIES,
-      // bcoin estimates nothing on regtest: the configured rate stands in.
-      'plugins.treasury.networks': { btc: { regtest: { feeRate: '2', feeCeiling: '50' } } },
-      'plugins.treasury.trackCron': '0 0 1 1 *',
-      'plugins.treasury.reconcileCron': '0 0 1 1 *',
-    },
-  });
+  ({ node, gw } = await startBcoinTreasury({ plugins: MCP_PLUGINS, poolSize: 5, feeRate: 2n, config: { 'plugins.mcp.toolCallsPerMinute': 1000 } }));
   operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-mcp', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
   await paidInvoice(gw, project, 'btc', 1_000_000n, (address, sats) => node.send(address, sats));

@@ -8,8 +8,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { responseMismatches, signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { MNEMONIC, type TestProject } from '@gw/testing';
+import type { AnyPlugin } from '@gw/kernel';
+import { responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, type TestProject } from '@gw/testing';
+import { watchersPlugin } from '@gw/plugin-watchers';
+import { treasuryPlugin } from '../src/index.js';
 
 export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
 
@@ -26,6 +29,49 @@ export function treasuryApi(gw: () => TestKernel, token: () => string): Api {
     if (problems.length > 0) throw new Error(`${method} ${path}: ${problems.join('; ')}`);
     return answer;
   };
+}
+
+/**
+ * A bcoin regtest node with mature coins and segwit active, and a gateway of `plugins` plus the
+ * watchers and the treasury watching it as btc/regtest (scans and the treasury's jobs driven by
+ * the test; a configured fee rate, since bcoin estimates nothing on regtest).
+ */
+export async function startBcoinTreasury(options: {
+  plugins: readonly AnyPlugin[];
+  poolSize: number;
+  feeRate: bigint;
+  config?: Record<string, unknown>;
+}): Promise<{ node: Bcoin; gw: TestKernel }> {
+  const node = await Bcoin.start();
+  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
+  await node.mine(440);
+  const gw = await startTestKernel({
+    plugins: [...options.plugins, watchersPlugin, treasuryPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'chains.testNetworks': { btc: 'regtest' },
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+      'plugins.watchers.chains': {
+        btc: {
+          regtest: {
+            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
+            startHeight: (await node.height()) + 1,
+          },
+        },
+      },
+      'plugins.address-pool.targetFree': options.poolSize,
+      'plugins.address-pool.hardCap': options.poolSize,
+      'plugins.watchers.scanIntervalSeconds': 3600,
+      ...FAST_RETRIES,
+      'plugins.treasury.networks': { btc: { regtest: { feeRate: String(options.feeRate), feeCeiling: '50' } } },
+      'plugins.treasury.trackCron': '0 0 1 1 *',
+      'plugins.treasury.reconcileCron': '0 0 1 1 *',
+      ...options.config,
+    },
+  });
+  return { node, gw };
 }
 
 /** One scan pass of a network's watcher (another pass holding the lock: again; a failed pass throws). */
