@@ -108,6 +108,7 @@ export const m0001Treasury: Migration = {
       t.text('chain').notNullable();
       t.text('network').notNullable();
       t.text('address').notNullable();
+      t.string('project_id', 26).notNullable().comment('the project whose pool address it is: reads are confined to the caller’s projects');
       t.text('tx_hash').notNullable();
       t.integer('output_index').notNullable();
       t.text('kind').notNullable();

@@ -37,7 +37,7 @@ export const treasuryPlugin = definePlugin({
     treasuryNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new TreasuryNetworks(deps)),
     treasurySources: service(['addressPoolService', 'walletsWallets'], (deps) => new SpendSources(deps)),
     treasuryPlans: service(
-      ['db', 'audit', 'watchersOutputs', 'walletsWallets', 'tenancyProjects', 'treasuryConfig', 'treasuryNetworks', 'treasurySources'],
+      ['db', 'audit', 'logger', 'watchersOutputs', 'walletsWallets', 'tenancyProjects', 'treasuryConfig', 'treasuryNetworks', 'treasurySources'],
       (deps) => new TreasuryPlans(deps),
     ),
     treasurySignedImport: service(['db', 'audit', 'jobs', 'treasuryNetworks', 'treasurySources', 'treasuryPlans'], (deps) => new SignedImport(deps)),

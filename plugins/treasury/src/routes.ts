@@ -19,7 +19,7 @@ import {
   ReconciliationSchema,
 } from './schemas.js';
 import type { SweepRequest } from './services/treasury-plans.js';
-import type { TreasuryScope } from './services/treasury-scope.js';
+import { scopeProjects, type TreasuryScope } from './services/treasury-scope.js';
 
 const READ = 'treasury:read';
 const WRITE = 'treasury:write';
@@ -40,7 +40,7 @@ function scopeOf(auth: AuthContext, needed: string): TreasuryScope {
  * signed API key is refused (401 `auth_invalid`): partners never move money.
  */
 export const treasuryRoutes = withDeps(
-  ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryReconciliation', 'treasuryMovedOut'],
+  ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryReconciliation', 'treasuryMovedOut', 'tenancyProjects'],
   (deps): RouteDefinition[] => [
     defineRoute({
       method: 'GET',
@@ -285,7 +285,8 @@ export const treasuryRoutes = withDeps(
         // Differences name addresses of every project: an operator-wide read only.
         if (scope.projectId)
           throw treasuryErrors.insufficient_scope({ message: 'Reconciliation covers every project: a token bound to a project cannot read it.' });
-        return { body: await deps.treasuryReconciliation.latest() };
+        const reach = await scopeProjects(deps.tenancyProjects, scope);
+        return { body: await deps.treasuryReconciliation.latest(20, reach ?? undefined) };
       },
     }),
     defineRoute({

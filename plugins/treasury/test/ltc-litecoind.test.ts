@@ -216,6 +216,13 @@ test.serial('reconciliation reports what the provider and the record disagree on
     found.find((d: { kind: string }) => d.kind === 'unknown_to_gateway'),
     { tx_hash: outside.getId(), output_index: 0, gateway_units: null, provider_units: '1990000' },
   );
+  // Another operator's token sees the runs but none of these addresses.
+  const stranger = (await gw.kernel.cradle.tenancyOperators.create('treasury-stranger', CLI_ACTOR)).id;
+  const strangerToken = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read'], operator: stranger }, CLI_ACTOR)).token;
+  const theirs = await api('GET', '/api/v1/treasury/reconciliation', undefined, strangerToken);
+  t.is(theirs.status, 200);
+  t.true(theirs.body.runs.some((r: { id: string }) => r.id === run!.id));
+  t.deepEqual(theirs.body.differences, [], 'no difference at another operator’s addresses');
   // Nothing corrected: the record still holds the payment until the watcher reads the spending block.
   const before = await api('GET', `/api/v1/treasury/outputs?chain=ltc&network=regtest&address=${paid.address}`);
   t.true(before.body.outputs.some((o: { tx_hash: string }) => o.tx_hash === paid.txid));

@@ -109,7 +109,7 @@ export class PlanTracker {
       if (status === plan.status && confirmations === plan.confirmations && (state?.blockHeight ?? null) === plan.block_height) continue;
       await this.deps.db.transaction(async (trx) => {
         const now = new Date();
-        await Plan.query(trx)
+        const patched = await Plan.query(trx)
           .patch({
             status,
             confirmations,
@@ -118,7 +118,9 @@ export class PlanTracker {
             confirmed_at: enough ? (plan.confirmed_at ?? now) : null,
             updated_at: now,
           })
-          .where('id', plan.id);
+          // Only over the status this pass read: a bump or a second tracker that changed it since wins.
+          .where({ id: plan.id, status: plan.status });
+        if (patched === 0) return;
         if (status !== plan.status) {
           const action = status === 'confirmed' ? 'treasury.plan.confirmed' : 'treasury.plan.reorged';
           await this.deps.audit.record({ ...SYSTEM, action, target: `treasury_plan:${plan.id}`, details: { txid: plan.txid, confirmations } }, trx);

@@ -79,9 +79,10 @@ export class Reconciliation {
         if (found.length > 0) {
           await sqlQuery(
             this.deps.db,
-            sql`insert into treasury_reconciliation_differences (reconciliation_id, chain, network, address, tx_hash, output_index, kind, gateway_units, provider_units)
-                select ${id}, ${target.chain}, ${target.network}, d.address, d.tx_hash, d.output_index, d.kind, d.gateway_units::numeric, d.provider_units::numeric
-                  from ${jsonRecords(found)} as d(address text, tx_hash text, output_index int, kind text, gateway_units text, provider_units text)`,
+            sql`insert into treasury_reconciliation_differences (reconciliation_id, chain, network, address, project_id, tx_hash, output_index, kind, gateway_units, provider_units)
+                select ${id}, ${target.chain}, ${target.network}, d.address, d.project_id, d.tx_hash, d.output_index, d.kind, d.gateway_units::numeric, d.provider_units::numeric
+                  from ${jsonRecords(found.map((d) => ({ ...d, project_id: byAddress.get(d.address)![0]!.projectId })))}
+                    as d(address text, project_id text, tx_hash text, output_index int, kind text, gateway_units text, provider_units text)`,
           );
           differences += found.length;
         }
@@ -110,9 +111,14 @@ export class Reconciliation {
     };
   }
 
-  /** The latest runs (newest first) and the differences of the latest run of each network. */
+  /**
+   * The latest runs (newest first) and the differences of the latest run of each network; with
+   * `projects`, only the differences at those projects' addresses (a caller reaching some projects
+   * never sees another operator's addresses).
+   */
   async latest(
     limit = 20,
+    projects?: ReadonlySet<string>,
   ): Promise<{ runs: ReconciliationRun[]; differences: (ReconciliationDifference & { chain: string; network: string; reconciliation_id: string })[] }> {
     const runs = await sqlQuery<{
       id: string;
@@ -130,6 +136,7 @@ export class Reconciliation {
       sql`select d.reconciliation_id, d.chain, d.network, d.address, d.tx_hash, d.output_index, d.kind, d.gateway_units::text, d.provider_units::text
             from treasury_reconciliation_differences d
            where d.reconciliation_id in (select distinct on (chain, network) id from treasury_reconciliations where finished_at is not null order by chain, network, id desc)
+             and ${projects ? sql`d.project_id = any(${[...projects]}::text[])` : sql`true`}
            order by d.id limit 1000`,
     );
     return {

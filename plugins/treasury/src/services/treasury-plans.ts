@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import {
   type Actor,
   type AuditLog,
@@ -75,6 +76,7 @@ export class TreasuryPlans {
     private readonly deps: {
       db: Knex;
       audit: AuditLog;
+      logger: Logger;
       watchersOutputs: ReceivedOutputs;
       walletsWallets: WalletService;
       tenancyProjects: ProjectService;
@@ -154,34 +156,49 @@ export class TreasuryPlans {
         continue; // no rate now: the next pass asks again
       }
       if (estimate.nextBlock > plan.max_fee_rate!) continue;
-      const inputs = await PlanInput.query(this.deps.db).where({ plan_id: plan.id, held: true }).orderBy('id');
-      const sourced = await this.deps.treasurySources.resolveForBuild(target, inputs.map(inputAsOutput));
-      const destination = this.destinationOf(plan);
-      const done = await this.deps.db.transaction(async (trx) => {
-        const locked = await Plan.query(trx).findById(plan.id).forUpdate();
-        if (locked?.status !== 'waiting_for_fee') return false;
-        const key = destination.walletId ? (await this.deps.walletsWallets.accountKeys([destination.walletId])).get(destination.walletId)?.key : undefined;
-        const unsigned = target.treasury.build({ inputs: sourced.map((s) => s.input), outputs: [outputOf(destination)], feeRate: estimate.nextBlock });
-        await Plan.query(trx).patchAndFetchById(plan.id, {
-          ...this.builtColumns(target, plan.id, plan.kind, unsigned, estimate.nextBlock, new Date(plan.created_at), key),
-          status: 'awaiting_signature',
-          updated_at: new Date(),
-        });
-        await this.deps.audit.record(
-          {
-            actor: 'system',
-            channel: 'system',
-            action: 'treasury.plan.fee_reached',
-            target: `treasury_plan:${plan.id}`,
-            details: { fee_rate: estimate.nextBlock.toString() },
-          },
-          trx,
-        );
-        return true;
-      });
-      if (done) proceeded.push(plan.id);
+      try {
+        if (await this.buildWaiting(plan, target, estimate.nextBlock)) proceeded.push(plan.id);
+      } catch (error) {
+        // One plan that cannot be built now (a provider down, a previous transaction missing, a
+        // total below dust at this rate) stops neither the other plans nor the tracking pass: it
+        // stays waiting, with the reason, and the next pass tries again.
+        this.deps.logger.warn({ plan: plan.id, err: error }, 'treasury waiting plan not built');
+        await Plan.query(this.deps.db)
+          .patch({ failure: error instanceof Error ? error.message : String(error), updated_at: new Date() })
+          .where({ id: plan.id, status: 'waiting_for_fee' });
+      }
     }
     return proceeded;
+  }
+
+  /** Builds a waiting plan at `feeRate` once its limit is reached; false when another pass got there first. */
+  private async buildWaiting(plan: Plan, target: TreasuryNetwork, feeRate: bigint): Promise<boolean> {
+    const inputs = await PlanInput.query(this.deps.db).where({ plan_id: plan.id, held: true }).orderBy('id');
+    const sourced = await this.deps.treasurySources.resolveForBuild(target, inputs.map(inputAsOutput));
+    const destination = this.destinationOf(plan);
+    return this.deps.db.transaction(async (trx) => {
+      const locked = await Plan.query(trx).findById(plan.id).forUpdate();
+      if (locked?.status !== 'waiting_for_fee') return false;
+      const key = destination.walletId ? (await this.deps.walletsWallets.accountKeys([destination.walletId])).get(destination.walletId)?.key : undefined;
+      const unsigned = target.treasury.build({ inputs: sourced.map((s) => s.input), outputs: [outputOf(destination)], feeRate });
+      await Plan.query(trx).patchAndFetchById(plan.id, {
+        ...this.builtColumns(target, plan.id, plan.kind, unsigned, feeRate, new Date(plan.created_at), key),
+        status: 'awaiting_signature',
+        failure: null,
+        updated_at: new Date(),
+      });
+      await this.deps.audit.record(
+        {
+          actor: 'system',
+          channel: 'system',
+          action: 'treasury.plan.fee_reached',
+          target: `treasury_plan:${plan.id}`,
+          details: { fee_rate: feeRate.toString() },
+        },
+        trx,
+      );
+      return true;
+    });
   }
 
   /**
