@@ -13,6 +13,7 @@ export const coreErrors = defineErrors('kernel', {
   unsupported_media_type: { status: 415, message: 'Request bodies must be application/json.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
   service_unavailable: { status: 503, message: 'The service is shutting down or not ready.', retryAfter: 1 },
+  chain_provider_unavailable: { status: 503, message: 'No configured provider of the chain answered; retry after the delay in Retry-After.', retryAfter: 30 },
   stored_secret_unreadable: {
     status: 503,
     message:

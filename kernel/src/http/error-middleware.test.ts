@@ -4,7 +4,8 @@ import test from 'ava';
 import Koa from 'koa';
 import pino from 'pino';
 import { coreErrors } from '../errors/core-errors.js';
-import { errorMiddleware } from './error-middleware.js';
+import { ProviderError } from '@gw/chain-api';
+import { errorMiddleware, toAppError } from './error-middleware.js';
 import { underPathPrefix, type ErrorFormat } from './route.js';
 
 test('a path prefix covers the path itself and what is below it, never a longer sibling', (t) => {
@@ -47,4 +48,12 @@ test("errors under a format's prefix are rendered by the longest matching format
   const rest = await call('/px');
   t.is(rest.status, 413);
   t.like(rest.body, { error_code: 'payload_too_large', request_id: 'req-1' });
+});
+
+test('a chain provider that failed (every configured endpoint) is 503 chain_provider_unavailable with Retry-After, naming no provider; anything else unknown stays a 500', (t) => {
+  const down = toAppError(new ProviderError('timeout', 'node-a', 'http://user:secret@node-a:8332 timed out'));
+  t.like(down, { code: 'chain_provider_unavailable', status: 503, retryAfter: 30 });
+  t.false(down.message.includes('secret'));
+  t.like(toAppError(new ProviderError('rate_limited', 'node-a', 'HTTP 429', 4_500)), { code: 'chain_provider_unavailable', retryAfter: 5 });
+  t.like(toAppError(new Error('boom')), { code: 'internal_error', status: 500 });
 });

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, isAppError } from '@gw/chain-api';
+import { AppError, isAppError, ProviderError } from '@gw/chain-api';
 import { coreErrors } from '../errors/core-errors.js';
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import { underPathPrefix, type ErrorFormat } from './route.js';
@@ -53,6 +53,12 @@ export function toAppError(thrown: unknown): AppError {
   if (isAppError(thrown)) return thrown;
   if (isDatabaseUnavailable(thrown))
     return coreErrors.service_unavailable({ message: 'The database cannot be reached right now; retry after the delay in Retry-After.', cause: thrown });
+  // Every configured provider of a chain failed (down, timing out, answering garbage): the request
+  // may succeed later, and the answer names no provider (their URLs can carry credentials).
+  if (thrown instanceof ProviderError) {
+    const seconds = thrown.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(thrown.retryAfterMs / 1000));
+    return coreErrors.chain_provider_unavailable({ cause: thrown, ...(seconds ? { retryAfter: seconds } : {}) });
+  }
   const status = (thrown as { status?: number; expose?: boolean }).status;
   // Koa/http-errors raised by framework code (e.g. body parsing) carry a status of their own.
   if (status === 413) return coreErrors.payload_too_large();
