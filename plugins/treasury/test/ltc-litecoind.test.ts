@@ -145,7 +145,7 @@ test.serial(
     t.is((await api('POST', `/api/v1/treasury/plans/${slow.body.id}/broadcast`)).body.status, 'broadcast');
     t.deepEqual(await node.mempool(), [slow.body.txid]);
 
-    const bump = await api('POST', `/api/v1/treasury/plans/${slow.body.id}/bump`, { fee_rate: '5' });
+    let bump = await api('POST', `/api/v1/treasury/plans/${slow.body.id}/bump`, { fee_rate: '5' });
     t.is(bump.status, 201, JSON.stringify(bump.body));
     t.like(bump.body, { kind: 'bump', status: 'awaiting_signature', replaces_plan_id: slow.body.id, destination, value_units: '3000000' });
     t.true(BigInt(bump.body.fee_units) >= BigInt(slow.body.fee_units) + BigInt(bump.body.size), 'pays the old fee and its own size at the minimum relay rate');
@@ -153,6 +153,12 @@ test.serial(
       bump.body.inputs.map((i: { tx_hash: string; output_index: number }) => `${i.tx_hash}:${i.output_index}`),
       slow.body.inputs.map((i: { tx_hash: string; output_index: number }) => `${i.tx_hash}:${i.output_index}`),
     );
+    t.is((await api('GET', `/api/v1/treasury/plans/${slow.body.id}`)).body.status, 'replaced');
+    // A replacement cancelled before it is sent puts the stuck sweep back: broadcast, bumpable again.
+    t.is((await api('POST', `/api/v1/treasury/plans/${bump.body.id}/cancel`)).body.status, 'cancelled');
+    t.is((await api('GET', `/api/v1/treasury/plans/${slow.body.id}`)).body.status, 'broadcast');
+    bump = await api('POST', `/api/v1/treasury/plans/${slow.body.id}/bump`, { fee_rate: '5' });
+    t.is(bump.status, 201, JSON.stringify(bump.body));
     t.is((await api('GET', `/api/v1/treasury/plans/${slow.body.id}`)).body.status, 'replaced');
 
     t.is((await api('POST', `/api/v1/treasury/plans/${bump.body.id}/signed`, { signed: (await signOffline(bump.body.plan_file)).signed })).status, 200);

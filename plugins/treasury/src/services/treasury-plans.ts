@@ -204,7 +204,8 @@ export class TreasuryPlans {
   /**
    * RBF: a replacement of a broadcast, unconfirmed sweep over the same inputs to the same
    * destination at a higher fee: at least the old fee plus the new size at the minimum relay rate
-   * (BIP 125 rules 3 and 4). The old plan becomes `replaced` and its inputs move to the new one.
+   * (BIP 125 rules 3 and 4). The old plan becomes `replaced` and its inputs move to the new one;
+   * cancelling the replacement before it is sent moves them back (`cancel`).
    */
   async bump(planId: string, input: { feeRate?: bigint }, scope: TreasuryScope, actor: Actor): Promise<PlanView> {
     const old = await this.requirePlan(planId, scope);
@@ -325,6 +326,19 @@ export class TreasuryPlans {
       await PlanInput.query(trx).patch({ held: false }).where({ plan_id: planId });
       const updated = await Plan.query(trx).patchAndFetchById(planId, { status: 'cancelled', updated_at: new Date() });
       await this.deps.audit.record({ ...actor, action: 'treasury.plan.cancel', target: `treasury_plan:${planId}`, details: { was: plan.status } }, trx);
+      // A replacement that was never sent: the transaction it would have replaced is still out
+      // there, so its plan is broadcast again and holds its outputs again.
+      if (plan.kind === 'bump' && plan.replaces_plan_id) {
+        const replaced = await Plan.query(trx).findById(plan.replaces_plan_id).forUpdate();
+        if (replaced?.status === 'replaced') {
+          await PlanInput.query(trx).patch({ held: true }).where({ plan_id: replaced.id });
+          await Plan.query(trx).patch({ status: 'broadcast', updated_at: new Date() }).where('id', replaced.id);
+          await this.deps.audit.record(
+            { ...actor, action: 'treasury.plan.unreplaced', target: `treasury_plan:${replaced.id}`, details: { cancelled_bump: planId } },
+            trx,
+          );
+        }
+      }
       return planView(updated, await PlanInput.query(trx).where('plan_id', planId).orderBy('id'));
     });
   }
