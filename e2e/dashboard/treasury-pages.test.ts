@@ -71,6 +71,11 @@ test('outputs, the accounting export and accelerating a payment: pages for every
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   t.regex(csv.text, /^plan_id,/, 'the header line, no plan confirmed yet');
   t.is((await admin.client.get('/dashboard/treasury/export?from=2026-12-31&to=2026-01-01')).status, 400);
+  // A plan form with a value that is no whole number is refused, not planned over every output at the estimated rate.
+  for (const bad of [{ min_units: '1.5' }, { fee_rate: 'fast' }]) {
+    const refused = await admin.client.post('/dashboard/treasury/plans', { _csrf: admin.csrf, chain: 'btc', network: 'regtest', to: 'own', ...bad });
+    t.is(refused.status, 400, JSON.stringify(bad));
+  }
   t.is((await admin.client.get('/dashboard/treasury/export?from=yesterday&to=2026-01-01')).status, 400);
 
   const badOutput = await admin.client.post('/dashboard/treasury/accelerate', {

@@ -117,13 +117,16 @@ ${
         const to = req.form.text('to', 'Destination', { max: 200 });
         const min = req.form.optional('min_units', 'Minimum', { max: 78 });
         const rate = req.form.optional('fee_rate', 'Fee rate', { max: 30 });
+        if (min && !/^\d{1,78}$/.test(min))
+          throw coreErrors.validation_error({ message: 'The minimum must be a whole number of base units.', details: { field: 'min_units' } });
+        if (rate && !DIGITS.test(rate)) throw coreErrors.validation_error({ message: 'The fee rate must be a whole number.', details: { field: 'fee_rate' } });
         const plan = await services.treasuryPlans.sweep(
           {
             chain: req.form.text('chain', 'Chain', { max: 40 }),
             network: req.form.text('network', 'Network', { max: 40 }),
-            select: min && /^\d+$/.test(min) ? { minUnits: BigInt(min) } : {},
+            select: min ? { minUnits: BigInt(min) } : {},
             destination: to === 'own' ? { kind: 'own' } : { kind: 'external', address: to },
-            ...(rate && /^\d+$/.test(rate) ? { feeRate: BigInt(rate) } : {}),
+            ...(rate ? { feeRate: BigInt(rate) } : {}),
           },
           scopeOf(req),
           req.actor,
