@@ -1,6 +1,7 @@
 import { chainErrors } from './chain-errors.js';
 import { CHAIN_ID_PATTERN, COIN_ID_PATTERN, type ChainId, type CoinId, type NetworkDefinition, type NetworkKind, type ProjectKind } from './network.js';
 import type { AccountKey, DerivedAddress } from './account-key.js';
+import type { AccountTreasury } from './treasury/account-treasury.js';
 import type { ChainTreasury } from './treasury/chain-treasury.js';
 import type { ChainWatcher, WatcherOptions } from './watch/chain-watcher.js';
 
@@ -100,6 +101,11 @@ export interface ChainCapabilities {
    * Absent or false: the treasury shows balances only.
    */
   readonly treasury?: boolean;
+  /**
+   * The adapter implements `createAccountTreasury` (issue 36): account chains (EVM, TRON, TON) whose
+   * deposit addresses are accounts that need gas (and, on TRON, activation) to move what they hold.
+   */
+  readonly accountTreasury?: boolean;
 }
 
 /** Plain data describing a chain: no behaviour, no I/O. */
@@ -235,6 +241,13 @@ export interface ChainAdapter {
    * reconciliation) over the same providers the watcher reads.
    */
   createTreasury?(options: WatcherOptions): ChainTreasury;
+
+  /**
+   * Present exactly when `definition.capabilities.accountTreasury` is true. Builds the account-chain
+   * treasury of one network (balances and token move costs, sweep plans in signed steps, TRON
+   * activation) over the same providers the watcher reads.
+   */
+  createAccountTreasury?(options: WatcherOptions): AccountTreasury;
 }
 
 /** Dependencies the kernel hands to a chain's adapter factory. */

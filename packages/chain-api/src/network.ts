@@ -47,4 +47,16 @@ export interface NetworkDefinition {
   readonly kind: NetworkKind;
   /** EIP-155 chain id (EVM only); used in EIP-681 payment URIs. */
   readonly evmChainId?: number;
+  /**
+   * EVM: whether the network runs EIP-7702 (Prague rules; set-code transactions). The treasury offers
+   * the `eip7702` sweep method only where it is true (issue 36).
+   */
+  readonly eip7702?: boolean;
+  /**
+   * EVM: the Multicall3 contract, where deployed (`0xcA11bde05977b3631167028862bE2a173976CA11` on
+   * most networks; a local chain deploys its own and the operator configures it). The treasury reads
+   * balances in batches through it and submits batched authorizations through it; without it, one
+   * call per address.
+   */
+  readonly multicall3?: string;
 }

@@ -1,3 +1,5 @@
 export * from './chain-treasury.js';
 export * from './plan-file.js';
 export * from './treasury-chain-errors.js';
+export * from './account-treasury.js';
+export * from './account-plan-file.js';

@@ -20,6 +20,15 @@ export const TREASURY_CHAIN_ERROR_SPECS = {
   treasury_signed_incomplete: { status: 422, message: 'The signed transaction lacks a valid signature for an input. Nothing was broadcast.' },
   treasury_signed_unreadable: { status: 400, message: 'The signed file could not be read as a signed transaction of this chain.' },
   treasury_broadcast_rejected: { status: 422, message: 'The provider refused the transaction.' },
+  treasury_nonce_stale: {
+    status: 409,
+    message: 'An account of the plan sent another transaction since the plan was built: its nonce is stale. Nothing was broadcast; make a new plan.',
+  },
+  treasury_method_unavailable: { status: 422, message: 'The sweep method cannot move this coin on this network.' },
+  treasury_operator_account_missing: {
+    status: 422,
+    message: 'The method needs an operator account (gas, funding or staking address) that is not configured for this network.',
+  },
 } as const;
 
 export const treasuryChainErrors = defineErrors('treasury', TREASURY_CHAIN_ERROR_SPECS);
