@@ -29,6 +29,7 @@ export const ADDRESS_POOL_EXPORTS: readonly ServiceName[] = ['addressPoolService
 
 export { addressPoolErrors } from './errors.js';
 export type {
+  ActivationDetection,
   AddressPoolService,
   Allocation,
   FreshPickGroup,
@@ -37,6 +38,7 @@ export type {
   PoolAddressPath,
   PoolAddressRef,
   TakenAddress,
+  UnactivatedAddress,
 } from './services/address-pool-service.js';
 export type { PoolReplenisher } from './services/pool-replenisher.js';
 export type { PoolStatus } from './services/pool-status.js';

@@ -6,6 +6,7 @@ import { ADDRESS_POOL_EXPORTS } from './contract.js';
 import { WALLET_VERIFIED_CHANNEL, type WalletVerifiedNotice } from '@gw/plugin-wallets/contract';
 import { m0001AddressPool } from '../migrations/0001_address_pool.js';
 import { m0002FreeIndexOrdering } from '../migrations/0002_free_index_ordering.js';
+import { m0003UnactivatedIndex } from '../migrations/0003_unactivated_index.js';
 import { addressPoolCommands } from './cli.js';
 import { AddressPoolConfigSchema } from './config.js';
 import { addressPoolErrors } from './errors.js';
@@ -28,7 +29,7 @@ export const addressPoolPlugin = definePlugin({
   exports: ADDRESS_POOL_EXPORTS,
   config: AddressPoolConfigSchema,
   errors: [addressPoolErrors],
-  migrations: [m0001AddressPool, m0002FreeIndexOrdering],
+  migrations: [m0001AddressPool, m0002FreeIndexOrdering, m0003UnactivatedIndex],
   register: ({ config }) => ({
     addressPoolConfig: serviceValue(config),
     addressPoolAllocations: service(['metrics'], ({ metrics }) => createAllocationCounter(metrics.registry)),

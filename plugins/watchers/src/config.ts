@@ -102,6 +102,20 @@ export const WatchersConfigSchema = configSlice({
     description:
       'Most watched addresses a pass asks a per-address provider about their mempool (Esplora); the window rotates over all of them from pass to pass.',
   }),
+  activationIntervalMinutes: Type.Integer({
+    minimum: 1,
+    maximum: 60,
+    default: 2,
+    description:
+      'On chains whose addresses need activation (TRON): minutes between two checks of which unactivated pool addresses exist on chain by now (the `watchers.activation` job). TRX seen arriving at a pool address marks it at once, between checks.',
+  }),
+  activationAddressesPerPass: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 50,
+    description:
+      'Most unactivated pool addresses one activation check asks the provider about (one `getaccount` each on TRON); the window rotates over all of them from check to check.',
+  }),
   reorgDepth: Type.Integer({
     minimum: 1,
     maximum: 10_000,

@@ -7,6 +7,7 @@
 import type { ServiceName } from '@gw/kernel';
 import type { WatchersConfig } from './config.js';
 import type { WatcherMetrics } from './metrics.js';
+import type { ActivationDetector } from './services/activation-detector.js';
 import type { ChainScanner } from './services/chain-scanner.js';
 import type { ConfirmationCounter } from './services/confirmation-counter.js';
 import type { HeadPush } from './services/head-push.js';
@@ -27,6 +28,8 @@ declare module '@gw/kernel' {
     readonly watchersCounter: ConfirmationCounter;
     readonly watchersRewinder: ReorgRewinder;
     readonly watchersScanner: ChainScanner;
+    /** Marks pool addresses activated once they exist on chain (TRON, issue 36). */
+    readonly watchersActivation: ActivationDetector;
     readonly watchersOrphans: OrphanInbox;
     readonly watchersPush: HeadPush;
     /** Head, scanned height, lag, last pass and last error per configured chain network. */

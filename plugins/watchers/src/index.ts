@@ -13,6 +13,7 @@ import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
 import { createWatcherMetrics, registerCursorGauges } from './metrics.js';
 import { watchersRoutes } from './routes.js';
+import { ActivationDetector } from './services/activation-detector.js';
 import { ChainScanner } from './services/chain-scanner.js';
 import { ConfirmationCounter } from './services/confirmation-counter.js';
 import { OrphanInbox } from './services/orphan-inbox.js';
@@ -46,8 +47,19 @@ export const watchersPlugin = definePlugin({
     watchersMatcher: service(['invoicesLifecycle'], (deps) => new PaymentMatcher(deps)),
     watchersCounter: service(['invoicesLifecycle'], (deps) => new ConfirmationCounter(deps)),
     watchersRewinder: service(['invoicesLifecycle'], (deps) => new ReorgRewinder(deps)),
+    watchersActivation: service(['logger', 'watchersConfig', 'addressPoolService', 'tenancyProjects'], (deps) => new ActivationDetector(deps)),
     watchersScanner: service(
-      ['db', 'logger', 'watchersConfig', 'watchersMetrics', 'watchersMatcher', 'watchersCounter', 'watchersRewinder', 'invoicesLifecycle'],
+      [
+        'db',
+        'logger',
+        'watchersConfig',
+        'watchersMetrics',
+        'watchersMatcher',
+        'watchersCounter',
+        'watchersRewinder',
+        'watchersActivation',
+        'invoicesLifecycle',
+      ],
       (deps) => new ChainScanner(deps),
     ),
     watchersOrphans: service(['db', 'chains', 'invoicesAttribution', 'addressPoolService'], (deps) => new OrphanInbox(deps)),
@@ -81,7 +93,8 @@ export const watchersPlugin = definePlugin({
 export * from './contract.js';
 export { watchersErrors } from './errors.js';
 export { WatchersConfigSchema, type WatchersConfig } from './config.js';
-export { SCAN_JOB, type ScanJobData } from './jobs.js';
+export { ACTIVATION_JOB, SCAN_JOB, type ScanJobData } from './jobs.js';
+export { ActivationDetector, type ActivationProbe, type ActivationReport } from './services/activation-detector.js';
 export { ChainScanner, type ScanReport, type ScanTarget, type MempoolReport } from './services/chain-scanner.js';
 export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
 export { OrphanInbox } from './services/orphan-inbox.js';

@@ -1,5 +1,6 @@
 import { html, type ChainId, type NetworkKind, type SafeHtml } from '@gw/kernel';
 import type { PoolStatus } from '../contract.js';
+import { activationAdvice } from '../activation-summary.js';
 import { previewWallet, type RegisterResult, type WalletView } from '@gw/plugin-wallets/contract';
 import {
   actionButton,
@@ -79,13 +80,14 @@ ${table(
 ${poolWarnings(pools, threshold)}
 ${table(
   'Address pool per verified wallet',
-  ['Chain', 'Available', 'Allocated', 'Cooldown', 'Overlay', 'Total', 'Gap', 'Target free'],
+  ['Chain', 'Available', 'Allocated', 'Cooldown', 'Overlay', 'Activated', 'Total', 'Gap', 'Target free'],
   pools.map((p) => [
     p.chain,
     String(p.available),
     String(p.allocated),
     String(p.cooldown),
     String(p.overlay),
+    p.activation_required ? `${p.activated} of ${p.total}` : 'not needed',
     String(p.total),
     p.gap_limit_applies ? `${p.gap}${p.gap > threshold ? ' (over the limit)' : ''}` : `${p.gap} (no gap limit)`,
     String(p.target_free),
@@ -172,7 +174,7 @@ ${current?.state === 'verified' ? html`<p class="warning">The project already ha
       method: 'POST',
       path: '/dashboard/projects/:projectId/wallets/pool/activate',
       cli: ['pool activate'],
-      summary: 'Mark a TRON pool address as activated after sending it TRX.',
+      summary: 'Mark a TRON pool address as activated by hand after sending it TRX (the watchers do it themselves where they follow the network).',
       handle: async (req) => {
         const address = req.form.text('address', 'Address', { max: 100 });
         await services.addressPoolService.activate({ projectId: req.project!.id, chain: 'tron', address }, req.actor);
@@ -211,7 +213,7 @@ function activationForms(req: DashboardRequest<Services>, pools: readonly PoolSt
   const waiting = pools.flatMap((p) => p.awaiting_activation);
   if (waiting.length === 0) return null;
   return html`<h2>TRON addresses awaiting activation</h2>
-<p>Send at least 1 TRX to an address, wait for its confirmation, then mark it activated.</p>
+<p>The watchers mark an address activated once it exists on chain (an activation plan, or at least 1 TRX sent to it from any wallet). Where no watcher follows the network, mark it here after its TRX is confirmed.</p>
 <form method="post" action="${base(req)}/pool/activate">${csrfField(req)}
 <label for="activate-address">Address</label>
 <select id="activate-address" name="address">${waiting.map((a) => html`<option value="${a}">${a}</option>`)}</select>
@@ -227,7 +229,17 @@ function poolWarnings(pools: readonly PoolStatus[], threshold: number): SafeHtml
         (p) =>
           `${p.chain}: the gap is ${p.gap}, above the wallet software's usual gap limit of ${threshold}. Raise the gap limit in your wallet software, or it may not show payments to the later addresses.`,
       ),
-    ...pools.filter((p) => p.available === 0).map((p) => `${p.chain}: no free address is left; new invoices wait for the pool to be replenished.`),
+    ...pools.flatMap((p) => {
+      const advice = activationAdvice(p);
+      return advice ? [`${p.chain}: ${advice}`] : [];
+    }),
+    ...pools
+      .filter((p) => p.available === 0 && !activationAdvice(p))
+      .map((p) =>
+        p.activation_required
+          ? `${p.chain}: no activated address is free (${p.unactivated} wait for activation); new invoices share addresses or wait. Activate more: an activation plan, or TRX sent to them.`
+          : `${p.chain}: no free address is left; new invoices wait for the pool to be replenished.`,
+      ),
   ];
   if (warnings.length === 0) return null;
   return html`<div class="warning" role="alert"><ul>${warnings.map((w) => html`<li>${w}</li>`)}</ul></div>`;

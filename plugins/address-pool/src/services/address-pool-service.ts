@@ -53,7 +53,23 @@ export interface PoolAddressRef {
   readonly state: 'available' | 'allocated' | 'cooldown';
 }
 
-/** A (project, chain) pool of a batch and how many fresh addresses it asks for. */
+/** A pool address still waiting for activation on its chain (TRON). */
+export interface UnactivatedAddress {
+  readonly id: string;
+  readonly projectId: string;
+  readonly address: string;
+}
+
+/**
+ * How the watchers saw that a pool address exists on chain:
+ * - `account_on_chain`: the chain's provider answers an account for it (TRON `getaccount`);
+ * - `incoming_transfer`: a transfer of the native coin to it was observed in a block (`txid`).
+ */
+export interface ActivationDetection {
+  readonly by: 'account_on_chain' | 'incoming_transfer';
+  readonly txid?: string;
+}
+
 /** Where a pool address derives from ({@link AddressPoolService.spendPaths}). */
 export interface PoolAddressPath {
   readonly id: string;
@@ -412,8 +428,9 @@ export class AddressPoolService {
   }
 
   /**
-   * Marks a pool address as activated on chain (TRON: the operator sent it TRX). An operator
-   * action until watchers detect activation themselves. Audited.
+   * Marks a pool address as activated on chain (TRON: the operator sent it TRX), by hand. The
+   * watchers mark activated addresses themselves ({@link AddressPoolService.markActivated}); this is
+   * for a network no watcher follows, or to hand an address out before their next look. Audited.
    */
   async activate(
     input: { projectId: string; chain: string; address: string },
@@ -443,6 +460,61 @@ export class AddressPoolService {
       }
       return { address: updated.address, derivation_index: updated.derivation_index, activated_at_iso: new Date(updated.activated_at!).toISOString() };
     });
+  }
+
+  /**
+   * Pool addresses of `chain` not yet activated, of every project and state, in id order after
+   * `page.after` (the last id of the previous page), at most `page.limit`. The watchers page through
+   * them to ask the chain which exist by now ({@link AddressPoolService.markActivated}).
+   */
+  async unactivated(chain: ChainId, page: { readonly after?: string | undefined; readonly limit: number }): Promise<UnactivatedAddress[]> {
+    if (page.limit <= 0) return [];
+    const rows = await sqlQuery<{ id: string; project_id: string; address: string }>(
+      this.deps.db,
+      sql`select id, project_id, address from address_pool_addresses
+           where chain = ${chain} and not activated ${page.after === undefined ? sql`` : sql`and id > ${page.after}`}
+           order by id limit ${page.limit}::int`,
+    );
+    return rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address }));
+  }
+
+  /**
+   * Marks pool rows activated because the chain shows their address exists, whoever activated it
+   * (an activation plan, TRX from a payer or an exchange, the operator by hand): `detection.by` says
+   * how the watchers saw it. Rows already activated, and ids that no longer exist, are left alone;
+   * each row marked is audited `address_pool.activate` with `actor` and the detection. Runs in `trx`
+   * when given (a scan pass marks in its own transaction). Returns the rows marked.
+   */
+  async markActivated(addressIds: readonly string[], detection: ActivationDetection, actor: Actor, trx?: Knex.Transaction): Promise<UnactivatedAddress[]> {
+    if (addressIds.length === 0) return [];
+    const run = async (db: Knex.Transaction): Promise<UnactivatedAddress[]> => {
+      const rows = await sqlQuery<{ id: string; project_id: string; chain: string; address: string; derivation_index: number }>(
+        db,
+        sql`update address_pool_addresses set activated = true, activated_at = now()
+             where id = any(${[...new Set(addressIds)]}::text[]) and not activated
+         returning id, project_id, chain, address, derivation_index`,
+      );
+      for (const row of rows) {
+        await this.deps.audit.record(
+          {
+            ...actor,
+            action: 'address_pool.activate',
+            projectId: row.project_id,
+            target: `pool_address:${row.id}`,
+            details: {
+              chain: row.chain,
+              address: row.address,
+              derivation_index: row.derivation_index,
+              detected_by: detection.by,
+              ...(detection.txid !== undefined ? { txid: detection.txid } : {}),
+            },
+          },
+          db,
+        );
+      }
+      return rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address }));
+    };
+    return trx ? run(trx) : this.deps.db.transaction(run);
   }
 
   /** Rows that may be handed out now (available, or cooldown ended), lowest index first. */

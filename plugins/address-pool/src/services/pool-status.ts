@@ -10,14 +10,24 @@ export interface PoolStatus {
   readonly project_id: string;
   readonly chain: ChainId;
   readonly wallet_id: string;
+  /** Rows derived. */
   readonly total: number;
+  /**
+   * Rows an invoice may be handed now: free (available, or cooldown ended) and, on a chain whose
+   * addresses need activation (TRON), activated. A free row still waiting for activation is not.
+   */
   readonly available: number;
   readonly allocated: number;
   /** Rows resting after release; those whose cooldown has ended count as available. */
   readonly cooldown: number;
   /** Allocated rows shared by more than one invoice. */
   readonly overlay: number;
+  /** The chain's new addresses must exist on chain before invoices use them (TRON). */
+  readonly activation_required: boolean;
+  /** Rows activated (every row on a chain without activation, and a generated sandbox key's). */
   readonly activated: number;
+  /** Rows not yet activated: never handed out until the watchers see them on chain (or `pool activate`). */
+  readonly unactivated: number;
   readonly highest_index: number;
   /** Highest index ever allocated, -1 when none. */
   readonly highest_allocated_index: number;
@@ -28,7 +38,7 @@ export interface PoolStatus {
   readonly gap_limit_applies: boolean;
   readonly hard_cap: number;
   readonly target_free: number;
-  /** TRON: the first free addresses still waiting for activation (operator action). */
+  /** TRON: the first free addresses still waiting for activation (an activation plan, or TRX sent to them). */
   readonly awaiting_activation: readonly string[];
 }
 
@@ -36,6 +46,7 @@ interface Aggregate {
   wallet_id: string;
   total: number;
   available: number;
+  available_activated: number;
   allocated: number;
   cooldown: number;
   overlay: number;
@@ -62,6 +73,7 @@ export class PoolStatusService {
       sql`select wallet_id,
                  count(*)::int as total,
                  count(*) filter (where state = 'available' or (state = 'cooldown' and cooldown_until <= now()))::int as available,
+                 count(*) filter (where activated and (state = 'available' or (state = 'cooldown' and cooldown_until <= now())))::int as available_activated,
                  count(*) filter (where state = 'allocated')::int as allocated,
                  count(*) filter (where state = 'cooldown' and cooldown_until > now())::int as cooldown,
                  count(*) filter (where active_allocations > 1)::int as overlay,
@@ -81,6 +93,7 @@ export class PoolStatusService {
         wallet_id: wallet.id,
         total: 0,
         available: 0,
+        available_activated: 0,
         allocated: 0,
         cooldown: 0,
         overlay: 0,
@@ -89,8 +102,9 @@ export class PoolStatusService {
         highest_allocated_index: -1,
         highest_used_index: -1,
       };
+      const activationRequired = definition.capabilities.requiresActivation;
       const awaiting =
-        definition.capabilities.requiresActivation && options.listAwaitingActivation !== false
+        activationRequired && options.listAwaitingActivation !== false
           ? (
               await PoolAddress.query(db)
                 .where({ wallet_id: wallet.id, activated: false })
@@ -105,11 +119,13 @@ export class PoolStatusService {
         chain: wallet.chain,
         wallet_id: wallet.id,
         total: a.total,
-        available: a.available,
+        available: activationRequired ? a.available_activated : a.available,
         allocated: a.allocated,
         cooldown: a.cooldown,
         overlay: a.overlay,
+        activation_required: activationRequired,
         activated: a.activated,
+        unactivated: a.total - a.activated,
         highest_index: a.highest_index,
         highest_allocated_index: a.highest_allocated_index,
         highest_used_index: a.highest_used_index,

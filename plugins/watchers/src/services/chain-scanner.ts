@@ -19,6 +19,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
 import type { WatcherMetrics } from '../metrics.js';
+import type { ActivationDetector } from './activation-detector.js';
 import type { ConfirmationCounter } from './confirmation-counter.js';
 import { WATCHER_ACTOR, type PaymentMatcher } from './payment-matcher.js';
 import type { ReorgRewinder } from './reorg-rewinder.js';
@@ -112,6 +113,7 @@ export class ChainScanner {
       watchersMatcher: PaymentMatcher;
       watchersCounter: ConfirmationCounter;
       watchersRewinder: ReorgRewinder;
+      watchersActivation: ActivationDetector;
       invoicesLifecycle: InvoiceLifecycle;
     },
   ) {
@@ -388,6 +390,8 @@ export class ChainScanner {
       return at ? [{ transfer, at }] : [];
     });
     const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head, memory);
+    // TRX arriving at a pool address created its account: activated, without asking the chain.
+    await this.deps.watchersActivation.fromTransfers(trx, target, items);
     return { recorded: outcomes.filter((outcome) => outcome !== 'known').length, dust: outcomes.filter((outcome) => outcome === 'dust').length };
   }
 
