@@ -133,13 +133,23 @@ test.serial('doctor reports a TRON pool with no activated address, until one is 
   t.like(missing, { ok: false, severity: 'error' });
   t.regex(missing.detail, new RegExp(`tron-shop \\(${project.id}\\) on tron`));
   t.regex(missing.detail, /tron_no_activated_addresses_available/);
+  // Issue 36: the truth in counts ("20 available" was shown while none could be used), and what to do.
+  const pool = (await cli('pool', 'status', '--project', project.id, '--chain', 'tron', '--json')).json[0];
+  t.true(pool.total > 0);
+  t.like(pool, { activated: 0, available: 0, unactivated: pool.total });
+  t.regex(missing.detail, new RegExp(`on tron: ${pool.total} derived, 0 activated, 0 available for invoices`));
+  t.regex(missing.fix!, /tron invoices need activated addresses; run an activation plan \(`gateway treasury activation`/);
+  t.regex(missing.fix!, /send TRX to them/);
+  t.regex(missing.fix!, /watchers mark each address activated once it exists on chain/);
   t.regex(missing.fix!, /gateway pool activate/);
 
   const status = await cli('pool', 'status', '--project', project.id, '--chain', 'tron', '--json');
   const address: string = status.json[0].awaiting_activation[0];
   t.truthy(address, status.stdout);
   t.is((await cli('pool', 'activate', '--project', project.id, '--chain', 'tron', '--address', address, '--json')).code, 0);
-  t.like(finding((await cli('doctor', '--json')).json, 'address-pool.activation'), { ok: true });
+  const fixed = finding((await cli('doctor', '--json')).json, 'address-pool.activation');
+  t.like(fixed, { ok: true });
+  t.regex(fixed.detail, new RegExp(`tron-shop on tron: ${status.json[0].total} derived, 1 activated, 1 available for invoices`));
 });
 
 // Issue 33 finding 9: run from the CLI, doctor named the default port 8080, not the gateway's.

@@ -161,12 +161,14 @@ test('TRON hands out activated addresses only', async (t) => {
 
   const [status] = await addressPoolStatus.status({ projectId, chain: 'tron' });
   t.is(status!.activated, 0);
+  t.is(status!.available, 0, 'free rows waiting for activation are not available for invoices');
   t.is(status!.awaiting_activation[0], 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
   const target = (await db('address_pool_addresses').where({ project_id: projectId, chain: 'tron', derivation_index: 3 }).first()).address;
   const activated = await addressPoolService.activate({ projectId, chain: 'tron', address: target }, CLI_ACTOR);
   t.is(activated.derivation_index, 3);
   const audit = await db('kernel_audit_log').where({ project_id: projectId, action: 'address_pool.activate' });
   t.is(audit.length, 1);
+  t.like((await addressPoolStatus.status({ projectId, chain: 'tron' }))[0], { activated: 1, available: 1 });
 
   const got = await allocate(projectId, 'tron', 'x');
   t.is(got.address, target);

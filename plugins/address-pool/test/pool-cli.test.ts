@@ -39,7 +39,19 @@ test('pool replenish, status and activate from the operator CLI', async (t) => {
 
   const status = await cli('pool', 'status', '--project', projectId, '--chain', 'tron');
   t.is(status.json.length, 1);
-  t.like(status.json[0], { chain: 'tron', total: 4, available: 4, allocated: 0, activated: 0, gap: 0, hard_cap: 10000, target_free: 4 });
+  // Issue 36: four derived, none activated, so none available for invoices (it said "4 available").
+  t.like(status.json[0], {
+    chain: 'tron',
+    total: 4,
+    available: 0,
+    allocated: 0,
+    activation_required: true,
+    activated: 0,
+    unactivated: 4,
+    gap: 0,
+    hard_cap: 10000,
+    target_free: 4,
+  });
   const address = status.json[0].awaiting_activation[0];
   t.is(address, 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH');
 
@@ -47,8 +59,10 @@ test('pool replenish, status and activate from the operator CLI', async (t) => {
   t.is(activated.code, 0);
   t.is(activated.json.activated.derivation_index, 0);
   const after = await cli('pool', 'status', '--project', projectId, '--chain', 'tron');
-  t.is(after.json[0].activated, 1);
+  t.like(after.json[0], { activated: 1, unactivated: 3, available: 1 });
   t.is(after.json[0].awaiting_activation.length, 3);
+  const eth = await cli('pool', 'status', '--project', projectId, '--chain', 'eth');
+  t.like(eth.json[0], { total: 4, available: 4, activation_required: false, activated: 4, unactivated: 0 });
 
   const wrongChain = await cli('pool', 'activate', '--project', projectId, '--chain', 'eth', '--address', address);
   t.is(wrongChain.code, 1);

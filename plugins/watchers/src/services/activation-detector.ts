@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
 import type { ScanTarget } from './chain-scanner.js';
 import { WATCHER_ACTOR } from './payment-matcher.js';
-import type { WatchedAddress } from './watched-addresses.js';
 import { projectKindOn } from './watched-addresses.js';
 
 /**
@@ -125,24 +124,31 @@ export class ActivationDetector {
   }
 
   /**
-   * Marks the pool rows that received the chain's native coin in a block of this pass (its
-   * transfer created the account), in the pass's transaction `trx`. `owners` are the rows the pass
-   * matched the transfers to. No-op on chains without activation.
+   * Marks the pool rows at addresses that received the chain's native coin in a block of this pass
+   * (the transfer created the account), in the pass's transaction `trx`: every row of the network's
+   * project kind at such an address (the same key may be registered in several projects), not only
+   * the one the payment matched. No-op on chains without activation. Returns the rows marked.
    */
-  async fromTransfers(
-    trx: Knex.Transaction,
-    target: ScanTarget,
-    items: readonly { readonly transfer: ObservedTransfer; readonly at: WatchedAddress }[],
-  ): Promise<number> {
+  async fromTransfers(trx: Knex.Transaction, target: ScanTarget, transfers: readonly ObservedTransfer[]): Promise<number> {
     const { definition } = target.adapter;
-    if (!definition.capabilities.requiresActivation) return 0;
+    const kind = projectKindOn(definition, target.network);
+    if (!definition.capabilities.requiresActivation || !kind) return 0;
     const native = definition.coins.find((coin) => !coin.contracts)?.id;
-    const funded = items.filter(({ transfer }) => transfer.coin === native && transfer.amountUnits > 0n && transfer.blockHeight !== null);
     const firstFunding = new Map<string, string>();
-    for (const { transfer, at } of funded) if (!firstFunding.has(at.id)) firstFunding.set(at.id, transfer.txHash);
+    for (const transfer of transfers) {
+      if (transfer.coin !== native || transfer.amountUnits <= 0n || transfer.blockHeight === null) continue;
+      if (!firstFunding.has(transfer.toAddress)) firstFunding.set(transfer.toAddress, transfer.txHash);
+    }
+    if (firstFunding.size === 0) return 0;
+    const rows = await this.deps.addressPoolService.lookupAddresses(definition.id, [...firstFunding.keys()], trx);
+    const kinds = await this.deps.tenancyProjects.kinds(
+      rows.map((row) => row.projectId),
+      trx,
+    );
     let marked = 0;
-    for (const [id, txid] of firstFunding) {
-      marked += (await this.deps.addressPoolService.markActivated([id], { by: 'incoming_transfer', txid }, WATCHER_ACTOR, trx)).length;
+    for (const [address, txid] of firstFunding) {
+      const ids = rows.filter((row) => row.address === address && kinds.get(row.projectId) === kind).map((row) => row.id);
+      marked += (await this.deps.addressPoolService.markActivated(ids, { by: 'incoming_transfer', txid }, WATCHER_ACTOR, trx)).length;
     }
     return marked;
   }

@@ -391,7 +391,11 @@ export class ChainScanner {
     });
     const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head, memory);
     // TRX arriving at a pool address created its account: activated, without asking the chain.
-    await this.deps.watchersActivation.fromTransfers(trx, target, items);
+    await this.deps.watchersActivation.fromTransfers(
+      trx,
+      target,
+      items.map((item) => item.transfer),
+    );
     return { recorded: outcomes.filter((outcome) => outcome !== 'known').length, dust: outcomes.filter((outcome) => outcome === 'dust').length };
   }
 
