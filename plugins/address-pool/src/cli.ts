@@ -17,7 +17,7 @@ export const addressPoolCommands: CliCommand[] = [
   defineCommand(['tenancyProjects', 'chains', 'addressPoolStatus'], {
     noun: 'pool',
     verb: 'status',
-    summary: "Address pool counts per state, overlay, activation and gap of a project's verified wallets.",
+    summary: "Address pool counts per state, overlay, activation (derived, activated, available for invoices) and gap of a project's verified wallets.",
     flags: POOL_SCOPE_FLAGS,
     run: async ({ flags, deps }) => deps.addressPoolStatus.status(await poolScope(flags, deps)),
   }),
@@ -31,13 +31,13 @@ export const addressPoolCommands: CliCommand[] = [
   defineCommand(['addressPoolService'], {
     noun: 'pool',
     verb: 'activate',
-    summary: 'Mark a TRON pool address as activated after sending it TRX (only activated TRON addresses are handed out).',
+    summary: 'Mark a TRON pool address as activated by hand (the watchers do it themselves once it exists on chain).',
     flags: {
       project: projectFlag,
       chain: { type: 'string', required: true, description: 'Chain whose addresses need activation (tron).' },
       address: { type: 'string', required: true, description: 'A pool address (see pool status: awaiting_activation).' },
     },
-    help: 'Send at least 1 TRX to the address from any wallet, wait until it is confirmed, then run this command. Operator action until watchers detect activation.',
+    help: 'Only activated TRON addresses are handed out. Where a watcher follows the network it marks an address activated once it exists on chain (an activation plan, or TRX from any wallet), and this is not needed. Otherwise send at least 1 TRX to the address, wait until it is confirmed, then run this command.',
     run: async ({ flags, deps }) => ({
       activated: await deps.addressPoolService.activate(
         { projectId: String(flags['project']), chain: String(flags['chain']), address: String(flags['address']) },

@@ -7,7 +7,11 @@ import { defineErrors } from '@gw/kernel';
  */
 export const addressPoolErrors = defineErrors('address-pool', {
   pool_exhausted: { status: 503, message: 'No deposit address is available for this chain right now; retry after the delay in Retry-After.', retryAfter: 30 },
-  tron_no_activated_addresses_available: { status: 422, message: 'The TRON address pool has no activated address; activate addresses first (pool activate).' },
+  tron_no_activated_addresses_available: {
+    status: 422,
+    message:
+      'The TRON address pool has no activated address: activate its addresses (an activation plan, or TRX sent to them; the watchers mark them once they exist on chain).',
+  },
   overlay_matching_mode_required_exact: {
     status: 422,
     message: 'The address pool is saturated and the deposit address is shared; only matching_mode "exact" is accepted.',
