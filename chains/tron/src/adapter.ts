@@ -11,6 +11,7 @@ import { concat, keccak256, recoverAddress, toUtf8Bytes } from 'ethers';
 import { deriveTronAddress, isTronAddress, TRON_COIN_TYPE, tronAddressFromHex } from './derive.js';
 import { bip44AdapterBase } from '@gw/chain-evm';
 import { TronWatcher } from './watcher.js';
+import { TronTreasury } from './treasury/tron-treasury.js';
 
 /** TIP-191 prefix used by TronLink / TronWeb `signMessageV2`. */
 export const TRON_MESSAGE_PREFIX = '\x19TRON Signed Message:\n';
@@ -51,5 +52,6 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
     },
 
     createWatcher: (options) => new TronWatcher(definition, options),
+    createAccountTreasury: (options) => new TronTreasury(definition, options),
   };
 }

@@ -48,6 +48,8 @@ export const tronDefinition: ChainDefinition = {
     // A new TRON account must be activated (receive TRX, ~1 TRX fee burned) before TRC-20 transfers
     // to it are cheap; plugins top up fresh addresses before handing them out for USDT.
     requiresActivation: true,
+    // TronTreasury (src/treasury): balances, activation plans, TRX and TRC-20 sweeps signed offline.
+    accountTreasury: true,
   },
   accountPath: { mainnet: "m/44'/195'/0'", testnet: "m/44'/195'/0'" },
 };

@@ -6,6 +6,7 @@ export { tronDefinition } from './definition.js';
 export { createTronAdapter, tronMessageHash } from './adapter.js';
 export { deriveTronAddress, isTronAddress, tronAddressFromHex } from './derive.js';
 export { TronWatcher, TRC20_TRANSFER_TOPIC } from './watcher.js';
+export { TronTreasury, type TronTreasuryOptions } from './treasury/tron-treasury.js';
 
 export const tronChain = defineChain({ definition: tronDefinition, createAdapter: createTronAdapter });
 export default tronChain;

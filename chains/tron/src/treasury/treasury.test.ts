@@ -1,0 +1,573 @@
+/**
+ * TronTreasury against a local HTTP server that REPLAYS RECORDED REAL java-tron answers (TRON Nile
+ * captures published in TRON's own API reference; see test/fixtures/treasury/README.md for each file,
+ * and for the few answers that were built because no recording was found). No TRON node runs here.
+ * Transactions are built offline with `tronweb`, signed in the test with `tronweb` (as the offline
+ * signer does) and verified by the treasury with the same library. A test that needs an account the
+ * recordings do not hold (a derived pool address, a staking account with stake) serves the recorded
+ * `getaccount` answer with the named fields changed, and says so.
+ */
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HDNodeWallet, Mnemonic } from 'ethers';
+import { utils as tronUtils } from 'tronweb';
+import {
+  AppError,
+  ProviderPool,
+  type AccountKey,
+  type AccountSource,
+  type AccountStep,
+  type AccountTreasury,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type OperatorAccount,
+} from '@gw/chain-api';
+import { tronChain } from '../index.js';
+import { deriveTronAddress, tronAddressFromHex } from '../derive.js';
+import { bandwidthBytes, hexAddress, referenceBlock, trc20Transfer, trxTransfer, MAX_EXPIRATION_MS, EXPIRATION_MARGIN_MS } from './offline-transaction.js';
+
+const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
+const json = (name: string): any => JSON.parse(fixture(name));
+
+// The recorded Nile account (balance 1793.2272 TRX) and the Nile test USDT contract of the recordings.
+const RECORDED_ACCOUNT_HEX = '41dd791d6b49e190062d650e6a23c575510d35f2f9';
+const RECORDED_ACCOUNT = tronAddressFromHex(`0x${RECORDED_ACCOUNT_HEX.slice(2)}`);
+const NILE_TOKEN = tronAddressFromHex('0xeca9bc828a3005b9a3b909f2cc5c2a54794de05f');
+
+// Keys of the test: the BIP39 test mnemonic; pool addresses are receive addresses of its account 0.
+const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
+const account0 = root.derivePath("m/44'/195'/0'");
+const XPUB = account0.neuter().extendedKey;
+const KEY: AccountKey = { chain: 'tron', network: 'testnet', input: XPUB, canonical: XPUB };
+const depositPriv = (i: number): string => account0.deriveChild(0).deriveChild(i).privateKey.slice(2);
+const pool = (i: number): string => deriveTronAddress(XPUB, i).address;
+const source = (i: number): AccountSource => ({ address: pool(i), key: KEY, index: i });
+// Operator accounts at the operator's own paths (account 1 of the same seed).
+const operatorNode = (i: number) => root.derivePath(`m/44'/195'/1'/0/${i}`);
+const FUNDING: OperatorAccount = { role: 'funding', address: tronAddressFromHex(operatorNode(0).address), path: "m/44'/195'/1'/0/0" };
+const STAKING: OperatorAccount = { role: 'staking', address: tronAddressFromHex(operatorNode(1).address), path: "m/44'/195'/1'/0/1" };
+const operatorPriv = (account: OperatorAccount): string => operatorNode(account === FUNDING ? 0 : 1).privateKey.slice(2);
+const DESTINATION = RECORDED_ACCOUNT;
+
+// TRON Nile with the recordings' test USDT contract as `usdt_trc20` (the definition lists mainnet's only).
+const NILE = tronChain.definition.networks.testnets.find((n) => n.id === 'nile')!;
+const definition: ChainDefinition = {
+  ...tronChain.definition,
+  coins: tronChain.definition.coins.map((c) => (c.id === 'usdt_trc20' ? { ...c, contracts: { nile: NILE_TOKEN } } : c)),
+};
+const adapter = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition);
+
+/** The recorded `getaccount` answer as the account at `address`, with `edit` applied (the test names what it changes). */
+function accountAnswer(address: string, edit: (a: any) => void = () => {}): string {
+  const answer = json('getaccount-nile.json');
+  answer.address = hexAddress(address);
+  edit(answer);
+  return JSON.stringify(answer);
+}
+
+type Handler = (path: string, body: any) => string | undefined;
+
+interface Replay {
+  readonly url: string;
+  readonly requests: { path: string; body: any }[];
+  close(): Promise<void>;
+}
+
+/** A java-tron node answering by `handler`; anything it has no answer for is a 404 (a test asking for an unrecorded call fails). */
+async function replay(handler: Handler): Promise<Replay> {
+  const requests: Replay['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const body = raw ? JSON.parse(raw) : {};
+      requests.push({ path: req.url ?? '', body });
+      const answer = handler(req.url ?? '', body);
+      res.writeHead(answer === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(answer ?? '{"Error":"unrecorded"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function treasuryFor(node: Replay): AccountTreasury {
+  const providers = new ProviderPool({ chain: 'tron', network: 'nile', endpoints: [{ name: 'replay', url: node.url }], timeoutMs: 5_000 });
+  return adapter.createAccountTreasury!({ network: NILE, providers });
+}
+
+/** Answers shared by most tests: head block, chain parameters, the recorded account and resources. */
+function baseAnswers(accounts: Record<string, string>, extra: Handler = () => undefined): Handler {
+  return (path, body) => {
+    const own = extra(path, body);
+    if (own !== undefined) return own;
+    switch (path) {
+      case '/wallet/getnowblock':
+        return fixture('getnowblock-nile-66987627.json');
+      case '/wallet/getchainparameters':
+        return fixture('getchainparameters-nile.json');
+      case '/wallet/getaccount':
+        return body.address === RECORDED_ACCOUNT_HEX ? fixture('getaccount-nile.json') : (accounts[body.address] ?? '{}');
+      case '/wallet/getaccountresource':
+        return accounts[body.address] === undefined && body.address !== RECORDED_ACCOUNT_HEX ? '{}' : fixture('getaccountresource-nile.json');
+      default:
+        return undefined;
+    }
+  };
+}
+
+/** Signs a step's unsigned transaction with `tronweb`, as the offline signer does; the signed JSON it gives back. */
+function sign(step: AccountStep, privateKey: string): string {
+  const unsigned = JSON.parse(step.unsigned.data);
+  return JSON.stringify(tronUtils.crypto.signTransaction(privateKey, unsigned));
+}
+
+const codeOf = (error: unknown): string => (error as AppError).code;
+
+test('offline builder: tronweb reproduces the recorded Nile createtransaction and triggersmartcontract transactions byte for byte', (t) => {
+  const recorded = json('createtransaction-nile.json');
+  const ref = {
+    ref_block_bytes: recorded.raw_data.ref_block_bytes,
+    ref_block_hash: recorded.raw_data.ref_block_hash,
+    expiration: recorded.raw_data.expiration,
+    timestamp: recorded.raw_data.timestamp,
+  };
+  const value = recorded.raw_data.contract[0].parameter.value;
+  const built = trxTransfer(tronAddressFromHex(`0x${value.owner_address.slice(2)}`), tronAddressFromHex(`0x${value.to_address.slice(2)}`), 1_000_000n, ref);
+  t.is(built.txID, recorded.txID);
+  t.is(built.raw_data_hex, recorded.raw_data_hex);
+
+  const call = json('triggersmartcontract-nile.json').transaction;
+  const data: string = call.raw_data.contract[0].parameter.value.data;
+  const built2 = trc20Transfer(
+    RECORDED_ACCOUNT,
+    NILE_TOKEN,
+    tronAddressFromHex(`0x${data.slice(32, 72)}`),
+    BigInt(`0x${data.slice(72)}`),
+    BigInt(call.raw_data.fee_limit),
+    {
+      ref_block_bytes: call.raw_data.ref_block_bytes,
+      ref_block_hash: call.raw_data.ref_block_hash,
+      expiration: call.raw_data.expiration,
+      timestamp: call.raw_data.timestamp,
+    },
+  );
+  t.is(built2.txID, call.txID);
+  t.is(built2.raw_data_hex, call.raw_data_hex);
+});
+
+test('activated(): an address exists when getaccount answers an account (recorded), not when it answers {}', async (t) => {
+  const node = await replay(baseAnswers({}));
+  try {
+    const treasury = treasuryFor(node);
+    const found = await treasury.activated!([RECORDED_ACCOUNT, pool(0), pool(1), RECORDED_ACCOUNT]);
+    t.deepEqual([...found], [RECORDED_ACCOUNT]);
+    // Asked once per address, in the node's hex form.
+    t.deepEqual(node.requests.map((r) => r.body.address).sort(), [RECORDED_ACCOUNT_HEX, hexAddress(pool(0)), hexAddress(pool(1))].sort());
+    t.true(node.requests.every((r) => r.path === '/wallet/getaccount'));
+    t.is(codeOf(await t.throwsAsync(() => treasury.activated!(['not-an-address']))), 'validation_error');
+  } finally {
+    await node.close();
+  }
+});
+
+/** Pool addresses 0 and 1 are not on chain; 2 already is (the recorded account answer as pool address 2). The funding account holds the recorded 1793.2272 TRX. */
+const activationAccounts = (): Record<string, string> => ({
+  [hexAddress(FUNDING.address)]: accountAnswer(FUNDING.address),
+  [hexAddress(pool(2))]: accountAnswer(pool(2)),
+});
+
+test('buildActivation(): one batch of 1 TRX transfers from the funding account, creation fees counted, already activated addresses left out; signed offline with tronweb and verified', async (t) => {
+  const node = await replay(baseAnswers(activationAccounts()));
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.buildActivation!({ addresses: [pool(0), pool(1), pool(2)], operatorAccounts: { funding: FUNDING } });
+    t.is(build.method, 'activation');
+    t.is(build.rounds, 1);
+    t.deepEqual(
+      build.steps.map((s) => [s.id, s.stage, s.to, s.moves['trx'], s.feeUnits, s.signer.kind === 'operator' && s.signer.account.role]),
+      [
+        ['activate-0', 1, pool(0), 1_000_000n, 1_100_000n, 'funding'],
+        ['activate-1', 1, pool(1), 1_000_000n, 1_100_000n, 'funding'],
+      ],
+    );
+    // getCreateNewAccountFeeInSystemContract (1 TRX) + getCreateAccountFee (0.1 TRX), from the recorded chain parameters.
+    t.is(build.feeUnits, 2_200_000n);
+    t.is(build.movedUnits, 2_000_000n);
+    t.is(build.operatorPaysUnits, 4_200_000n);
+    t.deepEqual(build.skipped, [{ address: pool(2), units: 0n, costUnits: 0n }]);
+
+    // Reference block: the recorded head 66987627 (0x3fe266b), its id bytes 8..15, expiring 24 h (less the margin) after it.
+    const head = json('getnowblock-nile-66987627.json');
+    const tx = JSON.parse(build.steps[0]!.unsigned.data);
+    t.is(tx.raw_data.ref_block_bytes, '266b');
+    t.is(tx.raw_data.ref_block_hash, head.blockID.slice(16, 32));
+    t.is(BigInt(tx.raw_data.expiration), BigInt(head.block_header.raw_data.timestamp) + MAX_EXPIRATION_MS - EXPIRATION_MARGIN_MS);
+    t.is(tx.raw_data.contract[0].parameter.value.owner_address, hexAddress(FUNDING.address));
+
+    for (const step of build.steps) {
+      const verified = treasury.verifySigned(step, sign(step, operatorPriv(FUNDING)));
+      t.is(verified.kind, 'transaction');
+      if (verified.kind !== 'transaction') continue;
+      t.is(verified.tx.txid, JSON.parse(step.unsigned.data).txID);
+      // The broadcast form is the signed protobuf Transaction: raw data (field 1) then the signature (field 2).
+      t.true(verified.tx.hex.includes(JSON.parse(step.unsigned.data).raw_data_hex));
+      t.is(tronUtils.crypto.ecRecover(verified.tx.txid, verified.tx.hex.slice(-130)).toLowerCase(), hexAddress(FUNDING.address));
+    }
+  } finally {
+    await node.close();
+  }
+});
+
+test('verifySigned(): a tampered, unsigned, foreign-signed or unreadable transaction is refused', async (t) => {
+  const node = await replay(baseAnswers(activationAccounts()));
+  try {
+    const treasury = treasuryFor(node);
+    const [step] = (await treasury.buildActivation!({ addresses: [pool(0)], operatorAccounts: { funding: FUNDING } })).steps;
+    const signed = JSON.parse(sign(step!, operatorPriv(FUNDING)));
+
+    // Another amount, re-encoded and re-signed by the right key: the plan's transaction it is not.
+    const tampered = JSON.parse(JSON.stringify(signed));
+    tampered.raw_data.contract[0].parameter.value.amount = 900_000_000;
+    delete tampered.signature;
+    const resigned = tronUtils.crypto.signTransaction(operatorPriv(FUNDING), { ...tampered, ...reencode(tampered.raw_data) });
+    const mismatch = t.throws(() => treasury.verifySigned(step!, JSON.stringify(resigned)));
+    t.is(codeOf(mismatch), 'treasury_signed_mismatch');
+    t.regex(mismatch!.message, /amount is 900000000, the plan has 1000000/);
+
+    // raw_data changed but the signed raw_data_hex kept.
+    const lying = JSON.parse(JSON.stringify(signed));
+    lying.raw_data.contract[0].parameter.value.to_address = hexAddress(pool(5));
+    t.is(codeOf(t.throws(() => treasury.verifySigned(step!, JSON.stringify(lying)))), 'treasury_signed_mismatch');
+
+    // Signed by a deposit key instead of the funding account's.
+    t.is(codeOf(t.throws(() => treasury.verifySigned(step!, sign(step!, depositPriv(0))))), 'treasury_signed_incomplete');
+    // No signature; a signature that is no signature.
+    t.is(codeOf(t.throws(() => treasury.verifySigned(step!, JSON.stringify({ ...signed, signature: [] })))), 'treasury_signed_incomplete');
+    t.is(codeOf(t.throws(() => treasury.verifySigned(step!, JSON.stringify({ ...signed, signature: ['00'.repeat(65)] })))), 'treasury_signed_incomplete');
+    // Not a signed TRON transaction at all.
+    t.is(codeOf(t.throws(() => treasury.verifySigned(step!, 'not json'))), 'treasury_signed_unreadable');
+    t.is(codeOf(t.throws(() => treasury.verifySigned(step!, '{"hex":"00"}'))), 'treasury_signed_unreadable');
+    // The untouched one passes.
+    t.is(treasury.verifySigned(step!, JSON.stringify(signed)).stepId, step!.id);
+  } finally {
+    await node.close();
+  }
+});
+
+function reencode(raw_data: unknown): { txID: string; raw_data_hex: string } {
+  const pb = tronUtils.transaction.txJsonToPb({ raw_data });
+  return { txID: tronUtils.transaction.txPbToTxID(pb).replace(/^0x/, ''), raw_data_hex: tronUtils.transaction.txPbToRawDataHex(pb).toLowerCase() };
+}
+
+test('buildActivation(): refused without a funding account, or when the funding account cannot pay', async (t) => {
+  const poor = { [hexAddress(FUNDING.address)]: accountAnswer(FUNDING.address, (a) => (a.balance = 2_000_000)) }; // recorded answer, balance changed
+  const node = await replay(baseAnswers(poor));
+  try {
+    const treasury = treasuryFor(node);
+    t.is(codeOf(await t.throwsAsync(() => treasury.buildActivation!({ addresses: [pool(0)], operatorAccounts: {} }))), 'treasury_operator_account_missing');
+    t.is(
+      codeOf(await t.throwsAsync(() => treasury.buildActivation!({ addresses: [pool(0), pool(1)], operatorAccounts: { funding: FUNDING } }))),
+      'treasury_insufficient_value',
+    );
+  } finally {
+    await node.close();
+  }
+});
+
+test('broadcast(): the recorded SUCCESS answer and DUP_TRANSACTION_ERROR resolve with the txid (idempotent); SIGERROR is treasury_broadcast_rejected', async (t) => {
+  let answer = fixture('broadcast-success.json');
+  const node = await replay(baseAnswers(activationAccounts(), (path) => (path === '/wallet/broadcasthex' ? answer : undefined)));
+  try {
+    const treasury = treasuryFor(node);
+    const [step] = (await treasury.buildActivation!({ addresses: [pool(0)], operatorAccounts: { funding: FUNDING } })).steps;
+    const verified = treasury.verifySigned(step!, sign(step!, operatorPriv(FUNDING)));
+    if (verified.kind !== 'transaction') return t.fail();
+    t.is(await treasury.broadcast(verified.tx), verified.tx.txid);
+    const sent = node.requests.find((r) => r.path === '/wallet/broadcasthex');
+    t.deepEqual(sent?.body, { transaction: verified.tx.hex });
+
+    answer = fixture('broadcast-dup-built.json');
+    t.is(await treasury.broadcast(verified.tx), verified.tx.txid);
+
+    answer = fixture('broadcast-sigerror-built.json');
+    const refused = await t.throwsAsync(() => treasury.broadcast(verified.tx));
+    t.is(codeOf(refused), 'treasury_broadcast_rejected');
+    t.regex(refused!.message, /SIGERROR validateSignature error/);
+  } finally {
+    await node.close();
+  }
+});
+
+test('transaction(): the recorded gettransactioninfobyid answer gives its block, confirmations against the recorded head and the fee; {} is null', async (t) => {
+  const info = json('gettransactioninfobyid-nile.json');
+  const node = await replay(
+    baseAnswers({}, (path, body) =>
+      path === '/wallet/gettransactioninfobyid' ? (body.value === info.id ? fixture('gettransactioninfobyid-nile.json') : '{}') : undefined,
+    ),
+  );
+  try {
+    const treasury = treasuryFor(node);
+    t.deepEqual(await treasury.transaction(info.id), {
+      txid: info.id,
+      confirmations: 66987627 - 66985120 + 1,
+      blockHeight: 66985120,
+      blockHash: null,
+      feeUnits: 5_254_500n,
+    });
+    t.is(await treasury.transaction('00'.repeat(32)), null);
+  } finally {
+    await node.close();
+  }
+});
+
+test('checkFresh(): an expired plan is refused with treasury_nonce_stale before any broadcast, unless its transaction is already on chain; a funding account that spent its TRX makes it stale too', async (t) => {
+  let head = fixture('getnowblock-nile-66987627.json');
+  let known = new Set<string>();
+  let fundingAnswer = accountAnswer(FUNDING.address);
+  const handler = baseAnswers({ ...activationAccounts() }, (path, body) => {
+    if (path === '/wallet/getnowblock') return head;
+    if (path === '/wallet/getaccount' && body.address === hexAddress(FUNDING.address)) return fundingAnswer;
+    if (path === '/wallet/gettransactioninfobyid')
+      return known.has(body.value) ? JSON.stringify({ ...json('gettransactioninfobyid-nile.json'), id: body.value }) : '{}';
+    return undefined;
+  });
+  const node = await replay(handler);
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.buildActivation!({ addresses: [pool(0), pool(1)], operatorAccounts: { funding: FUNDING } });
+    await t.notThrowsAsync(() => treasury.checkFresh(build.steps));
+
+    // The recorded head with its timestamp moved past the plan's expiration.
+    const later = json('getnowblock-nile-66987627.json');
+    later.block_header.raw_data.timestamp = JSON.parse(build.steps[0]!.unsigned.data).raw_data.expiration + 3000;
+    head = JSON.stringify(later);
+    const stale = await t.throwsAsync(() => treasury.checkFresh(build.steps));
+    t.is(codeOf(stale), 'treasury_nonce_stale');
+    t.regex(stale!.message, /expired/);
+    known = new Set(build.steps.map((s) => JSON.parse(s.unsigned.data).txID));
+    await t.notThrowsAsync(() => treasury.checkFresh(build.steps), 'a step already on chain is not stale');
+
+    head = fixture('getnowblock-nile-66987627.json');
+    known = new Set();
+    fundingAnswer = accountAnswer(FUNDING.address, (a) => (a.balance = 3_000_000)); // recorded answer, balance changed
+    const spent = await t.throwsAsync(() => treasury.checkFresh(build.steps));
+    t.is(codeOf(spent), 'treasury_nonce_stale');
+    t.regex(spent!.message, /holds 3 trx, the plan sends 4\.2/);
+    t.false(node.requests.some((r) => r.path === '/wallet/broadcasthex'));
+  } finally {
+    await node.close();
+  }
+});
+
+/** `triggerconstantcontract`: the recorded balanceOf answer for pool address 0 (1087.36 of the test USDT), zero for others (the recorded answer, constant_result changed); transfers answer `transfer`. */
+function tokenAnswers(transfer: string): Handler {
+  return (path, body) => {
+    if (path !== '/wallet/triggerconstantcontract') return undefined;
+    if (body.function_selector === 'transfer(address,uint256)') return transfer;
+    if (body.function_selector !== 'balanceOf(address)') return undefined;
+    if (body.owner_address === hexAddress(pool(0))) return fixture('triggerconstantcontract-balanceof-nile.json');
+    const zero = json('triggerconstantcontract-balanceof-nile.json');
+    zero.constant_result = ['0'.repeat(64)];
+    return JSON.stringify(zero);
+  };
+}
+const RECORDED_USDT = 0x40cfcc00n; // constant_result of the recorded balanceOf answer: 1087.36 units of 6 decimals
+
+test('holdings(): TRX from getaccount, TRC-20 from the recorded balanceOf answer, the move cost from the transfer simulation × getEnergyFee plus the bandwidth the address cannot cover', async (t) => {
+  const node = await replay(
+    baseAnswers({ [hexAddress(pool(0))]: accountAnswer(pool(0)) }, tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))),
+  );
+  try {
+    const treasury = treasuryFor(node);
+    const holdings = await treasury.holdings([pool(0), pool(1)]);
+    const first = holdings.get(pool(0))!;
+    t.deepEqual(first.balances, { trx: 1_793_227_200n, usdt_trc20: RECORDED_USDT });
+    t.is(first.nonce, 0n);
+    // 64285 energy at 100 sun, and every byte of bandwidth at 1000 sun: the recorded account has 600 - 441 = 159 free bytes left, less than a transfer needs.
+    const head = json('getnowblock-nile-66987627.json');
+    const ref = referenceBlock({
+      height: BigInt(head.block_header.raw_data.number),
+      blockId: head.blockID,
+      timestamp: BigInt(head.block_header.raw_data.timestamp),
+    });
+    const bytes = bandwidthBytes(trc20Transfer(pool(0), NILE_TOKEN, pool(0), RECORDED_USDT, 7_714_200n, ref).raw_data_hex);
+    t.true(bytes > 159n);
+    t.deepEqual(first.tokens, [{ coin: 'usdt_trc20', moveCostUnits: 6_428_500n + bytes * 1000n, gasLackingUnits: 0n, dust: false }]);
+    t.deepEqual(holdings.get(pool(1)), { address: pool(1), balances: { trx: 0n, usdt_trc20: 0n }, nonce: 0n, tokens: [] });
+  } finally {
+    await node.close();
+  }
+});
+
+test('energy estimate: energy_burn prices the transfer at the recorded triggerconstantcontract energy_used × getEnergyFee, with a 20 % fee_limit margin', async (t) => {
+  const accounts = { [hexAddress(pool(0))]: accountAnswer(pool(0)), [hexAddress(FUNDING.address)]: accountAnswer(FUNDING.address) };
+  // The recorded Nile answer (energy_used 935) served for the transfer simulation.
+  const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-balanceof-nile.json'))));
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.build({
+      coin: 'usdt_trc20',
+      sources: [source(0)],
+      destination: DESTINATION,
+      method: 'energy_burn',
+      operatorAccounts: { funding: FUNDING },
+    });
+    const [transfer] = build.steps;
+    const tx = JSON.parse(transfer!.unsigned.data);
+    const bytes = bandwidthBytes(tx.raw_data_hex);
+    t.is(transfer!.feeUnits, 935n * 100n + bytes * 1000n);
+    t.is(tx.raw_data.fee_limit, 112_200); // 93,500 sun + 20 %
+    t.is(tx.raw_data.contract[0].type, 'TriggerSmartContract');
+    t.is(tx.raw_data.contract[0].parameter.value.contract_address, hexAddress(NILE_TOKEN));
+    // The recorded account holds far more TRX than the fee limit: no top-up, one stage.
+    t.deepEqual(
+      build.steps.map((s) => [s.id, s.stage]),
+      [['transfer-0', 1]],
+    );
+    t.is(build.operatorPaysUnits, 0n);
+    t.is(build.movedUnits, RECORDED_USDT);
+    const simulated = node.requests.find((r) => r.body.function_selector === 'transfer(address,uint256)');
+    t.is(simulated?.body.owner_address, hexAddress(pool(0)));
+    t.is(simulated?.body.parameter, `${hexAddress(DESTINATION).slice(2).padStart(64, '0')}${RECORDED_USDT.toString(16).padStart(64, '0')}`);
+  } finally {
+    await node.close();
+  }
+});
+
+/** Pool address 0 holds 0.5 TRX (the recorded account, balance changed); the staking account has 5000 TRX staked for energy (recorded account, frozenV2 ENERGY amount set). */
+function sweepAccounts(): Record<string, string> {
+  return {
+    [hexAddress(pool(0))]: accountAnswer(pool(0), (a) => (a.balance = 500_000)),
+    [hexAddress(FUNDING.address)]: accountAnswer(FUNDING.address),
+    [hexAddress(STAKING.address)]: accountAnswer(
+      STAKING.address,
+      (a) => (a.frozenV2 = [{}, { type: 'ENERGY', amount: 5_000_000_000 }, { type: 'TRON_POWER' }]),
+    ),
+  };
+}
+
+test('quote() shows both USDT costs; energy_delegation (delegate, transfer, reclaim) is cheaper than energy_burn (top-up, transfer), and build() picks it; every step signs offline and verifies', async (t) => {
+  const node = await replay(baseAnswers(sweepAccounts(), tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
+  try {
+    const treasury = treasuryFor(node);
+    t.deepEqual(treasury.methods('usdt_trc20'), ['energy_delegation', 'energy_burn']);
+    t.deepEqual(treasury.methods('trx'), ['native']);
+    const request = { coin: 'usdt_trc20', sources: [source(0), source(1)], destination: DESTINATION, operatorAccounts: { funding: FUNDING, staking: STAKING } };
+    const quotes = await treasury.quote(request);
+    t.deepEqual(
+      quotes.map((q) => [q.method, q.available, q.sources, q.movedUnits, q.steps]),
+      [
+        ['energy_delegation', true, 1, RECORDED_USDT, 3],
+        ['energy_burn', true, 1, RECORDED_USDT, 2],
+      ],
+    );
+    const [delegation, burn] = quotes;
+    t.true(delegation!.feeUnits < burn!.feeUnits);
+
+    const build = await treasury.build(request);
+    t.is(build.method, 'energy_delegation');
+    t.deepEqual(
+      build.steps.map((s) => [s.id, s.stage, s.signer.kind === 'operator' ? s.signer.account.role : 'deposit']),
+      [
+        ['delegate-0', 1, 'staking'],
+        ['transfer-0', 2, 'deposit'],
+        ['reclaim-0', 3, 'staking'],
+      ],
+    );
+    // 64285 energy + 20 % at the recorded network totals (TotalEnergyLimit 180,000,000,000 / TotalEnergyWeight 2,411,528,185): 1034 TRX of stake.
+    const delegate = JSON.parse(build.steps[0]!.unsigned.data).raw_data.contract[0];
+    t.is(delegate.type, 'DelegateResourceContract');
+    t.deepEqual(delegate.parameter.value, {
+      owner_address: hexAddress(STAKING.address),
+      receiver_address: hexAddress(pool(0)),
+      balance: 1_034_000_000,
+      resource: 'ENERGY',
+    });
+    t.is(JSON.parse(build.steps[2]!.unsigned.data).raw_data.contract[0].type, 'UnDelegateResourceContract');
+    // The transfer pays bandwidth only; pool address 1 holds no USDT and is left out.
+    const transferBytes = bandwidthBytes(JSON.parse(build.steps[1]!.unsigned.data).raw_data_hex);
+    t.is(build.steps[1]!.feeUnits, transferBytes * 1000n);
+    t.deepEqual(build.skipped, [{ address: pool(1), units: 0n, costUnits: 0n }]);
+
+    for (const step of build.steps) {
+      const key = step.signer.kind === 'deposit' ? depositPriv(step.signer.index) : operatorPriv(step.signer.account);
+      t.is(treasury.verifySigned(step, sign(step, key)).kind, 'transaction');
+    }
+
+    const burnBuild = await treasury.build({ ...request, method: 'energy_burn' });
+    t.deepEqual(
+      burnBuild.steps.map((s) => [s.id, s.stage]),
+      [
+        ['topup-0', 1],
+        ['transfer-0', 2],
+      ],
+    );
+    // The top-up brings what pool address 0 lacks for the fee limit (6,428,500 sun + 20 %) and the bandwidth, beyond its 0.5 TRX.
+    const burnTransfer = JSON.parse(burnBuild.steps[1]!.unsigned.data);
+    const lacking = 7_714_200n + bandwidthBytes(burnTransfer.raw_data_hex) * 1000n - 500_000n;
+    t.deepEqual(burnBuild.steps[0]!.moves, { trx: lacking });
+    t.is(burnBuild.steps[1]!.feeUnits, 6_428_500n + bandwidthBytes(burnTransfer.raw_data_hex) * 1000n);
+  } finally {
+    await node.close();
+  }
+});
+
+test('quote(): without a staking account energy_delegation is unavailable with its reason and build() falls back to energy_burn; a native-only method for USDT is refused', async (t) => {
+  const node = await replay(baseAnswers(sweepAccounts(), tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
+  try {
+    const treasury = treasuryFor(node);
+    const request = { coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION, operatorAccounts: { funding: FUNDING } };
+    const [delegation, burn] = await treasury.quote(request);
+    t.false(delegation!.available);
+    t.regex(delegation!.reason!, /staking/);
+    t.true(burn!.available);
+    t.is((await treasury.build(request)).method, 'energy_burn');
+    t.is(codeOf(await t.throwsAsync(() => treasury.build({ ...request, method: 'native' }))), 'treasury_method_unavailable');
+    t.is(codeOf(await t.throwsAsync(() => treasury.build({ ...request, method: 'energy_burn', operatorAccounts: {} }))), 'treasury_operator_account_missing');
+    t.is(codeOf(await t.throwsAsync(() => treasury.build({ ...request, destination: 'bc1qnotatronaddress' }))), 'treasury_wrong_network');
+    t.is(codeOf(await t.throwsAsync(() => treasury.build({ ...request, sources: [{ ...source(0), index: 7 }] }))), 'validation_error');
+  } finally {
+    await node.close();
+  }
+});
+
+test('native: each address sends its TRX less the bandwidth it burns, signed offline by its derived key; an address holding less than its fee is skipped', async (t) => {
+  const accounts = {
+    [hexAddress(pool(0))]: accountAnswer(pool(0)),
+    [hexAddress(pool(1))]: accountAnswer(pool(1), (a) => (a.balance = 100)), // recorded answer, balance changed
+  };
+  const node = await replay(baseAnswers(accounts));
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.build({ coin: 'trx', sources: [source(0), source(1)], destination: DESTINATION, operatorAccounts: {} });
+    t.is(build.method, 'native');
+    const [step] = build.steps;
+    const tx = JSON.parse(step!.unsigned.data);
+    const fee = bandwidthBytes(tx.raw_data_hex) * 1000n;
+    t.is(step!.feeUnits, fee);
+    t.deepEqual(tx.raw_data.contract[0].parameter.value, {
+      amount: Number(1_793_227_200n - fee),
+      owner_address: hexAddress(pool(0)),
+      to_address: RECORDED_ACCOUNT_HEX,
+    });
+    t.is(build.movedUnits, 1_793_227_200n - fee);
+    t.is(build.skipped.length, 1);
+    t.is(build.skipped[0]!.address, pool(1));
+    t.is(step!.signer.kind === 'deposit' && step!.signer.path, "m/44'/195'/0'/0/0");
+    t.is(treasury.verifySigned(step!, sign(step!, depositPriv(0))).kind, 'transaction');
+    t.is(codeOf(t.throws(() => treasury.verifySigned(step!, sign(step!, depositPriv(1))))), 'treasury_signed_incomplete');
+  } finally {
+    await node.close();
+  }
+});
