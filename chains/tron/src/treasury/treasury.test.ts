@@ -571,3 +571,36 @@ test('native: each address sends its TRX less the bandwidth it burns, signed off
     await node.close();
   }
 });
+
+test('the TRON adapter offers the account treasury its definition declares (with activation)', (t) => {
+  t.true(tronChain.definition.capabilities.accountTreasury);
+  t.true(tronChain.definition.capabilities.requiresActivation);
+  const own = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tronChain.definition);
+  const providers = new ProviderPool({ chain: 'tron', network: 'tron', endpoints: [{ name: 'none', url: 'http://127.0.0.1:9' }], timeoutMs: 1_000 });
+  const treasury = own.createAccountTreasury!({ network: tronChain.definition.networks.mainnet, providers });
+  t.is(treasury.nativeCoin, 'trx');
+  t.is(typeof treasury.activated, 'function');
+  t.is(typeof treasury.buildActivation, 'function');
+  t.deepEqual(treasury.methods('usdt_trc20'), ['energy_delegation', 'energy_burn']);
+  t.deepEqual(treasury.methods('btc'), []);
+});
+
+test('energy_delegation: a staking account without enough stake makes the method unavailable (insufficient value), with the amount it needs', async (t) => {
+  const accounts = {
+    ...sweepAccounts(),
+    // The recorded account as staking account: its frozenV2 holds no ENERGY stake, as recorded.
+    [hexAddress(STAKING.address)]: accountAnswer(STAKING.address),
+  };
+  const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
+  try {
+    const treasury = treasuryFor(node);
+    const request = { coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION, operatorAccounts: { funding: FUNDING, staking: STAKING } };
+    const [delegation] = await treasury.quote(request);
+    t.false(delegation!.available);
+    t.regex(delegation!.reason!, /can delegate the energy of 0 TRX staked; the plan needs 1034 TRX/);
+    t.is(codeOf(await t.throwsAsync(() => treasury.build({ ...request, method: 'energy_delegation' }))), 'treasury_insufficient_value');
+    t.is((await treasury.build(request)).method, 'energy_burn');
+  } finally {
+    await node.close();
+  }
+});
