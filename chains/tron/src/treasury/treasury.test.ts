@@ -26,7 +26,17 @@ import {
 } from '@gw/chain-api';
 import { tronChain } from '../index.js';
 import { deriveTronAddress, tronAddressFromHex } from '../derive.js';
-import { bandwidthBytes, hexAddress, referenceBlock, trc20Transfer, trxTransfer, MAX_EXPIRATION_MS, EXPIRATION_MARGIN_MS } from './offline-transaction.js';
+import {
+  bandwidthBytes,
+  delegateEnergy,
+  hexAddress,
+  referenceBlock,
+  trc20Transfer,
+  trxTransfer,
+  undelegateEnergy,
+  MAX_EXPIRATION_MS,
+  EXPIRATION_MARGIN_MS,
+} from './offline-transaction.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
 const json = (name: string): any => JSON.parse(fixture(name));
@@ -602,5 +612,30 @@ test('energy_delegation: a staking account without enough stake makes the method
     t.is((await treasury.build(request)).method, 'energy_burn');
   } finally {
     await node.close();
+  }
+});
+
+test('offline builder: tronweb reproduces the recorded wallet-cli DelegateResource / UnDelegateResource (ENERGY) transactions, and their signed forms are what broadcasthex takes (raw data, then a signature recovering to the owner)', (t) => {
+  const recorded = json('wallet-cli-delegate-undelegate.json');
+  for (const [kind, build] of [
+    ['delegate', delegateEnergy],
+    ['undelegate', undelegateEnergy],
+  ] as const) {
+    const r = recorded[kind];
+    const value = r.raw_data.contract[0].parameter.value;
+    const { ref_block_bytes, ref_block_hash, expiration, timestamp } = r.raw_data;
+    const built = build(value.owner_address, value.receiver_address, BigInt(value.balance), { ref_block_bytes, ref_block_hash, expiration, timestamp });
+    t.is(built.raw_data_hex, r.raw_data_hex, kind);
+
+    // The signed transaction wallet-cli broadcast (its signing step set a later expiration): field 1 the raw data, field 2 the signature.
+    const signed: string = r.signed_hex;
+    t.is(signed.slice(0, 2), '0a');
+    const rawLength = (parseInt(signed.slice(2, 4), 16) & 0x7f) + (parseInt(signed.slice(4, 6), 16) << 7); // a two-byte varint
+    const raw = signed.slice(6, 6 + rawLength * 2);
+    t.is(signed.slice(6 + rawLength * 2, 10 + rawLength * 2), '1241');
+    const signature = signed.slice(10 + rawLength * 2);
+    const txid = tronUtils.crypto.SHA256(Buffer.from(raw, 'hex'));
+    t.is(Buffer.from(txid).toString('hex'), r.txid);
+    t.is(tronUtils.crypto.ecRecover(r.txid, signature).toLowerCase(), hexAddress(value.owner_address));
   }
 });
