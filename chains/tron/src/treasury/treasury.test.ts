@@ -321,9 +321,16 @@ test('broadcast(): the recorded SUCCESS answer and DUP_TRANSACTION_ERROR resolve
 
 test('transaction(): the recorded gettransactioninfobyid answer gives its block, confirmations against the recorded head and the fee; {} is null', async (t) => {
   const info = json('gettransactioninfobyid-nile.json');
+  let failedInfo = '{}';
   const node = await replay(
     baseAnswers({}, (path, body) =>
-      path === '/wallet/gettransactioninfobyid' ? (body.value === info.id ? fixture('gettransactioninfobyid-nile.json') : '{}') : undefined,
+      path === '/wallet/gettransactioninfobyid'
+        ? body.value === info.id
+          ? fixture('gettransactioninfobyid-nile.json')
+          : body.value === 'ff'.repeat(32)
+            ? failedInfo
+            : '{}'
+        : undefined,
     ),
   );
   try {
@@ -336,6 +343,9 @@ test('transaction(): the recorded gettransactioninfobyid answer gives its block,
       feeUnits: 5_254_500n,
     });
     t.is(await treasury.transaction('00'.repeat(32)), null);
+    // The recorded info with its receipt changed to a transfer that ran out of energy: included, but it moved nothing.
+    failedInfo = JSON.stringify({ ...info, id: 'ff'.repeat(32), result: 'FAILED', receipt: { ...info.receipt, result: 'OUT_OF_ENERGY' } });
+    t.like(await treasury.transaction('ff'.repeat(32)), { blockHeight: 66985120, failed: 'OUT_OF_ENERGY' });
   } finally {
     await node.close();
   }

@@ -163,6 +163,7 @@ export class TronTreasury implements AccountTreasury {
     const unique = [...new Set(request.addresses)];
     if (unique.length === 0) throw chainErrors.validation_error({ message: 'No addresses to activate.' });
     for (const address of unique) this.checkAddress(address, 'validation_error');
+    if (unique.includes(funding.address)) throw chainErrors.validation_error({ message: 'The funding account cannot activate itself.' });
     const [block, prices, fundingOnChain, accounts] = await Promise.all([
       this.reads.nowBlock(),
       this.reads.prices(),
@@ -214,7 +215,10 @@ export class TronTreasury implements AccountTreasury {
     if (info === undefined) return null;
     const head = await this.reads.nowBlock();
     const confirmations = head.height >= info.blockNumber ? Number(head.height - info.blockNumber) + 1 : 1;
-    return { txid: info.id, confirmations, blockHeight: Number(info.blockNumber), blockHash: null, feeUnits: info.fee };
+    // A contract call that ran out of energy or reverted is in a block all the same: it moved nothing.
+    const failed =
+      info.result === 'FAILED' || (info.receiptResult !== undefined && info.receiptResult !== 'SUCCESS') ? (info.receiptResult ?? 'FAILED') : undefined;
+    return { txid: info.id, confirmations, blockHeight: Number(info.blockNumber), blockHash: null, feeUnits: info.fee, ...(failed ? { failed } : {}) };
   }
 
   private checkAddress(address: string, code: 'validation_error' | 'treasury_wrong_network'): void {
