@@ -649,3 +649,47 @@ test('offline builder: tronweb reproduces the recorded wallet-cli DelegateResour
     t.is(tronUtils.crypto.ecRecover(r.txid, signature).toLowerCase(), hexAddress(value.owner_address));
   }
 });
+
+test('energy_delegation to an address not on chain: the funding account activates it with the TRX for its bandwidth first (stage 1), then delegate, transfer, reclaim', async (t) => {
+  const accounts = sweepAccounts();
+  delete accounts[hexAddress(pool(0))]; // pool address 0 holds the recorded USDT but never received TRX: getaccount answers {}
+  const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.build({
+      coin: 'usdt_trc20',
+      sources: [source(0)],
+      destination: DESTINATION,
+      method: 'energy_delegation',
+      operatorAccounts: { funding: FUNDING, staking: STAKING },
+    });
+    t.deepEqual(
+      build.steps.map((s) => [s.id, s.stage]),
+      [
+        ['topup-0', 1],
+        ['delegate-0', 2],
+        ['transfer-0', 3],
+        ['reclaim-0', 4],
+      ],
+    );
+    const transferFee = build.steps[2]!.feeUnits;
+    t.deepEqual(build.steps[0]!.moves, { trx: transferFee });
+    t.is(build.steps[0]!.feeUnits, 1_100_000n); // creating the account
+    t.regex(build.steps[0]!.description, /activates it/);
+    await t.throwsAsync(
+      () =>
+        treasury.build({
+          coin: 'usdt_trc20',
+          sources: [source(0)],
+          destination: DESTINATION,
+          method: 'energy_delegation',
+          operatorAccounts: { staking: STAKING },
+        }),
+      {
+        message: /No funding account/,
+      },
+    );
+  } finally {
+    await node.close();
+  }
+});
