@@ -40,13 +40,13 @@ export interface TronTreasuryOptions {
   readonly activationSun?: bigint;
 }
 
-async function mapLimit<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimit<T, R>(items: readonly T[], fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await fn(items[i]!);
+      out[i] = await fn(items[i]!, i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
@@ -279,8 +279,7 @@ export class TronTreasury implements AccountTreasury {
       this.operatorState(request.operatorAccounts.funding),
       this.operatorState(request.operatorAccounts.staking),
     ]);
-    const states = await mapLimit(sources, async (source): Promise<SourceState> => {
-      const i = sources.indexOf(source);
+    const states = await mapLimit(sources, async (source, i): Promise<SourceState> => {
       const account = await this.reads.account(source.address);
       const bandwidthLeft = account === undefined ? undefined : (await this.reads.resource(source.address)).bandwidthLeft;
       const units = token === undefined ? (account?.balance ?? 0n) : await this.reads.tokenBalance(source.address, token.contract);
@@ -300,8 +299,8 @@ export class TronTreasury implements AccountTreasury {
       prices,
       sources: states,
       minUnits: request.minUnits ?? 0n,
-      funding: funding,
-      staking: staking,
+      funding,
+      staking,
     };
   }
 
