@@ -43,10 +43,8 @@ export async function postTreasury(http: ProviderHttp, path: string, body: unkno
 export interface NodeAccount {
   /** Sun. */
   readonly balance: bigint;
-  /** Sun staked for energy (Stake 2.0 `frozenV2` of type ENERGY). */
+  /** Sun staked for energy and not lent out (Stake 2.0 `frozenV2` of type ENERGY; a delegation moves its amount out of it). */
   readonly frozenForEnergy: bigint;
-  /** Sun of that stake already delegated to other accounts. */
-  readonly delegatedForEnergy: bigint;
 }
 
 export function parseAccount(raw: Json, what: string): NodeAccount | undefined {
@@ -62,10 +60,7 @@ export function parseAccount(raw: Json, what: string): NodeAccount | undefined {
     expectShape(isInt(amount), `${what}: frozenV2 amount`);
     if (entry['type'] === 'ENERGY') frozenForEnergy += amount;
   }
-  const resource = raw['account_resource'];
-  const delegated = isObject(resource) ? (resource['delegated_frozenV2_balance_for_energy'] ?? 0n) : 0n;
-  expectShape(isInt(delegated), `${what}: account_resource.delegated_frozenV2_balance_for_energy`);
-  return { balance, frozenForEnergy, delegatedForEnergy: delegated };
+  return { balance, frozenForEnergy };
 }
 
 /** `getaccountresource`: bandwidth an account can still use today, and the network's energy totals. */

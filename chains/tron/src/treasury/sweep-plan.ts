@@ -326,10 +326,13 @@ export function planEnergyDelegation(state: SweepState): AccountPlanBuild {
     );
     operatorPays += delegateFee + reclaimFee;
   }
-  const available = (staking.onChain?.frozenForEnergy ?? 0n) - (staking.onChain?.delegatedForEnergy ?? 0n);
+  // Stake 2.0 moves a delegated amount out of `frozenV2` (into `delegated_frozenV2_balance_for_energy`):
+  // what is left there is the most it can still lend. The node also holds back the share of energy
+  // the staking account used itself today, and refuses a delegation beyond that at broadcast.
+  const available = staking.onChain?.frozenForEnergy ?? 0n;
   if (delegated > available) {
     throw treasuryChainErrors.treasury_insufficient_value({
-      message: `The staking account ${staking.account.address} can delegate the energy of ${trx(available > 0n ? available : 0n)} staked; the plan needs ${trx(delegated)}.`,
+      message: `The staking account ${staking.account.address} can delegate the energy of ${trx(available)} staked; the plan needs ${trx(delegated)}.`,
     });
   }
   const stakingFees = steps.filter((s) => s.signer.kind === 'operator' && s.signer.account.role === 'staking').reduce((sum, s) => sum + s.feeUnits, 0n);

@@ -26,7 +26,17 @@ import {
 } from '@gw/chain-api';
 import { tronChain } from '../index.js';
 import { deriveTronAddress, tronAddressFromHex } from '../derive.js';
-import { bandwidthBytes, hexAddress, referenceBlock, trc20Transfer, trxTransfer, MAX_EXPIRATION_MS, EXPIRATION_MARGIN_MS } from './offline-transaction.js';
+import {
+  bandwidthBytes,
+  delegateEnergy,
+  hexAddress,
+  referenceBlock,
+  trc20Transfer,
+  trxTransfer,
+  undelegateEnergy,
+  MAX_EXPIRATION_MS,
+  EXPIRATION_MARGIN_MS,
+} from './offline-transaction.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
 const json = (name: string): any => JSON.parse(fixture(name));
@@ -311,9 +321,16 @@ test('broadcast(): the recorded SUCCESS answer and DUP_TRANSACTION_ERROR resolve
 
 test('transaction(): the recorded gettransactioninfobyid answer gives its block, confirmations against the recorded head and the fee; {} is null', async (t) => {
   const info = json('gettransactioninfobyid-nile.json');
+  let failedInfo = '{}';
   const node = await replay(
     baseAnswers({}, (path, body) =>
-      path === '/wallet/gettransactioninfobyid' ? (body.value === info.id ? fixture('gettransactioninfobyid-nile.json') : '{}') : undefined,
+      path === '/wallet/gettransactioninfobyid'
+        ? body.value === info.id
+          ? fixture('gettransactioninfobyid-nile.json')
+          : body.value === 'ff'.repeat(32)
+            ? failedInfo
+            : '{}'
+        : undefined,
     ),
   );
   try {
@@ -326,6 +343,9 @@ test('transaction(): the recorded gettransactioninfobyid answer gives its block,
       feeUnits: 5_254_500n,
     });
     t.is(await treasury.transaction('00'.repeat(32)), null);
+    // The recorded info with its receipt changed to a transfer that ran out of energy: included, but it moved nothing.
+    failedInfo = JSON.stringify({ ...info, id: 'ff'.repeat(32), result: 'FAILED', receipt: { ...info.receipt, result: 'OUT_OF_ENERGY' } });
+    t.like(await treasury.transaction('ff'.repeat(32)), { blockHeight: 66985120, failed: 'OUT_OF_ENERGY' });
   } finally {
     await node.close();
   }
@@ -567,6 +587,108 @@ test('native: each address sends its TRX less the bandwidth it burns, signed off
     t.is(step!.signer.kind === 'deposit' && step!.signer.path, "m/44'/195'/0'/0/0");
     t.is(treasury.verifySigned(step!, sign(step!, depositPriv(0))).kind, 'transaction');
     t.is(codeOf(t.throws(() => treasury.verifySigned(step!, sign(step!, depositPriv(1))))), 'treasury_signed_incomplete');
+  } finally {
+    await node.close();
+  }
+});
+
+test('the TRON adapter offers the account treasury its definition declares (with activation)', (t) => {
+  t.true(tronChain.definition.capabilities.accountTreasury);
+  t.true(tronChain.definition.capabilities.requiresActivation);
+  const own = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tronChain.definition);
+  const providers = new ProviderPool({ chain: 'tron', network: 'tron', endpoints: [{ name: 'none', url: 'http://127.0.0.1:9' }], timeoutMs: 1_000 });
+  const treasury = own.createAccountTreasury!({ network: tronChain.definition.networks.mainnet, providers });
+  t.is(treasury.nativeCoin, 'trx');
+  t.is(typeof treasury.activated, 'function');
+  t.is(typeof treasury.buildActivation, 'function');
+  t.deepEqual(treasury.methods('usdt_trc20'), ['energy_delegation', 'energy_burn']);
+  t.deepEqual(treasury.methods('btc'), []);
+});
+
+test('energy_delegation: a staking account without enough stake makes the method unavailable (insufficient value), with the amount it needs', async (t) => {
+  const accounts = {
+    ...sweepAccounts(),
+    // The recorded account as staking account: its frozenV2 holds no ENERGY stake, as recorded.
+    [hexAddress(STAKING.address)]: accountAnswer(STAKING.address),
+  };
+  const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
+  try {
+    const treasury = treasuryFor(node);
+    const request = { coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION, operatorAccounts: { funding: FUNDING, staking: STAKING } };
+    const [delegation] = await treasury.quote(request);
+    t.false(delegation!.available);
+    t.regex(delegation!.reason!, /can delegate the energy of 0 TRX staked; the plan needs 1034 TRX/);
+    t.is(codeOf(await t.throwsAsync(() => treasury.build({ ...request, method: 'energy_delegation' }))), 'treasury_insufficient_value');
+    t.is((await treasury.build(request)).method, 'energy_burn');
+  } finally {
+    await node.close();
+  }
+});
+
+test('offline builder: tronweb reproduces the recorded wallet-cli DelegateResource / UnDelegateResource (ENERGY) transactions, and their signed forms are what broadcasthex takes (raw data, then a signature recovering to the owner)', (t) => {
+  const recorded = json('wallet-cli-delegate-undelegate.json');
+  for (const [kind, build] of [
+    ['delegate', delegateEnergy],
+    ['undelegate', undelegateEnergy],
+  ] as const) {
+    const r = recorded[kind];
+    const value = r.raw_data.contract[0].parameter.value;
+    const { ref_block_bytes, ref_block_hash, expiration, timestamp } = r.raw_data;
+    const built = build(value.owner_address, value.receiver_address, BigInt(value.balance), { ref_block_bytes, ref_block_hash, expiration, timestamp });
+    t.is(built.raw_data_hex, r.raw_data_hex, kind);
+
+    // The signed transaction wallet-cli broadcast (its signing step set a later expiration): field 1 the raw data, field 2 the signature.
+    const signed: string = r.signed_hex;
+    t.is(signed.slice(0, 2), '0a');
+    const rawLength = (parseInt(signed.slice(2, 4), 16) & 0x7f) + (parseInt(signed.slice(4, 6), 16) << 7); // a two-byte varint
+    const raw = signed.slice(6, 6 + rawLength * 2);
+    t.is(signed.slice(6 + rawLength * 2, 10 + rawLength * 2), '1241');
+    const signature = signed.slice(10 + rawLength * 2);
+    const txid = tronUtils.crypto.SHA256(Buffer.from(raw, 'hex'));
+    t.is(Buffer.from(txid).toString('hex'), r.txid);
+    t.is(tronUtils.crypto.ecRecover(r.txid, signature).toLowerCase(), hexAddress(value.owner_address));
+  }
+});
+
+test('energy_delegation to an address not on chain: the funding account activates it with the TRX for its bandwidth first (stage 1), then delegate, transfer, reclaim', async (t) => {
+  const accounts = sweepAccounts();
+  delete accounts[hexAddress(pool(0))]; // pool address 0 holds the recorded USDT but never received TRX: getaccount answers {}
+  const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.build({
+      coin: 'usdt_trc20',
+      sources: [source(0)],
+      destination: DESTINATION,
+      method: 'energy_delegation',
+      operatorAccounts: { funding: FUNDING, staking: STAKING },
+    });
+    t.deepEqual(
+      build.steps.map((s) => [s.id, s.stage]),
+      [
+        ['topup-0', 1],
+        ['delegate-0', 2],
+        ['transfer-0', 3],
+        ['reclaim-0', 4],
+      ],
+    );
+    const transferFee = build.steps[2]!.feeUnits;
+    t.deepEqual(build.steps[0]!.moves, { trx: transferFee });
+    t.is(build.steps[0]!.feeUnits, 1_100_000n); // creating the account
+    t.regex(build.steps[0]!.description, /activates it/);
+    await t.throwsAsync(
+      () =>
+        treasury.build({
+          coin: 'usdt_trc20',
+          sources: [source(0)],
+          destination: DESTINATION,
+          method: 'energy_delegation',
+          operatorAccounts: { staking: STAKING },
+        }),
+      {
+        message: /No funding account/,
+      },
+    );
   } finally {
     await node.close();
   }

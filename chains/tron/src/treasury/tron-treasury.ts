@@ -40,13 +40,13 @@ export interface TronTreasuryOptions {
   readonly activationSun?: bigint;
 }
 
-async function mapLimit<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimit<T, R>(items: readonly T[], fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await fn(items[i]!);
+      out[i] = await fn(items[i]!, i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
@@ -163,6 +163,7 @@ export class TronTreasury implements AccountTreasury {
     const unique = [...new Set(request.addresses)];
     if (unique.length === 0) throw chainErrors.validation_error({ message: 'No addresses to activate.' });
     for (const address of unique) this.checkAddress(address, 'validation_error');
+    if (unique.includes(funding.address)) throw chainErrors.validation_error({ message: 'The funding account cannot activate itself.' });
     const [block, prices, fundingOnChain, accounts] = await Promise.all([
       this.reads.nowBlock(),
       this.reads.prices(),
@@ -214,7 +215,10 @@ export class TronTreasury implements AccountTreasury {
     if (info === undefined) return null;
     const head = await this.reads.nowBlock();
     const confirmations = head.height >= info.blockNumber ? Number(head.height - info.blockNumber) + 1 : 1;
-    return { txid: info.id, confirmations, blockHeight: Number(info.blockNumber), blockHash: null, feeUnits: info.fee };
+    // A contract call that ran out of energy or reverted is in a block all the same: it moved nothing.
+    const failed =
+      info.result === 'FAILED' || (info.receiptResult !== undefined && info.receiptResult !== 'SUCCESS') ? (info.receiptResult ?? 'FAILED') : undefined;
+    return { txid: info.id, confirmations, blockHeight: Number(info.blockNumber), blockHash: null, feeUnits: info.fee, ...(failed ? { failed } : {}) };
   }
 
   private checkAddress(address: string, code: 'validation_error' | 'treasury_wrong_network'): void {
@@ -275,8 +279,7 @@ export class TronTreasury implements AccountTreasury {
       this.operatorState(request.operatorAccounts.funding),
       this.operatorState(request.operatorAccounts.staking),
     ]);
-    const states = await mapLimit(sources, async (source): Promise<SourceState> => {
-      const i = sources.indexOf(source);
+    const states = await mapLimit(sources, async (source, i): Promise<SourceState> => {
       const account = await this.reads.account(source.address);
       const bandwidthLeft = account === undefined ? undefined : (await this.reads.resource(source.address)).bandwidthLeft;
       const units = token === undefined ? (account?.balance ?? 0n) : await this.reads.tokenBalance(source.address, token.contract);
@@ -296,8 +299,8 @@ export class TronTreasury implements AccountTreasury {
       prices,
       sources: states,
       minUnits: request.minUnits ?? 0n,
-      funding: funding,
-      staking: staking,
+      funding,
+      staking,
     };
   }
 

@@ -197,6 +197,13 @@ export interface TransactionState {
   /** Fee and size where the provider tells them (CPFP needs the parent's). */
   readonly feeUnits?: bigint;
   readonly size?: number;
+  /**
+   * Account chains: the chain included the transaction but its execution failed (TRON
+   * `OUT_OF_ENERGY`, `REVERT`; an EVM revert): its fee was spent, what it was to move did not move.
+   * The chain's reason. Absent when it succeeded (and on UTXO chains, where an included transaction
+   * cannot fail).
+   */
+  readonly failed?: string;
 }
 
 /** An unspent output as a provider reports it. */
