@@ -7,13 +7,13 @@
  */
 
 /**
- * A V5R1 subwallet's external that sends its whole balance (mode 128): import, gas and the forward
- * fee of the one message. Measured 0.0025 TON for a deployed wallet, 0.0036 TON when the external
- * also deploys it. Only an estimate: mode 128 takes the real fee out of the balance, so nothing is
- * stranded whatever it comes to.
+ * A V5R1 subwallet's external that sends its whole balance (mode 128): import, gas (4,939 units)
+ * and the forward fee of the one message. Measured 0.0028 TON for a deployed wallet, 0.0059 TON
+ * when the external also deploys it (the StateInit's import fee). Only an estimate: mode 128 takes
+ * the real fee out of the balance, so nothing is stranded whatever it comes to.
  */
-export const TON_TRANSFER_FEE = 3_000_000n;
-export const TON_TRANSFER_DEPLOY_FEE = 4_500_000n;
+export const TON_TRANSFER_FEE = 3_500_000n;
+export const TON_TRANSFER_DEPLOY_FEE = 6_500_000n;
 
 /**
  * The TON a jetton transfer message carries to the subwallet's jetton wallet: that wallet's gas,
@@ -29,18 +29,22 @@ export const JETTON_TRANSFER_VALUE = 50_000_000n;
  */
 export const JETTON_FORWARD_TON_AMOUNT = 1n;
 
-/** Budget for the subwallet's own external that sends the jetton transfer (measured 0.0026 TON, 0.0037 TON deploying). */
+/** Budget for the subwallet's own external that sends the jetton transfer (measured 0.0032 TON, 0.0060 TON deploying). */
 export const JETTON_EXTERNAL_FEE = 10_000_000n;
 
 /**
  * TON a jetton transfer really consumes (the subwallet's external, the two jetton wallets' gas and
- * forwards, the notification, storage of a new destination jetton wallet): measured about 0.02 TON
- * in the emulator. For quotes only; the excess of `JETTON_TRANSFER_VALUE` returns.
+ * forwards, the notification, the excess message back): measured 0.031 TON, and 0.041 TON when the
+ * destination's jetton wallet is created (it keeps 0.01 TON for its storage). For quotes and
+ * dust; the excess of what the transfer carries returns to the gas subwallet.
  */
-export const JETTON_TRANSFER_FEE = 25_000_000n;
+export const JETTON_TRANSFER_FEE = 45_000_000n;
 
-/** The gas subwallet's top-up external: a base for the external (measured ~0.0025 TON) plus each message's forward fee (~0.0004 TON) and gas. */
-export const TOP_UP_EXTERNAL_BASE_FEE = 4_000_000n;
+/**
+ * The gas subwallet's top-up external: a base (measured 0.0028 TON, 0.0059 TON when it deploys
+ * the gas subwallet) plus each message's forward fee (0.0004 TON) and gas (about 0.0003 TON).
+ */
+export const TOP_UP_EXTERNAL_BASE_FEE = 6_500_000n;
 export const TOP_UP_PER_MESSAGE_FEE = 1_000_000n;
 
 /** Messages in one V5R1 external (its out-action list holds at most 255). */
