@@ -8,7 +8,7 @@
  *
  * Serves only what the TON watcher and treasury use: `GET /api/v3/masterchainInfo`,
  * `GET /api/v3/blocks`, `GET /api/v3/transactionsByMasterchainBlock`, `POST /api/v3/runGetMethod`,
- * `GET /api/v3/accountStates`, `POST /api/v3/message` (an external the wallet does not accept is
+ * `GET /api/v3/accountStates`, `GET /api/v3/transactions` (by account), `POST /api/v3/message` (an external the wallet does not accept is
  * answered 500 "cannot apply external message", as toncenter does; an accepted one runs at once
  * and its transactions become the next block) and `GET /api/v3/transactionsByMessage`.
  */
@@ -294,6 +294,14 @@ export class ToncenterSandbox {
       const request = JSON.parse(raw) as { address: string; method: string; stack: { type: string; value: unknown }[] };
       const result = await this.blockchain.runGetMethod(Address.parse(request.address), request.method, request.stack.map(stackInput));
       return [200, { gas_used: Number(result.gasUsed), exit_code: result.exitCode, stack: result.stack.map(stackOutput) }];
+    }
+    if (method === 'GET' && url.pathname === '/api/v3/transactions') {
+      const account = rawUpper(Address.parse(q.get('account') ?? ''));
+      const all = this.blocks.flatMap((b) => b.transactions.map((tx) => transactionJson(tx, b.seqno))).filter((json) => json['account'] === account);
+      all.sort((a, b) => (BigInt(a['lt'] as string) < BigInt(b['lt'] as string) ? -1 : 1));
+      if (q.get('sort') !== 'asc') all.reverse();
+      const offset = Number(q.get('offset') ?? 0);
+      return [200, { transactions: all.slice(offset, offset + Number(q.get('limit') ?? 10)), address_book: {} }];
     }
     if (method === 'GET' && url.pathname === '/api/v3/accountStates') {
       const accounts = [];

@@ -1,6 +1,6 @@
 import { expectShape, type ProviderHttp, type ProviderPool } from '@gw/chain-api';
 import { Address, beginCell, Cell } from '@ton/core';
-import { parseRunGetMethod } from '../toncenter.js';
+import { parseRunGetMethod, parseTransactionList } from '../toncenter.js';
 import { parseAccountStates, type TonAccountState } from './toncenter-accounts.js';
 
 /** Addresses per `accountStates` request (toncenter accepts up to 1000). */
@@ -29,6 +29,15 @@ export class TonChainReads {
       for (const state of found) if (states.has(state.address.toRawString())) states.set(state.address.toRawString(), state);
     }
     return states;
+  }
+
+  /** The bodies of the external messages `wallet` processed lately (newest first, up to `limit` transactions looked at). */
+  async recentExternalBodies(wallet: Address, limit: number): Promise<Cell[]> {
+    const query = new URLSearchParams({ account: wallet.toRawString(), limit: String(limit), offset: '0', sort: 'desc' });
+    const transactions = await this.providers.run('ton.accountTransactions', async (http) =>
+      parseTransactionList(await http.json('GET', `/api/v3/transactions?${query}`)),
+    );
+    return transactions.flatMap((tx) => (tx.inMsg && tx.inMsg.source === null && tx.inMsg.body !== undefined ? [Cell.fromBase64(tx.inMsg.body)] : []));
   }
 
   /** The wallet's seqno (call only for an active account: an undeployed wallet's is 0). */

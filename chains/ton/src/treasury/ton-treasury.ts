@@ -17,7 +17,7 @@ import {
   type VerifiedTransaction,
   type WatcherOptions,
 } from '@gw/chain-api';
-import { Address } from '@ton/core';
+import { Address, type Cell } from '@ton/core';
 import { formatTonAddress, tonWalletAddress, TON_MAX_SUBWALLET } from '../derive.js';
 import { parseBlockList, parseMasterchainInfo } from '../toncenter.js';
 import { sendExternal } from './broadcast.js';
@@ -28,12 +28,15 @@ import { TonChainReads } from './ton-chain-reads.js';
 import { JETTON_TRANSFER_FEE, TON_TRANSFER_FEE, VALID_FOR_SECONDS } from './ton-fees.js';
 import { decodeStepData } from './ton-step-data.js';
 import { parseMessageTransactions } from './toncenter-accounts.js';
+import { signatureOver } from './signed-payload.js';
 import { verifySignedExternal } from './verify-signed.js';
 import { readWalletStates } from './wallet-states.js';
 
 const SUBWALLET_PATH = /^m\/44'\/607'\/0'\/(\d+)'$/;
 /** A step this close to its valid_until is refused before broadcast: it might expire on the way. */
 const EXPIRY_MARGIN_SECONDS = 600;
+/** Transactions of a wallet looked at for a plan's own externals already on chain. */
+const RECENT_TRANSACTIONS = 64;
 
 export interface TonTreasuryOptions {
   /** Unix seconds now (tests); the system clock otherwise. */
@@ -174,12 +177,14 @@ export class TonTreasury implements AccountTreasury {
   }
 
   /**
-   * Refuses the plan when a wallet's seqno on chain is past the lowest seqno the plan gives it (it
-   * sent another external since), when it is below it (the plan expects externals that never
-   * happened), or when a step is about to outlive its valid_until.
+   * Refuses the plan when a wallet's seqno on chain is past a seqno the plan gives it and that
+   * external is not the plan's own (it sent another one since), when the chain is behind the plan's
+   * lowest seqno for it (the plan expects externals that never happened), or when a step is about to
+   * outlive its valid_until. A step already on chain (its payload is in one of the wallet's recent
+   * externals) is not stale: a plan resumed after a partial broadcast passes.
    */
   async checkFresh(steps: readonly AccountStep[]): Promise<void> {
-    const lowest = new Map<string, { address: Address; seqno: number; step: string }>();
+    const byWallet = new Map<string, { address: Address; steps: { id: string; seqno: number; payload: Cell }[] }>();
     for (const step of steps) {
       if (step.unsigned.format !== 'ton-external') continue;
       const data = decodeStepData(step.unsigned.data);
@@ -187,18 +192,29 @@ export class TonTreasury implements AccountTreasury {
         throw treasuryChainErrors.treasury_nonce_stale({ message: `Step ${step.id} expires at ${data.valid_until} (unix): make a new plan.` });
       }
       const address = Address.parse(data.wallet);
-      const seen = lowest.get(address.toRawString());
-      if (!seen || data.seqno < seen.seqno) lowest.set(address.toRawString(), { address, seqno: data.seqno, step: step.id });
+      const entry = byWallet.get(address.toRawString()) ?? { address, steps: [] };
+      entry.steps.push({ id: step.id, seqno: data.seqno, payload: data.payloadCell });
+      byWallet.set(address.toRawString(), entry);
     }
-    const wallets = [...lowest.values()];
+    const wallets = [...byWallet.values()];
     const accounts = await this.reads.accounts(wallets.map((w) => w.address));
     for (const w of wallets) {
       const deployed = accounts.get(w.address.toRawString())?.status === 'active';
       const seqno = deployed ? await this.reads.seqno(w.address) : 0;
-      if (seqno !== w.seqno) {
-        throw treasuryChainErrors.treasury_nonce_stale({
-          message: `Step ${w.step}: ${formatTonAddress(w.address, this.network.kind)} is at seqno ${seqno}, the plan signed seqno ${w.seqno}.`,
-        });
+      const shown = formatTonAddress(w.address, this.network.kind);
+      const lowest = w.steps.reduce((a, b) => (b.seqno < a.seqno ? b : a));
+      if (lowest.seqno > seqno) {
+        throw treasuryChainErrors.treasury_nonce_stale({ message: `Step ${lowest.id}: ${shown} is at seqno ${seqno}, the plan signed seqno ${lowest.seqno}.` });
+      }
+      const done = w.steps.filter((s) => s.seqno < seqno);
+      if (done.length === 0) continue;
+      const bodies = await this.reads.recentExternalBodies(w.address, RECENT_TRANSACTIONS);
+      for (const s of done) {
+        if (!bodies.some((body) => signatureOver(body, s.payload) !== undefined)) {
+          throw treasuryChainErrors.treasury_nonce_stale({
+            message: `Step ${s.id}: ${shown} is at seqno ${seqno}, the plan signed seqno ${s.seqno} and another external used it.`,
+          });
+        }
       }
     }
   }

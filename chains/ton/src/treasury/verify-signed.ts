@@ -3,9 +3,7 @@ import { signVerify } from '@ton/crypto';
 import { treasuryChainErrors, type AccountStep, type NetworkKind, type VerifiedStep } from '@gw/chain-api';
 import { tonWalletAddress } from '../derive.js';
 import { decodeStepData } from './ton-step-data.js';
-import { v5r1SignedBody } from './v5r1-request.js';
-
-const SIGNATURE_BITS = 512;
+import { signatureOver } from './signed-payload.js';
 
 /**
  * Checks that `signed` (an external-in message BOC, base64) is exactly `step` signed by the one key:
@@ -48,14 +46,8 @@ export function verifySignedExternal(step: AccountStep, signed: string, network:
   }
 
   const payload = data.payloadCell;
-  const body = message.body;
-  if (body.bits.length !== payload.bits.length + SIGNATURE_BITS || body.refs.length !== payload.refs.length) {
-    throw treasuryChainErrors.treasury_signed_mismatch({ message: `Step ${step.id}: the signed body is not the step's payload and a signature.` });
-  }
-  const slice = body.beginParse();
-  slice.skip(payload.bits.length);
-  const signature = slice.loadBuffer(SIGNATURE_BITS / 8);
-  if (!v5r1SignedBody(payload, signature).hash().equals(body.hash())) {
+  const signature = signatureOver(message.body, payload);
+  if (!signature) {
     throw treasuryChainErrors.treasury_signed_mismatch({
       message: `Step ${step.id}: the signed request differs from the plan (a message, amount, seqno or validity).`,
     });
@@ -65,7 +57,7 @@ export function verifySignedExternal(step: AccountStep, signed: string, network:
   }
 
   const canonical = beginCell()
-    .store(storeMessage(external({ to: wallet, init: message.init ?? undefined, body })))
+    .store(storeMessage(external({ to: wallet, init: message.init ?? undefined, body: message.body })))
     .endCell();
   return { kind: 'transaction', stepId: step.id, tx: { txid: canonical.hash().toString('hex'), hex: canonical.toBoc().toString('hex') } };
 }
