@@ -19,10 +19,11 @@ import {
   type ChainAdapterDeps,
   type ChainDefinition,
   type OperatorAccount,
+  type WatcherOptions,
 } from '@gw/chain-api';
 import { ToncenterSandbox } from '../../test/toncenter-sandbox.js';
 import { signTonStep } from '../../test/sign-step.js';
-import { tonChain, tonDefinition } from '../index.js';
+import { TonTreasury, tonChain, tonDefinition } from '../index.js';
 import { decodeStepData } from './ton-step-data.js';
 
 const network = tonDefinition.networks.testnets[0];
@@ -40,6 +41,8 @@ interface World {
   cold: SandboxContract<TreasuryContract>;
   minter: Address;
   treasury: AccountTreasury;
+  definition: ChainDefinition;
+  options: WatcherOptions;
 }
 
 function definitionWith(master: Address): ChainDefinition {
@@ -79,11 +82,10 @@ async function buildWorld(): Promise<World> {
   await sandbox.commit(() => payer.send({ to: to(gas.address), value: toNano('1'), bounce: false }));
   await sandbox.listen();
   const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: sandbox.url }], timeoutMs: 10_000 });
-  const treasury = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definitionWith(minter.address)).createAccountTreasury!({
-    network,
-    providers,
-  });
-  return { sandbox, keys, key, sources, gas, cold, minter: minter.address, treasury };
+  const definition = definitionWith(minter.address);
+  const options = { network, providers };
+  const treasury = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!(options);
+  return { sandbox, keys, key, sources, gas, cold, minter: minter.address, treasury, definition, options };
 }
 
 const worldPromise = buildWorld();
@@ -208,6 +210,18 @@ test.serial('jetton_batch: one top-up external from the gas subwallet, then each
   t.is(decodeStepData(plan.steps[1]!.unsigned.data).state_init, null);
   const quotes = await w.treasury.quote({ coin: 'usdt_ton', sources: w.sources, destination: coldText(w), operatorAccounts: { gas: w.gas } });
   t.like(quotes[0], { method: 'jetton_batch', available: true, sources: 3, steps: 4, rounds: 1 });
+  const noGas = await w.treasury.quote({ coin: 'usdt_ton', sources: w.sources, destination: coldText(w), operatorAccounts: {} });
+  t.like(noGas[0], { method: 'jetton_batch', available: false });
+  t.regex(noGas[0]!.reason!, /gas subwallet/);
+  await t.throwsAsync(() => w.treasury.build({ coin: 'usdt_ton', sources: w.sources, destination: coldText(w), method: 'native', operatorAccounts: {} }), {
+    code: 'treasury_method_unavailable',
+  } as never);
+  await t.throwsAsync(
+    () => w.treasury.build({ coin: 'ton', sources: w.sources, destination: w.cold.address.toString({ testOnly: false }), operatorAccounts: {} }),
+    {
+      code: 'treasury_wrong_network',
+    } as never,
+  );
 
   await signAndSend(w, plan);
   for (const i of [0, 1, 2, 3]) {
@@ -248,6 +262,10 @@ test.serial('a tampered signed external is refused; a signature by another key i
   // The subwallet sends another external (the destination-elsewhere plan) before this one: stale.
   await signAndSend(w, other);
   await t.throwsAsync(() => w.treasury.checkFresh(plan.steps), { code: 'treasury_nonce_stale', message: /another external used it/ } as never);
+  // Nor one about to outlive its valid_until (a week after planning).
+  const validUntil = decodeStepData(step.unsigned.data).valid_until;
+  const later = new TonTreasury(w.definition, w.options, { now: () => validUntil - 60 });
+  await t.throwsAsync(() => later.checkFresh(plan.steps), { code: 'treasury_nonce_stale', message: /expires/ } as never);
   // Nor is a plan fresh whose wallet is behind it (a seqno that was never reached).
   const ahead = { ...step, unsigned: { ...step.unsigned, data: step.unsigned.data.replace(/"seqno":\d+/, '"seqno":9') } };
   await t.throwsAsync(() => w.treasury.checkFresh([ahead]), { code: 'treasury_nonce_stale', message: /plan signed seqno 9/ } as never);

@@ -1,4 +1,5 @@
 import {
+  AppError,
   chainErrors,
   expectShape,
   treasuryChainErrors,
@@ -32,6 +33,8 @@ import { signatureOver } from './signed-payload.js';
 import { verifySignedExternal } from './verify-signed.js';
 import { readWalletStates } from './wallet-states.js';
 
+/** Refusals a quote reports as the method being unavailable rather than throwing. */
+const QUOTABLE = new Set(['treasury_method_unavailable', 'treasury_operator_account_missing', 'treasury_insufficient_value']);
 const SUBWALLET_PATH = /^m\/44'\/607'\/0'\/(\d+)'$/;
 /** A step this close to its valid_until is refused before broadcast: it might expire on the way. */
 const EXPIRY_MARGIN_SECONDS = 600;
@@ -110,7 +113,9 @@ export class TonTreasury implements AccountTreasury {
           rounds: plan.rounds,
         });
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        // A method that cannot serve this request is a quote; a provider out of reach is not.
+        if (!(error instanceof AppError) || !QUOTABLE.has(error.code)) throw error;
+        const reason = error.message;
         quotes.push({ method, available: false, reason, sources: 0, movedUnits: 0n, feeUnits: 0n, operatorPaysUnits: 0n, steps: 0, rounds: 1 });
       }
     }
