@@ -96,6 +96,17 @@ test('a subwallet that holds its gas gets no top-up and sends the transfer value
   t.is(plan.steps.find((s) => s.id === 'transfer-1')!.nonce, 3n);
 });
 
+test('a frozen subwallet is left out: it cannot run the external', async (t) => {
+  const frozen = { ...source(4, 0n, 9n, 2), state: { ...state(4, 0n, 9n, 2), status: 'frozen' as const, deployed: false } };
+  const gas = { account: gasAccount, subwallet: 7000, state: state(7000, 1_000_000_000n, 0n, 1) };
+  const plan = await buildJettonBatchPlan(ctx, 'usdt_ton', [frozen, source(2, 0n, 7n)], gas, 0n);
+  t.deepEqual(
+    plan.skipped.map((s) => s.address),
+    [frozen.source.address],
+  );
+  t.is(plan.movedUnits, 7n);
+});
+
 test('a gas subwallet that cannot pay the top-ups refuses the plan', async (t) => {
   const gas = { account: gasAccount, subwallet: 7000, state: state(7000, 10_000_000n, 0n, 1) };
   await t.throwsAsync(() => buildJettonBatchPlan(ctx, 'usdt_ton', [source(2, 0n, 7n)], gas, 0n), { code: 'treasury_insufficient_value' } as never);

@@ -56,7 +56,7 @@ export async function buildJettonBatchPlan(
   const skipped: { address: string; units: bigint; costUnits: bigint }[] = [];
   for (const s of sources) {
     const { jettons, jettonWallet, ton } = s.state;
-    if (jettonWallet === undefined || jettons === 0n || jettons < minUnits) {
+    if (jettonWallet === undefined || jettons === 0n || jettons < minUnits || s.state.status === 'frozen') {
       skipped.push({ address: s.source.address, units: jettons, costUnits: JETTON_TRANSFER_FEE });
       continue;
     }

@@ -26,7 +26,8 @@ export async function buildNativePlan(ctx: TonPlanContext, sources: readonly Pre
   for (const s of sources) {
     const fee = nativeFee(s);
     const balance = s.state.ton;
-    if (balance <= fee || balance < minUnits) {
+    // A frozen wallet runs no code until its storage debt is paid and it is unfrozen: nothing it can sign moves.
+    if (balance <= fee || balance < minUnits || s.state.status === 'frozen') {
       skipped.push({ address: s.source.address, units: balance, costUnits: fee });
       continue;
     }
