@@ -25,6 +25,8 @@ import { ToncenterSandbox } from '../../test/toncenter-sandbox.js';
 import { signTonStep } from '../../test/sign-step.js';
 import { TonTreasury, tonChain, tonDefinition } from '../index.js';
 import { decodeStepData } from './ton-step-data.js';
+import { JETTON_MOVE_TON } from './build-jetton-batch.js';
+import { JETTON_TRANSFER_FEE, TON_TRANSFER_DEPLOY_FEE } from './ton-fees.js';
 
 const network = tonDefinition.networks.testnets[0];
 const adapter = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tonChain.definition);
@@ -133,8 +135,9 @@ test.serial('holdings: TON and jetton balances per subwallet, seqno 0 while unde
     t.is(h.balances['usdt_ton'], JETTONS_PAID[i]);
     const token = h.tokens.find((k) => k.coin === 'usdt_ton')!;
     t.is(token.dust, JETTONS_PAID[i] === 0n);
-    t.true(token.moveCostUnits > 0n);
-    t.is(token.gasLackingUnits, h.balances['ton']! >= token.moveCostUnits ? 0n : token.moveCostUnits - h.balances['ton']!);
+    t.is(token.moveCostUnits, JETTON_TRANSFER_FEE);
+    t.is(token.gasLackingUnits, h.balances['ton']! >= JETTON_MOVE_TON ? 0n : JETTON_MOVE_TON - h.balances['ton']!);
+    t.is(h.nativeMoveCostUnits, TON_TRANSFER_DEPLOY_FEE);
   }
   t.is(holdings.get(w.sources[1]!.address)!.tokens[0]!.gasLackingUnits, 0n);
   t.true(holdings.get(w.sources[2]!.address)!.tokens[0]!.gasLackingUnits > 0n);

@@ -26,7 +26,7 @@ import { buildJettonBatchPlan, JETTON_MOVE_TON, type PreparedGasWallet } from '.
 import { buildNativePlan } from './build-native.js';
 import type { PreparedSource, TonPlanContext } from './plan-context.js';
 import { TonChainReads } from './ton-chain-reads.js';
-import { JETTON_TRANSFER_FEE, TON_TRANSFER_FEE, VALID_FOR_SECONDS } from './ton-fees.js';
+import { JETTON_TRANSFER_FEE, TON_TRANSFER_DEPLOY_FEE, TON_TRANSFER_FEE, VALID_FOR_SECONDS } from './ton-fees.js';
 import { decodeStepData } from './ton-step-data.js';
 import { parseMessageTransactions } from './toncenter-accounts.js';
 import { signatureOver } from './signed-payload.js';
@@ -72,6 +72,11 @@ export class TonTreasury implements AccountTreasury {
     }
   }
 
+  /**
+   * Per subwallet: TON, the jetton, seqno; per jetton what a transfer consumes (`moveCostUnits`) and
+   * what the subwallet lacks of the TON it must hold to send one (`JETTON_MOVE_TON`: the transfer's
+   * value and its own external); the fee of sending its TON away (`nativeMoveCostUnits`).
+   */
   async holdings(addresses: readonly string[]): Promise<Map<string, AddressHoldings>> {
     const parsed = addresses.map((a) => this.parseOwnAddress(a, 'address'));
     const perCoin = new Map<string, Awaited<ReturnType<typeof readWalletStates>>>();
@@ -84,9 +89,12 @@ export class TonTreasury implements AccountTreasury {
       const tokens = [...perCoin].map(([coin, states]) => {
         const jettons = states[i]!.jettons;
         balances[coin] = jettons;
-        return { coin, moveCostUnits: JETTON_MOVE_TON, gasLackingUnits: state.ton >= JETTON_MOVE_TON ? 0n : JETTON_MOVE_TON - state.ton, dust: jettons === 0n };
+        // What a transfer consumes; what it lacks is against what it must hold to send one (the excess returns).
+        const gasLackingUnits = state.ton >= JETTON_MOVE_TON ? 0n : JETTON_MOVE_TON - state.ton;
+        return { coin, moveCostUnits: JETTON_TRANSFER_FEE, gasLackingUnits, dust: jettons === 0n };
       });
-      out.set(address, { address, balances, nonce: BigInt(state.seqno), tokens });
+      const nativeMoveCostUnits = state.deployed ? TON_TRANSFER_FEE : TON_TRANSFER_DEPLOY_FEE;
+      out.set(address, { address, balances, nonce: BigInt(state.seqno), tokens, nativeMoveCostUnits });
     });
     return out;
   }
@@ -288,8 +296,3 @@ export class TonTreasury implements AccountTreasury {
     }
   }
 }
-
-/** Fees the holdings view reports for moving TON itself (a subwallet's external). */
-export const TON_NATIVE_MOVE_FEE = TON_TRANSFER_FEE;
-/** What a jetton transfer consumes, for dust judgements by a caller with prices. */
-export const TON_JETTON_MOVE_FEE = JETTON_TRANSFER_FEE;

@@ -41,7 +41,9 @@ export function verifySignedExternal(step: AccountStep, signed: string, network:
   const givenInit = message.init ? beginCell().store(storeStateInit(message.init)).endCell() : null;
   if ((plannedInit === null) !== (givenInit === null) || (plannedInit && givenInit && !plannedInit.hash().equals(givenInit.hash()))) {
     throw treasuryChainErrors.treasury_signed_mismatch({
-      message: `Step ${step.id}: the external ${plannedInit ? 'lacks the StateInit that deploys' : 'carries a StateInit the plan did not'} the subwallet.`,
+      message: plannedInit
+        ? `Step ${step.id}: the external must carry the StateInit that deploys the subwallet, as planned.`
+        : `Step ${step.id}: the external carries a StateInit the plan did not.`,
     });
   }
 
