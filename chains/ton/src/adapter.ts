@@ -17,6 +17,7 @@ import {
 import { Address } from '@ton/core';
 import { signVerify } from '@ton/crypto';
 import { deriveTonAddress, parseTonPublicKey, tonWalletAddress } from './derive.js';
+import { TonTreasury } from './treasury/ton-treasury.js';
 import { TonWatcher } from './watcher.js';
 
 /** The signature format accepted by `verifyOwnership`: a TON Connect `signData` (text) response. */
@@ -179,5 +180,7 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     },
 
     createWatcher: (options) => new TonWatcher(definition, options),
+
+    createAccountTreasury: (options) => new TonTreasury(definition, options),
   };
 }

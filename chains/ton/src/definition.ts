@@ -46,6 +46,8 @@ export const tonDefinition: ChainDefinition = {
     // Each address is a separate wallet contract (V5R1 subwallet), not an HD child key; wallet
     // software does not scan subwallets with a gap limit.
     gapLimitApplies: false,
+    // TON and jetton sweeps of the subwallets, signed offline (src/treasury).
+    accountTreasury: true,
   },
   accountPath: { mainnet: "m/44'/607'/0'", testnet: "m/44'/607'/0'" },
   // V5R1 subwallet numbers are 15-bit.

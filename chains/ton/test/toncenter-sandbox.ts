@@ -6,13 +6,16 @@
  * sends given to it into the next masterchain block, whose root hash is synthetic
  * (sha256 of its seqno and transaction hashes).
  *
- * Serves only what the TON watcher uses: `GET /api/v3/masterchainInfo`, `GET /api/v3/blocks`,
- * `GET /api/v3/transactionsByMasterchainBlock`, `POST /api/v3/runGetMethod`.
+ * Serves only what the TON watcher and treasury use: `GET /api/v3/masterchainInfo`,
+ * `GET /api/v3/blocks`, `GET /api/v3/transactionsByMasterchainBlock`, `POST /api/v3/runGetMethod`,
+ * `GET /api/v3/accountStates`, `GET /api/v3/transactions` (by account), `POST /api/v3/message` (an external the wallet does not accept is
+ * answered 500 "cannot apply external message", as toncenter does; an accepted one runs at once
+ * and its transactions become the next block) and `GET /api/v3/transactionsByMessage`.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Address, beginCell, Cell, storeMessage, type Message, type TupleItem } from '@ton/core';
+import { Address, beginCell, Cell, loadMessage, storeMessage, type Message, type TupleItem } from '@ton/core';
 import { Blockchain, type BlockchainTransaction, type SendMessageResult } from '@ton/sandbox';
 
 const SHARD = '8000000000000000';
@@ -291,6 +294,43 @@ export class ToncenterSandbox {
       const request = JSON.parse(raw) as { address: string; method: string; stack: { type: string; value: unknown }[] };
       const result = await this.blockchain.runGetMethod(Address.parse(request.address), request.method, request.stack.map(stackInput));
       return [200, { gas_used: Number(result.gasUsed), exit_code: result.exitCode, stack: result.stack.map(stackOutput) }];
+    }
+    if (method === 'GET' && url.pathname === '/api/v3/transactions') {
+      const account = rawUpper(Address.parse(q.get('account') ?? ''));
+      const all = this.blocks.flatMap((b) => b.transactions.map((tx) => transactionJson(tx, b.seqno))).filter((json) => json['account'] === account);
+      all.sort((a, b) => (BigInt(a['lt'] as string) < BigInt(b['lt'] as string) ? -1 : 1));
+      if (q.get('sort') !== 'asc') all.reverse();
+      const offset = Number(q.get('offset') ?? 0);
+      return [200, { transactions: all.slice(offset, offset + Number(q.get('limit') ?? 10)), address_book: {} }];
+    }
+    if (method === 'GET' && url.pathname === '/api/v3/accountStates') {
+      const accounts = [];
+      for (const address of q.getAll('address')) {
+        const contract = await this.blockchain.getContract(Address.parse(address));
+        const state = contract.accountState;
+        if (!state) continue; // toncenter leaves out accounts that do not exist
+        accounts.push({ address: rawUpper(contract.address), balance: contract.balance.toString(), status: statusOf(state.type), account_state_hash: null });
+      }
+      return [200, { accounts, address_book: {} }];
+    }
+    if (method === 'POST' && url.pathname === '/api/v3/message') {
+      const { boc } = JSON.parse(raw) as { boc: string };
+      const cell = Cell.fromBase64(boc);
+      const message = loadMessage(cell.beginParse());
+      try {
+        await this.commit(() => this.blockchain.sendMessage(message));
+      } catch (error) {
+        return [500, { error: `cannot apply external message to current state: ${String(error).slice(0, 200)}` }];
+      }
+      return [200, { message_hash: cell.hash().toString('base64'), message_hash_norm: null }];
+    }
+    if (method === 'GET' && url.pathname === '/api/v3/transactionsByMessage') {
+      const wanted = q.get('msg_hash') ?? '';
+      const hash = /^[0-9a-fA-F]{64}$/.test(wanted) ? Buffer.from(wanted, 'hex').toString('base64') : wanted;
+      const found = this.blocks.flatMap((b) =>
+        b.transactions.filter((tx) => tx.inMessage && messageJson(tx.inMessage)['hash'] === hash).map((tx) => transactionJson(tx, b.seqno)),
+      );
+      return [200, { transactions: found, address_book: {} }];
     }
     return [404, { error: 'not found' }];
   }

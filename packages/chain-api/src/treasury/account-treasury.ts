@@ -187,6 +187,8 @@ export interface AddressHoldings {
   readonly nonce: bigint;
   /** Per token coin held: the native coin the address lacks to move it alone, and what moving it costs. */
   readonly tokens: readonly TokenMoveCost[];
+  /** Native base units sending its native balance away costs now (its `native` sweep fee), where the chain tells it. */
+  readonly nativeMoveCostUnits?: bigint;
 }
 
 export interface TokenMoveCost {
