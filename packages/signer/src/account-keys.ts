@@ -1,7 +1,10 @@
 import { keyPairFromSeed, mnemonicToPrivateKey, mnemonicValidate } from '@ton/crypto';
 import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
-import { computeHmac, getBytes, HDNodeWallet, SigningKey } from 'ethers';
+import * as ecc from '@bitcoinerlab/secp256k1';
+import { BIP32Factory } from 'bip32';
+import { computeHmac, SigningKey } from 'ethers/crypto';
+import { getBytes } from 'ethers/utils';
 import { parseSecret } from './secret.js';
 import { refuse } from './signer-error.js';
 
@@ -35,6 +38,8 @@ export async function parseAccountSecret(text: string, passphrase: string): Prom
   };
 }
 
+const bip32 = BIP32Factory(ecc);
+
 /** A BIP 32 path of hardened and soft components, `m/44'/60'/0'/0/5`, as numbers (hardened ones ≥ 2^31). */
 export function parsePath(path: string, where: string): number[] {
   if (typeof path !== 'string' || !/^m(?:\/\d{1,10}'?)+$/.test(path))
@@ -60,7 +65,8 @@ export function secp256k1KeyAt(secret: AccountSecret, path: string, coinType: 60
     refuse('plan_unreadable', `${where}: ${path} is not a path m/44'/${coinType}'/account'/branch/index.`);
   }
   if (!secret.seed) refuse('wrong_key', `${where}: the secret is a TON mnemonic; ${coinType === 60 ? 'EVM' : 'TRON'} keys derive from a BIP 39 mnemonic.`);
-  return new SigningKey(HDNodeWallet.fromSeed(secret.seed).derivePath(path).privateKey);
+  const node = bip32.fromSeed(secret.seed).derivePath(path);
+  return new SigningKey(node.privateKey!);
 }
 
 /** SLIP-10 ed25519 derivation (hardened components only) from a BIP 39 seed: the private key seed at `path`. */

@@ -1,5 +1,6 @@
 import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
-import { computeAddress, getAddress } from 'ethers';
+import { getAddress } from 'ethers/address';
+import { computeAddress } from 'ethers/transaction';
 import { accountChainOf, checkAccountNetwork, type AccountChain } from './account-chains.js';
 import { secp256k1KeyAt, tonKeysAt, type AccountSecret } from './account-keys.js';
 import { readAccountPlan } from './account-plan.js';

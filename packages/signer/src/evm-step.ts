@@ -1,4 +1,10 @@
-import { AbiCoder, dataSlice, getAddress, hashAuthorization, isHexString, Transaction, TypedDataEncoder, verifyAuthorization, type SigningKey } from 'ethers';
+// ethers by subpath: its root (and its wallet) load the providers, which load `ws` and Node's network modules.
+import { AbiCoder } from 'ethers/abi';
+import { getAddress } from 'ethers/address';
+import type { SigningKey } from 'ethers/crypto';
+import { hashAuthorization, TypedDataEncoder, verifyAuthorization } from 'ethers/hash';
+import { Transaction } from 'ethers/transaction';
+import { dataSlice, isHexString } from 'ethers/utils';
 import type { ReadStep } from './account-plan.js';
 import { checkMoves, checkNonce, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
 import { refuse } from './signer-error.js';

@@ -129,6 +129,40 @@ test('nothing the command loads imports a network module; it imports only its de
   }
 });
 
+/**
+ * ethers is imported by subpath only: its root and its wallet load the providers, which load `ws`.
+ * The ethers modules the command loads (followed through their relative imports) never reach the
+ * providers or `ws`; the one that imports Node's http and https is ethers' fetch helper
+ * (`utils/geturl.js`, loaded with ethers' utilities), which nothing of the signer calls (no file
+ * the command loads names `FetchRequest` or fetch; the namespace tests show no connection is made).
+ */
+test("the ethers modules the command loads do not reach ethers' providers or ws; only its unused fetch helper imports http", (t) => {
+  const { files, imports } = commandSources();
+  const subpaths = [...imports].filter((s) => s === 'ethers' || s.startsWith('ethers/'));
+  t.true(subpaths.length > 0);
+  t.false(subpaths.includes('ethers'), 'the root of ethers loads its providers');
+  const root = join(PACKAGE, 'node_modules', 'ethers');
+  const exportsMap = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { import: string }> }).exports;
+  const seen = new Set<string>();
+  const networkImports: string[] = [];
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const specifier of specifiers(readFileSync(path, 'utf8'))) {
+      if (specifier.startsWith('.')) visit(resolve(dirname(path), specifier));
+      else if (specifier === 'ws' || NETWORK_MODULES.includes(specifier.replace(/^node:/, '').split('/')[0]!))
+        networkImports.push(`${relative(root, path)}: ${specifier}`);
+    }
+  };
+  for (const subpath of subpaths) visit(join(root, exportsMap[`./${subpath.slice('ethers/'.length)}`]!.import));
+  t.deepEqual(
+    [...seen].filter((file) => /\/(?:providers|wallet|contract)\//.test(file)),
+    [],
+  );
+  t.deepEqual(networkImports.sort(), ['lib.esm/utils/geturl.js: http', 'lib.esm/utils/geturl.js: https']);
+  for (const file of files) t.false(/\bFetchRequest\b/.test(readFileSync(join(PACKAGE, file), 'utf8')), file);
+});
+
 test('no source file of the package imports a network module (tests: only to spawn the command and probe the namespace)', (t) => {
   const all: string[] = [];
   const walk = (dir: string) => {

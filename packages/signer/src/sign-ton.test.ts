@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
-import { Address, Cell, loadMessage } from '@ton/core';
+import { Address, Cell, loadMessage, SendMode } from '@ton/core';
 import { deriveEd25519Path, keyPairFromSeed, mnemonicNew, mnemonicToPrivateKey, signVerify } from '@ton/crypto';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { slip10Ed25519 } from './account-keys.js';
@@ -111,7 +111,7 @@ test('a TON plan: a gas top-up and a jetton transfer from V5R1 subwallets, signe
     seqno: 12,
     secretKey: key.secretKey,
     timeout: topUp.timeout,
-    sendMode: 3,
+    sendMode: SendMode.PAY_GAS_SEPARATELY + SendMode.IGNORE_ERRORS,
     messages: [internal({ to: deposit.address, value: toNano('0.06'), bounce: false })],
   } as Parameters<typeof gas.createTransfer>[0]) as unknown as Cell;
   t.true(loadMessage(Cell.fromBase64(signed.signed[0]!.signed).beginParse()).body.equals(expectedTopUp));

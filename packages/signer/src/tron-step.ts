@@ -1,5 +1,8 @@
 import bs58check from 'bs58check';
-import { AbiCoder, computeAddress, dataSlice, getBytes, hexlify, sha256, type SigningKey } from 'ethers';
+import { AbiCoder } from 'ethers/abi';
+import { sha256, type SigningKey } from 'ethers/crypto';
+import { computeAddress } from 'ethers/transaction';
+import { dataSlice, getBytes, hexlify } from 'ethers/utils';
 import type { ReadStep } from './account-plan.js';
 import { checkMoves, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
 import { refuse } from './signer-error.js';
