@@ -25,7 +25,9 @@ export const USAGE = `gateway-signer: signs the gateway's treasury plans and wal
       Checks the plan's transaction against its summary and the secret, prints every input, output
       (OWN or EXTERNAL) and the fee, asks for confirmation, and writes the signed file
       (default: <plan>.signed.json beside the plan; "-" for standard output). An existing file is
-      not replaced without --force.
+      not replaced without --force. An account plan (EVM, TRON, TON steps of one signing round) is
+      checked step by step (each signer's key derived at its path, each step's data against its
+      summary), every step shown with its recipients (OWN or EXTERNAL), and every step signed.
 
   gateway-signer challenge --chain btc|ltc|ada --network <id> [--message-file <path>] [--account <n>]
                            [--key-file <path> | --key-stdin] [--passphrase-file <path> | --passphrase-prompt]
@@ -34,7 +36,8 @@ export const USAGE = `gateway-signer: signs the gateway's treasury plans and wal
       and prints the signature for "gateway wallet verify", after showing the challenge and asking
       for confirmation (or --yes). The message comes from --message-file or standard input.
 
-The secret (a BIP 39 mnemonic, an account xprv/tprv/Ltpv/ttpv, or a Cardano acct_xsk) is read from
+The secret (a BIP 39 mnemonic, an account xprv/tprv/Ltpv/ttpv, a Cardano acct_xsk, or for TON a TON
+wallet's 24-word mnemonic) is read from
 --key-file, from standard input with --key-stdin, or asked on the terminal without echo; a BIP 39
 passphrase from --passphrase-file or asked without echo with --passphrase-prompt. They are never
 taken from a flag value or the environment. The signer opens no network connection.
