@@ -269,7 +269,9 @@ function evm3009(read: ReadStep, ctx: StepContext, key: SigningKey, signerAddres
     refuse('plan_unreadable', `${where}: message.nonce must be 32 bytes of hex.`);
   if (!sameEvmAddress(from, signerAddress)) refuse('plan_mismatch', `${where}: the authorization moves tokens of ${from}, not of its signer ${signerAddress}.`);
   if (read.nonce !== null && read.nonce !== BigInt(message['nonce'])) refuse('plan_mismatch', `${where}: the summary's nonce is not the authorization's.`);
-  const domainFields = Object.fromEntries(Object.entries(domain).filter(([k]) => ['name', 'version', 'chainId', 'verifyingContract', 'salt'].includes(k)));
+  const unknown = Object.keys(domain).filter((k) => !['name', 'version', 'chainId', 'verifyingContract', 'salt'].includes(k));
+  if (unknown.length > 0) refuse('plan_unreadable', `${where}: the EIP-712 domain has fields ${unknown.join(', ')}, which are not EIP-712's.`);
+  const domainFields = domain;
   const typedTypes = { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPE };
   const typedMessage = { from, to, value, validAfter, validBefore, nonce: message['nonce'] };
   let hash: string;

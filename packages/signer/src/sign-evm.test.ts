@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
-import { AbiCoder, Signature, Transaction, TypedDataEncoder, getAddress, id, verifyAuthorization, verifyTypedData } from 'ethers';
+import { AbiCoder, HDNodeWallet, Signature, Transaction, TypedDataEncoder, getAddress, id, verifyAuthorization, verifyTypedData } from 'ethers';
 import { accountPlan, erc20Transfer, evmTx, evmWallet, externalEvmAddress, SEPOLIA_CHAIN_ID, step, transferWithAuthorization } from './account-testing.js';
 import { MNEMONIC, OTHER_MNEMONIC, runSignerHere } from './testing.js';
 
@@ -233,6 +233,14 @@ test('a step whose summary disagrees with its unsigned transaction is refused', 
     ],
   };
   t.regex((await sign(otherFrom)).stderr, /refused \(plan_mismatch\): step auth-4: the authorization moves tokens of 0x/);
+});
+
+test('an account plan is signed from the mnemonic only: an account private key is refused', async (t) => {
+  const { plan } = evmPlan();
+  const xprv = HDNodeWallet.fromPhrase(MNEMONIC, undefined, "m/44'/60'/0'").extendedKey;
+  const run = await sign(plan, xprv);
+  t.is(run.code, 1);
+  t.regex(run.stderr, /refused \(wrong_key\): Account plans \(EVM, TRON, TON\) are signed with the mnemonic/);
 });
 
 test('a wrong chain id is refused: in the transaction, the 7702 authorization (0 included), the typed data and the plan', async (t) => {

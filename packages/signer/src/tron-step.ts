@@ -249,7 +249,7 @@ export function checkTronStep(read: ReadStep, ctx: StepContext, key: SigningKey,
     format: read.step.unsigned.format,
     transfers: decoded.transfers,
     details,
-    notes: [],
+    notes: expiration <= BigInt(Date.now()) ? [`${where}: the transaction expired at ${timeOf(expiration / 1000n)}; the network will refuse it.`] : [],
     feeUnits: feeLimit > 0n ? feeLimit : null,
     sign: () => {
       const signature = key.sign(`0x${txID}`);
