@@ -45,7 +45,7 @@ function readCall(
   ctx: StepContext,
   delegated: ReadonlyMap<string, string>,
   where: string,
-): { transfers: StepTransfer[]; lines: string[]; notes: string[] } {
+): { transfers: StepTransfer[]; lines: string[]; notes: string[]; sweeps?: boolean } {
   const selector = call.data.length >= 10 ? call.data.slice(0, 10).toLowerCase() : call.data;
   if (call.value !== 0n) refuse('unsupported', `${where}: a call that sends value with its data is not something a plan does.`);
   try {
@@ -81,6 +81,7 @@ function readCall(
     const token = selector === SWEEP_TOKEN ? ` of token ${getAddress(dataSlice(call.data, 16, 36))}` : '';
     return {
       transfers: [],
+      sweeps: true,
       lines: [`sweep${token} on ${call.target}, delegated to ${delegate}: the sweeper sends its whole balance to the destination fixed at its deployment`],
       notes: [],
     };
@@ -127,6 +128,8 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, where
   }
 
   const transfers: StepTransfer[] = [];
+  // A sweeper call moves the whole token balance, which the transaction does not fix: not compared with the summary.
+  const unfixed = new Set<string>();
   const target = getAddress(tx.to);
   const candidates = [target];
   if (tx.data === '0x') {
@@ -154,11 +157,12 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, where
       transfers.push(...read.transfers);
       details.push(...read.lines.map((line) => (selector === AGGREGATE3 ? `  #${i} ${line}` : line)));
       notes.push(...read.notes);
+      if (read.sweeps) unfixed.add(ctx.plan.coin);
       candidates.push(call.target);
     });
   }
   candidates.push(...transfers.map((t) => t.to));
-  checkMoves(read, transfers, where);
+  checkMoves(read, transfers, where, unfixed);
   checkTo(read, candidates, sameEvmAddress, where);
   return {
     id: read.step.id,

@@ -173,7 +173,8 @@ test('round 2: the gas address submits a type-4 transaction carrying 7702 author
       data: tx.unsignedSerialized,
       nonce: 11n,
       to: multicall,
-      moves: {},
+      // What the sweeps will move (the balances the gateway read): the transaction does not fix it.
+      moves: { usdc_erc20: 30_000_000n },
       fee: 200_000n * 20_000_000_000n,
     }),
   ]);
