@@ -148,6 +148,32 @@ test("a TON wallet's own 24-word mnemonic signs its subwallets", async (t) => {
   t.true(signVerify(Cell.fromBase64(payload).hash(), body.loadBuffer(64), key.publicKey));
 });
 
+test('a TON native sweep in mode 128 is shown as the whole balance; a destroying mode (32) is refused', async (t) => {
+  const key = await tonKey();
+  const wallet = tonWallet(key.publicKey, 9);
+  const destination = friendly(tonWallet(keyPairFromSeed(Buffer.alloc(32, 5)).publicKey, 0).address);
+  const sweep = (mode: SendMode) => tonPayload(wallet, 5, [internal({ to: Address.parse(destination), value: 0n, bounce: false, body: 'invoice 42' })], mode);
+  const plan = (payload: string) =>
+    accountPlan({ chain: 'ton', network: 'ton-testnet', coin: 'ton', method: 'native', destination }, [
+      step({
+        id: 'native-9',
+        signer: { address: friendly(wallet.address), path: "m/44'/607'/0'/9'" },
+        format: 'ton-external',
+        data: payload,
+        nonce: 5n,
+        to: destination,
+        moves: { ton: toNano('3.2') },
+      }),
+    ]);
+  const run = await sign(plan((await sweep(SendMode.CARRY_ALL_REMAINING_BALANCE)).payload));
+  t.is(run.code, 0, run.stderr);
+  t.true(run.stderr.includes(`sends     the whole balance of ton to ${destination}`));
+  // @ton/ton adds IGNORE_ERRORS (2) to an external request's modes.
+  t.true(run.stderr.includes(`#0 the whole balance of the wallet to ${destination}, comment "invoice 42" (mode 130)`), run.stderr);
+  const destroying = await sign(plan((await sweep(SendMode.CARRY_ALL_REMAINING_BALANCE + SendMode.DESTROY_ACCOUNT_IF_ZERO)).payload));
+  t.regex(destroying.stderr, /refused \(unsupported\): step native-9: send mode 162/);
+});
+
 test('TON refusals: a subwallet not of the key, a summary that disagrees, another network', async (t) => {
   const { plan } = await tonPlan();
   const wrongSigner = { ...plan, steps: [{ ...plan.steps[1]!, signer: { ...plan.steps[1]!.signer, path: "m/44'/607'/0'/5'" } }] };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
 import { TronWeb, utils as tronUtils } from 'tronweb';
-import { accountPlan, step, tronAccount, tronTrc20Transfer, tronTrxTransfer, tronWeb } from './account-testing.js';
+import { accountPlan, blockHeader, step, tronAccount, tronTrc20Transfer, tronTrxTransfer, tronWeb } from './account-testing.js';
 import { MNEMONIC, runSignerHere } from './testing.js';
 
 // No TRON node runs here: the transactions are built by tronweb's offline builder (the block
@@ -84,6 +84,30 @@ test('a TRON plan: a TRX transfer and a TRC-20 transfer signed over their txID, 
   t.regex(run.stderr, /TriggerSmartContract: TRC-20 transfer on TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t/);
   t.regex(run.stderr, /fee limit 30000000 sun/);
   t.is(run.stderr.match(/!!! EXTERNAL/g)?.length, 1);
+});
+
+test('a TRON energy delegation and its reclaim from the staking account: shown as delegations, moving no coin, signed', async (t) => {
+  const staking = tronAccount(0);
+  const deposit = tronAccount(8);
+  const destination = TronWeb.createRandom().address;
+  const delegate = await tronWeb.transactionBuilder.delegateResource(65_000_000, deposit.address, 'ENERGY', staking.address, false, undefined, {
+    blockHeader: blockHeader(),
+  });
+  const reclaim = await tronWeb.transactionBuilder.undelegateResource(65_000_000, deposit.address, 'ENERGY', staking.address, { blockHeader: blockHeader() });
+  const signerOf = { address: staking.address, path: "m/44'/195'/0'/0/0", kind: 'operator' as const, role: 'staking' as const };
+  const plan = accountPlan({ chain: 'tron', network: 'nile', coin: 'usdt_trc20', method: 'energy_delegation', destination }, [
+    step({ id: 'delegate-8', signer: signerOf, format: 'tron-tx', data: JSON.stringify(delegate), nonce: null, to: deposit.address, moves: {} }),
+    step({ id: 'reclaim-8', stage: 3, signer: signerOf, format: 'tron-tx', data: JSON.stringify(reclaim), nonce: null, to: deposit.address, moves: {} }),
+  ]);
+  const run = await sign(plan);
+  t.is(run.code, 0, run.stderr);
+  t.true(run.stderr.includes(`DelegateResource: the ENERGY of 65000000 sun staked by ${staking.address} to ${deposit.address}`));
+  t.true(run.stderr.includes(`UnDelegateResource: reclaims the ENERGY of 65000000 sun delegated by ${staking.address} to ${deposit.address}`));
+  for (const signed of (JSON.parse(run.stdout) as AccountSignedFile).signed) t.is(tronWeb.trx.ecRecover(JSON.parse(signed.signed)), staking.address);
+
+  // A delegation moves no coin: a summary saying it moves TRX disagrees.
+  const claimed = { ...plan, steps: [{ ...plan.steps[0]!, moves: { trx: '65000000' } }] };
+  t.regex((await sign(claimed)).stderr, /refused \(plan_mismatch\): step delegate-8: the summary says it moves 65000000 trx; its transaction moves 0/);
 });
 
 test('TRON refusals: a signer not of the seed, a summary that disagrees, a txID that is not the hash of raw_data_hex, raw_data that says otherwise', async (t) => {

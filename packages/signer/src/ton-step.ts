@@ -94,7 +94,7 @@ function readMessageBody(
   value: bigint,
   testnet: boolean,
   where: string,
-): { transfer: StepTransfer; line: string } {
+): { transfer: StepTransfer; line: string; comment?: string } {
   const slice = body.beginParse();
   const destText = formatTon(dest, testnet);
   if (slice.remainingBits === 0 && slice.remainingRefs === 0) {
@@ -108,7 +108,11 @@ function readMessageBody(
     } catch {
       return refuse('plan_unreadable', `${where}: a text comment that does not decode.`);
     }
-    return { transfer: { to: destText, coin: ctx.chain.native.id, units: value }, line: `${value} nanoton to ${destText}, comment ${JSON.stringify(comment)}` };
+    return {
+      transfer: { to: destText, coin: ctx.chain.native.id, units: value },
+      line: `${value} nanoton to ${destText}, comment ${JSON.stringify(comment)}`,
+      comment: `, comment ${JSON.stringify(comment)}`,
+    };
   }
   if (op === JETTON_TRANSFER) {
     try {
@@ -194,7 +198,7 @@ export function checkTonStep(
     if (action.mode & 128 && read.transfer.coin === ctx.chain.native.id) {
       transfers.push({ ...read.transfer, units: null });
       unfixed.add(ctx.chain.native.id);
-      details.push(`  #${i} the whole balance of the wallet to ${read.transfer.to} (mode ${action.mode})`);
+      details.push(`  #${i} the whole balance of the wallet to ${read.transfer.to}${read.comment ?? ''} (mode ${action.mode})`);
     } else {
       transfers.push(read.transfer);
       details.push(`  #${i} ${read.line} (mode ${action.mode}${info.bounce ? ', bounceable' : ''})`);
