@@ -2,6 +2,11 @@ import { link, lstat, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SignedFile } from '@gw/chain-api';
+import { accountChainOf, checkAccountNetwork } from './account-chains.js';
+import { parseAccountSecret } from './account-keys.js';
+import { isAccountPlan, readAccountPlan } from './account-plan.js';
+import { formatAccountReview } from './account-review.js';
+import { checkAccountPlan, signAccountPlan } from './account-sign.js';
 import { checkCardanoPlan, signCardanoTx } from './cardano-plan.js';
 import { chainOf, networkOf } from './chains.js';
 import { checkChallengeText, signChallenge } from './ownership-challenge.js';
@@ -20,7 +25,9 @@ export const USAGE = `gateway-signer: signs the gateway's treasury plans and wal
       Checks the plan's transaction against its summary and the secret, prints every input, output
       (OWN or EXTERNAL) and the fee, asks for confirmation, and writes the signed file
       (default: <plan>.signed.json beside the plan; "-" for standard output). An existing file is
-      not replaced without --force.
+      not replaced without --force. An account plan (EVM, TRON, TON steps of one signing round) is
+      checked step by step (each signer's key derived at its path, each step's data against its
+      summary), every step shown with its recipients (OWN or EXTERNAL), and every step signed.
 
   gateway-signer challenge --chain btc|ltc|ada --network <id> [--message-file <path>] [--account <n>]
                            [--key-file <path> | --key-stdin] [--passphrase-file <path> | --passphrase-prompt]
@@ -29,7 +36,8 @@ export const USAGE = `gateway-signer: signs the gateway's treasury plans and wal
       and prints the signature for "gateway wallet verify", after showing the challenge and asking
       for confirmation (or --yes). The message comes from --message-file or standard input.
 
-The secret (a BIP 39 mnemonic, an account xprv/tprv/Ltpv/ttpv, or a Cardano acct_xsk) is read from
+The secret (a BIP 39 mnemonic, an account xprv/tprv/Ltpv/ttpv, a Cardano acct_xsk, or for TON a TON
+wallet's 24-word mnemonic) is read from
 --key-file, from standard input with --key-stdin, or asked on the terminal without echo; a BIP 39
 passphrase from --passphrase-file or asked without echo with --passphrase-prompt. They are never
 taken from a flag value or the environment. The signer opens no network connection.
@@ -78,11 +86,15 @@ async function readText(path: string, what: 'plan' | 'key' | 'passphrase' | 'mes
 /** One trailing line ending is not part of a passphrase or message written to a file by an editor or `echo`. */
 const withoutFinalNewline = (text: string): string => text.replace(/\r?\n$/, '');
 
-async function readSecret(
-  values: { 'key-file'?: string; 'key-stdin'?: boolean; 'passphrase-file'?: string; 'passphrase-prompt'?: boolean },
-  io: SignerIo,
-  stdinTaken: boolean,
-): Promise<Secret> {
+type KeyValues = { 'key-file'?: string; 'key-stdin'?: boolean; 'passphrase-file'?: string; 'passphrase-prompt'?: boolean };
+
+async function readSecret(values: KeyValues, io: SignerIo, stdinTaken: boolean): Promise<Secret> {
+  const { text, passphrase } = await readSecretText(values, io, stdinTaken);
+  return parseSecret(text, passphrase);
+}
+
+/** The secret's text and passphrase, from where the options say. */
+async function readSecretText(values: KeyValues, io: SignerIo, stdinTaken: boolean): Promise<{ text: string; passphrase: string }> {
   if (values['key-file'] !== undefined && values['key-stdin']) refuse('usage', 'Give the secret with --key-file or --key-stdin, not both.');
   if (values['passphrase-file'] !== undefined && values['passphrase-prompt'])
     refuse('usage', 'Give the passphrase with --passphrase-file or --passphrase-prompt, not both.');
@@ -101,7 +113,7 @@ async function readSecret(
     );
   }
   if (values['passphrase-prompt']) passphrase = await promptHidden(io, 'BIP 39 passphrase (not shown): ');
-  return parseSecret(text, passphrase);
+  return { text, passphrase };
 }
 
 async function sign(args: readonly string[], io: SignerIo): Promise<void> {
@@ -116,7 +128,9 @@ async function sign(args: readonly string[], io: SignerIo): Promise<void> {
   // Told before the secret is asked; checked again when the file is put in place.
   if (out !== null && !values.force && (await exists(out)))
     refuse('output_exists', `${out} exists; give another --out, remove it, or replace it with --force.`);
-  const { plan, amounts } = readPlan(await readText(planPath, 'plan'));
+  const planText = await readText(planPath, 'plan');
+  if (isAccountPlan(parsedOrNull(planText))) return signAccount(parsedOrNull(planText), out, values, io);
+  const { plan, amounts } = readPlan(planText);
   const chain = chainOf(plan.chain);
   networkOf(chain, plan.network);
   if (plan.coin !== chain.id) refuse('unsupported', `The plan moves coin "${plan.coin}"; this signer signs ${chain.name}'s own coin (${chain.id}) only.`);
@@ -143,6 +157,34 @@ async function sign(args: readonly string[], io: SignerIo): Promise<void> {
   }
   await writeNew(out, json, values.force === true);
   io.stderr.write(`${printable(`Signed transaction ${checked.review.txid}; wrote ${out}.`)}\n`);
+}
+
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** Signs an account plan (EVM, TRON, TON steps of one signing round): checks every step, shows them, asks, writes the signed file. */
+async function signAccount(value: unknown, out: string | null, values: KeyValues & { yes?: boolean; force?: boolean }, io: SignerIo): Promise<void> {
+  // The plan's shape and chain are checked before the secret is asked.
+  const { plan } = readAccountPlan(value);
+  checkAccountNetwork(accountChainOf(plan.chain), plan.network, plan.evm_chain_id);
+  const { text, passphrase } = await readSecretText(values, io, false);
+  const checked = checkAccountPlan(value, await parseAccountSecret(text, passphrase));
+  io.stderr.write(formatAccountReview(checked));
+  await confirmOrYes(io, values, false, `\nSign these ${checked.steps.length} steps? [y/N] `);
+  const json = `${JSON.stringify(signAccountPlan(checked), null, 2)}\n`;
+  const what = `Signed ${checked.steps.length} steps of plan ${plan.plan_id} (round ${plan.round})`;
+  if (out === null) {
+    io.stdout.write(json);
+    io.stderr.write(`${printable(what)}.\n`);
+    return;
+  }
+  await writeNew(out, json, values.force === true);
+  io.stderr.write(`${printable(`${what}; wrote ${out}.`)}\n`);
 }
 
 /**

@@ -3,7 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SignedFile } from '@gw/chain-api';
+import type { AccountSignedFile, SignedFile } from '@gw/chain-api';
+import { Transaction } from 'ethers';
+import { accountPlan, evmTx, evmWallet, externalEvmAddress, SEPOLIA_CHAIN_ID, step } from './account-testing.js';
 import { BTC } from './chains.js';
 import { btcPlan, externalAddress, MNEMONIC, runSignerProcess, SIGNER_BIN } from './testing.js';
 
@@ -46,6 +48,34 @@ test('gateway-signer signs a plan inside a network namespace without interfaces'
   t.regex(run.stderr, new RegExp(`Signed transaction ${plan.unsigned.txid}`));
 });
 
+test('gateway-signer signs an account plan (EVM, TRON and TON libraries loaded) inside a network namespace without interfaces', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-offline-account-'));
+  const destination = externalEvmAddress();
+  const tx = evmTx({ to: destination, value: 5_000n, nonce: 2 });
+  const plan = accountPlan({ chain: 'eth', network: 'sepolia', evm_chain_id: SEPOLIA_CHAIN_ID, coin: 'eth', method: 'native', destination }, [
+    step({
+      id: 'native-1',
+      signer: { address: evmWallet(1).address, path: "m/44'/60'/0'/0/1" },
+      format: 'evm-tx',
+      data: tx.hex,
+      nonce: 2n,
+      to: destination,
+      moves: { eth: 5_000n },
+      fee: tx.fee,
+    }),
+  ]);
+  const planPath = join(dir, 'plan.json');
+  writeFileSync(planPath, JSON.stringify(plan));
+  const keyPath = join(dir, 'key');
+  writeFileSync(keyPath, MNEMONIC);
+  const probe = 'ip -o link show >&2; exec "$0" "$@"';
+  const run = await runSignerProcess(['sign', planPath, '--key-file', keyPath, '--yes'], { wrapper: [...NO_NETWORK, 'sh', '-c', probe] });
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stderr, /^1: lo: <LOOPBACK>/);
+  const signed = JSON.parse(readFileSync(join(dir, 'plan.signed.json'), 'utf8')) as AccountSignedFile;
+  t.is(Transaction.from(signed.signed[0]!.signed).from, evmWallet(1).address);
+});
+
 /** Node's modules that reach a network, and the ones that would run another program that could. */
 const NETWORK_MODULES = ['net', 'http', 'https', 'http2', 'dns', 'tls', 'dgram', 'undici', 'child_process', 'cluster', 'inspector', 'worker_threads'];
 
@@ -77,6 +107,8 @@ function commandSources(): { files: string[]; imports: Set<string> } {
 test('nothing the command loads imports a network module; it imports only its declared dependencies and file, path and terminal modules', (t) => {
   const { files, imports } = commandSources();
   t.true(files.includes('src/psbt-plan.ts') && files.includes('src/cardano-plan.ts') && files.includes('src/ownership-challenge.ts'), files.join(', '));
+  for (const accountChain of ['src/evm-step.ts', 'src/tron-step.ts', 'src/ton-step.ts', 'src/account-keys.ts'])
+    t.true(files.includes(accountChain), accountChain);
   t.false(files.some((file) => file.endsWith('.test.ts') || file === 'src/testing.ts'));
   const manifest = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   const packageOf = (specifier: string) =>
@@ -95,6 +127,40 @@ test('nothing the command loads imports a network module; it imports only its de
     const source = readFileSync(join(PACKAGE, file), 'utf8');
     t.false(/\bfetch\(|\bWebSocket\b|XMLHttpRequest|EventSource/.test(source), `${file} reaches for a network API`);
   }
+});
+
+/**
+ * ethers is imported by subpath only: its root and its wallet load the providers, which load `ws`.
+ * The ethers modules the command loads (followed through their relative imports) never reach the
+ * providers or `ws`; the one that imports Node's http and https is ethers' fetch helper
+ * (`utils/geturl.js`, loaded with ethers' utilities), which nothing of the signer calls (no file
+ * the command loads names `FetchRequest` or fetch; the namespace tests show no connection is made).
+ */
+test("the ethers modules the command loads do not reach ethers' providers or ws; only its unused fetch helper imports http", (t) => {
+  const { files, imports } = commandSources();
+  const subpaths = [...imports].filter((s) => s === 'ethers' || s.startsWith('ethers/'));
+  t.true(subpaths.length > 0);
+  t.false(subpaths.includes('ethers'), 'the root of ethers loads its providers');
+  const root = join(PACKAGE, 'node_modules', 'ethers');
+  const exportsMap = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { import: string }> }).exports;
+  const seen = new Set<string>();
+  const networkImports: string[] = [];
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const specifier of specifiers(readFileSync(path, 'utf8'))) {
+      if (specifier.startsWith('.')) visit(resolve(dirname(path), specifier));
+      else if (specifier === 'ws' || NETWORK_MODULES.includes(specifier.replace(/^node:/, '').split('/')[0]!))
+        networkImports.push(`${relative(root, path)}: ${specifier}`);
+    }
+  };
+  for (const subpath of subpaths) visit(join(root, exportsMap[`./${subpath.slice('ethers/'.length)}`]!.import));
+  t.deepEqual(
+    [...seen].filter((file) => /\/(?:providers|wallet|contract)\//.test(file)),
+    [],
+  );
+  t.deepEqual(networkImports.sort(), ['lib.esm/utils/geturl.js: http', 'lib.esm/utils/geturl.js: https']);
+  for (const file of files) t.false(/\bFetchRequest\b/.test(readFileSync(join(PACKAGE, file), 'utf8')), file);
 });
 
 test('no source file of the package imports a network module (tests: only to spawn the command and probe the namespace)', (t) => {

@@ -44,7 +44,33 @@ export interface AccountPlanFileStep {
   readonly fee_units: string;
 }
 
-/** What a signer gives back for one round: each step's signed form (see `AccountTreasury.verifySigned`). */
+/**
+ * What a signer gives back for one round: each step's signed form (see `AccountTreasury.verifySigned`),
+ * in the plan's step order, by step id. The signed form of each unsigned format, as `gateway-signer`
+ * writes it (packages/signer/README.md, "Signed forms"):
+ *
+ * - `evm-tx`: the signed transaction, serialized (`0x02…` EIP-1559, `0x04…` EIP-7702), lower-case hex
+ *   with `0x`: the unsigned transaction byte for byte with the signature over its `unsignedHash`
+ *   (ethers `Transaction.serialized`). What `eth_sendRawTransaction` takes.
+ * - `evm-7702-authorization`: the 65-byte signature `0x` ‖ r ‖ s ‖ v (v = 27 + y parity) over
+ *   keccak256(0x05 ‖ rlp([chainId, address, nonce])), the values of the step's JSON.
+ * - `evm-3009-authorization`: the 65-byte signature `0x` ‖ r ‖ s ‖ v (v = 27 + y parity) over the
+ *   EIP-712 hash of the step's typed data (`TransferWithAuthorization`; `EIP712Domain` in `types` is
+ *   not part of the hash's struct types); split into v, r, s for `transferWithAuthorization`.
+ * - `tron-tx`: TRON's signed transaction JSON (compact): the step's transaction JSON as given, with
+ *   `signature: ["<r ‖ s ‖ v hex, 65 bytes, lower case, no 0x; v = 27 + recovery id>"]` over `txID`
+ *   (the SHA-256 of `raw_data_hex`). What `broadcasttransaction` takes.
+ * - `ton-external`: the external-in message to the subwallet's V5R1 address, a BOC of one root cell in
+ *   base64 (standard alphabet, with padding): body = the signing payload's bits and refs followed by
+ *   the 512-bit ed25519 signature of the payload cell's hash (V5R1 signs at the tail), `init` = the
+ *   wallet's state init (V5R1 code, data with seqno 0, the wallet id and the public key) when the
+ *   payload's seqno is 0, absent otherwise. What `sendBoc` takes.
+ *
+ * The unsigned `ton-external` data is the V5R1 signing payload (`auth_signed_external` op, wallet id,
+ * valid until, seqno, out actions, no extended actions) as a BOC in base64, or JSON
+ * `{"payload": "<BOC base64>", "subwallet": n}`; the subwallet is the signer path's last component and
+ * must agree with the payload's wallet id.
+ */
 export interface AccountSignedFile {
   readonly format: 'gateway-treasury-account-signed';
   readonly version: 1;

@@ -1,0 +1,101 @@
+import { refuse } from './signer-error.js';
+
+/**
+ * The account chains whose plans the signer signs (issue 36): EVM chains, TRON and TON, with what it
+ * needs to check a plan offline. The values are the chain packages' (chains/eth, polygon, bsc, base,
+ * tron, ton definitions; `account-chains.test.ts` compares them), kept here so that the signer
+ * depends on no chain package.
+ */
+export type AccountFamily = 'evm' | 'tron' | 'ton';
+
+export interface AccountChain {
+  readonly id: string;
+  readonly name: string;
+  readonly family: AccountFamily;
+  /** The native coin: its id, symbol, base unit and decimals. */
+  readonly native: { readonly id: string; readonly symbol: string; readonly unit: string; readonly decimals: number };
+  /** Known networks: kind, and the EIP-155 chain id (EVM) or the V5R1 global id (TON). */
+  readonly networks: Readonly<Record<string, { readonly kind: 'mainnet' | 'testnet'; readonly evmChainId?: number; readonly tonGlobalId?: number }>>;
+}
+
+const evm = (id: string, name: string, native: AccountChain['native'], networks: AccountChain['networks']): AccountChain => ({
+  id,
+  name,
+  family: 'evm',
+  native,
+  networks,
+});
+const wei = (id: string, symbol: string) => ({ id, symbol, unit: 'wei', decimals: 18 });
+
+export const ACCOUNT_CHAINS: Readonly<Record<string, AccountChain>> = {
+  eth: evm('eth', 'Ethereum', wei('eth', 'ETH'), {
+    ethereum: { kind: 'mainnet', evmChainId: 1 },
+    sepolia: { kind: 'testnet', evmChainId: 11155111 },
+  }),
+  polygon: evm('polygon', 'Polygon', wei('pol', 'POL'), {
+    polygon: { kind: 'mainnet', evmChainId: 137 },
+    amoy: { kind: 'testnet', evmChainId: 80002 },
+  }),
+  bsc: evm('bsc', 'BNB Smart Chain', wei('bnb', 'BNB'), {
+    bsc: { kind: 'mainnet', evmChainId: 56 },
+    'bsc-testnet': { kind: 'testnet', evmChainId: 97 },
+  }),
+  base: evm('base', 'Base', wei('eth_base', 'ETH'), {
+    base: { kind: 'mainnet', evmChainId: 8453 },
+    'base-sepolia': { kind: 'testnet', evmChainId: 84532 },
+  }),
+  tron: {
+    id: 'tron',
+    name: 'TRON',
+    family: 'tron',
+    native: { id: 'trx', symbol: 'TRX', unit: 'sun', decimals: 6 },
+    networks: { tron: { kind: 'mainnet' }, shasta: { kind: 'testnet' }, nile: { kind: 'testnet' } },
+  },
+  ton: {
+    id: 'ton',
+    name: 'TON',
+    family: 'ton',
+    native: { id: 'ton', symbol: 'TON', unit: 'nanoton', decimals: 9 },
+    networks: { ton: { kind: 'mainnet', tonGlobalId: -239 }, 'ton-testnet': { kind: 'testnet', tonGlobalId: -3 } },
+  },
+};
+
+/** Every EIP-155 chain id of a known network: a plan of an unknown network may not reuse one. */
+const KNOWN_EVM_CHAIN_IDS = new Map(
+  Object.values(ACCOUNT_CHAINS).flatMap((chain) =>
+    Object.entries(chain.networks).flatMap(([network, n]) => (n.evmChainId === undefined ? [] : [[n.evmChainId, `${chain.id}/${network}`] as const])),
+  ),
+);
+
+export function accountChainOf(id: string): AccountChain {
+  const chain = ACCOUNT_CHAINS[id];
+  if (!chain) refuse('plan_unreadable', `Unknown account chain "${id}"; the signer signs account plans of ${Object.keys(ACCOUNT_CHAINS).join(', ')}.`);
+  return chain;
+}
+
+/**
+ * Checks the plan's network and (EVM) chain id. A known network must carry its own chain id. An EVM
+ * network the signer does not know (a local chain, a new testnet) is accepted with a note, but
+ * never with the chain id of a known network: a plan cannot sign mainnet transactions under
+ * another network's name. TRON and TON networks must be known (TON's wallet id binds the network).
+ */
+export function checkAccountNetwork(chain: AccountChain, network: string, evmChainId: number | null): { notes: string[]; tonGlobalId?: number } {
+  const known = chain.networks[network];
+  if (chain.family !== 'evm') {
+    if (!known) refuse('wrong_network', `${chain.name} has no network "${network}"; known: ${Object.keys(chain.networks).join(', ')}.`);
+    if (evmChainId !== null) refuse('plan_unreadable', `evm_chain_id must be null on ${chain.name}.`);
+    return { notes: [], ...(known.tonGlobalId === undefined ? {} : { tonGlobalId: known.tonGlobalId }) };
+  }
+  if (typeof evmChainId !== 'number' || !Number.isSafeInteger(evmChainId) || evmChainId <= 0) {
+    refuse('plan_unreadable', 'evm_chain_id must be the EIP-155 chain id of the plan (a positive integer).');
+  }
+  if (known) {
+    if (known.evmChainId !== evmChainId) {
+      refuse('wrong_network', `${chain.name} ${network} is chain id ${known.evmChainId}; the plan says ${evmChainId}.`);
+    }
+    return { notes: [] };
+  }
+  const owner = KNOWN_EVM_CHAIN_IDS.get(evmChainId);
+  if (owner) refuse('wrong_network', `Chain id ${evmChainId} is ${owner}, not ${chain.id}/${network}.`);
+  return { notes: [`${chain.name} network "${network}" is not one the signer knows; its transactions are signed for chain id ${evmChainId} only.`] };
+}

@@ -1,0 +1,95 @@
+import type { AccountPlanFile, AccountPlanFileStep } from '@gw/chain-api';
+import { refuse } from './signer-error.js';
+
+const UNITS = /^(?:0|[1-9]\d{0,77})$/;
+const PLAN_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+const STEP_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+const FORMATS = ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization', 'tron-tx', 'ton-external'] as const;
+const METHODS = ['native', 'gas_top_up', 'eip7702', 'eip3009', 'energy_burn', 'energy_delegation', 'jetton_batch', 'activation'];
+
+function fail(message: string): never {
+  return refuse('plan_unreadable', message);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.length === 0) fail(`${where} must be a non-empty string.`);
+  return value;
+}
+
+function units(value: unknown, where: string): bigint {
+  if (typeof value !== 'string' || !UNITS.test(value)) fail(`${where} must be base units as a decimal string ("12345").`);
+  return BigInt(value);
+}
+
+/** One step of an account plan with its amounts as bigints. */
+export interface ReadStep {
+  readonly step: AccountPlanFileStep;
+  readonly nonce: bigint | null;
+  readonly moves: ReadonlyMap<string, bigint>;
+  readonly feeUnits: bigint;
+}
+
+/** Whether a parsed JSON value is an account plan (by its format), for the command to choose its reader. */
+export function isAccountPlan(value: unknown): boolean {
+  return isObject(value) && value['format'] === 'gateway-treasury-account-plan';
+}
+
+/**
+ * Checks an account plan file's shape (packages/chain-api/src/treasury/account-plan-file.ts):
+ * format `gateway-treasury-account-plan` version 1, amounts as decimal strings, unique step ids of
+ * plain characters. What each step's `unsigned` does is decoded and checked against the summary
+ * later, by the chain's step reader.
+ */
+export function readAccountPlan(value: unknown): { plan: AccountPlanFile; steps: ReadStep[]; movedUnits: bigint; feeUnits: bigint } {
+  if (!isAccountPlan(value)) fail('This is not a gateway account plan (format "gateway-treasury-account-plan").');
+  const plan = value as unknown as AccountPlanFile;
+  if (plan.version !== 1) fail(`Account plan version ${JSON.stringify(plan.version)} is not supported; this signer reads version 1.`);
+  if (typeof plan.plan_id !== 'string' || !PLAN_ID.test(plan.plan_id)) fail('plan_id must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-".');
+  text(plan.chain, 'chain');
+  text(plan.network, 'network');
+  text(plan.coin, 'coin');
+  text(plan.destination, 'destination');
+  if (!METHODS.includes(plan.method)) fail(`method ${JSON.stringify(plan.method)} is not one of ${METHODS.join(', ')}.`);
+  if (plan.round !== 1 && plan.round !== 2) fail('round must be 1 or 2.');
+  if (plan.evm_chain_id !== null && typeof plan.evm_chain_id !== 'number') fail('evm_chain_id must be a number or null.');
+  const movedUnits = units(plan.moved_units, 'moved_units');
+  const feeUnits = units(plan.fee_units, 'fee_units');
+  if (!Array.isArray(plan.steps) || plan.steps.length === 0) fail('steps must list at least one step.');
+  const ids = new Set<string>();
+  const steps = plan.steps.map((step, i): ReadStep => {
+    const where = `steps[${i}]`;
+    if (!isObject(step)) fail(`${where} must be an object.`);
+    if (typeof step.id !== 'string' || !STEP_ID.test(step.id)) fail(`${where}.id must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-".`);
+    if (ids.has(step.id)) fail(`${where}.id "${step.id}" is not unique.`);
+    ids.add(step.id);
+    if (typeof step.stage !== 'number' || !Number.isInteger(step.stage) || step.stage < 0) fail(`${where}.stage must be a whole number.`);
+    if (step.kind !== 'transaction' && step.kind !== 'authorization') fail(`${where}.kind must be "transaction" or "authorization".`);
+    if (typeof step.description !== 'string') fail(`${where}.description must be a string.`);
+    const signer = step.signer as unknown;
+    if (!isObject(signer) || (signer['kind'] !== 'deposit' && signer['kind'] !== 'operator')) fail(`${where}.signer.kind must be "deposit" or "operator".`);
+    text(signer['address'], `${where}.signer.address`);
+    text(signer['path'], `${where}.signer.path`);
+    if (signer['role'] !== undefined && !['gas', 'funding', 'staking'].includes(signer['role'] as string))
+      fail(`${where}.signer.role must be gas, funding or staking.`);
+    const unsigned = step.unsigned as unknown;
+    if (!isObject(unsigned) || !FORMATS.includes(unsigned['format'] as (typeof FORMATS)[number]))
+      fail(`${where}.unsigned.format must be one of ${FORMATS.join(', ')}.`);
+    text(unsigned['data'], `${where}.unsigned.data`);
+    const authorization = unsigned['format'] === 'evm-7702-authorization' || unsigned['format'] === 'evm-3009-authorization';
+    if (authorization !== (step.kind === 'authorization')) fail(`${where}: a ${String(unsigned['format'])} step is not of kind ${step.kind}.`);
+    text(step.to, `${where}.to`);
+    if (!isObject(step.moves)) fail(`${where}.moves must be an object of base units by coin.`);
+    const moves = new Map(Object.entries(step.moves).map(([coin, amount]) => [coin, units(amount, `${where}.moves.${coin}`)]));
+    return {
+      step: step as unknown as AccountPlanFileStep,
+      nonce: step.nonce === null ? null : units(step.nonce, `${where}.nonce`),
+      moves,
+      feeUnits: units(step.fee_units, `${where}.fee_units`),
+    };
+  });
+  return { plan, steps, movedUnits, feeUnits };
+}

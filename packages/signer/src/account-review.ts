@@ -1,0 +1,59 @@
+import type { CheckedAccountPlan } from './account-sign.js';
+import { printableLines } from './printable.js';
+
+/** `0.001000000 TON (1000000 nanoton)`: native units in coins; a token's in its base units with its coin id. */
+function amount(units: bigint | null, coin: string, checked: CheckedAccountPlan): string {
+  if (units === null) return `the whole balance of ${coin}`;
+  const { native } = checked.chain;
+  if (coin !== native.id) return `${units} ${coin} (base units)`;
+  const digits = units.toString().padStart(native.decimals + 1, '0');
+  return `${digits.slice(0, -native.decimals)}.${digits.slice(-native.decimals)} ${native.symbol} (${units} ${native.unit})`;
+}
+
+/**
+ * The text printed before an account plan is signed: the plan, then every step with its stage, its
+ * signer (derived from the secret and checked), what it sends to whom (OWN when the recipient is
+ * one of the plan's signers, otherwise EXTERNAL, loudly) and the facts read from its data; the
+ * totals and the notes. Everything is read from the steps' unsigned data, never from the summary,
+ * and every line is made printable.
+ */
+export function formatAccountReview(checked: CheckedAccountPlan): string {
+  const { plan, chain } = checked;
+  const lines = [
+    `Account plan ${plan.plan_id} (${plan.method}, signing round ${plan.round}): ${chain.name} (${chain.id}) on ${plan.network}` +
+      (plan.evm_chain_id === null ? '' : `, chain id ${plan.evm_chain_id}`),
+    `Coin ${plan.coin}; destination ${plan.destination}` + (checked.isOwn(plan.destination) ? ' (OWN)' : ' (EXTERNAL)'),
+    `${checked.steps.length} steps, each signer's key derived from the secret and checked against its address:`,
+  ];
+  const sent = new Map<string, bigint>();
+  let fees = 0n;
+  for (const step of checked.steps) {
+    lines.push(
+      '',
+      `Step ${step.id}  stage ${step.stage}  ${step.kind} (${step.format})`,
+      `  signer    ${step.signer.address}  ${step.signer.who}, key ${step.signer.path}${step.signer.keyOrigin ? ` (${step.signer.keyOrigin})` : ''}`,
+    );
+    for (const transfer of step.transfers) {
+      lines.push(`  sends     ${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}${transfer.contract ? `  (token ${transfer.contract})` : ''}`);
+      const own = checked.isOwn(transfer.to);
+      lines.push(
+        own === null
+          ? '            !!! EXTERNAL: this address does NOT belong to the secret; check it character by character !!!'
+          : `            OWN: ${own} (derived from the secret and checked)`,
+      );
+      if (transfer.units !== null) sent.set(transfer.coin, (sent.get(transfer.coin) ?? 0n) + transfer.units);
+    }
+    if (step.transfers.length === 0) lines.push('  sends     nothing itself');
+    for (const detail of step.details) lines.push(`  ${detail}`);
+    if (step.feeUnits !== null) {
+      fees += step.feeUnits;
+      lines.push(`  fee       at most ${amount(step.feeUnits, chain.native.id, checked)}`);
+    }
+  }
+  lines.push('', 'Totals sent by these steps (own addresses included):');
+  for (const [coin, units] of sent) lines.push(`  ${amount(units, coin, checked)}`);
+  lines.push(`Fees at most: ${amount(fees, chain.native.id, checked)} (steps whose data fixes a fee); the plan states ${plan.fee_units}.`);
+  for (const step of checked.steps) for (const note of step.notes) lines.push(`Note: ${note}`);
+  for (const note of checked.notes) lines.push(`Note: ${note}`);
+  return `${printableLines(lines)}\n`;
+}

@@ -1,0 +1,88 @@
+import type { AccountPlanFile } from '@gw/chain-api';
+import type { AccountChain } from './account-chains.js';
+import type { ReadStep } from './account-plan.js';
+import { refuse } from './signer-error.js';
+
+/** A value a step sends, read from its unsigned data. */
+export interface StepTransfer {
+  /** The recipient, in the chain's display form. */
+  readonly to: string;
+  /** The coin id: the chain's native coin, or the plan's token (`contract` names the token contract or jetton wallet). */
+  readonly coin: string;
+  /** Base units; null when the transaction sends the whole balance (the amount is fixed on chain, not here). */
+  readonly units: bigint | null;
+  readonly contract?: string;
+}
+
+/**
+ * A step after its unsigned data was decoded and checked against the summary and the secret: what
+ * the review shows (read from the data, never from the summary) and how to sign it.
+ */
+export interface CheckedStep {
+  readonly id: string;
+  readonly stage: number;
+  readonly kind: 'transaction' | 'authorization';
+  readonly format: string;
+  readonly signer: { readonly address: string; readonly path: string; readonly who: string; readonly keyOrigin?: string };
+  readonly transfers: readonly StepTransfer[];
+  /** Other facts read from the data: chain id, nonce, fee, expiry, calls, delegations. */
+  readonly details: readonly string[];
+  readonly notes: readonly string[];
+  /** Native base units the step may pay in fees at most, as read from the data (null where the data does not fix it). */
+  readonly feeUnits: bigint | null;
+  /** The step's signed form (see the README's "Signed forms"). */
+  readonly sign: () => string;
+}
+
+/** What a chain's step reader gets besides the step. */
+export interface StepContext {
+  readonly plan: AccountPlanFile;
+  readonly chain: AccountChain;
+  readonly where: string;
+}
+
+export function signerWho(read: ReadStep): string {
+  const { signer } = read.step;
+  return signer.kind === 'deposit' ? 'deposit address' : `operator ${signer.role ?? ''} account`.replace('  ', ' ');
+}
+
+/**
+ * The summary's `moves` against what the data sends: for every coin either side names, the same
+ * base units (an absent coin is 0). Coins in `unfixed` (sent as "the whole balance") are not compared.
+ */
+export function checkMoves(read: ReadStep, transfers: readonly StepTransfer[], where: string, unfixed: ReadonlySet<string> = new Set()): void {
+  const sums = new Map<string, bigint>();
+  for (const transfer of transfers) {
+    if (transfer.units === null) continue;
+    sums.set(transfer.coin, (sums.get(transfer.coin) ?? 0n) + transfer.units);
+  }
+  for (const coin of new Set([...sums.keys(), ...read.moves.keys()])) {
+    if (unfixed.has(coin)) continue;
+    const data = sums.get(coin) ?? 0n;
+    const summary = read.moves.get(coin) ?? 0n;
+    if (data !== summary) refuse('plan_mismatch', `${where}: the summary says it moves ${summary} ${coin}; its transaction moves ${data}.`);
+  }
+}
+
+/** The summary's `to` must be one of the places the data sends value or calls (compared by `same`). */
+export function checkTo(read: ReadStep, candidates: readonly string[], same: (a: string, b: string) => boolean, where: string): void {
+  if (!candidates.some((candidate) => same(candidate, read.step.to))) {
+    refuse('plan_mismatch', `${where}: the summary says it goes to ${read.step.to}; its data goes to ${candidates.length ? candidates.join(', ') : 'nobody'}.`);
+  }
+}
+
+/** The step's nonce in the summary against the data's. */
+export function checkNonce(read: ReadStep, nonce: bigint, where: string, name = 'nonce'): void {
+  if (read.nonce !== nonce) refuse('plan_mismatch', `${where}: the summary says ${name} ${read.nonce ?? 'none'}; its data has ${name} ${nonce}.`);
+}
+
+/** The coin a token transfer moves: the plan's coin, which must then be a token. */
+export function tokenCoin(ctx: StepContext, where: string): string {
+  if (ctx.plan.coin === ctx.chain.native.id) refuse('plan_mismatch', `${where}: it moves a token; the plan moves ${ctx.chain.native.id}.`);
+  return ctx.plan.coin;
+}
+
+/** An ISO 8601 time from seconds since 1970, for expiry lines; the raw number when it is no date. */
+export function timeOf(seconds: bigint): string {
+  return seconds < 0n || seconds > 253402300799n ? `${seconds} (no date)` : new Date(Number(seconds) * 1000).toISOString();
+}
