@@ -4,7 +4,9 @@ import {
   coin,
   PRICE_ASSETS,
   ProviderPool,
+  type AccountPlanBuild,
   type AccountStep,
+  type VerifiedStep,
   type AccountTreasury,
   type ChainAdapter,
   type ChainAdapterDeps,
@@ -13,9 +15,15 @@ import {
 } from '@gw/kernel';
 import { createEvmAdapter, evmChainDefinition } from '@gw/chain-evm';
 import { signAccountStep } from '@gw/chain-evm/testing';
-import { AbiCoder, HDNodeWallet, Mnemonic, Wallet } from 'ethers';
+import { AbiCoder, HDNodeWallet, keccak256, Mnemonic, toBeHex, Wallet, zeroPadValue } from 'ethers';
 import { Anvil } from './anvil.js';
 import { testContracts } from './solidity.js';
+
+export interface BroadcastReceipt {
+  readonly txid: string;
+  readonly gasUsed: bigint;
+  readonly reverted: boolean;
+}
 
 /** The BIP39 test mnemonic whose account m/44'/60'/0' holds the deposit addresses; m/44'/60'/1'/0/0 is the operator's gas account. */
 export const TREASURY_TEST_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -104,6 +112,67 @@ export class EvmTreasuryChain {
   sign(step: AccountStep): string {
     const privateKey = step.signer.kind === 'deposit' ? this.root.derivePath(step.signer.path).privateKey : this.gasWallet.privateKey;
     return signAccountStep(step, privateKey);
+  }
+
+  /** Signs and verifies the steps of one round, as the treasury plugin does with a signed file. */
+  signRound(steps: readonly AccountStep[]): VerifiedStep[] {
+    return steps.map((step) => this.treasury.verifySigned(step, this.sign(step)));
+  }
+
+  /**
+   * Checks the steps are fresh, then broadcasts their verified transactions stage by stage, each
+   * stage mined before the next. Returns each transaction's id, gas used and whether it reverted.
+   */
+  async broadcast(steps: readonly AccountStep[], verified: readonly VerifiedStep[]): Promise<BroadcastReceipt[]> {
+    await this.treasury.checkFresh(steps);
+    const byId = new Map(verified.map((v) => [v.stepId, v]));
+    const receipts: BroadcastReceipt[] = [];
+    for (const stage of [...new Set(steps.map((s) => s.stage))].sort((a, b) => a - b)) {
+      const ids: string[] = [];
+      for (const step of steps.filter((s) => s.stage === stage && s.kind === 'transaction')) {
+        const v = byId.get(step.id);
+        if (v?.kind !== 'transaction') throw new Error(`step ${step.id} has no verified transaction`);
+        ids.push(await this.treasury.broadcast(v.tx));
+      }
+      for (const txid of ids) {
+        let state = await this.treasury.transaction(txid);
+        while (!state || state.confirmations < 1) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          state = await this.treasury.transaction(txid);
+        }
+        const receipt = await this.anvil.rpc<{ gasUsed: string }>('eth_getTransactionReceipt', [txid]);
+        receipts.push({ txid, gasUsed: BigInt(receipt.gasUsed), reverted: state.reverted === true });
+      }
+    }
+    return receipts;
+  }
+
+  /** Signs every round of a plan (round 2 built by `continue`) and broadcasts it. */
+  async execute(plan: AccountPlanBuild): Promise<BroadcastReceipt[]> {
+    const round1 = this.signRound(plan.steps);
+    if (plan.rounds === 1) return this.broadcast(plan.steps, round1);
+    const round2 = this.treasury.continue(plan, round1);
+    return this.broadcast(round2, this.signRound(round2));
+  }
+
+  /**
+   * Sets balances without transactions (benchmarks of many addresses): the tokens' `_balances`
+   * mapping is slot 0 in both test tokens (OpenZeppelin's ERC20 storage comes first).
+   */
+  async setBalances(entries: readonly { readonly address: string; readonly eth?: bigint; readonly tok?: bigint; readonly usdc?: bigint }[]): Promise<void> {
+    const coder = AbiCoder.defaultAbiCoder();
+    const calls: [string, unknown[]][] = [];
+    for (const entry of entries) {
+      if (entry.eth !== undefined) calls.push(['anvil_setBalance', [entry.address, toBeHex(entry.eth)]]);
+      for (const [token, units] of [
+        [this.contracts.erc20, entry.tok],
+        [this.contracts.eip3009, entry.usdc],
+      ] as const) {
+        if (units === undefined) continue;
+        calls.push(['anvil_setStorageAt', [token, keccak256(coder.encode(['address', 'uint256'], [entry.address, 0])), zeroPadValue(toBeHex(units), 32)]]);
+      }
+    }
+    for (let start = 0; start < calls.length; start += 500) await this.anvil.rpcBatch(calls.slice(start, start + 500));
   }
 
   async balanceOf(token: string, holder: string): Promise<bigint> {

@@ -51,41 +51,9 @@ const request = (coin: string, indexes: readonly number[], extra: Partial<Accoun
   ...extra,
 });
 
-/** Signs and verifies the steps of one round, as the plugin does with a signed file. */
-function signRound(steps: readonly AccountStep[]): VerifiedStep[] {
-  return steps.map((step) => chain.treasury.verifySigned(step, chain.sign(step)));
-}
-
-/** Broadcasts the verified transactions stage by stage, each stage mined before the next; returns the receipts' statuses. */
-async function broadcast(steps: readonly AccountStep[], verified: readonly VerifiedStep[]): Promise<string[]> {
-  await chain.treasury.checkFresh(steps);
-  const byId = new Map(verified.map((v) => [v.stepId, v]));
-  const statuses: string[] = [];
-  for (const stage of [...new Set(steps.map((s) => s.stage))].sort()) {
-    const ids: string[] = [];
-    for (const step of steps.filter((s) => s.stage === stage && s.kind === 'transaction')) {
-      const v = byId.get(step.id)!;
-      if (v.kind !== 'transaction') throw new Error('not a transaction');
-      ids.push(await chain.treasury.broadcast(v.tx));
-    }
-    for (const id of ids) {
-      let state = await chain.treasury.transaction(id);
-      while (!state || state.confirmations < 1) {
-        await new Promise((r) => setTimeout(r, 20));
-        state = await chain.treasury.transaction(id);
-      }
-      statuses.push(state.reverted ? 'reverted' : 'ok');
-    }
-  }
-  return statuses;
-}
-
-async function execute(plan: AccountPlanBuild): Promise<string[]> {
-  const round1 = signRound(plan.steps);
-  if (plan.rounds === 1) return broadcast(plan.steps, round1);
-  const round2 = chain.treasury.continue(plan, round1);
-  return broadcast(round2, signRound(round2));
-}
+const signRound = (steps: readonly AccountStep[]): VerifiedStep[] => chain.signRound(steps);
+/** Runs a plan; the status of each of its transactions. */
+const execute = async (plan: AccountPlanBuild): Promise<string[]> => (await chain.execute(plan)).map((r) => (r.reverted ? 'reverted' : 'ok'));
 
 test.serial('holdings: native and token balances of every address, through Multicall3 and one call per address alike', async (t) => {
   const addresses = sources(range(0, 21)).map((s) => s.address);

@@ -4,6 +4,7 @@ import { getAddress, hexlify, Signature } from 'ethers';
 import { parseTypedDataPayload, type TypedDataPayload } from './authorization-payloads.js';
 import { EIP3009_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009-probe.js';
 import type { FeeMarket } from './fee-market.js';
+import { word } from './erc20.js';
 import { encodeAggregate3 } from './multicall3.js';
 import { planContext } from './plan-native.js';
 import { depositSigner, formatUnits, transactionStep } from './plan-steps.js';
@@ -121,17 +122,7 @@ function submissionSteps(
     const calls = batch.map((step) => {
       const { message } = parseTypedDataPayload(step.unsigned.data);
       const signature = Signature.from(signatures.get(step.id) ?? { r: `0x${'11'.repeat(32)}`, s: `0x${'22'.repeat(32)}`, v: 27 });
-      return EIP3009_ABI.encodeFunctionData('transferWithAuthorization', [
-        message.from,
-        message.to,
-        BigInt(message.value),
-        BigInt(message.validAfter),
-        BigInt(message.validBefore),
-        message.nonce,
-        signature.v,
-        signature.r,
-        signature.s,
-      ]);
+      return transferWithAuthorizationData(message, signature);
     });
     const data = multicall3 ? encodeAggregate3(calls.map((callData) => ({ target: token, allowFailure: false, callData }))) : calls[0]!;
     const gasLimit = SUBMISSION_GAS.base + SUBMISSION_GAS.calldataPerByte * BigInt((data.length - 2) / 2) + callGas * BigInt(batch.length);
@@ -151,4 +142,25 @@ function submissionSteps(
     );
   }
   return steps;
+}
+
+const TRANSFER_WITH_AUTHORIZATION_SELECTOR = EIP3009_ABI.getFunction('transferWithAuthorization')!.selector;
+
+/**
+ * `transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, v, r, s)` calldata,
+ * written out (a thousand per plan; the ABI coder is slow): plan-calldata.test.ts checks it against the coder.
+ */
+export function transferWithAuthorizationData(message: TypedDataPayload['message'], signature: Signature): string {
+  const words = [
+    word(BigInt(message.from)),
+    word(BigInt(message.to)),
+    word(BigInt(message.value)),
+    word(BigInt(message.validAfter)),
+    word(BigInt(message.validBefore)),
+    word(BigInt(message.nonce)),
+    word(signature.v),
+    word(BigInt(signature.r)),
+    word(BigInt(signature.s)),
+  ];
+  return `${TRANSFER_WITH_AUTHORIZATION_SELECTOR}${words.join('')}`;
 }
