@@ -182,6 +182,17 @@ test.serial('EIP-7702 sweeper: delegations signed once, the gas address sweeps i
   t.is(plan.method, 'eip7702');
   t.is(plan.rounds, 2);
   t.true(plan.steps.every((s) => s.unsigned.format === 'evm-7702-authorization'));
+  // An authorization signed by another key, or delegating elsewhere, is refused.
+  const auth = plan.steps[0]!;
+  const stranger = Wallet.createRandom();
+  t.is(
+    t.throws<AppError>(() => chain.treasury.verifySigned(auth, stranger.authorizeSync({ address: sweeper, nonce: 0n, chainId: 31337n }).signature.serialized))
+      .code,
+    'treasury_signed_incomplete',
+  );
+  const ownKey = new Wallet(chain.root.derivePath(auth.signer.kind === 'deposit' ? auth.signer.path : '').privateKey);
+  const elsewhereAuth = ownKey.authorizeSync({ address: stranger.address, nonce: 0n, chainId: 31337n }).signature.serialized;
+  t.is(t.throws<AppError>(() => chain.treasury.verifySigned(auth, elsewhereAuth)).code, 'treasury_signed_incomplete');
   t.deepEqual(await execute(plan), ['ok']);
   for (const i of indexes) {
     const { address } = chain.source(i);
@@ -213,6 +224,17 @@ test.serial('EIP-3009: twenty signed transferWithAuthorization submitted by the 
   const plan = await chain.treasury.build(request('usdc', indexes, { method: 'eip3009' }));
   t.is(plan.rounds, 2);
   t.is(plan.steps.length, 20);
+  // A transferWithAuthorization signed for another amount is refused.
+  const first = plan.steps[0]!;
+  const typed = JSON.parse(first.unsigned.data) as {
+    domain: Record<string, string>;
+    types: Record<string, { name: string; type: string }[]>;
+    message: Record<string, string>;
+  };
+  const key = new Wallet(chain.root.derivePath(first.signer.kind === 'deposit' ? first.signer.path : '').privateKey);
+  const more = await key.signTypedData(typed.domain, typed.types, { ...typed.message, value: (BigInt(typed.message['value']!) + 1n).toString() });
+  t.is(t.throws<AppError>(() => chain.treasury.verifySigned(first, more)).code, 'treasury_signed_incomplete');
+  t.notThrows(() => chain.treasury.verifySigned(first, chain.sign(first)));
   t.deepEqual(await execute(plan), ['ok']);
   for (const i of indexes) t.is(await chain.balanceOf(chain.contracts.eip3009, chain.source(i).address), 0n);
   t.is(

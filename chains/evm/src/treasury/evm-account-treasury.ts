@@ -125,7 +125,7 @@ export class EvmAccountTreasury implements AccountTreasury {
         return {
           method,
           available: true,
-          sources: new Set(plan.steps.filter((s) => s.signer.kind === 'deposit').map((s) => signerAddress(s))).size || plan.steps.length,
+          sources: state.sources.length - plan.skipped.length,
           movedUnits: plan.movedUnits,
           feeUnits: plan.feeUnits,
           operatorPaysUnits: plan.operatorPaysUnits,
