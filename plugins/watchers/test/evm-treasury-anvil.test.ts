@@ -10,9 +10,9 @@
 import { join } from 'node:path';
 import test from 'ava';
 import type { AccountPlanBuild, AccountStep, AccountSweepRequest, AppError, VerifiedStep } from '@gw/kernel';
-import { delegationCodeOf, TOKEN_SWEEPER_CREATION_CODE, tokenSweeperInitCode } from '@gw/chain-evm';
+import { delegationCodeOf, TOKEN_SWEEPER_CREATION_CODE, tokenSweeperDeployment, tokenSweeperInitCode } from '@gw/chain-evm';
 import { compileSolidity, EvmTreasuryChain } from '@gw/testing';
-import { Transaction, Wallet } from 'ethers';
+import { getCreateAddress, Transaction, Wallet } from 'ethers';
 
 let chain: EvmTreasuryChain;
 /** The sweeper the 7702 test deploys (to `destination`). */
@@ -175,7 +175,13 @@ test.serial('gas top-up: the gas address funds exactly the gas each token addres
 });
 
 test.serial('EIP-7702 sweeper: delegations signed once, the gas address sweeps in a batch; deposit addresses need no gas', async (t) => {
-  sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
+  // The operator deploys the sweeper from its gas account: the unsigned deployment, signed offline.
+  const nonce = Number(BigInt(await chain.anvil.rpc<string>('eth_getTransactionCount', [chain.gasAccount.address, 'pending'])));
+  const deployment = tokenSweeperDeployment({ chainId: 31337n, nonce, destination, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n });
+  deployment.signature = chain.gasWallet.signingKey.sign(deployment.unsignedHash);
+  const hash = await chain.anvil.rpc<string>('eth_sendRawTransaction', [deployment.serialized]);
+  t.is((await chain.anvil.receipt(hash)).status, '0x1');
+  sweeper = getCreateAddress({ from: chain.gasAccount.address, nonce });
   const indexes = range(10, 20);
   const before = await chain.balanceOf(chain.contracts.erc20, destination);
   const plan = await chain.treasury.build(request('tok', indexes, { sweeperContract: sweeper }));
