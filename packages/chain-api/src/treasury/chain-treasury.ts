@@ -204,6 +204,12 @@ export interface TransactionState {
    * cannot fail).
    */
   readonly failed?: string;
+  /**
+   * Account chains (issue 36): the transaction is in a block but failed (an EVM receipt's status 0:
+   * a reverted sweep submission moved nothing, though its fee was paid). Absent where the chain has
+   * no such state (UTXO chains) or the provider does not tell.
+   */
+  readonly reverted?: boolean;
 }
 
 /** An unspent output as a provider reports it. */
