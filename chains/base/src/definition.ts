@@ -1,5 +1,5 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition } from '@gw/chain-evm';
+import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
 
 /**
  * Base (Coinbase's OP Stack rollup): plain data, served by the shared EVM adapter.
@@ -12,8 +12,8 @@ export const baseDefinition: ChainDefinition = evmChainDefinition({
   name: 'Base',
   networks: {
     // Chain ids: https://docs.base.org/base-chain/network-information (8453 mainnet, 84532 Sepolia).
-    mainnet: { id: 'base', name: 'Base mainnet', kind: 'mainnet', evmChainId: 8453 },
-    testnets: [{ id: 'base-sepolia', name: 'Base Sepolia', kind: 'testnet', evmChainId: 84532 }],
+    mainnet: { id: 'base', name: 'Base mainnet', kind: 'mainnet', evmChainId: 8453, eip7702: true, multicall3: MULTICALL3_ADDRESS },
+    testnets: [{ id: 'base-sepolia', name: 'Base Sepolia', kind: 'testnet', evmChainId: 84532, eip7702: true, multicall3: MULTICALL3_ADDRESS }],
   },
   coins: [
     coin({

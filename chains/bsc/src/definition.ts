@@ -1,13 +1,13 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition } from '@gw/chain-evm';
+import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
 
 /** BNB Smart Chain: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const bscDefinition: ChainDefinition = evmChainDefinition({
   id: 'bsc',
   name: 'BNB Smart Chain',
   networks: {
-    mainnet: { id: 'bsc', name: 'BNB Smart Chain mainnet', kind: 'mainnet', evmChainId: 56 },
-    testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97 }],
+    mainnet: { id: 'bsc', name: 'BNB Smart Chain mainnet', kind: 'mainnet', evmChainId: 56, eip7702: true, multicall3: MULTICALL3_ADDRESS },
+    testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97, eip7702: true, multicall3: MULTICALL3_ADDRESS }],
   },
   coins: [
     coin({

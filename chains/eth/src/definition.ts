@@ -1,13 +1,13 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition } from '@gw/chain-evm';
+import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
 
 /** Ethereum: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const ethDefinition: ChainDefinition = evmChainDefinition({
   id: 'eth',
   name: 'Ethereum',
   networks: {
-    mainnet: { id: 'ethereum', name: 'Ethereum mainnet', kind: 'mainnet', evmChainId: 1 },
-    testnets: [{ id: 'sepolia', name: 'Ethereum Sepolia', kind: 'testnet', evmChainId: 11155111 }],
+    mainnet: { id: 'ethereum', name: 'Ethereum mainnet', kind: 'mainnet', evmChainId: 1, eip7702: true, multicall3: MULTICALL3_ADDRESS },
+    testnets: [{ id: 'sepolia', name: 'Ethereum Sepolia', kind: 'testnet', evmChainId: 11155111, eip7702: true, multicall3: MULTICALL3_ADDRESS }],
   },
   coins: [
     coin({ id: 'eth', price: PRICE_ASSETS.ETH, decimals: 18, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' }),

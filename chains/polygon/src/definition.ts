@@ -1,13 +1,13 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition } from '@gw/chain-evm';
+import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
 
 /** Polygon PoS: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const polygonDefinition: ChainDefinition = evmChainDefinition({
   id: 'polygon',
   name: 'Polygon PoS',
   networks: {
-    mainnet: { id: 'polygon', name: 'Polygon PoS mainnet', kind: 'mainnet', evmChainId: 137 },
-    testnets: [{ id: 'amoy', name: 'Polygon Amoy', kind: 'testnet', evmChainId: 80002 }],
+    mainnet: { id: 'polygon', name: 'Polygon PoS mainnet', kind: 'mainnet', evmChainId: 137, multicall3: MULTICALL3_ADDRESS },
+    testnets: [{ id: 'amoy', name: 'Polygon Amoy', kind: 'testnet', evmChainId: 80002, multicall3: MULTICALL3_ADDRESS }],
   },
   coins: [
     coin({

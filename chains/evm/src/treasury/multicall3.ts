@@ -6,6 +6,12 @@ import { getAddress, Interface } from 'ethers';
  * alone when `allowFailure` (reads) or reverting the whole batch (sweep submissions);
  * `getEthBalance` reads a native balance inside such a batch.
  */
+/**
+ * Where Multicall3 is deployed on every network the gateway's EVM definitions name (the same
+ * address everywhere: a keyless deployment; docs/chains-sources.md).
+ */
+export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
+
 export const MULTICALL3_ABI = new Interface([
   'function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[] returnData)',
   'function getEthBalance(address addr) view returns (uint256 balance)',

@@ -1,5 +1,6 @@
 import {
   chainErrors,
+  ProviderError,
   treasuryChainErrors,
   type AccountSource,
   type AccountSweepRequest,
@@ -90,20 +91,7 @@ export async function readSweepState(rpc: EvmRpc, definition: ChainDefinition, n
     gasAccount ? readAccounts(rpc, [getAddress(gasAccount.address)], [], { multicall3: network.multicall3 }) : Promise.resolve([]),
   ]);
   const sources = request.sources.map((source, i) => ({ ...source, ...accounts[i]! }));
-  const holder = token ? sources.find((s) => (s.tokens.get(token.toLowerCase()) ?? 0n) > 0n) : undefined;
-  const estimates = await rpc.batch('estimate', [
-    ['eth_estimateGas', [{ from: addresses[0], to: destination, value: toQuantity(1n) }]],
-    ...(holder
-      ? [
-          ['eth_estimateGas', [{ from: holder.address, to: token, data: transferData(destination, holder.tokens.get(token!.toLowerCase())!) }]] as [
-            string,
-            unknown[],
-          ],
-        ]
-      : []),
-  ]);
-  const nativeTransferGas = quantity(estimates[0], 'eth_estimateGas');
-  const tokenTransferGas = holder ? (quantity(estimates[1], 'eth_estimateGas') * 6n) / 5n : DEFAULT_TOKEN_TRANSFER_GAS;
+  const { nativeTransferGas, tokenTransferGas } = await estimateTransfers(rpc, sources, destination, token);
   const [eip3009, sweeper] = await Promise.all([
     token ? probeEip3009(rpc, token, fees.chainId) : Promise.resolve({ unavailable: `${coin.id} is the native coin` }),
     readSweeper(rpc, request.sweeperContract, destination),
@@ -120,12 +108,43 @@ export async function readSweepState(rpc: EvmRpc, definition: ChainDefinition, n
     fees,
     sources,
     ...(gasAccount && gasState[0] ? { gas: { account: gasAccount, nonce: gasState[0].nonce, native: gasState[0].native } } : {}),
-    nativeTransferGas: nativeTransferGas > 21_000n ? (nativeTransferGas * 6n) / 5n : nativeTransferGas,
+    nativeTransferGas,
     tokenTransferGas,
     eip3009,
     sweeper,
     minUnits: request.minUnits ?? 0n,
     now: Math.floor(Date.now() / 1000),
+  };
+}
+
+/**
+ * The gas of one transfer to the destination, from the node's estimate: the native coin from the
+ * richest source (a node refuses to estimate a value its sender cannot pay), with a fifth more
+ * when the destination runs code; a token transfer of one holder's whole balance, with a fifth
+ * more (a first credit of the destination costs more than the later ones). A node that says the
+ * token transfer would fail is `treasury_method_unavailable` with its reason: no top-up or
+ * signature is planned for a transfer that cannot happen.
+ */
+async function estimateTransfers(
+  rpc: EvmRpc,
+  sources: readonly SourceState[],
+  destination: string,
+  token: string | undefined,
+): Promise<{ nativeTransferGas: bigint; tokenTransferGas: bigint }> {
+  const richest = sources.reduce((best, s) => (s.native > best.native ? s : best), sources[0]!);
+  const holder = token ? sources.find((s) => (s.tokens.get(token.toLowerCase()) ?? 0n) > 0n) : undefined;
+  const calls: [string, unknown[]][] = [['eth_estimateGas', [{ from: richest.address, to: destination, value: toQuantity(richest.native > 0n ? 1n : 0n) }]]];
+  if (holder) calls.push(['eth_estimateGas', [{ from: holder.address, to: token, data: transferData(destination, holder.tokens.get(token!.toLowerCase())!) }]]);
+  const [native, transfer] = await rpc.batch('estimate', calls, true);
+  if (native!.error) throw new ProviderError('http_error', '', `eth_estimateGas: ${native!.error.message ?? 'JSON-RPC error'}`);
+  const nativeGas = quantity(native, 'eth_estimateGas');
+  if (transfer?.error)
+    throw treasuryChainErrors.treasury_method_unavailable({
+      message: `The node says a transfer of the token from ${holder!.address} to ${destination} would fail: ${transfer.error.message ?? 'reverted'}.`,
+    });
+  return {
+    nativeTransferGas: nativeGas > 21_000n ? (nativeGas * 6n) / 5n : nativeGas,
+    tokenTransferGas: transfer ? (quantity(transfer, 'eth_estimateGas') * 6n) / 5n : DEFAULT_TOKEN_TRANSFER_GAS,
   };
 }
 
