@@ -162,6 +162,8 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, where
     });
   }
   candidates.push(...transfers.map((t) => t.to));
+  // A sweep sends to the destination fixed in the sweeper, which the calldata does not name: the plan's destination is where it goes.
+  if (unfixed.size > 0) candidates.push(ctx.plan.destination);
   checkMoves(read, transfers, where, unfixed);
   checkTo(read, candidates, sameEvmAddress, where);
   return {
