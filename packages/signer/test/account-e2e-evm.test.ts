@@ -11,8 +11,8 @@ import test from 'ava';
 import { accountPlanFile, type AccountPlanBuild, type AccountStep, type AccountSweepRequest, type VerifiedStep } from '@gw/chain-api';
 import { tokenSweeperInitCode } from '@gw/chain-evm';
 import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
-import { parseAccountSecret } from './account-keys.js';
-import { checkAccountPlan, signAccountPlan } from './account-sign.js';
+import { parseAccountSecret } from '../src/account-keys.js';
+import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
 
 let chain: EvmTreasuryChain;
 const destination = EvmTreasuryChain.freshAddress();

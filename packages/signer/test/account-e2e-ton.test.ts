@@ -27,9 +27,9 @@ import {
 import { tonChain, tonDefinition } from '@gw/chain-ton';
 import { ToncenterSandbox } from '@gw/chain-ton/testing';
 import { keyPairFromSeed } from '@ton/crypto';
-import { parseAccountSecret } from './account-keys.js';
-import { checkAccountPlan, signAccountPlan } from './account-sign.js';
-import { MNEMONIC } from './testing.js';
+import { parseAccountSecret } from '../src/account-keys.js';
+import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
+import { MNEMONIC } from '../src/testing.js';
 
 const network = tonDefinition.networks.testnets[0]!;
 const GAS_SUBWALLET = 1000;

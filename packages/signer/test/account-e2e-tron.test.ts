@@ -25,9 +25,10 @@ import {
   type OperatorAccount,
 } from '@gw/chain-api';
 import { deriveTronAddress, tronAddressFromHex, tronChain } from '@gw/chain-tron';
-import { parseAccountSecret } from './account-keys.js';
-import { checkAccountPlan, signAccountPlan } from './account-sign.js';
-import { MNEMONIC } from './testing.js';
+import { parseAccountSecret, secp256k1KeyAt } from '../src/account-keys.js';
+import { tronAddressOf } from '../src/tron-step.js';
+import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
+import { MNEMONIC } from '../src/testing.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../../chains/tron/test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
 const hex = (address: string): string => TronWeb.address.toHex(address).toLowerCase();
@@ -142,8 +143,6 @@ async function signAndVerify(t: import('ava').ExecutionContext, treasury: Accoun
 }
 
 test("the signer derives the gateway's TRON pool and operator addresses (m/44'/195'/a'/0/i)", async (t) => {
-  const { secp256k1KeyAt } = await import('./account-keys.js');
-  const { tronAddressOf } = await import('./tron-step.js');
   const secret = await parseAccountSecret(MNEMONIC, '');
   for (const i of [0, 1, 7]) t.is(tronAddressOf(secp256k1KeyAt(secret, deriveTronAddress(XPUB, i).path, 195, 'test')), pool(i));
   t.is(tronAddressOf(secp256k1KeyAt(secret, STAKING.path, 195, 'test')), STAKING.address);
