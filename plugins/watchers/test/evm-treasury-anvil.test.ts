@@ -10,9 +10,9 @@
 import { join } from 'node:path';
 import test from 'ava';
 import type { AccountPlanBuild, AccountStep, AccountSweepRequest, AppError, VerifiedStep } from '@gw/kernel';
-import { delegationCodeOf, TOKEN_SWEEPER_CREATION_CODE, tokenSweeperInitCode } from '@gw/chain-evm';
+import { delegationCodeOf, TOKEN_SWEEPER_CREATION_CODE, tokenSweeperDeployment, tokenSweeperInitCode } from '@gw/chain-evm';
 import { compileSolidity, EvmTreasuryChain } from '@gw/testing';
-import { Transaction, Wallet } from 'ethers';
+import { getCreateAddress, Transaction, Wallet } from 'ethers';
 
 let chain: EvmTreasuryChain;
 /** The sweeper the 7702 test deploys (to `destination`). */
@@ -175,7 +175,13 @@ test.serial('gas top-up: the gas address funds exactly the gas each token addres
 });
 
 test.serial('EIP-7702 sweeper: delegations signed once, the gas address sweeps in a batch; deposit addresses need no gas', async (t) => {
-  sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
+  // The operator deploys the sweeper from its gas account: the unsigned deployment, signed offline.
+  const nonce = Number(BigInt(await chain.anvil.rpc<string>('eth_getTransactionCount', [chain.gasAccount.address, 'pending'])));
+  const deployment = tokenSweeperDeployment({ chainId: 31337n, nonce, destination, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n });
+  deployment.signature = chain.gasWallet.signingKey.sign(deployment.unsignedHash);
+  const hash = await chain.anvil.rpc<string>('eth_sendRawTransaction', [deployment.serialized]);
+  t.is((await chain.anvil.receipt(hash)).status, '0x1');
+  sweeper = getCreateAddress({ from: chain.gasAccount.address, nonce });
   const indexes = range(10, 20);
   const before = await chain.balanceOf(chain.contracts.erc20, destination);
   const plan = await chain.treasury.build(request('tok', indexes, { sweeperContract: sweeper }));
@@ -248,4 +254,46 @@ test.serial('EIP-7702 is refused where the network has not activated it', async 
   const treasury = EvmTreasuryChain.treasuryOf(chain.adapter, { ...without, eip7702: false }, chain.anvil.url);
   const error = await t.throwsAsync<AppError>(treasury.build(request('tok', [0], { method: 'eip7702', sweeperContract: destination })));
   t.is(error.code, 'treasury_method_unavailable');
+});
+
+test.serial('without Multicall3: one submission per address, for the sweeper and for 3009 alike', async (t) => {
+  const { multicall3: _, ...withoutMulticall } = chain.network;
+  const treasury = EvmTreasuryChain.treasuryOf(chain.adapter, withoutMulticall, chain.anvil.url);
+  const indexes = [21, 22, 23];
+  for (const i of indexes) {
+    await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, chain.source(i).address, tokPaid(i));
+    await chain.anvil.sendToken(chain.contracts.eip3009, chain.funder, chain.source(i).address, usdcPaid(i));
+  }
+  const tokBefore = await chain.balanceOf(chain.contracts.erc20, destination);
+  const usdcBefore = await chain.balanceOf(chain.contracts.eip3009, destination);
+  for (const [coin, method] of [
+    ['tok', 'eip7702'],
+    ['usdc', 'eip3009'],
+  ] as const) {
+    const plan = await treasury.build(request(coin, indexes, { method, sweeperContract: sweeper }));
+    const round1 = plan.steps.map((step) => treasury.verifySigned(step, chain.sign(step)));
+    const round2 = treasury.continue(plan, round1);
+    t.is(round2.length, 3);
+    const verified = round2.map((step) => treasury.verifySigned(step, chain.sign(step)));
+    await treasury.checkFresh(round2);
+    for (const v of verified) if (v.kind === 'transaction') await treasury.broadcast(v.tx);
+    for (const v of verified) {
+      if (v.kind !== 'transaction') continue;
+      let state = await treasury.transaction(v.tx.txid);
+      while (!state?.confirmations) state = await treasury.transaction(v.tx.txid);
+      t.false(state.reverted);
+    }
+  }
+  for (const i of indexes) {
+    t.is(await chain.balanceOf(chain.contracts.erc20, chain.source(i).address), 0n);
+    t.is(await chain.balanceOf(chain.contracts.eip3009, chain.source(i).address), 0n);
+  }
+  t.is(
+    (await chain.balanceOf(chain.contracts.erc20, destination)) - tokBefore,
+    indexes.reduce((sum, i) => sum + tokPaid(i), 0n),
+  );
+  t.is(
+    (await chain.balanceOf(chain.contracts.eip3009, destination)) - usdcBefore,
+    indexes.reduce((sum, i) => sum + usdcPaid(i), 0n),
+  );
 });

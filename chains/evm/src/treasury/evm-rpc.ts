@@ -6,8 +6,8 @@ export interface RpcAnswer {
   readonly error?: { readonly message?: string; readonly code?: number };
 }
 
-/** A JSON-RPC batch holds at most this many calls (public providers cap batches; anvil and nodes take more). */
-const BATCH_LIMIT = 500;
+/** A JSON-RPC batch holds at most this many calls: public providers cap batches (commonly at 100 to 1,000 calls). */
+const BATCH_LIMIT = 100;
 
 /**
  * The treasury's JSON-RPC over the watcher's providers: batches in chunks, each checked to come from

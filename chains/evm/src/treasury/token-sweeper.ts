@@ -37,7 +37,7 @@ export function tokenSweeperDeployment(input: {
   readonly destination: string;
   readonly maxFeePerGas: bigint;
   readonly maxPriorityFeePerGas: bigint;
-  /** 400,000 covers the deployment (about 270,000 gas on Cancun). */
+  /** 400,000 covers the deployment (under 300,000 gas: 834 bytes of runtime code at 200 gas a byte, the creation and its calldata). */
   readonly gasLimit?: bigint;
 }): Transaction {
   return Transaction.from({
