@@ -16,6 +16,8 @@ import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
 
 let chain: EvmTreasuryChain;
 const destination = EvmTreasuryChain.freshAddress();
+/** The sweeper the 7702 test deploys (to `destination`). */
+let sweeper: string;
 const TOK = 10n ** 18n;
 const USDC = 10n ** 6n;
 
@@ -61,7 +63,14 @@ async function signRound(t: import('ava').ExecutionContext, build: AccountPlanBu
     steps,
   );
   t.is(file.evm_chain_id, 31337);
-  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), await parseAccountSecret(TREASURY_TEST_MNEMONIC, ''));
+  const secret = await parseAccountSecret(TREASURY_TEST_MNEMONIC, '');
+  // Every transaction's `to` is checked against its data: another address is refused.
+  const tx = file.steps.find((s) => s.kind === 'transaction');
+  if (tx) {
+    const tampered = { ...file, steps: file.steps.map((s) => (s === tx ? { ...s, to: EvmTreasuryChain.freshAddress() } : s)) };
+    t.regex(t.throws(() => checkAccountPlan(JSON.parse(JSON.stringify(tampered)), secret))?.message ?? '', /summary says it goes to/);
+  }
+  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), secret);
   const signed = signAccountPlan(checked);
   return steps.map((step, i) => {
     t.is(signed.signed[i]!.id, step.id);
@@ -98,12 +107,21 @@ test.serial('EVM gas top-up: the gas account tops up, the deposit addresses send
 });
 
 test.serial('EVM EIP-7702 sweeper: authorizations (round 1) and the gas account submission (round 2), both signed by the signer', async (t) => {
-  const sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
+  sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
   const plan = await chain.treasury.build(request('tok', [3, 4, 5], { method: 'eip7702', sweeperContract: sweeper }));
   t.is(plan.rounds, 2);
   t.true((await execute(t, plan)).every((s) => s === 'ok'));
   for (const i of [3, 4, 5]) t.is(await chain.balanceOf(chain.contracts.erc20, chain.source(i).address), 0n);
   t.is(await chain.balanceOf(chain.contracts.erc20, destination), (6n + 4n + 5n + 6n) * TOK);
+});
+
+test.serial('EVM EIP-7702, addresses already delegated: one round, the gas account submission signed by the signer', async (t) => {
+  for (const i of [3, 4]) await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, chain.source(i).address, TOK);
+  const before = await chain.balanceOf(chain.contracts.erc20, destination);
+  const plan = await chain.treasury.build(request('tok', [3, 4], { method: 'eip7702', sweeperContract: sweeper }));
+  t.is(plan.rounds, 1);
+  t.true((await execute(t, plan)).every((s) => s === 'ok'));
+  t.is((await chain.balanceOf(chain.contracts.erc20, destination)) - before, 2n * TOK);
 });
 
 test.serial('EVM EIP-3009: transferWithAuthorization signatures (round 1) and their submission (round 2), both signed by the signer', async (t) => {
@@ -112,4 +130,17 @@ test.serial('EVM EIP-3009: transferWithAuthorization signatures (round 1) and th
   t.true((await execute(t, plan)).every((s) => s === 'ok'));
   for (const i of [2, 3, 4, 5, 6, 7]) t.is(await chain.balanceOf(chain.contracts.eip3009, chain.source(i).address), 0n);
   t.is(await chain.balanceOf(chain.contracts.eip3009, destination), (3n + 4n + 5n + 6n + 7n + 8n) * USDC);
+});
+
+test.serial('EVM without Multicall3: the 7702 and 3009 submissions go one transaction per address, signed by the signer', async (t) => {
+  const { multicall3: _, ...withoutMulticall } = chain.network;
+  const direct = EvmTreasuryChain.treasuryOf(chain.adapter, withoutMulticall, chain.anvil.url);
+  const tokBefore = await chain.balanceOf(chain.contracts.erc20, destination);
+  const sweep = await direct.build(request('tok', [6, 7], { method: 'eip7702', sweeperContract: sweeper }));
+  t.true((await execute(t, sweep)).every((s) => s === 'ok'));
+  t.is((await chain.balanceOf(chain.contracts.erc20, destination)) - tokBefore, (7n + 8n) * TOK);
+  const usdcBefore = await chain.balanceOf(chain.contracts.eip3009, destination);
+  const authorized = await direct.build(request('usdc', [0, 1], { method: 'eip3009' }));
+  t.true((await execute(t, authorized)).every((s) => s === 'ok'));
+  t.is((await chain.balanceOf(chain.contracts.eip3009, destination)) - usdcBefore, 3n * USDC);
 });

@@ -116,7 +116,14 @@ async function signVerifySend(t: import('ava').ExecutionContext, w: World, build
     },
     build.steps,
   );
-  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), await parseAccountSecret(MNEMONIC, ''));
+  const secret = await parseAccountSecret(MNEMONIC, '');
+  // A top-up batch names its subwallets in `to`; one more address than its messages go to is refused.
+  const batch = file.steps.find((s) => s.to.includes(','));
+  if (batch) {
+    const tampered = { ...file, steps: file.steps.map((s) => (s === batch ? { ...s, to: `${s.to},${build.destination}` } : s)) };
+    t.is(t.throws(() => checkAccountPlan(JSON.parse(JSON.stringify(tampered)), secret))?.name, 'SignerError');
+  }
+  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), secret);
   const signed = signAccountPlan(checked);
   const verified = build.steps.map((step, i) => {
     t.is(signed.signed[i]!.id, step.id);
@@ -158,6 +165,7 @@ test.serial('TON jetton_batch: TonTreasury builds, the signer signs, verifySigne
   });
   t.is(build.method, 'jetton_batch');
   t.is(build.movedUnits, 6_000_000n);
+  t.true(build.steps.some((s) => s.to.split(',').length === 3));
   await signVerifySend(t, w, build);
   for (const s of w.sources) t.is(await jettonsOf(w, s.address), 0n);
   t.is(await jettonsOf(w, w.cold.address), 6_000_000n);
