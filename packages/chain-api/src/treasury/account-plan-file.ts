@@ -69,7 +69,8 @@ export interface AccountPlanFileStep {
  * The unsigned `ton-external` data is the V5R1 signing payload (`auth_signed_external` op, wallet id,
  * valid until, seqno, out actions, no extended actions) as a BOC in base64, or JSON
  * `{"payload": "<BOC base64>", "subwallet": n}`; the subwallet is the signer path's last component and
- * must agree with the payload's wallet id.
+ * must agree with the payload's wallet id. Other fields of that JSON (TonTreasury's `TonStepData`: the
+ * wallet, its public key, seqno, state init) are the gateway's own; the signer derives them itself.
  */
 export interface AccountSignedFile {
   readonly format: 'gateway-treasury-account-signed';
