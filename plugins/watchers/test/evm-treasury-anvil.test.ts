@@ -103,6 +103,12 @@ test.serial('quote: each method side by side; 3009 unavailable for a token witho
     range(0, 20).reduce((sum, i) => sum + tokPaid(i), 0n),
   );
   t.true(topUp.operatorPaysUnits > 0n && topUp.operatorPaysUnits <= topUp.feeUnits);
+  t.false((await chain.treasury.quote(request('tok', [0], { method: 'native' })))[0]!.available);
+  const eth = await chain.treasury.quote(request('eth', ETH_PAID));
+  t.deepEqual(
+    eth.map((q) => [q.method, q.available, q.sources, q.steps]),
+    [['native', true, 5, 5]],
+  );
   const usdc = await chain.treasury.quote(request('usdc', range(0, 20)));
   t.true(usdc.find((q) => q.method === 'eip3009')!.available);
   const error = await t.throwsAsync<AppError>(chain.treasury.build(request('tok', [0], { method: 'eip3009' })));
@@ -180,7 +186,13 @@ test.serial('EIP-7702 sweeper: delegations signed once, the gas address sweeps i
   const deployment = tokenSweeperDeployment({ chainId: 31337n, nonce, destination, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n });
   deployment.signature = chain.gasWallet.signingKey.sign(deployment.unsignedHash);
   const hash = await chain.anvil.rpc<string>('eth_sendRawTransaction', [deployment.serialized]);
-  t.is((await chain.anvil.receipt(hash)).status, '0x1');
+  // Under load anvil may answer the send before its automined block is in place.
+  let receipt = await chain.anvil.receipt(hash);
+  while (!receipt) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    receipt = await chain.anvil.receipt(hash);
+  }
+  t.is(receipt.status, '0x1');
   sweeper = getCreateAddress({ from: chain.gasAccount.address, nonce });
   const indexes = range(10, 20);
   const before = await chain.balanceOf(chain.contracts.erc20, destination);
@@ -280,7 +292,10 @@ test.serial('without Multicall3: one submission per address, for the sweeper and
     for (const v of verified) {
       if (v.kind !== 'transaction') continue;
       let state = await treasury.transaction(v.tx.txid);
-      while (!state?.confirmations) state = await treasury.transaction(v.tx.txid);
+      while (!state?.confirmations) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        state = await treasury.transaction(v.tx.txid);
+      }
       t.false(state.reverted);
     }
   }

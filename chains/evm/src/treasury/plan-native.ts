@@ -10,6 +10,7 @@ import type { SweepState } from './sweep-state.js';
  * Addresses whose balance does not exceed their fee are skipped.
  */
 export function planNative(state: SweepState): AccountPlanBuild {
+  if (state.token) throw treasuryChainErrors.treasury_method_unavailable({ message: `${state.coin} is a token: native moves ${state.nativeCoin} only.` });
   const fee = state.nativeTransferGas * state.fees.maxFeePerGas;
   const steps: AccountStep[] = [];
   const skipped: { address: string; units: bigint; costUnits: bigint }[] = [];
