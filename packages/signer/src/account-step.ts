@@ -64,9 +64,14 @@ export function checkMoves(read: ReadStep, transfers: readonly StepTransfer[], w
   }
 }
 
-/** The summary's `to` must be one of the places the data sends value or calls (compared by `same`). */
+/**
+ * The summary's `to` must be one of the places the data sends value or calls (compared by `same`);
+ * a step that sends to several (a TON top-up batch: one external, a message per subwallet) names them
+ * comma-separated, and each must be one.
+ */
 export function checkTo(read: ReadStep, candidates: readonly string[], same: (a: string, b: string) => boolean, where: string): void {
-  if (!candidates.some((candidate) => same(candidate, read.step.to))) {
+  const named = read.step.to.split(',');
+  if (!named.every((to) => candidates.some((candidate) => same(candidate, to)))) {
     refuse('plan_mismatch', `${where}: the summary says it goes to ${read.step.to}; its data goes to ${candidates.length ? candidates.join(', ') : 'nobody'}.`);
   }
 }

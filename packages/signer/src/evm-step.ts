@@ -77,13 +77,22 @@ function readCall(
   }
   if ((selector === SWEEP && call.data.length === 10) || (selector === SWEEP_TOKEN && call.data.length === 74)) {
     const delegate = delegated.get(call.target.toLowerCase());
-    if (!delegate) refuse('unsupported', `${where}: a sweep call on ${call.target}, which this transaction does not delegate (EIP-7702).`);
     const token = selector === SWEEP_TOKEN ? ` of token ${getAddress(dataSlice(call.data, 16, 36))}` : '';
+    // An address delegated by an earlier plan is swept without a new authorization (it signs once):
+    // what runs there is the code it delegated to then, which the signer cannot see offline.
     return {
       transfers: [],
       sweeps: true,
-      lines: [`sweep${token} on ${call.target}, delegated to ${delegate}: the sweeper sends its whole balance to the destination fixed at its deployment`],
-      notes: [],
+      lines: [
+        delegate
+          ? `sweep${token} on ${call.target}, delegated to ${delegate}: the sweeper sends its whole balance to the destination fixed at its deployment`
+          : `sweep${token} on ${call.target}, delegated by an earlier authorization: the sweeper sends its whole balance to the destination fixed at its deployment`,
+      ],
+      notes: delegate
+        ? []
+        : [
+            `${where}: ${call.target} was delegated before this plan; the gas account only pays for the call, what moves is decided by the code delegated there.`,
+          ],
     };
   }
   return refuse('unsupported', `${where}: a call to ${call.target} with data ${selector}… is none the signer knows (ERC-20 transfer, EIP-3009, sweep).`);
@@ -162,6 +171,8 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, where
     });
   }
   candidates.push(...transfers.map((t) => t.to));
+  // A sweep sends to the destination fixed in the sweeper, which the calldata does not name: the plan's destination is where it goes.
+  if (unfixed.size > 0) candidates.push(ctx.plan.destination);
   checkMoves(read, transfers, where, unfixed);
   checkTo(read, candidates, sameEvmAddress, where);
   return {

@@ -1,4 +1,4 @@
-import type { AccountSweepMethod, AccountUnsignedFormat } from './account-treasury.js';
+import type { AccountStep, AccountSweepMethod, AccountUnsignedFormat } from './account-treasury.js';
 
 /**
  * The files that carry an account-chain plan's steps to a signer and the signatures back (issue 36).
@@ -69,7 +69,8 @@ export interface AccountPlanFileStep {
  * The unsigned `ton-external` data is the V5R1 signing payload (`auth_signed_external` op, wallet id,
  * valid until, seqno, out actions, no extended actions) as a BOC in base64, or JSON
  * `{"payload": "<BOC base64>", "subwallet": n}`; the subwallet is the signer path's last component and
- * must agree with the payload's wallet id.
+ * must agree with the payload's wallet id. Other fields of that JSON (TonTreasury's `TonStepData`: the
+ * wallet, its public key, seqno, state init) are the gateway's own; the signer derives them itself.
  */
 export interface AccountSignedFile {
   readonly format: 'gateway-treasury-account-signed';
@@ -79,4 +80,64 @@ export interface AccountSignedFile {
   readonly network: string;
   readonly round: 1 | 2;
   readonly signed: readonly { readonly id: string; readonly signed: string }[];
+}
+
+/** A plan step as its file carries it: the signer's account, amounts as decimal strings. Pure. */
+export function accountPlanFileStep(step: AccountStep): AccountPlanFileStep {
+  const { signer } = step;
+  return {
+    id: step.id,
+    stage: step.stage,
+    kind: step.kind,
+    description: step.description,
+    signer:
+      signer.kind === 'deposit'
+        ? { kind: 'deposit', address: signer.address, path: signer.path }
+        : { kind: 'operator', role: signer.account.role, address: signer.account.address, path: signer.account.path },
+    unsigned: { format: step.unsigned.format, data: step.unsigned.data },
+    nonce: step.nonce === null ? null : step.nonce.toString(),
+    to: step.to,
+    moves: Object.fromEntries(Object.entries(step.moves).map(([coin, units]) => [coin, units.toString()])),
+    fee_units: step.feeUnits.toString(),
+  };
+}
+
+/** What a plan's file is made of besides its steps. */
+export interface AccountPlanFileHeader {
+  readonly planId: string;
+  readonly chain: string;
+  readonly network: string;
+  readonly coin: string;
+  readonly method: AccountSweepMethod | 'activation';
+  readonly round: 1 | 2;
+  readonly destination: string;
+  readonly movedUnits: bigint;
+  readonly feeUnits: bigint;
+  /** The plan's `AccountPlanBuild.context`: its `chainId` (EVM) becomes `evm_chain_id`. */
+  readonly context: Readonly<Record<string, string | number | boolean>>;
+  readonly createdAt: Date;
+}
+
+/**
+ * The file of one signing round: `steps` are the round's steps that a signer signs offline (the
+ * plugin leaves out those its hot gas wallet signs), in the plan's order. Pure.
+ */
+export function accountPlanFile(header: AccountPlanFileHeader, steps: readonly AccountStep[]): AccountPlanFile {
+  const chainId = header.context['chainId'];
+  return {
+    format: 'gateway-treasury-account-plan',
+    version: 1,
+    plan_id: header.planId,
+    chain: header.chain,
+    network: header.network,
+    evm_chain_id: typeof chainId === 'number' ? chainId : typeof chainId === 'string' && /^[0-9]+$/.test(chainId) ? Number(chainId) : null,
+    coin: header.coin,
+    method: header.method,
+    round: header.round,
+    destination: header.destination,
+    moved_units: header.movedUnits.toString(),
+    fee_units: header.feeUnits.toString(),
+    steps: steps.map(accountPlanFileStep),
+    created_at: header.createdAt.toISOString(),
+  };
 }

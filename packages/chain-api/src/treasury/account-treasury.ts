@@ -268,7 +268,10 @@ export interface AccountStep {
   readonly moves: Readonly<Record<string, bigint>>;
   /** Native base units this step pays in fees (its maximum, for EVM: gas limit × max fee). */
   readonly feeUnits: bigint;
-  /** Where it sends value: the destination, a deposit address (top-up), a contract. */
+  /**
+   * Where it sends value: the destination, a deposit address (top-up), a contract. A step that sends
+   * to several (a TON top-up batch: one external, one message per subwallet) names them comma-separated.
+   */
   readonly to: string;
 }
 

@@ -1,0 +1,146 @@
+/**
+ * End to end on EVM (issue 36): the REAL EVM account treasury (@gw/chain-evm) on anvil with the
+ * Prague rules (EIP-7702; @gw/testing EvmTreasuryChain: Multicall3, an ERC-20 and an EIP-3009 token)
+ * builds native, gas top-up, EIP-7702 sweeper and EIP-3009 plans; `accountPlanFile` (@gw/chain-api)
+ * writes each round's file, the signer's own code (`checkAccountPlan`, `signAccountPlan`: what
+ * `gateway-signer sign` runs) signs it from the test mnemonic (deposit addresses m/44'/60'/0'/0/i,
+ * the gas account m/44'/60'/1'/0/0), the treasury verifies every signed step, builds round 2 from
+ * round 1, and broadcasts; the balances move on anvil.
+ */
+import test from 'ava';
+import { accountPlanFile, type AccountPlanBuild, type AccountStep, type AccountSweepRequest, type VerifiedStep } from '@gw/chain-api';
+import { tokenSweeperInitCode } from '@gw/chain-evm';
+import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
+import { parseAccountSecret } from '../src/account-keys.js';
+import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
+
+let chain: EvmTreasuryChain;
+const destination = EvmTreasuryChain.freshAddress();
+/** The sweeper the 7702 test deploys (to `destination`). */
+let sweeper: string;
+const TOK = 10n ** 18n;
+const USDC = 10n ** 6n;
+
+test.before(async () => {
+  chain = await EvmTreasuryChain.start();
+  const { anvil, funder, contracts } = chain;
+  await anvil.sendEth(funder, chain.gasAccount.address, 10n ** 19n);
+  for (let i = 0; i < 8; i++) {
+    const { address } = chain.source(i);
+    await anvil.sendToken(contracts.erc20, funder, address, BigInt(i + 1) * TOK);
+    await anvil.sendToken(contracts.eip3009, funder, address, BigInt(i + 1) * USDC);
+    if (i < 2) await anvil.sendEth(funder, address, 10n ** 16n);
+  }
+});
+test.after.always(async () => {
+  await chain?.stop();
+});
+
+const request = (coin: string, indexes: readonly number[], extra: Partial<AccountSweepRequest> = {}): AccountSweepRequest => ({
+  coin,
+  sources: indexes.map((i) => chain.source(i)),
+  destination,
+  operatorAccounts: { gas: chain.gasAccount },
+  ...extra,
+});
+
+/** One round: the file (as the treasury plugin serves it), signed by the signer's code, every signed step verified by the treasury. */
+async function signRound(t: import('ava').ExecutionContext, build: AccountPlanBuild, round: 1 | 2, steps: readonly AccountStep[]): Promise<VerifiedStep[]> {
+  const file = accountPlanFile(
+    {
+      planId: `plan-${build.method}`,
+      chain: 'eth',
+      network: chain.network.id,
+      coin: build.coin,
+      method: build.method,
+      round,
+      destination: build.destination,
+      movedUnits: build.movedUnits,
+      feeUnits: build.feeUnits,
+      context: build.context,
+      createdAt: new Date(),
+    },
+    steps,
+  );
+  t.is(file.evm_chain_id, 31337);
+  const secret = await parseAccountSecret(TREASURY_TEST_MNEMONIC, '');
+  // Every transaction's `to` is checked against its data: another address is refused.
+  const tx = file.steps.find((s) => s.kind === 'transaction');
+  if (tx) {
+    const tampered = { ...file, steps: file.steps.map((s) => (s === tx ? { ...s, to: EvmTreasuryChain.freshAddress() } : s)) };
+    t.regex(t.throws(() => checkAccountPlan(JSON.parse(JSON.stringify(tampered)), secret))?.message ?? '', /summary says it goes to/);
+  }
+  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), secret);
+  const signed = signAccountPlan(checked);
+  return steps.map((step, i) => {
+    t.is(signed.signed[i]!.id, step.id);
+    return chain.treasury.verifySigned(step, signed.signed[i]!.signed);
+  });
+}
+
+/** Every round signed by the signer, then broadcast stage by stage; the receipts' statuses. */
+async function execute(t: import('ava').ExecutionContext, build: AccountPlanBuild): Promise<string[]> {
+  const round1 = await signRound(t, build, 1, build.steps);
+  const [steps, verified] = build.rounds === 1 ? [build.steps, round1] : await roundTwo(t, build, round1);
+  return (await chain.broadcast(steps, verified)).map((r) => (r.reverted ? 'reverted' : 'ok'));
+}
+async function roundTwo(t: import('ava').ExecutionContext, build: AccountPlanBuild, round1: VerifiedStep[]): Promise<[AccountStep[], VerifiedStep[]]> {
+  const steps = chain.treasury.continue(build, round1);
+  t.true(steps.length > 0);
+  return [steps, await signRound(t, build, 2, steps)];
+}
+
+test.serial('EVM native: built, signed by the signer, verified, broadcast; each address keeps less than its fee', async (t) => {
+  const plan = await chain.treasury.build(request('eth', [0, 1], { method: 'native' }));
+  t.deepEqual(await execute(t, plan), ['ok', 'ok']);
+  // What stays is the unspent part of each fee's maximum (gas limit × max fee above the base fee paid).
+  for (const step of plan.steps)
+    t.true((await chain.ethBalance(step.to === destination && step.signer.kind === 'deposit' ? step.signer.address : '')) < step.feeUnits);
+  t.is(await chain.ethBalance(destination), plan.movedUnits);
+});
+
+test.serial('EVM gas top-up: the gas account tops up, the deposit addresses send their tokens', async (t) => {
+  const plan = await chain.treasury.build(request('tok', [0, 1, 2], { method: 'gas_top_up' }));
+  t.true((await execute(t, plan)).every((s) => s === 'ok'));
+  for (const i of [0, 1, 2]) t.is(await chain.balanceOf(chain.contracts.erc20, chain.source(i).address), 0n);
+  t.is(await chain.balanceOf(chain.contracts.erc20, destination), 6n * TOK);
+});
+
+test.serial('EVM EIP-7702 sweeper: authorizations (round 1) and the gas account submission (round 2), both signed by the signer', async (t) => {
+  sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
+  const plan = await chain.treasury.build(request('tok', [3, 4, 5], { method: 'eip7702', sweeperContract: sweeper }));
+  t.is(plan.rounds, 2);
+  t.true((await execute(t, plan)).every((s) => s === 'ok'));
+  for (const i of [3, 4, 5]) t.is(await chain.balanceOf(chain.contracts.erc20, chain.source(i).address), 0n);
+  t.is(await chain.balanceOf(chain.contracts.erc20, destination), (6n + 4n + 5n + 6n) * TOK);
+});
+
+test.serial('EVM EIP-7702, addresses already delegated: one round, the gas account submission signed by the signer', async (t) => {
+  for (const i of [3, 4]) await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, chain.source(i).address, TOK);
+  const before = await chain.balanceOf(chain.contracts.erc20, destination);
+  const plan = await chain.treasury.build(request('tok', [3, 4], { method: 'eip7702', sweeperContract: sweeper }));
+  t.is(plan.rounds, 1);
+  t.true((await execute(t, plan)).every((s) => s === 'ok'));
+  t.is((await chain.balanceOf(chain.contracts.erc20, destination)) - before, 2n * TOK);
+});
+
+test.serial('EVM EIP-3009: transferWithAuthorization signatures (round 1) and their submission (round 2), both signed by the signer', async (t) => {
+  const plan = await chain.treasury.build(request('usdc', [2, 3, 4, 5, 6, 7], { method: 'eip3009' }));
+  t.is(plan.rounds, 2);
+  t.true((await execute(t, plan)).every((s) => s === 'ok'));
+  for (const i of [2, 3, 4, 5, 6, 7]) t.is(await chain.balanceOf(chain.contracts.eip3009, chain.source(i).address), 0n);
+  t.is(await chain.balanceOf(chain.contracts.eip3009, destination), (3n + 4n + 5n + 6n + 7n + 8n) * USDC);
+});
+
+test.serial('EVM without Multicall3: the 7702 and 3009 submissions go one transaction per address, signed by the signer', async (t) => {
+  const { multicall3: _, ...withoutMulticall } = chain.network;
+  const direct = EvmTreasuryChain.treasuryOf(chain.adapter, withoutMulticall, chain.anvil.url);
+  const tokBefore = await chain.balanceOf(chain.contracts.erc20, destination);
+  const sweep = await direct.build(request('tok', [6, 7], { method: 'eip7702', sweeperContract: sweeper }));
+  t.true((await execute(t, sweep)).every((s) => s === 'ok'));
+  t.is((await chain.balanceOf(chain.contracts.erc20, destination)) - tokBefore, (7n + 8n) * TOK);
+  const usdcBefore = await chain.balanceOf(chain.contracts.eip3009, destination);
+  const authorized = await direct.build(request('usdc', [0, 1], { method: 'eip3009' }));
+  t.true((await execute(t, authorized)).every((s) => s === 'ok'));
+  t.is((await chain.balanceOf(chain.contracts.eip3009, destination)) - usdcBefore, 3n * USDC);
+});

@@ -1,0 +1,198 @@
+/**
+ * End to end on TRON (issue 36): the REAL TronTreasury (@gw/chain-tron) builds each kind of plan,
+ * `accountPlanFile` (@gw/chain-api) writes its file, the signer's own code (`checkAccountPlan`,
+ * `signAccountPlan`: what `gateway-signer sign` runs) signs it from the test mnemonic, and the
+ * treasury's `verifySigned` accepts every signed step. No TRON node runs here: the treasury reads
+ * a local HTTP server that REPLAYS THE RECORDED REAL java-tron (Nile) answers of
+ * chains/tron/test/fixtures/treasury (see its README); where a test needs an account the recordings
+ * lack, the recorded `getaccount` answer is served with the fields named changed.
+ */
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HDNodeWallet, Mnemonic } from 'ethers';
+import { TronWeb } from 'tronweb';
+import {
+  accountPlanFile,
+  ProviderPool,
+  type AccountKey,
+  type AccountPlanBuild,
+  type AccountSource,
+  type AccountTreasury,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type OperatorAccount,
+} from '@gw/chain-api';
+import { deriveTronAddress, tronAddressFromHex, tronChain } from '@gw/chain-tron';
+import { parseAccountSecret, secp256k1KeyAt } from '../src/account-keys.js';
+import { tronAddressOf } from '../src/tron-step.js';
+import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
+import { MNEMONIC } from '../src/testing.js';
+
+const fixture = (name: string): string => readFileSync(new URL(`../../../chains/tron/test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
+const hex = (address: string): string => TronWeb.address.toHex(address).toLowerCase();
+
+const RECORDED_ACCOUNT_HEX = '41dd791d6b49e190062d650e6a23c575510d35f2f9';
+const RECORDED_ACCOUNT = tronAddressFromHex(`0x${RECORDED_ACCOUNT_HEX.slice(2)}`);
+const NILE_TOKEN = tronAddressFromHex('0xeca9bc828a3005b9a3b909f2cc5c2a54794de05f');
+
+// The gateway's side: the xpub of m/44'/195'/0' registered as the pool key; operator accounts at account 1.
+const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
+const XPUB = root.derivePath("m/44'/195'/0'").neuter().extendedKey;
+const KEY: AccountKey = { chain: 'tron', network: 'testnet', input: XPUB, canonical: XPUB };
+const pool = (i: number): string => deriveTronAddress(XPUB, i).address;
+const source = (i: number): AccountSource => ({ address: pool(i), key: KEY, index: i });
+const operator = (role: OperatorAccount['role'], i: number): OperatorAccount => ({
+  role,
+  address: tronAddressFromHex(root.derivePath(`m/44'/195'/1'/0/${i}`).address),
+  path: `m/44'/195'/1'/0/${i}`,
+});
+const FUNDING = operator('funding', 0);
+const STAKING = operator('staking', 1);
+
+const NILE = tronChain.definition.networks.testnets.find((n) => n.id === 'nile')!;
+const definition: ChainDefinition = {
+  ...tronChain.definition,
+  coins: tronChain.definition.coins.map((c) => (c.id === 'usdt_trc20' ? { ...c, contracts: { nile: NILE_TOKEN } } : c)),
+};
+
+function accountAnswer(address: string, edit: (a: Record<string, unknown>) => void = () => {}): string {
+  const answer = JSON.parse(fixture('getaccount-nile.json'));
+  answer.address = hex(address);
+  edit(answer);
+  return JSON.stringify(answer);
+}
+
+/** A java-tron node replaying the recorded answers; an unrecorded call is a 404. */
+async function replayNode(accounts: Record<string, string>): Promise<{ treasury: AccountTreasury; close: () => Promise<void> }> {
+  const answer = (path: string, body: Record<string, string>): string | undefined => {
+    switch (path) {
+      case '/wallet/getnowblock':
+        return fixture('getnowblock-nile-66987627.json');
+      case '/wallet/getchainparameters':
+        return fixture('getchainparameters-nile.json');
+      case '/wallet/getaccount':
+        return body['address'] === RECORDED_ACCOUNT_HEX ? fixture('getaccount-nile.json') : (accounts[body['address']!] ?? '{}');
+      case '/wallet/getaccountresource':
+        return accounts[body['address']!] === undefined && body['address'] !== RECORDED_ACCOUNT_HEX ? '{}' : fixture('getaccountresource-nile.json');
+      case '/wallet/triggerconstantcontract': {
+        if (body['function_selector'] === 'transfer(address,uint256)') return fixture('triggerconstantcontract-transfer-built.json');
+        if (body['owner_address'] === hex(pool(0))) return fixture('triggerconstantcontract-balanceof-nile.json');
+        const zero = JSON.parse(fixture('triggerconstantcontract-balanceof-nile.json'));
+        zero.constant_result = ['0'.repeat(64)];
+        return JSON.stringify(zero);
+      }
+      default:
+        return undefined;
+    }
+  };
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const found = answer(req.url ?? '', raw ? JSON.parse(raw) : {});
+      res.writeHead(found === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(found ?? '{"Error":"unrecorded"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const providers = new ProviderPool({ chain: 'tron', network: 'nile', endpoints: [{ name: 'replay', url }], timeoutMs: 5_000 });
+  const treasury = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!({ network: NILE, providers });
+  return {
+    treasury,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The plan's file (the same function the treasury plugin serves it with), signed by the signer's code, each signed step verified by the treasury. */
+async function signAndVerify(t: import('ava').ExecutionContext, treasury: AccountTreasury, build: AccountPlanBuild): Promise<void> {
+  const file = accountPlanFile(
+    {
+      planId: `plan-${build.method}`,
+      chain: 'tron',
+      network: 'nile',
+      coin: build.coin,
+      method: build.method,
+      round: 1,
+      destination: build.destination,
+      movedUnits: build.movedUnits,
+      feeUnits: build.feeUnits,
+      context: build.context,
+      createdAt: new Date(),
+    },
+    build.steps,
+  );
+  // The file travels as JSON text.
+  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), await parseAccountSecret(MNEMONIC, ''));
+  t.deepEqual(checked.notes, []);
+  const signed = signAccountPlan(checked);
+  t.deepEqual(
+    signed.signed.map((s) => s.id),
+    build.steps.map((s) => s.id),
+  );
+  for (const [i, step] of build.steps.entries()) {
+    const verified = treasury.verifySigned(step, signed.signed[i]!.signed);
+    t.is(verified.kind, 'transaction');
+    if (verified.kind === 'transaction') t.is(verified.tx.txid, JSON.parse(step.unsigned.data).txID);
+  }
+}
+
+test("the signer derives the gateway's TRON pool and operator addresses (m/44'/195'/a'/0/i)", async (t) => {
+  const secret = await parseAccountSecret(MNEMONIC, '');
+  for (const i of [0, 1, 7]) t.is(tronAddressOf(secp256k1KeyAt(secret, deriveTronAddress(XPUB, i).path, 195, 'test')), pool(i));
+  t.is(tronAddressOf(secp256k1KeyAt(secret, STAKING.path, 195, 'test')), STAKING.address);
+});
+
+test('TRON native: TronTreasury builds, the signer signs, verifySigned accepts', async (t) => {
+  const node = await replayNode({ [hex(pool(0))]: accountAnswer(pool(0)) });
+  try {
+    const build = await node.treasury.build({ coin: 'trx', sources: [source(0)], destination: RECORDED_ACCOUNT, operatorAccounts: {} });
+    t.is(build.method, 'native');
+    await signAndVerify(t, node.treasury, build);
+  } finally {
+    await node.close();
+  }
+});
+
+/** Pool address 0 holds 0.5 TRX and the recorded USDT; the staking account has 5000 TRX staked for energy (recorded answer, frozenV2 set). */
+const sweepAccounts = () => ({
+  [hex(pool(0))]: accountAnswer(pool(0), (a) => (a['balance'] = 500_000)),
+  [hex(FUNDING.address)]: accountAnswer(FUNDING.address),
+  [hex(STAKING.address)]: accountAnswer(STAKING.address, (a) => (a['frozenV2'] = [{}, { type: 'ENERGY', amount: 5_000_000_000 }, { type: 'TRON_POWER' }])),
+});
+
+for (const method of ['energy_burn', 'energy_delegation'] as const) {
+  test(`TRON USDT ${method}: TronTreasury builds, the signer signs, verifySigned accepts`, async (t) => {
+    const node = await replayNode(sweepAccounts());
+    try {
+      const build = await node.treasury.build({
+        coin: 'usdt_trc20',
+        sources: [source(0)],
+        destination: RECORDED_ACCOUNT,
+        method,
+        operatorAccounts: { funding: FUNDING, staking: STAKING },
+      });
+      t.is(build.method, method);
+      t.true(build.steps.length >= 2);
+      await signAndVerify(t, node.treasury, build);
+    } finally {
+      await node.close();
+    }
+  });
+}
+
+test('TRON activation: TronTreasury builds, the signer signs, verifySigned accepts', async (t) => {
+  const node = await replayNode({ [hex(FUNDING.address)]: accountAnswer(FUNDING.address) });
+  try {
+    const build = await node.treasury.buildActivation!({ addresses: [pool(0), pool(1)], operatorAccounts: { funding: FUNDING } });
+    t.is(build.steps.length, 2);
+    await signAndVerify(t, node.treasury, build);
+  } finally {
+    await node.close();
+  }
+});
