@@ -9,21 +9,16 @@ const NAME_MAX = 128;
 
 /** Personal access tokens of the operator: list (never the secrets), create with scopes (shown once), revoke. */
 export const patsPage = definePage({
-  id: 'pats',
-  nav: [{ label: 'Access tokens', scope: 'operator', path: '/dashboard/tokens', order: 30 }],
-  routes: ({ tenancyPats: pats, tenancyProjects: projects }) => [
-    {
-      method: 'GET',
-      path: '/dashboard/tokens',
-      summary: "The operator's personal access tokens; a form to create one.",
-      cli: ['pat list'],
-      render: async (req) => {
-        const cursor = pageOf(req);
-        const list = await pats.listForOperator(req.user.operatorId, cursor);
-        const admin = req.user.role === 'admin';
-        return page(
-          'Access tokens',
-          html`<h1>Personal access tokens</h1>
+  nav: { label: 'Access tokens', scope: 'operator', path: '/dashboard/tokens', order: 30 },
+  summary: "The operator's personal access tokens; a form to create one.",
+  cli: ['pat list'],
+  render: async (req) => {
+    const cursor = pageOf(req);
+    const list = await req.services.tenancyPats.listForOperator(req.user.operatorId, cursor);
+    const admin = req.user.role === 'admin';
+    return page(
+      'Access tokens',
+      html`<h1>Personal access tokens</h1>
 <p>Tokens for the REST and MCP endpoints, sent as <code>Authorization: Bearer svc_pat_...</code>. Only their hash is stored.</p>
 ${table(
   'Tokens',
@@ -49,9 +44,9 @@ ${table(
 )}
 ${nextPageLink(req, '/dashboard/tokens', list, cursor.limit)}
 ${admin ? await createForm(req) : null}`,
-        );
-      },
-    },
+    );
+  },
+  routes: ({ tenancyPats: pats, tenancyProjects: projects }) => [
     {
       method: 'POST',
       path: '/dashboard/tokens',

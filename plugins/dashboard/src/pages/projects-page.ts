@@ -11,20 +11,15 @@ import { PAGE_SECTIONS, renderSections } from '../web/section-point.js';
  * sandbox's one-action sandbox project), and a project's page with suspend and resume.
  */
 export const projectsPage = definePage({
-  id: 'projects',
-  nav: [{ label: 'Projects', scope: 'operator', path: '/dashboard/projects', order: 10 }],
-  routes: ({ tenancyProjects: projects, extensions }) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects',
-      summary: "The operator's projects; forms to create one or a sandbox project.",
-      cli: ['project list'],
-      render: async (req) => {
-        const cursor = pageOf(req);
-        const list = await projects.listForOperator(req.user.operatorId, cursor);
-        return page(
-          'Projects',
-          html`<h1>Projects</h1>
+  nav: { label: 'Projects', scope: 'operator', path: '/dashboard/projects', order: 10 },
+  summary: "The operator's projects; forms to create one or a sandbox project.",
+  cli: ['project list'],
+  render: async (req) => {
+    const cursor = pageOf(req);
+    const list = await req.services.tenancyProjects.listForOperator(req.user.operatorId, cursor);
+    return page(
+      'Projects',
+      html`<h1>Projects</h1>
 ${table(
   'Your projects',
   ['Name', 'Kind', 'Status', 'Id'],
@@ -37,16 +32,16 @@ ${
     ? createForms(
         req,
         await renderSections(
-          extensions.of(PAGE_SECTIONS).map((c) => c.item),
+          req.services.extensions.of(PAGE_SECTIONS).map((c) => c.item),
           'new-project',
           req,
         ),
       )
     : html`<p class="note">You are a read-only member: creating projects is for administrators.</p>`
 }`,
-        );
-      },
-    },
+    );
+  },
+  routes: ({ tenancyProjects: projects, extensions }) => [
     {
       method: 'POST',
       path: '/dashboard/projects',

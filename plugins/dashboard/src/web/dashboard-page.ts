@@ -150,7 +150,38 @@ export function redirect(location: string, notice?: string): RedirectResponse {
   return notice === undefined ? { kind: 'redirect', location } : { kind: 'redirect', location, notice };
 }
 
-/** Defines a page module with its types checked. */
-export function definePage<S = DashboardServices>(page: DashboardPage<S>): DashboardPage<S> {
-  return page;
+/**
+ * The usual page: its header link and the main view that link leads to, plus its other routes. The
+ * main view is a GET at the link's route path (`navRoutePath`) and the page's id is the last
+ * segment of the link's path, so neither is written twice.
+ */
+export interface NavPageDefinition<S = DashboardServices> extends Omit<DashboardView<S>, 'method' | 'path'> {
+  readonly nav: NavEntry;
+  /** Frame pages only: plugins whose services the page uses (added to the dashboard plugin's `dependsOn`). */
+  readonly dependsOn?: readonly string[];
+  /** The page's other routes (its actions and sub-pages), after the main view. */
+  readonly routes?: (services: S) => readonly DashboardRoute<S>[];
+}
+
+/** The route path a header link leads to: a `project` link's path lies under `/dashboard/projects/:projectId`. */
+export function navRoutePath(entry: NavEntry): string {
+  return entry.scope === 'project' ? `/dashboard/projects/:projectId${entry.path}` : entry.path;
+}
+
+/** The address of a header link: a `project` link's for the project `projectId`. */
+export function navHref(entry: NavEntry, projectId: string): string {
+  return entry.scope === 'project' ? `/dashboard/projects/${projectId}${entry.path}` : entry.path;
+}
+
+/** Defines a page module with its types checked: a whole `DashboardPage`, or a page of a header link and its main view. */
+export function definePage<S = DashboardServices>(page: DashboardPage<S> | NavPageDefinition<S>): DashboardPage<S> {
+  if (!('render' in page)) return page;
+  const { nav, dependsOn, routes, ...view } = page;
+  const main: DashboardView<S> = { method: 'GET', path: navRoutePath(nav), ...view };
+  return {
+    id: nav.path.slice(nav.path.lastIndexOf('/') + 1),
+    ...(dependsOn === undefined ? {} : { dependsOn }),
+    nav: [nav],
+    routes: (services) => [main, ...(routes?.(services) ?? [])],
+  };
 }

@@ -12,21 +12,16 @@ const DEFAULT = 'default';
 
 /** A project's invoice policy: the effective values and overrides; setting them (blank fields stay as they are). */
 export const policyPage = definePage<Services>({
-  id: 'policy',
-  nav: [{ label: 'Invoice policy', scope: 'project', path: '/policy', order: 50 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/policy',
-      cli: ['policy show'],
-      summary: "The project's effective invoice policy and what it overrides; the form to set it.",
-      render: async (req) => {
-        const policy = await services.invoicesPolicies.get(req.project!.id);
-        const chains = services.chains.chainIds();
-        const o = policy.overrides;
-        return page(
-          `Invoice policy of ${req.project!.name}`,
-          html`<h1>Invoice policy</h1>
+  nav: { label: 'Invoice policy', scope: 'project', path: '/policy', order: 50 },
+  cli: ['policy show'],
+  summary: "The project's effective invoice policy and what it overrides; the form to set it.",
+  render: async (req) => {
+    const policy = await req.services.invoicesPolicies.get(req.project!.id);
+    const chains = req.services.chains.chainIds();
+    const o = policy.overrides;
+    return page(
+      `Invoice policy of ${req.project!.name}`,
+      html`<h1>Invoice policy</h1>
 <p class="note">Defaults for new invoices of this project; existing invoices keep what they were created with.</p>
 ${table(
   'Effective policy',
@@ -60,9 +55,9 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
 </form>`
     : html`<p class="note">You are a read-only member: changing the policy is for administrators.</p>`
 }`,
-        );
-      },
-    },
+    );
+  },
+  routes: (services) => [
     {
       method: 'POST',
       path: '/dashboard/projects/:projectId/policy',
