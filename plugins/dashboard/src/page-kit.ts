@@ -22,6 +22,8 @@ export {
   type DashboardView,
   type NavEntry,
   type NavPageDefinition,
+  type PageAction,
+  type PageView,
   type SignedInUser,
 } from './web/dashboard-page.js';
 export * from './web/components.js';

@@ -46,10 +46,8 @@ ${nextPageLink(req, '/dashboard/tokens', list, cursor.limit)}
 ${admin ? await createForm(req) : null}`,
     );
   },
-  routes: ({ tenancyPats: pats, tenancyProjects: projects }) => [
-    {
-      method: 'POST',
-      path: '/dashboard/tokens',
+  actions: {
+    '': {
       summary: 'Create a personal access token with scopes (shown once).',
       cli: ['pat create'],
       once: true,
@@ -60,11 +58,11 @@ ${admin ? await createForm(req) : null}`,
         const projectId = req.form.optional('project', 'Project', { max: 26 });
         if (projectId !== undefined) {
           // Only a project of the user's operator can be named.
-          const project = isUlid(projectId) ? await projects.get(projectId).catch(() => undefined) : undefined;
+          const project = isUlid(projectId) ? await req.services.tenancyProjects.get(projectId).catch(() => undefined) : undefined;
           if (!project || project.operator_id !== req.user.operatorId)
             throw dashboardErrors.invalid_form({ message: 'Choose one of your projects, or every project.' });
         }
-        const created = await pats.create(
+        const created = await req.services.tenancyPats.create(
           { scopes: [...scopes], name, userId: req.user.id, ...(projectId ? { project: projectId } : { operator: req.user.operatorId }) },
           req.actor,
         );
@@ -78,17 +76,15 @@ ${secretOnce('pat', 'Personal access token', created.token)}
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/tokens/:tokenId/revoke',
+    '/:tokenId/revoke': {
       summary: 'Revoke a personal access token.',
       cli: ['pat revoke'],
       handle: async (req) => {
-        const revoked = await pats.revoke(req.params['tokenId']!, req.actor, { operatorId: req.user.operatorId });
+        const revoked = await req.services.tenancyPats.revoke(req.params['tokenId']!, req.actor, { operatorId: req.user.operatorId });
         return redirect('/dashboard/tokens', `The token ${revoked.name} is revoked.`);
       },
     },
-  ],
+  },
 });
 
 async function createForm(req: DashboardRequest) {

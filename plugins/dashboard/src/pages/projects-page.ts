@@ -41,31 +41,8 @@ ${
 }`,
     );
   },
-  routes: ({ tenancyProjects: projects, extensions }) => [
-    {
-      method: 'POST',
-      path: '/dashboard/projects',
-      summary: 'Create a project of a fixed kind; its API secret is shown once.',
-      cli: ['project create'],
-      once: true,
-      handle: async (req) => {
-        const name = req.form.text('name', 'Project name', { max: NAME_MAX });
-        const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
-        const { project, credentials } = await projects.create({ name, kind, operator: req.user.operatorId }, req.actor);
-        return page(
-          `Project ${project.name} created`,
-          html`<h1>Project created</h1>
-<p>The ${project.kind} project <strong>${project.name}</strong> was created with its API key.</p>
-${credentialFacts(project)}
-${secretOnce('api-secret', 'API secret', credentials.api_secret)}
-<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`,
-          201,
-        );
-      },
-    },
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId',
+  views: {
+    '/:projectId': {
       summary: "A project's page: kind, status, suspend and resume.",
       render: async (req) => {
         const p = req.project!;
@@ -77,27 +54,44 @@ ${req.user.role === 'admin' ? statusAction(req, p) : null}`,
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/suspend',
+  },
+  actions: {
+    '': {
+      summary: 'Create a project of a fixed kind; its API secret is shown once.',
+      cli: ['project create'],
+      once: true,
+      handle: async (req) => {
+        const name = req.form.text('name', 'Project name', { max: NAME_MAX });
+        const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
+        const { project, credentials } = await req.services.tenancyProjects.create({ name, kind, operator: req.user.operatorId }, req.actor);
+        return page(
+          `Project ${project.name} created`,
+          html`<h1>Project created</h1>
+<p>The ${project.kind} project <strong>${project.name}</strong> was created with its API key.</p>
+${credentialFacts(project)}
+${secretOnce('api-secret', 'API secret', credentials.api_secret)}
+<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`,
+          201,
+        );
+      },
+    },
+    '/:projectId/suspend': {
       summary: 'Suspend the project: its requests get 403 project_suspended.',
       cli: ['project suspend'],
       handle: async (req) => {
-        await projects.suspend(req.project!.id, req.actor);
+        await req.services.tenancyProjects.suspend(req.project!.id, req.actor);
         return redirect(`/dashboard/projects/${req.project!.id}`, 'The project is suspended: its requests get 403 project_suspended.');
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/resume',
+    '/:projectId/resume': {
       summary: 'Resume a suspended project.',
       cli: ['project resume'],
       handle: async (req) => {
-        await projects.resume(req.project!.id, req.actor);
+        await req.services.tenancyProjects.resume(req.project!.id, req.actor);
         return redirect(`/dashboard/projects/${req.project!.id}`, 'The project is active again.');
       },
     },
-  ],
+  },
 });
 
 function createForms(req: DashboardRequest, sections: readonly SafeHtml[]) {

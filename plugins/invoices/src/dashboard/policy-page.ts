@@ -57,10 +57,8 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
 }`,
     );
   },
-  routes: (services) => [
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/policy',
+  actions: {
+    '': {
       cli: ['policy set'],
       summary: 'Set invoice defaults: matching mode, expiry, confirmations per chain, enabled coins (blank fields unchanged).',
       handle: async (req) => {
@@ -84,17 +82,17 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
                   .map((c) => c.trim())
                   .filter(Boolean) as CoinId[]);
         const confirmations: Partial<Record<ChainId, number | null>> = {};
-        for (const chain of services.chains.chainIds()) {
+        for (const chain of req.services.chains.chainIds()) {
           const value = req.form.optional(`confirmations_${chain}`, `Confirmations on ${chain}`, { max: 7 });
           if (value !== undefined) confirmations[chain] = value === DEFAULT ? null : wholeNumber(value, `Confirmations on ${chain}`);
         }
         if (Object.keys(confirmations).length > 0) patch.confirmations = confirmations;
         if (Object.keys(patch).length === 0) throw dashboardErrors.invalid_form({ message: 'Nothing to set: every field was blank. Nothing was changed.' });
-        await services.invoicesPolicies.set(req.project!.id, patch, req.actor);
+        await req.services.invoicesPolicies.set(req.project!.id, patch, req.actor);
         return redirect(base(req), 'The invoice policy is saved.');
       },
     },
-  ],
+  },
 });
 
 function wholeNumber(text: string, label: string): number {

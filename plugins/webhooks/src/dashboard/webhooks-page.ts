@@ -95,14 +95,12 @@ ${actionButton(req, `${base(req)}/replay`, 'Replay all dead-lettered events', { 
 }`,
     );
   },
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/webhooks/:eventId',
+  views: {
+    '/:eventId': {
       cli: ['webhook show'],
       summary: 'One webhook event: envelope, target and every attempt with status, latency and response excerpt; resend.',
       render: async (req) => {
-        const event = await services.webhooksEventLog.get(req.project!.id, req.params['eventId']!);
+        const event = await req.services.webhooksEventLog.get(req.project!.id, req.params['eventId']!);
         return page(
           `Webhook event ${event.id}`,
           html`<h1>Webhook event <code>${event.id}</code></h1>
@@ -129,22 +127,20 @@ ${jsonBlock(event.payload)}
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/webhooks/:eventId/resend',
+  },
+  actions: {
+    '/:eventId/resend': {
       cli: ['webhook resend'],
       summary: 'Resend an event as a new event to the target resolved now (the original stays).',
       handle: async (req) => {
         const id = req.params['eventId']!;
         // A rule of the project's kind (the sandbox's) applies here as in its owner's own API.
-        const rule = services.extensions.of(WEBHOOK_RESEND_RULES).find((r) => r.item.kind === req.project!.kind)?.item;
-        const result = await services.webhooksEventLog.resend(req.project!.id, id, req.actor, rule ? { refuse: rule.refuse } : {});
+        const rule = req.services.extensions.of(WEBHOOK_RESEND_RULES).find((r) => r.item.kind === req.project!.kind)?.item;
+        const result = await req.services.webhooksEventLog.resend(req.project!.id, id, req.actor, rule ? { refuse: rule.refuse } : {});
         return redirect(`${base(req)}/${result.event_id}`, `Resent as event ${result.event_id}${result.target_url ? '' : ' (no target: skipped)'}.`);
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/webhooks/replay',
+    '/replay': {
       summary: `Replay dead-lettered events (the selected ones, or the newest ${REPLAY_MAX}) under their own event ids.`,
       handle: async (req) => {
         const all = req.form.checked('all');
@@ -152,14 +148,14 @@ ${jsonBlock(event.payload)}
         if (!all && ids.length === 0) throw dashboardErrors.invalid_form({ message: 'Select at least one dead-lettered event. Nothing was changed.' });
         // The webhooks plugin locks, checks (dead-lettered events of this project only, at most
         // REPLAY_MAX) and replays them in one transaction: all of them or, on any error, none.
-        const replayed = await services.webhooksEventLog.redeliverDeadLettered(req.project!.id, all ? 'all' : ids, REPLAY_MAX, req.actor);
+        const replayed = await req.services.webhooksEventLog.redeliverDeadLettered(req.project!.id, all ? 'all' : ids, REPLAY_MAX, req.actor);
         return redirect(
           base(req),
           replayed.length === 0 ? 'There was no dead-lettered event to replay.' : `Replayed ${replayed.length} dead-lettered event(s).`,
         );
       },
     },
-  ],
+  },
 });
 
 function retrySchedule(config: Parameters<typeof nominalSchedule>[0] & { maxAttempts: number; timeoutMs: number }): SafeHtml {
