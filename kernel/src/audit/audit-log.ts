@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../ids.js';
-import { keysetPage } from '../db/keyset-page.js';
+import { keysetPage, type KeysetPage, type KeysetPageRequest } from '../db/keyset-page.js';
 import { jsonRecords, sql, sqlQuery, type Sql } from '../db/sql.js';
 
 /** The channel a write came through. */
@@ -37,19 +37,17 @@ export interface AuditLog {
    * (`id < cursor`). Only rows of `projectIds` are ever returned (the caller's projects; an empty
    * list returns nothing), narrowed by the other filters, which combine with AND.
    */
-  list(filter: AuditListFilter): Promise<{ items: AuditRecord[]; next_cursor?: string }>;
+  list(filter: AuditListFilter): Promise<KeysetPage<AuditRecord>>;
 }
 
 /** Filters of `AuditLog.list`. */
-export interface AuditListFilter {
+export interface AuditListFilter extends KeysetPageRequest {
   /** The projects whose rows may be returned (required: the log is read per operator). */
   readonly projectIds: readonly string[];
   readonly actor?: string | undefined;
   readonly channel?: AuditChannel | undefined;
   /** Exact target, e.g. `invoice:<id>`. */
   readonly target?: string | undefined;
-  readonly cursor?: string | undefined;
-  readonly limit: number;
 }
 
 /** One stored audit row. */

@@ -6,4 +6,4 @@ export * from './sql.js';
 export * from './unique-violation.js';
 export * from './notifications.js';
 export * from './database-unavailable.js';
-export { keysetPage } from './keyset-page.js';
+export { keysetPage, type KeysetPage, type KeysetPageRequest } from './keyset-page.js';

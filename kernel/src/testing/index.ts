@@ -7,3 +7,4 @@ export * from './process-group.js';
 export * from './free-port.js';
 // Chain test helpers live with the chain contract; re-exported so existing imports keep working.
 export * from '@gw/chain-api/testing';
+export * from './address-samples.js';

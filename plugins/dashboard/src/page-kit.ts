@@ -9,6 +9,8 @@ export { PAGE_SECTIONS, pageSections, type ContributedSection, type PageSection,
 export { type Bar } from './web/bar-chart.js';
 export {
   definePage,
+  navHref,
+  navRoutePath,
   page,
   redirect,
   type DashboardAction,
@@ -19,6 +21,9 @@ export {
   type DashboardRoute,
   type DashboardView,
   type NavEntry,
+  type NavPageDefinition,
+  type PageAction,
+  type PageView,
   type SignedInUser,
 } from './web/dashboard-page.js';
 export * from './web/components.js';

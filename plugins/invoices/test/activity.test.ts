@@ -2,7 +2,7 @@ import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
 import { confirmInvoice, payInvoice } from '../src/testing.js';
-import { projectWithPools, startInvoicesKernel, type TestProject } from './helpers.js';
+import { startWithEthProject, type TestProject } from './helpers.js';
 
 // The overview's aggregate (issue 20): invoices created and paid USD per hour of the last day and
 // per UTC day of the last week, in SQL over indexed ranges.
@@ -10,9 +10,7 @@ import { projectWithPools, startInvoicesKernel, type TestProject } from './helpe
 let gw: TestKernel;
 let project: TestProject;
 test.before(async () => {
-  gw = await startInvoicesKernel();
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('invoices-activity', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
+  ({ gw, project } = await startWithEthProject('invoices-activity'));
 });
 test.after.always(async () => {
   await gw?.close();

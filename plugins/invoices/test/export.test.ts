@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, type ProjectPrincipal } from '@gw/kernel';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -11,18 +11,16 @@ import { walletsPlugin } from '@gw/plugin-wallets';
 import { cliRunner } from '@gw/testing';
 import { CSV_COLUMNS, invoicesPlugin } from '../src/index.js';
 import { confirmInvoice, payInvoice } from '../src/testing.js';
-import { ALL_CHAINS, FIXED_RATES, projectWithPools, startInvoicesKernel, type TestProject } from './helpers.js';
+import { ALL_CHAINS, FIXED_RATES, startWithEthProject, type TestProject } from './helpers.js';
 
 let gw: TestKernel;
 let project: TestProject;
 let dir: string;
 const ids: { paid: string; odd: string; open: string } = { paid: '', odd: '', open: '' };
 test.before(async () => {
-  gw = await startInvoicesKernel();
   dir = mkdtempSync(join(tmpdir(), 'gw-export-'));
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('invoices-export', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
-  const principal = (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!;
+  let principal: ProjectPrincipal;
+  ({ gw, project, principal } = await startWithEthProject('invoices-export'));
   const create = async (external_id: string, body: Record<string, string | number>) =>
     (await gw.kernel.cradle.invoicesService.create(principal, { external_id, coin: 'eth', ...body }, CLI_ACTOR)).invoice.id;
   ids.paid = await create('order-paid', { amount_crypto: '0.0123456789' });

@@ -3,21 +3,19 @@
  * plain-SQL transfer reader and the lifecycle's load all hand services bigint `amount_units`.
  */
 import test from 'ava';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, type ProjectPrincipal } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 import { Invoice } from '../src/models/invoice.js';
 import { InvoiceTransaction, transactionsByInvoice } from '../src/models/invoice-transaction.js';
 import { payInvoice } from '../src/testing.js';
-import { projectWithPools, startInvoicesKernel, type TestProject } from './helpers.js';
+import { startWithEthProject, type TestProject } from './helpers.js';
 
 let gw: TestKernel;
 let project: TestProject;
 let invoiceId: string;
 test.before(async () => {
-  gw = await startInvoicesKernel();
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('invoices-units-rows', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
-  const principal = (await gw.kernel.cradle.tenancyProjects.principal(project.projectId))!;
+  let principal: ProjectPrincipal;
+  ({ gw, project, principal } = await startWithEthProject('invoices-units-rows'));
   invoiceId = (await gw.kernel.cradle.invoicesService.create(principal, { external_id: 'units-rows', coin: 'eth', amount_crypto: '0.0123456789' }, CLI_ACTOR))
     .invoice.id;
   // Above ETH's dust floor (10^12 wei), so the payment is recorded as the invoice's transfer.

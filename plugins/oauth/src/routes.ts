@@ -13,6 +13,11 @@ import { SESSION_COOKIE, type BrowserSession } from './services/sign-in-service.
 import { CHALLENGE_PATTERN, VERIFIER_PATTERN } from './tokens.js';
 import type { AuthorizationRequestRow } from './models/authorization-request-row.js';
 
+/**
+ * What every route of the authorization server declares to the kernel: out of the API document
+ * (it has its own metadata, RFC 8414), and no API authentication (OAuth authenticates its clients itself).
+ */
+const OAUTH_ROUTE = { tags: ['oauth'], hidden: true, auth: 'none' } as const satisfies Partial<RouteDefinition>;
 /** Any body is read by hand (OAuth answers its own error shapes), so the schema admits anything. */
 const ANY_BODY = Type.Unknown({ description: 'application/x-www-form-urlencoded (JSON for /oauth/register)' });
 const MAX_STATE = 1024;
@@ -95,9 +100,7 @@ export const oauthRoutes = withDeps(
         method: 'POST',
         path,
         summary,
-        tags: ['oauth'],
-        hidden: true,
-        auth: 'none',
+        ...OAUTH_ROUTE,
         body: ANY_BODY,
         handler: async ({ ctx }) => {
           const prelude = await formPrelude(ctx);
@@ -128,9 +131,7 @@ export const oauthRoutes = withDeps(
         method: 'GET',
         path: '/.well-known/oauth-authorization-server',
         summary: 'OAuth authorization-server metadata (RFC 8414).',
-        tags: ['oauth'],
-        hidden: true,
-        auth: 'none',
+        ...OAUTH_ROUTE,
         handler: async ({ ctx }) => ({
           headers: { ...CORS_HEADERS, 'Cache-Control': 'public, max-age=300' },
           body: authorizationServerMetadata(urls.forRequest(ctx)),
@@ -140,9 +141,7 @@ export const oauthRoutes = withDeps(
         method: 'GET',
         path,
         summary: 'Protected-resource metadata of the MCP endpoint (RFC 9728).',
-        tags: ['oauth'],
-        hidden: true,
-        auth: 'none',
+        ...OAUTH_ROUTE,
         handler: async ({ ctx }) => ({
           headers: { ...CORS_HEADERS, 'Cache-Control': 'public, max-age=300' },
           body: protectedResourceMetadata(urls.forRequest(ctx), config.resourceName),
@@ -160,9 +159,7 @@ export const oauthRoutes = withDeps(
         method: 'POST',
         path: '/oauth/register',
         summary: 'Dynamic client registration (RFC 7591).',
-        tags: ['oauth'],
-        hidden: true,
-        auth: 'none',
+        ...OAUTH_ROUTE,
         body: ANY_BODY,
         handler: async ({ ctx, requestId }) => {
           if (ctx.request.is('application/json', 'application/*+json') === false) {
@@ -176,9 +173,7 @@ export const oauthRoutes = withDeps(
         method: 'GET',
         path: '/oauth/authorize',
         summary: 'Authorization request (browser): sign-in and consent pages.',
-        tags: ['oauth'],
-        hidden: true,
-        auth: 'none',
+        ...OAUTH_ROUTE,
         handler: async ({ ctx }) => {
           // Each request writes a session and a request row and may fetch a document: bounded per
           // client address (ctx.ip: X-Forwarded-For only with http.trustProxy), in PostgreSQL.
@@ -329,9 +324,7 @@ export const oauthRoutes = withDeps(
         method: 'POST',
         path: '/oauth/token',
         summary: 'Token endpoint: authorization_code and refresh_token grants.',
-        tags: ['oauth'],
-        hidden: true,
-        auth: 'none',
+        ...OAUTH_ROUTE,
         body: ANY_BODY,
         handler: async ({ ctx, requestId }) => {
           const a = urls.forRequest(ctx);
@@ -374,9 +367,7 @@ export const oauthRoutes = withDeps(
         method: 'POST',
         path: '/oauth/revoke',
         summary: 'Token revocation (RFC 7009): always 200 with an empty body.',
-        tags: ['oauth'],
-        hidden: true,
-        auth: 'none',
+        ...OAUTH_ROUTE,
         body: ANY_BODY,
         handler: async ({ ctx, requestId }) => {
           const done: RouteResult = { status: 200, headers: { ...CORS_HEADERS, ...NO_STORE }, body: '' };

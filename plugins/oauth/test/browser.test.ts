@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import test from 'ava';
-import { chromium, type Browser } from 'playwright-core';
+import test, { type ExecutionContext } from 'ava';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import type { TestKernel } from '@gw/kernel/testing';
 import { authorizationUrl, Callback, MailSink, inviteUser, registerClient, startOAuthKernel } from './helpers.js';
 import { CHROMIUM, stopAll } from '@gw/testing';
@@ -38,11 +38,31 @@ async function setUp(label: string) {
   return { clientId, user, verifier, state, url };
 }
 
+/** A page in a fresh browser context, closed when the test ends. */
+async function freshPage(t: ExecutionContext, options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext(options);
+  t.teardown(() => context.close());
+  return { context, page: await context.newPage() };
+}
+
+/** Signs `email` in on the sign-in page with the e-mailed code, up to the consent page. */
+async function signInToConsent(page: Page, email: string): Promise<void> {
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('One-time code').fill(await sink.nextCode(email));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
+}
+
+/** Answers the consent page with `button`; where the browser lands (the client's callback). */
+async function answerConsent(page: Page, button: 'Allow' | 'Deny'): Promise<URL> {
+  await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.getByRole('button', { name: button }).click()]);
+  return new URL(page.url());
+}
+
 test('sign in with the e-mailed code, see the scopes on the consent page, approve: the browser lands on the callback with code and state', async (t) => {
   const flow = await setUp('approve');
-  const context = await browser.newContext();
-  t.teardown(() => context.close());
-  const page = await context.newPage();
+  const { context, page } = await freshPage(t);
   await page.goto(flow.url.href);
   t.is(await page.title(), 'Sign in');
   t.is(await page.getAttribute('html', 'lang'), 'en');
@@ -70,8 +90,7 @@ test('sign in with the e-mailed code, see the scopes on the consent page, approv
     cookies.find((c) => c.name === 'gw_oauth_session'),
     { httpOnly: true, sameSite: 'Lax', path: '/oauth', secure: false },
   );
-  await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.getByRole('button', { name: 'Allow' }).click()]);
-  const landed = new URL(page.url());
+  const landed = await answerConsent(page, 'Allow');
   t.is(landed.searchParams.get('state'), flow.state);
   t.regex(landed.searchParams.get('code') ?? '', /^oac_[0-9A-Za-z]{32}$/);
   t.is(landed.searchParams.get('iss'), gw.url);
@@ -101,17 +120,10 @@ test('sign in with the e-mailed code, see the scopes on the consent page, approv
 
 test('deny on the consent page: the browser lands on the callback with error=access_denied and the state', async (t) => {
   const flow = await setUp('deny');
-  const context = await browser.newContext();
-  t.teardown(() => context.close());
-  const page = await context.newPage();
+  const { page } = await freshPage(t);
   await page.goto(flow.url.href);
-  await page.getByLabel('E-mail address').fill(flow.user.email);
-  await page.getByRole('button', { name: 'Send code' }).click();
-  await page.getByLabel('One-time code').fill(await sink.nextCode(flow.user.email));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
-  await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.getByRole('button', { name: 'Deny' }).click()]);
-  const landed = new URL(page.url());
+  await signInToConsent(page, flow.user.email);
+  const landed = await answerConsent(page, 'Deny');
   t.is(landed.searchParams.get('error'), 'access_denied');
   t.is(landed.searchParams.get('state'), flow.state);
   t.is(landed.searchParams.get('code'), null);
@@ -119,19 +131,12 @@ test('deny on the consent page: the browser lands on the callback with error=acc
 
 test('the pages work without JavaScript and refuse to be framed', async (t) => {
   const flow = await setUp('nojs');
-  const context = await browser.newContext({ javaScriptEnabled: false });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
+  const { page } = await freshPage(t, { javaScriptEnabled: false });
   const response = await page.goto(flow.url.href);
   t.is(response?.headers()['x-frame-options'], 'DENY');
   // Forms post only to the gateway, and their redirects reach only this request's client (issue
   // 33 finding 19); the approval below still lands on the callback through that policy.
   t.regex(response?.headers()['content-security-policy'] ?? '', new RegExp(`form-action 'self' ${new URL(callback.url).origin.replace(/[.]/g, '\\.')};`));
-  await page.getByLabel('E-mail address').fill(flow.user.email);
-  await page.getByRole('button', { name: 'Send code' }).click();
-  await page.getByLabel('One-time code').fill(await sink.nextCode(flow.user.email));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
-  await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.getByRole('button', { name: 'Allow' }).click()]);
-  t.regex(new URL(page.url()).searchParams.get('code') ?? '', /^oac_/);
+  await signInToConsent(page, flow.user.email);
+  t.regex((await answerConsent(page, 'Allow')).searchParams.get('code') ?? '', /^oac_/);
 });

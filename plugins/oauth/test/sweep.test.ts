@@ -1,4 +1,4 @@
-import { buildDeclared, newId, sql, sqlQuery } from '@gw/kernel';
+import { buildDeclared, newId, sql, sqlQuery, type Sql } from '@gw/kernel';
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { oauthPlugin } from '../src/index.js';
@@ -27,6 +27,13 @@ const ids = async (table: 'oauth_sessions' | 'oauth_authorization_requests' | 'o
   return (await sqlQuery<{ id: string }>(gw.kernel.cradle.db, statements[table])).map((r) => r.id);
 };
 
+/** One row a given expiry from now (a PostgreSQL interval) per entry of `expiries`, written by `insert`; their new ids, in order. */
+async function rowsExpiring<const E extends readonly string[]>(expiries: E, insert: (id: string, expires: string) => Sql): Promise<{ [K in keyof E]: string }> {
+  const rowIds = expiries.map(() => newId());
+  for (const [i, id] of rowIds.entries()) await sqlQuery(gw.kernel.cradle.db, insert(id, expiries[i]!));
+  return rowIds as { [K in keyof E]: string };
+}
+
 test('oauth.sweep removes expired sessions, requests, challenges, unexchanged codes and document failures; live rows stay', async (t) => {
   const { db } = gw.kernel.cradle;
   const user = await inviteUser(gw, 'sweep');
@@ -43,39 +50,23 @@ test('oauth.sweep removes expired sessions, requests, challenges, unexchanged co
     (${liveSession}, ${'a'.repeat(64)}, now() + interval '1 hour'), (${deadSession}, ${'b'.repeat(64)}, now() - interval '1 second')`,
   );
   // Requests, challenges and codes are kept for a day past their expiry.
-  const [liveRequest, graceRequest, deadRequest] = [newId(), newId(), newId()];
-  for (const [id, expires] of [
-    [liveRequest, '1 hour'],
-    [graceRequest, '-2 hours'],
-    [deadRequest, '-25 hours'],
-  ] as const) {
-    await sqlQuery(
-      db,
+  const [liveRequest, graceRequest, deadRequest] = await rowsExpiring(
+    ['1 hour', '-2 hours', '-25 hours'],
+    (id, expires) =>
       sql`insert into oauth_authorization_requests (id, session_id, client_id, redirect_uri, scopes, code_challenge, resource, expires_at)
       values (${id}, ${liveSession}, ${clientId}, 'http://127.0.0.1:1/cb', ${['projects:read']}::text[], ${'c'.repeat(43)}, 'r', now() + ${expires}::interval)`,
-    );
-  }
-  const [liveChallenge, deadChallenge] = [newId(), newId()];
-  for (const [id, expires] of [
-    [liveChallenge, '-2 hours'],
-    [deadChallenge, '-25 hours'],
-  ] as const) {
-    await sqlQuery(
-      db,
+  );
+  const [liveChallenge, deadChallenge] = await rowsExpiring(
+    ['-2 hours', '-25 hours'],
+    (id, expires) =>
       sql`insert into oauth_email_challenges (id, session_id, code_hash, expires_at) values (${id}, ${liveSession}, ${'d'.repeat(64)}, now() + ${expires}::interval)`,
-    );
-  }
-  const [liveCode, deadCode] = [newId(), newId()];
-  for (const [id, expires] of [
-    [liveCode, '-2 hours'],
-    [deadCode, '-25 hours'],
-  ] as const) {
-    await sqlQuery(
-      db,
+  );
+  const [liveCode, deadCode] = await rowsExpiring(
+    ['-2 hours', '-25 hours'],
+    (id, expires) =>
       sql`insert into oauth_codes (id, code_hash, client_id, user_id, redirect_uri, scopes, resource, code_challenge, expires_at)
       values (${id}, ${id.padEnd(64, '0')}, ${clientId}, ${user.id}, 'http://127.0.0.1:1/cb', ${['projects:read']}::text[], 'r', ${'c'.repeat(43)}, now() + ${expires}::interval)`,
-    );
-  }
+  );
   const [liveFailure, deadFailure] = [`https://live.example.test/${newId()}`, `https://dead.example.test/${newId()}`];
   await sqlQuery(
     db,

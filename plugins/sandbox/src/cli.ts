@@ -16,37 +16,33 @@ export const sandboxCommands: CliCommand[] = [
       return { sandbox: await deps.sandboxProjects.provision({ name: String(flags['name']), ...givenFlags(flags, 'operator') }, CLI_ACTOR) };
     },
   }),
-  defineCommand(['sandboxProjects', 'tenancyProjects'], {
-    noun: 'sandbox',
-    verb: 'wallets',
-    summary: "A sandbox project's generated account keys (chain, xpub, bound_at_iso).",
-    flags: { project: ulidFlag('Project') },
-    run: async ({ flags, deps }) => {
-      await sandboxOnly(deps, String(flags['project']));
-      return { wallets: await deps.sandboxProjects.wallets(String(flags['project'])) };
-    },
-  }),
-  defineCommand(['sandboxProjects', 'tenancyProjects'], {
-    noun: 'sandbox',
-    verb: 'reset',
-    summary: 'Soft-purge a sandbox project: its invoices, transactions, webhook events and address pool go; the project, keys, bindings and PAT stay.',
-    flags: { project: ulidFlag('Project') },
-    run: async ({ flags, deps }) => {
-      await sandboxOnly(deps, String(flags['project']));
-      return deps.sandboxProjects.reset(String(flags['project']), CLI_ACTOR);
-    },
-  }),
-  defineCommand(['sandboxProjects', 'tenancyProjects'], {
-    noun: 'sandbox',
-    verb: 'delete',
-    summary: 'Delete a sandbox project and everything of it, API key and PAT included. Irreversible.',
-    flags: { project: ulidFlag('Project') },
-    run: async ({ flags, deps }) => {
-      await sandboxOnly(deps, String(flags['project']));
-      return deps.sandboxProjects.delete(String(flags['project']), CLI_ACTOR);
-    },
-  }),
+  onSandboxProject('wallets', "A sandbox project's generated account keys (chain, xpub, bound_at_iso).", async (deps, projectId) => ({
+    wallets: await deps.sandboxProjects.wallets(projectId),
+  })),
+  onSandboxProject(
+    'reset',
+    'Soft-purge a sandbox project: its invoices, transactions, webhook events and address pool go; the project, keys, bindings and PAT stay.',
+    (deps, projectId) => deps.sandboxProjects.reset(projectId, CLI_ACTOR),
+  ),
+  onSandboxProject('delete', 'Delete a sandbox project and everything of it, API key and PAT included. Irreversible.', (deps, projectId) =>
+    deps.sandboxProjects.delete(projectId, CLI_ACTOR),
+  ),
 ];
+
+/** A command on the sandbox project of `--project`; any other kind of project is refused before `act` runs. */
+function onSandboxProject(verb: string, summary: string, act: (deps: Deps<'sandboxProjects'>, projectId: string) => Promise<object>): CliCommand {
+  return defineCommand(['sandboxProjects', 'tenancyProjects'], {
+    noun: 'sandbox',
+    verb,
+    summary,
+    flags: { project: ulidFlag('Project') },
+    run: async ({ flags, deps }) => {
+      const projectId = String(flags['project']);
+      await sandboxOnly(deps, projectId);
+      return act(deps, projectId);
+    },
+  });
+}
 
 async function sandboxOnly(deps: Deps<'tenancyProjects'>, projectId: string): Promise<void> {
   const project = await deps.tenancyProjects.get(projectId);

@@ -34,6 +34,21 @@ const SIMULATE_ERRORS = [
 ];
 const PROJECT_ERRORS = ['sandbox_project_required', 'sandbox_key_against_production_project', 'production_key_against_sandbox_project', 'validation_error'];
 
+/** What every write on one invoice of the caller's sandbox project (`/invoices/:invoiceId/…`) declares. */
+const ON_INVOICE = {
+  tags: ['sandbox'],
+  auth: 'signed',
+  access: { projectKind: 'sandbox', write: true },
+  params: SandboxInvoiceParams,
+} satisfies Partial<RouteDefinition>;
+/** What every route on the sandbox project of the path (`/:projectId/…`) declares; a read narrows `access` to no write. */
+const ON_PROJECT = {
+  tags: ['sandbox'],
+  auth: 'signed',
+  access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
+  params: SandboxProjectParams,
+} satisfies Partial<RouteDefinition>;
+
 /** Bodies of the named simulations that take one; the others take an empty object (or none). */
 const SIMULATION_BODIES: Partial<Record<Simulation, TSchema>> = { detect: DetectBody, overpaid: OverpaidBody, partial: PartialBody };
 
@@ -108,10 +123,7 @@ export const sandboxRoutes = withDeps(
           method: 'POST',
           path: `${BASE}/invoices/:invoiceId/simulate-${simulation}`,
           summary: `Simulate ${simulation}: needs ${rule.from.join(' or ')}; emits ${rule.event}${rule.to === 'same' ? ' (the invoice stays detected)' : `; the invoice becomes ${rule.to}`}.`,
-          tags: ['sandbox'],
-          auth: 'signed',
-          access: { projectKind: 'sandbox', write: true },
-          params: SandboxInvoiceParams,
+          ...ON_INVOICE,
           ...(body ? { body } : {}),
           responses: { 200: SimulationResultSchema },
           errors: SIMULATE_ERRORS,
@@ -126,10 +138,7 @@ export const sandboxRoutes = withDeps(
         path: `${BASE}/invoices/:invoiceId/simulate-duplicate-delivery`,
         summary: 'Deliver the most recent terminal webhook of the invoice again, with the same event_id.',
         description: 'No status changes. 422 sandbox_invoice_terminal while the invoice has no terminal event.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: { projectKind: 'sandbox', write: true },
-        params: SandboxInvoiceParams,
+        ...ON_INVOICE,
         responses: { 200: DuplicateDeliveryResultSchema },
         errors: [...SIMULATE_ERRORS, 'sandbox_invoice_terminal'],
         handler: async ({ auth, params, requestId }) => ({
@@ -142,10 +151,7 @@ export const sandboxRoutes = withDeps(
         summary: 'Apply any event the state machine allows, when the invoice is in expectedCurrentStatus.',
         description:
           "The earlier reference's snake_case names (event_type, amount_units, block_height, chain_specific, expected_current_status) are accepted as aliases; giving both spellings of a field is a validation_error.",
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: { projectKind: 'sandbox', write: true },
-        params: SandboxInvoiceParams,
+        ...ON_INVOICE,
         body: SimulateEventBody,
         responses: { 200: SimulationResultSchema },
         errors: SIMULATE_ERRORS,
@@ -160,10 +166,7 @@ export const sandboxRoutes = withDeps(
         summary: "Advance a chain's clock: add confirmations to every detected invoice of the project on that chain.",
         description:
           'Invoices reaching their confirmation_threshold become paid (overpaid or partial when the simulated amount differs). 10 calls per minute per chain.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
-        params: SandboxProjectParams,
+        ...ON_PROJECT,
         body: ClockAdvanceBody,
         responses: { 200: ClockAdvanceResultSchema },
         errors: [...PROJECT_ERRORS, 'sandbox_rate_limit_exceeded'],
@@ -175,10 +178,7 @@ export const sandboxRoutes = withDeps(
         method: 'POST',
         path: `${BASE}/:projectId/reset`,
         summary: 'Soft-purge the sandbox: invoices, transactions, webhook events and the address pool go; the project, keys, bindings and PAT stay.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
-        params: SandboxProjectParams,
+        ...ON_PROJECT,
         responses: { 200: ResetResultSchema },
         errors: [...PROJECT_ERRORS, 'sandbox_reset_failed'],
         handler: async ({ auth, params, requestId }) => ({ body: await projects().reset(params.projectId, restActor(auth, requestId)) }),
@@ -187,10 +187,7 @@ export const sandboxRoutes = withDeps(
         method: 'DELETE',
         path: `${BASE}/:projectId`,
         summary: 'Delete the sandbox project and everything of it, API key and PAT included. Irreversible.',
-        tags: ['sandbox'],
-        auth: 'signed',
-        access: { projectKind: 'sandbox', projectParam: 'projectId', write: true },
-        params: SandboxProjectParams,
+        ...ON_PROJECT,
         responses: { 200: DeleteResultSchema },
         errors: [...PROJECT_ERRORS, 'sandbox_delete_failed'],
         handler: async ({ auth, params, requestId }) => ({ body: await projects().delete(params.projectId, restActor(auth, requestId)) }),
@@ -199,10 +196,8 @@ export const sandboxRoutes = withDeps(
         method: 'GET',
         path: `${BASE}/:projectId/wallets`,
         summary: "The sandbox project's generated account keys, one per chain.",
-        tags: ['sandbox'],
-        auth: 'signed',
+        ...ON_PROJECT,
         access: { projectKind: 'sandbox', projectParam: 'projectId' },
-        params: SandboxProjectParams,
         responses: { 200: SandboxWalletListSchema },
         errors: PROJECT_ERRORS,
         handler: async ({ params }) => ({ body: await projects().wallets(params.projectId) }),

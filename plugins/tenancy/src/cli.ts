@@ -88,20 +88,15 @@ export const tenancyCommands: CliCommand[] = [
       return deps.tenancyProjects.list(givenFlags(flags, 'operator', 'kind') as { operator?: string; kind?: ProjectKind });
     },
   }),
-  defineCommand(['tenancyProjects'], {
-    noun: 'project',
-    verb: 'suspend',
-    summary: 'Suspend a project: its requests get 403 project_suspended.',
-    flags: { project: projectFlag },
-    run: async ({ flags, deps }) => ({ project: await deps.tenancyProjects.suspend(String(flags['project']), CLI_ACTOR) }),
-  }),
-  defineCommand(['tenancyProjects'], {
-    noun: 'project',
-    verb: 'resume',
-    summary: 'Resume a suspended project.',
-    flags: { project: projectFlag },
-    run: async ({ flags, deps }) => ({ project: await deps.tenancyProjects.resume(String(flags['project']), CLI_ACTOR) }),
-  }),
+  ...(['suspend', 'resume'] as const).map((verb): CliCommand =>
+    defineCommand(['tenancyProjects'], {
+      noun: 'project',
+      verb,
+      summary: { suspend: 'Suspend a project: its requests get 403 project_suspended.', resume: 'Resume a suspended project.' }[verb],
+      flags: { project: projectFlag },
+      run: async ({ flags, deps }) => ({ project: await deps.tenancyProjects[verb](String(flags['project']), CLI_ACTOR) }),
+    }),
+  ),
   ...(['issue', 'rotate', 'revoke', 'suspend', 'resume'] as const).map((verb): CliCommand =>
     defineCommand(['tenancyApiKeys'], {
       noun: 'key',

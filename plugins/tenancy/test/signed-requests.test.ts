@@ -354,29 +354,22 @@ test('project-kind guards and cross-mode checks', async (t) => {
   const sandbox = await newProject('sandbox');
   const otherSandbox = await newProject('sandbox');
 
-  const onProductionRoute = await signedFetch(gw.url, '/api/v1/probe/reads', sandbox);
-  t.is(onProductionRoute.status, 403);
-  t.is(onProductionRoute.body.error_code, 'production_project_required');
-  t.is((await signedFetch(gw.url, '/api/v1/probe/reads', testnet)).status, 200);
-
-  const onSandboxRoute = await signedFetch(gw.url, '/api/v1/sandbox/probe/writes', { ...prod, method: 'POST' });
-  t.is(onSandboxRoute.status, 403);
-  t.is(onSandboxRoute.body.error_code, 'sandbox_project_required');
-
-  const own = await signedFetch(gw.url, `/api/v1/sandbox/${sandbox.projectId}/probe`, { ...sandbox, method: 'POST' });
-  t.is(own.status, 200);
-  const sandboxKeyAtProduction = await signedFetch(gw.url, `/api/v1/sandbox/${prod.projectId}/probe`, { ...sandbox, method: 'POST' });
-  t.is(sandboxKeyAtProduction.status, 400);
-  t.is(sandboxKeyAtProduction.body.error_code, 'sandbox_key_against_production_project');
-  const productionKeyAtSandbox = await signedFetch(gw.url, `/api/v1/sandbox/${sandbox.projectId}/probe`, { ...prod, method: 'POST' });
-  t.is(productionKeyAtSandbox.status, 400);
-  t.is(productionKeyAtSandbox.body.error_code, 'production_key_against_sandbox_project');
-  const productionKeyOwnProject = await signedFetch(gw.url, `/api/v1/sandbox/${prod.projectId}/probe`, { ...prod, method: 'POST' });
-  t.is(productionKeyOwnProject.status, 403);
-  t.is(productionKeyOwnProject.body.error_code, 'sandbox_project_required');
-  const foreignSandbox = await signedFetch(gw.url, `/api/v1/sandbox/${otherSandbox.projectId}/probe`, { ...sandbox, method: 'POST' });
-  t.is(foreignSandbox.status, 403);
-  t.is(foreignSandbox.body.error_code, 'permission_denied');
+  // What each kind of key gets on each kind of route: [what, path, key, method, status, error_code].
+  const cases = [
+    ['a sandbox key on a production route', '/api/v1/probe/reads', sandbox, 'GET', 403, 'production_project_required'],
+    ['a testnet key on a production route', '/api/v1/probe/reads', testnet, 'GET', 200, undefined],
+    ['a production key on a sandbox route', '/api/v1/sandbox/probe/writes', prod, 'POST', 403, 'sandbox_project_required'],
+    ['a sandbox key on its own project', `/api/v1/sandbox/${sandbox.projectId}/probe`, sandbox, 'POST', 200, undefined],
+    ['a sandbox key at a production project', `/api/v1/sandbox/${prod.projectId}/probe`, sandbox, 'POST', 400, 'sandbox_key_against_production_project'],
+    ['a production key at a sandbox project', `/api/v1/sandbox/${sandbox.projectId}/probe`, prod, 'POST', 400, 'production_key_against_sandbox_project'],
+    ['a production key at its own project', `/api/v1/sandbox/${prod.projectId}/probe`, prod, 'POST', 403, 'sandbox_project_required'],
+    ["a sandbox key at another's sandbox", `/api/v1/sandbox/${otherSandbox.projectId}/probe`, sandbox, 'POST', 403, 'permission_denied'],
+  ] as const;
+  for (const [what, path, key, method, status, code] of cases) {
+    const res = await signedFetch(gw.url, path, { ...key, method });
+    t.is(res.status, status, what);
+    if (code) t.is(res.body.error_code, code, what);
+  }
 });
 
 test('validation errors name the field; unknown fields are refused', async (t) => {

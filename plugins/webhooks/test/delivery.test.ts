@@ -122,28 +122,33 @@ test('no callback_url and no default webhook URL: skipped, nothing sent; the def
   t.is(receiver.forEvent(skippedId!).length, 0);
 });
 
-test('during a key rotation overlap the header carries one v1 per valid secret', async (t) => {
+/**
+ * The signature header of the first delivery of an event of a fresh testnet project whose key was
+ * rotated (with the overlap, or `immediate`), and whether a secret verifies it.
+ */
+async function deliveryAfterRotation(hookPath: string, options?: { immediate: true }) {
   const rotating = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
-  const inv = await invoice(rotating, '/hooks/rotation');
-  const rotated = await gw.kernel.cradle.tenancyApiKeys.rotate(rotating.projectId, CLI_ACTOR);
+  const inv = await invoice(rotating, hookPath);
+  const rotated = await gw.kernel.cradle.tenancyApiKeys.rotate(rotating.projectId, CLI_ACTOR, options);
   const { eventId } = await detect(rotating, inv.id);
   const [request] = await waitFor(async () => receiver.forEvent(eventId!).length > 0 && receiver.forEvent(eventId!));
   const header = String(request!.headers['x-service-signature']);
+  const verifies = (secret: string) => verifyWebhook({ header, rawBody: request!.body, secrets: [secret] }).ok;
+  return { header, verifies, oldSecret: rotating.secret, newSecret: rotated.api_secret };
+}
+
+test('during a key rotation overlap the header carries one v1 per valid secret', async (t) => {
+  const { header, verifies, oldSecret, newSecret } = await deliveryAfterRotation('/hooks/rotation');
   t.is(header.match(/v1=/g)?.length, 2);
-  t.true(verifyWebhook({ header, rawBody: request!.body, secrets: [rotating.secret] }).ok, 'the old secret verifies');
-  t.true(verifyWebhook({ header, rawBody: request!.body, secrets: [rotated.api_secret] }).ok, 'the new secret verifies');
+  t.true(verifies(oldSecret), 'the old secret verifies');
+  t.true(verifies(newSecret), 'the new secret verifies');
 });
 
 test('after an immediate rotation the header carries the new secret only (issue 26 finding 10)', async (t) => {
-  const rotating = await projectWithPools(gw, operatorId, ['eth'], 'testnet');
-  const inv = await invoice(rotating, '/hooks/rotation-immediate');
-  const rotated = await gw.kernel.cradle.tenancyApiKeys.rotate(rotating.projectId, CLI_ACTOR, { immediate: true });
-  const { eventId } = await detect(rotating, inv.id);
-  const [request] = await waitFor(async () => receiver.forEvent(eventId!).length > 0 && receiver.forEvent(eventId!));
-  const header = String(request!.headers['x-service-signature']);
+  const { header, verifies, oldSecret, newSecret } = await deliveryAfterRotation('/hooks/rotation-immediate', { immediate: true });
   t.is(header.match(/v1=/g)?.length, 1);
-  t.false(verifyWebhook({ header, rawBody: request!.body, secrets: [rotating.secret] }).ok, 'the leaked secret no longer verifies');
-  t.true(verifyWebhook({ header, rawBody: request!.body, secrets: [rotated.api_secret] }).ok, 'the new secret verifies');
+  t.false(verifies(oldSecret), 'the leaked secret no longer verifies');
+  t.true(verifies(newSecret), 'the new secret verifies');
 });
 
 test('an event rolled back with its state change never exists; one committed always has its delivery job', async (t) => {

@@ -8,28 +8,23 @@ type Services = PageServices<typeof BRANDING_PAGE_DEPS>;
 
 const NAME_MAX = 80;
 
+const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/branding`;
+
 /**
  * How the project's checkout page looks to payers: display name and accent colour (set or back to
  * the default), the logo shown and removable. Uploading a logo stays with the CLI
  * (`branding set --logo`): forms here are url-encoded, without file uploads.
  */
 export const brandingPage = definePage<Services>({
-  id: 'branding',
-  nav: [{ label: 'Checkout branding', scope: 'project', path: '/branding', order: 80 }],
-  routes: ({ checkoutBranding: branding }) => {
-    const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/branding`;
-    return [
-      {
-        method: 'GET',
-        path: '/dashboard/projects/:projectId/branding',
-        summary: "The project's checkout branding: display name, logo, accent colour.",
-        cli: ['branding show'],
-        render: async (req) => {
-          const b = await branding.forProject(req.project!.id);
-          const admin = req.user.role === 'admin';
-          return page(
-            'Checkout branding',
-            html`<h1>Checkout branding</h1>
+  nav: { label: 'Checkout branding', scope: 'project', path: '/branding', order: 80 },
+  summary: "The project's checkout branding: display name, logo, accent colour.",
+  cli: ['branding show'],
+  render: async (req) => {
+    const b = await req.services.checkoutBranding.forProject(req.project!.id);
+    const admin = req.user.role === 'admin';
+    return page(
+      'Checkout branding',
+      html`<h1>Checkout branding</h1>
 <p>What payers see on the hosted checkout page of this project's invoices.</p>
 <dl class="facts"><dt>Display name</dt><dd>${b.displayName}</dd><dt>Accent colour</dt><dd>${b.colour ?? 'default'}</dd><dt>Logo</dt><dd>${b.logoDataUri ? html`<img class="logo" src="${b.logoDataUri}" alt="Current logo">` : 'none'}</dd></dl>
 ${
@@ -47,30 +42,25 @@ ${b.logoDataUri ? actionButton(req, `${base(req)}/remove-logo`, 'Remove logo', {
 <p class="note">Upload a logo with <code>pnpm gateway branding set --project ${req.project!.id} --logo ./logo.svg</code>.</p>`
     : null
 }`,
-          );
-        },
+    );
+  },
+  actions: {
+    '': {
+      summary: "Set the checkout page's display name and accent colour (empty: default).",
+      cli: ['branding set'],
+      handle: async (req) => {
+        const name = req.form.optional('name', 'Display name', { max: NAME_MAX }) ?? null;
+        const colour = req.form.optional('colour', 'Accent colour', { max: 7 }) ?? null;
+        await req.services.checkoutBranding.set(req.project!.id, { displayName: name, colour }, req.actor);
+        return redirect(base(req), 'The checkout branding is saved.');
       },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/branding',
-        summary: "Set the checkout page's display name and accent colour (empty: default).",
-        cli: ['branding set'],
-        handle: async (req) => {
-          const name = req.form.optional('name', 'Display name', { max: NAME_MAX }) ?? null;
-          const colour = req.form.optional('colour', 'Accent colour', { max: 7 }) ?? null;
-          await branding.set(req.project!.id, { displayName: name, colour }, req.actor);
-          return redirect(base(req), 'The checkout branding is saved.');
-        },
+    },
+    '/remove-logo': {
+      summary: "Remove the checkout page's logo.",
+      handle: async (req) => {
+        await req.services.checkoutBranding.set(req.project!.id, { logo: null }, req.actor);
+        return redirect(base(req), 'The logo is removed.');
       },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/branding/remove-logo',
-        summary: "Remove the checkout page's logo.",
-        handle: async (req) => {
-          await branding.set(req.project!.id, { logo: null }, req.actor);
-          return redirect(base(req), 'The logo is removed.');
-        },
-      },
-    ];
+    },
   },
 });

@@ -3,39 +3,34 @@ import type { IssuedSecret } from '@gw/plugin-tenancy/contract';
 import { actionButton, badge, csrfField, onceField, secretOnce, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 
+const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/key`;
+const shown = (req: DashboardRequest, title: string, issued: IssuedSecret) =>
+  page(
+    title,
+    html`<h1>${title}</h1>
+<p>Project <strong>${req.project!.name}</strong> (<code>${req.project!.id}</code>).</p>
+${secretOnce('api-secret', 'New API secret', issued.api_secret)}
+${issued.previous_secret_expires_at_iso ? html`<p>The previous secret keeps working until <time datetime="${issued.previous_secret_expires_at_iso}">${issued.previous_secret_expires_at_iso}</time>, so partners can switch without downtime.</p>` : null}
+<p><a href="${base(req)}">Back to the API key</a></p>`,
+    201,
+  );
+
 /**
  * A project's API key: its state and the secrets that still work (a rotation's overlap shown with
  * its end), issue, rotate (optionally without overlap), suspend, resume, revoke. A new secret is
  * shown once.
  */
 export const apiKeysPage = definePage({
-  id: 'api-keys',
-  nav: [{ label: 'API key', scope: 'project', path: '/key', order: 10 }],
-  routes: ({ tenancyApiKeys: keys, kernelConfig }) => {
-    const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/key`;
-    const shown = (req: DashboardRequest, title: string, issued: IssuedSecret) =>
-      page(
-        title,
-        html`<h1>${title}</h1>
-<p>Project <strong>${req.project!.name}</strong> (<code>${req.project!.id}</code>).</p>
-${secretOnce('api-secret', 'New API secret', issued.api_secret)}
-${issued.previous_secret_expires_at_iso ? html`<p>The previous secret keeps working until <time datetime="${issued.previous_secret_expires_at_iso}">${issued.previous_secret_expires_at_iso}</time>, so partners can switch without downtime.</p>` : null}
-<p><a href="${base(req)}">Back to the API key</a></p>`,
-        201,
-      );
-    return [
-      {
-        method: 'GET',
-        path: '/dashboard/projects/:projectId/key',
-        summary: "The project's API key: state, working secrets and their ends, actions.",
-        render: async (req) => {
-          const view = await keys.view(req.project!.id);
-          const secrets = view && view.state !== 'revoked' ? await keys.secretLifetimes(req.project!.id) : [];
-          const overlap = kernelConfig.security.keyRotationOverlapSeconds;
-          const admin = req.user.role === 'admin';
-          return page(
-            'API key',
-            html`<h1>API key</h1>
+  nav: { label: 'API key', scope: 'project', path: '/key', order: 10 },
+  summary: "The project's API key: state, working secrets and their ends, actions.",
+  render: async (req) => {
+    const view = await req.services.tenancyApiKeys.view(req.project!.id);
+    const secrets = view && view.state !== 'revoked' ? await req.services.tenancyApiKeys.secretLifetimes(req.project!.id) : [];
+    const overlap = req.services.kernelConfig.security.keyRotationOverlapSeconds;
+    const admin = req.user.role === 'admin';
+    return page(
+      'API key',
+      html`<h1>API key</h1>
 <p>Requests of project <strong>${req.project!.name}</strong> are signed with the secret of its one API key (<code>X-Project-Id: ${req.project!.id}</code>).</p>
 ${
   view
@@ -49,45 +44,44 @@ ${table(
     : html`<p>The project has no live API key.</p>`
 }
 ${admin ? actions(req, view?.state, overlap) : null}`,
-          );
+    );
+  },
+  actions: {
+    '/issue': {
+      summary: 'Issue the API key when the project has none live (secret shown once).',
+      cli: ['key issue'],
+      once: true,
+      handle: async (req) => shown(req, 'API key issued', await req.services.tenancyApiKeys.issue(req.project!.id, req.actor)),
+    },
+    '/rotate': {
+      summary: 'Rotate the secret (the previous one works for the overlap, or ends now with "immediate"); secret shown once.',
+      cli: ['key rotate'],
+      once: true,
+      handle: async (req) =>
+        shown(req, 'Secret rotated', await req.services.tenancyApiKeys.rotate(req.project!.id, req.actor, { immediate: req.form.checked('immediate') })),
+    },
+    ...Object.fromEntries(
+      (['suspend', 'resume', 'revoke'] as const).map((verb) => [
+        `/${verb}`,
+        {
+          cli: [`key ${verb}`],
+          summary: {
+            suspend: 'Suspend the API key (requests get 403 key_suspended).',
+            resume: 'Resume a suspended API key.',
+            revoke: 'Revoke the API key for good (requests get 403 key_revoked).',
+          }[verb],
+          handle: async (req: DashboardRequest) => {
+            await req.services.tenancyApiKeys[verb](req.project!.id, req.actor);
+            return redirect(
+              base(req),
+              { suspend: 'The API key is suspended.', resume: 'The API key is active again.', revoke: 'The API key is revoked. Issue a new one when needed.' }[
+                verb
+              ],
+            );
+          },
         },
-      },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/key/issue',
-        summary: 'Issue the API key when the project has none live (secret shown once).',
-        cli: ['key issue'],
-        once: true,
-        handle: async (req) => shown(req, 'API key issued', await keys.issue(req.project!.id, req.actor)),
-      },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/key/rotate',
-        summary: 'Rotate the secret (the previous one works for the overlap, or ends now with "immediate"); secret shown once.',
-        cli: ['key rotate'],
-        once: true,
-        handle: async (req) => shown(req, 'Secret rotated', await keys.rotate(req.project!.id, req.actor, { immediate: req.form.checked('immediate') })),
-      },
-      ...(['suspend', 'resume', 'revoke'] as const).map((verb) => ({
-        method: 'POST' as const,
-        path: `/dashboard/projects/:projectId/key/${verb}`,
-        cli: [`key ${verb}`],
-        summary: {
-          suspend: 'Suspend the API key (requests get 403 key_suspended).',
-          resume: 'Resume a suspended API key.',
-          revoke: 'Revoke the API key for good (requests get 403 key_revoked).',
-        }[verb],
-        handle: async (req: DashboardRequest) => {
-          await keys[verb](req.project!.id, req.actor);
-          return redirect(
-            base(req),
-            { suspend: 'The API key is suspended.', resume: 'The API key is active again.', revoke: 'The API key is revoked. Issue a new one when needed.' }[
-              verb
-            ],
-          );
-        },
-      })),
-    ];
+      ]),
+    ),
   },
 });
 

@@ -15,32 +15,27 @@ const PATH = '/dashboard/audit';
  * belong to.
  */
 export const auditPage = definePage({
-  id: 'audit',
-  nav: [{ label: 'Audit log', scope: 'operator', path: PATH, order: 80 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: PATH,
-      summary: "The audit log of the operator's projects, filtered by project, actor and channel (newest first, cursor-paginated).",
-      render: async (req) => {
-        const projects = await services.tenancyProjects.listForOperator(req.user.operatorId, { limit: PROJECTS_MAX });
-        const fields: FilterField[] = [
-          { name: 'project', label: 'Project', choices: projects.map((p) => p.id), labels: new Map(projects.map((p) => [p.id, `${p.name} (${p.kind})`])) },
-          { name: 'actor', label: 'Actor', max: 200, placeholder: 'user:01J… or operator-cli' },
-          { name: 'channel', label: 'Channel', choices: AUDIT_CHANNELS },
-        ];
-        const listing = filteredList(req, PATH, fields);
-        const { filters } = listing;
-        const names = new Map(projects.map((p) => [p.id, p.name]));
-        const list = await services.audit.list({
-          projectIds: filters['project'] ? [filters['project']] : projects.map((p) => p.id),
-          actor: filters['actor'],
-          channel: filters['channel'] as AuditChannel | undefined,
-          ...listing.page,
-        });
-        return page(
-          'Audit log',
-          html`<h1>Audit log</h1>
+  nav: { label: 'Audit log', scope: 'operator', path: PATH, order: 80 },
+  summary: "The audit log of the operator's projects, filtered by project, actor and channel (newest first, cursor-paginated).",
+  render: async (req) => {
+    const projects = await req.services.tenancyProjects.listForOperator(req.user.operatorId, { limit: PROJECTS_MAX });
+    const fields: FilterField[] = [
+      { name: 'project', label: 'Project', choices: projects.map((p) => p.id), labels: new Map(projects.map((p) => [p.id, `${p.name} (${p.kind})`])) },
+      { name: 'actor', label: 'Actor', max: 200, placeholder: 'user:01J… or operator-cli' },
+      { name: 'channel', label: 'Channel', choices: AUDIT_CHANNELS },
+    ];
+    const listing = filteredList(req, PATH, fields);
+    const { filters } = listing;
+    const names = new Map(projects.map((p) => [p.id, p.name]));
+    const list = await req.services.audit.list({
+      projectIds: filters['project'] ? [filters['project']] : projects.map((p) => p.id),
+      actor: filters['actor'],
+      channel: filters['channel'] as AuditChannel | undefined,
+      ...listing.page,
+    });
+    return page(
+      'Audit log',
+      html`<h1>Audit log</h1>
 <p class="note">Every write through the API, MCP, the CLI and this dashboard, with who did it.</p>
 ${listing.render(
   'Audit filters',
@@ -60,8 +55,6 @@ ${listing.render(
   ),
   list.items,
 )}`,
-        );
-      },
-    },
-  ],
+    );
+  },
 });

@@ -9,33 +9,28 @@ import { definePage, page } from '../web/dashboard-page.js';
  * administrators and as their outcome alone to read-only members (docs/decisions.md).
  */
 export const doctorPage = definePage({
-  id: 'doctor',
-  nav: [{ label: 'Readiness', scope: 'operator', path: '/dashboard/doctor', order: 70 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/doctor',
-      cli: ['doctor'],
-      summary: "What is missing for real payments (the readiness checks of `gateway doctor`), for the operator's projects and the deployment.",
-      render: async (req) => {
-        const checks = services.readiness.checks();
-        const admin = req.user.role === 'admin';
-        const [projects, deployment] = await Promise.all([
-          runReadinessChecks(
-            checks.filter((c) => c.about === 'projects'),
-            { operatorId: req.user.operatorId },
-          ),
-          runReadinessChecks(checks.filter((c) => c.about !== 'projects')),
-        ]);
-        const summaries = new Map(checks.map((c) => [c.name, c.summary]));
-        const outcome = (f: ReadinessFinding) => badge(f.ok ? 'ok' : f.severity!);
-        const full = (f: ReadinessFinding) => [html`<code>${f.check}</code>`, summaries.get(f.check) ?? '', outcome(f), f.detail, f.fix ?? ''];
-        const trimmed = (f: ReadinessFinding) => [html`<code>${f.check}</code>`, summaries.get(f.check) ?? '', outcome(f)];
-        const errors = projects.errors + deployment.errors;
-        const warnings = projects.warnings + deployment.warnings;
-        return page(
-          'Readiness',
-          html`<h1>Readiness</h1>
+  nav: { label: 'Readiness', scope: 'operator', path: '/dashboard/doctor', order: 70 },
+  cli: ['doctor'],
+  summary: "What is missing for real payments (the readiness checks of `gateway doctor`), for the operator's projects and the deployment.",
+  render: async (req) => {
+    const checks = req.services.readiness.checks();
+    const admin = req.user.role === 'admin';
+    const [projects, deployment] = await Promise.all([
+      runReadinessChecks(
+        checks.filter((c) => c.about === 'projects'),
+        { operatorId: req.user.operatorId },
+      ),
+      runReadinessChecks(checks.filter((c) => c.about !== 'projects')),
+    ]);
+    const summaries = new Map(checks.map((c) => [c.name, c.summary]));
+    const outcome = (f: ReadinessFinding) => badge(f.ok ? 'ok' : f.severity!);
+    const full = (f: ReadinessFinding) => [html`<code>${f.check}</code>`, summaries.get(f.check) ?? '', outcome(f), f.detail, f.fix ?? ''];
+    const trimmed = (f: ReadinessFinding) => [html`<code>${f.check}</code>`, summaries.get(f.check) ?? '', outcome(f)];
+    const errors = projects.errors + deployment.errors;
+    const warnings = projects.warnings + deployment.warnings;
+    return page(
+      'Readiness',
+      html`<h1>Readiness</h1>
 <p class="note">The checks of <code>gateway doctor</code>: what is missing before real payments work. They read the database and the configuration only.</p>
 <p>${errors === 0 ? 'Nothing blocks real payments' : `${errors} problem(s) block real payments`}${warnings > 0 ? `; ${warnings} warning(s)` : ''}.</p>
 <h2>Your projects</h2>
@@ -47,8 +42,6 @@ ${
     : html`<p class="note">You are a read-only member: the details of the deployment's checks are for administrators.</p>
 ${table('Checks of the deployment', ['Check', 'What is checked', 'Outcome'], deployment.checks.map(trimmed))}`
 }`,
-        );
-      },
-    },
-  ],
+    );
+  },
 });

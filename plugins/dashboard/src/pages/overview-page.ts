@@ -10,30 +10,23 @@ import { PAGE_SECTIONS, renderSections } from '../web/section-point.js';
  * an indexed aggregate of its plugin; a disabled plugin's section is absent.
  */
 export const overviewPage = definePage({
-  id: 'overview',
-  nav: [{ label: 'Overview', scope: 'project', path: '/overview', order: 15 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/overview',
-      cli: ['rates show'],
-      summary: "The project's overview: activity charts, webhook health, watchers, pools, rate age, subscription.",
-      render: async (req) => {
-        const [operator, parts] = await Promise.all([
-          services.tenancyOperators.find(req.user.operatorId),
-          renderSections(
-            services.extensions.of(PAGE_SECTIONS).map((c) => c.item),
-            'overview',
-            req,
-          ),
-        ]);
-        return page(
-          `Overview of ${req.project!.name}`,
-          html`<h1>Overview of ${req.project!.name}</h1>
+  nav: { label: 'Overview', scope: 'project', path: '/overview', order: 15 },
+  cli: ['rates show'],
+  summary: "The project's overview: activity charts, webhook health, watchers, pools, rate age, subscription.",
+  render: async (req) => {
+    const [operator, parts] = await Promise.all([
+      req.services.tenancyOperators.find(req.user.operatorId),
+      renderSections(
+        req.services.extensions.of(PAGE_SECTIONS).map((c) => c.item),
+        'overview',
+        req,
+      ),
+    ]);
+    return page(
+      `Overview of ${req.project!.name}`,
+      html`<h1>Overview of ${req.project!.name}</h1>
 <dl class="facts"><dt>Kind</dt><dd>${req.project!.kind}</dd><dt>Status</dt><dd>${badge(req.project!.status)}</dd><dt>Subscription of ${operator.name}</dt><dd>${badge(operator.subscription_status)}${operator.subscription_status === 'active' ? null : html` <span class="warning">REST writes of production and testnet projects are refused (402) until it is active again.</span>`}</dd></dl>
 ${parts.map((part, i) => (i === 0 ? part : html`\n${part}`))}`,
-        );
-      },
-    },
-  ],
+    );
+  },
 });

@@ -9,21 +9,16 @@ const NAME_MAX = 128;
 
 /** Personal access tokens of the operator: list (never the secrets), create with scopes (shown once), revoke. */
 export const patsPage = definePage({
-  id: 'pats',
-  nav: [{ label: 'Access tokens', scope: 'operator', path: '/dashboard/tokens', order: 30 }],
-  routes: ({ tenancyPats: pats, tenancyProjects: projects }) => [
-    {
-      method: 'GET',
-      path: '/dashboard/tokens',
-      summary: "The operator's personal access tokens; a form to create one.",
-      cli: ['pat list'],
-      render: async (req) => {
-        const cursor = pageOf(req);
-        const list = await pats.listForOperator(req.user.operatorId, cursor);
-        const admin = req.user.role === 'admin';
-        return page(
-          'Access tokens',
-          html`<h1>Personal access tokens</h1>
+  nav: { label: 'Access tokens', scope: 'operator', path: '/dashboard/tokens', order: 30 },
+  summary: "The operator's personal access tokens; a form to create one.",
+  cli: ['pat list'],
+  render: async (req) => {
+    const cursor = pageOf(req);
+    const list = await req.services.tenancyPats.listForOperator(req.user.operatorId, cursor);
+    const admin = req.user.role === 'admin';
+    return page(
+      'Access tokens',
+      html`<h1>Personal access tokens</h1>
 <p>Tokens for the REST and MCP endpoints, sent as <code>Authorization: Bearer svc_pat_...</code>. Only their hash is stored.</p>
 ${table(
   'Tokens',
@@ -49,12 +44,10 @@ ${table(
 )}
 ${nextPageLink(req, '/dashboard/tokens', list, cursor.limit)}
 ${admin ? await createForm(req) : null}`,
-        );
-      },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/tokens',
+    );
+  },
+  actions: {
+    '': {
       summary: 'Create a personal access token with scopes (shown once).',
       cli: ['pat create'],
       once: true,
@@ -65,11 +58,11 @@ ${admin ? await createForm(req) : null}`,
         const projectId = req.form.optional('project', 'Project', { max: 26 });
         if (projectId !== undefined) {
           // Only a project of the user's operator can be named.
-          const project = isUlid(projectId) ? await projects.get(projectId).catch(() => undefined) : undefined;
+          const project = isUlid(projectId) ? await req.services.tenancyProjects.get(projectId).catch(() => undefined) : undefined;
           if (!project || project.operator_id !== req.user.operatorId)
             throw dashboardErrors.invalid_form({ message: 'Choose one of your projects, or every project.' });
         }
-        const created = await pats.create(
+        const created = await req.services.tenancyPats.create(
           { scopes: [...scopes], name, userId: req.user.id, ...(projectId ? { project: projectId } : { operator: req.user.operatorId }) },
           req.actor,
         );
@@ -83,17 +76,15 @@ ${secretOnce('pat', 'Personal access token', created.token)}
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/tokens/:tokenId/revoke',
+    '/:tokenId/revoke': {
       summary: 'Revoke a personal access token.',
       cli: ['pat revoke'],
       handle: async (req) => {
-        const revoked = await pats.revoke(req.params['tokenId']!, req.actor, { operatorId: req.user.operatorId });
+        const revoked = await req.services.tenancyPats.revoke(req.params['tokenId']!, req.actor, { operatorId: req.user.operatorId });
         return redirect('/dashboard/tokens', `The token ${revoked.name} is revoked.`);
       },
     },
-  ],
+  },
 });
 
 async function createForm(req: DashboardRequest) {

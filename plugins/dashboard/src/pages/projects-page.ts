@@ -11,20 +11,15 @@ import { PAGE_SECTIONS, renderSections } from '../web/section-point.js';
  * sandbox's one-action sandbox project), and a project's page with suspend and resume.
  */
 export const projectsPage = definePage({
-  id: 'projects',
-  nav: [{ label: 'Projects', scope: 'operator', path: '/dashboard/projects', order: 10 }],
-  routes: ({ tenancyProjects: projects, extensions }) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects',
-      summary: "The operator's projects; forms to create one or a sandbox project.",
-      cli: ['project list'],
-      render: async (req) => {
-        const cursor = pageOf(req);
-        const list = await projects.listForOperator(req.user.operatorId, cursor);
-        return page(
-          'Projects',
-          html`<h1>Projects</h1>
+  nav: { label: 'Projects', scope: 'operator', path: '/dashboard/projects', order: 10 },
+  summary: "The operator's projects; forms to create one or a sandbox project.",
+  cli: ['project list'],
+  render: async (req) => {
+    const cursor = pageOf(req);
+    const list = await req.services.tenancyProjects.listForOperator(req.user.operatorId, cursor);
+    return page(
+      'Projects',
+      html`<h1>Projects</h1>
 ${table(
   'Your projects',
   ['Name', 'Kind', 'Status', 'Id'],
@@ -37,40 +32,17 @@ ${
     ? createForms(
         req,
         await renderSections(
-          extensions.of(PAGE_SECTIONS).map((c) => c.item),
+          req.services.extensions.of(PAGE_SECTIONS).map((c) => c.item),
           'new-project',
           req,
         ),
       )
     : html`<p class="note">You are a read-only member: creating projects is for administrators.</p>`
 }`,
-        );
-      },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/projects',
-      summary: 'Create a project of a fixed kind; its API secret is shown once.',
-      cli: ['project create'],
-      once: true,
-      handle: async (req) => {
-        const name = req.form.text('name', 'Project name', { max: NAME_MAX });
-        const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
-        const { project, credentials } = await projects.create({ name, kind, operator: req.user.operatorId }, req.actor);
-        return page(
-          `Project ${project.name} created`,
-          html`<h1>Project created</h1>
-<p>The ${project.kind} project <strong>${project.name}</strong> was created with its API key.</p>
-${credentialFacts(project)}
-${secretOnce('api-secret', 'API secret', credentials.api_secret)}
-<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`,
-          201,
-        );
-      },
-    },
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId',
+    );
+  },
+  views: {
+    '/:projectId': {
       summary: "A project's page: kind, status, suspend and resume.",
       render: async (req) => {
         const p = req.project!;
@@ -82,27 +54,44 @@ ${req.user.role === 'admin' ? statusAction(req, p) : null}`,
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/suspend',
+  },
+  actions: {
+    '': {
+      summary: 'Create a project of a fixed kind; its API secret is shown once.',
+      cli: ['project create'],
+      once: true,
+      handle: async (req) => {
+        const name = req.form.text('name', 'Project name', { max: NAME_MAX });
+        const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
+        const { project, credentials } = await req.services.tenancyProjects.create({ name, kind, operator: req.user.operatorId }, req.actor);
+        return page(
+          `Project ${project.name} created`,
+          html`<h1>Project created</h1>
+<p>The ${project.kind} project <strong>${project.name}</strong> was created with its API key.</p>
+${credentialFacts(project)}
+${secretOnce('api-secret', 'API secret', credentials.api_secret)}
+<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`,
+          201,
+        );
+      },
+    },
+    '/:projectId/suspend': {
       summary: 'Suspend the project: its requests get 403 project_suspended.',
       cli: ['project suspend'],
       handle: async (req) => {
-        await projects.suspend(req.project!.id, req.actor);
+        await req.services.tenancyProjects.suspend(req.project!.id, req.actor);
         return redirect(`/dashboard/projects/${req.project!.id}`, 'The project is suspended: its requests get 403 project_suspended.');
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/resume',
+    '/:projectId/resume': {
       summary: 'Resume a suspended project.',
       cli: ['project resume'],
       handle: async (req) => {
-        await projects.resume(req.project!.id, req.actor);
+        await req.services.tenancyProjects.resume(req.project!.id, req.actor);
         return redirect(`/dashboard/projects/${req.project!.id}`, 'The project is active again.');
       },
     },
-  ],
+  },
 });
 
 function createForms(req: DashboardRequest, sections: readonly SafeHtml[]) {

@@ -3,9 +3,25 @@ import { oauthErrors } from '@gw/plugin-oauth/contract';
 import { USER_ROLES, type UserRole, type UserView } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
 import { actionButton, badge, csrfField, nextPageLink, pageOf, table } from '../web/components.js';
-import { definePage, page, redirect, type DashboardAction, type DashboardActionRequest, type DashboardRequest } from '../web/dashboard-page.js';
+import { definePage, page, redirect, type DashboardActionRequest, type DashboardRequest, type PageAction } from '../web/dashboard-page.js';
 
 const ROLE_LABEL: Record<UserRole, string> = { admin: 'administrator', member: 'read-only member' };
+
+/** The user of the path, when it is of the signed-in user's operator (and, for a member, themselves). */
+const scopedUser = async (req: DashboardRequest): Promise<UserView> => {
+  const id = req.params['userId']!;
+  const user = await req.services.tenancyUsers.find(id);
+  if (!user || user.operator_id !== req.user.operatorId) throw coreErrors.not_found({ message: 'There is no user with that id among your users.' });
+  if (req.user.role !== 'admin' && user.id !== req.user.id)
+    throw dashboardErrors.role_forbidden({ message: 'A read-only member sees only their own connected apps. Nothing was changed.' });
+  return user;
+};
+/** An administrator's action on the user of the path (`/:userId/…` below the users page): its message is shown on the users page. */
+const onUser = (summary: string, cli: string, act: (req: DashboardActionRequest, user: UserView) => Promise<string>): PageAction => ({
+  summary,
+  cli: [cli],
+  handle: async (req) => redirect('/dashboard/users', await act(req, await scopedUser(req))),
+});
 
 /**
  * Users of the operator: list, invite with a role, change roles, disable and enable, end a user's
@@ -13,39 +29,16 @@ const ROLE_LABEL: Record<UserRole, string> = { admin: 'administrator', member: '
  * consent at once, spec 3.3). A member sees only their own apps and may revoke them.
  */
 export const usersPage = definePage({
-  id: 'users',
-  nav: [{ label: 'Users', scope: 'operator', path: '/dashboard/users', order: 40 }],
-  routes: ({ tenancyUsers: users, oauthTokens: tokens }) => {
-    /** The user of the path, when it is of the signed-in user's operator (and, for a member, themselves). */
-    const scopedUser = async (req: DashboardRequest): Promise<UserView> => {
-      const id = req.params['userId']!;
-      const user = await users.find(id);
-      if (!user || user.operator_id !== req.user.operatorId) throw coreErrors.not_found({ message: 'There is no user with that id among your users.' });
-      if (req.user.role !== 'admin' && user.id !== req.user.id)
-        throw dashboardErrors.role_forbidden({ message: 'A read-only member sees only their own connected apps. Nothing was changed.' });
-      return user;
-    };
-    /** An administrator's action on a user of the operator (`/dashboard/users/:userId/<path>`): its message is shown on the users page. */
-    const onUser = (path: string, summary: string, cli: string, act: (req: DashboardActionRequest, user: UserView) => Promise<string>): DashboardAction => ({
-      method: 'POST',
-      path: `/dashboard/users/:userId/${path}`,
-      summary,
-      cli: [cli],
-      handle: async (req) => redirect('/dashboard/users', await act(req, await scopedUser(req))),
-    });
-    return [
-      {
-        method: 'GET',
-        path: '/dashboard/users',
-        summary: "The operator's users with their roles; invite and role forms for administrators.",
-        cli: ['user list'],
-        render: async (req) => {
-          const cursor = pageOf(req);
-          const list = await users.listForOperator(req.user.operatorId, cursor);
-          const admin = req.user.role === 'admin';
-          return page(
-            'Users',
-            html`<h1>Users</h1>
+  nav: { label: 'Users', scope: 'operator', path: '/dashboard/users', order: 40 },
+  summary: "The operator's users with their roles; invite and role forms for administrators.",
+  cli: ['user list'],
+  render: async (req) => {
+    const cursor = pageOf(req);
+    const list = await req.services.tenancyUsers.listForOperator(req.user.operatorId, cursor);
+    const admin = req.user.role === 'admin';
+    return page(
+      'Users',
+      html`<h1>Users</h1>
 ${table(
   'Users',
   ['E-mail', 'Status', 'Role', 'Connected apps', ...(admin ? ['Change role', 'Access'] : [])],
@@ -59,59 +52,18 @@ ${table(
 )}
 ${nextPageLink(req, '/dashboard/users', list, cursor.limit)}
 ${admin ? inviteForm(req) : null}`,
-          );
-        },
-      },
-      {
-        method: 'POST',
-        path: '/dashboard/users',
-        summary: 'Invite a user by e-mail with a role (default read-only member).',
-        cli: ['user invite'],
-        handle: async (req) => {
-          const email = req.form.text('email', 'E-mail address', { max: 254 });
-          const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
-          const invited = await users.invite({ email, role, operator: req.user.operatorId }, req.actor);
-          return redirect(
-            '/dashboard/users',
-            `${invited.email} is invited as ${ROLE_LABEL[invited.role]}. They sign in at /dashboard with a code sent to that address.`,
-          );
-        },
-      },
-      onUser('role', "Set a user's role (administrator or read-only member).", 'user role set', async (req, user) => {
-        if (user.id === req.user.id)
-          throw dashboardErrors.invalid_form({ message: 'You cannot change your own role; ask another administrator (or use the CLI).' });
-        const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
-        const updated = await users.setRole(user.id, role, req.actor, { operatorId: req.user.operatorId });
-        return `${updated.email} is now ${ROLE_LABEL[updated.role]}.`;
-      }),
-      onUser(
-        'disable',
-        'Disable a user: no more sign-in; their sessions, personal access tokens and OAuth grants end at once.',
-        'user disable',
-        async (req, user) => {
-          const { ended } = await users.disable(user.id, req.actor, { operatorId: req.user.operatorId });
-          return `${user.email} is disabled: ${describeEnded(ended)}.`;
-        },
-      ),
-      onUser('enable', 'Enable a disabled user: they may sign in again (ended sessions and tokens stay ended).', 'user enable', async (req, user) => {
-        const enabled = await users.enable(user.id, req.actor, { operatorId: req.user.operatorId });
-        return `${enabled.email} is enabled and may sign in again.`;
-      }),
-      onUser('sessions/end', 'End every browser session of a user (dashboard and OAuth sign-in) at once.', 'user sessions end', async (req, user) => {
-        const { ended } = await users.endSessions(user.id, req.actor, { operatorId: req.user.operatorId });
-        return `The sessions of ${user.email} are ended: ${describeEnded(ended)}.`;
-      }),
-      {
-        method: 'GET',
-        path: '/dashboard/users/:userId/apps',
-        summary: "A user's connected OAuth apps: consent, scopes, live token lineages; revoke.",
-        cli: ['oauth apps list'],
-        render: async (req) => {
-          const user = await scopedUser(req);
-          const apps = await tokens.listApps(user.id);
-          return page(
-            'Connected apps',
-            html`<h1>Connected apps of ${user.email}</h1>
+    );
+  },
+  views: {
+    '/:userId/apps': {
+      summary: "A user's connected OAuth apps: consent, scopes, live token lineages; revoke.",
+      cli: ['oauth apps list'],
+      render: async (req) => {
+        const user = await scopedUser(req);
+        const apps = await req.services.oauthTokens.listApps(user.id);
+        return page(
+          'Connected apps',
+          html`<h1>Connected apps of ${user.email}</h1>
 <p>Applications the user allowed to read the gateway through OAuth (MCP clients). Revoking one ends every token it holds and its consent at once.</p>
 ${table(
   'Connected apps',
@@ -133,28 +85,63 @@ ${table(
   'No connected apps.',
 )}
 <p><a href="/dashboard/users">Back to the users</a></p>`,
-          );
-        },
+        );
       },
-      {
-        method: 'POST',
-        path: '/dashboard/users/:userId/apps/revoke',
-        summary: 'Revoke a connected app: every token of (user, client) and the consent, at once.',
-        cli: ['oauth apps revoke'],
-        // A member may revoke their own apps (scopedUser refuses anyone else's).
-        role: 'member',
-        handle: async (req) => {
-          const user = await scopedUser(req);
-          const client = req.form.text('client', 'Client id', { max: 2048 });
-          const result = await tokens.revokeApp(user.id, client, req.actor as { actor: string; channel: 'dashboard' });
-          if (!result) throw oauthErrors.oauth_app_not_found();
-          return redirect(
-            `/dashboard/users/${user.id}/apps`,
-            `The app is revoked: ${result.access_tokens_revoked} access and ${result.refresh_tokens_revoked} refresh tokens ended, consent ${result.consent_revoked ? 'withdrawn' : 'already gone'}.`,
-          );
-        },
+    },
+  },
+  actions: {
+    '': {
+      summary: 'Invite a user by e-mail with a role (default read-only member).',
+      cli: ['user invite'],
+      handle: async (req) => {
+        const email = req.form.text('email', 'E-mail address', { max: 254 });
+        const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
+        const invited = await req.services.tenancyUsers.invite({ email, role, operator: req.user.operatorId }, req.actor);
+        return redirect(
+          '/dashboard/users',
+          `${invited.email} is invited as ${ROLE_LABEL[invited.role]}. They sign in at /dashboard with a code sent to that address.`,
+        );
       },
-    ];
+    },
+    '/:userId/apps/revoke': {
+      summary: 'Revoke a connected app: every token of (user, client) and the consent, at once.',
+      cli: ['oauth apps revoke'],
+      // A member may revoke their own apps (scopedUser refuses anyone else's).
+      role: 'member',
+      handle: async (req) => {
+        const user = await scopedUser(req);
+        const client = req.form.text('client', 'Client id', { max: 2048 });
+        const result = await req.services.oauthTokens.revokeApp(user.id, client, req.actor as { actor: string; channel: 'dashboard' });
+        if (!result) throw oauthErrors.oauth_app_not_found();
+        return redirect(
+          `/dashboard/users/${user.id}/apps`,
+          `The app is revoked: ${result.access_tokens_revoked} access and ${result.refresh_tokens_revoked} refresh tokens ended, consent ${result.consent_revoked ? 'withdrawn' : 'already gone'}.`,
+        );
+      },
+    },
+    '/:userId/role': onUser("Set a user's role (administrator or read-only member).", 'user role set', async (req, user) => {
+      if (user.id === req.user.id)
+        throw dashboardErrors.invalid_form({ message: 'You cannot change your own role; ask another administrator (or use the CLI).' });
+      const role = req.form.choice<UserRole>('role', 'Role', USER_ROLES);
+      const updated = await req.services.tenancyUsers.setRole(user.id, role, req.actor, { operatorId: req.user.operatorId });
+      return `${updated.email} is now ${ROLE_LABEL[updated.role]}.`;
+    }),
+    '/:userId/disable': onUser(
+      'Disable a user: no more sign-in; their sessions, personal access tokens and OAuth grants end at once.',
+      'user disable',
+      async (req, user) => {
+        const { ended } = await req.services.tenancyUsers.disable(user.id, req.actor, { operatorId: req.user.operatorId });
+        return `${user.email} is disabled: ${describeEnded(ended)}.`;
+      },
+    ),
+    '/:userId/enable': onUser('Enable a disabled user: they may sign in again (ended sessions and tokens stay ended).', 'user enable', async (req, user) => {
+      const enabled = await req.services.tenancyUsers.enable(user.id, req.actor, { operatorId: req.user.operatorId });
+      return `${enabled.email} is enabled and may sign in again.`;
+    }),
+    '/:userId/sessions/end': onUser('End every browser session of a user (dashboard and OAuth sign-in) at once.', 'user sessions end', async (req, user) => {
+      const { ended } = await req.services.tenancyUsers.endSessions(user.id, req.actor, { operatorId: req.user.operatorId });
+      return `The sessions of ${user.email} are ended: ${describeEnded(ended)}.`;
+    }),
   },
 });
 

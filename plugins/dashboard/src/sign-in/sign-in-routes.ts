@@ -5,7 +5,7 @@ import { dashboardErrors } from '../errors.js';
 import { DASHBOARD_COOKIE, type DashboardSession } from '../services/session-service.js';
 import { FormFields } from '../web/form.js';
 import { layout } from '../web/layout.js';
-import { FORM_BODY, SIGN_IN_PATH, htmlResult, seeOther } from '../web/mount.js';
+import { DASHBOARD_ROUTE, FORM_BODY, SIGN_IN_PATH, htmlResult, seeOther } from '../web/mount.js';
 import { sameOrigin, secureCookie } from '../web/request-checks.js';
 import { codeForm, emailForm, lockedMessage } from './sign-in-pages.js';
 
@@ -41,9 +41,7 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
       method: 'POST',
       path,
       summary,
-      tags: ['dashboard'],
-      hidden: true,
-      auth: 'none',
+      ...DASHBOARD_ROUTE,
       body: FORM_BODY,
       handler: async (input) => {
         const prelude = await postPrelude(input.ctx);
@@ -57,9 +55,7 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
       method: 'GET',
       path: SIGN_IN_PATH,
       summary: 'Dashboard sign-in: the e-mail form.',
-      tags: ['dashboard'],
-      hidden: true,
-      auth: 'none',
+      ...DASHBOARD_ROUTE,
       handler: async ({ ctx }) => {
         const existing = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));
         if (existing?.row.user_id) return seeOther('/dashboard');
@@ -112,9 +108,7 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
       method: 'GET',
       path: `${SIGN_IN_PATH}/code`,
       summary: 'Dashboard sign-in step 2: the code form.',
-      tags: ['dashboard'],
-      hidden: true,
-      auth: 'none',
+      ...DASHBOARD_ROUTE,
       handler: async ({ ctx }) => {
         const session = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));
         if (session?.row.user_id) return seeOther('/dashboard');

@@ -150,7 +150,53 @@ export function redirect(location: string, notice?: string): RedirectResponse {
   return notice === undefined ? { kind: 'redirect', location } : { kind: 'redirect', location, notice };
 }
 
-/** Defines a page module with its types checked. */
-export function definePage<S = DashboardServices>(page: DashboardPage<S>): DashboardPage<S> {
-  return page;
+/** A view declared by its page: the page gives its method and path. */
+export type PageView<S = DashboardServices> = Omit<DashboardView<S>, 'method' | 'path'>;
+/** An action declared by its page: the page gives its method and path. */
+export type PageAction<S = DashboardServices> = Omit<DashboardAction<S>, 'method' | 'path'>;
+
+/**
+ * The usual page: its header link and the main view that link leads to, its sub-views and
+ * actions at paths below the page's, and any other routes. The main view is a GET at the link's
+ * route path (`navRoutePath`) and the page's id is the last segment of the link's path, so neither
+ * is written twice. Views and actions read what the page declared in `req.services`.
+ */
+export interface NavPageDefinition<S = DashboardServices> extends PageView<S> {
+  readonly nav: NavEntry;
+  /** Frame pages only: plugins whose services the page uses (added to the dashboard plugin's `dependsOn`). */
+  readonly dependsOn?: readonly string[];
+  /** GET routes by their path below the page's (`'/export'`, `'/:invoiceId'`), matched in this order. */
+  readonly views?: Readonly<Record<string, PageView<S>>>;
+  /** POST routes by their path below the page's (`''` is the page's own path, `'/clear'` below it). */
+  readonly actions?: Readonly<Record<string, PageAction<S>>>;
+  /** Routes elsewhere than below the page's path, after the page's own. */
+  readonly routes?: (services: S) => readonly DashboardRoute<S>[];
+}
+
+/** The route path a header link leads to: a `project` link's path lies under `/dashboard/projects/:projectId`. */
+export function navRoutePath(entry: NavEntry): string {
+  return entry.scope === 'project' ? `/dashboard/projects/:projectId${entry.path}` : entry.path;
+}
+
+/** The address of a header link: a `project` link's for the project `projectId`. */
+export function navHref(entry: NavEntry, projectId: string): string {
+  return entry.scope === 'project' ? `/dashboard/projects/${projectId}${entry.path}` : entry.path;
+}
+
+/** Defines a page module with its types checked: a whole `DashboardPage`, or a page of a header link and its main view. */
+export function definePage<S = DashboardServices>(page: DashboardPage<S> | NavPageDefinition<S>): DashboardPage<S> {
+  if (!('render' in page)) return page;
+  const { nav, dependsOn, views = {}, actions = {}, routes, ...view } = page;
+  const path = navRoutePath(nav);
+  const own: DashboardRoute<S>[] = [
+    { method: 'GET', path, ...view },
+    ...Object.entries(views).map(([below, v]): DashboardView<S> => ({ method: 'GET', path: path + below, ...v })),
+    ...Object.entries(actions).map(([below, a]): DashboardAction<S> => ({ method: 'POST', path: path + below, ...a })),
+  ];
+  return {
+    id: nav.path.slice(nav.path.lastIndexOf('/') + 1),
+    ...(dependsOn === undefined ? {} : { dependsOn }),
+    nav: [nav],
+    routes: (services) => [...own, ...(routes?.(services) ?? [])],
+  };
 }

@@ -1,7 +1,7 @@
 import { html, type SafeHtml, type StaticAssets } from '@gw/kernel';
 import type { ProjectView } from '@gw/plugin-tenancy/contract';
 import { csrfField } from './components.js';
-import type { NavEntry, SignedInUser } from './dashboard-page.js';
+import { navHref, type NavEntry, type SignedInUser } from './dashboard-page.js';
 
 /** The product name in titles and the header. */
 export const PRODUCT = 'Gateway dashboard';
@@ -66,7 +66,7 @@ function navigation(c: LayoutContext): SafeHtml {
   const projectLinks = c.project
     ? entries
         .filter((e) => e.scope === 'project' && (e.kinds === undefined || e.kinds.includes(c.project!.kind)))
-        .map((e) => link(e.label, `/dashboard/projects/${c.project!.id}${e.path}`))
+        .map((e) => link(e.label, navHref(e, c.project!.id)))
     : [];
   return html`<div class="navs">
 <nav aria-label="Main"><ul>${operatorLinks}</ul></nav>

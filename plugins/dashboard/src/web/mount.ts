@@ -22,6 +22,12 @@ import { FormFields } from './form.js';
 import { layout, type LayoutContext } from './layout.js';
 import { sameOrigin, secureCookie } from './request-checks.js';
 
+/**
+ * What every route of the dashboard declares to the kernel: out of the API document, and no API
+ * authentication (the dashboard's session, checked by the frame, is).
+ */
+export const DASHBOARD_ROUTE = { tags: ['dashboard'], hidden: true, auth: 'none' } as const satisfies Partial<RouteDefinition>;
+
 /** Any body is read by hand (forms), so the route schema admits anything. */
 export const FORM_BODY = Type.Unknown({ description: 'application/x-www-form-urlencoded' });
 /** How many of the operator's projects the header's switcher lists. */
@@ -90,9 +96,7 @@ function mount(
     method: route.method,
     path: route.path,
     summary: route.summary,
-    tags: ['dashboard'],
-    hidden: true,
-    auth: 'none',
+    ...DASHBOARD_ROUTE,
     ...(route.method === 'POST' ? { body: FORM_BODY } : {}),
     handler: async ({ ctx, params, requestId }) => {
       const session = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));

@@ -45,42 +45,37 @@ export const INVOICE_FILTERS: readonly FilterField[] = [
 
 const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/invoices`;
 
+/** The parts other plugins add for this project's kind (ADR 0011). */
+const partsFor = (req: DashboardRequest<Services>): readonly ContributedInvoicePagePart[] =>
+  req.services.extensions
+    .of(INVOICE_PAGE_PARTS)
+    .map((c) => c.item)
+    .filter(({ part }) => part.kinds === undefined || part.kinds.includes(req.project!.kind));
+
 /**
  * Invoices of a project: search with every filter of the REST list (cursor-paginated), an
  * invoice's page with transactions, confirmations and the timeline of its webhook events and audit
  * rows, cancel; for sandbox projects a button per simulation and the chain clock.
  */
 export const invoicesPage = definePage<Services>({
-  id: 'invoices',
-  nav: [{ label: 'Invoices', scope: 'project', path: '/invoices', order: 20 }],
-  routes: (services) => {
-    /** The parts other plugins add for this project's kind (ADR 0011). */
-    const partsFor = (req: DashboardRequest<Services>): readonly ContributedInvoicePagePart[] =>
-      services.extensions
-        .of(INVOICE_PAGE_PARTS)
-        .map((c) => c.item)
-        .filter(({ part }) => part.kinds === undefined || part.kinds.includes(req.project!.kind));
-    return [
-      {
-        method: 'GET',
-        path: '/dashboard/projects/:projectId/invoices',
-        cli: ['invoice list'],
-        summary: "Search the project's invoices with the REST list's filters (newest first, cursor-paginated).",
-        render: async (req) => {
-          const listing = filteredList(req, base(req), INVOICE_FILTERS);
-          const { filters } = listing;
-          const list = await services.invoicesService.list(req.project!.id, {
-            ...filters,
-            status: filters['status'] as InvoiceStatus | undefined,
-            ...listing.page,
-          });
-          const paid = await services.invoicesActivity.paidValues(
-            req.project!.id,
-            list.items.filter((i) => i.amount_usd === null).map((i) => i.id),
-          );
-          return page(
-            `Invoices of ${req.project!.name}`,
-            html`<h1>Invoices</h1>
+  nav: { label: 'Invoices', scope: 'project', path: '/invoices', order: 20 },
+  cli: ['invoice list'],
+  summary: "Search the project's invoices with the REST list's filters (newest first, cursor-paginated).",
+  render: async (req) => {
+    const listing = filteredList(req, base(req), INVOICE_FILTERS);
+    const { filters } = listing;
+    const list = await req.services.invoicesService.list(req.project!.id, {
+      ...filters,
+      status: filters['status'] as InvoiceStatus | undefined,
+      ...listing.page,
+    });
+    const paid = await req.services.invoicesActivity.paidValues(
+      req.project!.id,
+      list.items.filter((i) => i.amount_usd === null).map((i) => i.id),
+    );
+    return page(
+      `Invoices of ${req.project!.name}`,
+      html`<h1>Invoices</h1>
 <p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API; here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
 ${listing.render(
   'Invoice filters',
@@ -101,22 +96,20 @@ ${listing.render(
   list.items,
 )}
 <p><a href="${base(req)}/export">Export invoices (CSV or JSON)</a></p>`,
-          );
-        },
-      },
-      {
-        method: 'GET',
-        path: '/dashboard/projects/:projectId/invoices/export',
-        cli: ['invoice export'],
-        summary: "Download the project's invoices created in a range with their transactions (CSV or JSON, streamed), as the CLI's export.",
-        render: async (req) => {
-          const from = req.query.get('from');
-          const to = req.query.get('to');
-          if (!from || !to) {
-            const today = new Date().toISOString().slice(0, 10);
-            return page(
-              `Export invoices of ${req.project!.name}`,
-              html`<h1>Export invoices</h1>
+    );
+  },
+  views: {
+    '/export': {
+      cli: ['invoice export'],
+      summary: "Download the project's invoices created in a range with their transactions (CSV or JSON, streamed), as the CLI's export.",
+      render: async (req) => {
+        const from = req.query.get('from');
+        const to = req.query.get('to');
+        if (!from || !to) {
+          const today = new Date().toISOString().slice(0, 10);
+          return page(
+            `Export invoices of ${req.project!.name}`,
+            html`<h1>Export invoices</h1>
 <p>Invoices created in the range, with their transactions, for accounting: amounts as exact decimal strings, USD at creation and at payment (the same file as <code>pnpm gateway invoice export</code>).</p>
 <form method="get" action="${base(req)}/export">
 <label for="export-from">Created from (date or date-time, UTC)</label><input id="export-from" name="from" type="text" required maxlength="40" value="${today.slice(0, 8)}01">
@@ -127,43 +120,41 @@ ${listing.render(
 </fieldset>
 <button type="submit">Download</button>
 </form>`,
-            );
-          }
-          const format = req.query.get('format') === 'json' ? 'json' : 'csv';
-          if (!new RegExp(ISO_8601_PATTERN).test(from) || !new RegExp(ISO_8601_PATTERN).test(to))
-            throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
-          const range = { projectId: req.project!.id, from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'end') };
-          if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
-          const lines = exportDocument(services.invoicesExporter.invoices(range), format);
-          return {
-            kind: 'download',
-            filename: `invoices-${req.project!.id}-${from.slice(0, 10)}-${to.slice(0, 10)}.${format}`,
-            contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
-            body: Readable.from(lines),
-          };
-        },
+          );
+        }
+        const format = req.query.get('format') === 'json' ? 'json' : 'csv';
+        if (!new RegExp(ISO_8601_PATTERN).test(from) || !new RegExp(ISO_8601_PATTERN).test(to))
+          throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
+        const range = { projectId: req.project!.id, from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'end') };
+        if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
+        const lines = exportDocument(req.services.invoicesExporter.invoices(range), format);
+        return {
+          kind: 'download',
+          filename: `invoices-${req.project!.id}-${from.slice(0, 10)}-${to.slice(0, 10)}.${format}`,
+          contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+          body: Readable.from(lines),
+        };
       },
-      {
-        method: 'GET',
-        path: '/dashboard/projects/:projectId/invoices/:invoiceId',
-        cli: ['invoice show'],
-        summary: 'One invoice: amounts, transactions and confirmations, the timeline of its webhook events and audit rows; cancel and (sandbox) simulations.',
-        render: async (req) => {
-          const invoice = await services.invoicesService.get(req.project!.id, req.params['invoiceId']!);
-          const parts = partsFor(req);
-          const [audit, paid, rows, sections] = await Promise.all([
-            services.audit.list({ projectIds: [req.project!.id], target: `invoice:${invoice.id}`, limit: 100 }),
-            services.invoicesActivity.paidValues(req.project!.id, [invoice.id]),
-            Promise.all(parts.map(({ part, services: partServices }) => part.timeline?.({ ...req, services: partServices }, invoice) ?? [])),
-            req.user.role === 'admin'
-              ? Promise.all(
-                  parts.flatMap(({ part, services: partServices }) => (part.actions ? [part.actions({ ...req, services: partServices }, invoice)] : [])),
-                )
-              : [],
-          ]);
-          return page(
-            `Invoice ${invoice.external_id}`,
-            html`<h1>Invoice <code>${invoice.external_id}</code></h1>
+    },
+    '/:invoiceId': {
+      cli: ['invoice show'],
+      summary: 'One invoice: amounts, transactions and confirmations, the timeline of its webhook events and audit rows; cancel and (sandbox) simulations.',
+      render: async (req) => {
+        const invoice = await req.services.invoicesService.get(req.project!.id, req.params['invoiceId']!);
+        const parts = partsFor(req);
+        const [audit, paid, rows, sections] = await Promise.all([
+          req.services.audit.list({ projectIds: [req.project!.id], target: `invoice:${invoice.id}`, limit: 100 }),
+          req.services.invoicesActivity.paidValues(req.project!.id, [invoice.id]),
+          Promise.all(parts.map(({ part, services: partServices }) => part.timeline?.({ ...req, services: partServices }, invoice) ?? [])),
+          req.user.role === 'admin'
+            ? Promise.all(
+                parts.flatMap(({ part, services: partServices }) => (part.actions ? [part.actions({ ...req, services: partServices }, invoice)] : [])),
+              )
+            : [],
+        ]);
+        return page(
+          `Invoice ${invoice.external_id}`,
+          html`<h1>Invoice <code>${invoice.external_id}</code></h1>
 ${invoiceFacts(invoice, paid.get(invoice.id))}
 ${req.user.role === 'admin' ? actions(req, invoice, sections) : html`<p class="note">You are a read-only member: cancelling${parts.flatMap(({ part }) => (part.verb ? [` and ${part.verb.gerund}`] : []))} is for administrators.</p>`}
 <h2>Transactions</h2>
@@ -186,24 +177,23 @@ ${timeline(invoice, rows.flat(), audit.items)}
 <h2>Metadata</h2>
 ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoice.metadata) : html`<p class="empty">No metadata.</p>`}
 <p><a href="${base(req)}">Back to the invoices</a></p>`,
-          );
-        },
+        );
       },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/invoices/:invoiceId/cancel',
-        cli: ['invoice cancel'],
-        summary: 'Cancel a pending or detected invoice (its address goes back to the pool after the cooldown).',
-        handle: async (req) => {
-          const id = req.params['invoiceId']!;
-          const custom = partsFor(req).find(({ part }) => part.cancel);
-          const invoice = custom
-            ? await custom.part.cancel!({ ...req, services: custom.services }, id)
-            : await services.invoicesService.cancel(req.project!.id, id, req.actor);
-          return redirect(`${base(req)}/${invoice.id}`, `The invoice is ${invoice.status}.`);
-        },
+    },
+  },
+  actions: {
+    '/:invoiceId/cancel': {
+      cli: ['invoice cancel'],
+      summary: 'Cancel a pending or detected invoice (its address goes back to the pool after the cooldown).',
+      handle: async (req) => {
+        const id = req.params['invoiceId']!;
+        const custom = partsFor(req).find(({ part }) => part.cancel);
+        const invoice = custom
+          ? await custom.part.cancel!({ ...req, services: custom.services }, id)
+          : await req.services.invoicesService.cancel(req.project!.id, id, req.actor);
+        return redirect(`${base(req)}/${invoice.id}`, `The invoice is ${invoice.status}.`);
       },
-    ];
+    },
   },
 });
 

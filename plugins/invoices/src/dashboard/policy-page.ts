@@ -12,21 +12,16 @@ const DEFAULT = 'default';
 
 /** A project's invoice policy: the effective values and overrides; setting them (blank fields stay as they are). */
 export const policyPage = definePage<Services>({
-  id: 'policy',
-  nav: [{ label: 'Invoice policy', scope: 'project', path: '/policy', order: 50 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/policy',
-      cli: ['policy show'],
-      summary: "The project's effective invoice policy and what it overrides; the form to set it.",
-      render: async (req) => {
-        const policy = await services.invoicesPolicies.get(req.project!.id);
-        const chains = services.chains.chainIds();
-        const o = policy.overrides;
-        return page(
-          `Invoice policy of ${req.project!.name}`,
-          html`<h1>Invoice policy</h1>
+  nav: { label: 'Invoice policy', scope: 'project', path: '/policy', order: 50 },
+  cli: ['policy show'],
+  summary: "The project's effective invoice policy and what it overrides; the form to set it.",
+  render: async (req) => {
+    const policy = await req.services.invoicesPolicies.get(req.project!.id);
+    const chains = req.services.chains.chainIds();
+    const o = policy.overrides;
+    return page(
+      `Invoice policy of ${req.project!.name}`,
+      html`<h1>Invoice policy</h1>
 <p class="note">Defaults for new invoices of this project; existing invoices keep what they were created with.</p>
 ${table(
   'Effective policy',
@@ -60,12 +55,10 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
 </form>`
     : html`<p class="note">You are a read-only member: changing the policy is for administrators.</p>`
 }`,
-        );
-      },
-    },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/policy',
+    );
+  },
+  actions: {
+    '': {
       cli: ['policy set'],
       summary: 'Set invoice defaults: matching mode, expiry, confirmations per chain, enabled coins (blank fields unchanged).',
       handle: async (req) => {
@@ -89,17 +82,17 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
                   .map((c) => c.trim())
                   .filter(Boolean) as CoinId[]);
         const confirmations: Partial<Record<ChainId, number | null>> = {};
-        for (const chain of services.chains.chainIds()) {
+        for (const chain of req.services.chains.chainIds()) {
           const value = req.form.optional(`confirmations_${chain}`, `Confirmations on ${chain}`, { max: 7 });
           if (value !== undefined) confirmations[chain] = value === DEFAULT ? null : wholeNumber(value, `Confirmations on ${chain}`);
         }
         if (Object.keys(confirmations).length > 0) patch.confirmations = confirmations;
         if (Object.keys(patch).length === 0) throw dashboardErrors.invalid_form({ message: 'Nothing to set: every field was blank. Nothing was changed.' });
-        await services.invoicesPolicies.set(req.project!.id, patch, req.actor);
+        await req.services.invoicesPolicies.set(req.project!.id, patch, req.actor);
         return redirect(base(req), 'The invoice policy is saved.');
       },
     },
-  ],
+  },
 });
 
 function wholeNumber(text: string, label: string): number {

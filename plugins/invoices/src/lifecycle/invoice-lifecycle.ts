@@ -8,6 +8,7 @@ import {
   applyFact,
   isFinal,
   liveTransfers,
+  receiptOf,
   withdrawEvent,
   type ConfirmationFact,
   type FactInput,
@@ -183,12 +184,7 @@ export class InvoiceLifecycle {
         const fact: FactInput = {
           fact: 'payment_seen',
           payment: {
-            txHash: payment.txHash,
-            outputIndex: payment.outputIndex,
-            amountUnits: payment.amountUnits,
-            confirmations: payment.confirmations,
-            blockHeight: payment.blockHeight,
-            blockHash: payment.blockHash,
+            ...receiptOf(payment),
             synthetic: payment.synthetic ?? false,
             ...(payment.eventData ? { eventData: payment.eventData } : {}),
           },

@@ -65,6 +65,12 @@ export interface ReceiptFields {
   readonly blockHash: string | null;
 }
 
+/** The receipt fields of `source` alone (a wider object's other fields left behind). */
+export function receiptOf(source: ReceiptFields): ReceiptFields {
+  const { txHash, outputIndex, amountUnits, confirmations, blockHeight, blockHash } = source;
+  return { txHash, outputIndex, amountUnits, confirmations, blockHeight, blockHash };
+}
+
 /** A transfer as a fact reports it. */
 export interface PaymentFact extends ReceiptFields {
   readonly synthetic: boolean;
@@ -174,12 +180,7 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
       } else {
         state.transfers.push({
           id: newId(),
-          txHash: payment.txHash,
-          outputIndex: payment.outputIndex,
-          amountUnits: payment.amountUnits,
-          confirmations: payment.confirmations,
-          blockHeight: payment.blockHeight,
-          blockHash: payment.blockHash,
+          ...receiptOf(payment),
           status: 'pending',
           synthetic: payment.synthetic,
           detectedAt: now,

@@ -25,7 +25,7 @@ import { unitsToUsd } from '../services/amounts.js';
 import { checkMetadataSize, lockExternalId, storedRateSnapshot } from '../services/invoice-rules.js';
 import type { InvoiceView } from '../services/invoice-view.js';
 import type { PolicyService } from '../services/policy-service.js';
-import { stateOf, type ReceiptFields } from './invoice-state.js';
+import { receiptOf, stateOf, type ReceiptFields } from './invoice-state.js';
 import type { LifecycleStore } from './lifecycle-store.js';
 import { findTransition, NEW } from './transition-table.js';
 
@@ -156,12 +156,8 @@ export class OrphanAttribution {
     const state = stateOf(invoice, []);
     state.transfers.push({
       id: newId(),
-      txHash: input.txHash,
-      outputIndex: input.outputIndex,
+      ...receiptOf(input),
       amountUnits: units,
-      confirmations: input.confirmations,
-      blockHeight: input.blockHeight,
-      blockHash: input.blockHash,
       status: 'confirmed',
       synthetic: false,
       detectedAt: now,

@@ -1,4 +1,4 @@
-import { coreErrors, keysetPage, parseInstant, type ChainId, type ChainRegistry, type ProjectKind } from '@gw/kernel';
+import { coreErrors, keysetPage, type KeysetPage, type KeysetPageRequest, parseInstant, type ChainId, type ChainRegistry, type ProjectKind } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { invoicesErrors } from '../errors.js';
 import type { InvoiceStatus } from '../invoice-status.js';
@@ -15,7 +15,7 @@ export interface CheckoutInvoice {
 }
 
 /** Filters of GET /invoices (spec 4.2). */
-export interface InvoiceListFilter {
+export interface InvoiceListFilter extends KeysetPageRequest {
   readonly external_id?: string | undefined;
   readonly address?: string | undefined;
   readonly tx_hash?: string | undefined;
@@ -23,14 +23,9 @@ export interface InvoiceListFilter {
   readonly status?: InvoiceStatus | undefined;
   readonly date_from?: string | undefined;
   readonly date_to?: string | undefined;
-  readonly cursor?: string | undefined;
-  readonly limit: number;
 }
 
-export interface InvoicePage {
-  readonly items: InvoiceView[];
-  readonly next_cursor?: string;
-}
+export type InvoicePage = KeysetPage<InvoiceView>;
 
 /** The invoices' read model: every read is scoped to the caller's project. */
 export class InvoiceReads {
@@ -52,11 +47,7 @@ export class InvoiceReads {
    * Every transaction of one invoice of the project, `limit` per page in id (detection) order;
    * `next_cursor` is the last id of a full page. 404 `invoice_not_found` otherwise.
    */
-  async transactions(
-    projectId: string,
-    invoiceId: string,
-    page: { cursor?: string | undefined; limit: number },
-  ): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
+  async transactions(projectId: string, invoiceId: string, page: KeysetPageRequest): Promise<KeysetPage<InvoiceTransactionView>> {
     const invoice = await Invoice.query(this.deps.db).findOne({ id: invoiceId, project_id: projectId }).select('id', 'coin');
     if (!invoice) throw invoicesErrors.invoice_not_found();
     const query = InvoiceTransaction.query(this.deps.db)

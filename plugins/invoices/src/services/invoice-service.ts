@@ -1,4 +1,4 @@
-import type { Actor, ChainId, ProjectPrincipal } from '@gw/kernel';
+import type { Actor, ChainId, KeysetPage, KeysetPageRequest, ProjectPrincipal } from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { InvoiceLifecycle } from '../lifecycle/invoice-lifecycle.js';
 import type { CreateInvoiceInput, CreateResult } from './create-plan.js';
@@ -34,11 +34,7 @@ export class InvoiceService {
   }
 
   /** Every transaction of one invoice of the project, cursor-paginated; 404 `invoice_not_found` otherwise. */
-  transactions(
-    projectId: string,
-    invoiceId: string,
-    page: { cursor?: string | undefined; limit: number },
-  ): Promise<{ items: InvoiceTransactionView[]; next_cursor?: string }> {
+  transactions(projectId: string, invoiceId: string, page: KeysetPageRequest): Promise<KeysetPage<InvoiceTransactionView>> {
     return this.deps.invoicesReads.transactions(projectId, invoiceId, page);
   }
 

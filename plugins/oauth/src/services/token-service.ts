@@ -78,6 +78,9 @@ interface SealedPair {
   access_id: string;
 }
 
+/** The audit action of each kind of replay that revokes a grant. */
+const REPLAY_ACTIONS = { code_reuse: 'oauth.code.reuse_detected', refresh_replay: 'oauth.refresh.replay_detected' } as const;
+
 /**
  * Codes, tokens, rotation, replay detection, revocation and verification (spec 3.3). Tokens are
  * stored only as SHA-256 hashes. A lineage is one `oauth_grants` row: every token descended from
@@ -109,17 +112,12 @@ export class TokenService {
       if (code.consumed_at) {
         // RFC 6749 section 4.1.2: a code used twice revokes what was issued from it.
         if (code.grant_id) {
-          await this.revokeGrant(trx, code.grant_id, 'code_reuse');
-          await this.deps.audit.record(
-            {
-              actor: `oauth_client:${code.client_id}`,
-              channel: 'rest',
-              action: 'oauth.code.reuse_detected',
-              target: `oauth_grant:${code.grant_id}`,
-              details: { code_id: code.id, user_id: code.user_id },
-              requestId: input.requestId,
-            },
+          await this.revokeReplayed(
             trx,
+            'code_reuse',
+            { id: code.grant_id, client_id: code.client_id },
+            { code_id: code.id, user_id: code.user_id },
+            input.requestId,
           );
         }
         return fail('invalid_grant', 'The authorization code was already used; the tokens issued from it are revoked.');
@@ -188,17 +186,12 @@ export class TokenService {
       if (token.consumed_at) {
         const replayed = await this.successorWithinLeeway(trx, token);
         if (replayed) return replayed;
-        await this.revokeGrant(trx, grant.id, 'refresh_replay');
-        await this.deps.audit.record(
-          {
-            actor: `oauth_client:${grant.client_id}`,
-            channel: 'rest',
-            action: 'oauth.refresh.replay_detected',
-            target: `oauth_grant:${grant.id}`,
-            details: { refresh_token_id: token.id, user_id: grant.user_id, client_id: grant.client_id },
-            requestId: input.requestId,
-          },
+        await this.revokeReplayed(
           trx,
+          'refresh_replay',
+          grant,
+          { refresh_token_id: token.id, user_id: grant.user_id, client_id: grant.client_id },
+          input.requestId,
         );
         return fail('invalid_grant', 'The refresh token was already used; every token of its lineage is revoked.');
       }
@@ -378,6 +371,24 @@ export class TokenService {
   }
 
   /** Revokes a lineage: the grant, every access token and every refresh token of it. */
+  /**
+   * A code or refresh token came back after use (a theft signal): revokes its grant's lineage and
+   * audits the detection as the client.
+   */
+  private async revokeReplayed(
+    trx: Knex.Transaction,
+    reason: keyof typeof REPLAY_ACTIONS,
+    grant: { readonly id: string; readonly client_id: string },
+    details: Record<string, unknown>,
+    requestId: string,
+  ): Promise<void> {
+    await this.revokeGrant(trx, grant.id, reason);
+    await this.deps.audit.record(
+      { actor: `oauth_client:${grant.client_id}`, channel: 'rest', action: REPLAY_ACTIONS[reason], target: `oauth_grant:${grant.id}`, details, requestId },
+      trx,
+    );
+  }
+
   private async revokeGrant(trx: Knex.Transaction, grantId: string, reason: string): Promise<{ access: number; refresh: number }> {
     await sqlQuery(trx, sql`update oauth_grants set revoked_at = now(), revoked_reason = ${reason} where id = ${grantId} and revoked_at is null`);
     const access = await changedRows(

@@ -6,30 +6,26 @@ import { actionButton, type DashboardRequest, definePage, page, type PageService
 export const SANDBOX_PAGE_DEPS = ['sandboxProjects'] as const;
 type Services = PageServices<typeof SANDBOX_PAGE_DEPS>;
 
+/** The project of the request, refused unless it is a sandbox project. */
+function sandboxOnly(req: DashboardRequest<Services>) {
+  if (req.project!.kind !== 'sandbox')
+    throw coreErrors.sandbox_project_required({
+      message: `${req.project!.name} is a ${req.project!.kind} project; these actions are for sandbox projects only.`,
+    });
+  return req.project!;
+}
+
 /** A sandbox project's generated keys, reset (purge invoices, events and pool) and delete. */
 export const sandboxPage = definePage<Services>({
-  id: 'sandbox',
-  nav: [{ label: 'Sandbox', scope: 'project', path: '/sandbox', order: 90, kinds: ['sandbox'] }],
-  routes: ({ sandboxProjects: sandbox }) => {
-    const sandboxOnly = (req: DashboardRequest<Services>) => {
-      if (req.project!.kind !== 'sandbox')
-        throw coreErrors.sandbox_project_required({
-          message: `${req.project!.name} is a ${req.project!.kind} project; these actions are for sandbox projects only.`,
-        });
-      return req.project!;
-    };
-    return [
-      {
-        method: 'GET',
-        path: '/dashboard/projects/:projectId/sandbox',
-        summary: "A sandbox project's generated account keys; reset and delete.",
-        cli: ['sandbox wallets'],
-        render: async (req) => {
-          const p = sandboxOnly(req);
-          const wallets = await sandbox.wallets(p.id);
-          return page(
-            'Sandbox',
-            html`<h1>Sandbox project ${p.name}</h1>
+  nav: { label: 'Sandbox', scope: 'project', path: '/sandbox', order: 90, kinds: ['sandbox'] },
+  summary: "A sandbox project's generated account keys; reset and delete.",
+  cli: ['sandbox wallets'],
+  render: async (req) => {
+    const p = sandboxOnly(req);
+    const wallets = await req.services.sandboxProjects.wallets(p.id);
+    return page(
+      'Sandbox',
+      html`<h1>Sandbox project ${p.name}</h1>
 ${table(
   'Generated testnet keys',
   ['Chain', 'Account key', 'Bound'],
@@ -44,31 +40,26 @@ ${actionButton(req, `/dashboard/projects/${p.id}/sandbox/reset`, 'Reset sandbox'
 ${actionButton(req, `/dashboard/projects/${p.id}/sandbox/delete`, 'Delete sandbox project', { confirm: `Delete ${p.name} for good?`, danger: true })}`
     : null
 }`,
-          );
-        },
+    );
+  },
+  actions: {
+    '/reset': {
+      summary: "Purge a sandbox project's invoices, transactions, webhook events and pool.",
+      cli: ['sandbox reset'],
+      handle: async (req) => {
+        const p = sandboxOnly(req);
+        await req.services.sandboxProjects.reset(p.id, req.actor);
+        return redirect(`/dashboard/projects/${p.id}/sandbox`, 'The sandbox project is reset: no invoices or events remain.');
       },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/sandbox/reset',
-        summary: "Purge a sandbox project's invoices, transactions, webhook events and pool.",
-        cli: ['sandbox reset'],
-        handle: async (req) => {
-          const p = sandboxOnly(req);
-          await sandbox.reset(p.id, req.actor);
-          return redirect(`/dashboard/projects/${p.id}/sandbox`, 'The sandbox project is reset: no invoices or events remain.');
-        },
+    },
+    '/delete': {
+      summary: 'Delete a sandbox project and everything of it.',
+      cli: ['sandbox delete'],
+      handle: async (req) => {
+        const p = sandboxOnly(req);
+        await req.services.sandboxProjects.delete(p.id, req.actor);
+        return redirect('/dashboard/projects', `The sandbox project ${p.name} is deleted.`);
       },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/sandbox/delete',
-        summary: 'Delete a sandbox project and everything of it.',
-        cli: ['sandbox delete'],
-        handle: async (req) => {
-          const p = sandboxOnly(req);
-          await sandbox.delete(p.id, req.actor);
-          return redirect('/dashboard/projects', `The sandbox project ${p.name} is deleted.`);
-        },
-      },
-    ];
+    },
   },
 });

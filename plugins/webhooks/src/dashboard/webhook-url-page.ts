@@ -9,26 +9,21 @@ type Services = PageServices<typeof WEBHOOK_URL_PAGE_DEPS>;
 /** Longest webhook URL accepted by the form. */
 const URL_MAX = 2048;
 
+const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/webhook-url`;
+
 /**
  * A project's default webhook URL (used when an invoice has no callback_url): set, clear, and send
  * a signed test event to it, showing the receiver's answer.
  */
 export const webhookUrlPage = definePage<Services>({
-  id: 'webhook-url',
-  nav: [{ label: 'Webhook URL', scope: 'project', path: '/webhook-url', order: 15 }],
-  routes: ({ tenancyProjects: projects, webhooksTestEvents: tests }) => {
-    const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/webhook-url`;
-    return [
-      {
-        method: 'GET',
-        path: '/dashboard/projects/:projectId/webhook-url',
-        summary: "The project's default webhook URL, with set, clear and send-a-test-event.",
-        render: async (req) => {
-          const p = req.project!;
-          const admin = req.user.role === 'admin';
-          return page(
-            'Webhook URL',
-            html`<h1>Default webhook URL</h1>
+  nav: { label: 'Webhook URL', scope: 'project', path: '/webhook-url', order: 15 },
+  summary: "The project's default webhook URL, with set, clear and send-a-test-event.",
+  render: async (req) => {
+    const p = req.project!;
+    const admin = req.user.role === 'admin';
+    return page(
+      'Webhook URL',
+      html`<h1>Default webhook URL</h1>
 <p>Events of invoices without their own <code>callback_url</code> go to this URL, signed with the project's API secret.</p>
 <dl class="facts"><dt>Current URL</dt><dd>${p.webhook_url ? html`<code>${p.webhook_url}</code>` : 'none (such events are not sent)'}</dd></dl>
 ${
@@ -47,46 +42,39 @@ ${
 }`
     : null
 }`,
-          );
-        },
+    );
+  },
+  actions: {
+    '': {
+      summary: "Set the project's default webhook URL.",
+      cli: ['webhook set'],
+      handle: async (req) => {
+        const url = req.form.text('url', 'Webhook URL', { max: URL_MAX });
+        await req.services.tenancyProjects.setWebhookUrl(req.project!.id, url, req.actor);
+        return redirect(base(req), 'The webhook URL is saved.');
       },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/webhook-url',
-        summary: "Set the project's default webhook URL.",
-        cli: ['webhook set'],
-        handle: async (req) => {
-          const url = req.form.text('url', 'Webhook URL', { max: URL_MAX });
-          await projects.setWebhookUrl(req.project!.id, url, req.actor);
-          return redirect(base(req), 'The webhook URL is saved.');
-        },
+    },
+    '/clear': {
+      summary: "Remove the project's default webhook URL.",
+      cli: ['webhook clear'],
+      handle: async (req) => {
+        await req.services.tenancyProjects.setWebhookUrl(req.project!.id, null, req.actor);
+        return redirect(base(req), 'The webhook URL is removed.');
       },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/webhook-url/clear',
-        summary: "Remove the project's default webhook URL.",
-        cli: ['webhook clear'],
-        handle: async (req) => {
-          await projects.setWebhookUrl(req.project!.id, null, req.actor);
-          return redirect(base(req), 'The webhook URL is removed.');
-        },
-      },
-      {
-        method: 'POST',
-        path: '/dashboard/projects/:projectId/webhook-url/test',
-        summary: 'Send a signed webhook.test event to the default URL and show the answer.',
-        cli: ['webhook test'],
-        handle: async (req) => {
-          const r = await tests.send(req.project!.id, req.actor);
-          return page(
-            'Test event',
-            html`<h1>Test event ${r.ok ? 'delivered' : 'failed'}</h1>
+    },
+    '/test': {
+      summary: 'Send a signed webhook.test event to the default URL and show the answer.',
+      cli: ['webhook test'],
+      handle: async (req) => {
+        const r = await req.services.webhooksTestEvents.send(req.project!.id, req.actor);
+        return page(
+          'Test event',
+          html`<h1>Test event ${r.ok ? 'delivered' : 'failed'}</h1>
 <p class="${r.ok ? 'notice' : 'error'}" role="status">${r.ok ? 'The receiver answered with a 2xx.' : 'The receiver did not accept the event.'}</p>
 <dl class="facts"><dt>Event id</dt><dd><code>${r.event_id}</code></dd><dt>URL</dt><dd><code>${r.target_url}</code></dd><dt>HTTP status</dt><dd>${r.http_status ?? 'none'}</dd><dt>Latency</dt><dd>${r.latency_ms} ms</dd>${r.error ? html`<dt>Error</dt><dd>${r.error}</dd>` : null}<dt>Response excerpt</dt><dd>${r.response_excerpt ? html`<pre class="mono">${r.response_excerpt}</pre>` : 'none'}</dd></dl>
 <p><a href="${base(req)}">Back to the webhook URL</a></p>`,
-          );
-        },
+        );
       },
-    ];
+    },
   },
 });

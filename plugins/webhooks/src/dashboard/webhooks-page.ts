@@ -42,44 +42,39 @@ const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.pro
  * response excerpt, all escaped), resend of one event, replay of many dead-lettered events at once.
  */
 export const webhooksPage = definePage<Services>({
-  id: 'webhooks',
-  nav: [{ label: 'Webhooks', scope: 'project', path: '/webhooks', order: 40 }],
-  routes: (services) => [
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/webhooks',
-      cli: ['webhook list', 'webhook schedule'],
-      summary: "The project's webhook delivery log, newest first, with the REST log's filters; replay of dead-lettered events.",
-      render: async (req) => {
-        const listing = filteredList(req, base(req), WEBHOOK_FILTERS);
-        const { filters } = listing;
-        const list = await services.webhooksEventLog.list(req.project!.id, {
-          status: filters['status'] as DeliveryStatus | undefined,
-          event_type: filters['event_type'] as InvoiceEventType | undefined,
-          invoice_id: filters['invoice_id'],
-          since: filters['since'],
-          ...listing.page,
-        });
-        const admin = req.user.role === 'admin';
-        const dead = list.items.filter((e) => e.status === 'dlq');
-        const rows = list.items.map((e) => [
-          ...(admin
-            ? [e.status === 'dlq' ? html`<input type="checkbox" name="${`event_${e.id}`}" id="${`pick-${e.id}`}" aria-label="${`Replay ${e.id}`}">` : '']
-            : []),
-          html`<a href="${base(req)}/${e.id}"><code>${e.id}</code></a>`,
-          e.event_type,
-          badge(e.status),
-          String(e.attempts),
-          e.last_http_status === null ? (e.last_error ?? '—') : String(e.last_http_status),
-          e.attempt_log.length > 0 ? `${e.attempt_log[e.attempt_log.length - 1]!.latency_ms} ms` : '—',
-          e.invoice_id ? html`<a href="/dashboard/projects/${req.project!.id}/invoices/${e.invoice_id}"><code>${e.invoice_id}</code></a>` : '—',
-          when(e.created_at_iso),
-        ]);
-        const head = [...(admin ? ['Replay'] : []), 'Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Latency', 'Invoice', 'Created'];
-        const listTable = table('Webhook events, newest first', head, rows, listing.filtered ? 'No event matches these filters.' : 'No webhook events yet.');
-        return page(
-          `Webhooks of ${req.project!.name}`,
-          html`<h1>Webhook delivery log</h1>
+  nav: { label: 'Webhooks', scope: 'project', path: '/webhooks', order: 40 },
+  cli: ['webhook list', 'webhook schedule'],
+  summary: "The project's webhook delivery log, newest first, with the REST log's filters; replay of dead-lettered events.",
+  render: async (req) => {
+    const listing = filteredList(req, base(req), WEBHOOK_FILTERS);
+    const { filters } = listing;
+    const list = await req.services.webhooksEventLog.list(req.project!.id, {
+      status: filters['status'] as DeliveryStatus | undefined,
+      event_type: filters['event_type'] as InvoiceEventType | undefined,
+      invoice_id: filters['invoice_id'],
+      since: filters['since'],
+      ...listing.page,
+    });
+    const admin = req.user.role === 'admin';
+    const dead = list.items.filter((e) => e.status === 'dlq');
+    const rows = list.items.map((e) => [
+      ...(admin
+        ? [e.status === 'dlq' ? html`<input type="checkbox" name="${`event_${e.id}`}" id="${`pick-${e.id}`}" aria-label="${`Replay ${e.id}`}">` : '']
+        : []),
+      html`<a href="${base(req)}/${e.id}"><code>${e.id}</code></a>`,
+      e.event_type,
+      badge(e.status),
+      String(e.attempts),
+      e.last_http_status === null ? (e.last_error ?? '—') : String(e.last_http_status),
+      e.attempt_log.length > 0 ? `${e.attempt_log[e.attempt_log.length - 1]!.latency_ms} ms` : '—',
+      e.invoice_id ? html`<a href="/dashboard/projects/${req.project!.id}/invoices/${e.invoice_id}"><code>${e.invoice_id}</code></a>` : '—',
+      when(e.created_at_iso),
+    ]);
+    const head = [...(admin ? ['Replay'] : []), 'Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Latency', 'Invoice', 'Created'];
+    const listTable = table('Webhook events, newest first', head, rows, listing.filtered ? 'No event matches these filters.' : 'No webhook events yet.');
+    return page(
+      `Webhooks of ${req.project!.name}`,
+      html`<h1>Webhook delivery log</h1>
 ${listing.render(
   'Webhook filters',
   admin && dead.length > 0
@@ -90,7 +85,7 @@ ${listTable}
     : listTable,
   list.items,
 )}
-${retrySchedule(services.webhooksConfig)}
+${retrySchedule(req.services.webhooksConfig)}
 ${
   admin
     ? html`<h2>Replay every dead-lettered event</h2>
@@ -98,16 +93,14 @@ ${
 ${actionButton(req, `${base(req)}/replay`, 'Replay all dead-lettered events', { hidden: { all: 'true' }, confirm: `Replay up to ${REPLAY_MAX} dead-lettered events?` })}`
     : null
 }`,
-        );
-      },
-    },
-    {
-      method: 'GET',
-      path: '/dashboard/projects/:projectId/webhooks/:eventId',
+    );
+  },
+  views: {
+    '/:eventId': {
       cli: ['webhook show'],
       summary: 'One webhook event: envelope, target and every attempt with status, latency and response excerpt; resend.',
       render: async (req) => {
-        const event = await services.webhooksEventLog.get(req.project!.id, req.params['eventId']!);
+        const event = await req.services.webhooksEventLog.get(req.project!.id, req.params['eventId']!);
         return page(
           `Webhook event ${event.id}`,
           html`<h1>Webhook event <code>${event.id}</code></h1>
@@ -134,22 +127,20 @@ ${jsonBlock(event.payload)}
         );
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/webhooks/:eventId/resend',
+  },
+  actions: {
+    '/:eventId/resend': {
       cli: ['webhook resend'],
       summary: 'Resend an event as a new event to the target resolved now (the original stays).',
       handle: async (req) => {
         const id = req.params['eventId']!;
         // A rule of the project's kind (the sandbox's) applies here as in its owner's own API.
-        const rule = services.extensions.of(WEBHOOK_RESEND_RULES).find((r) => r.item.kind === req.project!.kind)?.item;
-        const result = await services.webhooksEventLog.resend(req.project!.id, id, req.actor, rule ? { refuse: rule.refuse } : {});
+        const rule = req.services.extensions.of(WEBHOOK_RESEND_RULES).find((r) => r.item.kind === req.project!.kind)?.item;
+        const result = await req.services.webhooksEventLog.resend(req.project!.id, id, req.actor, rule ? { refuse: rule.refuse } : {});
         return redirect(`${base(req)}/${result.event_id}`, `Resent as event ${result.event_id}${result.target_url ? '' : ' (no target: skipped)'}.`);
       },
     },
-    {
-      method: 'POST',
-      path: '/dashboard/projects/:projectId/webhooks/replay',
+    '/replay': {
       summary: `Replay dead-lettered events (the selected ones, or the newest ${REPLAY_MAX}) under their own event ids.`,
       handle: async (req) => {
         const all = req.form.checked('all');
@@ -157,14 +148,14 @@ ${jsonBlock(event.payload)}
         if (!all && ids.length === 0) throw dashboardErrors.invalid_form({ message: 'Select at least one dead-lettered event. Nothing was changed.' });
         // The webhooks plugin locks, checks (dead-lettered events of this project only, at most
         // REPLAY_MAX) and replays them in one transaction: all of them or, on any error, none.
-        const replayed = await services.webhooksEventLog.redeliverDeadLettered(req.project!.id, all ? 'all' : ids, REPLAY_MAX, req.actor);
+        const replayed = await req.services.webhooksEventLog.redeliverDeadLettered(req.project!.id, all ? 'all' : ids, REPLAY_MAX, req.actor);
         return redirect(
           base(req),
           replayed.length === 0 ? 'There was no dead-lettered event to replay.' : `Replayed ${replayed.length} dead-lettered event(s).`,
         );
       },
     },
-  ],
+  },
 });
 
 function retrySchedule(config: Parameters<typeof nominalSchedule>[0] & { maxAttempts: number; timeoutMs: number }): SafeHtml {

@@ -6,6 +6,8 @@ import {
   isAppError,
   isUlid,
   keysetPage,
+  type KeysetPage,
+  type KeysetPageRequest,
   type JobQueue,
   newId,
   parseInstant,
@@ -24,13 +26,11 @@ import type { WebhookEnvelope, WebhookOutbox } from './outbox.js';
 /** How long after an event's pending attempt is due a deferred redelivery looks again. */
 const REDELIVER_GRACE_MS = 2_000;
 
-export interface EventListFilter {
+export interface EventListFilter extends KeysetPageRequest {
   readonly status?: DeliveryStatus | undefined;
   readonly event_type?: InvoiceEventType | undefined;
   readonly since?: string | undefined;
   readonly invoice_id?: string | undefined;
-  readonly cursor?: string | undefined;
-  readonly limit: number;
 }
 
 export interface DeliveryAttemptView {
@@ -100,7 +100,7 @@ export class EventLog {
   ) {}
 
   /** Newest first; pages keyed by id (`id < cursor`), stable while events are written. */
-  async list(projectId: string, filter: EventListFilter): Promise<{ items: DeliveryLogEntry[]; next_cursor?: string }> {
+  async list(projectId: string, filter: EventListFilter): Promise<KeysetPage<DeliveryLogEntry>> {
     const query = WebhookEvent.query(this.deps.db)
       .where('project_id', projectId)
       .orderBy('id', 'desc')

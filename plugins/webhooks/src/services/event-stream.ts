@@ -1,4 +1,4 @@
-import { sql, sqlQuery, type Notifications } from '@gw/kernel';
+import { sql, sqlQuery, type KeysetPage, type Notifications } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { webhooksErrors } from '../errors.js';
 import { WebhookEvent } from '../models/webhook-event.js';
@@ -44,7 +44,7 @@ export class EventStream {
 
   constructor(private readonly deps: { db: Knex; notifications: Notifications }) {}
 
-  async read(projectId: string, request: StreamRead): Promise<{ items: StreamEvent[]; next_cursor?: string }> {
+  async read(projectId: string, request: StreamRead): Promise<KeysetPage<StreamEvent>> {
     let position = request.after ? await this.positionOf(projectId, request.after) : undefined;
     if (!position && request.start === 'latest') {
       const [newest] = await sqlQuery<{ id: string }>(
