@@ -1,15 +1,16 @@
 /**
  * The shared chain conformance suite (`chainConformance` of @gw/kernel/testing) for the spec's seven
- * chains, taken from the composition, with each chain's published vectors and signatures made by
- * its own wallet library (the wallets plugin's test signers: bip322-js, ethers, TronWeb, Cardano's
- * serialization library, TON's crypto). chains/ltc and chains/base run the same suite in their own
- * folders. Vectors and their sources are the ones each chain's own tests cite.
+ * chains that are not EVM chains, taken from the composition, with each chain's published vectors
+ * and signatures made by its own wallet library (the wallets plugin's test signers: bip322-js,
+ * TronWeb, Cardano's serialization library, TON's crypto). chains/ltc runs the same suite in its own
+ * folder, and every EVM chain (eth, polygon, bsc, base) runs it in its own folder through
+ * `evmChainConformance` of @gw/chain-evm/testing. Vectors and their sources are the ones each chain's own tests cite.
  */
 import test from 'ava';
 import { chains } from '@gw/app-gateway';
 import type { ChainModule } from '@gw/kernel';
 import { chainConformance, type DerivationVectors } from '@gw/kernel/testing';
-import { adaWallet, BTC_TPUB, btcTestnetWallet, btcWallet, ethWallet, tonWallet, tronWallet } from '@gw/testing';
+import { adaWallet, BTC_TPUB, btcTestnetWallet, btcWallet, tonWallet, tronWallet } from '@gw/testing';
 
 const moduleOf = (id: string): ChainModule => chains.find((chain) => chain.definition.id === id)!;
 const vectors = (key: string, path: (index: number) => string, addresses: readonly string[], source: string): DerivationVectors => ({
@@ -39,30 +40,8 @@ chainConformance(test, {
   invalidAddresses: { mainnet: [BTC_TEST[0]!, 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh'], testnet: [BTC_MAIN[0]!] },
 });
 
-// --- EVM chains: BIP44 m/44'/60'/0'/0/i of the BIP39 test mnemonic (MetaMask's vector).
-const EVM = ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0'];
-const evmUris: Record<string, { native: string; token: string; contract: string; chainId: number; testnetId: number }> = {
-  eth: { native: 'eth', token: 'usdt_erc20', contract: '0xdAC17F958D2ee523a2206206994597C13D831ec7', chainId: 1, testnetId: 11155111 },
-  polygon: { native: 'pol', token: 'usdt_polygon', contract: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', chainId: 137, testnetId: 80002 },
-  bsc: { native: 'bnb', token: 'usdt_bep20', contract: '0x55d398326f99059fF775485246999027B3197955', chainId: 56, testnetId: 97 },
-};
-for (const [id, uri] of Object.entries(evmUris)) {
-  const evm = vectors(ethWallet.xpub, (i) => `m/44'/60'/0'/0/${i}`, EVM, 'BIP44 Ethereum path of the BIP39 test mnemonic');
-  chainConformance(test, {
-    module: moduleOf(id),
-    vectors: { mainnet: evm, testnet: evm },
-    keysEncodeNetwork: false,
-    sign: (message) => ethWallet.sign(message),
-    paymentUris: [
-      { input: { coin: uri.native, network: 'testnet', address: EVM[0]!, amountUnits: 3n }, uri: `ethereum:${EVM[0]}@${uri.testnetId}?value=3` },
-      {
-        input: { coin: uri.token, network: 'mainnet', address: EVM[1]!, amountUnits: 25n },
-        uri: `ethereum:${uri.contract}@${uri.chainId}/transfer?address=${EVM[1]}&uint256=25`,
-      },
-    ],
-    invalidAddresses: { mainnet: ['0x9858efFD232B4033E47d90003D41EC34EcaEda94', 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'], testnet: [BTC_TEST[0]!] },
-  });
-}
+// An EVM address (MetaMask's vector of the BIP39 test mnemonic), invalid on the other chains.
+const EVM_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 
 // --- TRON: BIP44 m/44'/195'/0'/0/0 (TronLink's and TronWeb's address of the test mnemonic).
 const TRON = 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH';
@@ -79,7 +58,7 @@ chainConformance(test, {
       uri: `tron:${TRON}?token=TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&amount=100`,
     },
   ],
-  invalidAddresses: { mainnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdX', EVM[0]!], testnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYd'] },
+  invalidAddresses: { mainnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdX', EVM_ADDRESS], testnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYd'] },
 });
 
 // --- Cardano: CIP-1852 of the BIP39 all-zero entropy (Keystone/Eternl vector), testnet from the same key.
@@ -129,5 +108,5 @@ chainConformance(test, {
       uri: `ton://transfer/${TON_MAIN}?jetton=EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs&amount=2500000&text=x`,
     },
   ],
-  invalidAddresses: { mainnet: ['UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpcX', EVM[0]!], testnet: ['not-an-address'] },
+  invalidAddresses: { mainnet: ['UQBiUbwjoB56b7CYtoiPnY5vPh2Fwjva6jEPBhqnttjQKpcX', EVM_ADDRESS], testnet: ['not-an-address'] },
 });

@@ -1,0 +1,2 @@
+export * from './abandon-vectors.js';
+export * from './evm-chain-conformance.js';
