@@ -51,6 +51,21 @@ export async function rpcBatch(http: ProviderHttp, calls: readonly (readonly [st
   );
 }
 
+/**
+ * `getrawtransaction` of each of `txids` (`verbose`: the node's decoded object, else the hex),
+ * asked in batches of {@link CORE_TX_BATCH}: each txid with its reply, one batch at a time.
+ */
+export async function* getRawTransactions(http: ProviderHttp, txids: readonly string[], verbose: boolean): AsyncGenerator<readonly [string, RpcReply]> {
+  for (let start = 0; start < txids.length; start += CORE_TX_BATCH) {
+    const batch = txids.slice(start, start + CORE_TX_BATCH);
+    const replies = await rpcBatch(
+      http,
+      batch.map((txid) => ['getrawtransaction', [txid, verbose]] as const),
+    );
+    yield* replies.map((reply, i) => [batch[i]!, reply] as const);
+  }
+}
+
 /** Checks a batch answer against the methods asked (one reply per id, any order). */
 export function parseBatch(answer: unknown, methods: readonly string[]): RpcReply[] {
   expectShape(Array.isArray(answer), 'JSON-RPC batch: answer is not an array');
