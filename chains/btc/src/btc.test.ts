@@ -5,7 +5,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import { Signer, Verifier } from 'bip322-js';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
-import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
+import type { AppError, ChainAdapterDeps, NetworkKind } from '@gw/chain-api';
 import { configuredAdapter } from '@gw/chain-api/testing';
 import { btcChain } from './index.js';
 import bs58check from 'bs58check';
@@ -91,65 +91,39 @@ test("testnet vectors from vpub and tpub (m/84'/1'/0')", (t) => {
 });
 
 test('wrong network kind is wallet_kind_mismatch', (t) => {
-  t.is(
-    code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB, 'testnet')),
-    'wallet_kind_mismatch',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey(TESTNET_VPUB, 'mainnet')),
-    'wallet_kind_mismatch',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey(TESTNET_TPUB, 'mainnet')),
-    'wallet_kind_mismatch',
-  );
+  const refused: [string, NetworkKind][] = [
+    [BIP84_ACCOUNT_ZPUB, 'testnet'],
+    [TESTNET_VPUB, 'mainnet'],
+    [TESTNET_TPUB, 'mainnet'],
+  ];
+  for (const [input, network] of refused)
+    t.is(
+      code(t, () => adapter.parseAccountKey(input, network)),
+      'wallet_kind_mismatch',
+      input,
+    );
 });
 
 test('wrong depth, private keys, BIP49 keys and garbage are invalid_xpub_format', (t) => {
-  t.is(
-    code(t, () => adapter.parseAccountKey(BIP84_ROOT_ZPUB, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPRV, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey(withVersion(BIP84_ACCOUNT_ZPUB, 0x049d7cb2), 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const receiveChain = bip32.fromBase58(withVersion(BIP84_ACCOUNT_ZPUB, 0x0488b21e)).derive(0).toBase58();
-  t.is(
-    code(t, () => adapter.parseAccountKey(receiveChain, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey('not a key', 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey(MISTYPED_ZPUB, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey('', 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const flipped = `${BIP84_ACCOUNT_ZPUB.slice(0, -1)}${BIP84_ACCOUNT_ZPUB.endsWith('3') ? '4' : '3'}`;
-  t.is(
-    code(t, () => adapter.parseAccountKey(flipped, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  // A valid base58check string whose payload is one byte short of a BIP32 key, and an over-long input.
-  const short = bs58check.encode(Buffer.from(bs58check.decode(BIP84_ACCOUNT_ZPUB)).subarray(0, 77));
-  t.is(
-    code(t, () => adapter.parseAccountKey(short, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    code(t, () => adapter.parseAccountKey(BIP84_ACCOUNT_ZPUB.repeat(100), 'mainnet')),
-    'invalid_xpub_format',
-  );
+  const invalid: [what: string, input: string][] = [
+    ['the root zpub (depth 0)', BIP84_ROOT_ZPUB],
+    ['the account zprv', BIP84_ACCOUNT_ZPRV],
+    ['the account key as a BIP49 ypub', withVersion(BIP84_ACCOUNT_ZPUB, 0x049d7cb2)],
+    ['the receive chain (depth 4)', bip32.fromBase58(withVersion(BIP84_ACCOUNT_ZPUB, 0x0488b21e)).derive(0).toBase58()],
+    ['not a key', 'not a key'],
+    ['a mistyped zpub', MISTYPED_ZPUB],
+    ['nothing', ''],
+    ['a changed last character', `${BIP84_ACCOUNT_ZPUB.slice(0, -1)}${BIP84_ACCOUNT_ZPUB.endsWith('3') ? '4' : '3'}`],
+    // A valid base58check string whose payload is one byte short of a BIP32 key, and an over-long input.
+    ['a payload one byte short', bs58check.encode(Buffer.from(bs58check.decode(BIP84_ACCOUNT_ZPUB)).subarray(0, 77))],
+    ['an over-long input', BIP84_ACCOUNT_ZPUB.repeat(100)],
+  ];
+  for (const [what, input] of invalid)
+    t.is(
+      code(t, () => adapter.parseAccountKey(input, 'mainnet')),
+      'invalid_xpub_format',
+      what,
+    );
 });
 
 test('deriveAddress rejects bad indexes', (t) => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { coin, PRICE_ASSETS, type AppError, type ChainAdapterDeps } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, type AppError, type ChainAdapterDeps, type NetworkKind } from '@gw/chain-api';
 import bs58check from 'bs58check';
 import { Wallet } from 'ethers';
 import { createEvmAdapter, evmChainDefinition } from './index.js';
@@ -51,57 +51,31 @@ test('BIP44 vectors: index 0 and 1, EIP-55 checksummed, mainnet and testnet kind
 });
 
 test('invalid keys are invalid_xpub_format', (t) => {
-  const rootXpub = root.neuter().extendedKey; // depth 0
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(rootXpub, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const xprv = root.derivePath("m/44'/60'/0'").extendedKey;
-  t.true(xprv.startsWith('xprv'));
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(xprv, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const change = root.derivePath("m/44'/60'/0'/0").neuter().extendedKey; // depth 4
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(change, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(withVersion(ABANDON_EVM_XPUB, 0x04b24746), 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const flipped = `${ABANDON_EVM_XPUB.slice(0, -1)}${ABANDON_EVM_XPUB.endsWith('t') ? 'u' : 't'}`;
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(flipped, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const short = bs58check.encode(bs58check.decode(ABANDON_EVM_XPUB).subarray(0, 77));
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(short, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(ABANDON_EVM_XPUB.repeat(100), 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey('0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey('', 'testnet')),
-    'invalid_xpub_format',
-  );
+  const invalid: [what: string, input: string, network: NetworkKind][] = [
+    ['the root xpub (depth 0)', root.neuter().extendedKey, 'mainnet'],
+    ['the account xprv', root.derivePath("m/44'/60'/0'").extendedKey, 'mainnet'],
+    ['the receive chain (depth 4)', root.derivePath("m/44'/60'/0'/0").neuter().extendedKey, 'mainnet'],
+    ['a zpub version', withVersion(ABANDON_EVM_XPUB, 0x04b24746), 'mainnet'],
+    ['a changed last character', `${ABANDON_EVM_XPUB.slice(0, -1)}${ABANDON_EVM_XPUB.endsWith('t') ? 'u' : 't'}`, 'mainnet'],
+    ['a payload one byte short', bs58check.encode(bs58check.decode(ABANDON_EVM_XPUB).subarray(0, 77)), 'mainnet'],
+    ['an over-long input', ABANDON_EVM_XPUB.repeat(100), 'mainnet'],
+    ['an address', ADDR_0, 'mainnet'],
+    ['nothing', '', 'testnet'],
+  ];
+  t.true(invalid[1]![1].startsWith('xprv'));
+  for (const [what, input, network] of invalid)
+    t.is(
+      codeOf(t, () => adapter.parseAccountKey(input, network)),
+      'invalid_xpub_format',
+      what,
+    );
   const key = adapter.parseAccountKey(ABANDON_EVM_XPUB, 'mainnet');
-  t.is(
-    codeOf(t, () => adapter.deriveAddress(key, -1)),
-    'validation_error',
-  );
-  t.is(
-    codeOf(t, () => adapter.deriveAddress(key, 2 ** 31)),
-    'validation_error',
-  );
+  for (const index of [-1, 2 ** 31])
+    t.is(
+      codeOf(t, () => adapter.deriveAddress(key, index)),
+      'validation_error',
+      String(index),
+    );
 });
 
 test('isValidAddress', (t) => {
