@@ -1,5 +1,5 @@
 import { expectShape, isCount, isJsonObject, type NativeAsset, type ProviderOutput } from '@gw/chain-api';
-import { isHash } from '../blockfrost.js';
+import { isHash, parseTx } from '../blockfrost.js';
 
 /**
  * The parts of Blockfrost's answers the treasury reads (besides those of the watcher in
@@ -19,19 +19,12 @@ export interface IncludedTransaction {
 }
 
 export function parseIncludedTransaction(body: unknown, txid: string): IncludedTransaction {
-  const what = `txs/${txid}`;
-  expectShape(isJsonObject(body), `${what}: not an object`);
-  expectShape(body['hash'] === txid, `${what}: hash`);
-  expectShape(isHash(body['block']), `${what}: block`);
-  expectShape(isCount(body['block_height']), `${what}: block_height`);
-  expectShape(typeof body['fees'] === 'string' && DIGITS.test(body['fees']), `${what}: fees`);
-  expectShape(isCount(body['size']), `${what}: size`);
-  return {
-    blockHash: body['block'] as string,
-    blockHeight: body['block_height'] as number,
-    feeUnits: BigInt(body['fees'] as string),
-    size: body['size'] as number,
-  };
+  // The watcher's reading of the same answer checks where the transaction is.
+  const { block, blockHeight } = parseTx(body, txid);
+  const fields = body as Json;
+  expectShape(typeof fields['fees'] === 'string' && DIGITS.test(fields['fees']), `txs/${txid}: fees`);
+  expectShape(isCount(fields['size']), `txs/${txid}: size`);
+  return { blockHash: block, blockHeight, feeUnits: BigInt(fields['fees']), size: fields['size'] };
 }
 
 /** `GET /mempool/{hash}`: a transaction waiting in the provider's mempool, with its fee and size. */
