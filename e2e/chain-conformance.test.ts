@@ -1,8 +1,8 @@
 /**
  * The shared chain conformance suite (`chainConformance` of @gw/kernel/testing) for the spec's
- * chains TRON, Cardano and TON, taken from the composition, with each chain's published vectors
+ * chains TRON and TON, taken from the composition, with each chain's published vectors
  * and signatures made by its own wallet library (the wallets plugin's test signers: TronWeb,
- * Cardano's serialization library, TON's crypto). chains/btc and chains/ltc run the same suite in
+ * TON's crypto). chains/btc, chains/ada and chains/ltc run the same suite in
  * their own folders, and every EVM chain (eth, polygon, bsc, base) runs it in its own folder through
  * `evmChainConformance` of @gw/chain-evm/testing. Vectors and their sources are the ones each chain's own tests cite.
  */
@@ -10,7 +10,7 @@ import test from 'ava';
 import { chains } from '@gw/app-gateway';
 import type { ChainModule } from '@gw/kernel';
 import { chainConformance, type DerivationVectors } from '@gw/kernel/testing';
-import { adaWallet, tonWallet, tronWallet } from '@gw/testing';
+import { tonWallet, tronWallet } from '@gw/testing';
 
 const moduleOf = (id: string): ChainModule => chains.find((chain) => chain.definition.id === id)!;
 const vectors = (key: string, path: (index: number) => string, addresses: readonly string[], source: string): DerivationVectors => ({
@@ -18,9 +18,6 @@ const vectors = (key: string, path: (index: number) => string, addresses: readon
   addresses: addresses.map((address, index) => ({ index, address, path: path(index) })),
   source,
 });
-
-// A Bitcoin address (BIP84's test vector), invalid on the other chains.
-const BTC_ADDRESS = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 
 // An EVM address (MetaMask's vector of the BIP39 test mnemonic), invalid on the other chains.
 const EVM_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -41,25 +38,6 @@ chainConformance(test, {
     },
   ],
   invalidAddresses: { mainnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdX', EVM_ADDRESS], testnet: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYd'] },
-});
-
-// --- Cardano: CIP-1852 of the BIP39 all-zero entropy (Keystone/Eternl vector), testnet from the same key.
-const ADA_MAIN = 'addr1qy8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mq4afdhv';
-const ADA_TEST = 'addr_test1qq8ac7qqy0vtulyl7wntmsxc6wex80gvcyjy33qffrhm7sh927ysx5sftuw0dlft05dz3c7revpf7jx0xnlcjz3g69mqkt5dmn';
-chainConformance(test, {
-  module: moduleOf('ada'),
-  vectors: {
-    mainnet: vectors(adaWallet.xpub, (i) => `m/1852'/1815'/0'/0/${i}`, [ADA_MAIN], 'Keystone/Eternl CIP-1852 vector'),
-    testnet: vectors(adaWallet.xpub, (i) => `m/1852'/1815'/0'/0/${i}`, [ADA_TEST], 'the same key on testnet (CIP-19 header 0)'),
-  },
-  keysEncodeNetwork: false,
-  sign: (message) => adaWallet.sign(message),
-  proofNetworks: ['mainnet'],
-  paymentUris: [
-    { input: { coin: 'ada', network: 'mainnet', address: ADA_MAIN, amountUnits: 12_500_000n }, uri: `web+cardano:${ADA_MAIN}?amount=12.5` },
-    { input: { coin: 'ada', network: 'testnet', address: ADA_TEST, amountUnits: 1n }, uri: `web+cardano:${ADA_TEST}?amount=0.000001` },
-  ],
-  invalidAddresses: { mainnet: [ADA_TEST, BTC_ADDRESS], testnet: [ADA_MAIN] },
 });
 
 // --- TON: V5R1 wallets of published public keys (Tonkeeper's TonSwift tests, @ton/ton's spec);
