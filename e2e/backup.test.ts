@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,13 +58,18 @@ async function dumpAndRestore(
   return target;
 }
 
-test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway serves the restored data with the same master key', async (t) => {
+/** A gateway on a new database of the backup server (dropped after the test) with one testnet project of operator `name`, pools of `chains`. */
+async function gatewayToBackUp(t: ExecutionContext, name: string, chains: readonly ChainId[]) {
   const server = await backupServer();
   const source = await createTestDatabase({ adminUrl: server.adminUrl, empty: true });
   t.teardown(() => source.drop());
   const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
-  const operator = await before.kernel.cradle.tenancyOperators.create('backup', CLI_ACTOR);
-  const project = await projectWithPools(before, operator.id, ['eth'], 'testnet');
+  const operator = await before.kernel.cradle.tenancyOperators.create(name, CLI_ACTOR);
+  return { server, source, before, project: await projectWithPools(before, operator.id, chains, 'testnet') };
+}
+
+test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway serves the restored data with the same master key', async (t) => {
+  const { server, source, before, project } = await gatewayToBackUp(t, 'backup', ['eth']);
   const created = await signedFetch(before.url, '/api/v1/invoices', {
     ...project,
     method: 'POST',
@@ -98,12 +103,7 @@ test('docs/backup.md: pg_dump, pg_restore into a new database, and the gateway s
 });
 
 test('docs/backup.md: a restore without the master key it was sealed under cannot use the API secrets', async (t) => {
-  const server = await backupServer();
-  const source = await createTestDatabase({ adminUrl: server.adminUrl, empty: true });
-  t.teardown(() => source.drop());
-  const before = await startTestKernel({ plugins: WEBHOOK_PLUGINS, chains: ALL_CHAINS, database: source, config });
-  const operator = await before.kernel.cradle.tenancyOperators.create('backup-key', CLI_ACTOR);
-  const project = await projectWithPools(before, operator.id, [], 'testnet');
+  const { server, source, before, project } = await gatewayToBackUp(t, 'backup-key', []);
   await before.close();
   const target = await dumpAndRestore(t, server, source);
   const after = await startTestKernel({

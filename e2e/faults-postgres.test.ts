@@ -1,6 +1,4 @@
-import { createServer } from 'node:http';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -9,7 +7,7 @@ import { pino } from 'pino';
 import { CLI_ACTOR, type EmbeddedPostgresHandle, startEmbeddedPostgres } from '@gw/kernel';
 import { freePort, signedFetch, startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
-import { projectWithPools, type TestProject, startApp, waitForUrl, type AppProcess } from '@gw/testing';
+import { projectWithPools, Receiver, type TestProject, startApp, waitForUrl, type AppProcess } from '@gw/testing';
 import { invoiceWithEvents } from '@gw/plugin-webhooks/testing';
 
 /**
@@ -68,24 +66,20 @@ function appEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-/** A receiver that counts deliveries per event id, answering each after `holdMs`. */
-async function countingReceiver(t: ExecutionContext, holdMs: number): Promise<{ url: string; seen: Map<string, number> }> {
-  const seen = new Map<string, number>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).event_id as string;
-      seen.set(id, (seen.get(id) ?? 0) + 1);
-      setTimeout(() => !res.destroyed && res.end('{"ok":true}'), holdMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, seen };
+/** A partner's endpoint answering each delivery after `holdMs`, and its count of deliveries per event id so far. */
+async function countingReceiver(t: ExecutionContext, holdMs: number): Promise<{ url: string; seen: () => Map<string, number> }> {
+  const receiver = await Receiver.start();
+  receiver.reply = () => ({ status: 200, body: '{"ok":true}', delayMs: holdMs });
+  t.teardown(() => receiver.close());
+  const seen = () => {
+    const counts = new Map<string, number>();
+    for (const request of receiver.requests) {
+      const id = String(request.headers['x-service-event-id']);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return counts;
+  };
+  return { url: `${receiver.url}/hooks`, seen };
 }
 
 /** Migrates this server's database and sets up a project with an ETH pool, plus `events` events queued for `url`. */
@@ -189,11 +183,11 @@ test.serial(
 
     // Creates and deliveries under way, then the server goes down in the middle of both.
     await waitFor(
-      async () => load.outcome.acknowledged.size >= 20 && receiver.seen.size >= 20,
+      async () => load.outcome.acknowledged.size >= 20 && receiver.seen().size >= 20,
       30_000,
       `load under way; worker: ${worker.output().slice(-2000)}`,
     );
-    t.true(receiver.seen.size < EVENTS, 'deliveries still pending when the server stops');
+    t.true(receiver.seen().size < EVENTS, 'deliveries still pending when the server stops');
     const beforeDown = load.outcome.acknowledged.size;
     await stopPostgres();
     await new Promise((r) => setTimeout(r, DOWN_MS));
@@ -211,9 +205,10 @@ test.serial(
     t.teardown(() => client.end());
     await waitFor(
       async () =>
-        receiver.seen.size === EVENTS && Number((await client.query(`select count(*) as n from webhooks_events where status <> 'delivered'`)).rows[0].n) === 0,
+        receiver.seen().size === EVENTS &&
+        Number((await client.query(`select count(*) as n from webhooks_events where status <> 'delivered'`)).rows[0].n) === 0,
       60_000,
-      `every event delivered (seen ${receiver.seen.size}); worker: ${worker.output().slice(-3000)}`,
+      `every event delivered (seen ${receiver.seen().size}); worker: ${worker.output().slice(-3000)}`,
     );
     t.is((await fetch(`${gatewayUrl}/readyz`)).status, 200);
 
@@ -246,9 +241,9 @@ test.serial(
     t.is(held, invoices.length + 1, 'every invoice holds its address and no address is held without an invoice (plus the events carrier)');
 
     // No event lost: every event queued before the restart reached the receiver and is recorded delivered.
-    t.true(eventIds.every((id) => (receiver.seen.get(id) ?? 0) >= 1));
+    t.true(eventIds.every((id) => (receiver.seen().get(id) ?? 0) >= 1));
     t.log(
-      `events: ${EVENTS} delivered, ${[...receiver.seen.values()].filter((n) => n > 1).length} of them more than once (at least once, deduplicated by event_id)`,
+      `events: ${EVENTS} delivered, ${[...receiver.seen().values()].filter((n) => n > 1).length} of them more than once (at least once, deduplicated by event_id)`,
     );
 
     gateway.child.kill('SIGTERM');

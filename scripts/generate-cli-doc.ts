@@ -5,10 +5,11 @@
  *   node --import tsx scripts/generate-cli-doc.ts           rewrites the section
  *   node --import tsx scripts/generate-cli-doc.ts --check   exits 1 when docs/cli.md is stale
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chains, plugins } from '@gw/app-gateway';
 import { PARTNER_HELP, runCli } from '@gw/app-cli';
+import { writeOrCheckGenerated } from './generated-file.js';
 
 const OUTPUT = fileURLToPath(new URL('../docs/cli.md', import.meta.url));
 const HEADING = '## Commands';
@@ -44,11 +45,4 @@ const current = readFileSync(OUTPUT, 'utf8');
 const start = current.indexOf(HEADING);
 if (start < 0) throw new Error(`docs/cli.md has no "${HEADING}" section`);
 const next = `${current.slice(0, start)}${sections.join('\n')}`;
-if (process.argv.includes('--check')) {
-  if (next !== current) {
-    console.error('docs/cli.md is stale: run `npx -y pnpm@10.34.9 docs:cli`');
-    process.exit(1);
-  }
-} else {
-  writeFileSync(OUTPUT, next);
-}
+if (!writeOrCheckGenerated('docs/cli.md', next, 'npx -y pnpm@10.34.9 docs:cli')) process.exit(1);

@@ -8,12 +8,10 @@
  * Exits 1 when one code is declared twice with different HTTP statuses (by two owners, or twice
  * by one owner), since the rendered status would then depend on who threw it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { plugins } from '@gw/app-gateway';
 import { coreErrors, describeCatalogue, type ErrorSpec } from '@gw/kernel';
+import { writeOrCheckGenerated } from './generated-file.js';
 
-const OUTPUT = fileURLToPath(new URL('../docs/errors.md', import.meta.url));
 const OUTPUT_NAME = 'docs/errors.md';
 
 interface Owner {
@@ -142,7 +140,6 @@ function render(owners: readonly Owner[], shared: ReadonlyMap<string, string[]>)
 }
 
 function main(): number {
-  const check = process.argv.includes('--check');
   let text: string;
   try {
     const owners = collect();
@@ -151,23 +148,7 @@ function main(): number {
     process.stderr.write(`${(error as Error).message}\n`);
     return 1;
   }
-  if (check) {
-    let current: string | undefined;
-    try {
-      current = readFileSync(OUTPUT, 'utf8');
-    } catch {
-      current = undefined;
-    }
-    if (current !== text) {
-      process.stderr.write(`${OUTPUT_NAME} is out of date; run \`pnpm run docs:errors\`.\n`);
-      return 1;
-    }
-    process.stdout.write(`${OUTPUT_NAME} is up to date.\n`);
-    return 0;
-  }
-  writeFileSync(OUTPUT, text);
-  process.stdout.write(`wrote ${OUTPUT_NAME}\n`);
-  return 0;
+  return writeOrCheckGenerated(OUTPUT_NAME, text, 'pnpm run docs:errors') ? 0 : 1;
 }
 
 // Explicit exit with the status: no exit hook a dependency installs can turn a failure into 0.

@@ -8,10 +8,10 @@
  *
  * `lifecycleDocument()` is the text; the invoices plugin's table test compares it with the file too.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CONDITIONS, FACTS, INVOICE_STATUSES, NEW, REFUSALS, TAKING_STATUSES, TRANSITIONS, type Fact } from '@gw/plugin-invoices';
 import { EVENT_RULES, SIMULATION_RULES } from '@gw/plugin-sandbox';
+import { writeOrCheckGenerated } from './generated-file.js';
 
 export const LIFECYCLE_DOC = fileURLToPath(new URL('../docs/invoice-lifecycle.md', import.meta.url));
 
@@ -188,19 +188,5 @@ ${eventTable()}
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const document = lifecycleDocument();
-  if (process.argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(LIFECYCLE_DOC, 'utf8');
-    } catch {
-      // missing: stale
-    }
-    if (current !== document) {
-      console.error('docs/invoice-lifecycle.md is stale: run `node --import tsx scripts/generate-lifecycle-doc.ts`');
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(LIFECYCLE_DOC, document);
-  }
+  if (!writeOrCheckGenerated('docs/invoice-lifecycle.md', lifecycleDocument(), 'node --import tsx scripts/generate-lifecycle-doc.ts')) process.exit(1);
 }

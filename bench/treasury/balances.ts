@@ -13,70 +13,57 @@
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node_modules/.bin/node --import tsx bench/treasury/balances.ts [--addresses 100000] [--projects 10] [--limit 100] [--repeat 20]
  */
 import { createServer } from 'node:http';
-import { benchPostgres } from '../bench-database.js';
 import { benchOptions } from '../bench-options.js';
-import { listenOnLoopback } from '../loopback-server.js';
 import { percentile } from '../measure.js';
-import { treasuryFixture } from './treasury-fixture.js';
+import { runTreasuryBench } from './treasury-fixture.js';
 
 const options = benchOptions({ addresses: 100_000, projects: 10, limit: 100, repeat: 20 });
-const postgres = await benchPostgres();
 // The watched network's provider: no scan runs, so nobody asks it anything.
-const esplora = await listenOnLoopback(createServer((_req, res) => res.writeHead(404).end('Not Found')));
+const provider = createServer((_req, res) => res.writeHead(404).end('Not Found'));
 
-try {
-  await postgres.withDatabase(async (url) => {
-    let t0 = performance.now();
-    const { gw, projectIds, token } = await treasuryFixture(url, { addresses: options.addresses, projects: options.projects, esploraUrl: esplora.url });
-    try {
-      console.error(`set-up: ${options.addresses} addresses over ${options.projects} projects in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      const get = async (query: string) => {
-        const response = await fetch(`${gw.url}/api/v1/treasury/balances?${query}`, { headers: { authorization: `Bearer ${token}` } });
-        const body = (await response.json()) as { rows: { outputs: number }[]; next: string | null };
-        if (response.status !== 200) throw new Error(`${query}: ${response.status} ${JSON.stringify(body)}`);
-        return body;
-      };
-      const network = await get('chain=btc&network=regtest&group_by=network');
-      const counted = network.rows.reduce((sum, row) => sum + row.outputs, 0);
-      if (counted < options.addresses) throw new Error(`the network's balance counts ${counted} outputs, expected at least ${options.addresses}`);
+await runTreasuryBench({ addresses: options.addresses, projects: options.projects }, provider, async ({ gw, projectIds, token }, setUpStartedAt) => {
+  let t0 = setUpStartedAt;
+  console.error(`set-up: ${options.addresses} addresses over ${options.projects} projects in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const get = async (query: string) => {
+    const response = await fetch(`${gw.url}/api/v1/treasury/balances?${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await response.json()) as { rows: { outputs: number }[]; next: string | null };
+    if (response.status !== 200) throw new Error(`${query}: ${response.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  const network = await get('chain=btc&network=regtest&group_by=network');
+  const counted = network.rows.reduce((sum, row) => sum + row.outputs, 0);
+  if (counted < options.addresses) throw new Error(`the network's balance counts ${counted} outputs, expected at least ${options.addresses}`);
 
-      const cases: [string, string][] = [
-        ['per address', `chain=btc&network=regtest&group_by=address&limit=${options.limit}`],
-        ['per address, one project', `chain=btc&network=regtest&group_by=address&project_id=${projectIds[0]}&limit=${options.limit}`],
-        ['per project', `chain=btc&network=regtest&group_by=project&limit=${options.limit}`],
-        ['per network', `chain=btc&network=regtest&group_by=network&limit=${options.limit}`],
-        ['per network, no filter', `group_by=network&limit=${options.limit}`],
-      ];
-      const results: Record<string, { rows: number; median_ms: number; p95_ms: number; max_ms: number }> = {};
-      for (const [name, query] of cases) {
-        await get(query);
-        await get(query);
-        const times: number[] = [];
-        let rows = 0;
-        for (let i = 0; i < options.repeat; i++) {
-          t0 = performance.now();
-          rows = (await get(query)).rows.length;
-          times.push(performance.now() - t0);
-        }
-        times.sort((a, b) => a - b);
-        results[name] = { rows, median_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), max_ms: round(times[times.length - 1]!) };
-        console.error(`${name}: ${JSON.stringify(results[name])}`);
-      }
-      console.log(
-        JSON.stringify(
-          { addresses: options.addresses, projects: options.projects, outputs: counted, limit: options.limit, repeat: options.repeat, results },
-          null,
-          2,
-        ),
-      );
-    } finally {
-      await gw.close();
+  const cases: [string, string][] = [
+    ['per address', `chain=btc&network=regtest&group_by=address&limit=${options.limit}`],
+    ['per address, one project', `chain=btc&network=regtest&group_by=address&project_id=${projectIds[0]}&limit=${options.limit}`],
+    ['per project', `chain=btc&network=regtest&group_by=project&limit=${options.limit}`],
+    ['per network', `chain=btc&network=regtest&group_by=network&limit=${options.limit}`],
+    ['per network, no filter', `group_by=network&limit=${options.limit}`],
+  ];
+  const results: Record<string, { rows: number; median_ms: number; p95_ms: number; max_ms: number }> = {};
+  for (const [name, query] of cases) {
+    await get(query);
+    await get(query);
+    const times: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < options.repeat; i++) {
+      t0 = performance.now();
+      rows = (await get(query)).rows.length;
+      times.push(performance.now() - t0);
     }
-  });
-} finally {
-  await esplora.close();
-  await postgres.stop();
-}
+    times.sort((a, b) => a - b);
+    results[name] = { rows, median_ms: round(percentile(times, 50)), p95_ms: round(percentile(times, 95)), max_ms: round(times[times.length - 1]!) };
+    console.error(`${name}: ${JSON.stringify(results[name])}`);
+  }
+  console.log(
+    JSON.stringify(
+      { addresses: options.addresses, projects: options.projects, outputs: counted, limit: options.limit, repeat: options.repeat, results },
+      null,
+      2,
+    ),
+  );
+});
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;

@@ -14,70 +14,55 @@
  * Run: DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node_modules/.bin/node --import tsx bench/treasury/reconcile.ts [--addresses 10000] [--missing 100] [--batch 100]
  */
 import { createServer } from 'node:http';
-import { benchPostgres } from '../bench-database.js';
 import { benchOptions } from '../bench-options.js';
-import { listenOnLoopback } from '../loopback-server.js';
-import { treasuryFixture } from './treasury-fixture.js';
+import { runTreasuryBench } from './treasury-fixture.js';
 
 const options = benchOptions({ addresses: 10_000, missing: 100, batch: 100 });
-const postgres = await benchPostgres();
 
 /** What the provider answers per address (filled after set-up, from the rows written). */
 const utxos = new Map<string, string>();
 let requests = 0;
-const esplora = await listenOnLoopback(
-  createServer((req, res) => {
-    const match = /^\/address\/([^/]+)\/utxo$/.exec(req.url ?? '');
-    if (req.method !== 'GET' || !match) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
-    requests += 1;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(utxos.get(decodeURIComponent(match[1]!)) ?? '[]');
-  }),
-);
+const provider = createServer((req, res) => {
+  const match = /^\/address\/([^/]+)\/utxo$/.exec(req.url ?? '');
+  if (req.method !== 'GET' || !match) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+  requests += 1;
+  res.writeHead(200, { 'content-type': 'application/json' }).end(utxos.get(decodeURIComponent(match[1]!)) ?? '[]');
+});
 
-try {
-  await postgres.withDatabase(async (url) => {
-    let t0 = performance.now();
-    const { gw } = await treasuryFixture(url, { addresses: options.addresses, projects: 1, esploraUrl: esplora.url, reconcileBatch: options.batch });
-    try {
-      const { db, treasuryReconciliation } = gw.kernel.cradle;
-      const rows = await db('watchers_transfers')
-        .where({ chain: 'btc', network: 'regtest', status: 'in_block' })
-        .whereNull('spent_by')
-        .orderBy('id')
-        .select('to_address', 'tx_hash', 'output_index', db.raw('amount_units::text as units'), 'block_height');
-      let planted = 0;
-      rows.forEach((row, i) => {
-        if (i % options.missing === 0) return void (planted += 1);
-        const status = { confirmed: true, block_height: Number(row.block_height), block_hash: '0'.repeat(64), block_time: 1_700_000_000 };
-        utxos.set(row.to_address, JSON.stringify([{ txid: row.tx_hash, vout: row.output_index, value: Number(row.units), status }]));
-      });
-      console.error(`set-up: ${rows.length} outputs, ${planted} missing at the provider, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-
-      t0 = performance.now();
-      const runs = await treasuryReconciliation.runAll();
-      const seconds = (performance.now() - t0) / 1000;
-      const run = runs.find((r) => r.chain === 'btc' && r.network === 'regtest');
-      if (!run || run.failure) throw new Error(`reconciliation failed: ${JSON.stringify(runs)}`);
-      if (run.addresses !== rows.length || run.differences !== planted) throw new Error(`unexpected run: ${JSON.stringify(run)}, planted ${planted}`);
-      console.log(
-        JSON.stringify(
-          {
-            addresses: run.addresses,
-            http_requests: requests,
-            provider_calls_counted_by_the_run: run.provider_calls,
-            differences: run.differences,
-            seconds: Math.round(seconds * 100) / 100,
-            addresses_per_second: Math.round(run.addresses / seconds),
-          },
-          null,
-          2,
-        ),
-      );
-    } finally {
-      await gw.close();
-    }
+await runTreasuryBench({ addresses: options.addresses, projects: 1, reconcileBatch: options.batch }, provider, async ({ gw }, setUpStartedAt) => {
+  let t0 = setUpStartedAt;
+  const { db, treasuryReconciliation } = gw.kernel.cradle;
+  const rows = await db('watchers_transfers')
+    .where({ chain: 'btc', network: 'regtest', status: 'in_block' })
+    .whereNull('spent_by')
+    .orderBy('id')
+    .select('to_address', 'tx_hash', 'output_index', db.raw('amount_units::text as units'), 'block_height');
+  let planted = 0;
+  rows.forEach((row, i) => {
+    if (i % options.missing === 0) return void (planted += 1);
+    const status = { confirmed: true, block_height: Number(row.block_height), block_hash: '0'.repeat(64), block_time: 1_700_000_000 };
+    utxos.set(row.to_address, JSON.stringify([{ txid: row.tx_hash, vout: row.output_index, value: Number(row.units), status }]));
   });
-} finally {
-  await esplora.close();
-  await postgres.stop();
-}
+  console.error(`set-up: ${rows.length} outputs, ${planted} missing at the provider, in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  t0 = performance.now();
+  const runs = await treasuryReconciliation.runAll();
+  const seconds = (performance.now() - t0) / 1000;
+  const run = runs.find((r) => r.chain === 'btc' && r.network === 'regtest');
+  if (!run || run.failure) throw new Error(`reconciliation failed: ${JSON.stringify(runs)}`);
+  if (run.addresses !== rows.length || run.differences !== planted) throw new Error(`unexpected run: ${JSON.stringify(run)}, planted ${planted}`);
+  console.log(
+    JSON.stringify(
+      {
+        addresses: run.addresses,
+        http_requests: requests,
+        provider_calls_counted_by_the_run: run.provider_calls,
+        differences: run.differences,
+        seconds: Math.round(seconds * 100) / 100,
+        addresses_per_second: Math.round(run.addresses / seconds),
+      },
+      null,
+      2,
+    ),
+  );
+});

@@ -10,10 +10,13 @@
  * the reads measured only need the rows. Every tenth output is an orphan (no invoice), so the
  * `unclaimed` sums have something to add up.
  */
+import type { Server } from 'node:http';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 import { projectWithPools } from '@gw/testing';
+import { benchPostgres } from '../bench-database.js';
 import { startBenchTestKernel } from '../bench-kernel.js';
+import { listenOnLoopback } from '../loopback-server.js';
 
 export interface TreasuryFixture {
   readonly gw: TestKernel;
@@ -25,10 +28,42 @@ export interface TreasuryFixture {
 /** The first synthetic derivation index: far above the derived ones. */
 const SYNTHETIC_FROM = 1_000_000;
 
-export async function treasuryFixture(
-  databaseUrl: string,
-  options: { addresses: number; projects: number; esploraUrl: string; reconcileBatch?: number },
-): Promise<TreasuryFixture> {
+export interface TreasuryFixtureOptions {
+  readonly addresses: number;
+  readonly projects: number;
+  readonly esploraUrl: string;
+  readonly reconcileBatch?: number;
+}
+
+/**
+ * A treasury benchmark's frame: the benchmark's PostgreSQL, `provider` listening on loopback as the
+ * watched network's Esplora endpoint, and a fixture on a scratch database handed to `measure` with
+ * the time its set-up started; the gateway, the provider and PostgreSQL are stopped whatever happens.
+ */
+export async function runTreasuryBench(
+  options: Omit<TreasuryFixtureOptions, 'esploraUrl'>,
+  provider: Server,
+  measure: (fixture: TreasuryFixture, setUpStartedAt: number) => Promise<void>,
+): Promise<void> {
+  const postgres = await benchPostgres();
+  const esplora = await listenOnLoopback(provider);
+  try {
+    await postgres.withDatabase(async (url) => {
+      const setUpStartedAt = performance.now();
+      const fixture = await treasuryFixture(url, { ...options, esploraUrl: esplora.url });
+      try {
+        await measure(fixture, setUpStartedAt);
+      } finally {
+        await fixture.gw.close();
+      }
+    });
+  } finally {
+    await esplora.close();
+    await postgres.stop();
+  }
+}
+
+export async function treasuryFixture(databaseUrl: string, options: TreasuryFixtureOptions): Promise<TreasuryFixture> {
   const gw = await startBenchTestKernel(databaseUrl, 'gateway', {
     'chains.testNetworks': { btc: 'regtest' },
     'plugins.rates.providers': ['fixed'],

@@ -22,6 +22,11 @@ async function invoice(c: SandboxClient, body: Record<string, unknown> = {}): Pr
 const page = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers, redirect: 'manual' });
 
 /** A sandbox button pressed as a browser does: the page's GET gives the cookie and the form's token. */
+/** Opens the status stream of `inv`'s checkout as the payer at `ip` (behind the trusted proxy). */
+function statusStreamOf(inv: { checkout_url: string }): (ip: string) => Promise<Response> {
+  return (ip) => fetch(`${inv.checkout_url}/events`, { headers: { 'X-Forwarded-For': ip } });
+}
+
 async function pressButton(checkoutUrl: string, simulation: string, lang?: string): Promise<Response> {
   const shown = await page(checkoutUrl);
   const cookie = shown.headers.get('set-cookie')!.split(';')[0]!;
@@ -267,9 +272,7 @@ test('the page of an expired or settled invoice carries no address, QR code or p
 });
 
 test('status streams are limited per client address without affecting other payers', async (t) => {
-  const c = await sandboxClient(gw);
-  const inv = await invoice(c);
-  const open = async (ip: string) => fetch(`${inv.checkout_url}/events`, { headers: { 'X-Forwarded-For': ip } });
+  const open = statusStreamOf(await invoice(await sandboxClient(gw)));
   const held = [await open('203.0.113.9'), await open('203.0.113.9'), await open('203.0.113.9')];
   t.true(held.every((r) => r.status === 200));
   const refused = await open('203.0.113.9');
@@ -285,9 +288,7 @@ test('status streams are limited per client address without affecting other paye
 });
 
 test('status streams of IPv6 clients count per /64, IPv4-mapped addresses as IPv4 (issue 33 finding 19)', async (t) => {
-  const c = await sandboxClient(gw);
-  const inv = await invoice(c);
-  const open = async (ip: string) => fetch(`${inv.checkout_url}/events`, { headers: { 'X-Forwarded-For': ip } });
+  const open = statusStreamOf(await invoice(await sandboxClient(gw)));
   const held = [await open('2001:db8:7:7::1'), await open('2001:db8:7:7::2'), await open('2001:db8:7:7:ffff::3')];
   t.true(held.every((r) => r.status === 200));
   t.is((await open('2001:db8:7:7:1234::9')).status, 429, 'another address of the same /64');

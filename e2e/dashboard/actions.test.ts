@@ -24,6 +24,12 @@ test.before(async () => {
 test.after.always(() => stopAll(gw, receiver, sink));
 
 const cradle = () => gw.kernel.cradle;
+/** An administrator of `main`, signed in, and a new project of that operator. */
+const adminWithProject = async (name: string, kind: 'testnet' | 'sandbox') => {
+  const admin = await signedInUser(gw, sink, 'admin', main);
+  const { project } = await cradle().tenancyProjects.create({ name, kind, operator: admin.user.operator_id }, CLI_ACTOR);
+  return { ...admin, project };
+};
 const audits = (actor: string, action: string) => cradle().db('kernel_audit_log').where({ actor, action, channel: 'dashboard' });
 const state = async () => ({
   projects: await cradle().db('tenancy_projects').orderBy('id').select('id', 'status', 'webhook_url'),
@@ -38,8 +44,7 @@ const state = async () => ({
 test.serial(
   'key actions: issue is refused while a key lives; rotate shows the overlap end; suspend, resume, revoke, issue again; each audited as the user',
   async (t) => {
-    const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
-    const { project } = await cradle().tenancyProjects.create({ name: 'keys', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+    const { client, user, csrf, project } = await adminWithProject('keys', 'testnet');
     const base = `/dashboard/projects/${project.id}/key`;
     const conflict = await client.post(`${base}/issue`, { _csrf: csrf });
     t.is(conflict.status, 409);
@@ -63,8 +68,7 @@ test.serial(
 test.serial(
   'a form that shows a secret acts once: sending it again (a reload of the result page, a double click) is 409 form_already_sent and changes nothing; a failed send does not count',
   async (t) => {
-    const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
-    const { project } = await cradle().tenancyProjects.create({ name: 'once', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+    const { client, user, csrf, project } = await adminWithProject('once', 'testnet');
     const base = `/dashboard/projects/${project.id}/key`;
     /** The nonce of the form posting to `action` on the page at `path` (each form renders its own). */
     const nonceOf = async (path: string, action: string) => {
@@ -161,8 +165,7 @@ test.serial(
 );
 
 test.serial('webhook URL: set (validated), send a test event that the receiver gets signed, clear; each audited', async (t) => {
-  const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
-  const { project } = await cradle().tenancyProjects.create({ name: 'hooks', kind: 'sandbox', operator: user.operator_id }, CLI_ACTOR);
+  const { client, user, csrf, project } = await adminWithProject('hooks', 'sandbox');
   const base = `/dashboard/projects/${project.id}/webhook-url`;
   const bad = await client.post(base, { _csrf: csrf, url: 'ftp://example.test/x' });
   t.is(bad.status, 400);
@@ -188,8 +191,7 @@ test.serial('webhook URL: set (validated), send a test event that the receiver g
 test.serial(
   'webhooks replay: ticked dead-lettered events are replayed in one action, audited as the user; a ticked event no longer dead-lettered refuses the whole replay',
   async (t) => {
-    const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
-    const { project } = await cradle().tenancyProjects.create({ name: 'replay', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+    const { client, user, csrf, project } = await adminWithProject('replay', 'testnet');
     const ids = [newId(), newId(), newId()];
     const createdAt = new Date();
     await cradle().db.transaction((trx) =>
@@ -241,8 +243,7 @@ test.serial(
 test.serial(
   "personal access tokens: create with scopes (shown once) for every project or one of the operator's, never another operator's; revoke, never another operator's",
   async (t) => {
-    const { client, user, csrf } = await signedInUser(gw, sink, 'admin', main);
-    const { project } = await cradle().tenancyProjects.create({ name: 'pats', kind: 'testnet', operator: user.operator_id }, CLI_ACTOR);
+    const { client, user, csrf, project } = await adminWithProject('pats', 'testnet');
     const other = await cradle().tenancyOperators.create('pats-other', CLI_ACTOR);
     const { project: foreign } = await cradle().tenancyProjects.create({ name: 'foreign', kind: 'testnet', operator: other.id }, CLI_ACTOR);
     const created = await client.post('/dashboard/tokens', {

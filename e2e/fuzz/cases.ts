@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { responseMismatches } from '@gw/kernel/testing';
+import { responseBody } from '@gw/testing';
 import { countChanges, MCP_PATH, provisionSandbox, requestTarget, rowCounts, signRequest, type Credentials, type FuzzWorld } from './world.js';
 import { hostileText, invalidValue, nestedJson, resolverFor, ulid, validValue, type JsonSchema } from './schema-arbitrary.js';
 
@@ -549,13 +550,7 @@ function bodyBytes(body: BodyChoice): Buffer | undefined {
 
 async function send(url: string, method: string, headers: Headers, bytes: Buffer | undefined): Promise<Sent> {
   const response = await fetch(url, { method, headers, redirect: 'manual', ...(bytes !== undefined ? { body: new Uint8Array(bytes) } : {}) });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    // not JSON
-  }
+  const { text, body } = await responseBody(response);
   return { status: response.status, headers: response.headers, text, body };
 }
 

@@ -169,25 +169,20 @@ async function side(gw: TestKernel, label: string, evmAccount: number): Promise<
   const sandbox = await provisionSandbox(gw, operatorId);
   const testnet = await projectWithPools(gw, operatorId, ['eth', 'btc'], 'testnet', { evmAccount });
   await tenancyProjects.setWebhookUrl(testnet.projectId, 'http://127.0.0.1:9/hooks', CLI_ACTOR);
+  /** POSTs `body` to `path` as `creds`; anything but `status` stops the set-up. */
+  const post = async (creds: Credentials, path: string, body: object, status: number) => {
+    const answer = await signedFetch(gw.url, path, { ...creds, method: 'POST', body });
+    if (answer.status !== status) throw new Error(`${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body;
+  };
   const sandboxInvoices: string[] = [];
   const testnetInvoices: string[] = [];
   for (let i = 0; i < 2; i += 1) {
-    const created = await signedFetch(gw.url, '/api/v1/sandbox/invoices', {
-      ...sandbox,
-      method: 'POST',
-      body: { external_id: `fuzz-${label}-sb-${i}`, coin: 'eth', amount_crypto: '0.05' },
-    });
-    if (created.status !== 201) throw new Error(`sandbox invoice: ${created.status} ${JSON.stringify(created.body)}`);
-    sandboxInvoices.push(created.body.id);
-    const detected = await signedFetch(gw.url, `/api/v1/sandbox/invoices/${created.body.id}/simulate-detect`, { ...sandbox, method: 'POST', body: {} });
-    if (detected.status !== 200) throw new Error(`simulate-detect: ${detected.status} ${JSON.stringify(detected.body)}`);
-    const real = await signedFetch(gw.url, '/api/v1/invoices', {
-      ...testnet,
-      method: 'POST',
-      body: { external_id: `fuzz-${label}-tn-${i}`, coin: 'eth', amount_crypto: '0.05' },
-    });
-    if (real.status !== 201) throw new Error(`testnet invoice: ${real.status} ${JSON.stringify(real.body)}`);
-    testnetInvoices.push(real.body.id);
+    const created = await post(sandbox, '/api/v1/sandbox/invoices', { external_id: `fuzz-${label}-sb-${i}`, coin: 'eth', amount_crypto: '0.05' }, 201);
+    sandboxInvoices.push(created.id);
+    await post(sandbox, `/api/v1/sandbox/invoices/${created.id}/simulate-detect`, {}, 200);
+    const real = await post(testnet, '/api/v1/invoices', { external_id: `fuzz-${label}-tn-${i}`, coin: 'eth', amount_crypto: '0.05' }, 201);
+    testnetInvoices.push(real.id);
   }
   const events = async (creds: Credentials, prefix: string) => {
     const listed = await signedFetch(gw.url, `/api/v1${prefix}/webhooks/events?limit=20`, creds);

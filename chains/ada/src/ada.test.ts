@@ -5,6 +5,7 @@ import { bech32 } from 'bech32';
 import { encode } from 'cborg';
 import { adaChain, sigStructure } from './index.js';
 import { cip30SignData } from './testing.js';
+import { chainConformance } from '@gw/chain-api/testing';
 
 const adapter = adaChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, adaChain.definition);
 const h = (n: number): number => 0x80000000 + n;
@@ -29,6 +30,25 @@ const CIP19_ENTERPRISE = {
 };
 
 const ACCT_XVK = bech32.encode('acct_xvk', bech32.toWords(Buffer.from(ACCOUNT_HEX, 'hex')), 1000);
+
+// The shared chain conformance suite: the Keystone/Eternl vector on both network kinds (one key, two
+// address headers), CIP-30 signData proofs made with Cardano's serialization library, CIP-13 URIs.
+const index0 = (address: string) => [{ index: 0, address, path: "m/1852'/1815'/0'/0/0" }];
+chainConformance(test, {
+  module: adaChain,
+  vectors: {
+    mainnet: { key: ACCOUNT_HEX, addresses: index0(MAINNET_0), source: 'Keystone/Eternl CIP-1852 vector' },
+    testnet: { key: ACCOUNT_HEX, addresses: index0(TESTNET_0), source: 'the same key on testnet (CIP-19 header 0)' },
+  },
+  keysEncodeNetwork: false,
+  sign: (message) => cip30SignData(accountPrv.derive(0).derive(0).to_raw_key(), CSL.Address.from_bech32(MAINNET_0).to_bytes(), message),
+  proofNetworks: ['mainnet'],
+  paymentUris: [
+    { input: { coin: 'ada', network: 'mainnet', address: MAINNET_0, amountUnits: 12_500_000n }, uri: `web+cardano:${MAINNET_0}?amount=12.5` },
+    { input: { coin: 'ada', network: 'testnet', address: TESTNET_0, amountUnits: 1n }, uri: `web+cardano:${TESTNET_0}?amount=0.000001` },
+  ],
+  invalidAddresses: { mainnet: [TESTNET_0, 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu'], testnet: [MAINNET_0] },
+});
 
 function paymentKeyHashOf(address: string): string {
   const base = CSL.BaseAddress.from_address(CSL.Address.from_bech32(address))!;

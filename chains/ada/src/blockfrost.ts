@@ -1,4 +1,4 @@
-import { expectShape } from '@gw/chain-api';
+import { expectShape, isCount, isJsonObject } from '@gw/chain-api';
 import { normaliseAdaAddress } from './address.js';
 
 /**
@@ -10,11 +10,8 @@ import { normaliseAdaAddress } from './address.js';
 const HASH = /^[0-9a-f]{64}$/;
 const DIGITS = /^\d+$/;
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isHeight = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isHash = (value: unknown): value is string => typeof value === 'string' && HASH.test(value);
+/** A block or transaction hash as Blockfrost writes it: 64 lowercase hex digits. */
+export const isHash = (value: unknown): value is string => typeof value === 'string' && HASH.test(value);
 
 /** `GET /blocks/latest`, `GET /blocks/{hash_or_number}`. */
 export interface BlockfrostBlock {
@@ -27,14 +24,14 @@ export interface BlockfrostBlock {
 }
 
 export function parseBlock(body: unknown, what: string): BlockfrostBlock {
-  expectShape(isObject(body), `${what}: not an object`);
+  expectShape(isJsonObject(body), `${what}: not an object`);
   const { height, hash, previous_block: previous, time, tx_count: txCount } = body;
   // Byron epoch-boundary blocks have a null height; no height-indexed read ever returns one.
-  expectShape(isHeight(height), `${what}: height`);
+  expectShape(isCount(height), `${what}: height`);
   expectShape(isHash(hash), `${what}: hash`);
   expectShape(isHash(previous), `${what}: previous_block`);
-  expectShape(isHeight(time), `${what}: time`);
-  expectShape(isHeight(txCount), `${what}: tx_count`);
+  expectShape(isCount(time), `${what}: time`);
+  expectShape(isCount(txCount), `${what}: tx_count`);
   return { height, hash, previousBlock: previous, time, txCount };
 }
 
@@ -79,7 +76,7 @@ function lovelaceOf(amount: unknown, what: string): bigint {
   expectShape(Array.isArray(amount), `${what}: amount`);
   let total = 0n;
   for (const entry of amount) {
-    expectShape(isObject(entry) && typeof entry['unit'] === 'string' && typeof entry['quantity'] === 'string', `${what}: amount entry`);
+    expectShape(isJsonObject(entry) && typeof entry['unit'] === 'string' && typeof entry['quantity'] === 'string', `${what}: amount entry`);
     // Native assets ride along in the same output; only the ada is a payment here.
     if (entry['unit'] !== 'lovelace') continue;
     expectShape(DIGITS.test(entry['quantity'] as string), `${what}: lovelace quantity`);
@@ -90,15 +87,15 @@ function lovelaceOf(amount: unknown, what: string): bigint {
 
 export function parseTxUtxos(body: unknown, txHash: string): BlockfrostTxUtxos {
   const what = `txs/${txHash}/utxos`;
-  expectShape(isObject(body), `${what}: not an object`);
+  expectShape(isJsonObject(body), `${what}: not an object`);
   expectShape(body['hash'] === undefined || body['hash'] === txHash, `${what}: hash of another transaction`);
   const { inputs, outputs } = body;
   expectShape(Array.isArray(inputs) && Array.isArray(outputs), `${what}: inputs/outputs`);
   let fromAddress: string | undefined;
   const consumed: BlockfrostInput[] = [];
   for (const input of inputs) {
-    expectShape(isObject(input) && typeof input['address'] === 'string', `${what}: input`);
-    expectShape(isHash(input['tx_hash']) && isHeight(input['output_index']), `${what}: input outpoint`);
+    expectShape(isJsonObject(input) && typeof input['address'] === 'string', `${what}: input`);
+    expectShape(isHash(input['tx_hash']) && isCount(input['output_index']), `${what}: input outpoint`);
     if (input['reference'] === true) continue;
     const address = normaliseAdaAddress(input['address'] as string);
     const collateral = input['collateral'] === true;
@@ -107,7 +104,7 @@ export function parseTxUtxos(body: unknown, txHash: string): BlockfrostTxUtxos {
   }
   const parsed: BlockfrostOutput[] = [];
   for (const output of outputs) {
-    expectShape(isObject(output) && typeof output['address'] === 'string' && isHeight(output['output_index']), `${what}: output`);
+    expectShape(isJsonObject(output) && typeof output['address'] === 'string' && isCount(output['output_index']), `${what}: output`);
     // A collateral-return output only exists when the transaction failed its scripts; it returns
     // the submitter's own collateral and is never a payment.
     if (output['collateral'] === true) continue;
@@ -127,10 +124,10 @@ export interface BlockfrostTx {
 
 export function parseTx(body: unknown, txHash: string): BlockfrostTx {
   const what = `txs/${txHash}`;
-  expectShape(isObject(body), `${what}: not an object`);
+  expectShape(isJsonObject(body), `${what}: not an object`);
   expectShape(body['hash'] === txHash, `${what}: hash`);
   expectShape(isHash(body['block']), `${what}: block`);
-  expectShape(isHeight(body['block_height']), `${what}: block_height`);
+  expectShape(isCount(body['block_height']), `${what}: block_height`);
   expectShape(typeof body['valid_contract'] === 'boolean', `${what}: valid_contract`);
   return { block: body['block'] as string, blockHeight: body['block_height'] as number, validContract: body['valid_contract'] as boolean };
 }

@@ -1,6 +1,7 @@
 import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import { chainErrors } from '@gw/chain-api';
+import { compactSize } from './compact-size.js';
 
 /**
  * Verifies a legacy (BIP-137) compact message signature for a P2WPKH witness program: the 65-byte
@@ -32,19 +33,5 @@ export function verifyBip137(message: string, signatureBase64: string, prefix: s
 
 function messageHash(message: string, prefix: string): Uint8Array {
   const text = Buffer.from(message, 'utf8');
-  return bitcoin.crypto.hash256(Buffer.concat([Buffer.from(prefix, 'utf8'), varint(text.length), text]));
-}
-
-function varint(n: number): Buffer {
-  if (n < 0xfd) return Buffer.from([n]);
-  if (n <= 0xffff) {
-    const b = Buffer.alloc(3);
-    b[0] = 0xfd;
-    b.writeUInt16LE(n, 1);
-    return b;
-  }
-  const b = Buffer.alloc(5);
-  b[0] = 0xfe;
-  b.writeUInt32LE(n, 1);
-  return b;
+  return bitcoin.crypto.hash256(Buffer.concat([Buffer.from(prefix, 'utf8'), compactSize(text.length), text]));
 }

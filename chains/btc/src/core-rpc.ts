@@ -1,4 +1,4 @@
-import { decimalOfNumber, expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/chain-api';
+import { isJsonObject, decimalOfNumber, expectShape, ProviderError, toBaseUnits, type ProviderHttp } from '@gw/chain-api';
 import { parseOutpoint, type EsploraOutput, type EsploraTx } from './esplora.js';
 
 /**
@@ -36,10 +36,6 @@ export class RpcCallError extends ProviderError {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Sends `calls` as one batch and returns the replies in call order; `timeoutMs` overrides the pool's for this request. */
 export async function rpcBatch(http: ProviderHttp, calls: readonly (readonly [string, readonly unknown[]])[], timeoutMs?: number): Promise<RpcReply[]> {
   if (calls.length === 0) return [];
@@ -51,13 +47,28 @@ export async function rpcBatch(http: ProviderHttp, calls: readonly (readonly [st
   );
 }
 
+/**
+ * `getrawtransaction` of each of `txids` (`verbose`: the node's decoded object, else the hex),
+ * asked in batches of {@link CORE_TX_BATCH}: each txid with its reply, one batch at a time.
+ */
+export async function* getRawTransactions(http: ProviderHttp, txids: readonly string[], verbose: boolean): AsyncGenerator<readonly [string, RpcReply]> {
+  for (let start = 0; start < txids.length; start += CORE_TX_BATCH) {
+    const batch = txids.slice(start, start + CORE_TX_BATCH);
+    const replies = await rpcBatch(
+      http,
+      batch.map((txid) => ['getrawtransaction', [txid, verbose]] as const),
+    );
+    yield* replies.map((reply, i) => [batch[i]!, reply] as const);
+  }
+}
+
 /** Checks a batch answer against the methods asked (one reply per id, any order). */
 export function parseBatch(answer: unknown, methods: readonly string[]): RpcReply[] {
   expectShape(Array.isArray(answer), 'JSON-RPC batch: answer is not an array');
   expectShape(answer.length === methods.length, `JSON-RPC batch: ${answer.length} replies to ${methods.length} calls`);
   const replies: (RpcReply | undefined)[] = new Array(methods.length);
   for (const reply of answer) {
-    expectShape(isObject(reply), 'JSON-RPC batch: reply not an object');
+    expectShape(isJsonObject(reply), 'JSON-RPC batch: reply not an object');
     const { id, result, error } = reply;
     expectShape(
       typeof id === 'number' && Number.isInteger(id) && id >= 0 && id < methods.length && replies[id] === undefined,
@@ -66,7 +77,7 @@ export function parseBatch(answer: unknown, methods: readonly string[]): RpcRepl
     if (error === null || error === undefined) {
       replies[id] = { result, error: null };
     } else {
-      expectShape(isObject(error) && typeof error['code'] === 'number' && typeof error['message'] === 'string', `JSON-RPC ${methods[id]}: bad error`);
+      expectShape(isJsonObject(error) && typeof error['code'] === 'number' && typeof error['message'] === 'string', `JSON-RPC ${methods[id]}: bad error`);
       replies[id] = { result: null, error: { code: error['code'], message: error['message'] } };
     }
   }
@@ -110,7 +121,7 @@ export interface CoreBlock {
 /** `getblock` with full transactions, checked against the hash and height it was asked for. */
 export function parseCoreBlock(result: unknown, hash: string, height: number): CoreBlock {
   const where = `getblock ${hash}`;
-  expectShape(isObject(result), `${where}: not an object`);
+  expectShape(isJsonObject(result), `${where}: not an object`);
   const { hash: h, height: ht, previousblockhash, time, tx } = result;
   expectShape(h === hash, `${where}: hash is ${String(h)}`);
   expectShape(ht === height, `${where}: height ${String(ht)}, expected ${height}`);
@@ -120,7 +131,7 @@ export function parseCoreBlock(result: unknown, hash: string, height: number): C
   );
   expectShape(typeof time === 'number' && Number.isSafeInteger(time) && time >= 0, `${where}: bad time`);
   // Verbosity 1 lists txids only: a node that ignored the verbosity is a malformed answer.
-  expectShape(Array.isArray(tx) && tx.length >= 1 && tx.every(isObject), `${where}: no full transactions`);
+  expectShape(Array.isArray(tx) && tx.length >= 1 && tx.every(isJsonObject), `${where}: no full transactions`);
   return {
     hash,
     height,
@@ -132,10 +143,10 @@ export function parseCoreBlock(result: unknown, hash: string, height: number): C
 
 /** A transaction of `getrawtransaction txid true` or of a block, with its block hash when it has one. */
 export function parseCoreTx(value: unknown, where: string): { tx: EsploraTx; blockhash: string | null } {
-  expectShape(isObject(value), `${where}: transaction not an object`);
+  expectShape(isJsonObject(value), `${where}: transaction not an object`);
   const { txid, vin, vout, blockhash, confirmations } = value;
   expectShape(typeof txid === 'string' && HASH.test(txid), `${where}: bad txid`);
-  expectShape(Array.isArray(vin) && vin.length > 0 && vin.every(isObject), `${where}: bad vin of ${txid}`);
+  expectShape(Array.isArray(vin) && vin.length > 0 && vin.every(isJsonObject), `${where}: bad vin of ${txid}`);
   expectShape(Array.isArray(vout), `${where}: bad vout of ${txid}`);
   const outputs = vout.map((output, index) => parseCoreOutput(output, index, `${where} ${txid}`));
   const isCoinbase = typeof vin[0]!['coinbase'] === 'string';
@@ -149,10 +160,10 @@ export function parseCoreTx(value: unknown, where: string): { tx: EsploraTx; blo
 }
 
 function parseCoreOutput(value: unknown, index: number, where: string): EsploraOutput {
-  expectShape(isObject(value), `${where}: output not an object`);
+  expectShape(isJsonObject(value), `${where}: output not an object`);
   const { value: amount, n, scriptPubKey } = value;
   expectShape(n === undefined || n === index, `${where}: output ${index} has n ${String(n)}`);
-  expectShape(isObject(scriptPubKey), `${where}: output ${index} has no scriptPubKey`);
+  expectShape(isJsonObject(scriptPubKey), `${where}: output ${index} has no scriptPubKey`);
   const { hex, address, addresses } = scriptPubKey;
   expectShape(typeof hex === 'string' && HEX.test(hex), `${where}: output ${index}: bad script hex`);
   expectShape(address === undefined || typeof address === 'string', `${where}: output ${index}: bad address`);

@@ -1,4 +1,4 @@
-import { expectShape } from '@gw/chain-api';
+import { isJsonObject, expectShape } from '@gw/chain-api';
 
 /**
  * Shape checks for the Esplora REST responses the watcher reads (Blockstream electrs and
@@ -48,10 +48,6 @@ export interface EsploraTx {
   readonly confirmed?: boolean;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
@@ -72,7 +68,7 @@ export function parseHeightText(text: string | undefined): number {
 
 /** `/block/:hash`, checked against the hash and height it was asked for. */
 export function parseBlock(body: unknown, hash: string, height: number): EsploraBlock {
-  expectShape(isObject(body), `/block/${hash}: not an object`);
+  expectShape(isJsonObject(body), `/block/${hash}: not an object`);
   const { id, height: h, previousblockhash, timestamp, tx_count } = body;
   expectShape(id === hash, `/block/${hash}: id is ${String(id)}`);
   expectShape(h === height, `/block/${hash}: height ${String(h)}, expected ${height}`);
@@ -86,7 +82,7 @@ export function parseBlock(body: unknown, hash: string, height: number): Esplora
 }
 
 function parseOutput(value: unknown, where: string): EsploraOutput {
-  expectShape(isObject(value), `${where}: output not an object`);
+  expectShape(isJsonObject(value), `${where}: output not an object`);
   const { scriptpubkey, scriptpubkey_address, value: sats } = value;
   expectShape(typeof scriptpubkey === 'string' && /^(?:[0-9a-f]{2})*$/.test(scriptpubkey), `${where}: bad scriptpubkey`);
   expectShape(scriptpubkey_address === undefined || typeof scriptpubkey_address === 'string', `${where}: bad scriptpubkey_address`);
@@ -96,12 +92,12 @@ function parseOutput(value: unknown, where: string): EsploraOutput {
 }
 
 function parseTx(value: unknown, where: string): EsploraTx {
-  expectShape(isObject(value), `${where}: transaction not an object`);
+  expectShape(isJsonObject(value), `${where}: transaction not an object`);
   const { txid, vin, vout, status } = value;
   expectShape(typeof txid === 'string' && HASH.test(txid), `${where}: bad txid`);
-  expectShape(Array.isArray(vin) && vin.length > 0 && vin.every(isObject), `${where}: bad vin of ${txid}`);
+  expectShape(Array.isArray(vin) && vin.length > 0 && vin.every(isJsonObject), `${where}: bad vin of ${txid}`);
   expectShape(Array.isArray(vout), `${where}: bad vout of ${txid}`);
-  expectShape(status === undefined || (isObject(status) && typeof status['confirmed'] === 'boolean'), `${where}: bad status of ${txid}`);
+  expectShape(status === undefined || (isJsonObject(status) && typeof status['confirmed'] === 'boolean'), `${where}: bad status of ${txid}`);
   const isCoinbase = vin[0]!['is_coinbase'] === true;
   const spends = isCoinbase ? [] : vin.map((input, index) => parseOutpoint(input['txid'], input['vout'], `${where} ${txid} input ${index}`));
   const outputs = vout.map((output) => parseOutput(output, `${where} ${txid}`));

@@ -21,7 +21,7 @@ import {
 } from '@gw/chain-api';
 import { bitcoinParams, type Bip84Params } from './bip84-params.js';
 import { ESPLORA_TXS_PAGE_SIZE, parseBlock, parseBlockHashText, parseHeightText, parseTxList, type EsploraOutput, type EsploraTx } from './esplora.js';
-import { CORE_TX_BATCH, RpcCallError, parseBlockCount, parseBlockHash, parseCoreBlock, parseCoreTx, parseMempoolTxids, rpcBatch, rpcCall } from './core-rpc.js';
+import { getRawTransactions, RpcCallError, parseBlockCount, parseBlockHash, parseCoreBlock, parseCoreTx, parseMempoolTxids, rpcCall } from './core-rpc.js';
 import { subscribeCoreZmq } from './zmq.js';
 
 bitcoin.initEccLib(ecc);
@@ -167,19 +167,12 @@ export class BtcWatcher implements ChainWatcher {
     const observedAt = new Date();
     const txids = parseMempoolTxids(await rpcCall(http, 'getrawmempool', []));
     const located: LocatedTx[] = [];
-    for (let start = 0; start < txids.length; start += CORE_TX_BATCH) {
-      const chunk = txids.slice(start, start + CORE_TX_BATCH);
-      const replies = await rpcBatch(
-        http,
-        chunk.map((txid) => ['getrawtransaction', [txid, true]] as const),
-      );
-      replies.forEach((reply, i) => {
-        // Mined or evicted between the two calls: the next block scan or pass sees it.
-        if (reply.error) return;
-        const { tx, blockhash } = parseCoreTx(reply.result, `getrawtransaction ${chunk[i]}`);
-        expectShape(tx.txid === chunk[i], `getrawtransaction ${chunk[i]}: txid ${tx.txid}`);
-        if (blockhash === null) located.push(this.locate(tx));
-      });
+    for await (const [txid, reply] of getRawTransactions(http, txids, true)) {
+      // Mined or evicted between the two calls: the next block scan or pass sees it.
+      if (reply.error) continue;
+      const { tx, blockhash } = parseCoreTx(reply.result, `getrawtransaction ${txid}`);
+      expectShape(tx.txid === txid, `getrawtransaction ${txid}: txid ${tx.txid}`);
+      if (blockhash === null) located.push(this.locate(tx));
     }
     const candidates = new Set<string>();
     for (const { addresses } of located) for (const address of addresses) if (address) candidates.add(address);

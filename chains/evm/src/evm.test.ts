@@ -1,40 +1,25 @@
 import test from 'ava';
-import { HDNodeWallet, Mnemonic, Wallet } from 'ethers';
-import type { AppError, ChainAdapterDeps, ChainDefinition } from '@gw/chain-api';
+import { coin, PRICE_ASSETS, type AppError, type ChainAdapterDeps, type NetworkKind } from '@gw/chain-api';
 import bs58check from 'bs58check';
-import { createEvmAdapter } from './index.js';
+import { Wallet } from 'ethers';
+import { createEvmAdapter, evmChainDefinition } from './index.js';
+import { ABANDON_EVM_ADDRESSES, ABANDON_EVM_XPUB, abandonRoot } from './testing/index.js';
 
-const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-// Published vector for this mnemonic at m/44'/60'/0'/0/0 (MetaMask, Trezor, ethers test suites).
-const ADDR_0 = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
-const ADDR_1 = '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0';
-// Account xpub m/44'/60'/0' of that mnemonic, recomputed below from the phrase.
-const ABANDON_ETH_XPUB = 'xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt';
+const [ADDR_0, ADDR_1] = ABANDON_EVM_ADDRESSES;
 
-const fixture: ChainDefinition = {
+const fixture = evmChainDefinition({
   id: 'eth',
   name: 'EVM fixture',
-  verificationStandard: 'bip44',
   networks: {
     mainnet: { id: 'main', name: 'main', kind: 'mainnet', evmChainId: 1 },
     testnets: [{ id: 'test', name: 'test', kind: 'testnet', evmChainId: 5 }],
   },
-  coins: [
-    {
-      id: 'eth',
-      symbol: 'ETH',
-      price: { symbol: 'ETH', providers: { coingecko: 'ethereum', kraken: ['ETHUSD', 'XETHZUSD'] } },
-      decimals: 18,
-      paymentDecimals: 8,
-    },
-  ],
+  coins: [coin({ id: 'eth', price: PRICE_ASSETS.ETH, decimals: 18 })],
   dustFloorUnits: { eth: 0n },
   defaultConfirmations: 1,
-  capabilities: { requiresActivation: false, supportsMemo: false, addressReuseAfterCooldown: true, gapLimitApplies: true, sandboxKeyGeneration: true },
-  accountPath: { mainnet: "m/44'/60'/0'", testnet: "m/44'/60'/0'" },
-};
+});
 const adapter = createEvmAdapter({ logger: {} as ChainAdapterDeps['logger'] }, fixture);
-const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
+const root = abandonRoot();
 
 function withVersion(key: string, version: number): string {
   const payload = bs58check.decode(key);
@@ -47,76 +32,50 @@ function codeOf(t: { throws: (fn: () => unknown) => unknown }, fn: () => unknown
 }
 
 test('account xpub recomputed from the mnemonic', (t) => {
-  t.is(root.derivePath("m/44'/60'/0'").neuter().extendedKey, ABANDON_ETH_XPUB);
+  t.is(root.derivePath("m/44'/60'/0'").neuter().extendedKey, ABANDON_EVM_XPUB);
 });
 
 test('BIP44 vectors: index 0 and 1, EIP-55 checksummed, mainnet and testnet kinds, xpub and tpub forms', (t) => {
   for (const network of ['mainnet', 'testnet'] as const) {
-    for (const input of [ABANDON_ETH_XPUB, withVersion(ABANDON_ETH_XPUB, 0x043587cf)]) {
+    for (const input of [ABANDON_EVM_XPUB, withVersion(ABANDON_EVM_XPUB, 0x043587cf)]) {
       const key = adapter.parseAccountKey(input, network);
-      t.is(key.canonical, ABANDON_ETH_XPUB);
+      t.is(key.canonical, ABANDON_EVM_XPUB);
       t.deepEqual(adapter.deriveAddress(key, 0), { index: 0, address: ADDR_0, path: "m/44'/60'/0'/0/0" });
       t.is(adapter.deriveAddress(key, 1).address, ADDR_1);
     }
   }
-  const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');
+  const key = adapter.parseAccountKey(ABANDON_EVM_XPUB, 'mainnet');
   for (const i of [0, 1, 7, 1000]) {
     t.is(adapter.deriveAddress(key, i).address, root.derivePath(`m/44'/60'/0'/0/${i}`).address);
   }
 });
 
 test('invalid keys are invalid_xpub_format', (t) => {
-  const rootXpub = root.neuter().extendedKey; // depth 0
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(rootXpub, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const xprv = root.derivePath("m/44'/60'/0'").extendedKey;
-  t.true(xprv.startsWith('xprv'));
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(xprv, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const change = root.derivePath("m/44'/60'/0'/0").neuter().extendedKey; // depth 4
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(change, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(withVersion(ABANDON_ETH_XPUB, 0x04b24746), 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const flipped = `${ABANDON_ETH_XPUB.slice(0, -1)}${ABANDON_ETH_XPUB.endsWith('t') ? 'u' : 't'}`;
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(flipped, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  const short = bs58check.encode(bs58check.decode(ABANDON_ETH_XPUB).subarray(0, 77));
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(short, 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey(ABANDON_ETH_XPUB.repeat(100), 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey('0x9858EfFD232B4033E47d90003D41EC34EcaEda94', 'mainnet')),
-    'invalid_xpub_format',
-  );
-  t.is(
-    codeOf(t, () => adapter.parseAccountKey('', 'testnet')),
-    'invalid_xpub_format',
-  );
-  const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');
-  t.is(
-    codeOf(t, () => adapter.deriveAddress(key, -1)),
-    'validation_error',
-  );
-  t.is(
-    codeOf(t, () => adapter.deriveAddress(key, 2 ** 31)),
-    'validation_error',
-  );
+  const invalid: [what: string, input: string, network: NetworkKind][] = [
+    ['the root xpub (depth 0)', root.neuter().extendedKey, 'mainnet'],
+    ['the account xprv', root.derivePath("m/44'/60'/0'").extendedKey, 'mainnet'],
+    ['the receive chain (depth 4)', root.derivePath("m/44'/60'/0'/0").neuter().extendedKey, 'mainnet'],
+    ['a zpub version', withVersion(ABANDON_EVM_XPUB, 0x04b24746), 'mainnet'],
+    ['a changed last character', `${ABANDON_EVM_XPUB.slice(0, -1)}${ABANDON_EVM_XPUB.endsWith('t') ? 'u' : 't'}`, 'mainnet'],
+    ['a payload one byte short', bs58check.encode(bs58check.decode(ABANDON_EVM_XPUB).subarray(0, 77)), 'mainnet'],
+    ['an over-long input', ABANDON_EVM_XPUB.repeat(100), 'mainnet'],
+    ['an address', ADDR_0, 'mainnet'],
+    ['nothing', '', 'testnet'],
+  ];
+  t.true(invalid[1]![1].startsWith('xprv'));
+  for (const [what, input, network] of invalid)
+    t.is(
+      codeOf(t, () => adapter.parseAccountKey(input, network)),
+      'invalid_xpub_format',
+      what,
+    );
+  const key = adapter.parseAccountKey(ABANDON_EVM_XPUB, 'mainnet');
+  for (const index of [-1, 2 ** 31])
+    t.is(
+      codeOf(t, () => adapter.deriveAddress(key, index)),
+      'validation_error',
+      String(index),
+    );
 });
 
 test('isValidAddress', (t) => {
@@ -143,7 +102,7 @@ test('EIP-681 native URI uses the network chain id and wei', (t) => {
 const CHALLENGE = 'gateway ownership challenge 01J9ZK3Q8T: I control this wallet';
 
 test('verifyOwnership: EIP-191 personal_sign by index 0', async (t) => {
-  const key = adapter.parseAccountKey(ABANDON_ETH_XPUB, 'mainnet');
+  const key = adapter.parseAccountKey(ABANDON_EVM_XPUB, 'mainnet');
   const signer0 = new Wallet(root.derivePath("m/44'/60'/0'/0/0").privateKey);
   const signer1 = new Wallet(root.derivePath("m/44'/60'/0'/0/1").privateKey);
   const good = await signer0.signMessage(CHALLENGE);

@@ -23,6 +23,18 @@ type PagedOperation = { [K in OperationId]: OperationResult<K> extends Paged ? K
 /** The item type of a paginated operation. */
 export type PageItem<K extends OperationId> = OperationResult<K> extends { items: readonly (infer Item)[] } ? Item : never;
 
+/** The operations of the two webhook delivery logs: the project's, and the sandbox's. */
+const WEBHOOK_LOGS = {
+  live: { list: 'getWebhooksEvents', retrieve: 'getWebhooksEventsByEventId', resend: 'postWebhooksEventsByEventIdResend', stream: 'getWebhooksStream' },
+  sandbox: {
+    list: 'getSandboxWebhooksEvents',
+    retrieve: 'getSandboxWebhooksEventsByEventId',
+    resend: 'postSandboxWebhooksEventsByEventIdResend',
+    stream: 'getSandboxWebhooksStream',
+  },
+} as const satisfies Record<string, { list: PagedOperation; retrieve: OperationId; resend: OperationId; stream: OperationId }>;
+type WebhookLog = (typeof WEBHOOK_LOGS)[keyof typeof WEBHOOK_LOGS];
+
 export class GatewayClient {
   private readonly transport: Transport;
 
@@ -67,6 +79,21 @@ export class GatewayClient {
     return { status: response.status, body: response.body };
   }
 
+  /** The calls of one webhook delivery log (the project's or the sandbox's), on its operations. */
+  private webhookLog<L extends WebhookLog>(log: L) {
+    return {
+      events: {
+        list: (query: OperationQuery<L['list']> = {}) => this.request<L['list']>(log.list, { query } as OperationArgs<L['list']>),
+        iterate: (query: OperationQuery<L['list']> = {}) => this.paginate<L['list']>(log.list, { query } as OperationArgs<L['list']>),
+        retrieve: (eventId: string) => this.request<L['retrieve']>(log.retrieve, { params: { event_id: eventId } } as OperationArgs<L['retrieve']>),
+        /** Sends the event again with a fresh event_id (not retried: each call is a new event). */
+        resend: (eventId: string) => this.request<L['resend']>(log.resend, { params: { event_id: eventId } } as OperationArgs<L['resend']>),
+      },
+      /** The project's events in commit order with their exact bodies, after a cursor (long poll with `wait`). */
+      stream: (query: OperationQuery<L['stream']> = {}) => this.request<L['stream']>(log.stream, { query } as OperationArgs<L['stream']>),
+    };
+  }
+
   /** Every item of a cursor-paginated list, fetching pages as the loop asks for them. */
   async *paginate<K extends PagedOperation>(operationId: K, args: OperationArgs<K>): AsyncGenerator<PageItem<K>, void, undefined> {
     let cursor: string | undefined;
@@ -109,17 +136,7 @@ export class GatewayClient {
   };
 
   /** The webhook delivery log. */
-  readonly webhooks = {
-    events: {
-      list: (query: OperationQuery<'getWebhooksEvents'> = {}) => this.request('getWebhooksEvents', { query }),
-      iterate: (query: OperationQuery<'getWebhooksEvents'> = {}) => this.paginate('getWebhooksEvents', { query }),
-      retrieve: (eventId: string) => this.request('getWebhooksEventsByEventId', { params: { event_id: eventId } }),
-      /** Sends the event again with a fresh event_id (not retried: each call is a new event). */
-      resend: (eventId: string) => this.request('postWebhooksEventsByEventIdResend', { params: { event_id: eventId } }),
-    },
-    /** The project's events in commit order with their exact bodies, after a cursor (long poll with `wait`). */
-    stream: (query: OperationQuery<'getWebhooksStream'> = {}) => this.request('getWebhooksStream', { query }),
-  };
+  readonly webhooks = this.webhookLog(WEBHOOK_LOGS.live);
 
   /** The sandbox API (a sandbox project's `sk_sandbox_` secret). */
   readonly sandbox = {
@@ -130,15 +147,7 @@ export class GatewayClient {
       iterate: (query: OperationQuery<'getSandboxInvoices'> = {}) => this.paginate('getSandboxInvoices', { query }),
       cancel: (id: string) => this.request('postSandboxInvoicesByIdCancel', { params: { id } }),
     },
-    webhooks: {
-      events: {
-        list: (query: OperationQuery<'getSandboxWebhooksEvents'> = {}) => this.request('getSandboxWebhooksEvents', { query }),
-        iterate: (query: OperationQuery<'getSandboxWebhooksEvents'> = {}) => this.paginate('getSandboxWebhooksEvents', { query }),
-        retrieve: (eventId: string) => this.request('getSandboxWebhooksEventsByEventId', { params: { event_id: eventId } }),
-        resend: (eventId: string) => this.request('postSandboxWebhooksEventsByEventIdResend', { params: { event_id: eventId } }),
-      },
-      stream: (query: OperationQuery<'getSandboxWebhooksStream'> = {}) => this.request('getSandboxWebhooksStream', { query }),
-    },
+    webhooks: this.webhookLog(WEBHOOK_LOGS.sandbox),
     /** Drive a sandbox invoice through its lifecycle (spec 4.5); each emits its webhook event. */
     simulate: {
       detect: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateDetect'> = {}) =>

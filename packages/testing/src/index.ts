@@ -15,6 +15,7 @@ export * from './bcoin.js';
 export * from './litecoind.js';
 export * from './rpc-proxy.js';
 export * from './fault-proxy.js';
+export * from './response-body.js';
 export * from './spec-pathname-client.js';
 export * from './browser.js';
 export * from './cli.js';

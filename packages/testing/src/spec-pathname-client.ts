@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { responseBody } from './response-body.js';
 
 /**
  * A partner's client written from spec 5.1 as worded, without the gateway's helpers: the signing
@@ -18,12 +19,6 @@ export async function pathnameSignedFetch(
   const headers: Record<string, string> = { 'X-Project-Id': options.projectId, 'X-Timestamp': timestamp, 'X-Signature': signature };
   if (rawBody !== '') headers['Content-Type'] = 'application/json';
   const response = await fetch(url, { method, headers, ...(rawBody !== '' ? { body: rawBody } : {}) });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    // not JSON
-  }
+  const { text, body } = await responseBody(response);
   return { status: response.status, headers: response.headers, body, text };
 }

@@ -1,4 +1,4 @@
-import { expectShape } from '@gw/chain-api';
+import { expectShape, isCount, isJsonObject } from '@gw/chain-api';
 
 /**
  * What building a Cardano transaction needs from the chain, read by `AdaTreasury.feeEstimate()`
@@ -21,9 +21,6 @@ export interface LedgerSnapshot {
   readonly readAtMs: number;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const DIGITS = /^\d+$/;
 
 /** Blockfrost gives lovelace amounts as strings and the fee coefficients as numbers; either is read. */
@@ -35,8 +32,8 @@ function lovelace(value: unknown, what: string): bigint {
 
 /** `GET /epochs/latest/parameters` and the tip's `GET /blocks/latest`, checked field by field. */
 export function parseLedgerSnapshot(parameters: unknown, tip: unknown, readAtMs: number): LedgerSnapshot {
-  expectShape(isObject(parameters), 'epochs/latest/parameters: not an object');
-  expectShape(isObject(tip), 'blocks/latest: not an object');
+  expectShape(isJsonObject(parameters), 'epochs/latest/parameters: not an object');
+  expectShape(isJsonObject(tip), 'blocks/latest: not an object');
   const coinsPerUtxoByte = lovelace(parameters['coins_per_utxo_size'], 'epochs/latest/parameters: coins_per_utxo_size (a Babbage-era or later network)');
   expectShape(coinsPerUtxoByte > 0n, 'epochs/latest/parameters: coins_per_utxo_size is 0');
   expectShape(isCount(parameters['max_tx_size']), 'epochs/latest/parameters: max_tx_size');

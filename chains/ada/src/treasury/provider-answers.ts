@@ -1,4 +1,5 @@
-import { expectShape, type NativeAsset, type ProviderOutput } from '@gw/chain-api';
+import { expectShape, isCount, isJsonObject, type NativeAsset, type ProviderOutput } from '@gw/chain-api';
+import { isHash, parseTx } from '../blockfrost.js';
 
 /**
  * The parts of Blockfrost's answers the treasury reads (besides those of the watcher in
@@ -6,12 +7,8 @@ import { expectShape, type NativeAsset, type ProviderOutput } from '@gw/chain-ap
  * provider pool asks the next provider.
  */
 
-const HASH = /^[0-9a-f]{64}$/;
 const DIGITS = /^\d+$/;
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isHash = (value: unknown): value is string => typeof value === 'string' && HASH.test(value);
 
 /** `GET /txs/{hash}`: the block a transaction is in, its fee and size. */
 export interface IncludedTransaction {
@@ -22,25 +19,18 @@ export interface IncludedTransaction {
 }
 
 export function parseIncludedTransaction(body: unknown, txid: string): IncludedTransaction {
-  const what = `txs/${txid}`;
-  expectShape(isObject(body), `${what}: not an object`);
-  expectShape(body['hash'] === txid, `${what}: hash`);
-  expectShape(isHash(body['block']), `${what}: block`);
-  expectShape(isCount(body['block_height']), `${what}: block_height`);
-  expectShape(typeof body['fees'] === 'string' && DIGITS.test(body['fees']), `${what}: fees`);
-  expectShape(isCount(body['size']), `${what}: size`);
-  return {
-    blockHash: body['block'] as string,
-    blockHeight: body['block_height'] as number,
-    feeUnits: BigInt(body['fees'] as string),
-    size: body['size'] as number,
-  };
+  // The watcher's reading of the same answer checks where the transaction is.
+  const { block, blockHeight } = parseTx(body, txid);
+  const fields = body as Json;
+  expectShape(typeof fields['fees'] === 'string' && DIGITS.test(fields['fees']), `txs/${txid}: fees`);
+  expectShape(isCount(fields['size']), `txs/${txid}: size`);
+  return { blockHash: block, blockHeight, feeUnits: BigInt(fields['fees']), size: fields['size'] };
 }
 
 /** `GET /mempool/{hash}`: a transaction waiting in the provider's mempool, with its fee and size. */
 export function parseMempoolTransaction(body: unknown, txid: string): { readonly feeUnits: bigint; readonly size: number } {
   const what = `mempool/${txid}`;
-  expectShape(isObject(body) && isObject(body['tx']), `${what}: tx`);
+  expectShape(isJsonObject(body) && isJsonObject(body['tx']), `${what}: tx`);
   const tx = (body as { tx: Json }).tx;
   expectShape(tx['hash'] === txid, `${what}: hash`);
   expectShape(typeof tx['fees'] === 'string' && DIGITS.test(tx['fees']), `${what}: fees`);
@@ -50,7 +40,7 @@ export function parseMempoolTransaction(body: unknown, txid: string): { readonly
 
 /** `GET /blocks/{hash}` (and `/blocks/latest`), reduced to the height. */
 export function parseBlockHeight(body: unknown, what: string): number {
-  expectShape(isObject(body) && isCount(body['height']), `${what}: height`);
+  expectShape(isJsonObject(body) && isCount(body['height']), `${what}: height`);
   return (body as Json)['height'] as number;
 }
 
@@ -71,14 +61,14 @@ const ASSET_UNIT = /^[0-9a-f]{56}(?:[0-9a-f]{2}){0,32}$/;
 export function parseAddressUtxoPage(body: unknown, address: string, what: string): AddressUtxo[] {
   expectShape(Array.isArray(body), `${what}: not an array`);
   return (body as unknown[]).map((entry) => {
-    expectShape(isObject(entry) && isHash(entry['tx_hash']) && isCount(entry['output_index']) && isHash(entry['block']), `${what}: utxo`);
+    expectShape(isJsonObject(entry) && isHash(entry['tx_hash']) && isCount(entry['output_index']) && isHash(entry['block']), `${what}: utxo`);
     expectShape(entry['address'] === address, `${what}: an output at ${String(entry['address']).slice(0, 120)}, not the address asked for`);
     expectShape(Array.isArray(entry['amount']), `${what}: amount`);
     let lovelace = 0n;
     const assets: NativeAsset[] = [];
     for (const amount of entry['amount'] as unknown[]) {
       expectShape(
-        isObject(amount) && typeof amount['unit'] === 'string' && typeof amount['quantity'] === 'string' && DIGITS.test(amount['quantity']),
+        isJsonObject(amount) && typeof amount['unit'] === 'string' && typeof amount['quantity'] === 'string' && DIGITS.test(amount['quantity']),
         `${what}: amount entry`,
       );
       const unit = (amount as Json)['unit'] as string;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type * as bitcoin from 'bitcoinjs-lib';
+import { compactSize } from '../compact-size.js';
 
 const SIGHASH_ALL = 0x01;
 
@@ -7,15 +8,6 @@ function hash256(...parts: Uint8Array[]): Buffer {
   const first = createHash('sha256');
   for (const part of parts) first.update(part);
   return createHash('sha256').update(first.digest()).digest();
-}
-
-function varInt(n: number): Buffer {
-  if (n < 0xfd) return Buffer.from([n]);
-  if (n <= 0xffff) return Buffer.from([0xfd, n & 0xff, n >>> 8]);
-  const b = Buffer.alloc(5);
-  b[0] = 0xfe;
-  b.writeUInt32LE(n, 1);
-  return b;
 }
 
 const u32 = (n: number) => {
@@ -37,7 +29,7 @@ const u64 = (n: bigint) => {
 export function sighashAllDigests(tx: bitcoin.Transaction): (index: number, scriptCode: Uint8Array, value: bigint) => Buffer {
   const hashPrevouts = hash256(...tx.ins.flatMap((input) => [input.hash, u32(input.index)]));
   const hashSequence = hash256(...tx.ins.map((input) => u32(input.sequence)));
-  const hashOutputs = hash256(...tx.outs.flatMap((output) => [u64(output.value), varInt(output.script.length), output.script]));
+  const hashOutputs = hash256(...tx.outs.flatMap((output) => [u64(output.value), compactSize(output.script.length), output.script]));
   const [version, locktime, hashType] = [u32(tx.version), u32(tx.locktime), u32(SIGHASH_ALL)];
   return (index, scriptCode, value) => {
     const input = tx.ins[index]!;
@@ -47,7 +39,7 @@ export function sighashAllDigests(tx: bitcoin.Transaction): (index: number, scri
       hashSequence,
       input.hash,
       u32(input.index),
-      varInt(scriptCode.length),
+      compactSize(scriptCode.length),
       scriptCode,
       u64(value),
       u32(input.sequence),

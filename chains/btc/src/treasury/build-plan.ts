@@ -1,5 +1,14 @@
 import * as bitcoin from 'bitcoinjs-lib';
-import { chainErrors, treasuryChainErrors, type BuildRequest, type KeyOrigin, type PlanOutput, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
+import {
+  isJsonObject,
+  chainErrors,
+  treasuryChainErrors,
+  type BuildRequest,
+  type KeyOrigin,
+  type PlanOutput,
+  type SpendInput,
+  type UnsignedTransaction,
+} from '@gw/chain-api';
 import { addressKey, type AddressKey } from './account-derivation.js';
 import { planKeyOrigin } from './plan-key.js';
 import { psbtOf } from './psbt-transaction.js';
@@ -84,7 +93,7 @@ export function buildPlan(request: BuildRequest, net: TreasuryNetwork): Unsigned
     }
     if (output.own !== undefined) {
       const own = output.own as { branch: unknown; index: unknown } | null;
-      if (!isObject(own) || (own.branch !== 0 && own.branch !== 1) || !isIndex(own.index)) {
+      if (!isJsonObject(own) || (own.branch !== 0 && own.branch !== 1) || !isIndex(own.index)) {
         throw chainErrors.validation_error({ message: `${where}: "own" must be { branch: 0 or 1, index: an integer from 0 to ${MAX_INDEX} }.` });
       }
     }
@@ -185,11 +194,7 @@ function checkInput(input: SpendInput, net: TreasuryNetwork): KeyOrigin | undefi
   return planKeyOrigin(input.key, input.origin, net, where);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const isRecord = (value: unknown): boolean => isObject(value);
+const isRecord = (value: unknown): boolean => isJsonObject(value);
 
 /** A non-hardened BIP 32 child index. */
 function isIndex(value: unknown): value is number {

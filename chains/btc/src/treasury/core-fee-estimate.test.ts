@@ -4,34 +4,23 @@
  * BTC/kvB, `getmempoolinfo`) and bcoin's (`{ fee, blocks }`, -1 for none): a regtest node has no
  * estimates, so the real-node tests see only the error path.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainTreasury } from '@gw/chain-api';
-import { btcChain } from '../index.js';
+import { ProviderError, type ChainTreasury } from '@gw/chain-api';
+import { jsonRpcBatch, treasuryOnLocalProvider, type LocalProviderTreasury } from '../testing/local-provider-treasury.js';
 import { perVbyteOfPerKvb } from './fee-estimates.js';
 
 let results: Record<string, unknown> = {};
-let server: Server;
+let provider: LocalProviderTreasury;
 let treasury: ChainTreasury;
 
 test.before(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const calls = JSON.parse(body) as { id: number; method: string; params: unknown[] }[];
-      const replies = calls.map(({ id, method, params }) => ({ id, result: results[`${method} ${params.join(' ')}`.trim()] ?? null, error: null }));
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(replies));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
-  const providers = new ProviderPool({ chain: 'btc', network: 'bitcoin', endpoints: [{ name: 'core', url, kind: 'bitcoin-core' }], timeoutMs: 5000 });
-  treasury = adapter.createTreasury!({ network: btcChain.definition.networks.mainnet, providers });
+  provider = await treasuryOnLocalProvider(
+    'bitcoin-core',
+    jsonRpcBatch((method, params) => ({ result: results[`${method} ${params.join(' ')}`.trim()] ?? null })),
+  );
+  ({ treasury } = provider);
 });
-test.after.always(() => server?.close());
+test.after.always(() => provider?.close());
 
 test('BTC/kvB to sat/vB, rounded up, without floating-point arithmetic', (t) => {
   t.is(perVbyteOfPerKvb(0.00001, 'x'), 1n);

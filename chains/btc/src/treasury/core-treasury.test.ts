@@ -5,11 +5,9 @@
  * answers, and `scantxoutset` answers that cannot be right. The real nodes run in
  * plugins/watchers/test (btc-treasury-bcoin, ltc-treasury-litecoind).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { ProviderError, ProviderPool, type AppError, type ChainAdapterDeps, type ChainTreasury } from '@gw/chain-api';
-import { btcChain } from '../index.js';
+import { ProviderError, type AppError, type ChainTreasury } from '@gw/chain-api';
+import { jsonRpcBatch, treasuryOnLocalProvider, type JsonRpcReply, type LocalProviderTreasury } from '../testing/local-provider-treasury.js';
 
 const TXID = 'f'.repeat(64);
 const OTHER = 'e'.repeat(64);
@@ -18,33 +16,22 @@ const ADDRESS = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 const SCRIPT = '0014c0cebcd6c3d3ca8c75dc5ec62ebe55330ef910e2';
 /** Another mainnet P2WPKH address's script (not asked for). */
 const OTHER_SCRIPT = '0014' + '11'.repeat(20);
-type Reply = { result?: unknown; error?: { code: number; message: string } };
-let answer: (method: string, params: unknown[]) => Reply = () => ({ result: null });
+let answer: (method: string, params: unknown[]) => JsonRpcReply = () => ({ result: null });
 const asked: string[] = [];
-let server: Server;
+let provider: LocalProviderTreasury;
 let treasury: ChainTreasury;
 
 test.before(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const calls = JSON.parse(body) as { id: number; method: string; params: unknown[] }[];
-      const replies = calls.map(({ id, method, params }) => {
-        asked.push(method);
-        const { result = null, error = null } = answer(method, params);
-        return { id, result, error };
-      });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(replies));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
-  const providers = new ProviderPool({ chain: 'btc', network: 'bitcoin', endpoints: [{ name: 'core', url, kind: 'bitcoin-core' }], timeoutMs: 5000 });
-  treasury = adapter.createTreasury!({ network: btcChain.definition.networks.mainnet, providers });
+  provider = await treasuryOnLocalProvider(
+    'bitcoin-core',
+    jsonRpcBatch((method, params) => {
+      asked.push(method);
+      return answer(method, params);
+    }),
+  );
+  ({ treasury } = provider);
 });
-test.after.always(() => server?.close());
+test.after.always(() => provider?.close());
 
 const tx = { txid: TXID, hex: '0200000001abcd' };
 const mined = { txid: TXID, confirmations: 3, blockhash: BLOCK, vsize: 141 };

@@ -5,38 +5,28 @@
  * as a plain-text body, transaction status, unspent outputs. The node kinds (Core, bcoin) run
  * against real nodes in plugins/watchers/test (btc-treasury-bcoin, ltc-treasury-litecoind).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import * as bitcoin from 'bitcoinjs-lib';
-import { ProviderError, ProviderPool, type ChainAdapterDeps, type ChainTreasury } from '@gw/chain-api';
-import { btcChain } from '../index.js';
+import { ProviderError, type ChainTreasury } from '@gw/chain-api';
+import { treasuryOnLocalProvider, type LocalProviderTreasury, type ReceivedRequest } from '../testing/local-provider-treasury.js';
 
 const TXID = 'f'.repeat(64);
 const BLOCK = '0'.repeat(12) + 'ab'.repeat(26);
 const ADDRESS = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
-const received: { method: string; path: string; contentType: string | undefined; body: string }[] = [];
+const received: ReceivedRequest[] = [];
 let answers: Record<string, [number, string]> = {};
-let server: Server;
+let provider: LocalProviderTreasury;
 let treasury: ChainTreasury;
 
 test.before(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      received.push({ method: req.method!, path: req.url!, contentType: req.headers['content-type'], body });
-      const [status, text] = answers[`${req.method} ${req.url}`] ?? [404, 'Not Found'];
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
-    });
+  provider = await treasuryOnLocalProvider('esplora', (request) => {
+    received.push(request);
+    const [status, body] = answers[`${request.method} ${request.path}`] ?? [404, 'Not Found'];
+    return { status, contentType: 'text/plain', body };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
-  const providers = new ProviderPool({ chain: 'btc', network: 'bitcoin', endpoints: [{ name: 'esplora', url }], timeoutMs: 5000 });
-  treasury = adapter.createTreasury!({ network: btcChain.definition.networks.mainnet, providers });
+  ({ treasury } = provider);
 });
-test.after.always(() => server?.close());
+test.after.always(() => provider?.close());
 
 test.serial(
   'fee-estimates: targets 1 and 6 rounded up to whole sat/vB, the lowest listed as the minimum; an empty answer (regtest) is a provider error',

@@ -1,9 +1,5 @@
-import { decimalOfNumber, expectShape, ProviderError, toBaseUnits, type FeeEstimate, type ProviderHttp } from '@gw/chain-api';
+import { isJsonObject, decimalOfNumber, expectShape, ProviderError, toBaseUnits, type FeeEstimate, type ProviderHttp } from '@gw/chain-api';
 import { resultOf, rpcBatch } from '../core-rpc.js';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A non-negative JSON number as its decimal, rounded up to a whole number (fee rates are never rounded down). */
 function ceilOf(value: number): bigint {
@@ -31,7 +27,7 @@ export function perVbyteOfPerKvb(value: unknown, where: string): bigint {
  */
 export async function esploraFeeEstimate(http: ProviderHttp): Promise<FeeEstimate> {
   const body = await http.json('GET', '/fee-estimates');
-  expectShape(isObject(body), '/fee-estimates: not an object');
+  expectShape(isJsonObject(body), '/fee-estimates: not an object');
   const rates = Object.values(body);
   expectShape(
     rates.every((r) => typeof r === 'number' && Number.isFinite(r) && r >= 0 && r < 1e9),
@@ -60,7 +56,7 @@ export async function coreFeeEstimate(http: ProviderHttp): Promise<FeeEstimate> 
   ]);
   const estimate = (reply: typeof next, target: number): bigint => {
     const result = resultOf(reply!, 'estimatesmartfee');
-    expectShape(isObject(result), `estimatesmartfee ${target}: not an object`);
+    expectShape(isJsonObject(result), `estimatesmartfee ${target}: not an object`);
     const rate = result['feerate'] ?? result['fee'];
     if (typeof rate !== 'number' || rate <= 0) {
       const errors = Array.isArray(result['errors']) ? result['errors'].join('; ') : 'no fee rate';
@@ -69,7 +65,7 @@ export async function coreFeeEstimate(http: ProviderHttp): Promise<FeeEstimate> 
     return perVbyteOfPerKvb(rate, `estimatesmartfee ${target}`);
   };
   const info = resultOf(mempool!, 'getmempoolinfo');
-  expectShape(isObject(info), 'getmempoolinfo: not an object');
+  expectShape(isJsonObject(info), 'getmempoolinfo: not an object');
   const floors = [info['mempoolminfee'], info['minrelaytxfee']].filter((v) => v !== undefined).map((v) => perVbyteOfPerKvb(v, 'getmempoolinfo'));
   const minimum = floors.reduce((max, v) => (v > max ? v : max), 1n);
   return { nextBlock: estimate(next, 1), hour: estimate(hour, 6), minimum };

@@ -4,35 +4,17 @@
  * summary is not their PSBT, and signed transactions that differ from the plan or carry an
  * unacceptable signature. Keys are derived from the BIP84 test mnemonic, in the test only.
  */
-import { pbkdf2Sync } from 'node:crypto';
 import test from 'ava';
-import { BIP32Factory } from 'bip32';
-import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
-import { ProviderPool, type AccountKey, type AppError, type BuildRequest, type ChainTreasury, type SpendInput, type UnsignedTransaction } from '@gw/chain-api';
-import { configuredAdapter } from '@gw/chain-api/testing';
-import { btcChain } from '../index.js';
+import type { AccountKey, AppError, BuildRequest, SpendInput, UnsignedTransaction } from '@gw/chain-api';
+import { regtestTreasury } from '../testing/regtest-treasury.js';
 
-const bip32 = BIP32Factory(ecc);
-const REGTEST = bitcoin.networks.regtest;
-const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const root = bip32.fromSeed(pbkdf2Sync(MNEMONIC, 'mnemonic', 2048, 64, 'sha512'), REGTEST);
-const account = root.derivePath("m/84'/1'/0'");
-const TPUB = account.neutered().toBase58();
-const adapter = configuredAdapter(btcChain, { testNetworks: { btc: 'regtest' } });
-const network = btcChain.definition.networks.testnets.find((n) => n.id === 'regtest')!;
-const providers = new ProviderPool({ chain: 'btc', network: 'regtest', endpoints: [{ name: 'unused', url: 'http://127.0.0.1:9' }], timeoutMs: 1000 });
-const treasury: ChainTreasury = adapter.createTreasury!({ network, providers });
-const bareKey = adapter.parseAccountKey(TPUB, 'testnet');
-const EXTERNAL = bitcoin.payments.p2wpkh({ pubkey: bip32.fromSeed(Buffer.alloc(32, 7), REGTEST).publicKey, network: REGTEST }).address!;
-const CHANGE_1_3 = bitcoin.payments.p2wpkh({ pubkey: account.derive(1).derive(3).publicKey, network: REGTEST }).address!;
+const { wallet, treasury, bareKey, external: EXTERNAL, spendInput: input } = regtestTreasury();
+const { account, network: REGTEST } = wallet;
+const CHANGE_1_3 = wallet.address(1, 3);
 /** secp256k1's group order. */
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
-function input(key: AccountKey, branch: 0 | 1, index: number, amountUnits: bigint, n: number): SpendInput {
-  const address = bitcoin.payments.p2wpkh({ pubkey: account.derive(branch).derive(index).publicKey, network: REGTEST }).address!;
-  return { txHash: n.toString(16).padStart(64, 'a'), outputIndex: n % 3, address, amountUnits, key, branch, index };
-}
 const one = [input(bareKey, 0, 1, 10_000n, 9)];
 const code = (fn: () => unknown): string => {
   try {

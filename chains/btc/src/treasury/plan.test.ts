@@ -1,43 +1,23 @@
-import { pbkdf2Sync } from 'node:crypto';
 import test from 'ava';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
-import { ProviderPool, type AccountKey, type AppError, type BuildRequest, type ChainTreasury, type SpendInput } from '@gw/chain-api';
-import { configuredAdapter } from '@gw/chain-api/testing';
-import { btcChain } from '../index.js';
+import type { AccountKey, AppError, BuildRequest, SpendInput } from '@gw/chain-api';
+import { regtestTreasury } from '../testing/regtest-treasury.js';
 
 // The treasury of btc/regtest over the BIP84 test mnemonic's testnet account. Signing happens here,
 // in the test only, with keys derived from the mnemonic: the gateway never holds one.
 const bip32 = BIP32Factory(ecc);
-const REGTEST = bitcoin.networks.regtest;
-const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const root = bip32.fromSeed(pbkdf2Sync(MNEMONIC, 'mnemonic', 2048, 64, 'sha512'), REGTEST);
-const account = root.derivePath("m/84'/1'/0'");
-const TPUB = account.neutered().toBase58();
+const { wallet, adapter, treasury, bareKey, external: EXTERNAL, spendInput: input } = regtestTreasury();
+const { root, account, network: REGTEST } = wallet;
+const TPUB = wallet.accountKey;
 const FINGERPRINT = '73c5da0a';
-
-const adapter = configuredAdapter(btcChain, { testNetworks: { btc: 'regtest' } });
-const network = btcChain.definition.networks.testnets.find((n) => n.id === 'regtest')!;
-// Building and verifying do no I/O: the provider is never asked.
-const providers = new ProviderPool({ chain: 'btc', network: 'regtest', endpoints: [{ name: 'unused', url: 'http://127.0.0.1:9' }], timeoutMs: 1000 });
-const treasury: ChainTreasury = adapter.createTreasury!({ network, providers });
-const bareKey = adapter.parseAccountKey(TPUB, 'testnet');
 const originKey = adapter.parseAccountKey(`[${FINGERPRINT}/84'/1'/0']${TPUB}`, 'testnet');
-
-/** A foreign regtest address (another seed) to send to. */
-const EXTERNAL = bitcoin.payments.p2wpkh({ pubkey: bip32.fromSeed(Buffer.alloc(32, 7), REGTEST).publicKey, network: REGTEST }).address!;
-
-function input(key: AccountKey, branch: 0 | 1, index: number, amountUnits: bigint, n: number): SpendInput {
-  const pubkey = account.derive(branch).derive(index).publicKey;
-  const address = bitcoin.payments.p2wpkh({ pubkey, network: REGTEST }).address!;
-  return { txHash: n.toString(16).padStart(64, 'a'), outputIndex: n % 3, address, amountUnits, key, branch, index };
-}
 
 const inputs = (key: AccountKey) => [input(key, 0, 5, 150_000n, 1), input(key, 1, 2, 70_000n, 2), input(key, 0, 0, 30_000n, 3)];
 /** Receive address 0 of the account: not the change address 1/3 an output may claim to be. */
 const RECEIVE_0 = adapter.deriveAddress(bareKey, 0).address;
-const CHANGE_1_3 = bitcoin.payments.p2wpkh({ pubkey: account.derive(1).derive(3).publicKey, network: REGTEST }).address!;
+const CHANGE_1_3 = wallet.address(1, 3);
 
 /** Signs every input with the key the mnemonic derives at its branch/index, as a wallet would. */
 function sign(data: string, signer: (branch: number, index: number) => BIP32Interface = (b, i) => account.derive(b).derive(i), sighash?: number): bitcoin.Psbt {

@@ -1,4 +1,5 @@
 import * as bitcoin from 'bitcoinjs-lib';
+import { compactSize } from '../compact-size.js';
 
 /** The transaction a PSBT carries, without signatures: its id is the id the signed transaction will have. */
 export function unsignedTransactionOf(psbt: bitcoin.Psbt): bitcoin.Transaction {
@@ -20,19 +21,10 @@ export function psbtOf(tx: bitcoin.Transaction, network: bitcoin.Network): bitco
   const bytes = Buffer.concat([
     Buffer.from('70736274ff', 'hex'), // "psbt" 0xff
     Buffer.from([0x01, 0x00]), // key: PSBT_GLOBAL_UNSIGNED_TX
-    varInt(raw.length),
+    compactSize(raw.length),
     raw,
     Buffer.from([0x00]), // end of the global map
     Buffer.alloc(tx.ins.length + tx.outs.length, 0x00), // one empty map per input and output
   ]);
   return bitcoin.Psbt.fromBuffer(bytes, { network });
-}
-
-function varInt(n: number): Buffer {
-  if (n < 0xfd) return Buffer.from([n]);
-  if (n <= 0xffff) return Buffer.from([0xfd, n & 0xff, n >>> 8]);
-  const b = Buffer.alloc(5);
-  b[0] = 0xfe;
-  b.writeUInt32LE(n, 1);
-  return b;
 }

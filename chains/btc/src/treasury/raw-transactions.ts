@@ -1,6 +1,6 @@
 import * as bitcoin from 'bitcoinjs-lib';
 import { expectShape, ProviderError, type ProviderHttp } from '@gw/chain-api';
-import { CORE_TX_BATCH, RpcCallError, rpcBatch } from '../core-rpc.js';
+import { CORE_TX_BATCH, getRawTransactions, RpcCallError } from '../core-rpc.js';
 import { notFound } from './transaction-state.js';
 
 const HEX = /^(?:[0-9a-f]{2})+$/;
@@ -34,25 +34,17 @@ export async function esploraRawTransaction(http: ProviderHttp, txid: string): P
  */
 export async function coreRawTransactions(http: ProviderHttp, txids: readonly string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  for (let start = 0; start < txids.length; start += CORE_TX_BATCH) {
-    const batch = txids.slice(start, start + CORE_TX_BATCH);
-    const replies = await rpcBatch(
-      http,
-      batch.map((txid) => ['getrawtransaction', [txid, false]] as const),
-    );
-    replies.forEach((reply, i) => {
-      const txid = batch[i]!;
-      if (reply.error) {
-        if (notFound(reply.error)) {
-          if (/txindex/i.test(reply.error.message)) {
-            throw new ProviderError('http_error', '', `getrawtransaction ${txid}: the node has no transaction index (-txindex=1): ${reply.error.message}`);
-          }
-          return;
+  for await (const [txid, reply] of getRawTransactions(http, txids, false)) {
+    if (reply.error) {
+      if (notFound(reply.error)) {
+        if (/txindex/i.test(reply.error.message)) {
+          throw new ProviderError('http_error', '', `getrawtransaction ${txid}: the node has no transaction index (-txindex=1): ${reply.error.message}`);
         }
-        throw new RpcCallError('getrawtransaction', reply.error.code, reply.error.message);
+        continue;
       }
-      found.set(txid, checked(reply.result, txid, `getrawtransaction ${txid}`));
-    });
+      throw new RpcCallError('getrawtransaction', reply.error.code, reply.error.message);
+    }
+    found.set(txid, checked(reply.result, txid, `getrawtransaction ${txid}`));
   }
   return found;
 }

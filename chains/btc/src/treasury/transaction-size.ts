@@ -3,6 +3,7 @@
  * gateway's BIP84 addresses hold) and outputs of any standard script type, by Bitcoin Core's
  * rules (BIP 141 weight; `GetDustThreshold` in policy.cpp).
  */
+import { compactSizeLength } from '../compact-size.js';
 
 /** The standard output script types a plan may pay. */
 export type OutputScriptType = 'p2wpkh' | 'p2wsh' | 'p2tr' | 'p2sh' | 'p2pkh';
@@ -28,13 +29,9 @@ export function outputScriptType(script: Uint8Array): OutputScriptType | null {
   return null;
 }
 
-function varIntLength(n: number): number {
-  return n < 0xfd ? 1 : n <= 0xffff ? 3 : n <= 0xffffffff ? 5 : 9;
-}
-
 /** Serialized size of an output paying `script`: value 8, script length, script. */
 export function outputBytes(script: Uint8Array): number {
-  return 8 + varIntLength(script.length) + script.length;
+  return 8 + compactSizeLength(script.length) + script.length;
 }
 
 /**
@@ -43,7 +40,7 @@ export function outputBytes(script: Uint8Array): number {
  * counted at witness weight. Never below the real size once signed.
  */
 export function estimateVsize(inputCount: number, outputScripts: readonly Uint8Array[]): number {
-  const base = 4 + varIntLength(inputCount) + varIntLength(outputScripts.length) + outputScripts.reduce((sum, s) => sum + outputBytes(s), 0) + 4;
+  const base = 4 + compactSizeLength(inputCount) + compactSizeLength(outputScripts.length) + outputScripts.reduce((sum, s) => sum + outputBytes(s), 0) + 4;
   const weight = base * 4 + 2 + inputCount * P2WPKH_INPUT_WEIGHT;
   return Math.ceil(weight / 4);
 }

@@ -1,4 +1,4 @@
-import { expectShape, ProviderError, type ProviderHttp, type TransactionState } from '@gw/chain-api';
+import { isJsonObject, isCount, expectShape, ProviderError, type ProviderHttp, type TransactionState } from '@gw/chain-api';
 import { parseHeightText } from '../esplora.js';
 import { RpcCallError, resultOf, rpcBatch, satoshisOf } from '../core-rpc.js';
 
@@ -13,11 +13,6 @@ export function notFound(error: { readonly code: number; readonly message: strin
   return error !== null && (error.code === RPC_NOT_FOUND || (error.code === -1 && BCOIN_NOT_FOUND.test(error.message)));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-
 /**
  * Esplora's `GET /tx/:txid` (its `status` with block height and hash, `fee`, `weight`) and the tip
  * height for the confirmations; 404 is a transaction the provider does not know.
@@ -26,9 +21,9 @@ export async function esploraTransaction(http: ProviderHttp, txid: string): Prom
   const body = await http.json('GET', `/tx/${txid}`, { allowNotFound: true });
   if (body === undefined) return null;
   const where = `/tx/${txid}`;
-  expectShape(isObject(body) && body['txid'] === txid, `${where}: not the transaction`);
+  expectShape(isJsonObject(body) && body['txid'] === txid, `${where}: not the transaction`);
   const { status, fee, weight } = body;
-  expectShape(isObject(status) && typeof status['confirmed'] === 'boolean', `${where}: bad status`);
+  expectShape(isJsonObject(status) && typeof status['confirmed'] === 'boolean', `${where}: bad status`);
   expectShape(fee === undefined || isCount(fee), `${where}: bad fee`);
   expectShape(weight === undefined || isCount(weight), `${where}: bad weight`);
   const extra = { ...(isCount(fee) ? { feeUnits: BigInt(fee) } : {}), ...(isCount(weight) ? { size: Math.ceil(weight / 4) } : {}) };
@@ -61,7 +56,7 @@ export async function coreTransaction(http: ProviderHttp, txid: string): Promise
   const result = resultOf(raw!, 'getrawtransaction');
   const tip = resultOf(count!, 'getblockcount');
   const where = `getrawtransaction ${txid}`;
-  expectShape(isObject(result) && result['txid'] === txid, `${where}: not the transaction`);
+  expectShape(isJsonObject(result) && result['txid'] === txid, `${where}: not the transaction`);
   expectShape(isCount(tip), 'getblockcount: not a height');
   const { confirmations, blockhash, vsize } = result;
   // Core leaves both out while the transaction is in the mempool; a block's transaction has both
@@ -85,8 +80,8 @@ async function mempoolFee(http: ProviderHttp, txid: string): Promise<{ feeUnits?
     throw new RpcCallError('getmempoolentry', reply!.error.code, reply!.error.message);
   }
   const entry = reply!.result;
-  expectShape(isObject(entry), `getmempoolentry ${txid}: not an object`);
+  expectShape(isJsonObject(entry), `getmempoolentry ${txid}: not an object`);
   const fees = entry['fees'];
-  const fee = isObject(fees) ? fees['base'] : entry['fee'];
+  const fee = isJsonObject(fees) ? fees['base'] : entry['fee'];
   return { feeUnits: BigInt(satoshisOf(fee, `getmempoolentry ${txid}: fee`)) };
 }

@@ -1,5 +1,5 @@
 import * as bitcoin from 'bitcoinjs-lib';
-import { expectShape, type ProviderHttp, type ProviderOutput } from '@gw/chain-api';
+import { isJsonObject, isCount, expectShape, type ProviderHttp, type ProviderOutput } from '@gw/chain-api';
 import { RpcCallError, rpcCall, satoshisOf } from '../core-rpc.js';
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -12,11 +12,6 @@ export const MAX_PROVIDER_OUTPUTS = 100_000;
 export const SCAN_TIMEOUT_MS = 10 * 60_000;
 /** JSON-RPC "Method not found": bcoin has no `scantxoutset`. */
 const RPC_METHOD_NOT_FOUND = -32601;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** Adds `outpoint` to `seen`; false when it was there already. */
 function once(seen: Set<string>, outpoint: string): boolean {
@@ -32,10 +27,10 @@ export async function esploraUnspent(http: ProviderHttp, address: string): Promi
   expectShape(Array.isArray(body) && body.length <= MAX_PROVIDER_OUTPUTS, `${path}: not an array of at most ${MAX_PROVIDER_OUTPUTS} outputs`);
   const seen = new Set<string>();
   return body.map((utxo) => {
-    expectShape(isObject(utxo), `${path}: not an object`);
+    expectShape(isJsonObject(utxo), `${path}: not an object`);
     const { txid, vout, value, status } = utxo;
     expectShape(typeof txid === 'string' && HASH.test(txid) && isCount(vout) && isCount(value), `${path}: bad output`);
-    expectShape(isObject(status) && typeof status['confirmed'] === 'boolean', `${path}: bad status`);
+    expectShape(isJsonObject(status) && typeof status['confirmed'] === 'boolean', `${path}: bad status`);
     const height = status['confirmed'] ? status['block_height'] : null;
     expectShape(height === null || isCount(height), `${path}: bad block height`);
     expectShape(once(seen, `${txid}:${vout}`), `${path}: the output ${txid}:${vout} twice`);
@@ -61,13 +56,13 @@ export async function coreUnspent(http: ProviderHttp, addresses: readonly string
     if (error instanceof RpcCallError && error.code === RPC_METHOD_NOT_FOUND) return bcoinUnspent(http, addresses);
     throw error;
   }
-  expectShape(isObject(result) && result['success'] !== false && Array.isArray(result['unspents']), 'scantxoutset: the scan did not complete');
+  expectShape(isJsonObject(result) && result['success'] !== false && Array.isArray(result['unspents']), 'scantxoutset: the scan did not complete');
   expectShape((result['unspents'] as unknown[]).length <= MAX_PROVIDER_OUTPUTS, `scantxoutset: more than ${MAX_PROVIDER_OUTPUTS} outputs`);
   const wanted = new Set(addresses);
   const seen = new Set<string>();
   const found = new Map<string, ProviderOutput[]>();
   for (const utxo of result['unspents'] as unknown[]) {
-    expectShape(isObject(utxo), 'scantxoutset: unspent not an object');
+    expectShape(isJsonObject(utxo), 'scantxoutset: unspent not an object');
     const { txid, vout, scriptPubKey, amount, height } = utxo;
     expectShape(typeof txid === 'string' && HASH.test(txid) && isCount(vout) && isCount(height), 'scantxoutset: bad unspent');
     expectShape(typeof scriptPubKey === 'string' && /^(?:[0-9a-f]{2})+$/.test(scriptPubKey), 'scantxoutset: bad scriptPubKey');
@@ -94,7 +89,7 @@ async function bcoinUnspent(http: ProviderHttp, addresses: readonly string[]): P
     expectShape(Array.isArray(body) && body.length <= MAX_PROVIDER_OUTPUTS, `${path}: not an array of at most ${MAX_PROVIDER_OUTPUTS} coins`);
     const seen = new Set<string>();
     const outputs = body.map((coin) => {
-      expectShape(isObject(coin), `${path}: coin not an object`);
+      expectShape(isJsonObject(coin), `${path}: coin not an object`);
       const { hash, index, value, height, address: given } = coin;
       expectShape(typeof hash === 'string' && HASH.test(hash) && isCount(index) && isCount(value), `${path}: bad coin`);
       expectShape(given === address, `${path}: a coin of ${String(given)}`);

@@ -1,2 +1,4 @@
 /** Test helpers of @gw/chain-evm (`@gw/chain-evm/testing`): never imported by the server. */
 export { signAccountStep } from './sign-account-step.js';
+export * from './abandon-vectors.js';
+export * from './evm-chain-conformance.js';

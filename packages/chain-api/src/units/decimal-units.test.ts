@@ -68,34 +68,40 @@ test('toBaseUnits: leading zeros, too many decimals, negative, exponents and hug
 });
 
 test('toPlainDecimal: plain decimals are normalised without changing their value', (t) => {
-  t.is(toPlainDecimal('97123.45'), '97123.45');
-  t.is(toPlainDecimal('97123.4500'), '97123.45');
-  t.is(toPlainDecimal('1.0'), '1');
-  t.is(toPlainDecimal('0001.50'), '1.5');
-  t.is(toPlainDecimal('000'), '0');
-  t.is(toPlainDecimal('0.999738'), '0.999738');
-  t.is(toPlainDecimal('.5'), '0.5');
-  t.is(toPlainDecimal('5.'), '5');
-  t.is(toPlainDecimal('+3'), '3');
-  t.is(toPlainDecimal(' 7 '), '7');
-  t.is(toPlainDecimal('-0'), '0');
-  t.is(toPlainDecimal('-0.000'), '0');
-  // A value no IEEE double holds exactly stays exact, and so does a huge one.
-  t.is(toPlainDecimal('0.1000000000000000055511151231257827'), '0.1000000000000000055511151231257827');
-  t.is(toPlainDecimal(`${'9'.repeat(80)}.${'9'.repeat(40)}`), `${'9'.repeat(80)}.${'9'.repeat(40)}`);
+  const cases: [string, string][] = [
+    ['97123.45', '97123.45'],
+    ['97123.4500', '97123.45'],
+    ['1.0', '1'],
+    ['0001.50', '1.5'],
+    ['000', '0'],
+    ['0.999738', '0.999738'],
+    ['.5', '0.5'],
+    ['5.', '5'],
+    ['+3', '3'],
+    [' 7 ', '7'],
+    ['-0', '0'],
+    ['-0.000', '0'],
+    // A value no IEEE double holds exactly stays exact, and so does a huge one.
+    ['0.1000000000000000055511151231257827', '0.1000000000000000055511151231257827'],
+    [`${'9'.repeat(80)}.${'9'.repeat(40)}`, `${'9'.repeat(80)}.${'9'.repeat(40)}`],
+  ];
+  for (const [input, expected] of cases) t.is(toPlainDecimal(input), expected, input);
 });
 
 test('toPlainDecimal: exponent notation is expanded exactly, within a bound', (t) => {
-  t.is(toPlainDecimal('2.5e-7'), '0.00000025');
-  t.is(toPlainDecimal('1E-6'), '0.000001');
-  t.is(toPlainDecimal('1.2345e3'), '1234.5');
-  t.is(toPlainDecimal('1.2345E+2'), '123.45');
-  t.is(toPlainDecimal('9.7e4'), '97000');
-  t.is(toPlainDecimal('12e-1'), '1.2');
-  t.is(toPlainDecimal('0.0012e3'), '1.2');
-  t.is(toPlainDecimal('1e21'), '1000000000000000000000');
-  t.is(toPlainDecimal('1e100'), `1${'0'.repeat(100)}`);
-  t.is(toPlainDecimal('1e-100'), `0.${'0'.repeat(99)}1`);
+  const cases: [string, string][] = [
+    ['2.5e-7', '0.00000025'],
+    ['1E-6', '0.000001'],
+    ['1.2345e3', '1234.5'],
+    ['1.2345E+2', '123.45'],
+    ['9.7e4', '97000'],
+    ['12e-1', '1.2'],
+    ['0.0012e3', '1.2'],
+    ['1e21', '1000000000000000000000'],
+    ['1e100', `1${'0'.repeat(100)}`],
+    ['1e-100', `0.${'0'.repeat(99)}1`],
+  ];
+  for (const [input, expected] of cases) t.is(toPlainDecimal(input), expected, input);
   for (const bad of ['1e101', '1e-101', '1e9007199254740993', '1e1000']) t.throws(() => toPlainDecimal(bad), { instanceOf: UnitsError }, bad);
   t.is(toPlainDecimal('1e150', 200), `1${'0'.repeat(150)}`);
 });

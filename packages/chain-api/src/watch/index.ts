@@ -1,4 +1,5 @@
 export * from './observed-transfer.js';
 export * from './chain-watcher.js';
 export * from './provider-pool.js';
+export * from './answer-shapes.js';
 export * from './reconnect.js';
