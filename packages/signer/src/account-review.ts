@@ -48,7 +48,7 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
       const { destination, contract } = step.sweeperDeployment;
       const own = checked.isOwn(destination);
       lines.push(
-        `  DEPLOYS   the token sweeper; every delegated address's tokens will go to ${destination} (${own === null ? 'EXTERNAL' : 'OWN'})`,
+        `  Deploys the token sweeper; every delegated address's tokens will go to ${destination} (${own === null ? 'EXTERNAL' : 'OWN'})`,
         own === null
           ? '            !!! EXTERNAL: this address does NOT belong to the secret; it is fixed in the contract for good; check it character by character !!!'
           : `            OWN: ${own} (derived from the secret and checked)`,

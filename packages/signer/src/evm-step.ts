@@ -116,7 +116,10 @@ function statedSweeper(ctx: StepContext, delegate: string, where: string): void 
  */
 function sweeperCreation(read: ReadStep, ctx: StepContext, tx: Transaction, signerAddress: string, where: string): { destination: string; contract: string } {
   if (ctx.plan.method !== 'sweeper_deployment')
-    refuse('unsupported', `${where}: a contract creation in a ${ctx.plan.method} plan; the signer deploys only the token sweeper, in a sweeper_deployment plan.`);
+    refuse(
+      'unsupported',
+      `${where}: a contract creation in a ${ctx.plan.method} plan; the signer deploys only the token sweeper, in a sweeper_deployment plan.`,
+    );
   if (read.step.signer.kind !== 'operator') refuse('unsupported', `${where}: the sweeper is deployed from an operator account, not a deposit address.`);
   if (tx.type !== 2) refuse('unsupported', `${where}: a contract creation of type ${tx.type}.`);
   if (tx.value !== 0n) refuse('unsupported', `${where}: a contract creation that sends ${tx.value} ${ctx.chain.native.id}; the sweeper's takes none.`);
@@ -180,9 +183,7 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, signe
       format: read.step.unsigned.format,
       transfers: [],
       details,
-      notes: [
-        `${where}: the sweeper's destination is fixed for good; use ${contract} as the sweeper of eip7702 plans to ${destination} once this is mined.`,
-      ],
+      notes: [`${where}: the sweeper's destination is fixed for good; use ${contract} as the sweeper of eip7702 plans to ${destination} once this is mined.`],
       feeUnits: maxFee,
       sweeperDeployment: { destination, contract },
       sign: () => {
