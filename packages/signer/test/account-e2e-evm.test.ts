@@ -194,6 +194,18 @@ test.serial('EVM sweeper deployment: the signer refuses another creation code, t
   t.throws(() => chain.treasury.verifySigned(step!, other.serialized), { message: /the signed transaction's data is/ });
 });
 
+test.serial('EVM sweeper deployment: no plan without a gas account, for a destination that is no address, or where EIP-7702 is off', async (t) => {
+  const treasury = chain.treasury as EvmAccountTreasury;
+  await t.throwsAsync(treasury.buildSweeperDeployment({ destination, operatorAccounts: {} }), { code: 'treasury_operator_account_missing' } as never);
+  await t.throwsAsync(treasury.buildSweeperDeployment({ destination: '0x1234', operatorAccounts: { gas: chain.gasAccount } }), {
+    code: 'validation_error',
+  } as never);
+  const without7702 = EvmTreasuryChain.treasuryOf(chain.adapter, { ...chain.network, eip7702: false }, chain.anvil.url) as EvmAccountTreasury;
+  await t.throwsAsync(without7702.buildSweeperDeployment({ destination, operatorAccounts: { gas: chain.gasAccount } }), {
+    code: 'treasury_method_unavailable',
+  } as never);
+});
+
 test.serial('EVM EIP-7702 sweeper: authorizations (round 1) and the gas account submission (round 2), both signed by the signer', async (t) => {
   const plan = await chain.treasury.build(request('tok', [3, 4, 5], { method: 'eip7702', sweeperContract: sweeper }));
   t.is(plan.rounds, 2);
