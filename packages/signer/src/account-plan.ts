@@ -5,7 +5,7 @@ const UNITS = /^(?:0|[1-9]\d{0,77})$/;
 const PLAN_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 const STEP_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 const FORMATS = ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization', 'tron-tx', 'ton-external'] as const;
-const METHODS = ['native', 'gas_top_up', 'eip7702', 'eip3009', 'energy_burn', 'energy_delegation', 'jetton_batch', 'activation'];
+const METHODS = ['native', 'gas_top_up', 'eip7702', 'eip3009', 'energy_burn', 'energy_delegation', 'jetton_batch', 'activation', 'sweeper_deployment'];
 
 function fail(message: string): never {
   return refuse('plan_unreadable', message);
@@ -56,6 +56,7 @@ export function readAccountPlan(value: unknown): { plan: AccountPlanFile; steps:
   if (!METHODS.includes(plan.method)) fail(`method ${JSON.stringify(plan.method)} is not one of ${METHODS.join(', ')}.`);
   if (plan.round !== 1 && plan.round !== 2) fail('round must be 1 or 2.');
   if (plan.evm_chain_id !== null && typeof plan.evm_chain_id !== 'number') fail('evm_chain_id must be a number or null.');
+  if (plan.sweeper_contract !== undefined && plan.sweeper_contract !== null) text(plan.sweeper_contract, 'sweeper_contract');
   const movedUnits = units(plan.moved_units, 'moved_units');
   const feeUnits = units(plan.fee_units, 'fee_units');
   if (!Array.isArray(plan.steps) || plan.steps.length === 0) fail('steps must list at least one step.');

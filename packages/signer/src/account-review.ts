@@ -44,6 +44,17 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
       if (transfer.units !== null) sent.set(transfer.coin, (sent.get(transfer.coin) ?? 0n) + transfer.units);
     }
     if (step.transfers.length === 0) lines.push('  sends     nothing itself');
+    if (step.sweeperDeployment) {
+      const { destination, contract } = step.sweeperDeployment;
+      const own = checked.isOwn(destination);
+      lines.push(
+        `  Deploys the token sweeper; every delegated address's tokens will go to ${destination} (${own === null ? 'EXTERNAL' : 'OWN'})`,
+        own === null
+          ? '            !!! EXTERNAL: this address does NOT belong to the secret; it is fixed in the contract for good; check it character by character !!!'
+          : `            OWN: ${own} (derived from the secret and checked)`,
+        `  contract  ${contract}: the sweeper eip7702 plans must name (the signer shows it on every delegation)`,
+      );
+    }
     for (const detail of step.details) lines.push(`  ${detail}`);
     if (step.feeUnits !== null) {
       fees += step.feeUnits;

@@ -30,6 +30,8 @@ export interface CheckedStep {
   readonly notes: readonly string[];
   /** Native base units the step may pay in fees at most, as read from the data (null where the data does not fix it). */
   readonly feeUnits: bigint | null;
+  /** EVM: the step deploys the token sweeper (its creation code checked) for this destination, at this address. */
+  readonly sweeperDeployment?: { readonly destination: string; readonly contract: string };
   /** The step's signed form (see the README's "Signed forms"). */
   readonly sign: () => string;
 }

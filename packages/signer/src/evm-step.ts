@@ -1,6 +1,6 @@
 // ethers by subpath: its root (and its wallet) load the providers, which load `ws` and Node's network modules.
 import { AbiCoder } from 'ethers/abi';
-import { getAddress } from 'ethers/address';
+import { getAddress, getCreateAddress } from 'ethers/address';
 import type { SigningKey } from 'ethers/crypto';
 import { hashAuthorization, TypedDataEncoder, verifyAuthorization } from 'ethers/hash';
 import { Transaction } from 'ethers/transaction';
@@ -8,6 +8,7 @@ import { dataSlice, isHexString } from 'ethers/utils';
 import type { ReadStep } from './account-plan.js';
 import { checkMoves, checkNonce, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
 import { refuse } from './signer-error.js';
+import { TOKEN_SWEEPER_CREATION_CODE } from './token-sweeper-code.js';
 
 const TRANSFER = '0xa9059cbb'; // transfer(address,uint256)
 const AGGREGATE3 = '0x82ad56cb'; // aggregate3((address,bool,bytes)[])
@@ -98,8 +99,50 @@ function readCall(
   return refuse('unsupported', `${where}: a call to ${call.target} with data ${selector}… is none the signer knows (ERC-20 transfer, EIP-3009, sweep).`);
 }
 
+/** The sweeper the plan states (`sweeper_contract`), which every delegation it signs or carries must name. */
+function statedSweeper(ctx: StepContext, delegate: string, where: string): void {
+  const stated = ctx.plan.sweeper_contract;
+  if (typeof stated !== 'string' || stated.length === 0)
+    refuse('unsupported', `${where}: a delegation to ${delegate} in a plan that states no sweeper_contract; the signer delegates only to the plan's sweeper.`);
+  if (!sameEvmAddress(delegate, evmAddress(stated, 'sweeper_contract')))
+    refuse('plan_mismatch', `${where}: the delegation is to ${delegate}, not to the plan's sweeper ${getAddress(stated)}.`);
+}
+
+/**
+ * A contract creation: signed only when it deploys the token sweeper, that is when its data is
+ * exactly the signer's own copy of the sweeper's creation code followed by one ABI-encoded address
+ * (the destination, which must be the plan's), from an operator account in a `sweeper_deployment`
+ * plan. Returns the destination and the address the contract will have (CREATE: signer and nonce).
+ */
+function sweeperCreation(read: ReadStep, ctx: StepContext, tx: Transaction, signerAddress: string, where: string): { destination: string; contract: string } {
+  if (ctx.plan.method !== 'sweeper_deployment')
+    refuse(
+      'unsupported',
+      `${where}: a contract creation in a ${ctx.plan.method} plan; the signer deploys only the token sweeper, in a sweeper_deployment plan.`,
+    );
+  if (read.step.signer.kind !== 'operator') refuse('unsupported', `${where}: the sweeper is deployed from an operator account, not a deposit address.`);
+  if (tx.type !== 2) refuse('unsupported', `${where}: a contract creation of type ${tx.type}.`);
+  if (tx.value !== 0n) refuse('unsupported', `${where}: a contract creation that sends ${tx.value} ${ctx.chain.native.id}; the sweeper's takes none.`);
+  const data = tx.data.toLowerCase();
+  if (!data.startsWith(TOKEN_SWEEPER_CREATION_CODE))
+    refuse('unsupported', `${where}: a contract creation whose code is not the token sweeper's (the only contract the signer deploys).`);
+  const argument = data.slice(TOKEN_SWEEPER_CREATION_CODE.length);
+  if (!/^0{24}[0-9a-f]{40}$/.test(argument))
+    refuse(
+      'unsupported',
+      `${where}: the sweeper's creation code is followed by ${argument.length / 2} bytes, not by one ABI-encoded address (32 bytes) alone.`,
+    );
+  const destination = getAddress(`0x${argument.slice(24)}`);
+  if (!sameEvmAddress(destination, ctx.plan.destination))
+    refuse('plan_mismatch', `${where}: the sweeper would send to ${destination}; the plan's destination is ${ctx.plan.destination}.`);
+  const contract = getCreateAddress({ from: signerAddress, nonce: tx.nonce });
+  if (ctx.plan.sweeper_contract && !sameEvmAddress(contract, evmAddress(ctx.plan.sweeper_contract, 'sweeper_contract')))
+    refuse('plan_mismatch', `${where}: the contract will be at ${contract}; the plan says ${ctx.plan.sweeper_contract}.`);
+  return { destination, contract };
+}
+
 /** Reads, checks and prepares the signing of an `evm-tx` step: an unsigned EIP-1559 (type 2) or EIP-7702 (type 4) transaction. */
-function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, where: string): Omit<CheckedStep, 'signer'> {
+function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, signerAddress: string, where: string): Omit<CheckedStep, 'signer'> {
   const hex = read.step.unsigned.data;
   let tx: Transaction;
   try {
@@ -114,7 +157,6 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, where
   if (tx.unsignedSerialized.toLowerCase() !== hex.toLowerCase()) refuse('plan_unreadable', `${where}: the transaction is not in its canonical encoding.`);
   if (tx.chainId !== BigInt(ctx.plan.evm_chain_id ?? -1))
     refuse('wrong_network', `${where}: the transaction is for chain id ${tx.chainId}; the plan is for ${ctx.plan.evm_chain_id}.`);
-  if (tx.to === null) refuse('unsupported', `${where}: a contract creation is not something a plan does.`);
   if (tx.accessList && tx.accessList.length > 0) refuse('unsupported', `${where}: the transaction carries an access list.`);
   checkNonce(read, BigInt(tx.nonce), where);
   const maxFee = tx.gasLimit * (tx.maxFeePerGas ?? 0n);
@@ -126,12 +168,38 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, where
     `gas limit ${tx.gasLimit} × max fee ${tx.maxFeePerGas} wei (priority ${tx.maxPriorityFeePerGas}) = at most ${maxFee} wei`,
   ];
   const notes: string[] = [];
+  if (tx.to === null) {
+    const { destination, contract } = sweeperCreation(read, ctx, tx, signerAddress, where);
+    checkMoves(read, [], where);
+    checkTo(read, [contract], sameEvmAddress, where);
+    details.push(
+      `creates a contract at ${contract} (the address of ${signerAddress} at nonce ${tx.nonce})`,
+      `its code: the token sweeper (${(TOKEN_SWEEPER_CREATION_CODE.length - 2) / 2} bytes of creation code, equal to the signer's own copy) with destination ${destination}`,
+    );
+    return {
+      id: read.step.id,
+      stage: read.step.stage,
+      kind: read.step.kind,
+      format: read.step.unsigned.format,
+      transfers: [],
+      details,
+      notes: [`${where}: the sweeper's destination is fixed for good; use ${contract} as the sweeper of eip7702 plans to ${destination} once this is mined.`],
+      feeUnits: maxFee,
+      sweeperDeployment: { destination, contract },
+      sign: () => {
+        const signed = tx.clone();
+        signed.signature = key.sign(tx.unsignedHash);
+        return signed.serialized;
+      },
+    };
+  }
   const delegated = new Map<string, string>();
   for (const [i, auth] of (tx.authorizationList ?? []).entries()) {
     // Carried, not signed here: who signed each is recovered and shown.
     const authority = recoverAuthority(auth);
     if (authority === null) refuse('plan_unreadable', `${where}: carried authorization #${i} has no valid signature.`);
     if (auth.chainId !== tx.chainId) refuse('wrong_network', `${where}: carried authorization #${i} is for chain id ${auth.chainId}, not ${tx.chainId}.`);
+    statedSweeper(ctx, getAddress(auth.address), `${where}: carried authorization #${i}`);
     delegated.set(authority.toLowerCase(), getAddress(auth.address));
     details.push(`carries the EIP-7702 authorization of ${authority} (nonce ${auth.nonce}) delegating to ${getAddress(auth.address)}`);
   }
@@ -229,6 +297,7 @@ function evm7702(read: ReadStep, ctx: StepContext, key: SigningKey, where: strin
   if (chainId !== BigInt(ctx.plan.evm_chain_id ?? -1))
     refuse('wrong_network', `${where}: the authorization is for chain id ${chainId}; the plan is for ${ctx.plan.evm_chain_id}.`);
   checkNonce(read, nonce, where);
+  statedSweeper(ctx, address, where);
   checkTo(read, [address], sameEvmAddress, where);
   return {
     id: read.step.id,
@@ -236,9 +305,12 @@ function evm7702(read: ReadStep, ctx: StepContext, key: SigningKey, where: strin
     kind: read.step.kind,
     format: read.step.unsigned.format,
     transfers: [],
-    details: [`EIP-7702 authorization: delegates this address to contract ${address} (chain id ${chainId}, nonce ${nonce})`],
+    details: [
+      `EIP-7702 authorization: delegates this address to contract ${address} (chain id ${chainId}, nonce ${nonce})`,
+      `  the plan's sweeper; the signer cannot read the chain: check it is the address it showed when it signed the sweeper's deployment`,
+    ],
     notes: [
-      `${where}: the delegated code runs as this address until it is replaced; the sweeper's only act is sending its token balance to the destination fixed at its deployment. Check the contract address.`,
+      `${where}: the delegated code runs as this address until it is replaced; the sweeper's only act is sending its token balance to the destination fixed at its deployment. Check that ${address} is the sweeper you deployed.`,
     ],
     feeUnits: null,
     sign: () => key.sign(hashAuthorization({ address, nonce, chainId })).serialized,
@@ -320,7 +392,7 @@ export function checkEvmStep(read: ReadStep, ctx: StepContext, key: SigningKey, 
   const where = ctx.where;
   switch (read.step.unsigned.format) {
     case 'evm-tx':
-      return evmTransaction(read, ctx, key, where);
+      return evmTransaction(read, ctx, key, signerAddress, where);
     case 'evm-7702-authorization':
       return evm7702(read, ctx, key, where);
     case 'evm-3009-authorization':

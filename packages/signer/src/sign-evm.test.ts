@@ -25,7 +25,16 @@ function evmPlan(destination = externalEvmAddress()) {
   const token = evmTx({ to: USDC, data: erc20Transfer(destination, 2_500_000n), nonce: 7, gasLimit: 65_000n });
   const typed = transferWithAuthorization({ token: USDC, from: evmWallet(4).address, to: destination, value: 4_000_000n });
   const plan = accountPlan(
-    { chain: 'eth', network: 'sepolia', evm_chain_id: SEPOLIA_CHAIN_ID, coin: 'usdc_erc20', method: 'eip3009', destination, moved_units: '6500000' },
+    {
+      chain: 'eth',
+      network: 'sepolia',
+      evm_chain_id: SEPOLIA_CHAIN_ID,
+      coin: 'usdc_erc20',
+      method: 'eip3009',
+      destination,
+      moved_units: '6500000',
+      sweeper_contract: SWEEPER,
+    },
     [
       step({
         id: 'native-1',
@@ -165,19 +174,31 @@ test('round 2: the gas address submits a type-4 transaction carrying 7702 author
     authorizationList: authorizations,
   });
   const destination = externalEvmAddress();
-  const plan = accountPlan({ chain: 'eth', network: 'sepolia', evm_chain_id: SEPOLIA_CHAIN_ID, coin: 'usdc_erc20', method: 'eip7702', destination, round: 2 }, [
-    step({
-      id: 'submit-0',
-      signer: { address: gas.address, path: "m/44'/60'/0'/0/0", kind: 'operator', role: 'gas' },
-      format: 'evm-tx',
-      data: tx.unsignedSerialized,
-      nonce: 11n,
-      to: multicall,
-      // What the sweeps will move (the balances the gateway read): the transaction does not fix it.
-      moves: { usdc_erc20: 30_000_000n },
-      fee: 200_000n * 20_000_000_000n,
-    }),
-  ]);
+  const plan = accountPlan(
+    {
+      chain: 'eth',
+      network: 'sepolia',
+      evm_chain_id: SEPOLIA_CHAIN_ID,
+      coin: 'usdc_erc20',
+      method: 'eip7702',
+      destination,
+      round: 2,
+      sweeper_contract: SWEEPER,
+    },
+    [
+      step({
+        id: 'submit-0',
+        signer: { address: gas.address, path: "m/44'/60'/0'/0/0", kind: 'operator', role: 'gas' },
+        format: 'evm-tx',
+        data: tx.unsignedSerialized,
+        nonce: 11n,
+        to: multicall,
+        // What the sweeps will move (the balances the gateway read): the transaction does not fix it.
+        moves: { usdc_erc20: 30_000_000n },
+        fee: 200_000n * 20_000_000_000n,
+      }),
+    ],
+  );
   const run = await sign(plan);
   t.is(run.code, 0, run.stderr);
   const signed = Transaction.from((JSON.parse(run.stdout) as AccountSignedFile).signed[0]!.signed);
@@ -222,6 +243,28 @@ test('a step whose summary disagrees with its unsigned transaction is refused', 
 
   const otherDelegate = { ...plan, steps: [{ ...plan.steps[2]!, to: externalEvmAddress() }] };
   t.regex((await sign(otherDelegate)).stderr, /refused \(plan_mismatch\): step auth-3/);
+
+  // A delegation to anything but the plan's stated sweeper, or in a plan that states none.
+  const elsewhere = externalEvmAddress();
+  const otherSweeper = {
+    ...plan,
+    steps: [
+      {
+        ...plan.steps[2]!,
+        to: elsewhere,
+        unsigned: { format: 'evm-7702-authorization' as const, data: JSON.stringify({ chainId: SEPOLIA_CHAIN_ID, address: elsewhere, nonce: 0 }) },
+      },
+    ],
+  };
+  t.regex(
+    (await sign(otherSweeper)).stderr,
+    /refused \(plan_mismatch\): step auth-3: the delegation is to 0x[0-9a-fA-F]{40}, not to the plan's sweeper 0x0{36}c0DE/,
+  );
+  const { sweeper_contract: _, ...noSweeper } = plan;
+  t.regex(
+    (await sign({ ...noSweeper, steps: [plan.steps[2]!] })).stderr,
+    /refused \(unsupported\): step auth-3: a delegation to 0x0{36}c0DE in a plan that states no sweeper_contract/,
+  );
 
   const typed = JSON.parse(plan.steps[3]!.unsigned.data) as ReturnType<typeof transferWithAuthorization>;
   const otherFrom = {

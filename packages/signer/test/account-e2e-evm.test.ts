@@ -9,9 +9,11 @@
  */
 import test from 'ava';
 import { accountPlanFile, type AccountPlanBuild, type AccountStep, type AccountSweepRequest, type VerifiedStep } from '@gw/chain-api';
-import { tokenSweeperInitCode } from '@gw/chain-evm';
+import { EvmAccountTreasury, TOKEN_SWEEPER_ABI, tokenSweeperInitCode } from '@gw/chain-evm';
+import { Transaction } from 'ethers';
 import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
 import { parseAccountSecret } from '../src/account-keys.js';
+import { formatAccountReview } from '../src/account-review.js';
 import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
 
 let chain: EvmTreasuryChain;
@@ -44,9 +46,9 @@ const request = (coin: string, indexes: readonly number[], extra: Partial<Accoun
   ...extra,
 });
 
-/** One round: the file (as the treasury plugin serves it), signed by the signer's code, every signed step verified by the treasury. */
-async function signRound(t: import('ava').ExecutionContext, build: AccountPlanBuild, round: 1 | 2, steps: readonly AccountStep[]): Promise<VerifiedStep[]> {
-  const file = accountPlanFile(
+/** The file of one round, as the treasury plugin serves it. */
+function planFileOf(build: AccountPlanBuild, round: 1 | 2, steps: readonly AccountStep[]) {
+  return accountPlanFile(
     {
       planId: `plan-${build.method}`,
       chain: 'eth',
@@ -62,6 +64,11 @@ async function signRound(t: import('ava').ExecutionContext, build: AccountPlanBu
     },
     steps,
   );
+}
+
+/** One round: the file (as the treasury plugin serves it), signed by the signer's code, every signed step verified by the treasury. */
+async function signRound(t: import('ava').ExecutionContext, build: AccountPlanBuild, round: 1 | 2, steps: readonly AccountStep[]): Promise<VerifiedStep[]> {
+  const file = planFileOf(build, round, steps);
   t.is(file.evm_chain_id, 31337);
   const secret = await parseAccountSecret(TREASURY_TEST_MNEMONIC, '');
   // Every transaction's `to` is checked against its data: another address is refused.
@@ -106,8 +113,100 @@ test.serial('EVM gas top-up: the gas account tops up, the deposit addresses send
   t.is(await chain.balanceOf(chain.contracts.erc20, destination), 6n * TOK);
 });
 
+test.serial('EVM sweeper deployment: built from chain state, signed by the signer from the gas account, verified, broadcast', async (t) => {
+  const treasury = chain.treasury as EvmAccountTreasury;
+  const plan = await treasury.buildSweeperDeployment({ destination, operatorAccounts: { gas: chain.gasAccount } });
+  t.is(plan.method, 'sweeper_deployment');
+  t.is(plan.steps.length, 1);
+  const [step] = plan.steps;
+  t.like(step, { round: 1, stage: 0, kind: 'transaction', to: String(plan.context['sweeper']) });
+  t.is(Transaction.from(step!.unsigned.data).to, null);
+  t.is(planFileOf(plan, 1, plan.steps).sweeper_contract, String(plan.context['sweeper']));
+
+  // The review says loudly what the contract does and where it sends.
+  const secret = await parseAccountSecret(TREASURY_TEST_MNEMONIC, '');
+  const review = formatAccountReview(checkAccountPlan(JSON.parse(JSON.stringify(planFileOf(plan, 1, plan.steps))), secret));
+  t.true(review.includes(`  Deploys the token sweeper; every delegated address's tokens will go to ${destination} (EXTERNAL)\n`));
+  t.true(review.includes('!!! EXTERNAL: this address does NOT belong to the secret; it is fixed in the contract for good'));
+  t.true(review.includes(`contract  ${String(plan.context['sweeper'])}`));
+
+  t.deepEqual(await execute(t, plan), ['ok']);
+  sweeper = String(plan.context['sweeper']);
+  // The code there is the sweeper's runtime with this destination: the same as a sweeper deployed for it by other means.
+  const reference = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
+  const code = await chain.anvil.rpc<string>('eth_getCode', [sweeper, 'latest']);
+  t.true(code.length > 2);
+  t.is(code, await chain.anvil.rpc<string>('eth_getCode', [reference, 'latest']));
+  const answer = await chain.anvil.rpc<string>('eth_call', [{ to: sweeper, data: TOKEN_SWEEPER_ABI.encodeFunctionData('destination') }, 'latest']);
+  t.is(TOKEN_SWEEPER_ABI.decodeFunctionResult('destination', answer)[0], destination);
+});
+
+test.serial('EVM sweeper deployment: the signer refuses another creation code, trailing bytes, another chain id, another destination', async (t) => {
+  const treasury = chain.treasury as EvmAccountTreasury;
+  const plan = await treasury.buildSweeperDeployment({ destination, operatorAccounts: { gas: chain.gasAccount } });
+  const secret = await parseAccountSecret(TREASURY_TEST_MNEMONIC, '');
+  const [step] = plan.steps;
+  const withTx = (change: (tx: Transaction) => void) => {
+    const tx = Transaction.from(step!.unsigned.data);
+    change(tx);
+    const file = planFileOf(plan, 1, [{ ...step!, unsigned: { format: 'evm-tx', data: tx.unsignedSerialized } }]);
+    return () => checkAccountPlan(JSON.parse(JSON.stringify(file)), secret);
+  };
+  /** The refusal as the command prints it: `refused (<code>): <message>`. */
+  const message = (f: () => unknown) => {
+    const error = t.throws(f) as (Error & { code?: string }) | undefined;
+    return `refused (${error?.code}): ${error?.message}`;
+  };
+  // Another contract's creation code (the ERC-20 of this chain's tests, say): anything but the sweeper.
+  t.regex(message(withTx((tx) => (tx.data = `0x6080604052${'00'.repeat(40)}`))), /refused \(unsupported\).*not the token sweeper's/);
+  t.regex(
+    message(withTx((tx) => (tx.data = tokenSweeperInitCode(destination).replace('0x60a0', '0x60a1')))),
+    /refused \(unsupported\).*not the token sweeper's/,
+  );
+  // The sweeper's code with its destination and anything after it.
+  t.regex(message(withTx((tx) => (tx.data = `${tokenSweeperInitCode(destination)}00`))), /followed by 33 bytes, not by one ABI-encoded address/);
+  t.regex(message(withTx((tx) => (tx.data = `${tokenSweeperInitCode(destination)}${'00'.repeat(32)}`))), /followed by 64 bytes/);
+  // A destination word with dirty high bytes is no address.
+  t.regex(
+    message(withTx((tx) => (tx.data = `${tokenSweeperInitCode(destination).slice(0, -64)}01${tokenSweeperInitCode(destination).slice(-62)}`))),
+    /not by one ABI-encoded address/,
+  );
+  // Another chain.
+  t.regex(message(withTx((tx) => (tx.chainId = 1n))), /refused \(wrong_network\).*chain id 1; the plan is for 31337/);
+  // A sweeper for somebody else than the plan's destination.
+  t.regex(message(withTx((tx) => (tx.data = tokenSweeperInitCode(EvmTreasuryChain.freshAddress())))), /refused \(plan_mismatch\).*the plan's destination is/);
+  // A creation in a sweep plan.
+  const inSweep = { ...planFileOf(plan, 1, plan.steps), method: 'gas_top_up' };
+  t.regex(
+    message(() => checkAccountPlan(JSON.parse(JSON.stringify(inSweep)), secret)),
+    /refused \(unsupported\).*a contract creation in a gas_top_up plan/,
+  );
+  // The contract address the plan states must be the CREATE address of the signer and nonce.
+  const otherAddress = { ...planFileOf(plan, 1, plan.steps), sweeper_contract: EvmTreasuryChain.freshAddress() };
+  t.regex(
+    message(() => checkAccountPlan(JSON.parse(JSON.stringify(otherAddress)), secret)),
+    /refused \(plan_mismatch\).*the contract will be at/,
+  );
+  // The treasury refuses a signed deployment other than the planned one.
+  const other = Transaction.from(step!.unsigned.data);
+  other.data = `${tokenSweeperInitCode(destination)}00`;
+  other.signature = chain.gasWallet.signingKey.sign(other.unsignedHash);
+  t.throws(() => chain.treasury.verifySigned(step!, other.serialized), { message: /the signed transaction's data is/ });
+});
+
+test.serial('EVM sweeper deployment: no plan without a gas account, for a destination that is no address, or where EIP-7702 is off', async (t) => {
+  const treasury = chain.treasury as EvmAccountTreasury;
+  await t.throwsAsync(treasury.buildSweeperDeployment({ destination, operatorAccounts: {} }), { code: 'treasury_operator_account_missing' } as never);
+  await t.throwsAsync(treasury.buildSweeperDeployment({ destination: '0x1234', operatorAccounts: { gas: chain.gasAccount } }), {
+    code: 'validation_error',
+  } as never);
+  const without7702 = EvmTreasuryChain.treasuryOf(chain.adapter, { ...chain.network, eip7702: false }, chain.anvil.url) as EvmAccountTreasury;
+  await t.throwsAsync(without7702.buildSweeperDeployment({ destination, operatorAccounts: { gas: chain.gasAccount } }), {
+    code: 'treasury_method_unavailable',
+  } as never);
+});
+
 test.serial('EVM EIP-7702 sweeper: authorizations (round 1) and the gas account submission (round 2), both signed by the signer', async (t) => {
-  sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
   const plan = await chain.treasury.build(request('tok', [3, 4, 5], { method: 'eip7702', sweeperContract: sweeper }));
   t.is(plan.rounds, 2);
   t.true((await execute(t, plan)).every((s) => s === 'ok'));

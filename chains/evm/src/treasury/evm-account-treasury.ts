@@ -10,6 +10,7 @@ import {
   type ChainDefinition,
   type NetworkDefinition,
   type SweepQuote,
+  type SweeperDeploymentRequest,
   type TransactionState,
   type VerifiedStep,
   type VerifiedTransaction,
@@ -24,6 +25,7 @@ import { continueEip7702, planEip7702 } from './plan-eip7702.js';
 import { planGasTopUp } from './plan-gas-top-up.js';
 import { planNative } from './plan-native.js';
 import { signerAddress } from './plan-steps.js';
+import { sweeperDeploymentPlan } from './sweeper-deployment.js';
 import { readAccounts } from './read-accounts.js';
 import { readSweepState, type SweepState } from './sweep-state.js';
 import { verifyEvmStep } from './verify-step.js';
@@ -148,6 +150,29 @@ export class EvmAccountTreasury implements AccountTreasury {
     if (method === 'native' && state.token)
       throw treasuryChainErrors.treasury_method_unavailable({ message: `${state.coin} is a token: native moves ${this.nativeCoin} only.` });
     return planner(state);
+  }
+
+  async buildSweeperDeployment(request: SweeperDeploymentRequest): Promise<AccountPlanBuild> {
+    if (!isEvmAddress(request.destination))
+      throw chainErrors.validation_error({ message: `${String(request.destination).slice(0, 80)} is not an EVM address.` });
+    if (!this.network.eip7702)
+      throw treasuryChainErrors.treasury_method_unavailable({ message: `EIP-7702 is not active on ${this.network.id}: a sweeper would be of no use.` });
+    const gas = request.operatorAccounts.gas;
+    if (!gas)
+      throw treasuryChainErrors.treasury_operator_account_missing({
+        message: `The sweeper is deployed from the gas account; configure one for ${this.network.id}.`,
+      });
+    const [fees, [nonce]] = await Promise.all([
+      readFeeMarket(this.rpc),
+      this.rpc.batch('nonces', [['eth_getTransactionCount', [getAddress(gas.address), 'pending']]]),
+    ]);
+    return sweeperDeploymentPlan({
+      fees,
+      gas,
+      nonce: quantity(nonce, 'eth_getTransactionCount'),
+      destination: request.destination,
+      nativeCoin: this.nativeCoin,
+    });
   }
 
   /** The first method of `methods` that plans without error (the order is cheapest first). */

@@ -27,9 +27,9 @@ export function tokenSweeperInitCode(destination: string): string {
 }
 
 /**
- * The unsigned transaction that deploys a sweeper for `destination` from an operator account: an
- * operator act outside plans (sign it like any transaction, broadcast it, then configure the
- * contract address it creates, `getCreateAddress({ from, nonce })`, as the network's sweeper).
+ * The unsigned transaction that deploys a sweeper for `destination` from an operator account; the
+ * contract gets `getCreateAddress({ from, nonce })`. Plans carry it as `sweeperDeploymentStep`
+ * (sweeper-deployment.ts), which gateway-signer signs offline (it checks the creation code itself).
  */
 export function tokenSweeperDeployment(input: {
   readonly chainId: bigint;

@@ -76,3 +76,22 @@ test("the file: header, evm_chain_id from the build context's chainId (number or
   t.is(accountPlanFile({ ...header, context: { chainId: 31337 } }, []).evm_chain_id, 31337);
   t.is(accountPlanFile({ ...header, chain: 'tron', context: { valid_until: 5 } }, []).evm_chain_id, null);
 });
+
+test("the file states the plan's sweeper (context.sweeper) as sweeper_contract, and nothing without one", (t) => {
+  const header = {
+    planId: 'p2',
+    chain: 'eth',
+    network: 'sepolia',
+    coin: 'eth',
+    method: 'sweeper_deployment' as const,
+    round: 1 as const,
+    destination: '0xdd',
+    movedUnits: 0n,
+    feeUnits: 7n,
+    context: { chainId: '11155111', sweeper: '0x5e' },
+    createdAt: new Date('2026-11-28T00:00:00Z'),
+  };
+  t.is(accountPlanFile(header, [operator]).sweeper_contract, '0x5e');
+  t.is(accountPlanFile(header, [operator]).method, 'sweeper_deployment');
+  t.false('sweeper_contract' in accountPlanFile({ ...header, context: { chainId: '1' } }, [operator]));
+});

@@ -1,4 +1,4 @@
-import type { AccountStep, AccountSweepMethod, AccountUnsignedFormat } from './account-treasury.js';
+import type { AccountPlanMethod, AccountStep, AccountUnsignedFormat } from './account-treasury.js';
 
 /**
  * The files that carry an account-chain plan's steps to a signer and the signatures back (issue 36).
@@ -18,9 +18,15 @@ export interface AccountPlanFile {
   /** EVM chain id (EIP-155), for the signer to check each transaction against. */
   readonly evm_chain_id: number | null;
   readonly coin: string;
-  readonly method: AccountSweepMethod | 'activation';
+  readonly method: AccountPlanMethod;
   readonly round: 1 | 2;
   readonly destination: string;
+  /**
+   * EVM `eip7702` plans: the sweeper contract every authorization must delegate to (the signer
+   * refuses any other delegate); `sweeper_deployment` plans: the address the deployed contract will
+   * have. From the plan's `context.sweeper`; absent (or null) otherwise.
+   */
+  readonly sweeper_contract?: string | null;
   /** Total moved, in the coin's base units; total fees in native base units. */
   readonly moved_units: string;
   readonly fee_units: string;
@@ -108,12 +114,12 @@ export interface AccountPlanFileHeader {
   readonly chain: string;
   readonly network: string;
   readonly coin: string;
-  readonly method: AccountSweepMethod | 'activation';
+  readonly method: AccountPlanMethod;
   readonly round: 1 | 2;
   readonly destination: string;
   readonly movedUnits: bigint;
   readonly feeUnits: bigint;
-  /** The plan's `AccountPlanBuild.context`: its `chainId` (EVM) becomes `evm_chain_id`. */
+  /** The plan's `AccountPlanBuild.context`: its `chainId` (EVM) becomes `evm_chain_id`, its `sweeper` (EVM) `sweeper_contract`. */
   readonly context: Readonly<Record<string, string | number | boolean>>;
   readonly createdAt: Date;
 }
@@ -135,6 +141,7 @@ export function accountPlanFile(header: AccountPlanFileHeader, steps: readonly A
     method: header.method,
     round: header.round,
     destination: header.destination,
+    ...(typeof header.context['sweeper'] === 'string' && header.context['sweeper'] ? { sweeper_contract: header.context['sweeper'] } : {}),
     moved_units: header.movedUnits.toString(),
     fee_units: header.feeUnits.toString(),
     steps: steps.map(accountPlanFileStep),

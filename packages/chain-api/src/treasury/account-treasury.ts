@@ -83,6 +83,17 @@ export interface AccountTreasury {
   buildActivation?(request: ActivationRequest): Promise<AccountPlanBuild>;
 
   /**
+   * EVM: a plan of one step that deploys the EIP-7702 token sweeper for `request.destination` from
+   * the operator's gas account (a contract creation, round 1, stage 0, signed offline like every
+   * step). Its `context.sweeper` is the address the contract will have (the CREATE address of the
+   * gas account and its nonce); once the transaction is mined, that is the sweeper to give
+   * `eip7702` plans for this destination. Throws `treasury_operator_account_missing` without a gas
+   * account, `treasury_method_unavailable` where the chain has no EIP-7702, `validation_error` for a
+   * destination that is no address of the chain.
+   */
+  buildSweeperDeployment?(request: SweeperDeploymentRequest): Promise<AccountPlanBuild>;
+
+  /**
    * The round-2 steps of a plan, built from its verified round-1 signatures (the 7702 authorizations
    * or 3009 signatures the gas address's submission carries). Pure. Returns `[]` for a plan without
    * a second round.
@@ -165,8 +176,8 @@ export interface AccountSweepRequest {
   readonly operatorAccounts: Readonly<Partial<Record<OperatorAccount['role'], OperatorAccount>>>;
   /**
    * EIP-7702: the deployed sweeper contract for this destination (the plugin keeps one per
-   * destination; `eip7702` is unavailable without it). Deployment is itself an operator
-   * transaction, outside plans.
+   * destination; `eip7702` is unavailable without it). Deployment is a plan of its own, from the
+   * gas account: {@link AccountTreasury.buildSweeperDeployment}.
    */
   readonly sweeperContract?: string;
   /** Leave out sources whose balance of `coin` is below this (base units of `coin`). */
@@ -175,6 +186,12 @@ export interface AccountSweepRequest {
 
 export interface ActivationRequest {
   readonly addresses: readonly string[];
+  readonly operatorAccounts: Readonly<Partial<Record<OperatorAccount['role'], OperatorAccount>>>;
+}
+
+export interface SweeperDeploymentRequest {
+  /** Where every delegated address's tokens will go; fixed in the contract for good. */
+  readonly destination: string;
   readonly operatorAccounts: Readonly<Partial<Record<OperatorAccount['role'], OperatorAccount>>>;
 }
 
@@ -223,9 +240,16 @@ export interface SweepQuote {
   readonly rounds: 1 | 2;
 }
 
+/**
+ * What an account plan does: a sweep by one of the {@link AccountSweepMethod}s, or an operator act
+ * that moves no pool money: `activation` (TRON: TRX to new pool addresses), `sweeper_deployment`
+ * (EVM: the gas account deploys the EIP-7702 token sweeper for a destination).
+ */
+export type AccountPlanMethod = AccountSweepMethod | 'activation' | 'sweeper_deployment';
+
 /** A built plan: its method, the round-1 steps, what it moves and costs, and what it left out. */
 export interface AccountPlanBuild {
-  readonly method: AccountSweepMethod | 'activation';
+  readonly method: AccountPlanMethod;
   readonly coin: string;
   readonly destination: string;
   readonly steps: readonly AccountStep[];
