@@ -124,7 +124,7 @@ export class EvmTreasuryChain {
    * stage mined before the next. Returns each transaction's id, gas used and whether it reverted.
    */
   async broadcast(steps: readonly AccountStep[], verified: readonly VerifiedStep[]): Promise<BroadcastReceipt[]> {
-    await this.treasury.checkFresh(steps);
+    await this.treasury.checkFresh(steps, EvmTreasuryChain.txids(verified));
     const byId = new Map(verified.map((v) => [v.stepId, v]));
     const receipts: BroadcastReceipt[] = [];
     for (const stage of [...new Set(steps.map((s) => s.stage))].sort((a, b) => a - b)) {
@@ -145,6 +145,11 @@ export class EvmTreasuryChain {
       }
     }
     return receipts;
+  }
+
+  /** The transaction id of each verified transaction step, by step id (what `checkFresh` finds a plan's own transactions by). */
+  static txids(verified: readonly VerifiedStep[]): Map<string, string> {
+    return new Map(verified.flatMap((v) => (v.kind === 'transaction' ? [[v.stepId, v.tx.txid] as const] : [])));
   }
 
   /** Signs every round of a plan (round 2 built by `continue`) and broadcasts it. */

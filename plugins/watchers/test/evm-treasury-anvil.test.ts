@@ -312,3 +312,95 @@ test.serial('without Multicall3: one submission per address, for the sweeper and
     indexes.reduce((sum, i) => sum + usdcPaid(i), 0n),
   );
 });
+
+/** Sends a transaction from `address` outside any plan (anvil impersonates it: the account's own key, as far as the chain can tell). */
+const sendOutsidePlan = async (address: string): Promise<void> => {
+  await chain.anvil.rpc('anvil_impersonateAccount', [address]);
+  await chain.anvil.sendEth(address, address, 0n);
+  await chain.anvil.rpc('anvil_stopImpersonatingAccount', [address]);
+};
+
+/** Broadcasts the verified transactions of `stage` and waits until each is mined; their ids. */
+const broadcastStage = async (steps: readonly AccountStep[], verified: readonly VerifiedStep[], stage: number): Promise<string[]> => {
+  const ids: string[] = [];
+  for (const step of steps.filter((s) => s.stage === stage && s.kind === 'transaction')) {
+    const v = verified.find((x) => x.stepId === step.id);
+    if (v?.kind === 'transaction') ids.push(await chain.treasury.broadcast(v.tx));
+  }
+  for (const txid of ids) while (!(await chain.treasury.transaction(txid))?.confirmations) await new Promise((resolve) => setTimeout(resolve, 20));
+  return ids;
+};
+
+test.serial(
+  'checkFresh: a gas top-up plan resumed after stage 1 is fresh (its own transactions moved the nonce); an unrelated transaction of the gas account makes it stale',
+  async (t) => {
+    const indexes = [30, 31];
+    for (const i of indexes) await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, chain.source(i).address, tokPaid(i));
+    const plan = await chain.treasury.build(request('tok', indexes, { method: 'gas_top_up' }));
+    const verified = signRound(plan.steps);
+    const txids = EvmTreasuryChain.txids(verified);
+    await chain.treasury.checkFresh(plan.steps, txids);
+    await broadcastStage(plan.steps, verified, 1);
+    // Resumed after stage 1: the gas account's nonce moved past the top-ups, by the top-ups themselves.
+    await t.notThrowsAsync(chain.treasury.checkFresh(plan.steps, txids));
+    // Without the ids the chain's copies cannot be found (an EVM id depends on the signature): stale, as before.
+    t.is((await t.throwsAsync<AppError>(chain.treasury.checkFresh(plan.steps))).code, 'treasury_nonce_stale');
+    await broadcastStage(plan.steps, verified, 2);
+    await t.notThrowsAsync(chain.treasury.checkFresh(plan.steps, txids));
+    for (const i of indexes) t.is(await chain.balanceOf(chain.contracts.erc20, chain.source(i).address), 0n);
+
+    // Another plan; the gas account sends something else before stage 1: stale, whatever ids are given.
+    const again = [32];
+    await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, chain.source(32).address, tokPaid(32));
+    const next = await chain.treasury.build(request('tok', again, { method: 'gas_top_up' }));
+    const nextVerified = signRound(next.steps);
+    await sendOutsidePlan(chain.gasAccount.address);
+    const error = await t.throwsAsync<AppError>(chain.treasury.checkFresh(next.steps, EvmTreasuryChain.txids(nextVerified)));
+    t.is(error.code, 'treasury_nonce_stale');
+    t.regex(error.message, /topup-32 was planned/);
+  },
+);
+
+test.serial(
+  'checkFresh, EIP-7702 round 2: a deposit address whose nonce moved since it signed its authorization makes the submission stale; a submission that swept nothing anyway is reported failed',
+  async (t) => {
+    const indexes = [33, 34];
+    for (const i of indexes) await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, chain.source(i).address, tokPaid(i));
+    const plan = await chain.treasury.build(request('tok', indexes, { sweeperContract: sweeper }));
+    t.is(plan.rounds, 2);
+    const round1 = signRound(plan.steps);
+    const round2 = chain.treasury.continue(plan, round1);
+    const verified = signRound(round2);
+    await t.notThrowsAsync(chain.treasury.checkFresh([...plan.steps, ...round2], EvmTreasuryChain.txids(verified)));
+
+    // Deposit address 34 sends a transaction of its own after signing: its authorization no longer holds.
+    const moved = chain.source(34).address;
+    await chain.anvil.sendEth(chain.funder, moved, 10n ** 16n);
+    await sendOutsidePlan(moved);
+    for (const steps of [round2, [...plan.steps, ...round2]]) {
+      const error = await t.throwsAsync<AppError>(chain.treasury.checkFresh(steps, EvmTreasuryChain.txids(verified)));
+      t.is(error.code, 'treasury_nonce_stale');
+      t.regex(error.message, /EIP-7702 authorization/);
+    }
+
+    // Broadcast regardless (what the check prevents): the chain skips the authorization, the sweep of the plain address succeeds moving nothing.
+    const [txid] = await broadcastStage(round2, verified, 1);
+    const state = await chain.treasury.transaction(txid!);
+    t.regex(state!.failed ?? '', new RegExp(`moved nothing from ${moved}`, 'i'));
+    t.is(await chain.balanceOf(chain.contracts.erc20, moved), tokPaid(34));
+    t.is(await chain.balanceOf(chain.contracts.erc20, chain.source(33).address), 0n);
+  },
+);
+
+test.serial('checkFresh, EIP-7702: after its submission lands, the whole plan is fresh (the authorizations used their nonces on chain)', async (t) => {
+  const indexes = [35, 36];
+  for (const i of indexes) await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, chain.source(i).address, tokPaid(i));
+  const plan = await chain.treasury.build(request('tok', indexes, { sweeperContract: sweeper }));
+  const round1 = signRound(plan.steps);
+  const round2 = chain.treasury.continue(plan, round1);
+  const verified = signRound(round2);
+  const [txid] = await broadcastStage(round2, verified, 1);
+  t.is((await chain.treasury.transaction(txid!))!.failed, undefined);
+  await t.notThrowsAsync(chain.treasury.checkFresh([...plan.steps, ...round2], EvmTreasuryChain.txids(verified)));
+  for (const i of indexes) t.is(await chain.balanceOf(chain.contracts.erc20, chain.source(i).address), 0n);
+});

@@ -23,11 +23,12 @@ import { readFeeMarket } from './fee-market.js';
 import { continueEip3009, planEip3009 } from './plan-eip3009.js';
 import { continueEip7702, planEip7702 } from './plan-eip7702.js';
 import { planGasTopUp } from './plan-gas-top-up.js';
+import { checkEvmFresh } from './plan-freshness.js';
 import { planNative } from './plan-native.js';
-import { signerAddress } from './plan-steps.js';
 import { sweeperDeploymentPlan } from './sweeper-deployment.js';
 import { readAccounts } from './read-accounts.js';
 import { readSweepState, type SweepState } from './sweep-state.js';
+import { sweptNothing } from './sweep-receipt.js';
 import { verifyEvmStep } from './verify-step.js';
 
 /** Gas of one token transfer in `holdings` (no destination to estimate against): a typical ERC-20 transfer to an existing holder, plus margin. */
@@ -200,27 +201,8 @@ export class EvmAccountTreasury implements AccountTreasury {
     return verifyEvmStep(step, signed);
   }
 
-  async checkFresh(steps: readonly AccountStep[]): Promise<void> {
-    const lowest = new Map<string, { nonce: bigint; step: string }>();
-    for (const step of steps) {
-      if (step.nonce === null) continue;
-      const address = getAddress(signerAddress(step));
-      const seen = lowest.get(address);
-      if (!seen || step.nonce < seen.nonce) lowest.set(address, { nonce: step.nonce, step: step.id });
-    }
-    const addresses = [...lowest.keys()];
-    const answers = await this.rpc.batch(
-      'nonces',
-      addresses.map((address) => ['eth_getTransactionCount', [address, 'pending']] as [string, unknown[]]),
-    );
-    addresses.forEach((address, i) => {
-      const onChain = quantity(answers[i], 'eth_getTransactionCount');
-      const planned = lowest.get(address)!;
-      if (onChain > planned.nonce)
-        throw treasuryChainErrors.treasury_nonce_stale({
-          message: `${address} is at nonce ${onChain}; step ${planned.step} was planned at ${planned.nonce}. Nothing was broadcast; make a new plan.`,
-        });
-    });
+  checkFresh(steps: readonly AccountStep[], txids?: ReadonlyMap<string, string>): Promise<void> {
+    return checkEvmFresh(this.rpc, steps, txids);
   }
 
   async broadcast(tx: VerifiedTransaction): Promise<string> {
@@ -246,7 +228,14 @@ export class EvmAccountTreasury implements AccountTreasury {
       ['eth_blockNumber', []],
     ]);
     if (known!.result === null || known!.result === undefined) return null;
-    const mined = receipt!.result as { blockNumber?: string; blockHash?: string; gasUsed?: string; effectiveGasPrice?: string; status?: string } | null;
+    const mined = receipt!.result as {
+      blockNumber?: string;
+      blockHash?: string;
+      gasUsed?: string;
+      effectiveGasPrice?: string;
+      status?: string;
+      logs?: { address?: string; topics?: string[] }[];
+    } | null;
     if (!mined?.blockNumber) return { txid, confirmations: 0, blockHeight: null, blockHash: null };
     const height = Number(BigInt(mined.blockNumber));
     return {
@@ -255,9 +244,15 @@ export class EvmAccountTreasury implements AccountTreasury {
       blockHeight: height,
       blockHash: mined.blockHash ?? null,
       ...(mined.gasUsed && mined.effectiveGasPrice ? { feeUnits: BigInt(mined.gasUsed) * BigInt(mined.effectiveGasPrice) } : {}),
-      ...(mined.status === '0x0' ? { failed: 'reverted' } : {}),
+      ...(mined.status === '0x0' ? { failed: 'reverted' } : failedSweep(known!.result, mined.logs)),
     };
   }
+}
+
+/** A mined sweeper submission that moved nothing from an address it swept is failed too (sweep-receipt.ts). */
+function failedSweep(tx: unknown, logs: readonly { address?: string; topics?: string[] }[] | undefined): { failed?: string } {
+  const reason = sweptNothing(tx as { to?: string | null; input?: string }, logs ?? []);
+  return reason ? { failed: reason } : {};
 }
 
 function unavailable(method: AccountSweepMethod, reason: string): SweepQuote {

@@ -194,9 +194,10 @@ export class TonTreasury implements AccountTreasury {
    * external is not the plan's own (it sent another one since), when the chain is behind the plan's
    * lowest seqno for it (the plan expects externals that never happened), or when a step is about to
    * outlive its valid_until. A step already on chain (its payload is in one of the wallet's recent
-   * externals) is not stale: a plan resumed after a partial broadcast passes.
+   * externals) is not stale: a plan resumed after a partial broadcast passes. `_txids` is not needed:
+   * the wallet's recent externals are searched for each step's payload.
    */
-  async checkFresh(steps: readonly AccountStep[]): Promise<void> {
+  async checkFresh(steps: readonly AccountStep[], _txids?: ReadonlyMap<string, string>): Promise<void> {
     const byWallet = new Map<string, { address: Address; steps: { id: string; seqno: number; payload: Cell }[] }>();
     for (const step of steps) {
       if (step.unsigned.format !== 'ton-external') continue;

@@ -37,6 +37,7 @@ import {
   MAX_EXPIRATION_MS,
   EXPIRATION_MARGIN_MS,
 } from './offline-transaction.js';
+import { STAGE_ALLOWANCE_MS } from './plan-freshness.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
 const json = (name: string): any => JSON.parse(fixture(name));
@@ -689,6 +690,45 @@ test('energy_delegation to an address not on chain: the funding account activate
         message: /No funding account/,
       },
     );
+  } finally {
+    await node.close();
+  }
+});
+
+test('checkFresh(): every stage still to go needs STAGE_ALLOWANCE_MS before the expiration the plan shares; a 3-stage plan is refused where a 1-stage plan still passes, and passes again once its first stage is on chain', async (t) => {
+  let head = fixture('getnowblock-nile-66987627.json');
+  let known = new Set<string>();
+  const token = tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'));
+  const node = await replay(
+    baseAnswers(sweepAccounts(), (path, body) => {
+      if (path === '/wallet/getnowblock') return head;
+      if (path === '/wallet/gettransactioninfobyid')
+        return known.has(body.value) ? JSON.stringify({ ...json('gettransactioninfobyid-nile.json'), id: body.value }) : '{}';
+      return token(path, body);
+    }),
+  );
+  try {
+    const treasury = treasuryFor(node);
+    const request = { coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION, operatorAccounts: { funding: FUNDING, staking: STAKING } };
+    const build = await treasury.build({ ...request, method: 'energy_delegation' });
+    t.deepEqual([...new Set(build.steps.map((s) => s.stage))], [1, 2, 3]);
+    const activation = await treasury.buildActivation!({ addresses: [pool(5)], operatorAccounts: { funding: FUNDING } });
+    await t.notThrowsAsync(() => treasury.checkFresh(build.steps));
+
+    // The recorded head with its timestamp moved to 2.5 allowances before the plans' shared expiration.
+    const expiration = JSON.parse(build.steps[0]!.unsigned.data).raw_data.expiration as number;
+    const later = json('getnowblock-nile-66987627.json');
+    later.block_header.raw_data.timestamp = expiration - Number((STAGE_ALLOWANCE_MS * 5n) / 2n);
+    head = JSON.stringify(later);
+    const stale = await t.throwsAsync(() => treasury.checkFresh(build.steps));
+    t.is(codeOf(stale), 'treasury_nonce_stale');
+    t.regex(stale!.message, /reclaim-0 .*3 stages/);
+    await t.notThrowsAsync(() => treasury.checkFresh(activation.steps), 'one stage fits');
+
+    // Resumed after stage 1 (the delegation on chain): two stages to go fit.
+    known = new Set([JSON.parse(build.steps[0]!.unsigned.data).txID]);
+    await t.notThrowsAsync(() => treasury.checkFresh(build.steps));
+    t.false(node.requests.some((r) => r.path === '/wallet/broadcasthex'));
   } finally {
     await node.close();
   }

@@ -189,7 +189,8 @@ export class TronTreasury implements AccountTreasury {
     return verifyTronSigned(step, signed);
   }
 
-  async checkFresh(steps: readonly AccountStep[]): Promise<void> {
+  /** `_txids` is not needed: a TRON transaction's id is the hash of its unsigned data, so the plan's own steps are found without it. */
+  async checkFresh(steps: readonly AccountStep[], _txids?: ReadonlyMap<string, string>): Promise<void> {
     await checkTronFresh(
       steps,
       this.reads,

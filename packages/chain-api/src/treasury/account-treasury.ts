@@ -113,9 +113,20 @@ export interface AccountTreasury {
   /**
    * Throws `treasury_nonce_stale` when any account of `steps` has moved on since the plan was built
    * (its nonce on chain is past the step's, or its TON seqno is), so a plan is refused whole before
-   * its first broadcast. A step already on chain (its transaction known) is not stale.
+   * its first broadcast. A step already on chain (its transaction known) is not stale: only an
+   * account that moved past a step for a reason other than the plan's own transactions makes it
+   * stale, so a plan resumed after stage 1 passes. Pass the whole plan (every round), so the
+   * authorizations a round-2 submission carries are checked with it (EVM: an EIP-7702 authorization
+   * is valid only at exactly its nonce), and every stage still to go is counted (TRON: each needs
+   * time before the plan's expiration).
+   *
+   * `txids`: the transaction id of each step signed so far, by step id (every verified transaction,
+   * or at least those already broadcast). Where a step's id depends on its signature (EVM), it is
+   * how the chain's copy of the step is found; chains that find their own steps without it (TRON:
+   * the id is the hash of the unsigned data; TON: the wallet's recent externals) accept and may
+   * ignore it. Without it, an EVM step whose nonce the chain has passed is stale.
    */
-  checkFresh(steps: readonly AccountStep[]): Promise<void>;
+  checkFresh(steps: readonly AccountStep[], txids?: ReadonlyMap<string, string>): Promise<void>;
 
   /** Sends a verified transaction; resolves with its id. Idempotent: a transaction the provider has already resolves too. */
   broadcast(tx: VerifiedTransaction): Promise<string>;
