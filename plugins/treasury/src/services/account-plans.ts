@@ -271,7 +271,7 @@ export class AccountPlans {
     if (!target.adapter.definition.coins.some((c) => c.id === input.coin)) {
       throw coreErrors.validation_error({ message: `${input.coin} is not a coin of ${target.chain}.`, details: { field: 'coin' } });
     }
-    if (input.method !== undefined && !ACCOUNT_METHODS.includes(input.method)) {
+    if (input.method !== undefined && !(ACCOUNT_METHODS as readonly string[]).includes(input.method)) {
       throw coreErrors.validation_error({ message: `Unknown method ${input.method}.`, details: { field: 'method' } });
     }
     const kind = [target.adapter.definition.networks.mainnet, ...target.adapter.definition.networks.testnets].find((n) => n.id === target.network)!.kind;
