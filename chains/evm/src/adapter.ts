@@ -13,6 +13,7 @@ import { getAddress, verifyMessage, ZeroAddress } from 'ethers';
 import { deriveEvmAddress, EVM_COIN_TYPE } from './derive.js';
 import { bip44AdapterBase } from './bip44-account.js';
 import { EvmWatcher } from './watcher.js';
+import { createEvmAccountTreasury } from './treasury/evm-account-treasury.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
@@ -61,5 +62,6 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     },
 
     createWatcher: (options: WatcherOptions) => new EvmWatcher(definition, options),
+    ...(definition.capabilities.accountTreasury ? { createAccountTreasury: (options: WatcherOptions) => createEvmAccountTreasury(definition, options) } : {}),
   };
 }

@@ -6,3 +6,7 @@ export { bip44AdapterBase, type Bip44AccountChain } from './bip44-account.js';
 export { EvmWatcher, TRANSFER_TOPIC } from './watcher.js';
 export { evmChainDefinition, type EvmChainSpec } from './evm-chain-definition.js';
 export { subscribeNewHeads, type HeadSubscriptionOptions } from './heads.js';
+export { EvmAccountTreasury, createEvmAccountTreasury } from './treasury/evm-account-treasury.js';
+export { TOKEN_SWEEPER_CREATION_CODE, TOKEN_SWEEPER_ABI, tokenSweeperInitCode, tokenSweeperDeployment, delegationCodeOf } from './treasury/token-sweeper.js';
+export { MULTICALL3_ABI } from './treasury/multicall3.js';
+export { TRANSFER_WITH_AUTHORIZATION_TYPEHASH } from './treasury/eip3009-probe.js';

@@ -22,8 +22,12 @@ export class Anvil {
    * apply). `gasLimit` raises the block gas limit (a block of thousands of transfers). `stateFile`
    * keeps the chain across `restart` (anvil's `--state`: loaded at start, written at exit).
    * `blockTimeSeconds` mines a block at that interval (besides automine of each transaction).
+   * `hardfork` sets the rules (`prague`: EIP-7702 set-code transactions).
    */
-  static async start(chainId: number, options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number } = {}): Promise<Anvil> {
+  static async start(
+    chainId: number,
+    options: { gasLimit?: bigint; accounts?: number; stateFile?: string; blockTimeSeconds?: number; hardfork?: 'prague' | 'cancun' } = {},
+  ): Promise<Anvil> {
     const port = await freePort();
     const binary = join(here, '..', 'node_modules', '.bin', 'anvil');
     const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
@@ -31,6 +35,7 @@ export class Anvil {
     if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
     if (options.stateFile !== undefined) args.push('--state', options.stateFile);
     if (options.blockTimeSeconds !== undefined) args.push('--block-time', String(options.blockTimeSeconds));
+    if (options.hardfork !== undefined) args.push('--hardfork', options.hardfork);
     const anvil = new Anvil(spawnGroup(binary, args, { stdio: 'ignore' }), `http://127.0.0.1:${port}`, binary, args);
     await anvil.ready();
     return anvil;
@@ -135,6 +140,14 @@ export class Anvil {
   async sendToken(token: string, from: string, to: string, amount: bigint): Promise<string> {
     const data = new Interface(['function transfer(address to, uint256 amount) returns (bool)']).encodeFunctionData('transfer', [to, amount]);
     return this.mined(await this.rpc('eth_sendTransaction', [{ from, to: token, data }]));
+  }
+
+  /** Deploys `initCode` (creation bytecode with its constructor arguments) from an unlocked dev account; returns the contract address. */
+  async deploy(from: string, initCode: string): Promise<string> {
+    const hash = await this.mined(await this.rpc('eth_sendTransaction', [{ from, data: initCode, gas: toBeHex(6_000_000) }]));
+    const receipt = await this.rpc<{ contractAddress: string; status: string }>('eth_getTransactionReceipt', [hash]);
+    if (receipt.status !== '0x1') throw new Error(`deployment ${hash} reverted`);
+    return receipt.contractAddress;
   }
 
   async receipt(txHash: string): Promise<{ status: string; blockNumber: string; logs: unknown[] }> {

@@ -20,3 +20,5 @@ export * from './browser.js';
 export * from './cli.js';
 export * from './teardown.js';
 export * from './api-invoices.js';
+export * from './solidity.js';
+export * from './evm-treasury-chain.js';

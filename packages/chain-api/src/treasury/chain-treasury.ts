@@ -197,6 +197,12 @@ export interface TransactionState {
   /** Fee and size where the provider tells them (CPFP needs the parent's). */
   readonly feeUnits?: bigint;
   readonly size?: number;
+  /**
+   * Account chains (issue 36): the transaction is in a block but failed (an EVM receipt's status 0:
+   * a reverted sweep submission moved nothing, though its fee was paid). Absent where the chain has
+   * no such state (UTXO chains) or the provider does not tell.
+   */
+  readonly reverted?: boolean;
 }
 
 /** An unspent output as a provider reports it. */

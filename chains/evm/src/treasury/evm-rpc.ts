@@ -1,0 +1,68 @@
+import { expectShape, ProviderError, type NetworkDefinition, type ProviderPool } from '@gw/chain-api';
+
+/** One JSON-RPC answer: a result, or the node's error (kept for callers that read refusals). */
+export interface RpcAnswer {
+  readonly result?: unknown;
+  readonly error?: { readonly message?: string; readonly code?: number };
+}
+
+/** A JSON-RPC batch holds at most this many calls (public providers cap batches; anvil and nodes take more). */
+const BATCH_LIMIT = 500;
+
+/**
+ * The treasury's JSON-RPC over the watcher's providers: batches in chunks, each checked to come from
+ * a node of the network's chain id (a node of another chain is a failing provider, as for the
+ * watcher). Errors fail the provider unless the caller asks for them (`keepErrors`: a broadcast
+ * refusal is the node's answer, not the provider failing).
+ */
+export class EvmRpc {
+  constructor(
+    private readonly providers: ProviderPool,
+    private readonly network: NetworkDefinition,
+  ) {}
+
+  async batch(operation: string, calls: readonly (readonly [string, unknown[]])[], keepErrors = false): Promise<RpcAnswer[]> {
+    const answers: RpcAnswer[] = [];
+    for (let start = 0; start < calls.length; start += BATCH_LIMIT) {
+      answers.push(...(await this.chunk(operation, calls.slice(start, start + BATCH_LIMIT), keepErrors)));
+    }
+    return answers;
+  }
+
+  /** One call; its result (errors fail the provider). */
+  async call<T = unknown>(operation: string, method: string, params: unknown[]): Promise<T> {
+    const [answer] = await this.batch(operation, [[method, params]]);
+    return answer!.result as T;
+  }
+
+  private chunk(operation: string, calls: readonly (readonly [string, unknown[]])[], keepErrors: boolean): Promise<RpcAnswer[]> {
+    return this.providers.run(`treasury_${operation}`, async (http) => {
+      const expected = this.network.evmChainId;
+      const all = expected === undefined ? calls : [['eth_chainId', []] as const, ...calls];
+      const body = all.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params }));
+      const response = await http.json('POST', '', { body });
+      expectShape(Array.isArray(response), 'JSON-RPC batch');
+      const byId = new Map((response as (RpcAnswer & { id: number })[]).map((r) => [r.id, r]));
+      const answers = all.map((_, id) => byId.get(id));
+      if (expected !== undefined) {
+        const chainId = answers.shift();
+        expectShape(typeof chainId?.result === 'string', 'eth_chainId');
+        const actual = Number(BigInt(chainId!.result as string));
+        if (actual !== expected) throw new ProviderError('http_error', '', `provider is on chain ${actual}, not ${expected} (${this.network.id})`);
+      }
+      return answers.map((answer, i) => {
+        expectShape(answer !== undefined, `JSON-RPC answer to ${calls[i]![0]}`);
+        if (answer!.error && !keepErrors) throw new ProviderError('http_error', '', `${calls[i]![0]}: ${answer!.error.message ?? 'JSON-RPC error'}`);
+        return answer!;
+      });
+    });
+  }
+}
+
+/** A quantity the node answered (`0x…`), as a bigint. */
+export function quantity(answer: RpcAnswer | undefined, what: string): bigint {
+  expectShape(typeof answer?.result === 'string' && /^0x[0-9a-fA-F]*$/.test(answer.result), what);
+  return answer!.result === '0x' ? 0n : BigInt(answer!.result as string);
+}
+
+export const toQuantity = (n: bigint | number): string => `0x${n.toString(16)}`;

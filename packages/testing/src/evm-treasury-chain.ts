@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import {
+  coin,
+  PRICE_ASSETS,
+  ProviderPool,
+  type AccountStep,
+  type AccountTreasury,
+  type ChainAdapter,
+  type ChainAdapterDeps,
+  type ChainDefinition,
+  type NetworkDefinition,
+} from '@gw/kernel';
+import { createEvmAdapter, evmChainDefinition } from '@gw/chain-evm';
+import { signAccountStep } from '@gw/chain-evm/testing';
+import { AbiCoder, HDNodeWallet, Mnemonic, Wallet } from 'ethers';
+import { Anvil } from './anvil.js';
+import { testContracts } from './solidity.js';
+
+/** The BIP39 test mnemonic whose account m/44'/60'/0' holds the deposit addresses; m/44'/60'/1'/0/0 is the operator's gas account. */
+export const TREASURY_TEST_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+export const GAS_ACCOUNT_PATH = "m/44'/60'/1'/0/0";
+
+/**
+ * An anvil chain (Prague rules: EIP-7702) set up for the EVM account treasury: a Multicall3 (the
+ * subset of packages/testing/contracts), an ERC-20 (`tok`: OpenZeppelin 4.9.6
+ * ERC20PresetFixedSupply) and an EIP-3009 token (`usdc`: packages/testing/contracts/Eip3009Token.sol),
+ * a chain definition naming them on network `anvil`, the adapter's treasury over a provider pool,
+ * and the keys of the test mnemonic to sign steps with (the test is the offline signer).
+ */
+export class EvmTreasuryChain {
+  private constructor(
+    readonly anvil: Anvil,
+    readonly funder: string,
+    readonly definition: ChainDefinition,
+    readonly network: NetworkDefinition,
+    readonly adapter: ChainAdapter,
+    readonly treasury: AccountTreasury,
+    readonly contracts: { readonly multicall3: string; readonly erc20: string; readonly eip3009: string },
+  ) {}
+
+  readonly root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(TREASURY_TEST_MNEMONIC).computeSeed());
+  readonly gasWallet = this.root.derivePath(GAS_ACCOUNT_PATH);
+  readonly gasAccount = { role: 'gas' as const, address: this.gasWallet.address, path: GAS_ACCOUNT_PATH };
+  readonly key = () => this.adapter.parseAccountKey(this.root.derivePath("m/44'/60'/0'").neuter().extendedKey, 'testnet');
+
+  static async start(options: { gasLimit?: bigint; multicall3?: boolean; eip7702?: boolean } = {}): Promise<EvmTreasuryChain> {
+    const anvil = await Anvil.start(31337, { hardfork: 'prague', ...(options.gasLimit ? { gasLimit: options.gasLimit } : {}) });
+    const [funder] = await anvil.accounts();
+    const compiled = testContracts();
+    const coder = AbiCoder.defaultAbiCoder();
+    const multicall3 = await anvil.deploy(funder!, compiled['Multicall3Subset']!.bytecode);
+    const supply = 10n ** 30n;
+    const eip3009 = await anvil.deploy(
+      funder!,
+      compiled['Eip3009Token']!.bytecode + coder.encode(['string', 'string', 'uint256'], ['USD Coin', '2', supply]).slice(2),
+    );
+    const require = createRequire(import.meta.url);
+    const preset = JSON.parse(readFileSync(require.resolve('@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json'), 'utf8')) as {
+      bytecode: string;
+    };
+    const erc20 = await anvil.deploy(
+      funder!,
+      preset.bytecode + coder.encode(['string', 'string', 'uint256', 'address'], ['Token', 'TOK', supply, funder]).slice(2),
+    );
+    const network: NetworkDefinition = {
+      id: 'anvil',
+      name: 'anvil',
+      kind: 'testnet',
+      evmChainId: 31337,
+      eip7702: options.eip7702 ?? true,
+      ...(options.multicall3 === false ? {} : { multicall3 }),
+    };
+    const definition = evmChainDefinition({
+      id: 'eth',
+      name: 'EVM treasury test chain',
+      networks: { mainnet: { id: 'ethereum', name: 'Ethereum', kind: 'mainnet', evmChainId: 1 }, testnets: [network] },
+      coins: [
+        coin({ id: 'eth', price: PRICE_ASSETS.ETH, decimals: 18, source: 'test' }),
+        coin({ id: 'tok', price: PRICE_ASSETS.USDT, decimals: 18, contracts: { anvil: erc20 }, source: 'test' }),
+        coin({ id: 'usdc', price: PRICE_ASSETS.USDC, decimals: 6, contracts: { anvil: eip3009 }, source: 'test' }),
+      ],
+      dustFloorUnits: { eth: 0n, tok: 0n, usdc: 0n },
+      blockTimeSeconds: 1,
+      defaultConfirmations: 1,
+    });
+    const adapter = createEvmAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition);
+    const treasury = EvmTreasuryChain.treasuryOf(adapter, network, anvil.url);
+    return new EvmTreasuryChain(anvil, funder!, definition, network, adapter, treasury, { multicall3, erc20, eip3009 });
+  }
+
+  static treasuryOf(adapter: ChainAdapter, network: NetworkDefinition, url: string): AccountTreasury {
+    const providers = new ProviderPool({ chain: 'eth', network: network.id, endpoints: [{ name: 'anvil', url }], timeoutMs: 30_000 });
+    return adapter.createAccountTreasury!({ network, providers });
+  }
+
+  /** Deposit address `index` of the test account, as the gateway derives it from the xpub. */
+  source(index: number) {
+    const key = this.key();
+    return { address: this.adapter.deriveAddress(key, index).address, key, index };
+  }
+
+  /** Signs a step with the key its signer names (deposit path, or the gas account). */
+  sign(step: AccountStep): string {
+    const privateKey = step.signer.kind === 'deposit' ? this.root.derivePath(step.signer.path).privateKey : this.gasWallet.privateKey;
+    return signAccountStep(step, privateKey);
+  }
+
+  async balanceOf(token: string, holder: string): Promise<bigint> {
+    const data = `0x70a08231${AbiCoder.defaultAbiCoder().encode(['address'], [holder]).slice(2)}`;
+    return BigInt(await this.anvil.rpc<string>('eth_call', [{ to: token, data }, 'latest']));
+  }
+
+  async ethBalance(address: string): Promise<bigint> {
+    return BigInt(await this.anvil.rpc<string>('eth_getBalance', [address, 'latest']));
+  }
+
+  /** A fresh address (nothing there yet): where a sweep gathers. */
+  static freshAddress(): string {
+    return Wallet.createRandom().address;
+  }
+
+  async stop(): Promise<void> {
+    await this.anvil.stop();
+  }
+}
