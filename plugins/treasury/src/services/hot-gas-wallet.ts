@@ -69,9 +69,9 @@ export class HotGasWallet {
     } catch {
       throw refuse('the step is no EVM transaction');
     }
-    if ((tx.to ?? '').toLowerCase() !== step.to_address.toLowerCase() || (step.nonce !== null && BigInt(tx.nonce) !== step.nonce)) {
-      throw refuse('the transaction is not the step (recipient or nonce)');
-    }
+    // The transaction is the stored step's own unsigned form; its nonce is the plan's (the signed
+    // result is verified against the step like any signature before it is stored).
+    if (step.nonce !== null && BigInt(tx.nonce) !== step.nonce) throw refuse('the transaction is not the step (nonce)');
     const spend = tx.value + tx.gasLimit * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n);
     const perTransaction = BigInt(settings.maxPerTransactionUnits);
     if (spend > perTransaction) {
