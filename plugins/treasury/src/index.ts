@@ -1,5 +1,6 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { ACCOUNT_TREASURY_PAGE_DEPS, accountTreasuryPage } from './dashboard/account-treasury-page.js';
 import { TREASURY_PAGE_DEPS, treasuryPage } from './dashboard/treasury-page.js';
 import { m0001Treasury } from '../migrations/0001_treasury.js';
 import { m0002AccountPlans } from '../migrations/0002_account_plans.js';
@@ -75,7 +76,7 @@ export const treasuryPlugin = definePlugin({
     treasuryAccountBroadcaster: service(['db', 'audit', 'logger', 'treasuryAccountNetworks', 'treasuryAccountPlans'], (deps) => new AccountBroadcaster(deps)),
     treasuryReconciliation: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks'], (deps) => new Reconciliation(deps)),
   }),
-  contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage])],
+  contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage]), dashboardPages(ACCOUNT_TREASURY_PAGE_DEPS, [accountTreasuryPage])],
   routes: treasuryRoutes,
   jobs: treasuryJobs,
   mcpTools: treasuryMcpTools,

@@ -49,4 +49,4 @@ export const CLI_ONLY_COMMANDS: Readonly<Record<string, string>> = {
 };
 
 /** CLI commands whose dashboard pages are not built yet. Each entry goes away when a route declares it in `cli`. */
-export const CLI_PENDING_COMMANDS: readonly string[] = ['treasury holdings', 'treasury quote', 'treasury sweep', 'treasury activate'];
+export const CLI_PENDING_COMMANDS: readonly string[] = [];
