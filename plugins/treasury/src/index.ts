@@ -81,7 +81,7 @@ export const treasuryPlugin = definePlugin({
   jobs: treasuryJobs,
   mcpTools: treasuryMcpTools,
   cli: treasuryCommands,
-  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks'], async (deps) => {
+  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryAccountNetworks'], async (deps) => {
     registerTreasuryGauges(deps.metrics.registry, deps);
   }),
 });

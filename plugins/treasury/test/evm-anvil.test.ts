@@ -338,3 +338,29 @@ test.serial('the hot gas wallet refuses what is not a planned top-up or submissi
   const again = await api('POST', `${ACCOUNTS}/quote`, { chain: 'eth', network: 'anvil', coin: 'usdc', destination });
   t.is(again.body.sources, 2);
 });
+
+test.serial(
+  'the accounting export lists the confirmed account plans per project with their method and fees; the gauges count what the hot gas wallet signed',
+  async (t) => {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const moved = await api('GET', `/api/v1/treasury/moved-out?from=${from}&to=${to}`);
+    t.is(moved.status, 200, JSON.stringify(moved.body));
+    const topUp = moved.body.rows.find((r: any) => r.method === 'gas_top_up');
+    t.like(topUp, { chain: 'eth', network: 'anvil', coin: 'tok', kind: 'sweep', project_id: project.projectId, destination });
+    t.is(topUp.value_units, sum(TOK_AMOUNTS.map((a) => parseUnits(a, 18))).toString());
+    t.true(BigInt(topUp.fee_units) > 0n);
+    t.deepEqual(moved.body.rows.map((r: any) => r.method).sort(), ['eip3009', 'eip7702', 'gas_top_up']);
+
+    const metrics = await gw.kernel.cradle.metrics.registry.metrics();
+    const hot = /gateway_treasury_hot_gas_signed_units\{chain="eth",network="anvil"\} (\d+)/.exec(metrics);
+    t.truthy(
+      hot,
+      metrics
+        .split('\n')
+        .filter((l) => l.includes('treasury'))
+        .join('\n'),
+    );
+    t.true(Number(hot![1]) > 0);
+  },
+);
