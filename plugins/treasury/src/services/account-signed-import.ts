@@ -52,7 +52,7 @@ export class AccountSignedImport {
       const steps = await PlanStep.query(this.deps.db).where({ plan_id: plan.id, round: read.round }).orderBy('id');
       // The same file again: every step it names already carries exactly that signature.
       const digests = new Map([...read.signed].map(([id, text]) => [id, digest(text)]));
-      if (steps.length > 0 && [...digests].every(([id, d]) => steps.find((s) => s.step_id === id)?.signed_digest === d)) {
+      if (digests.size > 0 && [...digests].every(([id, d]) => steps.find((s) => s.step_id === id)?.signed_digest === d)) {
         return await this.deps.treasuryAccountPlans.view(plan);
       }
       if (plan.status !== 'awaiting_signature') throw treasuryErrors.treasury_plan_not_signable({ details: { status: plan.status } });
