@@ -339,6 +339,31 @@ test.serial('the hot gas wallet refuses what is not a planned top-up or submissi
   t.is(again.body.sources, 2);
 });
 
+test.serial('a transfer that fails on chain fails the plan: its later stages are never sent and its addresses are free again', async (t) => {
+  await paidInvoices('tok', ['1', '2']);
+  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
+  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
+  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
+  t.like((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).body, { status: 'broadcast', stage: 1 });
+  // While the top-ups confirm, the token stops working (its code replaced by one that always reverts).
+  const code = await chain.anvil.rpc<string>('eth_getCode', [chain.contracts.erc20, 'latest']);
+  await chain.anvil.rpc('anvil_setCode', [chain.contracts.erc20, '0x60006000fd']);
+  try {
+    await gw.kernel.cradle.treasuryAccountBroadcaster.track(); // stage 1 confirmed: the transfers are sent, and revert
+    await chain.anvil.mine(1);
+    const report = await gw.kernel.cradle.treasuryAccountBroadcaster.track();
+    t.deepEqual(report.failed, [plan.id]);
+  } finally {
+    await chain.anvil.rpc('anvil_setCode', [chain.contracts.erc20, code]);
+  }
+  const failed = (await api('GET', `${ACCOUNTS}/plans/${plan.id}`)).body;
+  t.is(failed.status, 'failed');
+  t.regex(failed.failure, /failed on chain/);
+  t.true(failed.steps.some((s: any) => s.status === 'failed'));
+  const quote = await api('POST', `${ACCOUNTS}/quote`, { chain: 'eth', network: 'anvil', coin: 'tok', destination });
+  t.is(quote.body.sources, 2, 'the addresses are free for a new plan');
+});
+
 test.serial(
   'the accounting export lists the confirmed account plans per project with their method and fees; the gauges count what the hot gas wallet signed',
   async (t) => {

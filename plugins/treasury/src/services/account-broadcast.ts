@@ -48,6 +48,8 @@ export class AccountBroadcaster {
     if (plan.status !== 'signed') throw treasuryErrors.treasury_plan_not_broadcastable({ details: { status: plan.status } });
     const target = this.deps.treasuryAccountNetworks.get(plan.chain, plan.network);
     const steps = await PlanStep.query(this.deps.db).where({ plan_id: planId, kind: 'transaction' }).orderBy('id');
+    if (steps.length === 0)
+      throw treasuryErrors.treasury_plan_not_broadcastable({ message: 'The plan has no transaction to send.', details: { status: plan.status } });
     try {
       await target.treasury.checkFresh(steps.map(stepOf));
     } catch (error) {
@@ -88,6 +90,20 @@ export class AccountBroadcaster {
     for (const step of current) {
       if (step.status === 'confirmed') continue;
       const state = await target.treasury.transaction(step.txid!);
+      // Included but failed (an EVM receipt's status 0; TRON's OUT_OF_ENERGY): the plan stops
+      // here, its later stages unsent, and its addresses are free for a new plan.
+      if (state && (state.reverted === true || (state as { failed?: boolean }).failed === true)) {
+        await PlanStep.query(this.deps.db)
+          .patch({ status: 'failed', failure: 'included in a block but failed', block_height: state.blockHeight })
+          .where('id', step.id);
+        await this.fail(
+          plan.id,
+          'broadcast',
+          treasuryErrors.treasury_broadcast_rejected({ message: `The transaction ${step.txid} of step ${step.step_id} failed on chain.` }),
+          SYSTEM,
+        );
+        return 'failed';
+      }
       const confirmations = state?.confirmations ?? 0;
       const enough = confirmations >= target.confirmations;
       if (!enough) allConfirmed = false;
