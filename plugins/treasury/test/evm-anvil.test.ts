@@ -337,6 +337,17 @@ test.serial('the hot gas wallet refuses what is not a planned top-up or submissi
   t.is(cancelled.body.status, 'cancelled');
   const again = await api('POST', `${ACCOUNTS}/quote`, { chain: 'eth', network: 'anvil', coin: 'usdc', destination });
   t.is(again.body.sources, 2);
+
+  // The day's cap counts what it already signed in the last 24 hours (the EIP-7702 submission, this plan's).
+  hotGasWallet('1000000000000000000', '1000');
+  const replanned = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'usdc', destination, method: 'eip3009' })).body;
+  const dayFile = (await api('GET', `${ACCOUNTS}/plans/${replanned.id}/file`)).body;
+  const overDay = await api('POST', `${ACCOUNTS}/plans/${replanned.id}/signed`, { signed: signFile(dayFile) });
+  t.is(overDay.body.error_code, 'treasury_hot_wallet_cap_exceeded');
+  t.is(overDay.body.details.cap, 'day');
+  t.true(BigInt(overDay.body.details.spent_units) > 0n);
+  await api('POST', `${ACCOUNTS}/plans/${replanned.id}/cancel`);
+  hotGasWallet('1000000000000000000', '5000000000000000000');
 });
 
 test.serial('a transfer that fails on chain fails the plan: its later stages are never sent and its addresses are free again', async (t) => {
