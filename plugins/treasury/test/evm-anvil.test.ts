@@ -4,7 +4,8 @@
  * `EvmTreasuryChain` (@gw/testing) and run by the gateway as eth on the network `anvil`. Invoices are
  * paid by real transfers and seen by the watchers; plans are built by the real EVM account treasury,
  * their files fetched over REST and signed here with ethers wallets of the test mnemonic (the test
- * is the offline signer), imported, broadcast stage by stage and tracked on the node.
+ * is the offline signer), imported, broadcast stage by stage and tracked on the node; the same
+ * flows through the operator CLI and the MCP tools.
  */
 import test from 'ava';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,7 +15,7 @@ import { CLI_ACTOR, defineChain, type AccountStep, type AppError, type ChainId }
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter, tokenSweeperInitCode } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FIXED_RATES, FAST_RETRIES, projectWithPools, type TestProject } from '@gw/testing';
-import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
+import { MCP_PLUGINS, callOk, patClient } from '@gw/plugin-mcp/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { Transaction, Wallet } from 'ethers';
 import { treasuryPlugin } from '../src/index.js';
@@ -54,7 +55,7 @@ test.before(async () => {
     'plugins.treasury.reconcileCron': '0 0 1 1 *',
   };
   gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin, treasuryPlugin],
+    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
     chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
     role: 'all',
     config: { ...kernelConfig, 'plugins.treasury.networks': treasuryNetworks },
@@ -409,7 +410,7 @@ test.serial(
 
 test.serial('the operator CLI: holdings, quote, sweep with its round files, import of each round, broadcast (--json)', async (t) => {
   const cli = cliRunner({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin, treasuryPlugin],
+    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
     chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
     databaseUrl: () => gw.database.url,
     overrides: () => ({ ...kernelConfig, 'plugins.treasury.networks': treasuryNetworks }),
@@ -467,4 +468,29 @@ test.serial('the operator CLI: holdings, quote, sweep with its round files, impo
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test.serial('MCP: the project’s holdings, each method’s cost, and a proposed plan that moves nothing until signed offline', async (t) => {
+  const amounts = ['9', '11'];
+  const paid = await paidInvoices('usdc', amounts);
+  const client = await patClient(gw, token);
+  const holdings = await callOk(client, 'get_treasury_holdings', { project_id: project.projectId, chain: 'eth', network: 'anvil' });
+  for (const [i, address] of paid.entries()) {
+    t.is(holdings.holdings.find((h: any) => h.address === address).balances.usdc, parseUnits(amounts[i]!, 6).toString());
+  }
+  const quote = await callOk(client, 'quote_treasury_sweep', { project_id: project.projectId, chain: 'eth', network: 'anvil', coin: 'usdc', destination });
+  t.true(quote.quotes.some((q: any) => q.method === 'eip3009' && q.available));
+  const plan = await callOk(client, 'propose_treasury_account_plan', {
+    project_id: project.projectId,
+    chain: 'eth',
+    network: 'anvil',
+    coin: 'usdc',
+    destination,
+    method: 'eip3009',
+  });
+  t.like(plan, { kind: 'sweep', method: 'eip3009', status: 'awaiting_signature', round: 1, destination });
+  t.true(plan.steps.every((s: any) => s.status === 'awaiting_signature'));
+  for (const address of paid) t.is(await chain.balanceOf(chain.contracts.eip3009, address), parseUnits(amounts[paid.indexOf(address)]!, 6));
+  await client.close();
+  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/cancel`)).body.status, 'cancelled');
 });
