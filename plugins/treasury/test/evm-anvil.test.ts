@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_ACTOR, defineChain, type AccountStep, type AppError, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
 import { createEvmAdapter, tokenSweeperInitCode } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FIXED_RATES, FAST_RETRIES, projectWithPools, type TestProject } from '@gw/testing';
 import { MCP_PLUGINS, callOk, patClient } from '@gw/plugin-mcp/testing';
@@ -296,12 +296,13 @@ test.serial('EIP-7702 with the hot gas wallet: one offline sitting, the submissi
   const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'eip7702' })).body;
   t.like(plan, { method: 'eip7702', rounds: 2 }, JSON.stringify(plan));
   const round1 = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
-  const signed = await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(round1) });
+  // Imported with `broadcast`: once every round is signed, the job sends the first stage.
+  const signed = await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(round1), broadcast: true });
   t.is(signed.status, 200, JSON.stringify(signed.body));
   t.like(signed.body, { status: 'signed', round: 2 });
   const submissions = signed.body.steps.filter((s: any) => s.round === 2);
   t.true(submissions.length > 0 && submissions.every((s: any) => s.signed_by === 'hot_gas_wallet'));
-  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).status, 200);
+  await waitFor(async () => (await api('GET', `${ACCOUNTS}/plans/${plan.id}`)).body.status !== 'signed', 20_000);
   t.is((await trackUntilConfirmed(plan.id)).status, 'confirmed');
   for (const address of addresses) {
     t.is(await chain.balanceOf(chain.contracts.erc20, address), 0n);
