@@ -95,24 +95,6 @@ export function accountRoutes(
       }),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/v1/treasury/accounts/activations',
-      summary: 'TRON: plan the activation of the pool addresses not yet on chain, from the funding account, in one signed batch.',
-      tags: ['treasury'],
-      auth: 'pat',
-      body: ActivationBody,
-      responses: { 201: AccountPlanSchema },
-      errors: BUILD_ERRORS,
-      handler: async ({ auth, body, requestId }) => ({
-        status: 201,
-        body: await deps.treasuryAccountPlans.activation(
-          { chain: body.chain, network: body.network, ...(body.project_id ? { projectId: body.project_id } : {}) },
-          scopeOf(auth, WRITE),
-          restActor(auth, requestId),
-        ),
-      }),
-    }),
-    defineRoute({
       method: 'GET',
       path: '/api/v1/treasury/accounts/plans',
       summary: 'Account-chain plans, newest first.',
@@ -211,6 +193,24 @@ export function accountRoutes(
       errors: [...errors.write, 'treasury_plan_not_cancellable'],
       handler: async ({ auth, params, requestId }) => ({
         body: await deps.treasuryAccountPlans.cancel(params.plan_id, scopeOf(auth, WRITE), restActor(auth, requestId)),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/activations',
+      summary: 'TRON: plan the activation of the pool addresses not yet on chain, from the funding account, in one signed batch.',
+      tags: ['treasury'],
+      auth: 'pat',
+      body: ActivationBody,
+      responses: { 201: AccountPlanSchema },
+      errors: BUILD_ERRORS,
+      handler: async ({ auth, body, requestId }) => ({
+        status: 201,
+        body: await deps.treasuryAccountPlans.activation(
+          { chain: body.chain, network: body.network, ...(body.project_id ? { projectId: body.project_id } : {}) },
+          scopeOf(auth, WRITE),
+          restActor(auth, requestId),
+        ),
       }),
     }),
   ];
