@@ -68,6 +68,7 @@ test('every contribution of the composition builds from its declared services, a
       'webhooks:webhook-url',
       'watchers:orphans',
       'treasury:treasury',
+      'treasury:treasury-accounts',
       'sandbox:invoice-simulations',
       'sandbox:sandbox',
       'sandbox:new-sandbox',

@@ -103,3 +103,38 @@ test('outputs, the accounting export and accelerating a payment: pages for every
   );
   t.is((await member.client.get('/dashboard/treasury/outputs?chain=btc&network=regtest')).status, 200);
 });
+
+test('the account treasury page (issue 36): holdings form, plans and quote for every user, sweep and activation forms for administrators; refusals are error pages', async (t) => {
+  const admin = await signedInUser(gw, sink, 'admin', operator);
+  const page = await admin.client.get('/dashboard/treasury/accounts');
+  t.is(page.status, 200);
+  t.regex(page.text, /href="\/dashboard\/treasury\/accounts"/, 'in the navigation');
+  t.true(page.text.includes('No plans yet.'));
+  t.true(page.text.includes('action="/dashboard/treasury/accounts/plans"'));
+  t.true(page.text.includes('action="/dashboard/treasury/accounts/activations"'));
+
+  const member = await signedInUser(gw, sink, 'member', operator);
+  const read = await member.client.get('/dashboard/treasury/accounts');
+  t.is(read.status, 200);
+  t.false(read.text.includes('action="/dashboard/treasury/accounts/plans"'));
+  const refused = await member.client.post('/dashboard/treasury/accounts/plans', {
+    _csrf: member.csrf,
+    chain: 'eth',
+    network: 'sepolia',
+    coin: 'eth',
+    to: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+  });
+  t.is(refused.status, 403);
+
+  // Not watched here: holdings and quotes say so.
+  const holdings = await admin.client.get('/dashboard/treasury/accounts?chain=eth&network=sepolia');
+  t.is(holdings.status, 422, holdings.text.slice(0, 300));
+  t.true(holdings.text.includes('not watched'));
+  const quote = await admin.client.get(
+    '/dashboard/treasury/accounts/quote?chain=eth&network=sepolia&coin=eth&to=0x9858EfFD232B4033E47d90003D41EC34EcaEda94&method=teleport',
+  );
+  t.is(quote.status, 400);
+  const btc = await admin.client.post('/dashboard/treasury/accounts/activations', { _csrf: admin.csrf, chain: 'btc', network: 'regtest' });
+  t.is(btc.status, 422);
+  t.is((await admin.client.get(`/dashboard/treasury/accounts/plans/${newId()}`)).status, 404);
+});

@@ -138,7 +138,7 @@ test.serial('doctor reports a TRON pool with no activated address, until one is 
   t.true(pool.total > 0);
   t.like(pool, { activated: 0, available: 0, unactivated: pool.total });
   t.regex(missing.detail, new RegExp(`on tron: ${pool.total} derived, 0 activated, 0 available for invoices`));
-  t.regex(missing.fix!, /tron invoices need activated addresses; run an activation plan \(`gateway treasury activation`/);
+  t.regex(missing.fix!, /tron invoices need activated addresses; run an activation plan \(`gateway treasury activate`/);
   t.regex(missing.fix!, /send TRX to them/);
   t.regex(missing.fix!, /watchers mark each address activated once it exists on chain/);
   t.regex(missing.fix!, /gateway pool activate/);

@@ -18,7 +18,7 @@ export function activationAdvice(pool: PoolStatus): string | undefined {
   if (!pool.activation_required || pool.activated > 0) return undefined;
   return (
     `${activationCounts(pool)}: ${pool.chain} invoices need activated addresses; run an activation plan ` +
-    `(\`gateway treasury activation\`, one batch signed offline) or send TRX to them ` +
+    `(\`gateway treasury activate\`, one batch signed offline) or send TRX to them ` +
     `(at least 1 TRX each, from any wallet). The watchers mark each address activated once it exists on chain.`
   );
 }

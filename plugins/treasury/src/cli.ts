@@ -1,6 +1,7 @@
-import { CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
+import { AppError, CLI_ACTOR, type CliCommand, type CliFlag, defineCommand, PAGE_LIMIT_FLAG, ulidFlag } from '@gw/kernel';
 import { readFile, writeFile } from 'node:fs/promises';
 import { PLAN_STATUSES, type PlanStatus } from './plan-status.js';
+import { ACCOUNT_METHODS, type AccountSweepInput } from './services/account-plans.js';
 import { MovedOutExport } from './services/moved-out-export.js';
 import type { DestinationRequest, SweepRequest } from './services/treasury-plans.js';
 
@@ -25,10 +26,43 @@ async function readText(path: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Runs `utxo`; a plan id that is an account-chain plan's (404 there) runs `account` instead. */
+async function eitherPlan<T>(utxo: () => Promise<T>, account: () => Promise<T>): Promise<T> {
+  try {
+    return await utxo();
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'treasury_plan_not_found') return account();
+    throw error;
+  }
+}
+
+const ACCOUNT_SWEEP_FLAGS: Record<string, CliFlag> = {
+  chain: { type: 'string', choices: 'chains', required: true, description: 'Chain id (eth, polygon, bsc, base, tron, ton).' },
+  network: NETWORK_FLAG,
+  coin: { type: 'string', required: true, description: 'The coin to gather (eth, usdt_eth, usdc_eth, trx, usdt_tron, ...).' },
+  to: { type: 'string', required: true, description: 'The destination address (your cold wallet, an exchange).' },
+  method: { type: 'string', choices: ACCOUNT_METHODS, description: 'How to move it (default: the cheapest the quote finds).' },
+  project: ulidFlag('Project', { required: false, description: 'Only this project’s addresses (ULID).' }),
+  'min-units': UNITS_FLAG('Leave out addresses holding less than this many base units.'),
+};
+
+function accountSweepInput(flags: Record<string, unknown>): AccountSweepInput {
+  return {
+    chain: String(flags['chain']),
+    network: String(flags['network']),
+    coin: String(flags['coin']),
+    destination: String(flags['to']),
+    ...(flags['method'] ? { method: flags['method'] as AccountSweepInput['method'] & string } : {}),
+    ...(flags['project'] ? { projectId: String(flags['project']) } : {}),
+    ...(flags['min-units'] ? { minUnits: BigInt(String(flags['min-units'])) } : {}),
+  };
+}
+
 /**
  * Operator CLI of the treasury (issue 35): `gateway treasury balances | outputs | plan | list |
- * show | import | broadcast | bump | accelerate | cancel | reconcile`. The CLI reaches every
- * project; each write is audited as `operator-cli`.
+ * show | import | broadcast | bump | accelerate | cancel | reconcile`, and on account chains (issue
+ * 36) `holdings | quote | sweep | activate`, whose plans `show | import | broadcast | cancel` take
+ * too. The CLI reaches every project; each write is audited as `operator-cli`.
  */
 export const treasuryCommands: CliCommand[] = [
   defineCommand(['treasuryBalances'], {
@@ -133,29 +167,42 @@ export const treasuryCommands: CliCommand[] = [
       return { plan };
     },
   }),
-  defineCommand(['treasuryPlans'], {
+  defineCommand(['treasuryPlans', 'treasuryAccountPlans'], {
     noun: 'treasury',
     verb: 'list',
     summary: 'Plans, newest first.',
     flags: { status: { type: 'string', choices: PLAN_STATUSES, description: 'Only this status.' }, limit: PAGE_LIMIT_FLAG },
-    run: async ({ flags, deps }) =>
-      deps.treasuryPlans.list(
-        { limit: flags['limit'] ? Number(flags['limit']) : 50, ...(flags['status'] ? { status: flags['status'] as PlanStatus } : {}) },
-        {},
-      ),
-  }),
-  defineCommand(['treasuryPlans'], {
-    noun: 'treasury',
-    verb: 'show',
-    summary: 'One plan: inputs, fee, status, confirmations; --out writes its plan file.',
-    flags: { plan: ulidFlag('Plan'), out: { type: 'string', description: 'Write the plan file (JSON) here.' } },
     run: async ({ flags, deps }) => {
-      const plan = await deps.treasuryPlans.get(String(flags['plan']), {});
-      if (flags['out'] && plan.plan_file) await writeFile(String(flags['out']), `${JSON.stringify(plan.plan_file, null, 2)}\n`);
-      return { plan };
+      const filter = { limit: flags['limit'] ? Number(flags['limit']) : 50, ...(flags['status'] ? { status: flags['status'] as PlanStatus } : {}) };
+      const utxo = await deps.treasuryPlans.list(filter, {});
+      const account = await deps.treasuryAccountPlans.list(filter, {});
+      return { ...utxo, account_plans: account.plans, account_next: account.next };
     },
   }),
-  defineCommand(['treasurySignedImport'], {
+  defineCommand(['treasuryPlans', 'treasuryAccountPlans'], {
+    noun: 'treasury',
+    verb: 'show',
+    summary: 'One plan: inputs (or an account plan’s steps), fee, status, confirmations; --out writes its plan file (an account plan’s: of the round awaited).',
+    flags: { plan: ulidFlag('Plan'), out: { type: 'string', description: 'Write the plan file (JSON) here.' } },
+    run: async ({ flags, deps }) => {
+      const id = String(flags['plan']);
+      return eitherPlan<object>(
+        async () => {
+          const plan = await deps.treasuryPlans.get(id, {});
+          if (flags['out'] && plan.plan_file) await writeFile(String(flags['out']), `${JSON.stringify(plan.plan_file, null, 2)}\n`);
+          return { plan };
+        },
+        async () => {
+          const plan = await deps.treasuryAccountPlans.get(id, {});
+          if (flags['out'] && plan.status === 'awaiting_signature') {
+            await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(id, {}), null, 2)}\n`);
+          }
+          return { plan };
+        },
+      );
+    },
+  }),
+  defineCommand(['treasurySignedImport', 'treasuryAccountSignedImport'], {
     noun: 'treasury',
     verb: 'import',
     summary: 'Hand back a signed file (or a wallet’s bare signed PSBT/transaction with --plan): verified to be exactly the plan before anything is stored.',
@@ -164,20 +211,28 @@ export const treasuryCommands: CliCommand[] = [
       plan: ulidFlag('Plan', { required: false, description: 'The plan (needed for a bare signed PSBT or transaction).' }),
       broadcast: { type: 'boolean', description: 'Queue the broadcast once verified.' },
     },
-    run: async ({ flags, deps }) => ({
-      plan: await deps.treasurySignedImport.import(
-        { text: await readText(String(flags['file'])), ...(flags['plan'] ? { planId: String(flags['plan']) } : {}), broadcast: flags['broadcast'] === true },
-        {},
-        CLI_ACTOR,
-      ),
-    }),
+    run: async ({ flags, deps }) => {
+      const text = await readText(String(flags['file']));
+      const input = { text, ...(flags['plan'] ? { planId: String(flags['plan']) } : {}), broadcast: flags['broadcast'] === true };
+      // An account plan's signed round (issue 36) names its own format.
+      if (text.includes('"gateway-treasury-account-signed"')) return { plan: await deps.treasuryAccountSignedImport.import(input, {}, CLI_ACTOR) };
+      return { plan: await deps.treasurySignedImport.import(input, {}, CLI_ACTOR) };
+    },
   }),
-  defineCommand(['treasuryTracker'], {
+  defineCommand(['treasuryTracker', 'treasuryAccountBroadcaster'], {
     noun: 'treasury',
     verb: 'broadcast',
-    summary: 'Broadcast a signed plan through the configured providers now.',
+    summary: 'Broadcast a signed plan through the configured providers now (an account plan: its nonces checked, then its first stage).',
     flags: { plan: ulidFlag('Plan') },
-    run: async ({ flags, deps }) => ({ plan: await deps.treasuryTracker.broadcast(String(flags['plan']), {}, CLI_ACTOR) }),
+    run: async ({ flags, deps }) => {
+      const id = String(flags['plan']);
+      return {
+        plan: await eitherPlan<object>(
+          () => deps.treasuryTracker.broadcast(id, {}, CLI_ACTOR),
+          () => deps.treasuryAccountBroadcaster.broadcast(id, {}, CLI_ACTOR),
+        ),
+      };
+    },
   }),
   defineCommand(['treasuryPlans'], {
     noun: 'treasury',
@@ -227,12 +282,75 @@ export const treasuryCommands: CliCommand[] = [
       return { plan };
     },
   }),
-  defineCommand(['treasuryPlans'], {
+  defineCommand(['treasuryPlans', 'treasuryAccountPlans'], {
     noun: 'treasury',
     verb: 'cancel',
-    summary: 'Drop a plan that was not broadcast; its outputs are free again.',
+    summary: 'Drop a plan that was not broadcast; its outputs (or addresses) are free again.',
     flags: { plan: ulidFlag('Plan') },
-    run: async ({ flags, deps }) => ({ plan: await deps.treasuryPlans.cancel(String(flags['plan']), {}, CLI_ACTOR) }),
+    run: async ({ flags, deps }) => {
+      const id = String(flags['plan']);
+      return {
+        plan: await eitherPlan<object>(
+          () => deps.treasuryPlans.cancel(id, {}, CLI_ACTOR),
+          () => deps.treasuryAccountPlans.cancel(id, {}, CLI_ACTOR),
+        ),
+      };
+    },
+  }),
+  defineCommand(['treasuryAccountPlans'], {
+    noun: 'treasury',
+    verb: 'holdings',
+    summary: 'Account chains: what each pool address holds on chain now, per coin, with the gas each token lacks and dust flags.',
+    flags: {
+      chain: { type: 'string', choices: 'chains', required: true, description: 'Chain id.' },
+      network: NETWORK_FLAG,
+      project: ulidFlag('Project', { required: false, description: 'Only this project’s addresses (ULID).' }),
+    },
+    run: async ({ flags, deps }) => ({
+      holdings: await deps.treasuryAccountPlans.holdings(
+        { chain: String(flags['chain']), network: String(flags['network']), ...(flags['project'] ? { projectId: String(flags['project']) } : {}) },
+        {},
+      ),
+    }),
+  }),
+  defineCommand(['treasuryAccountPlans'], {
+    noun: 'treasury',
+    verb: 'quote',
+    summary: 'Account chains: what each sweep method would cost to gather a coin now (fees, what the operator accounts pay, steps, rounds).',
+    flags: ACCOUNT_SWEEP_FLAGS,
+    run: async ({ flags, deps }) => deps.treasuryAccountPlans.quote(accountSweepInput(flags), {}),
+  }),
+  defineCommand(['treasuryAccountPlans'], {
+    noun: 'treasury',
+    verb: 'sweep',
+    summary: 'Account chains: plan a sweep of a coin from every pool address holding it, by the method asked or the cheapest; writes the round-1 plan file.',
+    help: 'Sign the file with gateway-signer, then `gateway treasury import --file signed.json`. A two-round plan (eip7702, eip3009) then has a round-2 file (`gateway treasury show --plan <id> --out round2.json`) unless the hot gas wallet signs it.',
+    flags: { ...ACCOUNT_SWEEP_FLAGS, out: { type: 'string', description: 'Write the round-1 plan file (JSON) here.' } },
+    run: async ({ flags, deps }) => {
+      const plan = await deps.treasuryAccountPlans.sweep(accountSweepInput(flags), {}, CLI_ACTOR);
+      if (flags['out']) await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(plan.id, {}), null, 2)}\n`);
+      return { plan };
+    },
+  }),
+  defineCommand(['treasuryAccountPlans'], {
+    noun: 'treasury',
+    verb: 'activate',
+    summary: 'TRON: plan the activation of every pool address not yet on chain, from the funding account, as one signed batch.',
+    flags: {
+      chain: { type: 'string', choices: 'chains', required: true, description: 'Chain id (tron).' },
+      network: NETWORK_FLAG,
+      project: ulidFlag('Project', { required: false, description: 'Only this project’s addresses (ULID).' }),
+      out: { type: 'string', description: 'Write the plan file (JSON) here.' },
+    },
+    run: async ({ flags, deps }) => {
+      const plan = await deps.treasuryAccountPlans.activation(
+        { chain: String(flags['chain']), network: String(flags['network']), ...(flags['project'] ? { projectId: String(flags['project']) } : {}) },
+        {},
+        CLI_ACTOR,
+      );
+      if (flags['out']) await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(plan.id, {}), null, 2)}\n`);
+      return { plan };
+    },
   }),
   defineCommand(['treasuryReconciliation'], {
     noun: 'treasury',

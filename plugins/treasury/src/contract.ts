@@ -5,6 +5,12 @@
  */
 import type { ServiceName } from '@gw/kernel';
 import type { TreasuryConfig } from './config.js';
+import type { AccountBroadcaster } from './services/account-broadcast.js';
+import type { AccountNetworks } from './services/account-networks.js';
+import type { AccountPlans } from './services/account-plans.js';
+import type { AccountSignedImport } from './services/account-signed-import.js';
+import type { AccountSources } from './services/account-sources.js';
+import type { HotGasWallet } from './services/hot-gas-wallet.js';
 import type { MovedOutExport } from './services/moved-out-export.js';
 import type { PlanTracker } from './services/plan-tracker.js';
 import type { Reconciliation } from './services/reconciliation.js';
@@ -29,15 +35,28 @@ declare module '@gw/kernel' {
     readonly treasuryReconciliation: Reconciliation;
     /** The accounting export of money moved out: confirmed plans per project, with their share of the fee. */
     readonly treasuryMovedOut: MovedOutExport;
+    /** Account chains (issue 36): each network's account treasury with the operator accounts and sweepers configured. */
+    readonly treasuryAccountNetworks: AccountNetworks;
+    readonly treasuryAccountSources: AccountSources;
+    /** The opt-in hot gas wallet: signs only planned top-ups and sweep submissions, under its caps. */
+    readonly treasuryHotGasWallet: HotGasWallet;
+    /** Account-chain holdings, quotes, sweeps, activations, plan files and cancellation. */
+    readonly treasuryAccountPlans: AccountPlans;
+    /** A round's signatures back, verified step by step; round 2 built from round 1. */
+    readonly treasuryAccountSignedImport: AccountSignedImport;
+    /** Broadcast stage by stage after the nonce check; stages advanced as they confirm. */
+    readonly treasuryAccountBroadcaster: AccountBroadcaster;
   }
 }
 
 /** The services other plugins may declare (the MCP tools and dashboard pages read balances and propose plans through them). */
-export const TREASURY_EXPORTS: readonly ServiceName[] = ['treasuryBalances', 'treasuryPlans'];
+export const TREASURY_EXPORTS: readonly ServiceName[] = ['treasuryBalances', 'treasuryPlans', 'treasuryAccountPlans'];
 
 export { treasuryErrors } from './errors.js';
 export { PLAN_STATUSES, PLAN_KINDS, type PlanStatus, type PlanKind } from './plan-status.js';
 export type { PlanView, PlanInputView } from './plan-view.js';
+export type { AccountPlanView, AccountStepView, HoldingView, QuoteView } from './account-plan-view.js';
+export type { AccountSweepInput } from './services/account-plans.js';
 export type { MovedOutRow } from './services/moved-out-export.js';
 export type { BalanceView, OutputView } from './services/treasury-balances.js';
 export type { SweepRequest, OutputSelection, DestinationRequest } from './services/treasury-plans.js';

@@ -32,5 +32,13 @@ export const treasuryErrors = defineErrors('treasury', {
   treasury_bump_fee_too_low: { status: 422, message: 'A replacement must pay more than the transaction it replaces (BIP 125).' },
   treasury_not_accelerable: { status: 422, message: 'Only an unconfirmed payment to a pool address can be accelerated.' },
   treasury_signed_other_plan: { status: 422, message: 'The signed file belongs to another plan, chain or network.' },
+  treasury_hot_wallet_refused: {
+    status: 422,
+    message: 'The hot gas wallet signs only a planned top-up or sweep submission of a plan, from the configured gas address; this is not one.',
+  },
+  treasury_hot_wallet_cap_exceeded: {
+    status: 422,
+    message: 'Signing this would take the hot gas wallet over its cap per transaction or per day; nothing was signed.',
+  },
   insufficient_scope: { status: 403, message: 'The token lacks the scope this route needs.' },
 });

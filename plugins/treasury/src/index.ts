@@ -1,7 +1,9 @@
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { ACCOUNT_TREASURY_PAGE_DEPS, accountTreasuryPage } from './dashboard/account-treasury-page.js';
 import { TREASURY_PAGE_DEPS, treasuryPage } from './dashboard/treasury-page.js';
 import { m0001Treasury } from '../migrations/0001_treasury.js';
+import { m0002AccountPlans } from '../migrations/0002_account_plans.js';
 import { treasuryCommands } from './cli.js';
 import { TreasuryConfigSchema } from './config.js';
 import { TREASURY_EXPORTS } from './contract.js';
@@ -10,6 +12,12 @@ import { treasuryJobs } from './jobs.js';
 import { registerTreasuryGauges } from './metrics.js';
 import { treasuryMcpTools } from './mcp-tools.js';
 import { treasuryRoutes } from './routes.js';
+import { AccountBroadcaster } from './services/account-broadcast.js';
+import { AccountNetworks } from './services/account-networks.js';
+import { AccountPlans } from './services/account-plans.js';
+import { AccountSignedImport } from './services/account-signed-import.js';
+import { AccountSources } from './services/account-sources.js';
+import { HotGasWallet } from './services/hot-gas-wallet.js';
 import { MovedOutExport } from './services/moved-out-export.js';
 import { PlanTracker } from './services/plan-tracker.js';
 import { Reconciliation } from './services/reconciliation.js';
@@ -31,7 +39,7 @@ export const treasuryPlugin = definePlugin({
   exports: TREASURY_EXPORTS,
   config: TreasuryConfigSchema,
   errors: [treasuryErrors],
-  migrations: [m0001Treasury],
+  migrations: [m0001Treasury, m0002AccountPlans],
   register: ({ config }) => ({
     treasuryConfig: serviceValue(config),
     treasuryNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new TreasuryNetworks(deps)),
@@ -44,14 +52,36 @@ export const treasuryPlugin = definePlugin({
     treasuryTracker: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryPlans'], (deps) => new PlanTracker(deps)),
     treasuryBalances: service(['watchersOutputs', 'tenancyProjects', 'treasuryPlans'], (deps) => new TreasuryBalances(deps)),
     treasuryMovedOut: service(['db', 'tenancyProjects'], (deps) => new MovedOutExport(deps)),
+    treasuryAccountNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new AccountNetworks(deps)),
+    treasuryAccountSources: service(['addressPoolService', 'walletsWallets', 'watchersOutputs'], (deps) => new AccountSources(deps)),
+    treasuryHotGasWallet: service(['treasuryConfig'], (deps) => new HotGasWallet(deps)),
+    treasuryAccountPlans: service(
+      [
+        'db',
+        'audit',
+        'logger',
+        'addressPoolService',
+        'tenancyProjects',
+        'treasuryConfig',
+        'treasuryAccountNetworks',
+        'treasuryAccountSources',
+        'treasuryHotGasWallet',
+      ],
+      (deps) => new AccountPlans(deps),
+    ),
+    treasuryAccountSignedImport: service(
+      ['db', 'audit', 'jobs', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasuryHotGasWallet'],
+      (deps) => new AccountSignedImport(deps),
+    ),
+    treasuryAccountBroadcaster: service(['db', 'audit', 'logger', 'treasuryAccountNetworks', 'treasuryAccountPlans'], (deps) => new AccountBroadcaster(deps)),
     treasuryReconciliation: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks'], (deps) => new Reconciliation(deps)),
   }),
-  contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage])],
+  contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage]), dashboardPages(ACCOUNT_TREASURY_PAGE_DEPS, [accountTreasuryPage])],
   routes: treasuryRoutes,
   jobs: treasuryJobs,
   mcpTools: treasuryMcpTools,
   cli: treasuryCommands,
-  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks'], async (deps) => {
+  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryAccountNetworks'], async (deps) => {
     registerTreasuryGauges(deps.metrics.registry, deps);
   }),
 });

@@ -3,6 +3,7 @@ import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import { Gauge, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { AccountNetworks } from './services/account-networks.js';
 import type { TreasuryNetworks } from './services/treasury-networks.js';
 
 interface PlanFigures {
@@ -10,6 +11,7 @@ interface PlanFigures {
   readonly oldestWaiting: number;
   readonly stuck: { chain: string; network: string; n: number }[];
   readonly differences: { chain: string; network: string; n: number }[];
+  readonly hotGas: { chain: string; network: string; units: string }[];
 }
 
 /** A broadcast transaction still unconfirmed after this long counts as stuck (a bump may help). */
@@ -19,17 +21,18 @@ const STUCK_SECONDS = 3 * 3600;
  * The treasury's gauges, read at scrape time so every process reports the same truth: value held
  * per chain network (the watchers' balances, in base units), open plans by status, how long the
  * oldest plan has waited (for a signature or a fee), transactions stuck unconfirmed, and the
- * differences the last reconciliation of each network found (alerts: deploy/prometheus/alerts.yml).
+ * differences the last reconciliation of each network found (alerts: deploy/prometheus/alerts.yml),
+ * and on account chains what the opt-in hot gas wallet signed for in the last 24 hours.
  */
 export function registerTreasuryGauges(
   registry: Registry,
-  deps: { db: Knex; logger: Logger; watchersOutputs: ReceivedOutputs; treasuryNetworks: TreasuryNetworks },
+  deps: { db: Knex; logger: Logger; watchersOutputs: ReceivedOutputs; treasuryNetworks: TreasuryNetworks; treasuryAccountNetworks: AccountNetworks },
 ): void {
   const shared = createCoalescer<PlanFigures | undefined>();
   const read = () =>
     shared('plans', async () => {
       try {
-        const [open, waiting, stuck, differences] = await Promise.all([
+        const [open, waiting, stuck, differences, hotGas] = await Promise.all([
           sqlQuery<{ status: string; chain: string; network: string; n: number }>(
             deps.db,
             sql`select status, chain, network, count(*)::int as n from treasury_plans
@@ -41,16 +44,41 @@ export function registerTreasuryGauges(
           ),
           sqlQuery<{ chain: string; network: string; n: number }>(
             deps.db,
-            sql`select chain, network, count(*)::int as n from treasury_plans
-                 where status = 'broadcast' and confirmations = 0 and broadcast_at < now() - make_interval(secs => ${STUCK_SECONDS}) group by chain, network`,
+            // A UTXO plan is one transaction; an account plan's are its steps (issue 36).
+            sql`select chain, network, count(*)::int as n from (
+                  select chain, network from treasury_plans
+                   where method is null and status = 'broadcast' and confirmations = 0 and broadcast_at < now() - make_interval(secs => ${STUCK_SECONDS})
+                  union all
+                  select p.chain, p.network from treasury_plan_steps s join treasury_plans p on p.id = s.plan_id
+                   where s.status = 'broadcast' and s.confirmations = 0 and s.broadcast_at < now() - make_interval(secs => ${STUCK_SECONDS})
+                ) stuck group by chain, network`,
           ),
           sqlQuery<{ chain: string; network: string; n: number }>(
             deps.db,
             sql`select distinct on (chain, network) chain, network, differences as n from treasury_reconciliations
                  where finished_at is not null order by chain, network, id desc`,
           ),
+          sqlQuery<{ chain: string; network: string; moves: Record<string, string>; fee_units: string }>(
+            deps.db,
+            sql`select p.chain, p.network, s.moves, s.fee_units::text as fee_units
+                  from treasury_plan_steps s join treasury_plans p on p.id = s.plan_id
+                 where s.signed_by = 'hot_gas_wallet' and s.signed_at > now() - interval '24 hours'`,
+          ),
         ]);
-        return { open, oldestWaiting: waiting[0]?.age ?? 0, stuck, differences };
+        // What the hot gas wallet spends is native coin: the value it sends plus the fee (as its daily cap counts).
+        const spent = new Map<string, { chain: string; network: string; units: bigint }>();
+        for (const step of hotGas) {
+          let native: string;
+          try {
+            native = deps.treasuryAccountNetworks.get(step.chain, step.network).nativeCoin;
+          } catch {
+            continue;
+          }
+          const key = `${step.chain}:${step.network}`;
+          const row = spent.get(key) ?? { chain: step.chain, network: step.network, units: 0n };
+          spent.set(key, { ...row, units: row.units + BigInt(step.fee_units) + BigInt(step.moves[native] ?? '0') });
+        }
+        return { open, oldestWaiting: waiting[0]?.age ?? 0, stuck, differences, hotGas: [...spent.values()].map((r) => ({ ...r, units: r.units.toString() })) };
       } catch (error) {
         deps.logger.warn({ err: error }, 'treasury gauges unavailable');
         return undefined;
@@ -96,6 +124,17 @@ export function registerTreasuryGauges(
       const figures = await read();
       this.reset();
       for (const row of figures?.differences ?? []) this.set({ chain: row.chain, network: row.network }, row.n);
+    },
+  });
+  new Gauge({
+    name: 'gateway_treasury_hot_gas_signed_units',
+    help: 'Account chains: native base units (value plus maximum fee) the opt-in hot gas wallet signed for in the last 24 hours, per network (compare with its maxPerDayUnits).',
+    labelNames: ['chain', 'network'],
+    registers: [registry],
+    async collect() {
+      const figures = await read();
+      this.reset();
+      for (const row of figures?.hotGas ?? []) this.set({ chain: row.chain, network: row.network }, Number(row.units));
     },
   });
   new Gauge({

@@ -22,7 +22,8 @@ export const PLAN_STATUSES = [
 ] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
-export const PLAN_KINDS = ['sweep', 'bump', 'accelerate'] as const;
+/** `activation`: a TRON plan that activates pool addresses (issue 36). */
+export const PLAN_KINDS = ['sweep', 'bump', 'accelerate', 'activation'] as const;
 export type PlanKind = (typeof PLAN_KINDS)[number];
 
 /** Statuses whose inputs are held: a second plan over them is refused. */
@@ -33,5 +34,7 @@ export const UNSENT_STATUSES: readonly PlanStatus[] = ['waiting_for_fee', 'await
 
 /** Queue names. */
 export const BROADCAST_JOB = 'treasury.broadcast';
+/** Account plans (issue 36): the first stage of a plan signed with `broadcast` asked. */
+export const ACCOUNT_BROADCAST_JOB = 'treasury.account-broadcast';
 export const TRACK_JOB = 'treasury.track';
 export const RECONCILE_JOB = 'treasury.reconcile';

@@ -1,5 +1,6 @@
 import { type AuthContext, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
 import { patHasScope } from '@gw/plugin-tenancy/contract';
+import { accountRoutes } from './account-routes.js';
 import { treasuryErrors } from './errors.js';
 import {
   AccelerateBody,
@@ -40,7 +41,18 @@ function scopeOf(auth: AuthContext, needed: string): TreasuryScope {
  * signed API key is refused (401 `auth_invalid`): partners never move money.
  */
 export const treasuryRoutes = withDeps(
-  ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryReconciliation', 'treasuryMovedOut', 'tenancyProjects'],
+  [
+    'treasuryBalances',
+    'treasuryPlans',
+    'treasurySignedImport',
+    'treasuryTracker',
+    'treasuryReconciliation',
+    'treasuryMovedOut',
+    'tenancyProjects',
+    'treasuryAccountPlans',
+    'treasuryAccountSignedImport',
+    'treasuryAccountBroadcaster',
+  ],
   (deps): RouteDefinition[] => [
     defineRoute({
       method: 'GET',
@@ -302,5 +314,6 @@ export const treasuryRoutes = withDeps(
         body: { rows: await deps.treasuryMovedOut.rows({ from: new Date(query.from), to: new Date(query.to) }, scopeOf(auth, READ)) },
       }),
     }),
+    ...accountRoutes(deps, scopeOf, { auth: AUTH_ERRORS, write: WRITE_ERRORS }),
   ],
 );

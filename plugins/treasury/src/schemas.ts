@@ -223,6 +223,7 @@ export const MovedOutPage = Type.Object({
       fee_units: Type.String({ description: 'This project’s share of the fee, in proportion to its value.' }),
       destination: Type.String(),
       destination_kind: Type.Union([Type.Literal('own'), Type.Literal('external')]),
+      method: Type.String({ description: 'Account-chain plans: how it moved (native, gas_top_up, eip7702, eip3009, ..., activation); empty for UTXO plans.' }),
     }),
   ),
 });

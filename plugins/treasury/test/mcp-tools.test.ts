@@ -57,7 +57,14 @@ test.serial('propose_treasury_plan with treasury:write makes a plan awaiting sig
   const client = await patClient(gw, await tokenWith(['treasury:read', 'treasury:write']));
   const { tools } = await client.listTools();
   const treasuryTools = tools.map((tool) => tool.name).filter((name) => /treasury|plan|sign|broadcast|approve|import/.test(name));
-  t.deepEqual(treasuryTools.sort(), ['get_treasury_balances', 'propose_treasury_plan']);
+  // Account chains (issue 36) add reads and a proposal; still nothing signs, imports or broadcasts.
+  t.deepEqual(treasuryTools.sort(), [
+    'get_treasury_balances',
+    'get_treasury_holdings',
+    'propose_treasury_account_plan',
+    'propose_treasury_plan',
+    'quote_treasury_sweep',
+  ]);
   t.true(tools.find((tool) => tool.name === 'get_treasury_balances')!.annotations?.readOnlyHint);
 
   const plan = await callOk(client, 'propose_treasury_plan', { project_id: project.projectId, chain: 'btc', network: 'regtest', destination: 'own' });

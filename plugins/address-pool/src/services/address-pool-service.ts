@@ -408,6 +408,21 @@ export class AddressPoolService {
     return rows.rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address, derivationPath: r.derivation_path, state: r.state }));
   }
 
+  /**
+   * Pool addresses of `chain` not yet activated on chain (TRON, issue 36: what an activation plan
+   * funds), lowest index first, of `projectIds` only when given.
+   */
+  async unactivatedAddresses(chain: ChainId, options: { projectIds?: readonly string[]; limit: number }): Promise<PoolAddressRef[]> {
+    const rows = await sqlQuery<{ id: string; project_id: string; address: string; derivation_path: string; state: PoolAddressRef['state'] }>(
+      this.deps.db,
+      sql`select id, project_id, address, derivation_path, state from address_pool_addresses
+           where chain = ${chain} and not activated
+             ${options.projectIds ? sql`and project_id = any(${[...options.projectIds]}::text[])` : sql``}
+           order by project_id, wallet_id, derivation_index limit ${options.limit}`,
+    );
+    return rows.map((r) => ({ id: r.id, projectId: r.project_id, address: r.address, derivationPath: r.derivation_path, state: r.state }));
+  }
+
   /** Deletes every pool address of the project (the sandbox reset), in `trx`; the replenisher derives anew. */
   async purgeProject(trx: Knex.Transaction, projectId: string): Promise<number> {
     return PoolAddress.query(trx).where('project_id', projectId).delete();

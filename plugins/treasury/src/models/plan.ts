@@ -3,7 +3,7 @@ import { Model, type Pojo } from 'objection';
 import type { PlanKind, PlanStatus } from '../plan-status.js';
 
 /** Base-units columns of `treasury_plans`, read as bigint. */
-const UNITS_COLUMNS = ['fee_rate', 'fee_units', 'value_units', 'max_fee_rate'];
+const UNITS_COLUMNS = ['fee_rate', 'fee_units', 'value_units', 'max_fee_rate', 'operator_pays_units'];
 
 /** An outpoint a plan chose not to spend: worth less than spending it costs at the plan's rate. */
 export interface SkippedOutput {
@@ -51,9 +51,16 @@ export class Plan extends Model {
   signed_at!: Date | null;
   broadcast_at!: Date | null;
   confirmed_at!: Date | null;
+  /** Account chains (migrations/0002): null on UTXO plans. */
+  method!: string | null;
+  round!: number | null;
+  rounds!: number | null;
+  stage!: number | null;
+  context!: Record<string, string | number | boolean> | null;
+  operator_pays_units!: bigint | null;
 
   static override get jsonAttributes(): string[] {
-    return ['plan_file', 'skipped'];
+    return ['plan_file', 'skipped', 'context'];
   }
 
   override $parseDatabaseJson(json: Pojo): Pojo {

@@ -19,6 +19,8 @@ export interface MovedOutRow {
   readonly fee_units: string;
   readonly destination: string;
   readonly destination_kind: 'own' | 'external';
+  /** Account chains (issue 36): how the plan moved it (native, gas_top_up, eip7702, ...; activation); empty for UTXO plans. */
+  readonly method: string;
 }
 
 const COLUMNS: readonly (keyof MovedOutRow)[] = [
@@ -34,12 +36,14 @@ const COLUMNS: readonly (keyof MovedOutRow)[] = [
   'fee_units',
   'destination',
   'destination_kind',
+  'method',
 ];
 
 /**
  * The accounting export of money moved out (issue 35 item 6): every plan confirmed in a range, per
  * project, with its share of the fee. Sweeps to an own address move money within the account;
- * their fee is still spent.
+ * their fee is still spent. Account-chain plans (issue 36) too: what each project's addresses gave,
+ * with the method and the plan's fees (the operator accounts' included).
  */
 export class MovedOutExport {
   constructor(private readonly deps: { db: Knex; tenancyProjects: ProjectService }) {}
@@ -48,12 +52,22 @@ export class MovedOutExport {
     const reach = await scopeProjects(this.deps.tenancyProjects, scope);
     const read = await sqlQuery<object>(
       this.deps.db,
-      sql`select p.id as plan_id, p.confirmed_at, p.chain, p.network, p.coin, p.kind, p.txid, p.destination, p.destination_kind,
-                 p.fee_units, p.value_units as plan_units, i.project_id, sum(i.amount_units) as value_units
-            from treasury_plans p join treasury_plan_inputs i on i.plan_id = p.id
-           where p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
-           group by p.id, i.project_id
-           order by p.confirmed_at, p.id, i.project_id`,
+      // UTXO plans spend outputs; account plans (issue 36) move what addresses hold, in several
+      // transactions (their ids are on the plan's steps), their fees all paid by the plan.
+      sql`select * from (
+            select p.id as plan_id, p.confirmed_at, p.chain, p.network, p.coin, p.kind, p.txid, p.destination, p.destination_kind,
+                   p.fee_units, p.value_units as plan_units, i.project_id, sum(i.amount_units) as value_units, '' as method
+              from treasury_plans p join treasury_plan_inputs i on i.plan_id = p.id
+             where p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
+             group by p.id, i.project_id
+            union all
+            select p.id, p.confirmed_at, p.chain, p.network, p.coin, p.kind, '' as txid, p.destination, p.destination_kind,
+                   p.fee_units, p.value_units, a.project_id, sum(a.amount_units), p.method
+              from treasury_plans p join treasury_plan_addresses a on a.plan_id = p.id
+             where p.method is not null and p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
+             group by p.id, a.project_id
+          ) moved
+          order by confirmed_at, plan_id, project_id`,
     );
     const rows = read.map((r) =>
       withUnitsColumns<{
@@ -70,6 +84,7 @@ export class MovedOutExport {
         plan_units: bigint;
         project_id: string;
         value_units: bigint;
+        method: string;
       }>(r, ['fee_units', 'plan_units', 'value_units']),
     );
     const shares = feeShares(rows);
@@ -89,6 +104,7 @@ export class MovedOutExport {
         fee_units: shares[n]!.toString(),
         destination: row.destination,
         destination_kind: row.destination_kind,
+        method: row.method,
       });
     });
     return out;

@@ -12,7 +12,7 @@ export function buildPlanFile(input: {
   adapter: ChainAdapter;
   network: { id: string; kind: NetworkKind };
   coin: string;
-  kind: PlanKind;
+  kind: Exclude<PlanKind, 'activation'>;
   unsigned: UnsignedTransaction;
   feeRate: bigint;
   createdAt: Date;

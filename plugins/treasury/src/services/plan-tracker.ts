@@ -85,6 +85,7 @@ export class PlanTracker {
     const confirmed: string[] = [];
     const reorged: string[] = [];
     const sent = await Plan.query(this.deps.db)
+      .whereNull('method')
       .where((q) => q.whereIn('status', ['broadcast', 'confirmed']).orWhere((r) => r.where('status', 'replaced').whereNotNull('broadcast_at')))
       .where((q) => q.whereNull('confirmed_at').orWhere('confirmed_at', '>', new Date(Date.now() - 86_400_000)))
       .orderBy('id');
@@ -138,6 +139,7 @@ export class PlanTracker {
    */
   async invalidateSpent(): Promise<string[]> {
     const open = await Plan.query(this.deps.db)
+      .whereNull('method')
       .whereIn('status', [...UNSENT_STATUSES, 'broadcast'])
       .orderBy('id');
     const invalidated: string[] = [];

@@ -352,6 +352,7 @@ export class TreasuryPlans {
   async list(filter: PlanFilter, scope: TreasuryScope): Promise<{ plans: PlanView[]; next: string | null }> {
     const reach = await scopeProjects(this.deps.tenancyProjects, scope);
     const query = Plan.query(this.deps.db)
+      .whereNull('method')
       .orderBy('id', 'desc')
       .limit(filter.limit + 1);
     if (filter.status) query.where('status', filter.status);
@@ -387,7 +388,8 @@ export class TreasuryPlans {
   /** A plan the scope reaches (every input in its projects), else 404 `treasury_plan_not_found`. */
   async requirePlan(planId: string, scope: TreasuryScope): Promise<Plan> {
     const plan = await Plan.query(this.deps.db).findById(planId);
-    if (!plan) throw treasuryErrors.treasury_plan_not_found();
+    // Account-chain plans (issue 36) are the account plans' (`/api/v1/treasury/accounts/plans`).
+    if (!plan || plan.method !== null) throw treasuryErrors.treasury_plan_not_found();
     const reach = await scopeProjects(this.deps.tenancyProjects, scope);
     if (reach) {
       const outside = await PlanInput.query(this.deps.db)
@@ -616,7 +618,7 @@ export class TreasuryPlans {
         adapter: target.adapter,
         network: target.treasury.network,
         coin: target.coin,
-        kind,
+        kind: kind as Exclude<PlanKind, 'activation'>,
         unsigned,
         feeRate,
         createdAt,

@@ -1,4 +1,15 @@
-import { coreErrors, sql, sqlIdentifier, sqlJoin, sqlQuery, withUnitsColumns, type ChainId, type ChainTreasury, type Sql } from '@gw/kernel';
+import {
+  coreErrors,
+  sql,
+  sqlIdentifier,
+  sqlJoin,
+  sqlQuery,
+  withUnitsColumns,
+  type AccountTreasury,
+  type ChainId,
+  type ChainTreasury,
+  type Sql,
+} from '@gw/kernel';
 import type { Knex } from 'knex';
 import type { BalanceQuery, BalanceRow, Outpoint, OutputQuery, ReceivedOutput, ReceivedOutputs } from './received-outputs.js';
 import type { WatcherRegistry } from './watcher-registry.js';
@@ -46,6 +57,7 @@ const GROUP_KEYS = {
  */
 export class ReceivedOutputsReads implements ReceivedOutputs {
   private readonly treasuries = new Map<string, ChainTreasury | undefined>();
+  private readonly accountTreasuries = new Map<string, AccountTreasury | undefined>();
 
   constructor(private readonly deps: { db: Knex; watchersRegistry: WatcherRegistry }) {}
 
@@ -143,6 +155,20 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
       treasury = target.adapter.createTreasury({ network: definition, providers: target.providers });
     }
     this.treasuries.set(key, treasury);
+    return treasury;
+  }
+
+  accountTreasuryOf(chain: ChainId, network: string): AccountTreasury | undefined {
+    const key = `${chain}:${network}`;
+    if (this.accountTreasuries.has(key)) return this.accountTreasuries.get(key);
+    const target = this.deps.watchersRegistry.get(chain, network);
+    let treasury: AccountTreasury | undefined;
+    if (target?.providers && target.adapter.createAccountTreasury) {
+      const { networks } = target.adapter.definition;
+      const definition = [networks.mainnet, ...networks.testnets].find((n) => n.id === network)!;
+      treasury = target.adapter.createAccountTreasury({ network: definition, providers: target.providers });
+    }
+    this.accountTreasuries.set(key, treasury);
     return treasury;
   }
 

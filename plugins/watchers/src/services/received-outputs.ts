@@ -1,4 +1,4 @@
-import type { ChainId, ChainTreasury } from '@gw/kernel';
+import type { AccountTreasury, ChainId, ChainTreasury } from '@gw/kernel';
 
 /**
  * What the treasury reads of the watchers (issue 35): every output paid to a pool address, whether
@@ -29,6 +29,12 @@ export interface ReceivedOutputs {
   balances(query: BalanceQuery): Promise<{ rows: BalanceRow[]; next: string | null }>;
   /** The treasury of a watched network; undefined when the network is not watched or the chain has no treasury. */
   treasuryOf(chain: ChainId, network: string): ChainTreasury | undefined;
+  /**
+   * The account-chain treasury of a watched network (issue 36: EVM, TRON, TON), built from the
+   * adapter's `createAccountTreasury` over the watcher's own providers; undefined when the network
+   * is not watched or the chain has none.
+   */
+  accountTreasuryOf(chain: ChainId, network: string): AccountTreasury | undefined;
   /** The tip the scanner last saw (for confirmations of outputs); null before its first pass. */
   headHeight(chain: ChainId, network: string): Promise<number | null>;
 }

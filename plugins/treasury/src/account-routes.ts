@@ -1,0 +1,217 @@
+import { type AuthContext, defineRoute, restActor, type RouteDefinition } from '@gw/kernel';
+import type { Static } from 'typebox';
+import type { AccountBroadcaster } from './services/account-broadcast.js';
+import type { AccountPlans, AccountSweepInput } from './services/account-plans.js';
+import type { AccountSignedImport } from './services/account-signed-import.js';
+import type { TreasuryScope } from './services/treasury-scope.js';
+import {
+  AccountImportBody,
+  AccountPlanFileSchema,
+  AccountPlanSchema,
+  AccountPlansPage,
+  AccountSweepBody,
+  ActivationBody,
+  HoldingsPage,
+  HoldingsQuery,
+  QuotesSchema,
+} from './account-schemas.js';
+import { PlanIdParams, PlansQuery } from './schemas.js';
+
+/**
+ * The account-chain treasury routes (issue 36) under `/api/v1/treasury/accounts/`: holdings per
+ * address, quotes per method, sweep and activation plans, the plan file of each signing round,
+ * signed imports, broadcast stage by stage and cancellation. Same tokens and scopes as the UTXO
+ * routes.
+ */
+export function accountRoutes(
+  deps: { treasuryAccountPlans: AccountPlans; treasuryAccountSignedImport: AccountSignedImport; treasuryAccountBroadcaster: AccountBroadcaster },
+  scopeOf: (auth: AuthContext, needed: string) => TreasuryScope,
+  errors: { auth: readonly string[]; write: readonly string[] },
+): RouteDefinition[] {
+  const READ = 'treasury:read';
+  const WRITE = 'treasury:write';
+  const sweepInput = (body: Static<typeof AccountSweepBody>): AccountSweepInput => ({
+    chain: body.chain,
+    network: body.network,
+    coin: body.coin,
+    destination: body.destination,
+    ...(body.method ? { method: body.method } : {}),
+    ...(body.project_id ? { projectId: body.project_id } : {}),
+    ...(body.min_units ? { minUnits: BigInt(body.min_units) } : {}),
+  });
+  const BUILD_ERRORS = [
+    ...errors.write,
+    'treasury_nothing_to_move',
+    'treasury_outputs_planned',
+    'treasury_wrong_network',
+    'treasury_method_unavailable',
+    'treasury_operator_account_missing',
+    'treasury_insufficient_value',
+    'chain_provider_unavailable',
+  ];
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/treasury/accounts/holdings',
+      summary: 'What each pool address of an account-chain network holds on chain now, per coin, with the gas each token lacks and dust flags.',
+      tags: ['treasury'],
+      auth: 'pat',
+      query: HoldingsQuery,
+      responses: { 200: HoldingsPage },
+      errors: [...errors.auth, 'validation_error', 'treasury_unavailable', 'chain_provider_unavailable'],
+      handler: async ({ auth, query }) => ({
+        body: {
+          holdings: await deps.treasuryAccountPlans.holdings(
+            { chain: query.chain, network: query.network, ...(query.project_id ? { projectId: query.project_id } : {}) },
+            scopeOf(auth, READ),
+          ),
+        },
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/quote',
+      summary: 'What each sweep method would cost to gather a coin now: fees, what the operator accounts pay, steps and signing rounds.',
+      tags: ['treasury'],
+      auth: 'pat',
+      body: AccountSweepBody,
+      responses: { 200: QuotesSchema },
+      errors: BUILD_ERRORS,
+      handler: async ({ auth, body }) => ({ body: await deps.treasuryAccountPlans.quote(sweepInput(body), scopeOf(auth, READ)) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/plans',
+      summary: 'Plan a sweep of a coin from the pool addresses of an account-chain network, by the method asked or the cheapest.',
+      description: 'Answers the plan with its steps, rounds and stages. Download the plan file of round 1, sign it offline, upload the signed file.',
+      tags: ['treasury'],
+      auth: 'pat',
+      body: AccountSweepBody,
+      responses: { 201: AccountPlanSchema },
+      errors: BUILD_ERRORS,
+      handler: async ({ auth, body, requestId }) => ({
+        status: 201,
+        body: await deps.treasuryAccountPlans.sweep(sweepInput(body), scopeOf(auth, WRITE), restActor(auth, requestId)),
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/treasury/accounts/plans',
+      summary: 'Account-chain plans, newest first.',
+      tags: ['treasury'],
+      auth: 'pat',
+      query: PlansQuery,
+      responses: { 200: AccountPlansPage },
+      errors: [...errors.auth, 'validation_error'],
+      handler: async ({ auth, query }) => ({
+        body: await deps.treasuryAccountPlans.list(
+          {
+            limit: query.limit,
+            ...(query.status ? { status: query.status } : {}),
+            ...(query.chain ? { chain: query.chain } : {}),
+            ...(query.network ? { network: query.network } : {}),
+            ...(query.after ? { after: query.after } : {}),
+          },
+          scopeOf(auth, READ),
+        ),
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/treasury/accounts/plans/:plan_id',
+      summary: 'One account-chain plan with its steps.',
+      tags: ['treasury'],
+      auth: 'pat',
+      params: PlanIdParams,
+      responses: { 200: AccountPlanSchema },
+      errors: [...errors.auth, 'treasury_plan_not_found'],
+      handler: async ({ auth, params }) => ({ body: await deps.treasuryAccountPlans.get(params.plan_id, scopeOf(auth, READ)) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/treasury/accounts/plans/:plan_id/file',
+      summary: 'The plan file of the signing round awaited: the steps a signer signs offline (the hot gas wallet’s are not in it).',
+      tags: ['treasury'],
+      auth: 'pat',
+      params: PlanIdParams,
+      responses: { 200: AccountPlanFileSchema },
+      errors: [...errors.auth, 'treasury_plan_not_found', 'treasury_plan_not_signable', 'treasury_unavailable'],
+      handler: async ({ auth, params }) => ({ body: await deps.treasuryAccountPlans.planFile(params.plan_id, scopeOf(auth, READ)) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/plans/:plan_id/signed',
+      summary: 'Hand back a round’s signed file: each step verified to be exactly the plan’s, signed by its key, before anything is stored.',
+      description:
+        'Round 1 of a two-round plan (EIP-7702, EIP-3009) makes round 2 (the gas address’s submission), which the hot gas wallet signs when configured, else awaits a second file.',
+      tags: ['treasury'],
+      auth: 'pat',
+      params: PlanIdParams,
+      body: AccountImportBody,
+      responses: { 200: AccountPlanSchema },
+      errors: [
+        ...errors.write,
+        'treasury_signed_mismatch',
+        'treasury_signed_incomplete',
+        'treasury_signed_unreadable',
+        'treasury_signed_other_plan',
+        'treasury_plan_not_signable',
+        'treasury_plan_already_signed',
+        'treasury_hot_wallet_refused',
+        'treasury_hot_wallet_cap_exceeded',
+      ],
+      handler: async ({ auth, params, body, requestId }) => ({
+        body: await deps.treasuryAccountSignedImport.import(
+          { planId: params.plan_id, text: body.signed, broadcast: body.broadcast },
+          scopeOf(auth, WRITE),
+          restActor(auth, requestId),
+        ),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/plans/:plan_id/broadcast',
+      summary:
+        'Broadcast a signed account plan: every nonce checked fresh first (a stale one fails the plan, nothing sent), then stage 1; later stages follow as each confirms.',
+      tags: ['treasury'],
+      auth: 'pat',
+      params: PlanIdParams,
+      responses: { 200: AccountPlanSchema },
+      errors: [...errors.write, 'treasury_plan_not_broadcastable', 'treasury_broadcast_rejected', 'treasury_nonce_stale', 'chain_provider_unavailable'],
+      handler: async ({ auth, params, requestId }) => ({
+        body: await deps.treasuryAccountBroadcaster.broadcast(params.plan_id, scopeOf(auth, WRITE), restActor(auth, requestId)),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/plans/:plan_id/cancel',
+      summary: 'Drop an account plan that was not broadcast; its addresses are free again.',
+      tags: ['treasury'],
+      auth: 'pat',
+      params: PlanIdParams,
+      responses: { 200: AccountPlanSchema },
+      errors: [...errors.write, 'treasury_plan_not_cancellable'],
+      handler: async ({ auth, params, requestId }) => ({
+        body: await deps.treasuryAccountPlans.cancel(params.plan_id, scopeOf(auth, WRITE), restActor(auth, requestId)),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/activations',
+      summary: 'TRON: plan the activation of the pool addresses not yet on chain, from the funding account, in one signed batch.',
+      tags: ['treasury'],
+      auth: 'pat',
+      body: ActivationBody,
+      responses: { 201: AccountPlanSchema },
+      errors: BUILD_ERRORS,
+      handler: async ({ auth, body, requestId }) => ({
+        status: 201,
+        body: await deps.treasuryAccountPlans.activation(
+          { chain: body.chain, network: body.network, ...(body.project_id ? { projectId: body.project_id } : {}) },
+          scopeOf(auth, WRITE),
+          restActor(auth, requestId),
+        ),
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,190 @@
+import { type Actor, AppError, type AuditLog } from '@gw/kernel';
+import type { Logger } from 'pino';
+import type { Knex } from 'knex';
+import type { AccountPlanView } from '../account-plan-view.js';
+import { treasuryErrors } from '../errors.js';
+import { Plan } from '../models/plan.js';
+import { PlanStep, stepOf } from '../models/plan-step.js';
+import type { AccountNetwork, AccountNetworks } from './account-networks.js';
+import type { AccountPlans } from './account-plans.js';
+import type { TreasuryScope } from './treasury-scope.js';
+
+const SYSTEM: Actor = { actor: 'system', channel: 'system' };
+
+/** What one tracking pass of account plans did. */
+export interface AccountTrackReport {
+  readonly advanced: string[];
+  readonly confirmed: string[];
+  readonly failed: string[];
+}
+
+/**
+ * Broadcast of account plans stage by stage (issue 36): before the first transaction of a plan is
+ * sent, the chain's treasury checks every nonce of it is still fresh; a stale one fails the whole
+ * plan with `treasury_nonce_stale` and nothing is sent, so a plan is never half-broadcast because
+ * an account moved on. Then stage 1 is sent; the tracking pass sends stage n + 1 once every
+ * transaction of stage n has the chain's confirmations, and marks the plan confirmed after the last.
+ */
+export class AccountBroadcaster {
+  constructor(
+    private readonly deps: {
+      db: Knex;
+      audit: AuditLog;
+      logger: Logger;
+      treasuryAccountNetworks: AccountNetworks;
+      treasuryAccountPlans: AccountPlans;
+    },
+  ) {}
+
+  /**
+   * Sends the first stage of a signed plan. Idempotent: a plan already broadcast answers as it
+   * stands (its later stages are the tracking pass's). A stale nonce or a provider's refusal marks
+   * the plan `failed` (its addresses free again) and throws; a provider out of reach throws and
+   * changes nothing.
+   */
+  async broadcast(planId: string, scope: TreasuryScope, actor: Actor): Promise<AccountPlanView> {
+    const plan = await this.deps.treasuryAccountPlans.requirePlan(planId, scope);
+    if (plan.status === 'broadcast' || plan.status === 'confirmed') return this.deps.treasuryAccountPlans.view(plan);
+    if (plan.status !== 'signed') throw treasuryErrors.treasury_plan_not_broadcastable({ details: { status: plan.status } });
+    const target = this.deps.treasuryAccountNetworks.get(plan.chain, plan.network);
+    const steps = await PlanStep.query(this.deps.db).where({ plan_id: planId, kind: 'transaction' }).orderBy('id');
+    if (steps.length === 0)
+      throw treasuryErrors.treasury_plan_not_broadcastable({ message: 'The plan has no transaction to send.', details: { status: plan.status } });
+    try {
+      // Every step of both rounds: a round-2 submission carries authorizations valid only at their accounts' nonces.
+      const all = await PlanStep.query(this.deps.db).where({ plan_id: planId }).orderBy('id');
+      const sent = new Map(all.filter((s) => s.txid !== null).map((s) => [s.step_id, s.txid!] as const));
+      await target.treasury.checkFresh(all.map(stepOf), sent);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'treasury_nonce_stale') await this.fail(planId, 'signed', error, actor);
+      throw error;
+    }
+    const first = Math.min(...steps.map((s) => s.stage));
+    await this.sendStage(target, plan, first, actor);
+    return this.deps.treasuryAccountPlans.view((await Plan.query(this.deps.db).findById(planId))!);
+  }
+
+  /** One pass: the confirmations of broadcast plans' current stage; the next stage sent once it is confirmed. */
+  async track(): Promise<AccountTrackReport> {
+    const report: AccountTrackReport = { advanced: [], confirmed: [], failed: [] };
+    const plans = await Plan.query(this.deps.db).whereNotNull('method').where('status', 'broadcast').orderBy('id');
+    for (const plan of plans) {
+      let target: AccountNetwork;
+      try {
+        target = this.deps.treasuryAccountNetworks.get(plan.chain, plan.network);
+      } catch {
+        continue;
+      }
+      try {
+        const outcome = await this.trackPlan(target, plan);
+        if (outcome) report[outcome].push(plan.id);
+      } catch (error) {
+        // One plan or provider failing stops nothing else: the next pass asks again.
+        this.deps.logger.warn({ plan: plan.id, err: error }, 'treasury account plan not tracked');
+      }
+    }
+    return report;
+  }
+
+  private async trackPlan(target: AccountNetwork, plan: Plan): Promise<keyof AccountTrackReport | null> {
+    const steps = await PlanStep.query(this.deps.db).where({ plan_id: plan.id, kind: 'transaction' }).orderBy('id');
+    const current = steps.filter((s) => s.stage === plan.stage);
+    let allConfirmed = true;
+    for (const step of current) {
+      if (step.status === 'confirmed') continue;
+      const state = await target.treasury.transaction(step.txid!);
+      // Included but failed (an EVM receipt's status 0; TRON's OUT_OF_ENERGY): the plan stops
+      // here, its later stages unsent, and its addresses are free for a new plan.
+      if (state?.failed !== undefined) {
+        await PlanStep.query(this.deps.db)
+          .patch({ status: 'failed', failure: `included in a block but failed: ${state.failed}`, block_height: state.blockHeight })
+          .where('id', step.id);
+        await this.fail(
+          plan.id,
+          'broadcast',
+          treasuryErrors.treasury_broadcast_rejected({ message: `The transaction ${step.txid} of step ${step.step_id} failed on chain (${state.failed}).` }),
+          SYSTEM,
+        );
+        return 'failed';
+      }
+      const confirmations = state?.confirmations ?? 0;
+      const enough = confirmations >= target.confirmations;
+      if (!enough) allConfirmed = false;
+      if (confirmations !== step.confirmations || enough) {
+        await PlanStep.query(this.deps.db)
+          .patch({
+            confirmations,
+            block_height: state?.blockHeight ?? null,
+            ...(enough ? { status: 'confirmed', confirmed_at: new Date() } : {}),
+          })
+          .where({ id: step.id, status: 'broadcast' });
+      }
+    }
+    if (!allConfirmed) return null;
+    const later = steps.filter((s) => s.stage > plan.stage!);
+    if (later.length > 0) {
+      await this.sendStage(target, plan, Math.min(...later.map((s) => s.stage)), SYSTEM);
+      return 'advanced';
+    }
+    const confirmed = await this.deps.db.transaction(async (trx) => {
+      const now = new Date();
+      const patched = await Plan.query(trx)
+        .patch({ status: 'confirmed', confirmed_at: now, confirmations: target.confirmations, updated_at: now })
+        .where({ id: plan.id, status: 'broadcast' });
+      if (patched === 0) return false;
+      await this.deps.treasuryAccountPlans.release(trx, plan.id, 'confirmed');
+      await this.deps.audit.record({ ...SYSTEM, action: 'treasury.plan.confirmed', target: `treasury_plan:${plan.id}`, details: { steps: steps.length } }, trx);
+      return true;
+    });
+    return confirmed ? 'confirmed' : null;
+  }
+
+  /** Sends every signed transaction of `stage` in step order (one account's nonces in sequence). */
+  private async sendStage(target: AccountNetwork, plan: Plan, stage: number, actor: Actor): Promise<void> {
+    const steps = await PlanStep.query(this.deps.db).where({ plan_id: plan.id, kind: 'transaction', stage }).orderBy('id');
+    for (const step of steps) {
+      if (step.status !== 'signed') continue;
+      let txid: string;
+      try {
+        txid = await target.treasury.broadcast({ txid: step.txid!, hex: step.signed! });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'treasury_broadcast_rejected') {
+          await PlanStep.query(this.deps.db).patch({ status: 'failed', failure: error.message }).where('id', step.id);
+          await this.fail(plan.id, plan.status, error, actor);
+        }
+        throw error;
+      }
+      await PlanStep.query(this.deps.db).patch({ status: 'broadcast', txid, broadcast_at: new Date() }).where('id', step.id);
+    }
+    await this.deps.db.transaction(async (trx) => {
+      const now = new Date();
+      await Plan.query(trx)
+        .patch({ status: 'broadcast', stage, ...(plan.broadcast_at ? {} : { broadcast_at: now }), updated_at: now })
+        .where('id', plan.id);
+      await this.deps.audit.record(
+        { ...actor, action: 'treasury.plan.broadcast', target: `treasury_plan:${plan.id}`, details: { stage, transactions: steps.length } },
+        trx,
+      );
+    });
+  }
+
+  private async fail(planId: string, was: string, error: AppError, actor: Actor): Promise<void> {
+    await this.deps.db.transaction(async (trx) => {
+      const locked = await Plan.query(trx).findById(planId).forUpdate();
+      if (locked?.status !== was) return;
+      await Plan.query(trx)
+        .patch({ status: 'failed', failure: `${error.code}: ${error.message}`, updated_at: new Date() })
+        .where('id', planId);
+      await this.deps.treasuryAccountPlans.release(trx, planId, 'failed');
+      await this.deps.audit.record(
+        {
+          ...actor,
+          action: error.code === 'treasury_nonce_stale' ? 'treasury.plan.nonce_stale' : 'treasury.plan.broadcast_rejected',
+          target: `treasury_plan:${planId}`,
+          details: { reason: error.message },
+        },
+        trx,
+      );
+    });
+  }
+}
