@@ -26,6 +26,7 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
     `${checked.steps.length} steps, each signer's key derived from the secret and checked against its address:`,
   ];
   const sent = new Map<string, bigint>();
+  const wholeBalances: string[] = [];
   let fees = 0n;
   for (const step of checked.steps) {
     lines.push(
@@ -34,7 +35,12 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
       `  signer    ${step.signer.address}  ${step.signer.who}, key ${step.signer.path}${step.signer.keyOrigin ? ` (${step.signer.keyOrigin})` : ''}`,
     );
     for (const transfer of step.transfers) {
-      lines.push(`  sends     ${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}${transfer.contract ? `  (token ${transfer.contract})` : ''}`);
+      const unlisted = transfer.contract !== undefined && checked.unlistedTokens.some((c) => c === transfer.contract);
+      lines.push(
+        `  sends     ${transfer.upTo ? 'up to ' : ''}${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}` +
+          `${transfer.contract ? `  (token ${transfer.contract})` : ''}${transfer.role ? `  [${transfer.role}]` : ''}`,
+      );
+      if (unlisted) lines.push(`            !!! UNLISTED token contract ${transfer.contract}: allowed by --allow-unlisted-token only !!!`);
       const own = checked.isOwn(transfer.to);
       lines.push(
         own === null
@@ -42,6 +48,7 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
           : `            OWN: ${own} (derived from the secret and checked)`,
       );
       if (transfer.units !== null) sent.set(transfer.coin, (sent.get(transfer.coin) ?? 0n) + transfer.units);
+      else wholeBalances.push(`  up to the whole balance of ${transfer.coin} to ${transfer.to}${own === null ? ' (EXTERNAL)' : ' (OWN)'}`);
     }
     if (step.transfers.length === 0) lines.push('  sends     nothing itself');
     for (const detail of step.details) lines.push(`  ${detail}`);
@@ -52,6 +59,9 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
   }
   lines.push('', 'Totals sent by these steps (own addresses included):');
   for (const [coin, units] of sent) lines.push(`  ${amount(units, coin, checked)}`);
+  lines.push(...wholeBalances);
+  for (const contract of checked.unlistedTokens)
+    lines.push(`!!! UNLISTED token contract ${contract}: the signer lists no ${plan.coin} contract on ${plan.network}; check it is yours !!!`);
   lines.push(`Fees at most: ${amount(fees, chain.native.id, checked)} (steps whose data fixes a fee); the plan states ${plan.fee_units}.`);
   for (const step of checked.steps) for (const note of step.notes) lines.push(`Note: ${note}`);
   for (const note of checked.notes) lines.push(`Note: ${note}`);

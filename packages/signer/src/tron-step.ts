@@ -144,7 +144,7 @@ function readContract(type: number, value: Uint8Array, ctx: StepContext, where: 
     return {
       type,
       owner,
-      transfers: [{ to, coin: tokenCoin(ctx, where), units: amount, contract }],
+      transfers: [{ to, coin: tokenCoin(ctx, where, contract), units: amount, contract }],
       targets: [to, contract],
       lines: [`TriggerSmartContract: TRC-20 transfer on ${contract} from ${owner}`],
       json: { owner_address: hexlify(bytesOf(m, 1)).slice(2), contract_address: hexlify(bytesOf(m, 2)).slice(2), data },

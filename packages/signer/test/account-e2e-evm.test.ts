@@ -70,7 +70,8 @@ async function signRound(t: import('ava').ExecutionContext, build: AccountPlanBu
     const tampered = { ...file, steps: file.steps.map((s) => (s === tx ? { ...s, to: EvmTreasuryChain.freshAddress() } : s)) };
     t.regex(t.throws(() => checkAccountPlan(JSON.parse(JSON.stringify(tampered)), secret))?.message ?? '', /summary says it goes to/);
   }
-  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), secret);
+  // anvil's own test tokens: contracts the signer does not list, allowed as --allow-unlisted-token would.
+  const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), secret, { allowUnlistedTokens: [chain.contracts.erc20, chain.contracts.eip3009] });
   const signed = signAccountPlan(checked);
   return steps.map((step, i) => {
     t.is(signed.signed[i]!.id, step.id);
