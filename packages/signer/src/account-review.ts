@@ -51,6 +51,15 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
       else wholeBalances.push(`  up to the whole balance of ${transfer.coin} to ${transfer.to}${own === null ? ' (EXTERNAL)' : ' (OWN)'}`);
     }
     if (step.transfers.length === 0) lines.push('  sends     nothing itself');
+    for (const party of step.parties ?? []) {
+      const own = checked.isOwn(party.address);
+      lines.push(
+        `  party     ${party.address} ${party.what}`,
+        own === null
+          ? '            !!! EXTERNAL: this address does NOT belong to the secret; check it character by character !!!'
+          : `            OWN: ${own} (derived from the secret and checked)`,
+      );
+    }
     for (const detail of step.details) lines.push(`  ${detail}`);
     if (step.feeUnits !== null) {
       fees += step.feeUnits;

@@ -34,6 +34,8 @@ export interface CheckedStep {
   readonly format: string;
   readonly signer: { readonly address: string; readonly path: string; readonly who: string; readonly keyOrigin?: string };
   readonly transfers: readonly StepTransfer[];
+  /** Addresses the step gives something other than coins (a TRON energy delegation's receiver): flagged OWN or EXTERNAL like recipients. */
+  readonly parties?: readonly { readonly address: string; readonly what: string }[];
   /** Other facts read from the data: chain id, nonce, fee, expiry, calls, delegations. */
   readonly details: readonly string[];
   readonly notes: readonly string[];
