@@ -26,7 +26,7 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
     `${checked.steps.length} steps, each signer's key derived from the secret and checked against its address:`,
   ];
   const sent = new Map<string, bigint>();
-  const wholeBalances: string[] = [];
+  const maxima: string[] = [];
   let fees = 0n;
   for (const step of checked.steps) {
     lines.push(
@@ -47,8 +47,9 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
           ? '            !!! EXTERNAL: this address does NOT belong to the secret; check it character by character !!!'
           : `            OWN: ${own} (derived from the secret and checked)`,
       );
-      if (transfer.units !== null) sent.set(transfer.coin, (sent.get(transfer.coin) ?? 0n) + transfer.units);
-      else wholeBalances.push(`  up to the whole balance of ${transfer.coin} to ${transfer.to}${own === null ? ' (EXTERNAL)' : ' (OWN)'}`);
+      // A maximum (a jetton wallet's excess, part of what the message already carries) is listed apart, never added.
+      if (transfer.units !== null && !transfer.upTo) sent.set(transfer.coin, (sent.get(transfer.coin) ?? 0n) + transfer.units);
+      else maxima.push(`  up to ${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}${own === null ? ' (EXTERNAL)' : ' (OWN)'}`);
     }
     if (step.transfers.length === 0) lines.push('  sends     nothing itself');
     for (const party of step.parties ?? []) {
@@ -68,7 +69,7 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
   }
   lines.push('', 'Totals sent by these steps (own addresses included):');
   for (const [coin, units] of sent) lines.push(`  ${amount(units, coin, checked)}`);
-  lines.push(...wholeBalances);
+  lines.push(...maxima);
   for (const contract of checked.unlistedTokens)
     lines.push(`!!! UNLISTED token contract ${contract}: the signer lists no ${plan.coin} contract on ${plan.network}; check it is yours !!!`);
   lines.push(`Fees at most: ${amount(fees, chain.native.id, checked)} (steps whose data fixes a fee); the plan states ${plan.fee_units}.`);

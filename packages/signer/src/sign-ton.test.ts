@@ -132,6 +132,13 @@ test('a TON plan: a gas top-up and a jetton transfer from V5R1 subwallets, signe
   t.true(run.stderr.includes(`sends     up to 0.050000000 TON (50000000 nanoton) to ${friendly(gas.address)}  [the excess the jetton wallet returns`));
   t.is(run.stderr.match(/!!! EXTERNAL/g)?.length, 2);
   t.true(run.stderr.includes(`!!! UNLISTED token contract ${master}`));
+  // Totals: the top-up and the TON carried to the jetton wallet; the excess is a maximum, listed apart and not added.
+  t.true(
+    run.stderr.includes(
+      `Totals sent by these steps (own addresses included):\n  0.110000000 TON (110000000 nanoton)\n  7000000 usdt_ton (base units)\n  up to 0.050000000 TON (50000000 nanoton) to ${friendly(gas.address)} (OWN)`,
+    ),
+    run.stderr,
+  );
 });
 
 test('a TON jetton transfer through an unlisted jetton master is refused without --allow-unlisted-token; the listed USDT master is required on mainnet', async (t) => {
