@@ -24,6 +24,9 @@ for (const definition of [ethDefinition, polygonDefinition, bscDefinition, baseD
       t.is(mine.evmChainId, network.evmChainId, network.id);
       if (own.family === 'ton') t.is(mine.tonGlobalId, TON_GLOBAL_ID[network.kind]);
     }
+    // The token contracts (jetton masters on TON): every coin with contracts, and nothing more.
+    const tokens = Object.fromEntries(definition.coins.filter((c) => c.contracts !== undefined).map((c) => [c.id, c.contracts]));
+    t.deepEqual(own.tokens, tokens);
     const native = definition.coins[0]!;
     t.is(own.native.id, native.id);
     t.is(own.native.decimals, native.decimals);

@@ -16,40 +16,83 @@ export interface AccountChain {
   readonly native: { readonly id: string; readonly symbol: string; readonly unit: string; readonly decimals: number };
   /** Known networks: kind, and the EIP-155 chain id (EVM) or the V5R1 global id (TON). */
   readonly networks: Readonly<Record<string, { readonly kind: 'mainnet' | 'testnet'; readonly evmChainId?: number; readonly tonGlobalId?: number }>>;
+  /**
+   * The listed tokens: coin id → network → the token contract (EVM, TRON) or jetton master (TON).
+   * A plan's token transfer must go through its coin's contract here; a coin or network not listed
+   * (an operator-configured test token) is signed only with `--allow-unlisted-token <contract>`.
+   */
+  readonly tokens: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-const evm = (id: string, name: string, native: AccountChain['native'], networks: AccountChain['networks']): AccountChain => ({
+const evm = (id: string, name: string, native: AccountChain['native'], networks: AccountChain['networks'], tokens: AccountChain['tokens']): AccountChain => ({
   id,
   name,
   family: 'evm',
   native,
   networks,
+  tokens,
 });
 const wei = (id: string, symbol: string) => ({ id, symbol, unit: 'wei', decimals: 18 });
 
 export const ACCOUNT_CHAINS: Readonly<Record<string, AccountChain>> = {
-  eth: evm('eth', 'Ethereum', wei('eth', 'ETH'), {
-    ethereum: { kind: 'mainnet', evmChainId: 1 },
-    sepolia: { kind: 'testnet', evmChainId: 11155111 },
-  }),
-  polygon: evm('polygon', 'Polygon', wei('pol', 'POL'), {
-    polygon: { kind: 'mainnet', evmChainId: 137 },
-    amoy: { kind: 'testnet', evmChainId: 80002 },
-  }),
-  bsc: evm('bsc', 'BNB Smart Chain', wei('bnb', 'BNB'), {
-    bsc: { kind: 'mainnet', evmChainId: 56 },
-    'bsc-testnet': { kind: 'testnet', evmChainId: 97 },
-  }),
-  base: evm('base', 'Base', wei('eth_base', 'ETH'), {
-    base: { kind: 'mainnet', evmChainId: 8453 },
-    'base-sepolia': { kind: 'testnet', evmChainId: 84532 },
-  }),
+  eth: evm(
+    'eth',
+    'Ethereum',
+    wei('eth', 'ETH'),
+    {
+      ethereum: { kind: 'mainnet', evmChainId: 1 },
+      sepolia: { kind: 'testnet', evmChainId: 11155111 },
+    },
+    {
+      usdt_erc20: { ethereum: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
+      usdc_erc20: { ethereum: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', sepolia: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' },
+    },
+  ),
+  polygon: evm(
+    'polygon',
+    'Polygon',
+    wei('pol', 'POL'),
+    {
+      polygon: { kind: 'mainnet', evmChainId: 137 },
+      amoy: { kind: 'testnet', evmChainId: 80002 },
+    },
+    {
+      usdt_polygon: { polygon: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F' },
+      usdc_polygon: { polygon: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', amoy: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582' },
+    },
+  ),
+  bsc: evm(
+    'bsc',
+    'BNB Smart Chain',
+    wei('bnb', 'BNB'),
+    {
+      bsc: { kind: 'mainnet', evmChainId: 56 },
+      'bsc-testnet': { kind: 'testnet', evmChainId: 97 },
+    },
+    {
+      usdt_bep20: { bsc: '0x55d398326f99059fF775485246999027B3197955' },
+      usdc_bep20: { bsc: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d' },
+    },
+  ),
+  base: evm(
+    'base',
+    'Base',
+    wei('eth_base', 'ETH'),
+    {
+      base: { kind: 'mainnet', evmChainId: 8453 },
+      'base-sepolia': { kind: 'testnet', evmChainId: 84532 },
+    },
+    {
+      usdc_base: { base: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'base-sepolia': '0x036CbD53842c5426634e7929541eC2318f3dCF7e' },
+    },
+  ),
   tron: {
     id: 'tron',
     name: 'TRON',
     family: 'tron',
     native: { id: 'trx', symbol: 'TRX', unit: 'sun', decimals: 6 },
     networks: { tron: { kind: 'mainnet' }, shasta: { kind: 'testnet' }, nile: { kind: 'testnet' } },
+    tokens: { usdt_trc20: { tron: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' } },
   },
   ton: {
     id: 'ton',
@@ -57,6 +100,7 @@ export const ACCOUNT_CHAINS: Readonly<Record<string, AccountChain>> = {
     family: 'ton',
     native: { id: 'ton', symbol: 'TON', unit: 'nanoton', decimals: 9 },
     networks: { ton: { kind: 'mainnet', tonGlobalId: -239 }, 'ton-testnet': { kind: 'testnet', tonGlobalId: -3 } },
+    tokens: { usdt_ton: { ton: 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs' } },
   },
 };
 

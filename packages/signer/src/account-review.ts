@@ -26,6 +26,7 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
     `${checked.steps.length} steps, each signer's key derived from the secret and checked against its address:`,
   ];
   const sent = new Map<string, bigint>();
+  const maxima: string[] = [];
   let fees = 0n;
   for (const step of checked.steps) {
     lines.push(
@@ -34,16 +35,24 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
       `  signer    ${step.signer.address}  ${step.signer.who}, key ${step.signer.path}${step.signer.keyOrigin ? ` (${step.signer.keyOrigin})` : ''}`,
     );
     for (const transfer of step.transfers) {
-      lines.push(`  sends     ${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}${transfer.contract ? `  (token ${transfer.contract})` : ''}`);
+      const unlisted = transfer.contract !== undefined && checked.unlistedTokens.some((c) => c === transfer.contract);
+      lines.push(
+        `  sends     ${transfer.upTo ? 'up to ' : ''}${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}` +
+          `${transfer.contract ? `  (token ${transfer.contract})` : ''}${transfer.role ? `  [${transfer.role}]` : ''}`,
+      );
+      if (unlisted) lines.push(`            !!! UNLISTED token contract ${transfer.contract}: allowed by --allow-unlisted-token only !!!`);
       const own = checked.isOwn(transfer.to);
       lines.push(
         own === null
           ? '            !!! EXTERNAL: this address does NOT belong to the secret; check it character by character !!!'
           : `            OWN: ${own} (derived from the secret and checked)`,
       );
-      if (transfer.units !== null) sent.set(transfer.coin, (sent.get(transfer.coin) ?? 0n) + transfer.units);
+      // A maximum (a jetton wallet's excess, part of what the message already carries) is listed apart, never added.
+      if (transfer.units !== null && !transfer.upTo) sent.set(transfer.coin, (sent.get(transfer.coin) ?? 0n) + transfer.units);
+      else maxima.push(`  up to ${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}${own === null ? ' (EXTERNAL)' : ' (OWN)'}`);
     }
     if (step.transfers.length === 0) lines.push('  sends     nothing itself');
+<<<<<<< HEAD
     if (step.sweeperDeployment) {
       const { destination, contract } = step.sweeperDeployment;
       const own = checked.isOwn(destination);
@@ -53,6 +62,15 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
           ? '            !!! EXTERNAL: this address does NOT belong to the secret; it is fixed in the contract for good; check it character by character !!!'
           : `            OWN: ${own} (derived from the secret and checked)`,
         `  contract  ${contract}: the sweeper eip7702 plans must name (the signer shows it on every delegation)`,
+=======
+    for (const party of step.parties ?? []) {
+      const own = checked.isOwn(party.address);
+      lines.push(
+        `  party     ${party.address} ${party.what}`,
+        own === null
+          ? '            !!! EXTERNAL: this address does NOT belong to the secret; check it character by character !!!'
+          : `            OWN: ${own} (derived from the secret and checked)`,
+>>>>>>> fix-signer
       );
     }
     for (const detail of step.details) lines.push(`  ${detail}`);
@@ -63,6 +81,9 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
   }
   lines.push('', 'Totals sent by these steps (own addresses included):');
   for (const [coin, units] of sent) lines.push(`  ${amount(units, coin, checked)}`);
+  lines.push(...maxima);
+  for (const contract of checked.unlistedTokens)
+    lines.push(`!!! UNLISTED token contract ${contract}: the signer lists no ${plan.coin} contract on ${plan.network}; check it is yours !!!`);
   lines.push(`Fees at most: ${amount(fees, chain.native.id, checked)} (steps whose data fixes a fee); the plan states ${plan.fee_units}.`);
   for (const step of checked.steps) for (const note of step.notes) lines.push(`Note: ${note}`);
   for (const note of checked.notes) lines.push(`Note: ${note}`);

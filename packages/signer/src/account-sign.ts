@@ -18,6 +18,14 @@ export interface CheckedAccountPlan {
   readonly notes: readonly string[];
   /** Whether an address is one of the plan's signers (derived from the secret and checked), by the chain's address equality. */
   readonly isOwn: (address: string) => string | null;
+  /** Token contracts (jetton masters) the signer does not list, used by the plan and allowed by `--allow-unlisted-token`. */
+  readonly unlistedTokens: readonly string[];
+}
+
+/** What the operator allows beyond the signer's own tables. */
+export interface AccountSignOptions {
+  /** Token contracts (TON: jetton masters) to sign for although the signer lists none for the plan's coin and network (`--allow-unlisted-token`). */
+  readonly allowUnlistedTokens?: readonly string[];
 }
 
 const FAMILY_FORMATS = { evm: ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization'], tron: ['tron-tx'], ton: ['ton-external'] } as const;
@@ -28,15 +36,22 @@ const FAMILY_FORMATS = { evm: ['evm-tx', 'evm-7702-authorization', 'evm-3009-aut
  * then decodes the step's unsigned data and checks it against the summary. Refuses the whole plan
  * at the first step that fails: nothing of it is signed.
  */
-export function checkAccountPlan(value: unknown, secret: AccountSecret): CheckedAccountPlan {
+export function checkAccountPlan(value: unknown, secret: AccountSecret, options: AccountSignOptions = {}): CheckedAccountPlan {
   const { plan, steps, movedUnits } = readAccountPlan(value);
   const chain = accountChainOf(plan.chain);
+  const same =
+    chain.family === 'evm'
+      ? sameEvmAddress
+      : chain.family === 'ton'
+        ? sameTonAddress
+        : (a: string, b: string) => normalTronAddress(a) !== null && normalTronAddress(a) === normalTronAddress(b);
+  const unlistedUsed = new Set<string>();
   const { notes, tonGlobalId } = checkAccountNetwork(chain, plan.network, plan.evm_chain_id);
   const testnet = chain.networks[plan.network]?.kind === 'testnet';
   const own: { address: string; stepId: string; path: string }[] = [];
   const checked = steps.map((read): CheckedStep => {
     const where = `step ${read.step.id}`;
-    const ctx = { plan, chain, where };
+    const ctx = { plan, chain, where, sameAddress: same, allowUnlistedTokens: options.allowUnlistedTokens ?? [], unlistedUsed };
     const { signer } = read.step;
     if (!(FAMILY_FORMATS[chain.family] as readonly string[]).includes(read.step.unsigned.format)) {
       refuse('plan_unreadable', `${where}: ${read.step.unsigned.format} is not a format of ${chain.name}.`);
@@ -73,12 +88,6 @@ export function checkAccountPlan(value: unknown, secret: AccountSecret): Checked
     own.push({ address, stepId: read.step.id, path: signer.path });
     return { ...step, signer: { address, path: signer.path, who, ...(keyOrigin ? { keyOrigin } : {}) } };
   });
-  const same =
-    chain.family === 'evm'
-      ? sameEvmAddress
-      : chain.family === 'ton'
-        ? sameTonAddress
-        : (a: string, b: string) => normalTronAddress(a) !== null && normalTronAddress(a) === normalTronAddress(b);
   const isOwn = (address: string): string | null => {
     const found = own.find((o) => same(o.address, address));
     return found ? `the signer of step ${found.stepId}, ${found.path}` : null;
@@ -90,7 +99,7 @@ export function checkAccountPlan(value: unknown, secret: AccountSecret): Checked
     if (total.length > 0 && sum !== movedUnits)
       notes.push(`The plan says it moves ${movedUnits} ${plan.coin}; its steps send ${sum} to addresses not of this plan's signers.`);
   }
-  return { plan, chain, steps: checked, notes, isOwn };
+  return { plan, chain, steps: checked, notes, isOwn, unlistedTokens: [...unlistedUsed] };
 }
 
 /** Signs every checked step, in order: the signed file of the round. */

@@ -12,6 +12,15 @@ export interface StepTransfer {
   /** Base units; null when the transaction sends the whole balance (the amount is fixed on chain, not here). */
   readonly units: bigint | null;
   readonly contract?: string;
+  /**
+   * Set on TON that a message carries besides what it pays (the TON attached to a jetton wallet
+   * for its fees, the excess the jetton wallet returns): what it is, shown with the transfer. Such a
+   * transfer is shown, flagged OWN or EXTERNAL and counted in the totals, but not compared with the
+   * summary's `moves` (which counts payments).
+   */
+  readonly role?: string;
+  /** `units` (or the whole balance, when null) is the most it may be, not what it is. */
+  readonly upTo?: boolean;
 }
 
 /**
@@ -25,6 +34,8 @@ export interface CheckedStep {
   readonly format: string;
   readonly signer: { readonly address: string; readonly path: string; readonly who: string; readonly keyOrigin?: string };
   readonly transfers: readonly StepTransfer[];
+  /** Addresses the step gives something other than coins (a TRON energy delegation's receiver): flagged OWN or EXTERNAL like recipients. */
+  readonly parties?: readonly { readonly address: string; readonly what: string }[];
   /** Other facts read from the data: chain id, nonce, fee, expiry, calls, delegations. */
   readonly details: readonly string[];
   readonly notes: readonly string[];
@@ -41,6 +52,12 @@ export interface StepContext {
   readonly plan: AccountPlanFile;
   readonly chain: AccountChain;
   readonly where: string;
+  /** The chain's address equality. */
+  readonly sameAddress: (a: string, b: string) => boolean;
+  /** Token contracts (jetton masters) the operator allowed although the signer does not list them (`--allow-unlisted-token`). */
+  readonly allowUnlistedTokens: readonly string[];
+  /** The unlisted token contracts the plan's steps use (all of them allowed), collected for the review. */
+  readonly unlistedUsed: Set<string>;
 }
 
 export function signerWho(read: ReadStep): string {
@@ -55,7 +72,7 @@ export function signerWho(read: ReadStep): string {
 export function checkMoves(read: ReadStep, transfers: readonly StepTransfer[], where: string, unfixed: ReadonlySet<string> = new Set()): void {
   const sums = new Map<string, bigint>();
   for (const transfer of transfers) {
-    if (transfer.units === null) continue;
+    if (transfer.units === null || transfer.role !== undefined) continue;
     sums.set(transfer.coin, (sums.get(transfer.coin) ?? 0n) + transfer.units);
   }
   for (const coin of new Set([...sums.keys(), ...read.moves.keys()])) {
@@ -83,10 +100,28 @@ export function checkNonce(read: ReadStep, nonce: bigint, where: string, name = 
   if (read.nonce !== nonce) refuse('plan_mismatch', `${where}: the summary says ${name} ${read.nonce ?? 'none'}; its data has ${name} ${nonce}.`);
 }
 
-/** The coin a token transfer moves: the plan's coin, which must then be a token. */
-export function tokenCoin(ctx: StepContext, where: string): string {
-  if (ctx.plan.coin === ctx.chain.native.id) refuse('plan_mismatch', `${where}: it moves a token; the plan moves ${ctx.chain.native.id}.`);
-  return ctx.plan.coin;
+/**
+ * The coin a token transfer through `contract` (token contract, or TON jetton master) moves: the
+ * plan's coin, which must then be a token whose contract on the plan's network is `contract` in the
+ * signer's own table (ACCOUNT_CHAINS' `tokens`). A coin or network the table does not list (an
+ * operator's test token) is signed only when `contract` is allowed by `--allow-unlisted-token`.
+ */
+export function tokenCoin(ctx: StepContext, where: string, contract: string): string {
+  const { plan, chain } = ctx;
+  if (plan.coin === chain.native.id) refuse('plan_mismatch', `${where}: it moves a token; the plan moves ${chain.native.id}.`);
+  const listed = chain.tokens[plan.coin]?.[plan.network];
+  if (listed !== undefined) {
+    if (!ctx.sameAddress(listed, contract))
+      refuse('plan_mismatch', `${where}: the token contract ${contract} is not ${plan.coin}'s on ${plan.network}, ${listed}.`);
+    return plan.coin;
+  }
+  if (!ctx.allowUnlistedTokens.some((allowed) => ctx.sameAddress(allowed, contract)))
+    refuse(
+      'unsupported',
+      `${where}: unlisted token contract ${contract}: the signer lists no ${plan.coin} contract on ${plan.network}; sign it only if it is yours, with --allow-unlisted-token ${contract}.`,
+    );
+  ctx.unlistedUsed.add(contract);
+  return plan.coin;
 }
 
 /** An ISO 8601 time from seconds since 1970, for expiry lines; the raw number when it is no date. */

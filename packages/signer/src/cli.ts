@@ -21,13 +21,16 @@ import { confirm, promptHidden, readAll, type SignerIo } from './terminal.js';
 export const USAGE = `gateway-signer: signs the gateway's treasury plans and wallet ownership challenges, offline.
 
   gateway-signer sign <plan.json> [--out <signed.json>|-] [--force] [--key-file <path> | --key-stdin]
-                      [--passphrase-file <path> | --passphrase-prompt] [--yes]
+                      [--passphrase-file <path> | --passphrase-prompt] [--yes] [--allow-unlisted-token <contract>]...
       Checks the plan's transaction against its summary and the secret, prints every input, output
       (OWN or EXTERNAL) and the fee, asks for confirmation, and writes the signed file
       (default: <plan>.signed.json beside the plan; "-" for standard output). An existing file is
       not replaced without --force. An account plan (EVM, TRON, TON steps of one signing round) is
       checked step by step (each signer's key derived at its path, each step's data against its
       summary), every step shown with its recipients (OWN or EXTERNAL), and every step signed.
+      A token transfer must go through the signer's own listed contract (TON: jetton master) of the
+      plan's coin; a coin it lists none for on that network (an operator's own test token) is
+      signed only with --allow-unlisted-token naming that contract (repeatable).
 
   gateway-signer challenge --chain btc|ltc|ada --network <id> [--message-file <path>] [--account <n>]
                            [--key-file <path> | --key-stdin] [--passphrase-file <path> | --passphrase-prompt]
@@ -120,7 +123,13 @@ async function sign(args: readonly string[], io: SignerIo): Promise<void> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
-    options: { ...KEY_OPTIONS, out: { type: 'string' }, yes: { type: 'boolean' }, force: { type: 'boolean' } },
+    options: {
+      ...KEY_OPTIONS,
+      out: { type: 'string' },
+      yes: { type: 'boolean' },
+      force: { type: 'boolean' },
+      'allow-unlisted-token': { type: 'string', multiple: true },
+    },
   });
   if (positionals.length !== 1) refuse('usage', 'sign takes one plan file: gateway-signer sign <plan.json>.');
   const planPath = positionals[0]!;
@@ -168,12 +177,17 @@ function parsedOrNull(text: string): unknown {
 }
 
 /** Signs an account plan (EVM, TRON, TON steps of one signing round): checks every step, shows them, asks, writes the signed file. */
-async function signAccount(value: unknown, out: string | null, values: KeyValues & { yes?: boolean; force?: boolean }, io: SignerIo): Promise<void> {
+async function signAccount(
+  value: unknown,
+  out: string | null,
+  values: KeyValues & { yes?: boolean; force?: boolean; 'allow-unlisted-token'?: string[] },
+  io: SignerIo,
+): Promise<void> {
   // The plan's shape and chain are checked before the secret is asked.
   const { plan } = readAccountPlan(value);
   checkAccountNetwork(accountChainOf(plan.chain), plan.network, plan.evm_chain_id);
   const { text, passphrase } = await readSecretText(values, io, false);
-  const checked = checkAccountPlan(value, await parseAccountSecret(text, passphrase));
+  const checked = checkAccountPlan(value, await parseAccountSecret(text, passphrase), { allowUnlistedTokens: values['allow-unlisted-token'] ?? [] });
   io.stderr.write(formatAccountReview(checked));
   await confirmOrYes(io, values, false, `\nSign these ${checked.steps.length} steps? [y/N] `);
   const json = `${JSON.stringify(signAccountPlan(checked), null, 2)}\n`;

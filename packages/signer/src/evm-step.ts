@@ -52,7 +52,7 @@ function readCall(
   try {
     if (selector === TRANSFER) {
       const [to, amount] = abi.decode(['address', 'uint256'], dataSlice(call.data, 4)) as unknown as [string, bigint];
-      const coin = tokenCoin(ctx, where);
+      const coin = tokenCoin(ctx, where, call.target);
       return {
         transfers: [{ to: getAddress(to), coin, units: amount, contract: call.target }],
         lines: [`token transfer (ERC-20) on ${call.target}`],
@@ -65,7 +65,7 @@ function readCall(
           ? ['address', 'address', 'uint256', 'uint256', 'uint256', 'bytes32', 'uint8', 'bytes32', 'bytes32']
           : ['address', 'address', 'uint256', 'uint256', 'uint256', 'bytes32', 'bytes'];
       const [from, to, amount, , validBefore] = abi.decode(types, dataSlice(call.data, 4)) as unknown as [string, string, bigint, bigint, bigint];
-      const coin = tokenCoin(ctx, where);
+      const coin = tokenCoin(ctx, where, call.target);
       return {
         transfers: [{ to: getAddress(to), coin, units: amount, contract: call.target }],
         lines: [`EIP-3009 transferWithAuthorization on ${call.target} from ${getAddress(from)}, valid before ${timeOf(validBefore)}`],
@@ -367,7 +367,7 @@ function evm3009(read: ReadStep, ctx: StepContext, key: SigningKey, signerAddres
   } catch {
     return refuse('plan_unreadable', `${where}: the typed data does not encode (EIP-712).`);
   }
-  const transfers: StepTransfer[] = [{ to, coin: tokenCoin(ctx, where), units: value, contract }];
+  const transfers: StepTransfer[] = [{ to, coin: tokenCoin(ctx, where, contract), units: value, contract }];
   checkMoves(read, transfers, where);
   checkTo(read, [to], sameEvmAddress, where);
   const now = BigInt(Math.floor(Date.now() / 1000));

@@ -18,7 +18,8 @@ const planFile = (plan: AccountPlanFile): string => {
   writeFileSync(path, JSON.stringify(plan, null, 2));
   return path;
 };
-const sign = (plan: AccountPlanFile, secret = MNEMONIC) => runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], secret);
+const sign = (plan: AccountPlanFile, secret = MNEMONIC, flags: string[] = []) =>
+  runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-', ...flags], secret);
 const friendly = (address: Address) => address.toString({ urlSafe: true, bounceable: false, testOnly: true });
 
 test('SLIP-10 ed25519: the published test vector and @ton/crypto agree with the signer', async (t) => {
@@ -54,6 +55,7 @@ async function tonPlan() {
   const gas = tonWallet(key.publicKey, 0);
   const deposit = tonWallet(key.publicKey, 4);
   const jettonWallet = tonWallet(keyPairFromSeed(Buffer.alloc(32, 6)).publicKey, 0).address; // the deposit's jetton wallet, for the test
+  const master = friendly(tonWallet(keyPairFromSeed(Buffer.alloc(32, 7)).publicKey, 0).address); // its jetton master (a test jetton the signer does not list)
   const topUp = await tonPayload(gas, 12, [internal({ to: deposit.address, value: toNano('0.06'), bounce: false })]);
   const jetton = await tonPayload(deposit, 0, [
     internal({ to: jettonWallet, value: toNano('0.05'), bounce: true, body: jettonTransferBody(7_000_000n, Address.parse(destination), gas.address) }),
@@ -73,18 +75,18 @@ async function tonPlan() {
       stage: 2,
       signer: { address: friendly(deposit.address), path: "m/44'/607'/0'/4'" },
       format: 'ton-external',
-      data: jetton.payload,
+      data: JSON.stringify({ payload: jetton.payload, subwallet: 4, jetton_master: master, jetton_wallet: friendly(jettonWallet) }),
       nonce: 0n,
       to: destination,
       moves: { usdt_ton: 7_000_000n },
     }),
   ]);
-  return { plan, key, gas, deposit, destination, jettonWallet, topUp, jetton };
+  return { plan, key, gas, deposit, destination, jettonWallet, master, topUp, jetton };
 }
 
 test('a TON plan: a gas top-up and a jetton transfer from V5R1 subwallets, signed as external messages @ton/ton would send', async (t) => {
-  const { plan, key, gas, deposit, destination, jettonWallet, topUp, jetton } = await tonPlan();
-  const run = await sign(plan);
+  const { plan, key, gas, deposit, destination, jettonWallet, master, topUp, jetton } = await tonPlan();
+  const run = await sign(plan, MNEMONIC, ['--allow-unlisted-token', master]);
   t.is(run.code, 0, run.stderr);
   const signed = JSON.parse(run.stdout) as AccountSignedFile;
   t.like(signed, { format: 'gateway-treasury-account-signed', chain: 'ton', network: 'ton-testnet', round: 1 });
@@ -120,7 +122,100 @@ test('a TON plan: a gas top-up and a jetton transfer from V5R1 subwallets, signe
   t.regex(run.stderr, /OWN: the signer of step transfer-4, m\/44'\/607'\/0'\/4'/);
   t.true(run.stderr.includes(`sends     7000000 usdt_ton (base units) to ${destination}  (token ${friendly(jettonWallet)})`));
   t.regex(run.stderr, /V5R1 subwallet 4, seqno 0/);
-  t.is(run.stderr.match(/!!! EXTERNAL/g)?.length, 1);
+  // The TON the jetton transfer carries goes to the jetton wallet (EXTERNAL), its excess to the gas subwallet (OWN).
+  t.true(
+    run.stderr.includes(
+      `sends     0.050000000 TON (50000000 nanoton) to ${friendly(jettonWallet)}  [attached to the jetton wallet of master ${master} (as the plan states; not computable offline)]`,
+    ),
+    run.stderr,
+  );
+  t.true(run.stderr.includes(`sends     up to 0.050000000 TON (50000000 nanoton) to ${friendly(gas.address)}  [the excess the jetton wallet returns`));
+  t.is(run.stderr.match(/!!! EXTERNAL/g)?.length, 2);
+  t.true(run.stderr.includes(`!!! UNLISTED token contract ${master}`));
+  // Totals: the top-up and the TON carried to the jetton wallet; the excess is a maximum, listed apart and not added.
+  t.true(
+    run.stderr.includes(
+      `Totals sent by these steps (own addresses included):\n  0.110000000 TON (110000000 nanoton)\n  7000000 usdt_ton (base units)\n  up to 0.050000000 TON (50000000 nanoton) to ${friendly(gas.address)} (OWN)`,
+    ),
+    run.stderr,
+  );
+});
+
+test('a TON jetton transfer through an unlisted jetton master is refused without --allow-unlisted-token; the listed USDT master is required on mainnet', async (t) => {
+  const { plan, master } = await tonPlan();
+  t.regex((await sign(plan)).stderr, new RegExp(`refused \\(unsupported\\): step transfer-4 message #0: unlisted token contract ${master}`));
+  // On mainnet usdt_ton is the signer's listed master: another one is refused, even when allowed.
+  const key = await tonKey();
+  const deposit = tonWallet(key.publicKey, 4, -239);
+  const jettonWallet = tonWallet(keyPairFromSeed(Buffer.alloc(32, 6)).publicKey, 0, -239).address;
+  const { payload } = await tonPayload(deposit, 0, [
+    internal({ to: jettonWallet, value: toNano('0.05'), bounce: true, body: jettonTransferBody(7n, Address.parse(plan.destination), deposit.address) }),
+  ]);
+  const mainnet = accountPlan({ chain: 'ton', network: 'ton', coin: 'usdt_ton', method: 'jetton_batch', destination: plan.destination }, [
+    step({
+      id: 'transfer-4',
+      signer: { address: deposit.address.toString({ bounceable: false }), path: "m/44'/607'/0'/4'" },
+      format: 'ton-external',
+      data: JSON.stringify({ payload, jetton_master: master, jetton_wallet: jettonWallet.toString() }),
+      nonce: 0n,
+      to: plan.destination,
+      moves: { usdt_ton: 7n },
+    }),
+  ]);
+  t.regex(
+    (await sign(mainnet, MNEMONIC, ['--allow-unlisted-token', master])).stderr,
+    /refused \(plan_mismatch\): step transfer-4 message #0: the token contract .* is not usdt_ton's on ton, EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs/,
+  );
+});
+
+// The attack of the security review (issue 36): a jetton transfer message whose own destination is
+// the attacker, in mode 130 (the wallet's whole balance), the jettons to the plan's destination, the
+// excess to the attacker. It was signed with exit 0 and showed only the jetton transfer.
+async function attackerPlan(stated: 'none' | 'attacker') {
+  const { plan, master } = await tonPlan();
+  const key = await tonKey();
+  const deposit = tonWallet(key.publicKey, 4);
+  const attacker = tonWallet(keyPairFromSeed(Buffer.alloc(32, 66)).publicKey, 0).address;
+  const { payload } = await tonPayload(
+    deposit,
+    0,
+    [internal({ to: attacker, value: 0n, bounce: true, body: jettonTransferBody(7_000_000n, Address.parse(plan.destination), attacker) })],
+    SendMode.CARRY_ALL_REMAINING_BALANCE + SendMode.IGNORE_ERRORS,
+  );
+  const data = stated === 'none' ? payload : JSON.stringify({ payload, jetton_master: master, jetton_wallet: friendly(attacker) });
+  return { plan: { ...plan, steps: [{ ...plan.steps[1]!, unsigned: { format: 'ton-external' as const, data } }] }, master, attacker: friendly(attacker) };
+}
+
+test('attack: a jetton transfer that sends the whole TON balance to an unstated address is refused', async (t) => {
+  const { plan, master } = await attackerPlan('none');
+  const run = await sign(plan, MNEMONIC, ['--allow-unlisted-token', master]);
+  t.not(run.code, 0);
+  t.regex(run.stderr, /refused \(unsupported\): step transfer-4 message #0: a jetton transfer whose step does not state its jetton_master and jetton_wallet/);
+});
+
+test('attack: the whole balance to a jetton wallet the plan states is shown as such, EXTERNAL, with the excess EXTERNAL', async (t) => {
+  const { plan, master, attacker } = await attackerPlan('attacker');
+  const run = await sign(plan, MNEMONIC, ['--allow-unlisted-token', master]);
+  t.is(run.code, 0, run.stderr);
+  t.true(run.stderr.includes(`sends     the whole balance of ton to ${attacker}  [attached to the jetton wallet of master ${master}`), run.stderr);
+  t.true(run.stderr.includes(`sends     up to the whole balance of ton to ${attacker}  [the excess the jetton wallet returns`));
+  t.true(run.stderr.includes(`  up to the whole balance of ton to ${attacker} (EXTERNAL)`));
+  t.is(run.stderr.match(/!!! EXTERNAL/g)?.length, 3);
+});
+
+test('the whole balance (mode 128) of a plain transfer goes only to the plan destination', async (t) => {
+  const { plan } = await tonPlan();
+  const key = await tonKey();
+  const deposit = tonWallet(key.publicKey, 4);
+  const attacker = tonWallet(keyPairFromSeed(Buffer.alloc(32, 66)).publicKey, 0).address;
+  const { payload } = await tonPayload(deposit, 0, [internal({ to: attacker, value: 0n, bounce: false })], SendMode.CARRY_ALL_REMAINING_BALANCE);
+  const native = accountPlan({ chain: 'ton', network: 'ton-testnet', coin: 'ton', method: 'native', destination: plan.destination }, [
+    { ...plan.steps[1]!, unsigned: { format: 'ton-external', data: payload }, to: friendly(attacker), moves: {} },
+  ]);
+  t.regex(
+    (await sign(native)).stderr,
+    /refused \(plan_mismatch\): step transfer-4 message #0: sends the whole balance \(mode 130\) to 0Q.*, which is not the plan's destination/,
+  );
 });
 
 test("a TON wallet's own 24-word mnemonic signs its subwallets", async (t) => {
@@ -175,13 +270,13 @@ test('a TON native sweep in mode 128 is shown as the whole balance; a destroying
 });
 
 test('TON refusals: a subwallet not of the key, a summary that disagrees, another network', async (t) => {
-  const { plan } = await tonPlan();
+  const { plan, master } = await tonPlan();
   const wrongSigner = { ...plan, steps: [{ ...plan.steps[1]!, signer: { ...plan.steps[1]!.signer, path: "m/44'/607'/0'/5'" } }] };
   t.regex((await sign(wrongSigner)).stderr, /refused \(signer_key_mismatch\): step transfer-4: the secret's key at m\/44'\/607'\/0'\/5' is 0Q/);
 
   const moreMoved = { ...plan, steps: [{ ...plan.steps[1]!, moves: { usdt_ton: '7000001' } }] };
   t.regex(
-    (await sign(moreMoved)).stderr,
+    (await sign(moreMoved, MNEMONIC, ['--allow-unlisted-token', master])).stderr,
     /refused \(plan_mismatch\): step transfer-4: the summary says it moves 7000001 usdt_ton; its transaction moves 7000000/,
   );
 

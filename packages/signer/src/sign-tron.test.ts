@@ -104,6 +104,30 @@ test('a TRON energy delegation and its reclaim from the staking account: shown a
   t.true(run.stderr.includes(`DelegateResource: the ENERGY of 65000000 sun staked by ${staking.address} to ${deposit.address}`));
   t.true(run.stderr.includes(`UnDelegateResource: reclaims the ENERGY of 65000000 sun delegated by ${staking.address} to ${deposit.address}`));
   for (const signed of (JSON.parse(run.stdout) as AccountSignedFile).signed) t.is(tronWeb.trx.ecRecover(JSON.parse(signed.signed)), staking.address);
+  // The receiver is flagged: not a signer of this plan, so EXTERNAL (loudly).
+  t.true(run.stderr.includes(`party     ${deposit.address} receives the ENERGY of 65000000 sun\n            !!! EXTERNAL`), run.stderr);
+  t.true(run.stderr.includes(`party     ${deposit.address} gives back the ENERGY of 65000000 sun\n            !!! EXTERNAL`));
+  // A receiver that is a deposit address signing in the same plan is OWN.
+  const transfer = await tronTrxTransfer(deposit.address, destination, 1_000_000);
+  const withDeposit = {
+    ...plan,
+    steps: [
+      ...plan.steps,
+      step({
+        id: 'native-8',
+        stage: 2,
+        signer: { address: deposit.address, path: "m/44'/195'/0'/0/8" },
+        format: 'tron-tx',
+        data: JSON.stringify(transfer),
+        nonce: null,
+        to: destination,
+        moves: { trx: 1_000_000n },
+      }),
+    ],
+  };
+  const own = await sign(withDeposit);
+  t.is(own.code, 0, own.stderr);
+  t.true(own.stderr.includes(`party     ${deposit.address} receives the ENERGY of 65000000 sun\n            OWN: the signer of step native-8`), own.stderr);
 
   // A delegation moves no coin: a summary saying it moves TRX disagrees.
   const claimed = { ...plan, steps: [{ ...plan.steps[0]!, moves: { trx: '65000000' } }] };

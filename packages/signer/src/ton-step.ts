@@ -58,10 +58,20 @@ export function formatTon(address: Address, testnet: boolean): string {
   return address.toString({ urlSafe: true, bounceable: false, testOnly: testnet });
 }
 
-/** The unsigned V5R1 payload of a `ton-external` step: a BOC in base64, or JSON `{"payload"|"boc"|"body": base64, "subwallet": n}`. */
-function payloadOf(data: string, where: string): { cell: Cell; subwallet: number | null } {
+/** What a `ton-external` step's JSON data states about its jetton transfer: the jetton master and the sending subwallet's jetton wallet under it. */
+interface StatedJetton {
+  readonly master: string;
+  readonly wallet: string;
+}
+
+/**
+ * The unsigned V5R1 payload of a `ton-external` step: a BOC in base64, or JSON `{"payload"|"boc"|"body": base64,
+ * "subwallet": n, "jetton_master"?: address, "jetton_wallet"?: address}`.
+ */
+function payloadOf(data: string, where: string): { cell: Cell; subwallet: number | null; jetton: StatedJetton | null } {
   let boc = data;
   let subwallet: number | null = null;
+  let jetton: StatedJetton | null = null;
   if (data.trimStart().startsWith('{')) {
     let json: Record<string, unknown>;
     try {
@@ -77,29 +87,42 @@ function payloadOf(data: string, where: string): { cell: Cell; subwallet: number
         refuse('plan_unreadable', `${where}: subwallet must be a whole number.`);
       subwallet = json['subwallet'];
     }
+    const master = json['jetton_master'];
+    const wallet = json['jetton_wallet'];
+    if (master !== undefined || wallet !== undefined) {
+      if (typeof master !== 'string' || parseTonAddress(master) === null || typeof wallet !== 'string' || parseTonAddress(wallet) === null)
+        refuse('plan_unreadable', `${where}: jetton_master and jetton_wallet must both be TON addresses.`);
+      jetton = { master, wallet };
+    }
   }
   try {
     const cells = Cell.fromBoc(Buffer.from(boc, 'base64'));
     if (cells.length !== 1) throw new Error('roots');
-    return { cell: cells[0]!, subwallet };
+    return { cell: cells[0]!, subwallet, jetton };
   } catch {
     return refuse('plan_unreadable', `${where}: the payload is not a BOC of one cell (base64).`);
   }
 }
 
-function readMessageBody(
+/**
+ * What one out message does. Every message's TON is a native transfer to where the message goes
+ * (its value, or the whole balance under mode 128), whatever its body: a jetton transfer also pays
+ * TON to its jetton wallet, and the jetton wallet returns the excess to `response_destination`.
+ */
+function readMessage(
   body: Cell,
   ctx: StepContext,
   dest: Address,
-  value: bigint,
+  value: bigint | null,
+  jetton: StatedJetton | null,
   testnet: boolean,
   where: string,
-): { transfer: StepTransfer; line: string; comment?: string } {
+): { transfers: StepTransfer[]; line: string; jettonWallet: boolean } {
   const slice = body.beginParse();
   const destText = formatTon(dest, testnet);
-  if (slice.remainingBits === 0 && slice.remainingRefs === 0) {
-    return { transfer: { to: destText, coin: ctx.chain.native.id, units: value }, line: `${value} nanoton to ${destText}` };
-  }
+  const tonText = value === null ? 'the whole balance of the wallet' : `${value} nanoton`;
+  const native: StepTransfer = { to: destText, coin: ctx.chain.native.id, units: value };
+  if (slice.remainingBits === 0 && slice.remainingRefs === 0) return { transfers: [native], line: `${tonText} to ${destText}`, jettonWallet: false };
   const op = slice.remainingBits >= 32 ? slice.loadUint(32) : -1;
   if (op === TEXT_COMMENT) {
     let comment: string;
@@ -108,31 +131,53 @@ function readMessageBody(
     } catch {
       return refuse('plan_unreadable', `${where}: a text comment that does not decode.`);
     }
-    return {
-      transfer: { to: destText, coin: ctx.chain.native.id, units: value },
-      line: `${value} nanoton to ${destText}, comment ${JSON.stringify(comment)}`,
-      comment: `, comment ${JSON.stringify(comment)}`,
-    };
+    return { transfers: [native], line: `${tonText} to ${destText}, comment ${JSON.stringify(comment)}`, jettonWallet: false };
   }
   if (op === JETTON_TRANSFER) {
+    let amount: bigint, to: Address, response: Address | null, forward: bigint;
     try {
       slice.loadUintBig(64); // query id
-      const amount = slice.loadCoins();
-      const to = slice.loadAddress();
-      const response = slice.loadMaybeAddress();
+      amount = slice.loadCoins();
+      to = slice.loadAddress();
+      response = slice.loadMaybeAddress();
       if (slice.loadMaybeRef() !== null) refuse('unsupported', `${where}: a jetton transfer with a custom payload.`);
-      const forward = slice.loadCoins();
-      const recipient = formatTon(to, testnet);
-      return {
-        transfer: { to: recipient, coin: tokenCoin(ctx, where), units: amount, contract: destText },
-        line:
-          `jetton transfer of ${amount} units to ${recipient} through the jetton wallet ${destText} (${value} nanoton attached for its fees, ` +
-          `${forward} forwarded, excess to ${response ? formatTon(response, testnet) : 'nobody'})`,
-      };
+      forward = slice.loadCoins();
     } catch (error) {
       if (error instanceof Error && error.name === 'SignerError') throw error;
       return refuse('plan_unreadable', `${where}: a jetton transfer body that does not decode.`);
     }
+    // A jetton wallet's address is computed from its master's wallet code, which differs between
+    // jettons and is not in the plan: the plan states it (and its master), and the review shows it
+    // as stated, EXTERNAL, with the TON it receives.
+    if (jetton === null)
+      refuse(
+        'unsupported',
+        `${where}: a jetton transfer whose step does not state its jetton_master and jetton_wallet; the signer cannot tell where the TON it carries goes.`,
+      );
+    if (!ctx.sameAddress(jetton.wallet, destText))
+      refuse('plan_mismatch', `${where}: the jetton transfer goes to ${destText}; the step states the jetton wallet ${jetton.wallet}.`);
+    const coin = tokenCoin(ctx, where, jetton.master);
+    const recipient = formatTon(to, testnet);
+    const transfers: StepTransfer[] = [
+      { to: recipient, coin, units: amount, contract: destText },
+      { ...native, role: `attached to the jetton wallet of master ${jetton.master} (as the plan states; not computable offline)` },
+    ];
+    if (response !== null) {
+      transfers.push({
+        to: formatTon(response, testnet),
+        coin: ctx.chain.native.id,
+        units: value,
+        upTo: true,
+        role: 'the excess the jetton wallet returns (response_destination)',
+      });
+    }
+    return {
+      transfers,
+      jettonWallet: true,
+      line:
+        `jetton transfer of ${amount} units to ${recipient} through the jetton wallet ${destText} (stated for master ${jetton.master}), ` +
+        `carrying ${tonText} for its fees, ${forward} forwarded, excess to ${response ? formatTon(response, testnet) : 'nobody'}`,
+    };
   }
   return refuse('unsupported', `${where}: a message body with op 0x${op.toString(16)}; the signer signs plain transfers, comments and jetton transfers.`);
 }
@@ -154,7 +199,7 @@ export function checkTonStep(
   testnet: boolean,
 ): Omit<CheckedStep, 'signer'> {
   const where = ctx.where;
-  const { cell, subwallet: stated } = payloadOf(read.step.unsigned.data, where);
+  const { cell, subwallet: stated, jetton } = payloadOf(read.step.unsigned.data, where);
   if (stated !== null && stated !== subwallet)
     refuse('plan_mismatch', `${where}: unsigned.data names subwallet ${stated}; the signer's path is subwallet ${subwallet}.`);
   const slice: Slice = cell.beginParse();
@@ -194,15 +239,17 @@ export function checkTonStep(
     if (init) refuse('unsupported', `${where}: a message that deploys a contract.`);
     if (info.value.other && info.value.other.size > 0) refuse('unsupported', `${where}: a message carrying extra currencies.`);
     if ((action.mode & ~ALLOWED_MODE_BITS) !== 0) refuse('unsupported', `${where}: send mode ${action.mode} (it may destroy the wallet).`);
-    const read = readMessageBody(body, ctx, info.dest, info.value.coins, testnet, `${where} message #${i}`);
-    if (action.mode & 128 && read.transfer.coin === ctx.chain.native.id) {
-      transfers.push({ ...read.transfer, units: null });
-      unfixed.add(ctx.chain.native.id);
-      details.push(`  #${i} the whole balance of the wallet to ${read.transfer.to}${read.comment ?? ''} (mode ${action.mode})`);
-    } else {
-      transfers.push(read.transfer);
-      details.push(`  #${i} ${read.line} (mode ${action.mode}${info.bounce ? ', bounceable' : ''})`);
-    }
+    const wholeBalance = (action.mode & 128) !== 0;
+    const message = readMessage(body, ctx, info.dest, wholeBalance ? null : info.value.coins, jetton, testnet, `${where} message #${i}`);
+    // The whole balance may go to the plan's destination (a native sweep) or to the jetton wallet the step states (a jetton sweep's gas).
+    if (wholeBalance && !message.jettonWallet && !ctx.sameAddress(message.transfers[0]!.to, ctx.plan.destination))
+      refuse(
+        'plan_mismatch',
+        `${where} message #${i}: sends the whole balance (mode ${action.mode}) to ${message.transfers[0]!.to}, which is not the plan's destination.`,
+      );
+    if (wholeBalance && !message.jettonWallet) unfixed.add(ctx.chain.native.id);
+    transfers.push(...message.transfers);
+    details.push(`  #${i} ${message.line} (mode ${action.mode}${info.bounce ? ', bounceable' : ''})`);
   }
   if (validUntil * 1000 <= Date.now()) notes.push(`${where}: the request expired at ${timeOf(BigInt(validUntil))}; the wallet will refuse it.`);
   checkMoves(read, transfers, where, unfixed);

@@ -33,8 +33,13 @@ const sameTronAddress = (a: string, b: string): boolean => {
   return x !== null && x === normalTronAddress(b);
 };
 
-/** Protocol Buffers wire format, as far as TRON's transaction needs: varints and length-delimited fields. */
+/** Protocol Buffers wire format, as far as TRON's transaction needs: varints (wire type 0) and length-delimited fields (wire type 2). */
 type Field = { readonly number: number; readonly varint?: bigint; readonly bytes?: Uint8Array };
+
+/** What a message's field must be: a varint, bytes, or bytes that may repeat. */
+type Schema = Readonly<Record<number, 'varint' | 'bytes' | 'repeated'>>;
+
+const MAX_VARINT = (1n << 64n) - 1n;
 
 function fields(bytes: Uint8Array, where: string): Field[] {
   const out: Field[] = [];
@@ -45,7 +50,10 @@ function fields(bytes: Uint8Array, where: string): Field[] {
       if (at >= bytes.length) refuse('plan_unreadable', `${where}: the transaction's protobuf ends inside a number.`);
       const byte = bytes[at++]!;
       value |= BigInt(byte & 0x7f) << shift;
-      if ((byte & 0x80) === 0) return value;
+      if ((byte & 0x80) === 0) {
+        if (value > MAX_VARINT) refuse('plan_unreadable', `${where}: a protobuf number is longer than 64 bits.`);
+        return value;
+      }
     }
     return refuse('plan_unreadable', `${where}: a protobuf number is too long.`);
   };
@@ -64,20 +72,55 @@ function fields(bytes: Uint8Array, where: string): Field[] {
   return out;
 }
 
-/** The fields of a message by number; refuses fields outside `known` (something the signer would not show). */
-function message(bytes: Uint8Array, known: readonly number[], what: string, where: string): Map<number, Field[]> {
+function encodeVarint(value: bigint, out: number[]): void {
+  let v = value;
+  while (v >= 0x80n) {
+    out.push(Number(v & 0x7fn) | 0x80);
+    v >>= 7n;
+  }
+  out.push(Number(v));
+}
+
+/** The canonical encoding of fields in the order given (minimal varints): what TRON's and tronweb's encoders write. */
+function encodeFields(list: readonly Field[]): Uint8Array {
+  const out: number[] = [];
+  for (const field of list) {
+    encodeVarint((BigInt(field.number) << 3n) | (field.bytes ? 2n : 0n), out);
+    if (field.bytes) {
+      encodeVarint(BigInt(field.bytes.length), out);
+      out.push(...field.bytes);
+    } else encodeVarint(field.varint!, out);
+  }
+  return Uint8Array.from(out);
+}
+
+/**
+ * The fields of a message by number, strictly: every field must be in `schema` (something the signer
+ * would not show is refused) with its wire type, a singular field appears once, fields come in
+ * ascending order, and the message re-encoded from what was read is `bytes` byte for byte (no
+ * overlong numbers, nothing two readers could read differently).
+ */
+function message(bytes: Uint8Array, schema: Schema, what: string, where: string): Map<number, Field[]> {
   const map = new Map<number, Field[]>();
-  for (const field of fields(bytes, where)) {
-    if (!known.includes(field.number)) refuse('unsupported', `${where}: the ${what} has field ${field.number}, which the signer does not read.`);
+  const list = fields(bytes, where);
+  let last = 0;
+  for (const field of list) {
+    const kind = schema[field.number];
+    if (kind === undefined) refuse('unsupported', `${where}: the ${what} has field ${field.number}, which the signer does not read.`);
+    if ((kind === 'varint') !== (field.varint !== undefined))
+      refuse('plan_unreadable', `${where}: the ${what}'s field ${field.number} has the wrong protobuf wire type.`);
+    if (map.has(field.number) && kind !== 'repeated') refuse('plan_unreadable', `${where}: the ${what}'s field ${field.number} appears twice.`);
+    if (field.number < last) refuse('plan_unreadable', `${where}: the ${what}'s fields are not in their canonical order.`);
+    last = field.number;
     map.set(field.number, [...(map.get(field.number) ?? []), field]);
   }
+  const again = encodeFields(list);
+  if (again.length !== bytes.length || again.some((b, i) => b !== bytes[i]))
+    refuse('plan_unreadable', `${where}: the ${what} is not in its canonical protobuf encoding.`);
   return map;
 }
 
-const one = (map: Map<number, Field[]>, n: number): Field | undefined => {
-  const list = map.get(n);
-  return list?.[list.length - 1];
-};
+const one = (map: Map<number, Field[]>, n: number): Field | undefined => map.get(n)?.[0];
 const num = (map: Map<number, Field[]>, n: number): bigint => one(map, n)?.varint ?? 0n;
 const bytesOf = (map: Map<number, Field[]>, n: number): Uint8Array => one(map, n)?.bytes ?? new Uint8Array();
 
@@ -103,6 +146,8 @@ interface TronContract {
   readonly type: number;
   readonly owner: string;
   readonly transfers: StepTransfer[];
+  /** Who it gives something other than coins: a delegation's receiver. */
+  readonly parties: { address: string; what: string }[];
   /** Where it sends or delegates: the recipient, the token contract, the delegation's receiver. */
   readonly targets: string[];
   readonly lines: string[];
@@ -118,7 +163,7 @@ function readContract(type: number, value: Uint8Array, ctx: StepContext, where: 
       `${where}: contract type ${type}; the signer signs TransferContract, TriggerSmartContract (TRC-20 transfer), DelegateResource and UnDelegateResource.`,
     );
   if (type === TRANSFER_CONTRACT) {
-    const m = message(value, [1, 2, 3], name, where);
+    const m = message(value, { 1: 'bytes', 2: 'bytes', 3: 'varint' }, name, where);
     const owner = address(bytesOf(m, 1), 'owner', where);
     const to = address(bytesOf(m, 2), 'recipient', where);
     const amount = num(m, 3);
@@ -126,13 +171,14 @@ function readContract(type: number, value: Uint8Array, ctx: StepContext, where: 
       type,
       owner,
       transfers: [{ to, coin: ctx.chain.native.id, units: amount }],
+      parties: [],
       targets: [to],
       lines: [`TransferContract: ${amount} sun from ${owner}`],
       json: { owner_address: hexlify(bytesOf(m, 1)).slice(2), to_address: hexlify(bytesOf(m, 2)).slice(2), amount: amount.toString() },
     };
   }
   if (type === TRIGGER_SMART_CONTRACT) {
-    const m = message(value, [1, 2, 3, 4, 5, 6], name, where);
+    const m = message(value, { 1: 'bytes', 2: 'bytes', 3: 'varint', 4: 'bytes', 5: 'varint', 6: 'varint' }, name, where);
     const owner = address(bytesOf(m, 1), 'owner', where);
     const contract = address(bytesOf(m, 2), 'contract', where);
     if (num(m, 3) !== 0n || num(m, 5) !== 0n || num(m, 6) !== 0n) refuse('unsupported', `${where}: a contract call that sends TRX or TRC-10 tokens.`);
@@ -144,13 +190,21 @@ function readContract(type: number, value: Uint8Array, ctx: StepContext, where: 
     return {
       type,
       owner,
-      transfers: [{ to, coin: tokenCoin(ctx, where), units: amount, contract }],
+      transfers: [{ to, coin: tokenCoin(ctx, where, contract), units: amount, contract }],
+      parties: [],
       targets: [to, contract],
       lines: [`TriggerSmartContract: TRC-20 transfer on ${contract} from ${owner}`],
       json: { owner_address: hexlify(bytesOf(m, 1)).slice(2), contract_address: hexlify(bytesOf(m, 2)).slice(2), data },
     };
   }
-  const m = message(value, type === DELEGATE_RESOURCE ? [1, 2, 3, 4, 5, 6] : [1, 2, 3, 4], name, where);
+  const m = message(
+    value,
+    type === DELEGATE_RESOURCE
+      ? { 1: 'bytes', 2: 'varint', 3: 'varint', 4: 'bytes', 5: 'varint', 6: 'varint' }
+      : { 1: 'bytes', 2: 'varint', 3: 'varint', 4: 'bytes' },
+    name,
+    where,
+  );
   const owner = address(bytesOf(m, 1), 'owner', where);
   const receiver = address(bytesOf(m, 4), 'receiver', where);
   const resource = num(m, 2) === 1n ? 'ENERGY' : num(m, 2) === 0n ? 'BANDWIDTH' : `resource ${num(m, 2)}`;
@@ -160,6 +214,12 @@ function readContract(type: number, value: Uint8Array, ctx: StepContext, where: 
     type,
     owner,
     transfers: [],
+    parties: [
+      {
+        address: receiver,
+        what: type === DELEGATE_RESOURCE ? `receives the ${resource} of ${balance} sun` : `gives back the ${resource} of ${balance} sun`,
+      },
+    ],
     targets: [receiver],
     lines: [
       type === DELEGATE_RESOURCE
@@ -200,13 +260,18 @@ export function checkTronStep(read: ReadStep, ctx: StepContext, key: SigningKey,
   if (tx.txID !== txID) refuse('plan_mismatch', `${where}: txID ${String(tx.txID)} is not the hash of raw_data_hex (${txID}).`);
 
   // Transaction.raw: ref_block_bytes 1, ref_block_num 3, ref_block_hash 4, expiration 8, data 10, contract 11, timestamp 14, fee_limit 18.
-  const rawFields = message(raw, [1, 3, 4, 8, 10, 11, 14, 18], 'transaction', where);
+  const rawFields = message(
+    raw,
+    { 1: 'bytes', 3: 'varint', 4: 'bytes', 8: 'varint', 10: 'bytes', 11: 'repeated', 14: 'varint', 18: 'varint' },
+    'transaction',
+    where,
+  );
   const contracts = rawFields.get(11) ?? [];
   if (contracts.length !== 1) refuse('unsupported', `${where}: ${contracts.length} contracts in one transaction; the signer signs one.`);
-  const contract = message(contracts[0]!.bytes!, [1, 2, 5], 'contract', where);
+  const contract = message(contracts[0]!.bytes!, { 1: 'varint', 2: 'bytes', 5: 'varint' }, 'contract', where);
   if (num(contract, 5) !== 0n)
     refuse('unsupported', `${where}: a transaction under permission ${num(contract, 5)} (multi-signature); the signer signs with the owner permission.`);
-  const any = message(bytesOf(contract, 2), [1, 2], 'contract parameter', where);
+  const any = message(bytesOf(contract, 2), { 1: 'bytes', 2: 'bytes' }, 'contract parameter', where);
   const type = Number(num(contract, 1));
   const typeUrl = new TextDecoder().decode(bytesOf(any, 1));
   if (typeUrl !== `type.googleapis.com/protocol.${TYPE_NAMES[type] ?? '?'}`)
@@ -248,6 +313,7 @@ export function checkTronStep(read: ReadStep, ctx: StepContext, key: SigningKey,
     kind: read.step.kind,
     format: read.step.unsigned.format,
     transfers: decoded.transfers,
+    parties: decoded.parties,
     details,
     notes: expiration <= BigInt(Date.now()) ? [`${where}: the transaction expired at ${timeOf(expiration / 1000n)}; the network will refuse it.`] : [],
     feeUnits: feeLimit > 0n ? feeLimit : null,

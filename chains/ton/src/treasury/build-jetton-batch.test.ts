@@ -26,6 +26,7 @@ const ctx: TonPlanContext = {
   nativeCoin: 'ton',
 };
 const gasAddress = adapter.deriveAddress(key, 7000);
+const master = Address.parse(adapter.deriveAddress(key, 8000).address); // stands in for the jetton master: pure planning reads no chain
 const gasAccount: OperatorAccount = { role: 'gas', address: gasAddress.address, path: gasAddress.path };
 
 function state(index: number, ton: bigint, jettons: bigint, seqno = 0): WalletState {
@@ -61,7 +62,7 @@ function outMessages(payload: Cell): { mode: number; value: bigint; to: string }
 test('more than 255 top-ups: one external per 255 from the gas subwallet, consecutive seqnos, each its own stage, transfers last', async (t) => {
   const sources = Array.from({ length: 300 }, (_, i) => source(i, 0n, 1_000_000n));
   const gas = { account: gasAccount, subwallet: 7000, state: state(7000, 100_000_000_000n, 0n, 5) };
-  const plan = await buildJettonBatchPlan(ctx, 'usdt_ton', sources, gas, 0n);
+  const plan = await buildJettonBatchPlan(ctx, 'usdt_ton', master, sources, gas, 0n);
   const topUps = plan.steps.filter((s) => s.id.startsWith('topup-'));
   t.deepEqual(
     topUps.map((s) => [s.stage, s.nonce]),
@@ -80,7 +81,7 @@ test('a subwallet that holds its gas gets no top-up and sends the transfer value
   const rich = source(1, 2_000_000_000n, 5n, 3);
   const poor = source(2, 1_000n, 7n);
   const gas = { account: gasAccount, subwallet: 7000, state: state(7000, 1_000_000_000n, 0n, 1) };
-  const plan = await buildJettonBatchPlan(ctx, 'usdt_ton', [rich, poor], gas, 0n);
+  const plan = await buildJettonBatchPlan(ctx, 'usdt_ton', master, [rich, poor], gas, 0n);
   const topUp = outMessages(decodeStepData(plan.steps[0]!.unsigned.data).payloadCell);
   t.deepEqual(topUp, [{ mode: 1 + 2, value: JETTON_MOVE_TON - 1_000n, to: poor.state.address.toRawString() }]);
   const richOut = outMessages(decodeStepData(plan.steps.find((s) => s.id === 'transfer-1')!.unsigned.data).payloadCell);
@@ -94,12 +95,17 @@ test('a subwallet that holds its gas gets no top-up and sends the transfer value
     [[128 + 2, 0n]],
   );
   t.is(plan.steps.find((s) => s.id === 'transfer-1')!.nonce, 3n);
+  // The transfer's data states the jetton master and the subwallet's jetton wallet, for the signer to show.
+  const data = decodeStepData(plan.steps.find((s) => s.id === 'transfer-2')!.unsigned.data);
+  t.true(Address.parse(data.jetton_master!).equals(master));
+  t.true(Address.parse(data.jetton_wallet!).equals(poor.state.jettonWallet!));
+  t.is(decodeStepData(plan.steps[0]!.unsigned.data).jetton_master, undefined);
 });
 
 test('a frozen subwallet is left out: it cannot run the external', async (t) => {
   const frozen = { ...source(4, 0n, 9n, 2), state: { ...state(4, 0n, 9n, 2), status: 'frozen' as const, deployed: false } };
   const gas = { account: gasAccount, subwallet: 7000, state: state(7000, 1_000_000_000n, 0n, 1) };
-  const plan = await buildJettonBatchPlan(ctx, 'usdt_ton', [frozen, source(2, 0n, 7n)], gas, 0n);
+  const plan = await buildJettonBatchPlan(ctx, 'usdt_ton', master, [frozen, source(2, 0n, 7n)], gas, 0n);
   t.deepEqual(
     plan.skipped.map((s) => s.address),
     [frozen.source.address],
@@ -109,5 +115,5 @@ test('a frozen subwallet is left out: it cannot run the external', async (t) => 
 
 test('a gas subwallet that cannot pay the top-ups refuses the plan', async (t) => {
   const gas = { account: gasAccount, subwallet: 7000, state: state(7000, 10_000_000n, 0n, 1) };
-  await t.throwsAsync(() => buildJettonBatchPlan(ctx, 'usdt_ton', [source(2, 0n, 7n)], gas, 0n), { code: 'treasury_insufficient_value' } as never);
+  await t.throwsAsync(() => buildJettonBatchPlan(ctx, 'usdt_ton', master, [source(2, 0n, 7n)], gas, 0n), { code: 'treasury_insufficient_value' } as never);
 });

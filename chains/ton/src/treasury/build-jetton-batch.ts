@@ -42,12 +42,15 @@ export const topUpFee = (messages: number): bigint => TOP_UP_EXTERNAL_BASE_FEE +
  * subwallet and 1 nanoton forwarded to the destination. A subwallet that needed a top-up holds only
  * gas money (and TON worth less than moving it): its message carries its whole balance (mode 128),
  * so nothing is stranded and what the jetton wallets do not use returns to the gas subwallet as
- * excess. A subwallet that holds more TON than the transfer needs (a TON payment too) sends
+ * excess. Each transfer step's data states the jetton master and the subwallet's jetton wallet
+ * (`jetton_master`, `jetton_wallet`): a signer cannot compute a jetton wallet offline for every jetton,
+ * and shows the TON sent there as going to the jetton wallet the plan states. A subwallet that holds more TON than the transfer needs (a TON payment too) sends
  * `JETTON_TRANSFER_VALUE` paying its fee apart (mode 1) and keeps the rest for a `native` sweep.
  */
 export async function buildJettonBatchPlan(
   ctx: TonPlanContext,
   coin: string,
+  master: Address,
   sources: readonly PreparedSource[],
   gas: PreparedGasWallet,
   minUnits: bigint,
@@ -125,6 +128,7 @@ export async function buildJettonBatchPlan(
       deploy: !s.state.deployed,
       validUntil: ctx.validUntil,
       actions: [{ message, mode: carryAll ? SendMode.CARRY_ALL_REMAINING_BALANCE : SendMode.PAY_GAS_SEPARATELY }],
+      jetton: { master: formatTonAddress(master, ctx.network), wallet: formatTonAddress(m.jettonWallet, ctx.network) },
     });
     steps.push({
       id: `transfer-${s.subwallet}`,

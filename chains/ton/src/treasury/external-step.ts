@@ -13,6 +13,8 @@ export async function externalStepPayload(args: {
   readonly deploy: boolean;
   readonly validUntil: number;
   readonly actions: readonly WalletAction[];
+  /** A jetton transfer's master and the subwallet's jetton wallet under it, stated for the signer. */
+  readonly jetton?: { readonly master: string; readonly wallet: string };
 }): Promise<{ unsigned: { format: 'ton-external'; data: string }; nonce: bigint }> {
   const wallet = v5r1Wallet(args.publicKey, args.network, args.subwallet);
   const payload = await v5r1SigningPayload(wallet, args.seqno, args.validUntil, args.actions);
@@ -27,6 +29,7 @@ export async function externalStepPayload(args: {
     valid_until: args.validUntil,
     state_init: args.deploy ? stateInitBoc(wallet.init) : null,
     payload: payload.toBoc().toString('base64'),
+    ...(args.jetton ? { jetton_master: args.jetton.master, jetton_wallet: args.jetton.wallet } : {}),
   });
   return { unsigned: { format: 'ton-external', data }, nonce: BigInt(args.seqno) };
 }

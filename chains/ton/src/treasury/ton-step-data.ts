@@ -27,6 +27,12 @@ export interface TonStepData {
   readonly state_init: string | null;
   /** The signing payload cell, BOC base64: sign its cell hash. */
   readonly payload: string;
+  /**
+   * A jetton transfer's jetton master and the subwallet's jetton wallet under it (the message's
+   * destination), for the signer, which cannot compute a jetton wallet offline for every jetton.
+   */
+  readonly jetton_master?: string;
+  readonly jetton_wallet?: string;
 }
 
 export function encodeStepData(data: TonStepData): string {

@@ -178,7 +178,7 @@ export class TonTreasury implements AccountTreasury {
     const minUnits = request.minUnits ?? 0n;
     if (method === 'native') return buildNativePlan(ctx, prepared, minUnits);
     const gas: PreparedGasWallet = { account: gasWallet!.account, subwallet: gasWallet!.subwallet, state: states.at(-1)! };
-    return buildJettonBatchPlan(ctx, request.coin, prepared, gas, minUnits);
+    return buildJettonBatchPlan(ctx, request.coin, master!, prepared, gas, minUnits);
   }
 
   continue(): AccountStep[] {
