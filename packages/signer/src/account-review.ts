@@ -52,7 +52,6 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
       else maxima.push(`  up to ${amount(transfer.units, transfer.coin, checked)} to ${transfer.to}${own === null ? ' (EXTERNAL)' : ' (OWN)'}`);
     }
     if (step.transfers.length === 0) lines.push('  sends     nothing itself');
-<<<<<<< HEAD
     if (step.sweeperDeployment) {
       const { destination, contract } = step.sweeperDeployment;
       const own = checked.isOwn(destination);
@@ -62,7 +61,8 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
           ? '            !!! EXTERNAL: this address does NOT belong to the secret; it is fixed in the contract for good; check it character by character !!!'
           : `            OWN: ${own} (derived from the secret and checked)`,
         `  contract  ${contract}: the sweeper eip7702 plans must name (the signer shows it on every delegation)`,
-=======
+      );
+    }
     for (const party of step.parties ?? []) {
       const own = checked.isOwn(party.address);
       lines.push(
@@ -70,7 +70,6 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
         own === null
           ? '            !!! EXTERNAL: this address does NOT belong to the secret; check it character by character !!!'
           : `            OWN: ${own} (derived from the secret and checked)`,
->>>>>>> fix-signer
       );
     }
     for (const detail of step.details) lines.push(`  ${detail}`);
