@@ -1,4 +1,4 @@
-import type { AccountSource, AccountStep, OperatorAccount, StepSigner } from '@gw/chain-api';
+import { type AccountSource, type AccountStep, fromBaseUnits, type OperatorAccount, type StepSigner } from '@gw/chain-api';
 import { encodeRlp, getAddress, Transaction, type AuthorizationLike, type TransactionLike } from 'ethers';
 import type { FeeMarket } from './fee-market.js';
 
@@ -104,9 +104,5 @@ export function signerAddress(step: AccountStep): string {
 
 /** Base units as a decimal amount of `decimals` for descriptions (`0.000042`). */
 export function formatUnits(units: bigint, decimals: number): string {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(decimals + 1, '0');
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+  return units < 0n ? `-${fromBaseUnits(-units, decimals)}` : fromBaseUnits(units, decimals);
 }

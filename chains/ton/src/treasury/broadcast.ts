@@ -16,7 +16,7 @@ export async function sendExternal(http: ProviderHttp, bocBase64: string): Promi
     parseSentMessage(await http.json('POST', '/api/v3/message', { body: { boc: bocBase64 } }));
     return { accepted: true };
   } catch (error) {
-    if (error instanceof ProviderError && error.failure === 'http_error' && REFUSAL.test(error.message)) {
+    if (error instanceof ProviderError && error.failure === 'http_error' && isRefusal(error.message)) {
       return { accepted: false, reason: error.message.replace(/^.*? HTTP \d+ /, '') };
     }
     throw error;
@@ -24,4 +24,8 @@ export async function sendExternal(http: ProviderHttp, bocBase64: string): Promi
 }
 
 /** 4xx, or a 500 that names the external's rejection (toncenter words it "cannot apply external message", exit codes). */
-const REFUSAL = / HTTP 4\d\d |HTTP 500 .*(external|apply|exit ?code|exitcode)/i;
+function isRefusal(message: string): boolean {
+  if (/ HTTP 4\d\d /.test(message)) return true;
+  const at = message.indexOf('HTTP 500 ');
+  return at >= 0 && /external|apply|exit ?code/i.test(message.slice(at));
+}

@@ -1,4 +1,4 @@
-import type { AccountSource, NetworkKind } from '@gw/chain-api';
+import { type AccountSource, fromBaseUnits, type NetworkKind } from '@gw/chain-api';
 import type { Address } from '@ton/core';
 import type { WalletState } from './wallet-states.js';
 
@@ -28,7 +28,5 @@ export const subwalletPath = (n: number): string => `m/44'/607'/0'/${n}'`;
 
 /** Decimal TON for descriptions, trailing zeros trimmed. */
 export function tonText(nanotons: bigint): string {
-  const whole = nanotons / 1_000_000_000n;
-  const frac = (nanotons % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '');
-  return frac === '' ? `${whole} TON` : `${whole}.${frac} TON`;
+  return `${fromBaseUnits(nanotons, 9)} TON`;
 }
