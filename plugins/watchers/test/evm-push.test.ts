@@ -10,15 +10,14 @@ import test, { type ExecutionContext } from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { freePort, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, type PushedHead } from '@gw/kernel';
 import { parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil, ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { Anvil } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
+import { startWatchersKernel } from './scenario.js';
 import { TcpProxy } from './tcp-proxy.js';
-import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { watchersPlugin } from '../src/index.js';
 
 interface Setup {
   anvil: Anvil;
@@ -232,20 +231,11 @@ test.serial('two instances both subscribed: each pushed block is scanned once, e
   try {
     s = await setup(anvil, ws, 3600);
     const ready = s;
-    second = await startTestKernel({
-      plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-      chains: ALL_CHAINS,
-      role: 'worker',
-      database: ready.gw.database,
-      config: {
-        'plugins.rates.providers': ['fixed'],
-        'plugins.rates.fixed': FIXED_RATES,
-        'plugins.webhooks.allowPrivateTargets': true,
-        ...FAST_RETRIES,
-        'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url, wsUrl: ws }], startHeight: 0 } } },
-        'plugins.watchers.scanIntervalSeconds': 3600,
-      },
-    });
+    second = await startWatchersKernel(
+      { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url, wsUrl: ws }], startHeight: 0 } } },
+      { 'plugins.webhooks.allowPrivateTargets': true, ...FAST_RETRIES, 'plugins.watchers.scanIntervalSeconds': 3600 },
+      { role: 'worker', database: ready.gw.database },
+    );
     const other = second;
     const connected = async (gw: TestKernel) => (await gw.kernel.cradle.watchersMetrics.pushConnected.get()).values.some((v) => v.value === 1);
     await waitFor(async () => (await connected(ready.gw)) && (await connected(other)), 20_000);

@@ -1,6 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, waitFor, type TestKernel, type TestKernelOptions } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { FAST_RETRIES, projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
@@ -38,18 +38,26 @@ export async function startRegtestGateway(options: {
 }
 
 /**
- * A gateway kernel (role `all`, every chain as shipped, the plugins through to the signed webhook
- * and the watchers, fixed rates) on a fresh database, its watchers configured with `watching`
- * (config `plugins.watchers.chains`); `config` adds or overrides dotted keys.
+ * A gateway kernel (every chain as shipped, the plugins through to the signed webhook and the
+ * watchers, fixed rates; role `all` and a fresh database unless `on` names others), its watchers
+ * configured with `watching` (config `plugins.watchers.chains`); `config` adds or overrides dotted keys.
  */
-export function startWatchersKernel(watching: Record<string, unknown>, config: Readonly<Record<string, unknown>> = {}): Promise<TestKernel> {
+export function startWatchersKernel(
+  watching: Record<string, unknown>,
+  config: Readonly<Record<string, unknown>> = {},
+  on: Pick<TestKernelOptions, 'role' | 'database'> = {},
+): Promise<TestKernel> {
   return startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
     chains: ALL_CHAINS,
-    role: 'all',
+    role: on.role ?? 'all',
+    ...(on.database === undefined ? {} : { database: on.database }),
     config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.watchers.chains': watching, ...config },
   });
 }
+
+/** Config of a watched network no pass ever scans (its provider URL answers nothing). */
+export const UNSCANNED = { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } as const;
 
 /**
  * Config of a gateway whose tests drive each scan pass themselves (the job loop idles): pools of

@@ -12,13 +12,13 @@
  */
 import test from 'ava';
 import { CLI_ACTOR, type ObservedTransfer } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { tronAddressFromHex } from '@gw/chain-tron';
-import { ALL_CHAINS, FIXED_RATES, Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
-import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
+import { Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
 import { readFileSync } from 'node:fs';
 import { decodeBase58, toBeHex } from 'ethers';
-import { watchersPlugin, type ScanTarget } from '../src/index.js';
+import type { ScanTarget } from '../src/index.js';
+import { startWatchersKernel } from './scenario.js';
 
 const recorded = (name: string): string => readFileSync(new URL(`./fixtures/tron/${name}`, import.meta.url), 'utf8');
 const RECORDED_ACCOUNT = recorded('getaccount-41dd791d6b49e190062d650e6a23c575510d35f2f9.json');
@@ -63,19 +63,11 @@ test.before(async () => {
   node = await Receiver.start();
   node.reply = tronGrid(new Set());
   // Role gateway: no worker runs a scan or activation pass of its own; the test drives each pass.
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: ALL_CHAINS,
-    role: 'gateway',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'chains.testNetworks': { tron: 'nile' },
-      'plugins.watchers.chains': { tron: { nile: { providers: [{ name: 'trongrid-replay', url: node.url }], startHeight: 30864544 } } },
-      'plugins.address-pool.targetFree': 4,
-      'plugins.address-pool.hardCap': 4,
-    },
-  });
+  gw = await startWatchersKernel(
+    { tron: { nile: { providers: [{ name: 'trongrid-replay', url: node.url }], startHeight: 30864544 } } },
+    { 'chains.testNetworks': { tron: 'nile' }, 'plugins.address-pool.targetFree': 4, 'plugins.address-pool.hardCap': 4 },
+    { role: 'gateway' },
+  );
 });
 test.after.always(() => stopAll(gw, node));
 
