@@ -21,17 +21,11 @@ import {
   SimulationResultSchema,
 } from './schemas.js';
 import type { SimulationInput } from './services/simulator.js';
-import { SIMULATION_RULES, type Simulation } from './simulations.js';
+import { SIMULATION_ERRORS, SIMULATION_RULES, type Simulation } from './simulations.js';
 
 const BASE = '/api/v1/sandbox';
 const MIRROR = { projectKind: 'sandbox', crossModeByKey: true } as const;
-const SIMULATE_ERRORS = [
-  'sandbox_invoice_not_found',
-  'sandbox_invoice_transition_invalid',
-  'sandbox_rate_limit_exceeded',
-  'validation_error',
-  'amount_out_of_range',
-];
+const SIMULATE_ERRORS = [...SIMULATION_ERRORS, 'validation_error', 'amount_out_of_range'];
 const PROJECT_ERRORS = ['sandbox_project_required', 'sandbox_key_against_production_project', 'production_key_against_sandbox_project', 'validation_error'];
 
 /** What every write on one invoice of the caller's sandbox project (`/invoices/:invoiceId/…`) declares. */
