@@ -1,5 +1,5 @@
 import { coreErrors, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { invoiceApiRoutes } from '@gw/plugin-invoices/contract';
+import { INVOICE_CREATE_BODY_ERRORS, invoiceApiRoutes } from '@gw/plugin-invoices/contract';
 import { webhookApiRoutes } from '@gw/plugin-webhooks/contract';
 import type { TSchema } from 'typebox';
 import {
@@ -77,11 +77,7 @@ export const sandboxRoutes = withDeps(
         },
         errors: {
           create: [
-            'validation_error',
-            'invalid_webhook_url',
-            'external_id_conflict',
-            'coin_not_enabled',
-            'amount_out_of_range',
+            ...INVOICE_CREATE_BODY_ERRORS,
             'sandbox_active_invoice_cap_reached',
             'overlay_matching_mode_required_exact',
             'rate_limit_exceeded',
