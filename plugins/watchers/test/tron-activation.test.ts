@@ -86,6 +86,11 @@ async function tronProject(operator: string, kind: 'testnet' | 'production'): Pr
 }
 
 const poolOf = async (projectId: string) => (await cradle().addressPoolStatus.status({ projectId, chain: 'tron' }))[0]!;
+/** Whether each pool address of the project is activated, in derivation order. */
+const activatedFlags = async (projectId: string): Promise<boolean[]> =>
+  (await cradle().db('address_pool_addresses').where({ project_id: projectId }).orderBy('derivation_index')).map((r: { activated: boolean }) => r.activated);
+/** The project's `address_pool.activate` audit rows. */
+const activationAudit = (projectId: string) => cradle().db('kernel_audit_log').where({ project_id: projectId, action: 'address_pool.activate' });
 const nile = (): ScanTarget => cradle().watchersRegistry.get('tron', 'nile')!;
 const createTrxInvoice = (project: { projectId: string; secret: string }, externalId: string) =>
   signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: externalId, amount_crypto: '10', coin: 'trx' } });
@@ -112,13 +117,9 @@ test.serial('an address found on chain is marked activated, one that is not stay
   t.deepEqual([...new Set(asked)].sort(), [...shop.addresses].sort());
 
   t.like(await poolOf(shop.projectId), { total: 4, activated: 1, unactivated: 3, available: 1 });
-  const rows = await cradle().db('address_pool_addresses').where({ project_id: shop.projectId }).orderBy('derivation_index');
-  t.deepEqual(
-    rows.map((r: { activated: boolean }) => r.activated),
-    [false, false, true, false],
-  );
+  t.deepEqual(await activatedFlags(shop.projectId), [false, false, true, false]);
   t.like(await poolOf(mainnetShop.projectId), { activated: 0, available: 0 });
-  const audit = await cradle().db('kernel_audit_log').where({ project_id: shop.projectId, action: 'address_pool.activate' });
+  const audit = await activationAudit(shop.projectId);
   t.is(audit.length, 1);
   t.like(audit[0], { actor: 'watchers', channel: 'system' });
   t.like(audit[0].details, { chain: 'tron', address: onChain, derivation_index: 2, detected_by: 'account_on_chain' });
@@ -166,12 +167,8 @@ test.serial('TRX seen arriving at a pool address in a block marks it activated a
   );
   // The earlier tests' testnet projects hold the same key, their rows at trxTo already activated: only this project's is new.
   t.is(marked, 1);
-  const rows = await cradle().db('address_pool_addresses').where({ project_id: shop.projectId }).orderBy('derivation_index');
-  t.deepEqual(
-    rows.map((r: { activated: boolean }) => r.activated),
-    [true, false, false, false],
-  );
-  const audit = await cradle().db('kernel_audit_log').where({ project_id: shop.projectId, action: 'address_pool.activate' });
+  t.deepEqual(await activatedFlags(shop.projectId), [true, false, false, false]);
+  const audit = await activationAudit(shop.projectId);
   t.like(audit[0].details, { address: trxTo, detected_by: 'incoming_transfer', txid: 'aa'.repeat(32) });
 });
 
@@ -196,13 +193,9 @@ test.serial('a scan pass that sees TRX arrive at a pool address marks it activat
   t.falsy(report.error, report.error);
   t.like(report, { ran: true, to: 30864544, transfers: 1 });
 
-  const rows = await cradle().db('address_pool_addresses').where({ project_id: shop.projectId }).orderBy('derivation_index');
-  t.deepEqual(
-    rows.map((r: { activated: boolean }) => r.activated),
-    [false, false, false, true],
-  );
+  t.deepEqual(await activatedFlags(shop.projectId), [false, false, false, true]);
   t.like(await poolOf(shop.projectId), { activated: 1, available: 1 });
-  const audit = await cradle().db('kernel_audit_log').where({ project_id: shop.projectId, action: 'address_pool.activate' });
+  const audit = await activationAudit(shop.projectId);
   t.like(audit[0]!.details, { address: funded, detected_by: 'incoming_transfer', txid: block.transactions[0].txID });
   // The production project's row at the same address pays on mainnet: left alone.
   const mainnetRow = await cradle()
