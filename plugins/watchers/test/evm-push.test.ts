@@ -17,6 +17,7 @@ import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '@gw/
 import { Anvil } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
 import { startWatchersKernel } from './scenario.js';
+import { payAcrossPushOutage } from './push-outage.js';
 import { TcpProxy } from './tcp-proxy.js';
 
 interface Setup {
@@ -156,23 +157,14 @@ test.serial('a dropped WebSocket: polling takes over, the subscription comes bac
   try {
     s = await setup(anvil, proxy.wsUrl, 1);
     const ready = s;
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
-    const pay = () => payDetected(ready, anvil, 20_000);
-    const before = await pay();
-
-    await proxy.close();
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 0, 20_000);
-    const headsWhileDown = await metric(ready, 'pushHeads');
-    const during = await pay();
-    t.is(await metric(ready, 'pushConnected'), 0, 'detected while the socket was down: by polling');
-    t.is(await metric(ready, 'pushHeads'), headsWhileDown, 'no head was pushed while down');
-
-    await proxy.open();
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 30_000);
-    t.true((await metric(ready, 'pushReconnects')) >= 1);
-    const after = await pay();
-
-    await settledOnce(t, ready, anvil, [before, during, after], 20_000);
+    const payments = await payAcrossPushOutage(
+      t,
+      proxy,
+      (name) => metric(ready, name),
+      () => payDetected(ready, anvil, 20_000),
+      30_000,
+    );
+    await settledOnce(t, ready, anvil, payments, 20_000);
   } finally {
     await teardown(s ?? {});
     await proxy.close();
