@@ -47,7 +47,11 @@ test.after.always(async () => {
   await node?.stop();
 });
 
-const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'ltc', 'regtest');
+const { scan, invoice, get, eventsOf, payToPaid, invalidatePaid, underpayToPartial, strayToAttributed } = watcherScenario(
+  () => ({ gw, project, receiver }),
+  'ltc',
+  'regtest',
+);
 /** Blocks mined with no transaction from the mempool (`generateblock`, Core 0.21+). */
 const mineEmpty = async (blocks: number) => {
   const address = await node.rpc<string>('getnewaddress', []);
@@ -62,10 +66,7 @@ test.serial(
     const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
 
     // The block holding the payment is invalidated; Core puts the payment back into its mempool.
-    const paidHeight = await node.height();
-    await node.rpc('invalidateblock', [blockHash]);
-    const forkHeight = await node.height();
-    t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+    const forkHeight = await invalidatePaid(t, node, inv, blockHash);
     t.deepEqual(await node.mempool(), [txid], 'the disconnected payment is back in the mempool');
     await mineEmpty(inv.confirmation_threshold + 1);
     const report = await scan();

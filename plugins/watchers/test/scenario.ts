@@ -90,6 +90,10 @@ export interface RegtestNode {
   mempool(): Promise<string[]>;
   /** Mines `blocks` blocks; their hashes, oldest first. */
   mine(blocks: number): Promise<string[]>;
+  /** The height of the node's tip. */
+  height(): Promise<number>;
+  /** One JSON-RPC call to the node. */
+  rpc(method: string, params: unknown[]): Promise<unknown>;
 }
 
 /**
@@ -151,6 +155,17 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
     return { txid, blockHash: blockHash! };
   };
   /**
+   * Invalidates `blockHash`, the block holding the payment `payToPaid` confirmed: the tip goes
+   * back to the block before it, the fork height (answered).
+   */
+  const invalidatePaid = async (t: ExecutionContext, node: RegtestNode, inv: { confirmation_threshold: number }, blockHash: string) => {
+    const paidHeight = await node.height();
+    await node.rpc('invalidateblock', [blockHash]);
+    const forkHeight = await node.height();
+    t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+    return forkHeight;
+  };
+  /**
    * Pays 0.4 of a 1-coin invoice of `coin` (8 decimals) in a block past its threshold: the invoice
    * ends `partial`, with an `invoice.partial` webhook naming the paid units.
    */
@@ -199,5 +214,5 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
     t.is(attributed.body.transactions[0].tx_hash, txid);
     await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
   };
-  return { scan, uid, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed };
+  return { scan, uid, invoice, get, eventsOf, payToPaid, invalidatePaid, underpayToPartial, strayToAttributed };
 }
