@@ -11,7 +11,7 @@
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Bcoin, btcTestnetReceiveKey } from '@gw/testing';
+import { Bcoin, btcTestnetReceiveKey, stopAll } from '@gw/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 
 let node: Bcoin;
@@ -34,11 +34,7 @@ test.before(async () => {
     config: { 'chains.testNetworks': { btc: 'regtest' } },
   }));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, receiver, node));
 
 const { scan, invoice, get, eventsOf, payToPaid, invalidatePaid, underpayToPartial, strayToAttributed } = watcherScenario(
   () => ({ gw, project, receiver }),

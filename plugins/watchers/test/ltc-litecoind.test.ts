@@ -11,7 +11,7 @@
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { FIXED_RATES, Litecoind, litecoindInstalled } from '@gw/testing';
+import { FIXED_RATES, Litecoind, litecoindInstalled, stopAll } from '@gw/testing';
 import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 
@@ -41,11 +41,7 @@ test.before(async () => {
     },
   }));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, receiver, node));
 
 const { scan, invoice, get, eventsOf, payToPaid, invalidatePaid, underpayToPartial, strayToAttributed } = watcherScenario(
   () => ({ gw, project, receiver }),
