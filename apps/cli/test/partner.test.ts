@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { chains, plugins } from '@gw/app-gateway';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { captureCli, type CliRun } from '@gw/testing';
 import { runCli } from '../src/cli.js';
 
 let gw: TestKernel, receiver: Receiver, account: SandboxClient, home: string;
@@ -26,19 +27,9 @@ test.after.always(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-async function partner(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
-  const out: string[] = [];
-  const err: string[] = [];
+async function partner(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliRun> {
   // No config and no database: a partner command must not need either.
-  const code = await runCli(argv, { plugins, chains, env, io: { out: (s) => out.push(s), err: (s) => err.push(s) } });
-  const stdout = out.join('\n');
-  let json: unknown;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code, stdout, stderr: err.join('\n'), json };
+  return captureCli((io) => runCli(argv, { plugins, chains, env, io }));
 }
 
 function credentialsFile(name: string, mode: number, content: object = { url: gw.url, project_id: account.projectId, api_secret: account.secret }): string {

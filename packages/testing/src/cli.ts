@@ -24,26 +24,26 @@ export function cliRunner(options: {
   run?: (argv: readonly string[], options: OperatorCliOptions) => Promise<number>;
 }): (...argv: string[]) => Promise<CliRun> {
   return async (...argv) => {
-    const out: string[] = [];
-    const err: string[] = [];
     const config = loadConfig({
       env: {},
       file: false,
       overrides: { 'database.url': options.databaseUrl(), 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...options.overrides?.() },
     });
-    const code = await (options.run ?? runOperatorCli)(argv, {
-      plugins: options.plugins,
-      chains: options.chains,
-      config,
-      io: { out: (s) => out.push(s), err: (s) => err.push(s) },
-    });
-    const stdout = out.join('\n');
-    let json: any;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, stderr: err.join('\n'), json };
+    return captureCli((io) => (options.run ?? runOperatorCli)(argv, { plugins: options.plugins, chains: options.chains, config, io }));
   };
+}
+
+/** For tests: runs one CLI invocation with `io` capturing what it prints, and answers its exit code and output. */
+export async function captureCli(run: (io: NonNullable<OperatorCliOptions['io']>) => Promise<number>): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run({ out: (s) => out.push(s), err: (s) => err.push(s) });
+  const stdout = out.join('\n');
+  let json: any;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr: err.join('\n'), json };
 }

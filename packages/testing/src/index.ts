@@ -19,6 +19,7 @@ export * from './response-body.js';
 export * from './spec-pathname-client.js';
 export * from './browser.js';
 export * from './cli.js';
+export * from './loopback.js';
 export * from './teardown.js';
 export * from './api-invoices.js';
 export * from './solidity.js';

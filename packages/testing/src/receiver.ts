@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 export interface ReceivedRequest {
   readonly path: string;
@@ -46,8 +46,7 @@ export class Receiver {
       });
     });
     server.keepAliveTimeout = 30_000;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    receiver = new Receiver(server, `http://127.0.0.1:${await listenOnLoopback(server)}`);
     return receiver;
   }
 
@@ -56,8 +55,7 @@ export class Receiver {
     return this.requests.filter((r) => r.headers['x-service-event-id'] === eventId);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 }

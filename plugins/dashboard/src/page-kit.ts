@@ -31,4 +31,5 @@ export * from './web/filters.js';
 export { FormFields } from './web/form.js';
 export { barChart } from './web/bar-chart.js';
 export { credentialFacts, PROJECT_NAME_MAX } from './web/project-facts.js';
+export { secretsPage, type ShownSecret } from './web/secrets-page.js';
 export { dashboardErrors } from './errors.js';

@@ -64,7 +64,7 @@ export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 export { invoiceWriteTools } from './mcp-tools.js';
 export { InvoiceWithTransactionsSchema } from './schemas.js';
 /** The invoice API's routes at a mount, for a mirror of it (the sandbox's). */
-export { invoiceApiRoutes, type InvoiceApiMount, type InvoiceOperation } from './routes.js';
+export { INVOICE_CREATE_BODY_ERRORS, invoiceApiRoutes, type InvoiceApiMount, type InvoiceOperation } from './routes.js';
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';

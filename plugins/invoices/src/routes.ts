@@ -13,6 +13,15 @@ import type { InvoiceService } from './services/invoice-service.js';
 /** The invoice API's operations, as a mount documents them. */
 export type InvoiceOperation = 'create' | 'list' | 'get' | 'transactions' | 'cancel';
 
+/** What a create is refused for on every mount of the invoice API (production and sandbox) before the mount's own checks. */
+export const INVOICE_CREATE_BODY_ERRORS = [
+  'validation_error',
+  'invalid_webhook_url',
+  'external_id_conflict',
+  'coin_not_enabled',
+  'amount_out_of_range',
+] as const;
+
 /**
  * One mount of the invoice API (spec 4.2): the production API, or a mirror of it (the sandbox's,
  * spec 4.5) with its own path, access, documentation and the service its writes go through.
@@ -136,11 +145,7 @@ export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinit
     },
     errors: {
       create: [
-        'validation_error',
-        'invalid_webhook_url',
-        'external_id_conflict',
-        'coin_not_enabled',
-        'amount_out_of_range',
+        ...INVOICE_CREATE_BODY_ERRORS,
         'wallet_not_bound',
         'xpub_not_verified',
         'overlay_matching_mode_required_exact',

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { startTestKernel, waitFor, type TestDatabase, type TestKernel } from '@gw/kernel/testing';
 import { tenancyPlugin } from '@gw/plugin-tenancy';
+import { closeServer, listenOnLoopback } from '@gw/testing';
 import { oauthPlugin } from '../src/index.js';
 
 export const OAUTH_PLUGINS = [tenancyPlugin, oauthPlugin];
@@ -201,8 +202,7 @@ export class DocumentServer {
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(reply.body);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new DocumentServer(server, `https://localhost:${(server.address() as AddressInfo).port}`, routes);
+    self = new DocumentServer(server, `https://localhost:${await listenOnLoopback(server)}`, routes);
     return self;
   }
 
@@ -213,10 +213,7 @@ export class DocumentServer {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 }
 
@@ -234,16 +231,12 @@ export class Callback {
       self!.hits.push(new URL(req.url ?? '/', self!.url));
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Done</title><p>You may close this window.</p>');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new Callback(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`);
+    self = new Callback(server, `http://127.0.0.1:${await listenOnLoopback(server)}/callback`);
     return self;
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 }
 

@@ -56,6 +56,14 @@ function baseParams(clientId: string, challenge: string, extra: Record<string, s
   };
 }
 
+/** A new public client's authorization request opened in a new browser (`web`, at its first page `start`); `url` opens it again elsewhere. */
+async function openAuthorize() {
+  const { clientId } = await registerClient();
+  const url = authorizeUrl(baseParams(clientId, verifierPair().challenge));
+  const web = new WebClient();
+  return { clientId, url, web, start: await web.get(url) };
+}
+
 /** A fresh code for a new user and client, through the pages. */
 async function freshCode(options: { confidential?: boolean; scope?: string; redirect?: string; registered?: string } = {}) {
   const client = await registerClient({
@@ -173,14 +181,11 @@ test('denial redirects with error=access_denied and the state; no code exists', 
 });
 
 test('an unknown e-mail gets the same pages, no mail, can never finish, and no account is created', async (t) => {
-  const { clientId } = await registerClient();
-  const { challenge } = verifierPair();
+  const { url, web, start } = await openAuthorize();
   const invited = await inviteUser(gw, 'known');
-  const web = new WebClient();
-  const start = await web.get(authorizeUrl(baseParams(clientId, challenge)));
   const strangerPage = await web.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(start.text), email: 'stranger@example.test' });
   const web2 = new WebClient();
-  const start2 = await web2.get(authorizeUrl(baseParams(clientId, challenge)));
+  const start2 = await web2.get(url);
   const knownPage = await web2.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(start2.text), email: invited.email });
   t.is(strangerPage.status, knownPage.status);
   const strip = (html: string) => html.replace(/value="[^"]*"/g, 'value=""');
@@ -197,11 +202,8 @@ test('an unknown e-mail gets the same pages, no mail, can never finish, and no a
 });
 
 test('sign-in codes: wrong entries are bounded, an expired code fails, codes are stored hashed', async (t) => {
-  const { clientId } = await registerClient();
   const user = await inviteUser(gw, 'codes');
-  const { challenge } = verifierPair();
-  const web = new WebClient();
-  const start = await web.get(authorizeUrl(baseParams(clientId, challenge)));
+  const { web, start } = await openAuthorize();
   let page = await web.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(start.text), email: user.email });
   const fields = hiddenFields(page.text);
   const code = await sink.nextCode(user.email);
@@ -231,11 +233,8 @@ test('sign-in codes: wrong entries are bounded, an expired code fails, codes are
 });
 
 test('the forms need the session cookie and its CSRF token, and a request of the same session', async (t) => {
-  const { clientId } = await registerClient();
   const user = await inviteUser(gw, 'csrf');
-  const { challenge } = verifierPair();
-  const web = new WebClient();
-  const start = await web.get(authorizeUrl(baseParams(clientId, challenge)));
+  const { clientId, url, web, start } = await openAuthorize();
   t.regex(start.headers.get('set-cookie') ?? '', /^gw_oauth_session=[A-Za-z0-9_-]{43}; Path=\/oauth; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
   t.is(start.headers.get('x-frame-options'), 'DENY');
   t.regex(start.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
@@ -249,7 +248,7 @@ test('the forms need the session cookie and its CSRF token, and a request of the
   t.regex(cookieless.text, /Session expired/);
   // Another browser's own session and token cannot answer this browser's request.
   const other = new WebClient();
-  const otherStart = await other.get(authorizeUrl(baseParams(clientId, challenge)));
+  const otherStart = await other.get(url);
   const crossed = await other.post(`${gw.url}/oauth/authorize/email`, { ...hiddenFields(otherStart.text), request: fields['request']!, email: user.email });
   t.regex(crossed.text, /Request expired/);
   t.is(sink.count(user.email), 0, 'no mail for refused forms');
@@ -453,10 +452,7 @@ test('a loopback redirect URI may use another port; the token request must repea
 });
 
 test('a hostile e-mail (a@ + 100,000 dots + @) is a validation error, and no pattern runs over input longer than an address (issue 26 finding 1)', async (t) => {
-  const { clientId } = await registerClient();
-  const { challenge } = verifierPair();
-  const web = new WebClient();
-  const start = await web.get(authorizeUrl(baseParams(clientId, challenge)));
+  const { web, start } = await openAuthorize();
   const hostile = `a@${'.'.repeat(100_000)}@`;
   // Every pattern match goes through RegExp.prototype.exec (test, match, replace, split call it):
   // record the longest input a pattern of the sign-in service is applied to.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from '@gw/testing';
 
 /** How the stand-in answers one provider's requests. */
 export type Behaviour =
@@ -44,8 +44,7 @@ export class ProviderServer {
   static async start(): Promise<ProviderServer> {
     let instance: ProviderServer | undefined;
     const server = createServer((req, res) => instance!.handle(req.url ?? '/', req.headers, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    instance = new ProviderServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    instance = new ProviderServer(server, `http://127.0.0.1:${await listenOnLoopback(server)}`);
     return instance;
   }
 
@@ -69,8 +68,7 @@ export class ProviderServer {
 
   async close(): Promise<void> {
     for (const res of this.hanging) res.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   private handle(rawUrl: string, headers: IncomingHttpHeaders, res: ServerResponse): void {

@@ -4,22 +4,31 @@ import { retryWebhookTool } from '@gw/plugin-webhooks/contract';
 import Type, { type TProperties } from 'typebox';
 import { simulationInput } from './routes.js';
 import { ClockAdvanceBody, DetectBody, OverpaidBody, PartialBody, simulateEventInput, SimulateEventBody } from './schemas.js';
-import { SIMULATION_RULES, type Simulation } from './simulations.js';
+import { SIMULATION_ERRORS, SIMULATION_RULES, type Simulation } from './simulations.js';
 
 const SANDBOX = { projectKind: 'sandbox', write: true } as const;
-const SIMULATE_ERRORS = [
-  'validation_error',
-  'sandbox_project_required',
-  'sandbox_invoice_not_found',
-  'sandbox_invoice_transition_invalid',
-  'sandbox_rate_limit_exceeded',
-];
+const SIMULATE_ERRORS = ['validation_error', 'sandbox_project_required', ...SIMULATION_ERRORS];
 const INVOICE_ID = Type.String({ pattern: ULID_PATTERN, description: 'Id of a sandbox invoice of the project (ULID).' });
 const SIMULATION_ARGUMENTS: Partial<Record<Simulation, TProperties>> = {
   detect: DetectBody.properties,
   overpaid: OverpaidBody.properties,
   partial: PartialBody.properties,
 };
+
+/** The tools on the whole sandbox project: `sandbox_<action>` runs that action of the project service. */
+const PROJECT_ACTIONS = [
+  {
+    action: 'reset',
+    title: 'Reset the sandbox',
+    description: 'Sandbox: remove every invoice, transaction, webhook event and pool address of the project; the project, its keys, bindings and PATs stay.',
+  },
+  {
+    action: 'delete',
+    title: 'Delete the sandbox project',
+    description:
+      'Sandbox: delete the sandbox project and everything of it, its API key and PATs included (this credential stops working if bound to it). Irreversible.',
+  },
+] as const;
 
 /**
  * The sandbox's MCP tools (spec 4.6): one `sandbox_simulate_<name>` per simulation of spec 4.5,
@@ -117,28 +126,18 @@ export const sandboxMcpTools = withDeps(['sandboxSimulator', 'sandboxInvoices', 
       errors: ['validation_error', 'sandbox_project_required', 'sandbox_rate_limit_exceeded'],
       handler: async ({ args, project, actor }) => simulator().advanceClock(project.id, args.chain, args.blocks, actor),
     }),
-    defineMcpTool({
-      name: 'sandbox_reset',
-      title: 'Reset the sandbox',
-      description: 'Sandbox: remove every invoice, transaction, webhook event and pool address of the project; the project, its keys, bindings and PATs stay.',
-      input: mcpArguments({}),
-      scope: 'sandbox:simulate',
-      access: SANDBOX,
-      writes: true,
-      errors: ['sandbox_project_required', 'sandbox_reset_failed'],
-      handler: async ({ project, actor }) => projects().reset(project.id, actor),
-    }),
-    defineMcpTool({
-      name: 'sandbox_delete',
-      title: 'Delete the sandbox project',
-      description:
-        'Sandbox: delete the sandbox project and everything of it, its API key and PATs included (this credential stops working if bound to it). Irreversible.',
-      input: mcpArguments({}),
-      scope: 'sandbox:simulate',
-      access: SANDBOX,
-      writes: true,
-      errors: ['sandbox_project_required', 'sandbox_delete_failed'],
-      handler: async ({ project, actor }) => projects().delete(project.id, actor),
-    }),
+    ...PROJECT_ACTIONS.map(({ action, title, description }) =>
+      defineMcpTool({
+        name: `sandbox_${action}`,
+        title,
+        description,
+        input: mcpArguments({}),
+        scope: 'sandbox:simulate',
+        access: SANDBOX,
+        writes: true,
+        errors: ['sandbox_project_required', `sandbox_${action}_failed`],
+        handler: async ({ project, actor }) => projects()[action](project.id, actor),
+      }),
+    ),
   ];
 });

@@ -1,5 +1,5 @@
 import { coreErrors, defineRoute, restActor, type RouteDefinition, withDeps } from '@gw/kernel';
-import { invoiceApiRoutes } from '@gw/plugin-invoices/contract';
+import { INVOICE_CREATE_BODY_ERRORS, invoiceApiRoutes } from '@gw/plugin-invoices/contract';
 import { webhookApiRoutes } from '@gw/plugin-webhooks/contract';
 import type { TSchema } from 'typebox';
 import {
@@ -21,17 +21,11 @@ import {
   SimulationResultSchema,
 } from './schemas.js';
 import type { SimulationInput } from './services/simulator.js';
-import { SIMULATION_RULES, type Simulation } from './simulations.js';
+import { SIMULATION_ERRORS, SIMULATION_RULES, type Simulation } from './simulations.js';
 
 const BASE = '/api/v1/sandbox';
 const MIRROR = { projectKind: 'sandbox', crossModeByKey: true } as const;
-const SIMULATE_ERRORS = [
-  'sandbox_invoice_not_found',
-  'sandbox_invoice_transition_invalid',
-  'sandbox_rate_limit_exceeded',
-  'validation_error',
-  'amount_out_of_range',
-];
+const SIMULATE_ERRORS = [...SIMULATION_ERRORS, 'validation_error', 'amount_out_of_range'];
 const PROJECT_ERRORS = ['sandbox_project_required', 'sandbox_key_against_production_project', 'production_key_against_sandbox_project', 'validation_error'];
 
 /** What every write on one invoice of the caller's sandbox project (`/invoices/:invoiceId/…`) declares. */
@@ -83,11 +77,7 @@ export const sandboxRoutes = withDeps(
         },
         errors: {
           create: [
-            'validation_error',
-            'invalid_webhook_url',
-            'external_id_conflict',
-            'coin_not_enabled',
-            'amount_out_of_range',
+            ...INVOICE_CREATE_BODY_ERRORS,
             'sandbox_active_invoice_cap_reached',
             'overlay_matching_mode_required_exact',
             'rate_limit_exceeded',

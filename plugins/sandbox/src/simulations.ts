@@ -7,6 +7,9 @@ import { createHash } from 'node:crypto';
 export const SIMULATIONS = ['detect', 'paid', 'overpaid', 'partial', 'expire', 'late-payment', 'reorg', 'reconfirm'] as const;
 export type Simulation = (typeof SIMULATIONS)[number];
 
+/** What a simulation on one invoice answers when it cannot run, on every surface (REST and MCP), beside each surface's own. */
+export const SIMULATION_ERRORS = ['sandbox_invoice_not_found', 'sandbox_invoice_transition_invalid', 'sandbox_rate_limit_exceeded'] as const;
+
 /*
  * Where a simulation applies is read off the invoice lifecycle: the statuses from which the fact it
  * ends with moves the invoice where it promises. Spec 3.1 narrows some of these, each by a trait:

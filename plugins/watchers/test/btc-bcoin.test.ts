@@ -11,7 +11,7 @@
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Bcoin, btcTestnetReceiveKey } from '@gw/testing';
+import { Bcoin, btcTestnetReceiveKey, stopAll } from '@gw/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 
 let node: Bcoin;
@@ -34,13 +34,13 @@ test.before(async () => {
     config: { 'chains.testNetworks': { btc: 'regtest' } },
   }));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, receiver, node));
 
-const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'btc', 'regtest');
+const { scan, invoice, get, eventsOf, payToPaid, invalidatePaid, underpayToPartial, strayToAttributed } = watcherScenario(
+  () => ({ gw, project, receiver }),
+  'btc',
+  'regtest',
+);
 
 test.serial(
   'bcoin regtest: a payment to the invoice address is detected from the mempool, confirms to paid with a signed webhook; invalidateblock and new blocks revert it; rebroadcast and re-mined it is paid again',
@@ -50,10 +50,7 @@ test.serial(
     const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
 
     // The block holding the payment is invalidated and a longer branch without it is mined.
-    const paidHeight = await node.height();
-    await node.rpc('invalidateblock', [blockHash]);
-    const forkHeight = await node.height();
-    t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+    const forkHeight = await invalidatePaid(t, node, inv, blockHash);
     // bcoin puts a disconnected transaction back into an empty mempool only when its wallet rebroadcasts it.
     t.deepEqual(await node.mempool(), []);
     await node.mine(inv.confirmation_threshold + 1);

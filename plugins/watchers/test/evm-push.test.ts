@@ -10,15 +10,15 @@ import test, { type ExecutionContext } from 'ava';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { freePort, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, type PushedHead } from '@gw/kernel';
 import { parseEther } from 'ethers';
 import { FAST_RETRIES, projectWithPools, Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
-import { Anvil, ALL_CHAINS, FIXED_RATES } from '@gw/testing';
+import { Anvil } from '@gw/testing';
 import { startAnvilKernel } from './anvil-kernel.js';
+import { startWatchersKernel } from './scenario.js';
+import { payAcrossPushOutage } from './push-outage.js';
 import { TcpProxy } from './tcp-proxy.js';
-import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { watchersPlugin } from '../src/index.js';
 
 interface Setup {
   anvil: Anvil;
@@ -157,23 +157,14 @@ test.serial('a dropped WebSocket: polling takes over, the subscription comes bac
   try {
     s = await setup(anvil, proxy.wsUrl, 1);
     const ready = s;
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 20_000);
-    const pay = () => payDetected(ready, anvil, 20_000);
-    const before = await pay();
-
-    await proxy.close();
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 0, 20_000);
-    const headsWhileDown = await metric(ready, 'pushHeads');
-    const during = await pay();
-    t.is(await metric(ready, 'pushConnected'), 0, 'detected while the socket was down: by polling');
-    t.is(await metric(ready, 'pushHeads'), headsWhileDown, 'no head was pushed while down');
-
-    await proxy.open();
-    await waitFor(async () => (await metric(ready, 'pushConnected')) === 1, 30_000);
-    t.true((await metric(ready, 'pushReconnects')) >= 1);
-    const after = await pay();
-
-    await settledOnce(t, ready, anvil, [before, during, after], 20_000);
+    const payments = await payAcrossPushOutage(
+      t,
+      proxy,
+      (name) => metric(ready, name),
+      () => payDetected(ready, anvil, 20_000),
+      30_000,
+    );
+    await settledOnce(t, ready, anvil, payments, 20_000);
   } finally {
     await teardown(s ?? {});
     await proxy.close();
@@ -232,20 +223,11 @@ test.serial('two instances both subscribed: each pushed block is scanned once, e
   try {
     s = await setup(anvil, ws, 3600);
     const ready = s;
-    second = await startTestKernel({
-      plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-      chains: ALL_CHAINS,
-      role: 'worker',
-      database: ready.gw.database,
-      config: {
-        'plugins.rates.providers': ['fixed'],
-        'plugins.rates.fixed': FIXED_RATES,
-        'plugins.webhooks.allowPrivateTargets': true,
-        ...FAST_RETRIES,
-        'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url, wsUrl: ws }], startHeight: 0 } } },
-        'plugins.watchers.scanIntervalSeconds': 3600,
-      },
-    });
+    second = await startWatchersKernel(
+      { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url, wsUrl: ws }], startHeight: 0 } } },
+      { 'plugins.webhooks.allowPrivateTargets': true, ...FAST_RETRIES, 'plugins.watchers.scanIntervalSeconds': 3600 },
+      { role: 'worker', database: ready.gw.database },
+    );
     const other = second;
     const connected = async (gw: TestKernel) => (await gw.kernel.cradle.watchersMetrics.pushConnected.get()).values.some((v) => v.value === 1);
     await waitFor(async () => (await connected(ready.gw)) && (await connected(other)), 20_000);

@@ -51,6 +51,9 @@ const factArbitrary: fc.Arbitrary<Fact> = fc.oneof(
 );
 
 /** The reference model's chain: what exists, where, and what left. */
+/** The sandbox's references to the model's transfers (each pays one output, the first). */
+const outputsOf = (transfers: readonly ModelTransfer[]) => transfers.map((t) => ({ txHash: t.txHash, outputIndex: 0 }));
+
 interface ModelTransfer {
   readonly txHash: string;
   readonly units: bigint;
@@ -163,14 +166,7 @@ class Case {
         for (const t of gone) t.state = 'reverted';
         this.head = ancestor;
         await this.db.transaction((trx) => gw.kernel.cradle.watchersRewinder.rewind(trx, 'eth', this.network, ancestor));
-        await this.sandbox((trx, state) =>
-          gw.kernel.cradle.sandboxChain.reorg(
-            trx,
-            state,
-            gone.map((t) => ({ txHash: t.txHash, outputIndex: 0 })),
-            ACTOR,
-          ),
-        );
+        await this.sandbox((trx, state) => gw.kernel.cradle.sandboxChain.reorg(trx, state, outputsOf(gone), ACTOR));
         return;
       }
       case 'drop': {
@@ -181,14 +177,7 @@ class Case {
           .where({ chain: 'eth', network: this.network, status: 'mempool' })
           .update({ received_at: this.db.raw(`now() - interval '30 days'`) });
         await gw.kernel.cradle.watchersScanner.dropStaleMempool('eth', this.network);
-        await this.sandbox((trx, state) =>
-          gw.kernel.cradle.sandboxChain.drop(
-            trx,
-            state,
-            gone.map((t) => ({ txHash: t.txHash, outputIndex: 0 })),
-            ACTOR,
-          ),
-        );
+        await this.sandbox((trx, state) => gw.kernel.cradle.sandboxChain.drop(trx, state, outputsOf(gone), ACTOR));
         return;
       }
       case 'deadline':

@@ -11,7 +11,7 @@
 import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { FIXED_RATES, Litecoind, litecoindInstalled } from '@gw/testing';
+import { FIXED_RATES, Litecoind, litecoindInstalled, stopAll } from '@gw/testing';
 import { Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
 import { startRegtestGateway, watcherScenario } from './scenario.js';
 
@@ -41,13 +41,13 @@ test.before(async () => {
     },
   }));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, receiver, node));
 
-const { scan, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed } = watcherScenario(() => ({ gw, project, receiver }), 'ltc', 'regtest');
+const { scan, invoice, get, eventsOf, payToPaid, invalidatePaid, underpayToPartial, strayToAttributed } = watcherScenario(
+  () => ({ gw, project, receiver }),
+  'ltc',
+  'regtest',
+);
 /** Blocks mined with no transaction from the mempool (`generateblock`, Core 0.21+). */
 const mineEmpty = async (blocks: number) => {
   const address = await node.rpc<string>('getnewaddress', []);
@@ -62,10 +62,7 @@ test.serial(
     const { txid, blockHash } = await payToPaid(t, node, inv, 25_000_000n);
 
     // The block holding the payment is invalidated; Core puts the payment back into its mempool.
-    const paidHeight = await node.height();
-    await node.rpc('invalidateblock', [blockHash]);
-    const forkHeight = await node.height();
-    t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+    const forkHeight = await invalidatePaid(t, node, inv, blockHash);
     t.deepEqual(await node.mempool(), [txid], 'the disconnected payment is back in the mempool');
     await mineEmpty(inv.confirmation_threshold + 1);
     const report = await scan();

@@ -28,17 +28,23 @@ const key = adapter.parseAccountKey(wallet.accountKeyWithOrigin, 'testnet');
 const regtest = ltcDefinition.networks.testnets.find((n) => n.id === 'regtest')!;
 const FINGERPRINT = '73c5da0a';
 
+/** The Litecoin treasury reading `on` (a litecoind regtest node) as its one `bitcoin-core` provider. */
+const treasuryOn = (on: Litecoind): ChainTreasury =>
+  adapter.createTreasury!({
+    network: regtest,
+    providers: new ProviderPool({
+      chain: 'ltc',
+      network: 'regtest',
+      endpoints: [{ name: 'litecoind', url: on.url, kind: 'bitcoin-core', username: on.username, password: on.password }],
+      timeoutMs: 30_000,
+    }),
+  });
+
 test.before(async () => {
   node = await Litecoind.start({ txindex: true, mempoolReplacement: true });
   // Coinbase outputs mature after 100 blocks (and mining stops at 432, where MWEB activates).
   await node.mine(101);
-  const providers = new ProviderPool({
-    chain: 'ltc',
-    network: 'regtest',
-    endpoints: [{ name: 'litecoind', url: node.url, kind: 'bitcoin-core', username: node.username, password: node.password }],
-    timeoutMs: 30_000,
-  });
-  treasury = adapter.createTreasury!({ network: regtest, providers });
+  treasury = treasuryOn(node);
 });
 test.after.always(async () => {
   await node?.stop();
@@ -178,13 +184,7 @@ test.serial(
     const plain = await Litecoind.start({ txindex: true });
     t.teardown(() => plain.stop());
     await plain.mine(101);
-    const providers = new ProviderPool({
-      chain: 'ltc',
-      network: 'regtest',
-      endpoints: [{ name: 'litecoind', url: plain.url, kind: 'bitcoin-core', username: plain.username, password: plain.password }],
-      timeoutMs: 30_000,
-    });
-    const own = adapter.createTreasury!({ network: regtest, providers });
+    const own = treasuryOn(plain);
     const inputs = await fund([5_000_000n], 0, { node: plain, treasury: own });
     const destination = await plain.rpc<string>('getnewaddress', ['', 'bech32']);
     const first = own.build({ inputs, outputs: [{ address: destination }], feeRate: 1n });

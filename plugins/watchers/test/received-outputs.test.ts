@@ -7,10 +7,9 @@
  */
 import test from 'ava';
 import { CLI_ACTOR, newId, sql, sqlQuery, type ChainId, type ChainTreasury, type WatcherOptions } from '@gw/kernel';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
-import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { ReceivedOutputsReads, WATCHERS_EXPORTS, watchersPlugin, type ReceivedOutput, type ReceivedOutputs } from '../src/index.js';
+import type { TestKernel } from '@gw/kernel/testing';
+import { ReceivedOutputsReads, WATCHERS_EXPORTS, type ReceivedOutput, type ReceivedOutputs } from '../src/index.js';
+import { startWatchersKernel, UNSCANNED } from './scenario.js';
 import type { WatcherRegistry } from '../src/services/watcher-registry.js';
 
 let gw: TestKernel;
@@ -54,17 +53,8 @@ const ROWS: Row[] = [
 ];
 
 test.before(async () => {
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: ALL_CHAINS,
-    role: 'cli',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      // Watched but never scanned here (no pass runs): a network whose chain has no treasury.
-      'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } } },
-    },
-  });
+  // Watched but never scanned here (no pass runs): a network whose chain has no treasury.
+  gw = await startWatchersKernel({ eth: { sepolia: UNSCANNED } }, {}, { role: 'cli' });
   const { tenancyOperators, tenancyProjects, db } = gw.kernel.cradle;
   const operator = (await tenancyOperators.create('outputs', CLI_ACTOR)).id;
   p1 = (await tenancyProjects.create({ name: 'outputs-1', kind: 'testnet', operator }, CLI_ACTOR)).project.id;

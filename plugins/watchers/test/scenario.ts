@@ -1,6 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, startTestKernel, waitFor, type TestKernel, type TestKernelOptions } from '@gw/kernel/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
 import { FAST_RETRIES, projectWithPools, WEBHOOK_PLUGINS, type Receiver, type TestProject } from '@gw/plugin-webhooks/testing';
@@ -38,18 +38,26 @@ export async function startRegtestGateway(options: {
 }
 
 /**
- * A gateway kernel (role `all`, every chain as shipped, the plugins through to the signed webhook
- * and the watchers, fixed rates) on a fresh database, its watchers configured with `watching`
- * (config `plugins.watchers.chains`); `config` adds or overrides dotted keys.
+ * A gateway kernel (every chain as shipped, the plugins through to the signed webhook and the
+ * watchers, fixed rates; role `all` and a fresh database unless `on` names others), its watchers
+ * configured with `watching` (config `plugins.watchers.chains`); `config` adds or overrides dotted keys.
  */
-export function startWatchersKernel(watching: Record<string, unknown>, config: Readonly<Record<string, unknown>> = {}): Promise<TestKernel> {
+export function startWatchersKernel(
+  watching: Record<string, unknown>,
+  config: Readonly<Record<string, unknown>> = {},
+  on: Pick<TestKernelOptions, 'role' | 'database'> = {},
+): Promise<TestKernel> {
   return startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
     chains: ALL_CHAINS,
-    role: 'all',
+    role: on.role ?? 'all',
+    ...(on.database === undefined ? {} : { database: on.database }),
     config: { 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.watchers.chains': watching, ...config },
   });
 }
+
+/** Config of a watched network no pass ever scans (its provider URL answers nothing). */
+export const UNSCANNED = { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } as const;
 
 /**
  * Config of a gateway whose tests drive each scan pass themselves (the job loop idles): pools of
@@ -82,6 +90,10 @@ export interface RegtestNode {
   mempool(): Promise<string[]>;
   /** Mines `blocks` blocks; their hashes, oldest first. */
   mine(blocks: number): Promise<string[]>;
+  /** The height of the node's tip. */
+  height(): Promise<number>;
+  /** One JSON-RPC call to the node. */
+  rpc(method: string, params: unknown[]): Promise<unknown>;
 }
 
 /**
@@ -143,6 +155,17 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
     return { txid, blockHash: blockHash! };
   };
   /**
+   * Invalidates `blockHash`, the block holding the payment `payToPaid` confirmed: the tip goes
+   * back to the block before it, the fork height (answered).
+   */
+  const invalidatePaid = async (t: ExecutionContext, node: RegtestNode, inv: { confirmation_threshold: number }, blockHash: string) => {
+    const paidHeight = await node.height();
+    await node.rpc('invalidateblock', [blockHash]);
+    const forkHeight = await node.height();
+    t.is(forkHeight, paidHeight - inv.confirmation_threshold);
+    return forkHeight;
+  };
+  /**
    * Pays 0.4 of a 1-coin invoice of `coin` (8 decimals) in a block past its threshold: the invoice
    * ends `partial`, with an `invoice.partial` webhook naming the paid units.
    */
@@ -191,5 +214,5 @@ export function watcherScenario(context: () => ScenarioContext, chain: string, n
     t.is(attributed.body.transactions[0].tx_hash, txid);
     await waitFor(async () => eventsOf(attributed.body.id).some((e) => e.event_type === 'invoice.paid'), 20_000);
   };
-  return { scan, uid, invoice, get, eventsOf, payToPaid, underpayToPartial, strayToAttributed };
+  return { scan, uid, invoice, get, eventsOf, payToPaid, invalidatePaid, underpayToPartial, strayToAttributed };
 }

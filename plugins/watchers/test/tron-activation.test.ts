@@ -12,13 +12,13 @@
  */
 import test from 'ava';
 import { CLI_ACTOR, type ObservedTransfer } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { tronAddressFromHex } from '@gw/chain-tron';
-import { ALL_CHAINS, FIXED_RATES, Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
-import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
+import { Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
 import { readFileSync } from 'node:fs';
 import { decodeBase58, toBeHex } from 'ethers';
-import { watchersPlugin, type ScanTarget } from '../src/index.js';
+import type { ScanTarget } from '../src/index.js';
+import { startWatchersKernel } from './scenario.js';
 
 const recorded = (name: string): string => readFileSync(new URL(`./fixtures/tron/${name}`, import.meta.url), 'utf8');
 const RECORDED_ACCOUNT = recorded('getaccount-41dd791d6b49e190062d650e6a23c575510d35f2f9.json');
@@ -63,19 +63,11 @@ test.before(async () => {
   node = await Receiver.start();
   node.reply = tronGrid(new Set());
   // Role gateway: no worker runs a scan or activation pass of its own; the test drives each pass.
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: ALL_CHAINS,
-    role: 'gateway',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'chains.testNetworks': { tron: 'nile' },
-      'plugins.watchers.chains': { tron: { nile: { providers: [{ name: 'trongrid-replay', url: node.url }], startHeight: 30864544 } } },
-      'plugins.address-pool.targetFree': 4,
-      'plugins.address-pool.hardCap': 4,
-    },
-  });
+  gw = await startWatchersKernel(
+    { tron: { nile: { providers: [{ name: 'trongrid-replay', url: node.url }], startHeight: 30864544 } } },
+    { 'chains.testNetworks': { tron: 'nile' }, 'plugins.address-pool.targetFree': 4, 'plugins.address-pool.hardCap': 4 },
+    { role: 'gateway' },
+  );
 });
 test.after.always(() => stopAll(gw, node));
 
@@ -94,6 +86,11 @@ async function tronProject(operator: string, kind: 'testnet' | 'production'): Pr
 }
 
 const poolOf = async (projectId: string) => (await cradle().addressPoolStatus.status({ projectId, chain: 'tron' }))[0]!;
+/** Whether each pool address of the project is activated, in derivation order. */
+const activatedFlags = async (projectId: string): Promise<boolean[]> =>
+  (await cradle().db('address_pool_addresses').where({ project_id: projectId }).orderBy('derivation_index')).map((r: { activated: boolean }) => r.activated);
+/** The project's `address_pool.activate` audit rows. */
+const activationAudit = (projectId: string) => cradle().db('kernel_audit_log').where({ project_id: projectId, action: 'address_pool.activate' });
 const nile = (): ScanTarget => cradle().watchersRegistry.get('tron', 'nile')!;
 const createTrxInvoice = (project: { projectId: string; secret: string }, externalId: string) =>
   signedFetch(gw.url, '/api/v1/invoices', { ...project, method: 'POST', body: { external_id: externalId, amount_crypto: '10', coin: 'trx' } });
@@ -120,13 +117,9 @@ test.serial('an address found on chain is marked activated, one that is not stay
   t.deepEqual([...new Set(asked)].sort(), [...shop.addresses].sort());
 
   t.like(await poolOf(shop.projectId), { total: 4, activated: 1, unactivated: 3, available: 1 });
-  const rows = await cradle().db('address_pool_addresses').where({ project_id: shop.projectId }).orderBy('derivation_index');
-  t.deepEqual(
-    rows.map((r: { activated: boolean }) => r.activated),
-    [false, false, true, false],
-  );
+  t.deepEqual(await activatedFlags(shop.projectId), [false, false, true, false]);
   t.like(await poolOf(mainnetShop.projectId), { activated: 0, available: 0 });
-  const audit = await cradle().db('kernel_audit_log').where({ project_id: shop.projectId, action: 'address_pool.activate' });
+  const audit = await activationAudit(shop.projectId);
   t.is(audit.length, 1);
   t.like(audit[0], { actor: 'watchers', channel: 'system' });
   t.like(audit[0].details, { chain: 'tron', address: onChain, derivation_index: 2, detected_by: 'account_on_chain' });
@@ -174,12 +167,8 @@ test.serial('TRX seen arriving at a pool address in a block marks it activated a
   );
   // The earlier tests' testnet projects hold the same key, their rows at trxTo already activated: only this project's is new.
   t.is(marked, 1);
-  const rows = await cradle().db('address_pool_addresses').where({ project_id: shop.projectId }).orderBy('derivation_index');
-  t.deepEqual(
-    rows.map((r: { activated: boolean }) => r.activated),
-    [true, false, false, false],
-  );
-  const audit = await cradle().db('kernel_audit_log').where({ project_id: shop.projectId, action: 'address_pool.activate' });
+  t.deepEqual(await activatedFlags(shop.projectId), [true, false, false, false]);
+  const audit = await activationAudit(shop.projectId);
   t.like(audit[0].details, { address: trxTo, detected_by: 'incoming_transfer', txid: 'aa'.repeat(32) });
 });
 
@@ -204,13 +193,9 @@ test.serial('a scan pass that sees TRX arrive at a pool address marks it activat
   t.falsy(report.error, report.error);
   t.like(report, { ran: true, to: 30864544, transfers: 1 });
 
-  const rows = await cradle().db('address_pool_addresses').where({ project_id: shop.projectId }).orderBy('derivation_index');
-  t.deepEqual(
-    rows.map((r: { activated: boolean }) => r.activated),
-    [false, false, false, true],
-  );
+  t.deepEqual(await activatedFlags(shop.projectId), [false, false, false, true]);
   t.like(await poolOf(shop.projectId), { activated: 1, available: 1 });
-  const audit = await cradle().db('kernel_audit_log').where({ project_id: shop.projectId, action: 'address_pool.activate' });
+  const audit = await activationAudit(shop.projectId);
   t.like(audit[0]!.details, { address: funded, detected_by: 'incoming_transfer', txid: block.transactions[0].txID });
   // The production project's row at the same address pays on mainnet: left alone.
   const mainnetRow = await cradle()

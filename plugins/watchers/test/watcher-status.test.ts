@@ -1,8 +1,6 @@
 import test from 'ava';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FIXED_RATES } from '@gw/testing';
-import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { watchersPlugin } from '../src/index.js';
+import type { TestKernel } from '@gw/kernel/testing';
+import { startWatchersKernel, UNSCANNED } from './scenario.js';
 
 // The dashboard overview's watcher table (issue 20): every configured chain network, with what its
 // scanner last recorded in watchers_cursors. Role cli runs no scans: the rows are the ones a
@@ -10,19 +8,7 @@ import { watchersPlugin } from '../src/index.js';
 
 let gw: TestKernel;
 test.before(async () => {
-  gw = await startTestKernel({
-    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
-    chains: ALL_CHAINS,
-    role: 'cli',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        eth: { sepolia: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } },
-        btc: { testnet: { providers: [{ name: 'unused', url: 'http://127.0.0.1:9' }] } },
-      },
-    },
-  });
+  gw = await startWatchersKernel({ eth: { sepolia: UNSCANNED }, btc: { testnet: UNSCANNED } }, {}, { role: 'cli' });
 });
 test.after.always(async () => {
   await gw?.close();

@@ -1,18 +1,18 @@
 import { html } from '@gw/kernel';
 import type { IssuedSecret } from '@gw/plugin-tenancy/contract';
-import { actionButton, badge, csrfField, onceField, secretOnce, table } from '../web/components.js';
+import { actionButton, badge, csrfField, onceField, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+import { secretsPage } from '../web/secrets-page.js';
 
 const base = (req: DashboardRequest) => `/dashboard/projects/${req.project!.id}/key`;
 const shown = (req: DashboardRequest, title: string, issued: IssuedSecret) =>
-  page(
+  secretsPage(
     title,
-    html`<h1>${title}</h1>
-<p>Project <strong>${req.project!.name}</strong> (<code>${req.project!.id}</code>).</p>
-${secretOnce('api-secret', 'New API secret', issued.api_secret)}
-${issued.previous_secret_expires_at_iso ? html`<p>The previous secret keeps working until <time datetime="${issued.previous_secret_expires_at_iso}">${issued.previous_secret_expires_at_iso}</time>, so partners can switch without downtime.</p>` : null}
+    title,
+    html`<p>Project <strong>${req.project!.name}</strong> (<code>${req.project!.id}</code>).</p>`,
+    [{ id: 'api-secret', label: 'New API secret', secret: issued.api_secret }],
+    html`${issued.previous_secret_expires_at_iso ? html`<p>The previous secret keeps working until <time datetime="${issued.previous_secret_expires_at_iso}">${issued.previous_secret_expires_at_iso}</time>, so partners can switch without downtime.</p>` : null}
 <p><a href="${base(req)}">Back to the API key</a></p>`,
-    201,
   );
 
 /**

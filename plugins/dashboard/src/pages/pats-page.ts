@@ -1,9 +1,10 @@
 import { html, isUlid } from '@gw/kernel';
 import { PAT_SCOPES, type PatScope } from '@gw/plugin-tenancy/contract';
 import { dashboardErrors } from '../errors.js';
-import { actionButton, badge, csrfField, nextPageLink, onceField, pageOf, secretOnce, table } from '../web/components.js';
+import { actionButton, badge, csrfField, nextPageLink, onceField, pageOf, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
 import { SWITCHER_LIMIT } from '../web/mount.js';
+import { secretsPage } from '../web/secrets-page.js';
 
 const NAME_MAX = 128;
 
@@ -66,13 +67,12 @@ ${admin ? await createForm(req) : null}`,
           { scopes: [...scopes], name, userId: req.user.id, ...(projectId ? { project: projectId } : { operator: req.user.operatorId }) },
           req.actor,
         );
-        return page(
+        return secretsPage(
           'Token created',
-          html`<h1>Token created</h1>
-<p>Token <strong>${created.name}</strong> with scopes <code>${created.scopes.join(' ')}</code>${created.project_id ? html` for project <code>${created.project_id}</code>` : ' for every project of the operator'}.</p>
-${secretOnce('pat', 'Personal access token', created.token)}
-<p><a href="/dashboard/tokens">Back to the tokens</a></p>`,
-          201,
+          'Token created',
+          html`<p>Token <strong>${created.name}</strong> with scopes <code>${created.scopes.join(' ')}</code>${created.project_id ? html` for project <code>${created.project_id}</code>` : ' for every project of the operator'}.</p>`,
+          [{ id: 'pat', label: 'Personal access token', secret: created.token }],
+          html`<p><a href="/dashboard/tokens">Back to the tokens</a></p>`,
         );
       },
     },

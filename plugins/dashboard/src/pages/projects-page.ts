@@ -1,7 +1,8 @@
 import { PROJECT_KINDS, html, type ProjectKind, type SafeHtml } from '@gw/kernel';
 import type { ProjectView } from '@gw/plugin-tenancy/contract';
-import { actionButton, badge, csrfField, nextPageLink, onceField, pageOf, secretOnce, table } from '../web/components.js';
+import { actionButton, badge, csrfField, nextPageLink, onceField, pageOf, table } from '../web/components.js';
 import { definePage, page, redirect, type DashboardRequest } from '../web/dashboard-page.js';
+import { secretsPage } from '../web/secrets-page.js';
 import { credentialFacts, PROJECT_NAME_MAX as NAME_MAX } from '../web/project-facts.js';
 import { PAGE_SECTIONS, renderSections } from '../web/section-point.js';
 
@@ -64,14 +65,13 @@ ${req.user.role === 'admin' ? statusAction(req, p) : null}`,
         const name = req.form.text('name', 'Project name', { max: NAME_MAX });
         const kind = req.form.choice<ProjectKind>('kind', 'Kind', PROJECT_KINDS);
         const { project, credentials } = await req.services.tenancyProjects.create({ name, kind, operator: req.user.operatorId }, req.actor);
-        return page(
+        return secretsPage(
           `Project ${project.name} created`,
-          html`<h1>Project created</h1>
-<p>The ${project.kind} project <strong>${project.name}</strong> was created with its API key.</p>
-${credentialFacts(project)}
-${secretOnce('api-secret', 'API secret', credentials.api_secret)}
-<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`,
-          201,
+          'Project created',
+          html`<p>The ${project.kind} project <strong>${project.name}</strong> was created with its API key.</p>
+${credentialFacts(project)}`,
+          [{ id: 'api-secret', label: 'API secret', secret: credentials.api_secret }],
+          html`<p><a href="/dashboard/projects/${project.id}">Go to the project</a></p>`,
         );
       },
     },

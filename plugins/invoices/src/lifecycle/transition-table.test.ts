@@ -1,5 +1,5 @@
 import test from 'ava';
-import type { InvoiceEventType } from '@gw/kernel';
+import { INVOICE_EVENT_TYPES, type InvoiceEventType } from '@gw/kernel';
 import { MATCHING_MODES, type MatchingMode } from '../config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 import type { Invoice } from '../models/invoice.js';
@@ -137,15 +137,6 @@ const REFERENCE: Readonly<Record<InvoiceStatus, Reference>> = {
 
 /** Events sent at most once per invoice: a repeat sends nothing. */
 const ONCE: readonly InvoiceEventType[] = ['invoice.detected', 'invoice.expired'];
-const ALL_EVENTS: readonly InvoiceEventType[] = [
-  'invoice.detected',
-  'invoice.paid',
-  'invoice.overpaid',
-  'invoice.partial',
-  'invoice.expired',
-  'invoice.expired_paid_late',
-  'invoice.reverted',
-];
 
 /** A transfer before the fact: `counted` is counted in a settled status, `uncounted` live and waiting, `reverted` gone. */
 type Prior = readonly [units: bigint, confirmations: number, standing: TransferStatus];
@@ -404,7 +395,7 @@ test('the traits agree with the table', (t) => {
       t.true(STATUS_TRAITS[row.to].pastDeadline || row.fact === 'payment_reverted', `${row.fact} → ${row.to}`);
   }
   t.deepEqual(
-    ALL_EVENTS.filter((e) => TRANSITIONS.some((row) => row.event?.type === e && row.event.ids === 'once' && row.from.some((from) => from !== NEW))),
+    INVOICE_EVENT_TYPES.filter((e) => TRANSITIONS.some((row) => row.event?.type === e && row.event.ids === 'once' && row.from.some((from) => from !== NEW))),
     ONCE,
   );
 });

@@ -4,11 +4,10 @@ import {
   csrfField,
   definePage,
   onceField,
-  page,
   type PageSection,
   type PageServices,
   PROJECT_NAME_MAX,
-  secretOnce,
+  secretsPage,
 } from '@gw/plugin-dashboard/contract';
 
 /** What the form's action reads (ADR 0011). */
@@ -42,15 +41,16 @@ export const newSandboxPage = definePage<Services>({
       handle: async (req) => {
         const name = req.form.text('name', 'Sandbox project name', { max: PROJECT_NAME_MAX });
         const created = await sandbox.provision({ name, operator: req.user.operatorId }, req.actor);
-        return page(
+        return secretsPage(
           `Sandbox project ${created.project.name} created`,
-          html`<h1>Sandbox project created</h1>
-<p>The sandbox project <strong>${created.project.name}</strong> is ready: a generated testnet key for each of ${created.wallets.length} chains, an API key, and a personal access token with scope <code>${created.pat.scopes.join(' ')}</code> for the simulation endpoints.</p>
-${credentialFacts(created.project)}
-${secretOnce('api-secret', 'API secret (sk_sandbox_)', created.api_key.api_secret)}
-${secretOnce('pat', 'Personal access token (sandbox:simulate)', created.pat.token)}
-<p>Sign requests to <code>/api/v1/sandbox</code> as docs/sandbox.md shows. <a href="/dashboard/projects/${created.project.id}">Go to the project</a></p>`,
-          201,
+          'Sandbox project created',
+          html`<p>The sandbox project <strong>${created.project.name}</strong> is ready: a generated testnet key for each of ${created.wallets.length} chains, an API key, and a personal access token with scope <code>${created.pat.scopes.join(' ')}</code> for the simulation endpoints.</p>
+${credentialFacts(created.project)}`,
+          [
+            { id: 'api-secret', label: 'API secret (sk_sandbox_)', secret: created.api_key.api_secret },
+            { id: 'pat', label: 'Personal access token (sandbox:simulate)', secret: created.pat.token },
+          ],
+          html`<p>Sign requests to <code>/api/v1/sandbox</code> as docs/sandbox.md shows. <a href="/dashboard/projects/${created.project.id}">Go to the project</a></p>`,
         );
       },
     },

@@ -1,6 +1,15 @@
 import { html } from '@gw/kernel';
 import type {} from '../contract.js';
-import { actionButton, csrfField, type DashboardRequest, definePage, page, type PageServices, redirect } from '@gw/plugin-dashboard/contract';
+import {
+  actionButton,
+  csrfField,
+  type DashboardActionRequest,
+  type DashboardRequest,
+  definePage,
+  page,
+  type PageServices,
+  redirect,
+} from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(WEBHOOK_URL_PAGE_DEPS, [...])`. */
 export const WEBHOOK_URL_PAGE_DEPS = ['tenancyProjects', 'webhooksTestEvents'] as const;
@@ -10,6 +19,12 @@ type Services = PageServices<typeof WEBHOOK_URL_PAGE_DEPS>;
 const URL_MAX = 2048;
 
 const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/webhook-url`;
+
+/** Sets the project's default webhook URL (`null` removes it) and returns to the page with a notice saying which. */
+async function saveUrl(req: DashboardActionRequest<Services>, url: string | null) {
+  await req.services.tenancyProjects.setWebhookUrl(req.project!.id, url, req.actor);
+  return redirect(base(req), url === null ? 'The webhook URL is removed.' : 'The webhook URL is saved.');
+}
 
 /**
  * A project's default webhook URL (used when an invoice has no callback_url): set, clear, and send
@@ -48,19 +63,12 @@ ${
     '': {
       summary: "Set the project's default webhook URL.",
       cli: ['webhook set'],
-      handle: async (req) => {
-        const url = req.form.text('url', 'Webhook URL', { max: URL_MAX });
-        await req.services.tenancyProjects.setWebhookUrl(req.project!.id, url, req.actor);
-        return redirect(base(req), 'The webhook URL is saved.');
-      },
+      handle: async (req) => saveUrl(req, req.form.text('url', 'Webhook URL', { max: URL_MAX })),
     },
     '/clear': {
       summary: "Remove the project's default webhook URL.",
       cli: ['webhook clear'],
-      handle: async (req) => {
-        await req.services.tenancyProjects.setWebhookUrl(req.project!.id, null, req.actor);
-        return redirect(base(req), 'The webhook URL is removed.');
-      },
+      handle: async (req) => saveUrl(req, null),
     },
     '/test': {
       summary: 'Send a signed webhook.test event to the default URL and show the answer.',
