@@ -13,8 +13,8 @@ export interface ReconciliationDifference {
   /** UTXO chains: the output's transaction; null for an account chain's `balance_differs`. */
   readonly tx_hash: string | null;
   readonly output_index: number | null;
-  /** Account chains: the coin whose balance differs; null on UTXO chains. */
-  readonly coin: string | null;
+  /** Account chains: the coin whose balance differs; null (or absent, before it is stored) on UTXO chains. */
+  readonly coin?: string | null;
   /**
    * UTXO chains: `missing_at_provider` (recorded unspent, the provider does not list it),
    * `unknown_to_gateway` (the reverse), `amount_differs`. Account chains: `balance_differs` (the
@@ -221,7 +221,6 @@ export function compare(
           address,
           tx_hash: o.txHash,
           output_index: o.outputIndex,
-          coin: null,
           kind: 'missing_at_provider',
           gateway_units: o.amountUnits.toString(),
           provider_units: null,
@@ -231,7 +230,6 @@ export function compare(
           address,
           tx_hash: o.txHash,
           output_index: o.outputIndex,
-          coin: null,
           kind: 'amount_differs',
           gateway_units: o.amountUnits.toString(),
           provider_units: p.amountUnits.toString(),
@@ -244,7 +242,6 @@ export function compare(
           address,
           tx_hash: p.txHash,
           output_index: p.outputIndex,
-          coin: null,
           kind: 'unknown_to_gateway',
           gateway_units: null,
           provider_units: p.amountUnits.toString(),
