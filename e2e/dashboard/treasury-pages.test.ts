@@ -112,11 +112,25 @@ test('the account treasury page (issue 36): holdings form, plans and quote for e
   t.true(page.text.includes('No plans yet.'));
   t.true(page.text.includes('action="/dashboard/treasury/accounts/plans"'));
   t.true(page.text.includes('action="/dashboard/treasury/accounts/activations"'));
+  t.true(page.text.includes('action="/dashboard/treasury/accounts/sweepers"'));
+  t.true(page.text.includes('No sweeper deployed through the treasury yet.'));
 
   const member = await signedInUser(gw, sink, 'member', operator);
   const read = await member.client.get('/dashboard/treasury/accounts');
   t.is(read.status, 200);
   t.false(read.text.includes('action="/dashboard/treasury/accounts/plans"'));
+  t.false(read.text.includes('action="/dashboard/treasury/accounts/sweepers"'));
+  t.is(
+    (
+      await member.client.post('/dashboard/treasury/accounts/sweepers', {
+        _csrf: member.csrf,
+        chain: 'eth',
+        network: 'sepolia',
+        to: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+      })
+    ).status,
+    403,
+  );
   const refused = await member.client.post('/dashboard/treasury/accounts/plans', {
     _csrf: member.csrf,
     chain: 'eth',
@@ -136,5 +150,14 @@ test('the account treasury page (issue 36): holdings form, plans and quote for e
   t.is(quote.status, 400);
   const btc = await admin.client.post('/dashboard/treasury/accounts/activations', { _csrf: admin.csrf, chain: 'btc', network: 'regtest' });
   t.is(btc.status, 422);
+  // A sweeper on a network nobody watches: an error page, no plan.
+  const sweeper = await admin.client.post('/dashboard/treasury/accounts/sweepers', {
+    _csrf: admin.csrf,
+    chain: 'eth',
+    network: 'sepolia',
+    to: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+  });
+  t.is(sweeper.status, 422);
+  t.true(sweeper.text.includes('not watched'));
   t.is((await admin.client.get(`/dashboard/treasury/accounts/plans/${newId()}`)).status, 404);
 });

@@ -7,7 +7,15 @@ export { EvmWatcher, TRANSFER_TOPIC } from './watcher.js';
 export { evmChainDefinition, type EvmChainSpec } from './evm-chain-definition.js';
 export { subscribeNewHeads, type HeadSubscriptionOptions } from './heads.js';
 export { EvmAccountTreasury, createEvmAccountTreasury } from './treasury/evm-account-treasury.js';
-export { TOKEN_SWEEPER_CREATION_CODE, TOKEN_SWEEPER_ABI, tokenSweeperInitCode, tokenSweeperDeployment, delegationCodeOf } from './treasury/token-sweeper.js';
+export {
+  TOKEN_SWEEPER_CREATION_CODE,
+  TOKEN_SWEEPER_ABI,
+  tokenSweeperInitCode,
+  tokenSweeperDeployment,
+  delegationCodeOf,
+  tokenSweeperRuntimeCode,
+  isTokenSweeperCode,
+} from './treasury/token-sweeper.js';
 export { sweeperDeploymentStep, sweeperDeploymentPlan, SWEEPER_DEPLOYMENT_GAS } from './treasury/sweeper-deployment.js';
 export { MULTICALL3_ABI, MULTICALL3_ADDRESS } from './treasury/multicall3.js';
 export { TRANSFER_WITH_AUTHORIZATION_TYPEHASH } from './treasury/eip3009-probe.js';

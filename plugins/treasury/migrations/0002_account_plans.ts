@@ -6,14 +6,18 @@ import type { Migration } from '@gw/kernel';
  * stages, not one transaction. `treasury_plans` gains the method, the round awaiting signature,
  * the stage being broadcast and the chain state the build read (`context`, handed back to the
  * treasury's `continue`); `treasury_plan_steps` holds each step from its unsigned form to its
- * confirmation; `treasury_plan_addresses` holds each deposit address (and coin) a plan moves, so a
+ * confirmation; `treasury_sweepers` the EIP-7702 token sweeper deployed per destination;
+ * `treasury_reconciliation_differences` also holds an account chain's per-coin balance differences;
+ * `treasury_plan_addresses` holds each deposit address (and coin) a plan moves, so a
  * second open plan over it is refused by the database, as `treasury_plan_inputs` does for outputs.
  */
 export const m0002AccountPlans: Migration = {
   name: '0002_account_plans',
   async up(knex) {
     await knex.schema.alterTable('treasury_plans', (t) => {
-      t.text('method').nullable().comment('account chains: native, gas_top_up, eip7702, eip3009, energy_burn, energy_delegation, jetton_batch, activation');
+      t.text('method')
+        .nullable()
+        .comment('account chains: native, gas_top_up, eip7702, eip3009, energy_burn, energy_delegation, jetton_batch, activation, sweeper_deployment');
       t.integer('round').nullable().comment('account chains: the signing round awaited or last completed (1 or 2)');
       t.integer('rounds').nullable().comment('account chains: signing rounds the plan takes');
       t.integer('stage').nullable().comment('account chains: the broadcast stage being sent; null before the first broadcast');
@@ -21,9 +25,13 @@ export const m0002AccountPlans: Migration = {
       t.specificType('operator_pays_units', 'numeric(78,0)').nullable().comment('account chains: native base units the operator accounts pay');
     });
     await knex.raw(`alter table treasury_plans drop constraint treasury_plans_kind_check`);
-    await knex.raw(`alter table treasury_plans add constraint treasury_plans_kind_check check (kind in ('sweep', 'bump', 'accelerate', 'activation'))`);
+    await knex.raw(
+      `alter table treasury_plans add constraint treasury_plans_kind_check check (kind in ('sweep', 'bump', 'accelerate', 'activation', 'sweeper_deployment'))`,
+    );
     await knex.raw(`alter table treasury_plans add constraint treasury_plans_account_check
-      check ((method is null and kind <> 'activation') or (method is not null and kind in ('sweep', 'activation') and round in (1, 2) and rounds in (1, 2) and context is not null))`);
+      check (((method is null and kind not in ('activation', 'sweeper_deployment'))
+        or (method is not null and kind in ('sweep', 'activation', 'sweeper_deployment') and round in (1, 2) and rounds in (1, 2) and context is not null))
+        and ((kind = 'sweeper_deployment') = (method is not distinct from 'sweeper_deployment')))`);
     // Account plans carry their transactions in their steps, not in the plan row.
     await knex.raw(`alter table treasury_plans drop constraint treasury_plans_built_check`);
     await knex.raw(`alter table treasury_plans add constraint treasury_plans_built_check
@@ -90,8 +98,47 @@ export const m0002AccountPlans: Migration = {
     await knex.raw(`alter table treasury_plan_addresses add constraint treasury_plan_addresses_amount_check check (amount_units >= 0)`);
     await knex.raw(`create unique index treasury_plan_addresses_held on treasury_plan_addresses (chain, network, coin, address) where held`);
     await knex.raw(`create index treasury_plan_addresses_plan on treasury_plan_addresses (plan_id)`);
+
+    // EVM: the EIP-7702 token sweeper per destination, recorded once its deployment plan is confirmed.
+    await knex.schema.createTable('treasury_sweepers', (t) => {
+      t.bigIncrements('id');
+      t.text('chain').notNullable();
+      t.text('network').notNullable();
+      t.text('destination').notNullable().comment('checksummed; the contract sends every delegated address’s tokens here, for good');
+      t.text('contract').notNullable();
+      t.string('plan_id', 26)
+        .nullable()
+        .references('id')
+        .inTable('treasury_plans')
+        .onDelete('SET NULL')
+        .comment('the sweeper_deployment plan that deployed it');
+      t.timestamp('recorded_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    });
+    // One per destination: a later deployment for the same destination replaces the row (the newest is used).
+    await knex.raw(`create unique index treasury_sweepers_destination on treasury_sweepers (chain, network, lower(destination))`);
+
+    // Account chains are reconciled per address and coin (a balance), not per output.
+    await knex.schema.alterTable('treasury_reconciliation_differences', (t) => {
+      t.text('coin').nullable().comment('account chains: the coin whose balance differs');
+      t.text('tx_hash').nullable().alter();
+      t.integer('output_index').nullable().alter();
+    });
+    await knex.raw(`alter table treasury_reconciliation_differences drop constraint treasury_reconciliation_differences_kind_check`);
+    await knex.raw(`alter table treasury_reconciliation_differences add constraint treasury_reconciliation_differences_kind_check
+      check ((kind in ('missing_at_provider', 'unknown_to_gateway', 'amount_differs') and tx_hash is not null and output_index is not null and coin is null)
+        or (kind = 'balance_differs' and coin is not null and tx_hash is null and output_index is null))`);
   },
   async down(knex) {
+    await knex.raw(`delete from treasury_reconciliation_differences where kind = 'balance_differs'`);
+    await knex.raw(`alter table treasury_reconciliation_differences drop constraint treasury_reconciliation_differences_kind_check`);
+    await knex.raw(`alter table treasury_reconciliation_differences add constraint treasury_reconciliation_differences_kind_check
+      check (kind in ('missing_at_provider', 'unknown_to_gateway', 'amount_differs'))`);
+    await knex.schema.alterTable('treasury_reconciliation_differences', (t) => {
+      t.dropColumn('coin');
+      t.text('tx_hash').notNullable().alter();
+      t.integer('output_index').notNullable().alter();
+    });
+    await knex.schema.dropTable('treasury_sweepers');
     await knex.schema.dropTable('treasury_plan_addresses');
     await knex.schema.dropTable('treasury_plan_steps');
     await knex.raw(`delete from treasury_plans where method is not null`);

@@ -30,7 +30,7 @@ export interface AccountPlanView {
   readonly chain: string;
   readonly network: string;
   readonly coin: string;
-  readonly kind: 'sweep' | 'activation';
+  readonly kind: 'sweep' | 'activation' | 'sweeper_deployment';
   readonly method: string;
   readonly status: PlanStatus;
   /** The signing round awaited (status awaiting_signature) or the last one completed. */
@@ -60,7 +60,7 @@ export function accountPlanView(plan: Plan, steps: readonly PlanStep[], addresse
     chain: plan.chain,
     network: plan.network,
     coin: plan.coin,
-    kind: plan.kind as 'sweep' | 'activation',
+    kind: plan.kind as 'sweep' | 'activation' | 'sweeper_deployment',
     method: plan.method!,
     status: plan.status,
     round: plan.round!,

@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { AccountBroadcaster } from './services/account-broadcast.js';
 import type { AccountPlans, AccountSweepInput } from './services/account-plans.js';
 import type { AccountSignedImport } from './services/account-signed-import.js';
+import type { Sweepers } from './services/sweepers.js';
 import type { TreasuryScope } from './services/treasury-scope.js';
 import {
   AccountImportBody,
@@ -12,6 +13,9 @@ import {
   AccountSweepBody,
   ActivationBody,
   HoldingsPage,
+  SweeperDeploymentBody,
+  SweepersPage,
+  SweepersQuery,
   HoldingsQuery,
   QuotesSchema,
 } from './account-schemas.js';
@@ -24,7 +28,12 @@ import { PlanIdParams, PlansQuery } from './schemas.js';
  * routes.
  */
 export function accountRoutes(
-  deps: { treasuryAccountPlans: AccountPlans; treasuryAccountSignedImport: AccountSignedImport; treasuryAccountBroadcaster: AccountBroadcaster },
+  deps: {
+    treasuryAccountPlans: AccountPlans;
+    treasuryAccountSignedImport: AccountSignedImport;
+    treasuryAccountBroadcaster: AccountBroadcaster;
+    treasurySweepers: Sweepers;
+  },
   scopeOf: (auth: AuthContext, needed: string) => TreasuryScope,
   errors: { auth: readonly string[]; write: readonly string[] },
 ): RouteDefinition[] {
@@ -212,6 +221,47 @@ export function accountRoutes(
           restActor(auth, requestId),
         ),
       }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/treasury/accounts/sweepers',
+      summary: 'EVM: plan the deployment of the EIP-7702 token sweeper for a destination, from the gas account, signed offline.',
+      description:
+        'Once the plan is confirmed, the sweeper is recorded for the destination and eip7702 sweeps to it use it (after checking its code on chain); a configured sweeper for the destination still wins.',
+      tags: ['treasury'],
+      auth: 'pat',
+      body: SweeperDeploymentBody,
+      responses: { 201: AccountPlanSchema },
+      errors: BUILD_ERRORS,
+      handler: async ({ auth, body, requestId }) => ({
+        status: 201,
+        body: await deps.treasuryAccountPlans.sweeperDeployment(
+          { chain: body.chain, network: body.network, destination: body.destination },
+          scopeOf(auth, WRITE),
+          restActor(auth, requestId),
+        ),
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/treasury/accounts/sweepers',
+      summary: 'EVM: the token sweepers the treasury deployed and recorded, per destination.',
+      tags: ['treasury'],
+      auth: 'pat',
+      query: SweepersQuery,
+      responses: { 200: SweepersPage },
+      errors: [...errors.auth, 'validation_error'],
+      handler: async ({ auth, query }) => {
+        scopeOf(auth, READ);
+        return {
+          body: {
+            sweepers: await deps.treasurySweepers.list({
+              ...(query.chain ? { chain: query.chain } : {}),
+              ...(query.network ? { network: query.network } : {}),
+            }),
+          },
+        };
+      },
     }),
   ];
 }

@@ -70,6 +70,35 @@ export const ActivationBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const SweeperDeploymentBody = Type.Object(
+  {
+    chain: ChainIdSchema(),
+    network: Type.String({ maxLength: 40 }),
+    destination: Type.String({
+      minLength: 1,
+      maxLength: 120,
+      description: 'Where the sweeper sends every delegated address’s tokens, fixed in the contract for good.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const SweepersQuery = Type.Object(
+  { chain: Type.Optional(ChainIdSchema()), network: Type.Optional(Type.String({ maxLength: 40 })) },
+  { additionalProperties: false },
+);
+export const SweepersPage = Type.Object({
+  sweepers: Type.Array(
+    Type.Object({
+      chain: Type.String(),
+      network: Type.String(),
+      destination: Type.String(),
+      contract: Type.String(),
+      plan_id: NULLABLE_STRING,
+      recorded_at_iso: Type.String(),
+    }),
+  ),
+});
+
 const StepSchema = Type.Object({
   id: Type.String(),
   round: Type.Integer(),
@@ -98,7 +127,7 @@ export const AccountPlanSchema = Type.Object({
   chain: Type.String(),
   network: Type.String(),
   coin: Type.String(),
-  kind: Type.Union([Type.Literal('sweep'), Type.Literal('activation')]),
+  kind: Type.Union([Type.Literal('sweep'), Type.Literal('activation'), Type.Literal('sweeper_deployment')]),
   method: Type.String(),
   status: Type.Enum(PLAN_STATUSES),
   round: Type.Integer({ description: 'The signing round awaited, or the last completed.' }),

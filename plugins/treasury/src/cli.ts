@@ -61,7 +61,7 @@ function accountSweepInput(flags: Record<string, unknown>): AccountSweepInput {
 /**
  * Operator CLI of the treasury (issue 35): `gateway treasury balances | outputs | plan | list |
  * show | import | broadcast | bump | accelerate | cancel | reconcile`, and on account chains (issue
- * 36) `holdings | quote | sweep | activate`, whose plans `show | import | broadcast | cancel` take
+ * 36) `holdings | quote | sweep | activate | sweeper-deploy | sweepers`, whose plans `show | import | broadcast | cancel` take
  * too. The CLI reaches every project; each write is audited as `operator-cli`.
  */
 export const treasuryCommands: CliCommand[] = [
@@ -351,6 +351,42 @@ export const treasuryCommands: CliCommand[] = [
       if (flags['out']) await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(plan.id, {}), null, 2)}\n`);
       return { plan };
     },
+  }),
+  defineCommand(['treasuryAccountPlans'], {
+    noun: 'treasury',
+    verb: 'sweeper-deploy',
+    summary: 'EVM: plan the deployment of the EIP-7702 token sweeper for a destination, from the gas account; writes the plan file.',
+    help: 'Sign the file with gateway-signer, import and broadcast it like any plan. Once confirmed, the sweeper is recorded for the destination and eip7702 sweeps to it use it (`gateway treasury sweepers`).',
+    flags: {
+      chain: { type: 'string', choices: 'chains', required: true, description: 'Chain id (eth, polygon, bsc, base).' },
+      network: NETWORK_FLAG,
+      to: { type: 'string', required: true, description: 'The destination the sweeper sends every delegated address’s tokens to, for good.' },
+      out: { type: 'string', description: 'Write the plan file (JSON) here.' },
+    },
+    run: async ({ flags, deps }) => {
+      const plan = await deps.treasuryAccountPlans.sweeperDeployment(
+        { chain: String(flags['chain']), network: String(flags['network']), destination: String(flags['to']) },
+        {},
+        CLI_ACTOR,
+      );
+      if (flags['out']) await writeFile(String(flags['out']), `${JSON.stringify(await deps.treasuryAccountPlans.planFile(plan.id, {}), null, 2)}\n`);
+      return { plan };
+    },
+  }),
+  defineCommand(['treasuryAccountPlans'], {
+    noun: 'treasury',
+    verb: 'sweepers',
+    summary: 'EVM: the token sweepers the treasury deployed and recorded, per destination.',
+    flags: {
+      chain: { type: 'string', choices: 'chains', description: 'Only this chain.' },
+      network: { type: 'string', description: 'Only this network.' },
+    },
+    run: async ({ flags, deps }) => ({
+      sweepers: await deps.treasuryAccountPlans.sweepers({
+        ...(flags['chain'] ? { chain: String(flags['chain']) } : {}),
+        ...(flags['network'] ? { network: String(flags['network']) } : {}),
+      }),
+    }),
   }),
   defineCommand(['treasuryReconciliation'], {
     noun: 'treasury',

@@ -54,7 +54,7 @@ const NetworkFeesSchema = Type.Object(
     sweepers: Type.Optional(
       Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }), {
         description:
-          'EVM: the immutable EIP-7702 sweeper contract deployed for each destination (`{ "<destination>": "<sweeper contract>" }`); without one the eip7702 method is unavailable for that destination.',
+          'EVM: the immutable EIP-7702 sweeper contract deployed for each destination (`{ "<destination>": "<sweeper contract>" }`), over the one the treasury recorded after a confirmed `sweeper-deploy` plan; with neither, the eip7702 method is unavailable for that destination.',
       }),
     ),
     hotGasWallet: Type.Optional(HotGasWalletSchema),

@@ -8,6 +8,7 @@ import type { TreasuryConfig } from './config.js';
 import type { AccountBroadcaster } from './services/account-broadcast.js';
 import type { AccountNetworks } from './services/account-networks.js';
 import type { AccountPlans } from './services/account-plans.js';
+import type { AccountReconciliation } from './services/account-reconciliation.js';
 import type { AccountSignedImport } from './services/account-signed-import.js';
 import type { AccountSources } from './services/account-sources.js';
 import type { HotGasWallet } from './services/hot-gas-wallet.js';
@@ -16,6 +17,7 @@ import type { PlanTracker } from './services/plan-tracker.js';
 import type { Reconciliation } from './services/reconciliation.js';
 import type { SignedImport } from './services/signed-import.js';
 import type { SpendSources } from './services/spend-sources.js';
+import type { Sweepers } from './services/sweepers.js';
 import type { TreasuryBalances } from './services/treasury-balances.js';
 import type { TreasuryNetworks } from './services/treasury-networks.js';
 import type { TreasuryPlans } from './services/treasury-plans.js';
@@ -33,6 +35,8 @@ declare module '@gw/kernel' {
     readonly treasuryTracker: PlanTracker;
     readonly treasuryBalances: TreasuryBalances;
     readonly treasuryReconciliation: Reconciliation;
+    /** Account chains: received less moved out per pool address and coin against the chain's holdings. */
+    readonly treasuryAccountReconciliation: AccountReconciliation;
     /** The accounting export of money moved out: confirmed plans per project, with their share of the fee. */
     readonly treasuryMovedOut: MovedOutExport;
     /** Account chains (issue 36): each network's account treasury with the operator accounts and sweepers configured. */
@@ -40,6 +44,8 @@ declare module '@gw/kernel' {
     readonly treasuryAccountSources: AccountSources;
     /** The opt-in hot gas wallet: signs only planned top-ups and sweep submissions, under its caps. */
     readonly treasuryHotGasWallet: HotGasWallet;
+    /** EVM: the token sweeper recorded per destination once its deployment plan confirmed. */
+    readonly treasurySweepers: Sweepers;
     /** Account-chain holdings, quotes, sweeps, activations, plan files and cancellation. */
     readonly treasuryAccountPlans: AccountPlans;
     /** A round's signatures back, verified step by step; round 2 built from round 1. */
@@ -58,6 +64,7 @@ export type { PlanView, PlanInputView } from './plan-view.js';
 export type { AccountPlanView, AccountStepView, HoldingView, QuoteView } from './account-plan-view.js';
 export type { AccountSweepInput } from './services/account-plans.js';
 export type { MovedOutRow } from './services/moved-out-export.js';
+export type { SweeperView } from './services/sweepers.js';
 export type { BalanceView, OutputView } from './services/treasury-balances.js';
 export type { SweepRequest, OutputSelection, DestinationRequest } from './services/treasury-plans.js';
 export type { TreasuryScope } from './services/treasury-scope.js';

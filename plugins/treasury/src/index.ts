@@ -15,6 +15,7 @@ import { treasuryRoutes } from './routes.js';
 import { AccountBroadcaster } from './services/account-broadcast.js';
 import { AccountNetworks } from './services/account-networks.js';
 import { AccountPlans } from './services/account-plans.js';
+import { AccountReconciliation } from './services/account-reconciliation.js';
 import { AccountSignedImport } from './services/account-signed-import.js';
 import { AccountSources } from './services/account-sources.js';
 import { HotGasWallet } from './services/hot-gas-wallet.js';
@@ -23,6 +24,7 @@ import { PlanTracker } from './services/plan-tracker.js';
 import { Reconciliation } from './services/reconciliation.js';
 import { SignedImport } from './services/signed-import.js';
 import { SpendSources } from './services/spend-sources.js';
+import { Sweepers } from './services/sweepers.js';
 import { TreasuryBalances } from './services/treasury-balances.js';
 import { TreasuryNetworks } from './services/treasury-networks.js';
 import { TreasuryPlans } from './services/treasury-plans.js';
@@ -55,6 +57,7 @@ export const treasuryPlugin = definePlugin({
     treasuryAccountNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new AccountNetworks(deps)),
     treasuryAccountSources: service(['addressPoolService', 'walletsWallets', 'watchersOutputs'], (deps) => new AccountSources(deps)),
     treasuryHotGasWallet: service(['treasuryConfig'], (deps) => new HotGasWallet(deps)),
+    treasurySweepers: service(['db', 'logger'], (deps) => new Sweepers(deps)),
     treasuryAccountPlans: service(
       [
         'db',
@@ -66,6 +69,7 @@ export const treasuryPlugin = definePlugin({
         'treasuryAccountNetworks',
         'treasuryAccountSources',
         'treasuryHotGasWallet',
+        'treasurySweepers',
       ],
       (deps) => new AccountPlans(deps),
     ),
@@ -73,8 +77,15 @@ export const treasuryPlugin = definePlugin({
       ['db', 'audit', 'jobs', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasuryHotGasWallet'],
       (deps) => new AccountSignedImport(deps),
     ),
-    treasuryAccountBroadcaster: service(['db', 'audit', 'logger', 'treasuryAccountNetworks', 'treasuryAccountPlans'], (deps) => new AccountBroadcaster(deps)),
-    treasuryReconciliation: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks'], (deps) => new Reconciliation(deps)),
+    treasuryAccountBroadcaster: service(
+      ['db', 'audit', 'logger', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasurySweepers'],
+      (deps) => new AccountBroadcaster(deps),
+    ),
+    treasuryAccountReconciliation: service(['db', 'watchersOutputs', 'treasuryConfig'], (deps) => new AccountReconciliation(deps)),
+    treasuryReconciliation: service(
+      ['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks', 'treasuryAccountNetworks', 'treasuryAccountReconciliation'],
+      (deps) => new Reconciliation(deps),
+    ),
   }),
   contributes: [dashboardPages(TREASURY_PAGE_DEPS, [treasuryPage]), dashboardPages(ACCOUNT_TREASURY_PAGE_DEPS, [accountTreasuryPage])],
   routes: treasuryRoutes,

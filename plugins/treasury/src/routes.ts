@@ -52,6 +52,7 @@ export const treasuryRoutes = withDeps(
     'treasuryAccountPlans',
     'treasuryAccountSignedImport',
     'treasuryAccountBroadcaster',
+    'treasurySweepers',
   ],
   (deps): RouteDefinition[] => [
     defineRoute({

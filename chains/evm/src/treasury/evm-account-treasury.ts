@@ -26,6 +26,7 @@ import { planGasTopUp } from './plan-gas-top-up.js';
 import { checkEvmFresh } from './plan-freshness.js';
 import { planNative } from './plan-native.js';
 import { sweeperDeploymentPlan } from './sweeper-deployment.js';
+import { isTokenSweeperCode } from './token-sweeper.js';
 import { readAccounts } from './read-accounts.js';
 import { readSweepState, type SweepState } from './sweep-state.js';
 import { sweptNothing } from './sweep-receipt.js';
@@ -151,6 +152,12 @@ export class EvmAccountTreasury implements AccountTreasury {
     if (method === 'native' && state.token)
       throw treasuryChainErrors.treasury_method_unavailable({ message: `${state.coin} is a token: native moves ${this.nativeCoin} only.` });
     return planner(state);
+  }
+
+  async isSweeperFor(contract: string, destination: string): Promise<boolean> {
+    if (!isEvmAddress(contract) || !isEvmAddress(destination)) return false;
+    const code = await this.rpc.call<unknown>('sweeper code', 'eth_getCode', [getAddress(contract), 'latest']);
+    return typeof code === 'string' && isTokenSweeperCode(code, destination);
   }
 
   async buildSweeperDeployment(request: SweeperDeploymentRequest): Promise<AccountPlanBuild> {

@@ -57,3 +57,30 @@ export function tokenSweeperDeployment(input: {
 export function delegationCodeOf(contract: string): string {
   return `0xef0100${getAddress(contract).slice(2).toLowerCase()}`;
 }
+
+/**
+ * Where the runtime code sits in {@link TOKEN_SWEEPER_CREATION_CODE} (the creation code's
+ * `codecopy` of 0x342 bytes from 0xd2), and where solc wrote the `destination` immutable into it
+ * (two `PUSH32` operands, zero in the creation code and filled in by the constructor).
+ */
+const RUNTIME_OFFSET = 0xd2;
+const RUNTIME_LENGTH = 0x342;
+const DESTINATION_IMMUTABLE_AT = [0x68, 0x1b1] as const;
+
+/** The runtime code a sweeper deployed for `destination` has on chain (hex, lower case). Pure. */
+export function tokenSweeperRuntimeCode(destination: string): string {
+  const runtime = TOKEN_SWEEPER_CREATION_CODE.slice(2 + RUNTIME_OFFSET * 2, 2 + (RUNTIME_OFFSET + RUNTIME_LENGTH) * 2);
+  const word = getAddress(destination).slice(2).toLowerCase().padStart(64, '0');
+  let code = runtime;
+  for (const at of DESTINATION_IMMUTABLE_AT) code = code.slice(0, at * 2) + word + code.slice(at * 2 + 64);
+  return `0x${code.toLowerCase()}`;
+}
+
+/**
+ * True when `code` (an account's code as `eth_getCode` answers it) is exactly the token sweeper's
+ * runtime for `destination`: a recorded sweeper is used only after this holds, so an address with
+ * other code (or none, or a sweeper of another destination) never becomes a 7702 delegate. Pure.
+ */
+export function isTokenSweeperCode(code: string, destination: string): boolean {
+  return typeof code === 'string' && code.toLowerCase() === tokenSweeperRuntimeCode(destination);
+}

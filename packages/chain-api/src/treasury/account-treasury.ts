@@ -94,6 +94,14 @@ export interface AccountTreasury {
   buildSweeperDeployment?(request: SweeperDeploymentRequest): Promise<AccountPlanBuild>;
 
   /**
+   * EVM: true when the code at `contract` on chain now is exactly the token sweeper's runtime for
+   * `destination` (the code a `buildSweeperDeployment` plan for it leaves there). A plugin that
+   * recorded a sweeper checks this before giving it to an `eip7702` plan. Present where
+   * `buildSweeperDeployment` is.
+   */
+  isSweeperFor?(contract: string, destination: string): Promise<boolean>;
+
+  /**
    * The round-2 steps of a plan, built from its verified round-1 signatures (the 7702 authorizations
    * or 3009 signatures the gas address's submission carries). Pure. Returns `[]` for a plan without
    * a second round.

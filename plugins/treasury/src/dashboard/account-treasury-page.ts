@@ -73,12 +73,13 @@ export const accountTreasuryPage = definePage<Services>({
       method: 'GET',
       path: BASE,
       summary: 'What each pool address of an account-chain network holds (with the gas each token lacks and dust), account plans, and forms to quote and plan.',
-      cli: ['treasury holdings'],
+      cli: ['treasury holdings', 'treasury sweepers'],
       render: async (req) => {
         const chain = req.query.get('chain')?.trim().slice(0, 40) ?? '';
         const network = req.query.get('network')?.trim().slice(0, 40) ?? '';
         const holdings = chain && network ? await services.treasuryAccountPlans.holdings({ chain, network }, scopeOf(req)) : null;
         const plans = await services.treasuryAccountPlans.list({ limit: 50 }, scopeOf(req));
+        const sweepers = await services.treasuryAccountPlans.sweepers();
         const admin = req.user.role === 'admin';
         return page(
           'Account treasury',
@@ -110,6 +111,18 @@ ${
     : null
 }
 <form method="get" action="${BASE}/quote"><h2>Quote a sweep</h2>${SWEEP_FIELDS('q', chain, network)}<button type="submit">Quote each method</button></form>
+<h2>Token sweepers</h2>
+${table(
+  'EIP-7702 token sweepers deployed and recorded, per destination',
+  ['Network', 'Destination', 'Contract', 'Plan'],
+  sweepers.map((w) => [
+    `${w.chain} ${w.network}`,
+    html`<code class="wrap">${w.destination}</code>`,
+    html`<code class="wrap">${w.contract}</code>`,
+    w.plan_id ? html`<a href="${BASE}/plans/${w.plan_id}"><code>${w.plan_id}</code></a>` : '—',
+  ]),
+  'No sweeper deployed through the treasury yet.',
+)}
 <h2>Plans</h2>
 ${table('Account plans, newest first', ['Plan', 'Network', 'Coin · method', 'Status', 'Round', 'Moved', 'Fees', 'Created'], plans.plans.map(planRow), 'No plans yet.')}
 ${
@@ -117,6 +130,12 @@ ${
     ? html`<form method="post" action="${BASE}/plans"><h2>Plan a sweep</h2>${csrfField(req)}${SWEEP_FIELDS('s', chain, network)}
 <label for="s-min">Only addresses holding at least (base units)</label><input id="s-min" name="min_units" inputmode="numeric" pattern="[0-9]*" maxlength="78">
 <button type="submit">Plan</button></form>
+<form method="post" action="${BASE}/sweepers"><h2>Deploy an EIP-7702 token sweeper</h2>${csrfField(req)}
+<p class="note">EVM: one transaction from your gas address deploys a contract that sends every delegated address’s tokens to this destination, for good. Once confirmed, eip7702 sweeps to it use it.</p>
+<label for="d-chain">Chain</label><input id="d-chain" name="chain" required maxlength="40" value="${chain}">
+<label for="d-network">Network</label><input id="d-network" name="network" required maxlength="40" value="${network}">
+<label for="d-to">Destination address</label><input id="d-to" name="to" required maxlength="200">
+<button type="submit">Plan the deployment</button></form>
 <form method="post" action="${BASE}/activations"><h2>Activate new TRON addresses</h2>${csrfField(req)}
 <p class="note">One batch from your funding address activates every pool address not yet on chain.</p>
 <label for="a-chain">Chain</label><input id="a-chain" name="chain" required maxlength="40" value="tron">
@@ -176,6 +195,27 @@ ${table(
           req.actor,
         );
         return redirect(`${BASE}/plans/${plan.id}`, `Plan ${plan.id} (${plan.method}): ${plan.steps.length} step(s). Download its file and sign it offline.`);
+      },
+    },
+    {
+      method: 'POST',
+      path: `${BASE}/sweepers`,
+      summary: 'EVM: plan the deployment of the EIP-7702 token sweeper for a destination, from the gas address.',
+      cli: ['treasury sweeper-deploy'],
+      handle: async (req) => {
+        const plan = await services.treasuryAccountPlans.sweeperDeployment(
+          {
+            chain: req.form.text('chain', 'Chain', { max: 40 }),
+            network: req.form.text('network', 'Network', { max: 40 }),
+            destination: req.form.text('to', 'Destination address', { max: 200 }),
+          },
+          scopeOf(req),
+          req.actor,
+        );
+        return redirect(
+          `${BASE}/plans/${plan.id}`,
+          `Sweeper deployment plan ${plan.id}: the contract will be ${plan.steps[0]?.to ?? ''}. Download its file and sign it offline.`,
+        );
       },
     },
     {

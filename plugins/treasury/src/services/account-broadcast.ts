@@ -7,6 +7,7 @@ import { Plan } from '../models/plan.js';
 import { PlanStep, stepOf } from '../models/plan-step.js';
 import type { AccountNetwork, AccountNetworks } from './account-networks.js';
 import type { AccountPlans } from './account-plans.js';
+import type { Sweepers } from './sweepers.js';
 import type { TreasuryScope } from './treasury-scope.js';
 
 const SYSTEM: Actor = { actor: 'system', channel: 'system' };
@@ -33,6 +34,7 @@ export class AccountBroadcaster {
       logger: Logger;
       treasuryAccountNetworks: AccountNetworks;
       treasuryAccountPlans: AccountPlans;
+      treasurySweepers: Sweepers;
     },
   ) {}
 
@@ -133,6 +135,17 @@ export class AccountBroadcaster {
         .where({ id: plan.id, status: 'broadcast' });
       if (patched === 0) return false;
       await this.deps.treasuryAccountPlans.release(trx, plan.id, 'confirmed');
+      // A confirmed sweeper deployment: its contract becomes the destination's sweeper.
+      const sweeper = plan.kind === 'sweeper_deployment' ? plan.context?.['sweeper'] : undefined;
+      if (typeof sweeper === 'string') {
+        await this.deps.treasurySweepers.record(trx, {
+          chain: plan.chain,
+          network: plan.network,
+          destination: plan.destination,
+          contract: sweeper,
+          planId: plan.id,
+        });
+      }
       await this.deps.audit.record({ ...SYSTEM, action: 'treasury.plan.confirmed', target: `treasury_plan:${plan.id}`, details: { steps: steps.length } }, trx);
       return true;
     });

@@ -24,6 +24,7 @@ import { type PlanStatus, UNSENT_STATUSES } from '../plan-status.js';
 import type { AccountNetwork, AccountNetworks } from './account-networks.js';
 import type { AccountSources, PoolSource } from './account-sources.js';
 import type { HotGasWallet } from './hot-gas-wallet.js';
+import type { Sweepers, SweeperView } from './sweepers.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
 export const ACCOUNT_METHODS: readonly AccountSweepMethod[] = [
@@ -72,6 +73,7 @@ export class AccountPlans {
       treasuryAccountNetworks: AccountNetworks;
       treasuryAccountSources: AccountSources;
       treasuryHotGasWallet: HotGasWallet;
+      treasurySweepers: Sweepers;
     },
   ) {}
 
@@ -99,14 +101,14 @@ export class AccountPlans {
   /** What each method (or the one asked) would cost to sweep the coin now. */
   async quote(input: AccountSweepInput, scope: TreasuryScope): Promise<{ sources: number; quotes: QuoteView[] }> {
     const { target, sources } = await this.prepare(input, scope);
-    const quotes = await target.treasury.quote(this.request(target, input, sources));
+    const quotes = await target.treasury.quote(await this.request(target, input, sources));
     return { sources: sources.length, quotes: quotes.map(quoteView) };
   }
 
   /** Builds and stores a sweep plan of the coin from every pool address holding it (not held by another open plan). */
   async sweep(input: AccountSweepInput, scope: TreasuryScope, actor: Actor): Promise<AccountPlanView> {
     const { target, sources } = await this.prepare(input, scope);
-    const build = await target.treasury.build(this.request(target, input, sources));
+    const build = await target.treasury.build(await this.request(target, input, sources));
     return this.store(target, build, sources, scope, actor, 'sweep');
   }
 
@@ -137,6 +139,27 @@ export class AccountPlans {
     if (sources.length === 0) throw treasuryErrors.treasury_nothing_to_move({ message: 'Every pool address is activated, or in an open activation plan.' });
     const build = await target.treasury.buildActivation({ addresses: sources.map((s) => s.address), operatorAccounts: target.operatorAccounts });
     return this.store(target, build, sources, scope, actor, 'activation');
+  }
+
+  /**
+   * EVM: a plan that deploys the EIP-7702 token sweeper for `destination` from the gas account (one
+   * transaction, signed offline). Once it is confirmed, the sweeper is recorded for the destination
+   * and `eip7702` sweeps to it use it. Moves no pool money, so it holds no address. Deploying for a
+   * destination that has a sweeper already is allowed (the newer one is recorded).
+   */
+  async sweeperDeployment(input: { chain: string; network: string; destination: string }, scope: TreasuryScope, actor: Actor): Promise<AccountPlanView> {
+    const target = this.deps.treasuryAccountNetworks.get(input.chain, input.network);
+    if (!target.treasury.buildSweeperDeployment) {
+      throw treasuryErrors.treasury_method_unavailable({ message: `${target.chain} has no EIP-7702 token sweeper.`, details: { chain: target.chain } });
+    }
+    this.requireAddress(target, input.destination);
+    const build = await target.treasury.buildSweeperDeployment({ destination: input.destination, operatorAccounts: target.operatorAccounts });
+    return this.store(target, build, [], scope, actor, 'sweeper_deployment');
+  }
+
+  /** EVM: the sweepers recorded per destination (of a network when given). */
+  async sweepers(filter: { chain?: string; network?: string } = {}): Promise<SweeperView[]> {
+    return this.deps.treasurySweepers.list(filter);
   }
 
   /** The file a signer signs for the plan's current round: the steps awaiting an offline signature (the hot gas wallet's are not in it). */
@@ -256,13 +279,7 @@ export class AccountPlans {
     if (input.method !== undefined && !(ACCOUNT_METHODS as readonly string[]).includes(input.method)) {
       throw coreErrors.validation_error({ message: `Unknown method ${input.method}.`, details: { field: 'method' } });
     }
-    const kind = [target.adapter.definition.networks.mainnet, ...target.adapter.definition.networks.testnets].find((n) => n.id === target.network)!.kind;
-    if (!target.adapter.isValidAddress(input.destination, kind)) {
-      throw treasuryErrors.treasury_wrong_network({
-        message: `${input.destination} is not a ${target.chain} address of ${target.network}.`,
-        details: { address: input.destination },
-      });
-    }
+    this.requireAddress(target, input.destination);
     const reach = await scopeProjects(this.deps.tenancyProjects, scope);
     if (input.projectId && reach && !reach.has(input.projectId)) throw treasuryErrors.treasury_nothing_to_move({ message: 'No such project.' });
     const received = await this.deps.treasuryAccountSources.received(target, reach, {
@@ -289,9 +306,19 @@ export class AccountPlans {
     return { target, sources };
   }
 
-  private request(target: AccountNetwork, input: AccountSweepInput, sources: readonly PoolSource[]) {
-    const sweeper =
-      target.sweepers[input.destination] ?? Object.entries(target.sweepers).find(([d]) => d.toLowerCase() === input.destination.toLowerCase())?.[1];
+  /** 422 `treasury_wrong_network` unless `address` is an address of the target's chain and network kind. */
+  private requireAddress(target: AccountNetwork, address: string): void {
+    const kind = [target.adapter.definition.networks.mainnet, ...target.adapter.definition.networks.testnets].find((n) => n.id === target.network)!.kind;
+    if (!target.adapter.isValidAddress(address, kind)) {
+      throw treasuryErrors.treasury_wrong_network({
+        message: `${address} is not a ${target.chain} address of ${target.network}.`,
+        details: { address },
+      });
+    }
+  }
+
+  private async request(target: AccountNetwork, input: AccountSweepInput, sources: readonly PoolSource[]) {
+    const sweeper = await this.deps.treasurySweepers.forDestination(target, input.destination);
     return {
       coin: input.coin,
       sources: sources.map((s) => ({ address: s.address, key: s.key, index: s.index })),
@@ -309,7 +336,7 @@ export class AccountPlans {
     sources: readonly PoolSource[],
     scope: TreasuryScope,
     actor: Actor,
-    kind: 'sweep' | 'activation',
+    kind: 'sweep' | 'activation' | 'sweeper_deployment',
   ): Promise<AccountPlanView> {
     if (build.steps.length === 0) {
       throw treasuryErrors.treasury_nothing_to_move({
@@ -378,7 +405,7 @@ export class AccountPlans {
         await this.deps.audit.record(
           {
             ...actor,
-            action: kind === 'sweep' ? 'treasury.plan.create' : 'treasury.plan.activation',
+            action: kind === 'sweep' ? 'treasury.plan.create' : kind === 'activation' ? 'treasury.plan.activation' : 'treasury.plan.sweeper_deployment',
             target: `treasury_plan:${id}`,
             details: {
               chain: target.chain,

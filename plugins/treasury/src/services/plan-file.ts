@@ -12,7 +12,7 @@ export function buildPlanFile(input: {
   adapter: ChainAdapter;
   network: { id: string; kind: NetworkKind };
   coin: string;
-  kind: Exclude<PlanKind, 'activation'>;
+  kind: Exclude<PlanKind, 'activation' | 'sweeper_deployment'>;
   unsigned: UnsignedTransaction;
   feeRate: bigint;
   createdAt: Date;

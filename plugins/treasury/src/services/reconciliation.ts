@@ -3,15 +3,24 @@ import type { ReceivedOutput, ReceivedOutputs } from '@gw/plugin-watchers/contra
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { TreasuryConfig } from '../config.js';
+import type { AccountNetworks } from './account-networks.js';
+import type { AccountReconciliation } from './account-reconciliation.js';
 import type { TreasuryNetwork, TreasuryNetworks } from './treasury-networks.js';
 
 /** A difference between what the gateway recorded and what the provider sees. */
 export interface ReconciliationDifference {
   readonly address: string;
-  readonly tx_hash: string;
-  readonly output_index: number;
-  /** `missing_at_provider`: recorded unspent, the provider does not list it; `unknown_to_gateway`: the reverse; `amount_differs`. */
-  readonly kind: 'missing_at_provider' | 'unknown_to_gateway' | 'amount_differs';
+  /** UTXO chains: the output's transaction; null for an account chain's `balance_differs`. */
+  readonly tx_hash: string | null;
+  readonly output_index: number | null;
+  /** Account chains: the coin whose balance differs; null (or absent, before it is stored) on UTXO chains. */
+  readonly coin?: string | null;
+  /**
+   * UTXO chains: `missing_at_provider` (recorded unspent, the provider does not list it),
+   * `unknown_to_gateway` (the reverse), `amount_differs`. Account chains: `balance_differs` (the
+   * address holds other than received less moved out; `gateway_units` is what the records say).
+   */
+  readonly kind: 'missing_at_provider' | 'unknown_to_gateway' | 'amount_differs' | 'balance_differs';
   readonly gateway_units: string | null;
   readonly provider_units: string | null;
 }
@@ -29,7 +38,7 @@ export interface ReconciliationRun {
 }
 
 /**
- * Reconciliation (issue 35 item 1): the unspent outputs the watchers recorded, per address, are
+ * Reconciliation (issue 35 item 1; account chains, issue 36: account-reconciliation.ts): the unspent outputs the watchers recorded, per address, are
  * compared with the provider's (`ChainTreasury.unspentAt`, `reconcileBatch` addresses per request).
  * Only confirmed outputs are compared, so a payment or a spend in flight is no difference.
  * Differences are recorded and reported (API, CLI, metric, alert), never corrected: the watchers'
@@ -45,17 +54,30 @@ export class Reconciliation {
       watchersOutputs: ReceivedOutputs;
       treasuryConfig: TreasuryConfig;
       treasuryNetworks: TreasuryNetworks;
+      treasuryAccountNetworks: AccountNetworks;
+      treasuryAccountReconciliation: AccountReconciliation;
     },
   ) {}
 
-  /** Reconciles every network with a treasury; one run each. */
+  /** Reconciles every network with a treasury (UTXO and account chains); one run each. */
   async runAll(): Promise<ReconciliationRun[]> {
     const runs: ReconciliationRun[] = [];
     for (const target of this.deps.treasuryNetworks.all()) runs.push(await this.run(target));
+    for (const target of this.deps.treasuryAccountNetworks.all()) {
+      runs.push(await this.recordRun(target, (id) => this.deps.treasuryAccountReconciliation.run(target, id)));
+    }
     return runs;
   }
 
   async run(target: TreasuryNetwork): Promise<ReconciliationRun> {
+    return this.recordRun(target, (id) => this.outputs(target, id));
+  }
+
+  /** One run of `target` in `treasury_reconciliations`: started, then its figures or its failure. */
+  private async recordRun(
+    target: { chain: string; network: string },
+    body: (id: string) => Promise<{ addresses: number; requests: number; differences: number }>,
+  ): Promise<ReconciliationRun> {
     const id = newId();
     const started = new Date();
     await sqlQuery(
@@ -67,26 +89,7 @@ export class Reconciliation {
     let differences = 0;
     let failure: string | null = null;
     try {
-      const byAddress = await this.recorded(target);
-      const all = [...byAddress.keys()];
-      addresses = all.length;
-      const batch = this.deps.treasuryConfig.reconcileBatch;
-      for (let at = 0; at < all.length; at += batch) {
-        const chunk = all.slice(at, at + batch);
-        requests += 1;
-        const seen = await target.treasury.unspentAt(chunk);
-        const found = compare(chunk, byAddress, seen);
-        if (found.length > 0) {
-          await sqlQuery(
-            this.deps.db,
-            sql`insert into treasury_reconciliation_differences (reconciliation_id, chain, network, address, project_id, tx_hash, output_index, kind, gateway_units, provider_units)
-                select ${id}, ${target.chain}, ${target.network}, d.address, d.project_id, d.tx_hash, d.output_index, d.kind, d.gateway_units::numeric, d.provider_units::numeric
-                  from ${jsonRecords(found.map((d) => ({ ...d, project_id: byAddress.get(d.address)![0]!.projectId })))}
-                    as d(address text, project_id text, tx_hash text, output_index int, kind text, gateway_units text, provider_units text)`,
-          );
-          differences += found.length;
-        }
-      }
+      ({ addresses, requests, differences } = await body(id));
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
       this.deps.logger.warn({ chain: target.chain, network: target.network, err: error }, 'treasury reconciliation failed');
@@ -133,7 +136,7 @@ export class Reconciliation {
     }>(this.deps.db, sql`select * from treasury_reconciliations order by id desc limit ${limit}`);
     const differences = await sqlQuery<ReconciliationDifference & { chain: string; network: string; reconciliation_id: string }>(
       this.deps.db,
-      sql`select d.reconciliation_id, d.chain, d.network, d.address, d.tx_hash, d.output_index, d.kind, d.gateway_units::text, d.provider_units::text
+      sql`select d.reconciliation_id, d.chain, d.network, d.address, d.tx_hash, d.output_index, d.coin, d.kind, d.gateway_units::text, d.provider_units::text
             from treasury_reconciliation_differences d
            where d.reconciliation_id in (select distinct on (chain, network) id from treasury_reconciliations where finished_at is not null order by chain, network, id desc)
              and ${projects ? sql`d.project_id = any(${[...projects]}::text[])` : sql`true`}
@@ -153,6 +156,32 @@ export class Reconciliation {
       })),
       differences,
     };
+  }
+
+  /** UTXO chains: the recorded unspent outputs against the provider's, differences stored under `id`. */
+  private async outputs(target: TreasuryNetwork, id: string): Promise<{ addresses: number; requests: number; differences: number }> {
+    const byAddress = await this.recorded(target);
+    let requests = 0;
+    let differences = 0;
+    const all = [...byAddress.keys()];
+    const batch = this.deps.treasuryConfig.reconcileBatch;
+    for (let at = 0; at < all.length; at += batch) {
+      const chunk = all.slice(at, at + batch);
+      requests += 1;
+      const seen = await target.treasury.unspentAt(chunk);
+      const found = compare(chunk, byAddress, seen);
+      if (found.length > 0) {
+        await sqlQuery(
+          this.deps.db,
+          sql`insert into treasury_reconciliation_differences (reconciliation_id, chain, network, address, project_id, tx_hash, output_index, kind, gateway_units, provider_units)
+              select ${id}, ${target.chain}, ${target.network}, d.address, d.project_id, d.tx_hash, d.output_index, d.kind, d.gateway_units::numeric, d.provider_units::numeric
+                from ${jsonRecords(found.map((d) => ({ ...d, project_id: byAddress.get(d.address)![0]!.projectId })))}
+                  as d(address text, project_id text, tx_hash text, output_index int, kind text, gateway_units text, provider_units text)`,
+        );
+        differences += found.length;
+      }
+    }
+    return { addresses: byAddress.size, requests, differences };
   }
 
   /** Confirmed unspent outputs the watchers recorded, by address. */

@@ -618,7 +618,7 @@ export class TreasuryPlans {
         adapter: target.adapter,
         network: target.treasury.network,
         coin: target.coin,
-        kind: kind as Exclude<PlanKind, 'activation'>,
+        kind: kind as Exclude<PlanKind, 'activation' | 'sweeper_deployment'>,
         unsigned,
         feeRate,
         createdAt,
