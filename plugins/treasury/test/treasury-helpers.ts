@@ -108,14 +108,14 @@ export async function paidInvoice(
 
 const SIGNER = fileURLToPath(new URL('../bin/gateway-signer.mjs', import.meta.resolve('@gw/signer')));
 
-/** Signs a plan file with `gateway-signer` (the test mnemonic on its standard input, confirmation given by --yes): the signed file's text and what it showed. */
-export async function signOffline(planFile: object): Promise<{ signed: string; review: string }> {
+/** Signs a plan file with `gateway-signer` (the test mnemonic on its standard input, confirmation given by --yes, `extraArgs` after): the signed file's text and what it showed. */
+export async function signOffline(planFile: object, extraArgs: readonly string[] = []): Promise<{ signed: string; review: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'treasury-plan-'));
   try {
     const plan = join(dir, 'plan.json');
     const out = join(dir, 'signed.json');
     await writeFile(plan, JSON.stringify(planFile));
-    const child = spawn(process.execPath, [SIGNER, 'sign', plan, '--key-stdin', '--yes', '--out', out], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SIGNER, 'sign', plan, '--key-stdin', '--yes', '--out', out, ...extraArgs], { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
