@@ -191,6 +191,11 @@ test.before(async () => {
   await cradle.addressPoolReplenisher.replenish({ projectId });
   const rows = await cradle.db('address_pool_addresses').where({ project_id: projectId, chain: 'tron' }).orderBy('derivation_index').select('address');
   shop = { projectId, secret: created.credentials.api_secret, addresses: rows.map((r: { address: string }) => r.address) };
+  // The same key in a production project: its addresses pay on TRON mainnet, not on Nile.
+  const mainnet = await cradle.tenancyProjects.create({ name: 'tron-shop-live', kind: 'production', operator: operatorId }, CLI_ACTOR);
+  const live = await cradle.walletsWallets.register({ projectId: mainnet.project.id, chain: 'tron', xpub: tronWallet.xpub }, CLI_ACTOR);
+  await cradle.walletsWallets.verify({ projectId: mainnet.project.id, chain: 'tron', signature: await tronWallet.sign(live.challenge.message) }, CLI_ACTOR);
+  await cradle.addressPoolReplenisher.replenish({ projectId: mainnet.project.id });
   token = (await cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
 });
 test.after.always(() => stopAll(gw, node));
@@ -244,6 +249,10 @@ test.serial(
     const plan = created.body;
     t.like(plan, { kind: 'activation', method: 'activation', status: 'awaiting_signature' });
     t.deepEqual([...plan.addresses.map((a: any) => a.address)].sort(), [...shop.addresses].sort());
+    t.true(
+      plan.addresses.every((a: any) => a.project_id === shop.projectId),
+      'the production project’s rows at the same addresses activate on mainnet, not in a Nile plan',
+    );
     t.is(plan.steps.length, 20);
     // A second activation plan finds nothing: every address is in the open one.
     const second = await api('POST', `${ACCOUNTS}/activations`, { chain: 'tron', network: 'nile' });
