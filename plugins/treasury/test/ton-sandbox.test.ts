@@ -187,5 +187,20 @@ test.serial(
     t.is(nativeDone.status, 'confirmed', JSON.stringify(nativeDone));
     for (const address of sources) t.is(await tonOf(address), 0n);
     t.true((await tonOf(cold.address)) - coldBefore > toNano('5'), 'the destination received the TON');
+
+    // More jettons at the drained subwallets: the gas subwallet tops them up in stage 1, the track job sends the transfers after.
+    for (const address of sources.slice(0, 2)) {
+      await sandbox.commit(() =>
+        payerJettons.send(payer.getSender(), Address.parse(address), 2_500_000n, { notify: { amount: 1n }, returnExcess: true, value: toNano('0.1') }),
+      );
+    }
+    await scanOnce(gw, 'ton', network.id);
+    const topUp = await api('POST', `${ACCOUNTS}/plans`, { chain: 'ton', network: network.id, coin: 'usdt_ton', destination, method: 'jetton_batch' });
+    t.is(topUp.status, 201, JSON.stringify(topUp.body));
+    t.true(new Set(topUp.body.steps.map((s: any) => s.stage)).size > 1, 'a top-up stage before the transfers');
+    const topUpDone = await signBroadcastTrack(topUp.body.id);
+    t.is(topUpDone.status, 'confirmed', JSON.stringify(topUpDone));
+    for (const address of sources) t.is(await jettonsOf(address), 0n);
+    t.is(await jettonsOf(cold.address), 11_000_000n);
   },
 );
