@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { CLI_ACTOR, defineChain, type ChainDefinition } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { tronAddressFromHex, tronChain } from '@gw/chain-tron';
-import { FAST_RETRIES, FIXED_RATES, MNEMONIC, Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
+import { cliRunner, FAST_RETRIES, FIXED_RATES, MNEMONIC, Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { decodeBase58, HDNodeWallet, Mnemonic, toBeHex } from 'ethers';
@@ -159,6 +159,19 @@ let node: Receiver;
 let token: string;
 let shop: { projectId: string; secret: string; addresses: string[] };
 
+const kernelConfig = (): Record<string, unknown> => ({
+  'plugins.rates.providers': ['fixed'],
+  'plugins.rates.fixed': { TRX: FIXED_RATES.TRX, USDT: FIXED_RATES.USDT },
+  'chains.testNetworks': { tron: 'nile' },
+  'plugins.watchers.chains': { tron: { nile: { providers: [{ name: 'trongrid-replay', url: node.url }], startHeight: 30864600 } } },
+  'plugins.address-pool.targetFree': 20,
+  'plugins.address-pool.hardCap': 20,
+  ...FAST_RETRIES,
+  'plugins.treasury.networks': { tron: { nile: { operatorAccounts: { funding: FUNDING, staking: STAKING } } } },
+  'plugins.treasury.trackCron': '0 0 1 1 *',
+  'plugins.treasury.reconcileCron': '0 0 1 1 *',
+});
+
 test.before(async () => {
   node = await Receiver.start();
   node.reply = answer;
@@ -169,18 +182,7 @@ test.before(async () => {
     chains: [defineChain({ definition, createAdapter: tronChain.createAdapter })],
     // Role gateway: no worker runs a pass of its own; the test drives the watchers' and the treasury's.
     role: 'gateway',
-    config: {
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': { TRX: FIXED_RATES.TRX, USDT: FIXED_RATES.USDT },
-      'chains.testNetworks': { tron: 'nile' },
-      'plugins.watchers.chains': { tron: { nile: { providers: [{ name: 'trongrid-replay', url: node.url }], startHeight: 30864600 } } },
-      'plugins.address-pool.targetFree': 20,
-      'plugins.address-pool.hardCap': 20,
-      ...FAST_RETRIES,
-      'plugins.treasury.networks': { tron: { nile: { operatorAccounts: { funding: FUNDING, staking: STAKING } } } },
-      'plugins.treasury.trackCron': '0 0 1 1 *',
-      'plugins.treasury.reconcileCron': '0 0 1 1 *',
-    },
+    config: kernelConfig(),
   });
   const cradle = gw.kernel.cradle;
   const operatorId = (await cradle.tenancyOperators.create('tron-shop', CLI_ACTOR)).id;
@@ -244,9 +246,16 @@ test.serial(
     t.is(refused.status, 422, JSON.stringify(refused.body));
     t.is(refused.body.error_code, 'tron_no_activated_addresses_available');
 
-    const created = await api('POST', `${ACCOUNTS}/activations`, { chain: 'tron', network: 'nile' });
-    t.is(created.status, 201, JSON.stringify(created.body));
-    const plan = created.body;
+    // `gateway treasury activate` (the operator CLI, on the same database).
+    const cli = cliRunner({
+      plugins: [...WEBHOOK_PLUGINS, watchersPlugin, treasuryPlugin],
+      chains: [defineChain({ definition, createAdapter: tronChain.createAdapter })],
+      databaseUrl: () => gw.database.url,
+      overrides: kernelConfig,
+    });
+    const activated = await cli('treasury', 'activate', '--chain', 'tron', '--network', 'nile', '--json');
+    t.is(activated.code, 0, JSON.stringify(activated));
+    const plan = (await api('GET', `${ACCOUNTS}/plans/${activated.json.plan.id}`)).body;
     t.like(plan, { kind: 'activation', method: 'activation', status: 'awaiting_signature' });
     t.deepEqual([...plan.addresses.map((a: any) => a.address)].sort(), [...shop.addresses].sort());
     t.true(
