@@ -120,9 +120,12 @@ export class AccountPlans {
     }
     const reach = await scopeProjects(this.deps.tenancyProjects, scope);
     if (input.projectId && reach && !reach.has(input.projectId)) throw treasuryErrors.treasury_nothing_to_move({ message: 'No such project.' });
-    const projectIds = input.projectId ? [input.projectId] : reach ? [...reach] : undefined;
+    // Only projects whose addresses pay on this network: the same key's rows in a project of another kind activate elsewhere.
+    const onNetwork: string[] = [];
+    for (const kind of this.deps.treasuryAccountSources.kindsOn(target)) onNetwork.push(...(await this.deps.tenancyProjects.list({ kind })).map((p) => p.id));
+    const projectIds = onNetwork.filter((id) => (input.projectId ? id === input.projectId : !reach || reach.has(id)));
     const refs = await this.deps.addressPoolService.unactivatedAddresses(target.chain, {
-      ...(projectIds ? { projectIds } : {}),
+      projectIds,
       limit: this.deps.treasuryConfig.maxOutputsPerPlan,
     });
     const held = await this.heldBy(

@@ -1,5 +1,6 @@
-import type { AccountSource } from '@gw/kernel';
+import { networkFor, type AccountSource, type ProjectKind } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
+import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import type { WalletService } from '@gw/plugin-wallets/contract';
 import type { AccountNetwork } from './account-networks.js';
@@ -17,7 +18,19 @@ export interface PoolSource extends AccountSource {
  * addresses stay spendable). What each holds now is the chain's answer, not the receipts'.
  */
 export class AccountSources {
-  constructor(private readonly deps: { addressPoolService: AddressPoolService; walletsWallets: WalletService; watchersOutputs: ReceivedOutputs }) {}
+  constructor(
+    private readonly deps: {
+      addressPoolService: AddressPoolService;
+      tenancyProjects: ProjectService;
+      walletsWallets: WalletService;
+      watchersOutputs: ReceivedOutputs;
+    },
+  ) {}
+
+  /** The project kinds whose addresses pay on the network (a key registered in a testnet and a production project has rows for both). */
+  kindsOn(target: AccountNetwork): ProjectKind[] {
+    return (['production', 'testnet', 'sandbox'] as const).filter((kind) => networkFor(target.adapter.definition, kind).id === target.network);
+  }
 
   /** Pool addresses of the network that received anything, at most `limit`, in `reach` (null: all projects). */
   async received(target: AccountNetwork, reach: ReadonlySet<string> | null, options: { projectId?: string; limit: number }): Promise<PoolSource[]> {
@@ -38,9 +51,12 @@ export class AccountSources {
     return this.resolve(target, [...addresses.keys()].slice(0, options.limit));
   }
 
-  /** The pool addresses named, with their keys; addresses not in the pool are left out. */
+  /** The pool addresses named, with their keys; addresses not in the pool, and rows of projects that pay on another network, are left out. */
   async resolve(target: AccountNetwork, addresses: readonly string[]): Promise<PoolSource[]> {
-    const refs = await this.deps.addressPoolService.lookupAddresses(target.chain, addresses);
+    const found = await this.deps.addressPoolService.lookupAddresses(target.chain, addresses);
+    const kinds = await this.deps.tenancyProjects.kinds(found.map((r) => r.projectId));
+    const onNetwork = new Set<ProjectKind>(this.kindsOn(target));
+    const refs = found.filter((r) => onNetwork.has(kinds.get(r.projectId)!));
     const paths = await this.deps.addressPoolService.spendPaths(refs.map((r) => r.id));
     const keys = await this.deps.walletsWallets.accountKeys([...new Set([...paths.values()].map((p) => p.walletId))]);
     const sources: PoolSource[] = [];
