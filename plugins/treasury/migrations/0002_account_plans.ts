@@ -55,7 +55,9 @@ export const m0002AccountPlans: Migration = {
       t.text('signed').nullable().comment('the verified signed transaction (hex, JSON, BOC) or authorization signature');
       t.text('signed_digest').nullable().comment('sha256 of the signed text');
       t.text('signed_by').nullable().comment('offline, or hot_gas_wallet (the operator’s opt-in gas key)');
-      t.specificType('hot_spend_units', 'numeric(78,0)').nullable().comment('hot gas wallet steps: value + gas limit × max fee of the transaction it signed, decoded from it (the daily cap sums it)');
+      t.specificType('hot_spend_units', 'numeric(78,0)')
+        .nullable()
+        .comment('hot gas wallet steps: value + gas limit × max fee of the transaction it signed, decoded from it (the daily cap sums it)');
       t.text('txid').nullable();
       t.text('status').notNullable().defaultTo('awaiting_signature');
       t.integer('confirmations').notNullable().defaultTo(0);
