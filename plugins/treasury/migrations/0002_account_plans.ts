@@ -8,8 +8,8 @@ import type { Migration } from '@gw/kernel';
  * treasury's `continue`); `treasury_plan_steps` holds each step from its unsigned form to its
  * confirmation; `treasury_sweepers` the EIP-7702 token sweeper deployed per destination;
  * `treasury_reconciliation_differences` also holds an account chain's per-coin balance differences;
- * `treasury_plan_addresses` holds each deposit address (and coin) a plan moves, so a
- * second open plan over it is refused by the database, as `treasury_plan_inputs` does for outputs.
+ * `treasury_plan_addresses` holds each deposit address (and coin) a plan moves, so a second open
+ * plan over it, for any coin, is refused by the database, as `treasury_plan_inputs` does for outputs.
  */
 export const m0002AccountPlans: Migration = {
   name: '0002_account_plans',
@@ -63,6 +63,9 @@ export const m0002AccountPlans: Migration = {
       t.text('signed').nullable().comment('the verified signed transaction (hex, JSON, BOC) or authorization signature');
       t.text('signed_digest').nullable().comment('sha256 of the signed text');
       t.text('signed_by').nullable().comment('offline, or hot_gas_wallet (the operator’s opt-in gas key)');
+      t.specificType('hot_spend_units', 'numeric(78,0)')
+        .nullable()
+        .comment('hot gas wallet steps: value + gas limit × max fee of the transaction it signed, decoded from it (the daily cap sums it)');
       t.text('txid').nullable();
       t.text('status').notNullable().defaultTo('awaiting_signature');
       t.integer('confirmations').notNullable().defaultTo(0);
@@ -78,7 +81,8 @@ export const m0002AccountPlans: Migration = {
       and fee_units >= 0 and (nonce is null or nonce >= 0)
       and status in ('awaiting_signature', 'signed', 'broadcast', 'confirmed', 'failed')
       and (status = 'awaiting_signature' or signed is not null)
-      and (signed_by is null or signed_by in ('offline', 'hot_gas_wallet')))`);
+      and (signed_by is null or signed_by in ('offline', 'hot_gas_wallet'))
+      and ((signed_by = 'hot_gas_wallet') = (hot_spend_units is not null)) and (hot_spend_units is null or hot_spend_units >= 0))`);
     await knex.raw(`create index treasury_plan_steps_plan on treasury_plan_steps (plan_id, round, stage, id)`);
     // The hot gas wallet's daily cap sums what it signed in the last 24 hours.
     await knex.raw(`create index treasury_plan_steps_hot on treasury_plan_steps (signed_at) where signed_by = 'hot_gas_wallet'`);
@@ -96,7 +100,9 @@ export const m0002AccountPlans: Migration = {
       t.boolean('held').notNullable().defaultTo(true);
     });
     await knex.raw(`alter table treasury_plan_addresses add constraint treasury_plan_addresses_amount_check check (amount_units >= 0)`);
-    await knex.raw(`create unique index treasury_plan_addresses_held on treasury_plan_addresses (chain, network, coin, address) where held`);
+    // Per address, not per coin: on an account chain one address has one nonce sequence, so two open
+    // plans over it (a USDT top-up and a native sweep) would both be built at the same nonce.
+    await knex.raw(`create unique index treasury_plan_addresses_held on treasury_plan_addresses (chain, network, address) where held`);
     await knex.raw(`create index treasury_plan_addresses_plan on treasury_plan_addresses (plan_id)`);
 
     // EVM: the EIP-7702 token sweeper per destination, recorded once its deployment plan is confirmed.

@@ -92,7 +92,8 @@ export const treasuryPlugin = definePlugin({
   jobs: treasuryJobs,
   mcpTools: treasuryMcpTools,
   cli: treasuryCommands,
-  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryAccountNetworks'], async (deps) => {
+  start: withDeps(['metrics', 'db', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryAccountNetworks', 'treasuryHotGasWallet'], async (deps) => {
+    deps.treasuryHotGasWallet.checkKeys((message) => deps.logger.warn(message));
     registerTreasuryGauges(deps.metrics.registry, deps);
   }),
 });

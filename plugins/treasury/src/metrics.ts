@@ -58,27 +58,17 @@ export function registerTreasuryGauges(
             sql`select distinct on (chain, network) chain, network, differences as n from treasury_reconciliations
                  where finished_at is not null order by chain, network, id desc`,
           ),
-          sqlQuery<{ chain: string; network: string; moves: Record<string, string>; fee_units: string }>(
+          sqlQuery<{ chain: string; network: string; units: string }>(
             deps.db,
-            sql`select p.chain, p.network, s.moves, s.fee_units::text as fee_units
+            sql`select p.chain, p.network, coalesce(sum(s.hot_spend_units), 0)::text as units
                   from treasury_plan_steps s join treasury_plans p on p.id = s.plan_id
-                 where s.signed_by = 'hot_gas_wallet' and s.signed_at > now() - interval '24 hours'`,
+                 where s.signed_by = 'hot_gas_wallet' and s.signed_at > now() - interval '24 hours'
+                 group by p.chain, p.network`,
           ),
         ]);
-        // What the hot gas wallet spends is native coin: the value it sends plus the fee (as its daily cap counts).
-        const spent = new Map<string, { chain: string; network: string; units: bigint }>();
-        for (const step of hotGas) {
-          let native: string;
-          try {
-            native = deps.treasuryAccountNetworks.get(step.chain, step.network).nativeCoin;
-          } catch {
-            continue;
-          }
-          const key = `${step.chain}:${step.network}`;
-          const row = spent.get(key) ?? { chain: step.chain, network: step.network, units: 0n };
-          spent.set(key, { ...row, units: row.units + BigInt(step.fee_units) + BigInt(step.moves[native] ?? '0') });
-        }
-        return { open, oldestWaiting: waiting[0]?.age ?? 0, stuck, differences, hotGas: [...spent.values()].map((r) => ({ ...r, units: r.units.toString() })) };
+        // What the hot gas wallet may spend: the value it sends plus the most its gas costs, as its daily cap counts.
+        const spent = hotGas.map((r) => ({ chain: r.chain, network: r.network, units: BigInt(r.units) }));
+        return { open, oldestWaiting: waiting[0]?.age ?? 0, stuck, differences, hotGas: spent.map((r) => ({ ...r, units: r.units.toString() })) };
       } catch (error) {
         deps.logger.warn({ err: error }, 'treasury gauges unavailable');
         return undefined;

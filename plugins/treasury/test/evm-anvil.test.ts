@@ -17,7 +17,7 @@ import { createEvmAdapter, tokenSweeperInitCode } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FIXED_RATES, FAST_RETRIES, projectWithPools, type TestProject } from '@gw/testing';
 import { MCP_PLUGINS, callOk, patClient } from '@gw/plugin-mcp/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { Transaction, Wallet } from 'ethers';
+import { Interface, Transaction, Wallet } from 'ethers';
 import { treasuryPlugin } from '../src/index.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
@@ -494,4 +494,189 @@ test.serial('MCP: the project’s holdings, each method’s cost, and a proposed
   for (const address of paid) t.is(await chain.balanceOf(chain.contracts.eip3009, address), parseUnits(amounts[paid.indexOf(address)]!, 6));
   await client.close();
   t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/cancel`)).body.status, 'cancelled');
+});
+
+// Review of issue 36's account plans: the findings, each shown on the node.
+
+const stepsOf = (planId: string) => gw.kernel.cradle.db('treasury_plan_steps').where({ plan_id: planId }).orderBy('id');
+
+test.serial('one address is in one open plan whatever the coin; a plan needing the gas address waits while another has its transactions unsent', async (t) => {
+  // Two swept token addresses receive tok again (the two of the failed plan above still hold theirs).
+  for (const address of tokAddresses.slice(0, 2)) await chain.anvil.sendToken(chain.contracts.erc20, chain.funder, address, 10n ** 18n);
+  const topUp = await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' });
+  t.is(topUp.status, 201, JSON.stringify(topUp.body));
+  // One of its addresses also receives ETH: a native sweep must not plan it (its nonce is the top-up plan's).
+  const shared = topUp.body.addresses[0].address;
+  await chain.anvil.sendEth(chain.funder, shared, 10n ** 16n);
+  const native = await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'eth', destination, method: 'native' });
+  t.is(native.status, 201, JSON.stringify(native.body));
+  t.false(
+    native.body.addresses.some((a: any) => a.address === shared),
+    'the address is held by the token plan',
+  );
+  t.false(native.body.steps.some((s: any) => s.signer.address === shared));
+
+  // The top-ups are the gas address's next nonces: an EIP-3009 plan (its submissions the gas address's too) is refused meanwhile.
+  const usdc = await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'usdc', destination, method: 'eip3009' });
+  t.is(usdc.status, 409, JSON.stringify(usdc.body));
+  t.is(usdc.body.error_code, 'treasury_outputs_planned');
+  t.is(usdc.body.details.plan_id, topUp.body.id);
+
+  t.is((await api('POST', `${ACCOUNTS}/plans/${native.body.id}/cancel`)).body.status, 'cancelled');
+  t.is((await api('POST', `${ACCOUNTS}/plans/${topUp.body.id}/cancel`)).body.status, 'cancelled');
+  const after = await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'usdc', destination, method: 'eip3009' });
+  t.is(after.status, 201, JSON.stringify(after.body));
+  // Before its round 2 is built, its submissions still count as the gas address's: a top-up plan waits.
+  const waiting = await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' });
+  t.is(waiting.status, 409, JSON.stringify(waiting.body));
+  t.is((await api('POST', `${ACCOUNTS}/plans/${after.body.id}/cancel`)).body.status, 'cancelled');
+});
+
+test.serial('an account that moves on between stages fails the plan before the later stage: nothing is sent into the conflict', async (t) => {
+  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
+  t.is(plan.method, 'gas_top_up', JSON.stringify(plan));
+  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
+  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
+  t.like((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).body, { status: 'broadcast', stage: 1 });
+  await chain.anvil.mine(1);
+  // The owner of the seed spends from a deposit address elsewhere, at the nonce of its planned transfer.
+  const transfer = file.steps.find((s: any) => s.signer.kind === 'deposit');
+  const wallet = new Wallet(chain.root.derivePath(transfer.signer.path).privateKey);
+  await chain.anvil.sendEth(chain.funder, wallet.address, 10n ** 16n);
+  const nonce = BigInt(await chain.anvil.rpc<string>('eth_getTransactionCount', [wallet.address, 'latest']));
+  const other = Transaction.from({
+    type: 2,
+    chainId: 31337,
+    nonce: Number(nonce),
+    to: chain.funder,
+    value: 1000n,
+    gasLimit: 21000n,
+    maxFeePerGas: 10n ** 10n,
+    maxPriorityFeePerGas: 1n,
+  });
+  other.signature = wallet.signingKey.sign(other.unsignedHash);
+  await chain.anvil.rpc('eth_sendRawTransaction', [other.serialized]);
+  await chain.anvil.mine(1);
+
+  const failedIn: string[] = [];
+  for (let pass = 0; pass < 5 && failedIn.length === 0; pass++) {
+    failedIn.push(...(await gw.kernel.cradle.treasuryAccountBroadcaster.track()).failed);
+    await chain.anvil.mine(1);
+  }
+  t.deepEqual(failedIn, [plan.id]);
+  const failed = (await api('GET', `${ACCOUNTS}/plans/${plan.id}`)).body;
+  t.is(failed.status, 'failed');
+  t.regex(failed.failure, /treasury_nonce_stale/);
+  const stage2 = failed.steps.filter((s: any) => s.stage === 2);
+  t.true(stage2.length > 0 && stage2.every((s: any) => s.status === 'signed'), JSON.stringify(stage2.map((s: any) => s.status)));
+  for (const step of stage2) t.is(await chain.anvil.rpc('eth_getTransactionByHash', [step.txid]), null);
+});
+
+test.serial('a plan whose first stage went out in part (the provider dropped mid-stage) cannot be cancelled; its broadcast resumes', async (t) => {
+  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'eth', destination, method: 'native' })).body;
+  t.is(plan.method, 'native', JSON.stringify(plan));
+  t.true(plan.steps.length >= 2);
+  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
+  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
+  // What a broadcast leaves when its provider drops after the first transaction: that one sent and
+  // marked, the plan still signed (the send and the mark as the broadcaster makes them).
+  const [first] = await stepsOf(plan.id);
+  await chain.anvil.rpc('eth_sendRawTransaction', [first.signed]);
+  await gw.kernel.cradle.db('treasury_plan_steps').where({ id: first.id }).update({ status: 'broadcast', broadcast_at: new Date() });
+  t.is((await api('GET', `${ACCOUNTS}/plans/${plan.id}`)).body.status, 'signed');
+
+  const cancel = await api('POST', `${ACCOUNTS}/plans/${plan.id}/cancel`);
+  t.is(cancel.status, 409, JSON.stringify(cancel.body));
+  t.is(cancel.body.error_code, 'treasury_plan_not_cancellable');
+  t.true(plan.addresses.length > 0);
+  t.true((await gw.kernel.cradle.db('treasury_plan_addresses').where({ plan_id: plan.id, held: true })).length > 0, 'its addresses stay held');
+
+  const resumed = await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`);
+  t.is(resumed.status, 200, JSON.stringify(resumed.body));
+  t.is((await trackUntilConfirmed(plan.id)).status, 'confirmed');
+});
+
+/** Replaces a stored step's unsigned transaction (what a tampered database would hand the hot gas wallet). */
+async function tamperStep(id: string, change: (tx: Transaction) => Transaction): Promise<string> {
+  const [row] = await gw.kernel.cradle.db('treasury_plan_steps').where({ id });
+  const tx = change(Transaction.from(row.unsigned_data));
+  await gw.kernel.cradle.db('treasury_plan_steps').where({ id }).update({ unsigned_data: tx.unsignedSerialized });
+  return row.unsigned_data;
+}
+
+test.serial('the hot gas wallet reads what it signs: a stored top-up or submission altered in the database is refused', async (t) => {
+  hotGasWallet('1000000000000000000', '5000000000000000000');
+  // The token addresses again, their ETH swept above: a top-up plan whose top-ups the hot wallet signs.
+  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
+  t.is(plan.method, 'gas_top_up', JSON.stringify(plan));
+  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
+  const topUps = (await stepsOf(plan.id)).filter((s: any) => s.signer_kind === 'operator');
+  t.true(topUps.length > 0);
+  const victim = topUps[0];
+  const attacker = Wallet.createRandom().address;
+  const tampers: [string, (tx: Transaction) => Transaction][] = [
+    ['to another address', (tx) => Object.assign(tx.clone(), { to: attacker })],
+    ['a larger value', (tx) => Object.assign(tx.clone(), { value: tx.value + 10n ** 17n })],
+    ['another chain', (tx) => Object.assign(tx.clone(), { chainId: 1n })],
+    ['with data', (tx) => Object.assign(tx.clone(), { data: '0xa9059cbb' })],
+  ];
+  for (const [what, change] of tampers) {
+    const original = await tamperStep(victim.id, change);
+    const refused = await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) });
+    t.is(refused.status, 422, `${what}: ${JSON.stringify(refused.body)}`);
+    t.is(refused.body.error_code, 'treasury_hot_wallet_refused', what);
+    await gw.kernel.cradle.db('treasury_plan_steps').where({ id: victim.id }).update({ unsigned_data: original });
+  }
+  const signed = await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) });
+  t.is(signed.body.status, 'signed', JSON.stringify(signed.body));
+  // What the daily cap sums is the signed transaction's own most it may spend.
+  for (const step of (await stepsOf(plan.id)).filter((s: any) => s.signed_by === 'hot_gas_wallet')) {
+    const tx = Transaction.from(step.signed);
+    t.is(BigInt(step.hot_spend_units), tx.value + tx.gasLimit * tx.maxFeePerGas!);
+  }
+  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/cancel`)).body.status, 'cancelled');
+
+  // EIP-3009 through Multicall3: round 2 awaits (no hot wallet then); one authorization's recipient is altered in the database.
+  delete (gw.kernel.cradle.treasuryConfig.networks['eth']!['anvil']! as Record<string, unknown>)['hotGasWallet'];
+  const usdc = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'usdc', destination, method: 'eip3009' })).body;
+  t.is(usdc.method, 'eip3009', JSON.stringify(usdc));
+  const round1 = (await api('GET', `${ACCOUNTS}/plans/${usdc.id}/file`)).body;
+  t.like((await api('POST', `${ACCOUNTS}/plans/${usdc.id}/signed`, { signed: signFile(round1) })).body, { status: 'awaiting_signature', round: 2 });
+  const submission = (await stepsOf(usdc.id)).find((s: any) => s.round === 2);
+  const multicall = new Interface([
+    'function aggregate3((address target, bool allowFailure, bytes callData)[] calls) payable returns ((bool success, bytes returnData)[] returnData)',
+  ]);
+  const eip3009 = new Interface([
+    'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
+  ]);
+  await tamperStep(submission.id, (tx) => {
+    const calls = multicall.decodeFunctionData('aggregate3', tx.data)[0].map((c: any) => [c.target, c.allowFailure, c.callData]);
+    const args = [...eip3009.decodeFunctionData('transferWithAuthorization', calls[0][2])];
+    args[1] = attacker;
+    calls[0][2] = eip3009.encodeFunctionData('transferWithAuthorization', args);
+    return Object.assign(tx.clone(), { data: multicall.encodeFunctionData('aggregate3', [calls]) });
+  });
+  hotGasWallet('1000000000000000000', '5000000000000000000');
+  const emptyRound2 = JSON.stringify({
+    format: 'gateway-treasury-account-signed',
+    version: 1,
+    plan_id: usdc.id,
+    chain: 'eth',
+    network: 'anvil',
+    round: 2,
+    signed: [],
+  });
+  const refused = await api('POST', `${ACCOUNTS}/plans/${usdc.id}/signed`, { signed: emptyRound2 });
+  t.is(refused.status, 422, JSON.stringify(refused.body));
+  t.is(refused.body.error_code, 'treasury_hot_wallet_refused');
+  t.regex(refused.body.message, /destination/);
+  t.is((await api('POST', `${ACCOUNTS}/plans/${usdc.id}/cancel`)).body.status, 'cancelled');
+});
+
+test.serial('a signed file that is JSON but no object (null, an array, a number) is unreadable, never a 500', async (t) => {
+  for (const text of ['null', '[]', '5', '"text"']) {
+    const answer = await api('POST', `${ACCOUNTS}/plans/01JZZZZZZZZZZZZZZZZZZZZZZZ/signed`, { signed: text });
+    t.is(answer.status, 400, `${text}: ${JSON.stringify(answer.body)}`);
+    t.is(answer.body.error_code, 'treasury_signed_unreadable', text);
+  }
 });

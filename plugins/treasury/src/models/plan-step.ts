@@ -1,7 +1,7 @@
 import { withUnitsColumns, type AccountKey, type AccountStep, type AccountUnsignedFormat, type OperatorAccount } from '@gw/kernel';
 import { Model, type Pojo } from 'objection';
 
-const UNITS_COLUMNS = ['nonce', 'fee_units'];
+const UNITS_COLUMNS = ['nonce', 'fee_units', 'hot_spend_units'];
 
 export type StepStatus = 'awaiting_signature' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
 
@@ -26,6 +26,8 @@ export class PlanStep extends Model {
   nonce!: bigint | null;
   moves!: Record<string, string>;
   fee_units!: bigint;
+  /** Hot gas wallet steps: the most it may spend (value + gas limit × max fee), decoded from the transaction it signed. */
+  hot_spend_units!: bigint | null;
   to_address!: string;
   signed!: string | null;
   signed_digest!: string | null;

@@ -21,9 +21,9 @@ export interface AccountTrackReport {
 
 /**
  * Broadcast of account plans stage by stage (issue 36): before the first transaction of a plan is
- * sent, the chain's treasury checks every nonce of it is still fresh; a stale one fails the whole
- * plan with `treasury_nonce_stale` and nothing is sent, so a plan is never half-broadcast because
- * an account moved on. Then stage 1 is sent; the tracking pass sends stage n + 1 once every
+ * sent, and again before each later stage, the chain's treasury checks every nonce of it is still
+ * fresh; a stale one fails the whole plan with `treasury_nonce_stale` and nothing more is sent, so a
+ * plan is never half-broadcast because an account moved on. Then stage 1 is sent; the tracking pass sends stage n + 1 once every
  * transaction of stage n has the chain's confirmations, and marks the plan confirmed after the last.
  */
 export class AccountBroadcaster {
@@ -45,25 +45,52 @@ export class AccountBroadcaster {
    * changes nothing.
    */
   async broadcast(planId: string, scope: TreasuryScope, actor: Actor): Promise<AccountPlanView> {
-    const plan = await this.deps.treasuryAccountPlans.requirePlan(planId, scope);
-    if (plan.status === 'broadcast' || plan.status === 'confirmed') return this.deps.treasuryAccountPlans.view(plan);
-    if (plan.status !== 'signed') throw treasuryErrors.treasury_plan_not_broadcastable({ details: { status: plan.status } });
-    const target = this.deps.treasuryAccountNetworks.get(plan.chain, plan.network);
-    const steps = await PlanStep.query(this.deps.db).where({ plan_id: planId, kind: 'transaction' }).orderBy('id');
-    if (steps.length === 0)
-      throw treasuryErrors.treasury_plan_not_broadcastable({ message: 'The plan has no transaction to send.', details: { status: plan.status } });
+    const found = await this.deps.treasuryAccountPlans.requirePlan(planId, scope);
+    const target = this.deps.treasuryAccountNetworks.get(found.chain, found.network);
+    // The plan's row stays locked while its first stage goes out: a cancel (or a second broadcast)
+    // waits for it, then sees the plan broadcast, or its steps sent. A refusal recorded inside is
+    // committed, then thrown.
+    const refused = await this.deps.db.transaction(async (trx): Promise<AppError | null> => {
+      const plan = await Plan.query(trx).findById(planId).forUpdate();
+      if (plan!.status === 'broadcast' || plan!.status === 'confirmed') return null;
+      if (plan!.status !== 'signed') throw treasuryErrors.treasury_plan_not_broadcastable({ details: { status: plan!.status } });
+      const steps = await PlanStep.query(trx).where({ plan_id: planId, kind: 'transaction' }).orderBy('id');
+      if (steps.length === 0)
+        throw treasuryErrors.treasury_plan_not_broadcastable({ message: 'The plan has no transaction to send.', details: { status: plan!.status } });
+      const stale = await this.staleness(target, planId);
+      if (stale) {
+        await this.fail(planId, 'signed', stale, actor, trx);
+        return stale;
+      }
+      const first = Math.min(...steps.map((s) => s.stage));
+      try {
+        await this.sendStage(target, plan!, first, actor, trx);
+      } catch (error) {
+        // A refusal by the provider failed the plan in `trx`; anything else (out of reach) changes nothing but the steps already sent.
+        if (error instanceof AppError && error.code === 'treasury_broadcast_rejected') return error;
+        throw error;
+      }
+      return null;
+    });
+    if (refused) throw refused;
+    return this.deps.treasuryAccountPlans.view((await Plan.query(this.deps.db).findById(planId))!);
+  }
+
+  /**
+   * The chain's freshness check over every step of both rounds (a round-2 submission carries
+   * authorizations valid only at their accounts' nonces; steps already on chain pass): the
+   * `treasury_nonce_stale` error when a nonce went stale, else null.
+   */
+  private async staleness(target: AccountNetwork, planId: string): Promise<AppError | null> {
+    const all = await PlanStep.query(this.deps.db).where({ plan_id: planId }).orderBy('id');
+    const sent = new Map(all.filter((s) => s.txid !== null).map((s) => [s.step_id, s.txid!] as const));
     try {
-      // Every step of both rounds: a round-2 submission carries authorizations valid only at their accounts' nonces.
-      const all = await PlanStep.query(this.deps.db).where({ plan_id: planId }).orderBy('id');
-      const sent = new Map(all.filter((s) => s.txid !== null).map((s) => [s.step_id, s.txid!] as const));
       await target.treasury.checkFresh(all.map(stepOf), sent);
+      return null;
     } catch (error) {
-      if (error instanceof AppError && error.code === 'treasury_nonce_stale') await this.fail(planId, 'signed', error, actor);
+      if (error instanceof AppError && error.code === 'treasury_nonce_stale') return error;
       throw error;
     }
-    const first = Math.min(...steps.map((s) => s.stage));
-    await this.sendStage(target, plan, first, actor);
-    return this.deps.treasuryAccountPlans.view((await Plan.query(this.deps.db).findById(planId))!);
   }
 
   /** One pass: the confirmations of broadcast plans' current stage; the next stage sent once it is confirmed. */
@@ -125,6 +152,13 @@ export class AccountBroadcaster {
     if (!allConfirmed) return null;
     const later = steps.filter((s) => s.stage > plan.stage!);
     if (later.length > 0) {
+      // Checked again before each later stage: an account that moved on since stage 1 fails the
+      // plan here, rather than a transaction sent into the conflict.
+      const stale = await this.staleness(target, plan.id);
+      if (stale) {
+        await this.fail(plan.id, 'broadcast', stale, SYSTEM);
+        return 'failed';
+      }
       await this.sendStage(target, plan, Math.min(...later.map((s) => s.stage)), SYSTEM);
       return 'advanced';
     }
@@ -152,8 +186,13 @@ export class AccountBroadcaster {
     return confirmed ? 'confirmed' : null;
   }
 
-  /** Sends every signed transaction of `stage` in step order (one account's nonces in sequence). */
-  private async sendStage(target: AccountNetwork, plan: Plan, stage: number, actor: Actor): Promise<void> {
+  /**
+   * Sends every signed transaction of `stage` in step order (one account's nonces in sequence), each
+   * marked broadcast as soon as it is sent (outside `trx`: a provider dropping mid-stage leaves the
+   * sent ones marked, so the plan cannot be cancelled). The plan's own row is written in `trx` when
+   * the caller holds its lock.
+   */
+  private async sendStage(target: AccountNetwork, plan: Plan, stage: number, actor: Actor, trx?: Knex.Transaction): Promise<void> {
     const steps = await PlanStep.query(this.deps.db).where({ plan_id: plan.id, kind: 'transaction', stage }).orderBy('id');
     for (const step of steps) {
       if (step.status !== 'signed') continue;
@@ -163,26 +202,30 @@ export class AccountBroadcaster {
       } catch (error) {
         if (error instanceof AppError && error.code === 'treasury_broadcast_rejected') {
           await PlanStep.query(this.deps.db).patch({ status: 'failed', failure: error.message }).where('id', step.id);
-          await this.fail(plan.id, plan.status, error, actor);
+          await this.fail(plan.id, plan.status, error, actor, trx);
         }
         throw error;
       }
       await PlanStep.query(this.deps.db).patch({ status: 'broadcast', txid, broadcast_at: new Date() }).where('id', step.id);
     }
-    await this.deps.db.transaction(async (trx) => {
+    const mark = async (trx: Knex.Transaction): Promise<void> => {
       const now = new Date();
-      await Plan.query(trx)
+      const patched = await Plan.query(trx)
         .patch({ status: 'broadcast', stage, ...(plan.broadcast_at ? {} : { broadcast_at: now }), updated_at: now })
-        .where('id', plan.id);
+        .where('id', plan.id)
+        .whereIn('status', ['signed', 'broadcast']);
+      if (patched === 0) return;
       await this.deps.audit.record(
         { ...actor, action: 'treasury.plan.broadcast', target: `treasury_plan:${plan.id}`, details: { stage, transactions: steps.length } },
         trx,
       );
-    });
+    };
+    await (trx ? mark(trx) : this.deps.db.transaction(mark));
   }
 
-  private async fail(planId: string, was: string, error: AppError, actor: Actor): Promise<void> {
-    await this.deps.db.transaction(async (trx) => {
+  /** Fails the plan if it is still `was` (in `outer` when the caller holds the plan's lock). */
+  private async fail(planId: string, was: string, error: AppError, actor: Actor, outer?: Knex.Transaction): Promise<void> {
+    const run = async (trx: Knex.Transaction): Promise<void> => {
       const locked = await Plan.query(trx).findById(planId).forUpdate();
       if (locked?.status !== was) return;
       await Plan.query(trx)
@@ -198,6 +241,7 @@ export class AccountBroadcaster {
         },
         trx,
       );
-    });
+    };
+    await (outer ? run(outer) : this.deps.db.transaction(run));
   }
 }

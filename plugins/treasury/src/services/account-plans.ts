@@ -10,6 +10,8 @@ import {
   coreErrors,
   isUniqueViolation,
   newId,
+  sql,
+  sqlQuery,
 } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
@@ -57,8 +59,10 @@ const RELEASING: readonly PlanStatus[] = ['confirmed', 'failed', 'cancelled', 'i
 /**
  * Account-chain plans (issue 36): what each pool address holds, what each method would cost, sweeps
  * and TRON activations built by the chain's account treasury as steps signed offline in rounds,
- * their plan files, and cancellation. A plan holds its addresses (per coin) from creation until it
- * is confirmed, failed or cancelled; the database refuses a second open plan over one. Every
+ * their plan files, and cancellation. A plan holds its addresses (whatever coin) from creation until
+ * it is confirmed, failed or cancelled; the database refuses a second open plan over one. A plan
+ * needing an operator account is refused while another open plan has that account's transactions
+ * still to send. Every
  * action is audited in its transaction.
  */
 export class AccountPlans {
@@ -131,7 +135,6 @@ export class AccountPlans {
     const held = await this.heldBy(
       target,
       refs.map((r) => r.address),
-      target.nativeCoin,
     );
     const sources = (
       await this.deps.treasuryAccountSources.resolve(
@@ -196,6 +199,17 @@ export class AccountPlans {
     return this.deps.db.transaction(async (trx) => {
       const plan = await Plan.query(trx).findById(planId).forUpdate();
       if (!plan || !UNSENT_STATUSES.includes(plan.status)) throw treasuryErrors.treasury_plan_not_cancellable({ details: { status: plan?.status } });
+      // A broadcast the provider dropped mid-stage leaves the plan signed with some steps sent: those are on their way.
+      const sent = await PlanStep.query(trx)
+        .where('plan_id', planId)
+        .where((q) => q.whereNotNull('broadcast_at').orWhereIn('status', ['broadcast', 'confirmed']))
+        .first();
+      if (sent) {
+        throw treasuryErrors.treasury_plan_not_cancellable({
+          message: `The step ${sent.step_id} of the plan was already sent; the plan can no longer be cancelled.`,
+          details: { status: plan.status, step_id: sent.step_id },
+        });
+      }
       await PlanAddress.query(trx).patch({ held: false }).where({ plan_id: planId });
       const updated = await Plan.query(trx).patchAndFetchById(planId, { status: 'cancelled', updated_at: new Date() });
       await this.deps.audit.record({ ...actor, action: 'treasury.plan.cancel', target: `treasury_plan:${planId}`, details: { was: plan.status } }, trx);
@@ -263,15 +277,50 @@ export class AccountPlans {
     if (RELEASING.includes(status)) await PlanAddress.query(trx).patch({ held: false }).where({ plan_id: planId });
   }
 
-  /** Address → the open plan holding it (for `coin` when given). */
-  async heldBy(target: Pick<AccountNetwork, 'chain' | 'network'>, addresses: readonly string[], coin?: string): Promise<Map<string, string>> {
+  /** Address → the open plan holding it, whatever coin it moves (one address, one nonce sequence). */
+  async heldBy(target: Pick<AccountNetwork, 'chain' | 'network'>, addresses: readonly string[]): Promise<Map<string, string>> {
     if (addresses.length === 0) return new Map();
-    const query = PlanAddress.query(this.deps.db)
+    const rows = await PlanAddress.query(this.deps.db)
       .where({ chain: target.chain, network: target.network, held: true })
       .whereIn('address', [...addresses]);
-    if (coin) query.where('coin', coin);
-    const rows = await query;
     return new Map(rows.map((r) => [r.address, r.plan_id]));
+  }
+
+  /**
+   * Refuses a plan that needs an operator account (the gas, funding or staking address) while another
+   * open plan of the network still has that account's transactions to send, or its gas submissions
+   * still to build (a two-round plan before round 2): both would be built at the account's same
+   * nonces (docs/decisions.md). One plan at a time per network passes this check (an advisory lock).
+   */
+  private async reserveOperatorAccounts(trx: Knex.Transaction, target: AccountNetwork, build: AccountPlanBuild): Promise<void> {
+    const needs = new Set(build.steps.flatMap((s) => (s.signer.kind === 'operator' ? [s.signer.account.address.toLowerCase()] : [])));
+    if (build.rounds === 2 && target.operatorAccounts.gas) needs.add(target.operatorAccounts.gas.address.toLowerCase());
+    if (needs.size === 0) return;
+    await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${`treasury:operator-accounts:${target.chain}:${target.network}`}, 0))`);
+    const open = await Plan.query(trx)
+      .whereNotNull('method')
+      .where({ chain: target.chain, network: target.network })
+      .whereIn('status', ['awaiting_signature', 'signed', 'broadcast'])
+      .select('id', 'round', 'rounds');
+    if (open.length === 0) return;
+    const gas = target.operatorAccounts.gas?.address.toLowerCase();
+    const pendingRound = open.find((p) => gas && needs.has(gas) && p.rounds === 2 && p.round === 1);
+    const unsent = await PlanStep.query(trx)
+      .whereIn(
+        'plan_id',
+        open.map((p) => p.id),
+      )
+      .where('signer_kind', 'operator')
+      .whereIn('status', ['awaiting_signature', 'signed'])
+      .whereRaw('lower(signer_address) = any(?)', [[...needs]])
+      .first();
+    const busy = unsent?.plan_id ?? pendingRound?.id;
+    if (busy) {
+      throw treasuryErrors.treasury_outputs_planned({
+        message: `The open plan ${busy} still has transactions of the operator's ${target.chain} ${target.network} account to send; finish or cancel it first.`,
+        details: { plan_id: busy },
+      });
+    }
   }
 
   private async prepare(input: AccountSweepInput, scope: TreasuryScope): Promise<{ target: AccountNetwork; sources: PoolSource[] }> {
@@ -292,7 +341,6 @@ export class AccountPlans {
     const held = await this.heldBy(
       target,
       received.map((s) => s.address),
-      input.coin,
     );
     const free = received.filter((s) => !held.has(s.address));
     const holdings = free.length ? await target.treasury.holdings(free.map((s) => s.address)) : new Map();
@@ -357,6 +405,7 @@ export class AccountPlans {
     }
     try {
       return await this.deps.db.transaction(async (trx) => {
+        await this.reserveOperatorAccounts(trx, target, build);
         const plan = await Plan.query(trx).insertAndFetch({
           id,
           chain: target.chain,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type AccountPlanBuild, type Actor, AppError, type AuditLog, type JobQueue, type VerifiedStep } from '@gw/kernel';
 import type { Knex } from 'knex';
+import { raw } from 'objection';
 import type { AccountPlanView } from '../account-plan-view.js';
 import { treasuryErrors } from '../errors.js';
 import { Plan } from '../models/plan.js';
@@ -138,8 +139,8 @@ export class AccountSignedImport {
     const steps = await PlanStep.query(trx).where({ plan_id: plan.id, round, status: 'awaiting_signature' }).orderBy('id');
     for (const step of steps) {
       if (!this.deps.treasuryHotGasWallet.signs(target, plan, step)) continue;
-      const signed = await this.deps.treasuryHotGasWallet.sign(trx, target, plan.id, step.step_id);
-      await storeSigned(trx, step, checked(target, step, signed), signed, 'hot_gas_wallet');
+      const { signed, spendUnits } = await this.deps.treasuryHotGasWallet.sign(trx, target, plan.id, step.step_id);
+      await storeSigned(trx, step, checked(target, step, signed), signed, 'hot_gas_wallet', spendUnits);
     }
   }
 }
@@ -155,7 +156,14 @@ function checked(target: AccountNetwork, step: PlanStep, signed: string): Verifi
   return verified;
 }
 
-async function storeSigned(trx: Knex.Transaction, step: PlanStep, verified: VerifiedStep, text: string, by: 'offline' | 'hot_gas_wallet'): Promise<void> {
+async function storeSigned(
+  trx: Knex.Transaction,
+  step: PlanStep,
+  verified: VerifiedStep,
+  text: string,
+  by: 'offline' | 'hot_gas_wallet',
+  spendUnits?: bigint,
+): Promise<void> {
   await PlanStep.query(trx)
     .patch({
       status: 'signed',
@@ -163,7 +171,9 @@ async function storeSigned(trx: Knex.Transaction, step: PlanStep, verified: Veri
       signed_digest: digest(text),
       signed_by: by,
       txid: verified.kind === 'transaction' ? verified.tx.txid : null,
-      signed_at: new Date(),
+      ...(spendUnits !== undefined ? { hot_spend_units: spendUnits } : {}),
+      // The database's clock, as the hot gas wallet's daily cap compares with now().
+      signed_at: raw('now()') as unknown as Date,
     })
     .where('id', step.id);
 }
@@ -205,6 +215,9 @@ function readSignedFile(text: string): ReadSignedFile {
     parsed = JSON.parse(text.trim());
   } catch (error) {
     throw treasuryErrors.treasury_signed_unreadable({ message: 'The signed file is not valid JSON.', cause: error });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw treasuryErrors.treasury_signed_unreadable({ message: 'The signed file is JSON but not an object.' });
   }
   const file = parsed as Record<string, unknown>;
   const signed = file['signed'];

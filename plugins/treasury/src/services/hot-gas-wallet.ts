@@ -1,12 +1,38 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { sql, sqlQuery } from '@gw/kernel';
 import { Transaction, Wallet } from 'ethers';
 import type { Knex } from 'knex';
 import type { TreasuryConfig } from '../config.js';
 import { treasuryErrors } from '../errors.js';
 import { Plan } from '../models/plan.js';
+import { PlanAddress } from '../models/plan-address.js';
 import { PlanStep } from '../models/plan-step.js';
 import type { AccountNetwork } from './account-networks.js';
+import { refusalOf } from './hot-gas-transaction.js';
+
+/** A hot gas wallet key file: 0x and 64 hex digits (surrounding whitespace ignored). */
+const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * Reads and checks a hot gas wallet key file; its content never reaches an error or a log (a
+ * malformed key makes ethers throw with the whole text). `warn` hears of a file others may read.
+ */
+export function readHotGasKey(file: string, warn?: (message: string) => void): Wallet {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new Error(`The hot gas wallet key file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+  }
+  if (!KEY_PATTERN.test(text)) throw new Error(`The hot gas wallet key file ${file} is not a private key (0x and 64 hex digits).`);
+  try {
+    const wallet = new Wallet(text);
+    if (warn && (statSync(file).mode & 0o077) !== 0) warn(`The hot gas wallet key file ${file} may be read by its group or others (chmod 600 it).`);
+    return wallet;
+  } catch {
+    throw new Error(`The hot gas wallet key file ${file} is not a valid secp256k1 private key.`);
+  }
+}
 
 /** Methods whose gas-address transactions are top-ups (gas_top_up) or sweep submissions (eip7702, eip3009). */
 const GAS_METHODS = new Set(['gas_top_up', 'eip7702', 'eip3009']);
@@ -47,7 +73,7 @@ export class HotGasWallet {
    * cap. The caller verifies the result against the step like any signed step and stores it with
    * `signed_by = 'hot_gas_wallet'`, which the daily cap sums.
    */
-  async sign(trx: Knex.Transaction, target: AccountNetwork, planId: string, stepId: string): Promise<string> {
+  async sign(trx: Knex.Transaction, target: AccountNetwork, planId: string, stepId: string): Promise<{ signed: string; spendUnits: bigint }> {
     const settings = this.settings(target);
     const refuse = (reason: string) =>
       treasuryErrors.treasury_hot_wallet_refused({ message: `The hot gas wallet refused: ${reason}.`, details: { plan_id: planId, step_id: stepId } });
@@ -69,9 +95,20 @@ export class HotGasWallet {
     } catch {
       throw refuse('the step is no EVM transaction');
     }
-    // The transaction is the stored step's own unsigned form; its nonce is the plan's (the signed
-    // result is verified against the step like any signature before it is stored).
+    // The stored transaction is read for itself, not trusted as built: what it does must be a top-up
+    // or sweep submission of this plan's held addresses (the signed result is then verified against
+    // the step like any signature before it is stored).
     if (step.nonce !== null && BigInt(tx.nonce) !== step.nonce) throw refuse('the transaction is not the step (nonce)');
+    if (tx.signature) throw refuse('the stored transaction is already signed');
+    const held = await PlanAddress.query(trx).where({ plan_id: planId, held: true });
+    const refusal = refusalOf(target, tx, {
+      method: plan.method,
+      coin: plan.coin,
+      destination: plan.destination,
+      held: held.map((a) => a.address),
+      nativeMoved: BigInt(step.moves[target.nativeCoin] ?? '0'),
+    });
+    if (refusal) throw refuse(refusal);
     const spend = tx.value + tx.gasLimit * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n);
     const perTransaction = BigInt(settings.maxPerTransactionUnits);
     if (spend > perTransaction) {
@@ -84,7 +121,7 @@ export class HotGasWallet {
     await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${`treasury:hot-gas:${target.chain}:${target.network}`}, 0))`);
     const [row] = await sqlQuery<{ spent: string }>(
       trx,
-      sql`select coalesce(sum(s.fee_units + coalesce((s.moves ->> ${target.nativeCoin})::numeric, 0)), 0)::text as spent
+      sql`select coalesce(sum(s.hot_spend_units), 0)::text as spent
             from treasury_plan_steps s join treasury_plans p on p.id = s.plan_id
            where s.signed_by = 'hot_gas_wallet' and s.signed_at > now() - interval '24 hours'
              and p.chain = ${target.chain} and p.network = ${target.network}`,
@@ -99,7 +136,16 @@ export class HotGasWallet {
     }
     const signed = tx.clone();
     signed.signature = wallet.signingKey.sign(signed.unsignedHash);
-    return signed.serialized;
+    return { signed: signed.serialized, spendUnits: spend };
+  }
+
+  /** Reads every configured key file at start (a bad one stops the plugin, its content never in the error); warns of a readable one. */
+  checkKeys(warn: (message: string) => void): void {
+    for (const [chain, networks] of Object.entries(this.deps.treasuryConfig.networks)) {
+      for (const [network, settings] of Object.entries(networks ?? {})) {
+        if (settings?.hotGasWallet) this.wallets.set(`${chain}:${network}`, readHotGasKey(settings.hotGasWallet.privateKeyFile, warn));
+      }
+    }
   }
 
   private settings(target: Pick<AccountNetwork, 'chain' | 'network'>) {
@@ -110,8 +156,7 @@ export class HotGasWallet {
     const key = `${target.chain}:${target.network}`;
     let wallet = this.wallets.get(key);
     if (!wallet) {
-      const text = readFileSync(file, 'utf8').trim();
-      wallet = new Wallet(text.startsWith('0x') ? text : `0x${text}`);
+      wallet = readHotGasKey(file);
       this.wallets.set(key, wallet);
     }
     return wallet;
