@@ -1,3 +1,5 @@
+// The one file of the chain contract the command loads: a constant, no imports (the package root would load its logger).
+import { TRANSFER_WITH_AUTHORIZATION_TYPE } from '@gw/chain-api/eip3009-typed-data';
 // ethers by subpath: its root (and its wallet) load the providers, which load `ws` and Node's network modules.
 import { AbiCoder } from 'ethers/abi';
 import { getAddress, getCreateAddress } from 'ethers/address';
@@ -304,15 +306,6 @@ function evm7702(read: ReadStep, ctx: StepContext, key: SigningKey, where: strin
     sign: () => key.sign(hashAuthorization({ address, nonce, chainId })).serialized,
   });
 }
-
-const TRANSFER_WITH_AUTHORIZATION_TYPE = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-];
 
 /** An `evm-3009-authorization` step: EIP-712 typed data `{domain, types, message}` of `TransferWithAuthorization`. */
 function evm3009(read: ReadStep, ctx: StepContext, key: SigningKey, signerAddress: string, where: string): Omit<CheckedStep, 'signer'> {
