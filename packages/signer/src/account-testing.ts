@@ -7,7 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TRANSFER_WITH_AUTHORIZATION_TYPE, type AccountPlanFile, type AccountPlanFileStep } from '@gw/chain-api';
+import {
+  accountPlanFile,
+  TRANSFER_WITH_AUTHORIZATION_TYPE,
+  type AccountPlanBuild,
+  type AccountPlanFile,
+  type AccountPlanFileStep,
+  type AccountStep,
+} from '@gw/chain-api';
 import { deriveEd25519Path, keyPairFromSeed } from '@ton/crypto';
 import { beginCell, internal, SendMode, toNano, type Address, type Cell } from '@ton/core';
 import { WalletContractV5R1 } from '@ton/ton';
@@ -67,6 +74,32 @@ export function step(options: StepOptions): AccountPlanFileStep {
     moves: Object.fromEntries(Object.entries(options.moves).map(([coin, units]) => [coin, units.toString()])),
     fee_units: (options.fee ?? 0n).toString(),
   };
+}
+
+/** A treasury's build as the file of one round, written as the treasury plugin serves it (`accountPlanFile`), with the plan id `plan-<method>`. */
+export function planFileOf(
+  build: AccountPlanBuild,
+  chain: string,
+  network: string,
+  round: 1 | 2 = 1,
+  steps: readonly AccountStep[] = build.steps,
+): AccountPlanFile {
+  return accountPlanFile(
+    {
+      planId: `plan-${build.method}`,
+      chain,
+      network,
+      coin: build.coin,
+      method: build.method,
+      round,
+      destination: build.destination,
+      movedUnits: build.movedUnits,
+      feeUnits: build.feeUnits,
+      context: build.context,
+      createdAt: new Date(),
+    },
+    steps,
+  );
 }
 
 export function accountPlan(
