@@ -4,9 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as ecc from '@bitcoinerlab/secp256k1';
+import type { ExecutionContext } from 'ava';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { mnemonicToEntropy, mnemonicToSeedSync } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
@@ -255,6 +259,29 @@ export function runSignerProcess(
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** A copy of `plan` changed by `change`: how the refusal tests make a plan inconsistent. */
+export function editPlan(plan: PlanFile, change: (copy: { -readonly [K in keyof PlanFile]: any }) => void): PlanFile {
+  const copy = structuredClone(plan) as { -readonly [K in keyof PlanFile]: any };
+  change(copy);
+  return copy as PlanFile;
+}
+
+/**
+ * Signs `plan` (as given: possibly inconsistent; written to a file of its own) with `secret` and
+ * expects the refusal `code`: nothing written, the plan not shown as signable. Resolves with what
+ * the signer printed.
+ */
+export async function expectRefused(t: ExecutionContext, plan: PlanFile, code: string, secret = MNEMONIC, extra: readonly string[] = []): Promise<string> {
+  const path = join(mkdtempSync(join(tmpdir(), 'gateway-signer-refused-')), 'plan.json');
+  writeFileSync(path, JSON.stringify(plan, null, 2));
+  const run = await runSignerHere(['sign', path, '--key-stdin', '--yes', ...extra], secret);
+  t.is(run.code, 1, run.stderr);
+  t.regex(run.stderr, new RegExp(`refused \\(${code}\\)`));
+  t.false(existsSync(path.replace(/\.json$/, '.signed.json')), 'nothing is written');
+  t.false(run.stderr.includes('Inputs ('), 'a refused plan is not shown as signable');
+  return run.stderr;
 }
 
 /** Runs the signer in this process with standard input carrying `stdin` (not a terminal). */
