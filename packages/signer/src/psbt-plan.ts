@@ -6,7 +6,7 @@ import type { Bip84Chain } from './chains.js';
 import { bip84Keyring, isSameAccountKey, p2wpkhAddress, type Bip84Keyring } from './bip84-keyring.js';
 import { formatPath, isUnderAccount, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
 import type { PlanAmounts } from './read-plan.js';
-import type { Review } from './review.js';
+import { planReview, type Review } from './review.js';
 import type { Secret } from './secret.js';
 import { refuse } from './signer-error.js';
 import { futureWitnessVersion, outputScriptType, p2wpkhVsize } from './transaction-size.js';
@@ -176,16 +176,10 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
   return {
     psbt,
     keys,
-    review: {
-      chain,
-      network: plan.network,
-      planId: plan.plan_id,
-      kind: plan.kind,
+    review: planReview(chain, plan, amounts, {
       txid,
-      inputs: plan.inputs.map((input, i) => ({ address: input.address, amountUnits: amounts.inputs[i]!, path: input.path })),
       outputs,
       feeUnits: amounts.fee,
-      feeRate: plan.fee_rate,
       size: p2wpkhVsize(
         txInputsCount(psbt),
         txOutputs.map((o) => o.script),
@@ -193,7 +187,7 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
       sizeUnit: 'vB',
       validity: null,
       warnings,
-    },
+    }),
   };
 }
 
