@@ -2,6 +2,8 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import type { BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import type { PlanFile } from '@gw/chain-api';
+// The fee rate shown is computed with the gateway's own size formula (chain-api's one file for it; the package root would load its logger).
+import { p2wpkhVsize } from '@gw/chain-api/p2wpkh-size';
 import type { Bip84Chain } from './chains.js';
 import { bip84Keyring, isSameAccountKey, p2wpkhAddress, type Bip84Keyring } from './bip84-keyring.js';
 import { formatPath, isUnderAccount, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
@@ -9,7 +11,7 @@ import type { PlanAmounts } from './read-plan.js';
 import { planReview, type Review } from './review.js';
 import type { Secret } from './secret.js';
 import { refuse } from './signer-error.js';
-import { futureWitnessVersion, outputScriptType, p2wpkhVsize } from './transaction-size.js';
+import { futureWitnessVersion, outputScriptType } from './output-script.js';
 
 const SIGHASH_ALL = bitcoin.Transaction.SIGHASH_ALL;
 /** What the gateway's builder writes (chains/btc `buildPlan`): version 2, no lock time. */

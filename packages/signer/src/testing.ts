@@ -16,10 +16,9 @@ import { mnemonicToEntropy, mnemonicToSeedSync } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
-import type { PlanFile, PlanFileOutput } from '@gw/chain-api';
+import { p2wpkhVsize, type PlanFile, type PlanFileOutput } from '@gw/chain-api';
 import type { Bip84Chain } from './chains.js';
 import { runSigner } from './cli.js';
-import { p2wpkhVsize } from './transaction-size.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
