@@ -1,7 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { bech32 } from 'bech32';
 import type { PlanFile, SignedFile } from '@gw/chain-api';
@@ -12,23 +10,18 @@ import {
   cardanoAccount,
   editPlan,
   expectRefused,
+  tempFolder,
   externalCardanoAddress,
   MNEMONIC,
   OTHER_MNEMONIC,
   runSignerHere,
   runSignerProcess,
+  signedPathOf,
   type AdaPlanOptions,
 } from './testing.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-ada-'));
-let files = 0;
-const file = (name: string, content: string): string => {
-  const path = join(dir, `${files++}-${name}`);
-  writeFileSync(path, content);
-  return path;
-};
+const { file } = tempFolder('gateway-signer-ada-');
 const planFile = (plan: PlanFile): string => file('plan.json', JSON.stringify(plan, null, 2));
-const signedPathOf = (planPath: string): string => planPath.replace(/\.json$/, '.signed.json');
 
 function sweep(network: AdaPlanOptions['network'] = 'preprod', extra: Partial<AdaPlanOptions> = {}) {
   return adaPlan({

@@ -1,6 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
@@ -13,24 +12,19 @@ import {
   btcPlan,
   editPlan,
   expectRefused,
+  tempFolder,
   externalAddress,
   MNEMONIC,
   OTHER_MNEMONIC,
   runSignerHere,
   runSignerProcess,
+  signedPathOf,
   type BtcPlanOptions,
 } from './testing.js';
 
 const bip32Of = (xpub: string) => BIP32Factory(ecc).fromBase58(xpub, bitcoin.networks.regtest);
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-psbt-'));
-let files = 0;
-const file = (name: string, content: string): string => {
-  const path = join(dir, `${files++}-${name}`);
-  writeFileSync(path, content);
-  return path;
-};
+const { dir, path: numbered, file } = tempFolder('gateway-signer-psbt-');
 const planFile = (plan: PlanFile): string => file('plan.json', JSON.stringify(plan, null, 2));
-const signedPathOf = (planPath: string): string => planPath.replace(/\.json$/, '.signed.json');
 
 /** Two receive outputs to an external address and change: a sweep as the gateway plans it. */
 function sweep(chain: Bip84Chain, network: string, extra: Partial<BtcPlanOptions> = {}) {
@@ -107,7 +101,7 @@ for (const [chain, network] of [
   test(`${chain.name} ${network}: the account private key in a file signs a plan of a wallet registered without key origin`, async (t) => {
     const { plan } = sweep(chain, network, { withoutOrigin: true });
     const path = planFile(plan);
-    const out = join(dir, `${files++}-out.json`);
+    const out = numbered('out.json');
     const run = await runSignerProcess(['sign', path, '--key-file', file('key', bip84Account(chain, network).xprv), '--yes', '--out', out]);
     t.is(run.code, 0, run.stderr);
     verifySigned(t, JSON.parse(readFileSync(out, 'utf8')) as SignedFile, plan, chain.networks[network]!.params);

@@ -260,6 +260,28 @@ export function runSignerProcess(
   });
 }
 
+/**
+ * A fresh temporary folder for a test file's plans: `path(name)` names a numbered file in it (not
+ * written), `file(name, content)` writes one and resolves to its path.
+ */
+export function tempFolder(prefix: string): { dir: string; path: (name: string) => string; file: (name: string, content: string) => string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  let files = 0;
+  const path = (name: string) => join(dir, `${files++}-${name}`);
+  return {
+    dir,
+    path,
+    file: (name, content) => {
+      const written = path(name);
+      writeFileSync(written, content);
+      return written;
+    },
+  };
+}
+
+/** Where the signer writes the signed file of the plan at `planPath` by default. */
+export const signedPathOf = (planPath: string): string => planPath.replace(/\.json$/, '.signed.json');
+
 /** A copy of `plan` changed by `change`: how the refusal tests make a plan inconsistent. */
 export function editPlan(plan: PlanFile, change: (copy: { -readonly [K in keyof PlanFile]: any }) => void): PlanFile {
   const copy = structuredClone(plan) as { -readonly [K in keyof PlanFile]: any };
@@ -278,7 +300,7 @@ export async function expectRefused(t: ExecutionContext, plan: PlanFile, code: s
   const run = await runSignerHere(['sign', path, '--key-stdin', '--yes', ...extra], secret);
   t.is(run.code, 1, run.stderr);
   t.regex(run.stderr, new RegExp(`refused \\(${code}\\)`));
-  t.false(existsSync(path.replace(/\.json$/, '.signed.json')), 'nothing is written');
+  t.false(existsSync(signedPathOf(path)), 'nothing is written');
   t.false(run.stderr.includes('Inputs ('), 'a refused plan is not shown as signable');
   return run.stderr;
 }
