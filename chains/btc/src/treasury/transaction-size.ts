@@ -3,24 +3,10 @@
  * gateway's BIP84 addresses hold) and outputs of any standard script type, by Bitcoin Core's
  * rules (BIP 141 weight; `GetDustThreshold` in policy.cpp).
  */
-import { outputBytes, P2WPKH_INPUT_WEIGHT, p2wpkhVsize } from '@gw/chain-api';
-
-/** The standard output script types a plan may pay. */
-export type OutputScriptType = 'p2wpkh' | 'p2wsh' | 'p2tr' | 'p2sh' | 'p2pkh';
+import { outputBytes, outputScriptType, P2WPKH_INPUT_WEIGHT, p2wpkhVsize } from '@gw/chain-api';
 
 /** {@link P2WPKH_INPUT_WEIGHT} in virtual bytes: what spending one of the gateway's outputs costs per unit of fee rate. */
 export const P2WPKH_INPUT_VBYTES = P2WPKH_INPUT_WEIGHT / 4;
-
-/** The type of a standard output script, or null for anything else (future witness versions, bare multisig, OP_RETURN). */
-export function outputScriptType(script: Uint8Array): OutputScriptType | null {
-  const s = script;
-  if (s.length === 22 && s[0] === 0x00 && s[1] === 0x14) return 'p2wpkh';
-  if (s.length === 34 && s[0] === 0x00 && s[1] === 0x20) return 'p2wsh';
-  if (s.length === 34 && s[0] === 0x51 && s[1] === 0x20) return 'p2tr';
-  if (s.length === 23 && s[0] === 0xa9 && s[1] === 0x14 && s[22] === 0x87) return 'p2sh';
-  if (s.length === 25 && s[0] === 0x76 && s[1] === 0xa9 && s[2] === 0x14 && s[23] === 0x88 && s[24] === 0xac) return 'p2pkh';
-  return null;
-}
 
 /** The size the treasury's plans are built for: chain-api's, the formula the offline signer checks the fee rate with. */
 export const estimateVsize = p2wpkhVsize;

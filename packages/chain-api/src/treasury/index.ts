@@ -4,4 +4,4 @@ export * from './treasury-chain-errors.js';
 export * from './account-treasury.js';
 export * from './account-plan-file.js';
 export * from './eip3009-typed-data.js';
-export * from './p2wpkh-size.js';
+export * from './utxo-transaction.js';

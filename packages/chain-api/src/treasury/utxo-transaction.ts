@@ -1,9 +1,22 @@
 /**
- * The virtual size of a signed transaction that spends P2WPKH inputs only (the only kind the
- * gateway's BIP84 addresses hold), by BIP 141 weight. The UTXO treasury sizes its plans with it and
- * the offline signer computes the fee rate it shows with it, never from the plan's claim: one
- * formula, so the two always agree.
+ * The Bitcoin-family transactions of the gateway's plans: what output scripts they may pay, and
+ * their virtual size. They spend P2WPKH inputs only (the only kind the gateway's BIP84 addresses
+ * hold). The UTXO treasury builds and sizes its plans with these, and the offline signer reads them
+ * with the same: the fee rate it shows is computed here, never taken from the plan's claim.
  */
+
+/** The standard output script types a plan may pay. */
+export type OutputScriptType = 'p2wpkh' | 'p2wsh' | 'p2tr' | 'p2sh' | 'p2pkh';
+
+/** The type of a standard output script, or null for anything else (future witness versions, bare multisig, OP_RETURN). */
+export function outputScriptType(s: Uint8Array): OutputScriptType | null {
+  if (s.length === 22 && s[0] === 0x00 && s[1] === 0x14) return 'p2wpkh';
+  if (s.length === 34 && s[0] === 0x00 && s[1] === 0x20) return 'p2wsh';
+  if (s.length === 34 && s[0] === 0x51 && s[1] === 0x20) return 'p2tr';
+  if (s.length === 23 && s[0] === 0xa9 && s[1] === 0x14 && s[22] === 0x87) return 'p2sh';
+  if (s.length === 25 && s[0] === 0x76 && s[1] === 0xa9 && s[2] === 0x14 && s[23] === 0x88 && s[24] === 0xac) return 'p2pkh';
+  return null;
+}
 
 /**
  * Weight of one signed P2WPKH input: 41 bytes outside the witness (outpoint 36, empty script
