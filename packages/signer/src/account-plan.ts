@@ -1,29 +1,8 @@
 import type { AccountPlanFile, AccountPlanFileStep } from '@gw/chain-api';
-import { refuse } from './signer-error.js';
+import { checkId, fail, isObject, text, units } from './plan-fields.js';
 
-const UNITS = /^(?:0|[1-9]\d{0,77})$/;
-const PLAN_ID = /^[A-Za-z0-9._:-]{1,100}$/;
-const STEP_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 const FORMATS = ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization', 'tron-tx', 'ton-external'] as const;
 const METHODS = ['native', 'gas_top_up', 'eip7702', 'eip3009', 'energy_burn', 'energy_delegation', 'jetton_batch', 'activation', 'sweeper_deployment'];
-
-function fail(message: string): never {
-  return refuse('plan_unreadable', message);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.length === 0) fail(`${where} must be a non-empty string.`);
-  return value;
-}
-
-function units(value: unknown, where: string): bigint {
-  if (typeof value !== 'string' || !UNITS.test(value)) fail(`${where} must be base units as a decimal string ("12345").`);
-  return BigInt(value);
-}
 
 /** One step of an account plan with its amounts as bigints. */
 export interface ReadStep {
@@ -48,7 +27,7 @@ export function readAccountPlan(value: unknown): { plan: AccountPlanFile; steps:
   if (!isAccountPlan(value)) fail('This is not a gateway account plan (format "gateway-treasury-account-plan").');
   const plan = value as unknown as AccountPlanFile;
   if (plan.version !== 1) fail(`Account plan version ${JSON.stringify(plan.version)} is not supported; this signer reads version 1.`);
-  if (typeof plan.plan_id !== 'string' || !PLAN_ID.test(plan.plan_id)) fail('plan_id must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-".');
+  checkId(plan.plan_id, 'plan_id');
   text(plan.chain, 'chain');
   text(plan.network, 'network');
   text(plan.coin, 'coin');
@@ -64,7 +43,7 @@ export function readAccountPlan(value: unknown): { plan: AccountPlanFile; steps:
   const steps = plan.steps.map((step, i): ReadStep => {
     const where = `steps[${i}]`;
     if (!isObject(step)) fail(`${where} must be an object.`);
-    if (typeof step.id !== 'string' || !STEP_ID.test(step.id)) fail(`${where}.id must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-".`);
+    checkId(step.id, `${where}.id`);
     if (ids.has(step.id)) fail(`${where}.id "${step.id}" is not unique.`);
     ids.add(step.id);
     if (typeof step.stage !== 'number' || !Number.isInteger(step.stage) || step.stage < 0) fail(`${where}.stage must be a whole number.`);

@@ -128,3 +128,11 @@ export function tokenCoin(ctx: StepContext, where: string, contract: string): st
 export function timeOf(seconds: bigint): string {
   return seconds < 0n || seconds > 253402300799n ? `${seconds} (no date)` : new Date(Number(seconds) * 1000).toISOString();
 }
+
+/** What a step reader reads from the data; the rest of a checked step is the summary's as is. */
+export type StepReading = Omit<CheckedStep, 'signer' | 'id' | 'stage' | 'kind' | 'format'>;
+
+/** A checked step: the summary's id, stage, kind and format, with what the reader read from the data. */
+export function checkedStep(read: ReadStep, reading: StepReading): Omit<CheckedStep, 'signer'> {
+  return { id: read.step.id, stage: read.step.stage, kind: read.step.kind, format: read.step.unsigned.format, ...reading };
+}

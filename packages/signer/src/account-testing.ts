@@ -4,14 +4,24 @@
  * builder, @ton/ton's V5R1 wallet), from addresses derived by those libraries, not by the signer.
  */
 import { randomBytes } from 'node:crypto';
-import type { AccountPlanFile, AccountPlanFileStep } from '@gw/chain-api';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  accountPlanFile,
+  TRANSFER_WITH_AUTHORIZATION_TYPE,
+  type AccountPlanBuild,
+  type AccountPlanFile,
+  type AccountPlanFileStep,
+  type AccountStep,
+} from '@gw/chain-api';
 import { deriveEd25519Path, keyPairFromSeed } from '@ton/crypto';
 import { beginCell, internal, SendMode, toNano, type Address, type Cell } from '@ton/core';
 import { WalletContractV5R1 } from '@ton/ton';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { AbiCoder, HDNodeWallet, Transaction, Wallet, id } from 'ethers';
 import { TronWeb } from 'tronweb';
-import { MNEMONIC } from './testing.js';
+import { MNEMONIC, runSignerHere, type SignerRun } from './testing.js';
 
 export const SEPOLIA_CHAIN_ID = 11155111;
 
@@ -22,6 +32,16 @@ export function evmWallet(index: number, mnemonic = MNEMONIC): HDNodeWallet {
 
 /** Somebody else's EVM address. */
 export const externalEvmAddress = (): string => Wallet.createRandom().address;
+
+/** Deposit address `index` of the mnemonic as a step's signer: its address and its BIP 44 path. */
+export const evmSigner = (index: number, mnemonic = MNEMONIC) => ({ address: evmWallet(index, mnemonic).address, path: `m/44'/60'/0'/0/${index}` });
+
+/** Runs `gateway-signer sign` on `plan` (written to a file of its own) with the secret on stdin; the signed file comes on stdout. */
+export function signAccountPlan(plan: AccountPlanFile, secret = MNEMONIC, flags: readonly string[] = []): Promise<SignerRun> {
+  const path = join(mkdtempSync(join(tmpdir(), 'gateway-signer-plan-')), 'plan.json');
+  writeFileSync(path, JSON.stringify(plan, null, 2));
+  return runSignerHere(['sign', path, '--key-stdin', '--yes', '--out', '-', ...flags], secret);
+}
 
 export interface StepOptions {
   readonly id: string;
@@ -54,6 +74,32 @@ export function step(options: StepOptions): AccountPlanFileStep {
     moves: Object.fromEntries(Object.entries(options.moves).map(([coin, units]) => [coin, units.toString()])),
     fee_units: (options.fee ?? 0n).toString(),
   };
+}
+
+/** A treasury's build as the file of one round, written as the treasury plugin serves it (`accountPlanFile`), with the plan id `plan-<method>`. */
+export function planFileOf(
+  build: AccountPlanBuild,
+  chain: string,
+  network: string,
+  round: 1 | 2 = 1,
+  steps: readonly AccountStep[] = build.steps,
+): AccountPlanFile {
+  return accountPlanFile(
+    {
+      planId: `plan-${build.method}`,
+      chain,
+      network,
+      coin: build.coin,
+      method: build.method,
+      round,
+      destination: build.destination,
+      movedUnits: build.movedUnits,
+      feeUnits: build.feeUnits,
+      context: build.context,
+      createdAt: new Date(),
+    },
+    steps,
+  );
 }
 
 export function accountPlan(
@@ -109,14 +155,7 @@ export function transferWithAuthorization(fields: { token: string; from: string;
         { name: 'chainId', type: 'uint256' },
         { name: 'verifyingContract', type: 'address' },
       ],
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
+      TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPE,
     },
     message: {
       from: fields.from,

@@ -4,7 +4,7 @@ import type { CardanoChain } from './chains.js';
 import { cardanoKeyring, CARDANO_COIN_TYPE, CARDANO_PURPOSE, isSameCardanoAccount, type CardanoKeyring } from './cardano-keyring.js';
 import { formatPath, isUnderAccount, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
 import type { PlanAmounts } from './read-plan.js';
-import type { Review } from './review.js';
+import { planReview, type Review } from './review.js';
 import type { Secret } from './secret.js';
 import { refuse } from './signer-error.js';
 
@@ -129,21 +129,15 @@ export function checkCardanoPlan(plan: PlanFile, amounts: PlanAmounts, chain: Ca
   return {
     tx,
     keys,
-    review: {
-      chain,
-      network: plan.network,
-      planId: plan.plan_id,
-      kind: plan.kind,
+    review: planReview(chain, plan, amounts, {
       txid,
-      inputs: plan.inputs.map((input, i) => ({ address: input.address, amountUnits: amounts.inputs[i]!, path: input.path })),
       outputs,
       feeUnits: fee,
-      feeRate: plan.fee_rate,
       size: null,
       sizeUnit: 'byte',
       validity: validityOf(body),
       warnings: [],
-    },
+    }),
   };
 }
 

@@ -1,3 +1,5 @@
+// The one file of the chain contract the command loads: a constant, no imports (the package root would load its logger).
+import { TRANSFER_WITH_AUTHORIZATION_TYPE } from '@gw/chain-api/eip3009-typed-data';
 // ethers by subpath: its root (and its wallet) load the providers, which load `ws` and Node's network modules.
 import { AbiCoder } from 'ethers/abi';
 import { getAddress, getCreateAddress } from 'ethers/address';
@@ -6,7 +8,7 @@ import { hashAuthorization, TypedDataEncoder, verifyAuthorization } from 'ethers
 import { Transaction } from 'ethers/transaction';
 import { dataSlice, isHexString } from 'ethers/utils';
 import type { ReadStep } from './account-plan.js';
-import { checkMoves, checkNonce, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
+import { checkedStep, checkMoves, checkNonce, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
 import { refuse } from './signer-error.js';
 import { TOKEN_SWEEPER_CREATION_CODE } from './token-sweeper-code.js';
 
@@ -176,11 +178,7 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, signe
       `creates a contract at ${contract} (the address of ${signerAddress} at nonce ${tx.nonce})`,
       `its code: the token sweeper (${(TOKEN_SWEEPER_CREATION_CODE.length - 2) / 2} bytes of creation code, equal to the signer's own copy) with destination ${destination}`,
     );
-    return {
-      id: read.step.id,
-      stage: read.step.stage,
-      kind: read.step.kind,
-      format: read.step.unsigned.format,
+    return checkedStep(read, {
       transfers: [],
       details,
       notes: [`${where}: the sweeper's destination is fixed for good; use ${contract} as the sweeper of eip7702 plans to ${destination} once this is mined.`],
@@ -191,7 +189,7 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, signe
         signed.signature = key.sign(tx.unsignedHash);
         return signed.serialized;
       },
-    };
+    });
   }
   const delegated = new Map<string, string>();
   for (const [i, auth] of (tx.authorizationList ?? []).entries()) {
@@ -243,11 +241,7 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, signe
   if (unfixed.size > 0) candidates.push(ctx.plan.destination);
   checkMoves(read, transfers, where, unfixed);
   checkTo(read, candidates, sameEvmAddress, where);
-  return {
-    id: read.step.id,
-    stage: read.step.stage,
-    kind: read.step.kind,
-    format: read.step.unsigned.format,
+  return checkedStep(read, {
     transfers,
     details,
     notes,
@@ -257,7 +251,7 @@ function evmTransaction(read: ReadStep, ctx: StepContext, key: SigningKey, signe
       signed.signature = key.sign(tx.unsignedHash);
       return signed.serialized;
     },
-  };
+  });
 }
 
 function recoverAuthority(auth: NonNullable<Transaction['authorizationList']>[number]): string | null {
@@ -299,11 +293,7 @@ function evm7702(read: ReadStep, ctx: StepContext, key: SigningKey, where: strin
   checkNonce(read, nonce, where);
   statedSweeper(ctx, address, where);
   checkTo(read, [address], sameEvmAddress, where);
-  return {
-    id: read.step.id,
-    stage: read.step.stage,
-    kind: read.step.kind,
-    format: read.step.unsigned.format,
+  return checkedStep(read, {
     transfers: [],
     details: [
       `EIP-7702 authorization: delegates this address to contract ${address} (chain id ${chainId}, nonce ${nonce})`,
@@ -314,17 +304,8 @@ function evm7702(read: ReadStep, ctx: StepContext, key: SigningKey, where: strin
     ],
     feeUnits: null,
     sign: () => key.sign(hashAuthorization({ address, nonce, chainId })).serialized,
-  };
+  });
 }
-
-const TRANSFER_WITH_AUTHORIZATION_TYPE = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-];
 
 /** An `evm-3009-authorization` step: EIP-712 typed data `{domain, types, message}` of `TransferWithAuthorization`. */
 function evm3009(read: ReadStep, ctx: StepContext, key: SigningKey, signerAddress: string, where: string): Omit<CheckedStep, 'signer'> {
@@ -371,11 +352,7 @@ function evm3009(read: ReadStep, ctx: StepContext, key: SigningKey, signerAddres
   checkMoves(read, transfers, where);
   checkTo(read, [to], sameEvmAddress, where);
   const now = BigInt(Math.floor(Date.now() / 1000));
-  return {
-    id: read.step.id,
-    stage: read.step.stage,
-    kind: read.step.kind,
-    format: read.step.unsigned.format,
+  return checkedStep(read, {
     transfers,
     details: [
       `EIP-3009 transferWithAuthorization of token ${contract} (${String(domain['name'] ?? '?')} version ${String(domain['version'] ?? '?')}, chain id ${chainId})`,
@@ -384,7 +361,7 @@ function evm3009(read: ReadStep, ctx: StepContext, key: SigningKey, signerAddres
     notes: validBefore <= now ? [`${where}: the authorization expired at ${timeOf(validBefore)}; the token will refuse it.`] : [],
     feeUnits: null,
     sign: () => key.sign(hash).serialized,
-  };
+  });
 }
 
 /** Reads an EVM step (`evm-tx`, `evm-7702-authorization`, `evm-3009-authorization`) after its signer's key was checked. */

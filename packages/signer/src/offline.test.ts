@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AccountSignedFile, SignedFile } from '@gw/chain-api';
 import { Transaction } from 'ethers';
-import { accountPlan, evmTx, evmWallet, externalEvmAddress, SEPOLIA_CHAIN_ID, step } from './account-testing.js';
+import { accountPlan, evmSigner, evmTx, evmWallet, externalEvmAddress, SEPOLIA_CHAIN_ID, step } from './account-testing.js';
 import { BTC } from './chains.js';
 import { btcPlan, externalAddress, MNEMONIC, runSignerProcess, SIGNER_BIN } from './testing.js';
 
@@ -55,7 +55,7 @@ test('gateway-signer signs an account plan (EVM, TRON and TON libraries loaded) 
   const plan = accountPlan({ chain: 'eth', network: 'sepolia', evm_chain_id: SEPOLIA_CHAIN_ID, coin: 'eth', method: 'native', destination }, [
     step({
       id: 'native-1',
-      signer: { address: evmWallet(1).address, path: "m/44'/60'/0'/0/1" },
+      signer: evmSigner(1),
       format: 'evm-tx',
       data: tx.hex,
       nonce: 2n,

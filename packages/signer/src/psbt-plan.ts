@@ -2,14 +2,16 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import type { BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import type { PlanFile } from '@gw/chain-api';
+// The gateway's own script types and size formula: chain-api's one file for them (the package root would load its logger).
+import { outputScriptType, p2wpkhVsize } from '@gw/chain-api/utxo-transaction';
 import type { Bip84Chain } from './chains.js';
 import { bip84Keyring, isSameAccountKey, p2wpkhAddress, type Bip84Keyring } from './bip84-keyring.js';
 import { formatPath, isUnderAccount, parseAccountPath, parseAddressPath, type AddressPath } from './derivation-path.js';
 import type { PlanAmounts } from './read-plan.js';
-import type { Review } from './review.js';
+import { planReview, type Review } from './review.js';
 import type { Secret } from './secret.js';
 import { refuse } from './signer-error.js';
-import { futureWitnessVersion, outputScriptType, p2wpkhVsize } from './transaction-size.js';
+import { futureWitnessVersion } from './output-script.js';
 
 const SIGHASH_ALL = bitcoin.Transaction.SIGHASH_ALL;
 /** What the gateway's builder writes (chains/btc `buildPlan`): version 2, no lock time. */
@@ -139,8 +141,9 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
         `${where}: ${output.address} is a segwit version ${version} address, which no rule protects yet: anyone could spend what it is paid. This signer pays P2WPKH, P2WSH, P2TR, P2SH and P2PKH only.`,
       );
     }
-    const scriptType = outputScriptType(txOutput.script);
-    if (scriptType === null) refuse('unsupported', `${where}: the PSBT pays a nonstandard script; this signer pays P2WPKH, P2WSH, P2TR, P2SH and P2PKH only.`);
+    const scriptType = outputScriptType(txOutput.script)?.toUpperCase();
+    if (scriptType === undefined)
+      refuse('unsupported', `${where}: the PSBT pays a nonstandard script; this signer pays P2WPKH, P2WSH, P2TR, P2SH and P2PKH only.`);
     if (!same(txOutput.script, outputScript(output.address, keyring, plan.network, where))) {
       refuse('plan_mismatch', `${where}: the PSBT pays another script than the plan's address ${output.address}.`);
     }
@@ -176,16 +179,10 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
   return {
     psbt,
     keys,
-    review: {
-      chain,
-      network: plan.network,
-      planId: plan.plan_id,
-      kind: plan.kind,
+    review: planReview(chain, plan, amounts, {
       txid,
-      inputs: plan.inputs.map((input, i) => ({ address: input.address, amountUnits: amounts.inputs[i]!, path: input.path })),
       outputs,
       feeUnits: amounts.fee,
-      feeRate: plan.fee_rate,
       size: p2wpkhVsize(
         txInputsCount(psbt),
         txOutputs.map((o) => o.script),
@@ -193,7 +190,7 @@ export function checkPsbtPlan(plan: PlanFile, amounts: PlanAmounts, chain: Bip84
       sizeUnit: 'vB',
       validity: null,
       warnings,
-    },
+    }),
   };
 }
 

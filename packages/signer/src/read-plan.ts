@@ -1,28 +1,7 @@
 import type { PlanFile } from '@gw/chain-api';
-import { refuse } from './signer-error.js';
+import { checkId, fail, isObject, text, units } from './plan-fields.js';
 
-const UNITS = /^(?:0|[1-9]\d{0,77})$/;
 const HEX32 = /^[0-9a-f]{64}$/;
-/** The plan id is printed and written back: plain characters only (no control characters, no shell or terminal syntax). */
-const PLAN_ID = /^[A-Za-z0-9._:-]{1,100}$/;
-
-function fail(message: string): never {
-  return refuse('plan_unreadable', message);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.length === 0) fail(`${where} must be a non-empty string.`);
-  return value;
-}
-
-function units(value: unknown, where: string): bigint {
-  if (typeof value !== 'string' || !UNITS.test(value)) fail(`${where} must be base units as a decimal string ("12345").`);
-  return BigInt(value);
-}
 
 /** A plan's amounts as bigints, beside the plan itself. */
 export interface PlanAmounts {
@@ -47,7 +26,7 @@ export function readPlan(json: string): { plan: PlanFile; amounts: PlanAmounts }
   if (!isObject(value) || value['format'] !== 'gateway-treasury-plan') fail('This is not a gateway treasury plan (format "gateway-treasury-plan").');
   if (value['version'] !== 1) fail(`Plan version ${JSON.stringify(value['version'])} is not supported; this signer reads version 1.`);
   const plan = value as unknown as PlanFile;
-  if (typeof plan.plan_id !== 'string' || !PLAN_ID.test(plan.plan_id)) fail('plan_id must be 1 to 100 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-".');
+  checkId(plan.plan_id, 'plan_id');
   text(plan.chain, 'chain');
   text(plan.network, 'network');
   text(plan.coin, 'coin');

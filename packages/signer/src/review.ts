@@ -1,5 +1,7 @@
+import type { PlanFile } from '@gw/chain-api';
 import type { SignerChain } from './chains.js';
 import { printableLines } from './printable.js';
+import type { PlanAmounts } from './read-plan.js';
 
 /**
  * What a plan's transaction does, read from the transaction itself after it was checked against
@@ -27,6 +29,22 @@ export interface Review {
   readonly validity: string | null;
   /** Notes the operator should read (an unknown fingerprint, …). */
   readonly warnings: readonly string[];
+}
+
+/** What a chain's reader read from the transaction; the rest of the review is the plan's (checked against it) as is. */
+export type TransactionReading = Omit<Review, 'chain' | 'network' | 'planId' | 'kind' | 'inputs' | 'feeRate'>;
+
+/** The review of `plan`: its chain, network, id, kind, fee rate and inputs with their amounts, and what the reader read. */
+export function planReview(chain: SignerChain, plan: PlanFile, amounts: PlanAmounts, reading: TransactionReading): Review {
+  return {
+    chain,
+    network: plan.network,
+    planId: plan.plan_id,
+    kind: plan.kind,
+    inputs: plan.inputs.map((input, i) => ({ address: input.address, amountUnits: amounts.inputs[i]!, path: input.path })),
+    feeRate: plan.fee_rate,
+    ...reading,
+  };
 }
 
 /** A fee above this share of the value moved is pointed out. */

@@ -1,7 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { bech32 } from 'bech32';
 import type { PlanFile, SignedFile } from '@gw/chain-api';
@@ -10,23 +8,20 @@ import {
   adaPlan,
   bip84Account,
   cardanoAccount,
+  editPlan,
+  expectRefused,
+  tempFolder,
   externalCardanoAddress,
   MNEMONIC,
   OTHER_MNEMONIC,
   runSignerHere,
   runSignerProcess,
+  signedPathOf,
   type AdaPlanOptions,
 } from './testing.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-ada-'));
-let files = 0;
-const file = (name: string, content: string): string => {
-  const path = join(dir, `${files++}-${name}`);
-  writeFileSync(path, content);
-  return path;
-};
+const { file } = tempFolder('gateway-signer-ada-');
 const planFile = (plan: PlanFile): string => file('plan.json', JSON.stringify(plan, null, 2));
-const signedPathOf = (planPath: string): string => planPath.replace(/\.json$/, '.signed.json');
 
 function sweep(network: AdaPlanOptions['network'] = 'preprod', extra: Partial<AdaPlanOptions> = {}) {
   return adaPlan({
@@ -115,39 +110,24 @@ test('Cardano mainnet: the acct_xsk account key signs; two inputs at one address
   verifySigned(t, JSON.parse(run.stdout) as SignedFile, plan);
 });
 
-async function refused(t: ExecutionContext, plan: PlanFile, code: string, secret = MNEMONIC): Promise<string> {
-  const path = planFile(plan);
-  const run = await runSignerHere(['sign', path, '--key-stdin', '--yes'], secret);
-  t.is(run.code, 1, run.stderr);
-  t.regex(run.stderr, new RegExp(`refused \\(${code}\\)`));
-  t.false(existsSync(signedPathOf(path)), 'nothing is written');
-  return run.stderr;
-}
-
-const edit = (plan: PlanFile, change: (copy: { -readonly [K in keyof PlanFile]: any }) => void): PlanFile => {
-  const copy = structuredClone(plan) as { -readonly [K in keyof PlanFile]: any };
-  change(copy);
-  return copy as PlanFile;
-};
-
 test('refused: the body pays another amount or address than the plan shows', async (t) => {
   const { plan } = sweep();
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => {
+    editPlan(plan, (p) => {
       p.outputs[0].amount_units = '6100000';
       p.inputs[0].amount_units = '5100000';
     }),
     'plan_mismatch',
   );
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.outputs[0].address = externalCardanoAddress(0))),
+    editPlan(plan, (p) => (p.outputs[0].address = externalCardanoAddress(0))),
     'plan_mismatch',
   );
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.inputs[1].output_index = 1)),
+    editPlan(plan, (p) => (p.inputs[1].output_index = 1)),
     'plan_mismatch',
   );
 });
@@ -155,47 +135,50 @@ test('refused: the body pays another amount or address than the plan shows', asy
 test("refused: the body's fee is not the plan's, or the plan's inputs minus outputs are not the fee", async (t) => {
   const { plan } = sweep();
   t.regex(
-    await refused(
+    await expectRefused(
       t,
-      edit(plan, (p) => (p.fee_units = '160000')),
+      editPlan(plan, (p) => (p.fee_units = '160000')),
       'fee_mismatch',
     ),
     /fee is 170000 lovelace; the plan says 160000/,
   );
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.inputs[0].amount_units = '5500000')),
+    editPlan(plan, (p) => (p.inputs[0].amount_units = '5500000')),
     'fee_mismatch',
   );
 });
 
 test('refused: an own output that is not the seed’s address there, an input whose key is not its address’s', async (t) => {
   const { plan } = sweep();
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.outputs[1].destination.path = "m/1852'/1815'/0'/1/4")),
+    editPlan(plan, (p) => (p.outputs[1].destination.path = "m/1852'/1815'/0'/1/4")),
     'own_output_mismatch',
   );
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.inputs[1].path = "m/1852'/1815'/0'/0/4")),
+    editPlan(plan, (p) => (p.inputs[1].path = "m/1852'/1815'/0'/0/4")),
     'input_key_mismatch',
   );
 });
 
 test('refused: another seed, a Bitcoin key, addresses of another network', async (t) => {
   const { plan } = sweep();
-  await refused(t, plan, 'wrong_key', OTHER_MNEMONIC);
-  await refused(t, plan, 'wrong_key', bip84Account(BTC, 'bitcoin').xprv);
-  await refused(
+  await expectRefused(t, plan, 'wrong_key', OTHER_MNEMONIC);
+  await expectRefused(t, plan, 'wrong_key', bip84Account(BTC, 'bitcoin').xprv);
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.network = 'cardano')),
+    editPlan(plan, (p) => (p.network = 'cardano')),
     'wrong_network',
   );
 });
 
 test('refused: a body that does more than move lovelace (a treasury donation, metadata hash)', async (t) => {
-  t.regex(await refused(t, sweep('preprod', { editBody: (body) => body.set_donation(CSL.BigNum.from_str('1')) }).plan, 'unsupported'), /a treasury donation/);
+  t.regex(
+    await expectRefused(t, sweep('preprod', { editBody: (body) => body.set_donation(CSL.BigNum.from_str('1')) }).plan, 'unsupported'),
+    /a treasury donation/,
+  );
   const withMetadataHash = sweep('preprod', { editBody: (body) => body.set_auxiliary_data_hash(CSL.AuxiliaryDataHash.from_bytes(new Uint8Array(32))) }).plan;
-  await refused(t, withMetadataHash, 'unsupported');
+  await expectRefused(t, withMetadataHash, 'unsupported');
 });

@@ -1,20 +1,21 @@
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
 import { AbiCoder, HDNodeWallet, Signature, Transaction, TypedDataEncoder, getAddress, id, verifyAuthorization, verifyTypedData } from 'ethers';
-import { accountPlan, erc20Transfer, evmTx, evmWallet, externalEvmAddress, SEPOLIA_CHAIN_ID, step, transferWithAuthorization } from './account-testing.js';
-import { MNEMONIC, OTHER_MNEMONIC, runSignerHere } from './testing.js';
+import {
+  accountPlan,
+  signAccountPlan,
+  erc20Transfer,
+  evmSigner,
+  evmTx,
+  evmWallet,
+  externalEvmAddress,
+  SEPOLIA_CHAIN_ID,
+  step,
+  transferWithAuthorization,
+} from './account-testing.js';
+import { MNEMONIC, OTHER_MNEMONIC } from './testing.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-evm-'));
-let files = 0;
-const planFile = (plan: AccountPlanFile): string => {
-  const path = join(dir, `${files++}-plan.json`);
-  writeFileSync(path, JSON.stringify(plan, null, 2));
-  return path;
-};
-const sign = (plan: AccountPlanFile, mnemonic = MNEMONIC) => runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], mnemonic);
+const sign = (plan: AccountPlanFile, mnemonic = MNEMONIC) => signAccountPlan(plan, mnemonic);
 
 const USDC = getAddress('0x1c7d4b196cb0c7b01d743fbc6116a902379c7238');
 const SWEEPER = getAddress('0x000000000000000000000000000000000000c0de');
@@ -38,7 +39,7 @@ function evmPlan(destination = externalEvmAddress()) {
     [
       step({
         id: 'native-1',
-        signer: { address: evmWallet(1).address, path: "m/44'/60'/0'/0/1" },
+        signer: evmSigner(1),
         format: 'evm-tx',
         data: native.hex,
         nonce: 0n,
@@ -49,7 +50,7 @@ function evmPlan(destination = externalEvmAddress()) {
       step({
         id: 'transfer-2',
         stage: 2,
-        signer: { address: evmWallet(2).address, path: "m/44'/60'/0'/0/2" },
+        signer: evmSigner(2),
         format: 'evm-tx',
         data: token.hex,
         nonce: 7n,
@@ -59,7 +60,7 @@ function evmPlan(destination = externalEvmAddress()) {
       }),
       step({
         id: 'auth-3',
-        signer: { address: evmWallet(3).address, path: "m/44'/60'/0'/0/3" },
+        signer: evmSigner(3),
         format: 'evm-7702-authorization',
         data: JSON.stringify({ chainId: SEPOLIA_CHAIN_ID, address: SWEEPER, nonce: 0 }),
         nonce: 0n,
@@ -68,7 +69,7 @@ function evmPlan(destination = externalEvmAddress()) {
       }),
       step({
         id: 'auth-4',
-        signer: { address: evmWallet(4).address, path: "m/44'/60'/0'/0/4" },
+        signer: evmSigner(4),
         format: 'evm-3009-authorization',
         data: JSON.stringify(typed),
         nonce: null,

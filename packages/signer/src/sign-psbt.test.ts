@@ -1,6 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
@@ -8,18 +7,24 @@ import * as bitcoin from 'bitcoinjs-lib';
 import bs58check from 'bs58check';
 import type { PlanFile, SignedFile } from '@gw/chain-api';
 import { BTC, LTC, type Bip84Chain } from './chains.js';
-import { bip84Account, btcPlan, externalAddress, MNEMONIC, OTHER_MNEMONIC, runSignerHere, runSignerProcess, type BtcPlanOptions } from './testing.js';
+import {
+  bip84Account,
+  btcPlan,
+  editPlan,
+  expectRefused,
+  tempFolder,
+  externalAddress,
+  MNEMONIC,
+  OTHER_MNEMONIC,
+  runSignerHere,
+  runSignerProcess,
+  signedPathOf,
+  type BtcPlanOptions,
+} from './testing.js';
 
 const bip32Of = (xpub: string) => BIP32Factory(ecc).fromBase58(xpub, bitcoin.networks.regtest);
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-psbt-'));
-let files = 0;
-const file = (name: string, content: string): string => {
-  const path = join(dir, `${files++}-${name}`);
-  writeFileSync(path, content);
-  return path;
-};
+const { dir, path: numbered, file } = tempFolder('gateway-signer-psbt-');
 const planFile = (plan: PlanFile): string => file('plan.json', JSON.stringify(plan, null, 2));
-const signedPathOf = (planPath: string): string => planPath.replace(/\.json$/, '.signed.json');
 
 /** Two receive outputs to an external address and change: a sweep as the gateway plans it. */
 function sweep(chain: Bip84Chain, network: string, extra: Partial<BtcPlanOptions> = {}) {
@@ -96,7 +101,7 @@ for (const [chain, network] of [
   test(`${chain.name} ${network}: the account private key in a file signs a plan of a wallet registered without key origin`, async (t) => {
     const { plan } = sweep(chain, network, { withoutOrigin: true });
     const path = planFile(plan);
-    const out = join(dir, `${files++}-out.json`);
+    const out = numbered('out.json');
     const run = await runSignerProcess(['sign', path, '--key-file', file('key', bip84Account(chain, network).xprv), '--yes', '--out', out]);
     t.is(run.code, 0, run.stderr);
     verifySigned(t, JSON.parse(readFileSync(out, 'utf8')) as SignedFile, plan, chain.networks[network]!.params);
@@ -132,12 +137,15 @@ test("an account private key of account 2 signs the plan of its wallet registere
   const byMnemonic = await runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
   t.is(byMnemonic.code, 0, byMnemonic.stderr);
   // The same plan saying account 0': the account key is account 2', whatever the paths say (finding 10).
-  const renamed = edit(plan, (p) => {
+  const renamed = editPlan(plan, (p) => {
     p.accounts[0].path = "m/84'/1'/0'";
     for (const input of p.inputs) input.path = input.path.replace("/2'/", "/0'/");
     for (const output of p.outputs) if (output.destination.kind === 'own') output.destination.path = output.destination.path.replace("/2'/", "/0'/");
   });
-  t.regex(await refused(t, renamed, 'wrong_key', accountKey), /accounts\[0\]\.path m\/84'\/1'\/0' names account 0'; the account private key is account 2'/);
+  t.regex(
+    await expectRefused(t, renamed, 'wrong_key', accountKey),
+    /accounts\[0\]\.path m\/84'\/1'\/0' names account 0'; the account private key is account 2'/,
+  );
 });
 
 test("a plan with origin at account 3 signs with the mnemonic; an account path under another coin type than the network kind's is refused", async (t) => {
@@ -150,13 +158,16 @@ test("a plan with origin at account 3 signs with the mnemonic; an account path u
   // A test-network plan under the mainnet coin type: its signature would spend the seed's mainnet coins (exp5).
   const mainnetCoinType = sweep(BTC, 'testnet', { coinType: 0 }).plan;
   t.is(mainnetCoinType.accounts[0]!.path, "m/84'/0'/0'");
-  t.regex(await refused(t, mainnetCoinType, 'wrong_network'), /coin type 0', which is not Bitcoin's on a testnet network \(1'\)/);
-  t.regex(await refused(t, sweep(BTC, 'regtest', { coinType: 0 }).plan, 'wrong_network'), /coin type 0'/);
+  t.regex(await expectRefused(t, mainnetCoinType, 'wrong_network'), /coin type 0', which is not Bitcoin's on a testnet network \(1'\)/);
+  t.regex(await expectRefused(t, sweep(BTC, 'regtest', { coinType: 0 }).plan, 'wrong_network'), /coin type 0'/);
   // Litecoin's coin type (2') is no Bitcoin path at all; a Litecoin test network plan under 2' neither.
-  t.regex(await refused(t, sweep(BTC, 'regtest', { coinType: 2 }).plan, 'wrong_network'), /coin type 2', which is not Bitcoin's/);
-  t.regex(await refused(t, sweep(LTC, 'regtest', { coinType: 2 }).plan, 'wrong_network'), /coin type 2', which is not Litecoin's on a testnet network/);
+  t.regex(await expectRefused(t, sweep(BTC, 'regtest', { coinType: 2 }).plan, 'wrong_network'), /coin type 2', which is not Bitcoin's/);
+  t.regex(await expectRefused(t, sweep(LTC, 'regtest', { coinType: 2 }).plan, 'wrong_network'), /coin type 2', which is not Litecoin's on a testnet network/);
   // A mainnet plan under the test coin type 1'.
-  t.regex(await refused(t, sweep(LTC, 'litecoin', { coinType: 1 }).plan, 'wrong_network'), /coin type 1', which is not Litecoin's on a mainnet network \(2'\)/);
+  t.regex(
+    await expectRefused(t, sweep(LTC, 'litecoin', { coinType: 1 }).plan, 'wrong_network'),
+    /coin type 1', which is not Litecoin's on a mainnet network \(2'\)/,
+  );
 });
 
 test("a high fee and a registered fingerprint that is not the seed's are pointed out, and signed", async (t) => {
@@ -168,7 +179,7 @@ test("a high fee and a registered fingerprint that is not the seed's are pointed
     fee: 2_000n,
   });
   const run = await runSignerHere(
-    ['sign', planFile(edit(plan, (p) => (p.accounts[0].fingerprint = 'deadbeef'))), '--key-stdin', '--yes', '--out', '-'],
+    ['sign', planFile(editPlan(plan, (p) => (p.accounts[0].fingerprint = 'deadbeef'))), '--key-stdin', '--yes', '--out', '-'],
     MNEMONIC,
   );
   t.is(run.code, 0, run.stderr);
@@ -178,28 +189,11 @@ test("a high fee and a registered fingerprint that is not the seed's are pointed
   verifySigned(t, JSON.parse(run.stdout) as SignedFile, plan, bitcoin.networks.regtest);
 });
 
-/** Signs `plan` (as given: possibly inconsistent) with `secret` and expects the refusal `code`, nothing written. */
-async function refused(t: ExecutionContext, plan: PlanFile, code: string, secret = MNEMONIC, extra: string[] = []): Promise<string> {
-  const path = planFile(plan);
-  const run = await runSignerHere(['sign', path, '--key-stdin', '--yes', ...extra], secret);
-  t.is(run.code, 1, run.stderr);
-  t.regex(run.stderr, new RegExp(`refused \\(${code}\\)`));
-  t.false(existsSync(signedPathOf(path)), 'nothing is written');
-  t.false(run.stderr.includes('Inputs ('), 'a refused plan is not shown as signable');
-  return run.stderr;
-}
-
-const edit = (plan: PlanFile, change: (copy: { -readonly [K in keyof PlanFile]: any }) => void): PlanFile => {
-  const copy = structuredClone(plan) as { -readonly [K in keyof PlanFile]: any };
-  change(copy);
-  return copy as PlanFile;
-};
-
 test('refused: the plan says an output pays more than the PSBT does (fee kept consistent)', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  const stderr = await refused(
+  const stderr = await expectRefused(
     t,
-    edit(plan, (p) => {
+    editPlan(plan, (p) => {
       p.outputs[0].amount_units = '301000';
       p.fee_units = '1000';
     }),
@@ -210,9 +204,9 @@ test('refused: the plan says an output pays more than the PSBT does (fee kept co
 
 test('refused: the plan says an input is worth other than the PSBT spends', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => {
+    editPlan(plan, (p) => {
       p.inputs[1].amount_units = '251000';
       p.fee_units = '3000';
     }),
@@ -222,18 +216,18 @@ test('refused: the plan says an input is worth other than the PSBT spends', asyn
 
 test('refused: the plan shows another destination than the PSBT pays', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.outputs[0].address = externalAddress(bitcoin.networks.regtest))),
+    editPlan(plan, (p) => (p.outputs[0].address = externalAddress(bitcoin.networks.regtest))),
     'plan_mismatch',
   );
 });
 
 test('refused: the plan spends another outpoint than the PSBT', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.inputs[0].output_index = 0)),
+    editPlan(plan, (p) => (p.inputs[0].output_index = 0)),
     'plan_mismatch',
   );
 });
@@ -241,38 +235,38 @@ test('refused: the plan spends another outpoint than the PSBT', async (t) => {
 test('refused: the PSBT is another transaction than the plan names', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
   const other = sweep(BTC, 'regtest').plan;
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.unsigned = other.unsigned)),
+    editPlan(plan, (p) => (p.unsigned = other.unsigned)),
     'plan_mismatch',
   );
 });
 
 test('refused: inputs minus outputs are not the fee of the plan', async (t) => {
   const { plan } = sweep(BTC, 'regtest', { fee: 1_500n });
-  const stderr = await refused(t, plan, 'fee_mismatch');
+  const stderr = await expectRefused(t, plan, 'fee_mismatch');
   t.regex(stderr, /are 2000, not the plan's fee of 1500/);
 });
 
 test('refused: an input without witnessUtxo, whose value cannot be checked', async (t) => {
   const { plan } = sweep(BTC, 'regtest', { withoutWitnessUtxo: true });
-  await refused(t, plan, 'input_value_missing');
+  await expectRefused(t, plan, 'input_value_missing');
 });
 
 test('refused: an own output at a path where the seed derives another address', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.outputs[1].destination.path = "m/84'/1'/0'/1/1")),
+    editPlan(plan, (p) => (p.outputs[1].destination.path = "m/84'/1'/0'/1/1")),
     'own_output_mismatch',
   );
 });
 
 test('refused: an external address presented as own', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  const stderr = await refused(
+  const stderr = await expectRefused(
     t,
-    edit(plan, (p) => (p.outputs[0].destination = { kind: 'own', account: 0, path: "m/84'/1'/0'/1/0" })),
+    editPlan(plan, (p) => (p.outputs[0].destination = { kind: 'own', account: 0, path: "m/84'/1'/0'/1/0" })),
     'own_output_mismatch',
   );
   t.regex(stderr, /output #0: the plan calls bcrt1\S+ own at m\/84'\/1'\/0'\/1\/0, but the secret derives bcrt1/);
@@ -280,33 +274,39 @@ test('refused: an external address presented as own', async (t) => {
 
 test('refused: an input whose path does not derive its address', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.inputs[0].path = "m/84'/1'/0'/0/7")),
+    editPlan(plan, (p) => (p.inputs[0].path = "m/84'/1'/0'/0/7")),
     'input_key_mismatch',
   );
 });
 
 test('refused: another seed, a wrong passphrase, another account key', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  t.regex(await refused(t, plan, 'wrong_key', OTHER_MNEMONIC), /is not the plan's account key/);
-  await refused(t, plan, 'wrong_key', MNEMONIC, ['--passphrase-file', file('passphrase', 'TREZOR\n')]);
-  t.regex(await refused(t, plan, 'wrong_key', bip84Account(BTC, 'regtest', MNEMONIC, 1).xprv), /names account 0'; the account private key is account 1'/);
-  t.regex(await refused(t, plan, 'wrong_key', bip84Account(BTC, 'regtest', OTHER_MNEMONIC).xprv), /The account private key is not the plan's account key/);
+  t.regex(await expectRefused(t, plan, 'wrong_key', OTHER_MNEMONIC), /is not the plan's account key/);
+  await expectRefused(t, plan, 'wrong_key', MNEMONIC, ['--passphrase-file', file('passphrase', 'TREZOR\n')]);
+  t.regex(await expectRefused(t, plan, 'wrong_key', bip84Account(BTC, 'regtest', MNEMONIC, 1).xprv), /names account 0'; the account private key is account 1'/);
+  t.regex(
+    await expectRefused(t, plan, 'wrong_key', bip84Account(BTC, 'regtest', OTHER_MNEMONIC).xprv),
+    /The account private key is not the plan's account key/,
+  );
 });
 
 test('refused: a plan for a network the key does not belong to', async (t) => {
   const mainnet = sweep(BTC, 'bitcoin').plan;
-  t.regex(await refused(t, mainnet, 'wrong_network', bip84Account(BTC, 'regtest').xprv), /This is a testnet key \(tprv\); the plan is for a mainnet network/);
+  t.regex(
+    await expectRefused(t, mainnet, 'wrong_network', bip84Account(BTC, 'regtest').xprv),
+    /This is a testnet key \(tprv\); the plan is for a mainnet network/,
+  );
   const regtest = sweep(BTC, 'regtest').plan;
-  await refused(t, regtest, 'wrong_network', bip84Account(BTC, 'bitcoin').xprv);
+  await expectRefused(t, regtest, 'wrong_network', bip84Account(BTC, 'bitcoin').xprv);
   // A Litecoin mainnet plan and a Litecoin testnet key (ttpv).
-  await refused(t, sweep(LTC, 'litecoin').plan, 'wrong_network', bip84Account(LTC, 'regtest').xprv);
+  await expectRefused(t, sweep(LTC, 'litecoin').plan, 'wrong_network', bip84Account(LTC, 'regtest').xprv);
   // Addresses of Bitcoin testnet (tb1) in a plan that says regtest (bcrt1).
   const testnet = sweep(BTC, 'testnet').plan;
-  await refused(
+  await expectRefused(
     t,
-    edit(testnet, (p) => (p.network = 'regtest')),
+    editPlan(testnet, (p) => (p.network = 'regtest')),
     'wrong_network',
   );
 });
@@ -314,28 +314,28 @@ test('refused: a plan for a network the key does not belong to', async (t) => {
 test('refused: a PSBT asking for another sighash type than SIGHASH_ALL', async (t) => {
   const { plan, psbt } = sweep(BTC, 'regtest');
   psbt.updateInput(0, { sighashType: bitcoin.Transaction.SIGHASH_NONE | bitcoin.Transaction.SIGHASH_ANYONECANPAY });
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.unsigned = { ...p.unsigned, data: psbt.toBase64() })),
+    editPlan(plan, (p) => (p.unsigned = { ...p.unsigned, data: psbt.toBase64() })),
     'unsupported',
   );
 });
 
 test('refused: unreadable plans', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.format = 'something-else')),
+    editPlan(plan, (p) => (p.format = 'something-else')),
     'plan_unreadable',
   );
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.outputs[0].amount_units = 300000)),
+    editPlan(plan, (p) => (p.outputs[0].amount_units = 300000)),
     'plan_unreadable',
   );
-  await refused(
+  await expectRefused(
     t,
-    edit(plan, (p) => (p.unsigned = { ...p.unsigned, data: 'not a psbt' })),
+    editPlan(plan, (p) => (p.unsigned = { ...p.unsigned, data: 'not a psbt' })),
     'plan_unreadable',
   );
 });
@@ -377,7 +377,7 @@ test('the secret: standard input needs --yes; without a terminal or a source it 
 /** The plan with its PSBT replaced by `psbt` (its id recomputed): a hostile gateway's plan. */
 const withPsbt = (plan: PlanFile, psbt: bitcoin.Psbt): PlanFile => {
   const tx = bitcoin.Transaction.fromBuffer((psbt.data.globalMap.unsignedTx as unknown as { toBuffer(): Uint8Array }).toBuffer());
-  return edit(plan, (p) => (p.unsigned = { format: 'psbt', data: psbt.toBase64(), txid: tx.getId() }));
+  return editPlan(plan, (p) => (p.unsigned = { format: 'psbt', data: psbt.toBase64(), txid: tx.getId() }));
 };
 
 test('refused: a PSBT without the previous transactions, with which two sessions lying about one input each would pay a fee never shown', async (t) => {
@@ -393,20 +393,20 @@ test('refused: a PSBT without the previous transactions, with which two sessions
     fee: 90_000n,
     withoutPreviousTransaction: true,
   });
-  const lie = edit(withPsbt(plan, psbt), (p) => {
+  const lie = editPlan(withPsbt(plan, psbt), (p) => {
     p.inputs[1].amount_units = '11000';
     p.fee_units = '1000';
   });
   const lying = bitcoin.Psbt.fromBase64(psbt.toBase64(), { network: bitcoin.networks.regtest });
   lying.data.inputs[1]!.witnessUtxo = { script: lying.data.inputs[1]!.witnessUtxo!.script, value: 11_000n };
-  const stderr = await refused(
+  const stderr = await expectRefused(
     t,
-    edit(lie, (p) => (p.unsigned.data = lying.toBase64())),
+    editPlan(lie, (p) => (p.unsigned.data = lying.toBase64())),
     'input_value_missing',
   );
   t.regex(stderr, /input #0: the PSBT carries no previous transaction \(nonWitnessUtxo\)\. The plan must carry the previous transaction of every input/);
   // An honest plan without them is refused too: nothing tells an honest one from a lying one.
-  await refused(t, withPsbt(plan, psbt), 'input_value_missing');
+  await expectRefused(t, withPsbt(plan, psbt), 'input_value_missing');
 });
 
 test('refused: a previous transaction that is not the one spent, or whose output is not the witnessUtxo', async (t) => {
@@ -415,9 +415,9 @@ test('refused: a previous transaction that is not the one spent, or whose output
   const swapped = bitcoin.Psbt.fromBase64(psbt.toBase64(), { network: bitcoin.networks.regtest });
   swapped.data.inputs[0]!.nonWitnessUtxo = other.data.inputs[0]!.nonWitnessUtxo!;
   t.regex(
-    await refused(
+    await expectRefused(
       t,
-      edit(plan, (p) => (p.unsigned.data = swapped.toBase64())),
+      editPlan(plan, (p) => (p.unsigned.data = swapped.toBase64())),
       'plan_mismatch',
     ),
     /input #0: the PSBT's previous transaction is \w+, not/,
@@ -425,9 +425,9 @@ test('refused: a previous transaction that is not the one spent, or whose output
   // The witnessUtxo and the plan say 11,000 where the previous transaction says 100,000.
   const lying = bitcoin.Psbt.fromBase64(psbt.toBase64(), { network: bitcoin.networks.regtest });
   lying.data.inputs[0]!.witnessUtxo = { script: lying.data.inputs[0]!.witnessUtxo!.script, value: 11_000n };
-  const stderr = await refused(
+  const stderr = await expectRefused(
     t,
-    edit(plan, (p) => {
+    editPlan(plan, (p) => {
       p.unsigned.data = lying.toBase64();
       p.inputs[0].amount_units = '11000';
     }),
@@ -448,12 +448,15 @@ test("refused: Litecoin with a key in Bitcoin's versions (xprv, zprv, tprv), eve
   const mainnet = sweep(LTC, 'litecoin').plan;
   const asXprv = reversion(bip84Account(LTC, 'litecoin').xprv, 0x0488ade4);
   t.true(asXprv.startsWith('xprv'));
-  t.regex(await refused(t, mainnet, 'wrong_key', asXprv), /This is a Bitcoin account key \(xprv\); it signs no Litecoin plan \(accepted: Ltpv\)/);
-  t.regex(await refused(t, mainnet, 'wrong_key', reversion(bip84Account(LTC, 'litecoin').xprv, 0x04b2430c)), /Bitcoin account key \(zprv\)/);
-  t.regex(await refused(t, sweep(LTC, 'regtest').plan, 'wrong_key', reversion(bip84Account(LTC, 'regtest').xprv, 0x04358394)), /Bitcoin account key \(tprv\)/);
+  t.regex(await expectRefused(t, mainnet, 'wrong_key', asXprv), /This is a Bitcoin account key \(xprv\); it signs no Litecoin plan \(accepted: Ltpv\)/);
+  t.regex(await expectRefused(t, mainnet, 'wrong_key', reversion(bip84Account(LTC, 'litecoin').xprv, 0x04b2430c)), /Bitcoin account key \(zprv\)/);
+  t.regex(
+    await expectRefused(t, sweep(LTC, 'regtest').plan, 'wrong_key', reversion(bip84Account(LTC, 'regtest').xprv, 0x04358394)),
+    /Bitcoin account key \(tprv\)/,
+  );
   // And Bitcoin takes no Litecoin key.
   t.regex(
-    await refused(t, sweep(BTC, 'bitcoin').plan, 'wrong_key', bip84Account(LTC, 'litecoin').xprv),
+    await expectRefused(t, sweep(BTC, 'bitcoin').plan, 'wrong_key', bip84Account(LTC, 'litecoin').xprv),
     /Litecoin account key \(Ltpv\); it signs no Bitcoin plan/,
   );
 });
@@ -465,8 +468,8 @@ test('refused: an output to a segwit version 2 address (anyone could spend it); 
   psbt.txInputs.forEach((input, i) => rebuilt.addInput({ ...input, ...psbt.data.inputs[i]! }));
   rebuilt.addOutput({ script: bitcoin.address.toOutputScript(v2, bitcoin.networks.regtest), value: 300_000n });
   rebuilt.addOutput(psbt.txOutputs[1]!);
-  const hostile = edit(withPsbt(plan, rebuilt), (p) => (p.outputs[0].address = v2));
-  t.regex(await refused(t, hostile, 'unsupported'), /output #0: bcrt1z\w+ is a segwit version 2 address, which no rule protects yet/);
+  const hostile = editPlan(withPsbt(plan, rebuilt), (p) => (p.outputs[0].address = v2));
+  t.regex(await expectRefused(t, hostile, 'unsupported'), /output #0: bcrt1z\w+ is a segwit version 2 address, which no rule protects yet/);
 
   const taproot = bitcoin.payments.p2tr({
     internalPubkey: bip32Of(bip84Account(BTC, 'regtest').xpub).publicKey.subarray(1),
@@ -493,7 +496,7 @@ test('refused: a transaction version other than 2, a lock time, a sequence with 
   for (const [, change, message] of variants) {
     const { plan, psbt } = sweep(BTC, 'regtest');
     change(psbt);
-    t.regex(await refused(t, withPsbt(plan, psbt), 'unsupported'), message);
+    t.regex(await expectRefused(t, withPsbt(plan, psbt), 'unsupported'), message);
   }
   // A final sequence without RBF is signed.
   const { plan, psbt } = sweep(BTC, 'regtest');
@@ -525,9 +528,9 @@ test('refused: PSBT input fields beyond witnessUtxo, nonWitnessUtxo, bip32Deriva
     // Set directly: bitcoinjs itself refuses to mix taproot fields with bip32Derivation; a hostile gateway writes its own bytes.
     Object.assign(psbt.data.inputs[0]!, data);
     t.regex(
-      await refused(
+      await expectRefused(
         t,
-        edit(plan, (p) => (p.unsigned.data = psbt.toBase64())),
+        editPlan(plan, (p) => (p.unsigned.data = psbt.toBase64())),
         'unsupported',
       ),
       new RegExp(`input #0: the PSBT input carries ${name}`),
@@ -537,7 +540,7 @@ test('refused: PSBT input fields beyond witnessUtxo, nonWitnessUtxo, bip32Deriva
 
 test('the fee rate is computed from the transaction; a plan stating another is pointed out', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  const run = await runSignerHere(['sign', planFile(edit(plan, (p) => (p.fee_rate = '0.5'))), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
+  const run = await runSignerHere(['sign', planFile(editPlan(plan, (p) => (p.fee_rate = '0.5'))), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
   t.is(run.code, 0, run.stderr);
   t.regex(run.stderr, /rate 9\.56 sat\/vB for 209 vB \(computed from the transaction\)/);
   t.regex(run.stderr, /Note: the plan states a fee rate of 0\.5 sat\/vB; this transaction pays 9\.56\./);
@@ -572,7 +575,7 @@ test('own outputs on the receive branch or beyond index 10,000 are pointed out',
     outputs: [{ external: receive.address!, value: 99_000n }],
     fee: 1_000n,
   });
-  const own = edit(toReceive, (p) => (p.outputs[0].destination = { kind: 'own', account: 0, path: "m/84'/1'/0'/0/3" }));
+  const own = editPlan(toReceive, (p) => (p.outputs[0].destination = { kind: 'own', account: 0, path: "m/84'/1'/0'/0/3" }));
   const shown = await runSignerHere(['sign', planFile(own), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
   t.is(shown.code, 0, shown.stderr);
   t.regex(shown.stderr, /Note: output #0 pays own receive address m\/84'\/1'\/0'\/0\/3: change goes to the change branch/);
@@ -580,21 +583,21 @@ test('own outputs on the receive branch or beyond index 10,000 are pointed out',
 
 test('nothing from the plan reaches the terminal as a control character: a plan_id is plain, every message escaped', async (t) => {
   const { plan } = sweep(BTC, 'regtest');
-  const escape = await refused(
+  const escape = await expectRefused(
     t,
-    edit(plan, (p) => (p.plan_id = 'p1 (sweep): FAKE\n\x1b[8m')),
+    editPlan(plan, (p) => (p.plan_id = 'p1 (sweep): FAKE\n\x1b[8m')),
     'plan_unreadable',
   );
   t.regex(escape, /plan_id must be 1 to 100 characters/);
-  const address = await refused(
+  const address = await expectRefused(
     t,
-    edit(plan, (p) => (p.outputs[0].address = 'bcrt1q\x1b[2J\u009b\u202eevil')),
+    editPlan(plan, (p) => (p.outputs[0].address = 'bcrt1q\x1b[2J\u009b\u202eevil')),
     'wrong_network',
   );
   t.false(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/.test(address), JSON.stringify(address));
   t.true(address.includes('bcrt1q\\x1b[2J\\x9b\\u202eevil'), address);
   for (const id of ['plan-1', 'pl_2026-11-28:sweep.01']) {
-    const run = await runSignerHere(['sign', planFile(edit(plan, (p) => (p.plan_id = id))), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
+    const run = await runSignerHere(['sign', planFile(editPlan(plan, (p) => (p.plan_id = id))), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
     t.is(run.code, 0, run.stderr);
   }
 });

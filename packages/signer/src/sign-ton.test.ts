@@ -1,25 +1,14 @@
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
+import type { AccountSignedFile } from '@gw/chain-api';
 import { Address, Cell, loadMessage, SendMode } from '@ton/core';
 import { deriveEd25519Path, keyPairFromSeed, mnemonicNew, mnemonicToPrivateKey, signVerify } from '@ton/crypto';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { slip10Ed25519 } from './account-keys.js';
-import { accountPlan, internal, jettonTransferBody, step, tonKey, tonPayload, tonWallet, toNano } from './account-testing.js';
+import { accountPlan, signAccountPlan, internal, jettonTransferBody, step, tonKey, tonPayload, tonWallet, toNano } from './account-testing.js';
 import { v5r1Wallet } from './ton-step.js';
-import { MNEMONIC, runSignerHere } from './testing.js';
+import { MNEMONIC } from './testing.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-ton-'));
-let files = 0;
-const planFile = (plan: AccountPlanFile): string => {
-  const path = join(dir, `${files++}-plan.json`);
-  writeFileSync(path, JSON.stringify(plan, null, 2));
-  return path;
-};
-const sign = (plan: AccountPlanFile, secret = MNEMONIC, flags: string[] = []) =>
-  runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-', ...flags], secret);
+const sign = signAccountPlan;
 const friendly = (address: Address) => address.toString({ urlSafe: true, bounceable: false, testOnly: true });
 
 test('SLIP-10 ed25519: the published test vector and @ton/crypto agree with the signer', async (t) => {

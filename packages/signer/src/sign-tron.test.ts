@@ -1,23 +1,12 @@
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AccountPlanFile, AccountSignedFile } from '@gw/chain-api';
 import { TronWeb, utils as tronUtils } from 'tronweb';
-import { accountPlan, blockHeader, step, tronAccount, tronTrc20Transfer, tronTrxTransfer, tronWeb } from './account-testing.js';
-import { MNEMONIC, runSignerHere } from './testing.js';
+import { accountPlan, signAccountPlan, blockHeader, step, tronAccount, tronTrc20Transfer, tronTrxTransfer, tronWeb } from './account-testing.js';
 
 // No TRON node runs here: the transactions are built by tronweb's offline builder (the block
 // reference given, as a gateway gives the one it read) and verified by tronweb.
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-tron-'));
-let files = 0;
-const planFile = (plan: AccountPlanFile): string => {
-  const path = join(dir, `${files++}-plan.json`);
-  writeFileSync(path, JSON.stringify(plan, null, 2));
-  return path;
-};
-const sign = (plan: AccountPlanFile) => runSignerHere(['sign', planFile(plan), '--key-stdin', '--yes', '--out', '-'], MNEMONIC);
+const sign = (plan: AccountPlanFile) => signAccountPlan(plan);
 
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 

@@ -4,18 +4,21 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import * as ecc from '@bitcoinerlab/secp256k1';
+import type { ExecutionContext } from 'ava';
 import CSL from '@emurgo/cardano-serialization-lib-nodejs';
 import { mnemonicToEntropy, mnemonicToSeedSync } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { BIP32Factory, type BIP32Interface } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
-import type { PlanFile, PlanFileOutput } from '@gw/chain-api';
+import { p2wpkhVsize, type PlanFile, type PlanFileOutput } from '@gw/chain-api';
 import type { Bip84Chain } from './chains.js';
 import { runSigner } from './cli.js';
-import { p2wpkhVsize } from './transaction-size.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -255,6 +258,51 @@ export function runSignerProcess(
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/**
+ * A fresh temporary folder for a test file's plans: `path(name)` names a numbered file in it (not
+ * written), `file(name, content)` writes one and resolves to its path.
+ */
+export function tempFolder(prefix: string): { dir: string; path: (name: string) => string; file: (name: string, content: string) => string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  let files = 0;
+  const path = (name: string) => join(dir, `${files++}-${name}`);
+  return {
+    dir,
+    path,
+    file: (name, content) => {
+      const written = path(name);
+      writeFileSync(written, content);
+      return written;
+    },
+  };
+}
+
+/** Where the signer writes the signed file of the plan at `planPath` by default. */
+export const signedPathOf = (planPath: string): string => planPath.replace(/\.json$/, '.signed.json');
+
+/** A copy of `plan` changed by `change`: how the refusal tests make a plan inconsistent. */
+export function editPlan(plan: PlanFile, change: (copy: { -readonly [K in keyof PlanFile]: any }) => void): PlanFile {
+  const copy = structuredClone(plan) as { -readonly [K in keyof PlanFile]: any };
+  change(copy);
+  return copy as PlanFile;
+}
+
+/**
+ * Signs `plan` (as given: possibly inconsistent; written to a file of its own) with `secret` and
+ * expects the refusal `code`: nothing written, the plan not shown as signable. Resolves with what
+ * the signer printed.
+ */
+export async function expectRefused(t: ExecutionContext, plan: PlanFile, code: string, secret = MNEMONIC, extra: readonly string[] = []): Promise<string> {
+  const path = join(mkdtempSync(join(tmpdir(), 'gateway-signer-refused-')), 'plan.json');
+  writeFileSync(path, JSON.stringify(plan, null, 2));
+  const run = await runSignerHere(['sign', path, '--key-stdin', '--yes', ...extra], secret);
+  t.is(run.code, 1, run.stderr);
+  t.regex(run.stderr, new RegExp(`refused \\(${code}\\)`));
+  t.false(existsSync(signedPathOf(path)), 'nothing is written');
+  t.false(run.stderr.includes('Inputs ('), 'a refused plan is not shown as signable');
+  return run.stderr;
 }
 
 /** Runs the signer in this process with standard input carrying `stdin` (not a terminal). */

@@ -1,7 +1,4 @@
 import test from 'ava';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AccountPlanFile } from '@gw/chain-api';
 import { getAddress } from 'ethers';
 import { TronWeb } from 'tronweb';
@@ -9,7 +6,9 @@ import {
   accountPlan,
   erc20Transfer,
   evmTx,
+  evmSigner,
   evmWallet,
+  signAccountPlan,
   externalEvmAddress,
   SEPOLIA_CHAIN_ID,
   step,
@@ -17,19 +16,13 @@ import {
   tronAccount,
   tronTrc20Transfer,
 } from './account-testing.js';
-import { MNEMONIC, runSignerHere } from './testing.js';
+import { MNEMONIC } from './testing.js';
 
 // The security review of issue 36: any contract called with transfer/transferWithAuthorization was
 // shown as the plan's coin. A token transfer must now go through the signer's own listed contract of
 // the plan's coin (account-chains.ts `tokens`), or one the operator names with --allow-unlisted-token.
 
-const dir = mkdtempSync(join(tmpdir(), 'gateway-signer-tokens-'));
-let files = 0;
-const sign = (plan: AccountPlanFile, flags: string[] = []) => {
-  const path = join(dir, `${files++}-plan.json`);
-  writeFileSync(path, JSON.stringify(plan));
-  return runSignerHere(['sign', path, '--key-stdin', '--yes', '--out', '-', ...flags], MNEMONIC);
-};
+const sign = (plan: AccountPlanFile, flags: string[] = []) => signAccountPlan(plan, MNEMONIC, flags);
 
 const USDC_SEPOLIA = getAddress('0x1c7d4b196cb0c7b01d743fbc6116a902379c7238');
 const FAKE = getAddress('0x00000000000000000000000000000000000fa4e0');
@@ -40,7 +33,7 @@ function erc20Plan(contract: string, network = 'sepolia', chainId = SEPOLIA_CHAI
   return accountPlan({ chain: 'eth', network, evm_chain_id: chainId, coin: 'usdc_erc20', method: 'gas_top_up', destination, moved_units: '5' }, [
     step({
       id: 'transfer-2',
-      signer: { address: evmWallet(2).address, path: "m/44'/60'/0'/0/2" },
+      signer: evmSigner(2),
       format: 'evm-tx',
       data: tx.hex,
       nonce: 1n,
@@ -68,7 +61,7 @@ test("an EIP-3009 authorization of a contract that is not the coin's listed one 
     [
       step({
         id: 'auth-4',
-        signer: { address: evmWallet(4).address, path: "m/44'/60'/0'/0/4" },
+        signer: evmSigner(4),
         format: 'evm-3009-authorization',
         data: JSON.stringify(typed),
         nonce: null,

@@ -1,7 +1,7 @@
 import { Address, beginCell, Cell, contractAddress, external, loadOutList, storeMessage, type Slice, type StateInit } from '@ton/core';
 import { sign } from '@ton/crypto';
 import type { ReadStep } from './account-plan.js';
-import { checkMoves, checkNonce, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
+import { checkedStep, checkMoves, checkNonce, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
 import { refuse } from './signer-error.js';
 
 /**
@@ -260,11 +260,7 @@ export function checkTonStep(
     where,
   );
   const wallet = v5r1Wallet(key.publicKey, globalId, subwallet);
-  return {
-    id: read.step.id,
-    stage: read.step.stage,
-    kind: read.step.kind,
-    format: read.step.unsigned.format,
+  return checkedStep(read, {
     transfers,
     details,
     notes,
@@ -275,5 +271,5 @@ export function checkTonStep(
       const message = external({ to: wallet.address, ...(seqno === 0 ? { init: wallet.init } : {}), body });
       return beginCell().store(storeMessage(message)).endCell().toBoc().toString('base64');
     },
-  };
+  });
 }

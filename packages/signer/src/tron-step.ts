@@ -4,7 +4,7 @@ import { sha256, type SigningKey } from 'ethers/crypto';
 import { computeAddress } from 'ethers/transaction';
 import { dataSlice, getBytes, hexlify } from 'ethers/utils';
 import type { ReadStep } from './account-plan.js';
-import { checkMoves, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
+import { checkedStep, checkMoves, checkTo, timeOf, tokenCoin, type CheckedStep, type StepContext, type StepTransfer } from './account-step.js';
 import { refuse } from './signer-error.js';
 
 /** The T-address of a 21-byte TRON address (0x41 ‖ 20 bytes). */
@@ -307,11 +307,7 @@ export function checkTronStep(read: ReadStep, ctx: StepContext, key: SigningKey,
   const details = [...decoded.lines, `expires ${timeOf(expiration / 1000n)}, txID ${txID}`];
   if (feeLimit > 0n) details.push(`fee limit ${feeLimit} sun (the most energy it may burn)`);
   if (memo.length > 0) details.push(`memo ${JSON.stringify(new TextDecoder().decode(memo))}`);
-  return {
-    id: read.step.id,
-    stage: read.step.stage,
-    kind: read.step.kind,
-    format: read.step.unsigned.format,
+  return checkedStep(read, {
     transfers: decoded.transfers,
     parties: decoded.parties,
     details,
@@ -323,5 +319,5 @@ export function checkTronStep(read: ReadStep, ctx: StepContext, key: SigningKey,
       const hex = `${signature.r.slice(2)}${signature.s.slice(2)}${signature.v.toString(16)}`;
       return JSON.stringify({ ...tx, signature: [hex] });
     },
-  };
+  });
 }

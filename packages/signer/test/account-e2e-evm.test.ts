@@ -8,13 +8,14 @@
  * round 1, and broadcasts; the balances move on anvil.
  */
 import test from 'ava';
-import { accountPlanFile, type AccountPlanBuild, type AccountStep, type AccountSweepRequest, type VerifiedStep } from '@gw/chain-api';
+import { type AccountPlanBuild, type AccountStep, type AccountSweepRequest, type VerifiedStep } from '@gw/chain-api';
 import { EvmAccountTreasury, TOKEN_SWEEPER_ABI, tokenSweeperInitCode } from '@gw/chain-evm';
 import { Transaction } from 'ethers';
 import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
 import { parseAccountSecret } from '../src/account-keys.js';
 import { formatAccountReview } from '../src/account-review.js';
 import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
+import { planFileOf } from '../src/account-testing.js';
 
 let chain: EvmTreasuryChain;
 const destination = EvmTreasuryChain.freshAddress();
@@ -46,29 +47,9 @@ const request = (coin: string, indexes: readonly number[], extra: Partial<Accoun
   ...extra,
 });
 
-/** The file of one round, as the treasury plugin serves it. */
-function planFileOf(build: AccountPlanBuild, round: 1 | 2, steps: readonly AccountStep[]) {
-  return accountPlanFile(
-    {
-      planId: `plan-${build.method}`,
-      chain: 'eth',
-      network: chain.network.id,
-      coin: build.coin,
-      method: build.method,
-      round,
-      destination: build.destination,
-      movedUnits: build.movedUnits,
-      feeUnits: build.feeUnits,
-      context: build.context,
-      createdAt: new Date(),
-    },
-    steps,
-  );
-}
-
 /** One round: the file (as the treasury plugin serves it), signed by the signer's code, every signed step verified by the treasury. */
 async function signRound(t: import('ava').ExecutionContext, build: AccountPlanBuild, round: 1 | 2, steps: readonly AccountStep[]): Promise<VerifiedStep[]> {
-  const file = planFileOf(build, round, steps);
+  const file = planFileOf(build, 'eth', chain.network.id, round, steps);
   t.is(file.evm_chain_id, 31337);
   const secret = await parseAccountSecret(TREASURY_TEST_MNEMONIC, '');
   // anvil's own test tokens: contracts the signer does not list, allowed as --allow-unlisted-token would.
@@ -123,11 +104,11 @@ test.serial('EVM sweeper deployment: built from chain state, signed by the signe
   const [step] = plan.steps;
   t.like(step, { round: 1, stage: 0, kind: 'transaction', to: String(plan.context['sweeper']) });
   t.is(Transaction.from(step!.unsigned.data).to, null);
-  t.is(planFileOf(plan, 1, plan.steps).sweeper_contract, String(plan.context['sweeper']));
+  t.is(planFileOf(plan, 'eth', chain.network.id).sweeper_contract, String(plan.context['sweeper']));
 
   // The review says loudly what the contract does and where it sends.
   const secret = await parseAccountSecret(TREASURY_TEST_MNEMONIC, '');
-  const review = formatAccountReview(checkAccountPlan(JSON.parse(JSON.stringify(planFileOf(plan, 1, plan.steps))), secret));
+  const review = formatAccountReview(checkAccountPlan(JSON.parse(JSON.stringify(planFileOf(plan, 'eth', chain.network.id))), secret));
   t.true(review.includes(`  Deploys the token sweeper; every delegated address's tokens will go to ${destination} (EXTERNAL)\n`));
   t.true(review.includes('!!! EXTERNAL: this address does NOT belong to the secret; it is fixed in the contract for good'));
   t.true(review.includes(`contract  ${String(plan.context['sweeper'])}`));
@@ -151,7 +132,7 @@ test.serial('EVM sweeper deployment: the signer refuses another creation code, t
   const withTx = (change: (tx: Transaction) => void) => {
     const tx = Transaction.from(step!.unsigned.data);
     change(tx);
-    const file = planFileOf(plan, 1, [{ ...step!, unsigned: { format: 'evm-tx', data: tx.unsignedSerialized } }]);
+    const file = planFileOf(plan, 'eth', chain.network.id, 1, [{ ...step!, unsigned: { format: 'evm-tx', data: tx.unsignedSerialized } }]);
     return () => checkAccountPlan(JSON.parse(JSON.stringify(file)), secret);
   };
   /** The refusal as the command prints it: `refused (<code>): <message>`. */
@@ -178,13 +159,13 @@ test.serial('EVM sweeper deployment: the signer refuses another creation code, t
   // A sweeper for somebody else than the plan's destination.
   t.regex(message(withTx((tx) => (tx.data = tokenSweeperInitCode(EvmTreasuryChain.freshAddress())))), /refused \(plan_mismatch\).*the plan's destination is/);
   // A creation in a sweep plan.
-  const inSweep = { ...planFileOf(plan, 1, plan.steps), method: 'gas_top_up' };
+  const inSweep = { ...planFileOf(plan, 'eth', chain.network.id), method: 'gas_top_up' };
   t.regex(
     message(() => checkAccountPlan(JSON.parse(JSON.stringify(inSweep)), secret)),
     /refused \(unsupported\).*a contract creation in a gas_top_up plan/,
   );
   // The contract address the plan states must be the CREATE address of the signer and nonce.
-  const otherAddress = { ...planFileOf(plan, 1, plan.steps), sweeper_contract: EvmTreasuryChain.freshAddress() };
+  const otherAddress = { ...planFileOf(plan, 'eth', chain.network.id), sweeper_contract: EvmTreasuryChain.freshAddress() };
   t.regex(
     message(() => checkAccountPlan(JSON.parse(JSON.stringify(otherAddress)), secret)),
     /refused \(plan_mismatch\).*the contract will be at/,

@@ -8,14 +8,10 @@
  * balances move on the sandbox.
  */
 import test from 'ava';
-import { Address, beginCell, toNano } from '@ton/core';
+import { toNano } from '@ton/core';
 import { deriveEd25519Path } from '@ton/crypto';
-import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
-import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
-import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet.js';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import {
-  accountPlanFile,
   ProviderPool,
   type AccountPlanBuild,
   type AccountSource,
@@ -25,21 +21,19 @@ import {
   type OperatorAccount,
 } from '@gw/chain-api';
 import { tonChain, tonDefinition } from '@gw/chain-ton';
-import { ToncenterSandbox } from '@gw/chain-ton/testing';
+import { jettonSandbox, type JettonSandbox } from '@gw/chain-ton/testing/jettons';
 import { keyPairFromSeed } from '@ton/crypto';
 import { parseAccountSecret } from '../src/account-keys.js';
 import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
+import { planFileOf } from '../src/account-testing.js';
 import { MNEMONIC } from '../src/testing.js';
 
 const network = tonDefinition.networks.testnets[0]!;
 const GAS_SUBWALLET = 1000;
 
-interface World {
-  sandbox: ToncenterSandbox;
+interface World extends JettonSandbox {
   sources: AccountSource[];
   gas: OperatorAccount;
-  cold: SandboxContract<TreasuryContract>;
-  minter: Address;
   treasury: AccountTreasury;
 }
 
@@ -52,70 +46,27 @@ async function buildWorld(): Promise<World> {
   const gasAddress = adapter.deriveAddress(key, GAS_SUBWALLET);
   const gas: OperatorAccount = { role: 'gas', address: gasAddress.address, path: gasAddress.path };
 
-  const sandbox = await ToncenterSandbox.create(52_000_000, 1_760_000_000);
-  const bc = sandbox.blockchain;
-  const payer = await bc.treasury('payer');
-  const issuer = await bc.treasury('issuer');
-  const cold = await bc.treasury('cold');
-  const minter = bc.openContract(JettonMinter.createFromConfig({ admin: issuer.address, content: beginCell().storeUint(0, 8).endCell() }));
-  await sandbox.commit(() => minter.sendDeploy(issuer.getSender(), toNano('1')));
-  await sandbox.commit(() => minter.sendMint(issuer.getSender(), payer.address, 100_000_000n, { value: toNano('0.2') }));
-  const payerJettons = bc.openContract(JettonWallet.createFromAddress(await minter.getWalletAddress(payer.address)));
-  for (const [i, s] of sources.entries()) {
-    await sandbox.commit(() => payer.send({ to: Address.parse(s.address), value: toNano(1 + i), bounce: false }));
-    await sandbox.commit(() =>
-      payerJettons.send(payer.getSender(), Address.parse(s.address), BigInt(i + 1) * 1_000_000n, {
-        notify: { amount: 1n },
-        returnExcess: true,
-        value: toNano('0.1'),
-      }),
-    );
-  }
-  await sandbox.commit(() => payer.send({ to: Address.parse(gas.address), value: toNano('1'), bounce: false }));
-  await sandbox.listen();
+  const jettons = await jettonSandbox();
+  for (const [i, s] of sources.entries()) await jettons.pay(s.address, toNano(1 + i), BigInt(i + 1) * 1_000_000n);
+  await jettons.pay(gas.address, toNano('1'));
+  await jettons.sandbox.listen();
   const definition: ChainDefinition = {
     ...tonDefinition,
     coins: tonDefinition.coins.map((c) =>
-      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: minter.address.toString({ testOnly: true }) } } : c,
+      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: jettons.minter.toString({ testOnly: true }) } } : c,
     ),
   };
-  const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: sandbox.url }], timeoutMs: 10_000 });
+  const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: jettons.sandbox.url }], timeoutMs: 10_000 });
   const treasury = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!({ network, providers });
-  return { sandbox, sources, gas, cold, minter: minter.address, treasury };
+  return { ...jettons, sources, gas, treasury };
 }
 
 const worldPromise = buildWorld();
 test.after.always(async () => (await worldPromise).sandbox.close());
 
-const tonOf = async (w: World, address: string | Address): Promise<bigint> =>
-  (await w.sandbox.blockchain.getContract(typeof address === 'string' ? Address.parse(address) : address)).balance;
-async function jettonsOf(w: World, owner: string | Address): Promise<bigint> {
-  const minter = w.sandbox.blockchain.openContract(JettonMinter.createFromAddress(w.minter));
-  const wallet = w.sandbox.blockchain.openContract(
-    JettonWallet.createFromAddress(await minter.getWalletAddress(typeof owner === 'string' ? Address.parse(owner) : owner)),
-  );
-  const contract = await w.sandbox.blockchain.getContract(wallet.address);
-  return contract.accountState?.type === 'active' ? (await wallet.getData()).balance : 0n;
-}
-
 /** The plan's file, signed by the signer's code, every signed step verified by the treasury, then broadcast stage by stage. */
 async function signVerifySend(t: import('ava').ExecutionContext, w: World, build: AccountPlanBuild): Promise<void> {
-  const file = accountPlanFile(
-    {
-      planId: `plan-${build.method}`,
-      chain: 'ton',
-      network: network.id,
-      coin: build.coin,
-      method: build.method,
-      round: 1,
-      destination: build.destination,
-      movedUnits: build.movedUnits,
-      feeUnits: build.feeUnits,
-      context: build.context,
-      createdAt: new Date(),
-    },
-    build.steps,
-  );
+  const file = planFileOf(build, 'ton', network.id);
   const secret = await parseAccountSecret(MNEMONIC, '');
   // A top-up batch names its subwallets in `to`; one more address than its messages go to is refused.
   const batch = file.steps.find((s) => s.to.includes(','));
@@ -141,7 +92,7 @@ async function signVerifySend(t: import('ava').ExecutionContext, w: World, build
 
 test.serial('TON native: TonTreasury builds, the signer signs, verifySigned accepts, the sandbox moves the coins', async (t) => {
   const w = await worldPromise;
-  const coldBefore = await tonOf(w, w.cold.address);
+  const coldBefore = await w.tonOf(w.cold.address);
   const build = await w.treasury.build({
     coin: 'ton',
     sources: w.sources,
@@ -151,8 +102,8 @@ test.serial('TON native: TonTreasury builds, the signer signs, verifySigned acce
   t.is(build.method, 'native');
   t.is(build.steps.length, 3);
   await signVerifySend(t, w, build);
-  for (const s of w.sources) t.is(await tonOf(w, s.address), 0n);
-  t.true((await tonOf(w, w.cold.address)) - coldBefore > toNano('5.9'));
+  for (const s of w.sources) t.is(await w.tonOf(s.address), 0n);
+  t.true((await w.tonOf(w.cold.address)) - coldBefore > toNano('5.9'));
 });
 
 test.serial('TON jetton_batch: TonTreasury builds, the signer signs, verifySigned accepts, the sandbox moves the jettons', async (t) => {
@@ -168,6 +119,6 @@ test.serial('TON jetton_batch: TonTreasury builds, the signer signs, verifySigne
   t.is(build.movedUnits, 6_000_000n);
   t.true(build.steps.some((s) => s.to.split(',').length === 3));
   await signVerifySend(t, w, build);
-  for (const s of w.sources) t.is(await jettonsOf(w, s.address), 0n);
-  t.is(await jettonsOf(w, w.cold.address), 6_000_000n);
+  for (const s of w.sources) t.is(await w.jettonsOf(s.address), 0n);
+  t.is(await w.jettonsOf(w.cold.address), 6_000_000n);
 });

@@ -14,7 +14,6 @@ import type { AddressInfo } from 'node:net';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb } from 'tronweb';
 import {
-  accountPlanFile,
   ProviderPool,
   type AccountKey,
   type AccountPlanBuild,
@@ -28,6 +27,7 @@ import { deriveTronAddress, tronAddressFromHex, tronChain } from '@gw/chain-tron
 import { parseAccountSecret, secp256k1KeyAt } from '../src/account-keys.js';
 import { tronAddressOf } from '../src/tron-step.js';
 import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
+import { planFileOf } from '../src/account-testing.js';
 import { MNEMONIC } from '../src/testing.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../../chains/tron/test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
@@ -111,22 +111,7 @@ async function replayNode(accounts: Record<string, string>): Promise<{ treasury:
 
 /** The plan's file (the same function the treasury plugin serves it with), signed by the signer's code, each signed step verified by the treasury. */
 async function signAndVerify(t: import('ava').ExecutionContext, treasury: AccountTreasury, build: AccountPlanBuild): Promise<void> {
-  const file = accountPlanFile(
-    {
-      planId: `plan-${build.method}`,
-      chain: 'tron',
-      network: 'nile',
-      coin: build.coin,
-      method: build.method,
-      round: 1,
-      destination: build.destination,
-      movedUnits: build.movedUnits,
-      feeUnits: build.feeUnits,
-      context: build.context,
-      createdAt: new Date(),
-    },
-    build.steps,
-  );
+  const file = planFileOf(build, 'tron', 'nile');
   // The file travels as JSON text.
   // The recorded Nile test token: a contract the signer does not list, allowed as --allow-unlisted-token would.
   const checked = checkAccountPlan(JSON.parse(JSON.stringify(file)), await parseAccountSecret(MNEMONIC, ''), { allowUnlistedTokens: [NILE_TOKEN] });

@@ -2,6 +2,7 @@ import * as bitcoin from 'bitcoinjs-lib';
 import {
   isJsonObject,
   chainErrors,
+  outputScriptType,
   treasuryChainErrors,
   type BuildRequest,
   type KeyOrigin,
@@ -12,7 +13,7 @@ import {
 import { addressKey, type AddressKey } from './account-derivation.js';
 import { planKeyOrigin } from './plan-key.js';
 import { psbtOf } from './psbt-transaction.js';
-import { dustThreshold, estimateVsize, outputScriptType } from './transaction-size.js';
+import { dustThreshold, estimateVsize } from './transaction-size.js';
 import type { TreasuryNetwork } from './treasury-network.js';
 
 /** BIP 125: a sequence below 0xfffffffe signals that the transaction may be replaced. */

@@ -13,17 +13,6 @@ export const EIP3009_ABI = new Interface([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
 ]);
 
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-};
-
 /**
  * Whether `token` implements EIP-3009 as USDC does, and its EIP-712 domain: it must answer the
  * `TRANSFER_WITH_AUTHORIZATION_TYPEHASH` constant and `authorizationState`, and its

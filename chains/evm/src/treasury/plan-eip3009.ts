@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { chainErrors, treasuryChainErrors, type AccountPlanBuild, type AccountStep, type OperatorAccount, type VerifiedStep } from '@gw/chain-api';
+import {
+  chainErrors,
+  TRANSFER_WITH_AUTHORIZATION_TYPE,
+  treasuryChainErrors,
+  type AccountPlanBuild,
+  type AccountStep,
+  type OperatorAccount,
+  type VerifiedStep,
+} from '@gw/chain-api';
 import { getAddress, hexlify, Signature } from 'ethers';
 import { parseTypedDataPayload, type TypedDataPayload } from './authorization-payloads.js';
-import { EIP3009_ABI, TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009-probe.js';
+import { EIP3009_ABI } from './eip3009-probe.js';
 import type { FeeMarket } from './fee-market.js';
 import { word } from './erc20.js';
 import { encodeAggregate3 } from './multicall3.js';
@@ -37,7 +45,7 @@ export function planEip3009(state: SweepState): AccountPlanBuild {
     }
     const payload: TypedDataPayload = {
       domain: { name: domain.name!, version: domain.version!, chainId: state.fees.chainId.toString(), verifyingContract: getAddress(state.token) },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      types: { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPE },
       primaryType: 'TransferWithAuthorization',
       message: {
         from: source.address,

@@ -7,9 +7,6 @@
 import test from 'ava';
 import { Address, beginCell, Cell, external, loadMessage, storeMessage, toNano } from '@ton/core';
 import { mnemonicNew, mnemonicToPrivateKey, type KeyPair } from '@ton/crypto';
-import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
-import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
-import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet.js';
 import {
   ProviderPool,
   type AccountKey,
@@ -21,7 +18,7 @@ import {
   type OperatorAccount,
   type WatcherOptions,
 } from '@gw/chain-api';
-import { ToncenterSandbox } from '../../test/toncenter-sandbox.js';
+import { jettonSandbox, type JettonSandbox } from '../../test/jetton-sandbox.js';
 import { signTonStep } from '../../test/sign-step.js';
 import { TonTreasury, tonChain, tonDefinition } from '../index.js';
 import { decodeStepData } from './ton-step-data.js';
@@ -34,14 +31,11 @@ const GAS_SUBWALLET = 1000;
 const TON_PAID = [toNano('1.5'), toNano('0.8'), toNano('0.02'), 0n];
 const JETTONS_PAID = [0n, 25_000_000n, 7_500_000n, 1_000_000n];
 
-interface World {
-  sandbox: ToncenterSandbox;
+interface World extends JettonSandbox {
   keys: KeyPair;
   key: AccountKey;
   sources: AccountSource[];
   gas: OperatorAccount;
-  cold: SandboxContract<TreasuryContract>;
-  minter: Address;
   treasury: AccountTreasury;
   definition: ChainDefinition;
   options: WatcherOptions;
@@ -63,49 +57,21 @@ async function buildWorld(): Promise<World> {
   const gasAddress = adapter.deriveAddress(key, GAS_SUBWALLET);
   const gas: OperatorAccount = { role: 'gas', address: gasAddress.address, path: gasAddress.path };
 
-  const sandbox = await ToncenterSandbox.create(52_000_000, 1_760_000_000);
-  const bc = sandbox.blockchain;
-  const payer = await bc.treasury('payer');
-  const issuer = await bc.treasury('issuer');
-  const cold = await bc.treasury('cold');
-  const minter = bc.openContract(JettonMinter.createFromConfig({ admin: issuer.address, content: beginCell().storeUint(0, 8).endCell() }));
-  await sandbox.commit(() => minter.sendDeploy(issuer.getSender(), toNano('1')));
-  await sandbox.commit(() => minter.sendMint(issuer.getSender(), payer.address, 100_000_000n, { value: toNano('0.2') }));
-  const payerJettons = bc.openContract(JettonWallet.createFromAddress(await minter.getWalletAddress(payer.address)));
-  const to = (a: string) => Address.parse(a);
-  for (const [i, s] of sources.entries()) {
-    if (TON_PAID[i]! > 0n) await sandbox.commit(() => payer.send({ to: to(s.address), value: TON_PAID[i]!, bounce: false }));
-    if (JETTONS_PAID[i]! > 0n) {
-      await sandbox.commit(() =>
-        payerJettons.send(payer.getSender(), to(s.address), JETTONS_PAID[i]!, { notify: { amount: 1n }, returnExcess: true, value: toNano('0.1') }),
-      );
-    }
-  }
-  await sandbox.commit(() => payer.send({ to: to(gas.address), value: toNano('1'), bounce: false }));
-  await sandbox.listen();
-  const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: sandbox.url }], timeoutMs: 10_000 });
-  const definition = definitionWith(minter.address);
+  const jettons = await jettonSandbox();
+  for (const [i, s] of sources.entries()) await jettons.pay(s.address, TON_PAID[i]!, JETTONS_PAID[i]!);
+  await jettons.pay(gas.address, toNano('1'));
+  await jettons.sandbox.listen();
+  const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: jettons.sandbox.url }], timeoutMs: 10_000 });
+  const definition = definitionWith(jettons.minter);
   const options = { network, providers };
   const treasury = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!(options);
-  return { sandbox, keys, key, sources, gas, cold, minter: minter.address, treasury, definition, options };
+  return { ...jettons, keys, key, sources, gas, treasury, definition, options };
 }
 
 const worldPromise = buildWorld();
 test.after.always(async () => (await worldPromise).sandbox.close());
 
 const coldText = (w: World) => w.cold.address.toString({ testOnly: true, bounceable: false });
-
-async function tonOf(w: World, address: Address | string): Promise<bigint> {
-  return (await w.sandbox.blockchain.getContract(typeof address === 'string' ? Address.parse(address) : address)).balance;
-}
-async function jettonsOf(w: World, owner: Address | string): Promise<bigint> {
-  const minter = w.sandbox.blockchain.openContract(JettonMinter.createFromAddress(w.minter));
-  const wallet = w.sandbox.blockchain.openContract(
-    JettonWallet.createFromAddress(await minter.getWalletAddress(typeof owner === 'string' ? Address.parse(owner) : owner)),
-  );
-  const contract = await w.sandbox.blockchain.getContract(wallet.address);
-  return contract.accountState?.type === 'active' ? (await wallet.getData()).balance : 0n;
-}
 
 /** Signs, verifies and broadcasts a plan stage by stage (each stage's transactions land before the next is sent). */
 async function signAndSend(w: World, plan: AccountPlanBuild): Promise<string[]> {
@@ -145,8 +111,8 @@ test.serial('holdings: TON and jetton balances per subwallet, seqno 0 while unde
 
 test.serial('native: each subwallet sends its whole balance; the subwallets end at zero and the destination gets the sum less real fees', async (t) => {
   const w = await worldPromise;
-  const before = await Promise.all(w.sources.map((s) => tonOf(w, s.address)));
-  const coldBefore = await tonOf(w, w.cold.address);
+  const before = await Promise.all(w.sources.map((s) => w.tonOf(s.address)));
+  const coldBefore = await w.tonOf(w.cold.address);
   const plan = await w.treasury.build({ coin: 'ton', sources: w.sources, destination: coldText(w), operatorAccounts: {} });
   t.is(plan.method, 'native');
   // Subwallet 3 holds only the 1 nanoton of its jetton notification: not worth its fee.
@@ -166,8 +132,8 @@ test.serial('native: each subwallet sends its whole balance; the subwallets end 
   t.true(plan.steps.every((s) => decodeStepData(s.unsigned.data).state_init !== null));
 
   const txids = await signAndSend(w, plan);
-  for (const i of [0, 1, 2]) t.is(await tonOf(w, w.sources[i]!.address), 0n, `subwallet ${i} drained`);
-  const received = (await tonOf(w, w.cold.address)) - coldBefore;
+  for (const i of [0, 1, 2]) t.is(await w.tonOf(w.sources[i]!.address), 0n, `subwallet ${i} drained`);
+  const received = (await w.tonOf(w.cold.address)) - coldBefore;
   const sent = before[0]! + before[1]! + before[2]!;
   t.true(received < sent);
   // The destination pays its own gas for each incoming message (0.00012 TON here): not the plan's fee.
@@ -187,8 +153,8 @@ test.serial('native: each subwallet sends its whole balance; the subwallets end 
 
 test.serial('jetton_batch: one top-up external from the gas subwallet, then each subwallet sends its jettons; balances end at zero', async (t) => {
   const w = await worldPromise;
-  const coldJettons = await jettonsOf(w, w.cold.address);
-  const gasBefore = await tonOf(w, w.gas.address);
+  const coldJettons = await w.jettonsOf(w.cold.address);
+  const gasBefore = await w.tonOf(w.gas.address);
   const plan = await w.treasury.build({ coin: 'usdt_ton', sources: w.sources, destination: coldText(w), operatorAccounts: { gas: w.gas } });
   t.is(plan.method, 'jetton_batch');
   t.is(plan.movedUnits, 25_000_000n + 7_500_000n + 1_000_000n);
@@ -228,19 +194,17 @@ test.serial('jetton_batch: one top-up external from the gas subwallet, then each
 
   await signAndSend(w, plan);
   for (const i of [0, 1, 2, 3]) {
-    t.is(await jettonsOf(w, w.sources[i]!.address), 0n, `jettons of ${i}`);
-    t.true((await tonOf(w, w.sources[i]!.address)) < toNano('0.001'), `TON of ${i} near zero`);
+    t.is(await w.jettonsOf(w.sources[i]!.address), 0n, `jettons of ${i}`);
+    t.true((await w.tonOf(w.sources[i]!.address)) < toNano('0.001'), `TON of ${i} near zero`);
   }
-  t.is((await jettonsOf(w, w.cold.address)) - coldJettons, plan.movedUnits);
-  const gasSpent = gasBefore - (await tonOf(w, w.gas.address));
+  t.is((await w.jettonsOf(w.cold.address)) - coldJettons, plan.movedUnits);
+  const gasSpent = gasBefore - (await w.tonOf(w.gas.address));
   t.true(gasSpent > 0n && gasSpent <= plan.operatorPaysUnits, `the gas subwallet spent ${gasSpent}, planned ${plan.operatorPaysUnits}`);
 });
 
 test.serial('a tampered signed external is refused; a signature by another key is refused; a stale seqno is refused before signing', async (t) => {
   const w = await worldPromise;
-  await w.sandbox.commit(async () =>
-    (await w.sandbox.blockchain.treasury('payer')).send({ to: Address.parse(w.sources[0]!.address), value: toNano('2'), bounce: false }),
-  );
+  await w.pay(w.sources[0]!.address, toNano('2'));
   const plan = await w.treasury.build({ coin: 'ton', sources: [w.sources[0]!], destination: coldText(w), operatorAccounts: {} });
   const step = plan.steps[0]!;
 
