@@ -232,7 +232,7 @@ export function accountRoutes(
       auth: 'pat',
       body: SweeperDeploymentBody,
       responses: { 201: AccountPlanSchema },
-      errors: BUILD_ERRORS,
+      errors: [...BUILD_ERRORS, 'permission_denied'],
       handler: async ({ auth, body, requestId }) => ({
         status: 201,
         body: await deps.treasuryAccountPlans.sweeperDeployment(

@@ -113,6 +113,13 @@ test.serial('no sweeper for the destination: eip7702 is unavailable', async (t) 
   t.deepEqual((await api('GET', `${ACCOUNTS}/sweepers?chain=eth&network=anvil`)).body.sweepers, []);
 });
 
+test.serial('a token bound to one project may not deploy a sweeper (it serves every project paying to its destination)', async (t) => {
+  const bound = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], project: project.projectId }, CLI_ACTOR)).token;
+  const refused = await api('POST', `${ACCOUNTS}/sweepers`, { chain: 'eth', network: 'anvil', destination }, bound);
+  t.is(refused.status, 403);
+  t.is(refused.body.error_code, 'permission_denied');
+});
+
 test.serial('a bad destination is a validation error, not a plan', async (t) => {
   const refused = await api('POST', `${ACCOUNTS}/sweepers`, { chain: 'eth', network: 'anvil', destination: 'nope' });
   t.is(refused.status, 422, JSON.stringify(refused.body));

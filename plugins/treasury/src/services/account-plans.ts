@@ -154,6 +154,10 @@ export class AccountPlans {
    * destination that has a sweeper already is allowed (the newer one is recorded).
    */
   async sweeperDeployment(input: { chain: string; network: string; destination: string }, scope: TreasuryScope, actor: Actor): Promise<AccountPlanView> {
+    // The sweeper serves every project paying to the destination: a token bound to one project may not deploy it.
+    if (scope.projectId) {
+      throw coreErrors.permission_denied({ message: 'Deploying a token sweeper is for an operator-wide token or the CLI, not a token bound to one project.' });
+    }
     const target = this.deps.treasuryAccountNetworks.get(input.chain, input.network);
     if (!target.treasury.buildSweeperDeployment) {
       throw treasuryErrors.treasury_method_unavailable({ message: `${target.chain} has no EIP-7702 token sweeper.`, details: { chain: target.chain } });
