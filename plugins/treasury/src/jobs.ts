@@ -50,9 +50,18 @@ export const treasuryJobs = withDeps(
       work: { batchSize: 1, pollingIntervalSeconds: 5 },
       schedule: { cron: deps.treasuryConfig.trackCron, data: {} },
       handler: async () => {
-        await deps.treasuryTracker.track();
+        // Both trackers run each pass: one failing (a provider out of reach) does not hold up the other.
+        try {
+          await deps.treasuryTracker.track();
+        } catch (error) {
+          deps.logger.warn({ err: error }, 'treasury UTXO plans not tracked');
+        }
         // Account plans: confirmations of the stage sent, the next stage once it is confirmed.
-        await deps.treasuryAccountBroadcaster.track();
+        try {
+          await deps.treasuryAccountBroadcaster.track();
+        } catch (error) {
+          deps.logger.warn({ err: error }, 'treasury account plans not tracked');
+        }
       },
     },
     {

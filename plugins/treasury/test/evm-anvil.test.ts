@@ -379,6 +379,13 @@ test.serial('a transfer that fails on chain fails the plan: its later stages are
   t.is(failed.status, 'failed');
   t.regex(failed.failure, /failed on chain/);
   t.true(failed.steps.some((s: any) => s.status === 'failed'));
+  // Every transfer of the failed stage was sent: each is followed to its end, none left `broadcast`.
+  await gw.kernel.cradle.treasuryAccountBroadcaster.track();
+  const settled = (await api('GET', `${ACCOUNTS}/plans/${plan.id}`)).body;
+  t.deepEqual(
+    settled.steps.filter((s: any) => s.stage === 2).map((s: any) => s.status),
+    ['failed', 'failed'],
+  );
   const quote = await api('POST', `${ACCOUNTS}/quote`, { chain: 'eth', network: 'anvil', coin: 'tok', destination });
   t.is(quote.body.sources, 2, 'the addresses are free for a new plan');
 });

@@ -96,7 +96,16 @@ export class AccountBroadcaster {
   /** One pass: the confirmations of broadcast plans' current stage; the next stage sent once it is confirmed. */
   async track(): Promise<AccountTrackReport> {
     const report: AccountTrackReport = { advanced: [], confirmed: [], failed: [] };
-    const plans = await Plan.query(this.deps.db).whereNotNull('method').where('status', 'broadcast').orderBy('id');
+    // A failed plan's transactions already sent are still followed to confirmed or failed: what
+    // they moved is counted, and no step stays `broadcast` for ever.
+    const plans = await Plan.query(this.deps.db)
+      .whereNotNull('method')
+      .where((q) =>
+        q
+          .where('status', 'broadcast')
+          .orWhereExists(PlanStep.query().whereColumn('treasury_plan_steps.plan_id', 'treasury_plans.id').where('treasury_plan_steps.status', 'broadcast')),
+      )
+      .orderBy('id');
     for (const plan of plans) {
       let target: AccountNetwork;
       try {
@@ -105,7 +114,7 @@ export class AccountBroadcaster {
         continue;
       }
       try {
-        const outcome = await this.trackPlan(target, plan);
+        const outcome = plan.status === 'broadcast' ? await this.trackPlan(target, plan) : await this.followSent(target, plan);
         if (outcome) report[outcome].push(plan.id);
       } catch (error) {
         // One plan or provider failing stops nothing else: the next pass asks again.
@@ -115,39 +124,63 @@ export class AccountBroadcaster {
     return report;
   }
 
+  /**
+   * One sent step's state on chain, recorded: `failed` when it was included but failed, `confirmed`
+   * once it has the chain's confirmations, else `waiting`.
+   */
+  private async followStep(target: AccountNetwork, step: PlanStep): Promise<{ failed: string } | 'confirmed' | 'waiting'> {
+    const state = await target.treasury.transaction(step.txid!);
+    if (state?.failed !== undefined) {
+      await PlanStep.query(this.deps.db)
+        .patch({ status: 'failed', failure: `included in a block but failed: ${state.failed}`, block_height: state.blockHeight })
+        .where({ id: step.id, status: 'broadcast' });
+      return { failed: state.failed };
+    }
+    const confirmations = state?.confirmations ?? 0;
+    const enough = confirmations >= target.confirmations;
+    if (confirmations !== step.confirmations || enough) {
+      await PlanStep.query(this.deps.db)
+        .patch({
+          confirmations,
+          block_height: state?.blockHeight ?? null,
+          ...(enough ? { status: 'confirmed', confirmed_at: new Date() } : {}),
+        })
+        .where({ id: step.id, status: 'broadcast' });
+    }
+    return enough ? 'confirmed' : 'waiting';
+  }
+
+  /** A plan no longer broadcast (failed) whose sent steps are still followed until each is confirmed or failed. */
+  private async followSent(target: AccountNetwork, plan: Plan): Promise<null> {
+    const sent = await PlanStep.query(this.deps.db).where({ plan_id: plan.id, kind: 'transaction', status: 'broadcast' }).orderBy('id');
+    for (const step of sent) await this.followStep(target, step);
+    return null;
+  }
+
   private async trackPlan(target: AccountNetwork, plan: Plan): Promise<keyof AccountTrackReport | null> {
     const steps = await PlanStep.query(this.deps.db).where({ plan_id: plan.id, kind: 'transaction' }).orderBy('id');
     const current = steps.filter((s) => s.stage === plan.stage);
     let allConfirmed = true;
+    let failed: { step: PlanStep; reason: string } | undefined;
+    // Every step of the stage is followed, even after one failed: the others were sent too.
     for (const step of current) {
       if (step.status === 'confirmed') continue;
-      const state = await target.treasury.transaction(step.txid!);
-      // Included but failed (an EVM receipt's status 0; TRON's OUT_OF_ENERGY): the plan stops
-      // here, its later stages unsent, and its addresses are free for a new plan.
-      if (state?.failed !== undefined) {
-        await PlanStep.query(this.deps.db)
-          .patch({ status: 'failed', failure: `included in a block but failed: ${state.failed}`, block_height: state.blockHeight })
-          .where('id', step.id);
-        await this.fail(
-          plan.id,
-          'broadcast',
-          treasuryErrors.treasury_broadcast_rejected({ message: `The transaction ${step.txid} of step ${step.step_id} failed on chain (${state.failed}).` }),
-          SYSTEM,
-        );
-        return 'failed';
-      }
-      const confirmations = state?.confirmations ?? 0;
-      const enough = confirmations >= target.confirmations;
-      if (!enough) allConfirmed = false;
-      if (confirmations !== step.confirmations || enough) {
-        await PlanStep.query(this.deps.db)
-          .patch({
-            confirmations,
-            block_height: state?.blockHeight ?? null,
-            ...(enough ? { status: 'confirmed', confirmed_at: new Date() } : {}),
-          })
-          .where({ id: step.id, status: 'broadcast' });
-      }
+      const outcome = await this.followStep(target, step);
+      if (typeof outcome === 'object') failed ??= { step, reason: outcome.failed };
+      if (outcome !== 'confirmed') allConfirmed = false;
+    }
+    // Included but failed (an EVM receipt's status 0; TRON's OUT_OF_ENERGY): the plan stops
+    // here, its later stages unsent, and its addresses are free for a new plan.
+    if (failed) {
+      await this.fail(
+        plan.id,
+        'broadcast',
+        treasuryErrors.treasury_broadcast_rejected({
+          message: `The transaction ${failed.step.txid} of step ${failed.step.step_id} failed on chain (${failed.reason}).`,
+        }),
+        SYSTEM,
+      );
+      return 'failed';
     }
     if (!allConfirmed) return null;
     const later = steps.filter((s) => s.stage > plan.stage!);
@@ -228,8 +261,13 @@ export class AccountBroadcaster {
     const run = async (trx: Knex.Transaction): Promise<void> => {
       const locked = await Plan.query(trx).findById(planId).forUpdate();
       if (locked?.status !== was) return;
+      // An energy delegation failed once its delegation went out: its reclaim is never sent (docs/treasury.md, TRON).
+      const lent =
+        locked.method === 'energy_delegation' && was === 'broadcast'
+          ? ' The energy delegated in stage 1 stays lent: reclaim it from the staking account with UnDelegateResource (docs/treasury.md, TRON).'
+          : '';
       await Plan.query(trx)
-        .patch({ status: 'failed', failure: `${error.code}: ${error.message}`, updated_at: new Date() })
+        .patch({ status: 'failed', failure: `${error.code}: ${error.message}${lent}`, updated_at: new Date() })
         .where('id', planId);
       await this.deps.treasuryAccountPlans.release(trx, planId, 'failed');
       await this.deps.audit.record(
