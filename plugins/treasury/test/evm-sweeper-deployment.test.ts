@@ -131,6 +131,17 @@ test.serial('the sweeper deployed by a signed plan is recorded once confirmed, a
   t.like(created.body, { kind: 'sweeper_deployment', method: 'sweeper_deployment', status: 'awaiting_signature', rounds: 1, destination });
   t.deepEqual(created.body.addresses, []);
   const contract = created.body.steps[0].to;
+  // A plan without addresses is no project's: neither a project-bound token nor another operator's reaches it.
+  const bound = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], project: project.projectId }, CLI_ACTOR)).token;
+  const otherOperator = (await gw.kernel.cradle.tenancyOperators.create('treasury-sweeper-other', CLI_ACTOR)).id;
+  const other = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: otherOperator }, CLI_ACTOR)).token;
+  for (const outsider of [bound, other]) {
+    t.is((await api('GET', `${ACCOUNTS}/plans/${created.body.id}`, undefined, outsider)).status, 404);
+    t.is((await api('POST', `${ACCOUNTS}/plans/${created.body.id}/cancel`, undefined, outsider)).status, 404);
+    const listed = (await api('GET', `${ACCOUNTS}/plans`, undefined, outsider)).body.plans;
+    t.false(listed.some((p: any) => p.id === created.body.id));
+  }
+  t.true((await api('GET', `${ACCOUNTS}/plans`)).body.plans.some((p: any) => p.id === created.body.id));
   // Not recorded before it is confirmed.
   t.deepEqual((await api('GET', `${ACCOUNTS}/sweepers?chain=eth&network=anvil`)).body.sweepers, []);
 

@@ -245,6 +245,10 @@ export class AccountPlans {
           .whereColumn('treasury_plan_addresses.plan_id', 'treasury_plans.id')
           .whereNotIn('treasury_plan_addresses.project_id', [...reach]),
       );
+      // A plan without addresses (a sweeper deployment): only its own operator's, never a project-bound token's.
+      const withAddresses = PlanAddress.query().whereColumn('treasury_plan_addresses.plan_id', 'treasury_plans.id');
+      if (scope.projectId) query.whereExists(withAddresses);
+      else query.where((q) => q.whereExists(withAddresses).orWhere('operator_id', scope.operatorId ?? null));
     }
     const rows = await query;
     const page = rows.slice(0, filter.limit);
@@ -253,7 +257,10 @@ export class AccountPlans {
     return { plans, next: rows.length > filter.limit ? page[page.length - 1]!.id : null };
   }
 
-  /** An account plan the scope reaches (every address in its projects), else 404 `treasury_plan_not_found`. */
+  /**
+   * An account plan the scope reaches (every address in its projects; one without addresses, only
+   * its own operator's token), else 404 `treasury_plan_not_found`.
+   */
   async requirePlan(planId: string, scope: TreasuryScope, db: Knex | Knex.Transaction = this.deps.db): Promise<Plan> {
     const plan = await Plan.query(db).findById(planId);
     if (!plan || plan.method === null) throw treasuryErrors.treasury_plan_not_found();
@@ -264,6 +271,11 @@ export class AccountPlans {
         .whereNotIn('project_id', [...reach])
         .first();
       if (outside) throw treasuryErrors.treasury_plan_not_found();
+      // A plan without addresses (a sweeper deployment) is no project's: only the operator who
+      // made it reaches it, and never a token bound to one project.
+      if (!(await PlanAddress.query(db).where('plan_id', planId).first())) {
+        if (scope.projectId || plan.operator_id === null || plan.operator_id !== scope.operatorId) throw treasuryErrors.treasury_plan_not_found();
+      }
     }
     return plan;
   }
