@@ -66,9 +66,8 @@ export function registerTreasuryGauges(
                  group by p.chain, p.network`,
           ),
         ]);
-        // What the hot gas wallet may spend: the value it sends plus the most its gas costs, as its daily cap counts.
-        const spent = hotGas.map((r) => ({ chain: r.chain, network: r.network, units: BigInt(r.units) }));
-        return { open, oldestWaiting: waiting[0]?.age ?? 0, stuck, differences, hotGas: spent.map((r) => ({ ...r, units: r.units.toString() })) };
+        // What the hot gas wallet signed: the value it sends plus the most its gas costs, as its daily cap counts (decimal text from SQL).
+        return { open, oldestWaiting: waiting[0]?.age ?? 0, stuck, differences, hotGas };
       } catch (error) {
         deps.logger.warn({ err: error }, 'treasury gauges unavailable');
         return undefined;

@@ -179,14 +179,14 @@ async function storeSigned(
 }
 
 /** The stored signature of a signed step as the treasury's `continue` reads it. */
-export function verifiedOf(step: PlanStep): VerifiedStep {
+function verifiedOf(step: PlanStep): VerifiedStep {
   return step.kind === 'transaction'
     ? { kind: 'transaction', stepId: step.step_id, tx: { txid: step.txid!, hex: step.signed! } }
     : { kind: 'authorization', stepId: step.step_id, signature: step.signed! };
 }
 
 /** The build a stored plan was, as `continue` takes it back. */
-export function buildOf(plan: Plan, steps: readonly PlanStep[]): AccountPlanBuild {
+function buildOf(plan: Plan, steps: readonly PlanStep[]): AccountPlanBuild {
   return {
     method: plan.method as AccountPlanBuild['method'],
     coin: plan.coin,
