@@ -3,7 +3,8 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
-import { readHotGasKey } from './hot-gas-wallet.js';
+import type { TreasuryConfig } from '../config.js';
+import { HotGasWallet, readHotGasKey } from './hot-gas-wallet.js';
 
 /** A key file in a fresh directory, with the mode given. */
 async function keyFile(text: string, mode: number): Promise<{ file: string; done: () => Promise<void> }> {
@@ -51,4 +52,29 @@ test('a key file others may read is read, with a warning; a private one without'
 test('a key file that cannot be read names the file and the reason only', (t) => {
   const error = t.throws(() => readHotGasKey('/nonexistent/gas.key'));
   t.regex(error!.message, /cannot be read \(ENOENT\)/);
+});
+
+test('at start, a hot gas key that is not the network’s configured gas address stops the plugin', async (t) => {
+  const key = Wallet.createRandom();
+  const { file, done } = await keyFile(key.privateKey, 0o600);
+  const wallet = (gas: string | undefined) =>
+    new HotGasWallet({
+      treasuryConfig: {
+        networks: {
+          eth: {
+            anvil: {
+              ...(gas ? { operatorAccounts: { gas: { address: gas, path: "m/44'/60'/0'/0/0" } } } : {}),
+              hotGasWallet: { privateKeyFile: file, maxPerTransactionUnits: '1', maxPerDayUnits: '1' },
+            },
+          },
+        },
+      } as unknown as TreasuryConfig,
+    });
+  try {
+    t.notThrows(() => wallet(key.address.toLowerCase()).checkKeys(() => {}));
+    t.throws(() => wallet(Wallet.createRandom().address).checkKeys(() => {}), { message: /not the configured gas address/ });
+    t.throws(() => wallet(undefined).checkKeys(() => {}), { message: /not the configured gas address/ });
+  } finally {
+    await done();
+  }
 });

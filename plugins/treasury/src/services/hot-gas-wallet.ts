@@ -139,11 +139,24 @@ export class HotGasWallet {
     return { signed: signed.serialized, spendUnits: spend };
   }
 
-  /** Reads every configured key file at start (a bad one stops the plugin, its content never in the error); warns of a readable one. */
+  /**
+   * Reads every configured key file at start (a bad one stops the plugin, its content never in the
+   * error); warns of a readable one. A key that is not the network's configured gas address
+   * (`operatorAccounts.gas.address`) stops the plugin too: it could sign no step, and every plan
+   * needing the gas address would be refused at import.
+   */
   checkKeys(warn: (message: string) => void): void {
     for (const [chain, networks] of Object.entries(this.deps.treasuryConfig.networks)) {
       for (const [network, settings] of Object.entries(networks ?? {})) {
-        if (settings?.hotGasWallet) this.wallets.set(`${chain}:${network}`, readHotGasKey(settings.hotGasWallet.privateKeyFile, warn));
+        if (!settings?.hotGasWallet) continue;
+        const wallet = readHotGasKey(settings.hotGasWallet.privateKeyFile, warn);
+        const gas = settings.operatorAccounts?.gas?.address;
+        if (!gas || gas.toLowerCase() !== wallet.address.toLowerCase()) {
+          throw new Error(
+            `The hot gas wallet key of ${chain} ${network} is for ${wallet.address}, not the configured gas address (operatorAccounts.gas.address: ${gas ?? 'none'}).`,
+          );
+        }
+        this.wallets.set(`${chain}:${network}`, wallet);
       }
     }
   }
