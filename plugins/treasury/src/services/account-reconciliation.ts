@@ -110,9 +110,17 @@ export class AccountReconciliation {
     const [moved, topUps, fees, inFlight] = await Promise.all([
       sqlQuery<{ address: string; coin: string; units: string }>(
         this.deps.db,
-        sql`select a.address, a.coin, sum(a.amount_units)::text as units from treasury_plan_addresses a join treasury_plans p on p.id = a.plan_id
-             where p.status = 'confirmed' and a.chain = ${target.chain} and a.network = ${target.network} and a.address = any(${addresses}::text[])
-             group by a.address, a.coin`,
+        // A confirmed plan moved what it holds of each address; a plan failed after a stage went out
+        // moved what its deposit addresses' own transactions that confirmed sent (a failed plan's sent
+        // steps are tracked to their end).
+        sql`select address, coin, sum(units)::text as units from (
+              select a.address, a.coin, a.amount_units as units from treasury_plan_addresses a join treasury_plans p on p.id = a.plan_id
+               where p.status = 'confirmed' and a.chain = ${target.chain} and a.network = ${target.network} and a.address = any(${addresses}::text[])
+              union all
+              select s.signer_address, p.coin, coalesce((s.moves ->> p.coin)::numeric, 0) from treasury_plan_steps s join treasury_plans p on p.id = s.plan_id
+               where p.status = 'failed' and p.chain = ${target.chain} and p.network = ${target.network} and s.signer_kind = 'deposit'
+                 and s.kind = 'transaction' and s.status = 'confirmed' and s.signer_address = any(${addresses}::text[])
+            ) moved group by address, coin`,
       ),
       sqlQuery<{ address: string; units: string }>(
         this.deps.db,

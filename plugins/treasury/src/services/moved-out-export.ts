@@ -66,6 +66,22 @@ export class MovedOutExport {
               from treasury_plans p join treasury_plan_addresses a on a.plan_id = p.id
              where p.method is not null and p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
              group by p.id, a.project_id
+            union all
+            -- A plan failed after a stage went out: what its deposit addresses' confirmed transactions
+            -- moved, with the fees of its transactions included in a block.
+            select f.id, f.confirmed_at, f.chain, f.network, f.coin, f.kind, '' as txid, f.destination, f.destination_kind,
+                   f.fee_units, sum(f.value_units) over (partition by f.id), f.project_id, f.value_units, f.method
+              from (
+                select p.id, max(s.confirmed_at) as confirmed_at, p.chain, p.network, p.coin, p.kind, p.destination, p.destination_kind, p.method,
+                       (select coalesce(sum(x.fee_units), 0) from treasury_plan_steps x
+                         where x.plan_id = p.id and x.kind = 'transaction' and x.block_height is not null and x.status in ('confirmed', 'failed')) as fee_units,
+                       a.project_id, sum(coalesce((s.moves ->> p.coin)::numeric, 0)) as value_units
+                  from treasury_plans p join treasury_plan_steps s on s.plan_id = p.id
+                  join treasury_plan_addresses a on a.plan_id = p.id and a.address = s.signer_address
+                 where p.method is not null and p.status = 'failed' and s.signer_kind = 'deposit' and s.kind = 'transaction' and s.status = 'confirmed'
+                 group by p.id, a.project_id
+              ) f
+             where f.confirmed_at >= ${range.from} and f.confirmed_at < ${range.to}
           ) moved
           order by confirmed_at, plan_id, project_id`,
     );
