@@ -687,3 +687,29 @@ test.serial('a signed file that is JSON but no object (null, an array, a number)
     t.is(answer.body.error_code, 'treasury_signed_unreadable', text);
   }
 });
+
+test.serial('a sent transaction the chain never knows is sent again, then fails its plan after the limit, freeing its addresses', async (t) => {
+  await paidInvoices('tok', ['1', '2']);
+  const plan = (await api('POST', `${ACCOUNTS}/plans`, { chain: 'eth', network: 'anvil', coin: 'tok', destination, method: 'gas_top_up' })).body;
+  const file = (await api('GET', `${ACCOUNTS}/plans/${plan.id}/file`)).body;
+  t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
+  t.like((await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`)).body, { status: 'broadcast', stage: 1 });
+  // As if the provider had dropped it: the step's id is one the chain never saw.
+  const db = gw.kernel.cradle.db;
+  const [step] = await db('treasury_plan_steps').where({ plan_id: plan.id, status: 'broadcast' }).orderBy('id').limit(1);
+  await db('treasury_plan_steps')
+    .where({ id: step.id })
+    .update({ txid: `0x${'ab'.repeat(32)}` });
+  await gw.kernel.cradle.treasuryAccountBroadcaster.track();
+  t.is((await api('GET', `${ACCOUNTS}/plans/${plan.id}`)).body.status, 'broadcast', 'within the limit it waits, sent again');
+  await db('treasury_plan_steps')
+    .where({ id: step.id })
+    .update({ broadcast_at: new Date(Date.now() - 2 * 3_600_000) });
+  const report = await gw.kernel.cradle.treasuryAccountBroadcaster.track();
+  t.deepEqual(report.failed, [plan.id]);
+  const failed = (await api('GET', `${ACCOUNTS}/plans/${plan.id}`)).body;
+  t.is(failed.status, 'failed');
+  t.regex(failed.failure, /not seen on chain/);
+  const quote = await api('POST', `${ACCOUNTS}/quote`, { chain: 'eth', network: 'anvil', coin: 'tok', destination });
+  t.true(quote.body.sources >= 2, 'the addresses are free for a new plan');
+});

@@ -12,6 +12,9 @@ import type { TreasuryScope } from './treasury-scope.js';
 
 const SYSTEM: Actor = { actor: 'system', channel: 'system' };
 
+/** How long a sent transaction the chain does not know is sent again before its step (and plan) fails. */
+export const UNSEEN_LIMIT_MS = 60 * 60_000;
+
 /** What one tracking pass of account plans did. */
 export interface AccountTrackReport {
   readonly advanced: string[];
@@ -130,11 +133,12 @@ export class AccountBroadcaster {
    */
   private async followStep(target: AccountNetwork, step: PlanStep): Promise<{ failed: string } | 'confirmed' | 'waiting'> {
     const state = await target.treasury.transaction(step.txid!);
-    if (state?.failed !== undefined) {
+    if (state === null) return this.unseen(target, step);
+    if (state.failed !== undefined) {
       await PlanStep.query(this.deps.db)
         .patch({ status: 'failed', failure: `included in a block but failed: ${state.failed}`, block_height: state.blockHeight })
         .where({ id: step.id, status: 'broadcast' });
-      return { failed: state.failed };
+      return { failed: `failed on chain (${state.failed})` };
     }
     const confirmations = state?.confirmations ?? 0;
     const enough = confirmations >= target.confirmations;
@@ -148,6 +152,30 @@ export class AccountBroadcaster {
         .where({ id: step.id, status: 'broadcast' });
     }
     return enough ? 'confirmed' : 'waiting';
+  }
+
+  /**
+   * A sent step the chain does not know (dropped from the mempool, a maximum fee below the base
+   * fee, a provider that lost it): sent again on each pass, which is harmless (a provider that has
+   * it answers with its id). Unseen `UNSEEN_LIMIT_MS` after its first broadcast, it is failed, with
+   * the freshness check's answer in its failure (an account that moved on past its nonce), so its
+   * plan fails and frees its addresses (docs/decisions.md).
+   */
+  private async unseen(target: AccountNetwork, step: PlanStep): Promise<{ failed: string } | 'waiting'> {
+    const sentAt = step.broadcast_at ? new Date(step.broadcast_at).getTime() : Date.now();
+    if (Date.now() - sentAt < UNSEEN_LIMIT_MS) {
+      try {
+        await target.treasury.broadcast({ txid: step.txid!, hex: step.signed! });
+      } catch (error) {
+        // Refused or out of reach: asked again next pass, until the limit.
+        this.deps.logger.warn({ plan: step.plan_id, step: step.step_id, err: error }, 'treasury step not seen on chain; sending it again failed');
+      }
+      return 'waiting';
+    }
+    const stale = await this.staleness(target, step.plan_id);
+    const reason = `was not seen on chain ${UNSEEN_LIMIT_MS / 60_000} minutes after its broadcast${stale ? ` (${stale.message})` : ''}`;
+    await PlanStep.query(this.deps.db).patch({ status: 'failed', failure: reason }).where({ id: step.id, status: 'broadcast' });
+    return { failed: reason };
   }
 
   /** A plan no longer broadcast (failed) whose sent steps are still followed until each is confirmed or failed. */
@@ -176,7 +204,7 @@ export class AccountBroadcaster {
         plan.id,
         'broadcast',
         treasuryErrors.treasury_broadcast_rejected({
-          message: `The transaction ${failed.step.txid} of step ${failed.step.step_id} failed on chain (${failed.reason}).`,
+          message: `The transaction ${failed.step.txid} of step ${failed.step.step_id} ${failed.reason}.`,
         }),
         SYSTEM,
       );
