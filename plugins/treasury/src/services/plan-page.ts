@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import { Plan } from '../models/plan.js';
+import { PlanAddress } from '../models/plan-address.js';
+import { PlanInput } from '../models/plan-input.js';
+import type { PlanStatus } from '../plan-status.js';
+
+/** Which plans a list asks for: at most `limit`, after the id `after` (the previous page's `next`). */
+export interface PlanFilter {
+  readonly status?: PlanStatus;
+  readonly chain?: string;
+  readonly network?: string;
+  readonly limit: number;
+  readonly after?: string;
+}
+
+/**
+ * One page of plans newest first, keyed by id: UTXO plans (no method) or account plans (a
+ * method), only those whose every input (UTXO) or address (account) is in the projects of
+ * `reach` (null: all); `next` continues after the page, null on the last one.
+ */
+export async function planPage(
+  db: Knex,
+  kind: 'utxo' | 'account',
+  filter: PlanFilter,
+  reach: ReadonlySet<string> | null,
+): Promise<{ page: Plan[]; next: string | null }> {
+  const query = Plan.query(db)
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1);
+  if (kind === 'utxo') query.whereNull('method');
+  else query.whereNotNull('method');
+  if (filter.status) query.where('status', filter.status);
+  if (filter.chain) query.where('chain', filter.chain);
+  if (filter.network) query.where('network', filter.network);
+  if (filter.after) query.where('id', '<', filter.after);
+  if (reach) {
+    const owners = kind === 'utxo' ? PlanInput.tableName : PlanAddress.tableName;
+    query.whereNotExists(
+      db(owners)
+        .where(`${owners}.plan_id`, db.ref('treasury_plans.id'))
+        .whereNotIn(`${owners}.project_id`, [...reach]),
+    );
+  }
+  const rows = await query;
+  const page = rows.slice(0, filter.limit);
+  return { page, next: rows.length > filter.limit ? page[page.length - 1]!.id : null };
+}
