@@ -13,6 +13,23 @@ export interface PlanFilter {
   readonly after?: string;
 }
 
+/** A list request's filter from the query of a plans route (the absent parameters left out). */
+export function planFilterOf(query: {
+  limit: number;
+  status?: PlanStatus | undefined;
+  chain?: string | undefined;
+  network?: string | undefined;
+  after?: string | undefined;
+}): PlanFilter {
+  return {
+    limit: query.limit,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.chain ? { chain: query.chain } : {}),
+    ...(query.network ? { network: query.network } : {}),
+    ...(query.after ? { after: query.after } : {}),
+  };
+}
+
 /**
  * One page of plans newest first, keyed by id: UTXO plans (no method) or account plans (a
  * method), only those whose every input (UTXO) or address (account) is in the projects of
