@@ -11,6 +11,7 @@ import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPool
 import { MCP_PLUGINS } from '@gw/plugin-mcp/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
+import type { Api } from './treasury-helpers.js';
 
 export interface AnvilTreasury {
   chain: EvmTreasuryChain;
@@ -57,4 +58,18 @@ export async function startAnvilTreasury(options: {
   const token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
   const cli = cliRunner({ plugins, chains, databaseUrl: () => gw.database.url, overrides: () => config });
   return { chain, gw, project, token, cli };
+}
+
+/** The treasury network of eth/anvil with the gas account alone (no sweeper configured). */
+export const gasAccountOnly = (chain: EvmTreasuryChain) => ({ operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } } });
+
+/** Runs the tracking pass until the account plan is confirmed (anvil mines each transaction at once; one confirmation counts). */
+export async function trackUntilConfirmed(gw: TestKernel, chain: EvmTreasuryChain, api: Api, planId: string): Promise<any> {
+  for (let i = 0; i < 10; i++) {
+    await gw.kernel.cradle.treasuryAccountBroadcaster.track();
+    const plan = await api('GET', `/api/v1/treasury/accounts/plans/${planId}`);
+    if (plan.body.status !== 'broadcast') return plan.body;
+    await chain.anvil.mine(1);
+  }
+  throw new Error('plan not confirmed');
 }

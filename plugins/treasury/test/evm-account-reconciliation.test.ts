@@ -10,7 +10,7 @@ import test from 'ava';
 import type { AccountStep } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { EvmTreasuryChain, type TestProject } from '@gw/testing';
-import { startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
+import { gasAccountOnly, startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
@@ -28,7 +28,7 @@ test.before(async () => {
   ({ chain, gw, project, token, cli } = await startAnvilTreasury({
     operator: 'treasury-reconcile',
     poolSize: 5,
-    network: (chain) => ({ operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } } }),
+    network: gasAccountOnly,
   }));
 });
 test.after.always(async () => {

@@ -17,7 +17,7 @@ import { tokenSweeperInitCode } from '@gw/chain-evm';
 import { EvmTreasuryChain, type TestProject } from '@gw/testing';
 import { callOk, patClient } from '@gw/plugin-mcp/testing';
 import { Interface, Transaction, Wallet } from 'ethers';
-import { startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
+import { startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
@@ -96,16 +96,7 @@ function signFile(file: any, tamper?: (id: string, signed: string) => string): s
   });
 }
 
-/** Runs the tracking pass until the plan is confirmed (anvil mines each transaction at once; one confirmation counts). */
-async function trackUntilConfirmed(planId: string): Promise<any> {
-  for (let i = 0; i < 10; i++) {
-    await gw.kernel.cradle.treasuryAccountBroadcaster.track();
-    const plan = await api('GET', `${ACCOUNTS}/plans/${planId}`);
-    if (plan.body.status !== 'broadcast') return plan.body;
-    await chain.anvil.mine(1);
-  }
-  throw new Error('plan not confirmed');
-}
+const trackUntilConfirmed = (planId: string) => trackUntil(gw, chain, api, planId);
 
 const sum = (values: readonly bigint[]) => values.reduce((a, b) => a + b, 0n);
 const TOK_AMOUNTS = Array.from({ length: 20 }, (_, i) => `${i + 1}.5`);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { EvmTreasuryChain, type TestProject } from '@gw/testing';
-import { startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
+import { gasAccountOnly, startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
@@ -32,7 +32,7 @@ test.before(async () => {
     operator: 'treasury-sweeper',
     poolSize: 5,
     // A gas account and no sweeper: the plugin deploys and records it.
-    network: (chain) => ({ operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } } }),
+    network: gasAccountOnly,
   }));
 });
 test.after.always(async () => {
@@ -45,15 +45,7 @@ const api = treasuryApi(
   () => token,
 );
 
-async function trackUntilConfirmed(planId: string): Promise<any> {
-  for (let i = 0; i < 10; i++) {
-    await gw.kernel.cradle.treasuryAccountBroadcaster.track();
-    const plan = await api('GET', `${ACCOUNTS}/plans/${planId}`);
-    if (plan.body.status !== 'broadcast') return plan.body;
-    await chain.anvil.mine(1);
-  }
-  throw new Error('plan not confirmed');
-}
+const trackUntilConfirmed = (planId: string) => trackUntil(gw, chain, api, planId);
 
 /** Every round's file signed by gateway-signer and imported, then broadcast and tracked to the end. */
 async function signAndRun(t: import('ava').ExecutionContext, planId: string): Promise<any> {
