@@ -76,6 +76,11 @@ export function step(options: StepOptions): AccountPlanFileStep {
   };
 }
 
+/** A deposit address's EIP-3009 authorization step (`auth-<index>`, signed by the test mnemonic's address `index`) of the typed data `typed`, moving `moves` to `to`. */
+export function eip3009Step(index: number, typed: object, to: string, moves: Record<string, bigint>): AccountPlanFileStep {
+  return step({ id: `auth-${index}`, signer: evmSigner(index), format: 'evm-3009-authorization', data: JSON.stringify(typed), nonce: null, to, moves });
+}
+
 /** A treasury's build as the file of one round, written as the treasury plugin serves it (`accountPlanFile`), with the plan id `plan-<method>`. */
 export function planFileOf(
   build: AccountPlanBuild,

@@ -5,6 +5,7 @@ import {
   accountPlan,
   signAccountPlan,
   erc20Transfer,
+  eip3009Step,
   evmSigner,
   evmTx,
   evmWallet,
@@ -67,15 +68,7 @@ function evmPlan(destination = externalEvmAddress()) {
         to: SWEEPER,
         moves: {},
       }),
-      step({
-        id: 'auth-4',
-        signer: evmSigner(4),
-        format: 'evm-3009-authorization',
-        data: JSON.stringify(typed),
-        nonce: null,
-        to: destination,
-        moves: { usdc_erc20: 4_000_000n },
-      }),
+      eip3009Step(4, typed, destination, { usdc_erc20: 4_000_000n }),
     ],
   );
   return { plan, destination, typed };

@@ -5,6 +5,7 @@ import { TronWeb } from 'tronweb';
 import {
   accountPlan,
   erc20Transfer,
+  eip3009Step,
   evmTx,
   evmSigner,
   evmWallet,
@@ -58,17 +59,7 @@ test("an EIP-3009 authorization of a contract that is not the coin's listed one 
   const typed = transferWithAuthorization({ token: FAKE, from: evmWallet(4).address, to: destination, value: 4n });
   const plan = accountPlan(
     { chain: 'eth', network: 'sepolia', evm_chain_id: SEPOLIA_CHAIN_ID, coin: 'usdc_erc20', method: 'eip3009', destination, moved_units: '4' },
-    [
-      step({
-        id: 'auth-4',
-        signer: evmSigner(4),
-        format: 'evm-3009-authorization',
-        data: JSON.stringify(typed),
-        nonce: null,
-        to: destination,
-        moves: { usdc_erc20: 4n },
-      }),
-    ],
+    [eip3009Step(4, typed, destination, { usdc_erc20: 4n })],
   );
   t.regex((await sign(plan)).stderr, /refused \(plan_mismatch\): step auth-4: the token contract 0x0+FA4e0 is not usdc_erc20's on sepolia/i);
 });

@@ -4,6 +4,7 @@ import type { AccountBroadcaster } from './services/account-broadcast.js';
 import type { AccountPlans, AccountSweepInput } from './services/account-plans.js';
 import type { AccountSignedImport } from './services/account-signed-import.js';
 import type { Sweepers } from './services/sweepers.js';
+import { planFilterOf } from './services/plan-page.js';
 import type { TreasuryScope } from './services/treasury-scope.js';
 import {
   AccountImportBody,
@@ -113,16 +114,7 @@ export function accountRoutes(
       responses: { 200: AccountPlansPage },
       errors: [...errors.auth, 'validation_error'],
       handler: async ({ auth, query }) => ({
-        body: await deps.treasuryAccountPlans.list(
-          {
-            limit: query.limit,
-            ...(query.status ? { status: query.status } : {}),
-            ...(query.chain ? { chain: query.chain } : {}),
-            ...(query.network ? { network: query.network } : {}),
-            ...(query.after ? { after: query.after } : {}),
-          },
-          scopeOf(auth, READ),
-        ),
+        body: await deps.treasuryAccountPlans.list(planFilterOf(query), scopeOf(auth, READ)),
       }),
     }),
     defineRoute({

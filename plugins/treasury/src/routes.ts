@@ -20,6 +20,7 @@ import {
   ReconciliationSchema,
 } from './schemas.js';
 import type { SweepRequest } from './services/treasury-plans.js';
+import { planFilterOf } from './services/plan-page.js';
 import { scopeProjects, type TreasuryScope } from './services/treasury-scope.js';
 
 const READ = 'treasury:read';
@@ -158,16 +159,7 @@ export const treasuryRoutes = withDeps(
       responses: { 200: PlansPage },
       errors: [...AUTH_ERRORS, 'validation_error'],
       handler: async ({ auth, query }) => ({
-        body: await deps.treasuryPlans.list(
-          {
-            limit: query.limit,
-            ...(query.status ? { status: query.status } : {}),
-            ...(query.chain ? { chain: query.chain } : {}),
-            ...(query.network ? { network: query.network } : {}),
-            ...(query.after ? { after: query.after } : {}),
-          },
-          scopeOf(auth, READ),
-        ),
+        body: await deps.treasuryPlans.list(planFilterOf(query), scopeOf(auth, READ)),
       }),
     }),
     defineRoute({

@@ -7,20 +7,17 @@
  * invoice, sent while the watcher does not scan, shows as one (REST, CLI, metric).
  */
 import test from 'ava';
-import { CLI_ACTOR, defineChain, type AccountStep, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { createEvmAdapter } from '@gw/chain-evm';
-import { cliRunner, EvmTreasuryChain, FIXED_RATES, FAST_RETRIES, projectWithPools, type TestProject } from '@gw/testing';
-import { MCP_PLUGINS } from '@gw/plugin-mcp/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { treasuryPlugin } from '../src/index.js';
+import type { AccountStep } from '@gw/kernel';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { EvmTreasuryChain, type TestProject } from '@gw/testing';
+import { gasAccountOnly, startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
 let gw: TestKernel;
 let project: TestProject;
 let token: string;
-let config: Record<string, unknown>;
+let cli: AnvilTreasury['cli'];
 const destination = EvmTreasuryChain.freshAddress();
 const ACCOUNTS = '/api/v1/treasury/accounts';
 const TOK = 10n ** 18n;
@@ -28,32 +25,11 @@ let tokAddresses: string[] = [];
 let ethAddress = '';
 
 test.before(async () => {
-  chain = await EvmTreasuryChain.start();
-  await chain.anvil.sendEth(chain.funder, chain.gasAccount.address, 10n ** 19n);
-  config = {
-    'chains.testNetworks': { eth: 'anvil' },
-    'plugins.rates.providers': ['fixed'],
-    'plugins.rates.fixed': { ETH: FIXED_RATES.ETH, USDT: FIXED_RATES.USDT, USDC: FIXED_RATES.USDC },
-    'plugins.watchers.chains': {
-      eth: { anvil: { providers: [{ name: 'anvil', url: chain.anvil.url }], startHeight: (await chain.anvil.blockNumber()) + 1 } },
-    },
-    'plugins.address-pool.targetFree': 5,
-    'plugins.address-pool.hardCap': 5,
-    'plugins.watchers.scanIntervalSeconds': 3600,
-    ...FAST_RETRIES,
-    'plugins.treasury.trackCron': '0 0 1 1 *',
-    'plugins.treasury.reconcileCron': '0 0 1 1 *',
-    'plugins.treasury.networks': { eth: { anvil: { operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } } } } },
-  };
-  gw = await startTestKernel({
-    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
-    role: 'all',
-    config,
-  });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-reconcile', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  ({ chain, gw, project, token, cli } = await startAnvilTreasury({
+    operator: 'treasury-reconcile',
+    poolSize: 5,
+    network: gasAccountOnly,
+  }));
 });
 test.after.always(async () => {
   await gw?.close();
@@ -149,12 +125,6 @@ test.serial('a token transfer to a pool address the watchers did not see shows a
   const metrics = await gw.kernel.cradle.metrics.registry.metrics();
   t.regex(metrics, /gateway_treasury_reconciliation_differences\{chain="eth",network="anvil"\} 1/);
 
-  const cli = cliRunner({
-    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
-    databaseUrl: () => gw.database.url,
-    overrides: () => config,
-  });
   const ran = await cli('treasury', 'reconcile', '--json');
   t.is(ran.code, 0, ran.stderr);
   t.true(ran.json.runs.some((r: any) => r.chain === 'eth' && r.differences === 1));

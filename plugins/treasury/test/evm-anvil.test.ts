@@ -11,14 +11,13 @@ import test from 'ava';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_ACTOR, defineChain, type AccountStep, type AppError, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
-import { createEvmAdapter, tokenSweeperInitCode } from '@gw/chain-evm';
-import { cliRunner, EvmTreasuryChain, FIXED_RATES, FAST_RETRIES, projectWithPools, type TestProject } from '@gw/testing';
-import { MCP_PLUGINS, callOk, patClient } from '@gw/plugin-mcp/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
+import type { AccountStep, AppError } from '@gw/kernel';
+import { signedFetch, type TestKernel, waitFor } from '@gw/kernel/testing';
+import { tokenSweeperInitCode } from '@gw/chain-evm';
+import { EvmTreasuryChain, type TestProject } from '@gw/testing';
+import { callOk, patClient } from '@gw/plugin-mcp/testing';
 import { Interface, Transaction, Wallet } from 'ethers';
-import { treasuryPlugin } from '../src/index.js';
+import { startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
@@ -27,42 +26,20 @@ let project: TestProject;
 let token: string;
 let sweeper: string;
 let keyDir: string;
-let kernelConfig: Record<string, unknown>;
-let treasuryNetworks: Record<string, unknown>;
+let cli: AnvilTreasury['cli'];
 const destination = EvmTreasuryChain.freshAddress();
 
 test.before(async () => {
-  chain = await EvmTreasuryChain.start();
-  sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
-  await chain.anvil.sendEth(chain.funder, chain.gasAccount.address, 10n ** 19n);
+  ({ chain, gw, project, token, cli } = await startAnvilTreasury({
+    operator: 'treasury-evm',
+    poolSize: 40,
+    network: async (chain) => {
+      sweeper = await chain.anvil.deploy(chain.funder, tokenSweeperInitCode(destination));
+      return { operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } }, sweepers: { [destination]: sweeper } };
+    },
+  }));
   keyDir = await mkdtemp(join(tmpdir(), 'treasury-hot-gas-'));
   await writeFile(join(keyDir, 'gas.key'), chain.gasWallet.privateKey, { mode: 0o600 });
-  treasuryNetworks = {
-    eth: { anvil: { operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } }, sweepers: { [destination]: sweeper } } },
-  };
-  kernelConfig = {
-    'chains.testNetworks': { eth: 'anvil' },
-    'plugins.rates.providers': ['fixed'],
-    'plugins.rates.fixed': { ETH: FIXED_RATES.ETH, USDT: FIXED_RATES.USDT, USDC: FIXED_RATES.USDC },
-    'plugins.watchers.chains': {
-      eth: { anvil: { providers: [{ name: 'anvil', url: chain.anvil.url }], startHeight: (await chain.anvil.blockNumber()) + 1 } },
-    },
-    'plugins.address-pool.targetFree': 40,
-    'plugins.address-pool.hardCap': 40,
-    'plugins.watchers.scanIntervalSeconds': 3600,
-    ...FAST_RETRIES,
-    'plugins.treasury.trackCron': '0 0 1 1 *',
-    'plugins.treasury.reconcileCron': '0 0 1 1 *',
-  };
-  gw = await startTestKernel({
-    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
-    role: 'all',
-    config: { ...kernelConfig, 'plugins.treasury.networks': treasuryNetworks },
-  });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-evm', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
 });
 test.after.always(async () => {
   await gw?.close();
@@ -119,16 +96,7 @@ function signFile(file: any, tamper?: (id: string, signed: string) => string): s
   });
 }
 
-/** Runs the tracking pass until the plan is confirmed (anvil mines each transaction at once; one confirmation counts). */
-async function trackUntilConfirmed(planId: string): Promise<any> {
-  for (let i = 0; i < 10; i++) {
-    await gw.kernel.cradle.treasuryAccountBroadcaster.track();
-    const plan = await api('GET', `${ACCOUNTS}/plans/${planId}`);
-    if (plan.body.status !== 'broadcast') return plan.body;
-    await chain.anvil.mine(1);
-  }
-  throw new Error('plan not confirmed');
-}
+const trackUntilConfirmed = (planId: string) => trackUntil(gw, chain, api, planId);
 
 const sum = (values: readonly bigint[]) => values.reduce((a, b) => a + b, 0n);
 const TOK_AMOUNTS = Array.from({ length: 20 }, (_, i) => `${i + 1}.5`);
@@ -417,12 +385,6 @@ test.serial(
 );
 
 test.serial('the operator CLI: holdings, quote, sweep with its round files, import of each round, broadcast (--json)', async (t) => {
-  const cli = cliRunner({
-    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
-    databaseUrl: () => gw.database.url,
-    overrides: () => ({ ...kernelConfig, 'plugins.treasury.networks': treasuryNetworks }),
-  });
   const amounts = ['6', '8'];
   const paid = await paidInvoices('usdc', amounts);
   const before = await chain.balanceOf(chain.contracts.eip3009, destination);

@@ -11,53 +11,29 @@ import test from 'ava';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_ACTOR, defineChain, type ChainId } from '@gw/kernel';
-import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { createEvmAdapter } from '@gw/chain-evm';
-import { cliRunner, EvmTreasuryChain, FIXED_RATES, FAST_RETRIES, projectWithPools, type TestProject } from '@gw/testing';
-import { MCP_PLUGINS } from '@gw/plugin-mcp/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { treasuryPlugin } from '../src/index.js';
+import { CLI_ACTOR } from '@gw/kernel';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { EvmTreasuryChain, type TestProject } from '@gw/testing';
+import { gasAccountOnly, startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
 let gw: TestKernel;
 let project: TestProject;
 let token: string;
-let config: Record<string, unknown>;
+let cli: AnvilTreasury['cli'];
 let swept7702: string[] = [];
 let deployed = '';
 const destination = EvmTreasuryChain.freshAddress();
 const ACCOUNTS = '/api/v1/treasury/accounts';
 
 test.before(async () => {
-  chain = await EvmTreasuryChain.start();
-  await chain.anvil.sendEth(chain.funder, chain.gasAccount.address, 10n ** 19n);
-  config = {
-    'chains.testNetworks': { eth: 'anvil' },
-    'plugins.rates.providers': ['fixed'],
-    'plugins.rates.fixed': { ETH: FIXED_RATES.ETH, USDT: FIXED_RATES.USDT, USDC: FIXED_RATES.USDC },
-    'plugins.watchers.chains': {
-      eth: { anvil: { providers: [{ name: 'anvil', url: chain.anvil.url }], startHeight: (await chain.anvil.blockNumber()) + 1 } },
-    },
-    'plugins.address-pool.targetFree': 5,
-    'plugins.address-pool.hardCap': 5,
-    'plugins.watchers.scanIntervalSeconds': 3600,
-    ...FAST_RETRIES,
-    'plugins.treasury.trackCron': '0 0 1 1 *',
-    'plugins.treasury.reconcileCron': '0 0 1 1 *',
+  ({ chain, gw, project, token, cli } = await startAnvilTreasury({
+    operator: 'treasury-sweeper',
+    poolSize: 5,
     // A gas account and no sweeper: the plugin deploys and records it.
-    'plugins.treasury.networks': { eth: { anvil: { operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } } } } },
-  };
-  gw = await startTestKernel({
-    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
-    role: 'all',
-    config,
-  });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-sweeper', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+    network: gasAccountOnly,
+  }));
 });
 test.after.always(async () => {
   await gw?.close();
@@ -69,15 +45,7 @@ const api = treasuryApi(
   () => token,
 );
 
-async function trackUntilConfirmed(planId: string): Promise<any> {
-  for (let i = 0; i < 10; i++) {
-    await gw.kernel.cradle.treasuryAccountBroadcaster.track();
-    const plan = await api('GET', `${ACCOUNTS}/plans/${planId}`);
-    if (plan.body.status !== 'broadcast') return plan.body;
-    await chain.anvil.mine(1);
-  }
-  throw new Error('plan not confirmed');
-}
+const trackUntilConfirmed = (planId: string) => trackUntil(gw, chain, api, planId);
 
 /** Every round's file signed by gateway-signer and imported, then broadcast and tracked to the end. */
 async function signAndRun(t: import('ava').ExecutionContext, planId: string): Promise<any> {
@@ -186,12 +154,6 @@ test.serial('a recorded sweeper whose code is not the sweeper for its destinatio
 });
 
 test.serial('CLI: sweeper-deploy plans a deployment and writes its file', async (t) => {
-  const cli = cliRunner({
-    plugins: [...MCP_PLUGINS, watchersPlugin, treasuryPlugin],
-    chains: [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })],
-    databaseUrl: () => gw.database.url,
-    overrides: () => config,
-  });
   const dir = await mkdtemp(join(tmpdir(), 'treasury-sweeper-cli-'));
   try {
     const out = join(dir, 'deploy.json');

@@ -1,21 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import {
-  chainErrors,
-  TRANSFER_WITH_AUTHORIZATION_TYPE,
-  treasuryChainErrors,
-  type AccountPlanBuild,
-  type AccountStep,
-  type OperatorAccount,
-  type VerifiedStep,
-} from '@gw/chain-api';
+import { chainErrors, TRANSFER_WITH_AUTHORIZATION_TYPE, treasuryChainErrors, type AccountPlanBuild, type AccountStep, type VerifiedStep } from '@gw/chain-api';
 import { getAddress, hexlify, Signature } from 'ethers';
 import { parseTypedDataPayload, type TypedDataPayload } from './authorization-payloads.js';
 import { EIP3009_ABI } from './eip3009-probe.js';
-import type { FeeMarket } from './fee-market.js';
 import { word } from './erc20.js';
 import { encodeAggregate3 } from './multicall3.js';
-import { planContext } from './plan-native.js';
 import { depositSigner, formatUnits, transactionStep } from './plan-steps.js';
+import { readSubmissionContext, submissionContext } from './submission-context.js';
 import { CALLS_PER_SUBMISSION, SUBMISSION_GAS } from './submission-gas.js';
 import { requireGas, unitsOf, type SweepState } from './sweep-state.js';
 
@@ -72,14 +63,7 @@ export function planEip3009(state: SweepState): AccountPlanBuild {
   }
   if (steps.length === 0) throw treasuryChainErrors.treasury_insufficient_value({ message: `No source holds any ${state.coin} to move.` });
   const context = {
-    ...planContext(state),
-    token: state.token,
-    multicall3: state.network.multicall3 ?? '',
-    gasAddress: getAddress(gas.account.address),
-    gasPath: gas.account.path,
-    gasNonce: gas.nonce.toString(),
-    tokenTransferGas: state.tokenTransferGas.toString(),
-    coinDecimals: state.coinDecimals,
+    ...submissionContext(state, state.token, gas),
   };
   const submissions = submissionSteps(context, state.coin, state.destination, steps, new Map());
   const fee = submissions.reduce((sum, s) => sum + s.feeUnits, 0n);
@@ -113,17 +97,10 @@ function submissionSteps(
   auths: readonly AccountStep[],
   signatures: ReadonlyMap<string, string>,
 ): AccountStep[] {
-  const fees: FeeMarket = {
-    chainId: BigInt(String(context['chainId'])),
-    maxFeePerGas: BigInt(String(context['maxFeePerGas'])),
-    maxPriorityFeePerGas: BigInt(String(context['maxPriorityFeePerGas'])),
-  };
-  const token = String(context['token']);
-  const multicall3 = String(context['multicall3']);
-  const gasAccount: OperatorAccount = { role: 'gas', address: String(context['gasAddress']), path: String(context['gasPath']) };
-  const callGas = BigInt(String(context['tokenTransferGas'])) + SUBMISSION_GAS.perTransferWithAuthorization + (multicall3 ? SUBMISSION_GAS.perCall : 0n);
+  const { fees, token, multicall3, gasAccount, gasNonce, tokenTransferGas, coinDecimals } = readSubmissionContext(context);
+  const callGas = tokenTransferGas + SUBMISSION_GAS.perTransferWithAuthorization + (multicall3 ? SUBMISSION_GAS.perCall : 0n);
   const perSubmission = multicall3 ? CALLS_PER_SUBMISSION : 1;
-  let nonce = BigInt(String(context['gasNonce']));
+  let nonce = gasNonce;
   const steps: AccountStep[] = [];
   for (let start = 0; start < auths.length; start += perSubmission) {
     const batch = auths.slice(start, start + perSubmission);
@@ -140,7 +117,7 @@ function submissionSteps(
         id: `submit-${steps.length}`,
         round: 2,
         stage: 1,
-        description: `Submit ${batch.length} EIP-3009 transfer${batch.length === 1 ? '' : 's'} of ${formatUnits(moved, Number(context['coinDecimals']))} ${coin} to ${destination}`,
+        description: `Submit ${batch.length} EIP-3009 transfer${batch.length === 1 ? '' : 's'} of ${formatUnits(moved, coinDecimals)} ${coin} to ${destination}`,
         signer: { kind: 'operator', account: gasAccount },
         fees,
         tx: { nonce: nonce++, to: multicall3 || token, value: 0n, data, gasLimit },

@@ -1,10 +1,9 @@
-import { chainErrors, treasuryChainErrors, type AccountPlanBuild, type AccountStep, type OperatorAccount, type VerifiedStep } from '@gw/chain-api';
+import { chainErrors, treasuryChainErrors, type AccountPlanBuild, type AccountStep, type VerifiedStep } from '@gw/chain-api';
 import { getAddress, Signature, type AuthorizationLike } from 'ethers';
 import { authorizationPayload } from './authorization-payloads.js';
-import type { FeeMarket } from './fee-market.js';
 import { encodeAggregate3 } from './multicall3.js';
-import { planContext } from './plan-native.js';
 import { depositSigner, formatUnits, transactionStep } from './plan-steps.js';
+import { readSubmissionContext, submissionContext } from './submission-context.js';
 import { CALLS_PER_SUBMISSION, SUBMISSION_GAS } from './submission-gas.js';
 import { requireGas, unitsOf, type SweepState } from './sweep-state.js';
 import { delegationCodeOf, TOKEN_SWEEPER_ABI } from './token-sweeper.js';
@@ -48,15 +47,8 @@ export function planEip7702(state: SweepState): AccountPlanBuild {
       to: sweeper,
     }));
   const context = {
-    ...planContext(state),
-    token: state.token,
+    ...submissionContext(state, state.token, gas),
     sweeper,
-    multicall3: state.network.multicall3 ?? '',
-    gasAddress: getAddress(gas.account.address),
-    gasPath: gas.account.path,
-    gasNonce: gas.nonce.toString(),
-    tokenTransferGas: state.tokenTransferGas.toString(),
-    coinDecimals: state.coinDecimals,
     sources: moving.map((m) => m.address).join(','),
     units: moving.map((m) => m.units.toString()).join(','),
   };
@@ -117,18 +109,11 @@ function submissionSteps(
   moving: readonly SweepSource[],
   authorizations: ReadonlyMap<string, AuthorizationLike>,
 ): AccountStep[] {
-  const fees: FeeMarket = {
-    chainId: BigInt(String(context['chainId'])),
-    maxFeePerGas: BigInt(String(context['maxFeePerGas'])),
-    maxPriorityFeePerGas: BigInt(String(context['maxPriorityFeePerGas'])),
-  };
-  const token = String(context['token']);
-  const multicall3 = String(context['multicall3']);
-  const gasAccount: OperatorAccount = { role: 'gas', address: String(context['gasAddress']), path: String(context['gasPath']) };
-  const sweepGas = BigInt(String(context['tokenTransferGas'])) + SUBMISSION_GAS.perCall;
+  const { fees, token, multicall3, gasAccount, gasNonce, tokenTransferGas, coinDecimals } = readSubmissionContext(context);
+  const sweepGas = tokenTransferGas + SUBMISSION_GAS.perCall;
   const perSubmission = multicall3 ? CALLS_PER_SUBMISSION : 1;
   const sweepCall = TOKEN_SWEEPER_ABI.encodeFunctionData('sweep', [token]);
-  let nonce = BigInt(String(context['gasNonce']));
+  let nonce = gasNonce;
   const steps: AccountStep[] = [];
   for (let start = 0; start < moving.length; start += perSubmission) {
     const batch = moving.slice(start, start + perSubmission);
@@ -146,7 +131,7 @@ function submissionSteps(
         id: `submit-${steps.length}`,
         round,
         stage: 1,
-        description: `Sweep ${formatUnits(moved, Number(context['coinDecimals']))} ${coin} from ${batch.length} address${batch.length === 1 ? '' : 'es'} to ${destination} through the sweeper${list.length ? ` (carrying ${list.length} delegation${list.length === 1 ? '' : 's'})` : ''}`,
+        description: `Sweep ${formatUnits(moved, coinDecimals)} ${coin} from ${batch.length} address${batch.length === 1 ? '' : 'es'} to ${destination} through the sweeper${list.length ? ` (carrying ${list.length} delegation${list.length === 1 ? '' : 's'})` : ''}`,
         signer: { kind: 'operator', account: gasAccount },
         fees,
         tx: { nonce: nonce++, to, value: 0n, data, gasLimit, ...(list.length ? { authorizationList: list } : {}) },

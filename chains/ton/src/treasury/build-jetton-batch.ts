@@ -1,10 +1,10 @@
 import { internal, SendMode, type Address } from '@ton/core';
 import { treasuryChainErrors, type AccountPlanBuild, type AccountStep, type OperatorAccount } from '@gw/chain-api';
 import { formatTonAddress } from '../derive.js';
+import { depositRequest } from './deposit-request.js';
 import { externalStepPayload } from './external-step.js';
 import { jettonTransferBody } from './jetton-transfer.js';
 import { tonText, type PreparedSource, type TonPlanContext } from './plan-context.js';
-import { subwalletPath } from './plan-context.js';
 import {
   JETTON_EXTERNAL_FEE,
   JETTON_FORWARD_TON_AMOUNT,
@@ -120,24 +120,18 @@ export async function buildJettonBatchPlan(
       forwardTonAmount: JETTON_FORWARD_TON_AMOUNT,
     });
     const message = internal({ to: m.jettonWallet, value: carryAll ? 0n : JETTON_TRANSFER_VALUE, bounce: true, body });
-    const external = await externalStepPayload({
-      publicKey: ctx.publicKey,
-      network: ctx.network,
-      subwallet: s.subwallet,
-      seqno: s.state.seqno,
-      deploy: !s.state.deployed,
-      validUntil: ctx.validUntil,
-      actions: [{ message, mode: carryAll ? SendMode.CARRY_ALL_REMAINING_BALANCE : SendMode.PAY_GAS_SEPARATELY }],
-      jetton: { master: formatTonAddress(master, ctx.network), wallet: formatTonAddress(m.jettonWallet, ctx.network) },
-    });
+    const request = await depositRequest(
+      ctx,
+      s,
+      { message, mode: carryAll ? SendMode.CARRY_ALL_REMAINING_BALANCE : SendMode.PAY_GAS_SEPARATELY },
+      { master: formatTonAddress(master, ctx.network), wallet: formatTonAddress(m.jettonWallet, ctx.network) },
+    );
     steps.push({
       id: `transfer-${s.subwallet}`,
       round: 1,
       stage: transferStage,
       description: `Send ${s.state.jettons} ${coin} base units from ${s.source.address} to ${ctx.destinationText}`,
-      signer: { kind: 'deposit', address: s.source.address, key: s.source.key, index: s.source.index, path: subwalletPath(s.subwallet) },
-      kind: 'transaction',
-      ...external,
+      ...request,
       moves: { [coin]: s.state.jettons },
       feeUnits: JETTON_TRANSFER_FEE,
       to: ctx.destinationText,

@@ -1,7 +1,7 @@
 import { internal, SendMode } from '@ton/core';
 import { treasuryChainErrors, type AccountPlanBuild, type AccountStep } from '@gw/chain-api';
-import { externalStepPayload } from './external-step.js';
-import { subwalletPath, tonText, type PreparedSource, type TonPlanContext } from './plan-context.js';
+import { depositRequest } from './deposit-request.js';
+import { tonText, type PreparedSource, type TonPlanContext } from './plan-context.js';
 import { TON_TRANSFER_DEPLOY_FEE, TON_TRANSFER_FEE } from './ton-fees.js';
 
 /** What a native sweep of this source would cost (its external; more when it deploys the wallet). */
@@ -32,23 +32,13 @@ export async function buildNativePlan(ctx: TonPlanContext, sources: readonly Pre
       continue;
     }
     const message = internal({ to: ctx.destination, value: 0n, bounce: ctx.destinationBounce });
-    const external = await externalStepPayload({
-      publicKey: ctx.publicKey,
-      network: ctx.network,
-      subwallet: s.subwallet,
-      seqno: s.state.seqno,
-      deploy: !s.state.deployed,
-      validUntil: ctx.validUntil,
-      actions: [{ message, mode: SendMode.CARRY_ALL_REMAINING_BALANCE }],
-    });
+    const request = await depositRequest(ctx, s, { message, mode: SendMode.CARRY_ALL_REMAINING_BALANCE });
     steps.push({
       id: `transfer-${s.subwallet}`,
       round: 1,
       stage: 1,
       description: `Send all of ${s.source.address} (about ${tonText(balance - fee)} after its fee) to ${ctx.destinationText}`,
-      signer: { kind: 'deposit', address: s.source.address, key: s.source.key, index: s.source.index, path: subwalletPath(s.subwallet) },
-      kind: 'transaction',
-      ...external,
+      ...request,
       moves: { [ctx.nativeCoin]: balance - fee },
       feeUnits: fee,
       to: ctx.destinationText,

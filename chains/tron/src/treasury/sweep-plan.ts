@@ -295,36 +295,34 @@ export function planEnergyDelegation(state: SweepState): AccountPlanBuild {
     }
     const balance = delegationFor(move.energy, staking.totalEnergyLimit, staking.totalEnergyWeight);
     delegated += balance;
-    const delegate = delegateEnergy(staking.account.address, move.s.source.address, balance, ref);
-    const delegateFee = stakingBandwidth.spend(delegate, state);
-    steps.push(
+    // The staking account signs both: the delegation before the transfer, its reclaim after.
+    const stakingStep = (id: string, stage: number, description: string, tx: TronUnsignedTx): AccountStep =>
       step({
-        id: `delegate-${move.s.source.index}`,
-        stage: 1,
-        description: `Delegate the energy of ${trx(balance)} staked to ${move.s.source.address} (${move.energy} energy for its transfer)`,
+        id,
+        stage,
+        description,
         signer: operatorSigner(staking.account),
-        tx: delegate,
+        tx,
         moves: {},
-        feeUnits: delegateFee,
+        feeUnits: stakingBandwidth.spend(tx, state),
         to: move.s.source.address,
-      }),
+      });
+    const delegate = stakingStep(
+      `delegate-${move.s.source.index}`,
+      1,
+      `Delegate the energy of ${trx(balance)} staked to ${move.s.source.address} (${move.energy} energy for its transfer)`,
+      delegateEnergy(staking.account.address, move.s.source.address, balance, ref),
     );
+    steps.push(delegate);
     steps.push(transferStep(state, move, 2, move.bandwidthSun, 'energy delegated'));
-    const reclaim = undelegateEnergy(staking.account.address, move.s.source.address, balance, ref);
-    const reclaimFee = stakingBandwidth.spend(reclaim, state);
-    steps.push(
-      step({
-        id: `reclaim-${move.s.source.index}`,
-        stage: 3,
-        description: `Reclaim the energy of ${trx(balance)} delegated to ${move.s.source.address}`,
-        signer: operatorSigner(staking.account),
-        tx: reclaim,
-        moves: {},
-        feeUnits: reclaimFee,
-        to: move.s.source.address,
-      }),
+    const reclaim = stakingStep(
+      `reclaim-${move.s.source.index}`,
+      3,
+      `Reclaim the energy of ${trx(balance)} delegated to ${move.s.source.address}`,
+      undelegateEnergy(staking.account.address, move.s.source.address, balance, ref),
     );
-    operatorPays += delegateFee + reclaimFee;
+    steps.push(reclaim);
+    operatorPays += delegate.feeUnits + reclaim.feeUnits;
   }
   // Stake 2.0 moves a delegated amount out of `frozenV2` (into `delegated_frozenV2_balance_for_energy`):
   // what is left there is the most it can still lend. The node also holds back the share of energy

@@ -15,6 +15,7 @@ import {
 import type { AccountPlanView } from '../account-plan-view.js';
 import { ACCOUNT_METHODS, type AccountSweepInput } from '../services/account-plans.js';
 import type { TreasuryScope } from '../services/treasury-scope.js';
+import { queryText } from './query-text.js';
 
 /** What the page reads (ADR 0011). */
 export const ACCOUNT_TREASURY_PAGE_DEPS = ['treasuryAccountPlans', 'treasuryAccountSignedImport', 'treasuryAccountBroadcaster'] as const;
@@ -23,13 +24,6 @@ type Services = PageServices<typeof ACCOUNT_TREASURY_PAGE_DEPS>;
 const BASE = '/dashboard/treasury/accounts';
 const DIGITS = /^\d{1,78}$/;
 const scopeOf = (req: DashboardRequest<Services>): TreasuryScope => ({ operatorId: req.user.operatorId });
-
-function queryText(req: DashboardRequest<Services>, name: string, max: number): string {
-  const value = req.query.get(name)?.trim() ?? '';
-  if (value === '' || value.length > max)
-    throw coreErrors.validation_error({ message: `${name} is required (at most ${max} characters).`, details: { field: `query.${name}` } });
-  return value;
-}
 
 function method(value: string | undefined): AccountSweepInput['method'] | undefined {
   if (!value) return undefined;

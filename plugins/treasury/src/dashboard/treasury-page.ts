@@ -15,6 +15,7 @@ import {
 import type { PlanView } from '../plan-view.js';
 import { MovedOutExport } from '../services/moved-out-export.js';
 import type { TreasuryScope } from '../services/treasury-scope.js';
+import { queryText } from './query-text.js';
 
 /** What the page reads (ADR 0011). */
 export const TREASURY_PAGE_DEPS = ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryMovedOut'] as const;
@@ -24,14 +25,6 @@ const BASE = '/dashboard/treasury';
 const scopeOf = (req: DashboardRequest<Services>): TreasuryScope => ({ operatorId: req.user.operatorId });
 const OUTPOINT = /^[0-9a-f]{64}:\d{1,10}$/;
 const DIGITS = /^\d{1,30}$/;
-
-/** A query parameter that must be present and short, as the dashboard's error page tells. */
-function queryText(req: DashboardRequest<Services>, name: string, max: number): string {
-  const value = req.query.get(name)?.trim() ?? '';
-  if (value === '' || value.length > max)
-    throw coreErrors.validation_error({ message: `${name} is required (at most ${max} characters).`, details: { field: `query.${name}` } });
-  return value;
-}
 
 function planRow(plan: PlanView) {
   return [

@@ -1,12 +1,13 @@
-import { withUnitsColumns, type ChainId } from '@gw/kernel';
-import { Model, type Pojo } from 'objection';
+import type { ChainId } from '@gw/kernel';
+import { UnitsModel } from './units-model.js';
 
 /**
  * A deposit address (and coin) an account-chain plan moves; `held` while the plan is open (the
  * partial unique index refuses a second open plan over it). Its project confines who sees the plan.
  */
-export class PlanAddress extends Model {
+export class PlanAddress extends UnitsModel {
   static override tableName = 'treasury_plan_addresses';
+  static override unitsColumns = ['amount_units'];
   id!: string;
   plan_id!: string;
   chain!: ChainId;
@@ -17,14 +18,4 @@ export class PlanAddress extends Model {
   pool_address_id!: string;
   amount_units!: bigint;
   held!: boolean;
-
-  override $parseDatabaseJson(json: Pojo): Pojo {
-    return withUnitsColumns(super.$parseDatabaseJson(json), ['amount_units']);
-  }
-
-  override $formatDatabaseJson(json: Pojo): Pojo {
-    const out = super.$formatDatabaseJson(json);
-    if (typeof out['amount_units'] === 'bigint') out['amount_units'] = out['amount_units'].toString();
-    return out;
-  }
 }

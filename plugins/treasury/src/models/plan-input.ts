@@ -1,9 +1,10 @@
-import { withUnitsColumns, type ChainId } from '@gw/kernel';
-import { Model, type Pojo } from 'objection';
+import type { ChainId } from '@gw/kernel';
+import { UnitsModel } from './units-model.js';
 
 /** An output a plan spends; `held` while the plan is open (the partial unique index refuses a second holder). */
-export class PlanInput extends Model {
+export class PlanInput extends UnitsModel {
   static override tableName = 'treasury_plan_inputs';
+  static override unitsColumns = ['amount_units'];
   id!: string;
   plan_id!: string;
   chain!: ChainId;
@@ -16,14 +17,4 @@ export class PlanInput extends Model {
   pool_address_id!: string;
   invoice_id!: string | null;
   held!: boolean;
-
-  override $parseDatabaseJson(json: Pojo): Pojo {
-    return withUnitsColumns(super.$parseDatabaseJson(json), ['amount_units']);
-  }
-
-  override $formatDatabaseJson(json: Pojo): Pojo {
-    const out = super.$formatDatabaseJson(json);
-    if (typeof out['amount_units'] === 'bigint') out['amount_units'] = out['amount_units'].toString();
-    return out;
-  }
 }

@@ -1,13 +1,12 @@
-import { withUnitsColumns, type AccountKey, type AccountStep, type AccountUnsignedFormat, type OperatorAccount } from '@gw/kernel';
-import { Model, type Pojo } from 'objection';
-
-const UNITS_COLUMNS = ['nonce', 'fee_units', 'hot_spend_units'];
+import type { AccountKey, AccountStep, AccountUnsignedFormat, OperatorAccount } from '@gw/kernel';
+import { UnitsModel } from './units-model.js';
 
 export type StepStatus = 'awaiting_signature' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
 
 /** One step of an account-chain plan (migrations/0002): what a key signs, from unsigned to confirmed. */
-export class PlanStep extends Model {
+export class PlanStep extends UnitsModel {
   static override tableName = 'treasury_plan_steps';
+  static override unitsColumns = ['nonce', 'fee_units', 'hot_spend_units'];
   id!: string;
   plan_id!: string;
   step_id!: string;
@@ -43,16 +42,6 @@ export class PlanStep extends Model {
 
   static override get jsonAttributes(): string[] {
     return ['signer_key', 'moves'];
-  }
-
-  override $parseDatabaseJson(json: Pojo): Pojo {
-    return withUnitsColumns(super.$parseDatabaseJson(json), UNITS_COLUMNS);
-  }
-
-  override $formatDatabaseJson(json: Pojo): Pojo {
-    const out = super.$formatDatabaseJson(json);
-    for (const column of UNITS_COLUMNS) if (typeof out[column] === 'bigint') out[column] = out[column].toString();
-    return out;
   }
 }
 

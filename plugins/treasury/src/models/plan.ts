@@ -1,9 +1,6 @@
-import { withUnitsColumns, type ChainId, type PlanFile } from '@gw/kernel';
-import { Model, type Pojo } from 'objection';
+import type { ChainId, PlanFile } from '@gw/kernel';
+import { UnitsModel } from './units-model.js';
 import type { PlanKind, PlanStatus } from '../plan-status.js';
-
-/** Base-units columns of `treasury_plans`, read as bigint. */
-const UNITS_COLUMNS = ['fee_rate', 'fee_units', 'value_units', 'max_fee_rate', 'operator_pays_units'];
 
 /** An outpoint a plan chose not to spend: worth less than spending it costs at the plan's rate. */
 export interface SkippedOutput {
@@ -14,8 +11,9 @@ export interface SkippedOutput {
 }
 
 /** One plan (migrations/0001_treasury.ts). */
-export class Plan extends Model {
+export class Plan extends UnitsModel {
   static override tableName = 'treasury_plans';
+  static override unitsColumns = ['fee_rate', 'fee_units', 'value_units', 'max_fee_rate', 'operator_pays_units'];
   id!: string;
   chain!: ChainId;
   network!: string;
@@ -61,15 +59,5 @@ export class Plan extends Model {
 
   static override get jsonAttributes(): string[] {
     return ['plan_file', 'skipped', 'context'];
-  }
-
-  override $parseDatabaseJson(json: Pojo): Pojo {
-    return withUnitsColumns(super.$parseDatabaseJson(json), UNITS_COLUMNS);
-  }
-
-  override $formatDatabaseJson(json: Pojo): Pojo {
-    const out = super.$formatDatabaseJson(json);
-    for (const column of UNITS_COLUMNS) if (typeof out[column] === 'bigint') out[column] = out[column].toString();
-    return out;
   }
 }

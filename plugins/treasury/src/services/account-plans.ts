@@ -27,6 +27,7 @@ import type { AccountNetwork, AccountNetworks } from './account-networks.js';
 import type { AccountSources, PoolSource } from './account-sources.js';
 import type { HotGasWallet } from './hot-gas-wallet.js';
 import type { Sweepers, SweeperView } from './sweepers.js';
+import { planPage, type PlanFilter } from './plan-page.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
 export const ACCOUNT_METHODS: readonly AccountSweepMethod[] = [
@@ -226,35 +227,11 @@ export class AccountPlans {
   }
 
   /** Account plans newest first, keyed by id; only plans whose every address is in the caller's projects. */
-  async list(
-    filter: { status?: PlanStatus; chain?: string; network?: string; limit: number; after?: string },
-    scope: TreasuryScope,
-  ): Promise<{ plans: AccountPlanView[]; next: string | null }> {
-    const reach = await scopeProjects(this.deps.tenancyProjects, scope);
-    const query = Plan.query(this.deps.db)
-      .whereNotNull('method')
-      .orderBy('id', 'desc')
-      .limit(filter.limit + 1);
-    if (filter.status) query.where('status', filter.status);
-    if (filter.chain) query.where('chain', filter.chain);
-    if (filter.network) query.where('network', filter.network);
-    if (filter.after) query.where('id', '<', filter.after);
-    if (reach) {
-      query.whereNotExists(
-        PlanAddress.query()
-          .whereColumn('treasury_plan_addresses.plan_id', 'treasury_plans.id')
-          .whereNotIn('treasury_plan_addresses.project_id', [...reach]),
-      );
-      // A plan without addresses (a sweeper deployment): only its own operator's, never a project-bound token's.
-      const withAddresses = PlanAddress.query().whereColumn('treasury_plan_addresses.plan_id', 'treasury_plans.id');
-      if (scope.projectId) query.whereExists(withAddresses);
-      else query.where((q) => q.whereExists(withAddresses).orWhere('operator_id', scope.operatorId ?? null));
-    }
-    const rows = await query;
-    const page = rows.slice(0, filter.limit);
+  async list(filter: PlanFilter, scope: TreasuryScope): Promise<{ plans: AccountPlanView[]; next: string | null }> {
+    const { page, next } = await planPage(this.deps.db, 'account', filter, await scopeProjects(this.deps.tenancyProjects, scope), scope);
     const plans: AccountPlanView[] = [];
     for (const plan of page) plans.push(await this.view(plan));
-    return { plans, next: rows.length > filter.limit ? page[page.length - 1]!.id : null };
+    return { plans, next };
   }
 
   /**

@@ -19,11 +19,12 @@ import type { TreasuryConfig } from '../config.js';
 import { treasuryErrors } from '../errors.js';
 import { Plan, type SkippedOutput } from '../models/plan.js';
 import { PlanInput } from '../models/plan-input.js';
-import { HOLDING_STATUSES, type PlanKind, type PlanStatus, UNSENT_STATUSES } from '../plan-status.js';
+import { HOLDING_STATUSES, type PlanKind, UNSENT_STATUSES } from '../plan-status.js';
 import { planView, type PlanView } from '../plan-view.js';
 import { buildPlanFile } from './plan-file.js';
 import type { SourcedInput, SpendSources } from './spend-sources.js';
 import type { TreasuryNetwork, TreasuryNetworks } from './treasury-networks.js';
+import { planPage, type PlanFilter } from './plan-page.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
 /** Which outputs a sweep gathers. Explicit selections (outpoints, invoices) are refused whole when one of them cannot be spent. */
@@ -56,14 +57,6 @@ interface Destination {
   readonly own?: { readonly branch: 0 | 1; readonly index: number };
   readonly walletId: string | null;
   readonly key?: SpendInput['key'];
-}
-
-interface PlanFilter {
-  readonly status?: PlanStatus;
-  readonly chain?: string;
-  readonly network?: string;
-  readonly limit: number;
-  readonly after?: string;
 }
 
 /**
@@ -350,24 +343,7 @@ export class TreasuryPlans {
 
   /** Plans newest first, keyed by id; only plans whose every input is in the caller's projects. */
   async list(filter: PlanFilter, scope: TreasuryScope): Promise<{ plans: PlanView[]; next: string | null }> {
-    const reach = await scopeProjects(this.deps.tenancyProjects, scope);
-    const query = Plan.query(this.deps.db)
-      .whereNull('method')
-      .orderBy('id', 'desc')
-      .limit(filter.limit + 1);
-    if (filter.status) query.where('status', filter.status);
-    if (filter.chain) query.where('chain', filter.chain);
-    if (filter.network) query.where('network', filter.network);
-    if (filter.after) query.where('id', '<', filter.after);
-    if (reach) {
-      query.whereNotExists(
-        PlanInput.query()
-          .whereColumn('treasury_plan_inputs.plan_id', 'treasury_plans.id')
-          .whereNotIn('treasury_plan_inputs.project_id', [...reach]),
-      );
-    }
-    const rows = await query;
-    const page = rows.slice(0, filter.limit);
+    const { page, next } = await planPage(this.deps.db, 'utxo', filter, await scopeProjects(this.deps.tenancyProjects, scope), scope);
     const inputs = await PlanInput.query(this.deps.db)
       .whereIn(
         'plan_id',
@@ -381,7 +357,7 @@ export class TreasuryPlans {
           inputs.filter((i) => i.plan_id === p.id),
         ),
       ),
-      next: rows.length > filter.limit ? page[page.length - 1]!.id : null,
+      next,
     };
   }
 

@@ -1,0 +1,75 @@
+/**
+ * The set-up the treasury's EVM tests share: an anvil node by `EvmTreasuryChain` (@gw/testing)
+ * whose gas account is funded, and a gateway of the MCP plugins, the watchers and the treasury
+ * watching it as eth/anvil (scans and the treasury's jobs driven by the test), with an operator,
+ * a project whose pools are filled and a token with treasury:read and treasury:write.
+ */
+import { CLI_ACTOR, defineChain, type ChainId } from '@gw/kernel';
+import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { createEvmAdapter } from '@gw/chain-evm';
+import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
+import { MCP_PLUGINS } from '@gw/plugin-mcp/testing';
+import { watchersPlugin } from '@gw/plugin-watchers';
+import { treasuryPlugin } from '../src/index.js';
+import type { Api } from './treasury-helpers.js';
+
+export interface AnvilTreasury {
+  chain: EvmTreasuryChain;
+  gw: TestKernel;
+  project: TestProject;
+  token: string;
+  /** The operator CLI on the gateway's database and configuration. */
+  cli: ReturnType<typeof cliRunner>;
+}
+
+/**
+ * Starts the node and the gateway. `network` gives the treasury's configuration of eth/anvil
+ * (it may deploy contracts first; the gas account is funded after it); `operator` names the
+ * operator; the pools hold `poolSize` addresses.
+ */
+export async function startAnvilTreasury(options: {
+  operator: string;
+  poolSize: number;
+  network: (chain: EvmTreasuryChain) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}): Promise<AnvilTreasury> {
+  const chain = await EvmTreasuryChain.start();
+  const network = await options.network(chain);
+  await chain.anvil.sendEth(chain.funder, chain.gasAccount.address, 10n ** 19n);
+  const config = {
+    'chains.testNetworks': { eth: 'anvil' },
+    'plugins.rates.providers': ['fixed'],
+    'plugins.rates.fixed': { ETH: FIXED_RATES.ETH, USDT: FIXED_RATES.USDT, USDC: FIXED_RATES.USDC },
+    'plugins.watchers.chains': {
+      eth: { anvil: { providers: [{ name: 'anvil', url: chain.anvil.url }], startHeight: (await chain.anvil.blockNumber()) + 1 } },
+    },
+    'plugins.address-pool.targetFree': options.poolSize,
+    'plugins.address-pool.hardCap': options.poolSize,
+    'plugins.watchers.scanIntervalSeconds': 3600,
+    ...FAST_RETRIES,
+    'plugins.treasury.trackCron': '0 0 1 1 *',
+    'plugins.treasury.reconcileCron': '0 0 1 1 *',
+    'plugins.treasury.networks': { eth: { anvil: network } },
+  };
+  const plugins = [...MCP_PLUGINS, watchersPlugin, treasuryPlugin];
+  const chains = [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })];
+  const gw = await startTestKernel({ plugins, chains, role: 'all', config });
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(options.operator, CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, ['eth' as ChainId], 'testnet');
+  const token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  const cli = cliRunner({ plugins, chains, databaseUrl: () => gw.database.url, overrides: () => config });
+  return { chain, gw, project, token, cli };
+}
+
+/** The treasury network of eth/anvil with the gas account alone (no sweeper configured). */
+export const gasAccountOnly = (chain: EvmTreasuryChain) => ({ operatorAccounts: { gas: { address: chain.gasAccount.address, path: chain.gasAccount.path } } });
+
+/** Runs the tracking pass until the account plan is confirmed (anvil mines each transaction at once; one confirmation counts). */
+export async function trackUntilConfirmed(gw: TestKernel, chain: EvmTreasuryChain, api: Api, planId: string): Promise<any> {
+  for (let i = 0; i < 10; i++) {
+    await gw.kernel.cradle.treasuryAccountBroadcaster.track();
+    const plan = await api('GET', `/api/v1/treasury/accounts/plans/${planId}`);
+    if (plan.body.status !== 'broadcast') return plan.body;
+    await chain.anvil.mine(1);
+  }
+  throw new Error('plan not confirmed');
+}
