@@ -56,7 +56,7 @@ export const treasuryPlugin = definePlugin({
     treasuryMovedOut: service(['db', 'tenancyProjects'], (deps) => new MovedOutExport(deps)),
     treasuryAccountNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new AccountNetworks(deps)),
     treasuryAccountSources: service(['addressPoolService', 'tenancyProjects', 'walletsWallets', 'watchersOutputs'], (deps) => new AccountSources(deps)),
-    treasuryHotGasWallet: service(['treasuryConfig'], (deps) => new HotGasWallet(deps)),
+    treasuryHotGasWallet: service(['treasuryConfig', 'addressPoolService'], (deps) => new HotGasWallet(deps)),
     treasurySweepers: service(['db', 'logger'], (deps) => new Sweepers(deps)),
     treasuryAccountPlans: service(
       [

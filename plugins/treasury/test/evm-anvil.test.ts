@@ -596,6 +596,14 @@ test.serial('the hot gas wallet reads what it signs: a stored top-up or submissi
     t.is(refused.body.error_code, 'treasury_hot_wallet_refused', what);
     await gw.kernel.cradle.db('treasury_plan_steps').where({ id: victim.id }).update({ unsigned_data: original });
   }
+  // A gas address that is a pool address (it receives payments) is never signed for, whatever the key.
+  const [stored] = await gw.kernel.cradle.db('treasury_plan_steps').where({ id: victim.id });
+  const [deposit] = await gw.kernel.cradle.db('treasury_plan_addresses').where({ plan_id: plan.id });
+  await gw.kernel.cradle.db('treasury_plan_steps').where({ id: victim.id }).update({ signer_address: deposit.address });
+  const pool = await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) });
+  t.is(pool.body.error_code, 'treasury_hot_wallet_refused', JSON.stringify(pool.body));
+  t.regex(pool.body.message, /is a pool address that receives payments/);
+  await gw.kernel.cradle.db('treasury_plan_steps').where({ id: victim.id }).update({ signer_address: stored.signer_address });
   const signed = await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) });
   t.is(signed.body.status, 'signed', JSON.stringify(signed.body));
   // What the daily cap sums is the signed transaction's own most it may spend.

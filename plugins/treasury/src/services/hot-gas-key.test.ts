@@ -59,6 +59,8 @@ test('at start, a hot gas key that is not the network’s configured gas address
   const { file, done } = await keyFile(key.privateKey, 0o600);
   const wallet = (gas: string | undefined) =>
     new HotGasWallet({
+      // checkKeys reads the configuration only; the pool is asked at each signature.
+      addressPoolService: null as never,
       treasuryConfig: {
         networks: {
           eth: {

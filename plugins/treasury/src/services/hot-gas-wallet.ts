@@ -9,6 +9,7 @@ import { PlanAddress } from '../models/plan-address.js';
 import { PlanStep } from '../models/plan-step.js';
 import type { AccountNetwork } from './account-networks.js';
 import { refusalOf } from './hot-gas-transaction.js';
+import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 
 /** A hot gas wallet key file: 0x and 64 hex digits (surrounding whitespace ignored). */
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
@@ -47,7 +48,7 @@ const GAS_METHODS = new Set(['gas_top_up', 'eip7702', 'eip3009']);
 export class HotGasWallet {
   private readonly wallets = new Map<string, Wallet>();
 
-  constructor(private readonly deps: { treasuryConfig: TreasuryConfig }) {}
+  constructor(private readonly deps: { treasuryConfig: TreasuryConfig; addressPoolService: AddressPoolService }) {}
 
   /** Whether the network has a hot gas wallet configured. */
   configured(target: Pick<AccountNetwork, 'chain' | 'network'>): boolean {
@@ -85,6 +86,10 @@ export class HotGasWallet {
     if (!step) throw refuse('the plan has no such step');
     if (!this.signs(target, plan, step)) throw refuse('the step is not a top-up or sweep submission from the gas address');
     if (step.status !== 'awaiting_signature' || step.round !== plan.round) throw refuse('the step does not await a signature now');
+    // A pool address receives payments: a hot key there would spend them. Asked at each signature, since pools grow.
+    if ((await this.deps.addressPoolService.lookupAddresses(target.chain, [step.signer_address], trx)).length > 0) {
+      throw refuse(`the gas address ${step.signer_address} is a pool address that receives payments`);
+    }
     const wallet = this.wallet(target, settings.privateKeyFile);
     if (wallet.address.toLowerCase() !== step.signer_address.toLowerCase()) {
       throw refuse(`its key is for ${wallet.address}, the step is signed by ${step.signer_address}`);
