@@ -177,6 +177,26 @@ export interface OwnershipProof {
 }
 
 /**
+ * Input to `verifyAddressSignature` (issue 37: a payer claiming a refund above the operator's
+ * threshold proves control of the address it gives).
+ */
+export interface AddressSignatureProof {
+  readonly address: string;
+  readonly network: NetworkKind;
+  /** The text that was signed, byte for byte. */
+  readonly message: string;
+  /**
+   * The signature as the chain's common wallets produce it for a plain message:
+   * BTC/LTC the base64 "Sign message" signature (BIP-137, legacy and segwit headers);
+   * EVM `personal_sign` (EIP-191) hex; TRON `signMessageV2` hex; Cardano CIP-30 `signData`
+   * as `<COSE_Sign1 hex>.<COSE_Key hex>`; TON `<public key hex>.<ed25519 signature hex>` of the
+   * UTF-8 message, the key's V4R2 or V5R1 wallet being the address. Each chain's README documents
+   * its form.
+   */
+  readonly signature: string;
+}
+
+/**
  * What every chain implements: key parsing and derivation, address validation, payment URIs,
  * ownership proofs and a watcher. Everything a chain may or may not do is declared in
  * `definition.capabilities` (activation, memos, sandbox key generation); the one optional method,
@@ -219,6 +239,14 @@ export interface ChainAdapter {
    * signature; throws `validation_error` for a signature that cannot be parsed at all.
    */
   verifyOwnership(proof: OwnershipProof): Promise<boolean>;
+
+  /**
+   * Checks that `proof.signature` signs `proof.message` with the key that controls `proof.address`
+   * on `proof.network`, in the form {@link AddressSignatureProof.signature} names for the chain.
+   * Returns false for a well-formed signature by another key or of another message; throws
+   * `validation_error` for a signature or address that cannot be parsed at all.
+   */
+  verifyAddressSignature?(proof: AddressSignatureProof): Promise<boolean>;
 
   /**
    * Present exactly when `definition.capabilities.sandboxKeyGeneration` is true. Generates a fresh

@@ -32,6 +32,38 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.expired_paid_late',
   'invoice.reverted',
 ] as const;
+/**
+ * The events of refunds (issue 37), additions beside the spec's seven that change none of them.
+ * Their `data` is {@link MoneyOutEventData} with `refund`.
+ */
+export const REFUND_EVENT_TYPES = [
+  'refund.created',
+  'refund.claimed',
+  'refund.approved',
+  'refund.sent',
+  'refund.completed',
+  'refund.failed',
+  'refund.cancelled',
+] as const;
+/** The events of payouts (issue 37). A payout has no claim: its address comes with it. */
+export const PAYOUT_EVENT_TYPES = ['payout.created', 'payout.approved', 'payout.sent', 'payout.completed', 'payout.failed', 'payout.cancelled'] as const;
+export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
+export type PayoutEventType = (typeof PAYOUT_EVENT_TYPES)[number];
+
+/** The `data` of a refund or payout event. */
+export interface MoneyOutEventData {
+  /** Set on refund events: the invoice refunded. */
+  readonly invoice_id?: string;
+  readonly refund_id?: string;
+  readonly payout_id?: string;
+  /** The item's status this event moved it to. */
+  readonly status: string;
+  readonly previous_status: string | null;
+  /** The full resource as `GET /api/v1/refunds/{id}` (or `/payouts/{id}`) returned it when the event was created. */
+  readonly refund?: Readonly<Record<string, unknown>>;
+  readonly payout?: Readonly<Record<string, unknown>>;
+}
+
 /** One of {@link WEBHOOK_EVENT_TYPES}. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

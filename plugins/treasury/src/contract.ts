@@ -13,6 +13,7 @@ import type { AccountSignedImport } from './services/account-signed-import.js';
 import type { AccountSources } from './services/account-sources.js';
 import type { HotGasWallet } from './services/hot-gas-wallet.js';
 import type { MovedOutExport } from './services/moved-out-export.js';
+import type { PayoutPlanner } from './services/payout-planner.js';
 import type { PlanTracker } from './services/plan-tracker.js';
 import type { Reconciliation } from './services/reconciliation.js';
 import type { SignedImport } from './services/signed-import.js';
@@ -52,11 +53,13 @@ declare module '@gw/kernel' {
     readonly treasuryAccountSignedImport: AccountSignedImport;
     /** Broadcast stage by stage after the nonce check; stages advanced as they confirm. */
     readonly treasuryAccountBroadcaster: AccountBroadcaster;
+    /** Payout plans (issue 37) of approved refunds and payouts, stored in the caller's transaction. */
+    readonly treasuryPayouts: PayoutPlanner;
   }
 }
 
 /** The services other plugins may declare (the MCP tools and dashboard pages read balances and propose plans through them). */
-export const TREASURY_EXPORTS: readonly ServiceName[] = ['treasuryBalances', 'treasuryPlans', 'treasuryAccountPlans'];
+export const TREASURY_EXPORTS: readonly ServiceName[] = ['treasuryBalances', 'treasuryPlans', 'treasuryAccountPlans', 'treasuryPayouts', 'treasuryMovedOut'];
 
 export { treasuryErrors } from './errors.js';
 export { PLAN_STATUSES, PLAN_KINDS, type PlanStatus, type PlanKind } from './plan-status.js';
@@ -68,3 +71,5 @@ export type { SweeperView } from './services/sweepers.js';
 export type { BalanceView, OutputView } from './services/treasury-balances.js';
 export type { SweepRequest, OutputSelection, DestinationRequest } from './services/treasury-plans.js';
 export type { TreasuryScope } from './services/treasury-scope.js';
+export type { PayoutPlanner, PayoutPlanRequest, PayoutPlanResult, PayoutSource } from './services/payout-planner.js';
+export { TREASURY_PLAN_OBSERVERS, type PlanObserver, type PlanStatusChange, type PayoutRecipientOutcome } from './plan-observers.js';

@@ -22,8 +22,8 @@ export const PLAN_STATUSES = [
 ] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
-/** `activation`: a TRON plan that activates pool addresses; `sweeper_deployment`: an EVM plan that deploys the EIP-7702 token sweeper for a destination (issue 36). */
-export const PLAN_KINDS = ['sweep', 'bump', 'accelerate', 'activation', 'sweeper_deployment'] as const;
+/** `payout`: refunds and payouts to their recipients (issue 37). `activation`: a TRON plan that activates pool addresses; `sweeper_deployment`: an EVM plan that deploys the EIP-7702 token sweeper for a destination (issue 36). */
+export const PLAN_KINDS = ['sweep', 'bump', 'accelerate', 'activation', 'sweeper_deployment', 'payout'] as const;
 export type PlanKind = (typeof PLAN_KINDS)[number];
 
 /** Statuses whose inputs are held: a second plan over them is refused. */

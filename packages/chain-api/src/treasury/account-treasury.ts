@@ -94,6 +94,22 @@ export interface AccountTreasury {
   buildSweeperDeployment?(request: SweeperDeploymentRequest): Promise<AccountPlanBuild>;
 
   /**
+   * A payout plan (issue 37: refunds and payouts): one transfer per recipient of `request.coin`
+   * from `request.from` (the operator's `funding` account, or a pool address that holds the coin),
+   * in one round and one stage, nonces consecutive from the account's current nonce (TON: one
+   * external message per recipient, seqnos consecutive; TRON: one transaction each). The sender pays
+   * every fee in the native coin: a plan whose sender lacks the amounts or the fees is refused with
+   * `treasury_insufficient_value` (details: `coin`, `needed_units`, `held_units`). Each step's
+   * `moves` is exactly its recipient's amount and its `to` the recipient's address (a token transfer's
+   * `to` is the recipient, not the token contract; the description names both). `context` carries
+   * `recipients` as JSON text (`[{"reference","address","units"}]`, in request order) so a signer
+   * can show them. Throws `treasury_wrong_network` for a recipient address that is no address of
+   * the chain on this network, `validation_error` for a zero amount or an empty list, and `treasury_operator_account_missing`
+   * when `from` is the funding account and none is configured.
+   */
+  buildPayout?(request: AccountPayoutRequest): Promise<AccountPlanBuild>;
+
+  /**
    * EVM: true when the code at `contract` on chain now is exactly the token sweeper's runtime for
    * `destination` (the code a `buildSweeperDeployment` plan for it leaves there). A plugin that
    * recorded a sweeper checks this before giving it to an `eip7702` plan. Present where
@@ -208,6 +224,25 @@ export interface ActivationRequest {
   readonly operatorAccounts: Readonly<Partial<Record<OperatorAccount['role'], OperatorAccount>>>;
 }
 
+/** One recipient of a payout plan. */
+export interface PayoutRecipient {
+  /** The caller's id of the item paid (a refund or payout id), carried into `context.recipients`. */
+  readonly reference: string;
+  readonly address: string;
+  /** Base units of the plan's coin; positive. */
+  readonly units: bigint;
+}
+
+/** What `buildPayout` sends and from where. */
+export interface AccountPayoutRequest {
+  /** A coin of this chain (native or token). */
+  readonly coin: string;
+  /** The sender: a pool address (signed as a deposit step) or the operator's funding account. */
+  readonly from: { readonly kind: 'deposit'; readonly source: AccountSource } | { readonly kind: 'operator'; readonly account: OperatorAccount };
+  readonly recipients: readonly PayoutRecipient[];
+  readonly operatorAccounts: Readonly<Partial<Record<OperatorAccount['role'], OperatorAccount>>>;
+}
+
 export interface SweeperDeploymentRequest {
   /** Where every delegated address's tokens will go; fixed in the contract for good. */
   readonly destination: string;
@@ -264,7 +299,7 @@ export interface SweepQuote {
  * that moves no pool money: `activation` (TRON: TRX to new pool addresses), `sweeper_deployment`
  * (EVM: the gas account deploys the EIP-7702 token sweeper for a destination).
  */
-export type AccountPlanMethod = AccountSweepMethod | 'activation' | 'sweeper_deployment';
+export type AccountPlanMethod = AccountSweepMethod | 'activation' | 'sweeper_deployment' | 'payout';
 
 /** A built plan: its method, the round-1 steps, what it moves and costs, and what it left out. */
 export interface AccountPlanBuild {

@@ -19,8 +19,11 @@ export interface PlanFile {
   /** Network id (`bitcoin`, `regtest`, `preprod`). */
   readonly network: string;
   readonly coin: string;
-  /** What the plan does: `sweep` gathers outputs; `bump` replaces a stuck transaction (RBF); `accelerate` is a CPFP child. */
-  readonly kind: 'sweep' | 'bump' | 'accelerate';
+  /**
+   * What the plan does: `sweep` gathers outputs; `bump` replaces a stuck transaction (RBF); `accelerate` is a CPFP child;
+   * `payout` pays refunds and payouts to their recipients (issue 37), the change back to an own address.
+   */
+  readonly kind: 'sweep' | 'bump' | 'accelerate' | 'payout';
   /** The account keys the inputs derive from, with their origin when known. */
   readonly accounts: readonly PlanAccount[];
   readonly inputs: readonly PlanFileInput[];
