@@ -42,7 +42,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesLifecycle', 'invoicesAttribution'];
+export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesLifecycle', 'invoicesAttribution', 'invoicesExporter'];
 
 export { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 export {

@@ -11,7 +11,7 @@ export interface TimelineRow {
 
 /**
  * What another plugin adds to the dashboard's invoice page (ADR 0011): rows of its timeline (the
- * webhooks plugin's deliveries), an action section after the cancel button and the cancel itself
+ * webhooks plugin's deliveries), a section after the transactions (the refunds), an action section after the cancel button and the cancel itself
  * for projects of its kinds (the sandbox's simulations, and its write limit on cancel).
  */
 export interface InvoicePagePart<S = unknown> {
@@ -19,6 +19,8 @@ export interface InvoicePagePart<S = unknown> {
   /** Project kinds it applies to (default: every kind). */
   readonly kinds?: readonly ProjectKind[];
   readonly timeline?: (req: DashboardRequest<S>, invoice: InvoiceView) => Promise<readonly TimelineRow[]>;
+  /** A section every signed-in user sees after the transactions (the payouts plugin's refunds of the invoice). */
+  readonly section?: (req: DashboardRequest<S>, invoice: InvoiceView) => Promise<SafeHtml>;
   /** Administrators only. */
   readonly actions?: (req: DashboardRequest<S>, invoice: InvoiceView) => Promise<SafeHtml>;
   /** Cancels instead of `invoicesService.cancel` (the first part of the project's kind that has one). */

@@ -142,7 +142,7 @@ ${listing.render(
       render: async (req) => {
         const invoice = await req.services.invoicesService.get(req.project!.id, req.params['invoiceId']!);
         const parts = partsFor(req);
-        const [audit, paid, rows, sections] = await Promise.all([
+        const [audit, paid, rows, sections, shown] = await Promise.all([
           req.services.audit.list({ projectIds: [req.project!.id], target: `invoice:${invoice.id}`, limit: 100 }),
           req.services.invoicesActivity.paidValues(req.project!.id, [invoice.id]),
           Promise.all(parts.map(({ part, services: partServices }) => part.timeline?.({ ...req, services: partServices }, invoice) ?? [])),
@@ -151,6 +151,7 @@ ${listing.render(
                 parts.flatMap(({ part, services: partServices }) => (part.actions ? [part.actions({ ...req, services: partServices }, invoice)] : [])),
               )
             : [],
+          Promise.all(parts.flatMap(({ part, services: partServices }) => (part.section ? [part.section({ ...req, services: partServices }, invoice)] : []))),
         ]);
         return page(
           `Invoice ${invoice.external_id}`,
@@ -172,6 +173,7 @@ ${table(
   ]),
   'No payment seen yet.',
 )}
+${shown}
 <h2>Timeline</h2>
 ${timeline(invoice, rows.flat(), audit.items)}
 <h2>Metadata</h2>
