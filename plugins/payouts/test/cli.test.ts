@@ -1,0 +1,127 @@
+/**
+ * The operator CLI of refunds and payouts (issue 37): `gateway payouts list | show | approve |
+ * cancel | batch | policy | export`, run as the CLI runs them (the operator's commands on the test
+ * kernel's database), on a sandbox project whose invoice the sandbox's simulation overpaid. The CLI
+ * approves as the installation's operator, an administrator.
+ */
+import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
+import { treasuryPlugin } from '@gw/plugin-treasury';
+import { watchersPlugin } from '@gw/plugin-watchers';
+import { checkoutPlugin } from '@gw/plugin-checkout';
+import { oauthPlugin } from '@gw/plugin-oauth';
+import { ALL_CHAINS, FIXED_RATES, cliRunner } from '@gw/testing';
+import { payoutsPlugin } from '../src/index.js';
+
+const PLUGINS = [...SANDBOX_PLUGINS, watchersPlugin, treasuryPlugin, checkoutPlugin, oauthPlugin, payoutsPlugin];
+const TESTNET_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+const PARTNER = { actor: 'api_key:test', channel: 'rest' as const };
+
+let gw: TestKernel;
+let projectId: string;
+let invoiceId: string;
+
+const runCli = cliRunner({
+  plugins: PLUGINS,
+  chains: ALL_CHAINS,
+  databaseUrl: () => gw.database.url,
+  overrides: () => ({ 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.address-pool.targetFree': 3 }),
+});
+
+test.before(async () => {
+  gw = await startSandboxKernel({}, PLUGINS);
+  const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: 'cli-shop' }, CLI_ACTOR);
+  projectId = sandbox.project.id;
+  const call = (path: string, body?: unknown) =>
+    signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret: sandbox.api_key.api_secret, method: 'POST', ...(body === undefined ? {} : { body }) });
+  const created = await call('/invoices', { external_id: 'order-1', coin: 'btc', amount_crypto: '0.001' });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  invoiceId = created.body.id;
+  const overpaid = await call(`/invoices/${invoiceId}/simulate-overpaid`);
+  if (overpaid.status !== 200) throw new Error(JSON.stringify(overpaid.body));
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+test.serial('list, show, approve, cancel and policy with --json; approval as the operator; refusals exit non-zero with the error code', async (t) => {
+  const refund = (await gw.kernel.cradle.payoutsItems.createRefund({ projectId, invoiceId, amount: '0.0001', address: TESTNET_ADDRESS }, PARTNER)).item;
+  const payout = (
+    await gw.kernel.cradle.payoutsItems.createPayouts(projectId, [{ address: TESTNET_ADDRESS, coin: 'btc', amount: '0.0002', reference: 'aff-1' }], PARTNER)
+  ).items[0]!;
+
+  const pending = await runCli('payouts', 'list', '--json');
+  t.is(pending.code, 0, pending.stdout);
+  t.deepEqual(pending.json.items.map((i: { id: string }) => i.id).sort(), [refund.id, payout.id].sort());
+  const payouts = await runCli('payouts', 'list', '--project', projectId, '--kind', 'payout', '--status', 'pending_approval', '--json');
+  t.is(payouts.code, 0, payouts.stdout);
+  t.deepEqual(
+    payouts.json.items.map((i: { id: string }) => i.id),
+    [payout.id],
+  );
+  const both = await runCli('payouts', 'list', '--project', projectId, '--json');
+  t.is(both.json.refunds.items[0].id, refund.id);
+  t.is(both.json.payouts.items[0].id, payout.id);
+  t.not((await runCli('payouts', 'list', '--status', 'approved', '--json')).code, 0, '--status needs --project');
+
+  const shown = await runCli('payouts', 'show', '--project', projectId, '--id', payout.id, '--json');
+  t.is(shown.code, 0, shown.stdout);
+  t.like(shown.json.item, { id: payout.id, object: 'payout', status: 'pending_approval', approvals_required: 1 });
+
+  const approved = await runCli('payouts', 'approve', '--id', refund.id, '--json');
+  t.is(approved.code, 0, approved.stdout + approved.stderr);
+  t.like(approved.json.item, { id: refund.id, status: 'approved' });
+  t.is(approved.json.item.approvals.length, 1);
+  const twice = await runCli('payouts', 'approve', '--id', refund.id, '--json');
+  t.not(twice.code, 0);
+  t.regex(twice.stdout + twice.stderr, /item_not_approvable|approval_already_given/);
+
+  const cancelled = await runCli('payouts', 'cancel', '--id', payout.id, '--json');
+  t.is(cancelled.code, 0, cancelled.stdout + cancelled.stderr);
+  t.is(cancelled.json.item.status, 'cancelled');
+
+  const policy = await runCli('payouts', 'policy', '--project', projectId, '--dual-approval-above-usd', '100', '--json');
+  t.is(policy.code, 0, policy.stdout + policy.stderr);
+  t.deepEqual(policy.json.policy, { dualApprovalAboveUsd: '100', claimProofAboveUsd: null });
+  const kept = await runCli('payouts', 'policy', '--project', projectId, '--claim-proof-above-usd', '20', '--json');
+  t.deepEqual(kept.json.policy, { dualApprovalAboveUsd: '100', claimProofAboveUsd: '20' }, 'a flag not given keeps its value');
+  const reset = await runCli('payouts', 'policy', '--project', projectId, '--dual-approval-above-usd', 'none', '--claim-proof-above-usd', 'default', '--json');
+  t.deepEqual(reset.json.policy, { dualApprovalAboveUsd: null, claimProofAboveUsd: null });
+  t.not((await runCli('payouts', 'policy', '--project', projectId, '--dual-approval-above-usd', '1.234', '--json')).code, 0);
+});
+
+test.serial('batch: nothing approved for the coin is batch_empty; export: money in beside money out as JSON and CSV', async (t) => {
+  const empty = await runCli(
+    'payouts',
+    'batch',
+    '--project',
+    projectId,
+    '--chain',
+    'btc',
+    '--network',
+    'testnet',
+    '--coin',
+    'btc',
+    '--items',
+    '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+    '--json',
+  );
+  t.not(empty.code, 0);
+  t.regex(empty.stdout + empty.stderr, /batch_empty/);
+  t.not(
+    (await runCli('payouts', 'batch', '--project', projectId, '--chain', 'btc', '--network', 'testnet', '--coin', 'btc', '--source', 'address', '--json')).code,
+    0,
+  );
+
+  const json = await runCli('payouts', 'export', '--project', projectId, '--from', '2000-01-01', '--to', '2100-01-01', '--format', 'json', '--json');
+  t.is(json.code, 0, json.stdout + json.stderr);
+  t.deepEqual(json.json.rows, []);
+  t.is(json.json.money_in.length, 1);
+  t.like(json.json.money_in[0], { kind: 'received', coin: 'btc' });
+  t.true(BigInt(json.json.money_in[0].amount_units) > 100_000n, 'the overpaid invoice received more than its 0.001 BTC');
+  const csv = await runCli('payouts', 'export', '--project', projectId, '--from', '2000-01-01', '--to', '2100-01-01', '--json');
+  t.is(csv.json.csv, 'at_iso,kind,project_id,chain,network,coin,amount,amount_units,item_id,plan_id,txid\r\n');
+  t.not((await runCli('payouts', 'export', '--project', projectId, '--from', '2100-01-01', '--to', '2000-01-01', '--json')).code, 0);
+});
