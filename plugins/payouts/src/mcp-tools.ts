@@ -26,7 +26,7 @@ const ProposeRefundArguments = mcpArguments({
   address: Type.Optional(
     Type.String({ minLength: 1, maxLength: 200, description: 'The payer’s address when known (the refund starts claimed); absent: the payer claims it.' }),
   ),
-  email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Where the claim link is e-mailed.' })),
+  email: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254, description: 'Where the claim link is e-mailed.' })),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'A second call with it answers the first refund.' })),
