@@ -1,7 +1,7 @@
 import { AppError, CLI_ACTOR, type CliCommand, type CliFlag, coreErrors, defineCommand, PAGE_FLAGS, pageFlags, ulidFlag } from '@gw/kernel';
 import type { PayoutSource } from '@gw/plugin-treasury/contract';
 import { writeFile } from 'node:fs/promises';
-import { ITEM_KINDS, ITEM_STATUSES, type ItemKind, type ItemStatus, type ItemView, type PayoutItems } from './contract.js';
+import { CLI_APPROVER, ITEM_KINDS, ITEM_STATUSES, type ItemKind, type ItemStatus, type ItemView, type PayoutItems } from './contract.js';
 import { MoneyOut } from './money-out.js';
 import { moneyOutRange } from './money-out-range.js';
 
@@ -19,9 +19,6 @@ const INSTANT: CliFlag = {
   required: true,
   description: 'ISO 8601 date or date-time (UTC without an offset).',
 };
-
-/** The CLI acts as the installation's operator: an administrator (issue 37: approvals by a person, here at the machine). */
-const CLI_APPROVER = { ...CLI_ACTOR, kind: 'user' as const };
 
 /** An item of either kind: refunds and payouts share their ids' space. */
 async function eitherKind(items: PayoutItems, projectId: string, id: string, kind: ItemKind | undefined): Promise<ItemView> {

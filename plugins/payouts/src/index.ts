@@ -1,9 +1,17 @@
 import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { dashboardPages } from '@gw/plugin-dashboard/contract';
+import { invoicePageParts } from '@gw/plugin-invoices/contract';
 import { TREASURY_PLAN_OBSERVERS } from '@gw/plugin-treasury/contract';
 import { m0001Payouts } from '../migrations/0001_payouts.js';
 import { PayoutsConfigSchema } from './config.js';
 import { PAYOUTS_EXPORTS } from './contract.js';
 import { payoutsErrors } from './errors.js';
+import { payoutsCommands } from './cli.js';
+import { INVOICE_REFUNDS_DEPS, invoiceRefundsPart } from './dashboard/invoice-refunds-part.js';
+import { PAYOUTS_PAGE_DEPS, payoutsPage } from './dashboard/payouts-page.js';
+import { payoutsMcpTools } from './mcp-tools.js';
+import { MoneyOut } from './money-out.js';
+import { moneyOutRoutes } from './money-out-routes.js';
 import { payoutsRoutes } from './routes.js';
 import { ItemStore } from './services/item-store.js';
 import { PayoutApprovalsService } from './services/payout-approvals.js';
@@ -39,6 +47,7 @@ export const payoutsPlugin = definePlugin({
     payoutsClaims: service(['db', 'chains', 'tenancyProjects', 'invoicesService', 'payoutsStore'], (deps) => new RefundClaimsService(deps)),
     payoutsApprovals: service(['db', 'audit', 'tenancyUsers', 'payoutsStore', 'payoutsPolicies'], (deps) => new PayoutApprovalsService(deps)),
     payoutsBatches: service(['db', 'audit', 'treasuryPayouts', 'payoutsStore'], (deps) => new PayoutBatchesService(deps)),
+    payoutsMoneyOut: service(['db', 'chains', 'treasuryMovedOut', 'invoicesExporter'], (deps) => new MoneyOut(deps)),
     payoutsSimulations: service(['db', 'audit', 'invoicesService', 'payoutsStore'], (deps) => new SandboxSimulations(deps)),
   }),
   contributes: [
@@ -46,8 +55,12 @@ export const payoutsPlugin = definePlugin({
       TREASURY_PLAN_OBSERVERS,
       withDeps(['payoutsStore'], (deps) => [payoutPlanObserver(() => deps.payoutsStore)]),
     ),
+    dashboardPages(PAYOUTS_PAGE_DEPS, [payoutsPage]),
+    invoicePageParts(INVOICE_REFUNDS_DEPS, [invoiceRefundsPart]),
   ],
-  routes: payoutsRoutes,
+  routes: withDeps([...payoutsRoutes.deps, ...moneyOutRoutes.deps], (deps) => [...payoutsRoutes.create(deps), ...moneyOutRoutes.create(deps)]),
+  mcpTools: payoutsMcpTools,
+  cli: payoutsCommands,
 });
 
 export * from './contract.js';

@@ -15,7 +15,16 @@ import {
   when,
 } from '@gw/plugin-dashboard/contract';
 import type { PayoutSource } from '@gw/plugin-treasury/contract';
-import { ADMIN_CANCELLABLE_STATUSES, APPROVABLE_STATUSES, ITEM_KINDS, ITEM_STATUSES, type ItemKind, type ItemStatus, type ItemView } from '../contract.js';
+import {
+  ADMIN_CANCELLABLE_STATUSES,
+  APPROVABLE_STATUSES,
+  dashboardApprover,
+  ITEM_KINDS,
+  ITEM_STATUSES,
+  type ItemKind,
+  type ItemStatus,
+  type ItemView,
+} from '../contract.js';
 import { payoutsErrors } from '../errors.js';
 import { MoneyOut, type MoneyBooks } from '../money-out.js';
 import { moneyOutRange, thisMonth } from '../money-out-range.js';
@@ -231,12 +240,10 @@ ${row[9] === '—' ? null : row[9]}
     '/items/:itemId/approve': {
       cli: ['payouts approve'],
       summary: 'Approve a refund or payout (administrators only; a second administrator when the policy asks for two).',
-      // Members reach the handler so the refusal is the payouts plugin's own `approval_forbidden`, as for any other non-administrator.
+      // Members reach the service so the refusal is the payouts plugin's own `approval_forbidden`, as for every non-administrator.
       role: 'member',
       handle: async (req) => {
-        if (req.user.role !== 'admin')
-          throw payoutsErrors.approval_forbidden({ message: 'Only an administrator approves refunds and payouts. Nothing was changed.' });
-        const item = await req.services.payoutsApprovals.approve(req.params['itemId']!, { ...req.actor, kind: 'user' }, scopeOf(req));
+        const item = await req.services.payoutsApprovals.approve(req.params['itemId']!, dashboardApprover(req.actor), scopeOf(req));
         return redirect(
           base(req),
           item.status === 'approved'
