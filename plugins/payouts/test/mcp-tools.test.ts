@@ -30,7 +30,8 @@ test.before(async () => {
   const created = await call('/invoices', { external_id: 'order-1', coin: 'btc', amount_crypto: '0.001' });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
   invoiceId = created.body.id;
-  const overpaid = await call(`/invoices/${invoiceId}/simulate-overpaid`);
+  if ((await call(`/invoices/${invoiceId}/simulate-detect`)).status !== 200) throw new Error('detect');
+  const overpaid = await call(`/invoices/${invoiceId}/simulate-overpaid`, { multiplier: 1.5 });
   if (overpaid.status !== 200) throw new Error(JSON.stringify(overpaid.body));
 });
 test.after.always(async () => {
