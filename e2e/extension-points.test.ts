@@ -69,6 +69,7 @@ test('every contribution of the composition builds from its declared services, a
       'watchers:orphans',
       'treasury:treasury',
       'treasury:treasury-accounts',
+      'payouts:payouts',
       'sandbox:invoice-simulations',
       'sandbox:sandbox',
       'sandbox:new-sandbox',
@@ -90,7 +91,7 @@ test('every contribution of the composition builds from its declared services, a
   const parts = kernel.cradle.extensions.of(extensionPoint<{ part: { id: string } }>('invoices.page-parts'));
   t.deepEqual(
     parts.map((c) => `${c.pluginId}:${c.item.part.id}`),
-    ['webhooks:webhooks', 'sandbox:sandbox'],
+    ['webhooks:webhooks', 'payouts:refunds', 'sandbox:sandbox'],
   );
   const rules = kernel.cradle.extensions.of(extensionPoint<{ kind: string; refuse: readonly string[] }>('webhooks.resend-rules'));
   t.deepEqual(
