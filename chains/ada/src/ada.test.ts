@@ -347,7 +347,8 @@ test('verifyAddressSignature: CIP-30 signData as <COSE_Sign1 hex>.<COSE_Key hex>
     const enterprise = CSL.EnterpriseAddress.new(network === 'mainnet' ? 1 : 0, CSL.Credential.from_keyhash(pay0.to_public().to_raw_key().hash()))
       .to_address()
       .to_bech32();
-    const verify = (claimed: string, signature: string, text = message) => adapter.verifyAddressSignature({ address: claimed, network, message: text, signature });
+    const verify = (claimed: string, signature: string, text = message) =>
+      adapter.verifyAddressSignature({ address: claimed, network, message: text, signature });
     t.true(await verify(address, sign(pay0, address)));
     t.true(await verify(enterprise, sign(pay0, enterprise)), 'an enterprise address of the key');
     t.false(await verify(address, sign(pay0, address), `${message}!`), 'another message');

@@ -277,7 +277,11 @@ const addressTypes = [
     address: bitcoin.payments.p2sh({ redeem: p2wpkh0 }).address!,
     sign: (m: string) => bitcoinMessage.sign(m, priv0, true, { segwitType: 'p2sh(p2wpkh)' }).toString('base64'),
   },
-  { type: 'P2PKH', address: bitcoin.payments.p2pkh({ pubkey: node0.publicKey }).address!, sign: (m: string) => bitcoinMessage.sign(m, priv0, true).toString('base64') },
+  {
+    type: 'P2PKH',
+    address: bitcoin.payments.p2pkh({ pubkey: node0.publicKey }).address!,
+    sign: (m: string) => bitcoinMessage.sign(m, priv0, true).toString('base64'),
+  },
   {
     type: 'P2PKH of the uncompressed key',
     address: bitcoin.payments.p2pkh({ pubkey: uncompressed }).address!,

@@ -47,8 +47,7 @@ export function bip44AdapterBase(
     assertAddressIndex(definition, index);
     return { index, ...chain.derive(key.canonical, index) };
   };
-  const signerOf = (message: string, signature: string): string =>
-    recoverSigner(signature, chain.signingStandard, (parsed) => chain.signerOf(message, parsed));
+  const signerOf = (message: string, signature: string): string => recoverSigner(signature, chain.signingStandard, (parsed) => chain.signerOf(message, parsed));
   return {
     parseAccountKey(input: string, network: NetworkKind): AccountKey {
       const trimmed = input.trim();

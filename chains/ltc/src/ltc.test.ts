@@ -200,7 +200,11 @@ const claimAddressTypes = [
     sign: (m: string) => ltcSign(m, true, 'p2sh(p2wpkh)'),
   },
   { type: 'P2PKH (L…)', address: bitcoin.payments.p2pkh({ pubkey: claimKey.publicKey, network: ltcNet }).address!, sign: (m: string) => ltcSign(m, true) },
-  { type: 'P2PKH of the uncompressed key', address: bitcoin.payments.p2pkh({ pubkey: uncompressedKey, network: ltcNet }).address!, sign: (m: string) => ltcSign(m, false) },
+  {
+    type: 'P2PKH of the uncompressed key',
+    address: bitcoin.payments.p2pkh({ pubkey: uncompressedKey, network: ltcNet }).address!,
+    sign: (m: string) => ltcSign(m, false),
+  },
 ];
 
 for (const { type, address, sign: signClaim } of claimAddressTypes) {
@@ -224,6 +228,12 @@ test('verifyAddressSignature: a Bitcoin-prefixed signature is not a Litecoin one
     { address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', network: 'mainnet' as const, signature },
   ]) {
     const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, message: CLAIM }));
-    t.is(codeOf(() => { throw error; }), 'validation_error', proof.signature);
+    t.is(
+      codeOf(() => {
+        throw error;
+      }),
+      'validation_error',
+      proof.signature,
+    );
   }
 });

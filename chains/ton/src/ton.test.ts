@@ -207,12 +207,16 @@ test("verifyAddressSignature: <public key hex>.<ed25519 signature hex> by the ke
       t.false(await verify(address, `${message}.`), `another message ${address}`);
     }
     const others = [
-      WalletContractV5R1.create({ walletId: { networkGlobalId: testOnly ? -3 : -239, context: { walletVersion: 'v5r1', workchain: 0, subwalletNumber: 1 } }, publicKey: keys.publicKey }),
+      WalletContractV5R1.create({
+        walletId: { networkGlobalId: testOnly ? -3 : -239, context: { walletVersion: 'v5r1', workchain: 0, subwalletNumber: 1 } },
+        publicKey: keys.publicKey,
+      }),
       WalletContractV5R1.create({ walletId: { networkGlobalId: testOnly ? -239 : -3 }, publicKey: keys.publicKey }), // the other network's V5R1
       WalletContractV3R2.create({ workchain: 0, publicKey: keys.publicKey }),
       WalletContractV4.create({ workchain: 0, publicKey: foreign }),
     ];
-    for (const other of others) t.false(await verify(other.address.toString({ bounceable: false, testOnly })), `another address ${other.address.toRawString()}`);
+    for (const other of others)
+      t.false(await verify(other.address.toString({ bounceable: false, testOnly })), `another address ${other.address.toRawString()}`);
   }
   const address = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey }).address;
   for (const proof of [
