@@ -62,7 +62,8 @@ export function bip44AdapterBase(
       return chain.isAddress(address);
     },
     async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
-      return signerOf(proof.message, proof.signature) === deriveAddress(proof.key, 0).address;
+      const expected = deriveAddress(proof.key, 0).address;
+      return signerOf(proof.message, proof.signature) === expected;
     },
     async verifyAddressSignature(proof: AddressSignatureProof): Promise<boolean> {
       if (!chain.isAddress(proof.address)) throw chainErrors.validation_error({ message: `Not a valid ${definition.name} address.` });

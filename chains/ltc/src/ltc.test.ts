@@ -5,7 +5,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
 import bs58check from 'bs58check';
-import type { ChainAdapterDeps, NetworkKind } from '@gw/chain-api';
+import type { AppError, ChainAdapterDeps, NetworkKind } from '@gw/chain-api';
 import { chainConformance, codeOf, configuredAdapter } from '@gw/chain-api/testing';
 import { litecoinParams, ltcChain } from './index.js';
 
@@ -228,12 +228,6 @@ test('verifyAddressSignature: a Bitcoin-prefixed signature is not a Litecoin one
     { address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', network: 'mainnet' as const, signature },
   ]) {
     const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, message: CLAIM }));
-    t.is(
-      codeOf(() => {
-        throw error;
-      }),
-      'validation_error',
-      proof.signature,
-    );
+    t.is((error as AppError).code, 'validation_error', proof.signature);
   }
 });
