@@ -42,5 +42,23 @@ export {
   type WebhookVerifyFailure,
   type WebhookVerifyResult,
 } from './webhooks.js';
+export {
+  MONEY_OUT_STATUSES,
+  PAYOUT_SIMULATIONS,
+  REFUND_RATE_RULES,
+  REFUND_SIMULATIONS,
+  type CreateRefundInput,
+  type IdempotencyOptions,
+  type MoneyOutItem,
+  type MoneyOutListQuery,
+  type MoneyOutPage,
+  type MoneyOutStatus,
+  type Payout,
+  type PayoutRecipientInput,
+  type PayoutSimulation,
+  type Refund,
+  type RefundRateRule,
+  type RefundSimulation,
+} from './money-out.js';
 export { OPERATIONS, type Operations } from './generated/operations.js';
 export type * from './operation-types.js';
