@@ -116,9 +116,9 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
       path: `${base}/invoices/:invoiceId/refunds`,
       summary: `${label}Propose a refund of an invoice (its natural amount, or an amount by a rate rule).`,
       description:
-        'Without amount: the natural amount (an overpaid invoice\'s excess; otherwise all it received, less earlier refunds). rate_rule coin_amount ' +
-        '(default; amount in the coin), fiat_at_payment (amount in USD at the invoice\'s rate), fiat_now (USD at today\'s rate); spread_percent is taken ' +
-        'off. The refunds of an invoice never exceed what it received (422 refund_exceeds_received). Without address the refund awaits the payer\'s ' +
+        "Without amount: the natural amount (an overpaid invoice's excess; otherwise all it received, less earlier refunds). rate_rule coin_amount " +
+        "(default; amount in the coin), fiat_at_payment (amount in USD at the invoice's rate), fiat_now (USD at today's rate); spread_percent is taken " +
+        "off. The refunds of an invoice never exceed what it received (422 refund_exceeds_received). Without address the refund awaits the payer's " +
         'claim at claim_url; an administrator approves it in the dashboard or CLI.' +
         IDEMPOTENCY,
       ...common,
@@ -177,7 +177,7 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
       path: `${base}/payouts`,
       summary: `${label}Propose payouts to 1 to 100 recipients (all or none).`,
       description:
-        'Each recipient\'s address is checked for its coin\'s network (422 payout_address_invalid with details.index); a reference names a payout ' +
+        "Each recipient's address is checked for its coin's network (422 payout_address_invalid with details.index); a reference names a payout " +
         'within the project: the same recipients again answer the first payouts, another address, coin or amount is 409 payout_reference_conflict. ' +
         'An administrator approves them in the dashboard or CLI.' +
         IDEMPOTENCY,
@@ -217,7 +217,12 @@ export const payoutsRoutes = withDeps(['payoutsItems', 'payoutsSimulations'], (d
         params: ItemIdParams,
         ...(simulation === 'claim' ? { body: SimulateClaimBody } : {}),
         responses: { 200: ItemSchema },
-        errors: ['validation_error', kind === 'refund' ? 'refund_not_found' : 'payout_not_found', 'item_transition_invalid', ...(simulation === 'claim' ? ['claim_address_invalid'] : [])],
+        errors: [
+          'validation_error',
+          kind === 'refund' ? 'refund_not_found' : 'payout_not_found',
+          'item_transition_invalid',
+          ...(simulation === 'claim' ? ['claim_address_invalid'] : []),
+        ],
         handler: async ({ auth, params, body, requestId }) => {
           const input = (body ?? {}) as { address?: string };
           return {

@@ -82,7 +82,10 @@ export const CreatePayoutsBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ListItemsQuery = Type.Object({ status: Type.Optional(Type.Union(ITEM_STATUSES.map((s) => Type.Literal(s)))), ...PAGE_QUERY }, { additionalProperties: false });
+export const ListItemsQuery = Type.Object(
+  { status: Type.Optional(Type.Union(ITEM_STATUSES.map((s) => Type.Literal(s)))), ...PAGE_QUERY },
+  { additionalProperties: false },
+);
 export const ItemIdParams = Type.Object({ id: Type.String({ pattern: ULID_PATTERN }) }, { additionalProperties: false });
 export const InvoiceIdParams = Type.Object({ invoiceId: Type.String({ pattern: ULID_PATTERN }) }, { additionalProperties: false });
 export const SimulateClaimBody = Type.Object(

@@ -20,7 +20,14 @@ test('an overpaid invoice refunds its excess by default; rate rules convert USD 
   t.is(inv.status, 'overpaid');
   const natural = await refund(c, inv.id);
   t.is(natural.status, 201, JSON.stringify(natural.body));
-  t.like(natural.body, { object: 'refund', status: 'awaiting_claim', amount: '0.25', amount_units: '250000000000000000', invoice_id: inv.id, rate_rule: 'coin_amount' });
+  t.like(natural.body, {
+    object: 'refund',
+    status: 'awaiting_claim',
+    amount: '0.25',
+    amount_units: '250000000000000000',
+    invoice_id: inv.id,
+    rate_rule: 'coin_amount',
+  });
   t.regex(natural.body.claim_url, /\/refunds\/claim\/[0-9A-Za-z]{32}$/);
   // The excess is refunded: a second natural refund has nothing left.
   const again = await refund(c, inv.id);
@@ -37,7 +44,7 @@ test('an overpaid invoice refunds its excess by default; rate rules convert USD 
   t.is(now.status, 201, JSON.stringify(now.body));
   t.is(now.body.rate, '3200.5');
   // 100 USD / 3200.5 = 0.031245118... ETH, less 10 %.
-  t.is(now.body.amount_units, ((100n * 10n ** 18n * 10n) / 32005n * 90n / 100n).toString());
+  t.is(now.body.amount_units, ((((100n * 10n ** 18n * 10n) / 32005n) * 90n) / 100n).toString());
   t.is(now.body.spread_percent, '10');
 });
 
@@ -69,7 +76,13 @@ test('an Idempotency-Key replay answers the first refund; another body under it 
   const inv = await invoiceIn(c, 'eth', '1', ['paid']);
   const { signedFetch } = await import('@gw/kernel/testing');
   const send = (body: unknown) =>
-    signedFetch(gw.url, `/api/v1/sandbox/invoices/${inv.id}/refunds`, { projectId: c.projectId, secret: c.secret, method: 'POST', body, headers: { 'Idempotency-Key': 'key-1' } });
+    signedFetch(gw.url, `/api/v1/sandbox/invoices/${inv.id}/refunds`, {
+      projectId: c.projectId,
+      secret: c.secret,
+      method: 'POST',
+      body,
+      headers: { 'Idempotency-Key': 'key-1' },
+    });
   const first = await send({ amount: '0.1' });
   t.is(first.status, 201, JSON.stringify(first.body));
   const replay = await send({ amount: '0.1' });
@@ -112,7 +125,10 @@ test('approval: members, API keys and MCP are approval_forbidden; above the poli
   const { tenancyUsers, tenancyProjects, payoutsApprovals, payoutsItems } = gw.kernel.cradle;
   const project = await tenancyProjects.get(c.projectId);
   const invite = async (role: 'admin' | 'member') => {
-    const user = await tenancyUsers.invite({ email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, operator: project.operator_id, role }, CLI_ACTOR);
+    const user = await tenancyUsers.invite(
+      { email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, operator: project.operator_id, role },
+      CLI_ACTOR,
+    );
     await gw.kernel.cradle.db('tenancy_users').where('id', user.id).update({ status: 'active' });
     return dashboardApprover({ actor: `user:${user.id}`, channel: 'dashboard' });
   };
