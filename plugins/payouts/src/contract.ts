@@ -119,6 +119,8 @@ export interface PayoutItems {
   ): Promise<{ items: ItemView[]; created: boolean }>;
   get(projectId: string, kind: ItemKind, id: string): Promise<ItemView>;
   list(filter: ItemListFilter): Promise<KeysetPage<ItemView>>;
+  /** Every refund of an invoice of the project, oldest first; 404 `invoice_not_found` for another project's invoice. */
+  refundsOf(projectId: string, invoiceId: string): Promise<ItemView[]>;
   /** Partners: before approval (`PARTNER_CANCELLABLE_STATUSES`). */
   cancel(projectId: string, kind: ItemKind, id: string, actor: Actor): Promise<ItemView>;
 }

@@ -38,7 +38,7 @@ export const payoutsPlugin = definePlugin({
   sealedColumns: [{ table: 'payouts_items', column: 'claim_token_sealed', aad: (id) => id }],
   register: ({ config }) => ({
     payoutsConfig: serviceValue(config),
-    payoutsStore: service(['chains', 'invoiceEvents', 'kernelConfig', 'secretBox'], (deps) => new ItemStore(deps)),
+    payoutsStore: service(['chains', 'invoiceEvents', 'invoicesService', 'kernelConfig', 'secretBox'], (deps) => new ItemStore(deps)),
     payoutsPolicies: service(['db', 'audit', 'payoutsConfig'], (deps) => new Policies(deps)),
     payoutsItems: service(
       ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'payoutsStore', 'payoutsPolicies'],

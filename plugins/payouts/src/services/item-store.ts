@@ -3,12 +3,13 @@ import {
   fromBaseUnits,
   networkKindOf,
   hashToken,
-  type InvoiceEvents,
+  type OutboundEvents,
   type KernelConfig,
-  type OutboundEventType,
+  type MoneyOutEventType,
   randomBase62,
   type SecretBox,
 } from '@gw/kernel';
+import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { ItemView } from '../contract.js';
 import { payoutsErrors } from '../errors.js';
@@ -48,7 +49,15 @@ export type ItemPatch = Partial<Pick<Item, 'address' | 'proof_message' | 'proof_
 export class ItemStore {
   readonly baseUrl: string;
 
-  constructor(private readonly deps: { chains: ChainRegistry; invoiceEvents: InvoiceEvents; kernelConfig: KernelConfig; secretBox: SecretBox }) {
+  constructor(
+    private readonly deps: {
+      chains: ChainRegistry;
+      invoiceEvents: OutboundEvents;
+      invoicesService: InvoiceService;
+      kernelConfig: KernelConfig;
+      secretBox: SecretBox;
+    },
+  ) {
     this.baseUrl = publicBaseUrl(deps.kernelConfig);
   }
 
@@ -153,19 +162,20 @@ export class ItemStore {
   /** Emits `<kind>.<suffix>` for the item as it now is. */
   async emit(trx: Knex.Transaction, item: Item, suffix: string, previous: ItemStatus | null): Promise<void> {
     const view = await this.viewOf(trx, item);
+    // A refund's events go where its invoice's do (its callback_url, else the project's default).
+    const callbackUrl = item.invoice_id === null ? null : (await this.deps.invoicesService.get(item.project_id, item.invoice_id, trx)).callback_url;
     await this.deps.invoiceEvents.emit(trx, [
       {
         projectId: item.project_id,
         projectKind: item.project_kind,
         invoiceId: item.invoice_id,
-        eventType: `${item.kind}.${suffix}` as OutboundEventType,
+        eventType: `${item.kind}.${suffix}` as MoneyOutEventType,
         data: {
-          ...(item.kind === 'refund' ? { refund_id: item.id, invoice_id: item.invoice_id } : { payout_id: item.id }),
+          ...(item.kind === 'refund' ? { refund_id: item.id, invoice_id: item.invoice_id!, refund: { ...view } } : { payout_id: item.id, payout: { ...view } }),
           status: item.status,
           previous_status: previous,
-          [item.kind]: view,
         },
-        callbackUrl: null,
+        callbackUrl,
       },
     ]);
   }
