@@ -55,9 +55,11 @@ interface CompletedItem {
 /**
  * Money out of one project for accounting (issue 37 item 8), beside the invoices' money in:
  * refunds and payouts (completed items, with their plan and transaction), and from the treasury's
- * export of confirmed plans (`treasuryMovedOut`), sweeps and other plans' moves and every plan's
- * network fee share, the payout plans' included (their value is the items', not repeated). Sweeps
- * to an own address are listed too: they leave the pool addresses the books count as held.
+ * export of confirmed plans (`treasuryMovedOut`), sweeps and other plans' moves (what they spent of
+ * the project's outputs less the fee share paid from it) and every plan's network fee share, the
+ * payout plans' included (their value is the items', not repeated). Sweeps to an own address are
+ * listed too: they leave the pool addresses the books count as held. So one project's books
+ * balance: received = held + refunds + payouts + sweeps + network fees.
  */
 export class MoneyOut {
   constructor(private readonly deps: Pick<Cradle, 'db' | 'chains' | 'treasuryMovedOut' | 'invoicesExporter'>) {}
@@ -79,15 +81,14 @@ export class MoneyOut {
     for (const moved of await this.deps.treasuryMovedOut.rows(range, { projectId: range.projectId })) {
       const at = new Date(moved.confirmed_at_iso);
       const txid = moved.txid === '' ? null : moved.txid;
-      if (moved.kind !== 'payout') {
-        rows.push(this.row('sweep', moved.project_id, moved.chain, moved.network, moved.coin, BigInt(moved.value_units), at, null, moved.plan_id, txid));
-      }
       const fee = BigInt(moved.fee_units);
-      if (fee > 0n) {
-        rows.push(
-          this.row('network_fee', moved.project_id, moved.chain, moved.network, this.feeCoin(moved.chain, moved.coin), fee, at, null, moved.plan_id, txid),
-        );
+      const feeCoin = this.feeCoin(moved.chain, moved.coin);
+      // What a plan spent of the project's outputs pays its fee share too (when the fee is in the same coin): the sweep is the rest.
+      const moves = BigInt(moved.value_units) - (feeCoin === moved.coin ? fee : 0n);
+      if (moved.kind !== 'payout' && moves > 0n) {
+        rows.push(this.row('sweep', moved.project_id, moved.chain, moved.network, moved.coin, moves, at, null, moved.plan_id, txid));
       }
+      if (fee > 0n) rows.push(this.row('network_fee', moved.project_id, moved.chain, moved.network, feeCoin, fee, at, null, moved.plan_id, txid));
     }
     return rows.sort((a, b) => (a.at_iso === b.at_iso ? 0 : a.at_iso < b.at_iso ? -1 : 1));
   }

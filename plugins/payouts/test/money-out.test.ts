@@ -67,7 +67,12 @@ const tokenWith = async (scopes: string[], operator = operatorId) => (await gw.k
 const get = async (query: string, token: string) => {
   const response = await fetch(`${gw.url}/api/v1/money-out?${query}`, { headers: { authorization: `Bearer ${token}` } });
   const text = await response.text();
-  return { status: response.status, type: response.headers.get('content-type') ?? '', text, body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : undefined };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    text,
+    body: /json/.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : undefined,
+  };
 };
 
 test('completed refunds and payouts are money out, with their transactions, beside the invoice’s money in (JSON)', async (t) => {

@@ -1,0 +1,75 @@
+/**
+ * The books on a real Bitcoin node (bcoin 1.0.2, regtest): two paid invoices (money in), a sweep of
+ * their outputs to an external address planned by the treasury, signed offline by
+ * `gateway-signer`, broadcast and confirmed; the money-out export lists the sweep and its network
+ * fee from the treasury's export, and the project's books balance: received = held + moved out + fees.
+ */
+import test from 'ava';
+import { CLI_ACTOR, type ChainId } from '@gw/kernel';
+import { type TestKernel, waitFor } from '@gw/kernel/testing';
+import { SANDBOX_PLUGINS } from '@gw/plugin-sandbox/testing';
+import { paidInvoice, scanOnce, signOffline, startBcoinTreasury } from '@gw/plugin-treasury/testing';
+import { checkoutPlugin } from '@gw/plugin-checkout';
+import { oauthPlugin } from '@gw/plugin-oauth';
+import { type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
+import { payoutsPlugin } from '../src/index.js';
+
+let node: Bcoin;
+let gw: TestKernel;
+let project: TestProject;
+
+test.before(async () => {
+  ({ node, gw } = await startBcoinTreasury({ plugins: [...SANDBOX_PLUGINS, checkoutPlugin, oauthPlugin, payoutsPlugin], poolSize: 5, feeRate: 2n }));
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('books-bcoin', CLI_ACTOR)).id;
+  project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
+});
+test.after.always(async () => {
+  await gw?.close();
+  await node?.stop();
+});
+
+test('a confirmed sweep is money out with its network fee, and received = held + moved out + fees', async (t) => {
+  const from = new Date(Date.now() - 60_000);
+  for (const sats of [1_000_000n, 2_500_000n]) await paidInvoice(gw, project, 'btc', sats, (address, units) => node.send(address, units));
+  await node.mine(6);
+  await scanOnce(gw, 'btc', 'regtest');
+
+  const cradle = gw.kernel.cradle;
+  const destination = (await node.wallet<{ address: string }>('POST', '/wallet/primary/address', { account: 'default' })).address;
+  const plan = await cradle.treasuryPlans.sweep(
+    { chain: 'btc', network: 'regtest', select: { projectId: project.projectId }, destination: { kind: 'external', address: destination } },
+    {},
+    CLI_ACTOR,
+  );
+  const { signed } = await signOffline(plan.plan_file!);
+  await cradle.treasurySignedImport.import({ planId: plan.id, text: signed }, {}, CLI_ACTOR);
+  const sent = await cradle.treasuryTracker.broadcast(plan.id, {}, CLI_ACTOR);
+  // bcoin answers sendrawtransaction before its mempool has taken the transaction in.
+  await waitFor(async () => (await node.mempool()).includes(sent.txid!), 20_000);
+  await node.mine(6);
+  await scanOnce(gw, 'btc', 'regtest');
+  t.deepEqual((await cradle.treasuryTracker.track()).confirmed, [plan.id]);
+
+  const range = { projectId: project.projectId, from, to: new Date(Date.now() + 60_000) };
+  const rows = await cradle.payoutsMoneyOut.rows(range);
+  const fee = BigInt(plan.fee_units!);
+  t.deepEqual(
+    rows.map((r) => [r.kind, r.coin, r.amount_units, r.plan_id, r.txid, r.item_id]),
+    [
+      ['sweep', 'btc', (3_500_000n - fee).toString(), plan.id, sent.txid, null],
+      ['network_fee', 'btc', fee.toString(), plan.id, sent.txid, null],
+    ],
+  );
+
+  const books = await cradle.payoutsMoneyOut.books(range);
+  t.deepEqual(books.money_in, [{ kind: 'received', chain: 'btc', coin: 'btc', amount: '0.035', amount_units: '3500000' }]);
+  const out = (kind: string) => BigInt(books.money_out.find((m) => m.kind === kind)?.amount_units ?? '0');
+  const held = (await cradle.treasuryBalances.balances({ groupBy: 'project', projectId: project.projectId, limit: 10 }, {})).rows.reduce(
+    (sum, r) => sum + BigInt(r.confirmed_units) + BigInt(r.unconfirmed_units),
+    0n,
+  );
+  t.true(fee > 0n);
+  t.is(out('network_fee'), fee);
+  t.is(held, 0n, 'the sweep took every output');
+  t.is(BigInt(books.money_in[0]!.amount_units), held + out('refund') + out('payout') + out('sweep') + out('network_fee'), 'received = held + moved out + fees');
+});
