@@ -1,0 +1,72 @@
+import { AppError, withDeps, type JobDefinition, type JobQueue } from '@gw/kernel';
+import { formatDecimal } from '@gw/plugin-checkout/contract';
+import type { Knex } from 'knex';
+import type { PayoutsConfig } from '../config.js';
+import { claimText } from './claim-i18n.js';
+import { claimCoinFacts } from './claim-page.js';
+
+/** `payouts.claim-email`: mails a new refund's claim link to the payer (`email` of the create request). */
+export const CLAIM_EMAIL_JOB = 'payouts.claim-email';
+
+/**
+ * The job's data. The claim token exists only in the link (the database keeps its hash), so the
+ * link travels in the job, which is deleted an hour after it ran.
+ */
+export interface ClaimEmailData {
+  readonly to: string;
+  /** `<base_url>/refunds/claim/<token>` (ItemView.claim_url). */
+  readonly claimUrl: string;
+}
+
+/**
+ * Enqueues the claim e-mail of a refund in the transaction that creates it: the mail goes out if and
+ * only if the refund is committed. Nothing when `plugins.payouts.claimEmail` is false.
+ */
+export async function enqueueClaimEmail(
+  deps: { readonly jobs: JobQueue; readonly payoutsConfig: PayoutsConfig },
+  trx: Knex.Transaction,
+  data: ClaimEmailData,
+): Promise<void> {
+  if (deps.payoutsConfig.claimEmail === false) return;
+  await deps.jobs.sendInTransaction(trx, CLAIM_EMAIL_JOB, data);
+}
+
+/** The token at the end of a claim link. */
+function tokenOf(claimUrl: string): string {
+  return new URL(claimUrl).pathname.split('/').pop() ?? '';
+}
+
+/**
+ * Sends claim e-mails through the oauth plugin's mailer (one SMTP configuration for the
+ * installation). A refund claimed, cancelled or gone by the time the job runs gets no mail; a
+ * failed send is retried.
+ */
+export const claimEmailJobs = withDeps(['payoutsClaims', 'chains', 'oauthMailer', 'logger'], (deps): JobDefinition<ClaimEmailData>[] => [
+  {
+    name: CLAIM_EMAIL_JOB,
+    queue: { retryLimit: 5, retryDelay: 60, retryBackoff: true, retentionSeconds: 86_400, deleteAfterSeconds: 3600 },
+    handler: async (jobs) => {
+      for (const { data } of jobs) {
+        let view;
+        try {
+          view = await deps.payoutsClaims.byToken(tokenOf(data.claimUrl));
+        } catch (error) {
+          if (error instanceof AppError && error.status === 404) continue;
+          throw error;
+        }
+        if (!view.open) continue;
+        const facts = claimCoinFacts(deps.chains, view.item);
+        const values = {
+          name: view.projectName,
+          amount: formatDecimal('en', view.item.amount),
+          symbol: facts.symbol,
+          network: facts.networkName,
+          invoice: view.externalId,
+          url: data.claimUrl,
+        };
+        const sent = await deps.oauthMailer.sendMessage(data.to, claimText('en', 'email_subject', values), claimText('en', 'email_text', values));
+        if (!sent) deps.logger.warn({ refund_id: view.item.id }, 'payouts: the claim link of a refund could not be mailed (no SMTP configured)');
+      }
+    },
+  },
+]);
