@@ -34,10 +34,10 @@ function tokenOf(claimUrl: string): string {
 
 /**
  * Sends claim e-mails through the oauth plugin's mailer (one SMTP configuration for the
- * installation). A refund claimed, cancelled or gone by the time the job runs gets no mail; a
+ * installation; without the oauth plugin nothing is mailed). A refund claimed, cancelled or gone by the time the job runs gets no mail; a
  * failed send is retried.
  */
-export const claimEmailJobs = withDeps(['db', 'payoutsItems', 'payoutsClaims', 'chains', 'oauthMailer', 'logger'], (deps): JobDefinition<ClaimEmailData>[] => [
+export const claimEmailJobs = withDeps(['db', 'payoutsItems', 'payoutsClaims', 'chains', 'oauthMailer?', 'logger'], (deps): JobDefinition<ClaimEmailData>[] => [
   {
     name: CLAIM_EMAIL_JOB,
     queue: { retryLimit: 5, retryDelay: 60, retryBackoff: true, retentionSeconds: 86_400, deleteAfterSeconds: 3600 },
@@ -68,8 +68,8 @@ export const claimEmailJobs = withDeps(['db', 'payoutsItems', 'payoutsClaims', '
           invoice: view.externalId,
           url: item.claim_url,
         };
-        const sent = await deps.oauthMailer.sendMessage(row.claim_email, claimText('en', 'email_subject', values), claimText('en', 'email_text', values));
-        if (!sent) deps.logger.warn({ refund_id: item.id }, 'payouts: the claim link of a refund could not be mailed (no SMTP configured)');
+        const sent = await deps.oauthMailer?.sendMessage(row.claim_email, claimText('en', 'email_subject', values), claimText('en', 'email_text', values));
+        if (!sent) deps.logger.warn({ refund_id: item.id }, 'payouts: the claim link of a refund could not be mailed (no oauth plugin or no SMTP configured)');
       }
     },
   },
