@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPES } from '@gw/webhook-verify';
+import { type PayoutEventType, type RefundEventType, WEBHOOK_EVENT_TYPES } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ProjectKind } from '@gw/chain-api';
@@ -11,6 +11,9 @@ export const INVOICE_EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 
 export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
 
+/** Every event type the outbox carries: the invoice events and the refund and payout events (issue 37). */
+export type OutboundEventType = InvoiceEventType | RefundEventType | PayoutEventType;
+
 /**
  * One invoice state change, as its producer (invoices, watchers, sandbox, orphans) announces it.
  * The envelope's `mode` is the project kind; `data` is what a partner needs to act without a
@@ -19,9 +22,11 @@ export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
 export interface InvoiceEvent {
   readonly projectId: string;
   readonly projectKind: ProjectKind;
-  readonly invoiceId: string;
-  readonly eventType: InvoiceEventType;
-  readonly data: { readonly invoice_id: string } & Record<string, unknown>;
+  /** Null for events of no invoice (payouts). */
+  readonly invoiceId: string | null;
+  readonly eventType: OutboundEventType;
+  /** Invoice events carry `invoice_id`; refund and payout events their `MoneyOutEventData`. */
+  readonly data: Record<string, unknown>;
   /** The invoice's own target; null sends to the project's default webhook URL (if any). */
   readonly callbackUrl: string | null;
   /**

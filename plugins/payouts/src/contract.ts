@@ -206,6 +206,10 @@ declare module '@gw/kernel' {
     readonly payoutsClaims: RefundClaims;
     readonly payoutsApprovals: PayoutApprovals;
     readonly payoutsBatches: PayoutBatches;
+    /** The plugin's own: items' rows, views and status changes with their events. */
+    readonly payoutsStore: import('./services/item-store.js').ItemStore;
+    readonly payoutsPolicies: import('./services/policies.js').Policies;
+    readonly payoutsSimulations: import('./services/sandbox-simulations.js').SandboxSimulations;
   }
 }
 
@@ -213,3 +217,6 @@ declare module '@gw/kernel' {
 export const PAYOUTS_EXPORTS: readonly ServiceName[] = ['payoutsItems'];
 
 export * from './item-status.js';
+export { claimProofMessage } from './services/claim-message.js';
+export { CLAIM_PATH } from './services/item-store.js';
+export { CLI_APPROVER, dashboardApprover, type ApproverActor } from './services/approver.js';

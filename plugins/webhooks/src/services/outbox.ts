@@ -7,7 +7,7 @@ import {
   type InvoiceEvent,
   type Sql,
   type InvoiceEventSink,
-  type InvoiceEventType,
+  type OutboundEventType,
   type JobQueue,
   type Notifications,
   type ProjectKind,
@@ -22,7 +22,7 @@ import { STREAM_CHANNEL } from './event-stream.js';
  * The webhook envelope of spec 2.5 (plus `original_event_id` on a resend), as the wire contract
  * defines it, with the `data` the event's producer gave.
  */
-export type WebhookEnvelope = ContractEnvelope<InvoiceEvent['data']>;
+export type WebhookEnvelope = Omit<ContractEnvelope<InvoiceEvent['data']>, 'event_type'> & { readonly event_type: OutboundEventType };
 
 /** An event about to be written: everything but the delivery state. */
 export interface OutboxEntry {
@@ -30,7 +30,7 @@ export interface OutboxEntry {
   readonly projectId: string;
   readonly mode: ProjectKind;
   readonly invoiceId: string | null;
-  readonly eventType: InvoiceEventType;
+  readonly eventType: OutboundEventType;
   readonly originalEventId: string | null;
   readonly body: string;
   readonly targetUrl: string | null;
