@@ -19,7 +19,8 @@ const en = {
   address_confirmation: 'The same address again',
   address_confirmation_help: 'Type or paste it a second time, so a typing mistake cannot send the refund elsewhere.',
   proof_title: 'Prove that the address is yours',
-  proof_help: 'This refund is large enough that you must sign the message below with the key of the address you enter.',
+  proof_help:
+    'This refund is large enough that you must sign the message below with the key of the address you enter. The message names your address: send the form once without a signature to see it with yours in place of <address>.',
   proof_message: 'Message to sign',
   signature: 'Signature',
   submit: 'Claim the refund',
@@ -83,7 +84,8 @@ const de: Record<ClaimMessageKey, string> = {
   address_confirmation: 'Dieselbe Adresse noch einmal',
   address_confirmation_help: 'Geben Sie sie ein zweites Mal ein, damit ein Tippfehler die Rückerstattung nicht an eine andere Adresse schickt.',
   proof_title: 'Weisen Sie nach, dass die Adresse Ihnen gehört',
-  proof_help: 'Diese Rückerstattung ist so hoch, dass Sie die unten stehende Nachricht mit dem Schlüssel der angegebenen Adresse signieren müssen.',
+  proof_help:
+    'Diese Rückerstattung ist so hoch, dass Sie die unten stehende Nachricht mit dem Schlüssel der angegebenen Adresse signieren müssen. Die Nachricht nennt Ihre Adresse: senden Sie das Formular einmal ohne Signatur, um sie mit Ihrer Adresse anstelle von <address> zu sehen.',
   proof_message: 'Zu signierende Nachricht',
   signature: 'Signatur',
   submit: 'Rückerstattung anfordern',

@@ -67,13 +67,13 @@ test('an open refund shows the form; with a proof, the message for the entered a
   t.true(plain.includes('name="address_confirmation"'));
   t.false(plain.includes('name="signature"'));
   t.true(plain.includes('1,234.5 BTC'));
-  const proof = render(view({ claim_requires_proof: true }, { externalId: 'order-1', proofMessage: 'Refund r of invoice order-1: pay to <address>' }), {
+  const proof = render(view({ claim_requires_proof: true }, { externalId: 'order-1' }), {
     refused: { code: 'claim_proof_required', values: { address: 'tb1qexample', addressConfirmation: 'tb1qexample', signature: '' } },
   });
-  t.true(proof.includes('<pre class="message" id="proof-message">Refund r of invoice order-1: pay to tb1qexample</pre>'));
+  t.true(proof.includes('<pre class="message" id="proof-message">Refund ${ITEM.id} of invoice order-1: pay to tb1qexample</pre>'));
   t.true(proof.includes('name="signature"'));
   t.true(proof.includes('“Sign message”'));
-  t.is(proofMessageFor(view({}, { proofMessage: 'pay to <address>' }), ''), 'pay to <address>');
+  t.is(proofMessageFor(view({}, { externalId: 'order-1' }), ''), `Refund ${ITEM.id} of invoice order-1: pay to <address>`);
 });
 
 test('after the claim the page shows its state and no form; German speaks German', (t) => {

@@ -1,6 +1,6 @@
 import { html, type ChainRegistry, type SafeHtml, type StaticAssets } from '@gw/kernel';
 import { formatDecimal, LOCALE_NAMES, LOCALES, type Locale } from '@gw/plugin-checkout/contract';
-import type { ClaimView, ItemView } from '../contract.js';
+import { claimProofMessage, type ClaimView, type ItemView } from '../contract.js';
 import type { ItemStatus } from '../item-status.js';
 import { claimErrorText, claimText, type ClaimMessageKey } from './claim-i18n.js';
 
@@ -74,11 +74,11 @@ export interface ClaimPageInput {
 }
 
 /**
- * The text a proof signs for `address`: the refund's `proofMessage`, with the address in place of
- * its `<address>` placeholder when it has one (the message names the address it pays to).
+ * The text a proof signs for `address` (it names the address it pays to); before an address is
+ * entered, the message with a placeholder where the address goes.
  */
 export function proofMessageFor(view: ClaimView, address: string): string {
-  return address ? view.proofMessage.replaceAll('<address>', address) : view.proofMessage;
+  return claimProofMessage(view.item.id, view.externalId, address || '<address>');
 }
 
 function facts(locale: Locale, view: ClaimView, coin: CoinFacts): SafeHtml {

@@ -3,7 +3,7 @@ import { AppError, defineRoute, hashToken, pageHeaders, staticAssets, withDeps, 
 import { chooseLocale, type Locale } from '@gw/plugin-checkout/contract';
 import type { Context } from 'koa';
 import Type from 'typebox';
-import type { ClaimView } from '../contract.js';
+import { CLAIM_PATH, type ClaimView } from '../contract.js';
 import { claimFormTokenValid, issueClaimFormToken } from './claim-csrf.js';
 import { claimCoinFacts, claimNotFoundPage, claimPage, type ClaimFormValues } from './claim-page.js';
 
@@ -11,9 +11,6 @@ import { claimCoinFacts, claimNotFoundPage, claimPage, type ClaimFormValues } fr
 export const CLAIM_ASSETS = staticAssets('/refunds/claim-assets', [
   { name: 'claim.css', type: 'text/css; charset=utf-8', file: fileURLToPath(new URL('./claim.css', import.meta.url)) },
 ]);
-
-/** Where a refund's claim page lives: `<base_url>/refunds/claim/<token>` (ItemView.claim_url). */
-export const CLAIM_PATH = '/refunds/claim';
 
 /** Claims one token takes per window: enough for a payer's typing mistakes, too few to probe with. */
 export const CLAIM_POSTS_PER_TOKEN = { limit: 20, windowSeconds: 3600 } as const;
