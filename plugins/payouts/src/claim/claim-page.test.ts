@@ -70,7 +70,7 @@ test('an open refund shows the form; with a proof, the message for the entered a
   const proof = render(view({ claim_requires_proof: true }, { externalId: 'order-1' }), {
     refused: { code: 'claim_proof_required', values: { address: 'tb1qexample', addressConfirmation: 'tb1qexample', signature: '' } },
   });
-  t.true(proof.includes('<pre class="message" id="proof-message">Refund ${ITEM.id} of invoice order-1: pay to tb1qexample</pre>'));
+  t.true(proof.includes(`<pre class="message" id="proof-message">Refund ${ITEM.id} of invoice order-1: pay to tb1qexample</pre>`));
   t.true(proof.includes('name="signature"'));
   t.true(proof.includes('“Sign message”'));
   t.is(proofMessageFor(view({}, { externalId: 'order-1' }), ''), `Refund ${ITEM.id} of invoice order-1: pay to <address>`);
