@@ -182,20 +182,21 @@ test('a hostile external_id and project name are shown as text on the claim page
   await client('POST', `/invoices/${invoice.id}/simulate-detect`, {});
   t.is((await client('POST', `/invoices/${invoice.id}/simulate-overpaid`, { multiplier: 1.5 })).status, 200);
   const { item } = await gw.kernel.cradle.payoutsItems.createRefund({ projectId: sandbox.project.id, invoiceId: invoice.id }, CLI_ACTOR);
+  const claimUrl = item.claim_url!;
   const page = await open(t, { javaScriptEnabled: true });
   const dialogs: string[] = [];
   page.on('dialog', (d) => {
     dialogs.push(d.message());
     void d.dismiss();
   });
-  await page.goto(item.claim_url);
+  await page.goto(claimUrl);
   t.is(await page.locator('#external-id').textContent(), externalId);
   t.is(await page.locator('#project-name').textContent(), hostile);
   t.is(await page.locator('script').count(), 0);
   t.is(await page.locator('img').count(), 0);
   t.is(await page.title(), `Claim your refund · ${hostile}`, 'the script did not run: the title is the page’s own, with the name as text');
   t.deepEqual(dialogs, []);
-  const raw = await (await fetch(item.claim_url)).text();
+  const raw = await (await fetch(claimUrl)).text();
   t.false(raw.includes('<script>document.title'));
 });
 
@@ -227,7 +228,7 @@ test('a refund created with an e-mail address mails the claim link to it', async
   t.true(raw.includes(invoice.external_id));
   t.true(raw.includes('0.00625 BTC'));
   const page = await open(t);
-  await page.goto(/https?:\/\/\S+\/refunds\/claim\/[A-Za-z0-9_-]+/.exec(raw)![0]);
+  await page.goto(item.claim_url!);
   t.is(await page.locator('#state-title').textContent(), 'Waiting for your address');
   t.is(sink.count(email), 1);
 });
