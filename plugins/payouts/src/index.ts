@@ -5,6 +5,9 @@ import { PayoutsConfigSchema } from './config.js';
 import { PAYOUTS_EXPORTS } from './contract.js';
 import { payoutsErrors } from './errors.js';
 import { payoutsRoutes } from './routes.js';
+import { claimEmailJobs } from './claim/claim-email.js';
+import { refundClaimPanels } from './claim/claim-panel.js';
+import { claimRoutes } from './claim/claim-routes.js';
 import { ItemStore } from './services/item-store.js';
 import { PayoutApprovalsService } from './services/payout-approvals.js';
 import { PayoutBatchesService } from './services/payout-batches.js';
@@ -33,7 +36,7 @@ export const payoutsPlugin = definePlugin({
     payoutsStore: service(['chains', 'invoiceEvents', 'invoicesService', 'kernelConfig', 'secretBox'], (deps) => new ItemStore(deps)),
     payoutsPolicies: service(['db', 'audit', 'payoutsConfig'], (deps) => new Policies(deps)),
     payoutsItems: service(
-      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'payoutsStore', 'payoutsPolicies'],
+      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'payoutsStore', 'payoutsPolicies', 'jobs', 'payoutsConfig'],
       (deps) => new PayoutItemsService(deps),
     ),
     payoutsClaims: service(['db', 'chains', 'tenancyProjects', 'invoicesService', 'payoutsStore'], (deps) => new RefundClaimsService(deps)),
@@ -46,8 +49,12 @@ export const payoutsPlugin = definePlugin({
       TREASURY_PLAN_OBSERVERS,
       withDeps(['payoutsStore'], (deps) => [payoutPlanObserver(() => deps.payoutsStore)]),
     ),
+    // The checkout page of an invoice with a refund waiting for its claim links to the claim page.
+    refundClaimPanels,
   ],
-  routes: payoutsRoutes,
+  // The partner API and the payer's claim page.
+  routes: withDeps([...payoutsRoutes.deps, ...claimRoutes.deps], (deps) => [...payoutsRoutes.create(deps), ...claimRoutes.create(deps)]),
+  jobs: claimEmailJobs,
 });
 
 export * from './contract.js';
@@ -55,3 +62,5 @@ export { payoutsErrors } from './errors.js';
 export { PayoutsConfigSchema, type PayoutsConfig } from './config.js';
 export { ITEM_SIMULATIONS, ITEM_SIMULATION_RULES, simulatedTxid, type ItemSimulation } from './services/sandbox-simulations.js';
 export { payoutPlanObserver } from './services/plan-observer.js';
+export { CLAIM_EMAIL_JOB, enqueueClaimEmail, type ClaimEmailData } from './claim/claim-email.js';
+export { CLAIM_ASSETS, CLAIM_POSTS_PER_TOKEN } from './claim/claim-routes.js';
