@@ -81,6 +81,12 @@ export const treasuryPlugin = definePlugin({
       ['db', 'audit', 'logger', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasurySweepers'],
       (deps) => new AccountBroadcaster(deps),
     ),
+    // Temporary until the payout planner lands (issue 37, branch treasurypay): refuses every plan.
+    treasuryPayouts: serviceValue({
+      plan: async () => {
+        throw treasuryErrors.treasury_unavailable({ message: 'Payout plans are not built yet.' });
+      },
+    }),
     treasuryAccountReconciliation: service(['db', 'watchersOutputs', 'treasuryConfig'], (deps) => new AccountReconciliation(deps)),
     treasuryReconciliation: service(
       ['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks', 'treasuryAccountNetworks', 'treasuryAccountReconciliation'],
