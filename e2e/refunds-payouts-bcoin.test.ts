@@ -75,10 +75,9 @@ test.before(async () => {
   cli = cliRunner({ plugins, chains, databaseUrl: () => gw.database.url, overrides: () => config });
   operatorId = (await gw.kernel.cradle.tenancyOperators.create('refunds-bcoin', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write', 'payouts:read'], operator: operatorId }, CLI_ACTOR))
-    .token;
+  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write', 'payouts:read'], operator: operatorId }, CLI_ACTOR)).token;
   const hook = await cli('webhook', 'set', '--project', project.projectId, '--url', `${receiver.url}/hooks`, '--json');
-  if (hook.code !== 0) throw new Error(hook.output);
+  if (hook.code !== 0) throw new Error(hook.stdout + hook.stderr);
   await gw.kernel.cradle.tenancyUsers.invite({ email: ADMIN, role: 'admin', operator: operatorId }, CLI_ACTOR);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 });
@@ -113,7 +112,10 @@ async function paidTo(txid: string, address: string): Promise<bigint> {
 /** An invoice of `askedUnits` created over the signed API, paid `paidUnits` from the node's wallet. */
 async function invoicePaid(askedUnits: bigint, paidUnits: bigint): Promise<{ id: string; address: string; txid: string }> {
   const amount = `${askedUnits / 100_000_000n}.${(askedUnits % 100_000_000n).toString().padStart(8, '0')}`;
-  const created = await partner('/api/v1/invoices', { method: 'POST', body: { external_id: `rp-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: amount } });
+  const created = await partner('/api/v1/invoices', {
+    method: 'POST',
+    body: { external_id: `rp-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: amount },
+  });
   if (created.status !== 201) throw new Error(JSON.stringify(created.body));
   const txid = await node.send(created.body.address, paidUnits);
   return { id: created.body.id, address: created.body.address, txid };
@@ -164,48 +166,51 @@ function eventsOf(itemId: string): string[] {
 // Shared by the serial tests below.
 let overpaid: { id: string; address: string; txid: string };
 let other: { id: string; address: string; txid: string };
-let held: { id: string; address: string; txid: string };
+let kept: { id: string; address: string; txid: string };
 let refund: any;
 let payouts: any[] = [];
 let payoutPlanId: string;
 const refundAddress = { value: '' };
 
-test.serial('an invoice overpaid on chain gets a refund of its excess over the signed API; a replay with the same Idempotency-Key answers the first', async (t) => {
-  overpaid = await invoicePaid(1_000_000n, 1_300_000n);
-  other = await invoicePaid(1_000_000n, 1_000_000n);
-  held = await invoicePaid(500_000n, 500_000n);
-  await node.mine(6);
-  await scan();
-  await waitFor(async () => (await partner(`/api/v1/invoices/${overpaid.id}`)).body.status === 'overpaid', 30_000, 'the invoice is overpaid');
+test.serial(
+  'an invoice overpaid on chain gets a refund of its excess over the signed API; a replay with the same Idempotency-Key answers the first',
+  async (t) => {
+    overpaid = await invoicePaid(1_000_000n, 1_300_000n);
+    other = await invoicePaid(1_000_000n, 1_000_000n);
+    kept = await invoicePaid(500_000n, 500_000n);
+    await node.mine(6);
+    await scan();
+    await waitFor(async () => (await partner(`/api/v1/invoices/${overpaid.id}`)).body.status === 'overpaid', 30_000, 'the invoice is overpaid');
 
-  const body = { reason: 'overpayment', reference: 'order-1042' };
-  const created = await partner(`/api/v1/invoices/${overpaid.id}/refunds`, { method: 'POST', body, headers: { 'Idempotency-Key': 'order-1042-refund' } });
-  t.is(created.status, 201, JSON.stringify(created.body));
-  refund = created.body;
-  t.like(refund, {
-    object: 'refund',
-    status: 'awaiting_claim',
-    invoice_id: overpaid.id,
-    chain: 'btc',
-    network: 'regtest',
-    coin: 'btc',
-    amount_units: '300000',
-    amount: '0.003',
-    address: null,
-    claim_requires_proof: false,
-    approvals_required: 1,
-  });
-  t.regex(refund.claim_url, /\/refunds\/claim\/[0-9A-Za-z]+$/);
+    const body = { reason: 'overpayment', reference: 'order-1042' };
+    const created = await partner(`/api/v1/invoices/${overpaid.id}/refunds`, { method: 'POST', body, headers: { 'Idempotency-Key': 'order-1042-refund' } });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    refund = created.body;
+    t.like(refund, {
+      object: 'refund',
+      status: 'awaiting_claim',
+      invoice_id: overpaid.id,
+      chain: 'btc',
+      network: 'regtest',
+      coin: 'btc',
+      amount_units: '300000',
+      amount: '0.003',
+      address: null,
+      claim_requires_proof: false,
+      approvals_required: 1,
+    });
+    t.regex(refund.claim_url, /\/refunds\/claim\/[0-9A-Za-z]+$/);
 
-  const replay = await partner(`/api/v1/invoices/${overpaid.id}/refunds`, { method: 'POST', body, headers: { 'Idempotency-Key': 'order-1042-refund' } });
-  t.is(replay.status, 200);
-  t.is(replay.body.id, refund.id);
-  const listed = await partner(`/api/v1/invoices/${overpaid.id}/refunds`);
-  t.deepEqual(
-    listed.body.items.map((i: { id: string }) => i.id),
-    [refund.id],
-  );
-});
+    const replay = await partner(`/api/v1/invoices/${overpaid.id}/refunds`, { method: 'POST', body, headers: { 'Idempotency-Key': 'order-1042-refund' } });
+    t.is(replay.status, 200);
+    t.is(replay.body.id, refund.id);
+    const listed = await partner(`/api/v1/invoices/${overpaid.id}/refunds`);
+    t.deepEqual(
+      listed.body.items.map((i: { id: string }) => i.id),
+      [refund.id],
+    );
+  },
+);
 
 test.serial('the payer claims the refund on the claim page in Chromium: an address of the invoice’s network, typed twice', async (t) => {
   const context = await browser.newContext();
@@ -228,39 +233,42 @@ test.serial('the payer claims the refund on the claim page in Chromium: an addre
   t.like(claimed.body, { status: 'claimed', address: refundAddress.value, claim_url: null });
 });
 
-test.serial('an administrator approves the refund in the dashboard; a payout to two recipients is proposed over the API and approved with the CLI', async (t) => {
-  const context = await browser.newContext();
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  await signIn(page, ADMIN);
-  await page.goto(`${gw.url}/dashboard/projects/${project.projectId}/payouts`);
-  const row = page.locator('tr', { hasText: refund.id });
-  t.true((await row.innerText()).includes('claimed'));
-  await Promise.all([page.waitForNavigation(), row.getByRole('button', { name: 'Approve' }).click()]);
-  t.true((await page.locator('body').innerText()).includes(`The refund ${refund.id} is approved`), await page.locator('body').innerText());
-  t.like((await partner(`/api/v1/refunds/${refund.id}`)).body, { status: 'approved', approvals_required: 1 });
+test.serial(
+  'an administrator approves the refund in the dashboard; a payout to two recipients is proposed over the API and approved with the CLI',
+  async (t) => {
+    const context = await browser.newContext();
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signIn(page, ADMIN);
+    await page.goto(`${gw.url}/dashboard/projects/${project.projectId}/payouts`);
+    const row = page.locator('tr', { hasText: refund.id });
+    t.true((await row.innerText()).includes('claimed'));
+    await Promise.all([page.waitForNavigation(), row.getByRole('button', { name: 'Approve' }).click()]);
+    t.true((await page.locator('body').innerText()).includes(`The refund ${refund.id} is approved`), await page.locator('body').innerText());
+    t.like((await partner(`/api/v1/refunds/${refund.id}`)).body, { status: 'approved', approvals_required: 1 });
 
-  const recipients = [
-    { address: await nodeAddress(), coin: 'btc', amount: '0.001', reference: 'affiliate-311' },
-    { address: await nodeAddress(), coin: 'btc', amount: '0.002', reference: 'settlement-7' },
-  ];
-  const created = await partner('/api/v1/payouts', { method: 'POST', body: { recipients }, headers: { 'Idempotency-Key': 'payouts-november' } });
-  t.is(created.status, 201, JSON.stringify(created.body));
-  payouts = created.body.items;
-  t.deepEqual(
-    payouts.map((p) => [p.status, p.address, p.amount_units, p.reference]),
-    [
-      ['pending_approval', recipients[0]!.address, '100000', 'affiliate-311'],
-      ['pending_approval', recipients[1]!.address, '200000', 'settlement-7'],
-    ],
-  );
-  for (const payout of payouts) {
-    const approved = await cli('payouts', 'approve', '--id', payout.id, '--json');
-    t.is(approved.code, 0, approved.output);
-    t.is(approved.json.item.status, 'approved');
-  }
-});
+    const recipients = [
+      { address: await nodeAddress(), coin: 'btc', amount: '0.001', reference: 'affiliate-311' },
+      { address: await nodeAddress(), coin: 'btc', amount: '0.002', reference: 'settlement-7' },
+    ];
+    const created = await partner('/api/v1/payouts', { method: 'POST', body: { recipients }, headers: { 'Idempotency-Key': 'payouts-november' } });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    payouts = created.body.items;
+    t.deepEqual(
+      payouts.map((p) => [p.status, p.address, p.amount_units, p.reference]),
+      [
+        ['pending_approval', recipients[0]!.address, '100000', 'affiliate-311'],
+        ['pending_approval', recipients[1]!.address, '200000', 'settlement-7'],
+      ],
+    );
+    for (const payout of payouts) {
+      const approved = await cli('payouts', 'approve', '--id', payout.id, '--json');
+      t.is(approved.code, 0, approved.stdout + approved.stderr);
+      t.is(approved.json.item.status, 'approved');
+    }
+  },
+);
 
 test.serial(
   'the three become one batch from the dashboard; gateway-signer signs its PSBT offline; imported, broadcast, confirmed; each recipient is paid and every item completed',
@@ -352,7 +360,9 @@ test.serial('after a sweep as well, the books balance: received = held + moved o
   const sum = (rows: { amount_units: string }[]) => rows.reduce((s, r) => s + BigInt(r.amount_units), 0n);
   const received = sum(books.body.money_in.filter((r: { coin: string }) => r.coin === 'btc'));
   t.is(received, 1_300_000n + 1_000_000n + 500_000n);
-  const rows: { kind: string; coin: string; amount_units: string; plan_id: string | null }[] = books.body.rows.filter((r: { coin: string }) => r.coin === 'btc');
+  const rows: { kind: string; coin: string; amount_units: string; plan_id: string | null }[] = books.body.rows.filter(
+    (r: { coin: string }) => r.coin === 'btc',
+  );
   const movedOut = sum(rows.filter((r) => r.kind !== 'network_fee'));
   const fees = sum(rows.filter((r) => r.kind === 'network_fee'));
   const balances = await api('GET', `/api/v1/treasury/balances?chain=btc&network=regtest&group_by=project&project_id=${project.projectId}`);
@@ -369,5 +379,14 @@ test.serial('after a sweep as well, the books balance: received = held + moved o
   const payoutPlan = (await api('GET', `/api/v1/treasury/plans/${payoutPlanId}`)).body;
   t.is(fees, BigInt(payoutPlan.fee_units) + BigInt(sweep.fee_units));
   t.is(heldUnits, 500_000n, 'only the third payment is still on a pool address');
-  t.is(received, heldUnits + movedOut + fees, JSON.stringify({ received, heldUnits, movedOut, fees, rows }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  const outputs = await api('GET', `/api/v1/treasury/outputs?chain=btc&network=regtest&project_id=${project.projectId}`);
+  t.deepEqual(
+    outputs.body.outputs.map((o: { invoice_id: string }) => o.invoice_id),
+    [kept.id],
+  );
+  t.is(
+    received,
+    heldUnits + movedOut + fees,
+    JSON.stringify({ received, heldUnits, movedOut, fees, rows }, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+  );
 });
