@@ -110,8 +110,8 @@ test('a USDC payout to three recipients: proposed over the API, approved, batche
     '--json',
   );
   t.is(batch.code, 0, batch.stdout + batch.stderr);
-  const planId: string = batch.json.plan_id ?? batch.json.planId ?? batch.json.plan?.id;
-  t.truthy(planId, batch.stdout + batch.stderr);
+  const planId: string = batch.json.plan_id;
+  t.deepEqual(batch.json.items.map((i: { id: string; status: string }) => `${i.id} ${i.status}`).sort(), items.map((i) => `${i.id} batched`).sort());
 
   const plan = (await api('GET', `${ACCOUNTS}/plans/${planId}`)).body;
   t.like(plan, { kind: 'payout', method: 'payout', coin: 'usdc', status: 'awaiting_signature' }, JSON.stringify(plan));

@@ -278,9 +278,9 @@ test.serial(
     const page = await context.newPage();
     await signIn(page, ADMIN);
     await page.goto(`${gw.url}/dashboard/projects/${project.projectId}/payouts`);
-    await page.getByLabel('Chain').fill('btc');
-    await page.getByLabel('Network').fill('regtest');
-    await page.getByLabel('Coin').fill('btc');
+    await page.getByLabel('Chain', { exact: true }).fill('btc');
+    await page.getByLabel('Network', { exact: true }).fill('regtest');
+    await page.getByLabel('Coin', { exact: true }).fill('btc');
     await page.getByLabel('a pool address of the project:').check();
     await page.getByLabel('Pool address (with “a pool address”)').fill(overpaid.address);
     await page.getByLabel(/^Fee rate/).fill(String(FEE_RATE));
@@ -378,6 +378,17 @@ test.serial('after a sweep as well, the books balance: received = held + moved o
   );
   const payoutPlan = (await api('GET', `/api/v1/treasury/plans/${payoutPlanId}`)).body;
   t.is(fees, BigInt(payoutPlan.fee_units) + BigInt(sweep.fee_units));
+  // Out of the pool addresses as well: what the sweep delivered, and the payout plan's change to the project's own change address.
+  t.deepEqual(
+    rows
+      .filter((r) => r.kind === 'sweep')
+      .map((r) => [r.plan_id, r.amount_units])
+      .sort(),
+    [
+      [payoutPlanId, String(1_300_000n - 600_000n - BigInt(payoutPlan.fee_units))],
+      [sweep.id, String(1_000_000n - BigInt(sweep.fee_units))],
+    ].sort(),
+  );
   t.is(heldUnits, 500_000n, 'only the third payment is still on a pool address');
   const outputs = await api('GET', `/api/v1/treasury/outputs?chain=btc&network=regtest&project_id=${project.projectId}`);
   t.deepEqual(
