@@ -15,9 +15,10 @@ export function startPayoutsKernel(config: Record<string, unknown> = {}): Promis
 
 let seq = 0;
 
-/** A sandbox invoice of `amount` `coin`, driven by the sandbox's simulations (`paid`, `overpaid`, ...). */
-export async function invoiceIn(c: SandboxClient, coin: string, amount: string, ...simulations: [string, unknown?][]): Promise<any> {
-  const res = await c.call('POST', '/invoices', { external_id: `refund-order-${++seq}-${Date.now()}`, coin, amount_crypto: amount });
+/** A sandbox invoice of `amount` `coin` (or a USD amount, priced at the fixed rate), driven by the sandbox's simulations (`paid`, `overpaid`, ...). */
+export async function invoiceIn(c: SandboxClient, coin: string, amount: string | { amount_usd: number }, ...simulations: [string, unknown?][]): Promise<any> {
+  const priced = typeof amount === 'string' ? { amount_crypto: amount } : amount;
+  const res = await c.call('POST', '/invoices', { external_id: `refund-order-${++seq}-${Date.now()}`, coin, ...priced });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
   for (const [what, body] of simulations) {
     const sim = await c.call('POST', `/invoices/${res.body.id}/simulate-${what}`, body ?? {});

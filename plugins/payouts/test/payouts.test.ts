@@ -22,8 +22,8 @@ test('payouts: all or none, an invalid address names its index, references answe
     ],
   });
   t.is(bad.status, 422);
-  t.is(bad.body.error.code, 'payout_address_invalid');
-  t.is(bad.body.error.details.index, 1);
+  t.is(bad.body.error_code, 'payout_address_invalid');
+  t.is(bad.body.details.index, 1);
   t.deepEqual((await c.call('GET', '/payouts')).body.items, [], 'nothing was written');
 
   const body = {
@@ -49,7 +49,7 @@ test('payouts: all or none, an invalid address names its index, references answe
   );
   const conflict = await c.call('POST', '/payouts', { recipients: [{ address: EVM(3), coin: 'eth', amount: '0.1', reference: 'p-1' }] });
   t.is(conflict.status, 409);
-  t.is(conflict.body.error.code, 'payout_reference_conflict');
+  t.is(conflict.body.error_code, 'payout_reference_conflict');
 
   const page = await c.call('GET', '/payouts?limit=1');
   t.is(page.body.items.length, 1);
@@ -65,12 +65,12 @@ test('payouts: all or none, an invalid address names its index, references answe
 
 test('sandbox simulations walk a refund created → claimed → approved → sent → completed with its events in order; invalid moves are 409', async (t) => {
   const c = await sandboxClient(gw);
-  const inv = await invoiceIn(c, 'eth', '1', ['overpaid', { extraUnits: '1000' }]);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['overpaid', { extraUnits: '1000' }]);
   const created = await c.call('POST', `/invoices/${inv.id}/refunds`, {});
   t.is(created.status, 201, JSON.stringify(created.body));
   const id = created.body.id;
   const sim = (what: string, body?: unknown) => c.call('POST', `/refunds/${id}/simulate-${what}`, body ?? {});
-  t.is((await sim('send')).body.error.code, 'item_transition_invalid');
+  t.is((await sim('send')).body.error_code, 'item_transition_invalid');
   const claimed = await sim('claim');
   t.is(claimed.status, 200, JSON.stringify(claimed.body));
   t.is(claimed.body.address, inv.address);

@@ -16,7 +16,7 @@ const refund = (c: Awaited<ReturnType<typeof sandboxClient>>, invoiceId: string,
 
 test('an overpaid invoice refunds its excess by default; rate rules convert USD at payment and now; a spread is taken off', async (t) => {
   const c = await sandboxClient(gw);
-  const inv = await invoiceIn(c, 'eth', '1', ['overpaid', { extraUnits: '250000000000000000' }]);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['overpaid', { extraUnits: '250000000000000000' }]);
   t.is(inv.status, 'overpaid');
   const natural = await refund(c, inv.id);
   t.is(natural.status, 201, JSON.stringify(natural.body));
@@ -32,10 +32,11 @@ test('an overpaid invoice refunds its excess by default; rate rules convert USD 
   // The excess is refunded: a second natural refund has nothing left.
   const again = await refund(c, inv.id);
   t.is(again.status, 422);
-  t.is(again.body.error.code, 'refund_exceeds_received');
+  t.is(again.body.error_code, 'refund_exceeds_received');
 
-  const paid = await invoiceIn(c, 'eth', '1', ['paid']);
-  const rate = paid.rate_snapshot?.rate ?? '3200.5';
+  const paid = await invoiceIn(c, 'eth', { amount_usd: 3200.5 }, ['detect'], ['paid']);
+  t.is(paid.amount_crypto, '1');
+  const rate = paid.rate_snapshot.rate;
   const usd = await refund(c, paid.id, { amount: '320.05', rate_rule: 'fiat_at_payment' });
   t.is(usd.status, 201, JSON.stringify(usd.body));
   t.is(usd.body.rate, rate);
@@ -50,20 +51,20 @@ test('an overpaid invoice refunds its excess by default; rate rules convert USD 
 
 test('refunding more than received is 422 refund_exceeds_received with the amounts; a pending invoice is not refundable', async (t) => {
   const c = await sandboxClient(gw);
-  const inv = await invoiceIn(c, 'eth', '1', ['paid']);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
   const first = await refund(c, inv.id, { amount: '0.6' });
   t.is(first.status, 201);
   const over = await refund(c, inv.id, { amount: '0.5' });
   t.is(over.status, 422);
-  t.is(over.body.error.code, 'refund_exceeds_received');
-  t.deepEqual(over.body.error.details, { received_units: '1000000000000000000', refunded_units: '600000000000000000', requested_units: '500000000000000000' });
+  t.is(over.body.error_code, 'refund_exceeds_received');
+  t.deepEqual(over.body.details, { received_units: '1000000000000000000', refunded_units: '600000000000000000', requested_units: '500000000000000000' });
   // A cancelled refund no longer counts.
   t.is((await c.call('POST', `/refunds/${first.body.id}/cancel`)).body.status, 'cancelled');
   t.is((await refund(c, inv.id, { amount: '1' })).status, 201);
   const pending = await invoiceIn(c, 'eth', '1');
   const refused = await refund(c, pending.id);
   t.is(refused.status, 422);
-  t.is(refused.body.error.code, 'refund_not_refundable');
+  t.is(refused.body.error_code, 'refund_not_refundable');
   const list = await c.call('GET', `/invoices/${inv.id}/refunds`);
   t.deepEqual(
     list.body.items.map((i: any) => i.status),
@@ -73,7 +74,7 @@ test('refunding more than received is 422 refund_exceeds_received with the amoun
 
 test('an Idempotency-Key replay answers the first refund; another body under it is idempotency_key_reused', async (t) => {
   const c = await sandboxClient(gw);
-  const inv = await invoiceIn(c, 'eth', '1', ['paid']);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
   const { signedFetch } = await import('@gw/kernel/testing');
   const send = (body: unknown) =>
     signedFetch(gw.url, `/api/v1/sandbox/invoices/${inv.id}/refunds`, {
@@ -90,13 +91,13 @@ test('an Idempotency-Key replay answers the first refund; another body under it 
   t.is(replay.body.id, first.body.id);
   const other = await send({ amount: '0.2' });
   t.is(other.status, 422);
-  t.is(other.body.error.code, 'idempotency_key_reused');
+  t.is(other.body.error_code, 'idempotency_key_reused');
   t.is((await c.call('GET', `/invoices/${inv.id}/refunds`)).body.items.length, 1);
 });
 
 test('claims: another network is claim_address_invalid, a mismatch is refused, a second claim is claim_already_made, after approval claim_closed', async (t) => {
   const c = await sandboxClient(gw);
-  const inv = await invoiceIn(c, 'btc', '0.01', ['paid']);
+  const inv = await invoiceIn(c, 'btc', '0.01', ['detect'], ['paid']);
   const created = await refund(c, inv.id, { amount: '0.001' });
   t.is(created.status, 201, JSON.stringify(created.body));
   const token = created.body.claim_url.split('/').pop();
@@ -157,6 +158,6 @@ test('approval: members, API keys and MCP are approval_forbidden; above the poli
   t.is(done.status, 'approved');
   t.deepEqual(await eventTypes(gw, c.projectId, 'payout.'), ['payout.created', 'payout.approved']);
   // A partner can no longer cancel it; an administrator can.
-  t.is((await c.call('POST', `/payouts/${payout.id}/cancel`)).body.error.code, 'item_not_cancellable');
+  t.is((await c.call('POST', `/payouts/${payout.id}/cancel`)).body.error_code, 'item_not_cancellable');
   t.is((await payoutsApprovals.cancel(payout.id, CLI_ACTOR, {})).status, 'cancelled');
 });

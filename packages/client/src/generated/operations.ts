@@ -167,6 +167,152 @@ export interface Operations {
       200: GetInvoices200ItemsItem;
     };
   };
+  /** Every refund of an invoice, oldest first. */
+  getInvoicesByInvoiceIdRefunds: GetInvoicesByInvoiceIdRefundsSignature & {
+    method: 'GET';
+    path: '/api/v1/invoices/{invoiceId}/refunds';
+  };
+  /** Propose a refund of an invoice (its natural amount, or an amount by a rate rule). */
+  postInvoicesByInvoiceIdRefunds: PostInvoicesByInvoiceIdRefundsSignature & {
+    method: 'POST';
+    path: '/api/v1/invoices/{invoiceId}/refunds';
+  };
+  /** List the project's payouts (cursor-paginated, newest first). */
+  getPayouts: GetPayoutsSignature & {
+    method: 'GET';
+    path: '/api/v1/payouts';
+  };
+  /** Propose payouts to 1 to 100 recipients (all or none). */
+  postPayouts: PostPayoutsSignature & {
+    method: 'POST';
+    path: '/api/v1/payouts';
+  };
+  /** List the project's refunds (cursor-paginated, newest first). */
+  getRefunds: GetPayoutsSignature & {
+    method: 'GET';
+    path: '/api/v1/refunds';
+  };
+  /** Retrieve a refund. */
+  getRefundsById: GetRefundsByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/refunds/{id}';
+  };
+  /** Cancel a refund before its approval. */
+  postRefundsByIdCancel: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/refunds/{id}/cancel';
+  };
+  /** Retrieve a payout. */
+  getPayoutsById: GetRefundsByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/payouts/{id}';
+  };
+  /** Cancel a payout before its approval. */
+  postPayoutsByIdCancel: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/payouts/{id}/cancel';
+  };
+  /** Sandbox: Every refund of an invoice, oldest first. */
+  getSandboxInvoicesByInvoiceIdRefunds: GetInvoicesByInvoiceIdRefundsSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/invoices/{invoiceId}/refunds';
+  };
+  /** Sandbox: Propose a refund of an invoice (its natural amount, or an amount by a rate rule). */
+  postSandboxInvoicesByInvoiceIdRefunds: PostInvoicesByInvoiceIdRefundsSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/invoices/{invoiceId}/refunds';
+  };
+  /** Sandbox: List the project's payouts (cursor-paginated, newest first). */
+  getSandboxPayouts: GetPayoutsSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/payouts';
+  };
+  /** Sandbox: Propose payouts to 1 to 100 recipients (all or none). */
+  postSandboxPayouts: PostPayoutsSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payouts';
+  };
+  /** Sandbox: List the project's refunds (cursor-paginated, newest first). */
+  getSandboxRefunds: GetPayoutsSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/refunds';
+  };
+  /** Sandbox: Retrieve a refund. */
+  getSandboxRefundsById: GetRefundsByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/refunds/{id}';
+  };
+  /** Sandbox: Cancel a refund before its approval. */
+  postSandboxRefundsByIdCancel: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/refunds/{id}/cancel';
+  };
+  /** Sandbox: Retrieve a payout. */
+  getSandboxPayoutsById: GetRefundsByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/payouts/{id}';
+  };
+  /** Sandbox: Cancel a payout before its approval. */
+  postSandboxPayoutsByIdCancel: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payouts/{id}/cancel';
+  };
+  /** Simulate claim of a sandbox refund: needs awaiting_claim; the refund becomes claimed with its event. */
+  postSandboxRefundsByIdSimulateClaim: {
+    method: 'POST';
+    path: '/api/v1/sandbox/refunds/{id}/simulate-claim';
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      /** Default: the invoice's deposit address (a valid test address). */
+      address?: string;
+    };
+    responses: {
+      200: GetInvoicesByInvoiceIdRefunds200ItemsItem;
+    };
+  };
+  /** Simulate approve of a sandbox refund: needs claimed or pending_approval; the refund becomes approved with its event. */
+  postSandboxRefundsByIdSimulateApprove: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/refunds/{id}/simulate-approve';
+  };
+  /** Simulate send of a sandbox refund: needs approved or batched; the refund becomes sent with its event. */
+  postSandboxRefundsByIdSimulateSend: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/refunds/{id}/simulate-send';
+  };
+  /** Simulate confirm of a sandbox refund: needs sent; the refund becomes completed with its event. */
+  postSandboxRefundsByIdSimulateConfirm: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/refunds/{id}/simulate-confirm';
+  };
+  /** Simulate fail of a sandbox refund: needs approved or batched or sent; the refund becomes failed with its event. */
+  postSandboxRefundsByIdSimulateFail: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/refunds/{id}/simulate-fail';
+  };
+  /** Simulate approve of a sandbox payout: needs claimed or pending_approval; the payout becomes approved with its event. */
+  postSandboxPayoutsByIdSimulateApprove: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payouts/{id}/simulate-approve';
+  };
+  /** Simulate send of a sandbox payout: needs approved or batched; the payout becomes sent with its event. */
+  postSandboxPayoutsByIdSimulateSend: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payouts/{id}/simulate-send';
+  };
+  /** Simulate confirm of a sandbox payout: needs sent; the payout becomes completed with its event. */
+  postSandboxPayoutsByIdSimulateConfirm: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payouts/{id}/simulate-confirm';
+  };
+  /** Simulate fail of a sandbox payout: needs approved or batched or sent; the payout becomes failed with its event. */
+  postSandboxPayoutsByIdSimulateFail: GetRefundsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payouts/{id}/simulate-fail';
+  };
   /** Search the sandbox project's invoices (same filters and envelope as GET /invoices). */
   getSandboxInvoices: GetInvoicesSignature & {
     method: 'GET';
@@ -623,6 +769,81 @@ type PostWebhooksEventsByEventIdResend202 = {
 };
 
 /** A shape several operations share (named after its first place). */
+type GetInvoicesByInvoiceIdRefunds200ItemsItem = {
+  id: string;
+  object: "refund" | "payout";
+  project_id: string;
+  status: "awaiting_claim" | "claimed" | "pending_approval" | "approved" | "batched" | "sent" | "completed" | "failed" | "cancelled";
+  invoice_id: string | null;
+  chain: string;
+  network: string;
+  coin: string;
+  amount: string;
+  amount_units: string;
+  amount_usd: string | null;
+  rate: string | null;
+  rate_rule: ("coin_amount" | "fiat_at_payment" | "fiat_now") | null;
+  spread_percent: string | null;
+  address: string | null;
+  reference: string | null;
+  reason: string | null;
+  metadata: {
+    [key: string]: unknown;
+  } | null;
+  claim_url: string | null;
+  claim_requires_proof: boolean;
+  approvals: Array<{
+    user_id: string;
+    at_iso: string;
+  }>;
+  approvals_required: number;
+  plan_id: string | null;
+  txid: string | null;
+  fee_units: string | null;
+  failure_reason: string | null;
+  created_at_iso: string;
+  updated_at_iso: string;
+  claimed_at_iso: string | null;
+  approved_at_iso: string | null;
+  sent_at_iso: string | null;
+  completed_at_iso: string | null;
+};
+
+/** A shape several operations share (named after its first place). */
+type PostInvoicesByInvoiceIdRefundsBody = {
+  /** Coin amount (coin_amount) or USD (fiat rules); absent: the natural amount. */
+  amount?: string;
+  rate_rule?: "coin_amount" | "fiat_at_payment" | "fiat_now";
+  /** Percent taken off the coin amount. */
+  spread_percent?: string;
+  /** The payer's address when known: the refund starts claimed. */
+  address?: string;
+  /** Where the claim link is e-mailed. */
+  email?: string;
+  reference?: string;
+  reason?: string;
+  /** Free JSON, returned as given. */
+  metadata?: {
+    [key: string]: unknown;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostPayoutsBodyRecipientsItem = {
+  address: string;
+  coin: string;
+  /** Coin amount. */
+  amount: string;
+  /** Unique per project. */
+  reference: string;
+  reason?: string;
+  /** Free JSON, returned as given. */
+  metadata?: {
+    [key: string]: unknown;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
 type GetInvoicesSignature = {
   params: never;
   query: GetInvoicesQuery;
@@ -733,6 +954,80 @@ type PostWebhooksEventsByEventIdResendSignature = {
 };
 
 /** A shape several operations share (named after its first place). */
+type GetInvoicesByInvoiceIdRefundsSignature = {
+  params: {
+    invoiceId: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetInvoicesByInvoiceIdRefunds200ItemsItem>;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostInvoicesByInvoiceIdRefundsSignature = {
+  params: {
+    invoiceId: string;
+  };
+  query: never;
+  body: PostInvoicesByInvoiceIdRefundsBody;
+  responses: {
+    200: GetInvoicesByInvoiceIdRefunds200ItemsItem;
+    201: GetInvoicesByInvoiceIdRefunds200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetPayoutsSignature = {
+  params: never;
+  query: {
+    status?: "awaiting_claim" | "claimed" | "pending_approval" | "approved" | "batched" | "sent" | "completed" | "failed" | "cancelled";
+    /** next_cursor of the previous page. */
+    cursor?: string;
+    limit?: number;
+  };
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetInvoicesByInvoiceIdRefunds200ItemsItem>;
+      next_cursor?: string;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostPayoutsSignature = {
+  params: never;
+  query: never;
+  body: {
+    recipients: Array<PostPayoutsBodyRecipientsItem>;
+  };
+  responses: {
+    200: {
+      items: Array<GetInvoicesByInvoiceIdRefunds200ItemsItem>;
+    };
+    201: {
+      items: Array<GetInvoicesByInvoiceIdRefunds200ItemsItem>;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetRefundsByIdSignature = {
+  params: {
+    id: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: GetInvoicesByInvoiceIdRefunds200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
 type PostSandboxInvoicesByInvoiceIdSimulatePaidSignature = {
   params: {
     /** Invoice id (ULID). */
@@ -767,6 +1062,33 @@ export const OPERATIONS = {
   postWebhooksEventsByEventIdResend: { method: 'POST', path: '/api/v1/webhooks/events/{event_id}/resend', params: ['event_id'], retrySafe: false },
   getOrphanPayments: { method: 'GET', path: '/api/v1/orphan-payments', params: [], retrySafe: true },
   postOrphanPaymentsByTxHashAttribute: { method: 'POST', path: '/api/v1/orphan-payments/{tx_hash}/attribute', params: ['tx_hash'], retrySafe: false },
+  getInvoicesByInvoiceIdRefunds: { method: 'GET', path: '/api/v1/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: true },
+  postInvoicesByInvoiceIdRefunds: { method: 'POST', path: '/api/v1/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: false },
+  getPayouts: { method: 'GET', path: '/api/v1/payouts', params: [], retrySafe: true },
+  postPayouts: { method: 'POST', path: '/api/v1/payouts', params: [], retrySafe: false },
+  getRefunds: { method: 'GET', path: '/api/v1/refunds', params: [], retrySafe: true },
+  getRefundsById: { method: 'GET', path: '/api/v1/refunds/{id}', params: ['id'], retrySafe: true },
+  postRefundsByIdCancel: { method: 'POST', path: '/api/v1/refunds/{id}/cancel', params: ['id'], retrySafe: false },
+  getPayoutsById: { method: 'GET', path: '/api/v1/payouts/{id}', params: ['id'], retrySafe: true },
+  postPayoutsByIdCancel: { method: 'POST', path: '/api/v1/payouts/{id}/cancel', params: ['id'], retrySafe: false },
+  getSandboxInvoicesByInvoiceIdRefunds: { method: 'GET', path: '/api/v1/sandbox/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: true },
+  postSandboxInvoicesByInvoiceIdRefunds: { method: 'POST', path: '/api/v1/sandbox/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: false },
+  getSandboxPayouts: { method: 'GET', path: '/api/v1/sandbox/payouts', params: [], retrySafe: true },
+  postSandboxPayouts: { method: 'POST', path: '/api/v1/sandbox/payouts', params: [], retrySafe: false },
+  getSandboxRefunds: { method: 'GET', path: '/api/v1/sandbox/refunds', params: [], retrySafe: true },
+  getSandboxRefundsById: { method: 'GET', path: '/api/v1/sandbox/refunds/{id}', params: ['id'], retrySafe: true },
+  postSandboxRefundsByIdCancel: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/cancel', params: ['id'], retrySafe: false },
+  getSandboxPayoutsById: { method: 'GET', path: '/api/v1/sandbox/payouts/{id}', params: ['id'], retrySafe: true },
+  postSandboxPayoutsByIdCancel: { method: 'POST', path: '/api/v1/sandbox/payouts/{id}/cancel', params: ['id'], retrySafe: false },
+  postSandboxRefundsByIdSimulateClaim: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/simulate-claim', params: ['id'], retrySafe: false },
+  postSandboxRefundsByIdSimulateApprove: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/simulate-approve', params: ['id'], retrySafe: false },
+  postSandboxRefundsByIdSimulateSend: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/simulate-send', params: ['id'], retrySafe: false },
+  postSandboxRefundsByIdSimulateConfirm: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/simulate-confirm', params: ['id'], retrySafe: false },
+  postSandboxRefundsByIdSimulateFail: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/simulate-fail', params: ['id'], retrySafe: false },
+  postSandboxPayoutsByIdSimulateApprove: { method: 'POST', path: '/api/v1/sandbox/payouts/{id}/simulate-approve', params: ['id'], retrySafe: false },
+  postSandboxPayoutsByIdSimulateSend: { method: 'POST', path: '/api/v1/sandbox/payouts/{id}/simulate-send', params: ['id'], retrySafe: false },
+  postSandboxPayoutsByIdSimulateConfirm: { method: 'POST', path: '/api/v1/sandbox/payouts/{id}/simulate-confirm', params: ['id'], retrySafe: false },
+  postSandboxPayoutsByIdSimulateFail: { method: 'POST', path: '/api/v1/sandbox/payouts/{id}/simulate-fail', params: ['id'], retrySafe: false },
   getSandboxInvoices: { method: 'GET', path: '/api/v1/sandbox/invoices', params: [], retrySafe: true },
   postSandboxInvoices: { method: 'POST', path: '/api/v1/sandbox/invoices', params: [], retrySafe: true },
   getSandboxInvoicesById: { method: 'GET', path: '/api/v1/sandbox/invoices/{id}', params: ['id'], retrySafe: true },
