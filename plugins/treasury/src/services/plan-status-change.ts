@@ -1,24 +1,9 @@
 import type { Extensions } from '@gw/kernel';
 import type { Knex } from 'knex';
-import { Plan } from '../models/plan.js';
+import { Plan, recipientsOf } from '../models/plan.js';
 import { PlanStep } from '../models/plan-step.js';
 import { TREASURY_PLAN_OBSERVERS, type PayoutRecipientOutcome, type PlanStatusChange } from '../plan-observers.js';
 import type { PlanStatus } from '../plan-status.js';
-
-/** One recipient of a payout plan as its `context.recipients` carries it (JSON text, decimal units). */
-export interface StoredRecipient {
-  readonly reference: string;
-  readonly address: string;
-  readonly units: string;
-}
-
-/** The recipients a payout plan's context carries, in plan order; [] for any other plan. */
-export function recipientsOf(plan: Pick<Plan, 'context'>): StoredRecipient[] {
-  const text = plan.context?.['recipients'];
-  if (typeof text !== 'string') return [];
-  const parsed: unknown = JSON.parse(text);
-  return Array.isArray(parsed) ? (parsed as StoredRecipient[]) : [];
-}
 
 /**
  * The one place a plan's status change reaches the plugins that follow plans

@@ -18,7 +18,7 @@ import type { WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { TreasuryConfig } from '../config.js';
 import { treasuryErrors } from '../errors.js';
-import { Plan, type SkippedOutput } from '../models/plan.js';
+import { Plan, recipientsOf, type SkippedOutput } from '../models/plan.js';
 import { PlanInput } from '../models/plan-input.js';
 import { HOLDING_STATUSES, type PlanKind, UNSENT_STATUSES } from '../plan-status.js';
 import { planView, type PlanView } from '../plan-view.js';
@@ -26,7 +26,7 @@ import { buildPlanFile } from './plan-file.js';
 import type { SourcedInput, SpendSources } from './spend-sources.js';
 import type { TreasuryNetwork, TreasuryNetworks } from './treasury-networks.js';
 import { planPage, type PlanFilter } from './plan-page.js';
-import { type PlanStatusChanges, recipientsOf } from './plan-status-change.js';
+import type { PlanStatusChanges } from './plan-status-change.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
 /** Which outputs a sweep gathers. Explicit selections (outpoints, invoices) are refused whole when one of them cannot be spent. */
