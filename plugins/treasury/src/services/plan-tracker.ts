@@ -176,6 +176,12 @@ export class PlanTracker {
           output && output.status !== 'reverted'
             ? `input ${lost.tx_hash}:${lost.output_index} spent by ${output.spentBy}`
             : `input ${lost.tx_hash}:${lost.output_index} no longer received (its payment was reorganised away)`;
+        // A bump whose input the transaction it would have replaced spent (that one was mined
+        // first): what it paid is that plan's, so observers move what they follow there.
+        const replacedBy =
+          plan.replaces_plan_id && output?.spentBy
+            ? (await Plan.query(this.deps.db).findById(plan.replaces_plan_id).where('txid', output.spentBy))?.id
+            : undefined;
         const changed = await this.deps.db.transaction(async (trx) => {
           const locked = await Plan.query(trx).findById(plan.id).forUpdate();
           if (!locked || locked.status !== plan.status) return false;
@@ -185,7 +191,7 @@ export class PlanTracker {
             { ...SYSTEM, action: 'treasury.plan.invalidated', target: `treasury_plan:${plan.id}`, details: { was: plan.status, reason } },
             trx,
           );
-          await this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status, { reason });
+          await this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status, { reason, ...(replacedBy ? { replacedBy } : {}) });
           return true;
         });
         if (changed) {
