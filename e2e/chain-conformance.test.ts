@@ -10,7 +10,7 @@ import test from 'ava';
 import { chains } from '@gw/app-gateway';
 import type { ChainModule } from '@gw/kernel';
 import { chainConformance, type DerivationVectors } from '@gw/kernel/testing';
-import { tonWallet, tronWallet } from '@gw/testing';
+import { tonAddressSign, tonWallet, tronWallet } from '@gw/testing';
 
 const moduleOf = (id: string): ChainModule => chains.find((chain) => chain.definition.id === id)!;
 const vectors = (key: string, path: (index: number) => string, addresses: readonly string[], source: string): DerivationVectors => ({
@@ -56,6 +56,7 @@ chainConformance(test, {
   },
   keysEncodeNetwork: false,
   sign: (message) => tonWallet.sign(message),
+  signForAddress: (message) => tonAddressSign(message),
   proofKeys: { mainnet: tonWallet.xpub },
   proofNetworks: ['mainnet'],
   paymentUris: [

@@ -28,7 +28,7 @@ export interface Cradle {
   readonly secretBox: import('./crypto/secret-box.js').SecretBox;
   readonly audit: import('./audit/audit-log.js').AuditLog;
   readonly chains: import('@gw/chain-api').ChainRegistry;
-  readonly invoiceEvents: import('./events/invoice-events.js').InvoiceEvents;
+  readonly invoiceEvents: import('./events/outbound-events.js').OutboundEvents;
   /** Every enabled plugin's MCP tools, in plugin order. */
   readonly mcpTools: readonly import('./mcp/mcp-tool.js').McpToolDefinition[];
   /** Every enabled plugin's contributions to each extension point (ADR 0011). */

@@ -27,7 +27,7 @@ export * from './http/parse-instant.js';
 export * from './rate-limit/rate-limiter.js';
 export * from './crypto/secret-box.js';
 export * from './audit/audit-log.js';
-export * from './events/invoice-events.js';
+export * from './events/outbound-events.js';
 export * from './mcp/mcp-tool.js';
 export * from './users/user-access.js';
 export * from './extensions/extension-point.js';

@@ -28,7 +28,7 @@ import { createSecretBox } from './crypto/secret-box.js';
 import { previousMasterKeys, resolveMasterKey } from './crypto/master-key.js';
 import { runMode } from './config/run-mode.js';
 import { createAuditLog } from './audit/audit-log.js';
-import { createInvoiceEvents } from './events/invoice-events.js';
+import { createOutboundEvents } from './events/outbound-events.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { answerReplayMiddleware } from './http/answer-replay.js';
 import { errorMiddleware } from './http/error-middleware.js';
@@ -182,7 +182,7 @@ export function createKernel(options: KernelOptions): Kernel {
       secretBox: asValue(createSecretBox(masterKey, previousMasterKeys(config))),
       audit: asFunction(({ db }: Cradle) => createAuditLog(db)).singleton(),
       chains: asValue(chainRegistry),
-      invoiceEvents: asValue(createInvoiceEvents(logger)),
+      invoiceEvents: asValue(createOutboundEvents(logger)),
       httpListeners: asFunction(({ db }: Cradle) => createHttpListeners(db)).singleton(),
       readiness: asFunction((cradle: Cradle) => createReadiness(cradle, loaded)).singleton(),
       mcpTools: asFunction((cradle: Cradle) =>

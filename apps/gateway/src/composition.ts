@@ -8,6 +8,7 @@ import { webhooksPlugin } from '@gw/plugin-webhooks';
 import { sandboxPlugin } from '@gw/plugin-sandbox';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '@gw/plugin-treasury';
+import { payoutsPlugin } from '@gw/plugin-payouts';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { mcpPlugin } from '@gw/plugin-mcp';
 import { checkoutPlugin } from '@gw/plugin-checkout';
@@ -27,6 +28,7 @@ export const plugins: readonly AnyPlugin[] = [
   webhooksPlugin,
   watchersPlugin,
   treasuryPlugin,
+  payoutsPlugin,
   sandboxPlugin,
   checkoutPlugin,
   oauthPlugin,

@@ -31,6 +31,12 @@ const CIP19_ENTERPRISE = {
 
 const ACCT_XVK = bech32.encode('acct_xvk', bech32.toWords(Buffer.from(ACCOUNT_HEX, 'hex')), 1000);
 
+/** A CIP-30 DataSignature in the form payers' address signatures take: `<COSE_Sign1 hex>.<COSE_Key hex>`. */
+const dotted = (json: string): string => {
+  const { signature, key } = JSON.parse(json) as { signature: string; key: string };
+  return `${signature}.${key}`;
+};
+
 // The shared chain conformance suite: the Keystone/Eternl vector on both network kinds (one key, two
 // address headers), CIP-30 signData proofs made with Cardano's serialization library, CIP-13 URIs.
 const index0 = (address: string) => [{ index: 0, address, path: "m/1852'/1815'/0'/0/0" }];
@@ -42,6 +48,7 @@ chainConformance(test, {
   },
   keysEncodeNetwork: false,
   sign: (message) => cip30SignData(accountPrv.derive(0).derive(0).to_raw_key(), CSL.Address.from_bech32(MAINNET_0).to_bytes(), message),
+  signForAddress: (message) => dotted(cip30SignData(accountPrv.derive(0).derive(0).to_raw_key(), CSL.Address.from_bech32(MAINNET_0).to_bytes(), message)),
   proofNetworks: ['mainnet'],
   paymentUris: [
     { input: { coin: 'ada', network: 'mainnet', address: MAINNET_0, amountUnits: 12_500_000n }, uri: `web+cardano:${MAINNET_0}?amount=12.5` },
@@ -324,5 +331,47 @@ test('account keys: a bech32 key with a bad checksum, a wrong prefix or mixed ca
       'invalid_xpub_format',
       input,
     );
+  }
+});
+
+test('verifyAddressSignature: CIP-30 signData as <COSE_Sign1 hex>.<COSE_Key hex>, base and enterprise addresses', async (t) => {
+  const message = 'Refund 01J9ZK3Q8T of invoice INV-42: pay to the address below — ✓';
+  const pay0 = accountPrv.derive(0).derive(0);
+  const pay1 = accountPrv.derive(0).derive(1);
+  const sign = (prv: CSL.Bip32PrivateKey, address: string, payload = message, signed = payload) => dotted(signData(prv, address, payload, signed));
+  for (const [network, address] of [
+    ['mainnet', MAINNET_0],
+    ['testnet', TESTNET_0],
+  ] as const) {
+    const other = adapter.deriveAddress(adapter.parseAccountKey(ACCOUNT_HEX, network), 1).address;
+    const enterprise = CSL.EnterpriseAddress.new(network === 'mainnet' ? 1 : 0, CSL.Credential.from_keyhash(pay0.to_public().to_raw_key().hash()))
+      .to_address()
+      .to_bech32();
+    const verify = (claimed: string, signature: string, text = message) =>
+      adapter.verifyAddressSignature({ address: claimed, network, message: text, signature });
+    t.true(await verify(address, sign(pay0, address)));
+    t.true(await verify(enterprise, sign(pay0, enterprise)), 'an enterprise address of the key');
+    t.false(await verify(address, sign(pay0, address), `${message}!`), 'another message');
+    t.false(await verify(address, sign(pay0, address, message, 'other')), 'the signature covers other bytes than the payload');
+    t.false(await verify(other, sign(pay0, address)), 'another address than the protected header');
+    t.false(await verify(other, sign(pay0, other)), 'an address whose payment key is not the signer');
+    t.false(await verify(address, sign(pay1, address)), 'another key for the address');
+    t.false(await verify(enterprise, sign(pay0, address)), 'the protected header is the base address, not the enterprise one');
+  }
+  const script = CSL.EnterpriseAddress.new(1, CSL.Credential.from_scripthash(CSL.ScriptHash.from_hex('00'.repeat(28))))
+    .to_address()
+    .to_bech32();
+  t.false(await adapter.verifyAddressSignature({ address: script, network: 'mainnet', message, signature: sign(pay0, script) }), 'a script address has no key');
+  const good = sign(pay0, MAINNET_0);
+  for (const proof of [
+    { address: MAINNET_0, signature: '' },
+    { address: MAINNET_0, signature: 'zz.a0' },
+    { address: MAINNET_0, signature: `${good}.${good.split('.')[1]}` },
+    { address: MAINNET_0, signature: signData(pay0, MAINNET_0, message) }, // the ownership proofs' JSON form
+    { address: TESTNET_0, signature: good }, // a testnet address on mainnet
+    { address: 'addr1notanaddress', signature: good },
+  ]) {
+    const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, network: 'mainnet', message }));
+    t.is((error as AppError).code, 'validation_error', proof.signature.slice(0, 40));
   }
 });

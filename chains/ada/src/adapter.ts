@@ -7,6 +7,7 @@ import {
   chainErrors,
   fromBaseUnits,
   type AccountKey,
+  type AddressSignatureProof,
   type ChainAdapter,
   type ChainAdapterDeps,
   type ChainDefinition,
@@ -15,8 +16,8 @@ import {
   type OwnershipProof,
   type PaymentUriInput,
 } from '@gw/chain-api';
-import { parseDataSignature, sigStructure } from './cip30-data-signature.js';
-import { CARDANO_NETWORK_ID, deriveAdaAddress, paymentPublicKey, parseAdaAccountKey } from './derive.js';
+import { parseDataSignature, parseDottedDataSignature, sigStructure, type ParsedDataSignature } from './cip30-data-signature.js';
+import { CARDANO_NETWORK_ID, deriveAdaAddress, parseAdaAccountKey } from './derive.js';
 import { AdaTreasury } from './treasury/ada-treasury.js';
 import { AdaWatcher } from './watcher.js';
 
@@ -27,8 +28,31 @@ function bad(message: string, cause?: unknown): never {
 }
 
 /**
+ * Whether a parsed CIP-30 DataSignature signs `message` for `address`: the payload (if attached)
+ * is the message, the COSE key hashes to the address's payment key hash (a script address has
+ * none: false), the protected `address` header is the address, and the Ed25519 signature over the
+ * COSE Sig_structure holds.
+ */
+function verifySignedData(parsed: ParsedDataSignature, message: string, address: CSL.Address): boolean {
+  const text = Buffer.from(message, 'utf8');
+  if (parsed.payload !== null && !text.equals(parsed.payload)) return false;
+  const expectedKeyHash = address.payment_cred()?.to_keyhash()?.to_bytes();
+  if (!expectedKeyHash) return false;
+  let signerKeyHash: Buffer;
+  try {
+    signerKeyHash = Buffer.from(CSL.PublicKey.from_bytes(parsed.publicKey).hash().to_bytes());
+  } catch (cause) {
+    return bad('COSE_Key x is not an Ed25519 public key.', cause);
+  }
+  if (!signerKeyHash.equals(Buffer.from(expectedKeyHash))) return false;
+  if (!Buffer.from(address.to_bytes()).equals(parsed.address)) return false;
+  const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, parsed.publicKey]), format: 'der', type: 'spki' });
+  return verify(null, sigStructure(parsed.protectedBytes, parsed.payload ?? text), key, parsed.signature);
+}
+
+/**
  * Cardano adapter: CIP-1852 base addresses (payment 0/i, stake 2/0) from an account key, CIP-13
- * `web+cardano:` URIs, CIP-8/CIP-30 `signData` ownership proofs, and the treasury (unsigned
+ * `web+cardano:` URIs, CIP-8/CIP-30 `signData` ownership proofs and address signatures, and the treasury (unsigned
  * transactions built with cardano-serialization-lib, verified once signed, submitted through the
  * watcher's providers).
  */
@@ -86,20 +110,13 @@ export function createAdaAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
     async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
       checkKey(proof.key);
       const parsed = parseDataSignature(proof.signature.trim());
-      const message = Buffer.from(proof.message, 'utf8');
-      if (parsed.payload !== null && !message.equals(parsed.payload)) return false;
-      const expectedKeyHash = Buffer.from(paymentPublicKey(proof.key.canonical, 0).hash().to_bytes());
-      let signerKeyHash: Buffer;
-      try {
-        signerKeyHash = Buffer.from(CSL.PublicKey.from_bytes(parsed.publicKey).hash().to_bytes());
-      } catch (cause) {
-        return bad('COSE_Key x is not an Ed25519 public key.', cause);
-      }
-      if (!signerKeyHash.equals(expectedKeyHash)) return false;
-      const expectedAddress = Buffer.from(CSL.Address.from_bech32(deriveAddress(proof.key, 0).address).to_bytes());
-      if (!expectedAddress.equals(parsed.address)) return false;
-      const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, parsed.publicKey]), format: 'der', type: 'spki' });
-      return verify(null, sigStructure(parsed.protectedBytes, parsed.payload ?? message), key, parsed.signature);
+      return verifySignedData(parsed, proof.message, CSL.Address.from_bech32(deriveAddress(proof.key, 0).address));
+    },
+
+    async verifyAddressSignature(proof: AddressSignatureProof): Promise<boolean> {
+      if (!isValidAddress(proof.address, proof.network)) bad('Not a valid Cardano address for this network.');
+      const parsed = parseDottedDataSignature(proof.signature.trim());
+      return verifySignedData(parsed, proof.message, CSL.Address.from_bech32(proof.address));
     },
 
     createWatcher: (options) => new AdaWatcher(definition, options),

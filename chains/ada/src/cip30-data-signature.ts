@@ -1,7 +1,7 @@
 import { decode, encode, type TagDecoder } from 'cborg';
 import { chainErrors } from '@gw/chain-api';
 
-/** The signature format accepted by the Cardano `verifyOwnership`: CIP-30 `signData` output (DataSignature). */
+/** CIP-30 `signData` output (DataSignature): JSON of it in `verifyOwnership`, dotted hex in `verifyAddressSignature`. */
 export interface AdaDataSignature {
   /** COSE_Sign1 (RFC 9052 §4.2), CBOR hex. */
   readonly signature: string;
@@ -89,12 +89,7 @@ function mapOf(value: Cbor, what: string): Map<Cbor, Cbor> {
   return value;
 }
 
-/**
- * Parses a CIP-30 DataSignature (CIP-8 message signing) and checks everything but the signature
- * itself: COSE_Sign1 is a four-item array (optionally tagged 18) whose protected header declares
- * EdDSA and the signing address, the payload is not pre-hashed, the signature is 64 bytes, and the
- * COSE_Key is an OKP Ed25519 key (alg, if present, EdDSA). Every refusal is `validation_error`.
- */
+/** A CIP-30 DataSignature as ownership proofs carry it: JSON `{"signature","key"}`, then {@link parseDataSignatureParts}. */
 export function parseDataSignature(raw: string): ParsedDataSignature {
   let json: unknown;
   try {
@@ -104,7 +99,23 @@ export function parseDataSignature(raw: string): ParsedDataSignature {
   }
   const ds = json as Partial<AdaDataSignature> | null;
   if (!ds || typeof ds !== 'object' || typeof ds.signature !== 'string' || typeof ds.key !== 'string') bad(FORMAT);
+  return parseDataSignatureParts({ signature: ds.signature, key: ds.key });
+}
 
+/** A CIP-30 DataSignature as payers' address signatures carry it: `<COSE_Sign1 hex>.<COSE_Key hex>`, then {@link parseDataSignatureParts}. */
+export function parseDottedDataSignature(raw: string): ParsedDataSignature {
+  const parts = raw.split('.');
+  if (parts.length !== 2) bad('The Cardano signature must be <COSE_Sign1 hex>.<COSE_Key hex> (CIP-30 signData).');
+  return parseDataSignatureParts({ signature: parts[0]!, key: parts[1]! });
+}
+
+/**
+ * Parses a CIP-30 DataSignature (CIP-8 message signing) and checks everything but the signature
+ * itself: COSE_Sign1 is a four-item array (optionally tagged 18) whose protected header declares
+ * EdDSA and the signing address, the payload is not pre-hashed, the signature is 64 bytes, and the
+ * COSE_Key is an OKP Ed25519 key (alg, if present, EdDSA). Every refusal is `validation_error`.
+ */
+export function parseDataSignatureParts(ds: AdaDataSignature): ParsedDataSignature {
   let sign1 = decodeHex(ds.signature, 'COSE_Sign1', TOP_LEVEL);
   if (sign1 !== null && typeof sign1 === 'object' && TAGGED in sign1) sign1 = (sign1 as { [TAGGED]: Cbor })[TAGGED];
   if (!Array.isArray(sign1) || sign1.length !== 4) bad('COSE_Sign1 must be an array of four items.');

@@ -10,6 +10,7 @@ import {
   chainErrors,
   fromBaseUnits,
   type AccountKey,
+  type AddressSignatureProof,
   type ChainAdapter,
   type ChainAdapterDeps,
   type ChainDefinition,
@@ -32,10 +33,10 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
  * The adapter factory of a BIP84 chain driven by `params`: native-segwit (P2WPKH) receive
- * addresses, BIP21-style URIs under `params.uriScheme`, ownership proofs by `params.messageSigning`,
- * and the Esplora / Bitcoin Core RPC watcher. Bitcoin is `createBip84Adapter(bitcoinParams)`;
- * Litecoin passes its own parameters. Every network of the definition needs an entry in
- * `params.networks` (checked when the adapter is built).
+ * addresses, BIP21-style URIs under `params.uriScheme`, ownership proofs and address signatures by
+ * `params.messageSigning`, and the Esplora / Bitcoin Core RPC watcher. Bitcoin is
+ * `createBip84Adapter(bitcoinParams)`; Litecoin passes its own parameters. Every network of the
+ * definition needs an entry in `params.networks` (checked when the adapter is built).
  */
 export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps, definition: ChainDefinition) => ChainAdapter {
   return (_deps, definition) => {
@@ -74,6 +75,24 @@ export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps
       }
     };
 
+    // One message verifier for ownership proofs (receive index 0) and payers' address signatures.
+    const verifyMessage = (address: string, network: NetworkKind, message: string, raw: string): boolean => {
+      const signature = raw.trim();
+      const schemes = params.messageSigning.scheme === 'bip322' ? 'BIP-322 simple or BIP-137' : 'BIP-137';
+      if (!BASE64.test(signature) || signature.length % 4 !== 0) {
+        throw chainErrors.validation_error({ message: `The signature must be base64 (${schemes}).` });
+      }
+      if (params.messageSigning.scheme === 'bip137') {
+        const outputScript = bitcoin.address.toOutputScript(address, networkParams(network));
+        return verifyBip137(message, signature, params.messageSigning.prefix, outputScript);
+      }
+      try {
+        return Verifier.verifySignature(address, message, signature);
+      } catch (cause) {
+        throw chainErrors.validation_error({ message: `The signature could not be parsed as ${schemes}.`, cause });
+      }
+    };
+
     return {
       definition,
       parseAccountKey,
@@ -102,21 +121,14 @@ export function createBip84Adapter(params: Bip84Params): (deps: ChainAdapterDeps
 
       async verifyOwnership(proof: OwnershipProof): Promise<boolean> {
         checkKey(proof.key);
-        const signature = proof.signature.trim();
-        const schemes = params.messageSigning.scheme === 'bip322' ? 'BIP-322 simple or BIP-137' : 'BIP-137';
-        if (!BASE64.test(signature) || signature.length % 4 !== 0) {
-          throw chainErrors.validation_error({ message: `The signature must be base64 (${schemes}).` });
+        return verifyMessage(deriveAddress(proof.key, 0).address, proof.key.network, proof.message, proof.signature);
+      },
+
+      async verifyAddressSignature(proof: AddressSignatureProof): Promise<boolean> {
+        if (!isValidAddress(proof.address, proof.network)) {
+          throw chainErrors.validation_error({ message: `Not a valid ${params.name} address for this network.` });
         }
-        const { address } = deriveAddress(proof.key, 0);
-        if (params.messageSigning.scheme === 'bip137') {
-          const program = bitcoin.address.fromBech32(address).data;
-          return verifyBip137(proof.message, signature, params.messageSigning.prefix, program);
-        }
-        try {
-          return Verifier.verifySignature(address, proof.message, signature);
-        } catch (cause) {
-          throw chainErrors.validation_error({ message: `The signature could not be parsed as ${schemes}.`, cause });
-        }
+        return verifyMessage(proof.address, proof.network, proof.message, proof.signature);
       },
     };
   };

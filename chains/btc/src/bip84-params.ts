@@ -28,10 +28,11 @@ export interface Bip84Params {
   /** BIP44 coin type of the account path per network kind (Bitcoin 0/1, Litecoin 2/1). */
   readonly coinType: Readonly<Record<NetworkKind, number>>;
   /**
-   * How ownership proofs are signed: `bip322` is BIP-322 "simple" or legacy BIP-137 through
-   * bip322-js (Bitcoin only); `bip137` is the legacy compact signature over the chain's own
-   * message prefix (e.g. "\x19Litecoin Signed Message:\n", as Electrum-LTC and bitcoinjs-message
-   * sign), recovered to a compressed key whose P2WPKH address must be receive index 0.
+   * How messages are signed (ownership proofs and payers' address signatures): `bip322` is BIP-322
+   * "simple" or legacy BIP-137 through bip322-js (Bitcoin only); `bip137` is the legacy compact
+   * signature over the chain's own message prefix (e.g. "\x19Litecoin Signed Message:\n", as
+   * Electrum-LTC and bitcoinjs-message sign), recovered to a key whose P2PKH, P2SH-P2WPKH or P2WPKH
+   * script must be the address's.
    */
   readonly messageSigning: { readonly scheme: 'bip322' } | { readonly scheme: 'bip137'; readonly prefix: string };
   /**

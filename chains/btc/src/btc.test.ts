@@ -260,3 +260,53 @@ test('chains.testNetworks.btc = regtest: testnet projects derive, accept, pay to
   // Without the setting signet stays the default: regtest addresses are not testnet project addresses.
   t.false(adapter.isValidAddress(address0, 'testnet'));
 });
+
+// A payer's wallet signing a refund claim with "Sign message": every single-key address type of the
+// BIP84 key of index 0 (WIF above), signed the ways common wallets sign (bitcoinjs-message with each
+// BIP-137 header: Electrum, Trezor, Ledger; bip322-js BIP-322 simple: Sparrow, Bitcoin Core).
+const CLAIM = 'Refund 01J9ZK3Q8T of invoice INV-42: pay to the address below';
+const priv0 = Buffer.from(bs58check.decode(BIP84_WIF_0)).subarray(1, 33);
+const node0 = bip32.fromPrivateKey(priv0, Buffer.alloc(32));
+const uncompressed = Buffer.from(ecc.pointCompress(node0.publicKey, false));
+const p2wpkh0 = bitcoin.payments.p2wpkh({ pubkey: node0.publicKey });
+const addressTypes = [
+  { type: 'P2WPKH', address: BIP84_ADDR_0, sign: (m: string) => bitcoinMessage.sign(m, priv0, true, { segwitType: 'p2wpkh' }).toString('base64') },
+  { type: 'P2WPKH (BIP-322 simple)', address: BIP84_ADDR_0, sign: (m: string) => Signer.sign(BIP84_WIF_0, BIP84_ADDR_0, m) as string },
+  {
+    type: 'P2SH-P2WPKH',
+    address: bitcoin.payments.p2sh({ redeem: p2wpkh0 }).address!,
+    sign: (m: string) => bitcoinMessage.sign(m, priv0, true, { segwitType: 'p2sh(p2wpkh)' }).toString('base64'),
+  },
+  {
+    type: 'P2PKH',
+    address: bitcoin.payments.p2pkh({ pubkey: node0.publicKey }).address!,
+    sign: (m: string) => bitcoinMessage.sign(m, priv0, true).toString('base64'),
+  },
+  {
+    type: 'P2PKH of the uncompressed key',
+    address: bitcoin.payments.p2pkh({ pubkey: uncompressed }).address!,
+    sign: (m: string) => bitcoinMessage.sign(m, priv0, false).toString('base64'),
+  },
+];
+
+for (const { type, address, sign } of addressTypes) {
+  test(`verifyAddressSignature: ${type} "Sign message" signature`, async (t) => {
+    const signature = sign(CLAIM);
+    t.true(await adapter.verifyAddressSignature({ address, network: 'mainnet', message: CLAIM, signature }));
+    t.false(await adapter.verifyAddressSignature({ address, network: 'mainnet', message: `${CLAIM}.`, signature }), 'another message');
+    t.false(await adapter.verifyAddressSignature({ address: BIP84_ADDR_1, network: 'mainnet', message: CLAIM, signature }), 'another address');
+  });
+}
+
+test('verifyAddressSignature: garbage signatures and addresses of no or another network are validation_error', async (t) => {
+  const signature = addressTypes[0]!.sign(CLAIM);
+  for (const proof of [
+    { address: BIP84_ADDR_0, network: 'mainnet' as const, signature: 'not base64!' },
+    { address: BIP84_ADDR_0, network: 'mainnet' as const, signature: 'AAAA' },
+    { address: BIP84_ADDR_0, network: 'testnet' as const, signature },
+    { address: 'bc1qnotanaddress', network: 'mainnet' as const, signature },
+  ]) {
+    const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, message: CLAIM }));
+    t.is((error as AppError).code, 'validation_error', proof.signature);
+  }
+});

@@ -36,7 +36,8 @@ export function evmChainIdOf(definition: ChainDefinition, network: NetworkKind):
 
 /**
  * The EVM adapter, shared by eth, polygon and bsc: BIP44 m/44'/60'/account'/0/i addresses (EIP-55),
- * EIP-681 payment URIs with the definition's chain ids, and EIP-191 `personal_sign` ownership proofs.
+ * EIP-681 payment URIs with the definition's chain ids, and EIP-191 `personal_sign` ownership proofs
+ * and address signatures (a claimed address matches in any case).
  */
 export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
   return {
@@ -45,6 +46,7 @@ export function createEvmAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
       coinType: EVM_COIN_TYPE,
       derive: deriveEvmAddress,
       isAddress: isEvmAddress,
+      canonicalAddress: (address) => getAddress(address),
       signingStandard: 'EIP-191 personal_sign',
       signerOf: (message, signature) => verifyMessage(message, signature),
     }),

@@ -115,3 +115,23 @@ test('verifyOwnership: EIP-191 personal_sign by index 0', async (t) => {
     t.is((error as AppError).code, 'validation_error');
   }
 });
+
+test('verifyAddressSignature: EIP-191 personal_sign (MetaMask), the claimed address in any case', async (t) => {
+  const message = 'Refund 01J9ZK3Q8T of invoice INV-42: pay to the address below — ✓';
+  const signature = await new Wallet(root.derivePath("m/44'/60'/0'/0/0").privateKey).signMessage(message);
+  for (const address of [ADDR_0, ADDR_0.toLowerCase(), `0x${ADDR_0.slice(2).toUpperCase()}`]) {
+    t.true(await adapter.verifyAddressSignature({ address, network: 'mainnet', message, signature }), address);
+  }
+  t.true(await adapter.verifyAddressSignature({ address: ADDR_0, network: 'testnet', message, signature: signature.slice(2) }));
+  t.false(await adapter.verifyAddressSignature({ address: ADDR_0, network: 'mainnet', message: `${message}.`, signature }));
+  t.false(await adapter.verifyAddressSignature({ address: ADDR_1, network: 'mainnet', message, signature }));
+  for (const proof of [
+    { address: ADDR_0, signature: `0x${'00'.repeat(64)}` },
+    { address: ADDR_0, signature: 'abc' },
+    { address: ADDR_0.replace('E', 'e'), signature }, // broken EIP-55 checksum
+    { address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', signature },
+  ]) {
+    const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, network: 'mainnet', message }));
+    t.is((error as AppError).code, 'validation_error', proof.address);
+  }
+});

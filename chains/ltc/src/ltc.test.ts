@@ -5,7 +5,7 @@ import * as ecc from '@bitcoinerlab/secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as bitcoinMessage from 'bitcoinjs-message';
 import bs58check from 'bs58check';
-import type { ChainAdapterDeps, NetworkKind } from '@gw/chain-api';
+import type { AppError, ChainAdapterDeps, NetworkKind } from '@gw/chain-api';
 import { chainConformance, codeOf, configuredAdapter } from '@gw/chain-api/testing';
 import { litecoinParams, ltcChain } from './index.js';
 
@@ -181,4 +181,53 @@ test("key origin: Litecoin's mainnet account path has coin type 2 ([fp/84'/2'/0'
   const error = t.throws(() => adapter.parseAccountKey(`[73c5da0a/84'/0'/0']${LTUB}`, 'mainnet')) as unknown as { code: string; message: string };
   t.is(error.code, 'invalid_xpub_format');
   t.regex(error.message, /Litecoin mainnet BIP84 account path of this key, m\/84'\/2'\/0'/);
+});
+
+// A payer's wallet signing a refund claim (Electrum-LTC, Litecoin Core "Sign message"): every
+// single-key address type of the key of mainnet index 0, with each BIP-137 header.
+const CLAIM = 'Refund 01J9ZK3Q8T of invoice INV-42: pay to the address below';
+const claimKey = ACCOUNTS.mainnet.derive(0).derive(0);
+const claimPriv = Buffer.from(claimKey.privateKey!);
+const ltcNet = litecoinParams.networks['litecoin']!;
+const ltcSign = (message: string, compressed: boolean, segwitType?: 'p2wpkh' | 'p2sh(p2wpkh)') =>
+  bitcoinMessage.sign(message, claimPriv, compressed, ltcNet.messagePrefix, segwitType ? { segwitType } : undefined).toString('base64');
+const uncompressedKey = Buffer.from(ecc.pointCompress(claimKey.publicKey, false));
+const claimAddressTypes = [
+  { type: 'P2WPKH', address: MAINNET[0]!, sign: (m: string) => ltcSign(m, true, 'p2wpkh') },
+  {
+    type: 'P2SH-P2WPKH (M…)',
+    address: bitcoin.payments.p2sh({ redeem: bitcoin.payments.p2wpkh({ pubkey: claimKey.publicKey, network: ltcNet }), network: ltcNet }).address!,
+    sign: (m: string) => ltcSign(m, true, 'p2sh(p2wpkh)'),
+  },
+  { type: 'P2PKH (L…)', address: bitcoin.payments.p2pkh({ pubkey: claimKey.publicKey, network: ltcNet }).address!, sign: (m: string) => ltcSign(m, true) },
+  {
+    type: 'P2PKH of the uncompressed key',
+    address: bitcoin.payments.p2pkh({ pubkey: uncompressedKey, network: ltcNet }).address!,
+    sign: (m: string) => ltcSign(m, false),
+  },
+];
+
+for (const { type, address, sign: signClaim } of claimAddressTypes) {
+  test(`verifyAddressSignature: ${type} "Sign message" signature`, async (t) => {
+    t.regex(address, /^(ltc1|M|L)/);
+    const signature = signClaim(CLAIM);
+    t.true(await adapter.verifyAddressSignature({ address, network: 'mainnet', message: CLAIM, signature }));
+    t.false(await adapter.verifyAddressSignature({ address, network: 'mainnet', message: `${CLAIM}.`, signature }), 'another message');
+    t.false(await adapter.verifyAddressSignature({ address: MAINNET_1, network: 'mainnet', message: CLAIM, signature }), 'another address');
+  });
+}
+
+test('verifyAddressSignature: a Bitcoin-prefixed signature is not a Litecoin one; garbage and other networks are validation_error', async (t) => {
+  const bitcoinSigned = bitcoinMessage.sign(CLAIM, claimPriv, true, { segwitType: 'p2wpkh' }).toString('base64');
+  t.false(await adapter.verifyAddressSignature({ address: MAINNET[0]!, network: 'mainnet', message: CLAIM, signature: bitcoinSigned }));
+  const signature = ltcSign(CLAIM, true, 'p2wpkh');
+  for (const proof of [
+    { address: MAINNET[0]!, network: 'mainnet' as const, signature: '%%%' },
+    { address: MAINNET[0]!, network: 'mainnet' as const, signature: Buffer.alloc(65, 99).toString('base64') },
+    { address: MAINNET[0]!, network: 'testnet' as const, signature },
+    { address: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', network: 'mainnet' as const, signature },
+  ]) {
+    const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, message: CLAIM }));
+    t.is((error as AppError).code, 'validation_error', proof.signature);
+  }
 });

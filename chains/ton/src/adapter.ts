@@ -6,6 +6,7 @@ import {
   paymentUriCoin,
   chainErrors,
   type AccountKey,
+  type AddressSignatureProof,
   type ChainAdapter,
   type ChainAdapterDeps,
   type ChainDefinition,
@@ -16,7 +17,7 @@ import {
 } from '@gw/chain-api';
 import { Address } from '@ton/core';
 import { signVerify } from '@ton/crypto';
-import { deriveTonAddress, parseTonPublicKey, tonWalletAddress } from './derive.js';
+import { deriveTonAddress, parseTonPublicKey, tonPersonalWallets, tonWalletAddress } from './derive.js';
 import { TonTreasury } from './treasury/ton-treasury.js';
 import { TonWatcher } from './watcher.js';
 
@@ -64,6 +65,9 @@ export function tonSignDataHash(address: Address, domain: string, timestamp: num
   return createHash('sha256').update(message).digest();
 }
 
+const HEX_32 = /^[0-9a-fA-F]{64}$/;
+const HEX_64 = /^[0-9a-fA-F]{128}$/;
+
 function parseProof(signature: string): TonSignDataProof {
   let value: unknown;
   try {
@@ -103,7 +107,8 @@ function parseProof(signature: string): TonSignDataProof {
 
 /**
  * TON adapter: one operator ed25519 key, one WalletContractV5R1 per receive index (subwallet number =
- * index), ton://transfer URIs with memo, and TON Connect signData ownership proofs.
+ * index), ton://transfer URIs with memo, TON Connect signData ownership proofs, and address
+ * signatures (ed25519 over the message by the key of the address's V4R2 or V5R1 wallet).
  */
 export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
   const checkKey = (key: AccountKey): void => assertKeyOfChain(definition, key);
@@ -177,6 +182,18 @@ export function createTonAdapter(_deps: ChainAdapterDeps, definition: ChainDefin
       if (!signer.equals(tonWalletAddress(publicKey, proof.key.network, 0))) return false;
       const hash = tonSignDataHash(signer, parsed.domain, parsed.timestamp, parsed.payload.text);
       return signVerify(hash, signature, publicKey);
+    },
+
+    async verifyAddressSignature(proof: AddressSignatureProof): Promise<boolean> {
+      if (!isValidAddress(proof.address, proof.network)) throw chainErrors.validation_error({ message: 'Not a valid TON address for this network.' });
+      const [keyHex, signatureHex, ...rest] = proof.signature.trim().split('.');
+      if (rest.length > 0 || !HEX_32.test(keyHex ?? '') || !HEX_64.test(signatureHex ?? '')) {
+        throw chainErrors.validation_error({ message: 'The TON signature must be <public key hex (32 bytes)>.<ed25519 signature hex (64 bytes)>.' });
+      }
+      const publicKey = Buffer.from(keyHex!, 'hex');
+      const claimed = Address.parse(proof.address);
+      if (!tonPersonalWallets(publicKey, proof.network).some((wallet) => wallet.equals(claimed))) return false;
+      return signVerify(Buffer.from(proof.message, 'utf8'), Buffer.from(signatureHex!, 'hex'), publicKey);
     },
 
     createWatcher: (options) => new TonWatcher(definition, options),

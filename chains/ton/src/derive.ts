@@ -1,6 +1,6 @@
 import { chainErrors, type NetworkKind } from '@gw/chain-api';
 import { Address } from '@ton/core';
-import { WalletContractV5R1 } from '@ton/ton';
+import { WalletContractV4, WalletContractV5R1 } from '@ton/ton';
 
 /** TON global network ids used in the V5R1 wallet id (-239 mainnet, -3 testnet). */
 export const TON_GLOBAL_ID: Readonly<Record<NetworkKind, number>> = { mainnet: -239, testnet: -3 };
@@ -31,6 +31,14 @@ export function tonWalletAddress(publicKey: Buffer, network: NetworkKind, index:
     },
     publicKey,
   }).address;
+}
+
+/**
+ * The wallets a person's TON app (Tonkeeper, MyTonWallet, Tonhub) deploys for `publicKey` on
+ * `network`: V4R2 (default subwallet 698983191) and V5R1 (subwallet 0), both on workchain 0.
+ */
+export function tonPersonalWallets(publicKey: Buffer, network: NetworkKind): readonly Address[] {
+  return [WalletContractV4.create({ workchain: 0, publicKey }).address, tonWalletAddress(publicKey, network, 0)];
 }
 
 /** User-friendly, url-safe, non-bounceable form; testOnly flag set on testnet. */

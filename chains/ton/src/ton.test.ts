@@ -1,5 +1,5 @@
 import test from 'ava';
-import { Address, WalletContractV5R1 } from '@ton/ton';
+import { Address, WalletContractV3R2, WalletContractV4, WalletContractV5R1 } from '@ton/ton';
 import { beginCell } from '@ton/core';
 import { decodeIncomingBody } from './message-body.js';
 import { keyPairFromSeed, sign } from '@ton/crypto';
@@ -185,4 +185,50 @@ test('a comment with NUL characters decodes without them (PostgreSQL text cannot
   const decoded = decodeIncomingBody(jetton);
   t.is(decoded.kind, 'jetton');
   t.is(decoded.kind === 'jetton' ? decoded.comment : undefined, 'xy');
+});
+
+test("verifyAddressSignature: <public key hex>.<ed25519 signature hex> by the key of the address's V4R2 or V5R1 wallet", async (t) => {
+  const message = 'Refund 01J9ZK3Q8T of invoice INV-42: pay to the address below — ✓';
+  const keys = keyPairFromSeed(Buffer.alloc(32, 11));
+  const signature = `${keys.publicKey.toString('hex')}.${sign(Buffer.from(message, 'utf8'), keys.secretKey).toString('hex')}`;
+  const foreign = keyPairFromSeed(Buffer.alloc(32, 12)).publicKey;
+  for (const network of ['mainnet', 'testnet'] as const) {
+    const testOnly = network === 'testnet';
+    const v4r2 = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey }).address;
+    const v5r1 = WalletContractV5R1.create({ walletId: { networkGlobalId: testOnly ? -3 : -239 }, publicKey: keys.publicKey }).address;
+    const forms = (address: Address) => [
+      address.toString({ bounceable: true, testOnly }),
+      address.toString({ bounceable: false, testOnly, urlSafe: true }),
+      address.toRawString(),
+    ];
+    const verify = (address: string, text = message, sig = signature) => adapter.verifyAddressSignature({ address, network, message: text, signature: sig });
+    for (const address of [...forms(v4r2), ...forms(v5r1)]) {
+      t.true(await verify(address), `${network} ${address}`);
+      t.false(await verify(address, `${message}.`), `another message ${address}`);
+    }
+    const others = [
+      WalletContractV5R1.create({
+        walletId: { networkGlobalId: testOnly ? -3 : -239, context: { walletVersion: 'v5r1', workchain: 0, subwalletNumber: 1 } },
+        publicKey: keys.publicKey,
+      }),
+      WalletContractV5R1.create({ walletId: { networkGlobalId: testOnly ? -239 : -3 }, publicKey: keys.publicKey }), // the other network's V5R1
+      WalletContractV3R2.create({ workchain: 0, publicKey: keys.publicKey }),
+      WalletContractV4.create({ workchain: 0, publicKey: foreign }),
+    ];
+    for (const other of others)
+      t.false(await verify(other.address.toString({ bounceable: false, testOnly })), `another address ${other.address.toRawString()}`);
+  }
+  const address = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey }).address;
+  for (const proof of [
+    { address: address.toString(), signature: '' },
+    { address: address.toString(), signature: signature.replace('.', '') },
+    { address: address.toString(), signature: `${signature}.00` },
+    { address: address.toString(), signature: signature.slice(0, -2) },
+    { address: address.toString({ testOnly: true }), signature }, // a testnet address on mainnet
+    { address: `-1:${address.hash.toString('hex')}`, signature }, // the masterchain
+    { address: 'not an address', signature },
+  ]) {
+    const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, network: 'mainnet', message }));
+    t.is((error as AppError).code, 'validation_error', `${proof.address} ${proof.signature.slice(0, 20)}`);
+  }
 });

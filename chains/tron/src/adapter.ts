@@ -24,7 +24,7 @@ export function tronMessageHash(message: string): string {
 
 /**
  * TRON adapter: BIP44 m/44'/195'/account'/0/i T-addresses, `tron:` payment URIs and TIP-191
- * (`signMessageV2`) ownership proofs.
+ * (`signMessageV2`) ownership proofs and address signatures.
  */
 export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefinition): ChainAdapter {
   return {
@@ -33,6 +33,7 @@ export function createTronAdapter(_deps: ChainAdapterDeps, definition: ChainDefi
       coinType: TRON_COIN_TYPE,
       derive: deriveTronAddress,
       isAddress: isTronAddress,
+      canonicalAddress: (address) => address,
       signingStandard: 'TIP-191 signMessageV2',
       signerOf: (message, signature) => tronAddressFromHex(recoverAddress(tronMessageHash(message), signature)),
     }),

@@ -110,3 +110,22 @@ test('verifyOwnership: TIP-191 signMessageV2 by index 0, cross-checked with Tron
     t.is((error as AppError).code, 'validation_error');
   }
 });
+
+test("verifyAddressSignature: TronLink's signMessageV2, made offline with TronWeb", async (t) => {
+  const message = 'Refund 01J9ZK3Q8T of invoice INV-42: pay to the address below — ✓';
+  const signature = Trx.signMessageV2(message, privOf(0));
+  const other = TronWeb.address.fromPrivateKey(privOf(1)) as string;
+  t.true(await adapter.verifyAddressSignature({ address: ADDR_0, network: 'mainnet', message, signature }));
+  t.true(await adapter.verifyAddressSignature({ address: ADDR_0, network: 'testnet', message, signature }));
+  t.false(await adapter.verifyAddressSignature({ address: ADDR_0, network: 'mainnet', message: `${message}.`, signature }));
+  t.false(await adapter.verifyAddressSignature({ address: other, network: 'mainnet', message, signature }));
+  for (const proof of [
+    { address: ADDR_0, signature: '' },
+    { address: ADDR_0, signature: `0x${'00'.repeat(64)}` },
+    { address: ADDR_0.toLowerCase(), signature }, // base58 is case-sensitive: not an address
+    { address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94', signature },
+  ]) {
+    const error = await t.throwsAsync(adapter.verifyAddressSignature({ ...proof, network: 'mainnet', message }));
+    t.is((error as AppError).code, 'validation_error', proof.address);
+  }
+});

@@ -198,7 +198,7 @@ export interface AddressSignatureProof {
 
 /**
  * What every chain implements: key parsing and derivation, address validation, payment URIs,
- * ownership proofs and a watcher. Everything a chain may or may not do is declared in
+ * ownership proofs, payers' address signatures and a watcher. Everything a chain may or may not do is declared in
  * `definition.capabilities` (activation, memos, sandbox key generation); the one optional method,
  * `generateAccountKey`, exists exactly when `capabilities.sandboxKeyGeneration` is true (the
  * registry checks). Units come from `definition.coins[].decimals` and the kernel's `units/`
@@ -246,7 +246,7 @@ export interface ChainAdapter {
    * Returns false for a well-formed signature by another key or of another message; throws
    * `validation_error` for a signature or address that cannot be parsed at all.
    */
-  verifyAddressSignature?(proof: AddressSignatureProof): Promise<boolean>;
+  verifyAddressSignature(proof: AddressSignatureProof): Promise<boolean>;
 
   /**
    * Present exactly when `definition.capabilities.sandboxKeyGeneration` is true. Generates a fresh

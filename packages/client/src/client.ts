@@ -5,6 +5,7 @@
  */
 import { OPERATIONS } from './generated/operations.js';
 import type { OperationArgs, OperationBody, OperationId, OperationQuery, OperationResult } from './operation-types.js';
+import { moneyOutSimulations, payoutsResource, refundsResource, type MoneyOutSend } from './money-out.js';
 import { Transport, type TransportOptions } from './transport.js';
 
 export type GatewayClientOptions = TransportOptions;
@@ -138,6 +139,24 @@ export class GatewayClient {
   /** The webhook delivery log. */
   readonly webhooks = this.webhookLog(WEBHOOK_LOGS.live);
 
+  /** A signed call of a money-out resource (its path built by the resource), with its headers. */
+  private readonly moneyOut: MoneyOutSend = async <T>(request: Parameters<MoneyOutSend>[0]) => {
+    const response = await this.transport.send({
+      method: request.method,
+      path: request.path + queryString(request.query as Record<string, unknown> | undefined),
+      body: request.body,
+      idempotent: request.idempotent,
+      ...(request.headers ? { headers: request.headers } : {}),
+    });
+    return { status: response.status, result: response.body as T };
+  };
+
+  /** Refunds of the project's invoices: proposed here, claimed by the payer, approved by an administrator. */
+  readonly refunds = refundsResource(this.moneyOut, '/api/v1');
+
+  /** Payouts to addresses the partner gives (settlements, withdrawals, fees); approved by an administrator. */
+  readonly payouts = payoutsResource(this.moneyOut, '/api/v1');
+
   /** The sandbox API (a sandbox project's `sk_sandbox_` secret). */
   readonly sandbox = {
     invoices: {
@@ -148,6 +167,8 @@ export class GatewayClient {
       cancel: (id: string) => this.request('postSandboxInvoicesByIdCancel', { params: { id } }),
     },
     webhooks: this.webhookLog(WEBHOOK_LOGS.sandbox),
+    refunds: refundsResource(this.moneyOut, '/api/v1/sandbox'),
+    payouts: payoutsResource(this.moneyOut, '/api/v1/sandbox'),
     /** Drive a sandbox invoice through its lifecycle (spec 4.5); each emits its webhook event. */
     simulate: {
       detect: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateDetect'> = {}) =>
@@ -164,6 +185,8 @@ export class GatewayClient {
       duplicateDelivery: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateDuplicateDelivery', { params: { invoiceId } }),
       event: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateEvent'>) =>
         this.request('postSandboxInvoicesByInvoiceIdSimulateEvent', { params: { invoiceId }, body }),
+      /** `refund(id, 'claim' | 'approve' | 'send' | 'confirm' | 'fail', { address? })`, `payout(id, 'approve' | 'send' | 'confirm' | 'fail')`. */
+      ...moneyOutSimulations(this.moneyOut, '/api/v1/sandbox'),
     },
     clock: {
       /** Adds confirmations to every detected invoice of the project on `chain`. */

@@ -33,6 +33,8 @@ export interface TransportRequest {
   readonly body?: unknown;
   /** Whether repeating the call cannot have a second effect. */
   readonly idempotent: boolean;
+  /** Extra request headers (e.g. `Idempotency-Key`); not covered by the signature (spec 5.1 signs method, target, time and body). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface TransportResponse {
@@ -74,7 +76,7 @@ export class Transport {
     for (let attempt = 1; ; attempt += 1) {
       let response: Response;
       try {
-        response = await this.attempt(request.method, url, rawBody);
+        response = await this.attempt(request.method, url, rawBody, request.headers);
       } catch (error) {
         if (attempt >= maxAttempts) throw new GatewayConnectionError(request.method, url.pathname, attempt, error);
         await sleep(backoffMs(attempt));
@@ -114,7 +116,7 @@ export class Transport {
     return timestamp;
   }
 
-  private async attempt(method: string, url: URL, rawBody: string): Promise<Response> {
+  private async attempt(method: string, url: URL, rawBody: string, extra: Readonly<Record<string, string>> = {}): Promise<Response> {
     const signed = await signRequest({
       projectId: this.options.projectId,
       secret: this.options.apiSecret,
@@ -123,7 +125,7 @@ export class Transport {
       rawBody,
       timestamp: this.timestampFor(method, url, rawBody),
     });
-    const headers: Record<string, string> = { ...signed, Accept: 'application/json' };
+    const headers: Record<string, string> = { ...extra, ...signed, Accept: 'application/json' };
     if (rawBody !== '') headers['Content-Type'] = 'application/json';
     if (this.options.userAgent) headers['User-Agent'] = this.options.userAgent;
     return this.fetchImpl(url, {

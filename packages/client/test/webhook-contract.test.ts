@@ -12,6 +12,10 @@ import * as client from '../src/index.ts';
 test("the client exports the contract's own values, and so does @gw/webhook-verify", (t) => {
   for (const name of [
     'WEBHOOK_EVENT_TYPES',
+    'REFUND_EVENT_TYPES',
+    'PAYOUT_EVENT_TYPES',
+    'GATEWAY_EVENT_TYPES',
+    'isMoneyOutEventType',
     'SIGNATURE_HEADER',
     'EVENT_ID_HEADER',
     'EVENT_TYPE_HEADER',

@@ -70,6 +70,8 @@ class GatewayClient:
         self.invoices = _Invoices(self, "postInvoices", "getInvoices", "getInvoicesById", "postInvoicesByIdCancel")
         self.orphan_payments = _OrphanPayments(self)
         self.webhooks = _Webhooks(self, sandbox=False)
+        self.refunds = _Refunds(self, "/api/v1")
+        self.payouts = _Payouts(self, "/api/v1")
         self.sandbox = _Sandbox(self)
 
     # -- generic ---------------------------------------------------------------------------------
@@ -112,14 +114,15 @@ class GatewayClient:
         return self.request("getWallets")
 
     # -- transport -------------------------------------------------------------------------------
-    def _send(self, method: str, path: str, body: Any, idempotent: bool) -> Tuple[int, Any]:
+    def _send(self, method: str, path: str, body: Any, idempotent: bool, extra_headers: Optional[Mapping[str, str]] = None) -> Tuple[int, Any]:
         url = self.base_url + (path if path.startswith("/") else "/" + path)
         raw_body = "" if body is None else json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         attempts = 1 + self.max_retries if idempotent else 1
         attempt = 0
         while True:
             attempt += 1
-            headers = sign_request(project_id=self.project_id, secret=self._secret, method=method, url=url, raw_body=raw_body, timestamp=self._timestamp_for(method, url, raw_body))
+            headers = dict(extra_headers or {})
+            headers.update(sign_request(project_id=self.project_id, secret=self._secret, method=method, url=url, raw_body=raw_body, timestamp=self._timestamp_for(method, url, raw_body)))
             headers["Accept"] = "application/json"
             headers["User-Agent"] = USER_AGENT
             if raw_body:
@@ -281,8 +284,105 @@ class _Simulate:
     def duplicate_delivery(self, invoice_id: str) -> Dict[str, Any]:
         return self._run("DuplicateDelivery", invoice_id)
 
+    def refund(self, refund_id: str, simulation: str, address: Optional[str] = None) -> Dict[str, Any]:
+        """A sandbox refund's ``claim`` (optional ``address``), ``approve``, ``send``, ``confirm`` or ``fail``; answers the refund."""
+        if simulation not in REFUND_SIMULATIONS:
+            raise ValueError(f"unknown refund simulation {simulation}; one of {', '.join(REFUND_SIMULATIONS)}")
+        body = ({"address": address} if address is not None else {}) if simulation == "claim" else None
+        return self._c._send("POST", f"/api/v1/sandbox/refunds/{_segment(refund_id)}/simulate-{simulation}", body, False)[1]
+
+    def payout(self, payout_id: str, simulation: str) -> Dict[str, Any]:
+        """A sandbox payout's ``approve``, ``send``, ``confirm`` or ``fail``; answers the payout."""
+        if simulation not in PAYOUT_SIMULATIONS:
+            raise ValueError(f"unknown payout simulation {simulation}; one of {', '.join(PAYOUT_SIMULATIONS)}")
+        return self._c._send("POST", f"/api/v1/sandbox/payouts/{_segment(payout_id)}/simulate-{simulation}", None, False)[1]
+
     def event(self, invoice_id: str, **body: Any) -> Dict[str, Any]:
         return self._run("Event", invoice_id, body)
+
+
+REFUND_SIMULATIONS = ("claim", "approve", "send", "confirm", "fail")
+PAYOUT_SIMULATIONS = ("approve", "send", "confirm", "fail")
+
+
+def _segment(value: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError("an id is required")
+    return quote(value, safe="")
+
+
+def _idempotency(idempotency_key: Optional[str]) -> Tuple[bool, Dict[str, str]]:
+    """A create with an ``Idempotency-Key`` answers the first result when repeated, so it is retried safely."""
+    if idempotency_key is None:
+        return False, {}
+    if not isinstance(idempotency_key, str) or not 0 < len(idempotency_key) <= 255:
+        raise ValueError("idempotency_key must be 1 to 255 characters")
+    return True, {"Idempotency-Key": idempotency_key}
+
+
+class _MoneyOut:
+    """The calls refunds and payouts share under one mount (``/api/v1`` or ``/api/v1/sandbox``)."""
+
+    _kind = ""
+
+    def __init__(self, client: GatewayClient, prefix: str) -> None:
+        self._c, self._p = client, prefix
+
+    def _get(self, path: str, query: Optional[Mapping[str, Any]] = None) -> Any:
+        return self._c._send("GET", path + _query_string(query), None, True)[1]
+
+    def list(self, **query: Any) -> Dict[str, Any]:
+        """One page, newest first (``status``, ``cursor``, ``limit``); pass ``next_cursor`` back as ``cursor``."""
+        return self._get(f"{self._p}/{self._kind}", query)
+
+    def iterate(self, **query: Any) -> Iterator[Dict[str, Any]]:
+        cursor: Optional[str] = None
+        while True:
+            page = self.list(**dict(query, **({"cursor": cursor} if cursor is not None else {})))
+            yield from page["items"]
+            cursor = page.get("next_cursor")
+            if cursor is None:
+                return
+
+    def retrieve(self, item_id: str) -> Dict[str, Any]:
+        return self._get(f"{self._p}/{self._kind}/{_segment(item_id)}")
+
+    def cancel(self, item_id: str) -> Dict[str, Any]:
+        """Before approval only (409 ``item_not_cancellable`` after)."""
+        return self._c._send("POST", f"{self._p}/{self._kind}/{_segment(item_id)}/cancel", None, False)[1]
+
+
+class _Refunds(_MoneyOut):
+    """Refunds of the project's invoices: proposed here, claimed by the payer, approved by an administrator."""
+
+    _kind = "refunds"
+
+    def create_with_status(self, invoice_id: str, *, idempotency_key: Optional[str] = None, **body: Any) -> Tuple[int, Dict[str, Any]]:
+        """201 and the new refund, or 200 and the first one for a repeated ``idempotency_key``."""
+        idempotent, headers = _idempotency(idempotency_key)
+        return self._c._send("POST", f"{self._p}/invoices/{_segment(invoice_id)}/refunds", body, idempotent, headers)
+
+    def create(self, invoice_id: str, *, idempotency_key: Optional[str] = None, **body: Any) -> Dict[str, Any]:
+        """``amount``, ``rate_rule``, ``spread_percent``, ``address``, ``email``, ``reference``, ``reason``, ``metadata``; all optional."""
+        return self.create_with_status(invoice_id, idempotency_key=idempotency_key, **body)[1]
+
+    def list_for_invoice(self, invoice_id: str) -> Dict[str, Any]:
+        """``{"items": [...]}``: every refund of the invoice."""
+        return self._get(f"{self._p}/invoices/{_segment(invoice_id)}/refunds")
+
+
+class _Payouts(_MoneyOut):
+    """Payouts to addresses the project gives; approved by an administrator."""
+
+    _kind = "payouts"
+
+    def create_with_status(self, recipients: Any, *, idempotency_key: Optional[str] = None) -> Tuple[int, Dict[str, Any]]:
+        idempotent, headers = _idempotency(idempotency_key)
+        return self._c._send("POST", f"{self._p}/payouts", {"recipients": list(recipients)}, idempotent, headers)
+
+    def create(self, recipients: Any, *, idempotency_key: Optional[str] = None) -> Any:
+        """1 to 100 recipients ``{address, coin, amount, reference, reason?, metadata?}``, all created or none; answers the payouts."""
+        return self.create_with_status(recipients, idempotency_key=idempotency_key)[1]["items"]
 
 
 class _Clock:
@@ -298,6 +398,8 @@ class _Sandbox:
         self._c = client
         self.invoices = _Invoices(client, "postSandboxInvoices", "getSandboxInvoices", "getSandboxInvoicesById", "postSandboxInvoicesByIdCancel")
         self.webhooks = _Webhooks(client, sandbox=True)
+        self.refunds = _Refunds(client, "/api/v1/sandbox")
+        self.payouts = _Payouts(client, "/api/v1/sandbox")
         self.simulate = _Simulate(client)
         self.clock = _Clock(client)
 

@@ -21,6 +21,11 @@ WEBHOOK_EVENT_TYPES = (
     "invoice.expired_paid_late",
     "invoice.reverted",
 )
+# Refund and payout events (issue 37), additions beside the seven; their data is
+# {refund_id | payout_id, invoice_id (refunds), status, previous_status, refund | payout}.
+REFUND_EVENT_TYPES = ("refund.created", "refund.claimed", "refund.approved", "refund.sent", "refund.completed", "refund.failed", "refund.cancelled")
+PAYOUT_EVENT_TYPES = ("payout.created", "payout.approved", "payout.sent", "payout.completed", "payout.failed", "payout.cancelled")
+GATEWAY_EVENT_TYPES = WEBHOOK_EVENT_TYPES + REFUND_EVENT_TYPES + PAYOUT_EVENT_TYPES
 
 
 def parse_signature_header(header: Optional[str]) -> Optional[Tuple[int, List[str]]]:

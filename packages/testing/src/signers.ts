@@ -141,6 +141,9 @@ export const tonWallet: TestWallet = {
     return JSON.stringify({ signature, address: wallet.toRawString(), timestamp, domain, payload: { type: 'text', text: message } });
   },
 };
+/** A payer's TON address signature by the same key: `<public key hex>.<ed25519 signature hex>` of the UTF-8 message. */
+export const tonAddressSign = async (message: string): Promise<string> =>
+  `${tonKeys.publicKey.toString('hex')}.${sign(Buffer.from(message, 'utf8'), tonKeys.secretKey).toString('hex')}`;
 /** A TON key the operator does not control (foreign signer). */
 export const foreignTonSign = async (message: string): Promise<string> => {
   const other = keyPairFromSeed(Buffer.alloc(32, 9));

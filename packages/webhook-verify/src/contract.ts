@@ -50,6 +50,22 @@ export const PAYOUT_EVENT_TYPES = ['payout.created', 'payout.approved', 'payout.
 export type RefundEventType = (typeof REFUND_EVENT_TYPES)[number];
 export type PayoutEventType = (typeof PAYOUT_EVENT_TYPES)[number];
 
+/** A refund or payout event type. */
+export type MoneyOutEventType = RefundEventType | PayoutEventType;
+
+/**
+ * Every event type the gateway delivers: the spec's seven invoice events first, then the refund and
+ * payout additions (issue 37). A receiver that knows only the seven ignores the others.
+ */
+export const GATEWAY_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...REFUND_EVENT_TYPES, ...PAYOUT_EVENT_TYPES] as const;
+/** One of {@link GATEWAY_EVENT_TYPES}. */
+export type GatewayEventType = (typeof GATEWAY_EVENT_TYPES)[number];
+
+/** Whether `type` is a refund or payout event type. */
+export function isMoneyOutEventType(type: string): type is MoneyOutEventType {
+  return (REFUND_EVENT_TYPES as readonly string[]).includes(type) || (PAYOUT_EVENT_TYPES as readonly string[]).includes(type);
+}
+
 /** The `data` of a refund or payout event. */
 export interface MoneyOutEventData {
   /** Set on refund events: the invoice refunded. */
@@ -64,10 +80,23 @@ export interface MoneyOutEventData {
   readonly payout?: Readonly<Record<string, unknown>>;
 }
 
-/** One of {@link WEBHOOK_EVENT_TYPES}. */
+/** The `data` of a `refund.*` event: always the invoice, the refund's id and the refund. */
+export type RefundEventData = MoneyOutEventData & {
+  readonly invoice_id: string;
+  readonly refund_id: string;
+  readonly refund: Readonly<Record<string, unknown>>;
+};
+
+/** The `data` of a `payout.*` event: the payout's id and the payout (no invoice). */
+export type PayoutEventData = MoneyOutEventData & {
+  readonly payout_id: string;
+  readonly payout: Readonly<Record<string, unknown>>;
+};
+
+/** One of {@link WEBHOOK_EVENT_TYPES}: an invoice event of the spec. */
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-/** The `data` of every delivery the gateway sends. */
+/** The `data` of an invoice event (one of the spec's seven). */
 export interface WebhookEventData {
   readonly invoice_id: string;
   readonly external_id: string;
@@ -79,14 +108,11 @@ export interface WebhookEventData {
   readonly invoice: Readonly<Record<string, unknown>>;
 }
 
-/**
- * The JSON body of every webhook delivery. `Data` is for the gateway's own outbox, which passes on
- * what the event's producer gave; a receiver reads {@link WebhookEventData}.
- */
-export interface WebhookEnvelope<Data = WebhookEventData> {
+/** The JSON body of a webhook delivery whose type is one of `Type` and whose data is `Data`. */
+export interface EventEnvelope<Type extends GatewayEventType, Data> {
   /** ULID of the event; stable across retries of one event, fresh for a resend. Deduplicate on it. */
   readonly event_id: string;
-  readonly event_type: WebhookEventType;
+  readonly event_type: Type;
   /** The project's kind. */
   readonly mode: 'production' | 'testnet' | 'sandbox';
   /** When the event was created (not when this attempt was sent), ISO 8601 UTC. */
@@ -95,6 +121,22 @@ export interface WebhookEnvelope<Data = WebhookEventData> {
   /** Only on resends: the `event_id` of the event this one re-sends. */
   readonly original_event_id?: string;
 }
+
+/** An invoice event (the spec's seven). */
+export type InvoiceWebhookEnvelope = EventEnvelope<WebhookEventType, WebhookEventData>;
+/** A `refund.*` event. */
+export type RefundWebhookEnvelope = EventEnvelope<RefundEventType, RefundEventData>;
+/** A `payout.*` event. */
+export type PayoutWebhookEnvelope = EventEnvelope<PayoutEventType, PayoutEventData>;
+
+/**
+ * The JSON body of every webhook delivery. Without a type argument it is what a receiver reads: an
+ * invoice, refund or payout event, told apart by `event_type`. `WebhookEnvelope<Data>` is for the
+ * gateway's own outbox, which passes on what the event's producer gave.
+ */
+export type WebhookEnvelope<Data = never> = [Data] extends [never]
+  ? InvoiceWebhookEnvelope | RefundWebhookEnvelope | PayoutWebhookEnvelope
+  : EventEnvelope<GatewayEventType, Data>;
 
 /** Why a delivery was refused; each maps to a distinct 401 body. */
 export type WebhookVerifyFailure = 'malformed_header' | 'signature_mismatch' | 'timestamp_out_of_window';

@@ -36,10 +36,20 @@ export {
   WEBHOOK_EVENT_TYPES,
   REFUND_EVENT_TYPES,
   PAYOUT_EVENT_TYPES,
+  GATEWAY_EVENT_TYPES,
+  isMoneyOutEventType,
   WEBHOOK_USER_AGENT,
+  type EventEnvelope,
+  type GatewayEventType,
+  type InvoiceWebhookEnvelope,
   type MoneyOutEventData,
+  type MoneyOutEventType,
+  type PayoutEventData,
   type PayoutEventType,
+  type PayoutWebhookEnvelope,
+  type RefundEventData,
   type RefundEventType,
+  type RefundWebhookEnvelope,
   type ParsedSignatureHeader,
   type WebhookCheckInput,
   type WebhookEnvelope,
@@ -152,7 +162,7 @@ export interface WebhookHandlerOptions {
  * ```ts
  * import { createServer } from 'node:http';
  * const secrets = process.env.WEBHOOK_SECRETS!.split(',');
- * createServer(createWebhookHandler({ secrets, onEvent: (e) => console.log(e.event_type, e.data.invoice_id) })).listen(8080);
+ * createServer(createWebhookHandler({ secrets, onEvent: (e) => console.log(e.event_type, e.data.status) })).listen(8080);
  * ```
  * @throws TypeError when `secrets` is empty or holds an empty string.
  */

@@ -119,6 +119,8 @@ export interface PayoutItems {
   ): Promise<{ items: ItemView[]; created: boolean }>;
   get(projectId: string, kind: ItemKind, id: string): Promise<ItemView>;
   list(filter: ItemListFilter): Promise<KeysetPage<ItemView>>;
+  /** Every refund of an invoice of the project, oldest first; 404 `invoice_not_found` for another project's invoice. */
+  refundsOf(projectId: string, invoiceId: string): Promise<ItemView[]>;
   /** Partners: before approval (`PARTNER_CANCELLABLE_STATUSES`). */
   cancel(projectId: string, kind: ItemKind, id: string, actor: Actor): Promise<ItemView>;
 }
@@ -206,6 +208,10 @@ declare module '@gw/kernel' {
     readonly payoutsClaims: RefundClaims;
     readonly payoutsApprovals: PayoutApprovals;
     readonly payoutsBatches: PayoutBatches;
+    /** The plugin's own: items' rows, views and status changes with their events. */
+    readonly payoutsStore: import('./services/item-store.js').ItemStore;
+    readonly payoutsPolicies: import('./services/policies.js').Policies;
+    readonly payoutsSimulations: import('./services/sandbox-simulations.js').SandboxSimulations;
   }
 }
 
@@ -213,3 +219,6 @@ declare module '@gw/kernel' {
 export const PAYOUTS_EXPORTS: readonly ServiceName[] = ['payoutsItems'];
 
 export * from './item-status.js';
+export { claimProofMessage } from './services/claim-message.js';
+export { CLAIM_PATH } from './services/item-store.js';
+export { CLI_APPROVER, dashboardApprover, type ApproverActor } from './services/approver.js';

@@ -1,4 +1,4 @@
-import { CLI_ACTOR, type CliCommand, defineCommand, INVOICE_EVENT_TYPES, type InvoiceEventType, PAGE_FLAGS, pageFlags, ulidFlag } from '@gw/kernel';
+import { CLI_ACTOR, type CliCommand, defineCommand, OUTBOUND_EVENT_TYPES, type OutboundEventType, PAGE_FLAGS, pageFlags, ulidFlag } from '@gw/kernel';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
 import { nominalSchedule } from './services/retry-schedule.js';
 
@@ -11,15 +11,15 @@ export const webhooksCommands: CliCommand[] = [
     flags: {
       project: ulidFlag('Project'),
       status: { type: 'string', choices: DELIVERY_STATUSES, description: 'Only this delivery status.' },
-      'event-type': { type: 'string', choices: INVOICE_EVENT_TYPES, description: 'Only this event type.' },
-      invoice: ulidFlag('Invoice', { required: false, description: 'Only the events of this invoice (ULID).' }),
+      'event-type': { type: 'string', choices: OUTBOUND_EVENT_TYPES, description: 'Only this event type.' },
+      invoice: ulidFlag('Invoice', { required: false, description: "Only the events of this invoice (ULID), its refunds' events included." }),
       ...PAGE_FLAGS,
     },
     run: async ({ flags, deps }) => {
       await deps.tenancyProjects.get(String(flags['project']));
       return deps.webhooksEventLog.list(String(flags['project']), {
         status: flags['status'] as DeliveryStatus | undefined,
-        event_type: flags['event-type'] as InvoiceEventType | undefined,
+        event_type: flags['event-type'] as OutboundEventType | undefined,
         invoice_id: flags['invoice'] as string | undefined,
         ...pageFlags(flags),
       });

@@ -1,4 +1,4 @@
-import { INVOICE_EVENT_TYPES, ISO_8601_PATTERN, PAGE_QUERY, pageSchema, PROJECT_KINDS, ULID_PATTERN } from '@gw/kernel';
+import { OUTBOUND_EVENT_TYPES, ISO_8601_PATTERN, PAGE_QUERY, pageSchema, PROJECT_KINDS, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { DELIVERY_STATUSES } from './delivery-status.js';
 
@@ -22,7 +22,7 @@ export const StreamQuery = Type.Object(
 export const StreamEventSchema = Type.Object(
   {
     event_id: Type.String({ pattern: ULID_PATTERN }),
-    event_type: Type.Enum(INVOICE_EVENT_TYPES),
+    event_type: Type.Enum(OUTBOUND_EVENT_TYPES),
     invoice_id: Type.Union([Type.String(), Type.Null()]),
     original_event_id: Type.Union([Type.String(), Type.Null()]),
     created_at_iso: Type.String(),
@@ -39,7 +39,9 @@ export const StreamPageSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const EventTypeSchema = Type.Enum(INVOICE_EVENT_TYPES, { description: 'One of the seven event types (spec section 6).' });
+export const EventTypeSchema = Type.Enum(OUTBOUND_EVENT_TYPES, {
+  description: 'One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them).',
+});
 export const DeliveryStatusSchema = Type.Enum(DELIVERY_STATUSES, {
   description: 'retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target).',
 });
@@ -52,7 +54,7 @@ export const ListEventsQuery = Type.Object(
     status: Type.Optional(DeliveryStatusSchema),
     event_type: Type.Optional(EventTypeSchema),
     since: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Events created at or after this instant (a date means 00:00 UTC).' })),
-    invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+    invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: "Only the events of this invoice (its refunds' events included)." })),
     ...PAGE_QUERY,
   },
   { additionalProperties: false },
@@ -81,7 +83,9 @@ export const DeliveryLogEntrySchema = Type.Object(
     event_type: EventTypeSchema,
     mode: Type.Enum(PROJECT_KINDS),
     project_id: Type.String({ pattern: ULID_PATTERN }),
-    invoice_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()]),
+    invoice_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()], {
+      description: 'The invoice the event is about (a refund event: the refunded invoice); null for a payout event.',
+    }),
     original_event_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()]),
     status: DeliveryStatusSchema,
     target_url: NullableString,

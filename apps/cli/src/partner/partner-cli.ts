@@ -5,10 +5,11 @@
  * commands, and are dispatched before those.
  */
 import { parseArgs } from 'node:util';
-import { GatewayClient, GatewayConnectionError, GatewayError, WEBHOOK_EVENT_TYPES, type CreateInvoiceInput } from '@gw/client';
+import { GatewayClient, GatewayConnectionError, GatewayError, GATEWAY_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type CreateInvoiceInput } from '@gw/client';
 import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
 import { runListen } from './listen.js';
+import { MONEY_OUT_FLAGS, MONEY_OUT_VERBS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
 
 export interface PartnerIo {
   out(text: string): void;
@@ -40,7 +41,9 @@ const CREDENTIALS_HELP = `Credentials (first found wins, each value separately):
 /** The partner commands' lines of the overview (`gateway --help`). */
 export const PARTNER_USAGE = `Partner commands (a project's credentials against a gateway's REST API; no database):
   gateway api <METHOD> <path> [--data JSON]         Make a signed call and print the answer.
-  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice to produce a webhook event.
+  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice, refund or payout to produce a webhook event.
+  gateway refunds <create|list|get|cancel> ...      Refunds of the project's invoices.
+  gateway payouts <create|list|get|cancel> ...      Payouts to addresses.
   gateway listen --forward-to <url>                 Forward the project's webhook events to a local URL.`;
 
 export const PARTNER_HELP: Readonly<Record<string, string>> = {
@@ -59,17 +62,50 @@ ${CREDENTIALS_HELP}
 
 Example:
   pnpm gateway api POST /api/v1/sandbox/invoices --data '{"external_id":"o-1","coin":"eth","amount_crypto":"0.01"}'`,
-  trigger: `Usage: pnpm gateway trigger <event_type> [--invoice ID] [--coin COIN] [credentials] [--json]
+  trigger: `Usage: pnpm gateway trigger <event_type> [--invoice ID] [--coin COIN] [--address ADDRESS] [credentials] [--json]
 
 Sandbox projects only. Drives a sandbox invoice through the simulations that produce <event_type>
 (${WEBHOOK_EVENT_TYPES.join(', ')}), so the project's webhook target (or
 "gateway listen") receives it. Without --invoice a new invoice is created (external_id
 trigger-<time>, --coin, default eth). Prints one line per simulation and the event produced.
 
+Refund and payout events (${GATEWAY_EVENT_TYPES.filter((type) => !type.startsWith('invoice.')).join(', ')})
+start from a new item. A refund: a new sandbox invoice is paid overpaid (simulations), its excess
+refunded, then the refund is claimed, approved, sent and confirmed or failed (sandbox simulations)
+as far as the event needs; refund.cancelled cancels it. A payout goes to --address, else to the
+address of a new sandbox invoice of --coin, then is approved, sent and confirmed or failed.
+
 Flags:
-  --invoice <id>  Drive this sandbox invoice from its current status.
-  --coin <coin>  Coin of the invoice created when --invoice is not given (default eth).
+  --invoice <id>  Drive this sandbox invoice from its current status (invoice events).
+  --coin <coin>  Coin of the invoice, refund or payout created (default eth).
+  --address <address>  The payout's recipient (payout events).
   --json  Print the result as JSON.
+
+${CREDENTIALS_HELP}`,
+  refunds: `Usage: pnpm gateway refunds <create|list|get|cancel> [arguments] [credentials] [--json]
+
+Refunds of the project's invoices (a sandbox secret uses /api/v1/sandbox). A refund waits for the
+payer's claim (its claim_url) and an administrator's approval; cancel works before approval.
+
+  refunds create <invoice_id> [--amount X] [--rate-rule coin_amount|fiat_at_payment|fiat_now]
+         [--spread PERCENT] [--address A] [--email E] [--reference R] [--reason R] [--idempotency-key K]
+         Without --amount: the natural amount (an overpayment's excess, or all of it).
+  refunds list [--invoice ID | --status S --limit N --cursor C]
+  refunds get <id>
+  refunds cancel <id>
+
+${CREDENTIALS_HELP}`,
+  payouts: `Usage: pnpm gateway payouts <create|list|get|cancel> [arguments] [credentials] [--json]
+
+Payouts to addresses the project gives (a sandbox secret uses /api/v1/sandbox). They wait for an
+administrator's approval; cancel works before approval.
+
+  payouts create --address A --coin C --amount X --reference R [--reason R] [--idempotency-key K]
+  payouts create --data '[{"address":"...","coin":"usdc_erc20","amount":"12.5","reference":"w-1"}, ...]'
+         1 to 100 recipients, all created or none.
+  payouts list [--status S] [--limit N] [--cursor C]
+  payouts get <id>
+  payouts cancel <id>
 
 ${CREDENTIALS_HELP}`,
   listen: `Usage: pnpm gateway listen --forward-to <url> [--since <event_id>] [--state <path>] [--wait <seconds>] [credentials] [--json]
@@ -97,7 +133,13 @@ Without a saved cursor or --since it forwards only events created from now on.
 ${CREDENTIALS_HELP}`,
 };
 
+/**
+ * Whether argv is a partner command. `refunds` and `payouts` are the partner's only with one of
+ * their verbs (or --help), so an operator command of the same noun keeps its other verbs.
+ */
 export function isPartnerCommand(argv: readonly string[]): boolean {
+  if (argv[0] === 'refunds' || argv[0] === 'payouts')
+    return argv[1] === undefined || argv[1].startsWith('-') || (MONEY_OUT_VERBS as readonly string[]).includes(argv[1]);
   return argv[0] !== undefined && argv[0] in PARTNER_HELP;
 }
 
@@ -119,7 +161,8 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
       options: {
         ...CREDENTIAL_FLAGS,
         ...(name === 'api' ? { data: { type: 'string' } } : {}),
-        ...(name === 'trigger' ? { invoice: { type: 'string' }, coin: { type: 'string' } } : {}),
+        ...(name === 'trigger' ? { invoice: { type: 'string' }, coin: { type: 'string' }, address: { type: 'string' } } : {}),
+        ...(name === 'refunds' || name === 'payouts' ? MONEY_OUT_FLAGS : {}),
         ...(name === 'listen' ? { 'forward-to': { type: 'string' }, since: { type: 'string' }, state: { type: 'string' }, wait: { type: 'string' } } : {}),
       },
       strict: true,
@@ -139,6 +182,13 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
     const gateway = new GatewayClient({ baseUrl: credentials.url, projectId: credentials.projectId, apiSecret: credentials.apiSecret });
     if (name === 'api') return await api(gateway, positionals, values, context, json);
     if (name === 'trigger') return await trigger(gateway, positionals, values, context, json);
+    if (name === 'refunds' || name === 'payouts') {
+      const [verb, ...rest] = positionals;
+      const sandbox = credentials.apiSecret.startsWith('sk_sandbox_');
+      const answer = await (name === 'refunds' ? runRefunds : runPayouts)(gateway, sandbox, verb ?? '', rest, values);
+      io.out(JSON.stringify(answer, null, json ? undefined : 2));
+      return 0;
+    }
     if (positionals.length > 0) throw new PartnerUsageError(`listen takes no arguments (got ${positionals.join(' ')})`);
     return await runListen(gateway, credentials, values, context, json);
   } catch (error) {
@@ -200,9 +250,21 @@ const api: GatewayCommand = async (gateway, positionals, values, { io }, json) =
 const trigger: GatewayCommand = async (gateway, positionals, values, { io }, json) => {
   const [eventType, ...rest] = positionals;
   if (!eventType || rest.length > 0) throw new PartnerUsageError('expected: gateway trigger <event_type> [--invoice ID]');
-  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType))
-    throw new PartnerUsageError(`unknown event type "${eventType}"; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  if (!(GATEWAY_EVENT_TYPES as readonly string[]).includes(eventType))
+    throw new PartnerUsageError(`unknown event type "${eventType}"; one of ${GATEWAY_EVENT_TYPES.join(', ')}`);
   const coin = typeof values['coin'] === 'string' ? values['coin'] : 'eth';
+  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType)) {
+    if (values['invoice'] !== undefined) throw new PartnerUsageError(`--invoice is for invoice events; ${eventType} starts from a new item`);
+    const address = typeof values['address'] === 'string' ? values['address'] : undefined;
+    const steps: { step: string; id: string; status: string }[] = [];
+    const item = await triggerMoneyOut(gateway, eventType, { coin, address }, (step) => {
+      steps.push(step);
+      if (!json) io.out(`${step.step.padEnd(12)} ${step.id}  ${step.status}`);
+    });
+    const result = { event_type: eventType, [`${item.object}_id`]: item.id, invoice_id: item.invoice_id, status: item.status, steps };
+    io.out(json ? JSON.stringify(result) : `${eventType} for ${item.object} ${item.id}`);
+    return 0;
+  }
   const invoiceId = typeof values['invoice'] === 'string' ? values['invoice'] : undefined;
   const invoice = invoiceId
     ? await gateway.sandbox.invoices.retrieve(invoiceId)

@@ -23,3 +23,31 @@ export function triggerPlan(eventType: string, status: string): readonly Simulat
 export function triggerableFrom(eventType: string): string[] {
   return Object.keys(PLANS[eventType] ?? {});
 }
+
+/**
+ * The steps that produce a refund or payout event (issue 37) from a new item: `cancel` is the
+ * partner's cancel, the others are sandbox simulations. A refund starts `awaiting_claim` (its
+ * `refund.created` needs no step), a payout `pending_approval`.
+ */
+export type MoneyOutStep = 'claim' | 'approve' | 'send' | 'confirm' | 'fail' | 'cancel';
+
+const MONEY_OUT_PLANS: Readonly<Record<string, readonly MoneyOutStep[]>> = {
+  'refund.created': [],
+  'refund.claimed': ['claim'],
+  'refund.approved': ['claim', 'approve'],
+  'refund.sent': ['claim', 'approve', 'send'],
+  'refund.completed': ['claim', 'approve', 'send', 'confirm'],
+  'refund.failed': ['claim', 'approve', 'send', 'fail'],
+  'refund.cancelled': ['cancel'],
+  'payout.created': [],
+  'payout.approved': ['approve'],
+  'payout.sent': ['approve', 'send'],
+  'payout.completed': ['approve', 'send', 'confirm'],
+  'payout.failed': ['approve', 'send', 'fail'],
+  'payout.cancelled': ['cancel'],
+};
+
+/** The steps from a new refund or payout to `eventType`, or undefined when it is not a refund or payout event. */
+export function moneyOutTriggerPlan(eventType: string): readonly MoneyOutStep[] | undefined {
+  return MONEY_OUT_PLANS[eventType];
+}

@@ -38,6 +38,11 @@ export interface ChainConformance {
    */
   readonly sign: (message: string, network: NetworkKind) => Promise<string> | string;
   /**
+   * Signs `message` with the same key in the form `verifyAddressSignature` takes (a payer's wallet
+   * signing for receive address 0), where it differs from `sign`'s (Cardano, TON). Default: `sign`.
+   */
+  readonly signForAddress?: (message: string, network: NetworkKind) => Promise<string> | string;
+  /**
    * The account key `sign` signs for, per network kind, when it is not the vectors' key (published
    * vectors whose private key is not published, as TON's). Default: `vectors[network].key`.
    */
@@ -68,8 +73,10 @@ export function configuredAdapter(module: ChainModule, options: Omit<ChainRegist
  * derived addresses validate and the given invalid ones do not (and validation never throws);
  * every coin's units round-trip exactly; payment URIs are built byte for byte; an ownership proof
  * signed by the chain's own library verifies, a proof of another message does not, and an
- * unparseable signature is `validation_error`; keys of the other network kind are refused where
- * keys encode it; sandbox key generation, where declared, yields keys that parse and derive.
+ * unparseable signature is `validation_error`; so does an address signature (a payer's wallet
+ * signing for receive address 0), and not for another message or address; keys of the other
+ * network kind are refused where keys encode it; sandbox key generation, where declared, yields
+ * keys that parse and derive.
  */
 export function chainConformance(test: TestFn, chain: ChainConformance): void {
   const { definition } = chain.module;
@@ -131,6 +138,23 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
       t.false(await adapter.verifyOwnership({ key, message: `${message}!`, signature }), 'a signature of another message');
       const error = await t.throwsAsync(adapter.verifyOwnership({ key, message, signature: '%%% not a signature %%%' }));
       t.true(isAppError(error) && error.code === 'validation_error', String(error));
+    });
+
+    test(`${id} conformance: ${network} address signature made the way the chain's wallets sign`, async (t) => {
+      const key = adapter.parseAccountKey(chain.proofKeys?.[network] ?? vectors.key, network);
+      const address = adapter.deriveAddress(key, 0).address;
+      const other = adapter.deriveAddress(key, 1).address;
+      const message = `Refund 01J9ZK3Q8T of invoice ${id}-${network}: pay to ${address}`;
+      const signature = await (chain.signForAddress ?? chain.sign)(message, network);
+      t.true(await adapter.verifyAddressSignature({ address, network, message, signature }));
+      t.false(await adapter.verifyAddressSignature({ address, network, message: `${message}!`, signature }), 'a signature of another message');
+      t.false(await adapter.verifyAddressSignature({ address: other, network, message, signature }), 'another address');
+      for (const garbage of ['%%% not a signature %%%', '']) {
+        const error = await t.throwsAsync(adapter.verifyAddressSignature({ address, network, message, signature: garbage }));
+        t.true(isAppError(error) && error.code === 'validation_error', String(error));
+      }
+      const unparseable = await t.throwsAsync(adapter.verifyAddressSignature({ address: 'not an address', network, message, signature }));
+      t.true(isAppError(unparseable) && unparseable.code === 'validation_error', String(unparseable));
     });
   }
 

@@ -548,7 +548,7 @@ type GetWebhooksStreamQuery = {
 /** A shape several operations share (named after its first place). */
 type GetWebhooksStream200ItemsItem = {
   event_id: string;
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
   invoice_id: string | null;
   original_event_id: string | null;
   created_at_iso: string;
@@ -560,10 +560,11 @@ type GetWebhooksStream200ItemsItem = {
 type GetWebhooksEventsQuery = {
   /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
   status?: "delivered" | "retrying" | "dlq" | "skipped";
-  /** One of the seven event types (spec section 6). */
-  event_type?: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  /** One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them). */
+  event_type?: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
   /** Events created at or after this instant (a date means 00:00 UTC). */
   since?: string;
+  /** Only the events of this invoice (its refunds' events included). */
   invoice_id?: string;
   /** next_cursor of the previous page. */
   cursor?: string;
@@ -574,10 +575,11 @@ type GetWebhooksEventsQuery = {
 type GetWebhooksEvents200ItemsItem = {
   /** The event_id. */
   id: string;
-  /** One of the seven event types (spec section 6). */
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  /** One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them). */
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
   mode: "production" | "testnet" | "sandbox";
   project_id: string;
+  /** The invoice the event is about (a refund event: the refunded invoice); null for a payout event. */
   invoice_id: string | null;
   original_event_id: string | null;
   /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
@@ -611,8 +613,8 @@ type PostWebhooksEventsByEventIdResend202 = {
   /** The fresh id. */
   event_id: string;
   original_event_id: string;
-  /** One of the seven event types (spec section 6). */
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted";
+  /** One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them). */
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
   project_id: string;
   invoice_id: string | null;
   target_url: string | null;

@@ -100,6 +100,10 @@ async function createForm(req: DashboardRequest) {
     'sandbox:simulate': 'sandbox simulations',
     'treasury:read': 'read treasury balances and plans',
     'treasury:write': 'plan, import, broadcast and bump treasury transactions (moves money once signed)',
+    'refunds:read': 'read refunds',
+    'refunds:write': 'propose and cancel refunds (an administrator approves them)',
+    'payouts:read': 'read payouts',
+    'payouts:write': 'propose and cancel payouts (an administrator approves them)',
   };
   return html`<h2 id="new-token">New token</h2>
 <form method="post" action="/dashboard/tokens">${csrfField(req)}${onceField()}

@@ -11,7 +11,7 @@ import {
   type ChainRegistry,
   type CoinId,
   type InvoiceEvent,
-  type InvoiceEvents,
+  type OutboundEvents,
 } from '@gw/kernel';
 import type { AddressPoolService } from '@gw/plugin-address-pool/contract';
 import type { RateService } from '@gw/plugin-rates/contract';
@@ -63,7 +63,7 @@ export class LifecycleStore {
       chains: ChainRegistry;
       invoicesCheckoutLinks: CheckoutLinks;
       audit: AuditLog;
-      invoiceEvents: InvoiceEvents;
+      invoiceEvents: OutboundEvents;
       addressPoolService: AddressPoolService;
       ratesService: RateService;
       invoicesTransitions: TransitionCounter;

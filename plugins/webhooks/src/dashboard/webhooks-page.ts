@@ -1,8 +1,8 @@
-import { html, INVOICE_EVENT_TYPES, type SafeHtml } from '@gw/kernel';
+import { html, OUTBOUND_EVENT_TYPES, type SafeHtml } from '@gw/kernel';
 import { ISO_8601_PATTERN } from '@gw/kernel';
 import { DELIVERY_STATUSES, nominalSchedule, type DeliveryLogEntry, type DeliveryStatus } from '../contract.js';
 import { WEBHOOK_RESEND_RULES } from '../resend-rules.js';
-import type { InvoiceEventType } from '@gw/kernel';
+import type { OutboundEventType } from '@gw/kernel';
 import {
   actionButton,
   badge,
@@ -28,7 +28,7 @@ type Services = PageServices<typeof WEBHOOKS_PAGE_DEPS>;
 /** The filters of GET /api/v1/webhooks/events. */
 export const WEBHOOK_FILTERS: readonly FilterField[] = [
   { name: 'status', label: 'Delivery status', choices: DELIVERY_STATUSES },
-  { name: 'event_type', label: 'Event type', choices: INVOICE_EVENT_TYPES },
+  { name: 'event_type', label: 'Event type', choices: OUTBOUND_EVENT_TYPES },
   { name: 'invoice_id', label: 'Invoice id', pattern: '^[0-9A-HJKMNP-TV-Z]{26}$', max: 26 },
   { name: 'since', label: 'Created since', pattern: ISO_8601_PATTERN, max: 40, placeholder: '2026-01-31' },
 ];
@@ -50,7 +50,7 @@ export const webhooksPage = definePage<Services>({
     const { filters } = listing;
     const list = await req.services.webhooksEventLog.list(req.project!.id, {
       status: filters['status'] as DeliveryStatus | undefined,
-      event_type: filters['event_type'] as InvoiceEventType | undefined,
+      event_type: filters['event_type'] as OutboundEventType | undefined,
       invoice_id: filters['invoice_id'],
       since: filters['since'],
       ...listing.page,

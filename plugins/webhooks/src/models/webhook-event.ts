@@ -1,15 +1,16 @@
-import type { InvoiceEventType, ProjectKind } from '@gw/kernel';
+import type { OutboundEventType, ProjectKind } from '@gw/kernel';
 import { Model } from 'objection';
 import type { DeliveryStatus } from '../delivery-status.js';
 
-/** One outbound event and its delivery state (the outbox row). */
+/** One outbound event (invoice, refund or payout) and its delivery state (the outbox row). */
 export class WebhookEvent extends Model {
   static override tableName = 'webhooks_events';
   id!: string;
   project_id!: string;
   mode!: ProjectKind;
+  /** The invoice the event is about (a refund's invoice too); null for a payout. */
   invoice_id!: string | null;
-  event_type!: InvoiceEventType;
+  event_type!: OutboundEventType;
   original_event_id!: string | null;
   body!: string;
   target_url!: string | null;

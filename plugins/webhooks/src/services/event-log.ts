@@ -2,7 +2,7 @@ import {
   type Actor,
   type AuditLog,
   coreErrors,
-  type InvoiceEventType,
+  type OutboundEventType,
   isAppError,
   isUlid,
   keysetPage,
@@ -28,7 +28,7 @@ const REDELIVER_GRACE_MS = 2_000;
 
 export interface EventListFilter extends KeysetPageRequest {
   readonly status?: DeliveryStatus | undefined;
-  readonly event_type?: InvoiceEventType | undefined;
+  readonly event_type?: OutboundEventType | undefined;
   readonly since?: string | undefined;
   readonly invoice_id?: string | undefined;
 }
@@ -45,7 +45,7 @@ export interface DeliveryAttemptView {
 
 export interface DeliveryLogEntry {
   id: string;
-  event_type: InvoiceEventType;
+  event_type: OutboundEventType;
   mode: WebhookEvent['mode'];
   project_id: string;
   invoice_id: string | null;
@@ -73,7 +73,7 @@ export interface RedeliverResult {
 export interface ResendResult {
   event_id: string;
   original_event_id: string;
-  event_type: InvoiceEventType;
+  event_type: OutboundEventType;
   project_id: string;
   invoice_id: string | null;
   target_url: string | null;
@@ -181,7 +181,7 @@ export class EventLog {
   }
 
   /** The newest event of the invoice whose type is one of `eventTypes` (its id), if any. */
-  async latestOfInvoice(projectId: string, invoiceId: string, eventTypes: readonly InvoiceEventType[]): Promise<string | undefined> {
+  async latestOfInvoice(projectId: string, invoiceId: string, eventTypes: readonly OutboundEventType[]): Promise<string | undefined> {
     const row = await WebhookEvent.query(this.deps.db)
       .where({ project_id: projectId, invoice_id: invoiceId })
       .whereNull('original_event_id')

@@ -4,10 +4,10 @@ import {
   packedTexts,
   sql,
   sqlQuery,
-  type InvoiceEvent,
+  type OutboundEvent,
   type Sql,
-  type InvoiceEventSink,
-  type InvoiceEventType,
+  type OutboundEventSink,
+  type OutboundEventType,
   type JobQueue,
   type Notifications,
   type ProjectKind,
@@ -20,9 +20,9 @@ import { STREAM_CHANNEL } from './event-stream.js';
 
 /**
  * The webhook envelope of spec 2.5 (plus `original_event_id` on a resend), as the wire contract
- * defines it, with the `data` the event's producer gave.
+ * defines it, with the `data` the event's producer gave: an invoice, refund or payout event.
  */
-export type WebhookEnvelope = ContractEnvelope<InvoiceEvent['data']>;
+export type WebhookEnvelope = ContractEnvelope<OutboundEvent['data']>;
 
 /** An event about to be written: everything but the delivery state. */
 export interface OutboxEntry {
@@ -30,7 +30,7 @@ export interface OutboxEntry {
   readonly projectId: string;
   readonly mode: ProjectKind;
   readonly invoiceId: string | null;
-  readonly eventType: InvoiceEventType;
+  readonly eventType: OutboundEventType;
   readonly originalEventId: string | null;
   readonly body: string;
   readonly targetUrl: string | null;
@@ -43,10 +43,10 @@ export interface OutboxEntry {
  * the change it announces committed, and a committed event always has a job that delivers it.
  * Events without any target are written as `skipped` and get no job.
  */
-export class WebhookOutbox implements InvoiceEventSink {
+export class WebhookOutbox implements OutboundEventSink {
   constructor(private readonly deps: { jobs: JobQueue; tenancyProjects: ProjectService; notifications: Notifications }) {}
 
-  async emit(trx: Knex.Transaction, events: readonly InvoiceEvent[]): Promise<string[]> {
+  async emit(trx: Knex.Transaction, events: readonly OutboundEvent[]): Promise<string[]> {
     // The projects' default targets are read while the rows are built (the caller's earlier
     // statements may still be running on the connection): the rows carry the invoice's own target
     // only, and the insert takes the default from the map it is given.

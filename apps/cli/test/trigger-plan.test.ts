@@ -1,0 +1,30 @@
+import test from 'ava';
+import { PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES } from '@gw/client';
+import { moneyOutTriggerPlan, triggerPlan, type MoneyOutStep } from '../src/partner/trigger-plan.js';
+
+test('every refund and payout event has a plan from a new item, ending in the step that emits it', (t) => {
+  const last: Record<string, MoneyOutStep | undefined> = {
+    created: undefined,
+    claimed: 'claim',
+    approved: 'approve',
+    sent: 'send',
+    completed: 'confirm',
+    failed: 'fail',
+    cancelled: 'cancel',
+  };
+  for (const type of [...REFUND_EVENT_TYPES, ...PAYOUT_EVENT_TYPES]) {
+    const plan = moneyOutTriggerPlan(type);
+    t.truthy(plan, type);
+    t.is(plan!.at(-1), last[type.split('.')[1]!], type);
+  }
+});
+
+test('a payout has no claim step; a refund is claimed before it is approved', (t) => {
+  for (const type of PAYOUT_EVENT_TYPES) t.false(moneyOutTriggerPlan(type)!.includes('claim'), type);
+  for (const type of ['refund.approved', 'refund.sent', 'refund.completed', 'refund.failed']) t.is(moneyOutTriggerPlan(type)![0], 'claim', type);
+});
+
+test('invoice events have no money-out plan and money-out events no invoice plan', (t) => {
+  t.is(moneyOutTriggerPlan('invoice.paid'), undefined);
+  t.is(triggerPlan('refund.created', 'pending'), undefined);
+});

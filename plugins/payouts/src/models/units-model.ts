@@ -1,0 +1,17 @@
+import { withUnitsColumns } from '@gw/kernel';
+import { Model, type Pojo } from 'objection';
+
+/** A table with base-units columns (`numeric`): read as bigint, written as decimal text. */
+export abstract class UnitsModel extends Model {
+  static unitsColumns: readonly string[] = [];
+
+  override $parseDatabaseJson(json: Pojo): Pojo {
+    return withUnitsColumns(super.$parseDatabaseJson(json), (this.constructor as typeof UnitsModel).unitsColumns);
+  }
+
+  override $formatDatabaseJson(json: Pojo): Pojo {
+    const out = super.$formatDatabaseJson(json);
+    for (const column of (this.constructor as typeof UnitsModel).unitsColumns) if (typeof out[column] === 'bigint') out[column] = out[column].toString();
+    return out;
+  }
+}

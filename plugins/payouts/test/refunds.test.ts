@@ -1,0 +1,162 @@
+import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
+import type { TestKernel } from '@gw/kernel/testing';
+import { CLI_APPROVER, dashboardApprover } from '../src/index.js';
+import { eventTypes, invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
+
+let gw: TestKernel;
+test.before(async () => {
+  gw = await startPayoutsKernel();
+});
+test.after.always(async () => {
+  await gw?.close();
+});
+
+const refund = (c: Awaited<ReturnType<typeof sandboxClient>>, invoiceId: string, body: unknown = {}) => c.call('POST', `/invoices/${invoiceId}/refunds`, body);
+
+test('an overpaid invoice refunds its excess by default; rate rules convert USD at payment and now; a spread is taken off', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['overpaid', { extraUnits: '250000000000000000' }]);
+  t.is(inv.status, 'overpaid');
+  const natural = await refund(c, inv.id);
+  t.is(natural.status, 201, JSON.stringify(natural.body));
+  t.like(natural.body, {
+    object: 'refund',
+    status: 'awaiting_claim',
+    amount: '0.25',
+    amount_units: '250000000000000000',
+    invoice_id: inv.id,
+    rate_rule: 'coin_amount',
+  });
+  t.regex(natural.body.claim_url, /\/refunds\/claim\/[0-9A-Za-z]{32}$/);
+  // The excess is refunded: a second natural refund has nothing left.
+  const again = await refund(c, inv.id);
+  t.is(again.status, 422);
+  t.is(again.body.error.code, 'refund_exceeds_received');
+
+  const paid = await invoiceIn(c, 'eth', '1', ['paid']);
+  const rate = paid.rate_snapshot?.rate ?? '3200.5';
+  const usd = await refund(c, paid.id, { amount: '320.05', rate_rule: 'fiat_at_payment' });
+  t.is(usd.status, 201, JSON.stringify(usd.body));
+  t.is(usd.body.rate, rate);
+  t.is(usd.body.amount, '0.1');
+  const now = await refund(c, paid.id, { amount: '100', rate_rule: 'fiat_now', spread_percent: '10' });
+  t.is(now.status, 201, JSON.stringify(now.body));
+  t.is(now.body.rate, '3200.5');
+  // 100 USD / 3200.5 = 0.031245118... ETH, less 10 %.
+  t.is(now.body.amount_units, ((((100n * 10n ** 18n * 10n) / 32005n) * 90n) / 100n).toString());
+  t.is(now.body.spread_percent, '10');
+});
+
+test('refunding more than received is 422 refund_exceeds_received with the amounts; a pending invoice is not refundable', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['paid']);
+  const first = await refund(c, inv.id, { amount: '0.6' });
+  t.is(first.status, 201);
+  const over = await refund(c, inv.id, { amount: '0.5' });
+  t.is(over.status, 422);
+  t.is(over.body.error.code, 'refund_exceeds_received');
+  t.deepEqual(over.body.error.details, { received_units: '1000000000000000000', refunded_units: '600000000000000000', requested_units: '500000000000000000' });
+  // A cancelled refund no longer counts.
+  t.is((await c.call('POST', `/refunds/${first.body.id}/cancel`)).body.status, 'cancelled');
+  t.is((await refund(c, inv.id, { amount: '1' })).status, 201);
+  const pending = await invoiceIn(c, 'eth', '1');
+  const refused = await refund(c, pending.id);
+  t.is(refused.status, 422);
+  t.is(refused.body.error.code, 'refund_not_refundable');
+  const list = await c.call('GET', `/invoices/${inv.id}/refunds`);
+  t.deepEqual(
+    list.body.items.map((i: any) => i.status),
+    ['cancelled', 'awaiting_claim'],
+  );
+});
+
+test('an Idempotency-Key replay answers the first refund; another body under it is idempotency_key_reused', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['paid']);
+  const { signedFetch } = await import('@gw/kernel/testing');
+  const send = (body: unknown) =>
+    signedFetch(gw.url, `/api/v1/sandbox/invoices/${inv.id}/refunds`, {
+      projectId: c.projectId,
+      secret: c.secret,
+      method: 'POST',
+      body,
+      headers: { 'Idempotency-Key': 'key-1' },
+    });
+  const first = await send({ amount: '0.1' });
+  t.is(first.status, 201, JSON.stringify(first.body));
+  const replay = await send({ amount: '0.1' });
+  t.is(replay.status, 200);
+  t.is(replay.body.id, first.body.id);
+  const other = await send({ amount: '0.2' });
+  t.is(other.status, 422);
+  t.is(other.body.error.code, 'idempotency_key_reused');
+  t.is((await c.call('GET', `/invoices/${inv.id}/refunds`)).body.items.length, 1);
+});
+
+test('claims: another network is claim_address_invalid, a mismatch is refused, a second claim is claim_already_made, after approval claim_closed', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'btc', '0.01', ['paid']);
+  const created = await refund(c, inv.id, { amount: '0.001' });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const token = created.body.claim_url.split('/').pop();
+  const claims = gw.kernel.cradle.payoutsClaims;
+  const view = await claims.byToken(token);
+  t.true(view.open);
+  const mainnet = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+  const wrong = await t.throwsAsync(claims.claim(token, { address: mainnet, addressConfirmation: mainnet }));
+  t.is((wrong as any).code, 'claim_address_invalid');
+  const address = inv.address;
+  const mismatch = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: `${address}x` }));
+  t.is((mismatch as any).code, 'claim_address_mismatch');
+  const claimed = await claims.claim(token, { address, addressConfirmation: address });
+  t.like(claimed, { status: 'claimed', address, claim_url: null });
+  const second = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: address }));
+  t.is((second as any).code, 'claim_already_made');
+  const approved = await gw.kernel.cradle.payoutsApprovals.approve(claimed.id, CLI_APPROVER, {});
+  t.is(approved.status, 'approved');
+  const closed = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: address }));
+  t.is((closed as any).code, 'claim_closed');
+  t.deepEqual(await eventTypes(gw, c.projectId, 'refund.'), ['refund.created', 'refund.claimed', 'refund.approved']);
+});
+
+test('approval: members, API keys and MCP are approval_forbidden; above the policy two distinct administrators are needed', async (t) => {
+  const c = await sandboxClient(gw);
+  const { tenancyUsers, tenancyProjects, payoutsApprovals, payoutsItems } = gw.kernel.cradle;
+  const project = await tenancyProjects.get(c.projectId);
+  const invite = async (role: 'admin' | 'member') => {
+    const user = await tenancyUsers.invite(
+      { email: `${role}-${Math.random().toString(36).slice(2)}@example.com`, operator: project.operator_id, role },
+      CLI_ACTOR,
+    );
+    await gw.kernel.cradle.db('tenancy_users').where('id', user.id).update({ status: 'active' });
+    return dashboardApprover({ actor: `user:${user.id}`, channel: 'dashboard' });
+  };
+  const member = await invite('member');
+  const admin1 = await invite('admin');
+  const admin2 = await invite('admin');
+  await payoutsApprovals.setPolicy(c.projectId, { dualApprovalAboveUsd: '100', claimProofAboveUsd: null }, CLI_ACTOR);
+
+  const { items } = await payoutsItems.createPayouts(
+    c.projectId,
+    [{ address: '0x00000000000000000000000000000000000000a1', coin: 'eth', amount: '1', reference: 'aff-1' }],
+    CLI_ACTOR,
+  );
+  const payout = items[0]!;
+  t.like(payout, { status: 'pending_approval', approvals_required: 2, amount_usd: '3200.50' });
+  for (const actor of [member, { actor: 'api_key:x', channel: 'rest', kind: 'user' } as const, { actor: 'pat:x', channel: 'mcp' } as any]) {
+    const refused = await t.throwsAsync(payoutsApprovals.approve(payout.id, actor, {}));
+    t.is((refused as any).code, 'approval_forbidden');
+  }
+  const once = await payoutsApprovals.approve(payout.id, admin1, {});
+  t.like(once, { status: 'pending_approval' });
+  t.is(once.approvals.length, 1);
+  const twice = await t.throwsAsync(payoutsApprovals.approve(payout.id, admin1, {}));
+  t.is((twice as any).code, 'approval_already_given');
+  const done = await payoutsApprovals.approve(payout.id, admin2, {});
+  t.is(done.status, 'approved');
+  t.deepEqual(await eventTypes(gw, c.projectId, 'payout.'), ['payout.created', 'payout.approved']);
+  // A partner can no longer cancel it; an administrator can.
+  t.is((await c.call('POST', `/payouts/${payout.id}/cancel`)).body.error.code, 'item_not_cancellable');
+  t.is((await payoutsApprovals.cancel(payout.id, CLI_ACTOR, {})).status, 'cancelled');
+});
