@@ -2,7 +2,18 @@ import type { AccountPlanFile, AccountPlanFileStep } from '@gw/chain-api';
 import { checkId, fail, isObject, text, units } from './plan-fields.js';
 
 const FORMATS = ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization', 'tron-tx', 'ton-external'] as const;
-const METHODS = ['native', 'gas_top_up', 'eip7702', 'eip3009', 'energy_burn', 'energy_delegation', 'jetton_batch', 'activation', 'sweeper_deployment'];
+const METHODS = [
+  'native',
+  'gas_top_up',
+  'eip7702',
+  'eip3009',
+  'energy_burn',
+  'energy_delegation',
+  'jetton_batch',
+  'activation',
+  'sweeper_deployment',
+  'payout',
+];
 
 /** One step of an account plan with its amounts as bigints. */
 export interface ReadStep {

@@ -22,7 +22,9 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
   const lines = [
     `Account plan ${plan.plan_id} (${plan.method}, signing round ${plan.round}): ${chain.name} (${chain.id}) on ${plan.network}` +
       (plan.evm_chain_id === null ? '' : `, chain id ${plan.evm_chain_id}`),
-    `Coin ${plan.coin}; destination ${plan.destination}` + (checked.isOwn(plan.destination) ? ' (OWN)' : ' (EXTERNAL)'),
+    plan.method === 'payout'
+      ? `Coin ${plan.coin}; a payout: one transfer per recipient, listed below`
+      : `Coin ${plan.coin}; destination ${plan.destination}` + (checked.isOwn(plan.destination) ? ' (OWN)' : ' (EXTERNAL)'),
     `${checked.steps.length} steps, each signer's key derived from the secret and checked against its address:`,
   ];
   const sent = new Map<string, bigint>();
@@ -78,6 +80,7 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
       lines.push(`  fee       at most ${amount(step.feeUnits, chain.native.id, checked)}`);
     }
   }
+  if (plan.method === 'payout') lines.push(...payoutRecipients(checked));
   lines.push('', 'Totals sent by these steps (own addresses included):');
   for (const [coin, units] of sent) lines.push(`  ${amount(units, coin, checked)}`);
   lines.push(...maxima);
@@ -87,4 +90,19 @@ export function formatAccountReview(checked: CheckedAccountPlan): string {
   for (const step of checked.steps) for (const note of step.notes) lines.push(`Note: ${note}`);
   for (const note of checked.notes) lines.push(`Note: ${note}`);
   return `${printableLines(lines)}\n`;
+}
+
+/**
+ * A payout's recipients, one line each as read from the steps' data (never from the summary):
+ * the step, the amount and the address, flagged EXTERNAL or OWN.
+ */
+function payoutRecipients(checked: CheckedAccountPlan): string[] {
+  const payments = checked.steps.flatMap((step) => step.transfers.filter((t) => t.role === undefined).map((t) => ({ step: step.id, ...t })));
+  return [
+    '',
+    `Payout to ${payments.length} recipient${payments.length === 1 ? '' : 's'}:`,
+    ...payments.map(
+      (p) => `  ${p.step}: ${p.upTo ? 'up to ' : ''}${amount(p.units, p.coin, checked)} to ${p.to}${checked.isOwn(p.to) === null ? ' (EXTERNAL)' : ' (OWN)'}`,
+    ),
+  ];
 }

@@ -30,7 +30,8 @@ export function readPlan(json: string): { plan: PlanFile; amounts: PlanAmounts }
   text(plan.chain, 'chain');
   text(plan.network, 'network');
   text(plan.coin, 'coin');
-  if (!['sweep', 'bump', 'accelerate'].includes(plan.kind)) fail(`kind ${JSON.stringify(plan.kind)} is not sweep, bump or accelerate.`);
+  // A payout (issue 37) pays external recipients and its change to an own address: every output is checked and shown like a sweep's.
+  if (!['sweep', 'bump', 'accelerate', 'payout'].includes(plan.kind)) fail(`kind ${JSON.stringify(plan.kind)} is not sweep, bump, accelerate or payout.`);
   if (!Array.isArray(plan.accounts) || plan.accounts.length === 0) fail('accounts must list the account keys of the inputs.');
   plan.accounts.forEach((account, i) => {
     if (!isObject(account)) fail(`accounts[${i}] must be an object.`);

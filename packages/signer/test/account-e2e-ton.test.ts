@@ -122,3 +122,27 @@ test.serial('TON jetton_batch: TonTreasury builds, the signer signs, verifySigne
   for (const s of w.sources) t.is(await w.jettonsOf(s.address), 0n);
   t.is(await w.jettonsOf(w.cold.address), 6_000_000n);
 });
+
+test.serial(
+  'TON payout: the gas subwallet (deployed by its top-ups) pays two recipients as the funding account; the signer signs, the sandbox pays them',
+  async (t) => {
+    const w = await worldPromise;
+    const funding: OperatorAccount = { ...w.gas, role: 'funding' };
+    // Fresh subwallets (nothing there yet): a non-bounceable payment stays there whole.
+    const adapter = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tonChain.definition);
+    const recipients = [50, 51].map((i) => adapter.deriveAddress(w.sources[0]!.key, i).address);
+    const before = await Promise.all(recipients.map((r) => w.tonOf(r)));
+    const build = await w.treasury.buildPayout!({
+      coin: 'ton',
+      from: { kind: 'operator', account: funding },
+      recipients: recipients.map((address, i) => ({ reference: `p${i}`, address, units: toNano('0.05') * BigInt(i + 1) })),
+      operatorAccounts: { funding },
+    });
+    t.deepEqual(
+      build.steps.map((s) => s.stage),
+      [0, 1],
+    );
+    await signVerifySend(t, w, build);
+    for (const [i, r] of recipients.entries()) t.is((await w.tonOf(r)) - before[i]!, toNano('0.05') * BigInt(i + 1));
+  },
+);

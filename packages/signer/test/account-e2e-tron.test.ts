@@ -26,6 +26,7 @@ import {
 import { deriveTronAddress, tronAddressFromHex, tronChain } from '@gw/chain-tron';
 import { parseAccountSecret, secp256k1KeyAt } from '../src/account-keys.js';
 import { tronAddressOf } from '../src/tron-step.js';
+import { formatAccountReview } from '../src/account-review.js';
 import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
 import { planFileOf } from '../src/account-testing.js';
 import { MNEMONIC } from '../src/testing.js';
@@ -180,5 +181,41 @@ test('TRON activation: TronTreasury builds, the signer signs, verifySigned accep
     await signAndVerify(t, node.treasury, build);
   } finally {
     await node.close();
+  }
+});
+
+test('TRON payout: TronTreasury builds a TRX payout from the funding account and a USDT payout from a pool address; the signer lists each recipient, signs, verifySigned accepts', async (t) => {
+  const node = await replayNode(sweepAccounts());
+  try {
+    const trx = await node.treasury.buildPayout!({
+      coin: 'trx',
+      from: { kind: 'operator', account: FUNDING },
+      recipients: [
+        { reference: 'r1', address: RECORDED_ACCOUNT, units: 3_000_000n },
+        { reference: 'r2', address: pool(5), units: 1_000_000n },
+      ],
+      operatorAccounts: { funding: FUNDING },
+    });
+    t.is(trx.method, 'payout');
+    await signAndVerify(t, node.treasury, trx);
+    const review = formatAccountReview(checkAccountPlan(JSON.parse(JSON.stringify(planFileOf(trx, 'tron', 'nile'))), await parseAccountSecret(MNEMONIC, '')));
+    t.true(review.includes('Payout to 2 recipients:'), review);
+    t.true(review.includes(`  payout-0: 3.000000 TRX (3000000 sun) to ${RECORDED_ACCOUNT} (EXTERNAL)`), review);
+    t.true(review.includes(`  payout-1: 1.000000 TRX (1000000 sun) to ${pool(5)} (EXTERNAL)`), review);
+  } finally {
+    await node.close();
+  }
+  // The pool address with the recorded account's TRX: enough for the fee limit of the recorded transfer's energy.
+  const rich = await replayNode({ [hex(pool(0))]: accountAnswer(pool(0)) });
+  try {
+    const usdt = await rich.treasury.buildPayout!({
+      coin: 'usdt_trc20',
+      from: { kind: 'deposit', source: source(0) },
+      recipients: [{ reference: 'p1', address: RECORDED_ACCOUNT, units: 5_000_000n }],
+      operatorAccounts: {},
+    });
+    await signAndVerify(t, rich.treasury, usdt);
+  } finally {
+    await rich.close();
   }
 });

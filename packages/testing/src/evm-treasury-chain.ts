@@ -108,9 +108,15 @@ export class EvmTreasuryChain {
     return { address: this.adapter.deriveAddress(key, index).address, key, index };
   }
 
-  /** Signs a step with the key its signer names (deposit path, or the gas account). */
+  /** Signs a step with the key its signer names (deposit path, the gas account, or another operator account at its path). */
   sign(step: AccountStep): string {
-    const privateKey = step.signer.kind === 'deposit' ? this.root.derivePath(step.signer.path).privateKey : this.gasWallet.privateKey;
+    const { signer } = step;
+    const privateKey =
+      signer.kind === 'deposit'
+        ? this.root.derivePath(signer.path).privateKey
+        : signer.account.role === 'gas'
+          ? this.gasWallet.privateKey
+          : this.root.derivePath(signer.account.path).privateKey;
     return signAccountStep(step, privateKey);
   }
 

@@ -27,4 +27,4 @@ declare module '@gw/kernel' {
 export const CHECKOUT_EXPORTS: readonly ServiceName[] = [];
 
 export { CHECKOUT_PANELS, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
-export type { Locale } from './page/i18n.js';
+export { chooseLocale, formatDecimal, LOCALE_NAMES, LOCALES, type Locale } from './page/i18n.js';

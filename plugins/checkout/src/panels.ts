@@ -20,7 +20,7 @@ export interface CheckoutPanelInput {
 
 /**
  * A section another plugin adds to the hosted checkout page (ADR 0011): the sandbox's simulation
- * buttons. The checkout renders it at the end of the page's main content and runs its actions
+ * buttons, the payouts plugin's link to a refund's claim page. The checkout renders it at the end of the page's main content and runs its actions
  * (POST `/checkout/:token/<id>/<action>`, CSRF-checked, then back to the page); it never imports
  * the plugin that contributes it.
  */
@@ -29,7 +29,8 @@ export interface CheckoutPanel {
   readonly id: string;
   /** Whether an invoice of a project of this kind shows the panel and accepts its actions. */
   readonly shows: (projectKind: ProjectKind) => boolean;
-  readonly render: (input: CheckoutPanelInput) => SafeHtml;
+  /** The panel's markup; a panel that reads what it shows (the payouts plugin's refund claims) renders asynchronously. */
+  readonly render: (input: CheckoutPanelInput) => SafeHtml | Promise<SafeHtml>;
   /**
    * The actions that apply in a payer status: sent with every status update (`simulations`) so
    * the page's script enables exactly those buttons (`data-simulation="<action>"`).

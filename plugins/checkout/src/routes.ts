@@ -153,7 +153,8 @@ export const checkoutRoutes = withDeps(
           const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
           const shown = panelsFor(found.projectKind);
           const panelError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
-          const panelToken = shown.length > 0 ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
+          // Only panels with forms need the double-submit cookie (a link-only panel sets none).
+          const panelToken = shown.some((panel) => panel.actions.length > 0) ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
           const body = await checkoutPage({
             token: params.token,
             invoice: found.invoice,

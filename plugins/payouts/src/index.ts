@@ -13,6 +13,9 @@ import { payoutsMcpTools } from './mcp-tools.js';
 import { MoneyOut } from './money-out.js';
 import { moneyOutRoutes } from './money-out-routes.js';
 import { payoutsRoutes } from './routes.js';
+import { claimEmailJobs } from './claim/claim-email.js';
+import { refundClaimPanels } from './claim/claim-panel.js';
+import { claimRoutes } from './claim/claim-routes.js';
 import { ItemStore } from './services/item-store.js';
 import { PayoutApprovalsService } from './services/payout-approvals.js';
 import { PayoutBatchesService } from './services/payout-batches.js';
@@ -41,7 +44,7 @@ export const payoutsPlugin = definePlugin({
     payoutsStore: service(['chains', 'invoiceEvents', 'invoicesService', 'kernelConfig', 'secretBox'], (deps) => new ItemStore(deps)),
     payoutsPolicies: service(['db', 'audit', 'payoutsConfig'], (deps) => new Policies(deps)),
     payoutsItems: service(
-      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'payoutsStore', 'payoutsPolicies'],
+      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'payoutsStore', 'payoutsPolicies', 'jobs', 'payoutsConfig'],
       (deps) => new PayoutItemsService(deps),
     ),
     payoutsClaims: service(['db', 'chains', 'tenancyProjects', 'invoicesService', 'payoutsStore'], (deps) => new RefundClaimsService(deps)),
@@ -57,8 +60,16 @@ export const payoutsPlugin = definePlugin({
     ),
     dashboardPages(PAYOUTS_PAGE_DEPS, [payoutsPage]),
     invoicePageParts(INVOICE_REFUNDS_DEPS, [invoiceRefundsPart]),
+    // The checkout page of an invoice with a refund waiting for its claim links to the claim page.
+    refundClaimPanels,
   ],
-  routes: withDeps([...payoutsRoutes.deps, ...moneyOutRoutes.deps], (deps) => [...payoutsRoutes.create(deps), ...moneyOutRoutes.create(deps)]),
+  // The partner API, the payer's claim page and the books (money out).
+  routes: withDeps([...payoutsRoutes.deps, ...claimRoutes.deps, ...moneyOutRoutes.deps], (deps) => [
+    ...payoutsRoutes.create(deps),
+    ...claimRoutes.create(deps),
+    ...moneyOutRoutes.create(deps),
+  ]),
+  jobs: claimEmailJobs,
   mcpTools: payoutsMcpTools,
   cli: payoutsCommands,
 });
@@ -68,3 +79,5 @@ export { payoutsErrors } from './errors.js';
 export { PayoutsConfigSchema, type PayoutsConfig } from './config.js';
 export { ITEM_SIMULATIONS, ITEM_SIMULATION_RULES, simulatedTxid, type ItemSimulation } from './services/sandbox-simulations.js';
 export { payoutPlanObserver } from './services/plan-observer.js';
+export { CLAIM_EMAIL_JOB, enqueueClaimEmail, type ClaimEmailData } from './claim/claim-email.js';
+export { CLAIM_ASSETS, CLAIM_POSTS_PER_TOKEN } from './claim/claim-routes.js';

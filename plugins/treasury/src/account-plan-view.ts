@@ -1,5 +1,5 @@
 import type { AccountPlanFile, AddressHoldings, SweepQuote } from '@gw/kernel';
-import type { Plan } from './models/plan.js';
+import { type Plan, recipientsOf, type StoredRecipient } from './models/plan.js';
 import type { PlanAddress } from './models/plan-address.js';
 import type { PlanStep, StepStatus } from './models/plan-step.js';
 import type { PlanStatus } from './plan-status.js';
@@ -30,7 +30,7 @@ export interface AccountPlanView {
   readonly chain: string;
   readonly network: string;
   readonly coin: string;
-  readonly kind: 'sweep' | 'activation' | 'sweeper_deployment';
+  readonly kind: 'sweep' | 'activation' | 'sweeper_deployment' | 'payout';
   readonly method: string;
   readonly status: PlanStatus;
   /** The signing round awaited (status awaiting_signature) or the last one completed. */
@@ -51,6 +51,8 @@ export interface AccountPlanView {
   readonly signed_at_iso: string | null;
   readonly broadcast_at_iso: string | null;
   readonly confirmed_at_iso: string | null;
+  /** Kind `payout`: whom it pays, in step order (each reference a refund or payout id). Empty otherwise. */
+  readonly recipients: readonly StoredRecipient[];
 }
 
 export function accountPlanView(plan: Plan, steps: readonly PlanStep[], addresses: readonly PlanAddress[]): AccountPlanView {
@@ -60,7 +62,7 @@ export function accountPlanView(plan: Plan, steps: readonly PlanStep[], addresse
     chain: plan.chain,
     network: plan.network,
     coin: plan.coin,
-    kind: plan.kind as 'sweep' | 'activation' | 'sweeper_deployment',
+    kind: plan.kind as AccountPlanView['kind'],
     method: plan.method!,
     status: plan.status,
     round: plan.round!,
@@ -79,6 +81,7 @@ export function accountPlanView(plan: Plan, steps: readonly PlanStep[], addresse
     signed_at_iso: iso(plan.signed_at),
     broadcast_at_iso: iso(plan.broadcast_at),
     confirmed_at_iso: iso(plan.confirmed_at),
+    recipients: recipientsOf(plan),
   };
 }
 

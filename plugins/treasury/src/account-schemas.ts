@@ -1,6 +1,7 @@
 import { ChainIdSchema, ULID_PATTERN } from '@gw/kernel';
 import Type from 'typebox';
 import { PLAN_STATUSES } from './plan-status.js';
+import { RecipientsSchema } from './schemas.js';
 import { ACCOUNT_METHODS } from './services/account-plans.js';
 
 /* Schemas of the account-chain treasury routes (issue 36). */
@@ -127,7 +128,7 @@ export const AccountPlanSchema = Type.Object({
   chain: Type.String(),
   network: Type.String(),
   coin: Type.String(),
-  kind: Type.Union([Type.Literal('sweep'), Type.Literal('activation'), Type.Literal('sweeper_deployment')]),
+  kind: Type.Union([Type.Literal('sweep'), Type.Literal('activation'), Type.Literal('sweeper_deployment'), Type.Literal('payout')]),
   method: Type.String(),
   status: Type.Enum(PLAN_STATUSES),
   round: Type.Integer({ description: 'The signing round awaited, or the last completed.' }),
@@ -146,6 +147,7 @@ export const AccountPlanSchema = Type.Object({
   signed_at_iso: NULLABLE_STRING,
   broadcast_at_iso: NULLABLE_STRING,
   confirmed_at_iso: NULLABLE_STRING,
+  recipients: RecipientsSchema,
 });
 export const AccountPlansPage = Type.Object({ plans: Type.Array(AccountPlanSchema), next: NULLABLE_STRING });
 

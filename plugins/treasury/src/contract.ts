@@ -14,6 +14,7 @@ import type { AccountSources } from './services/account-sources.js';
 import type { HotGasWallet } from './services/hot-gas-wallet.js';
 import type { MovedOutExport } from './services/moved-out-export.js';
 import type { PayoutPlanner } from './services/payout-planner.js';
+import type { PlanStatusChanges } from './services/plan-status-change.js';
 import type { PlanTracker } from './services/plan-tracker.js';
 import type { Reconciliation } from './services/reconciliation.js';
 import type { SignedImport } from './services/signed-import.js';
@@ -53,6 +54,8 @@ declare module '@gw/kernel' {
     readonly treasuryAccountSignedImport: AccountSignedImport;
     /** Broadcast stage by stage after the nonce check; stages advanced as they confirm. */
     readonly treasuryAccountBroadcaster: AccountBroadcaster;
+    /** Every plan status change told to the `TREASURY_PLAN_OBSERVERS`, in the change's transaction (internal). */
+    readonly treasuryPlanStatus: PlanStatusChanges;
     /** Payout plans (issue 37) of approved refunds and payouts, stored in the caller's transaction. */
     readonly treasuryPayouts: PayoutPlanner;
   }

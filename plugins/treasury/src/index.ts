@@ -4,6 +4,7 @@ import { ACCOUNT_TREASURY_PAGE_DEPS, accountTreasuryPage } from './dashboard/acc
 import { TREASURY_PAGE_DEPS, treasuryPage } from './dashboard/treasury-page.js';
 import { m0001Treasury } from '../migrations/0001_treasury.js';
 import { m0002AccountPlans } from '../migrations/0002_account_plans.js';
+import { m0003PayoutPlans } from '../migrations/0003_payout_plans.js';
 import { treasuryCommands } from './cli.js';
 import { TreasuryConfigSchema } from './config.js';
 import { TREASURY_EXPORTS } from './contract.js';
@@ -20,6 +21,8 @@ import { AccountSignedImport } from './services/account-signed-import.js';
 import { AccountSources } from './services/account-sources.js';
 import { HotGasWallet } from './services/hot-gas-wallet.js';
 import { MovedOutExport } from './services/moved-out-export.js';
+import { TreasuryPayouts } from './services/payout-planner.js';
+import { PlanStatusChanges } from './services/plan-status-change.js';
 import { PlanTracker } from './services/plan-tracker.js';
 import { Reconciliation } from './services/reconciliation.js';
 import { SignedImport } from './services/signed-import.js';
@@ -41,17 +44,35 @@ export const treasuryPlugin = definePlugin({
   exports: TREASURY_EXPORTS,
   config: TreasuryConfigSchema,
   errors: [treasuryErrors],
-  migrations: [m0001Treasury, m0002AccountPlans],
+  migrations: [m0001Treasury, m0002AccountPlans, m0003PayoutPlans],
   register: ({ config }) => ({
     treasuryConfig: serviceValue(config),
+    treasuryPlanStatus: service(['extensions'], (deps) => new PlanStatusChanges(deps)),
     treasuryNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new TreasuryNetworks(deps)),
     treasurySources: service(['addressPoolService', 'walletsWallets'], (deps) => new SpendSources(deps)),
     treasuryPlans: service(
-      ['db', 'audit', 'logger', 'watchersOutputs', 'walletsWallets', 'tenancyProjects', 'treasuryConfig', 'treasuryNetworks', 'treasurySources'],
+      [
+        'db',
+        'audit',
+        'logger',
+        'watchersOutputs',
+        'walletsWallets',
+        'tenancyProjects',
+        'treasuryConfig',
+        'treasuryNetworks',
+        'treasurySources',
+        'treasuryPlanStatus',
+      ],
       (deps) => new TreasuryPlans(deps),
     ),
-    treasurySignedImport: service(['db', 'audit', 'jobs', 'treasuryNetworks', 'treasurySources', 'treasuryPlans'], (deps) => new SignedImport(deps)),
-    treasuryTracker: service(['db', 'audit', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryPlans'], (deps) => new PlanTracker(deps)),
+    treasurySignedImport: service(
+      ['db', 'audit', 'jobs', 'treasuryNetworks', 'treasurySources', 'treasuryPlans', 'treasuryPlanStatus'],
+      (deps) => new SignedImport(deps),
+    ),
+    treasuryTracker: service(
+      ['db', 'audit', 'logger', 'watchersOutputs', 'treasuryNetworks', 'treasuryPlans', 'treasuryPlanStatus'],
+      (deps) => new PlanTracker(deps),
+    ),
     treasuryBalances: service(['watchersOutputs', 'tenancyProjects', 'treasuryPlans'], (deps) => new TreasuryBalances(deps)),
     treasuryMovedOut: service(['db', 'tenancyProjects'], (deps) => new MovedOutExport(deps)),
     treasuryAccountNetworks: service(['chains', 'watchersOutputs', 'treasuryConfig'], (deps) => new AccountNetworks(deps)),
@@ -70,23 +91,31 @@ export const treasuryPlugin = definePlugin({
         'treasuryAccountSources',
         'treasuryHotGasWallet',
         'treasurySweepers',
+        'treasuryPlanStatus',
       ],
       (deps) => new AccountPlans(deps),
     ),
     treasuryAccountSignedImport: service(
-      ['db', 'audit', 'jobs', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasuryHotGasWallet'],
+      ['db', 'audit', 'jobs', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasuryHotGasWallet', 'treasuryPlanStatus'],
       (deps) => new AccountSignedImport(deps),
     ),
     treasuryAccountBroadcaster: service(
-      ['db', 'audit', 'logger', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasurySweepers'],
+      ['db', 'audit', 'logger', 'treasuryAccountNetworks', 'treasuryAccountPlans', 'treasurySweepers', 'treasuryPlanStatus'],
       (deps) => new AccountBroadcaster(deps),
     ),
-    // Temporary until the payout planner lands (issue 37, branch treasurypay): refuses every plan.
-    treasuryPayouts: serviceValue({
-      plan: async () => {
-        throw treasuryErrors.treasury_unavailable({ message: 'Payout plans are not built yet.' });
-      },
-    }),
+    treasuryPayouts: service(
+      [
+        'tenancyProjects',
+        'walletsWallets',
+        'treasuryNetworks',
+        'treasuryPlans',
+        'treasurySources',
+        'treasuryAccountNetworks',
+        'treasuryAccountSources',
+        'treasuryAccountPlans',
+      ],
+      (deps) => new TreasuryPayouts(deps),
+    ),
     treasuryAccountReconciliation: service(['db', 'watchersOutputs', 'treasuryConfig'], (deps) => new AccountReconciliation(deps)),
     treasuryReconciliation: service(
       ['db', 'audit', 'logger', 'watchersOutputs', 'treasuryConfig', 'treasuryNetworks', 'treasuryAccountNetworks', 'treasuryAccountReconciliation'],

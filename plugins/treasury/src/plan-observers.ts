@@ -25,7 +25,12 @@ export interface PlanStatusChange {
   readonly network: string;
   readonly previousStatus: PlanStatus;
   readonly status: PlanStatus;
-  /** `replaced`: the plan (an RBF bump) that now carries this plan's outputs. */
+  /**
+   * `replaced`: the plan (an RBF bump) that now carries this plan's outputs. Also on a bump that
+   * ends without paying: `cancelled` before it was sent (the plan it would have replaced is
+   * `broadcast` again) and `invalidated` because that plan's transaction was mined instead; both
+   * name that plan, which pays what the bump would have.
+   */
   readonly replacedBy?: string;
   /** `failed`: the provider's refusal or the chain's reason. */
   readonly reason?: string;

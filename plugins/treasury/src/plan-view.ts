@@ -1,5 +1,5 @@
 import type { PlanFile } from '@gw/kernel';
-import type { Plan, SkippedOutput } from './models/plan.js';
+import { type Plan, recipientsOf, type SkippedOutput, type StoredRecipient } from './models/plan.js';
 import type { PlanInput } from './models/plan-input.js';
 import type { PlanKind, PlanStatus } from './plan-status.js';
 
@@ -39,6 +39,8 @@ export interface PlanView {
   readonly confirmed_at_iso: string | null;
   /** The file to sign; null while the plan waits for its fee. */
   readonly plan_file: PlanFile | null;
+  /** Kind `payout`: whom it pays (each reference a refund or payout id), in output order; the change goes to `destination`. Empty otherwise. */
+  readonly recipients: readonly StoredRecipient[];
 }
 
 export interface PlanInputView {
@@ -89,6 +91,7 @@ export function planView(plan: Plan, inputs: readonly PlanInput[]): PlanView {
     broadcast_at_iso: iso(plan.broadcast_at),
     confirmed_at_iso: iso(plan.confirmed_at),
     plan_file: plan.plan_file,
+    recipients: recipientsOf(plan),
   };
 }
 

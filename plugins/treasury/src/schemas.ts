@@ -101,6 +101,11 @@ const PlanInputSchema = Type.Object({
 });
 const SkippedSchema = Type.Object({ tx_hash: Type.String(), output_index: Type.Integer(), address: Type.String(), amount_units: UNITS });
 
+/** Kind `payout` (issue 37): whom the plan pays, in order; empty for other kinds. */
+export const RecipientsSchema = Type.Array(Type.Object({ reference: Type.String(), address: Type.String(), units: UNITS }), {
+  description: 'Kind payout: whom the plan pays (reference: the refund or payout id), in order; empty otherwise.',
+});
+
 export const PlanSchema = Type.Object({
   id: Type.String({ pattern: ULID_PATTERN }),
   chain: Type.String(),
@@ -131,6 +136,7 @@ export const PlanSchema = Type.Object({
   broadcast_at_iso: Type.Union([Type.String(), Type.Null()]),
   confirmed_at_iso: Type.Union([Type.String(), Type.Null()]),
   plan_file: Type.Union([Type.Object({}, { additionalProperties: true, description: 'The gateway-treasury-plan file to sign.' }), Type.Null()]),
+  recipients: RecipientsSchema,
 });
 
 export const PlansQuery = Type.Object(
@@ -225,6 +231,9 @@ export const MovedOutPage = Type.Object({
       destination: Type.String(),
       destination_kind: Type.Union([Type.Literal('own'), Type.Literal('external')]),
       method: Type.String({ description: 'Account-chain plans: how it moved (native, gas_top_up, eip7702, eip3009, ..., activation); empty for UTXO plans.' }),
+      paid_units: Type.Union([UNITS, Type.Literal('')], {
+        description: 'Kind payout (refunds and payouts): what the recipients received; empty for other kinds.',
+      }),
     }),
   ),
 });

@@ -1,6 +1,7 @@
 import {
   chainErrors,
   treasuryChainErrors,
+  type AccountPayoutRequest,
   type AccountPlanBuild,
   type AccountStep,
   type AccountSweepMethod,
@@ -25,6 +26,7 @@ import { continueEip7702, planEip7702 } from './plan-eip7702.js';
 import { planGasTopUp } from './plan-gas-top-up.js';
 import { checkEvmFresh } from './plan-freshness.js';
 import { planNative } from './plan-native.js';
+import { planEvmPayout } from './plan-payout.js';
 import { sweeperDeploymentPlan } from './sweeper-deployment.js';
 import { isTokenSweeperCode } from './token-sweeper.js';
 import { readAccounts } from './read-accounts.js';
@@ -181,6 +183,10 @@ export class EvmAccountTreasury implements AccountTreasury {
       destination: request.destination,
       nativeCoin: this.nativeCoin,
     });
+  }
+
+  buildPayout(request: AccountPayoutRequest): Promise<AccountPlanBuild> {
+    return planEvmPayout(this.rpc, this.definition, this.network, request);
   }
 
   /** The first method of `methods` that plans without error (the order is cheapest first). */

@@ -48,6 +48,14 @@ export class TonChainReads {
     return Number(n);
   }
 
+  /** A deployed V5R1 wallet's ed25519 public key (`get_public_key`), 32 bytes. */
+  async publicKey(wallet: Address): Promise<Buffer> {
+    const stack = await this.get('ton.publicKey', wallet, 'get_public_key', []);
+    const n = stackInt(stack[0], 'get_public_key');
+    expectShape(n >= 0n && n < 2n ** 256n, 'get_public_key out of range');
+    return Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
+  }
+
   /** The jetton wallet `master` computes for `owner`. */
   async jettonWallet(master: Address, owner: Address): Promise<Address> {
     const key = `${master.toRawString()}/${owner.toRawString()}`;

@@ -1,8 +1,10 @@
 import {
   AppError,
   chainErrors,
+  checkPayoutRequest,
   expectShape,
   treasuryChainErrors,
+  type AccountPayoutRequest,
   type AccountPlanBuild,
   type AccountStep,
   type AccountSweepMethod,
@@ -24,7 +26,8 @@ import { parseBlockList, parseMasterchainInfo } from '../toncenter.js';
 import { sendExternal } from './broadcast.js';
 import { buildJettonBatchPlan, JETTON_MOVE_TON, type PreparedGasWallet } from './build-jetton-batch.js';
 import { buildNativePlan } from './build-native.js';
-import type { PreparedSource, TonPlanContext } from './plan-context.js';
+import { buildPayoutPlan, type ParsedRecipient } from './build-payout.js';
+import { subwalletPath, type PreparedSource, type TonPlanContext } from './plan-context.js';
 import { TonChainReads } from './ton-chain-reads.js';
 import { JETTON_TRANSFER_FEE, TON_TRANSFER_DEPLOY_FEE, TON_TRANSFER_FEE, VALID_FOR_SECONDS } from './ton-fees.js';
 import { decodeStepData } from './ton-step-data.js';
@@ -181,6 +184,59 @@ export class TonTreasury implements AccountTreasury {
     return buildJettonBatchPlan(ctx, request.coin, master!, prepared, gas, minUnits);
   }
 
+  /**
+   * See `AccountTreasury.buildPayout` and build-payout.ts. The sender is a pool subwallet (its
+   * key's public key) or the operator's funding subwallet (`m/44'/607'/0'/<n>'`), whose public key
+   * is read from the deployed wallet (`get_public_key`; a V5R1 address commits to the key but does
+   * not reveal it), so a funding subwallet must have sent once before it pays out.
+   */
+  async buildPayout(request: AccountPayoutRequest): Promise<AccountPlanBuild> {
+    const isAddress = (address: string): boolean => {
+      try {
+        this.parseDestination(address);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const operator = checkPayoutRequest(request, isAddress, this.network.id);
+    const master = request.coin === this.nativeCoin ? undefined : this.jettons.get(request.coin);
+    if (request.coin !== this.nativeCoin && !master)
+      throw chainErrors.validation_error({ message: `${String(request.coin)} is not a coin of TON on ${this.network.id}.` });
+    const recipients: ParsedRecipient[] = request.recipients.map((r) => ({ ...r, ...this.recipientOf(r.address) }));
+    let subwallet: number;
+    let publicKey: Buffer;
+    let signer: AccountStep['signer'];
+    let address: Address;
+    if (operator) {
+      const match = SUBWALLET_PATH.exec(operator.path);
+      subwallet = match ? Number(match[1]) : Number.NaN;
+      if (!(subwallet >= 0 && subwallet <= TON_MAX_SUBWALLET))
+        throw chainErrors.validation_error({ message: `The funding subwallet's path must be m/44'/607'/0'/<subwallet>'; got ${operator.path}.` });
+      address = this.parseOwnAddress(operator.address, 'funding subwallet');
+      const account = (await this.reads.accounts([address])).get(address.toRawString());
+      if (account?.status !== 'active')
+        throw treasuryChainErrors.treasury_method_unavailable({
+          message: `The funding subwallet ${operator.address} is not deployed: its public key is not on chain yet. Send one transaction from it first.`,
+        });
+      publicKey = await this.reads.publicKey(address);
+      if (!tonWalletAddress(publicKey, this.network.kind, subwallet).equals(address))
+        throw chainErrors.validation_error({ message: `The funding account ${operator.address} is not subwallet ${subwallet} of its own key.` });
+      signer = { kind: 'operator', account: operator };
+    } else {
+      const { source } = request.from as Extract<AccountPayoutRequest['from'], { kind: 'deposit' }>;
+      subwallet = source.index;
+      publicKey = Buffer.from(source.key.canonical, 'hex');
+      address = tonWalletAddress(publicKey, this.network.kind, subwallet);
+      if (!address.equals(this.parseOwnAddress(source.address, 'source')))
+        throw chainErrors.validation_error({ message: `Source ${source.address} is not subwallet ${subwallet} of its key.` });
+      signer = { kind: 'deposit', address: source.address, key: source.key, index: source.index, path: subwalletPath(subwallet) };
+    }
+    const [state] = await readWalletStates(this.reads, [address], master);
+    const ctx = { ...this.context(recipients[0]!.address, publicKey) };
+    return buildPayoutPlan(ctx, request.coin, { subwallet, signer, state: state! }, recipients, master ? { master } : undefined, operator !== undefined);
+  }
+
   continue(): AccountStep[] {
     return [];
   }
@@ -272,6 +328,11 @@ export class TonTreasury implements AccountTreasury {
       validUntil: this.now() + VALID_FOR_SECONDS,
       nativeCoin: this.nativeCoin,
     };
+  }
+
+  private recipientOf(address: string): { parsed: Address; bounce: boolean } {
+    const { address: parsed, bounce } = this.parseDestination(address);
+    return { parsed, bounce };
   }
 
   private parseDestination(destination: string): { address: Address; bounce: boolean } {

@@ -733,3 +733,116 @@ test('checkFresh(): every stage still to go needs STAGE_ALLOWANCE_MS before the 
     await node.close();
   }
 });
+
+test('buildPayout() TRX: one TransferContract per recipient from the funding account, stage 0, a new recipient pays its creation; signed offline and verified', async (t) => {
+  const node = await replay(baseAnswers({ [hexAddress(FUNDING.address)]: accountAnswer(FUNDING.address) }));
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.buildPayout!({
+      coin: 'trx',
+      from: { kind: 'operator', account: FUNDING },
+      recipients: [
+        { reference: 'refund-1', address: pool(0), units: 2_500_000n },
+        { reference: 'payout-2', address: RECORDED_ACCOUNT, units: 10_000_000n },
+      ],
+      operatorAccounts: { funding: FUNDING },
+    });
+    t.like(build, { method: 'payout', coin: 'trx', rounds: 1, movedUnits: 12_500_000n, destination: `${pool(0)},${RECORDED_ACCOUNT}` });
+    t.deepEqual(JSON.parse(String(build.context['recipients'])), [
+      { reference: 'refund-1', address: pool(0), units: '2500000' },
+      { reference: 'payout-2', address: RECORDED_ACCOUNT, units: '10000000' },
+    ]);
+    t.deepEqual(
+      build.steps.map((s) => [s.id, s.stage, s.to, s.moves, s.signer.kind === 'operator' && s.signer.account.role]),
+      [
+        ['payout-0', 0, pool(0), { trx: 2_500_000n }, 'funding'],
+        ['payout-1', 0, RECORDED_ACCOUNT, { trx: 10_000_000n }, 'funding'],
+      ],
+    );
+    // The recorded account (as the funding account) has 159 free bytes left, less than a transfer: each burns its bandwidth at 1000 sun a byte,
+    // and the first creates pool(0)'s account (1 TRX + 0.1 TRX, the recorded chain parameters).
+    const [first, second] = build.steps.map((s) => JSON.parse(s.unsigned.data));
+    t.true(bandwidthBytes(first.raw_data_hex) > 159n);
+    t.is(build.steps[0]!.feeUnits, 1_100_000n + bandwidthBytes(first.raw_data_hex) * 1000n);
+    t.is(build.steps[1]!.feeUnits, bandwidthBytes(second.raw_data_hex) * 1000n);
+    t.is(build.operatorPaysUnits, build.feeUnits);
+    t.is(first.raw_data.contract[0].parameter.value.to_address, hexAddress(pool(0)));
+    t.is(first.raw_data.contract[0].parameter.value.owner_address, hexAddress(FUNDING.address));
+    for (const step of build.steps) {
+      const verified = treasury.verifySigned(step, sign(step, operatorPriv(FUNDING)));
+      t.is(verified.kind === 'transaction' && verified.tx.txid, JSON.parse(step.unsigned.data).txID);
+    }
+    // Signed by another key: refused.
+    t.is(codeOf(t.throws(() => treasury.verifySigned(build.steps[0]!, sign(build.steps[0]!, depositPriv(0))))), 'treasury_signed_incomplete');
+  } finally {
+    await node.close();
+  }
+});
+
+test('buildPayout() TRC-20: a transfer per recipient from a pool address, energy burned at the recorded simulation with a 20 % fee_limit margin; signed by its deposit key and verified', async (t) => {
+  const node = await replay(
+    baseAnswers({ [hexAddress(pool(0))]: accountAnswer(pool(0)) }, tokenAnswers(fixture('triggerconstantcontract-balanceof-nile.json'))),
+  );
+  try {
+    const treasury = treasuryFor(node);
+    const build = await treasury.buildPayout!({
+      coin: 'usdt_trc20',
+      from: { kind: 'deposit', source: source(0) },
+      recipients: [
+        { reference: 'a', address: DESTINATION, units: 1_000_000n },
+        { reference: 'b', address: pool(1), units: RECORDED_USDT - 1_000_000n },
+      ],
+      operatorAccounts: {},
+    });
+    t.is(build.movedUnits, RECORDED_USDT);
+    t.is(build.operatorPaysUnits, 0n);
+    for (const [i, step] of build.steps.entries()) {
+      const tx = JSON.parse(step.unsigned.data);
+      t.is(step.to, [DESTINATION, pool(1)][i]!);
+      t.is(step.stage, 0);
+      t.like(step.signer, { kind: 'deposit', path: "m/44'/195'/0'/0/0" });
+      t.is(tx.raw_data.contract[0].type, 'TriggerSmartContract');
+      t.is(tx.raw_data.contract[0].parameter.value.contract_address, hexAddress(NILE_TOKEN));
+      t.is(tx.raw_data.fee_limit, 112_200);
+      t.is(tx.raw_data.contract[0].parameter.value.data.slice(8, 72), hexAddress(step.to).slice(2).padStart(64, '0'));
+      t.is(step.feeUnits, 935n * 100n + bandwidthBytes(tx.raw_data_hex) * 1000n);
+      const verified = treasury.verifySigned(step, sign(step, depositPriv(0)));
+      t.is(verified.kind, 'transaction');
+    }
+    const simulated = node.requests.filter((r) => r.body.function_selector === 'transfer(address,uint256)');
+    t.deepEqual(
+      simulated.map((r) => r.body.owner_address),
+      [hexAddress(pool(0)), hexAddress(pool(0))],
+    );
+  } finally {
+    await node.close();
+  }
+});
+
+test('buildPayout() refusals: more tokens than held, TRX short of the fees, an address of another chain, no funding account, a zero amount', async (t) => {
+  const node = await replay(
+    baseAnswers(
+      { [hexAddress(pool(0))]: accountAnswer(pool(0), (a) => (a.balance = 50_000)) },
+      tokenAnswers(fixture('triggerconstantcontract-balanceof-nile.json')),
+    ),
+  );
+  try {
+    const treasury = treasuryFor(node);
+    const payout = (units: bigint, address = DESTINATION) => ({
+      coin: 'usdt_trc20',
+      from: { kind: 'deposit' as const, source: source(0) },
+      recipients: [{ reference: 'x', address, units }],
+      operatorAccounts: {},
+    });
+    const short = await t.throwsAsync(() => treasury.buildPayout!(payout(RECORDED_USDT + 1n)));
+    t.is(codeOf(short), 'treasury_insufficient_value');
+    t.like((short as AppError).details, { coin: 'usdt_trc20', needed_units: (RECORDED_USDT + 1n).toString(), held_units: RECORDED_USDT.toString() });
+    const fees = await t.throwsAsync(() => treasury.buildPayout!(payout(1n)));
+    t.like((fees as AppError).details, { coin: 'trx', held_units: '50000' });
+    t.is(codeOf(await t.throwsAsync(() => treasury.buildPayout!(payout(1n, '0x0000000000000000000000000000000000000001')))), 'treasury_wrong_network');
+    t.is(codeOf(await t.throwsAsync(() => treasury.buildPayout!(payout(0n)))), 'validation_error');
+    t.is(codeOf(await t.throwsAsync(() => treasury.buildPayout!({ ...payout(1n), from: { kind: 'operator' } as never }))), 'treasury_operator_account_missing');
+  } finally {
+    await node.close();
+  }
+});

@@ -1,7 +1,9 @@
 import {
   AppError,
   chainErrors,
+  checkPayoutRequest,
   treasuryChainErrors,
+  type AccountPayoutRequest,
   type AccountPlanBuild,
   type AccountSource,
   type AccountStep,
@@ -28,6 +30,7 @@ import { TronNodeReads } from './node-reads.js';
 import { bandwidthBytes, referenceBlock, trc20Transfer, type ReferenceBlock } from './offline-transaction.js';
 import { checkTronFresh } from './plan-freshness.js';
 import { bandwidthCost, energyCost, feeLimitFor } from './resource-costs.js';
+import { planTronPayout } from './payout-plan.js';
 import { planSweep } from './sweep-plan.js';
 import type { OperatorState, SourceState, SweepState } from './sweep-state.js';
 import { verifyTronSigned } from './verify-signed.js';
@@ -177,6 +180,44 @@ export class TronTreasury implements AccountTreasury {
       block,
       prices,
       amount: this.activationSun,
+    });
+  }
+
+  /** See `AccountTreasury.buildPayout` and payout-plan.ts: the sender's state, each recipient's account and (tokens) the simulated transfer. */
+  async buildPayout(request: AccountPayoutRequest): Promise<AccountPlanBuild> {
+    const operator = checkPayoutRequest(request, isTronAddress, this.network.id);
+    const token = this.tokens.get(request.coin);
+    if (request.coin !== this.nativeCoin && !token) throw chainErrors.validation_error({ message: `TRON ${this.network.id} has no coin ${request.coin}.` });
+    let signer: AccountStep['signer'];
+    if (operator) {
+      this.checkOperator(operator);
+      signer = { kind: 'operator', account: operator };
+    } else {
+      const { source } = request.from as Extract<AccountPayoutRequest['from'], { kind: 'deposit' }>;
+      signer = { kind: 'deposit', address: source.address, key: source.key, index: source.index, path: this.pathOf(source) };
+    }
+    const sender = operator ? operator.address : (signer as Extract<AccountStep['signer'], { kind: 'deposit' }>).address;
+    if (request.recipients.some((r) => r.address === sender)) throw chainErrors.validation_error({ message: 'A recipient is the sender itself.' });
+    const [block, prices, account] = await Promise.all([this.reads.nowBlock(), this.reads.prices(), this.reads.account(sender)]);
+    const bandwidthLeft = account === undefined ? undefined : (await this.reads.resource(sender)).bandwidthLeft;
+    const units = token === undefined ? (account?.balance ?? 0n) : account === undefined ? 0n : await this.reads.tokenBalance(sender, token.contract);
+    const total = request.recipients.reduce((sum, r) => sum + r.units, 0n);
+    // A transfer is simulated only when the sender holds what the payout sends (the node would answer a revert).
+    const simulate = token !== undefined && units >= total;
+    const recipients = await mapLimit(request.recipients, async (r) => ({
+      ...r,
+      exists: token === undefined ? (await this.reads.account(r.address)) !== undefined : true,
+      simulation: simulate ? await this.reads.simulateTransfer(sender, token.contract, r.address, r.units) : undefined,
+    }));
+    return planTronPayout({
+      coin: request.coin,
+      contract: token?.contract,
+      decimals: (token?.coin ?? this.definition.coins.find((c) => c.id === this.nativeCoin)!).decimals,
+      sender: { address: sender, signer, account, bandwidthLeft, units },
+      recipients,
+      block,
+      prices,
+      operator: operator !== undefined,
     });
   }
 

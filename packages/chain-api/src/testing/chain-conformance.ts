@@ -5,6 +5,7 @@ import type { NetworkKind } from '../network.js';
 import { createChainRegistry, type ChainRegistryOptions } from '../chain-registry.js';
 import { isAppError } from '../errors/app-error.js';
 import { fromBaseUnits, toBaseUnits } from '../units/index.js';
+import { ProviderPool } from '../watch/index.js';
 
 /** Published derivation vectors of one network kind: an account key and addresses derived from it. */
 export interface DerivationVectors {
@@ -182,6 +183,42 @@ export function chainConformance(test: TestFn, chain: ChainConformance): void {
       'validation_error',
     );
   });
+
+  if (typeof adapter.createAccountTreasury === 'function') {
+    // Issue 37: every account treasury builds payouts, and refuses a payout of the wrong shape before it reads the chain.
+    test(`${id} conformance: the account treasury builds payouts and refuses a bad request before reading the chain`, async (t) => {
+      const network = definition.networks.testnets[0]!;
+      const providers = new ProviderPool({ chain: id, network: network.id, endpoints: [{ name: 'unreachable', url: 'http://127.0.0.1:9' }], timeoutMs: 1_000 });
+      const treasury = adapter.createAccountTreasury!({ network, providers });
+      t.is(typeof treasury.buildPayout, 'function');
+      const key = adapter.parseAccountKey(chain.vectors.testnet.key, 'testnet');
+      const source = { address: adapter.deriveAddress(key, 0).address, key, index: 0 };
+      const payout = (recipients: { address: string; units: bigint }[]) =>
+        treasury.buildPayout!({
+          coin: treasury.nativeCoin,
+          from: { kind: 'deposit', source },
+          recipients: recipients.map((r, i) => ({ reference: `r${i}`, ...r })),
+          operatorAccounts: {},
+        });
+      const codeOfAsync = async (p: Promise<unknown>) => {
+        const error = await t.throwsAsync(p);
+        return isAppError(error) ? error.code : String(error);
+      };
+      t.is(await codeOfAsync(payout([])), 'validation_error');
+      t.is(await codeOfAsync(payout([{ address: source.address, units: 0n }])), 'validation_error');
+      for (const address of chain.invalidAddresses.testnet.slice(0, 3))
+        t.is(await codeOfAsync(payout([{ address, units: 1n }])), 'treasury_wrong_network', address);
+      const operator = await codeOfAsync(
+        treasury.buildPayout!({
+          coin: treasury.nativeCoin,
+          from: { kind: 'operator' } as never,
+          recipients: [{ reference: 'r', address: source.address, units: 1n }],
+          operatorAccounts: {},
+        }),
+      );
+      t.is(operator, 'treasury_operator_account_missing');
+    });
+  }
 
   if (definition.capabilities.sandboxKeyGeneration) {
     test(`${id} conformance: generated sandbox keys parse and derive`, (t) => {

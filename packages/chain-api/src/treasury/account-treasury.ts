@@ -97,7 +97,9 @@ export interface AccountTreasury {
    * A payout plan (issue 37: refunds and payouts): one transfer per recipient of `request.coin`
    * from `request.from` (the operator's `funding` account, or a pool address that holds the coin),
    * in one round and one stage, nonces consecutive from the account's current nonce (TON: one
-   * external message per recipient, seqnos consecutive; TRON: one transaction each). The sender pays
+   * external message per recipient, seqnos consecutive, each in a stage of its own since a wallet
+   * accepts only the external of its current seqno; TRON: one transaction each). The plan's
+   * `destination` is the recipients' addresses, comma-separated, each once. The sender pays
    * every fee in the native coin: a plan whose sender lacks the amounts or the fees is refused with
    * `treasury_insufficient_value` (details: `coin`, `needed_units`, `held_units`). Each step's
    * `moves` is exactly its recipient's amount and its `to` the recipient's address (a token transfer's

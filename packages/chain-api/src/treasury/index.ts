@@ -5,3 +5,4 @@ export * from './account-treasury.js';
 export * from './account-plan-file.js';
 export * from './eip3009-typed-data.js';
 export * from './utxo-transaction.js';
+export * from './payout-request.js';

@@ -85,6 +85,19 @@ export async function checkoutPage(input: CheckoutPageInput): Promise<string> {
   // (issue 33 finding 19): nothing on it invites a payment that would only arrive late.
   const request = waiting ? paymentRequestFragment(input.chains, locale, invoice, input.projectKind, status) : null;
   const sandbox = input.projectKind === 'sandbox';
+  const panels = await Promise.all(
+    input.panels.map((panel) =>
+      panel.render({
+        invoice,
+        projectKind: input.projectKind,
+        locale,
+        status: status.status,
+        base,
+        formToken: input.panelToken ?? '',
+        error: input.panelError,
+      }),
+    ),
+  );
   const body = html`<!doctype html>
 <html lang="${locale}">
 <head>
@@ -128,7 +141,7 @@ ${facts.memo ? html`<div class="copyable"><label for="memo">${t(locale, 'memo')}
 <p class="expiry">${t(locale, 'expires_at', { time: formatTime(locale, new Date(invoice.expires_at_iso)) })} <span class="countdown" id="countdown" hidden></span></p>
 ${waiting && invoice.cancel_url ? html`<p><a class="cancel" href="${invoice.cancel_url}">${t(locale, 'cancel', { name })}</a></p>` : null}
 </section>
-${input.panels.map((panel) => panel.render({ invoice, projectKind: input.projectKind, locale, status: status.status, base, formToken: input.panelToken ?? '', error: input.panelError }))}
+${panels}
 </main>
 </body>
 </html>

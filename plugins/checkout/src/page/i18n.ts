@@ -153,7 +153,9 @@ export function formatDecimal(locale: Locale, value: string): string {
   const [whole = '0', fraction] = value.split('.');
   const group = locale === 'de' ? '.' : ',';
   const point = locale === 'de' ? ',' : '.';
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  // Grouped by counting from the right (a lookahead regex for it backtracks polynomially).
+  let grouped = '';
+  for (let i = 0; i < whole.length; i++) grouped += (i > 0 && (whole.length - i) % 3 === 0 ? group : '') + whole[i];
   return fraction ? `${grouped}${point}${fraction}` : grouped;
 }
 

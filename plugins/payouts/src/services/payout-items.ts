@@ -15,12 +15,15 @@ import {
   tokenContractFor,
   UnitsError,
   isUniqueViolation,
+  type JobQueue,
 } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import { isRateUnavailable, type RateService } from '@gw/plugin-rates/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { CreateRefundInput, ItemListFilter, ItemView, PayoutItems, PayoutRecipientInput } from '../contract.js';
+import { enqueueClaimEmail } from '../claim/claim-email.js';
+import type { PayoutsConfig } from '../config.js';
 import { payoutsErrors } from '../errors.js';
 import { COMMITTED_STATUSES, type ItemKind, PARTNER_CANCELLABLE_STATUSES, RATE_RULES } from '../item-status.js';
 import { Item } from '../models/item.js';
@@ -44,6 +47,8 @@ export interface ItemsDeps {
   ratesService: RateService;
   payoutsStore: ItemStore;
   payoutsPolicies: Policies;
+  jobs: JobQueue;
+  payoutsConfig: PayoutsConfig;
 }
 
 /** One recipient of a payout request, checked. */
@@ -158,6 +163,8 @@ export class PayoutItemsService implements PayoutItems {
         // The partner gave the payer's address: the refund is claimed as it is created.
         if (address !== undefined) await store.emit(trx, item, 'claimed', null);
         await this.deps.audit.record(itemAudit(actor, 'create', item, { invoice_id: invoice.id, amount_units: item.amount_units.toString() }), trx);
+        // The claim link goes to the payer's e-mail if and only if the refund is committed.
+        if (claim && input.email) await enqueueClaimEmail(this.deps, trx, item.id);
         return { item: await store.viewOf(trx, item), created: true };
       });
     } catch (error) {

@@ -16,6 +16,7 @@ import type { AccountPlanView } from '../account-plan-view.js';
 import { ACCOUNT_METHODS, type AccountSweepInput } from '../services/account-plans.js';
 import type { TreasuryScope } from '../services/treasury-scope.js';
 import { queryText } from './query-text.js';
+import { recipientsTable } from './recipients-table.js';
 
 /** What the page reads (ADR 0011). */
 export const ACCOUNT_TREASURY_PAGE_DEPS = ['treasuryAccountPlans', 'treasuryAccountSignedImport', 'treasuryAccountBroadcaster'] as const;
@@ -36,7 +37,7 @@ function planRow(plan: AccountPlanView) {
   return [
     html`<a href="${BASE}/plans/${plan.id}"><code>${plan.id}</code></a>`,
     `${plan.chain} ${plan.network}`,
-    `${plan.coin} · ${plan.method}`,
+    `${plan.coin} · ${plan.kind === 'payout' ? `payout to ${plan.recipients.length}` : plan.method}`,
     badge(plan.status),
     `round ${plan.round}/${plan.rounds}`,
     plan.moved_units,
@@ -242,6 +243,7 @@ ${table(
 <dt>Fees</dt><dd>${plan.fee_units} (operator accounts pay ${plan.operator_pays_units})</dd>
 <dt>Round</dt><dd>${plan.round} of ${plan.rounds}</dd><dt>Stage</dt><dd>${plan.stage ?? 'not broadcast'}</dd>
 ${plan.failure ? html`<dt>Why</dt><dd>${plan.failure}</dd>` : null}</dl>
+${recipientsTable(plan.recipients)}
 ${table(
   'Steps',
   ['Step', 'Round', 'Stage', 'Signer', 'Status', 'Transaction'],

@@ -16,6 +16,7 @@ import type { PlanView } from '../plan-view.js';
 import { MovedOutExport } from '../services/moved-out-export.js';
 import type { TreasuryScope } from '../services/treasury-scope.js';
 import { queryText } from './query-text.js';
+import { recipientsTable } from './recipients-table.js';
 
 /** What the page reads (ADR 0011). */
 export const TREASURY_PAGE_DEPS = ['treasuryBalances', 'treasuryPlans', 'treasurySignedImport', 'treasuryTracker', 'treasuryMovedOut'] as const;
@@ -30,7 +31,7 @@ function planRow(plan: PlanView) {
   return [
     html`<a href="${BASE}/plans/${plan.id}"><code>${plan.id}</code></a>`,
     `${plan.chain} ${plan.network}`,
-    badge(plan.status),
+    html`${badge(plan.status)} ${plan.kind}`,
     html`${plan.value_units} <span class="unit">base units</span>`,
     plan.fee_units === null ? '—' : html`${plan.fee_units} (${plan.fee_percent} %)`,
     html`<code class="wrap">${plan.destination}</code> ${plan.destination_kind}`,
@@ -77,7 +78,7 @@ ${table(
 <label for="exp-to">Confirmed before</label><input id="exp-to" name="to" required maxlength="40">
 <button type="submit">Download CSV</button></form>
 <h2>Plans</h2>
-${table('Plans, newest first', ['Plan', 'Network', 'Status', 'Value', 'Fee', 'Destination', 'Created'], plans.plans.map(planRow), 'No plans yet.')}
+${table('Plans, newest first', ['Plan', 'Network', 'Status · kind', 'Value', 'Fee', 'Destination', 'Created'], plans.plans.map(planRow), 'No plans yet.')}
 ${
   admin
     ? html`<h2>Plan a sweep</h2>
@@ -221,6 +222,7 @@ ${listed.next ? html`<p class="note">More outputs than shown: <code>gateway trea
 <dt>Value</dt><dd>${plan.value_units}</dd><dt>Fee</dt><dd>${plan.fee_units ?? '—'} (${plan.fee_percent ?? '—'} %, rate ${plan.fee_rate ?? '—'})</dd>
 <dt>Sends</dt><dd>${plan.send_units ?? '—'}</dd><dt>Transaction</dt><dd><code class="wrap">${plan.txid ?? '—'}</code></dd>
 <dt>Confirmations</dt><dd>${plan.confirmations}</dd>${plan.failure ? html`<dt>Why</dt><dd>${plan.failure}</dd>` : null}</dl>
+${recipientsTable(plan.recipients)}
 ${table(
   'Inputs',
   ['Output', 'Address', 'Amount', 'Invoice'],

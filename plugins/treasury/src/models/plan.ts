@@ -61,3 +61,18 @@ export class Plan extends UnitsModel {
     return ['plan_file', 'skipped', 'context'];
   }
 }
+
+/** One recipient of a payout plan as its `context.recipients` carries it (JSON text, decimal units). */
+export interface StoredRecipient {
+  readonly reference: string;
+  readonly address: string;
+  readonly units: string;
+}
+
+/** The recipients a payout plan's context carries, in plan order; [] for any other plan. */
+export function recipientsOf(plan: Pick<Plan, 'context'>): StoredRecipient[] {
+  const text = plan.context?.['recipients'];
+  if (typeof text !== 'string') return [];
+  const parsed: unknown = JSON.parse(text);
+  return Array.isArray(parsed) ? (parsed as StoredRecipient[]) : [];
+}

@@ -7,6 +7,7 @@ import { Plan } from '../models/plan.js';
 import { PlanStep, stepOf } from '../models/plan-step.js';
 import type { AccountNetwork, AccountNetworks } from './account-networks.js';
 import type { AccountPlans } from './account-plans.js';
+import type { PlanStatusChanges } from './plan-status-change.js';
 import type { Sweepers } from './sweepers.js';
 import type { TreasuryScope } from './treasury-scope.js';
 
@@ -38,6 +39,7 @@ export class AccountBroadcaster {
       treasuryAccountNetworks: AccountNetworks;
       treasuryAccountPlans: AccountPlans;
       treasurySweepers: Sweepers;
+      treasuryPlanStatus: PlanStatusChanges;
     },
   ) {}
 
@@ -242,6 +244,7 @@ export class AccountBroadcaster {
         });
       }
       await this.deps.audit.record({ ...SYSTEM, action: 'treasury.plan.confirmed', target: `treasury_plan:${plan.id}`, details: { steps: steps.length } }, trx);
+      await this.deps.treasuryPlanStatus.changed(trx, plan.id, 'broadcast');
       return true;
     });
     return confirmed ? 'confirmed' : null;
@@ -280,6 +283,7 @@ export class AccountBroadcaster {
         { ...actor, action: 'treasury.plan.broadcast', target: `treasury_plan:${plan.id}`, details: { stage, transactions: steps.length } },
         trx,
       );
+      if (plan.status !== 'broadcast') await this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status);
     };
     await (trx ? mark(trx) : this.deps.db.transaction(mark));
   }
@@ -307,6 +311,7 @@ export class AccountBroadcaster {
         },
         trx,
       );
+      await this.deps.treasuryPlanStatus.changed(trx, planId, locked.status, { reason: error.message });
     };
     await (outer ? run(outer) : this.deps.db.transaction(run));
   }

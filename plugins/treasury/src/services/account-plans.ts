@@ -28,6 +28,7 @@ import type { AccountSources, PoolSource } from './account-sources.js';
 import type { HotGasWallet } from './hot-gas-wallet.js';
 import type { Sweepers, SweeperView } from './sweepers.js';
 import { planPage, type PlanFilter } from './plan-page.js';
+import type { PlanStatusChanges } from './plan-status-change.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
 export const ACCOUNT_METHODS: readonly AccountSweepMethod[] = [
@@ -79,6 +80,7 @@ export class AccountPlans {
       treasuryAccountSources: AccountSources;
       treasuryHotGasWallet: HotGasWallet;
       treasurySweepers: Sweepers;
+      treasuryPlanStatus: PlanStatusChanges;
     },
   ) {}
 
@@ -218,6 +220,7 @@ export class AccountPlans {
       await PlanAddress.query(trx).patch({ held: false }).where({ plan_id: planId });
       const updated = await Plan.query(trx).patchAndFetchById(planId, { status: 'cancelled', updated_at: new Date() });
       await this.deps.audit.record({ ...actor, action: 'treasury.plan.cancel', target: `treasury_plan:${planId}`, details: { was: plan.status } }, trx);
+      await this.deps.treasuryPlanStatus.changed(trx, planId, plan.status);
       return this.view(updated, trx);
     });
   }
@@ -249,9 +252,13 @@ export class AccountPlans {
         .first();
       if (outside) throw treasuryErrors.treasury_plan_not_found();
       // A plan without addresses (a sweeper deployment) is no project's: only the operator who
-      // made it reaches it, and never a token bound to one project.
+      // made it reaches it, and never a token bound to one project; a payout from the funding
+      // account is its project's (context.project_id).
       if (!(await PlanAddress.query(db).where('plan_id', planId).first())) {
-        if (scope.projectId || plan.operator_id === null || plan.operator_id !== scope.operatorId) throw treasuryErrors.treasury_plan_not_found();
+        const payoutProject = plan.kind === 'payout' ? plan.context?.['project_id'] : undefined;
+        if (typeof payoutProject === 'string') {
+          if (!reach.has(payoutProject)) throw treasuryErrors.treasury_plan_not_found();
+        } else if (scope.projectId || plan.operator_id === null || plan.operator_id !== scope.operatorId) throw treasuryErrors.treasury_plan_not_found();
       }
     }
     return plan;
@@ -374,13 +381,18 @@ export class AccountPlans {
     };
   }
 
-  private async store(
+  /**
+   * Writes a built plan with its steps, the addresses it holds and the audit row, in one
+   * transaction (a savepoint of `db` when it is the caller's transaction: payouts).
+   */
+  async store(
     target: AccountNetwork,
     build: AccountPlanBuild,
     sources: readonly PoolSource[],
     scope: TreasuryScope,
     actor: Actor,
-    kind: 'sweep' | 'activation' | 'sweeper_deployment',
+    kind: 'sweep' | 'activation' | 'sweeper_deployment' | 'payout',
+    db: Knex | Knex.Transaction = this.deps.db,
   ): Promise<AccountPlanView> {
     if (build.steps.length === 0) {
       throw treasuryErrors.treasury_nothing_to_move({
@@ -397,7 +409,7 @@ export class AccountPlans {
       else if (kind === 'activation' && bySource.has(step.to)) moved.set(step.to, moved.get(step.to) ?? 0n);
     }
     try {
-      return await this.deps.db.transaction(async (trx) => {
+      return await db.transaction(async (trx) => {
         await this.reserveOperatorAccounts(trx, target, build);
         const plan = await Plan.query(trx).insertAndFetch({
           id,
@@ -450,7 +462,7 @@ export class AccountPlans {
         await this.deps.audit.record(
           {
             ...actor,
-            action: kind === 'sweep' ? 'treasury.plan.create' : kind === 'activation' ? 'treasury.plan.activation' : 'treasury.plan.sweeper_deployment',
+            action: kind === 'sweep' ? 'treasury.plan.create' : `treasury.plan.${kind}`,
             target: `treasury_plan:${id}`,
             details: {
               chain: target.chain,
@@ -467,6 +479,7 @@ export class AccountPlans {
           },
           trx,
         );
+        await this.deps.treasuryPlanStatus.changed(trx, id, plan.status);
         return this.view(plan, trx);
       });
     } catch (error) {

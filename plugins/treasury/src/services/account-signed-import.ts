@@ -10,6 +10,7 @@ import { ACCOUNT_BROADCAST_JOB } from '../plan-status.js';
 import type { AccountNetwork, AccountNetworks } from './account-networks.js';
 import type { AccountPlans } from './account-plans.js';
 import type { HotGasWallet } from './hot-gas-wallet.js';
+import type { PlanStatusChanges } from './plan-status-change.js';
 import type { TreasuryScope } from './treasury-scope.js';
 
 interface ReadSignedFile {
@@ -38,6 +39,7 @@ export class AccountSignedImport {
       treasuryAccountNetworks: AccountNetworks;
       treasuryAccountPlans: AccountPlans;
       treasuryHotGasWallet: HotGasWallet;
+      treasuryPlanStatus: PlanStatusChanges;
     },
   ) {}
 
@@ -117,6 +119,7 @@ export class AccountSignedImport {
           },
           trx,
         );
+        if (complete) await this.deps.treasuryPlanStatus.changed(trx, plan.id, 'awaiting_signature');
         if (complete && input.broadcast) await this.deps.jobs.sendInTransaction(trx, ACCOUNT_BROADCAST_JOB, { planId: plan.id });
         return this.deps.treasuryAccountPlans.view(updated, trx);
       });

@@ -27,10 +27,11 @@ test('the CSV has a header and quotes what needs quoting', (t) => {
       destination: 'a,"b"',
       destination_kind: 'external',
       method: '',
+      paid_units: '',
     },
   ]);
   t.is(
     csv,
-    'plan_id,confirmed_at_iso,chain,network,coin,kind,txid,project_id,value_units,fee_units,destination,destination_kind,method\r\np,2026-11-28T00:00:00.000Z,btc,bitcoin,btc,sweep,t,x,10,1,"a,""b""",external,\r\n',
+    'plan_id,confirmed_at_iso,chain,network,coin,kind,txid,project_id,value_units,fee_units,destination,destination_kind,method,paid_units\r\np,2026-11-28T00:00:00.000Z,btc,bitcoin,btc,sweep,t,x,10,1,"a,""b""",external,,\r\n',
   );
 });

@@ -1,6 +1,7 @@
 import { sql, sqlQuery, withUnitsColumns } from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
+import { recipientsOf } from '../models/plan.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
 /** Money moved out, one row per confirmed plan and project whose outputs it spent. */
@@ -21,6 +22,11 @@ export interface MovedOutRow {
   readonly destination_kind: 'own' | 'external';
   /** Account chains (issue 36): how the plan moved it (native, gas_top_up, eip7702, ...; activation); empty for UTXO plans. */
   readonly method: string;
+  /**
+   * Kind `payout` (refunds and payouts, issue 37): what its recipients received. On UTXO chains the
+   * rest of `value_units` less the fee came back as change to `destination`. Empty for other kinds.
+   */
+  readonly paid_units: string;
 }
 
 const COLUMNS: readonly (keyof MovedOutRow)[] = [
@@ -37,6 +43,7 @@ const COLUMNS: readonly (keyof MovedOutRow)[] = [
   'destination',
   'destination_kind',
   'method',
+  'paid_units',
 ];
 
 /**
@@ -56,23 +63,30 @@ export class MovedOutExport {
       // transactions (their ids are on the plan's steps), their fees all paid by the plan.
       sql`select * from (
             select p.id as plan_id, p.confirmed_at, p.chain, p.network, p.coin, p.kind, p.txid, p.destination, p.destination_kind,
-                   p.fee_units, p.value_units as plan_units, i.project_id, sum(i.amount_units) as value_units, '' as method
+                   p.fee_units, p.value_units as plan_units, i.project_id, sum(i.amount_units) as value_units, '' as method, p.context
               from treasury_plans p join treasury_plan_inputs i on i.plan_id = p.id
              where p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
              group by p.id, i.project_id
             union all
             select p.id, p.confirmed_at, p.chain, p.network, p.coin, p.kind, '' as txid, p.destination, p.destination_kind,
-                   p.fee_units, p.value_units, a.project_id, sum(a.amount_units), p.method
+                   p.fee_units, p.value_units, a.project_id, sum(a.amount_units), p.method, p.context
               from treasury_plans p join treasury_plan_addresses a on a.plan_id = p.id
              where p.method is not null and p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
              group by p.id, a.project_id
             union all
+            -- A payout from the operator's funding account holds no pool address: it is its project's.
+            select p.id, p.confirmed_at, p.chain, p.network, p.coin, p.kind, '' as txid, p.destination, p.destination_kind,
+                   p.fee_units, p.value_units, p.context ->> 'project_id', p.value_units, p.method, p.context
+              from treasury_plans p
+             where p.method is not null and p.kind = 'payout' and p.status = 'confirmed' and p.confirmed_at >= ${range.from} and p.confirmed_at < ${range.to}
+               and not exists (select 1 from treasury_plan_addresses a where a.plan_id = p.id)
+            union all
             -- A plan failed after a stage went out: what its deposit addresses' confirmed transactions
             -- moved, with the fees of its transactions included in a block.
             select f.id, f.confirmed_at, f.chain, f.network, f.coin, f.kind, '' as txid, f.destination, f.destination_kind,
-                   f.fee_units, sum(f.value_units) over (partition by f.id), f.project_id, f.value_units, f.method
+                   f.fee_units, sum(f.value_units) over (partition by f.id), f.project_id, f.value_units, f.method, f.context
               from (
-                select p.id, max(s.confirmed_at) as confirmed_at, p.chain, p.network, p.coin, p.kind, p.destination, p.destination_kind, p.method,
+                select p.id, max(s.confirmed_at) as confirmed_at, p.chain, p.network, p.coin, p.kind, p.destination, p.destination_kind, p.method, p.context,
                        (select coalesce(sum(x.fee_units), 0) from treasury_plan_steps x
                          where x.plan_id = p.id and x.kind = 'transaction' and x.block_height is not null and x.status in ('confirmed', 'failed')) as fee_units,
                        a.project_id, sum(coalesce((s.moves ->> p.coin)::numeric, 0)) as value_units
@@ -101,6 +115,7 @@ export class MovedOutExport {
         project_id: string;
         value_units: bigint;
         method: string;
+        context: Record<string, string | number | boolean> | null;
       }>(r, ['fee_units', 'plan_units', 'value_units']),
     );
     const shares = feeShares(rows);
@@ -121,6 +136,7 @@ export class MovedOutExport {
         destination: row.destination,
         destination_kind: row.destination_kind,
         method: row.method,
+        paid_units: row.kind === 'payout' ? paidUnits(row) : '',
       });
     });
     return out;
@@ -131,6 +147,15 @@ export class MovedOutExport {
     const cell = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
     return [COLUMNS.join(','), ...rows.map((row) => COLUMNS.map((c) => cell(String(row[c]))).join(','))].join('\r\n') + '\r\n';
   }
+}
+
+/** What a payout row's recipients received: all of them (a UTXO plan), or those of its confirmed row. */
+function paidUnits(row: { method: string; value_units: bigint; context: Record<string, string | number | boolean> | null }): string {
+  // Account payouts move exactly the recipients' amounts (each step its recipient's).
+  if (row.method !== '') return row.value_units.toString();
+  return recipientsOf({ context: row.context })
+    .reduce((sum, r) => sum + BigInt(r.units), 0n)
+    .toString();
 }
 
 /**

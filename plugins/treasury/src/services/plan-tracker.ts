@@ -7,6 +7,7 @@ import { Plan } from '../models/plan.js';
 import { PlanInput } from '../models/plan-input.js';
 import { UNSENT_STATUSES } from '../plan-status.js';
 import { planView, type PlanView } from '../plan-view.js';
+import type { PlanStatusChanges } from './plan-status-change.js';
 import type { TreasuryNetworks } from './treasury-networks.js';
 import type { TreasuryPlans } from './treasury-plans.js';
 import type { TreasuryScope } from './treasury-scope.js';
@@ -36,6 +37,7 @@ export class PlanTracker {
       watchersOutputs: ReceivedOutputs;
       treasuryNetworks: TreasuryNetworks;
       treasuryPlans: TreasuryPlans;
+      treasuryPlanStatus: PlanStatusChanges;
     },
   ) {}
 
@@ -63,6 +65,7 @@ export class PlanTracker {
             { ...actor, action: 'treasury.plan.broadcast_rejected', target: `treasury_plan:${planId}`, details: { reason: error.message } },
             trx,
           );
+          await this.deps.treasuryPlanStatus.changed(trx, planId, 'signed', { reason: error.message });
         });
       }
       throw error;
@@ -73,6 +76,7 @@ export class PlanTracker {
       const now = new Date();
       const updated = await Plan.query(trx).patchAndFetchById(planId, { status: 'broadcast', broadcast_at: now, updated_at: now });
       await this.deps.audit.record({ ...actor, action: 'treasury.plan.broadcast', target: `treasury_plan:${planId}`, details: { txid } }, trx);
+      await this.deps.treasuryPlanStatus.changed(trx, planId, 'signed');
       return this.view(updated, trx);
     });
   }
@@ -125,6 +129,7 @@ export class PlanTracker {
         if (status !== plan.status) {
           const action = status === 'confirmed' ? 'treasury.plan.confirmed' : 'treasury.plan.reorged';
           await this.deps.audit.record({ ...SYSTEM, action, target: `treasury_plan:${plan.id}`, details: { txid: plan.txid, confirmations } }, trx);
+          await this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status);
         }
       });
       if (status === 'confirmed' && plan.status !== 'confirmed') confirmed.push(plan.id);
@@ -171,6 +176,12 @@ export class PlanTracker {
           output && output.status !== 'reverted'
             ? `input ${lost.tx_hash}:${lost.output_index} spent by ${output.spentBy}`
             : `input ${lost.tx_hash}:${lost.output_index} no longer received (its payment was reorganised away)`;
+        // A bump whose input the transaction it would have replaced spent (that one was mined
+        // first): what it paid is that plan's, so observers move what they follow there.
+        const replacedBy =
+          plan.replaces_plan_id && output?.spentBy
+            ? (await Plan.query(this.deps.db).findById(plan.replaces_plan_id).where('txid', output.spentBy))?.id
+            : undefined;
         const changed = await this.deps.db.transaction(async (trx) => {
           const locked = await Plan.query(trx).findById(plan.id).forUpdate();
           if (!locked || locked.status !== plan.status) return false;
@@ -180,6 +191,7 @@ export class PlanTracker {
             { ...SYSTEM, action: 'treasury.plan.invalidated', target: `treasury_plan:${plan.id}`, details: { was: plan.status, reason } },
             trx,
           );
+          await this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status, { reason, ...(replacedBy ? { replacedBy } : {}) });
           return true;
         });
         if (changed) {

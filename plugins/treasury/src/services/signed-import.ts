@@ -7,6 +7,7 @@ import { PlanInput } from '../models/plan-input.js';
 import { BROADCAST_JOB } from '../plan-status.js';
 import { planView, type PlanView } from '../plan-view.js';
 import type { SpendSources } from './spend-sources.js';
+import type { PlanStatusChanges } from './plan-status-change.js';
 import { storedTransaction } from './stored-transaction.js';
 import type { TreasuryNetworks } from './treasury-networks.js';
 import type { TreasuryPlans } from './treasury-plans.js';
@@ -36,6 +37,7 @@ export class SignedImport {
       treasuryNetworks: TreasuryNetworks;
       treasurySources: SpendSources;
       treasuryPlans: TreasuryPlans;
+      treasuryPlanStatus: PlanStatusChanges;
     },
   ) {}
 
@@ -76,6 +78,7 @@ export class SignedImport {
           updated_at: now,
         });
         await this.deps.audit.record({ ...actor, action: 'treasury.plan.sign', target: `treasury_plan:${planId}`, details: { txid: verified.txid } }, trx);
+        await this.deps.treasuryPlanStatus.changed(trx, planId, 'awaiting_signature');
         if (input.broadcast) await this.deps.jobs.sendInTransaction(trx, BROADCAST_JOB, { planId });
         return this.view(updated, trx);
       });

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import {
   type Actor,
   type AuditLog,
+  type PayoutRecipient,
   type ChainId,
   isUniqueViolation,
   newId,
@@ -17,7 +18,7 @@ import type { WalletService } from '@gw/plugin-wallets/contract';
 import type { Knex } from 'knex';
 import type { TreasuryConfig } from '../config.js';
 import { treasuryErrors } from '../errors.js';
-import { Plan, type SkippedOutput } from '../models/plan.js';
+import { Plan, recipientsOf, type SkippedOutput } from '../models/plan.js';
 import { PlanInput } from '../models/plan-input.js';
 import { HOLDING_STATUSES, type PlanKind, UNSENT_STATUSES } from '../plan-status.js';
 import { planView, type PlanView } from '../plan-view.js';
@@ -25,6 +26,7 @@ import { buildPlanFile } from './plan-file.js';
 import type { SourcedInput, SpendSources } from './spend-sources.js';
 import type { TreasuryNetwork, TreasuryNetworks } from './treasury-networks.js';
 import { planPage, type PlanFilter } from './plan-page.js';
+import type { PlanStatusChanges } from './plan-status-change.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
 /** Which outputs a sweep gathers. Explicit selections (outpoints, invoices) are refused whole when one of them cannot be spent. */
@@ -76,6 +78,7 @@ export class TreasuryPlans {
       treasuryConfig: TreasuryConfig;
       treasuryNetworks: TreasuryNetworks;
       treasurySources: SpendSources;
+      treasuryPlanStatus: PlanStatusChanges;
     },
   ) {}
 
@@ -173,7 +176,7 @@ export class TreasuryPlans {
       const locked = await Plan.query(trx).findById(plan.id).forUpdate();
       if (locked?.status !== 'waiting_for_fee') return false;
       const key = destination.walletId ? (await this.deps.walletsWallets.accountKeys([destination.walletId])).get(destination.walletId)?.key : undefined;
-      const unsigned = target.treasury.build({ inputs: sourced.map((s) => s.input), outputs: [outputOf(destination)], feeRate });
+      const unsigned = target.treasury.build({ inputs: sourced.map((s) => s.input), outputs: outputsOf(plan, destination), feeRate });
       await Plan.query(trx).patchAndFetchById(plan.id, {
         ...this.builtColumns(target, plan.id, plan.kind, unsigned, feeRate, new Date(plan.created_at), key),
         status: 'awaiting_signature',
@@ -190,6 +193,7 @@ export class TreasuryPlans {
         },
         trx,
       );
+      await this.deps.treasuryPlanStatus.changed(trx, plan.id, 'waiting_for_fee');
       return true;
     });
   }
@@ -213,7 +217,8 @@ export class TreasuryPlans {
     const sourced = await this.deps.treasurySources.resolveForBuild(target, inputs.map(inputAsOutput));
     const destination = this.destinationOf(old);
     const spend = sourced.map((s) => s.input);
-    let unsigned = target.treasury.build({ inputs: spend, outputs: [outputOf(destination)], feeRate });
+    const outputs = outputsOf(old, destination);
+    let unsigned = target.treasury.build({ inputs: spend, outputs, feeRate });
     const floor = old.fee_units! + BigInt(unsigned.size) * (estimate.minimum > 0n ? estimate.minimum : 1n);
     if (unsigned.feeUnits < floor) {
       if (input.feeRate !== undefined) {
@@ -222,7 +227,7 @@ export class TreasuryPlans {
           details: { minimum_fee_units: floor.toString() },
         });
       }
-      unsigned = target.treasury.build({ inputs: spend, outputs: [outputOf(destination)], feeRate, feeUnits: floor });
+      unsigned = target.treasury.build({ inputs: spend, outputs, feeRate, feeUnits: floor });
     }
     this.deps.treasuryNetworks.checkCeiling(target, unsigned.feeUnits / BigInt(Math.max(1, unsigned.size)));
     const id = newId();
@@ -239,8 +244,10 @@ export class TreasuryPlans {
         chain: old.chain,
         network: old.network,
         coin: old.coin,
-        kind: 'bump',
+        // A payout's replacement pays the same recipients: it stays a payout, for those who follow payouts.
+        kind: old.kind === 'payout' ? 'payout' : 'bump',
         status: 'awaiting_signature',
+        context: old.context,
         operator_id: scope.operatorId ?? old.operator_id,
         destination: old.destination,
         destination_kind: old.destination_kind,
@@ -253,7 +260,7 @@ export class TreasuryPlans {
         parent_txid: null,
         created_by: actor.actor,
         created_at: createdAt,
-        ...this.builtColumns(target, id, 'bump', unsigned, feeRate, createdAt, key),
+        ...this.builtColumns(target, id, old.kind === 'payout' ? 'payout' : 'bump', unsigned, feeRate, createdAt, key),
       } as Partial<Plan>);
       await this.insertInputs(trx, id, target, sourced);
       await this.deps.audit.record(
@@ -265,6 +272,8 @@ export class TreasuryPlans {
         },
         trx,
       );
+      await this.deps.treasuryPlanStatus.changed(trx, old.id, 'broadcast', { replacedBy: id });
+      await this.deps.treasuryPlanStatus.changed(trx, id, 'awaiting_signature');
       return planView(plan, await PlanInput.query(trx).where('plan_id', id).orderBy('id'));
     });
   }
@@ -321,16 +330,17 @@ export class TreasuryPlans {
       await this.deps.audit.record({ ...actor, action: 'treasury.plan.cancel', target: `treasury_plan:${planId}`, details: { was: plan.status } }, trx);
       // A replacement that was never sent: the transaction it would have replaced is still out
       // there, so its plan is broadcast again and holds its outputs again.
-      if (plan.kind === 'bump' && plan.replaces_plan_id) {
-        const replaced = await Plan.query(trx).findById(plan.replaces_plan_id).forUpdate();
-        if (replaced?.status === 'replaced') {
-          await PlanInput.query(trx).patch({ held: true }).where({ plan_id: replaced.id });
-          await Plan.query(trx).patch({ status: 'broadcast', updated_at: new Date() }).where('id', replaced.id);
-          await this.deps.audit.record(
-            { ...actor, action: 'treasury.plan.unreplaced', target: `treasury_plan:${replaced.id}`, details: { cancelled_bump: planId } },
-            trx,
-          );
-        }
+      const replaced = plan.replaces_plan_id ? await Plan.query(trx).findById(plan.replaces_plan_id).forUpdate() : undefined;
+      // Its outputs go back to the plan it would have replaced: observers move what they follow there.
+      await this.deps.treasuryPlanStatus.changed(trx, planId, plan.status, replaced?.status === 'replaced' ? { replacedBy: replaced.id } : {});
+      if (replaced?.status === 'replaced') {
+        await PlanInput.query(trx).patch({ held: true }).where({ plan_id: replaced.id });
+        await Plan.query(trx).patch({ status: 'broadcast', updated_at: new Date() }).where('id', replaced.id);
+        await this.deps.audit.record(
+          { ...actor, action: 'treasury.plan.unreplaced', target: `treasury_plan:${replaced.id}`, details: { cancelled_bump: planId } },
+          trx,
+        );
+        await this.deps.treasuryPlanStatus.changed(trx, replaced.id, 'replaced');
       }
       return planView(updated, await PlanInput.query(trx).where('plan_id', planId).orderBy('id'));
     });
@@ -378,7 +388,7 @@ export class TreasuryPlans {
   }
 
   /** The outputs a selection names; explicit selections (outpoints, invoices) refuse spent, unconfirmed and unknown ones. */
-  private async select(
+  async select(
     target: TreasuryNetwork,
     selection: OutputSelection,
     reach: ReadonlySet<string> | null,
@@ -454,8 +464,12 @@ export class TreasuryPlans {
     return new Map(rows.map((r) => [`${r.tx_hash}:${r.output_index}`, r.plan_id]));
   }
 
-  /** Writes a new plan (built, or waiting for its fee) with its held inputs and the audit row, in one transaction. */
-  private async store(input: {
+  /**
+   * Writes a new plan (built, or waiting for its fee) with its held inputs and the audit row, in one
+   * transaction (a savepoint of `db` when it is the caller's transaction). A payout pays `recipients`
+   * first, the rest (the change) to the destination.
+   */
+  async store(input: {
     target: TreasuryNetwork;
     kind: PlanKind;
     actor: Actor;
@@ -467,20 +481,27 @@ export class TreasuryPlans {
     feeRate: bigint | null;
     maxFeeRate: bigint | null;
     parent?: { txid: string; feeUnits: bigint; size: number };
+    recipients?: readonly PayoutRecipient[];
+    context?: Record<string, string>;
+    db?: Knex | Knex.Transaction;
   }): Promise<PlanView> {
     const { target } = input;
+    const db = input.db ?? this.deps.db;
+    for (const address of [
+      ...(input.recipients ?? []).map((r) => r.address),
+      ...(input.destinationRequest.kind === 'external' ? [input.destinationRequest.address] : []),
+    ]) {
+      if (!target.adapter.isValidAddress(address, target.treasury.network.kind)) {
+        throw treasuryErrors.treasury_wrong_network({ message: `${address} is not a ${target.chain} address of ${target.network}.`, details: { address } });
+      }
+    }
+    const paid: PlanOutput[] = (input.recipients ?? []).map((r) => ({ address: r.address, amountUnits: r.units }));
     const id = newId();
     const createdAt = new Date();
     const value = input.sourced.reduce((sum, s) => sum + s.input.amountUnits, 0n);
     const ownWallet = input.destinationProject ? await this.deps.walletsWallets.requireVerifiedWallet(input.destinationProject, target.chain) : undefined;
-    if (input.destinationRequest.kind === 'external' && !target.adapter.isValidAddress(input.destinationRequest.address, target.treasury.network.kind)) {
-      throw treasuryErrors.treasury_wrong_network({
-        message: `${input.destinationRequest.address} is not a ${target.chain} address of ${target.network}.`,
-        details: { address: input.destinationRequest.address },
-      });
-    }
     try {
-      return await this.deps.db.transaction(async (trx) => {
+      return await db.transaction(async (trx) => {
         let destination: Destination;
         if (ownWallet) {
           // One change index per plan: the wallet's next one, serialised per wallet.
@@ -498,12 +519,12 @@ export class TreasuryPlans {
         let built: Partial<Plan> = {};
         if (input.feeRate !== null) {
           const spend = input.sourced.map((s) => s.input);
-          let unsigned = target.treasury.build({ inputs: spend, outputs: [outputOf(destination)], feeRate: input.feeRate });
+          const outputs = [...paid, outputOf(destination)];
+          let unsigned = target.treasury.build({ inputs: spend, outputs, feeRate: input.feeRate });
           if (input.parent) {
             // The child pays for both at the target rate, and at least for itself.
             const fee = input.feeRate * BigInt(input.parent.size + unsigned.size) - input.parent.feeUnits;
-            if (fee > unsigned.feeUnits)
-              unsigned = target.treasury.build({ inputs: spend, outputs: [outputOf(destination)], feeRate: input.feeRate, feeUnits: fee });
+            if (fee > unsigned.feeUnits) unsigned = target.treasury.build({ inputs: spend, outputs, feeRate: input.feeRate, feeUnits: fee });
           }
           built = this.builtColumns(target, id, input.kind, unsigned, input.feeRate, createdAt, destination.key);
         }
@@ -524,6 +545,7 @@ export class TreasuryPlans {
           skipped: input.skipped,
           replaces_plan_id: null,
           parent_txid: input.parent?.txid ?? null,
+          context: input.context ?? null,
           created_by: input.actor.actor,
           created_at: createdAt,
           ...built,
@@ -543,10 +565,12 @@ export class TreasuryPlans {
               fee_units: plan.fee_units?.toString() ?? null,
               destination: destination.address,
               destination_kind: plan.destination_kind,
+              ...(input.recipients ? { recipients: input.recipients.length } : {}),
             },
           },
           trx,
         );
+        await this.deps.treasuryPlanStatus.changed(trx, id, plan.status);
         return planView(plan, await PlanInput.query(trx).where('plan_id', id).orderBy('id'));
       });
     } catch (error) {
@@ -612,6 +636,11 @@ export class TreasuryPlans {
 
 function outputOf(destination: Destination): PlanOutput {
   return destination.own ? { address: destination.address, own: destination.own } : { address: destination.address };
+}
+
+/** A stored plan's outputs: a payout's recipients (their amounts), then the destination that takes the rest. */
+function outputsOf(plan: Plan, destination: Destination): PlanOutput[] {
+  return [...recipientsOf(plan).map((r) => ({ address: r.address, amountUnits: BigInt(r.units) })), outputOf(destination)];
 }
 
 /** A stored input in the shape `SpendSources.resolve` reads. */

@@ -1,0 +1,90 @@
+/**
+ * Account-chain payout plans through the treasury's planner (issue 37) on anvil: `treasuryPayouts`
+ * builds a plan of kind `payout` (method `payout`, one transfer per recipient) from the operator's
+ * funding account, stored in the caller's transaction; `gateway-signer` signs its file with the
+ * test mnemonic (the funding key at its path), the gateway verifies, broadcasts and tracks it, and
+ * every recipient is paid exactly. A pool address in an open plan is refused as a source.
+ */
+import test from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
+import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
+import { HDNodeWallet, Mnemonic } from 'ethers';
+import type { PayoutPlanRequest } from '../src/services/payout-planner.js';
+import { startAnvilTreasury, trackUntilConfirmed, type AnvilTreasury } from './anvil-treasury.js';
+import { signOffline, treasuryApi } from './treasury-helpers.js';
+
+const FUNDING_PATH = "m/44'/60'/2'/0/0";
+const ACCOUNTS = '/api/v1/treasury/accounts';
+let ctx: AnvilTreasury;
+let funding: string;
+
+test.before(async () => {
+  funding = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(TREASURY_TEST_MNEMONIC).computeSeed()).derivePath(FUNDING_PATH).address;
+  ctx = await startAnvilTreasury({
+    operator: 'treasury-evm-payout',
+    poolSize: 4,
+    network: (chain) => ({
+      operatorAccounts: {
+        gas: { address: chain.gasAccount.address, path: chain.gasAccount.path },
+        funding: { address: funding, path: FUNDING_PATH },
+      },
+    }),
+  });
+  await ctx.chain.anvil.sendEth(ctx.chain.funder, funding, 10n ** 18n);
+});
+test.after.always(async () => {
+  await ctx?.gw.close();
+  await ctx?.chain.stop();
+});
+
+const api = treasuryApi(
+  () => ctx.gw,
+  () => ctx.token,
+);
+
+function plan(request: Pick<PayoutPlanRequest, 'recipients' | 'source'>) {
+  return ctx.gw.kernel.cradle.db.transaction((trx) =>
+    ctx.gw.kernel.cradle.treasuryPayouts.plan(trx, { projectId: ctx.project.projectId, chain: 'eth', network: 'anvil', coin: 'eth', ...request }, CLI_ACTOR),
+  );
+}
+
+test.serial('an ETH payout to two recipients from the funding account: planned, signed by gateway-signer, broadcast, confirmed, paid exactly', async (t) => {
+  const recipients = [
+    { reference: 'po-1', address: EvmTreasuryChain.freshAddress(), units: 10n ** 16n },
+    { reference: 'rf-2', address: EvmTreasuryChain.freshAddress(), units: 3n * 10n ** 15n },
+  ];
+  const result = await plan({ recipients, source: { kind: 'funding' } });
+  t.is(result.status, 'awaiting_signature');
+  const view = (await api('GET', `${ACCOUNTS}/plans/${result.planId}`)).body;
+  t.like(view, { kind: 'payout', method: 'payout', coin: 'eth', fee_units: result.feeUnits.toString(), addresses: [] });
+  t.deepEqual(
+    view.recipients,
+    recipients.map((r) => ({ reference: r.reference, address: r.address, units: r.units.toString() })),
+  );
+  t.true(view.steps.every((s: { signer: { role: string } }) => s.signer.role === 'funding'));
+
+  const file = (await api('GET', `${ACCOUNTS}/plans/${result.planId}/file`)).body;
+  const { signed } = await signOffline(file);
+  t.is((await api('POST', `${ACCOUNTS}/plans/${result.planId}/signed`, { signed })).body.status, 'signed');
+  t.is((await api('POST', `${ACCOUNTS}/plans/${result.planId}/broadcast`)).body.status, 'broadcast');
+  const done = await trackUntilConfirmed(ctx.gw, ctx.chain, api, result.planId);
+  t.is(done.status, 'confirmed');
+  for (const r of recipients) t.is(await ctx.chain.ethBalance(r.address), r.units);
+
+  // The export names the project of a payout from the funding account (it holds no pool address).
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  const to = new Date(Date.now() + 60_000).toISOString();
+  const rows = (await api('GET', `/api/v1/treasury/moved-out?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`)).body.rows;
+  t.like(
+    rows.find((r: { plan_id: string }) => r.plan_id === result.planId),
+    { kind: 'payout', method: 'payout', project_id: ctx.project.projectId, paid_units: (13n * 10n ** 15n).toString() },
+  );
+});
+
+test.serial('a source that is no pool address of the project, and the received-outputs source, are refused on an account chain', async (t) => {
+  const recipients = [{ reference: 'x', address: EvmTreasuryChain.freshAddress(), units: 1n }];
+  const stranger = await t.throwsAsync(plan({ recipients, source: { kind: 'address', address: EvmTreasuryChain.freshAddress() } }));
+  t.is((stranger as { code?: string }).code, 'treasury_nothing_to_move');
+  const received = await t.throwsAsync(plan({ recipients, source: { kind: 'received' } }));
+  t.is((received as { code?: string }).code, 'treasury_nothing_to_move');
+});
