@@ -57,8 +57,9 @@ interface CompletedItem {
  * refunds and payouts (completed items, with their plan and transaction), and from the treasury's
  * export of confirmed plans (`treasuryMovedOut`), sweeps and other plans' moves (what they spent of
  * the project's outputs less the fee share paid from it) and every plan's network fee share, the
- * payout plans' included (their value is the items', not repeated). Sweeps to an own address are
- * listed too: they leave the pool addresses the books count as held. So one project's books
+ * payout plans' included (their value is the items', not repeated, and their change to the
+ * project's own change address, listed as a sweep). Sweeps to an own address are listed too: they
+ * leave the pool addresses the books count as held. So one project's books
  * balance: received = held + refunds + payouts + sweeps + network fees.
  */
 export class MoneyOut {
@@ -84,8 +85,10 @@ export class MoneyOut {
       const fee = BigInt(moved.fee_units);
       const feeCoin = this.feeCoin(moved.chain, moved.coin);
       // What a plan spent of the project's outputs pays its fee share too (when the fee is in the same coin): the sweep is the rest.
-      const moves = BigInt(moved.value_units) - (feeCoin === moved.coin ? fee : 0n);
-      if (moved.kind !== 'payout' && moves > 0n) {
+      let moves = BigInt(moved.value_units) - (feeCoin === moved.coin ? fee : 0n);
+      // A payout plan's value is its items' (listed above) and its change, back to the project's own change address: a move like a sweep's to `own`.
+      if (moved.kind === 'payout') moves -= await this.paidBy(moved.plan_id, moved.project_id);
+      if (moves > 0n) {
         rows.push(this.row('sweep', moved.project_id, moved.chain, moved.network, moved.coin, moves, at, null, moved.plan_id, txid));
       }
       if (fee > 0n) rows.push(this.row('network_fee', moved.project_id, moved.chain, moved.network, feeCoin, fee, at, null, moved.plan_id, txid));
@@ -155,6 +158,15 @@ export class MoneyOut {
       txid,
       at_iso: new Date(at).toISOString(),
     };
+  }
+
+  /** What the items a payout plan pays for a project amount to. */
+  private async paidBy(planId: string, projectId: string): Promise<bigint> {
+    const [row] = await sqlQuery<{ paid: string | null }>(
+      this.deps.db,
+      sql`select sum(amount_units)::text as paid from payouts_items where plan_id = ${planId} and project_id = ${projectId}`,
+    );
+    return BigInt(row?.paid ?? '0');
   }
 
   /** A plan's fee is paid in its chain's native coin (a token plan's too); the plan's coin when the chain is not enabled. */
