@@ -17,7 +17,7 @@ import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kern
 import { createEvmAdapter } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, TREASURY_TEST_MNEMONIC, type TestProject } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { signOffline, treasuryApi } from '../plugins/treasury/test/treasury-helpers.js';
+import { signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
 
 const FUNDING_PATH = "m/44'/60'/2'/0/0";
 const USDC = 10n ** 6n;

@@ -24,7 +24,7 @@ import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kern
 import { MailSink } from '@gw/plugin-oauth/testing';
 import { Bcoin, CHROMIUM, cliRunner, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, type TestProject } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { scanOnce, signOffline, treasuryApi } from '../plugins/treasury/test/treasury-helpers.js';
+import { scanOnce, signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const FEE_RATE = 2n;

@@ -6,8 +6,11 @@ import type { ItemStore } from './item-store.js';
 /**
  * Follows `payout` plans (TREASURY_PLAN_OBSERVERS), in the transaction of each plan status change:
  * broadcast → items `sent` (a reorg's return from confirmed: back to `sent`, silently); confirmed →
- * `completed` (account plans: each recipient by its own outcome); failed → `failed`;
- * cancelled or invalidated → back to `approved` without a plan; replaced → the replacing plan.
+ * `completed` (account plans: each recipient by its own outcome); failed → `failed` (an account
+ * plan's recipient whose own transfer confirmed: `completed`); cancelled or invalidated → back to
+ * `approved` without a plan, unless `replacedBy` names the plan that still pays them (a cancelled
+ * or invalidated RBF bump whose original may confirm): then they follow that plan; replaced → the
+ * replacing plan.
  */
 export function payoutPlanObserver(store: () => ItemStore): PlanObserver {
   return {
@@ -20,6 +23,11 @@ export function payoutPlanObserver(store: () => ItemStore): PlanObserver {
       for (const item of items) {
         const outcome = outcomes.get(item.id);
         const txid = outcome?.txid ?? item.txid;
+        if (change.replacedBy && change.status !== 'replaced') {
+          // Never back to `approved` while another plan may still pay the item: that would pay it twice.
+          await Item.query(trx).patch({ plan_id: change.replacedBy, updated_at: new Date() }).where('id', item.id);
+          continue;
+        }
         switch (change.status) {
           case 'broadcast':
             if (item.status === 'completed' && change.previousStatus === 'confirmed') await s.move(trx, item, 'sent', {}, false);
@@ -33,9 +41,15 @@ export function payoutPlanObserver(store: () => ItemStore): PlanObserver {
             else if (outcome === undefined || outcome.outcome === 'confirmed') await s.move(trx, current, 'completed', { txid });
             break;
           }
-          case 'failed':
-            if (item.status === 'batched' || item.status === 'sent') await s.move(trx, item, 'failed', { failure_reason: change.reason ?? 'the plan failed' });
+          case 'failed': {
+            let current = item;
+            if (outcome?.outcome === 'confirmed') {
+              if (current.status === 'batched') current = await s.move(trx, current, 'sent', { txid });
+              if (current.status === 'sent') await s.move(trx, current, 'completed', { txid });
+            } else if (current.status === 'batched' || current.status === 'sent')
+              await s.move(trx, current, 'failed', { failure_reason: outcome?.reason ?? change.reason ?? 'the plan failed' });
             break;
+          }
           case 'cancelled':
             if (item.status === 'batched') await s.move(trx, item, 'approved', { plan_id: null, fee_units: null }, false);
             break;
