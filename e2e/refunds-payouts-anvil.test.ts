@@ -91,11 +91,11 @@ test('a USDC payout to three recipients: proposed over the API, approved, batche
   );
 
   for (const item of items) {
-    const approved = await cli('payouts', 'approve', '--id', item.id, '--json');
+    const approved = await cli('payout', 'approve', '--id', item.id, '--json');
     t.is(approved.code, 0, approved.stdout + approved.stderr);
   }
   const batch = await cli(
-    'payouts',
+    'payout',
     'batch',
     '--project',
     project.projectId,

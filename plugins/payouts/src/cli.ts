@@ -32,14 +32,14 @@ async function eitherKind(items: PayoutItems, projectId: string, id: string, kin
 }
 
 /**
- * Operator CLI of refunds and payouts (issue 37): `gateway payouts list | show | approve | cancel |
+ * Operator CLI of refunds and payouts (issue 37): `gateway payout list | show | approve | cancel |
  * batch | policy | export`. The CLI reaches every project and approves as the installation's
  * operator (an administrator); each write is audited as `operator-cli`. Partners propose items
  * through the API; nothing but this CLI and the dashboard's administrators approves them.
  */
 export const payoutsCommands: CliCommand[] = [
   defineCommand(['payoutsItems', 'payoutsApprovals'], {
-    noun: 'payouts',
+    noun: 'payout',
     verb: 'list',
     summary: 'Refunds and payouts: of a project (by kind and status, newest first, paged), or without --project every item waiting for approval or a batch.',
     flags: {
@@ -75,7 +75,7 @@ export const payoutsCommands: CliCommand[] = [
     },
   }),
   defineCommand(['payoutsItems'], {
-    noun: 'payouts',
+    noun: 'payout',
     verb: 'show',
     summary: 'One refund or payout: amount, destination, approvals, plan and transaction.',
     flags: { project: PROJECT, id: ITEM, kind: KIND },
@@ -84,21 +84,21 @@ export const payoutsCommands: CliCommand[] = [
     }),
   }),
   defineCommand(['payoutsApprovals'], {
-    noun: 'payouts',
+    noun: 'payout',
     verb: 'approve',
     summary: 'Approve a refund (claimed) or a payout as the operator, an administrator; a second administrator’s approval when the policy asks for two.',
     flags: { id: ITEM },
     run: async ({ flags, deps }) => ({ item: await deps.payoutsApprovals.approve(String(flags['id']), CLI_APPROVER, {}) }),
   }),
   defineCommand(['payoutsApprovals'], {
-    noun: 'payouts',
+    noun: 'payout',
     verb: 'cancel',
     summary: 'Cancel a refund or payout that is not in a plan yet.',
     flags: { id: ITEM },
     run: async ({ flags, deps }) => ({ item: await deps.payoutsApprovals.cancel(String(flags['id']), CLI_ACTOR, {}) }),
   }),
   defineCommand(['payoutsBatches'], {
-    noun: 'payouts',
+    noun: 'payout',
     verb: 'batch',
     summary:
       'Batch approved items of a project, chain, network and coin into a treasury payout plan; sign its file offline (`gateway treasury show --plan <id> --out plan.json`).',
@@ -143,7 +143,7 @@ export const payoutsCommands: CliCommand[] = [
     },
   }),
   defineCommand(['payoutsApprovals'], {
-    noun: 'payouts',
+    noun: 'payout',
     verb: 'policy',
     summary: 'Show a project’s approval policy, or set it: two administrators above a USD value (`none`: one always), a claim proof above one (`default`).',
     flags: {
@@ -169,7 +169,7 @@ export const payoutsCommands: CliCommand[] = [
     },
   }),
   defineCommand(['payoutsMoneyOut'], {
-    noun: 'payouts',
+    noun: 'payout',
     verb: 'export',
     summary: 'Money out of a project in a period (from included, to excluded) beside money in: refunds, payouts, sweeps and network fees (CSV or JSON).',
     flags: {

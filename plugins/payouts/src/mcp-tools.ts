@@ -34,7 +34,7 @@ const ProposeRefundArguments = mcpArguments({
 
 /** What every proposal answers: the agent is told that a person decides. */
 export const APPROVAL_BY_A_PERSON =
-  'Proposed only: no money moves until an administrator approves it in the dashboard (Refunds and payouts) or with `gateway payouts approve`. ' +
+  'Proposed only: no money moves until an administrator approves it in the dashboard (Refunds and payouts) or with `gateway payout approve`. ' +
   'No tool can approve a refund or payout.';
 
 /**

@@ -9,7 +9,7 @@ import { GatewayClient, GatewayConnectionError, GatewayError, GATEWAY_EVENT_TYPE
 import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
 import { runListen } from './listen.js';
-import { MONEY_OUT_FLAGS, MONEY_OUT_VERBS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
+import { MONEY_OUT_FLAGS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
 
 export interface PartnerIo {
   out(text: string): void;
@@ -133,13 +133,8 @@ Without a saved cursor or --since it forwards only events created from now on.
 ${CREDENTIALS_HELP}`,
 };
 
-/**
- * Whether argv is a partner command. `refunds` and `payouts` are the partner's only with one of
- * their verbs (or --help), so an operator command of the same noun keeps its other verbs.
- */
+/** Whether argv is a partner command (the operator's nouns are singular: `payout`, `invoice`; the partner's `refunds`, `payouts`). */
 export function isPartnerCommand(argv: readonly string[]): boolean {
-  if (argv[0] === 'refunds' || argv[0] === 'payouts')
-    return argv[1] === undefined || argv[1].startsWith('-') || (MONEY_OUT_VERBS as readonly string[]).includes(argv[1]);
   return argv[0] !== undefined && argv[0] in PARTNER_HELP;
 }
 

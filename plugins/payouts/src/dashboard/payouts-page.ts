@@ -104,7 +104,7 @@ ${table(
  */
 export const payoutsPage = definePage<Services>({
   nav: { label: 'Refunds and payouts', scope: 'project', path: '/payouts', order: 22 },
-  cli: ['payouts list'],
+  cli: ['payout list'],
   summary: 'Refunds and payouts of the project by status with their approvals; approve, cancel, batch, the approval policy and the books.',
   render: async (req) => {
     const statusText = req.query.get('status') ?? '';
@@ -119,12 +119,12 @@ export const payoutsPage = definePage<Services>({
     const admin = req.user.role === 'admin';
     const more = (n: number, kind: ItemKind) =>
       n >= LIST_LIMIT
-        ? html`<p class="note">More ${kind}s than shown: <code>gateway payouts list --project ${req.project!.id} --kind ${kind}</code> pages through all.</p>`
+        ? html`<p class="note">More ${kind}s than shown: <code>gateway payout list --project ${req.project!.id} --kind ${kind}</code> pages through all.</p>`
         : null;
     return page(
       `Refunds and payouts of ${req.project!.name}`,
       html`<h1>Refunds and payouts</h1>
-<p class="note">Partners propose refunds and payouts through the API; payers claim refunds on their claim page. Nothing leaves before an administrator approves it here or with <code>gateway payouts approve</code>; approved items then join a batch, a treasury plan signed offline.</p>
+<p class="note">Partners propose refunds and payouts through the API; payers claim refunds on their claim page. Nothing leaves before an administrator approves it here or with <code>gateway payout approve</code>; approved items then join a batch, a treasury plan signed offline.</p>
 <form method="get" action="${base(req)}"><label for="po-status">Status</label>
 <select id="po-status" name="status"><option value="">every status</option>${ITEM_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : null}>${s}</option>`)}</select>
 <button type="submit">Show</button></form>
@@ -185,7 +185,7 @@ ${booksTables(books, period)}
   },
   views: {
     '/money-out': {
-      cli: ['payouts export'],
+      cli: ['payout export'],
       summary: 'Money out of the project in a period, for accounting: refunds, payouts, sweeps and network fees, one row each (CSV or JSON).',
       render: async (req) => {
         const from = req.query.get('from') ?? '';
@@ -206,7 +206,7 @@ ${booksTables(books, period)}
       },
     },
     '/:kind/:itemId': {
-      cli: ['payouts show'],
+      cli: ['payout show'],
       summary: 'One refund or payout: amounts, destination, approvals, plan and transaction.',
       render: async (req) => {
         const kind = req.params['kind']!.replace(/s$/, '');
@@ -238,7 +238,7 @@ ${row[9] === '—' ? null : row[9]}
   },
   actions: {
     '/items/:itemId/approve': {
-      cli: ['payouts approve'],
+      cli: ['payout approve'],
       summary: 'Approve a refund or payout (administrators only; a second administrator when the policy asks for two).',
       // Members reach the service so the refusal is the payouts plugin's own `approval_forbidden`, as for every non-administrator.
       role: 'member',
@@ -253,7 +253,7 @@ ${row[9] === '—' ? null : row[9]}
       },
     },
     '/items/:itemId/cancel': {
-      cli: ['payouts cancel'],
+      cli: ['payout cancel'],
       summary: 'Cancel a refund or payout that is not in a plan yet.',
       handle: async (req) => {
         const item = await req.services.payoutsApprovals.cancel(req.params['itemId']!, req.actor, scopeOf(req));
@@ -261,7 +261,7 @@ ${row[9] === '—' ? null : row[9]}
       },
     },
     '/batches': {
-      cli: ['payouts batch'],
+      cli: ['payout batch'],
       summary: 'Batch the approved items of a chain, network and coin into a treasury payout plan to sign offline.',
       handle: async (req) => {
         const sourceKind = req.form.choice('source', 'Funds from', SOURCES);
@@ -290,7 +290,7 @@ ${row[9] === '—' ? null : row[9]}
       },
     },
     '/policy': {
-      cli: ['payouts policy'],
+      cli: ['payout policy'],
       summary: 'Set the approval policy: two administrators above a USD value, a claim proof above a USD value.',
       handle: async (req) => {
         const usd = (name: string, label: string): string | null => {
