@@ -51,7 +51,8 @@ export class SandboxSimulations {
         case 'claim': {
           // Default: the invoice's own deposit address, a valid address of the chain's test network.
           const address = input.address?.trim() || (await this.deps.invoicesService.get(projectId, item.invoice_id!, trx)).address;
-          if (!address) throw coreErrors.validation_error({ message: 'address is required: the invoice has no deposit address.', details: { field: 'address' } });
+          if (!address)
+            throw coreErrors.validation_error({ message: 'address is required: the invoice has no deposit address.', details: { field: 'address' } });
           if (!store.validAddress(item, address)) throw payoutsErrors.claim_address_invalid({ details: { coin: item.coin, network: item.network } });
           moved = await store.move(trx, item, 'claimed', { address });
           break;

@@ -329,7 +329,8 @@ export class TreasuryPlans {
       // would free its recipients for a second payment.
       if (plan.kind === 'payout' && plan.status === 'signed') {
         throw treasuryErrors.treasury_plan_not_cancellable({
-          message: 'A signed payout plan cannot be cancelled: its signed transaction may already be out there. Broadcast it, or spend one of its inputs to void it.',
+          message:
+            'A signed payout plan cannot be cancelled: its signed transaction may already be out there. Broadcast it, or spend one of its inputs to void it.',
           details: { status: plan.status },
         });
       }
