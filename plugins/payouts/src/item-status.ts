@@ -6,6 +6,7 @@
  * payout:                        pending_approval --(approvals)--> approved
  * approved --(a batch's plan is stored)--> batched --(plan broadcast)--> sent --(confirmed)--> completed
  * batched --(plan cancelled, invalidated)--> approved        batched|sent --(plan failed)--> failed
+ * sent --(plan invalidated)--> failed
  * awaiting_claim | claimed | pending_approval | approved --(cancel)--> cancelled
  * ```
  * A refund created with the payer's address starts `claimed`. `batched` items are in exactly one

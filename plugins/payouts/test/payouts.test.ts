@@ -1,6 +1,9 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { simulatedTxid } from '../src/index.js';
+import { CLI_ACTOR } from '@gw/kernel';
+import { signedFetch } from '@gw/kernel/testing';
+import type { PlanStatusChange } from '@gw/plugin-treasury/contract';
+import { payoutPlanObserver, simulatedTxid } from '../src/index.js';
 import { eventTypes, invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
 
 let gw: TestKernel;
@@ -50,6 +53,16 @@ test('payouts: all or none, an invalid address names its index, references answe
   const conflict = await c.call('POST', '/payouts', { recipients: [{ address: EVM(3), coin: 'eth', amount: '0.1', reference: 'p-1' }] });
   t.is(conflict.status, 409);
   t.is(conflict.body.error_code, 'payout_reference_conflict');
+  t.like(conflict.body.details, { index: 0, reference: 'p-1', reason: 'different_recipient', payout_id: created.body.items[0].id });
+  const mixed = await c.call('POST', '/payouts', {
+    recipients: [body.recipients[1], { address: EVM(4), coin: 'eth', amount: '0.1', reference: 'p-new' }],
+  });
+  t.is(mixed.status, 409);
+  t.like(mixed.body, {
+    error_code: 'payout_reference_conflict',
+    details: { index: 1, reference: 'p-new', reason: 'mixed_with_existing', existing_references: ['p-2'] },
+  });
+  t.regex(mixed.body.message, /p-new/);
 
   const page = await c.call('GET', '/payouts?limit=1');
   t.is(page.body.items.length, 1);
@@ -90,4 +103,95 @@ test('sandbox simulations walk a refund created → claimed → approved → sen
   t.is((await c.call('POST', `/payouts/${pid}/simulate-approve`)).body.status, 'approved');
   t.is((await c.call('POST', `/payouts/${pid}/simulate-fail`)).body.status, 'failed');
   t.deepEqual(await eventTypes(gw, c.projectId, 'payout.'), ['payout.created', 'payout.approved', 'payout.failed']);
+});
+
+test('concurrent payout requests under one Idempotency-Key: one is written, the other is a replay or idempotency_key_reused', async (t) => {
+  const c = await sandboxClient(gw);
+  const send = (reference: string) =>
+    signedFetch(gw.url, '/api/v1/sandbox/payouts', {
+      projectId: c.projectId,
+      secret: c.secret,
+      method: 'POST',
+      body: { recipients: [{ address: EVM(5), coin: 'eth', amount: '0.1', reference }] },
+      headers: { 'Idempotency-Key': 'race-1' },
+    });
+  const answers = await Promise.all([send('race-a'), send('race-b')]);
+  t.deepEqual(answers.map((a) => a.status).sort(), [201, 422], JSON.stringify(answers.map((a) => a.body)));
+  t.is(answers.find((a) => a.status === 422)!.body.error_code, 'idempotency_key_reused');
+  t.is((await c.call('GET', '/payouts')).body.items.length, 1);
+});
+
+test('sandbox: a batch is refused (no treasury plan), and simulations do not start from batched', async (t) => {
+  const c = await sandboxClient(gw);
+  const payout = await c.call('POST', '/payouts', { recipients: [{ address: EVM(6), coin: 'eth', amount: '0.1', reference: 'sb-batch' }] });
+  const id = payout.body.items[0].id;
+  t.is((await c.call('POST', `/payouts/${id}/simulate-approve`)).body.status, 'approved');
+  const item = payout.body.items[0];
+  const refused = await t.throwsAsync(
+    gw.kernel.cradle.payoutsBatches.create(
+      { projectId: c.projectId, chain: item.chain, network: item.network, coin: 'eth', source: { kind: 'funding' } as any },
+      CLI_ACTOR,
+      {},
+    ),
+  );
+  t.is((refused as any).code, 'batch_empty');
+  t.like((refused as any).details, { project_kind: 'sandbox' });
+  t.is((await c.call('GET', `/payouts/${id}`)).body.status, 'approved', 'nothing was batched');
+  await gw.kernel.cradle.db('payouts_items').where('id', id).update({ status: 'batched', plan_id: 'no-plan' });
+  for (const what of ['send', 'fail']) t.is((await c.call('POST', `/payouts/${id}/simulate-${what}`)).body.error_code, 'item_transition_invalid');
+});
+
+/** Items of a fresh project put in `status` under plan `planId` (as a real batch leaves them), and the observer's answer to `change`. */
+async function observed(statuses: string[], planId: string, change: (ids: string[]) => Omit<PlanStatusChange, 'planId' | 'kind' | 'chain' | 'network'>) {
+  const c = await sandboxClient(gw);
+  const created = await c.call('POST', '/payouts', {
+    recipients: statuses.map((_, n) => ({ address: EVM(100 + n), coin: 'eth', amount: '0.1', reference: `obs-${planId}-${n}` })),
+  });
+  const ids: string[] = created.body.items.map((i: any) => i.id);
+  const { db, payoutsStore } = gw.kernel.cradle;
+  for (const [n, id] of ids.entries()) {
+    await db('payouts_items')
+      .where('id', id)
+      .update({ status: statuses[n], plan_id: planId, txid: statuses[n] === 'sent' ? `tx-${n}` : null });
+  }
+  const observer = payoutPlanObserver(() => payoutsStore);
+  const tell = (more: (ids: string[]) => Omit<PlanStatusChange, 'planId' | 'kind' | 'chain' | 'network'>) =>
+    db.transaction((trx) => observer.onStatus(trx, { planId, kind: 'payout', chain: 'eth', network: 'sepolia', ...more(ids) } as PlanStatusChange));
+  await tell(change);
+  const rows = async () => (await db('payouts_items').whereIn('id', ids).orderBy('id')).map((r: any) => [r.status, r.plan_id, r.failure_reason]);
+  return { ids, tell, rows };
+}
+
+test('observer: a failed account plan leaves a recipient whose transfer is pending sent; the repeated failed completes or fails it', async (t) => {
+  const plan = `plan-h1-${Date.now()}`;
+  const pending = (ids: string[], outcome: 'pending' | 'confirmed' | 'failed') => ({
+    previousStatus: 'broadcast' as const,
+    status: 'failed' as const,
+    reason: 'step 3 refused',
+    recipients: [
+      { reference: ids[0]!, txid: 'tx-0', outcome },
+      { reference: ids[1]!, txid: null, outcome: 'failed' as const, reason: 'never sent' },
+      { reference: ids[2]!, txid: 'tx-2', outcome: 'pending' as const },
+    ],
+  });
+  const { tell, rows } = await observed(['sent', 'batched', 'batched'], plan, (ids) => pending(ids, 'pending'));
+  t.deepEqual(await rows(), [
+    ['sent', plan, null],
+    ['failed', plan, 'never sent'],
+    ['sent', plan, null],
+  ]);
+  await tell((ids) => ({ ...pending(ids, 'confirmed'), previousStatus: 'failed' }));
+  t.deepEqual(
+    (await rows()).map((r) => r[0]),
+    ['completed', 'failed', 'sent'],
+  );
+});
+
+test('observer: an invalidated plan fails its sent items (their transaction went out) and gives batched ones back to approved', async (t) => {
+  const plan = `plan-h3-${Date.now()}`;
+  const { rows } = await observed(['sent', 'batched'], plan, () => ({ previousStatus: 'broadcast', status: 'invalidated', reason: 'input spent' }));
+  t.deepEqual(await rows(), [
+    ['failed', plan, "the transaction's input was spent by another transaction"],
+    ['approved', null, null],
+  ]);
 });

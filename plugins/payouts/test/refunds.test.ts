@@ -2,6 +2,7 @@ import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_APPROVER, dashboardApprover } from '../src/index.js';
+import { refundAmount } from '../src/services/refund-amount.js';
 import { eventTypes, invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
 
 let gw: TestKernel;
@@ -160,4 +161,27 @@ test('approval: members, API keys and MCP are approval_forbidden; above the poli
   // A partner can no longer cancel it; an administrator can.
   t.is((await c.call('POST', `/payouts/${payout.id}/cancel`)).body.error_code, 'item_not_cancellable');
   t.is((await payoutsApprovals.cancel(payout.id, CLI_ACTOR, {})).status, 'cancelled');
+});
+
+test('fiat_now without an amount values what came at payment rounded down, so it never asks more than remains', async (t) => {
+  // 1009 sat at 60000 USD is 0.6054 USD: half-up 0.61 would be 1016 sat, more than was received.
+  const basis = { status: 'paid', decimals: 8, invoicedUnits: 1009n, receivedUnits: 1009n, refundedUnits: 0n, paymentRate: '60000' };
+  t.deepEqual(await refundAmount(basis, { rateRule: 'fiat_now' }, async () => '60000'), { units: 1000n, rate: '60000' });
+});
+
+test('concurrent refunds under one Idempotency-Key for all that was received: the second answers the first, not refund_exceeds_received', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
+  const { signedFetch } = await import('@gw/kernel/testing');
+  const send = () =>
+    signedFetch(gw.url, `/api/v1/sandbox/invoices/${inv.id}/refunds`, {
+      projectId: c.projectId,
+      secret: c.secret,
+      method: 'POST',
+      body: { amount: '1' },
+      headers: { 'Idempotency-Key': 'race-refund' },
+    });
+  const answers = await Promise.all([send(), send(), send()]);
+  t.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 201], JSON.stringify(answers.map((a) => a.body)));
+  t.is(new Set(answers.map((a) => a.body.id)).size, 1);
 });

@@ -4,7 +4,7 @@
  * watching it as eth/anvil (scans and the treasury's jobs driven by the test), with an operator,
  * a project whose pools are filled and a token with treasury:read and treasury:write.
  */
-import { CLI_ACTOR, defineChain, type ChainId } from '@gw/kernel';
+import { CLI_ACTOR, defineChain, type ChainId, type PluginDefinition } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
@@ -25,12 +25,13 @@ export interface AnvilTreasury {
 /**
  * Starts the node and the gateway. `network` gives the treasury's configuration of eth/anvil
  * (it may deploy contracts first; the gas account is funded after it); `operator` names the
- * operator; the pools hold `poolSize` addresses.
+ * operator; the pools hold `poolSize` addresses; `plugins` are added to the gateway's.
  */
 export async function startAnvilTreasury(options: {
   operator: string;
   poolSize: number;
   network: (chain: EvmTreasuryChain) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  plugins?: readonly PluginDefinition[];
 }): Promise<AnvilTreasury> {
   const chain = await EvmTreasuryChain.start();
   const network = await options.network(chain);
@@ -50,7 +51,7 @@ export async function startAnvilTreasury(options: {
     'plugins.treasury.reconcileCron': '0 0 1 1 *',
     'plugins.treasury.networks': { eth: { anvil: network } },
   };
-  const plugins = [...MCP_PLUGINS, watchersPlugin, treasuryPlugin];
+  const plugins = [...MCP_PLUGINS, watchersPlugin, treasuryPlugin, ...(options.plugins ?? [])];
   const chains = [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })];
   const gw = await startTestKernel({ plugins, chains, role: 'all', config });
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create(options.operator, CLI_ACTOR)).id;

@@ -222,3 +222,36 @@ test.serial('a cancelled payout plan frees its outputs and the observer hears it
   const again = await plan({ recipients: [{ reference: 'c2', address: recipients[0]!.address, units: 100_000n }] });
   t.is(again.status, 'awaiting_signature');
 });
+
+test.serial(
+  'a signed payout cannot be cancelled; a bump beaten by the original, which confirmed first, names it and repeats its status to observers',
+  async (t) => {
+    for (let i = 0; i < 2; i++) await paidInvoiceOf(gw, project, 'btc', 1_000_000n, (address, sats) => node.send(address, sats));
+    await node.mine(6);
+    await scan();
+    const original = await plan({ recipients: [{ reference: 'rbf-1', address: recipients[0]!.address, units: 300_000n }] });
+    const view = (await api('GET', `/api/v1/treasury/plans/${original.planId}`)).body;
+    t.is((await api('POST', `/api/v1/treasury/plans/${original.planId}/signed`, { signed: (await signOffline(view.plan_file)).signed })).status, 200);
+    const refusedCancel = await api('POST', `/api/v1/treasury/plans/${original.planId}/cancel`);
+    t.is(refusedCancel.status, 409);
+    t.is(refusedCancel.body.error_code, 'treasury_plan_not_cancellable');
+    t.regex(refusedCancel.body.message, /Broadcast it, or spend one of its inputs/);
+    t.is((await api('POST', `/api/v1/treasury/plans/${original.planId}/broadcast`)).body.status, 'broadcast');
+    await waitFor(async () => (await node.mempool()).includes(view.txid), 20_000);
+
+    // A bump, never signed; the original confirms before the watchers see its input spent.
+    const bump = await api('POST', `/api/v1/treasury/plans/${original.planId}/bump`, { fee_rate: '10' });
+    t.is(bump.status, 201, JSON.stringify(bump.body));
+    t.like(bump.body, { kind: 'payout', replaces_plan_id: original.planId });
+    await node.mine(6);
+    const first = await gw.kernel.cradle.treasuryTracker.track();
+    t.deepEqual(first.confirmed, [original.planId]);
+    t.deepEqual(first.invalidated, []);
+    await scan();
+    t.deepEqual((await gw.kernel.cradle.treasuryTracker.track()).invalidated, [bump.body.id]);
+    const [invalidated, repeated] = seen.slice(-2).map((s) => s.change);
+    t.like(invalidated, { planId: bump.body.id, status: 'invalidated', replacedBy: original.planId });
+    t.like(repeated, { planId: original.planId, previousStatus: 'confirmed', status: 'confirmed' });
+    t.is(repeated!.recipients![0]!.outcome, 'confirmed');
+  },
+);

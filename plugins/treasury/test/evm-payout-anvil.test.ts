@@ -6,9 +6,10 @@
  * every recipient is paid exactly. A pool address in an open plan is refused as a source.
  */
 import test from 'ava';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, contribute, definePlugin, withDeps } from '@gw/kernel';
 import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
 import { HDNodeWallet, Mnemonic } from 'ethers';
+import { type PlanStatusChange, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PayoutPlanRequest } from '../src/services/payout-planner.js';
 import { startAnvilTreasury, trackUntilConfirmed, type AnvilTreasury } from './anvil-treasury.js';
 import { signOffline, treasuryApi } from './treasury-helpers.js';
@@ -18,11 +19,25 @@ const ACCOUNTS = '/api/v1/treasury/accounts';
 let ctx: AnvilTreasury;
 let funding: string;
 
+/** Every change of a payout plan, as a plan observer hears it. */
+const heard: PlanStatusChange[] = [];
+const observerPlugin = definePlugin({
+  id: 'payout-observer-probe',
+  dependsOn: ['treasury'],
+  contributes: [
+    contribute(
+      TREASURY_PLAN_OBSERVERS,
+      withDeps([], () => [{ kinds: ['payout'] as const, onStatus: async (_trx: unknown, change: PlanStatusChange) => void heard.push(change) }]),
+    ),
+  ],
+});
+
 test.before(async () => {
   funding = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(TREASURY_TEST_MNEMONIC).computeSeed()).derivePath(FUNDING_PATH).address;
   ctx = await startAnvilTreasury({
     operator: 'treasury-evm-payout',
     poolSize: 4,
+    plugins: [observerPlugin],
     network: (chain) => ({
       operatorAccounts: {
         gas: { address: chain.gasAccount.address, path: chain.gasAccount.path },
@@ -87,4 +102,37 @@ test.serial('a source that is no pool address of the project, and the received-o
   t.is((stranger as { code?: string }).code, 'treasury_nothing_to_move');
   const received = await t.throwsAsync(plan({ recipients, source: { kind: 'received' } }));
   t.is((received as { code?: string }).code, 'treasury_nothing_to_move');
+});
+
+test.serial('a plan refused at its second transfer fails; the first, already sent, is followed and its confirmation is told to observers again', async (t) => {
+  const recipients = [
+    { reference: 'ok-1', address: EvmTreasuryChain.freshAddress(), units: 10n ** 15n },
+    { reference: 'no-2', address: EvmTreasuryChain.freshAddress(), units: 5n * 10n ** 16n },
+  ];
+  const result = await plan({ recipients, source: { kind: 'funding' } });
+  const file = (await api('GET', `${ACCOUNTS}/plans/${result.planId}/file`)).body;
+  t.is((await api('POST', `${ACCOUNTS}/plans/${result.planId}/signed`, { signed: (await signOffline(file)).signed })).body.status, 'signed');
+  // Enough for the first transfer and its gas, not for the second: the node refuses it.
+  await ctx.chain.setBalances([{ address: funding, eth: 10n ** 15n + 10n ** 16n }]);
+  const refused = await api('POST', `${ACCOUNTS}/plans/${result.planId}/broadcast`);
+  t.is(refused.body.error_code, 'treasury_broadcast_rejected', JSON.stringify(refused.body));
+  const failed = heard.filter((c) => c.planId === result.planId).at(-1)!;
+  t.like(failed, { status: 'failed' });
+  t.is(failed.recipients![0]!.outcome, 'pending', 'the first transfer went out');
+  t.truthy(failed.recipients![0]!.txid);
+  t.is(failed.recipients![1]!.outcome, 'failed');
+
+  const last = () => heard.filter((c) => c.planId === result.planId).at(-1)!;
+  for (let i = 0; i < 5 && last() === failed; i++) {
+    await ctx.chain.anvil.mine(1);
+    await ctx.gw.kernel.cradle.treasuryAccountBroadcaster.track();
+  }
+  const again = last();
+  t.not(again, failed, 'the observers heard the plan again');
+  t.like(again, { previousStatus: 'failed', status: 'failed' });
+  t.deepEqual(
+    again.recipients!.map((r) => r.outcome),
+    ['confirmed', 'failed'],
+  );
+  t.is(await ctx.chain.ethBalance(recipients[0]!.address), recipients[0]!.units);
 });

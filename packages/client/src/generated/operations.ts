@@ -278,7 +278,7 @@ export interface Operations {
     method: 'POST';
     path: '/api/v1/sandbox/refunds/{id}/simulate-approve';
   };
-  /** Simulate send of a sandbox refund: needs approved or batched; the refund becomes sent with its event. */
+  /** Simulate send of a sandbox refund: needs approved; the refund becomes sent with its event. */
   postSandboxRefundsByIdSimulateSend: GetRefundsByIdSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/refunds/{id}/simulate-send';
@@ -288,7 +288,7 @@ export interface Operations {
     method: 'POST';
     path: '/api/v1/sandbox/refunds/{id}/simulate-confirm';
   };
-  /** Simulate fail of a sandbox refund: needs approved or batched or sent; the refund becomes failed with its event. */
+  /** Simulate fail of a sandbox refund: needs approved or sent; the refund becomes failed with its event. */
   postSandboxRefundsByIdSimulateFail: GetRefundsByIdSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/refunds/{id}/simulate-fail';
@@ -298,7 +298,7 @@ export interface Operations {
     method: 'POST';
     path: '/api/v1/sandbox/payouts/{id}/simulate-approve';
   };
-  /** Simulate send of a sandbox payout: needs approved or batched; the payout becomes sent with its event. */
+  /** Simulate send of a sandbox payout: needs approved; the payout becomes sent with its event. */
   postSandboxPayoutsByIdSimulateSend: GetRefundsByIdSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/payouts/{id}/simulate-send';
@@ -308,7 +308,7 @@ export interface Operations {
     method: 'POST';
     path: '/api/v1/sandbox/payouts/{id}/simulate-confirm';
   };
-  /** Simulate fail of a sandbox payout: needs approved or batched or sent; the payout becomes failed with its event. */
+  /** Simulate fail of a sandbox payout: needs approved or sent; the payout becomes failed with its event. */
   postSandboxPayoutsByIdSimulateFail: GetRefundsByIdSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/payouts/{id}/simulate-fail';

@@ -5,6 +5,14 @@ export function usdOf(units: bigint, decimals: number, rate: string): string {
   return fixedFromBaseUnits(unitsTimesRate(units, decimals, rate, 2), 2);
 }
 
+/** USD value (2 places) of `units` at `rate` USD per whole coin, rounded down: what a refund pays back is never worth more than what came. */
+export function usdDownOf(units: bigint, decimals: number, rate: string): string {
+  const price = scaledDecimal(rate);
+  const scale = decimals + price.scale;
+  const product = units * price.digits;
+  return fixedFromBaseUnits(scale <= 2 ? product * 10n ** BigInt(2 - scale) : product / 10n ** BigInt(scale - 2), 2);
+}
+
 /** Base units worth `usd` at `rate` USD per whole coin, rounded down: a refund never pays more than asked. */
 export function unitsOfUsd(usd: string, rate: string, decimals: number): bigint {
   const amount = scaledDecimal(usd);

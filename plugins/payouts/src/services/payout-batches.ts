@@ -27,6 +27,12 @@ export class PayoutBatchesService implements PayoutBatches {
       if (request.itemIds) query.whereIn('id', [...request.itemIds]);
       const items = await query;
       if (items.length === 0) throw payoutsErrors.batch_empty();
+      if (items.some((item) => item.project_kind === 'sandbox')) {
+        throw payoutsErrors.batch_empty({
+          message: "A sandbox project's refunds and payouts never go to a treasury plan: use the sandbox simulations (simulate-send, simulate-confirm).",
+          details: { project_kind: 'sandbox' },
+        });
+      }
       const plan = await this.deps.treasuryPayouts.plan(
         trx,
         {

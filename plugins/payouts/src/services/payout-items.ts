@@ -108,6 +108,11 @@ export class PayoutItemsService implements PayoutItems {
       return await db.transaction(async (trx) => {
         // Refunds of one invoice are summed and written one at a time.
         await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`payouts:invoice:${invoice.id}`]);
+        // A retry that waited for the first request's lock answers what it committed (not 422 for the amount it already holds).
+        if (idempotencyKey !== undefined) {
+          const replay = await this.replayedRefund(input.projectId, idempotencyKey, requestDigest, trx);
+          if (replay) return { item: replay, created: false };
+        }
         const refunded = await this.refundedUnits(trx, invoice.id);
         const amount = await refundAmount(
           {
@@ -221,6 +226,12 @@ export class PayoutItemsService implements PayoutItems {
     }
     try {
       return await db.transaction(async (trx) => {
+        if (idempotencyKey !== undefined) {
+          // The key's index is not unique (one key, many recipients): requests under one key are written one at a time.
+          await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`payouts:payout-key:${projectId}:${idempotencyKey}`]);
+          const replay = await this.replayedPayouts(projectId, idempotencyKey, requestDigest, trx);
+          if (replay) return { items: replay, created: false };
+        }
         const existing = await Item.query(trx)
           .where({ project_id: projectId, kind: 'payout' })
           .whereIn('reference', [...references])
@@ -356,18 +367,18 @@ export class PayoutItemsService implements PayoutItems {
     return BigInt(row?.total ?? '0');
   }
 
-  private async replayedRefund(projectId: string, key: string, requestDigest: string): Promise<ItemView | undefined> {
-    const item = await Item.query(this.deps.db).findOne({ project_id: projectId, kind: 'refund', idempotency_key: key });
+  private async replayedRefund(projectId: string, key: string, requestDigest: string, db: Knex = this.deps.db): Promise<ItemView | undefined> {
+    const item = await Item.query(db).findOne({ project_id: projectId, kind: 'refund', idempotency_key: key });
     if (!item) return undefined;
     if (item.request_digest !== requestDigest) throw payoutsErrors.idempotency_key_reused();
-    return this.deps.payoutsStore.viewOf(this.deps.db, item);
+    return this.deps.payoutsStore.viewOf(db, item);
   }
 
-  private async replayedPayouts(projectId: string, key: string, requestDigest: string): Promise<ItemView[] | undefined> {
-    const items = await Item.query(this.deps.db).where({ project_id: projectId, kind: 'payout', idempotency_key: key }).orderBy('id');
+  private async replayedPayouts(projectId: string, key: string, requestDigest: string, db: Knex = this.deps.db): Promise<ItemView[] | undefined> {
+    const items = await Item.query(db).where({ project_id: projectId, kind: 'payout', idempotency_key: key }).orderBy('id');
     if (items.length === 0) return undefined;
     if (items.some((item) => item.request_digest !== requestDigest)) throw payoutsErrors.idempotency_key_reused();
-    return this.deps.payoutsStore.views(this.deps.db, items);
+    return this.deps.payoutsStore.views(db, items);
   }
 
   /** References already used: the same recipients answer the first payouts; anything else is `payout_reference_conflict`. */
@@ -381,9 +392,21 @@ export class PayoutItemsService implements PayoutItems {
       const item = byReference.get(p.recipient.reference);
       return item && item.address === p.address && item.coin === p.recipient.coin && item.amount_units === p.units ? item : undefined;
     });
-    const conflict = planned.findIndex((_, index) => same[index] === undefined);
+    // First a reference used for another recipient, else a new reference beside used ones.
+    const differs = planned.findIndex((p, index) => same[index] === undefined && byReference.has(p.recipient.reference));
+    const conflict = differs >= 0 ? differs : planned.findIndex((_, index) => same[index] === undefined);
     if (conflict >= 0) {
-      throw payoutsErrors.payout_reference_conflict({ details: { index: conflict, reference: planned[conflict]!.recipient.reference } });
+      const reference = planned[conflict]!.recipient.reference;
+      const used = planned.filter((p) => byReference.has(p.recipient.reference)).map((p) => p.recipient.reference);
+      throw differs >= 0
+        ? payoutsErrors.payout_reference_conflict({
+            message: `The reference ${JSON.stringify(reference)} was used for a payout to another address, coin or amount.`,
+            details: { index: conflict, reference, reason: 'different_recipient', payout_id: byReference.get(reference)!.id },
+          })
+        : payoutsErrors.payout_reference_conflict({
+            message: `The reference ${JSON.stringify(reference)} is new but the request also has references already used (${used.join(', ')}): a replay must repeat the first request, new recipients go in a request of their own.`,
+            details: { index: conflict, reference, reason: 'mixed_with_existing', existing_references: used },
+          });
     }
     return this.deps.payoutsStore.views(trx, same as Item[]);
   }

@@ -7,8 +7,9 @@ import type { ItemStore } from './item-store.js';
  * Follows `payout` plans (TREASURY_PLAN_OBSERVERS), in the transaction of each plan status change:
  * broadcast → items `sent` (a reorg's return from confirmed: back to `sent`, silently); confirmed →
  * `completed` (account plans: each recipient by its own outcome); failed → `failed` (an account
- * plan's recipient whose own transfer confirmed: `completed`); cancelled or invalidated → back to
- * `approved` without a plan, unless `replacedBy` names the plan that still pays them (a cancelled
+ * plan's recipient whose own transfer confirmed: `completed`; still pending: stays `sent`, and the
+ * treasury repeats `failed` once it confirms or fails); cancelled → back to `approved` without a
+ * plan; invalidated → `batched` back to `approved`, `sent` to `failed`; both unless `replacedBy` names the plan that still pays them (a cancelled
  * or invalidated RBF bump whose original may confirm): then they follow that plan; replaced → the
  * replacing plan.
  */
@@ -46,6 +47,10 @@ export function payoutPlanObserver(store: () => ItemStore): PlanObserver {
             if (outcome?.outcome === 'confirmed') {
               if (current.status === 'batched') current = await s.move(trx, current, 'sent', { txid });
               if (current.status === 'sent') await s.move(trx, current, 'completed', { txid });
+            } else if (outcome?.outcome === 'pending' && txid) {
+              // Its own transfer is still out there (an account plan failed at a later step): it stays
+              // `sent` until the treasury tells this plan again once that transfer confirms or fails.
+              if (current.status === 'batched') await s.move(trx, current, 'sent', { txid });
             } else if (current.status === 'batched' || current.status === 'sent')
               await s.move(trx, current, 'failed', { failure_reason: outcome?.reason ?? change.reason ?? 'the plan failed' });
             break;
@@ -54,8 +59,10 @@ export function payoutPlanObserver(store: () => ItemStore): PlanObserver {
             if (item.status === 'batched') await s.move(trx, item, 'approved', { plan_id: null, fee_units: null }, false);
             break;
           case 'invalidated':
-            // Its inputs were spent elsewhere: its transaction can never confirm, so the item waits for another batch.
-            if (item.status === 'batched' || item.status === 'sent') await s.move(trx, item, 'approved', { plan_id: null, fee_units: null, txid: null }, false);
+            // Never sent: the item waits for another batch. Sent: its transaction went out and a reorg
+            // could still mine it, so a new batch could pay it twice; it fails for the operator to settle.
+            if (item.status === 'batched') await s.move(trx, item, 'approved', { plan_id: null, fee_units: null, txid: null }, false);
+            else if (item.status === 'sent') await s.move(trx, item, 'failed', { failure_reason: "the transaction's input was spent by another transaction" });
             break;
           case 'replaced':
             if (change.replacedBy) await Item.query(trx).patch({ plan_id: change.replacedBy, updated_at: new Date() }).where('id', item.id);

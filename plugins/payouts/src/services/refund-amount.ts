@@ -1,7 +1,7 @@
 import { coreErrors, scaledDecimal, toBaseUnits, UnitsError } from '@gw/kernel';
 import { payoutsErrors } from '../errors.js';
 import type { RateRule } from '../item-status.js';
-import { lessSpread, unitsOfUsd, usdOf } from './money.js';
+import { lessSpread, unitsOfUsd, usdDownOf } from './money.js';
 
 /** What a refund's amount is found from: the invoice as it stands and what its refunds already hold. */
 export interface RefundBasis {
@@ -57,7 +57,7 @@ export async function refundAmount(basis: RefundBasis, request: RefundRequest, n
     const natural = basis.status === 'overpaid' ? basis.receivedUnits - basis.invoicedUnits - basis.refundedUnits : remaining;
     units = natural;
     if (request.rateRule === 'fiat_now' && units > 0n) {
-      const usd = usdOf(units, basis.decimals, paymentRate());
+      const usd = usdDownOf(units, basis.decimals, paymentRate());
       rate = await nowRate();
       units = unitsOfUsd(usd, rate, basis.decimals);
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Actor, AuditLog } from '@gw/kernel';
+import { type Actor, type AuditLog, coreErrors } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { ItemView } from '../contract.js';
@@ -13,13 +13,13 @@ import type { ItemStore } from './item-store.js';
 export const ITEM_SIMULATIONS = ['claim', 'approve', 'send', 'confirm', 'fail'] as const;
 export type ItemSimulation = (typeof ITEM_SIMULATIONS)[number];
 
-/** What each simulation needs and where it leads; `claim` is for refunds only. */
+/** What each simulation needs and where it leads; `claim` is for refunds only. `batched` items belong to a treasury plan, which a sandbox never has. */
 export const ITEM_SIMULATION_RULES: Readonly<Record<ItemSimulation, { readonly from: readonly ItemStatus[]; readonly to: ItemStatus }>> = {
   claim: { from: ['awaiting_claim'], to: 'claimed' },
   approve: { from: ['claimed', 'pending_approval'], to: 'approved' },
-  send: { from: ['approved', 'batched'], to: 'sent' },
+  send: { from: ['approved'], to: 'sent' },
   confirm: { from: ['sent'], to: 'completed' },
-  fail: { from: ['approved', 'batched', 'sent'], to: 'failed' },
+  fail: { from: ['approved', 'sent'], to: 'failed' },
 };
 
 /** The approver recorded by a simulated approval. */
@@ -51,6 +51,8 @@ export class SandboxSimulations {
         case 'claim': {
           // Default: the invoice's own deposit address, a valid address of the chain's test network.
           const address = input.address?.trim() || (await this.deps.invoicesService.get(projectId, item.invoice_id!, trx)).address;
+          if (!address)
+            throw coreErrors.validation_error({ message: 'address is required: the invoice has no deposit address.', details: { field: 'address' } });
           if (!store.validAddress(item, address)) throw payoutsErrors.claim_address_invalid({ details: { coin: item.coin, network: item.network } });
           moved = await store.move(trx, item, 'claimed', { address });
           break;

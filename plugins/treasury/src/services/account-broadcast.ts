@@ -180,10 +180,17 @@ export class AccountBroadcaster {
     return { failed: reason };
   }
 
-  /** A plan no longer broadcast (failed) whose sent steps are still followed until each is confirmed or failed. */
+  /**
+   * A plan no longer broadcast (failed) whose sent steps are still followed until each is confirmed
+   * or failed. Each such end is told to the plan's observers again (its status repeated), so what
+   * a payout's step paid completes, or fails, once it is known.
+   */
   private async followSent(target: AccountNetwork, plan: Plan): Promise<null> {
     const sent = await PlanStep.query(this.deps.db).where({ plan_id: plan.id, kind: 'transaction', status: 'broadcast' }).orderBy('id');
-    for (const step of sent) await this.followStep(target, step);
+    for (const step of sent) {
+      const outcome = await this.followStep(target, step);
+      if (outcome !== 'waiting') await this.deps.db.transaction((trx) => this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status));
+    }
     return null;
   }
 

@@ -65,7 +65,8 @@ export class PlanTracker {
             { ...actor, action: 'treasury.plan.broadcast_rejected', target: `treasury_plan:${planId}`, details: { reason: error.message } },
             trx,
           );
-          await this.deps.treasuryPlanStatus.changed(trx, planId, 'signed', { reason: error.message });
+          // A refused replacement: the transaction it would have replaced is still out there.
+          await this.deps.treasuryPlans.endUnsentBump(trx, locked, actor, { refused_bump: planId }, { reason: error.message });
         });
       }
       throw error;
@@ -176,12 +177,10 @@ export class PlanTracker {
           output && output.status !== 'reverted'
             ? `input ${lost.tx_hash}:${lost.output_index} spent by ${output.spentBy}`
             : `input ${lost.tx_hash}:${lost.output_index} no longer received (its payment was reorganised away)`;
-        // A bump whose input the transaction it would have replaced spent (that one was mined
-        // first): what it paid is that plan's, so observers move what they follow there.
-        const replacedBy =
-          plan.replaces_plan_id && output?.spentBy
-            ? (await Plan.query(this.deps.db).findById(plan.replaces_plan_id).where('txid', output.spentBy))?.id
-            : undefined;
+        // A bump whose input a transaction it would have replaced spent (one of its chain of
+        // replaced plans was mined first): what it paid is that plan's, so observers move what they
+        // follow there.
+        const replacedBy = output?.spentBy ? await this.replacedSpender(plan, output.spentBy) : undefined;
         const changed = await this.deps.db.transaction(async (trx) => {
           const locked = await Plan.query(trx).findById(plan.id).forUpdate();
           if (!locked || locked.status !== plan.status) return false;
@@ -192,6 +191,11 @@ export class PlanTracker {
             trx,
           );
           await this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status, { reason, ...(replacedBy ? { replacedBy } : {}) });
+          if (replacedBy) {
+            // That plan may have confirmed already: what now follows it hears where it stands.
+            const mined = await Plan.query(trx).findById(replacedBy);
+            if (mined) await this.deps.treasuryPlanStatus.changed(trx, mined.id, mined.status);
+          }
           return true;
         });
         if (changed) {
@@ -201,6 +205,20 @@ export class PlanTracker {
       }
     }
     return invalidated;
+  }
+
+  /** The plan of `plan`'s chain of replaced plans (`replaces_plan_id`, nearest first) whose transaction is `txid`. */
+  private async replacedSpender(plan: Plan, txid: string): Promise<string | undefined> {
+    const seen = new Set<string>([plan.id]);
+    let next = plan.replaces_plan_id;
+    while (next && !seen.has(next)) {
+      seen.add(next);
+      const older = await Plan.query(this.deps.db).findById(next);
+      if (!older) return undefined;
+      if (older.txid === txid) return older.id;
+      next = older.replaces_plan_id;
+    }
+    return undefined;
   }
 
   private async view(plan: Plan, db: Knex | Knex.Transaction = this.deps.db): Promise<PlanView> {

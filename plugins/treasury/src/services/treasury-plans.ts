@@ -325,25 +325,38 @@ export class TreasuryPlans {
     return this.deps.db.transaction(async (trx) => {
       const plan = await Plan.query(trx).findById(planId).forUpdate();
       if (!plan || !UNSENT_STATUSES.includes(plan.status)) throw treasuryErrors.treasury_plan_not_cancellable({ details: { status: plan?.status } });
+      // A signed payout is a valid transaction that may already be out there: dropping the plan
+      // would free its recipients for a second payment.
+      if (plan.kind === 'payout' && plan.status === 'signed') {
+        throw treasuryErrors.treasury_plan_not_cancellable({
+          message:
+            'A signed payout plan cannot be cancelled: its signed transaction may already be out there. Broadcast it, or spend one of its inputs to void it.',
+          details: { status: plan.status },
+        });
+      }
       await PlanInput.query(trx).patch({ held: false }).where({ plan_id: planId });
       const updated = await Plan.query(trx).patchAndFetchById(planId, { status: 'cancelled', updated_at: new Date() });
       await this.deps.audit.record({ ...actor, action: 'treasury.plan.cancel', target: `treasury_plan:${planId}`, details: { was: plan.status } }, trx);
-      // A replacement that was never sent: the transaction it would have replaced is still out
-      // there, so its plan is broadcast again and holds its outputs again.
-      const replaced = plan.replaces_plan_id ? await Plan.query(trx).findById(plan.replaces_plan_id).forUpdate() : undefined;
-      // Its outputs go back to the plan it would have replaced: observers move what they follow there.
-      await this.deps.treasuryPlanStatus.changed(trx, planId, plan.status, replaced?.status === 'replaced' ? { replacedBy: replaced.id } : {});
-      if (replaced?.status === 'replaced') {
-        await PlanInput.query(trx).patch({ held: true }).where({ plan_id: replaced.id });
-        await Plan.query(trx).patch({ status: 'broadcast', updated_at: new Date() }).where('id', replaced.id);
-        await this.deps.audit.record(
-          { ...actor, action: 'treasury.plan.unreplaced', target: `treasury_plan:${replaced.id}`, details: { cancelled_bump: planId } },
-          trx,
-        );
-        await this.deps.treasuryPlanStatus.changed(trx, replaced.id, 'replaced');
-      }
+      await this.endUnsentBump(trx, plan, actor, { cancelled_bump: planId });
       return planView(updated, await PlanInput.query(trx).where('plan_id', planId).orderBy('id'));
     });
+  }
+
+  /**
+   * Tells observers that `plan` (read before its change, now written in `trx` as cancelled or
+   * failed) ended without being sent. When it is a replacement, the transaction it would have
+   * replaced is still out there: observers hear that plan as `replacedBy` (what they follow goes
+   * back there), and the plan is broadcast again and holds its outputs again.
+   */
+  async endUnsentBump(trx: Knex.Transaction, plan: Plan, actor: Actor, audit: Record<string, unknown>, extra: { reason?: string } = {}): Promise<void> {
+    const replaced = plan.replaces_plan_id ? await Plan.query(trx).findById(plan.replaces_plan_id).forUpdate() : undefined;
+    const restore = replaced?.status === 'replaced' ? replaced : undefined;
+    await this.deps.treasuryPlanStatus.changed(trx, plan.id, plan.status, { ...extra, ...(restore ? { replacedBy: restore.id } : {}) });
+    if (!restore) return;
+    await PlanInput.query(trx).patch({ held: true }).where({ plan_id: restore.id });
+    await Plan.query(trx).patch({ status: 'broadcast', updated_at: new Date() }).where('id', restore.id);
+    await this.deps.audit.record({ ...actor, action: 'treasury.plan.unreplaced', target: `treasury_plan:${restore.id}`, details: audit }, trx);
+    await this.deps.treasuryPlanStatus.changed(trx, restore.id, 'replaced');
   }
 
   async get(planId: string, scope: TreasuryScope): Promise<PlanView> {
