@@ -172,6 +172,8 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
         return { body: { items: await items().refundsOf(auth.project!.id, params.invoiceId) } };
       },
     }),
+    // Each path's methods together, in the order the OpenAPI document lists them.
+    ...perKind('refund'),
     defineRoute({
       method: 'POST',
       path: `${base}/payouts`,
@@ -193,7 +195,6 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
         return { status: fresh ? 201 : 200, body: { items: created } };
       },
     }),
-    ...perKind('refund'),
     ...perKind('payout'),
   ];
 }

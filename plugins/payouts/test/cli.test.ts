@@ -95,7 +95,7 @@ test.serial('list, show, approve, cancel and policy with --json; approval as the
 
 test.serial('batch: nothing approved for the coin is batch_empty; export: money in beside money out as JSON and CSV', async (t) => {
   const empty = await runCli(
-    'payouts',
+    'payout',
     'batch',
     '--project',
     projectId,

@@ -177,18 +177,8 @@ export interface Operations {
     method: 'POST';
     path: '/api/v1/invoices/{invoiceId}/refunds';
   };
-  /** List the project's payouts (cursor-paginated, newest first). */
-  getPayouts: GetPayoutsSignature & {
-    method: 'GET';
-    path: '/api/v1/payouts';
-  };
-  /** Propose payouts to 1 to 100 recipients (all or none). */
-  postPayouts: PostPayoutsSignature & {
-    method: 'POST';
-    path: '/api/v1/payouts';
-  };
   /** List the project's refunds (cursor-paginated, newest first). */
-  getRefunds: GetPayoutsSignature & {
+  getRefunds: GetRefundsSignature & {
     method: 'GET';
     path: '/api/v1/refunds';
   };
@@ -201,6 +191,16 @@ export interface Operations {
   postRefundsByIdCancel: GetRefundsByIdSignature & {
     method: 'POST';
     path: '/api/v1/refunds/{id}/cancel';
+  };
+  /** List the project's payouts (cursor-paginated, newest first). */
+  getPayouts: GetRefundsSignature & {
+    method: 'GET';
+    path: '/api/v1/payouts';
+  };
+  /** Propose payouts to 1 to 100 recipients (all or none). */
+  postPayouts: PostPayoutsSignature & {
+    method: 'POST';
+    path: '/api/v1/payouts';
   };
   /** Retrieve a payout. */
   getPayoutsById: GetRefundsByIdSignature & {
@@ -222,18 +222,8 @@ export interface Operations {
     method: 'POST';
     path: '/api/v1/sandbox/invoices/{invoiceId}/refunds';
   };
-  /** Sandbox: List the project's payouts (cursor-paginated, newest first). */
-  getSandboxPayouts: GetPayoutsSignature & {
-    method: 'GET';
-    path: '/api/v1/sandbox/payouts';
-  };
-  /** Sandbox: Propose payouts to 1 to 100 recipients (all or none). */
-  postSandboxPayouts: PostPayoutsSignature & {
-    method: 'POST';
-    path: '/api/v1/sandbox/payouts';
-  };
   /** Sandbox: List the project's refunds (cursor-paginated, newest first). */
-  getSandboxRefunds: GetPayoutsSignature & {
+  getSandboxRefunds: GetRefundsSignature & {
     method: 'GET';
     path: '/api/v1/sandbox/refunds';
   };
@@ -246,6 +236,16 @@ export interface Operations {
   postSandboxRefundsByIdCancel: GetRefundsByIdSignature & {
     method: 'POST';
     path: '/api/v1/sandbox/refunds/{id}/cancel';
+  };
+  /** Sandbox: List the project's payouts (cursor-paginated, newest first). */
+  getSandboxPayouts: GetRefundsSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/payouts';
+  };
+  /** Sandbox: Propose payouts to 1 to 100 recipients (all or none). */
+  postSandboxPayouts: PostPayoutsSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payouts';
   };
   /** Sandbox: Retrieve a payout. */
   getSandboxPayoutsById: GetRefundsByIdSignature & {
@@ -981,7 +981,7 @@ type PostInvoicesByInvoiceIdRefundsSignature = {
 };
 
 /** A shape several operations share (named after its first place). */
-type GetPayoutsSignature = {
+type GetRefundsSignature = {
   params: never;
   query: {
     status?: "awaiting_claim" | "claimed" | "pending_approval" | "approved" | "batched" | "sent" | "completed" | "failed" | "cancelled";
@@ -999,6 +999,18 @@ type GetPayoutsSignature = {
 };
 
 /** A shape several operations share (named after its first place). */
+type GetRefundsByIdSignature = {
+  params: {
+    id: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: GetInvoicesByInvoiceIdRefunds200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
 type PostPayoutsSignature = {
   params: never;
   query: never;
@@ -1012,18 +1024,6 @@ type PostPayoutsSignature = {
     201: {
       items: Array<GetInvoicesByInvoiceIdRefunds200ItemsItem>;
     };
-  };
-};
-
-/** A shape several operations share (named after its first place). */
-type GetRefundsByIdSignature = {
-  params: {
-    id: string;
-  };
-  query: never;
-  body: never;
-  responses: {
-    200: GetInvoicesByInvoiceIdRefunds200ItemsItem;
   };
 };
 
@@ -1064,20 +1064,20 @@ export const OPERATIONS = {
   postOrphanPaymentsByTxHashAttribute: { method: 'POST', path: '/api/v1/orphan-payments/{tx_hash}/attribute', params: ['tx_hash'], retrySafe: false },
   getInvoicesByInvoiceIdRefunds: { method: 'GET', path: '/api/v1/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: true },
   postInvoicesByInvoiceIdRefunds: { method: 'POST', path: '/api/v1/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: false },
-  getPayouts: { method: 'GET', path: '/api/v1/payouts', params: [], retrySafe: true },
-  postPayouts: { method: 'POST', path: '/api/v1/payouts', params: [], retrySafe: false },
   getRefunds: { method: 'GET', path: '/api/v1/refunds', params: [], retrySafe: true },
   getRefundsById: { method: 'GET', path: '/api/v1/refunds/{id}', params: ['id'], retrySafe: true },
   postRefundsByIdCancel: { method: 'POST', path: '/api/v1/refunds/{id}/cancel', params: ['id'], retrySafe: false },
+  getPayouts: { method: 'GET', path: '/api/v1/payouts', params: [], retrySafe: true },
+  postPayouts: { method: 'POST', path: '/api/v1/payouts', params: [], retrySafe: false },
   getPayoutsById: { method: 'GET', path: '/api/v1/payouts/{id}', params: ['id'], retrySafe: true },
   postPayoutsByIdCancel: { method: 'POST', path: '/api/v1/payouts/{id}/cancel', params: ['id'], retrySafe: false },
   getSandboxInvoicesByInvoiceIdRefunds: { method: 'GET', path: '/api/v1/sandbox/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: true },
   postSandboxInvoicesByInvoiceIdRefunds: { method: 'POST', path: '/api/v1/sandbox/invoices/{invoiceId}/refunds', params: ['invoiceId'], retrySafe: false },
-  getSandboxPayouts: { method: 'GET', path: '/api/v1/sandbox/payouts', params: [], retrySafe: true },
-  postSandboxPayouts: { method: 'POST', path: '/api/v1/sandbox/payouts', params: [], retrySafe: false },
   getSandboxRefunds: { method: 'GET', path: '/api/v1/sandbox/refunds', params: [], retrySafe: true },
   getSandboxRefundsById: { method: 'GET', path: '/api/v1/sandbox/refunds/{id}', params: ['id'], retrySafe: true },
   postSandboxRefundsByIdCancel: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/cancel', params: ['id'], retrySafe: false },
+  getSandboxPayouts: { method: 'GET', path: '/api/v1/sandbox/payouts', params: [], retrySafe: true },
+  postSandboxPayouts: { method: 'POST', path: '/api/v1/sandbox/payouts', params: [], retrySafe: false },
   getSandboxPayoutsById: { method: 'GET', path: '/api/v1/sandbox/payouts/{id}', params: ['id'], retrySafe: true },
   postSandboxPayoutsByIdCancel: { method: 'POST', path: '/api/v1/sandbox/payouts/{id}/cancel', params: ['id'], retrySafe: false },
   postSandboxRefundsByIdSimulateClaim: { method: 'POST', path: '/api/v1/sandbox/refunds/{id}/simulate-claim', params: ['id'], retrySafe: false },
