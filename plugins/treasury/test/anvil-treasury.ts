@@ -4,7 +4,7 @@
  * watching it as eth/anvil (scans and the treasury's jobs driven by the test), with an operator,
  * a project whose pools are filled and a token with treasury:read and treasury:write.
  */
-import { CLI_ACTOR, defineChain, type ChainId, type PluginDefinition } from '@gw/kernel';
+import { CLI_ACTOR, defineChain, type AccountStep, type ChainId, type PluginDefinition } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
 import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
@@ -73,4 +73,11 @@ export async function trackUntilConfirmed(gw: TestKernel, chain: EvmTreasuryChai
     await chain.anvil.mine(1);
   }
   throw new Error('plan not confirmed');
+}
+
+/** A step of an account plan file as `EvmTreasuryChain.sign` takes it: the file's signer in the contract's form. */
+export function fileStep(s: any): AccountStep {
+  const { kind, role, address, path } = s.signer;
+  const signer = kind === 'operator' ? { kind, account: { role, address, path } } : { kind, address, path };
+  return { id: s.id, signer, unsigned: s.unsigned } as unknown as AccountStep;
 }

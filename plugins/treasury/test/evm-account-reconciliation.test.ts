@@ -7,10 +7,9 @@
  * invoice, sent while the watcher does not scan, shows as one (REST, CLI, metric).
  */
 import test from 'ava';
-import type { AccountStep } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { EvmTreasuryChain, type TestProject } from '@gw/testing';
-import { gasAccountOnly, startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
+import { fileStep, gasAccountOnly, startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
@@ -89,7 +88,7 @@ test.serial('a gas top-up sweep: what it moved out is counted; still no differen
     round: file.round,
     signed: file.steps.map((s: any) => ({
       id: s.id,
-      signed: chain.sign({ id: s.id, signer: { kind: s.signer.kind, path: s.signer.path }, unsigned: s.unsigned } as unknown as AccountStep),
+      signed: chain.sign(fileStep(s)),
     })),
   });
   t.is((await api('POST', `${ACCOUNTS}/plans/${created.body.id}/signed`, { signed })).status, 200);

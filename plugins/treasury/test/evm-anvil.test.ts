@@ -11,13 +11,13 @@ import test from 'ava';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AccountStep, AppError } from '@gw/kernel';
+import type { AppError } from '@gw/kernel';
 import { signedFetch, type TestKernel, waitFor } from '@gw/kernel/testing';
 import { tokenSweeperInitCode } from '@gw/chain-evm';
 import { EvmTreasuryChain, type TestProject } from '@gw/testing';
 import { callOk, patClient } from '@gw/plugin-mcp/testing';
 import { Interface, Transaction, Wallet } from 'ethers';
-import { startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
+import { fileStep, startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
 let chain: EvmTreasuryChain;
@@ -89,8 +89,7 @@ function signFile(file: any, tamper?: (id: string, signed: string) => string): s
     network: file.network,
     round: file.round,
     signed: file.steps.map((s: any) => {
-      const step = { id: s.id, signer: { kind: s.signer.kind, path: s.signer.path }, unsigned: s.unsigned } as unknown as AccountStep;
-      const signed = chain.sign(step);
+      const signed = chain.sign(fileStep(s));
       return { id: s.id, signed: tamper ? tamper(s.id, signed) : signed };
     }),
   });
