@@ -82,6 +82,14 @@ test('sandbox simulations walk a refund created → claimed → approved → sen
   const created = await c.call('POST', `/invoices/${inv.id}/refunds`, {});
   t.is(created.status, 201, JSON.stringify(created.body));
   const id = created.body.id;
+  // The signed answer carries the claim link; the webhook event (delivered to a URL, stored, retried) never does.
+  t.regex(created.body.claim_url, /\/refunds\/claim\//);
+  t.is((await c.call('GET', `/refunds/${id}`)).body.claim_url, created.body.claim_url);
+  const createdEvent = await gw.kernel.cradle.db('webhooks_events').where({ project_id: c.projectId, event_type: 'refund.created' }).first();
+  const createdData = JSON.parse(createdEvent.body).data;
+  t.is(createdData.refund.id, id);
+  t.is(createdData.refund.claim_url, null);
+  t.false(createdEvent.body.includes(created.body.claim_url.split('/').pop()), 'no trace of the claim token in the event');
   const sim = (what: string, body?: unknown) => c.call('POST', `/refunds/${id}/simulate-${what}`, body ?? {});
   t.is((await sim('send')).body.error_code, 'item_transition_invalid');
   const claimed = await sim('claim');
