@@ -47,7 +47,7 @@ export const payoutsPlugin = definePlugin({
       ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'payoutsStore', 'payoutsPolicies', 'jobs', 'payoutsConfig'],
       (deps) => new PayoutItemsService(deps),
     ),
-    payoutsClaims: service(['db', 'chains', 'tenancyProjects', 'invoicesService', 'payoutsStore'], (deps) => new RefundClaimsService(deps)),
+    payoutsClaims: service(['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'payoutsStore'], (deps) => new RefundClaimsService(deps)),
     payoutsApprovals: service(['db', 'audit', 'tenancyUsers', 'payoutsStore', 'payoutsPolicies'], (deps) => new PayoutApprovalsService(deps)),
     payoutsBatches: service(['db', 'audit', 'treasuryPayouts', 'payoutsStore'], (deps) => new PayoutBatchesService(deps)),
     payoutsMoneyOut: service(['db', 'chains', 'treasuryMovedOut', 'invoicesExporter'], (deps) => new MoneyOut(deps)),
