@@ -113,6 +113,12 @@ test('claims: another network is claim_address_invalid, a mismatch is refused, a
   t.is((mismatch as any).code, 'claim_address_mismatch');
   const claimed = await claims.claim(token, { address, addressConfirmation: address });
   t.like(claimed, { status: 'claimed', address, claim_url: null });
+  // The claim is audited in its transaction: the address, the claim page's channel, the anonymous holder of the link (never the token).
+  const audits = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `refund:${claimed.id}`, action: 'refund.claim' });
+  t.is(audits.length, 1);
+  t.like(audits[0], { channel: 'claim_page', actor: 'claim-link-holder', project_id: claimed.project_id });
+  t.is(audits[0].details.address, address);
+  t.false(JSON.stringify(audits[0]).includes(token));
   const second = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: address }));
   t.is((second as any).code, 'claim_already_made');
   const approved = await gw.kernel.cradle.payoutsApprovals.approve(claimed.id, CLI_APPROVER, {});
@@ -184,4 +190,40 @@ test('concurrent refunds under one Idempotency-Key for all that was received: th
   const answers = await Promise.all([send(), send(), send()]);
   t.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 201], JSON.stringify(answers.map((a) => a.body)));
   t.is(new Set(answers.map((a) => a.body.id)).size, 1);
+});
+
+test('metadata is capped at 16 KB per refund and per payout recipient, as for invoices: 400 validation_error, nothing written', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
+  const big = { note: 'x'.repeat(16_400) };
+  const refused = await refund(c, inv.id, { amount: '0.1', metadata: big });
+  t.is(refused.status, 400, JSON.stringify(refused.body));
+  t.like(refused.body, { error_code: 'validation_error', details: { field: 'metadata' } });
+  t.is((await c.call('GET', `/invoices/${inv.id}/refunds`)).body.items.length, 0);
+  t.is((await refund(c, inv.id, { amount: '0.1', metadata: { note: 'x'.repeat(16_000) } })).status, 201);
+  const recipients = [
+    { address: inv.address, coin: 'eth', amount: '0.1', reference: 'meta-1' },
+    { address: inv.address, coin: 'eth', amount: '0.1', reference: 'meta-2', metadata: big },
+  ];
+  const payouts = await c.call('POST', '/payouts', { recipients });
+  t.is(payouts.status, 400, JSON.stringify(payouts.body));
+  t.like(payouts.body, { error_code: 'validation_error', details: { field: 'metadata', index: 1 } });
+  t.is((await c.call('GET', '/payouts')).body.items.length, 0);
+});
+
+test('thresholds value a refund at today’s quote, not the payment’s rate; an unknown value requires a proof and two approvals', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
+  // The coin was worth 1 USD when the invoice was priced; today's quote is the fixed 3200.5.
+  await gw.kernel.cradle.db('invoices_invoices').where({ id: inv.id }).update({ rate_snapshot: { ...inv.rate_snapshot, rate: '1' } });
+  await gw.kernel.cradle.payoutsApprovals.setPolicy(c.projectId, { dualApprovalAboveUsd: '100', claimProofAboveUsd: '100' }, CLI_ACTOR);
+  const created = await refund(c, inv.id, { amount: '0.1' });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  // 0.1 ETH: 0.10 USD at the payment's rate, 320.05 USD today.
+  t.like(created.body, { claim_requires_proof: true, approvals_required: 2 });
+  const policies = gw.kernel.cradle.payoutsPolicies;
+  const policy = { dualApprovalAboveUsd: '100', claimProofAboveUsd: '100' };
+  t.true(policies.claimNeedsProof(policy, null), 'an unknown value needs a proof');
+  t.false(policies.claimNeedsProof(policy, '99.99'));
+  t.is(policies.approvalsRequired(policy, null), 2);
 });
