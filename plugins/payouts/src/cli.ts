@@ -1,7 +1,7 @@
 import { AppError, CLI_ACTOR, type CliCommand, type CliFlag, coreErrors, defineCommand, PAGE_FLAGS, pageFlags, ulidFlag } from '@gw/kernel';
 import type { PayoutSource } from '@gw/plugin-treasury/contract';
 import { writeFile } from 'node:fs/promises';
-import { CLI_APPROVER, ITEM_KINDS, ITEM_STATUSES, type ItemKind, type ItemStatus, type ItemView, type PayoutItems } from './contract.js';
+import { addressSourceText, CLI_APPROVER, ITEM_KINDS, ITEM_STATUSES, type ItemKind, type ItemStatus, type ItemView, type PayoutItems } from './contract.js';
 import { MoneyOut } from './money-out.js';
 import { moneyOutRange } from './money-out-range.js';
 
@@ -77,11 +77,13 @@ export const payoutsCommands: CliCommand[] = [
   defineCommand(['payoutsItems'], {
     noun: 'payout',
     verb: 'show',
-    summary: 'One refund or payout: amount, destination, approvals, plan and transaction.',
+    summary: 'One refund or payout: amount, destination and how it arrived (claim page or partner), approvals, plan and transaction.',
     flags: { project: PROJECT, id: ITEM, kind: KIND },
-    run: async ({ flags, deps }) => ({
-      item: await eitherKind(deps.payoutsItems, String(flags['project']), String(flags['id']), flags['kind'] as ItemKind | undefined),
-    }),
+    run: async ({ flags, deps }) => {
+      const item = await eitherKind(deps.payoutsItems, String(flags['project']), String(flags['id']), flags['kind'] as ItemKind | undefined);
+      // The approver reads where the address came from: the claim page (anyone with the checkout link) or the partner.
+      return { item, address_from: addressSourceText(item) };
+    },
   }),
   defineCommand(['payoutsApprovals'], {
     noun: 'payout',

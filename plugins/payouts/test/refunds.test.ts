@@ -112,7 +112,8 @@ test('claims: another network is claim_address_invalid, a mismatch is refused, a
   const mismatch = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: `${address}x` }));
   t.is((mismatch as any).code, 'claim_address_mismatch');
   const claimed = await claims.claim(token, { address, addressConfirmation: address });
-  t.like(claimed, { status: 'claimed', address, claim_url: null });
+  t.like(claimed, { status: 'claimed', address, claim_url: null, address_source: 'claim' });
+  t.is(view.item.address_source, null, 'no address, no source before the claim');
   // The claim is audited in its transaction: the address, the claim page's channel, the anonymous holder of the link (never the token).
   const audits = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `refund:${claimed.id}`, action: 'refund.claim' });
   t.is(audits.length, 1);

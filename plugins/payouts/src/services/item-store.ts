@@ -132,6 +132,8 @@ export class ItemStore {
       rate_rule: item.rate_rule,
       spread_percent: item.spread_percent,
       address: item.address,
+      // A refund created with a claim link got its address from the claim page; any other address came with the create request.
+      address_source: item.address === null ? null : item.kind === 'refund' && item.claim_token_hash !== null ? 'claim' : 'partner',
       reference: item.reference,
       reason: item.reason,
       metadata: item.metadata,
@@ -181,7 +183,7 @@ export class ItemStore {
         invoiceId: item.invoice_id,
         eventType: `${item.kind}.${suffix}` as MoneyOutEventType,
         data: {
-          ...(item.kind === 'refund' ? { refund_id: item.id, invoice_id: item.invoice_id!, refund: view } : { payout_id: item.id, payout: view }),
+          ...(item.kind === 'refund' ? { refund_id: item.id, invoice_id: item.invoice_id!, refund: { ...view } } : { payout_id: item.id, payout: { ...view } }),
           status: item.status,
           previous_status: previous,
         },
