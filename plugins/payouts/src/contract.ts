@@ -159,7 +159,10 @@ export interface RefundClaims {
 
 /** Administrators only (dashboard, operator CLI); never API keys, PATs or MCP. */
 export interface PayoutApprovals {
-  /** One administrator's approval; the item becomes `approved` with `approvals_required` distinct ones. */
+  /**
+   * One administrator's approval (dashboard, or CLI `--as`); the item becomes `approved` with
+   * `approvals_required` distinct ones from users who are still active administrators then.
+   */
   approve(itemId: string, actor: Actor & { readonly kind: 'user' }, scope: ItemScope): Promise<ItemView>;
   /** Administrators: also `approved` items not yet in a plan. */
   cancel(itemId: string, actor: Actor, scope: ItemScope): Promise<ItemView>;
@@ -229,4 +232,4 @@ export * from './item-status.js';
 export { ADDRESS_SOURCES, addressSourceText, type AddressSource } from './address-source.js';
 export { claimProofMessage } from './services/claim-message.js';
 export { CLAIM_PATH } from './services/item-store.js';
-export { CLI_APPROVER, dashboardApprover, type ApproverActor } from './services/approver.js';
+export { cliApprover, dashboardApprover, isActiveAdmin, type ApproverActor } from './services/approver.js';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_APPROVER, dashboardApprover } from '../src/index.js';
+import { cliApprover, dashboardApprover } from '../src/index.js';
 import { refundAmount } from '../src/services/refund-amount.js';
 import { eventTypes, invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
 
@@ -12,6 +12,16 @@ test.before(async () => {
 test.after.always(async () => {
   await gw?.close();
 });
+
+/** An active administrator of the project's operator, approving at the CLI (`--as`). */
+async function activeAdmin(projectId: string) {
+  const { tenancyUsers, tenancyProjects } = gw.kernel.cradle;
+  const project = await tenancyProjects.get(projectId);
+  const email = `cli-admin-${Math.random().toString(36).slice(2)}@example.com`;
+  const user = await tenancyUsers.invite({ email, operator: project.operator_id, role: 'admin' }, CLI_ACTOR);
+  await gw.kernel.cradle.db('tenancy_users').where('id', user.id).update({ status: 'active' });
+  return cliApprover(tenancyUsers, email);
+}
 
 const refund = (c: Awaited<ReturnType<typeof sandboxClient>>, invoiceId: string, body: unknown = {}) => c.call('POST', `/invoices/${invoiceId}/refunds`, body);
 
@@ -122,7 +132,7 @@ test('claims: another network is claim_address_invalid, a mismatch is refused, a
   t.false(JSON.stringify(audits[0]).includes(token));
   const second = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: address }));
   t.is((second as any).code, 'claim_already_made');
-  const approved = await gw.kernel.cradle.payoutsApprovals.approve(claimed.id, CLI_APPROVER, {});
+  const approved = await gw.kernel.cradle.payoutsApprovals.approve(claimed.id, await activeAdmin(c.projectId), {});
   t.is(approved.status, 'approved');
   const closed = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: address }));
   t.is((closed as any).code, 'claim_closed');
@@ -162,7 +172,20 @@ test('approval: members, API keys and MCP are approval_forbidden; above the poli
   t.is(once.approvals.length, 1);
   const twice = await t.throwsAsync(payoutsApprovals.approve(payout.id, admin1, {}));
   t.is((twice as any).code, 'approval_already_given');
-  const done = await payoutsApprovals.approve(payout.id, admin2, {});
+  // The same person at the CLI (`--as`) is the same approver.
+  const admin1User = await tenancyUsers.find(admin1.actor.slice('user:'.length));
+  const sameAtCli = await t.throwsAsync(payoutsApprovals.approve(payout.id, await cliApprover(tenancyUsers, admin1User!.email), {}));
+  t.is((sameAtCli as any).code, 'approval_already_given');
+  // The CLI names an active administrator, never a member.
+  const memberUser = await tenancyUsers.find(member.actor.slice('user:'.length));
+  t.is(((await t.throwsAsync(cliApprover(tenancyUsers, memberUser!.email))) as any).code, 'approval_forbidden');
+  // An approval counts only while its administrator still is one: admin1 demoted, admin2's is then the only one.
+  await tenancyUsers.setRole(admin1User!.id, 'member', CLI_ACTOR);
+  const notYet = await payoutsApprovals.approve(payout.id, admin2, {});
+  t.like(notYet, { status: 'pending_approval' });
+  await tenancyUsers.setRole(admin1User!.id, 'admin', CLI_ACTOR);
+  const admin3 = await invite('admin');
+  const done = await payoutsApprovals.approve(payout.id, admin3, {});
   t.is(done.status, 'approved');
   t.deepEqual(await eventTypes(gw, c.projectId, 'payout.'), ['payout.created', 'payout.approved']);
   // A partner can no longer cancel it; an administrator can.
