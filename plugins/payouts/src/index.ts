@@ -24,6 +24,7 @@ import { payoutPlanObserver } from './services/plan-observer.js';
 import { Policies } from './services/policies.js';
 import { RefundClaimsService } from './services/refund-claims.js';
 import { SandboxSimulations } from './services/sandbox-simulations.js';
+import { sandboxProjectPurger } from './services/sandbox-purger.js';
 
 /**
  * Refunds and payouts (issue 37): partners propose them over the signed API (a refund of an
@@ -62,6 +63,8 @@ export const payoutsPlugin = definePlugin({
     invoicePageParts(INVOICE_REFUNDS_DEPS, [invoiceRefundsPart]),
     // The checkout page of an invoice with a refund waiting for its claim links to the claim page.
     refundClaimPanels,
+    // A sandbox project's reset or deletion purges its refunds and payouts.
+    sandboxProjectPurger,
   ],
   // The partner API, the payer's claim page and the books (money out).
   routes: withDeps([...payoutsRoutes.deps, ...claimRoutes.deps, ...moneyOutRoutes.deps], (deps) => [

@@ -43,7 +43,11 @@ export const APPROVAL_BY_A_PERSON =
  */
 export const payoutsMcpTools = withDeps(['payoutsItems'], (deps): McpToolDefinition[] => {
   // An agent never sees a claim link (a bearer capability for the payer's money): the partner passes it on by its own means.
-  const list = async (kind: ItemKind, projectId: string, args: { status?: (typeof ITEM_STATUSES)[number]; cursor?: string; limit: number; invoice_id?: string }) => {
+  const list = async (
+    kind: ItemKind,
+    projectId: string,
+    args: { status?: (typeof ITEM_STATUSES)[number]; cursor?: string; limit: number; invoice_id?: string },
+  ) => {
     const page = await deps.payoutsItems.list({
       projectId,
       kind,
@@ -90,14 +94,7 @@ export const payoutsMcpTools = withDeps(['payoutsItems'], (deps): McpToolDefinit
       input: ProposeRefundArguments,
       scope: 'refunds:write',
       writes: true,
-      errors: [
-        'validation_error',
-        'invoice_not_found',
-        'refund_not_refundable',
-        'refund_exceeds_received',
-        'idempotency_key_reused',
-        'rate_quote_unavailable',
-      ],
+      errors: ['validation_error', 'invoice_not_found', 'refund_not_refundable', 'refund_exceeds_received', 'idempotency_key_reused', 'rate_quote_unavailable'],
       handler: async ({ args, project, actor }) => {
         const { item, created } = await deps.payoutsItems.createRefund(
           {

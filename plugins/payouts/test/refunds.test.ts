@@ -239,7 +239,10 @@ test('thresholds value a refund at today’s quote, not the payment’s rate; an
   const c = await sandboxClient(gw);
   const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
   // The coin was worth 1 USD when the invoice was priced; today's quote is the fixed 3200.5.
-  await gw.kernel.cradle.db('invoices_invoices').where({ id: inv.id }).update({ rate_snapshot: { ...inv.rate_snapshot, rate: '1' } });
+  await gw.kernel.cradle
+    .db('invoices_invoices')
+    .where({ id: inv.id })
+    .update({ rate_snapshot: { ...inv.rate_snapshot, rate: '1' } });
   await gw.kernel.cradle.payoutsApprovals.setPolicy(c.projectId, { dualApprovalAboveUsd: '100', claimProofAboveUsd: '100' }, CLI_ACTOR);
   const created = await refund(c, inv.id, { amount: '0.1' });
   t.is(created.status, 201, JSON.stringify(created.body));
