@@ -21,6 +21,7 @@ import { signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
 
 const FUNDING_PATH = "m/44'/60'/2'/0/0";
 const USDC = 10n ** 6n;
+const ADMIN = 'payouts-admin@example.test';
 const ACCOUNTS = '/api/v1/treasury/accounts';
 
 let chain: EvmTreasuryChain;
@@ -61,6 +62,9 @@ test.before(async () => {
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('payouts-anvil', CLI_ACTOR)).id;
   project = await projectWithPools(gw, operatorId, ['eth' as ChainId], 'testnet');
   token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  // The CLI approves as a named active administrator (`--as`).
+  const admin = await gw.kernel.cradle.tenancyUsers.invite({ email: ADMIN, role: 'admin', operator: operatorId }, CLI_ACTOR);
+  await gw.kernel.cradle.db('tenancy_users').where('id', admin.id).update({ status: 'active' });
   const hook = await cli('webhook', 'set', '--project', project.projectId, '--url', `${receiver.url}/hooks`, '--json');
   if (hook.code !== 0) throw new Error(hook.stdout + hook.stderr);
 });
@@ -91,7 +95,7 @@ test('a USDC payout to three recipients: proposed over the API, approved, batche
   );
 
   for (const item of items) {
-    const approved = await cli('payout', 'approve', '--id', item.id, '--json');
+    const approved = await cli('payout', 'approve', '--id', item.id, '--as', ADMIN, '--json');
     t.is(approved.code, 0, approved.stdout + approved.stderr);
   }
   const batch = await cli(

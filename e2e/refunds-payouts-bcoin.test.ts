@@ -263,7 +263,7 @@ test.serial(
       ],
     );
     for (const payout of payouts) {
-      const approved = await cli('payout', 'approve', '--id', payout.id, '--json');
+      const approved = await cli('payout', 'approve', '--id', payout.id, '--as', ADMIN, '--json');
       t.is(approved.code, 0, approved.stdout + approved.stderr);
       t.is(approved.json.item.status, 'approved');
     }

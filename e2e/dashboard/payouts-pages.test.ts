@@ -74,6 +74,7 @@ test.serial('every user sees the items with their approvals; only administrators
   t.true(page.text.includes(refundId));
   t.true(page.text.includes(payoutId));
   t.true(page.text.includes('0/1'), 'approvals n/m');
+  t.true(page.text.includes('given by the partner at creation'), 'the list says how the address arrived');
   t.false(page.text.includes(SCRIPT));
   t.true(page.text.includes('aff-1&lt;script&gt;'));
   t.false(page.text.includes('/approve"'), 'a member sees no approve button');
@@ -92,6 +93,7 @@ test.serial('every user sees the items with their approvals; only administrators
   const item = await member.client.get(`${base()}/refunds/${refundId}`);
   t.is(item.status, 200);
   t.true(item.text.includes(TESTNET_ADDRESS));
+  t.regex(item.text, /<dt>Address from<\/dt><dd>given by the partner at creation<\/dd>/);
   t.false(item.text.includes(SCRIPT));
   t.is((await member.client.get(`${base()}/payouts/${refundId}`)).status, 404, 'a refund is no payout');
 });

@@ -3,8 +3,8 @@ import { newId } from '../ids.js';
 import { keysetPage, type KeysetPage, type KeysetPageRequest } from '../db/keyset-page.js';
 import { jsonRecords, sql, sqlQuery, type Sql } from '../db/sql.js';
 
-/** The channel a write came through. */
-export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system';
+/** The channel a write came through (`claim_page`: a payer's refund claim, by the holder of its claim link). */
+export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system' | 'claim_page';
 
 export interface AuditEntry {
   /** Who: `api_key:<id>`, `pat:<id>`, `oauth:<id>`, `operator-cli`, `system`. */

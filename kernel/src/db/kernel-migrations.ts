@@ -67,4 +67,19 @@ export const kernelMigrations: readonly Migration[] = [
       await knex.raw('drop table kernel_http_listeners');
     },
   },
+  {
+    // A payer's claim of a refund (issue 37) is written from its public claim page, by whoever holds
+    // the claim link: its own channel, not a partner's REST call.
+    name: '0004_audit_claim_page_channel',
+    async up(knex) {
+      await knex.raw('alter table kernel_audit_log drop constraint kernel_audit_log_channel_check');
+      await knex.raw(`alter table kernel_audit_log add constraint kernel_audit_log_channel_check
+        check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page'))`);
+    },
+    async down(knex) {
+      await knex.raw('alter table kernel_audit_log drop constraint kernel_audit_log_channel_check');
+      await knex.raw(`alter table kernel_audit_log add constraint kernel_audit_log_channel_check
+        check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system'))`);
+    },
+  },
 ];

@@ -5,7 +5,7 @@ import Koa from 'koa';
 import pino from 'pino';
 import { coreErrors } from '../errors/core-errors.js';
 import { ProviderError } from '@gw/chain-api';
-import { errorMiddleware, toAppError } from './error-middleware.js';
+import { errorMiddleware, loggedPath, toAppError } from './error-middleware.js';
 import { underPathPrefix, type ErrorFormat } from './route.js';
 
 test('a path prefix covers the path itself and what is below it, never a longer sibling', (t) => {
@@ -56,4 +56,29 @@ test('a chain provider that failed (every configured endpoint) is 503 chain_prov
   t.false(down.message.includes('secret'));
   t.like(toAppError(new ProviderError('rate_limited', 'node-a', 'HTTP 429', 4_500)), { code: 'chain_provider_unavailable', retryAfter: 5 });
   t.like(toAppError(new Error('boom')), { code: 'internal_error', status: 500 });
+});
+
+test('a failed request is logged by its route pattern, or its path with claim and checkout tokens masked, never the token', async (t) => {
+  t.is(loggedPath({ path: '/refunds/claim/SECRETtoken', _matchedRoute: '/refunds/claim/:token' }), '/refunds/claim/:token');
+  t.is(loggedPath({ path: '/refunds/claim/SECRETtoken' }), '/refunds/claim/:token');
+  t.is(loggedPath({ path: '/checkout/SECRETtoken/qr.svg' }), '/checkout/:token/qr.svg');
+  t.is(loggedPath({ path: '/api/v1/sandbox/refunds/claim/SECRET' }), '/api/v1/sandbox/refunds/claim/:token');
+  t.is(loggedPath({ path: '/api/v1/invoices/01J9Z4KQ0M5C2S1GZ6Y3T8B9WA' }), '/api/v1/invoices/01J9Z4KQ0M5C2S1GZ6Y3T8B9WA');
+  t.is(loggedPath({ path: '/checkout' }), '/checkout');
+
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+  const app = new Koa();
+  app.use(errorMiddleware(logger));
+  app.use(async () => {
+    throw new Error('boom');
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/refunds/claim/SECRETtoken123`);
+  t.is(res.status, 500);
+  t.is(lines.length, 1);
+  t.false(lines[0]!.includes('SECRETtoken123'));
+  t.is(JSON.parse(lines[0]!).path, '/refunds/claim/:token');
 });

@@ -25,9 +25,9 @@ export function errorMiddleware(logger: Logger, formats: readonly ErrorFormat[] 
       const error = toAppError(thrown);
       const requestId = String(ctx.state['requestId'] ?? '');
       if (error.code === 'service_unavailable' && error.cause !== undefined) {
-        logger.warn({ err: error.cause, requestId, path: ctx.path, method: ctx.method }, 'database unavailable; answered 503');
+        logger.warn({ err: error.cause, requestId, path: loggedPath(ctx), method: ctx.method }, 'database unavailable; answered 503');
       } else if (error.status >= 500) {
-        logger.error({ err: thrown, requestId, path: ctx.path, method: ctx.method }, 'request failed');
+        logger.error({ err: thrown, requestId, path: loggedPath(ctx), method: ctx.method }, 'request failed');
       }
       if (error.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(0, Math.ceil(error.retryAfter))));
       const format = ordered.find((f) => underPathPrefix(ctx.path, f.pathPrefix));
@@ -47,6 +47,27 @@ export function errorMiddleware(logger: Logger, formats: readonly ErrorFormat[] 
       };
     }
   };
+}
+
+/** Path segments after which a URL carries a bearer token (the payer's claim link, the checkout link). */
+const TOKEN_PREFIXES: readonly (readonly string[])[] = [['refunds', 'claim'], ['checkout']];
+
+/**
+ * What a log line names of the request: the matched route's pattern (`/refunds/claim/:token`), else
+ * the path with the segment after `/refunds/claim/` or `/checkout/` replaced by `:token`. Claim and
+ * checkout links are bearer capabilities (the claim link moves the payer's money); logs never hold them.
+ */
+export function loggedPath(ctx: { readonly path: string; readonly [key: string]: unknown }): string {
+  const matched = ctx['_matchedRoute'];
+  if (typeof matched === 'string') return matched;
+  const segments = ctx.path.split('/');
+  for (let i = 0; i < segments.length; i++) {
+    for (const prefix of TOKEN_PREFIXES) {
+      const end = i + prefix.length;
+      if (end < segments.length && prefix.every((word, k) => segments[i + k] === word)) segments[end] = ':token';
+    }
+  }
+  return segments.join('/');
 }
 
 export function toAppError(thrown: unknown): AppError {

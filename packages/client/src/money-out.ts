@@ -32,10 +32,12 @@ export interface MoneyOutItem {
   readonly spread_percent: string | null;
   /** A payout's from creation; a refund's once claimed. */
   readonly address: string | null;
+  /** How the address arrived: `claim` (the payer, on the claim page) or `partner` (the create request); null before a claim. */
+  readonly address_source: 'claim' | 'partner' | null;
   readonly reference: string | null;
   readonly reason: string | null;
   readonly metadata: Readonly<Record<string, unknown>> | null;
-  /** Refunds: the payer's claim page, until claimed. */
+  /** Refunds: the payer's claim page, until claimed (only in signed API answers; null in webhook events). */
   readonly claim_url: string | null;
   readonly claim_requires_proof: boolean;
   readonly approvals: readonly { readonly user_id: string; readonly at_iso: string }[];

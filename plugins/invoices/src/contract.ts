@@ -66,6 +66,8 @@ export { InvoiceWithTransactionsSchema } from './schemas.js';
 /** The invoice API's routes at a mount, for a mirror of it (the sandbox's). */
 export { INVOICE_CREATE_BODY_ERRORS, invoiceApiRoutes, type InvoiceApiMount, type InvoiceOperation } from './routes.js';
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
+/** The 16 KB cap of a partner's `metadata` (400 `validation_error` above it), shared by every partner record that carries metadata. */
+export { checkMetadataSize, METADATA_MAX_BYTES } from './services/invoice-rules.js';
 export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
 export type { CreateInvoiceInput, InvoiceService } from './services/invoice-service.js';

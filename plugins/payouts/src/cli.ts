@@ -1,7 +1,7 @@
 import { AppError, CLI_ACTOR, type CliCommand, type CliFlag, coreErrors, defineCommand, PAGE_FLAGS, pageFlags, ulidFlag } from '@gw/kernel';
 import type { PayoutSource } from '@gw/plugin-treasury/contract';
 import { writeFile } from 'node:fs/promises';
-import { CLI_APPROVER, ITEM_KINDS, ITEM_STATUSES, type ItemKind, type ItemStatus, type ItemView, type PayoutItems } from './contract.js';
+import { addressSourceText, cliApprover, ITEM_KINDS, ITEM_STATUSES, type ItemKind, type ItemStatus, type ItemView, type PayoutItems } from './contract.js';
 import { MoneyOut } from './money-out.js';
 import { moneyOutRange } from './money-out-range.js';
 
@@ -33,8 +33,8 @@ async function eitherKind(items: PayoutItems, projectId: string, id: string, kin
 
 /**
  * Operator CLI of refunds and payouts (issue 37): `gateway payout list | show | approve | cancel |
- * batch | policy | export`. The CLI reaches every project and approves as the installation's
- * operator (an administrator); each write is audited as `operator-cli`. Partners propose items
+ * batch | policy | export`. The CLI reaches every project; it approves as the active administrator
+ * named by `--as` (recorded as that user); other writes are audited as `operator-cli`. Partners propose items
  * through the API; nothing but this CLI and the dashboard's administrators approves them.
  */
 export const payoutsCommands: CliCommand[] = [
@@ -77,18 +77,26 @@ export const payoutsCommands: CliCommand[] = [
   defineCommand(['payoutsItems'], {
     noun: 'payout',
     verb: 'show',
-    summary: 'One refund or payout: amount, destination, approvals, plan and transaction.',
+    summary: 'One refund or payout: amount, destination and how it arrived (claim page or partner), approvals, plan and transaction.',
     flags: { project: PROJECT, id: ITEM, kind: KIND },
-    run: async ({ flags, deps }) => ({
-      item: await eitherKind(deps.payoutsItems, String(flags['project']), String(flags['id']), flags['kind'] as ItemKind | undefined),
-    }),
+    run: async ({ flags, deps }) => {
+      const item = await eitherKind(deps.payoutsItems, String(flags['project']), String(flags['id']), flags['kind'] as ItemKind | undefined);
+      // The approver reads where the address came from: the claim page (anyone with the checkout link) or the partner.
+      return { item, address_from: addressSourceText(item) };
+    },
   }),
-  defineCommand(['payoutsApprovals'], {
+  defineCommand(['payoutsApprovals', 'tenancyUsers'], {
     noun: 'payout',
     verb: 'approve',
-    summary: 'Approve a refund (claimed) or a payout as the operator, an administrator; a second administrator’s approval when the policy asks for two.',
-    flags: { id: ITEM },
-    run: async ({ flags, deps }) => ({ item: await deps.payoutsApprovals.approve(String(flags['id']), CLI_APPROVER, {}) }),
+    summary:
+      'Approve a refund (claimed) or a payout as the active administrator named by --as (the same person as in the dashboard); a second administrator’s approval when the policy asks for two.',
+    flags: {
+      id: ITEM,
+      as: { type: 'string', required: true, description: 'The approving administrator: an active dashboard user with role admin (e-mail or id).' },
+    },
+    run: async ({ flags, deps }) => ({
+      item: await deps.payoutsApprovals.approve(String(flags['id']), await cliApprover(deps.tenancyUsers, String(flags['as'])), {}),
+    }),
   }),
   defineCommand(['payoutsApprovals'], {
     noun: 'payout',

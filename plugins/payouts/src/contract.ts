@@ -11,6 +11,7 @@
  * `batched`; the plan's later status changes move them on (`TREASURY_PLAN_OBSERVERS`).
  */
 import type { Actor, KeysetPage, ServiceName } from '@gw/kernel';
+import type { AddressSource } from './address-source.js';
 import type { ItemKind, ItemStatus, RateRule } from './item-status.js';
 
 /** An item as the API answers it (`GET /api/v1/refunds/{id}`, `GET /api/v1/payouts/{id}`). Amounts are decimal strings. */
@@ -36,6 +37,12 @@ export interface ItemView {
   readonly spread_percent: string | null;
   /** The destination: a payout's from creation; a refund's once claimed (null before). */
   readonly address: string | null;
+  /**
+   * How the address arrived: `claim` (the payer on the claim page, reached from the invoice's checkout
+   * page: anyone holding that link can claim, the approval is the guard), `partner` (the create request:
+   * a payout's, or a refund's when the partner knew the payer's address); null before a claim.
+   */
+  readonly address_source: AddressSource | null;
   /** Payouts: the partner's reference (unique per project); refunds: the partner's optional reference. */
   readonly reference: string | null;
   readonly reason: string | null;
@@ -152,7 +159,10 @@ export interface RefundClaims {
 
 /** Administrators only (dashboard, operator CLI); never API keys, PATs or MCP. */
 export interface PayoutApprovals {
-  /** One administrator's approval; the item becomes `approved` with `approvals_required` distinct ones. */
+  /**
+   * One administrator's approval (dashboard, or CLI `--as`); the item becomes `approved` with
+   * `approvals_required` distinct ones from users who are still active administrators then.
+   */
   approve(itemId: string, actor: Actor & { readonly kind: 'user' }, scope: ItemScope): Promise<ItemView>;
   /** Administrators: also `approved` items not yet in a plan. */
   cancel(itemId: string, actor: Actor, scope: ItemScope): Promise<ItemView>;
@@ -219,6 +229,7 @@ declare module '@gw/kernel' {
 export const PAYOUTS_EXPORTS: readonly ServiceName[] = ['payoutsItems'];
 
 export * from './item-status.js';
+export { ADDRESS_SOURCES, addressSourceText, type AddressSource } from './address-source.js';
 export { claimProofMessage } from './services/claim-message.js';
 export { CLAIM_PATH } from './services/item-store.js';
-export { CLI_APPROVER, dashboardApprover, type ApproverActor } from './services/approver.js';
+export { cliApprover, dashboardApprover, isActiveAdmin, type ApproverActor } from './services/approver.js';

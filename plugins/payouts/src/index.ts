@@ -24,6 +24,7 @@ import { payoutPlanObserver } from './services/plan-observer.js';
 import { Policies } from './services/policies.js';
 import { RefundClaimsService } from './services/refund-claims.js';
 import { SandboxSimulations } from './services/sandbox-simulations.js';
+import { sandboxProjectPurger } from './services/sandbox-purger.js';
 
 /**
  * Refunds and payouts (issue 37): partners propose them over the signed API (a refund of an
@@ -47,7 +48,7 @@ export const payoutsPlugin = definePlugin({
       ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'payoutsStore', 'payoutsPolicies', 'jobs', 'payoutsConfig'],
       (deps) => new PayoutItemsService(deps),
     ),
-    payoutsClaims: service(['db', 'chains', 'tenancyProjects', 'invoicesService', 'payoutsStore'], (deps) => new RefundClaimsService(deps)),
+    payoutsClaims: service(['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'payoutsStore'], (deps) => new RefundClaimsService(deps)),
     payoutsApprovals: service(['db', 'audit', 'tenancyUsers', 'payoutsStore', 'payoutsPolicies'], (deps) => new PayoutApprovalsService(deps)),
     payoutsBatches: service(['db', 'audit', 'treasuryPayouts', 'payoutsStore'], (deps) => new PayoutBatchesService(deps)),
     payoutsMoneyOut: service(['db', 'chains', 'treasuryMovedOut', 'invoicesExporter'], (deps) => new MoneyOut(deps)),
@@ -62,6 +63,8 @@ export const payoutsPlugin = definePlugin({
     invoicePageParts(INVOICE_REFUNDS_DEPS, [invoiceRefundsPart]),
     // The checkout page of an invoice with a refund waiting for its claim links to the claim page.
     refundClaimPanels,
+    // A sandbox project's reset or deletion purges its refunds and payouts.
+    sandboxProjectPurger,
   ],
   // The partner API, the payer's claim page and the books (money out).
   routes: withDeps([...payoutsRoutes.deps, ...claimRoutes.deps, ...moneyOutRoutes.deps], (deps) => [

@@ -1,6 +1,7 @@
 import { defineMcpTool, mcpArguments, type McpToolDefinition, ULID_PATTERN, withDeps } from '@gw/kernel';
 import Type from 'typebox';
 import { ITEM_STATUSES, RATE_RULES, type ItemKind } from './contract.js';
+import { withoutClaimUrl } from './services/item-store.js';
 
 const DECIMAL = '^[0-9]{1,30}(\\.[0-9]{1,36})?$';
 const ListArguments = {
@@ -23,9 +24,6 @@ const ProposeRefundArguments = mcpArguments({
   ),
   rate_rule: Type.Optional(Type.Enum(RATE_RULES, { description: 'How the coin amount is found (default coin_amount).' })),
   spread_percent: Type.Optional(Type.String({ pattern: '^[0-9]{1,2}(\\.[0-9]{1,2})?$', description: 'Percent taken off the coin amount.' })),
-  address: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'The payer’s address when known (the refund starts claimed); absent: the payer claims it.' }),
-  ),
   email: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', maxLength: 254, description: 'Where the claim link is e-mailed.' })),
   reference: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
@@ -44,8 +42,13 @@ export const APPROVAL_BY_A_PERSON =
  * `payouts:read`, `refunds:write`.
  */
 export const payoutsMcpTools = withDeps(['payoutsItems'], (deps): McpToolDefinition[] => {
-  const list = (kind: ItemKind, projectId: string, args: { status?: (typeof ITEM_STATUSES)[number]; cursor?: string; limit: number; invoice_id?: string }) =>
-    deps.payoutsItems.list({
+  // An agent never sees a claim link (a bearer capability for the payer's money): the partner passes it on by its own means.
+  const list = async (
+    kind: ItemKind,
+    projectId: string,
+    args: { status?: (typeof ITEM_STATUSES)[number]; cursor?: string; limit: number; invoice_id?: string },
+  ) => {
+    const page = await deps.payoutsItems.list({
       projectId,
       kind,
       limit: args.limit,
@@ -53,6 +56,8 @@ export const payoutsMcpTools = withDeps(['payoutsItems'], (deps): McpToolDefinit
       ...(args.cursor ? { cursor: args.cursor } : {}),
       ...(args.invoice_id ? { invoiceId: args.invoice_id } : {}),
     });
+    return { ...page, items: page.items.map(withoutClaimUrl) };
+  };
   return [
     defineMcpTool({
       name: 'list_refunds',
@@ -84,20 +89,12 @@ export const payoutsMcpTools = withDeps(['payoutsItems'], (deps): McpToolDefinit
       title: 'Propose a refund',
       description:
         'Proposes a refund of an invoice: an amount (or its natural amount: the excess of an overpaid invoice, else all it received) under a rate rule, ' +
-        'never more than the invoice received. Without address the payer gets a claim link (claim_url). Returns { refund, created, approval }. ' +
+        'never more than the invoice received. The payer claims it on a claim page whose link the partner receives over its signed API (never here: claim_url is null). Returns { refund, created, approval }. ' +
         'It moves nothing: an administrator must approve it in the dashboard or the CLI; no tool can approve.',
       input: ProposeRefundArguments,
       scope: 'refunds:write',
       writes: true,
-      errors: [
-        'validation_error',
-        'invoice_not_found',
-        'refund_not_refundable',
-        'refund_exceeds_received',
-        'claim_address_invalid',
-        'idempotency_key_reused',
-        'rate_quote_unavailable',
-      ],
+      errors: ['validation_error', 'invoice_not_found', 'refund_not_refundable', 'refund_exceeds_received', 'idempotency_key_reused', 'rate_quote_unavailable'],
       handler: async ({ args, project, actor }) => {
         const { item, created } = await deps.payoutsItems.createRefund(
           {
@@ -106,7 +103,6 @@ export const payoutsMcpTools = withDeps(['payoutsItems'], (deps): McpToolDefinit
             ...(args.amount ? { amount: args.amount } : {}),
             ...(args.rate_rule ? { rateRule: args.rate_rule } : {}),
             ...(args.spread_percent ? { spreadPercent: args.spread_percent } : {}),
-            ...(args.address ? { address: args.address } : {}),
             ...(args.email ? { email: args.email } : {}),
             ...(args.reference ? { reference: args.reference } : {}),
             ...(args.reason ? { reason: args.reason } : {}),
@@ -114,7 +110,7 @@ export const payoutsMcpTools = withDeps(['payoutsItems'], (deps): McpToolDefinit
           },
           actor,
         );
-        return { refund: item, created, approval: APPROVAL_BY_A_PERSON };
+        return { refund: withoutClaimUrl(item), created, approval: APPROVAL_BY_A_PERSON };
       },
     }),
   ];

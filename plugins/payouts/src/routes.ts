@@ -1,6 +1,5 @@
-import { type AuthContext, coreErrors, defineRoute, restActor, type RouteAccess, type RouteDefinition, type RouteInput, withDeps } from '@gw/kernel';
+import { coreErrors, defineRoute, restActor, type RouteAccess, type RouteDefinition, type RouteInput, withDeps } from '@gw/kernel';
 import type { PayoutItems } from './contract.js';
-import { payoutsErrors } from './errors.js';
 import type { ItemKind } from './item-status.js';
 import {
   CreatePayoutsBody,
@@ -16,14 +15,6 @@ import {
 import { ITEM_SIMULATION_RULES, ITEM_SIMULATIONS } from './services/sandbox-simulations.js';
 
 const MAX_IDEMPOTENCY_KEY = 255;
-const SCOPES = { refund: { read: 'refunds:read', write: 'refunds:write' }, payout: { read: 'payouts:read', write: 'payouts:write' } } as const;
-
-/** A token's scope check: signed API keys carry every scope of their project; tokens with scopes need the route's. */
-function requireScope(auth: AuthContext, scope: string): void {
-  if (auth.scopes === undefined) return;
-  if (auth.scopes.includes(scope) || auth.scopes.includes('admin:all')) return;
-  throw payoutsErrors.insufficient_scope({ message: `This route needs the scope ${scope}.`, details: { scope } });
-}
 
 /** The `Idempotency-Key` header, if any (at most 255 characters). */
 function idempotencyKey(ctx: RouteInput<unknown, unknown, unknown>['ctx']): string | undefined {
@@ -50,6 +41,7 @@ const IDEMPOTENCY =
 /** The refund and payout API at one mount (production: `/api/v1`; sandbox mirror: `/api/v1/sandbox`). */
 function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDefinition[] {
   const { base, tags, access, label } = mount;
+  // Signed API keys only: a key carries every scope of its project, so these routes check none (PATs reach refunds through the MCP tools).
   const common = { tags, auth: 'signed' } as const;
   const write = { ...access, write: true };
   const items = () => deps.payoutsItems;
@@ -65,9 +57,8 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
         access,
         query: ListItemsQuery,
         responses: { 200: ItemPage },
-        errors: ['validation_error', 'insufficient_scope'],
+        errors: ['validation_error'],
         handler: async ({ auth, query }) => {
-          requireScope(auth, SCOPES[kind].read);
           return {
             body: await items().list({
               projectId: auth.project!.id,
@@ -87,9 +78,8 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
         access,
         params: ItemIdParams,
         responses: { 200: ItemSchema },
-        errors: ['validation_error', 'insufficient_scope', notFound],
+        errors: ['validation_error', notFound],
         handler: async ({ auth, params }) => {
-          requireScope(auth, SCOPES[kind].read);
           return { body: await items().get(auth.project!.id, kind, params.id) };
         },
       }),
@@ -102,9 +92,8 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
         access: write,
         params: ItemIdParams,
         responses: { 200: ItemSchema },
-        errors: ['validation_error', 'insufficient_scope', notFound, 'item_not_cancellable'],
+        errors: ['validation_error', notFound, 'item_not_cancellable'],
         handler: async ({ auth, params, requestId }) => {
-          requireScope(auth, SCOPES[kind].write);
           return { body: await items().cancel(auth.project!.id, kind, params.id, restActor(auth, requestId)) };
         },
       }),
@@ -128,7 +117,6 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
       responses: { 200: ItemSchema, 201: ItemSchema },
       errors: [
         'validation_error',
-        'insufficient_scope',
         'invoice_not_found',
         'refund_not_refundable',
         'refund_exceeds_received',
@@ -137,7 +125,6 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
         'rate_quote_unavailable',
       ],
       handler: async ({ ctx, auth, params, body, requestId }) => {
-        requireScope(auth, SCOPES.refund.write);
         const key = idempotencyKey(ctx);
         const { item, created } = await items().createRefund(
           {
@@ -166,9 +153,8 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
       access,
       params: InvoiceIdParams,
       responses: { 200: ItemList },
-      errors: ['validation_error', 'insufficient_scope', 'invoice_not_found'],
+      errors: ['validation_error', 'invoice_not_found'],
       handler: async ({ auth, params }) => {
-        requireScope(auth, SCOPES.refund.read);
         return { body: { items: await items().refundsOf(auth.project!.id, params.invoiceId) } };
       },
     }),
@@ -187,9 +173,8 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
       access: write,
       body: CreatePayoutsBody,
       responses: { 200: ItemList, 201: ItemList },
-      errors: ['validation_error', 'insufficient_scope', 'payout_address_invalid', 'coin_not_enabled', 'payout_reference_conflict', 'idempotency_key_reused'],
+      errors: ['validation_error', 'payout_address_invalid', 'coin_not_enabled', 'payout_reference_conflict', 'idempotency_key_reused'],
       handler: async ({ ctx, auth, body, requestId }) => {
-        requireScope(auth, SCOPES.payout.write);
         const key = idempotencyKey(ctx);
         const { items: created, created: fresh } = await items().createPayouts(auth.project!.id, body.recipients, restActor(auth, requestId), key);
         return { status: fresh ? 201 : 200, body: { items: created } };

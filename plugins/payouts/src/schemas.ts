@@ -1,5 +1,6 @@
 import { ULID_PATTERN, PAGE_QUERY, pageSchema } from '@gw/kernel';
 import Type from 'typebox';
+import { ADDRESS_SOURCES } from './address-source.js';
 import { ITEM_KINDS, ITEM_STATUSES, RATE_RULES } from './item-status.js';
 
 const Decimal = (description: string) => Type.String({ pattern: '^[0-9]{1,40}(\\.[0-9]{1,40})?$', description });
@@ -24,6 +25,12 @@ export const ItemSchema = Type.Object(
     rate_rule: Nullable(Type.Union(RATE_RULES.map((r) => Type.Literal(r)))),
     spread_percent: Nullable(Type.String()),
     address: Nullable(Type.String()),
+    address_source: Nullable(
+      Type.Union(
+        ADDRESS_SOURCES.map((s) => Type.Literal(s)),
+        { description: 'How the address arrived: claim (the payer on the claim page) or partner (the create request); null before a claim.' },
+      ),
+    ),
     reference: Nullable(Type.String()),
     reason: Nullable(Type.String()),
     metadata: Nullable(Metadata),

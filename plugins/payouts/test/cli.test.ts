@@ -2,7 +2,7 @@
  * The operator CLI of refunds and payouts (issue 37): `gateway payout list | show | approve |
  * cancel | batch | policy | export`, run as the CLI runs them (the operator's commands on the test
  * kernel's database), on a sandbox project whose invoice the sandbox's simulation overpaid. The CLI
- * approves as the installation's operator, an administrator.
+ * approves as the active administrator it names (`--as`).
  */
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
@@ -71,11 +71,29 @@ test.serial('list, show, approve, cancel and policy with --json; approval as the
   t.is(shown.code, 0, shown.stdout);
   t.like(shown.json.item, { id: payout.id, object: 'payout', status: 'pending_approval', approvals_required: 1 });
 
-  const approved = await runCli('payout', 'approve', '--id', refund.id, '--json');
+  t.like(shown.json, { address_from: 'given by the partner at creation' });
+
+  // The CLI approves as a named active administrator, recorded as that user; never without one, never as a member.
+  const operatorId = (await gw.kernel.cradle.tenancyProjects.get(projectId)).operator_id;
+  const user = async (email: string, role: 'admin' | 'member') => {
+    const invited = await gw.kernel.cradle.tenancyUsers.invite({ email, operator: operatorId, role }, CLI_ACTOR);
+    await gw.kernel.cradle.db('tenancy_users').where('id', invited.id).update({ status: 'active' });
+    return invited;
+  };
+  const admin = await user('cli-admin@example.com', 'admin');
+  await user('cli-member@example.com', 'member');
+  t.not((await runCli('payout', 'approve', '--id', refund.id, '--json')).code, 0, '--as is required');
+  const asMember = await runCli('payout', 'approve', '--id', refund.id, '--as', 'cli-member@example.com', '--json');
+  t.not(asMember.code, 0);
+  t.regex(asMember.stdout + asMember.stderr, /approval_forbidden/);
+  const approved = await runCli('payout', 'approve', '--id', refund.id, '--as', 'cli-admin@example.com', '--json');
   t.is(approved.code, 0, approved.stdout + approved.stderr);
   t.like(approved.json.item, { id: refund.id, status: 'approved' });
-  t.is(approved.json.item.approvals.length, 1);
-  const twice = await runCli('payout', 'approve', '--id', refund.id, '--json');
+  t.deepEqual(
+    approved.json.item.approvals.map((a: { user_id: string }) => a.user_id),
+    [admin.id],
+  );
+  const twice = await runCli('payout', 'approve', '--id', refund.id, '--as', 'cli-admin@example.com', '--json');
   t.not(twice.code, 0);
   t.regex(twice.stdout + twice.stderr, /item_not_approvable|approval_already_given/);
 

@@ -60,6 +60,16 @@ test.serial('an agent proposes a refund, is told a person approves it, finds no 
   t.is(proposed.approval, APPROVAL_BY_A_PERSON);
   t.like(proposed.refund, { object: 'refund', invoice_id: invoiceId, status: 'awaiting_claim', coin: 'btc', approvals: [] });
   t.true(BigInt(proposed.refund.amount_units) > 0n, 'the natural amount: the excess of the overpayment');
+  // The claim link is a bearer capability for the payer's money: an agent never sees it (the signed API answers it).
+  t.is(proposed.refund.claim_url, null);
+  t.regex((await gw.kernel.cradle.payoutsItems.get(projectId, 'refund', proposed.refund.id)).claim_url ?? '', /\/refunds\/claim\//);
+  // An agent cannot choose where money goes: the tool takes no address.
+  const schema = tools.find((tool) => tool.name === 'propose_refund')!.inputSchema as { properties: Record<string, unknown> };
+  t.false('address' in schema.properties);
+  t.is(
+    await callError(client, 'propose_refund', { project_id: projectId, invoice_id: invoiceId, address: 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080' }),
+    'validation_error',
+  );
   // The same key answers the first refund rather than proposing a second.
   const again = await callOk(client, 'propose_refund', { project_id: projectId, invoice_id: invoiceId, reason: 'overpaid', idempotency_key: 'agent-1' });
   t.false(again.created);
@@ -85,6 +95,7 @@ test.serial('an agent proposes a refund, is told a person approves it, finds no 
     listed.items.map((i: { id: string }) => i.id),
     [proposed.refund.id],
   );
+  t.is(listed.items[0].claim_url, null);
   t.deepEqual((await callOk(client, 'list_payouts', { project_id: projectId })).items, []);
   // More than the invoice received is refused with the refund's own code.
   t.is(await callError(client, 'propose_refund', { project_id: projectId, invoice_id: invoiceId, amount: '5' }), 'refund_exceeds_received');

@@ -9,7 +9,7 @@
  */
 import test from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { CLI_APPROVER } from '../src/contract.js';
+import { cliApprover } from '../src/contract.js';
 import { type TestKernel, waitFor } from '@gw/kernel/testing';
 import { SANDBOX_PLUGINS } from '@gw/plugin-sandbox/testing';
 import { paidInvoice, scanOnce, signOffline, startBcoinTreasury } from '@gw/plugin-treasury/testing';
@@ -96,7 +96,11 @@ test.serial(
     const [payout] = (
       await cradle.payoutsItems.createPayouts(project.projectId, [{ address: await address(), coin: 'btc', amount: '0.003', reference: 'aff-1' }], partner)
     ).items;
-    for (const id of [refund.id, payout!.id]) await cradle.payoutsApprovals.approve(id, CLI_APPROVER, {});
+    const operatorId = (await cradle.tenancyProjects.get(project.projectId)).operator_id;
+    const admin = await cradle.tenancyUsers.invite({ email: 'books-admin@example.com', operator: operatorId, role: 'admin' }, CLI_ACTOR);
+    await cradle.db('tenancy_users').where('id', admin.id).update({ status: 'active' });
+    const approver = await cliApprover(cradle.tenancyUsers, admin.email);
+    for (const id of [refund.id, payout!.id]) await cradle.payoutsApprovals.approve(id, approver, {});
     const batch = await cradle.payoutsBatches.create(
       { projectId: project.projectId, chain: 'btc', network: 'regtest', coin: 'btc', source: { kind: 'received' } },
       CLI_ACTOR,

@@ -82,6 +82,14 @@ test('sandbox simulations walk a refund created → claimed → approved → sen
   const created = await c.call('POST', `/invoices/${inv.id}/refunds`, {});
   t.is(created.status, 201, JSON.stringify(created.body));
   const id = created.body.id;
+  // The signed answer carries the claim link; the webhook event (delivered to a URL, stored, retried) never does.
+  t.regex(created.body.claim_url, /\/refunds\/claim\//);
+  t.is((await c.call('GET', `/refunds/${id}`)).body.claim_url, created.body.claim_url);
+  const createdEvent = await gw.kernel.cradle.db('webhooks_events').where({ project_id: c.projectId, event_type: 'refund.created' }).first();
+  const createdData = JSON.parse(createdEvent.body).data;
+  t.is(createdData.refund.id, id);
+  t.is(createdData.refund.claim_url, null);
+  t.false(createdEvent.body.includes(created.body.claim_url.split('/').pop()), 'no trace of the claim token in the event');
   const sim = (what: string, body?: unknown) => c.call('POST', `/refunds/${id}/simulate-${what}`, body ?? {});
   t.is((await sim('send')).body.error_code, 'item_transition_invalid');
   const claimed = await sim('claim');
@@ -194,4 +202,30 @@ test('observer: an invalidated plan fails its sent items (their transaction went
     ['failed', plan, "the transaction's input was spent by another transaction"],
     ['approved', null, null],
   ]);
+});
+
+test('a sandbox reset purges the project’s refunds, payouts, approvals and policy in its transaction; a delete too', async (t) => {
+  const c = await sandboxClient(gw);
+  const { db, sandboxProjects, payoutsApprovals } = gw.kernel.cradle;
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
+  const refund = await c.call('POST', `/invoices/${inv.id}/refunds`, { amount: '0.1' });
+  t.is(refund.status, 201, JSON.stringify(refund.body));
+  const payout = await c.call('POST', '/payouts', { recipients: [{ address: inv.address, coin: 'eth', amount: '0.2', reference: 'reset-1' }] });
+  t.is(payout.status, 201, JSON.stringify(payout.body));
+  await payoutsApprovals.setPolicy(c.projectId, { dualApprovalAboveUsd: '10', claimProofAboveUsd: null }, CLI_ACTOR);
+  await db('payouts_approvals').insert({ item_id: payout.body.items[0].id, user_id: 'someone', created_at: new Date() });
+  const rows = async (table: string, column = 'project_id') => Number((await db(table).where(column, c.projectId).count({ n: '*' }))[0]!.n);
+  t.is(await rows('payouts_items'), 2);
+
+  await sandboxProjects.reset(c.projectId, CLI_ACTOR);
+  t.is(await rows('payouts_items'), 0, 'no refund or payout of the project is left');
+  t.is(await rows('payouts_policies'), 0);
+  t.is(Number((await db('payouts_approvals').where('item_id', payout.body.items[0].id).count({ n: '*' }))[0]!.n), 0);
+  const audit = await db('kernel_audit_log').where({ project_id: c.projectId, action: 'sandbox.reset' }).first();
+  t.like(audit.details, { refunds_and_payouts: 2 });
+  // The same reference is free again.
+  t.is((await c.call('POST', '/payouts', { recipients: [{ address: inv.address, coin: 'eth', amount: '0.2', reference: 'reset-1' }] })).status, 201);
+
+  await sandboxProjects.delete(c.projectId, CLI_ACTOR);
+  t.is(await rows('payouts_items'), 0, 'a deleted project leaves no payouts rows');
 });

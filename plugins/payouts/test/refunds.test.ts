@@ -1,7 +1,7 @@
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { CLI_APPROVER, dashboardApprover } from '../src/index.js';
+import { cliApprover, dashboardApprover } from '../src/index.js';
 import { refundAmount } from '../src/services/refund-amount.js';
 import { eventTypes, invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
 
@@ -12,6 +12,16 @@ test.before(async () => {
 test.after.always(async () => {
   await gw?.close();
 });
+
+/** An active administrator of the project's operator, approving at the CLI (`--as`). */
+async function activeAdmin(projectId: string) {
+  const { tenancyUsers, tenancyProjects } = gw.kernel.cradle;
+  const project = await tenancyProjects.get(projectId);
+  const email = `cli-admin-${Math.random().toString(36).slice(2)}@example.com`;
+  const user = await tenancyUsers.invite({ email, operator: project.operator_id, role: 'admin' }, CLI_ACTOR);
+  await gw.kernel.cradle.db('tenancy_users').where('id', user.id).update({ status: 'active' });
+  return cliApprover(tenancyUsers, email);
+}
 
 const refund = (c: Awaited<ReturnType<typeof sandboxClient>>, invoiceId: string, body: unknown = {}) => c.call('POST', `/invoices/${invoiceId}/refunds`, body);
 
@@ -112,10 +122,17 @@ test('claims: another network is claim_address_invalid, a mismatch is refused, a
   const mismatch = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: `${address}x` }));
   t.is((mismatch as any).code, 'claim_address_mismatch');
   const claimed = await claims.claim(token, { address, addressConfirmation: address });
-  t.like(claimed, { status: 'claimed', address, claim_url: null });
+  t.like(claimed, { status: 'claimed', address, claim_url: null, address_source: 'claim' });
+  t.is(view.item.address_source, null, 'no address, no source before the claim');
+  // The claim is audited in its transaction: the address, the claim page's channel, the anonymous holder of the link (never the token).
+  const audits = await gw.kernel.cradle.db('kernel_audit_log').where({ target: `refund:${claimed.id}`, action: 'refund.claim' });
+  t.is(audits.length, 1);
+  t.like(audits[0], { channel: 'claim_page', actor: 'claim-link-holder', project_id: claimed.project_id });
+  t.is(audits[0].details.address, address);
+  t.false(JSON.stringify(audits[0]).includes(token));
   const second = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: address }));
   t.is((second as any).code, 'claim_already_made');
-  const approved = await gw.kernel.cradle.payoutsApprovals.approve(claimed.id, CLI_APPROVER, {});
+  const approved = await gw.kernel.cradle.payoutsApprovals.approve(claimed.id, await activeAdmin(c.projectId), {});
   t.is(approved.status, 'approved');
   const closed = await t.throwsAsync(claims.claim(token, { address, addressConfirmation: address }));
   t.is((closed as any).code, 'claim_closed');
@@ -155,7 +172,20 @@ test('approval: members, API keys and MCP are approval_forbidden; above the poli
   t.is(once.approvals.length, 1);
   const twice = await t.throwsAsync(payoutsApprovals.approve(payout.id, admin1, {}));
   t.is((twice as any).code, 'approval_already_given');
-  const done = await payoutsApprovals.approve(payout.id, admin2, {});
+  // The same person at the CLI (`--as`) is the same approver.
+  const admin1User = await tenancyUsers.find(admin1.actor.slice('user:'.length));
+  const sameAtCli = await t.throwsAsync(payoutsApprovals.approve(payout.id, await cliApprover(tenancyUsers, admin1User!.email), {}));
+  t.is((sameAtCli as any).code, 'approval_already_given');
+  // The CLI names an active administrator, never a member.
+  const memberUser = await tenancyUsers.find(member.actor.slice('user:'.length));
+  t.is(((await t.throwsAsync(cliApprover(tenancyUsers, memberUser!.email))) as any).code, 'approval_forbidden');
+  // An approval counts only while its administrator still is one: admin1 demoted, admin2's is then the only one.
+  await tenancyUsers.setRole(admin1User!.id, 'member', CLI_ACTOR);
+  const notYet = await payoutsApprovals.approve(payout.id, admin2, {});
+  t.like(notYet, { status: 'pending_approval' });
+  await tenancyUsers.setRole(admin1User!.id, 'admin', CLI_ACTOR);
+  const admin3 = await invite('admin');
+  const done = await payoutsApprovals.approve(payout.id, admin3, {});
   t.is(done.status, 'approved');
   t.deepEqual(await eventTypes(gw, c.projectId, 'payout.'), ['payout.created', 'payout.approved']);
   // A partner can no longer cancel it; an administrator can.
@@ -184,4 +214,43 @@ test('concurrent refunds under one Idempotency-Key for all that was received: th
   const answers = await Promise.all([send(), send(), send()]);
   t.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 201], JSON.stringify(answers.map((a) => a.body)));
   t.is(new Set(answers.map((a) => a.body.id)).size, 1);
+});
+
+test('metadata is capped at 16 KB per refund and per payout recipient, as for invoices: 400 validation_error, nothing written', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
+  const big = { note: 'x'.repeat(16_400) };
+  const refused = await refund(c, inv.id, { amount: '0.1', metadata: big });
+  t.is(refused.status, 400, JSON.stringify(refused.body));
+  t.like(refused.body, { error_code: 'validation_error', details: { field: 'metadata' } });
+  t.is((await c.call('GET', `/invoices/${inv.id}/refunds`)).body.items.length, 0);
+  t.is((await refund(c, inv.id, { amount: '0.1', metadata: { note: 'x'.repeat(16_000) } })).status, 201);
+  const recipients = [
+    { address: inv.address, coin: 'eth', amount: '0.1', reference: 'meta-1' },
+    { address: inv.address, coin: 'eth', amount: '0.1', reference: 'meta-2', metadata: big },
+  ];
+  const payouts = await c.call('POST', '/payouts', { recipients });
+  t.is(payouts.status, 400, JSON.stringify(payouts.body));
+  t.like(payouts.body, { error_code: 'validation_error', details: { field: 'metadata', index: 1 } });
+  t.is((await c.call('GET', '/payouts')).body.items.length, 0);
+});
+
+test('thresholds value a refund at today’s quote, not the payment’s rate; an unknown value requires a proof and two approvals', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
+  // The coin was worth 1 USD when the invoice was priced; today's quote is the fixed 3200.5.
+  await gw.kernel.cradle
+    .db('invoices_invoices')
+    .where({ id: inv.id })
+    .update({ rate_snapshot: { ...inv.rate_snapshot, rate: '1' } });
+  await gw.kernel.cradle.payoutsApprovals.setPolicy(c.projectId, { dualApprovalAboveUsd: '100', claimProofAboveUsd: '100' }, CLI_ACTOR);
+  const created = await refund(c, inv.id, { amount: '0.1' });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  // 0.1 ETH: 0.10 USD at the payment's rate, 320.05 USD today.
+  t.like(created.body, { claim_requires_proof: true, approvals_required: 2 });
+  const policies = gw.kernel.cradle.payoutsPolicies;
+  const policy = { dualApprovalAboveUsd: '100', claimProofAboveUsd: '100' };
+  t.true(policies.claimNeedsProof(policy, null), 'an unknown value needs a proof');
+  t.false(policies.claimNeedsProof(policy, '99.99'));
+  t.is(policies.approvalsRequired(policy, null), 2);
 });

@@ -28,5 +28,6 @@ declare module '@gw/kernel' {
 export const SANDBOX_EXPORTS: readonly ServiceName[] = [];
 
 export type { SimulationInput } from './services/simulator.js';
+export { SANDBOX_PROJECT_PURGERS, type ProjectPurger } from './project-purgers.js';
 
 export { SIMULATION_RULES, SIMULATIONS, simulationApplies, TERMINAL_EVENT_TYPES, type Simulation } from './simulations.js';

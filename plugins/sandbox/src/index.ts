@@ -45,6 +45,7 @@ export const sandboxPlugin = definePlugin({
         'addressPoolReplenisher',
         'invoicesService',
         'webhooksEventLog',
+        'extensions',
       ],
       (deps) => new SandboxProjects(deps),
     ),

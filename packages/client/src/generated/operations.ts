@@ -785,6 +785,7 @@ type GetInvoicesByInvoiceIdRefunds200ItemsItem = {
   rate_rule: ("coin_amount" | "fiat_at_payment" | "fiat_now") | null;
   spread_percent: string | null;
   address: string | null;
+  address_source: ("claim" | "partner") | null;
   reference: string | null;
   reason: string | null;
   metadata: {

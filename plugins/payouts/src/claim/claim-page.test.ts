@@ -22,6 +22,7 @@ const ITEM: ItemView = {
   reference: null,
   reason: null,
   metadata: null,
+  address_source: null,
   claim_url: 'http://127.0.0.1/refunds/claim/abc',
   claim_requires_proof: false,
   approvals: [],

@@ -25,6 +25,7 @@ import {
   type ItemStatus,
   type ItemView,
 } from '../contract.js';
+import { addressSourceText } from '../address-source.js';
 import { payoutsErrors } from '../errors.js';
 import { MoneyOut, type MoneyBooks } from '../money-out.js';
 import { moneyOutRange, thisMonth } from '../money-out-range.js';
@@ -70,7 +71,9 @@ function itemRow(req: DashboardRequest<Services>, item: ItemView): (SafeHtml | s
     itemBadge(item.status),
     html`${item.amount} <span class="unit">${item.coin}</span>`,
     item.amount_usd ?? '—',
-    item.address ? html`<code class="wrap">${item.address}</code>` : html`<span class="note">not claimed yet</span>`,
+    item.address
+      ? html`<code class="wrap">${item.address}</code> <span class="note">${addressSourceText(item)}</span>`
+      : html`<span class="note">not claimed yet</span>`,
     item.object === 'refund' ? (item.invoice_id ?? '—') : (item.reference ?? '—'),
     approvalsOf(item),
     item.plan_id ? html`<a href="${planHref(req.services, item.chain, item.plan_id)}"><code>${item.plan_id}</code></a>` : '—',
@@ -221,6 +224,7 @@ ${booksTables(books, period)}
 <dt>Amount</dt><dd>${item.amount} ${item.coin} (${item.amount_units} base units) on ${item.chain} ${item.network}</dd>
 <dt>USD</dt><dd>${item.amount_usd ?? '—'}${item.rate ? ` at ${item.rate} USD per ${item.coin}` : ''}${item.rate_rule ? ` (${item.rate_rule}${item.spread_percent ? `, spread ${item.spread_percent} %` : ''})` : ''}</dd>
 <dt>Address</dt><dd>${item.address ? html`<code class="wrap">${item.address}</code>` : 'not claimed yet'}</dd>
+${item.address ? html`<dt>Address from</dt><dd>${addressSourceText(item)}</dd>` : null}
 ${item.invoice_id ? html`<dt>Invoice</dt><dd><a href="/dashboard/projects/${item.project_id}/invoices/${item.invoice_id}"><code>${item.invoice_id}</code></a></dd>` : null}
 <dt>Reference</dt><dd>${item.reference ?? '—'}</dd><dt>Reason</dt><dd>${item.reason ?? '—'}</dd>
 <dt>Approvals</dt><dd>${approvalsOf(item)}${item.approvals.map((a) => html` · ${a.user_id} ${when(a.at_iso)}`)}</dd>

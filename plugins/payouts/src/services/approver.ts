@@ -1,21 +1,26 @@
 import { type Actor, CLI_ACTOR } from '@gw/kernel';
-import type { UserService } from '@gw/plugin-tenancy/contract';
+import type { UserService, UserView } from '@gw/plugin-tenancy/contract';
 import { payoutsErrors } from '../errors.js';
 
 /** The actor of an approval: a person, never a credential. */
 export type ApproverActor = Actor & { readonly kind: 'user' };
 
+/** Whether a user may approve now: an administrator whose account is active. */
+export function isActiveAdmin(user: Pick<UserView, 'role' | 'status'> | undefined): boolean {
+  return user !== undefined && user.role === 'admin' && user.status === 'active';
+}
+
 /**
- * The approver's id when `actor` is an administrator: a dashboard user (`user:<id>`, channel
- * `dashboard`) whose role is `admin` and who is active, or the operator at the CLI (`cli`). Anything
- * else (members, API keys, PATs, OAuth, MCP) is 403 `approval_forbidden`.
+ * The approver's user id when `actor` is an active administrator (`user:<id>`) at the dashboard or
+ * the operator CLI (`--as <email>`): the same person counts once whichever way they approve.
+ * Anything else (members, API keys, PATs, OAuth, MCP, the CLI without a named user) is 403
+ * `approval_forbidden`.
  */
 export async function approverId(actor: Actor & { readonly kind?: string }, users: UserService): Promise<string> {
   if (actor.kind !== 'user') throw payoutsErrors.approval_forbidden();
-  if (actor.channel === 'cli' && actor.actor === CLI_ACTOR.actor) return 'cli';
-  if (actor.channel === 'dashboard' && actor.actor.startsWith('user:')) {
+  if ((actor.channel === 'dashboard' || actor.channel === 'cli') && actor.actor.startsWith('user:')) {
     const user = await users.find(actor.actor.slice('user:'.length));
-    if (user && user.role === 'admin' && user.status === 'active') return user.id;
+    if (isActiveAdmin(user)) return user!.id;
   }
   throw payoutsErrors.approval_forbidden();
 }
@@ -25,5 +30,14 @@ export function dashboardApprover(actor: Actor): ApproverActor {
   return { ...actor, kind: 'user' };
 }
 
-/** The operator CLI's approval actor. */
-export const CLI_APPROVER: ApproverActor = { ...CLI_ACTOR, kind: 'user' };
+/**
+ * The operator CLI's approval actor: the active administrator named by `--as <email or id>`,
+ * recorded as that user (channel `cli`); 403 `approval_forbidden` for anyone else.
+ */
+export async function cliApprover(users: UserService, who: string): Promise<ApproverActor> {
+  const user = await users.find(who.trim());
+  if (!isActiveAdmin(user)) {
+    throw payoutsErrors.approval_forbidden({ message: `--as must name an active administrator (${who} is not one).`, details: { as: who } });
+  }
+  return { actor: `user:${user!.id}`, channel: CLI_ACTOR.channel, kind: 'user' };
+}

@@ -19,6 +19,15 @@ import { Item } from '../models/item.js';
 import { usdOf } from './money.js';
 import { publicBaseUrl } from './public-base-url.js';
 
+/**
+ * The view without its claim link (`claim_url: null`): what webhook events, MCP answers and audit
+ * entries carry. The link lets whoever holds it choose where the payer's money goes; only the
+ * signed API answers (the partner's own channel) and the checkout page's panel show it.
+ */
+export function withoutClaimUrl(view: ItemView): ItemView {
+  return view.claim_url === null ? view : { ...view, claim_url: null };
+}
+
 /** The path of the payer's claim page below `{base_url}`. */
 export const CLAIM_PATH = '/refunds/claim';
 
@@ -123,6 +132,8 @@ export class ItemStore {
       rate_rule: item.rate_rule,
       spread_percent: item.spread_percent,
       address: item.address,
+      // A refund created with a claim link got its address from the claim page; any other address came with the create request.
+      address_source: item.address === null ? null : item.kind === 'refund' && item.claim_token_hash !== null ? 'claim' : 'partner',
       reference: item.reference,
       reason: item.reason,
       metadata: item.metadata,
@@ -161,7 +172,8 @@ export class ItemStore {
 
   /** Emits `<kind>.<suffix>` for the item as it now is. */
   async emit(trx: Knex.Transaction, item: Item, suffix: string, previous: ItemStatus | null): Promise<void> {
-    const view = await this.viewOf(trx, item);
+    // The claim link is a bearer capability for the payer's money: events (delivered to URLs, stored, retried) never carry it.
+    const view = withoutClaimUrl(await this.viewOf(trx, item));
     // A refund's events go where its invoice's do (its callback_url, else the project's default).
     const callbackUrl = item.invoice_id === null ? null : (await this.deps.invoicesService.get(item.project_id, item.invoice_id, trx)).callback_url;
     await this.deps.invoiceEvents.emit(trx, [

@@ -6,7 +6,7 @@ import { payoutsErrors } from '../errors.js';
 import { ADMIN_CANCELLABLE_STATUSES, APPROVABLE_STATUSES, type ItemKind } from '../item-status.js';
 import { Approval } from '../models/approval.js';
 import { Item } from '../models/item.js';
-import { approverId, type ApproverActor } from './approver.js';
+import { approverId, type ApproverActor, isActiveAdmin } from './approver.js';
 import { itemAudit } from './audit.js';
 import type { ItemStore } from './item-store.js';
 import type { Policies } from './policies.js';
@@ -34,7 +34,7 @@ export class PayoutApprovalsService implements PayoutApprovals {
         const item = await this.scoped(trx, itemId, scope);
         if (!APPROVABLE_STATUSES.includes(item.status)) throw payoutsErrors.item_not_approvable({ details: { status: item.status } });
         await Approval.query(trx).insert({ item_id: item.id, user_id: userId, created_at: new Date() });
-        const given = await Approval.query(trx).where('item_id', item.id).resultSize();
+        const given = await this.countingApprovals(trx, item.id);
         await this.deps.audit.record(itemAudit(actor, 'approve', item, { approvals: given, approvals_required: item.approvals_required }), trx);
         const now = given >= item.approvals_required ? await store.move(trx, item, 'approved') : item;
         return store.viewOf(trx, now);
@@ -76,6 +76,13 @@ export class PayoutApprovalsService implements PayoutApprovals {
       }
     }
     return this.deps.payoutsPolicies.set(projectId, policy, actor);
+  }
+
+  /** The item's approvals that count now: by users who are still active administrators (not since demoted or disabled). */
+  private async countingApprovals(trx: Knex.Transaction, itemId: string): Promise<number> {
+    const approvals = await Approval.query(trx).where('item_id', itemId);
+    const users = await Promise.all(approvals.map((a) => this.deps.tenancyUsers.find(a.user_id)));
+    return users.filter(isActiveAdmin).length;
   }
 
   /** The item, locked, when the scope reaches its project; 404 otherwise. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   type Actor,
+  AppError,
   type AuditLog,
   type ChainAdapter,
   type ChainRegistry,
@@ -17,7 +18,7 @@ import {
   isUniqueViolation,
   type JobQueue,
 } from '@gw/kernel';
-import type { InvoiceService } from '@gw/plugin-invoices/contract';
+import { checkMetadataSize, type InvoiceService } from '@gw/plugin-invoices/contract';
 import { isRateUnavailable, type RateService } from '@gw/plugin-rates/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
@@ -79,6 +80,7 @@ export class PayoutItemsService implements PayoutItems {
     if (input.spreadPercent !== undefined && !SPREAD.test(input.spreadPercent)) {
       throw coreErrors.validation_error({ message: 'spread_percent must be a decimal below 100 with at most 2 places.', details: { field: 'spread_percent' } });
     }
+    checkMetadataSize(input.metadata);
     const { idempotencyKey, ...request } = input;
     const requestDigest = digest({ ...request, rateRule });
     if (idempotencyKey !== undefined) {
@@ -104,6 +106,10 @@ export class PayoutItemsService implements PayoutItems {
       }
     };
     const policy = await this.deps.payoutsPolicies.get(input.projectId);
+    // The thresholds (claim proof, dual approval) value the refund at today's quote: the payment's rate
+    // may be far below what the coin is worth now. Only without a quote the payment's; without either
+    // the value is unknown and the stricter rule holds.
+    const valueRate = (await this.rateOrNull(invoice.coin)) ?? invoice.rate_snapshot?.rate ?? null;
     try {
       return await db.transaction(async (trx) => {
         // Refunds of one invoice are summed and written one at a time.
@@ -130,7 +136,7 @@ export class PayoutItemsService implements PayoutItems {
           },
           nowRate,
         );
-        const usd = amount.rate === null ? null : usdOf(amount.units, coin.decimals, amount.rate);
+        const usd = valueRate === null ? null : usdOf(amount.units, coin.decimals, valueRate);
         const id = newId();
         const claim = address === undefined ? store.newClaimToken(id) : undefined;
         const now = new Date();
@@ -207,6 +213,12 @@ export class PayoutItemsService implements PayoutItems {
         throw coreErrors.validation_error({ message: 'Each recipient needs its own reference.', details: { field: 'recipients', index } });
       }
       references.add(recipient.reference);
+      try {
+        checkMetadataSize(recipient.metadata);
+      } catch (error) {
+        if (error instanceof AppError) throw coreErrors.validation_error({ message: error.message, details: { field: 'metadata', index } });
+        throw error;
+      }
       const { adapter, coin } = this.coinOf(recipient.coin, project.kind, index);
       const address = recipient.address.trim();
       if (!adapter.isValidAddress(address, networkKindOf(project.kind))) {

@@ -44,15 +44,21 @@ export class Policies {
     return this.get(projectId);
   }
 
-  /** Approvals an item of `usd` needs: two above the dual-approval threshold (or when its value is unknown under one), else one. */
+  /**
+   * Approvals an item of `usd` (valued at today's quote, else its payment's rate) needs: two above the
+   * dual-approval threshold (or when its value is unknown under one), else one.
+   */
   approvalsRequired(policy: ApprovalPolicy, usd: string | null): number {
     if (policy.dualApprovalAboveUsd === null) return 1;
     return usd === null || decimalAbove(usd, policy.dualApprovalAboveUsd) ? 2 : 1;
   }
 
-  /** Whether a claim of `usd` must carry a signature by the address (an unknown value does not). */
+  /**
+   * Whether a claim of `usd` (the item valued at today's quote, else its payment's rate) must carry a
+   * signature by the address. An unknown value must: it may be above the threshold.
+   */
   claimNeedsProof(policy: ApprovalPolicy, usd: string | null): boolean {
     const threshold = policy.claimProofAboveUsd ?? this.deps.payoutsConfig.claimProofAboveUsd ?? DEFAULT_CLAIM_PROOF_ABOVE_USD;
-    return usd !== null && decimalAbove(usd, threshold);
+    return usd === null || decimalAbove(usd, threshold);
   }
 }

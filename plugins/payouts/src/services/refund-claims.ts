@@ -1,12 +1,16 @@
-import { type ChainRegistry, hashToken, networkKindOf } from '@gw/kernel';
+import { type Actor, type AuditLog, type ChainRegistry, hashToken, networkKindOf } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { ClaimInput, ClaimView, ItemView, RefundClaims } from '../contract.js';
 import { payoutsErrors } from '../errors.js';
 import { Item } from '../models/item.js';
+import { itemAudit } from './audit.js';
 import { claimProofMessage } from './claim-message.js';
 import type { ItemStore } from './item-store.js';
+
+/** Who claims: whoever holds the claim link, without an account (the link itself is never recorded). */
+export const CLAIM_ACTOR: Actor = { actor: 'claim-link-holder', channel: 'claim_page' };
 
 /**
  * The payer's side of a refund: read and claim by the token of the claim link, without an account.
@@ -17,7 +21,14 @@ import type { ItemStore } from './item-store.js';
  */
 export class RefundClaimsService implements RefundClaims {
   constructor(
-    private readonly deps: { db: Knex; chains: ChainRegistry; tenancyProjects: ProjectService; invoicesService: InvoiceService; payoutsStore: ItemStore },
+    private readonly deps: {
+      db: Knex;
+      audit: AuditLog;
+      chains: ChainRegistry;
+      tenancyProjects: ProjectService;
+      invoicesService: InvoiceService;
+      payoutsStore: ItemStore;
+    },
   ) {}
 
   async byToken(token: string): Promise<ClaimView> {
@@ -56,6 +67,7 @@ export class RefundClaimsService implements RefundClaims {
           throw payoutsErrors.claim_proof_invalid({ details: { message } });
       }
       const moved = await store.move(trx, item, 'claimed', { address, proof_message: message, proof_signature: signature ?? null });
+      await this.deps.audit.record(itemAudit(CLAIM_ACTOR, 'claim', item, { address, proof: signature !== undefined }), trx);
       return store.viewOf(trx, moved);
     });
   }

@@ -1,4 +1,4 @@
-import { sql, sqlQuery, type Actor, type AuditLog, type ChainId, type ChainRegistry } from '@gw/kernel';
+import { sql, sqlQuery, type Actor, type AuditLog, type ChainId, type ChainRegistry, type Extensions } from '@gw/kernel';
 import type { AddressPoolService, PoolReplenisher } from '@gw/plugin-address-pool/contract';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ApiKeyService, IssuedSecret, PatService, ProjectService, ProjectView } from '@gw/plugin-tenancy/contract';
@@ -7,6 +7,7 @@ import type { EventLog } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { sandboxErrors } from '../errors.js';
+import { SANDBOX_PROJECT_PURGERS } from '../project-purgers.js';
 
 /** A sandbox wallet listing entry (spec 2.6). */
 export interface SandboxWallet {
@@ -47,6 +48,7 @@ export class SandboxProjects {
       addressPoolReplenisher: PoolReplenisher;
       invoicesService: InvoiceService;
       webhooksEventLog: EventLog;
+      extensions: Extensions;
     },
   ) {}
 
@@ -96,18 +98,20 @@ export class SandboxProjects {
   }
 
   /**
-   * Purges the project's invoices (and their transactions), webhook events (and attempts) and
-   * address pool in one transaction, then derives fresh pools. The shell, API key, bindings and
+   * Purges the project's invoices (and their transactions), webhook events (and attempts), address
+   * pool and what other plugins hold of it (`SANDBOX_PROJECT_PURGERS`: refunds and payouts, ...) in
+   * one transaction, then derives fresh pools. The shell, API key, bindings and
    * PAT stay. Any failure rolls everything back: 500 `sandbox_reset_failed`.
    */
   async reset(projectId: string, actor: Actor): Promise<{ status: 'reset' }> {
     try {
       await this.deps.db.transaction(async (trx) => {
+        const contributed = await this.purgeContributed(trx, projectId);
         const invoices = await this.deps.invoicesService.purgeProject(trx, projectId);
         const events = await this.deps.webhooksEventLog.purgeProject(trx, projectId);
         const addresses = await this.deps.addressPoolService.purgeProject(trx, projectId);
         await this.deps.audit.record(
-          { ...actor, action: 'sandbox.reset', projectId, target: `project:${projectId}`, details: { invoices, events, addresses } },
+          { ...actor, action: 'sandbox.reset', projectId, target: `project:${projectId}`, details: { invoices, events, addresses, ...contributed } },
           trx,
         );
       });
@@ -119,10 +123,16 @@ export class SandboxProjects {
     return { status: 'reset' };
   }
 
-  /** Deletes the project and everything of it, keys and PAT included. 500 `sandbox_delete_failed` on failure. */
+  /**
+   * Deletes the project and everything of it, keys and PAT included, and what other plugins hold of
+   * it (`SANDBOX_PROJECT_PURGERS`) in the same transaction. 500 `sandbox_delete_failed` on failure.
+   */
   async delete(projectId: string, actor: Actor): Promise<{ status: 'deleted' }> {
     try {
-      await this.deps.tenancyProjects.delete(projectId, actor);
+      await this.deps.db.transaction(async (trx) => {
+        await this.purgeContributed(trx, projectId);
+        await this.deps.tenancyProjects.delete(projectId, actor, trx);
+      });
     } catch (error) {
       this.deps.logger.error({ err: error, projectId }, 'sandbox delete failed');
       throw sandboxErrors.sandbox_delete_failed({ cause: error });
@@ -131,6 +141,13 @@ export class SandboxProjects {
   }
 
   /** Derives the project's pools now, so the first invoice need not wait for the replenisher job. */
+  /** Every contributed purger's rows of the project, by the purger's name (the reset's audit details). */
+  private async purgeContributed(trx: Knex.Transaction, projectId: string): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const { item } of this.deps.extensions.of(SANDBOX_PROJECT_PURGERS)) counts[item.name] = await item.purge(trx, projectId);
+    return counts;
+  }
+
   private async fillPools(projectId: string): Promise<void> {
     try {
       await this.deps.addressPoolReplenisher.replenish({ projectId });
