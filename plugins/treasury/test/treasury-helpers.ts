@@ -31,45 +31,55 @@ export function treasuryApi(gw: () => TestKernel, token: () => string): Api {
   };
 }
 
+/** A bcoin regtest node with mature coins and segwit active. */
+export async function startMatureBcoin(): Promise<Bcoin> {
+  const node = await Bcoin.start();
+  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
+  await node.mine(440);
+  return node;
+}
+
 /**
- * A bcoin regtest node with mature coins and segwit active, and a gateway of `plugins` plus the
- * watchers and the treasury watching it as btc/regtest (scans and the treasury's jobs driven by
- * the test; a configured fee rate, since bcoin estimates nothing on regtest).
+ * The configuration watching `node` as btc/regtest from its next block with the watchers and the
+ * treasury (scans and the treasury's jobs driven by the test; a configured fee rate, since bcoin
+ * estimates nothing on regtest) and a pool of `poolSize` addresses a project.
  */
+export async function bcoinTreasuryConfig(node: Bcoin, options: { poolSize: number; feeRate: bigint }): Promise<Record<string, unknown>> {
+  return {
+    'chains.testNetworks': { btc: 'regtest' },
+    'plugins.rates.providers': ['fixed'],
+    'plugins.rates.fixed': FIXED_RATES,
+    'plugins.watchers.chains': {
+      btc: {
+        regtest: {
+          providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
+          startHeight: (await node.height()) + 1,
+        },
+      },
+    },
+    'plugins.address-pool.targetFree': options.poolSize,
+    'plugins.address-pool.hardCap': options.poolSize,
+    'plugins.watchers.scanIntervalSeconds': 3600,
+    ...FAST_RETRIES,
+    'plugins.treasury.networks': { btc: { regtest: { feeRate: String(options.feeRate), feeCeiling: '50' } } },
+    'plugins.treasury.trackCron': '0 0 1 1 *',
+    'plugins.treasury.reconcileCron': '0 0 1 1 *',
+  };
+}
+
+/** {@link startMatureBcoin} and a gateway of `plugins` plus the watchers and the treasury, configured by {@link bcoinTreasuryConfig}. */
 export async function startBcoinTreasury(options: {
   plugins: readonly AnyPlugin[];
   poolSize: number;
   feeRate: bigint;
   config?: Record<string, unknown>;
 }): Promise<{ node: Bcoin; gw: TestKernel }> {
-  const node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  const node = await startMatureBcoin();
   const gw = await startTestKernel({
     plugins: [...options.plugins, watchersPlugin, treasuryPlugin],
     chains: ALL_CHAINS,
     role: 'all',
-    config: {
-      'chains.testNetworks': { btc: 'regtest' },
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        btc: {
-          regtest: {
-            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
-            startHeight: (await node.height()) + 1,
-          },
-        },
-      },
-      'plugins.address-pool.targetFree': options.poolSize,
-      'plugins.address-pool.hardCap': options.poolSize,
-      'plugins.watchers.scanIntervalSeconds': 3600,
-      ...FAST_RETRIES,
-      'plugins.treasury.networks': { btc: { regtest: { feeRate: String(options.feeRate), feeCeiling: '50' } } },
-      'plugins.treasury.trackCron': '0 0 1 1 *',
-      'plugins.treasury.reconcileCron': '0 0 1 1 *',
-      ...options.config,
-    },
+    config: { ...(await bcoinTreasuryConfig(node, options)), ...options.config },
   });
   return { node, gw };
 }
