@@ -8,9 +8,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AnyPlugin } from '@gw/kernel';
+import { type AnyPlugin, CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
 
@@ -29,6 +29,14 @@ export function treasuryApi(gw: () => TestKernel, token: () => string): Api {
     if (problems.length > 0) throw new Error(`${method} ${path}: ${problems.join('; ')}`);
     return answer;
   };
+}
+
+/** An operator named `operator`, a testnet project of its with `chain`'s pools filled, and a token of the operator with treasury:read and treasury:write. */
+export async function treasuryOperator(gw: TestKernel, operator: string, chain: string): Promise<{ operatorId: string; project: TestProject; token: string }> {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(operator, CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, [chain as ChainId], 'testnet');
+  const token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  return { operatorId, project, token };
 }
 
 /** A bcoin regtest node with mature coins and segwit active. */
