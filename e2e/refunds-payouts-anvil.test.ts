@@ -12,12 +12,12 @@
 import test from 'ava';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { chains as shippedChains, plugins } from '@gw/app-gateway';
-import { CLI_ACTOR, defineChain, type ChainId } from '@gw/kernel';
+import { CLI_ACTOR, defineChain } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
-import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, TREASURY_TEST_MNEMONIC, type TestProject } from '@gw/testing';
+import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, Receiver, TREASURY_TEST_MNEMONIC, type TestProject } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
+import { signOffline, treasuryApi, treasuryOperator } from '@gw/plugin-treasury/testing';
 
 const FUNDING_PATH = "m/44'/60'/2'/0/0";
 const USDC = 10n ** 6n;
@@ -59,9 +59,8 @@ test.before(async () => {
   const chains = [...shippedChains.filter((c) => c.definition.id !== 'eth'), defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })];
   gw = await startTestKernel({ plugins, chains, role: 'all', config });
   cli = cliRunner({ plugins, chains, databaseUrl: () => gw.database.url, overrides: () => config });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('payouts-anvil', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['eth' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  let operatorId: string;
+  ({ operatorId, project, token } = await treasuryOperator(gw, 'payouts-anvil', 'eth'));
   // The CLI approves as a named active administrator (`--as`).
   const admin = await gw.kernel.cradle.tenancyUsers.invite({ email: ADMIN, role: 'admin', operator: operatorId }, CLI_ACTOR);
   await gw.kernel.cradle.db('tenancy_users').where('id', admin.id).update({ status: 'active' });

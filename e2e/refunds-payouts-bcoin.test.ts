@@ -22,9 +22,9 @@ import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { MailSink } from '@gw/plugin-oauth/testing';
-import { Bcoin, CHROMIUM, cliRunner, FAST_RETRIES, FIXED_RATES, projectWithPools, Receiver, type TestProject } from '@gw/testing';
+import { type Bcoin, CHROMIUM, cliRunner, projectWithPools, Receiver, type TestProject } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
-import { scanOnce, signOffline, treasuryApi } from '@gw/plugin-treasury/testing';
+import { bcoinTreasuryConfig, scanOnce, signOffline, startMatureBcoin, treasuryApi } from '@gw/plugin-treasury/testing';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const FEE_RATE = 2n;
@@ -42,30 +42,11 @@ let config: Record<string, unknown>;
 let cli: ReturnType<typeof cliRunner>;
 
 test.before(async () => {
-  node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  node = await startMatureBcoin();
   sink = await MailSink.start();
   receiver = await Receiver.start();
   config = {
-    'chains.testNetworks': { btc: 'regtest' },
-    'plugins.rates.providers': ['fixed'],
-    'plugins.rates.fixed': FIXED_RATES,
-    'plugins.watchers.chains': {
-      btc: {
-        regtest: {
-          providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
-          startHeight: (await node.height()) + 1,
-        },
-      },
-    },
-    'plugins.address-pool.targetFree': 10,
-    'plugins.address-pool.hardCap': 10,
-    'plugins.watchers.scanIntervalSeconds': 3600,
-    ...FAST_RETRIES,
-    'plugins.treasury.networks': { btc: { regtest: { feeRate: String(FEE_RATE), feeCeiling: '50' } } },
-    'plugins.treasury.trackCron': '0 0 1 1 *',
-    'plugins.treasury.reconcileCron': '0 0 1 1 *',
+    ...(await bcoinTreasuryConfig(node, { poolSize: 10, feeRate: FEE_RATE })),
     'plugins.webhooks.allowPrivateTargets': true,
     'plugins.oauth.smtp.url': sink.url,
     'plugins.oauth.emailCode.sendsPerHourPerIp': 1000,

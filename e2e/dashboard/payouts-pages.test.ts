@@ -1,10 +1,10 @@
 import test from 'ava';
 import { chromium } from 'playwright-core';
 import type { TestKernel } from '@gw/kernel/testing';
-import { signedFetch } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
 import { treasuryPlugin } from '@gw/plugin-treasury';
 import { payoutsPlugin } from '@gw/plugin-payouts';
+import { overpaidSandboxInvoice } from '@gw/plugin-payouts/testing';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { checkoutPlugin } from '@gw/plugin-checkout';
@@ -40,14 +40,7 @@ test.before(async () => {
   operator = (await gw.kernel.cradle.tenancyOperators.create('payouts-ops', CLI_ACTOR)).id;
   const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: 'shop', operator }, CLI_ACTOR);
   projectId = sandbox.project.id;
-  const call = (path: string, body?: unknown) =>
-    signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret: sandbox.api_key.api_secret, method: 'POST', ...(body === undefined ? {} : { body }) });
-  const created = await call('/invoices', { external_id: 'order-1', coin: 'btc', amount_crypto: '0.001' });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  invoiceId = created.body.id;
-  if ((await call(`/invoices/${invoiceId}/simulate-detect`)).status !== 200) throw new Error('detect');
-  const overpaid = await call(`/invoices/${invoiceId}/simulate-overpaid`, { multiplier: 1.5 });
-  if (overpaid.status !== 200) throw new Error(JSON.stringify(overpaid.body));
+  invoiceId = await overpaidSandboxInvoice(gw, projectId, sandbox.api_key.api_secret);
   const partner = { actor: 'api_key:test', channel: 'rest' as const };
   refundId = (await gw.kernel.cradle.payoutsItems.createRefund({ projectId, invoiceId, amount: '0.0001', address: TESTNET_ADDRESS, reason: SCRIPT }, partner))
     .item.id;

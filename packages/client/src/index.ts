@@ -9,39 +9,8 @@ export { GatewayClient, isIdempotent, type GatewayClientOptions, type PageItem }
 export { GatewayConnectionError, GatewayError, WebhookVerificationError, type ErrorBody } from './errors.js';
 export { signRequest, signingString, signingTarget, type SignRequestInput, type SignedHeaders } from './signing.js';
 export { parseRetryAfter, type TransportOptions } from './transport.js';
-export {
-  DEFAULT_TOLERANCE_SECONDS,
-  DELIVERY_ATTEMPT_HEADER,
-  EVENT_ID_HEADER,
-  EVENT_TYPE_HEADER,
-  SIGNATURE_HEADER,
-  WEBHOOK_EVENT_TYPES,
-  REFUND_EVENT_TYPES,
-  PAYOUT_EVENT_TYPES,
-  GATEWAY_EVENT_TYPES,
-  isMoneyOutEventType,
-  WEBHOOK_USER_AGENT,
-  constructWebhookEvent,
-  parseSignatureHeader,
-  signWebhook,
-  verifyWebhook,
-  type VerifyWebhookInput,
-  type WebhookEnvelope,
-  type GatewayEventType,
-  type InvoiceWebhookEnvelope,
-  type MoneyOutEventData,
-  type MoneyOutEventType,
-  type PayoutEventData,
-  type PayoutEventType,
-  type PayoutWebhookEnvelope,
-  type RefundEventData,
-  type RefundEventType,
-  type RefundWebhookEnvelope,
-  type WebhookEventData,
-  type WebhookEventType,
-  type WebhookVerifyFailure,
-  type WebhookVerifyResult,
-} from './webhooks.js';
+/** Webhook verification and the wire contract's names (header names, event types, envelopes). */
+export * from './webhooks.js';
 export {
   MONEY_OUT_STATUSES,
   PAYOUT_SIMULATIONS,

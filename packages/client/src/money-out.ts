@@ -1,58 +1,30 @@
 /**
  * Refunds and payouts (issue 37): the types of their REST resources and the calls of the
- * `refunds`, `payouts` and sandbox resources of {@link GatewayClient}. Written against the shapes of
- * the issue's design (`ItemView` of the payouts plugin); the gateway's OpenAPI document describes
- * the same routes.
+ * `refunds`, `payouts` and sandbox resources of {@link GatewayClient}. The shapes are the generated
+ * ones of the gateway's OpenAPI document.
  */
+import type { OperationBody, OperationQuery, OperationResult } from './operation-types.js';
 
 /** An item's status, in lifecycle order (`failed` and `cancelled` end it early). */
-export const MONEY_OUT_STATUSES = ['awaiting_claim', 'claimed', 'pending_approval', 'approved', 'batched', 'sent', 'completed', 'failed', 'cancelled'] as const;
+export const MONEY_OUT_STATUSES = [
+  'awaiting_claim',
+  'claimed',
+  'pending_approval',
+  'approved',
+  'batched',
+  'sent',
+  'completed',
+  'failed',
+  'cancelled',
+] as const satisfies readonly MoneyOutItem['status'][];
 export type MoneyOutStatus = (typeof MONEY_OUT_STATUSES)[number];
 
 /** How a refund's amount is found: the coin amount paid, its fiat value at payment, or its fiat value now. */
-export const REFUND_RATE_RULES = ['coin_amount', 'fiat_at_payment', 'fiat_now'] as const;
+export const REFUND_RATE_RULES = ['coin_amount', 'fiat_at_payment', 'fiat_now'] as const satisfies readonly NonNullable<MoneyOutItem['rate_rule']>[];
 export type RefundRateRule = (typeof REFUND_RATE_RULES)[number];
 
-/** A refund or a payout as the API answers it. Amounts are decimal strings, base units as integer strings. */
-export interface MoneyOutItem {
-  readonly id: string;
-  readonly object: 'refund' | 'payout';
-  readonly project_id: string;
-  readonly status: MoneyOutStatus;
-  /** Refunds: the invoice refunded; payouts: null. */
-  readonly invoice_id: string | null;
-  readonly chain: string;
-  readonly network: string;
-  readonly coin: string;
-  readonly amount: string;
-  readonly amount_units: string;
-  readonly amount_usd: string | null;
-  readonly rate: string | null;
-  readonly rate_rule: RefundRateRule | null;
-  readonly spread_percent: string | null;
-  /** A payout's from creation; a refund's once claimed. */
-  readonly address: string | null;
-  /** How the address arrived: `claim` (the payer, on the claim page) or `partner` (the create request); null before a claim. */
-  readonly address_source: 'claim' | 'partner' | null;
-  readonly reference: string | null;
-  readonly reason: string | null;
-  readonly metadata: Readonly<Record<string, unknown>> | null;
-  /** Refunds: the payer's claim page, until claimed (only in signed API answers; null in webhook events). */
-  readonly claim_url: string | null;
-  readonly claim_requires_proof: boolean;
-  readonly approvals: readonly { readonly user_id: string; readonly at_iso: string }[];
-  readonly approvals_required: number;
-  readonly plan_id: string | null;
-  readonly txid: string | null;
-  readonly fee_units: string | null;
-  readonly failure_reason: string | null;
-  readonly created_at_iso: string;
-  readonly updated_at_iso: string;
-  readonly claimed_at_iso: string | null;
-  readonly approved_at_iso: string | null;
-  readonly sent_at_iso: string | null;
-  readonly completed_at_iso: string | null;
-}
+/** A refund or a payout as the API answers it (the OpenAPI document's item). Amounts are decimal strings, base units as integer strings. */
+export type MoneyOutItem = OperationResult<'getRefundsById'>;
 
 export interface Refund extends MoneyOutItem {
   readonly object: 'refund';
@@ -65,38 +37,13 @@ export interface Payout extends MoneyOutItem {
 }
 
 /** The body of `POST /invoices/{id}/refunds`; every field optional (no amount: the natural amount, e.g. an overpayment's excess). */
-export interface CreateRefundInput {
-  /** Decimal: coin for `coin_amount`, USD for the fiat rules. */
-  readonly amount?: string;
-  readonly rate_rule?: RefundRateRule;
-  readonly spread_percent?: string;
-  /** The payer's address when known: the refund starts claimed. */
-  readonly address?: string;
-  /** Where the claim link is e-mailed. */
-  readonly email?: string;
-  readonly reference?: string;
-  readonly reason?: string;
-  readonly metadata?: Readonly<Record<string, unknown>>;
-}
+export type CreateRefundInput = OperationBody<'postInvoicesByInvoiceIdRefunds'>;
 
 /** One recipient of `POST /payouts`. */
-export interface PayoutRecipientInput {
-  readonly address: string;
-  readonly coin: string;
-  /** Decimal coin amount. */
-  readonly amount: string;
-  /** Unique per project. */
-  readonly reference: string;
-  readonly reason?: string;
-  readonly metadata?: Readonly<Record<string, unknown>>;
-}
+export type PayoutRecipientInput = OperationBody<'postPayouts'>['recipients'][number];
 
 /** The filters of the project-wide lists. */
-export interface MoneyOutListQuery {
-  readonly status?: MoneyOutStatus;
-  readonly cursor?: string;
-  readonly limit?: number;
-}
+export type MoneyOutListQuery = OperationQuery<'getRefunds'>;
 
 export interface MoneyOutPage<T> {
   readonly items: readonly T[];

@@ -1,19 +1,8 @@
 import type { AccountPlanFile, AccountPlanFileStep } from '@gw/chain-api';
+import { ACCOUNT_PLAN_METHODS } from '@gw/chain-api/account-plan-methods';
 import { checkId, fail, isObject, text, units } from './plan-fields.js';
 
 const FORMATS = ['evm-tx', 'evm-7702-authorization', 'evm-3009-authorization', 'tron-tx', 'ton-external'] as const;
-const METHODS = [
-  'native',
-  'gas_top_up',
-  'eip7702',
-  'eip3009',
-  'energy_burn',
-  'energy_delegation',
-  'jetton_batch',
-  'activation',
-  'sweeper_deployment',
-  'payout',
-];
 
 /** One step of an account plan with its amounts as bigints. */
 export interface ReadStep {
@@ -43,7 +32,8 @@ export function readAccountPlan(value: unknown): { plan: AccountPlanFile; steps:
   text(plan.network, 'network');
   text(plan.coin, 'coin');
   text(plan.destination, 'destination');
-  if (!METHODS.includes(plan.method)) fail(`method ${JSON.stringify(plan.method)} is not one of ${METHODS.join(', ')}.`);
+  if (!(ACCOUNT_PLAN_METHODS as readonly string[]).includes(plan.method))
+    fail(`method ${JSON.stringify(plan.method)} is not one of ${ACCOUNT_PLAN_METHODS.join(', ')}.`);
   if (plan.round !== 1 && plan.round !== 2) fail('round must be 1 or 2.');
   if (plan.evm_chain_id !== null && typeof plan.evm_chain_id !== 'number') fail('evm_chain_id must be a number or null.');
   if (plan.sweeper_contract !== undefined && plan.sweeper_contract !== null) text(plan.sweeper_contract, 'sweeper_contract');

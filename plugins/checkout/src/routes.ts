@@ -8,7 +8,7 @@ import { chooseLocale, type Locale } from './page/i18n.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
 import { CHECKOUT_PANELS, type CheckoutPanel } from './panels.js';
 import type { Branding } from './services/branding-service.js';
-import { issueSimulationToken, simulationTokenValid } from './services/simulation-csrf.js';
+import { simulationToken } from './services/simulation-csrf.js';
 import { streamClientKey } from './services/stream-client.js';
 
 const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
@@ -154,7 +154,7 @@ export const checkoutRoutes = withDeps(
           const shown = panelsFor(found.projectKind);
           const panelError = query.sim_error && /^[a-z_]+$/.test(query.sim_error) ? query.sim_error : undefined;
           // Only panels with forms need the double-submit cookie (a link-only panel sets none).
-          const panelToken = shown.some((panel) => panel.actions.length > 0) ? issueSimulationToken(ctx, `/checkout/${params.token}`) : undefined;
+          const panelToken = shown.some((panel) => panel.actions.length > 0) ? simulationToken.issue(ctx, `/checkout/${params.token}`) : undefined;
           const body = await checkoutPage({
             token: params.token,
             invoice: found.invoice,
@@ -303,7 +303,7 @@ export const checkoutRoutes = withDeps(
           const found = await locate(params.token);
           const panel = found ? panelsFor(found.projectKind).find((p) => p.id === params.panel) : undefined;
           if (!found || !panel || !panel.actions.includes(params.action)) return notFound(locale);
-          if (!simulationTokenValid(ctx)) {
+          if (!simulationToken.valid(ctx, (ctx.request.body as Readonly<Record<string, unknown>> | null | undefined)?.['csrf'])) {
             return {
               status: 403,
               headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },

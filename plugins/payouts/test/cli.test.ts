@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import type { TestKernel } from '@gw/kernel/testing';
 import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
 import { treasuryPlugin } from '@gw/plugin-treasury';
 import { watchersPlugin } from '@gw/plugin-watchers';
@@ -14,6 +14,7 @@ import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { ALL_CHAINS, FIXED_RATES, cliRunner } from '@gw/testing';
 import { payoutsPlugin } from '../src/index.js';
+import { overpaidSandboxInvoice } from './helpers.js';
 
 const PLUGINS = [...SANDBOX_PLUGINS, watchersPlugin, treasuryPlugin, checkoutPlugin, oauthPlugin, payoutsPlugin];
 const TESTNET_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
@@ -34,14 +35,7 @@ test.before(async () => {
   gw = await startSandboxKernel({}, PLUGINS);
   const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: 'cli-shop' }, CLI_ACTOR);
   projectId = sandbox.project.id;
-  const call = (path: string, body?: unknown) =>
-    signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret: sandbox.api_key.api_secret, method: 'POST', ...(body === undefined ? {} : { body }) });
-  const created = await call('/invoices', { external_id: 'order-1', coin: 'btc', amount_crypto: '0.001' });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  invoiceId = created.body.id;
-  if ((await call(`/invoices/${invoiceId}/simulate-detect`)).status !== 200) throw new Error('detect');
-  const overpaid = await call(`/invoices/${invoiceId}/simulate-overpaid`, { multiplier: 1.5 });
-  if (overpaid.status !== 200) throw new Error(JSON.stringify(overpaid.body));
+  invoiceId = await overpaidSandboxInvoice(gw, projectId, sandbox.api_key.api_secret);
 });
 test.after.always(async () => {
   await gw?.close();

@@ -1,7 +1,7 @@
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '@gw/plugin-treasury';
 import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
-import type { TestKernel } from '@gw/kernel/testing';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { payoutsPlugin } from '../src/index.js';
 
 export { sandboxClient, type SandboxClient };
@@ -11,6 +11,22 @@ export const PAYOUTS_PLUGINS = [...SANDBOX_PLUGINS, watchersPlugin, treasuryPlug
 /** A sandbox gateway with the payouts plugin (fixed rates: see @gw/testing FIXED_RATES). */
 export function startPayoutsKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
   return startSandboxKernel(config, PAYOUTS_PLUGINS);
+}
+
+/**
+ * An invoice of 0.001 BTC in a sandbox project, detected and overpaid 1.5 times over the signed
+ * sandbox API (a refund's natural case: the excess); answers its id.
+ */
+export async function overpaidSandboxInvoice(gw: TestKernel, projectId: string, secret: string): Promise<string> {
+  const call = (path: string, body?: unknown) =>
+    signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret, method: 'POST', ...(body === undefined ? {} : { body }) });
+  const created = await call('/invoices', { external_id: 'order-1', coin: 'btc', amount_crypto: '0.001' });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  const invoiceId: string = created.body.id;
+  if ((await call(`/invoices/${invoiceId}/simulate-detect`)).status !== 200) throw new Error('detect');
+  const overpaid = await call(`/invoices/${invoiceId}/simulate-overpaid`, { multiplier: 1.5 });
+  if (overpaid.status !== 200) throw new Error(JSON.stringify(overpaid.body));
+  return invoiceId;
 }
 
 let seq = 0;

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
-import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import type { TestKernel } from '@gw/kernel/testing';
 import { MCP_PLUGINS, callError, callOk, patClient, rawCall } from '@gw/plugin-mcp/testing';
 import { startSandboxKernel } from '@gw/plugin-sandbox/testing';
 import { treasuryPlugin } from '@gw/plugin-treasury';
@@ -14,6 +14,7 @@ import { watchersPlugin } from '@gw/plugin-watchers';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { payoutsPlugin } from '../src/index.js';
 import { APPROVAL_BY_A_PERSON } from '../src/mcp-tools.js';
+import { overpaidSandboxInvoice } from './helpers.js';
 
 let gw: TestKernel;
 let operatorId: string;
@@ -25,14 +26,7 @@ test.before(async () => {
   operatorId = (await gw.kernel.cradle.tenancyOperators.create('payouts-mcp', CLI_ACTOR)).id;
   const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: 'shop', operator: operatorId }, CLI_ACTOR);
   projectId = sandbox.project.id;
-  const call = (path: string, body?: unknown) =>
-    signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret: sandbox.api_key.api_secret, method: 'POST', ...(body === undefined ? {} : { body }) });
-  const created = await call('/invoices', { external_id: 'order-1', coin: 'btc', amount_crypto: '0.001' });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  invoiceId = created.body.id;
-  if ((await call(`/invoices/${invoiceId}/simulate-detect`)).status !== 200) throw new Error('detect');
-  const overpaid = await call(`/invoices/${invoiceId}/simulate-overpaid`, { multiplier: 1.5 });
-  if (overpaid.status !== 200) throw new Error(JSON.stringify(overpaid.body));
+  invoiceId = await overpaidSandboxInvoice(gw, projectId, sandbox.api_key.api_secret);
 });
 test.after.always(async () => {
   await gw?.close();

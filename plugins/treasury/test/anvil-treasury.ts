@@ -4,14 +4,14 @@
  * watching it as eth/anvil (scans and the treasury's jobs driven by the test), with an operator,
  * a project whose pools are filled and a token with treasury:read and treasury:write.
  */
-import { CLI_ACTOR, defineChain, type AccountStep, type ChainId, type PluginDefinition } from '@gw/kernel';
+import { defineChain, type AccountStep, type PluginDefinition } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
-import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, projectWithPools, type TestProject } from '@gw/testing';
+import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, type TestProject } from '@gw/testing';
 import { MCP_PLUGINS } from '@gw/plugin-mcp/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
-import type { Api } from './treasury-helpers.js';
+import { type Api, treasuryOperator } from './treasury-helpers.js';
 
 export interface AnvilTreasury {
   chain: EvmTreasuryChain;
@@ -54,9 +54,7 @@ export async function startAnvilTreasury(options: {
   const plugins = [...MCP_PLUGINS, watchersPlugin, treasuryPlugin, ...(options.plugins ?? [])];
   const chains = [defineChain({ definition: chain.definition, createAdapter: createEvmAdapter })];
   const gw = await startTestKernel({ plugins, chains, role: 'all', config });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(options.operator, CLI_ACTOR)).id;
-  const project = await projectWithPools(gw, operatorId, ['eth' as ChainId], 'testnet');
-  const token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  const { project, token } = await treasuryOperator(gw, options.operator, 'eth');
   const cli = cliRunner({ plugins, chains, databaseUrl: () => gw.database.url, overrides: () => config });
   return { chain, gw, project, token, cli };
 }

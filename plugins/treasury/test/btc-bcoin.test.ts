@@ -14,7 +14,7 @@ import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { type Bcoin, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi } from './treasury-helpers.js';
+import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi, treasuryOperator } from './treasury-helpers.js';
 
 bitcoin.initEccLib(ecc);
 const bip32 = BIP32Factory(ecc);
@@ -31,10 +31,9 @@ let readOnly: string;
 
 test.before(async () => {
   ({ node, gw } = await startBcoinTreasury({ plugins: WEBHOOK_PLUGINS, poolSize: 20, feeRate: FEE_RATE }));
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-bcoin', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
-  readOnly = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['invoices:read'], operator: operatorId }, CLI_ACTOR)).token;
+  const operator = await treasuryOperator(gw, 'treasury-bcoin', 'btc');
+  ({ project, token } = operator);
+  readOnly = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['invoices:read'], operator: operator.operatorId }, CLI_ACTOR)).token;
 });
 test.after.always(async () => {
   await gw?.close();

@@ -7,14 +7,14 @@
  * and throws when asked to, which must roll the change back.
  */
 import test from 'ava';
-import { type Actor, CLI_ACTOR, type ChainId, contribute, definePlugin, withDeps } from '@gw/kernel';
+import { type Actor, CLI_ACTOR, contribute, definePlugin, withDeps } from '@gw/kernel';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
+import type { Bcoin, TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import type { Knex } from 'knex';
 import { type PlanObserver, type PlanStatusChange, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PayoutPlanRequest } from '../src/services/payout-planner.js';
-import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi } from './treasury-helpers.js';
+import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi, treasuryOperator } from './treasury-helpers.js';
 
 const FEE_RATE = 2n;
 
@@ -57,9 +57,7 @@ const ACTOR: Actor = CLI_ACTOR;
 
 test.before(async () => {
   ({ node, gw } = await startBcoinTreasury({ plugins: [...WEBHOOK_PLUGINS, observerPlugin], poolSize: 10, feeRate: FEE_RATE }));
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-payout', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['btc' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  ({ project, token } = await treasuryOperator(gw, 'treasury-payout', 'btc'));
 });
 test.after.always(async () => {
   await gw?.close();

@@ -14,15 +14,15 @@ import { pbkdf2Sync } from 'node:crypto';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
-import { CLI_ACTOR, type ChainId } from '@gw/kernel';
+import { CLI_ACTOR } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, Litecoind, litecoindInstalled, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, Litecoind, litecoindInstalled, MNEMONIC, type TestProject } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { TestSeedWallet } from '@gw/chain-btc/testing';
 import { litecoinParams } from '@gw/chain-ltc';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
-import { paidInvoice, scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
+import { paidInvoice, scanOnce, signOffline, treasuryApi, treasuryOperator } from './treasury-helpers.js';
 
 if (!litecoindInstalled()) throw new Error('litecoind is not installed: apt-get install -y litecoind (.ci/run installs it)');
 
@@ -66,9 +66,7 @@ test.before(async () => {
       'plugins.treasury.reconcileCron': '0 0 1 1 *',
     },
   });
-  const operatorId = (await gw.kernel.cradle.tenancyOperators.create('treasury-litecoind', CLI_ACTOR)).id;
-  project = await projectWithPools(gw, operatorId, ['ltc' as ChainId], 'testnet');
-  token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  ({ project, token } = await treasuryOperator(gw, 'treasury-litecoind', 'ltc'));
 });
 test.after.always(async () => {
   await gw?.close();

@@ -8,9 +8,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AnyPlugin } from '@gw/kernel';
+import { type AnyPlugin, CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
 
@@ -31,45 +31,63 @@ export function treasuryApi(gw: () => TestKernel, token: () => string): Api {
   };
 }
 
+/** An operator named `operator`, a testnet project of its with `chain`'s pools filled, and a token of the operator with treasury:read and treasury:write. */
+export async function treasuryOperator(gw: TestKernel, operator: string, chain: string): Promise<{ operatorId: string; project: TestProject; token: string }> {
+  const operatorId = (await gw.kernel.cradle.tenancyOperators.create(operator, CLI_ACTOR)).id;
+  const project = await projectWithPools(gw, operatorId, [chain as ChainId], 'testnet');
+  const token = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['treasury:read', 'treasury:write'], operator: operatorId }, CLI_ACTOR)).token;
+  return { operatorId, project, token };
+}
+
+/** A bcoin regtest node with mature coins and segwit active. */
+export async function startMatureBcoin(): Promise<Bcoin> {
+  const node = await Bcoin.start();
+  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
+  await node.mine(440);
+  return node;
+}
+
 /**
- * A bcoin regtest node with mature coins and segwit active, and a gateway of `plugins` plus the
- * watchers and the treasury watching it as btc/regtest (scans and the treasury's jobs driven by
- * the test; a configured fee rate, since bcoin estimates nothing on regtest).
+ * The configuration watching `node` as btc/regtest from its next block with the watchers and the
+ * treasury (scans and the treasury's jobs driven by the test; a configured fee rate, since bcoin
+ * estimates nothing on regtest) and a pool of `poolSize` addresses a project.
  */
+export async function bcoinTreasuryConfig(node: Bcoin, options: { poolSize: number; feeRate: bigint }): Promise<Record<string, unknown>> {
+  return {
+    'chains.testNetworks': { btc: 'regtest' },
+    'plugins.rates.providers': ['fixed'],
+    'plugins.rates.fixed': FIXED_RATES,
+    'plugins.watchers.chains': {
+      btc: {
+        regtest: {
+          providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
+          startHeight: (await node.height()) + 1,
+        },
+      },
+    },
+    'plugins.address-pool.targetFree': options.poolSize,
+    'plugins.address-pool.hardCap': options.poolSize,
+    'plugins.watchers.scanIntervalSeconds': 3600,
+    ...FAST_RETRIES,
+    'plugins.treasury.networks': { btc: { regtest: { feeRate: String(options.feeRate), feeCeiling: '50' } } },
+    'plugins.treasury.trackCron': '0 0 1 1 *',
+    'plugins.treasury.reconcileCron': '0 0 1 1 *',
+  };
+}
+
+/** {@link startMatureBcoin} and a gateway of `plugins` plus the watchers and the treasury, configured by {@link bcoinTreasuryConfig}. */
 export async function startBcoinTreasury(options: {
   plugins: readonly AnyPlugin[];
   poolSize: number;
   feeRate: bigint;
   config?: Record<string, unknown>;
 }): Promise<{ node: Bcoin; gw: TestKernel }> {
-  const node = await Bcoin.start();
-  // Coinbase outputs mature after 100 blocks; segwit is active from height 432 on bcoin's regtest.
-  await node.mine(440);
+  const node = await startMatureBcoin();
   const gw = await startTestKernel({
     plugins: [...options.plugins, watchersPlugin, treasuryPlugin],
     chains: ALL_CHAINS,
     role: 'all',
-    config: {
-      'chains.testNetworks': { btc: 'regtest' },
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        btc: {
-          regtest: {
-            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
-            startHeight: (await node.height()) + 1,
-          },
-        },
-      },
-      'plugins.address-pool.targetFree': options.poolSize,
-      'plugins.address-pool.hardCap': options.poolSize,
-      'plugins.watchers.scanIntervalSeconds': 3600,
-      ...FAST_RETRIES,
-      'plugins.treasury.networks': { btc: { regtest: { feeRate: String(options.feeRate), feeCeiling: '50' } } },
-      'plugins.treasury.trackCron': '0 0 1 1 *',
-      'plugins.treasury.reconcileCron': '0 0 1 1 *',
-      ...options.config,
-    },
+    config: { ...(await bcoinTreasuryConfig(node, options)), ...options.config },
   });
   return { node, gw };
 }

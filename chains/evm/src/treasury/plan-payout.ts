@@ -1,7 +1,7 @@
 import {
   chainErrors,
   checkPayoutRequest,
-  payoutDestination,
+  payoutPlanBuild,
   payoutRecipientsContext,
   payoutShortfall,
   ProviderError,
@@ -101,19 +101,11 @@ export async function planEvmPayout(
       beneficiary: r.address,
     });
   });
-  const feeUnits = steps.reduce((sum, s) => sum + s.feeUnits, 0n);
-  const nativeNeeded = feeUnits + (token ? 0n : total);
-  if (account!.native < nativeNeeded) payoutShortfall(native.id, nativeNeeded, account!.native, sender);
-  return {
-    method: 'payout',
+  const plan = payoutPlanBuild({
     coin: coin.id,
-    destination: payoutDestination(recipients),
+    recipients,
     steps,
-    rounds: 1,
-    movedUnits: total,
-    feeUnits,
-    operatorPaysUnits: operator ? feeUnits : 0n,
-    skipped: [],
+    operator: operator !== undefined,
     context: {
       chainId: fees.chainId.toString(),
       maxFeePerGas: fees.maxFeePerGas.toString(),
@@ -122,5 +114,8 @@ export async function planEvmPayout(
       ...(token ? { token } : {}),
       recipients: payoutRecipientsContext(request.recipients),
     },
-  };
+  });
+  const nativeNeeded = plan.feeUnits + (token ? 0n : total);
+  if (account!.native < nativeNeeded) payoutShortfall(native.id, nativeNeeded, account!.native, sender);
+  return plan;
 }

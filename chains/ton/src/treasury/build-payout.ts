@@ -1,6 +1,6 @@
 import { internal, SendMode, type Address } from '@ton/core';
 import {
-  payoutDestination,
+  payoutPlanBuild,
   payoutRecipientsContext,
   payoutShortfall,
   type AccountPlanBuild,
@@ -110,22 +110,16 @@ export async function buildPayoutPlan(
       to: r.address,
     });
   }
-  const feeUnits = steps.reduce((sum, s) => sum + s.feeUnits, 0n);
-  return {
-    method: 'payout',
+  return payoutPlanBuild({
     coin,
-    destination: payoutDestination(recipients),
+    recipients,
     steps,
-    rounds: 1,
-    movedUnits: total,
-    feeUnits,
-    operatorPaysUnits: operator ? feeUnits : 0n,
-    skipped: [],
+    operator,
     context: {
       valid_until: ctx.validUntil,
       sender: senderText,
       recipients: payoutRecipientsContext(recipients),
       ...(jettonWallet ? { jetton_wallet: formatTonAddress(jettonWallet, ctx.network), jetton_transfer_value: JETTON_TRANSFER_VALUE.toString() } : {}),
     },
-  };
+  });
 }

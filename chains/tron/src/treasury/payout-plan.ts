@@ -1,6 +1,6 @@
 import {
   fromBaseUnits,
-  payoutDestination,
+  payoutPlanBuild,
   payoutRecipientsContext,
   payoutShortfall,
   treasuryChainErrors,
@@ -104,17 +104,11 @@ export function planTronPayout(state: PayoutState): AccountPlanBuild {
   });
   const trxHeld = sender.account?.balance ?? 0n;
   if (trxHeld < trxNeeded) payoutShortfall('trx', trxNeeded, trxHeld, sender.address);
-  const feeUnits = steps.reduce((sum, s) => sum + s.feeUnits, 0n);
-  return {
-    method: 'payout',
+  return payoutPlanBuild({
     coin: state.coin,
-    destination: payoutDestination(state.recipients),
+    recipients: state.recipients,
     steps,
-    rounds: 1,
-    movedUnits: total,
-    feeUnits,
-    operatorPaysUnits: state.operator ? feeUnits : 0n,
-    skipped: [],
+    operator: state.operator,
     context: {
       method: 'payout',
       referenceBlock: state.block.height.toString(),
@@ -125,5 +119,5 @@ export function planTronPayout(state: PayoutState): AccountPlanBuild {
       sender: sender.address,
       recipients: payoutRecipientsContext(state.recipients),
     },
-  };
+  });
 }

@@ -1,4 +1,5 @@
-import type { AccountPlanMethod, AccountStep, AccountUnsignedFormat } from './account-treasury.js';
+import type { AccountPlanMethod } from './account-plan-methods.js';
+import type { AccountStep, AccountUnsignedFormat } from './account-treasury.js';
 
 /**
  * The files that carry an account-chain plan's steps to a signer and the signatures back (issue 36).

@@ -1,5 +1,5 @@
 import { chainErrors } from '../chain-errors.js';
-import type { AccountPayoutRequest, OperatorAccount, PayoutRecipient } from './account-treasury.js';
+import type { AccountPayoutRequest, AccountPlanBuild, AccountStep, OperatorAccount, PayoutRecipient } from './account-treasury.js';
 import { treasuryChainErrors } from './treasury-chain-errors.js';
 
 /**
@@ -58,4 +58,31 @@ export function payoutShortfall(coin: string, needed: bigint, held: bigint, who:
     message: `${who} holds ${held} base units of ${coin}; the payout needs ${needed} (amounts and fees).`,
     details: { coin, needed_units: needed.toString(), held_units: held.toString() },
   });
+}
+
+/**
+ * A chain's payout plan from its steps: one round, every recipient's units moved, the steps' fees
+ * (paid by the operator when it sends), nothing skipped; `context` is the chain's own.
+ */
+export function payoutPlanBuild(input: {
+  readonly coin: string;
+  readonly recipients: readonly PayoutRecipient[];
+  readonly steps: readonly AccountStep[];
+  /** Whether the operator's funding account sends (and so pays the fees). */
+  readonly operator: boolean;
+  readonly context: AccountPlanBuild['context'];
+}): AccountPlanBuild {
+  const feeUnits = input.steps.reduce((sum, s) => sum + s.feeUnits, 0n);
+  return {
+    method: 'payout',
+    coin: input.coin,
+    destination: payoutDestination(input.recipients),
+    steps: input.steps,
+    rounds: 1,
+    movedUnits: input.recipients.reduce((sum, r) => sum + r.units, 0n),
+    feeUnits,
+    operatorPaysUnits: input.operator ? feeUnits : 0n,
+    skipped: [],
+    context: input.context,
+  };
 }

@@ -4,7 +4,7 @@ import { chooseLocale, type Locale } from '@gw/plugin-checkout/contract';
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { CLAIM_PATH, type ClaimView } from '../contract.js';
-import { claimFormTokenValid, issueClaimFormToken } from './claim-csrf.js';
+import { claimFormToken } from './claim-csrf.js';
 import { claimCoinFacts, claimNotFoundPage, claimPage, type ClaimFormValues } from './claim-page.js';
 
 /** The claim page's stylesheet, served by the gateway with a content hash (no CDN). */
@@ -62,7 +62,7 @@ export const claimRoutes = withDeps(['payoutsClaims', 'chains', 'rateLimiter'], 
     extra: Record<string, string> = {},
   ): RouteResult {
     const base = `${CLAIM_PATH}/${token}`;
-    const formToken = issueClaimFormToken(ctx, base);
+    const formToken = claimFormToken.issue(ctx, base);
     const body = claimPage({ view, locale, facts: claimCoinFacts(deps.chains, view.item), assets: CLAIM_ASSETS, base, formToken, refused });
     return { status, headers: { ...headers(locale), ...extra }, body };
   }
@@ -102,7 +102,7 @@ export const claimRoutes = withDeps(['payoutsClaims', 'chains', 'rateLimiter'], 
           signature: field(body, 'signature').trim(),
         };
         const refuse = (code: string, status: number, extra?: Record<string, string>) => page(ctx, params.token, view, locale, status, { code, values }, extra);
-        if (!claimFormTokenValid(ctx, field(body, 'csrf'))) return refuse('form_expired', 403);
+        if (!claimFormToken.valid(ctx, field(body, 'csrf'))) return refuse('form_expired', 403);
         const limit = await deps.rateLimiter.hit({ key: `payouts.claim:${hashToken(params.token)}`, ...CLAIM_POSTS_PER_TOKEN });
         if (!limit.allowed) return refuse('rate_limit_exceeded', 429, { 'Retry-After': String(limit.retryAfter) });
         if ([values.address, values.addressConfirmation, values.signature].some((v) => v.length > FIELD_MAX)) return refuse('validation_error', 400);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import {
+  ACCOUNT_SWEEP_METHODS,
   type AccountPlanBuild,
   accountPlanFile,
   type AccountPlanFile,
@@ -31,15 +32,8 @@ import { planPage, type PlanFilter } from './plan-page.js';
 import type { PlanStatusChanges } from './plan-status-change.js';
 import { scopeProjects, type TreasuryScope } from './treasury-scope.js';
 
-export const ACCOUNT_METHODS: readonly AccountSweepMethod[] = [
-  'native',
-  'gas_top_up',
-  'eip7702',
-  'eip3009',
-  'energy_burn',
-  'energy_delegation',
-  'jetton_batch',
-];
+/** The sweep methods an operator may ask for. */
+export const ACCOUNT_METHODS: readonly AccountSweepMethod[] = ACCOUNT_SWEEP_METHODS;
 
 /** A sweep of one coin from the pool addresses of an account-chain network. */
 export interface AccountSweepInput {
