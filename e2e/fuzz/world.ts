@@ -66,6 +66,9 @@ export const REFUSAL_WRITES: Readonly<Record<string, string>> = {
   // cached for a minute so that hostile client ids cost one fetch, not one per request
   // (docs/decisions.md "OAuth abuse cases", client metadata document fetches).
   'public.oauth_client_document_failures': 'failed client metadata document fetches are cached',
+  // A refund is valued at today's quote (its rate rule, its approval and claim-proof thresholds)
+  // before the cap can refuse it; the rates plugin caches the quote it fetched (issue 37).
+  'public.rates_quotes': 'a quote fetched to value a refund is cached, whatever the answer',
 };
 
 export async function startFuzzWorld(): Promise<FuzzWorld> {
