@@ -58,6 +58,8 @@ export { statusesReaching } from './lifecycle/transition-table.js';
 export type { InvoiceLifecycle, ObservedPayment, PassMemory, PaymentOutcome, TransitionRecord } from './lifecycle/invoice-lifecycle.js';
 export { newPass } from './lifecycle/invoice-lifecycle.js';
 export { type InvoiceState, isFinal, liveTransfers, liveUnits, type TransferKey, type TransferState } from './lifecycle/invoice-state.js';
+/** Observers of invoices' status changes, called in the changing transaction (issue 38). */
+export { INVOICE_OBSERVERS, type InvoiceObserver, type InvoiceStatusChange } from './lifecycle/invoice-observers.js';
 export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
 export { isShort, statusesAccepting } from './lifecycle/transition-table.js';
 export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';

@@ -49,6 +49,13 @@ export interface CreateInvoiceInput {
   readonly external_id: string;
   readonly amount_usd?: number | null | undefined;
   readonly amount_crypto?: string | null | undefined;
+  /**
+   * A price in a fiat currency (issue 38): `price_currency` (ISO 4217, one the rates plugin
+   * prices) with `price_amount` (a decimal string), instead of `amount_usd` and `amount_crypto`.
+   * The invoice records both and the currency's USD rate; `amount_usd` is their USD value.
+   */
+  readonly price_currency?: string | null | undefined;
+  readonly price_amount?: string | null | undefined;
   readonly coin: CoinId;
   readonly callback_url?: string | null | undefined;
   /** Where the checkout page sends the payer once the invoice is paid (validated like callback_url). */
