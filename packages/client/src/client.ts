@@ -6,6 +6,7 @@
 import { OPERATIONS } from './generated/operations.js';
 import type { OperationArgs, OperationBody, OperationId, OperationQuery, OperationResult } from './operation-types.js';
 import { moneyOutSimulations, payoutsResource, refundsResource, type MoneyOutSend } from './money-out.js';
+import { checkoutSessionsResource, paymentLinksResource, SESSION_OPERATIONS, type OperationCall, type OperationPages } from './sessions.js';
 import { Transport, type TransportOptions } from './transport.js';
 
 export type GatewayClientOptions = TransportOptions;
@@ -56,8 +57,14 @@ export class GatewayClient {
 
   /** As {@link request}, with the HTTP status (e.g. 201 for a new invoice, 200 for a replay). */
   async requestWithStatus<K extends OperationId>(operationId: K, args: OperationArgs<K>): Promise<{ status: number; result: OperationResult<K> }> {
+    const { status, result } = await this.operationCall(operationId, args as Parameters<OperationCall>[1]);
+    return { status, result: result as OperationResult<K> };
+  }
+
+  /** A call of an operation of the table, with extra headers (an `Idempotency-Key` that makes it safe to retry). */
+  private readonly operationCall: OperationCall = async (operationId, args, options = {}) => {
     const operation = OPERATIONS[operationId];
-    const params = (args.params ?? {}) as Record<string, string>;
+    const params = args.params ?? {};
     let path: string = operation.path;
     for (const name of operation.params as readonly string[]) {
       const value = params[name];
@@ -65,9 +72,18 @@ export class GatewayClient {
       path = path.replace(`{${name}}`, encodeURIComponent(value));
     }
     path += queryString(args.query as Record<string, unknown> | undefined);
-    const response = await this.transport.send({ method: operation.method, path, body: args.body, idempotent: isIdempotent(operationId) });
-    return { status: response.status, result: response.body as OperationResult<K> };
-  }
+    const response = await this.transport.send({
+      method: operation.method,
+      path,
+      body: args.body,
+      idempotent: isIdempotent(operationId) || options.retry === true,
+      ...(options.headers ? { headers: options.headers } : {}),
+    });
+    return { status: response.status, result: response.body };
+  };
+
+  /** {@link paginate} for the resources, which name their list operation. */
+  private readonly operationPages: OperationPages = (operationId, query) => this.paginate(operationId as PagedOperation, { query } as OperationArgs<PagedOperation>);
 
   /**
    * An untyped signed call, for paths the typed table does not know (a newer gateway) and for
@@ -157,6 +173,12 @@ export class GatewayClient {
   /** Payouts to addresses the partner gives (settlements, withdrawals, fees); approved by an administrator. */
   readonly payouts = payoutsResource(this.moneyOut, '/api/v1');
 
+  /** Checkout sessions: a price (any currency) the payer pays in the coin they pick on the session's page. */
+  readonly checkoutSessions = checkoutSessionsResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.live);
+
+  /** Payment links: reusable URLs (and QR codes) that open a checkout session for each payer. */
+  readonly paymentLinks = paymentLinksResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.live);
+
   /** The sandbox API (a sandbox project's `sk_sandbox_` secret). */
   readonly sandbox = {
     invoices: {
@@ -169,6 +191,8 @@ export class GatewayClient {
     webhooks: this.webhookLog(WEBHOOK_LOGS.sandbox),
     refunds: refundsResource(this.moneyOut, '/api/v1/sandbox'),
     payouts: payoutsResource(this.moneyOut, '/api/v1/sandbox'),
+    checkoutSessions: checkoutSessionsResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.sandbox),
+    paymentLinks: paymentLinksResource(this.operationCall, this.operationPages, SESSION_OPERATIONS.sandbox),
     /** Drive a sandbox invoice through its lifecycle (spec 4.5); each emits its webhook event. */
     simulate: {
       detect: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateDetect'> = {}) =>

@@ -29,5 +29,17 @@ export {
   type RefundRateRule,
   type RefundSimulation,
 } from './money-out.js';
+export {
+  CHECKOUT_SESSION_STATUSES,
+  type CheckoutSession,
+  type CheckoutSessionPage,
+  type CheckoutSessionQuery,
+  type CheckoutSessionStatus,
+  type CreateCheckoutSessionInput,
+  type CreatePaymentLinkInput,
+  type PaymentLink,
+  type PaymentLinkPage,
+  type PaymentLinkQuery,
+} from './sessions.js';
 export { OPERATIONS, type Operations } from './generated/operations.js';
 export type * from './operation-types.js';

@@ -83,7 +83,8 @@ const segment = (value: string, name: string): string => {
   return encodeURIComponent(value);
 };
 
-function idempotencyHeaders(options: IdempotencyOptions): { headers?: Record<string, string>; idempotent: boolean } {
+/** The `Idempotency-Key` header of a create, and whether it makes the call safe to retry (only with a key). */
+export function idempotencyHeaders(options: IdempotencyOptions): { headers?: Record<string, string>; idempotent: boolean } {
   const key = options.idempotencyKey;
   if (key === undefined) return { idempotent: false };
   if (typeof key !== 'string' || key === '' || key.length > 255) throw new TypeError('idempotencyKey must be 1 to 255 characters');

@@ -72,6 +72,8 @@ class GatewayClient:
         self.webhooks = _Webhooks(self, sandbox=False)
         self.refunds = _Refunds(self, "/api/v1")
         self.payouts = _Payouts(self, "/api/v1")
+        self.checkout_sessions = _CheckoutSessions(self, sandbox=False)
+        self.payment_links = _PaymentLinks(self, sandbox=False)
         self.sandbox = _Sandbox(self)
 
     # -- generic ---------------------------------------------------------------------------------
@@ -79,6 +81,10 @@ class GatewayClient:
         return self.request_with_status(operation_id, params=params, query=query, body=body)[1]
 
     def request_with_status(self, operation_id: str, *, params: Optional[Mapping[str, str]] = None, query: Optional[Mapping[str, Any]] = None, body: Any = None) -> Tuple[int, Any]:
+        return self._operation(operation_id, params=params, query=query, body=body)
+
+    def _operation(self, operation_id: str, *, params: Optional[Mapping[str, str]] = None, query: Optional[Mapping[str, Any]] = None, body: Any = None, idempotency_key: Optional[str] = None) -> Tuple[int, Any]:
+        """An operation of the table; an ``idempotency_key`` is sent as ``Idempotency-Key`` and makes the call safe to retry."""
         if operation_id not in OPERATIONS:
             raise KeyError(f"unknown operation {operation_id}")
         method, template, path_params, _query_params = OPERATIONS[operation_id]
@@ -88,7 +94,8 @@ class GatewayClient:
             if not isinstance(value, str) or not value:
                 raise TypeError(f"{operation_id}: path parameter {name} is required")
             path = path.replace("{" + name + "}", quote(value, safe=""))
-        return self._send(method, path + _query_string(query), body, is_idempotent(operation_id))
+        keyed, headers = _idempotency(idempotency_key)
+        return self._send(method, path + _query_string(query), body, is_idempotent(operation_id) or keyed, headers)
 
     def call(self, method: str, path: str, body: Any = None) -> Tuple[int, Any]:
         """An untyped signed call (path may carry a query); retried like a read when GET."""
@@ -385,6 +392,68 @@ class _Payouts(_MoneyOut):
         return self.create_with_status(recipients, idempotency_key=idempotency_key)[1]["items"]
 
 
+class _CheckoutSessions:
+    """Checkout sessions: a price (any currency) the payer pays in the coin they pick on the session's page (``url``)."""
+
+    def __init__(self, client: GatewayClient, sandbox: bool) -> None:
+        self._c = client
+        self._p = "Sandbox" if sandbox else ""
+
+    def create_with_status(self, *, idempotency_key: Optional[str] = None, **body: Any) -> Tuple[int, Dict[str, Any]]:
+        """201 and the new session, or 200 and the first one for a repeated ``idempotency_key`` (then retried safely)."""
+        return self._c._operation(f"post{self._p}CheckoutSessions", body=body, idempotency_key=idempotency_key)
+
+    def create(self, *, idempotency_key: Optional[str] = None, **body: Any) -> Dict[str, Any]:
+        """``price_currency`` and ``price_amount`` (required); ``allowed_coins``, ``description``, ``line_items``, ``external_id``, ``customer_email``, ``return_url``, ``cancel_url``, ``metadata``, ``expires_in``."""
+        return self.create_with_status(idempotency_key=idempotency_key, **body)[1]
+
+    def list(self, **query: Any) -> Dict[str, Any]:
+        """One page, newest first (``status``, ``payment_link_id``, ``external_id``, ``cursor``, ``limit``)."""
+        return self._c.request(f"get{self._p}CheckoutSessions", query=query)
+
+    def iterate(self, **query: Any) -> Iterator[Dict[str, Any]]:
+        return self._c.paginate(f"get{self._p}CheckoutSessions", query=query)
+
+    def retrieve(self, session_id: str) -> Dict[str, Any]:
+        """One session with its invoices (one per coin the payer picked)."""
+        return self._c.request(f"get{self._p}CheckoutSessionsById", params={"id": session_id})
+
+    def expire(self, session_id: str) -> Dict[str, Any]:
+        """Ends an open session now (its unpaid invoice is cancelled); 409 ``checkout_session_closed`` otherwise."""
+        return self._c.request(f"post{self._p}CheckoutSessionsByIdExpire", params={"id": session_id})
+
+
+class _PaymentLinks:
+    """Payment links: reusable URLs (``url``, ``qr_url``) that open a checkout session for each payer."""
+
+    def __init__(self, client: GatewayClient, sandbox: bool) -> None:
+        self._c = client
+        self._p = "Sandbox" if sandbox else ""
+
+    def create_with_status(self, *, idempotency_key: Optional[str] = None, **body: Any) -> Tuple[int, Dict[str, Any]]:
+        """201 and the new link, or 200 and the first one for a repeated ``idempotency_key`` (then retried safely)."""
+        return self._c._operation(f"post{self._p}PaymentLinks", body=body, idempotency_key=idempotency_key)
+
+    def create(self, *, idempotency_key: Optional[str] = None, **body: Any) -> Dict[str, Any]:
+        """``price_currency`` and a fixed ``price_amount`` or ``min_amount`` and ``max_amount``; ``allowed_coins``, ``description``, ``line_items``, ``max_uses``, ``ask_email``, ``return_url``, ``metadata``."""
+        return self.create_with_status(idempotency_key=idempotency_key, **body)[1]
+
+    def list(self, **query: Any) -> Dict[str, Any]:
+        """One page, newest first (``active``, ``cursor``, ``limit``)."""
+        return self._c.request(f"get{self._p}PaymentLinks", query=query)
+
+    def iterate(self, **query: Any) -> Iterator[Dict[str, Any]]:
+        return self._c.paginate(f"get{self._p}PaymentLinks", query=query)
+
+    def retrieve(self, link_id: str) -> Dict[str, Any]:
+        """One link with its ``uses`` (paid sessions)."""
+        return self._c.request(f"get{self._p}PaymentLinksById", params={"id": link_id})
+
+    def deactivate(self, link_id: str) -> Dict[str, Any]:
+        """Its URL opens no new session from now on; sessions already open go on."""
+        return self._c.request(f"post{self._p}PaymentLinksByIdDeactivate", params={"id": link_id})
+
+
 class _Clock:
     def __init__(self, client: GatewayClient) -> None:
         self._c = client
@@ -400,6 +469,8 @@ class _Sandbox:
         self.webhooks = _Webhooks(client, sandbox=True)
         self.refunds = _Refunds(client, "/api/v1/sandbox")
         self.payouts = _Payouts(client, "/api/v1/sandbox")
+        self.checkout_sessions = _CheckoutSessions(client, sandbox=True)
+        self.payment_links = _PaymentLinks(client, sandbox=True)
         self.simulate = _Simulate(client)
         self.clock = _Clock(client)
 
