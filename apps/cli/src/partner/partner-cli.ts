@@ -10,6 +10,7 @@ import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
 import { runListen } from './listen.js';
 import { MONEY_OUT_FLAGS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
+import { runCheckoutSessions, runPaymentLinks, SESSION_FLAGS } from './session-commands.js';
 
 export interface PartnerIo {
   out(text: string): void;
@@ -44,6 +45,8 @@ export const PARTNER_USAGE = `Partner commands (a project's credentials against 
   gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice, refund or payout to produce a webhook event.
   gateway refunds <create|list|get|cancel> ...      Refunds of the project's invoices.
   gateway payouts <create|list|get|cancel> ...      Payouts to addresses.
+  gateway checkout-sessions <create|list|get|expire> ...   Checkout sessions: a price the payer pays in the coin they pick.
+  gateway payment-links <create|list|get|deactivate> ...   Payment links: reusable URLs that open a session per payer.
   gateway listen --forward-to <url>                 Forward the project's webhook events to a local URL.`;
 
 export const PARTNER_HELP: Readonly<Record<string, string>> = {
@@ -108,6 +111,37 @@ administrator's approval; cancel works before approval.
   payouts cancel <id>
 
 ${CREDENTIALS_HELP}`,
+  'checkout-sessions': `Usage: pnpm gateway checkout-sessions <create|list|get|expire> [arguments] [credentials] [--json]
+
+Checkout sessions of the project (a sandbox secret uses /api/v1/sandbox): a price in a fiat
+currency (ISO 4217) or one coin, paid in the coin the payer picks on the session's page (its url).
+
+  checkout-sessions create --currency C --amount X [--coins a,b] [--description D] [--external-id X]
+         [--email E] [--return-url U] [--cancel-url U] [--expires-in SECONDS] [--data JSON] [--idempotency-key K]
+         --data is the whole request body (line_items, metadata, ...); the flags given override its fields.
+  checkout-sessions list [--status open|completed|expired] [--link ID] [--external-id X] [--limit N] [--cursor C]
+  checkout-sessions get <id>
+  checkout-sessions expire <id>
+
+${CREDENTIALS_HELP}
+
+Example:
+  pnpm gateway checkout-sessions create --currency EUR --amount 42.50 --description "Order 1042" --idempotency-key order-1042`,
+  'payment-links': `Usage: pnpm gateway payment-links <create|list|get|deactivate> [arguments] [credentials] [--json]
+
+Payment links of the project (a sandbox secret uses /api/v1/sandbox): a reusable URL and QR code
+(url, qr_url) that opens a checkout session for each payer; deactivate stops new sessions.
+
+  payment-links create --currency C (--amount X | --min X --max Y) [--coins a,b] [--description D]
+         [--max-uses N] [--ask-email yes|no] [--return-url U] [--data JSON] [--idempotency-key K]
+  payment-links list [--active yes|no] [--limit N] [--cursor C]
+  payment-links get <id>
+  payment-links deactivate <id>
+
+${CREDENTIALS_HELP}
+
+Example:
+  pnpm gateway payment-links create --currency USD --min 5 --max 500 --description "Tip jar"`,
   listen: `Usage: pnpm gateway listen --forward-to <url> [--since <event_id>] [--state <path>] [--wait <seconds>] [credentials] [--json]
 
 Follows the project's webhook events through the gateway's signed event stream
@@ -158,6 +192,7 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
         ...(name === 'api' ? { data: { type: 'string' } } : {}),
         ...(name === 'trigger' ? { invoice: { type: 'string' }, coin: { type: 'string' }, address: { type: 'string' } } : {}),
         ...(name === 'refunds' || name === 'payouts' ? MONEY_OUT_FLAGS : {}),
+        ...(name === 'checkout-sessions' || name === 'payment-links' ? SESSION_FLAGS : {}),
         ...(name === 'listen' ? { 'forward-to': { type: 'string' }, since: { type: 'string' }, state: { type: 'string' }, wait: { type: 'string' } } : {}),
       },
       strict: true,
@@ -181,6 +216,13 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
       const [verb, ...rest] = positionals;
       const sandbox = credentials.apiSecret.startsWith('sk_sandbox_');
       const answer = await (name === 'refunds' ? runRefunds : runPayouts)(gateway, sandbox, verb ?? '', rest, values);
+      io.out(JSON.stringify(answer, null, json ? undefined : 2));
+      return 0;
+    }
+    if (name === 'checkout-sessions' || name === 'payment-links') {
+      const [verb, ...rest] = positionals;
+      const sandbox = credentials.apiSecret.startsWith('sk_sandbox_');
+      const answer = await (name === 'checkout-sessions' ? runCheckoutSessions : runPaymentLinks)(gateway, sandbox, verb ?? '', rest, values);
       io.out(JSON.stringify(answer, null, json ? undefined : 2));
       return 0;
     }

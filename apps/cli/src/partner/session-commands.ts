@@ -1,0 +1,173 @@
+/**
+ * The partner commands of checkout sessions and payment links (issue 38): `gateway
+ * checkout-sessions create|list|get|expire` and `gateway payment-links create|list|get|deactivate`.
+ * A sandbox secret (`sk_sandbox_`) talks to the sandbox mount, any other to the production one.
+ */
+import type { CheckoutSessionQuery, CheckoutSessionStatus, CreateCheckoutSessionInput, CreatePaymentLinkInput, GatewayClient, PaymentLinkQuery } from '@gw/client';
+import { CHECKOUT_SESSION_STATUSES } from '@gw/client';
+import { PartnerUsageError } from './credentials.js';
+
+export const SESSION_VERBS = ['create', 'list', 'get', 'expire'] as const;
+export const LINK_VERBS = ['create', 'list', 'get', 'deactivate'] as const;
+
+/** The flags the `checkout-sessions` and `payment-links` commands take (besides the credentials). */
+export const SESSION_FLAGS = {
+  currency: { type: 'string' },
+  amount: { type: 'string' },
+  min: { type: 'string' },
+  max: { type: 'string' },
+  coins: { type: 'string' },
+  description: { type: 'string' },
+  'external-id': { type: 'string' },
+  email: { type: 'string' },
+  'return-url': { type: 'string' },
+  'cancel-url': { type: 'string' },
+  'expires-in': { type: 'string' },
+  'max-uses': { type: 'string' },
+  'ask-email': { type: 'string' },
+  data: { type: 'string' },
+  status: { type: 'string' },
+  link: { type: 'string' },
+  active: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  'idempotency-key': { type: 'string' },
+} as const;
+
+type Values = Record<string, string | boolean | undefined>;
+
+const text = (values: Values, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+
+/** The resources of the mount the credentials belong to. */
+function sessionApi(gateway: GatewayClient, sandbox: boolean) {
+  return sandbox
+    ? { sessions: gateway.sandbox.checkoutSessions, links: gateway.sandbox.paymentLinks }
+    : { sessions: gateway.checkoutSessions, links: gateway.paymentLinks };
+}
+
+function oneId(kind: string, verb: string, positionals: readonly string[]): string {
+  if (positionals.length !== 1) throw new PartnerUsageError(`expected: gateway ${kind} ${verb} <id>`);
+  return positionals[0]!;
+}
+
+function idempotency(values: Values) {
+  const key = text(values, 'idempotency-key');
+  return key === undefined ? {} : { idempotencyKey: key };
+}
+
+function wholeNumber(values: Values, name: string): number | undefined {
+  const value = text(values, name);
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new PartnerUsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+function page(values: Values): { limit?: number; cursor?: string } {
+  const limit = wholeNumber(values, 'limit');
+  const cursor = text(values, 'cursor');
+  return { ...(limit !== undefined ? { limit } : {}), ...(cursor ? { cursor } : {}) };
+}
+
+/**
+ * The body of a create: `--data` (the whole JSON body) with the flags given on top of it, so a
+ * body with line items or metadata and a quick `--currency EUR --amount 5` both work.
+ */
+function body(values: Values, flags: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const data = text(values, 'data');
+  let base: Record<string, unknown> = {};
+  if (data !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch (error) {
+      throw new PartnerUsageError(`--data is not JSON: ${(error as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PartnerUsageError('--data must be a JSON object (the request body)');
+    base = parsed as Record<string, unknown>;
+  }
+  const given = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
+  return { ...base, ...given };
+}
+
+const coins = (values: Values) => text(values, 'coins')?.split(',').map((c) => c.trim());
+
+/** Runs `gateway checkout-sessions <verb> ...`; returns the answer to print. */
+export async function runCheckoutSessions(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: Values): Promise<unknown> {
+  const { sessions } = sessionApi(gateway, sandbox);
+  switch (verb) {
+    case 'create': {
+      if (positionals.length > 0) throw new PartnerUsageError('expected: gateway checkout-sessions create --currency C --amount X [...]');
+      const input = body(values, {
+        price_currency: text(values, 'currency'),
+        price_amount: text(values, 'amount'),
+        allowed_coins: coins(values),
+        description: text(values, 'description'),
+        external_id: text(values, 'external-id'),
+        customer_email: text(values, 'email'),
+        return_url: text(values, 'return-url'),
+        cancel_url: text(values, 'cancel-url'),
+        expires_in: wholeNumber(values, 'expires-in'),
+      });
+      if (input['price_currency'] === undefined || input['price_amount'] === undefined)
+        throw new PartnerUsageError('checkout-sessions create needs --currency and --amount (or them in --data)');
+      return sessions.create(input as CreateCheckoutSessionInput, idempotency(values));
+    }
+    case 'list': {
+      if (positionals.length > 0) throw new PartnerUsageError('expected: gateway checkout-sessions list [--status S] [--link ID] [--external-id X] [--limit N] [--cursor C]');
+      const status = text(values, 'status');
+      if (status !== undefined && !(CHECKOUT_SESSION_STATUSES as readonly string[]).includes(status))
+        throw new PartnerUsageError(`--status must be one of ${CHECKOUT_SESSION_STATUSES.join(', ')}`);
+      const query: CheckoutSessionQuery = {
+        ...(status ? { status: status as CheckoutSessionStatus } : {}),
+        ...(text(values, 'link') ? { payment_link_id: text(values, 'link')! } : {}),
+        ...(text(values, 'external-id') ? { external_id: text(values, 'external-id')! } : {}),
+        ...page(values),
+      };
+      return sessions.list(query);
+    }
+    case 'get':
+      return sessions.retrieve(oneId('checkout-sessions', 'get', positionals));
+    case 'expire':
+      return sessions.expire(oneId('checkout-sessions', 'expire', positionals));
+    default:
+      throw new PartnerUsageError(`expected: gateway checkout-sessions <${SESSION_VERBS.join('|')}>`);
+  }
+}
+
+/** Runs `gateway payment-links <verb> ...`; returns the answer to print. */
+export async function runPaymentLinks(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: Values): Promise<unknown> {
+  const { links } = sessionApi(gateway, sandbox);
+  switch (verb) {
+    case 'create': {
+      if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links create --currency C (--amount X | --min X --max Y) [...]');
+      const askEmail = text(values, 'ask-email');
+      if (askEmail !== undefined && askEmail !== 'yes' && askEmail !== 'no') throw new PartnerUsageError('--ask-email must be yes or no');
+      const input = body(values, {
+        price_currency: text(values, 'currency'),
+        price_amount: text(values, 'amount'),
+        min_amount: text(values, 'min'),
+        max_amount: text(values, 'max'),
+        allowed_coins: coins(values),
+        description: text(values, 'description'),
+        max_uses: wholeNumber(values, 'max-uses'),
+        ask_email: askEmail === undefined ? undefined : askEmail === 'yes',
+        return_url: text(values, 'return-url'),
+      });
+      if (input['price_currency'] === undefined) throw new PartnerUsageError('payment-links create needs --currency (or it in --data)');
+      return links.create(input as CreatePaymentLinkInput, idempotency(values));
+    }
+    case 'list': {
+      if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links list [--active yes|no] [--limit N] [--cursor C]');
+      const active = text(values, 'active');
+      if (active !== undefined && active !== 'yes' && active !== 'no') throw new PartnerUsageError('--active must be yes or no');
+      const query: PaymentLinkQuery = { ...(active ? { active: active === 'yes' } : {}), ...page(values) };
+      return links.list(query);
+    }
+    case 'get':
+      return links.retrieve(oneId('payment-links', 'get', positionals));
+    case 'deactivate':
+      return links.deactivate(oneId('payment-links', 'deactivate', positionals));
+    default:
+      throw new PartnerUsageError(`expected: gateway payment-links <${LINK_VERBS.join('|')}>`);
+  }
+}
