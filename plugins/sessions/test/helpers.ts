@@ -2,7 +2,7 @@ import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import type { TestKernel } from '@gw/kernel/testing';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { sessionsPlugin } from '../src/index.js';
 
 export { sandboxClient, type SandboxClient };
@@ -23,4 +23,15 @@ export async function eventTypes(gw: TestKernel, projectId: string, prefix: stri
     .orderBy('id')
     .select('event_type');
   return rows.map((r: { event_type: string }) => r.event_type);
+}
+
+/** A sandbox POST of `body` under an Idempotency-Key. */
+export function withKey(gw: TestKernel, c: SandboxClient, path: string, body: unknown, key: string) {
+  return signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId: c.projectId, secret: c.secret, method: 'POST', body, headers: { 'Idempotency-Key': key } });
+}
+
+/** The data of the mail jobs `name` enqueued for a session, oldest first. */
+export async function mailJobs(gw: TestKernel, name: string, sessionId: string): Promise<unknown[]> {
+  const rows = await gw.kernel.cradle.db.raw(`select data from pgboss.job where name = ? and data->>'sessionId' = ? order by created_on`, [name, sessionId]);
+  return rows.rows.map((r: { data: unknown }) => r.data);
 }
