@@ -83,7 +83,8 @@ export class GatewayClient {
   };
 
   /** {@link paginate} for the resources, which name their list operation. */
-  private readonly operationPages: OperationPages = (operationId, query) => this.paginate(operationId as PagedOperation, { query } as OperationArgs<PagedOperation>);
+  private readonly operationPages: OperationPages = (operationId, query) =>
+    this.paginate(operationId as PagedOperation, { query } as OperationArgs<PagedOperation>);
 
   /**
    * An untyped signed call, for paths the typed table does not know (a newer gateway) and for
@@ -209,6 +210,8 @@ export class GatewayClient {
       duplicateDelivery: (invoiceId: string) => this.request('postSandboxInvoicesByInvoiceIdSimulateDuplicateDelivery', { params: { invoiceId } }),
       event: (invoiceId: string, body: OperationBody<'postSandboxInvoicesByInvoiceIdSimulateEvent'>) =>
         this.request('postSandboxInvoicesByInvoiceIdSimulateEvent', { params: { invoiceId }, body }),
+      /** The payer's pick of a coin on a sandbox checkout session's page: the invoice of that coin is created (answers the session; its `invoice_id`). */
+      pick: (sessionId: string, coin: string) => this.request('postSandboxCheckoutSessionsByIdSimulatePick', { params: { id: sessionId }, body: { coin } }),
       /** `refund(id, 'claim' | 'approve' | 'send' | 'confirm' | 'fail', { address? })`, `payout(id, 'approve' | 'send' | 'confirm' | 'fail')`. */
       ...moneyOutSimulations(this.moneyOut, '/api/v1/sandbox'),
     },

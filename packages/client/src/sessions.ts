@@ -121,7 +121,8 @@ export function paymentLinksResource(call: OperationCall, pages: OperationPages,
       return { link: result as PaymentLink, created: status === 201 };
     },
     /** {@link createWithStatus}, the link only. */
-    create: async (body: CreatePaymentLinkInput, options: IdempotencyOptions = {}): Promise<PaymentLink> => (await resource.createWithStatus(body, options)).link,
+    create: async (body: CreatePaymentLinkInput, options: IdempotencyOptions = {}): Promise<PaymentLink> =>
+      (await resource.createWithStatus(body, options)).link,
     /** One page of the project's links, newest first. */
     list: async (query: PaymentLinkQuery = {}): Promise<PaymentLinkPage> => (await call(ops.list, { query })).result as PaymentLinkPage,
     /** Every link matching `query`, newest first, across pages. */

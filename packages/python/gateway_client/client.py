@@ -291,6 +291,10 @@ class _Simulate:
     def duplicate_delivery(self, invoice_id: str) -> Dict[str, Any]:
         return self._run("DuplicateDelivery", invoice_id)
 
+    def pick(self, session_id: str, coin: str) -> Dict[str, Any]:
+        """The payer's pick of a coin on a sandbox checkout session's page: the invoice of that coin is created; answers the session."""
+        return self._c.request("postSandboxCheckoutSessionsByIdSimulatePick", params={"id": session_id}, body={"coin": coin})
+
     def refund(self, refund_id: str, simulation: str, address: Optional[str] = None) -> Dict[str, Any]:
         """A sandbox refund's ``claim`` (optional ``address``), ``approve``, ``send``, ``confirm`` or ``fail``; answers the refund."""
         if simulation not in REFUND_SIMULATIONS:

@@ -32,7 +32,11 @@ const LINK_FLAGS: Readonly<Record<string, CliFlag>> = {
     description: 'How many payments (completed sessions) the link takes at most (default unlimited).',
     validate: (v) => (/^[1-9][0-9]{0,8}$/.test(v) ? undefined : 'must be a whole number from 1'),
   },
-  'ask-email': { type: 'string', choices: ['yes', 'no'], description: 'Whether the link’s page asks the payer for an e-mail address for the receipt (default yes).' },
+  'ask-email': {
+    type: 'string',
+    choices: ['yes', 'no'],
+    description: 'Whether the link’s page asks the payer for an e-mail address for the receipt (default yes).',
+  },
   'return-url': { type: 'string', description: 'Where the payer goes after paying (https).' },
 };
 

@@ -1,9 +1,14 @@
 import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { INVOICE_OBSERVERS } from '@gw/plugin-invoices/contract';
+import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001Sessions } from '../migrations/0001_sessions.js';
 import { SessionsConfigSchema } from './config.js';
 import { SESSIONS_EXPORTS } from './contract.js';
 import { sessionsErrors } from './errors.js';
+import { sessionsCommands } from './cli.js';
+import { CHECKOUT_SESSIONS_PAGE_DEPS, checkoutSessionsPage } from './dashboard/checkout-sessions-page.js';
+import { PAYMENT_LINKS_PAGE_DEPS, paymentLinksPage } from './dashboard/payment-links-page.js';
+import { sessionsMcpTools } from './mcp-tools.js';
 import { sessionsJobs } from './jobs.js';
 import { sessionsRoutes } from './routes.js';
 import { CheckoutSessionsService } from './services/checkout-sessions.js';
@@ -56,9 +61,13 @@ export const sessionsPlugin = definePlugin({
     ),
     // A sandbox project's reset or deletion purges its sessions and links.
     sandboxProjectPurger,
+    dashboardPages(PAYMENT_LINKS_PAGE_DEPS, [paymentLinksPage]),
+    dashboardPages(CHECKOUT_SESSIONS_PAGE_DEPS, [checkoutSessionsPage]),
   ],
   routes: sessionsRoutes,
   jobs: sessionsJobs,
+  mcpTools: sessionsMcpTools,
+  cli: sessionsCommands,
 });
 
 export * from './contract.js';

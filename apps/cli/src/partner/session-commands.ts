@@ -3,7 +3,14 @@
  * checkout-sessions create|list|get|expire` and `gateway payment-links create|list|get|deactivate`.
  * A sandbox secret (`sk_sandbox_`) talks to the sandbox mount, any other to the production one.
  */
-import type { CheckoutSessionQuery, CheckoutSessionStatus, CreateCheckoutSessionInput, CreatePaymentLinkInput, GatewayClient, PaymentLinkQuery } from '@gw/client';
+import type {
+  CheckoutSessionQuery,
+  CheckoutSessionStatus,
+  CreateCheckoutSessionInput,
+  CreatePaymentLinkInput,
+  GatewayClient,
+  PaymentLinkQuery,
+} from '@gw/client';
 import { CHECKOUT_SESSION_STATUSES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
 
@@ -89,10 +96,19 @@ function body(values: Values, flags: Readonly<Record<string, unknown>>): Record<
   return { ...base, ...given };
 }
 
-const coins = (values: Values) => text(values, 'coins')?.split(',').map((c) => c.trim());
+const coins = (values: Values) =>
+  text(values, 'coins')
+    ?.split(',')
+    .map((c) => c.trim());
 
 /** Runs `gateway checkout-sessions <verb> ...`; returns the answer to print. */
-export async function runCheckoutSessions(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: Values): Promise<unknown> {
+export async function runCheckoutSessions(
+  gateway: GatewayClient,
+  sandbox: boolean,
+  verb: string,
+  positionals: readonly string[],
+  values: Values,
+): Promise<unknown> {
   const { sessions } = sessionApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
@@ -113,7 +129,8 @@ export async function runCheckoutSessions(gateway: GatewayClient, sandbox: boole
       return sessions.create(input as CreateCheckoutSessionInput, idempotency(values));
     }
     case 'list': {
-      if (positionals.length > 0) throw new PartnerUsageError('expected: gateway checkout-sessions list [--status S] [--link ID] [--external-id X] [--limit N] [--cursor C]');
+      if (positionals.length > 0)
+        throw new PartnerUsageError('expected: gateway checkout-sessions list [--status S] [--link ID] [--external-id X] [--limit N] [--cursor C]');
       const status = text(values, 'status');
       if (status !== undefined && !(CHECKOUT_SESSION_STATUSES as readonly string[]).includes(status))
         throw new PartnerUsageError(`--status must be one of ${CHECKOUT_SESSION_STATUSES.join(', ')}`);
@@ -135,7 +152,13 @@ export async function runCheckoutSessions(gateway: GatewayClient, sandbox: boole
 }
 
 /** Runs `gateway payment-links <verb> ...`; returns the answer to print. */
-export async function runPaymentLinks(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: Values): Promise<unknown> {
+export async function runPaymentLinks(
+  gateway: GatewayClient,
+  sandbox: boolean,
+  verb: string,
+  positionals: readonly string[],
+  values: Values,
+): Promise<unknown> {
   const { links } = sessionApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
@@ -160,7 +183,7 @@ export async function runPaymentLinks(gateway: GatewayClient, sandbox: boolean, 
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links list [--active yes|no] [--limit N] [--cursor C]');
       const active = text(values, 'active');
       if (active !== undefined && active !== 'yes' && active !== 'no') throw new PartnerUsageError('--active must be yes or no');
-      const query: PaymentLinkQuery = { ...(active ? { active: active === 'yes' } : {}), ...page(values) };
+      const query: PaymentLinkQuery = { ...(active ? { active: active === 'yes' ? 'true' : 'false' } : {}), ...page(values) } as const;
       return links.list(query);
     }
     case 'get':

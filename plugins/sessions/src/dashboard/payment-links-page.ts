@@ -14,12 +14,12 @@ import {
   table,
   when,
 } from '@gw/plugin-dashboard/contract';
-import { FIAT_CURRENCIES } from '@gw/plugin-rates/contract';
+import { FIAT_CURRENCIES } from '../fiat-currencies.js';
 import type { CreateLinkInput, PaymentLinkView } from '../contract.js';
 import { sessionBadge, sessionsBase } from './checkout-sessions-page.js';
 
 /** What the page reads (ADR 0011). */
-export const PAYMENT_LINKS_PAGE_DEPS = ['chains', 'walletsWallets', 'sessionsLinks', 'sessionsCheckout'] as const;
+export const PAYMENT_LINKS_PAGE_DEPS = ['sessionsCoins', 'sessionsLinks', 'sessionsCheckout'] as const;
 type Services = PageServices<typeof PAYMENT_LINKS_PAGE_DEPS>;
 
 const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/payment-links`;
@@ -50,7 +50,8 @@ export function linkPrice(link: Pick<PaymentLinkView, 'price_currency' | 'price_
 }
 
 /** `uses / max`, or `uses` when unlimited. */
-export const linkUses = (link: Pick<PaymentLinkView, 'uses' | 'max_uses'>): string => (link.max_uses === null ? `${link.uses}` : `${link.uses} / ${link.max_uses}`);
+export const linkUses = (link: Pick<PaymentLinkView, 'uses' | 'max_uses'>): string =>
+  link.max_uses === null ? `${link.uses}` : `${link.uses} / ${link.max_uses}`;
 
 export const linkBadge = (link: Pick<PaymentLinkView, 'active'>): SafeHtml => (link.active ? badge('active', 'good') : badge('deactivated', 'ended'));
 
@@ -59,12 +60,6 @@ export const linkBadge = (link: Pick<PaymentLinkView, 'active'>): SafeHtml => (l
  * Security Policy allows images of the page's origin only, and `qr_url` starts with the public base URL).
  */
 const qrPath = (link: PaymentLinkView): string => new URL(link.qr_url).pathname;
-
-/** The coins of the chains the project has a verified wallet for: what a link may offer. */
-async function offerableCoins(req: DashboardRequest<Services>): Promise<CoinId[]> {
-  const verified = new Set((await req.services.walletsWallets.listVerified({ projectId: req.project!.id })).map((w) => w.chain));
-  return req.services.chains.coinIds().filter((coin) => verified.has(req.services.chains.coin(coin).adapter.definition.id));
-}
 
 function linkRow(req: DashboardRequest<Services>, link: PaymentLinkView): (SafeHtml | string)[] {
   return [
@@ -77,7 +72,10 @@ function linkRow(req: DashboardRequest<Services>, link: PaymentLinkView): (SafeH
     html`<a href="${link.url}"><code class="wrap">${link.url}</code></a>`,
     when(link.created_at_iso),
     req.user.role === 'admin' && link.active
-      ? actionButton(req, `${base(req)}/${link.id}/deactivate`, 'Deactivate', { danger: true, confirm: 'Deactivate this payment link? Its URL will open no new session.' })
+      ? actionButton(req, `${base(req)}/${link.id}/deactivate`, 'Deactivate', {
+          danger: true,
+          confirm: 'Deactivate this payment link? Its URL will open no new session.',
+        })
       : '—',
   ];
 }
@@ -115,7 +113,7 @@ export const paymentLinksPage = definePage<Services>({
     const active = listing.filters['active'];
     const [links, coins] = await Promise.all([
       req.services.sessionsLinks.list({ projectId: req.project!.id, ...listing.page, ...(active ? { active: active === 'yes' } : {}) }),
-      req.user.role === 'admin' ? offerableCoins(req) : Promise.resolve([]),
+      req.user.role === 'admin' ? req.services.sessionsCoins.of(req.project!) : Promise.resolve([]),
     ]);
     return page(
       `Payment links of ${req.project!.name}`,
