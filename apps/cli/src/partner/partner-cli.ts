@@ -5,12 +5,21 @@
  * commands, and are dispatched before those.
  */
 import { parseArgs } from 'node:util';
-import { GatewayClient, GatewayConnectionError, GatewayError, GATEWAY_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type CreateInvoiceInput } from '@gw/client';
+import {
+  GatewayClient,
+  GatewayConnectionError,
+  GatewayError,
+  GATEWAY_EVENT_TYPES,
+  isSessionEventType,
+  SESSION_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  type CreateInvoiceInput,
+} from '@gw/client';
 import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
 import { runListen } from './listen.js';
 import { MONEY_OUT_FLAGS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
-import { runCheckoutSessions, runPaymentLinks, SESSION_FLAGS } from './session-commands.js';
+import { runCheckoutSessions, runPaymentLinks, SESSION_FLAGS, triggerSession } from './session-commands.js';
 
 export interface PartnerIo {
   out(text: string): void;
@@ -42,7 +51,7 @@ const CREDENTIALS_HELP = `Credentials (first found wins, each value separately):
 /** The partner commands' lines of the overview (`gateway --help`). */
 export const PARTNER_USAGE = `Partner commands (a project's credentials against a gateway's REST API; no database):
   gateway api <METHOD> <path> [--data JSON]         Make a signed call and print the answer.
-  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice, refund or payout to produce a webhook event.
+  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice, refund, payout or checkout session to produce a webhook event.
   gateway refunds <create|list|get|cancel> ...      Refunds of the project's invoices.
   gateway payouts <create|list|get|cancel> ...      Payouts to addresses.
   gateway checkout-sessions <create|list|get|expire> ...   Checkout sessions: a price the payer pays in the coin they pick.
@@ -72,15 +81,19 @@ Sandbox projects only. Drives a sandbox invoice through the simulations that pro
 "gateway listen") receives it. Without --invoice a new invoice is created (external_id
 trigger-<time>, --coin, default eth). Prints one line per simulation and the event produced.
 
-Refund and payout events (${GATEWAY_EVENT_TYPES.filter((type) => !type.startsWith('invoice.')).join(', ')})
+Refund and payout events (${GATEWAY_EVENT_TYPES.filter((type) => type.startsWith('refund.') || type.startsWith('payout.')).join(', ')})
 start from a new item. A refund: a new sandbox invoice is paid overpaid (simulations), its excess
 refunded, then the refund is claimed, approved, sent and confirmed or failed (sandbox simulations)
 as far as the event needs; refund.cancelled cancels it. A payout goes to --address, else to the
 address of a new sandbox invoice of --coin, then is approved, sent and confirmed or failed.
 
+Checkout session events (${SESSION_EVENT_TYPES.join(', ')}) start from a new sandbox session
+priced 0.01 --coin: completed picks the coin (the payer's pick, simulated) and pays its invoice
+(detect, paid); expired ends the session with the partner's expire.
+
 Flags:
   --invoice <id>  Drive this sandbox invoice from its current status (invoice events).
-  --coin <coin>  Coin of the invoice, refund or payout created (default eth).
+  --coin <coin>  Coin of the invoice, refund, payout or session created (default eth).
   --address <address>  The payout's recipient (payout events).
   --json  Print the result as JSON.
 
@@ -290,6 +303,18 @@ const trigger: GatewayCommand = async (gateway, positionals, values, { io }, jso
   if (!(GATEWAY_EVENT_TYPES as readonly string[]).includes(eventType))
     throw new PartnerUsageError(`unknown event type "${eventType}"; one of ${GATEWAY_EVENT_TYPES.join(', ')}`);
   const coin = typeof values['coin'] === 'string' ? values['coin'] : 'eth';
+  if (isSessionEventType(eventType)) {
+    if (values['invoice'] !== undefined || values['address'] !== undefined)
+      throw new PartnerUsageError(`--invoice and --address are not for ${eventType}: it starts from a new checkout session`);
+    const steps: { step: string; id: string; status: string }[] = [];
+    const session = await triggerSession(gateway, eventType, { coin }, (step) => {
+      steps.push(step);
+      if (!json) io.out(`${step.step.padEnd(12)} ${step.id}  ${step.status}`);
+    });
+    const result = { event_type: eventType, checkout_session_id: session.id, invoice_id: session.invoice_id, status: session.status, steps };
+    io.out(json ? JSON.stringify(result) : `${eventType} for checkout session ${session.id}`);
+    return 0;
+  }
   if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType)) {
     if (values['invoice'] !== undefined) throw new PartnerUsageError(`--invoice is for invoice events; ${eventType} starts from a new item`);
     const address = typeof values['address'] === 'string' ? values['address'] : undefined;

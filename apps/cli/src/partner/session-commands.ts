@@ -194,3 +194,43 @@ export async function runPaymentLinks(
       throw new PartnerUsageError(`expected: gateway payment-links <${LINK_VERBS.join('|')}>`);
   }
 }
+
+/** One step of a session trigger and the session's (or its invoice's) status after it. */
+export interface SessionTriggerStep {
+  readonly step: 'create' | 'pick' | 'detect' | 'paid' | 'expire';
+  readonly id: string;
+  readonly status: string;
+}
+
+/**
+ * Produces `checkout_session.completed` or `checkout_session.expired` in the sandbox from a new
+ * session priced in `coin` (0.01 of it): completed picks the coin (the payer's pick, simulated)
+ * and pays its invoice with the invoice simulations; expired ends the session with the partner's
+ * expire.
+ */
+export async function triggerSession(
+  gateway: GatewayClient,
+  eventType: 'checkout_session.completed' | 'checkout_session.expired',
+  options: { readonly coin: string },
+  onStep: (step: SessionTriggerStep) => void,
+): Promise<{ readonly id: string; readonly invoice_id: string | null; readonly status: string }> {
+  const { sandbox } = gateway;
+  const created = Date.now();
+  const session = await sandbox.checkoutSessions.create(
+    { price_currency: options.coin, price_amount: '0.01', description: `gateway trigger ${eventType}`, external_id: `trigger-${created}` },
+    { idempotencyKey: `trigger-${created}` },
+  );
+  onStep({ step: 'create', id: session.id, status: session.status });
+  if (eventType === 'checkout_session.expired') {
+    const expired = await sandbox.checkoutSessions.expire(session.id);
+    onStep({ step: 'expire', id: expired.id, status: expired.status });
+    return { id: expired.id, invoice_id: expired.invoice_id, status: expired.status };
+  }
+  const picked = await sandbox.simulate.pick(session.id, options.coin);
+  const invoiceId = picked.invoice_id!;
+  onStep({ step: 'pick', id: invoiceId, status: picked.status });
+  onStep({ step: 'detect', id: invoiceId, status: (await sandbox.simulate.detect(invoiceId)).status ?? '' });
+  onStep({ step: 'paid', id: invoiceId, status: (await sandbox.simulate.paid(invoiceId)).status ?? '' });
+  const completed = await sandbox.checkoutSessions.retrieve(session.id);
+  return { id: completed.id, invoice_id: completed.invoice_id, status: completed.status };
+}
