@@ -81,7 +81,15 @@ test.serial('an agent creates a payment link and a checkout session, lists links
     ],
     external_id: 'agent-order-1',
   });
-  t.like(session, { object: 'checkout_session', status: 'open', price_currency: 'USD', price_amount: '42.5', external_id: 'agent-order-1', coin: null, invoices: [] });
+  t.like(session, {
+    object: 'checkout_session',
+    status: 'open',
+    price_currency: 'USD',
+    price_amount: '42.5',
+    external_id: 'agent-order-1',
+    coin: null,
+    invoices: [],
+  });
   t.regex(session.url, /\/pay\/[0-9a-f]{32}$/);
   const read = await callOk(client, 'get_checkout_session', { project_id: projectId, checkout_session_id: session.id });
   t.deepEqual(read, session);
@@ -93,10 +101,16 @@ test.serial('bad input is the services’ error code and creates nothing; a read
   const links = async () => (await gw.kernel.cradle.sessionsLinks.list({ projectId, limit: 200 })).items.length;
   const before = await links();
   t.is(await callError(client, 'create_payment_link', { project_id: projectId, price_currency: 'XYZ', price_amount: '5' }), 'validation_error');
-  t.is(await callError(client, 'create_payment_link', { project_id: projectId, price_currency: 'USD', price_amount: '5', allowed_coins: ['nocoin'] }), 'coin_not_allowed');
+  t.is(
+    await callError(client, 'create_payment_link', { project_id: projectId, price_currency: 'USD', price_amount: '5', allowed_coins: ['nocoin'] }),
+    'coin_not_allowed',
+  );
   t.is(await callError(client, 'create_payment_link', { project_id: projectId, price_currency: 'USD', price_amount: '5', address: 'x' }), 'validation_error');
   t.is(await callError(client, 'create_checkout_session', { project_id: projectId, price_currency: 'USD' }), 'validation_error');
-  t.is(await callError(client, 'get_checkout_session', { project_id: projectId, checkout_session_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }), 'checkout_session_not_found');
+  t.is(
+    await callError(client, 'get_checkout_session', { project_id: projectId, checkout_session_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }),
+    'checkout_session_not_found',
+  );
   t.is(await links(), before);
   await client.close();
 
