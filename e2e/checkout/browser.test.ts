@@ -184,27 +184,39 @@ test('a page in German, chosen by Accept-Language, with a switch back to English
 });
 
 // Serial: its sixteen axe runs would otherwise slow the concurrent tests that watch a one-second return.
-test.serial('axe passes in every language, waiting in light and paid too little in dark; the switch is a labelled navigation naming each language in itself', async (t) => {
-  const inv = await invoice({ coin: 'eth', amount_crypto: undefined, amount_usd: 1234.5, cancel_url: `${gw.url}/healthz?cancelled=1` });
-  const partial = await invoice({ amount_crypto: '1234.5' });
-  await simulate(partial.id, 'detect');
-  await simulate(partial.id, 'event', { eventType: 'invoice.partial', amountUnits: '1', confirmations: 1, blockHeight: 1, expectedCurrentStatus: 'detected' });
-  for (const locale of LOCALES) {
-    const { page, violations } = await open(t);
-    await page.goto(`${inv.checkout_url}?lang=${locale}`);
-    const nav = page.getByRole('navigation', { name: SHELL_MESSAGES.t(locale, 'language'), exact: true });
-    t.is(await nav.count(), 1, `${locale}: one navigation named in the language`);
-    t.deepEqual(await nav.getByRole('link').allTextContents(), LOCALES.map((l) => LOCALE_NAMES[l]));
-    t.is(await nav.locator('a[aria-current="true"]').textContent(), LOCALE_NAMES[locale], `${locale}: the current language is marked`);
-    await page.getByRole('link', { name: CHECKOUT_MESSAGES.t(locale, 'open_wallet') }).waitFor();
-    t.deepEqual(await axeViolations(page), [], `${locale}, waiting, light`);
-    const dark = await open(t, { colorScheme: 'dark' });
-    await dark.page.goto(`${partial.checkout_url}?lang=${locale}`);
-    await dark.page.locator('#status-title', { hasText: CHECKOUT_MESSAGES.t(locale, 'status_partial') }).waitFor();
-    t.deepEqual(await axeViolations(dark.page), [], `${locale}, paid too little, dark`);
-    t.deepEqual([...violations, ...dark.violations], [], `${locale}: CSP`);
-  }
-});
+test.serial(
+  'axe passes in every language, waiting in light and paid too little in dark; the switch is a labelled navigation naming each language in itself',
+  async (t) => {
+    const inv = await invoice({ coin: 'eth', amount_crypto: undefined, amount_usd: 1234.5, cancel_url: `${gw.url}/healthz?cancelled=1` });
+    const partial = await invoice({ amount_crypto: '1234.5' });
+    await simulate(partial.id, 'detect');
+    await simulate(partial.id, 'event', {
+      eventType: 'invoice.partial',
+      amountUnits: '1',
+      confirmations: 1,
+      blockHeight: 1,
+      expectedCurrentStatus: 'detected',
+    });
+    for (const locale of LOCALES) {
+      const { page, violations } = await open(t);
+      await page.goto(`${inv.checkout_url}?lang=${locale}`);
+      const nav = page.getByRole('navigation', { name: SHELL_MESSAGES.t(locale, 'language'), exact: true });
+      t.is(await nav.count(), 1, `${locale}: one navigation named in the language`);
+      t.deepEqual(
+        await nav.getByRole('link').allTextContents(),
+        LOCALES.map((l) => LOCALE_NAMES[l]),
+      );
+      t.is(await nav.locator('a[aria-current="true"]').textContent(), LOCALE_NAMES[locale], `${locale}: the current language is marked`);
+      await page.getByRole('link', { name: CHECKOUT_MESSAGES.t(locale, 'open_wallet') }).waitFor();
+      t.deepEqual(await axeViolations(page), [], `${locale}, waiting, light`);
+      const dark = await open(t, { colorScheme: 'dark' });
+      await dark.page.goto(`${partial.checkout_url}?lang=${locale}`);
+      await dark.page.locator('#status-title', { hasText: CHECKOUT_MESSAGES.t(locale, 'status_partial') }).waitFor();
+      t.deepEqual(await axeViolations(dark.page), [], `${locale}, paid too little, dark`);
+      t.deepEqual([...violations, ...dark.violations], [], `${locale}: CSP`);
+    }
+  },
+);
 
 test('without JavaScript the page works: it refreshes itself, shows the status on reload, and the sandbox buttons post forms', async (t) => {
   const inv = await invoice({ cancel_url: `${gw.url}/healthz?cancelled=1` });

@@ -248,7 +248,10 @@ test('every chain: the page links the payment URI as a labelled "Open in wallet"
     const link = /<a class="button" id="wallet-link" href="([^"]+)" aria-describedby="request-caption">([^<]+)<\/a>/.exec(body);
     t.is(link?.[1]?.replace(/&amp;/g, '&'), inv.payment_uri, `${coin}: the link is the payment URI`);
     t.is(link?.[2], 'Ouvrir dans le portefeuille', `${coin}: labelled in the page's language`);
-    t.true(body.includes(`<figcaption id="request-caption">Le code et le lien vers le portefeuille demandent 0,5 `), `${coin}: described by the amount it asks for`);
+    t.true(
+      body.includes(`<figcaption id="request-caption">Le code et le lien vers le portefeuille demandent 0,5 `),
+      `${coin}: described by the amount it asks for`,
+    );
   }
 });
 

@@ -20,7 +20,11 @@ test('every language has every key, and no text is left empty or in English wher
     );
     if (locale === 'en') continue;
     // Texts of placeholders and units ("{minutes} min {seconds} s") may read the same; a sentence may not.
-    const words = (text: string) => text.replace(/\{\w+\}/g, '').split(/\s+/).filter((word) => word.length > 1).length;
+    const words = (text: string) =>
+      text
+        .replace(/\{\w+\}/g, '')
+        .split(/\s+/)
+        .filter((word) => word.length > 1).length;
     const untranslated = CHECKOUT_MESSAGES.keys.filter((key) => texts[key] === english[key] && words(english[key]) > 1);
     t.deepEqual(untranslated, [], `${locale}: left in English`);
   }

@@ -24,7 +24,12 @@ test('the shell: language, stylesheet, accent colour, logo, heading and an acces
   t.true(page.includes('<p class="pay-to">Pagamento para Shop &lt;&amp;&gt;</p>'));
   t.true(page.includes('<p class="sandbox-banner" role="note">Sandbox: este é um pagamento de teste. Não envie dinheiro real.</p>'));
   t.true(page.includes('<nav class="languages" aria-label="Idioma">'));
-  const links = [...page.matchAll(/<a href="([^"]+)" hreflang="([^"]+)" lang="([^"]+)"( aria-current="true")?>([^<]+)<\/a>/g)].map((m) => [m[1], m[2], m[4] ? 'current' : '', m[5]]);
+  const links = [...page.matchAll(/<a href="([^"]+)" hreflang="([^"]+)" lang="([^"]+)"( aria-current="true")?>([^<]+)<\/a>/g)].map((m) => [
+    m[1],
+    m[2],
+    m[4] ? 'current' : '',
+    m[5],
+  ]);
   t.deepEqual(
     links.map((l) => l[0]),
     LOCALES.map((l) => `/pay/abc?lang=${l}`),
@@ -48,11 +53,21 @@ test('the shell: a query in the switch base, no branding, no switch, the script,
   t.true(bare.includes('<title>Not found</title>'));
   t.false(bare.includes('<header'), 'nothing to put in a header');
   t.false(bare.includes('/checkout/brand/'));
-  const live = payerPage({ title: 'x', locale: 'en', body: html``, switchBase: null, script: true, refreshSeconds: 15, data: { events: '/e?a=1&b="2"', 'return-delay': '3' } });
+  const live = payerPage({
+    title: 'x',
+    locale: 'en',
+    body: html``,
+    switchBase: null,
+    script: true,
+    refreshSeconds: 15,
+    data: { events: '/e?a=1&b="2"', 'return-delay': '3' },
+  });
   t.true(live.includes(`<script src="${CHECKOUT_ASSETS.url('checkout.js')}" defer></script>`));
   t.true(live.includes('<noscript><meta http-equiv="refresh" content="15"></noscript>'));
   t.true(live.includes('<body data-events="/e?a=1&amp;b=&quot;2&quot;" data-return-delay="3">'));
-  t.throws(() => payerPage({ title: 'x', locale: 'en', body: html``, switchBase: null, data: { 'x" onload="y': '1' } }), { message: /not a data attribute name/ });
+  t.throws(() => payerPage({ title: 'x', locale: 'en', body: html``, switchBase: null, data: { 'x" onload="y': '1' } }), {
+    message: /not a data attribute name/,
+  });
 });
 
 test('the headers: the page CSP, no caching, the language and Vary', (t) => {
