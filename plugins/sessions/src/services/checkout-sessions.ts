@@ -18,7 +18,6 @@ import type { CheckoutSessions, CreateSessionInput, PayerSession, SessionListFil
 import { sessionsErrors } from '../errors.js';
 import { Session } from '../models/session.js';
 import { SessionInvoice } from '../models/session-invoice.js';
-import { priceCurrencyOf } from '../price-currency.js';
 import { pickExternalId } from './external-ids.js';
 import { checkEmail } from './order.js';
 import { invoiceState, type SessionCloser } from './session-closer.js';
@@ -222,7 +221,8 @@ export class CheckoutSessionsService implements CheckoutSessions {
     const input: CreateInvoiceInput = {
       external_id: pickExternalId(session.id, seq),
       coin,
-      ...(priceCurrencyOf(this.deps.chains, session.price_currency).kind === 'coin'
+      // A price in a coin is in its id (`btc`); a fiat one in an ISO 4217 code.
+      ...(this.deps.chains.knownCoin(session.price_currency) !== undefined
         ? { amount_crypto: session.price_amount }
         : { price_currency: session.price_currency, price_amount: session.price_amount }),
       callback_url: null,
