@@ -39,7 +39,7 @@ export const sessionsPlugin = definePlugin({
     ),
     sessionsCloser: service(['db', 'audit', 'invoicesService', 'sessionsStore'], (deps) => new SessionCloser(deps)),
     sessionsCheckout: service(
-      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'sessionsStore', 'sessionsOpener', 'sessionsCloser'],
+      ['db', 'audit', 'chains', 'rateLimiter', 'tenancyProjects', 'invoicesService', 'sessionsStore', 'sessionsOpener', 'sessionsCloser'],
       (deps) => new CheckoutSessionsService(deps),
     ),
     sessionsLinks: service(
