@@ -205,6 +205,7 @@ export const sessionsRoutes = withDeps(['db', 'sessionsCheckout', 'sessionsLinks
       'wallet_not_bound',
       'amount_out_of_range',
       'rate_quote_unavailable',
+      'rate_limit_exceeded',
     ],
     handler: async ({ auth, params, body, requestId }) => {
       const session = await deps.sessionsStore.find(deps.db, auth.project!.id, params.id);

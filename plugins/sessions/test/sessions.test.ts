@@ -311,3 +311,20 @@ test("a sandbox project's reset removes its sessions", async (t) => {
   t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).status, 404);
   t.deepEqual(await gw.kernel.cradle.db('sessions_invoices').where({ session_id: session.id }), []);
 });
+
+test('a session creates at most 10 invoices per 10 minutes (each takes a pool address): the 11th new invoice is 429; answering the current one is not counted', async (t) => {
+  const c = await sandboxClient(gw);
+  const session = (await c.call('POST', '/checkout-sessions', { price_currency: 'btc', price_amount: '0.001' })).body;
+  for (let n = 1; n <= 10; n++) {
+    const picked = await pick(c, session.id, 'btc');
+    t.is(picked.status, 200, JSON.stringify(picked.body));
+    t.is((await pick(c, session.id, 'btc')).body.invoice_id, picked.body.invoice_id);
+    // The invoice expires: the next pick of the coin needs a new one.
+    t.is((await simulate(c, picked.body.invoice_id, 'expire')).status, 200);
+  }
+  const refused = await pick(c, session.id, 'btc');
+  t.is(refused.status, 429);
+  t.is(refused.body.error_code, 'rate_limit_exceeded');
+  t.truthy(refused.headers.get('retry-after'));
+  t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).body.invoices.length, 10);
+});

@@ -10,6 +10,7 @@ import {
   GatewayConnectionError,
   GatewayError,
   GATEWAY_EVENT_TYPES,
+  isMoneyOutEventType,
   isSessionEventType,
   SESSION_EVENT_TYPES,
   WEBHOOK_EVENT_TYPES,
@@ -19,7 +20,8 @@ import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
 import { runListen } from './listen.js';
 import { MONEY_OUT_FLAGS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
-import { runCheckoutSessions, runPaymentLinks, SESSION_FLAGS, triggerSession } from './session-commands.js';
+import { runCheckoutSessions, runPaymentLinks, SESSION_FLAGS } from './session-commands.js';
+import { triggerSession } from './session-trigger.js';
 
 export interface PartnerIo {
   out(text: string): void;
@@ -81,15 +83,15 @@ Sandbox projects only. Drives a sandbox invoice through the simulations that pro
 "gateway listen") receives it. Without --invoice a new invoice is created (external_id
 trigger-<time>, --coin, default eth). Prints one line per simulation and the event produced.
 
-Refund and payout events (${GATEWAY_EVENT_TYPES.filter((type) => type.startsWith('refund.') || type.startsWith('payout.')).join(', ')})
+Refund and payout events (${GATEWAY_EVENT_TYPES.filter(isMoneyOutEventType).join(', ')})
 start from a new item. A refund: a new sandbox invoice is paid overpaid (simulations), its excess
 refunded, then the refund is claimed, approved, sent and confirmed or failed (sandbox simulations)
 as far as the event needs; refund.cancelled cancels it. A payout goes to --address, else to the
 address of a new sandbox invoice of --coin, then is approved, sent and confirmed or failed.
 
-Checkout session events (${SESSION_EVENT_TYPES.join(', ')}) start from a new sandbox session
-priced 0.01 --coin: completed picks the coin (the payer's pick, simulated) and pays its invoice
-(detect, paid); expired ends the session with the partner's expire.
+Checkout session events (${SESSION_EVENT_TYPES.join(', ')}) start from a new session of 0.01
+--coin: checkout_session.completed picks the coin (simulate-pick) and pays the invoice
+(simulate-paid); checkout_session.expired ends the session.
 
 Flags:
   --invoice <id>  Drive this sandbox invoice from its current status (invoice events).
@@ -303,20 +305,18 @@ const trigger: GatewayCommand = async (gateway, positionals, values, { io }, jso
   if (!(GATEWAY_EVENT_TYPES as readonly string[]).includes(eventType))
     throw new PartnerUsageError(`unknown event type "${eventType}"; one of ${GATEWAY_EVENT_TYPES.join(', ')}`);
   const coin = typeof values['coin'] === 'string' ? values['coin'] : 'eth';
-  if (isSessionEventType(eventType)) {
-    if (values['invoice'] !== undefined || values['address'] !== undefined)
-      throw new PartnerUsageError(`--invoice and --address are not for ${eventType}: it starts from a new checkout session`);
-    const steps: { step: string; id: string; status: string }[] = [];
-    const session = await triggerSession(gateway, eventType, { coin }, (step) => {
-      steps.push(step);
-      if (!json) io.out(`${step.step.padEnd(12)} ${step.id}  ${step.status}`);
-    });
-    const result = { event_type: eventType, checkout_session_id: session.id, invoice_id: session.invoice_id, status: session.status, steps };
-    io.out(json ? JSON.stringify(result) : `${eventType} for checkout session ${session.id}`);
-    return 0;
-  }
   if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType)) {
     if (values['invoice'] !== undefined) throw new PartnerUsageError(`--invoice is for invoice events; ${eventType} starts from a new item`);
+    if (isSessionEventType(eventType)) {
+      const steps: { step: string; id: string; status: string }[] = [];
+      const session = await triggerSession(gateway, eventType, coin, (step) => {
+        steps.push(step);
+        if (!json) io.out(`${step.step.padEnd(12)} ${step.id}  ${step.status}`);
+      });
+      const result = { event_type: eventType, checkout_session_id: session.id, invoice_id: session.invoice_id, status: session.status, steps };
+      io.out(json ? JSON.stringify(result) : `${eventType} for checkout session ${session.id}`);
+      return 0;
+    }
     const address = typeof values['address'] === 'string' ? values['address'] : undefined;
     const steps: { step: string; id: string; status: string }[] = [];
     const item = await triggerMoneyOut(gateway, eventType, { coin, address }, (step) => {

@@ -14,12 +14,11 @@ import {
   table,
   when,
 } from '@gw/plugin-dashboard/contract';
-import { FIAT_CURRENCIES } from '../fiat-currencies.js';
 import type { CreateLinkInput, PaymentLinkView } from '../contract.js';
 import { sessionBadge, sessionsBase } from './checkout-sessions-page.js';
 
 /** What the page reads (ADR 0011). */
-export const PAYMENT_LINKS_PAGE_DEPS = ['sessionsCoins', 'sessionsLinks', 'sessionsCheckout'] as const;
+export const PAYMENT_LINKS_PAGE_DEPS = ['ratesService', 'sessionsCoins', 'sessionsLinks', 'sessionsCheckout'] as const;
 type Services = PageServices<typeof PAYMENT_LINKS_PAGE_DEPS>;
 
 const base = (req: DashboardRequest<Services>) => `/dashboard/projects/${req.project!.id}/payment-links`;
@@ -86,7 +85,7 @@ function createForm(req: DashboardRequest<Services>, coins: readonly CoinId[]): 
 <form method="post" action="${base(req)}">${csrfField(req)}<input type="hidden" name="${REQUEST_KEY}" value="${randomBase62(22)}">
 <label for="pl-currency">Price currency (ISO 4217 such as EUR, or a coin id such as btc)</label>
 <input id="pl-currency" name="price_currency" required maxlength="32" list="pl-currencies" value="USD" autocomplete="off">
-<datalist id="pl-currencies">${FIAT_CURRENCIES.map((c) => html`<option value="${c}"></option>`)}${coins.map((c) => html`<option value="${c}"></option>`)}</datalist>
+<datalist id="pl-currencies">${req.services.ratesService.fiatCurrencies.map((c) => html`<option value="${c}"></option>`)}${coins.map((c) => html`<option value="${c}"></option>`)}</datalist>
 <label for="pl-amount">Fixed price (empty: the payer enters the amount)</label><input id="pl-amount" name="price_amount" inputmode="decimal" maxlength="68">
 <label for="pl-min">Smallest amount the payer may enter</label><input id="pl-min" name="min_amount" inputmode="decimal" maxlength="68">
 <label for="pl-max">Largest amount the payer may enter</label><input id="pl-max" name="max_amount" inputmode="decimal" maxlength="68">
