@@ -65,7 +65,7 @@ export const invoicesPlugin = definePlugin({
     invoicesActivity: service(['db'], (deps) => new InvoiceActivityReads(deps)),
     invoicesCheckoutLinks: service(['kernelConfig'], (deps) => new CheckoutLinks(deps)),
     invoicesLifecycleStore: service(
-      ['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'],
+      ['extensions', 'chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'],
       (deps) => new LifecycleStore(deps),
     ),
     invoicesExporter: service(['db', 'chains'], (deps) => new InvoiceExporter(deps)),
