@@ -2,6 +2,7 @@ import { CoinIdSchema, ISO_8601_PATTERN, PAGE_QUERY, pageSchema, ULID_PATTERN } 
 import Type from 'typebox';
 import { MATCHING_MODES } from './config.js';
 import { INVOICE_STATUSES } from './invoice-status.js';
+import { AMOUNT_USD_BOUNDS } from './services/amounts.js';
 
 /** `amount_crypto` and the `amount` filter (spec 4.2). */
 export const DECIMAL_PATTERN = '^\\d+(\\.\\d+)?$';
@@ -17,7 +18,11 @@ export const CreateInvoiceBody = Type.Object(
     external_id: Type.String({ minLength: 1, maxLength: 128, description: 'Partner-chosen id; creation is idempotent on (project, external_id).' }),
     amount_usd: Type.Optional(
       Type.Union([
-        Type.Number({ minimum: 0.01, maximum: 1_000_000_000, description: 'USD amount, converted at the current rate; at most 8 decimals.' }),
+        Type.Number({
+          minimum: Number(AMOUNT_USD_BOUNDS.min),
+          maximum: Number(AMOUNT_USD_BOUNDS.max),
+          description: 'USD amount, converted at the current rate; at most 8 decimals.',
+        }),
         Type.Null(),
       ]),
     ),

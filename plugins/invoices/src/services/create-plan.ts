@@ -29,7 +29,7 @@ import type { MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
 import type { Invoice, StoredRateSnapshot } from '../models/invoice.js';
 import type { InvoiceStatus } from '../invoice-status.js';
-import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
+import { AMOUNT_USD_BOUNDS, MAX_AMOUNT_UNITS, usdDecimal, usdToUnits, usdWithinBounds } from './amounts.js';
 import { checkMetadataSize, storedRateSnapshot } from './invoice-rules.js';
 import { newCheckoutToken } from './checkout-links.js';
 import { invoicePaymentUri } from './payment-uri.js';
@@ -218,6 +218,12 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
     }
   }
   const usd = hasUsd ? usdDecimal(input.amount_usd!) : null;
+  // The REST schema bounds it already; the other callers (dashboard, CLI) meet the same rule.
+  if (usd !== null && !usdWithinBounds(usd))
+    throw coreErrors.validation_error({
+      message: `amount_usd must be from ${AMOUNT_USD_BOUNDS.min} to ${AMOUNT_USD_BOUNDS.max}`,
+      details: { field: 'amount_usd' },
+    });
   checkMetadataSize(input.metadata);
   const callbackUrl = input.callback_url ? validateWebhookUrl(input.callback_url, project.kind) : null;
   const returnUrl = input.return_url ? partnerUrl(input.return_url, 'return_url', project.kind) : null;
