@@ -2,6 +2,7 @@ import { CoinIdSchema, ISO_8601_PATTERN, PAGE_QUERY, pageSchema, ULID_PATTERN } 
 import Type from 'typebox';
 import { MATCHING_MODES } from './config.js';
 import { INVOICE_STATUSES } from './invoice-status.js';
+import { AMOUNT_USD_BOUNDS } from './services/amounts.js';
 
 /** `amount_crypto` and the `amount` filter (spec 4.2). */
 export const DECIMAL_PATTERN = '^\\d+(\\.\\d+)?$';
@@ -17,7 +18,11 @@ export const CreateInvoiceBody = Type.Object(
     external_id: Type.String({ minLength: 1, maxLength: 128, description: 'Partner-chosen id; creation is idempotent on (project, external_id).' }),
     amount_usd: Type.Optional(
       Type.Union([
-        Type.Number({ minimum: 0.01, maximum: 1_000_000_000, description: 'USD amount, converted at the current rate; at most 8 decimals.' }),
+        Type.Number({
+          minimum: Number(AMOUNT_USD_BOUNDS.min),
+          maximum: Number(AMOUNT_USD_BOUNDS.max),
+          description: 'USD amount, converted at the current rate; at most 8 decimals.',
+        }),
         Type.Null(),
       ]),
     ),
@@ -132,6 +137,11 @@ export const InvoiceSchema = Type.Object(
     metadata: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
     matching_mode: MatchingModeSchema,
     confirmation_threshold: Type.Integer({ minimum: 0 }),
+    underpayment_tolerance: Type.String({
+      pattern: DECIMAL_PATTERN,
+      description:
+        'The share of the amount a payment may fall short by and still settle as paid ("0": none; at most "0.05"), the project\'s policy when the invoice was created. Addition to spec 2.1 (issue 38).',
+    }),
     status: InvoiceStatusSchema,
     expires_at: Type.Integer({ minimum: 0 }),
     expires_at_iso: Type.String(),

@@ -727,6 +727,8 @@ type GetInvoices200ItemsItem = {
   } | null;
   matching_mode: "exact" | "at_least" | "any";
   confirmation_threshold: number;
+  /** The share of the amount a payment may fall short by and still settle as paid ("0": none; at most "0.05"), the project's policy when the invoice was created. Addition to spec 2.1 (issue 38). */
+  underpayment_tolerance: string;
   status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
   expires_at: number;
   expires_at_iso: string;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
+import { type CoinId, coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
 import {
   CANCELLABLE_STATUSES,
   DECIMAL_PATTERN,
@@ -12,10 +12,13 @@ import {
   type PaidValue,
 } from '../contract.js';
 import { INVOICE_PAGE_PARTS, type ContributedInvoicePagePart, type TimelineRow } from './invoice-page-parts.js';
+import { AMOUNT_IN_COIN, DESCRIPTION_MAX, oneOffExternalId, oneOffInvoiceInput } from '../services/one-off-invoice.js';
 import {
   actionButton,
   badge,
   type BadgeTone,
+  csrfField,
+  dashboardErrors,
   type DashboardRequest,
   definePage,
   type FilterField,
@@ -29,7 +32,15 @@ import {
 } from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(INVOICES_PAGE_DEPS, [...])`. */
-export const INVOICES_PAGE_DEPS = ['invoicesService', 'invoicesActivity', 'invoicesExporter', 'audit', 'extensions'] as const;
+export const INVOICES_PAGE_DEPS = [
+  'invoicesService',
+  'invoicesActivity',
+  'invoicesExporter',
+  'invoicesPolicies',
+  'tenancyProjects',
+  'audit',
+  'extensions',
+] as const;
 type Services = PageServices<typeof INVOICES_PAGE_DEPS>;
 
 /** The filters of GET /api/v1/invoices, every one of them (spec 4.2). */
@@ -76,7 +87,8 @@ export const invoicesPage = definePage<Services>({
     return page(
       `Invoices of ${req.project!.name}`,
       html`<h1>Invoices</h1>
-<p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API; here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
+<p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API (or one by one here); here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
+${req.user.role === 'admin' ? html`<p><a href="${base(req)}/new">Create invoice</a></p>` : null}
 ${listing.render(
   'Invoice filters',
   table(
@@ -99,6 +111,13 @@ ${listing.render(
     );
   },
   views: {
+    // Before '/:invoiceId', which would take "new" for an id.
+    '/new': {
+      cli: ['invoice create'],
+      role: 'admin',
+      summary: 'The form of a one-off invoice: coin, amount in USD, another fiat currency or the coin, external id, description.',
+      render: async (req) => page(`Create an invoice for ${req.project!.name}`, await createForm(req)),
+    },
     '/export': {
       cli: ['invoice export'],
       summary: "Download the project's invoices created in a range with their transactions (CSV or JSON, streamed), as the CLI's export.",
@@ -184,6 +203,26 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
     },
   },
   actions: {
+    '/new': {
+      cli: ['invoice create'],
+      summary: 'Create a one-off invoice as the user (the same rules as the API); shows it with its checkout link.',
+      handle: async (req) => {
+        const project = await req.services.tenancyProjects.principal(req.project!.id);
+        if (!project) throw dashboardErrors.invalid_form({ message: 'The project is gone.' });
+        const input = oneOffInvoiceInput({
+          coin: req.form.text('coin', 'Coin', { max: 40 }) as CoinId,
+          amount: req.form.text('amount', 'Amount', { max: 40 }),
+          currency: req.form.text('currency', 'Amount in', { max: 10 }),
+          externalId: req.form.optional('external_id', 'External id', { max: 128 }),
+          description: req.form.optional('description', 'Description', { max: DESCRIPTION_MAX }),
+        });
+        const { invoice, created } = await req.services.invoicesService.create(project, input, req.actor);
+        return redirect(
+          `${base(req)}/${invoice.id}`,
+          `${created ? 'The invoice is created' : 'An invoice with this external id exists already; here it is'}: send the payer to ${invoice.checkout_url}`,
+        );
+      },
+    },
     '/:invoiceId/cancel': {
       cli: ['invoice cancel'],
       summary: 'Cancel a pending or detected invoice (its address goes back to the pool after the cooldown).',
@@ -198,6 +237,33 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
     },
   },
 });
+
+/** What an amount may be in, as the form offers it: USD first, then the coin itself. */
+const AMOUNT_CURRENCIES: readonly { readonly value: string; readonly label: string }[] = [
+  { value: 'USD', label: 'USD' },
+  { value: AMOUNT_IN_COIN, label: 'the coin itself' },
+];
+
+/** The form of a one-off invoice: its fields carry a fresh external id, so a form sent twice creates one invoice. */
+async function createForm(req: DashboardRequest<Services>): Promise<SafeHtml> {
+  const policy = await req.services.invoicesPolicies.get(req.project!.id);
+  return html`<h1>Create an invoice</h1>
+<p>A one-off invoice of <strong>${req.project!.name}</strong>, as the partner's API would create it (<code>pnpm gateway invoice create</code>): the payer pays it on its checkout page.</p>
+<form method="post" action="${base(req)}/new">${csrfField(req)}
+<label for="invoice-coin">Coin</label>
+<select id="invoice-coin" name="coin" required>${policy.enabled_coins.map((coin) => html`<option value="${coin}">${coin}</option>`)}</select>
+<label for="invoice-amount">Amount</label>
+<input id="invoice-amount" name="amount" type="text" inputmode="decimal" required maxlength="40" pattern="${DECIMAL_PATTERN}" placeholder="12.50">
+<label for="invoice-currency">Amount in</label>
+<select id="invoice-currency" name="currency">${AMOUNT_CURRENCIES.map((c) => html`<option value="${c.value}">${c.label}</option>`)}</select>
+<label for="invoice-external-id">External id (your reference; the same one again shows the invoice it made)</label>
+<input id="invoice-external-id" name="external_id" type="text" maxlength="128" value="${oneOffExternalId()}">
+<label for="invoice-description">Description (kept in the invoice's metadata)</label>
+<input id="invoice-description" name="description" type="text" maxlength="${String(DESCRIPTION_MAX)}">
+<button type="submit">Create invoice</button>
+</form>
+<p><a href="${base(req)}">Back to the invoices</a></p>`;
+}
 
 /** An invoice status as a badge whose tone follows the invoices plugin's lists: paid, still waiting for money, reverted (money gone), else over. */
 function statusBadge(status: InvoiceStatus): SafeHtml {

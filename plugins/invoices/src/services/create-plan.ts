@@ -29,7 +29,7 @@ import type { MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
 import type { Invoice, StoredRateSnapshot } from '../models/invoice.js';
 import type { InvoiceStatus } from '../invoice-status.js';
-import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
+import { AMOUNT_USD_BOUNDS, MAX_AMOUNT_UNITS, usdDecimal, usdToUnits, usdWithinBounds } from './amounts.js';
 import { checkMetadataSize, storedRateSnapshot } from './invoice-rules.js';
 import { newCheckoutToken } from './checkout-links.js';
 import { invoicePaymentUri } from './payment-uri.js';
@@ -131,6 +131,7 @@ export function decideCreate(item: CreateRequest, prepared: Prepared, policy: Re
     quote: prepared.quote,
     matchingMode: input.matching_mode ?? policy.default_matching_mode,
     confirmations: policy.confirmations[adapter.definition.id] ?? adapter.definition.defaultConfirmations,
+    underpaymentTolerance: policy.underpayment_tolerance,
     createdAt,
     expiresAt: new Date(createdAt.getTime() + policy.expiry_seconds * 1000),
   };
@@ -167,6 +168,7 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
     metadata: (input.metadata as Record<string, unknown> | null | undefined) ?? null,
     matching_mode: plan.matchingMode,
     confirmation_threshold: plan.confirmations,
+    underpayment_tolerance: plan.underpaymentTolerance,
     status: 'pending' as const,
     expires_at: plan.expiresAt,
     created_at: plan.createdAt,
@@ -216,6 +218,12 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
     }
   }
   const usd = hasUsd ? usdDecimal(input.amount_usd!) : null;
+  // The REST schema bounds it already; the other callers (dashboard, CLI) meet the same rule.
+  if (usd !== null && !usdWithinBounds(usd))
+    throw coreErrors.validation_error({
+      message: `amount_usd must be from ${AMOUNT_USD_BOUNDS.min} to ${AMOUNT_USD_BOUNDS.max}`,
+      details: { field: 'amount_usd' },
+    });
   checkMetadataSize(input.metadata);
   const callbackUrl = input.callback_url ? validateWebhookUrl(input.callback_url, project.kind) : null;
   const returnUrl = input.return_url ? partnerUrl(input.return_url, 'return_url', project.kind) : null;
@@ -372,6 +380,8 @@ export interface InvoiceRow {
   readonly metadata: Record<string, unknown> | null;
   readonly matching_mode: MatchingMode;
   readonly confirmation_threshold: number;
+  /** The project's underpayment tolerance at creation (decimal share, "0": none). */
+  readonly underpayment_tolerance: string;
   readonly status: InvoiceStatus;
   readonly expires_at: Date;
   readonly created_at: Date;
@@ -387,6 +397,8 @@ export interface CreatePlan {
   readonly quote: RateQuote | undefined;
   readonly matchingMode: MatchingMode;
   readonly confirmations: number;
+  /** The project's underpayment tolerance, snapshotted on the invoice. */
+  readonly underpaymentTolerance: string;
   readonly createdAt: Date;
   readonly expiresAt: Date;
 }
