@@ -74,6 +74,8 @@ test('every contribution of the composition builds from its declared services, a
       'sandbox:sandbox',
       'sandbox:new-sandbox',
       'checkout:branding',
+      'sessions:payment-links',
+      'sessions:checkout-sessions',
     ],
   );
   const sections = kernel.cradle.extensions.of(extensionPoint<{ section: { page: string; id: string } }>('dashboard.sections'));
