@@ -98,11 +98,17 @@ test.serial('payment links: fixed and ranged, listed by state, retrieved with th
   const fixed = await sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '25', description: 'Beans', max_uses: 10 });
   t.like(fixed, { object: 'payment_link', active: true, price_amount: '25', min_amount: null, uses: 0, max_uses: 10, ask_email: true });
   t.is(fixed.qr_url, `${fixed.url}/qr.svg`);
-  const first = await sandbox.paymentLinks.createWithStatus({ price_currency: 'EUR', min_amount: '5', max_amount: '500', ask_email: false }, { idempotencyKey: 'tips' });
+  const first = await sandbox.paymentLinks.createWithStatus(
+    { price_currency: 'EUR', min_amount: '5', max_amount: '500', ask_email: false },
+    { idempotencyKey: 'tips' },
+  );
   t.true(first.created);
   const ranged = first.link;
   t.like(ranged, { price_amount: null, min_amount: '5', max_amount: '500', ask_email: false });
-  const replay = await sandbox.paymentLinks.createWithStatus({ price_currency: 'EUR', min_amount: '5', max_amount: '500', ask_email: false }, { idempotencyKey: 'tips' });
+  const replay = await sandbox.paymentLinks.createWithStatus(
+    { price_currency: 'EUR', min_amount: '5', max_amount: '500', ask_email: false },
+    { idempotencyKey: 'tips' },
+  );
   t.false(replay.created);
   t.is(replay.link.id, ranged.id);
 
@@ -134,30 +140,36 @@ test.serial('payment links: fixed and ranged, listed by state, retrieved with th
   t.is(missing.status, 404);
 });
 
-test.serial('retry safety comes from x-retry-safe, or from an idempotency key: a keyed create is retried into one session, an unkeyed one is sent once', async (t) => {
-  t.true(sdk.isIdempotent('getCheckoutSessions'));
-  t.true(sdk.isIdempotent('getPaymentLinksById'));
-  t.false(sdk.isIdempotent('postCheckoutSessions'));
-  t.false(sdk.isIdempotent('postPaymentLinksByIdDeactivate'));
-  const proxy = await FaultProxy.start(gw.url);
-  t.teardown(() => proxy.close());
-  const { sandbox } = client(proxy.url);
-  const externalId = `retry-${Date.now()}`;
-  proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' });
-  const session = await sandbox.checkoutSessions.create({ price_currency: 'eth', price_amount: '0.01', external_id: externalId }, { idempotencyKey: externalId });
-  t.deepEqual(proxy.seen, ['POST /api/v1/sandbox/checkout-sessions', 'POST /api/v1/sandbox/checkout-sessions']);
-  t.deepEqual(
-    (await sandbox.checkoutSessions.list({ external_id: externalId })).items.map((s) => s.id),
-    [session.id],
-    'one session despite two attempts',
-  );
-  proxy.seen.length = 0;
-  proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' });
-  const refused = await t.throwsAsync(sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '5' }), { instanceOf: sdk.GatewayError });
-  t.is(refused.status, 503);
-  t.is(proxy.seen.length, 1, 'a create without a key is sent once');
-  proxy.seen.length = 0;
-  proxy.faults.push({ kind: 'status', status: 429, retryAfter: '0' });
-  t.is((await sandbox.checkoutSessions.retrieve(session.id)).id, session.id);
-  t.is(proxy.seen.length, 2, 'a read is retried');
-});
+test.serial(
+  'retry safety comes from x-retry-safe, or from an idempotency key: a keyed create is retried into one session, an unkeyed one is sent once',
+  async (t) => {
+    t.true(sdk.isIdempotent('getCheckoutSessions'));
+    t.true(sdk.isIdempotent('getPaymentLinksById'));
+    t.false(sdk.isIdempotent('postCheckoutSessions'));
+    t.false(sdk.isIdempotent('postPaymentLinksByIdDeactivate'));
+    const proxy = await FaultProxy.start(gw.url);
+    t.teardown(() => proxy.close());
+    const { sandbox } = client(proxy.url);
+    const externalId = `retry-${Date.now()}`;
+    proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' });
+    const session = await sandbox.checkoutSessions.create(
+      { price_currency: 'eth', price_amount: '0.01', external_id: externalId },
+      { idempotencyKey: externalId },
+    );
+    t.deepEqual(proxy.seen, ['POST /api/v1/sandbox/checkout-sessions', 'POST /api/v1/sandbox/checkout-sessions']);
+    t.deepEqual(
+      (await sandbox.checkoutSessions.list({ external_id: externalId })).items.map((s) => s.id),
+      [session.id],
+      'one session despite two attempts',
+    );
+    proxy.seen.length = 0;
+    proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' });
+    const refused = await t.throwsAsync(sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '5' }), { instanceOf: sdk.GatewayError });
+    t.is(refused.status, 503);
+    t.is(proxy.seen.length, 1, 'a create without a key is sent once');
+    proxy.seen.length = 0;
+    proxy.faults.push({ kind: 'status', status: 429, retryAfter: '0' });
+    t.is((await sandbox.checkoutSessions.retrieve(session.id)).id, session.id);
+    t.is(proxy.seen.length, 2, 'a read is retried');
+  },
+);
