@@ -93,7 +93,7 @@ test('every contribution of the composition builds from its declared services, a
   const parts = kernel.cradle.extensions.of(extensionPoint<{ part: { id: string } }>('invoices.page-parts'));
   t.deepEqual(
     parts.map((c) => `${c.pluginId}:${c.item.part.id}`),
-    ['webhooks:webhooks', 'payouts:refunds', 'sandbox:sandbox'],
+    ['webhooks:webhooks', 'payouts:refunds', 'sandbox:sandbox', 'sessions:checkout-session'],
   );
   const rules = kernel.cradle.extensions.of(extensionPoint<{ kind: string; refuse: readonly string[] }>('webhooks.resend-rules'));
   t.deepEqual(

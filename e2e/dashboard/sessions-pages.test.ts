@@ -200,6 +200,10 @@ test.serial('checkout sessions: filters, a session with its invoices linking to 
   t.is((await member.client.post(`${sessions()}/${sessionId}/expire`, { _csrf: member.csrf })).status, 403);
   t.is((await gw.kernel.cradle.sessionsCheckout.get(projectId, sessionId)).status, 'open');
   t.is((await member.client.get(`${sessions()}/01ARZ3NDEKTSV4RRFFQ69G5FAV`)).status, 404);
+  const invoicePage = await member.client.get(`/dashboard/projects/${projectId}/invoices/${invoiceId}`);
+  t.is(invoicePage.status, 200);
+  t.true(invoicePage.text.includes(`<h2>Checkout session</h2>`), 'the invoice page names its session');
+  t.true(invoicePage.text.includes(`href="${sessions()}/${sessionId}"`));
 
   const admin = await signedInUser(gw, sink, 'admin', operator);
   t.true((await admin.client.get(`${sessions()}/${sessionId}`)).text.includes(`action="${sessions()}/${sessionId}/expire"`));
@@ -219,7 +223,7 @@ test.serial('the pages are axe-clean in Chromium', async (t) => {
   const context = await browser.newContext({ baseURL: gw.url, javaScriptEnabled: true });
   await context.addCookies([{ name: 'gw_dashboard', value: admin.client.cookie!, url: gw.url }]);
   const page = await context.newPage();
-  for (const path of [links(), `${links()}/${linkId}`, sessions(), `${sessions()}/${sessionId}`]) {
+  for (const path of [links(), `${links()}/${linkId}`, sessions(), `${sessions()}/${sessionId}`, `/dashboard/projects/${projectId}/invoices/${invoiceId}`]) {
     const answer = await page.goto(path);
     t.is(answer?.status(), 200, path);
     t.deepEqual(await axeViolations(page), [], `axe-core on ${path}`);

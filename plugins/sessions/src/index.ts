@@ -1,5 +1,5 @@
 import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
-import { INVOICE_OBSERVERS } from '@gw/plugin-invoices/contract';
+import { INVOICE_OBSERVERS, invoicePageParts } from '@gw/plugin-invoices/contract';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001Sessions } from '../migrations/0001_sessions.js';
 import { SessionsConfigSchema } from './config.js';
@@ -7,6 +7,7 @@ import { SESSIONS_EXPORTS } from './contract.js';
 import { sessionsErrors } from './errors.js';
 import { sessionsCommands } from './cli.js';
 import { CHECKOUT_SESSIONS_PAGE_DEPS, checkoutSessionsPage } from './dashboard/checkout-sessions-page.js';
+import { INVOICE_SESSION_DEPS, invoiceSessionPart } from './dashboard/invoice-session-part.js';
 import { PAYMENT_LINKS_PAGE_DEPS, paymentLinksPage } from './dashboard/payment-links-page.js';
 import { sessionsMcpTools } from './mcp-tools.js';
 import { sessionsJobs } from './jobs.js';
@@ -63,6 +64,8 @@ export const sessionsPlugin = definePlugin({
     sandboxProjectPurger,
     dashboardPages(PAYMENT_LINKS_PAGE_DEPS, [paymentLinksPage]),
     dashboardPages(CHECKOUT_SESSIONS_PAGE_DEPS, [checkoutSessionsPage]),
+    // An invoice's dashboard page names the checkout session it belongs to.
+    invoicePageParts(INVOICE_SESSION_DEPS, [invoiceSessionPart]),
   ],
   routes: sessionsRoutes,
   jobs: sessionsJobs,
