@@ -16,7 +16,7 @@ const LINK_FLAGS: Readonly<Record<string, CliFlag>> = {
     type: 'string',
     required: true,
     description: 'Price currency: an ISO 4217 code the rates price (EUR, USD, ...) or a coin id (btc) for a price in that coin.',
-    validate: (v) => (/^[A-Za-z0-9_]{2,32}$/.test(v) ? undefined : 'must be a currency code or a coin id'),
+    validate: (v) => (/^[A-Za-z0-9_-]{1,40}$/.test(v) ? undefined : 'must be a currency code or a coin id'),
   },
   amount: decimalFlag('A fixed price in the currency. Without it, --min and --max: the payer enters the amount.'),
   min: decimalFlag('The smallest amount a payer may enter (with --max).'),
