@@ -115,7 +115,8 @@ export class RateStore {
         }
       }
       await this.upsert(trx, [
-        ...confirmed.map((h) => ({ asset: h.asset, source: h.source, rate: h.rate, fetched_at: h.fetchedAt.toISOString() })),
+        // A held rate of this same provider is superseded by its newer answer.
+        ...confirmed.filter((h) => h.source !== source).map((h) => ({ asset: h.asset, source: h.source, rate: h.rate, fetched_at: h.fetchedAt.toISOString() })),
         ...[...accepted].map(([asset, { rate, at }]) => ({ asset, source, rate, fetched_at: at.toISOString() })),
       ]);
       const cleared = [...confirmed, ...withdrawn].map((h) => h.asset);
