@@ -20,7 +20,7 @@ let projectId: string;
 
 test.before(async () => {
   sink = await MailSink.start();
-  gw = await startDashboardKernel(sink);
+  gw = await startDashboardKernel(sink, { 'plugins.rates.fixedFiat': { EUR: '1.0815', JPY: '0.0064' } });
   operator = (await gw.kernel.cradle.tenancyOperators.create('invoice-pages', CLI_ACTOR)).id;
   projectId = (await gw.kernel.cradle.sandboxProjects.provision({ name: 'one-offs', operator }, CLI_ACTOR)).project.id;
 });
@@ -75,8 +75,21 @@ test.serial(
   },
 );
 
-test.serial('an amount in the coin; bad input is an error page with nothing written', async (t) => {
+test.serial('an amount in the coin or in another fiat currency of the rates; bad input is an error page with nothing written', async (t) => {
   const admin = await signedInUser(gw, sink, 'admin', operator);
+  const form = await admin.client.get(`${base()}/new`);
+  for (const currency of ['USD', 'EUR', 'JPY', 'TRY', 'coin']) t.true(form.text.includes(`<option value="${currency}">`), currency);
+  const euros = await admin.client.post(`${base()}/new`, { _csrf: admin.csrf, coin: 'eth', amount: '19.90', currency: 'EUR', external_id: 'in-euros' });
+  t.is(euros.status, 303, euros.text.slice(0, 300));
+  const eurosPage = await admin.client.get(euros.location!);
+  t.true(eurosPage.text.includes('19.90 EUR'), 'the invoice page shows the price');
+  t.true(eurosPage.text.includes('1.0815 USD per EUR'));
+  t.like(await gw.kernel.cradle.db('invoices_invoices').where({ project_id: projectId, external_id: 'in-euros' }).first(), {
+    price_currency: 'EUR',
+    price_amount: '19.90',
+    price_rate: '1.0815',
+    amount_usd: '21.52000000',
+  });
   const crypto = await admin.client.post(`${base()}/new`, { _csrf: admin.csrf, coin: 'btc', amount: '0.0015', currency: 'coin', external_id: 'in-coin' });
   t.is(crypto.status, 303, crypto.text.slice(0, 300));
   t.like(await gw.kernel.cradle.db('invoices_invoices').where({ project_id: projectId, external_id: 'in-coin' }).first(), {
@@ -90,6 +103,9 @@ test.serial('an amount in the coin; bad input is an error page with nothing writ
     [{ coin: 'eth', amount: '12.123456789', currency: 'USD' }, 400, 'validation_error'],
     [{ coin: 'btc', amount: '0.000000001', currency: 'coin' }, 400, 'validation_error'],
     [{ coin: 'doge', amount: '10', currency: 'USD' }, 422, 'coin_not_enabled'],
+    [{ coin: 'eth', amount: '10', currency: 'XYZ' }, 400, 'validation_error'],
+    [{ coin: 'eth', amount: '10.5', currency: 'JPY' }, 400, 'validation_error'],
+    [{ coin: 'eth', amount: '999999999', currency: 'EUR' }, 422, 'amount_out_of_range'],
     [{ coin: 'eth', amount: '10', currency: 'USD', external_id: 'in-coin' }, 409, 'external_id_conflict'],
     [{ coin: 'eth', currency: 'USD' }, 400, 'invalid_form'],
   ] as const) {

@@ -25,7 +25,7 @@ const run = cliRunner({
   chains: ALL_CHAINS,
   databaseUrl: () => gw.database.url,
   // The test gateway's HTTP settings too: `checkout_url` is built from them (http.baseUrl unset).
-  overrides: () => ({ 'http.port': 0, 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES }),
+  overrides: () => ({ 'http.port': 0, 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.rates.fixedFiat': { EUR: '1.08' } }),
 });
 const cli = (...argv: string[]) => run(...argv, '--json');
 
@@ -142,7 +142,7 @@ test('a threshold of 0 on a production project is taken only with --allow-zero-c
   t.false((await gw.kernel.cradle.invoicesPolicies.unconfirmedProductionProjects()).some((p) => p.projectId === testnet.projectId));
 });
 
-test('invoice create: a one-off invoice in USD or the coin, audited as the operator; the same external id again replays it; bad input refused with nothing written', async (t) => {
+test('invoice create: a one-off invoice in USD, another fiat currency or the coin, audited as the operator; the same external id again replays it; bad input refused with nothing written', async (t) => {
   const p = await projectWithPools(gw, operatorId, ['btc']);
   const usd = await cli('invoice', 'create', '--project', p.projectId, '--coin', 'btc', '--amount', '25', '--description', 'Order 9');
   t.is(usd.code, 0, JSON.stringify(usd.json));
@@ -155,6 +155,10 @@ test('invoice create: a one-off invoice in USD or the coin, audited as the opera
     .where({ target: `invoice:${usd.json.invoice.id}`, action: 'invoice.create' })
     .first();
   t.like(audit, { channel: 'cli', actor: 'operator-cli' });
+
+  const euros = await cli('invoice', 'create', '--project', p.projectId, '--coin', 'btc', '--amount', '50', '--currency', 'EUR');
+  t.is(euros.code, 0, JSON.stringify(euros.json));
+  t.like(euros.json.invoice, { price_currency: 'EUR', price_amount: '50.00', price_rate: '1.08', amount_usd: 54 });
 
   const coin = await cli(
     'invoice',
@@ -192,6 +196,7 @@ test('invoice create: a one-off invoice in USD or the coin, audited as the opera
   for (const [flags, error] of [
     [['--coin', 'btc', '--amount', '1,5'], 'validation_error'],
     [['--coin', 'btc', '--amount', '2000000000'], 'validation_error'],
+    [['--coin', 'btc', '--amount', '10', '--currency', 'XYZ'], 'validation_error'],
     [['--coin', 'eth', '--amount', '10'], 'wallet_not_bound'],
     [['--coin', 'doge', '--amount', '10'], 'coin_not_enabled'],
     [['--coin', 'btc', '--amount', '0.002', '--currency', 'coin', '--external-id', 'cli-one-off', '--description', 'other'], 'external_id_conflict'],

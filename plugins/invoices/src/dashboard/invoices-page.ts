@@ -3,6 +3,7 @@ import { type CoinId, coreErrors, html, ISO_8601_PATTERN, parseInstant, type Saf
 import {
   CANCELLABLE_STATUSES,
   DECIMAL_PATTERN,
+  NO_TOLERANCE,
   exportDocument,
   INVOICE_STATUSES,
   PAID_STATUSES,
@@ -38,6 +39,7 @@ export const INVOICES_PAGE_DEPS = [
   'invoicesExporter',
   'invoicesPolicies',
   'tenancyProjects',
+  'ratesService',
   'audit',
   'extensions',
 ] as const;
@@ -115,7 +117,7 @@ ${listing.render(
     '/new': {
       cli: ['invoice create'],
       role: 'admin',
-      summary: 'The form of a one-off invoice: coin, amount in USD, another fiat currency or the coin, external id, description.',
+      summary: 'The form of a one-off invoice: coin, amount in USD, another fiat currency the rates price or the coin, external id, description.',
       render: async (req) => page(`Create an invoice for ${req.project!.name}`, await createForm(req)),
     },
     '/export': {
@@ -238,12 +240,6 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
   },
 });
 
-/** What an amount may be in, as the form offers it: USD first, then the coin itself. */
-const AMOUNT_CURRENCIES: readonly { readonly value: string; readonly label: string }[] = [
-  { value: 'USD', label: 'USD' },
-  { value: AMOUNT_IN_COIN, label: 'the coin itself' },
-];
-
 /** The form of a one-off invoice: its fields carry a fresh external id, so a form sent twice creates one invoice. */
 async function createForm(req: DashboardRequest<Services>): Promise<SafeHtml> {
   const policy = await req.services.invoicesPolicies.get(req.project!.id);
@@ -255,7 +251,7 @@ async function createForm(req: DashboardRequest<Services>): Promise<SafeHtml> {
 <label for="invoice-amount">Amount</label>
 <input id="invoice-amount" name="amount" type="text" inputmode="decimal" required maxlength="40" pattern="${DECIMAL_PATTERN}" placeholder="12.50">
 <label for="invoice-currency">Amount in</label>
-<select id="invoice-currency" name="currency">${AMOUNT_CURRENCIES.map((c) => html`<option value="${c.value}">${c.label}</option>`)}</select>
+<select id="invoice-currency" name="currency">${req.services.ratesService.fiatCurrencies.map((c) => html`<option value="${c}">${c}</option>`)}<option value="${AMOUNT_IN_COIN}">the coin itself</option></select>
 <label for="invoice-external-id">External id (your reference; the same one again shows the invoice it made)</label>
 <input id="invoice-external-id" name="external_id" type="text" maxlength="128" value="${oneOffExternalId()}">
 <label for="invoice-description">Description (kept in the invoice's metadata)</label>
@@ -281,11 +277,12 @@ function invoiceFacts(i: InvoiceView, paid: PaidValue | undefined): SafeHtml {
   return html`<dl class="facts">
 <dt>Invoice id</dt><dd><code>${i.id}</code></dd>
 <dt>Status</dt><dd>${statusBadge(i.status)}</dd>
+${i.price_currency ? html`<dt>Price</dt><dd>${i.price_amount} ${i.price_currency} <span class="note">(${i.price_rate} USD per ${i.price_currency} at creation)</span></dd>` : null}
 <dt>Amount</dt><dd>${i.amount_crypto} ${i.coin} (${i.amount_crypto_units} base units)</dd>
 <dt>USD</dt><dd>${usdCell(i, paid)}${i.rate_snapshot ? html` at ${i.rate_snapshot.rate} ${i.rate_snapshot.pair} (${i.rate_snapshot.source}, ${when(i.rate_snapshot.fetched_at_iso)})` : i.amount_usd === null && paid?.rate ? html` (${paid.rate} USD per ${i.coin}${paid.source ? `, ${paid.source}` : ''})` : null}</dd>
 <dt>Address</dt><dd><code class="wrap">${i.address}</code> <span class="note">(${i.derivation_path})</span></dd>
 <dt>Confirmations</dt><dd>${i.confirmations} of ${i.confirmation_threshold}</dd>
-<dt>Matching mode</dt><dd>${i.matching_mode}</dd>
+<dt>Matching mode</dt><dd>${i.matching_mode}${i.underpayment_tolerance !== NO_TOLERANCE ? html`, paid when short by at most a share of ${i.underpayment_tolerance} (underpayment tolerance)` : null}</dd>
 <dt>Created</dt><dd>${when(i.created_at_iso)}</dd>
 <dt>Expires</dt><dd>${when(i.expires_at_iso)}</dd>
 <dt>Callback URL</dt><dd>${i.callback_url ? html`<code class="wrap">${i.callback_url}</code>` : 'the project default'}</dd>
