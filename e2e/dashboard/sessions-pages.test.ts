@@ -51,7 +51,11 @@ test.before(async () => {
   ).link;
   linkId = link.id;
   // A payer opens the link (a session without an invoice yet); the partner's session priced in ETH is picked (its invoice).
-  linkSessionId = (await gw.kernel.cradle.sessionsLinks.open(tokenOf(link.url), { email: 'payer@example.com' }, PAYER_ACTOR)).session.id;
+  const linkSession = (await gw.kernel.cradle.sessionsLinks.open(tokenOf(link.url), { email: 'payer@example.com' }, PAYER_ACTOR)).session;
+  linkSessionId = linkSession.id;
+  // That payer picks ETH, then switches to BTC: two invoices, the first cancelled.
+  await gw.kernel.cradle.sessionsCheckout.pick(tokenOf(linkSession.url), 'eth', PAYER_ACTOR);
+  await gw.kernel.cradle.sessionsCheckout.pick(tokenOf(linkSession.url), 'btc', PAYER_ACTOR);
   const partnerSession = (
     await gw.kernel.cradle.sessionsCheckout.create(project, { price_currency: 'eth', price_amount: '0.02', external_id: `order-9${SCRIPT}` }, PARTNER)
   ).session;
@@ -189,7 +193,16 @@ test.serial('checkout sessions: filters, a session with its invoices linking to 
   t.is(fromLink.status, 200);
   t.true(fromLink.text.includes('payer@example.com'));
   t.true(fromLink.text.includes(`href="${links()}/${linkId}"`));
-  t.true(fromLink.text.includes('the payer has not picked a coin'));
+  const switched = await gw.kernel.cradle.sessionsCheckout.get(projectId, linkSessionId);
+  t.deepEqual(
+    switched.invoices.map((i) => [i.coin, i.status]),
+    [
+      ['eth', 'cancelled'],
+      ['btc', 'pending'],
+    ],
+  );
+  for (const invoice of switched.invoices) t.true(fromLink.text.includes(`href="/dashboard/projects/${projectId}/invoices/${invoice.invoice_id}"`));
+  t.regex(fromLink.text, /<dt>Coin picked<\/dt><dd>btc<\/dd>/);
 
   const detail = await member.client.get(`${sessions()}/${sessionId}`);
   t.is(detail.status, 200);

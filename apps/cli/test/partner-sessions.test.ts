@@ -135,6 +135,13 @@ test.serial('checkout-sessions create (flags and --data), list, get, expire; err
   t.is(expiredPicked.json.status, 'expired');
   t.is((await account.call('GET', `/invoices/${picked.body.invoice_id}`)).body.status, 'cancelled', 'its unpaid invoice is cancelled');
 
+  // The payer picks USDT on TRON for the EUR session: an invoice of the price at the fixed rate.
+  const eur = await account.call('POST', `/checkout-sessions/${session.id}/simulate-pick`, { coin: 'usdt_trc20' });
+  t.is(eur.status, 200, JSON.stringify(eur.body));
+  const eurInvoice = (await account.call('GET', `/invoices/${eur.body.invoice_id}`)).body;
+  t.like(eurInvoice, { coin: 'usdt_trc20', price_currency: 'EUR', price_amount: '42.50', price_rate: '1.08' });
+  t.is(Number(eurInvoice.amount_usd), 45.9);
+
   const expired = await partner('checkout-sessions', 'expire', session.id, '--json');
   t.is(expired.code, 0, expired.stdout + expired.stderr);
   t.is(expired.json.status, 'expired');
