@@ -334,3 +334,32 @@ test('a session creates at most 10 invoices per 10 minutes (each takes a pool ad
   t.truthy(refused.headers.get('retry-after'));
   t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).body.invoices.length, 10);
 });
+
+test('concurrent picks of one session: the same coin gives one invoice; different coins leave one pending current invoice, every other recorded and cancelled', async (t) => {
+  const c = await sandboxClient(gw);
+  const session = await usdSession(c);
+  const same = await Promise.all([1, 2, 3, 4].map(() => pick(c, session.id, 'btc')));
+  t.true(
+    same.every((r) => r.status === 200),
+    JSON.stringify(same.map((r) => r.body)),
+  );
+  t.is(new Set(same.map((r) => r.body.invoice_id)).size, 1);
+  t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).body.invoices.length, 1);
+
+  const mixed = await Promise.all(['eth', 'usdt_trc20', 'eth', 'btc'].map((coin) => pick(c, session.id, coin)));
+  t.true(
+    mixed.every((r) => r.status === 200 || r.body.error_code === 'checkout_session_payment_in_progress'),
+    JSON.stringify(mixed.map((r) => r.body)),
+  );
+  const after = (await c.call('GET', `/checkout-sessions/${session.id}`)).body;
+  const pending = after.invoices.filter((i: any) => i.status === 'pending');
+  t.deepEqual(
+    pending.map((i: any) => i.invoice_id),
+    [after.invoice_id],
+  );
+  t.true(after.invoices.filter((i: any) => i.invoice_id !== after.invoice_id).every((i: any) => i.status === 'cancelled'));
+  // Every invoice the picks created is the session's: none is left outside it.
+  const all = (await c.call('GET', '/invoices?limit=200')).body.items.filter((i: any) => i.external_id.startsWith(`cs_${session.id}_`));
+  t.deepEqual(all.map((i: any) => i.id).sort(), after.invoices.map((i: any) => i.invoice_id).sort());
+  t.true(all.filter((i: any) => i.id !== after.invoice_id).every((i: any) => i.status === 'cancelled'));
+});
