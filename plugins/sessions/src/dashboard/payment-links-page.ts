@@ -15,6 +15,7 @@ import {
   when,
 } from '@gw/plugin-dashboard/contract';
 import type { CreateLinkInput, PaymentLinkView } from '../contract.js';
+import { TEXT_LIMITS } from '../services/order.js';
 import { sessionBadge, sessionsBase } from './checkout-sessions-page.js';
 
 /** What the page reads (ADR 0011). */
@@ -84,7 +85,7 @@ function createForm(req: DashboardRequest<Services>, coins: readonly CoinId[]): 
 <p class="note">A reusable URL (and its QR code) to put on a page, in a chat or on paper: each payer who opens it gets a checkout session of their own and picks the coin there. Give a fixed price, or the limits of the amount the payer enters.</p>
 <form method="post" action="${base(req)}">${csrfField(req)}<input type="hidden" name="${REQUEST_KEY}" value="${randomBase62(22)}">
 <label for="pl-currency">Price currency (ISO 4217 such as EUR, or a coin id such as btc)</label>
-<input id="pl-currency" name="price_currency" required maxlength="32" list="pl-currencies" value="USD" autocomplete="off">
+<input id="pl-currency" name="price_currency" required maxlength="40" list="pl-currencies" value="USD" autocomplete="off">
 <datalist id="pl-currencies">${req.services.ratesService.fiatCurrencies.map((c) => html`<option value="${c}"></option>`)}${coins.map((c) => html`<option value="${c}"></option>`)}</datalist>
 <label for="pl-amount">Fixed price (empty: the payer enters the amount)</label><input id="pl-amount" name="price_amount" inputmode="decimal" maxlength="68">
 <label for="pl-min">Smallest amount the payer may enter</label><input id="pl-min" name="min_amount" inputmode="decimal" maxlength="68">
@@ -92,7 +93,7 @@ function createForm(req: DashboardRequest<Services>, coins: readonly CoinId[]): 
 <fieldset><legend>Coins the payer may pick (none checked: every coin the project has a verified wallet for)</legend>
 ${coins.length === 0 ? html`<p class="note">This project has no verified wallet yet: bind one under Wallets first.</p>` : coins.map((c) => html`<label class="choice"><input type="checkbox" name="${COIN_FIELD}${c}"> ${c}</label>`)}
 </fieldset>
-<label for="pl-description">Description (shown to the payer and on the receipt)</label><input id="pl-description" name="description" maxlength="500">
+<label for="pl-description">Description (shown to the payer and on the receipt)</label><input id="pl-description" name="description" maxlength="${TEXT_LIMITS.description}">
 <label for="pl-uses">Maximum uses (paid sessions; empty: unlimited)</label><input id="pl-uses" name="max_uses" inputmode="numeric" pattern="[0-9]*" maxlength="9">
 <label for="pl-return">Return URL after payment (optional, https)</label><input id="pl-return" name="return_url" type="url" maxlength="2048">
 <label class="choice"><input type="checkbox" name="ask_email" checked> Ask the payer for an e-mail address for the receipt</label>
@@ -198,10 +199,10 @@ ${link.metadata && Object.keys(link.metadata).length > 0 ? jsonBlock(link.metada
         if (maxUses !== undefined && !/^[1-9][0-9]*$/.test(maxUses))
           throw coreErrors.validation_error({ message: 'Maximum uses must be a whole number from 1.', details: { field: 'max_uses' } });
         const coins = f.checkedMembers(COIN_FIELD, 'A coin');
-        const description = f.optional('description', 'Description', { max: 500 });
+        const description = f.optional('description', 'Description', { max: TEXT_LIMITS.description });
         const returnUrl = f.optional('return_url', 'Return URL', { max: 2048 });
         const input: CreateLinkInput = {
-          price_currency: f.text('price_currency', 'Price currency', { max: 32 }),
+          price_currency: f.text('price_currency', 'Price currency', { max: 40 }),
           ...(amount ? { price_amount: amount } : {}),
           ...(min ? { min_amount: min } : {}),
           ...(max ? { max_amount: max } : {}),
