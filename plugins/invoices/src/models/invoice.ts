@@ -38,6 +38,10 @@ export class Invoice extends Model {
   amount_crypto!: string;
   amount_usd!: string | null;
   rate_snapshot!: StoredRateSnapshot | null;
+  /** A price in a fiat currency (issue 38): the ISO 4217 code, the amount in it and its USD per unit at creation; null otherwise. */
+  price_currency!: string | null;
+  price_amount!: string | null;
+  price_rate!: string | null;
   payment_token!: string;
   payment_uri!: string;
   callback_url!: string | null;
@@ -48,6 +52,8 @@ export class Invoice extends Model {
   metadata!: Record<string, unknown> | null;
   matching_mode!: MatchingMode;
   confirmation_threshold!: number;
+  /** The project's underpayment tolerance when the invoice was created: a share of the amount, "0" (none) to "0.05" (issue 38). */
+  underpayment_tolerance!: string;
   status!: InvoiceStatus;
   /** Events sent so far per type (`paid` → 1), for the lifecycle's event ids. */
   event_counts!: Record<string, number>;

@@ -4,6 +4,7 @@ import type { InvoiceTransaction } from '../models/invoice-transaction.js';
 import type { Invoice } from '../models/invoice.js';
 import type { InvoiceTransactionSchema, InvoiceWithTransactionsSchema } from '../schemas.js';
 import type { CheckoutLinks } from './checkout-links.js';
+import { NO_TOLERANCE } from './policy-service.js';
 
 /** The API representation of an invoice (spec 2.1), always with `transactions` and `confirmations`. */
 export type InvoiceView = Static<typeof InvoiceWithTransactionsSchema>;
@@ -54,6 +55,9 @@ export function invoiceView(
       snapshot && fetchedAt
         ? { source: snapshot.source, pair: snapshot.pair, rate: snapshot.rate, fetched_at: seconds(fetchedAt), fetched_at_iso: snapshot.fetched_at_iso }
         : null,
+    price_currency: invoice.price_currency ?? null,
+    price_amount: invoice.price_amount ?? null,
+    price_rate: invoice.price_rate ?? null,
     payment_token: invoice.payment_token,
     payment_uri: invoice.payment_uri,
     callback_url: invoice.callback_url,
@@ -63,6 +67,7 @@ export function invoiceView(
     metadata: invoice.metadata,
     matching_mode: invoice.matching_mode,
     confirmation_threshold: invoice.confirmation_threshold,
+    underpayment_tolerance: invoice.underpayment_tolerance ?? NO_TOLERANCE,
     status: invoice.status,
     expires_at: seconds(invoice.expires_at),
     expires_at_iso: invoice.expires_at.toISOString(),
