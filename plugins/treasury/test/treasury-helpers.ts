@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AnyPlugin, CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { responseMismatches, signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
 import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { treasuryPlugin } from '../src/index.js';
+import type { PlanView } from '../src/plan-view.js';
 
 export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
 
@@ -90,6 +91,22 @@ export async function startBcoinTreasury(options: {
     config: { ...(await bcoinTreasuryConfig(node, options)), ...options.config },
   });
   return { node, gw };
+}
+
+/**
+ * A planned btc/regtest transaction through to its confirmation, as the CLI: signed offline,
+ * imported, broadcast, taken into bcoin's mempool (it answers sendrawtransaction before), mined six
+ * deep and scanned. Answers the broadcast plan and the tracking pass's confirmed plans.
+ */
+export async function confirmOnBcoin(gw: TestKernel, node: Bcoin, plan: PlanView): Promise<{ sent: PlanView; confirmed: readonly string[] }> {
+  const cradle = gw.kernel.cradle;
+  const { signed } = await signOffline(plan.plan_file!);
+  await cradle.treasurySignedImport.import({ planId: plan.id, text: signed }, {}, CLI_ACTOR);
+  const sent = await cradle.treasuryTracker.broadcast(plan.id, {}, CLI_ACTOR);
+  await waitFor(async () => (await node.mempool()).includes(sent.txid!), 20_000);
+  await node.mine(6);
+  await scanOnce(gw, 'btc', 'regtest');
+  return { sent, confirmed: (await cradle.treasuryTracker.track()).confirmed };
 }
 
 /** One scan pass of a network's watcher (another pass holding the lock: again; a failed pass throws). */
