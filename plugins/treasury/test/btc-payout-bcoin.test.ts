@@ -9,7 +9,7 @@
 import test from 'ava';
 import { type Actor, CLI_ACTOR, contribute, definePlugin, withDeps } from '@gw/kernel';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import type { Bcoin, TestProject } from '@gw/testing';
+import { type Bcoin, type TestProject, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import type { Knex } from 'knex';
 import { type PlanObserver, type PlanStatusChange, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
@@ -59,10 +59,7 @@ test.before(async () => {
   ({ node, gw } = await startBcoinTreasury({ plugins: [...WEBHOOK_PLUGINS, observerPlugin], poolSize: 10, feeRate: FEE_RATE }));
   ({ project, token } = await treasuryOperator(gw, 'treasury-payout', 'btc'));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, node));
 
 const api = treasuryApi(
   () => gw,

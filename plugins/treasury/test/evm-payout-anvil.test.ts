@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import { CLI_ACTOR, contribute, definePlugin, withDeps } from '@gw/kernel';
-import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
+import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC, stopAll } from '@gw/testing';
 import { HDNodeWallet, Mnemonic } from 'ethers';
 import { type PlanStatusChange, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PayoutPlanRequest } from '../src/services/payout-planner.js';
@@ -47,10 +47,7 @@ test.before(async () => {
   });
   await ctx.chain.anvil.sendEth(ctx.chain.funder, funding, 10n ** 18n);
 });
-test.after.always(async () => {
-  await ctx?.gw.close();
-  await ctx?.chain.stop();
-});
+test.after.always(() => stopAll(ctx?.gw, ctx?.chain));
 
 const api = treasuryApi(
   () => ctx.gw,

@@ -8,7 +8,7 @@
 import test from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
+import { type Bcoin, projectWithPools, type TestProject, stopAll } from '@gw/testing';
 import { MCP_PLUGINS, callError, callOk, patClient, rawCall } from '@gw/plugin-mcp/testing';
 import { paidInvoice, scanOnce, startBcoinTreasury } from './treasury-helpers.js';
 
@@ -25,10 +25,7 @@ test.before(async () => {
   await node.mine(6);
   await scanOnce(gw, 'btc', 'regtest');
 });
-test.after.always(async () => {
-  await gw?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, node));
 
 const tokenWith = async (scopes: string[]) => (await gw.kernel.cradle.tenancyPats.create({ scopes, operator: operatorId }, CLI_ACTOR)).token;
 
