@@ -8,11 +8,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AnyPlugin, CLI_ACTOR, type ChainId } from '@gw/kernel';
+import { type AnyPlugin, CLI_ACTOR, type ChainId, contribute, definePlugin, withDeps } from '@gw/kernel';
+import type { Knex } from 'knex';
 import { responseMismatches, signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
 import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { treasuryPlugin } from '../src/index.js';
+import { type PlanStatusChange, treasuryPlugin, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PlanView } from '../src/plan-view.js';
 
 export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
@@ -107,6 +108,25 @@ export async function confirmOnBcoin(gw: TestKernel, node: Bcoin, plan: PlanView
   await node.mine(6);
   await scanOnce(gw, 'btc', 'regtest');
   return { sent, confirmed: (await cradle.treasuryTracker.track()).confirmed };
+}
+
+/**
+ * A test plugin contributing one observer of payout plans: `onStatus` hears each status change
+ * inside the change's transaction `trx` (a throw rolls the change back); `db` reads outside it.
+ */
+export function payoutObserverProbe(onStatus: (trx: Knex.Transaction, change: PlanStatusChange, db: Knex) => Promise<void>): AnyPlugin {
+  return definePlugin({
+    id: 'payout-observer-probe',
+    dependsOn: ['treasury'],
+    contributes: [
+      contribute(
+        TREASURY_PLAN_OBSERVERS,
+        withDeps(['db'], (deps) => [
+          { kinds: ['payout'] as const, onStatus: (trx: Knex.Transaction, change: PlanStatusChange) => onStatus(trx, change, deps.db) },
+        ]),
+      ),
+    ],
+  });
 }
 
 /** One scan pass of a network's watcher (another pass holding the lock: again; a failed pass throws). */
