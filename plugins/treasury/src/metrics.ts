@@ -1,4 +1,4 @@
-import { createCoalescer, sql, sqlQuery } from '@gw/kernel';
+import { createCoalescer, networkGauge, sql, sqlQuery } from '@gw/kernel';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import { Gauge, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
@@ -93,41 +93,25 @@ export function registerTreasuryGauges(
       this.set(figures?.oldestWaiting ?? 0);
     },
   });
-  /** A gauge per chain network, set at each scrape from rows of the figures. */
-  function perNetwork<R extends { chain: string; network: string }>(
-    name: string,
-    help: string,
-    rows: (figures: PlanFigures) => readonly R[],
-    value: (row: R) => number,
-  ) {
-    new Gauge({
-      name,
-      help,
-      labelNames: ['chain', 'network'],
-      registers: [registry],
-      async collect() {
-        const figures = await read();
-        this.reset();
-        for (const row of figures ? rows(figures) : []) this.set({ chain: row.chain, network: row.network }, value(row));
-      },
-    });
-  }
-  perNetwork(
+  networkGauge(
+    registry,
     'gateway_treasury_stuck_transactions',
     `Broadcast treasury transactions still unconfirmed ${STUCK_SECONDS / 3600} hours later (bump them: gateway treasury bump).`,
-    (f) => f.stuck,
+    async () => (await read())?.stuck,
     (row) => row.n,
   );
-  perNetwork(
+  networkGauge(
+    registry,
     'gateway_treasury_reconciliation_differences',
     'Differences the last reconciliation of each network found between the recorded outputs and the provider’s (reported, never corrected).',
-    (f) => f.differences,
+    async () => (await read())?.differences,
     (row) => row.n,
   );
-  perNetwork(
+  networkGauge(
+    registry,
     'gateway_treasury_hot_gas_signed_units',
     'Account chains: native base units (value plus maximum fee) the opt-in hot gas wallet signed for in the last 24 hours, per network (compare with its maxPerDayUnits).',
-    (f) => f.hotGas,
+    async () => (await read())?.hotGas,
     (row) => Number(row.units),
   );
   new Gauge({
