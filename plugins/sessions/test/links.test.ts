@@ -34,7 +34,7 @@ test('a payment link used by three payers: three sessions, three invoices in thr
     max_uses: 3,
     metadata: { event: 'ws-1' },
   });
-  t.like(link, { object: 'payment_link', active: true, price_amount: '20', uses: 0, max_uses: 3, ask_email: true });
+  t.like(link, { object: 'payment_link', active: true, price_amount: '20.00', uses: 0, max_uses: 3, ask_email: true });
   t.regex(link.url, /\/l\/[0-9a-f]{32}$/);
   t.is(link.qr_url, `${link.url}/qr.svg`);
 
@@ -44,7 +44,7 @@ test('a payment link used by three payers: three sessions, three invoices in thr
     t.like(opened.session, {
       payment_link_id: link.id,
       price_currency: 'USD',
-      price_amount: '20',
+      price_amount: '20.00',
       description: 'Workshop ticket',
       customer_email: `payer${n}@example.com`,
     });
@@ -71,9 +71,9 @@ test('a payment link used by three payers: three sessions, three invoices in thr
 test('an amount the payer enters: within the limits it opens a session at that price; outside them 422 amount_out_of_range; none is 400', async (t) => {
   const c = await sandboxClient(gw);
   const link = await createLink(c, { price_currency: 'EUR', min_amount: '5', max_amount: '500.00', ask_email: false });
-  t.like(link, { price_amount: null, min_amount: '5', max_amount: '500', ask_email: false });
+  t.like(link, { price_amount: null, min_amount: '5.00', max_amount: '500.00', ask_email: false });
   const opened = await open(link, { amount: '12.50' });
-  t.is(opened.session.price_amount, '12.5');
+  t.is(opened.session.price_amount, '12.50');
   t.is(opened.session.price_currency, 'EUR');
   for (const amount of ['4.99', '500.01']) {
     const refused = await t.throwsAsync(open(link, { amount }));

@@ -107,7 +107,7 @@ test('bad input: an unknown currency, too many decimals, lines that do not add u
     'validation_error',
     'line_items',
   );
-  t.regex(lines.message, /9\.5 EUR, not the price 10 EUR/);
+  t.regex(lines.message, /9\.50 EUR, not the price 10\.00 EUR/);
   const coin = await refused({ allowed_coins: ['btc', 'doge'] }, 422, 'coin_not_allowed', 'allowed_coins');
   t.is(coin.details.coin, 'doge');
   await refused({ price_currency: 'btc', price_amount: '0.1', allowed_coins: ['eth'] }, 400, 'validation_error', 'allowed_coins');
@@ -127,9 +127,10 @@ test('bad input: an unknown currency, too many decimals, lines that do not add u
   });
   t.is(ok.status, 201, JSON.stringify(ok.body));
   t.deepEqual(ok.body.line_items, [
-    { name: 'Tea', quantity: 2, unit_amount: '3.5' },
-    { name: 'Cake', quantity: 1, unit_amount: '2.5' },
+    { name: 'Tea', quantity: 2, unit_amount: '3.50' },
+    { name: 'Cake', quantity: 1, unit_amount: '2.50' },
   ]);
+  t.is(ok.body.price_amount, '9.50');
 });
 
 test('the payer picks a coin: its invoice is created then; the same coin answers it again; switching cancels it; a coin not offered is refused', async (t) => {
@@ -362,4 +363,20 @@ test('concurrent picks of one session: the same coin gives one invoice; differen
   const all = (await c.call('GET', '/invoices?limit=200')).body.items.filter((i: any) => i.external_id.startsWith(`cs_${session.id}_`));
   t.deepEqual(all.map((i: any) => i.id).sort(), after.invoices.map((i: any) => i.invoice_id).sort());
   t.true(all.filter((i: any) => i.id !== after.invoice_id).every((i: any) => i.status === 'cancelled'));
+});
+
+test('a EUR price becomes the invoice’s fiat price at the EUR rate when the payer picks; a currency without a rate now is 503 rate_quote_unavailable', async (t) => {
+  const c = await sandboxClient(gw);
+  const eur = await usdSession(c, { price_currency: 'EUR', price_amount: '100.00' });
+  const picked = await pick(c, eur.id, 'eth');
+  t.is(picked.status, 200, JSON.stringify(picked.body));
+  const invoice = (await c.call('GET', `/invoices/${picked.body.invoice_id}`)).body;
+  t.like(invoice, { price_currency: 'EUR', price_amount: '100.00', price_rate: '1.08', amount_usd: 108 });
+  t.is(picked.body.price_amount, '100.00');
+  const gbp = await usdSession(c, { price_currency: 'GBP', price_amount: '10' });
+  const refused = await pick(c, gbp.id, 'eth');
+  t.is(refused.status, 503, JSON.stringify(refused.body));
+  t.is(refused.body.error_code, 'rate_quote_unavailable');
+  t.truthy(refused.headers.get('retry-after'));
+  t.deepEqual((await c.call('GET', `/checkout-sessions/${gbp.id}`)).body.invoices, [], 'no invoice was made');
 });

@@ -328,7 +328,7 @@ export class LifecycleStore {
  * (the rows the audit log calls transitions, less those that only changed transfers), in the
  * order they were applied, with the totals as they stood after that row.
  */
-export function statusChangesOf(states: Iterable<InvoiceState>): InvoiceStatusChange[] {
+function statusChangesOf(states: Iterable<InvoiceState>): InvoiceStatusChange[] {
   const changes: InvoiceStatusChange[] = [];
   for (const state of states) {
     const { invoice } = state;
