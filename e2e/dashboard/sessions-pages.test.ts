@@ -76,7 +76,7 @@ test.serial(
     t.regex(list.text, new RegExp(`href="${links()}"`), 'in the navigation');
     t.regex(list.text, new RegExp(`href="${sessions()}"`), 'in the navigation');
     t.true(list.text.includes(linkId));
-    t.true(list.text.includes('20 USD'));
+    t.true(list.text.includes('20.00 USD'));
     t.true(list.text.includes('0 / 5'), 'uses of max uses');
     t.false(list.text.includes(SCRIPT));
     t.true(list.text.includes('Ticket &lt;script&gt;'));
@@ -140,7 +140,7 @@ test.serial('create payment link: administrators only, bad input is a 400 page t
   t.is(await count(), before + 1);
   const id = created.location!.split('/').pop()!;
   const link = await gw.kernel.cradle.sessionsLinks.get(projectId, id);
-  t.like(link, { price_currency: 'EUR', price_amount: null, min_amount: '5', max_amount: '50', description: 'Tips', max_uses: null, ask_email: true });
+  t.like(link, { price_currency: 'EUR', price_amount: null, min_amount: '5.00', max_amount: '50.00', description: 'Tips', max_uses: null, ask_email: true });
   t.deepEqual(link.allowed_coins, ['btc', 'usdt_trc20']);
   const audit = await gw.kernel.cradle.audit.list({ projectIds: [projectId], target: `payment_link:${id}`, limit: 10 });
   t.true(audit.items.some((row) => row.channel === 'dashboard'));

@@ -59,7 +59,7 @@ test.serial('checkout-sessions create (flags and --data), list, get, expire; err
     object: 'checkout_session',
     status: 'open',
     price_currency: 'EUR',
-    price_amount: '42.5',
+    price_amount: '42.50',
     description: 'Order 1042',
     external_id: 'order-1042',
     customer_email: 'payer@example.com',
@@ -182,11 +182,11 @@ test.serial('checkout-sessions create (flags and --data), list, get, expire; err
 test.serial('payment-links create (fixed and ranged), list by state, get, deactivate; refusals', async (t) => {
   const fixed = await partner('payment-links', 'create', '--currency', 'EUR', '--amount', '25', '--description', 'Beans', '--max-uses', '3', '--json');
   t.is(fixed.code, 0, fixed.stdout + fixed.stderr);
-  t.like(fixed.json, { object: 'payment_link', active: true, price_currency: 'EUR', price_amount: '25', max_uses: 3, uses: 0, ask_email: true });
+  t.like(fixed.json, { object: 'payment_link', active: true, price_currency: 'EUR', price_amount: '25.00', max_uses: 3, uses: 0, ask_email: true });
   t.is(fixed.json.qr_url, `${fixed.json.url}/qr.svg`);
   const ranged = await partner('payment-links', 'create', '--currency', 'USD', '--min', '5', '--max', '500', '--coins', 'btc', '--ask-email', 'no', '--json');
   t.is(ranged.code, 0, ranged.stdout + ranged.stderr);
-  t.like(ranged.json, { price_amount: null, min_amount: '5', max_amount: '500', ask_email: false });
+  t.like(ranged.json, { price_amount: null, min_amount: '5.00', max_amount: '500.00', ask_email: false });
   t.deepEqual(ranged.json.allowed_coins, ['btc']);
 
   const listed = await partner('payment-links', 'list', '--json');

@@ -96,7 +96,7 @@ test.serial('a checkout session: created once per idempotency key, listed, picke
 test.serial('payment links: fixed and ranged, listed by state, retrieved with their uses, deactivated', async (t) => {
   const { sandbox } = client();
   const fixed = await sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '25', description: 'Beans', max_uses: 10 });
-  t.like(fixed, { object: 'payment_link', active: true, price_amount: '25', min_amount: null, uses: 0, max_uses: 10, ask_email: true });
+  t.like(fixed, { object: 'payment_link', active: true, price_amount: '25.00', min_amount: null, uses: 0, max_uses: 10, ask_email: true });
   t.is(fixed.qr_url, `${fixed.url}/qr.svg`);
   const first = await sandbox.paymentLinks.createWithStatus(
     { price_currency: 'EUR', min_amount: '5', max_amount: '500', ask_email: false },
@@ -104,7 +104,7 @@ test.serial('payment links: fixed and ranged, listed by state, retrieved with th
   );
   t.true(first.created);
   const ranged = first.link;
-  t.like(ranged, { price_amount: null, min_amount: '5', max_amount: '500', ask_email: false });
+  t.like(ranged, { price_amount: null, min_amount: '5.00', max_amount: '500.00', ask_email: false });
   const replay = await sandbox.paymentLinks.createWithStatus(
     { price_currency: 'EUR', min_amount: '5', max_amount: '500', ask_email: false },
     { idempotencyKey: 'tips' },

@@ -60,11 +60,11 @@ def test_payment_links_are_created_listed_by_state_and_deactivated(client: Gatew
     sandbox = client.sandbox
     stamp = time.time_ns()
     fixed = sandbox.payment_links.create(price_currency="USD", price_amount="25", description=f"Beans {stamp}", max_uses=10)
-    assert (fixed["object"], fixed["active"], fixed["price_amount"], fixed["uses"], fixed["max_uses"], fixed["ask_email"]) == ("payment_link", True, "25", 0, 10, True)
+    assert (fixed["object"], fixed["active"], fixed["price_amount"], fixed["uses"], fixed["max_uses"], fixed["ask_email"]) == ("payment_link", True, "25.00", 0, 10, True)
     assert fixed["qr_url"] == fixed["url"] + "/qr.svg"
     status, ranged = sandbox.payment_links.create_with_status(idempotency_key=f"py-l-{stamp}", price_currency="EUR", min_amount="5", max_amount="500", ask_email=False)
     assert status == 201
-    assert (ranged["price_amount"], ranged["min_amount"], ranged["max_amount"], ranged["ask_email"]) == (None, "5", "500", False)
+    assert (ranged["price_amount"], ranged["min_amount"], ranged["max_amount"], ranged["ask_email"]) == (None, "5.00", "500.00", False)
     assert sandbox.payment_links.create(idempotency_key=f"py-l-{stamp}", price_currency="EUR", min_amount="5", max_amount="500", ask_email=False)["id"] == ranged["id"]
 
     assert [link["id"] for link in sandbox.payment_links.list(limit=2)["items"]] == [ranged["id"], fixed["id"]]

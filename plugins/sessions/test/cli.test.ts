@@ -59,7 +59,7 @@ test.serial('payment-link create, list, show and deactivate with --json; the lin
     mode: 'sandbox',
     active: true,
     price_currency: 'USD',
-    price_amount: '12.5',
+    price_amount: '12.50',
     min_amount: null,
     max_amount: null,
     description: 'Coffee beans',
@@ -72,7 +72,7 @@ test.serial('payment-link create, list, show and deactivate with --json; the lin
 
   const ranged = await runCli('payment-link', 'create', '--project', projectId, '--currency', 'EUR', '--min', '5', '--max', '50', '--json');
   t.is(ranged.code, 0, ranged.stdout + ranged.stderr);
-  t.like(ranged.json.link, { price_amount: null, min_amount: '5', max_amount: '50', ask_email: true, max_uses: null });
+  t.like(ranged.json.link, { price_amount: null, min_amount: '5.00', max_amount: '50.00', ask_email: true, max_uses: null });
 
   const listed = await runCli('payment-link', 'list', '--project', projectId, '--json');
   t.is(listed.code, 0, listed.stdout);
@@ -168,7 +168,7 @@ test.serial('checkout-session list (by status, link and external id), show and e
 
   const shown = await runCli('checkout-session', 'show', '--project', projectId, '--id', session.id, '--json');
   t.is(shown.code, 0, shown.stdout);
-  t.like(shown.json.session, { id: session.id, status: 'open', price_currency: 'USD', price_amount: '30', external_id: 'order-77', invoices: [] });
+  t.like(shown.json.session, { id: session.id, status: 'open', price_currency: 'USD', price_amount: '30.00', external_id: 'order-77', invoices: [] });
 
   const expired = await runCli('checkout-session', 'expire', '--project', projectId, '--id', session.id, '--json');
   t.is(expired.code, 0, expired.stdout + expired.stderr);

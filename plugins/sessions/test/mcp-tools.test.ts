@@ -47,7 +47,7 @@ test.serial('an agent creates a payment link and a checkout session, lists links
     description: 'Tip jar',
     idempotency_key: 'agent-link-1',
   });
-  t.like(link, { object: 'payment_link', project_id: projectId, active: true, price_amount: null, min_amount: '5', max_amount: '500', uses: 0 });
+  t.like(link, { object: 'payment_link', project_id: projectId, active: true, price_amount: null, min_amount: '5.00', max_amount: '500.00', uses: 0 });
   t.deepEqual(link.allowed_coins, ['btc', 'usdt_trc20']);
   t.regex(link.url, /\/l\/[0-9a-f]{32}$/);
   t.is(link.qr_url, `${link.url}/qr.svg`);
@@ -85,7 +85,7 @@ test.serial('an agent creates a payment link and a checkout session, lists links
     object: 'checkout_session',
     status: 'open',
     price_currency: 'USD',
-    price_amount: '42.5',
+    price_amount: '42.50',
     external_id: 'agent-order-1',
     coin: null,
     invoices: [],
