@@ -28,3 +28,6 @@ export const CHECKOUT_EXPORTS: readonly ServiceName[] = [];
 
 export { CHECKOUT_PANELS, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
 export { chooseLocale, formatDecimal, LOCALE_NAMES, LOCALES, type Locale } from './page/i18n.js';
+/** For other payer pages (issue 38: the sessions plugin's link QR code and partial-payment notice). */
+export { qrSvg } from './page/qr-code.js';
+export { payerStatus, type PayerStatus } from './page/payer-status.js';
