@@ -103,6 +103,16 @@ test('every contribution of the composition builds from its declared services, a
     panels.map((c) => `${c.pluginId}:${c.item.id}`),
     ['payouts:refund', 'sandbox:simulate'],
   );
+  const observers = kernel.cradle.extensions.of(extensionPoint<unknown>('invoices.observers'));
+  t.deepEqual(
+    observers.map((c) => c.pluginId),
+    ['sessions'],
+  );
+  const purgers = kernel.cradle.extensions.of(extensionPoint<{ name: string }>('sandbox.project-purgers'));
+  t.deepEqual(
+    purgers.map((c) => `${c.pluginId}:${c.item.name}`),
+    ['payouts:refunds_and_payouts', 'sessions:checkout_sessions_and_payment_links'],
+  );
 });
 
 test("start-up refuses a contribution that declares a service outside its plugin's dependsOn", async (t) => {

@@ -13,6 +13,7 @@ import { oauthPlugin } from '@gw/plugin-oauth';
 import { mcpPlugin } from '@gw/plugin-mcp';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { dashboardPlugin } from '@gw/plugin-dashboard';
+import { sessionsPlugin } from '@gw/plugin-sessions';
 
 /**
  * The composition root: every plugin and chain of this build, imported explicitly. Config only
@@ -33,6 +34,7 @@ export const plugins: readonly AnyPlugin[] = [
   checkoutPlugin,
   oauthPlugin,
   mcpPlugin,
+  sessionsPlugin,
   dashboardPlugin,
 ];
 

@@ -3,8 +3,11 @@ import { newId } from '../ids.js';
 import { keysetPage, type KeysetPage, type KeysetPageRequest } from '../db/keyset-page.js';
 import { jsonRecords, sql, sqlQuery, type Sql } from '../db/sql.js';
 
-/** The channel a write came through (`claim_page`: a payer's refund claim, by the holder of its claim link). */
-export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system' | 'claim_page';
+/**
+ * The channel a write came through (`claim_page`: a payer's refund claim, by the holder of its claim
+ * link; `payer_page`: a payer on a checkout session's or payment link's public page).
+ */
+export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system' | 'claim_page' | 'payer_page';
 
 export interface AuditEntry {
   /** Who: `api_key:<id>`, `pat:<id>`, `oauth:<id>`, `operator-cli`, `system`. */

@@ -82,4 +82,19 @@ export const kernelMigrations: readonly Migration[] = [
         check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system'))`);
     },
   },
+  {
+    // A payer's actions on a checkout session or payment link (issue 38: the coin picked, the
+    // receipt e-mail given, a link opened) come from the public session and link pages.
+    name: '0005_audit_payer_page_channel',
+    async up(knex) {
+      await knex.raw('alter table kernel_audit_log drop constraint kernel_audit_log_channel_check');
+      await knex.raw(`alter table kernel_audit_log add constraint kernel_audit_log_channel_check
+        check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page', 'payer_page'))`);
+    },
+    async down(knex) {
+      await knex.raw('alter table kernel_audit_log drop constraint kernel_audit_log_channel_check');
+      await knex.raw(`alter table kernel_audit_log add constraint kernel_audit_log_channel_check
+        check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page'))`);
+    },
+  },
 ];

@@ -2,10 +2,13 @@ import {
   GATEWAY_EVENT_TYPES,
   PAYOUT_EVENT_TYPES,
   REFUND_EVENT_TYPES,
+  SESSION_EVENT_TYPES,
   WEBHOOK_EVENT_TYPES,
   type GatewayEventType,
   type MoneyOutEventData,
   type MoneyOutEventType,
+  type SessionEventData,
+  type SessionEventType,
 } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -22,7 +25,11 @@ export type InvoiceEventType = (typeof INVOICE_EVENT_TYPES)[number];
 export const MONEY_OUT_EVENT_TYPES = [...REFUND_EVENT_TYPES, ...PAYOUT_EVENT_TYPES] as const;
 export type { MoneyOutEventType };
 
-/** Every type of event that goes through the outbox: the seven invoice events, then refunds and payouts. */
+/** The checkout session event types (issue 38), additions beside the invoice events of the sessions' invoices. */
+export { SESSION_EVENT_TYPES };
+export type { SessionEventType };
+
+/** Every type of event that goes through the outbox: the seven invoice events, then refunds and payouts, then checkout sessions. */
 export const OUTBOUND_EVENT_TYPES = GATEWAY_EVENT_TYPES;
 export type OutboundEventType = GatewayEventType;
 
@@ -66,8 +73,19 @@ export interface MoneyOutEvent extends OutboundEventBase {
   readonly data: MoneyOutEventData;
 }
 
+/**
+ * One checkout session status change (the sessions plugin). `invoiceId` is the invoice that paid
+ * the session (the event is then listed with that invoice's events), null for an expiry; `data` is
+ * delivered as given.
+ */
+export interface SessionEvent extends OutboundEventBase {
+  readonly invoiceId: string | null;
+  readonly eventType: SessionEventType;
+  readonly data: SessionEventData;
+}
+
 /** Any event the outbox stores, signs and delivers. */
-export type OutboundEvent = InvoiceEvent | MoneyOutEvent;
+export type OutboundEvent = InvoiceEvent | MoneyOutEvent | SessionEvent;
 
 /** Where events go: the webhooks plugin's outbox. */
 export interface OutboundEventSink {
@@ -83,7 +101,7 @@ export interface OutboundEventSink {
  * (architecture: plugins talk through the kernel). Producers call `emit` in the transaction of
  * the change; the webhooks plugin attaches the sink when it starts. Registered in the cradle as
  * `invoiceEvents`, the name it had when invoices were its only producer (the issue 37 design and
- * every producer call it so); it carries refund and payout events as well.
+ * every producer call it so); it carries refund, payout and checkout session events as well.
  */
 export interface OutboundEvents {
   /** Attaches the sink (one per process; a second attach replaces nothing and throws). */

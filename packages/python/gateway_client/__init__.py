@@ -8,7 +8,7 @@ from ._operations import OPERATIONS
 from .client import GatewayClient, is_idempotent, parse_retry_after
 from .errors import GatewayConnectionError, GatewayError, WebhookVerificationError
 from .signing import sign_request, signing_string, signing_target
-from .webhooks import DEFAULT_TOLERANCE_SECONDS, GATEWAY_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, SIGNATURE_HEADER, WEBHOOK_EVENT_TYPES, construct_event, parse_signature_header, sign_webhook, verify_webhook
+from .webhooks import DEFAULT_TOLERANCE_SECONDS, GATEWAY_EVENT_TYPES, PAYOUT_EVENT_TYPES, REFUND_EVENT_TYPES, SESSION_EVENT_TYPES, SIGNATURE_HEADER, WEBHOOK_EVENT_TYPES, construct_event, parse_signature_header, sign_webhook, verify_webhook
 
 __all__ = [
     "OPERATIONS",
@@ -21,6 +21,7 @@ __all__ = [
     "WEBHOOK_EVENT_TYPES",
     "REFUND_EVENT_TYPES",
     "PAYOUT_EVENT_TYPES",
+    "SESSION_EVENT_TYPES",
     "GATEWAY_EVENT_TYPES",
     "construct_event",
     "is_idempotent",

@@ -25,7 +25,10 @@ WEBHOOK_EVENT_TYPES = (
 # {refund_id | payout_id, invoice_id (refunds), status, previous_status, refund | payout}.
 REFUND_EVENT_TYPES = ("refund.created", "refund.claimed", "refund.approved", "refund.sent", "refund.completed", "refund.failed", "refund.cancelled")
 PAYOUT_EVENT_TYPES = ("payout.created", "payout.approved", "payout.sent", "payout.completed", "payout.failed", "payout.cancelled")
-GATEWAY_EVENT_TYPES = WEBHOOK_EVENT_TYPES + REFUND_EVENT_TYPES + PAYOUT_EVENT_TYPES
+# Checkout session events (issue 38); their data is
+# {checkout_session_id, invoice_id (the paying invoice, or None), status, previous_status, checkout_session}.
+SESSION_EVENT_TYPES = ("checkout_session.completed", "checkout_session.expired")
+GATEWAY_EVENT_TYPES = WEBHOOK_EVENT_TYPES + REFUND_EVENT_TYPES + PAYOUT_EVENT_TYPES + SESSION_EVENT_TYPES
 
 
 def parse_signature_header(header: Optional[str]) -> Optional[Tuple[int, List[str]]]:

@@ -54,16 +54,41 @@ export type PayoutEventType = (typeof PAYOUT_EVENT_TYPES)[number];
 export type MoneyOutEventType = RefundEventType | PayoutEventType;
 
 /**
- * Every event type the gateway delivers: the spec's seven invoice events first, then the refund and
- * payout additions (issue 37). A receiver that knows only the seven ignores the others.
+ * The events of checkout sessions (issue 38), additions beside the invoice events of the session's
+ * invoices (which keep coming as they always do). Their `data` is {@link SessionEventData}.
  */
-export const GATEWAY_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...REFUND_EVENT_TYPES, ...PAYOUT_EVENT_TYPES] as const;
+export const SESSION_EVENT_TYPES = ['checkout_session.completed', 'checkout_session.expired'] as const;
+export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
+
+/**
+ * Every event type the gateway delivers: the spec's seven invoice events first, then the refund and
+ * payout additions (issue 37), then the checkout session additions (issue 38). A receiver that knows
+ * only the seven ignores the others.
+ */
+export const GATEWAY_EVENT_TYPES = [...WEBHOOK_EVENT_TYPES, ...REFUND_EVENT_TYPES, ...PAYOUT_EVENT_TYPES, ...SESSION_EVENT_TYPES] as const;
 /** One of {@link GATEWAY_EVENT_TYPES}. */
 export type GatewayEventType = (typeof GATEWAY_EVENT_TYPES)[number];
 
 /** Whether `type` is a refund or payout event type. */
 export function isMoneyOutEventType(type: string): type is MoneyOutEventType {
   return (REFUND_EVENT_TYPES as readonly string[]).includes(type) || (PAYOUT_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** Whether `type` is a checkout session event type. */
+export function isSessionEventType(type: string): type is SessionEventType {
+  return (SESSION_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** The `data` of a `checkout_session.*` event. */
+export interface SessionEventData {
+  readonly checkout_session_id: string;
+  /** The invoice that paid the session (`completed`); null for `expired`. */
+  readonly invoice_id: string | null;
+  /** The session's status this event moved it to (`completed`, `expired`). */
+  readonly status: string;
+  readonly previous_status: string;
+  /** The full session as `GET /api/v1/checkout-sessions/{id}` returned it when the event was created. */
+  readonly checkout_session: Readonly<Record<string, unknown>>;
 }
 
 /** The `data` of a refund or payout event. */
@@ -128,14 +153,16 @@ export type InvoiceWebhookEnvelope = EventEnvelope<WebhookEventType, WebhookEven
 export type RefundWebhookEnvelope = EventEnvelope<RefundEventType, RefundEventData>;
 /** A `payout.*` event. */
 export type PayoutWebhookEnvelope = EventEnvelope<PayoutEventType, PayoutEventData>;
+/** A `checkout_session.*` event. */
+export type SessionWebhookEnvelope = EventEnvelope<SessionEventType, SessionEventData>;
 
 /**
  * The JSON body of every webhook delivery. Without a type argument it is what a receiver reads: an
- * invoice, refund or payout event, told apart by `event_type`. `WebhookEnvelope<Data>` is for the
+ * invoice, refund, payout or checkout session event, told apart by `event_type`. `WebhookEnvelope<Data>` is for the
  * gateway's own outbox, which passes on what the event's producer gave.
  */
 export type WebhookEnvelope<Data = never> = [Data] extends [never]
-  ? InvoiceWebhookEnvelope | RefundWebhookEnvelope | PayoutWebhookEnvelope
+  ? InvoiceWebhookEnvelope | RefundWebhookEnvelope | PayoutWebhookEnvelope | SessionWebhookEnvelope
   : EventEnvelope<GatewayEventType, Data>;
 
 /** Why a delivery was refused; each maps to a distinct 401 body. */

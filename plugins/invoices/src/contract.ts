@@ -70,6 +70,8 @@ export { INVOICE_CREATE_BODY_ERRORS, invoiceApiRoutes, type InvoiceApiMount, typ
 export { CHECKOUT_TOKEN_PATTERN } from './services/checkout-links.js';
 /** The 16 KB cap of a partner's `metadata` (400 `validation_error` above it), shared by every partner record that carries metadata. */
 export { checkMetadataSize, METADATA_MAX_BYTES } from './services/invoice-rules.js';
+/** The check of a URL the checkout page sends the payer to (`return_url`, `cancel_url`), shared by every partner record that carries one. */
+export { partnerUrl } from './services/create-plan.js';
 export { invoicePaymentUri } from './services/payment-uri.js';
 export type { CheckoutInvoice } from './services/invoice-reads.js';
 export type { CreateInvoiceInput, InvoiceService } from './services/invoice-service.js';

@@ -216,8 +216,21 @@ declare module '@gw/kernel' {
   interface Cradle {
     readonly sessionsCheckout: CheckoutSessions;
     readonly sessionsLinks: PaymentLinks;
+    readonly sessionsConfig: import('./config.js').SessionsConfig;
+    /** The plugin's own: sessions' rows, views, URLs and events. */
+    readonly sessionsStore: import('./services/session-store.js').SessionStore;
+    /** The coins a project can be paid in (verified wallets, token contracts). */
+    readonly sessionsCoins: import('./services/invoiceable-coins.js').InvoiceableCoins;
+    /** Checks orders and writes new sessions (the partner's create, a payment link's visit). */
+    readonly sessionsOpener: import('./services/session-opener.js').SessionOpener;
+    /** Ends sessions (the partner, the expiry job) and cancels the invoices they no longer need. */
+    readonly sessionsCloser: import('./services/session-closer.js').SessionCloser;
+    readonly sessionsLatePayments: import('./services/late-payments.js').LatePayments;
   }
 }
+
+/** The actor of a payer's action on a session's or link's public page (audit channel `payer_page`). */
+export const PAYER_ACTOR: Actor = { actor: 'payer', channel: 'payer_page' };
 
 /**
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and

@@ -30,6 +30,7 @@ declare module '@gw/kernel' {
     readonly watchersScanner: ChainScanner;
     /** Marks pool addresses activated once they exist on chain (TRON, issue 36). */
     readonly watchersActivation: ActivationDetector;
+    /** The orphan-payment inbox: receipts no invoice took, their attribution (exported for the sessions' late payments, issue 38). */
     readonly watchersOrphans: OrphanInbox;
     readonly watchersPush: HeadPush;
     /** Head, scanned height, lag, last pass and last error per configured chain network. */
@@ -43,6 +44,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const WATCHERS_EXPORTS: readonly ServiceName[] = ['watchersOutputs'];
+export const WATCHERS_EXPORTS: readonly ServiceName[] = ['watchersOutputs', 'watchersOrphans'];
 
+export type { OrphanInbox, AttributeInput } from './services/orphan-inbox.js';
 export type { BalanceQuery, BalanceRow, Outpoint, OutputQuery, ReceivedOutput, ReceivedOutputs } from './services/received-outputs.js';

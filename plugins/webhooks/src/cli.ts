@@ -12,7 +12,10 @@ export const webhooksCommands: CliCommand[] = [
       project: ulidFlag('Project'),
       status: { type: 'string', choices: DELIVERY_STATUSES, description: 'Only this delivery status.' },
       'event-type': { type: 'string', choices: OUTBOUND_EVENT_TYPES, description: 'Only this event type.' },
-      invoice: ulidFlag('Invoice', { required: false, description: "Only the events of this invoice (ULID), its refunds' events included." }),
+      invoice: ulidFlag('Invoice', {
+        required: false,
+        description: "Only the events of this invoice (ULID), its refunds' and its checkout session's completion included.",
+      }),
       ...PAGE_FLAGS,
     },
     run: async ({ flags, deps }) => {

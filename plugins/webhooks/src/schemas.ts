@@ -40,7 +40,7 @@ export const StreamPageSchema = Type.Object(
 );
 
 export const EventTypeSchema = Type.Enum(OUTBOUND_EVENT_TYPES, {
-  description: 'One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them).',
+  description: 'One of the seven invoice event types (spec section 6), or a refund, payout or checkout session event type (additions beside them).',
 });
 export const DeliveryStatusSchema = Type.Enum(DELIVERY_STATUSES, {
   description: 'retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target).',
@@ -54,7 +54,12 @@ export const ListEventsQuery = Type.Object(
     status: Type.Optional(DeliveryStatusSchema),
     event_type: Type.Optional(EventTypeSchema),
     since: Type.Optional(Type.String({ pattern: ISO_8601_PATTERN, description: 'Events created at or after this instant (a date means 00:00 UTC).' })),
-    invoice_id: Type.Optional(Type.String({ pattern: ULID_PATTERN, description: "Only the events of this invoice (its refunds' events included)." })),
+    invoice_id: Type.Optional(
+      Type.String({
+        pattern: ULID_PATTERN,
+        description: "Only the events of this invoice (its refunds' events and the completion of its checkout session included).",
+      }),
+    ),
     ...PAGE_QUERY,
   },
   { additionalProperties: false },
@@ -84,7 +89,8 @@ export const DeliveryLogEntrySchema = Type.Object(
     mode: Type.Enum(PROJECT_KINDS),
     project_id: Type.String({ pattern: ULID_PATTERN }),
     invoice_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()], {
-      description: 'The invoice the event is about (a refund event: the refunded invoice); null for a payout event.',
+      description:
+        'The invoice the event is about (a refund event: the refunded invoice; a checkout_session.completed: the paying invoice); null for a payout event and a checkout_session.expired.',
     }),
     original_event_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()]),
     status: DeliveryStatusSchema,

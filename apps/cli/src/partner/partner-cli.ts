@@ -5,11 +5,22 @@
  * commands, and are dispatched before those.
  */
 import { parseArgs } from 'node:util';
-import { GatewayClient, GatewayConnectionError, GatewayError, GATEWAY_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type CreateInvoiceInput } from '@gw/client';
+import {
+  GatewayClient,
+  GatewayConnectionError,
+  GatewayError,
+  GATEWAY_EVENT_TYPES,
+  isMoneyOutEventType,
+  isSessionEventType,
+  SESSION_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  type CreateInvoiceInput,
+} from '@gw/client';
 import { PartnerUsageError, resolveCredentials } from './credentials.js';
 import { triggerPlan, triggerableFrom, type SimulationStep } from './trigger-plan.js';
 import { runListen } from './listen.js';
 import { MONEY_OUT_FLAGS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
+import { triggerSession } from './session-trigger.js';
 
 export interface PartnerIo {
   out(text: string): void;
@@ -41,7 +52,7 @@ const CREDENTIALS_HELP = `Credentials (first found wins, each value separately):
 /** The partner commands' lines of the overview (`gateway --help`). */
 export const PARTNER_USAGE = `Partner commands (a project's credentials against a gateway's REST API; no database):
   gateway api <METHOD> <path> [--data JSON]         Make a signed call and print the answer.
-  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice, refund or payout to produce a webhook event.
+  gateway trigger <event_type> [--invoice ID]       Drive a sandbox invoice, refund, payout or checkout session to produce a webhook event.
   gateway refunds <create|list|get|cancel> ...      Refunds of the project's invoices.
   gateway payouts <create|list|get|cancel> ...      Payouts to addresses.
   gateway listen --forward-to <url>                 Forward the project's webhook events to a local URL.`;
@@ -69,15 +80,19 @@ Sandbox projects only. Drives a sandbox invoice through the simulations that pro
 "gateway listen") receives it. Without --invoice a new invoice is created (external_id
 trigger-<time>, --coin, default eth). Prints one line per simulation and the event produced.
 
-Refund and payout events (${GATEWAY_EVENT_TYPES.filter((type) => !type.startsWith('invoice.')).join(', ')})
+Refund and payout events (${GATEWAY_EVENT_TYPES.filter(isMoneyOutEventType).join(', ')})
 start from a new item. A refund: a new sandbox invoice is paid overpaid (simulations), its excess
 refunded, then the refund is claimed, approved, sent and confirmed or failed (sandbox simulations)
 as far as the event needs; refund.cancelled cancels it. A payout goes to --address, else to the
 address of a new sandbox invoice of --coin, then is approved, sent and confirmed or failed.
 
+Checkout session events (${SESSION_EVENT_TYPES.join(', ')}) start from a new session of 0.01
+--coin: checkout_session.completed picks the coin (simulate-pick) and pays the invoice
+(simulate-paid); checkout_session.expired ends the session.
+
 Flags:
   --invoice <id>  Drive this sandbox invoice from its current status (invoice events).
-  --coin <coin>  Coin of the invoice, refund or payout created (default eth).
+  --coin <coin>  Coin of the invoice, refund, payout or session created (default eth).
   --address <address>  The payout's recipient (payout events).
   --json  Print the result as JSON.
 
@@ -250,6 +265,16 @@ const trigger: GatewayCommand = async (gateway, positionals, values, { io }, jso
   const coin = typeof values['coin'] === 'string' ? values['coin'] : 'eth';
   if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType)) {
     if (values['invoice'] !== undefined) throw new PartnerUsageError(`--invoice is for invoice events; ${eventType} starts from a new item`);
+    if (isSessionEventType(eventType)) {
+      const steps: { step: string; id: string; status: string }[] = [];
+      const session = await triggerSession(gateway, eventType, coin, (step) => {
+        steps.push(step);
+        if (!json) io.out(`${step.step.padEnd(12)} ${step.id}  ${step.status}`);
+      });
+      const result = { event_type: eventType, checkout_session_id: session.id, invoice_id: session.invoice_id, status: session.status, steps };
+      io.out(json ? JSON.stringify(result) : `${eventType} for checkout session ${session.id}`);
+      return 0;
+    }
     const address = typeof values['address'] === 'string' ? values['address'] : undefined;
     const steps: { step: string; id: string; status: string }[] = [];
     const item = await triggerMoneyOut(gateway, eventType, { coin, address }, (step) => {

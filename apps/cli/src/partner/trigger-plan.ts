@@ -51,3 +51,20 @@ const MONEY_OUT_PLANS: Readonly<Record<string, readonly MoneyOutStep[]>> = {
 export function moneyOutTriggerPlan(eventType: string): readonly MoneyOutStep[] | undefined {
   return MONEY_OUT_PLANS[eventType];
 }
+
+/**
+ * The steps that produce a checkout session event (issue 38) from a new sandbox session priced in
+ * a coin: `pick` is the payer's coin choice (sandbox simulate-pick), `paid` the sandbox payment of
+ * its invoice, `expire` the partner's end of the session.
+ */
+export type SessionStep = 'pick' | 'paid' | 'expire';
+
+const SESSION_PLANS: Readonly<Record<string, readonly SessionStep[]>> = {
+  'checkout_session.completed': ['pick', 'paid'],
+  'checkout_session.expired': ['expire'],
+};
+
+/** The steps from a new session to `eventType`, or undefined when it is not a checkout session event. */
+export function sessionTriggerPlan(eventType: string): readonly SessionStep[] | undefined {
+  return SESSION_PLANS[eventType];
+}

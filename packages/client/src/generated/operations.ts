@@ -579,6 +579,102 @@ export interface Operations {
       }>;
     };
   };
+  /** List the project's checkout sessions (cursor-paginated, newest first). */
+  getCheckoutSessions: GetCheckoutSessionsSignature & {
+    method: 'GET';
+    path: '/api/v1/checkout-sessions';
+  };
+  /** Create a checkout session: a price the payer pays in a coin they pick. */
+  postCheckoutSessions: PostCheckoutSessionsSignature & {
+    method: 'POST';
+    path: '/api/v1/checkout-sessions';
+  };
+  /** Retrieve a checkout session with its invoices. */
+  getCheckoutSessionsById: GetCheckoutSessionsByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/checkout-sessions/{id}';
+  };
+  /** End an open checkout session now (checkout_session.expired); its unpaid invoice is cancelled. */
+  postCheckoutSessionsByIdExpire: GetCheckoutSessionsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/checkout-sessions/{id}/expire';
+  };
+  /** List the project's payment links (cursor-paginated, newest first). */
+  getPaymentLinks: GetPaymentLinksSignature & {
+    method: 'GET';
+    path: '/api/v1/payment-links';
+  };
+  /** Create a payment link: a reusable page whose every visit opens a checkout session. */
+  postPaymentLinks: PostPaymentLinksSignature & {
+    method: 'POST';
+    path: '/api/v1/payment-links';
+  };
+  /** Retrieve a payment link with its uses. */
+  getPaymentLinksById: GetPaymentLinksByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/payment-links/{id}';
+  };
+  /** Deactivate a payment link: it opens no more sessions (409 payment_link_inactive); sessions already open go on. */
+  postPaymentLinksByIdDeactivate: GetPaymentLinksByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/payment-links/{id}/deactivate';
+  };
+  /** Sandbox: List the project's checkout sessions (cursor-paginated, newest first). */
+  getSandboxCheckoutSessions: GetCheckoutSessionsSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/checkout-sessions';
+  };
+  /** Sandbox: Create a checkout session: a price the payer pays in a coin they pick. */
+  postSandboxCheckoutSessions: PostCheckoutSessionsSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/checkout-sessions';
+  };
+  /** Sandbox: Retrieve a checkout session with its invoices. */
+  getSandboxCheckoutSessionsById: GetCheckoutSessionsByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/checkout-sessions/{id}';
+  };
+  /** Sandbox: End an open checkout session now (checkout_session.expired); its unpaid invoice is cancelled. */
+  postSandboxCheckoutSessionsByIdExpire: GetCheckoutSessionsByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/checkout-sessions/{id}/expire';
+  };
+  /** Sandbox: List the project's payment links (cursor-paginated, newest first). */
+  getSandboxPaymentLinks: GetPaymentLinksSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/payment-links';
+  };
+  /** Sandbox: Create a payment link: a reusable page whose every visit opens a checkout session. */
+  postSandboxPaymentLinks: PostPaymentLinksSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payment-links';
+  };
+  /** Sandbox: Retrieve a payment link with its uses. */
+  getSandboxPaymentLinksById: GetPaymentLinksByIdSignature & {
+    method: 'GET';
+    path: '/api/v1/sandbox/payment-links/{id}';
+  };
+  /** Sandbox: Deactivate a payment link: it opens no more sessions (409 payment_link_inactive); sessions already open go on. */
+  postSandboxPaymentLinksByIdDeactivate: GetPaymentLinksByIdSignature & {
+    method: 'POST';
+    path: '/api/v1/sandbox/payment-links/{id}/deactivate';
+  };
+  /** Simulate the payer's pick of a coin on a sandbox session's page: the invoice of that coin is created (the previous unpaid one cancelled). */
+  postSandboxCheckoutSessionsByIdSimulatePick: {
+    method: 'POST';
+    path: '/api/v1/sandbox/checkout-sessions/{id}/simulate-pick';
+    params: {
+      id: string;
+    };
+    query: never;
+    body: {
+      /** One of the session’s allowed_coins. */
+      coin: string;
+    };
+    responses: {
+      200: GetCheckoutSessions200ItemsItem;
+    };
+  };
 }
 
 /** A shape several operations share (named after its first place). */
@@ -694,7 +790,7 @@ type GetWebhooksStreamQuery = {
 /** A shape several operations share (named after its first place). */
 type GetWebhooksStream200ItemsItem = {
   event_id: string;
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired";
   invoice_id: string | null;
   original_event_id: string | null;
   created_at_iso: string;
@@ -706,11 +802,11 @@ type GetWebhooksStream200ItemsItem = {
 type GetWebhooksEventsQuery = {
   /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
   status?: "delivered" | "retrying" | "dlq" | "skipped";
-  /** One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them). */
-  event_type?: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
+  /** One of the seven invoice event types (spec section 6), or a refund, payout or checkout session event type (additions beside them). */
+  event_type?: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired";
   /** Events created at or after this instant (a date means 00:00 UTC). */
   since?: string;
-  /** Only the events of this invoice (its refunds' events included). */
+  /** Only the events of this invoice (its refunds' events and the completion of its checkout session included). */
   invoice_id?: string;
   /** next_cursor of the previous page. */
   cursor?: string;
@@ -721,11 +817,11 @@ type GetWebhooksEventsQuery = {
 type GetWebhooksEvents200ItemsItem = {
   /** The event_id. */
   id: string;
-  /** One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them). */
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
+  /** One of the seven invoice event types (spec section 6), or a refund, payout or checkout session event type (additions beside them). */
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired";
   mode: "production" | "testnet" | "sandbox";
   project_id: string;
-  /** The invoice the event is about (a refund event: the refunded invoice); null for a payout event. */
+  /** The invoice the event is about (a refund event: the refunded invoice; a checkout_session.completed: the paying invoice); null for a payout event and a checkout_session.expired. */
   invoice_id: string | null;
   original_event_id: string | null;
   /** retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target). */
@@ -759,8 +855,8 @@ type PostWebhooksEventsByEventIdResend202 = {
   /** The fresh id. */
   event_id: string;
   original_event_id: string;
-  /** One of the seven invoice event types (spec section 6), or a refund or payout event type (additions beside them). */
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled";
+  /** One of the seven invoice event types (spec section 6), or a refund, payout or checkout session event type (additions beside them). */
+  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired";
   project_id: string;
   invoice_id: string | null;
   target_url: string | null;
@@ -839,6 +935,162 @@ type PostPayoutsBodyRecipientsItem = {
   reference: string;
   reason?: string;
   /** Free JSON, returned as given. */
+  metadata?: {
+    [key: string]: unknown;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetCheckoutSessionsQuery = {
+  status?: "open" | "completed" | "expired";
+  payment_link_id?: string;
+  external_id?: string;
+  /** next_cursor of the previous page. */
+  cursor?: string;
+  limit?: number;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetCheckoutSessions200ItemsItem = {
+  id: string;
+  object: "checkout_session";
+  project_id: string;
+  mode: "production" | "testnet" | "sandbox";
+  status: "open" | "completed" | "expired";
+  price_currency: string;
+  price_amount: string;
+  allowed_coins: Array<"btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton">;
+  description: string | null;
+  line_items: Array<{
+    name: string;
+    quantity: number;
+    /** Price of one, in the price currency. */
+    unit_amount: string;
+  }>;
+  external_id: string | null;
+  customer_email: string | null;
+  return_url: string | null;
+  cancel_url: string | null;
+  metadata: {
+    [key: string]: unknown;
+  } | null;
+  /** The payer's page, where the coin is picked: {base_url}/pay/{token}. */
+  url: string;
+  coin: ("btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton") | null;
+  invoice_id: string | null;
+  /** Every invoice of the session, oldest first: one per pick, and one per late payment to an abandoned address. */
+  invoices: Array<{
+    invoice_id: string;
+    /** A coin of an enabled chain. */
+    coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
+    /** The invoice's status when the session last heard of it. */
+    status: string;
+    amount_crypto: string;
+    /** Paid after the payer had switched away from it (or after the session had closed): credited all the same. */
+    late: boolean;
+    created_at_iso: string;
+  }>;
+  payment_link_id: string | null;
+  receipt_url: string | null;
+  expires_at_iso: string;
+  completed_at_iso: string | null;
+  created_at_iso: string;
+};
+
+/** A shape several operations share (named after its first place). */
+type PostCheckoutSessionsBody = {
+  /** ISO 4217 code of a currency the gateway prices (USD, EUR, GBP, JPY, CHF, CAD, AUD, BRL, INR, TRY, …), or a coin id (`btc`): a price in one coin. */
+  price_currency: string;
+  /** The price, with at most the currency’s decimals (JPY 0, other currencies 2, a coin its own). */
+  price_amount: string;
+  /** The coins the payer may pick from, in display order. Default: every coin the project can be paid in (a chain with a verified wallet); a price in a coin: that coin only. A coin the project cannot be paid in is 422 coin_not_allowed. */
+  allowed_coins?: Array<string>;
+  description?: string;
+  /** The order’s lines, shown to the payer and on the receipt. With lines, quantity × unit_amount must add up to the price (400 validation_error). */
+  line_items?: Array<{
+    name: string;
+    quantity: number;
+    /** Price of one, in the price currency. */
+    unit_amount: string;
+  }>;
+  /** Your reference (not unique). */
+  external_id?: string;
+  /** Where the receipt is mailed; the page asks the payer otherwise. */
+  customer_email?: string;
+  /** Where the payer is sent once paid (https; checked as an invoice’s). */
+  return_url?: string;
+  /** Where a payer who gives up is sent. */
+  cancel_url?: string;
+  /** Free JSON, returned as given (at most 16 KB). */
+  metadata?: {
+    [key: string]: unknown;
+  };
+  /** Seconds until the session expires (default: plugins.sessions.expiresInSeconds). */
+  expires_in?: number;
+};
+
+/** A shape several operations share (named after its first place). */
+type GetPaymentLinks200ItemsItem = {
+  id: string;
+  object: "payment_link";
+  project_id: string;
+  mode: "production" | "testnet" | "sandbox";
+  active: boolean;
+  price_currency: string;
+  price_amount: string | null;
+  min_amount: string | null;
+  max_amount: string | null;
+  allowed_coins: Array<"btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton">;
+  description: string | null;
+  line_items: Array<{
+    name: string;
+    quantity: number;
+    /** Price of one, in the price currency. */
+    unit_amount: string;
+  }>;
+  max_uses: number | null;
+  /** Its completed sessions. */
+  uses: number;
+  ask_email: boolean;
+  return_url: string | null;
+  metadata: {
+    [key: string]: unknown;
+  } | null;
+  /** The reusable page: {base_url}/l/{token}. */
+  url: string;
+  /** Its QR code (SVG). */
+  qr_url: string;
+  created_at_iso: string;
+  deactivated_at_iso: string | null;
+};
+
+/** A shape several operations share (named after its first place). */
+type PostPaymentLinksBody = {
+  /** ISO 4217 code of a currency the gateway prices (USD, EUR, GBP, JPY, CHF, CAD, AUD, BRL, INR, TRY, …), or a coin id (`btc`): a price in one coin. */
+  price_currency: string;
+  /** A fixed price. Give it, or min_amount and max_amount (the payer enters the amount). */
+  price_amount?: string;
+  /** Least amount the payer may enter. */
+  min_amount?: string;
+  /** Most the payer may enter. */
+  max_amount?: string;
+  /** The coins offered. Default: every coin the project can be paid in when a payer opens the link. */
+  allowed_coins?: Array<string>;
+  description?: string;
+  /** The order’s lines, shown to the payer and on the receipt. With lines, quantity × unit_amount must add up to the price (400 validation_error). */
+  line_items?: Array<{
+    name: string;
+    quantity: number;
+    /** Price of one, in the price currency. */
+    unit_amount: string;
+  }>;
+  /** Completed sessions it may have; then 409 payment_link_used_up. */
+  max_uses?: number;
+  /** Whether the page asks the payer for an e-mail address for the receipt (default true). */
+  ask_email?: boolean;
+  /** Where payers are sent once paid. */
+  return_url?: string;
+  /** Free JSON, returned as given (at most 16 KB). */
   metadata?: {
     [key: string]: unknown;
   };
@@ -1044,6 +1296,84 @@ type PostSandboxInvoicesByInvoiceIdSimulatePaidSignature = {
   };
 };
 
+/** A shape several operations share (named after its first place). */
+type GetCheckoutSessionsSignature = {
+  params: never;
+  query: GetCheckoutSessionsQuery;
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetCheckoutSessions200ItemsItem>;
+      next_cursor?: string;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostCheckoutSessionsSignature = {
+  params: never;
+  query: never;
+  body: PostCheckoutSessionsBody;
+  responses: {
+    200: GetCheckoutSessions200ItemsItem;
+    201: GetCheckoutSessions200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetCheckoutSessionsByIdSignature = {
+  params: {
+    id: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: GetCheckoutSessions200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetPaymentLinksSignature = {
+  params: never;
+  query: {
+    /** Only active (true) or only deactivated (false) links. */
+    active?: "true" | "false";
+    /** next_cursor of the previous page. */
+    cursor?: string;
+    limit?: number;
+  };
+  body: never;
+  responses: {
+    200: {
+      items: Array<GetPaymentLinks200ItemsItem>;
+      next_cursor?: string;
+    };
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type PostPaymentLinksSignature = {
+  params: never;
+  query: never;
+  body: PostPaymentLinksBody;
+  responses: {
+    200: GetPaymentLinks200ItemsItem;
+    201: GetPaymentLinks200ItemsItem;
+  };
+};
+
+/** A shape several operations share (named after its first place). */
+type GetPaymentLinksByIdSignature = {
+  params: {
+    id: string;
+  };
+  query: never;
+  body: never;
+  responses: {
+    200: GetPaymentLinks200ItemsItem;
+  };
+};
+
 /**
  * Method, path template, path parameter names and retry safety (the document's `x-retry-safe`: may the
  * call be sent again, newly signed, after a lost answer, a 429 or a 503) of every operation: the
@@ -1113,4 +1443,21 @@ export const OPERATIONS = {
   postSandboxByProjectIdReset: { method: 'POST', path: '/api/v1/sandbox/{projectId}/reset', params: ['projectId'], retrySafe: false },
   deleteSandboxByProjectId: { method: 'DELETE', path: '/api/v1/sandbox/{projectId}', params: ['projectId'], retrySafe: false },
   getSandboxByProjectIdWallets: { method: 'GET', path: '/api/v1/sandbox/{projectId}/wallets', params: ['projectId'], retrySafe: true },
+  getCheckoutSessions: { method: 'GET', path: '/api/v1/checkout-sessions', params: [], retrySafe: true },
+  postCheckoutSessions: { method: 'POST', path: '/api/v1/checkout-sessions', params: [], retrySafe: false },
+  getCheckoutSessionsById: { method: 'GET', path: '/api/v1/checkout-sessions/{id}', params: ['id'], retrySafe: true },
+  postCheckoutSessionsByIdExpire: { method: 'POST', path: '/api/v1/checkout-sessions/{id}/expire', params: ['id'], retrySafe: false },
+  getPaymentLinks: { method: 'GET', path: '/api/v1/payment-links', params: [], retrySafe: true },
+  postPaymentLinks: { method: 'POST', path: '/api/v1/payment-links', params: [], retrySafe: false },
+  getPaymentLinksById: { method: 'GET', path: '/api/v1/payment-links/{id}', params: ['id'], retrySafe: true },
+  postPaymentLinksByIdDeactivate: { method: 'POST', path: '/api/v1/payment-links/{id}/deactivate', params: ['id'], retrySafe: false },
+  getSandboxCheckoutSessions: { method: 'GET', path: '/api/v1/sandbox/checkout-sessions', params: [], retrySafe: true },
+  postSandboxCheckoutSessions: { method: 'POST', path: '/api/v1/sandbox/checkout-sessions', params: [], retrySafe: false },
+  getSandboxCheckoutSessionsById: { method: 'GET', path: '/api/v1/sandbox/checkout-sessions/{id}', params: ['id'], retrySafe: true },
+  postSandboxCheckoutSessionsByIdExpire: { method: 'POST', path: '/api/v1/sandbox/checkout-sessions/{id}/expire', params: ['id'], retrySafe: false },
+  getSandboxPaymentLinks: { method: 'GET', path: '/api/v1/sandbox/payment-links', params: [], retrySafe: true },
+  postSandboxPaymentLinks: { method: 'POST', path: '/api/v1/sandbox/payment-links', params: [], retrySafe: false },
+  getSandboxPaymentLinksById: { method: 'GET', path: '/api/v1/sandbox/payment-links/{id}', params: ['id'], retrySafe: true },
+  postSandboxPaymentLinksByIdDeactivate: { method: 'POST', path: '/api/v1/sandbox/payment-links/{id}/deactivate', params: ['id'], retrySafe: false },
+  postSandboxCheckoutSessionsByIdSimulatePick: { method: 'POST', path: '/api/v1/sandbox/checkout-sessions/{id}/simulate-pick', params: ['id'], retrySafe: false },
 } as const satisfies Record<keyof Operations, { method: string; path: string; params: readonly string[]; retrySafe: boolean }>;

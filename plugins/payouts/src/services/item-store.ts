@@ -6,6 +6,7 @@ import {
   type OutboundEvents,
   type KernelConfig,
   type MoneyOutEventType,
+  publicBaseUrl,
   randomBase62,
   type SecretBox,
 } from '@gw/kernel';
@@ -17,7 +18,6 @@ import type { ItemKind, ItemStatus } from '../item-status.js';
 import { Approval } from '../models/approval.js';
 import { Item } from '../models/item.js';
 import { usdOf } from './money.js';
-import { publicBaseUrl } from './public-base-url.js';
 
 /**
  * The view without its claim link (`claim_url: null`): what webhook events, MCP answers and audit

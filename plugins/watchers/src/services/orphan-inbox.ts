@@ -94,6 +94,23 @@ export class OrphanInbox {
   }
 
   /**
+   * The project's orphan receipts that are in a block and not attributed, at any of `addresses`,
+   * oldest first: what reached addresses whose invoice no longer takes payments (the sessions
+   * plugin credits payments to the addresses of invoices its payers switched away from, issue 38).
+   */
+  async unattributedAt(projectId: string, addresses: readonly string[]): Promise<OrphanView[]> {
+    if (addresses.length === 0) return [];
+    const rows = await transferRows(
+      this.deps.db,
+      sql`select * from watchers_transfers
+           where project_id = ${projectId} and match = 'orphan' and attributed_at is null and status = 'in_block'
+             and to_address = any(${[...new Set(addresses)]}::text[])
+           order by id`,
+    );
+    return rows.map((row) => this.view(row));
+  }
+
+  /**
    * Attributes the project's unattributed receipt of `txHash` (narrowed by `to_address` and
    * `tx_output_index` when the transaction holds several) to `external_id`. 404
    * `orphan_not_found` (also for another project's receipt, one still in the mempool or reorganised

@@ -2,13 +2,13 @@ import type { OutboundEventType, ProjectKind } from '@gw/kernel';
 import { Model } from 'objection';
 import type { DeliveryStatus } from '../delivery-status.js';
 
-/** One outbound event (invoice, refund or payout) and its delivery state (the outbox row). */
+/** One outbound event (invoice, refund, payout or checkout session) and its delivery state (the outbox row). */
 export class WebhookEvent extends Model {
   static override tableName = 'webhooks_events';
   id!: string;
   project_id!: string;
   mode!: ProjectKind;
-  /** The invoice the event is about (a refund's invoice too); null for a payout. */
+  /** The invoice the event is about (a refund's invoice, a completed checkout session's paying invoice); null for a payout or an expired session. */
   invoice_id!: string | null;
   event_type!: OutboundEventType;
   original_event_id!: string | null;

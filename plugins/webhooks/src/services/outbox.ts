@@ -20,7 +20,7 @@ import { STREAM_CHANNEL } from './event-stream.js';
 
 /**
  * The webhook envelope of spec 2.5 (plus `original_event_id` on a resend), as the wire contract
- * defines it, with the `data` the event's producer gave: an invoice, refund or payout event.
+ * defines it, with the `data` the event's producer gave: an invoice, refund, payout or checkout session event.
  */
 export type WebhookEnvelope = ContractEnvelope<OutboundEvent['data']>;
 

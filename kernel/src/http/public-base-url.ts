@@ -1,6 +1,10 @@
-import { type KernelConfig, trimTrailing } from '@gw/kernel';
+import type { KernelConfig } from '../config/kernel-config.js';
+import { trimTrailing } from '@gw/chain-api';
 
-/** `{base_url}` of public links: `http.baseUrl`, else `http://<host>:<port>` (as the checkout's links). */
+/**
+ * `{base_url}` of the gateway's public links (claim links, session and payment-link pages):
+ * `http.baseUrl`, else `http://<host>:<port>` of the configuration, as the checkout's links.
+ */
 export function publicBaseUrl(config: KernelConfig): string {
   const http = config.http;
   if (http.baseUrl) return trimTrailing(http.baseUrl, '/');

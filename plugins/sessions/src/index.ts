@@ -1,0 +1,69 @@
+import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
+import { INVOICE_OBSERVERS } from '@gw/plugin-invoices/contract';
+import { m0001Sessions } from '../migrations/0001_sessions.js';
+import { SessionsConfigSchema } from './config.js';
+import { SESSIONS_EXPORTS } from './contract.js';
+import { sessionsErrors } from './errors.js';
+import { sessionsJobs } from './jobs.js';
+import { sessionsRoutes } from './routes.js';
+import { CheckoutSessionsService } from './services/checkout-sessions.js';
+import { InvoiceableCoins } from './services/invoiceable-coins.js';
+import { sessionInvoiceObserver } from './services/invoice-observer.js';
+import { LatePayments } from './services/late-payments.js';
+import { PaymentLinksService } from './services/payment-links.js';
+import { sandboxProjectPurger } from './services/sandbox-purger.js';
+import { SessionCloser } from './services/session-closer.js';
+import { SessionOpener } from './services/session-opener.js';
+import { SessionStore } from './services/session-store.js';
+
+/**
+ * Checkout sessions and payment links (issue 38): a price in any currency the payer pays in the
+ * coin they pick, an invoice created only by the pick; reusable links that open a session per
+ * payer. The plugin follows its invoices through `INVOICE_OBSERVERS` and credits payments to
+ * abandoned addresses from the watchers' orphan inbox.
+ */
+export const sessionsPlugin = definePlugin({
+  id: 'sessions',
+  dependsOn: ['tenancy', 'wallets', 'rates', 'invoices', 'watchers', 'checkout', 'oauth'],
+  exports: SESSIONS_EXPORTS,
+  config: SessionsConfigSchema,
+  errors: [sessionsErrors],
+  migrations: [m0001Sessions],
+  register: ({ config }) => ({
+    sessionsConfig: serviceValue(config),
+    sessionsStore: service(['invoiceEvents', 'kernelConfig'], (deps) => new SessionStore(deps)),
+    sessionsCoins: service(['chains', 'walletsWallets'], (deps) => new InvoiceableCoins(deps)),
+    sessionsOpener: service(
+      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig'],
+      (deps) => new SessionOpener(deps),
+    ),
+    sessionsCloser: service(['db', 'audit', 'invoicesService', 'sessionsStore'], (deps) => new SessionCloser(deps)),
+    sessionsCheckout: service(
+      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'sessionsStore', 'sessionsOpener', 'sessionsCloser'],
+      (deps) => new CheckoutSessionsService(deps),
+    ),
+    sessionsLinks: service(
+      ['db', 'audit', 'chains', 'tenancyProjects', 'sessionsStore', 'sessionsCoins', 'sessionsConfig', 'sessionsOpener'],
+      (deps) => new PaymentLinksService(deps),
+    ),
+    sessionsLatePayments: service(['db', 'watchersOrphans', 'logger'], (deps) => new LatePayments(deps)),
+  }),
+  contributes: [
+    // Completion, late payments and notices follow the invoices' statuses, in their transactions.
+    contribute(
+      INVOICE_OBSERVERS,
+      withDeps(['chains', 'jobs', 'audit', 'sessionsStore'], (deps) => [sessionInvoiceObserver(() => deps)]),
+    ),
+    // A sandbox project's reset or deletion purges its sessions and links.
+    sandboxProjectPurger,
+  ],
+  routes: sessionsRoutes,
+  jobs: sessionsJobs,
+});
+
+export * from './contract.js';
+export { sessionsErrors } from './errors.js';
+export { SessionsConfigSchema, type SessionsConfig } from './config.js';
+export * from './job-names.js';
+export { LINK_PAGE_PATH, RECEIPT_PAGE_PATH, SESSION_PAGE_PATH } from './services/session-store.js';
+export { lateExternalId, pickExternalId } from './services/external-ids.js';

@@ -1,0 +1,32 @@
+import { type JobDefinition, withDeps } from '@gw/kernel';
+import { EXPIRE_JOB, LATE_PAYMENTS_JOB, MAIL_QUEUE, NOTICE_EMAIL_JOB, RECEIPT_EMAIL_JOB } from './job-names.js';
+
+/**
+ * `sessions.expire` (every minute: open sessions past their deadline end, and closed sessions'
+ * leftover invoices are cancelled) and `sessions.late-payments` (every minute: payments to
+ * abandoned addresses are credited). The mail queues are declared here so the engine can enqueue
+ * into them; the payer pages' mail jobs handle them.
+ */
+export const sessionsJobs = withDeps(['sessionsCloser', 'sessionsLatePayments'], (deps): JobDefinition<Record<string, never>>[] => [
+  {
+    name: EXPIRE_JOB,
+    queue: { retryLimit: 2, retryDelay: 10, expireInSeconds: 300 },
+    work: { pollingIntervalSeconds: 5 },
+    schedule: { cron: '* * * * *', data: {} },
+    handler: async () => {
+      // A backlog is worked through in chunks within the minute.
+      while ((await deps.sessionsCloser.expireDue({ limit: 200 })) === 200);
+    },
+  },
+  {
+    name: LATE_PAYMENTS_JOB,
+    queue: { retryLimit: 2, retryDelay: 10, expireInSeconds: 300 },
+    work: { pollingIntervalSeconds: 5 },
+    schedule: { cron: '* * * * *', data: {} },
+    handler: async () => {
+      await deps.sessionsLatePayments.run();
+    },
+  },
+  { name: RECEIPT_EMAIL_JOB, queue: MAIL_QUEUE },
+  { name: NOTICE_EMAIL_JOB, queue: MAIL_QUEUE },
+]);

@@ -1,0 +1,46 @@
+import { type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, toBaseUnits, UnitsError } from '@gw/kernel';
+import { FIAT_CURRENCIES, fiatDecimals, isFiatCurrency } from './fiat-currencies.js';
+
+/** What a price is in: a fiat currency (ISO 4217) or one coin of the build. */
+export type PriceCurrency =
+  { readonly kind: 'fiat'; readonly code: string; readonly decimals: number } | { readonly kind: 'coin'; readonly code: CoinId; readonly decimals: number };
+
+/**
+ * The currency of `code`: a fiat currency the rates plugin prices (`EUR`), or the id of an enabled
+ * coin (`btc`), whose price is then paid in that coin only. Anything else is 400 `validation_error`
+ * naming `field` and the currencies priced.
+ */
+export function priceCurrencyOf(chains: ChainRegistry, code: string, field = 'price_currency'): PriceCurrency {
+  if (isFiatCurrency(code)) return { kind: 'fiat', code, decimals: fiatDecimals(code) };
+  if (chains.coinIds().includes(code as CoinId)) return { kind: 'coin', code: code as CoinId, decimals: chains.coin(code).coin.decimals };
+  throw coreErrors.validation_error({
+    message: `${field}: "${code}" is neither a currency the gateway prices (${FIAT_CURRENCIES.join(', ')}) nor an enabled coin (${chains.coinIds().join(', ')}).`,
+    details: { field, currencies: [...FIAT_CURRENCIES], coins: [...chains.coinIds()] },
+  });
+}
+
+/**
+ * An amount of `currency` as base units (cents, satoshis): a decimal string with at most the
+ * currency's decimals; 400 `validation_error` naming `field` otherwise, or when it is not above 0
+ * (unless `zero` allows it).
+ */
+export function unitsOf(currency: PriceCurrency, amount: string, field: string, zero = false): bigint {
+  let units: bigint;
+  try {
+    if (!/^\d{1,30}(\.\d{1,30})?$/.test(amount)) throw new UnitsError(`"${amount}" is not a decimal number`);
+    units = toBaseUnits(amount, currency.decimals);
+  } catch (error) {
+    if (!(error instanceof UnitsError)) throw error;
+    throw coreErrors.validation_error({
+      message: `${field}: ${error.message} (${currency.code} has ${currency.decimals} decimals).`,
+      details: { field },
+    });
+  }
+  if (units <= 0n && !zero) throw coreErrors.validation_error({ message: `${field} must be above 0.`, details: { field } });
+  return units;
+}
+
+/** The canonical decimal string of `units` of `currency` (`10.5`, `1000`). */
+export function amountOf(currency: PriceCurrency, units: bigint): string {
+  return fromBaseUnits(units, currency.decimals);
+}

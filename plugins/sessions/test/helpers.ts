@@ -1,0 +1,37 @@
+import { checkoutPlugin } from '@gw/plugin-checkout';
+import { oauthPlugin } from '@gw/plugin-oauth';
+import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { watchersPlugin } from '@gw/plugin-watchers';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { sessionsPlugin } from '../src/index.js';
+
+export { sandboxClient, type SandboxClient };
+
+export const SESSIONS_PLUGINS = [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, sessionsPlugin];
+
+/** A sandbox gateway with the sessions plugin (fixed rates: see @gw/testing FIXED_RATES). */
+export function startSessionsKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
+  return startSandboxKernel(config, SESSIONS_PLUGINS);
+}
+
+/** The event types of the project's outbox that start with `prefix`, oldest first. */
+export async function eventTypes(gw: TestKernel, projectId: string, prefix: string): Promise<string[]> {
+  const rows = await gw.kernel.cradle
+    .db('webhooks_events')
+    .where('project_id', projectId)
+    .andWhereLike('event_type', `${prefix}%`)
+    .orderBy('id')
+    .select('event_type');
+  return rows.map((r: { event_type: string }) => r.event_type);
+}
+
+/** A sandbox POST of `body` under an Idempotency-Key. */
+export function withKey(gw: TestKernel, c: SandboxClient, path: string, body: unknown, key: string) {
+  return signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId: c.projectId, secret: c.secret, method: 'POST', body, headers: { 'Idempotency-Key': key } });
+}
+
+/** The data of the mail jobs `name` enqueued for a session, oldest first. */
+export async function mailJobs(gw: TestKernel, name: string, sessionId: string): Promise<unknown[]> {
+  const rows = await gw.kernel.cradle.db.raw(`select data from pgboss.job where name = ? and data->>'sessionId' = ? order by created_on`, [name, sessionId]);
+  return rows.rows.map((r: { data: unknown }) => r.data);
+}
