@@ -1,6 +1,7 @@
-// Checkout page behaviour on top of the server-rendered page: live status (server-sent events,
-// long polling where EventSource is missing or keeps failing), copy buttons, the countdown and the
-// return to the partner. Without this script the page still works: it reloads itself for status.
+// Payer page behaviour on top of the server-rendered page (the checkout page, and any page built
+// with payerPage({ script: true })): live status (server-sent events, long polling where
+// EventSource is missing or keeps failing), copy buttons, the countdown and the return to the
+// partner. Without this script the page still works: it reloads itself for status.
 (function () {
   'use strict';
   var body = document.body;
@@ -90,7 +91,8 @@
   }
 
   function stream() {
-    if (body.getAttribute('data-final') === 'true') return;
+    // Only the checkout page follows a status; other payer pages load the script for copy buttons.
+    if (!body.getAttribute('data-events') || body.getAttribute('data-final') === 'true') return;
     if (!window.EventSource) return longPoll();
     var failures = 0;
     var source = new EventSource(body.getAttribute('data-events'));

@@ -24,10 +24,29 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const CHECKOUT_EXPORTS: readonly ServiceName[] = [];
+export const CHECKOUT_EXPORTS: readonly ServiceName[] = ['checkoutBranding'];
 
+export type { Branding, BrandingService } from './services/branding-service.js';
 export { CHECKOUT_PANELS, type CheckoutPanel, type CheckoutPanelInput } from './panels.js';
-export { chooseLocale, formatDecimal, LOCALE_NAMES, LOCALES, type Locale } from './page/i18n.js';
+
+// The payer pages' toolkit: every page a payer sees (the checkout page, the sessions plugin's
+// pages, the refund claim page) speaks the same languages, chooses and switches them the same
+// way, formats amounts alike and shares one shell (README, "Payer pages").
+export {
+  defineMessages,
+  isLocale,
+  LOCALE_NAMES,
+  LOCALES,
+  placeholderMismatches,
+  type Catalogue,
+  type Locale,
+  type Messages,
+  type MessageValues,
+  type Translations,
+} from './page/i18n.js';
+export { chooseLocale } from './page/locale-choice.js';
+export { currencyDecimals, formatDecimal, formatPrice, formatTime, INTL_LOCALES } from './page/formatting.js';
+export { LANGUAGE_TAGS, languageSwitch, payerPage, payerPageHeaders, type PayerPageInput } from './page/payer-page.js';
 /** For other payer pages (issue 38: the sessions plugin's link QR code and partial-payment notice). */
 export { qrSvg } from './page/qr-code.js';
 export { payerStatus, type PayerStatus } from './page/payer-status.js';

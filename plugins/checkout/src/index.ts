@@ -15,8 +15,9 @@ import { StreamLimiter } from './services/stream-limiter.js';
  * The hosted checkout page (issue 21): `{base_url}/checkout/{token}` shows the payer what to send
  * where (amount, network, address, QR code, memo), a countdown and the live status (server-sent
  * events backed by `invoices.changed` notifications, long polling, reload without JavaScript), in
- * English or German, light or dark, with the project's branding; sandbox invoices get a banner and
- * simulation buttons. See plugins/checkout/README.md.
+ * eight languages, light or dark, with the project's branding; sandbox invoices get a banner and
+ * simulation buttons. Its page shell, languages and formatting serve every payer page
+ * (`@gw/plugin-checkout/contract`). See plugins/checkout/README.md.
  */
 export const checkoutPlugin = definePlugin({
   id: 'checkout',
@@ -52,6 +53,8 @@ export { CheckoutConfigSchema, type CheckoutConfig } from './config.js';
 export { BrandingService, logoType, type Branding, type BrandingPatch } from './services/branding-service.js';
 export { StatusHub } from './services/status-hub.js';
 export { StreamLimiter, STALE_SECONDS } from './services/stream-limiter.js';
-export { chooseLocale, formatDecimal, t, LOCALES, type Locale } from './page/i18n.js';
+export { CHECKOUT_MESSAGES, type CheckoutMessageKey } from './page/checkout-messages.js';
+export { SHELL_MESSAGES } from './page/payer-page.js';
 export { payerStatus, type PayerStatus } from './page/payer-status.js';
-export { CHECKOUT_ASSETS, type StatusUpdate } from './routes.js';
+export { CHECKOUT_ASSETS } from './page/payer-assets.js';
+export { type StatusUpdate } from './routes.js';

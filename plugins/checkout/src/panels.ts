@@ -6,7 +6,7 @@ import type { Locale } from './page/i18n.js';
 export interface CheckoutPanelInput {
   readonly invoice: InvoiceView;
   readonly projectKind: ProjectKind;
-  /** The page's language (`en`, `de`); a panel without words for it uses English. */
+  /** The page's language (one of `LOCALES`): a panel speaks all of them (`defineMessages`). */
   readonly locale: Locale;
   /** The payer status the page shows (`waiting`, `detected`, `paid`, …). */
   readonly status: string;

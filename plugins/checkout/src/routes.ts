@@ -1,10 +1,13 @@
-import { fileURLToPath } from 'node:url';
-import { AppError, defineRoute, pageHeaders, type RouteDefinition, type RouteResult, staticAssets, withDeps } from '@gw/kernel';
+import { AppError, defineRoute, type RouteDefinition, type RouteResult, withDeps } from '@gw/kernel';
 import { CHECKOUT_TOKEN_PATTERN, type CheckoutInvoice, type InvoiceView } from '@gw/plugin-invoices/contract';
 import type { Context } from 'koa';
 import Type, { type Static } from 'typebox';
-import { brandStylesheet, checkoutPage, coinFacts, notFoundPage, paymentRequestFragment, statusFragment } from './page/checkout-page.js';
-import { chooseLocale, type Locale } from './page/i18n.js';
+import { brandStylesheet } from './page/brand-stylesheet.js';
+import { checkoutPage, coinFacts, notFoundPage, paymentRequestFragment, statusFragment } from './page/checkout-page.js';
+import type { Locale } from './page/i18n.js';
+import { chooseLocale } from './page/locale-choice.js';
+import { CHECKOUT_ASSETS } from './page/payer-assets.js';
+import { payerPageHeaders } from './page/payer-page.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
 import { CHECKOUT_PANELS, type CheckoutPanel } from './panels.js';
 import type { Branding } from './services/branding-service.js';
@@ -21,11 +24,11 @@ interface Following {
   readonly release: () => void;
 }
 const PageQuery = Type.Object(
-  { lang: Type.Optional(Type.String({ maxLength: 10 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) },
+  { lang: Type.Optional(Type.String({ maxLength: 35 })), sim_error: Type.Optional(Type.String({ maxLength: 64 })) },
   { additionalProperties: true },
 );
 const PollQuery = Type.Object(
-  { lang: Type.Optional(Type.String({ maxLength: 10 })), known: Type.Optional(Type.String({ maxLength: 200 })) },
+  { lang: Type.Optional(Type.String({ maxLength: 35 })), known: Type.Optional(Type.String({ maxLength: 200 })) },
   { additionalProperties: true },
 );
 const PanelActionParams = Type.Object({
@@ -35,11 +38,8 @@ const PanelActionParams = Type.Object({
 });
 const SimulateForm = Type.Optional(Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: true }));
 
-/** The page's assets, served by the gateway with content hashes. */
-export const CHECKOUT_ASSETS = staticAssets('/checkout/assets', [
-  { name: 'checkout.css', type: 'text/css; charset=utf-8', file: fileURLToPath(new URL('../assets/checkout.css', import.meta.url)) },
-  { name: 'checkout.js', type: 'text/javascript; charset=utf-8', file: fileURLToPath(new URL('../assets/checkout.js', import.meta.url)) },
-]);
+const BrandParams = Type.Object({ file: Type.String({ maxLength: 20 }) });
+const BRAND_FILE = /^([0-9a-f]{6})\.css$/;
 
 /** One status update as the page's script applies it (server-sent event `status`, long-poll answer). */
 export interface StatusUpdate {
@@ -74,7 +74,7 @@ export const checkoutRoutes = withDeps(
       const found = TOKEN.test(token) ? await deps.invoicesService.byCheckoutToken(token) : undefined;
       return found && (deps.chains.coinIds() as readonly string[]).includes(found.invoice.coin) ? found : undefined;
     };
-    const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: pageHeaders(), body: notFoundPage(locale, CHECKOUT_ASSETS) });
+    const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: payerPageHeaders(locale), body: notFoundPage(locale) });
 
     function update(invoice: InvoiceView, kind: CheckoutInvoice['projectKind'], branding: Branding, locale: Locale, token: string): StatusUpdate {
       const facts = coinFacts(deps.chains, invoice, kind);
@@ -162,30 +162,29 @@ export const checkoutRoutes = withDeps(
             branding,
             locale,
             chains: deps.chains,
-            assets: CHECKOUT_ASSETS,
             returnDelaySeconds: config.returnDelaySeconds,
             panels: shown,
             panelError,
             panelToken,
           });
-          return { status: 200, headers: { ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' }, body };
+          return { status: 200, headers: payerPageHeaders(locale), body };
         },
       }),
       defineRoute({
         method: 'GET',
-        path: '/checkout/:token/brand.css',
+        path: '/checkout/brand/:file',
         hidden: true,
-        summary: "The project's accent colour as a stylesheet.",
+        summary: 'A project accent colour as a stylesheet (`/checkout/brand/1d4ed8.css`), for every payer page.',
         auth: 'none',
-        params: TokenParams,
+        params: BrandParams,
         handler: async ({ params }) => {
-          const found = await locate(params.token);
-          if (!found) return notFound('en');
-          const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
+          const colour = BRAND_FILE.exec(params.file)?.[1];
+          if (!colour) return notFound('en');
+          // The colour is the name, so the answer never changes.
           return {
             status: 200,
-            headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' },
-            body: branding.colour ? brandStylesheet(branding.colour) : '',
+            headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' },
+            body: brandStylesheet(`#${colour}`),
           };
         },
       }),

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { InvoiceView } from '@gw/plugin-invoices';
-import { brandStylesheet } from './checkout-page.js';
+import { brandStylesheet } from './brand-stylesheet.js';
 import { payerStatus } from './payer-status.js';
 
 const tx = (amount_units: string, status: 'pending' | 'confirmed' | 'reverted' | 'dropped') =>

@@ -1,5 +1,5 @@
 import { html, type ChainRegistry, type SafeHtml, type StaticAssets } from '@gw/kernel';
-import { formatDecimal, LOCALE_NAMES, LOCALES, type Locale } from '@gw/plugin-checkout/contract';
+import { formatDecimal, LANGUAGE_TAGS, languageSwitch, type Locale } from '@gw/plugin-checkout/contract';
 import { claimProofMessage, type ClaimView, type ItemView } from '../contract.js';
 import type { ItemStatus } from '../item-status.js';
 import { claimErrorText, claimText, type ClaimMessageKey } from './claim-i18n.js';
@@ -134,7 +134,7 @@ export function claimPage(input: ClaimPageInput): string {
   const words = { name: view.projectName };
   const t = (key: ClaimMessageKey) => claimText(locale, key, words);
   return html`<!doctype html>
-<html lang="${locale}">
+<html lang="${LANGUAGE_TAGS[locale]}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -145,7 +145,7 @@ export function claimPage(input: ClaimPageInput): string {
 <body data-state="${state}">
 <header>
 <p class="refund-from">${t('refund_from')}</p>
-<nav class="languages" aria-label="${t('language')}"><ul>${LOCALES.map((l) => html`<li><a href="${base}?lang=${l}" hreflang="${l}" lang="${l}"${l === locale ? html` aria-current="true"` : null}>${LOCALE_NAMES[l]}</a></li>`)}</ul></nav>
+${languageSwitch(locale, base)}
 </header>
 <main>
 <h1>${t('title')}</h1>
@@ -164,7 +164,7 @@ ${state === 'open' ? claimForm(input) : input.refused ? html`<p class="error" ro
 /** The plain 404 page of an unknown or malformed token: says nothing about any refund. */
 export function claimNotFoundPage(locale: Locale, assets: StaticAssets): string {
   return html`<!doctype html>
-<html lang="${locale}">
+<html lang="${LANGUAGE_TAGS[locale]}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${claimText(locale, 'not_found_title')}</title><link rel="stylesheet" href="${assets.url('claim.css')}"></head>
 <body><main><h1>${claimText(locale, 'not_found_title')}</h1><p>${claimText(locale, 'not_found')}</p></main></body>
 </html>

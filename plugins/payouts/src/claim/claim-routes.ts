@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { AppError, defineRoute, hashToken, pageHeaders, staticAssets, withDeps, type RouteDefinition, type RouteResult } from '@gw/kernel';
-import { chooseLocale, type Locale } from '@gw/plugin-checkout/contract';
+import { AppError, defineRoute, hashToken, staticAssets, withDeps, type RouteDefinition, type RouteResult } from '@gw/kernel';
+import { chooseLocale, payerPageHeaders, type Locale } from '@gw/plugin-checkout/contract';
 import type { Context } from 'koa';
 import Type from 'typebox';
 import { CLAIM_PATH, type ClaimView } from '../contract.js';
@@ -38,7 +38,7 @@ function field(body: unknown, name: string): string {
  * a full page.
  */
 export const claimRoutes = withDeps(['payoutsClaims', 'chains', 'rateLimiter'], (deps): RouteDefinition[] => {
-  const headers = (locale: Locale) => ({ ...pageHeaders(), 'Content-Language': locale, Vary: 'Accept-Language' });
+  const headers = (locale: Locale) => payerPageHeaders(locale);
   const notFound = (locale: Locale): RouteResult => ({ status: 404, headers: headers(locale), body: claimNotFoundPage(locale, CLAIM_ASSETS) });
 
   /** The refund of a token; undefined for a malformed or unknown one. */

@@ -1,20 +1,57 @@
 import { html, withDeps } from '@gw/kernel';
-import { CHECKOUT_PANELS, type CheckoutPanel, type Locale } from '@gw/plugin-checkout/contract';
+import { CHECKOUT_PANELS, defineMessages, type CheckoutPanel } from '@gw/plugin-checkout/contract';
 import { contribute } from '@gw/kernel';
 import type { SimulationInput } from '../services/simulator.js';
 import { SIMULATION_RULES, type Simulation } from '../simulations.js';
 
-const MESSAGES = {
-  en: { title: 'Simulate', detect: 'Detect payment', paid: 'Confirm as paid', partial: 'Pay too little', overpaid: 'Pay too much', expire: 'Expire' },
-  de: {
-    title: 'Simulieren',
-    detect: 'Zahlung erkennen',
-    paid: 'Als bezahlt bestätigen',
-    partial: 'Zu wenig zahlen',
-    overpaid: 'Zu viel zahlen',
-    expire: 'Ablaufen lassen',
+/** The panel's words in every payer language (the checkout page's catalogue tool). */
+export const SIMULATION_MESSAGES = defineMessages(
+  { title: 'Simulate', detect: 'Detect payment', paid: 'Confirm as paid', partial: 'Pay too little', overpaid: 'Pay too much', expire: 'Expire' },
+  {
+    de: {
+      title: 'Simulieren',
+      detect: 'Zahlung erkennen',
+      paid: 'Als bezahlt bestätigen',
+      partial: 'Zu wenig zahlen',
+      overpaid: 'Zu viel zahlen',
+      expire: 'Ablaufen lassen',
+    },
+    es: {
+      title: 'Simular',
+      detect: 'Detectar el pago',
+      paid: 'Confirmar como pagado',
+      partial: 'Pagar de menos',
+      overpaid: 'Pagar de más',
+      expire: 'Hacer vencer',
+    },
+    fr: {
+      title: 'Simuler',
+      detect: 'Détecter le paiement',
+      paid: 'Confirmer comme payée',
+      partial: 'Payer trop peu',
+      overpaid: 'Payer trop',
+      expire: 'Faire expirer',
+    },
+    pt: {
+      title: 'Simular',
+      detect: 'Detectar o pagamento',
+      paid: 'Confirmar como pago',
+      partial: 'Pagar a menos',
+      overpaid: 'Pagar a mais',
+      expire: 'Fazer expirar',
+    },
+    it: {
+      title: 'Simula',
+      detect: 'Rileva il pagamento',
+      paid: 'Conferma come pagato',
+      partial: 'Paga troppo poco',
+      overpaid: 'Paga troppo',
+      expire: 'Fai scadere',
+    },
+    tr: { title: 'Simüle et', detect: 'Ödemeyi algıla', paid: 'Ödendi olarak onayla', partial: 'Eksik öde', overpaid: 'Fazla öde', expire: 'Süresini doldur' },
+    zh: { title: '模拟', detect: '检测到付款', paid: '确认为已支付', partial: '支付不足', overpaid: '超额支付', expire: '设为过期' },
   },
-} as const satisfies Record<Locale, Record<string, string>>;
+);
 
 /**
  * The simulations the checkout page offers on sandbox invoices, with the statuses each applies to
@@ -45,13 +82,13 @@ export const sandboxCheckoutPanels = contribute(
       actions: PAGE_SIMULATIONS.map((s) => s.name),
       enabledActions: (status) => PAGE_SIMULATIONS.filter((s) => applies(s, status)).map((s) => s.name),
       render: ({ locale, status, base, formToken, error }) => {
-        const m = MESSAGES[locale] ?? MESSAGES.en;
+        const t = SIMULATION_MESSAGES.in(locale);
         return html`<section class="sandbox" aria-labelledby="sandbox-title">
-<h2 id="sandbox-title">${m.title}</h2>
+<h2 id="sandbox-title">${t('title')}</h2>
 ${error ? html`<p class="error" role="alert">${error}</p>` : null}
 <div class="simulations">${PAGE_SIMULATIONS.map(
           (s) =>
-            html`<form method="post" action="${base}/simulate/${s.name}?lang=${locale}"><input type="hidden" name="csrf" value="${formToken}"><button type="submit" data-simulation="${s.name}"${applies(s, status) ? null : html` disabled`}>${m[s.name]}</button></form>`,
+            html`<form method="post" action="${base}/simulate/${s.name}?lang=${locale}"><input type="hidden" name="csrf" value="${formToken}"><button type="submit" data-simulation="${s.name}"${applies(s, status) ? null : html` disabled`}>${t(s.name)}</button></form>`,
         )}</div>
 </section>`;
       },
