@@ -1,10 +1,9 @@
 import { withDeps, type JobDefinition } from '@gw/kernel';
 import { formatDecimal, payerStatus } from '@gw/plugin-checkout/contract';
 import { MAIL_QUEUE, NOTICE_EMAIL_JOB, type SessionMailData } from '../job-names.js';
-import { formatPrice, invoiceCoin } from '../pages/payer-format.js';
+import { formatPrice, invoiceCoin, withLang } from '../pages/payer-format.js';
 import { payerLocaleOf } from '../pages/payer-locale.js';
 import { payerText } from '../pages/payer-texts.js';
-import { tokenOf, withLang } from './session-mail.js';
 
 /**
  * `sessions.notice-email`: a session's invoice was paid in part. The payer (if an address is known)
@@ -14,7 +13,7 @@ import { tokenOf, withLang } from './session-mail.js';
  * (paid meanwhile), or a session no longer open, gets no notice.
  */
 export const noticeEmailJob = withDeps(
-  ['db', 'sessionsCheckout', 'invoicesService', 'chains', 'oauthMailer?', 'logger'],
+  ['db', 'sessionsCheckout', 'invoicesService', 'checkoutBranding', 'chains', 'oauthMailer?', 'logger'],
   (deps): JobDefinition<SessionMailData> => ({
     name: NOTICE_EMAIL_JOB,
     queue: MAIL_QUEUE,
@@ -27,11 +26,9 @@ export const noticeEmailJob = withDeps(
         if (!invoice || invoice.status !== 'partial') continue;
         const remainder = payerStatus(invoice, deps.chains.storedCoin(invoice.coin).decimals).remainder;
         if (remainder === undefined) continue;
-        const payer = await deps.sessionsCheckout.byToken(tokenOf(session.url));
-        if (!payer) continue;
         const locale = await payerLocaleOf(deps.db, session.id);
         const values = {
-          name: payer.projectName,
+          name: (await deps.checkoutBranding.forProject(session.project_id)).displayName,
           price: formatPrice(locale, deps.chains, session.price_currency, session.price_amount),
           remainder: formatDecimal(locale, remainder),
           ...invoiceCoin(deps.chains, invoice.coin, session.mode),

@@ -1,10 +1,11 @@
 import { withDeps, type JobDefinition } from '@gw/kernel';
+import { formatTime } from '@gw/plugin-checkout/contract';
 import { PAID_STATUSES } from '@gw/plugin-invoices/contract';
 import { MAIL_QUEUE, RECEIPT_EMAIL_JOB, type SessionMailData } from '../job-names.js';
-import { formatPrice, formatTime, invoiceCoin } from '../pages/payer-format.js';
+import { formatPrice, invoiceCoin, withLang } from '../pages/payer-format.js';
 import { payerLocaleOf } from '../pages/payer-locale.js';
 import { payerText } from '../pages/payer-texts.js';
-import { orderText, receivedAmount, tokenOf, withLang } from './session-mail.js';
+import { orderText, receivedAmount } from './session-mail.js';
 
 /**
  * `sessions.receipt-email`: the receipt of a completed session, mailed to the payer (the address
@@ -15,7 +16,7 @@ import { orderText, receivedAmount, tokenOf, withLang } from './session-mail.js'
  * A session without an address, or whose paying invoice is not paid (any more), gets no mail.
  */
 export const receiptEmailJob = withDeps(
-  ['db', 'sessionsCheckout', 'invoicesService', 'chains', 'oauthMailer?', 'logger'],
+  ['db', 'sessionsCheckout', 'invoicesService', 'checkoutBranding', 'chains', 'oauthMailer?', 'logger'],
   (deps): JobDefinition<SessionMailData> => ({
     name: RECEIPT_EMAIL_JOB,
     queue: MAIL_QUEUE,
@@ -27,11 +28,9 @@ export const receiptEmailJob = withDeps(
         if (!session || session.id !== data.sessionId || session.status !== 'completed' || !session.customer_email || !session.receipt_url) continue;
         const invoice = (await deps.invoicesService.getMany([data.invoiceId])).get(data.invoiceId);
         if (!invoice || !PAID_STATUSES.includes(invoice.status)) continue;
-        const payer = await deps.sessionsCheckout.byReceiptToken(tokenOf(session.receipt_url));
-        if (!payer) continue;
         const locale = await payerLocaleOf(deps.db, session.id);
         const values = {
-          name: payer.projectName,
+          name: (await deps.checkoutBranding.forProject(session.project_id)).displayName,
           order: orderText(locale, deps.chains, session),
           price: formatPrice(locale, deps.chains, session.price_currency, session.price_amount),
           amount: receivedAmount(locale, deps.chains, invoice),

@@ -4,16 +4,6 @@ import type { InvoiceView } from '@gw/plugin-invoices/contract';
 import type { SessionView } from '../contract.js';
 import { formatPrice, lineTotal, receivedUnits } from '../pages/payer-format.js';
 
-/** The token at the end of one of the plugin's public URLs (`{base_url}/pay/<token>`). */
-export function tokenOf(url: string): string {
-  return new URL(url).pathname.split('/').pop() ?? '';
-}
-
-/** `url` with the payer's language, so the link opens the page in the language of the mail. */
-export function withLang(url: string, locale: Locale): string {
-  return `${url}${url.includes('?') ? '&' : '?'}lang=${locale}`;
-}
-
 /**
  * The order as plain text for a mail: the description, then one line per item
  * (`2 × Tea: 9.00 EUR`), then a blank line; empty for an order with neither.

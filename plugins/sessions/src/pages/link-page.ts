@@ -1,5 +1,5 @@
 import { html, type ChainRegistry, type SafeHtml } from '@gw/kernel';
-import { qrSvg, type Locale } from '@gw/plugin-checkout/contract';
+import { qrSvg, type Branding, type Locale } from '@gw/plugin-checkout/contract';
 import type { PaymentLinkView } from '../contract.js';
 import { orderSummary } from './order-summary.js';
 import { payerFrame } from './payer-frame.js';
@@ -29,7 +29,8 @@ export interface LinkPageRefusal {
 
 export interface LinkPageInput {
   readonly link: PaymentLinkView;
-  readonly projectName: string;
+  /** The project's branding (`checkoutBranding.forProject`): its display name is the merchant's name. */
+  readonly branding: Branding;
   readonly locale: Locale;
   readonly chains: ChainRegistry;
   /** The page's path (`/l/<token>`). */
@@ -58,7 +59,7 @@ ${
   link.price_amount === null
     ? html`<div class="field"><label for="amount">${t('amount_label', { currency })}</label>
 <input id="amount" name="amount" type="text" inputmode="decimal" autocomplete="off" required maxlength="40" value="${values.amount}" aria-describedby="${describedBy('amount', 'amount-help')}"${invalid('amount')}>
-<p class="help" id="amount-help">${t('amount_help', { min: limits.min ?? '', max: limits.max ?? '' })}</p></div>`
+<p class="help" id="amount-help">${t('amount_help', limits)}</p></div>`
     : null
 }
 ${
@@ -76,7 +77,7 @@ ${
 export function linkPage(input: LinkPageInput): string {
   const { link, locale, chains } = input;
   const state = linkPageState(link);
-  const name = input.projectName;
+  const name = input.branding.displayName;
   const t = (key: PayerMessageKey, values?: Record<string, string>) => payerText(locale, key, values);
   const title =
     link.price_amount === null ? t('title_pay_name', { name }) : t('title_pay', { price: formatPrice(locale, chains, link.price_currency, link.price_amount) });
@@ -89,7 +90,7 @@ ${
 ${
   state === 'open'
     ? null
-    : html`<section class="state state-${state}" id="state" aria-labelledby="state-title">
+    : html`<section class="status state state-${state}" id="state" aria-labelledby="state-title">
 <h2 id="state-title">${t(state === 'inactive' ? 'link_inactive' : 'link_used_up')}</h2>
 <p>${t(state === 'inactive' ? 'link_inactive_help' : 'link_used_up_help', { name })}</p>
 </section>`
@@ -98,8 +99,8 @@ ${orderSummary({ locale, chains, currency: link.price_currency, total: link.pric
 ${state === 'open' ? linkForm(input) : null}
 ${
   state === 'open'
-    ? html`<figure class="qr-figure no-print">${qrSvg(link.url, t('qr_label'))}<figcaption id="qr-caption">${t('qr_caption')} <a href="${input.path}/qr.svg">${t('qr_download')}</a></figcaption></figure>`
+    ? html`<figure class="qr-figure link-qr no-print">${qrSvg(link.url, t('qr_label'))}<figcaption id="qr-caption">${t('qr_caption')} <a href="${input.path}/qr.svg">${t('qr_download')}</a></figcaption></figure>`
     : null
 }`;
-  return payerFrame({ locale, title, path: input.path, merchant: name, sandbox: link.mode === 'sandbox', state, main });
+  return payerFrame({ locale, title, path: input.path, branding: input.branding, sandbox: link.mode === 'sandbox', state, main });
 }

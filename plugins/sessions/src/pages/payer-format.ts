@@ -1,20 +1,7 @@
 import { fromBaseUnits, networkFor, toBaseUnits, type ChainRegistry, type CoinId, type ProjectKind } from '@gw/kernel';
-import { formatDecimal, type Locale } from '@gw/plugin-checkout/contract';
+import { formatDecimal, formatPrice as formatFiat, type Locale } from '@gw/plugin-checkout/contract';
 import type { InvoiceView } from '@gw/plugin-invoices/contract';
 import type { LineItem } from '../contract.js';
-
-/** The regional variant each page language formats numbers, prices and dates in. */
-const INTL_TAG: Readonly<Record<string, string>> = {
-  en: 'en-US',
-  de: 'de-DE',
-  es: 'es-ES',
-  fr: 'fr-FR',
-  pt: 'pt-BR',
-  it: 'it-IT',
-  tr: 'tr-TR',
-  zh: 'zh-CN',
-};
-const intlTag = (locale: Locale): string => INTL_TAG[locale] ?? 'en-US';
 
 /** Whether a session's `price_currency` is a fiat currency (ISO 4217, upper case) rather than a coin id (lower case). */
 export function isFiatPrice(currency: string): boolean {
@@ -27,26 +14,12 @@ export function coinSymbol(chains: ChainRegistry, coin: string): string {
 }
 
 /**
- * A price for people in `locale`: a fiat amount with its currency sign, grouping and decimals
- * (`1.234,50 €`), a coin amount digit for digit with its symbol (`0.0125 BTC`). The decimal string
- * goes to `Intl` as a string, which formats it exactly (never through a JS number).
+ * A price for people in `locale`: a fiat amount as the checkout shows one (the language's grouping
+ * and decimal separator, at least the currency's decimals, the ISO code: `1.234,50 EUR`), a coin
+ * amount digit for digit with its symbol (`0.0125 BTC`).
  */
 export function formatPrice(locale: Locale, chains: ChainRegistry, currency: string, amount: string): string {
-  if (!isFiatPrice(currency)) return `${formatDecimal(locale, amount)} ${coinSymbol(chains, currency)}`;
-  return new Intl.NumberFormat(intlTag(locale), { style: 'currency', currency }).format(amount as `${number}`);
-}
-
-/** A point in time for people in `locale`, in UTC (the server cannot know the payer's zone). */
-export function formatTime(locale: Locale, date: Date): string {
-  return new Intl.DateTimeFormat(intlTag(locale), {
-    year: 'numeric',
-    month: 'long',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: 'UTC',
-    timeZoneName: 'short',
-  }).format(date);
+  return isFiatPrice(currency) ? formatFiat(locale, amount, currency) : `${formatDecimal(locale, amount)} ${coinSymbol(chains, currency)}`;
 }
 
 /** A line's amount: its quantity times its unit amount, exactly (decimal strings, bigint arithmetic). */
@@ -98,4 +71,14 @@ export function receivedUnits(invoice: InvoiceView): bigint {
 export function invoiceCoin(chains: ChainRegistry, coin: string, kind: ProjectKind): { symbol: string; network: string } {
   const choice = coinChoices(chains, [coin as CoinId], kind)[0];
   return { symbol: choice?.symbol ?? chains.storedCoin(coin).symbol, network: choice?.network ?? '' };
+}
+
+/** `url` (an absolute URL or a path) with the payer's language, so the page it leads to speaks it. */
+export function withLang(url: string, locale: Locale): string {
+  return `${url}${url.includes('?') ? '&' : '?'}lang=${locale}`;
+}
+
+/** The path of one of the plugin's public URLs (`{base_url}/pay/<token>` → `/pay/<token>`): links between payer pages stay on the gateway that served them. */
+export function pathOf(url: string): string {
+  return new URL(url, 'http://gateway.invalid').pathname;
 }

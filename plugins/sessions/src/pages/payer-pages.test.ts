@@ -1,18 +1,19 @@
 import test from 'ava';
 import { pino } from 'pino';
 import { createChainRegistry } from '@gw/kernel';
-import { LOCALES } from '@gw/plugin-checkout/contract';
+import { LANGUAGE_TAGS, LOCALES, placeholderMismatches, type Branding } from '@gw/plugin-checkout/contract';
 import { ALL_CHAINS } from '@gw/testing';
 import type { PayerSession, PaymentLinkView, SessionView } from '../contract.js';
 import { linkPage, linkPageState } from './link-page.js';
 import { formatPrice, lineTotal, maskEmail } from './payer-format.js';
-import { payerErrorText } from './payer-texts.js';
+import { PAYER_MESSAGES, payerErrorText } from './payer-texts.js';
 import { receiptPage, type ReceiptPayment } from './receipt-page.js';
 import { sessionPage, sessionPageState } from './session-page.js';
 
 const chains = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }));
 const HOSTILE = '"><script>alert(1)</script><img src=x onerror=alert(2)>';
 const TOKEN = 'ab'.repeat(16);
+const BRANDING: Branding = { displayName: HOSTILE, logoDataUri: null, colour: null };
 
 const SESSION: SessionView = {
   id: '01JSESSION000000000000000A',
@@ -49,7 +50,7 @@ const payer = (session: Partial<SessionView> = {}, checkoutUrl: string | null = 
   checkoutUrl,
 });
 const renderSession = (p: PayerSession, extra: Partial<Parameters<typeof sessionPage>[0]> = {}) =>
-  sessionPage({ payer: p, locale: 'en', chains, path: `/pay/${TOKEN}`, formToken: 'x'.repeat(22), ...extra });
+  sessionPage({ payer: p, branding: BRANDING, locale: 'en', chains, path: `/pay/${TOKEN}`, formToken: 'x'.repeat(22), ...extra });
 
 const LINK: PaymentLinkView = {
   id: '01JLINK0000000000000000000',
@@ -75,7 +76,7 @@ const LINK: PaymentLinkView = {
   deactivated_at_iso: null,
 };
 const renderLink = (link: Partial<PaymentLinkView> = {}, extra: Partial<Parameters<typeof linkPage>[0]> = {}) =>
-  linkPage({ link: { ...LINK, ...link }, projectName: HOSTILE, locale: 'en', chains, path: `/l/${TOKEN}`, formToken: 'y'.repeat(22), ...extra });
+  linkPage({ link: { ...LINK, ...link }, branding: BRANDING, locale: 'en', chains, path: `/l/${TOKEN}`, formToken: 'y'.repeat(22), ...extra });
 
 const escaped = (t: { false(v: boolean, m?: string): void; true(v: boolean, m?: string): void }, page: string) => {
   t.false(page.includes('<script>'), 'no script tag from partner text');
@@ -89,6 +90,7 @@ test('every text from partners and payers is escaped on the session page, the li
   const receipt = receiptPage({
     payer: payer({ status: 'completed', completed_at_iso: '2030-01-01T11:30:00.000Z', receipt_url: 'http://127.0.0.1/receipts/x' }),
     payments: [],
+    branding: BRANDING,
     locale: 'en',
     chains,
     path: '/receipts/x',
@@ -105,15 +107,15 @@ test('an open session lists its coins with their networks as buttons of one form
   t.true(page.includes('<input type="hidden" name="csrf" value="xxxxxxxxxxxxxxxxxxxxxx">'));
   t.regex(
     page,
-    /<button type="submit" name="coin" value="usdt_trc20" data-coin="usdt_trc20"><span class="symbol">USDT<\/span> <span class="network">TRON [^<]+<\/span><\/button>/,
+    /<button type="submit" name="coin" value="usdt_trc20" data-coin="usdt_trc20"><span class="symbol">USDT<\/span> <span class="coin-network">TRON [^<]+<\/span><\/button>/,
   );
-  t.regex(page, /value="eth"[^>]*><span class="symbol">ETH<\/span> <span class="network">Ethereum [^<]+</);
+  t.regex(page, /value="eth"[^>]*><span class="symbol">ETH<\/span> <span class="coin-network">Ethereum [^<]+</);
   t.true(page.indexOf('value="usdt_trc20"') < page.indexOf('value="eth"'), 'in the session’s order');
   t.true(page.includes(`action="/pay/${TOKEN}/email?lang=en"`));
   t.true(page.includes('Sandbox: this is a test payment.'));
-  t.true(page.includes('<h1>Pay €1,234.50</h1>'));
-  t.true(page.includes('<td class="num">€0.30</td>'), '3 × 0.10, exactly');
-  t.true(page.includes('id="total">€1,234.50</td>'));
+  t.true(page.includes('<h1>Pay 1,234.50\u00a0EUR</h1>'));
+  t.true(page.includes('<td class="num">0.30\u00a0EUR</td>'), '3 × 0.10, exactly');
+  t.true(page.includes('id="total">1,234.50\u00a0EUR</td>'));
   t.true(page.includes('href="https://shop.example/cart"'));
   t.false(page.includes('aria-current="true" data-coin'), 'nothing picked yet');
 });
@@ -124,12 +126,12 @@ test('a picked session links to its checkout page in the page’s language and o
   const page = renderSession(p, { locale: 'de' });
   t.true(page.includes('<html lang="de">'));
   t.true(page.includes('href="http://127.0.0.1/checkout/abc?lang=de"'));
-  t.regex(page, /value="eth" data-coin="eth" aria-current="true"><span class="symbol">ETH<\/span> <span class="network">Ethereum [^<]+ \(aktuelle Wahl\)/);
+  t.regex(page, /value="eth" data-coin="eth" aria-current="true"><span class="symbol">ETH<\/span> <span class="coin-network">Ethereum [^<]+ \(aktuelle Wahl\)/);
   t.true(page.includes('Mit einer anderen Währung bezahlen'));
   t.true(page.includes('j•••@example.com'));
   t.false(page.includes('jane.doe'));
   t.false(page.includes('name="email"'), 'no e-mail form once an address is known');
-  t.true(page.includes('1.234,50\u00a0€'));
+  t.true(page.includes('1.234,50\u00a0EUR'));
 });
 
 test('a completed session shows the receipt link and no form; an expired one says so and offers no coin', (t) => {
@@ -158,13 +160,13 @@ test('a refusal is shown in the payer’s language with its code', (t) => {
 test('a link page asks for an amount within its limits and an e-mail address; a fixed price shows the price; inactive and used-up links have no form', (t) => {
   const entry = renderLink();
   t.true(entry.includes('name="amount"'));
-  t.true(entry.includes('Between €5.00 and €500.00.'));
+  t.true(entry.includes('Between 5.00\u00a0EUR and 500.00\u00a0EUR.'));
   t.true(entry.includes('name="email"'));
   t.true(entry.includes(`<form method="post" action="/l/${TOKEN}?lang=en"`));
   t.true(entry.includes('<svg xmlns="http://www.w3.org/2000/svg" role="img"'), 'the link’s QR code');
   t.true(entry.includes(`href="/l/${TOKEN}/qr.svg"`));
   const fixed = renderLink({ price_amount: '19.99', min_amount: null, max_amount: null, ask_email: false });
-  t.true(fixed.includes('<h1>Pay €19.99</h1>'));
+  t.true(fixed.includes('<h1>Pay 19.99\u00a0EUR</h1>'));
   t.false(fixed.includes('name="amount"'));
   t.false(fixed.includes('name="email"'));
   t.is(linkPageState({ ...LINK, active: false }), 'inactive');
@@ -175,7 +177,7 @@ test('a link page asks for an amount within its limits and an e-mail address; a 
   t.false(inactive.includes('<form'));
   t.true(inactive.includes('This payment link is no longer active'));
   const refused = renderLink({}, { locale: 'it', refused: { code: 'amount_out_of_range', values: { amount: '1', email: '' }, field: 'amount' } });
-  t.true(refused.includes('L’importo deve essere compreso tra 5,00\u00a0€ e 500,00\u00a0€.'));
+  t.true(refused.includes('L’importo deve essere compreso tra 5,00\u00a0EUR e 500,00\u00a0EUR.'));
   t.true(refused.includes('aria-invalid="true"'));
   t.true(refused.includes('value="1"'), 'what was entered is kept');
 });
@@ -187,11 +189,12 @@ test('a receipt lists the order, each payment with its coin, amount and transact
   const page = receiptPage({
     payer: payer({ status: 'completed', completed_at_iso: '2030-01-01T11:30:00.000Z', receipt_url: 'http://127.0.0.1/receipts/r1' }),
     payments,
+    branding: BRANDING,
     locale: 'en',
     chains,
     path: '/receipts/r1',
   });
-  t.true(page.includes('January 1, 2030'));
+  t.true(page.includes('Jan 1, 2030'));
   t.true(page.includes('0.5 ETH'));
   t.true(page.includes(`<li class="mono txid">0x${'a'.repeat(64)}</li>`));
   t.true(page.includes('This payment arrived after the coin had been changed'));
@@ -201,15 +204,23 @@ test('a receipt lists the order, each payment with its coin, amount and transact
 });
 
 test('every page speaks every language: the html lang, no placeholder left unfilled', (t) => {
+  t.deepEqual(placeholderMismatches(PAYER_MESSAGES), []);
   for (const locale of LOCALES) {
     const pages = [
       renderSession(payer(), { locale, refused: { code: 'checkout_session_payment_in_progress' } }),
       renderSession(payer({ coin: 'eth', invoice_id: 'i' }, '/checkout/c'), { locale }),
       renderLink({}, { locale, refused: { code: 'amount_out_of_range', values: { amount: '1', email: '' } } }),
-      receiptPage({ payer: payer({ status: 'completed', completed_at_iso: SESSION.created_at_iso }), payments: [], locale, chains, path: '/receipts/r' }),
+      receiptPage({
+        payer: payer({ status: 'completed', completed_at_iso: SESSION.created_at_iso }),
+        payments: [],
+        branding: BRANDING,
+        locale,
+        chains,
+        path: '/receipts/r',
+      }),
     ];
     for (const page of pages) {
-      t.true(page.includes(`<html lang="${locale}">`), locale);
+      t.true(page.includes(`<html lang="${LANGUAGE_TAGS[locale]}">`), locale);
       t.false(/\{[a-z_]+\}/.test(page), `${locale}: a placeholder is left`);
     }
   }
@@ -219,9 +230,9 @@ test('prices and line amounts are exact: fiat with the currency’s decimals, co
   t.is(lineTotal({ name: 'x', quantity: 3, unit_amount: '0.10' }), '0.3');
   t.is(lineTotal({ name: 'x', quantity: 7, unit_amount: '0.000000000000000001' }), '0.000000000000000007');
   t.is(lineTotal({ name: 'x', quantity: 2, unit_amount: '1500' }), '3000');
-  t.is(formatPrice('en', chains, 'JPY', '1500'), '¥1,500');
+  t.is(formatPrice('en', chains, 'JPY', '1500'), '1,500\u00a0JPY');
   t.is(formatPrice('en', chains, 'btc', '0.00012345'), '0.00012345 BTC');
-  t.is(formatPrice('en', chains, 'EUR', '12345678901234567.89'), '€12,345,678,901,234,567.89');
+  t.is(formatPrice('de', chains, 'EUR', '12345678901234567.8'), '12.345.678.901.234.567,80\u00a0EUR');
   t.is(maskEmail('jane@example.com'), 'j•••@example.com');
   t.is(maskEmail('nonsense'), '•••');
 });

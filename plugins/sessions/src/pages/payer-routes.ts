@@ -1,5 +1,5 @@
-import { AppError, defineRoute, hashToken, pageHeaders, withDeps, type Actor, type RouteDefinition, type RouteResult } from '@gw/kernel';
-import { chooseLocale, qrSvg, type Locale } from '@gw/plugin-checkout/contract';
+import { AppError, defineRoute, hashToken, withDeps, type Actor, type RouteDefinition, type RouteResult } from '@gw/kernel';
+import { chooseLocale, payerPageHeaders, qrSvg, type Locale } from '@gw/plugin-checkout/contract';
 import { isRateUnavailable } from '@gw/plugin-rates/contract';
 import { normaliseEmail } from '@gw/plugin-tenancy/contract';
 import type { Context } from 'koa';
@@ -8,6 +8,7 @@ import type { PayerSession, PaymentLinkView } from '../contract.js';
 import { linkPage, linkPageState, type LinkFormValues, type LinkPageRefusal } from './link-page.js';
 import { payerFormToken } from './payer-csrf.js';
 import { PAYER_ASSETS, payerNotFoundPage } from './payer-frame.js';
+import { pathOf, withLang } from './payer-format.js';
 import { rememberPayerLocale } from './payer-locale.js';
 import { payerText } from './payer-texts.js';
 import { receiptPage, receiptPayments } from './receipt-page.js';
@@ -32,12 +33,6 @@ function field(body: unknown, name: string): string {
   const value = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
   return typeof value === 'string' ? value : '';
 }
-
-/** `url` (an absolute URL or a path) with the page's language. */
-const withLang = (url: string, locale: Locale) => `${url}${url.includes('?') ? '&' : '?'}lang=${locale}`;
-
-/** The path of one of the plugin's public URLs (`{base_url}/pay/<token>` → `/pay/<token>`). */
-const pathOf = (url: string) => new URL(url, 'http://gateway.invalid').pathname;
 
 /** How a refused action is shown: the code the page explains, the HTTP status, headers, and the field it concerns. */
 interface Refusal {
@@ -79,14 +74,9 @@ function refusalOf(error: unknown, action: 'pick' | 'email' | 'open'): Refusal {
  * payer's language with the refusal's status.
  */
 export const payerRoutes = withDeps(
-  ['sessionsCheckout', 'sessionsLinks', 'invoicesService', 'chains', 'rateLimiter', 'db', 'logger'],
+  ['sessionsCheckout', 'sessionsLinks', 'invoicesService', 'checkoutBranding', 'chains', 'rateLimiter', 'db'],
   (deps): RouteDefinition[] => {
-    const headers = (locale: Locale, extra: Record<string, string> = {}) => ({
-      ...pageHeaders(),
-      'Content-Language': locale,
-      Vary: 'Accept-Language',
-      ...extra,
-    });
+    const headers = (locale: Locale, extra: Record<string, string> = {}) => ({ ...payerPageHeaders(locale), ...extra });
     const notFound = (locale: Locale, what: 'not_found' | 'receipt_not_found' = 'not_found'): RouteResult => ({
       status: 404,
       headers: headers(locale),
@@ -98,37 +88,39 @@ export const payerRoutes = withDeps(
     async function session(token: string): Promise<PayerSession | undefined> {
       return TOKEN.test(token) ? deps.sessionsCheckout.byToken(token) : undefined;
     }
-    async function link(token: string): Promise<{ link: PaymentLinkView; projectName: string } | undefined> {
-      return TOKEN.test(token) ? deps.sessionsLinks.byToken(token) : undefined;
+    async function link(token: string): Promise<PaymentLinkView | undefined> {
+      return TOKEN.test(token) ? (await deps.sessionsLinks.byToken(token))?.link : undefined;
     }
 
-    function showSession(
+    async function showSession(
       ctx: Context,
       token: string,
       payer: PayerSession,
       locale: Locale,
       status: number,
       refused?: Refusal & SessionPageRefusal,
-    ): RouteResult {
+    ): Promise<RouteResult> {
       const path = `/pay/${token}`;
       const state = sessionPageState(payer);
       // Only a page with forms sets the double-submit cookie.
       const formToken = state === 'open' || state === 'picked' ? payerFormToken.issue(ctx, path) : '';
-      const body = sessionPage({ payer, locale, chains: deps.chains, path, formToken, refused });
+      const branding = await deps.checkoutBranding.forProject(payer.session.project_id);
+      const body = sessionPage({ payer, branding, locale, chains: deps.chains, path, formToken, refused });
       return { status, headers: headers(locale, refused?.headers), body };
     }
 
-    function showLink(
+    async function showLink(
       ctx: Context,
       token: string,
-      found: { link: PaymentLinkView; projectName: string },
+      link: PaymentLinkView,
       locale: Locale,
       status: number,
       refused?: Refusal & LinkPageRefusal,
-    ): RouteResult {
+    ): Promise<RouteResult> {
       const path = `/l/${token}`;
-      const formToken = linkPageState(found.link) === 'open' ? payerFormToken.issue(ctx, path) : '';
-      const body = linkPage({ link: found.link, projectName: found.projectName, locale, chains: deps.chains, path, formToken, refused });
+      const formToken = linkPageState(link) === 'open' ? payerFormToken.issue(ctx, path) : '';
+      const branding = await deps.checkoutBranding.forProject(link.project_id);
+      const body = linkPage({ link, branding, locale, chains: deps.chains, path, formToken, refused });
       return { status, headers: headers(locale, refused?.headers), body };
     }
 
@@ -258,12 +250,12 @@ export const payerRoutes = withDeps(
           const hit = await deps.rateLimiter.hit({ key: `sessions.link:${hashToken(params.token)}:${ctx.ip}`, ...LINK_OPENS_PER_CLIENT });
           if (!hit.allowed) return refuse(limited(429, hit.retryAfter));
           let amount: string | undefined;
-          if (found.link.price_amount === null) {
+          if (found.price_amount === null) {
             if (!TYPED_AMOUNT.test(values.amount)) return refuse({ code: 'amount_invalid', status: 400, headers: {}, field: 'amount' });
             amount = values.amount.replace(',', '.');
           }
           let email: string | undefined;
-          if (found.link.ask_email && values.email !== '') {
+          if (found.ask_email && values.email !== '') {
             email = normaliseEmail(values.email);
             if (!email) return refuse({ code: 'email_invalid', status: 400, headers: {}, field: 'email' });
           }
@@ -302,7 +294,7 @@ export const payerRoutes = withDeps(
               'Cache-Control': 'no-cache',
               'Content-Disposition': 'inline; filename="payment-link.svg"',
             },
-            body: `<?xml version="1.0" encoding="UTF-8"?>\n${qrSvg(found.link.url, payerText(locale, 'qr_label')).text}\n`,
+            body: `<?xml version="1.0" encoding="UTF-8"?>\n${qrSvg(found.url, payerText(locale, 'qr_label')).text}\n`,
           };
         },
       }),
@@ -320,7 +312,8 @@ export const payerRoutes = withDeps(
           if (!payer) return notFound(locale, 'receipt_not_found');
           const invoices = await deps.invoicesService.getMany(payer.session.invoices.map((entry) => entry.invoice_id));
           const payments = receiptPayments(deps.chains, payer, invoices);
-          const body = receiptPage({ payer, payments, locale, chains: deps.chains, path: `/receipts/${params.token}` });
+          const branding = await deps.checkoutBranding.forProject(payer.session.project_id);
+          const body = receiptPage({ payer, payments, branding, locale, chains: deps.chains, path: `/receipts/${params.token}` });
           return { status: 200, headers: headers(locale), body };
         },
       }),

@@ -1,16 +1,15 @@
-import type { Locale } from '@gw/plugin-checkout/contract';
+import { defineMessages, type Locale, type MessageValues } from '@gw/plugin-checkout/contract';
 
 /**
  * The texts of the payer's pages of sessions and payment links (`/pay`, `/l`, `/receipts`), of the
- * checkout page's order panel and of the receipt and notice e-mails, in every language the
- * checkout speaks. English is the reference; a language is complete or absent (the type makes a
- * missing key a compile error). `{name}` placeholders are filled by `payerText()`; on a page the
- * filled text is escaped like any other interpolation, in an e-mail it is plain text.
+ * checkout page's order panel and of the receipt and notice e-mails, in every language of the payer
+ * pages (the checkout's `LOCALES`; the shell has the language switch's and sandbox banner's words).
+ * English is the reference; `defineMessages` makes a missing language or key a compile error.
+ * `{name}` placeholders are filled by `payerText()`; on a page the filled text is escaped like any
+ * other interpolation, in an e-mail it is plain text.
  */
 const en = {
-  language: 'Language',
   pay_to: 'Payment to {name}',
-  sandbox_banner: 'Sandbox: this is a test payment. Do not send real money.',
   not_found_title: 'Page not found',
   not_found: 'There is no payment page at this address.',
   receipt_not_found: 'There is no receipt at this address.',
@@ -96,9 +95,7 @@ export type PayerMessageKey = keyof typeof en;
 type Messages = Readonly<Record<PayerMessageKey, string>>;
 
 const de: Messages = {
-  language: 'Sprache',
   pay_to: 'Zahlung an {name}',
-  sandbox_banner: 'Sandbox: Dies ist eine Testzahlung. Senden Sie kein echtes Geld.',
   not_found_title: 'Seite nicht gefunden',
   not_found: 'Unter dieser Adresse gibt es keine Zahlungsseite.',
   receipt_not_found: 'Unter dieser Adresse gibt es keinen Beleg.',
@@ -182,9 +179,7 @@ const de: Messages = {
 };
 
 const es: Messages = {
-  language: 'Idioma',
   pay_to: 'Pago a {name}',
-  sandbox_banner: 'Sandbox: este es un pago de prueba. No envíe dinero real.',
   not_found_title: 'Página no encontrada',
   not_found: 'No hay ninguna página de pago en esta dirección.',
   receipt_not_found: 'No hay ningún recibo en esta dirección.',
@@ -267,9 +262,7 @@ const es: Messages = {
 };
 
 const fr: Messages = {
-  language: 'Langue',
   pay_to: 'Paiement à {name}',
-  sandbox_banner: 'Sandbox : ceci est un paiement de test. N’envoyez pas d’argent réel.',
   not_found_title: 'Page introuvable',
   not_found: 'Il n’y a aucune page de paiement à cette adresse.',
   receipt_not_found: 'Il n’y a aucun reçu à cette adresse.',
@@ -285,7 +278,7 @@ const fr: Messages = {
   choose_coin_help:
     'Choisissez la cryptomonnaie que vous détenez et le réseau par lequel vous l’envoyez. La page suivante indique le montant à envoyer et l’adresse.',
   switch_coin: 'Payer avec une autre monnaie',
-  switch_coin_help: 'Choisir une autre monnaie annule la demande de paiement en {symbol} : n’envoyez plus rien à son adresse.',
+  switch_coin_help: 'Choisir une autre monnaie annule la demande de paiement en {symbol}\u00a0: n’envoyez plus rien à son adresse.',
   current_coin: 'choix actuel',
   picked: 'Vous avez choisi {symbol} sur {network}',
   picked_help: 'Le montant à envoyer et l’adresse figurent sur la page de paiement.',
@@ -325,13 +318,13 @@ const fr: Messages = {
   receipt_coin: 'Monnaie et réseau',
   receipt_amount: 'Montant payé',
   receipt_transactions: 'Transactions',
-  receipt_late: 'Ce paiement est arrivé après le changement de monnaie ; il a été crédité à la commande.',
+  receipt_late: 'Ce paiement est arrivé après le changement de monnaie\u00a0; il a été crédité à la commande.',
   receipt_print: 'Pour en garder une copie, imprimez cette page ou enregistrez-la en PDF avec la fonction d’impression de votre navigateur.',
   err_coin_not_allowed: 'Cette monnaie ne peut pas être utilisée pour ce paiement. Choisissez l’une des monnaies proposées.',
   err_coin_unavailable: 'Cette monnaie ne peut pas être utilisée pour le moment. Choisissez-en une autre.',
-  err_checkout_session_closed: 'Cette demande de paiement est close : elle a été payée ou elle a expiré.',
+  err_checkout_session_closed: 'Cette demande de paiement est close\u00a0: elle a été payée ou elle a expiré.',
   err_checkout_session_payment_in_progress:
-    'Un paiement dans la monnaie choisie en premier est déjà en route : la monnaie ne peut plus être changée. Terminez ce paiement.',
+    'Un paiement dans la monnaie choisie en premier est déjà en route\u00a0: la monnaie ne peut plus être changée. Terminez ce paiement.',
   err_amount_out_of_range: 'Le montant doit être compris entre {min} et {max}.',
   err_amount_out_of_range_coin: 'Ce montant ne peut pas être payé dans cette monnaie. Choisissez-en une autre.',
   err_amount_invalid: 'Saisissez un montant comme {example}.',
@@ -346,16 +339,14 @@ const fr: Messages = {
   err_other: 'Cela n’a pas pu être fait. Réessayez.',
   mail_receipt_subject: 'Votre reçu de {name}',
   mail_receipt_text:
-    'Merci pour votre paiement à {name}.\n\n{order}Total : {price}\nPayé : {amount} {symbol} sur {network}\nDate : {date}\n\nVotre reçu, à consulter ou à imprimer :\n{url}\n',
+    'Merci pour votre paiement à {name}.\n\n{order}Total\u00a0: {price}\nPayé\u00a0: {amount} {symbol} sur {network}\nDate\u00a0: {date}\n\nVotre reçu, à consulter ou à imprimer\u00a0:\n{url}\n',
   mail_notice_subject: 'Votre paiement à {name} est incomplet',
   mail_notice_text:
-    'Nous avons reçu une partie de votre paiement à {name} ({price}).\n\nReste à envoyer : {remainder} {symbol} sur {network}, à la même adresse.\nTerminez le paiement ici :\n{url}\n\nSi vous n’avez pas effectué ce paiement, ignorez ce message.',
+    'Nous avons reçu une partie de votre paiement à {name} ({price}).\n\nReste à envoyer\u00a0: {remainder} {symbol} sur {network}, à la même adresse.\nTerminez le paiement ici\u00a0:\n{url}\n\nSi vous n’avez pas effectué ce paiement, ignorez ce message.',
 };
 
 const pt: Messages = {
-  language: 'Idioma',
   pay_to: 'Pagamento para {name}',
-  sandbox_banner: 'Sandbox: este é um pagamento de teste. Não envie dinheiro real.',
   not_found_title: 'Página não encontrada',
   not_found: 'Não há nenhuma página de pagamento neste endereço.',
   receipt_not_found: 'Não há nenhum recibo neste endereço.',
@@ -438,9 +429,7 @@ const pt: Messages = {
 };
 
 const it: Messages = {
-  language: 'Lingua',
   pay_to: 'Pagamento a {name}',
-  sandbox_banner: 'Sandbox: questo è un pagamento di prova. Non inviare denaro reale.',
   not_found_title: 'Pagina non trovata',
   not_found: 'A questo indirizzo non c’è alcuna pagina di pagamento.',
   receipt_not_found: 'A questo indirizzo non c’è alcuna ricevuta.',
@@ -523,9 +512,7 @@ const it: Messages = {
 };
 
 const tr: Messages = {
-  language: 'Dil',
   pay_to: '{name} için ödeme',
-  sandbox_banner: 'Sandbox: bu bir test ödemesidir. Gerçek para göndermeyin.',
   not_found_title: 'Sayfa bulunamadı',
   not_found: 'Bu adreste bir ödeme sayfası yok.',
   receipt_not_found: 'Bu adreste bir makbuz yok.',
@@ -608,9 +595,7 @@ const tr: Messages = {
 };
 
 const zh: Messages = {
-  language: '语言',
   pay_to: '付款给 {name}',
-  sandbox_banner: '沙盒：这是一笔测试付款。请勿发送真实资金。',
   not_found_title: '页面未找到',
   not_found: '此地址没有付款页面。',
   receipt_not_found: '此地址没有收据。',
@@ -691,7 +676,8 @@ const zh: Messages = {
     '我们已收到您向 {name} 付款（{price}）的一部分。\n\n仍需发送：{network} 网络上的 {remainder} {symbol}，请发送到同一地址。\n在此完成付款：\n{url}\n\n如果这笔付款不是您发起的，请忽略此消息。',
 };
 
-const MESSAGES: Readonly<Record<string, Messages>> = { en, de, es, fr, pt, it, tr, zh };
+/** The catalogue in every language of the payer pages (the checkout's `defineMessages`). */
+export const PAYER_MESSAGES = defineMessages(en, { de, es, fr, pt, it, tr, zh });
 
 /** The error codes the pages explain in words; any other refusal shows `err_other`. */
 const EXPLAINED: Readonly<Record<string, PayerMessageKey>> = {
@@ -713,12 +699,12 @@ const EXPLAINED: Readonly<Record<string, PayerMessageKey>> = {
   validation_error: 'err_validation_error',
 };
 
-/** The text of `key` in `locale` (English for a language the pages do not speak) with its placeholders filled. */
-export function payerText(locale: Locale, key: PayerMessageKey, values: Readonly<Record<string, string | number>> = {}): string {
-  return (MESSAGES[locale] ?? en)[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+/** The text of `key` in `locale` with its placeholders filled. */
+export function payerText(locale: Locale, key: PayerMessageKey, values: MessageValues = {}): string {
+  return PAYER_MESSAGES.t(locale, key, values);
 }
 
 /** The words for a refusal's error code (`err_other` for a code the pages do not explain). */
-export function payerErrorText(locale: Locale, code: string, values: Readonly<Record<string, string | number>> = {}): string {
+export function payerErrorText(locale: Locale, code: string, values: MessageValues = {}): string {
   return payerText(locale, EXPLAINED[code] ?? 'err_other', values);
 }

@@ -1,10 +1,10 @@
 import { fromBaseUnits, html, type ChainRegistry } from '@gw/kernel';
-import { formatDecimal, type Locale } from '@gw/plugin-checkout/contract';
+import { formatDecimal, formatTime, type Branding, type Locale } from '@gw/plugin-checkout/contract';
 import { PAID_STATUSES, type InvoiceView } from '@gw/plugin-invoices/contract';
 import type { PayerSession } from '../contract.js';
 import { orderSummary } from './order-summary.js';
 import { payerFrame } from './payer-frame.js';
-import { formatTime, invoiceCoin, receivedUnits } from './payer-format.js';
+import { invoiceCoin, receivedUnits } from './payer-format.js';
 import { payerText, type PayerMessageKey } from './payer-texts.js';
 
 /** One payment a receipt lists: an invoice of the session that was paid. */
@@ -46,6 +46,8 @@ export function receiptPayments(chains: ChainRegistry, payer: PayerSession, invo
 export interface ReceiptPageInput {
   readonly payer: PayerSession;
   readonly payments: readonly ReceiptPayment[];
+  /** The project's branding (`checkoutBranding.forProject`): its display name is the merchant's name. */
+  readonly branding: Branding;
   readonly locale: Locale;
   readonly chains: ChainRegistry;
   /** The page's path (`/receipts/<token>`). */
@@ -56,7 +58,7 @@ export interface ReceiptPageInput {
 export function receiptPage(input: ReceiptPageInput): string {
   const { payer, locale, chains } = input;
   const { session } = payer;
-  const name = payer.projectName;
+  const name = input.branding.displayName;
   const t = (key: PayerMessageKey, values?: Record<string, string>) => payerText(locale, key, values);
   const title = t('receipt_from', { name });
   const main = html`<h1>${t('receipt_title')}</h1>
@@ -69,7 +71,7 @@ ${session.external_id ? html`<dt>${t('receipt_order_reference')}</dt><dd id="ord
 </dl>
 ${orderSummary({ locale, chains, currency: session.price_currency, total: session.price_amount, description: session.description, lines: session.line_items })}
 ${input.payments.map(
-  (payment, index) => html`<section class="payment" aria-labelledby="payment-title-${index}">
+  (payment, index) => html`<section class="paid-with" aria-labelledby="payment-title-${index}">
 <h2 id="payment-title-${index}">${t('receipt_payment')}</h2>
 <dl class="facts">
 <dt>${t('receipt_coin')}</dt><dd class="payment-coin"><strong>${payment.symbol}</strong>${payment.network ? html` · ${payment.network}` : null}</dd>
@@ -83,5 +85,5 @@ ${
 ${payment.late ? html`<p class="help">${t('receipt_late')}</p>` : null}
 </section>`,
 )}`;
-  return payerFrame({ locale, title, path: input.path, merchant: name, sandbox: session.mode === 'sandbox', state: 'receipt', main });
+  return payerFrame({ locale, title, path: input.path, branding: input.branding, sandbox: session.mode === 'sandbox', state: 'receipt', main });
 }

@@ -1,9 +1,9 @@
 import { html, type ChainRegistry, type SafeHtml } from '@gw/kernel';
-import type { Locale } from '@gw/plugin-checkout/contract';
+import { formatTime, type Branding, type Locale } from '@gw/plugin-checkout/contract';
 import type { PayerSession } from '../contract.js';
 import { orderSummary } from './order-summary.js';
 import { payerFrame } from './payer-frame.js';
-import { coinChoices, formatPrice, formatTime, maskEmail, type CoinChoice } from './payer-format.js';
+import { coinChoices, formatPrice, maskEmail, withLang, type CoinChoice } from './payer-format.js';
 import { payerErrorText, payerText, type PayerMessageKey } from './payer-texts.js';
 
 /** What the session's page shows: the coins to pick from, the coin picked (and the others to switch to), the receipt's link, or that it expired. */
@@ -24,6 +24,8 @@ export interface SessionPageRefusal {
 
 export interface SessionPageInput {
   readonly payer: PayerSession;
+  /** The project's branding (`checkoutBranding.forProject`): its display name is the merchant's name. */
+  readonly branding: Branding;
   readonly locale: Locale;
   readonly chains: ChainRegistry;
   /** The page's path (`/pay/<token>`). */
@@ -32,9 +34,6 @@ export interface SessionPageInput {
   readonly formToken: string;
   readonly refused?: SessionPageRefusal | undefined;
 }
-
-/** The page's path with the page's language: where forms post and links go back to. */
-const withLang = (url: string, locale: Locale) => `${url}${url.includes('?') ? '&' : '?'}lang=${locale}`;
 
 function errorBox(locale: Locale, refused: SessionPageRefusal): SafeHtml {
   return html`<div class="error" id="page-error" role="alert" tabindex="-1"><p><strong>${payerText(locale, 'error_title')}</strong></p><p data-error-code="${refused.code}">${payerErrorText(locale, refused.code, refused.values)}</p></div>`;
@@ -51,7 +50,7 @@ function coinForm(input: SessionPageInput, choices: readonly CoinChoice[], curre
 <ul class="coin-list">
 ${choices.map(
   (choice) =>
-    html`<li><button type="submit" name="coin" value="${choice.coin}" data-coin="${choice.coin}"${choice === current ? html` aria-current="true"` : null}><span class="symbol">${choice.symbol}</span> <span class="network">${choice.network}${choice === current ? html` (${t('current_coin')})` : null}</span></button></li>`,
+    html`<li><button type="submit" name="coin" value="${choice.coin}" data-coin="${choice.coin}"${choice === current ? html` aria-current="true"` : null}><span class="symbol">${choice.symbol}</span> <span class="coin-network">${choice.network}${choice === current ? html` (${t('current_coin')})` : null}</span></button></li>`,
 )}
 </ul>
 </form>
@@ -81,7 +80,7 @@ export function sessionPage(input: SessionPageInput): string {
   const { payer, locale, chains } = input;
   const { session } = payer;
   const state = sessionPageState(payer);
-  const name = payer.projectName;
+  const name = input.branding.displayName;
   const t = (key: PayerMessageKey, values?: Record<string, string>) => payerText(locale, key, values);
   const price = formatPrice(locale, chains, session.price_currency, session.price_amount);
   const choices = coinChoices(chains, session.allowed_coins, session.mode);
@@ -91,20 +90,20 @@ export function sessionPage(input: SessionPageInput): string {
 ${input.refused ? errorBox(locale, input.refused) : null}
 ${
   state === 'picked'
-    ? html`<section class="state state-picked" id="state" aria-labelledby="state-title">
+    ? html`<section class="status state state-picked" id="state" aria-labelledby="state-title">
 <h2 id="state-title">${current ? t('picked', { symbol: current.symbol, network: current.network }) : t('continue_payment')}</h2>
 <p>${t('picked_help')}</p>
 <p><a class="button" id="continue" href="${withLang(payer.checkoutUrl ?? '', locale)}">${t('continue_payment')}</a></p>
 </section>`
     : state === 'completed'
-      ? html`<section class="state state-completed" id="state" aria-labelledby="state-title">
+      ? html`<section class="status state state-completed" id="state" aria-labelledby="state-title">
 <h2 id="state-title">${t('state_completed')}</h2>
 <p>${t('state_completed_help')}</p>
 ${session.receipt_url ? html`<p><a class="button" id="receipt-link" href="${withLang(session.receipt_url, locale)}">${t('view_receipt')}</a></p>` : null}
 ${session.return_url ? html`<p><a id="return-link" href="${session.return_url}">${t('return', { name })}</a></p>` : null}
 </section>`
       : state === 'expired'
-        ? html`<section class="state state-expired" id="state" aria-labelledby="state-title">
+        ? html`<section class="status state state-expired" id="state" aria-labelledby="state-title">
 <h2 id="state-title">${t('state_expired')}</h2>
 <p>${t('state_expired_help')}</p>
 ${session.cancel_url ? html`<p><a id="cancel-link" href="${session.cancel_url}">${t('return', { name })}</a></p>` : null}
@@ -116,5 +115,5 @@ ${state === 'open' || state === 'picked' ? coinForm(input, choices, current) : n
 ${state === 'open' || state === 'picked' ? emailForm(input) : null}
 ${state === 'open' || state === 'picked' ? html`<p class="expiry">${t('expires_at', { time: formatTime(locale, new Date(session.expires_at_iso)) })}</p>` : null}
 ${(state === 'open' || state === 'picked') && session.cancel_url ? html`<p><a class="cancel" id="cancel-link" href="${session.cancel_url}">${t('cancel', { name })}</a></p>` : null}`;
-  return payerFrame({ locale, title, path: input.path, merchant: name, sandbox: session.mode === 'sandbox', state, main });
+  return payerFrame({ locale, title, path: input.path, branding: input.branding, sandbox: session.mode === 'sandbox', state, main });
 }

@@ -1,10 +1,8 @@
 import { contribute, html, withDeps } from '@gw/kernel';
 import { CHECKOUT_PANELS, type CheckoutPanel } from '@gw/plugin-checkout/contract';
 import { orderSummary } from './order-summary.js';
+import { pathOf } from './payer-format.js';
 import { payerText } from './payer-texts.js';
-
-/** The page path of one of the plugin's public URLs (`{base_url}/pay/<token>` → `/pay/<token>`). */
-const pathOf = (url: string) => new URL(url, 'http://gateway.invalid').pathname;
 
 /**
  * The sessions plugin's panel of the hosted checkout page (ADR 0011): the checkout page of a
