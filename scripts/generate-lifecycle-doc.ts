@@ -114,6 +114,14 @@ invoice, whatever its matching mode decided at matching time:
 - exactly the amount: \`paid\`;
 - less: \`partial\` for \`exact\` and \`at_least\`; \`paid\` for \`any\`, which accepts any amount.
 
+**Underpayment tolerance** (an addition to the spec's matching modes, issue 38; off by default).
+A project's policy \`underpayment_tolerance\` (a share of the amount, \`"0"\` to \`"0.05"\`) is
+snapshotted on each invoice when it is created. An \`exact\` or \`at_least\` invoice whose total falls
+short of its amount by no more than floor(amount × tolerance) base units counts as paid: it is not
+*short* (no \`invoice.partial\` while it waits), and it settles \`paid\` with \`invoice.paid\`, whose
+\`remaining_units\` tells what was forgiven. Matching is unchanged: at a shared address the amount
+must still equal an invoice's exactly. For exchange withdrawals that deduct their fee from the amount.
+
 A settlement counts every live transfer, also one that leaves the status as it was (a top-up of a
 \`partial\` invoice still short: \`partial\` again, with a fresh \`invoice.partial\` for the new
 total); they stay counted until one leaves the chain, so later confirmations settle nothing again.

@@ -48,7 +48,7 @@ export const invoicesCommands: CliCommand[] = [
   defineCommand(['invoicesPolicies'], {
     noun: 'policy',
     verb: 'set',
-    summary: 'Set invoice defaults of a project: matching mode, expiry, confirmations per chain, enabled coins.',
+    summary: 'Set invoice defaults of a project: matching mode, expiry, confirmations per chain, enabled coins, underpayment tolerance.',
     flags: {
       project: ulidFlag('Project'),
       'matching-mode': {
@@ -76,10 +76,15 @@ export const invoicesCommands: CliCommand[] = [
           'Enabled coins, comma-separated (e.g. btc,usdt_trc20), or "all" for every coin of the enabled chains. A coin no enabled chain carries is invalid_coin.',
         validate: (v) => (v === 'all' || v.split(',').every((c) => COIN_ID_PATTERN.test(c.trim())) ? undefined : 'must be "all" or comma-separated coin ids'),
       },
+      'underpayment-tolerance': {
+        type: 'string',
+        description: `The share of an invoice's amount a payment may fall short by and still settle as paid, 0 to ${POLICY_LIMITS.underpaymentTolerance.max} (e.g. 0.005 for 0.5 %), or "default" (none). For exchange withdrawals that deduct their fee.`,
+      },
     },
     help:
       'Examples:\n  pnpm gateway policy set --project 01J... --matching-mode at_least --expiry-seconds 1800\n' +
       '  pnpm gateway policy set --project 01J... --confirmations btc=2,eth=default --coins btc,eth,usdt_erc20\n' +
+      '  pnpm gateway policy set --project 01J... --underpayment-tolerance 0.005\n' +
       'Only the flags given change; the rest of the policy stays. Existing invoices keep what they were created with.',
     run: async ({ flags, deps }) => {
       const patch: { -readonly [K in keyof PolicyPatch]: PolicyPatch[K] } = {};
@@ -91,8 +96,12 @@ export const invoicesCommands: CliCommand[] = [
       if (flags['allow-zero-confirmations'] === true) patch.allowZeroConfirmations = true;
       const coins = flags['coins'];
       if (typeof coins === 'string') patch.enabledCoins = coins === 'all' ? null : (coins.split(',').map((c) => c.trim()) as CoinId[]);
+      const tolerance = flags['underpayment-tolerance'];
+      if (typeof tolerance === 'string') patch.underpaymentTolerance = tolerance === 'default' ? null : tolerance;
       if (Object.keys(patch).filter((key) => key !== 'allowZeroConfirmations').length === 0) {
-        throw coreErrors.validation_error({ message: 'Nothing to set: give at least one of --matching-mode, --expiry-seconds, --confirmations, --coins.' });
+        throw coreErrors.validation_error({
+          message: 'Nothing to set: give at least one of --matching-mode, --expiry-seconds, --confirmations, --coins, --underpayment-tolerance.',
+        });
       }
       return { policy: await deps.invoicesPolicies.set(String(flags['project']), patch, CLI_ACTOR) };
     },

@@ -80,7 +80,7 @@ export { MATCHING_MODES, type MatchingMode } from './config.js';
 export { DECIMAL_PATTERN } from './schemas.js';
 export type { ActivitySeries, InvoiceActivityReads, PaidValue } from './services/invoice-activity.js';
 export { CSV_COLUMNS, csvLines, exportDocument } from './services/invoice-export.js';
-export { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
+export { NO_TOLERANCE, POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
 export {
   INVOICE_PAGE_PARTS,
   invoicePageParts,

@@ -11,6 +11,7 @@ import { InvoiceExporter } from './services/invoice-export.js';
 import { createTransitionCounter } from './metrics.js';
 import { m0004PaymentRate } from '../migrations/0004_payment_rate.js';
 import { m0005PaidIndex } from '../migrations/0005_paid_index.js';
+import { m0006UnderpaymentTolerance } from '../migrations/0006_underpayment_tolerance.js';
 import { invoicesCommands } from './cli.js';
 import { InvoicesConfigSchema } from './config.js';
 import { invoicesErrors } from './errors.js';
@@ -38,7 +39,7 @@ export const invoicesPlugin = definePlugin({
   exports: INVOICES_EXPORTS,
   config: InvoicesConfigSchema,
   errors: [invoicesErrors],
-  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate, m0005PaidIndex],
+  migrations: [m0001Invoices, m0002Lifecycle, m0003Checkout, m0004PaymentRate, m0005PaidIndex, m0006UnderpaymentTolerance],
   register: ({ config }) => ({
     invoicesConfig: serviceValue(config),
     invoicesTransitions: service(['metrics'], ({ metrics }) => createTransitionCounter(metrics.registry)),
@@ -65,7 +66,7 @@ export const invoicesPlugin = definePlugin({
     invoicesActivity: service(['db'], (deps) => new InvoiceActivityReads(deps)),
     invoicesCheckoutLinks: service(['kernelConfig'], (deps) => new CheckoutLinks(deps)),
     invoicesLifecycleStore: service(
-      ['chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'],
+      ['extensions', 'chains', 'invoicesCheckoutLinks', 'audit', 'invoiceEvents', 'addressPoolService', 'ratesService', 'invoicesTransitions'],
       (deps) => new LifecycleStore(deps),
     ),
     invoicesExporter: service(['db', 'chains'], (deps) => new InvoiceExporter(deps)),

@@ -132,6 +132,11 @@ export const InvoiceSchema = Type.Object(
     metadata: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
     matching_mode: MatchingModeSchema,
     confirmation_threshold: Type.Integer({ minimum: 0 }),
+    underpayment_tolerance: Type.String({
+      pattern: DECIMAL_PATTERN,
+      description:
+        'The share of the amount a payment may fall short by and still settle as paid ("0": none; at most "0.05"), the project\'s policy when the invoice was created. Addition to spec 2.1 (issue 38).',
+    }),
     status: InvoiceStatusSchema,
     expires_at: Type.Integer({ minimum: 0 }),
     expires_at_iso: Type.String(),

@@ -89,6 +89,10 @@ test('policy set refuses bad values and changes nothing', async (t) => {
     [['--coins', 'btc,doge'], 1, 'invalid_coin'],
     [['--coins', 'btc,Doge!'], 2, 'usage'],
     [['--matching-mode', 'roughly'], 2, 'usage'],
+    [['--underpayment-tolerance', '0.051'], 1, 'validation_error'],
+    [['--underpayment-tolerance', '5%'], 1, 'validation_error'],
+    [['--underpayment-tolerance', '0.0000001'], 1, 'validation_error'],
+    [['--underpayment-tolerance=-0.01'], 1, 'validation_error'],
     [[], 1, 'validation_error'],
   ];
   for (const [flags, code, error] of cases) {
@@ -98,6 +102,24 @@ test('policy set refuses bad values and changes nothing', async (t) => {
   }
   t.is((await cli('policy', 'set', '--project', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--expiry-seconds', '600')).json.error_code, 'project_not_found');
   t.is((await gw.kernel.cradle.db('invoices_project_policies').where({ project_id: p.projectId })).length, 0);
+});
+
+test('underpayment tolerance: set (canonical), shown, snapshotted on new invoices only, reset with "default"', async (t) => {
+  const p = await projectWithPools(gw, operatorId, ['eth']);
+  const before = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: 'tol-0', amount_crypto: '0.01', coin: 'eth' } });
+  t.is(before.body.underpayment_tolerance, '0');
+  t.like((await cli('policy', 'show', '--project', p.projectId)).json.policy, { underpayment_tolerance: '0', overrides: { underpayment_tolerance: null } });
+  const set = await cli('policy', 'set', '--project', p.projectId, '--underpayment-tolerance', '0.0050');
+  t.is(set.code, 0, JSON.stringify(set.json));
+  t.like(set.json.policy, { underpayment_tolerance: '0.005', overrides: { underpayment_tolerance: '0.005' } });
+  const after = await signedFetch(gw.url, '/api/v1/invoices', { ...p, method: 'POST', body: { external_id: 'tol-1', amount_crypto: '0.01', coin: 'eth' } });
+  t.is(after.status, 201);
+  t.is(after.body.underpayment_tolerance, '0.005');
+  t.is((await gw.kernel.cradle.invoicesService.get(p.projectId, before.body.id)).underpayment_tolerance, '0', 'an existing invoice keeps its own');
+  const audit = await gw.kernel.cradle.db('kernel_audit_log').where({ project_id: p.projectId, action: 'invoice_policy.set' }).first();
+  t.is(audit.details.underpaymentTolerance, '0.005');
+  const reset = await cli('policy', 'set', '--project', p.projectId, '--underpayment-tolerance', 'default');
+  t.like(reset.json.policy, { underpayment_tolerance: '0', overrides: { underpayment_tolerance: null } });
 });
 
 test('a threshold of 0 on a production project is taken only with --allow-zero-confirmations, audited and listed for the start-up warning; testnet takes it freely', async (t) => {

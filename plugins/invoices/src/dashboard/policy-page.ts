@@ -1,5 +1,5 @@
-import { html, type ChainId, type CoinId } from '@gw/kernel';
-import { MATCHING_MODES, POLICY_LIMITS, type MatchingMode, type PolicyPatch } from '../contract.js';
+import { fromBaseUnits, html, toBaseUnits, type ChainId, type CoinId } from '@gw/kernel';
+import { MATCHING_MODES, NO_TOLERANCE, POLICY_LIMITS, type MatchingMode, type PolicyPatch } from '../contract.js';
 import { csrfField, dashboardErrors, type DashboardRequest, definePage, page, type PageServices, redirect, table } from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(POLICY_PAGE_DEPS, [...])`. */
@@ -30,6 +30,11 @@ ${table(
     ['Matching mode', policy.default_matching_mode, o.default_matching_mode ?? 'deployment default'],
     ['Expiry', `${policy.expiry_seconds} s`, o.expiry_seconds === null ? 'deployment default' : `${o.expiry_seconds} s`],
     ['Enabled coins', policy.enabled_coins.join(', '), o.enabled_coins === null ? 'all of the enabled chains' : o.enabled_coins.join(', ')],
+    [
+      'Underpayment tolerance',
+      toleranceText(policy.underpayment_tolerance),
+      o.underpayment_tolerance === null ? 'none (default)' : toleranceText(o.underpayment_tolerance),
+    ],
     ...chains.map((c) => [
       `Confirmations on ${c}`,
       String(policy.confirmations[c] ?? '—'),
@@ -48,6 +53,8 @@ ${
 <input id="policy-expiry" name="expiry_seconds" type="text" inputmode="numeric" maxlength="8" placeholder="${String(policy.expiry_seconds)}">
 <label for="policy-coins">Enabled coins (comma-separated, or "all")</label>
 <input id="policy-coins" name="coins" type="text" maxlength="400" placeholder="${policy.enabled_coins.join(',')}">
+<label for="policy-tolerance">Underpayment tolerance: the share of an invoice's amount a payment may fall short by and still be paid (0 to ${POLICY_LIMITS.underpaymentTolerance.max}, e.g. 0.005 for 0.5 %; "default": none)</label>
+<input id="policy-tolerance" name="underpayment_tolerance" type="text" inputmode="decimal" maxlength="10" placeholder="${policy.underpayment_tolerance}">
 <fieldset><legend>Confirmations per chain (${POLICY_LIMITS.confirmations.min} to ${POLICY_LIMITS.confirmations.max})</legend>
 ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</label><input id="${`conf-${c}`}" name="${`confirmations_${c}`}" type="text" inputmode="numeric" maxlength="7" placeholder="${String(policy.confirmations[c] ?? '')}"></div>`)}
 </fieldset>
@@ -60,7 +67,7 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
   actions: {
     '': {
       cli: ['policy set'],
-      summary: 'Set invoice defaults: matching mode, expiry, confirmations per chain, enabled coins (blank fields unchanged).',
+      summary: 'Set invoice defaults: matching mode, expiry, confirmations per chain, enabled coins, underpayment tolerance (blank fields unchanged).',
       handle: async (req) => {
         const patch: { -readonly [K in keyof PolicyPatch]: PolicyPatch[K] } = {};
         const mode = req.form.optional('matching_mode', 'Matching mode');
@@ -81,6 +88,9 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
                   .split(',')
                   .map((c) => c.trim())
                   .filter(Boolean) as CoinId[]);
+        // Checked by the policy service (400 validation_error naming underpayment_tolerance), as for the CLI.
+        const tolerance = req.form.optional('underpayment_tolerance', 'Underpayment tolerance', { max: 10 });
+        if (tolerance !== undefined) patch.underpaymentTolerance = tolerance === DEFAULT ? null : tolerance;
         const confirmations: Partial<Record<ChainId, number | null>> = {};
         for (const chain of req.services.chains.chainIds()) {
           const value = req.form.optional(`confirmations_${chain}`, `Confirmations on ${chain}`, { max: 7 });
@@ -98,4 +108,10 @@ ${chains.map((c) => html`<div class="field"><label for="${`conf-${c}`}">${c}</la
 function wholeNumber(text: string, label: string): number {
   if (!/^\d{1,7}$/.test(text)) throw dashboardErrors.invalid_form({ message: `${label} must be a whole number or "default".` });
   return Number(text);
+}
+
+/** A tolerance share as the page shows it: the share and its percentage ("0.005 (0.5 %)"), or "none". */
+function toleranceText(share: string): string {
+  if (share === NO_TOLERANCE) return 'none';
+  return `${share} (${fromBaseUnits(toBaseUnits(share, POLICY_LIMITS.underpaymentTolerance.decimals) * 100n, POLICY_LIMITS.underpaymentTolerance.decimals)} %)`;
 }

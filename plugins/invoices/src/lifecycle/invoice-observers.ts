@@ -4,7 +4,9 @@ import type { InvoiceStatus } from '../invoice-status.js';
 
 /**
  * One change of an invoice's status, as observers hear it (issue 38). Amounts are bigint base
- * units of the invoice's coin.
+ * units of the invoice's coin. A change is a lifecycle row applied that moves the status or sends
+ * an event (so a top-up that leaves a `partial` invoice `partial` with a fresh `invoice.partial` is
+ * one, with `previousStatus` equal to `status`); an invoice created in `pending` is none.
  */
 export interface InvoiceStatusChange {
   readonly invoiceId: string;

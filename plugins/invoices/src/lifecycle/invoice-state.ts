@@ -3,7 +3,7 @@ import type { InvoiceStatus } from '../invoice-status.js';
 import type { Invoice } from '../models/invoice.js';
 import type { InvoiceTransaction } from '../models/invoice-transaction.js';
 import { SETTLED_STATUSES } from './status-traits.js';
-import { findTransition, type Fact, type FactContext, type NEW, type TransitionRow } from './transition-table.js';
+import { findTransition, toleratedShortfall, type Fact, type FactContext, type NEW, type TransitionRow } from './transition-table.js';
 
 /**
  * The lifecycle's working copy of one invoice: its row and transfers, changed in memory by
@@ -134,11 +134,11 @@ export function stateOf(invoice: Invoice, transactions: readonly InvoiceTransact
 }
 
 /** Live transfers: neither reverted nor dropped. */
-export function liveTransfers(state: Pick<InvoiceState, 'transfers'>): TransferState[] {
+export function liveTransfers(state: { readonly transfers: readonly TransferState[] }): TransferState[] {
   return state.transfers.filter((t) => t.status === 'pending' || t.status === 'confirmed');
 }
 
-export function liveUnits(state: Pick<InvoiceState, 'transfers'>): bigint {
+export function liveUnits(state: { readonly transfers: readonly TransferState[] }): bigint {
   return liveTransfers(state).reduce((sum, t) => sum + t.amountUnits, 0n);
 }
 
@@ -228,6 +228,8 @@ export function applyFact(state: InvoiceState, input: FactInput, now: Date, extr
     liveUnits: total,
     amountUnits: state.invoice.amount_units,
     matchingMode: state.invoice.matching_mode,
+    // Invoices created before the tolerance existed have none (the column's default).
+    toleranceUnits: toleratedShortfall(state.invoice.amount_units, state.invoice.underpayment_tolerance ?? '0'),
     liveCount: live.length,
     allFinal: live.length > 0 && live.every((t) => isFinal(t, threshold)),
     uncountedFinal: live.some((t) => t.status === 'pending' && isFinal(t, threshold)),

@@ -10,6 +10,7 @@ import {
   type ChainId,
   type ChainRegistry,
   type CoinId,
+  type Extensions,
   type InvoiceEvent,
   type OutboundEvents,
 } from '@gw/kernel';
@@ -24,7 +25,8 @@ import { InvoiceTransaction, transactionsByInvoice } from '../models/invoice-tra
 import { invoiceView, type InvoiceView } from '../services/invoice-view.js';
 import { MAX_AMOUNT_UNITS } from '../services/amounts.js';
 import { invoicesErrors } from '../errors.js';
-import { stateOf, type InvoiceState, type TransferState } from './invoice-state.js';
+import { liveUnits, stateOf, type InvoiceState, type TransferState } from './invoice-state.js';
+import { INVOICE_OBSERVERS, type InvoiceStatusChange } from './invoice-observers.js';
 import { NEW, type Fact } from './transition-table.js';
 
 /** Audit actions of the facts that have their own; every other applied row is `invoice.transition`. */
@@ -55,11 +57,14 @@ const CANDIDATES_PER_KEY = 50;
  * changed working copies back in a fixed number of set-based statements, whatever the batch size:
  * invoice rows, transfers, the pool addresses they release or record as paid, the events (through
  * the kernel's invoice events, into the outbox), one audit row per applied transition, and one
- * notification per changed invoice.
+ * notification per changed invoice. It is also the one place the plugins following invoices
+ * (`INVOICE_OBSERVERS`) hear of their changes: every status change is written here, so each reaches
+ * them exactly once, in the transaction that writes it.
  */
 export class LifecycleStore {
   constructor(
     private readonly deps: {
+      extensions: Extensions;
       chains: ChainRegistry;
       invoicesCheckoutLinks: CheckoutLinks;
       audit: AuditLog;
@@ -136,6 +141,17 @@ export class LifecycleStore {
         return [s, asset === undefined ? undefined : known.get(asset)];
       }),
     );
+  }
+
+  /**
+   * Tells the `INVOICE_OBSERVERS` of the changes of `states` (written in `trx` just before), one
+   * observer after the other; an observer's error fails the write (the caller's transaction).
+   */
+  private async tellObservers(trx: Knex.Transaction, states: readonly InvoiceState[]): Promise<void> {
+    const observers = this.deps.extensions.of(INVOICE_OBSERVERS).map((c) => c.item);
+    if (observers.length === 0) return;
+    const changes = statusChangesOf(states);
+    for (const change of changes) for (const observer of observers) await observer.onStatus(trx, change);
   }
 
   /** Writes every working copy that changed; returns nothing, the states hold the outcome. */
@@ -293,6 +309,7 @@ export class LifecycleStore {
     send(sqlQuery(trx, sql`select pg_notify(${INVOICE_CHANGED_CHANNEL}, id) from unnest(${changed.map((s) => s.invoice.id)}::text[]) as id`));
     if (events.length > 0) send(this.deps.invoiceEvents.emit(trx, events));
     await Promise.all(sent);
+    await this.tellObservers(trx, changed);
     // The working copies now match the database: a second persist of the same states writes nothing.
     for (const state of changed) {
       (state.invoice as { status: InvoiceStatus }).status = state.status;
@@ -304,6 +321,35 @@ export class LifecycleStore {
       for (const t of state.transfers) t.dirty = false;
     }
   }
+}
+
+/**
+ * The changes observers hear of a batch: each applied row that moved the status or sent an event
+ * (the rows the audit log calls transitions, less those that only changed transfers), in the
+ * order they were applied, with the totals as they stood after that row.
+ */
+export function statusChangesOf(states: Iterable<InvoiceState>): InvoiceStatusChange[] {
+  const changes: InvoiceStatusChange[] = [];
+  for (const state of states) {
+    const { invoice } = state;
+    for (const applied of state.applied) {
+      if (applied.from === applied.to && !applied.event) continue;
+      changes.push({
+        invoiceId: invoice.id,
+        projectId: invoice.project_id,
+        projectKind: invoice.project_kind,
+        externalId: invoice.external_id,
+        coin: invoice.coin,
+        address: invoice.address,
+        previousStatus: applied.from === NEW ? null : applied.from,
+        status: applied.to,
+        eventType: applied.event?.type ?? null,
+        amountUnits: invoice.amount_units,
+        receivedUnits: liveUnits({ transfers: applied.transfers }),
+      });
+    }
+  }
+  return changes;
 }
 
 /** The view of a working copy with `status` and `transfers`. */

@@ -17,7 +17,19 @@ import {
   TERMINAL_STATUSES,
   WAITING_STATUSES,
 } from './status-traits.js';
-import { FACTS, findTransition, NEW, REFUSALS, TRANSITIONS, type Fact, type FactContext, type TransitionRow } from './transition-table.js';
+import {
+  FACTS,
+  findTransition,
+  isShort,
+  NEW,
+  REFUSALS,
+  settlement,
+  toleratedShortfall,
+  TRANSITIONS,
+  type Fact,
+  type FactContext,
+  type TransitionRow,
+} from './transition-table.js';
 
 /*
  * The transition table and applyFact without a database, exhaustively: every status × fact ×
@@ -37,6 +49,8 @@ type Outcome = { readonly refused: true } | { readonly refused?: false; readonly
 /** What the test sees of the invoice after the fact's effect on its transfers. */
 interface Observed {
   readonly mode: MatchingMode;
+  /** The shortfall the invoice's underpayment tolerance forgives (base units). */
+  readonly tolerance: bigint;
   readonly liveCount: number;
   readonly total: bigint;
   readonly allFinal: boolean;
@@ -44,9 +58,9 @@ interface Observed {
   readonly countedLost: boolean;
 }
 
-const short = (o: Observed) => o.liveCount > 0 && o.mode !== 'any' && o.total < AMOUNT;
+const short = (o: Observed) => o.liveCount > 0 && o.mode !== 'any' && o.total + o.tolerance < AMOUNT;
 const settles = (o: Observed) => o.liveCount > 0 && o.allFinal && o.uncountedFinal;
-const settledAs = (o: Observed): InvoiceStatus => (o.total > AMOUNT ? 'overpaid' : o.total === AMOUNT || o.mode === 'any' ? 'paid' : 'partial');
+const settledAs = (o: Observed): InvoiceStatus => (o.total > AMOUNT ? 'overpaid' : o.total + o.tolerance >= AMOUNT || o.mode === 'any' ? 'paid' : 'partial');
 const refused: Outcome = { refused: true };
 const stay = (status: InvoiceStatus, event?: InvoiceEventType): Outcome => ({ to: status, ...(event ? { event } : {}) });
 const settle = (status: InvoiceStatus, o: Observed): Outcome => (settles(o) ? stay(settledAs(o), `invoice.${settledAs(o)}` as InvoiceEventType) : stay(status));
@@ -135,6 +149,10 @@ const REFERENCE: Readonly<Record<InvoiceStatus, Reference>> = {
   },
 };
 
+/** Underpayment tolerances tried (issue 38): none, and 5 % of AMOUNT (50 units), which forgives JUST_SHORT but not half. */
+const TOLERANCES: Readonly<Record<string, readonly [share: string, units: bigint]>> = { 'no tolerance': ['0', 0n], '5 % tolerance': ['0.05', 50n] };
+const JUST_SHORT = AMOUNT - 30n;
+
 /** Events sent at most once per invoice: a repeat sends nothing. */
 const ONCE: readonly InvoiceEventType[] = ['invoice.detected', 'invoice.expired'];
 
@@ -147,6 +165,7 @@ const PRIORS: Readonly<Record<string, readonly Prior[]>> = {
   'half in the mempool': [[AMOUNT / 2n, 0, 'pending']],
   'half counted': [[AMOUNT / 2n, THRESHOLD, 'confirmed']],
   'all final, uncounted': [[AMOUNT, THRESHOLD, 'pending']],
+  'just short, final, uncounted': [[JUST_SHORT, THRESHOLD, 'pending']],
   'all counted': [[AMOUNT, THRESHOLD, 'confirmed']],
   'more than asked, in the mempool': [[AMOUNT + 1n, 0, 'pending']],
   'half counted, half in the mempool': [
@@ -180,6 +199,7 @@ function inputsOf(fact: Exclude<Fact, 'attributed'>, prior: readonly Prior[]): {
       return [
         { name: 'a new half', input: { fact, payment: payment('new', AMOUNT / 2n) } },
         { name: 'a new full', input: { fact, payment: payment('new', AMOUNT) } },
+        { name: 'a new one just short', input: { fact, payment: payment('new', JUST_SHORT) } },
         { name: 'a new one above', input: { fact, payment: payment('new', AMOUNT + 1n) } },
         ...(prior.length > 0 ? [{ name: 'the first again, in full', input: { fact, payment: payment(hash(0), AMOUNT) } }] : []),
       ];
@@ -203,11 +223,12 @@ function inputsOf(fact: Exclude<Fact, 'attributed'>, prior: readonly Prior[]): {
   }
 }
 
-function stateOf(status: InvoiceStatus, mode: MatchingMode, prior: readonly Prior[], onceSent: boolean): InvoiceState {
+function stateOf(status: InvoiceStatus, mode: MatchingMode, tolerance: string, prior: readonly Prior[], onceSent: boolean): InvoiceState {
   const invoice = {
     id: '01JINVOICE0000000000000000',
     amount_units: AMOUNT,
     matching_mode: mode,
+    underpayment_tolerance: tolerance,
     confirmation_threshold: THRESHOLD,
     event_counts: {},
   } as unknown as Invoice;
@@ -233,7 +254,7 @@ function stateOf(status: InvoiceStatus, mode: MatchingMode, prior: readonly Prio
  * them (applyFact computes it separately): a transfer counted only now was uncounted when the row
  * was chosen.
  */
-function observe(mode: MatchingMode, before: readonly TransferState[], after: readonly TransferState[]): Observed {
+function observe(mode: MatchingMode, tolerance: bigint, before: readonly TransferState[], after: readonly TransferState[]): Observed {
   const counted = (t: TransferState) => t.status === 'confirmed' && before.some((b) => b.txHash === t.txHash && b.status === 'confirmed');
   const live = after
     .filter((t) => t.status === 'pending' || t.status === 'confirmed')
@@ -241,6 +262,7 @@ function observe(mode: MatchingMode, before: readonly TransferState[], after: re
   const final = (t: TransferState) => t.confirmations >= THRESHOLD;
   return {
     mode,
+    tolerance,
     liveCount: live.length,
     total: live.reduce((sum, t) => sum + t.amountUnits, 0n),
     allFinal: live.length > 0 && live.every(final),
@@ -255,6 +277,7 @@ const contextOf = (o: Observed): FactContext => ({
   liveUnits: o.total,
   amountUnits: AMOUNT,
   matchingMode: o.mode,
+  toleranceUnits: o.tolerance,
   liveCount: o.liveCount,
   allFinal: o.allFinal,
   uncountedFinal: o.uncountedFinal,
@@ -271,50 +294,52 @@ test('every status × fact × matching mode × guard outcome: applyFact does wha
     for (const fact of Object.keys(FACTS) as Fact[]) {
       if (fact === 'attributed') continue;
       for (const mode of MATCHING_MODES) {
-        for (const [priorName, prior] of Object.entries(PRIORS)) {
-          for (const onceSent of [false, true]) {
-            // Each case starts from a fresh state: inputsOf only names transfers.
-            for (const { name } of inputsOf(fact, prior)) {
-              const state = stateOf(status, mode, prior, onceSent);
-              const input = inputsOf(fact, prior).find((i) => i.name === name)!.input;
-              const label = `${status} × ${fact} (${name}) × ${mode}, transfers: ${priorName}${onceSent ? ', once-events sent' : ''}`;
-              const before = state.transfers.map((tr) => ({ ...tr }));
-              const result = applyFact(state, input, NOW);
-              cases++;
-              const observed = observe(mode, before, state.transfers);
-              const expected = REFERENCE[status][fact](observed);
-              const tableRow = findTransition(status, fact, contextOf(observed));
-              t.is(result.row, tableRow, `${label}: the row the table gives`);
-              if (expected.refused) {
-                t.is(result.row, undefined, `${label}: refused`);
-                t.is(state.status, status, `${label}: a refused fact keeps the status`);
-                t.deepEqual(snapshot(state.transfers), snapshot(before), `${label}: a refused fact keeps the transfers`);
-                t.is(state.applied.length, 0, `${label}: a refused fact records nothing`);
-                continue;
-              }
-              if (!result.row) {
-                t.fail(`${label}: refused, expected ${expected.to}`);
-                continue;
-              }
-              (hit.get(result.row) ?? hit.set(result.row, new Set()).get(result.row)!).add(status);
-              t.is(state.status, expected.to, `${label}: status`);
-              const event = expected.event && !(onceSent && ONCE.includes(expected.event)) ? expected.event : undefined;
-              t.is(result.transition?.event?.type, event, `${label}: event`);
-              if (result.row.to !== 'same') t.is(result.row.to, state.status, `${label}: the row's status`);
-              if (result.row.event && result.transition?.event) t.is(result.transition.event.type, result.row.event.type, `${label}: the row's event`);
-              // A settlement counts every live transfer, also one that keeps the status (partial →
-              // partial: a top-up still short); anything else counts none (the next settlement's
-              // "one not yet counted" must not see the same money again).
-              const settled = fact === 'payment_confirmed' && expected.event !== undefined && SETTLED_STATUSES.includes(expected.to);
-              const newlyCounted = state.transfers.filter(
-                (tr) => tr.status === 'confirmed' && !before.some((b) => b.txHash === tr.txHash && b.status === 'confirmed'),
-              );
-              if (settled)
-                t.true(
-                  state.transfers.every((tr) => tr.status !== 'pending'),
-                  `${label}: settling counts every live transfer`,
+        for (const [toleranceName, [tolerance, toleranceUnits]] of Object.entries(TOLERANCES)) {
+          for (const [priorName, prior] of Object.entries(PRIORS)) {
+            for (const onceSent of [false, true]) {
+              // Each case starts from a fresh state: inputsOf only names transfers.
+              for (const { name } of inputsOf(fact, prior)) {
+                const state = stateOf(status, mode, tolerance, prior, onceSent);
+                const input = inputsOf(fact, prior).find((i) => i.name === name)!.input;
+                const label = `${status} × ${fact} (${name}) × ${mode}, ${toleranceName}, transfers: ${priorName}${onceSent ? ', once-events sent' : ''}`;
+                const before = state.transfers.map((tr) => ({ ...tr }));
+                const result = applyFact(state, input, NOW);
+                cases++;
+                const observed = observe(mode, toleranceUnits, before, state.transfers);
+                const expected = REFERENCE[status][fact](observed);
+                const tableRow = findTransition(status, fact, contextOf(observed));
+                t.is(result.row, tableRow, `${label}: the row the table gives`);
+                if (expected.refused) {
+                  t.is(result.row, undefined, `${label}: refused`);
+                  t.is(state.status, status, `${label}: a refused fact keeps the status`);
+                  t.deepEqual(snapshot(state.transfers), snapshot(before), `${label}: a refused fact keeps the transfers`);
+                  t.is(state.applied.length, 0, `${label}: a refused fact records nothing`);
+                  continue;
+                }
+                if (!result.row) {
+                  t.fail(`${label}: refused, expected ${expected.to}`);
+                  continue;
+                }
+                (hit.get(result.row) ?? hit.set(result.row, new Set()).get(result.row)!).add(status);
+                t.is(state.status, expected.to, `${label}: status`);
+                const event = expected.event && !(onceSent && ONCE.includes(expected.event)) ? expected.event : undefined;
+                t.is(result.transition?.event?.type, event, `${label}: event`);
+                if (result.row.to !== 'same') t.is(result.row.to, state.status, `${label}: the row's status`);
+                if (result.row.event && result.transition?.event) t.is(result.transition.event.type, result.row.event.type, `${label}: the row's event`);
+                // A settlement counts every live transfer, also one that keeps the status (partial →
+                // partial: a top-up still short); anything else counts none (the next settlement's
+                // "one not yet counted" must not see the same money again).
+                const settled = fact === 'payment_confirmed' && expected.event !== undefined && SETTLED_STATUSES.includes(expected.to);
+                const newlyCounted = state.transfers.filter(
+                  (tr) => tr.status === 'confirmed' && !before.some((b) => b.txHash === tr.txHash && b.status === 'confirmed'),
                 );
-              else t.deepEqual(newlyCounted, [], `${label}: no settlement, nothing counted`);
+                if (settled)
+                  t.true(
+                    state.transfers.every((tr) => tr.status !== 'pending'),
+                    `${label}: settling counts every live transfer`,
+                  );
+                else t.deepEqual(newlyCounted, [], `${label}: no settlement, nothing counted`);
+              }
             }
           }
         }
@@ -341,6 +366,7 @@ test('attribution creates a paid invoice only for a final receipt; no invoice ca
     liveUnits: AMOUNT,
     amountUnits: AMOUNT,
     matchingMode: 'exact',
+    toleranceUnits: 0n,
     liveCount: 1,
     allFinal: receiptFinal,
     uncountedFinal: receiptFinal,
@@ -404,6 +430,7 @@ test('a top-up that settles a partial invoice still short counts it: later confi
   const state = stateOf(
     'partial',
     'exact',
+    '0',
     [
       [AMOUNT / 4n, THRESHOLD, 'confirmed'],
       [AMOUNT / 4n, 1, 'pending'],
@@ -428,4 +455,45 @@ test('a top-up that settles a partial invoice still short counts it: later confi
     t.is(later.transition, undefined, `confirmation ${THRESHOLD + more}: no event`);
   }
   t.is(state.eventCounts['invoice.partial'], 1);
+});
+
+test('underpayment tolerance: the shortfall forgiven is the amount times the share, rounded down; at it the total is paid, one unit below partial', (t) => {
+  t.is(toleratedShortfall(1000n, '0'), 0n);
+  t.is(toleratedShortfall(1000n, '0.005'), 5n);
+  t.is(toleratedShortfall(999n, '0.005'), 4n, '4.995 rounds down: never more than the share');
+  t.is(toleratedShortfall(10n ** 18n, '0.05'), 5n * 10n ** 16n);
+  for (const matchingMode of ['exact', 'at_least'] as const) {
+    const at = (liveUnits: bigint) => ({ liveUnits, amountUnits: 1000n, matchingMode, toleranceUnits: 5n });
+    t.is(settlement(at(995n)), 'paid', matchingMode);
+    t.false(isShort(at(995n)));
+    t.is(settlement(at(994n)), 'partial', matchingMode);
+    t.true(isShort(at(994n)));
+    t.is(settlement(at(1001n)), 'overpaid', matchingMode);
+    t.is(settlement({ ...at(995n), toleranceUnits: 0n }), 'partial', `${matchingMode}: no tolerance, the old rule`);
+    t.is(settlement({ liveUnits: 995n, amountUnits: 1000n, matchingMode }), 'partial', `${matchingMode}: without toleranceUnits none is forgiven`);
+  }
+});
+
+test('underpayment tolerance through applyFact: a payment just short settles paid, its event telling what fell short; without it partial', (t) => {
+  const run = (tolerance: string) => {
+    const state = stateOf('pending', 'exact', tolerance, [], false);
+    const payment = { txHash: 'p', outputIndex: 0, amountUnits: 996n, confirmations: THRESHOLD, blockHeight: 1n, blockHash: 'b1', synthetic: false };
+    applyFact(state, { fact: 'payment_seen', payment }, NOW);
+    applyFact(state, { fact: 'payment_confirmed', updates: [payment] }, NOW);
+    return state;
+  };
+  const tolerated = run('0.005');
+  t.is(tolerated.status, 'paid');
+  t.deepEqual(
+    tolerated.applied.map((a) => a.event?.type),
+    ['invoice.detected', 'invoice.paid'],
+  );
+  t.like(tolerated.applied[1]!.event!.data, { paid_units: '996', remaining_units: '4' });
+  const strict = run('0');
+  t.is(strict.status, 'partial');
+  t.deepEqual(
+    strict.applied.map((a) => a.event?.type),
+    ['invoice.detected', 'invoice.partial'],
+  );
+  t.is(run('0.003').status, 'partial', '0.3 % of 1000 forgives 3 units, not 4');
 });

@@ -1,4 +1,4 @@
-import type { InvoiceEventType } from '@gw/kernel';
+import { scaledDecimal, type InvoiceEventType } from '@gw/kernel';
 import { INVOICE_STATUSES, type InvoiceStatus } from '../invoice-status.js';
 
 /**
@@ -33,6 +33,11 @@ export interface FactContext {
   readonly liveUnits: bigint;
   readonly amountUnits: bigint;
   readonly matchingMode: 'exact' | 'at_least' | 'any';
+  /**
+   * How far below the amount a total still counts as the amount (base units): the invoice's
+   * underpayment tolerance of its amount, rounded down ({@link toleratedShortfall}); 0 when off.
+   */
+  readonly toleranceUnits: bigint;
   /** Live transfers. */
   readonly liveCount: number;
   /** Every live transfer has the threshold's confirmations. */
@@ -45,41 +50,60 @@ export interface FactContext {
   readonly receiptFinal: boolean;
 }
 
+/** What the settlement rule reads of an invoice; without `toleranceUnits` no shortfall is tolerated. */
+export type AmountContext = Pick<FactContext, 'liveUnits' | 'amountUnits' | 'matchingMode'> & Partial<Pick<FactContext, 'toleranceUnits'>>;
+
 /**
  * The settlement rule (decided once for every producer): when every live transfer is final, the
  * sum of the live transfers settles the invoice. More than the amount is `overpaid` in every mode
  * (the partner always learns that more arrived than was asked; overpaid is a paid status); the
  * amount exactly is `paid`; less is `partial` for `exact` and `at_least`, and `paid` for `any`
  * (it accepts any amount). `exact` differs from `at_least` in matching: only exact invoices may
- * share an address (spec 2.1 rule 2), where the amount picks the invoice.
+ * share an address (spec 2.1 rule 2), where the amount picks the invoice. An invoice with an
+ * underpayment tolerance (issue 38, a project policy; off by default) counts a total short by at
+ * most `toleranceUnits` as the amount: `paid`.
  */
-export function settlement(context: Pick<FactContext, 'liveUnits' | 'amountUnits' | 'matchingMode'>): 'paid' | 'overpaid' | 'partial' {
+export function settlement(context: AmountContext): 'paid' | 'overpaid' | 'partial' {
   if (context.liveUnits > context.amountUnits) return 'overpaid';
-  if (context.liveUnits === context.amountUnits || context.matchingMode === 'any') return 'paid';
-  return 'partial';
+  return isShort(context) ? 'partial' : 'paid';
 }
 
-/** Whether the live total falls short of the amount in a mode that does not accept less. */
-export function isShort(context: Pick<FactContext, 'liveUnits' | 'amountUnits' | 'matchingMode'>): boolean {
-  return context.matchingMode !== 'any' && context.liveUnits < context.amountUnits;
+/** Whether the live total falls short of the amount (less its tolerated shortfall) in a mode that does not accept less. */
+export function isShort(context: AmountContext): boolean {
+  return context.matchingMode !== 'any' && context.liveUnits + (context.toleranceUnits ?? 0n) < context.amountUnits;
+}
+
+/**
+ * The shortfall an underpayment tolerance (a share of the amount, decimal string "0" to "0.05")
+ * forgives, in base units: floor(amount × tolerance). Exact: the share's digits over a power of ten.
+ */
+export function toleratedShortfall(amountUnits: bigint, tolerance: string): bigint {
+  const share = scaledDecimal(tolerance);
+  return (amountUnits * share.digits) / 10n ** BigInt(share.scale);
 }
 
 /** Named conditions a row may require, each with the sentence the docs print. */
 export const CONDITIONS = {
   always: { text: '—', test: () => true },
-  short: { text: 'the live total is below the amount (mode exact or at_least)', test: (c: FactContext) => c.liveCount > 0 && isShort(c) },
-  not_short: { text: 'the live total covers the amount (or the mode is any)', test: (c: FactContext) => c.liveCount > 0 && !isShort(c) },
+  short: {
+    text: 'the live total is below the amount, less its tolerated shortfall (mode exact or at_least)',
+    test: (c: FactContext) => c.liveCount > 0 && isShort(c),
+  },
+  not_short: {
+    text: 'the live total covers the amount, less its tolerated shortfall (or the mode is any)',
+    test: (c: FactContext) => c.liveCount > 0 && !isShort(c),
+  },
   none_live: { text: 'no live transfer is left', test: (c: FactContext) => c.liveCount === 0 },
   settles_overpaid: {
     text: 'every live transfer is final, one not yet counted and the total is above the amount',
     test: (c: FactContext) => settles(c) && settlement(c) === 'overpaid',
   },
   settles_paid: {
-    text: 'every live transfer is final, one not yet counted and the total equals the amount (any: any total)',
+    text: 'every live transfer is final, one not yet counted and the total equals the amount, or falls short of it by no more than the tolerated shortfall (any: any total)',
     test: (c: FactContext) => settles(c) && settlement(c) === 'paid',
   },
   settles_partial: {
-    text: 'every live transfer is final, one not yet counted and the total is below the amount (exact, at_least)',
+    text: 'every live transfer is final, one not yet counted and the total is below the amount by more than the tolerated shortfall (exact, at_least)',
     test: (c: FactContext) => settles(c) && settlement(c) === 'partial',
   },
   settles: { text: 'every live transfer is final, one not yet counted', test: (c: FactContext) => settles(c) },

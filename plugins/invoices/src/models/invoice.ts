@@ -48,6 +48,8 @@ export class Invoice extends Model {
   metadata!: Record<string, unknown> | null;
   matching_mode!: MatchingMode;
   confirmation_threshold!: number;
+  /** The project's underpayment tolerance when the invoice was created: a share of the amount, "0" (none) to "0.05" (issue 38). */
+  underpayment_tolerance!: string;
   status!: InvoiceStatus;
   /** Events sent so far per type (`paid` → 1), for the lifecycle's event ids. */
   event_counts!: Record<string, number>;

@@ -12,5 +12,7 @@ export class ProjectPolicy extends Model {
   expiry_seconds!: number | null;
   confirmations!: Partial<Record<ChainId, number>>;
   enabled_coins!: CoinId[] | null;
+  /** Share of an invoice's amount a payment may fall short by and still settle as paid; null: none. */
+  underpayment_tolerance!: string | null;
   updated_at!: Date;
 }

@@ -131,6 +131,7 @@ export function decideCreate(item: CreateRequest, prepared: Prepared, policy: Re
     quote: prepared.quote,
     matchingMode: input.matching_mode ?? policy.default_matching_mode,
     confirmations: policy.confirmations[adapter.definition.id] ?? adapter.definition.defaultConfirmations,
+    underpaymentTolerance: policy.underpayment_tolerance,
     createdAt,
     expiresAt: new Date(createdAt.getTime() + policy.expiry_seconds * 1000),
   };
@@ -167,6 +168,7 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
     metadata: (input.metadata as Record<string, unknown> | null | undefined) ?? null,
     matching_mode: plan.matchingMode,
     confirmation_threshold: plan.confirmations,
+    underpayment_tolerance: plan.underpaymentTolerance,
     status: 'pending' as const,
     expires_at: plan.expiresAt,
     created_at: plan.createdAt,
@@ -372,6 +374,8 @@ export interface InvoiceRow {
   readonly metadata: Record<string, unknown> | null;
   readonly matching_mode: MatchingMode;
   readonly confirmation_threshold: number;
+  /** The project's underpayment tolerance at creation (decimal share, "0": none). */
+  readonly underpayment_tolerance: string;
   readonly status: InvoiceStatus;
   readonly expires_at: Date;
   readonly created_at: Date;
@@ -387,6 +391,8 @@ export interface CreatePlan {
   readonly quote: RateQuote | undefined;
   readonly matchingMode: MatchingMode;
   readonly confirmations: number;
+  /** The project's underpayment tolerance, snapshotted on the invoice. */
+  readonly underpaymentTolerance: string;
   readonly createdAt: Date;
   readonly expiresAt: Date;
 }

@@ -4,6 +4,7 @@ import type { InvoiceTransaction } from '../models/invoice-transaction.js';
 import type { Invoice } from '../models/invoice.js';
 import type { InvoiceTransactionSchema, InvoiceWithTransactionsSchema } from '../schemas.js';
 import type { CheckoutLinks } from './checkout-links.js';
+import { NO_TOLERANCE } from './policy-service.js';
 
 /** The API representation of an invoice (spec 2.1), always with `transactions` and `confirmations`. */
 export type InvoiceView = Static<typeof InvoiceWithTransactionsSchema>;
@@ -63,6 +64,7 @@ export function invoiceView(
     metadata: invoice.metadata,
     matching_mode: invoice.matching_mode,
     confirmation_threshold: invoice.confirmation_threshold,
+    underpayment_tolerance: invoice.underpayment_tolerance ?? NO_TOLERANCE,
     status: invoice.status,
     expires_at: seconds(invoice.expires_at),
     expires_at_iso: invoice.expires_at.toISOString(),

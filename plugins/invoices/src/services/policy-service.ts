@@ -1,4 +1,16 @@
-import { type Actor, type AuditLog, type ChainId, type ChainRegistry, type CoinId, coreErrors, sql, type Sql } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditLog,
+  type ChainId,
+  type ChainRegistry,
+  type CoinId,
+  coreErrors,
+  fromBaseUnits,
+  sql,
+  type Sql,
+  toBaseUnits,
+  UnitsError,
+} from '@gw/kernel';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { InvoicesConfig, MatchingMode } from '../config.js';
@@ -8,7 +20,35 @@ import { ProjectPolicy } from '../models/project-policy.js';
 export const POLICY_LIMITS = {
   expirySeconds: { min: 60, max: 2_592_000 },
   confirmations: { min: 0, max: 1000 },
+  /** A share of the amount, at most 5 % (issue 38), with at most 6 fractional digits (0.0001 %). */
+  underpaymentTolerance: { max: '0.05', decimals: 6 },
 } as const;
+
+/** No underpayment tolerance: the default, and what invoices created before it existed have. */
+export const NO_TOLERANCE = '0';
+
+/**
+ * An underpayment tolerance as written by an operator (a plain decimal share, "0" to "0.05", at
+ * most 6 fractional digits) in its canonical form ("0.0050" is "0.005"); 400 `validation_error`
+ * naming `underpayment_tolerance` otherwise.
+ */
+export function parseTolerance(value: string): string {
+  const { max, decimals } = POLICY_LIMITS.underpaymentTolerance;
+  const refuse = () =>
+    coreErrors.validation_error({
+      message: `underpayment tolerance must be a decimal share from 0 to ${max} (5 %) with at most ${decimals} fractional digits, e.g. 0.005 for 0.5 %`,
+      details: { field: 'underpayment_tolerance' },
+    });
+  let units: bigint;
+  try {
+    units = toBaseUnits(value.trim(), decimals);
+  } catch (error) {
+    if (error instanceof UnitsError) throw refuse();
+    throw error;
+  }
+  if (units > toBaseUnits(max, decimals)) throw refuse();
+  return fromBaseUnits(units, decimals);
+}
 
 /**
  * A threshold of 0 on a production project marks an invoice paid on a transaction no block holds
@@ -37,12 +77,19 @@ export interface ResolvedPolicy {
   readonly confirmations: Readonly<Partial<Record<ChainId, number>>>;
   /** Coins invoices may be created in. */
   readonly enabled_coins: readonly CoinId[];
+  /**
+   * The share of an invoice's amount a payment may fall short by and still settle as `paid`
+   * (decimal string, "0": none, the default; at most "0.05"). Invoices keep the value they were
+   * created with (issue 38).
+   */
+  readonly underpayment_tolerance: string;
   /** What the project overrides (null: the default applies). */
   readonly overrides: {
     readonly default_matching_mode: MatchingMode | null;
     readonly expiry_seconds: number | null;
     readonly confirmations: Readonly<Partial<Record<ChainId, number>>>;
     readonly enabled_coins: readonly CoinId[] | null;
+    readonly underpayment_tolerance: string | null;
   };
 }
 
@@ -52,6 +99,8 @@ export interface PolicyPatch {
   readonly expirySeconds?: number | null;
   readonly confirmations?: Readonly<Partial<Record<ChainId, number | null>>>;
   readonly enabledCoins?: readonly CoinId[] | null;
+  /** Underpayment tolerance, a share "0" to "0.05" (see {@link parseTolerance}); null: none (the default). */
+  readonly underpaymentTolerance?: string | null;
   /**
    * The operator accepts a threshold of 0 on a production project (payments count while still
    * in the mempool); without it such a patch is refused (`refuseUnconfirmedProduction`).
@@ -61,7 +110,7 @@ export interface PolicyPatch {
 
 /**
  * Per-project invoice policies set by the operator: default matching mode, expiry, confirmation
- * thresholds per chain, enabled coins. Unset values follow the deployment defaults (config) and
+ * thresholds per chain, enabled coins, underpayment tolerance. Unset values follow the deployment defaults (config) and
  * the chain definitions.
  */
 export class PolicyService {
@@ -85,7 +134,8 @@ export class PolicyService {
    */
   manySql(projectIds: readonly string[]): Sql {
     return sql`(select coalesce(json_agg(json_build_object('project_id', p.project_id, 'default_matching_mode', p.default_matching_mode,
-                  'expiry_seconds', p.expiry_seconds, 'confirmations', p.confirmations, 'enabled_coins', p.enabled_coins)), '[]')
+                  'expiry_seconds', p.expiry_seconds, 'confirmations', p.confirmations, 'enabled_coins', p.enabled_coins,
+                  'underpayment_tolerance', p.underpayment_tolerance::text)), '[]')
                 from invoices_project_policies p where p.project_id = any(${[...new Set(projectIds)]}::text[]))`;
   }
 
@@ -99,6 +149,7 @@ export class PolicyService {
     const project = await this.deps.tenancyProjects.get(projectId);
     this.check(patch);
     if (project.kind === 'production') refuseUnconfirmedProduction(patch);
+    const tolerance = patch.underpaymentTolerance == null ? patch.underpaymentTolerance : parseTolerance(patch.underpaymentTolerance);
     return this.deps.db.transaction(async (trx) => {
       const current = await ProjectPolicy.query(trx).findById(projectId).forUpdate();
       const confirmations: Partial<Record<ChainId, number>> = { ...(current?.confirmations ?? {}) };
@@ -113,10 +164,21 @@ export class PolicyService {
         confirmations,
         enabled_coins:
           patch.enabledCoins !== undefined ? (patch.enabledCoins === null ? null : [...new Set(patch.enabledCoins)]) : (current?.enabled_coins ?? null),
+        // "0" is stored as none: the default and an explicit zero are the same policy.
+        underpayment_tolerance: tolerance !== undefined ? (tolerance === NO_TOLERANCE ? null : tolerance) : (current?.underpayment_tolerance ?? null),
         updated_at: new Date(),
       };
       const saved = current ? await ProjectPolicy.query(trx).patchAndFetchById(projectId, next) : await ProjectPolicy.query(trx).insertAndFetch(next);
-      await this.deps.audit.record({ ...actor, action: 'invoice_policy.set', projectId, target: `project:${projectId}`, details: { ...patch } }, trx);
+      await this.deps.audit.record(
+        {
+          ...actor,
+          action: 'invoice_policy.set',
+          projectId,
+          target: `project:${projectId}`,
+          details: { ...patch, ...(tolerance != null ? { underpaymentTolerance: tolerance } : {}) },
+        },
+        trx,
+      );
       return this.resolve(projectId, saved);
     });
   }
@@ -181,11 +243,13 @@ export class PolicyService {
       expiry_seconds: row?.expiry_seconds ?? this.deps.invoicesConfig.defaultExpirySeconds,
       confirmations,
       enabled_coins: enabled,
+      underpayment_tolerance: row?.underpayment_tolerance ?? NO_TOLERANCE,
       overrides: {
         default_matching_mode: row?.default_matching_mode ?? null,
         expiry_seconds: row?.expiry_seconds ?? null,
         confirmations: row?.confirmations ?? {},
         enabled_coins: row?.enabled_coins ?? null,
+        underpayment_tolerance: row?.underpayment_tolerance ?? null,
       },
     };
   }
