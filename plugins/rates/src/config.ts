@@ -1,10 +1,13 @@
 import { configSlice } from '@gw/kernel';
 import Type, { type Static } from 'typebox';
+import { CURRENCY_CODE_PATTERN, FIAT_CURRENCIES } from './fiat.js';
 
 /** A positive plain decimal (`65000`, `0.9998`). */
 const POSITIVE_DECIMAL = '^(?=.*[1-9])\\d+(?:\\.\\d+)?$';
 /** An asset symbol as the coin definitions give it (`BTC`, `USDT`). */
 const ASSET_PATTERN = '^[A-Z][A-Z0-9]{0,15}$';
+/** A share of a rate above 0 and at most 1 (`0.1` is 10 %), with at most 6 decimals. */
+const SHARE_PATTERN = '^(?:0\\.(?=\\d*[1-9])\\d{1,6}|1(?:\\.0{1,6})?)$';
 
 const timeoutMs = Type.Integer({ minimum: 100, maximum: 60_000, default: 3_000, description: 'Per-request timeout (connect, response and body).' });
 
@@ -25,6 +28,40 @@ export const RatesConfigSchema = configSlice({
       description:
         'Operator-set USD rates by asset symbol of the enabled coins ({ "BTC": "65000" }), for offline development or a last resort. A symbol no coin of the build is priced as stops start-up; one of a disabled chain only is unused.',
     },
+  ),
+  fiat: Type.Object(
+    {
+      currencies: Type.Array(Type.String({ pattern: CURRENCY_CODE_PATTERN }), {
+        uniqueItems: true,
+        default: [],
+        description: `ISO 4217 codes priced besides the built-in ${FIAT_CURRENCIES.join(', ')} (e.g. ["SEK", "PLN"]); CoinGecko and fixed rates price them, Kraken only its own pairs.`,
+      }),
+    },
+    { additionalProperties: false, default: {} },
+  ),
+  fixedFiat: Type.Record(
+    Type.String({ pattern: CURRENCY_CODE_PATTERN }),
+    Type.String({ pattern: POSITIVE_DECIMAL, description: 'USD per 1 unit of the currency, a positive decimal string.' }),
+    {
+      default: {},
+      description:
+        'Operator-set fiat rates, USD per unit by currency code ({ "EUR": "1.08" }), served by the `fixed` provider like `fixed`. A code that is not priced (built-in or fiat.currencies), or USD (always 1), stops start-up.',
+    },
+  ),
+  jump: Type.Object(
+    {
+      share: Type.String({
+        pattern: SHARE_PATTERN,
+        default: '0.1',
+        description: 'A fetched coin rate that moves more than this share from the last accepted one is held back (0.1 = 10 %).',
+      }),
+      fiatShare: Type.String({
+        pattern: SHARE_PATTERN,
+        default: '0.05',
+        description: 'The same for fiat rates (0.05 = 5 %).',
+      }),
+    },
+    { additionalProperties: false, default: {} },
   ),
   maxAgeSeconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'Oldest quote ever used; older cached quotes are ignored.' }),
   refreshCron: Type.String({

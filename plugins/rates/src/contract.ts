@@ -7,7 +7,7 @@
 import type { ServiceName } from '@gw/kernel';
 import type { PriceCatalogue } from './assets.js';
 import type { RatesConfig } from './config.js';
-import type { RatesFetchCounter } from './metrics.js';
+import type { RatesFetchCounter, RatesHeldCounter } from './metrics.js';
 import type { RateService } from './services/rate-service.js';
 
 declare module '@gw/kernel' {
@@ -15,6 +15,7 @@ declare module '@gw/kernel' {
     readonly ratesConfig: RatesConfig;
     readonly ratesService: RateService;
     readonly ratesFetchCounter: RatesFetchCounter;
+    readonly ratesHeldCounter: RatesHeldCounter;
     /** The price assets of the enabled coins and the providers' ids for them (from the chains' definitions). */
     readonly ratesCatalogue: PriceCatalogue;
   }
@@ -27,4 +28,5 @@ declare module '@gw/kernel' {
 export const RATES_EXPORTS: readonly ServiceName[] = ['ratesService'];
 
 export { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from './errors.js';
+export { FIAT_CURRENCIES, fiatDecimals, isFiatCurrency, type FiatCurrency } from './fiat.js';
 export type { RateQuote, RateService } from './services/rate-service.js';

@@ -1,4 +1,4 @@
-import { coreErrors, isAppError } from '@gw/kernel';
+import { coreErrors, defineErrors, isAppError } from '@gw/kernel';
 
 /** Seconds a client is told to wait before retrying after a rate was unavailable. */
 export const RATE_UNAVAILABLE_RETRY_AFTER = 30;
@@ -6,7 +6,7 @@ export const RATE_UNAVAILABLE_RETRY_AFTER = 30;
 /**
  * The error `quote()` throws when no provider answered with a fresh price and no cached quote is
  * younger than `maxAgeSeconds`: spec section 7's 500 `internal_error` ("includes cold-start rate
- * unavailability"), so the plugin declares no catalogue of its own. `details.reason` tells it apart
+ * unavailability"), not an error of the plugin's own catalogue. `details.reason` tells it apart
  * from other internal errors (see {@link isRateUnavailable}); routes that answer differently (the
  * sandbox's 503 `rate_quote_unavailable`) translate it.
  */
@@ -27,3 +27,8 @@ export function rateUnavailable(asset: string, maxAgeSeconds: number, cause?: un
 export function isRateUnavailable(error: unknown): boolean {
   return isAppError(error) && error.code === 'internal_error' && error.details?.['reason'] === 'rate_unavailable';
 }
+
+/** Errors of the rates plugin's operator actions. */
+export const ratesErrors = defineErrors('rates', {
+  held_rate_not_found: { status: 404, message: 'No rate of this asset is held back.' },
+});

@@ -14,11 +14,25 @@ export function createFetchCounter(registry: Registry): RatesFetchCounter {
   });
 }
 
+/** `gateway_rates_held_total{asset}`: fetched rates this process held back (the jump check). */
+export type RatesHeldCounter = Counter<'asset'>;
+
+export function createHeldCounter(registry: Registry): RatesHeldCounter {
+  return new Counter({
+    name: 'gateway_rates_held_total',
+    help: 'Fetched USD rates held back because they moved more than plugins.rates.jump.share (fiat: jump.fiatShare) from the last accepted one.',
+    labelNames: ['asset'],
+    registers: [registry],
+  });
+}
+
 /**
  * `gateway_rates_quote_age_seconds{asset}`: age of the freshest provider quote of each asset, read
  * from `rates_quotes` at scrape time (the refresh job of any worker writes them), and
  * `gateway_rates_max_age_seconds`: the configured `maxAgeSeconds`, past which a quote is no longer
- * used (the alert compares the two). An asset with a fixed rate only has no age series.
+ * used (the alert compares the two). An asset with a fixed rate only has no age series. And
+ * `gateway_rates_held{asset}`: 1 for each asset whose fetched rate is held back now (`rates_held`,
+ * whichever process held it), for the `RatesHeldBack` alert.
  */
 export function registerRateGauges(registry: Registry, deps: { db: Knex; logger: Logger; ratesConfig: { maxAgeSeconds: number } }): void {
   new Gauge({
@@ -35,6 +49,21 @@ export function registerRateGauges(registry: Registry, deps: { db: Knex; logger:
         for (const row of result.rows) this.set({ asset: row.asset }, Math.max(0, Number(row.age)));
       } catch (error) {
         deps.logger.warn({ err: error }, 'rate age gauge unavailable');
+      }
+    },
+  });
+  new Gauge({
+    name: 'gateway_rates_held',
+    help: '1 per asset whose fetched USD rate is held back by the jump check (the last accepted rate is used meanwhile).',
+    labelNames: ['asset'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        const result = await deps.db.raw<{ rows: { asset: string }[] }>(`select asset from rates_held`);
+        for (const row of result.rows) this.set({ asset: row.asset }, 1);
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'held rate gauge unavailable');
       }
     },
   });

@@ -34,7 +34,7 @@ export function standInConfig(server: ProviderServer): Record<string, unknown> {
   };
 }
 
-/** A test-only route that quotes a coin, so the error path is seen as an API client sees it. */
+/** Test-only routes that quote a coin or a fiat currency, so the error path is seen as an API client sees it. */
 export const rateProbePlugin = definePlugin({
   id: 'rate-probe',
   dependsOn: ['rates'],
@@ -47,6 +47,17 @@ export const rateProbePlugin = definePlugin({
       params: Type.Object({ coin: Type.String() }),
       handler: async ({ params }) => {
         const quote = await deps.ratesService.quote(params.coin as CoinId);
+        return { body: { ...quote, fetchedAt: quote.fetchedAt.toISOString() } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/probe/fiat/:currency',
+      summary: 'Quote one fiat currency.',
+      auth: 'none',
+      params: Type.Object({ currency: Type.String() }),
+      handler: async ({ params }) => {
+        const quote = await deps.ratesService.fiatQuote(params.currency);
         return { body: { ...quote, fetchedAt: quote.fetchedAt.toISOString() } };
       },
     }),

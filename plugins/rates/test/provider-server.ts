@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { KRAKEN_FIAT_PAIRS } from '@gw/plugin-rates';
 import { closeServer, listenOnLoopback } from '@gw/testing';
 
 /** How the stand-in answers one provider's requests. */
@@ -17,8 +18,14 @@ export type Behaviour =
 
 export type ProviderName = 'coingecko' | 'kraken';
 
+/** What a request asks for: coin prices (`/simple/price`, Kraken's coin pairs) or fiat rates (`/exchange_rates`, Kraken's forex pairs). */
+export type Endpoint = 'prices' | 'fiat';
+
+const KRAKEN_FOREX = new Set(Object.values(KRAKEN_FIAT_PAIRS).map((p) => p.pair));
+
 export interface RecordedRequest {
   readonly provider: ProviderName;
+  readonly endpoint: Endpoint;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
 }
@@ -29,10 +36,13 @@ export function fixture(name: string): string {
 
 /**
  * A local stand-in for CoinGecko and Kraken (the test machine has no internet) replaying the
- * recorded answers in `fixtures/`. Base URLs: `${url}/coingecko` and `${url}/kraken`.
+ * recorded answers in `fixtures/`. Base URLs: `${url}/coingecko` and `${url}/kraken`. A Kraken
+ * Ticker request for forex pairs only is a fiat request.
  */
 export class ProviderServer {
   readonly behaviour: Record<ProviderName, Behaviour> = { coingecko: 'ok', kraken: 'ok' };
+  /** Overrides of `behaviour` for fiat requests only (unset: as `behaviour`). */
+  readonly fiatBehaviour: Record<ProviderName, Behaviour | undefined> = { coingecko: undefined, kraken: undefined };
   readonly requests: RecordedRequest[] = [];
   private readonly hanging = new Set<ServerResponse>();
 
@@ -56,14 +66,23 @@ export class ProviderServer {
     return `${this.url}/kraken`;
   }
 
-  /** Requests received by one provider so far. */
-  count(provider: ProviderName): number {
-    return this.requests.filter((r) => r.provider === provider).length;
+  /** Requests received by one provider so far (of one endpoint, or both). */
+  count(provider: ProviderName, endpoint?: Endpoint): number {
+    return this.requests.filter((r) => r.provider === provider && (endpoint === undefined || r.endpoint === endpoint)).length;
   }
 
+  /** How each provider answers every request from now on (fiat overrides cleared). */
   set(coingecko: Behaviour, kraken: Behaviour): void {
     this.behaviour.coingecko = coingecko;
     this.behaviour.kraken = kraken;
+    this.fiatBehaviour.coingecko = undefined;
+    this.fiatBehaviour.kraken = undefined;
+  }
+
+  /** How each provider answers fiat requests from now on (after `set`, which clears this). */
+  setFiat(coingecko: Behaviour, kraken: Behaviour): void {
+    this.fiatBehaviour.coingecko = coingecko;
+    this.fiatBehaviour.kraken = kraken;
   }
 
   async close(): Promise<void> {
@@ -73,14 +92,14 @@ export class ProviderServer {
 
   private handle(rawUrl: string, headers: IncomingHttpHeaders, res: ServerResponse): void {
     const url = new URL(rawUrl, 'http://stand-in');
-    const provider: ProviderName | undefined =
-      url.pathname === '/coingecko/api/v3/simple/price' ? 'coingecko' : url.pathname === '/kraken/0/public/Ticker' ? 'kraken' : undefined;
-    if (!provider) {
+    const route = routeOf(url);
+    if (!route) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    this.requests.push({ provider, query: url.searchParams, headers });
-    const behaviour = this.behaviour[provider];
+    const { provider, endpoint } = route;
+    this.requests.push({ provider, endpoint, query: url.searchParams, headers });
+    const behaviour = (endpoint === 'fiat' ? this.fiatBehaviour[provider] : undefined) ?? this.behaviour[provider];
     if (behaviour === 'hang') {
       this.hanging.add(res);
       res.on('close', () => this.hanging.delete(res));
@@ -99,12 +118,28 @@ export class ProviderServer {
       return;
     }
     let body: string;
-    if (provider === 'kraken') body = fixture('kraken-ticker.json');
+    if (endpoint === 'fiat') body = fixture(provider === 'kraken' ? 'kraken-fiat-ticker.json' : 'coingecko-exchange-rates.json');
+    else if (provider === 'kraken') body = fixture('kraken-ticker.json');
     else {
       body = fixture('coingecko-simple-price.json');
       if (behaviour === 'ok') body = freshTimestamps(body);
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  }
+}
+
+function routeOf(url: URL): { provider: ProviderName; endpoint: Endpoint } | undefined {
+  switch (url.pathname) {
+    case '/coingecko/api/v3/simple/price':
+      return { provider: 'coingecko', endpoint: 'prices' };
+    case '/coingecko/api/v3/exchange_rates':
+      return { provider: 'coingecko', endpoint: 'fiat' };
+    case '/kraken/0/public/Ticker': {
+      const pairs = (url.searchParams.get('pair') ?? '').split(',');
+      return { provider: 'kraken', endpoint: pairs.every((pair) => KRAKEN_FOREX.has(pair)) ? 'fiat' : 'prices' };
+    }
+    default:
+      return undefined;
   }
 }
 

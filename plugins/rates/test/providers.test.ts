@@ -140,6 +140,75 @@ test.serial('an unreachable provider is a provider failure', async (t) => {
   });
 });
 
+test.serial('CoinGecko fiat: USD per unit from the BTC-relative exchange rates, 12 significant digits, fetch time', async (t) => {
+  const rates = await coingecko({ apiKey: 'CG-demo-key' }).fetchFiat(['EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'BRL', 'INR', 'TRY', 'SEK', 'XAU', 'NOK']);
+  const request = server.requests.at(-1)!;
+  t.like(request, { provider: 'coingecko', endpoint: 'fiat' });
+  t.is(request.headers['x-cg-demo-api-key'], 'CG-demo-key');
+  // usd.value / <code>.value: 97123.45 / 89804.392 and so on, exactly, rounded once.
+  t.deepEqual(Object.fromEntries([...rates].map(([code, r]) => [code, r.rate])), {
+    EUR: '1.08150000058',
+    GBP: '1.27340000816',
+    JPY: '0.00639304436773',
+    CHF: '1.10963160408',
+    CAD: '0.732869180224',
+    AUD: '0.66209999779',
+    BRL: '0.183700000003',
+    INR: '0.0119750000004',
+    TRY: '0.0290299999995',
+    SEK: '0.0947099999635',
+    XAU: '2636.21546062',
+  });
+  t.false(rates.has('NOK'), 'a currency the answer does not list is absent');
+  t.is(rates.get('EUR')!.at, NOW);
+  t.deepEqual(await coingecko().fetchFiat([]), new Map(), 'nothing asked, no request');
+});
+
+test.serial('CoinGecko fiat: no rates object, no usable USD or no asked currency is a provider failure', async (t) => {
+  server.setFiat({ status: 200, body: '{"error":"coin not found"}' }, 'ok');
+  await t.throwsAsync(coingecko().fetchFiat(['EUR']), { instanceOf: ProviderError, message: 'coingecko: answer has no "rates" object' });
+  server.setFiat({ status: 200, body: '{"rates":{"eur":{"value":89804.392,"type":"fiat"},"usd":{"value":"97123.45","type":"fiat"}}}' }, 'ok');
+  await t.throwsAsync(coingecko().fetchFiat(['EUR']), { instanceOf: ProviderError, message: 'coingecko: answer has no usable "usd" rate' });
+  server.setFiat({ status: 200, body: '{"rates":{"usd":{"value":97123.45},"eur":{"value":0},"gbp":{"value":-2}}}' }, 'ok');
+  await t.throwsAsync(coingecko().fetchFiat(['EUR', 'GBP']), { instanceOf: ProviderError, message: 'coingecko: answer holds no rate for EUR, GBP' });
+  server.setFiat({ status: 429, body: fixture('coingecko-rate-limited.json') }, 'ok');
+  await t.throwsAsync(coingecko().fetchFiat(['EUR']), { instanceOf: ProviderError, message: /^coingecko: HTTP 429/ });
+});
+
+test.serial('Kraken fiat: its forex pairs in a request of their own, dollar-based pairs inverted', async (t) => {
+  const rates = await kraken().fetchFiat(['EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'BRL', 'INR', 'TRY']);
+  const request = server.requests.at(-1)!;
+  t.like(request, { provider: 'kraken', endpoint: 'fiat' });
+  t.is(request.query.get('pair'), 'EURUSD,GBPUSD,USDJPY,USDCHF,USDCAD,AUDUSD');
+  t.deepEqual(Object.fromEntries([...rates].map(([code, r]) => [code, r.rate])), {
+    EUR: '1.0815',
+    GBP: '1.2734',
+    // 1 / 156.420, 1 / 0.90120, 1 / 1.36450
+    JPY: '0.00639304436773',
+    CHF: '1.10963160231',
+    CAD: '0.732869182851',
+    AUD: '0.6621',
+  });
+  t.is(rates.get('JPY')!.at, NOW);
+  const before = server.requests.length;
+  t.deepEqual(await kraken().fetchFiat(['BRL', 'INR']), new Map(), 'no Kraken pair: not asked');
+  t.is(server.requests.length, before);
+  server.setFiat('ok', { status: 200, body: fixture('kraken-unknown-pair.json') });
+  await t.throwsAsync(kraken().fetchFiat(['EUR']), { instanceOf: ProviderError, message: 'kraken: API error: EQuery:Unknown asset pair' });
+  server.setFiat('ok', { status: 200, body: '{"error":[],"result":{"ZUSDZJPY":{"c":["0","1"]}}}' });
+  await t.throwsAsync(kraken().fetchFiat(['JPY']), { instanceOf: ProviderError, message: 'kraken: answer holds no last-trade price for USDJPY' });
+});
+
+test('fixed: fiat rates from fixedFiat, apart from the coin rates', async (t) => {
+  const fixed = new FixedProvider({}, clock, { EUR: '1.0800', JPY: '0.0064' });
+  t.true(fixed.configured, 'fiat rates alone make it configured');
+  t.deepEqual(await fixed.fetch(ASSETS), new Map());
+  t.deepEqual(Object.fromEntries([...(await fixed.fetchFiat(['EUR', 'GBP', 'JPY']))].map(([code, r]) => [code, r])), {
+    EUR: { rate: '1.08', at: NOW },
+    JPY: { rate: '0.0064', at: NOW },
+  });
+});
+
 test('fixed: configured assets only, stamped with the time asked', async (t) => {
   const fixed = new FixedProvider({ BTC: '65000.00', USDT: '1' }, clock);
   const rates = await fixed.fetch(ASSETS);
@@ -169,5 +238,10 @@ test('provider order: as configured, fixed appended last when it has rates and i
   t.deepEqual(
     providersFromConfig(config({ providers: ['kraken'] })).map((p) => p.id),
     ['kraken'],
+  );
+  t.deepEqual(
+    providersFromConfig(config({ fixedFiat: { EUR: '1.08' } })).map((p) => p.id),
+    ['coingecko', 'kraken', 'fixed'],
+    'fiat rates alone append fixed too',
   );
 });

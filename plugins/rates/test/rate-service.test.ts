@@ -188,19 +188,19 @@ test.serial('fixed rates: appended last, they serve amount_usd pricing offline b
 test.serial('a provider that just failed is skipped on the request path during the cooldown', async (t) => {
   const service = serviceWith({ failureCooldownSeconds: 600 });
   server.set('error500', 'ok');
-  const before = server.count('coingecko');
+  const before = server.count('coingecko', 'prices');
   t.like(await service.quote('btc'), { source: 'kraken' });
-  t.is(server.count('coingecko'), before + 1);
+  t.is(server.count('coingecko', 'prices'), before + 1);
   await db('rates_quotes').del();
   server.set('ok', 'ok');
   t.like(await service.quote('btc'), { source: 'kraken' });
-  t.is(server.count('coingecko'), before + 1, 'not asked again during the cooldown');
+  t.is(server.count('coingecko', 'prices'), before + 1, 'not asked again during the cooldown');
   // The refresh job always tries, and a success ends the cooldown.
   await service.refresh();
-  t.is(server.count('coingecko'), before + 2);
+  t.is(server.count('coingecko', 'prices'), before + 2);
   await db('rates_quotes').del();
   t.like(await service.quote('eth'), { source: 'coingecko' });
-  t.is(server.count('coingecko'), before + 3);
+  t.is(server.count('coingecko', 'prices'), before + 3);
 });
 
 test.serial('the in-process memo answers repeated quotes without reading the cache', async (t) => {
@@ -214,16 +214,20 @@ test.serial('the in-process memo answers repeated quotes without reading the cac
 test.serial('refresh fetches every asset from every provider and reports failures', async (t) => {
   const report = await rates().refresh();
   t.deepEqual(report.providers, [
-    { provider: 'coingecko', ok: true, assets: ['BTC', 'ETH', 'USDT', 'USDC', 'TRX', 'ADA', 'POL', 'BNB', 'TON'] },
-    { provider: 'kraken', ok: true, assets: ['BTC', 'ETH', 'USDT', 'USDC', 'TRX', 'ADA', 'POL', 'TON'] },
+    { provider: 'coingecko', kind: 'crypto', ok: true, assets: ['BTC', 'ETH', 'USDT', 'USDC', 'TRX', 'ADA', 'POL', 'BNB', 'TON'], held: [] },
+    { provider: 'kraken', kind: 'crypto', ok: true, assets: ['BTC', 'ETH', 'USDT', 'USDC', 'TRX', 'ADA', 'POL', 'TON'], held: [] },
+    { provider: 'coingecko', kind: 'fiat', ok: true, assets: ['EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'BRL', 'INR', 'TRY'], held: [] },
+    { provider: 'kraken', kind: 'fiat', ok: true, assets: ['EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD'], held: [] },
   ]);
-  t.is((await rows()).length, 17);
+  t.is((await rows()).length, 17 + 15);
 
   server.set('hang', { status: 200, body: '{"error":["EService:Unavailable"]}' });
   const failed = await serviceWith({}).refresh();
   t.like(failed.providers[0], { provider: 'coingecko', ok: false, assets: [] });
   t.regex(failed.providers[0]!.error!, /no answer/);
   t.like(failed.providers[1], { provider: 'kraken', ok: false, error: 'kraken: API error: EService:Unavailable' });
+  t.like(failed.providers[2], { provider: 'coingecko', kind: 'fiat', ok: false, assets: [] });
+  t.like(failed.providers[3], { provider: 'kraken', kind: 'fiat', ok: false, error: 'kraken: API error: EService:Unavailable' });
 });
 
 test.serial('an unknown coin is invalid_coin', async (t) => {
@@ -247,7 +251,8 @@ test.serial('a provider that keeps failing is logged once, then counted, then on
   const service = new RateService({ db: database, logger, config: { ...ratesConfig, failureCooldownSeconds: 0 }, catalogue: ratesCatalogue });
   server.set('error500', 'error500');
   for (let i = 0; i < 12; i++) await service.refresh();
-  const coingecko = () => lines.filter((l) => l.provider === 'coingecko');
+  // Coin prices and fiat rates are separate requests, each with its own streak.
+  const coingecko = () => lines.filter((l) => l.provider === 'coingecko' && l.kind === 'crypto');
   // Twelve failed refreshes: the first failure with its error, the tenth as a count without a stack.
   t.deepEqual(
     coingecko().map((l) => [l.msg.replace(/ \(.*\)$/, ''), l.failures]),
@@ -258,7 +263,7 @@ test.serial('a provider that keeps failing is logged once, then counted, then on
   );
   t.truthy(coingecko()[0].err?.stack);
   t.is(coingecko()[1].err, undefined);
-  t.is(JSON.stringify(lines).match(/"stack"/g)?.length, 2, 'one stack per provider, not one per attempt');
+  t.is(JSON.stringify(lines).match(/"stack"/g)?.length, 4, 'one stack per provider and kind, not one per attempt');
   server.set('ok', 'ok');
   await service.refresh();
   await service.refresh();

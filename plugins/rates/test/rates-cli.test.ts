@@ -22,7 +22,7 @@ const cli = cliRunner({ plugins: [ratesPlugin], chains: CHAINS, databaseUrl: () 
 test.serial('rates show on an empty cache, rates refresh, then rates show per coin', async (t) => {
   const empty = await cli('rates', 'show', '--json');
   t.is(empty.code, 0);
-  t.deepEqual(empty.json, { providers: ['coingecko', 'kraken'], max_age_seconds: 600, quotes: [] });
+  t.deepEqual(empty.json, { providers: ['coingecko', 'kraken'], max_age_seconds: 600, quotes: [], held: [] });
 
   server.set('ok', 'error500');
   const refreshed = await cli('rates', 'refresh', '--json');
@@ -31,7 +31,10 @@ test.serial('rates show on an empty cache, rates refresh, then rates show per co
   t.is(refreshed.json.providers[0].assets.length, 9);
   t.like(refreshed.json.providers[1], { provider: 'kraken', ok: false, assets: [] });
   t.regex(refreshed.json.providers[1].error, /^kraken: HTTP 500/);
-  t.is(refreshed.json.quotes.length, 9);
+  t.like(refreshed.json.providers[2], { provider: 'coingecko', kind: 'fiat', ok: true });
+  t.like(refreshed.json.providers[3], { provider: 'kraken', kind: 'fiat', ok: false });
+  t.is(refreshed.json.quotes.length, 9 + 9, 'nine coin assets, nine fiat currencies');
+  t.deepEqual(refreshed.json.held, []);
 
   server.set('ok', 'ok');
   t.is((await cli('rates', 'refresh', '--json')).code, 0);
@@ -47,6 +50,15 @@ test.serial('rates show on an empty cache, rates refresh, then rates show per co
     ],
   );
   t.true(usdt.json.quotes.every((q: any) => Number.isInteger(q.age_seconds) && !Number.isNaN(Date.parse(q.fetched_at))));
+
+  const all = await cli('rates', 'show', '--json');
+  t.deepEqual(
+    all.json.quotes.filter((q: any) => q.asset === 'EUR').map((q: any) => [q.source, q.pair, q.rate, q.selected]),
+    [
+      ['coingecko', 'EUR/USD', '1.08150000058', true],
+      ['kraken', 'EUR/USD', '1.0815', false],
+    ],
+  );
 
   const human = await cli('rates', 'show', '--coin', 'btc');
   t.is(human.code, 0);

@@ -35,8 +35,9 @@ test.serial('the rates.refresh handler refreshes every provider into the shared 
   const job = buildDeclared(ratesPlugin.jobs!, gw.kernel.cradle, 'rates jobs').find((j) => j.name === REFRESH_JOB)!;
   const before = { coingecko: server.count('coingecko'), kraken: server.count('kraken') };
   await job.handler!([{ id: 'test', name: REFRESH_JOB, data: {} }] as never);
-  t.is(server.count('coingecko'), before.coingecko + 1);
-  t.is(server.count('kraken'), before.kraken + 1);
+  // Coin prices and fiat rates: one request of each per provider.
+  t.is(server.count('coingecko'), before.coingecko + 2);
+  t.is(server.count('kraken'), before.kraken + 2);
   const stored = (await db('rates_quotes').select('source', db.raw('count(*)::int as n')).groupBy('source').orderBy('source')) as {
     source: string;
     n: number;
@@ -44,8 +45,8 @@ test.serial('the rates.refresh handler refreshes every provider into the shared 
   t.deepEqual(
     stored.map((r) => [r.source, r.n]),
     [
-      ['coingecko', 9],
-      ['kraken', 8],
+      ['coingecko', 9 + 9],
+      ['kraken', 8 + 6],
     ],
   );
 

@@ -1,6 +1,7 @@
 import test from 'ava';
 import {
   decimalOfNumber,
+  divideDecimals,
   fixedFromBaseUnits,
   fromBaseUnits,
   isPositiveDecimal,
@@ -156,4 +157,20 @@ test('fixedFromBaseUnits keeps exactly the places asked', (t) => {
   t.is(fixedFromBaseUnits(3950000000n, 8), '39.50000000');
   t.is(fixedFromBaseUnits(7n, 0), '7');
   t.throws(() => fixedFromBaseUnits(-1n, 2), { instanceOf: UnitsError });
+});
+
+test('divideDecimals rounds the exact quotient half-up to the significant digits asked', (t) => {
+  t.is(divideDecimals('1', '156', 12), '0.00641025641026');
+  t.is(divideDecimals('97123.45', '89802.1', 12), '1.08152760347');
+  t.is(divideDecimals('1', '4', 12), '0.25');
+  t.is(divideDecimals('10', '4', 1), '3');
+  t.is(divideDecimals('2', '3', 3), '0.667');
+  t.is(divideDecimals('9.9996', '1', 4), '10');
+  t.is(divideDecimals('123456789', '1', 3), '123456789');
+  t.is(divideDecimals('1', '0.0000250', 6), '40000');
+  t.is(divideDecimals('0', '7', 5), '0');
+  t.is(divideDecimals('1', '3', 36), '0.333333333333333333333333333333333333');
+  t.throws(() => divideDecimals('1', '0', 5), { instanceOf: UnitsError, message: 'division by zero' });
+  t.throws(() => divideDecimals('1', '-2', 5), { instanceOf: UnitsError });
+  t.throws(() => divideDecimals('1', '2', 0), { instanceOf: UnitsError });
 });

@@ -155,3 +155,34 @@ export function fixedFromBaseUnits(units: bigint, decimals: number): string {
   const digits = units.toString().padStart(decimals + 1, '0');
   return decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
 }
+
+/**
+ * `numerator / denominator` (plain decimals, the denominator positive) rounded half-up to
+ * `significantDigits` significant digits, as the shortest plain decimal: `("1", "156", 12)` is
+ * `"0.00641025641026"`, `("97123.45", "89802.1", 12)` is `"1.08152760347"`. Exact: both become
+ * integers over powers of ten and the quotient is rounded once. For a rate that is the ratio of two
+ * others (USD per euro from USD and euros per bitcoin) or the inverse of one (USD per yen from yen
+ * per dollar). Throws UnitsError for a zero denominator, for what is not a plain decimal, and when
+ * the result would need more than 36 fractional digits. The whole part is never rounded.
+ */
+export function divideDecimals(numerator: string, denominator: string, significantDigits: number): string {
+  if (!Number.isInteger(significantDigits) || significantDigits < 1 || significantDigits > 36) {
+    throw new UnitsError(`unsupported number of significant digits: ${significantDigits}`);
+  }
+  const n = scaledDecimal(numerator);
+  const d = scaledDecimal(denominator);
+  if (d.digits === 0n) throw new UnitsError('division by zero');
+  if (n.digits === 0n) return '0';
+  // value = top / bottom, both integers.
+  const top = n.digits * 10n ** BigInt(d.scale);
+  const bottom = d.digits * 10n ** BigInt(n.scale);
+  const atLeastPowerOfTen = (k: number) => (k >= 0 ? top >= bottom * 10n ** BigInt(k) : top * 10n ** BigInt(-k) >= bottom);
+  // magnitude: 10^(magnitude - 1) <= value < 10^magnitude (the digit counts give it within one).
+  let magnitude = top.toString().length - bottom.toString().length;
+  while (atLeastPowerOfTen(magnitude)) magnitude += 1;
+  while (!atLeastPowerOfTen(magnitude - 1)) magnitude -= 1;
+  const places = Math.max(0, significantDigits - magnitude);
+  const scaledTop = top * 10n ** BigInt(places);
+  const rounded = (2n * scaledTop + bottom) / (2n * bottom);
+  return fromBaseUnits(rounded, places);
+}

@@ -1,4 +1,4 @@
-import { trimTrailing } from '@gw/kernel';
+import { divideDecimals, trimTrailing, UnitsError } from '@gw/kernel';
 import type { PriceAsset } from '@gw/kernel';
 import type { Asset } from '../assets.js';
 
@@ -14,13 +14,36 @@ export interface ProviderRate {
  * A source of USD prices. `fetch` asks for several assets in one round trip and returns the ones
  * the provider priced, by symbol; assets it does not list are simply absent. Each asset carries
  * its id at the provider (`PriceAsset.providers[provider id]`, from the coin definitions); an
- * asset without one is not asked for. It throws a {@link ProviderError}
- * when the provider cannot be used at all (unreachable, timeout, HTTP error, malformed answer).
+ * asset without one is not asked for. `fetchFiat` does the same for fiat currencies (USD per 1
+ * unit, by ISO 4217 code; never asked for USD), in a request of its own. Both throw a
+ * {@link ProviderError} when the provider cannot be used at all (unreachable, timeout, HTTP error,
+ * malformed answer); a provider with nothing to ask for answers an empty map without a request.
  */
 export interface RateProvider {
   /** Stable id, stored as the quote's `source`: `coingecko`, `kraken`, `fixed`. */
   readonly id: string;
   fetch(assets: readonly PriceAsset[]): Promise<Map<Asset, ProviderRate>>;
+  fetchFiat(currencies: readonly string[]): Promise<Map<string, ProviderRate>>;
+}
+
+/**
+ * Significant digits of a rate the provider does not quote itself but that is computed from its
+ * numbers (a ratio of two, or an inverse): more than any provider sends, so nothing is lost.
+ */
+export const DERIVED_RATE_DIGITS = 12;
+
+/**
+ * `numerator / denominator` as a rate ({@link DERIVED_RATE_DIGITS} significant digits), or
+ * undefined when the quotient is no usable rate (zero, or beyond the decimal module's bounds).
+ */
+export function derivedRate(numerator: string, denominator: string): string | undefined {
+  try {
+    const rate = divideDecimals(numerator, denominator, DERIVED_RATE_DIGITS);
+    return /[1-9]/.test(rate) ? rate : undefined;
+  } catch (error) {
+    if (error instanceof UnitsError) return undefined;
+    throw error;
+  }
 }
 
 /** A provider failed as a whole; the message says why (logged, never shown to API clients). */

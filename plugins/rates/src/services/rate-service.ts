@@ -1,45 +1,74 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { coreErrors, createCoalescer, createFailureLog, type CoinId, type FailureLog } from '@gw/kernel';
+import { coreErrors, createCoalescer, createFailureLog, type Actor, type AuditLog, type CoinId, type FailureLog } from '@gw/kernel';
 import type { Asset, PriceCatalogue } from '../assets.js';
 import type { RatesConfig } from '../config.js';
-import { rateUnavailable } from '../errors.js';
-import type { RatesFetchCounter } from '../metrics.js';
+import { rateUnavailable, ratesErrors } from '../errors.js';
+import { FIAT_CURRENCIES, USD } from '../fiat.js';
+import { changePercent } from '../jump-check.js';
+import type { RatesFetchCounter, RatesHeldCounter } from '../metrics.js';
 import { CoinGeckoProvider } from '../providers/coingecko.js';
 import { FixedProvider } from '../providers/fixed.js';
 import { KrakenProvider } from '../providers/kraken.js';
 import type { ProviderRate, RateProvider } from '../providers/provider.js';
-import { RateStore, type StoredQuote } from './rate-store.js';
+import { RateStore, type HeldRate, type RecordOutcome, type StoredQuote } from './rate-store.js';
 
 /**
- * A USD exchange rate for one asset, as snapshotted on an invoice (`rate_snapshot`).
+ * A USD exchange rate for one asset, as snapshotted on an invoice (`rate_snapshot`), or for one
+ * fiat currency (`fiatQuote`, the invoice's `price_rate`).
  */
 export interface RateQuote {
-  /** Provider id that produced the price: `coingecko`, `kraken`, `fixed`. */
+  /** Provider id that produced the price: `coingecko`, `kraken`, `fixed`; `identity` for USD itself. */
   readonly source: string;
-  /** Asset symbol, e.g. `BTC`, `USDT` (every USDT coin has the same base). */
+  /** Asset symbol, e.g. `BTC`, `USDT` (every USDT coin has the same base), or a currency code (`EUR`). */
   readonly base: string;
   /** Always `USD`. */
   readonly quote: 'USD';
-  /** `<base>/USD`, e.g. `BTC/USD`. */
+  /** `<base>/USD`, e.g. `BTC/USD`, `EUR/USD`. */
   readonly pair: string;
   /**
-   * USD per 1 whole unit of the asset as a plain decimal string without exponent, e.g.
-   * `"97123.45"`, `"0.99973"`. Exact as the provider sent it (trailing zeros dropped); never do
-   * arithmetic on it as a JavaScript number.
+   * USD per 1 whole unit of the asset (or currency) as a plain decimal string without exponent,
+   * e.g. `"97123.45"`, `"0.99973"`, `"1.0815"`. Exact as the provider sent it (trailing zeros
+   * dropped), or computed exactly from its numbers to 12 significant digits where it quotes
+   * another way (a yen rate from USD/JPY); never do arithmetic on it as a JavaScript number.
    */
   readonly rate: string;
   /** When the provider produced the price (its own timestamp when it gives one, else fetch time). */
   readonly fetchedAt: Date;
 }
 
-/** Outcome of one provider in a refresh. */
+/** What a rate prices: a coin's asset (`crypto`) or a fiat currency (`fiat`); each is its own request to a provider. */
+export type RateKind = 'crypto' | 'fiat';
+
+/** Outcome of one provider's request of one kind in a refresh. */
 export interface ProviderRefresh {
   readonly provider: string;
+  readonly kind: RateKind;
   readonly ok: boolean;
-  /** Assets the provider priced and that were stored. */
+  /** Assets (currencies for `fiat`) the provider priced and that were stored as accepted. */
   readonly assets: readonly Asset[];
+  /** Those it priced that the jump check held back. */
+  readonly held: readonly Asset[];
   readonly error?: string;
+}
+
+/** A held-back rate as operators see it (`rates show`, the dashboard). */
+export interface HeldRateView {
+  readonly asset: Asset;
+  readonly pair: string;
+  /** Provider that fetched the held rate. */
+  readonly source: string;
+  readonly rate: string;
+  readonly fetched_at: string;
+  /** When a rate of the asset was first held back. */
+  readonly held_at: string;
+  /** The last accepted rate it was compared with, and its provider. */
+  readonly accepted_rate: string;
+  readonly accepted_source: string;
+  /** The move from the accepted rate in percent, signed (`"+12.50"`). */
+  readonly change_percent: string;
+  /** The share it moved beyond (`jump.share` or `jump.fiatShare`). */
+  readonly share: string;
 }
 
 /** One cached row as the CLI shows it. */
@@ -63,13 +92,16 @@ export interface RateServiceDeps {
   /** The assets of the enabled coins, with their rate provider ids. */
   readonly catalogue: PriceCatalogue;
   readonly fetchCounter?: RatesFetchCounter;
+  readonly heldCounter?: RatesHeldCounter;
+  /** Records operator releases of held rates. */
+  readonly audit?: AuditLog;
   /** Replaces the providers built from config (tests). */
   readonly providers?: readonly RateProvider[];
   readonly now?: () => Date;
 }
 
 /**
- * USD quotes for the enabled coins (by their price asset).
+ * USD quotes for the enabled coins (by their price asset) and for the fiat currencies.
  *
  * `quote(coin)` answers from, in order: a memo of a few seconds in this process; the shared cache
  * in PostgreSQL (`rates_quotes`), taking the first provider in preference order whose quote is at
@@ -78,10 +110,17 @@ export interface RateServiceDeps {
  * and one request per provider. When all of that fails it throws the rate-unavailable error (500
  * `internal_error`, see `isRateUnavailable`). The `rates.refresh` job calls `refresh()` every minute
  * so requests normally hit the cache.
+ *
+ * Every fetched rate goes through the jump check before it is stored (see `RateStore.record`): one
+ * that moved more than `jump.share` (`jump.fiatShare` for fiat) from the last accepted rate of its
+ * asset is held back in `rates_held`, not used, until a later fetch agrees with it or an operator
+ * releases it (`release`); meanwhile the last accepted quote serves, while it is fresh.
  */
 export class RateService {
   /** Providers in order of preference. */
   readonly providers: readonly RateProvider[];
+  /** The fiat currencies priced: the built-in ones, then `fiat.currencies`. USD is one (rate 1). */
+  readonly fiatCurrencies: readonly string[];
   private readonly store: RateStore;
   private readonly logger: Logger;
   private readonly config: RatesConfig;
@@ -91,7 +130,7 @@ export class RateService {
   private fetches = 0;
   private readonly justFetched = new Map<Asset, { quote: RateQuote; fetch: number }>();
   private readonly pendingQuotes = createCoalescer<RateQuote>();
-  private readonly pendingFetches = createCoalescer<ReadonlyMap<Asset, ProviderRate>>();
+  private readonly pendingFetches = createCoalescer<FetchOutcome>();
   private readonly cooldownUntil = new Map<string, number>();
   /** A provider that keeps failing is logged once, then counted, then its recovery (not a stack a minute). */
   private readonly providerFailures: FailureLog;
@@ -107,6 +146,7 @@ export class RateService {
     );
     this.store = new RateStore(deps.db);
     this.providers = deps.providers ?? providersFromConfig(deps.config, this.now);
+    this.fiatCurrencies = [...new Set<string>([...FIAT_CURRENCIES, ...deps.config.fiat.currencies])];
   }
 
   /**
@@ -122,7 +162,29 @@ export class RateService {
     return this.quoteAsset(asset);
   }
 
-  /** The USD rate of an asset; see {@link quote}. */
+  /**
+   * USD per 1 unit of a fiat currency (`base` the code, `pair` `EUR/USD`), found like a coin's
+   * quote: memo, shared cache, then the providers in order (CoinGecko's exchange rates, Kraken's
+   * forex pairs, `fixedFiat`). USD itself is rate `"1"` from source `identity`, without a fetch.
+   *
+   * @param field The request field that named the currency, for the error (default `price_currency`).
+   * @throws AppError 400 `validation_error` (`details.field`, `details.currencies`: those priced)
+   *   for a code that is not one of {@link fiatCurrencies} (codes are upper case: `EUR`).
+   * @throws AppError 500 `internal_error`, `details.reason` `rate_unavailable`, as {@link quote}.
+   */
+  async fiatQuote(currency: string, options: { readonly field?: string } = {}): Promise<RateQuote> {
+    if (currency === USD) return quoteOf('identity', USD, '1', this.now());
+    if (!this.fiatCurrencies.includes(currency)) {
+      const field = options.field ?? 'price_currency';
+      throw coreErrors.validation_error({
+        message: `${field}: "${currency.slice(0, 16)}" is not a currency the gateway prices (${this.fiatCurrencies.join(', ')}).`,
+        details: { field, currencies: [...this.fiatCurrencies] },
+      });
+    }
+    return this.quoteAsset(currency);
+  }
+
+  /** The USD rate of an asset or a fiat currency; see {@link quote}. */
   async quoteAsset(asset: Asset): Promise<RateQuote> {
     const memo = this.fromMemo(asset);
     if (memo) return memo;
@@ -143,18 +205,21 @@ export class RateService {
   }
 
   /**
-   * Fetches every asset from every provider now (concurrently) and stores the answers; failures
-   * are reported, not thrown. Used by the `rates.refresh` job and `rates refresh`.
+   * Fetches every asset and every fiat currency from every provider now (concurrently, one request
+   * per provider and kind) and stores the answers through the jump check; failures are reported,
+   * not thrown. Used by the `rates.refresh` job and `rates refresh`. The report lists the coin
+   * requests in provider order, then the fiat ones.
    */
   async refresh(): Promise<{ providers: ProviderRefresh[] }> {
-    const settled = await Promise.allSettled(this.providers.map((provider) => this.fetchProvider(provider)));
+    const requests = (['crypto', 'fiat'] as const).flatMap((kind) => this.providers.map((provider) => ({ provider, kind })));
+    const settled = await Promise.allSettled(requests.map(({ provider, kind }) => this.fetchProvider(provider, kind)));
     this.memo.clear();
     return {
-      providers: this.providers.map((provider, i): ProviderRefresh => {
+      providers: requests.map(({ provider, kind }, i): ProviderRefresh => {
         const outcome = settled[i]!;
         return outcome.status === 'fulfilled'
-          ? { provider: provider.id, ok: true, assets: [...outcome.value.keys()] }
-          : { provider: provider.id, ok: false, assets: [], error: (outcome.reason as Error).message };
+          ? { provider: provider.id, kind, ok: true, assets: [...outcome.value.accepted.keys()], held: outcome.value.held }
+          : { provider: provider.id, kind, ok: false, assets: [], held: [], error: (outcome.reason as Error).message };
       }),
     };
   }
@@ -167,7 +232,7 @@ export class RateService {
   async knownRates(db?: Knex | Knex.Transaction): Promise<Map<Asset, { rate: string; source: string }>> {
     const known = new Map<Asset, { rate: string; source: string }>();
     for (const quote of await this.cached(undefined, db)) {
-      if (quote.selected && quote.usable) known.set(quote.asset, { rate: quote.rate, source: quote.source });
+      if (quote.selected && quote.usable && this.deps.catalogue.isAsset(quote.asset)) known.set(quote.asset, { rate: quote.rate, source: quote.source });
     }
     for (const [asset, rate] of Object.entries(this.config.fixed)) {
       if (this.deps.catalogue.isAsset(asset) && !known.has(asset)) known.set(asset, { rate, source: 'fixed' });
@@ -176,14 +241,14 @@ export class RateService {
   }
 
   /**
-   * The cached quotes (of one asset or all) with their age, for operators; read through `db` when
-   * given (a caller's transaction: no second connection while it holds one).
+   * The cached quotes (of one asset or currency, or all) with their age, for operators; read
+   * through `db` when given (a caller's transaction: no second connection while it holds one).
    */
   async cached(asset?: Asset, db?: Knex | Knex.Transaction): Promise<CachedQuoteView[]> {
     const rows = await this.store.read(asset, db);
     const now = this.now().getTime();
     const selected = new Set<StoredQuote>();
-    for (const { symbol: a } of this.deps.catalogue.assets) {
+    for (const a of [...this.deps.catalogue.assets.map((priced) => priced.symbol), ...this.fiatCurrencies]) {
       const row = this.selectRow(rows.filter((r) => r.asset === a));
       if (row) selected.add(row);
     }
@@ -199,24 +264,92 @@ export class RateService {
     }));
   }
 
+  /** The rates held back now (of one asset or all), for operators. */
+  async held(asset?: Asset): Promise<HeldRateView[]> {
+    return (await this.store.held(asset === undefined ? undefined : [asset])).map((h) => this.heldView(h));
+  }
+
+  /**
+   * Accepts the held rate of `asset` (a coin's asset symbol or a fiat currency code) as if a fetch
+   * had confirmed it: stored as its provider's quote, audited (`rate.release`), no longer held.
+   *
+   * @throws AppError 400 `validation_error` for a string that is neither an asset of the enabled
+   *   coins nor a priced fiat currency; 404 `held_rate_not_found` when none of its rates is held.
+   */
+  async release(asset: string, actor: Actor): Promise<HeldRateView> {
+    if (!this.deps.catalogue.isAsset(asset) && (asset === USD || !this.fiatCurrencies.includes(asset))) {
+      throw coreErrors.validation_error({
+        message: `asset: "${asset.slice(0, 16)}" is neither an asset of the enabled coins (${this.deps.catalogue.assets.map((a) => a.symbol).join(', ')}) nor a priced fiat currency.`,
+        details: { field: 'asset' },
+      });
+    }
+    const released = await this.store.release(asset, async (trx, held) => {
+      await this.deps.audit?.record(
+        {
+          actor: actor.actor,
+          channel: actor.channel,
+          action: 'rate.release',
+          target: `rate:${asset}`,
+          details: { source: held.source, rate: held.rate, accepted_rate: held.acceptedRate, accepted_source: held.acceptedSource },
+          ...(actor.requestId ? { requestId: actor.requestId } : {}),
+        },
+        trx,
+      );
+    });
+    if (!released) throw ratesErrors.held_rate_not_found({ message: `No ${asset} rate is held back.` });
+    this.memo.delete(asset);
+    this.logger.info({ asset, source: released.source, rate: released.rate, actor: actor.actor }, 'held rate released by an operator');
+    return this.heldView(released);
+  }
+
+  private heldView(held: HeldRate): HeldRateView {
+    return {
+      asset: held.asset,
+      pair: `${held.asset}/USD`,
+      source: held.source,
+      rate: held.rate,
+      fetched_at: held.fetchedAt.toISOString(),
+      held_at: held.heldAt.toISOString(),
+      accepted_rate: held.acceptedRate,
+      accepted_source: held.acceptedSource,
+      change_percent: changePercent(held.acceptedRate, held.rate),
+      share: this.shareOf(this.kindOf(held.asset)),
+    };
+  }
+
+  private kindOf(asset: Asset): RateKind {
+    return this.fiatCurrencies.includes(asset) ? 'fiat' : 'crypto';
+  }
+
+  private shareOf(kind: RateKind): string {
+    return kind === 'fiat' ? this.config.jump.fiatShare : this.config.jump.share;
+  }
+
   private async fetchQuote(asset: Asset): Promise<RateQuote> {
     const failures: string[] = [];
+    const kind = this.kindOf(asset);
     for (const provider of this.providers) {
-      const until = this.cooldownUntil.get(provider.id);
+      const until = this.cooldownUntil.get(requestKey(provider, kind));
       if (until !== undefined && until > this.now().getTime()) {
         failures.push(`${provider.id}: skipped, failed less than ${this.config.failureCooldownSeconds} s ago`);
         continue;
       }
-      let rates: ReadonlyMap<Asset, ProviderRate>;
+      let fetched: FetchOutcome;
       try {
-        rates = await this.fetchProvider(provider);
+        fetched = await this.fetchProvider(provider, kind);
       } catch (error) {
         failures.push((error as Error).message);
         continue;
       }
-      const rate = rates.get(asset);
+      const rate = fetched.accepted.get(asset);
       if (rate && this.isFresh(rate.at)) return quoteOf(provider.id, asset, rate.rate, rate.at);
-      failures.push(rate ? `${provider.id}: its ${asset} price is older than ${this.config.maxAgeSeconds} s` : `${provider.id}: no ${asset} price`);
+      failures.push(
+        fetched.held.includes(asset)
+          ? `${provider.id}: its ${asset} rate is held back (moved more than ${this.shareOf(kind)} from the last accepted one)`
+          : rate
+            ? `${provider.id}: its ${asset} price is older than ${this.config.maxAgeSeconds} s`
+            : `${provider.id}: no ${asset} price`,
+      );
     }
     // Another instance may have stored a fresh quote while these fetches ran.
     const late = this.select(await this.store.read(asset));
@@ -225,42 +358,78 @@ export class RateService {
     throw rateUnavailable(asset, this.config.maxAgeSeconds);
   }
 
-  /** One request per provider at a time in this process, whoever asks (quotes or refresh). */
-  private fetchProvider(provider: RateProvider): Promise<ReadonlyMap<Asset, ProviderRate>> {
-    return this.pendingFetches(provider.id, () => this.fetchAndStore(provider));
+  /** One request per provider and kind at a time in this process, whoever asks (quotes or refresh). */
+  private fetchProvider(provider: RateProvider, kind: RateKind): Promise<FetchOutcome> {
+    return this.pendingFetches(requestKey(provider, kind), () => this.fetchAndStore(provider, kind));
   }
 
-  private async fetchAndStore(provider: RateProvider): Promise<ReadonlyMap<Asset, ProviderRate>> {
+  private async fetchAndStore(provider: RateProvider, kind: RateKind): Promise<FetchOutcome> {
+    const key = requestKey(provider, kind);
     let rates: Map<Asset, ProviderRate>;
     try {
-      rates = await provider.fetch(this.deps.catalogue.assets);
+      rates =
+        kind === 'crypto'
+          ? await provider.fetch(this.deps.catalogue.assets)
+          : await provider.fetchFiat(this.fiatCurrencies.filter((currency) => currency !== USD));
     } catch (error) {
       this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'error' });
-      if (this.config.failureCooldownSeconds > 0) this.cooldownUntil.set(provider.id, this.now().getTime() + this.config.failureCooldownSeconds * 1000);
-      this.providerFailures.failed(provider.id, error, { provider: provider.id });
+      if (this.config.failureCooldownSeconds > 0) this.cooldownUntil.set(key, this.now().getTime() + this.config.failureCooldownSeconds * 1000);
+      this.providerFailures.failed(key, error, { provider: provider.id, kind });
       throw error;
     }
     this.deps.fetchCounter?.inc({ provider: provider.id, outcome: 'ok' });
-    this.providerFailures.succeeded(provider.id, { provider: provider.id });
-    this.cooldownUntil.delete(provider.id);
-    // The preferred provider's answer is what any quote would select: kept for every asset, so
-    // callers whose cache read raced this fetch (and missed its write) need no second request.
+    this.providerFailures.succeeded(key, { provider: provider.id, kind });
+    this.cooldownUntil.delete(key);
+    // The operator's fixed rates and prices too old to be used are stored unchecked.
+    const share = this.shareOf(kind);
+    let outcome: RecordOutcome;
+    try {
+      outcome = await this.store.record(provider.id, rates, (_asset, rate) => (provider.id === 'fixed' || !this.isFresh(rate.at) ? undefined : share));
+    } catch (error) {
+      // Unchecked rates are never used: without the store the answer is no quote.
+      this.logger.error({ provider: provider.id, kind, err: error }, 'could not store rates');
+      throw new Error(`${provider.id}: could not store its rates: ${(error as Error).message}`, { cause: error });
+    }
+    this.reportChecks(provider, kind, outcome);
+    // The preferred provider's accepted answer is what any quote would select: kept for every
+    // asset, so callers whose cache read raced this fetch (and missed its write) need no second request.
     if (provider === this.providers[0]) {
       this.fetches += 1;
-      for (const [asset, rate] of rates) {
+      for (const [asset, rate] of outcome.accepted) {
         if (!this.isFresh(rate.at)) continue;
         const quote = quoteOf(provider.id, asset, rate.rate, rate.at);
         this.justFetched.set(asset, { quote, fetch: this.fetches });
         this.remember(quote);
       }
     }
-    try {
-      await this.store.write(provider.id, rates);
-    } catch (error) {
-      // The caller can still use the answer; the next refresh stores it again.
-      this.logger.error({ provider: provider.id, err: error }, 'could not store rates');
+    return { accepted: outcome.accepted, held: outcome.held.map((h) => h.asset) };
+  }
+
+  /** Counts and logs what the jump check did with one answer. */
+  private reportChecks(provider: RateProvider, kind: RateKind, outcome: RecordOutcome): void {
+    for (const held of outcome.held) {
+      this.deps.heldCounter?.inc({ asset: held.asset });
+      this.logger.warn(
+        {
+          asset: held.asset,
+          provider: provider.id,
+          kind,
+          rate: held.rate,
+          accepted_rate: held.acceptedRate,
+          accepted_source: held.acceptedSource,
+          change_percent: changePercent(held.acceptedRate, held.rate),
+          share: this.shareOf(kind),
+        },
+        'rate held back: it moved more than the jump share from the last accepted one',
+      );
     }
-    return rates;
+    for (const held of outcome.confirmed) {
+      this.memo.delete(held.asset);
+      this.logger.info({ asset: held.asset, provider: provider.id, held_source: held.source, rate: held.rate }, 'held rate confirmed by a later fetch');
+    }
+    for (const held of outcome.withdrawn) {
+      this.logger.info({ asset: held.asset, provider: provider.id, rate: held.rate }, 'held rate withdrawn: its provider agrees with the accepted rate again');
+    }
   }
 
   private select(rows: readonly StoredQuote[]): RateQuote | undefined {
@@ -292,7 +461,7 @@ export class RateService {
  * rates and is not listed (a last resort that keeps amount_usd invoices working offline).
  */
 export function providersFromConfig(config: RatesConfig, now: () => Date = () => new Date()): RateProvider[] {
-  const fixed = new FixedProvider(config.fixed, now);
+  const fixed = new FixedProvider(config.fixed, now, config.fixedFiat);
   const order = [...config.providers];
   if (fixed.configured && !order.includes('fixed')) order.push('fixed');
   return order.map((id) => {
@@ -305,6 +474,17 @@ export function providersFromConfig(config: RatesConfig, now: () => Date = () =>
         return fixed;
     }
   });
+}
+
+/** What one provider request left usable: the accepted rates, and the assets it had held back. */
+interface FetchOutcome {
+  readonly accepted: ReadonlyMap<Asset, ProviderRate>;
+  readonly held: readonly Asset[];
+}
+
+/** The coalescing, cooldown and failure-log key of one provider's request of one kind. */
+function requestKey(provider: RateProvider, kind: RateKind): string {
+  return kind === 'crypto' ? provider.id : `${provider.id}:${kind}`;
 }
 
 function quoteOf(source: string, asset: Asset, rate: string, fetchedAt: Date): RateQuote {
