@@ -81,7 +81,7 @@ test('an open session’s page lists the allowed coins under the checkout’s CS
   t.false(body.includes('value="ton"'), 'only the allowed coins');
   t.true(body.includes('data-state="open"'));
   t.false(/<script|style="/.test(body), 'no script, no inline style');
-  const css = /href="(\/pay-assets\/payer\.css\?v=[0-9a-f]+)"/.exec(body)![1]!;
+  const css = /href="(\/pay-assets\/sessions\.css\?v=[0-9a-f]+)"/.exec(body)![1]!;
   t.is((await get(`${gw.url}${css}`)).status, 200);
 
   const unknown = await get(`${gw.url}/pay/${'0'.repeat(32)}`);
@@ -215,7 +215,7 @@ test('a link with an amount to enter: malformed (400) and out-of-range (422) amo
   const location = opened.headers.get('location')!;
   t.regex(location, /^\/pay\/[0-9a-f]{32}\?lang=fr$/);
   const created = await byToken(new URL(location, gw.url).toString());
-  t.is(created.session.price_amount, '12.50');
+  t.is(created.session.price_amount, '12.5');
   t.is(created.session.payment_link_id, l.id);
   t.is(created.session.customer_email, 'buyer@example.com');
   t.true((await (await get(new URL(location, gw.url).toString())).text()).includes('data-state="open"'));
@@ -272,7 +272,7 @@ test('a paid session shows its receipt link; the receipt lists order, coin, amou
   t.true(body.includes('Mug'));
   t.true(body.includes(invoice.transactions[0]!.tx_hash));
   t.true(body.includes(`${invoice.amount_crypto} BTC`));
-  const css = await (await get(`${gw.url}${/href="(\/pay-assets\/payer\.css\?v=[0-9a-f]+)"/.exec(body)![1]!}`)).text();
+  const css = await (await get(`${gw.url}${/href="(\/pay-assets\/sessions\.css\?v=[0-9a-f]+)"/.exec(body)![1]!}`)).text();
   t.true(css.includes('@media print'));
 });
 
