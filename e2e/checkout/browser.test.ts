@@ -7,6 +7,8 @@ import { PNG } from 'pngjs';
 import type { TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
 import { CHROMIUM } from '@gw/testing';
+import { CHECKOUT_MESSAGES, SHELL_MESSAGES } from '@gw/plugin-checkout';
+import { LOCALE_NAMES, LOCALES } from '@gw/plugin-checkout/contract';
 
 // The checkout page in a real browser: Debian's chromium driven by playwright-core, the QR code
 // decoded from a screenshot with jsQR, accessibility checked with axe-core.
@@ -74,7 +76,7 @@ test('a sandbox invoice page shows amount, address and a QR code that decodes to
     t.is(await page.inputValue('#amount'), '0.0125');
     t.is(await page.inputValue('#address'), inv.address);
     t.is(await decodeQr(page), inv.payment_uri);
-    t.truthy(await page.getByText('Sandbox: this is a test invoice').count());
+    t.truthy(await page.getByText('Sandbox: this is a test payment').count());
     t.regex((await page.locator('#countdown').textContent()) ?? '', /^\d+ min \d{2} s$/);
     t.deepEqual(await axeViolations(page), [], colorScheme);
     t.deepEqual(violations, []);
@@ -149,7 +151,7 @@ test('after a partial payment the QR code and the wallet link ask for the remain
 test('at 320 px the page fits the screen: nothing overflows sideways, before and after a partial payment', async (t) => {
   const inv = await invoice({ coin: 'eth', amount_crypto: undefined, amount_usd: 50, cancel_url: `${gw.url}/healthz?cancelled=1` });
   t.true((inv.amount_crypto.split('.')[1] ?? '').length <= 8, inv.amount_crypto);
-  for (const locale of ['en', 'de']) {
+  for (const locale of LOCALES) {
     const { page } = await open(t, { viewport: { width: 320, height: 640 }, deviceScaleFactor: 1 });
     await page.goto(`${inv.checkout_url}?lang=${locale}`);
     const overflow = await page.evaluate(() => (globalThis as any).document.scrollingElement.scrollWidth);
@@ -180,6 +182,41 @@ test('a page in German, chosen by Accept-Language, with a switch back to English
   t.truthy(await page.getByRole('heading', { level: 1, name: 'Pay 1,234.5 BTC' }).count());
   t.deepEqual(await axeViolations(page), []);
 });
+
+// Serial: its sixteen axe runs would otherwise slow the concurrent tests that watch a one-second return.
+test.serial(
+  'axe passes in every language, waiting in light and paid too little in dark; the switch is a labelled navigation naming each language in itself',
+  async (t) => {
+    const inv = await invoice({ coin: 'eth', amount_crypto: undefined, amount_usd: 1234.5, cancel_url: `${gw.url}/healthz?cancelled=1` });
+    const partial = await invoice({ amount_crypto: '1234.5' });
+    await simulate(partial.id, 'detect');
+    await simulate(partial.id, 'event', {
+      eventType: 'invoice.partial',
+      amountUnits: '1',
+      confirmations: 1,
+      blockHeight: 1,
+      expectedCurrentStatus: 'detected',
+    });
+    for (const locale of LOCALES) {
+      const { page, violations } = await open(t);
+      await page.goto(`${inv.checkout_url}?lang=${locale}`);
+      const nav = page.getByRole('navigation', { name: SHELL_MESSAGES.t(locale, 'language'), exact: true });
+      t.is(await nav.count(), 1, `${locale}: one navigation named in the language`);
+      t.deepEqual(
+        await nav.getByRole('link').allTextContents(),
+        LOCALES.map((l) => LOCALE_NAMES[l]),
+      );
+      t.is(await nav.locator('a[aria-current="true"]').textContent(), LOCALE_NAMES[locale], `${locale}: the current language is marked`);
+      await page.getByRole('link', { name: CHECKOUT_MESSAGES.t(locale, 'open_wallet') }).waitFor();
+      t.deepEqual(await axeViolations(page), [], `${locale}, waiting, light`);
+      const dark = await open(t, { colorScheme: 'dark' });
+      await dark.page.goto(`${partial.checkout_url}?lang=${locale}`);
+      await dark.page.locator('#status-title', { hasText: CHECKOUT_MESSAGES.t(locale, 'status_partial') }).waitFor();
+      t.deepEqual(await axeViolations(dark.page), [], `${locale}, paid too little, dark`);
+      t.deepEqual([...violations, ...dark.violations], [], `${locale}: CSP`);
+    }
+  },
+);
 
 test('without JavaScript the page works: it refreshes itself, shows the status on reload, and the sandbox buttons post forms', async (t) => {
   const inv = await invoice({ cancel_url: `${gw.url}/healthz?cancelled=1` });

@@ -3,11 +3,18 @@ import { CLI_ACTOR, newId, sql, sqlQuery } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { partnerUrl } from '@gw/plugin-invoices';
 import { eventReader, sandboxClient, startCheckoutKernel, type SandboxClient } from './helpers.js';
-import { chooseLocale, formatDecimal, logoType, STALE_SECONDS, StreamLimiter } from '@gw/plugin-checkout';
+import { CHECKOUT_MESSAGES, logoType, STALE_SECONDS, StreamLimiter } from '@gw/plugin-checkout';
+import { formatDecimal, LOCALES, type Locale } from '@gw/plugin-checkout/contract';
 
 let gw: TestKernel;
 test.before(async () => {
-  gw = await startCheckoutKernel({ 'http.trustProxy': true, 'plugins.checkout.streamsPerClient': 3, 'plugins.checkout.longPollSeconds': 20 });
+  gw = await startCheckoutKernel({
+    'http.trustProxy': true,
+    'plugins.checkout.streamsPerClient': 3,
+    'plugins.checkout.longPollSeconds': 20,
+    // Every chain of the build, so every wallet link is checked (ltc and base are off by default).
+    'chains.enabled': ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton', 'ltc', 'base'],
+  });
 });
 test.after.always(async () => {
   await gw?.close();
@@ -67,7 +74,7 @@ test('every invoice response carries checkout_url with a random token; the page 
   t.true(body.includes('<svg xmlns="http://www.w3.org/2000/svg" role="img"'), 'server-rendered QR code');
   t.true(body.includes(`id="wallet-link" href="${inv.payment_uri.replace(/&/g, '&amp;')}"`), 'the wallet link asks for the invoiced amount');
   t.true(body.includes('Sepolia'), 'the network is named');
-  t.true(body.includes('Sandbox: this is a test invoice'));
+  t.true(body.includes('Sandbox: this is a test payment'));
   t.true(body.includes('href="https://shop.example/cart"'));
   t.false(/<script>|<style>|style="/.test(body), 'no inline script or style');
   // Assets come from the gateway itself.
@@ -150,16 +157,20 @@ test('partner text is escaped on the page: project name, branding display name a
   t.false(body.includes('<img src=x'));
   t.true(body.includes('&lt;img src=x onerror=alert(1)&gt;&quot;Shop&quot;'));
   t.false(body.includes('<script>alert'));
-  const brand = body.match(/href="(\/checkout\/[^"]+\/brand\.css[^"]*)"/)![1]!;
-  const css = await (await fetch(`${gw.url}${brand.replace(/&amp;/g, '&')}`)).text();
-  t.is(css, ':root{--accent:#0f766e;--on-accent:#ffffff}\n');
+  const brand = body.match(/href="(\/checkout\/brand\/[0-9a-f]{6}\.css)"/)![1]!;
+  t.is(brand, '/checkout/brand/0f766e.css');
+  const css = await fetch(`${gw.url}${brand}`);
+  t.is(await css.text(), ':root{--accent:#0f766e;--on-accent:#ffffff}\n');
+  t.regex(css.headers.get('cache-control')!, /immutable/, 'the colour is the name: the answer never changes');
+  for (const bad of ['0F766E.css', '0f766e', 'x0f766e.css', '0f766e.css.map']) t.is((await fetch(`${gw.url}/checkout/brand/${bad}`)).status, 404, bad);
 });
 
 test('language: Accept-Language picks German, ?lang= switches; amounts formatted per locale', async (t) => {
   const c = await sandboxClient(gw);
   const inv = await invoice(c);
-  const de = await page(inv.checkout_url, { 'Accept-Language': 'fr-FR,de;q=0.9,en;q=0.5' });
+  const de = await page(inv.checkout_url, { 'Accept-Language': 'ja-JP,de;q=0.9,en;q=0.5' });
   t.is(de.headers.get('content-language'), 'de');
+  t.is(de.headers.get('vary'), 'Accept-Language');
   const body = await de.text();
   t.true(body.includes('<html lang="de">'));
   t.true(body.includes('Warten auf Ihre Zahlung'));
@@ -167,9 +178,81 @@ test('language: Accept-Language picks German, ?lang= switches; amounts formatted
   t.true(body.includes('value="1234.5"'));
   const en = await (await page(`${inv.checkout_url}?lang=en`, { 'Accept-Language': 'de' })).text();
   t.true(en.includes('Waiting for your payment'));
-  t.is(chooseLocale(undefined, 'de-CH;q=0.4, en;q=0.6'), 'en');
-  t.is(chooseLocale(undefined, 'xx'), 'en');
   t.is(formatDecimal('de', '1234567.000000000000000001'), '1.234.567,000000000000000001');
+});
+
+test('language: each of the eight languages by Accept-Language with a region, its texts, numbers and a switch that lists all eight', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoice(c, { amount_crypto: undefined, amount_usd: 1234.5 });
+  const tags: Readonly<Record<Locale, [header: string, lang: string]>> = {
+    en: ['en-AU', 'en'],
+    de: ['de-AT,de;q=0.9', 'de'],
+    es: ['es-MX', 'es'],
+    fr: ['fr-CA,fr;q=0.8', 'fr'],
+    pt: ['pt-BR,pt;q=0.9,en;q=0.8', 'pt-BR'],
+    it: ['it-CH', 'it'],
+    tr: ['tr-TR', 'tr'],
+    zh: ['zh-CN,zh;q=0.9', 'zh-Hans'],
+  };
+  for (const locale of LOCALES) {
+    const [header, lang] = tags[locale];
+    const res = await page(inv.checkout_url, { 'Accept-Language': header });
+    t.is(res.headers.get('content-language'), lang, locale);
+    const body = await res.text();
+    t.true(body.includes(`<html lang="${lang}">`), locale);
+    t.true(body.includes(`>${CHECKOUT_MESSAGES.t(locale, 'status_pending')}</h2>`), `${locale}: the status in the language`);
+    const amount = formatDecimal(locale, inv.amount_crypto);
+    t.true(body.includes(`<h1>${CHECKOUT_MESSAGES.t(locale, 'title', { amount, symbol: 'ETH' })}</h1>`), `${locale}: ${amount}`);
+    t.true(body.includes(CHECKOUT_MESSAGES.t(locale, 'usd_value', { price: `${formatDecimal(locale, '1234.50')}\u00a0USD` })), `${locale}: the USD value`);
+    const links = [...body.matchAll(/<li><a href="\/checkout\/[^"?]+\?lang=(\w+)" hreflang="([^"]+)" lang="[^"]+"( aria-current="true")?>/g)];
+    t.deepEqual(
+      links.map((m) => m[1]),
+      [...LOCALES],
+      `${locale}: the switch lists all eight`,
+    );
+    t.deepEqual(
+      links.filter((m) => m[3]).map((m) => m[1]),
+      [locale],
+      `${locale}: the current one is marked`,
+    );
+  }
+  const switched = await page(`${inv.checkout_url}?lang=tr`, { 'Accept-Language': 'zh-CN' });
+  t.is(switched.headers.get('content-language'), 'tr', '?lang= wins over the header');
+  t.true((await switched.text()).includes('Ödemeniz bekleniyor'));
+});
+
+test('every chain: the page links the payment URI as a labelled "Open in wallet" deep link in the chain’s scheme', async (t) => {
+  const c = await sandboxClient(gw);
+  const ADDRESS = '0x[0-9a-fA-F]{40}';
+  const expected: Readonly<Record<string, RegExp>> = {
+    btc: /^bitcoin:tb1[0-9a-z]+\?amount=0\.5$/,
+    ltc: /^litecoin:[0-9a-zA-Z]+\?amount=0\.5$/,
+    eth: new RegExp(`^ethereum:${ADDRESS}@11155111\\?value=500000000000000000$`),
+    usdc_erc20: new RegExp(`^ethereum:${ADDRESS}@11155111/transfer\\?address=${ADDRESS}&uint256=500000$`),
+    pol: new RegExp(`^ethereum:${ADDRESS}@80002\\?value=500000000000000000$`),
+    usdt_polygon: new RegExp(`^ethereum:${ADDRESS}@80002/transfer\\?address=${ADDRESS}&uint256=500000$`),
+    bnb: new RegExp(`^ethereum:${ADDRESS}@97\\?value=500000000000000000$`),
+    usdt_bep20: new RegExp(`^ethereum:${ADDRESS}@97/transfer\\?address=${ADDRESS}&uint256=\\d+$`),
+    eth_base: new RegExp(`^ethereum:${ADDRESS}@84532\\?value=500000000000000000$`),
+    usdc_base: new RegExp(`^ethereum:${ADDRESS}@84532/transfer\\?address=${ADDRESS}&uint256=500000$`),
+    trx: /^tron:T[1-9A-HJ-NP-Za-km-z]{33}\?amount=0\.5$/,
+    usdt_trc20: /^tron:T[1-9A-HJ-NP-Za-km-z]{33}\?token=T[1-9A-HJ-NP-Za-km-z]{33}&amount=0\.5$/,
+    ton: /^ton:\/\/transfer\/[\w-]{48}\?amount=500000000&text=[\w-]+$/,
+    usdt_ton: /^ton:\/\/transfer\/[\w-]{48}\?jetton=[\w:-]+&amount=500000&text=[\w-]+$/,
+    ada: /^web\+cardano:addr_test1[0-9a-z]+\?amount=0\.5$/,
+  };
+  for (const [coin, pattern] of Object.entries(expected)) {
+    const inv = await invoice(c, { coin, amount_crypto: '0.5' });
+    t.regex(inv.payment_uri, pattern, coin);
+    const body = await (await page(`${inv.checkout_url}?lang=fr`)).text();
+    const link = /<a class="button" id="wallet-link" href="([^"]+)" aria-describedby="request-caption">([^<]+)<\/a>/.exec(body);
+    t.is(link?.[1]?.replace(/&amp;/g, '&'), inv.payment_uri, `${coin}: the link is the payment URI`);
+    t.is(link?.[2], 'Ouvrir dans le portefeuille', `${coin}: labelled in the page's language`);
+    t.true(
+      body.includes(`<figcaption id="request-caption">Le code et le lien vers le portefeuille demandent 0,5 `),
+      `${coin}: described by the amount it asks for`,
+    );
+  }
 });
 
 test('the status stream sends the current status, then each change; a long poll waits for a change', async (t) => {

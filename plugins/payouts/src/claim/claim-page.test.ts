@@ -1,7 +1,9 @@
 import test from 'ava';
 import type { ClaimView, ItemView } from '../contract.js';
 import { CLAIM_ASSETS } from './claim-routes.js';
+import { placeholderMismatches } from '@gw/plugin-checkout/contract';
 import { claimPage, claimState, proofMessageFor, type CoinFacts } from './claim-page.js';
+import { CLAIM_MESSAGES } from './claim-i18n.js';
 
 const ITEM: ItemView = {
   id: '01JREFUND0000000000000000',
@@ -99,4 +101,8 @@ test('after the claim the page shows its state and no form; German speaks German
   const de = claimPage({ view: view({ status: 'completed', txid: 'ff' }), locale: 'de', facts: FACTS, assets: CLAIM_ASSETS, base: '/r', formToken: 'x' });
   t.true(de.includes('<html lang="de">'));
   t.true(de.includes('Abgeschlossen'));
+});
+
+test('every language of the claim texts fills every placeholder English fills, and no other', (t) => {
+  t.deepEqual(placeholderMismatches(CLAIM_MESSAGES), []);
 });
