@@ -45,12 +45,13 @@ async function delivered(eventType: string, sessionId: string) {
 
 test('trigger checkout_session.completed and checkout_session.expired: each event reaches the project webhook, signed', async (t) => {
   const completed = await partner('trigger', 'checkout_session.completed', '--coin', 'btc', '--json');
-  t.is(completed.code, 0, completed.stderr);
+  t.is(completed.code, 0, completed.stderr + completed.stdout);
   t.deepEqual(
     completed.json.steps.map((s: { step: string; status: string }) => [s.step, s.status]),
     [
       ['create', 'open'],
       ['pick', 'open'],
+      ['detect', 'open'],
       ['paid', 'completed'],
     ],
   );

@@ -31,7 +31,7 @@ test('invoice events have no money-out plan and money-out events no invoice plan
 
 test('every checkout session event has a plan from a new session: paid after the pick for completed, the end for expired', (t) => {
   for (const type of SESSION_EVENT_TYPES) t.truthy(sessionTriggerPlan(type), type);
-  t.deepEqual(sessionTriggerPlan('checkout_session.completed'), ['pick', 'paid']);
+  t.deepEqual(sessionTriggerPlan('checkout_session.completed'), ['pick', 'detect', 'paid']);
   t.deepEqual(sessionTriggerPlan('checkout_session.expired'), ['expire']);
   t.is(sessionTriggerPlan('refund.created'), undefined);
   t.is(moneyOutTriggerPlan('checkout_session.completed'), undefined);

@@ -39,16 +39,16 @@ export const sessionsPlugin = definePlugin({
     sessionsStore: service(['invoiceEvents', 'kernelConfig'], (deps) => new SessionStore(deps)),
     sessionsCoins: service(['chains', 'walletsWallets'], (deps) => new InvoiceableCoins(deps)),
     sessionsOpener: service(
-      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig'],
+      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig'],
       (deps) => new SessionOpener(deps),
     ),
     sessionsCloser: service(['db', 'audit', 'invoicesService', 'sessionsStore'], (deps) => new SessionCloser(deps)),
     sessionsCheckout: service(
-      ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'sessionsStore', 'sessionsOpener', 'sessionsCloser'],
+      ['db', 'audit', 'chains', 'rateLimiter', 'tenancyProjects', 'invoicesService', 'sessionsStore', 'sessionsOpener', 'sessionsCloser'],
       (deps) => new CheckoutSessionsService(deps),
     ),
     sessionsLinks: service(
-      ['db', 'audit', 'chains', 'tenancyProjects', 'sessionsStore', 'sessionsCoins', 'sessionsConfig', 'sessionsOpener'],
+      ['db', 'audit', 'chains', 'tenancyProjects', 'ratesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig', 'sessionsOpener'],
       (deps) => new PaymentLinksService(deps),
     ),
     sessionsLatePayments: service(['db', 'watchersOrphans', 'logger'], (deps) => new LatePayments(deps)),

@@ -1,21 +1,28 @@
 import { type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, toBaseUnits, UnitsError } from '@gw/kernel';
-import { FIAT_CURRENCIES, fiatDecimals, isFiatCurrency } from './fiat-currencies.js';
+import { fiatDecimals, isFiatCurrency } from '@gw/plugin-rates/contract';
 
 /** What a price is in: a fiat currency (ISO 4217) or one coin of the build. */
 export type PriceCurrency =
   { readonly kind: 'fiat'; readonly code: string; readonly decimals: number } | { readonly kind: 'coin'; readonly code: CoinId; readonly decimals: number };
+
+/** What a price may be in: the fiat currencies the running gateway prices (`RateService.fiatCurrencies`) and the enabled coins. */
+export interface PriceCurrencies {
+  readonly chains: ChainRegistry;
+  readonly fiatCurrencies: readonly string[];
+}
 
 /**
  * The currency of `code`: a fiat currency the rates plugin prices (`EUR`), or the id of an enabled
  * coin (`btc`), whose price is then paid in that coin only. Anything else is 400 `validation_error`
  * naming `field` and the currencies priced.
  */
-export function priceCurrencyOf(chains: ChainRegistry, code: string, field = 'price_currency'): PriceCurrency {
-  if (isFiatCurrency(code)) return { kind: 'fiat', code, decimals: fiatDecimals(code) };
+export function priceCurrencyOf(known: PriceCurrencies, code: string, field = 'price_currency'): PriceCurrency {
+  const { chains, fiatCurrencies } = known;
+  if (isFiatCurrency(code, fiatCurrencies)) return { kind: 'fiat', code, decimals: fiatDecimals(code) };
   if (chains.coinIds().includes(code as CoinId)) return { kind: 'coin', code: code as CoinId, decimals: chains.coin(code).coin.decimals };
   throw coreErrors.validation_error({
-    message: `${field}: "${code}" is neither a currency the gateway prices (${FIAT_CURRENCIES.join(', ')}) nor an enabled coin (${chains.coinIds().join(', ')}).`,
-    details: { field, currencies: [...FIAT_CURRENCIES], coins: [...chains.coinIds()] },
+    message: `${field}: "${code.slice(0, 40)}" is neither a currency the gateway prices (${fiatCurrencies.join(', ')}) nor an enabled coin (${chains.coinIds().join(', ')}).`,
+    details: { field, currencies: [...fiatCurrencies], coins: [...chains.coinIds()] },
   });
 }
 

@@ -188,7 +188,8 @@ export const sessionsRoutes = withDeps(['db', 'sessionsCheckout', 'sessionsLinks
     method: 'POST',
     path: '/api/v1/sandbox/checkout-sessions/:id/simulate-pick',
     summary: "Simulate the payer's pick of a coin on a sandbox session's page: the invoice of that coin is created (the previous unpaid one cancelled).",
-    description: 'The same pick the session page makes; then the sandbox invoice simulations pay the invoice (simulate-paid completes the session).',
+    description:
+      'The same pick the session page makes; then the sandbox invoice simulations pay the invoice (simulate-detect, then simulate-paid, completes the session).',
     tags: ['sandbox'],
     auth: 'signed',
     access: { projectKind: 'sandbox', write: true },
@@ -205,6 +206,7 @@ export const sessionsRoutes = withDeps(['db', 'sessionsCheckout', 'sessionsLinks
       'wallet_not_bound',
       'amount_out_of_range',
       'rate_quote_unavailable',
+      'rate_limit_exceeded',
     ],
     handler: async ({ auth, params, body, requestId }) => {
       const session = await deps.sessionsStore.find(deps.db, auth.project!.id, params.id);

@@ -52,6 +52,7 @@ test('a payment link used by three payers: three sessions, three invoices in thr
     const picked = await pick(c, opened.session.id, coin);
     t.is(picked.status, 200, JSON.stringify(picked.body));
     invoices.push(picked.body.invoice_id);
+    t.is((await c.call('POST', `/invoices/${picked.body.invoice_id}/simulate-detect`, {})).status, 200);
     const paid = await c.call('POST', `/invoices/${picked.body.invoice_id}/simulate-paid`, {});
     t.is(paid.status, 200, JSON.stringify(paid.body));
   }

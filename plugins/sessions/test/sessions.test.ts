@@ -24,6 +24,12 @@ async function usdSession(c: SandboxClient, body: Record<string, unknown> = {}) 
 
 const pick = (c: SandboxClient, sessionId: string, coin: string) => c.call('POST', `/checkout-sessions/${sessionId}/simulate-pick`, { coin });
 const simulate = (c: SandboxClient, invoiceId: string, what: string, body: unknown = {}) => c.call('POST', `/invoices/${invoiceId}/simulate-${what}`, body);
+/** A sandbox payment of a pending invoice: seen in the mempool, then confirmed. */
+async function pay(c: SandboxClient, invoiceId: string) {
+  const detected = await simulate(c, invoiceId, 'detect');
+  if (detected.status !== 200) throw new Error(JSON.stringify(detected.body));
+  return simulate(c, invoiceId, 'paid');
+}
 
 test('a session priced in a coin: created, read, listed, replayed under its Idempotency-Key, and another body under the key refused', async (t) => {
   const c = await sandboxClient(gw);
@@ -181,7 +187,7 @@ test('a simulated payment completes the session: receipt link, checkout_session.
   const session = await usdSession(c, { customer_email: 'payer@example.com' });
   await pick(c, session.id, 'btc');
   const eth = await pick(c, session.id, 'eth');
-  const paid = await simulate(c, eth.body.invoice_id, 'paid');
+  const paid = await pay(c, eth.body.invoice_id);
   t.is(paid.status, 200, JSON.stringify(paid.body));
   const done = (await c.call('GET', `/checkout-sessions/${session.id}`)).body;
   t.like(done, { status: 'completed', coin: 'eth', invoice_id: eth.body.invoice_id });
@@ -273,7 +279,7 @@ test('a payment to an invoice the payer switched away from (expired, then paid l
   const btc = (await pick(c, session.id, 'btc')).body.invoice_id;
   t.is((await simulate(c, btc, 'expire')).status, 200);
   const eth = (await pick(c, session.id, 'eth')).body.invoice_id;
-  await simulate(c, eth, 'paid');
+  await pay(c, eth);
   const late = await simulate(c, btc, 'late-payment');
   t.is(late.status, 200, JSON.stringify(late.body));
   const done = (await c.call('GET', `/checkout-sessions/${session.id}`)).body;
@@ -310,4 +316,21 @@ test("a sandbox project's reset removes its sessions", async (t) => {
   t.is(reset.status, 200, JSON.stringify(reset.body));
   t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).status, 404);
   t.deepEqual(await gw.kernel.cradle.db('sessions_invoices').where({ session_id: session.id }), []);
+});
+
+test('a session creates at most 10 invoices per 10 minutes (each takes a pool address): the 11th new invoice is 429; answering the current one is not counted', async (t) => {
+  const c = await sandboxClient(gw);
+  const session = (await c.call('POST', '/checkout-sessions', { price_currency: 'btc', price_amount: '0.001' })).body;
+  for (let n = 1; n <= 10; n++) {
+    const picked = await pick(c, session.id, 'btc');
+    t.is(picked.status, 200, JSON.stringify(picked.body));
+    t.is((await pick(c, session.id, 'btc')).body.invoice_id, picked.body.invoice_id);
+    // The invoice expires: the next pick of the coin needs a new one.
+    t.is((await simulate(c, picked.body.invoice_id, 'expire')).status, 200);
+  }
+  const refused = await pick(c, session.id, 'btc');
+  t.is(refused.status, 429);
+  t.is(refused.body.error_code, 'rate_limit_exceeded');
+  t.truthy(refused.headers.get('retry-after'));
+  t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).body.invoices.length, 10);
 });

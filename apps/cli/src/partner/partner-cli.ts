@@ -88,7 +88,7 @@ address of a new sandbox invoice of --coin, then is approved, sent and confirmed
 
 Checkout session events (${SESSION_EVENT_TYPES.join(', ')}) start from a new session of 0.01
 --coin: checkout_session.completed picks the coin (simulate-pick) and pays the invoice
-(simulate-paid); checkout_session.expired ends the session.
+(simulate-detect, simulate-paid); checkout_session.expired ends the session.
 
 Flags:
   --invoice <id>  Drive this sandbox invoice from its current status (invoice events).

@@ -35,8 +35,8 @@ export async function triggerSession(
   for (const step of plan) {
     if (step === 'pick') session = (await gateway.call('POST', `${base}/${session.id}/simulate-pick`, { body: { coin } })).body as SessionAnswer;
     if (step === 'expire') session = (await gateway.call('POST', `${base}/${session.id}/expire`)).body as SessionAnswer;
-    if (step === 'paid') {
-      await gateway.call('POST', `/api/v1/sandbox/invoices/${session.invoice_id}/simulate-paid`, { body: {} });
+    if (step === 'detect' || step === 'paid') {
+      await gateway.call('POST', `/api/v1/sandbox/invoices/${session.invoice_id}/simulate-${step}`, { body: {} });
       session = (await gateway.call('GET', `${base}/${session.id}`)).body as SessionAnswer;
     }
     onStep({ step, id: session.id, status: session.status });

@@ -54,13 +54,13 @@ export function moneyOutTriggerPlan(eventType: string): readonly MoneyOutStep[] 
 
 /**
  * The steps that produce a checkout session event (issue 38) from a new sandbox session priced in
- * a coin: `pick` is the payer's coin choice (sandbox simulate-pick), `paid` the sandbox payment of
- * its invoice, `expire` the partner's end of the session.
+ * a coin: `pick` is the payer's coin choice (sandbox simulate-pick), `detect` and `paid` the sandbox
+ * payment of its invoice, `expire` the partner's end of the session.
  */
-export type SessionStep = 'pick' | 'paid' | 'expire';
+export type SessionStep = 'pick' | 'detect' | 'paid' | 'expire';
 
 const SESSION_PLANS: Readonly<Record<string, readonly SessionStep[]>> = {
-  'checkout_session.completed': ['pick', 'paid'],
+  'checkout_session.completed': ['pick', 'detect', 'paid'],
   'checkout_session.expired': ['expire'],
 };
 

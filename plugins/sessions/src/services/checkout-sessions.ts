@@ -9,6 +9,7 @@ import {
   type KeysetPage,
   keysetPage,
   type ProjectKind,
+  type RateLimiter,
 } from '@gw/kernel';
 import { type CreateInvoiceInput, type InvoiceService, type InvoiceView, WAITING_STATUSES } from '@gw/plugin-invoices/contract';
 import { isRateUnavailable, RATE_UNAVAILABLE_RETRY_AFTER } from '@gw/plugin-rates/contract';
@@ -18,7 +19,6 @@ import type { CheckoutSessions, CreateSessionInput, PayerSession, SessionListFil
 import { sessionsErrors } from '../errors.js';
 import { Session } from '../models/session.js';
 import { SessionInvoice } from '../models/session-invoice.js';
-import { priceCurrencyOf } from '../price-currency.js';
 import { pickExternalId } from './external-ids.js';
 import { checkEmail } from './order.js';
 import { invoiceState, type SessionCloser } from './session-closer.js';
@@ -28,8 +28,15 @@ import { sessionAudit, type SessionStore } from './session-store.js';
 /** A page or receipt token as the store hands them out. */
 const PAGE_TOKEN = /^[0-9a-f]{32}$/;
 
-/** How often a pick or an expiry starts again after a concurrent one on the same session changed it first. */
+/** How often a pick starts again after a concurrent one on the same session changed it first. */
 const ATTEMPTS = 5;
+
+/**
+ * New invoices a session's picks may create per window: each takes a pool address into its
+ * cooldown, and the page is public (whoever holds its link can pick), so a page cannot drain the
+ * pool. Answering the current invoice again costs nothing and is not counted.
+ */
+export const PICK_LIMIT = { limit: 10, windowSeconds: 600 } as const;
 
 /** The SHA-256 of a request's JSON: what a replay under the same Idempotency-Key must match. */
 export function requestDigest(value: unknown): string {
@@ -59,6 +66,7 @@ export class CheckoutSessionsService implements CheckoutSessions {
       sessionsStore: SessionStore;
       sessionsOpener: SessionOpener;
       sessionsCloser: SessionCloser;
+      rateLimiter: RateLimiter;
     },
   ) {}
 
@@ -160,6 +168,7 @@ export class CheckoutSessionsService implements CheckoutSessions {
       if (state === 'paying') {
         throw sessionsErrors.checkout_session_payment_in_progress({ details: { invoice_id: current!.id, invoice_status: current!.status } });
       }
+      if (attempt === 0) await this.deps.rateLimiter.consume({ key: `sessions.pick:${session.id}`, ...PICK_LIMIT });
       const seq = (await this.lastSeq(session.id)) + 1 + skip;
       const created = await this.createInvoice(session, coin, seq, actor);
       if (created === undefined || created.status !== 'pending') {
@@ -222,7 +231,8 @@ export class CheckoutSessionsService implements CheckoutSessions {
     const input: CreateInvoiceInput = {
       external_id: pickExternalId(session.id, seq),
       coin,
-      ...(priceCurrencyOf(this.deps.chains, session.price_currency).kind === 'coin'
+      // A price in a coin is in its id (`btc`); a fiat one in an ISO 4217 code.
+      ...(this.deps.chains.knownCoin(session.price_currency) !== undefined
         ? { amount_crypto: session.price_amount }
         : { price_currency: session.price_currency, price_amount: session.price_amount }),
       callback_url: null,

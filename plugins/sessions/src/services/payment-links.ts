@@ -10,6 +10,7 @@ import {
   newId,
   type ProjectKind,
 } from '@gw/kernel';
+import type { RateService } from '@gw/plugin-rates/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { CreateLinkInput, LinkListFilter, PayerSession, PaymentLinkView, PaymentLinks } from '../contract.js';
@@ -17,7 +18,7 @@ import type { SessionsConfig } from '../config.js';
 import { sessionsErrors } from '../errors.js';
 import { PaymentLink } from '../models/payment-link.js';
 import { Session } from '../models/session.js';
-import { amountOf, priceCurrencyOf, unitsOf } from '../price-currency.js';
+import { amountOf, type PriceCurrencies, priceCurrencyOf, unitsOf } from '../price-currency.js';
 import { requestDigest } from './checkout-sessions.js';
 import type { InvoiceableCoins } from './invoiceable-coins.js';
 import { checkDescription, checkEmail, checkLineItems, checkPartnerFields } from './order.js';
@@ -41,9 +42,15 @@ export class PaymentLinksService implements PaymentLinks {
       sessionsStore: SessionStore;
       sessionsCoins: InvoiceableCoins;
       sessionsConfig: SessionsConfig;
+      ratesService: RateService;
       sessionsOpener: SessionOpener;
     },
   ) {}
+
+  /** What a price may be in on this gateway. */
+  private currencies(): PriceCurrencies {
+    return { chains: this.deps.chains, fiatCurrencies: this.deps.ratesService.fiatCurrencies };
+  }
 
   async create(
     project: { id: string; kind: ProjectKind },
@@ -95,7 +102,7 @@ export class PaymentLinksService implements PaymentLinks {
 
   /** A create request checked against the project: the link row's fields. */
   private async checkLink(project: { id: string; kind: ProjectKind }, input: CreateLinkInput) {
-    const currency = priceCurrencyOf(this.deps.chains, input.price_currency);
+    const currency = priceCurrencyOf(this.currencies(), input.price_currency);
     const fixed = input.price_amount !== undefined;
     if (fixed === (input.min_amount !== undefined || input.max_amount !== undefined)) {
       throw coreErrors.validation_error({
@@ -183,7 +190,7 @@ export class PaymentLinksService implements PaymentLinks {
     if (!link.active) throw sessionsErrors.payment_link_inactive();
     const uses = (await this.usesOf(this.deps.db, [link.id])).get(link.id) ?? 0;
     if (link.max_uses !== null && uses >= link.max_uses) throw sessionsErrors.payment_link_used_up({ details: { max_uses: link.max_uses, uses } });
-    const currency = priceCurrencyOf(this.deps.chains, link.price_currency);
+    const currency = priceCurrencyOf(this.currencies(), link.price_currency);
     const amount = input.amount?.trim() === '' ? undefined : input.amount?.trim();
     let price: string;
     if (link.price_amount !== null) {

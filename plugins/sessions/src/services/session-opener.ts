@@ -1,11 +1,12 @@
 import { type Actor, type AuditLog, type ChainRegistry, type CoinId, coreErrors, newId, type ProjectKind } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
+import type { RateService } from '@gw/plugin-rates/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { CreateSessionInput, LineItem, PayerSession } from '../contract.js';
 import { SESSION_LIFETIME, type SessionsConfig } from '../config.js';
 import { Session } from '../models/session.js';
-import { amountOf, priceCurrencyOf, type PriceCurrency, unitsOf } from '../price-currency.js';
+import { amountOf, type PriceCurrencies, priceCurrencyOf, type PriceCurrency, unitsOf } from '../price-currency.js';
 import type { InvoiceableCoins } from './invoiceable-coins.js';
 import { checkDescription, checkEmail, checkLineItems, checkPartnerFields, TEXT_LIMITS } from './order.js';
 import { newPageToken, sessionAudit, type SessionStore } from './session-store.js';
@@ -42,12 +43,18 @@ export class SessionOpener {
       sessionsStore: SessionStore;
       sessionsCoins: InvoiceableCoins;
       sessionsConfig: SessionsConfig;
+      ratesService: RateService;
     },
   ) {}
 
+  /** What a price may be in on this gateway. */
+  private currencies(): PriceCurrencies {
+    return { chains: this.deps.chains, fiatCurrencies: this.deps.ratesService.fiatCurrencies };
+  }
+
   /** Checks a create request against the project: currency, amounts, coins, lines, URLs, expiry. */
   async checkOrder(project: { id: string; kind: ProjectKind }, input: CreateSessionInput, paymentLinkId: string | null = null): Promise<SessionOrder> {
-    const currency = priceCurrencyOf(this.deps.chains, input.price_currency);
+    const currency = priceCurrencyOf(this.currencies(), input.price_currency);
     const priceUnits = unitsOf(currency, input.price_amount, 'price_amount');
     const lineItems = checkLineItems(currency, input.line_items, this.deps.sessionsConfig.maxLineItems, priceUnits);
     const allowedCoins = await this.allowedCoins(project, currency, input.allowed_coins);
