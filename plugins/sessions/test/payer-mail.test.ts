@@ -52,6 +52,11 @@ const simulate = async (invoiceId: string, what: string, body?: unknown) => {
   const res = await c.call('POST', `/invoices/${invoiceId}/simulate-${what}`, body);
   if (res.status !== 200) throw new Error(`simulate-${what}: ${res.status} ${JSON.stringify(res.body)}`);
 };
+/** A sandbox payment of the invoice: seen, then confirmed. */
+const pay = async (invoiceId: string) => {
+  await simulate(invoiceId, 'detect');
+  await simulate(invoiceId, 'paid');
+};
 
 /** Posts the forms of a session's page as a browser does, in `lang`. */
 async function payerPosts(url: string, lang: string, fields: Record<string, string>[]): Promise<void> {
@@ -101,7 +106,7 @@ test.serial('the receipt of a paid session is mailed in the payer’s language, 
   const s = await session({ description: 'Order 7', line_items: [{ name: 'Mug', quantity: 2, unit_amount: '12.5' }] });
   await payerPosts(s.url, 'de', [{ email }, { coin: 'btc' }]);
   const picked = (await gw.kernel.cradle.sessionsCheckout.byToken(tokenOf(s.url)))!;
-  await simulate(picked.session.invoice_id!, 'paid');
+  await pay(picked.session.invoice_id!);
   const done = (await gw.kernel.cradle.sessionsCheckout.byToken(tokenOf(s.url)))!.session;
   t.is(done.status, 'completed');
   const mail = readMail((await mailTo(email)).raw);
@@ -145,7 +150,7 @@ test.serial('an SMTP server that is down delays the receipt: the job is retried,
   const email = `later-${++seq}@example.test`;
   const s = await session({ customer_email: email });
   await payerPosts(s.url, 'en', [{ coin: 'eth' }]);
-  await simulate((await gw.kernel.cradle.sessionsCheckout.byToken(tokenOf(s.url)))!.session.invoice_id!, 'paid');
+  await pay((await gw.kernel.cradle.sessionsCheckout.byToken(tokenOf(s.url)))!.session.invoice_id!);
   const db = gw.kernel.cradle.db;
   const state = async () =>
     (

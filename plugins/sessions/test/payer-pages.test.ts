@@ -64,6 +64,11 @@ const simulate = async (invoiceId: string, what: string, body?: unknown) => {
   const res = await c.call('POST', `/invoices/${invoiceId}/simulate-${what}`, body);
   if (res.status !== 200) throw new Error(`simulate-${what}: ${res.status} ${JSON.stringify(res.body)}`);
 };
+/** A sandbox payment of the invoice: seen, then confirmed. */
+const pay = async (invoiceId: string) => {
+  await simulate(invoiceId, 'detect');
+  await simulate(invoiceId, 'paid');
+};
 const byToken = async (url: string): Promise<PayerSession> => (await gw.kernel.cradle.sessionsCheckout.byToken(tokenOf(url)))!;
 
 test('an open session’s page lists the allowed coins under the checkout’s CSP; unknown and malformed tokens get the same plain 404', async (t) => {
@@ -229,7 +234,7 @@ test('a used-up link (409 payment_link_used_up) and a deactivated one (409 payme
   const first = await byToken(new URL(opened.headers.get('location')!, gw.url).toString());
   const pick = await formOf(first.session.url);
   t.is((await pick(`${first.session.url}/coin`, { coin: 'eth' })).status, 303);
-  await simulate((await byToken(first.session.url)).session.invoice_id!, 'paid');
+  await pay((await byToken(first.session.url)).session.invoice_id!);
   t.is((await byToken(first.session.url)).session.status, 'completed');
 
   const usedUp = await post(l.url, {});
@@ -257,7 +262,7 @@ test('a paid session shows its receipt link; the receipt lists order, coin, amou
   const post = await formOf(s.url);
   t.is((await post(`${s.url}/coin`, { coin: 'btc' })).status, 303);
   const invoiceId = (await byToken(s.url)).session.invoice_id!;
-  await simulate(invoiceId, 'paid');
+  await pay(invoiceId);
   const done = await byToken(s.url);
   t.is(done.session.status, 'completed');
   t.regex(done.session.receipt_url!, new RegExp(`^${gw.url}/receipts/[0-9a-f]{32}$`));
