@@ -17,7 +17,6 @@
  * PostgreSQL: DATABASE_URL (an admin URL; a fresh database) or an embedded server under .data/postgres-bench.
  */
 import type { ChildProcess } from 'node:child_process';
-import { Agent, request, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { CLI_ACTOR } from '@gw/kernel';
 import { benchPostgres } from '../bench-database.js';
@@ -26,6 +25,7 @@ import { createBenchKernel } from '../bench-kernel.js';
 import { minimalEnv, startTsxChild, stopChild } from '../child-process.js';
 import { benchOptions } from '../bench-options.js';
 import { CHECKOUT_BENCH_OVERRIDES } from './config.js';
+import { idleCpu, openStatusStreams, streamAgent, type StatusStream } from './status-streams.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const options = benchOptions({ pages: 1000, invoices: 100, 'idle-seconds': 30, changes: 20 });
@@ -38,42 +38,6 @@ async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; 
   const server = fileURLToPath(new URL('./server.ts', import.meta.url));
   const { child, line } = await startTsxChild([server, databaseUrl], /^\{"url":/, { cwd: ROOT, env: minimalEnv() });
   return { child, url: (JSON.parse(line) as { url: string }).url };
-}
-
-interface Page {
-  readonly invoiceId: string;
-  readonly arrivals: Map<string, number>;
-  response?: IncomingMessage;
-}
-
-const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-
-/** Opens a status stream and records when each status first arrives; resolves on the first event. */
-function openPage(url: string, page: Page): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers: { Accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream ${res.statusCode}`));
-      page.response = res;
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split('\n').find((l) => l.startsWith('data: '));
-          if (!data) continue;
-          const status = (JSON.parse(data.slice(6)) as { status: string }).status;
-          if (!page.arrivals.has(status)) page.arrivals.set(status, performance.now());
-          resolve();
-        }
-      });
-      res.on('error', () => undefined);
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 const postgres = await benchPostgres();
@@ -92,23 +56,15 @@ try {
         const { invoice } = await invoicesService.create(principal, { external_id: `bench-${i}`, coin: 'eth', amount_crypto: '0.1' }, CLI_ACTOR);
         invoices.push({ id: invoice.id, path: new URL(invoice.checkout_url).pathname });
       }
-      const pages: Page[] = Array.from({ length: pageCount }, (_, i) => ({ invoiceId: invoices[i % invoiceCount]!.id, arrivals: new Map() }));
-      const openStart = performance.now();
-      for (let i = 0; i < pages.length; i += 100) {
-        await Promise.all(pages.slice(i, i + 100).map((page, j) => openPage(`${server.url}${invoices[(i + j) % invoiceCount]!.path}/events`, page)));
-      }
-      console.log(`opened ${pages.length} status streams over ${invoiceCount} invoices in ${((performance.now() - openStart) / 1000).toFixed(1)} s`);
+      const pages: StatusStream[] = Array.from({ length: pageCount }, (_, i) => ({ invoiceId: invoices[i % invoiceCount]!.id, arrivals: new Map() }));
+      const opened = await openStatusStreams(pages, (_, i) => `${server.url}${invoices[i % invoiceCount]!.path}/events`);
+      console.log(`opened ${pages.length} status streams over ${invoiceCount} invoices in ${opened.toFixed(1)} s`);
 
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      const cpuBefore = processCpuMs(server.child.pid!);
       const pgBefore = postgresCpuMs();
-      const idleStart = performance.now();
-      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-      const idleMs = performance.now() - idleStart;
-      const gatewayCpu = processCpuMs(server.child.pid!) - cpuBefore;
+      const idle = await idleCpu(server.child.pid!, idleSeconds, processCpuMs);
       const pgCpu = postgresCpuMs() - pgBefore;
       console.log(
-        `idle ${(idleMs / 1000).toFixed(1)} s with ${pages.length} pages open: gateway ${gatewayCpu} ms CPU = ${((gatewayCpu / idleMs) * 100).toFixed(2)}% of one core; every PostgreSQL process on the machine (shared with whatever else runs) ${pgCpu} ms (${((pgCpu / idleMs) * 100).toFixed(2)}%)`,
+        `idle ${(idle.wallMs / 1000).toFixed(1)} s with ${pages.length} pages open: gateway ${idle.cpuMs} ms CPU = ${(idle.share * 100).toFixed(2)}% of one core; every PostgreSQL process on the machine (shared with whatever else runs) ${pgCpu} ms (${((pgCpu / idle.wallMs) * 100).toFixed(2)}%)`,
       );
 
       const fromCommit: number[] = [];
@@ -144,5 +100,5 @@ try {
   });
 } finally {
   await postgres.stop();
-  agent.destroy();
+  streamAgent.destroy();
 }
