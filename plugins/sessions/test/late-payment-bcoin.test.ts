@@ -27,7 +27,8 @@ test.before(async () => {
   gw = await startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, sessionsPlugin],
     chains: ALL_CHAINS,
-    role: 'all',
+    // No job worker: the passes (scans, late payments, expiry) are the test's.
+    role: 'gateway',
     config: {
       'chains.testNetworks': { btc: 'regtest' },
       'plugins.rates.providers': ['fixed'],
