@@ -14,10 +14,12 @@ import {
   type CliCommand,
   type CoinId,
 } from '@gw/kernel';
+import { tenancyErrors } from '@gw/plugin-tenancy/contract';
 import { MATCHING_MODES, type MatchingMode } from './config.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 import { POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
 import { exportDocument } from './services/invoice-export.js';
+import { AMOUNT_IN_COIN, DESCRIPTION_MAX, oneOffInvoiceInput } from './services/one-off-invoice.js';
 
 function parseConfirmations(value: string): Partial<Record<ChainId, number | null>> {
   const result: Partial<Record<ChainId, number | null>> = {};
@@ -123,6 +125,43 @@ export const invoicesCommands: CliCommand[] = [
         external_id: flags['external-id'] as string | undefined,
         ...pageFlags(flags),
       });
+    },
+  }),
+  defineCommand(['tenancyProjects', 'invoicesService'], {
+    noun: 'invoice',
+    verb: 'create',
+    summary: 'Create a one-off invoice for a project (an amount in USD, another fiat currency or the coin); prints it with its checkout link.',
+    flags: {
+      project: ulidFlag('Project'),
+      coin: { type: 'string', required: true, description: 'The coin to be paid in, e.g. btc or usdt_trc20 (one the project has enabled).' },
+      amount: { type: 'string', required: true, description: 'The price, a plain decimal, e.g. 12.50.' },
+      currency: {
+        type: 'string',
+        description: `What the amount is in: USD (the default), another fiat currency the rates price (e.g. EUR), or "${AMOUNT_IN_COIN}" for the coin itself.`,
+      },
+      'external-id': {
+        type: 'string',
+        description: 'Your reference for it (default: a generated op_<ULID>); creating again with the same one returns the same invoice.',
+      },
+      description: { type: 'string', description: `What it is for (kept in its metadata as description; at most ${DESCRIPTION_MAX} characters).` },
+    },
+    help:
+      'Examples:\n  pnpm gateway invoice create --project 01J... --coin btc --amount 25\n' +
+      '  pnpm gateway invoice create --project 01J... --coin usdt_trc20 --amount 19.90 --currency EUR --description "Order 1234"\n' +
+      '  pnpm gateway invoice create --project 01J... --coin eth --amount 0.05 --currency coin\n' +
+      'The same rules as the API: the coin must be enabled for the project with a verified wallet. Audited as the operator.',
+    run: async ({ flags, deps }) => {
+      const project = await deps.tenancyProjects.principal(String(flags['project']));
+      if (!project) throw tenancyErrors.project_not_found();
+      const input = oneOffInvoiceInput({
+        coin: String(flags['coin']) as CoinId,
+        amount: String(flags['amount']),
+        currency: typeof flags['currency'] === 'string' ? flags['currency'] : 'USD',
+        externalId: flags['external-id'] as string | undefined,
+        description: flags['description'] as string | undefined,
+      });
+      const { invoice, created } = await deps.invoicesService.create(project, input, CLI_ACTOR);
+      return { invoice, created };
     },
   }),
   defineCommand(['invoicesService'], {

@@ -13,7 +13,8 @@ const CreateInvoiceToolArguments = mcpArguments(CreateInvoiceBody.properties);
 const CREATE_INVOICE_DESCRIPTION =
   'Create an invoice for one coin with a fresh deposit address; the same logic as POST /api/v1/invoices. Idempotent on (project, external_id): ' +
   'calling again with the same arguments returns the existing invoice, different arguments give external_id_conflict. Give exactly one of ' +
-  'amount_usd (converted at the current rate; rate_snapshot records it) and amount_crypto. Returns the invoice: id, status, address, ' +
+  'amount_usd (converted at the current rate; rate_snapshot records it), amount_crypto, or a price in a fiat currency (price_currency such as EUR ' +
+  'with price_amount such as "19.90": converted to amount_usd at the current rate, recorded in price_rate). Returns the invoice: id, status, address, ' +
   'amount_crypto, payment_uri, checkout_url (the hosted payment page to send the payer to; optional return_url and cancel_url bring the payer back), expires_at_iso and the rest of the invoice object. On a sandbox project the invoice is a sandbox invoice ' +
   '(drive it with the sandbox_simulate_* tools).';
 const CANCEL_INVOICE_DESCRIPTION =

@@ -124,7 +124,9 @@ export const invoicesRoutes = withDeps(['invoicesService'], (deps): RouteDefinit
         summary: 'Create an invoice (idempotent on external_id).',
         description:
           "Creates an invoice for one coin with a deposit address from the project's pool. Give exactly one of amount_usd (converted at the current " +
-          'rate, rounded up to the next base unit; the rate is recorded in rate_snapshot) and amount_crypto. A replay with the same external_id and ' +
+          'rate, rounded up to the next base unit; the rate is recorded in rate_snapshot), amount_crypto, and a price in a fiat currency ' +
+          "(price_currency with price_amount: amount_usd is the price at the currency's current USD rate, rounded to cents, recorded in price_rate; " +
+          'an unknown currency is 400 validation_error, a price outside the amount_usd bounds 422 amount_out_of_range). A replay with the same external_id and ' +
           'the same parameters returns the existing invoice with 200; different parameters are 409 external_id_conflict.',
       },
       list: {

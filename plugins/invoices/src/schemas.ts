@@ -2,6 +2,7 @@ import { CoinIdSchema, ISO_8601_PATTERN, PAGE_QUERY, pageSchema, ULID_PATTERN } 
 import Type from 'typebox';
 import { MATCHING_MODES } from './config.js';
 import { INVOICE_STATUSES } from './invoice-status.js';
+import { AMOUNT_USD_BOUNDS } from './services/amounts.js';
 
 /** `amount_crypto` and the `amount` filter (spec 4.2). */
 export const DECIMAL_PATTERN = '^\\d+(\\.\\d+)?$';
@@ -11,19 +12,44 @@ export const CoinSchema = CoinIdSchema({ description: 'A coin of an enabled chai
 export const MatchingModeSchema = Type.Enum(MATCHING_MODES);
 export const InvoiceStatusSchema = Type.Enum(INVOICE_STATUSES);
 
-/** `POST /invoices` body (spec 4.2). Exactly one of `amount_usd` and `amount_crypto`. */
+/** `POST /invoices` body (spec 4.2). Exactly one of `amount_usd`, `amount_crypto` and a fiat price (`price_currency` with `price_amount`, issue 38). */
 export const CreateInvoiceBody = Type.Object(
   {
     external_id: Type.String({ minLength: 1, maxLength: 128, description: 'Partner-chosen id; creation is idempotent on (project, external_id).' }),
     amount_usd: Type.Optional(
       Type.Union([
-        Type.Number({ minimum: 0.01, maximum: 1_000_000_000, description: 'USD amount, converted at the current rate; at most 8 decimals.' }),
+        Type.Number({
+          minimum: Number(AMOUNT_USD_BOUNDS.min),
+          maximum: Number(AMOUNT_USD_BOUNDS.max),
+          description: 'USD amount, converted at the current rate; at most 8 decimals.',
+        }),
         Type.Null(),
       ]),
     ),
     amount_crypto: Type.Optional(
       Type.Union([
         Type.String({ pattern: DECIMAL_PATTERN, maxLength: 100, description: 'Amount in coin units, e.g. "0.015"; at most the coin\'s decimals.' }),
+        Type.Null(),
+      ]),
+    ),
+    price_currency: Type.Optional(
+      Type.Union([
+        Type.String({
+          minLength: 3,
+          maxLength: 3,
+          description:
+            'A price in a fiat currency instead of amount_usd or amount_crypto: its ISO 4217 code in capitals (USD, EUR, GBP, JPY, CHF, CAD, AUD, BRL, INR, TRY, and any the deployment adds), with price_amount. amount_usd is the price at the current rate, rounded to cents. Addition to spec 4.2 (issue 38).',
+        }),
+        Type.Null(),
+      ]),
+    ),
+    price_amount: Type.Optional(
+      Type.Union([
+        Type.String({
+          pattern: DECIMAL_PATTERN,
+          maxLength: 40,
+          description: 'The price in price_currency, a decimal string with at most the currency\'s decimals (JPY none, most two), e.g. "19.90".',
+        }),
         Type.Null(),
       ]),
     ),
@@ -121,6 +147,15 @@ export const InvoiceSchema = Type.Object(
     amount_crypto_units: Type.String({ pattern: '^\\d+$' }),
     amount_usd: Type.Union([Type.Number(), Type.Null()]),
     rate_snapshot: Type.Union([RateSnapshotSchema, Type.Null()]),
+    price_currency: Type.Union([Type.String({ pattern: '^[A-Z]{3}$' }), Type.Null()], {
+      description:
+        'The fiat currency the invoice was priced in (ISO 4217); null when priced in USD (amount_usd) or in the coin. Addition to spec 2.1 (issue 38).',
+    }),
+    price_amount: Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Null()], { description: 'The price in price_currency; null without one.' }),
+    price_rate: Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Null()], {
+      description:
+        'USD per 1 unit of price_currency when the invoice was created (amount_usd = price_amount × price_rate, rounded to cents); null without a price.',
+    }),
     payment_token: Type.Union([Type.String({ pattern: '^[0-9a-f]{8}([0-9a-f]{8})?$' }), Type.Null()]),
     payment_uri: Type.String(),
     callback_url: Type.Union([Type.String(), Type.Null()]),

@@ -25,7 +25,7 @@ const run = cliRunner({
   chains: ALL_CHAINS,
   databaseUrl: () => gw.database.url,
   // The test gateway's HTTP settings too: `checkout_url` is built from them (http.baseUrl unset).
-  overrides: () => ({ 'http.port': 0, 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES }),
+  overrides: () => ({ 'http.port': 0, 'plugins.rates.providers': ['fixed'], 'plugins.rates.fixed': FIXED_RATES, 'plugins.rates.fixedFiat': { EUR: '1.08' } }),
 });
 const cli = (...argv: string[]) => run(...argv, '--json');
 
@@ -140,6 +140,73 @@ test('a threshold of 0 on a production project is taken only with --allow-zero-c
   const free = await cli('policy', 'set', '--project', testnet.projectId, '--confirmations', 'btc=0');
   t.is(free.code, 0, JSON.stringify(free.json));
   t.false((await gw.kernel.cradle.invoicesPolicies.unconfirmedProductionProjects()).some((p) => p.projectId === testnet.projectId));
+});
+
+test('invoice create: a one-off invoice in USD, another fiat currency or the coin, audited as the operator; the same external id again replays it; bad input refused with nothing written', async (t) => {
+  const p = await projectWithPools(gw, operatorId, ['btc']);
+  const usd = await cli('invoice', 'create', '--project', p.projectId, '--coin', 'btc', '--amount', '25', '--description', 'Order 9');
+  t.is(usd.code, 0, JSON.stringify(usd.json));
+  t.true(usd.json.created);
+  t.like(usd.json.invoice, { coin: 'btc', amount_usd: 25, status: 'pending', metadata: { description: 'Order 9' } });
+  t.regex(usd.json.invoice.external_id, /^op_[0-9A-Z]{26}$/);
+  t.regex(usd.json.invoice.checkout_url, /\/checkout\/[\w-]{32}$/);
+  const audit = await gw.kernel.cradle
+    .db('kernel_audit_log')
+    .where({ target: `invoice:${usd.json.invoice.id}`, action: 'invoice.create' })
+    .first();
+  t.like(audit, { channel: 'cli', actor: 'operator-cli' });
+
+  const euros = await cli('invoice', 'create', '--project', p.projectId, '--coin', 'btc', '--amount', '50', '--currency', 'EUR');
+  t.is(euros.code, 0, JSON.stringify(euros.json));
+  t.like(euros.json.invoice, { price_currency: 'EUR', price_amount: '50.00', price_rate: '1.08', amount_usd: 54 });
+
+  const coin = await cli(
+    'invoice',
+    'create',
+    '--project',
+    p.projectId,
+    '--coin',
+    'btc',
+    '--amount',
+    '0.002',
+    '--currency',
+    'coin',
+    '--external-id',
+    'cli-one-off',
+  );
+  t.like(coin.json, { created: true, invoice: { external_id: 'cli-one-off', amount_crypto: '0.002', amount_usd: null } });
+  const replay = await cli(
+    'invoice',
+    'create',
+    '--project',
+    p.projectId,
+    '--coin',
+    'btc',
+    '--amount',
+    '0.002',
+    '--currency',
+    'coin',
+    '--external-id',
+    'cli-one-off',
+  );
+  t.like(replay.json, { created: false, invoice: { id: coin.json.invoice.id } });
+
+  const count = async () => (await gw.kernel.cradle.db('invoices_invoices').where({ project_id: p.projectId })).length;
+  const before = await count();
+  for (const [flags, error] of [
+    [['--coin', 'btc', '--amount', '1,5'], 'validation_error'],
+    [['--coin', 'btc', '--amount', '2000000000'], 'validation_error'],
+    [['--coin', 'btc', '--amount', '10', '--currency', 'XYZ'], 'validation_error'],
+    [['--coin', 'eth', '--amount', '10'], 'wallet_not_bound'],
+    [['--coin', 'doge', '--amount', '10'], 'coin_not_enabled'],
+    [['--coin', 'btc', '--amount', '0.002', '--currency', 'coin', '--external-id', 'cli-one-off', '--description', 'other'], 'external_id_conflict'],
+  ] as const) {
+    const res = await cli('invoice', 'create', '--project', p.projectId, ...flags);
+    t.is(res.code, 1, flags.join(' '));
+    t.is(res.json.error_code, error, flags.join(' '));
+  }
+  t.is((await cli('invoice', 'create', '--project', '01ARZ3NDEKTSV4RRFFQ69G5FAV', '--coin', 'btc', '--amount', '1')).json.error_code, 'project_not_found');
+  t.is(await count(), before);
 });
 
 test('invoice list, show and cancel for operators', async (t) => {

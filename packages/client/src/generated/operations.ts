@@ -715,6 +715,12 @@ type GetInvoices200ItemsItem = {
     fetched_at: number;
     fetched_at_iso: string;
   } | null;
+  /** The fiat currency the invoice was priced in (ISO 4217); null when priced in USD (amount_usd) or in the coin. Addition to spec 2.1 (issue 38). */
+  price_currency: string | null;
+  /** The price in price_currency; null without one. */
+  price_amount: string | null;
+  /** USD per 1 unit of price_currency when the invoice was created (amount_usd = price_amount × price_rate, rounded to cents); null without a price. */
+  price_rate: string | null;
   payment_token: string | null;
   payment_uri: string;
   callback_url: string | null;
@@ -727,6 +733,8 @@ type GetInvoices200ItemsItem = {
   } | null;
   matching_mode: "exact" | "at_least" | "any";
   confirmation_threshold: number;
+  /** The share of the amount a payment may fall short by and still settle as paid ("0": none; at most "0.05"), the project's policy when the invoice was created. Addition to spec 2.1 (issue 38). */
+  underpayment_tolerance: string;
   status: "pending" | "detected" | "paid" | "overpaid" | "partial" | "expired" | "expired_paid_late" | "reverted" | "cancelled" | "ambiguous";
   expires_at: number;
   expires_at_iso: string;
@@ -765,6 +773,8 @@ type PostInvoicesBody = {
   external_id: string;
   amount_usd?: number | null;
   amount_crypto?: string | null;
+  price_currency?: string | null;
+  price_amount?: string | null;
   /** A coin of an enabled chain (by default the fifteen coins of the spec). */
   coin: "btc" | "eth" | "usdt_erc20" | "usdc_erc20" | "trx" | "usdt_trc20" | "ada" | "pol" | "usdt_polygon" | "usdc_polygon" | "bnb" | "usdt_bep20" | "usdc_bep20" | "ton" | "usdt_ton";
   callback_url?: string | null;

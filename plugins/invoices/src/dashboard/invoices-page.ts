@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
-import { coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
+import { type CoinId, coreErrors, html, ISO_8601_PATTERN, parseInstant, type SafeHtml } from '@gw/kernel';
 import {
   CANCELLABLE_STATUSES,
   DECIMAL_PATTERN,
+  NO_TOLERANCE,
   exportDocument,
   INVOICE_STATUSES,
   PAID_STATUSES,
@@ -12,10 +13,13 @@ import {
   type PaidValue,
 } from '../contract.js';
 import { INVOICE_PAGE_PARTS, type ContributedInvoicePagePart, type TimelineRow } from './invoice-page-parts.js';
+import { AMOUNT_IN_COIN, DESCRIPTION_MAX, oneOffExternalId, oneOffInvoiceInput } from '../services/one-off-invoice.js';
 import {
   actionButton,
   badge,
   type BadgeTone,
+  csrfField,
+  dashboardErrors,
   type DashboardRequest,
   definePage,
   type FilterField,
@@ -29,7 +33,16 @@ import {
 } from '@gw/plugin-dashboard/contract';
 
 /** What this page reads (ADR 0011): its plugin contributes it with `dashboardPages(INVOICES_PAGE_DEPS, [...])`. */
-export const INVOICES_PAGE_DEPS = ['invoicesService', 'invoicesActivity', 'invoicesExporter', 'audit', 'extensions'] as const;
+export const INVOICES_PAGE_DEPS = [
+  'invoicesService',
+  'invoicesActivity',
+  'invoicesExporter',
+  'invoicesPolicies',
+  'tenancyProjects',
+  'ratesService',
+  'audit',
+  'extensions',
+] as const;
 type Services = PageServices<typeof INVOICES_PAGE_DEPS>;
 
 /** The filters of GET /api/v1/invoices, every one of them (spec 4.2). */
@@ -76,7 +89,8 @@ export const invoicesPage = definePage<Services>({
     return page(
       `Invoices of ${req.project!.name}`,
       html`<h1>Invoices</h1>
-<p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API; here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
+<p class="note">Project <strong>${req.project!.name}</strong> (${req.project!.kind}). Invoices are created by the partner's signed API (or one by one here); here they are searched, inspected${partsFor(req).flatMap(({ part }) => (part.verb ? [`, ${part.verb.participle}`] : []))} and cancelled.</p>
+${req.user.role === 'admin' ? html`<p><a href="${base(req)}/new">Create invoice</a></p>` : null}
 ${listing.render(
   'Invoice filters',
   table(
@@ -99,6 +113,13 @@ ${listing.render(
     );
   },
   views: {
+    // Before '/:invoiceId', which would take "new" for an id.
+    '/new': {
+      cli: ['invoice create'],
+      role: 'admin',
+      summary: 'The form of a one-off invoice: coin, amount in USD, another fiat currency the rates price or the coin, external id, description.',
+      render: async (req) => page(`Create an invoice for ${req.project!.name}`, await createForm(req)),
+    },
     '/export': {
       cli: ['invoice export'],
       summary: "Download the project's invoices created in a range with their transactions (CSV or JSON, streamed), as the CLI's export.",
@@ -184,6 +205,26 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
     },
   },
   actions: {
+    '/new': {
+      cli: ['invoice create'],
+      summary: 'Create a one-off invoice as the user (the same rules as the API); shows it with its checkout link.',
+      handle: async (req) => {
+        const project = await req.services.tenancyProjects.principal(req.project!.id);
+        if (!project) throw dashboardErrors.invalid_form({ message: 'The project is gone.' });
+        const input = oneOffInvoiceInput({
+          coin: req.form.text('coin', 'Coin', { max: 40 }) as CoinId,
+          amount: req.form.text('amount', 'Amount', { max: 40 }),
+          currency: req.form.text('currency', 'Amount in', { max: 10 }),
+          externalId: req.form.optional('external_id', 'External id', { max: 128 }),
+          description: req.form.optional('description', 'Description', { max: DESCRIPTION_MAX }),
+        });
+        const { invoice, created } = await req.services.invoicesService.create(project, input, req.actor);
+        return redirect(
+          `${base(req)}/${invoice.id}`,
+          `${created ? 'The invoice is created' : 'An invoice with this external id exists already; here it is'}: send the payer to ${invoice.checkout_url}`,
+        );
+      },
+    },
     '/:invoiceId/cancel': {
       cli: ['invoice cancel'],
       summary: 'Cancel a pending or detected invoice (its address goes back to the pool after the cooldown).',
@@ -198,6 +239,27 @@ ${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoi
     },
   },
 });
+
+/** The form of a one-off invoice: its fields carry a fresh external id, so a form sent twice creates one invoice. */
+async function createForm(req: DashboardRequest<Services>): Promise<SafeHtml> {
+  const policy = await req.services.invoicesPolicies.get(req.project!.id);
+  return html`<h1>Create an invoice</h1>
+<p>A one-off invoice of <strong>${req.project!.name}</strong>, as the partner's API would create it (<code>pnpm gateway invoice create</code>): the payer pays it on its checkout page.</p>
+<form method="post" action="${base(req)}/new">${csrfField(req)}
+<label for="invoice-coin">Coin</label>
+<select id="invoice-coin" name="coin" required>${policy.enabled_coins.map((coin) => html`<option value="${coin}">${coin}</option>`)}</select>
+<label for="invoice-amount">Amount</label>
+<input id="invoice-amount" name="amount" type="text" inputmode="decimal" required maxlength="40" pattern="${DECIMAL_PATTERN}" placeholder="12.50">
+<label for="invoice-currency">Amount in</label>
+<select id="invoice-currency" name="currency">${req.services.ratesService.fiatCurrencies.map((c) => html`<option value="${c}">${c}</option>`)}<option value="${AMOUNT_IN_COIN}">the coin itself</option></select>
+<label for="invoice-external-id">External id (your reference; the same one again shows the invoice it made)</label>
+<input id="invoice-external-id" name="external_id" type="text" maxlength="128" value="${oneOffExternalId()}">
+<label for="invoice-description">Description (kept in the invoice's metadata)</label>
+<input id="invoice-description" name="description" type="text" maxlength="${String(DESCRIPTION_MAX)}">
+<button type="submit">Create invoice</button>
+</form>
+<p><a href="${base(req)}">Back to the invoices</a></p>`;
+}
 
 /** An invoice status as a badge whose tone follows the invoices plugin's lists: paid, still waiting for money, reverted (money gone), else over. */
 function statusBadge(status: InvoiceStatus): SafeHtml {
@@ -215,11 +277,12 @@ function invoiceFacts(i: InvoiceView, paid: PaidValue | undefined): SafeHtml {
   return html`<dl class="facts">
 <dt>Invoice id</dt><dd><code>${i.id}</code></dd>
 <dt>Status</dt><dd>${statusBadge(i.status)}</dd>
+${i.price_currency ? html`<dt>Price</dt><dd>${i.price_amount} ${i.price_currency} <span class="note">(${i.price_rate} USD per ${i.price_currency} at creation)</span></dd>` : null}
 <dt>Amount</dt><dd>${i.amount_crypto} ${i.coin} (${i.amount_crypto_units} base units)</dd>
 <dt>USD</dt><dd>${usdCell(i, paid)}${i.rate_snapshot ? html` at ${i.rate_snapshot.rate} ${i.rate_snapshot.pair} (${i.rate_snapshot.source}, ${when(i.rate_snapshot.fetched_at_iso)})` : i.amount_usd === null && paid?.rate ? html` (${paid.rate} USD per ${i.coin}${paid.source ? `, ${paid.source}` : ''})` : null}</dd>
 <dt>Address</dt><dd><code class="wrap">${i.address}</code> <span class="note">(${i.derivation_path})</span></dd>
 <dt>Confirmations</dt><dd>${i.confirmations} of ${i.confirmation_threshold}</dd>
-<dt>Matching mode</dt><dd>${i.matching_mode}</dd>
+<dt>Matching mode</dt><dd>${i.matching_mode}${i.underpayment_tolerance !== NO_TOLERANCE ? html`, paid when short by at most a share of ${i.underpayment_tolerance} (underpayment tolerance)` : null}</dd>
 <dt>Created</dt><dd>${when(i.created_at_iso)}</dd>
 <dt>Expires</dt><dd>${when(i.expires_at_iso)}</dd>
 <dt>Callback URL</dt><dd>${i.callback_url ? html`<code class="wrap">${i.callback_url}</code>` : 'the project default'}</dd>

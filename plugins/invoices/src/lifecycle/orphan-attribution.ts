@@ -123,6 +123,9 @@ export class OrphanAttribution {
       amount_crypto: fromBaseUnits(units, coin.decimals),
       amount_usd: unitsToUsd(units, quote.rate, coin.decimals),
       rate_snapshot: storedRateSnapshot(quote),
+      price_currency: null,
+      price_amount: null,
+      price_rate: null,
       payment_token: randomHex(8),
       payment_uri: adapter.paymentUri({
         coin: input.coin,

@@ -38,6 +38,10 @@ export class Invoice extends Model {
   amount_crypto!: string;
   amount_usd!: string | null;
   rate_snapshot!: StoredRateSnapshot | null;
+  /** A price in a fiat currency (issue 38): the ISO 4217 code, the amount in it and its USD per unit at creation; null otherwise. */
+  price_currency!: string | null;
+  price_amount!: string | null;
+  price_rate!: string | null;
   payment_token!: string;
   payment_uri!: string;
   callback_url!: string | null;

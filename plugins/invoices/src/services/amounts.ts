@@ -1,7 +1,17 @@
-import { coreErrors, decimalOfNumber, fromBaseUnits, scaledDecimal, UnitsError, unitsTimesRate } from '@gw/kernel';
+import { coreErrors, decimalOfNumber, fromBaseUnits, scaledDecimal, toBaseUnits, UnitsError, unitsTimesRate } from '@gw/kernel';
 
 /** Most fractional digits accepted in `amount_usd`. */
 export const USD_MAX_DECIMALS = 8;
+
+/** The spec's bounds of `amount_usd`, both inclusive (spec 4.2). */
+export const AMOUNT_USD_BOUNDS = { min: '0.01', max: '1000000000' } as const;
+
+/** Whether a USD decimal lies within {@link AMOUNT_USD_BOUNDS}. */
+export function usdWithinBounds(usd: string): boolean {
+  const cents = (value: string) => toBaseUnits(value, USD_MAX_DECIMALS);
+  const amount = cents(usd);
+  return amount >= cents(AMOUNT_USD_BOUNDS.min) && amount <= cents(AMOUNT_USD_BOUNDS.max);
+}
 
 /**
  * The decimal a JSON number was written as (kernel `decimalOfNumber`: JSON.parse keeps the shortest

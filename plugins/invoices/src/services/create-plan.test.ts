@@ -29,6 +29,11 @@ const testnet: ProjectPrincipal = {
 const actor = { actor: 'test', channel: 'cli' } as const;
 const quote = (rate: string) => async (): Promise<RateQuote> =>
   ({ coin: 'eth' as CoinId, pair: 'ETH/USD', rate, source: 'fixed', fetchedAt: new Date(0) }) as unknown as RateQuote;
+/** A fiat quote at `rate` USD per unit of whatever currency is asked. */
+const fiat =
+  (rate: string) =>
+  async (currency: string): Promise<RateQuote> =>
+    ({ base: currency, quote: 'USD', pair: `${currency}/USD`, rate, source: 'fixed', fetchedAt: new Date(0) }) as RateQuote;
 const policy = (overrides: Partial<ResolvedPolicy> = {}): ResolvedPolicy =>
   ({
     project_id: testnet.id,
@@ -84,22 +89,27 @@ test('normalise: equal requests fingerprint equally (key order, trailing zeros),
 });
 
 test('prepare: a token without a contract on the network is refused; USD converts at the rate, rounded up', async (t) => {
-  const tokenless = await prepareCreate(chains, request({ coin: 'usdt_ton', amount_crypto: '1' }), quote('1'));
+  const tokenless = await prepareCreate(chains, request({ coin: 'usdt_ton', amount_crypto: '1' }), quote('1'), fiat('1.08'));
   t.true(tokenless.chainEnabled && tokenless.problem !== undefined && isAppError(tokenless.problem) && tokenless.problem.code === 'coin_not_enabled');
-  const usd = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), quote('3'));
+  const usd = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), quote('3'), fiat('1.08'));
   t.true(usd.chainEnabled);
   // 10 / 3 ETH = 3.333... ETH: rounded up to ETH's payment precision (8 decimals), the payer never
   // pays less than the USD amount and is asked for 3.33333334 ETH, not 3.333333333333333334.
   t.is((usd as Extract<Prepared, { chainEnabled: true }>).units, 3_333_333_340_000_000_000n);
-  const failing = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 10 }), async () => {
-    throw new Error('no rate');
-  });
+  const failing = await prepareCreate(
+    chains,
+    request({ coin: 'eth', amount_usd: 10 }),
+    async () => {
+      throw new Error('no rate');
+    },
+    fiat('1.08'),
+  );
   t.true(failing.chainEnabled && failing.quoteError instanceof Error, 'a rate failure is kept for decide, not thrown');
 });
 
 test('decide: coin, rate and amount checks in order; parameters from the policy; times in whole seconds', async (t) => {
   const item = request({ coin: 'eth', amount_crypto: '1' });
-  const prepared = await prepareCreate(chains, item, quote('3000'));
+  const prepared = await prepareCreate(chains, item, quote('3000'), fiat('1.08'));
   t.is(
     code(() => decideCreate(item, prepared, policy({ enabled_coins: ['btc'] }), undefined)),
     'coin_not_enabled',
@@ -121,15 +131,20 @@ test('decide: coin, rate and amount checks in order; parameters from the policy;
     'the chain default without an override',
   );
   const walletError = new Error('wallet_not_bound');
-  const noRate = await prepareCreate(chains, request({ coin: 'eth', amount_usd: 5 }), async () => {
-    throw new Error('no rate');
-  });
+  const noRate = await prepareCreate(
+    chains,
+    request({ coin: 'eth', amount_usd: 5 }),
+    async () => {
+      throw new Error('no rate');
+    },
+    fiat('1.08'),
+  );
   t.throws(() => decideCreate(item, noRate, policy(), walletError), { is: walletError }, 'a project without a wallet hears about the wallet first');
 });
 
 test('invoice row: a pending row with the allocation, the payment URI carries the memo where the chain reads one', async (t) => {
   const item = request({ coin: 'ton', amount_crypto: '2' });
-  const plan = decideCreate(item, await prepareCreate(chains, item, quote('5')), policy(), undefined);
+  const plan = decideCreate(item, await prepareCreate(chains, item, quote('5'), fiat('1.08')), policy(), undefined);
   const ton = chains.get('ton');
   const derived = ton.deriveAddress(ton.parseAccountKey(ton.generateAccountKey!('testnet'), 'testnet'), 3);
   const allocation = {
@@ -164,16 +179,26 @@ test('prepare: a sandbox project invoices every token (synthetic contract where 
   t.deepEqual(tokens.sort(), ['usdc_bep20', 'usdt_bep20', 'usdt_erc20', 'usdt_polygon', 'usdt_ton', 'usdt_trc20']);
   for (const coin of tokens) {
     const input = { external_id: 'x', coin, amount_crypto: '1' } as CreateInvoiceInput;
-    const inSandbox = await prepareCreate(chains, { project: sandbox, input, actor, request: normaliseCreate(chains, sandbox, input) }, quote('1'));
+    const inSandbox = await prepareCreate(
+      chains,
+      { project: sandbox, input, actor, request: normaliseCreate(chains, sandbox, input) },
+      quote('1'),
+      fiat('1.08'),
+    );
     t.true(inSandbox.chainEnabled && inSandbox.problem === undefined, coin);
-    const onTestnet = await prepareCreate(chains, request({ coin, amount_crypto: '1' }), quote('1'));
+    const onTestnet = await prepareCreate(chains, request({ coin, amount_crypto: '1' }), quote('1'), fiat('1.08'));
     t.true(onTestnet.chainEnabled && isAppError(onTestnet.problem) && onTestnet.problem.code === 'coin_not_enabled', coin);
   }
   const configured = createChainRegistry(ALL_CHAINS, pino({ level: 'silent' }), {
     testTokenContracts: { usdt_erc20: { sepolia: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06' } },
   });
   const input = { external_id: 'x', coin: 'usdt_erc20', amount_crypto: '1' } as CreateInvoiceInput;
-  const withContract = await prepareCreate(configured, { project: testnet, input, actor, request: normaliseCreate(configured, testnet, input) }, quote('1'));
+  const withContract = await prepareCreate(
+    configured,
+    { project: testnet, input, actor, request: normaliseCreate(configured, testnet, input) },
+    quote('1'),
+    fiat('1.08'),
+  );
   t.true(withContract.chainEnabled && withContract.problem === undefined);
   const eth = configured.coin('usdt_erc20').adapter;
   t.true(
@@ -247,7 +272,7 @@ test('return_url and cancel_url: loopback is decided on the parsed host, exactly
 
 test("prepare: a USD-priced amount has at most the coin's payment decimals, never less than the USD price; an exact one stays exact", async (t) => {
   const units = async (coin: CoinId, usd: number, rate: string) => {
-    const prepared = await prepareCreate(chains, request({ coin, amount_usd: usd }), quote(rate));
+    const prepared = await prepareCreate(chains, request({ coin, amount_usd: usd }), quote(rate), fiat('1'));
     return (prepared as Extract<Prepared, { chainEnabled: true }>).units!;
   };
   // $50 at $3000/ETH is 0.016666... ETH: 0.01666667 ETH.
@@ -266,4 +291,66 @@ test("prepare: a USD-priced amount has at most the coin's payment decimals, neve
     t.is(amounts[i]! % 10n ** 10n, 0n, 'a multiple of 10^10 wei');
     t.true(amounts[i]! * 32005n >= BigInt(Math.round(usd * 100)) * 10n ** 17n, 'worth at least the USD price');
   }
+});
+
+test('a fiat price: with its currency, alone, within its decimals; converted at the rate, rounded half-up to cents; out of bounds 422; recorded on the row', async (t) => {
+  const priced = (input: Partial<CreateInvoiceInput>) => normaliseCreate(chains, testnet, { external_id: 'x', coin: 'eth', ...input });
+  const refused = (input: Partial<CreateInvoiceInput>) => {
+    try {
+      priced(input);
+    } catch (error) {
+      return isAppError(error) ? `${error.code} ${String((error.details as { field?: string }).field)}` : String(error);
+    }
+    return undefined;
+  };
+  t.is(refused({ price_currency: 'EUR' }), 'validation_error price_amount');
+  t.is(refused({ price_amount: '10' }), 'validation_error price_currency');
+  t.is(refused({ price_currency: 'EUR', price_amount: '10', amount_usd: 10 }), 'validation_error price_currency');
+  t.is(refused({ price_currency: 'EUR', price_amount: '10', amount_crypto: '1' }), 'validation_error price_currency');
+  t.is(refused({ price_currency: 'EUR', price_amount: '10.001' }), 'validation_error price_amount', 'euros have two decimals');
+  t.is(refused({ price_currency: 'JPY', price_amount: '1500.5' }), 'validation_error price_amount', 'yen have none');
+  t.is(refused({ price_currency: 'EUR', price_amount: '0.00' }), 'validation_error price_amount');
+  t.deepEqual(priced({ price_currency: 'EUR', price_amount: '19.9' }).price, { currency: 'EUR', amount: '19.90', units: 1990n, decimals: 2 });
+  t.deepEqual(priced({ price_currency: 'JPY', price_amount: '1500.00' }).price, { currency: 'JPY', amount: '1500', units: 1500n, decimals: 0 });
+  t.is(
+    priced({ price_currency: 'EUR', price_amount: '19.9' }).fingerprint,
+    priced({ price_currency: 'EUR', price_amount: '19.90' }).fingerprint,
+    'the same price written two ways is the same request',
+  );
+  t.not(priced({ price_currency: 'EUR', price_amount: '19.90' }).fingerprint, priced({ price_currency: 'GBP', price_amount: '19.90' }).fingerprint);
+
+  // 19.90 EUR at 1.0815 USD/EUR = 21.52185 USD: 21.52 (half-up to cents); at 1.08155: 21.522845 → 21.52; at 1.0816: 21.52384 → 21.52.
+  const item = request({ coin: 'eth', price_currency: 'EUR', price_amount: '19.90' });
+  const at = async (rate: string) => (await prepareCreate(chains, item, quote('3000'), fiat(rate))) as Extract<Prepared, { chainEnabled: true }>;
+  t.like(await at('1.0815'), { usd: '21.52', priceRate: '1.0815' });
+  t.like(await at('1.08175'), { usd: '21.53', priceRate: '1.08175' }, '21.526825 rounds up');
+  const plan = decideCreate(item, await at('1.0815'), policy(), undefined);
+  t.is(plan.usd, '21.52');
+  const row = invoiceRow(item, plan, {
+    addressId: 'a',
+    address: '0x7169D38820dfd117C3FA1f22a697dBA58d90BA06',
+    derivationPath: "m/44'/60'/0'/0/1",
+    isOverlay: false,
+  } as never);
+  t.like(row, { amount_usd: '21.52', price_currency: 'EUR', price_amount: '19.90', price_rate: '1.0815' });
+  t.is(row.amount_units, 7_173_340_000_000_000n, '21.52 USD at 3000 USD/ETH, rounded up to 8 decimals');
+
+  const tiny = request({ coin: 'eth', price_currency: 'JPY', price_amount: '1' });
+  t.like(await prepareCreate(chains, tiny, quote('3000'), fiat('0.0064')), { usd: '0.01' }, '0.0064 USD rounds half-up to the least amount_usd');
+  const below = await prepareCreate(chains, tiny, quote('3000'), fiat('0.0044'));
+  t.is(
+    code(() => decideCreate(tiny, below, policy(), undefined)),
+    'amount_out_of_range',
+    '0.0044 USD rounds to 0.00',
+  );
+  const huge = request({ coin: 'eth', price_currency: 'EUR', price_amount: '999999999.99' });
+  const over = await prepareCreate(chains, huge, quote('3000'), fiat('1.08'));
+  t.is(
+    code(() => decideCreate(huge, over, policy(), undefined)),
+    'amount_out_of_range',
+  );
+  const unknown = await prepareCreate(chains, request({ coin: 'eth', price_currency: 'XXX', price_amount: '1' }), quote('3000'), async () => {
+    throw new Error('unknown currency');
+  }).catch((failure: unknown) => failure);
+  t.true(unknown instanceof Error, "the rates refuse the currency: the failure is the request's own (decide throws it first)");
 });

@@ -9,6 +9,7 @@ import {
   type CoinId,
   classifyAddress,
   coreErrors,
+  fixedFromBaseUnits,
   fromBaseUnits,
   isBlockedAddress,
   networkFor,
@@ -20,16 +21,17 @@ import {
   toBaseUnits,
   tokenContractFor,
   UnitsError,
+  unitsTimesRate,
   type VerificationStandard,
 } from '@gw/kernel';
 import type { Allocation, PickedGroup } from '@gw/plugin-address-pool/contract';
-import type { RateQuote } from '@gw/plugin-rates/contract';
+import { fiatDecimals, type RateQuote } from '@gw/plugin-rates/contract';
 import { validateWebhookUrl } from '@gw/plugin-tenancy/contract';
 import type { MatchingMode } from '../config.js';
 import { invoicesErrors } from '../errors.js';
 import type { Invoice, StoredRateSnapshot } from '../models/invoice.js';
 import type { InvoiceStatus } from '../invoice-status.js';
-import { MAX_AMOUNT_UNITS, usdDecimal, usdToUnits } from './amounts.js';
+import { AMOUNT_USD_BOUNDS, MAX_AMOUNT_UNITS, usdDecimal, usdToUnits, usdWithinBounds } from './amounts.js';
 import { checkMetadataSize, storedRateSnapshot } from './invoice-rules.js';
 import { newCheckoutToken } from './checkout-links.js';
 import { invoicePaymentUri } from './payment-uri.js';
@@ -72,8 +74,18 @@ export interface CreateResult {
   readonly created: boolean;
 }
 
-/** What a create can settle without the database: the coin's chain and network, the rate, the amount. Errors of the checks are kept for `decideCreate`. */
-export async function prepareCreate(chains: ChainRegistry, item: CreateRequest, quote: (coin: CoinId) => Promise<RateQuote>): Promise<Prepared> {
+/**
+ * What a create can settle without the database: the coin's chain and network, the rates, the
+ * amount. A fiat price is converted first (`fiatQuote`: USD per unit of its currency; an unknown
+ * currency is its 400): `amount_usd` is price × rate rounded half-up to cents, 422
+ * `amount_out_of_range` outside the spec's bounds. Errors of the checks are kept for `decideCreate`.
+ */
+export async function prepareCreate(
+  chains: ChainRegistry,
+  item: CreateRequest,
+  quote: (coin: CoinId) => Promise<RateQuote>,
+  fiatQuote: (currency: string) => Promise<RateQuote>,
+): Promise<Prepared> {
   const { project, input, request } = item;
   if (!request.chainEnabled) return { chainEnabled: false };
   const { adapter, coin } = chains.coin(input.coin);
@@ -88,12 +100,28 @@ export async function prepareCreate(chains: ChainRegistry, item: CreateRequest, 
       }),
     };
   }
-  if (request.usd === null) return { ...base, units: request.units };
+  let usd = request.usd;
+  let priceRate: string | undefined;
+  if (request.price) {
+    priceRate = (await fiatQuote(request.price.currency)).rate;
+    usd = fromBaseUnits(unitsTimesRate(request.price.units, request.price.decimals, priceRate, 2), 2);
+    if (!usdWithinBounds(usd)) {
+      return {
+        ...base,
+        problem: invoicesErrors.amount_out_of_range({
+          message: `${request.price.amount} ${request.price.currency} is ${usd} USD at ${priceRate} USD per ${request.price.currency}; amount_usd must be from ${AMOUNT_USD_BOUNDS.min} to ${AMOUNT_USD_BOUNDS.max}.`,
+          details: { amount_usd: usd, price_rate: priceRate },
+        }),
+      };
+    }
+  }
+  if (usd === null) return { ...base, units: request.units };
+  const priced = { usd, ...(priceRate === undefined ? {} : { priceRate }) };
   try {
     const rate = await quote(input.coin);
-    return { ...base, quote: rate, units: usdToUnits(request.usd, rate.rate, coin.decimals, coin.paymentDecimals) };
+    return { ...base, ...priced, quote: rate, units: usdToUnits(usd, rate.rate, coin.decimals, coin.paymentDecimals) };
   } catch (error) {
-    return { ...base, quoteError: error };
+    return { ...base, ...priced, quoteError: error };
   }
 }
 
@@ -129,6 +157,8 @@ export function decideCreate(item: CreateRequest, prepared: Prepared, policy: Re
     decimals: prepared.decimals,
     units,
     quote: prepared.quote,
+    usd: prepared.usd ?? null,
+    priceRate: prepared.priceRate ?? null,
     matchingMode: input.matching_mode ?? policy.default_matching_mode,
     confirmations: policy.confirmations[adapter.definition.id] ?? adapter.definition.defaultConfirmations,
     underpaymentTolerance: policy.underpayment_tolerance,
@@ -157,8 +187,11 @@ export function invoiceRow(item: CreateRequest, plan: CreatePlan, allocation: Al
     verification_standard: adapter.definition.verificationStandard,
     amount_units: plan.units,
     amount_crypto: fromBaseUnits(plan.units, plan.decimals),
-    amount_usd: request.usd,
+    amount_usd: plan.usd,
     rate_snapshot: plan.quote ? storedRateSnapshot(plan.quote) : null,
+    price_currency: request.price?.currency ?? null,
+    price_amount: request.price?.amount ?? null,
+    price_rate: plan.priceRate,
     payment_token: paymentToken,
     payment_uri: invoicePaymentUri(adapter, { coin: input.coin, address: allocation.address, payment_token: paymentToken }, project.kind, plan.units),
     callback_url: request.callbackUrl,
@@ -200,10 +233,15 @@ export function createAudit(
 export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal, input: CreateInvoiceInput): NormalisedCreate {
   const hasUsd = input.amount_usd !== undefined && input.amount_usd !== null;
   const hasCrypto = input.amount_crypto !== undefined && input.amount_crypto !== null;
-  if (hasUsd === hasCrypto) {
+  const price = priceOf(input);
+  const given = [hasUsd && 'amount_usd', hasCrypto && 'amount_crypto', price && 'price_currency'].filter((f): f is string => typeof f === 'string');
+  if (given.length !== 1) {
     throw coreErrors.validation_error({
-      message: hasUsd ? 'Give either amount_usd or amount_crypto, not both.' : 'One of amount_usd or amount_crypto is required.',
-      details: { field: hasUsd ? 'amount_crypto' : 'amount_usd' },
+      message:
+        given.length === 0
+          ? 'One of amount_usd, amount_crypto or price_currency with price_amount is required.'
+          : `Give one of amount_usd, amount_crypto or price_currency with price_amount, not ${given.join(' and ')}.`,
+      details: { field: given.length === 0 ? 'amount_usd' : given[1]! },
     });
   }
   const chainEnabled = isCoinAvailable(chains, input.coin);
@@ -218,6 +256,12 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
     }
   }
   const usd = hasUsd ? usdDecimal(input.amount_usd!) : null;
+  // The REST schema bounds it already; the other callers (dashboard, CLI) meet the same rule.
+  if (usd !== null && !usdWithinBounds(usd))
+    throw coreErrors.validation_error({
+      message: `amount_usd must be from ${AMOUNT_USD_BOUNDS.min} to ${AMOUNT_USD_BOUNDS.max}`,
+      details: { field: 'amount_usd' },
+    });
   checkMetadataSize(input.metadata);
   const callbackUrl = input.callback_url ? validateWebhookUrl(input.callback_url, project.kind) : null;
   const returnUrl = input.return_url ? partnerUrl(input.return_url, 'return_url', project.kind) : null;
@@ -228,6 +272,7 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
         coin: input.coin,
         amount_usd: usd,
         amount_crypto: hasCrypto ? (units?.toString() ?? input.amount_crypto) : null,
+        ...(price === null ? {} : { price_currency: price.currency, price_amount: price.amount }),
         callback_url: callbackUrl,
         // Fields added later enter only when given, so a request without them hashes as it did
         // before they existed (a retry of an older invoice stays a replay, not a conflict).
@@ -238,7 +283,40 @@ export function normaliseCreate(chains: ChainRegistry, project: ProjectPrincipal
       }),
     )
     .digest('hex');
-  return { usd, units, callbackUrl, returnUrl, cancelUrl, fingerprint, chainEnabled };
+  return { usd, units, price, callbackUrl, returnUrl, cancelUrl, fingerprint, chainEnabled };
+}
+
+/**
+ * The fiat price of a create request, or null: `price_currency` and `price_amount` come together
+ * (400 `validation_error` naming the missing one), the amount positive with at most the
+ * currency's decimals (ISO 4217 minor unit: JPY none, most two), kept in its fixed form
+ * ("19.9" EUR is "19.90"). Whether the currency is priced is the rates' answer (`fiatQuote`).
+ */
+function priceOf(input: CreateInvoiceInput): FiatPrice | null {
+  const currency = input.price_currency ?? null;
+  const amount = input.price_amount ?? null;
+  if (currency === null && amount === null) return null;
+  if (currency === null || amount === null) {
+    const missing = currency === null ? 'price_currency' : 'price_amount';
+    throw coreErrors.validation_error({
+      message: `${missing} is required with ${missing === 'price_currency' ? 'price_amount' : 'price_currency'}.`,
+      details: { field: missing },
+    });
+  }
+  const decimals = fiatDecimals(currency);
+  let units: bigint;
+  try {
+    units = toBaseUnits(amount, decimals);
+  } catch (error) {
+    if (error instanceof UnitsError)
+      throw coreErrors.validation_error({
+        message: `price_amount: ${error.message} (${currency} has ${decimals} decimals)`,
+        details: { field: 'price_amount', decimals },
+      });
+    throw error;
+  }
+  if (units <= 0n) throw coreErrors.validation_error({ message: 'price_amount must be above zero.', details: { field: 'price_amount' } });
+  return { currency, amount: fixedFromBaseUnits(units, decimals), units, decimals };
 }
 
 /**
@@ -309,9 +387,20 @@ export interface CreateRequest {
   readonly request: NormalisedCreate;
 }
 
+/** A price in a fiat currency as a create gives it: the code, the amount in its fixed form and in minor units. */
+export interface FiatPrice {
+  readonly currency: string;
+  readonly amount: string;
+  readonly units: bigint;
+  /** The currency's ISO 4217 minor unit. */
+  readonly decimals: number;
+}
+
 export interface NormalisedCreate {
+  /** `amount_usd` as given (a fiat price's USD is settled by `prepareCreate`, at the rate then). */
   readonly usd: string | null;
   readonly units: bigint | null;
+  readonly price: FiatPrice | null;
   readonly callbackUrl: string | null;
   readonly returnUrl: string | null;
   readonly cancelUrl: string | null;
@@ -332,6 +421,10 @@ export type Prepared =
       readonly quote?: RateQuote;
       readonly quoteError?: unknown;
       readonly units?: bigint | null;
+      /** The invoice's `amount_usd`: as given, or a fiat price converted. */
+      readonly usd?: string;
+      /** USD per unit of a fiat price's currency. */
+      readonly priceRate?: string;
     };
 
 /** What the transaction of a batch settled; the rest is answered after its commit. */
@@ -365,6 +458,9 @@ export interface InvoiceRow {
   readonly amount_crypto: string;
   readonly amount_usd: string | null;
   readonly rate_snapshot: StoredRateSnapshot | null;
+  readonly price_currency: string | null;
+  readonly price_amount: string | null;
+  readonly price_rate: string | null;
   readonly payment_token: string;
   readonly payment_uri: string;
   readonly callback_url: string | null;
@@ -389,6 +485,10 @@ export interface CreatePlan {
   readonly decimals: number;
   readonly units: bigint;
   readonly quote: RateQuote | undefined;
+  /** The invoice's `amount_usd` (null: priced in the coin). */
+  readonly usd: string | null;
+  /** USD per unit of its fiat price's currency (null without one). */
+  readonly priceRate: string | null;
   readonly matchingMode: MatchingMode;
   readonly confirmations: number;
   /** The project's underpayment tolerance, snapshotted on the invoice. */

@@ -136,14 +136,18 @@ export class InvoiceCreator {
     limited.catch(() => undefined);
     // Rates are fetched before the transaction (a cold provider must not hold locks); one quote per coin.
     const quotes = new Map<CoinId, Promise<RateQuote>>();
+    const fiatQuotes = new Map<string, Promise<RateQuote>>();
     const prepared = new Map<number, Prepared>();
     await Promise.all(
       [...items.keys()].map(async (i) =>
         prepared.set(
           i,
-          await prepareCreate(this.deps.chains, items[i]!, (coin) => memo(quotes, coin, () => this.deps.ratesService.quote(coin))).catch(
-            (failure: unknown): Prepared => ({ chainEnabled: false, failure }),
-          ),
+          await prepareCreate(
+            this.deps.chains,
+            items[i]!,
+            (coin) => memo(quotes, coin, () => this.deps.ratesService.quote(coin)),
+            (currency) => memo(fiatQuotes, currency, () => this.deps.ratesService.fiatQuote(currency)),
+          ).catch((failure: unknown): Prepared => ({ chainEnabled: false, failure })),
         ),
       ),
     );

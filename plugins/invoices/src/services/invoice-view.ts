@@ -55,6 +55,9 @@ export function invoiceView(
       snapshot && fetchedAt
         ? { source: snapshot.source, pair: snapshot.pair, rate: snapshot.rate, fetched_at: seconds(fetchedAt), fetched_at_iso: snapshot.fetched_at_iso }
         : null,
+    price_currency: invoice.price_currency ?? null,
+    price_amount: invoice.price_amount ?? null,
+    price_rate: invoice.price_rate ?? null,
     payment_token: invoice.payment_token,
     payment_uri: invoice.payment_uri,
     callback_url: invoice.callback_url,
