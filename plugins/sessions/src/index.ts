@@ -1,10 +1,15 @@
 import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { INVOICE_OBSERVERS } from '@gw/plugin-invoices/contract';
 import { m0001Sessions } from '../migrations/0001_sessions.js';
+import { m0002SessionLocale } from '../migrations/0002_session_locale.js';
 import { SessionsConfigSchema } from './config.js';
 import { SESSIONS_EXPORTS } from './contract.js';
 import { sessionsErrors } from './errors.js';
 import { sessionsJobs } from './jobs.js';
+import { noticeEmailJob } from './mail/notice-email.js';
+import { receiptEmailJob } from './mail/receipt-email.js';
+import { payerRoutes } from './pages/payer-routes.js';
+import { sessionOrderPanels } from './pages/session-panel.js';
 import { sessionsRoutes } from './routes.js';
 import { CheckoutSessionsService } from './services/checkout-sessions.js';
 import { InvoiceableCoins } from './services/invoiceable-coins.js';
@@ -28,7 +33,7 @@ export const sessionsPlugin = definePlugin({
   exports: SESSIONS_EXPORTS,
   config: SessionsConfigSchema,
   errors: [sessionsErrors],
-  migrations: [m0001Sessions],
+  migrations: [m0001Sessions, m0002SessionLocale],
   register: ({ config }) => ({
     sessionsConfig: serviceValue(config),
     sessionsStore: service(['invoiceEvents', 'kernelConfig'], (deps) => new SessionStore(deps)),
@@ -56,9 +61,17 @@ export const sessionsPlugin = definePlugin({
     ),
     // A sandbox project's reset or deletion purges its sessions and links.
     sandboxProjectPurger,
+    // The checkout page of a session's invoice shows the order and links back to the session's page.
+    sessionOrderPanels,
   ],
-  routes: sessionsRoutes,
-  jobs: sessionsJobs,
+  // The partner API, and the payer's pages (session, link and its QR code, receipt).
+  routes: withDeps([...sessionsRoutes.deps, ...payerRoutes.deps], (deps) => [...sessionsRoutes.create(deps), ...payerRoutes.create(deps)]),
+  // Expiry and late payments, and the payer's mails (receipt, partial-payment notice).
+  jobs: withDeps([...sessionsJobs.deps, ...receiptEmailJob.deps, ...noticeEmailJob.deps], (deps) => [
+    ...sessionsJobs.create(deps),
+    receiptEmailJob.create(deps),
+    noticeEmailJob.create(deps),
+  ]),
 });
 
 export * from './contract.js';
