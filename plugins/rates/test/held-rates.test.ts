@@ -163,7 +163,7 @@ test.serial(
       '          - exp_labels: { severity: ticket, asset: BTC }',
       '            exp_annotations:',
       `              summary: 'A fetched BTC rate is held back'`,
-      "              description: 'It moved more than plugins.rates.jump.share (jump.fiatShare for fiat) from the last accepted rate, so the last accepted one is used while it is fresh. Check the providers (`gateway rates show`); a later fetch that agrees accepts the move, or release it with `gateway rates release --asset BTC`.'",
+      "              description: 'It moved more than plugins.rates.jump.share (jump.fiatShare for fiat) from the last accepted rate, so the last accepted one is used while it is fresh. Check the providers (`gateway rates show`); another provider agreeing, or its own giving it for plugins.rates.jump.confirmSeconds, accepts the move, or release it with `gateway rates release --asset BTC`.'",
     ]);
 
     // The same provider a minute later, within the share of its held rate: a provider can stay

@@ -274,8 +274,9 @@ export class RateService {
   }
 
   /**
-   * Accepts the held rate of `asset` (a coin's asset symbol or a fiat currency code) as if a fetch
-   * had confirmed it: stored as its provider's quote, audited (`rate.release`), no longer held.
+   * Accepts the held rate of `asset` (a coin's asset symbol or a fiat currency code) at once, as
+   * if another provider had confirmed it: stored as its provider's quote, audited (`rate.release`),
+   * no longer held.
    *
    * @throws AppError 400 `validation_error` for a string that is neither an asset of the enabled
    *   coins nor a priced fiat currency; 404 `held_rate_not_found` when none of its rates is held.

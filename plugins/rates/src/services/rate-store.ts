@@ -166,7 +166,7 @@ export class RateStore {
   }
 
   /**
-   * Accepts the held rate of `asset` as if a fetch had confirmed it (the operator's release):
+   * Accepts the held rate of `asset` at once, as if another provider had confirmed it (the operator's release):
    * stored under its provider, the held row removed, and `within` run in the same transaction (the
    * audit entry). Undefined when nothing is held.
    */
