@@ -103,7 +103,7 @@ test('every contribution of the composition builds from its declared services, a
   const panels = kernel.cradle.extensions.of(extensionPoint<{ id: string }>('checkout.panels'));
   t.deepEqual(
     panels.map((c) => `${c.pluginId}:${c.item.id}`),
-    ['payouts:refund', 'sandbox:simulate'],
+    ['payouts:refund', 'sandbox:simulate', 'sessions:session'],
   );
   const observers = kernel.cradle.extensions.of(extensionPoint<unknown>('invoices.observers'));
   t.deepEqual(

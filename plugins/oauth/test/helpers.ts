@@ -23,7 +23,8 @@ export class MailSink {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<MailSink> {
+  /** A sink on `port` (a free one when 0: a test of a mail server that comes back starts it on the port the gateway was given). */
+  static async start(port = 0): Promise<MailSink> {
     let sink: MailSink | undefined;
     const server = new SMTPServer({
       authOptional: true,
@@ -38,9 +39,8 @@ export class MailSink {
         });
       },
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.server.address() as AddressInfo).port;
-    sink = new MailSink(server, `smtp://127.0.0.1:${port}`);
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    sink = new MailSink(server, `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`);
     return sink;
   }
 

@@ -2,6 +2,7 @@ import { contribute, definePlugin, service, serviceValue, withDeps } from '@gw/k
 import { INVOICE_OBSERVERS, invoicePageParts } from '@gw/plugin-invoices/contract';
 import { dashboardPages } from '@gw/plugin-dashboard/contract';
 import { m0001Sessions } from '../migrations/0001_sessions.js';
+import { m0002SessionLocale } from '../migrations/0002_session_locale.js';
 import { SessionsConfigSchema } from './config.js';
 import { SESSIONS_EXPORTS } from './contract.js';
 import { sessionsErrors } from './errors.js';
@@ -11,6 +12,10 @@ import { INVOICE_SESSION_DEPS, invoiceSessionPart } from './dashboard/invoice-se
 import { PAYMENT_LINKS_PAGE_DEPS, paymentLinksPage } from './dashboard/payment-links-page.js';
 import { sessionsMcpTools } from './mcp-tools.js';
 import { sessionsJobs } from './jobs.js';
+import { noticeEmailJob } from './mail/notice-email.js';
+import { receiptEmailJob } from './mail/receipt-email.js';
+import { payerRoutes } from './pages/payer-routes.js';
+import { sessionOrderPanels } from './pages/session-panel.js';
 import { sessionsRoutes } from './routes.js';
 import { CheckoutSessionsService } from './services/checkout-sessions.js';
 import { InvoiceableCoins } from './services/invoiceable-coins.js';
@@ -34,7 +39,7 @@ export const sessionsPlugin = definePlugin({
   exports: SESSIONS_EXPORTS,
   config: SessionsConfigSchema,
   errors: [sessionsErrors],
-  migrations: [m0001Sessions],
+  migrations: [m0001Sessions, m0002SessionLocale],
   register: ({ config }) => ({
     sessionsConfig: serviceValue(config),
     sessionsStore: service(['invoiceEvents', 'kernelConfig'], (deps) => new SessionStore(deps)),
@@ -52,7 +57,7 @@ export const sessionsPlugin = definePlugin({
       ['db', 'audit', 'chains', 'tenancyProjects', 'ratesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig', 'sessionsOpener'],
       (deps) => new PaymentLinksService(deps),
     ),
-    sessionsLatePayments: service(['db', 'watchersOrphans', 'logger'], (deps) => new LatePayments(deps)),
+    sessionsLatePayments: service(['db', 'invoicesService', 'watchersOrphans', 'logger'], (deps) => new LatePayments(deps)),
   }),
   contributes: [
     // Completion, late payments and notices follow the invoices' statuses, in their transactions.
@@ -66,9 +71,17 @@ export const sessionsPlugin = definePlugin({
     dashboardPages(CHECKOUT_SESSIONS_PAGE_DEPS, [checkoutSessionsPage]),
     // An invoice's dashboard page names the checkout session it belongs to.
     invoicePageParts(INVOICE_SESSION_DEPS, [invoiceSessionPart]),
+    // The checkout page of a session's invoice shows the order and links back to the session's page.
+    sessionOrderPanels,
   ],
-  routes: sessionsRoutes,
-  jobs: sessionsJobs,
+  // The partner API, and the payer's pages (session, link and its QR code, receipt).
+  routes: withDeps([...sessionsRoutes.deps, ...payerRoutes.deps], (deps) => [...sessionsRoutes.create(deps), ...payerRoutes.create(deps)]),
+  // Expiry and late payments, and the payer's mails (receipt, partial-payment notice).
+  jobs: withDeps([...sessionsJobs.deps, ...receiptEmailJob.deps, ...noticeEmailJob.deps], (deps) => [
+    ...sessionsJobs.create(deps),
+    receiptEmailJob.create(deps),
+    noticeEmailJob.create(deps),
+  ]),
   mcpTools: sessionsMcpTools,
   cli: sessionsCommands,
 });

@@ -1,11 +1,11 @@
 import { type JobDefinition, withDeps } from '@gw/kernel';
-import { EXPIRE_JOB, LATE_PAYMENTS_JOB, MAIL_QUEUE, NOTICE_EMAIL_JOB, RECEIPT_EMAIL_JOB } from './job-names.js';
+import { EXPIRE_JOB, LATE_PAYMENTS_JOB } from './job-names.js';
 
 /**
  * `sessions.expire` (every minute: open sessions past their deadline end, and closed sessions'
  * leftover invoices are cancelled) and `sessions.late-payments` (every minute: payments to
- * abandoned addresses are credited). The mail queues are declared here so the engine can enqueue
- * into them; the payer pages' mail jobs handle them.
+ * abandoned addresses are credited). The mail jobs the engine enqueues are the payer pages'
+ * (mail/receipt-email.ts, mail/notice-email.ts).
  */
 export const sessionsJobs = withDeps(['sessionsCloser', 'sessionsLatePayments'], (deps): JobDefinition<Record<string, never>>[] => [
   {
@@ -14,8 +14,8 @@ export const sessionsJobs = withDeps(['sessionsCloser', 'sessionsLatePayments'],
     work: { pollingIntervalSeconds: 5 },
     schedule: { cron: '* * * * *', data: {} },
     handler: async () => {
-      // A backlog is worked through in chunks within the minute.
-      while ((await deps.sessionsCloser.expireDue({ limit: 200 })) === 200);
+      // One pass pages through every due session, past those still waiting for their invoice.
+      await deps.sessionsCloser.expireDue();
     },
   },
   {
@@ -27,6 +27,4 @@ export const sessionsJobs = withDeps(['sessionsCloser', 'sessionsLatePayments'],
       await deps.sessionsLatePayments.run();
     },
   },
-  { name: RECEIPT_EMAIL_JOB, queue: MAIL_QUEUE },
-  { name: NOTICE_EMAIL_JOB, queue: MAIL_QUEUE },
 ]);

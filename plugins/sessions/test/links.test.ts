@@ -129,3 +129,22 @@ test('bad links: both a price and limits, neither, limits the wrong way round, l
   t.is((await c.call('GET', `/payment-links/${first.body.id}`)).body.url, first.body.url);
   t.is((await (await sandboxClient(gw)).call('GET', `/payment-links/${first.body.id}`)).body.error_code, 'payment_link_not_found');
 });
+
+test('max_uses counts open sessions: with one use, a second payer is refused while the first session is open, and served once it expired; concurrent opens give one session', async (t) => {
+  const c = await sandboxClient(gw);
+  const link = await createLink(c, { price_currency: 'USD', price_amount: '5', allowed_coins: ['btc'], max_uses: 1 });
+  const first = await open(link);
+  const refused = await t.throwsAsync(open(link));
+  t.like(refused, { code: 'payment_link_used_up', status: 409 });
+  t.like((refused as any).details, { max_uses: 1, uses: 0, open_sessions: 1 });
+  t.is((await c.call('POST', `/checkout-sessions/${first.session.id}/expire`)).body.status, 'expired');
+  const second = await open(link);
+  t.not(second.session.id, first.session.id);
+  await c.call('POST', `/checkout-sessions/${second.session.id}/expire`);
+
+  const raced = await Promise.allSettled([open(link), open(link), open(link)]);
+  t.is(raced.filter((r) => r.status === 'fulfilled').length, 1);
+  t.true(raced.every((r) => r.status === 'fulfilled' || (r.reason as any).code === 'payment_link_used_up'));
+  const sessions = await c.call('GET', `/checkout-sessions?payment_link_id=${link.id}&status=open`);
+  t.is(sessions.body.items.length, 1);
+});

@@ -309,6 +309,48 @@ test('an expired session whose abandoned invoice is paid late completes with it'
   t.deepEqual(await eventTypes(gw, c.projectId, 'checkout_session.'), ['checkout_session.expired', 'checkout_session.completed']);
 });
 
+test('a late payment short of the price does not complete the session: its invoice is kept, late, and the session stays expired', async (t) => {
+  const c = await sandboxClient(gw);
+  const session = await usdSession(c);
+  const btc = (await pick(c, session.id, 'btc')).body.invoice_id;
+  await simulate(c, btc, 'expire');
+  t.is((await c.call('POST', `/checkout-sessions/${session.id}/expire`)).body.status, 'expired');
+  const invoice = (await c.call('GET', `/invoices/${btc}`)).body;
+  const short = BigInt(invoice.amount_crypto_units) / 2n;
+  const late = await simulate(c, btc, 'event', {
+    eventType: 'invoice.expired_paid_late',
+    amountUnits: short.toString(),
+    confirmations: 6,
+    blockHeight: 100,
+    expectedCurrentStatus: 'expired',
+  });
+  t.is(late.status, 200, JSON.stringify(late.body));
+  t.is((await c.call('GET', `/invoices/${btc}`)).body.status, 'expired_paid_late');
+  const after = (await c.call('GET', `/checkout-sessions/${session.id}`)).body;
+  t.like(after, { status: 'expired', receipt_url: null });
+  t.deepEqual(
+    after.invoices.map((i: any) => [i.invoice_id, i.status, i.late]),
+    [[btc, 'expired_paid_late', true]],
+  );
+  t.deepEqual(await eventTypes(gw, c.projectId, 'checkout_session.'), ['checkout_session.expired']);
+});
+
+test('the expiry pass pages past sessions still waiting for their invoice: those behind them expire', async (t) => {
+  const c = await sandboxClient(gw);
+  const waiting: string[] = [];
+  for (let n = 0; n < 2; n++) {
+    // Deadlines beyond the other expiry test's clock (+600 s), which runs alongside.
+    const paying = await usdSession(c, { expires_in: 900 });
+    await simulate(c, (await pick(c, paying.id, 'eth')).body.invoice_id, 'detect');
+    waiting.push(paying.id);
+  }
+  const idle = await usdSession(c, { expires_in: 901 });
+  await gw.kernel.cradle.sessionsCloser.expireDue({ pageSize: 2, asOf: new Date(Date.now() + 1200_000) });
+  const status = async (id: string) => (await c.call('GET', `/checkout-sessions/${id}`)).body.status;
+  t.deepEqual(await Promise.all(waiting.map(status)), ['open', 'open']);
+  t.is(await status(idle.id), 'expired');
+});
+
 test("a sandbox project's reset removes its sessions", async (t) => {
   const c = await sandboxClient(gw);
   const session = await usdSession(c);

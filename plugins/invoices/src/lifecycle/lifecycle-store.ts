@@ -346,6 +346,7 @@ function statusChangesOf(states: Iterable<InvoiceState>): InvoiceStatusChange[] 
         eventType: applied.event?.type ?? null,
         amountUnits: invoice.amount_units,
         receivedUnits: liveUnits({ transfers: applied.transfers }),
+        underpaymentTolerance: invoice.underpayment_tolerance ?? '0',
       });
     }
   }
