@@ -89,6 +89,9 @@ test.serial(
     t.is(detail.status, 200);
     t.true(detail.text.includes(`value="${link.url}"`), 'the URL to copy');
     t.true(detail.text.includes(`src="${new URL(link.qr_url).pathname}"`), 'the QR code from the gateway’s own origin');
+    const qr = await fetch(`${gw.url}${new URL(link.qr_url).pathname}`);
+    t.is(qr.status, 200, 'the image the page shows is served');
+    t.regex(qr.headers.get('content-type') ?? '', /^image\/svg\+xml/);
     t.true(detail.text.includes(`href="${sessions()}/${linkSessionId}"`), 'the sessions opened from the link');
     t.false(detail.text.includes(SCRIPT));
     t.false(detail.text.includes('/deactivate"'));
