@@ -163,6 +163,7 @@ test('a EUR session: the payer picks USDT on TRON (its QR code decodes to the pa
   t.deepEqual(await axeViolations(page), [], 'receipt');
   await page.emulateMedia({ media: 'print' });
   t.false(await page.locator('nav.languages').isVisible(), 'printed without the language switch');
+  t.true(await page.locator('.sandbox-banner').isVisible(), 'a sandbox receipt says so on paper');
   t.deepEqual(violations, []);
 });
 
