@@ -15,7 +15,7 @@ import { chains as shippedChains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR, defineChain } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { createEvmAdapter } from '@gw/chain-evm';
-import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, Receiver, TREASURY_TEST_MNEMONIC, type TestProject } from '@gw/testing';
+import { cliRunner, EvmTreasuryChain, FAST_RETRIES, FIXED_RATES, Receiver, TREASURY_TEST_MNEMONIC, type TestProject, stopAll } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { signOffline, treasuryApi, treasuryOperator } from '@gw/plugin-treasury/testing';
 
@@ -67,11 +67,7 @@ test.before(async () => {
   const hook = await cli('webhook', 'set', '--project', project.projectId, '--url', `${receiver.url}/hooks`, '--json');
   if (hook.code !== 0) throw new Error(hook.stdout + hook.stderr);
 });
-test.after.always(async () => {
-  await gw?.close();
-  await chain?.stop();
-  await receiver?.close();
-});
+test.after.always(() => stopAll(gw, chain, receiver));
 
 const api = treasuryApi(
   () => gw,

@@ -22,7 +22,7 @@ import { chains, plugins } from '@gw/app-gateway';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { MailSink } from '@gw/plugin-oauth/testing';
-import { type Bcoin, CHROMIUM, cliRunner, projectWithPools, Receiver, type TestProject } from '@gw/testing';
+import { type Bcoin, CHROMIUM, cliRunner, projectWithPools, Receiver, type TestProject, stopAll } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { bcoinTreasuryConfig, scanOnce, signOffline, startMatureBcoin, treasuryApi } from '@gw/plugin-treasury/testing';
 
@@ -62,13 +62,7 @@ test.before(async () => {
   await gw.kernel.cradle.tenancyUsers.invite({ email: ADMIN, role: 'admin', operator: operatorId }, CLI_ACTOR);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 });
-test.after.always(async () => {
-  await browser?.close();
-  await gw?.close();
-  await node?.stop();
-  await receiver?.close();
-  await sink?.close();
-});
+test.after.always(() => stopAll(browser, gw, node, receiver, sink));
 
 const api = treasuryApi(
   () => gw,

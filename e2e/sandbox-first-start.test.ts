@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { createTestDatabase, waitFor, type TestDatabase } from '@gw/kernel/testing';
-import { baseEnv, ROOT, runCliProcess, startApp, waitForUrl } from '@gw/testing';
+import { baseEnv, ROOT, runCliProcess, runProcess, startApp, waitForUrl } from '@gw/testing';
 
 let database: TestDatabase;
 test.before(async () => {
@@ -16,12 +16,7 @@ test.after.always(async () => {
 
 /** Runs a TypeScript file of the repository to completion on this Node; collects its output. */
 function runScript(file: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...baseEnv(), ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  return runProcess(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...baseEnv(), ...env } });
 }
 
 test.serial(

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { createTestDatabase, spawnGroup, type ProcessGroup, type TestDatabase } from '@gw/kernel/testing';
-import { baseEnv, CHROMIUM, ROOT, watchCsp } from '@gw/testing';
+import { baseEnv, CHROMIUM, ROOT, runProcess, watchCsp } from '@gw/testing';
 import { MailSink } from '@gw/plugin-oauth/testing';
 
 // Shared with the checkout plugin's browser tests.
@@ -88,18 +87,12 @@ export class DashboardWorld {
 
   /** Runs `pnpm gateway <args> --json` as its own process; the parsed JSON, or throws with the output. */
   async cli(...args: string[]): Promise<any> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args, '--json'], {
+    const { code, stdout, stderr } = await runProcess(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', ...args, '--json'], {
       cwd: ROOT,
       env: { ...baseEnv(), ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    if (code !== 0) throw new Error(`gateway ${args.join(' ')} exited ${code}:\n${out}\n${err}`);
-    return JSON.parse(out);
+    if (code !== 0) throw new Error(`gateway ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`);
+    return JSON.parse(stdout);
   }
 
   /** Invites a user with the CLI (`user invite --role`); returns the user. */

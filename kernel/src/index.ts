@@ -21,6 +21,7 @@ export { OPENAPI_PATH, API_REFERENCE_PATH } from './http/openapi-routes.js';
 export { rootRedirect } from './http/root-redirect.js';
 export type { HttpListener, HttpListeners } from './http/http-listeners.js';
 export type { Metrics } from './http/metrics.js';
+export { networkGauge } from './http/network-gauge.js';
 export * from './http/request-signature.js';
 export { REPLAYED_HEADER, type AnswerReplay, type RecordedAnswer } from './http/answer-replay.js';
 export * from './http/parse-instant.js';

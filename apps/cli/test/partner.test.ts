@@ -3,14 +3,13 @@
  * credentials from flags, environment and an owner-only file, and never a database of their own.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chains, plugins } from '@gw/app-gateway';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
-import { captureCli, type CliRun } from '@gw/testing';
+import { captureCli, type CliRun, runProcess } from '@gw/testing';
 import { runCli } from '../src/cli.js';
 
 let gw: TestKernel, receiver: Receiver, account: SandboxClient, home: string;
@@ -133,15 +132,13 @@ test('trigger: creates an invoice and drives it to the event, which the project 
 });
 
 test('a real CLI process makes a signed call with no database configured', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/cli/src/main.ts', 'api', 'GET', '/api/v1/sandbox/invoices', '--json'], {
-    env: { PATH: process.env['PATH'], HOME: home, GATEWAY_URL: gw.url, GATEWAY_PROJECT_ID: account.projectId, GATEWAY_API_SECRET: account.secret },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const { code, stdout, stderr } = await runProcess(
+    process.execPath,
+    ['--import', 'tsx', 'apps/cli/src/main.ts', 'api', 'GET', '/api/v1/sandbox/invoices', '--json'],
+    {
+      env: { PATH: process.env['PATH'], HOME: home, GATEWAY_URL: gw.url, GATEWAY_PROJECT_ID: account.projectId, GATEWAY_API_SECRET: account.secret },
+    },
+  );
   t.is(code, 0, stderr);
   t.true(Array.isArray(JSON.parse(stdout).items));
 });

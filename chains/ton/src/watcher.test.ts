@@ -14,16 +14,8 @@ import { Address, beginCell, toNano, type Cell } from '@ton/core';
 import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
 import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet.js';
-import {
-  ProviderError,
-  ProviderPool,
-  type ChainAdapterDeps,
-  type ChainDefinition,
-  type ProviderEndpoint,
-  type ScannedBlock,
-  type WatchedAddresses,
-} from '@gw/chain-api';
-import { ToncenterSandbox, blockJson, rawUpper, transactionJson, type SandboxBlock } from '../test/toncenter-sandbox.js';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type ProviderEndpoint, type ScannedBlock, type WatchedAddresses } from '@gw/chain-api';
+import { ToncenterSandbox, blockJson, rawUpper, tonWithJetton, transactionJson, type SandboxBlock } from '../test/toncenter-sandbox.js';
 import { TonWatcher, formatTonAddress, tonChain, tonDefinition } from './index.js';
 
 const adapter = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tonChain.definition);
@@ -98,16 +90,6 @@ async function buildWorld(): Promise<World> {
 const worldPromise = buildWorld();
 test.after.always(async () => (await worldPromise).sandbox.close());
 
-/** The TON definition with the sandbox jetton as the testnet USDT master. */
-function definitionWith(master: Address): ChainDefinition {
-  return {
-    ...tonDefinition,
-    coins: tonDefinition.coins.map((c) =>
-      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: master.toString({ testOnly: true }) } } : c,
-    ),
-  };
-}
-
 /** A short timeout where a provider hangs (the test waits it out), a loaded machine's answer time elsewhere. */
 const hangTimeout = (hangs: boolean) => (hangs ? 1_000 : 5_000);
 
@@ -140,7 +122,7 @@ test('toncenter raw addresses become exactly the adapter-derived friendly form',
 
 test('scan: TON with memo to a fresh (undeployed) pool wallet, genuine jetton, nothing else', async (t) => {
   const { sandbox, payer, master, b1, b2, b3 } = await worldPromise;
-  const watcher = new TonWatcher(definitionWith(master), {
+  const watcher = new TonWatcher(tonWithJetton(master), {
     network,
     providers: pool([{ name: 'sandbox', url: sandbox.url, headers: { 'X-API-Key': 'k-123' } }]),
   });
@@ -228,7 +210,7 @@ test('jettons are ignored when the network has no configured master, or another 
     ['ton', 'ton'],
   );
   // With the impostor configured, only the impostor's transfer is a jetton (the genuine ones are foreign).
-  const swapped = await new TonWatcher(definitionWith(impostor), { network, providers: providers() }).scan(FIRST + 1, FIRST + 3, watched);
+  const swapped = await new TonWatcher(tonWithJetton(impostor), { network, providers: providers() }).scan(FIRST + 1, FIRST + 3, watched);
   t.deepEqual(
     swapped.flatMap((b) => b.transfers.filter((x) => x.coin === 'usdt_ton').map((x) => [x.toAddress, x.amountUnits])),
     [[pool1, 999_000_000n]],
@@ -237,7 +219,7 @@ test('jettons are ignored when the network has no configured master, or another 
 
 test('head, finalized and blockHash', async (t) => {
   const { sandbox, master, b2 } = await worldPromise;
-  const watcher = new TonWatcher(definitionWith(master), { network, providers: pool([{ name: 'sandbox', url: sandbox.url }]) });
+  const watcher = new TonWatcher(tonWithJetton(master), { network, providers: pool([{ name: 'sandbox', url: sandbox.url }]) });
   t.deepEqual(await watcher.head(), { height: FIRST + 3, finalized: FIRST + 3 });
   t.is(await watcher.blockHash(FIRST + 2), b2.rootHash);
   t.is(await watcher.blockHash(FIRST + 99), null);
@@ -300,7 +282,7 @@ for (const mode of ['500', '429', 'timeout', 'malformed', 'wrong-shape'] as cons
     const { sandbox, master, b1 } = await worldPromise;
     const bad = await failing(mode);
     try {
-      const watcher = new TonWatcher(definitionWith(master), {
+      const watcher = new TonWatcher(tonWithJetton(master), {
         network,
         providers: pool(
           [

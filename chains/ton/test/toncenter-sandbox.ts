@@ -17,6 +17,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Address, beginCell, Cell, loadMessage, storeMessage, type Message, type TupleItem } from '@ton/core';
 import { Blockchain, type BlockchainTransaction, type SendMessageResult } from '@ton/sandbox';
+import { type AccountTreasury, type ChainAdapterDeps, type ChainDefinition, type NetworkDefinition, ProviderPool } from '@gw/chain-api';
+import { tonChain, tonDefinition } from '../src/index.js';
 
 const SHARD = '8000000000000000';
 
@@ -334,4 +336,27 @@ export class ToncenterSandbox {
     }
     return [404, { error: 'not found' }];
   }
+}
+
+/** The TON testnet the sandbox plays: the definition's first. */
+export const SANDBOX_NETWORK: NetworkDefinition = tonDefinition.networks.testnets[0]!;
+
+/** The TON definition with the sandbox's jetton `master` as `usdt_ton` on {@link SANDBOX_NETWORK}. */
+export function tonWithJetton(master: Address): ChainDefinition {
+  return {
+    ...tonDefinition,
+    coins: tonDefinition.coins.map((c) =>
+      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [SANDBOX_NETWORK.id]: master.toString({ testOnly: true }) } } : c,
+    ),
+  };
+}
+
+/** The account treasury of `definition` on {@link SANDBOX_NETWORK}, reading the sandbox served at `url`; and the options it was made with. */
+export function sandboxTreasury(
+  url: string,
+  definition: ChainDefinition,
+): { treasury: AccountTreasury; options: { network: NetworkDefinition; providers: ProviderPool } } {
+  const providers = new ProviderPool({ chain: 'ton', network: SANDBOX_NETWORK.id, endpoints: [{ name: 'sandbox', url }], timeoutMs: 10_000 });
+  const options = { network: SANDBOX_NETWORK, providers };
+  return { treasury: tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!(options), options };
 }

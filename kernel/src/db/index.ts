@@ -7,3 +7,4 @@ export * from './unique-violation.js';
 export * from './notifications.js';
 export * from './database-unavailable.js';
 export { keysetPage, type KeysetPage, type KeysetPageRequest } from './keyset-page.js';
+export { UnitsModel } from './units-model.js';

@@ -11,17 +11,10 @@ import test from 'ava';
 import { toNano } from '@ton/core';
 import { deriveEd25519Path } from '@ton/crypto';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import {
-  ProviderPool,
-  type AccountPlanBuild,
-  type AccountSource,
-  type AccountTreasury,
-  type ChainAdapterDeps,
-  type ChainDefinition,
-  type OperatorAccount,
-} from '@gw/chain-api';
+import { type AccountPlanBuild, type AccountSource, type AccountTreasury, type ChainAdapterDeps, type OperatorAccount } from '@gw/chain-api';
 import { tonChain, tonDefinition } from '@gw/chain-ton';
 import { jettonSandbox, type JettonSandbox } from '@gw/chain-ton/testing/jettons';
+import { sandboxTreasury, tonWithJetton } from '@gw/chain-ton/testing';
 import { keyPairFromSeed } from '@ton/crypto';
 import { parseAccountSecret } from '../src/account-keys.js';
 import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
@@ -50,14 +43,7 @@ async function buildWorld(): Promise<World> {
   for (const [i, s] of sources.entries()) await jettons.pay(s.address, toNano(1 + i), BigInt(i + 1) * 1_000_000n);
   await jettons.pay(gas.address, toNano('1'));
   await jettons.sandbox.listen();
-  const definition: ChainDefinition = {
-    ...tonDefinition,
-    coins: tonDefinition.coins.map((c) =>
-      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: jettons.minter.toString({ testOnly: true }) } } : c,
-    ),
-  };
-  const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: jettons.sandbox.url }], timeoutMs: 10_000 });
-  const treasury = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!({ network, providers });
+  const { treasury } = sandboxTreasury(jettons.sandbox.url, tonWithJetton(jettons.minter));
   return { ...jettons, sources, gas, treasury };
 }
 

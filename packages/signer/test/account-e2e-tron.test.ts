@@ -8,22 +8,23 @@
  * lack, the recorded `getaccount` answer is served with the fields named changed.
  */
 import test from 'ava';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { HDNodeWallet, Mnemonic } from 'ethers';
 import { TronWeb } from 'tronweb';
+import type { AccountPlanBuild, AccountTreasury } from '@gw/chain-api';
+import { deriveTronAddress } from '@gw/chain-tron';
 import {
-  ProviderPool,
-  type AccountKey,
-  type AccountPlanBuild,
-  type AccountSource,
-  type AccountTreasury,
-  type ChainAdapterDeps,
-  type ChainDefinition,
-  type OperatorAccount,
-} from '@gw/chain-api';
-import { deriveTronAddress, tronAddressFromHex, tronChain } from '@gw/chain-tron';
+  accountAnswer,
+  baseAnswers,
+  fixture,
+  FUNDING,
+  NILE_TOKEN,
+  pool,
+  RECORDED_ACCOUNT,
+  replay,
+  source,
+  STAKING,
+  TEST_XPUB,
+  treasuryFor,
+} from '@gw/chain-tron/testing';
 import { parseAccountSecret, secp256k1KeyAt } from '../src/account-keys.js';
 import { tronAddressOf } from '../src/tron-step.js';
 import { formatAccountReview } from '../src/account-review.js';
@@ -31,83 +32,21 @@ import { checkAccountPlan, signAccountPlan } from '../src/account-sign.js';
 import { planFileOf } from '../src/account-testing.js';
 import { MNEMONIC } from '../src/testing.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../../../chains/tron/test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
 const hex = (address: string): string => TronWeb.address.toHex(address).toLowerCase();
 
-const RECORDED_ACCOUNT_HEX = '41dd791d6b49e190062d650e6a23c575510d35f2f9';
-const RECORDED_ACCOUNT = tronAddressFromHex(`0x${RECORDED_ACCOUNT_HEX.slice(2)}`);
-const NILE_TOKEN = tronAddressFromHex('0xeca9bc828a3005b9a3b909f2cc5c2a54794de05f');
-
-// The gateway's side: the xpub of m/44'/195'/0' registered as the pool key; operator accounts at account 1.
-const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
-const XPUB = root.derivePath("m/44'/195'/0'").neuter().extendedKey;
-const KEY: AccountKey = { chain: 'tron', network: 'testnet', input: XPUB, canonical: XPUB };
-const pool = (i: number): string => deriveTronAddress(XPUB, i).address;
-const source = (i: number): AccountSource => ({ address: pool(i), key: KEY, index: i });
-const operator = (role: OperatorAccount['role'], i: number): OperatorAccount => ({
-  role,
-  address: tronAddressFromHex(root.derivePath(`m/44'/195'/1'/0/${i}`).address),
-  path: `m/44'/195'/1'/0/${i}`,
-});
-const FUNDING = operator('funding', 0);
-const STAKING = operator('staking', 1);
-
-const NILE = tronChain.definition.networks.testnets.find((n) => n.id === 'nile')!;
-const definition: ChainDefinition = {
-  ...tronChain.definition,
-  coins: tronChain.definition.coins.map((c) => (c.id === 'usdt_trc20' ? { ...c, contracts: { nile: NILE_TOKEN } } : c)),
-};
-
-function accountAnswer(address: string, edit: (a: Record<string, unknown>) => void = () => {}): string {
-  const answer = JSON.parse(fixture('getaccount-nile.json'));
-  answer.address = hex(address);
-  edit(answer);
-  return JSON.stringify(answer);
-}
-
-/** A java-tron node replaying the recorded answers; an unrecorded call is a 404. */
+/** A java-tron node replaying the recorded answers, with the token's balance (pool address 0 holds the recorded one) and transfer estimate; an unrecorded call is a 404. */
 async function replayNode(accounts: Record<string, string>): Promise<{ treasury: AccountTreasury; close: () => Promise<void> }> {
-  const answer = (path: string, body: Record<string, string>): string | undefined => {
-    switch (path) {
-      case '/wallet/getnowblock':
-        return fixture('getnowblock-nile-66987627.json');
-      case '/wallet/getchainparameters':
-        return fixture('getchainparameters-nile.json');
-      case '/wallet/getaccount':
-        return body['address'] === RECORDED_ACCOUNT_HEX ? fixture('getaccount-nile.json') : (accounts[body['address']!] ?? '{}');
-      case '/wallet/getaccountresource':
-        return accounts[body['address']!] === undefined && body['address'] !== RECORDED_ACCOUNT_HEX ? '{}' : fixture('getaccountresource-nile.json');
-      case '/wallet/triggerconstantcontract': {
-        if (body['function_selector'] === 'transfer(address,uint256)') return fixture('triggerconstantcontract-transfer-built.json');
-        if (body['owner_address'] === hex(pool(0))) return fixture('triggerconstantcontract-balanceof-nile.json');
-        const zero = JSON.parse(fixture('triggerconstantcontract-balanceof-nile.json'));
-        zero.constant_result = ['0'.repeat(64)];
-        return JSON.stringify(zero);
-      }
-      default:
-        return undefined;
-    }
-  };
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const found = answer(req.url ?? '', raw ? JSON.parse(raw) : {});
-      res.writeHead(found === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(found ?? '{"Error":"unrecorded"}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const providers = new ProviderPool({ chain: 'tron', network: 'nile', endpoints: [{ name: 'replay', url }], timeoutMs: 5_000 });
-  const treasury = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!({ network: NILE, providers });
-  return {
-    treasury,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const node = await replay(
+    baseAnswers(accounts, (path, body) => {
+      if (path !== '/wallet/triggerconstantcontract') return undefined;
+      if (body['function_selector'] === 'transfer(address,uint256)') return fixture('triggerconstantcontract-transfer-built.json');
+      if (body['owner_address'] === hex(pool(0))) return fixture('triggerconstantcontract-balanceof-nile.json');
+      const zero = JSON.parse(fixture('triggerconstantcontract-balanceof-nile.json'));
+      zero.constant_result = ['0'.repeat(64)];
+      return JSON.stringify(zero);
+    }),
+  );
+  return { treasury: treasuryFor(node), close: () => node.close() };
 }
 
 /** The plan's file (the same function the treasury plugin serves it with), signed by the signer's code, each signed step verified by the treasury. */
@@ -131,7 +70,7 @@ async function signAndVerify(t: import('ava').ExecutionContext, treasury: Accoun
 
 test("the signer derives the gateway's TRON pool and operator addresses (m/44'/195'/a'/0/i)", async (t) => {
   const secret = await parseAccountSecret(MNEMONIC, '');
-  for (const i of [0, 1, 7]) t.is(tronAddressOf(secp256k1KeyAt(secret, deriveTronAddress(XPUB, i).path, 195, 'test')), pool(i));
+  for (const i of [0, 1, 7]) t.is(tronAddressOf(secp256k1KeyAt(secret, deriveTronAddress(TEST_XPUB, i).path, 195, 'test')), pool(i));
   t.is(tronAddressOf(secp256k1KeyAt(secret, STAKING.path, 195, 'test')), STAKING.address);
 });
 

@@ -15,7 +15,7 @@ import {
 } from '@gw/kernel';
 import { createEvmAdapter, evmChainDefinition } from '@gw/chain-evm';
 import { signAccountStep } from '@gw/chain-evm/testing';
-import { AbiCoder, HDNodeWallet, keccak256, Mnemonic, toBeHex, Wallet, zeroPadValue } from 'ethers';
+import { AbiCoder, HDNodeWallet, keccak256, Mnemonic, toBeHex, Transaction, Wallet, zeroPadValue } from 'ethers';
 import { Anvil } from './anvil.js';
 import { testContracts } from './solidity.js';
 
@@ -193,6 +193,28 @@ export class EvmTreasuryChain {
 
   async ethBalance(address: string): Promise<bigint> {
     return BigInt(await this.anvil.rpc<string>('eth_getBalance', [address, 'latest']));
+  }
+
+  /**
+   * The owner of the seed spends from the address at `path` outside any plan (a small transfer to
+   * the funder at the address's next nonce), so a plan's nonce for that address goes stale. The
+   * address must hold the gas.
+   */
+  async spendElsewhere(path: string): Promise<void> {
+    const wallet = new Wallet(this.root.derivePath(path).privateKey);
+    const nonce = BigInt(await this.anvil.rpc<string>('eth_getTransactionCount', [wallet.address, 'latest']));
+    const other = Transaction.from({
+      type: 2,
+      chainId: 31337,
+      nonce: Number(nonce),
+      to: this.funder,
+      value: 1000n,
+      gasLimit: 21000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+    });
+    other.signature = wallet.signingKey.sign(other.unsignedHash);
+    await this.anvil.rpc('eth_sendRawTransaction', [other.serialized]);
   }
 
   /** A fresh address (nothing there yet): where a sweep gathers. */

@@ -40,6 +40,20 @@ export function startApp(app: 'all' | 'gateway' | 'worker' | 'cli', env: Record<
   return { child, output: () => text, exited };
 }
 
+/** Runs a command to completion with its standard input closed; its exit code and its standard output and error, collected apart. */
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env: NodeJS.ProcessEnv },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, { ...(options.cwd ? { cwd: options.cwd } : {}), env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
 /** Waits until the app prints its start-up line and returns the URL in it. */
 export async function waitForUrl(app: AppProcess, timeoutMs = 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;

@@ -61,7 +61,7 @@ export { type InvoiceState, isFinal, liveTransfers, liveUnits, type TransferKey,
 /** Observers of invoices' status changes, called in the changing transaction (issue 38). */
 export { INVOICE_OBSERVERS, type InvoiceObserver, type InvoiceStatusChange } from './lifecycle/invoice-observers.js';
 export { INVOICE_CHANGED_CHANNEL } from './lifecycle/lifecycle-store.js';
-export { isShort, statusesAccepting } from './lifecycle/transition-table.js';
+export { isShort, statusesAccepting, toleratedShortfall } from './lifecycle/transition-table.js';
 export type { OrphanAttribution } from './lifecycle/orphan-attribution.js';
 export { invoiceWriteTools } from './mcp-tools.js';
 export { InvoiceWithTransactionsSchema } from './schemas.js';

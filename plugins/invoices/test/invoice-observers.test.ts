@@ -92,6 +92,7 @@ test.serial('paid: each change once, in its transaction (the new status inside, 
     coin: 'eth',
     amountUnits: 10_000_000_000_000_000n,
     receivedUnits: 10_000_000_000_000_000n,
+    underpaymentTolerance: '0',
   });
   await confirmInvoice(gw.kernel.cradle, project.projectId, id);
   t.is(heard(id).length, 2, 'a later confirmation changes nothing and is not heard');

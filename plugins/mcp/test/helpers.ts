@@ -42,6 +42,16 @@ export async function rawCall(gw: TestKernel, body: unknown, token?: string): Pr
   return { status: response.status, headers: response.headers, body: parsed };
 }
 
+/** A raw JSON-RPC `tools/call` of `name` with `args` (request id: `id`, else the tool's name), for checking how the transport answers it. */
+export function rawToolCall(gw: TestKernel, name: string, args: Record<string, unknown>, token: string, id: string = name): ReturnType<typeof rawCall> {
+  return rawCall(gw, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, token);
+}
+
+/** What the transport answers (a subset, for `t.like`) when the token lacks the tool's `scope`: 403 and a JSON-RPC error naming the scope. */
+export function scopeRefusal(name: string, scope: string): { status: number; body: object } {
+  return { status: 403, body: { error: { message: `The tool ${name} needs the scope ${scope}.`, data: { error_code: 'insufficient_scope' } } } };
+}
+
 /** The structured result of a successful tool call; fails the test with the tool error otherwise. */
 export async function callOk(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
   const result = await client.callTool({ name, arguments: args });

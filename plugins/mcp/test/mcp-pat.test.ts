@@ -84,6 +84,25 @@ test.serial('a PAT client lists projects and creates, lists, gets and cancels a 
   // Idempotent on external_id, like POST /invoices; a different amount is a conflict.
   t.is((await callOk(client, 'create_invoice', args)).id, invoice.id);
   t.is(await callError(client, 'create_invoice', { ...args, amount_usd: 13 }), 'external_id_conflict');
+  // A fiat price (issue 38): the same arguments as the REST body; USD is priced at rate 1 without a provider.
+  const priced = await callOk(client, 'create_invoice', {
+    project_id: testnet.projectId,
+    external_id: 'mcp-order-2',
+    coin: 'eth',
+    price_currency: 'USD',
+    price_amount: '7.25',
+  });
+  t.like(priced, { price_currency: 'USD', price_amount: '7.25', price_rate: '1', amount_usd: 7.25 });
+  t.is(
+    await callError(client, 'create_invoice', {
+      project_id: testnet.projectId,
+      external_id: 'mcp-order-3',
+      coin: 'eth',
+      price_currency: 'XYZ',
+      price_amount: '1',
+    }),
+    'validation_error',
+  );
 
   const page = await callOk(client, 'list_invoices', { project_id: testnet.projectId, external_id: 'mcp-order-1' });
   t.deepEqual(

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { MCP_PLUGINS, callError, callOk, patClient, rawCall } from '@gw/plugin-mcp/testing';
+import { MCP_PLUGINS, callError, callOk, patClient, rawToolCall, scopeRefusal } from '@gw/plugin-mcp/testing';
 import { startSandboxKernel } from '@gw/plugin-sandbox/testing';
 import { treasuryPlugin } from '@gw/plugin-treasury';
 import { watchersPlugin } from '@gw/plugin-watchers';
@@ -74,11 +74,7 @@ test.serial('an agent proposes a refund, is told a person approves it, finds no 
     const invented = await client.callTool({ name, arguments: { project_id: projectId, refund_id: proposed.refund.id } }).catch((e: Error) => e);
     t.true(invented instanceof Error || (invented as { isError?: boolean }).isError === true, name);
   }
-  const raw = await rawCall(
-    gw,
-    { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'approve_refund', arguments: { project_id: projectId, refund_id: proposed.refund.id } } },
-    await tokenWith(['admin:all']),
-  );
+  const raw = await rawToolCall(gw, 'approve_refund', { project_id: projectId, refund_id: proposed.refund.id }, await tokenWith(['admin:all']), 'a');
   t.true(raw.body.error !== undefined || raw.body.result?.isError === true, JSON.stringify(raw.body));
   const stored = await gw.kernel.cradle.payoutsItems.get(projectId, 'refund', proposed.refund.id);
   t.is(stored.status, 'awaiting_claim');
@@ -103,21 +99,10 @@ test.serial('a token without the scopes is refused with 403 insufficient_scope b
     ['list_payouts', 'payouts:read', {}],
     ['propose_refund', 'refunds:write', { invoice_id: invoiceId }],
   ] as const) {
-    const refused = await rawCall(
-      gw,
-      { jsonrpc: '2.0', id: name, method: 'tools/call', params: { name, arguments: { project_id: projectId, ...args } } },
-      token,
-    );
-    t.is(refused.status, 403);
-    t.is(refused.body.error.data.error_code, 'insufficient_scope');
-    t.is(refused.body.error.message, `The tool ${name} needs the scope ${scope}.`);
+    t.like(await rawToolCall(gw, name, { project_id: projectId, ...args }, token), scopeRefusal(name, scope));
   }
   // A reader cannot propose.
-  const reader = await rawCall(
-    gw,
-    { jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'propose_refund', arguments: { project_id: projectId, invoice_id: invoiceId } } },
-    await tokenWith(['refunds:read']),
-  );
+  const reader = await rawToolCall(gw, 'propose_refund', { project_id: projectId, invoice_id: invoiceId }, await tokenWith(['refunds:read']), 'r');
   t.is(reader.status, 403);
   t.is(await gw.kernel.cradle.payoutsItems.list({ projectId, kind: 'refund', limit: 10 }).then((p) => p.items.length), 1, 'nothing more was proposed');
 });

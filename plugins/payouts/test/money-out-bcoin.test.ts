@@ -10,9 +10,9 @@
 import test from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { cliApprover } from '../src/contract.js';
-import { type TestKernel, waitFor } from '@gw/kernel/testing';
+import type { TestKernel } from '@gw/kernel/testing';
 import { SANDBOX_PLUGINS } from '@gw/plugin-sandbox/testing';
-import { paidInvoice, scanOnce, signOffline, startBcoinTreasury } from '@gw/plugin-treasury/testing';
+import { confirmOnBcoin, paidInvoice, scanOnce, startBcoinTreasury } from '@gw/plugin-treasury/testing';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
@@ -47,14 +47,8 @@ test.serial('a confirmed sweep is money out with its network fee, and received =
     {},
     CLI_ACTOR,
   );
-  const { signed } = await signOffline(plan.plan_file!);
-  await cradle.treasurySignedImport.import({ planId: plan.id, text: signed }, {}, CLI_ACTOR);
-  const sent = await cradle.treasuryTracker.broadcast(plan.id, {}, CLI_ACTOR);
-  // bcoin answers sendrawtransaction before its mempool has taken the transaction in.
-  await waitFor(async () => (await node.mempool()).includes(sent.txid!), 20_000);
-  await node.mine(6);
-  await scanOnce(gw, 'btc', 'regtest');
-  t.deepEqual((await cradle.treasuryTracker.track()).confirmed, [plan.id]);
+  const { sent, confirmed } = await confirmOnBcoin(gw, node, plan);
+  t.deepEqual(confirmed, [plan.id]);
 
   const range = { projectId: project.projectId, from, to: new Date(Date.now() + 3_600_000) };
   const rows = await cradle.payoutsMoneyOut.rows(range);
@@ -107,13 +101,8 @@ test.serial(
       {},
     );
     const plan = await cradle.treasuryPlans.get(batch.planId, {});
-    const { signed } = await signOffline(plan.plan_file!);
-    await cradle.treasurySignedImport.import({ planId: plan.id, text: signed }, {}, CLI_ACTOR);
-    const sent = await cradle.treasuryTracker.broadcast(plan.id, {}, CLI_ACTOR);
-    await waitFor(async () => (await node.mempool()).includes(sent.txid!), 20_000);
-    await node.mine(6);
-    await scanOnce(gw, 'btc', 'regtest');
-    t.deepEqual((await cradle.treasuryTracker.track()).confirmed, [plan.id]);
+    const { sent, confirmed } = await confirmOnBcoin(gw, node, plan);
+    t.deepEqual(confirmed, [plan.id]);
     t.is((await cradle.payoutsItems.get(project.projectId, 'refund', refund.id)).status, 'completed');
 
     // Block times of regtest run ahead of the clock: the period is the file's, both plans in it.

@@ -35,7 +35,7 @@ export const ratesCommands: CliCommand[] = [
   defineCommand(['ratesService'], {
     noun: 'rates',
     verb: 'release',
-    summary: 'Accept the rate of an asset that the jump check held back, as if a later fetch had confirmed it.',
+    summary: 'Accept the rate of an asset that the jump check held back, as if another provider had confirmed it.',
     flags: {
       asset: {
         type: 'string',
@@ -44,7 +44,7 @@ export const ratesCommands: CliCommand[] = [
         validate: (value) => (/^[A-Z][A-Z0-9]{0,15}$/.test(value) ? undefined : 'must be an asset symbol or currency code in capitals (BTC, EUR)'),
       },
     },
-    help: 'Release a held rate only once you know the move is real (check the providers, or another source). Audited as rate.release. Without a release, the rate is accepted when a later fetch agrees with it.',
+    help: 'Release a held rate only once you know the move is real (check the providers, or another source). Audited as rate.release. Without a release, the rate is accepted when another provider agrees with it, or when its own provider has kept giving it for plugins.rates.jump.confirmSeconds.',
     run: async ({ flags, deps }) => {
       const released = await deps.ratesService.release(flags['asset'] as string, CLI_ACTOR);
       return { released, quotes: await deps.ratesService.cached(released.asset) };

@@ -60,6 +60,13 @@ export const RatesConfigSchema = configSlice({
         default: '0.05',
         description: 'The same for fiat rates (0.05 = 5 %).',
       }),
+      confirmSeconds: Type.Integer({
+        minimum: 60,
+        maximum: 86_400,
+        default: 600,
+        description:
+          'A held rate is accepted when another provider agrees with it (within the share), or when the provider that fetched it has kept giving it this long (a sustained move where one provider serves).',
+      }),
     },
     { additionalProperties: false, default: {} },
   ),

@@ -6,6 +6,7 @@ import { ratesReadiness } from './readiness.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Rates } from '../migrations/0001_rates.js';
 import { m0002RatesHeld } from '../migrations/0002_rates_held.js';
+import { m0003RatesHeldRepeats } from '../migrations/0003_rates_held_repeats.js';
 import { ratesCommands } from './cli.js';
 import { RatesConfigSchema, type RatesConfig } from './config.js';
 import { ratesJobs } from './jobs.js';
@@ -26,7 +27,7 @@ export const ratesPlugin = definePlugin({
   id: 'rates',
   exports: RATES_EXPORTS,
   config: RatesConfigSchema,
-  migrations: [m0001Rates, m0002RatesHeld],
+  migrations: [m0001Rates, m0002RatesHeld, m0003RatesHeldRepeats],
   errors: [ratesErrors],
   register: ({ config }) => ({
     ratesConfig: serviceValue(config),

@@ -12,8 +12,8 @@ import { CHAINS, standInConfig } from './helpers.js';
 import { fixture, freshTimestamps, ProviderServer } from './provider-server.js';
 
 // The jump check: a fetched rate that moves more than the share from the last accepted one is
-// held back, counted and alerted on, and accepted when a later fetch agrees or an operator
-// releases it. One database shared by a gateway kernel (no scheduled refresh) and the CLI.
+// held back, counted and alerted on, and accepted when another provider agrees, when its own
+// provider has kept giving it for jump.confirmSeconds, or when an operator releases it. One database shared by a gateway kernel (no scheduled refresh) and the CLI.
 let server: ProviderServer;
 let database: TestDatabase;
 let gw: TestKernel;
@@ -29,7 +29,10 @@ test.after.always(async () => {
   await database?.drop();
   await server?.close();
 });
+/** When the running test began, by the database's clock: its audit entries are the later ones. */
+let testStart: Date;
 test.beforeEach(async () => {
+  testStart = (await db.raw<{ rows: { now: Date }[] }>('select clock_timestamp() as now')).rows[0]!.now;
   server.set('ok', 'ok');
   await db('rates_quotes').del();
   await db('rates_held').del();
@@ -37,10 +40,34 @@ test.beforeEach(async () => {
 
 const cli = cliRunner({ plugins: [ratesPlugin], chains: CHAINS, databaseUrl: () => database.url, overrides: () => standInConfig(server) });
 
-/** A service of the kernel's database, metrics and audit log with CoinGecko only (or another config). */
-function service(patch: Partial<RatesConfig> = { providers: ['coingecko'] }): RateService {
+/** A service of the kernel's database, metrics and audit log with CoinGecko only (or another config), on the real clock or `now`. */
+function service(patch: Partial<RatesConfig> = { providers: ['coingecko'] }, now?: () => Date): RateService {
   const { db, audit, logger, ratesConfig, ratesCatalogue, ratesHeldCounter } = gw.kernel.cradle;
-  return new RateService({ db, audit, logger, config: { ...ratesConfig, ...patch }, catalogue: ratesCatalogue, heldCounter: ratesHeldCounter });
+  return new RateService({
+    db,
+    audit,
+    logger,
+    config: { ...ratesConfig, ...patch },
+    catalogue: ratesCatalogue,
+    heldCounter: ratesHeldCounter,
+    ...(now ? { now } : {}),
+  });
+}
+
+/** Kraken's recorded ticker with some last-trade prices replaced: `{ XXBTZUSD: '121500' }`. */
+function krakenPrices(prices: Record<string, string>): { status: number; body: string } {
+  const ticker = JSON.parse(fixture('kraken-ticker.json'));
+  for (const [pair, price] of Object.entries(prices)) ticker.result[pair].c = [price, '1'];
+  return { status: 200, body: JSON.stringify(ticker) };
+}
+
+/** The `rate.confirm` audit entries of an asset, oldest first. */
+async function confirmations(asset: string): Promise<{ actor: string; channel: string; details: Record<string, unknown> }[]> {
+  return db('kernel_audit_log')
+    .where({ action: 'rate.confirm', target: `rate:${asset}` })
+    .andWhere('created_at', '>=', testStart)
+    .orderBy('created_at')
+    .select('actor', 'channel', 'details');
 }
 
 /** CoinGecko's recorded prices (fresh timestamps) with some replaced: `{ bitcoin: '120000' }`. */
@@ -87,63 +114,151 @@ async function promtoolPasses(t: ExecutionContext, group: readonly string[]): Pr
   t.regex(result.stdout, /SUCCESS/);
 }
 
-test.serial('a coin rate that jumps beyond the share is held: counted, on the gauge, alerted; a later agreeing fetch confirms it', async (t) => {
-  const rates = service();
+test.serial(
+  'a coin rate that jumps beyond the share is held: counted, on the gauge, alerted; its provider repeating it keeps it held, another provider agreeing confirms it',
+  async (t) => {
+    const rates = service();
+    await rates.refresh();
+    t.like(await rates.quote('btc'), { source: 'coingecko', rate: '97123.45' });
+    const heldBefore = value(await metrics(), 'gateway_rates_held_total{asset="BTC"}') ?? 0;
+
+    // +23.55 %: beyond the default 0.1. ETH moves 5 % in the same answer: accepted.
+    server.set(coingeckoPrices({ bitcoin: '120000', ethereum: '3407.9628' }), 'ok');
+    const report = await rates.refresh();
+    t.like(report.providers[0], { provider: 'coingecko', kind: 'crypto', ok: true, held: ['BTC'] });
+    t.false(report.providers[0]!.assets.includes('BTC'));
+    t.true(report.providers[0]!.assets.includes('ETH'));
+    t.deepEqual(await heldRows(), [{ asset: 'BTC', source: 'coingecko', rate: '120000', accepted_rate: '97123.45' }]);
+    t.like(await rates.quote('btc'), { source: 'coingecko', rate: '97123.45' }, 'the last accepted quote serves meanwhile');
+    t.like(await rates.quote('eth'), { rate: '3407.9628' });
+    const [view] = await rates.held();
+    t.like(view, {
+      asset: 'BTC',
+      pair: 'BTC/USD',
+      source: 'coingecko',
+      rate: '120000',
+      accepted_rate: '97123.45',
+      accepted_source: 'coingecko',
+      change_percent: '+23.55',
+      share: '0.1',
+    });
+
+    const text = await metrics();
+    t.is(value(text, 'gateway_rates_held{asset="BTC"}'), 1);
+    t.is(value(text, 'gateway_rates_held_total{asset="BTC"}'), heldBefore + 1);
+    t.is(value(text, 'gateway_rates_held{asset="ETH"}'), undefined);
+    // The scraped gauge, fed to Prometheus's rule engine, fires RatesHeldBack at once.
+    await promtoolPasses(t, [
+      '  - interval: 1m',
+      '    input_series:',
+      `      - series: 'gateway_rates_held{asset="BTC",instance="worker"}'`,
+      `        values: '0x3 ${value(text, 'gateway_rates_held{asset="BTC"}')}x5'`,
+      '    alert_rule_test:',
+      '      - eval_time: 2m',
+      '        alertname: RatesHeldBack',
+      '        exp_alerts: []',
+      '      - eval_time: 5m',
+      '        alertname: RatesHeldBack',
+      '        exp_alerts:',
+      '          - exp_labels: { severity: ticket, asset: BTC }',
+      '            exp_annotations:',
+      `              summary: 'A fetched BTC rate is held back'`,
+      "              description: 'It moved more than plugins.rates.jump.share (jump.fiatShare for fiat) from the last accepted rate, so the last accepted one is used while it is fresh. Check the providers (`gateway rates show`); another provider agreeing, or its own giving it for plugins.rates.jump.confirmSeconds, accepts the move, or release it with `gateway rates release --asset BTC`.'",
+    ]);
+
+    // The same provider a minute later, within the share of its held rate: a provider can stay
+    // wrong, so that proves nothing; still held (the newer rate), the accepted one still serves.
+    server.set(coingeckoPrices({ bitcoin: '121000' }), 'ok');
+    const repeated = await rates.refresh();
+    t.deepEqual(repeated.providers[0]!.held, ['BTC']);
+    t.deepEqual(await heldRows(), [{ asset: 'BTC', source: 'coingecko', rate: '121000', accepted_rate: '97123.45' }]);
+    t.like(await rates.quote('btc'), { source: 'coingecko', rate: '97123.45' });
+    t.deepEqual(await confirmations('BTC'), []);
+
+    // Kraken agrees (within the share of the held rate): the move is real, both are accepted.
+    const both = service({ providers: ['coingecko', 'kraken'] });
+    server.set(coingeckoPrices({ bitcoin: '121000' }), krakenPrices({ XXBTZUSD: '121500.00000' }));
+    const confirmed = await both.refresh();
+    // The two answers are stored in either order: CoinGecko's may be held once more before Kraken's confirms.
+    t.like(
+      confirmed.providers.find((p) => p.provider === 'kraken' && p.kind === 'crypto'),
+      { ok: true, held: [] },
+    );
+    t.like(await both.quote('btc'), { source: 'coingecko', rate: '121000' });
+    t.true((await both.cached('BTC')).some((q) => q.source === 'kraken' && q.rate === '121500'));
+    t.deepEqual(await heldRows(), []);
+    t.is(value(await metrics(), 'gateway_rates_held{asset="BTC"}'), undefined);
+    const [entry, ...more] = await confirmations('BTC');
+    t.deepEqual(more, []);
+    t.like(entry, {
+      actor: 'rates-jump-check',
+      channel: 'system',
+      details: { source: 'coingecko', confirmed_by: 'kraken', how: 'provider', accepted_rate: '97123.45' },
+    });
+  },
+);
+
+test.serial('its own provider repeating a held rate has it accepted only after jump.confirmSeconds (a sustained move with one provider)', async (t) => {
+  let clock = Date.now();
+  // maxAgeSeconds above the clock's moves, so the recorded prices stay fresh (stale ones are not checked).
+  const rates = service(
+    { providers: ['coingecko'], maxAgeSeconds: 3_600, jump: { share: '0.1', fiatShare: '0.05', confirmSeconds: 300 } },
+    () => new Date(clock),
+  );
   await rates.refresh();
-  t.like(await rates.quote('btc'), { source: 'coingecko', rate: '97123.45' });
-  const heldBefore = value(await metrics(), 'gateway_rates_held_total{asset="BTC"}') ?? 0;
+  server.set(coingeckoPrices({ bitcoin: '120000' }), 'ok');
+  await rates.refresh();
+  const heldAt = clock;
+  t.like((await rates.held('BTC'))[0], { rate: '120000', source: 'coingecko', held_at: new Date(heldAt).toISOString() });
 
-  // +23.55 %: beyond the default 0.1. ETH moves 5 % in the same answer: accepted.
-  server.set(coingeckoPrices({ bitcoin: '120000', ethereum: '3407.9628' }), 'ok');
-  const report = await rates.refresh();
-  t.like(report.providers[0], { provider: 'coingecko', kind: 'crypto', ok: true, held: ['BTC'] });
-  t.false(report.providers[0]!.assets.includes('BTC'));
-  t.true(report.providers[0]!.assets.includes('ETH'));
-  t.deepEqual(await heldRows(), [{ asset: 'BTC', source: 'coingecko', rate: '120000', accepted_rate: '97123.45' }]);
-  t.like(await rates.quote('btc'), { source: 'coingecko', rate: '97123.45' }, 'the last accepted quote serves meanwhile');
-  t.like(await rates.quote('eth'), { rate: '3407.9628' });
-  const [view] = await rates.held();
-  t.like(view, {
-    asset: 'BTC',
-    pair: 'BTC/USD',
-    source: 'coingecko',
-    rate: '120000',
-    accepted_rate: '97123.45',
-    accepted_source: 'coingecko',
-    change_percent: '+23.55',
-    share: '0.1',
-  });
+  // Repeated (within the share of the held rate) a minute at a time, up to 299 s after it was held.
+  for (const [seconds, price] of [
+    [60, '120500'],
+    [180, '119800'],
+    [299, '120100'],
+  ] as const) {
+    clock = heldAt + seconds * 1000;
+    server.set(coingeckoPrices({ bitcoin: price }), 'ok');
+    t.deepEqual((await rates.refresh()).providers[0]!.held, ['BTC'], `${seconds} s`);
+    t.deepEqual(
+      (await heldRows()).map((h) => h.rate),
+      [price],
+    );
+    t.like(await rates.quote('btc'), { rate: '97123.45' });
+  }
+  t.deepEqual(await confirmations('BTC'), []);
 
-  const text = await metrics();
-  t.is(value(text, 'gateway_rates_held{asset="BTC"}'), 1);
-  t.is(value(text, 'gateway_rates_held_total{asset="BTC"}'), heldBefore + 1);
-  t.is(value(text, 'gateway_rates_held{asset="ETH"}'), undefined);
-  // The scraped gauge, fed to Prometheus's rule engine, fires RatesHeldBack at once.
-  await promtoolPasses(t, [
-    '  - interval: 1m',
-    '    input_series:',
-    `      - series: 'gateway_rates_held{asset="BTC",instance="worker"}'`,
-    `        values: '0x3 ${value(text, 'gateway_rates_held{asset="BTC"}')}x5'`,
-    '    alert_rule_test:',
-    '      - eval_time: 2m',
-    '        alertname: RatesHeldBack',
-    '        exp_alerts: []',
-    '      - eval_time: 5m',
-    '        alertname: RatesHeldBack',
-    '        exp_alerts:',
-    '          - exp_labels: { severity: ticket, asset: BTC }',
-    '            exp_annotations:',
-    `              summary: 'A fetched BTC rate is held back'`,
-    "              description: 'It moved more than plugins.rates.jump.share (jump.fiatShare for fiat) from the last accepted rate, so the last accepted one is used while it is fresh. Check the providers (`gateway rates show`); a later fetch that agrees accepts the move, or release it with `gateway rates release --asset BTC`.'",
-  ]);
-
-  // A later fetch within the share of the held rate: the move is real.
-  server.set(coingeckoPrices({ bitcoin: '121000' }), 'ok');
-  const confirmed = await rates.refresh();
-  t.deepEqual(confirmed.providers[0]!.held, []);
-  t.like(await rates.quote('btc'), { source: 'coingecko', rate: '121000' });
+  // 300 s after its provider first gave it: a sustained move, accepted.
+  clock = heldAt + 300_000;
+  server.set(coingeckoPrices({ bitcoin: '120200' }), 'ok');
+  t.deepEqual((await rates.refresh()).providers[0]!.held, []);
   t.deepEqual(await heldRows(), []);
-  t.is(value(await metrics(), 'gateway_rates_held{asset="BTC"}'), undefined);
+  t.like(await rates.quote('btc'), { source: 'coingecko', rate: '120200' });
+  const [entry] = await confirmations('BTC');
+  t.like(entry, { details: { source: 'coingecko', confirmed_by: 'coingecko', how: 'sustained', rate: '120100', accepted_rate: '97123.45' } });
+});
+
+test.serial('a jump elsewhere restarts the run: its provider must repeat the new rate for jump.confirmSeconds', async (t) => {
+  let clock = Date.now();
+  const rates = service({ providers: ['coingecko'], maxAgeSeconds: 3_600 }, () => new Date(clock));
+  await rates.refresh();
+  server.set(coingeckoPrices({ bitcoin: '120000' }), 'ok');
+  await rates.refresh();
+  clock += 400_000;
+  // 150000 is beyond the share of the held 120000 and of the accepted rate: held anew.
+  server.set(coingeckoPrices({ bitcoin: '150000' }), 'ok');
+  await rates.refresh();
+  clock += 300_000;
+  // 700 s after the first jump, 300 s after the second: the default 600 s have not passed for this rate.
+  await rates.refresh();
+  t.deepEqual(
+    (await heldRows()).map((h) => h.rate),
+    ['150000'],
+  );
+  clock += 300_000;
+  await rates.refresh();
+  t.deepEqual(await heldRows(), []);
+  t.like(await rates.quote('btc'), { rate: '150000' });
 });
 
 test.serial('fiat rates are held beyond jump.fiatShare (5 %), a move a coin would be allowed', async (t) => {
@@ -218,7 +333,7 @@ test.serial('the provider that jumped and then agrees with the accepted rate aga
   t.like(await rates.quote('trx'), { rate: '0.2468' });
 });
 
-test.serial('held while the last accepted quote is too old: unavailable, until a second fetch agrees', async (t) => {
+test.serial('held while the last accepted quote is too old: unavailable while only its provider repeats it, until another provider agrees', async (t) => {
   const rates = service();
   await db('rates_quotes').insert({ asset: 'ADA', source: 'coingecko', rate: '0.5', fetched_at: new Date(Date.now() - 3_600_000) });
   const error = await t.throwsAsync(rates.quote('ada'));
@@ -227,21 +342,27 @@ test.serial('held while the last accepted quote is too old: unavailable, until a
     (await heldRows()).map((h) => [h.asset, h.rate, h.accepted_rate]),
     [['ADA', '0.9876543210123', '0.5']],
   );
-  // The next request fetches again; the answer agrees with the held rate.
-  t.like(await rates.quote('ada'), { source: 'coingecko', rate: '0.9876543210123' });
+  // The next request fetches again: the same provider's same answer keeps it held.
+  t.true(isRateUnavailable(await t.throwsAsync(rates.quote('ada'))));
+  t.is((await heldRows()).length, 1);
+  // With Kraken next in the fallback order, the same request's second provider confirms it.
+  const both = service({ providers: ['coingecko', 'kraken'] });
+  t.like(await both.quote('ada'), { source: 'kraken', rate: '0.988' });
   t.deepEqual(await heldRows(), []);
+  t.like(await both.quote('ada'), { source: 'coingecko', rate: '0.9876543210123' });
 });
 
 test.serial("another provider's agreeing answer confirms a held rate at once; fixed rates are never checked", async (t) => {
   const both = service({ providers: ['coingecko', 'kraken'] });
   await both.refresh();
   // Both providers report the same jump of TON (5.43 → 7): whichever is checked second confirms.
-  const ticker = JSON.parse(fixture('kraken-ticker.json'));
-  ticker.result.TONUSD.c = ['7.01000', '1'];
-  server.set(coingeckoPrices({ 'the-open-network': '7' }), { status: 200, body: JSON.stringify(ticker) });
+  server.set(coingeckoPrices({ 'the-open-network': '7' }), krakenPrices({ TONUSD: '7.01000' }));
   await both.refresh();
   t.deepEqual(await heldRows(), []);
   t.like(await both.quote('ton'), { rate: '7' });
+  const [ton] = await confirmations('TON');
+  t.like(ton, { details: { how: 'provider' } });
+  t.deepEqual([ton!.details['source'], ton!.details['confirmed_by']].sort(), ['coingecko', 'kraken']);
 
   const fixed = service({ providers: ['fixed'], fixed: { TON: '2' } });
   t.like(await fixed.quote('ton'), { source: 'fixed', rate: '2' });

@@ -51,7 +51,7 @@ export const sessionsPlugin = definePlugin({
       ['db', 'audit', 'chains', 'tenancyProjects', 'ratesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig', 'sessionsOpener'],
       (deps) => new PaymentLinksService(deps),
     ),
-    sessionsLatePayments: service(['db', 'watchersOrphans', 'logger'], (deps) => new LatePayments(deps)),
+    sessionsLatePayments: service(['db', 'invoicesService', 'watchersOrphans', 'logger'], (deps) => new LatePayments(deps)),
   }),
   contributes: [
     // Completion, late payments and notices follow the invoices' statuses, in their transactions.

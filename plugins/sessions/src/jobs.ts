@@ -14,8 +14,8 @@ export const sessionsJobs = withDeps(['sessionsCloser', 'sessionsLatePayments'],
     work: { pollingIntervalSeconds: 5 },
     schedule: { cron: '* * * * *', data: {} },
     handler: async () => {
-      // A backlog is worked through in chunks within the minute.
-      while ((await deps.sessionsCloser.expireDue({ limit: 200 })) === 200);
+      // One pass pages through every due session, past those still waiting for their invoice.
+      await deps.sessionsCloser.expireDue();
     },
   },
   {

@@ -1,4 +1,4 @@
-import { type ChainRegistry, type CoinId, coreErrors, fromBaseUnits, toBaseUnits, UnitsError } from '@gw/kernel';
+import { type ChainRegistry, type CoinId, coreErrors, fixedFromBaseUnits, fromBaseUnits, toBaseUnits, UnitsError } from '@gw/kernel';
 import { fiatDecimals, isFiatCurrency } from '@gw/plugin-rates/contract';
 
 /** What a price is in: a fiat currency (ISO 4217) or one coin of the build. */
@@ -47,7 +47,11 @@ export function unitsOf(currency: PriceCurrency, amount: string, field: string, 
   return units;
 }
 
-/** The canonical decimal string of `units` of `currency` (`10.5`, `1000`). */
+/**
+ * The canonical decimal string of `units` of `currency`: a fiat amount in its fixed form with the
+ * currency's decimals, as an invoice's `price_amount` (`10.50` EUR, `1500` JPY); a coin amount in
+ * its shortest form, as an invoice's `amount_crypto` (`0.001`).
+ */
 export function amountOf(currency: PriceCurrency, units: bigint): string {
-  return fromBaseUnits(units, currency.decimals);
+  return currency.kind === 'fiat' ? fixedFromBaseUnits(units, currency.decimals) : fromBaseUnits(units, currency.decimals);
 }

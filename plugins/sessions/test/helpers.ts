@@ -9,9 +9,9 @@ export { sandboxClient, type SandboxClient };
 
 export const SESSIONS_PLUGINS = [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, sessionsPlugin];
 
-/** A sandbox gateway with the sessions plugin (fixed rates: see @gw/testing FIXED_RATES). */
+/** A sandbox gateway with the sessions plugin (fixed rates: see @gw/testing FIXED_RATES; 1 EUR = 1.08 USD, no other fiat rate). */
 export function startSessionsKernel(config: Record<string, unknown> = {}): Promise<TestKernel> {
-  return startSandboxKernel(config, SESSIONS_PLUGINS);
+  return startSandboxKernel({ 'plugins.rates.fixedFiat': { EUR: '1.08' }, ...config }, SESSIONS_PLUGINS);
 }
 
 /** The event types of the project's outbox that start with `prefix`, oldest first. */

@@ -43,8 +43,11 @@ test.before(async () => {
       },
       // Every scan pass is the test's.
       'plugins.watchers.scanIntervalSeconds': 3600,
-      'plugins.address-pool.targetFree': 5,
-      'plugins.address-pool.hardCap': 5,
+      // One BTC address, reusable at once: every BTC pick gets the same address, so the tests can
+      // tell whose pick a payment to it follows.
+      'plugins.address-pool.targetFree': 1,
+      'plugins.address-pool.hardCap': 1,
+      'plugins.address-pool.cooldownSeconds': 0,
     },
   });
   const operatorId = (await gw.kernel.cradle.tenancyOperators.create('sessions-late', CLI_ACTOR)).id;
@@ -122,3 +125,61 @@ test.serial(
     t.is((await api('GET', `/invoices/${eth.invoice_id}`)).body.status, 'cancelled');
   },
 );
+
+/** A BTC pick of a new USD session, then the partner ends the session: its invoice is cancelled, its address abandoned. */
+async function abandonedBtc(price: string) {
+  const created = await api('POST', '/checkout-sessions', { price_currency: 'USD', price_amount: price, allowed_coins: ['btc'] });
+  const picked = (await gw.kernel.cradle.sessionsCheckout.pick(tokenOf(created.body.url), 'btc', PAYER_ACTOR)).session;
+  const ended = await api('POST', `/checkout-sessions/${created.body.id}/expire`);
+  if (ended.body.status !== 'expired') throw new Error(JSON.stringify(ended.body));
+  const invoice = (await api('GET', `/invoices/${picked.invoice_id}`)).body;
+  return { id: created.body.id as string, address: invoice.address as string, units: toBaseUnits(invoice.amount_crypto, 8) };
+}
+const sessionOf = async (id: string) => (await api('GET', `/checkout-sessions/${id}`)).body;
+
+test.serial('a late payment short of the price is credited as late without completing; the rest completes the session', async (t) => {
+  const late = gw.kernel.cradle.sessionsLatePayments;
+  const session = await abandonedBtc('40');
+  const first = session.units / 2n;
+  await node.send(session.address, first);
+  await node.mine(7);
+  await scan();
+  t.is(await late.run(), 1);
+  const short = await sessionOf(session.id);
+  t.is(short.status, 'expired', 'half the price completes nothing');
+  t.deepEqual(
+    short.invoices.map((i: any) => [i.status, i.late]),
+    [
+      ['cancelled', false],
+      ['paid', true],
+    ],
+  );
+  const completed = (await eventTypes(gw, project.projectId, 'checkout_session.completed')).length;
+
+  await node.send(session.address, session.units - first);
+  await node.mine(7);
+  await scan();
+  t.is(await late.run(), 1);
+  const done = await sessionOf(session.id);
+  t.is(done.status, 'completed', 'the two late pieces add up to the price');
+  t.is(done.invoices.filter((i: any) => i.late).length, 2);
+  t.is((await eventTypes(gw, project.projectId, 'checkout_session.completed')).length, completed + 1);
+});
+
+test.serial("a payment the gateway saw before a later session's pick of the same address is the earlier session's, not the later one's", async (t) => {
+  const late = gw.kernel.cradle.sessionsLatePayments;
+  const earlier = await abandonedBtc('30');
+  await node.send(earlier.address, earlier.units);
+  await node.mine(7);
+  await scan();
+  const later = await abandonedBtc('30');
+  t.is(later.address, earlier.address, 'the one pool address was handed out again');
+  t.is(await late.run(), 1);
+  t.is((await sessionOf(earlier.id)).status, 'completed');
+  const untouched = await sessionOf(later.id);
+  t.is(untouched.status, 'expired');
+  t.deepEqual(
+    untouched.invoices.map((i: any) => i.status),
+    ['cancelled'],
+  );
+});

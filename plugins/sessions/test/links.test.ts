@@ -34,7 +34,7 @@ test('a payment link used by three payers: three sessions, three invoices in thr
     max_uses: 3,
     metadata: { event: 'ws-1' },
   });
-  t.like(link, { object: 'payment_link', active: true, price_amount: '20', uses: 0, max_uses: 3, ask_email: true });
+  t.like(link, { object: 'payment_link', active: true, price_amount: '20.00', uses: 0, max_uses: 3, ask_email: true });
   t.regex(link.url, /\/l\/[0-9a-f]{32}$/);
   t.is(link.qr_url, `${link.url}/qr.svg`);
 
@@ -44,7 +44,7 @@ test('a payment link used by three payers: three sessions, three invoices in thr
     t.like(opened.session, {
       payment_link_id: link.id,
       price_currency: 'USD',
-      price_amount: '20',
+      price_amount: '20.00',
       description: 'Workshop ticket',
       customer_email: `payer${n}@example.com`,
     });
@@ -71,9 +71,9 @@ test('a payment link used by three payers: three sessions, three invoices in thr
 test('an amount the payer enters: within the limits it opens a session at that price; outside them 422 amount_out_of_range; none is 400', async (t) => {
   const c = await sandboxClient(gw);
   const link = await createLink(c, { price_currency: 'EUR', min_amount: '5', max_amount: '500.00', ask_email: false });
-  t.like(link, { price_amount: null, min_amount: '5', max_amount: '500', ask_email: false });
+  t.like(link, { price_amount: null, min_amount: '5.00', max_amount: '500.00', ask_email: false });
   const opened = await open(link, { amount: '12.50' });
-  t.is(opened.session.price_amount, '12.5');
+  t.is(opened.session.price_amount, '12.50');
   t.is(opened.session.price_currency, 'EUR');
   for (const amount of ['4.99', '500.01']) {
     const refused = await t.throwsAsync(open(link, { amount }));
@@ -128,4 +128,23 @@ test('bad links: both a price and limits, neither, limits the wrong way round, l
   t.is((await withKey(gw, c, '/payment-links', { ...body, price_amount: '4' }, 'link-1')).body.error_code, 'idempotency_key_reused');
   t.is((await c.call('GET', `/payment-links/${first.body.id}`)).body.url, first.body.url);
   t.is((await (await sandboxClient(gw)).call('GET', `/payment-links/${first.body.id}`)).body.error_code, 'payment_link_not_found');
+});
+
+test('max_uses counts open sessions: with one use, a second payer is refused while the first session is open, and served once it expired; concurrent opens give one session', async (t) => {
+  const c = await sandboxClient(gw);
+  const link = await createLink(c, { price_currency: 'USD', price_amount: '5', allowed_coins: ['btc'], max_uses: 1 });
+  const first = await open(link);
+  const refused = await t.throwsAsync(open(link));
+  t.like(refused, { code: 'payment_link_used_up', status: 409 });
+  t.like((refused as any).details, { max_uses: 1, uses: 0, open_sessions: 1 });
+  t.is((await c.call('POST', `/checkout-sessions/${first.session.id}/expire`)).body.status, 'expired');
+  const second = await open(link);
+  t.not(second.session.id, first.session.id);
+  await c.call('POST', `/checkout-sessions/${second.session.id}/expire`);
+
+  const raced = await Promise.allSettled([open(link), open(link), open(link)]);
+  t.is(raced.filter((r) => r.status === 'fulfilled').length, 1);
+  t.true(raced.every((r) => r.status === 'fulfilled' || (r.reason as any).code === 'payment_link_used_up'));
+  const sessions = await c.call('GET', `/checkout-sessions?payment_link_id=${link.id}&status=open`);
+  t.is(sessions.body.items.length, 1);
 });

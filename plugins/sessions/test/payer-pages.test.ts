@@ -220,7 +220,7 @@ test('a link with an amount to enter: malformed (400) and out-of-range (422) amo
   const location = opened.headers.get('location')!;
   t.regex(location, /^\/pay\/[0-9a-f]{32}\?lang=fr$/);
   const created = await byToken(new URL(location, gw.url).toString());
-  t.is(created.session.price_amount, '12.5');
+  t.is(created.session.price_amount, '12.50');
   t.is(created.session.payment_link_id, l.id);
   t.is(created.session.customer_email, 'buyer@example.com');
   t.true((await (await get(new URL(location, gw.url).toString())).text()).includes('data-state="open"'));

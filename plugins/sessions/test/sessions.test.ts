@@ -107,7 +107,7 @@ test('bad input: an unknown currency, too many decimals, lines that do not add u
     'validation_error',
     'line_items',
   );
-  t.regex(lines.message, /9\.5 EUR, not the price 10 EUR/);
+  t.regex(lines.message, /9\.50 EUR, not the price 10\.00 EUR/);
   const coin = await refused({ allowed_coins: ['btc', 'doge'] }, 422, 'coin_not_allowed', 'allowed_coins');
   t.is(coin.details.coin, 'doge');
   await refused({ price_currency: 'btc', price_amount: '0.1', allowed_coins: ['eth'] }, 400, 'validation_error', 'allowed_coins');
@@ -127,9 +127,10 @@ test('bad input: an unknown currency, too many decimals, lines that do not add u
   });
   t.is(ok.status, 201, JSON.stringify(ok.body));
   t.deepEqual(ok.body.line_items, [
-    { name: 'Tea', quantity: 2, unit_amount: '3.5' },
-    { name: 'Cake', quantity: 1, unit_amount: '2.5' },
+    { name: 'Tea', quantity: 2, unit_amount: '3.50' },
+    { name: 'Cake', quantity: 1, unit_amount: '2.50' },
   ]);
+  t.is(ok.body.price_amount, '9.50');
 });
 
 test('the payer picks a coin: its invoice is created then; the same coin answers it again; switching cancels it; a coin not offered is refused', async (t) => {
@@ -308,6 +309,48 @@ test('an expired session whose abandoned invoice is paid late completes with it'
   t.deepEqual(await eventTypes(gw, c.projectId, 'checkout_session.'), ['checkout_session.expired', 'checkout_session.completed']);
 });
 
+test('a late payment short of the price does not complete the session: its invoice is kept, late, and the session stays expired', async (t) => {
+  const c = await sandboxClient(gw);
+  const session = await usdSession(c);
+  const btc = (await pick(c, session.id, 'btc')).body.invoice_id;
+  await simulate(c, btc, 'expire');
+  t.is((await c.call('POST', `/checkout-sessions/${session.id}/expire`)).body.status, 'expired');
+  const invoice = (await c.call('GET', `/invoices/${btc}`)).body;
+  const short = BigInt(invoice.amount_crypto_units) / 2n;
+  const late = await simulate(c, btc, 'event', {
+    eventType: 'invoice.expired_paid_late',
+    amountUnits: short.toString(),
+    confirmations: 6,
+    blockHeight: 100,
+    expectedCurrentStatus: 'expired',
+  });
+  t.is(late.status, 200, JSON.stringify(late.body));
+  t.is((await c.call('GET', `/invoices/${btc}`)).body.status, 'expired_paid_late');
+  const after = (await c.call('GET', `/checkout-sessions/${session.id}`)).body;
+  t.like(after, { status: 'expired', receipt_url: null });
+  t.deepEqual(
+    after.invoices.map((i: any) => [i.invoice_id, i.status, i.late]),
+    [[btc, 'expired_paid_late', true]],
+  );
+  t.deepEqual(await eventTypes(gw, c.projectId, 'checkout_session.'), ['checkout_session.expired']);
+});
+
+test('the expiry pass pages past sessions still waiting for their invoice: those behind them expire', async (t) => {
+  const c = await sandboxClient(gw);
+  const waiting: string[] = [];
+  for (let n = 0; n < 2; n++) {
+    // Deadlines beyond the other expiry test's clock (+600 s), which runs alongside.
+    const paying = await usdSession(c, { expires_in: 900 });
+    await simulate(c, (await pick(c, paying.id, 'eth')).body.invoice_id, 'detect');
+    waiting.push(paying.id);
+  }
+  const idle = await usdSession(c, { expires_in: 901 });
+  await gw.kernel.cradle.sessionsCloser.expireDue({ pageSize: 2, asOf: new Date(Date.now() + 1200_000) });
+  const status = async (id: string) => (await c.call('GET', `/checkout-sessions/${id}`)).body.status;
+  t.deepEqual(await Promise.all(waiting.map(status)), ['open', 'open']);
+  t.is(await status(idle.id), 'expired');
+});
+
 test("a sandbox project's reset removes its sessions", async (t) => {
   const c = await sandboxClient(gw);
   const session = await usdSession(c);
@@ -333,4 +376,49 @@ test('a session creates at most 10 invoices per 10 minutes (each takes a pool ad
   t.is(refused.body.error_code, 'rate_limit_exceeded');
   t.truthy(refused.headers.get('retry-after'));
   t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).body.invoices.length, 10);
+});
+
+test('concurrent picks of one session: the same coin gives one invoice; different coins leave one pending current invoice, every other recorded and cancelled', async (t) => {
+  const c = await sandboxClient(gw);
+  const session = await usdSession(c);
+  const same = await Promise.all([1, 2, 3, 4].map(() => pick(c, session.id, 'btc')));
+  t.true(
+    same.every((r) => r.status === 200),
+    JSON.stringify(same.map((r) => r.body)),
+  );
+  t.is(new Set(same.map((r) => r.body.invoice_id)).size, 1);
+  t.is((await c.call('GET', `/checkout-sessions/${session.id}`)).body.invoices.length, 1);
+
+  const mixed = await Promise.all(['eth', 'usdt_trc20', 'eth', 'btc'].map((coin) => pick(c, session.id, coin)));
+  t.true(
+    mixed.every((r) => r.status === 200 || r.body.error_code === 'checkout_session_payment_in_progress'),
+    JSON.stringify(mixed.map((r) => r.body)),
+  );
+  const after = (await c.call('GET', `/checkout-sessions/${session.id}`)).body;
+  const pending = after.invoices.filter((i: any) => i.status === 'pending');
+  t.deepEqual(
+    pending.map((i: any) => i.invoice_id),
+    [after.invoice_id],
+  );
+  t.true(after.invoices.filter((i: any) => i.invoice_id !== after.invoice_id).every((i: any) => i.status === 'cancelled'));
+  // Every invoice the picks created is the session's: none is left outside it.
+  const all = (await c.call('GET', '/invoices?limit=200')).body.items.filter((i: any) => i.external_id.startsWith(`cs_${session.id}_`));
+  t.deepEqual(all.map((i: any) => i.id).sort(), after.invoices.map((i: any) => i.invoice_id).sort());
+  t.true(all.filter((i: any) => i.id !== after.invoice_id).every((i: any) => i.status === 'cancelled'));
+});
+
+test('a EUR price becomes the invoice’s fiat price at the EUR rate when the payer picks; a currency without a rate now is 503 rate_quote_unavailable', async (t) => {
+  const c = await sandboxClient(gw);
+  const eur = await usdSession(c, { price_currency: 'EUR', price_amount: '100.00' });
+  const picked = await pick(c, eur.id, 'eth');
+  t.is(picked.status, 200, JSON.stringify(picked.body));
+  const invoice = (await c.call('GET', `/invoices/${picked.body.invoice_id}`)).body;
+  t.like(invoice, { price_currency: 'EUR', price_amount: '100.00', price_rate: '1.08', amount_usd: 108 });
+  t.is(picked.body.price_amount, '100.00');
+  const gbp = await usdSession(c, { price_currency: 'GBP', price_amount: '10' });
+  const refused = await pick(c, gbp.id, 'eth');
+  t.is(refused.status, 503, JSON.stringify(refused.body));
+  t.is(refused.body.error_code, 'rate_quote_unavailable');
+  t.truthy(refused.headers.get('retry-after'));
+  t.deepEqual((await c.call('GET', `/checkout-sessions/${gbp.id}`)).body.invoices, [], 'no invoice was made');
 });

@@ -3,6 +3,7 @@ import { type Plan, recipientsOf, type StoredRecipient } from './models/plan.js'
 import type { PlanAddress } from './models/plan-address.js';
 import type { PlanStep, StepStatus } from './models/plan-step.js';
 import type { PlanStatus } from './plan-status.js';
+import { planTimes } from './plan-view.js';
 
 /** One step of an account plan as the API, the CLI and the dashboard show it. */
 export interface AccountStepView {
@@ -56,7 +57,6 @@ export interface AccountPlanView {
 }
 
 export function accountPlanView(plan: Plan, steps: readonly PlanStep[], addresses: readonly PlanAddress[]): AccountPlanView {
-  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
   return {
     id: plan.id,
     chain: plan.chain,
@@ -77,10 +77,7 @@ export function accountPlanView(plan: Plan, steps: readonly PlanStep[], addresse
     steps: steps.map(stepView),
     failure: plan.failure,
     created_by: plan.created_by,
-    created_at_iso: new Date(plan.created_at).toISOString(),
-    signed_at_iso: iso(plan.signed_at),
-    broadcast_at_iso: iso(plan.broadcast_at),
-    confirmed_at_iso: iso(plan.confirmed_at),
+    ...planTimes(plan),
     recipients: recipientsOf(plan),
   };
 }

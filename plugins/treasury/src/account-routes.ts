@@ -36,7 +36,7 @@ export function accountRoutes(
     treasurySweepers: Sweepers;
   },
   scopeOf: (auth: AuthContext, needed: string) => TreasuryScope,
-  errors: { auth: readonly string[]; write: readonly string[] },
+  errors: { auth: readonly string[]; write: readonly string[]; signedImport: readonly string[] },
 ): RouteDefinition[] {
   const READ = 'treasury:read';
   const WRITE = 'treasury:write';
@@ -150,17 +150,7 @@ export function accountRoutes(
       params: PlanIdParams,
       body: AccountImportBody,
       responses: { 200: AccountPlanSchema },
-      errors: [
-        ...errors.write,
-        'treasury_signed_mismatch',
-        'treasury_signed_incomplete',
-        'treasury_signed_unreadable',
-        'treasury_signed_other_plan',
-        'treasury_plan_not_signable',
-        'treasury_plan_already_signed',
-        'treasury_hot_wallet_refused',
-        'treasury_hot_wallet_cap_exceeded',
-      ],
+      errors: [...errors.signedImport, 'treasury_hot_wallet_refused', 'treasury_hot_wallet_cap_exceeded'],
       handler: async ({ auth, params, body, requestId }) => ({
         body: await deps.treasuryAccountSignedImport.import(
           { planId: params.plan_id, text: body.signed, broadcast: body.broadcast },

@@ -1,5 +1,35 @@
-import { AppError, type JobDefinition, withDeps } from '@gw/kernel';
+import { type Actor, AppError, type JobDefinition, withDeps } from '@gw/kernel';
+import type { Logger } from 'pino';
 import { ACCOUNT_BROADCAST_JOB, BROADCAST_JOB, RECONCILE_JOB, TRACK_JOB } from './plan-status.js';
+import type { TreasuryScope } from './services/treasury-scope.js';
+
+/**
+ * A job sending the plans named in its jobs' data, a few at a time, as the system. A refusal is
+ * final (the plan is failed, or no longer signed): recorded, not retried. Anything else (a
+ * provider out of reach) fails the job, which pg-boss retries with backoff.
+ */
+function broadcastJob(
+  name: string,
+  broadcaster: { broadcast(planId: string, scope: TreasuryScope, actor: Actor): Promise<unknown> },
+  logger: Logger,
+  refused: string,
+): JobDefinition {
+  return {
+    name,
+    queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, retentionSeconds: 7 * 86_400, deleteAfterSeconds: 86_400 },
+    work: { batchSize: 5, pollingIntervalSeconds: 2 },
+    handler: async (jobs) => {
+      for (const job of jobs as { data: { planId: string } }[]) {
+        try {
+          await broadcaster.broadcast(job.data.planId, {}, { actor: 'system', channel: 'system' });
+        } catch (error) {
+          if (error instanceof AppError) logger.warn({ plan: job.data.planId, code: error.code }, refused);
+          else throw error;
+        }
+      }
+    },
+  };
+}
 
 /**
  * `treasury.broadcast`: sends a plan signed with `broadcast` asked (written in the import's
@@ -12,38 +42,8 @@ import { ACCOUNT_BROADCAST_JOB, BROADCAST_JOB, RECONCILE_JOB, TRACK_JOB } from '
 export const treasuryJobs = withDeps(
   ['treasuryConfig', 'treasuryTracker', 'treasuryAccountBroadcaster', 'treasuryReconciliation', 'logger'],
   (deps): JobDefinition[] => [
-    {
-      name: BROADCAST_JOB,
-      queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, retentionSeconds: 7 * 86_400, deleteAfterSeconds: 86_400 },
-      work: { batchSize: 5, pollingIntervalSeconds: 2 },
-      handler: async (jobs) => {
-        for (const job of jobs as { data: { planId: string } }[]) {
-          try {
-            await deps.treasuryTracker.broadcast(job.data.planId, {}, { actor: 'system', channel: 'system' });
-          } catch (error) {
-            // A refusal is final (the plan is failed, or no longer signed): recorded, not retried.
-            // Anything else (a provider out of reach) fails the job, which pg-boss retries.
-            if (error instanceof AppError) deps.logger.warn({ plan: job.data.planId, code: error.code }, 'treasury broadcast refused');
-            else throw error;
-          }
-        }
-      },
-    },
-    {
-      name: ACCOUNT_BROADCAST_JOB,
-      queue: { retryLimit: 20, retryDelay: 10, retryBackoff: true, retryDelayMax: 600, retentionSeconds: 7 * 86_400, deleteAfterSeconds: 86_400 },
-      work: { batchSize: 5, pollingIntervalSeconds: 2 },
-      handler: async (jobs) => {
-        for (const job of jobs as { data: { planId: string } }[]) {
-          try {
-            await deps.treasuryAccountBroadcaster.broadcast(job.data.planId, {}, { actor: 'system', channel: 'system' });
-          } catch (error) {
-            if (error instanceof AppError) deps.logger.warn({ plan: job.data.planId, code: error.code }, 'treasury account broadcast refused');
-            else throw error;
-          }
-        }
-      },
-    },
+    broadcastJob(BROADCAST_JOB, deps.treasuryTracker, deps.logger, 'treasury broadcast refused'),
+    broadcastJob(ACCOUNT_BROADCAST_JOB, deps.treasuryAccountBroadcaster, deps.logger, 'treasury account broadcast refused'),
     {
       name: TRACK_JOB,
       queue: { retryLimit: 0, retentionSeconds: 3600, deleteAfterSeconds: 3600 },

@@ -1,4 +1,4 @@
-import { createCoalescer, sql, sqlQuery } from '@gw/kernel';
+import { createCoalescer, networkGauge, sql, sqlQuery } from '@gw/kernel';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import { Gauge, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
@@ -93,39 +93,27 @@ export function registerTreasuryGauges(
       this.set(figures?.oldestWaiting ?? 0);
     },
   });
-  new Gauge({
-    name: 'gateway_treasury_stuck_transactions',
-    help: `Broadcast treasury transactions still unconfirmed ${STUCK_SECONDS / 3600} hours later (bump them: gateway treasury bump).`,
-    labelNames: ['chain', 'network'],
-    registers: [registry],
-    async collect() {
-      const figures = await read();
-      this.reset();
-      for (const row of figures?.stuck ?? []) this.set({ chain: row.chain, network: row.network }, row.n);
-    },
-  });
-  new Gauge({
-    name: 'gateway_treasury_reconciliation_differences',
-    help: 'Differences the last reconciliation of each network found between the recorded outputs and the provider’s (reported, never corrected).',
-    labelNames: ['chain', 'network'],
-    registers: [registry],
-    async collect() {
-      const figures = await read();
-      this.reset();
-      for (const row of figures?.differences ?? []) this.set({ chain: row.chain, network: row.network }, row.n);
-    },
-  });
-  new Gauge({
-    name: 'gateway_treasury_hot_gas_signed_units',
-    help: 'Account chains: native base units (value plus maximum fee) the opt-in hot gas wallet signed for in the last 24 hours, per network (compare with its maxPerDayUnits).',
-    labelNames: ['chain', 'network'],
-    registers: [registry],
-    async collect() {
-      const figures = await read();
-      this.reset();
-      for (const row of figures?.hotGas ?? []) this.set({ chain: row.chain, network: row.network }, Number(row.units));
-    },
-  });
+  networkGauge(
+    registry,
+    'gateway_treasury_stuck_transactions',
+    `Broadcast treasury transactions still unconfirmed ${STUCK_SECONDS / 3600} hours later (bump them: gateway treasury bump).`,
+    async () => (await read())?.stuck,
+    (row) => row.n,
+  );
+  networkGauge(
+    registry,
+    'gateway_treasury_reconciliation_differences',
+    'Differences the last reconciliation of each network found between the recorded outputs and the provider’s (reported, never corrected).',
+    async () => (await read())?.differences,
+    (row) => row.n,
+  );
+  networkGauge(
+    registry,
+    'gateway_treasury_hot_gas_signed_units',
+    'Account chains: native base units (value plus maximum fee) the opt-in hot gas wallet signed for in the last 24 hours, per network (compare with its maxPerDayUnits).',
+    async () => (await read())?.hotGas,
+    (row) => Number(row.units),
+  );
   new Gauge({
     name: 'gateway_treasury_held_units',
     help: 'Unspent value at pool addresses per chain network and coin, in base units (confirmed and unconfirmed). Base units of coins with many decimals exceed 2^53: read it as an order of magnitude.',

@@ -52,8 +52,18 @@ export interface PlanInputView {
   readonly invoice_id: string | null;
 }
 
-export function planView(plan: Plan, inputs: readonly PlanInput[]): PlanView {
+/** A plan's moments at the edge (ISO 8601), either kind of plan. */
+export function planTimes(plan: Plan): Pick<PlanView, 'created_at_iso' | 'signed_at_iso' | 'broadcast_at_iso' | 'confirmed_at_iso'> {
   const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    created_at_iso: new Date(plan.created_at).toISOString(),
+    signed_at_iso: iso(plan.signed_at),
+    broadcast_at_iso: iso(plan.broadcast_at),
+    confirmed_at_iso: iso(plan.confirmed_at),
+  };
+}
+
+export function planView(plan: Plan, inputs: readonly PlanInput[]): PlanView {
   return {
     id: plan.id,
     chain: plan.chain,
@@ -86,10 +96,7 @@ export function planView(plan: Plan, inputs: readonly PlanInput[]): PlanView {
       invoice_id: i.invoice_id,
     })),
     skipped: plan.skipped,
-    created_at_iso: new Date(plan.created_at).toISOString(),
-    signed_at_iso: iso(plan.signed_at),
-    broadcast_at_iso: iso(plan.broadcast_at),
-    confirmed_at_iso: iso(plan.confirmed_at),
+    ...planTimes(plan),
     plan_file: plan.plan_file,
     recipients: recipientsOf(plan),
   };

@@ -27,6 +27,16 @@ const READ = 'treasury:read';
 const WRITE = 'treasury:write';
 const AUTH_ERRORS = ['auth_invalid', 'insufficient_scope', 'project_suspended'];
 const WRITE_ERRORS = [...AUTH_ERRORS, 'validation_error', 'treasury_unavailable', 'treasury_plan_not_found'];
+/** What an import of a signed file answers, for either kind of plan. */
+const SIGNED_IMPORT_ERRORS = [
+  ...WRITE_ERRORS,
+  'treasury_signed_mismatch',
+  'treasury_signed_incomplete',
+  'treasury_signed_unreadable',
+  'treasury_signed_other_plan',
+  'treasury_plan_not_signable',
+  'treasury_plan_already_signed',
+];
 
 /** The caller's reach after checking the token's scope (403 `insufficient_scope`). */
 function scopeOf(auth: AuthContext, needed: string): TreasuryScope {
@@ -183,15 +193,7 @@ export const treasuryRoutes = withDeps(
       params: PlanIdParams,
       body: ImportBody,
       responses: { 200: PlanSchema },
-      errors: [
-        ...WRITE_ERRORS,
-        'treasury_signed_mismatch',
-        'treasury_signed_incomplete',
-        'treasury_signed_unreadable',
-        'treasury_signed_other_plan',
-        'treasury_plan_not_signable',
-        'treasury_plan_already_signed',
-      ],
+      errors: SIGNED_IMPORT_ERRORS,
       handler: async ({ auth, params, body, requestId }) => ({
         body: await deps.treasurySignedImport.import(
           { planId: params.plan_id, text: body.signed, broadcast: body.broadcast },
@@ -307,6 +309,6 @@ export const treasuryRoutes = withDeps(
         body: { rows: await deps.treasuryMovedOut.rows({ from: new Date(query.from), to: new Date(query.to) }, scopeOf(auth, READ)) },
       }),
     }),
-    ...accountRoutes(deps, scopeOf, { auth: AUTH_ERRORS, write: WRITE_ERRORS }),
+    ...accountRoutes(deps, scopeOf, { auth: AUTH_ERRORS, write: WRITE_ERRORS, signedImport: SIGNED_IMPORT_ERRORS }),
   ],
 );

@@ -12,7 +12,7 @@ import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import { signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { type Bcoin, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
+import { type Bcoin, MNEMONIC, projectWithPools, type TestProject, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi, treasuryOperator } from './treasury-helpers.js';
 
@@ -35,10 +35,7 @@ test.before(async () => {
   ({ project, token } = operator);
   readOnly = (await gw.kernel.cradle.tenancyPats.create({ scopes: ['invoices:read'], operator: operator.operatorId }, CLI_ACTOR)).token;
 });
-test.after.always(async () => {
-  await gw?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, node));
 
 const api = treasuryApi(
   () => gw,

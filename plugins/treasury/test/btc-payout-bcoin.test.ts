@@ -7,14 +7,21 @@
  * and throws when asked to, which must roll the change back.
  */
 import test from 'ava';
-import { type Actor, CLI_ACTOR, contribute, definePlugin, withDeps } from '@gw/kernel';
+import { type Actor, CLI_ACTOR } from '@gw/kernel';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import type { Bcoin, TestProject } from '@gw/testing';
+import { type Bcoin, type TestProject, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import type { Knex } from 'knex';
-import { type PlanObserver, type PlanStatusChange, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
+import type { PlanStatusChange } from '../src/index.js';
 import type { PayoutPlanRequest } from '../src/services/payout-planner.js';
-import { paidInvoice as paidInvoiceOf, scanOnce, signOffline, startBcoinTreasury, treasuryApi, treasuryOperator } from './treasury-helpers.js';
+import {
+  paidInvoice as paidInvoiceOf,
+  payoutObserverProbe,
+  scanOnce,
+  signOffline,
+  startBcoinTreasury,
+  treasuryApi,
+  treasuryOperator,
+} from './treasury-helpers.js';
 
 const FEE_RATE = 2n;
 
@@ -28,25 +35,11 @@ const seen: Seen[] = [];
 /** The observer throws on a change to this status (and records nothing). */
 let failOn: string | null = null;
 
-const observerPlugin = definePlugin({
-  id: 'payout-observer-probe',
-  dependsOn: ['treasury'],
-  contributes: [
-    contribute(
-      TREASURY_PLAN_OBSERVERS,
-      withDeps(['db'], (deps): PlanObserver[] => [
-        {
-          kinds: ['payout'],
-          async onStatus(trx: Knex.Transaction, change: PlanStatusChange) {
-            if (failOn === change.status) throw new Error(`observer refuses ${change.status}`);
-            const inside = (await trx('treasury_plans').where('id', change.planId).first())?.status;
-            const outside = (await deps.db('treasury_plans').where('id', change.planId).first())?.status;
-            seen.push({ change, inside, outside });
-          },
-        },
-      ]),
-    ),
-  ],
+const observerPlugin = payoutObserverProbe(async (trx, change, db) => {
+  if (failOn === change.status) throw new Error(`observer refuses ${change.status}`);
+  const inside = (await trx('treasury_plans').where('id', change.planId).first())?.status;
+  const outside = (await db('treasury_plans').where('id', change.planId).first())?.status;
+  seen.push({ change, inside, outside });
 });
 
 let node: Bcoin;
@@ -59,10 +52,7 @@ test.before(async () => {
   ({ node, gw } = await startBcoinTreasury({ plugins: [...WEBHOOK_PLUGINS, observerPlugin], poolSize: 10, feeRate: FEE_RATE }));
   ({ project, token } = await treasuryOperator(gw, 'treasury-payout', 'btc'));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, node));
 
 const api = treasuryApi(
   () => gw,

@@ -8,7 +8,7 @@
  */
 import test from 'ava';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { EvmTreasuryChain, type TestProject } from '@gw/testing';
+import { EvmTreasuryChain, type TestProject, stopAll } from '@gw/testing';
 import { fileStep, gasAccountOnly, startAnvilTreasury, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, treasuryApi } from './treasury-helpers.js';
 
@@ -30,10 +30,7 @@ test.before(async () => {
     network: gasAccountOnly,
   }));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await chain?.stop();
-});
+test.after.always(() => stopAll(gw, chain));
 
 const api = treasuryApi(
   () => gw,

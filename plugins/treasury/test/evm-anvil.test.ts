@@ -193,20 +193,7 @@ test.serial('a plan whose nonce went stale is refused whole before any broadcast
   t.is((await api('POST', `${ACCOUNTS}/plans/${plan.id}/signed`, { signed: signFile(file) })).body.status, 'signed');
   // The owner of the seed spends from one of the addresses elsewhere meanwhile: its nonce moves on.
   const spender = file.steps.find((s: any) => addresses.includes(s.signer.address));
-  const wallet = new Wallet(chain.root.derivePath(spender.signer.path).privateKey);
-  const nonce = BigInt(await chain.anvil.rpc<string>('eth_getTransactionCount', [wallet.address, 'latest']));
-  const other = Transaction.from({
-    type: 2,
-    chainId: 31337,
-    nonce: Number(nonce),
-    to: chain.funder,
-    value: 1000n,
-    gasLimit: 21000n,
-    maxFeePerGas: 10n ** 10n,
-    maxPriorityFeePerGas: 1n,
-  });
-  other.signature = wallet.signingKey.sign(other.unsignedHash);
-  await chain.anvil.rpc('eth_sendRawTransaction', [other.serialized]);
+  await chain.spendElsewhere(spender.signer.path);
 
   const refused = await api('POST', `${ACCOUNTS}/plans/${plan.id}/broadcast`);
   t.is(refused.status, 409, JSON.stringify(refused.body));
@@ -509,21 +496,8 @@ test.serial('an account that moves on between stages fails the plan before the l
   await chain.anvil.mine(1);
   // The owner of the seed spends from a deposit address elsewhere, at the nonce of its planned transfer.
   const transfer = file.steps.find((s: any) => s.signer.kind === 'deposit');
-  const wallet = new Wallet(chain.root.derivePath(transfer.signer.path).privateKey);
-  await chain.anvil.sendEth(chain.funder, wallet.address, 10n ** 16n);
-  const nonce = BigInt(await chain.anvil.rpc<string>('eth_getTransactionCount', [wallet.address, 'latest']));
-  const other = Transaction.from({
-    type: 2,
-    chainId: 31337,
-    nonce: Number(nonce),
-    to: chain.funder,
-    value: 1000n,
-    gasLimit: 21000n,
-    maxFeePerGas: 10n ** 10n,
-    maxPriorityFeePerGas: 1n,
-  });
-  other.signature = wallet.signingKey.sign(other.unsignedHash);
-  await chain.anvil.rpc('eth_sendRawTransaction', [other.serialized]);
+  await chain.anvil.sendEth(chain.funder, transfer.signer.address, 10n ** 16n);
+  await chain.spendElsewhere(transfer.signer.path);
   await chain.anvil.mine(1);
 
   const failedIn: string[] = [];

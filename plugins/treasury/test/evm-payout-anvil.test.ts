@@ -6,13 +6,13 @@
  * every recipient is paid exactly. A pool address in an open plan is refused as a source.
  */
 import test from 'ava';
-import { CLI_ACTOR, contribute, definePlugin, withDeps } from '@gw/kernel';
-import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC } from '@gw/testing';
+import { CLI_ACTOR } from '@gw/kernel';
+import { EvmTreasuryChain, TREASURY_TEST_MNEMONIC, stopAll } from '@gw/testing';
 import { HDNodeWallet, Mnemonic } from 'ethers';
-import { type PlanStatusChange, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
+import type { PlanStatusChange } from '../src/index.js';
 import type { PayoutPlanRequest } from '../src/services/payout-planner.js';
 import { startAnvilTreasury, trackUntilConfirmed, type AnvilTreasury } from './anvil-treasury.js';
-import { signOffline, treasuryApi } from './treasury-helpers.js';
+import { payoutObserverProbe, signOffline, treasuryApi } from './treasury-helpers.js';
 
 const FUNDING_PATH = "m/44'/60'/2'/0/0";
 const ACCOUNTS = '/api/v1/treasury/accounts';
@@ -21,16 +21,7 @@ let funding: string;
 
 /** Every change of a payout plan, as a plan observer hears it. */
 const heard: PlanStatusChange[] = [];
-const observerPlugin = definePlugin({
-  id: 'payout-observer-probe',
-  dependsOn: ['treasury'],
-  contributes: [
-    contribute(
-      TREASURY_PLAN_OBSERVERS,
-      withDeps([], () => [{ kinds: ['payout'] as const, onStatus: async (_trx: unknown, change: PlanStatusChange) => void heard.push(change) }]),
-    ),
-  ],
-});
+const observerPlugin = payoutObserverProbe(async (_trx, change) => void heard.push(change));
 
 test.before(async () => {
   funding = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(TREASURY_TEST_MNEMONIC).computeSeed()).derivePath(FUNDING_PATH).address;
@@ -47,10 +38,7 @@ test.before(async () => {
   });
   await ctx.chain.anvil.sendEth(ctx.chain.funder, funding, 10n ** 18n);
 });
-test.after.always(async () => {
-  await ctx?.gw.close();
-  await ctx?.chain.stop();
-});
+test.after.always(() => stopAll(ctx?.gw, ctx?.chain));
 
 const api = treasuryApi(
   () => ctx.gw,

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { EvmTreasuryChain, type TestProject } from '@gw/testing';
+import { EvmTreasuryChain, type TestProject, stopAll } from '@gw/testing';
 import { gasAccountOnly, startAnvilTreasury, trackUntilConfirmed as trackUntil, type AnvilTreasury } from './anvil-treasury.js';
 import { scanOnce, signOffline, treasuryApi } from './treasury-helpers.js';
 
@@ -35,10 +35,7 @@ test.before(async () => {
     network: gasAccountOnly,
   }));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await chain?.stop();
-});
+test.after.always(() => stopAll(gw, chain));
 
 const api = treasuryApi(
   () => gw,

@@ -16,7 +16,7 @@ import { BIP32Factory } from 'bip32';
 import * as bitcoin from 'bitcoinjs-lib';
 import { CLI_ACTOR } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, Litecoind, litecoindInstalled, MNEMONIC, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, FAST_RETRIES, FIXED_RATES, Litecoind, litecoindInstalled, MNEMONIC, type TestProject, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
 import { TestSeedWallet } from '@gw/chain-btc/testing';
 import { litecoinParams } from '@gw/chain-ltc';
@@ -68,10 +68,7 @@ test.before(async () => {
   });
   ({ project, token } = await treasuryOperator(gw, 'treasury-litecoind', 'ltc'));
 });
-test.after.always(async () => {
-  await gw?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, node));
 
 const api = treasuryApi(
   () => gw,

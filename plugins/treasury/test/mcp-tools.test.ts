@@ -8,8 +8,8 @@
 import test from 'ava';
 import { CLI_ACTOR, type ChainId } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { type Bcoin, projectWithPools, type TestProject } from '@gw/testing';
-import { MCP_PLUGINS, callError, callOk, patClient, rawCall } from '@gw/plugin-mcp/testing';
+import { type Bcoin, projectWithPools, type TestProject, stopAll } from '@gw/testing';
+import { MCP_PLUGINS, callError, callOk, patClient, rawToolCall, scopeRefusal } from '@gw/plugin-mcp/testing';
 import { paidInvoice, scanOnce, startBcoinTreasury } from './treasury-helpers.js';
 
 let node: Bcoin;
@@ -25,10 +25,7 @@ test.before(async () => {
   await node.mine(6);
   await scanOnce(gw, 'btc', 'regtest');
 });
-test.after.always(async () => {
-  await gw?.close();
-  await node?.stop();
-});
+test.after.always(() => stopAll(gw, node));
 
 const tokenWith = async (scopes: string[]) => (await gw.kernel.cradle.tenancyPats.create({ scopes, operator: operatorId }, CLI_ACTOR)).token;
 
@@ -93,26 +90,12 @@ test.serial('a token without the treasury scopes is refused with 403 insufficien
     ['get_treasury_balances', 'treasury:read', {}],
     ['propose_treasury_plan', 'treasury:write', { chain: 'btc', network: 'regtest', destination: 'own' }],
   ] as const) {
-    const refused = await rawCall(
-      gw,
-      { jsonrpc: '2.0', id: name, method: 'tools/call', params: { name, arguments: { project_id: project.projectId, ...args } } },
-      token,
-    );
-    t.is(refused.status, 403);
-    t.is(refused.body.error.data.error_code, 'insufficient_scope');
-    t.is(refused.body.error.message, `The tool ${name} needs the scope ${scope}.`);
+    t.like(await rawToolCall(gw, name, { project_id: project.projectId, ...args }, token), scopeRefusal(name, scope));
   }
   // A reader cannot propose either.
-  const reader = await rawCall(
-    gw,
-    {
-      jsonrpc: '2.0',
-      id: 'r',
-      method: 'tools/call',
-      params: { name: 'propose_treasury_plan', arguments: { project_id: project.projectId, chain: 'btc', network: 'regtest', destination: 'own' } },
-    },
-    await tokenWith(['treasury:read']),
+  const propose = { project_id: project.projectId, chain: 'btc', network: 'regtest', destination: 'own' };
+  t.like(
+    await rawToolCall(gw, 'propose_treasury_plan', propose, await tokenWith(['treasury:read']), 'r'),
+    scopeRefusal('propose_treasury_plan', 'treasury:write'),
   );
-  t.is(reader.status, 403);
-  t.is(reader.body.error.data.error_code, 'insufficient_scope');
 });

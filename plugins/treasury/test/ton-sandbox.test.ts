@@ -13,10 +13,10 @@ import type { SandboxContract, TreasuryContract } from '@ton/sandbox';
 import { JettonMinter } from '@ton-community/assets-sdk/dist/jetton/JettonMinter.js';
 import { JettonWallet } from '@ton-community/assets-sdk/dist/jetton/JettonWallet.js';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { CLI_ACTOR, defineChain, type ChainAdapterDeps, type ChainDefinition } from '@gw/kernel';
+import { CLI_ACTOR, defineChain, type ChainAdapterDeps } from '@gw/kernel';
 import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { tonChain, tonDefinition, tonSignDataHash } from '@gw/chain-ton';
-import { ToncenterSandbox } from '@gw/chain-ton/testing';
+import { ToncenterSandbox, tonWithJetton } from '@gw/chain-ton/testing';
 import { FAST_RETRIES, FIXED_RATES, MNEMONIC, stopAll } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
@@ -57,12 +57,7 @@ test.before(async () => {
   await sandbox.listen();
 
   // The sandbox's jetton as `usdt_ton` on the testnet.
-  const definition: ChainDefinition = {
-    ...tonDefinition,
-    coins: tonDefinition.coins.map((c) =>
-      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: minter.toString({ testOnly: true }) } } : c,
-    ),
-  };
+  const definition = tonWithJetton(minter);
   gw = await startTestKernel({
     plugins: [...WEBHOOK_PLUGINS, watchersPlugin, treasuryPlugin],
     chains: [defineChain({ definition, createAdapter: tonChain.createAdapter })],

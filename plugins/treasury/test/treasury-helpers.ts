@@ -8,11 +8,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AnyPlugin, CLI_ACTOR, type ChainId } from '@gw/kernel';
-import { responseMismatches, signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { type AnyPlugin, CLI_ACTOR, type ChainId, contribute, definePlugin, withDeps } from '@gw/kernel';
+import type { Knex } from 'knex';
+import { responseMismatches, signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
 import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { treasuryPlugin } from '../src/index.js';
+import { type PlanStatusChange, treasuryPlugin, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
+import type { PlanView } from '../src/plan-view.js';
 
 export type Api = (method: 'GET' | 'POST', path: string, body?: unknown, bearer?: string) => Promise<{ status: number; body: any }>;
 
@@ -90,6 +92,41 @@ export async function startBcoinTreasury(options: {
     config: { ...(await bcoinTreasuryConfig(node, options)), ...options.config },
   });
   return { node, gw };
+}
+
+/**
+ * A planned btc/regtest transaction through to its confirmation, as the CLI: signed offline,
+ * imported, broadcast, taken into bcoin's mempool (it answers sendrawtransaction before), mined six
+ * deep and scanned. Answers the broadcast plan and the tracking pass's confirmed plans.
+ */
+export async function confirmOnBcoin(gw: TestKernel, node: Bcoin, plan: PlanView): Promise<{ sent: PlanView; confirmed: readonly string[] }> {
+  const cradle = gw.kernel.cradle;
+  const { signed } = await signOffline(plan.plan_file!);
+  await cradle.treasurySignedImport.import({ planId: plan.id, text: signed }, {}, CLI_ACTOR);
+  const sent = await cradle.treasuryTracker.broadcast(plan.id, {}, CLI_ACTOR);
+  await waitFor(async () => (await node.mempool()).includes(sent.txid!), 20_000);
+  await node.mine(6);
+  await scanOnce(gw, 'btc', 'regtest');
+  return { sent, confirmed: (await cradle.treasuryTracker.track()).confirmed };
+}
+
+/**
+ * A test plugin contributing one observer of payout plans: `onStatus` hears each status change
+ * inside the change's transaction `trx` (a throw rolls the change back); `db` reads outside it.
+ */
+export function payoutObserverProbe(onStatus: (trx: Knex.Transaction, change: PlanStatusChange, db: Knex) => Promise<void>): AnyPlugin {
+  return definePlugin({
+    id: 'payout-observer-probe',
+    dependsOn: ['treasury'],
+    contributes: [
+      contribute(
+        TREASURY_PLAN_OBSERVERS,
+        withDeps(['db'], (deps) => [
+          { kinds: ['payout'] as const, onStatus: (trx: Knex.Transaction, change: PlanStatusChange) => onStatus(trx, change, deps.db) },
+        ]),
+      ),
+    ],
+  });
 }
 
 /** One scan pass of a network's watcher (another pass holding the lock: again; a failed pass throws). */

@@ -11,38 +11,35 @@
  */
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { CLI_ACTOR, defineChain, type ChainDefinition } from '@gw/kernel';
+import { CLI_ACTOR, defineChain } from '@gw/kernel';
 import { signedFetch, startTestKernel, type TestKernel } from '@gw/kernel/testing';
 import { tronAddressFromHex, tronChain } from '@gw/chain-tron';
-import { cliRunner, FAST_RETRIES, FIXED_RATES, MNEMONIC, Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
+import {
+  fixture,
+  FUNDING as TEST_FUNDING,
+  NILE_TOKEN,
+  nileDefinition,
+  RECORDED_ACCOUNT,
+  STAKING as TEST_STAKING,
+  watcherFixture,
+} from '@gw/chain-tron/testing';
+import { cliRunner, FAST_RETRIES, FIXED_RATES, Receiver, stopAll, tronWallet, type ReceivedRequest, type Reply } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { decodeBase58, HDNodeWallet, Mnemonic, toBeHex } from 'ethers';
+import { decodeBase58, toBeHex } from 'ethers';
 import { treasuryPlugin } from '../src/index.js';
 import { signOffline, treasuryApi } from './treasury-helpers.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../../../chains/tron/test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
-/** A recorded answer of the TRON chain package's watcher fixtures (chains/tron/test/fixtures/README.md). */
-const watcherFixture = (name: string): any => JSON.parse(readFileSync(new URL(`../../../chains/tron/test/fixtures/${name}`, import.meta.url), 'utf8'));
 /** The node's 21-byte hex (`41…`) of a T-address. */
 const hexOf = (address: string): string => toBeHex(decodeBase58(address), 25).slice(2, 44);
 const HEX41 = /^41[0-9a-f]{40}$/i;
 
-const RECORDED_ACCOUNT_HEX = '41dd791d6b49e190062d650e6a23c575510d35f2f9';
-const DESTINATION = tronAddressFromHex(`0x${RECORDED_ACCOUNT_HEX.slice(2)}`);
-// The Nile test USDT of the recordings, as `usdt_trc20` on Nile (the definition lists mainnet's only).
-const NILE_TOKEN = tronAddressFromHex('0xeca9bc828a3005b9a3b909f2cc5c2a54794de05f');
-const definition: ChainDefinition = {
-  ...tronChain.definition,
-  coins: tronChain.definition.coins.map((c) => (c.id === 'usdt_trc20' ? { ...c, contracts: { nile: NILE_TOKEN } } : c)),
-};
+const DESTINATION = RECORDED_ACCOUNT;
+const definition = nileDefinition;
 
-// The operator's accounts: account 1 of the test mnemonic (the pool key is account 0).
-const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
-const operatorAccount = (i: number) => ({ address: tronAddressFromHex(root.derivePath(`m/44'/195'/1'/0/${i}`).address), path: `m/44'/195'/1'/0/${i}` });
-const FUNDING = operatorAccount(0);
-const STAKING = operatorAccount(1);
+// The operator's accounts: account 1 of the test mnemonic (the pool key is account 0), as the configuration names them.
+const FUNDING = { address: TEST_FUNDING.address, path: TEST_FUNDING.path };
+const STAKING = { address: TEST_STAKING.address, path: TEST_STAKING.path };
 
 /**
  * The recorded mainnet block 30864600 and its transaction info (one USDT `transfer`, SUCCESS, its

@@ -1,4 +1,4 @@
-import { createCoalescer, type ProviderOutcome } from '@gw/kernel';
+import { createCoalescer, networkGauge, type ProviderOutcome } from '@gw/kernel';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -119,20 +119,7 @@ export function registerCursorGauges(registry: Registry, deps: { db: Knex; logge
           },
         ),
     );
-  const gauge = (name: string, help: string, value: (row: CursorRow) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['chain', 'network'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        for (const row of (await read()) ?? []) {
-          const v = value(row);
-          if (v !== undefined) this.set({ chain: row.chain, network: row.network }, v);
-        }
-      },
-    });
+  const gauge = (name: string, help: string, value: (row: CursorRow) => number | undefined) => networkGauge(registry, name, help, read, value);
   gauge('gateway_watcher_head_height', 'Chain tip as the provider reported it at the last successful pass.', (row) =>
     row.head_height === null ? undefined : Number(row.head_height),
   );

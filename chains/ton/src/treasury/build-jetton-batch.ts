@@ -2,7 +2,7 @@ import { internal, SendMode, type Address } from '@ton/core';
 import { treasuryChainErrors, type AccountPlanBuild, type AccountStep, type OperatorAccount } from '@gw/chain-api';
 import { formatTonAddress } from '../derive.js';
 import { depositRequest } from './deposit-request.js';
-import { externalStepPayload } from './external-step.js';
+import { planRequest } from './external-step.js';
 import { jettonTransferBody } from './jetton-transfer.js';
 import { tonText, type PreparedSource, type TonPlanContext } from './plan-context.js';
 import {
@@ -81,15 +81,12 @@ export async function buildJettonBatchPlan(
 
   const steps: AccountStep[] = [];
   for (const [k, chunk] of chunks.entries()) {
-    const external = await externalStepPayload({
-      publicKey: ctx.publicKey,
-      network: ctx.network,
-      subwallet: gas.subwallet,
-      seqno: gas.state.seqno + k,
-      deploy: !gas.state.deployed && k === 0,
-      validUntil: ctx.validUntil,
-      actions: chunk.map((m) => ({ message: internal({ to: m.s.state.address, value: m.topUp, bounce: false }), mode: SendMode.PAY_GAS_SEPARATELY })),
-    });
+    const external = await planRequest(
+      ctx,
+      gas,
+      k,
+      chunk.map((m) => ({ message: internal({ to: m.s.state.address, value: m.topUp, bounce: false }), mode: SendMode.PAY_GAS_SEPARATELY })),
+    );
     const total = chunk.reduce((sum, m) => sum + m.topUp, 0n);
     steps.push({
       id: `topup-${k}`,

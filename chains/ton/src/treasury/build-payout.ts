@@ -9,7 +9,7 @@ import {
   type StepSigner,
 } from '@gw/chain-api';
 import { formatTonAddress } from '../derive.js';
-import { externalStepPayload } from './external-step.js';
+import { planRequest } from './external-step.js';
 import { jettonTransferBody } from './jetton-transfer.js';
 import { tonText, type TonPlanContext } from './plan-context.js';
 import {
@@ -85,16 +85,13 @@ export async function buildPayoutPlan(
           }),
         })
       : internal({ to: r.parsed, value: r.units, bounce: r.bounce });
-    const external = await externalStepPayload({
-      publicKey: ctx.publicKey,
-      network: ctx.network,
-      subwallet: sender.subwallet,
-      seqno: sender.state.seqno + i,
-      deploy: !sender.state.deployed && i === 0,
-      validUntil: ctx.validUntil,
-      actions: [{ message, mode: SendMode.PAY_GAS_SEPARATELY }],
-      ...(jettonWallet ? { jetton: { master: formatTonAddress(jetton!.master, ctx.network), wallet: formatTonAddress(jettonWallet, ctx.network) } } : {}),
-    });
+    const external = await planRequest(
+      ctx,
+      sender,
+      i,
+      [{ message, mode: SendMode.PAY_GAS_SEPARATELY }],
+      jettonWallet ? { master: formatTonAddress(jetton!.master, ctx.network), wallet: formatTonAddress(jettonWallet, ctx.network) } : undefined,
+    );
     steps.push({
       id: `payout-${i}`,
       round: 1,

@@ -1,5 +1,5 @@
 import type { AccountStep } from '@gw/chain-api';
-import { externalStepPayload } from './external-step.js';
+import { planRequest } from './external-step.js';
 import { subwalletPath, type PreparedSource, type TonPlanContext } from './plan-context.js';
 import type { WalletAction } from './v5r1-request.js';
 
@@ -14,16 +14,7 @@ export async function depositRequest(
   action: WalletAction,
   jetton?: { readonly master: string; readonly wallet: string },
 ): Promise<Pick<AccountStep, 'signer' | 'kind' | 'unsigned' | 'nonce'>> {
-  const external = await externalStepPayload({
-    publicKey: ctx.publicKey,
-    network: ctx.network,
-    subwallet: s.subwallet,
-    seqno: s.state.seqno,
-    deploy: !s.state.deployed,
-    validUntil: ctx.validUntil,
-    actions: [action],
-    ...(jetton ? { jetton } : {}),
-  });
+  const external = await planRequest(ctx, s, 0, [action], jetton);
   return {
     signer: { kind: 'deposit', address: s.source.address, key: s.source.key, index: s.source.index, path: subwalletPath(s.subwallet) },
     kind: 'transaction',

@@ -1,10 +1,12 @@
 import type { NetworkKind } from '@gw/chain-api';
 import { formatTonAddress } from '../derive.js';
 import { encodeStepData } from './ton-step-data.js';
+import type { TonPlanContext } from './plan-context.js';
 import { stateInitBoc, v5r1SigningPayload, v5r1Wallet, type WalletAction } from './v5r1-request.js';
+import type { WalletState } from './wallet-states.js';
 
 /** The signed-external part of a step: its `unsigned` and `nonce`, for one request of subwallet `subwallet`. */
-export async function externalStepPayload(args: {
+async function externalStepPayload(args: {
   readonly publicKey: Buffer;
   readonly network: NetworkKind;
   readonly subwallet: number;
@@ -32,4 +34,28 @@ export async function externalStepPayload(args: {
     ...(args.jetton ? { jetton_master: args.jetton.master, jetton_wallet: args.jetton.wallet } : {}),
   });
   return { unsigned: { format: 'ton-external', data }, nonce: BigInt(args.seqno) };
+}
+
+/**
+ * The signed-external part of the `k`-th request (0: the first) a subwallet sends in a plan: its
+ * seqno counted on from the wallet's, the StateInit carried by the first request of a wallet not
+ * deployed yet, valid until the plan's deadline.
+ */
+export function planRequest(
+  ctx: TonPlanContext,
+  wallet: { readonly subwallet: number; readonly state: WalletState },
+  k: number,
+  actions: readonly WalletAction[],
+  jetton?: { readonly master: string; readonly wallet: string },
+): ReturnType<typeof externalStepPayload> {
+  return externalStepPayload({
+    publicKey: ctx.publicKey,
+    network: ctx.network,
+    subwallet: wallet.subwallet,
+    seqno: wallet.state.seqno + k,
+    deploy: !wallet.state.deployed && k === 0,
+    validUntil: ctx.validUntil,
+    actions,
+    ...(jetton ? { jetton } : {}),
+  });
 }

@@ -10,22 +10,20 @@ import { Address, toNano } from '@ton/core';
 import { mnemonicNew, mnemonicToPrivateKey, type KeyPair } from '@ton/crypto';
 import {
   AppError,
-  ProviderPool,
   type AccountPayoutRequest,
   type AccountPlanBuild,
   type AccountSource,
   type AccountTreasury,
   type ChainAdapterDeps,
-  type ChainDefinition,
   type OperatorAccount,
 } from '@gw/chain-api';
 import { jettonSandbox, type JettonSandbox } from '../../test/jetton-sandbox.js';
 import { signTonStep } from '../../test/sign-step.js';
-import { tonChain, tonDefinition } from '../index.js';
+import { sandboxTreasury, tonWithJetton } from '../../test/toncenter-sandbox.js';
+import { tonChain } from '../index.js';
 import { decodeStepData } from './ton-step-data.js';
 import { TON_TRANSFER_DEPLOY_FEE, TON_TRANSFER_FEE } from './ton-fees.js';
 
-const network = tonDefinition.networks.testnets[0];
 const adapter = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tonChain.definition);
 
 interface World extends JettonSandbox {
@@ -46,14 +44,7 @@ async function buildWorld(): Promise<World> {
   await jettons.pay(sources[0]!.address, toNano('2'), 9_000_000n);
   await jettons.pay(sources[1]!.address, toNano('0.01'));
   await jettons.sandbox.listen();
-  const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: jettons.sandbox.url }], timeoutMs: 10_000 });
-  const definition: ChainDefinition = {
-    ...tonDefinition,
-    coins: tonDefinition.coins.map((c) =>
-      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: jettons.minter.toString({ testOnly: true }) } } : c,
-    ),
-  };
-  const treasury = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!({ network, providers });
+  const { treasury } = sandboxTreasury(jettons.sandbox.url, tonWithJetton(jettons.minter));
   return { ...jettons, keys, sources, treasury, recipients };
 }
 

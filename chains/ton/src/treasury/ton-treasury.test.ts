@@ -8,7 +8,6 @@ import test from 'ava';
 import { Address, beginCell, Cell, external, loadMessage, storeMessage, toNano } from '@ton/core';
 import { mnemonicNew, mnemonicToPrivateKey, type KeyPair } from '@ton/crypto';
 import {
-  ProviderPool,
   type AccountKey,
   type AccountPlanBuild,
   type AccountSource,
@@ -20,12 +19,12 @@ import {
 } from '@gw/chain-api';
 import { jettonSandbox, type JettonSandbox } from '../../test/jetton-sandbox.js';
 import { signTonStep } from '../../test/sign-step.js';
-import { TonTreasury, tonChain, tonDefinition } from '../index.js';
+import { sandboxTreasury, tonWithJetton } from '../../test/toncenter-sandbox.js';
+import { TonTreasury, tonChain } from '../index.js';
 import { decodeStepData } from './ton-step-data.js';
 import { JETTON_MOVE_TON } from './build-jetton-batch.js';
 import { JETTON_TRANSFER_FEE, TON_TRANSFER_DEPLOY_FEE } from './ton-fees.js';
 
-const network = tonDefinition.networks.testnets[0];
 const adapter = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, tonChain.definition);
 const GAS_SUBWALLET = 1000;
 const TON_PAID = [toNano('1.5'), toNano('0.8'), toNano('0.02'), 0n];
@@ -41,15 +40,6 @@ interface World extends JettonSandbox {
   options: WatcherOptions;
 }
 
-function definitionWith(master: Address): ChainDefinition {
-  return {
-    ...tonDefinition,
-    coins: tonDefinition.coins.map((c) =>
-      c.id === 'usdt_ton' ? { ...c, contracts: { ...c.contracts, [network.id]: master.toString({ testOnly: true }) } } : c,
-    ),
-  };
-}
-
 async function buildWorld(): Promise<World> {
   const keys = await mnemonicToPrivateKey(await mnemonicNew(24));
   const key = adapter.parseAccountKey(keys.publicKey.toString('hex'), 'testnet');
@@ -61,10 +51,8 @@ async function buildWorld(): Promise<World> {
   for (const [i, s] of sources.entries()) await jettons.pay(s.address, TON_PAID[i]!, JETTONS_PAID[i]!);
   await jettons.pay(gas.address, toNano('1'));
   await jettons.sandbox.listen();
-  const providers = new ProviderPool({ chain: 'ton', network: network.id, endpoints: [{ name: 'sandbox', url: jettons.sandbox.url }], timeoutMs: 10_000 });
-  const definition = definitionWith(jettons.minter);
-  const options = { network, providers };
-  const treasury = tonChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition).createAccountTreasury!(options);
+  const definition = tonWithJetton(jettons.minter);
+  const { treasury, options } = sandboxTreasury(jettons.sandbox.url, definition);
   return { ...jettons, keys, key, sources, gas, treasury, definition, options };
 }
 

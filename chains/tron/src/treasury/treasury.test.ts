@@ -8,24 +8,27 @@
  * `getaccount` answer with the named fields changed, and says so.
  */
 import test from 'ava';
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { HDNodeWallet, Mnemonic } from 'ethers';
 import { utils as tronUtils } from 'tronweb';
-import {
-  AppError,
-  ProviderPool,
-  type AccountKey,
-  type AccountSource,
-  type AccountStep,
-  type AccountTreasury,
-  type ChainAdapterDeps,
-  type ChainDefinition,
-  type OperatorAccount,
-} from '@gw/chain-api';
+import { AppError, ProviderPool, type AccountStep, type ChainAdapterDeps, type OperatorAccount } from '@gw/chain-api';
 import { tronChain } from '../index.js';
-import { deriveTronAddress, tronAddressFromHex } from '../derive.js';
+import { tronAddressFromHex } from '../derive.js';
+import {
+  accountAnswer,
+  baseAnswers,
+  fixture,
+  FUNDING,
+  json,
+  NILE_TOKEN,
+  pool,
+  RECORDED_ACCOUNT,
+  RECORDED_ACCOUNT_HEX,
+  replay,
+  source,
+  STAKING,
+  testRoot,
+  treasuryFor,
+  type Handler,
+} from '../testing/index.js';
 import {
   bandwidthBytes,
   delegateEnergy,
@@ -39,103 +42,10 @@ import {
 } from './offline-transaction.js';
 import { STAGE_ALLOWANCE_MS } from './plan-freshness.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../../test/fixtures/treasury/${name}`, import.meta.url), 'utf8');
-const json = (name: string): any => JSON.parse(fixture(name));
-
-// The recorded Nile account (balance 1793.2272 TRX) and the Nile test USDT contract of the recordings.
-const RECORDED_ACCOUNT_HEX = '41dd791d6b49e190062d650e6a23c575510d35f2f9';
-const RECORDED_ACCOUNT = tronAddressFromHex(`0x${RECORDED_ACCOUNT_HEX.slice(2)}`);
-const NILE_TOKEN = tronAddressFromHex('0xeca9bc828a3005b9a3b909f2cc5c2a54794de05f');
-
-// Keys of the test: the BIP39 test mnemonic; pool addresses are receive addresses of its account 0.
-const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-const root = HDNodeWallet.fromSeed(Mnemonic.fromPhrase(MNEMONIC).computeSeed());
-const account0 = root.derivePath("m/44'/195'/0'");
-const XPUB = account0.neuter().extendedKey;
-const KEY: AccountKey = { chain: 'tron', network: 'testnet', input: XPUB, canonical: XPUB };
-const depositPriv = (i: number): string => account0.deriveChild(0).deriveChild(i).privateKey.slice(2);
-const pool = (i: number): string => deriveTronAddress(XPUB, i).address;
-const source = (i: number): AccountSource => ({ address: pool(i), key: KEY, index: i });
-// Operator accounts at the operator's own paths (account 1 of the same seed).
-const operatorNode = (i: number) => root.derivePath(`m/44'/195'/1'/0/${i}`);
-const FUNDING: OperatorAccount = { role: 'funding', address: tronAddressFromHex(operatorNode(0).address), path: "m/44'/195'/1'/0/0" };
-const STAKING: OperatorAccount = { role: 'staking', address: tronAddressFromHex(operatorNode(1).address), path: "m/44'/195'/1'/0/1" };
-const operatorPriv = (account: OperatorAccount): string => operatorNode(account === FUNDING ? 0 : 1).privateKey.slice(2);
+// Private keys of the test mnemonic's accounts, as the offline signer holds them.
+const depositPriv = (i: number): string => testRoot.derivePath(`m/44'/195'/0'/0/${i}`).privateKey.slice(2);
+const operatorPriv = (account: OperatorAccount): string => testRoot.derivePath(account.path).privateKey.slice(2);
 const DESTINATION = RECORDED_ACCOUNT;
-
-// TRON Nile with the recordings' test USDT contract as `usdt_trc20` (the definition lists mainnet's only).
-const NILE = tronChain.definition.networks.testnets.find((n) => n.id === 'nile')!;
-const definition: ChainDefinition = {
-  ...tronChain.definition,
-  coins: tronChain.definition.coins.map((c) => (c.id === 'usdt_trc20' ? { ...c, contracts: { nile: NILE_TOKEN } } : c)),
-};
-const adapter = tronChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, definition);
-
-/** The recorded `getaccount` answer as the account at `address`, with `edit` applied (the test names what it changes). */
-function accountAnswer(address: string, edit: (a: any) => void = () => {}): string {
-  const answer = json('getaccount-nile.json');
-  answer.address = hexAddress(address);
-  edit(answer);
-  return JSON.stringify(answer);
-}
-
-type Handler = (path: string, body: any) => string | undefined;
-
-interface Replay {
-  readonly url: string;
-  readonly requests: { path: string; body: any }[];
-  close(): Promise<void>;
-}
-
-/** A java-tron node answering by `handler`; anything it has no answer for is a 404 (a test asking for an unrecorded call fails). */
-async function replay(handler: Handler): Promise<Replay> {
-  const requests: Replay['requests'] = [];
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const body = raw ? JSON.parse(raw) : {};
-      requests.push({ path: req.url ?? '', body });
-      const answer = handler(req.url ?? '', body);
-      res.writeHead(answer === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(answer ?? '{"Error":"unrecorded"}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function treasuryFor(node: Replay): AccountTreasury {
-  const providers = new ProviderPool({ chain: 'tron', network: 'nile', endpoints: [{ name: 'replay', url: node.url }], timeoutMs: 5_000 });
-  return adapter.createAccountTreasury!({ network: NILE, providers });
-}
-
-/** Answers shared by most tests: head block, chain parameters, the recorded account and resources. */
-function baseAnswers(accounts: Record<string, string>, extra: Handler = () => undefined): Handler {
-  return (path, body) => {
-    const own = extra(path, body);
-    if (own !== undefined) return own;
-    switch (path) {
-      case '/wallet/getnowblock':
-        return fixture('getnowblock-nile-66987627.json');
-      case '/wallet/getchainparameters':
-        return fixture('getchainparameters-nile.json');
-      case '/wallet/getaccount':
-        return body.address === RECORDED_ACCOUNT_HEX ? fixture('getaccount-nile.json') : (accounts[body.address] ?? '{}');
-      case '/wallet/getaccountresource':
-        return accounts[body.address] === undefined && body.address !== RECORDED_ACCOUNT_HEX ? '{}' : fixture('getaccountresource-nile.json');
-      default:
-        return undefined;
-    }
-  };
-}
 
 /** Signs a step's unsigned transaction with `tronweb`, as the offline signer does; the signed JSON it gives back. */
 function sign(step: AccountStep, privateKey: string): string {

@@ -24,6 +24,11 @@ export interface InvoiceStatusChange {
   readonly amountUnits: bigint;
   /** What its live transfers add up to after the change (pending and confirmed). */
   readonly receivedUnits: bigint;
+  /**
+   * The invoice's underpayment tolerance snapshot (a decimal share, "0" when off): a payment of at
+   * least amount − floor(amount × tolerance) covers it (`toleratedShortfall`).
+   */
+  readonly underpaymentTolerance: string;
 }
 
 /**

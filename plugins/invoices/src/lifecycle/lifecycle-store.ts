@@ -328,7 +328,7 @@ export class LifecycleStore {
  * (the rows the audit log calls transitions, less those that only changed transfers), in the
  * order they were applied, with the totals as they stood after that row.
  */
-export function statusChangesOf(states: Iterable<InvoiceState>): InvoiceStatusChange[] {
+function statusChangesOf(states: Iterable<InvoiceState>): InvoiceStatusChange[] {
   const changes: InvoiceStatusChange[] = [];
   for (const state of states) {
     const { invoice } = state;
@@ -346,6 +346,7 @@ export function statusChangesOf(states: Iterable<InvoiceState>): InvoiceStatusCh
         eventType: applied.event?.type ?? null,
         amountUnits: invoice.amount_units,
         receivedUnits: liveUnits({ transfers: applied.transfers }),
+        underpaymentTolerance: invoice.underpayment_tolerance ?? '0',
       });
     }
   }

@@ -1,6 +1,5 @@
-import type { ProjectKind } from '@gw/kernel';
+import { type ProjectKind, UnitsModel } from '@gw/kernel';
 import type { ItemKind, ItemStatus, RateRule } from '../item-status.js';
-import { UnitsModel } from './units-model.js';
 
 /** One refund or payout (migrations/0001_payouts.ts). */
 export class Item extends UnitsModel {

@@ -38,7 +38,7 @@ ${
   held.length === 0
     ? null
     : html`<h3>Held back</h3>
-<p class="warning">These fetched rates moved more than the allowed share from the last accepted rate, so they are not used. The last accepted rate serves while it is fresh. A later fetch that agrees accepts the move; release one only once you know the move is real.</p>
+<p class="warning">These fetched rates moved more than the allowed share from the last accepted rate, so they are not used. The last accepted rate serves while it is fresh. Another provider agreeing, or the same provider giving it for jump.confirmSeconds, accepts the move; release one only once you know the move is real.</p>
 ${table(
   'Rates held back',
   admin

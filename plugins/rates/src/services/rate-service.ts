@@ -11,7 +11,10 @@ import { CoinGeckoProvider } from '../providers/coingecko.js';
 import { FixedProvider } from '../providers/fixed.js';
 import { KrakenProvider } from '../providers/kraken.js';
 import type { ProviderRate, RateProvider } from '../providers/provider.js';
-import { RateStore, type HeldRate, type RecordOutcome, type StoredQuote } from './rate-store.js';
+import { RateStore, type ConfirmedRate, type HeldRate, type RecordOutcome, type StoredQuote } from './rate-store.js';
+
+/** The audit actor of held rates the jump check accepted (`rate.confirm`). */
+const JUMP_CHECK_ACTOR: Actor = { actor: 'rates-jump-check', channel: 'system' };
 
 /**
  * A USD exchange rate for one asset, as snapshotted on an invoice (`rate_snapshot`), or for one
@@ -113,8 +116,9 @@ export interface RateServiceDeps {
  *
  * Every fetched rate goes through the jump check before it is stored (see `RateStore.record`): one
  * that moved more than `jump.share` (`jump.fiatShare` for fiat) from the last accepted rate of its
- * asset is held back in `rates_held`, not used, until a later fetch agrees with it or an operator
- * releases it (`release`); meanwhile the last accepted quote serves, while it is fresh.
+ * asset is held back in `rates_held`, not used, until another provider agrees with it, its own
+ * provider has kept giving it for `jump.confirmSeconds`, or an operator releases it (`release`);
+ * meanwhile the last accepted quote serves, while it is fresh.
  */
 export class RateService {
   /** Providers in order of preference. */
@@ -270,8 +274,9 @@ export class RateService {
   }
 
   /**
-   * Accepts the held rate of `asset` (a coin's asset symbol or a fiat currency code) as if a fetch
-   * had confirmed it: stored as its provider's quote, audited (`rate.release`), no longer held.
+   * Accepts the held rate of `asset` (a coin's asset symbol or a fiat currency code) at once, as
+   * if another provider had confirmed it: stored as its provider's quote, audited (`rate.release`),
+   * no longer held.
    *
    * @throws AppError 400 `validation_error` for a string that is neither an asset of the enabled
    *   coins nor a priced fiat currency; 404 `held_rate_not_found` when none of its rates is held.
@@ -384,7 +389,11 @@ export class RateService {
     const share = this.shareOf(kind);
     let outcome: RecordOutcome;
     try {
-      outcome = await this.store.record(provider.id, rates, (_asset, rate) => (provider.id === 'fixed' || !this.isFresh(rate.at) ? undefined : share));
+      outcome = await this.store.record(provider.id, rates, (_asset, rate) => (provider.id === 'fixed' || !this.isFresh(rate.at) ? undefined : share), {
+        now: this.now(),
+        confirmSeconds: this.config.jump.confirmSeconds,
+        onConfirmed: (trx, confirmed) => this.auditConfirmations(trx, confirmed),
+      });
     } catch (error) {
       // Unchecked rates are never used: without the store the answer is no quote.
       this.logger.error({ provider: provider.id, kind, err: error }, 'could not store rates');
@@ -405,6 +414,28 @@ export class RateService {
     return { accepted: outcome.accepted, held: outcome.held.map((h) => h.asset) };
   }
 
+  /** Records what accepted each confirmed held rate (`rate.confirm`), as a release is (`rate.release`). */
+  private async auditConfirmations(trx: Knex.Transaction, confirmed: readonly ConfirmedRate[]): Promise<void> {
+    await this.deps.audit?.recordMany(
+      confirmed.map((held) => ({
+        actor: JUMP_CHECK_ACTOR.actor,
+        channel: JUMP_CHECK_ACTOR.channel,
+        action: 'rate.confirm',
+        target: `rate:${held.asset}`,
+        details: {
+          source: held.source,
+          rate: held.rate,
+          accepted_rate: held.acceptedRate,
+          accepted_source: held.acceptedSource,
+          confirmed_by: held.confirmedBy,
+          how: held.how,
+          repeated_since: held.repeatedSince.toISOString(),
+        },
+      })),
+      trx,
+    );
+  }
+
   /** Counts and logs what the jump check did with one answer. */
   private reportChecks(provider: RateProvider, kind: RateKind, outcome: RecordOutcome): void {
     for (const held of outcome.held) {
@@ -419,13 +450,17 @@ export class RateService {
           accepted_source: held.acceptedSource,
           change_percent: changePercent(held.acceptedRate, held.rate),
           share: this.shareOf(kind),
+          repeated_since: held.repeatedSince.toISOString(),
         },
         'rate held back: it moved more than the jump share from the last accepted one',
       );
     }
     for (const held of outcome.confirmed) {
       this.memo.delete(held.asset);
-      this.logger.info({ asset: held.asset, provider: provider.id, held_source: held.source, rate: held.rate }, 'held rate confirmed by a later fetch');
+      this.logger.info(
+        { asset: held.asset, provider: provider.id, held_source: held.source, rate: held.rate, how: held.how },
+        held.how === 'provider' ? 'held rate confirmed by another provider' : 'held rate accepted: its provider kept giving it for jump.confirmSeconds',
+      );
     }
     for (const held of outcome.withdrawn) {
       this.logger.info({ asset: held.asset, provider: provider.id, rate: held.rate }, 'held rate withdrawn: its provider agrees with the accepted rate again');

@@ -24,6 +24,29 @@ export interface HeldRate {
   readonly acceptedSource: string;
   /** When a rate of the asset was first held back (a later jump replaces the rate, not this). */
   readonly heldAt: Date;
+  /**
+   * When its provider first gave this rate: its later answers within the share keep this (and
+   * replace the rate); a jump elsewhere, or another provider's held rate, starts a new run.
+   */
+  readonly repeatedSince: Date;
+}
+
+/** A held rate a fetch accepted, and what accepted it. */
+export interface ConfirmedRate extends HeldRate {
+  /** The provider whose answer accepted it: another one than `source`, or `source` itself when `sustained`. */
+  readonly confirmedBy: string;
+  /** `provider`: another provider agreed; `sustained`: its provider kept giving it for `confirmSeconds`. */
+  readonly how: 'provider' | 'sustained';
+}
+
+/** How {@link RateStore.record} confirms held rates. */
+export interface RecordOptions {
+  /** The gateway's clock: when this answer is recorded. */
+  readonly now: Date;
+  /** How long a provider must keep giving its held rate for it to be accepted without another provider. */
+  readonly confirmSeconds: number;
+  /** Runs in the transaction that accepts confirmed rates (the audit entries); not called when none is. */
+  readonly onConfirmed?: (trx: Knex.Transaction, confirmed: readonly ConfirmedRate[]) => Promise<void>;
 }
 
 /** What one provider answer did to the cache. */
@@ -32,8 +55,8 @@ export interface RecordOutcome {
   readonly accepted: ReadonlyMap<Asset, ProviderRate>;
   /** The rates this answer had held back. */
   readonly held: readonly HeldRate[];
-  /** Held rates the answer agreed with: the move is real, they are accepted now. */
-  readonly confirmed: readonly HeldRate[];
+  /** Held rates the answer confirmed: the move is real, they are accepted now. */
+  readonly confirmed: readonly ConfirmedRate[];
   /** Held rates of the same provider that its answer withdrew (it agrees with the accepted rate again). */
   readonly withdrawn: readonly HeldRate[];
 }
@@ -67,7 +90,7 @@ export class RateStore {
   async held(assets?: readonly Asset[], db: Knex | Knex.Transaction = this.db): Promise<HeldRate[]> {
     const rows = await sqlQuery<HeldRow>(
       db,
-      sql`select asset, source, rate::text as rate, fetched_at, accepted_rate::text as accepted_rate, accepted_source, held_at
+      sql`select asset, source, rate::text as rate, fetched_at, accepted_rate::text as accepted_rate, accepted_source, held_at, repeated_since
           from rates_held ${assets ? sql`where asset = any(${[...assets]}::text[])` : sql``} order by asset`,
     );
     return rows.map(heldOf);
@@ -76,18 +99,23 @@ export class RateStore {
   /**
    * Stores a provider's answer through the jump check, in one transaction under the write lock:
    * for each rate with a share (see {@link JumpShareOf}),
-   * - it agrees with the asset's held rate (within the share): the held rate is confirmed, both are
-   *   accepted (the held one under its own provider) and the held row goes;
+   * - another provider's held rate of the asset agrees with it (within the share): the held rate is
+   *   confirmed, both are accepted (the held one under its own provider) and the held row goes;
    * - it agrees with the last accepted rate of the asset (any provider but `fixed`, the most
    *   recently fetched), or there is none: accepted; a held rate of the same provider is withdrawn;
-   * - otherwise it is held (replacing an earlier held rate of the asset) and not stored as a quote.
+   * - this provider's own held rate agrees with it: a repeat, which proves nothing on its own (a
+   *   provider can stay wrong): still held, the rate replaced and `repeatedSince` kept, until the
+   *   run has lasted `confirmSeconds` (`now` − `repeatedSince`), when it is accepted (`sustained`);
+   * - otherwise it is held (replacing an earlier held rate of the asset, a new run) and not stored
+   *   as a quote.
+   * Rates without a share (fixed ones, stale ones) are accepted and never confirm a held rate.
    * A row is only replaced by a quote at least as recent, so an instance finishing a slow fetch
    * cannot overwrite a newer quote another instance stored meanwhile.
    */
-  async record(source: string, rates: ReadonlyMap<Asset, ProviderRate>, shareOf: JumpShareOf): Promise<RecordOutcome> {
+  async record(source: string, rates: ReadonlyMap<Asset, ProviderRate>, shareOf: JumpShareOf, options: RecordOptions): Promise<RecordOutcome> {
     const accepted = new Map<Asset, ProviderRate>();
     const held: HeldRate[] = [];
-    const confirmed: HeldRate[] = [];
+    const confirmed: ConfirmedRate[] = [];
     const withdrawn: HeldRate[] = [];
     if (rates.size === 0) return { accepted, held, confirmed, withdrawn };
     await this.db.transaction(async (trx) => {
@@ -99,19 +127,29 @@ export class RateStore {
       for (const [asset, rate] of rates) {
         const share = shareOf(asset, rate);
         const heldRate = heldNow.get(asset);
+        const agreesWithHeld = heldRate !== undefined && share !== undefined && !movedBeyond(heldRate.rate, rate.rate, share);
+        const reference = references.get(asset);
         if (share === undefined) {
           accepted.set(asset, rate);
-        } else if (heldRate && !movedBeyond(heldRate.rate, rate.rate, share)) {
+        } else if (agreesWithHeld && heldRate.source !== source) {
           accepted.set(asset, rate);
-          confirmed.push(heldRate);
+          confirmed.push({ ...heldRate, confirmedBy: source, how: 'provider' });
+        } else if (!reference || !movedBeyond(reference.rate, rate.rate, share)) {
+          accepted.set(asset, rate);
+          if (heldRate?.source === source) withdrawn.push(heldRate);
+        } else if (agreesWithHeld && options.now.getTime() - heldRate.repeatedSince.getTime() >= options.confirmSeconds * 1000) {
+          accepted.set(asset, rate);
+          confirmed.push({ ...heldRate, confirmedBy: source, how: 'sustained' });
         } else {
-          const reference = references.get(asset);
-          if (!reference || !movedBeyond(reference.rate, rate.rate, share)) {
-            accepted.set(asset, rate);
-            if (heldRate?.source === source) withdrawn.push(heldRate);
-          } else {
-            toHold.push({ asset, source, rate: rate.rate, fetchedAt: rate.at, acceptedRate: reference.rate, acceptedSource: reference.source });
-          }
+          toHold.push({
+            asset,
+            source,
+            rate: rate.rate,
+            fetchedAt: rate.at,
+            acceptedRate: reference.rate,
+            acceptedSource: reference.source,
+            repeatedSince: agreesWithHeld ? heldRate.repeatedSince : options.now,
+          });
         }
       }
       await this.upsert(trx, [
@@ -121,13 +159,14 @@ export class RateStore {
       ]);
       const cleared = [...confirmed, ...withdrawn].map((h) => h.asset);
       if (cleared.length > 0) await sqlQuery(trx, sql`delete from rates_held where asset = any(${cleared}::text[])`);
-      if (toHold.length > 0) held.push(...(await this.hold(trx, toHold)));
+      if (toHold.length > 0) held.push(...(await this.hold(trx, toHold, options.now)));
+      if (confirmed.length > 0) await options.onConfirmed?.(trx, confirmed);
     });
     return { accepted, held, confirmed, withdrawn };
   }
 
   /**
-   * Accepts the held rate of `asset` as if a fetch had confirmed it (the operator's release):
+   * Accepts the held rate of `asset` at once, as if another provider had confirmed it (the operator's release):
    * stored under its provider, the held row removed, and `within` run in the same transaction (the
    * audit entry). Undefined when nothing is held.
    */
@@ -164,11 +203,11 @@ export class RateStore {
     );
   }
 
-  private async hold(db: Knex.Transaction, rates: readonly Omit<HeldRate, 'heldAt'>[]): Promise<HeldRate[]> {
+  private async hold(db: Knex.Transaction, rates: readonly Omit<HeldRate, 'heldAt'>[], now: Date): Promise<HeldRate[]> {
     const rows = await sqlQuery<HeldRow>(
       db,
-      sql`insert into rates_held (asset, source, rate, fetched_at, accepted_rate, accepted_source, held_at, updated_at)
-          select h.asset, h.source, h.rate::numeric, h.fetched_at, h.accepted_rate::numeric, h.accepted_source, now(), now()
+      sql`insert into rates_held (asset, source, rate, fetched_at, accepted_rate, accepted_source, repeated_since, held_at, updated_at)
+          select h.asset, h.source, h.rate::numeric, h.fetched_at, h.accepted_rate::numeric, h.accepted_source, h.repeated_since, ${now.toISOString()}::timestamptz, now()
           from ${jsonRecords(
             rates.map((r) => ({
               asset: r.asset,
@@ -177,11 +216,13 @@ export class RateStore {
               fetched_at: r.fetchedAt.toISOString(),
               accepted_rate: r.acceptedRate,
               accepted_source: r.acceptedSource,
+              repeated_since: r.repeatedSince.toISOString(),
             })),
-          )} as h(asset text, source text, rate text, fetched_at timestamptz, accepted_rate text, accepted_source text)
+          )} as h(asset text, source text, rate text, fetched_at timestamptz, accepted_rate text, accepted_source text, repeated_since timestamptz)
           on conflict (asset) do update set source = excluded.source, rate = excluded.rate, fetched_at = excluded.fetched_at,
-            accepted_rate = excluded.accepted_rate, accepted_source = excluded.accepted_source, updated_at = excluded.updated_at
-          returning asset, source, rate::text as rate, fetched_at, accepted_rate::text as accepted_rate, accepted_source, held_at`,
+            accepted_rate = excluded.accepted_rate, accepted_source = excluded.accepted_source, repeated_since = excluded.repeated_since,
+            updated_at = excluded.updated_at
+          returning asset, source, rate::text as rate, fetched_at, accepted_rate::text as accepted_rate, accepted_source, held_at, repeated_since`,
     );
     return rows.map(heldOf);
   }
@@ -196,6 +237,7 @@ interface HeldRow {
   readonly accepted_rate: string;
   readonly accepted_source: string;
   readonly held_at: Date;
+  readonly repeated_since: Date;
 }
 
 function heldOf(row: HeldRow): HeldRate {
@@ -207,5 +249,6 @@ function heldOf(row: HeldRow): HeldRate {
     acceptedRate: toPlainDecimal(row.accepted_rate),
     acceptedSource: row.accepted_source,
     heldAt: row.held_at,
+    repeatedSince: row.repeated_since,
   };
 }

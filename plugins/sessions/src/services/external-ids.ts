@@ -10,8 +10,13 @@ export function pickExternalId(sessionId: string, seq: number): string {
   return `${SESSION_EXTERNAL_ID_PREFIX}${sessionId}_${seq}`;
 }
 
+/** What every late payment's external id of the session starts with. */
+export function lateExternalIdPrefix(sessionId: string): string {
+  return `${SESSION_EXTERNAL_ID_PREFIX}${sessionId}_late_`;
+}
+
 export function lateExternalId(sessionId: string, seq: number): string {
-  return `${SESSION_EXTERNAL_ID_PREFIX}${sessionId}_late_${seq}`;
+  return `${lateExternalIdPrefix(sessionId)}${seq}`;
 }
 
 const LATE = /^cs_([0-9A-HJKMNP-TV-Z]{26})_late_([1-9][0-9]{0,8})$/;

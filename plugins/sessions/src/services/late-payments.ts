@@ -1,8 +1,9 @@
-import { type Actor, isAppError, type ProjectKind } from '@gw/kernel';
+import { type Actor, isAppError, type ProjectKind, ulidFloor } from '@gw/kernel';
+import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { OrphanInbox } from '@gw/plugin-watchers/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { lateExternalId } from './external-ids.js';
+import { lateExternalId, lateExternalIdPrefix } from './external-ids.js';
 
 /** How long after a pick its abandoned address is still looked at for late payments (the pool's cooldown is shorter). */
 export const LATE_PAYMENT_WINDOW_DAYS = 30;
@@ -10,10 +11,14 @@ export const LATE_PAYMENT_WINDOW_DAYS = 30;
 /** How far a block's time may lie before the pick it pays (chains' block times are only roughly the clock's). */
 const BLOCK_TIME_SKEW_MS = 2 * 3600 * 1000;
 
+/** Invoices read per page when looking for an address's next allocation. */
+const NEXT_PAGE = 100;
+
 /** The actor of the attributions (audit channel `system`). */
 const LATE_ACTOR: Actor = { actor: 'checkout-sessions', channel: 'system' };
 
 interface AbandonedAddress {
+  readonly invoice_id: string;
   readonly session_id: string;
   readonly project_id: string;
   readonly project_kind: ProjectKind;
@@ -28,9 +33,15 @@ interface AbandonedAddress {
  * orphans at the addresses of the sessions' cancelled invoices and attributes each to its session
  * (`cs_<session>_late_<n>`): a new paid invoice, which the invoice observer then credits to the
  * session as a late payment. A receipt below its chain's confirmation threshold waits for a later pass.
+ *
+ * A receipt is the session's only when the gateway first saw it (the orphan's id, a ULID made when
+ * the watchers recorded it) at or after the pick that gave out the address, and before the address
+ * was given to any later invoice of the project (the invoices at that address, read through the
+ * invoices service; the pool hands addresses out only to invoices). Anything else may be someone
+ * else's payment and is left in the orphan inbox for the merchant.
  */
 export class LatePayments {
-  constructor(private readonly deps: { db: Knex; watchersOrphans: OrphanInbox; logger: Logger }) {}
+  constructor(private readonly deps: { db: Knex; invoicesService: InvoiceService; watchersOrphans: OrphanInbox; logger: Logger }) {}
 
   /** One pass; answers how many payments were credited. */
   async run(): Promise<number> {
@@ -40,7 +51,7 @@ export class LatePayments {
       .where('i.status', 'cancelled')
       .where('i.created_at', '>', this.deps.db.raw(`now() - make_interval(days => ?)`, [LATE_PAYMENT_WINDOW_DAYS]))
       .orderBy('i.created_at')
-      .select('i.session_id', 'i.project_id', 's.project_kind', 'i.address', 'i.created_at')) as AbandonedAddress[];
+      .select('i.invoice_id', 'i.session_id', 'i.project_id', 's.project_kind', 'i.address', 'i.created_at')) as AbandonedAddress[];
     const byProject = new Map<string, AbandonedAddress[]>();
     for (const row of abandoned) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
     let credited = 0;
@@ -49,15 +60,45 @@ export class LatePayments {
         projectId,
         rows.map((r) => r.address),
       );
+      const nextAllocations = new Map<string, string | null>();
       for (const orphan of orphans) {
-        // An address handed out again after its cooldown belongs to the latest invoice given it before the payment.
         const paidAt = Date.parse(orphan.received_at_iso) + BLOCK_TIME_SKEW_MS;
-        const owner = rows.filter((r) => r.address === orphan.to_address && new Date(r.created_at).getTime() <= paidAt).pop();
+        // The pick whose address it was when the gateway first saw the receipt (and its block is not older than the pick).
+        const owner = rows
+          .filter(
+            (r) => r.address === orphan.to_address && orphan.id >= ulidFloor(new Date(r.created_at).getTime()) && new Date(r.created_at).getTime() <= paidAt,
+          )
+          .pop();
         if (!owner) continue;
+        if (!nextAllocations.has(owner.invoice_id)) nextAllocations.set(owner.invoice_id, await this.nextAllocation(owner));
+        const next = nextAllocations.get(owner.invoice_id)!;
+        if (next !== null && orphan.id >= next) continue;
         if (await this.attribute(owner, orphan)) credited += 1;
       }
     }
     return credited;
+  }
+
+  /**
+   * The id (ULID, made when it was created) of the first invoice of the project given the
+   * abandoned address after the pick, null when none was; the session's own late payments, created
+   * at that address by attribution, are not allocations.
+   */
+  private async nextAllocation(owner: AbandonedAddress): Promise<string | null> {
+    const ownLate = lateExternalIdPrefix(owner.session_id);
+    let next: string | null = null;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.deps.invoicesService.list(owner.project_id, {
+        address: owner.address,
+        date_from: new Date(owner.created_at).toISOString(),
+        limit: NEXT_PAGE,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const invoice of page.items) if (invoice.id > owner.invoice_id && !invoice.external_id.startsWith(ownLate)) next = invoice.id;
+      if (!page.next_cursor) return next;
+      cursor = page.next_cursor;
+    }
   }
 
   private async attribute(owner: AbandonedAddress, orphan: { tx_hash: string; tx_output_index: number; to_address: string }): Promise<boolean> {

@@ -188,8 +188,7 @@ export class PaymentLinksService implements PaymentLinks {
     const link = PAGE_TOKEN.test(token) ? await PaymentLink.query(this.deps.db).findOne({ token }) : undefined;
     if (!link) throw sessionsErrors.payment_link_not_found();
     if (!link.active) throw sessionsErrors.payment_link_inactive();
-    const uses = (await this.usesOf(this.deps.db, [link.id])).get(link.id) ?? 0;
-    if (link.max_uses !== null && uses >= link.max_uses) throw sessionsErrors.payment_link_used_up({ details: { max_uses: link.max_uses, uses } });
+    await this.checkUses(this.deps.db, link);
     const currency = priceCurrencyOf(this.currencies(), link.price_currency);
     const amount = input.amount?.trim() === '' ? undefined : input.amount?.trim();
     let price: string;
@@ -228,8 +227,32 @@ export class PaymentLinksService implements PaymentLinks {
       },
       link.id,
     );
-    const session = await this.deps.db.transaction((trx) => opener.insert(trx, project, order, actor, { idempotencyKey: null, digest: null }));
+    const session = await this.deps.db.transaction(async (trx) => {
+      // The link's row lock serialises the opens of one link: the count below and the insert are one step.
+      const locked = await this.find(trx, link.project_id, link.id, true);
+      if (!locked.active) throw sessionsErrors.payment_link_inactive();
+      await this.checkUses(trx, locked);
+      return opener.insert(trx, project, order, actor, { idempotencyKey: null, digest: null });
+    });
     return opener.payerSession(session);
+  }
+
+  /**
+   * 409 `payment_link_used_up` when a link with `max_uses` has as many sessions completed or still
+   * open: an open session reserves a use (its payer may be paying), an expired one gives it back.
+   */
+  private async checkUses(db: Knex | Knex.Transaction, link: PaymentLink): Promise<void> {
+    if (link.max_uses === null) return;
+    const row = (await Session.query(db).where('payment_link_id', link.id).whereIn('status', ['open', 'completed']).count('* as n').first()) as unknown as
+      { n: string | number } | undefined;
+    const taken = Number(row?.n ?? 0);
+    if (taken >= link.max_uses) {
+      const uses = (await this.usesOf(db, [link.id])).get(link.id) ?? 0;
+      throw sessionsErrors.payment_link_used_up({
+        ...(taken > uses ? { message: 'The payment link has no use left: its open checkout sessions hold the rest until they complete or expire.' } : {}),
+        details: { max_uses: link.max_uses, uses, open_sessions: taken - uses },
+      });
+    }
   }
 
   /** The link of the project, locked when `forUpdate`; 404 `payment_link_not_found` otherwise. */

@@ -72,7 +72,10 @@ export class SessionCloser {
       // A pick, a payment or another expiry changed the session first: look again.
       seen = outcome.changed;
     }
-    throw new Error(`checkout session ${session.id} kept changing while it was being ended`);
+    // Picks and payments kept changing it: the partner may try again (the expiry job's next pass does).
+    if (strict)
+      throw sessionsErrors.checkout_session_payment_in_progress({ message: 'The checkout session kept changing while it was being ended; try again.' });
+    return undefined;
   }
 
   /**
@@ -90,18 +93,30 @@ export class SessionCloser {
   }
 
   /**
-   * The expiry job's pass: up to `limit` open sessions past their deadline (by the database's
-   * clock, or `asOf` for tests that move time), oldest deadline first, ended unless their invoice is
-   * being paid; then the invoices closed sessions no longer need cancelled. Answers how many sessions expired.
+   * The expiry job's pass: every open session past its deadline (by the database's clock, or `asOf`
+   * for tests that move time), oldest deadline first, read in pages of `pageSize` by
+   * (expires_at, id) so sessions left waiting (their invoice is being paid) never hold back those
+   * behind them; each ended unless its invoice is being paid. Then the invoices closed sessions no
+   * longer need are cancelled. Answers how many sessions expired.
    */
-  async expireDue(options: { limit?: number; asOf?: Date } = {}): Promise<number> {
-    const due = await Session.query(this.deps.db)
-      .where('status', 'open')
-      .where('expires_at', '<=', options.asOf ?? this.deps.db.fn.now())
-      .orderBy('expires_at')
-      .limit(options.limit ?? 200);
+  async expireDue(options: { pageSize?: number; asOf?: Date } = {}): Promise<number> {
+    const pageSize = options.pageSize ?? 200;
+    const asOf = options.asOf ?? (await this.deps.db.raw<{ rows: { now: Date }[] }>('select now() as now')).rows[0]!.now;
     let expired = 0;
-    for (const session of due) if (await this.end(session, EXPIRY_ACTOR, false)) expired += 1;
+    let after: string | undefined;
+    for (;;) {
+      const query = Session.query(this.deps.db)
+        .where('status', 'open')
+        .where('expires_at', '<=', asOf)
+        .orderBy([{ column: 'expires_at' }, { column: 'id' }])
+        .limit(pageSize);
+      // Keyed on the stored row (not a JavaScript Date of it) so the database's precision is kept.
+      if (after) query.whereRaw('(expires_at, id) > (select s.expires_at, s.id from sessions_sessions s where s.id = ?)', [after]);
+      const due = await query;
+      for (const session of due) if (await this.end(session, EXPIRY_ACTOR, false)) expired += 1;
+      if (due.length < pageSize) break;
+      after = due[due.length - 1]!.id;
+    }
     await this.cancelSuperseded();
     return expired;
   }

@@ -1,20 +1,9 @@
 import { coreErrors, html } from '@gw/kernel';
 import { Readable } from 'node:stream';
-import {
-  actionButton,
-  badge,
-  csrfField,
-  type DashboardRequest,
-  definePage,
-  page,
-  type PageServices,
-  redirect,
-  table,
-  when,
-} from '@gw/plugin-dashboard/contract';
+import { actionButton, badge, csrfField, definePage, page, type PageServices, redirect, table, when } from '@gw/plugin-dashboard/contract';
 import type { AccountPlanView } from '../account-plan-view.js';
 import { ACCOUNT_METHODS, type AccountSweepInput } from '../services/account-plans.js';
-import type { TreasuryScope } from '../services/treasury-scope.js';
+import { minUnitsField, networkFields, operatorScope, signedFileForm } from './plan-form.js';
 import { queryText } from './query-text.js';
 import { recipientsTable } from './recipients-table.js';
 
@@ -23,8 +12,6 @@ export const ACCOUNT_TREASURY_PAGE_DEPS = ['treasuryAccountPlans', 'treasuryAcco
 type Services = PageServices<typeof ACCOUNT_TREASURY_PAGE_DEPS>;
 
 const BASE = '/dashboard/treasury/accounts';
-const DIGITS = /^\d{1,78}$/;
-const scopeOf = (req: DashboardRequest<Services>): TreasuryScope => ({ operatorId: req.user.operatorId });
 
 function method(value: string | undefined): AccountSweepInput['method'] | undefined {
   if (!value) return undefined;
@@ -72,8 +59,8 @@ export const accountTreasuryPage = definePage<Services>({
       render: async (req) => {
         const chain = req.query.get('chain')?.trim().slice(0, 40) ?? '';
         const network = req.query.get('network')?.trim().slice(0, 40) ?? '';
-        const holdings = chain && network ? await services.treasuryAccountPlans.holdings({ chain, network }, scopeOf(req)) : null;
-        const plans = await services.treasuryAccountPlans.list({ limit: 50 }, scopeOf(req));
+        const holdings = chain && network ? await services.treasuryAccountPlans.holdings({ chain, network }, operatorScope(req)) : null;
+        const plans = await services.treasuryAccountPlans.list({ limit: 50 }, operatorScope(req));
         const sweepers = await services.treasuryAccountPlans.sweepers();
         const admin = req.user.role === 'admin';
         return page(
@@ -154,7 +141,7 @@ ${
           destination: queryText(req, 'to', 200),
           ...(method(req.query.get('method') ?? undefined) ? { method: method(req.query.get('method') ?? undefined)! } : {}),
         };
-        const quoted = await services.treasuryAccountPlans.quote(input, scopeOf(req));
+        const quoted = await services.treasuryAccountPlans.quote(input, operatorScope(req));
         return page(
           `Quote: ${input.coin} on ${input.chain} ${input.network}`,
           html`<h1>Quote: ${input.coin} on ${input.chain} ${input.network}</h1>
@@ -173,20 +160,17 @@ ${table(
       summary: 'Plan a sweep of a coin from every pool address of the operator’s projects holding it.',
       cli: ['treasury sweep'],
       handle: async (req) => {
-        const min = req.form.optional('min_units', 'Minimum', { max: 78 });
-        if (min && !DIGITS.test(min))
-          throw coreErrors.validation_error({ message: 'The minimum must be a whole number of base units.', details: { field: 'min_units' } });
+        const minUnits = minUnitsField(req.form);
         const chosen = method(req.form.optional('method', 'Method', { max: 40 }) ?? undefined);
         const plan = await services.treasuryAccountPlans.sweep(
           {
-            chain: req.form.text('chain', 'Chain', { max: 40 }),
-            network: req.form.text('network', 'Network', { max: 40 }),
+            ...networkFields(req.form),
             coin: req.form.text('coin', 'Coin', { max: 40 }),
             destination: req.form.text('to', 'Destination', { max: 200 }),
             ...(chosen ? { method: chosen } : {}),
-            ...(min ? { minUnits: BigInt(min) } : {}),
+            ...(minUnits === undefined ? {} : { minUnits }),
           },
-          scopeOf(req),
+          operatorScope(req),
           req.actor,
         );
         return redirect(`${BASE}/plans/${plan.id}`, `Plan ${plan.id} (${plan.method}): ${plan.steps.length} step(s). Download its file and sign it offline.`);
@@ -199,12 +183,8 @@ ${table(
       cli: ['treasury sweeper-deploy'],
       handle: async (req) => {
         const plan = await services.treasuryAccountPlans.sweeperDeployment(
-          {
-            chain: req.form.text('chain', 'Chain', { max: 40 }),
-            network: req.form.text('network', 'Network', { max: 40 }),
-            destination: req.form.text('to', 'Destination address', { max: 200 }),
-          },
-          scopeOf(req),
+          { ...networkFields(req.form), destination: req.form.text('to', 'Destination address', { max: 200 }) },
+          operatorScope(req),
           req.actor,
         );
         return redirect(
@@ -219,11 +199,7 @@ ${table(
       summary: 'TRON: plan the activation of every pool address not yet on chain, from the funding address.',
       cli: ['treasury activate'],
       handle: async (req) => {
-        const plan = await services.treasuryAccountPlans.activation(
-          { chain: req.form.text('chain', 'Chain', { max: 40 }), network: req.form.text('network', 'Network', { max: 40 }) },
-          scopeOf(req),
-          req.actor,
-        );
+        const plan = await services.treasuryAccountPlans.activation(networkFields(req.form), operatorScope(req), req.actor);
         return redirect(`${BASE}/plans/${plan.id}`, `Activation plan ${plan.id}: ${plan.addresses.length} address(es).`);
       },
     },
@@ -232,7 +208,7 @@ ${table(
       path: `${BASE}/plans/:planId`,
       summary: 'One account plan: its steps by round and stage, the plan file of the round awaited, upload of the signed file, broadcast, cancel.',
       render: async (req) => {
-        const plan = await services.treasuryAccountPlans.get(req.params['planId']!, scopeOf(req));
+        const plan = await services.treasuryAccountPlans.get(req.params['planId']!, operatorScope(req));
         const admin = req.user.role === 'admin';
         const at = `${BASE}/plans/${plan.id}`;
         return page(
@@ -261,11 +237,7 @@ ${
     ? html`<p><a href="${at}/file" download>Download the plan file of round ${plan.round}</a>: sign it offline with <code>gateway-signer</code>.</p>`
     : null
 }
-${
-  admin && plan.status === 'awaiting_signature'
-    ? html`<h2>Signed file of round ${plan.round}</h2><form method="post" action="${at}/signed">${csrfField(req)}<label for="signed">The signed file</label><textarea id="signed" name="signed" required rows="6"></textarea><button type="submit">Verify and store</button></form>`
-    : null
-}
+${admin && plan.status === 'awaiting_signature' ? signedFileForm(req, at, `Signed file of round ${plan.round}`, 'The signed file') : null}
 ${admin && plan.status === 'signed' ? actionButton(req, `${at}/broadcast`, 'Broadcast', { confirm: 'Check the nonces and broadcast the first stage now?' }) : null}
 ${admin && ['awaiting_signature', 'signed'].includes(plan.status) ? actionButton(req, `${at}/cancel`, 'Cancel', { danger: true, confirm: 'Cancel this plan?' }) : null}`,
         );
@@ -276,7 +248,7 @@ ${admin && ['awaiting_signature', 'signed'].includes(plan.status) ? actionButton
       path: `${BASE}/plans/:planId/file`,
       summary: 'Download the plan file of the round awaited.',
       render: async (req) => {
-        const file = await services.treasuryAccountPlans.planFile(req.params['planId']!, scopeOf(req));
+        const file = await services.treasuryAccountPlans.planFile(req.params['planId']!, operatorScope(req));
         return {
           kind: 'download',
           filename: `plan-${file.plan_id}-round-${file.round}.json`,
@@ -292,7 +264,7 @@ ${admin && ['awaiting_signature', 'signed'].includes(plan.status) ? actionButton
       handle: async (req) => {
         const plan = await services.treasuryAccountSignedImport.import(
           { planId: req.params['planId']!, text: req.form.text('signed', 'Signed file', { max: 4_000_000 }) },
-          scopeOf(req),
+          operatorScope(req),
           req.actor,
         );
         return redirect(
@@ -306,7 +278,7 @@ ${admin && ['awaiting_signature', 'signed'].includes(plan.status) ? actionButton
       path: `${BASE}/plans/:planId/broadcast`,
       summary: 'Broadcast a signed account plan: nonces checked, then the first stage.',
       handle: async (req) => {
-        const plan = await services.treasuryAccountBroadcaster.broadcast(req.params['planId']!, scopeOf(req), req.actor);
+        const plan = await services.treasuryAccountBroadcaster.broadcast(req.params['planId']!, operatorScope(req), req.actor);
         return redirect(`${BASE}/plans/${plan.id}`, `Stage ${plan.stage} broadcast; later stages follow as each confirms.`);
       },
     },
@@ -315,7 +287,7 @@ ${admin && ['awaiting_signature', 'signed'].includes(plan.status) ? actionButton
       path: `${BASE}/plans/:planId/cancel`,
       summary: 'Cancel an account plan that was not broadcast.',
       handle: async (req) => {
-        const plan = await services.treasuryAccountPlans.cancel(req.params['planId']!, scopeOf(req), req.actor);
+        const plan = await services.treasuryAccountPlans.cancel(req.params['planId']!, operatorScope(req), req.actor);
         return redirect(`${BASE}/plans/${plan.id}`, 'The plan is cancelled; its addresses are free again.');
       },
     },

@@ -1,20 +1,9 @@
 import { coreErrors, html, ISO_8601_PATTERN, parseInstant } from '@gw/kernel';
 import { Readable } from 'node:stream';
-import {
-  actionButton,
-  badge,
-  csrfField,
-  type DashboardRequest,
-  definePage,
-  page,
-  type PageServices,
-  redirect,
-  table,
-  when,
-} from '@gw/plugin-dashboard/contract';
+import { actionButton, badge, csrfField, definePage, page, type PageServices, redirect, table, when } from '@gw/plugin-dashboard/contract';
 import type { PlanView } from '../plan-view.js';
 import { MovedOutExport } from '../services/moved-out-export.js';
-import type { TreasuryScope } from '../services/treasury-scope.js';
+import { feeRateField, minUnitsField, networkFields, operatorScope, signedFileForm } from './plan-form.js';
 import { queryText } from './query-text.js';
 import { recipientsTable } from './recipients-table.js';
 
@@ -23,9 +12,7 @@ export const TREASURY_PAGE_DEPS = ['treasuryBalances', 'treasuryPlans', 'treasur
 type Services = PageServices<typeof TREASURY_PAGE_DEPS>;
 
 const BASE = '/dashboard/treasury';
-const scopeOf = (req: DashboardRequest<Services>): TreasuryScope => ({ operatorId: req.user.operatorId });
 const OUTPOINT = /^[0-9a-f]{64}:\d{1,10}$/;
-const DIGITS = /^\d{1,30}$/;
 
 function planRow(plan: PlanView) {
   return [
@@ -56,8 +43,8 @@ export const treasuryPage = definePage<Services>({
       summary: 'Balances of the operator’s projects per chain network, the newest plans, and a form to plan a sweep.',
       cli: ['treasury balances', 'treasury list'],
       render: async (req) => {
-        const balances = await services.treasuryBalances.balances({ groupBy: 'network', limit: 100 }, scopeOf(req));
-        const plans = await services.treasuryPlans.list({ limit: 50 }, scopeOf(req));
+        const balances = await services.treasuryBalances.balances({ groupBy: 'network', limit: 100 }, operatorScope(req));
+        const plans = await services.treasuryPlans.list({ limit: 50 }, operatorScope(req));
         const admin = req.user.role === 'admin';
         return page(
           'Treasury',
@@ -109,20 +96,16 @@ ${
       cli: ['treasury plan'],
       handle: async (req) => {
         const to = req.form.text('to', 'Destination', { max: 200 });
-        const min = req.form.optional('min_units', 'Minimum', { max: 78 });
-        const rate = req.form.optional('fee_rate', 'Fee rate', { max: 30 });
-        if (min && !/^\d{1,78}$/.test(min))
-          throw coreErrors.validation_error({ message: 'The minimum must be a whole number of base units.', details: { field: 'min_units' } });
-        if (rate && !DIGITS.test(rate)) throw coreErrors.validation_error({ message: 'The fee rate must be a whole number.', details: { field: 'fee_rate' } });
+        const minUnits = minUnitsField(req.form);
+        const feeRate = feeRateField(req.form);
         const plan = await services.treasuryPlans.sweep(
           {
-            chain: req.form.text('chain', 'Chain', { max: 40 }),
-            network: req.form.text('network', 'Network', { max: 40 }),
-            select: min ? { minUnits: BigInt(min) } : {},
+            ...networkFields(req.form),
+            select: minUnits === undefined ? {} : { minUnits },
             destination: to === 'own' ? { kind: 'own' } : { kind: 'external', address: to },
-            ...(rate ? { feeRate: BigInt(rate) } : {}),
+            ...(feeRate === undefined ? {} : { feeRate }),
           },
-          scopeOf(req),
+          operatorScope(req),
           req.actor,
         );
         return redirect(
@@ -139,7 +122,7 @@ ${
       render: async (req) => {
         const chain = queryText(req, 'chain', 40);
         const network = queryText(req, 'network', 40);
-        const listed = await services.treasuryBalances.outputs({ chain, network, limit: 200 }, scopeOf(req));
+        const listed = await services.treasuryBalances.outputs({ chain, network, limit: 200 }, operatorScope(req));
         return page(
           `Outputs on ${chain} ${network}`,
           html`<h1>Outputs on ${chain} ${network}</h1>
@@ -167,18 +150,16 @@ ${listed.next ? html`<p class="note">More outputs than shown: <code>gateway trea
       handle: async (req) => {
         const output = req.form.text('output', 'Output', { max: 80 });
         if (!OUTPOINT.test(output)) throw coreErrors.validation_error({ message: 'The output must be txid:index.', details: { field: 'output' } });
-        const rate = req.form.optional('fee_rate', 'Fee rate', { max: 30 });
-        if (rate && !DIGITS.test(rate)) throw coreErrors.validation_error({ message: 'The fee rate must be a whole number.', details: { field: 'fee_rate' } });
+        const feeRate = feeRateField(req.form);
         const [txHash, index] = output.split(':');
         const plan = await services.treasuryPlans.accelerate(
           {
-            chain: req.form.text('chain', 'Chain', { max: 40 }),
-            network: req.form.text('network', 'Network', { max: 40 }),
+            ...networkFields(req.form),
             txHash: txHash!,
             outputIndex: Number(index),
-            ...(rate ? { feeRate: BigInt(rate) } : {}),
+            ...(feeRate === undefined ? {} : { feeRate }),
           },
-          scopeOf(req),
+          operatorScope(req),
           req.actor,
         );
         return redirect(`${BASE}/plans/${plan.id}`, `Child plan ${plan.id}: sign it offline.`);
@@ -196,7 +177,7 @@ ${listed.next ? html`<p class="note">More outputs than shown: <code>gateway trea
           throw coreErrors.validation_error({ message: 'from and to must be ISO 8601 dates or date-times.', details: { field: 'query.from' } });
         const range = { from: parseInstant(from, 'from', 'start'), to: parseInstant(to, 'to', 'start') };
         if (range.from > range.to) throw coreErrors.validation_error({ message: 'from is after to.', details: { field: 'query.from' } });
-        const rows = await services.treasuryMovedOut.rows(range, scopeOf(req));
+        const rows = await services.treasuryMovedOut.rows(range, operatorScope(req));
         return {
           kind: 'download',
           filename: `treasury-moved-out-${from.slice(0, 10)}-${to.slice(0, 10)}.csv`,
@@ -211,7 +192,7 @@ ${listed.next ? html`<p class="note">More outputs than shown: <code>gateway trea
       summary: 'One plan: inputs, fee, status and its plan file; upload the signed file, broadcast, bump or cancel.',
       cli: ['treasury show'],
       render: async (req) => {
-        const plan = await services.treasuryPlans.get(req.params['planId']!, scopeOf(req));
+        const plan = await services.treasuryPlans.get(req.params['planId']!, operatorScope(req));
         const admin = req.user.role === 'admin';
         const at = `${BASE}/plans/${plan.id}`;
         return page(
@@ -245,7 +226,7 @@ ${
 ${plan.plan_file ? html`<h2>Plan file</h2><p class="note">Save it as <code>plan.json</code> and sign it offline.</p><pre class="wrap">${JSON.stringify(plan.plan_file, null, 2)}</pre>` : null}
 ${
   admin && plan.status === 'awaiting_signature'
-    ? html`<h2>Signed file</h2><form method="post" action="${at}/signed">${csrfField(req)}<label for="signed">The signed file, or the signed PSBT or transaction your wallet exported</label><textarea id="signed" name="signed" required rows="6"></textarea><button type="submit">Verify and store</button></form>`
+    ? signedFileForm(req, at, 'Signed file', 'The signed file, or the signed PSBT or transaction your wallet exported')
     : null
 }
 ${admin && plan.status === 'signed' ? actionButton(req, `${at}/broadcast`, 'Broadcast', { confirm: 'Broadcast this transaction now?' }) : null}
@@ -262,7 +243,7 @@ ${admin && ['waiting_for_fee', 'awaiting_signature', 'signed'].includes(plan.sta
       handle: async (req) => {
         const plan = await services.treasurySignedImport.import(
           { planId: req.params['planId']!, text: req.form.text('signed', 'Signed file', { max: 1_000_000 }) },
-          scopeOf(req),
+          operatorScope(req),
           req.actor,
         );
         return redirect(`${BASE}/plans/${plan.id}`, 'The signed transaction is exactly the plan. Broadcast it when ready.');
@@ -274,7 +255,7 @@ ${admin && ['waiting_for_fee', 'awaiting_signature', 'signed'].includes(plan.sta
       summary: 'Broadcast a signed plan.',
       cli: ['treasury broadcast'],
       handle: async (req) => {
-        const plan = await services.treasuryTracker.broadcast(req.params['planId']!, scopeOf(req), req.actor);
+        const plan = await services.treasuryTracker.broadcast(req.params['planId']!, operatorScope(req), req.actor);
         return redirect(`${BASE}/plans/${plan.id}`, `Broadcast: ${plan.txid}.`);
       },
     },
@@ -284,7 +265,7 @@ ${admin && ['waiting_for_fee', 'awaiting_signature', 'signed'].includes(plan.sta
       summary: 'Replace a stuck broadcast sweep at the next-block fee (a new plan to sign).',
       cli: ['treasury bump'],
       handle: async (req) => {
-        const plan = await services.treasuryPlans.bump(req.params['planId']!, {}, scopeOf(req), req.actor);
+        const plan = await services.treasuryPlans.bump(req.params['planId']!, {}, operatorScope(req), req.actor);
         return redirect(`${BASE}/plans/${plan.id}`, `Replacement plan ${plan.id}: sign it offline.`);
       },
     },
@@ -294,7 +275,7 @@ ${admin && ['waiting_for_fee', 'awaiting_signature', 'signed'].includes(plan.sta
       summary: 'Cancel a plan that was not broadcast.',
       cli: ['treasury cancel'],
       handle: async (req) => {
-        const plan = await services.treasuryPlans.cancel(req.params['planId']!, scopeOf(req), req.actor);
+        const plan = await services.treasuryPlans.cancel(req.params['planId']!, operatorScope(req), req.actor);
         return redirect(`${BASE}/plans/${plan.id}`, 'The plan is cancelled; its outputs are free again.');
       },
     },

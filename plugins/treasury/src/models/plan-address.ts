@@ -1,5 +1,4 @@
-import type { ChainId } from '@gw/kernel';
-import { UnitsModel } from './units-model.js';
+import { type ChainId, UnitsModel } from '@gw/kernel';
 
 /**
  * A deposit address (and coin) an account-chain plan moves; `held` while the plan is open (the

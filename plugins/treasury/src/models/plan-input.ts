@@ -1,5 +1,4 @@
-import type { ChainId } from '@gw/kernel';
-import { UnitsModel } from './units-model.js';
+import { type ChainId, UnitsModel } from '@gw/kernel';
 
 /** An output a plan spends; `held` while the plan is open (the partial unique index refuses a second holder). */
 export class PlanInput extends UnitsModel {

@@ -1,5 +1,4 @@
-import type { AccountKey, AccountStep, AccountUnsignedFormat, OperatorAccount } from '@gw/kernel';
-import { UnitsModel } from './units-model.js';
+import { type AccountKey, type AccountStep, type AccountUnsignedFormat, type OperatorAccount, UnitsModel } from '@gw/kernel';
 
 export type StepStatus = 'awaiting_signature' | 'signed' | 'broadcast' | 'confirmed' | 'failed';
 

@@ -1,5 +1,4 @@
-import type { ChainId, PlanFile } from '@gw/kernel';
-import { UnitsModel } from './units-model.js';
+import { type ChainId, type PlanFile, UnitsModel } from '@gw/kernel';
 import type { PlanKind, PlanStatus } from '../plan-status.js';
 
 /** An outpoint a plan chose not to spend: worth less than spending it costs at the plan's rate. */

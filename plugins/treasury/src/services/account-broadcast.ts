@@ -112,12 +112,8 @@ export class AccountBroadcaster {
       )
       .orderBy('id');
     for (const plan of plans) {
-      let target: AccountNetwork;
-      try {
-        target = this.deps.treasuryAccountNetworks.get(plan.chain, plan.network);
-      } catch {
-        continue;
-      }
+      const target = this.deps.treasuryAccountNetworks.find(plan.chain, plan.network);
+      if (!target) continue;
       try {
         const outcome = plan.status === 'broadcast' ? await this.trackPlan(target, plan) : await this.followSent(target, plan);
         if (outcome) report[outcome].push(plan.id);

@@ -25,6 +25,18 @@ export class AccountNetworks {
   constructor(private readonly deps: { chains: ChainRegistry; watchersOutputs: ReceivedOutputs; treasuryConfig: TreasuryConfig }) {}
 
   /** Throws 422 `treasury_unavailable` for a chain not enabled, a network not watched, or a chain without an account treasury. */
+  /**
+   * The network, or undefined where {@link get} would throw: what a pass over stored plans skips
+   * (a chain disabled or a network no longer watched since the plan was made).
+   */
+  find(chain: string, network: string): AccountNetwork | undefined {
+    try {
+      return this.get(chain, network);
+    } catch {
+      return undefined;
+    }
+  }
+
   get(chain: string, network: string): AccountNetwork {
     if (!this.deps.chains.has(chain)) throw treasuryErrors.treasury_unavailable({ message: `The chain ${chain} is not enabled.`, details: { chain, network } });
     const adapter = this.deps.chains.get(chain);

@@ -95,12 +95,8 @@ export class PlanTracker {
       .where((q) => q.whereNull('confirmed_at').orWhere('confirmed_at', '>', new Date(Date.now() - 86_400_000)))
       .orderBy('id');
     for (const plan of sent) {
-      let target;
-      try {
-        target = this.deps.treasuryNetworks.get(plan.chain, plan.network);
-      } catch {
-        continue;
-      }
+      const target = this.deps.treasuryNetworks.find(plan.chain, plan.network);
+      if (!target) continue;
       let state;
       try {
         state = await target.treasury.transaction(plan.txid!);

@@ -139,12 +139,8 @@ export class TreasuryPlans {
     const waiting = await Plan.query(this.deps.db).where('status', 'waiting_for_fee').orderBy('id');
     const proceeded: string[] = [];
     for (const plan of waiting) {
-      let target: TreasuryNetwork;
-      try {
-        target = this.deps.treasuryNetworks.get(plan.chain, plan.network);
-      } catch {
-        continue;
-      }
+      const target = this.deps.treasuryNetworks.find(plan.chain, plan.network);
+      if (!target) continue;
       let estimate;
       try {
         estimate = await this.deps.treasuryNetworks.estimate(target);

@@ -1,7 +1,10 @@
-import { withUnitsColumns } from '@gw/kernel';
 import { Model, type Pojo } from 'objection';
+import { withUnitsColumns } from '@gw/chain-api';
 
-/** A table with base-units columns (`numeric`): read as bigint, written as decimal text. */
+/**
+ * An Objection model of a table with base-units columns (`numeric` in the database): each model
+ * names them in `unitsColumns`; they are read as bigint and written as decimal text.
+ */
 export abstract class UnitsModel extends Model {
   static unitsColumns: readonly string[] = [];
 
