@@ -155,6 +155,7 @@ test('a refusal is shown in the payer’s language with its code', (t) => {
   t.true(page.includes('Cette monnaie ne peut pas être utilisée pour ce paiement.'));
   t.true(page.includes('role="alert"'));
   t.is(payerErrorText('en', 'something_else'), 'This could not be done. Try again.');
+  t.is(payerErrorText('en', 'rate_quote_unavailable'), 'No exchange rate is available right now. Try again in a minute.');
 });
 
 test('a link page asks for an amount within its limits and an e-mail address; a fixed price shows the price; inactive and used-up links have no form', (t) => {

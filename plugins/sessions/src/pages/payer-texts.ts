@@ -693,6 +693,7 @@ const EXPLAINED: Readonly<Record<string, PayerMessageKey>> = {
   payment_link_inactive: 'err_payment_link_inactive',
   payment_link_used_up: 'err_payment_link_used_up',
   rate_unavailable: 'err_rate_unavailable',
+  rate_quote_unavailable: 'err_rate_unavailable',
   pool_exhausted: 'err_pool_exhausted',
   rate_limit_exceeded: 'err_rate_limit_exceeded',
   form_expired: 'err_form_expired',
