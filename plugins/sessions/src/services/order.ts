@@ -1,3 +1,4 @@
+import { normaliseEmail } from '@gw/plugin-tenancy/contract';
 import { coreErrors, type ProjectKind } from '@gw/kernel';
 import { checkMetadataSize, partnerUrl } from '@gw/plugin-invoices/contract';
 import type { LineItem } from '../contract.js';
@@ -5,8 +6,6 @@ import { amountOf, type PriceCurrency, unitsOf } from '../price-currency.js';
 
 /** Bounds of the free-text fields of a session or link. */
 export const TEXT_LIMITS = { description: 1000, lineName: 200, externalId: 200, email: 254, quantity: 1_000_000 } as const;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * The line items of an order, checked and in canonical form: at most `max` lines, each a name, a
@@ -49,11 +48,10 @@ export function checkDescription(description: string | undefined): string | null
   return text === '' ? null : text;
 }
 
-/** A payer's e-mail address (`field`), trimmed; 400 `validation_error` when it is not one. */
+/** A payer's e-mail address (`field`), trimmed and in lower case (the tenancy's one address check); 400 `validation_error` when it is not one. */
 export function checkEmail(email: string, field = 'customer_email'): string {
-  const address = email.trim();
-  if (address.length > TEXT_LIMITS.email || !EMAIL.test(address))
-    throw coreErrors.validation_error({ message: `${field} is not an e-mail address.`, details: { field } });
+  const address = normaliseEmail(email);
+  if (address === undefined) throw coreErrors.validation_error({ message: `${field} is not an e-mail address.`, details: { field } });
   return address;
 }
 
