@@ -7,6 +7,7 @@ import type { GatewayClient, MoneyOutListQuery, MoneyOutStatus, PayoutRecipientI
 import { MONEY_OUT_STATUSES, REFUND_RATE_RULES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
 import { moneyOutTriggerPlan, type MoneyOutStep } from './trigger-plan.js';
+import { flagText, idempotencyOption, type FlagValues } from './flag-values.js';
 
 export const MONEY_OUT_VERBS = ['create', 'list', 'get', 'cancel'] as const;
 
@@ -28,22 +29,18 @@ export const MONEY_OUT_FLAGS = {
   'idempotency-key': { type: 'string' },
 } as const;
 
-type Values = Record<string, string | boolean | undefined>;
-
-const text = (values: Values, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
-
 /** The resources of the mount the credentials belong to. */
 export function moneyOutApi(gateway: GatewayClient, sandbox: boolean) {
   return sandbox ? { refunds: gateway.sandbox.refunds, payouts: gateway.sandbox.payouts } : { refunds: gateway.refunds, payouts: gateway.payouts };
 }
 
-function listQuery(values: Values): MoneyOutListQuery {
-  const status = text(values, 'status');
+function listQuery(values: FlagValues): MoneyOutListQuery {
+  const status = flagText(values, 'status');
   if (status !== undefined && !(MONEY_OUT_STATUSES as readonly string[]).includes(status))
     throw new PartnerUsageError(`--status must be one of ${MONEY_OUT_STATUSES.join(', ')}`);
-  const limit = text(values, 'limit');
+  const limit = flagText(values, 'limit');
   if (limit !== undefined && !/^\d{1,3}$/.test(limit)) throw new PartnerUsageError('--limit must be a whole number');
-  const cursor = text(values, 'cursor');
+  const cursor = flagText(values, 'cursor');
   return { ...(status ? { status: status as MoneyOutStatus } : {}), ...(limit ? { limit: Number(limit) } : {}), ...(cursor ? { cursor } : {}) };
 }
 
@@ -52,34 +49,29 @@ function oneId(kind: string, verb: string, positionals: readonly string[]): stri
   return positionals[0]!;
 }
 
-function idempotency(values: Values) {
-  const key = text(values, 'idempotency-key');
-  return key === undefined ? {} : { idempotencyKey: key };
-}
-
 /** Runs `gateway refunds <verb> ...`; returns the answer to print. */
-export async function runRefunds(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: Values): Promise<unknown> {
+export async function runRefunds(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: FlagValues): Promise<unknown> {
   const { refunds } = moneyOutApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
       const invoiceId = oneId('refunds', 'create', positionals);
-      const rateRule = text(values, 'rate-rule');
+      const rateRule = flagText(values, 'rate-rule');
       if (rateRule !== undefined && !(REFUND_RATE_RULES as readonly string[]).includes(rateRule))
         throw new PartnerUsageError(`--rate-rule must be one of ${REFUND_RATE_RULES.join(', ')}`);
       const body = {
-        ...(text(values, 'amount') ? { amount: text(values, 'amount')! } : {}),
+        ...(flagText(values, 'amount') ? { amount: flagText(values, 'amount')! } : {}),
         ...(rateRule ? { rate_rule: rateRule as RefundRateRule } : {}),
-        ...(text(values, 'spread') ? { spread_percent: text(values, 'spread')! } : {}),
-        ...(text(values, 'address') ? { address: text(values, 'address')! } : {}),
-        ...(text(values, 'email') ? { email: text(values, 'email')! } : {}),
-        ...(text(values, 'reference') ? { reference: text(values, 'reference')! } : {}),
-        ...(text(values, 'reason') ? { reason: text(values, 'reason')! } : {}),
+        ...(flagText(values, 'spread') ? { spread_percent: flagText(values, 'spread')! } : {}),
+        ...(flagText(values, 'address') ? { address: flagText(values, 'address')! } : {}),
+        ...(flagText(values, 'email') ? { email: flagText(values, 'email')! } : {}),
+        ...(flagText(values, 'reference') ? { reference: flagText(values, 'reference')! } : {}),
+        ...(flagText(values, 'reason') ? { reason: flagText(values, 'reason')! } : {}),
       };
-      return refunds.create(invoiceId, body, idempotency(values));
+      return refunds.create(invoiceId, body, idempotencyOption(values));
     }
     case 'list': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway refunds list [--invoice ID] [--status S] [--limit N] [--cursor C]');
-      const invoice = text(values, 'invoice');
+      const invoice = flagText(values, 'invoice');
       return invoice ? refunds.listForInvoice(invoice) : refunds.list(listQuery(values));
     }
     case 'get':
@@ -92,8 +84,8 @@ export async function runRefunds(gateway: GatewayClient, sandbox: boolean, verb:
 }
 
 /** The recipients of `payouts create`: `--data` (a JSON array) or one from the flags. */
-function recipients(values: Values): PayoutRecipientInput[] {
-  const data = text(values, 'data');
+function recipients(values: FlagValues): PayoutRecipientInput[] {
+  const data = flagText(values, 'data');
   if (data !== undefined) {
     let parsed: unknown;
     try {
@@ -104,20 +96,20 @@ function recipients(values: Values): PayoutRecipientInput[] {
     if (!Array.isArray(parsed)) throw new PartnerUsageError('--data must be a JSON array of recipients {address, coin, amount, reference}');
     return parsed as PayoutRecipientInput[];
   }
-  const [address, coin, amount, reference] = ['address', 'coin', 'amount', 'reference'].map((name) => text(values, name));
+  const [address, coin, amount, reference] = ['address', 'coin', 'amount', 'reference'].map((name) => flagText(values, name));
   if (!address || !coin || !amount || !reference)
     throw new PartnerUsageError('payouts create needs --address, --coin, --amount and --reference (or --data JSON)');
-  return [{ address, coin, amount, reference, ...(text(values, 'reason') ? { reason: text(values, 'reason')! } : {}) }];
+  return [{ address, coin, amount, reference, ...(flagText(values, 'reason') ? { reason: flagText(values, 'reason')! } : {}) }];
 }
 
 /** Runs `gateway payouts <verb> ...`; returns the answer to print. */
-export async function runPayouts(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: Values): Promise<unknown> {
+export async function runPayouts(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: FlagValues): Promise<unknown> {
   const { payouts } = moneyOutApi(gateway, sandbox);
   switch (verb) {
     case 'create':
       if (positionals.length > 0)
         throw new PartnerUsageError('expected: gateway payouts create --address A --coin C --amount X --reference R (or --data JSON)');
-      return { items: await payouts.create(recipients(values), idempotency(values)) };
+      return { items: await payouts.create(recipients(values), idempotencyOption(values)) };
     case 'list':
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payouts list [--status S] [--limit N] [--cursor C]');
       return payouts.list(listQuery(values));

@@ -13,6 +13,7 @@ import type {
 } from '@gw/client';
 import { CHECKOUT_SESSION_STATUSES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
+import { flagText, idempotencyOption, type FlagValues } from './flag-values.js';
 
 export const SESSION_VERBS = ['create', 'list', 'get', 'expire'] as const;
 export const LINK_VERBS = ['create', 'list', 'get', 'deactivate'] as const;
@@ -41,10 +42,6 @@ export const SESSION_FLAGS = {
   'idempotency-key': { type: 'string' },
 } as const;
 
-type Values = Record<string, string | boolean | undefined>;
-
-const text = (values: Values, name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
-
 /** The resources of the mount the credentials belong to. */
 function sessionApi(gateway: GatewayClient, sandbox: boolean) {
   return sandbox
@@ -57,21 +54,16 @@ function oneId(kind: string, verb: string, positionals: readonly string[]): stri
   return positionals[0]!;
 }
 
-function idempotency(values: Values) {
-  const key = text(values, 'idempotency-key');
-  return key === undefined ? {} : { idempotencyKey: key };
-}
-
-function wholeNumber(values: Values, name: string): number | undefined {
-  const value = text(values, name);
+function wholeNumber(values: FlagValues, name: string): number | undefined {
+  const value = flagText(values, name);
   if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value)) throw new PartnerUsageError(`--${name} must be a whole number`);
   return Number(value);
 }
 
-function page(values: Values): { limit?: number; cursor?: string } {
+function page(values: FlagValues): { limit?: number; cursor?: string } {
   const limit = wholeNumber(values, 'limit');
-  const cursor = text(values, 'cursor');
+  const cursor = flagText(values, 'cursor');
   return { ...(limit !== undefined ? { limit } : {}), ...(cursor ? { cursor } : {}) };
 }
 
@@ -79,8 +71,8 @@ function page(values: Values): { limit?: number; cursor?: string } {
  * The body of a create: `--data` (the whole JSON body) with the flags given on top of it, so a
  * body with line items or metadata and a quick `--currency EUR --amount 5` both work.
  */
-function body(values: Values, flags: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const data = text(values, 'data');
+function body(values: FlagValues, flags: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const data = flagText(values, 'data');
   let base: Record<string, unknown> = {};
   if (data !== undefined) {
     let parsed: unknown;
@@ -96,8 +88,8 @@ function body(values: Values, flags: Readonly<Record<string, unknown>>): Record<
   return { ...base, ...given };
 }
 
-const coins = (values: Values) =>
-  text(values, 'coins')
+const coins = (values: FlagValues) =>
+  flagText(values, 'coins')
     ?.split(',')
     .map((c) => c.trim());
 
@@ -107,37 +99,37 @@ export async function runCheckoutSessions(
   sandbox: boolean,
   verb: string,
   positionals: readonly string[],
-  values: Values,
+  values: FlagValues,
 ): Promise<unknown> {
   const { sessions } = sessionApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway checkout-sessions create --currency C --amount X [...]');
       const input = body(values, {
-        price_currency: text(values, 'currency'),
-        price_amount: text(values, 'amount'),
+        price_currency: flagText(values, 'currency'),
+        price_amount: flagText(values, 'amount'),
         allowed_coins: coins(values),
-        description: text(values, 'description'),
-        external_id: text(values, 'external-id'),
-        customer_email: text(values, 'email'),
-        return_url: text(values, 'return-url'),
-        cancel_url: text(values, 'cancel-url'),
+        description: flagText(values, 'description'),
+        external_id: flagText(values, 'external-id'),
+        customer_email: flagText(values, 'email'),
+        return_url: flagText(values, 'return-url'),
+        cancel_url: flagText(values, 'cancel-url'),
         expires_in: wholeNumber(values, 'expires-in'),
       });
       if (input['price_currency'] === undefined || input['price_amount'] === undefined)
         throw new PartnerUsageError('checkout-sessions create needs --currency and --amount (or them in --data)');
-      return sessions.create(input as CreateCheckoutSessionInput, idempotency(values));
+      return sessions.create(input as CreateCheckoutSessionInput, idempotencyOption(values));
     }
     case 'list': {
       if (positionals.length > 0)
         throw new PartnerUsageError('expected: gateway checkout-sessions list [--status S] [--link ID] [--external-id X] [--limit N] [--cursor C]');
-      const status = text(values, 'status');
+      const status = flagText(values, 'status');
       if (status !== undefined && !(CHECKOUT_SESSION_STATUSES as readonly string[]).includes(status))
         throw new PartnerUsageError(`--status must be one of ${CHECKOUT_SESSION_STATUSES.join(', ')}`);
       const query: CheckoutSessionQuery = {
         ...(status ? { status: status as CheckoutSessionStatus } : {}),
-        ...(text(values, 'link') ? { payment_link_id: text(values, 'link')! } : {}),
-        ...(text(values, 'external-id') ? { external_id: text(values, 'external-id')! } : {}),
+        ...(flagText(values, 'link') ? { payment_link_id: flagText(values, 'link')! } : {}),
+        ...(flagText(values, 'external-id') ? { external_id: flagText(values, 'external-id')! } : {}),
         ...page(values),
       };
       return sessions.list(query);
@@ -157,31 +149,31 @@ export async function runPaymentLinks(
   sandbox: boolean,
   verb: string,
   positionals: readonly string[],
-  values: Values,
+  values: FlagValues,
 ): Promise<unknown> {
   const { links } = sessionApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links create --currency C (--amount X | --min X --max Y) [...]');
-      const askEmail = text(values, 'ask-email');
+      const askEmail = flagText(values, 'ask-email');
       if (askEmail !== undefined && askEmail !== 'yes' && askEmail !== 'no') throw new PartnerUsageError('--ask-email must be yes or no');
       const input = body(values, {
-        price_currency: text(values, 'currency'),
-        price_amount: text(values, 'amount'),
-        min_amount: text(values, 'min'),
-        max_amount: text(values, 'max'),
+        price_currency: flagText(values, 'currency'),
+        price_amount: flagText(values, 'amount'),
+        min_amount: flagText(values, 'min'),
+        max_amount: flagText(values, 'max'),
         allowed_coins: coins(values),
-        description: text(values, 'description'),
+        description: flagText(values, 'description'),
         max_uses: wholeNumber(values, 'max-uses'),
         ask_email: askEmail === undefined ? undefined : askEmail === 'yes',
-        return_url: text(values, 'return-url'),
+        return_url: flagText(values, 'return-url'),
       });
       if (input['price_currency'] === undefined) throw new PartnerUsageError('payment-links create needs --currency (or it in --data)');
-      return links.create(input as CreatePaymentLinkInput, idempotency(values));
+      return links.create(input as CreatePaymentLinkInput, idempotencyOption(values));
     }
     case 'list': {
       if (positionals.length > 0) throw new PartnerUsageError('expected: gateway payment-links list [--active yes|no] [--limit N] [--cursor C]');
-      const active = text(values, 'active');
+      const active = flagText(values, 'active');
       if (active !== undefined && active !== 'yes' && active !== 'no') throw new PartnerUsageError('--active must be yes or no');
       const query: PaymentLinkQuery = { ...(active ? { active: active === 'yes' ? 'true' : 'false' } : {}), ...page(values) } as const;
       return links.list(query);
