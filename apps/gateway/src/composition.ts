@@ -14,6 +14,7 @@ import { mcpPlugin } from '@gw/plugin-mcp';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { dashboardPlugin } from '@gw/plugin-dashboard';
 import { sessionsPlugin } from '@gw/plugin-sessions';
+import { btcpayPlugin } from '@gw/plugin-btcpay';
 
 /**
  * The composition root: every plugin and chain of this build, imported explicitly. Config only
@@ -35,6 +36,7 @@ export const plugins: readonly AnyPlugin[] = [
   oauthPlugin,
   mcpPlugin,
   sessionsPlugin,
+  btcpayPlugin,
   dashboardPlugin,
 ];
 

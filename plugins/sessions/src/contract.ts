@@ -12,7 +12,8 @@
  *
  * A **payment link** is a reusable URL: each payer who opens it gets a session of their own.
  */
-import type { Actor, CoinId, KeysetPage, ProjectKind, ServiceName } from '@gw/kernel';
+import { extensionPoint, type Actor, type CoinId, type KeysetPage, type ProjectKind, type ServiceName } from '@gw/kernel';
+import type { Knex } from 'knex';
 
 /** A session's statuses: `open` until paid (`completed`) or past its deadline unpaid (`expired`). */
 export const SESSION_STATUSES = ['open', 'completed', 'expired'] as const;
@@ -163,11 +164,17 @@ export interface PayerSession {
 
 /** Sessions: partner writes and reads (API, sandbox mirror, MCP, CLI, dashboard) and the payer's actions. */
 export interface CheckoutSessions {
+  /**
+   * Opens a session. `options.inTransaction` runs in the transaction that inserts it, after the
+   * insert: what it writes commits with the session or not at all (a compatibility API's own row
+   * and its "created" event), and its throw refuses the create. An idempotent replay does not run it.
+   */
   create(
     project: { id: string; kind: ProjectKind },
     input: CreateSessionInput,
     actor: Actor,
     idempotencyKey?: string,
+    options?: { readonly inTransaction?: (trx: Knex.Transaction, session: SessionView) => Promise<void> },
   ): Promise<{ session: SessionView; created: boolean }>;
   get(projectId: string, sessionId: string): Promise<SessionView>;
   list(filter: SessionListFilter): Promise<KeysetPage<SessionView>>;
@@ -236,4 +243,36 @@ export const PAYER_ACTOR: Actor = { actor: 'payer', channel: 'payer_page' };
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const SESSIONS_EXPORTS: readonly ServiceName[] = [];
+export const SESSIONS_EXPORTS: readonly ServiceName[] = ['sessionsCheckout', 'sessionsLinks'];
+
+/** One change of a session's status, as observers hear it (issue 39: a compatibility API's own events). */
+export interface SessionStatusChange {
+  readonly sessionId: string;
+  readonly projectId: string;
+  readonly projectKind: ProjectKind;
+  readonly previousStatus: SessionStatus;
+  readonly status: SessionStatus;
+  /** The paying invoice of a completion; null for an expiry. */
+  readonly invoiceId: string | null;
+}
+
+/**
+ * A plugin that follows sessions' statuses. The sessions plugin calls `onSession` inside the
+ * transaction that completes or expires a session, after the change and its
+ * `checkout_session.<status>` event: what the observer writes commits with the change or not at
+ * all, and its throw rolls the change back. It must not call the sessions' services back in that
+ * transaction.
+ */
+export interface SessionObserver {
+  onSession(trx: Knex.Transaction, change: SessionStatusChange): Promise<void>;
+}
+
+/** Observers of sessions' statuses, contributed by other plugins (`contribute(SESSION_OBSERVERS, …)`, ADR 0011). */
+export const SESSION_OBSERVERS = extensionPoint<SessionObserver>('sessions.observers');
+
+/**
+ * The session an invoice belongs to, read off its external id (`cs_<session>_<n>` of a pick,
+ * `cs_<session>_late_<n>` of a credited late payment); undefined for an invoice of no session.
+ * For observers of invoices (`INVOICE_OBSERVERS`), which hear of a change before any read.
+ */
+export { sessionIdOfExternalId } from './services/external-ids.js';

@@ -42,7 +42,7 @@ export const sessionsPlugin = definePlugin({
   migrations: [m0001Sessions, m0002SessionLocale],
   register: ({ config }) => ({
     sessionsConfig: serviceValue(config),
-    sessionsStore: service(['invoiceEvents', 'kernelConfig'], (deps) => new SessionStore(deps)),
+    sessionsStore: service(['invoiceEvents', 'kernelConfig', 'extensions'], (deps) => new SessionStore(deps)),
     sessionsCoins: service(['chains', 'walletsWallets'], (deps) => new InvoiceableCoins(deps)),
     sessionsOpener: service(
       ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig'],

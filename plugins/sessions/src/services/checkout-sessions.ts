@@ -75,6 +75,7 @@ export class CheckoutSessionsService implements CheckoutSessions {
     input: CreateSessionInput,
     actor: Actor,
     idempotencyKey?: string,
+    options?: { readonly inTransaction?: (trx: Knex.Transaction, session: SessionView) => Promise<void> },
   ): Promise<{ session: SessionView; created: boolean }> {
     const opener = this.deps.sessionsOpener;
     const order = await opener.checkOrder(project, input);
@@ -86,7 +87,9 @@ export class CheckoutSessionsService implements CheckoutSessions {
     try {
       return await this.deps.db.transaction(async (trx) => {
         const session = await opener.insert(trx, project, order, actor, { idempotencyKey: idempotencyKey ?? null, digest });
-        return { session: await this.deps.sessionsStore.viewOf(trx, session), created: true };
+        const view = await this.deps.sessionsStore.viewOf(trx, session);
+        await options?.inTransaction?.(trx, view);
+        return { session: view, created: true };
       });
     } catch (error) {
       // A concurrent create under the same key committed first: answer it.

@@ -26,3 +26,10 @@ export function parseLateExternalId(externalId: string): { sessionId: string; se
   const match = LATE.exec(externalId);
   return match ? { sessionId: match[1]!, seq: Number(match[2]) } : undefined;
 }
+
+const PICK_OR_LATE = /^cs_([0-9A-HJKMNP-TV-Z]{26})_(?:late_)?[1-9][0-9]{0,8}$/;
+
+/** The session of a pick's or a late payment's external id; undefined for any other. */
+export function sessionIdOfExternalId(externalId: string): string | undefined {
+  return PICK_OR_LATE.exec(externalId)?.[1];
+}

@@ -1,6 +1,15 @@
-import { type Actor, type AuditEntry, type KernelConfig, type OutboundEvents, publicBaseUrl, randomHex, type SessionEventType } from '@gw/kernel';
+import {
+  type Actor,
+  type AuditEntry,
+  type Extensions,
+  type KernelConfig,
+  type OutboundEvents,
+  publicBaseUrl,
+  randomHex,
+  type SessionEventType,
+} from '@gw/kernel';
 import type { Knex } from 'knex';
-import type { SessionInvoiceView, SessionStatus, SessionView } from '../contract.js';
+import { SESSION_OBSERVERS, type SessionInvoiceView, type SessionStatus, type SessionStatusChange, type SessionView } from '../contract.js';
 import { sessionsErrors } from '../errors.js';
 import { Session } from '../models/session.js';
 import { SessionInvoice } from '../models/session-invoice.js';
@@ -42,7 +51,7 @@ export function sessionAudit(
 export class SessionStore {
   readonly baseUrl: string;
 
-  constructor(private readonly deps: { invoiceEvents: OutboundEvents; kernelConfig: KernelConfig }) {
+  constructor(private readonly deps: { invoiceEvents: OutboundEvents; kernelConfig: KernelConfig; extensions: Extensions }) {
     this.baseUrl = publicBaseUrl(deps.kernelConfig);
   }
 
@@ -142,5 +151,14 @@ export class SessionStore {
         callbackUrl: null,
       },
     ]);
+    const change: SessionStatusChange = {
+      sessionId: session.id,
+      projectId: session.project_id,
+      projectKind: session.project_kind,
+      previousStatus: previous,
+      status: session.status,
+      invoiceId,
+    };
+    for (const { item: observer } of this.deps.extensions.of(SESSION_OBSERVERS)) await observer.onSession(trx, change);
   }
 }
