@@ -41,8 +41,8 @@ export interface ValidatingProxy {
   close(): Promise<void>;
 }
 
-/** Hop-by-hop headers: they describe one connection, so the proxy sets its own. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'content-length']);
+/** Hop-by-hop headers (and curl's `expect: 100-continue`, which the proxy answers itself): they describe one connection, so the proxy sets its own. */
+const HOP_BY_HOP = new Set(['expect', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'content-length']);
 
 /**
  * Starts the proxy on a free loopback port in front of `upstream` (the gateway's base URL), checking
