@@ -23,10 +23,10 @@ export interface GreenfieldDocument {
 }
 
 /** The environment variable that names the peers directory when it is not beside the project. */
-export const PEERS_DIR_ENV = 'GW_BTCPAY_PEERS_DIR';
+export const PEERS_DIR_ENV = 'GW_BTCPAY_PEERS';
 
 /**
- * The directory of BTCPay's published material (`swagger/`, `greenfield-php/`): `$GW_BTCPAY_PEERS_DIR`
+ * The directory of BTCPay's published material (`swagger/`, `greenfield-php/`): `$GW_BTCPAY_PEERS`
  * when set, else `shared/peers/btcpay` in the nearest directory above the repository that has one
  * (the issue names `../shared/peers/btcpay`; a worktree sits deeper than the main checkout). Throws,
  * naming where it looked, when there is none: the tests of issue 39 need it.

@@ -29,6 +29,9 @@
  *                   PullPayment::createPullPayment; then the pull payment read back.
  *   refund-invoice  Invoice::refundInvoice (the client's refund of an invoice), read back with
  *                   PullPayment::getPullPayment and getPayouts.
+ *   webhooks        AbstractGateway::processWebhook on each delivery the shop received: the BTCPay-Sig
+ *                   check (Webhook::isIncomingWebhookRequestValid with the stored secret) and the
+ *                   fields processOrderStatus reads for the event's type.
  *   bad-input       calls that must fail as BTCPay fails them: each case's exception class, status and body.
  */
 
@@ -370,6 +373,36 @@ function steps(string $step, string $url, string $key, array $input): array
                 'reread' => pullPaymentView($client->getPullPayment($pullPayment->getId())),
                 'payouts' => $client->getPayouts($pullPayment->getId(), false)->getData(),
             ];
+
+        case 'webhooks':
+            // processOrderStatus: the fields each event type is read for (isset() ones may be absent).
+            $reads = [
+                'InvoiceReceivedPayment' => ['afterExpiration'],
+                'InvoicePaymentSettled' => [],
+                'InvoiceProcessing' => [],
+                'InvoiceInvalid' => ['manuallyMarked'],
+                'InvoiceExpired' => ['partiallyPaid'],
+                'InvoiceSettled' => [],
+            ];
+            $results = [];
+            foreach ($input['deliveries'] as $delivery) {
+                $valid = Webhook::isIncomingWebhookRequestValid($delivery['body'], $delivery['signature'] ?? '', $input['secret']);
+                $postData = json_decode($delivery['body'], false, 512, JSON_THROW_ON_ERROR);
+                $missing = [];
+                foreach (array_merge(['invoiceId', 'type'], $reads[$postData->type ?? ''] ?? []) as $field) {
+                    if (!property_exists($postData, $field)) {
+                        $missing[] = $field;
+                    }
+                }
+                $results[] = [
+                    'valid' => $valid,
+                    'type' => $postData->type ?? null,
+                    'invoiceId' => $postData->invoiceId ?? null,
+                    'handled' => in_array($postData->type ?? null, WEBHOOK_EVENTS, true),
+                    'missing' => $missing,
+                ];
+            }
+            return ['deliveries' => $results];
 
         case 'bad-input':
             $cases = [
