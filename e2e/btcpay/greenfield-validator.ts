@@ -1,29 +1,25 @@
 /**
- * Checks answers and webhook events against BTCPay's published Greenfield document
- * (`greenfield-document.ts`) with ajv: which operation a request is (method + path template),
- * whether the status is one the operation answers, and whether the JSON body is the schema the
- * document gives for it, or BTCPay's error shape where the document gives none.
- *
- * The document is OpenAPI 3.0 as BTCPay writes it; three readings make it a JSON Schema that
- * BTCPay's own answers pass (each documented in docs/btcpay-compatibility.md, "Every supported call"):
- * - `nullable: true` admits `null` beside whatever the schema admits (OpenAPI 3.0's meaning, also
- *   where the schema is only an `allOf` or a `$ref`, which ajv's own `nullable` refuses);
- * - `additionalProperties: false` is not enforced: BTCPay puts it in the parts of an `allOf`
- *   (`InvoiceData`, `WebhookData`, `WebhookInvoiceEvent`), where JSON Schema would reject every
- *   property of the other parts, so BTCPay's own answers would fail;
- * - a schema the published templates name but do not hold (the on-chain, Lightning and LNURL
- *   payment method configs of `GenericPaymentMethodData.config`, whose `oneOf` also admits "any other
- *   payment method data") matches nothing, so only the branches the document holds decide;
- * - the store-scoped paths BTCPay's server answers beside the store-less ones the document lists
- *   (`/api/v1/stores/{storeId}/invoices/{invoiceId}` is `/api/v1/invoices/{invoiceId}`, and so on for
- *   webhooks, pull payments and payouts: one controller action with both routes) are the same operation;
- *   BTCPay's PHP client calls the store-scoped ones.
+ * What the validating proxy checks of each answer, on top of BTCPay's published Greenfield document
+ * as the btcpay plugin's tests read it (`GreenfieldDocument` of `@gw/plugin-btcpay/testing`: the
+ * templates merged as BTCPay merges them, each body validated against its operation's schema).
+ * A client sees more than a body, so the proxy also holds the gateway to what BTCPay's server does
+ * beyond what its document writes down:
+ * - the store-scoped paths BTCPay answers beside the store-less ones the document lists are the same
+ *   operation (`/api/v1/stores/{storeId}/invoices/{invoiceId}` is `/api/v1/invoices/{invoiceId}`,
+ *   and so on for webhooks, pull payments and payouts: one controller action with both routes);
+ *   BTCPay's PHP client calls the store-scoped ones;
+ * - no 5xx, whatever schema the document gives `default`: a 500 is a bug;
+ * - errors are BTCPay's error classes (`GreenfieldAPIError` `{ code, message }`, with
+ *   `missingPermission` on a 403 `missing-permission`; `GreenfieldValidationError` lists
+ *   `[{ path, message }]` on a 422), whose fields the document's `ProblemDetails` and
+ *   `ValidationProblemDetails` leave optional, so any object would pass them;
+ * - errors are JSON (`application/json`), and a status is one the operation answers, or one of the
+ *   error statuses BTCPay's framework answers on any operation (400, 401, 403, 404, 422);
+ * - a webhook event is the schema the document's `x-webhooks` gives its `type`.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import type { GreenfieldDocument, JsonObject } from './greenfield-document.js';
-
-/** The id under which the document's components are registered with ajv. */
-const DOCUMENT_ID = 'greenfield';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { btcpayPeersDir, GreenfieldDocument } from '@gw/plugin-btcpay/testing';
 
 /**
  * Error statuses BTCPay's framework answers on any operation whether or not the document lists
@@ -32,184 +28,101 @@ const DOCUMENT_ID = 'greenfield';
  */
 const FRAMEWORK_ERROR_STATUSES = new Set([400, 401, 403, 404, 422]);
 
-/** Keys whose values are data, not schemas: copied as they are. */
-const DATA_KEYS = new Set(['example', 'examples', 'default', 'enum', 'x-enumNames']);
-
 /** A request resolved to the document's operation. */
-export interface GreenfieldOperation {
+export interface ResolvedOperation {
   /** Uppercase method. */
   readonly method: string;
   /** The document's path template, e.g. `/api/v1/invoices/{invoiceId}`. */
   readonly template: string;
-  /** The path template the request used when it was the store-scoped form of `template`. */
-  readonly alias?: string;
-  readonly operationId: string | undefined;
-  readonly responses: Record<string, JsonObject>;
+  /** The path the document knows the request by (the store-less form of a store-scoped path). */
+  readonly documentedPath: string;
+  readonly responses: Record<string, any>;
 }
 
-/** The checks of one document; compiles each schema once. */
+/** The checks of the proxy; `document` compiles each schema once. */
 export class GreenfieldValidator {
-  private readonly ajv: Ajv;
-  private readonly compiled = new Map<string, ValidateFunction>();
-  private readonly templates: { template: string; segments: string[]; literals: number }[];
+  /** Event type (`InvoiceSettled`) → the component schema the document's `x-webhooks` gives its body. */
+  private readonly eventSchemas: Record<string, string>;
 
-  constructor(private readonly document: GreenfieldDocument) {
-    this.ajv = new Ajv({ strict: false, allErrors: true });
-    addGreenfieldFormats(this.ajv);
-    this.ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: { ...unpublished(document), ...prepare(document.components.schemas, true) } } });
-    this.templates = Object.keys(document.paths).map((template) => {
-      const segments = template.split('/').filter((s) => s !== '');
-      return { template, segments, literals: segments.filter((s) => !s.startsWith('{')).length };
-    });
+  constructor(private readonly document: GreenfieldDocument = new GreenfieldDocument()) {
+    const webhooks = JSON.parse(readFileSync(join(btcpayPeersDir(), 'swagger', 'swagger.template.webhooks.json'), 'utf8'));
+    this.eventSchemas = {};
+    for (const [type, hook] of Object.entries<any>(webhooks['x-webhooks'] ?? {})) {
+      const ref = hook?.post?.requestBody?.content?.['application/json']?.schema?.['$ref'];
+      if (typeof ref === 'string') this.eventSchemas[type] = ref.slice(ref.lastIndexOf('/') + 1);
+    }
   }
 
   /**
-   * The operation `method pathname` is (`pathname` below the Greenfield base URL, without query),
-   * the most literal template first (`/api-keys/current` before `/api-keys/{apikey}`), then the
-   * store-scoped alias; undefined when the document has none.
+   * The operation `method pathname` is (`pathname` below the Greenfield prefix, without query): the
+   * document's own, else the store-less operation of a store-scoped path; undefined when neither.
    */
-  operation(method: string, pathname: string): GreenfieldOperation | undefined {
-    const segments = pathname.split('/').filter((s) => s !== '');
-    const direct = this.match(method, segments);
-    if (direct) return direct;
+  operation(method: string, pathname: string): ResolvedOperation | undefined {
+    const direct = this.document.operation(method, pathname);
+    if (direct) return { method: direct.method, template: direct.path, documentedPath: pathname, responses: direct.responses };
     // `/api/v1/stores/{storeId}/<resource>/<id>...` → `/api/v1/<resource>/<id>...` (BTCPay routes both).
-    if (segments.length >= 6 && segments[0] === 'api' && segments[1] === 'v1' && segments[2] === 'stores') {
-      const storeless = this.match(method, ['api', 'v1', ...segments.slice(4)]);
-      if (storeless) return { ...storeless, alias: `/api/v1/stores/{storeId}${storeless.template.slice('/api/v1'.length)}` };
+    const segments = pathname.split('/');
+    if (segments.length >= 7 && segments[1] === 'api' && segments[2] === 'v1' && segments[3] === 'stores') {
+      const storeless = ['', 'api', 'v1', ...segments.slice(5)].join('/');
+      const found = this.document.operation(method, storeless);
+      if (found) return { method: found.method, template: found.path, documentedPath: storeless, responses: found.responses };
     }
     return undefined;
   }
 
-  private match(method: string, segments: string[]): GreenfieldOperation | undefined {
-    const candidates = this.templates
-      .filter((t) => t.segments.length === segments.length && t.segments.every((s, i) => s.startsWith('{') || s === segments[i]))
-      .filter((t) => this.document.paths[t.template]?.[method.toLowerCase()] !== undefined)
-      .sort((a, b) => b.literals - a.literals);
-    const best = candidates[0];
-    if (!best) return undefined;
-    const operation = this.document.paths[best.template]![method.toLowerCase()]!;
-    return { method: method.toUpperCase(), template: best.template, operationId: operation['operationId'], responses: operation['responses'] ?? {} };
-  }
-
-  /**
-   * What is wrong with an answer of `operation` (empty when nothing): a status the operation does not
-   * answer (or any 5xx), a body that is not the JSON of the documented schema, an error that is not
-   * BTCPay's error shape (`{ code, message }`, or the `[{ path, message }]` list of a validation error).
-   */
-  checkResponse(operation: GreenfieldOperation, status: number, contentType: string | undefined, body: string): string[] {
+  /** What is wrong with an answer of `operation` (empty when nothing); see the file's comment. */
+  checkResponse(operation: ResolvedOperation, status: number, contentType: string | undefined, text: string): string[] {
     if (status >= 500) return [`status ${status}: BTCPay answers no 5xx to a correct client (a 500 is a bug)`];
     const declared = operation.responses[String(status)] ?? (status >= 400 ? operation.responses['default'] : undefined);
     if (!declared && !(status >= 400 && FRAMEWORK_ERROR_STATUSES.has(status))) {
       return [`status ${status} is not one ${operation.method} ${operation.template} answers (${Object.keys(operation.responses).join(', ')})`];
     }
-    const content = (declared?.['content'] ?? {}) as Record<string, JsonObject>;
-    const jsonSchema = content['application/json']?.['schema'] as JsonObject | undefined;
-    if (content['text/html'] && !jsonSchema) {
+    const content = declared?.content ?? {};
+    if (content['text/html'] && !content['application/json']) {
       return contentType?.startsWith('text/html') ? [] : [`status ${status}: content-type ${contentType ?? '(none)'}, the document says text/html`];
     }
-    if (!jsonSchema && status < 400) return [];
+    if (status < 400 && !content['application/json']) return [];
     if (!contentType?.startsWith('application/json')) return [`status ${status}: content-type ${contentType ?? '(none)'}, expected application/json`];
-    let parsed: unknown;
+    let body: unknown;
     try {
-      parsed = JSON.parse(body);
+      body = JSON.parse(text);
     } catch {
-      return [`status ${status}: the body is not JSON: ${body.slice(0, 200)}`];
+      return [`status ${status}: the body is not JSON: ${text.slice(0, 200)}`];
     }
-    const problems = jsonSchema ? this.schemaProblems(jsonSchema, parsed, `response ${status}`) : [];
-    if (status >= 400) problems.push(...errorShapeProblems(status, parsed));
+    const problems = this.document.problems(operation.method, operation.documentedPath, { status, text, body });
+    if (status >= 400) problems.push(...errorShapeProblems(status, body));
     return problems;
   }
 
   /** What is wrong with a webhook delivery's body against the document's `x-webhooks` event of its `type`. */
-  checkWebhookEvent(body: string): string[] {
-    let parsed: any;
+  checkWebhookEvent(text: string): string[] {
+    let event: any;
     try {
-      parsed = JSON.parse(body);
+      event = JSON.parse(text);
     } catch {
-      return [`the webhook body is not JSON: ${body.slice(0, 200)}`];
+      return [`the webhook body is not JSON: ${text.slice(0, 200)}`];
     }
-    const hook = this.document['x-webhooks'][parsed?.type]?.['post'];
-    const schema = hook?.['requestBody']?.['content']?.['application/json']?.['schema'] as JsonObject | undefined;
-    if (!schema) return [`webhook type ${String(parsed?.type)} is not one of BTCPay's (${Object.keys(this.document['x-webhooks']).join(', ')})`];
-    return this.schemaProblems(schema, parsed, `webhook ${parsed.type}`);
-  }
-
-  /** ajv's findings of `value` against a schema of the document, one line each. */
-  schemaProblems(schema: JsonObject, value: unknown, where: string): string[] {
-    const key = JSON.stringify(schema);
-    let validate = this.compiled.get(key);
-    if (!validate) {
-      validate = this.ajv.compile(prepare(schema, false));
-      this.compiled.set(key, validate);
-    }
-    if (validate(value)) return [];
-    return (validate.errors ?? []).map(
-      (e) => `${where}: ${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
-    );
+    const schema = this.eventSchemas[event?.type];
+    if (!schema) return [`webhook type ${String(event?.type)} is not one of BTCPay's (${Object.keys(this.eventSchemas).join(', ')})`];
+    return this.document.schemaProblems(schema, event);
   }
 }
 
-/**
- * BTCPay's error shapes (its `GreenfieldAPIError`, `GreenfieldPermissionAPIError` and
- * `GreenfieldValidationError` classes, which the document's `ProblemDetails` and
- * `ValidationProblemDetails` describe without marking their fields required).
- */
+/** BTCPay's error classes (see the file's comment). */
 function errorShapeProblems(status: number, body: unknown): string[] {
   const isValidationList =
     Array.isArray(body) &&
     body.length > 0 &&
     body.every((e) => typeof e === 'object' && e !== null && typeof e.path === 'string' && typeof e.message === 'string');
-  const isApiError =
-    typeof body === 'object' && body !== null && !Array.isArray(body) && typeof (body as any).code === 'string' && typeof (body as any).message === 'string';
+  const error = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const isApiError = typeof error?.['code'] === 'string' && typeof error['message'] === 'string';
   if (status === 422)
     return isValidationList ? [] : [`status 422: not BTCPay's validation error list [{ path, message }]: ${JSON.stringify(body).slice(0, 300)}`];
-  // 400 is an API error, or the validation list the document gives some operations' 400.
+  // A 400 is an API error, or the validation list the document gives some operations' 400.
   if (status === 400 && isValidationList) return [];
   if (!isApiError) return [`status ${status}: not BTCPay's error shape { code, message }: ${JSON.stringify(body).slice(0, 300)}`];
-  if (status === 403 && (body as any).code === 'missing-permission' && typeof (body as any).missingPermission !== 'string') {
+  if (status === 403 && error?.['code'] === 'missing-permission' && typeof error['missingPermission'] !== 'string') {
     return [`status 403 missing-permission without the missingPermission BTCPay names: ${JSON.stringify(body)}`];
   }
   return [];
-}
-
-/** The document's formats: decimal strings and whole-second timestamps checked, the others descriptive. */
-function addGreenfieldFormats(ajv: Ajv): void {
-  ajv.addFormat('decimal', { type: 'string', validate: (s: string) => /^-?[0-9]+(\.[0-9]+)?$/.test(s) });
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && Math.abs(n) <= 2 ** 31 });
-  ajv.addFormat('unix timestamp in seconds', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('integer', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('uri', { type: 'string', validate: (s: string) => URL.canParse(s) });
-  ajv.addFormat('url', { type: 'string', validate: (s: string) => URL.canParse(s) });
-  for (const descriptive of ['double', 'seconds', 'minutes', 'days', 'binary']) ajv.addFormat(descriptive, true);
-}
-
-/** The schemas the document refers to without holding them, each matching nothing (see the file's comment). */
-function unpublished(document: GreenfieldDocument): Record<string, JsonObject> {
-  const text = JSON.stringify(document);
-  const missing: Record<string, JsonObject> = {};
-  for (const match of text.matchAll(/"#\/components\/schemas\/([A-Za-z0-9_]+)"/g)) {
-    const name = match[1]!;
-    if (!(name in document.components.schemas)) missing[name] = { not: {}, description: `${name}: not in BTCPay's published templates` };
-  }
-  return missing;
-}
-
-/**
- * A document schema as ajv reads it: local `$ref`s pointed at the registered document, `nullable`
- * read as OpenAPI 3.0 means it, `additionalProperties: false` dropped (see the file's comment).
- * `isMap`: `node` is a map of names to schemas (`components.schemas`, `properties`).
- */
-function prepare(node: any, isMap: boolean): any {
-  if (Array.isArray(node)) return node.map((item) => prepare(item, false));
-  if (typeof node !== 'object' || node === null) return node;
-  if (isMap) return Object.fromEntries(Object.entries(node).map(([name, schema]) => [name, prepare(schema, false)]));
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node as JsonObject)) {
-    if (key === 'nullable') continue;
-    if (key === 'additionalProperties' && value === false) continue;
-    if (DATA_KEYS.has(key)) out[key] = value;
-    else if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) out[key] = `${DOCUMENT_ID}${value}`;
-    else out[key] = prepare(value, key === 'properties' || key === 'patternProperties' || key === 'definitions');
-  }
-  return node.nullable === true ? { anyOf: [out, { type: 'null' }] } : out;
 }

@@ -14,7 +14,6 @@ import test from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { issueKey, newOwner, sandboxStore, startBtcpayKernel, type Owner, type SandboxClient } from '@gw/plugin-btcpay/testing';
 import { Receiver, type ReceivedRequest } from '@gw/testing';
-import { loadGreenfieldDocument } from './greenfield-document.js';
 import { GreenfieldValidator } from './greenfield-validator.js';
 import { startValidatingProxy, type ValidatingProxy } from './validating-proxy.js';
 import { PHP, runWooStep, type WooStep } from './woocommerce-driver.js';
@@ -31,7 +30,7 @@ const WOO_PERMISSIONS = [
 /** GreenfieldApiWebhook::WEBHOOK_EVENTS. */
 const WOO_EVENTS = ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceProcessing', 'InvoiceExpired', 'InvoiceSettled', 'InvoiceInvalid'];
 
-const validator = new GreenfieldValidator(loadGreenfieldDocument());
+const validator = new GreenfieldValidator();
 let gw: TestKernel;
 let proxy: ValidatingProxy;
 let shop: Receiver;

@@ -6,11 +6,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { loadGreenfieldDocument } from './greenfield-document.js';
 import { GreenfieldValidator } from './greenfield-validator.js';
 import { startValidatingProxy, type ValidatingProxy } from './validating-proxy.js';
 
-const validator = new GreenfieldValidator(loadGreenfieldDocument());
+const validator = new GreenfieldValidator();
 
 /** What the upstream answers next: status, content type, body. */
 type Scripted = { status: number; type?: string; body?: string; headers?: Record<string, string> };
@@ -90,7 +89,7 @@ test.serial('the request reaches the gateway unchanged and a redirect is passed 
 });
 
 test.serial('a field of the wrong type or format, a status outside the enum, is a violation naming the field', async (t) => {
-  const r = await exchange('GET', '/btcpay/api/v1/stores/store1/invoices/x', json({ ...INVOICE, createdTime: 1592312018.5, status: 'paid', amount: 23.5 }));
+  const r = await exchange('GET', '/btcpay/api/v1/stores/store1/invoices/x', json({ ...INVOICE, createdTime: '1592312018', status: 'paid', amount: 23.5 }));
   t.true(r.violations.some((v) => v.includes('/createdTime')));
   t.true(r.violations.some((v) => v.includes('/status')));
   t.true(r.violations.some((v) => v.includes('/amount')));

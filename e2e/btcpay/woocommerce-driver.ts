@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { btcpayPeersDir } from './greenfield-document.js';
+import { btcpayPeersDir } from '@gw/plugin-btcpay/testing';
 
 /** Debian's php-cli. */
 export const PHP = '/usr/bin/php';
