@@ -14,7 +14,7 @@ const EXPECTED: Record<string, string> = {
   'open reverted': 'New/PaidPartial',
   'open ambiguous': 'New/None',
   'open cancelled': 'New/None',
-  'open expired': 'Expired/None',
+  'open expired': 'New/None',
   'open expired_paid_late': 'Expired/PaidPartial',
   'open paid': 'Settled/None',
   'open overpaid': 'Settled/PaidOver',
