@@ -10,7 +10,7 @@ import {
   type SecretBox,
 } from '@gw/kernel';
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
-import { CLAIM_PATH, type ItemView, type PayoutItems } from '@gw/plugin-payouts/contract';
+import { CLAIM_PATH, type ItemView, PARTNER_CANCELLABLE_STATUSES, type PayoutItems } from '@gw/plugin-payouts/contract';
 import { fiatDecimals } from '@gw/plugin-rates/contract';
 import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
 import type { Knex } from 'knex';
@@ -158,6 +158,29 @@ export class PullPayments {
     const row = await this.find(pullPaymentId);
     if (row.project_id !== projectId) throw btcpayErrors.btcpay_pull_payment_not_found();
     return this.view(row, await this.refundOf(row));
+  }
+
+  /** The store (project) of a pull payment, for the store-less paths; 404 `pullpayment-not-found`. */
+  async storeOf(pullPaymentId: string): Promise<string> {
+    return (await this.find(pullPaymentId)).project_id;
+  }
+
+  /**
+   * BTCPay's archive: the pull payment pays nothing more. Here its refund is cancelled, which the
+   * key may do until an administrator approves it (422 `invalid-state` after: an administrator can
+   * still cancel it before it is paid); archiving an archived pull payment changes nothing.
+   */
+  async archive(projectId: string, pullPaymentId: string, actor: Actor): Promise<void> {
+    const row = await this.find(pullPaymentId);
+    if (row.project_id !== projectId) throw btcpayErrors.btcpay_pull_payment_not_found();
+    const refund = await this.refundOf(row);
+    if (refund.status === 'cancelled') return;
+    if (!PARTNER_CANCELLABLE_STATUSES.includes(refund.status)) {
+      throw btcpayErrors.btcpay_invalid_state({
+        message: `The refund of this pull payment is ${refund.status}: it can no longer be archived through the API (an administrator can cancel it until it is paid).`,
+      });
+    }
+    await this.deps.payoutsItems.cancel(projectId, 'refund', row.refund_id, actor);
   }
 
   /** The payouts of a pull payment: its refund once claimed (cancelled ones with `includeCancelled` only). */
