@@ -33,3 +33,4 @@ export { barChart } from './web/bar-chart.js';
 export { credentialFacts, PROJECT_NAME_MAX } from './web/project-facts.js';
 export { secretsPage, type ShownSecret } from './web/secrets-page.js';
 export { dashboardErrors } from './errors.js';
+export { safeReturnPath, signInReturningTo } from './sign-in/return-path.js';
