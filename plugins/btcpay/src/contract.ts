@@ -33,6 +33,8 @@ declare module '@gw/kernel' {
     // Each area adds its services here, one line each.
     /** Greenfield API keys: create (shown once), authenticate, list, revoke (credentials area). */
     readonly btcpayApiKeys: import('./credentials/api-key-service.js').BtcpayApiKeys;
+    /** BTCPay invoices, which are checkout sessions: create, read, list, payment methods, mark, archive (invoices area). */
+    readonly btcpayInvoices: import('./invoices/btcpay-invoices.js').BtcpayInvoices;
   }
 }
 
