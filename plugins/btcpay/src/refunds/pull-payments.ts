@@ -97,13 +97,19 @@ export class PullPayments {
     } catch (error) {
       throw asValidation(error);
     }
-    return this.create(projectId, invoice.session, paid, {
-      plan,
-      variant: request.variant,
-      name: request.name ?? `Refund ${sessionId}`,
-      description: request.description ?? '',
-      amountPath: request.variant === 'Custom' ? 'customAmount' : 'refundVariant',
-    }, actor);
+    return this.create(
+      projectId,
+      invoice.session,
+      paid,
+      {
+        plan,
+        variant: request.variant,
+        name: request.name ?? `Refund ${sessionId}`,
+        description: request.description ?? '',
+        amountPath: request.variant === 'Custom' ? 'customAmount' : 'refundVariant',
+      },
+      actor,
+    );
   }
 
   /**
@@ -128,13 +134,19 @@ export class PullPayments {
       currency: request.currency,
       currencyAmount: request.currency === paid.facts.coinCode ? null : request.amount,
     };
-    return this.create(projectId, invoice.session, paid, {
-      plan,
-      variant: null,
-      name: request.name ?? '',
-      description: request.description ?? '',
-      amountPath: 'amount',
-    }, actor);
+    return this.create(
+      projectId,
+      invoice.session,
+      paid,
+      {
+        plan,
+        variant: null,
+        name: request.name ?? '',
+        description: request.description ?? '',
+        amountPath: 'amount',
+      },
+      actor,
+    );
   }
 
   /** A pull payment by its id, whoever asks (BTCPay's public read); 404 `pullpayment-not-found`. */
@@ -145,10 +157,13 @@ export class PullPayments {
 
   /** A store's pull payments, newest first; archived (cancelled) ones with `includeArchived` only. */
   async ofStore(projectId: string, includeArchived: boolean): Promise<PullPaymentData[]> {
-    const rows = (await this.deps.db(PULL_PAYMENTS_TABLE).where({ project_id: projectId }).orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])) as StoredPullPayment[];
+    const rows = (await this.deps
+      .db(PULL_PAYMENTS_TABLE)
+      .where({ project_id: projectId })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])) as StoredPullPayment[];
     const views = await Promise.all(rows.map(async (row) => this.view(row, await this.refundOf(row))));
     return includeArchived ? views : views.filter((view) => !view.archived);
   }
@@ -248,8 +263,7 @@ export class PullPayments {
   /** The session when it is a BTCPay invoice of the project, with its state; 404 `invoice-not-found` otherwise. */
   private async btcpayInvoice(projectId: string, sessionId: string): Promise<RefundableInvoice> {
     const row = (await this.deps.db(INVOICES_TABLE).where({ project_id: projectId, session_id: sessionId }).first('session_id', 'marked_status')) as
-      | Pick<InvoiceRow, 'session_id' | 'marked_status'>
-      | undefined;
+      Pick<InvoiceRow, 'session_id' | 'marked_status'> | undefined;
     if (!row) throw btcpayErrors.btcpay_invoice_not_found();
     const session = await this.deps.sessionsCheckout.get(projectId, sessionId);
     return { session, row, state: stateOf(session, row) };
@@ -257,8 +271,12 @@ export class PullPayments {
 
   /** The refundable BTCPay invoice a store pull payment names (see {@link createForInvoiceOf}). */
   private async namedInvoice(projectId: string, request: CreatePullPaymentRequest): Promise<RefundableInvoice> {
-    const words = [request.name ?? '', request.description ?? ''].join(' ').split(/[\s;,:#]+/).filter((word) => word !== '');
-    const byId = (await this.deps.db(INVOICES_TABLE)
+    const words = [request.name ?? '', request.description ?? '']
+      .join(' ')
+      .split(/[\s;,:#]+/)
+      .filter((word) => word !== '');
+    const byId = (await this.deps
+      .db(INVOICES_TABLE)
       .where({ project_id: projectId })
       .whereIn('session_id', words.slice(0, 50))
       .orderBy('created_at', 'desc')
@@ -267,7 +285,8 @@ export class PullPayments {
     const byOrder =
       byId.length > 0 || orderNumber === undefined
         ? []
-        : ((await this.deps.db(INVOICES_TABLE)
+        : ((await this.deps
+            .db(INVOICES_TABLE)
             .where({ project_id: projectId, order_id: orderNumber })
             .orderBy('created_at', 'desc')
             .select('session_id', 'marked_status')) as Pick<InvoiceRow, 'session_id' | 'marked_status'>[]);
@@ -294,7 +313,11 @@ export class PullPayments {
    * refund is found from. `payoutMethods`, when given, must include that coin's payment method
    * (BTCPay refunds in a method the invoice was paid with).
    */
-  private async paidInvoice(invoice: RefundableInvoice, payoutMethods: readonly string[] | null, path: string): Promise<{ invoiceId: string; facts: PaidInvoice }> {
+  private async paidInvoice(
+    invoice: RefundableInvoice,
+    payoutMethods: readonly string[] | null,
+    path: string,
+  ): Promise<{ invoiceId: string; facts: PaidInvoice }> {
     const { session } = invoice;
     if (session.invoice_id === null || session.coin === null) throw btcpayErrors.btcpay_non_refundable();
     const coin = session.coin;
@@ -302,7 +325,8 @@ export class PullPayments {
     if (payoutMethods !== null) {
       const issues: ValidationIssue[] = [];
       payoutMethods.forEach((method, index) => {
-        if (codes.coinOfPaymentMethod(method) === undefined) issues.push({ path: `${path}[${index}]`, message: `Invalid or unsupported payout method: ${method}` });
+        if (codes.coinOfPaymentMethod(method) === undefined)
+          issues.push({ path: `${path}[${index}]`, message: `Invalid or unsupported payout method: ${method}` });
       });
       if (issues.length === 0 && !payoutMethods.some((method) => codes.coinOfPaymentMethod(method) === coin)) {
         issues.push({ path, message: 'Please select one of the payment methods which were available for the original invoice' });
@@ -414,7 +438,10 @@ function refundRefusal(error: unknown, amountPath: string, coins: (units: bigint
   if (error.code === 'refund_not_refundable') return btcpayErrors.btcpay_non_refundable();
   if (error.code === 'refund_exceeds_received') {
     const details = (error.details ?? {}) as { received_units?: string; refunded_units?: string };
-    const left = details.received_units !== undefined && details.refunded_units !== undefined ? BigInt(details.received_units) - BigInt(details.refunded_units) : undefined;
+    const left =
+      details.received_units !== undefined && details.refunded_units !== undefined
+        ? BigInt(details.received_units) - BigInt(details.refunded_units)
+        : undefined;
     return validationFailed([
       {
         path: amountPath,

@@ -91,5 +91,8 @@ test('Custom: the coin itself, the invoice currency at its price, or USD at the 
   t.is(unitsOf('1.000', 'EUR', EUR_INVOICE, 'amount', 'currency'), 1000n, 'zeros past the places are fine');
   t.is(t.throws(() => unitsOf('0.000000001', 'BTC', EUR_INVOICE, 'amount', 'currency'), { instanceOf: VariantError }).path, 'amount');
   // Worth less than one base unit: a zero refund.
-  t.is(t.throws(() => planRefund(EUR_INVOICE, ask('Custom', { customAmount: '0.0001', customCurrency: 'USD' })), { instanceOf: VariantError }).path, 'customAmount');
+  t.is(
+    t.throws(() => planRefund(EUR_INVOICE, ask('Custom', { customAmount: '0.0001', customCurrency: 'USD' })), { instanceOf: VariantError }).path,
+    'customAmount',
+  );
 });

@@ -13,9 +13,9 @@ import type { Knex } from 'knex';
 const AnyBody = Type.Unknown();
 const TAGS = ['btcpay'];
 
-/** The audit actor of a Greenfield call: the key, through the `btcpay` channel. */
+/** The audit actor of a Greenfield write: the key (`btcpay_key:<id>`) through the `btcpay` channel. */
 function actorOf(input: RouteInput<unknown, unknown, unknown>): Actor {
-  return { actor: input.auth.actor, channel: 'btcpay', requestId: input.requestId };
+  return { actor: `btcpay_key:${principalOf(input.ctx).keyId}`, channel: 'btcpay', requestId: input.requestId };
 }
 
 /** A body checked by `parse`, its problems as BTCPay's 422 list. */
@@ -72,11 +72,12 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       params: Type.Object({ invoiceId: Type.String() }),
       body: AnyBody,
       handler: async (input) => {
-        // The key must be able to refund somewhere before the invoice is looked up (BTCPay's policy check comes first).
-        requirePermission(principalOf(input.ctx), 'btcpay.store.cancreatenonapprovedpullpayments');
+        const caller = principalOf(input.ctx);
         const storeId = await projectOfInvoice(deps.db, input.params.invoiceId);
-        if (storeId === undefined) throw btcpayErrors.btcpay_invoice_not_found();
-        return refund(input, storeId, input.params.invoiceId);
+        const project = storeId === undefined ? undefined : await caller.findProject(storeId);
+        // An invoice of another operator's store is not one this key can know of.
+        if (!project || project.operatorId !== caller.operatorId) throw btcpayErrors.btcpay_invoice_not_found();
+        return refund(input, project.id, input.params.invoiceId);
       },
     }),
     defineRoute({
@@ -120,8 +121,13 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       ...common,
       params: Type.Object({ pullPaymentId: Type.String() }),
       handler: async (input) => {
-        requirePermission(principalOf(input.ctx), 'btcpay.store.canarchivepullpayments');
-        return archive(input, await pulls().storeOf(input.params.pullPaymentId), input.params.pullPaymentId);
+        const caller = principalOf(input.ctx);
+        requirePermission(caller, 'btcpay.store.canarchivepullpayments');
+        const storeId = await pulls().storeOf(input.params.pullPaymentId);
+        const project = await caller.findProject(storeId);
+        // Another operator's pull payment is not one this key can know of.
+        if (!project || project.operatorId !== caller.operatorId) throw btcpayErrors.btcpay_pull_payment_not_found();
+        return archive(input, storeId, input.params.pullPaymentId);
       },
     }),
     defineRoute({
