@@ -323,12 +323,13 @@ export class PullPayments {
     const coin = session.coin;
     const codes = this.deps.btcpayCoins;
     if (payoutMethods !== null) {
+      // BTCPay's WooCommerce plugin sends the store's payment method ids with `-` made `_` (`BTC_CHAIN`).
+      const coinOf = (method: string) => codes.coinOfPaymentMethod(method) ?? codes.coinOfPaymentMethod(method.replace(/_CHAIN$/i, '-CHAIN'));
       const issues: ValidationIssue[] = [];
       payoutMethods.forEach((method, index) => {
-        if (codes.coinOfPaymentMethod(method) === undefined)
-          issues.push({ path: `${path}[${index}]`, message: `Invalid or unsupported payout method: ${method}` });
+        if (coinOf(method) === undefined) issues.push({ path: `${path}[${index}]`, message: `Invalid or unsupported payout method: ${method}` });
       });
-      if (issues.length === 0 && !payoutMethods.some((method) => codes.coinOfPaymentMethod(method) === coin)) {
+      if (issues.length === 0 && !payoutMethods.some((method) => coinOf(method) === coin)) {
         issues.push({ path, message: 'Please select one of the payment methods which were available for the original invoice' });
       }
       if (issues.length > 0) throw validationFailed(issues);
