@@ -97,6 +97,7 @@ test.serial(
     const connected = await shop.connect();
     t.true(connected.hasSingleStore && connected.hasRequiredPermissions, JSON.stringify(connected.apiKey));
     t.deepEqual(connected.paymentMethods, ['ETH_CHAIN'], 'the production store has a verified ETH wallet only');
+    await shop.registerWebhook();
 
     const order = shop.order('12.34', 'EUR', { paymentMethods: ['ETH_CHAIN'] });
     const { created, redirect } = await shop.step('checkout', { storeId: shop.stored.storeId, order });

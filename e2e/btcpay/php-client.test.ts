@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import test from 'ava';
-import { freePort, type TestKernel } from '@gw/kernel/testing';
+import { freePort, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { issueKey, newOwner, sandboxStore, startBtcpayKernel, type Owner, type SandboxClient } from '@gw/plugin-btcpay/testing';
 import { GreenfieldValidator } from './greenfield-validator.js';
 import { startValidatingProxy, type ValidatingProxy } from './validating-proxy.js';
@@ -56,6 +56,18 @@ async function pay(invoiceId: string, coin: string): Promise<string> {
   return paying;
 }
 
+/** The plugin's reads of a paid order (`order-payments`) once the invoice is Settled. */
+function settledPayments(invoiceId: string): Promise<any> {
+  return waitFor(
+    async () => {
+      const payments = await shop.step('order-payments', { storeId: shop.stored.storeId, invoiceId });
+      return payments.invoice.status === 'Settled' && payments;
+    },
+    30_000,
+    `${invoiceId} Settled`,
+  );
+}
+
 test.serial('php-cli with the curl extension is installed (.ci/run installs php-cli and php-curl)', (t) => {
   t.true(existsSync(PHP), `${PHP} is missing (Debian package php-cli)`);
 });
@@ -74,23 +86,35 @@ test.serial("connecting the shop: the key's permissions, the server, the store, 
   );
   t.true(result.server.fullySynched, 'fullySynched: the plugin refuses a server still synching');
   t.true(result.server.supportsRefunds, 'a version the plugin treats as supporting refunds (1.7.6 or later)');
-  t.is(result.webhook.url, shop.webhookUrl);
-  t.true(typeof result.webhook.secret === 'string' && result.webhook.secret.length >= 16, 'a generated secret, given once');
-  t.true(result.webhook.enabled);
   t.true(result.paymentMethods.includes('BTC_CHAIN'), `BTC on-chain among ${result.paymentMethods.join(', ')}`);
   t.true(result.paymentMethods.length >= 2, 'several coins');
 });
 
+test.serial('saving the settings registers a webhook for the plugin’s events, its secret given once', async (t) => {
+  const webhook = await shop.registerWebhook();
+  t.is(webhook.url, shop.webhookUrl);
+  t.true(typeof webhook.secret === 'string' && webhook.secret.length >= 16, 'a generated secret');
+  t.is(webhook.secretGetter, webhook.secret);
+  t.true(webhook.enabled);
+  t.true(webhook.automaticRedelivery);
+  t.like(webhook.data.authorizedEvents, { everything: false });
+  t.deepEqual([...webhook.data.authorizedEvents.specificEvents].sort(), [...WOO_EVENTS].sort());
+});
+
 test.serial('the webhook is found again and updated as the plugin’s 1.0.3 update does, keeping its secret', async (t) => {
-  const result = await shop.step('webhook-recheck', { storeId: shop.stored.storeId, webhook: shop.stored.webhook });
+  const result = await shop.step('webhook-recheck', { storeId: shop.stored.storeId, webhook: shop.webhook });
   t.true(result.exists);
-  t.is(result.updated.id, shop.stored.webhook.id);
+  t.is(result.updated.id, shop.webhook.id);
   t.like(result.events, { everything: false });
   t.deepEqual([...result.events.specificEvents].sort(), [...WOO_EVENTS].sort());
 });
 
 /** The settled BTC order, for the refunds. */
 let settled: { invoiceId: string; orderNumber: string } | undefined;
+/** The settled ETH order, for the refund of an invoice (the BTC one is refunded as the plugin refunds). */
+let settledEth: string | undefined;
+/** The BTC order's redirect for a returning payer, and its checkout link. */
+let returning: { link: string; checkoutLink: string } | undefined;
 
 test.serial('a EUR order paid in BTC: the invoice as created and read, then Settled, with the webhooks the plugin handles', async (t) => {
   const order = shop.order('23.50');
@@ -109,22 +133,10 @@ test.serial('a EUR order paid in BTC: the invoice as created and read, then Sett
   const page = await fetch(checkout.redirect);
   t.is(page.status, 200, checkout.redirect);
   t.regex(page.headers.get('content-type') ?? '', /text\/html/);
-  // A returning payer is sent to `{BTCPay URL}/i/{invoiceId}`, which must lead to the same page.
-  const again = await fetch(checkout.existingRedirect, { redirect: 'manual' });
-  t.true([301, 302, 303, 307, 308].includes(again.status), `${checkout.existingRedirect} redirects (got ${again.status})`);
-  t.is(new URL(again.headers.get('location') ?? '', checkout.existingRedirect).href, checkout.redirect);
+  returning = { link: checkout.existingRedirect, checkoutLink: checkout.redirect };
 
   await pay(created.id, 'btc');
-  await shop.waitForEvents(created.id, ['InvoiceReceivedPayment', 'InvoiceProcessing', 'InvoicePaymentSettled', 'InvoiceSettled']);
-  const events = await shop.checkDeliveries(t, created.id);
-  const settledEvent = events.find((e) => e.type === 'InvoiceSettled');
-  t.like(settledEvent, { manuallyMarked: false, overPaid: false });
-  t.is(settledEvent.metadata.orderId, order['number']);
-  const receivedPayment = events.find((e) => e.type === 'InvoiceReceivedPayment');
-  t.is(receivedPayment.afterExpiration, false);
-  t.is(receivedPayment.paymentMethodId, 'BTC-CHAIN');
-
-  const payments = await shop.step('order-payments', { storeId: shop.stored.storeId, invoiceId: created.id });
+  const payments = await settledPayments(created.id);
   t.true(payments.invoiceIsFullyPaid, 'invoiceIsFullyPaid');
   t.like(payments.invoice, { status: 'Settled', isSettled: true });
   const btc = payments.paymentMethods.find((m: any) => m.paymentMethod === 'BTC-CHAIN');
@@ -136,19 +148,39 @@ test.serial('a EUR order paid in BTC: the invoice as created and read, then Sett
   t.like(btc.order.payments[0], { status: 'Settled', destination: btc.destination });
   t.true(btc.order.payments[0].timestamp > 0);
   settled = { invoiceId: created.id, orderNumber: order['number'] };
+
+  await shop.waitForEvents(created.id, ['InvoiceReceivedPayment', 'InvoiceProcessing', 'InvoicePaymentSettled', 'InvoiceSettled']);
+  const events = await shop.checkDeliveries(t, created.id);
+  const settledEvent = events.find((e) => e.type === 'InvoiceSettled');
+  t.like(settledEvent, { manuallyMarked: false, overPaid: false });
+  t.is(settledEvent.metadata.orderId, order['number']);
+  const receivedPayment = events.find((e) => e.type === 'InvoiceReceivedPayment');
+  t.is(receivedPayment.afterExpiration, false);
+  t.is(receivedPayment.paymentMethodId, 'BTC-CHAIN');
 });
+
+test.serial(
+  'a returning payer is sent to `{BTCPay URL}/i/{invoiceId}` (the plugin’s redirect for an existing invoice), which leads to the checkout link',
+  async (t) => {
+    if (!returning) return t.fail('no order (see the BTC order test)');
+    const again = await fetch(returning.link, { redirect: 'manual' });
+    t.true([301, 302, 303, 307, 308].includes(again.status), `${returning.link} redirects (got ${again.status})`);
+    t.is(new URL(again.headers.get('location') ?? '', returning.link).href, returning.checkoutLink);
+  },
+);
 
 test.serial('a EUR order paid in an EVM token (USDT on Ethereum) settles the same way', async (t) => {
   const { created } = await shop.step('checkout', { storeId: shop.stored.storeId, order: shop.order('19.99') });
   await pay(created.id, 'usdt_erc20');
-  await shop.waitForEvents(created.id, ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceSettled']);
-  await shop.checkDeliveries(t, created.id);
-  const payments = await shop.step('order-payments', { storeId: shop.stored.storeId, invoiceId: created.id });
+  const payments = await settledPayments(created.id);
   t.like(payments.invoice, { status: 'Settled', isSettled: true });
   const paid = payments.paymentMethods.filter((m: any) => m.order);
   t.is(paid.length, 1);
   t.is(paid[0].paymentMethod, 'USDT_ERC20-CHAIN');
+  t.is(paid[0].cryptoCode, 'USDT_ERC20');
   t.is(Number(paid[0].order.total_due), 0);
+  await shop.waitForEvents(created.id, ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceSettled']);
+  await shop.checkDeliveries(t, created.id);
 });
 
 test.serial('a USD order of one coin (the plugin’s separate ETH gateway) is paid in ETH and settles', async (t) => {
@@ -159,9 +191,10 @@ test.serial('a USD order of one coin (the plugin’s separate ETH gateway) is pa
     ['ETH_CHAIN'],
   );
   await pay(created.id, 'eth');
+  t.true((await settledPayments(created.id)).invoiceIsFullyPaid);
+  settledEth = created.id;
   await shop.waitForEvents(created.id, ['InvoiceSettled']);
   await shop.checkDeliveries(t, created.id);
-  t.true((await shop.step('order-payments', { storeId: shop.stored.storeId, invoiceId: created.id })).invoiceIsFullyPaid);
 });
 
 test.serial('an order the shop abandons is marked invalid: Invalid (Marked), and InvoiceInvalid says manuallyMarked', async (t) => {
@@ -194,16 +227,16 @@ test.serial('a refund as the plugin makes it (a pull payment of the store) has a
   t.regex(claim.headers.get('content-type') ?? '', /text\/html/);
 });
 
-test.serial('a refund of the BTC invoice (Invoice::refundInvoice) is a pull payment with a working view link', async (t) => {
-  if (!settled) return t.fail('no settled order (see the BTC order test)');
+test.serial('a refund of the ETH invoice (Invoice::refundInvoice, at the rate of the payment) is a pull payment with a working view link', async (t) => {
+  if (!settledEth) return t.fail('no settled ETH order (see the ETH order test)');
   const result = await shop.step('refund-invoice', {
     storeId: shop.stored.storeId,
-    invoiceId: settled.invoiceId,
+    invoiceId: settledEth,
     refundVariant: 'RateThen',
-    paymentMethod: 'BTC-CHAIN',
-    name: `Refund of order ${settled.orderNumber}`,
+    paymentMethod: 'ETH-CHAIN',
+    name: 'Refund of the ETH order',
   });
-  t.is(result.pullPayment.currency, 'BTC');
+  t.is(result.pullPayment.currency, 'ETH');
   t.true(Number(result.pullPayment.amount) > 0);
   t.is(result.reread.id, result.pullPayment.id);
   t.deepEqual(result.payouts, [], 'nothing claimed yet');

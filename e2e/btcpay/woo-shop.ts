@@ -26,9 +26,15 @@ export const WOO_EVENTS = ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'I
 /** What the plugin stores once connected (its `btcpay_gf_*` options). */
 export interface ShopOptions {
   readonly storeId: string;
-  readonly webhook: { readonly id: string; readonly secret: string; readonly url: string };
   /** The store's payment methods as the plugin's gateway symbols (`BTC_CHAIN`). */
   readonly paymentMethods: readonly string[];
+}
+
+/** The webhook as the plugin stores it (`btcpay_gf_webhook`). */
+export interface StoredWebhook {
+  readonly id: string;
+  readonly secret: string;
+  readonly url: string;
 }
 
 /** A delivery the shop received, and its parsed body. */
@@ -41,6 +47,7 @@ let orderNumber = 1000;
 
 export class WooShop {
   private options: ShopOptions | undefined;
+  private hook: StoredWebhook | undefined;
 
   private constructor(
     /** The BTCPay server URL the shop is given: the proxy's `{url}/btcpay`. */
@@ -71,8 +78,15 @@ export class WooShop {
 
   /** Runs the `connect` step and keeps what the plugin stores; its whole result. */
   async connect(): Promise<any> {
-    const result = await this.step('connect', { webhookUrl: this.webhookUrl });
-    this.options = { storeId: result.storeId, webhook: result.webhook, paymentMethods: result.paymentMethods };
+    const result = await this.step('connect');
+    this.options = { storeId: result.storeId, paymentMethods: result.paymentMethods };
+    return result;
+  }
+
+  /** Runs the `register-webhook` step and keeps the webhook as the plugin stores it; its whole result. */
+  async registerWebhook(): Promise<any> {
+    const result = await this.step('register-webhook', { storeId: this.stored.storeId, webhookUrl: this.webhookUrl });
+    this.hook = { id: result.id, secret: result.secret, url: result.url };
     return result;
   }
 
@@ -80,6 +94,12 @@ export class WooShop {
   get stored(): ShopOptions {
     if (!this.options) throw new Error('the shop did not connect (see the connecting test)');
     return this.options;
+  }
+
+  /** The webhook the shop registered (its id, secret and URL). */
+  get webhook(): StoredWebhook {
+    if (!this.hook) throw new Error('the shop registered no webhook (see the webhook test)');
+    return this.hook;
   }
 
   /** A WooCommerce order as the plugin passes it to createInvoice (customer data sent, medium speed). */
@@ -126,7 +146,8 @@ export class WooShop {
    */
   async checkDeliveries(t: ExecutionContext, invoiceId: string): Promise<any[]> {
     const received = this.deliveriesOf(invoiceId);
-    const { storeId, webhook } = this.stored;
+    const { storeId } = this.stored;
+    const webhook = this.webhook;
     for (const { request, event } of received) {
       t.true(signatureValid(request, webhook.secret), `BTCPay-Sig of ${event.type}`);
       t.deepEqual(this.validator.checkWebhookEvent(request.body), [], `${event.type} against the document`);

@@ -13,7 +13,8 @@ export const PHP = '/usr/bin/php';
 const SCRIPT = join(fileURLToPath(new URL('.', import.meta.url)), 'php', 'woocommerce-sequence.php');
 
 /** The steps of the script (its header describes each). */
-export type WooStep = 'connect' | 'webhook-recheck' | 'checkout' | 'order-payments' | 'mark-invalid' | 'refund' | 'refund-invoice' | 'webhooks' | 'bad-input';
+export type WooStep =
+  'connect' | 'register-webhook' | 'webhook-recheck' | 'checkout' | 'order-payments' | 'mark-invalid' | 'refund' | 'refund-invoice' | 'webhooks' | 'bad-input';
 
 /** What a step calls with: the BTCPay URL the shop was given, its key, what it stored before. */
 export interface WooStepContext {

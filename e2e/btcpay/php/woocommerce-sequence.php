@@ -16,8 +16,9 @@
  * Steps, named after the plugin's code paths:
  *   connect         the settings page after the authorization redirect: GreenfieldApiHelper::checkApiKeyWorks,
  *                   GlobalSettings::save (ApiKey::getCurrent and the permission checks of
- *                   GreenfieldApiAuthorization, Server::getInfo), GreenfieldApiWebhook::registerWebhook,
+ *                   GreenfieldApiAuthorization, Server::getInfo),
  *                   GreenfieldApiHelper::supportedPaymentMethods (StorePaymentMethod::getPaymentMethods).
+ *   register-webhook GreenfieldApiWebhook::registerWebhook (Webhook::createWebhook), as saving the settings does.
  *   webhook-recheck GreenfieldApiWebhook::webhookExists, then the 1.0.3 update's getWebhook + updateWebhook.
  *   checkout        AbstractGateway::process_payment: createInvoice (fiat amount, order number as
  *                   orderId, metadata, checkout options), then a second visit: validInvoiceExists
@@ -240,7 +241,6 @@ function steps(string $step, string $url, string $key, array $input): array
             $permissions = $apiKey->getPermissions();
             $storeId = explode(':', $permissions[0])[1] ?? null;
             $serverInfo = (new Server($url, $key))->getInfo();
-            $webhook = (new Webhook($url, $key))->createWebhook($storeId, $input['webhookUrl'], WEBHOOK_EVENTS, null);
             return [
                 'stores' => array_map(static fn ($s) => ['id' => $s->getId(), 'name' => $s->getName(), 'data' => $s->getData()], $stores),
                 'apiKey' => ['data' => $apiKey->getData(), 'label' => $apiKey->getLabel(), 'permissions' => $permissions],
@@ -256,10 +256,20 @@ function steps(string $step, string $url, string $key, array $input): array
                     'supportsRefunds' => !version_compare($serverInfo->getVersion(), '1.7.6', '<'),
                     'supportedPaymentMethods' => $serverInfo->getSupportedPaymentMethods(),
                 ],
-                // What update_option('btcpay_gf_webhook', …) stores.
-                'webhook' => ['id' => $webhook->getData()['id'], 'secret' => $webhook->getData()['secret'], 'url' => $webhook->getData()['url'],
-                    'enabled' => $webhook->isEnabled(), 'automaticRedelivery' => $webhook->hasAutomaticRedelivery(), 'secretGetter' => $webhook->getSecret(), 'data' => $webhook->getData()],
                 'paymentMethods' => supportedPaymentMethods($url, $key, $storeId),
+            ];
+
+        case 'register-webhook':
+            $webhook = (new Webhook($url, $key))->createWebhook($input['storeId'], $input['webhookUrl'], WEBHOOK_EVENTS, null);
+            // What update_option('btcpay_gf_webhook', …) stores, and the getters of the result.
+            return [
+                'id' => $webhook->getData()['id'],
+                'secret' => $webhook->getData()['secret'],
+                'url' => $webhook->getData()['url'],
+                'enabled' => $webhook->isEnabled(),
+                'automaticRedelivery' => $webhook->hasAutomaticRedelivery(),
+                'secretGetter' => $webhook->getSecret(),
+                'data' => $webhook->getData(),
             ];
 
         case 'webhook-recheck':
