@@ -18,6 +18,6 @@ export const btcpayErrors = defineErrors('btcpay', {
   btcpay_validation_failed: { status: 422, message: 'The request is invalid.' },
   btcpay_invalid_state: { status: 422, message: 'The request is not possible in the current state of the resource.' },
   btcpay_not_supported: { status: 400, message: 'This gateway does not support this feature of the Greenfield API.' },
-  btcpay_authorize_request_invalid: { status: 400, message: 'The API-key authorization request is invalid: an unknown permission, a redirect that is not an http(s) URL, or a malformed parameter.' },
-  btcpay_authorize_choice_invalid: { status: 400, message: 'The approval cannot be granted as chosen: pick one of your projects and at least one permission this gateway grants.' },
+  btcpay_authorize_request_invalid: { status: 400, message: 'The API-key authorization request is invalid (a permission, the redirect or a parameter).' },
+  btcpay_authorize_choice_invalid: { status: 400, message: 'The approval cannot be granted as chosen (the project or the permissions).' },
 });
