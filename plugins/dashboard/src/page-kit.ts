@@ -23,6 +23,7 @@ export {
   type NavEntry,
   type NavPageDefinition,
   type PageAction,
+  type PageResponse,
   type PageView,
   type SignedInUser,
 } from './web/dashboard-page.js';

@@ -30,7 +30,9 @@ export function approvalView(req: Pick<DashboardRequest<unknown>, 'csrf' | 'user
   const app = applicationLabel(request);
   const { grantable, refused } = splitRequested(request);
   const storeAsked = grantable.some(isStorePolicy);
-  const reason = whyNotGrantable(request) ?? (storeAsked && context.projects.length === 0 ? 'You have no project yet: create one first, then open the request again.' : undefined);
+  const reason =
+    whyNotGrantable(request) ??
+    (storeAsked && context.projects.length === 0 ? 'You have no project yet: create one first, then open the request again.' : undefined);
   const admin = req.user.role === 'admin';
   return html`<h1>Authorize ${app}</h1>
 <p><strong>${app}</strong> asks for an API key to your projects on this gateway (BTCPay Server's Greenfield API).${request.applicationIdentifier && request.applicationName ? html` Application identifier: <code>${request.applicationIdentifier}</code>.` : null}</p>
@@ -40,9 +42,13 @@ ${reason ? html`<div class="error" role="alert"><p>${reason}</p></div>` : null}
 ${admin ? null : html`<p class="warning">Only an administrator of your operator can approve this request. Ask one to open the application's request.</p>`}
 <form method="post" action="${APPROVAL_PATH}">${csrfField(req)}${onceField()}
 <input type="hidden" name="request" value="${authorizeQuery(request)}">
-${reason || !admin ? null : html`<label for="key-label">Label of the key</label>
+${
+  reason || !admin
+    ? null
+    : html`<label for="key-label">Label of the key</label>
 <input id="key-label" name="label" type="text" maxlength="${APPLICATION_TEXT_MAX}" value="${app}">
-${storeAsked ? storeChoice(request, context.projects) : null}`}
+${storeAsked ? storeChoice(request, context.projects) : null}`
+}
 ${permissionList(request, grantable, refused, !reason && admin)}
 <div>${reason || !admin ? null : html`<button type="submit" name="decision" value="approve">Approve</button> `}<button type="submit" name="decision" value="deny" class="danger">Deny</button></div>
 </form>`;

@@ -57,7 +57,9 @@ export function parseAuthorizeRequest(query: URLSearchParams): AuthorizeRequest 
     const value = raw.trim();
     if (value === '') continue;
     if (value.includes(':'))
-      throw invalid(`The permission ${quoted(value)} names a store: ask for "${value.slice(0, value.indexOf(':'))}" and the person approving picks the stores.`);
+      throw invalid(
+        `The permission ${quoted(value)} names a store: ask for "${value.slice(0, value.indexOf(':'))}" and the person approving picks the stores.`,
+      );
     const policy = value.toLowerCase();
     if (!isBtcpayPolicy(policy)) throw invalid(`The permission ${quoted(value)} is not a BTCPay permission. Known permissions: ${BTCPAY_POLICIES.join(', ')}.`);
     if (!permissions.includes(policy)) permissions.push(policy);

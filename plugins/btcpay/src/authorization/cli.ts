@@ -14,7 +14,8 @@ export const btcpayKeyCommands: CliCommand[] = [
       const operators = await deps.tenancyOperators.list();
       const given = flags['operator'] ? String(flags['operator']) : undefined;
       const operatorId = given ? (await deps.tenancyOperators.find(given)).id : operators.length === 1 ? operators[0]!.id : undefined;
-      if (!operatorId) throw operators.length === 0 ? tenancyErrors.operator_not_found({ message: 'No operator exists yet.' }) : tenancyErrors.operator_required();
+      if (!operatorId)
+        throw operators.length === 0 ? tenancyErrors.operator_not_found({ message: 'No operator exists yet.' }) : tenancyErrors.operator_required();
       const { limit, cursor } = pageFlags(flags);
       const keys = await deps.btcpayApiKeys.list(operatorId, { limit, ...(cursor ? { after: cursor } : {}) });
       return keys.length === limit ? { keys, next_cursor: keys[keys.length - 1]!.id } : { keys };

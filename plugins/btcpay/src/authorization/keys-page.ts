@@ -1,4 +1,4 @@
-import { html, isUlid, type SafeHtml } from '@gw/kernel';
+import { html, isUlid, publicBaseUrl, type SafeHtml } from '@gw/kernel';
 import {
   actionButton,
   badge,
@@ -46,7 +46,9 @@ export const btcpayKeysPage = definePage<Services>({
     const keys = await req.services.btcpayApiKeys.list(req.user.operatorId, pageOf(req));
     const projects = new Map((await operatorProjects(req)).map((p) => [p.id, p]));
     const users = await approvers(req, keys);
-    const serverUrl = `${req.services.kernelConfig.http.baseUrl.replace(/\/$/, '')}${req.services.btcpayConfig.pathPrefix}`;
+    // The configured public address, else the one this page was reached at.
+    const base = req.services.kernelConfig.http.baseUrl ? publicBaseUrl(req.services.kernelConfig) : `${req.ctx.protocol}://${req.ctx.host}`;
+    const serverUrl = `${base}${req.services.btcpayConfig.pathPrefix}`;
     return page(
       'BTCPay keys',
       html`<h1>BTCPay keys</h1>
@@ -154,7 +156,7 @@ async function earlierKeys(req: Request, request: AuthorizeRequest): Promise<Btc
   if (request.applicationIdentifier === null || request.redirect === null) return [];
   const found: BtcpayApiKeyView[] = [];
   let after: string | undefined;
-  for (let read = 0; read < EARLIER_SCAN; ) {
+  for (let read = 0; read < EARLIER_SCAN;) {
     const keys = await req.services.btcpayApiKeys.list(req.user.operatorId, { limit: 200, ...(after ? { after } : {}) });
     found.push(...keys.filter((k) => k.revoked_at_iso === null && k.application_identifier === request.applicationIdentifier));
     read += keys.length;

@@ -26,8 +26,7 @@ const refused = (what: string): string => `${what} This gateway gives no API key
 export const PERMISSION_DESCRIPTIONS: Readonly<Record<BtcpayPolicy, PermissionDescription>> = {
   unrestricted: {
     title: 'Unrestricted access',
-    description:
-      'Everything this API allows on every project of your operator, including projects created later. Server administration stays excluded.',
+    description: 'Everything this API allows on every project of your operator, including projects created later. Server administration stays excluded.',
     use: 'used',
   },
   'btcpay.store.canmodifystoresettings': {
@@ -78,10 +77,18 @@ export const PERMISSION_DESCRIPTIONS: Readonly<Record<BtcpayPolicy, PermissionDe
   'btcpay.user.canviewprofile': { title: 'View your profile', description: unused('Read your user profile.'), use: 'unused' },
   'btcpay.user.canmodifyprofile': { title: 'Manage your profile', description: unused('Change your user profile.'), use: 'unused' },
   'btcpay.user.canviewnotificationsforuser': { title: 'View your notifications', description: unused('Read your notifications.'), use: 'unused' },
-  'btcpay.user.canmanagenotificationsforuser': { title: 'Manage your notifications', description: unused('Read and dismiss your notifications.'), use: 'unused' },
+  'btcpay.user.canmanagenotificationsforuser': {
+    title: 'Manage your notifications',
+    description: unused('Read and dismiss your notifications.'),
+    use: 'unused',
+  },
   'btcpay.user.candeleteuser': { title: 'Delete your user', description: unused('Delete your user account.'), use: 'unused' },
   'btcpay.server.canmodifyserversettings': { title: 'Manage the server', description: refused("Change the server's settings."), use: 'refused' },
-  'btcpay.server.canuseinternallightningnode': { title: "Use the server's Lightning node", description: refused("Use the server's own Lightning node."), use: 'refused' },
+  'btcpay.server.canuseinternallightningnode': {
+    title: "Use the server's Lightning node",
+    description: refused("Use the server's own Lightning node."),
+    use: 'refused',
+  },
   'btcpay.server.canviewlightninginvoiceinternalnode': {
     title: "View the server node's Lightning invoices",
     description: refused("Read Lightning invoices of the server's own node."),
