@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { assertGreenfieldAnswer } from './greenfield-document.js';
 import { greenfield, issueKey, newOwner, productionStore, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type Owner } from './helpers.js';
@@ -19,7 +19,7 @@ test.after.always(async () => {
 
 /** A Greenfield call whose answer is checked against BTCPay's document before the test looks at it. */
 async function call(
-  t: Parameters<Parameters<typeof test>[1]>[0],
+  t: ExecutionContext,
   token: string | undefined,
   method: string,
   path: string,
