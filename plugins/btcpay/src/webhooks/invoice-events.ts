@@ -4,7 +4,8 @@ import { sessionIdOfExternalId, type SessionStatus, type SessionStatusChange } f
 import type { ProtocolDeliveries, ProtocolDelivery } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import { btcpayState, type BtcpayState, type MarkableStatus } from '../invoices/status-table.js';
-import { eventBody, greenfieldPayment, type InvoiceEvent, paymentIdOf, paymentMethodIdOf } from './event-bodies.js';
+import { paymentMethodIdOf } from '../credentials/payment-method-ids.js';
+import { eventBody, greenfieldPayment, type InvoiceEvent, paymentIdOf } from './event-bodies.js';
 import { BTCPAY_SIGNER } from './event-types.js';
 import type { BtcpayWebhooks } from './webhook-service.js';
 
