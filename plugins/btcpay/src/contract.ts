@@ -37,6 +37,8 @@ declare module '@gw/kernel' {
     readonly btcpayWebhooks: import('./webhooks/webhook-service.js').BtcpayWebhooks;
     /** BTCPay's invoice events, decided and enqueued in the transactions that cause them (webhooks area). */
     readonly btcpayWebhookEvents: import('./webhooks/invoice-events.js').BtcpayWebhookEvents;
+    /** BTCPay invoices, which are checkout sessions: create, read, list, payment methods, mark, archive (invoices area). */
+    readonly btcpayInvoices: import('./invoices/btcpay-invoices.js').BtcpayInvoices;
     /** A store's payment methods (coins with a verified wallet) and the payment method id rule (credentials area). */
     readonly btcpayStorePaymentMethods: import('./credentials/store-payment-methods.js').StorePaymentMethods;
   }
