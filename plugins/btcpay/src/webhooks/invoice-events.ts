@@ -148,7 +148,8 @@ export class BtcpayWebhookEvents {
     }
     const gatewayInvoiceId = next.invoice_id;
     if (state.status !== track!.status) {
-      const status = statusEvent(state, current);
+      const paidSome = next.announced_payments.some((key) => key.startsWith('InvoiceReceivedPayment:'));
+      const status = statusEvent(state, current, paidSome);
       if (status) events.push({ ...base, ...status, gatewayInvoiceId });
     }
 
@@ -227,8 +228,12 @@ function announcedState(state: BtcpayState, current: InvoiceView | undefined): B
   return { status: 'New', additionalStatus: 'PaidPartial' };
 }
 
-/** The event of entering `state`'s status, with its fields; none for `New`. */
-function statusEvent(state: BtcpayState, current: InvoiceView | undefined): Pick<InvoiceEvent, 'type' | 'fields'> | undefined {
+/**
+ * The event of entering `state`'s status, with its fields; none for `New`. `paidSome`: a payment
+ * to one of the invoice's coin invoices was announced (an expiry is then `partiallyPaid`, even when
+ * the session's ending cancelled the invoice that got it).
+ */
+function statusEvent(state: BtcpayState, current: InvoiceView | undefined, paidSome: boolean): Pick<InvoiceEvent, 'type' | 'fields'> | undefined {
   const marked = state.additionalStatus === 'Marked';
   switch (state.status) {
     case 'Processing':
@@ -236,7 +241,7 @@ function statusEvent(state: BtcpayState, current: InvoiceView | undefined): Pick
     case 'Settled':
       return { type: 'InvoiceSettled', fields: { manuallyMarked: marked, overPaid: state.additionalStatus === 'PaidOver' } };
     case 'Expired':
-      return { type: 'InvoiceExpired', fields: { partiallyPaid: state.additionalStatus === 'PaidPartial' } };
+      return { type: 'InvoiceExpired', fields: { partiallyPaid: state.additionalStatus === 'PaidPartial' || paidSome } };
     case 'Invalid':
       return { type: 'InvoiceInvalid', fields: { manuallyMarked: marked } };
     case 'New':
