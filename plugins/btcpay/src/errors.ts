@@ -22,4 +22,5 @@ export const btcpayErrors = defineErrors('btcpay', {
   btcpay_payout_not_found: { status: 404, message: 'The payout was not found.' },
   btcpay_authorize_request_invalid: { status: 400, message: 'The API-key authorization request is invalid (a permission, the redirect or a parameter).' },
   btcpay_authorize_choice_invalid: { status: 400, message: 'The approval cannot be granted as chosen (the project or the permissions).' },
+  btcpay_webhook_delivery_not_found: { status: 404, message: 'The webhook delivery was not found.' },
 });

@@ -5,6 +5,7 @@ import { WEBHOOK_SIGNERS } from '@gw/plugin-webhooks/contract';
 import { m0002BtcpayWebhookInvoices } from '../../migrations/0002_btcpay_webhook_invoices.js';
 import type { BtcpayArea } from '../area.js';
 import { BtcpayWebhookEvents } from './invoice-events.js';
+import { webhookRoutes } from './routes.js';
 import { BtcpayWebhooks } from './webhook-service.js';
 import { btcpayWebhookSigner } from './webhook-signer.js';
 
@@ -19,6 +20,7 @@ export const webhooksArea: BtcpayArea = {
     btcpayWebhooks: service(['db', 'audit', 'secretBox', 'webhooksProtocolDeliveries'], (deps) => new BtcpayWebhooks(deps)),
     btcpayWebhookEvents: service(['invoicesService', 'webhooksProtocolDeliveries', 'btcpayWebhooks'], (deps) => new BtcpayWebhookEvents(deps)),
   }),
+  routes: withDeps(['btcpayConfig', 'btcpayWebhooks', 'webhooksProtocolDeliveries', 'webhooksEventLog'], (deps) => webhookRoutes(deps)),
   contributes: [
     contribute(
       WEBHOOK_SIGNERS,

@@ -39,14 +39,6 @@ export function paymentIdOf(tx: Pick<InvoiceTransaction, 'tx_hash' | 'output_ind
   return `${tx.tx_hash}-${tx.output_index}`;
 }
 
-/**
- * The payment method id of a coin (`btc` → `BTC-CHAIN`), the credentials area's rule.
- * TODO(bp-core): use its `paymentMethodIdOf` once that lands, and drop this copy.
- */
-export function paymentMethodIdOf(coin: string): string {
-  return `${coin.toUpperCase()}-CHAIN`;
-}
-
 /** An invoice event before it is addressed to a webhook. */
 export interface InvoiceEvent {
   readonly type: BtcpayWebhookEventType;

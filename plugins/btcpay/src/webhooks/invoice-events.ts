@@ -4,7 +4,8 @@ import { sessionIdOfExternalId, type SessionStatus, type SessionStatusChange } f
 import type { ProtocolDeliveries, ProtocolDelivery } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
 import { btcpayState, type BtcpayState, type MarkableStatus } from '../invoices/status-table.js';
-import { eventBody, greenfieldPayment, type InvoiceEvent, paymentIdOf, paymentMethodIdOf } from './event-bodies.js';
+import { paymentMethodIdOf } from '../credentials/payment-method-ids.js';
+import { eventBody, greenfieldPayment, type InvoiceEvent, paymentIdOf } from './event-bodies.js';
 import { BTCPAY_SIGNER } from './event-types.js';
 import type { BtcpayWebhooks } from './webhook-service.js';
 
@@ -147,7 +148,8 @@ export class BtcpayWebhookEvents {
     }
     const gatewayInvoiceId = next.invoice_id;
     if (state.status !== track!.status) {
-      const status = statusEvent(state, current);
+      const paidSome = next.announced_payments.some((key) => key.startsWith('InvoiceReceivedPayment:'));
+      const status = statusEvent(state, current, paidSome);
       if (status) events.push({ ...base, ...status, gatewayInvoiceId });
     }
 
@@ -226,8 +228,12 @@ function announcedState(state: BtcpayState, current: InvoiceView | undefined): B
   return { status: 'New', additionalStatus: 'PaidPartial' };
 }
 
-/** The event of entering `state`'s status, with its fields; none for `New`. */
-function statusEvent(state: BtcpayState, current: InvoiceView | undefined): Pick<InvoiceEvent, 'type' | 'fields'> | undefined {
+/**
+ * The event of entering `state`'s status, with its fields; none for `New`. `paidSome`: a payment
+ * to one of the invoice's coin invoices was announced (an expiry is then `partiallyPaid`, even when
+ * the session's ending cancelled the invoice that got it).
+ */
+function statusEvent(state: BtcpayState, current: InvoiceView | undefined, paidSome: boolean): Pick<InvoiceEvent, 'type' | 'fields'> | undefined {
   const marked = state.additionalStatus === 'Marked';
   switch (state.status) {
     case 'Processing':
@@ -235,7 +241,7 @@ function statusEvent(state: BtcpayState, current: InvoiceView | undefined): Pick
     case 'Settled':
       return { type: 'InvoiceSettled', fields: { manuallyMarked: marked, overPaid: state.additionalStatus === 'PaidOver' } };
     case 'Expired':
-      return { type: 'InvoiceExpired', fields: { partiallyPaid: state.additionalStatus === 'PaidPartial' } };
+      return { type: 'InvoiceExpired', fields: { partiallyPaid: state.additionalStatus === 'PaidPartial' || paidSome } };
     case 'Invalid':
       return { type: 'InvoiceInvalid', fields: { manuallyMarked: marked } };
     case 'New':
