@@ -149,7 +149,10 @@ export class BtcpayInvoices {
       // Another mark may have come first: it is judged again against what that one left.
       if (!markable(locked, session)) throw validationFailed([{ path: 'status', message: NOT_MARKABLE }]);
       await trx(INVOICES_TABLE).where({ session_id: invoiceId }).update({ marked_status: status, marked_at: trx.fn.now() });
-      await this.deps.audit.record(audit(actor, 'mark', project.id, invoiceId, { status, previous: locked.marked_status, session_status: session.status }), trx);
+      await this.deps.audit.record(
+        audit(actor, 'mark', project.id, invoiceId, { status, previous: locked.marked_status, session_status: session.status }),
+        trx,
+      );
       // WEBHOOKS (bp-webhooks): call `invoiceMarkedEvents(trx, ...)` of ../webhooks here once that area exports it,
       // so InvoiceInvalid / InvoiceSettled (manuallyMarked) is enqueued with the mark.
     });
@@ -178,7 +181,10 @@ export class BtcpayInvoices {
   async archive(projectId: string, invoiceId: string, actor: Actor): Promise<void> {
     await this.row(projectId, invoiceId);
     await this.deps.db.transaction(async (trx) => {
-      const updated = await trx(INVOICES_TABLE).where({ project_id: projectId, session_id: invoiceId }).whereNull('archived_at').update({ archived_at: trx.fn.now() });
+      const updated = await trx(INVOICES_TABLE)
+        .where({ project_id: projectId, session_id: invoiceId })
+        .whereNull('archived_at')
+        .update({ archived_at: trx.fn.now() });
       if (updated > 0) await this.deps.audit.record(audit(actor, 'archive', projectId, invoiceId), trx);
     });
   }
@@ -187,7 +193,10 @@ export class BtcpayInvoices {
   async unarchive(projectId: string, invoiceId: string, actor: Actor): Promise<Record<string, unknown>> {
     await this.row(projectId, invoiceId);
     await this.deps.db.transaction(async (trx) => {
-      const updated = await trx(INVOICES_TABLE).where({ project_id: projectId, session_id: invoiceId }).whereNotNull('archived_at').update({ archived_at: null });
+      const updated = await trx(INVOICES_TABLE)
+        .where({ project_id: projectId, session_id: invoiceId })
+        .whereNotNull('archived_at')
+        .update({ archived_at: null });
       if (updated === 0) throw btcpayErrors.btcpay_already_unarchived();
       await this.deps.audit.record(audit(actor, 'unarchive', projectId, invoiceId), trx);
     });
@@ -215,10 +224,13 @@ export class BtcpayInvoices {
 
   /** The rows of the list's filters, newest first (status aside). */
   private listQuery(projectId: string, query: InvoiceListQuery): Knex.QueryBuilder {
-    const builder = this.deps.db(INVOICES_TABLE).where('project_id', projectId).orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'session_id', order: 'desc' },
-    ]);
+    const builder = this.deps
+      .db(INVOICES_TABLE)
+      .where('project_id', projectId)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'session_id', order: 'desc' },
+      ]);
     if (!query.includeArchived) builder.whereNull('archived_at');
     if (query.orderIds.length > 0) builder.whereIn('order_id', query.orderIds);
     if (query.startDate !== null) builder.where('created_at', '>=', query.startDate);

@@ -64,7 +64,8 @@ export function parseCreateRequest(body: unknown, names: CoinNames): { readonly 
   const amount = readAmount(body['amount'], refuse);
   const currency = readCurrency(body['currency'], names, refuse);
   const metadata = readObject(body['metadata'], 'metadata', refuse) ?? {};
-  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > METADATA_MAX_BYTES) refuse('metadata', `metadata takes at most ${METADATA_MAX_BYTES} bytes as JSON.`);
+  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > METADATA_MAX_BYTES)
+    refuse('metadata', `metadata takes at most ${METADATA_MAX_BYTES} bytes as JSON.`);
   const orderId = readOrderId(metadata['orderId'], refuse);
   const checkout = readObject(body['checkout'], 'checkout', refuse) ?? {};
   const receipt = readObject(body['receipt'], 'receipt', refuse);
@@ -123,7 +124,8 @@ export function parseMetadataUpdate(
   };
   if (!isObject(body)) return { issues: [{ path: '', message: 'The request body must be a JSON object.' }] };
   const metadata = readObject(body['metadata'], 'metadata', refuse) ?? {};
-  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > METADATA_MAX_BYTES) refuse('metadata', `metadata takes at most ${METADATA_MAX_BYTES} bytes as JSON.`);
+  if (Buffer.byteLength(JSON.stringify(metadata), 'utf8') > METADATA_MAX_BYTES)
+    refuse('metadata', `metadata takes at most ${METADATA_MAX_BYTES} bytes as JSON.`);
   const orderId = readOrderId(metadata['orderId'], refuse);
   return issues.length > 0 ? { issues } : { metadata, orderId };
 }

@@ -95,7 +95,20 @@ export function paymentMethods(
     const prompt = prompts.get(coin);
     const base = { paymentMethodId: codes.paymentMethodIdOf(coin), currency: codes.currencyOf(coin) };
     if (!prompt) {
-      return { ...base, destination: '', paymentLink: '', rate: '0', paymentMethodPaid: '0', totalPaid: '0', due: '0', amount: '0', paymentMethodFee: '0', payments: [], activated: false, additionalData: {} };
+      return {
+        ...base,
+        destination: '',
+        paymentLink: '',
+        rate: '0',
+        paymentMethodPaid: '0',
+        totalPaid: '0',
+        due: '0',
+        amount: '0',
+        paymentMethodFee: '0',
+        payments: [],
+        activated: false,
+        additionalData: {},
+      };
     }
     let totalUnits = prompt.paidUnits;
     for (const other of prompts.values()) {

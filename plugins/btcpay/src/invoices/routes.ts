@@ -118,7 +118,8 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
         const flag = (name: string, fallback: boolean): boolean => {
           const value = [query[name]].flat().at(-1)?.toLowerCase();
           if (value === undefined || value === '') return fallback;
-          if (value !== 'true' && value !== 'false') throw validationFailed([{ path: name, message: `The value '${value.slice(0, 40)}' is not valid for ${name}.` }]);
+          if (value !== 'true' && value !== 'false')
+            throw validationFailed([{ path: name, message: `The value '${value.slice(0, 40)}' is not valid for ${name}.` }]);
           return value === 'true';
         };
         const onlyAccounted = flag('onlyAccountedPayments', true);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { INVOICE_STATUSES } from '@gw/plugin-invoices/contract';
 import { SESSION_STATUSES } from '@gw/plugin-sessions/contract';
@@ -48,7 +49,7 @@ test('every session status and current invoice status has its BTCPay state', (t)
   for (const sessionStatus of SESSION_STATUSES) {
     for (const current of CURRENT) {
       const state = btcpayState({ sessionStatus, invoiceStatus: current === 'none' ? null : current, marked: null });
-      t.is(text(state), EXPECTED[`${sessionStatus} ${current}`], `${sessionStatus} ${current}`);
+      t.is(text(state), EXPECTED[`${sessionStatus} ${current}`] ?? 'no row', `${sessionStatus} ${current}`);
       t.true(STATUS_TABLE[sessionStatus][current].why.length > 0);
     }
   }
@@ -75,4 +76,16 @@ test('the statuses a merchant may mark follow BTCPay’s CanMarkComplete and Can
   t.deepEqual(markableStatuses({ status: 'Settled', additionalStatus: 'Marked' }), ['Invalid']);
   t.deepEqual(markableStatuses({ status: 'Invalid', additionalStatus: 'Marked' }), ['Settled']);
   t.deepEqual(markableStatuses({ status: 'Invalid', additionalStatus: 'None' }), ['Settled']);
+});
+
+test('docs/btcpay-compatibility.md shows the whole table', (t) => {
+  const doc = readFileSync(new URL('../../../../docs/btcpay-compatibility.md', import.meta.url), 'utf8');
+  const lines = ['| Session | Current invoice | `status` | `additionalStatus` | Why |', '| --- | --- | --- | --- | --- |'];
+  for (const session of SESSION_STATUSES) {
+    for (const invoice of CURRENT) {
+      const row = STATUS_TABLE[session][invoice];
+      lines.push(`| \`${session}\` | ${invoice === 'none' ? '— (no pick yet)' : `\`${invoice}\``} | ${row.status} | ${row.additionalStatus} | ${row.why} |`);
+    }
+  }
+  t.true(doc.includes(lines.join('\n')), 'the "### Statuses" table differs from STATUS_TABLE');
 });
