@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
+import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { assertGreenfieldAnswer } from './greenfield-document.js';
+import { assertGreenfieldAnswer, greenfieldDocument } from './greenfield-document.js';
 import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type Owner, type SandboxClient } from './helpers.js';
 
 /*
@@ -95,7 +96,8 @@ test('RateThen: a refund of the coin received, answered as a pull payment whose 
     archived: false,
     expiresAt: null,
   });
-  t.true(pp.viewLink.startsWith(`${gw.url}/refunds/claim/`), pp.viewLink);
+  // The claim page at the gateway's public base URL (the test gateway's is its configured one, not the port it listens on).
+  t.regex(pp.viewLink, /^https?:\/\/[^/]+\/refunds\/claim\/[0-9A-Za-z]{32}$/);
 
   const [refund, ...others] = await refundsOf(invoice);
   t.is(others.length, 0);
@@ -106,7 +108,7 @@ test('RateThen: a refund of the coin received, answered as a pull payment whose 
   const read = await call(t, 'GET', `/api/v1/pull-payments/${pp.id}`, undefined, undefined);
   t.is(read.status, 200);
   t.deepEqual(read.body, pp);
-  const page = await fetch(pp.viewLink);
+  const page = await fetch(`${gw.url}${new URL(pp.viewLink).pathname}`);
   t.is(page.status, 200);
   t.regex(page.headers.get('content-type') ?? '', /text\/html/);
   t.deepEqual((await call(t, 'GET', `/api/v1/pull-payments/${pp.id}/payouts`, undefined, undefined)).body, [], 'nobody claimed yet');
@@ -241,15 +243,22 @@ test('bad requests answer BTCPay’s 422 list, every problem at once, and write 
   t.is(own.status, 200, own.text);
 });
 
+/**
+ * BTCPay's refusal of an invoice it does not refund: 400 `{ "code": "non-refundable" }` (its
+ * `CreateAPIError`), a `ProblemDetails`, where the document's `Invoices_Refund` lists only the
+ * validation list under 400: checked against `ProblemDetails`, as BTCPay's server answers.
+ */
+async function notRefundable(t: ExecutionContext, invoice: PaidInvoice): Promise<void> {
+  const answer = await greenfield(gw, token, 'POST', refundPath(invoice), { refundVariant: 'RateThen' });
+  t.is(answer.status, 400, answer.text);
+  t.deepEqual(answer.body, { code: 'non-refundable', message: 'Cannot refund this invoice' });
+  t.deepEqual(greenfieldDocument().schemaProblems('ProblemDetails', answer.body), []);
+}
+
 test('an invoice that is not settled or received nothing is not refundable (400 non-refundable)', async (t) => {
-  const unpicked = await btcpayInvoice(t, '130', 'USD', []);
-  const notYet = await call(t, 'POST', refundPath(unpicked), { refundVariant: 'RateThen' });
-  t.is(notYet.status, 400);
-  t.is(notYet.body.code, 'non-refundable');
+  await notRefundable(t, await btcpayInvoice(t, '130', 'USD', []));
   const waiting = await btcpayInvoice(t, '130', 'USD', [['detect']]);
-  const processing = await call(t, 'POST', refundPath(waiting), { refundVariant: 'RateThen' });
-  t.is(processing.status, 400);
-  t.is(processing.body.code, 'non-refundable');
+  await notRefundable(t, waiting);
   t.deepEqual(await refundsOf(waiting), []);
 });
 
@@ -333,4 +342,19 @@ test('a store pull payment as BTCPay’s WooCommerce plugin refunds an order: th
     all.body.find((pp: { id: string }) => pp.id === made.body.id),
     { archived: true },
   );
+});
+
+test('a sandbox reset removes the store’s pull payments with its refunds', async (t) => {
+  const own = await sandboxStore(gw, owner);
+  const { token: key } = await issueKey(gw, owner, [`btcpay.store.canmodifystoresettings:${own.projectId}`]);
+  const created = await greenfield(gw, key, 'POST', `/api/v1/stores/${own.projectId}/invoices`, { amount: '130', currency: 'USD' });
+  const picked = await own.call('POST', `/checkout-sessions/${created.body.id}/simulate-pick`, { coin: 'btc' });
+  for (const what of ['detect', 'paid']) await own.call('POST', `/invoices/${picked.body.invoice_id}/simulate-${what}`, {});
+  const made = await greenfield(gw, key, 'POST', `/api/v1/stores/${own.projectId}/invoices/${created.body.id}/refund`, { refundVariant: 'RateThen' });
+  t.is(made.status, 200, made.text);
+  const rows = () => gw.kernel.cradle.db('btcpay_pull_payments').where({ project_id: own.projectId });
+  t.is((await rows()).length, 1);
+  await gw.kernel.cradle.sandboxProjects.reset(own.projectId, CLI_ACTOR);
+  t.deepEqual(await rows(), []);
+  t.is((await greenfield(gw, undefined, 'GET', `/api/v1/pull-payments/${made.body.id}`)).status, 404);
 });

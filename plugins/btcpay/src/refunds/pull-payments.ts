@@ -89,7 +89,7 @@ export class PullPayments {
    */
   async refundInvoice(projectId: string, sessionId: string, request: RefundInvoiceRequest, actor: Actor): Promise<PullPaymentData> {
     const invoice = await this.btcpayInvoice(projectId, sessionId);
-    if (!canRefund(invoice.state)) throw btcpayErrors.btcpay_non_refundable();
+    if (!canRefund(invoice.state)) throw nonRefundable();
     const paid = await this.paidInvoice(invoice, request.payoutMethods, 'payoutMethods');
     let plan: RefundPlan;
     try {
@@ -209,7 +209,7 @@ export class PullPayments {
   async payout(pullPaymentId: string, payoutId: string): Promise<PayoutData> {
     const row = await this.find(pullPaymentId);
     const payout = row.refund_id === payoutId ? this.payoutOf(row, await this.refundOf(row)) : undefined;
-    if (payout === undefined) throw btcpayErrors.btcpay_payout_not_found();
+    if (payout === undefined) throw btcpayErrors.btcpay_payout_not_found({ details: { greenfieldCode: 'payout-not-found' } });
     return payout;
   }
 
@@ -305,7 +305,7 @@ export class PullPayments {
       const state = stateOf(session, row);
       if (canRefund(state)) return { session, row, state };
     }
-    throw btcpayErrors.btcpay_non_refundable();
+    throw nonRefundable();
   }
 
   /**
@@ -319,12 +319,12 @@ export class PullPayments {
     path: string,
   ): Promise<{ invoiceId: string; facts: PaidInvoice }> {
     const { session } = invoice;
-    if (session.invoice_id === null || session.coin === null) throw btcpayErrors.btcpay_non_refundable();
+    if (session.invoice_id === null || session.coin === null) throw nonRefundable();
     const coin = session.coin;
     const codes = this.deps.btcpayCoins;
     if (payoutMethods !== null) {
-      // BTCPay's WooCommerce plugin sends the store's payment method ids with `-` made `_` (`BTC_CHAIN`).
-      const coinOf = (method: string) => codes.coinOfPaymentMethod(method) ?? codes.coinOfPaymentMethod(method.replace(/_CHAIN$/i, '-CHAIN'));
+      // BTCPay's legacy forms too: the WooCommerce plugin sends the store's ids with `-` made `_` (`BTC_CHAIN`).
+      const coinOf = (method: string) => codes.coinOfPaymentMethod(method);
       const issues: ValidationIssue[] = [];
       payoutMethods.forEach((method, index) => {
         if (coinOf(method) === undefined) issues.push({ path: `${path}[${index}]`, message: `Invalid or unsupported payout method: ${method}` });
@@ -407,6 +407,11 @@ export class PullPayments {
   }
 }
 
+/** BTCPay's answer to a refund of an invoice it would not refund: 400 `non-refundable`. */
+function nonRefundable() {
+  return btcpayErrors.btcpay_non_refundable({ message: 'Cannot refund this invoice', details: { greenfieldCode: 'non-refundable' } });
+}
+
 /** BTCPay's `CanRefund`: settled or invalid, or expired with money that came (late, partial or over). */
 export function canRefund(state: BtcpayState): boolean {
   if (state.status === 'Settled' || state.status === 'Invalid') return true;
@@ -436,7 +441,7 @@ function asValidation(error: unknown): unknown {
  */
 function refundRefusal(error: unknown, amountPath: string, coins: (units: bigint) => string): unknown {
   if (!(error instanceof AppError)) return error;
-  if (error.code === 'refund_not_refundable') return btcpayErrors.btcpay_non_refundable();
+  if (error.code === 'refund_not_refundable') return nonRefundable();
   if (error.code === 'refund_exceeds_received') {
     const details = (error.details ?? {}) as { received_units?: string; refunded_units?: string };
     const left =

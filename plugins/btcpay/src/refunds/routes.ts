@@ -52,7 +52,8 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
   const archive = async (input: RouteInput<unknown, unknown, unknown>, storeId: string, pullPaymentId: string) => {
     const project = await requireStore(principalOf(input.ctx), storeId, 'btcpay.store.canarchivepullpayments', { write: true });
     await pulls().archive(project.id, pullPaymentId, actorOf(input));
-    return { status: 200 };
+    // BTCPay answers an archive with 200 and no body.
+    return { status: 200, body: '' };
   };
   return [
     defineRoute({
