@@ -1,10 +1,13 @@
 /**
  * Issue 39 on a real chain: the WooCommerce plugin's sequence through BTCPay's PHP client against a
- * production project whose ETH is watched on anvil (chain id 1, so the gateway's eth/ethereum
- * definitions apply unchanged), every answer checked by the validating proxy. The payer opens the
- * invoice's checkout link, picks ETH with the page's own form, and pays the destination and amount
- * the invoice's payment methods give (as a wallet reads BTCPay's); the real watcher pipeline takes
- * the invoice to Settled and the shop's webhook endpoint receives BTCPay's events, signed.
+ * testnet project whose ETH is watched on anvil (Sepolia's chain id, so the gateway's eth/sepolia
+ * definitions apply unchanged), every answer checked by the validating proxy. A testnet project,
+ * not a production one: production webhooks need an https endpoint, and the shop's endpoint here is
+ * a local http receiver; the chain, the watchers and the invoice lifecycle are the production ones.
+ * The payer opens the invoice's checkout link, picks ETH with the page's own form, and pays the
+ * destination and amount the invoice's payment methods give (as a wallet reads BTCPay's); the real
+ * watcher pipeline takes the invoice to Settled and the shop's webhook endpoint receives BTCPay's
+ * events, signed.
  */
 import test from 'ava';
 import { parseEther } from 'ethers';
@@ -15,6 +18,8 @@ import { GreenfieldValidator } from './greenfield-validator.js';
 import { startValidatingProxy, type ValidatingProxy } from './validating-proxy.js';
 import { WOO_PERMISSIONS, WooShop } from './woo-shop.js';
 
+/** Ethereum Sepolia's chain id (the eth chain's testnet). */
+const SEPOLIA_CHAIN_ID = 11155111;
 const validator = new GreenfieldValidator();
 let anvil: Anvil;
 let gw: TestKernel;
@@ -24,18 +29,18 @@ let projectId: string;
 let payer: string;
 
 test.before(async () => {
-  anvil = await Anvil.start(1);
+  anvil = await Anvil.start(SEPOLIA_CHAIN_ID);
   const port = await freePort();
   gw = await startBtcpayKernel({
     'http.port': port,
     'http.baseUrl': `http://127.0.0.1:${port}`,
-    'plugins.watchers.chains': { eth: { ethereum: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
+    'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'anvil', url: anvil.url }], startHeight: 0 } } },
     // The test drives each scan pass itself.
     'plugins.watchers.scanIntervalSeconds': 3600,
   });
   proxy = await startValidatingProxy({ upstream: gw.url, validator, prefix: gw.kernel.cradle.btcpayConfig.pathPrefix });
   const owner = await newOwner(gw);
-  ({ projectId } = await projectWithPools(gw, owner.operatorId, ['eth'], 'production'));
+  ({ projectId } = await projectWithPools(gw, owner.operatorId, ['eth'], 'testnet'));
   const { token } = await issueKey(
     gw,
     owner,
@@ -52,9 +57,9 @@ test.after.always(async () => {
   await anvil?.stop();
 });
 
-/** One completed scan pass of eth/ethereum. */
+/** One completed scan pass of eth/sepolia. */
 async function scan(): Promise<void> {
-  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'ethereum')!;
+  const target = gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!;
   for (;;) {
     const report = await gw.kernel.cradle.watchersScanner.pass(target);
     if (report.error) throw new Error(report.error);
@@ -97,7 +102,7 @@ test.serial(
     const connected = await shop.connect();
     t.true(connected.hasSingleStore && connected.hasRequiredPermissions, JSON.stringify(connected.apiKey));
     t.true(connected.paymentMethods.includes('ETH_CHAIN'), connected.paymentMethods.join());
-    t.false(connected.paymentMethods.includes('BTC_CHAIN'), 'the production store has a verified Ethereum wallet only');
+    t.false(connected.paymentMethods.includes('BTC_CHAIN'), 'the store has a verified Ethereum wallet only');
     await shop.registerWebhook();
 
     const order = shop.order('12.34', 'EUR', { paymentMethods: ['ETH_CHAIN'] });
