@@ -8,6 +8,7 @@
  * endpoint and verifies them as the plugin does, marks an invoice invalid, refunds, and gets BTCPay's
  * errors for bad input.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import test from 'ava';
 import { freePort, waitFor, type TestKernel } from '@gw/kernel/testing';
@@ -70,6 +71,7 @@ function settledPayments(invoiceId: string): Promise<any> {
 
 test.serial('php-cli with the curl extension is installed (.ci/run installs php-cli and php-curl)', (t) => {
   t.true(existsSync(PHP), `${PHP} is missing (Debian package php-cli)`);
+  t.true(execFileSync(PHP, ['-m'], { encoding: 'utf8' }).split('\n').includes('curl'), 'PHP has no curl extension (Debian package php-curl)');
 });
 
 test.serial("connecting the shop: the key's permissions, the server, the store, a webhook and the store's payment methods", async (t) => {
