@@ -34,12 +34,12 @@ test.after.always(async () => {
   await world?.close();
 });
 
-/** The authorize URL as BTCPay's PHP client builds it for WooCommerce (`ApiKey::getAuthorizeUrl`). */
-function authorizeUrl(redirect: string): string {
+/** The authorize URL as BTCPay's PHP client builds it for WooCommerce (`ApiKey::getAuthorizeUrl`); `loose`: strict=false and a server permission too. */
+function authorizeUrl(redirect: string, loose = false): string {
   const query = [
-    ...WOO_PERMISSIONS.map((p) => `permissions=${encodeURIComponent(p)}`),
+    ...[...WOO_PERMISSIONS, ...(loose ? ['btcpay.server.canmodifyserversettings'] : [])].map((p) => `permissions=${encodeURIComponent(p)}`),
     'applicationName=WooCommerce',
-    'strict=true',
+    `strict=${!loose}`,
     'selectiveStores=true',
     `redirect=${encodeURIComponent(redirect)}`,
   ];
@@ -121,23 +121,30 @@ test.serial(
   },
 );
 
-test.serial('deny creates no key and leads back to the shop without one', async (t) => {
-  const admin = await world.invite('btcpay-denier@example.test', 'admin');
-  const { page, cspViolations } = await world.signedIn(t, admin.email);
-  const before = (await world.cli('btcpay-key', 'list')).keys.length;
-  const callback = `${shop.url}/denied?btcpay-settings-callback`;
-  await page.goto(authorizeUrl(callback));
-  await page.getByRole('heading', { level: 1, name: 'Authorize WooCommerce' }).waitFor();
-  await page.getByRole('button', { name: 'Deny' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Request denied' }).waitFor();
-  await expectAccessible(t, page);
-  await Promise.all([page.waitForURL((u) => u.href.startsWith(shop.url)), page.getByRole('link', { name: 'Back to WooCommerce' }).click()]);
-  const landed = shop.requests.filter((r) => r.path === '/denied?btcpay-settings-callback');
-  t.is(landed.length, 1);
-  t.is(landed[0]!.body, '', 'no key goes back');
-  t.is((await world.cli('btcpay-key', 'list')).keys.length, before);
-  t.deepEqual(cspViolations, []);
-});
+test.serial(
+  'a request that lets the operator untick permissions (a server one marked not available) is axe-clean; deny creates no key and leads back to the shop without one',
+  async (t) => {
+    const admin = await world.invite('btcpay-denier@example.test', 'admin');
+    const { page, cspViolations } = await world.signedIn(t, admin.email);
+    const before = (await world.cli('btcpay-key', 'list')).keys.length;
+    const callback = `${shop.url}/denied?btcpay-settings-callback`;
+    await page.goto(authorizeUrl(callback, true));
+    await page.getByRole('heading', { level: 1, name: 'Authorize WooCommerce' }).waitFor();
+    t.true(await page.getByRole('checkbox', { name: /View invoices/ }).isChecked());
+    t.is(await page.getByRole('checkbox', { name: /Manage the server/ }).count(), 0);
+    t.regex(await page.locator('main').innerText(), /Manage the server.*Not available on this gateway: not granted/);
+    await expectAccessible(t, page);
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Request denied' }).waitFor();
+    await expectAccessible(t, page);
+    await Promise.all([page.waitForURL((u) => u.href.startsWith(shop.url)), page.getByRole('link', { name: 'Back to WooCommerce' }).click()]);
+    const landed = shop.requests.filter((r) => r.path === '/denied?btcpay-settings-callback');
+    t.is(landed.length, 1);
+    t.is(landed[0]!.body, '', 'no key goes back');
+    t.is((await world.cli('btcpay-key', 'list')).keys.length, before);
+    t.deepEqual(cspViolations, []);
+  },
+);
 
 test.serial('a request with an unknown permission or a redirect that is not http(s) is answered with a clear, accessible page', async (t) => {
   const context = await world.context(t);

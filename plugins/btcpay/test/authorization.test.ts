@@ -113,6 +113,16 @@ test('a good request leads through the sign-in, with its canonical form as the r
   t.regex(page.text, /btcpay\.store\.webhooks\.canmodifywebhooks/);
   t.true(page.text.includes(`<option value="${store.projectId}">`), 'selectiveStores: the operator picks one of its projects');
   t.true(page.text.includes(`<code>${REDIRECT}</code>`), 'where the key goes is said');
+  // What the application says about itself is text on the page, never markup.
+  const named = await browser.get(
+    `/btcpay/api-keys/authorize?${authorizeQuery({ name: '<img src=x onerror=alert(1)>', redirect: 'https://shop.example/"><b>x' })}`,
+  );
+  const escaped = await browser.get(named.location!);
+  const shown = await browser.get(escaped.location!);
+  t.is(shown.status, 200);
+  t.false(shown.text.includes('<img src=x'));
+  t.true(shown.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
+  t.false(shown.text.includes('"><b>x'));
   // Signed in already: the authorize URL leads straight to the approval page.
   const again = await browser.get(`/btcpay/api-keys/authorize?${authorizeQuery({ name: 'WooCommerce' })}`);
   t.is((await browser.get(again.location!)).location?.startsWith('/dashboard/btcpay-keys/authorize?'), true);

@@ -9,6 +9,7 @@ import { serverRoutes } from './server-routes.js';
 import { StorePaymentMethods } from './store-payment-methods.js';
 import { storeRoutes } from './store-routes.js';
 import { createTokenAuthenticator } from './token-authenticator.js';
+import { btcpayUserAccessEnders } from './user-access.js';
 
 /** API keys (`Authorization: token`), permissions, the Greenfield error shape, server info and health, the current key, stores and their payment methods. */
 export const credentialsArea: BtcpayArea = {
@@ -23,4 +24,5 @@ export const credentialsArea: BtcpayArea = {
     ...apiKeyRoutes(deps),
     ...storeRoutes(deps),
   ]),
+  userAccessEnders: btcpayUserAccessEnders,
 };
