@@ -256,6 +256,23 @@ test.serial('an invoice nobody pays expires: InvoiceExpired, not partially paid'
   t.true(await phpAccepts(expired.raw, expired.signature, s.secret));
 });
 
+test('a payment after the coin invoice’s deadline: InvoiceReceivedPayment and InvoicePaymentSettled after expiration, then InvoiceExpired, paid late (not partially)', async (t) => {
+  const s = await shop(t);
+  const id = await invoice(t, s, 'order-late');
+  const coinInvoice = await pick(s, id);
+  await simulate(s, coinInvoice, 'expire');
+  await simulate(s, coinInvoice, 'late-payment');
+  const seen = await received(s, id, 'InvoiceReceivedPayment');
+  const counted = await received(s, id, 'InvoicePaymentSettled');
+  const expired = await received(s, id, 'InvoiceExpired');
+  for (const d of [seen, counted, expired]) isBtcpayEvent(t, s, d, id, 'order-late');
+  t.like(seen.body, { afterExpiration: true, paymentMethodId: 'BTC-CHAIN' });
+  t.like(counted.body, { afterExpiration: true, payment: { status: 'Settled' } });
+  t.is(expired.body['partiallyPaid'], false);
+  const read = await greenfield(gw, s.token, 'GET', `/api/v1/stores/${s.storeId}/invoices/${id}`);
+  t.like(read.body, { status: 'Expired', additionalStatus: 'PaidLate' });
+});
+
 test('marking an invoice Invalid sends InvoiceInvalid, manually marked; marking it Settled then sends InvoiceSettled, manually marked', async (t) => {
   const s = await shop(t);
   const id = await invoice(t, s, 'order-mark');
