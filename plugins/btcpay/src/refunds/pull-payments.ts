@@ -12,7 +12,7 @@ import {
 import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import { CLAIM_PATH, type ItemView, PARTNER_CANCELLABLE_STATUSES, type PayoutItems } from '@gw/plugin-payouts/contract';
 import { fiatDecimals } from '@gw/plugin-rates/contract';
-import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
+import type { CheckoutSessions, SessionInvoiceView, SessionView } from '@gw/plugin-sessions/contract';
 import type { Knex } from 'knex';
 import { btcpayErrors } from '../errors.js';
 import type { CoinNames } from '../invoices/create-request.js';
@@ -319,22 +319,25 @@ export class PullPayments {
     path: string,
   ): Promise<{ invoiceId: string; facts: PaidInvoice }> {
     const { session } = invoice;
-    if (session.invoice_id === null || session.coin === null) throw nonRefundable();
-    const coin = session.coin;
     const codes = this.deps.btcpayCoins;
-    if (payoutMethods !== null) {
-      // BTCPay's legacy forms too: the WooCommerce plugin sends the store's ids with `-` made `_` (`BTC_CHAIN`).
-      const coinOf = (method: string) => codes.coinOfPaymentMethod(method);
-      const issues: ValidationIssue[] = [];
-      payoutMethods.forEach((method, index) => {
-        if (coinOf(method) === undefined) issues.push({ path: `${path}[${index}]`, message: `Invalid or unsupported payout method: ${method}` });
-      });
-      if (issues.length === 0 && !payoutMethods.some((method) => coinOf(method) === coin)) {
-        issues.push({ path, message: 'Please select one of the payment methods which were available for the original invoice' });
-      }
+    // BTCPay's legacy forms are read too: the WooCommerce plugin sends the store's ids with `-` made `_` (`BTC_CHAIN`).
+    const asked = payoutMethods?.map((method) => codes.coinOfPaymentMethod(method));
+    if (payoutMethods && asked) {
+      const issues: ValidationIssue[] = payoutMethods.flatMap((method, index) =>
+        asked[index] === undefined ? [{ path: `${path}[${index}]`, message: `Invalid or unsupported payout method: ${method}` }] : [],
+      );
       if (issues.length > 0) throw validationFailed(issues);
     }
-    const paid = await this.deps.invoicesService.get(session.project_id, session.invoice_id);
+    const chosen = refundedInvoiceOf(session, asked);
+    if (chosen === undefined) {
+      if (asked && session.invoices.length > 0) {
+        const paidIn = session.coin === null ? '' : `: a refund is paid in the coin the invoice was paid in (${codes.paymentMethodIdOf(session.coin)})`;
+        throw validationFailed([{ path, message: `Please select one of the payment methods which were available for the original invoice${paidIn}` }]);
+      }
+      throw nonRefundable();
+    }
+    const coin = chosen.coin;
+    const paid = await this.deps.invoicesService.get(session.project_id, chosen.invoice_id);
     const decimals = this.deps.chains.storedCoin(coin).decimals;
     const coinPriced = this.deps.chains.knownCoin(session.price_currency) !== undefined;
     const currency = coinPriced ? codes.currencyOf(session.price_currency as CoinId) : session.price_currency;
@@ -405,6 +408,22 @@ export class PullPayments {
     if (refund.claim_url === null) return undefined;
     return refund.claim_url.slice(refund.claim_url.lastIndexOf('/') + 1);
   }
+}
+
+/** Invoice statuses of a session's invoice that money came to and stayed (what a refund pays back). */
+const PAID: readonly string[] = ['paid', 'overpaid', 'expired_paid_late'];
+
+/**
+ * The session's invoice a refund pays back: the current one (the coin picked last) when money came
+ * to it, else the newest invoice that was paid (a late payment credited to the session), else the
+ * current one (the payouts plugin then finds what it received). With `coins` (the payout methods
+ * asked for), only an invoice of one of them; undefined when none is, or before any pick.
+ */
+function refundedInvoiceOf(session: SessionView, coins: readonly (string | undefined)[] | undefined): SessionInvoiceView | undefined {
+  const candidates = session.invoices.filter((invoice) => coins === undefined || coins.includes(invoice.coin));
+  const current = candidates.find((invoice) => invoice.invoice_id === session.invoice_id);
+  if (current && PAID.includes(current.status)) return current;
+  return [...candidates].reverse().find((invoice) => PAID.includes(invoice.status)) ?? current;
 }
 
 /** BTCPay's answer to a refund of an invoice it would not refund: 400 `non-refundable`. */
