@@ -15,6 +15,9 @@
  *   `ValidationProblemDetails` leave optional, so any object would pass them;
  * - errors are JSON (`application/json`), and a status is one the operation answers, or one of the
  *   error statuses BTCPay's framework answers on any operation (400, 401, 403, 404, 422);
+ * - a page the document gives as HTML (`/api-keys/authorize`) may redirect a signed-out browser to
+ *   sign in (302 or 303): BTCPay's cookie authentication answers 302 to its login page there,
+ *   where its document lists a 401;
  * - a webhook event is the schema the document's `x-webhooks` gives its `type`.
  */
 import { readFileSync } from 'node:fs';
@@ -27,6 +30,9 @@ import { btcpayPeersDir, GreenfieldDocument } from '@gw/plugin-btcpay/testing';
  * validation, 404 for an unknown resource. Each must still be BTCPay's error shape.
  */
 const FRAMEWORK_ERROR_STATUSES = new Set([400, 401, 403, 404, 422]);
+
+/** The redirects a browser page may answer a signed-out visitor with, to sign in. */
+const SIGN_IN_REDIRECTS = new Set([302, 303]);
 
 /** A request resolved to the document's operation. */
 export interface ResolvedOperation {
@@ -74,6 +80,9 @@ export class GreenfieldValidator {
   checkResponse(operation: ResolvedOperation, status: number, contentType: string | undefined, text: string): string[] {
     if (status >= 500) return [`status ${status}: BTCPay answers no 5xx to a correct client (a 500 is a bug)`];
     const declared = operation.responses[String(status)] ?? (status >= 400 ? operation.responses['default'] : undefined);
+    if (!declared && SIGN_IN_REDIRECTS.has(status) && isHtmlPage(operation)) {
+      return contentType?.startsWith('application/json') ? [`status ${status}: a sign-in redirect with a JSON body`] : [];
+    }
     if (!declared && !(status >= 400 && FRAMEWORK_ERROR_STATUSES.has(status))) {
       return [`status ${status} is not one ${operation.method} ${operation.template} answers (${Object.keys(operation.responses).join(', ')})`];
     }
@@ -106,6 +115,11 @@ export class GreenfieldValidator {
     if (!schema) return [`webhook type ${String(event?.type)} is not one of BTCPay's (${Object.keys(this.eventSchemas).join(', ')})`];
     return this.document.schemaProblems(schema, event);
   }
+}
+
+/** Whether the document gives the operation's 200 as an HTML page (a page a browser opens). */
+function isHtmlPage(operation: ResolvedOperation): boolean {
+  return operation.responses['200']?.content?.['text/html'] !== undefined;
 }
 
 /** BTCPay's error classes (see the file's comment). */

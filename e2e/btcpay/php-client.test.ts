@@ -74,6 +74,15 @@ test.serial('php-cli with the curl extension is installed (.ci/run installs php-
   t.true(execFileSync(PHP, ['-m'], { encoding: 'utf8' }).split('\n').includes('curl'), 'PHP has no curl extension (Debian package php-curl)');
 });
 
+test.serial('the authorization URL the plugin builds is taken: the merchant is led to sign in, then to the approval page', async (t) => {
+  const { url } = await shop.step('authorize-url', { redirect: 'https://shop.example/?btcpay-settings-callback' });
+  t.true(url.startsWith(`${proxy.greenfieldUrl}/api-keys/authorize?`), url);
+  const answer = await fetch(url, { redirect: 'manual' });
+  t.true([302, 303, 307].includes(answer.status), `a signed-out merchant is sent to sign in (got ${answer.status})`);
+  const signIn = new URL(answer.headers.get('location') ?? '', url);
+  t.regex(signIn.pathname, /^\/dashboard\//, signIn.href);
+});
+
 test.serial("connecting the shop: the key's permissions, the server, the store, a webhook and the store's payment methods", async (t) => {
   const result = await shop.connect();
   t.is(result.storeId, store.projectId);

@@ -83,9 +83,10 @@ test.serial('the request reaches the gateway unchanged and a redirect is passed 
   t.deepEqual(r.violations, []);
   t.like(received, { method: 'POST', url: '/btcpay/api/v1/stores/store1/invoices?x=1', body });
   t.is(received?.headers['authorization'], 'token k');
-  const redirect = await exchange('GET', '/btcpay/api-keys/authorize?permissions=x', { status: 307, headers: { location: '/dashboard/sign-in' } });
-  t.is(redirect.status, 307);
-  t.deepEqual(redirect.violations, []);
+  const redirect = await exchange('GET', '/btcpay/api-keys/authorize?permissions=x', { status: 303, headers: { location: '/dashboard/sign-in' } });
+  t.is(redirect.status, 303);
+  t.deepEqual(redirect.violations, [], 'a signed-out browser is sent to sign in');
+  t.regex((await exchange('GET', '/btcpay/api/v1/stores', { status: 303, headers: { location: '/x' } })).violations.join(), /status 303 is not one/);
 });
 
 test.serial('a field of the wrong type or format, a status outside the enum, is a violation naming the field', async (t) => {

@@ -14,6 +14,8 @@
  * {"uncaught": {class, status, body}} and exits 1. PHP's notices go to stderr.
  *
  * Steps, named after the plugin's code paths:
+ *   authorize-url   the settings page's "Generate API key" button: ApiKey::getAuthorizeUrl with the plugin's
+ *                   permissions, application name, strict and selectiveStores, and its callback as redirect.
  *   connect         the settings page after the authorization redirect: GreenfieldApiHelper::checkApiKeyWorks,
  *                   GlobalSettings::save (ApiKey::getCurrent and the permission checks of
  *                   GreenfieldApiAuthorization, Server::getInfo),
@@ -258,6 +260,18 @@ function steps(string $step, string $url, string $key, array $input): array
                 ],
                 'paymentMethods' => supportedPaymentMethods($url, $key, $storeId),
             ];
+
+        case 'authorize-url':
+            // BTCPayServerWCPlugin::processAjaxApiUrl: the page the merchant's browser is sent to for a key.
+            return ['url' => ApiKey::getAuthorizeUrl(
+                $url,
+                array_merge(REQUIRED_PERMISSIONS, OPTIONAL_PERMISSIONS),
+                'WooCommerce',
+                true,
+                true,
+                $input['redirect'],
+                null
+            )];
 
         case 'register-webhook':
             $webhook = (new Webhook($url, $key))->createWebhook($input['storeId'], $input['webhookUrl'], WEBHOOK_EVENTS, null);
