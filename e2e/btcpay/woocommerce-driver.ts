@@ -14,7 +14,17 @@ const SCRIPT = join(fileURLToPath(new URL('.', import.meta.url)), 'php', 'woocom
 
 /** The steps of the script (its header describes each). */
 export type WooStep =
-  'connect' | 'register-webhook' | 'webhook-recheck' | 'checkout' | 'order-payments' | 'mark-invalid' | 'refund' | 'refund-invoice' | 'webhooks' | 'bad-input';
+  | 'authorize-url'
+  | 'connect'
+  | 'register-webhook'
+  | 'webhook-recheck'
+  | 'checkout'
+  | 'order-payments'
+  | 'mark-invalid'
+  | 'refund'
+  | 'refund-invoice'
+  | 'webhooks'
+  | 'bad-input';
 
 /** What a step calls with: the BTCPay URL the shop was given, its key, what it stored before. */
 export interface WooStepContext {
