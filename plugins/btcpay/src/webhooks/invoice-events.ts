@@ -134,7 +134,8 @@ export class BtcpayWebhookEvents {
     const base = { storeId: ref.projectId, invoiceId: ref.sessionId, metadata: invoice.metadata ?? {} };
     if (cause.kind === 'created' && inserted.length > 0) events.push({ ...base, type: 'InvoiceCreated', fields: {}, gatewayInvoiceId: null });
     if (changed) {
-      const afterExpiration = state.status === 'Expired' || state.status === 'Invalid';
+      // As BTCPay: the invoice was (or now is) expired or invalid when the payment came.
+      const afterExpiration = [track!.status, state.status].some((status) => status === 'Expired' || status === 'Invalid');
       for (const tx of changed.transactions) {
         if (tx.status !== 'pending' && tx.status !== 'confirmed') continue;
         const fields = { afterExpiration, paymentMethodId: paymentMethodIdOf(changed.coin), payment: greenfieldPayment(tx) };
@@ -231,7 +232,7 @@ function announcedState(state: BtcpayState, current: InvoiceView | undefined): B
 /**
  * The event of entering `state`'s status, with its fields; none for `New`. `paidSome`: a payment
  * to one of the invoice's coin invoices was announced (an expiry is then `partiallyPaid`, even when
- * the session's ending cancelled the invoice that got it).
+ * the session's ending cancelled the invoice that got it, unless the full amount came late).
  */
 function statusEvent(state: BtcpayState, current: InvoiceView | undefined, paidSome: boolean): Pick<InvoiceEvent, 'type' | 'fields'> | undefined {
   const marked = state.additionalStatus === 'Marked';
@@ -241,7 +242,11 @@ function statusEvent(state: BtcpayState, current: InvoiceView | undefined, paidS
     case 'Settled':
       return { type: 'InvoiceSettled', fields: { manuallyMarked: marked, overPaid: state.additionalStatus === 'PaidOver' } };
     case 'Expired':
-      return { type: 'InvoiceExpired', fields: { partiallyPaid: state.additionalStatus === 'PaidPartial' || paidSome } };
+      // Paid in full after the deadline (PaidLate) is not partial.
+      return {
+        type: 'InvoiceExpired',
+        fields: { partiallyPaid: state.additionalStatus === 'PaidPartial' || (paidSome && state.additionalStatus !== 'PaidLate') },
+      };
     case 'Invalid':
       return { type: 'InvoiceInvalid', fields: { manuallyMarked: marked } };
     case 'New':
