@@ -24,7 +24,10 @@ async function call(t: ExecutionContext, token: string, method: string, path: st
 async function shop(): Promise<{ store: SandboxClient; token: string; base: string }> {
   const owner = await newOwner(gw);
   const store = await sandboxStore(gw, owner);
-  const { token } = await issueKey(gw, owner, [`btcpay.store.canmodifyinvoices:${store.projectId}`]);
+  const { token } = await issueKey(gw, owner, [
+    `btcpay.store.canmodifyinvoices:${store.projectId}`,
+    `btcpay.store.webhooks.canmodifywebhooks:${store.projectId}`,
+  ]);
   return { store, token, base: `/api/v1/stores/${store.projectId}/invoices` };
 }
 
@@ -173,16 +176,25 @@ test('a late payment to a coin the payer switched away from completes the sessio
 
 test('mark Invalid ends an open session; Settled then overrides it; a mark BTCPay would refuse is 422', async (t) => {
   const { store, token, base } = await shop();
+  const hook = await greenfield(gw, token, 'POST', `/api/v1/stores/${store.projectId}/webhooks`, { url: 'https://shop.example/btcpay-hook' });
+  t.is(hook.status, 200, hook.text);
   const created = await call(t, token, 'POST', base, { amount: '4', currency: 'EUR', metadata: { orderId: 'W-9' } });
   const id = created.body.id;
   const invalid = await call(t, token, 'POST', `${base}/${id}/status`, { status: 'invalid' });
   t.is(invalid.status, 200, invalid.text);
   t.like(invalid.body, { id, status: 'Invalid', additionalStatus: 'Marked', availableStatusesForManualMarking: ['Settled'] });
   t.like(await gw.kernel.cradle.sessionsCheckout.get(store.projectId, id), { status: 'expired' });
+  // The webhook hears of the creation and the mark; the session's end after the mark changes nothing it announces.
+  const events = async () =>
+    (await gw.kernel.cradle.db('webhooks_events').where({ signer: 'btcpay', signer_ref: hook.body.id }).orderBy('id').select('event_type')).map(
+      (row: { event_type: string }) => row.event_type,
+    );
+  t.deepEqual(await events(), ['InvoiceCreated', 'InvoiceInvalid']);
   t.is((await call(t, token, 'POST', `${base}/${id}/status`, { status: 'Invalid' })).status, 422);
 
   const settled = await call(t, token, 'POST', `/api/v1/invoices/${id}/status`, { status: 'Settled' });
   t.like(settled.body, { status: 'Settled', additionalStatus: 'Marked', availableStatusesForManualMarking: ['Invalid'] });
+  t.deepEqual(await events(), ['InvoiceCreated', 'InvoiceInvalid', 'InvoiceSettled']);
   const bad = await call(t, token, 'POST', `${base}/${id}/status`, { status: 'Paid' });
   t.deepEqual(
     bad.body.map((issue: { path: string }) => issue.path),
@@ -279,7 +291,8 @@ test('a sandbox reset removes every btcpay row of the project, and the purger kn
     }
     return n;
   };
-  t.is(await rows(), 2);
+  // The invoice, the webhook, and what the webhooks track of the invoice.
+  t.is(await rows(), 3);
   await gw.kernel.cradle.sandboxProjects.reset(store.projectId, CLI_ACTOR);
   t.is(await rows(), 0);
 

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { waitFor, type TestKernel } from '@gw/kernel/testing';
 import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/testing';
+import { MailSink } from '@gw/plugin-oauth/testing';
 import { Receiver, stopAll } from '@gw/testing';
 import { btcpayPeersDir, greenfieldDocument } from './greenfield-document.js';
 import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type SandboxClient } from './helpers.js';
@@ -40,11 +41,19 @@ const SCHEMA_OF: Readonly<Record<string, string>> = {
 
 let gw: TestKernel;
 let receiver: Receiver;
+let sink: MailSink;
 /** Replies by path: a list is answered in order (the last one again once used up). */
 const replies = new Map<string, number[]>();
 test.before(async () => {
-  // The shop's endpoint is on loopback: the delivery log keeps its status codes.
-  gw = await startBtcpayKernel({ 'plugins.webhooks.privateAttemptDetails': true });
+  sink = await MailSink.start();
+  // The shop's endpoint is on loopback: the delivery log keeps its status codes. The operator signs
+  // in to the dashboard with a mailed code.
+  gw = await startBtcpayKernel({
+    'plugins.webhooks.privateAttemptDetails': true,
+    'plugins.oauth.smtp.url': sink.url,
+    'plugins.oauth.emailCode.sendsPerHourPerIp': 1000,
+    'plugins.dashboard.signInsPerHourPerIp': 1000,
+  });
   receiver = await Receiver.start();
   receiver.reply = (request) => {
     const planned = replies.get(request.path);
@@ -52,9 +61,11 @@ test.before(async () => {
     return { status, body: status < 300 ? 'ok' : 'not now' };
   };
 });
-test.after.always(() => stopAll(gw, receiver));
+test.after.always(() => stopAll(gw, receiver, sink));
 
 interface Shop {
+  /** The store's operator's administrator (signs in to the dashboard). */
+  readonly email: string;
   readonly store: SandboxClient;
   readonly storeId: string;
   readonly token: string;
@@ -80,7 +91,7 @@ async function shop(t: ExecutionContext, webhook: Record<string, unknown> = {}):
     ...webhook,
   });
   t.is(created.status, 200, created.text);
-  return { store, storeId, token, path, webhookId: created.body.id, secret: created.body.secret };
+  return { email: owner.email, store, storeId, token, path, webhookId: created.body.id, secret: created.body.secret };
 }
 
 /** A BTCPay invoice of the shop, created as the WooCommerce plugin creates one. */
@@ -408,4 +419,48 @@ test('a webhook without automatic redelivery is not retried: its failed delivery
   });
   t.is(row.attempts, 1);
   t.is(deliveries(s, id).length, 1);
+});
+
+/** The dashboard as a browser without JavaScript sees it: signed in by the mailed code, the session cookie kept. */
+async function dashboard(email: string): Promise<(path: string) => Promise<{ status: number; text: string }>> {
+  let cookie = '';
+  const send = async (path: string, form?: Record<string, string>) => {
+    const res = await fetch(`${gw.url}${path}`, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        ...(cookie ? { cookie: `gw_dashboard=${cookie}` } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(gw.url).origin } : {}),
+      },
+      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+    });
+    const set = /gw_dashboard=([^;]*)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+    if (set !== undefined) cookie = set;
+    const text = await res.text();
+    return { status: res.status, text, csrf: /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? '' };
+  };
+  const start = await send('/dashboard/sign-in');
+  await send('/dashboard/sign-in/email', { _csrf: start.csrf, email });
+  const code = await send('/dashboard/sign-in/code');
+  const done = await send('/dashboard/sign-in/code', { _csrf: code.csrf, code: await sink.nextCode(email) });
+  if (done.status !== 303) throw new Error(`sign-in: ${done.status} ${done.text.slice(0, 300)}`);
+  return (path) => send(path);
+}
+
+test('the dashboard’s webhook log lists BTCPay’s deliveries with their type, who signed them and BTCPay’s body', async (t) => {
+  const s = await shop(t);
+  const id = await invoice(t, s, 'order-dashboard');
+  const created = await received(s, id, 'InvoiceCreated');
+  const deliveryId = created.body['deliveryId'] as string;
+  await waitFor(async () => (await gw.kernel.cradle.db('webhooks_events').where({ id: deliveryId }).first())?.status === 'delivered');
+  const page = await dashboard(s.email);
+  const log = await page(`/dashboard/projects/${s.storeId}/webhooks`);
+  t.is(log.status, 200, log.text.slice(0, 300));
+  t.true(log.text.includes(deliveryId));
+  t.true(log.text.includes('InvoiceCreated'));
+  const one = await page(`/dashboard/projects/${s.storeId}/webhooks/${deliveryId}`);
+  t.is(one.status, 200);
+  t.true(one.text.includes('by the btcpay plugin'), 'who signed it');
+  t.true(one.text.includes('isRedelivery'), 'BTCPay’s body');
+  t.true(one.text.includes(s.webhookId));
 });

@@ -9,7 +9,10 @@ import { btcpaySandboxPurger } from './sandbox-purger.js';
 /** Invoices as checkout sessions: create, get, list, payment methods, mark status, archive; the status table; the sandbox purge. */
 export const invoicesArea: BtcpayArea = {
   services: () => ({
-    btcpayInvoices: service(['db', 'chains', 'audit', 'sessionsCheckout', 'invoicesService'], (deps) => new BtcpayInvoices(deps, coinNaming(deps.chains))),
+    btcpayInvoices: service(
+      ['db', 'chains', 'audit', 'sessionsCheckout', 'invoicesService', 'btcpayWebhookEvents'],
+      (deps) => new BtcpayInvoices(deps, coinNaming(deps.chains)),
+    ),
   }),
   routes: invoiceRoutes,
   contributes: [btcpaySandboxPurger],

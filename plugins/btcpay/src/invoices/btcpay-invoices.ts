@@ -3,6 +3,7 @@ import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { CheckoutSessions, SessionView } from '@gw/plugin-sessions/contract';
 import type { Knex } from 'knex';
 import { btcpayErrors } from '../errors.js';
+import { type BtcpayWebhookEvents, invoiceCreatedEvents, invoiceMarkedEvents } from '../webhooks/invoice-events.js';
 import { parseCreateRequest, parseMetadataUpdate, type CoinNames } from './create-request.js';
 import { invoiceData, stateOf, type CoinCodes } from './invoice-data.js';
 import { findInvoiceRow, insertInvoiceRow, INVOICES_TABLE, projectOfInvoice, type InvoiceRow } from './invoice-rows.js';
@@ -45,6 +46,7 @@ export interface BtcpayInvoicesDeps {
   readonly audit: AuditLog;
   readonly sessionsCheckout: CheckoutSessions;
   readonly invoicesService: InvoiceService;
+  readonly btcpayWebhookEvents: BtcpayWebhookEvents;
 }
 
 /**
@@ -76,8 +78,8 @@ export class BtcpayInvoices {
             metadata: request.metadata,
             checkout: request.options,
           });
-          // WEBHOOKS (bp-webhooks): call `invoiceCreatedEvents(trx, ...)` of ../webhooks here once that area exports it,
-          // so InvoiceCreated is enqueued in the transaction that opens the session.
+          // InvoiceCreated, enqueued in the transaction that opens the session.
+          await invoiceCreatedEvents(trx, this.deps.btcpayWebhookEvents, { sessionId: opened.id, projectId: project.id, projectKind: project.kind });
         },
       });
       return invoiceData(session, row!, this.deps.chains, this.naming);
@@ -134,28 +136,26 @@ export class BtcpayInvoices {
 
   /**
    * Marks the invoice `Invalid` or `Settled` when BTCPay would allow it in its state (else 422 on
-   * `status`). `Invalid` ends an open session first (its unpaid invoice cancelled), unless a payment
-   * to it is under way: the mark holds either way, as BTCPay's does.
+   * `status`), with its webhook events (`manuallyMarked`) in the mark's transaction. `Invalid` then
+   * ends an open session (its unpaid invoice cancelled), unless a payment to it is under way: the
+   * mark holds either way, as BTCPay's does. The mark is written first, so the session's end is
+   * heard as the invoice already marked (no `InvoiceExpired` before the `InvoiceInvalid`).
    */
   async mark(project: ProjectPrincipal, invoiceId: string, body: unknown, actor: Actor): Promise<Record<string, unknown>> {
     const status = markOf(body);
-    const row = await this.row(project.id, invoiceId);
-    let session = await this.deps.sessionsCheckout.get(project.id, invoiceId);
-    const markable = (current: InvoiceRow, of: SessionView) => markableStatuses(stateOf(of, current)).includes(status);
-    if (!markable(row, session)) throw validationFailed([{ path: 'status', message: NOT_MARKABLE }]);
-    if (status === 'Invalid' && session.status === 'open') session = await this.endSession(project.id, invoiceId, actor);
+    await this.row(project.id, invoiceId);
+    const session = await this.deps.sessionsCheckout.get(project.id, invoiceId);
     await this.deps.db.transaction(async (trx) => {
       const locked = (await findInvoiceRow(trx, project.id, invoiceId, true))!;
-      // Another mark may have come first: it is judged again against what that one left.
-      if (!markable(locked, session)) throw validationFailed([{ path: 'status', message: NOT_MARKABLE }]);
+      if (!markableStatuses(stateOf(session, locked)).includes(status)) throw validationFailed([{ path: 'status', message: NOT_MARKABLE }]);
       await trx(INVOICES_TABLE).where({ session_id: invoiceId }).update({ marked_status: status, marked_at: trx.fn.now() });
       await this.deps.audit.record(
         audit(actor, 'mark', project.id, invoiceId, { status, previous: locked.marked_status, session_status: session.status }),
         trx,
       );
-      // WEBHOOKS (bp-webhooks): call `invoiceMarkedEvents(trx, ...)` of ../webhooks here once that area exports it,
-      // so InvoiceInvalid / InvoiceSettled (manuallyMarked) is enqueued with the mark.
+      await invoiceMarkedEvents(trx, this.deps.btcpayWebhookEvents, { sessionId: invoiceId, projectId: project.id, projectKind: project.kind });
     });
+    if (status === 'Invalid' && session.status === 'open') await this.endSession(project.id, invoiceId, actor);
     return this.get(project.id, invoiceId);
   }
 
@@ -213,13 +213,11 @@ export class BtcpayInvoices {
   }
 
   /** Ends an open session for an `Invalid` mark; a session that closed meanwhile or is being paid stays as it is. */
-  private async endSession(projectId: string, invoiceId: string, actor: Actor): Promise<SessionView> {
+  private async endSession(projectId: string, invoiceId: string, actor: Actor): Promise<void> {
     try {
-      return await this.deps.sessionsCheckout.expire(projectId, invoiceId, actor);
+      await this.deps.sessionsCheckout.expire(projectId, invoiceId, actor);
     } catch (error) {
-      if (isAppError(error) && (error.code === 'checkout_session_closed' || error.code === 'checkout_session_payment_in_progress')) {
-        return this.deps.sessionsCheckout.get(projectId, invoiceId);
-      }
+      if (isAppError(error) && (error.code === 'checkout_session_closed' || error.code === 'checkout_session_payment_in_progress')) return;
       throw error;
     }
   }
