@@ -21,4 +21,5 @@ export const btcpayErrors = defineErrors('btcpay', {
   btcpay_non_refundable: { status: 400, message: 'Cannot refund this invoice: it is not settled, or it received nothing that can be refunded.' },
   btcpay_payout_not_found: { status: 404, message: 'The payout was not found.' },
   btcpay_already_unarchived: { status: 400, message: 'Invoice is already unarchived' },
+  btcpay_webhook_delivery_not_found: { status: 404, message: 'The webhook delivery was not found.' },
 });

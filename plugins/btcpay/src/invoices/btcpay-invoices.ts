@@ -189,7 +189,10 @@ export class BtcpayInvoices {
     });
   }
 
-  /** Undoes an archive; 400 `already-unarchived` when the invoice is not archived, as BTCPay answers. */
+  /**
+   * Undoes an archive. An invoice that is not archived stays as it is and is answered all the same
+   * (BTCPay answers 400 `already-unarchived` there, a shape its own document does not allow).
+   */
   async unarchive(projectId: string, invoiceId: string, actor: Actor): Promise<Record<string, unknown>> {
     await this.row(projectId, invoiceId);
     await this.deps.db.transaction(async (trx) => {
@@ -197,8 +200,7 @@ export class BtcpayInvoices {
         .where({ project_id: projectId, session_id: invoiceId })
         .whereNotNull('archived_at')
         .update({ archived_at: null });
-      if (updated === 0) throw btcpayErrors.btcpay_already_unarchived();
-      await this.deps.audit.record(audit(actor, 'unarchive', projectId, invoiceId), trx);
+      if (updated > 0) await this.deps.audit.record(audit(actor, 'unarchive', projectId, invoiceId), trx);
     });
     return this.get(projectId, invoiceId);
   }

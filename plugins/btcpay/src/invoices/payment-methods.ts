@@ -18,6 +18,12 @@ const RATE_DIGITS = 12;
 /** A transaction that counts (not reorganised away, not dropped from the mempool). */
 const accounted = (tx: InvoiceTransaction) => tx.status === 'pending' || tx.status === 'confirmed';
 
+/**
+ * Whether the invoice is one the sessions create for a late payment to an abandoned address (its
+ * external id `cs_<session>_late_<n>`), made for what arrived rather than picked by the payer.
+ */
+const isLatePaymentInvoice = (invoice: InvoiceView): boolean => /_late_\d+$/.test(invoice.external_id);
+
 /** BTCPay's payment status of a transaction: seen (Processing), counted in a settled status or confirmed (Settled), gone (Invalid). */
 function paymentStatus(tx: InvoiceTransaction): 'Processing' | 'Settled' | 'Invalid' {
   if (tx.status === 'confirmed') return 'Settled';
@@ -73,10 +79,14 @@ export function paymentMethods(
   onlyAccounted: boolean,
 ): Record<string, unknown>[] {
   const prompts = new Map<CoinId, CoinPrompt>();
+  const current = session.invoice_id === null ? undefined : invoices.get(session.invoice_id);
   for (const coin of session.allowed_coins) {
     const ofCoin = session.invoices.filter((entry) => entry.coin === coin).map((entry) => invoices.get(entry.invoice_id));
     const present = ofCoin.filter((entry): entry is SessionInvoice => entry !== undefined);
-    const latest = session.coin === coin && session.invoice_id !== null ? invoices.get(session.invoice_id) : present.at(-1);
+    // The payer's pick of the coin: the session's current invoice when it is one, else the latest pick of the coin
+    // (a late payment's own invoice, created for what arrived, only when no pick is known).
+    const picks = present.filter((entry) => !isLatePaymentInvoice(entry.invoice));
+    const latest = current && current.invoice.coin === coin && !isLatePaymentInvoice(current.invoice) ? current : (picks.at(-1) ?? present.at(-1));
     if (!latest) continue;
     const seen = new Set<string>();
     const payments = present

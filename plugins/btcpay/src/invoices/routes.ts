@@ -1,7 +1,7 @@
-import { type Actor, defineRoute, type ProjectPrincipal, type RouteDefinition, type RouteInput, withDeps } from '@gw/kernel';
+import { defineRoute, type ProjectPrincipal, type RouteDefinition, type RouteInput, withDeps } from '@gw/kernel';
 import Type from 'typebox';
-import { principalOf, requireStore, type BtcpayCaller } from '../credentials/permissions.js';
-import type { BtcpayPolicy } from '../credentials/permissions.js';
+import { GREENFIELD_ROUTE, greenfieldActor, greenfieldPath } from '../credentials/greenfield-route.js';
+import { principalOf, requireStore, type BtcpayPolicy } from '../credentials/permissions.js';
 import { btcpayErrors } from '../errors.js';
 import type { BtcpayInvoices } from './btcpay-invoices.js';
 import { parseListQuery } from './list-query.js';
@@ -10,17 +10,10 @@ import { validationFailed } from './validation-issues.js';
 type Input = RouteInput<unknown, unknown, unknown>;
 
 /** A body of BTCPay's shape, read by the handler itself so that every refusal answers as BTCPay's 422 list. */
-const JSON_BODY = Type.Unknown({ description: 'A JSON object of BTCPay Greenfield’s request schema (see docs/btcpay-compatibility.md).' });
+const JSON_BODY = Type.Unknown();
 
-/** A BTCPay answer: the schemas are BTCPay’s published OpenAPI document’s. */
-const GREENFIELD_ANSWER = Type.Unknown({ description: 'BTCPay Greenfield’s answer (see docs/btcpay-compatibility.md).' });
-
-const TAGS = ['btcpay'];
-
-/** The audit actor of a Greenfield write: the key (`btcpay_key:<id>`) through the `btcpay` channel. */
-function actorOf(caller: BtcpayCaller, requestId: string): Actor {
-  return { actor: `btcpay_key:${caller.keyId}`, channel: 'btcpay', requestId };
-}
+/** The audit actor of the call. */
+const actorOf = (input: Input) => greenfieldActor(input.auth, input.requestId);
 
 /** Where an invoice route finds its store: the path's `storeId`, or (BTCPay's store-less paths) the invoice's own store. */
 type StoreOf = (input: Input, policy: BtcpayPolicy, write: boolean) => Promise<ProjectPrincipal>;
@@ -53,9 +46,7 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
       method: 'GET',
       path: base,
       summary: `BTCPay Greenfield: get an invoice (a checkout session)${label}.`,
-      tags: TAGS,
-      auth: 'btcpay_token',
-      responses: { 200: GREENFIELD_ANSWER },
+      ...GREENFIELD_ROUTE,
       errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found'],
       handler: async (input) => {
         const project = await storeOf(input, 'btcpay.store.canviewinvoices', false);
@@ -66,27 +57,23 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
       method: 'PUT',
       path: base,
       summary: `BTCPay Greenfield: replace an invoice's metadata${label}.`,
-      tags: TAGS,
-      auth: 'btcpay_token',
+      ...GREENFIELD_ROUTE,
       body: JSON_BODY,
-      responses: { 200: GREENFIELD_ANSWER },
       errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found', 'btcpay_validation_failed'],
       handler: async (input) => {
         const project = await storeOf(input, 'btcpay.store.canmodifyinvoices', true);
-        return { body: await invoices().updateMetadata(project.id, param(input, 'invoiceId'), input.body, actorOf(principalOf(input.ctx), input.requestId)) };
+        return { body: await invoices().updateMetadata(project.id, param(input, 'invoiceId'), input.body, actorOf(input)) };
       },
     }),
     defineRoute({
       method: 'DELETE',
       path: base,
       summary: `BTCPay Greenfield: archive an invoice (it leaves the store's list)${label}.`,
-      tags: TAGS,
-      auth: 'btcpay_token',
-      responses: { 200: GREENFIELD_ANSWER },
+      ...GREENFIELD_ROUTE,
       errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found'],
       handler: async (input) => {
         const project = await storeOf(input, 'btcpay.store.canmodifyinvoices', true);
-        await invoices().archive(project.id, param(input, 'invoiceId'), actorOf(principalOf(input.ctx), input.requestId));
+        await invoices().archive(project.id, param(input, 'invoiceId'), actorOf(input));
         // BTCPay answers an archive with 200 and no body.
         return { status: 200, body: '' };
       },
@@ -95,22 +82,18 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
       method: 'POST',
       path: `${base}/unarchive`,
       summary: `BTCPay Greenfield: unarchive an invoice${label}.`,
-      tags: TAGS,
-      auth: 'btcpay_token',
-      responses: { 200: GREENFIELD_ANSWER },
-      errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found', 'btcpay_already_unarchived'],
+      ...GREENFIELD_ROUTE,
+      errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found'],
       handler: async (input) => {
         const project = await storeOf(input, 'btcpay.store.canmodifyinvoices', true);
-        return { body: await invoices().unarchive(project.id, param(input, 'invoiceId'), actorOf(principalOf(input.ctx), input.requestId)) };
+        return { body: await invoices().unarchive(project.id, param(input, 'invoiceId'), actorOf(input)) };
       },
     }),
     defineRoute({
       method: 'GET',
       path: `${base}/payment-methods`,
       summary: `BTCPay Greenfield: an invoice's payment methods, one per coin the payer may pick${label}.`,
-      tags: TAGS,
-      auth: 'btcpay_token',
-      responses: { 200: GREENFIELD_ANSWER },
+      ...GREENFIELD_ROUTE,
       errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found', 'btcpay_validation_failed'],
       handler: async (input) => {
         const project = await storeOf(input, 'btcpay.store.canviewinvoices', false);
@@ -131,17 +114,16 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
     defineRoute({
       method: 'POST',
       path: `${base}/payment-methods/:paymentMethodId/activate`,
-      summary: `BTCPay Greenfield: activate a payment method (not supported: the payer activates a coin by picking it on the checkout page)${label}.`,
-      tags: TAGS,
-      auth: 'btcpay_token',
-      responses: { 200: GREENFIELD_ANSWER },
-      errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found', 'btcpay_not_supported'],
+      summary: `BTCPay Greenfield: activate a payment method (refused: the payer activates a coin by picking it on the checkout page)${label}.`,
+      ...GREENFIELD_ROUTE,
+      errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found', 'btcpay_validation_failed'],
       handler: async (input) => {
         const project = await storeOf(input, 'btcpay.store.canviewinvoices', false);
         await invoices().get(project.id, param(input, 'invoiceId'));
-        throw btcpayErrors.btcpay_not_supported({
-          message: 'Payment methods are activated by the payer: the checkout page creates the payment of the coin the payer picks.',
-        });
+        // As BTCPay refuses a payment method it cannot activate: 422 on `paymentMethod`.
+        throw validationFailed([
+          { path: 'paymentMethod', message: 'Payment methods are activated by the payer: the checkout page creates the payment of the coin the payer picks.' },
+        ]);
       },
     }),
     defineRoute({
@@ -150,19 +132,17 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
       summary: `BTCPay Greenfield: mark an invoice Invalid or Settled${label}.`,
       description:
         'As BTCPay allows in the invoice’s state (its availableStatusesForManualMarking). Invalid ends an open checkout session (its unpaid invoice cancelled) unless a payment to it is under way; the mark holds either way.',
-      tags: TAGS,
-      auth: 'btcpay_token',
+      ...GREENFIELD_ROUTE,
       body: JSON_BODY,
-      responses: { 200: GREENFIELD_ANSWER },
       errors: ['btcpay_missing_permission', 'btcpay_invoice_not_found', 'btcpay_validation_failed'],
       handler: async (input) => {
         const project = await storeOf(input, 'btcpay.store.canmodifyinvoices', true);
-        return { body: await invoices().mark(project, param(input, 'invoiceId'), input.body, actorOf(principalOf(input.ctx), input.requestId)) };
+        return { body: await invoices().mark(project, param(input, 'invoiceId'), input.body, actorOf(input)) };
       },
     }),
   ];
 
-  const storeInvoices = `${prefix}/api/v1/stores/:storeId/invoices`;
+  const storeInvoices = greenfieldPath(prefix, '/api/v1/stores/:storeId/invoices');
   return [
     defineRoute({
       method: 'POST',
@@ -170,23 +150,19 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
       summary: 'BTCPay Greenfield: create an invoice, which is a checkout session (the payer picks the coin on its page).',
       description:
         'amount and currency (fiat, or a coin) are the session’s price; metadata (orderId, buyerEmail, itemDesc, …) and the checkout options are kept and answered back; checkout.paymentMethods are the coins the payer may pick, checkout.expirationMinutes the session’s lifetime (clamped to 5 minutes … 7 days), checkout.redirectURL its return URL. Refusals answer as BTCPay’s 422 list, and nothing is written.',
-      tags: TAGS,
-      auth: 'btcpay_token',
+      ...GREENFIELD_ROUTE,
       body: JSON_BODY,
-      responses: { 200: GREENFIELD_ANSWER },
       errors: ['btcpay_missing_permission', 'btcpay_validation_failed'],
       handler: async (input) => {
         const project = await byStorePath(input, 'btcpay.store.cancreateinvoice', true);
-        return { body: await invoices().create(project, input.body, actorOf(principalOf(input.ctx), input.requestId)) };
+        return { body: await invoices().create(project, input.body, actorOf(input)) };
       },
     }),
     defineRoute({
       method: 'GET',
       path: storeInvoices,
       summary: 'BTCPay Greenfield: list the store’s invoices, newest first (orderId, status, textSearch, startDate, endDate, skip, take, includeArchived).',
-      tags: TAGS,
-      auth: 'btcpay_token',
-      responses: { 200: GREENFIELD_ANSWER },
+      ...GREENFIELD_ROUTE,
       errors: ['btcpay_missing_permission', 'btcpay_validation_failed'],
       handler: async (input) => {
         const project = await byStorePath(input, 'btcpay.store.canviewinvoices', false);
@@ -196,6 +172,6 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
       },
     }),
     ...oneInvoice(`${storeInvoices}/:invoiceId`, byStorePath, ''),
-    ...oneInvoice(`${prefix}/api/v1/invoices/:invoiceId`, byInvoice, ' (its store found from the invoice)'),
+    ...oneInvoice(greenfieldPath(prefix, '/api/v1/invoices/:invoiceId'), byInvoice, ' (its store found from the invoice)'),
   ];
 });
