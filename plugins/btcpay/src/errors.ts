@@ -18,4 +18,5 @@ export const btcpayErrors = defineErrors('btcpay', {
   btcpay_validation_failed: { status: 422, message: 'The request is invalid.' },
   btcpay_invalid_state: { status: 422, message: 'The request is not possible in the current state of the resource.' },
   btcpay_not_supported: { status: 400, message: 'This gateway does not support this feature of the Greenfield API.' },
+  btcpay_webhook_delivery_not_found: { status: 404, message: 'The webhook delivery was not found.' },
 });
