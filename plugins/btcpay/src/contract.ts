@@ -33,6 +33,8 @@ declare module '@gw/kernel' {
     // Each area adds its services here, one line each.
     /** Greenfield API keys: create (shown once), authenticate, list, revoke (credentials area). */
     readonly btcpayApiKeys: import('./credentials/api-key-service.js').BtcpayApiKeys;
+    /** Greenfield pull payments: refunds of BTCPay invoices through the payouts plugin, read back by pull payment id (refunds area). */
+    readonly btcpayPullPayments: import('./refunds/pull-payments.js').PullPayments;
     /** A store's Greenfield webhooks: create, read, replace, delete, their subscribers and secrets (webhooks area). */
     readonly btcpayWebhooks: import('./webhooks/webhook-service.js').BtcpayWebhooks;
     /** BTCPay's invoice events, decided and enqueued in the transactions that cause them (webhooks area). */

@@ -18,5 +18,8 @@ export const btcpayErrors = defineErrors('btcpay', {
   btcpay_validation_failed: { status: 422, message: 'The request is invalid.' },
   btcpay_invalid_state: { status: 422, message: 'The request is not possible in the current state of the resource.' },
   btcpay_not_supported: { status: 400, message: 'This gateway does not support this feature of the Greenfield API.' },
+  btcpay_non_refundable: { status: 400, message: 'Cannot refund this invoice: it is not settled, or it received nothing that can be refunded.' },
+  btcpay_payout_not_found: { status: 404, message: 'The payout was not found.' },
+  btcpay_already_unarchived: { status: 400, message: 'Invoice is already unarchived' },
   btcpay_webhook_delivery_not_found: { status: 404, message: 'The webhook delivery was not found.' },
 });
