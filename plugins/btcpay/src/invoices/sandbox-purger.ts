@@ -9,7 +9,8 @@ export const PROJECT_TABLES = ['btcpay_invoices', 'btcpay_webhooks', 'btcpay_web
 
 /**
  * A sandbox project's reset or deletion removes what the Greenfield API holds of it (its BTCPay
- * invoices, its webhooks and what they announced of each invoice, its pull payments), in the sandbox's transaction: the sessions, invoices and events they
+ * invoices, its webhooks and what they announced of each invoice, its pull payments), in the
+ * sandbox's transaction: the sessions, invoices, refunds and events they
  * point at go with their own plugins' purgers. API keys belong to the operator, not to a project:
  * a key bound to a deleted project reaches nothing.
  */
