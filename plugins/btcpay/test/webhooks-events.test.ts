@@ -297,6 +297,11 @@ test('marking an invoice Invalid sends InvoiceInvalid, manually marked; marking 
   const settledEvent = await received(s, id, 'InvoiceSettled');
   t.like(settledEvent.body, { manuallyMarked: true, overPaid: false });
   isBtcpayEvent(t, s, settledEvent, id, 'order-mark');
+  // The mark came first: the session it ended sent no InvoiceExpired.
+  const types = (await gw.kernel.cradle.db('webhooks_events').where({ signer: 'btcpay', signer_ref: s.webhookId }).whereLike('body', `%${id}%`)).map(
+    (row: { event_type: string }) => row.event_type,
+  );
+  t.deepEqual(types.sort(), ['InvoiceCreated', 'InvoiceInvalid', 'InvoiceSettled']);
 });
 
 test('only enabled webhooks that take the event get it; a disabled or deleted webhook’s pending deliveries end unsent, without retry', async (t) => {
