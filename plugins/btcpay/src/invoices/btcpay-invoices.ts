@@ -99,6 +99,16 @@ export class BtcpayInvoices {
     return projectOfInvoice(this.deps.db, invoiceId);
   }
 
+  /**
+   * The checkout link of an invoice found by its id alone (BTCPay's public `/i/{invoiceId}`, where
+   * shop plugins send a returning payer); undefined when no store has it. The id is a ULID with 80
+   * random bits, and its page shows nothing the payer's own link does not.
+   */
+  async checkoutLink(invoiceId: string): Promise<string | undefined> {
+    const projectId = await this.projectOf(invoiceId);
+    return projectId === undefined ? undefined : (await this.deps.sessionsCheckout.get(projectId, invoiceId)).url;
+  }
+
   /** The project's invoices, newest first, filtered as BTCPay filters them. */
   async list(projectId: string, query: InvoiceListQuery): Promise<Record<string, unknown>[]> {
     if (query.unknownStatusesOnly || query.take === 0) return [];

@@ -171,6 +171,20 @@ export const invoiceRoutes = withDeps(['btcpayConfig', 'btcpayInvoices'], (deps)
         return { body: await invoices().list(project.id, parsed.query) };
       },
     }),
+    defineRoute({
+      method: 'GET',
+      path: greenfieldPath(prefix, '/i/:invoiceId'),
+      summary: 'BTCPay’s public checkout of an invoice: a redirect to its checkout link (where shop plugins send a returning payer).',
+      auth: 'none',
+      hidden: true,
+      tags: ['btcpay'],
+      errors: ['btcpay_invoice_not_found'],
+      handler: async (input) => {
+        const link = await invoices().checkoutLink(param(input, 'invoiceId'));
+        if (link === undefined) throw btcpayErrors.btcpay_invoice_not_found();
+        return { status: 302, headers: { Location: link, 'Cache-Control': 'no-store' }, body: '' };
+      },
+    }),
     ...oneInvoice(`${storeInvoices}/:invoiceId`, byStorePath, ''),
     ...oneInvoice(greenfieldPath(prefix, '/api/v1/invoices/:invoiceId'), byInvoice, ' (its store found from the invoice)'),
   ];
