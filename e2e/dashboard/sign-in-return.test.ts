@@ -64,15 +64,29 @@ test('a return path to another site, or out of the dashboard, is ignored: the si
   }
 });
 
-test('a return path given while a sign-in is in progress (code already sent) is kept for its end', async (t) => {
+test('a return path given while a sign-in is in progress is ignored: a link from another site cannot choose where it ends', async (t) => {
+  // Code already sent, begun without a return path: a later link's path does not attach to it.
   const email = await invited();
   const client = new DashboardClient(gw.url);
   const form = await client.get('/dashboard/sign-in');
   const sent = await client.post('/dashboard/sign-in/email', { _csrf: form.csrf!, email });
   t.is(sent.location, '/dashboard/sign-in/code');
-  const resumed = await client.get(`/dashboard/sign-in?return_to=${encodeURIComponent('/dashboard/audit')}`);
-  t.is(resumed.location, '/dashboard/sign-in/code');
+  const attacker = `/dashboard/btcpay-keys/authorize?${new URLSearchParams({ permissions: 'unrestricted', redirect: 'https://evil.example/' }).toString()}`;
+  const resumed = await client.get(`/dashboard/sign-in?return_to=${encodeURIComponent(attacker)}`);
+  t.is(resumed.location, '/dashboard/sign-in/code', 'the sign-in in progress goes on');
   const code = await client.get('/dashboard/sign-in/code');
   const done = await client.post('/dashboard/sign-in/code', { _csrf: code.csrf!, code: await sink.nextCode(email) });
-  t.is(done.location, '/dashboard/audit');
+  t.is(done.location, '/dashboard');
+
+  // Begun with a return path, another given at the e-mail step: the first one stands.
+  const second = await invited();
+  const other = new DashboardClient(gw.url);
+  const begun = await other.get(`/dashboard/sign-in?return_to=${encodeURIComponent('/dashboard/users')}`);
+  t.is(begun.status, 200);
+  const again = await other.get(`/dashboard/sign-in?return_to=${encodeURIComponent(attacker)}`);
+  t.is(again.status, 200);
+  const rows = await gw.kernel.cradle.db('dashboard_sessions').whereNull('user_id').where('return_to', 'like', '/dashboard/btcpay-keys/%');
+  t.is(rows.length, 0, 'no sign-in session took the later path');
+  const ended = await finish(other, second, again.csrf!);
+  t.is(ended.location, '/dashboard/users');
 });

@@ -73,7 +73,8 @@ export class SessionService {
 
   /**
    * A new session for a sign-in in progress (no user yet), living `signInTtlSeconds`; `returnTo`:
-   * the dashboard path it leads to once signed in (checked by the caller with `safeReturnPath`).
+   * the dashboard path it leads to once signed in (checked by the caller with `safeReturnPath`),
+   * fixed for the session's life: nothing changes it afterwards.
    */
   async begin(secure: boolean, returnTo: string | null = null): Promise<DashboardSession> {
     const token = randomBytes(32).toString('base64url');
@@ -89,11 +90,6 @@ export class SessionService {
   /** Remembers the open e-mail challenge of a sign-in in progress. */
   async setChallenge(session: DashboardSession, challengeId: string | null): Promise<void> {
     await Session.query(this.deps.db).findById(session.row.id).whereNull('user_id').patch({ challenge_id: challengeId });
-  }
-
-  /** Sets where a sign-in in progress leads once signed in (a path checked by `safeReturnPath`). */
-  async setReturnTo(session: DashboardSession, returnTo: string): Promise<void> {
-    await Session.query(this.deps.db).findById(session.row.id).whereNull('user_id').patch({ return_to: returnTo });
   }
 
   /**

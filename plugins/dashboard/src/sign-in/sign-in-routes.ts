@@ -17,7 +17,8 @@ const MAIL_PURPOSE = 'Someone (hopefully you) is signing in to the operator dash
  * The sign-in pages: e-mail, then the one-time code (the OAuth plugin's invited users, mail and
  * limits), then a fresh signed-in session. No account is ever created here. A sign-in opened with
  * `?return_to=<dashboard path>` leads there once signed in (at once when already signed in): the
- * path is checked by `safeReturnPath` and kept with the sign-in session, server-side.
+ * path is checked by `safeReturnPath` and kept with the sign-in session, server-side. It is fixed
+ * when the sign-in session begins: a `return_to` given while one is in progress is ignored.
  */
 export function signInRoutes(services: DashboardServices, assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
   const { dashboardSessions: sessions, oauthSignIn, dashboardConfig: config } = services;
@@ -63,7 +64,8 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
         const existing = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));
         const returnTo = safeReturnPath(ctx.query[RETURN_TO_PARAM]);
         if (existing?.row.user_id) return seeOther(returnTo ?? '/dashboard');
-        if (existing && returnTo !== undefined) await sessions.setReturnTo(existing, returnTo);
+        // A sign-in in progress keeps the return path it began with: a link from another site
+        // (a top-level GET carries the cookie) must not choose where a person's own sign-in ends.
         if (existing && existing.row.challenge_id && ctx.query['again'] === undefined) return seeOther(`${SIGN_IN_PATH}/code`);
         // Each new sign-in writes a session row: bounded per client address, in PostgreSQL.
         let session = existing;
