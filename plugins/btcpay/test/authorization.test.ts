@@ -135,6 +135,8 @@ test('bad parameters are answered at once with a page naming the problem, and no
     [authorizeQuery({ redirect: 'ftp://shop.example/cb' }), /is not an http or https URL/],
     [authorizeQuery({ redirect: '/relative/callback' }), /is not an absolute URL/],
     [authorizeQuery({ redirect: 'https://user:secret@shop.example/cb' }), /user name or password/],
+    // The hand-over page's CSP could name it only by its whole scheme.
+    [authorizeQuery({ redirect: 'http://[::1]:8080/cb' }), /has an IPv6 address as its host/],
     [`${authorizeQuery({})}&strict=maybe`, /strict must be true or false/],
     [`${authorizeQuery({ redirect: REDIRECT })}&redirect=${encodeURIComponent('https://evil.example/')}`, /redirect is given more than once/],
     [authorizeQuery({ permissions: ['btcpay.store.canviewinvoices:01ARZ3NDEKTSV4RRFFQ69G5FAV'] }), /names a store/],

@@ -16,7 +16,7 @@ export interface AuthorizeRequest {
   readonly strict: boolean;
   /** The person picks the one store the store permissions bind to (default: every project). */
   readonly selectiveStores: boolean;
-  /** Where the browser POSTs the key (`apiKey`, `permissions[]`, `userId`): an absolute http(s) URL. */
+  /** Where the browser POSTs the key (`apiKey`, `permissions[]`, `userId`): an absolute http(s) URL whose host is not an IPv6 literal. */
   readonly redirect: string | null;
 }
 
@@ -46,7 +46,8 @@ function quoted(value: string): string {
  *   permission (or one bound to a store: the person approving picks stores), a parameter given
  *   twice, a boolean that is not `true`/`false`, a name with control characters or over
  *   {@link APPLICATION_TEXT_MAX} characters, a redirect that is not an absolute http(s) URL
- *   (or carries a user name or password, or is over {@link REDIRECT_MAX} characters).
+ *   (or carries a user name or password, has an IPv6 literal host, or is over
+ *   {@link REDIRECT_MAX} characters).
  */
 export function parseAuthorizeRequest(query: URLSearchParams): AuthorizeRequest {
   for (const name of SINGLE) if (query.getAll(name).length > 1) throw invalid(`The parameter ${name} is given more than once.`);
@@ -120,6 +121,10 @@ function redirectUrl(raw: string | null): string | null {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`The redirect ${quoted(value)} is not an http or https URL.`);
   if (url.username !== '' || url.password !== '') throw invalid('The redirect URL must not carry a user name or password.');
+  // The approval page's CSP `form-action` must name the redirect's origin, and CSP's host-source
+  // grammar has no IPv6 literal: allowing one would take a whole scheme (`https:`).
+  if (url.hostname.startsWith('['))
+    throw invalid(`The redirect ${quoted(value)} has an IPv6 address as its host; give a host name (or an IPv4 address) instead.`);
   if (url.href.length > REDIRECT_MAX) throw invalid(`The redirect URL is longer than ${REDIRECT_MAX} characters.`);
   return url.href;
 }

@@ -53,7 +53,8 @@ export interface PageResponse {
   /**
    * Absolute `http(s)` URLs of other sites the page's forms post to (an application's redirect URL
    * receiving what the person approved): their origins join the page's CSP `form-action`, which
-   * otherwise allows this site only.
+   * otherwise allows this site only. Their hosts are names or IPv4 addresses: CSP cannot name an
+   * IPv6 literal, so the page refuses such a target before it gets here.
    */
   readonly formAction?: readonly string[];
 }

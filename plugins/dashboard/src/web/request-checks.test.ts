@@ -34,10 +34,10 @@ test('the cookie is Secure except for plain http to a loopback address', (t) => 
   t.true(secureCookie(request({}, 'http', 'pay.example.com')));
 });
 
-test("a page's extra form target is the origin of an http(s) URL; other schemes are refused", (t) => {
+test("a page's extra form target is the origin of an http(s) URL; other schemes and IPv6-literal hosts are refused", (t) => {
   t.is(formActionSource('https://shop.example/wp/?btcpay-settings-callback'), 'https://shop.example');
   t.is(formActionSource('http://127.0.0.1:8765/cb'), 'http://127.0.0.1:8765');
-  t.is(formActionSource('http://[::1]:8765/cb'), 'http:');
+  t.throws(() => formActionSource('http://[::1]:8765/cb'), { message: /IPv6 literal/ }, 'never widened to the whole scheme');
   t.throws(() => formActionSource('javascript:alert(1)'));
   t.throws(() => formActionSource('data:text/html,x'));
   t.throws(() => formActionSource('/relative'));

@@ -26,14 +26,18 @@ export function sameOrigin(ctx: Context, baseUrl?: string): boolean {
 }
 
 /**
- * The CSP `form-action` source that lets a form post to `url`: its origin, or its scheme alone for
- * an IPv6 literal host (CSP has no host form for it). Only an absolute `http(s)` URL is accepted
- * (its serialised origin then holds no separator of the policy); anything else is a programming
- * error of the page.
+ * The CSP `form-action` source that lets a form post to `url`: exactly its origin. Only an
+ * absolute `http(s)` URL whose host CSP can name is accepted (its serialised origin then holds no
+ * separator of the policy); anything else is a programming error of the page, which refuses such a
+ * target before it renders a form for it. CSP's host-source grammar has no IPv6 literal, and
+ * naming the scheme alone would let the page's forms post to any site: an IPv6-literal host is
+ * refused, not widened. (The OAuth plugin's pages keep their own rule: RFC 8252 native apps
+ * register `http://[::1]` and private-use-scheme redirects, which only a scheme source reaches.)
  */
 export function formActionSource(url: string): string {
   const parsed = new URL(url);
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
     throw new Error(`formAction: ${parsed.protocol} URLs are not form targets of a dashboard page`);
-  return parsed.hostname.startsWith('[') ? parsed.protocol : parsed.origin;
+  if (parsed.hostname.startsWith('[')) throw new Error(`formAction: ${parsed.host} is an IPv6 literal, which a CSP source cannot name`);
+  return parsed.origin;
 }
