@@ -1,7 +1,7 @@
 import test from 'ava';
 import { CLI_ACTOR, type AuditRecord } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { issueKey, newOwner, productionStore, sandboxStore, startBtcpayKernel } from './helpers.js';
+import { issueKey, newOwner, productionStore, sandboxStore, startBtcpayKernel, type Owner } from './helpers.js';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -113,12 +113,61 @@ test('operators list and revoke only their own keys; a revoked key no longer aut
   );
 });
 
-test('disabling the user who approved a key revokes it; ending their sessions does not', async (t) => {
+test('disabling the user who approved a key revokes it, each key audited with the reason in the same transaction; ending their sessions does not', async (t) => {
+  const { tenancyUsers, db } = gw.kernel.cradle;
   const owner = await newOwner(gw);
-  const { token } = await issueKey(gw, owner, ['unrestricted']);
-  await gw.kernel.cradle.db.transaction((trx) => keys().endForUser(owner.userId, 'sessions', trx));
-  t.truthy(await keys().authenticate(token));
-  const ended = await gw.kernel.cradle.db.transaction((trx) => keys().endForUser(owner.userId, 'everything', trx));
-  t.is(ended, 1);
-  t.is(await keys().authenticate(token), undefined);
+  const approver = await tenancyUsers.invite(
+    { email: `approver-${owner.operatorId.toLowerCase()}@shop.example`, operator: owner.operatorId, role: 'admin' },
+    CLI_ACTOR,
+  );
+  const theirs: Owner = { operatorId: owner.operatorId, userId: approver.id, email: approver.email };
+  const store = await productionStore(gw, owner);
+  const bound = await issueKey(gw, theirs, [`btcpay.store.canviewinvoices:${store.projectId}`], 'bound');
+  const everything = await issueKey(gw, theirs, ['unrestricted'], 'everything');
+  const earlier = await issueKey(gw, theirs, ['unrestricted'], 'earlier');
+  await keys().revoke(earlier.keyId, { actor: 'user:x', channel: 'dashboard' });
+  const ownersKey = await issueKey(gw, owner, ['unrestricted'], 'owner');
+
+  await tenancyUsers.endSessions(approver.id, CLI_ACTOR);
+  t.truthy(await keys().authenticate(bound.token), 'ending sessions leaves keys alone');
+
+  // Rolled back with the transaction it ran in: neither the revocation nor its audit row remains.
+  await t.throwsAsync(
+    db.transaction(async (trx) => {
+      t.is(await keys().endForUser(approver.id, 'everything', trx), 2);
+      throw new Error('rolled back');
+    }),
+    { message: 'rolled back' },
+  );
+  t.truthy(await keys().authenticate(bound.token));
+  t.deepEqual(
+    (await auditOf(`btcpay_key:${bound.keyId}`)).map((r) => r.action),
+    ['btcpay_key.create'],
+  );
+
+  const disabled = await tenancyUsers.disable(approver.id, CLI_ACTOR);
+  t.is(disabled.ended['btcpay_api_keys'], 2);
+  t.is(await keys().authenticate(bound.token), undefined);
+  t.is(await keys().authenticate(everything.token), undefined);
+  t.truthy(await keys().authenticate(ownersKey.token), "another user's key stays");
+  t.is((await keys().get(bound.keyId, owner.operatorId)).revoked_by, 'system');
+  const revokedBySystem = (target: string) => auditOf(target).then((rows) => rows.filter((r) => r.action === 'btcpay_key.revoke'));
+  t.deepEqual(await revokedBySystem(`btcpay_key:${bound.keyId}`), [
+    {
+      action: 'btcpay_key.revoke',
+      actor: 'system',
+      channel: 'system',
+      project_id: store.projectId,
+      details: { label: 'bound', reason: 'user_disabled', user_id: approver.id },
+    },
+  ]);
+  t.deepEqual(
+    (await revokedBySystem(`btcpay_key:${everything.keyId}`)).map((r) => [r.actor, r.project_id, r.details]),
+    [['system', null, { label: 'everything', reason: 'user_disabled', user_id: approver.id }]],
+  );
+  t.deepEqual(
+    (await revokedBySystem(`btcpay_key:${earlier.keyId}`)).map((r) => r.actor),
+    ['user:x'],
+    'a key revoked before is not revoked (nor audited) again',
+  );
 });

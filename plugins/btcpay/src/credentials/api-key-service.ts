@@ -56,6 +56,8 @@ interface KeyRow {
   revoked_by: string | null;
 }
 
+/** Who revokes the keys of a disabled user. */
+const SYSTEM: Actor = { actor: 'system', channel: 'system' };
 /** How long a recorded `last_used_at` stands before a call records a new one. */
 const LAST_USED_RESOLUTION = '1 minute';
 /** The longest label kept (BTCPay's labels are free text; the dashboard shows them on one line). */
@@ -172,13 +174,27 @@ export class BtcpayApiKeys {
 
   /**
    * Revokes every key a disabled user approved (their access ends with them, as a PAT's does),
-   * within the caller's transaction; a session end leaves keys alone. Returns how many ended.
+   * within the caller's transaction; a session end leaves keys alone. Each key revoked is audited
+   * on its own, as every other revocation is (`btcpay_key.revoke`, actor `system`, reason
+   * `user_disabled`; the user's own `user.disable` row names who disabled them), in the same
+   * transaction. Returns how many ended.
    */
   async endForUser(userId: string, scope: UserAccessScope, trx: Knex.Transaction): Promise<number> {
     if (scope !== 'everything') return 0;
-    const rows = await sqlQuery<{ id: string }>(
+    const rows = await sqlQuery<Pick<KeyRow, 'id' | 'label' | 'permissions'>>(
       trx,
-      sql`update btcpay_api_keys set revoked_at = now(), revoked_by = ${'system'} where user_id = ${userId} and revoked_at is null returning id`,
+      sql`update btcpay_api_keys set revoked_at = now(), revoked_by = ${SYSTEM.actor} where user_id = ${userId} and revoked_at is null
+          returning id, label, permissions`,
+    );
+    await this.deps.audit.recordMany(
+      rows.map((row) => ({
+        ...SYSTEM,
+        action: 'btcpay_key.revoke',
+        projectId: singleStore(row.permissions),
+        target: `btcpay_key:${row.id}`,
+        details: { label: row.label, reason: 'user_disabled', user_id: userId },
+      })),
+      trx,
     );
     return rows.length;
   }
