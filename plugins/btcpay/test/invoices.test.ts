@@ -121,6 +121,44 @@ test('a fiat invoice is a checkout session: the order, metadata and checkout opt
   t.like(audit, { actor: `btcpay_key:${keyId}`, channel: 'btcpay' });
 });
 
+/** `GET {prefix}/i/{invoiceId}` as a browser follows it: no key, the redirect not followed. */
+async function publicCheckout(invoiceId: string): Promise<Response> {
+  return fetch(`${gw.url}${gw.kernel.cradle.btcpayConfig.pathPrefix}/i/${encodeURIComponent(invoiceId)}`, { redirect: 'manual' });
+}
+
+// Serial: it expires every open session, which ava does before the concurrent tests make theirs.
+test.serial('BTCPay’s public /i/{invoiceId} sends the payer to the checkout link, expired too; an unknown id is 404 invoice-not-found', async (t) => {
+  const { store, token } = await shop();
+  const created = await call(t, token, 'POST', `/api/v1/stores/${store.projectId}/invoices`, { amount: '5', currency: 'EUR', metadata: { orderId: 'i-1' } });
+  t.is(created.status, 200, created.text);
+  const { id, checkoutLink } = created.body;
+
+  const open = await publicCheckout(id);
+  t.is(open.status, 302);
+  t.is(open.headers.get('location'), checkoutLink);
+  t.is(open.headers.get('cache-control'), 'no-store');
+  // The link is on the configured public base URL; its page is served here.
+  const page = new URL(checkoutLink);
+  t.is((await fetch(`${gw.url}${page.pathname}${page.search}`)).status, 200, 'the link it sends to is the payer’s page');
+
+  // As BTCPay shows an expired invoice's checkout (saying it expired), the link still leads there.
+  await gw.kernel.cradle.sessionsCloser.expireDue({ asOf: new Date(Date.now() + 86_400_000) });
+  t.like(await gw.kernel.cradle.sessionsCheckout.get(store.projectId, id), { status: 'expired' });
+  const expired = await publicCheckout(id);
+  t.is(expired.status, 302);
+  t.is(expired.headers.get('location'), checkoutLink);
+  t.is((await fetch(`${gw.url}${page.pathname}${page.search}`)).status, 200, 'the expired session’s page says so');
+
+  for (const unknown of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', 'not-an-invoice']) {
+    const missing = await publicCheckout(unknown);
+    t.is(missing.status, 404, unknown);
+    t.is(missing.headers.get('location'), null);
+    const body = (await missing.json()) as Record<string, unknown>;
+    t.is(body['code'], 'invoice-not-found', unknown);
+    t.is(typeof body['message'], 'string');
+  }
+});
+
 test('a coin invoice is paid in that coin only; expirationMinutes is clamped to the sessions’ lifetimes; no currency is USD', async (t) => {
   const { store, token } = await shop();
   const coin = await call(t, token, 'POST', `/api/v1/stores/${store.projectId}/invoices`, {

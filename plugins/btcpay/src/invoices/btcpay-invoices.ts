@@ -101,8 +101,10 @@ export class BtcpayInvoices {
 
   /**
    * The checkout link of an invoice found by its id alone (BTCPay's public `/i/{invoiceId}`, where
-   * shop plugins send a returning payer); undefined when no store has it. The id is a ULID with 80
-   * random bits, and its page shows nothing the payer's own link does not.
+   * shop plugins send a returning payer); undefined when no store has it. Whatever the session's
+   * status (open, completed, expired): BTCPay's `/i/` shows a settled or expired invoice's checkout
+   * too, and the page says what became of it. The id is a ULID with 80 random bits, and its page
+   * shows nothing the payer's own link does not (docs/decisions.md).
    */
   async checkoutLink(invoiceId: string): Promise<string | undefined> {
     const projectId = await this.projectOf(invoiceId);
