@@ -12,9 +12,8 @@ import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { ALL_CHAINS, Bcoin, FIXED_RATES, projectWithPools, stopAll, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, Bcoin, eventTypes, FIXED_RATES, projectWithPools, stopAll, type TestProject } from '@gw/testing';
 import { PAYER_ACTOR, sessionsPlugin } from '../src/index.js';
-import { eventTypes } from './helpers.js';
 
 let node: Bcoin;
 let gw: TestKernel;

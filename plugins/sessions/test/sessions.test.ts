@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { eventTypes, mailJobs, sandboxClient, startSessionsKernel, withKey, type SandboxClient } from './helpers.js';
+import { mailJobs, sandboxClient, startSessionsKernel, withKey, type SandboxClient } from './helpers.js';
+import { eventTypes } from '@gw/testing';
 
 let gw: TestKernel;
 test.before(async () => {
