@@ -5,9 +5,10 @@ import { jsonRecords, sql, sqlQuery, type Sql } from '../db/sql.js';
 
 /**
  * The channel a write came through (`claim_page`: a payer's refund claim, by the holder of its claim
- * link; `payer_page`: a payer on a checkout session's or payment link's public page).
+ * link; `payer_page`: a payer on a checkout session's or payment link's public page; `btcpay`: a
+ * shop plugin through the BTCPay-compatible API, with a Greenfield API key).
  */
-export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system' | 'claim_page' | 'payer_page';
+export type AuditChannel = 'rest' | 'mcp' | 'cli' | 'dashboard' | 'system' | 'claim_page' | 'payer_page' | 'btcpay';
 
 export interface AuditEntry {
   /** Who: `api_key:<id>`, `pat:<id>`, `oauth:<id>`, `operator-cli`, `system`. */

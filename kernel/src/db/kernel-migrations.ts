@@ -97,4 +97,19 @@ export const kernelMigrations: readonly Migration[] = [
         check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page'))`);
     },
   },
+  {
+    // The BTCPay-compatible API (issue 39): writes by a shop plugin through a Greenfield API key
+    // come through their own channel, beside the partner REST API's.
+    name: '0006_audit_btcpay_channel',
+    async up(knex) {
+      await knex.raw('alter table kernel_audit_log drop constraint kernel_audit_log_channel_check');
+      await knex.raw(`alter table kernel_audit_log add constraint kernel_audit_log_channel_check
+        check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page', 'payer_page', 'btcpay'))`);
+    },
+    async down(knex) {
+      await knex.raw('alter table kernel_audit_log drop constraint kernel_audit_log_channel_check');
+      await knex.raw(`alter table kernel_audit_log add constraint kernel_audit_log_channel_check
+        check (channel in ('rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page', 'payer_page'))`);
+    },
+  },
 ];

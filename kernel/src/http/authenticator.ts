@@ -14,8 +14,9 @@ export interface ProjectPrincipal {
 
 /** Who made a request. Set on `ctx.state.auth` by the route's authenticator. */
 export interface AuthContext {
-  readonly method: 'api_key' | 'pat' | 'oauth';
-  /** Id of the API key, PAT or OAuth token. */
+  /** `btcpay_token`: a Greenfield API key of the BTCPay-compatible API (`Authorization: token <key>`). */
+  readonly method: 'api_key' | 'pat' | 'oauth' | 'btcpay_token';
+  /** Id of the API key, PAT, OAuth token or Greenfield API key. */
   readonly credentialId: string;
   /** The project the credential acts for (API keys always; PATs when bound to a project). */
   readonly project?: ProjectPrincipal;
@@ -23,7 +24,7 @@ export interface AuthContext {
   readonly secretKind?: 'production' | 'sandbox';
   /** Scopes of a PAT or OAuth token; absent for API keys (which may do everything for their project). */
   readonly scopes?: readonly string[];
-  /** The operator a PAT or OAuth token belongs to (operator-level routes such as the treasury's scope their reads to it). */
+  /** The operator a PAT, OAuth token or Greenfield API key belongs to (operator-level routes such as the treasury's scope their reads to it). */
   readonly operatorId?: string;
   /** Audit actor string, e.g. `api_key:01H...`. */
   readonly actor: string;

@@ -8,6 +8,7 @@ import {
   type JobDefinition,
   type Migration,
   type RouteDefinition,
+  type UserAccessEnder,
 } from '@gw/kernel';
 import type { BtcpayConfig } from './config.js';
 
@@ -24,6 +25,8 @@ export interface BtcpayArea {
   readonly authenticators?: Declared<Record<string, Authenticator>>;
   readonly contributes?: readonly Contribution<any>[];
   readonly jobs?: Declared<readonly JobDefinition[]>;
+  /** What ends with a user's access (the keys they approved). */
+  readonly userAccessEnders?: Declared<readonly UserAccessEnder[]>;
   readonly cli?: readonly CliCommand[];
   /** Its migrations, named `000N_btcpay_<what>` after 0001 (the plugin's first). */
   readonly migrations?: readonly Migration[];

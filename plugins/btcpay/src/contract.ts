@@ -31,6 +31,10 @@ declare module '@gw/kernel' {
   interface Cradle {
     readonly btcpayConfig: import('./config.js').BtcpayConfig;
     // Each area adds its services here, one line each.
+    /** Greenfield API keys: create (shown once), authenticate, list, revoke (credentials area). */
+    readonly btcpayApiKeys: import('./credentials/api-key-service.js').BtcpayApiKeys;
+    /** A store's payment methods (coins with a verified wallet) and the payment method id rule (credentials area). */
+    readonly btcpayStorePaymentMethods: import('./credentials/store-payment-methods.js').StorePaymentMethods;
   }
 }
 

@@ -34,6 +34,7 @@ export const btcpayPlugin = definePlugin({
   authenticators: joinRecords(AREAS.map((area) => area.authenticators)),
   contributes: AREAS.flatMap((area) => area.contributes ?? []),
   jobs: joinParts(AREAS.map((area) => area.jobs)),
+  userAccessEnders: joinParts(AREAS.map((area) => area.userAccessEnders)),
   cli: AREAS.flatMap((area) => area.cli ?? []),
 });
 

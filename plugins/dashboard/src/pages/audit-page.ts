@@ -4,7 +4,7 @@ import { definePage, page } from '../web/dashboard-page.js';
 import { filteredList, jsonBlock, when, type FilterField } from '../web/filters.js';
 
 /** The audit log's channels (the kernel's check constraint). */
-export const AUDIT_CHANNELS: readonly AuditChannel[] = ['rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page', 'payer_page'];
+export const AUDIT_CHANNELS: readonly AuditChannel[] = ['rest', 'mcp', 'cli', 'dashboard', 'system', 'claim_page', 'payer_page', 'btcpay'];
 /** How many of the operator's projects the log reads at once (the switcher's bound, ten times). */
 const PROJECTS_MAX = 1000;
 const PATH = '/dashboard/audit';
