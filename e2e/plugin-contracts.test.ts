@@ -74,7 +74,7 @@ test("start-up refuses a plugin that declares another plugin's unexported servic
 
   t.is(
     await refusal(definePlugin({ id: 'probe', dependsOn: ['invoices'], register: () => ({ probeWriter: service(['invoicesLifecycleStore'], () => ({})) }) })),
-    'service "probeWriter" of plugin "probe" declares "invoicesLifecycleStore", which plugin "invoices" does not export (its exports: invoicesService, invoicesLifecycle, invoicesAttribution, invoicesExporter)',
+    'service "probeWriter" of plugin "probe" declares "invoicesLifecycleStore", which plugin "invoices" does not export (its exports: invoicesService, invoicesLifecycle, invoicesAttribution, invoicesExporter, invoicesPolicies)',
   );
   t.regex(
     (await refusal(definePlugin({ id: 'probe', dependsOn: ['invoices'], jobs: withDeps(['invoicesCreator'], () => []) }))) ?? '',

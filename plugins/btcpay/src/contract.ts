@@ -33,6 +33,14 @@ declare module '@gw/kernel' {
     // Each area adds its services here, one line each.
     /** Greenfield API keys: create (shown once), authenticate, list, revoke (credentials area). */
     readonly btcpayApiKeys: import('./credentials/api-key-service.js').BtcpayApiKeys;
+    /** Greenfield pull payments: refunds of BTCPay invoices through the payouts plugin, read back by pull payment id (refunds area). */
+    readonly btcpayPullPayments: import('./refunds/pull-payments.js').PullPayments;
+    /** A store's Greenfield webhooks: create, read, replace, delete, their subscribers and secrets (webhooks area). */
+    readonly btcpayWebhooks: import('./webhooks/webhook-service.js').BtcpayWebhooks;
+    /** BTCPay's invoice events, decided and enqueued in the transactions that cause them (webhooks area). */
+    readonly btcpayWebhookEvents: import('./webhooks/invoice-events.js').BtcpayWebhookEvents;
+    /** BTCPay invoices, which are checkout sessions: create, read, list, payment methods, mark, archive (invoices area). */
+    readonly btcpayInvoices: import('./invoices/btcpay-invoices.js').BtcpayInvoices;
     /** A store's payment methods (coins with a verified wallet) and the payment method id rule (credentials area). */
     readonly btcpayStorePaymentMethods: import('./credentials/store-payment-methods.js').StorePaymentMethods;
   }

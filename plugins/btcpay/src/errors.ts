@@ -18,4 +18,9 @@ export const btcpayErrors = defineErrors('btcpay', {
   btcpay_validation_failed: { status: 422, message: 'The request is invalid.' },
   btcpay_invalid_state: { status: 422, message: 'The request is not possible in the current state of the resource.' },
   btcpay_not_supported: { status: 400, message: 'This gateway does not support this feature of the Greenfield API.' },
+  btcpay_non_refundable: { status: 400, message: 'Cannot refund this invoice: it is not settled, or it received nothing that can be refunded.' },
+  btcpay_payout_not_found: { status: 404, message: 'The payout was not found.' },
+  btcpay_webhook_delivery_not_found: { status: 404, message: 'The webhook delivery was not found.' },
+  btcpay_authorize_request_invalid: { status: 400, message: 'The API-key authorization request is invalid (a permission, the redirect or a parameter).' },
+  btcpay_authorize_choice_invalid: { status: 400, message: 'The approval cannot be granted as chosen (the project or the permissions).' },
 });

@@ -27,7 +27,10 @@ export const btcpayPlugin = definePlugin({
   config: BtcpayConfigSchema,
   errors: [btcpayErrors],
   migrations: [m0001Btcpay, ...AREAS.flatMap((area) => area.migrations ?? [])],
-  sealedColumns: [{ table: 'btcpay_webhooks', column: 'sealed_secret', aad: (id) => `btcpay_webhooks:${id}` }],
+  sealedColumns: [
+    { table: 'btcpay_webhooks', column: 'sealed_secret', aad: (id) => `btcpay_webhooks:${id}` },
+    { table: 'btcpay_pull_payments', column: 'sealed_claim_token', aad: (id) => `btcpay_pull_payments:${id}` },
+  ],
   register: ({ config }) => Object.assign({ btcpayConfig: serviceValue(config) }, ...AREAS.map((area) => area.services?.(config) ?? {})),
   routes: joinParts(AREAS.map((area) => area.routes)),
   errorFormats: joinParts(AREAS.map((area) => area.errorFormats)),

@@ -126,3 +126,5 @@ export async function greenfield(
   }
   return { status: response.status, headers: response.headers, text, body: parsed };
 }
+
+export { btcpayPeersDir, GreenfieldDocument, greenfieldDocument, assertGreenfieldAnswer } from './greenfield-document.js';

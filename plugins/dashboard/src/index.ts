@@ -2,6 +2,7 @@ import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { DASHBOARD_EXPORTS } from './contract.js';
 import { m0001Dashboard } from '../migrations/0001_dashboard.js';
 import { m0002FormUses } from '../migrations/0002_form_uses.js';
+import { m0003SignInReturn } from '../migrations/0003_sign_in_return.js';
 import { DashboardConfigSchema } from './config.js';
 import { dashboardErrors } from './errors.js';
 import { dashboardJobs } from './jobs.js';
@@ -22,7 +23,7 @@ export const dashboardPlugin = definePlugin({
   exports: DASHBOARD_EXPORTS,
   config: DashboardConfigSchema,
   errors: [dashboardErrors],
-  migrations: [m0001Dashboard, m0002FormUses],
+  migrations: [m0001Dashboard, m0002FormUses, m0003SignInReturn],
   register: ({ config }) => ({
     dashboardConfig: serviceValue(config),
     dashboardSessions: service(['db', 'dashboardConfig'], (deps) => new SessionService(deps)),

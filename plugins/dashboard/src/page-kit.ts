@@ -23,6 +23,7 @@ export {
   type NavEntry,
   type NavPageDefinition,
   type PageAction,
+  type PageResponse,
   type PageView,
   type SignedInUser,
 } from './web/dashboard-page.js';
@@ -33,3 +34,4 @@ export { barChart } from './web/bar-chart.js';
 export { credentialFacts, PROJECT_NAME_MAX } from './web/project-facts.js';
 export { secretsPage, type ShownSecret } from './web/secrets-page.js';
 export { dashboardErrors } from './errors.js';
+export { safeReturnPath, signInReturningTo } from './sign-in/return-path.js';

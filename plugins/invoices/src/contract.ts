@@ -42,7 +42,7 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesLifecycle', 'invoicesAttribution', 'invoicesExporter'];
+export const INVOICES_EXPORTS: readonly ServiceName[] = ['invoicesService', 'invoicesLifecycle', 'invoicesAttribution', 'invoicesExporter', 'invoicesPolicies'];
 
 export { INVOICE_STATUSES, type InvoiceStatus } from './invoice-status.js';
 export {
@@ -80,7 +80,7 @@ export { MATCHING_MODES, type MatchingMode } from './config.js';
 export { DECIMAL_PATTERN } from './schemas.js';
 export type { ActivitySeries, InvoiceActivityReads, PaidValue } from './services/invoice-activity.js';
 export { CSV_COLUMNS, csvLines, exportDocument } from './services/invoice-export.js';
-export { NO_TOLERANCE, POLICY_LIMITS, type PolicyPatch } from './services/policy-service.js';
+export { NO_TOLERANCE, POLICY_LIMITS, type PolicyPatch, type PolicyService, type ResolvedPolicy } from './services/policy-service.js';
 export {
   INVOICE_PAGE_PARTS,
   invoicePageParts,

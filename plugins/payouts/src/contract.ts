@@ -11,6 +11,7 @@
  * `batched`; the plan's later status changes move them on (`TREASURY_PLAN_OBSERVERS`).
  */
 import type { Actor, KeysetPage, ServiceName } from '@gw/kernel';
+import type { Knex } from 'knex';
 import type { AddressSource } from './address-source.js';
 import type { ItemKind, ItemStatus, RateRule } from './item-status.js';
 
@@ -116,7 +117,17 @@ export interface ItemListFilter {
 
 /** Partner-side writes and every read (API, sandbox mirror, MCP, CLI, dashboard). */
 export interface PayoutItems {
-  createRefund(input: CreateRefundInput, actor: Actor): Promise<{ item: ItemView; created: boolean }>;
+  /**
+   * Creates a refund of an invoice. `options.inTransaction` runs in the transaction that inserts it,
+   * after the insert and its events: what it writes commits with the refund or not at all (a
+   * compatibility API's own row for it), and its throw refuses the create. An idempotent replay
+   * does not run it.
+   */
+  createRefund(
+    input: CreateRefundInput,
+    actor: Actor,
+    options?: { readonly inTransaction?: (trx: Knex.Transaction, item: ItemView) => Promise<void> },
+  ): Promise<{ item: ItemView; created: boolean }>;
   /** All recipients or none (one bad address refuses the request whole). */
   createPayouts(
     projectId: string,

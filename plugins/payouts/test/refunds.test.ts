@@ -255,3 +255,36 @@ test('thresholds value a refund at today’s quote, not the payment’s rate; an
   t.false(policies.claimNeedsProof(policy, '99.99'));
   t.is(policies.approvalsRequired(policy, null), 2);
 });
+
+test('a caller’s write in the create’s transaction: it sees the refund, commits with it, and its throw refuses the create whole', async (t) => {
+  const c = await sandboxClient(gw);
+  const inv = await invoiceIn(c, 'eth', '1', ['detect'], ['paid']);
+  const { payoutsItems } = gw.kernel.cradle;
+  const partner = { actor: `api_key:${c.projectId}`, channel: 'rest' } as const;
+  const refused = await t.throwsAsync(
+    payoutsItems.createRefund({ projectId: c.projectId, invoiceId: inv.id, amount: '0.1' }, partner, {
+      inTransaction: async (trx, item) => {
+        t.is((await trx('payouts_items').where({ id: item.id }).first()).status, 'awaiting_claim');
+        throw new Error('the caller refuses');
+      },
+    }),
+  );
+  t.is(refused.message, 'the caller refuses');
+  t.deepEqual(await payoutsItems.refundsOf(c.projectId, inv.id), [], 'neither the refund nor its events were written');
+  t.deepEqual(await eventTypes(gw, c.projectId, 'refund.'), []);
+  let seen: string | undefined;
+  const { item } = await payoutsItems.createRefund({ projectId: c.projectId, invoiceId: inv.id, amount: '0.1', idempotencyKey: 'k-1' }, partner, {
+    inTransaction: async (_trx, view) => {
+      seen = view.id;
+    },
+  });
+  t.is(seen, item.id);
+  seen = undefined;
+  const replay = await payoutsItems.createRefund({ projectId: c.projectId, invoiceId: inv.id, amount: '0.1', idempotencyKey: 'k-1' }, partner, {
+    inTransaction: async (_trx, view) => {
+      seen = view.id;
+    },
+  });
+  t.false(replay.created);
+  t.is(seen, undefined, 'a replay does not run it');
+});

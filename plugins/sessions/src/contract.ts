@@ -226,7 +226,7 @@ declare module '@gw/kernel' {
     readonly sessionsConfig: import('./config.js').SessionsConfig;
     /** The plugin's own: sessions' rows, views, URLs and events. */
     readonly sessionsStore: import('./services/session-store.js').SessionStore;
-    /** The coins a project can be paid in (verified wallets, token contracts). */
+    /** The coins a project's sessions offer its payer (verified wallets, token contracts, the invoice policy's coins). */
     readonly sessionsCoins: import('./services/invoiceable-coins.js').InvoiceableCoins;
     /** Checks orders and writes new sessions (the partner's create, a payment link's visit). */
     readonly sessionsOpener: import('./services/session-opener.js').SessionOpener;
@@ -243,7 +243,10 @@ export const PAYER_ACTOR: Actor = { actor: 'payer', channel: 'payer_page' };
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const SESSIONS_EXPORTS: readonly ServiceName[] = ['sessionsCheckout', 'sessionsLinks'];
+/** The coins a project's sessions offer (`sessionsCoins`). */
+export type { InvoiceableCoins } from './services/invoiceable-coins.js';
+
+export const SESSIONS_EXPORTS: readonly ServiceName[] = ['sessionsCheckout', 'sessionsLinks', 'sessionsCoins'];
 
 /** One change of a session's status, as observers hear it (issue 39: a compatibility API's own events). */
 export interface SessionStatusChange {

@@ -43,7 +43,7 @@ export const sessionsPlugin = definePlugin({
   register: ({ config }) => ({
     sessionsConfig: serviceValue(config),
     sessionsStore: service(['invoiceEvents', 'kernelConfig', 'extensions'], (deps) => new SessionStore(deps)),
-    sessionsCoins: service(['chains', 'walletsWallets'], (deps) => new InvoiceableCoins(deps)),
+    sessionsCoins: service(['chains', 'walletsWallets', 'invoicesPolicies'], (deps) => new InvoiceableCoins(deps)),
     sessionsOpener: service(
       ['db', 'audit', 'chains', 'tenancyProjects', 'invoicesService', 'ratesService', 'sessionsStore', 'sessionsCoins', 'sessionsConfig'],
       (deps) => new SessionOpener(deps),

@@ -1,7 +1,8 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
-import { mailJobs, sandboxClient, startSessionsKernel, withKey, type SandboxClient } from './helpers.js';
+import { CLI_ACTOR } from '@gw/kernel';
 import { eventTypes } from '@gw/testing';
+import { mailJobs, sandboxClient, startSessionsKernel, withKey, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -422,4 +423,16 @@ test('a EUR price becomes the invoice’s fiat price at the EUR rate when the pa
   t.is(refused.body.error_code, 'rate_quote_unavailable');
   t.truthy(refused.headers.get('retry-after'));
   t.deepEqual((await c.call('GET', `/checkout-sessions/${gbp.id}`)).body.invoices, [], 'no invoice was made');
+});
+
+test("a session offers only the coins the project's invoice policy enables: without allowed_coins it lists them, and a disabled one is refused", async (t) => {
+  const c = await sandboxClient(gw);
+  await gw.kernel.cradle.invoicesPolicies.set(c.projectId, { enabledCoins: ['btc', 'eth'] }, CLI_ACTOR);
+  const created = await c.call('POST', '/checkout-sessions', { price_currency: 'USD', price_amount: '10.00' });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  t.deepEqual(created.body.allowed_coins, ['btc', 'eth']);
+  const refused = await c.call('POST', '/checkout-sessions', { price_currency: 'USD', price_amount: '10.00', allowed_coins: ['btc', 'usdt_trc20'] });
+  t.is(refused.status, 422);
+  t.is(refused.body.error_code, 'coin_not_allowed');
+  t.is(refused.body.details.coin, 'usdt_trc20');
 });

@@ -10,6 +10,7 @@ import type { WebhookMetrics } from './metrics.js';
 import type { DeliveryWorker } from './services/delivery-worker.js';
 import type { EventLog } from './services/event-log.js';
 import type { EventStream } from './services/event-stream.js';
+import type { ProtocolDeliveries } from './services/protocol-deliveries.js';
 import type { WebhookOutbox } from './services/outbox.js';
 import type { WebhookSender } from './services/webhook-sender.js';
 import type { WebhookTestEvents } from './services/test-event.js';
@@ -29,6 +30,8 @@ declare module '@gw/kernel' {
     readonly webhooksEventStream: EventStream;
     /** "Send a test event" to a project's default webhook URL. */
     readonly webhooksTestEvents: WebhookTestEvents;
+    /** Other plugins' webhooks in their own wire format and signature (`WEBHOOK_SIGNERS`), through the outbox. */
+    readonly webhooksProtocolDeliveries: ProtocolDeliveries;
   }
 }
 
@@ -36,13 +39,15 @@ declare module '@gw/kernel' {
  * The services other plugins may declare (ADR 0009); the plugin's other services are its own and
  * start-up refuses another plugin's declaration of one.
  */
-export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksEventLog', 'webhooksEventStream'];
+export const WEBHOOKS_EXPORTS: readonly ServiceName[] = ['webhooksEventLog', 'webhooksEventStream', 'webhooksProtocolDeliveries'];
 
 export { retryWebhookTool } from './mcp-tools.js';
 /** The webhook API's routes at a mount, for a mirror of it (the sandbox's). */
 export { webhookApiRoutes, type WebhookApiMount, type WebhookOperation } from './routes.js';
 export type { EventLog, RedeliverResult, ResendResult } from './services/event-log.js';
-export { DELIVERY_STATUSES, type DeliveryStatus } from './delivery-status.js';
+export { DELIVERY_STATUSES, type DeliveryStatus, type LoggedEventType, type ProtocolEventType } from './delivery-status.js';
+export { WEBHOOK_SIGNERS, type SignedRequest, type SigningItem, type WebhookSigner } from './signers.js';
+export type { ProtocolDeliveries, ProtocolDelivery, ProtocolDeliveryView } from './services/protocol-deliveries.js';
 export type { DeliveryHealthReads } from './services/delivery-health.js';
 export type { DeliveryLogEntry } from './services/event-log.js';
 export { nominalSchedule } from './services/retry-schedule.js';

@@ -9,6 +9,7 @@ import { WEBHOOKS_EXPORTS } from './contract.js';
 import { m0001Webhooks } from '../migrations/0001_webhooks.js';
 import { m0002EventStream } from '../migrations/0002_event_stream.js';
 import { m0003MetricsIndexes } from '../migrations/0003_metrics_indexes.js';
+import { m0004ProtocolDeliveries } from '../migrations/0004_protocol_deliveries.js';
 import { createWebhookMetrics, registerDeliveryGauges } from './metrics.js';
 import { webhooksReadiness } from './readiness.js';
 import { webhooksCommands } from './cli.js';
@@ -21,6 +22,7 @@ import { DeliveryWorker } from './services/delivery-worker.js';
 import { EventLog } from './services/event-log.js';
 import { DeliveryHealthReads } from './services/delivery-health.js';
 import { EventStream } from './services/event-stream.js';
+import { ProtocolDeliveries } from './services/protocol-deliveries.js';
 import { WebhookOutbox } from './services/outbox.js';
 import { WebhookSender } from './services/webhook-sender.js';
 import { WebhookTestEvents } from './services/test-event.js';
@@ -36,7 +38,7 @@ export const webhooksPlugin = definePlugin({
   exports: WEBHOOKS_EXPORTS,
   config: WebhooksConfigSchema,
   errors: [webhooksErrors],
-  migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes],
+  migrations: [m0001Webhooks, m0002EventStream, m0003MetricsIndexes, m0004ProtocolDeliveries],
   register: ({ config, kernelConfig }) => ({
     // Defaults that depend on the run mode are resolved once here (fail-closed outside development).
     webhooksConfig: serviceValue({ ...config, privateAttemptDetails: config.privateAttemptDetails ?? isDevelopment(kernelConfig) }),
@@ -56,12 +58,16 @@ export const webhooksPlugin = definePlugin({
       { dispose: (sender) => sender.close() },
     ),
     webhooksDeliveryWorker: service(
-      ['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys'],
+      ['db', 'jobs', 'logger', 'webhooksConfig', 'webhooksMetrics', 'webhooksSender', 'tenancyApiKeys', 'extensions'],
       (deps) => new DeliveryWorker(deps),
+    ),
+    webhooksProtocolDeliveries: service(
+      ['db', 'webhooksConfig', 'webhooksOutbox'],
+      (deps) => new ProtocolDeliveries({ ...deps, allowPrivateTargets: config.allowPrivateTargets ?? isDevelopment(kernelConfig) }),
     ),
     webhooksHealth: service(['db'], (deps) => new DeliveryHealthReads(deps)),
     webhooksEventLog: service(
-      ['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService'],
+      ['db', 'audit', 'jobs', 'rateLimiter', 'webhooksConfig', 'webhooksOutbox', 'tenancyProjects', 'invoicesService', 'extensions'],
       (deps) => new EventLog(deps),
     ),
     webhooksTestEvents: service(
@@ -105,6 +111,7 @@ export { EventLog, type DeliveryLogEntry, type ResendResult, type EventListFilte
 export { DeliveryHealthReads, type DeliveryHealth } from './services/delivery-health.js';
 export { DeliveryWorker } from './services/delivery-worker.js';
 export { WebhookTestEvents, TEST_EVENT_TYPE, type TestEventResult } from './services/test-event.js';
+export { ProtocolDeliveries } from './services/protocol-deliveries.js';
 export { retryDelaySeconds, nominalSchedule } from './services/retry-schedule.js';
 export { isPrivateAddress } from './services/target-guard.js';
 export * from './schemas.js';

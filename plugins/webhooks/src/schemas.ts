@@ -42,6 +42,24 @@ export const StreamPageSchema = Type.Object(
 export const EventTypeSchema = Type.Enum(OUTBOUND_EVENT_TYPES, {
   description: 'One of the seven invoice event types (spec section 6), or a refund, payout or checkout session event type (additions beside them).',
 });
+/**
+ * The type of a logged event (answers): an outbound event type, or a protocol delivery's own type
+ * (another plugin's wire format, e.g. BTCPay's `InvoiceSettled`; `signer` says which).
+ */
+export const LoggedEventTypeSchema = Type.Union(
+  [
+    EventTypeSchema,
+    Type.String({
+      pattern: '^[A-Z][A-Za-z0-9]{0,63}$',
+      description: "A protocol delivery's own event type (`signer` set), e.g. BTCPay's InvoiceSettled.",
+    }),
+  ],
+  { description: "An outbound event type, or a protocol delivery's own type (`signer` set)." },
+);
+const SignerSchema = Type.Union([Type.String(), Type.Null()], {
+  description:
+    "The protocol of a protocol delivery, signed with its subscription's own secret (btcpay: BTCPay's body and BTCPay-Sig header); null for the gateway's own events (X-Service-Signature).",
+});
 export const DeliveryStatusSchema = Type.Enum(DELIVERY_STATUSES, {
   description: 'retrying (queued or awaiting a retry), delivered, dlq (every attempt failed), skipped (no target).',
 });
@@ -85,7 +103,8 @@ export const DeliveryAttemptSchema = Type.Object(
 export const DeliveryLogEntrySchema = Type.Object(
   {
     id: Type.String({ pattern: ULID_PATTERN, description: 'The event_id.' }),
-    event_type: EventTypeSchema,
+    event_type: LoggedEventTypeSchema,
+    signer: SignerSchema,
     mode: Type.Enum(PROJECT_KINDS),
     project_id: Type.String({ pattern: ULID_PATTERN }),
     invoice_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()], {
@@ -103,7 +122,10 @@ export const DeliveryLogEntrySchema = Type.Object(
     delivered_at_iso: NullableIso,
     created_at: Type.Integer({ minimum: 0 }),
     created_at_iso: Type.String(),
-    payload: Type.Object({}, { additionalProperties: true, description: 'The envelope exactly as delivered (spec 2.5).' }),
+    payload: Type.Object(
+      {},
+      { additionalProperties: true, description: "The envelope exactly as delivered (spec 2.5); a protocol delivery's body in its protocol's format." },
+    ),
     attempt_log: Type.Array(DeliveryAttemptSchema),
   },
   { additionalProperties: false },
@@ -116,7 +138,7 @@ export const ResendResultSchema = Type.Object(
   {
     event_id: Type.String({ pattern: ULID_PATTERN, description: 'The fresh id.' }),
     original_event_id: Type.String({ pattern: ULID_PATTERN }),
-    event_type: EventTypeSchema,
+    event_type: LoggedEventTypeSchema,
     project_id: Type.String({ pattern: ULID_PATTERN }),
     invoice_id: Type.Union([Type.String(), Type.Null()]),
     target_url: NullableString,

@@ -23,6 +23,7 @@ const UNKNOWN_ULID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
 const ENTRY_KEYS = [
   'id',
   'event_type',
+  'signer',
   'mode',
   'project_id',
   'invoice_id',

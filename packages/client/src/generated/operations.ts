@@ -827,8 +827,10 @@ type GetWebhooksEventsQuery = {
 type GetWebhooksEvents200ItemsItem = {
   /** The event_id. */
   id: string;
-  /** One of the seven invoice event types (spec section 6), or a refund, payout or checkout session event type (additions beside them). */
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired";
+  /** An outbound event type, or a protocol delivery's own type (`signer` set). */
+  event_type: ("invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired") | string;
+  /** The protocol of a protocol delivery, signed with its subscription's own secret (btcpay: BTCPay's body and BTCPay-Sig header); null for the gateway's own events (X-Service-Signature). */
+  signer: string | null;
   mode: "production" | "testnet" | "sandbox";
   project_id: string;
   /** The invoice the event is about (a refund event: the refunded invoice; a checkout_session.completed: the paying invoice); null for a payout event and a checkout_session.expired. */
@@ -845,7 +847,7 @@ type GetWebhooksEvents200ItemsItem = {
   delivered_at_iso: string | null;
   created_at: number;
   created_at_iso: string;
-  /** The envelope exactly as delivered (spec 2.5). */
+  /** The envelope exactly as delivered (spec 2.5); a protocol delivery's body in its protocol's format. */
   payload: {
     [key: string]: unknown;
   };
@@ -865,8 +867,8 @@ type PostWebhooksEventsByEventIdResend202 = {
   /** The fresh id. */
   event_id: string;
   original_event_id: string;
-  /** One of the seven invoice event types (spec section 6), or a refund, payout or checkout session event type (additions beside them). */
-  event_type: "invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired";
+  /** An outbound event type, or a protocol delivery's own type (`signer` set). */
+  event_type: ("invoice.detected" | "invoice.paid" | "invoice.overpaid" | "invoice.partial" | "invoice.expired" | "invoice.expired_paid_late" | "invoice.reverted" | "refund.created" | "refund.claimed" | "refund.approved" | "refund.sent" | "refund.completed" | "refund.failed" | "refund.cancelled" | "payout.created" | "payout.approved" | "payout.sent" | "payout.completed" | "payout.failed" | "payout.cancelled" | "checkout_session.completed" | "checkout_session.expired") | string;
   project_id: string;
   invoice_id: string | null;
   target_url: string | null;

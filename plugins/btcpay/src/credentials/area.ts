@@ -15,7 +15,7 @@ import { btcpayUserAccessEnders } from './user-access.js';
 export const credentialsArea: BtcpayArea = {
   services: () => ({
     btcpayApiKeys: service(['db', 'audit', 'tenancyProjects'], (deps) => new BtcpayApiKeys(deps)),
-    btcpayStorePaymentMethods: service(['chains', 'walletsWallets'], (deps) => new StorePaymentMethods(deps)),
+    btcpayStorePaymentMethods: service(['chains', 'walletsWallets', 'sessionsCoins'], (deps) => new StorePaymentMethods(deps)),
   }),
   authenticators: withDeps(['btcpayApiKeys', 'tenancyProjects'], (deps) => ({ btcpay_token: createTokenAuthenticator(deps) })),
   errorFormats: withDeps(['btcpayConfig'], (deps) => [greenfieldErrorFormat(deps.btcpayConfig.pathPrefix)]),

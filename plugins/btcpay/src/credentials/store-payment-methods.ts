@@ -1,4 +1,5 @@
-import { type ChainRegistry, type CoinId, type ProjectKind, tokenContractFor } from '@gw/kernel';
+import type { ChainRegistry, CoinId, ProjectKind } from '@gw/kernel';
+import type { InvoiceableCoins } from '@gw/plugin-sessions/contract';
 import type { WalletService } from '@gw/plugin-wallets/contract';
 import { coinOfPaymentMethodId, paymentMethodIdOf } from './payment-method-ids.js';
 
@@ -12,21 +13,21 @@ export interface StorePaymentMethod {
 }
 
 /**
- * A store's payment methods: every coin of an enabled chain on which the project has a verified
- * wallet, a token only where it has a contract on the project's network, in the composition's
- * chain and coin order (the coins a checkout session of the project can offer its payer).
+ * A store's payment methods: the coins a checkout session of the project offers its payer (the
+ * sessions plugin's rule: verified wallets, token contracts, the invoice policy's coins), each with
+ * its chain's verified account key.
  */
 export class StorePaymentMethods {
-  constructor(private readonly deps: { chains: ChainRegistry; walletsWallets: Pick<WalletService, 'listVerified'> }) {}
+  constructor(
+    private readonly deps: { chains: ChainRegistry; walletsWallets: Pick<WalletService, 'listVerified'>; sessionsCoins: Pick<InvoiceableCoins, 'of'> },
+  ) {}
 
   async of(project: { readonly id: string; readonly kind: ProjectKind }): Promise<StorePaymentMethod[]> {
-    const keys = new Map((await this.deps.walletsWallets.listVerified({ projectId: project.id })).map((wallet) => [wallet.chain as string, wallet.key.input]));
-    return this.deps.chains.list().flatMap((adapter) => {
-      const accountKey = keys.get(adapter.definition.id);
-      if (accountKey === undefined) return [];
-      return adapter.definition.coins
-        .filter((coin) => !coin.contracts || tokenContractFor(adapter.definition, coin, project.kind) !== undefined)
-        .map((coin) => ({ paymentMethodId: paymentMethodIdOf(coin.id), coin: coin.id, accountKey }));
+    const [wallets, coins] = await Promise.all([this.deps.walletsWallets.listVerified({ projectId: project.id }), this.deps.sessionsCoins.of(project)]);
+    const keys = new Map(wallets.map((wallet) => [wallet.chain as string, wallet.key.input]));
+    return coins.flatMap((coin) => {
+      const accountKey = keys.get(this.deps.chains.coin(coin).adapter.definition.id);
+      return accountKey === undefined ? [] : [{ paymentMethodId: paymentMethodIdOf(coin), coin, accountKey }];
     });
   }
 

@@ -11,6 +11,8 @@ export class Session extends Model {
   challenge_id!: string | null;
   /** A one-time notice shown on the next page (never a secret). */
   flash!: string | null;
+  /** Where a sign-in in progress leads once signed in (a dashboard path, see sign-in/return-path.ts). */
+  return_to!: string | null;
   created_at!: Date;
   signed_in_at!: Date | null;
   last_seen_at!: Date;

@@ -16,6 +16,7 @@ export interface DashboardSessionRow {
   user_id: string | null;
   challenge_id: string | null;
   flash: string | null;
+  return_to: string | null;
   created_at: Date;
   signed_in_at: Date | null;
   last_seen_at: Date;
@@ -70,13 +71,16 @@ export class SessionService {
     return { row: session, token };
   }
 
-  /** A new session for a sign-in in progress (no user yet), living `signInTtlSeconds`. */
-  async begin(secure: boolean): Promise<DashboardSession> {
+  /**
+   * A new session for a sign-in in progress (no user yet), living `signInTtlSeconds`; `returnTo`:
+   * the dashboard path it leads to once signed in (checked by the caller with `safeReturnPath`).
+   */
+  async begin(secure: boolean, returnTo: string | null = null): Promise<DashboardSession> {
     const token = randomBytes(32).toString('base64url');
     const [row] = await sqlQuery<DashboardSessionRow>(
       this.deps.db,
-      sql`insert into dashboard_sessions (id, token_hash, expires_at)
-          values (${newId()}, ${hashToken(token)}, now() + make_interval(secs => ${this.deps.dashboardConfig.signInTtlSeconds}))
+      sql`insert into dashboard_sessions (id, token_hash, expires_at, return_to)
+          values (${newId()}, ${hashToken(token)}, now() + make_interval(secs => ${this.deps.dashboardConfig.signInTtlSeconds}), ${returnTo})
           returning *`,
     );
     return { row: row!, token, setCookie: this.cookie(token, secure, this.deps.dashboardConfig.signInTtlSeconds) };
@@ -87,9 +91,14 @@ export class SessionService {
     await Session.query(this.deps.db).findById(session.row.id).whereNull('user_id').patch({ challenge_id: challengeId });
   }
 
+  /** Sets where a sign-in in progress leads once signed in (a path checked by `safeReturnPath`). */
+  async setReturnTo(session: DashboardSession, returnTo: string): Promise<void> {
+    await Session.query(this.deps.db).findById(session.row.id).whereNull('user_id').patch({ return_to: returnTo });
+  }
+
   /**
    * Signs the session in: a new cookie value (no session fixation), the user, and the absolute
-   * timeout counted from now.
+   * timeout counted from now. The return path is used up (the caller read it from `session`).
    */
   async signIn(session: DashboardSession, userId: string, secure: boolean): Promise<DashboardSession> {
     const token = randomBytes(32).toString('base64url');
@@ -97,7 +106,7 @@ export class SessionService {
     const [row] = await sqlQuery<DashboardSessionRow>(
       this.deps.db,
       sql`update dashboard_sessions
-          set token_hash = ${hashToken(token)}, user_id = ${userId}, challenge_id = null,
+          set token_hash = ${hashToken(token)}, user_id = ${userId}, challenge_id = null, return_to = null,
               signed_in_at = now(), last_seen_at = now(), expires_at = now() + make_interval(secs => ${ttl})
           where id = ${session.row.id}
           returning *`,

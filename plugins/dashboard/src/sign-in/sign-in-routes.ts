@@ -7,6 +7,7 @@ import { FormFields } from '../web/form.js';
 import { layout } from '../web/layout.js';
 import { DASHBOARD_ROUTE, FORM_BODY, SIGN_IN_PATH, htmlResult, seeOther } from '../web/mount.js';
 import { sameOrigin, secureCookie } from '../web/request-checks.js';
+import { RETURN_TO_PARAM, safeReturnPath } from './return-path.js';
 import { codeForm, emailForm, lockedMessage } from './sign-in-pages.js';
 
 /** The sentence of the code mail saying what the code is for. */
@@ -14,7 +15,9 @@ const MAIL_PURPOSE = 'Someone (hopefully you) is signing in to the operator dash
 
 /**
  * The sign-in pages: e-mail, then the one-time code (the OAuth plugin's invited users, mail and
- * limits), then a fresh signed-in session. No account is ever created here.
+ * limits), then a fresh signed-in session. No account is ever created here. A sign-in opened with
+ * `?return_to=<dashboard path>` leads there once signed in (at once when already signed in): the
+ * path is checked by `safeReturnPath` and kept with the sign-in session, server-side.
  */
 export function signInRoutes(services: DashboardServices, assets: StaticAssets, scripts: readonly string[]): RouteDefinition[] {
   const { dashboardSessions: sessions, oauthSignIn, dashboardConfig: config } = services;
@@ -58,7 +61,9 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
       ...DASHBOARD_ROUTE,
       handler: async ({ ctx }) => {
         const existing = await sessions.find(ctx.cookies.get(DASHBOARD_COOKIE));
-        if (existing?.row.user_id) return seeOther('/dashboard');
+        const returnTo = safeReturnPath(ctx.query[RETURN_TO_PARAM]);
+        if (existing?.row.user_id) return seeOther(returnTo ?? '/dashboard');
+        if (existing && returnTo !== undefined) await sessions.setReturnTo(existing, returnTo);
         if (existing && existing.row.challenge_id && ctx.query['again'] === undefined) return seeOther(`${SIGN_IN_PATH}/code`);
         // Each new sign-in writes a session row: bounded per client address, in PostgreSQL.
         let session = existing;
@@ -72,7 +77,7 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
             );
             return withRetryAfter(refused, limit.retryAfter);
           }
-          session = await sessions.begin(secureCookie(ctx));
+          session = await sessions.begin(secureCookie(ctx), returnTo ?? null);
         }
         return show('Sign in', emailForm(sessions.csrfToken(session)), 200, session.setCookie);
       },
@@ -150,7 +155,8 @@ export function signInRoutes(services: DashboardServices, assets: StaticAssets, 
         target: `user:${result.userId}`,
         requestId,
       });
-      return seeOther('/dashboard', signed.setCookie);
+      // Checked again as it is followed: the stored path is a redirect target.
+      return seeOther(safeReturnPath(session.row.return_to) ?? '/dashboard', signed.setCookie);
     }),
   ];
 }

@@ -50,6 +50,12 @@ export interface PageResponse {
   readonly title: string;
   readonly body: SafeHtml;
   readonly status?: number;
+  /**
+   * Absolute `http(s)` URLs of other sites the page's forms post to (an application's redirect URL
+   * receiving what the person approved): their origins join the page's CSP `form-action`, which
+   * otherwise allows this site only.
+   */
+  readonly formAction?: readonly string[];
 }
 
 /** A redirect after a successful POST (POST, redirect, GET), with an optional one-time notice. */

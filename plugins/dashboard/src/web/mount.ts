@@ -20,7 +20,7 @@ import type { ContributedPage } from './page-point.js';
 import { ONCE_FIELD, ONCE_NONCE } from './components.js';
 import { FormFields } from './form.js';
 import { layout, type LayoutContext } from './layout.js';
-import { sameOrigin, secureCookie } from './request-checks.js';
+import { formActionSource, sameOrigin, secureCookie } from './request-checks.js';
 
 /**
  * What every route of the dashboard declares to the kernel: out of the API document, and no API
@@ -36,10 +36,18 @@ export const SIGN_IN_PATH = '/dashboard/sign-in';
 
 /**
  * Renders a page response as a whole document with the dashboard's headers: the kernel's page
- * policy, with the referrer kept same-origin so form posts carry their real `Origin`.
+ * policy, with the referrer kept same-origin so form posts carry their real `Origin`, and forms
+ * posting only here unless the page names other origins (`formAction`).
  */
-export function htmlResult(document: string, status = 200, setCookie?: string): RouteResult {
-  return { status, headers: { ...pageHeaders({ referrerPolicy: 'same-origin' }), ...(setCookie ? { 'Set-Cookie': setCookie } : {}) }, body: document };
+export function htmlResult(document: string, status = 200, setCookie?: string, formAction?: readonly string[]): RouteResult {
+  return {
+    status,
+    headers: {
+      ...pageHeaders({ referrerPolicy: 'same-origin', ...(formAction ? { formAction } : {}) }),
+      ...(setCookie ? { 'Set-Cookie': setCookie } : {}),
+    },
+    body: document,
+  };
 }
 
 /** A 303 See Other (the answer to every successful form POST). */
@@ -115,10 +123,10 @@ function mount(
         actor: { actor: `user:${user.id}`, channel: 'dashboard', requestId },
       };
       let project: ProjectView | undefined;
-      const render = async (title: string, body: SafeHtml, status: number): Promise<RouteResult> => {
+      const render = async (title: string, body: SafeHtml, status: number, formAction?: readonly string[]): Promise<RouteResult> => {
         const projects = await services.tenancyProjects.listForOperator(user.operatorId, { limit: SWITCHER_LIMIT });
         const c: LayoutContext = { assets, scripts, user, csrf, nav, projects, project, currentPath: ctx.path, notice: await sessions.takeFlash(session) };
-        return htmlResult(layout(title, body, c), status);
+        return htmlResult(layout(title, body, c), status, undefined, formAction);
       };
       try {
         let form: FormFields | undefined;
@@ -152,7 +160,7 @@ function mount(
             body: response.body,
           };
         }
-        return render(response.title, response.body, response.status ?? 200);
+        return render(response.title, response.body, response.status ?? 200, response.formAction?.map(formActionSource));
       } catch (thrown) {
         if (!isAppError(thrown) || thrown.status >= 500) throw thrown;
         return render(titleOf(thrown), errorBody(thrown, requestId), thrown.status);

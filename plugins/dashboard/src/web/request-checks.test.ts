@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Context } from 'koa';
-import { sameOrigin, secureCookie } from './request-checks.js';
+import { formActionSource, sameOrigin, secureCookie } from './request-checks.js';
 
 /** The parts of a Koa context the checks read. */
 function request(headers: Record<string, string>, protocol = 'http', host = '127.0.0.1:3000'): Context {
@@ -32,4 +32,13 @@ test('the cookie is Secure except for plain http to a loopback address', (t) => 
   t.true(secureCookie(request({}, 'https', '127.0.0.1:3000')));
   t.true(secureCookie(request({}, 'http', '192.168.1.10:3000')));
   t.true(secureCookie(request({}, 'http', 'pay.example.com')));
+});
+
+test("a page's extra form target is the origin of an http(s) URL; other schemes are refused", (t) => {
+  t.is(formActionSource('https://shop.example/wp/?btcpay-settings-callback'), 'https://shop.example');
+  t.is(formActionSource('http://127.0.0.1:8765/cb'), 'http://127.0.0.1:8765');
+  t.is(formActionSource('http://[::1]:8765/cb'), 'http:');
+  t.throws(() => formActionSource('javascript:alert(1)'));
+  t.throws(() => formActionSource('data:text/html,x'));
+  t.throws(() => formActionSource('/relative'));
 });

@@ -24,3 +24,16 @@ export function sameOrigin(ctx: Context, baseUrl?: string): boolean {
   if (!origin) return true;
   return origin === `${ctx.protocol}://${ctx.host}` || (baseUrl !== undefined && origin === new URL(baseUrl).origin);
 }
+
+/**
+ * The CSP `form-action` source that lets a form post to `url`: its origin, or its scheme alone for
+ * an IPv6 literal host (CSP has no host form for it). Only an absolute `http(s)` URL is accepted
+ * (its serialised origin then holds no separator of the policy); anything else is a programming
+ * error of the page.
+ */
+export function formActionSource(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new Error(`formAction: ${parsed.protocol} URLs are not form targets of a dashboard page`);
+  return parsed.hostname.startsWith('[') ? parsed.protocol : parsed.origin;
+}

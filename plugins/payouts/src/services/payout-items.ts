@@ -71,7 +71,11 @@ function digest(value: unknown): string {
 export class PayoutItemsService implements PayoutItems {
   constructor(private readonly deps: ItemsDeps) {}
 
-  async createRefund(input: CreateRefundInput, actor: Actor): Promise<{ item: ItemView; created: boolean }> {
+  async createRefund(
+    input: CreateRefundInput,
+    actor: Actor,
+    options: { readonly inTransaction?: (trx: Knex.Transaction, item: ItemView) => Promise<void> } = {},
+  ): Promise<{ item: ItemView; created: boolean }> {
     const { db, payoutsStore: store } = this.deps;
     const rateRule = input.rateRule ?? 'coin_amount';
     if (!RATE_RULES.includes(rateRule)) throw coreErrors.validation_error({ message: 'Unknown rate_rule.', details: { field: 'rate_rule' } });
@@ -176,7 +180,9 @@ export class PayoutItemsService implements PayoutItems {
         await this.deps.audit.record(itemAudit(actor, 'create', item, { invoice_id: invoice.id, amount_units: item.amount_units.toString() }), trx);
         // The claim link goes to the payer's e-mail if and only if the refund is committed.
         if (claim && input.email) await enqueueClaimEmail(this.deps, trx, item.id);
-        return { item: await store.viewOf(trx, item), created: true };
+        const view = await store.viewOf(trx, item);
+        await options.inTransaction?.(trx, view);
+        return { item: view, created: true };
       });
     } catch (error) {
       // A concurrent create under the same key committed first: answer it.

@@ -1,24 +1,27 @@
 import { type ChainRegistry, type CoinId, coreErrors, type ProjectKind, tokenContractFor } from '@gw/kernel';
+import type { PolicyService } from '@gw/plugin-invoices/contract';
 import type { WalletService } from '@gw/plugin-wallets/contract';
 import { sessionsErrors } from '../errors.js';
 
 /**
  * The coins a project can be paid in through a session: every coin of an enabled chain for which
- * the project has a verified wallet, a token only where it has a contract on the project's network
- * (in the composition's chain and coin order). The invoices' own checks (the project's
- * `enabled_coins` policy above all) still apply when the payer picks.
+ * the project has a verified wallet, a token only where it has a contract on the project's network,
+ * and only the coins the project's invoice policy enables (`enabled_coins`), in the composition's
+ * chain and coin order. A coin offered here is one the payer's pick can invoice.
  */
 export class InvoiceableCoins {
-  constructor(private readonly deps: { chains: ChainRegistry; walletsWallets: WalletService }) {}
+  constructor(private readonly deps: { chains: ChainRegistry; walletsWallets: WalletService; invoicesPolicies: Pick<PolicyService, 'get'> }) {}
 
   async of(project: { readonly id: string; readonly kind: ProjectKind }): Promise<CoinId[]> {
-    const verified = new Set((await this.deps.walletsWallets.listVerified({ projectId: project.id })).map((w) => w.chain));
+    const [wallets, policy] = await Promise.all([this.deps.walletsWallets.listVerified({ projectId: project.id }), this.deps.invoicesPolicies.get(project.id)]);
+    const verified = new Set(wallets.map((w) => w.chain));
+    const enabled = new Set(policy.enabled_coins);
     return this.deps.chains
       .list()
       .filter((adapter) => verified.has(adapter.definition.id))
       .flatMap((adapter) =>
         adapter.definition.coins
-          .filter((coin) => !coin.contracts || tokenContractFor(adapter.definition, coin, project.kind) !== undefined)
+          .filter((coin) => enabled.has(coin.id) && (!coin.contracts || tokenContractFor(adapter.definition, coin, project.kind) !== undefined))
           .map((coin) => coin.id),
       );
   }

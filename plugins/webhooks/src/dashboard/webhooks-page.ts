@@ -168,6 +168,7 @@ function retrySchedule(config: Parameters<typeof nominalSchedule>[0] & { maxAtte
 function eventFacts(req: DashboardRequest<Services>, e: DeliveryLogEntry): SafeHtml {
   return html`<dl class="facts">
 <dt>Type</dt><dd>${e.event_type} (${e.mode})</dd>
+<dt>Signed</dt><dd>${e.signer ? `by the ${e.signer} plugin, with its subscription's own secret` : "with the project's API secret (X-Service-Signature)"}</dd>
 <dt>Status</dt><dd>${badge(e.status)}</dd>
 <dt>Target</dt><dd>${e.target_url ? html`<code class="wrap">${e.target_url}</code>` : 'none (skipped)'}</dd>
 <dt>Invoice</dt><dd>${e.invoice_id ? html`<a href="/dashboard/projects/${req.project!.id}/invoices/${e.invoice_id}"><code>${e.invoice_id}</code></a>` : '—'}</dd>

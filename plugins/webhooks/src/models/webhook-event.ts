@@ -1,8 +1,11 @@
-import type { OutboundEventType, ProjectKind } from '@gw/kernel';
+import type { ProjectKind } from '@gw/kernel';
 import { Model } from 'objection';
-import type { DeliveryStatus } from '../delivery-status.js';
+import type { DeliveryStatus, LoggedEventType } from '../delivery-status.js';
 
-/** One outbound event (invoice, refund, payout or checkout session) and its delivery state (the outbox row). */
+/**
+ * One outbound event (invoice, refund, payout or checkout session, or a protocol delivery of
+ * another plugin) and its delivery state (the outbox row).
+ */
 export class WebhookEvent extends Model {
   static override tableName = 'webhooks_events';
   id!: string;
@@ -10,7 +13,7 @@ export class WebhookEvent extends Model {
   mode!: ProjectKind;
   /** The invoice the event is about (a refund's invoice, a completed checkout session's paying invoice); null for a payout or an expired session. */
   invoice_id!: string | null;
-  event_type!: OutboundEventType;
+  event_type!: LoggedEventType;
   original_event_id!: string | null;
   body!: string;
   target_url!: string | null;
@@ -23,4 +26,7 @@ export class WebhookEvent extends Model {
   delivered_at!: Date | null;
   created_at!: Date;
   updated_at!: Date;
+  /** A protocol delivery's signer (`WEBHOOK_SIGNERS` id) and its subscription; null for the gateway's own events. */
+  signer!: string | null;
+  signer_ref!: string | null;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newId, sql, sqlQuery, type JobQueue } from '@gw/kernel';
+import { newId, sql, sqlQuery, type Extensions, type JobQueue } from '@gw/kernel';
 import type { ApiKeyService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -8,29 +8,39 @@ import type { WebhooksConfig } from '../config.js';
 import type { WebhookMetrics } from '../metrics.js';
 import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
 import type { WebhookEvent } from '../models/webhook-event.js';
+import { WEBHOOK_SIGNERS, type SignedRequest } from '../signers.js';
 import { retryDelaySeconds } from './retry-schedule.js';
 import { partnerView, type SendOutcome, type WebhookSender } from './webhook-sender.js';
 
 /** The columns of an event row that a delivery needs. */
-type DueEvent = Pick<WebhookEvent, 'id' | 'project_id' | 'mode' | 'event_type' | 'body' | 'target_url' | 'status' | 'attempts'>;
+type DueEvent = Pick<WebhookEvent, 'id' | 'project_id' | 'mode' | 'event_type' | 'body' | 'target_url' | 'status' | 'attempts' | 'signer' | 'signer_ref'>;
 
 interface Due {
   readonly event: DueEvent;
   readonly attempt: number;
+  /**
+   * A protocol delivery's signed request; `null` when its signer answered that the subscription
+   * is gone (nothing is sent, the delivery ends as `skipped`). Absent for the gateway's own events.
+   */
+  readonly signed?: SignedRequest | null;
 }
+
+/** The outcome recorded for a protocol delivery whose subscription is gone: nothing was sent. */
+const SUBSCRIPTION_GONE = 'not sent: its subscription was deleted or disabled, or no longer takes this event (no retry)';
 
 interface Sent extends Due {
   readonly outcome: SendOutcome;
 }
 
 interface Update extends Sent {
-  readonly status: 'delivered' | 'dlq' | 'retrying';
+  readonly status: 'delivered' | 'dlq' | 'retrying' | 'skipped';
   readonly next: Date | null;
 }
 
 /**
  * Delivers a batch of `webhooks.deliver` jobs: loads their events in one query, signs each body
- * with every valid secret of its project, POSTs them all concurrently, then records every
+ * with every valid secret of its project (a protocol delivery: through its `WEBHOOK_SIGNERS`
+ * signer, with its subscription's own secret), POSTs them all concurrently, then records every
  * attempt, every new status and every next-attempt job in one transaction.
  *
  * A batch waits at most `batchWaitMs` for its deliveries. Those still running then (a receiver
@@ -57,6 +67,7 @@ export class DeliveryWorker {
       webhooksMetrics: WebhookMetrics;
       webhooksSender: WebhookSender;
       tenancyApiKeys: ApiKeyService;
+      extensions: Extensions;
     },
   ) {}
 
@@ -66,20 +77,21 @@ export class DeliveryWorker {
     const [rows, secrets] = await Promise.all([
       sqlQuery<DueEvent>(
         this.deps.db,
-        sql`select id, project_id, mode, event_type, body, target_url, status, attempts from webhooks_events where id = any(${[...new Set(jobs.map((job) => job.data.eventId))]}::text[])`,
+        sql`select id, project_id, mode, event_type, body, target_url, status, attempts, signer, signer_ref from webhooks_events where id = any(${[...new Set(jobs.map((job) => job.data.eventId))]}::text[])`,
       ),
       this.deps.tenancyApiKeys.liveSecretsMany(jobs.map((job) => job.data.projectId)),
     ]);
     const byId = new Map(rows.map((row) => [row.id, row]));
-    const due: Due[] = [];
+    const pending: Due[] = [];
     const seen = new Set<string>();
     for (const job of jobs) {
       const event = byId.get(job.data.eventId);
       if (!event || event.status !== 'retrying' || event.attempts !== job.data.attempt - 1 || seen.has(event.id)) continue;
       seen.add(event.id);
-      due.push({ event, attempt: job.data.attempt });
+      pending.push({ event, attempt: job.data.attempt });
     }
-    if (due.length === 0) return;
+    if (pending.length === 0) return;
+    const due = await this.signed(pending);
     const startedAt = new Date();
     const sending = due.map((d) => this.attempt(d, secrets.get(d.event.project_id) ?? []));
     const outcomes = await settledWithin(sending, this.deps.webhooksConfig.batchWaitMs);
@@ -133,7 +145,38 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt({ event, attempt }: Due, secrets: readonly string[]): Promise<SendOutcome> {
+  /**
+   * `due` with the signed requests of its protocol deliveries: each signer signs its own in one
+   * call. A signer no plugin contributes (its plugin was turned off) has no subscription left.
+   */
+  private async signed(due: readonly Due[]): Promise<Due[]> {
+    const protocol = due.filter((d) => d.event.signer !== null);
+    if (protocol.length === 0) return [...due];
+    const signers = new Map(this.deps.extensions.of(WEBHOOK_SIGNERS).map((c) => [c.item.id, c.item]));
+    const answers = new Map<string, SignedRequest | null>();
+    for (const id of new Set(protocol.map((d) => d.event.signer!))) {
+      const batch = protocol.filter((d) => d.event.signer === id);
+      const signer = signers.get(id);
+      const signed = signer
+        ? await signer.sign(
+            batch.map((d) => ({
+              ref: d.event.signer_ref!,
+              projectId: d.event.project_id,
+              body: d.event.body,
+              eventId: d.event.id,
+              eventType: d.event.event_type,
+              attempt: d.attempt,
+            })),
+          )
+        : [];
+      batch.forEach((d, i) => answers.set(d.event.id, signed[i] ?? null));
+    }
+    return due.map((d) => (d.event.signer === null ? d : { ...d, signed: answers.get(d.event.id) ?? null }));
+  }
+
+  private async attempt({ event, attempt, signed }: Due, secrets: readonly string[]): Promise<SendOutcome> {
+    if (signed === null) return { ok: false, httpStatus: null, latencyMs: 0, error: SUBSCRIPTION_GONE, responseExcerpt: null };
+    if (signed) return this.deps.webhooksSender.postProtocol(signed.url ?? event.target_url!, event.body, signed.headers, event.mode);
     return this.deps.webhooksSender.postSigned(
       { url: event.target_url!, body: event.body, eventId: event.id, eventType: event.event_type, attempt, kind: event.mode },
       secrets,
@@ -147,10 +190,14 @@ export class DeliveryWorker {
   private async record(sent: readonly Sent[], startedAt: Date, fallbacks: readonly JobInsert<DeliverJobData>[], ended: readonly string[]): Promise<void> {
     const config = this.deps.webhooksConfig;
     const now = new Date();
-    const updates: Update[] = sent.map(({ event, attempt, outcome }) => {
-      const delay = outcome.ok ? undefined : retryDelaySeconds(attempt, config);
+    const updates: Update[] = sent.map((s) => {
+      const { attempt, outcome, signed } = s;
+      // A protocol delivery whose subscription is gone ends here; one that asks for no retries
+      // ends at its first failure.
+      if (signed === null) return { ...s, status: 'skipped', next: null };
+      const delay = outcome.ok || signed?.retry === false ? undefined : retryDelaySeconds(attempt, config);
       const status = outcome.ok ? 'delivered' : delay === undefined ? 'dlq' : 'retrying';
-      return { event, attempt, outcome, status, next: delay === undefined ? null : new Date(now.getTime() + delay * 1000) };
+      return { ...s, status, next: delay === undefined ? null : new Date(now.getTime() + delay * 1000) };
     });
     const retries = updates.filter((u) => u.status === 'retrying');
     // With nothing but the record to write, it is one statement, atomic on its own.
@@ -167,11 +214,12 @@ export class DeliveryWorker {
     }
     // Only the attempts this call recorded (a second recording of the same attempt is a no-op).
     for (const update of updates) {
-      if (!recorded.has(update.event.id)) continue;
+      // A skipped protocol delivery made no attempt to count.
+      if (!recorded.has(update.event.id) || update.status === 'skipped') continue;
       this.deps.webhooksMetrics.attempts.inc({ outcome: update.status });
       this.deps.webhooksMetrics.latency.observe(update.outcome.latencyMs / 1000);
     }
-    const failed = updates.filter((u) => !u.outcome.ok);
+    const failed = updates.filter((u) => !u.outcome.ok && u.status !== 'skipped');
     if (failed.length > 0) {
       this.deps.logger.info(
         { failed: failed.length, delivered: updates.length - failed.length, dlq: failed.filter((u) => u.status === 'dlq').map((u) => u.event.id) },
@@ -203,16 +251,19 @@ export class DeliveryWorker {
           error: outcome.error ? outcome.error.slice(0, 1000).toWellFormed() : null,
           excerpt: outcome.responseExcerpt?.toWellFormed() ?? null,
           next_at: u.next?.toISOString() ?? null,
+          // A protocol delivery's subscription URL changed since the event was written: the attempt went there.
+          target_url: u.signed?.url ?? null,
         };
       }),
     );
     const result = await db.raw<{ rows: { id: string }[] }>(
       `with u as (
          select * from json_to_recordset(?::json)
-           as u(id text, attempt_id text, status text, attempt int, http_status int, latency_ms int, error text, excerpt text, next_at timestamptz)
+           as u(id text, attempt_id text, status text, attempt int, http_status int, latency_ms int, error text, excerpt text, next_at timestamptz, target_url text)
        ), applied as (
          update webhooks_events e
             set status = u.status, attempts = u.attempt, last_attempt_at = ?, last_http_status = u.http_status,
+                target_url = coalesce(u.target_url, e.target_url),
                 last_error = u.error, next_attempt_at = u.next_at,
                 delivered_at = case when u.status = 'delivered' then ?::timestamptz else e.delivered_at end, updated_at = ?
            from u

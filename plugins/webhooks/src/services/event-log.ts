@@ -3,6 +3,7 @@ import {
   type AuditLog,
   coreErrors,
   type OutboundEventType,
+  type Extensions,
   isAppError,
   isUlid,
   keysetPage,
@@ -17,10 +18,11 @@ import type { InvoiceService } from '@gw/plugin-invoices/contract';
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { Knex } from 'knex';
 import type { WebhooksConfig } from '../config.js';
-import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type DeliveryStatus, type RedeliverJobData } from '../delivery-status.js';
+import { DELIVER_JOB, REDELIVER_JOB, type DeliverJobData, type DeliveryStatus, type LoggedEventType, type RedeliverJobData } from '../delivery-status.js';
 import { webhooksErrors } from '../errors.js';
 import { WebhookAttempt } from '../models/webhook-attempt.js';
 import { WebhookEvent } from '../models/webhook-event.js';
+import { WEBHOOK_SIGNERS } from '../signers.js';
 import type { WebhookEnvelope, WebhookOutbox } from './outbox.js';
 
 /** How long after an event's pending attempt is due a deferred redelivery looks again. */
@@ -45,7 +47,10 @@ export interface DeliveryAttemptView {
 
 export interface DeliveryLogEntry {
   id: string;
-  event_type: OutboundEventType;
+  /** An outbound event type, or a protocol delivery's own type (`signer` set). */
+  event_type: LoggedEventType;
+  /** The protocol of a protocol delivery (`btcpay`: BTCPay's body and `BTCPay-Sig`); null for the gateway's own events. */
+  signer: string | null;
   mode: WebhookEvent['mode'];
   project_id: string;
   invoice_id: string | null;
@@ -73,7 +78,7 @@ export interface RedeliverResult {
 export interface ResendResult {
   event_id: string;
   original_event_id: string;
-  event_type: OutboundEventType;
+  event_type: LoggedEventType;
   project_id: string;
   invoice_id: string | null;
   target_url: string | null;
@@ -96,6 +101,7 @@ export class EventLog {
       webhooksOutbox: WebhookOutbox;
       tenancyProjects: ProjectService;
       invoicesService: InvoiceService;
+      extensions: Extensions;
     },
   ) {}
 
@@ -122,7 +128,9 @@ export class EventLog {
   /**
    * Re-enqueues the event's payload as a new event (fresh `event_id`, `original_event_id` set)
    * to the target resolved now: the invoice's `callback_url`, else the project's default URL
-   * (none: the new event is `skipped`). The original row is never changed. 404
+   * (none: the new event is `skipped`). A protocol delivery is resent to the same subscription,
+   * its body made a new delivery by its signer (`WebhookSigner.resendBody`); 409
+   * `event_not_resendable` when no enabled plugin signs it. The original row is never changed. 404
    * `event_not_found` for a non-ULID id or another project's event; 429 beyond the resend limit.
    * `refuse` lists delivery statuses that cannot be resent (the sandbox refuses in-flight and
    * dead-lettered events): 409 `event_not_resendable`, nothing written.
@@ -135,20 +143,33 @@ export class EventLog {
         details: { status: original.status },
       });
     }
+    const signer = original.signer === null ? undefined : this.deps.extensions.of(WEBHOOK_SIGNERS).find((c) => c.item.id === original.signer)?.item;
+    if (original.signer !== null && !signer) {
+      throw webhooksErrors.event_not_resendable({
+        message: `The event is a delivery of the ${original.signer} plugin, which is not enabled; it cannot be resent.`,
+        details: { signer: original.signer },
+      });
+    }
     const limit = this.deps.webhooksConfig.resendRateLimitPerMinute;
     await this.deps.rateLimiter.consume({ key: `webhooks.resend:project:${projectId}`, limit, windowSeconds: 60 });
-    const targetUrl = await this.currentTarget(original);
+    // A protocol delivery goes to its subscription again (whose URL its signer knows at each attempt).
+    const targetUrl = signer ? original.target_url : await this.currentTarget(original);
     const id = newId();
     const createdAt = new Date();
-    const envelope = JSON.parse(original.body) as WebhookEnvelope;
-    const body: WebhookEnvelope = {
-      event_id: id,
-      event_type: envelope.event_type,
-      mode: envelope.mode,
-      created_at_iso: createdAt.toISOString(),
-      original_event_id: original.id,
-      data: envelope.data,
-    };
+    let body: string;
+    if (signer) {
+      body = signer.resendBody({ ref: original.signer_ref!, body: original.body, eventId: id, originalEventId: original.id });
+    } else {
+      const envelope = JSON.parse(original.body) as WebhookEnvelope;
+      body = JSON.stringify({
+        event_id: id,
+        event_type: envelope.event_type,
+        mode: envelope.mode,
+        created_at_iso: createdAt.toISOString(),
+        original_event_id: original.id,
+        data: envelope.data,
+      } satisfies WebhookEnvelope);
+    }
     await this.deps.db.transaction(async (trx) => {
       await this.deps.webhooksOutbox.write(trx, [
         {
@@ -158,9 +179,10 @@ export class EventLog {
           invoiceId: original.invoice_id,
           eventType: original.event_type,
           originalEventId: original.id,
-          body: JSON.stringify(body),
+          body,
           targetUrl,
           createdAt,
+          ...(original.signer === null ? {} : { signer: { id: original.signer, ref: original.signer_ref! } }),
         },
       ]);
       await this.deps.audit.record(
@@ -344,6 +366,7 @@ export class EventLog {
     return events.map((e) => ({
       id: e.id,
       event_type: e.event_type,
+      signer: e.signer,
       mode: e.mode,
       project_id: e.project_id,
       invoice_id: e.invoice_id,

@@ -35,7 +35,8 @@ export interface StreamRead {
  * always resumes exactly after the events already read, across restarts and gateway instances.
  * Only events of transactions below the snapshot horizon are served (see migration 0002), and a
  * read with nothing ready waits on the `webhooks.stream` notification (sent in the outbox's
- * transaction), so any instance wakes when any other writes. The rows are the record; a lost
+ * transaction), so any instance wakes when any other writes. Protocol deliveries (another
+ * plugin's wire format and signature, `WEBHOOK_SIGNERS`) are not in the stream. The rows are the record; a lost
  * notification only delays an answer until the next recheck.
  */
 export class EventStream {
@@ -50,7 +51,7 @@ export class EventStream {
       const [newest] = await sqlQuery<{ id: string }>(
         this.deps.db,
         sql`select id from webhooks_events
-             where project_id = ${projectId} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+             where project_id = ${projectId} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint and signer is null
              order by stream_xid desc, id desc
              limit 1`,
       );
@@ -67,7 +68,7 @@ export class EventStream {
   }
 
   private async positionOf(projectId: string, eventId: string): Promise<{ xid: string; id: string }> {
-    const row = (await WebhookEvent.query(this.deps.db).findOne({ project_id: projectId, id: eventId }).select('stream_xid', 'id')) as unknown as
+    const row = (await WebhookEvent.query(this.deps.db).findOne({ project_id: projectId, id: eventId, signer: null }).select('stream_xid', 'id')) as unknown as
       { stream_xid: string; id: string } | undefined;
     if (!row)
       throw webhooksErrors.event_not_found({
@@ -88,7 +89,7 @@ export class EventStream {
     }>(
       this.deps.db,
       sql`select id, event_type, invoice_id, original_event_id, created_at, body from webhooks_events
-           where project_id = ${projectId} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ${after}
+           where project_id = ${projectId} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint and signer is null ${after}
            order by stream_xid, id
            limit ${limit}`,
     );

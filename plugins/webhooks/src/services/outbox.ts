@@ -7,7 +7,6 @@ import {
   type OutboundEvent,
   type Sql,
   type OutboundEventSink,
-  type OutboundEventType,
   type JobQueue,
   type Notifications,
   type ProjectKind,
@@ -15,7 +14,7 @@ import {
 import type { ProjectService } from '@gw/plugin-tenancy/contract';
 import type { WebhookEnvelope as ContractEnvelope } from '@gw/webhook-verify';
 import type { Knex } from 'knex';
-import { DELIVER_JOB, type DeliverJobData } from '../delivery-status.js';
+import { DELIVER_JOB, type DeliverJobData, type LoggedEventType } from '../delivery-status.js';
 import { STREAM_CHANNEL } from './event-stream.js';
 
 /**
@@ -30,11 +29,14 @@ export interface OutboxEntry {
   readonly projectId: string;
   readonly mode: ProjectKind;
   readonly invoiceId: string | null;
-  readonly eventType: OutboundEventType;
+  /** An outbound event type, or a protocol delivery's own type (with `signer`). */
+  readonly eventType: LoggedEventType;
   readonly originalEventId: string | null;
   readonly body: string;
   readonly targetUrl: string | null;
   readonly createdAt: Date;
+  /** A protocol delivery: the `WEBHOOK_SIGNERS` id that signs it and the subscription it goes to; absent for the gateway's own events. */
+  readonly signer?: { readonly id: string; readonly ref: string };
 }
 
 /**
@@ -103,11 +105,11 @@ export class WebhookOutbox implements OutboundEventSink {
     // of events (each body embeds the invoice view) need neither chunks nor a long statement text.
     const inserted = await sqlQuery<{ id: string }>(
       trx,
-      sql`insert into webhooks_events (id, project_id, mode, invoice_id, event_type, original_event_id, body, target_url, status, next_attempt_at, created_at, updated_at)
+      sql`insert into webhooks_events (id, project_id, mode, invoice_id, event_type, original_event_id, body, target_url, status, next_attempt_at, created_at, updated_at, signer, signer_ref)
           select e.id, e.project_id, e.mode, e.invoice_id, e.event_type, e.original_event_id, e.body, t.url,
                  case when t.url is null then 'skipped' else 'retrying' end,
                  case when t.url is null then null else e.created_at end,
-                 e.created_at, e.created_at
+                 e.created_at, e.created_at, e.signer, e.signer_ref
             from ${rows} e
            cross join lateral (select coalesce(e.target_url, ${JSON.stringify(Object.fromEntries(defaults))}::jsonb ->> e.project_id) as url) t
           on conflict (id) do nothing
@@ -118,8 +120,9 @@ export class WebhookOutbox implements OutboundEventSink {
       .filter((entry) => entry.targetUrl && fresh.has(entry.id))
       .map((entry) => ({ data: { eventId: entry.id, attempt: 1, projectId: entry.projectId } satisfies DeliverJobData }));
     await this.deps.jobs.insertInTransaction(trx, DELIVER_JOB, jobs);
-    // Wakes the event streams (gateway listen) of these projects on every instance, at commit.
-    for (const projectId of new Set(entries.filter((entry) => fresh.has(entry.id)).map((entry) => entry.projectId))) {
+    // Wakes the event streams (gateway listen) of these projects on every instance, at commit
+    // (protocol deliveries are not in the stream).
+    for (const projectId of new Set(entries.filter((entry) => fresh.has(entry.id) && !entry.signer).map((entry) => entry.projectId))) {
       await this.deps.notifications.notify(trx, STREAM_CHANNEL, projectId);
     }
     return fresh;
@@ -145,8 +148,10 @@ function outboxRows(entries: readonly OutboxEntry[]): Sql {
       body_bytes: bodies.bytes[i],
       target_url: e.targetUrl,
       created_at: e.createdAt.toISOString(),
+      signer: e.signer?.id ?? null,
+      signer_ref: e.signer?.ref ?? null,
     })),
   );
-  return sql`(select r.id, r.project_id, r.mode, r.invoice_id, r.event_type, r.original_event_id, ${bodies.text(sql`r.body_at`, sql`r.body_bytes`)} as body, r.target_url, r.created_at
-                from ${rows} as r(id text, project_id text, mode text, invoice_id text, event_type text, original_event_id text, body_at int, body_bytes int, target_url text, created_at timestamptz))`;
+  return sql`(select r.id, r.project_id, r.mode, r.invoice_id, r.event_type, r.original_event_id, ${bodies.text(sql`r.body_at`, sql`r.body_bytes`)} as body, r.target_url, r.created_at, r.signer, r.signer_ref
+                from ${rows} as r(id text, project_id text, mode text, invoice_id text, event_type text, original_event_id text, body_at int, body_bytes int, target_url text, created_at timestamptz, signer text, signer_ref text))`;
 }

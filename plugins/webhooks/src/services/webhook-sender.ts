@@ -108,6 +108,15 @@ export class WebhookSender {
     );
   }
 
+  /**
+   * A protocol delivery (`WEBHOOK_SIGNERS`): `body` with the headers its signer made (its own
+   * signature scheme, e.g. `BTCPay-Sig`) and the user agent; none of the gateway's `X-Service-*`
+   * headers, whose signature the receiver does not expect.
+   */
+  async postProtocol(url: string, body: string, headers: Readonly<Record<string, string>>, kind: ProjectKind): Promise<SendOutcome> {
+    return this.post(url, body, { 'user-agent': WEBHOOK_USER_AGENT, ...headers }, kind);
+  }
+
   async post(url: string, body: string, headers: Record<string, string>, kind: ProjectKind): Promise<SendOutcome> {
     const started = performance.now();
     // Set when an address this attempt resolved to or connected to is not public.
