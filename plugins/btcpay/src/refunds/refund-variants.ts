@@ -10,11 +10,14 @@ export interface PaidInvoice {
   /** The coin's BTCPay currency code (`BTC`, `USDT`): a pull payment in it is an amount of the coin. */
   readonly coinCode: string;
   readonly decimals: number;
-  /** Base units the invoice asked for. */
+  /**
+   * The session's price in base units of the coin: the amount of the pick it was quoted in (for a
+   * late payment's invoice, made for whatever arrived, the pick at the same coin and address).
+   */
   readonly invoicedUnits: bigint;
   /** Base units its confirmed payments brought. */
   readonly receivedUnits: bigint;
-  /** USD per coin when the invoice was priced (its rate snapshot); null without one. */
+  /** USD per coin when the price was quoted (that pick's rate snapshot); null without one. */
   readonly rateThen: string | null;
   /** The BTCPay invoice's currency: the session's price currency (`EUR`, or a coin code such as `BTC`). */
   readonly currency: string;
