@@ -300,6 +300,15 @@ test('a session completed by a late payment to the coin the payer switched away 
   );
 });
 
+test('the refund and pull payment calls are BTCPay’s: none is in the gateway’s own OpenAPI document', async (t) => {
+  const doc = (await fetch(`${gw.url}/api/v1/openapi.json`).then((r) => r.json())) as { paths: Record<string, unknown> };
+  t.true(Object.keys(doc.paths).length > 0);
+  t.deepEqual(
+    Object.keys(doc.paths).filter((path) => /refund|pull-payments/.test(path) && path.startsWith('/btcpay/')),
+    [],
+  );
+});
+
 test('bad requests answer BTCPay’s 422 list, every problem at once, and write nothing', async (t) => {
   const invoice = await btcpayInvoice(t, '130', 'USD');
   const many = await call(t, 'POST', refundPath(invoice), { refundVariant: 'RateThen', customAmount: '1', customCurrency: 'BTC', subtractPercentage: '120' });
