@@ -180,6 +180,15 @@ test('CurrentRate with subtractPercentage: the USD value at payment at today’s
   t.is(refund!.reason, 'Refund for order 12 — Returned goods');
 });
 
+test('CurrentRate of an overpaid invoice: all that came, at today’s rate (not only the excess)', async (t) => {
+  const overpaid = await btcpayInvoice(t, '130', 'USD', [['detect'], ['overpaid', { multiplier: 1.5 }]]);
+  const made = await call(t, 'POST', refundPath(overpaid), { refundVariant: 'CurrentRate' });
+  t.is(made.status, 200, made.text);
+  t.like(made.body, { currency: 'BTC', amount: '0.003' });
+  const [refund] = await refundsOf(overpaid);
+  t.like(refund, { rate_rule: 'fiat_now', amount: '0.003' });
+});
+
 test('Fiat: the fiat paid, in the invoice currency; the coin refunded is what came', async (t) => {
   const invoice = await btcpayInvoice(t, '65', 'EUR');
   const made = await call(t, 'POST', refundPath(invoice), { refundVariant: 'Fiat', subtractPercentage: '0' });

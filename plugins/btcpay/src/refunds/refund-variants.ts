@@ -1,5 +1,5 @@
 import { fixedFromBaseUnits, scaledDecimal, toBaseUnits, UnitsError } from '@gw/kernel';
-import type { RateRule } from '@gw/plugin-payouts/contract';
+import { type RateRule, usdDownOf } from '@gw/plugin-payouts/contract';
 
 /** BTCPay's `RefundVariant`: how `POST .../invoices/{invoiceId}/refund` finds the amount. */
 export const REFUND_VARIANTS = ['RateThen', 'CurrentRate', 'OverpaidAmount', 'Fiat', 'Custom'] as const;
@@ -89,7 +89,8 @@ export function planRefund(invoice: PaidInvoice, request: VariantRequest): Refun
     case 'RateThen':
       return coin(invoice.receivedUnits, 'refundVariant');
     case 'CurrentRate': {
-      const usd = usdDown(invoice.receivedUnits, invoice.decimals, rateThenOf(invoice));
+      // The USD amount is given: the payouts plugin's natural `fiat_now` refund of an overpaid invoice is only its excess, BTCPay's CurrentRate all that came.
+      const usd = usdDownOf(invoice.receivedUnits, invoice.decimals, rateThenOf(invoice));
       if (scaledDecimal(usd).digits === 0n) throw new VariantError('refundVariant', 'What the invoice received is worth less than a cent.');
       return { amount: usd, rateRule: 'fiat_now', ...withSpread, currency: invoice.coinCode, currencyAmount: null };
     }
@@ -162,14 +163,6 @@ function less(amount: string, percent: string | undefined, places: number): stri
   const p = scaledDecimal(percent);
   const whole = 100n * 10n ** BigInt(p.scale);
   return fixedFromBaseUnits((minor * (whole - p.digits)) / whole, places);
-}
-
-/** USD value (2 places, rounded down) of `units` at `rate` USD per whole coin. */
-function usdDown(units: bigint, decimals: number, rate: string): string {
-  const price = scaledDecimal(rate);
-  const scale = decimals + price.scale;
-  const product = units * price.digits;
-  return fixedFromBaseUnits(scale <= 2 ? product * 10n ** BigInt(2 - scale) : product / 10n ** BigInt(scale - 2), 2);
 }
 
 function rateThenOf(invoice: PaidInvoice): string {
