@@ -14,8 +14,6 @@
  * Scans and the treasury's tracking pass are driven by the test (no timers); the webhook delivery
  * and the claim-mail jobs run in the gateway's own worker.
  */
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chains, plugins } from '@gw/app-gateway';
@@ -25,8 +23,8 @@ import { MailSink } from '@gw/plugin-oauth/testing';
 import { type Bcoin, CHROMIUM, cliRunner, projectWithPools, Receiver, type TestProject, stopAll } from '@gw/testing';
 import { verifyWebhook } from '@gw/webhook-verify';
 import { bcoinTreasuryConfig, scanOnce, signOffline, startMatureBcoin, treasuryApi } from '@gw/plugin-treasury/testing';
+import { axeViolations } from './axe.js';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const FEE_RATE = 2n;
 const ADMIN = 'refunds-admin@example.test';
 
@@ -103,14 +101,6 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.getByLabel('One-time code').waitFor({ timeout: 15_000 });
   await page.getByLabel('One-time code').fill(await sink.nextCode(email));
   await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/dashboard/sign-in')), page.getByRole('button', { name: 'Sign in' }).click()]);
-}
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () =>
-    (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
-  );
-  return (result.violations as { id: string }[]).map((v) => v.id);
 }
 
 interface Delivery {

@@ -9,16 +9,9 @@ import { waitFor } from '@gw/kernel/testing';
 import { Receiver, type ReceivedRequest } from '@gw/testing';
 import type { GreenfieldValidator } from './greenfield-validator.js';
 import { runWooStep, type WooStep } from './woocommerce-driver.js';
+import { WOO_PERMISSIONS } from '@gw/plugin-btcpay/testing';
 
-/** GreenfieldApiAuthorization::REQUIRED_PERMISSIONS and OPTIONAL_PERMISSIONS: what the plugin asks for. */
-export const WOO_PERMISSIONS = [
-  'btcpay.store.canviewinvoices',
-  'btcpay.store.cancreateinvoice',
-  'btcpay.store.canviewstoresettings',
-  'btcpay.store.canmodifyinvoices',
-  'btcpay.store.cancreatenonapprovedpullpayments',
-  'btcpay.store.webhooks.canmodifywebhooks',
-];
+export { WOO_PERMISSIONS };
 
 /** GreenfieldApiWebhook::WEBHOOK_EVENTS. */
 export const WOO_EVENTS = ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceProcessing', 'InvoiceExpired', 'InvoiceSettled', 'InvoiceInvalid'];

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import test from 'ava';
 import jsQRModule from 'jsqr';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
@@ -9,12 +7,12 @@ import { sandboxClient, startCheckoutKernel, type SandboxClient } from './helper
 import { CHROMIUM } from '@gw/testing';
 import { CHECKOUT_MESSAGES, SHELL_MESSAGES } from '@gw/plugin-checkout';
 import { LOCALE_NAMES, LOCALES } from '@gw/plugin-checkout/contract';
+import { axeViolations } from '../axe.js';
 
 // The checkout page in a real browser: Debian's chromium driven by playwright-core, the QR code
 // decoded from a screenshot with jsQR, accessibility checked with axe-core.
 // jsqr is CommonJS with a `default` export: one function either way it is loaded.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof import('jsqr').default;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
 let gw: TestKernel;
@@ -52,14 +50,6 @@ async function open(t: { teardown(fn: () => Promise<void>): void }, options: Bro
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
   return { page, violations };
-}
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () =>
-    (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
-  );
-  return (result.violations as { id: string; nodes: { target: string[] }[] }[]).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** Decodes the QR code on the page from a screenshot of it. */

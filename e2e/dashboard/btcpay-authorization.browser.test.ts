@@ -2,6 +2,7 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import { Receiver } from '@gw/testing';
 import { DashboardWorld, expectAccessible, watchCsp } from './harness.js';
+import { WOO_PERMISSIONS } from '@gw/plugin-btcpay/testing';
 
 // BTCPay's API-key authorization flow in a real browser (Debian's chromium through playwright-core)
 // on a gateway started as a user starts it, with the btcpay plugin turned on: a shop plugin opens
@@ -12,16 +13,6 @@ import { DashboardWorld, expectAccessible, watchCsp } from './harness.js';
 let world: DashboardWorld;
 let shop: Receiver;
 let projectId: string;
-
-/** The permissions BTCPay's WooCommerce plugin asks for (required and optional ones). */
-const WOO_PERMISSIONS = [
-  'btcpay.store.canviewinvoices',
-  'btcpay.store.cancreateinvoice',
-  'btcpay.store.canviewstoresettings',
-  'btcpay.store.canmodifyinvoices',
-  'btcpay.store.cancreatenonapprovedpullpayments',
-  'btcpay.store.webhooks.canmodifywebhooks',
-];
 
 test.before(async () => {
   world = await DashboardWorld.start({ GW__plugins__btcpay__enabled: 'true' });

@@ -1,15 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { createTestDatabase, spawnGroup, type ProcessGroup, type TestDatabase } from '@gw/kernel/testing';
 import { baseEnv, CHROMIUM, ROOT, runProcess, watchCsp } from '@gw/testing';
 import { MailSink } from '@gw/plugin-oauth/testing';
+import { axeViolations } from '../axe.js';
 
 // Shared with the checkout plugin's browser tests.
 export { CHROMIUM, watchCsp };
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+export { axeViolations };
 /** A phone's viewport, for the responsive checks. */
 export const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 
@@ -150,15 +150,6 @@ export class DashboardWorld {
     await this.database.drop();
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** The axe-core (WCAG 2.1 A and AA) violations of the page as it is now, one line each. */
-export async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () =>
-    (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
-  );
-  return (result.violations as { id: string; nodes: { target: string[] }[] }[]).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** Fails the test unless axe-core finds nothing on the page. */

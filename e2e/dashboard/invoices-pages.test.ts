@@ -1,10 +1,9 @@
 import test from 'ava';
-import { chromium } from 'playwright-core';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
 import { stopAll } from '@gw/testing';
-import { CHROMIUM, axeViolations } from './harness.js';
-import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
+import { axeViolations } from './harness.js';
+import { MailSink, signedInPage, signedInUser, startDashboardKernel } from './kernel.js';
 
 // The invoices plugin's pages over HTTP with signed-in sessions (issue 38): "Create invoice" for a
 // one-off invoice (administrators only; the same rules as the API, audited as the user; a form
@@ -135,12 +134,7 @@ test.serial('the policy page sets the underpayment tolerance (checked by the pol
 });
 
 test.serial('the pages are axe-clean in Chromium and work without JavaScript', async (t) => {
-  const admin = await signedInUser(gw, sink, 'admin', operator);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  t.teardown(() => browser.close());
-  const context = await browser.newContext({ baseURL: gw.url, javaScriptEnabled: false });
-  await context.addCookies([{ name: 'gw_dashboard', value: admin.client.cookie!, url: gw.url }]);
-  const page = await context.newPage();
+  const page = await signedInPage(t, gw, sink, operator, false);
   await page.goto(`${base()}/new`);
   await page.selectOption('#invoice-coin', 'eth');
   await page.fill('#invoice-amount', '3');
@@ -149,8 +143,8 @@ test.serial('the pages are axe-clean in Chromium and work without JavaScript', a
   t.true((await page.textContent('main'))!.includes('send the payer to'));
   const invoicePath = new URL(page.url()).pathname;
   // axe-core itself runs as a script: a context with JavaScript for it.
-  const scripted = await browser.newContext({ baseURL: gw.url, javaScriptEnabled: true });
-  await scripted.addCookies([{ name: 'gw_dashboard', value: admin.client.cookie!, url: gw.url }]);
+  const scripted = await page.context().browser()!.newContext({ baseURL: gw.url, javaScriptEnabled: true });
+  await scripted.addCookies((await page.context().cookies()).filter((cookie) => cookie.name === 'gw_dashboard'));
   const checked = await scripted.newPage();
   for (const path of [base(), `${base()}/new`, invoicePath, `/dashboard/projects/${projectId}/policy`]) {
     const answer = await checked.goto(path);

@@ -1,7 +1,10 @@
+import type { ExecutionContext } from 'ava';
+import { chromium, type Page } from 'playwright-core';
 import type { TestKernel } from '@gw/kernel/testing';
+import { CHROMIUM } from '@gw/testing';
 import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, type AnyPlugin } from '@gw/kernel';
 import type { UserView } from '@gw/plugin-tenancy/contract';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { MailSink } from '@gw/plugin-oauth/testing';
@@ -11,8 +14,11 @@ import { DashboardClient } from './http-client.js';
 
 export { MailSink };
 
-/** A kernel with every plugin the dashboard's pages use, mailing codes to `sink`; sign-in limits raised (all tests share 127.0.0.1). */
-export function startDashboardKernel(sink: MailSink, config: Record<string, unknown> = {}): Promise<TestKernel> {
+/**
+ * A kernel with every plugin the dashboard's pages use (and `morePlugins`, whose pages a test file
+ * reads), mailing codes to `sink`; sign-in limits raised (all tests share 127.0.0.1).
+ */
+export function startDashboardKernel(sink: MailSink, config: Record<string, unknown> = {}, morePlugins: readonly AnyPlugin[] = []): Promise<TestKernel> {
   return startSandboxKernel(
     {
       'plugins.oauth.smtp.url': sink.url,
@@ -20,7 +26,7 @@ export function startDashboardKernel(sink: MailSink, config: Record<string, unkn
       'plugins.dashboard.signInsPerHourPerIp': 1000,
       ...config,
     },
-    [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, dashboardPlugin],
+    [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, dashboardPlugin, ...morePlugins],
   );
 }
 
@@ -38,4 +44,14 @@ export async function signedInUser(
   const client = new DashboardClient(gw.url);
   await client.signIn(sink, email);
   return { client, user, csrf: await client.csrf() };
+}
+
+/** A Chromium page signed in as a new administrator of `operator`, with JavaScript on or off; the browser closes when `t` ends. */
+export async function signedInPage(t: ExecutionContext, gw: TestKernel, sink: MailSink, operator: string, javaScriptEnabled: boolean): Promise<Page> {
+  const admin = await signedInUser(gw, sink, 'admin', operator);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  t.teardown(() => browser.close());
+  const context = await browser.newContext({ baseURL: gw.url, javaScriptEnabled });
+  await context.addCookies([{ name: 'gw_dashboard', value: admin.client.cookie!, url: gw.url }]);
+  return context.newPage();
 }

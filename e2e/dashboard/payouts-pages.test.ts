@@ -1,17 +1,11 @@
 import test from 'ava';
-import { chromium } from 'playwright-core';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
 import { treasuryPlugin } from '@gw/plugin-treasury';
 import { payoutsPlugin } from '@gw/plugin-payouts';
 import { overpaidSandboxInvoice } from '@gw/plugin-payouts/testing';
-import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { checkoutPlugin } from '@gw/plugin-checkout';
-import { oauthPlugin } from '@gw/plugin-oauth';
-import { dashboardPlugin } from '@gw/plugin-dashboard';
-import { CHROMIUM, axeViolations } from './harness.js';
-import { MailSink, signedInUser } from './kernel.js';
+import { axeViolations } from './harness.js';
+import { MailSink, signedInPage, signedInUser, startDashboardKernel } from './kernel.js';
 
 // The "Refunds and payouts" page (contributed by the payouts plugin) over HTTP with signed-in
 // sessions: items with their approvals for every user; approve, cancel, batch and the policy for
@@ -33,10 +27,7 @@ let payoutId: string;
 
 test.before(async () => {
   sink = await MailSink.start();
-  gw = await startSandboxKernel(
-    { 'plugins.oauth.smtp.url': sink.url, 'plugins.oauth.emailCode.sendsPerHourPerIp': 1000, 'plugins.dashboard.signInsPerHourPerIp': 1000 },
-    [...SANDBOX_PLUGINS, watchersPlugin, treasuryPlugin, checkoutPlugin, oauthPlugin, dashboardPlugin, payoutsPlugin],
-  );
+  gw = await startDashboardKernel(sink, {}, [treasuryPlugin, payoutsPlugin]);
   operator = (await gw.kernel.cradle.tenancyOperators.create('payouts-ops', CLI_ACTOR)).id;
   const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: 'shop', operator }, CLI_ACTOR);
   projectId = sandbox.project.id;
@@ -191,12 +182,7 @@ test.serial('the invoice page shows the invoice’s refunds; the books show mone
 });
 
 test.serial('the pages are axe-clean in Chromium', async (t) => {
-  const admin = await signedInUser(gw, sink, 'admin', operator);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  t.teardown(() => browser.close());
-  const context = await browser.newContext({ baseURL: gw.url, javaScriptEnabled: true });
-  await context.addCookies([{ name: 'gw_dashboard', value: admin.client.cookie!, url: gw.url }]);
-  const page = await context.newPage();
+  const page = await signedInPage(t, gw, sink, operator, true);
   for (const path of [base(), `${base()}/refunds/${refundId}`, `${base()}/payouts/${payoutId}`, `/dashboard/projects/${projectId}/invoices/${invoiceId}`]) {
     const answer = await page.goto(path);
     t.is(answer?.status(), 200, path);

@@ -1,15 +1,9 @@
 import test from 'ava';
-import { chromium } from 'playwright-core';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
 import { sessionsPlugin, PAYER_ACTOR } from '@gw/plugin-sessions';
-import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { checkoutPlugin } from '@gw/plugin-checkout';
-import { oauthPlugin } from '@gw/plugin-oauth';
-import { dashboardPlugin } from '@gw/plugin-dashboard';
-import { CHROMIUM, axeViolations } from './harness.js';
-import { MailSink, signedInUser } from './kernel.js';
+import { axeViolations } from './harness.js';
+import { MailSink, signedInPage, signedInUser, startDashboardKernel } from './kernel.js';
 
 // The "Payment links" and "Checkout sessions" pages (contributed by the sessions plugin) over HTTP
 // with signed-in sessions: every user sees links, sessions and their invoices; creating a link,
@@ -35,10 +29,7 @@ const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
 
 test.before(async () => {
   sink = await MailSink.start();
-  gw = await startSandboxKernel(
-    { 'plugins.oauth.smtp.url': sink.url, 'plugins.oauth.emailCode.sendsPerHourPerIp': 1000, 'plugins.dashboard.signInsPerHourPerIp': 1000 },
-    [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, dashboardPlugin, sessionsPlugin],
-  );
+  gw = await startDashboardKernel(sink, {}, [sessionsPlugin]);
   operator = (await gw.kernel.cradle.tenancyOperators.create('sessions-ops', CLI_ACTOR)).id;
   projectId = (await gw.kernel.cradle.sandboxProjects.provision({ name: 'shop', operator }, CLI_ACTOR)).project.id;
   const project = { id: projectId, kind: 'sandbox' as const };
@@ -233,12 +224,7 @@ test.serial('checkout sessions: filters, a session with its invoices linking to 
 });
 
 test.serial('the pages are axe-clean in Chromium', async (t) => {
-  const admin = await signedInUser(gw, sink, 'admin', operator);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  t.teardown(() => browser.close());
-  const context = await browser.newContext({ baseURL: gw.url, javaScriptEnabled: true });
-  await context.addCookies([{ name: 'gw_dashboard', value: admin.client.cookie!, url: gw.url }]);
-  const page = await context.newPage();
+  const page = await signedInPage(t, gw, sink, operator, true);
   for (const path of [links(), `${links()}/${linkId}`, sessions(), `${sessions()}/${sessionId}`, `/dashboard/projects/${projectId}/invoices/${invoiceId}`]) {
     const answer = await page.goto(path);
     t.is(answer?.status(), 200, path);

@@ -2,12 +2,7 @@ import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR, newId } from '@gw/kernel';
 import { treasuryPlugin } from '@gw/plugin-treasury';
-import { SANDBOX_PLUGINS, startSandboxKernel } from '@gw/plugin-sandbox/testing';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { checkoutPlugin } from '@gw/plugin-checkout';
-import { oauthPlugin } from '@gw/plugin-oauth';
-import { dashboardPlugin } from '@gw/plugin-dashboard';
-import { MailSink, signedInUser } from './kernel.js';
+import { MailSink, signedInUser, startDashboardKernel } from './kernel.js';
 
 // The treasury's page (contributed by the treasury plugin) over HTTP: balances and plans for every
 // user of the operator, the plan form and actions for administrators only, and the treasury's
@@ -20,10 +15,7 @@ let operator: string;
 
 test.before(async () => {
   sink = await MailSink.start();
-  gw = await startSandboxKernel(
-    { 'plugins.oauth.smtp.url': sink.url, 'plugins.oauth.emailCode.sendsPerHourPerIp': 1000, 'plugins.dashboard.signInsPerHourPerIp': 1000 },
-    [...SANDBOX_PLUGINS, watchersPlugin, treasuryPlugin, checkoutPlugin, oauthPlugin, dashboardPlugin],
-  );
+  gw = await startDashboardKernel(sink, {}, [treasuryPlugin]);
   operator = (await gw.kernel.cradle.tenancyOperators.create('treasury-ops', CLI_ACTOR)).id;
 });
 test.after.always(async () => {

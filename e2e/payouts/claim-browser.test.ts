@@ -1,93 +1,41 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import test from 'ava';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { CLI_ACTOR } from '@gw/kernel';
-import { freePort, signedFetch, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { checkoutPlugin } from '@gw/plugin-checkout';
-import { oauthPlugin } from '@gw/plugin-oauth';
-import { MailSink } from '@gw/plugin-oauth/testing';
+import { signedFetch, waitFor } from '@gw/kernel/testing';
 import { payoutsPlugin } from '@gw/plugin-payouts';
-import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
 import { treasuryPlugin } from '@gw/plugin-treasury';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { CHROMIUM } from '@gw/testing';
+import { axeViolationsWithoutScripts } from '../axe.js';
+import { mailingBrowserSandbox } from '../mailing-browser-sandbox.js';
 
 // The payer's refund claim page in a real browser with JavaScript off (Debian's chromium driven by
 // playwright-core, accessibility checked with axe-core), the checkout page's claim panel, and the
 // claim link mailed to a local SMTP server.
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** BIP-173's valid addresses: one of Bitcoin's test networks (a sandbox refund's), one of mainnet (another network). */
 const TESTNET_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
 const MAINNET_ADDRESS = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 
-let gw: TestKernel;
-let browser: Browser;
-let sink: MailSink;
-let c: SandboxClient;
-test.before(async () => {
-  sink = await MailSink.start();
-  const port = await freePort();
-  gw = await startSandboxKernel(
-    {
-      'http.port': port,
-      'http.baseUrl': `http://127.0.0.1:${port}`,
-      'plugins.oauth.smtp.url': sink.url,
-      'plugins.oauth.smtp.from': 'Gateway <gw@example.test>',
-    },
-    [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, treasuryPlugin, payoutsPlugin],
-  );
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  c = await sandboxClient(gw);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await gw?.close();
-  await sink?.close();
-});
+const f = mailingBrowserSandbox(test, [treasuryPlugin, payoutsPlugin]);
 
 let seq = 0;
 /** A sandbox invoice paid half as much again as asked (0.00625 BTC over) and a refund of the excess. */
 async function refund(invoiceBody: Record<string, unknown> = {}, refundBody: { email?: string } = {}): Promise<{ invoice: any; refund: any }> {
-  const created = await c.call('POST', '/invoices', { external_id: `claim-${++seq}`, coin: 'btc', amount_crypto: '0.0125', ...invoiceBody });
+  const created = await f.c.call('POST', '/invoices', { external_id: `claim-${++seq}`, coin: 'btc', amount_crypto: '0.0125', ...invoiceBody });
   if (created.status !== 201) throw new Error(`invoice: ${created.status} ${JSON.stringify(created.body)}`);
-  await c.call('POST', `/invoices/${created.body.id}/simulate-detect`, {});
-  const paid = await c.call('POST', `/invoices/${created.body.id}/simulate-overpaid`, { multiplier: 1.5 });
+  await f.c.call('POST', `/invoices/${created.body.id}/simulate-detect`, {});
+  const paid = await f.c.call('POST', `/invoices/${created.body.id}/simulate-overpaid`, { multiplier: 1.5 });
   if (paid.status !== 200) throw new Error(`simulate-overpaid: ${paid.status} ${JSON.stringify(paid.body)}`);
   // Made through the service the partner API calls (the API's own tests cover the route).
-  const made = await gw.kernel.cradle.payoutsItems.createRefund({ projectId: c.projectId, invoiceId: created.body.id, ...refundBody }, CLI_ACTOR);
+  const made = await f.gw.kernel.cradle.payoutsItems.createRefund({ projectId: f.c.projectId, invoiceId: created.body.id, ...refundBody }, CLI_ACTOR);
   return { invoice: created.body, refund: made.item };
 }
 
-const stored = (id: string) => gw.kernel.cradle.payoutsItems.get(c.projectId, 'refund', id);
+const stored = (id: string) => f.gw.kernel.cradle.payoutsItems.get(f.c.projectId, 'refund', id);
 
 /** A page without JavaScript in a fresh context. */
 async function open(t: { teardown(fn: () => Promise<void>): void }, options: BrowserContextOptions = {}): Promise<Page> {
-  const context = await browser.newContext({ javaScriptEnabled: false, ...options });
+  const context = await f.browser.newContext({ javaScriptEnabled: false, ...options });
   t.teardown(() => context.close());
   return context.newPage();
-}
-
-/**
- * axe-core's WCAG 2.1 A/AA findings on what `page` shows. axe is a script and the page runs none,
- * so the same markup is served again, at the same address (its stylesheet loads from the gateway),
- * to a page of a context with JavaScript on.
- */
-async function axeViolations(page: Page): Promise<string[]> {
-  const markup = await page.content();
-  const context = await browser.newContext();
-  try {
-    const checked = await context.newPage();
-    await checked.route(page.url(), (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: markup }));
-    await checked.goto(page.url());
-    await checked.evaluate(AXE);
-    const result = await checked.evaluate(async () =>
-      (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
-    );
-    return (result.violations as { id: string; nodes: { target: string[] }[] }[]).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  } finally {
-    await context.close();
-  }
 }
 
 async function submit(page: Page, address: string, confirmation = address, button = 'Claim the refund'): Promise<void> {
@@ -108,13 +56,13 @@ test('the payer claims a refund without JavaScript: mismatched addresses and an 
   t.is(await page.locator('#external-id').textContent(), invoice.external_id);
   t.is(await page.locator('#amount').textContent(), '0.00625 BTC');
   t.regex((await page.locator('#coin-network').textContent()) ?? '', /^BTC · Bitcoin /);
-  t.deepEqual(await axeViolations(page), [], 'open');
+  t.deepEqual(await axeViolationsWithoutScripts(page), [], 'open');
 
   await submit(page, TESTNET_ADDRESS, TESTNET_ADDRESS.slice(0, -1) + 'y');
   t.is(await errorCode(page), 'claim_address_mismatch');
   t.truthy(await page.getByText('The two addresses differ. Enter the same address twice.').count());
   t.is(await page.inputValue('#address'), TESTNET_ADDRESS, 'what was entered is kept');
-  t.deepEqual(await axeViolations(page), [], 'refused');
+  t.deepEqual(await axeViolationsWithoutScripts(page), [], 'refused');
 
   await submit(page, MAINNET_ADDRESS);
   t.is(await errorCode(page), 'claim_address_invalid');
@@ -125,7 +73,7 @@ test('the payer claims a refund without JavaScript: mismatched addresses and an 
   t.is(await page.locator('#state-title').textContent(), 'Claimed: waiting for approval');
   t.is(await page.locator('#paid-to').textContent(), TESTNET_ADDRESS);
   t.is(await page.locator('form').count(), 0);
-  t.deepEqual(await axeViolations(page), [], 'claimed');
+  t.deepEqual(await axeViolationsWithoutScripts(page), [], 'claimed');
   const after = await stored(item.id);
   t.is(after.status, 'claimed');
   t.is(after.address, TESTNET_ADDRESS);
@@ -142,7 +90,7 @@ test('a second claim is refused: a page opened before the first claim shows that
   await submit(second, 'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7');
   t.is(await errorCode(second), 'claim_already_made');
   t.is(await second.locator('#state-title').textContent(), 'Claimed: waiting for approval');
-  t.deepEqual(await axeViolations(second), []);
+  t.deepEqual(await axeViolationsWithoutScripts(second), []);
   t.is((await stored(item.id)).address, TESTNET_ADDRESS);
 });
 
@@ -160,18 +108,18 @@ test('a claim after cancellation is refused; a forged form (no cookie) changes n
   });
   t.is(forged.status, 403);
   t.is((await stored(item.id)).status, 'awaiting_claim');
-  t.is((await gw.kernel.cradle.payoutsItems.cancel(c.projectId, 'refund', item.id, CLI_ACTOR)).status, 'cancelled');
+  t.is((await f.gw.kernel.cradle.payoutsItems.cancel(f.c.projectId, 'refund', item.id, CLI_ACTOR)).status, 'cancelled');
   await submit(page, TESTNET_ADDRESS, TESTNET_ADDRESS, 'Rückerstattung anfordern');
   t.is(await errorCode(page), 'claim_closed');
   t.is(await page.locator('#state-title').textContent(), 'Storniert');
-  t.deepEqual(await axeViolations(page), []);
+  t.deepEqual(await axeViolationsWithoutScripts(page), []);
 });
 
 test('a hostile external_id and project name are shown as text on the claim page', async (t) => {
   const hostile = '"><script>document.title="owned"</script><img src=x onerror=alert(1)>';
-  const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: hostile }, CLI_ACTOR);
+  const sandbox = await f.gw.kernel.cradle.sandboxProjects.provision({ name: hostile }, CLI_ACTOR);
   const client = (method: string, path: string, body?: unknown) =>
-    signedFetch(gw.url, `/api/v1/sandbox${path}`, {
+    signedFetch(f.gw.url, `/api/v1/sandbox${path}`, {
       projectId: sandbox.project.id,
       secret: sandbox.api_key.api_secret,
       method,
@@ -181,7 +129,7 @@ test('a hostile external_id and project name are shown as text on the claim page
   const invoice = (await client('POST', '/invoices', { external_id: externalId, coin: 'btc', amount_crypto: '0.0125' })).body;
   await client('POST', `/invoices/${invoice.id}/simulate-detect`, {});
   t.is((await client('POST', `/invoices/${invoice.id}/simulate-overpaid`, { multiplier: 1.5 })).status, 200);
-  const { item } = await gw.kernel.cradle.payoutsItems.createRefund({ projectId: sandbox.project.id, invoiceId: invoice.id }, CLI_ACTOR);
+  const { item } = await f.gw.kernel.cradle.payoutsItems.createRefund({ projectId: sandbox.project.id, invoiceId: invoice.id }, CLI_ACTOR);
   const claimUrl = item.claim_url!;
   const page = await open(t, { javaScriptEnabled: true });
   const dialogs: string[] = [];
@@ -221,7 +169,7 @@ test('the checkout page shows the refund waiting for a claim, with its link, unt
 test('a refund created with an e-mail address mails the claim link to it', async (t) => {
   const email = `payer-${Math.random().toString(36).slice(2, 8)}@example.test`;
   const { invoice, refund: item } = await refund({}, { email });
-  const message = await waitFor(async () => sink.messages.find((m) => m.to.includes(email)), 20_000, 'the claim e-mail');
+  const message = await waitFor(async () => f.sink.messages.find((m) => m.to.includes(email)), 20_000, 'the claim e-mail');
   const raw = message.raw.replace(/=\r?\n/g, '');
   t.regex(raw, /^Subject: Your refund from /m);
   t.true(raw.includes(item.claim_url), 'the link');
@@ -230,5 +178,5 @@ test('a refund created with an e-mail address mails the claim link to it', async
   const page = await open(t);
   await page.goto(item.claim_url!);
   t.is(await page.locator('#state-title').textContent(), 'Waiting for your address');
-  t.is(sink.count(email), 1);
+  t.is(f.sink.count(email), 1);
 });

@@ -1,18 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import test from 'ava';
 import jsQRModule from 'jsqr';
-import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { CLI_ACTOR } from '@gw/kernel';
-import { freePort, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { checkoutPlugin, LANGUAGE_TAGS, LOCALES } from '@gw/plugin-checkout';
-import { oauthPlugin } from '@gw/plugin-oauth';
-import { MailSink } from '@gw/plugin-oauth/testing';
-import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
+import { waitFor } from '@gw/kernel/testing';
+import { LANGUAGE_TAGS, LOCALES } from '@gw/plugin-checkout';
 import { sessionsPlugin } from '@gw/plugin-sessions';
-import { watchersPlugin } from '@gw/plugin-watchers';
-import { CHROMIUM, watchCsp } from '@gw/testing';
+import { watchCsp } from '@gw/testing';
+import { axeViolations, axeViolationsWithoutScripts } from '../axe.js';
+import { mailingBrowserSandbox } from '../mailing-browser-sandbox.js';
 
 // The payer's pages of sessions and payment links in a real browser (Debian's chromium driven by
 // playwright-core): the issue's flow (a EUR-priced session, USDT on TRON picked, its QR code
@@ -21,49 +17,24 @@ import { CHROMIUM, watchCsp } from '@gw/testing';
 // pages without JavaScript, and axe-core on every page in every language.
 // jsqr is CommonJS with a `default` export: one function either way it is loaded.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof import('jsqr').default;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-let gw: TestKernel;
-let browser: Browser;
-let sink: MailSink;
-let c: SandboxClient;
-test.before(async () => {
-  sink = await MailSink.start();
-  const port = await freePort();
-  gw = await startSandboxKernel(
-    {
-      'http.port': port,
-      'http.baseUrl': `http://127.0.0.1:${port}`,
-      'plugins.oauth.smtp.url': sink.url,
-      'plugins.oauth.smtp.from': 'Gateway <gw@example.test>',
-      'plugins.rates.fixedFiat': { EUR: '1.08' },
-    },
-    [...SANDBOX_PLUGINS, watchersPlugin, checkoutPlugin, oauthPlugin, sessionsPlugin],
-  );
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  c = await sandboxClient(gw);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await gw?.close();
-  await sink?.close();
-});
+const f = mailingBrowserSandbox(test, [sessionsPlugin], { 'plugins.rates.fixedFiat': { EUR: '1.08' } });
 
 let seq = 0;
 async function createSession(body: Record<string, unknown> = {}): Promise<any> {
-  const res = await c.call('POST', '/checkout-sessions', { price_currency: 'EUR', price_amount: '23.50', external_id: `browser-${++seq}`, ...body });
+  const res = await f.c.call('POST', '/checkout-sessions', { price_currency: 'EUR', price_amount: '23.50', external_id: `browser-${++seq}`, ...body });
   if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 async function createLink(body: Record<string, unknown> = {}): Promise<any> {
-  const res = await c.call('POST', '/payment-links', { price_currency: 'EUR', min_amount: '5', max_amount: '500', ...body });
+  const res = await f.c.call('POST', '/payment-links', { price_currency: 'EUR', min_amount: '5', max_amount: '500', ...body });
   if (res.status !== 201) throw new Error(`link: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
-const getSession = async (id: string) => (await c.call('GET', `/checkout-sessions/${id}`)).body;
-const getInvoice = async (id: string) => (await c.call('GET', `/invoices/${id}`)).body;
+const getSession = async (id: string) => (await f.c.call('GET', `/checkout-sessions/${id}`)).body;
+const getInvoice = async (id: string) => (await f.c.call('GET', `/invoices/${id}`)).body;
 const simulate = async (id: string, what: string) => {
-  const res = await c.call('POST', `/invoices/${id}/simulate-${what}`, {});
+  const res = await f.c.call('POST', `/invoices/${id}/simulate-${what}`, {});
   if (res.status !== 200) throw new Error(`simulate-${what}: ${res.status} ${JSON.stringify(res.body)}`);
 };
 /** A sandbox payment of the invoice: seen, then confirmed. */
@@ -74,36 +45,10 @@ const pay = async (invoiceId: string) => {
 
 /** A page in a fresh context (JavaScript as given) that records Content Security Policy violations. */
 async function open(t: { teardown(fn: () => Promise<void>): void }, options: BrowserContextOptions = {}): Promise<{ page: Page; violations: string[] }> {
-  const context = await browser.newContext(options);
+  const context = await f.browser.newContext(options);
   t.teardown(() => context.close());
   const page = await context.newPage();
   return { page, violations: watchCsp(page) };
-}
-
-/** axe-core's WCAG 2.1 A/AA findings on a page that runs scripts, one line each. */
-async function axeIn(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () =>
-    (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
-  );
-  return (result.violations as { id: string; nodes: { target: string[] }[] }[]).map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/**
- * axe-core's WCAG 2.1 A/AA findings on what `page` shows. axe is a script; a page that runs none
- * is served again, at the same address, to a page with JavaScript on.
- */
-async function axeViolations(page: Page): Promise<string[]> {
-  const markup = await page.content();
-  const context = await browser.newContext();
-  try {
-    const checked = await context.newPage();
-    await checked.route(page.url(), (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: markup }));
-    await checked.goto(page.url());
-    return await axeIn(checked);
-  } finally {
-    await context.close();
-  }
 }
 
 /** Decodes the QR code `selector` shows from a screenshot of it. */
@@ -123,7 +68,7 @@ test('a EUR session: the payer picks USDT on TRON (its QR code decodes to the pa
   const { page, violations } = await open(t);
   await page.goto(created.url);
   t.regex((await page.locator('h1').textContent()) ?? '', /23\.50/);
-  t.deepEqual(await axeViolations(page), [], 'session page');
+  t.deepEqual(await axeViolationsWithoutScripts(page), [], 'session page');
   await page.getByLabel('E-mail address (optional)').fill(email);
   await clickAndLoad(page, () => page.getByRole('button', { name: 'Save the address' }).click());
   t.truthy(await page.locator('#email-known').count());
@@ -134,7 +79,7 @@ test('a EUR session: the payer picks USDT on TRON (its QR code decodes to the pa
   t.is(tron.coin, 'usdt_trc20');
   t.is(await decodeQr(page), tron.payment_uri);
   t.truthy(await page.locator('#session-order').getByText('Notebook').count(), 'the order on the checkout page');
-  t.deepEqual(await axeViolations(page), [], 'checkout page with the order panel');
+  t.deepEqual(await axeViolationsWithoutScripts(page), [], 'checkout page with the order panel');
 
   await clickAndLoad(page, () => page.getByRole('link', { name: 'Pay with another coin' }).click());
   t.is(new URL(page.url()).pathname, new URL(created.url).pathname);
@@ -151,7 +96,7 @@ test('a EUR session: the payer picks USDT on TRON (its QR code decodes to the pa
   const done = await getSession(created.id);
   t.is(done.status, 'completed');
 
-  const message = await waitFor(async () => sink.messages.find((m) => m.to.includes(email)), 30_000, 'the receipt e-mail');
+  const message = await waitFor(async () => f.sink.messages.find((m) => m.to.includes(email)), 30_000, 'the receipt e-mail');
   const raw = message.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
   t.regex(raw, /^Subject: Your receipt from /m);
   const link = new RegExp(`${done.receipt_url}\\?lang=en`).exec(raw)?.[0];
@@ -160,7 +105,7 @@ test('a EUR session: the payer picks USDT on TRON (its QR code decodes to the pa
   t.is(await page.locator('h1').textContent(), 'Receipt');
   t.truthy(await page.getByText('Notebook').count());
   t.truthy(await page.locator('.txid').count());
-  t.deepEqual(await axeViolations(page), [], 'receipt');
+  t.deepEqual(await axeViolationsWithoutScripts(page), [], 'receipt');
   await page.emulateMedia({ media: 'print' });
   t.false(await page.locator('nav.languages').isVisible(), 'printed without the language switch');
   t.true(await page.locator('.sandbox-banner').isVisible(), 'a sandbox receipt says so on paper');
@@ -175,7 +120,7 @@ test('without JavaScript: a link’s page opens a session for an entered amount,
   await page.getByLabel('Amount (EUR)').fill('4');
   await clickAndLoad(page, () => page.getByRole('button', { name: 'Continue' }).click());
   t.is(await page.locator('[data-error-code]').getAttribute('data-error-code'), 'amount_out_of_range');
-  t.deepEqual(await axeViolations(page), [], 'refused amount');
+  t.deepEqual(await axeViolationsWithoutScripts(page), [], 'refused amount');
   await page.getByLabel('Amount (EUR)').fill('42.10');
   await clickAndLoad(page, () => page.getByRole('button', { name: 'Continue' }).click());
   t.regex(new URL(page.url()).pathname, /^\/pay\/[0-9a-f]{32}$/);
@@ -204,10 +149,10 @@ function pagesOfEveryKind(): Promise<string[]> {
     const picked = await createSession({ allowed_coins: ['eth', 'btc'] });
     const expired = await createSession();
     const paid = await createSession({ allowed_coins: ['btc'] });
-    const cradle = gw.kernel.cradle;
+    const cradle = f.gw.kernel.cradle;
     const token = (url: string) => new URL(url).pathname.split('/').pop()!;
     await cradle.sessionsCheckout.pick(token(picked.url), 'eth', CLI_ACTOR);
-    await cradle.sessionsCheckout.expire(c.projectId, expired.id, CLI_ACTOR);
+    await cradle.sessionsCheckout.expire(f.c.projectId, expired.id, CLI_ACTOR);
     await cradle.sessionsCheckout.pick(token(paid.url), 'btc', CLI_ACTOR);
     await pay((await getSession(paid.id)).invoice_id);
     const receipt = (await getSession(paid.id)).receipt_url;
@@ -218,9 +163,9 @@ function pagesOfEveryKind(): Promise<string[]> {
       max_amount: undefined,
       line_items: [{ name: 'Ticket', quantity: 2, unit_amount: '5' }],
     });
-    await c.call('POST', `/payment-links/${inactive.id}/deactivate`, {});
+    await f.c.call('POST', `/payment-links/${inactive.id}/deactivate`, {});
     const checkout = (await getInvoice((await getSession(picked.id)).invoice_id)).checkout_url;
-    return [open_.url, picked.url, expired.url, paid.url, receipt, link.url, inactive.url, checkout, `${gw.url}/pay/${'0'.repeat(32)}`];
+    return [open_.url, picked.url, expired.url, paid.url, receipt, link.url, inactive.url, checkout, `${f.gw.url}/pay/${'0'.repeat(32)}`];
   })();
   return everyPage;
 }
@@ -234,7 +179,7 @@ for (const locale of LOCALES) {
     for (const url of pages) {
       await page.goto(`${url}?lang=${locale}`);
       t.is(await page.getAttribute('html', 'lang'), LANGUAGE_TAGS[locale], url);
-      t.deepEqual(await axeIn(page), [], `${locale} ${url}`);
+      t.deepEqual(await axeViolations(page), [], `${locale} ${url}`);
     }
   });
 }

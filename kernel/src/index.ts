@@ -25,6 +25,7 @@ export { networkGauge } from './http/network-gauge.js';
 export * from './http/request-signature.js';
 export { REPLAYED_HEADER, type AnswerReplay, type RecordedAnswer } from './http/answer-replay.js';
 export * from './http/parse-instant.js';
+export * from './http/idempotency-key.js';
 export * from './http/public-base-url.js';
 export * from './http/double-submit-token.js';
 export * from './rate-limit/rate-limiter.js';

@@ -4,41 +4,18 @@
  * commands answer what the API does, and triggered events reach the project's webhook signed.
  */
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chains, plugins } from '@gw/app-gateway';
 import { verifyWebhook } from '@gw/client';
-import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
-import { captureCli, type CliRun } from '@gw/testing';
-import { runCli } from '../src/cli.js';
+import { waitFor } from '@gw/kernel/testing';
+import { partnerGateway } from './partner-gateway.js';
 
-let gw: TestKernel, receiver: Receiver, account: SandboxClient, home: string;
-
-test.before(async () => {
-  gw = await startSandboxKernel({}, plugins);
-  receiver = await Receiver.start();
-  account = await sandboxClient(gw, receiver);
-  home = mkdtempSync(join(tmpdir(), 'gw-partner-money-out-'));
-});
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
-
-function partner(...argv: string[]): Promise<CliRun> {
-  const env = { GATEWAY_URL: gw.url, GATEWAY_PROJECT_ID: account.projectId, GATEWAY_API_SECRET: account.secret, HOME: home };
-  return captureCli((io) => runCli(argv, { plugins, chains, env, io }));
-}
+const g = partnerGateway(test, 'gw-partner-money-out-');
 
 /** A sandbox invoice of `coin`, paid 1.5 times its amount (when `overpaid`). */
 async function invoice(label: string, overpaid: boolean): Promise<{ id: string; address: string }> {
-  const created = await account.call('POST', '/invoices', { external_id: `${label}-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' });
+  const created = await g.account.call('POST', '/invoices', { external_id: `${label}-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' });
   if (overpaid) {
-    await account.call('POST', `/invoices/${created.body.id}/simulate-detect`, {});
-    const paid = await account.call('POST', `/invoices/${created.body.id}/simulate-overpaid`, { multiplier: 1.5 });
+    await g.account.call('POST', `/invoices/${created.body.id}/simulate-detect`, {});
+    const paid = await g.account.call('POST', `/invoices/${created.body.id}/simulate-overpaid`, { multiplier: 1.5 });
     if (paid.status !== 200) throw new Error(JSON.stringify(paid.body));
   }
   return created.body;
@@ -48,7 +25,7 @@ async function invoice(label: string, overpaid: boolean): Promise<{ id: string; 
 async function delivered(eventType: string, idField: string, id: string) {
   const delivery = await waitFor(
     async () =>
-      receiver.requests.find((r) => {
+      g.receiver.requests.find((r) => {
         const body = JSON.parse(r.body);
         return body.event_type === eventType && body.data?.[idField] === id;
       }),
@@ -58,7 +35,7 @@ async function delivered(eventType: string, idField: string, id: string) {
   const header = delivery.headers['x-service-signature'] as string;
   return {
     event: JSON.parse(delivery.body),
-    verified: await verifyWebhook({ header, rawBody: delivery.body, secrets: [account.secret] }),
+    verified: await verifyWebhook({ header, rawBody: delivery.body, secrets: [g.account.secret] }),
     body: delivery.body,
     header,
   };
@@ -66,37 +43,37 @@ async function delivered(eventType: string, idField: string, id: string) {
 
 test('refunds create, list (project and invoice), get, cancel; errors exit 1 with the error code', async (t) => {
   const paid = await invoice('cli-refund', true);
-  const created = await partner('refunds', 'create', paid.id, '--reason', 'excess', '--idempotency-key', `k-${paid.id}`, '--json');
+  const created = await g.partner('refunds', 'create', paid.id, '--reason', 'excess', '--idempotency-key', `k-${paid.id}`, '--json');
   t.is(created.code, 0, created.stderr);
   t.is(created.json.object, 'refund');
   t.is(created.json.invoice_id, paid.id);
   t.is(created.json.status, 'awaiting_claim');
   t.is(created.json.amount, '0.005');
-  const replay = await partner('refunds', 'create', paid.id, '--reason', 'excess', '--idempotency-key', `k-${paid.id}`, '--json');
+  const replay = await g.partner('refunds', 'create', paid.id, '--reason', 'excess', '--idempotency-key', `k-${paid.id}`, '--json');
   t.is(replay.json.id, created.json.id, 'the same key answers the first refund');
 
-  const listed = await partner('refunds', 'list', '--json');
+  const listed = await g.partner('refunds', 'list', '--json');
   t.is(listed.code, 0, listed.stderr);
   t.true(listed.json.items.some((r: { id: string }) => r.id === created.json.id));
-  const ofInvoice = await partner('refunds', 'list', '--invoice', paid.id, '--json');
+  const ofInvoice = await g.partner('refunds', 'list', '--invoice', paid.id, '--json');
   t.deepEqual(
     ofInvoice.json.items.map((r: { id: string }) => r.id),
     [created.json.id],
   );
-  t.is((await partner('refunds', 'get', created.json.id, '--json')).json.reason, 'excess');
-  const cancelled = await partner('refunds', 'cancel', created.json.id, '--json');
+  t.is((await g.partner('refunds', 'get', created.json.id, '--json')).json.reason, 'excess');
+  const cancelled = await g.partner('refunds', 'cancel', created.json.id, '--json');
   t.is(cancelled.code, 0, cancelled.stderr);
   t.is(cancelled.json.status, 'cancelled');
-  const cancelledList = await partner('refunds', 'list', '--status', 'cancelled', '--json');
+  const cancelledList = await g.partner('refunds', 'list', '--status', 'cancelled', '--json');
   t.deepEqual(
     cancelledList.json.items.map((r: { id: string }) => r.id),
     [created.json.id],
   );
 
-  const exceeding = await partner('refunds', 'create', paid.id, '--amount', '5', '--json');
+  const exceeding = await g.partner('refunds', 'create', paid.id, '--amount', '5', '--json');
   t.is(exceeding.code, 1);
   t.is(exceeding.json.error_code, 'refund_exceeds_received');
-  const badStatus = await partner('refunds', 'list', '--status', 'nope');
+  const badStatus = await g.partner('refunds', 'list', '--status', 'nope');
   t.is(badStatus.code, 2);
   t.regex(badStatus.stderr, /--status must be one of/);
 });
@@ -107,7 +84,7 @@ test('payouts create (two recipients by --data, one by flags), list, get, cancel
     { address: a.address, coin: 'eth', amount: '0.002', reference: `a-${a.id}` },
     { address: b.address, coin: 'eth', amount: '0.003', reference: `b-${b.id}`, reason: 'fees' },
   ]);
-  const created = await partner('payouts', 'create', '--data', data, '--idempotency-key', `p-${a.id}`, '--json');
+  const created = await g.partner('payouts', 'create', '--data', data, '--idempotency-key', `p-${a.id}`, '--json');
   t.is(created.code, 0, created.stderr);
   t.is(created.json.items.length, 2);
   t.deepEqual(
@@ -117,28 +94,28 @@ test('payouts create (two recipients by --data, one by flags), list, get, cancel
       [b.address, 'pending_approval'],
     ],
   );
-  const single = await partner('payouts', 'create', '--address', c.address, '--coin', 'eth', '--amount', '0.001', '--reference', `c-${c.id}`, '--json');
+  const single = await g.partner('payouts', 'create', '--address', c.address, '--coin', 'eth', '--amount', '0.001', '--reference', `c-${c.id}`, '--json');
   t.is(single.code, 0, single.stderr);
   t.is(single.json.items[0].amount, '0.001');
 
-  const listed = await partner('payouts', 'list', '--limit', '10', '--json');
+  const listed = await g.partner('payouts', 'list', '--limit', '10', '--json');
   t.deepEqual(listed.json.items.map((p: { id: string }) => p.id).sort(), [...created.json.items, ...single.json.items].map((p: { id: string }) => p.id).sort());
-  t.is((await partner('payouts', 'get', single.json.items[0].id, '--json')).json.reference, `c-${c.id}`);
-  const cancelled = await partner('payouts', 'cancel', created.json.items[1].id, '--json');
+  t.is((await g.partner('payouts', 'get', single.json.items[0].id, '--json')).json.reference, `c-${c.id}`);
+  const cancelled = await g.partner('payouts', 'cancel', created.json.items[1].id, '--json');
   t.is(cancelled.code, 0, cancelled.stderr);
   t.is(cancelled.json.status, 'cancelled');
   // An approved payout: a different request from the cancel above (an identical signed copy within
   // the same second would answer the first copy's answer, docs/decisions.md).
-  t.is((await account.call('POST', `/payouts/${single.json.items[0].id}/simulate-approve`)).status, 200);
-  const approved = await partner('payouts', 'cancel', single.json.items[0].id, '--json');
+  t.is((await g.account.call('POST', `/payouts/${single.json.items[0].id}/simulate-approve`)).status, 200);
+  const approved = await g.partner('payouts', 'cancel', single.json.items[0].id, '--json');
   t.is(approved.code, 1, approved.stdout);
   t.is(approved.json.error_code, 'item_not_cancellable');
-  const incomplete = await partner('payouts', 'create', '--address', c.address);
+  const incomplete = await g.partner('payouts', 'create', '--address', c.address);
   t.is(incomplete.code, 2);
 });
 
 test('trigger refund.completed and payout.failed: the events reach the project webhook, signed with its secret', async (t) => {
-  const refund = await partner('trigger', 'refund.completed', '--json');
+  const refund = await g.partner('trigger', 'refund.completed', '--json');
   t.is(refund.code, 0, refund.stderr);
   t.is(refund.json.status, 'completed');
   t.deepEqual(
@@ -149,9 +126,9 @@ test('trigger refund.completed and payout.failed: the events reach the project w
   t.true(completed.verified.ok);
   t.is(completed.event.data.invoice_id, refund.json.invoice_id);
   t.is(completed.event.data.refund.status, 'completed');
-  t.false((await verifyWebhook({ header: completed.header, rawBody: `${completed.body} `, secrets: [account.secret] })).ok, 'a changed body does not verify');
+  t.false((await verifyWebhook({ header: completed.header, rawBody: `${completed.body} `, secrets: [g.account.secret] })).ok, 'a changed body does not verify');
 
-  const payout = await partner('trigger', 'payout.failed');
+  const payout = await g.partner('trigger', 'payout.failed');
   t.is(payout.code, 0, payout.stderr);
   const id = /payout.failed for payout ([0-9A-Z]{26})/.exec(payout.stdout)?.[1];
   t.truthy(id, payout.stdout);

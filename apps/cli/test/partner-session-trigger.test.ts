@@ -4,47 +4,24 @@
  * project's webhook signed with its secret.
  */
 import test from 'ava';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chains, plugins } from '@gw/app-gateway';
 import { verifyWebhook } from '@gw/client';
-import { waitFor, type TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, Receiver, type SandboxClient } from '@gw/plugin-sandbox/testing';
-import { captureCli, type CliRun } from '@gw/testing';
-import { runCli } from '../src/cli.js';
+import { waitFor } from '@gw/kernel/testing';
+import { partnerGateway } from './partner-gateway.js';
 
-let gw: TestKernel, receiver: Receiver, account: SandboxClient, home: string;
-
-test.before(async () => {
-  gw = await startSandboxKernel({}, plugins);
-  receiver = await Receiver.start();
-  account = await sandboxClient(gw, receiver);
-  home = mkdtempSync(join(tmpdir(), 'gw-partner-sessions-'));
-});
-test.after.always(async () => {
-  await gw?.close();
-  await receiver?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
-
-function partner(...argv: string[]): Promise<CliRun> {
-  const env = { GATEWAY_URL: gw.url, GATEWAY_PROJECT_ID: account.projectId, GATEWAY_API_SECRET: account.secret, HOME: home };
-  return captureCli((io) => runCli(argv, { plugins, chains, env, io }));
-}
+const g = partnerGateway(test, 'gw-partner-sessions-');
 
 async function delivered(eventType: string, sessionId: string) {
   const delivery = await waitFor(
-    async () => receiver.requests.find((r) => JSON.parse(r.body).event_type === eventType && JSON.parse(r.body).data?.checkout_session_id === sessionId),
+    async () => g.receiver.requests.find((r) => JSON.parse(r.body).event_type === eventType && JSON.parse(r.body).data?.checkout_session_id === sessionId),
     20_000,
     `the ${eventType} delivery`,
   );
   const header = delivery.headers['x-service-signature'] as string;
-  return { event: JSON.parse(delivery.body), verified: await verifyWebhook({ header, rawBody: delivery.body, secrets: [account.secret] }) };
+  return { event: JSON.parse(delivery.body), verified: await verifyWebhook({ header, rawBody: delivery.body, secrets: [g.account.secret] }) };
 }
 
 test('trigger checkout_session.completed and checkout_session.expired: each event reaches the project webhook, signed', async (t) => {
-  const completed = await partner('trigger', 'checkout_session.completed', '--coin', 'btc', '--json');
+  const completed = await g.partner('trigger', 'checkout_session.completed', '--coin', 'btc', '--json');
   t.is(completed.code, 0, completed.stderr + completed.stdout);
   t.deepEqual(
     completed.json.steps.map((s: { step: string; status: string }) => [s.step, s.status]),
@@ -60,7 +37,7 @@ test('trigger checkout_session.completed and checkout_session.expired: each even
   t.is(paid.event.data.invoice_id, completed.json.invoice_id);
   t.is(paid.event.data.checkout_session.status, 'completed');
 
-  const expired = await partner('trigger', 'checkout_session.expired');
+  const expired = await g.partner('trigger', 'checkout_session.expired');
   t.is(expired.code, 0, expired.stderr);
   const id = /checkout_session.expired for checkout session ([0-9A-Z]{26})/.exec(expired.stdout)?.[1];
   t.truthy(id, expired.stdout);

@@ -4,28 +4,12 @@
  * overpaid invoice to completed, payouts to two recipients, and the typed errors of refusals.
  */
 import test from 'ava';
-import { pathToFileURL } from 'node:url';
-import { plugins } from '@gw/app-gateway';
-import type { TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
-import { stopAll } from '@gw/testing';
-import { buildClient } from '../scripts/build.ts';
+import { builtClientFixture } from './built-client-fixture.js';
 
-type ClientModule = typeof import('../src/index.ts');
-
-let gw: TestKernel, account: SandboxClient, sdk: ClientModule;
-
-test.before(async () => {
-  sdk = (await import(pathToFileURL(`${await buildClient()}/esm/index.js`).href)) as ClientModule;
-  gw = await startSandboxKernel({}, plugins);
-  account = await sandboxClient(gw);
-});
-test.after.always(() => stopAll(gw));
-
-const client = () => new sdk.GatewayClient({ baseUrl: gw.url, projectId: account.projectId, apiSecret: account.secret });
+const f = builtClientFixture(test);
 
 test('a refund of an overpaid sandbox invoice: created once per idempotency key, listed, retrieved, cancelled, and walked to completed', async (t) => {
-  const { sandbox } = client();
+  const { sandbox } = f.client();
   const invoice = await sandbox.invoices.create({ external_id: `refund-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' });
   await sandbox.simulate.detect(invoice.id);
   await sandbox.simulate.overpaid(invoice.id, { multiplier: 1.5 });
@@ -43,12 +27,12 @@ test('a refund of an overpaid sandbox invoice: created once per idempotency key,
   t.false(replay.created, 'a replay answers 200');
   t.deepEqual(replay.refund, refund);
   const reused = await t.throwsAsync(sandbox.refunds.create(invoice.id, { reason: 'other' }, { idempotencyKey: `r-${invoice.id}` }), {
-    instanceOf: sdk.GatewayError,
+    instanceOf: f.sdk.GatewayError,
   });
   t.is(reused.errorCode, 'idempotency_key_reused');
   t.is(reused.status, 422);
 
-  const exceeding = await t.throwsAsync(sandbox.refunds.create(invoice.id, { amount: '1' }), { instanceOf: sdk.GatewayError });
+  const exceeding = await t.throwsAsync(sandbox.refunds.create(invoice.id, { amount: '1' }), { instanceOf: f.sdk.GatewayError });
   t.is(exceeding.errorCode, 'refund_exceeds_received');
   t.is(exceeding.status, 422);
   t.truthy((exceeding.details as Record<string, unknown>)['received_units']);
@@ -70,7 +54,7 @@ test('a refund of an overpaid sandbox invoice: created once per idempotency key,
     (await sandbox.refunds.list({ status: 'cancelled' })).items.map((r) => r.id),
     [second.id],
   );
-  const missing = await t.throwsAsync(sandbox.refunds.retrieve('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: sdk.GatewayError });
+  const missing = await t.throwsAsync(sandbox.refunds.retrieve('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: f.sdk.GatewayError });
   t.is(missing.errorCode, 'refund_not_found');
   t.is(missing.status, 404);
 
@@ -78,7 +62,7 @@ test('a refund of an overpaid sandbox invoice: created once per idempotency key,
   t.is(claimed.status, 'claimed');
   t.is(claimed.address, invoice.address);
   t.is((await sandbox.simulate.refund(refund.id, 'approve')).status, 'approved');
-  const notCancellable = await t.throwsAsync(sandbox.refunds.cancel(refund.id), { instanceOf: sdk.GatewayError });
+  const notCancellable = await t.throwsAsync(sandbox.refunds.cancel(refund.id), { instanceOf: f.sdk.GatewayError });
   t.is(notCancellable.errorCode, 'item_not_cancellable');
   t.is(notCancellable.status, 409);
   const sent = await sandbox.simulate.refund(refund.id, 'send');
@@ -87,13 +71,13 @@ test('a refund of an overpaid sandbox invoice: created once per idempotency key,
   const completed = await sandbox.simulate.refund(refund.id, 'confirm');
   t.is(completed.status, 'completed');
   t.truthy(completed.completed_at_iso);
-  const invalid = await t.throwsAsync(sandbox.simulate.refund(refund.id, 'send'), { instanceOf: sdk.GatewayError });
+  const invalid = await t.throwsAsync(sandbox.simulate.refund(refund.id, 'send'), { instanceOf: f.sdk.GatewayError });
   t.is(invalid.errorCode, 'item_transition_invalid');
   t.is(invalid.status, 409);
 });
 
 test('payouts to two recipients: created, listed, retrieved, cancelled, and simulated approved, sent and failed', async (t) => {
-  const { sandbox } = client();
+  const { sandbox } = f.client();
   const a = await sandbox.invoices.create({ external_id: `payout-a-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' });
   const b = await sandbox.invoices.create({ external_id: `payout-b-${Date.now()}`, coin: 'eth', amount_crypto: '0.01' });
   const recipients = [
@@ -131,14 +115,14 @@ test('payouts to two recipients: created, listed, retrieved, cancelled, and simu
   t.is(failed.status, 'failed');
   t.truthy(failed.failure_reason);
 
-  const conflict = await t.throwsAsync(sandbox.payouts.create([{ ...recipients[0]!, amount: '0.009' }]), { instanceOf: sdk.GatewayError });
+  const conflict = await t.throwsAsync(sandbox.payouts.create([{ ...recipients[0]!, amount: '0.009' }]), { instanceOf: f.sdk.GatewayError });
   t.is(conflict.errorCode, 'payout_reference_conflict');
   t.is(conflict.status, 409);
   const badAddress = await t.throwsAsync(sandbox.payouts.create([{ address: 'not-an-address', coin: 'eth', amount: '0.001', reference: 'bad' }]), {
-    instanceOf: sdk.GatewayError,
+    instanceOf: f.sdk.GatewayError,
   });
   t.is(badAddress.errorCode, 'payout_address_invalid');
   t.is(badAddress.status, 422);
-  const missing = await t.throwsAsync(sandbox.payouts.retrieve('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: sdk.GatewayError });
+  const missing = await t.throwsAsync(sandbox.payouts.retrieve('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: f.sdk.GatewayError });
   t.is(missing.errorCode, 'payout_not_found');
 });

@@ -5,28 +5,13 @@
  * from creation to deactivation, and the typed errors of refusals.
  */
 import test from 'ava';
-import { pathToFileURL } from 'node:url';
-import { plugins } from '@gw/app-gateway';
-import type { TestKernel } from '@gw/kernel/testing';
-import { sandboxClient, startSandboxKernel, type SandboxClient } from '@gw/plugin-sandbox/testing';
-import { FaultProxy, stopAll } from '@gw/testing';
-import { buildClient } from '../scripts/build.ts';
+import { FaultProxy } from '@gw/testing';
+import { builtClientFixture } from './built-client-fixture.js';
 
-type ClientModule = typeof import('../src/index.ts');
-
-let gw: TestKernel, account: SandboxClient, sdk: ClientModule;
-
-test.before(async () => {
-  sdk = (await import(pathToFileURL(`${await buildClient()}/esm/index.js`).href)) as ClientModule;
-  gw = await startSandboxKernel({}, plugins);
-  account = await sandboxClient(gw);
-});
-test.after.always(() => stopAll(gw));
-
-const client = (baseUrl = gw.url) => new sdk.GatewayClient({ baseUrl, projectId: account.projectId, apiSecret: account.secret });
+const f = builtClientFixture(test);
 
 test.serial('a checkout session: created once per idempotency key, listed, picked, paid to completed; a closed one refuses expire', async (t) => {
-  const { sandbox } = client();
+  const { sandbox } = f.client();
   const externalId = `ts-order-${Date.now()}`;
   const body = { price_currency: 'eth', price_amount: '0.02', description: 'Order', external_id: externalId, metadata: { cart: 7 } };
   const first = await sandbox.checkoutSessions.createWithStatus(body, { idempotencyKey: `s-${externalId}` });
@@ -40,7 +25,7 @@ test.serial('a checkout session: created once per idempotency key, listed, picke
   t.false(replay.created);
   t.deepEqual(replay.session, session);
   const reused = await t.throwsAsync(sandbox.checkoutSessions.create({ ...body, price_amount: '0.03' }, { idempotencyKey: `s-${externalId}` }), {
-    instanceOf: sdk.GatewayError,
+    instanceOf: f.sdk.GatewayError,
   });
   t.is(reused.errorCode, 'idempotency_key_reused');
   t.is(reused.status, 422);
@@ -75,26 +60,26 @@ test.serial('a checkout session: created once per idempotency key, listed, picke
     (await sandbox.checkoutSessions.list({ status: 'completed' })).items.map((s) => s.id),
     [session.id],
   );
-  const closed = await t.throwsAsync(sandbox.checkoutSessions.expire(session.id), { instanceOf: sdk.GatewayError });
+  const closed = await t.throwsAsync(sandbox.checkoutSessions.expire(session.id), { instanceOf: f.sdk.GatewayError });
   t.is(closed.errorCode, 'checkout_session_closed');
   t.is(closed.status, 409);
   t.is((await sandbox.checkoutSessions.expire(other.id)).status, 'expired');
 
-  const unknown = await t.throwsAsync(sandbox.checkoutSessions.create({ price_currency: 'XYZ', price_amount: '5' }), { instanceOf: sdk.GatewayError });
+  const unknown = await t.throwsAsync(sandbox.checkoutSessions.create({ price_currency: 'XYZ', price_amount: '5' }), { instanceOf: f.sdk.GatewayError });
   t.is(unknown.errorCode, 'validation_error');
   t.is(unknown.status, 400);
   const notAllowed = await t.throwsAsync(sandbox.checkoutSessions.create({ price_currency: 'USD', price_amount: '5', allowed_coins: ['btc', 'nocoin'] }), {
-    instanceOf: sdk.GatewayError,
+    instanceOf: f.sdk.GatewayError,
   });
   t.is(notAllowed.errorCode, 'coin_not_allowed');
   t.is(notAllowed.status, 422);
-  const missing = await t.throwsAsync(sandbox.checkoutSessions.retrieve('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: sdk.GatewayError });
+  const missing = await t.throwsAsync(sandbox.checkoutSessions.retrieve('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: f.sdk.GatewayError });
   t.is(missing.errorCode, 'checkout_session_not_found');
   t.is(missing.status, 404);
 });
 
 test.serial('payment links: fixed and ranged, listed by state, retrieved with their uses, deactivated', async (t) => {
-  const { sandbox } = client();
+  const { sandbox } = f.client();
   const fixed = await sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '25', description: 'Beans', max_uses: 10 });
   t.like(fixed, { object: 'payment_link', active: true, price_amount: '25.00', min_amount: null, uses: 0, max_uses: 10, ask_email: true });
   t.is(fixed.qr_url, `${fixed.url}/qr.svg`);
@@ -132,10 +117,10 @@ test.serial('payment links: fixed and ranged, listed by state, retrieved with th
     [fixed.id],
   );
   const both = await t.throwsAsync(sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '5', min_amount: '1', max_amount: '9' }), {
-    instanceOf: sdk.GatewayError,
+    instanceOf: f.sdk.GatewayError,
   });
   t.is(both.errorCode, 'validation_error');
-  const missing = await t.throwsAsync(sandbox.paymentLinks.deactivate('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: sdk.GatewayError });
+  const missing = await t.throwsAsync(sandbox.paymentLinks.deactivate('01ARZ3NDEKTSV4RRFFQ69G5FAV'), { instanceOf: f.sdk.GatewayError });
   t.is(missing.errorCode, 'payment_link_not_found');
   t.is(missing.status, 404);
 });
@@ -143,13 +128,13 @@ test.serial('payment links: fixed and ranged, listed by state, retrieved with th
 test.serial(
   'retry safety comes from x-retry-safe, or from an idempotency key: a keyed create is retried into one session, an unkeyed one is sent once',
   async (t) => {
-    t.true(sdk.isIdempotent('getCheckoutSessions'));
-    t.true(sdk.isIdempotent('getPaymentLinksById'));
-    t.false(sdk.isIdempotent('postCheckoutSessions'));
-    t.false(sdk.isIdempotent('postPaymentLinksByIdDeactivate'));
-    const proxy = await FaultProxy.start(gw.url);
+    t.true(f.sdk.isIdempotent('getCheckoutSessions'));
+    t.true(f.sdk.isIdempotent('getPaymentLinksById'));
+    t.false(f.sdk.isIdempotent('postCheckoutSessions'));
+    t.false(f.sdk.isIdempotent('postPaymentLinksByIdDeactivate'));
+    const proxy = await FaultProxy.start(f.gw.url);
     t.teardown(() => proxy.close());
-    const { sandbox } = client(proxy.url);
+    const { sandbox } = f.client(proxy.url);
     const externalId = `retry-${Date.now()}`;
     proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' });
     const session = await sandbox.checkoutSessions.create(
@@ -164,7 +149,7 @@ test.serial(
     );
     proxy.seen.length = 0;
     proxy.faults.push({ kind: 'status', status: 503, retryAfter: '0' });
-    const refused = await t.throwsAsync(sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '5' }), { instanceOf: sdk.GatewayError });
+    const refused = await t.throwsAsync(sandbox.paymentLinks.create({ price_currency: 'USD', price_amount: '5' }), { instanceOf: f.sdk.GatewayError });
     t.is(refused.status, 503);
     t.is(proxy.seen.length, 1, 'a create without a key is sent once');
     proxy.seen.length = 0;

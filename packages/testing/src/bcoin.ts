@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { freePort, spawnGroup, untilAnswering, type ProcessGroup } from '@gw/kernel/testing';
+import { FIXED_RATES } from './chains.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -124,4 +125,24 @@ export class Bcoin {
     await this.process.stop();
     rmSync(this.prefix, { recursive: true, force: true });
   }
+}
+
+/**
+ * The configuration watching `node` as btc/regtest (through its Bitcoin Core RPC) from its next
+ * block, with the fixed test rates; a test adds its pools, scans and jobs.
+ */
+export async function bcoinRegtestConfig(node: Bcoin): Promise<Record<string, unknown>> {
+  return {
+    'chains.testNetworks': { btc: 'regtest' },
+    'plugins.rates.providers': ['fixed'],
+    'plugins.rates.fixed': FIXED_RATES,
+    'plugins.watchers.chains': {
+      btc: {
+        regtest: {
+          providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
+          startHeight: (await node.height()) + 1,
+        },
+      },
+    },
+  };
 }

@@ -41,3 +41,14 @@ export async function invoiceWithEvents(
     ),
   );
 }
+
+/** The event types of the project's outbox that start with `prefix`, oldest first. */
+export async function eventTypes(gw: TestKernel, projectId: string, prefix: string): Promise<string[]> {
+  const rows = await gw.kernel.cradle
+    .db('webhooks_events')
+    .where('project_id', projectId)
+    .andWhereLike('event_type', `${prefix}%`)
+    .orderBy('id')
+    .select('event_type');
+  return rows.map((r: { event_type: string }) => r.event_type);
+}

@@ -5,7 +5,7 @@ import { MailSink } from '@gw/plugin-oauth/testing';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
 import { ALL_CHAINS, cliRunner, FIXED_RATES } from '@gw/testing';
 import { DashboardBrowser, type Answer } from './dashboard-browser.js';
-import { BTCPAY_PLUGINS, newOwner, productionStore, sandboxStore, startBtcpayKernel, type Owner } from './helpers.js';
+import { BTCPAY_PLUGINS, newOwner, productionStore, sandboxStore, startBtcpayKernel, WOO_PERMISSIONS, type Owner } from './helpers.js';
 
 // The API-key authorization flow over HTTP (the Chromium test runs it in a browser): the request
 // checked at `/btcpay/api-keys/authorize`, the sign-in's way back, the approval page's choices,
@@ -27,14 +27,6 @@ test.after.always(async () => {
   await sink?.close();
 });
 
-const WOO_PERMISSIONS = [
-  'btcpay.store.canviewinvoices',
-  'btcpay.store.cancreateinvoice',
-  'btcpay.store.canviewstoresettings',
-  'btcpay.store.canmodifyinvoices',
-  'btcpay.store.cancreatenonapprovedpullpayments',
-  'btcpay.store.webhooks.canmodifywebhooks',
-];
 const REDIRECT = 'https://shop.example/?btcpay-settings-callback';
 
 /** The query of an authorization request as BTCPay's PHP client builds it (`ApiKey::getAuthorizeUrl`). */

@@ -13,6 +13,16 @@ import { btcpayPlugin } from '../src/index.js';
 
 export type { SandboxClient };
 
+/** The permissions BTCPay's WooCommerce plugin asks for (its GreenfieldApiAuthorization's required and optional ones). */
+export const WOO_PERMISSIONS = [
+  'btcpay.store.canviewinvoices',
+  'btcpay.store.cancreateinvoice',
+  'btcpay.store.canviewstoresettings',
+  'btcpay.store.canmodifyinvoices',
+  'btcpay.store.cancreatenonapprovedpullpayments',
+  'btcpay.store.webhooks.canmodifywebhooks',
+];
+
 /** Every plugin the btcpay plugin needs, in the composition's order, the dashboard included (the authorization flow's pages). */
 export const BTCPAY_PLUGINS = [
   ...SANDBOX_PLUGINS,

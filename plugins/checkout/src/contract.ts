@@ -45,6 +45,15 @@ export {
   type Translations,
 } from './page/i18n.js';
 export { chooseLocale } from './page/locale-choice.js';
+export {
+  PAYER_FORM,
+  PAYER_PAGE_QUERY,
+  PAYER_TOKEN_PARAMS,
+  payerFormRoute,
+  payerLocale,
+  payerPageRoute,
+  type PayerRouteHandler,
+} from './page/payer-page-route.js';
 export { currencyDecimals, formatDecimal, formatPrice, formatTime, INTL_LOCALES } from './page/formatting.js';
 export { LANGUAGE_TAGS, languageSwitch, payerPage, payerPageHeaders, type PayerPageInput } from './page/payer-page.js';
 /** For other payer pages (issue 38: the sessions plugin's link QR code and partial-payment notice). */

@@ -6,6 +6,7 @@ import { brandStylesheet } from './page/brand-stylesheet.js';
 import { checkoutPage, coinFacts, notFoundPage, paymentRequestFragment, statusFragment } from './page/checkout-page.js';
 import type { Locale } from './page/i18n.js';
 import { chooseLocale } from './page/locale-choice.js';
+import { PAYER_TOKEN_PARAMS, payerLocale } from './page/payer-page-route.js';
 import { CHECKOUT_ASSETS } from './page/payer-assets.js';
 import { payerPageHeaders } from './page/payer-page.js';
 import { payerStatus, RETURN_STATUSES } from './page/payer-status.js';
@@ -15,7 +16,6 @@ import { simulationToken } from './services/simulation-csrf.js';
 import { streamClientKey } from './services/stream-client.js';
 
 const TOKEN = new RegExp(CHECKOUT_TOKEN_PATTERN);
-const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 /** What following an invoice's status holds: the payer's locale, the invoice, its project's branding, and the stream slot to release. */
 interface Following {
   readonly locale: Locale;
@@ -119,7 +119,10 @@ export const checkoutRoutes = withDeps(
     function followRoute(
       path: string,
       summary: string,
-      serve: (input: { ctx: Context; params: Static<typeof TokenParams>; query: Static<typeof PollQuery> }, following: Following) => Promise<RouteResult>,
+      serve: (
+        input: { ctx: Context; params: Static<typeof PAYER_TOKEN_PARAMS>; query: Static<typeof PollQuery> },
+        following: Following,
+      ) => Promise<RouteResult>,
     ): RouteDefinition {
       return defineRoute({
         method: 'GET',
@@ -127,7 +130,7 @@ export const checkoutRoutes = withDeps(
         hidden: true,
         summary,
         auth: 'none',
-        params: TokenParams,
+        params: PAYER_TOKEN_PARAMS,
         query: PollQuery,
         handler: async (input) => {
           const following = await follow(input.ctx, input.params.token, input.query.lang);
@@ -144,10 +147,10 @@ export const checkoutRoutes = withDeps(
         hidden: true,
         summary: 'The hosted checkout page of an invoice (HTML).',
         auth: 'none',
-        params: TokenParams,
+        params: PAYER_TOKEN_PARAMS,
         query: PageQuery,
         handler: async ({ ctx, params, query }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+          const locale = payerLocale(ctx, query);
           const found = await locate(params.token);
           if (!found) return notFound(locale);
           const branding = await deps.checkoutBranding.forProject(found.invoice.project_id);
@@ -298,7 +301,7 @@ export const checkoutRoutes = withDeps(
         query: PageQuery,
         body: SimulateForm,
         handler: async ({ ctx, params, query, requestId }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
+          const locale = payerLocale(ctx, query);
           const found = await locate(params.token);
           const panel = found ? panelsFor(found.projectKind).find((p) => p.id === params.panel) : undefined;
           if (!found || !panel || !panel.actions.includes(params.action)) return notFound(locale);

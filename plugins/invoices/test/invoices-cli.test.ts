@@ -160,35 +160,11 @@ test('invoice create: a one-off invoice in USD, another fiat currency or the coi
   t.is(euros.code, 0, JSON.stringify(euros.json));
   t.like(euros.json.invoice, { price_currency: 'EUR', price_amount: '50.00', price_rate: '1.08', amount_usd: 54 });
 
-  const coin = await cli(
-    'invoice',
-    'create',
-    '--project',
-    p.projectId,
-    '--coin',
-    'btc',
-    '--amount',
-    '0.002',
-    '--currency',
-    'coin',
-    '--external-id',
-    'cli-one-off',
-  );
+  // In coin, with an external id: run twice, the second answers the first invoice.
+  const inCoin = ['invoice', 'create', '--project', p.projectId, '--coin', 'btc', '--amount', '0.002', '--currency', 'coin', '--external-id', 'cli-one-off'];
+  const coin = await cli(...inCoin);
   t.like(coin.json, { created: true, invoice: { external_id: 'cli-one-off', amount_crypto: '0.002', amount_usd: null } });
-  const replay = await cli(
-    'invoice',
-    'create',
-    '--project',
-    p.projectId,
-    '--coin',
-    'btc',
-    '--amount',
-    '0.002',
-    '--currency',
-    'coin',
-    '--external-id',
-    'cli-one-off',
-  );
+  const replay = await cli(...inCoin);
   t.like(replay.json, { created: false, invoice: { id: coin.json.invoice.id } });
 
   const count = async () => (await gw.kernel.cradle.db('invoices_invoices').where({ project_id: p.projectId })).length;

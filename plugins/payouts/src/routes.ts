@@ -1,4 +1,4 @@
-import { coreErrors, defineRoute, restActor, type RouteAccess, type RouteDefinition, type RouteInput, withDeps } from '@gw/kernel';
+import { defineRoute, idempotencyKeyHeader, restActor, type RouteAccess, type RouteDefinition, withDeps } from '@gw/kernel';
 import type { PayoutItems } from './contract.js';
 import type { ItemKind } from './item-status.js';
 import {
@@ -13,18 +13,6 @@ import {
   SimulateClaimBody,
 } from './schemas.js';
 import { ITEM_SIMULATION_RULES, ITEM_SIMULATIONS } from './services/sandbox-simulations.js';
-
-const MAX_IDEMPOTENCY_KEY = 255;
-
-/** The `Idempotency-Key` header, if any (at most 255 characters). */
-function idempotencyKey(ctx: RouteInput<unknown, unknown, unknown>['ctx']): string | undefined {
-  const key = ctx.get('Idempotency-Key');
-  if (key === '') return undefined;
-  if (key.length > MAX_IDEMPOTENCY_KEY) {
-    throw coreErrors.validation_error({ message: `Idempotency-Key has at most ${MAX_IDEMPOTENCY_KEY} characters.`, details: { field: 'Idempotency-Key' } });
-  }
-  return key;
-}
 
 interface Mount {
   /** `/api/v1` or `/api/v1/sandbox`. */
@@ -125,7 +113,7 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
         'rate_quote_unavailable',
       ],
       handler: async ({ ctx, auth, params, body, requestId }) => {
-        const key = idempotencyKey(ctx);
+        const key = idempotencyKeyHeader(ctx);
         const { item, created } = await items().createRefund(
           {
             projectId: auth.project!.id,
@@ -175,7 +163,7 @@ function itemRoutes(deps: { payoutsItems: PayoutItems }, mount: Mount): RouteDef
       responses: { 200: ItemList, 201: ItemList },
       errors: ['validation_error', 'payout_address_invalid', 'coin_not_enabled', 'payout_reference_conflict', 'idempotency_key_reused'],
       handler: async ({ ctx, auth, body, requestId }) => {
-        const key = idempotencyKey(ctx);
+        const key = idempotencyKeyHeader(ctx);
         const { items: created, created: fresh } = await items().createPayouts(auth.project!.id, body.recipients, restActor(auth, requestId), key);
         return { status: fresh ? 201 : 200, body: { items: created } };
       },

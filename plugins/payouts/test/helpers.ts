@@ -42,14 +42,3 @@ export async function invoiceIn(c: SandboxClient, coin: string, amount: string |
   }
   return (await c.call('GET', `/invoices/${res.body.id}`)).body;
 }
-
-/** The event types the project's outbox holds, oldest first. */
-export async function eventTypes(gw: TestKernel, projectId: string, prefix: string): Promise<string[]> {
-  const rows = await gw.kernel.cradle
-    .db('webhooks_events')
-    .where('project_id', projectId)
-    .andWhereLike('event_type', `${prefix}%`)
-    .orderBy('id')
-    .select('event_type');
-  return rows.map((r: { event_type: string }) => r.event_type);
-}

@@ -4,7 +4,8 @@ import { CLI_ACTOR } from '@gw/kernel';
 import { signedFetch } from '@gw/kernel/testing';
 import type { PlanStatusChange } from '@gw/plugin-treasury/contract';
 import { payoutPlanObserver, simulatedTxid } from '../src/index.js';
-import { eventTypes, invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
+import { invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
+import { eventTypes } from '@gw/testing';
 
 let gw: TestKernel;
 test.before(async () => {

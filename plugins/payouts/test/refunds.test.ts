@@ -3,7 +3,8 @@ import { CLI_ACTOR } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 import { cliApprover, dashboardApprover } from '../src/index.js';
 import { refundAmount } from '../src/services/refund-amount.js';
-import { eventTypes, invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
+import { invoiceIn, sandboxClient, startPayoutsKernel } from './helpers.js';
+import { eventTypes } from '@gw/testing';
 
 let gw: TestKernel;
 test.before(async () => {

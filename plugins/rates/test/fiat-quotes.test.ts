@@ -1,41 +1,12 @@
 import test from 'ava';
-import type { Knex } from 'knex';
 import type { AppError } from '@gw/kernel';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
-import { FIAT_CURRENCIES, fiatDecimals, isFiatCurrency, isRateUnavailable, ratesPlugin, RateService, type RatesConfig } from '@gw/plugin-rates';
-import { CHAINS, rateProbePlugin, standInConfig } from './helpers.js';
-import { ProviderServer } from './provider-server.js';
+import { startTestKernel } from '@gw/kernel/testing';
+import { FIAT_CURRENCIES, fiatDecimals, isFiatCurrency, isRateUnavailable, ratesPlugin } from '@gw/plugin-rates';
+import { CHAINS, rateServiceFixture } from './helpers.js';
 
 // Fiat quotes through the same cache, providers and fallback as the coins' (role gateway: no
 // scheduled refresh behind the tests' back). SEK is an extra currency from config.
-let server: ProviderServer;
-let gw: TestKernel;
-let db: Knex;
-test.before(async () => {
-  server = await ProviderServer.start();
-  gw = await startTestKernel({
-    plugins: [ratesPlugin, rateProbePlugin],
-    chains: CHAINS,
-    role: 'gateway',
-    config: { ...standInConfig(server), 'plugins.rates.fiat.currencies': ['SEK'] },
-  });
-  db = gw.kernel.cradle.db;
-});
-test.after.always(async () => {
-  await gw?.close();
-  await server?.close();
-});
-test.beforeEach(async () => {
-  server.set('ok', 'ok');
-  await db('rates_quotes').del();
-  await db('rates_held').del();
-});
-
-const rates = () => gw.kernel.cradle.ratesService;
-function serviceWith(patch: Partial<RatesConfig>): RateService {
-  const { db, logger, ratesConfig, ratesCatalogue } = gw.kernel.cradle;
-  return new RateService({ db, logger, config: { ...ratesConfig, ...patch }, catalogue: ratesCatalogue });
-}
+const f = rateServiceFixture(test, { 'plugins.rates.fiat.currencies': ['SEK'] });
 
 test('the contract: the ten currencies, extra ones by config, and the decimals of each', (t) => {
   t.deepEqual([...FIAT_CURRENCIES], ['USD', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD', 'BRL', 'INR', 'TRY']);
@@ -48,43 +19,43 @@ test('the contract: the ten currencies, extra ones by config, and the decimals o
   t.is(fiatDecimals('EUR'), 2);
   t.is(fiatDecimals('USD'), 2);
   t.is(fiatDecimals('KWD'), 3);
-  t.deepEqual(rates().fiatCurrencies, [...FIAT_CURRENCIES, 'SEK']);
+  t.deepEqual(f.rates().fiatCurrencies, [...FIAT_CURRENCIES, 'SEK']);
 });
 
 test.serial('USD is rate 1 from source identity, without a request', async (t) => {
-  const before = server.requests.length;
-  const quote = await rates().fiatQuote('USD');
+  const before = f.server.requests.length;
+  const quote = await f.rates().fiatQuote('USD');
   t.like(quote, { source: 'identity', base: 'USD', quote: 'USD', pair: 'USD/USD', rate: '1' });
   t.true(quote.fetchedAt instanceof Date);
-  t.is(server.requests.length, before);
+  t.is(f.server.requests.length, before);
 });
 
 test.serial('cold cache: CoinGecko answers every currency in one request; later quotes come from the cache', async (t) => {
-  const before = { fiat: server.count('coingecko', 'fiat'), prices: server.count('coingecko', 'prices') };
-  t.like(await rates().fiatQuote('EUR'), { source: 'coingecko', base: 'EUR', quote: 'USD', pair: 'EUR/USD', rate: '1.08150000058' });
-  t.like(await rates().fiatQuote('JPY'), { source: 'coingecko', pair: 'JPY/USD', rate: '0.00639304436773' });
-  t.like(await rates().fiatQuote('SEK'), { source: 'coingecko', pair: 'SEK/USD', rate: '0.0947099999635' });
-  t.like(await rates().fiatQuote('TRY'), { source: 'coingecko', rate: '0.0290299999995' });
-  t.is(server.count('coingecko', 'fiat'), before.fiat + 1);
-  t.is(server.count('coingecko', 'prices'), before.prices, 'fiat rates do not fetch coin prices');
-  const stored = (await db('rates_quotes').where({ source: 'coingecko' }).orderBy('asset').pluck('asset')) as string[];
+  const before = { fiat: f.server.count('coingecko', 'fiat'), prices: f.server.count('coingecko', 'prices') };
+  t.like(await f.rates().fiatQuote('EUR'), { source: 'coingecko', base: 'EUR', quote: 'USD', pair: 'EUR/USD', rate: '1.08150000058' });
+  t.like(await f.rates().fiatQuote('JPY'), { source: 'coingecko', pair: 'JPY/USD', rate: '0.00639304436773' });
+  t.like(await f.rates().fiatQuote('SEK'), { source: 'coingecko', pair: 'SEK/USD', rate: '0.0947099999635' });
+  t.like(await f.rates().fiatQuote('TRY'), { source: 'coingecko', rate: '0.0290299999995' });
+  t.is(f.server.count('coingecko', 'fiat'), before.fiat + 1);
+  t.is(f.server.count('coingecko', 'prices'), before.prices, 'fiat rates do not fetch coin prices');
+  const stored = (await f.db('rates_quotes').where({ source: 'coingecko' }).orderBy('asset').pluck('asset')) as string[];
   t.deepEqual(stored, ['AUD', 'BRL', 'CAD', 'CHF', 'EUR', 'GBP', 'INR', 'JPY', 'SEK', 'TRY']);
 });
 
 test.serial('falls back to Kraken (pairs inverted where needed), then to fixedFiat; a currency nobody prices is unavailable', async (t) => {
-  server.setFiat('error500', 'ok');
-  t.like(await rates().fiatQuote('EUR'), { source: 'kraken', pair: 'EUR/USD', rate: '1.0815' });
-  t.like(await rates().fiatQuote('CHF'), { source: 'kraken', rate: '1.10963160231' });
+  f.server.setFiat('error500', 'ok');
+  t.like(await f.rates().fiatQuote('EUR'), { source: 'kraken', pair: 'EUR/USD', rate: '1.0815' });
+  t.like(await f.rates().fiatQuote('CHF'), { source: 'kraken', rate: '1.10963160231' });
   // Coin prices still come from CoinGecko: the fiat request failed, not the provider.
-  t.like(await rates().quote('btc'), { source: 'coingecko' });
-  const brl = (await t.throwsAsync(rates().fiatQuote('BRL'))) as AppError;
+  t.like(await f.rates().quote('btc'), { source: 'coingecko' });
+  const brl = (await t.throwsAsync(f.rates().fiatQuote('BRL'))) as AppError;
   t.true(isRateUnavailable(brl), 'Kraken has no BRL pair');
   t.deepEqual(brl.details, { reason: 'rate_unavailable', asset: 'BRL' });
   t.is(brl.message, 'No USD rate for BRL: no provider reachable and no cached quote newer than 600 s.');
 
-  await db('rates_quotes').del();
-  server.set('hang', 'malformed');
-  const offline = serviceWith({ fixedFiat: { BRL: '0.18', EUR: '1.08' } });
+  await f.db('rates_quotes').del();
+  f.server.set('hang', 'malformed');
+  const offline = f.serviceWith({ fixedFiat: { BRL: '0.18', EUR: '1.08' } });
   t.deepEqual(
     offline.providers.map((p) => p.id),
     ['coingecko', 'kraken', 'fixed'],
@@ -94,16 +65,16 @@ test.serial('falls back to Kraken (pairs inverted where needed), then to fixedFi
 });
 
 test.serial('the cache follows the provider order for fiat rates too', async (t) => {
-  await db('rates_quotes').insert([
+  await f.db('rates_quotes').insert([
     { asset: 'GBP', source: 'coingecko', rate: '1.25', fetched_at: new Date(Date.now() - 400_000) },
     { asset: 'GBP', source: 'kraken', rate: '1.26', fetched_at: new Date(Date.now() - 5_000) },
   ]);
-  const before = server.requests.length;
-  t.like(await rates().fiatQuote('GBP'), { source: 'coingecko', rate: '1.25' });
-  t.like(await serviceWith({ providers: ['kraken', 'coingecko'] }).fiatQuote('GBP'), { source: 'kraken', rate: '1.26' });
-  t.is(server.requests.length, before);
+  const before = f.server.requests.length;
+  t.like(await f.rates().fiatQuote('GBP'), { source: 'coingecko', rate: '1.25' });
+  t.like(await f.serviceWith({ providers: ['kraken', 'coingecko'] }).fiatQuote('GBP'), { source: 'kraken', rate: '1.26' });
+  t.is(f.server.requests.length, before);
   t.deepEqual(
-    (await rates().cached('GBP')).map((q) => [q.pair, q.source, q.selected]),
+    (await f.rates().cached('GBP')).map((q) => [q.pair, q.source, q.selected]),
     [
       ['GBP/USD', 'coingecko', true],
       ['GBP/USD', 'kraken', false],
@@ -113,20 +84,20 @@ test.serial('the cache follows the provider order for fiat rates too', async (t)
 
 test.serial('an unknown currency is 400 validation_error naming the field and the currencies priced', async (t) => {
   for (const code of ['XYZ', 'eur', 'BTC', '']) {
-    const error = (await t.throwsAsync(rates().fiatQuote(code))) as AppError;
+    const error = (await t.throwsAsync(f.rates().fiatQuote(code))) as AppError;
     t.is(error.code, 'validation_error', code);
     t.is(error.status, 400);
     t.deepEqual(error.details, { field: 'price_currency', currencies: [...FIAT_CURRENCIES, 'SEK'] });
   }
-  const named = (await t.throwsAsync(rates().fiatQuote('XYZ', { field: 'body.currency' }))) as AppError;
+  const named = (await t.throwsAsync(f.rates().fiatQuote('XYZ', { field: 'body.currency' }))) as AppError;
   t.is(named.message, 'body.currency: "XYZ" is not a currency the gateway prices (USD, EUR, GBP, JPY, CHF, CAD, AUD, BRL, INR, TRY, SEK).');
-  const res = await fetch(`${gw.url}/probe/fiat/XYZ`);
+  const res = await fetch(`${f.gw.url}/probe/fiat/XYZ`);
   t.is(res.status, 400);
   t.like(await res.json(), { error_code: 'validation_error', details: { field: 'price_currency' } });
 });
 
 test.serial('over HTTP a fiat quote is served like a coin quote', async (t) => {
-  const res = await fetch(`${gw.url}/probe/fiat/AUD`);
+  const res = await fetch(`${f.gw.url}/probe/fiat/AUD`);
   t.is(res.status, 200);
   t.like(await res.json(), { source: 'coingecko', base: 'AUD', pair: 'AUD/USD', rate: '0.66209999779' });
 });

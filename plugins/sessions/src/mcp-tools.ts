@@ -21,6 +21,14 @@ const PRICE =
   'The price is price_currency (an ISO 4217 code the gateway prices: USD, EUR, GBP, JPY, CHF, CAD, AUD, BRL, INR, TRY; or a coin id such as btc for a price in that coin) ' +
   'with a decimal string amount (at most the currency’s decimals: JPY 0, the others 2).';
 
+/** What the two create tools share: the invoices' write scope, and the refusals of a create. */
+const CREATE_TOOL = {
+  scope: 'invoices:write',
+  access: { write: true },
+  writes: true,
+  errors: ['validation_error', 'coin_not_allowed', 'amount_out_of_range', 'idempotency_key_reused', 'rate_quote_unavailable', 'subscription_expired'],
+} as const;
+
 /**
  * The MCP tools of checkout sessions and payment links (issue 38), for every project kind (a sandbox
  * project's sessions are sandbox sessions): `create_payment_link` (the issue's agent tool: a URL to
@@ -38,10 +46,7 @@ export const sessionsMcpTools = withDeps(['sessionsCheckout', 'sessionsLinks'], 
       'Optional: description and line_items (shown to the payer and on the receipt), max_uses (paid sessions it takes), ask_email (default true: the page asks for an address for the receipt), return_url, metadata. ' +
       'Returns the payment link: id, url, qr_url, active, uses and the rest. Same logic as POST /api/v1/payment-links.',
     input: CreateLinkArguments,
-    scope: 'invoices:write',
-    access: { write: true },
-    writes: true,
-    errors: ['validation_error', 'coin_not_allowed', 'amount_out_of_range', 'idempotency_key_reused', 'rate_quote_unavailable', 'subscription_expired'],
+    ...CREATE_TOOL,
     handler: async ({ args, project, actor }) => {
       const { project_id: _, idempotency_key: key, ...input } = args;
       return (await deps.sessionsLinks.create({ id: project.id, kind: project.kind }, input, actor, key)).link;
@@ -56,10 +61,7 @@ export const sessionsMcpTools = withDeps(['sessionsCheckout', 'sessionsLinks'], 
       'return_url, cancel_url, metadata, expires_in (seconds). Returns the session: id, status (open), url, allowed_coins, expires_at_iso and the rest. ' +
       'It completes when paid (webhook checkout_session.completed). Same logic as POST /api/v1/checkout-sessions.',
     input: CreateSessionArguments,
-    scope: 'invoices:write',
-    access: { write: true },
-    writes: true,
-    errors: ['validation_error', 'coin_not_allowed', 'amount_out_of_range', 'idempotency_key_reused', 'rate_quote_unavailable', 'subscription_expired'],
+    ...CREATE_TOOL,
     handler: async ({ args, project, actor }) => {
       const { project_id: _, idempotency_key: key, ...input } = args;
       return (await deps.sessionsCheckout.create({ id: project.id, kind: project.kind }, input, actor, key)).session;

@@ -1,4 +1,4 @@
-import { coreErrors, defineRoute, restActor, type RouteAccess, type RouteDefinition, type RouteInput, withDeps } from '@gw/kernel';
+import { defineRoute, idempotencyKeyHeader, restActor, type RouteAccess, type RouteDefinition, withDeps } from '@gw/kernel';
 import type { CheckoutSessions, PaymentLinks } from './contract.js';
 import {
   CreateLinkBody,
@@ -12,18 +12,6 @@ import {
   SessionSchema,
   SimulatePickBody,
 } from './schemas.js';
-
-const MAX_IDEMPOTENCY_KEY = 255;
-
-/** The `Idempotency-Key` header, if any (at most 255 characters). */
-function idempotencyKey(ctx: RouteInput<unknown, unknown, unknown>['ctx']): string | undefined {
-  const key = ctx.get('Idempotency-Key');
-  if (key === '') return undefined;
-  if (key.length > MAX_IDEMPOTENCY_KEY) {
-    throw coreErrors.validation_error({ message: `Idempotency-Key has at most ${MAX_IDEMPOTENCY_KEY} characters.`, details: { field: 'Idempotency-Key' } });
-  }
-  return key;
-}
 
 const IDEMPOTENCY =
   ' Send an Idempotency-Key header (at most 255 characters) to make a retry safe: the same key with the same body answers the first result with 200; another body is 422 idempotency_key_reused.';
@@ -66,7 +54,12 @@ function mountRoutes(deps: { sessionsCheckout: CheckoutSessions; sessionsLinks: 
       errors: ORDER_ERRORS,
       handler: async ({ ctx, auth, body, requestId }) => {
         const project = auth.project!;
-        const { session, created } = await sessions().create({ id: project.id, kind: project.kind }, body, restActor(auth, requestId), idempotencyKey(ctx));
+        const { session, created } = await sessions().create(
+          { id: project.id, kind: project.kind },
+          body,
+          restActor(auth, requestId),
+          idempotencyKeyHeader(ctx),
+        );
         return { status: created ? 201 : 200, body: session };
       },
     }),
@@ -131,7 +124,7 @@ function mountRoutes(deps: { sessionsCheckout: CheckoutSessions; sessionsLinks: 
       errors: ORDER_ERRORS,
       handler: async ({ ctx, auth, body, requestId }) => {
         const project = auth.project!;
-        const { link, created } = await links().create({ id: project.id, kind: project.kind }, body, restActor(auth, requestId), idempotencyKey(ctx));
+        const { link, created } = await links().create({ id: project.id, kind: project.kind }, body, restActor(auth, requestId), idempotencyKeyHeader(ctx));
         return { status: created ? 201 : 200, body: link };
       },
     }),

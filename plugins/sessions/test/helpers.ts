@@ -14,17 +14,6 @@ export function startSessionsKernel(config: Record<string, unknown> = {}): Promi
   return startSandboxKernel({ 'plugins.rates.fixedFiat': { EUR: '1.08' }, ...config }, SESSIONS_PLUGINS);
 }
 
-/** The event types of the project's outbox that start with `prefix`, oldest first. */
-export async function eventTypes(gw: TestKernel, projectId: string, prefix: string): Promise<string[]> {
-  const rows = await gw.kernel.cradle
-    .db('webhooks_events')
-    .where('project_id', projectId)
-    .andWhereLike('event_type', `${prefix}%`)
-    .orderBy('id')
-    .select('event_type');
-  return rows.map((r: { event_type: string }) => r.event_type);
-}
-
 /** A sandbox POST of `body` under an Idempotency-Key. */
 export function withKey(gw: TestKernel, c: SandboxClient, path: string, body: unknown, key: string) {
   return signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId: c.projectId, secret: c.secret, method: 'POST', body, headers: { 'Idempotency-Key': key } });
@@ -34,4 +23,16 @@ export function withKey(gw: TestKernel, c: SandboxClient, path: string, body: un
 export async function mailJobs(gw: TestKernel, name: string, sessionId: string): Promise<unknown[]> {
   const rows = await gw.kernel.cradle.db.raw(`select data from pgboss.job where name = ? and data->>'sessionId' = ? order by created_on`, [name, sessionId]);
   return rows.rows.map((r: { data: unknown }) => r.data);
+}
+
+/** A sandbox simulation (`detect`, `paid`, `event`, ...) of the invoice; throws unless it answers 200. */
+export async function simulated(c: SandboxClient, invoiceId: string, what: string, body?: unknown): Promise<void> {
+  const res = await c.call('POST', `/invoices/${invoiceId}/simulate-${what}`, body);
+  if (res.status !== 200) throw new Error(`simulate-${what}: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** A sandbox payment of the invoice: seen, then confirmed. */
+export async function paidInSandbox(c: SandboxClient, invoiceId: string): Promise<void> {
+  await simulated(c, invoiceId, 'detect');
+  await simulated(c, invoiceId, 'paid');
 }

@@ -12,9 +12,8 @@ import { checkoutPlugin } from '@gw/plugin-checkout';
 import { oauthPlugin } from '@gw/plugin-oauth';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { ALL_CHAINS, Bcoin, FIXED_RATES, projectWithPools, stopAll, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, Bcoin, bcoinRegtestConfig, eventTypes, projectWithPools, stopAll, type TestProject } from '@gw/testing';
 import { PAYER_ACTOR, sessionsPlugin } from '../src/index.js';
-import { eventTypes } from './helpers.js';
 
 let node: Bcoin;
 let gw: TestKernel;
@@ -30,17 +29,7 @@ test.before(async () => {
     // No job worker: the passes (scans, late payments, expiry) are the test's.
     role: 'gateway',
     config: {
-      'chains.testNetworks': { btc: 'regtest' },
-      'plugins.rates.providers': ['fixed'],
-      'plugins.rates.fixed': FIXED_RATES,
-      'plugins.watchers.chains': {
-        btc: {
-          regtest: {
-            providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
-            startHeight: (await node.height()) + 1,
-          },
-        },
-      },
+      ...(await bcoinRegtestConfig(node)),
       // Every scan pass is the test's.
       'plugins.watchers.scanIntervalSeconds': 3600,
       // One BTC address, reusable at once: every BTC pick gets the same address, so the tests can

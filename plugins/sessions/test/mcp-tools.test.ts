@@ -38,7 +38,8 @@ test.serial('an agent creates a payment link and a checkout session, lists links
   t.false(byName.get('create_payment_link')!.annotations?.readOnlyHint ?? false);
   t.regex(byName.get('create_payment_link')!.description ?? '', /picks the coin/);
 
-  const link = await callOk(client, 'create_payment_link', {
+  // A ranged link under an idempotency key: sent twice, the second answers the first.
+  const tipJar = {
     project_id: projectId,
     price_currency: 'USD',
     min_amount: '5',
@@ -46,20 +47,13 @@ test.serial('an agent creates a payment link and a checkout session, lists links
     allowed_coins: ['btc', 'usdt_trc20'],
     description: 'Tip jar',
     idempotency_key: 'agent-link-1',
-  });
+  };
+  const link = await callOk(client, 'create_payment_link', tipJar);
   t.like(link, { object: 'payment_link', project_id: projectId, active: true, price_amount: null, min_amount: '5.00', max_amount: '500.00', uses: 0 });
   t.deepEqual(link.allowed_coins, ['btc', 'usdt_trc20']);
   t.regex(link.url, /\/l\/[0-9a-f]{32}$/);
   t.is(link.qr_url, `${link.url}/qr.svg`);
-  const replay = await callOk(client, 'create_payment_link', {
-    project_id: projectId,
-    price_currency: 'USD',
-    min_amount: '5',
-    max_amount: '500',
-    allowed_coins: ['btc', 'usdt_trc20'],
-    description: 'Tip jar',
-    idempotency_key: 'agent-link-1',
-  });
+  const replay = await callOk(client, 'create_payment_link', tipJar);
   t.is(replay.id, link.id, 'the same key answers the first link');
   const audit = await gw.kernel.cradle.audit.list({ projectIds: [projectId], target: `payment_link:${link.id}`, limit: 10 });
   t.true(audit.items.some((row) => row.channel === 'mcp'));

@@ -8,6 +8,7 @@ import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient 
 import { watchersPlugin } from '@gw/plugin-watchers';
 import type { CreateSessionInput } from '../src/contract.js';
 import { sessionsPlugin } from '../src/index.js';
+import { paidInSandbox, simulated } from './helpers.js';
 import { RECEIPT_EMAIL_JOB } from '../src/job-names.js';
 
 // The receipt and the partial-payment notice: mailed through the oauth plugin's mailer to a local
@@ -48,15 +49,8 @@ async function session(input: Partial<CreateSessionInput> = {}) {
   return session;
 }
 const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
-const simulate = async (invoiceId: string, what: string, body?: unknown) => {
-  const res = await c.call('POST', `/invoices/${invoiceId}/simulate-${what}`, body);
-  if (res.status !== 200) throw new Error(`simulate-${what}: ${res.status} ${JSON.stringify(res.body)}`);
-};
-/** A sandbox payment of the invoice: seen, then confirmed. */
-const pay = async (invoiceId: string) => {
-  await simulate(invoiceId, 'detect');
-  await simulate(invoiceId, 'paid');
-};
+const simulate = (invoiceId: string, what: string, body?: unknown) => simulated(c, invoiceId, what, body);
+const pay = (invoiceId: string) => paidInSandbox(c, invoiceId);
 
 /** Posts the forms of a session's page as a browser does, in `lang`. */
 async function payerPosts(url: string, lang: string, fields: Record<string, string>[]): Promise<void> {

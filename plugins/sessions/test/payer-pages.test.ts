@@ -7,6 +7,7 @@ import { SANDBOX_PLUGINS, sandboxClient, startSandboxKernel, type SandboxClient 
 import { watchersPlugin } from '@gw/plugin-watchers';
 import type { CreateLinkInput, CreateSessionInput, PayerSession } from '../src/contract.js';
 import { sessionsPlugin } from '../src/index.js';
+import { paidInSandbox, simulated } from './helpers.js';
 
 // The payer's pages over HTTP (no browser): every state and refusal of the session's page, the
 // link's page and the receipt, their CSRF refusal, statuses and escaping. The browser, axe-core,
@@ -60,15 +61,8 @@ async function formOf(pageUrl: string): Promise<(action: string, fields: Record<
     });
 }
 const errorCode = (body: string) => /data-error-code="([a-z_]+)"/.exec(body)?.[1];
-const simulate = async (invoiceId: string, what: string, body?: unknown) => {
-  const res = await c.call('POST', `/invoices/${invoiceId}/simulate-${what}`, body);
-  if (res.status !== 200) throw new Error(`simulate-${what}: ${res.status} ${JSON.stringify(res.body)}`);
-};
-/** A sandbox payment of the invoice: seen, then confirmed. */
-const pay = async (invoiceId: string) => {
-  await simulate(invoiceId, 'detect');
-  await simulate(invoiceId, 'paid');
-};
+const simulate = (invoiceId: string, what: string, body?: unknown) => simulated(c, invoiceId, what, body);
+const pay = (invoiceId: string) => paidInSandbox(c, invoiceId);
 const byToken = async (url: string): Promise<PayerSession> => (await gw.kernel.cradle.sessionsCheckout.byToken(tokenOf(url)))!;
 
 test('an open session’s page lists the allowed coins under the checkout’s CSP; unknown and malformed tokens get the same plain 404', async (t) => {

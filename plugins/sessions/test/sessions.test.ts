@@ -1,7 +1,8 @@
 import test from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { CLI_ACTOR } from '@gw/kernel';
-import { eventTypes, mailJobs, sandboxClient, startSessionsKernel, withKey, type SandboxClient } from './helpers.js';
+import { eventTypes } from '@gw/testing';
+import { mailJobs, sandboxClient, startSessionsKernel, withKey, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;
 test.before(async () => {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { type AnyPlugin, CLI_ACTOR, type ChainId, contribute, definePlugin, withDeps } from '@gw/kernel';
 import type { Knex } from 'knex';
 import { responseMismatches, signedFetch, startTestKernel, type TestKernel, waitFor } from '@gw/kernel/testing';
-import { ALL_CHAINS, Bcoin, FAST_RETRIES, FIXED_RATES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
+import { ALL_CHAINS, Bcoin, bcoinRegtestConfig, FAST_RETRIES, MNEMONIC, projectWithPools, type TestProject } from '@gw/testing';
 import { watchersPlugin } from '@gw/plugin-watchers';
 import { type PlanStatusChange, treasuryPlugin, TREASURY_PLAN_OBSERVERS } from '../src/index.js';
 import type { PlanView } from '../src/plan-view.js';
@@ -56,17 +56,7 @@ export async function startMatureBcoin(): Promise<Bcoin> {
  */
 export async function bcoinTreasuryConfig(node: Bcoin, options: { poolSize: number; feeRate: bigint }): Promise<Record<string, unknown>> {
   return {
-    'chains.testNetworks': { btc: 'regtest' },
-    'plugins.rates.providers': ['fixed'],
-    'plugins.rates.fixed': FIXED_RATES,
-    'plugins.watchers.chains': {
-      btc: {
-        regtest: {
-          providers: [{ name: 'bcoin', url: node.url, username: 'gateway', password: node.apiKey, kind: 'bitcoin-core' }],
-          startHeight: (await node.height()) + 1,
-        },
-      },
-    },
+    ...(await bcoinRegtestConfig(node)),
     'plugins.address-pool.targetFree': options.poolSize,
     'plugins.address-pool.hardCap': options.poolSize,
     'plugins.watchers.scanIntervalSeconds': 3600,

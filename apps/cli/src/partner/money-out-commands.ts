@@ -6,8 +6,9 @@
 import type { GatewayClient, MoneyOutListQuery, MoneyOutStatus, PayoutRecipientInput, RefundRateRule } from '@gw/client';
 import { MONEY_OUT_STATUSES, REFUND_RATE_RULES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
+import type { ResourceCommand } from './resource-command.js';
 import { moneyOutTriggerPlan, type MoneyOutStep } from './trigger-plan.js';
-import { flagText, idempotencyOption, type FlagValues } from './flag-values.js';
+import { dataFlag, flagText, idempotencyOption, oneId, type FlagValues } from './flag-values.js';
 
 export const MONEY_OUT_VERBS = ['create', 'list', 'get', 'cancel'] as const;
 
@@ -44,13 +45,8 @@ function listQuery(values: FlagValues): MoneyOutListQuery {
   return { ...(status ? { status: status as MoneyOutStatus } : {}), ...(limit ? { limit: Number(limit) } : {}), ...(cursor ? { cursor } : {}) };
 }
 
-function oneId(kind: string, verb: string, positionals: readonly string[]): string {
-  if (positionals.length !== 1) throw new PartnerUsageError(`expected: gateway ${kind} ${verb} <id>`);
-  return positionals[0]!;
-}
-
 /** Runs `gateway refunds <verb> ...`; returns the answer to print. */
-export async function runRefunds(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: FlagValues): Promise<unknown> {
+export const runRefunds: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
   const { refunds } = moneyOutApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
@@ -81,18 +77,12 @@ export async function runRefunds(gateway: GatewayClient, sandbox: boolean, verb:
     default:
       throw new PartnerUsageError(`expected: gateway refunds <${MONEY_OUT_VERBS.join('|')}>`);
   }
-}
+};
 
 /** The recipients of `payouts create`: `--data` (a JSON array) or one from the flags. */
 function recipients(values: FlagValues): PayoutRecipientInput[] {
-  const data = flagText(values, 'data');
-  if (data !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data);
-    } catch (error) {
-      throw new PartnerUsageError(`--data is not JSON: ${(error as Error).message}`);
-    }
+  const parsed = dataFlag(values);
+  if (parsed !== undefined) {
     if (!Array.isArray(parsed)) throw new PartnerUsageError('--data must be a JSON array of recipients {address, coin, amount, reference}');
     return parsed as PayoutRecipientInput[];
   }
@@ -103,7 +93,7 @@ function recipients(values: FlagValues): PayoutRecipientInput[] {
 }
 
 /** Runs `gateway payouts <verb> ...`; returns the answer to print. */
-export async function runPayouts(gateway: GatewayClient, sandbox: boolean, verb: string, positionals: readonly string[], values: FlagValues): Promise<unknown> {
+export const runPayouts: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
   const { payouts } = moneyOutApi(gateway, sandbox);
   switch (verb) {
     case 'create':
@@ -120,7 +110,7 @@ export async function runPayouts(gateway: GatewayClient, sandbox: boolean, verb:
     default:
       throw new PartnerUsageError(`expected: gateway payouts <${MONEY_OUT_VERBS.join('|')}>`);
   }
-}
+};
 
 /** One step of a money-out trigger and the item's status after it. */
 export interface MoneyOutTriggerStep {

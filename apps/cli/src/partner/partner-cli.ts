@@ -22,6 +22,15 @@ import { runListen } from './listen.js';
 import { MONEY_OUT_FLAGS, runPayouts, runRefunds, triggerMoneyOut } from './money-out-commands.js';
 import { runCheckoutSessions, runPaymentLinks, SESSION_FLAGS } from './session-commands.js';
 import { triggerSession } from './session-trigger.js';
+import type { ResourceCommand } from './resource-command.js';
+
+/** The partner commands over one API resource, by name. */
+const RESOURCE_COMMANDS: Readonly<Record<string, ResourceCommand>> = {
+  refunds: runRefunds,
+  payouts: runPayouts,
+  'checkout-sessions': runCheckoutSessions,
+  'payment-links': runPaymentLinks,
+};
 
 export interface PartnerIo {
   out(text: string): void;
@@ -227,17 +236,10 @@ export async function runPartnerCommand(argv: readonly string[], context: Partne
     const gateway = new GatewayClient({ baseUrl: credentials.url, projectId: credentials.projectId, apiSecret: credentials.apiSecret });
     if (name === 'api') return await api(gateway, positionals, values, context, json);
     if (name === 'trigger') return await trigger(gateway, positionals, values, context, json);
-    if (name === 'refunds' || name === 'payouts') {
+    const resource = RESOURCE_COMMANDS[name];
+    if (resource) {
       const [verb, ...rest] = positionals;
-      const sandbox = credentials.apiSecret.startsWith('sk_sandbox_');
-      const answer = await (name === 'refunds' ? runRefunds : runPayouts)(gateway, sandbox, verb ?? '', rest, values);
-      io.out(JSON.stringify(answer, null, json ? undefined : 2));
-      return 0;
-    }
-    if (name === 'checkout-sessions' || name === 'payment-links') {
-      const [verb, ...rest] = positionals;
-      const sandbox = credentials.apiSecret.startsWith('sk_sandbox_');
-      const answer = await (name === 'checkout-sessions' ? runCheckoutSessions : runPaymentLinks)(gateway, sandbox, verb ?? '', rest, values);
+      const answer = await resource(gateway, credentials.apiSecret.startsWith('sk_sandbox_'), verb ?? '', rest, values);
       io.out(JSON.stringify(answer, null, json ? undefined : 2));
       return 0;
     }

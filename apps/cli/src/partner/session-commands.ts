@@ -13,7 +13,8 @@ import type {
 } from '@gw/client';
 import { CHECKOUT_SESSION_STATUSES } from '@gw/client';
 import { PartnerUsageError } from './credentials.js';
-import { flagText, idempotencyOption, type FlagValues } from './flag-values.js';
+import type { ResourceCommand } from './resource-command.js';
+import { dataFlag, flagText, idempotencyOption, oneId, type FlagValues } from './flag-values.js';
 
 export const SESSION_VERBS = ['create', 'list', 'get', 'expire'] as const;
 export const LINK_VERBS = ['create', 'list', 'get', 'deactivate'] as const;
@@ -49,11 +50,6 @@ function sessionApi(gateway: GatewayClient, sandbox: boolean) {
     : { sessions: gateway.checkoutSessions, links: gateway.paymentLinks };
 }
 
-function oneId(kind: string, verb: string, positionals: readonly string[]): string {
-  if (positionals.length !== 1) throw new PartnerUsageError(`expected: gateway ${kind} ${verb} <id>`);
-  return positionals[0]!;
-}
-
 function wholeNumber(values: FlagValues, name: string): number | undefined {
   const value = flagText(values, name);
   if (value === undefined) return undefined;
@@ -72,18 +68,10 @@ function page(values: FlagValues): { limit?: number; cursor?: string } {
  * body with line items or metadata and a quick `--currency EUR --amount 5` both work.
  */
 function body(values: FlagValues, flags: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const data = flagText(values, 'data');
-  let base: Record<string, unknown> = {};
-  if (data !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data);
-    } catch (error) {
-      throw new PartnerUsageError(`--data is not JSON: ${(error as Error).message}`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PartnerUsageError('--data must be a JSON object (the request body)');
-    base = parsed as Record<string, unknown>;
-  }
+  const parsed = dataFlag(values);
+  if (parsed !== undefined && (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)))
+    throw new PartnerUsageError('--data must be a JSON object (the request body)');
+  const base = (parsed ?? {}) as Record<string, unknown>;
   const given = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
   return { ...base, ...given };
 }
@@ -94,13 +82,7 @@ const coins = (values: FlagValues) =>
     .map((c) => c.trim());
 
 /** Runs `gateway checkout-sessions <verb> ...`; returns the answer to print. */
-export async function runCheckoutSessions(
-  gateway: GatewayClient,
-  sandbox: boolean,
-  verb: string,
-  positionals: readonly string[],
-  values: FlagValues,
-): Promise<unknown> {
+export const runCheckoutSessions: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
   const { sessions } = sessionApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
@@ -141,16 +123,10 @@ export async function runCheckoutSessions(
     default:
       throw new PartnerUsageError(`expected: gateway checkout-sessions <${SESSION_VERBS.join('|')}>`);
   }
-}
+};
 
 /** Runs `gateway payment-links <verb> ...`; returns the answer to print. */
-export async function runPaymentLinks(
-  gateway: GatewayClient,
-  sandbox: boolean,
-  verb: string,
-  positionals: readonly string[],
-  values: FlagValues,
-): Promise<unknown> {
+export const runPaymentLinks: ResourceCommand = async (gateway, sandbox, verb, positionals, values) => {
   const { links } = sessionApi(gateway, sandbox);
   switch (verb) {
     case 'create': {
@@ -185,4 +161,4 @@ export async function runPaymentLinks(
     default:
       throw new PartnerUsageError(`expected: gateway payment-links <${LINK_VERBS.join('|')}>`);
   }
-}
+};

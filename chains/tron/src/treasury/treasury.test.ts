@@ -46,6 +46,8 @@ import { STAGE_ALLOWANCE_MS } from './plan-freshness.js';
 const depositPriv = (i: number): string => testRoot.derivePath(`m/44'/195'/0'/0/${i}`).privateKey.slice(2);
 const operatorPriv = (account: OperatorAccount): string => testRoot.derivePath(account.path).privateKey.slice(2);
 const DESTINATION = RECORDED_ACCOUNT;
+/** A request to move pool address 0's USDT to DESTINATION (a test adds the method and the operator accounts). */
+const pool0Usdt = () => ({ coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION });
 
 /** Signs a step's unsigned transaction with `tronweb`, as the offline signer does; the signed JSON it gives back. */
 function sign(step: AccountStep, privateKey: string): string {
@@ -347,13 +349,7 @@ test('energy estimate: energy_burn prices the transfer at the recorded triggerco
   const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-balanceof-nile.json'))));
   try {
     const treasury = treasuryFor(node);
-    const build = await treasury.build({
-      coin: 'usdt_trc20',
-      sources: [source(0)],
-      destination: DESTINATION,
-      method: 'energy_burn',
-      operatorAccounts: { funding: FUNDING },
-    });
+    const build = await treasury.build({ ...pool0Usdt(), method: 'energy_burn', operatorAccounts: { funding: FUNDING } });
     const [transfer] = build.steps;
     const tx = JSON.parse(transfer!.unsigned.data);
     const bytes = bandwidthBytes(tx.raw_data_hex);
@@ -458,7 +454,7 @@ test('quote(): without a staking account energy_delegation is unavailable with i
   const node = await replay(baseAnswers(sweepAccounts(), tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
   try {
     const treasury = treasuryFor(node);
-    const request = { coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION, operatorAccounts: { funding: FUNDING } };
+    const request = { ...pool0Usdt(), operatorAccounts: { funding: FUNDING } };
     const [delegation, burn] = await treasury.quote(request);
     t.false(delegation!.available);
     t.regex(delegation!.reason!, /staking/);
@@ -525,7 +521,7 @@ test('energy_delegation: a staking account without enough stake makes the method
   const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
   try {
     const treasury = treasuryFor(node);
-    const request = { coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION, operatorAccounts: { funding: FUNDING, staking: STAKING } };
+    const request = { ...pool0Usdt(), operatorAccounts: { funding: FUNDING, staking: STAKING } };
     const [delegation] = await treasury.quote(request);
     t.false(delegation!.available);
     t.regex(delegation!.reason!, /can delegate the energy of 0 TRX staked; the plan needs 1034 TRX/);
@@ -567,13 +563,7 @@ test('energy_delegation to an address not on chain: the funding account activate
   const node = await replay(baseAnswers(accounts, tokenAnswers(fixture('triggerconstantcontract-transfer-built.json'))));
   try {
     const treasury = treasuryFor(node);
-    const build = await treasury.build({
-      coin: 'usdt_trc20',
-      sources: [source(0)],
-      destination: DESTINATION,
-      method: 'energy_delegation',
-      operatorAccounts: { funding: FUNDING, staking: STAKING },
-    });
+    const build = await treasury.build({ ...pool0Usdt(), method: 'energy_delegation', operatorAccounts: { funding: FUNDING, staking: STAKING } });
     t.deepEqual(
       build.steps.map((s) => [s.id, s.stage]),
       [
@@ -587,19 +577,9 @@ test('energy_delegation to an address not on chain: the funding account activate
     t.deepEqual(build.steps[0]!.moves, { trx: transferFee });
     t.is(build.steps[0]!.feeUnits, 1_100_000n); // creating the account
     t.regex(build.steps[0]!.description, /activates it/);
-    await t.throwsAsync(
-      () =>
-        treasury.build({
-          coin: 'usdt_trc20',
-          sources: [source(0)],
-          destination: DESTINATION,
-          method: 'energy_delegation',
-          operatorAccounts: { staking: STAKING },
-        }),
-      {
-        message: /No funding account/,
-      },
-    );
+    await t.throwsAsync(() => treasury.build({ ...pool0Usdt(), method: 'energy_delegation', operatorAccounts: { staking: STAKING } }), {
+      message: /No funding account/,
+    });
   } finally {
     await node.close();
   }
@@ -619,7 +599,7 @@ test('checkFresh(): every stage still to go needs STAGE_ALLOWANCE_MS before the 
   );
   try {
     const treasury = treasuryFor(node);
-    const request = { coin: 'usdt_trc20', sources: [source(0)], destination: DESTINATION, operatorAccounts: { funding: FUNDING, staking: STAKING } };
+    const request = { ...pool0Usdt(), operatorAccounts: { funding: FUNDING, staking: STAKING } };
     const build = await treasury.build({ ...request, method: 'energy_delegation' });
     t.deepEqual([...new Set(build.steps.map((s) => s.stage))], [1, 2, 3]);
     const activation = await treasury.buildActivation!({ addresses: [pool(5)], operatorAccounts: { funding: FUNDING } });

@@ -70,6 +70,11 @@ export function jsonBlock(value: unknown): SafeHtml {
   return html`<pre class="json" tabindex="0">${JSON.stringify(value, null, 2)}</pre>`;
 }
 
+/** A record's partner metadata as a {@link jsonBlock}, or "No metadata." when it has none. */
+export function metadataBlock(metadata: object | null | undefined): SafeHtml {
+  return metadata && Object.keys(metadata).length > 0 ? jsonBlock(metadata) : html`<p class="empty">No metadata.</p>`;
+}
+
 /**
  * A filtered, cursor-paginated list page at `path` (a REST list in the browser): the request's
  * filters, checked against `fields` ({@link readFilters}), and its page as the list services take

@@ -24,7 +24,7 @@ import {
   definePage,
   type FilterField,
   filteredList,
-  jsonBlock,
+  metadataBlock,
   page,
   type PageServices,
   redirect,
@@ -198,7 +198,7 @@ ${shown}
 <h2>Timeline</h2>
 ${timeline(invoice, rows.flat(), audit.items)}
 <h2>Metadata</h2>
-${invoice.metadata && Object.keys(invoice.metadata).length > 0 ? jsonBlock(invoice.metadata) : html`<p class="empty">No metadata.</p>`}
+${metadataBlock(invoice.metadata)}
 <p><a href="${base(req)}">Back to the invoices</a></p>`,
         );
       },

@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { AppError, defineRoute, hashToken, staticAssets, withDeps, type RouteDefinition, type RouteResult } from '@gw/kernel';
-import { chooseLocale, payerPageHeaders, type Locale } from '@gw/plugin-checkout/contract';
+import { AppError, hashToken, staticAssets, withDeps, type RouteDefinition, type RouteResult } from '@gw/kernel';
+import { payerFormRoute, payerPageHeaders, payerPageRoute, type Locale } from '@gw/plugin-checkout/contract';
 import type { Context } from 'koa';
-import Type from 'typebox';
 import { CLAIM_PATH, type ClaimView } from '../contract.js';
 import { claimFormToken } from './claim-csrf.js';
 import { claimCoinFacts, claimNotFoundPage, claimPage, type ClaimFormValues } from './claim-page.js';
@@ -19,10 +18,6 @@ export const CLAIM_POSTS_PER_TOKEN = { limit: 20, windowSeconds: 3600 } as const
 const TOKEN = /^[A-Za-z0-9_-]{16,128}$/;
 /** The longest field value read; longer is refused as `validation_error` on the page. */
 const FIELD_MAX = 2000;
-
-const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
-const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) }, { additionalProperties: true });
-const ClaimForm = Type.Optional(Type.Object({}, { additionalProperties: true }));
 
 /** A posted field as text: absent, repeated or non-text fields are empty. */
 function field(body: unknown, name: string): string {
@@ -69,57 +64,36 @@ export const claimRoutes = withDeps(['payoutsClaims', 'chains', 'rateLimiter'], 
 
   return [
     ...CLAIM_ASSETS.routes,
-    defineRoute({
-      method: 'GET',
-      path: `${CLAIM_PATH}/:token`,
-      hidden: true,
-      summary: "The payer's refund claim page (HTML).",
-      auth: 'none',
-      params: TokenParams,
-      query: PageQuery,
-      handler: async ({ ctx, params, query }) => {
-        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-        const view = await locate(params.token);
-        return view ? page(ctx, params.token, view, locale, 200) : notFound(locale);
-      },
+    payerPageRoute(`${CLAIM_PATH}/:token`, "The payer's refund claim page (HTML).", async ({ ctx, token, locale }) => {
+      const view = await locate(token);
+      return view ? page(ctx, token, view, locale, 200) : notFound(locale);
     }),
-    defineRoute({
-      method: 'POST',
-      path: `${CLAIM_PATH}/:token`,
-      hidden: true,
-      summary: 'Claims a refund from its claim page (form post), then back to the page.',
-      auth: 'none',
-      params: TokenParams,
-      query: PageQuery,
-      body: ClaimForm,
-      handler: async ({ ctx, params, query, body }) => {
-        const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-        const view = await locate(params.token);
-        if (!view) return notFound(locale);
-        const values: ClaimFormValues = {
-          address: field(body, 'address').trim(),
-          addressConfirmation: field(body, 'address_confirmation').trim(),
-          signature: field(body, 'signature').trim(),
-        };
-        const refuse = (code: string, status: number, extra?: Record<string, string>) => page(ctx, params.token, view, locale, status, { code, values }, extra);
-        if (!claimFormToken.valid(ctx, field(body, 'csrf'))) return refuse('form_expired', 403);
-        const limit = await deps.rateLimiter.hit({ key: `payouts.claim:${hashToken(params.token)}`, ...CLAIM_POSTS_PER_TOKEN });
-        if (!limit.allowed) return refuse('rate_limit_exceeded', 429, { 'Retry-After': String(limit.retryAfter) });
-        if ([values.address, values.addressConfirmation, values.signature].some((v) => v.length > FIELD_MAX)) return refuse('validation_error', 400);
-        try {
-          await deps.payoutsClaims.claim(params.token, {
-            address: values.address,
-            addressConfirmation: values.addressConfirmation,
-            ...(values.signature ? { signature: values.signature } : {}),
-          });
-        } catch (failure) {
-          if (!(failure instanceof AppError)) throw failure;
-          // The refusal is shown on the page as it is now (a claim made meanwhile shows as claimed).
-          const now = (await locate(params.token)) ?? view;
-          return page(ctx, params.token, now, locale, failure.status, { code: failure.code, values });
-        }
-        return { status: 303, headers: { Location: `${CLAIM_PATH}/${params.token}?lang=${locale}`, 'Cache-Control': 'no-store' } };
-      },
+    payerFormRoute(`${CLAIM_PATH}/:token`, 'Claims a refund from its claim page (form post), then back to the page.', async ({ ctx, token, locale, body }) => {
+      const view = await locate(token);
+      if (!view) return notFound(locale);
+      const values: ClaimFormValues = {
+        address: field(body, 'address').trim(),
+        addressConfirmation: field(body, 'address_confirmation').trim(),
+        signature: field(body, 'signature').trim(),
+      };
+      const refuse = (code: string, status: number, extra?: Record<string, string>) => page(ctx, token, view, locale, status, { code, values }, extra);
+      if (!claimFormToken.valid(ctx, field(body, 'csrf'))) return refuse('form_expired', 403);
+      const limit = await deps.rateLimiter.hit({ key: `payouts.claim:${hashToken(token)}`, ...CLAIM_POSTS_PER_TOKEN });
+      if (!limit.allowed) return refuse('rate_limit_exceeded', 429, { 'Retry-After': String(limit.retryAfter) });
+      if ([values.address, values.addressConfirmation, values.signature].some((v) => v.length > FIELD_MAX)) return refuse('validation_error', 400);
+      try {
+        await deps.payoutsClaims.claim(token, {
+          address: values.address,
+          addressConfirmation: values.addressConfirmation,
+          ...(values.signature ? { signature: values.signature } : {}),
+        });
+      } catch (failure) {
+        if (!(failure instanceof AppError)) throw failure;
+        // The refusal is shown on the page as it is now (a claim made meanwhile shows as claimed).
+        const now = (await locate(token)) ?? view;
+        return page(ctx, token, now, locale, failure.status, { code: failure.code, values });
+      }
+      return { status: 303, headers: { Location: `${CLAIM_PATH}/${token}?lang=${locale}`, 'Cache-Control': 'no-store' } };
     }),
   ];
 });

@@ -6,7 +6,7 @@ import {
   definePage,
   type FilterField,
   filteredList,
-  jsonBlock,
+  metadataBlock,
   page,
   type PageServices,
   redirect,
@@ -133,7 +133,7 @@ ${table(
   'No invoice yet: the payer has not picked a coin.',
 )}
 <h2>Metadata</h2>
-${s.metadata && Object.keys(s.metadata).length > 0 ? jsonBlock(s.metadata) : html`<p class="empty">No metadata.</p>`}
+${metadataBlock(s.metadata)}
 <p><a href="${base(req)}">Back to the checkout sessions</a></p>`,
         );
       },

@@ -7,7 +7,7 @@ import {
   definePage,
   type FilterField,
   filteredList,
-  jsonBlock,
+  metadataBlock,
   page,
   type PageServices,
   redirect,
@@ -174,7 +174,7 @@ ${table(
 )}
 ${sessions.items.length >= SESSIONS_SHOWN ? html`<p><a href="${sessionsBaseUrl}?payment_link_id=${link.id}">Every session of this link</a></p>` : null}
 <h2>Metadata</h2>
-${link.metadata && Object.keys(link.metadata).length > 0 ? jsonBlock(link.metadata) : html`<p class="empty">No metadata.</p>`}
+${metadataBlock(link.metadata)}
 <p><a href="${base(req)}">Back to the payment links</a></p>`,
         );
       },

@@ -1,9 +1,8 @@
-import { AppError, defineRoute, hashToken, withDeps, type Actor, type RouteDefinition, type RouteResult } from '@gw/kernel';
-import { chooseLocale, payerPageHeaders, qrSvg, type Locale } from '@gw/plugin-checkout/contract';
+import { AppError, hashToken, withDeps, type Actor, type RouteDefinition, type RouteResult } from '@gw/kernel';
+import { payerFormRoute, payerPageHeaders, payerPageRoute, qrSvg, type Locale } from '@gw/plugin-checkout/contract';
 import { isRateUnavailable } from '@gw/plugin-rates/contract';
 import { normaliseEmail } from '@gw/plugin-tenancy/contract';
 import type { Context } from 'koa';
-import Type from 'typebox';
 import type { PayerSession, PaymentLinkView } from '../contract.js';
 import { linkPage, linkPageState, type LinkFormValues, type LinkPageRefusal } from './link-page.js';
 import { payerFormToken } from './payer-csrf.js';
@@ -23,10 +22,6 @@ export const LINK_OPENS_PER_CLIENT = { limit: 60, windowSeconds: 3600 } as const
 const TOKEN = /^[0-9a-f]{32}$/;
 /** A decimal amount as a payer types it (`12.50`, or `12,50` with a decimal comma). */
 const TYPED_AMOUNT = /^\d{1,20}(?:[.,]\d{1,18})?$/;
-
-const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
-const PageQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35 })) }, { additionalProperties: true });
-const PayerForm = Type.Optional(Type.Object({}, { additionalProperties: true }));
 
 /** A posted field as text: absent, repeated or non-text fields are empty. */
 function field(body: unknown, name: string): string {
@@ -133,49 +128,28 @@ export const payerRoutes = withDeps(
       summary: string,
       act: (input: { payer: PayerSession; token: string; body: unknown; locale: Locale; actor: Actor }) => Promise<string | (Refusal & SessionPageRefusal)>,
     ): RouteDefinition {
-      return defineRoute({
-        method: 'POST',
-        path,
-        hidden: true,
-        summary,
-        auth: 'none',
-        params: TokenParams,
-        query: PageQuery,
-        body: PayerForm,
-        handler: async ({ ctx, params, query, body, requestId }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-          const payer = await session(params.token);
-          if (!payer) return notFound(locale);
-          const refuse = async (refusal: Refusal & SessionPageRefusal) => {
-            // The page as it is now (a pick made meanwhile in another tab shows as picked).
-            const now = (await session(params.token)) ?? payer;
-            return showSession(ctx, params.token, now, locale, refusal.status, refusal);
-          };
-          if (!payerFormToken.valid(ctx, field(body, 'csrf'))) return refuse({ code: 'form_expired', status: 403, headers: {} });
-          const hit = await deps.rateLimiter.hit({ key: `sessions.pay:${hashToken(params.token)}`, ...SESSION_POSTS_PER_TOKEN });
-          if (!hit.allowed) return refuse(limited(429, hit.retryAfter));
-          const next = await act({ payer, token: params.token, body, locale, actor: actorOf(requestId) });
-          if (typeof next !== 'string') return refuse(next);
-          return { status: 303, headers: { Location: withLang(next, locale), 'Cache-Control': 'no-store' } };
-        },
+      return payerFormRoute(path, summary, async ({ ctx, token, locale, body, requestId }) => {
+        const payer = await session(token);
+        if (!payer) return notFound(locale);
+        const refuse = async (refusal: Refusal & SessionPageRefusal) => {
+          // The page as it is now (a pick made meanwhile in another tab shows as picked).
+          const now = (await session(token)) ?? payer;
+          return showSession(ctx, token, now, locale, refusal.status, refusal);
+        };
+        if (!payerFormToken.valid(ctx, field(body, 'csrf'))) return refuse({ code: 'form_expired', status: 403, headers: {} });
+        const hit = await deps.rateLimiter.hit({ key: `sessions.pay:${hashToken(token)}`, ...SESSION_POSTS_PER_TOKEN });
+        if (!hit.allowed) return refuse(limited(429, hit.retryAfter));
+        const next = await act({ payer, token: token, body, locale, actor: actorOf(requestId) });
+        if (typeof next !== 'string') return refuse(next);
+        return { status: 303, headers: { Location: withLang(next, locale), 'Cache-Control': 'no-store' } };
       });
     }
 
     return [
       ...PAYER_ASSETS.routes,
-      defineRoute({
-        method: 'GET',
-        path: '/pay/:token',
-        hidden: true,
-        summary: "A checkout session's page: the payer picks the coin (HTML).",
-        auth: 'none',
-        params: TokenParams,
-        query: PageQuery,
-        handler: async ({ ctx, params, query }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-          const payer = await session(params.token);
-          return payer ? showSession(ctx, params.token, payer, locale, 200) : notFound(locale);
-        },
+      payerPageRoute('/pay/:token', "A checkout session's page: the payer picks the coin (HTML).", async ({ ctx, token, locale }) => {
+        const payer = await session(token);
+        return payer ? showSession(ctx, token, payer, locale, 200) : notFound(locale);
       }),
       sessionAction(
         '/pay/:token/coin',
@@ -214,40 +188,23 @@ export const payerRoutes = withDeps(
           }
         },
       ),
-      defineRoute({
-        method: 'GET',
-        path: '/l/:token',
-        hidden: true,
-        summary: "A payment link's page: its price or an amount to enter (HTML).",
-        auth: 'none',
-        params: TokenParams,
-        query: PageQuery,
-        handler: async ({ ctx, params, query }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-          const found = await link(params.token);
-          return found ? showLink(ctx, params.token, found, locale, 200) : notFound(locale);
-        },
+      payerPageRoute('/l/:token', "A payment link's page: its price or an amount to enter (HTML).", async ({ ctx, token, locale }) => {
+        const found = await link(token);
+        return found ? showLink(ctx, token, found, locale, 200) : notFound(locale);
       }),
-      defineRoute({
-        method: 'POST',
-        path: '/l/:token',
-        hidden: true,
-        summary: 'Opens a session of a payment link from its page (form post), then on to the session’s page.',
-        auth: 'none',
-        params: TokenParams,
-        query: PageQuery,
-        body: PayerForm,
-        handler: async ({ ctx, params, query, body, requestId }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-          const found = await link(params.token);
+      payerFormRoute(
+        '/l/:token',
+        'Opens a session of a payment link from its page (form post), then on to the session’s page.',
+        async ({ ctx, token, locale, body, requestId }) => {
+          const found = await link(token);
           if (!found) return notFound(locale);
           const values: LinkFormValues = { amount: field(body, 'amount').trim().slice(0, 40), email: field(body, 'email').trim().slice(0, 254) };
           const refuse = async (refusal: Refusal & { field?: 'amount' | 'email' | undefined }) => {
-            const now = (await link(params.token)) ?? found;
-            return showLink(ctx, params.token, now, locale, refusal.status, { ...refusal, values });
+            const now = (await link(token)) ?? found;
+            return showLink(ctx, token, now, locale, refusal.status, { ...refusal, values });
           };
           if (!payerFormToken.valid(ctx, field(body, 'csrf'))) return refuse({ code: 'form_expired', status: 403, headers: {} });
-          const hit = await deps.rateLimiter.hit({ key: `sessions.link:${hashToken(params.token)}:${ctx.ip}`, ...LINK_OPENS_PER_CLIENT });
+          const hit = await deps.rateLimiter.hit({ key: `sessions.link:${hashToken(token)}:${ctx.ip}`, ...LINK_OPENS_PER_CLIENT });
           if (!hit.allowed) return refuse(limited(429, hit.retryAfter));
           let amount: string | undefined;
           if (found.price_amount === null) {
@@ -262,7 +219,7 @@ export const payerRoutes = withDeps(
           let opened: PayerSession;
           try {
             opened = await deps.sessionsLinks.open(
-              params.token,
+              token,
               { ...(amount === undefined ? {} : { amount }), ...(email === undefined ? {} : { email }) },
               actorOf(requestId),
             );
@@ -272,50 +229,30 @@ export const payerRoutes = withDeps(
           await rememberPayerLocale(deps.db, opened.session.id, locale);
           return { status: 303, headers: { Location: withLang(pathOf(opened.session.url), locale), 'Cache-Control': 'no-store' } };
         },
+      ),
+      payerPageRoute('/l/:token/qr.svg', "A payment link's URL as a QR code (SVG).", async ({ token, locale }) => {
+        const found = await link(token);
+        if (!found) return notFound(locale);
+        return {
+          status: 200,
+          headers: {
+            'Content-Type': 'image/svg+xml; charset=utf-8',
+            'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+            'X-Content-Type-Options': 'nosniff',
+            'Cache-Control': 'no-cache',
+            'Content-Disposition': 'inline; filename="payment-link.svg"',
+          },
+          body: `<?xml version="1.0" encoding="UTF-8"?>\n${qrSvg(found.url, payerText(locale, 'qr_label')).text}\n`,
+        };
       }),
-      defineRoute({
-        method: 'GET',
-        path: '/l/:token/qr.svg',
-        hidden: true,
-        summary: "A payment link's URL as a QR code (SVG).",
-        auth: 'none',
-        params: TokenParams,
-        query: PageQuery,
-        handler: async ({ ctx, params, query }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-          const found = await link(params.token);
-          if (!found) return notFound(locale);
-          return {
-            status: 200,
-            headers: {
-              'Content-Type': 'image/svg+xml; charset=utf-8',
-              'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-              'X-Content-Type-Options': 'nosniff',
-              'Cache-Control': 'no-cache',
-              'Content-Disposition': 'inline; filename="payment-link.svg"',
-            },
-            body: `<?xml version="1.0" encoding="UTF-8"?>\n${qrSvg(found.url, payerText(locale, 'qr_label')).text}\n`,
-          };
-        },
-      }),
-      defineRoute({
-        method: 'GET',
-        path: '/receipts/:token',
-        hidden: true,
-        summary: "A paid session's receipt (HTML, printable).",
-        auth: 'none',
-        params: TokenParams,
-        query: PageQuery,
-        handler: async ({ ctx, params, query }) => {
-          const locale = chooseLocale(query.lang, ctx.get('Accept-Language'));
-          const payer = TOKEN.test(params.token) ? await deps.sessionsCheckout.byReceiptToken(params.token) : undefined;
-          if (!payer) return notFound(locale, 'receipt_not_found');
-          const invoices = await deps.invoicesService.getMany(payer.session.invoices.map((entry) => entry.invoice_id));
-          const payments = receiptPayments(deps.chains, payer, invoices);
-          const branding = await deps.checkoutBranding.forProject(payer.session.project_id);
-          const body = receiptPage({ payer, payments, branding, locale, chains: deps.chains, path: `/receipts/${params.token}` });
-          return { status: 200, headers: headers(locale), body };
-        },
+      payerPageRoute('/receipts/:token', "A paid session's receipt (HTML, printable).", async ({ token, locale }) => {
+        const payer = TOKEN.test(token) ? await deps.sessionsCheckout.byReceiptToken(token) : undefined;
+        if (!payer) return notFound(locale, 'receipt_not_found');
+        const invoices = await deps.invoicesService.getMany(payer.session.invoices.map((entry) => entry.invoice_id));
+        const payments = receiptPayments(deps.chains, payer, invoices);
+        const branding = await deps.checkoutBranding.forProject(payer.session.project_id);
+        const body = receiptPage({ payer, payments, branding, locale, chains: deps.chains, path: `/receipts/${token}` });
+        return { status: 200, headers: headers(locale), body };
       }),
     ];
   },

@@ -1,0 +1,18 @@
+import type { Context } from 'koa';
+import { coreErrors } from '../errors/index.js';
+
+/** The longest `Idempotency-Key` header a create route accepts. */
+export const MAX_IDEMPOTENCY_KEY = 255;
+
+/**
+ * A request's `Idempotency-Key` header, or undefined when it is absent or empty. Throws 400
+ * `validation_error` naming `Idempotency-Key` when it is longer than {@link MAX_IDEMPOTENCY_KEY}.
+ */
+export function idempotencyKeyHeader(ctx: Pick<Context, 'get'>): string | undefined {
+  const key = ctx.get('Idempotency-Key');
+  if (key === '') return undefined;
+  if (key.length > MAX_IDEMPOTENCY_KEY) {
+    throw coreErrors.validation_error({ message: `Idempotency-Key has at most ${MAX_IDEMPOTENCY_KEY} characters.`, details: { field: 'Idempotency-Key' } });
+  }
+  return key;
+}
