@@ -1,5 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
-import { CLI_ACTOR } from '@gw/kernel';
+import { CLI_ACTOR, toBaseUnits } from '@gw/kernel';
+import { lateExternalId } from '@gw/plugin-sessions';
 import type { TestKernel } from '@gw/kernel/testing';
 import { assertGreenfieldAnswer, greenfieldDocument } from './greenfield-document.js';
 import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type Owner, type SandboxClient } from './helpers.js';
@@ -179,6 +180,15 @@ test('CurrentRate with subtractPercentage: the USD value at payment at today’s
   t.is(refund!.reason, 'Refund for order 12 — Returned goods');
 });
 
+test('CurrentRate of an overpaid invoice: all that came, at today’s rate (not only the excess)', async (t) => {
+  const overpaid = await btcpayInvoice(t, '130', 'USD', [['detect'], ['overpaid', { multiplier: 1.5 }]]);
+  const made = await call(t, 'POST', refundPath(overpaid), { refundVariant: 'CurrentRate' });
+  t.is(made.status, 200, made.text);
+  t.like(made.body, { currency: 'BTC', amount: '0.003' });
+  const [refund] = await refundsOf(overpaid);
+  t.like(refund, { rate_rule: 'fiat_now', amount: '0.003' });
+});
+
 test('Fiat: the fiat paid, in the invoice currency; the coin refunded is what came', async (t) => {
   const invoice = await btcpayInvoice(t, '65', 'EUR');
   const made = await call(t, 'POST', refundPath(invoice), { refundVariant: 'Fiat', subtractPercentage: '0' });
@@ -218,6 +228,94 @@ test('Custom: an amount of the coin, of the invoice currency or of USD at the pa
   t.is(gbp.status, 422);
   t.is(gbp.body[0].path, 'customCurrency');
   t.is((await refundsOf(invoice)).length, 2, 'the refusals wrote nothing');
+});
+
+test('a session completed by a late payment to the coin the payer switched away from: refunds are priced from the session’s price, not from what arrived', async (t) => {
+  // 100 EUR; the payer picks BTC, switches to ETH, then 150 EUR-worth of bitcoin arrives at the abandoned BTC address.
+  const orderId = `late-${++orders}`;
+  const created = await call(t, 'POST', `/api/v1/stores/${store.projectId}/invoices`, {
+    amount: '100',
+    currency: 'EUR',
+    metadata: { orderId },
+    checkout: { paymentMethods: ['BTC-CHAIN', 'ETH-CHAIN'] },
+  });
+  t.is(created.status, 200, created.text);
+  const id: string = created.body.id;
+  const btc: string = (await store.call('POST', `/checkout-sessions/${id}/simulate-pick`, { coin: 'btc' })).body.invoice_id;
+  t.is((await store.call('POST', `/checkout-sessions/${id}/simulate-pick`, { coin: 'eth' })).status, 200);
+  const abandoned = await gw.kernel.cradle.invoicesService.get(store.projectId, btc);
+  t.is(abandoned.status, 'cancelled');
+  const priceUnits = BigInt(abandoned.amount_crypto_units);
+  const arrived = (priceUnits * 3n) / 2n;
+  // What the sessions' late-payments pass does with the orphan payment: attribute it to the session as its first late payment.
+  const row = await gw.kernel.cradle.db('invoices_invoices').where('id', btc).first('address', 'pool_address_id', 'derivation_path');
+  const attributed = await gw.kernel.cradle.db.transaction((trx) =>
+    gw.kernel.cradle.invoicesAttribution.createPaid(
+      trx,
+      {
+        projectId: store.projectId,
+        projectKind: 'sandbox',
+        externalId: lateExternalId(id, 1),
+        coin: 'btc',
+        address: row.address,
+        poolAddressId: row.pool_address_id,
+        derivationPath: row.derivation_path,
+        txHash: 'cd'.repeat(32),
+        outputIndex: 0,
+        amountUnits: arrived,
+        confirmations: 6,
+        blockHeight: 100n,
+        blockHash: null,
+      },
+      CLI_ACTOR,
+    ),
+  );
+  if (!('invoice' in attributed)) return t.fail('attribution refused');
+  const late = attributed.invoice.id;
+  t.like(await gw.kernel.cradle.sessionsCheckout.get(store.projectId, id), { status: 'completed', invoice_id: late });
+  const refunds = () => gw.kernel.cradle.payoutsItems.refundsOf(store.projectId, late);
+
+  // WooCommerce refunds the order's 100 EUR: the coin the price was quoted at, not the 150 EUR-worth that came.
+  const woo = await call(t, 'POST', `/api/v1/stores/${store.projectId}/pull-payments`, {
+    name: `Refund of order ${orderId}; returned`,
+    amount: '100',
+    currency: 'EUR',
+    payoutMethods: ['BTC_CHAIN'],
+  });
+  t.is(woo.status, 200, woo.text);
+  t.like(woo.body, { currency: 'EUR', amount: '100' });
+  t.deepEqual(
+    (await refunds()).map((refund) => toBaseUnits(refund.amount, 8)),
+    [priceUnits],
+  );
+
+  // Fiat: the 150 EUR paid, refunding every satoshi that came; what is left after the first refund is refused.
+  const fiat = await call(t, 'POST', refundPath(id), { refundVariant: 'Fiat' });
+  t.is(fiat.status, 422);
+  t.regex(fiat.body[0].message, /exceeds what the invoice received/);
+  const archived = await greenfield(
+    gw,
+    (await issueKey(gw, owner, [`btcpay.store.canmanagepullpayments:${store.projectId}`])).token,
+    'DELETE',
+    `/api/v1/stores/${store.projectId}/pull-payments/${woo.body.id}`,
+  );
+  t.is(archived.status, 200, archived.text);
+  const again = await call(t, 'POST', refundPath(id), { refundVariant: 'Fiat' });
+  t.is(again.status, 200, again.text);
+  t.like(again.body, { currency: 'EUR', amount: '150.00' });
+  t.deepEqual(
+    (await refunds()).filter((refund) => refund.status !== 'cancelled').map((refund) => toBaseUnits(refund.amount, 8)),
+    [arrived],
+  );
+});
+
+test('the refund and pull payment calls are BTCPay’s: none is in the gateway’s own OpenAPI document', async (t) => {
+  const doc = (await fetch(`${gw.url}/api/v1/openapi.json`).then((r) => r.json())) as { paths: Record<string, unknown> };
+  t.true(Object.keys(doc.paths).length > 0);
+  t.deepEqual(
+    Object.keys(doc.paths).filter((path) => /refund|pull-payments/.test(path) && path.startsWith('/btcpay/')),
+    [],
+  );
 });
 
 test('bad requests answer BTCPay’s 422 list, every problem at once, and write nothing', async (t) => {

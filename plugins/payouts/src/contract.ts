@@ -242,5 +242,7 @@ export const PAYOUTS_EXPORTS: readonly ServiceName[] = ['payoutsItems'];
 export * from './item-status.js';
 export { ADDRESS_SOURCES, addressSourceText, type AddressSource } from './address-source.js';
 export { claimProofMessage } from './services/claim-message.js';
+/** USD value (2 places, rounded down) of base units at a USD rate: how a refund values what came (`fiat_now` without an amount). */
+export { usdDownOf } from './services/money.js';
 export { CLAIM_PATH } from './services/item-store.js';
 export { cliApprover, dashboardApprover, isActiveAdmin, type ApproverActor } from './services/approver.js';

@@ -279,3 +279,10 @@ export const SESSION_OBSERVERS = extensionPoint<SessionObserver>('sessions.obser
  * For observers of invoices (`INVOICE_OBSERVERS`), which hear of a change before any read.
  */
 export { sessionIdOfExternalId } from './services/external-ids.js';
+
+/**
+ * The session and number of a credited late payment's external id (`cs_<session>_late_<n>`);
+ * undefined for a pick's or any other. A late payment's invoice is made for what arrived: the
+ * session's price in that coin is the amount of the pick at the same coin and address.
+ */
+export { parseLateExternalId } from './services/external-ids.js';

@@ -8,7 +8,8 @@ import { parseCreateRequest, parseMetadataUpdate, type CoinNames } from './creat
 import { invoiceData, stateOf, type CoinCodes } from './invoice-data.js';
 import { findInvoiceRow, insertInvoiceRow, INVOICES_TABLE, projectOfInvoice, type InvoiceRow } from './invoice-rows.js';
 import type { InvoiceListQuery } from './list-query.js';
-import { paymentMethods, type InvoiceTransaction, type SessionInvoice } from './payment-methods.js';
+import { allTransactionsOf } from './invoice-transactions.js';
+import { paymentMethods, type SessionInvoice } from './payment-methods.js';
 import { markableStatuses, type MarkableStatus } from './status-table.js';
 import { validationFailed, type ValidationIssue } from './validation-issues.js';
 
@@ -17,9 +18,6 @@ const LIST_BATCH = 200;
 
 /** How many sessions a list reads at once. */
 const READ_CONCURRENCY = 20;
-
-/** The page size of an invoice's transactions, when its view does not carry them all. */
-const TRANSACTIONS_PAGE = 500;
 
 /** Where the sessions' field names of a refused create point in BTCPay's request. */
 const SESSION_FIELD_PATHS: Readonly<Record<string, string>> = {
@@ -141,7 +139,7 @@ export class BtcpayInvoices {
     const invoices = new Map<string, SessionInvoice>();
     for (const view of views.values()) {
       if (view.project_id !== projectId) continue;
-      invoices.set(view.id, { invoice: view, transactions: await this.transactionsOf(view) });
+      invoices.set(view.id, { invoice: view, transactions: await allTransactionsOf(this.deps.invoicesService, view) });
     }
     return paymentMethods(session, invoices, this.deps.chains, this.naming, onlyAccounted);
   }
@@ -273,20 +271,6 @@ export class BtcpayInvoices {
       });
     }
     return out;
-  }
-
-  /** Every transaction of an invoice: the view's, or all of them page by page when it carries only the latest. */
-  private async transactionsOf(view: SessionInvoice['invoice']): Promise<readonly InvoiceTransaction[]> {
-    const shown = view.transactions ?? [];
-    if ((view.transactions_total ?? shown.length) <= shown.length) return shown;
-    const all: InvoiceTransaction[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.deps.invoicesService.transactions(view.project_id, view.id, { limit: TRANSACTIONS_PAGE, ...(cursor ? { cursor } : {}) });
-      all.push(...page.items);
-      cursor = page.next_cursor;
-    } while (cursor !== undefined);
-    return all;
   }
 }
 

@@ -9,15 +9,16 @@ import {
   randomBase62,
   type SecretBox,
 } from '@gw/kernel';
-import type { InvoiceService } from '@gw/plugin-invoices/contract';
+import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
 import { CLAIM_PATH, type ItemView, PARTNER_CANCELLABLE_STATUSES, type PayoutItems } from '@gw/plugin-payouts/contract';
 import { fiatDecimals } from '@gw/plugin-rates/contract';
-import type { CheckoutSessions, SessionInvoiceView, SessionView } from '@gw/plugin-sessions/contract';
+import { type CheckoutSessions, parseLateExternalId, type SessionInvoiceView, type SessionView } from '@gw/plugin-sessions/contract';
 import type { Knex } from 'knex';
 import { btcpayErrors } from '../errors.js';
 import type { CoinNames } from '../invoices/create-request.js';
 import { type CoinCodes, stateOf } from '../invoices/invoice-data.js';
 import { INVOICES_TABLE, type InvoiceRow } from '../invoices/invoice-rows.js';
+import { confirmedUnitsOf } from '../invoices/invoice-transactions.js';
 import type { BtcpayState } from '../invoices/status-table.js';
 import { validationFailed, type ValidationIssue } from '../invoices/validation-issues.js';
 import { payoutData, pullPaymentData, type PayoutData, type PullPaymentData, type PullPaymentRow } from './pull-payment-view.js';
@@ -338,6 +339,7 @@ export class PullPayments {
     }
     const coin = chosen.coin;
     const paid = await this.deps.invoicesService.get(session.project_id, chosen.invoice_id);
+    const priced = await this.pickOf(session, paid);
     const decimals = this.deps.chains.storedCoin(coin).decimals;
     const coinPriced = this.deps.chains.knownCoin(session.price_currency) !== undefined;
     const currency = coinPriced ? codes.currencyOf(session.price_currency as CoinId) : session.price_currency;
@@ -346,9 +348,9 @@ export class PullPayments {
       facts: {
         coinCode: codes.currencyOf(coin),
         decimals,
-        invoicedUnits: BigInt(paid.amount_crypto_units),
-        receivedUnits: await this.receivedUnits(session.project_id, paid),
-        rateThen: paid.rate_snapshot?.rate ?? null,
+        invoicedUnits: BigInt(priced.amount_crypto_units),
+        receivedUnits: await confirmedUnitsOf(this.deps.invoicesService, paid),
+        rateThen: priced.rate_snapshot?.rate ?? null,
         currency,
         currencyDecimals: coinPriced ? this.deps.chains.storedCoin(session.price_currency as CoinId).decimals : fiatDecimals(currency),
         price: session.price_amount,
@@ -357,20 +359,27 @@ export class PullPayments {
     };
   }
 
-  /** Base units the invoice's confirmed payments brought (every page of its transactions). */
-  private async receivedUnits(projectId: string, invoice: Awaited<ReturnType<InvoiceService['get']>>): Promise<bigint> {
-    let transactions = invoice.transactions;
-    if (invoice.transactions_total > transactions.length) {
-      const all = [];
-      let cursor: string | undefined;
-      do {
-        const page = await this.deps.invoicesService.transactions(projectId, invoice.id, { limit: 200, ...(cursor ? { cursor } : {}) });
-        all.push(...page.items);
-        cursor = page.next_cursor ?? undefined;
-      } while (cursor);
-      transactions = all;
-    }
-    return transactions.filter((tx) => tx.status === 'confirmed').reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
+  /**
+   * The invoice the session's price was quoted in for the coin and address of `paid`: `paid` itself
+   * when the payer picked it; for a late payment's invoice (`cs_<session>_late_<n>`, made for
+   * whatever arrived at an abandoned address), the newest pick of that coin at that address, as the
+   * sessions compare a late payment with it. A refund's price in the coin, and the rate it was
+   * quoted at, are that pick's: never what happened to arrive.
+   */
+  private async pickOf(session: SessionView, paid: InvoiceView): Promise<InvoiceView> {
+    if (parseLateExternalId(paid.external_id) === undefined) return paid;
+    const others = session.invoices.filter((invoice) => invoice.coin === paid.coin && invoice.invoice_id !== paid.id);
+    const views = await this.deps.invoicesService.getMany(others.map((invoice) => invoice.invoice_id));
+    const picks = others
+      .map((invoice) => views.get(invoice.invoice_id))
+      .filter(
+        (view): view is InvoiceView =>
+          view !== undefined && view.project_id === session.project_id && view.address === paid.address && parseLateExternalId(view.external_id) === undefined,
+      );
+    // The sessions credit a late payment only at an abandoned pick's address: without one it was never the session's price.
+    const pick = picks.at(-1);
+    if (pick === undefined) throw nonRefundable();
+    return pick;
   }
 
   private async find(pullPaymentId: string): Promise<StoredPullPayment> {

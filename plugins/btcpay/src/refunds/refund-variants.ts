@@ -1,5 +1,5 @@
 import { fixedFromBaseUnits, scaledDecimal, toBaseUnits, UnitsError } from '@gw/kernel';
-import type { RateRule } from '@gw/plugin-payouts/contract';
+import { type RateRule, usdDownOf } from '@gw/plugin-payouts/contract';
 
 /** BTCPay's `RefundVariant`: how `POST .../invoices/{invoiceId}/refund` finds the amount. */
 export const REFUND_VARIANTS = ['RateThen', 'CurrentRate', 'OverpaidAmount', 'Fiat', 'Custom'] as const;
@@ -10,11 +10,14 @@ export interface PaidInvoice {
   /** The coin's BTCPay currency code (`BTC`, `USDT`): a pull payment in it is an amount of the coin. */
   readonly coinCode: string;
   readonly decimals: number;
-  /** Base units the invoice asked for. */
+  /**
+   * The session's price in base units of the coin: the amount of the pick it was quoted in (for a
+   * late payment's invoice, made for whatever arrived, the pick at the same coin and address).
+   */
   readonly invoicedUnits: bigint;
   /** Base units its confirmed payments brought. */
   readonly receivedUnits: bigint;
-  /** USD per coin when the invoice was priced (its rate snapshot); null without one. */
+  /** USD per coin when the price was quoted (that pick's rate snapshot); null without one. */
   readonly rateThen: string | null;
   /** The BTCPay invoice's currency: the session's price currency (`EUR`, or a coin code such as `BTC`). */
   readonly currency: string;
@@ -86,7 +89,8 @@ export function planRefund(invoice: PaidInvoice, request: VariantRequest): Refun
     case 'RateThen':
       return coin(invoice.receivedUnits, 'refundVariant');
     case 'CurrentRate': {
-      const usd = usdDown(invoice.receivedUnits, invoice.decimals, rateThenOf(invoice));
+      // The USD amount is given: the payouts plugin's natural `fiat_now` refund of an overpaid invoice is only its excess, BTCPay's CurrentRate all that came.
+      const usd = usdDownOf(invoice.receivedUnits, invoice.decimals, rateThenOf(invoice));
       if (scaledDecimal(usd).digits === 0n) throw new VariantError('refundVariant', 'What the invoice received is worth less than a cent.');
       return { amount: usd, rateRule: 'fiat_now', ...withSpread, currency: invoice.coinCode, currencyAmount: null };
     }
@@ -159,14 +163,6 @@ function less(amount: string, percent: string | undefined, places: number): stri
   const p = scaledDecimal(percent);
   const whole = 100n * 10n ** BigInt(p.scale);
   return fixedFromBaseUnits((minor * (whole - p.digits)) / whole, places);
-}
-
-/** USD value (2 places, rounded down) of `units` at `rate` USD per whole coin. */
-function usdDown(units: bigint, decimals: number, rate: string): string {
-  const price = scaledDecimal(rate);
-  const scale = decimals + price.scale;
-  const product = units * price.digits;
-  return fixedFromBaseUnits(scale <= 2 ? product * 10n ** BigInt(2 - scale) : product / 10n ** BigInt(scale - 2), 2);
 }
 
 function rateThenOf(invoice: PaidInvoice): string {

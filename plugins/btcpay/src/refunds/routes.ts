@@ -1,6 +1,7 @@
-import { type Actor, defineRoute, type RouteDefinition, type RouteInput } from '@gw/kernel';
+import { defineRoute, type RouteDefinition, type RouteInput } from '@gw/kernel';
 import { Type } from 'typebox';
 import type { BtcpayConfig } from '../config.js';
+import { GREENFIELD_ROUTE, greenfieldActor, greenfieldPath } from '../credentials/greenfield-route.js';
 import { principalOf, requirePermission, requireStore } from '../credentials/permissions.js';
 import { btcpayErrors } from '../errors.js';
 import { projectOfInvoice } from '../invoices/invoice-rows.js';
@@ -11,12 +12,12 @@ import type { Knex } from 'knex';
 
 /** Any JSON: the handlers read BTCPay's bodies themselves, to answer BTCPay's 422 list. */
 const AnyBody = Type.Unknown();
-const TAGS = ['btcpay'];
 
-/** The audit actor of a Greenfield write: the key (`btcpay_key:<id>`) through the `btcpay` channel. */
-function actorOf(input: RouteInput<unknown, unknown, unknown>): Actor {
-  return { actor: `btcpay_key:${principalOf(input.ctx).keyId}`, channel: 'btcpay', requestId: input.requestId };
-}
+/** The audit actor of a Greenfield write. */
+const actorOf = (input: RouteInput<unknown, unknown, unknown>) => greenfieldActor(input.auth, input.requestId);
+
+/** BTCPay's public reads of a pull payment: no key, and no more in this gateway's own document than the other Greenfield calls. */
+const PUBLIC_ROUTE = { ...GREENFIELD_ROUTE, auth: 'none' } as const;
 
 /** A body checked by `parse`, its problems as BTCPay's 422 list. */
 function parsed<T>(parse: (body: unknown) => T, body: unknown): T {
@@ -40,9 +41,8 @@ function flag(value: unknown): boolean {
  * its payouts by the pull payment's id.
  */
 export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayments: PullPayments; db: Knex }): RouteDefinition[] {
-  const base = `${deps.btcpayConfig.pathPrefix}/api/v1`;
+  const base = greenfieldPath(deps.btcpayConfig.pathPrefix, '/api/v1');
   const pulls = () => deps.btcpayPullPayments;
-  const common = { tags: TAGS, auth: 'btcpay_token' } as const;
   const refund = async (input: RouteInput<unknown, unknown, unknown>, storeId: string, invoiceId: string) => {
     const caller = principalOf(input.ctx);
     const project = await requireStore(caller, storeId, 'btcpay.store.cancreatenonapprovedpullpayments', { write: true });
@@ -60,7 +60,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'POST',
       path: `${base}/stores/:storeId/invoices/:invoiceId/refund`,
       summary: 'Greenfield: refund an invoice (a refund of its paid invoice, answered as a pull payment whose viewLink is the claim page).',
-      ...common,
+      ...GREENFIELD_ROUTE,
       params: Type.Object({ storeId: Type.String(), invoiceId: Type.String() }),
       body: AnyBody,
       handler: (input) => refund(input, input.params.storeId, input.params.invoiceId),
@@ -69,7 +69,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'POST',
       path: `${base}/invoices/:invoiceId/refund`,
       summary: 'Greenfield: refund an invoice, its store found from the invoice.',
-      ...common,
+      ...GREENFIELD_ROUTE,
       params: Type.Object({ invoiceId: Type.String() }),
       body: AnyBody,
       handler: async (input) => {
@@ -85,7 +85,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'POST',
       path: `${base}/stores/:storeId/pull-payments`,
       summary: "Greenfield: create a pull payment, paid as the refund of the store's invoice it names (BTCPay's WooCommerce plugin refunds so).",
-      ...common,
+      ...GREENFIELD_ROUTE,
       params: Type.Object({ storeId: Type.String() }),
       body: AnyBody,
       handler: async (input) => {
@@ -100,7 +100,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'GET',
       path: `${base}/stores/:storeId/pull-payments`,
       summary: "Greenfield: the store's pull payments (its refunds made through this API), newest first.",
-      ...common,
+      ...GREENFIELD_ROUTE,
       params: Type.Object({ storeId: Type.String() }),
       handler: async (input) => {
         const project = await requireStore(principalOf(input.ctx), input.params.storeId, 'btcpay.store.canviewpullpayments');
@@ -111,7 +111,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'DELETE',
       path: `${base}/stores/:storeId/pull-payments/:pullPaymentId`,
       summary: 'Greenfield: archive a pull payment (cancels its refund, which must not be approved yet).',
-      ...common,
+      ...GREENFIELD_ROUTE,
       params: Type.Object({ storeId: Type.String(), pullPaymentId: Type.String() }),
       handler: (input) => archive(input, input.params.storeId, input.params.pullPaymentId),
     }),
@@ -119,7 +119,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'DELETE',
       path: `${base}/pull-payments/:pullPaymentId`,
       summary: 'Greenfield: archive a pull payment, its store found from the pull payment.',
-      ...common,
+      ...GREENFIELD_ROUTE,
       params: Type.Object({ pullPaymentId: Type.String() }),
       handler: async (input) => {
         const caller = principalOf(input.ctx);
@@ -135,8 +135,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'GET',
       path: `${base}/pull-payments/:pullPaymentId`,
       summary: 'Greenfield: a pull payment, to whoever holds its id (public, as in BTCPay).',
-      tags: TAGS,
-      auth: 'none',
+      ...PUBLIC_ROUTE,
       params: Type.Object({ pullPaymentId: Type.String() }),
       handler: async ({ params }) => ({ body: await pulls().get(params.pullPaymentId) }),
     }),
@@ -144,8 +143,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'GET',
       path: `${base}/pull-payments/:pullPaymentId/payouts`,
       summary: "Greenfield: a pull payment's payouts: its refund once the payer claimed it (public, as in BTCPay).",
-      tags: TAGS,
-      auth: 'none',
+      ...PUBLIC_ROUTE,
       params: Type.Object({ pullPaymentId: Type.String() }),
       handler: async ({ params, ctx }) => ({ body: await pulls().payouts(params.pullPaymentId, flag(ctx.query['includeCancelled'])) }),
     }),
@@ -153,8 +151,7 @@ export function refundRoutes(deps: { btcpayConfig: BtcpayConfig; btcpayPullPayme
       method: 'GET',
       path: `${base}/pull-payments/:pullPaymentId/payouts/:payoutId`,
       summary: 'Greenfield: one payout of a pull payment (public, as in BTCPay).',
-      tags: TAGS,
-      auth: 'none',
+      ...PUBLIC_ROUTE,
       params: Type.Object({ pullPaymentId: Type.String(), payoutId: Type.String() }),
       handler: async ({ params }) => ({ body: await pulls().payout(params.pullPaymentId, params.payoutId) }),
     }),
