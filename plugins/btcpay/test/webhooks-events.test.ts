@@ -239,6 +239,9 @@ test.serial(
       (await gw.kernel.cradle.db('webhooks_events').where({ signer: 'btcpay', signer_ref: s.webhookId, event_type: type }).whereLike('body', `%${short}%`))
         .length;
     t.is(await written('InvoiceProcessing'), 0, 'a short payment is not "paid in full"');
+    // GET says what the webhooks say: one rule.
+    const whileSeen = await greenfield(gw, s.token, 'GET', `/api/v1/stores/${s.storeId}/invoices/${short}`);
+    t.like(whileSeen.body, { status: 'New', additionalStatus: 'PaidPartial' });
     await confirmInvoice(gw.kernel.cradle, s.storeId, coinInvoice);
     const counted = await received(s, short, 'InvoicePaymentSettled');
     t.like(counted.body, { payment: { id: seen.body['payment'].id, status: 'Settled' } });
@@ -468,4 +471,76 @@ test('the dashboard’s webhook log lists BTCPay’s deliveries with their type,
   t.true(one.text.includes('by the btcpay plugin'), 'who signed it');
   t.true(one.text.includes('isRedelivery'), 'BTCPay’s body');
   t.true(one.text.includes(s.webhookId));
+});
+
+test('a reorganisation takes a settled invoice back: Processing, then Invalid (PaidPartial) when less is mined again, never Settled short', async (t) => {
+  const s = await shop(t);
+  const id = await invoice(t, s, 'order-reorg');
+  const coinInvoice = await pick(s, id);
+  await simulate(s, coinInvoice, 'detect');
+  await simulate(s, coinInvoice, 'paid');
+  await received(s, id, 'InvoiceSettled');
+  const read = async () => (await greenfield(gw, s.token, 'GET', `/api/v1/stores/${s.storeId}/invoices/${id}`)).body;
+  t.like(await read(), { status: 'Settled', additionalStatus: 'None' });
+
+  // The paying payment leaves the chain: it waits to be mined again.
+  await simulate(s, coinInvoice, 'reorg');
+  t.like(await read(), { status: 'Processing', additionalStatus: 'None' });
+  await waitFor(async () => deliveries(s, id).filter((d) => d.body['type'] === 'InvoiceProcessing').length === 2, 20_000, 'a second InvoiceProcessing');
+
+  // Half the amount is mined instead and settles: the invoice is partial, the session still completed.
+  const coin = await gw.kernel.cradle.invoicesService.get(s.storeId, coinInvoice);
+  await payInvoice(gw.kernel.cradle, s.storeId, coinInvoice, { amountUnits: BigInt(coin.amount_crypto_units) / 2n });
+  await confirmInvoice(gw.kernel.cradle, s.storeId, coinInvoice);
+  t.is((await gw.kernel.cradle.invoicesService.get(s.storeId, coinInvoice)).status, 'partial');
+  t.is((await gw.kernel.cradle.sessionsCheckout.get(s.storeId, id)).status, 'completed');
+  t.like(await read(), { status: 'Invalid', additionalStatus: 'PaidPartial' });
+  const invalid = await received(s, id, 'InvoiceInvalid');
+  isBtcpayEvent(t, s, invalid, id, 'order-reorg');
+  t.is(invalid.body['manuallyMarked'], false);
+
+  // Its deadline passes: still short, still Invalid.
+  await expireInvoice(gw.kernel.cradle, s.storeId, coinInvoice);
+  t.is((await gw.kernel.cradle.invoicesService.get(s.storeId, coinInvoice)).status, 'expired');
+  t.like(await read(), { status: 'Invalid', additionalStatus: 'PaidPartial' });
+  const listed = await greenfield(gw, s.token, 'GET', `/api/v1/stores/${s.storeId}/invoices?status=Settled`);
+  t.false(
+    listed.body.some((entry: { id: string }) => entry.id === id),
+    'a short invoice is not listed as Settled',
+  );
+  await waitFor(
+    async () =>
+      (await gw.kernel.cradle.db('webhooks_events').where({ signer: 'btcpay', signer_ref: s.webhookId }).whereNot('status', 'delivered')).length === 0,
+  );
+  t.is(deliveries(s, id).filter((d) => d.body['type'] === 'InvoiceSettled').length, 1, 'never announced Settled again short');
+  t.is(deliveries(s, id).filter((d) => d.body['type'] === 'InvoiceInvalid').length, 1);
+});
+
+test.serial('a mark checks the session as it is in its own transaction: a session completing meanwhile cannot be marked Invalid', async (t) => {
+  const s = await shop(t);
+  const id = await invoice(t, s, 'order-race');
+  const coinInvoice = await pick(s, id);
+  const trx = await gw.kernel.cradle.db.transaction();
+  let marking: Promise<GreenfieldAnswer> | undefined;
+  try {
+    // The payment settles in a transaction still open: the session completes in it (and holds its lock).
+    await payInvoice(gw.kernel.cradle, s.storeId, coinInvoice, {}, trx);
+    await confirmInvoice(gw.kernel.cradle, s.storeId, coinInvoice, trx);
+    marking = greenfield(gw, s.token, 'POST', `/api/v1/stores/${s.storeId}/invoices/${id}/status`, { status: 'Invalid' });
+    // The mark waits for a lock the completing transaction holds; then the completion commits.
+    await waitFor(
+      async () =>
+        ((await gw.kernel.cradle.db.raw("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"))
+          .rows[0].n as number) > 0,
+      20_000,
+      'the mark waiting for the completion',
+    );
+    await trx.commit();
+  } finally {
+    if (!trx.isCompleted()) await trx.rollback();
+  }
+  const marked = await marking!;
+  t.is(marked.status, 422, marked.text);
+  const read = await greenfield(gw, s.token, 'GET', `/api/v1/stores/${s.storeId}/invoices/${id}`);
+  t.like(read.body, { status: 'Settled', additionalStatus: 'None' });
 });

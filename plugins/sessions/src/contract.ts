@@ -176,7 +176,13 @@ export interface CheckoutSessions {
     idempotencyKey?: string,
     options?: { readonly inTransaction?: (trx: Knex.Transaction, session: SessionView) => Promise<void> },
   ): Promise<{ session: SessionView; created: boolean }>;
-  get(projectId: string, sessionId: string): Promise<SessionView>;
+  /**
+   * One session of the project; 404 `checkout_session_not_found` otherwise. `options.trx` reads it
+   * in a transaction (an observer's, which sees the change it is told of), and `options.lock` locks
+   * its row there until the transaction ends (a compatibility API's write that depends on its status:
+   * the session cannot complete or expire meanwhile).
+   */
+  get(projectId: string, sessionId: string, options?: { readonly trx?: Knex.Transaction; readonly lock?: boolean }): Promise<SessionView>;
   list(filter: SessionListFilter): Promise<KeysetPage<SessionView>>;
   /** Ends an open session now (`expired`, event `checkout_session.expired`); its unpaid invoice is cancelled. 409 `checkout_session_closed` otherwise. */
   expire(projectId: string, sessionId: string, actor: Actor): Promise<SessionView>;

@@ -8,8 +8,9 @@ import { parseCreateRequest, parseMetadataUpdate, type CoinNames } from './creat
 import { invoiceData, stateOf, type CoinCodes } from './invoice-data.js';
 import { findInvoiceRow, insertInvoiceRow, INVOICES_TABLE, projectOfInvoice, type InvoiceRow } from './invoice-rows.js';
 import type { InvoiceListQuery } from './list-query.js';
-import { allTransactionsOf } from './invoice-transactions.js';
 import { paymentMethods, type SessionInvoice } from './payment-methods.js';
+import { currentInvoiceOf, type CurrentInvoiceFacts } from './current-invoice.js';
+import { allTransactions } from './invoice-transactions.js';
 import { markableStatuses, type MarkableStatus } from './status-table.js';
 import { validationFailed, type ValidationIssue } from './validation-issues.js';
 
@@ -80,7 +81,8 @@ export class BtcpayInvoices {
           await invoiceCreatedEvents(trx, this.deps.btcpayWebhookEvents, { sessionId: opened.id, projectId: project.id, projectKind: project.kind });
         },
       });
-      return invoiceData(session, row!, this.deps.chains, this.naming);
+      // Nothing is picked yet: no current invoice.
+      return invoiceData(session, row!, undefined, this.deps.chains, this.naming);
     } catch (error) {
       throw refusedBySessions(error);
     }
@@ -89,7 +91,8 @@ export class BtcpayInvoices {
   /** One invoice of the project; 404 `invoice-not-found` otherwise. */
   async get(projectId: string, invoiceId: string): Promise<Record<string, unknown>> {
     const row = await this.row(projectId, invoiceId);
-    return invoiceData(await this.deps.sessionsCheckout.get(projectId, invoiceId), row, this.deps.chains, this.naming);
+    const session = await this.deps.sessionsCheckout.get(projectId, invoiceId);
+    return invoiceData(session, row, await currentInvoiceOf(this.deps.invoicesService, session), this.deps.chains, this.naming);
   }
 
   /** The project of an invoice found by its id alone (BTCPay's store-less paths); undefined when no store has it. */
@@ -114,17 +117,17 @@ export class BtcpayInvoices {
     if (query.unknownStatusesOnly || query.take === 0) return [];
     if (query.statuses.length === 0) {
       const rows = (await this.listQuery(projectId, query).offset(query.skip).limit(query.take)) as InvoiceRow[];
-      return (await this.withSessions(projectId, rows)).map(({ session, row }) => invoiceData(session, row, this.deps.chains, this.naming));
+      return (await this.withSessions(projectId, rows)).map(({ session, row, current }) => invoiceData(session, row, current, this.deps.chains, this.naming));
     }
     // The status follows from the session: read on in batches, keep the matching ones.
     const found: Record<string, unknown>[] = [];
     let skipped = 0;
     for (let offset = 0; found.length < query.take; offset += LIST_BATCH) {
       const rows = (await this.listQuery(projectId, query).offset(offset).limit(LIST_BATCH)) as InvoiceRow[];
-      for (const { session, row } of await this.withSessions(projectId, rows)) {
-        if (!query.statuses.includes(stateOf(session, row).status)) continue;
+      for (const { session, row, current } of await this.withSessions(projectId, rows)) {
+        if (!query.statuses.includes(stateOf(session, row, current).status)) continue;
         if (skipped < query.skip) skipped += 1;
-        else if (found.length < query.take) found.push(invoiceData(session, row, this.deps.chains, this.naming));
+        else if (found.length < query.take) found.push(invoiceData(session, row, current, this.deps.chains, this.naming));
       }
       if (rows.length < LIST_BATCH) break;
     }
@@ -139,7 +142,7 @@ export class BtcpayInvoices {
     const invoices = new Map<string, SessionInvoice>();
     for (const view of views.values()) {
       if (view.project_id !== projectId) continue;
-      invoices.set(view.id, { invoice: view, transactions: await allTransactionsOf(this.deps.invoicesService, view) });
+      invoices.set(view.id, { invoice: view, transactions: await allTransactions(this.deps.invoicesService, view) });
     }
     return paymentMethods(session, invoices, this.deps.chains, this.naming, onlyAccounted);
   }
@@ -149,21 +152,26 @@ export class BtcpayInvoices {
    * `status`), with its webhook events (`manuallyMarked`) in the mark's transaction. `Invalid` then
    * ends an open session (its unpaid invoice cancelled), unless a payment to it is under way: the
    * mark holds either way, as BTCPay's does. The mark is written first, so the session's end is
-   * heard as the invoice already marked (no `InvoiceExpired` before the `InvoiceInvalid`).
+   * heard as the invoice already marked (no `InvoiceExpired` before the `InvoiceInvalid`). The
+   * session is read and locked in the mark's transaction, so it cannot complete or expire between
+   * the check and the mark.
    */
   async mark(project: ProjectPrincipal, invoiceId: string, body: unknown, actor: Actor): Promise<Record<string, unknown>> {
     const status = markOf(body);
     await this.row(project.id, invoiceId);
-    const session = await this.deps.sessionsCheckout.get(project.id, invoiceId);
-    await this.deps.db.transaction(async (trx) => {
+    const session = await this.deps.db.transaction(async (trx) => {
+      // The session first, as its completion locks it before the BTCPay rows.
+      const session = await this.deps.sessionsCheckout.get(project.id, invoiceId, { trx, lock: true });
       const locked = (await findInvoiceRow(trx, project.id, invoiceId, true))!;
-      if (!markableStatuses(stateOf(session, locked)).includes(status)) throw validationFailed([{ path: 'status', message: NOT_MARKABLE }]);
+      const current = await currentInvoiceOf(this.deps.invoicesService, session, trx);
+      if (!markableStatuses(stateOf(session, locked, current)).includes(status)) throw validationFailed([{ path: 'status', message: NOT_MARKABLE }]);
       await trx(INVOICES_TABLE).where({ session_id: invoiceId }).update({ marked_status: status, marked_at: trx.fn.now() });
       await this.deps.audit.record(
         audit(actor, 'mark', project.id, invoiceId, { status, previous: locked.marked_status, session_status: session.status }),
         trx,
       );
       await invoiceMarkedEvents(trx, this.deps.btcpayWebhookEvents, { sessionId: invoiceId, projectId: project.id, projectKind: project.kind });
+      return session;
     });
     if (status === 'Invalid' && session.status === 'open') await this.endSession(project.id, invoiceId, actor);
     return this.get(project.id, invoiceId);
@@ -259,16 +267,21 @@ export class BtcpayInvoices {
     return builder;
   }
 
-  /** The sessions of `rows`, in their order (a row whose session is gone is left out). */
-  private async withSessions(projectId: string, rows: readonly InvoiceRow[]): Promise<{ session: SessionView; row: InvoiceRow }[]> {
-    const out: { session: SessionView; row: InvoiceRow }[] = [];
+  /** The sessions of `rows` with their current invoices, in their order (a row whose session is gone is left out). */
+  private async withSessions(
+    projectId: string,
+    rows: readonly InvoiceRow[],
+  ): Promise<{ session: SessionView; row: InvoiceRow; current: CurrentInvoiceFacts | undefined }[]> {
+    const out: { session: SessionView; row: InvoiceRow; current: CurrentInvoiceFacts | undefined }[] = [];
     for (let start = 0; start < rows.length; start += READ_CONCURRENCY) {
       const chunk = rows.slice(start, start + READ_CONCURRENCY);
-      const sessions = await Promise.all(chunk.map((row) => this.deps.sessionsCheckout.get(projectId, row.session_id).catch(absentSession)));
-      chunk.forEach((row, index) => {
-        const session = sessions[index];
-        if (session) out.push({ session, row });
-      });
+      const read = await Promise.all(
+        chunk.map(async (row) => {
+          const session = await this.deps.sessionsCheckout.get(projectId, row.session_id).catch(absentSession);
+          return session && { session, row, current: await currentInvoiceOf(this.deps.invoicesService, session) };
+        }),
+      );
+      for (const entry of read) if (entry) out.push(entry);
     }
     return out;
   }

@@ -1,6 +1,6 @@
 import type { CoinId, ChainRegistry } from '@gw/kernel';
-import type { InvoiceStatus } from '@gw/plugin-invoices/contract';
 import type { SessionView } from '@gw/plugin-sessions/contract';
+import type { CurrentInvoiceFacts } from './current-invoice.js';
 import type { InvoiceRow } from './invoice-rows.js';
 import { btcpayState, markableStatuses, type BtcpayState } from './status-table.js';
 
@@ -20,10 +20,18 @@ const DEFAULT_SPEED_POLICY = 'MediumSpeed';
 
 const seconds = (iso: string): number => Math.floor(Date.parse(iso) / 1000);
 
-/** The BTCPay state of a session that is a BTCPay invoice: its status, its current invoice's, the merchant's mark. */
-export function stateOf(session: SessionView, row: Pick<InvoiceRow, 'marked_status'>): BtcpayState {
-  const current = session.invoices.find((invoice) => invoice.invoice_id === session.invoice_id);
-  return btcpayState({ sessionStatus: session.status, invoiceStatus: (current?.status as InvoiceStatus | undefined) ?? null, marked: row.marked_status });
+/**
+ * The BTCPay state of a session that is a BTCPay invoice: its status, its current invoice's (the
+ * session's `invoice_id`), whether that invoice's live payments cover its amount
+ * (`currentInvoiceOf`), the merchant's mark.
+ */
+export function stateOf(session: SessionView, row: Pick<InvoiceRow, 'marked_status'>, current: CurrentInvoiceFacts | undefined): BtcpayState {
+  return btcpayState({
+    sessionStatus: session.status,
+    invoiceStatus: current?.view.status ?? null,
+    covered: current?.covered ?? false,
+    marked: row.marked_status,
+  });
 }
 
 /**
@@ -33,8 +41,14 @@ export function stateOf(session: SessionView, row: Pick<InvoiceRow, 'marked_stat
  * session's lifetime, the other options as given or BTCPay's store defaults. `checkoutLink` is the
  * session's hosted page, where the payer picks the coin.
  */
-export function invoiceData(session: SessionView, row: InvoiceRow, chains: ChainRegistry, codes: CoinCodes): Record<string, unknown> {
-  const state = stateOf(session, row);
+export function invoiceData(
+  session: SessionView,
+  row: InvoiceRow,
+  current: CurrentInvoiceFacts | undefined,
+  chains: ChainRegistry,
+  codes: CoinCodes,
+): Record<string, unknown> {
+  const state = stateOf(session, row, current);
   const options = row.checkout;
   const createdTime = seconds(session.created_at_iso);
   const expirationTime = seconds(session.expires_at_iso);

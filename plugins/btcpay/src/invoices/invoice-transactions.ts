@@ -1,24 +1,26 @@
 import type { InvoiceService, InvoiceView } from '@gw/plugin-invoices/contract';
-import type { InvoiceTransaction } from './payment-methods.js';
+import { type InvoiceTransaction, paymentIdOf } from './greenfield-payment.js';
 
 /** The page size of an invoice's transactions, when its view does not carry them all. */
 const TRANSACTIONS_PAGE = 500;
 
 /**
- * Every transaction of an invoice: the view's, or all of them page by page when it carries only
- * the latest (an invoices view shows a bounded number; `transactions_total` counts them all).
+ * Every transaction of an invoice: the view's, or all of them page by page when it carries only the
+ * latest. The pages are read outside `trx`: the view's own (read in it, the latest) replace theirs,
+ * so a change in `trx` to an older one is the only thing a page may not show yet.
  */
-export async function allTransactionsOf(invoicesService: Pick<InvoiceService, 'transactions'>, view: InvoiceView): Promise<readonly InvoiceTransaction[]> {
-  const shown = view.transactions ?? [];
-  if ((view.transactions_total ?? shown.length) <= shown.length) return shown;
-  const all: InvoiceTransaction[] = [];
+export async function allTransactions(invoices: Pick<InvoiceService, 'transactions'>, view: InvoiceView): Promise<readonly InvoiceTransaction[]> {
+  const shown = view.transactions;
+  if (view.transactions_total <= shown.length) return shown;
+  const byId = new Map<string, InvoiceTransaction>();
   let cursor: string | undefined;
   do {
-    const page = await invoicesService.transactions(view.project_id, view.id, { limit: TRANSACTIONS_PAGE, ...(cursor ? { cursor } : {}) });
-    all.push(...page.items);
+    const page = await invoices.transactions(view.project_id, view.id, { limit: TRANSACTIONS_PAGE, ...(cursor ? { cursor } : {}) });
+    for (const tx of page.items) byId.set(paymentIdOf(tx), tx);
     cursor = page.next_cursor;
   } while (cursor !== undefined);
-  return all;
+  for (const tx of shown) byId.set(paymentIdOf(tx), tx);
+  return [...byId.values()];
 }
 
 /**
@@ -26,6 +28,6 @@ export async function allTransactionsOf(invoicesService: Pick<InvoiceService, 't
  * payment may still be replaced or dropped), every page of its transactions read.
  */
 export async function confirmedUnitsOf(invoicesService: Pick<InvoiceService, 'transactions'>, view: InvoiceView): Promise<bigint> {
-  const transactions = await allTransactionsOf(invoicesService, view);
+  const transactions = await allTransactions(invoicesService, view);
   return transactions.filter((tx) => tx.status === 'confirmed').reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
 }

@@ -1,10 +1,11 @@
 import { type ChainRegistry, type CoinId, divideDecimals, fromBaseUnits, scaledDecimal } from '@gw/kernel';
 import type { InvoiceView } from '@gw/plugin-invoices/contract';
 import type { SessionView } from '@gw/plugin-sessions/contract';
+import { greenfieldPayment, type InvoiceTransaction, isLive, paymentIdOf } from './greenfield-payment.js';
 import type { CoinCodes } from './invoice-data.js';
+import { parseLateExternalId } from '@gw/plugin-sessions/contract';
 
-/** One transaction of an invoice as the invoices plugin answers it. */
-export type InvoiceTransaction = InvoiceView['transactions'] extends readonly (infer T)[] | undefined ? T : never;
+export type { InvoiceTransaction } from './greenfield-payment.js';
 
 /** An invoice of the session with every one of its transactions (not only the latest the view carries). */
 export interface SessionInvoice {
@@ -15,20 +16,11 @@ export interface SessionInvoice {
 /** Significant digits of a rate: a price per coin in the invoice's currency. */
 const RATE_DIGITS = 12;
 
-/** A transaction that counts (not reorganised away, not dropped from the mempool). */
-const accounted = (tx: InvoiceTransaction) => tx.status === 'pending' || tx.status === 'confirmed';
-
 /**
  * Whether the invoice is one the sessions create for a late payment to an abandoned address (its
  * external id `cs_<session>_late_<n>`), made for what arrived rather than picked by the payer.
  */
-const isLatePaymentInvoice = (invoice: InvoiceView): boolean => /_late_\d+$/.test(invoice.external_id);
-
-/** BTCPay's payment status of a transaction: seen (Processing), counted in a settled status or confirmed (Settled), gone (Invalid). */
-function paymentStatus(tx: InvoiceTransaction): 'Processing' | 'Settled' | 'Invalid' {
-  if (tx.status === 'confirmed') return 'Settled';
-  return tx.status === 'pending' ? 'Processing' : 'Invalid';
-}
+const isLatePaymentInvoice = (invoice: InvoiceView): boolean => parseLateExternalId(invoice.external_id) !== undefined;
 
 /** A signed amount of base units as a decimal string (`due` is negative when overpaid). */
 const signed = (units: bigint, decimals: number): string => (units < 0n ? `-${fromBaseUnits(-units, decimals)}` : fromBaseUnits(units, decimals));
@@ -92,13 +84,13 @@ export function paymentMethods(
     const payments = present
       .flatMap((entry) => entry.transactions)
       .filter((tx) => {
-        const key = `${tx.tx_hash}-${tx.output_index}`;
+        const key = paymentIdOf(tx);
         if (seen.has(key)) return false;
         seen.add(key);
         return true;
       });
     const decimals = chains.storedCoin(coin).decimals;
-    const paidUnits = payments.filter(accounted).reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
+    const paidUnits = payments.filter(isLive).reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
     prompts.set(coin, { coin, decimals, invoice: latest.invoice, rate: rateOf(session, latest.invoice), payments, paidUnits });
   }
   return session.allowed_coins.map((coin) => {
@@ -135,16 +127,7 @@ export function paymentMethods(
       due: signed(amountUnits - totalUnits, prompt.decimals),
       amount: prompt.invoice.amount_crypto,
       paymentMethodFee: '0',
-      payments: prompt.payments
-        .filter((tx) => !onlyAccounted || accounted(tx))
-        .map((tx) => ({
-          id: `${tx.tx_hash}-${tx.output_index}`,
-          receivedDate: tx.detected_at,
-          value: tx.amount_crypto,
-          fee: '0',
-          status: paymentStatus(tx),
-          destination: tx.to_address,
-        })),
+      payments: prompt.payments.filter((tx) => !onlyAccounted || isLive(tx)).map(greenfieldPayment),
       activated: true,
       additionalData: {},
     };

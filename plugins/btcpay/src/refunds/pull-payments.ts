@@ -16,6 +16,7 @@ import { type CheckoutSessions, parseLateExternalId, type SessionInvoiceView, ty
 import type { Knex } from 'knex';
 import { btcpayErrors } from '../errors.js';
 import type { CoinNames } from '../invoices/create-request.js';
+import { currentInvoiceOf } from '../invoices/current-invoice.js';
 import { type CoinCodes, stateOf } from '../invoices/invoice-data.js';
 import { INVOICES_TABLE, type InvoiceRow } from '../invoices/invoice-rows.js';
 import { confirmedUnitsOf } from '../invoices/invoice-transactions.js';
@@ -267,7 +268,7 @@ export class PullPayments {
       Pick<InvoiceRow, 'session_id' | 'marked_status'> | undefined;
     if (!row) throw btcpayErrors.btcpay_invoice_not_found();
     const session = await this.deps.sessionsCheckout.get(projectId, sessionId);
-    return { session, row, state: stateOf(session, row) };
+    return { session, row, state: stateOf(session, row, await currentInvoiceOf(this.deps.invoicesService, session)) };
   }
 
   /** The refundable BTCPay invoice a store pull payment names (see {@link createForInvoiceOf}). */
@@ -303,7 +304,7 @@ export class PullPayments {
     }
     for (const row of candidates) {
       const session = await this.deps.sessionsCheckout.get(projectId, row.session_id);
-      const state = stateOf(session, row);
+      const state = stateOf(session, row, await currentInvoiceOf(this.deps.invoicesService, session));
       if (canRefund(state)) return { session, row, state };
     }
     throw nonRefundable();

@@ -3,6 +3,7 @@ import { INVOICE_OBSERVERS, type InvoiceObserver } from '@gw/plugin-invoices/con
 import { SESSION_OBSERVERS, type SessionObserver } from '@gw/plugin-sessions/contract';
 import { WEBHOOK_SIGNERS } from '@gw/plugin-webhooks/contract';
 import { m0002BtcpayWebhookInvoices } from '../../migrations/0002_btcpay_webhook_invoices.js';
+import { m0006BtcpayWebhookInvoicesOneSource } from '../../migrations/0006_btcpay_webhook_invoices_one_source.js';
 import type { BtcpayArea } from '../area.js';
 import { BtcpayWebhookEvents } from './invoice-events.js';
 import { webhookRoutes } from './routes.js';
@@ -18,7 +19,10 @@ import { btcpayWebhookSigner } from './webhook-signer.js';
 export const webhooksArea: BtcpayArea = {
   services: () => ({
     btcpayWebhooks: service(['db', 'audit', 'secretBox', 'webhooksProtocolDeliveries'], (deps) => new BtcpayWebhooks(deps)),
-    btcpayWebhookEvents: service(['invoicesService', 'webhooksProtocolDeliveries', 'btcpayWebhooks'], (deps) => new BtcpayWebhookEvents(deps)),
+    btcpayWebhookEvents: service(
+      ['invoicesService', 'sessionsCheckout', 'webhooksProtocolDeliveries', 'btcpayWebhooks'],
+      (deps) => new BtcpayWebhookEvents(deps),
+    ),
   }),
   routes: withDeps(['btcpayConfig', 'btcpayWebhooks', 'webhooksProtocolDeliveries', 'webhooksEventLog'], (deps) => webhookRoutes(deps)),
   contributes: [
@@ -37,5 +41,5 @@ export const webhooksArea: BtcpayArea = {
       withDeps(['btcpayWebhookEvents'], (deps): SessionObserver[] => [{ onSession: (trx, change) => deps.btcpayWebhookEvents.onSession(trx, change) }]),
     ),
   ],
-  migrations: [m0002BtcpayWebhookInvoices],
+  migrations: [m0002BtcpayWebhookInvoices, m0006BtcpayWebhookInvoicesOneSource],
 };

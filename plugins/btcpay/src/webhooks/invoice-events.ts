@@ -1,11 +1,14 @@
 import { isAppError, newId, type ProjectKind, sql, sqlQuery } from '@gw/kernel';
-import { type InvoiceService, type InvoiceStatusChange, type InvoiceView, toleratedShortfall } from '@gw/plugin-invoices/contract';
-import { sessionIdOfExternalId, type SessionStatus, type SessionStatusChange } from '@gw/plugin-sessions/contract';
+import type { InvoiceService, InvoiceStatusChange, InvoiceView } from '@gw/plugin-invoices/contract';
+import { type CheckoutSessions, sessionIdOfExternalId, type SessionStatusChange } from '@gw/plugin-sessions/contract';
 import type { ProtocolDeliveries, ProtocolDelivery } from '@gw/plugin-webhooks/contract';
 import type { Knex } from 'knex';
-import { btcpayState, type BtcpayState, type MarkableStatus } from '../invoices/status-table.js';
 import { paymentMethodIdOf } from '../credentials/payment-method-ids.js';
-import { eventBody, greenfieldPayment, type InvoiceEvent, paymentIdOf } from './event-bodies.js';
+import { currentInvoiceOf, type CurrentInvoiceFacts } from '../invoices/current-invoice.js';
+import { greenfieldPayment, type InvoiceTransaction, isLive, paymentIdOf } from '../invoices/greenfield-payment.js';
+import { stateOf } from '../invoices/invoice-data.js';
+import type { BtcpayState, MarkableStatus } from '../invoices/status-table.js';
+import { eventBody, type InvoiceEvent } from './event-bodies.js';
 import { BTCPAY_SIGNER } from './event-types.js';
 import type { BtcpayWebhooks } from './webhook-service.js';
 
@@ -21,9 +24,6 @@ export interface BtcpayInvoiceRef {
 interface TrackRow {
   session_id: string;
   project_id: string;
-  session_status: SessionStatus;
-  invoice_id: string | null;
-  invoice_seq: number | null;
   status: BtcpayState['status'];
   additional_status: BtcpayState['additionalStatus'];
   announced_payments: string[];
@@ -41,7 +41,7 @@ type Cause =
   | { readonly kind: 'created' }
   | { readonly kind: 'marked' }
   | { readonly kind: 'session'; readonly change: SessionStatusChange }
-  | { readonly kind: 'invoice'; readonly change: InvoiceStatusChange; readonly pick: number | null };
+  | { readonly kind: 'invoice'; readonly change: InvoiceStatusChange };
 
 /**
  * Decides and enqueues the Greenfield invoice events of BTCPay invoices, in the transaction of
@@ -50,17 +50,21 @@ type Cause =
  * type, is a protocol delivery of the webhooks plugin (`webhooksProtocolDeliveries`) with its own
  * delivery id, signed `BTCPay-Sig` when sent.
  *
- * The BTCPay state is `btcpayState` of what the observers heard (the session's status, its current
- * invoice: the latest pick, or the invoice that completed it; the merchant's mark), kept per invoice
- * in `btcpay_webhook_invoices` with the state last announced; a change of state sends
- * `InvoiceProcessing`, `InvoiceSettled`, `InvoiceExpired` or `InvoiceInvalid` once. A payment
- * seen sends `InvoiceReceivedPayment` once, a payment counted `InvoicePaymentSettled` once. The
- * row is locked while deciding, so concurrent changes of one invoice never announce twice.
+ * The BTCPay state is `stateOf` the session as it is in the change's transaction (its status, its
+ * current invoice `invoice_id`, whether that invoice's live payments cover its amount, the
+ * merchant's mark): the same rule and the same source as `GET`. The state last announced is kept
+ * per invoice in `btcpay_webhook_invoices`; each change of state sends `InvoiceProcessing`,
+ * `InvoiceSettled`, `InvoiceExpired` or `InvoiceInvalid` (a status reached again after a
+ * reorganisation too: Settled → Processing → Settled tells the shop each time; a re-settlement
+ * short of the amount is `Invalid`, never `Settled`). A payment seen sends `InvoiceReceivedPayment`
+ * once, a payment counted `InvoicePaymentSettled` once. The row is locked while deciding, so
+ * concurrent changes of one invoice never announce twice.
  */
 export class BtcpayWebhookEvents {
   constructor(
     private readonly deps: {
       invoicesService: InvoiceService;
+      sessionsCheckout: CheckoutSessions;
       webhooksProtocolDeliveries: ProtocolDeliveries;
       btcpayWebhooks: BtcpayWebhooks;
     },
@@ -81,7 +85,7 @@ export class BtcpayWebhookEvents {
     const sessionId = sessionIdOfExternalId(change.externalId);
     if (!sessionId) return;
     const invoice = { sessionId, projectId: change.projectId, projectKind: change.projectKind };
-    await this.advance(trx, invoice, { kind: 'invoice', change, pick: pickNumber(change.externalId, sessionId) });
+    await this.advance(trx, invoice, { kind: 'invoice', change });
   }
 
   /** A session's completion or expiry (`SESSION_OBSERVERS`): nothing unless the session is a BTCPay invoice. */
@@ -98,37 +102,14 @@ export class BtcpayWebhookEvents {
       sql`insert into btcpay_webhook_invoices (session_id, project_id) values (${ref.sessionId}, ${ref.projectId}) on conflict (session_id) do nothing returning session_id`,
     );
     const [track] = await sqlQuery<TrackRow>(trx, sql`select * from btcpay_webhook_invoices where session_id = ${ref.sessionId} for update`);
-    const next = { ...track!, announced_payments: [...track!.announced_payments] };
-    if (cause.kind === 'session') {
-      next.session_status = cause.change.status;
-      if (cause.change.invoiceId !== null && cause.change.invoiceId !== next.invoice_id) {
-        next.invoice_id = cause.change.invoiceId;
-        next.invoice_seq = null;
-      }
-    } else if (
-      cause.kind === 'invoice' &&
-      cause.pick !== null &&
-      next.session_status === 'open' &&
-      (next.invoice_seq === null || cause.pick >= next.invoice_seq)
-    ) {
-      // The latest pick is the open session's current invoice; an earlier one was switched away from.
-      next.invoice_id = cause.change.invoiceId;
-      next.invoice_seq = cause.pick;
-    }
-
-    const views = new Map<string, InvoiceView | undefined>();
-    const view = async (id: string) => {
-      if (!views.has(id)) views.set(id, await this.view(trx, ref.projectId, id));
-      return views.get(id);
-    };
-    const current = next.invoice_id === null ? undefined : await view(next.invoice_id);
+    const announced = [...track!.announced_payments];
+    // The session as the change leaves it (read in its transaction): its status and current invoice.
+    const session = await this.deps.sessionsCheckout.get(ref.projectId, ref.sessionId, { trx });
+    const current = await currentInvoiceOf(this.deps.invoicesService, session, trx);
     // The invoice whose payments may be new: the one that changed, or the one that completed the session.
     const paying = cause.kind === 'invoice' ? cause.change.invoiceId : cause.kind === 'session' ? cause.change.invoiceId : null;
-    const changed = paying === null ? undefined : await view(paying);
-    const state = announcedState(
-      btcpayState({ sessionStatus: next.session_status, invoiceStatus: current?.status ?? null, marked: invoice.marked_status }),
-      current,
-    );
+    const changed = paying === null ? undefined : paying === current?.view.id ? current.view : await this.view(trx, ref.projectId, paying);
+    const state = stateOf(session, invoice, current);
 
     const events: InvoiceEvent[] = [];
     const base = { storeId: ref.projectId, invoiceId: ref.sessionId, metadata: invoice.metadata ?? {} };
@@ -141,15 +122,15 @@ export class BtcpayWebhookEvents {
         const fields = { afterExpiration, paymentMethodId: paymentMethodIdOf(changed.coin), payment: greenfieldPayment(tx) };
         for (const type of tx.status === 'confirmed' ? (['InvoiceReceivedPayment', 'InvoicePaymentSettled'] as const) : (['InvoiceReceivedPayment'] as const)) {
           const key = `${type}:${paymentIdOf(tx)}`;
-          if (next.announced_payments.includes(key)) continue;
-          next.announced_payments.push(key);
+          if (announced.includes(key)) continue;
+          announced.push(key);
           events.push({ ...base, type, fields, gatewayInvoiceId: changed.id });
         }
       }
     }
-    const gatewayInvoiceId = next.invoice_id;
+    const gatewayInvoiceId = session.invoice_id;
     if (state.status !== track!.status) {
-      const paidSome = next.announced_payments.some((key) => key.startsWith('InvoiceReceivedPayment:'));
+      const paidSome = announced.some((key) => key.startsWith('InvoiceReceivedPayment:'));
       const status = statusEvent(state, current, paidSome);
       if (status) events.push({ ...base, ...status, gatewayInvoiceId });
     }
@@ -157,9 +138,8 @@ export class BtcpayWebhookEvents {
     await sqlQuery(
       trx,
       sql`update btcpay_webhook_invoices
-             set session_status = ${next.session_status}, invoice_id = ${next.invoice_id}, invoice_seq = ${next.invoice_seq},
-                 status = ${state.status}, additional_status = ${state.additionalStatus},
-                 announced_payments = ${JSON.stringify(next.announced_payments)}::jsonb, updated_at = now()
+             set status = ${state.status}, additional_status = ${state.additionalStatus},
+                 announced_payments = ${JSON.stringify(announced)}::jsonb, updated_at = now()
            where session_id = ${ref.sessionId}`,
     );
     await this.enqueue(trx, ref, events);
@@ -201,32 +181,9 @@ export class BtcpayWebhookEvents {
   }
 }
 
-/** The n of a pick's external id (`cs_<session>_<n>`); null for a late payment's (`cs_<session>_late_<n>`). */
-function pickNumber(externalId: string, sessionId: string): number | null {
-  const rest = externalId.slice(`cs_${sessionId}_`.length);
-  return /^[1-9][0-9]{0,8}$/.test(rest) ? Number(rest) : null;
-}
-
 /** The live total of an invoice's payments (seen or counted), base units. */
-function liveUnits(view: InvoiceView): bigint {
-  return view.transactions.filter((tx) => tx.status === 'pending' || tx.status === 'confirmed').reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
-}
-
-/** Whether the invoice's live payments cover its amount (less its tolerated shortfall; any amount in mode `any`). */
-function covers(view: InvoiceView): boolean {
-  const amount = BigInt(view.amount_crypto_units);
-  return view.matching_mode === 'any' || liveUnits(view) >= amount - toleratedShortfall(amount, view.underpayment_tolerance);
-}
-
-/**
- * The state the webhooks announce: `btcpayState`, except that a payment still waiting for its
- * confirmations is `Processing` only when it covers the amount, as BTCPay's `Processing` means
- * "paid in full, not yet confirmed"; a short one leaves the invoice `New` (`PaidPartial`) and sends
- * `InvoiceReceivedPayment` only, so a shop never ships on a partial payment.
- */
-function announcedState(state: BtcpayState, current: InvoiceView | undefined): BtcpayState {
-  if (state.status !== 'Processing' || !current || current.status !== 'detected' || covers(current)) return state;
-  return { status: 'New', additionalStatus: 'PaidPartial' };
+function liveUnits(transactions: readonly InvoiceTransaction[]): bigint {
+  return transactions.filter(isLive).reduce((sum, tx) => sum + BigInt(tx.amount_units), 0n);
 }
 
 /**
@@ -234,11 +191,14 @@ function announcedState(state: BtcpayState, current: InvoiceView | undefined): B
  * to one of the invoice's coin invoices was announced (an expiry is then `partiallyPaid`, even when
  * the session's ending cancelled the invoice that got it, unless the full amount came late).
  */
-function statusEvent(state: BtcpayState, current: InvoiceView | undefined, paidSome: boolean): Pick<InvoiceEvent, 'type' | 'fields'> | undefined {
+function statusEvent(state: BtcpayState, current: CurrentInvoiceFacts | undefined, paidSome: boolean): Pick<InvoiceEvent, 'type' | 'fields'> | undefined {
   const marked = state.additionalStatus === 'Marked';
   switch (state.status) {
     case 'Processing':
-      return { type: 'InvoiceProcessing', fields: { overPaid: current !== undefined && liveUnits(current) > BigInt(current.amount_crypto_units) } };
+      return {
+        type: 'InvoiceProcessing',
+        fields: { overPaid: current !== undefined && liveUnits(current.transactions) > BigInt(current.view.amount_crypto_units) },
+      };
     case 'Settled':
       return { type: 'InvoiceSettled', fields: { manuallyMarked: marked, overPaid: state.additionalStatus === 'PaidOver' } };
     case 'Expired':

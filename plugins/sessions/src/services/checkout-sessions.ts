@@ -101,9 +101,10 @@ export class CheckoutSessionsService implements CheckoutSessions {
     }
   }
 
-  async get(projectId: string, sessionId: string): Promise<SessionView> {
+  async get(projectId: string, sessionId: string, options: { readonly trx?: Knex.Transaction; readonly lock?: boolean } = {}): Promise<SessionView> {
     const store = this.deps.sessionsStore;
-    return store.viewOf(this.deps.db, await store.find(this.deps.db, projectId, sessionId));
+    const db = options.trx ?? this.deps.db;
+    return store.viewOf(db, await store.find(db, projectId, sessionId, options.trx !== undefined && options.lock === true));
   }
 
   async list(filter: SessionListFilter): Promise<KeysetPage<SessionView>> {
