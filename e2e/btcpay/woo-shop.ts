@@ -9,12 +9,9 @@ import { waitFor } from '@gw/kernel/testing';
 import { Receiver, type ReceivedRequest } from '@gw/testing';
 import type { GreenfieldValidator } from './greenfield-validator.js';
 import { runWooStep, type WooStep } from './woocommerce-driver.js';
-import { WOO_PERMISSIONS } from '@gw/plugin-btcpay/testing';
+import { WOO_EVENTS, WOO_PERMISSIONS } from '@gw/plugin-btcpay/testing';
 
-export { WOO_PERMISSIONS };
-
-/** GreenfieldApiWebhook::WEBHOOK_EVENTS. */
-export const WOO_EVENTS = ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceProcessing', 'InvoiceExpired', 'InvoiceSettled', 'InvoiceInvalid'];
+export { WOO_EVENTS, WOO_PERMISSIONS };
 
 /** What the plugin stores once connected (its `btcpay_gf_*` options). */
 export interface ShopOptions {

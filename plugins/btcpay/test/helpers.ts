@@ -23,6 +23,9 @@ export const WOO_PERMISSIONS = [
   'btcpay.store.webhooks.canmodifywebhooks',
 ];
 
+/** The events BTCPay's WooCommerce plugin registers its webhook for (its GreenfieldApiWebhook::WEBHOOK_EVENTS). */
+export const WOO_EVENTS = ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceProcessing', 'InvoiceExpired', 'InvoiceSettled', 'InvoiceInvalid'];
+
 /** Every plugin the btcpay plugin needs, in the composition's order, the dashboard included (the authorization flow's pages). */
 export const BTCPAY_PLUGINS = [
   ...SANDBOX_PLUGINS,

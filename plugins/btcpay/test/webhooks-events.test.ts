@@ -16,18 +16,10 @@ import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/t
 import { MailSink } from '@gw/plugin-oauth/testing';
 import { Receiver, stopAll } from '@gw/testing';
 import { btcpayPeersDir, greenfieldDocument } from './greenfield-document.js';
-import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type SandboxClient } from './helpers.js';
+import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, WOO_EVENTS, type GreenfieldAnswer, type SandboxClient } from './helpers.js';
 
-/** What the WooCommerce plugin registers (GreenfieldApiWebhook::WEBHOOK_EVENTS), with InvoiceCreated. */
-const WOO_EVENTS = [
-  'InvoiceCreated',
-  'InvoiceReceivedPayment',
-  'InvoicePaymentSettled',
-  'InvoiceProcessing',
-  'InvoiceExpired',
-  'InvoiceSettled',
-  'InvoiceInvalid',
-];
+/** What the WooCommerce plugin registers, with InvoiceCreated. */
+const EVENTS = ['InvoiceCreated', ...WOO_EVENTS];
 /** The schema of each event type's body in BTCPay's document. */
 const SCHEMA_OF: Readonly<Record<string, string>> = {
   InvoiceCreated: 'WebhookInvoiceEvent',
@@ -87,7 +79,7 @@ async function shop(t: ExecutionContext, webhook: Record<string, unknown> = {}):
     enabled: true,
     automaticRedelivery: true,
     url: `${receiver.url}${path}`,
-    authorizedEvents: { everything: false, specificEvents: WOO_EVENTS },
+    authorizedEvents: { everything: false, specificEvents: EVENTS },
     ...webhook,
   });
   t.is(created.status, 200, created.text);
@@ -325,7 +317,7 @@ test('only enabled webhooks that take the event get it; a disabled or deleted we
   replies.set(`${s.path}/down`, [503]);
   await greenfield(gw, s.token, 'PUT', `/api/v1/stores/${s.storeId}/webhooks/${s.webhookId}`, {
     url: `${receiver.url}${s.path}/down`,
-    authorizedEvents: { everything: false, specificEvents: WOO_EVENTS },
+    authorizedEvents: { everything: false, specificEvents: EVENTS },
   });
   const later = await invoice(t, s, 'order-disabled');
   const failed = await waitFor(async () => {
