@@ -13,7 +13,13 @@ import type { ExecutionContext } from 'ava';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-/** The folder of BTCPay's published material (`swagger/`, `greenfield-php/`). */
+/** Where the workplace keeps the peers (`/work/shared/peers/btcpay`). */
+const WORKPLACE_PEERS = '/work/shared/peers/btcpay';
+
+/**
+ * The folder of BTCPay's published material (`swagger/`, `greenfield-php/`): `GW_BTCPAY_PEERS`, a
+ * `shared/peers/btcpay` folder above this file, or the workplace's.
+ */
 export function btcpayPeersDir(): string {
   const given = process.env['GW_BTCPAY_PEERS'];
   if (given) return resolve(given);
@@ -22,9 +28,12 @@ export function btcpayPeersDir(): string {
     const candidate = join(dir, 'shared', 'peers', 'btcpay');
     if (existsSync(join(candidate, 'swagger', 'swagger.template.json'))) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('BTCPay peers not found: set GW_BTCPAY_PEERS to the folder holding swagger/ and greenfield-php/');
+    if (parent === dir) break;
     dir = parent;
   }
+  // A clone elsewhere on a machine of this workplace (CI's clean clone) finds the shared folder there.
+  if (existsSync(join(WORKPLACE_PEERS, 'swagger', 'swagger.template.json'))) return WORKPLACE_PEERS;
+  throw new Error('BTCPay peers not found: set GW_BTCPAY_PEERS to the folder holding swagger/ and greenfield-php/');
 }
 
 /** The merged document: `swagger.template.json` with every other template's paths, components and tags. */
