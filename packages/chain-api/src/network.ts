@@ -4,6 +4,8 @@
  * contract (`chain.ts`) and the watcher types (`watch/`) both build on it.
  */
 
+import type { PublicProvider } from './watch/public-provider.js';
+
 /**
  * A chain id (`btc`, `eth`, `ltc`): lower-case letters and digits, starting with a letter. The set
  * of ids is not closed: each chain module brings its own, and the chain registry
@@ -59,4 +61,11 @@ export interface NetworkDefinition {
    * call per address.
    */
   readonly multicall3?: string;
+  /**
+   * Providers anyone may use without a key (issue 40), in the order they are tried: the network is
+   * watched through them when `plugins.watchers.chains` says nothing of it. Operators of two or
+   * more different `operator`s make the default quorum 2. Absent or empty: none is known (a local
+   * network such as regtest).
+   */
+  readonly publicProviders?: readonly PublicProvider[];
 }

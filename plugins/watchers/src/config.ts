@@ -37,13 +37,51 @@ const Provider = Type.Object(
           'ZeroMQ endpoint of the same Bitcoin Core node (kind `bitcoin-core`), publishing both `zmqpubhashblock` and `zmqpubrawtx` on it, e.g. `tcp://127.0.0.1:28332`: a new block, or a transaction to a watched address entering the mempool, starts a scan pass at once. Polling goes on beside it and takes over while the connection is down.',
       }),
     ),
+    operator: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Who runs the provider. Providers of different operators are independent sources for the quorum; configured providers without one are all your own, one source together.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Object(
+        {
+          requestsPerSecond: Type.Number({ exclusiveMinimum: 0, maximum: 100_000, description: 'Sustained requests per second the provider allows.' }),
+          requestsPerDay: Type.Optional(Type.Integer({ minimum: 1, description: 'Requests per UTC day, where the provider caps the day.' })),
+        },
+        {
+          additionalProperties: false,
+          description: "The provider's request limits: requests are paced under them across instances, and a 429 rests it. Absent: unlimited (your own node).",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 
 const Network = Type.Object(
   {
-    providers: Type.Array(Provider, { minItems: 1, description: 'Tried in order; the next one takes over when one fails.' }),
+    providers: Type.Optional(
+      Type.Array(Provider, {
+        minItems: 1,
+        description: "Tried in order; the next one takes over when one fails. Absent: the chain's public providers for this network.",
+      }),
+    ),
+    publicProviders: Type.Optional(
+      Type.Union([Type.Literal('replace'), Type.Literal('join')], {
+        description:
+          "With `providers`: `replace` (the default) watches through them alone; `join` adds the chain's public providers after them (more sources for the quorum).",
+      }),
+    ),
+    quorum: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 5,
+        description:
+          'Independent providers (different operators) that must report a transfer in the same block at the confirmation threshold before it counts toward paid. Default: 2 where the providers have two or more operators, else 1.',
+      }),
+    ),
     startHeight: Type.Optional(Type.Integer({ minimum: 0, description: 'First block to scan when no cursor exists yet. Default: the tip at the first scan.' })),
     scanIntervalSeconds: Type.Optional(
       Type.Integer({
@@ -59,14 +97,15 @@ const Network = Type.Object(
 
 /**
  * Config slice `plugins.watchers`: which chain networks are watched and through which providers.
- * A network without providers is not watched. Example (gateway.config.json):
+ * A network the config does not name is watched through its chain's public providers (unless
+ * `publicProviders` is false). Example (gateway.config.json):
  *
  *     { "plugins": { "watchers": { "chains": { "eth": { "sepolia": { "providers": [{ "name": "node-a", "url": "http://127.0.0.1:8545" }] } } } } } }
  */
 export const WatchersConfigSchema = configSlice({
   chains: Type.Record(Type.String(), Type.Record(Type.String(), Network), {
     default: {},
-    description: 'chain id → network id → providers and start height.',
+    description: 'chain id → network id → providers, quorum and start height.',
   }),
   scanIntervalSeconds: Type.Optional(
     Type.Integer({
@@ -76,6 +115,24 @@ export const WatchersConfigSchema = configSlice({
         'Pause between two scans of a network once it has caught up with the tip, for every network without its own. Default: each chain`s block time, at least 1 s and at most 30 s (eth 12, polygon 2, bsc 1, tron 3, ada 20, ton 5, btc 30, ltc 30, base 2).',
     }),
   ),
+  publicProviders: Type.Boolean({
+    default: true,
+    description:
+      "Watch the mainnet and the test network in use of every enabled chain through the chain's public providers when `chains` says nothing of it. false: only the networks under `chains` are watched.",
+  }),
+  publicLimitShare: Type.Number({
+    minimum: 0.05,
+    maximum: 1,
+    default: 0.5,
+    description: "Share of a provider's documented limit the gateway uses at most (the rest is left to others behind the same address).",
+  }),
+  disagreementDecisionSeconds: Type.Integer({
+    minimum: 60,
+    maximum: 2_592_000,
+    default: 1800,
+    description:
+      'How long a disagreement between providers waits for them to agree (a lagging provider catching up) before it is the operator`s to decide: the invoice waits meanwhile, it is never credited on one provider`s word.',
+  }),
   providerTimeoutMs: Type.Integer({
     minimum: 100,
     maximum: 120_000,

@@ -4,5 +4,12 @@ import { defineErrors } from '@gw/kernel';
 export const watchersErrors = defineErrors('watchers', {
   orphan_not_found: { status: 404, message: 'No such orphan payment in this project.' },
   orphan_already_attributed: { status: 409, message: 'This orphan payment has already been attributed to an invoice.' },
+  disagreement_not_found: { status: 404, message: 'No such disagreement between providers.' },
+  disagreement_not_ripe: {
+    status: 409,
+    message: 'The providers may still agree (plugins.watchers.disagreementDecisionSeconds has not passed since the disagreement opened); decide once it has.',
+  },
+  disagreement_closed: { status: 409, message: 'This disagreement is closed: the providers agreed, or it was decided already.' },
+  provider_not_marked: { status: 404, message: 'This provider of this network is not marked.' },
   orphan_not_confirmed: { status: 409, message: 'This orphan payment has not reached the confirmation threshold yet; it can be attributed once it has.' },
 });

@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { trimTrailing } from '../trim-trailing.js';
+import type { ProviderRateLimit } from './public-provider.js';
 
 /** One configured provider (Esplora, a JSON-RPC node, TronGrid, Blockfrost, toncenter, ...). */
 export interface ProviderEndpoint {
@@ -37,6 +38,42 @@ export interface ProviderEndpoint {
    * `zmqpubrawtx`, e.g. `tcp://127.0.0.1:28332`); absent: polling only.
    */
   readonly zmqUrl?: string;
+  /**
+   * Who runs the provider: endpoints of one operator are one source for the quorum (issue 40).
+   * Public providers name theirs; a configured provider without one counts as the gateway
+   * operator's own (`OWN_OPERATOR`), so that all of them together are one source.
+   */
+  readonly operator?: string;
+  /** Its request limits: requests are paced under them across instances (`ProviderBudget`). Absent: unlimited (an own node). */
+  readonly limit?: ProviderRateLimit;
+  /** `public`: from the chain's data (`NetworkDefinition.publicProviders`); `configured`: from the config file. */
+  readonly origin?: 'public' | 'configured';
+}
+
+/** The operator of configured providers that name none: the gateway operator's own, one source for the quorum. */
+export const OWN_OPERATOR = 'own';
+
+/** Who runs `endpoint`, for the quorum's independence. */
+export function operatorOf(endpoint: ProviderEndpoint): string {
+  return endpoint.operator ?? OWN_OPERATOR;
+}
+
+/**
+ * Paces the requests of endpoints with a `limit`, shared by every instance of the gateway (the
+ * watchers plugin keeps it in PostgreSQL), and rests an endpoint that answered 429.
+ */
+export interface ProviderBudget {
+  /**
+   * Called before each request to an endpoint with a `limit`. Resolves once a request may be sent
+   * under the limit (waiting for its turn when the pace asks for it), or answers `{ restingUntil }`
+   * without waiting when the endpoint rests (after a 429, or its day's requests are used up): the
+   * pool then moves on to the next endpoint as if this one had answered 429.
+   */
+  acquire(endpoint: ProviderEndpoint): Promise<{ readonly restingUntil?: Date }>;
+  /** The endpoint answered 429: it rests for `retryAfterMs` when it gave one, else a backoff that doubles per 429 in a row. */
+  rateLimited(endpoint: ProviderEndpoint, retryAfterMs: number | undefined): Promise<void>;
+  /** The endpoint answered: a streak of 429s is over. */
+  answered(endpoint: ProviderEndpoint): Promise<void>;
 }
 
 /** The `Authorization` header of an endpoint's Basic auth, or undefined when it has none. */
@@ -129,11 +166,15 @@ export interface ProviderPoolOptions {
   readonly timeoutMs: number;
   readonly onOutcome?: (outcome: ProviderOutcome) => void;
   readonly fetch?: typeof fetch;
+  /** Pacing of endpoints with a `limit` and rest after 429s; without it, limits are not enforced. */
+  readonly budget?: ProviderBudget;
 }
 
 export class ProviderPool {
   private preferred = 0;
   private readonly fetchImpl: typeof fetch;
+  /** Endpoints caught reporting what the others do not have (issue 40): asked only when every other one failed. */
+  private passedOver: ReadonlySet<string> = new Set();
 
   constructor(readonly options: ProviderPoolOptions) {
     if (options.endpoints.length === 0) throw new Error(`no providers configured for ${options.chain}/${options.network}`);
@@ -142,6 +183,20 @@ export class ProviderPool {
 
   get endpoints(): readonly ProviderEndpoint[] {
     return this.options.endpoints;
+  }
+
+  /** A pool of `endpoint` alone, with this pool's timeout, budget and outcome reports: how one provider is asked on its own (the quorum's attestations). */
+  single(endpoint: ProviderEndpoint): ProviderPool {
+    return new ProviderPool({ ...this.options, endpoints: [endpoint] });
+  }
+
+  /**
+   * The endpoints (by name) marked for reporting what the others do not have: from now on they
+   * come after every other endpoint, so they answer only when all the others failed. Replaces the
+   * previous set (the watchers read the marks from PostgreSQL at each pass).
+   */
+  passOverMarked(names: ReadonlySet<string>): void {
+    this.passedOver = names;
   }
 
   /**
@@ -153,8 +208,7 @@ export class ProviderPool {
   async run<T>(operation: string, call: (http: ProviderHttp, endpoint: ProviderEndpoint) => Promise<T>): Promise<T> {
     const { endpoints } = this.options;
     let last: ProviderError | undefined;
-    for (let i = 0; i < endpoints.length; i++) {
-      const index = (this.preferred + i) % endpoints.length;
+    for (const index of this.order()) {
       const endpoint = endpoints[index]!;
       const started = performance.now();
       try {
@@ -179,6 +233,13 @@ export class ProviderPool {
       }
     }
     throw last!;
+  }
+
+  /** Endpoint indexes in the order a call tries them: from the preferred one round, marked ones last. */
+  private order(): number[] {
+    const { endpoints } = this.options;
+    const all = endpoints.map((_, i) => (this.preferred + i) % endpoints.length);
+    return [...all.filter((i) => !this.passedOver.has(endpoints[i]!.name)), ...all.filter((i) => this.passedOver.has(endpoints[i]!.name))];
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   type ChainWatcher,
   type FailureLog,
   type ObservedTransfer,
+  type ProviderEndpoint,
   type ProviderPool,
   type ScannedBlock,
   type SpentOutput,
@@ -41,6 +42,8 @@ export interface ScanReport {
   readonly error?: string;
   /** The mempool step after the blocks (chains whose providers show a mempool). */
   readonly mempool?: MempoolReport;
+  /** Set when the pass did nothing because the network is watched through its public providers only once a pool address waits there, and none does yet. */
+  readonly idle?: boolean;
   /**
    * Set when the pass did nothing because the network backs off after failed passes: no pass
    * scans it before this time (`next_scan_at`).
@@ -66,10 +69,29 @@ export interface ScanTarget {
   readonly watcher: ChainWatcher;
   /** The watcher's providers: one found behind is passed over, so the next pass asks another. */
   readonly providers?: ProviderPool;
+  /**
+   * Each provider on its own, for the quorum (issue 40): a transfer counts toward paid once
+   * `quorum` of them, of different operators, report it in the same block at the threshold.
+   * Absent (tests that build a target by hand): the quorum is 1 and nothing is asked twice.
+   */
+  readonly attestors?: readonly Attestor[];
+  /** Independent providers that must agree before a transfer counts toward paid (1: the scanning provider's word suffices). */
+  readonly quorum?: number;
+  /** Where the providers come from: the chain's public ones, the config's, or both (`publicProviders: "join"`). */
+  readonly origin?: 'public' | 'configured' | 'joined';
+  /** Watched through public defaults the config does not name: scanned only once a pool address waits on the network. */
+  readonly idleUntilUsed?: boolean;
   readonly watched: PoolWatchedAddresses;
   readonly startHeight?: number | undefined;
   /** Pause between two passes once caught up, and the first backoff step (`WatcherRegistry` resolves it). */
   readonly scanIntervalSeconds: number;
+}
+
+/** One provider asked on its own: its endpoint, its operator (independence) and a watcher reading through it alone. */
+export interface Attestor {
+  readonly endpoint: ProviderEndpoint;
+  readonly operator: string;
+  readonly watcher: ChainWatcher;
 }
 
 /** Blocks one pass covers at most (several `scan` calls), so a pass and its transaction stay short. */
@@ -163,6 +185,8 @@ export class ChainScanner {
         );
         if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date())
           return { ran: true, transfers: 0, behind: false, backoffUntil: new Date(cursor.next_scan_at) };
+        // A network watched by default costs its public providers nothing until a payment may come.
+        if (!cursor && target.idleUntilUsed && (await target.watched.active()).length === 0) return { ran: true, transfers: 0, behind: false, idle: true };
         endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
 
         const head = await target.watcher.head();
