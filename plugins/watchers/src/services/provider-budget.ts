@@ -37,6 +37,9 @@ interface TurnRow {
   readonly wait_ms: number;
   readonly resting_until: Date | null;
   readonly streak: number;
+  /** The UTC day and epoch second the request was counted in. */
+  readonly day: string;
+  readonly second: string;
 }
 
 interface UsageRow {
@@ -64,7 +67,8 @@ interface UsageRow {
  *   asked no more that UTC day once the cap is reached; it rests until 00:00 UTC.
  * - **429.** A provider that answers 429 rests for its `Retry-After` (at most a day), or without
  *   one for 1 s doubling with each 429 in a row up to `maxBackoffSeconds`; the next answer ends
- *   the streak. A resting provider is not asked.
+ *   the streak. A resting provider is not asked, and this process's requests that were waiting
+ *   for their turn when the 429 came are not sent.
  *
  * Endpoints without a `limit` (an own node) never reach it: the pool asks the budget nothing for
  * them, so they cost no database work.
@@ -76,6 +80,15 @@ export class ProviderBudgets implements ProviderUsageReads {
    * and a key missing here costs at worst a rest that doubles once more than it should.
    */
   private readonly streaking = new Set<string>();
+
+  /**
+   * Rests this process learnt of (its own 429s), by key, numbered in the order they were
+   * learnt: a request that waited for its turn is not sent into a rest that began while it
+   * waited. The rest itself is in PostgreSQL; a request of another instance already waiting when
+   * the 429 came may still go (at most the pool's timeout of requests at the pace).
+   */
+  private readonly rests = new Map<string, { readonly until: number; readonly seq: number }>();
+  private seq = 0;
 
   constructor(private readonly deps: { db: Knex; watchersConfig: WatchersConfig }) {}
 
@@ -116,6 +129,8 @@ export class ProviderBudgets implements ProviderUsageReads {
   }
 
   private async acquire(chain: string, network: string, endpoint: ProviderEndpoint): Promise<{ readonly restingUntil?: Date }> {
+    const key = keyOf(chain, network, endpoint.name);
+    const asked = this.seq;
     const pace = paceOf(endpoint, this.deps.watchersConfig.publicLimitShare);
     const maxWaitMs = Math.min(this.deps.watchersConfig.providerTimeoutMs, LONGEST_TURN_WAIT_MS);
     let turn = await this.takeTurn(chain, network, endpoint.name, pace, maxWaitMs);
@@ -130,10 +145,16 @@ export class ProviderBudgets implements ProviderUsageReads {
       turn = await this.takeTurn(chain, network, endpoint.name, pace, maxWaitMs);
       if (turn === undefined) throw new Error(`the budget row of ${chain}/${network}/${endpoint.name} vanished`);
     }
-    const key = keyOf(chain, network, endpoint.name);
     if (turn.streak > 0) this.streaking.add(key);
     if (!turn.granted) return { restingUntil: turn.resting_until! };
-    if (turn.wait_ms > 0) await sleep(turn.wait_ms);
+    if (turn.wait_ms > 0) {
+      await sleep(turn.wait_ms);
+      const rest = this.rests.get(key);
+      if (rest !== undefined && rest.seq > asked && rest.until > Date.now()) {
+        await this.giveBack(chain, network, endpoint.name, turn);
+        return { restingUntil: new Date(rest.until) };
+      }
+    }
     return {};
   }
 
@@ -181,16 +202,34 @@ export class ProviderBudgets implements ProviderUsageReads {
                  case when turn.resting then turn.rest_until
                       when turn.spent then (turn.today + 1)::timestamp at time zone 'UTC'
                       when not turn.granted then turn.slot end as resting_until,
-                 turn.streak
+                 turn.streak, turn.today::text as day, turn.second::text as second
             from turn`,
     );
     return row;
   }
 
+  /**
+   * A turn taken but not used (a rest began while it waited): the request is not counted as sent.
+   * Its moment stays taken: the pace only gets slower for it. Rare, so a statement of its own.
+   */
+  private async giveBack(chain: string, network: string, provider: string, turn: TurnRow): Promise<void> {
+    await sqlQuery(
+      this.deps.db,
+      sql`update watchers_provider_budgets b
+             set day_count = case when b.day = ${turn.day}::date then greatest(b.day_count - 1, 0) else b.day_count end,
+                 second_counts[r.ring] = case when b.second_stamps[r.ring] = r.second then greatest(b.second_counts[r.ring] - 1, 0) else b.second_counts[r.ring] end
+            from (select ${turn.second}::bigint as second, (${turn.second}::bigint % 60 + 1)::int as ring) r
+           where b.chain = ${chain} and b.network = ${network} and b.provider = ${provider}`,
+    );
+  }
+
   private async rateLimited(chain: string, network: string, endpoint: ProviderEndpoint, retryAfterMs: number | undefined): Promise<void> {
     const longestBackoffMs = this.deps.watchersConfig.maxBackoffSeconds * 1000;
-    this.streaking.add(keyOf(chain, network, endpoint.name));
-    await sqlQuery(
+    const key = keyOf(chain, network, endpoint.name);
+    this.streaking.add(key);
+    // Known at once to this process's waiting requests, before PostgreSQL has it; then its figure.
+    this.rests.set(key, { until: Date.now() + Math.min(retryAfterMs ?? FIRST_REST_MS, LONGEST_RETRY_AFTER_MS), seq: ++this.seq });
+    const [rested] = await sqlQuery<{ rest_until: Date }>(
       this.deps.db,
       sql`update watchers_provider_budgets b
              set rest_until = greatest(b.rest_until, c.now + interval '1 millisecond' * coalesce(
@@ -198,8 +237,10 @@ export class ProviderBudgets implements ProviderUsageReads {
                    least(${FIRST_REST_MS}::float8 * power(2, least(b.streak, 30)), ${longestBackoffMs}::float8))),
                  streak = b.streak + 1
             from (select clock_timestamp() as now) c
-           where b.chain = ${chain} and b.network = ${network} and b.provider = ${endpoint.name}`,
+           where b.chain = ${chain} and b.network = ${network} and b.provider = ${endpoint.name}
+          returning b.rest_until`,
     );
+    if (rested !== undefined) this.rests.set(key, { until: rested.rest_until.getTime(), seq: ++this.seq });
   }
 
   private async answered(chain: string, network: string, endpoint: ProviderEndpoint): Promise<void> {
