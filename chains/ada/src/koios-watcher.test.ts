@@ -282,7 +282,7 @@ for (const declared of [true, false]) {
 test('v1 recording: collateral return and reference inputs never count; a failed transaction keeps only its collateral return', (t) => {
   const [plutus, plain] = rows('mainnet/tx_info.json');
   const parsed = parseKoiosTx(plutus, 'tx_info');
-  t.true(parsed.valid, 'no valid_contract (Koios before 1.4.3): outputs beside the collateral return mean it passed');
+  t.true(parsed.valid, 'no valid_contract (recorded before Koios added it): outputs beside the collateral return mean it passed');
   t.is(parsed.blockHeight, 9065861);
   t.deepEqual(
     parsed.moves.outputs.map((o) => [o.outputIndex, o.lovelace]),
