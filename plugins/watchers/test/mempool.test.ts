@@ -123,3 +123,34 @@ test.serial('finding 9: a payment that existed before an invoice was created nev
   t.is(orphan.match, 'orphan');
   t.is(orphan.invoice_id, null);
 });
+
+test.serial(
+  'budgeted providers (mempoolScope awaiting) are asked only about addresses an invoice waits on; the others also about those in cooldown',
+  async (t) => {
+    const waiting = await invoice({ coin: 'eth', amount_crypto: '0.04' });
+    const ended = await invoice({ coin: 'eth', amount_crypto: '0.05' });
+    const cancelled = await signedFetch(gw.url, `/api/v1/invoices/${ended.id}/cancel`, { ...project, method: 'POST' });
+    t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+    const { addressPoolService } = gw.kernel.cradle;
+    t.is((await addressPoolService.expectingAddresses('eth')).find((row) => row.address === ended.address)?.state, 'cooldown');
+    const askedIn = async (scope: 'awaiting' | 'expecting') => {
+      const asked = new Set<string>();
+      const mempool = withMempool(async (watched) => {
+        for (const address of await watched.active()) asked.add(address);
+        return [];
+      });
+      const target: ScanTarget = { ...mempool, mempoolScope: scope };
+      // Enough passes for the rotating window to go round every address the scope holds.
+      const expecting = (await addressPoolService.expectingAddresses('eth')).length;
+      for (let i = 0; i <= Math.ceil(expecting / WINDOW); i++) await pass(target);
+      return asked;
+    };
+    const budgeted = await askedIn('awaiting');
+    t.true(budgeted.has(waiting.address), 'the waiting invoice’s address is asked about');
+    t.false(budgeted.has(ended.address), 'the address in cooldown is not');
+    const unbudgeted = await askedIn('expecting');
+    t.true(unbudgeted.has(ended.address), 'without a budget, the address in cooldown is asked about too');
+    // The registry decides the scope from the providers: anvil's endpoint has no limit.
+    t.is(gw.kernel.cradle.watchersRegistry.get('eth', 'sepolia')!.mempoolScope, 'expecting');
+  },
+);

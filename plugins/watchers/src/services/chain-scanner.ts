@@ -82,6 +82,13 @@ export interface ScanTarget {
   readonly origin?: 'public' | 'configured' | 'joined';
   /** Watched through public defaults the config does not name: scanned only once a pool address waits on the network. */
   readonly idleUntilUsed?: boolean;
+  /**
+   * Which addresses the mempool step asks a per-address provider about: `expecting` (the default)
+   * every address an invoice waits on or that is in cooldown after one; `awaiting` only the
+   * former, where the providers' requests are budgeted (a `limit`): an address is then probed for
+   * the invoice's lifetime instead of its cooldown too, and a late payment is found in its block.
+   */
+  readonly mempoolScope?: 'expecting' | 'awaiting';
   readonly watched: PoolWatchedAddresses;
   readonly startHeight?: number | undefined;
   /** Pause between two passes once caught up, and the first backoff step (`WatcherRegistry` resolves it). */
@@ -503,7 +510,7 @@ class BoundedWatched implements WatchedAddresses {
   ) {}
 
   static async next(db: Knex, target: ScanTarget, size: number): Promise<BoundedWatched> {
-    const all = [...new Set(await target.watched.active())].sort();
+    const all = [...new Set(await (target.mempoolScope === 'awaiting' ? target.watched.awaiting() : target.watched.active()))].sort();
     const [cursor] = await sqlQuery<{ mempool_offset: number | null }>(
       db,
       sql`select mempool_offset from watchers_cursors where chain = ${target.adapter.definition.id} and network = ${target.network}`,

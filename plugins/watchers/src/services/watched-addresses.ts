@@ -87,14 +87,19 @@ export class PoolWatchedAddresses implements WatchedAddresses {
   }
 
   async active(): Promise<string[]> {
-    return ours(() => this.expecting());
+    return ours(() => this.expecting(() => true));
   }
 
-  private async expecting(): Promise<string[]> {
+  /** The pool addresses allocated to an invoice that waits (`active` without those in cooldown after one). */
+  async awaiting(): Promise<string[]> {
+    return ours(() => this.expecting((row) => row.state === 'allocated'));
+  }
+
+  private async expecting(keep: (row: PoolAddressRef) => boolean): Promise<string[]> {
     if (!this.kind) return [];
     const rows = await this.deps.addressPoolService.expectingAddresses(this.definition.id);
     const kinds = await this.deps.tenancyProjects.kinds(rows.map((r) => r.projectId));
-    return [...new Set(rows.filter((r) => kinds.get(r.projectId) === this.kind).map((r) => r.address))];
+    return [...new Set(rows.filter((r) => kinds.get(r.projectId) === this.kind && keep(r)).map((r) => r.address))];
   }
 }
 

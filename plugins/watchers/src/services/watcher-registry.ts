@@ -147,6 +147,7 @@ export class WatcherRegistry {
       quorum,
       origin,
       idleUntilUsed: settings === undefined,
+      mempoolScope: endpoints.some((e) => e.limit !== undefined) ? 'awaiting' : 'expecting',
       watched: new PoolWatchedAddresses(this.deps, definition, network.id),
       startHeight: settings?.startHeight,
       scanIntervalSeconds: settings?.scanIntervalSeconds ?? config.scanIntervalSeconds ?? pollIntervalOf(definition),
