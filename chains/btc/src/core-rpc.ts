@@ -102,6 +102,19 @@ export function parseBlockCount(result: unknown): number {
   return result;
 }
 
+/**
+ * `getblockheader <hash>`: the block's height, or null when the block is not on the node's best
+ * chain (`confirmations` -1: a branch it left).
+ */
+export function parseBlockHeader(result: unknown, hash: string): number | null {
+  expectShape(isJsonObject(result), `getblockheader ${hash}: not an object`);
+  const { hash: h, height, confirmations } = result;
+  expectShape(h === hash, `getblockheader ${hash}: answered ${String(h)}`);
+  expectShape(typeof height === 'number' && Number.isSafeInteger(height) && height >= 0, `getblockheader ${hash}: bad height`);
+  expectShape(typeof confirmations === 'number' && Number.isSafeInteger(confirmations), `getblockheader ${hash}: bad confirmations`);
+  return confirmations < 0 ? null : height;
+}
+
 /** `getblockhash`. */
 export function parseBlockHash(result: unknown, height: number): string {
   expectShape(typeof result === 'string' && HASH.test(result), `getblockhash ${height}: not a block hash`);

@@ -46,6 +46,8 @@ export interface EsploraTx {
   readonly vout: readonly EsploraOutput[];
   /** Absent in some servers' block pages; `confirmed: false` for mempool transactions. */
   readonly confirmed?: boolean;
+  /** The block that holds it, where the answer's `status` names it (`GET /tx/:txid`). */
+  readonly block?: { readonly height: number; readonly hash: string; readonly time: number };
 }
 
 function isCount(value: unknown): value is number {
@@ -101,9 +103,19 @@ function parseTx(value: unknown, where: string): EsploraTx {
   const isCoinbase = vin[0]!['is_coinbase'] === true;
   const spends = isCoinbase ? [] : vin.map((input, index) => parseOutpoint(input['txid'], input['vout'], `${where} ${txid} input ${index}`));
   const outputs = vout.map((output) => parseOutput(output, `${where} ${txid}`));
-  return status === undefined
-    ? { txid, isCoinbase, spends, vout: outputs }
-    : { txid, isCoinbase, spends, vout: outputs, confirmed: status['confirmed'] as boolean };
+  if (status === undefined) return { txid, isCoinbase, spends, vout: outputs };
+  const confirmed = status['confirmed'] as boolean;
+  const { block_height: height, block_hash: hash, block_time: time } = status;
+  if (!confirmed || (height === undefined && hash === undefined)) return { txid, isCoinbase, spends, vout: outputs, confirmed };
+  expectShape(isCount(height) && typeof hash === 'string' && HASH.test(hash) && isCount(time), `${where}: bad block of ${txid}`);
+  return { txid, isCoinbase, spends, vout: outputs, confirmed, block: { height, hash, time } };
+}
+
+/** `GET /tx/:txid`: one transaction, checked to be the one asked for. */
+export function parseTxAnswer(body: unknown, txid: string): EsploraTx {
+  const tx = parseTx(body, `/tx/${txid}`);
+  expectShape(tx.txid === txid, `/tx/${txid}: answered ${tx.txid}`);
+  return tx;
 }
 
 /** The outpoint an input spends (`vin[].txid`, `vin[].vout`, the same fields in Esplora and Core). */

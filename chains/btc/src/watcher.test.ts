@@ -36,6 +36,9 @@ const GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26
 const MAIN_828669 = '000000000000000000000cde53a239563c5a947d325c526bf140c7663b989b56';
 const TEST_1259783 = '00000000004e150651daa12a6bc6c144505a1a93bf158b8aef1da36c1893df8c';
 const MEMPOOL_ADDRESS = '3Gw73hEempkoTG4Y3tLgvzxcQE2K9P6KL1';
+const MEMPOOL_TX = '5f753368e7eeaa3e8629ce3f826fe8dfac1fd628ccd6651c87fe2ead18fd8249';
+const TX_833101 = '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3';
+const BLOCK_833101 = '00000000000000000002d045520eb8425f4d4fab03acd36bc6c75796d8f6cebd';
 
 /** Path → recorded body, per network. Anything else answers 404 like Esplora does. */
 const ROUTES: Record<'mainnet' | 'testnet', Record<string, string>> = {
@@ -52,6 +55,10 @@ const ROUTES: Record<'mainnet' | 'testnet', Record<string, string>> = {
     [`/block/${MAIN_828669}/txs/25`]: fixture('mainnet-block-0-txs-0.json'),
     [`/address/${MEMPOOL_ADDRESS}/txs/mempool`]: fixture('mainnet-address-3Gw73h-txs-mempool.json'),
     '/address/bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c/txs/mempool': '[]',
+    // Recorded `GET /tx/:txid` (in block 833101).
+    [`/tx/${TX_833101}`]: fixture('mainnet-tx-0dbf4436.json'),
+    // The recorded unconfirmed transaction of the mempool answer, as `GET /tx/:txid` answers it (same object).
+    [`/tx/${MEMPOOL_TX}`]: JSON.stringify((JSON.parse(fixture('mainnet-address-3Gw73h-txs-mempool.json')) as unknown[])[0]),
   },
   testnet: {
     '/block-height/1259783': fixture('testnet-block-height-1259783.txt'),
@@ -309,6 +316,52 @@ test('mempool(): unconfirmed outputs to active addresses, without block', async 
       [...s.providers[0]!.requests].sort(),
       [`/address/${MEMPOOL_ADDRESS}/txs/mempool`, '/address/bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c/txs/mempool'].sort(),
     );
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('transactionIn(): one GET /tx/:txid gives the block that holds it and its transfers to watched addresses', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    const found = await s.watcher.transactionIn!(TX_833101, BLOCK_833101, watching(['bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c']));
+    t.is(found?.height, 833101);
+    t.is(found?.blockHash, BLOCK_833101);
+    t.is(found?.transfers.length, 1, 'only the output to the watched address');
+    t.like(found?.transfers[0], {
+      txHash: TX_833101,
+      outputIndex: 0,
+      toAddress: 'bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c',
+      amountUnits: 294n,
+      blockHeight: 833101,
+      blockHash: BLOCK_833101,
+    });
+    t.deepEqual(s.providers[0]!.requests, [`/tx/${TX_833101}`], 'one request, not the block’s pages');
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('transactionIn(): null for a transaction the provider has only in its mempool, or not at all (404)', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet']);
+  try {
+    t.is(await s.watcher.transactionIn!(MEMPOOL_TX, BLOCK_833101, watching([MEMPOOL_ADDRESS])), null);
+    t.is(await s.watcher.transactionIn!('ab'.repeat(32), BLOCK_833101, watching([MEMPOOL_ADDRESS])), null);
+  } finally {
+    await teardown(s);
+  }
+});
+
+test('transactionIn(): an answer about another transaction is malformed, and the next provider is asked', async (t) => {
+  const s = await setup(MAINNET, ['replay-mainnet', 'replay-mainnet']);
+  try {
+    // The first provider answers the recorded transaction for any id (a provider that confuses them).
+    const path = `/tx/${'cd'.repeat(32)}`;
+    ROUTES.mainnet[path] = fixture('mainnet-tx-0dbf4436.json');
+    await t.throwsAsync(() => s.watcher.transactionIn!('cd'.repeat(32), BLOCK_833101, watching([], [])), { instanceOf: ProviderError });
+    t.true(s.outcomes.every((o) => o.outcome === 'malformed'));
+    t.is(s.outcomes.length, 2, 'both providers were asked');
+    delete ROUTES.mainnet[path];
   } finally {
     await teardown(s);
   }

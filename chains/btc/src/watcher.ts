@@ -16,12 +16,32 @@ import {
   type PushedTransaction,
   type ScannedBlock,
   type Unsubscribe,
+  type TransactionInBlock,
   type WatchedAddresses,
   type WatcherOptions,
 } from '@gw/chain-api';
 import { bitcoinParams, type Bip84Params } from './bip84-params.js';
-import { ESPLORA_TXS_PAGE_SIZE, parseBlock, parseBlockHashText, parseHeightText, parseTxList, type EsploraOutput, type EsploraTx } from './esplora.js';
-import { getRawTransactions, RpcCallError, parseBlockCount, parseBlockHash, parseCoreBlock, parseCoreTx, parseMempoolTxids, rpcCall } from './core-rpc.js';
+import {
+  ESPLORA_TXS_PAGE_SIZE,
+  parseBlock,
+  parseBlockHashText,
+  parseHeightText,
+  parseTxAnswer,
+  parseTxList,
+  type EsploraOutput,
+  type EsploraTx,
+} from './esplora.js';
+import {
+  getRawTransactions,
+  RpcCallError,
+  parseBlockCount,
+  parseBlockHash,
+  parseBlockHeader,
+  parseCoreBlock,
+  parseCoreTx,
+  parseMempoolTxids,
+  rpcCall,
+} from './core-rpc.js';
 import { subscribeCoreZmq } from './zmq.js';
 
 bitcoin.initEccLib(ecc);
@@ -34,6 +54,8 @@ const MEMPOOL_CONCURRENCY = 4;
 export const BTC_PROVIDER_KINDS = ['esplora', 'bitcoin-core'] as const;
 /** Core's "Block height out of range" (getblockhash above the tip). */
 const RPC_INVALID_PARAMETER = -8;
+/** Core's RPC_INVALID_ADDRESS_OR_KEY, its "Block not found". */
+const RPC_INVALID_ADDRESS_OR_KEY = -5;
 /** `previousblockhash` of the genesis block, which has none. */
 const NO_PARENT = '0'.repeat(64);
 
@@ -151,6 +173,43 @@ export class BtcWatcher implements ChainWatcher {
       // Every input of the block: whose outputs they are is the watchers plugin's to tell.
       spends: block.txs.flatMap(({ tx }) => tx.spends.map((spent) => ({ txHash: spent.txid, outputIndex: spent.vout, spentBy: tx.txid }))),
     }));
+  }
+
+  /**
+   * Esplora: `GET /tx/:txid` (one request; its `status` names the block). A node: the block read
+   * whole (`getblock` needs no transaction index), which costs an own node nothing.
+   */
+  async transactionIn(txHash: string, blockHash: string, watched: WatchedAddresses): Promise<TransactionInBlock | null> {
+    const found = await this.providers.run('transaction', async (http, endpoint) => {
+      if (isCore(endpoint)) {
+        let height: number | null;
+        try {
+          height = parseBlockHeader(await rpcCall(http, 'getblockheader', [blockHash]), blockHash);
+        } catch (error) {
+          // "Block not found" (Core -5, bcoin -1): the node never had it.
+          if (error instanceof RpcCallError && (error.code === RPC_INVALID_ADDRESS_OR_KEY || error.message.endsWith('Block not found'))) return null;
+          throw error;
+        }
+        if (height === null) return null;
+        const block = await this.readCoreBlock(http, height);
+        const located = block.txs.find(({ tx }) => tx.txid === txHash);
+        return located ? { height, hash: block.hash, located, time: block.time } : null;
+      }
+      const path = `/tx/${txHash}`;
+      const body = await http.json('GET', path, { allowNotFound: true });
+      if (body === undefined) return null;
+      const tx = parseTxAnswer(body, txHash);
+      if (!tx.block) return null;
+      return { height: tx.block.height, hash: tx.block.hash, located: this.locate(tx), time: new Date(tx.block.time * 1000) };
+    });
+    if (!found) return null;
+    const addresses = found.located.addresses.filter((a): a is string => a !== null);
+    const wanted = addresses.length === 0 ? new Set<string>() : await watched.filter(addresses);
+    return {
+      height: found.height,
+      blockHash: found.hash,
+      transfers: this.transfersOf(found.located, wanted, { blockHeight: found.height, blockHash: found.hash, observedAt: found.time }),
+    };
   }
 
   async mempool(watched: WatchedAddresses): Promise<ObservedTransfer[]> {

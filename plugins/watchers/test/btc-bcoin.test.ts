@@ -75,6 +75,24 @@ test.serial(
   },
 );
 
+test.serial(
+  'bcoin regtest: transactionIn through a node reads the block it names (getblockheader, getblock): the payment with its height; null for a block the node does not have',
+  async (t) => {
+    const inv = await invoice({ coin: 'btc', amount_crypto: '0.02' });
+    const { txid, blockHash } = await payToPaid(t, node, inv, 2_000_000n);
+    const { watcher } = gw.kernel.cradle.watchersRegistry.get('btc', 'regtest')!;
+    const only = { filter: async (candidates: readonly string[]) => new Set(candidates.filter((a) => a === inv.address)), active: async () => [inv.address] };
+    const found = await watcher.transactionIn!(txid, blockHash, only);
+    t.is(found?.blockHash, blockHash);
+    t.is(found?.height, (await node.rpc<{ height: number }>('getblockheader', [blockHash])).height);
+    t.deepEqual(
+      found?.transfers.map((transfer) => [transfer.toAddress, transfer.amountUnits]),
+      [[inv.address, 2_000_000n]],
+    );
+    t.is(await watcher.transactionIn!(txid, 'ab'.repeat(32), only), null, 'a block the node never had');
+  },
+);
+
 test.serial('bcoin regtest: an under-payment ends partial', (t) => underpayToPartial(t, node, 'btc'));
 
 test.serial('bcoin regtest: a stray payment to a free pool address is an orphan, seen in the mempool, attributed to a new paid invoice', (t) =>

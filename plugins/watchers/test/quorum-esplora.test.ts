@@ -9,7 +9,9 @@
  * of the published "abandon … about" test key that every test project registers, and 24,099,800
  * sats (output 1) to `tb1qr6ch6…zwna`, an address of no project. Built, not recorded: each server's
  * tip height (`/blocks/tip/height`, a bare number as Esplora answers it) is set by the test, an
- * unknown height answers Esplora's 404 `Block not found`, and the per-address mempool
+ * unknown height answers Esplora's 404 `Block not found`, `GET /tx/9fca06b2…` answers the page's
+ * transaction object as it is (Esplora's single-transaction answer has the same fields, `status`
+ * naming the block), and the per-address mempool
  * (`/address/:address/txs/mempool`) answers `[]` (an address with no unconfirmed transaction).
  *
  * What is changed to make a provider lie, and nothing else:
@@ -104,6 +106,8 @@ class EsploraReplay {
     if (path.startsWith('/block-height/')) return { status: 404, body: 'Block not found' };
     if (path === `/block/${HASH}`) return { status: 200, body: BLOCK };
     if (path === `/block/${HASH}/txs/0`) return { status: 200, body: this.page };
+    // The page's one transaction, as `GET /tx/:txid` answers it (its `status` names the block).
+    if (path === `/tx/${TXID}`) return { status: 200, body: JSON.stringify((JSON.parse(this.page) as unknown[])[0]) };
     if (/^\/address\/[a-z0-9]+\/txs\/mempool$/.test(path)) return { status: 200, body: '[]' };
     return { status: 404, body: 'unrecorded' };
   }

@@ -32,6 +32,15 @@ export interface ChainWatcher {
   scan(from: number, to: number, watched: WatchedAddresses): Promise<ScannedBlock[]>;
   /** Hash of the block at `height` on the provider's current chain, for reorg checks; null if it has none. */
   blockHash(height: number): Promise<string | null>;
+  /**
+   * The transaction `txHash` as the provider has it in a block: that block's height and hash, and
+   * the transaction's transfers to `watched` addresses; null when the provider has it in no block
+   * (unknown, or only in its mempool). `blockHash` is where the gateway recorded it (a node needs it
+   * to find a transaction without an index). Optional: watchers whose providers answer one
+   * transaction in a request or two (Esplora `GET /tx/{txid}`) offer it, and the quorum asks it
+   * instead of reading the whole block (a full Bitcoin block is about 150 Esplora requests).
+   */
+  transactionIn?(txHash: string, blockHash: string, watched: WatchedAddresses): Promise<TransactionInBlock | null>;
   /** Transfers to watched addresses not yet in a block (chains whose providers show a mempool). */
   mempool?(watched: WatchedAddresses): Promise<ObservedTransfer[]>;
   /** Largest range one `scan` call should cover (provider limits, e.g. `eth_getLogs` ranges). */
@@ -52,6 +61,13 @@ export interface ChainWatcher {
    * `onConnection`. Returns the unsubscribe.
    */
   subscribeHeads?(listener: HeadListener): Unsubscribe;
+}
+
+/** Where a provider has a transaction (`ChainWatcher.transactionIn`). */
+export interface TransactionInBlock {
+  readonly height: number;
+  readonly blockHash: string;
+  readonly transfers: readonly ObservedTransfer[];
 }
 
 /** A tip pushed by a provider. */

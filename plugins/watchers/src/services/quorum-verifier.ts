@@ -278,20 +278,45 @@ export class QuorumVerifier {
       const deep = group.filter((t) => tip >= height + t.depth - 1);
       for (const t of group) if (!deep.includes(t)) answers.set(t.id, 'lagging');
       if (deep.length === 0) continue;
-      let transfersThere: readonly ObservedTransfer[];
-      let hash: string;
       try {
-        const block = (await attestor.watcher.scan(height, height, onlyAddresses(deep.map((t) => t.to_address)))).find((b) => b.height === height);
-        if (!block) throw new ProviderError('malformed', attestor.endpoint.name, `scan ${height}..${height} returned no block ${height}`);
-        hash = block.hash;
-        transfersThere = block.transfers;
+        const found = attestor.watcher.transactionIn ? await this.byTransaction(attestor, height, deep) : await this.byBlock(attestor, height, deep);
+        for (const [id, answer] of found) answers.set(id, answer);
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
         for (const t of deep) answers.set(t.id, 'unavailable');
+      }
+    }
+    return answers;
+  }
+
+  /** The provider's answers from the block at `height` read through it alone, restricted to the transfers' addresses. */
+  private async byBlock(attestor: Attestor, height: number, deep: readonly Waiting[]): Promise<Map<string, AttestationAnswer>> {
+    const block = (await attestor.watcher.scan(height, height, onlyAddresses(deep.map((t) => t.to_address)))).find((b) => b.height === height);
+    if (!block) throw new ProviderError('malformed', attestor.endpoint.name, `scan ${height}..${height} returned no block ${height}`);
+    return new Map(
+      deep.map(
+        (t) => [t.id, block.hash !== t.block_hash ? 'other_branch' : block.transfers.some((seen) => sameTransfer(seen, t)) ? 'reported' : 'denied'] as const,
+      ),
+    );
+  }
+
+  /**
+   * The provider's answers from each transaction asked on its own (`transactionIn`: one Esplora
+   * request instead of a whole block's pages). A transaction it has in no block is a denial where
+   * its block at `height` is ours, and another branch where it is not.
+   */
+  private async byTransaction(attestor: Attestor, height: number, deep: readonly Waiting[]): Promise<Map<string, AttestationAnswer>> {
+    const answers = new Map<string, AttestationAnswer>();
+    let ours: boolean | undefined;
+    for (const [txHash, ofTx] of groupBy(deep, (t) => t.tx_hash)) {
+      const found = await attestor.watcher.transactionIn!(txHash, ofTx[0]!.block_hash, onlyAddresses(ofTx.map((t) => t.to_address)));
+      if (found && (found.height !== height || found.blockHash !== ofTx[0]!.block_hash)) {
+        for (const t of ofTx) answers.set(t.id, 'other_branch');
         continue;
       }
-      for (const t of deep) {
-        answers.set(t.id, hash !== t.block_hash ? 'other_branch' : transfersThere.some((seen) => sameTransfer(seen, t)) ? 'reported' : 'denied');
+      if (!found) ours ??= (await attestor.watcher.blockHash(height)) === ofTx[0]!.block_hash;
+      for (const t of ofTx) {
+        answers.set(t.id, found ? (found.transfers.some((seen) => sameTransfer(seen, t)) ? 'reported' : 'denied') : ours ? 'denied' : 'other_branch');
       }
     }
     return answers;
