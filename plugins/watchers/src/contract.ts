@@ -20,6 +20,8 @@ import type { ProviderUsageReads } from './services/provider-usage.js';
 import type { WatcherRegistry } from './services/watcher-registry.js';
 
 import type { WatcherStatusReads } from './services/watcher-status.js';
+import type { DisagreementDesk } from './services/disagreement-desk.js';
+import type { QuorumVerifier } from './services/quorum-verifier.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -43,6 +45,10 @@ declare module '@gw/kernel' {
     readonly watchersBudget: ProviderBudgets;
     /** How close the gateway runs to its providers' limits (the same rows as `watchersBudget`), for `doctor`, the CLI and the dashboard. */
     readonly watchersProviderUsage: ProviderUsageReads;
+    /** The trust rule (issue 40): puts transfers at their threshold to the providers one by one, opens disagreements, marks providers. */
+    readonly watchersQuorum: QuorumVerifier;
+    /** Disagreements between providers and marked providers (issue 40): list, decide, unmark. */
+    readonly watchersDisagreements: DisagreementDesk;
   }
 }
 
