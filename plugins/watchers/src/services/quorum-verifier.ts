@@ -40,8 +40,9 @@ interface Waiting {
   readonly amount_units: string;
   readonly block_height: number;
   readonly block_hash: string;
-  /** Its open disagreement, if any. */
+  /** Its open disagreement, if any, and what each provider said when last asked. */
   readonly disagreement_id: string | null;
+  readonly last: Readonly<Record<Exclude<AttestationAnswer, 'unavailable'>, readonly string[]>>;
   /** Confirmations that make it count (the invoice's threshold, at least 1). */
   readonly depth: number;
 }
@@ -122,13 +123,23 @@ export class QuorumVerifier {
     const markedNow: string[] = [];
     for (const t of waiting) {
       const given = answers.get(t.id)!;
-      const named = (...kinds: AttestationAnswer[]) => [...given].filter(([, a]) => kinds.includes(a)).map(([p]) => p.endpoint.name);
-      const lists = { reported: named('reported'), denied: named('denied'), otherBranch: named('other_branch'), lagging: named('lagging', 'unavailable') };
+      // A provider not asked this time (marked, or its operator had answered) keeps its last answer on record.
+      const asked = new Set([...given.keys()].map((p) => p.endpoint.name));
+      const named = (kinds: readonly AttestationAnswer[], before: readonly string[]) => [
+        ...before.filter((name) => !asked.has(name)),
+        ...[...given].filter(([, a]) => kinds.includes(a)).map(([p]) => p.endpoint.name),
+      ];
+      const lists = {
+        reported: named(['reported'], t.last.reported),
+        denied: named(['denied'], t.last.denied),
+        otherBranch: named(['other_branch'], t.last.other_branch),
+        lagging: named(['lagging', 'unavailable'], t.last.lagging),
+      };
       if (reportingOperators(t).size >= quorum) {
         attested++;
         await sqlQuery(
           trx,
-          sql`update watchers_transfers set attestation = 'quorum', attested_at = now(), attested_by = ${lists.reported}::text[], updated_at = now() where id = ${t.id}`,
+          sql`update watchers_transfers set attestation = 'quorum', attested_at = now(), attested_by = ${named(['reported'], [])}::text[], updated_at = now() where id = ${t.id}`,
         );
         if (t.disagreement_id !== null) {
           await sqlQuery(trx, updateLists(t.disagreement_id, lists, sql`status = 'resolved', closed_at = now(),`));
@@ -207,10 +218,21 @@ export class QuorumVerifier {
    */
   private async ripe(trx: Knex.Transaction, target: ScanTarget, head: number): Promise<Waiting[]> {
     const chain = target.adapter.definition.id;
-    const rows = await sqlQuery<Omit<Waiting, 'depth' | 'block_height'> & { block_height: string; match: string; due: boolean | null }>(
+    const rows = await sqlQuery<
+      Omit<Waiting, 'depth' | 'block_height' | 'last'> & {
+        block_height: string;
+        match: string;
+        due: boolean | null;
+        reported_by: string[] | null;
+        denied_by: string[] | null;
+        other_branch: string[] | null;
+        lagging: string[] | null;
+      }
+    >(
       trx,
       sql`select w.id, w.project_id, w.invoice_id, w.match, w.coin, w.tx_hash, w.output_index, w.to_address, w.amount_units::text as amount_units,
-                 w.block_height, w.block_hash, d.id as disagreement_id, d.next_check_at <= now() as due
+                 w.block_height, w.block_hash, d.id as disagreement_id, d.next_check_at <= now() as due,
+                 d.reported_by, d.denied_by, d.other_branch, d.lagging
             from watchers_transfers w
             left join watchers_disagreements d on d.transfer_id = w.id and d.status = 'open'
            where w.chain = ${chain} and w.network = ${target.network} and w.status = 'in_block' and w.attested_at is null and w.block_height <= ${head}
@@ -223,10 +245,11 @@ export class QuorumVerifier {
       due.flatMap((r) => (r.invoice_id === null ? [] : [r.invoice_id])),
     );
     const chainDepth = Math.max(target.adapter.definition.defaultConfirmations, 1);
-    return due.flatMap(({ match: _match, due: _due, ...r }) => {
+    return due.flatMap(({ match: _match, due: _due, reported_by, denied_by, other_branch, lagging, ...r }) => {
       const depth = r.invoice_id === null ? chainDepth : thresholds.get(r.invoice_id);
       const height = Number(r.block_height);
-      return depth !== undefined && head - height + 1 >= depth ? [{ ...r, block_height: height, depth }] : [];
+      const last = { reported: reported_by ?? [], denied: denied_by ?? [], other_branch: other_branch ?? [], lagging: lagging ?? [] };
+      return depth !== undefined && head - height + 1 >= depth ? [{ ...r, block_height: height, depth, last }] : [];
     });
   }
 
