@@ -8,7 +8,8 @@ import type { PublicProvider } from '@gw/chain-api';
  *
  * Left out on purpose: dRPC's free tier caps a JSON-RPC batch at 3 calls
  * (https://drpc.org/docs/howitworks/ratelimiting), and the EVM watcher batches a scan's blocks and
- * logs in one request (up to 22 calls); Ankr's public endpoints now need a key; BNB Chain's own
+ * logs in one request (up to 22 calls); Ankr's public endpoints need a key since 2025
+ * (ankr.com/docs/whats-new/#free-apis-via-sign-in); BNB Chain's own
  * mainnet endpoints disable `eth_getLogs` (https://docs.bnbchain.org/bnb-smart-chain/developers/json_rpc/json-rpc-endpoint),
  * which token transfers need.
  */
