@@ -104,13 +104,14 @@ test.serial("a fresh install with no watcher configuration passes doctor's chain
   const providers = finding(fresh.json, 'watchers.providers');
   t.like(providers, { ok: true, severity: null });
   for (const network of [
-    'btc.bitcoin (public: mempool.space, blockstream.info; 2 operator(s), quorum 2; scanned once a pool address waits there)',
-    'eth.sepolia (public: publicnode, tenderly; 2 operator(s), quorum 2;',
-    'tron.shasta (public: trongrid; 1 operator(s), quorum 1;',
-    'ton.ton (public: toncenter; 1 operator(s), quorum 1;',
+    'btc.bitcoin (public: mempool.space, blockstream.info; 2 operators, quorum 2; idle)',
+    'eth.sepolia (public: publicnode, tenderly; 2 operators, quorum 2; idle)',
+    'tron.shasta (public: trongrid; 1 operator, quorum 1; idle)',
+    'ton.ton (public: toncenter; 1 operator, quorum 1; idle)',
   ]) {
     t.true(providers.detail.includes(network), `${network} in ${providers.detail}`);
   }
+  t.regex(providers.detail, / \(idle: not scanned until a pool address waits there\)\.$/);
   const warning = finding(fresh.json, 'watchers.public-providers');
   t.like(warning, { ok: false, severity: 'warning' });
   t.regex(warning.detail, /network\(s\) are watched through public providers that need no key \(btc\.bitcoin, btc\.signet, eth\.ethereum, eth\.sepolia, /);
@@ -137,7 +138,7 @@ test.serial("a fresh install with no watcher configuration passes doctor's chain
   // Your own node replaces the defaults of its network; the others stay public.
   overrides = { ...overrides, 'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'own-node', url: 'http://127.0.0.1:8545' }] } } } };
   const own = await cli('doctor', '--json');
-  t.true(finding(own.json, 'watchers.providers').detail.includes('eth.sepolia (configured: own-node; 1 operator(s), quorum 1)'));
+  t.true(finding(own.json, 'watchers.providers').detail.includes('eth.sepolia (configured: own-node; 1 operator, quorum 1)'));
   t.notRegex(finding(own.json, 'watchers.public-providers').detail, /eth\.sepolia/);
   // Without the defaults nothing public remains, and the check passes.
   overrides = { ...overrides, 'plugins.watchers.publicProviders': false };

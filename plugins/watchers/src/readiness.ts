@@ -11,13 +11,14 @@ const operatorsOf = (t: ScanTarget) => new Set((t.providers?.endpoints ?? []).ma
 
 /**
  * One network as doctor names it: where its providers come from, which they are, how many
- * independent operators run them and the quorum, and whether it waits for its first pool address
- * (a default network is not scanned before).
+ * independent operators run them and the quorum, and `idle` while it waits for its first pool
+ * address (a default network is not scanned before).
  */
 function describe(t: ScanTarget, scanned: ReadonlySet<string>): string {
   const names = (t.providers?.endpoints ?? []).map((e) => e.name).join(', ');
-  const idle = t.idleUntilUsed && !scanned.has(keyOf(t)) ? '; scanned once a pool address waits there' : '';
-  return `${keyOf(t)} (${t.origin ?? 'configured'}: ${names}; ${operatorsOf(t)} operator(s), quorum ${t.quorum ?? 1}${idle})`;
+  const operators = operatorsOf(t);
+  const idle = t.idleUntilUsed && !scanned.has(keyOf(t)) ? '; idle' : '';
+  return `${keyOf(t)} (${t.origin ?? 'configured'}: ${names}; ${operators} operator${operators === 1 ? '' : 's'}, quorum ${t.quorum ?? 1}${idle})`;
 }
 
 /**
@@ -96,9 +97,10 @@ export const watchersReadiness = withDeps(
             };
           }
           const scanned = await scannedNetworks();
+          const idleNote = targets.some((t) => t.idleUntilUsed && !scanned.has(keyOf(t))) ? ' (idle: not scanned until a pool address waits there)' : '';
           return {
             ok: true,
-            detail: `watching ${targets.map((t) => describe(t, scanned)).join(', ')}${needed.size > 0 ? `; every network in use (${[...needed].join(', ')}) has a provider` : ''}.`,
+            detail: `watching ${targets.map((t) => describe(t, scanned)).join(', ')}${idleNote}${needed.size > 0 ? `; every network in use (${[...needed].join(', ')}) has a provider` : ''}.`,
           };
         },
       },
