@@ -111,7 +111,7 @@ test.serial("a fresh install with no watcher configuration passes doctor's chain
   ]) {
     t.true(providers.detail.includes(network), `${network} in ${providers.detail}`);
   }
-  t.regex(providers.detail, / \(idle: not scanned until a pool address waits there\)\.$/);
+  t.regex(providers.detail, / \(idle: not scanned until a pool address waits there\)(\.$|; every network in use)/);
   const warning = finding(fresh.json, 'watchers.public-providers');
   t.like(warning, { ok: false, severity: 'warning' });
   t.regex(warning.detail, /network\(s\) are watched through public providers that need no key \(btc\.bitcoin, btc\.signet, eth\.ethereum, eth\.sepolia, /);
