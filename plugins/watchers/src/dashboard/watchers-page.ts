@@ -152,17 +152,13 @@ function networkSection(
 <p>${originText(network)} Quorum <strong>${String(network.quorum)}</strong> of ${String(network.operators)} independent operator(s)${network.quorum === 1 ? ': the scanning provider’s word suffices' : ''}.${network.idle_until_used ? ' Not scanned until a pool address waits on this network.' : ''}</p>
 ${table(
   `Providers of ${network.chain} ${network.network}`,
-  ['Provider', 'Operator', 'Kind', 'Limit', 'Paced at', 'Last minute', 'Today', 'Of the pace', 'Resting until', 'Mark', ...(admin ? ['Action'] : [])],
+  ['Provider', 'Operator', 'Kind', 'Limit', 'Requests (every instance)', 'Mark', ...(admin ? ['Action'] : [])],
   network.providers.map((p) => [
     p.url ? html`${p.name}<br><code class="wrap">${p.url}</code>` : p.name,
     p.operator,
     p.kind ?? '—',
-    limitText(p.limit),
-    limitText(p.paced_at),
-    p.usage ? String(p.usage.last_minute) : '—',
-    p.usage ? String(p.usage.today) : '—',
-    p.usage ? `${(p.usage.share_of_limit * 100).toFixed(1)} %` : '—',
-    p.usage?.resting_until ? html`<span class="warning">${when(p.usage.resting_until)}</span>` : 'no',
+    p.limit ? html`${limitText(p.limit)}<br>paced at ${limitText(p.paced_at)}` : 'unlimited',
+    usageCell(p),
     markCell(p, reasonShown),
     ...(admin
       ? [
@@ -195,10 +191,18 @@ function limitText(limit: RateLimitView | null): string {
   return `${String(limit.requests_per_second)}/s${limit.requests_per_day === null ? '' : `, ${String(limit.requests_per_day)}/day`}`;
 }
 
+function usageCell(provider: ProviderView): SafeHtml | string {
+  const { usage } = provider;
+  if (!usage) return provider.limit ? 'not asked yet' : '— (no limit to pace)';
+  return html`${String(usage.last_minute)} in the last minute, ${String(usage.today)} today<br>${(usage.share_of_limit * 100).toFixed(1)} % of the pace${
+    usage.resting_until ? html`<br><span class="warning">resting until ${when(usage.resting_until)}</span>` : null
+  }`;
+}
+
 function markCell(provider: ProviderView, reasonShown: (mark: NonNullable<ProviderView['mark']>) => boolean): SafeHtml | string {
   const { mark } = provider;
   if (!mark) return 'no';
-  return html`${badge('marked', 'bad')} ${when(mark.marked_at)}<br>${reasonShown(mark) ? mark.reason : 'caught on a payment outside your projects'}`;
+  return html`${badge('marked', 'bad')} ${when(mark.marked_at)}<br><span class="wrap">${reasonShown(mark) ? mark.reason : 'caught on a payment outside your projects'}</span>`;
 }
 
 function invoiceCell(projects: ReadonlyMap<string, string>, d: Disagreement): SafeHtml {
