@@ -1,5 +1,5 @@
 import { groupBy, newId, ProviderError, sql, sqlQuery, type AuditLog, type ObservedTransfer, type Sql, type WatchedAddresses } from '@gw/kernel';
-import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
+import type { InvoiceLifecycle, PolicyService } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
@@ -65,7 +65,8 @@ const MAX_RECHECK_SECONDS = 3600;
  * once the quorum is reached.
  *
  * A `denied` or `other_branch` answer while the quorum is not reached opens a disagreement (or
- * updates the open one): the invoice waits, asked again at each pass with a backoff doubling from
+ * updates the open one), and so does a transfer that cannot reach it because marked providers
+ * leave fewer operators than the quorum: the invoice waits, asked again at each pass with a backoff doubling from
  * the scan interval up to an hour, and the disagreement closes `resolved` if the quorum is reached
  * later. Once every unmarked operator has answered one way or the other (none lagging or failing)
  * and none but the reporters has the transfer, the reporters are marked: passed over by the scan
@@ -82,6 +83,7 @@ export class QuorumVerifier {
       watchersConfig: WatchersConfig;
       watchersMetrics: WatcherMetrics;
       invoicesLifecycle: InvoiceLifecycle;
+      invoicesPolicies: PolicyService;
     },
   ) {}
 
@@ -103,6 +105,8 @@ export class QuorumVerifier {
 
     const marked = await markedProviders(trx, chain, network);
     const attestors = target.attestors!.filter((a) => !marked.has(a.endpoint.name));
+    // Marks leave fewer operators than the quorum: no transfer can be attested until a mark is cleared, and each waits on the operator's desk.
+    const unreachable = new Set(attestors.map((a) => a.operator)).size < quorum;
     const answers = new Map<string, Map<Attestor, AttestationAnswer>>(waiting.map((t) => [t.id, new Map()]));
     const reportingOperators = (t: Waiting) => new Set([...answers.get(t.id)!].filter(([, a]) => a === 'reported').map(([p]) => p.operator));
     for (const attestor of attestors) {
@@ -148,7 +152,7 @@ export class QuorumVerifier {
         continue;
       }
       const contradicted = lists.denied.length + lists.otherBranch.length > 0;
-      if (!contradicted && t.disagreement_id === null) continue;
+      if (!contradicted && !unreachable && t.disagreement_id === null) continue;
       disagreements++;
       const backoff = sql`next_check_at = now() + make_interval(secs => least(${MAX_RECHECK_SECONDS}, ${target.scanIntervalSeconds} * power(2, least(checks, 12)))),`;
       let disagreementId = t.disagreement_id;
@@ -171,8 +175,11 @@ export class QuorumVerifier {
             block_height: t.block_height,
             invoice_id: t.invoice_id,
             ...lists,
+            ...(unreachable ? { marked: [...marked] } : {}),
           },
-          'providers disagree about a transfer at its confirmation threshold: it does not count until they agree or the operator decides',
+          contradicted
+            ? 'providers disagree about a transfer at its confirmation threshold: it does not count until they agree or the operator decides'
+            : 'marked providers leave fewer operators than the quorum: the transfer does not count until a mark is cleared or the operator decides',
         );
       } else {
         await sqlQuery(trx, updateLists(disagreementId, lists, sql`checks = checks + 1, ${backoff}`));
@@ -212,8 +219,8 @@ export class QuorumVerifier {
   /**
    * The network's in-block transfers that wait for their attestation and have reached their
    * threshold on the scanning provider: those of invoices not yet settled (the invoice's
-   * threshold), and unattributed orphan or ambiguous receipts (the chain's default threshold:
-   * attribution needs them attested too). An open disagreement is asked about again only once its
+   * threshold), and unattributed orphan or ambiguous receipts (their project's threshold for the
+   * chain, the one attribution asks for: attribution needs them attested too). An open disagreement is asked about again only once its
    * backoff has passed.
    */
   private async ripe(trx: Knex.Transaction, target: ScanTarget, head: number): Promise<Waiting[]> {
@@ -244,9 +251,12 @@ export class QuorumVerifier {
       trx,
       due.flatMap((r) => (r.invoice_id === null ? [] : [r.invoice_id])),
     );
-    const chainDepth = Math.max(target.adapter.definition.defaultConfirmations, 1);
+    const orphanProjects = [...new Set(due.flatMap((r) => (r.invoice_id === null ? [r.project_id] : [])))];
+    const policies = orphanProjects.length === 0 ? new Map() : await this.deps.invoicesPolicies.getMany(orphanProjects, trx);
+    const chainId = target.adapter.definition.id;
+    const orphanDepth = (projectId: string) => Math.max(policies.get(projectId)?.confirmations[chainId] ?? target.adapter.definition.defaultConfirmations, 1);
     return due.flatMap(({ match: _match, due: _due, reported_by, denied_by, other_branch, lagging, ...r }) => {
-      const depth = r.invoice_id === null ? chainDepth : thresholds.get(r.invoice_id);
+      const depth = r.invoice_id === null ? orphanDepth(r.project_id) : thresholds.get(r.invoice_id);
       const height = Number(r.block_height);
       const last = { reported: reported_by ?? [], denied: denied_by ?? [], other_branch: other_branch ?? [], lagging: lagging ?? [] };
       return depth !== undefined && head - height + 1 >= depth ? [{ ...r, block_height: height, depth, last }] : [];
