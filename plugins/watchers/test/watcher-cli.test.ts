@@ -17,6 +17,7 @@ import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { ALL_CHAINS, Receiver, cliRunner, stopAll } from '@gw/testing';
 import { WEBHOOK_PLUGINS, type TestProject } from '@gw/plugin-webhooks/testing';
 import { watchersPlugin } from '../src/index.js';
+import { PUBLIC_PROVIDERS_NOTE } from '../src/services/provider-overview.js';
 import { BEFORE_BLOCK, EsploraReplay, HASH, HEIGHT, pageWithOutputTo, TXID } from './esplora-replay.js';
 import { drivenByTests, startWatchersKernel, watchedProject } from './scenario.js';
 
@@ -242,6 +243,52 @@ test.serial(
       target: 'provider:btc:testnet:liar',
     });
     await failed(['watcher', 'unmark', '--chain', 'btc', '--network', 'testnet', '--provider', 'liar'], 'provider_not_marked', /not marked/);
+  },
+);
+
+test.serial(
+  'watcher providers with no watcher configuration: the public defaults, their documented limits, the pace kept, and the note that they suit trials',
+  async (t) => {
+    const defaults = cliRunner({
+      plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+      chains: ALL_CHAINS,
+      databaseUrl: () => gw.database.url,
+      overrides: () => ({ 'chains.testNetworks': { btc: 'testnet' }, 'plugins.watchers.publicProviders': true }),
+    });
+    const shown = await defaults('watcher', 'providers', '--chain', 'btc', '--json');
+    t.is(shown.code, 0, shown.stdout + shown.stderr);
+    t.is(shown.json.note, PUBLIC_PROVIDERS_NOTE);
+    t.regex(shown.json.note, /Public providers suit trials and small volumes/);
+    const esplora = (name: string, operator: string, url: string, perSecond: number) => ({
+      name,
+      operator,
+      kind: 'esplora',
+      origin: 'public',
+      url,
+      limit: { requests_per_second: perSecond, requests_per_day: null },
+      paced_at: { requests_per_second: perSecond / 2, requests_per_day: null },
+      usage: null,
+      mark: null,
+    });
+    t.deepEqual(
+      shown.json.networks,
+      [
+        ['bitcoin', '/api'],
+        ['testnet', '/testnet/api'],
+      ].map(([network, path]) => ({
+        chain: 'btc',
+        network,
+        origin: 'public',
+        quorum: 2,
+        operators: 2,
+        idle_until_used: true,
+        providers: [
+          esplora('mempool.space', 'mempool-space', `https://mempool.space${path}`, 2),
+          esplora('blockstream.info', 'blockstream', `https://blockstream.info${path}`, 5),
+        ],
+      })),
+      'the mainnet and the test network in use, each through both public Esploras, at half their documented limits (publicLimitShare 0.5)',
+    );
   },
 );
 
