@@ -41,14 +41,14 @@ declare module '@gw/kernel' {
     readonly watchersStatus: WatcherStatusReads;
     /** Outputs received at pool addresses, their spends, balances and each network's treasury (issue 35). */
     readonly watchersOutputs: ReceivedOutputs;
-    /** Request budgets of providers with a limit, in PostgreSQL, shared by every instance (issue 40); given to every network's `ProviderPool`. */
-    readonly watchersBudget: ProviderBudgets;
-    /** How close the gateway runs to its providers' limits (the same rows as `watchersBudget`), for `doctor`, the CLI and the dashboard. */
-    readonly watchersProviderUsage: ProviderUsageReads;
     /** The trust rule (issue 40): puts transfers at their threshold to the providers one by one, opens disagreements, marks providers. */
     readonly watchersQuorum: QuorumVerifier;
     /** Disagreements between providers and marked providers (issue 40): list, decide, unmark. */
     readonly watchersDisagreements: DisagreementDesk;
+    /** Request budgets of providers with a limit, in PostgreSQL, shared by every instance (issue 40); given to every network's `ProviderPool`. */
+    readonly watchersBudget: ProviderBudgets;
+    /** How close the gateway runs to its providers' limits (the same rows as `watchersBudget`), for `doctor`, the CLI and the dashboard. */
+    readonly watchersProviderUsage: ProviderUsageReads;
   }
 }
 

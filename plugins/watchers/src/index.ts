@@ -2,6 +2,8 @@ import { watchersReadiness } from './readiness.js';
 import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { STATUS_SECTION_DEPS, statusSection } from './dashboard/status-section.js';
 import { ORPHANS_PAGE_DEPS, orphansPage } from './dashboard/orphans-page.js';
+import { WATCHERS_PAGE_DEPS, watchersPage } from './dashboard/watchers-page.js';
+import { watcherCommands } from './cli.js';
 import { WATCHERS_EXPORTS } from './contract.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
@@ -87,8 +89,13 @@ export const watchersPlugin = definePlugin({
     watchersOutputs: service(['db', 'watchersRegistry'], (deps) => new ReceivedOutputsReads(deps)),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [pageSections(STATUS_SECTION_DEPS, [statusSection]), dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage])],
+  contributes: [
+    pageSections(STATUS_SECTION_DEPS, [statusSection]),
+    dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage]),
+    dashboardPages(WATCHERS_PAGE_DEPS, [watchersPage]),
+  ],
   routes: watchersRoutes,
+  cli: watcherCommands,
   jobs: watchersJobs,
   readiness: watchersReadiness,
   start: withDeps(['metrics', 'db', 'logger', 'jobs', 'watchersMetrics', 'kernelRole', 'watchersRegistry', 'watchersPush'], async (deps) => {
