@@ -18,6 +18,8 @@ import type { ReorgRewinder } from './services/reorg-rewinder.js';
 import type { WatcherRegistry } from './services/watcher-registry.js';
 
 import type { WatcherStatusReads } from './services/watcher-status.js';
+import type { DisagreementDesk } from './services/disagreement-desk.js';
+import type { QuorumVerifier } from './services/quorum-verifier.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -37,6 +39,10 @@ declare module '@gw/kernel' {
     readonly watchersStatus: WatcherStatusReads;
     /** Outputs received at pool addresses, their spends, balances and each network's treasury (issue 35). */
     readonly watchersOutputs: ReceivedOutputs;
+    /** The trust rule (issue 40): puts transfers at their threshold to the providers one by one, opens disagreements, marks providers. */
+    readonly watchersQuorum: QuorumVerifier;
+    /** Disagreements between providers and marked providers (issue 40): list, decide, unmark. */
+    readonly watchersDisagreements: DisagreementDesk;
   }
 }
 

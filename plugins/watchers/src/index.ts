@@ -8,10 +8,11 @@ import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Dust } from '../migrations/0003_dust.js';
 import { m0004Spends } from '../migrations/0004_spends.js';
+import { m0005Quorum } from '../migrations/0005_quorum.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
-import { createWatcherMetrics, registerCursorGauges } from './metrics.js';
+import { createWatcherMetrics, registerCursorGauges, registerQuorumGauges } from './metrics.js';
 import { watchersRoutes } from './routes.js';
 import { ActivationDetector } from './services/activation-detector.js';
 import { ChainScanner } from './services/chain-scanner.js';
@@ -23,6 +24,8 @@ import { WatcherRegistry } from './services/watcher-registry.js';
 import { HeadPush } from './services/head-push.js';
 import { WatcherStatusReads } from './services/watcher-status.js';
 import { ReceivedOutputsReads } from './services/received-outputs-reads.js';
+import { QuorumVerifier } from './services/quorum-verifier.js';
+import { Disagreements } from './services/disagreements.js';
 
 /**
  * On-chain observation (spec 1, 2.3, 3.1, 4.3, 6): one scanner per configured chain network reads
@@ -36,7 +39,7 @@ export const watchersPlugin = definePlugin({
   exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),
@@ -48,6 +51,8 @@ export const watchersPlugin = definePlugin({
     watchersCounter: service(['invoicesLifecycle'], (deps) => new ConfirmationCounter(deps)),
     watchersRewinder: service(['invoicesLifecycle'], (deps) => new ReorgRewinder(deps)),
     watchersActivation: service(['logger', 'watchersConfig', 'addressPoolService', 'tenancyProjects'], (deps) => new ActivationDetector(deps)),
+    watchersQuorum: service(['logger', 'audit', 'watchersConfig', 'watchersMetrics', 'invoicesLifecycle'], (deps) => new QuorumVerifier(deps)),
+    watchersDisagreements: service(['db', 'audit', 'watchersRegistry', 'watchersCounter', 'invoicesLifecycle'], (deps) => new Disagreements(deps)),
     watchersScanner: service(
       [
         'db',
@@ -58,6 +63,7 @@ export const watchersPlugin = definePlugin({
         'watchersCounter',
         'watchersRewinder',
         'watchersActivation',
+        'watchersQuorum',
         'invoicesLifecycle',
       ],
       (deps) => new ChainScanner(deps),
@@ -74,6 +80,16 @@ export const watchersPlugin = definePlugin({
   readiness: watchersReadiness,
   start: withDeps(['metrics', 'db', 'logger', 'jobs', 'watchersMetrics', 'kernelRole', 'watchersRegistry', 'watchersPush'], async (deps) => {
     registerCursorGauges(deps.metrics.registry, deps);
+    registerQuorumGauges(deps.metrics.registry, {
+      ...deps,
+      networks: () =>
+        deps.watchersRegistry.list().map((target) => ({
+          chain: target.adapter.definition.id,
+          network: target.network,
+          quorum: target.quorum ?? 1,
+          providers: (target.attestors ?? []).map((a) => a.endpoint.name),
+        })),
+    });
     // Resolved eagerly so the counters are on /metrics before the first pass.
     void deps.watchersMetrics;
     // Configuration mistakes (unknown chain or network) stop start-up here, naming the key.
@@ -96,6 +112,8 @@ export { WatchersConfigSchema, type WatchersConfig } from './config.js';
 export { ACTIVATION_JOB, SCAN_JOB, type ScanJobData } from './jobs.js';
 export { ActivationDetector, type ActivationProbe, type ActivationReport } from './services/activation-detector.js';
 export { ChainScanner, type ScanReport, type ScanTarget, type MempoolReport } from './services/chain-scanner.js';
+export { QuorumVerifier, type AttestationAnswer, type VerifyReport } from './services/quorum-verifier.js';
+export type { Disagreement, DisagreementDesk, DisagreementStatus, ProviderMark } from './services/disagreement-desk.js';
 export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { HeadPush } from './services/head-push.js';
