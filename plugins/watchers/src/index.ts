@@ -2,6 +2,8 @@ import { watchersReadiness } from './readiness.js';
 import { dashboardPages, pageSections } from '@gw/plugin-dashboard/contract';
 import { STATUS_SECTION_DEPS, statusSection } from './dashboard/status-section.js';
 import { ORPHANS_PAGE_DEPS, orphansPage } from './dashboard/orphans-page.js';
+import { WATCHERS_PAGE_DEPS, watchersPage } from './dashboard/watchers-page.js';
+import { watcherCommands } from './cli.js';
 import { WATCHERS_EXPORTS } from './contract.js';
 import { definePlugin, service, serviceValue, withDeps } from '@gw/kernel';
 import { m0001Watchers } from '../migrations/0001_watchers.js';
@@ -9,10 +11,11 @@ import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Dust } from '../migrations/0003_dust.js';
 import { m0004Spends } from '../migrations/0004_spends.js';
 import { m0005Quorum } from '../migrations/0005_quorum.js';
+import { m0006ProviderBudgets } from '../migrations/0006_provider_budgets.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
-import { createWatcherMetrics, registerCursorGauges, registerQuorumGauges } from './metrics.js';
+import { createWatcherMetrics, registerBudgetGauges, registerCursorGauges, registerQuorumGauges } from './metrics.js';
 import { watchersRoutes } from './routes.js';
 import { ActivationDetector } from './services/activation-detector.js';
 import { ChainScanner } from './services/chain-scanner.js';
@@ -21,6 +24,8 @@ import { OrphanInbox } from './services/orphan-inbox.js';
 import { PaymentMatcher } from './services/payment-matcher.js';
 import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
+import { ProviderBudgets } from './services/provider-budget.js';
+import type { ProviderUsageReads } from './services/provider-usage.js';
 import { HeadPush } from './services/head-push.js';
 import { WatcherStatusReads } from './services/watcher-status.js';
 import { ReceivedOutputsReads } from './services/received-outputs-reads.js';
@@ -39,12 +44,19 @@ export const watchersPlugin = definePlugin({
   exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),
+    // Its gauges are registered with it: the registry (resolved at start) gives it to every pool.
+    watchersBudget: service(['db', 'logger', 'metrics', 'watchersConfig'], (deps) => {
+      const budgets = new ProviderBudgets(deps);
+      registerBudgetGauges(deps.metrics.registry, { usage: budgets, logger: deps.logger });
+      return budgets;
+    }),
+    watchersProviderUsage: service(['watchersBudget'], ({ watchersBudget }): ProviderUsageReads => watchersBudget),
     watchersRegistry: service(
-      ['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db'],
+      ['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db', 'watchersBudget'],
       (deps) => new WatcherRegistry(deps),
     ),
     watchersMatcher: service(['invoicesLifecycle'], (deps) => new PaymentMatcher(deps)),
@@ -74,8 +86,13 @@ export const watchersPlugin = definePlugin({
     watchersOutputs: service(['db', 'watchersRegistry'], (deps) => new ReceivedOutputsReads(deps)),
   }),
   // Its dashboard pages (ADR 0011).
-  contributes: [pageSections(STATUS_SECTION_DEPS, [statusSection]), dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage])],
+  contributes: [
+    pageSections(STATUS_SECTION_DEPS, [statusSection]),
+    dashboardPages(ORPHANS_PAGE_DEPS, [orphansPage]),
+    dashboardPages(WATCHERS_PAGE_DEPS, [watchersPage]),
+  ],
   routes: watchersRoutes,
+  cli: watcherCommands,
   jobs: watchersJobs,
   readiness: watchersReadiness,
   start: withDeps(['metrics', 'db', 'logger', 'jobs', 'watchersMetrics', 'kernelRole', 'watchersRegistry', 'watchersPush'], async (deps) => {
@@ -118,6 +135,8 @@ export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/pay
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { HeadPush } from './services/head-push.js';
 export { WatcherStatusReads, type WatcherStatus } from './services/watcher-status.js';
+export { ProviderBudgets, paceOf, type ProviderPace } from './services/provider-budget.js';
+export type { ProviderUsage, ProviderUsageReads } from './services/provider-usage.js';
 export { ReceivedOutputsReads, MAX_OUTPUTS_PAGE } from './services/received-outputs-reads.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';
 export * from './schemas.js';

@@ -2,6 +2,7 @@ import { createCoalescer, networkGauge, type ProviderOutcome } from '@gw/kernel'
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { ProviderUsage, ProviderUsageReads } from './services/provider-usage.js';
 
 /** The watchers' Prometheus metrics: per chain and network, and per provider. */
 export interface WatcherMetrics {
@@ -216,4 +217,48 @@ export function registerQuorumGauges(registry: Registry, deps: { db: Knex; logge
 interface QuorumRows {
   readonly disagreements: readonly { chain: string; network: string; state: string; count: string }[];
   readonly marks: readonly { chain: string; network: string; provider: string }[];
+}
+
+/**
+ * Per provider with a limit, read from `watchers_provider_budgets` at scrape time (the same on
+ * every process): `gateway_watcher_provider_limit_share{chain,network,provider}`, how much of
+ * the pace the gateway allows itself it used (the larger of the last minute's and the day's
+ * share, 0..1), and `gateway_watcher_provider_resting{chain,network,provider}`, 1 while the
+ * provider rests (after a 429, or its day's requests used up) and is not asked, else 0. A
+ * provider never asked yet has no series.
+ */
+export function registerBudgetGauges(registry: Registry, deps: { usage: ProviderUsageReads; logger: Logger }): void {
+  const shared = createCoalescer<ProviderUsage[] | undefined>();
+  const read = () =>
+    shared('usage', () =>
+      deps.usage.list().then(
+        (rows) => rows,
+        (error: unknown) => {
+          deps.logger.warn({ err: error }, 'watcher provider budget gauges unavailable');
+          return undefined;
+        },
+      ),
+    );
+  const gauge = (name: string, help: string, value: (row: ProviderUsage) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'network', 'provider'],
+      registers: [registry],
+      async collect() {
+        const rows = await read();
+        this.reset();
+        for (const row of rows ?? []) this.set({ chain: row.chain, network: row.network, provider: row.provider }, value(row));
+      },
+    });
+  gauge(
+    'gateway_watcher_provider_limit_share',
+    'Share of the pace the gateway allows itself with a provider (its limit, times publicLimitShare for a public one) used: the larger of the last minute and the UTC day, by every instance.',
+    (row) => row.shareOfLimit,
+  );
+  gauge(
+    'gateway_watcher_provider_resting',
+    'Whether a provider rests (1) after a 429 or with its day`s requests used up, and is not asked until then; else 0.',
+    (row) => (row.restingUntil === null ? 0 : 1),
+  );
 }
