@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import test from 'ava';
 import { freePort, waitFor, type TestKernel } from '@gw/kernel/testing';
-import { issueKey, newOwner, sandboxStore, startBtcpayKernel, type Owner, type SandboxClient } from '@gw/plugin-btcpay/testing';
+import { issueKey, newOwner, sandboxClient, startBtcpayKernel, type Owner, type SandboxClient } from '@gw/plugin-btcpay/testing';
 import { GreenfieldValidator } from './greenfield-validator.js';
 import { startValidatingProxy, type ValidatingProxy } from './validating-proxy.js';
 import { WOO_EVENTS, WOO_PERMISSIONS, WooShop } from './woo-shop.js';
@@ -30,7 +30,7 @@ test.before(async () => {
   gw = await startBtcpayKernel({ 'http.port': port, 'http.baseUrl': `http://127.0.0.1:${port}` });
   proxy = await startValidatingProxy({ upstream: gw.url, validator, prefix: gw.kernel.cradle.btcpayConfig.pathPrefix });
   owner = await newOwner(gw);
-  store = await sandboxStore(gw, owner);
+  store = await sandboxClient(gw, undefined, owner.operatorId);
   const { token } = await issueKey(
     gw,
     owner,
@@ -258,7 +258,7 @@ test.serial('a refund of the ETH invoice (Invoice::refundInvoice, at the rate of
 test.serial("bad input gets BTCPay's error shape and code: permissions, another operator's store, malformed bodies", async (t) => {
   const limitedKey = (await issueKey(gw, owner, [`btcpay.store.canviewinvoices:${store.projectId}`], 'view only')).token;
   const stranger = await newOwner(gw);
-  const strangerStore = await sandboxStore(gw, stranger);
+  const strangerStore = await sandboxClient(gw, undefined, stranger.operatorId);
   const strangerKey = (
     await issueKey(
       gw,

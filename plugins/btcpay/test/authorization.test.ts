@@ -5,7 +5,7 @@ import { MailSink } from '@gw/plugin-oauth/testing';
 // The operator CLI itself (not a package dependency: the CLI app depends on this plugin).
 import { ALL_CHAINS, cliRunner, FIXED_RATES } from '@gw/testing';
 import { DashboardBrowser, type Answer } from './dashboard-browser.js';
-import { BTCPAY_PLUGINS, newOwner, productionStore, sandboxStore, startBtcpayKernel, WOO_PERMISSIONS, type Owner } from './helpers.js';
+import { BTCPAY_PLUGINS, newOwner, productionStore, sandboxClient, startBtcpayKernel, WOO_PERMISSIONS, type Owner } from './helpers.js';
 
 // The API-key authorization flow over HTTP (the Chromium test runs it in a browser): the request
 // checked at `/btcpay/api-keys/authorize`, the sign-in's way back, the approval page's choices,
@@ -86,7 +86,7 @@ const keysOf = (owner: Owner) => gw.kernel.cradle.btcpayApiKeys.list(owner.opera
 
 test('a good request leads through the sign-in, with its canonical form as the return path, to the approval page', async (t) => {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const browser = new DashboardBrowser(gw.url);
   const start = await browser.get(`/btcpay/api-keys/authorize?${authorizeQuery({ name: 'WooCommerce', strict: true, selective: true, redirect: REDIRECT })}`);
   t.is(start.status, 303);
@@ -150,7 +150,7 @@ test('bad parameters are answered at once with a page naming the problem, and no
 
 test('approve with selectiveStores and a redirect: the key is bound to the picked project and handed over as BTCPay posts it', async (t) => {
   const owner = await newOwner(gw);
-  await sandboxStore(gw, owner);
+  await sandboxClient(gw, undefined, owner.operatorId);
   const picked = await productionStore(gw, owner);
   const { browser, page } = await approvalPage(owner, authorizeQuery({ name: 'WooCommerce', strict: true, selective: true, redirect: REDIRECT }));
   const handOver = await decide(browser, page, 'approve', { store: picked.projectId, label: 'My shop' });
@@ -187,7 +187,7 @@ test('approve with selectiveStores and a redirect: the key is bound to the picke
 
 test('without selectiveStores the store permissions bind to every project of the operator, stored explicitly; without a redirect the key is shown once', async (t) => {
   const owner = await newOwner(gw);
-  const first = await sandboxStore(gw, owner);
+  const first = await sandboxClient(gw, undefined, owner.operatorId);
   const second = await productionStore(gw, owner);
   const { browser, page } = await approvalPage(
     owner,
@@ -209,7 +209,7 @@ test('without selectiveStores the store permissions bind to every project of the
 
 test('strict=false lets the operator untick permissions; a server permission is never granted, and a strict request for one cannot be approved', async (t) => {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const loose = await approvalPage(
     owner,
     authorizeQuery({
@@ -245,7 +245,7 @@ test('strict=false lets the operator untick permissions; a server permission is 
 
 test('a project of another operator cannot be picked, and the approval page never lists one', async (t) => {
   const owner = await newOwner(gw);
-  await sandboxStore(gw, owner);
+  await sandboxClient(gw, undefined, owner.operatorId);
   const stranger = await newOwner(gw);
   const theirs = await productionStore(gw, stranger);
   const { browser, page } = await approvalPage(owner, authorizeQuery({ selective: true, redirect: REDIRECT }));
@@ -258,7 +258,7 @@ test('a project of another operator cannot be picked, and the approval page neve
 
 test('deny creates nothing and leads back to the application; a member may deny but not approve', async (t) => {
   const owner = await newOwner(gw);
-  await sandboxStore(gw, owner);
+  await sandboxClient(gw, undefined, owner.operatorId);
   const { browser, page } = await approvalPage(owner, authorizeQuery({ name: 'WooCommerce', redirect: REDIRECT }));
   const denied = await decide(browser, page, 'deny');
   t.is(denied.status, 200);
@@ -280,7 +280,7 @@ test('deny creates nothing and leads back to the application; a member may deny 
 
 test('an applicationIdentifier given before: the page names the earlier key and approving issues a new one', async (t) => {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const query = authorizeQuery({ name: 'Odoo', identifier: 'odoo-btcpay', redirect: REDIRECT, selective: true });
   const first = await approvalPage(owner, query);
   t.false(first.page.text.includes('was given a key before'));
@@ -295,7 +295,7 @@ test('an applicationIdentifier given before: the page names the earlier key and 
 
 test('the keys page lists the operator’s keys with their approver, and revokes one (audited); another operator’s key is not found', async (t) => {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const { browser, page } = await approvalPage(owner, authorizeQuery({ name: 'WooCommerce', redirect: REDIRECT, selective: true }));
   await decide(browser, page, 'approve', { store: store.projectId });
   const [key] = await keysOf(owner);
@@ -339,7 +339,7 @@ const cli = (...argv: string[]) =>
 test('CLI btcpay-key list and revoke (--json): the operator’s keys, paged; revoked as the operator, audited; unknown key refused', async (t) => {
   const owner = await newOwner(gw);
   await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const made = [];
   for (const label of ['first', 'second', 'third']) {
     made.push(

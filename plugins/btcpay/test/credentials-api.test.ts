@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { assertGreenfieldAnswer } from './greenfield-document.js';
-import { greenfield, issueKey, newOwner, productionStore, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type Owner } from './helpers.js';
+import { greenfield, issueKey, newOwner, productionStore, sandboxClient, startBtcpayKernel, type GreenfieldAnswer, type Owner } from './helpers.js';
 
 let gw: TestKernel;
 let owner: Owner;
@@ -10,7 +10,7 @@ let productionId: string;
 test.before(async () => {
   gw = await startBtcpayKernel();
   owner = await newOwner(gw);
-  sandboxId = (await sandboxStore(gw, owner)).projectId;
+  sandboxId = (await sandboxClient(gw, undefined, owner.operatorId)).projectId;
   productionId = (await productionStore(gw, owner)).projectId;
 });
 test.after.always(async () => {
@@ -83,7 +83,7 @@ test('the current key answers its key, label and permissions, and DELETE revokes
 
 test('stores: the operator’s projects its key reaches, each as BTCPay’s StoreData; a store-bound key sees its store only', async (t) => {
   const other = await newOwner(gw);
-  const theirs = await sandboxStore(gw, other);
+  const theirs = await sandboxClient(gw, undefined, other.operatorId);
   const all = await issueKey(gw, owner, ['btcpay.store.canviewstoresettings']);
   const listed = await call(t, all.token, 'GET', '/api/v1/stores');
   t.is(listed.status, 200);
@@ -106,7 +106,7 @@ test('stores: the operator’s projects its key reaches, each as BTCPay’s Stor
 
 test('wrong permissions, another store of the operator, another operator’s store and an unknown store are 403 missing-permission', async (t) => {
   const other = await newOwner(gw);
-  const theirs = await sandboxStore(gw, other);
+  const theirs = await sandboxClient(gw, undefined, other.operatorId);
   const invoicesOnly = await issueKey(gw, owner, ['btcpay.store.canviewinvoices', 'btcpay.store.cancreateinvoice']);
   const noView = await call(t, invoicesOnly.token, 'GET', '/api/v1/stores');
   t.deepEqual(

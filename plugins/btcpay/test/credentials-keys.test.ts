@@ -1,7 +1,7 @@
 import test from 'ava';
 import { CLI_ACTOR, type AuditRecord } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
-import { issueKey, newOwner, productionStore, sandboxStore, startBtcpayKernel, type Owner } from './helpers.js';
+import { issueKey, newOwner, productionStore, sandboxClient, startBtcpayKernel, type Owner } from './helpers.js';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -19,7 +19,7 @@ async function auditOf(target: string): Promise<Pick<AuditRecord, 'action' | 'ac
 
 test('a key is shown once, stored only as its SHA-256 with a hint, and authenticates its operator with its permissions', async (t) => {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const { key, token } = await keys().create(
     {
       operatorId: owner.operatorId,

@@ -8,10 +8,10 @@ import { SANDBOX_PLUGINS, startSandboxKernel, type SandboxClient } from '@gw/plu
 import { sessionsPlugin } from '@gw/plugin-sessions';
 import { treasuryPlugin } from '@gw/plugin-treasury';
 import { watchersPlugin } from '@gw/plugin-watchers';
-import { signedFetch } from '@gw/kernel/testing';
 import { btcpayPlugin } from '../src/index.js';
 
 export type { SandboxClient };
+export { sandboxClient } from '@gw/plugin-sandbox/testing';
 
 /** The permissions BTCPay's WooCommerce plugin asks for (its GreenfieldApiAuthorization's required and optional ones). */
 export const WOO_PERMISSIONS = [
@@ -63,22 +63,6 @@ export async function newOwner(gw: TestKernel): Promise<Owner> {
   const operator = await tenancyOperators.create(unique('operator'), CLI_ACTOR);
   const user = await tenancyUsers.invite({ email: `${unique('owner')}@shop.example`, operator: operator.id, role: 'admin' }, CLI_ACTOR);
   return { operatorId: operator.id, userId: user.id, email: user.email };
-}
-
-/**
- * A sandbox project of `owner` with a verified generated wallet on every chain that can generate
- * one (so it has payment methods), and a signed client of its sandbox API (simulations).
- */
-export async function sandboxStore(gw: TestKernel, owner: Owner): Promise<SandboxClient> {
-  const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: unique('sandbox-store'), operator: owner.operatorId }, CLI_ACTOR);
-  const projectId = sandbox.project.id;
-  const secret = sandbox.api_key.api_secret;
-  return {
-    sandbox,
-    projectId,
-    secret,
-    call: (method, path, body) => signedFetch(gw.url, `/api/v1/sandbox${path}`, { projectId, secret, method, ...(body === undefined ? {} : { body }) }),
-  };
 }
 
 /** A production project of `owner` (no wallet: it has no payment method until one is verified). */

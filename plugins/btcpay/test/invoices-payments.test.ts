@@ -3,7 +3,7 @@ import { CLI_ACTOR, toBaseUnits } from '@gw/kernel';
 import type { TestKernel } from '@gw/kernel/testing';
 import { PROJECT_TABLES } from '../src/invoices/sandbox-purger.js';
 import { assertGreenfieldAnswer, greenfieldDocument } from './greenfield-document.js';
-import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type SandboxClient } from './helpers.js';
+import { greenfield, issueKey, newOwner, sandboxClient, startBtcpayKernel, type GreenfieldAnswer, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -23,7 +23,7 @@ async function call(t: ExecutionContext, token: string, method: string, path: st
 
 async function shop(): Promise<{ store: SandboxClient; token: string; base: string }> {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const { token } = await issueKey(gw, owner, [
     `btcpay.store.canmodifyinvoices:${store.projectId}`,
     `btcpay.store.webhooks.canmodifywebhooks:${store.projectId}`,

@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { assertGreenfieldAnswer, greenfieldDocument } from './greenfield-document.js';
-import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type Owner, type SandboxClient } from './helpers.js';
+import { greenfield, issueKey, newOwner, sandboxClient, startBtcpayKernel, type GreenfieldAnswer, type Owner, type SandboxClient } from './helpers.js';
 
 let gw: TestKernel;
 test.before(async () => {
@@ -31,7 +31,7 @@ async function call(t: ExecutionContext, token: string, method: string, path: st
 /** A store with a key that may do everything with invoices on it. */
 async function shop(): Promise<{ owner: Owner; store: SandboxClient; token: string; keyId: string }> {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const { token, keyId } = await issueKey(gw, owner, [`btcpay.store.canmodifyinvoices:${store.projectId}`]);
   return { owner, store, token, keyId };
 }

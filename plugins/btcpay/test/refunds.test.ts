@@ -3,7 +3,7 @@ import { CLI_ACTOR, toBaseUnits } from '@gw/kernel';
 import { lateExternalId } from '@gw/plugin-sessions';
 import type { TestKernel } from '@gw/kernel/testing';
 import { assertGreenfieldAnswer, greenfieldDocument } from './greenfield-document.js';
-import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type Owner, type SandboxClient } from './helpers.js';
+import { greenfield, issueKey, newOwner, sandboxClient, startBtcpayKernel, type GreenfieldAnswer, type Owner, type SandboxClient } from './helpers.js';
 
 /*
  * Refunds through the Greenfield API on a running gateway: BTCPay invoices created through the API,
@@ -24,7 +24,7 @@ const REFUND_PERMISSION = 'btcpay.store.cancreatenonapprovedpullpayments';
 test.before(async () => {
   gw = await startBtcpayKernel();
   owner = await newOwner(gw);
-  store = await sandboxStore(gw, owner);
+  store = await sandboxClient(gw, undefined, owner.operatorId);
   ({ token } = await issueKey(gw, owner, [
     `btcpay.store.cancreateinvoice:${store.projectId}`,
     `btcpay.store.canviewinvoices:${store.projectId}`,
@@ -374,7 +374,7 @@ test('permissions and stores: a key without the pull payment permission, another
   t.is(storeless.status, 404);
   t.is(storeless.body.code, 'invoice-not-found');
 
-  const otherStore = await sandboxStore(gw, owner);
+  const otherStore = await sandboxClient(gw, undefined, owner.operatorId);
   const { token: both } = await issueKey(gw, owner, [REFUND_PERMISSION]);
   const elsewhere = await call(t, 'POST', `/api/v1/stores/${otherStore.projectId}/invoices/${invoice.id}/refund`, { refundVariant: 'RateThen' }, both);
   t.is(elsewhere.status, 404);
@@ -443,7 +443,7 @@ test('a store pull payment as BTCPay’s WooCommerce plugin refunds an order: th
 });
 
 test('a sandbox reset removes the store’s pull payments with its refunds', async (t) => {
-  const own = await sandboxStore(gw, owner);
+  const own = await sandboxClient(gw, undefined, owner.operatorId);
   const { token: key } = await issueKey(gw, owner, [`btcpay.store.canmodifystoresettings:${own.projectId}`]);
   const created = await greenfield(gw, key, 'POST', `/api/v1/stores/${own.projectId}/invoices`, { amount: '130', currency: 'USD' });
   const picked = await own.call('POST', `/checkout-sessions/${created.body.id}/simulate-pick`, { coin: 'btc' });

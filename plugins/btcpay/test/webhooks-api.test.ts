@@ -7,7 +7,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { TestKernel } from '@gw/kernel/testing';
 import { assertGreenfieldAnswer, greenfieldDocument } from './greenfield-document.js';
-import { greenfield, issueKey, newOwner, productionStore, sandboxStore, startBtcpayKernel, type GreenfieldAnswer, type Owner } from './helpers.js';
+import { greenfield, issueKey, newOwner, productionStore, sandboxClient, startBtcpayKernel, type GreenfieldAnswer, type Owner } from './helpers.js';
 
 const MODIFY = 'btcpay.store.webhooks.canmodifywebhooks';
 const EVENTS = ['InvoiceReceivedPayment', 'InvoicePaymentSettled', 'InvoiceProcessing', 'InvoiceExpired', 'InvoiceSettled', 'InvoiceInvalid'];
@@ -19,7 +19,7 @@ let token: string;
 test.before(async () => {
   gw = await startBtcpayKernel();
   owner = await newOwner(gw);
-  storeId = (await sandboxStore(gw, owner)).projectId;
+  storeId = (await sandboxClient(gw, undefined, owner.operatorId)).projectId;
   token = (await issueKey(gw, owner, [`${MODIFY}:${storeId}`])).token;
 });
 test.after.always(async () => {
@@ -135,7 +135,7 @@ test('PUT replaces the webhook (left-out fields take their defaults) and keeps t
 
 test('bad input is BTCPay’s 422 list, nothing written: no or a relative URL, wrong types, a production store’s http URL', async (t) => {
   // A store of its own: the other tests write webhooks concurrently.
-  const store = (await sandboxStore(gw, owner)).projectId;
+  const store = (await sandboxClient(gw, undefined, owner.operatorId)).projectId;
   const own = (await issueKey(gw, owner, [`${MODIFY}:${store}`])).token;
   const refused = async (body: unknown, paths: string[]) => {
     const res = await call(t, 'POST', under(store), body, own);
@@ -188,7 +188,7 @@ test('the permission is needed on the store; another operator’s store and webh
   t.deepEqual([alone.status, alone.body.code], [404, 'webhook-not-found']);
   t.is((await call(t, 'DELETE', `/api/v1/webhooks/${id}`, undefined, theirs)).status, 404);
   // A webhook id of another store of the same key: not found there.
-  const other = (await sandboxStore(gw, owner)).projectId;
+  const other = (await sandboxClient(gw, undefined, owner.operatorId)).projectId;
   const both = (await issueKey(gw, owner, [MODIFY])).token;
   t.is((await call(t, 'GET', `${under(other)}/${id}`, undefined, both)).status, 404);
   t.is((await call(t, 'GET', `${under(storeId)}/not-a-webhook`, undefined, both)).status, 404);

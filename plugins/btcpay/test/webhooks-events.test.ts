@@ -16,7 +16,7 @@ import { confirmInvoice, expireInvoice, payInvoice } from '@gw/plugin-invoices/t
 import { MailSink } from '@gw/plugin-oauth/testing';
 import { Receiver, stopAll } from '@gw/testing';
 import { btcpayPeersDir, greenfieldDocument } from './greenfield-document.js';
-import { greenfield, issueKey, newOwner, sandboxStore, startBtcpayKernel, WOO_EVENTS, type GreenfieldAnswer, type SandboxClient } from './helpers.js';
+import { greenfield, issueKey, newOwner, sandboxClient, startBtcpayKernel, WOO_EVENTS, type GreenfieldAnswer, type SandboxClient } from './helpers.js';
 
 /** What the WooCommerce plugin registers, with InvoiceCreated. */
 const EVENTS = ['InvoiceCreated', ...WOO_EVENTS];
@@ -71,7 +71,7 @@ let shops = 0;
 /** A store, a key as the WooCommerce plugin asks for, and a webhook registered as it registers one. */
 async function shop(t: ExecutionContext, webhook: Record<string, unknown> = {}): Promise<Shop> {
   const owner = await newOwner(gw);
-  const store = await sandboxStore(gw, owner);
+  const store = await sandboxClient(gw, undefined, owner.operatorId);
   const storeId = store.projectId;
   const { token } = await issueKey(gw, owner, [`btcpay.store.canmodifyinvoices:${storeId}`, `btcpay.store.webhooks.canmodifywebhooks:${storeId}`]);
   const path = `/wc-api/btcpaygf_default/${++shops}`;

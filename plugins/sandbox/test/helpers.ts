@@ -42,9 +42,13 @@ export interface SandboxClient {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }>;
 }
 
-/** Provisions a sandbox project (webhooks to `receiver` when given) and a signed client for it. */
-export async function sandboxClient(gw: TestKernel, receiver?: Receiver): Promise<SandboxClient> {
-  const sandbox = await gw.kernel.cradle.sandboxProjects.provision({ name: `sb-${Math.random().toString(36).slice(2)}` }, CLI_ACTOR);
+/**
+ * Provisions a sandbox project (webhooks to `receiver` when given; owned by `operator` when given,
+ * else by the default operator) and a signed client for it.
+ */
+export async function sandboxClient(gw: TestKernel, receiver?: Receiver, operator?: string): Promise<SandboxClient> {
+  const name = `sb-${Math.random().toString(36).slice(2)}`;
+  const sandbox = await gw.kernel.cradle.sandboxProjects.provision(operator === undefined ? { name } : { name, operator }, CLI_ACTOR);
   if (receiver) await gw.kernel.cradle.tenancyProjects.setWebhookUrl(sandbox.project.id, `${receiver.url}/hooks`, CLI_ACTOR);
   const projectId = sandbox.project.id;
   const secret = sandbox.api_key.api_secret;

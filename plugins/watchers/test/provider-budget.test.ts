@@ -333,3 +333,27 @@ test.serial('the day cap rests a provider until 00:00 UTC, and it is asked again
   t.is(next.today, 1);
   t.is(next.restingUntil, null);
 });
+
+test.serial('a request whose turn is further off than the pool waits is not sent: the next provider answers', async (t) => {
+  const [slow, other] = await Promise.all([replayServer(), replayServer()]);
+  t.teardown(() => Promise.all([slow.close(), other.close()]));
+  // Documented at one request in 10 s: a public provider is then asked once in 20 s, beyond the 10 s a request may wait.
+  const S: ProviderEndpoint = { name: 'esplora-slow', url: slow.url, operator: 'slow', origin: 'public', limit: { requestsPerSecond: 0.1 } };
+  const O: ProviderEndpoint = { name: 'esplora-other', url: other.url, operator: 'other', origin: 'public', limit: { requestsPerSecond: 10 } };
+  const pool = new ProviderPool({
+    chain: 'btc',
+    network: 'bitcoin',
+    endpoints: [S, O],
+    timeoutMs: 5000,
+    budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', 'bitcoin'),
+  });
+  const alone = pool.single(S);
+  t.deepEqual(await watcherOf(alone).head(), { height: 698767 });
+  const refused = await t.throwsAsync(watcherOf(alone).head(), { instanceOf: ProviderError });
+  t.is(refused.failure, 'rate_limited');
+  t.regex(refused.message, /not sent/);
+  t.deepEqual(await watcherOf(pool).head(), { height: 698767 }, 'the failover pool moves on to the next provider');
+  t.is(slow.received.length, 1);
+  t.is(other.received.length, 1);
+  t.is((await usageOf(gw, 'esplora-slow'))!.restingUntil, null, 'paced, not resting');
+});

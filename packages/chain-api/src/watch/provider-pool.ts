@@ -71,8 +71,9 @@ export interface ProviderBudget {
   /**
    * Called before each request to an endpoint with a `limit`. Resolves once a request may be sent
    * under the limit (waiting for its turn when the pace asks for it), or answers `{ restingUntil }`
-   * without waiting when the endpoint rests (after a 429, or its day's requests are used up): the
-   * pool then moves on to the next endpoint as if this one had answered 429.
+   * without waiting when the endpoint rests (after a 429, or its day's requests are used up) or
+   * its turn is further off than the budget lets a request wait: the pool then moves on to the
+   * next endpoint as if this one had answered 429, without sending anything.
    */
   acquire(endpoint: ProviderEndpoint): Promise<{ readonly restingUntil?: Date }>;
   /** The endpoint answered 429: it rests for `retryAfterMs` when it gave one, else a backoff that doubles per 429 in a row. */
