@@ -131,6 +131,10 @@ const eventsOf = (invoiceId: string) =>
     .map((r) => ({ ...JSON.parse(r.body), signature: String(r.headers['x-service-signature']), raw: r.body }))
     .filter((e) => e.data?.invoice_id === invoiceId);
 
+/** The newest audit log entry of `action`. */
+const audited = async (action: string) =>
+  (await db.query('select actor, channel, target, details from kernel_audit_log where action = $1 order by id desc limit 1', [action])).rows[0];
+
 /** The value of one sample of the app's Prometheus metrics (0 when absent), found by its name and the labels given. */
 async function metric(name: string, labels: Record<string, string>): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -228,6 +232,8 @@ test.serial(
     await anvil.mine(1);
     await waitFor(async () => (await statusOf(inv.id)) === 'detected', 60_000, `the invented payment detected: ${app.output().slice(-2000)}`);
     t.like((await get(inv.id)).transactions[0], { tx_hash: lie.txHash, amount_units: '12500000', status: 'pending' });
+    await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.detected'), 30_000, 'invoice.detected at the webhook URL');
+    t.deepEqual(eventsOf(inv.id).find((e) => e.event_type === 'invoice.detected')!.data.sources, { detected_by: 1, required_for_paid: 2 });
 
     // Well past the threshold: beta has the block, not the transfer.
     const denied = await attestations('beta', 'denied');
@@ -247,9 +253,15 @@ test.serial(
     // The liar is marked: the metric, the CLI, and the scans pass it over (beta scans on).
     t.is(await metric('gateway_watcher_provider_marked', { chain: 'eth', network: 'sepolia', provider: 'alpha' }), 1);
     t.is(await metric('gateway_watcher_provider_marked', { chain: 'eth', network: 'sepolia', provider: 'beta' }), 0);
-    const providers = await cli('watcher', 'providers', '--json');
+    const providers = await cli('watcher', 'providers', '--chain', 'eth', '--network', 'sepolia', '--json');
     t.is(providers.code, 0, providers.output);
-    t.regex(JSON.stringify(providers.json), /"alpha"/);
+    const [sepolia] = providers.json.networks;
+    t.like(sepolia, { chain: 'eth', network: 'sepolia', origin: 'configured', quorum: 2, operators: 2 });
+    const byName = (name: string) => sepolia.providers.find((p: { name: string }) => p.name === name);
+    t.like(byName('alpha'), { operator: 'alpha-rpc', mark: { disagreement_id: disagreement.id } });
+    t.regex(byName('alpha').mark.reason, new RegExp(`reported ${lie.txHash}.*which beta do not have`));
+    t.like(byName('beta'), { operator: 'beta-rpc', mark: null });
+    t.like(await audited('watcher.provider_mark'), { actor: 'watchers', channel: 'system', target: 'provider:eth:sepolia:alpha' });
     const alphaBefore = alpha.requests;
     const betaBefore = beta.requests;
     const stillDenied = await attestations('beta', 'denied');
@@ -281,11 +293,17 @@ test.serial(
     const [dropped] = (await db.query('select status, rejected_at from watchers_transfers where tx_hash = $1', [lie.txHash])).rows;
     t.is(dropped.status, 'reverted');
     t.truthy(dropped.rejected_at);
+    const decision = await audited('watcher.disagreement_reject');
+    t.like(decision, { actor: 'operator-cli', channel: 'cli', target: `disagreement:${disagreement.id}` });
+    t.like(decision.details, { tx_hash: lie.txHash, invoice_id: inv.id, reported_by: ['alpha'], denied_by: ['beta'], reason: 'beta has no such transfer' });
 
     // The operator clears the mark once alpha is fixed; a real payment then pays the invoice on both words.
     alpha.rewrite = undefined;
     const unmarked = await cli('watcher', 'unmark', '--chain', 'eth', '--network', 'sepolia', '--provider', 'alpha', '--json');
     t.is(unmarked.code, 0, unmarked.output);
+    t.deepEqual(unmarked.json.marks, []);
+    t.like(await audited('watcher.provider_unmark'), { actor: 'operator-cli', channel: 'cli', target: 'provider:eth:sepolia:alpha' });
+    t.is(await metric('gateway_watcher_provider_marked', { chain: 'eth', network: 'sepolia', provider: 'alpha' }), 0);
     await anvil.installErc20(USDC, payer, 10n ** 12n);
     const txHash = await anvil.sendToken(USDC, payer, inv.address, 12_500_000n);
     await anvil.mine(inv.confirmation_threshold);
