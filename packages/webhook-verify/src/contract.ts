@@ -131,6 +131,14 @@ export interface WebhookEventData {
   readonly previous_status: string;
   /** The full invoice resource as `GET /api/v1/invoices/{id}` returned it when the event was created. */
   readonly invoice: Readonly<Record<string, unknown>>;
+  /**
+   * On an event a payment's first sight causes (`invoice.detected`, and `invoice.partial` or
+   * `invoice.expired_paid_late` at that sight) on a network watched through several independent
+   * providers (quorum above 1): how many providers the sight rests on (`detected_by`, 1: the one
+   * that scanned) and how many must report the payment in the same block before it counts toward
+   * paid (`required_for_paid`). Absent where the network's quorum is 1.
+   */
+  readonly sources?: { readonly detected_by: number; readonly required_for_paid: number };
 }
 
 /** The JSON body of a webhook delivery whose type is one of `Type` and whose data is `Data`. */

@@ -18,7 +18,8 @@ import type { Migration } from '@gw/kernel';
  * audit log keeps the history).
  *
  * Transfers recorded before this migration counted on the scanning provider's word: they are
- * `single`.
+ * `single`, except an invoice's payment still below its threshold, which the next pass attests
+ * under the network's quorum.
  */
 export const m0005Quorum: Migration = {
   name: '0005_quorum',
@@ -35,7 +36,11 @@ export const m0005Quorum: Migration = {
          check (attestation in ('single', 'quorum', 'operator') and attested_at is not null or attestation is null and attested_at is null)`,
     );
     await knex.raw(`alter table watchers_transfers add constraint watchers_transfers_rejected_check check (rejected_at is null or status = 'reverted')`);
-    await knex.raw(`update watchers_transfers set attestation = 'single', attested_at = updated_at where status = 'in_block'`);
+    // Counted already, or no invoice's: as they were. An invoice's payment still below its threshold is left to the
+    // next pass: attested `single` there on a network of quorum 1, put to the providers on one with a quorum.
+    await knex.raw(
+      `update watchers_transfers set attestation = 'single', attested_at = updated_at where status = 'in_block' and (final_at is not null or invoice_id is null)`,
+    );
     // The verifier walks a network's in-block transfers that wait for their attestation (few: each waits only until its threshold).
     await knex.raw(
       `create index watchers_transfers_unattested on watchers_transfers (chain, network, block_height) where status = 'in_block' and attested_at is null`,

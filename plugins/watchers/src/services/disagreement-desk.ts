@@ -34,7 +34,7 @@ export interface Disagreement {
   readonly deniedBy: readonly string[];
   /** Providers with another block at that height. */
   readonly otherBranch: readonly string[];
-  /** Providers not yet at the threshold depth when last asked (not counted against). */
+  /** Providers not yet at the threshold depth when last asked, or failing to answer (not counted against). */
   readonly lagging: readonly string[];
   readonly status: DisagreementStatus;
   readonly openedAt: Date;

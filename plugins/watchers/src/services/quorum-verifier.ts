@@ -65,7 +65,8 @@ const MAX_RECHECK_SECONDS = 3600;
  * once the quorum is reached.
  *
  * A `denied` or `other_branch` answer while the quorum is not reached opens a disagreement (or
- * updates the open one): the invoice waits, asked again at each pass with a backoff doubling from
+ * updates the open one), and so does a transfer that cannot reach it because marked providers
+ * leave fewer operators than the quorum: the invoice waits, asked again at each pass with a backoff doubling from
  * the scan interval up to an hour, and the disagreement closes `resolved` if the quorum is reached
  * later. Once every unmarked operator has answered one way or the other (none lagging or failing)
  * and none but the reporters has the transfer, the reporters are marked: passed over by the scan
@@ -103,6 +104,8 @@ export class QuorumVerifier {
 
     const marked = await markedProviders(trx, chain, network);
     const attestors = target.attestors!.filter((a) => !marked.has(a.endpoint.name));
+    // Marks leave fewer operators than the quorum: no transfer can be attested until a mark is cleared, and each waits on the operator's desk.
+    const unreachable = new Set(attestors.map((a) => a.operator)).size < quorum;
     const answers = new Map<string, Map<Attestor, AttestationAnswer>>(waiting.map((t) => [t.id, new Map()]));
     const reportingOperators = (t: Waiting) => new Set([...answers.get(t.id)!].filter(([, a]) => a === 'reported').map(([p]) => p.operator));
     for (const attestor of attestors) {
@@ -148,7 +151,7 @@ export class QuorumVerifier {
         continue;
       }
       const contradicted = lists.denied.length + lists.otherBranch.length > 0;
-      if (!contradicted && t.disagreement_id === null) continue;
+      if (!contradicted && !unreachable && t.disagreement_id === null) continue;
       disagreements++;
       const backoff = sql`next_check_at = now() + make_interval(secs => least(${MAX_RECHECK_SECONDS}, ${target.scanIntervalSeconds} * power(2, least(checks, 12)))),`;
       let disagreementId = t.disagreement_id;
@@ -171,8 +174,11 @@ export class QuorumVerifier {
             block_height: t.block_height,
             invoice_id: t.invoice_id,
             ...lists,
+            ...(unreachable ? { marked: [...marked] } : {}),
           },
-          'providers disagree about a transfer at its confirmation threshold: it does not count until they agree or the operator decides',
+          contradicted
+            ? 'providers disagree about a transfer at its confirmation threshold: it does not count until they agree or the operator decides'
+            : 'marked providers leave fewer operators than the quorum: the transfer does not count until a mark is cleared or the operator decides',
         );
       } else {
         await sqlQuery(trx, updateLists(disagreementId, lists, sql`checks = checks + 1, ${backoff}`));
