@@ -222,8 +222,10 @@ test.serial('a lagging endpoint: the payment waits at the threshold until the se
 });
 
 test.serial(
-  'a lying endpoint invents a payment: never paid, a disagreement open, the liar marked; the operator rejects it with the CLI once ripe and the invoice waits again',
+  'a lying endpoint invents a payment: never paid, a disagreement open, the liar marked; the operator rejects it with the CLI once ripe, the invoice waits again, and a real payment is paid once the mark is cleared',
   async (t) => {
+    // Many passes and CLI processes on a machine the suite shares.
+    t.timeout(300_000);
     const inv = await invoice({ coin: 'usdc_erc20', amount_crypto: '12.5' });
     const height = (await anvil.blockNumber()) + 1;
     const lie = inventTokenTransfer(anvil, { token: USDC, from: getAddress(`0x${'5a'.repeat(20)}`), to: inv.address, amount: 12_500_000n, height });
@@ -297,19 +299,39 @@ test.serial(
     t.like(decision, { actor: 'operator-cli', channel: 'cli', target: `disagreement:${disagreement.id}` });
     t.like(decision.details, { tx_hash: lie.txHash, invoice_id: inv.id, reported_by: ['alpha'], denied_by: ['beta'], reason: 'beta has no such transfer' });
 
-    // The operator clears the mark once alpha is fixed; a real payment then pays the invoice on both words.
+    // alpha is fixed, but still marked: beta alone is one operator, short of the quorum, so even a
+    // real payment waits (safety over liveness), on the operator's desk rather than unseen.
     alpha.rewrite = undefined;
+    await anvil.installErc20(USDC, payer, 10n ** 12n);
+    const txHash = await anvil.sendToken(USDC, payer, inv.address, 12_500_000n);
+    await anvil.mine(inv.confirmation_threshold);
+    const waiting = await waitFor(
+      async () => (await db.query(`select id, status from watchers_disagreements where tx_hash = $1`, [txHash])).rows[0],
+      60_000,
+      `a disagreement for the real payment while the quorum is out of reach: ${app.output().slice(-2000)}`,
+    );
+    t.is(waiting.status, 'open');
+    t.is(await statusOf(inv.id), 'detected');
+    const short = await cli('watcher', 'disagreements', '--status', 'open', '--json');
+    t.like(
+      short.json.disagreements.find((d: { id: string }) => d.id === waiting.id),
+      { tx_hash: txHash, invoice_id: inv.id, reported_by: ['beta'], denied_by: [], other_branch: [] },
+    );
+
+    // The operator clears the mark: both operators report the real payment, the disagreement
+    // resolves by itself, and the invoice is paid.
     const unmarked = await cli('watcher', 'unmark', '--chain', 'eth', '--network', 'sepolia', '--provider', 'alpha', '--json');
     t.is(unmarked.code, 0, unmarked.output);
     t.deepEqual(unmarked.json.marks, []);
     t.like(await audited('watcher.provider_unmark'), { actor: 'operator-cli', channel: 'cli', target: 'provider:eth:sepolia:alpha' });
     t.is(await metric('gateway_watcher_provider_marked', { chain: 'eth', network: 'sepolia', provider: 'alpha' }), 0);
-    await anvil.installErc20(USDC, payer, 10n ** 12n);
-    const txHash = await anvil.sendToken(USDC, payer, inv.address, 12_500_000n);
-    await anvil.mine(inv.confirmation_threshold);
-    await waitFor(async () => (await statusOf(inv.id)) === 'paid', 60_000, `paid by the real payment: ${app.output().slice(-2000)}`);
+    await waitFor(async () => (await statusOf(inv.id)) === 'paid', 90_000, `paid by the real payment: ${app.output().slice(-2000)}`);
     const paid = await get(inv.id);
     t.is(paid.transactions.find((tx: { status: string }) => tx.status === 'confirmed').tx_hash, txHash);
+    t.is((await db.query(`select status from watchers_disagreements where id = $1`, [waiting.id])).rows[0].status, 'resolved');
+    const [attested] = (await db.query('select attestation, attested_by from watchers_transfers where tx_hash = $1', [txHash])).rows;
+    t.is(attested.attestation, 'quorum');
+    t.deepEqual([...attested.attested_by].sort(), ['alpha', 'beta']);
     await waitFor(async () => eventsOf(inv.id).some((e) => e.event_type === 'invoice.paid'), 30_000, 'invoice.paid at the webhook URL');
     t.is(eventsOf(inv.id).filter((e) => e.event_type === 'invoice.paid').length, 1);
   },
