@@ -63,7 +63,10 @@ export const watchersPlugin = definePlugin({
     watchersCounter: service(['invoicesLifecycle'], (deps) => new ConfirmationCounter(deps)),
     watchersRewinder: service(['invoicesLifecycle'], (deps) => new ReorgRewinder(deps)),
     watchersActivation: service(['logger', 'watchersConfig', 'addressPoolService', 'tenancyProjects'], (deps) => new ActivationDetector(deps)),
-    watchersQuorum: service(['logger', 'audit', 'watchersConfig', 'watchersMetrics', 'invoicesLifecycle'], (deps) => new QuorumVerifier(deps)),
+    watchersQuorum: service(
+      ['logger', 'audit', 'watchersConfig', 'watchersMetrics', 'invoicesLifecycle', 'invoicesPolicies'],
+      (deps) => new QuorumVerifier(deps),
+    ),
     watchersDisagreements: service(['db', 'audit', 'watchersRegistry', 'watchersCounter', 'invoicesLifecycle'], (deps) => new Disagreements(deps)),
     watchersScanner: service(
       [

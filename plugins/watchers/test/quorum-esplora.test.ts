@@ -382,6 +382,31 @@ test.serial('a lagging second provider: confirmations wait for it, then the invo
   );
 });
 
+test.serial('an orphan payment is attributed only once the quorum reported it: refused while the second provider lags, a paid invoice after', async (t) => {
+  const first = await EsploraReplay.start();
+  const behind = await EsploraReplay.start({ tip: HEIGHT - 1 });
+  t.teardown(() => stopAll(first, behind));
+  const s = await setup(t, [
+    { name: 'first', url: first.url, operator: 'alpha' },
+    { name: 'behind', url: behind.url, operator: 'beta' },
+  ]);
+  // No invoice waits at address 0: the recorded payment to it is an orphan.
+  await pass(s);
+  const orphan = await s.gw.kernel.cradle.db('watchers_transfers').where({ tx_hash: TXID, output_index: 0 }).first();
+  t.like(orphan, { to_address: ADDRESS_0, match: 'orphan', status: 'in_block', attestation: null });
+  const attribute = () =>
+    signedFetch(s.gw.url, `/api/v1/orphan-payments/${TXID}/attribute`, { ...s.project, method: 'POST', body: { external_id: 'stray-1' } });
+  const early = await attribute();
+  t.is(early.status, 409);
+  t.like(early.body, { error_code: 'orphan_not_confirmed', details: { attested: false } });
+  behind.tip = HEIGHT;
+  await pass(s);
+  t.like(await s.gw.kernel.cradle.db('watchers_transfers').where({ id: orphan.id }).first(), { attestation: 'quorum', attested_by: ['first', 'behind'] });
+  const attributed = await attribute();
+  t.is(attributed.status, 200, JSON.stringify(attributed.body));
+  t.like(attributed.body, { status: 'paid', external_id: 'stray-1' });
+});
+
 test.serial(
   'a provider that has the block without the payment: the reporter is marked, the invoice waits; the operator accepts after the decision time and it is paid at once',
   async (t) => {

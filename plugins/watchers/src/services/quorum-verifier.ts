@@ -1,5 +1,5 @@
 import { groupBy, newId, ProviderError, sql, sqlQuery, type AuditLog, type ObservedTransfer, type Sql, type WatchedAddresses } from '@gw/kernel';
-import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
+import type { InvoiceLifecycle, PolicyService } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WatchersConfig } from '../config.js';
@@ -83,6 +83,7 @@ export class QuorumVerifier {
       watchersConfig: WatchersConfig;
       watchersMetrics: WatcherMetrics;
       invoicesLifecycle: InvoiceLifecycle;
+      invoicesPolicies: PolicyService;
     },
   ) {}
 
@@ -218,8 +219,8 @@ export class QuorumVerifier {
   /**
    * The network's in-block transfers that wait for their attestation and have reached their
    * threshold on the scanning provider: those of invoices not yet settled (the invoice's
-   * threshold), and unattributed orphan or ambiguous receipts (the chain's default threshold:
-   * attribution needs them attested too). An open disagreement is asked about again only once its
+   * threshold), and unattributed orphan or ambiguous receipts (their project's threshold for the
+   * chain, the one attribution asks for: attribution needs them attested too). An open disagreement is asked about again only once its
    * backoff has passed.
    */
   private async ripe(trx: Knex.Transaction, target: ScanTarget, head: number): Promise<Waiting[]> {
@@ -250,9 +251,12 @@ export class QuorumVerifier {
       trx,
       due.flatMap((r) => (r.invoice_id === null ? [] : [r.invoice_id])),
     );
-    const chainDepth = Math.max(target.adapter.definition.defaultConfirmations, 1);
+    const orphanProjects = [...new Set(due.flatMap((r) => (r.invoice_id === null ? [r.project_id] : [])))];
+    const policies = orphanProjects.length === 0 ? new Map() : await this.deps.invoicesPolicies.getMany(orphanProjects, trx);
+    const chainId = target.adapter.definition.id;
+    const orphanDepth = (projectId: string) => Math.max(policies.get(projectId)?.confirmations[chainId] ?? target.adapter.definition.defaultConfirmations, 1);
     return due.flatMap(({ match: _match, due: _due, reported_by, denied_by, other_branch, lagging, ...r }) => {
-      const depth = r.invoice_id === null ? chainDepth : thresholds.get(r.invoice_id);
+      const depth = r.invoice_id === null ? orphanDepth(r.project_id) : thresholds.get(r.invoice_id);
       const height = Number(r.block_height);
       const last = { reported: reported_by ?? [], denied: denied_by ?? [], other_branch: other_branch ?? [], lagging: lagging ?? [] };
       return depth !== undefined && head - height + 1 >= depth ? [{ ...r, block_height: height, depth, last }] : [];
