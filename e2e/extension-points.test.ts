@@ -67,6 +67,7 @@ test('every contribution of the composition builds from its declared services, a
       'webhooks:webhooks',
       'webhooks:webhook-url',
       'watchers:orphans',
+      'watchers:watchers',
       'treasury:treasury',
       'treasury:treasury-accounts',
       'payouts:payouts',

@@ -1,4 +1,4 @@
-import { CLI_ACTOR, coreErrors, defineCommand, PAGE_LIMIT_FLAG, type ChainRegistry, type CliCommand, type CliFlag } from '@gw/kernel';
+import { CLI_ACTOR, coreErrors, defineCommand, PAGE_LIMIT_FLAG, ulidFlag, type ChainRegistry, type CliCommand, type CliFlag } from '@gw/kernel';
 import { DECISION_REASON_MAX, disagreementView } from './services/disagreement-view.js';
 import type { DisagreementStatus } from './services/disagreement-desk.js';
 import { providerOverview } from './services/provider-overview.js';
@@ -88,12 +88,7 @@ export const watcherCommands: CliCommand[] = [
     verb: 'decide',
     summary: 'Decide an open disagreement once its waiting time is over: --accept counts the transfer toward paid, --reject drops it.',
     flags: {
-      id: {
-        type: 'string',
-        required: true,
-        description: 'The disagreement, as "watcher disagreements" lists it.',
-        validate: (value) => (/^[0-9A-Za-z_-]{1,64}$/.test(value) ? undefined : 'must be a disagreement id as "watcher disagreements" lists it'),
-      },
+      id: ulidFlag('Disagreement', { description: 'The disagreement (ULID), as "watcher disagreements" lists it.' }),
       accept: { type: 'boolean', description: 'Count the transfer as if the quorum had reported it: its invoice goes on (paid at the threshold).' },
       reject: {
         type: 'boolean',

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '@gw/kernel';
+import { html, isUlid, type SafeHtml } from '@gw/kernel';
 import {
   actionButton,
   badge,
@@ -26,7 +26,6 @@ export const WATCHERS_PAGE_DEPS = [
   'watchersConfig',
   'watchersProviderUsage',
   'watchersDisagreements',
-  'invoicesService',
   'tenancyProjects',
 ] as const;
 type Services = PageServices<typeof WATCHERS_PAGE_DEPS>;
@@ -61,12 +60,10 @@ export const watchersPage = definePage<Services>({
       services.watchersDisagreements.list({ ...(status ? { status } : {}), limit: DISAGREEMENTS_READ }),
       services.watchersDisagreements.marks(),
     ]);
-    const caughtBy = await markInvoices(services, marks);
-    const scope = await operatorScope(req, [...listed.map((d) => d.invoiceId), ...caughtBy.values()]);
-    const disagreements = listed.filter((d) => scope.projectOf(d.invoiceId) !== undefined);
-    // A mark's reason may name the transfer that caught it: shown to the operator whose payment it was.
-    const reasonShown = (mark: NonNullable<ProviderView['mark']>) =>
-      mark.disagreement_id === null || scope.projectOf(caughtBy.get(mark.disagreement_id) ?? null) !== undefined;
+    const [projects, caughtIn] = await Promise.all([ownProjects(req), markProjects(services, marks)]);
+    const disagreements = listed.filter((d) => projects.has(d.projectId));
+    // A mark's reason names the transfer that caught it: shown to the operator whose payment it was.
+    const reasonShown = (mark: NonNullable<ProviderView['mark']>) => mark.disagreement_id === null || projects.has(caughtIn.get(mark.disagreement_id) ?? '');
     const admin = req.user.role === 'admin';
     const now = new Date();
     return page(
@@ -86,7 +83,7 @@ ${table(
     when(d.openedAt.toISOString()),
     `${d.chain} ${d.network}`,
     html`<code class="wrap">${d.txHash}</code> #${String(d.outputIndex)}<br>${d.amountUnits} <span class="unit">${d.coin} base units</span> to <code class="wrap">${d.toAddress}</code><br>block ${String(d.blockHeight)} <code class="wrap">${d.blockHash}</code>`,
-    invoiceLink(scope, d.invoiceId),
+    invoiceCell(projects, d),
     d.reportedBy.join(', ') || '—',
     against(d),
     statusCell(d, now),
@@ -101,13 +98,13 @@ ${table(
       cli: ['watcher decide'],
       summary: 'Accept or reject a disagreement between providers once it is ripe, with the reason (administrators).',
       handle: async (req) => {
-        const id = req.form.text('id', 'Disagreement', { max: 64 });
+        const id = req.form.text('id', 'Disagreement', { max: 26 });
         const decision = req.form.choice('decision', 'Decision', ['accept', 'reject'] as const);
         const reason = req.form.text('reason', 'Reason for the decision', { max: DECISION_REASON_MAX });
         const desk = req.services.watchersDisagreements;
-        const found = await desk.get(id);
+        if (!isUlid(id)) throw watchersErrors.disagreement_not_found();
         // Another operator's payment is not one this user may know of.
-        if ((await operatorScope(req, [found.invoiceId])).projectOf(found.invoiceId) === undefined) throw watchersErrors.disagreement_not_found();
+        if (!(await ownProjects(req)).has((await desk.get(id)).projectId)) throw watchersErrors.disagreement_not_found();
         const decided = await desk.decide(id, decision, req.actor, reason);
         return redirect(
           `${BASE}#disagreements`,
@@ -131,33 +128,16 @@ ${table(
   },
 });
 
-/** Which of the given invoices belong to the user's operator's projects, and in which project. */
-interface OperatorScope {
-  projectOf(invoiceId: string | null): { id: string; name: string } | undefined;
+/** The user's operator's projects, by id: their disagreements are the ones the user may see and decide. */
+async function ownProjects(req: Request): Promise<Map<string, string>> {
+  return new Map((await req.services.tenancyProjects.list({ operator: req.user.operatorId })).map((p) => [p.id, p.name]));
 }
 
-async function operatorScope(req: Request, invoiceIds: readonly (string | null)[]): Promise<OperatorScope> {
-  const ids = [...new Set(invoiceIds.filter((id): id is string => id !== null))];
-  if (ids.length === 0) return { projectOf: () => undefined };
-  const [projects, invoices] = await Promise.all([
-    req.services.tenancyProjects.list({ operator: req.user.operatorId }),
-    req.services.invoicesService.getMany(ids),
-  ]);
-  const own = new Map(projects.map((p) => [p.id, { id: p.id, name: p.name }]));
-  return {
-    projectOf: (invoiceId) => {
-      if (invoiceId === null) return undefined;
-      const invoice = invoices.get(invoiceId);
-      return invoice ? own.get(invoice.project_id) : undefined;
-    },
-  };
-}
-
-/** The invoice of the disagreement that caught each mark (by disagreement id), so a mark's reason is shown only to the operator whose payment caught it. */
-async function markInvoices(services: Services, marks: readonly ProviderMark[]): Promise<Map<string, string | null>> {
+/** The project of the disagreement that caught each mark (by disagreement id), so a mark's reason is shown only to the operator whose payment caught it. */
+async function markProjects(services: Services, marks: readonly ProviderMark[]): Promise<Map<string, string>> {
   const ids = [...new Set(marks.flatMap((m) => (m.disagreementId === null ? [] : [m.disagreementId])))];
-  const found = await Promise.all(ids.map((id) => services.watchersDisagreements.get(id).catch(() => undefined)));
-  return new Map(ids.map((id, i) => [id, found[i]?.invoiceId ?? null]));
+  const found = await Promise.all(ids.map((id) => services.watchersDisagreements.get(id)));
+  return new Map(found.map((d) => [d.id, d.projectId]));
 }
 
 function networkSection(
@@ -172,17 +152,13 @@ function networkSection(
 <p>${originText(network)} Quorum <strong>${String(network.quorum)}</strong> of ${String(network.operators)} independent operator(s)${network.quorum === 1 ? ': the scanning provider’s word suffices' : ''}.${network.idle_until_used ? ' Not scanned until a pool address waits on this network.' : ''}</p>
 ${table(
   `Providers of ${network.chain} ${network.network}`,
-  ['Provider', 'Operator', 'Kind', 'Limit', 'Paced at', 'Last minute', 'Today', 'Of the pace', 'Resting until', 'Mark', ...(admin ? ['Action'] : [])],
+  ['Provider', 'Operator', 'Kind', 'Limit', 'Requests (every instance)', 'Mark', ...(admin ? ['Action'] : [])],
   network.providers.map((p) => [
     p.url ? html`${p.name}<br><code class="wrap">${p.url}</code>` : p.name,
     p.operator,
     p.kind ?? '—',
-    limitText(p.limit),
-    limitText(p.paced_at),
-    p.usage ? String(p.usage.last_minute) : '—',
-    p.usage ? String(p.usage.today) : '—',
-    p.usage ? `${(p.usage.share_of_limit * 100).toFixed(1)} %` : '—',
-    p.usage?.resting_until ? html`<span class="warning">${when(p.usage.resting_until)}</span>` : 'no',
+    p.limit ? html`${limitText(p.limit)}<br>paced at ${limitText(p.paced_at)}` : 'unlimited',
+    usageCell(p),
     markCell(p, reasonShown),
     ...(admin
       ? [
@@ -215,16 +191,25 @@ function limitText(limit: RateLimitView | null): string {
   return `${String(limit.requests_per_second)}/s${limit.requests_per_day === null ? '' : `, ${String(limit.requests_per_day)}/day`}`;
 }
 
+function usageCell(provider: ProviderView): SafeHtml | string {
+  const { usage } = provider;
+  if (!usage) return provider.limit ? 'not asked yet' : '— (no limit to pace)';
+  return html`${String(usage.last_minute)} in the last minute, ${String(usage.today)} today<br>${(usage.share_of_limit * 100).toFixed(1)} % of the pace${
+    usage.resting_until ? html`<br><span class="warning">resting until ${when(usage.resting_until)}</span>` : null
+  }`;
+}
+
 function markCell(provider: ProviderView, reasonShown: (mark: NonNullable<ProviderView['mark']>) => boolean): SafeHtml | string {
   const { mark } = provider;
   if (!mark) return 'no';
-  return html`${badge('marked', 'bad')} ${when(mark.marked_at)}<br>${reasonShown(mark) ? mark.reason : 'caught on a payment outside your projects'}`;
+  return html`${badge('marked', 'bad')} ${when(mark.marked_at)}<br><span class="wrap">${reasonShown(mark) ? mark.reason : 'caught on a payment outside your projects'}</span>`;
 }
 
-function invoiceLink(scope: OperatorScope, invoiceId: string | null): SafeHtml | string {
-  const project = scope.projectOf(invoiceId);
-  if (!project || invoiceId === null) return '—';
-  return html`<a href="/dashboard/projects/${project.id}/invoices/${invoiceId}"><code>${invoiceId}</code></a><br>${project.name}`;
+function invoiceCell(projects: ReadonlyMap<string, string>, d: Disagreement): SafeHtml {
+  const name = projects.get(d.projectId) ?? d.projectId;
+  return d.invoiceId === null
+    ? html`none (no invoice took it)<br>${name}`
+    : html`<a href="/dashboard/projects/${d.projectId}/invoices/${d.invoiceId}"><code>${d.invoiceId}</code></a><br>${name}`;
 }
 
 function against(d: Disagreement): SafeHtml | string {

@@ -26,6 +26,8 @@ export interface Disagreement {
   /** Base units, as a decimal string. */
   readonly amountUnits: string;
   readonly invoiceId: string | null;
+  /** The project of the pool address paid (also when no invoice took the transfer): whose users may see and decide it in the dashboard. */
+  readonly projectId: string;
   readonly blockHeight: number;
   readonly blockHash: string;
   /** Providers that report the transfer in that block. */

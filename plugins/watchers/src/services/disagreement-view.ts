@@ -15,6 +15,8 @@ export interface DisagreementView {
   /** Base units, as a decimal string. */
   readonly amount_units: string;
   readonly invoice_id: string | null;
+  /** The project of the pool address paid. */
+  readonly project_id: string;
   readonly block_height: number;
   readonly block_hash: string;
   readonly reported_by: readonly string[];
@@ -46,6 +48,7 @@ export function disagreementView(d: Disagreement, now = new Date()): Disagreemen
     to_address: d.toAddress,
     amount_units: d.amountUnits,
     invoice_id: d.invoiceId,
+    project_id: d.projectId,
     block_height: d.blockHeight,
     block_hash: d.blockHash,
     reported_by: d.reportedBy,
@@ -60,5 +63,5 @@ export function disagreementView(d: Disagreement, now = new Date()): Disagreemen
   };
 }
 
-/** The longest reason an operator gives for a decision (the CLI's `--reason`, the dashboard's field). */
-export const DECISION_REASON_MAX = 500;
+/** The longest reason an operator gives for a decision (the CLI's `--reason`, the dashboard's field): the desk keeps at most as much. */
+export const DECISION_REASON_MAX = 1000;

@@ -229,6 +229,7 @@ function view(row: DisagreementRow): Disagreement {
     toAddress: row.to_address,
     amountUnits: String(row.amount_units),
     invoiceId: row.invoice_id,
+    projectId: row.project_id,
     blockHeight: Number(row.block_height),
     blockHash: row.block_hash,
     reportedBy: row.reported_by,

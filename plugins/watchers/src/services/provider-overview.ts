@@ -1,6 +1,7 @@
 import { operatorOf, type ProviderRateLimit } from '@gw/kernel';
 import type { WatchersConfig } from '../config.js';
 import type { DisagreementDesk } from './disagreement-desk.js';
+import { paceOf, type ProviderPace } from './provider-budget.js';
 import type { ProviderUsageReads } from './provider-usage.js';
 import type { WatcherRegistry } from './watcher-registry.js';
 
@@ -113,8 +114,8 @@ export async function providerOverview(
           kind: endpoint.kind ?? null,
           origin,
           url: origin === 'public' ? endpoint.url : null,
-          limit: endpoint.limit ? limitView(endpoint.limit, 1) : null,
-          paced_at: endpoint.limit ? limitView(endpoint.limit, origin === 'public' ? share : 1) : null,
+          limit: endpoint.limit ? limitView(endpoint.limit) : null,
+          paced_at: endpoint.limit ? limitView(paceOf(endpoint, share)) : null,
           usage: used
             ? {
                 last_minute: used.lastMinute,
@@ -135,10 +136,10 @@ export async function providerOverview(
   };
 }
 
-function limitView(limit: ProviderRateLimit, share: number): RateLimitView {
+function limitView(limit: ProviderRateLimit | ProviderPace): RateLimitView {
   return {
     // Rounded to what a person reads: 0.5 × 1/3 per second is 0.1667, not 0.16666666666666666.
-    requests_per_second: Math.round(limit.requestsPerSecond * share * 10_000) / 10_000,
-    requests_per_day: limit.requestsPerDay === undefined ? null : Math.floor(limit.requestsPerDay * share),
+    requests_per_second: Math.round(limit.requestsPerSecond * 10_000) / 10_000,
+    requests_per_day: limit.requestsPerDay ?? null,
   };
 }
