@@ -1,11 +1,13 @@
 /**
- * Provider `kind`s at start-up: the BTC watcher reads `esplora` and `bitcoin-core`; a kind a chain's
+ * Provider `kind`s at start-up: the BTC watcher reads `esplora` and `bitcoin-core`, the Cardano one
+ * `blockfrost` and `koios`; a kind a chain's
  * watcher does not read (any kind, for chains with one provider API) stops the registry naming the
  * config key.
  */
 import test from 'ava';
 import { Registry } from 'prom-client';
 import type { ChainAdapter, ChainAdapterDeps, ChainRegistry } from '@gw/kernel';
+import { adaChain } from '@gw/chain-ada';
 import { btcChain } from '@gw/chain-btc';
 import { ethChain } from '@gw/chain-eth';
 import { createWatcherMetrics } from './metrics.js';
@@ -13,7 +15,11 @@ import { WatcherRegistry } from './services/watcher-registry.js';
 import type { WatchersConfig } from './config.js';
 
 const deps = { logger: {} as ChainAdapterDeps['logger'] } as ChainAdapterDeps;
-const adapters: ChainAdapter[] = [btcChain.createAdapter(deps, btcChain.definition), ethChain.createAdapter(deps, ethChain.definition)];
+const adapters: ChainAdapter[] = [
+  btcChain.createAdapter(deps, btcChain.definition),
+  ethChain.createAdapter(deps, ethChain.definition),
+  adaChain.createAdapter(deps, adaChain.definition),
+];
 
 function registry(chains: WatchersConfig['chains']): WatcherRegistry {
   return new WatcherRegistry({
@@ -40,6 +46,24 @@ test('btc takes esplora and bitcoin-core providers side by side', (t) => {
     },
   });
   t.deepEqual(built.get('btc', 'bitcoin')?.watcher.providerKinds, ['esplora', 'bitcoin-core']);
+});
+
+test('ada takes Blockfrost and Koios providers side by side; no kind is Blockfrost, as before Koios', (t) => {
+  const built = registry({
+    ada: {
+      preprod: {
+        providers: [
+          { name: 'koios', kind: 'koios', url: 'https://preprod.koios.rest/api/v1' },
+          { name: 'blockfrost', kind: 'blockfrost', url: 'https://cardano-preprod.blockfrost.io/api/v0', headers: { project_id: 'x' } },
+          { name: 'plain', url: 'https://cardano-preprod.blockfrost.io/api/v0', headers: { project_id: 'x' } },
+        ],
+      },
+    },
+  });
+  t.deepEqual(built.get('ada', 'preprod')?.watcher.providerKinds, ['blockfrost', 'koios']);
+  t.throws(() => registry({ ada: { preprod: { providers: [{ name: 'x', kind: 'ogmios', url: 'ws://127.0.0.1:1337' }] } } }), {
+    message: /kind ogmios is not one of blockfrost, koios/,
+  });
 });
 
 test('a kind the chain does not read stops start-up, naming the provider', (t) => {

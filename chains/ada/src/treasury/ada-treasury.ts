@@ -11,6 +11,7 @@ import {
   type FeeEstimate,
   type NetworkDefinition,
   type ProviderHttp,
+  ProviderPool,
   type ProviderOutput,
   type TransactionState,
   type UnsignedTransaction,
@@ -19,6 +20,7 @@ import {
 } from '@gw/chain-api';
 import { deriveAdaAddress } from '../derive.js';
 import { mapLimit } from '../map-limit.js';
+import { adaProviderKind } from '../provider-kinds.js';
 import { buildAdaTransaction } from './build-transaction.js';
 import { parseLedgerSnapshot, type LedgerSnapshot } from './ledger-snapshot.js';
 import { parseAddressUtxoPage, parseBlockHeight, parseIncludedTransaction, parseMempoolTransaction, type AddressUtxo } from './provider-answers.js';
@@ -46,8 +48,14 @@ export const MAX_UTXO_PAGES = 200;
 const TXID = /^[0-9a-f]{64}$/;
 
 /**
- * The Cardano treasury of one network (issue 35) over Blockfrost-compatible providers, the same
- * pool the watcher reads.
+ * The Cardano treasury of one network (issue 35) over Blockfrost-compatible providers: the
+ * `blockfrost` endpoints of the pool the watcher reads (with its timeout, budget and metrics).
+ * Koios endpoints are never asked: a network whose providers are Koios only (the public defaults)
+ * has a treasury that refuses every provider call with `treasury_providers_unsupported`, naming
+ * the fix; building and verifying plans need no provider. Koios shows no mempool, and the reads
+ * here (protocol parameters, unspent outputs with their tokens, submission and the
+ * already-submitted check) are written against Blockfrost's answers (docs/decisions.md,
+ * "Cardano through Koios").
  *
  * `build` needs the protocol parameters and the tip's slot. `createTreasury` cannot fetch them (it
  * is synchronous), so `feeEstimate()` reads them and keeps them (a {@link LedgerSnapshot}), and
@@ -67,6 +75,8 @@ export class AdaTreasury implements ChainTreasury {
   readonly unsignedFormat = 'cardano-tx' as const;
   private snapshot: LedgerSnapshot | undefined;
   private readonly blockHeights = new Map<string, number>();
+  /** The Blockfrost-compatible endpoints of the watcher's pool; undefined when it has none. */
+  private readonly blockfrost: ProviderPool | undefined;
 
   constructor(
     private readonly options: WatcherOptions,
@@ -79,6 +89,25 @@ export class AdaTreasury implements ChainTreasury {
     },
   ) {
     this.network = options.network;
+    const { providers } = options;
+    const readable = providers.endpoints.filter((e) => adaProviderKind(e) === 'blockfrost');
+    this.blockfrost =
+      readable.length === 0
+        ? undefined
+        : readable.length === providers.endpoints.length
+          ? providers
+          : new ProviderPool({ ...providers.options, endpoints: readable });
+  }
+
+  /** The providers the treasury asks; refuses (422 `treasury_providers_unsupported`) without a Blockfrost-compatible one. */
+  private providers(): ProviderPool {
+    if (this.blockfrost) return this.blockfrost;
+    throw treasuryChainErrors.treasury_providers_unsupported({
+      message:
+        `Cardano's treasury reads Blockfrost-compatible providers, and those of ${this.network.id} are Koios only. ` +
+        'Add a Blockfrost provider (a free project key) or your own node behind a Blockfrost-compatible API to plugins.watchers.chains.ada, with "publicProviders": "join" to keep the public ones watching.',
+      details: { chain: 'ada', network: this.network.id, providers: this.options.providers.endpoints.map((e) => e.name) },
+    });
   }
 
   /** The protocol parameters and tip slot `build` uses: those the last `feeEstimate()` read. */
@@ -88,7 +117,7 @@ export class AdaTreasury implements ChainTreasury {
 
   /** `GET /epochs/latest/parameters` and `GET /blocks/latest` from one provider; keeps them for `build`. */
   async feeEstimate(): Promise<FeeEstimate> {
-    const snapshot = await this.options.providers.run('fee_estimate', async (http) =>
+    const snapshot = await this.providers().run('fee_estimate', async (http) =>
       parseLedgerSnapshot(await http.json('GET', '/epochs/latest/parameters'), await http.json('GET', '/blocks/latest'), this.now()),
     );
     this.snapshot = snapshot;
@@ -126,8 +155,8 @@ export class AdaTreasury implements ChainTreasury {
       throw chainErrors.validation_error({ message: 'Not a Cardano transaction in hex.', cause });
     }
     if (txid !== tx.txid) throw chainErrors.validation_error({ message: `The transaction's id is ${txid}, not ${tx.txid}.` });
-    const outcome = await this.options.providers.run('broadcast', async (http, endpoint) => {
-      const answer = await submitCbor(this.options.providers, endpoint, bytes);
+    const outcome = await this.providers().run('broadcast', async (http, endpoint) => {
+      const answer = await submitCbor(this.providers(), endpoint, bytes);
       if (answer.accepted) {
         expectShape(answer.txid === txid, `tx/submit: answered ${JSON.stringify(answer.txid).slice(0, 80)} for ${txid}`);
         return { accepted: true } as const;
@@ -151,7 +180,7 @@ export class AdaTreasury implements ChainTreasury {
    */
   async transaction(txid: string): Promise<TransactionState | null> {
     if (!TXID.test(txid)) throw chainErrors.validation_error({ message: 'A Cardano transaction id is 64 lower-case hex digits.' });
-    return this.options.providers.run('transaction', async (http) => {
+    return this.providers().run('transaction', async (http) => {
       const body = await http.json('GET', `/txs/${txid}`, { allowNotFound: true });
       if (body === undefined) {
         const pending = await http.json('GET', `/mempool/${txid}`, { allowNotFound: true });
@@ -193,7 +222,7 @@ export class AdaTreasury implements ChainTreasury {
 
   async unspentAt(addresses: readonly string[]): Promise<Map<string, ProviderOutput[]>> {
     const unique = [...new Set(addresses)];
-    const found = await mapLimit(unique, CONCURRENCY, (address) => this.options.providers.run('unspent', (http) => this.utxosOf(http, address)));
+    const found = await mapLimit(unique, CONCURRENCY, (address) => this.providers().run('unspent', (http) => this.utxosOf(http, address)));
     // This call's heights: the shared cache may evict an entry while the call runs, this map does not.
     const heights = new Map<string, number>();
     const missing: string[] = [];
@@ -203,7 +232,7 @@ export class AdaTreasury implements ChainTreasury {
       else heights.set(hash, cached);
     }
     await mapLimit(missing, CONCURRENCY, (hash) =>
-      this.options.providers.run('block_height', async (http) => {
+      this.providers().run('block_height', async (http) => {
         const height = parseBlockHeight(await http.json('GET', `/blocks/${hash}`), `blocks/${hash}`);
         heights.set(hash, height);
         this.rememberHeight(hash, height);

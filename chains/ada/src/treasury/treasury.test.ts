@@ -808,3 +808,50 @@ test('rawTransactions: a Cardano plan needs no previous transaction; the answer 
   const treasury = await treasuryFor(t, ['http://127.0.0.1:9']);
   t.deepEqual(await treasury.rawTransactions(['ab'.repeat(32)]), new Map());
 });
+
+test('providers that are Koios only: every provider call is treasury_providers_unsupported, naming the fix; nothing is sent', async (t) => {
+  const server = await replay(t);
+  const providers = new ProviderPool({
+    chain: 'ada',
+    network: PREPROD.id,
+    endpoints: [{ name: 'koios-public', url: server.url, kind: 'koios' }],
+    timeoutMs: 5_000,
+  });
+  const treasury = new AdaTreasury({ network: PREPROD, providers }, () => NOW);
+  // A signed plan made where a Blockfrost provider answered.
+  const verified = await signedPlan(t, await treasuryFor(t, [(await replay(t)).url]));
+  for (const call of [
+    () => treasury.feeEstimate(),
+    () => treasury.transaction(RECORDED_TX),
+    () => treasury.unspentAt([UTXO_ADDRESS]),
+    () => treasury.broadcast(verified),
+  ]) {
+    const error = await t.throwsAsync(call());
+    t.is((error as AppError).code, 'treasury_providers_unsupported');
+    t.is((error as AppError).status, 422);
+    t.regex(error!.message, /Koios only.*Blockfrost provider/);
+  }
+  t.deepEqual(server.served, []);
+  // Nothing to ask: no provider needed.
+  t.deepEqual(await treasury.rawTransactions([RECORDED_TX]), new Map());
+  t.deepEqual(await treasury.unspentAt([]), new Map());
+});
+
+test('a pool of both kinds: the treasury asks its Blockfrost providers only', async (t) => {
+  const server = await replay(t);
+  const outcomes: string[] = [];
+  const providers = new ProviderPool({
+    chain: 'ada',
+    network: PREPROD.id,
+    // The Koios endpoint comes first and would answer Blockfrost's paths with errors.
+    endpoints: [
+      { name: 'koios-public', url: 'http://127.0.0.1:9/never', kind: 'koios' },
+      { name: 'blockfrost', url: server.url, headers: { project_id: 'test-project' } },
+    ],
+    timeoutMs: 5_000,
+    onOutcome: (o) => outcomes.push(`${o.operation} ${o.provider} ${o.outcome}`),
+  });
+  const treasury = new AdaTreasury({ network: PREPROD, providers }, () => NOW);
+  t.deepEqual(await treasury.feeEstimate(), { nextBlock: 44n, hour: 44n, minimum: 44n });
+  t.deepEqual(outcomes, ['fee_estimate blockfrost ok'], 'with the pool’s outcome reports');
+});

@@ -29,6 +29,10 @@ export const TREASURY_CHAIN_ERROR_SPECS = {
     status: 422,
     message: 'The method needs an operator account (gas, funding or staking address) that is not configured for this network.',
   },
+  treasury_providers_unsupported: {
+    status: 422,
+    message: 'None of the network’s providers speaks an API the treasury of this chain reads: configure one that does.',
+  },
 } as const;
 
 export const treasuryChainErrors = defineErrors('treasury', TREASURY_CHAIN_ERROR_SPECS);

@@ -1,4 +1,4 @@
-import type { ChainAdapter, ChainId, ChainRegistry, ChainTreasury, FeeEstimate } from '@gw/kernel';
+import { AppError, type ChainAdapter, type ChainId, type ChainRegistry, type ChainTreasury, type FeeEstimate } from '@gw/kernel';
 import type { ReceivedOutputs } from '@gw/plugin-watchers/contract';
 import type { TreasuryConfig } from '../config.js';
 import { treasuryErrors } from '../errors.js';
@@ -78,7 +78,8 @@ export class TreasuryNetworks {
    * The provider's estimate, or the configured rate standing in for every figure. The provider is
    * asked even when a rate is configured (a treasury may need a fresh look at the ledger before it
    * builds: Cardano's protocol parameters); its failure then falls back to the configured rate.
-   * Throws 503 `treasury_fee_rate_unavailable` when neither answers.
+   * Throws 503 `treasury_fee_rate_unavailable` when neither answers, and a treasury's refusal
+   * (`treasury_providers_unsupported`: no provider it can read) as it is, a configured rate or not.
    */
   async estimate(target: TreasuryNetwork): Promise<FeeEstimate> {
     const configured = this.configuredRate(target.chain, target.network);
@@ -87,6 +88,7 @@ export class TreasuryNetworks {
     try {
       estimate = await target.treasury.feeEstimate();
     } catch (error) {
+      if (error instanceof AppError && error.code === 'treasury_providers_unsupported') throw error;
       failure = error;
     }
     if (configured !== undefined) return { nextBlock: configured, hour: configured, minimum: estimate?.minimum ?? (configured < 1n ? configured : 1n) };
