@@ -14,6 +14,7 @@ export * from './anvil.js';
 export * from './bcoin.js';
 export * from './litecoind.js';
 export * from './rpc-proxy.js';
+export * from './rpc-lies.js';
 export * from './fault-proxy.js';
 export * from './response-body.js';
 export * from './spec-pathname-client.js';

@@ -7,6 +7,9 @@ export interface RpcCall {
   readonly params: unknown[];
 }
 
+/** Changes one answer of the node before the proxy sends it back; may ask the node first (a lie that names a real block's hash). */
+export type RpcRewrite = (call: RpcCall, result: any) => any;
+
 /**
  * A JSON-RPC provider in front of a real node (anvil) that can misbehave on demand, for the fault
  * tests: `hang` holds every request without an answer; `rewrite` changes an answer before it goes
@@ -16,7 +19,7 @@ export interface RpcCall {
  */
 export class RpcProxy {
   hang = false;
-  rewrite: ((call: RpcCall, result: any) => any) | undefined;
+  rewrite: RpcRewrite | undefined;
   hold: ((calls: readonly RpcCall[]) => Promise<void> | void) | undefined;
   /** Requests answered or held so far. */
   requests = 0;
@@ -57,7 +60,7 @@ export class RpcProxy {
         const byId = new Map(calls.map((c) => [c.id, c]));
         for (const a of answers) {
           const call = byId.get(a.id);
-          if (call && 'result' in a) a.result = this.rewrite(call, a.result);
+          if (call && 'result' in a) a.result = await this.rewrite(call, a.result);
         }
       }
       if (res.destroyed) return;
