@@ -4,7 +4,7 @@
  */
 import { pino } from 'pino';
 import { CLI_ACTOR, createKernel, loadConfig, type Kernel, type KernelRole } from '@gw/kernel';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { startTestKernel, withOfflineConfig, type TestKernel } from '@gw/kernel/testing';
 import { chains, plugins } from '@gw/app-gateway';
 import { ethWallet } from '@gw/testing';
 
@@ -25,20 +25,20 @@ export interface BenchKernelOptions {
 
 /**
  * A kernel (not started) on `databaseUrl`: HTTP on a free loopback port, warn-level logs, the bench
- * master key, then `overrides`.
+ * master key, then `overrides`; nothing reaches the internet unless they say so (`OFFLINE_PLUGIN_CONFIG`).
  */
 export function createBenchKernel(databaseUrl: string, { role, overrides = {}, logLevel = 'warn' }: BenchKernelOptions): Kernel {
   const config = loadConfig({
     env: {},
     file: false,
-    overrides: {
+    overrides: withOfflineConfig(plugins, {
       'database.url': databaseUrl,
       'http.port': 0,
       'http.host': '127.0.0.1',
       'log.level': 'warn',
       'security.masterKey': BENCH_MASTER_KEY,
       ...overrides,
-    },
+    }),
   });
   return createKernel({ config, plugins, chains, role, logger: pino({ level: logLevel }) });
 }

@@ -2,13 +2,21 @@ import type { ExecutionContext } from 'ava';
 import { pino } from 'pino';
 import { chains, plugins } from '@gw/app-gateway';
 import { createKernel, loadConfig, type AnyPlugin, type Kernel } from '@gw/kernel';
-import { createTestDatabase } from '@gw/kernel/testing';
+import { createTestDatabase, withOfflineConfig } from '@gw/kernel/testing';
 
-/** A kernel of the composition's plugins and chains, then `extra` (role `cli`, silent, the test master key) on the database at `databaseUrl`. */
+/**
+ * A kernel of the composition's plugins and chains, then `extra` (role `cli`, silent, the test
+ * master key, nothing reaching the internet) on the database at `databaseUrl`.
+ */
 export function compositionKernel(databaseUrl: string, extra: readonly AnyPlugin[] = []): Kernel {
+  const all = [...plugins, ...extra];
   return createKernel({
-    config: loadConfig({ env: {}, file: false, overrides: { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': databaseUrl } }),
-    plugins: [...plugins, ...extra],
+    config: loadConfig({
+      env: {},
+      file: false,
+      overrides: withOfflineConfig(all, { 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), 'database.url': databaseUrl }),
+    }),
+    plugins: all,
     chains,
     role: 'cli',
     logger: pino({ level: 'silent' }),

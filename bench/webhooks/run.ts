@@ -186,6 +186,8 @@ for (let round = 1; round <= rounds; round += 1) {
         GW__plugins__webhooks__maxSocketsPerHost: String(connections),
         GW__plugins__rates__providers: '["fixed"]',
         GW__plugins__rates__fixed: '{"ETH":"3000"}',
+        // No watcher reaches a public provider (issue 40's defaults): the benchmark watches nothing.
+        GW__plugins__watchers__publicProviders: 'false',
         ...(process.env['BENCH_WEBHOOK_BATCH'] ? { GW__plugins__webhooks__batchSize: process.env['BENCH_WEBHOOK_BATCH'] } : {}),
         ...(process.env['BENCH_WEBHOOK_WORKERS'] ? { GW__plugins__webhooks__workers: process.env['BENCH_WEBHOOK_WORKERS'] } : {}),
       };

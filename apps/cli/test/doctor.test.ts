@@ -95,6 +95,55 @@ test.serial('doctor names what blocks real payments, and passes once each is fix
   );
 });
 
+// Issue 40: a fresh install with no watcher configuration watches every enabled chain's mainnet
+// and test network in use through the chains' public providers (nothing is asked of them here: no
+// pool address waits, and doctor only reads the configuration).
+test.serial("a fresh install with no watcher configuration passes doctor's chain checks through the public defaults, with their warning", async (t) => {
+  overrides = { 'plugins.watchers.publicProviders': true, 'plugins.rates.fixed': { ETH: '3000' } };
+  const fresh = await cli('doctor', '--json');
+  const providers = finding(fresh.json, 'watchers.providers');
+  t.like(providers, { ok: true, severity: null });
+  for (const network of [
+    'btc.bitcoin (public: mempool.space, blockstream.info; 2 operator(s), quorum 2; scanned once a pool address waits there)',
+    'eth.sepolia (public: publicnode, tenderly; 2 operator(s), quorum 2;',
+    'tron.shasta (public: trongrid; 1 operator(s), quorum 1;',
+    'ton.ton (public: toncenter; 1 operator(s), quorum 1;',
+  ]) {
+    t.true(providers.detail.includes(network), `${network} in ${providers.detail}`);
+  }
+  const warning = finding(fresh.json, 'watchers.public-providers');
+  t.like(warning, { ok: false, severity: 'warning' });
+  t.regex(warning.detail, /network\(s\) are watched through public providers that need no key \(btc\.bitcoin, btc\.signet, eth\.ethereum, eth\.sepolia, /);
+  t.regex(warning.detail, /they suit trials and small volumes/);
+  t.regex(warning.detail, /the gateway uses at most 50 % of each/);
+  t.regex(warning.detail, /On .*ton\.ton \(toncenter\).* one operator runs every public provider: its word alone decides a payment \(quorum 1\)/);
+  t.regex(
+    warning.fix!,
+    /run your own node and configure it under plugins\.watchers\.chains\.<chain>\.<network>\.providers .*docs\/watchers\.md, "Your own node"/,
+  );
+  t.deepEqual(
+    fresh.json.checks.filter((c: Finding) => c.check.startsWith('watchers.') && c.severity === 'error'),
+    [],
+  );
+
+  // A testnet project with an Ethereum key, no provider configured: its network is watched already.
+  const project = (await cli('project', 'create', '--name', 'fresh', '--kind', 'testnet', '--json')).json.project;
+  const registered = await cli('wallet', 'register', '--project', project.id, '--chain', 'eth', '--xpub', ethWallet.xpub, '--json');
+  await verifyWallet(t, project.id, 'eth', ethWallet.sign(registered.json.challenge.message));
+  const used = finding((await cli('doctor', '--json')).json, 'watchers.providers');
+  t.like(used, { ok: true });
+  t.regex(used.detail, /; every network in use \(eth\.sepolia\) has a provider\.$/);
+
+  // Your own node replaces the defaults of its network; the others stay public.
+  overrides = { ...overrides, 'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'own-node', url: 'http://127.0.0.1:8545' }] } } } };
+  const own = await cli('doctor', '--json');
+  t.true(finding(own.json, 'watchers.providers').detail.includes('eth.sepolia (configured: own-node; 1 operator(s), quorum 1)'));
+  t.notRegex(finding(own.json, 'watchers.public-providers').detail, /eth\.sepolia/);
+  // Without the defaults nothing public remains, and the check passes.
+  overrides = { ...overrides, 'plugins.watchers.publicProviders': false };
+  t.like(finding((await cli('doctor', '--json')).json, 'watchers.public-providers'), { ok: true, detail: 'no network is watched through public providers.' });
+});
+
 test.serial('doctor reports a missing master key under production rules instead of refusing to run', async (t) => {
   overrides = { 'security.masterKey': undefined, 'plugins.rates.fixed': { ETH: '3000' } };
   const run = await cli('doctor', '--json');

@@ -1,5 +1,6 @@
 import { expectShape, isCount, isJsonObject } from '@gw/chain-api';
 import { normaliseAdaAddress } from './address.js';
+import type { BlockHeader, TxInput, TxMoves, TxOutput } from './read-block.js';
 
 /**
  * The parts of Blockfrost's Cardano responses the watcher reads, checked field by field: a
@@ -14,16 +15,7 @@ const DIGITS = /^\d+$/;
 export const isHash = (value: unknown): value is string => typeof value === 'string' && HASH.test(value);
 
 /** `GET /blocks/latest`, `GET /blocks/{hash_or_number}`. */
-export interface BlockfrostBlock {
-  readonly height: number;
-  readonly hash: string;
-  readonly previousBlock: string;
-  /** Unix seconds. */
-  readonly time: number;
-  readonly txCount: number;
-}
-
-export function parseBlock(body: unknown, what: string): BlockfrostBlock {
+export function parseBlock(body: unknown, what: string): BlockHeader {
   expectShape(isJsonObject(body), `${what}: not an object`);
   const { height, hash, previous_block: previous, time, tx_count: txCount } = body;
   // Byron epoch-boundary blocks have a null height; no height-indexed read ever returns one.
@@ -42,36 +34,6 @@ export function parseTxHashPage(body: unknown, what: string): string[] {
   return body as string[];
 }
 
-/** One transaction output that carries lovelace. */
-export interface BlockfrostOutput {
-  /** In `deriveAdaAddress`'s form (see `normaliseAdaAddress`). */
-  readonly address: string;
-  readonly outputIndex: number;
-  readonly lovelace: bigint;
-}
-
-/** One input of a transaction: the output it consumes, if the transaction is applied as its validity says. */
-export interface BlockfrostInput {
-  /** The consumed output's address, in `deriveAdaAddress`'s form. */
-  readonly address: string;
-  readonly txHash: string;
-  readonly outputIndex: number;
-  /**
-   * A collateral input: consumed only when the transaction failed its scripts
-   * (`valid_contract: false`), when the regular inputs are not.
-   */
-  readonly collateral: boolean;
-}
-
-/** `GET /txs/{hash}/utxos`, reduced to what payments and spends need. */
-export interface BlockfrostTxUtxos {
-  /** Address of the first spent (non-collateral, non-reference) input: the payer's wallet. */
-  readonly fromAddress?: string;
-  /** Regular and collateral inputs; reference inputs (CIP-31) are read, never consumed, and left out. */
-  readonly inputs: readonly BlockfrostInput[];
-  readonly outputs: readonly BlockfrostOutput[];
-}
-
 function lovelaceOf(amount: unknown, what: string): bigint {
   expectShape(Array.isArray(amount), `${what}: amount`);
   let total = 0n;
@@ -85,14 +47,15 @@ function lovelaceOf(amount: unknown, what: string): bigint {
   return total;
 }
 
-export function parseTxUtxos(body: unknown, txHash: string): BlockfrostTxUtxos {
+/** `GET /txs/{hash}/utxos`, reduced to what payments and spends need. */
+export function parseTxUtxos(body: unknown, txHash: string): TxMoves {
   const what = `txs/${txHash}/utxos`;
   expectShape(isJsonObject(body), `${what}: not an object`);
   expectShape(body['hash'] === undefined || body['hash'] === txHash, `${what}: hash of another transaction`);
   const { inputs, outputs } = body;
   expectShape(Array.isArray(inputs) && Array.isArray(outputs), `${what}: inputs/outputs`);
   let fromAddress: string | undefined;
-  const consumed: BlockfrostInput[] = [];
+  const consumed: TxInput[] = [];
   for (const input of inputs) {
     expectShape(isJsonObject(input) && typeof input['address'] === 'string', `${what}: input`);
     expectShape(isHash(input['tx_hash']) && isCount(input['output_index']), `${what}: input outpoint`);
@@ -102,7 +65,7 @@ export function parseTxUtxos(body: unknown, txHash: string): BlockfrostTxUtxos {
     if (fromAddress === undefined && !collateral) fromAddress = address;
     consumed.push({ address, txHash: input['tx_hash'] as string, outputIndex: input['output_index'] as number, collateral });
   }
-  const parsed: BlockfrostOutput[] = [];
+  const parsed: TxOutput[] = [];
   for (const output of outputs) {
     expectShape(isJsonObject(output) && typeof output['address'] === 'string' && isCount(output['output_index']), `${what}: output`);
     // A collateral-return output only exists when the transaction failed its scripts; it returns

@@ -1,5 +1,14 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
+import { evmChainDefinition, MULTICALL3_ADDRESS, publicnodeRpc, tenderlyRpc } from '@gw/chain-evm';
+
+/** Base's own public endpoints (mainnet.base.org, sepolia.base.org), run by Coinbase, keyless. */
+const BASE_ORG_RPC = {
+  name: 'base.org',
+  operator: 'coinbase',
+  limit: { requestsPerSecond: 2 },
+  source:
+    'https://docs.base.org/base-chain/network-information and github.com/base/base-skills ("Public RPC endpoints are rate-limited - not for production"; no figure published): 2 requests/s chosen as a conservative figure',
+} as const;
 
 /**
  * Base (Coinbase's OP Stack rollup): plain data, served by the shared EVM adapter.
@@ -12,8 +21,35 @@ export const baseDefinition: ChainDefinition = evmChainDefinition({
   name: 'Base',
   networks: {
     // Chain ids: https://docs.base.org/base-chain/network-information (8453 mainnet, 84532 Sepolia).
-    mainnet: { id: 'base', name: 'Base mainnet', kind: 'mainnet', evmChainId: 8453, eip7702: true, multicall3: MULTICALL3_ADDRESS },
-    testnets: [{ id: 'base-sepolia', name: 'Base Sepolia', kind: 'testnet', evmChainId: 84532, eip7702: true, multicall3: MULTICALL3_ADDRESS }],
+    mainnet: {
+      id: 'base',
+      name: 'Base mainnet',
+      kind: 'mainnet',
+      evmChainId: 8453,
+      eip7702: true,
+      multicall3: MULTICALL3_ADDRESS,
+      // Keyless public JSON-RPC (issue 40; limits and sources in @gw/chain-evm's public-rpc.ts and below).
+      publicProviders: [
+        publicnodeRpc('https://base-rpc.publicnode.com'),
+        { ...BASE_ORG_RPC, url: 'https://mainnet.base.org' },
+        tenderlyRpc('https://base.gateway.tenderly.co'),
+      ],
+    },
+    testnets: [
+      {
+        id: 'base-sepolia',
+        name: 'Base Sepolia',
+        kind: 'testnet',
+        evmChainId: 84532,
+        eip7702: true,
+        multicall3: MULTICALL3_ADDRESS,
+        publicProviders: [
+          publicnodeRpc('https://base-sepolia-rpc.publicnode.com'),
+          { ...BASE_ORG_RPC, url: 'https://sepolia.base.org' },
+          tenderlyRpc('https://base-sepolia.gateway.tenderly.co'),
+        ],
+      },
+    ],
   },
   coins: [
     coin({

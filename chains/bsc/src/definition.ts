@@ -1,13 +1,43 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
+import { evmChainDefinition, llamarpcRpc, MULTICALL3_ADDRESS, publicnodeRpc } from '@gw/chain-evm';
 
 /** BNB Smart Chain: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const bscDefinition: ChainDefinition = evmChainDefinition({
   id: 'bsc',
   name: 'BNB Smart Chain',
   networks: {
-    mainnet: { id: 'bsc', name: 'BNB Smart Chain mainnet', kind: 'mainnet', evmChainId: 56, eip7702: true, multicall3: MULTICALL3_ADDRESS },
-    testnets: [{ id: 'bsc-testnet', name: 'BNB Smart Chain testnet (Chapel)', kind: 'testnet', evmChainId: 97, eip7702: true, multicall3: MULTICALL3_ADDRESS }],
+    mainnet: {
+      id: 'bsc',
+      name: 'BNB Smart Chain mainnet',
+      kind: 'mainnet',
+      evmChainId: 56,
+      eip7702: true,
+      multicall3: MULTICALL3_ADDRESS,
+      // Keyless public JSON-RPC (issue 40; limits and sources in @gw/chain-evm's public-rpc.ts). BNB
+      // Chain's own mainnet endpoints are left out: they disable eth_getLogs, which token transfers need.
+      publicProviders: [publicnodeRpc('https://bsc-rpc.publicnode.com'), llamarpcRpc('https://binance.llamarpc.com')],
+    },
+    testnets: [
+      {
+        id: 'bsc-testnet',
+        name: 'BNB Smart Chain testnet (Chapel)',
+        kind: 'testnet',
+        evmChainId: 97,
+        eip7702: true,
+        multicall3: MULTICALL3_ADDRESS,
+        publicProviders: [
+          publicnodeRpc('https://bsc-testnet-rpc.publicnode.com'),
+          {
+            name: 'bnbchain',
+            operator: 'bnb-chain',
+            url: 'https://bsc-testnet-dataseed.bnbchain.org',
+            limit: { requestsPerSecond: 33 },
+            source:
+              'https://docs.bnbchain.org/bnb-smart-chain/developers/json_rpc/json-rpc-endpoint ("The rate limit of BSC endpoint on Testnet and Mainnet is 10K/5min": 33 requests/s)',
+          },
+        ],
+      },
+    ],
   },
   coins: [
     coin({

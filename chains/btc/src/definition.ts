@@ -1,4 +1,26 @@
-import { coin, ORDINARY_CAPABILITIES, type ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+
+/** mempool.space's and blockstream.info's Esplora APIs under `path` (`/api`, `/signet/api`, `/testnet/api`). */
+const esplora = (path: string): PublicProvider[] => [
+  {
+    name: 'mempool.space',
+    operator: 'mempool-space',
+    kind: 'esplora',
+    url: `https://mempool.space${path}`,
+    limit: { requestsPerSecond: 2 },
+    source:
+      'https://mempool.space/docs/api/rest: limits are not published ("Our API limits aren\'t disclosed", github.com/mempool/mempool discussion 752); 2 requests/s chosen as a conservative figure',
+  },
+  {
+    name: 'blockstream.info',
+    operator: 'blockstream',
+    kind: 'esplora',
+    url: `https://blockstream.info${path}`,
+    limit: { requestsPerSecond: 5 },
+    source:
+      "https://github.com/Blockstream/esplora/blob/master/API.md: no published figure for the public API; Esplora's deployment config (contrib/nginx.conf.in, as quoted by bitcoinerlab.com/docs/explorer) limits a client to 5 requests/s with a burst of 10",
+  },
+];
 
 /**
  * Bitcoin: plain data. Sources are listed per value and in docs/chains-sources.md.
@@ -14,10 +36,13 @@ export const btcDefinition: ChainDefinition = {
   name: 'Bitcoin',
   verificationStandard: 'bip84',
   networks: {
-    mainnet: { id: 'bitcoin', name: 'Bitcoin mainnet', kind: 'mainnet' },
+    // Public Esplora instances of two operators (issue 40): the default quorum is 2.
+    mainnet: { id: 'bitcoin', name: 'Bitcoin mainnet', kind: 'mainnet', publicProviders: esplora('/api') },
     testnets: [
-      { id: 'signet', name: 'Bitcoin signet', kind: 'testnet' },
-      { id: 'testnet', name: 'Bitcoin testnet', kind: 'testnet' },
+      { id: 'signet', name: 'Bitcoin signet', kind: 'testnet', publicProviders: esplora('/signet/api') },
+      // testnet3: the chain both public Esploras serve under /testnet (blockstream.info serves no
+      // testnet4; for testnet4 configure https://mempool.space/testnet4/api yourself).
+      { id: 'testnet', name: 'Bitcoin testnet', kind: 'testnet', publicProviders: esplora('/testnet/api') },
       { id: 'regtest', name: 'Bitcoin regtest', kind: 'testnet' },
     ],
   },

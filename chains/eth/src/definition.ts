@@ -1,13 +1,36 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
+import { evmChainDefinition, llamarpcRpc, MULTICALL3_ADDRESS, publicnodeRpc, tenderlyRpc } from '@gw/chain-evm';
 
 /** Ethereum: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const ethDefinition: ChainDefinition = evmChainDefinition({
   id: 'eth',
   name: 'Ethereum',
   networks: {
-    mainnet: { id: 'ethereum', name: 'Ethereum mainnet', kind: 'mainnet', evmChainId: 1, eip7702: true, multicall3: MULTICALL3_ADDRESS },
-    testnets: [{ id: 'sepolia', name: 'Ethereum Sepolia', kind: 'testnet', evmChainId: 11155111, eip7702: true, multicall3: MULTICALL3_ADDRESS }],
+    mainnet: {
+      id: 'ethereum',
+      name: 'Ethereum mainnet',
+      kind: 'mainnet',
+      evmChainId: 1,
+      eip7702: true,
+      multicall3: MULTICALL3_ADDRESS,
+      // Keyless public JSON-RPC (issue 40; limits and sources in @gw/chain-evm's public-rpc.ts).
+      publicProviders: [
+        publicnodeRpc('https://ethereum-rpc.publicnode.com'),
+        tenderlyRpc('https://mainnet.gateway.tenderly.co'),
+        llamarpcRpc('https://eth.llamarpc.com'),
+      ],
+    },
+    testnets: [
+      {
+        id: 'sepolia',
+        name: 'Ethereum Sepolia',
+        kind: 'testnet',
+        evmChainId: 11155111,
+        eip7702: true,
+        multicall3: MULTICALL3_ADDRESS,
+        publicProviders: [publicnodeRpc('https://ethereum-sepolia-rpc.publicnode.com'), tenderlyRpc('https://sepolia.gateway.tenderly.co')],
+      },
+    ],
   },
   coins: [
     coin({ id: 'eth', price: PRICE_ASSETS.ETH, decimals: 18, source: 'Ethereum yellow paper: 1 ether = 10^18 wei' }),

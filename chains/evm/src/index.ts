@@ -5,6 +5,7 @@ export { recoverSigner } from './recoverable-signature.js';
 export { bip44AdapterBase, type Bip44AccountChain } from './bip44-account.js';
 export { EvmWatcher, TRANSFER_TOPIC } from './watcher.js';
 export { evmChainDefinition, type EvmChainSpec } from './evm-chain-definition.js';
+export { publicnodeRpc, tenderlyRpc, llamarpcRpc } from './public-rpc.js';
 export { subscribeNewHeads, type HeadSubscriptionOptions } from './heads.js';
 export { EvmAccountTreasury, createEvmAccountTreasury } from './treasury/evm-account-treasury.js';
 export {

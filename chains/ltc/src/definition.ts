@@ -1,4 +1,15 @@
-import { coin, ORDINARY_CAPABILITIES, type ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+
+/** Litecoin Space (the Litecoin Foundation's mempool.space fork), its Esplora API under `path`. */
+const litecoinspace = (path: string): PublicProvider => ({
+  name: 'litecoinspace.org',
+  operator: 'litecoin-foundation',
+  kind: 'esplora',
+  url: `https://litecoinspace.org${path}`,
+  limit: { requestsPerSecond: 2 },
+  source:
+    'https://litecoinspace.org/docs/api/rest (github.com/litecoin-foundation/ltcspace): no published request limit; 2 requests/s chosen as a conservative figure',
+});
 
 /**
  * Litecoin: plain data, served by the BTC adapter with {@link litecoinParams}.
@@ -12,9 +23,10 @@ export const ltcDefinition: ChainDefinition = {
   name: 'Litecoin',
   verificationStandard: 'bip84',
   networks: {
-    mainnet: { id: 'litecoin', name: 'Litecoin mainnet', kind: 'mainnet' },
+    // One public Esplora (issue 40): the default quorum is 1.
+    mainnet: { id: 'litecoin', name: 'Litecoin mainnet', kind: 'mainnet', publicProviders: [litecoinspace('/api')] },
     testnets: [
-      { id: 'testnet', name: 'Litecoin testnet4', kind: 'testnet' },
+      { id: 'testnet', name: 'Litecoin testnet4', kind: 'testnet', publicProviders: [litecoinspace('/testnet/api')] },
       { id: 'regtest', name: 'Litecoin regtest', kind: 'testnet' },
     ],
   },

@@ -1,13 +1,47 @@
 import { coin, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
-import { evmChainDefinition, MULTICALL3_ADDRESS } from '@gw/chain-evm';
+import { evmChainDefinition, MULTICALL3_ADDRESS, publicnodeRpc, tenderlyRpc } from '@gw/chain-evm';
+
+/** Polygon's own public endpoints (polygon-rpc.com, rpc-amoy.polygon.technology), keyless. */
+const POLYGON_LABS_RPC = {
+  name: 'polygon-rpc',
+  operator: 'polygon-labs',
+  limit: { requestsPerSecond: 2 },
+  source:
+    'https://docs.polygon.technology/ (public endpoints; no request limit published: "Polygon does not publish its rate limits for public nodes", getblock.io/blog/public-polygon-rpc-url-deep-dive): 2 requests/s chosen as a conservative figure',
+} as const;
 
 /** Polygon PoS: plain data, served by the shared EVM adapter. Sources: docs/chains-sources.md. */
 export const polygonDefinition: ChainDefinition = evmChainDefinition({
   id: 'polygon',
   name: 'Polygon PoS',
   networks: {
-    mainnet: { id: 'polygon', name: 'Polygon PoS mainnet', kind: 'mainnet', evmChainId: 137, multicall3: MULTICALL3_ADDRESS },
-    testnets: [{ id: 'amoy', name: 'Polygon Amoy', kind: 'testnet', evmChainId: 80002, multicall3: MULTICALL3_ADDRESS }],
+    mainnet: {
+      id: 'polygon',
+      name: 'Polygon PoS mainnet',
+      kind: 'mainnet',
+      evmChainId: 137,
+      multicall3: MULTICALL3_ADDRESS,
+      // Keyless public JSON-RPC (issue 40; limits and sources in @gw/chain-evm's public-rpc.ts and below).
+      publicProviders: [
+        publicnodeRpc('https://polygon-bor-rpc.publicnode.com'),
+        { ...POLYGON_LABS_RPC, url: 'https://polygon-rpc.com' },
+        tenderlyRpc('https://polygon.gateway.tenderly.co'),
+      ],
+    },
+    testnets: [
+      {
+        id: 'amoy',
+        name: 'Polygon Amoy',
+        kind: 'testnet',
+        evmChainId: 80002,
+        multicall3: MULTICALL3_ADDRESS,
+        publicProviders: [
+          publicnodeRpc('https://polygon-amoy-bor-rpc.publicnode.com'),
+          { ...POLYGON_LABS_RPC, url: 'https://rpc-amoy.polygon.technology' },
+          tenderlyRpc('https://polygon-amoy.gateway.tenderly.co'),
+        ],
+      },
+    ],
   },
   coins: [
     coin({

@@ -1,5 +1,15 @@
-import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
 import { TON_MAX_SUBWALLET } from './derive.js';
+
+/** toncenter's v3 API without a key, at `url` (the watcher appends `/api/v3/...`). */
+const toncenter = (url: string): PublicProvider => ({
+  name: 'toncenter',
+  operator: 'toncenter',
+  url,
+  limit: { requestsPerSecond: 1 },
+  source:
+    'https://docs.ton.org/ecosystem/api/toncenter/rate-limit ("Without any API key, the default rate limit is 1 request per second"; a free key gives 10)',
+});
 
 /** TON: plain data. Sources: docs/chains-sources.md. */
 export const tonDefinition: ChainDefinition = {
@@ -7,8 +17,9 @@ export const tonDefinition: ChainDefinition = {
   name: 'TON',
   verificationStandard: 'bip44_ed25519',
   networks: {
-    mainnet: { id: 'ton', name: 'TON mainnet', kind: 'mainnet' },
-    testnets: [{ id: 'ton-testnet', name: 'TON testnet', kind: 'testnet' }],
+    // toncenter v3 without a key (issue 40): one operator, quorum 1.
+    mainnet: { id: 'ton', name: 'TON mainnet', kind: 'mainnet', publicProviders: [toncenter('https://toncenter.com')] },
+    testnets: [{ id: 'ton-testnet', name: 'TON testnet', kind: 'testnet', publicProviders: [toncenter('https://testnet.toncenter.com')] }],
   },
   coins: [
     coin({

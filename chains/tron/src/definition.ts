@@ -1,4 +1,14 @@
-import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, PRICE_ASSETS, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+
+/** TronGrid (TRON DAO's full-node HTTP API) without a key, at `url`. */
+const trongrid = (url: string): PublicProvider => ({
+  name: 'trongrid',
+  operator: 'tron-dao',
+  url,
+  limit: { requestsPerSecond: 3 },
+  source:
+    'https://developers.tron.network/reference/rate-limits: without an API key TronGrid limits the rate dynamically and blocks an address for 30 s when it is exceeded (no figure published; keyed: 100,000 requests/day at 15-20 requests/s); 3 requests/s chosen as a conservative figure',
+});
 
 /**
  * TRON: plain data. Shasta is the default testnet (first); Nile is the second. Both use the same
@@ -9,10 +19,26 @@ export const tronDefinition: ChainDefinition = {
   name: 'TRON',
   verificationStandard: 'bip44',
   networks: {
-    mainnet: { id: 'tron', name: 'TRON mainnet', kind: 'mainnet' },
+    // Keyless java-tron HTTP APIs (issue 40): two operators on mainnet (quorum 2), TronGrid alone on the testnets.
+    mainnet: {
+      id: 'tron',
+      name: 'TRON mainnet',
+      kind: 'mainnet',
+      publicProviders: [
+        trongrid('https://api.trongrid.io'),
+        {
+          name: 'publicnode',
+          operator: 'allnodes',
+          url: 'https://tron-rpc.publicnode.com',
+          limit: { requestsPerSecond: 5 },
+          source:
+            'https://www.publicnode.com (Allnodes; free, no key; serves /wallet and /walletsolidity): no published request limit found; 5 requests/s chosen as a conservative figure',
+        },
+      ],
+    },
     testnets: [
-      { id: 'shasta', name: 'TRON Shasta testnet', kind: 'testnet' },
-      { id: 'nile', name: 'TRON Nile testnet', kind: 'testnet' },
+      { id: 'shasta', name: 'TRON Shasta testnet', kind: 'testnet', publicProviders: [trongrid('https://api.shasta.trongrid.io')] },
+      { id: 'nile', name: 'TRON Nile testnet', kind: 'testnet', publicProviders: [trongrid('https://nile.trongrid.io')] },
     ],
   },
   coins: [

@@ -1,5 +1,6 @@
 export * from './test-database.js';
 export * from './test-kernel.js';
+export * from './offline-config.js';
 export * from './signed-fetch.js';
 export * from './response-check.js';
 export * from './wait-for.js';

@@ -70,6 +70,29 @@ test('an inconsistent chain definition stops start-up naming the chain, enabled 
   t.throws(() => createChainRegistry([lowerAsset], logger), { message: /^chain eee: coin eee has no price asset/ });
 });
 
+test('public providers of a network need distinct names, an operator, a URL, a positive limit and its source', (t) => {
+  const good = { name: 'one', operator: 'op-a', url: 'https://one.example', limit: { requestsPerSecond: 0.5 }, source: 'https://one.example/limits' };
+  const withProviders = (...providers: unknown[]) => {
+    const module = chain('pub', [coin('pub')]);
+    const { networks } = module.definition;
+    return {
+      ...module,
+      definition: { ...module.definition, networks: { ...networks, mainnet: { ...networks.mainnet, publicProviders: providers } } },
+    } as ChainModule;
+  };
+  t.notThrows(() => createChainRegistry([withProviders(good, { ...good, name: 'two', limit: { requestsPerSecond: 1, requestsPerDay: 5000 } })], logger));
+  const refusals: [unknown[], RegExp][] = [
+    [[good, good], /^chain pub: public provider "one" of pubmain is listed twice/],
+    [[{ ...good, name: '' }], /^chain pub: a public provider of pubmain has no name$/],
+    [[{ ...good, operator: '' }], /^chain pub: public provider "one" of pubmain names no operator$/],
+    [[{ ...good, url: 'ftp://one.example' }], /needs an http\(s\) url$/],
+    [[{ ...good, limit: { requestsPerSecond: 0 } }], /needs limit\.requestsPerSecond above 0$/],
+    [[{ ...good, limit: { requestsPerSecond: 1, requestsPerDay: 1.5 } }], /limit\.requestsPerDay must be a positive integer$/],
+    [[{ ...good, source: '' }], /names no source for its limit$/],
+  ];
+  for (const [providers, message] of refusals) t.throws(() => createChainRegistry([withProviders(...providers)], logger), { message });
+});
+
 test('a coin without a valid payment precision stops start-up naming the coin', (t) => {
   const { paymentDecimals: _, ...bare } = coin('pp');
   for (const [name, c] of [

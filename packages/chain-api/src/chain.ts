@@ -308,7 +308,7 @@ export function defineChain(module: ChainModule): ChainModule {
  * Throws an Error naming the chain (and coin) when a definition is inconsistent: a malformed chain
  * or coin id, a coin twice, a coin without a price asset, decimals or paymentDecimals out of range, a contract on a
  * network the chain does not have, a token without a contract or sandbox contract on the default
- * testnet.
+ * testnet, a public provider without a distinct name, an operator, a URL, a limit or its source.
  */
 export function checkChainDefinition(definition: ChainDefinition): void {
   if (typeof definition.id !== 'string' || !CHAIN_ID_PATTERN.test(definition.id)) {
@@ -355,6 +355,29 @@ export function checkChainDefinition(definition: ChainDefinition): void {
   }
   if (!Number.isInteger(definition.defaultConfirmations) || definition.defaultConfirmations < 0) {
     throw new Error(`chain ${definition.id}: defaultConfirmations must be a non-negative integer`);
+  }
+  for (const network of [definition.networks.mainnet, ...definition.networks.testnets]) checkPublicProviders(definition.id, network);
+}
+
+/**
+ * A network's public providers (issue 40) as the watchers use them: names that differ (they label
+ * metrics and marks), an operator, an http(s) URL, a positive limit and the source of that limit.
+ */
+function checkPublicProviders(chain: string, network: NetworkDefinition): void {
+  const names = new Set<string>();
+  for (const provider of network.publicProviders ?? []) {
+    const where = `chain ${chain}: public provider ${JSON.stringify(provider.name)} of ${network.id}`;
+    if (typeof provider.name !== 'string' || provider.name === '') throw new Error(`chain ${chain}: a public provider of ${network.id} has no name`);
+    if (names.has(provider.name)) throw new Error(`${where} is listed twice; names label metrics and marks, and must differ`);
+    names.add(provider.name);
+    if (typeof provider.operator !== 'string' || provider.operator === '') throw new Error(`${where} names no operator`);
+    if (typeof provider.url !== 'string' || !/^https?:\/\//.test(provider.url)) throw new Error(`${where} needs an http(s) url`);
+    const { requestsPerSecond, requestsPerDay } = provider.limit ?? {};
+    if (typeof requestsPerSecond !== 'number' || !(requestsPerSecond > 0)) throw new Error(`${where} needs limit.requestsPerSecond above 0`);
+    if (requestsPerDay !== undefined && !(Number.isInteger(requestsPerDay) && requestsPerDay > 0)) {
+      throw new Error(`${where}: limit.requestsPerDay must be a positive integer`);
+    }
+    if (typeof provider.source !== 'string' || provider.source === '') throw new Error(`${where} names no source for its limit`);
   }
 }
 

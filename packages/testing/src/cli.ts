@@ -1,4 +1,5 @@
 import { loadConfig, type AnyPlugin, type ChainModule } from '@gw/kernel';
+import { withOfflineConfig } from '@gw/kernel/testing';
 import { runOperatorCli, type OperatorCliOptions } from '@gw/operator-cli';
 
 /** What one CLI invocation printed, and its exit code; `json` when stdout parses as JSON. */
@@ -12,7 +13,8 @@ export interface CliRun {
 /**
  * For tests: a function that runs the operator CLI (`@gw/operator-cli`, the commands of the kernel
  * and of `plugins`) in process against `databaseUrl` with silent
- * logs, the test master key and any further config, capturing its output.
+ * logs, the test master key and any further config, capturing its output. Settings that would reach
+ * the internet are off unless the overrides set them (`OFFLINE_PLUGIN_CONFIG`).
  */
 export function cliRunner(options: {
   plugins: readonly AnyPlugin[];
@@ -27,7 +29,12 @@ export function cliRunner(options: {
     const config = loadConfig({
       env: {},
       file: false,
-      overrides: { 'database.url': options.databaseUrl(), 'log.level': 'silent', 'security.masterKey': '0f'.repeat(32), ...options.overrides?.() },
+      overrides: withOfflineConfig(options.plugins, {
+        'database.url': options.databaseUrl(),
+        'log.level': 'silent',
+        'security.masterKey': '0f'.repeat(32),
+        ...options.overrides?.(),
+      }),
     });
     return captureCli((io) => (options.run ?? runOperatorCli)(argv, { plugins: options.plugins, chains: options.chains, config, io }));
   };

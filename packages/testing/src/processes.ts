@@ -1,17 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { OFFLINE_PLUGIN_CONFIG } from '@gw/kernel/testing';
 
 /** The workspace root (the apps are started from there). */
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * The environment every process an end-to-end test starts begins with: a clean one (the app reads
- * only what the test gives it), plus the test run's marker so the runner can tell whether a test
- * left a process behind (scripts/test.ts).
+ * only what the test gives it), the settings that keep the app off the internet
+ * (`OFFLINE_PLUGIN_CONFIG` of @gw/kernel/testing as `GW__plugins__<id>__<key>` variables: the
+ * watchers' public providers; a test of them passes its own value, which wins), plus the test run's
+ * marker so the runner can tell whether a test left a process behind (scripts/test.ts).
  */
 export function baseEnv(): Record<string, string> {
   const run = process.env['GW_TEST_RUN'];
-  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...(run ? { GW_TEST_RUN: run } : {}) };
+  const offline = Object.entries(OFFLINE_PLUGIN_CONFIG).flatMap(([id, keys]) =>
+    Object.entries(keys).map(([key, value]) => [`GW__plugins__${id}__${key}`, JSON.stringify(value)] as const),
+  );
+  return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...Object.fromEntries(offline), ...(run ? { GW_TEST_RUN: run } : {}) };
 }
 
 /** A child process of the real app, with its output collected. */

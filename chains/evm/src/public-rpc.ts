@@ -1,0 +1,44 @@
+import type { PublicProvider } from '@gw/chain-api';
+
+/**
+ * Keyless public JSON-RPC operators that serve several EVM chains (issue 40): who runs each, the
+ * limit it documents (or the figure chosen where it documents none) and where that is said. Each
+ * chain's definition lists its networks' endpoints through these, so one operator's facts are
+ * written once; docs/chains-sources.md repeats them.
+ *
+ * Left out on purpose: dRPC's free tier caps a JSON-RPC batch at 3 calls
+ * (https://drpc.org/docs/howitworks/ratelimiting), and the EVM watcher batches a scan's blocks and
+ * logs in one request (up to 22 calls); Ankr's public endpoints now need a key; BNB Chain's own
+ * mainnet endpoints disable `eth_getLogs` (https://docs.bnbchain.org/bnb-smart-chain/developers/json_rpc/json-rpc-endpoint),
+ * which token transfers need.
+ */
+type EvmPublicRpc = (url: string) => PublicProvider;
+
+const operatorRpc =
+  (facts: Omit<PublicProvider, 'url'>): EvmPublicRpc =>
+  (url) => ({ ...facts, url });
+
+/** PublicNode, run by Allnodes: keyless endpoints `<chain>-rpc.publicnode.com` on every EVM chain here. */
+export const publicnodeRpc = operatorRpc({
+  name: 'publicnode',
+  operator: 'allnodes',
+  limit: { requestsPerSecond: 5 },
+  source:
+    'https://www.publicnode.com (Allnodes; free, no key): no published request limit found; 5 requests/s chosen as a conservative figure (ethereum.org lists PublicNode among keyless endpoints for scripts and fallbacks)',
+});
+
+/** Tenderly's public gateways `<network>.gateway.tenderly.co` (no access key in the path). */
+export const tenderlyRpc = operatorRpc({
+  name: 'tenderly',
+  operator: 'tenderly',
+  limit: { requestsPerSecond: 2 },
+  source: 'https://docs.tenderly.co/supported-networks ("Public RPC are rate limited"; no figure published): 2 requests/s chosen as a conservative figure',
+});
+
+/** LlamaNodes' keyless `*.llamarpc.com` (mainnets only). */
+export const llamarpcRpc = operatorRpc({
+  name: 'llamarpc',
+  operator: 'llamanodes',
+  limit: { requestsPerSecond: 2 },
+  source: 'https://llamarpc.com (LlamaNodes; free, no key): no published request limit found; 2 requests/s chosen as a conservative figure',
+});
