@@ -66,6 +66,10 @@ interface ChainFigures {
   /** Requests of a full block where the recorded one is far smaller (Bitcoin); else the recorded block's. */
   readonly fullBlock: number;
   readonly mempoolPerAddress: Cost | undefined;
+  /** Blocks one `scan` call reads at most (`ChainWatcher.maxBlocksPerScan`). */
+  readonly maxBlocksPerScan: number;
+  /** Requests a scan call costs once whatever its blocks (TON reads the parent block of the range): part of `block`. */
+  readonly scanOverhead: number;
   /** Per provider asked at quorum 2 (two operators), or undefined where the network has one operator. */
   readonly verification: readonly { readonly provider: PublicProvider; readonly cost: Cost }[] | undefined;
 }
@@ -123,6 +127,8 @@ async function chainFigures(module: ChainModule, network: NetworkDefinition): Pr
       block,
       fullBlock,
       mempoolPerAddress,
+      maxBlocksPerScan: first.watcher.maxBlocksPerScan,
+      scanOverhead: module.definition.id === 'ton' ? 1 : 0,
       verification,
     };
   } finally {
@@ -136,50 +142,66 @@ function budget(provider: PublicProvider): number {
   return Math.floor(provider.limit.requestsPerDay === undefined ? perSecond : Math.min(perSecond, provider.limit.requestsPerDay * options.share));
 }
 
+type Carried = number | 'unbounded' | 'over budget';
+
 interface Daily {
+  /** Seconds between two passes. */
+  readonly interval: number;
   readonly passes: number;
   readonly blocks: number;
   /** Requests of a day of following the chain (passes, block scans), on the scanning provider. */
   readonly following: number;
-  readonly budget: number;
-  readonly invoicesQuorum1: number | 'unbounded' | 'over budget';
-  readonly invoicesQuorum2: number | 'unbounded' | 'over budget' | 'one operator';
+  readonly invoicesQuorum1: Carried;
+  readonly invoicesQuorum2: Carried | 'one operator';
 }
 
-function daily(f: ChainFigures): Daily {
-  const passes = DAY / f.poll;
+/** A day of `f`'s chain with a pass every `interval` seconds (the default: the chain's block time, 1 to 30 s). */
+function daily(f: ChainFigures, interval: number): Daily {
+  const passes = DAY / interval;
   const blocks = DAY / f.blockTime;
-  // A pass scans what arrived since the last; EVM batches up to 20 blocks in one request, the others pay per block.
+  // A pass scans what arrived since the last: EVM batches its blocks in one request, the others pay per block.
   const evm = f.network.evmChainId !== undefined;
-  const scans = evm ? Math.min(passes, blocks) * f.block.requests : blocks * f.fullBlock;
+  // A pass reads what arrived since the last, in scans of up to maxBlocksPerScan blocks: EVM in one batched
+  // request per scan, TON with one more read per scan (the parent block), the others per block.
+  const scansPerPass = Math.ceil(Math.max(1, interval / f.blockTime) / f.maxBlocksPerScan);
+  const scans = evm ? passes * scansPerPass * f.block.requests : blocks * (f.fullBlock - f.scanOverhead) + passes * scansPerPass * f.scanOverhead;
   const following = Math.round(passes * f.pass.requests + scans);
   const scanner = f.providers[0]!;
   const left = budget(scanner) - following;
-  // Invoices whose addresses are watched at once, per invoice a day: each stays watched addressActiveSeconds.
+  // Each invoice's address is watched (its mempool probed where the provider is asked per address) for addressActiveSeconds.
   const activeDays = options.addressActiveSeconds / DAY;
   const mempool = f.mempoolPerAddress?.requests ?? 0;
-  const carried = (perInvoiceOnScanner: number, windowFull: number): number | 'unbounded' | 'over budget' => {
-    if (left <= 0) return 'over budget';
+  const windowFull = passes * mempool * options.mempoolAddressesPerPass;
+  const carried = (perInvoiceOnScanner: number): Carried => {
+    if (left < 0) return 'over budget';
     if (mempool === 0) return perInvoiceOnScanner === 0 ? 'unbounded' : Math.floor(left / perInvoiceOnScanner);
-    // Mempool probing: one request per watched address per pass, at most mempoolAddressesPerPass a pass.
-    const perInvoice = perInvoiceOnScanner + passes * mempool * activeDays;
-    const byProbing = Math.floor(left / perInvoice);
-    // Past a full window the probing costs no more (each address is probed less often); what is left pays verification.
+    const byProbing = Math.floor(left / (perInvoiceOnScanner + passes * mempool * activeDays));
     if (byProbing * activeDays <= options.mempoolAddressesPerPass) return byProbing;
+    // Past a full window (mempoolAddressesPerPass addresses a pass) probing costs no more; each address is probed less often.
     const afterWindow = left - windowFull;
     if (afterWindow <= 0) return Math.floor(options.mempoolAddressesPerPass / activeDays);
     return perInvoiceOnScanner === 0 ? 'unbounded' : Math.floor(afterWindow / perInvoiceOnScanner);
   };
-  const windowFull = passes * mempool * options.mempoolAddressesPerPass;
-  const invoicesQuorum1 = carried(0, windowFull);
   let invoicesQuorum2: Daily['invoicesQuorum2'] = 'one operator';
   if (f.verification) {
-    const [onScanner, ...others] = f.verification;
-    const q = carried(onScanner!.provider.name === scanner.name ? onScanner!.cost.requests : 0, windowFull);
-    const byOthers = others.map((o) => Math.floor(budget(o.provider) / o.cost.requests));
+    // The scanning provider pays its verification out of what following leaves; the other attestor out of its whole budget.
+    const onScanner = f.verification.find((v) => v.provider.name === scanner.name)?.cost.requests ?? 0;
+    const byOthers = f.verification.filter((v) => v.provider.name !== scanner.name).map((v) => Math.floor(budget(v.provider) / v.cost.requests));
+    const q = carried(onScanner);
     invoicesQuorum2 = typeof q === 'number' ? Math.min(q, ...byOthers) : q === 'unbounded' ? Math.min(...byOthers) : q;
   }
-  return { passes, blocks, following, budget: budget(scanner), invoicesQuorum1, invoicesQuorum2 };
+  return { interval, passes, blocks, following, invoicesQuorum1: carried(0), invoicesQuorum2 };
+}
+
+/** The shortest whole-second pass interval (up to 10 minutes) at which following `f`'s chain takes at most `part` of the scanning provider's budget. */
+function fittingInterval(f: ChainFigures, part: number): number | undefined {
+  for (let interval = f.poll; interval <= 600; interval++) if (daily(f, interval).following <= budget(f.providers[0]!) * part) return interval;
+  return undefined;
+}
+
+/** Requests of a day of `f`'s chain's blocks alone (no pass overhead): the floor of following it. */
+function blocksFloor(f: ChainFigures): number {
+  return f.network.evmChainId !== undefined ? 0 : Math.round((DAY / f.blockTime) * (f.fullBlock - f.scanOverhead));
 }
 
 const n = (value: number): string => Math.round(value).toLocaleString('en-US');
@@ -194,9 +216,17 @@ for (const module of chains) {
     skipped.push(figures);
     continue;
   }
-  const d = daily(figures);
+  const d = daily(figures, figures.poll);
   const evm = network.evmChainId !== undefined;
-  const limits = figures.providers.map((p) => `${p.name} ${p.limit.requestsPerSecond}/s${p.limit.requestsPerDay ? `, ${n(p.limit.requestsPerDay)}/day` : ''}`).join('; ');
+  const limits = figures.providers
+    .map((p) => `${p.name} ${p.limit.requestsPerSecond}/s${p.limit.requestsPerDay ? `, ${n(p.limit.requestsPerDay)}/day` : ''}`)
+    .join('; ');
+  const carried = (c: Daily['invoicesQuorum2']): string => (typeof c === 'number' ? n(c) : c);
+  const over = d.following > budget(figures.providers[0]!);
+  const slower = over ? fittingInterval(figures, 0.5) : undefined;
+  const s = slower === undefined ? undefined : daily(figures, slower);
+  const tightest = over && slower === undefined ? fittingInterval(figures, 1) : undefined;
+  const t = tightest === undefined ? undefined : daily(figures, tightest);
   report.push(
     `#### ${figures.chain} (${network.name}): a block every ${figures.blockTime} s, a pass every ${figures.poll} s`,
     '',
@@ -205,15 +235,31 @@ for (const module of chains) {
     '| measure | requests |',
     '| --- | --- |',
     `| a pass's tip and reorg check | ${cost(figures.pass, evm)} |`,
-    `| a block scanned (the recorded block) | ${cost(figures.block, evm)} |`,
-    ...(figures.chain === 'btc' ? [`| a block scanned (a full block of ${n(options.btcFullBlockTransactions)} transactions: 2 + 1 per 25) | ${figures.fullBlock} |`] : []),
+    `| a block scanned (the recorded block) | ${cost(figures.block, evm)}${evm ? ` (up to ${figures.maxBlocksPerScan} blocks in one request)` : ''} |`,
+    ...(figures.chain === 'btc'
+      ? [`| a block scanned (a full block of ${n(options.btcFullBlockTransactions)} transactions: 2 + 1 per 25) | ${figures.fullBlock} |`]
+      : []),
     `| a watched address, per pass | ${figures.mempoolPerAddress ? `${figures.mempoolPerAddress.requests} (mempool; at most ${options.mempoolAddressesPerPass} addresses a pass)` : '0 (blocks are read whole)'} |`,
     `| a transfer verified, quorum 1 | 0 |`,
     `| a transfer verified, quorum 2 (tip + its block, per provider) | ${figures.verification ? figures.verification.map((v) => `${v.provider.name} ${cost(v.cost, evm)}`).join(', ') : 'one operator: quorum 1'} |`,
     `| following a day (${n(d.passes)} passes, ${n(d.blocks)} blocks) | ${n(d.following)} on ${figures.providers[0]!.name} |`,
     `| budget a day at ${options.share} of the limit | ${figures.providers.map((p) => `${p.name} ${n(budget(p))}`).join(', ')} |`,
-    `| invoices a day, quorum 1 | ${typeof d.invoicesQuorum1 === 'number' ? n(d.invoicesQuorum1) : d.invoicesQuorum1} |`,
-    `| invoices a day, quorum 2 | ${typeof d.invoicesQuorum2 === 'number' ? n(d.invoicesQuorum2) : d.invoicesQuorum2} |`,
+    `| invoices a day, quorum 1 | ${carried(d.invoicesQuorum1)} |`,
+    `| invoices a day, quorum 2 | ${carried(d.invoicesQuorum2)} |`,
+    ...(over && !s
+      ? [
+          `| following within half the budget | at no pace: the blocks alone cost ${n(blocksFloor(figures))} a day |`,
+          t
+            ? `| following within the whole budget | a pass every ${t.interval} s: ${n(t.following)} a day; invoices a day at that pace, quorum 1: ${carried(t.invoicesQuorum1)} |`
+            : `| following within the whole budget | at no pace (up to a pass every 600 s) |`,
+        ]
+      : []),
+    ...(s
+      ? [
+          `| following a day with a pass every ${s.interval} s (\`scanIntervalSeconds\`, half the budget) | ${n(s.following)} |`,
+          `| invoices a day at that pace, quorum 1 / quorum 2 | ${carried(s.invoicesQuorum1)} / ${carried(s.invoicesQuorum2)} |`,
+        ]
+      : []),
     '',
   );
 }

@@ -61,7 +61,13 @@ function routes(table: Readonly<Record<string, string>>): ReplayHandler {
 /** Bitcoin mainnet: the recorded tip, and the genesis block recorded whole (one page, the coinbase). */
 function bitcoinMainnet(): ProviderReplay {
   // The address whose mempool is recorded is watched too: the genesis block pays it nothing.
-  const scan: RecordedScan = { headHeight: Number(fixtureText('btc', 'mainnet-tip-height.txt')), height: 0, hash: GENESIS, watched: [MEMPOOL_ADDRESS], transfers: [] };
+  const scan: RecordedScan = {
+    headHeight: Number(fixtureText('btc', 'mainnet-tip-height.txt')),
+    height: 0,
+    hash: GENESIS,
+    watched: [MEMPOOL_ADDRESS],
+    transfers: [],
+  };
   return {
     api: 'esplora',
     recordings: 'Bitcoin mainnet tip and genesis block',
