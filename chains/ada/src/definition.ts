@@ -1,4 +1,15 @@
-import { coin, ORDINARY_CAPABILITIES, type ChainDefinition } from '@gw/chain-api';
+import { coin, ORDINARY_CAPABILITIES, type ChainDefinition, type PublicProvider } from '@gw/chain-api';
+
+/** Koios API v1 (`kind` `koios`) on its public, unauthenticated tier, at `url`. */
+const koios = (url: string): PublicProvider => ({
+  name: 'koios',
+  operator: 'koios',
+  kind: 'koios',
+  url,
+  limit: { requestsPerSecond: 5 },
+  source:
+    'https://api.koios.rest (koios-artifacts specs/fragments/info.yaml, "Limits": 100 requests per 10 s per IP, then 60 s of 429; the unauthenticated public tier "has low limits", no figure given): 5 requests/s chosen, half the burst limit',
+});
 
 /** Cardano: plain data. Preprod is the default testnet. Sources: docs/chains-sources.md. */
 export const adaDefinition: ChainDefinition = {
@@ -6,10 +17,11 @@ export const adaDefinition: ChainDefinition = {
   name: 'Cardano',
   verificationStandard: 'cip1852',
   networks: {
-    mainnet: { id: 'cardano', name: 'Cardano mainnet', kind: 'mainnet' },
+    // Koios without a token (issue 40): one operator, quorum 1.
+    mainnet: { id: 'cardano', name: 'Cardano mainnet', kind: 'mainnet', publicProviders: [koios('https://api.koios.rest/api/v1')] },
     testnets: [
-      { id: 'preprod', name: 'Cardano preprod', kind: 'testnet' },
-      { id: 'preview', name: 'Cardano preview', kind: 'testnet' },
+      { id: 'preprod', name: 'Cardano preprod', kind: 'testnet', publicProviders: [koios('https://preprod.koios.rest/api/v1')] },
+      { id: 'preview', name: 'Cardano preview', kind: 'testnet', publicProviders: [koios('https://preview.koios.rest/api/v1')] },
     ],
   },
   coins: [

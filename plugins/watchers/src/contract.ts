@@ -15,9 +15,13 @@ import type { OrphanInbox } from './services/orphan-inbox.js';
 import type { PaymentMatcher } from './services/payment-matcher.js';
 import type { ReceivedOutputs } from './services/received-outputs.js';
 import type { ReorgRewinder } from './services/reorg-rewinder.js';
+import type { ProviderBudgets } from './services/provider-budget.js';
+import type { ProviderUsageReads } from './services/provider-usage.js';
 import type { WatcherRegistry } from './services/watcher-registry.js';
 
 import type { WatcherStatusReads } from './services/watcher-status.js';
+import type { DisagreementDesk } from './services/disagreement-desk.js';
+import type { QuorumVerifier } from './services/quorum-verifier.js';
 
 declare module '@gw/kernel' {
   interface Cradle {
@@ -37,6 +41,14 @@ declare module '@gw/kernel' {
     readonly watchersStatus: WatcherStatusReads;
     /** Outputs received at pool addresses, their spends, balances and each network's treasury (issue 35). */
     readonly watchersOutputs: ReceivedOutputs;
+    /** Request budgets of providers with a limit, in PostgreSQL, shared by every instance (issue 40); given to every network's `ProviderPool`. */
+    readonly watchersBudget: ProviderBudgets;
+    /** How close the gateway runs to its providers' limits (the same rows as `watchersBudget`), for `doctor`, the CLI and the dashboard. */
+    readonly watchersProviderUsage: ProviderUsageReads;
+    /** The trust rule (issue 40): puts transfers at their threshold to the providers one by one, opens disagreements, marks providers. */
+    readonly watchersQuorum: QuorumVerifier;
+    /** Disagreements between providers and marked providers (issue 40): list, decide, unmark. */
+    readonly watchersDisagreements: DisagreementDesk;
   }
 }
 

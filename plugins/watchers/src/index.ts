@@ -8,10 +8,12 @@ import { m0001Watchers } from '../migrations/0001_watchers.js';
 import { m0002Lifecycle } from '../migrations/0002_lifecycle.js';
 import { m0003Dust } from '../migrations/0003_dust.js';
 import { m0004Spends } from '../migrations/0004_spends.js';
+import { m0005Quorum } from '../migrations/0005_quorum.js';
+import { m0006ProviderBudgets } from '../migrations/0006_provider_budgets.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
-import { createWatcherMetrics, registerCursorGauges } from './metrics.js';
+import { createWatcherMetrics, registerBudgetGauges, registerCursorGauges, registerQuorumGauges } from './metrics.js';
 import { watchersRoutes } from './routes.js';
 import { ActivationDetector } from './services/activation-detector.js';
 import { ChainScanner } from './services/chain-scanner.js';
@@ -20,9 +22,13 @@ import { OrphanInbox } from './services/orphan-inbox.js';
 import { PaymentMatcher } from './services/payment-matcher.js';
 import { ReorgRewinder } from './services/reorg-rewinder.js';
 import { WatcherRegistry } from './services/watcher-registry.js';
+import { ProviderBudgets } from './services/provider-budget.js';
+import type { ProviderUsageReads } from './services/provider-usage.js';
 import { HeadPush } from './services/head-push.js';
 import { WatcherStatusReads } from './services/watcher-status.js';
 import { ReceivedOutputsReads } from './services/received-outputs-reads.js';
+import { QuorumVerifier } from './services/quorum-verifier.js';
+import { Disagreements } from './services/disagreements.js';
 
 /**
  * On-chain observation (spec 1, 2.3, 3.1, 4.3, 6): one scanner per configured chain network reads
@@ -36,18 +42,27 @@ export const watchersPlugin = definePlugin({
   exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),
+    // Its gauges are registered with it: the registry (resolved at start) gives it to every pool.
+    watchersBudget: service(['db', 'logger', 'metrics', 'watchersConfig'], (deps) => {
+      const budgets = new ProviderBudgets(deps);
+      registerBudgetGauges(deps.metrics.registry, { usage: budgets, logger: deps.logger });
+      return budgets;
+    }),
+    watchersProviderUsage: service(['watchersBudget'], ({ watchersBudget }): ProviderUsageReads => watchersBudget),
     watchersRegistry: service(
-      ['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db'],
+      ['chains', 'watchersConfig', 'watchersMetrics', 'addressPoolService', 'tenancyProjects', 'db', 'watchersBudget'],
       (deps) => new WatcherRegistry(deps),
     ),
     watchersMatcher: service(['invoicesLifecycle'], (deps) => new PaymentMatcher(deps)),
     watchersCounter: service(['invoicesLifecycle'], (deps) => new ConfirmationCounter(deps)),
     watchersRewinder: service(['invoicesLifecycle'], (deps) => new ReorgRewinder(deps)),
     watchersActivation: service(['logger', 'watchersConfig', 'addressPoolService', 'tenancyProjects'], (deps) => new ActivationDetector(deps)),
+    watchersQuorum: service(['logger', 'audit', 'watchersConfig', 'watchersMetrics', 'invoicesLifecycle'], (deps) => new QuorumVerifier(deps)),
+    watchersDisagreements: service(['db', 'audit', 'watchersRegistry', 'watchersCounter', 'invoicesLifecycle'], (deps) => new Disagreements(deps)),
     watchersScanner: service(
       [
         'db',
@@ -58,6 +73,7 @@ export const watchersPlugin = definePlugin({
         'watchersCounter',
         'watchersRewinder',
         'watchersActivation',
+        'watchersQuorum',
         'invoicesLifecycle',
       ],
       (deps) => new ChainScanner(deps),
@@ -74,6 +90,16 @@ export const watchersPlugin = definePlugin({
   readiness: watchersReadiness,
   start: withDeps(['metrics', 'db', 'logger', 'jobs', 'watchersMetrics', 'kernelRole', 'watchersRegistry', 'watchersPush'], async (deps) => {
     registerCursorGauges(deps.metrics.registry, deps);
+    registerQuorumGauges(deps.metrics.registry, {
+      ...deps,
+      networks: () =>
+        deps.watchersRegistry.list().map((target) => ({
+          chain: target.adapter.definition.id,
+          network: target.network,
+          quorum: target.quorum ?? 1,
+          providers: (target.attestors ?? []).map((a) => a.endpoint.name),
+        })),
+    });
     // Resolved eagerly so the counters are on /metrics before the first pass.
     void deps.watchersMetrics;
     // Configuration mistakes (unknown chain or network) stop start-up here, naming the key.
@@ -96,10 +122,14 @@ export { WatchersConfigSchema, type WatchersConfig } from './config.js';
 export { ACTIVATION_JOB, SCAN_JOB, type ScanJobData } from './jobs.js';
 export { ActivationDetector, type ActivationProbe, type ActivationReport } from './services/activation-detector.js';
 export { ChainScanner, type ScanReport, type ScanTarget, type MempoolReport } from './services/chain-scanner.js';
+export { QuorumVerifier, type AttestationAnswer, type VerifyReport } from './services/quorum-verifier.js';
+export type { Disagreement, DisagreementDesk, DisagreementStatus, ProviderMark } from './services/disagreement-desk.js';
 export { PaymentMatcher, WATCHER_ACTOR, type MatchOutcome } from './services/payment-matcher.js';
 export { OrphanInbox } from './services/orphan-inbox.js';
 export { HeadPush } from './services/head-push.js';
 export { WatcherStatusReads, type WatcherStatus } from './services/watcher-status.js';
+export { ProviderBudgets, paceOf, type ProviderPace } from './services/provider-budget.js';
+export type { ProviderUsage, ProviderUsageReads } from './services/provider-usage.js';
 export { ReceivedOutputsReads, MAX_OUTPUTS_PAGE } from './services/received-outputs-reads.js';
 export { PoolWatchedAddresses, projectKindOn } from './services/watched-addresses.js';
 export * from './schemas.js';

@@ -2,6 +2,7 @@ import { createCoalescer, networkGauge, type ProviderOutcome } from '@gw/kernel'
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { ProviderUsage, ProviderUsageReads } from './services/provider-usage.js';
 
 /** The watchers' Prometheus metrics: per chain and network, and per provider. */
 export interface WatcherMetrics {
@@ -24,6 +25,12 @@ export interface WatcherMetrics {
   readonly pushTransactions: Counter<'chain' | 'network'>;
   readonly providerRequests: Counter<'chain' | 'network' | 'provider' | 'operation' | 'outcome'>;
   readonly providerDuration: Histogram<'chain' | 'network' | 'provider'>;
+  /**
+   * `gateway_watcher_attestations_total{chain,network,provider,answer}`: what a provider answered
+   * when the quorum asked it about a transfer (`reported`, `denied`, `other_branch`, `lagging`,
+   * `unavailable`; issue 40).
+   */
+  readonly attestations: Counter<'chain' | 'network' | 'provider' | 'answer'>;
   /** The pool's `onOutcome` for one network. */
   outcomeRecorder(chain: string, network: string): (outcome: ProviderOutcome) => void;
 }
@@ -77,6 +84,12 @@ export function createWatcherMetrics(registry: Registry): WatcherMetrics {
     ),
     providerRequests,
     providerDuration,
+    attestations: new Counter({
+      name: 'gateway_watcher_attestations_total',
+      help: 'Answers of providers asked by the quorum about a transfer at its confirmation threshold: reported, denied (the same block without it), other_branch (another block at that height), lagging (not that deep yet), unavailable (failed).',
+      labelNames: ['chain', 'network', 'provider', 'answer'],
+      registers,
+    }),
     outcomeRecorder: (chain, network) => (outcome) => {
       providerRequests.inc({ chain, network, provider: outcome.provider, operation: outcome.operation, outcome: outcome.outcome });
       providerDuration.observe({ chain, network, provider: outcome.provider }, outcome.durationMs / 1000);
@@ -131,4 +144,121 @@ export function registerCursorGauges(registry: Registry, deps: { db: Knex; logge
     Number(row.since_success),
   );
   gauge('gateway_watcher_consecutive_failures', 'Failed passes in a row (provider errors); 0 after a successful pass.', (row) => row.consecutive_failures);
+}
+
+/** A network watched with a quorum, and its providers: their series are 0 rather than absent. */
+export interface QuorumNetwork {
+  readonly chain: string;
+  readonly network: string;
+  readonly quorum: number;
+  readonly providers: readonly string[];
+}
+
+/**
+ * The quorum's state, read from PostgreSQL at scrape time (the same on every process, issue 40):
+ * `gateway_watcher_disagreements{chain,network,state}`, the open disagreements between providers
+ * still within their decision time (`open`) and past it, waiting for the operator
+ * (`awaiting_decision`); `gateway_watcher_provider_marked{chain,network,provider}`, 1 for a provider
+ * marked for reporting what the others do not have (passed over and not counted), 0 for the
+ * others. Networks with a quorum above 1 have both series at 0 when nothing is wrong.
+ */
+export function registerQuorumGauges(registry: Registry, deps: { db: Knex; logger: Logger; networks: () => readonly QuorumNetwork[] }): void {
+  const shared = createCoalescer<QuorumRows | undefined>();
+  const read = () =>
+    shared('quorum', () =>
+      Promise.all([
+        deps.db.raw<{ rows: { chain: string; network: string; state: string; count: string }[] }>(
+          `select chain, network, case when decide_after <= now() then 'awaiting_decision' else 'open' end as state, count(*) as count
+             from watchers_disagreements where status = 'open' group by 1, 2, 3`,
+        ),
+        deps.db.raw<{ rows: { chain: string; network: string; provider: string }[] }>(`select chain, network, provider from watchers_provider_marks`),
+      ]).then(
+        ([disagreements, marks]) => ({ disagreements: disagreements.rows, marks: marks.rows }),
+        (error: unknown) => {
+          deps.logger.warn({ err: error }, 'watcher quorum gauges unavailable');
+          return undefined;
+        },
+      ),
+    );
+  new Gauge({
+    name: 'gateway_watcher_disagreements',
+    help: 'Open disagreements between providers about a transfer (its invoice waits): state open within the decision time, awaiting_decision past it (the operator decides: gateway watcher decide).',
+    labelNames: ['chain', 'network', 'state'],
+    registers: [registry],
+    async collect() {
+      const rows = await read();
+      this.reset();
+      if (!rows) return;
+      for (const n of deps.networks()) {
+        if (n.quorum < 2) continue;
+        for (const state of ['open', 'awaiting_decision']) this.set({ chain: n.chain, network: n.network, state }, 0);
+      }
+      for (const row of rows.disagreements) this.set({ chain: row.chain, network: row.network, state: row.state }, Number(row.count));
+    },
+  });
+  new Gauge({
+    name: 'gateway_watcher_provider_marked',
+    help: 'A provider caught reporting a transfer the other providers do not have: 1 while marked (passed over, its word not counted toward the quorum) until the operator clears the mark (gateway watcher unmark).',
+    labelNames: ['chain', 'network', 'provider'],
+    registers: [registry],
+    async collect() {
+      const rows = await read();
+      this.reset();
+      if (!rows) return;
+      for (const n of deps.networks()) {
+        if (n.quorum < 2) continue;
+        for (const provider of n.providers) this.set({ chain: n.chain, network: n.network, provider }, 0);
+      }
+      for (const row of rows.marks) this.set({ chain: row.chain, network: row.network, provider: row.provider }, 1);
+    },
+  });
+}
+
+interface QuorumRows {
+  readonly disagreements: readonly { chain: string; network: string; state: string; count: string }[];
+  readonly marks: readonly { chain: string; network: string; provider: string }[];
+}
+
+/**
+ * Per provider with a limit, read from `watchers_provider_budgets` at scrape time (the same on
+ * every process): `gateway_watcher_provider_limit_share{chain,network,provider}`, how much of
+ * the pace the gateway allows itself it used (the larger of the last minute's and the day's
+ * share, 0..1), and `gateway_watcher_provider_resting{chain,network,provider}`, 1 while the
+ * provider rests (after a 429, or its day's requests used up) and is not asked, else 0. A
+ * provider never asked yet has no series.
+ */
+export function registerBudgetGauges(registry: Registry, deps: { usage: ProviderUsageReads; logger: Logger }): void {
+  const shared = createCoalescer<ProviderUsage[] | undefined>();
+  const read = () =>
+    shared('usage', () =>
+      deps.usage.list().then(
+        (rows) => rows,
+        (error: unknown) => {
+          deps.logger.warn({ err: error }, 'watcher provider budget gauges unavailable');
+          return undefined;
+        },
+      ),
+    );
+  const gauge = (name: string, help: string, value: (row: ProviderUsage) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'network', 'provider'],
+      registers: [registry],
+      async collect() {
+        const rows = await read();
+        this.reset();
+        for (const row of rows ?? []) this.set({ chain: row.chain, network: row.network, provider: row.provider }, value(row));
+      },
+    });
+  gauge(
+    'gateway_watcher_provider_limit_share',
+    'Share of the pace the gateway allows itself with a provider (its limit, times publicLimitShare for a public one) used: the larger of the last minute and the UTC day, by every instance.',
+    (row) => row.shareOfLimit,
+  );
+  gauge(
+    'gateway_watcher_provider_resting',
+    'Whether a provider rests (1) after a 429 or with its day`s requests used up, and is not asked until then; else 0.',
+    (row) => (row.restingUntil === null ? 0 : 1),
+  );
 }

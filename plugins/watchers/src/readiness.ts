@@ -1,5 +1,6 @@
 import { networkFor, operatorOf, type ReadinessCheck, withDeps } from '@gw/kernel';
 import type { ScanTarget } from './services/chain-scanner.js';
+import type { ProviderUsage } from './services/provider-usage.js';
 import { projectKindOn } from './services/watched-addresses.js';
 
 /** `btc.bitcoin`. */
@@ -32,9 +33,14 @@ function describe(t: ScanTarget, scanned: ReadonlySet<string>): string {
  *   they suit trials and small volumes (shared limits, strangers' infrastructure), and where one
  *   operator runs all of a network's providers, one provider's word decides a payment. The fix is
  *   your own node (docs/watchers.md).
+ * - `watchers.provider-limits`: a warning when a provider runs at 80 % or more of the pace the
+ *   gateway allows itself (its limit, times `publicLimitShare` for a public one) or rests after a
+ *   429 (`ProviderUsageReads`: every instance's requests).
+ * - `watchers.disagreements`: a warning while providers disagree about a transfer (its invoice
+ *   waits; the operator decides once it is ripe) or a provider is marked (`DisagreementDesk`).
  */
 export const watchersReadiness = withDeps(
-  ['walletsWallets', 'tenancyProjects', 'chains', 'watchersRegistry', 'watchersConfig', 'watchersStatus'],
+  ['walletsWallets', 'tenancyProjects', 'chains', 'watchersRegistry', 'watchersConfig', 'watchersStatus', 'watchersProviderUsage', 'watchersDisagreements'],
   (deps): ReadinessCheck[] => {
     const scannedNetworks = async () =>
       new Set((await deps.watchersStatus.status()).filter((s) => s.last_pass_iso !== null).map((s) => `${s.chain}.${s.network}`));
@@ -116,6 +122,78 @@ export const watchersReadiness = withDeps(
           };
         },
       },
+      {
+        name: 'watchers.provider-limits',
+        summary: `No provider runs at ${Math.round(BUSY_SHARE * 100)} % or more of the pace the gateway allows itself, or rests after a 429.`,
+        run: async () => {
+          const watched = new Map(deps.watchersRegistry.list().map((t) => [keyOf(t), t]));
+          const usage = (await deps.watchersProviderUsage.list()).filter((u) => watched.has(`${u.chain}.${u.network}`));
+          if (usage.length === 0) return { ok: true, detail: 'no provider with a limit has been asked yet.' };
+          const now = Date.now();
+          const resting = usage.filter((u) => u.restingUntil !== null && u.restingUntil.getTime() > now);
+          const busy = usage.filter((u) => u.shareOfLimit >= BUSY_SHARE && !resting.includes(u));
+          const percent = (u: ProviderUsage) => `${Math.round(u.shareOfLimit * 100)} %`;
+          const name = (u: ProviderUsage) => `${u.provider} on ${u.chain}.${u.network}`;
+          const counts = (u: ProviderUsage) => `${u.lastMinute} request(s) in the last minute, ${u.today} today`;
+          if (resting.length === 0 && busy.length === 0) {
+            const busiest = usage.reduce((a, b) => (b.shareOfLimit > a.shareOfLimit ? b : a));
+            return {
+              ok: true,
+              detail: `${usage.length} provider(s) with a limit asked; the busiest, ${name(busiest)}, at ${percent(busiest)} of its pace (${counts(busiest)}).`,
+            };
+          }
+          const found = [
+            ...busy.map((u) => `${name(u)} at ${percent(u)} of its pace (${counts(u)})`),
+            ...resting.map((u) => `${name(u)} rests until ${u.restingUntil!.toISOString()} (it answered 429, or its day's requests are used up)`),
+          ];
+          const isPublic = (u: ProviderUsage) =>
+            watched.get(`${u.chain}.${u.network}`)?.providers?.endpoints.find((e) => e.name === u.provider)?.origin === 'public';
+          return {
+            ok: false,
+            severity: 'warning',
+            detail: `${found.join('; ')}. Scans slow down to stay within the limits, so payments are seen later.`,
+            fix: [...busy, ...resting].some(isPublic)
+              ? 'Public providers suit small volumes: configure your own node (or a provider with a key and its own limit) under plugins.watchers.chains.<chain>.<network>.providers (docs/watchers.md, "Your own node"); `gateway watcher providers` shows each provider\'s usage.'
+              : "Raise the provider's limit if your plan allows more (plugins.watchers.chains.<chain>.<network>.providers[].limit), or add a provider; `gateway watcher providers` shows each provider's usage.",
+          };
+        },
+      },
+      {
+        name: 'watchers.disagreements',
+        summary: 'No open disagreement between providers and no marked provider.',
+        run: async () => {
+          const [open, marks] = await Promise.all([deps.watchersDisagreements.list({ status: 'open', limit: SHOWN_OPEN }), deps.watchersDisagreements.marks()]);
+          if (open.length === 0 && marks.length === 0) return { ok: true, detail: 'no open disagreement between providers, no marked provider.' };
+          const now = Date.now();
+          const parts: string[] = [];
+          if (open.length > 0) {
+            const ripe = open.filter((d) => d.decideAfter.getTime() <= now).length;
+            const shown = open
+              .slice(0, 3)
+              .map(
+                (d) =>
+                  `${d.id} on ${d.chain}.${d.network} (tx ${d.txHash}; reported by ${d.reportedBy.join(', ') || 'none'}, denied by ${[...d.deniedBy, ...d.otherBranch].join(', ') || 'none'})`,
+              );
+            parts.push(
+              `${open.length}${open.length === SHOWN_OPEN ? '+' : ''} open disagreement(s) between providers, their invoices waiting: ${shown.join(', ')}${open.length > 3 ? ', …' : ''}; ${ripe} past their waiting time, awaiting your decision`,
+            );
+          }
+          if (marks.length > 0)
+            parts.push(`marked (passed over, not counted toward a quorum): ${marks.map((m) => `${m.provider} on ${m.chain}.${m.network}`).join(', ')}`);
+          return {
+            ok: false,
+            severity: 'warning',
+            detail: `${parts.join('. ')}.`,
+            fix: 'Check the transaction yourself (your own node, an explorer you trust): `gateway watcher disagreements --status open`, then once ripe `gateway watcher decide --id <id> --accept|--reject --reason "..."`; `gateway watcher unmark --chain <chain> --network <network> --provider <name>` clears a mark (docs/watchers.md, "The quorum").',
+          };
+        },
+      },
     ];
   },
 );
+
+/** The share of its pace at which a provider is reported close to its limit. */
+const BUSY_SHARE = 0.8;
+
+/** Open disagreements read at most (the count shows `100+` beyond). */
+const SHOWN_OPEN = 100;

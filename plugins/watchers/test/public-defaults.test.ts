@@ -87,6 +87,8 @@ const DEFAULTS: Record<string, { providers: string[]; quorum: number }> = {
   'ltc.testnet': { providers: ['litecoinspace.org@litecoin-foundation'], quorum: 1 },
   'base.base': { providers: ['publicnode@allnodes', 'base.org@coinbase', 'tenderly@tenderly'], quorum: 2 },
   'base.base-sepolia': { providers: ['publicnode@allnodes', 'base.org@coinbase', 'tenderly@tenderly'], quorum: 2 },
+  'ada.cardano': { providers: ['koios@koios'], quorum: 1 },
+  'ada.preprod': { providers: ['koios@koios'], quorum: 1 },
 };
 
 test('with no watcher configuration, the mainnet and the test network in use of every enabled chain are watched through its public providers, idle until used', (t) => {
@@ -113,7 +115,7 @@ test('with no watcher configuration, the mainnet and the test network in use of 
       .list()
       .map((t) => t.adapter.definition.id)
       .filter((id, i, all) => all.indexOf(id) === i),
-    ['btc', 'eth', 'tron', 'polygon', 'bsc', 'ton'],
+    ['btc', 'eth', 'tron', 'ada', 'polygon', 'bsc', 'ton'],
   );
 });
 
@@ -121,9 +123,8 @@ test('every network of every chain but regtest lists public providers, each with
   for (const { definition } of ALL_CHAINS) {
     for (const network of [definition.networks.mainnet, ...definition.networks.testnets]) {
       const providers: readonly PublicProvider[] = network.publicProviders ?? [];
-      if (network.id === 'regtest' || definition.id === 'ada') {
-        // ada's Koios entries come with the koios provider kind (helper E, docs/watchers.md).
-        if (network.id === 'regtest') t.deepEqual(providers, [], `${definition.id}.${network.id}`);
+      if (network.id === 'regtest') {
+        t.deepEqual(providers, [], `${definition.id}.${network.id}`);
         continue;
       }
       t.true(providers.length > 0, `${definition.id}.${network.id} has public providers`);

@@ -4,6 +4,11 @@
  * caller's checks moves it to the next one. When all fail, the last {@link ProviderError} is
  * thrown and the scanner retries later (it never skips a block). Each attempt is reported to
  * `onOutcome`, which the watchers plugin turns into metrics.
+ *
+ * With a {@link ProviderBudget}, each request to an endpoint with a `limit` first takes its turn
+ * under the limit; an endpoint that rests (after a 429, or its day's requests used up) is not
+ * asked at all: the attempt fails as `rate_limited` with no request sent, and the next endpoint
+ * takes over.
  */
 import { readFile } from 'node:fs/promises';
 import { trimTrailing } from '../trim-trailing.js';
@@ -211,10 +216,13 @@ export class ProviderPool {
     for (const index of this.order()) {
       const endpoint = endpoints[index]!;
       const started = performance.now();
+      // Time spent waiting for a turn under the endpoint's limit is not the provider's latency.
+      const waited = { ms: 0 };
+      const durationMs = () => performance.now() - started - waited.ms;
       try {
-        const result = await call(this.http(endpoint), endpoint);
+        const result = await call(this.http(endpoint, waited), endpoint);
         this.preferred = index;
-        this.options.onOutcome?.({ provider: endpoint.name, operation, outcome: 'ok', durationMs: performance.now() - started });
+        this.options.onOutcome?.({ provider: endpoint.name, operation, outcome: 'ok', durationMs: durationMs() });
         return result;
       } catch (error) {
         if (error instanceof WatcherLocalError) throw error;
@@ -227,7 +235,7 @@ export class ProviderPool {
           provider: endpoint.name,
           operation,
           outcome: failure.failure,
-          durationMs: performance.now() - started,
+          durationMs: durationMs(),
           error: failure.message,
         });
       }
@@ -252,9 +260,37 @@ export class ProviderPool {
     this.preferred = (this.preferred + 1) % this.options.endpoints.length;
   }
 
-  private http(endpoint: ProviderEndpoint): ProviderHttp {
+  /**
+   * Takes the turn of one request to `endpoint` under its limit (waiting for it when the pace asks,
+   * counted in `waited`); throws `rate_limited` without sending anything while the endpoint rests.
+   * Endpoints without a `limit` (an own node) cost nothing here.
+   */
+  private async takeTurn(endpoint: ProviderEndpoint, what: string, waited: { ms: number }): Promise<void> {
+    const { budget } = this.options;
+    if (budget === undefined || endpoint.limit === undefined) return;
+    const asked = performance.now();
+    const turn = await budget.acquire(endpoint).catch((error: unknown) => {
+      throw new WatcherLocalError(`${what}: the request budget of ${endpoint.name} is not available: ${(error as Error).message}`, { cause: error });
+    });
+    waited.ms += performance.now() - asked;
+    if (turn.restingUntil !== undefined) {
+      throw new ProviderError('rate_limited', endpoint.name, `${what}: not sent, ${endpoint.name} rests until ${turn.restingUntil.toISOString()}`);
+    }
+  }
+
+  /** Tells the budget how `endpoint` answered: a 429 rests it, any other answer ends a streak of 429s. */
+  private async reportAnswer(endpoint: ProviderEndpoint, what: string, status: number, retryAfterMs: number | undefined): Promise<void> {
+    const { budget } = this.options;
+    if (budget === undefined || endpoint.limit === undefined) return;
+    await (status === 429 ? budget.rateLimited(endpoint, retryAfterMs) : budget.answered(endpoint)).catch((error: unknown) => {
+      throw new WatcherLocalError(`${what}: the request budget of ${endpoint.name} was not updated: ${(error as Error).message}`, { cause: error });
+    });
+  }
+
+  private http(endpoint: ProviderEndpoint, waited: { ms: number }): ProviderHttp {
     const text = async (method: 'GET' | 'POST', path: string, options: RequestOptions = {}): Promise<string | undefined> => {
       const url = trimTrailing(endpoint.url, '/') + path;
+      await this.takeTurn(endpoint, `${method} ${path}`, waited);
       const authorization = await basicAuthHeader(endpoint);
       let response: Response;
       try {
@@ -285,16 +321,10 @@ export class ProviderPool {
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
         throw new ProviderError(timedOut ? 'timeout' : 'network', endpoint.name, `${method} ${path}: body not read: ${(error as Error).message}`);
       }
+      const retryAfterMs = response.status === 429 ? parseRetryAfter(response.headers.get('retry-after')) : undefined;
+      await this.reportAnswer(endpoint, `${method} ${path}`, response.status, retryAfterMs);
       if (response.status === 404 && options.allowNotFound) return undefined;
-      if (response.status === 429) {
-        const retryAfter = Number(response.headers.get('retry-after'));
-        throw new ProviderError(
-          'rate_limited',
-          endpoint.name,
-          `${method} ${path}: 429`,
-          Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : undefined,
-        );
-      }
+      if (response.status === 429) throw new ProviderError('rate_limited', endpoint.name, `${method} ${path}: 429`, retryAfterMs);
       if (response.status < 200 || response.status > 299)
         throw new ProviderError('http_error', endpoint.name, `${method} ${path}: HTTP ${response.status} ${body.slice(0, 200)}`);
       return body;
@@ -312,4 +342,20 @@ export class ProviderPool {
       },
     };
   }
+}
+
+/**
+ * A 429's `Retry-After` in milliseconds: delay-seconds (`120`) or an HTTP date
+ * (`Wed, 21 Oct 2015 07:28:00 GMT`, counted from now); undefined when absent, unreadable or not
+ * in the future.
+ */
+export function parseRetryAfter(header: string | null, now: number = Date.now()): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) {
+    const seconds = Number(value);
+    return seconds > 0 ? seconds * 1000 : undefined;
+  }
+  const at = Date.parse(value);
+  return Number.isFinite(at) && at > now ? at - now : undefined;
 }

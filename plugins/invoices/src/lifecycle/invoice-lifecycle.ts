@@ -39,6 +39,12 @@ export interface ObservedPayment extends ReceiptFields {
   /** Extra `data` of the events this receipt causes. */
   readonly eventData?: Readonly<Record<string, unknown>>;
   /**
+   * The producer's sources have not yet attested it (the watchers' quorum, issue 40): its
+   * confirmations count at most the invoice's threshold less one, so it cannot settle the invoice;
+   * a later `confirm` brings the attested count.
+   */
+  readonly unattested?: boolean;
+  /**
    * The invoice this receipt paid before it was reorganised away: mined again, it goes back to
    * that invoice without matching (a re-mined transfer is the same payment).
    */
@@ -181,16 +187,18 @@ export class InvoiceLifecycle {
           });
       } else if (decision.kind !== 'orphan') {
         const state = states.get(decision.invoiceId)!;
+        // Not attested yet: it may not settle the invoice (the confirmation counter reports the rest once it is).
+        const counted = payment.unattested ? { ...payment, confirmations: Math.min(payment.confirmations, belowThreshold(state)) } : payment;
         const fact: FactInput = {
           fact: 'payment_seen',
           payment: {
-            ...receiptOf(payment),
+            ...receiptOf(counted),
             synthetic: payment.synthetic ?? false,
             ...(payment.eventData ? { eventData: payment.eventData } : {}),
           },
         };
         applyFact(state, fact, now, decision.kind === 'late' ? { late: true } : {});
-        if (payment.confirmations > 0) applyFact(state, { fact: 'payment_confirmed', updates: [payment] }, now);
+        if (counted.confirmations > 0) applyFact(state, { fact: 'payment_confirmed', updates: [counted] }, now);
         if (payment.replaces && payment.replaces.length > 0)
           applyFact(state, { fact: 'payment_dropped', transfers: payment.replaces }, now, { replaced_by: payment.txHash });
       }
@@ -235,6 +243,20 @@ export class InvoiceLifecycle {
     });
     await this.write(trx, states, actor, pass);
     return { settled, transitions };
+  }
+
+  /**
+   * The confirmation threshold of each of the invoices that exist (issue 40: the watchers' quorum
+   * holds a transfer below it until independent providers attest it). An invoice's threshold
+   * counts at least one confirmation (see `isFinal`).
+   */
+  async confirmationThresholds(trx: Knex.Transaction, invoiceIds: readonly string[]): Promise<Map<string, number>> {
+    if (invoiceIds.length === 0) return new Map();
+    const rows = await sqlQuery<{ id: string; confirmation_threshold: number }>(
+      trx,
+      sql`select id, confirmation_threshold from invoices_invoices where id = any(${[...new Set(invoiceIds)]}::text[])`,
+    );
+    return new Map(rows.map((r) => [r.id, Math.max(Number(r.confirmation_threshold), 1)]));
   }
 
   /** Transfers that left the chain (`reorg`) or the mempool without a block (`dropped`). */
@@ -390,6 +412,11 @@ export function isUncounted(state: InvoiceState, key: TransferKey): boolean {
 }
 
 export { isFinal, liveTransfers };
+
+/** The most confirmations an unattested transfer of the invoice counts: one short of its threshold. */
+function belowThreshold(state: InvoiceState): number {
+  return Math.max(state.invoice.confirmation_threshold, 1) - 1;
+}
 
 function collect(states: Iterable<InvoiceState>): TransitionRecord[] {
   const records: TransitionRecord[] = [];

@@ -23,6 +23,7 @@ import type { WatcherMetrics } from '../metrics.js';
 import type { ActivationDetector } from './activation-detector.js';
 import type { ConfirmationCounter } from './confirmation-counter.js';
 import { WATCHER_ACTOR, type PaymentMatcher } from './payment-matcher.js';
+import { markedProviders, type QuorumVerifier } from './quorum-verifier.js';
 import type { ReorgRewinder } from './reorg-rewinder.js';
 import type { PoolWatchedAddresses } from './watched-addresses.js';
 
@@ -112,8 +113,13 @@ const BLOCKS_PER_PASS = 200;
  *    in one statement per block (`spent_by`, `spent_height`), and those that the pass itself
  *    found are marked once its transfers are recorded, so an output paid and spent within one
  *    block or pass is spent too.
- * 3. Confirmations are counted against the head, and the invoice changes of 2 and 3 are written
- *    together (one `invoice.partial` per invoice per pass; `PassMemory`).
+ * 3. Where the network's quorum is above 1, the transfers that reached their threshold are put to
+ *    the providers one by one (`QuorumVerifier`, issue 40); providers marked for reporting what the
+ *    others do not have are passed over from the pass's start (read from PostgreSQL, so every
+ *    instance passes them over) and are not asked.
+ * 4. Confirmations are counted against the head (a transfer not yet attested counts one short of
+ *    its threshold), and the invoice changes of 2 to 4 are written together (one
+ *    `invoice.partial` per invoice per pass; `PassMemory`).
  * Provider failures roll the pass back and are counted; the next pass is put off with backoff. A
  * provider whose tip is below the cursor, or that lacks a block it served before, is behind (or
  * lying): a failure too, never a reorg, so a lie undoes no payment and moves no count backwards.
@@ -136,6 +142,7 @@ export class ChainScanner {
       watchersCounter: ConfirmationCounter;
       watchersRewinder: ReorgRewinder;
       watchersActivation: ActivationDetector;
+      watchersQuorum: QuorumVerifier;
       invoicesLifecycle: InvoiceLifecycle;
     },
   ) {
@@ -188,6 +195,8 @@ export class ChainScanner {
         // A network watched by default costs its public providers nothing until a payment may come.
         if (!cursor && target.idleUntilUsed && (await target.watched.active()).length === 0) return { ran: true, transfers: 0, behind: false, idle: true };
         endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
+        // Marked providers come last in the pool from this pass on, on every instance (the marks are in PostgreSQL).
+        if (target.providers && target.providers.endpoints.length > 1) target.providers.passOverMarked(await markedProviders(trx, chain, network));
 
         const head = await target.watcher.head();
         let height: number;
@@ -272,7 +281,8 @@ export class ChainScanner {
         }
         const { recorded: transfers, dust } = await this.match(trx, target, found, head.height, memory);
         if (spentInPass.length > 0) spent += await markSpends(trx, chain, network, spentInPass);
-        await this.deps.watchersCounter.count(trx, chain, network, head.height, memory);
+        await this.deps.watchersQuorum.verify(trx, target, head.height);
+        await this.deps.watchersCounter.count(trx, chain, network, head.height, memory, target.quorum ?? 1);
         // The step's invoice changes are written together: payments and the counts they reached.
         await this.deps.invoicesLifecycle.flush(trx, memory, WATCHER_ACTOR);
         await sqlQuery(
@@ -413,7 +423,7 @@ export class ChainScanner {
       const at = owners.get(transfer.toAddress);
       return at ? [{ transfer, at }] : [];
     });
-    const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head, memory);
+    const outcomes = await this.deps.watchersMatcher.recordMany(trx, items, head, memory, target.quorum ?? 1);
     // TRX arriving at a pool address created its account: activated, without asking the chain.
     await this.deps.watchersActivation.fromTransfers(
       trx,

@@ -40,6 +40,8 @@ interface TransferRow {
   invoice_id: string | null;
   match: string;
   attributed_at: Date | null;
+  /** Null while fewer providers than the network's quorum reported it (issue 40). */
+  attested_at: Date | null;
   received_at: Date;
 }
 
@@ -115,7 +117,9 @@ export class OrphanInbox {
    * `tx_output_index` when the transaction holds several) to `external_id`. 404
    * `orphan_not_found` (also for another project's receipt, one still in the mempool or reorganised
    * away), 400 `validation_error` when several receipts remain, 409 `orphan_already_attributed`,
-   * 409 `orphan_not_confirmed` below the chain's confirmation threshold, 409 `external_id_conflict`.
+   * 409 `orphan_not_confirmed` below the chain's confirmation threshold or, on a network with a
+   * quorum (issue 40), before the quorum of providers reported it in its block (or the operator
+   * accepted it over their disagreement), 409 `external_id_conflict`.
    */
   async attribute(project: { id: string; kind: ProjectKind }, txHash: string, input: AttributeInput, actor: Actor): Promise<InvoiceView> {
     return this.deps.db.transaction(async (trx) => {
@@ -149,6 +153,14 @@ export class OrphanInbox {
       }
       const orphan = usable[0]!;
       if (orphan.attributed_at) throw watchersErrors.orphan_already_attributed({ details: { invoice_id: orphan.invoice_id } });
+      // No paid invoice on one provider's word: the pass that recorded it attests it where the quorum is 1.
+      if (orphan.attested_at === null) {
+        throw watchersErrors.orphan_not_confirmed({
+          message:
+            "Fewer providers than the network's quorum have reported this payment in its block so far; try again later (a disagreement between them waits for the operator's decision: gateway watcher disagreements).",
+          details: { attested: false },
+        });
+      }
       const [cursor] = await sqlQuery<{ head_height: string | null }>(
         trx,
         sql`select head_height from watchers_cursors where chain = ${orphan.chain} and network = ${orphan.network}`,

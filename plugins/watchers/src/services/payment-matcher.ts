@@ -38,11 +38,18 @@ export class PaymentMatcher {
   /**
    * Records `items` (a pass's blocks' transfers in block order, or the mempool's) seen at `head`;
    * returns each item's outcome. `pass` carries what the scan pass announced already.
+   *
+   * `quorum` is the network's (issue 40). Above 1, an in-block transfer is reported to the
+   * lifecycle as not yet attested (it counts one confirmation short of its invoice's threshold until
+   * the quorum verifier attests it; its stored count is 0, so the pass's count reports what holds),
+   * and the events it causes say how many providers saw it and how many must agree
+   * (`sources: { detected_by: 1, required_for_paid: quorum }`).
    */
-  async recordMany(trx: Knex.Transaction, items: readonly MatchItem[], head: number, pass?: PassMemory): Promise<MatchOutcome[]> {
+  async recordMany(trx: Knex.Transaction, items: readonly MatchItem[], head: number, pass?: PassMemory, quorum = 1): Promise<MatchOutcome[]> {
     if (items.length === 0) return [];
     const seen = await this.prior(trx, items);
     const fresh = items.flatMap((item, i) => (seen[i]!.fresh ? [{ item, row: seen[i]! }] : []));
+    const held = quorum > 1;
     const { outcomes } = await this.deps.invoicesLifecycle.observePayments(
       trx,
       fresh.map(({ item, row }) => ({
@@ -60,6 +67,7 @@ export class PaymentMatcher {
         firstSeenAt: row.firstSeenAt,
         blockTime: item.transfer.blockHeight === null ? null : item.transfer.observedAt,
         ...(row.invoiceId ? { invoiceId: row.invoiceId } : {}),
+        ...(held ? { unattested: item.transfer.blockHeight !== null, eventData: { sources: { detected_by: 1, required_for_paid: quorum } } } : {}),
       })),
       WATCHER_ACTOR,
       pass,
@@ -69,6 +77,7 @@ export class PaymentMatcher {
       items.map((item, i) => ({ item, row: seen[i]! })),
       new Map(fresh.map(({ row }, i) => [row, outcomes[i]!])),
       head,
+      held,
     );
     let next = 0;
     return seen.map((row) => (row.fresh ? kindOf(outcomes[next++]!) : 'known'));
@@ -83,9 +92,17 @@ export class PaymentMatcher {
    * (chains' clocks drift; a reorganised test chain's run behind).
    */
   private async prior(trx: Knex.Transaction, items: readonly MatchItem[]): Promise<Seen[]> {
-    const rows = await sqlQuery<{ ord: string; id: string | null; status: string | null; invoice_id: string | null; created_at: Date | null; now: Date }>(
+    const rows = await sqlQuery<{
+      ord: string;
+      id: string | null;
+      status: string | null;
+      invoice_id: string | null;
+      created_at: Date | null;
+      rejected: boolean | null;
+      now: Date;
+    }>(
       trx,
-      sql`select k.ord, w.id, w.status, w.invoice_id, w.created_at, now() as now
+      sql`select k.ord, w.id, w.status, w.invoice_id, w.created_at, w.rejected_at is not null as rejected, now() as now
             from unnest(${items.map((i) => i.transfer.chain)}::text[], ${items.map((i) => i.transfer.network)}::text[],
                         ${items.map((i) => i.transfer.txHash)}::text[], ${items.map((i) => i.transfer.outputIndex)}::int[])
                  with ordinality as k(chain, network, tx_hash, output_index, ord)
@@ -100,6 +117,8 @@ export class PaymentMatcher {
       const first = !firstOfOutput.has(key);
       firstOfOutput.add(key);
       if (row.id === null) return { id: newId(), stored: false, fresh: first, firstSeenAt: new Date(row.now), invoiceId: null, first };
+      // The operator rejected it over a disagreement between providers (issue 40): it stays as it is, whoever reports it again.
+      if (row.rejected) return { id: row.id, stored: true, fresh: false, firstSeenAt: new Date(row.created_at!), invoiceId: null, first: false };
       // A reverted row is fresh again only when it is back in a block (the mempool does not bring it back).
       const revived = first && row.status === 'reverted' && item.transfer.blockHeight !== null;
       return { id: row.id, stored: true, fresh: revived, firstSeenAt: new Date(row.created_at!), invoiceId: revived ? row.invoice_id : null, first };
@@ -116,10 +135,12 @@ export class PaymentMatcher {
     all: readonly { item: MatchItem; row: Seen }[],
     outcomes: ReadonlyMap<Seen, PaymentOutcome>,
     head: number,
+    held: boolean,
   ): Promise<void> {
     const record = ({ item, row }: { item: MatchItem; row: Seen }) => {
       const outcome = outcomes.get(row);
       const t = item.transfer;
+      const invoiceId = outcome && 'invoiceId' in outcome ? outcome.invoiceId : null;
       return {
         id: row.id,
         chain: t.chain,
@@ -136,10 +157,11 @@ export class PaymentMatcher {
         status: t.blockHeight === null ? 'mempool' : 'in_block',
         project_id: item.at.projectId,
         pool_address_id: item.at.id,
-        invoice_id: outcome && 'invoiceId' in outcome ? outcome.invoiceId : null,
+        invoice_id: invoiceId,
         match: outcome ? kindOf(outcome) : null,
         received_at: t.observedAt.toISOString(),
-        confirmations: t.blockHeight === null ? 0 : confirmationsAt(t, head),
+        // Held below its threshold until attested: the lifecycle has the capped count, which the pass's count reports.
+        confirmations: t.blockHeight === null || (held && invoiceId !== null) ? 0 : confirmationsAt(t, head),
       };
     };
     const inserts = all.filter(({ row }) => !row.stored && row.first).map(record);

@@ -15,6 +15,7 @@ import type { Knex } from 'knex';
 import type { WatchersConfig } from '../config.js';
 import type { WatcherMetrics } from '../metrics.js';
 import type { Attestor, ScanTarget } from './chain-scanner.js';
+import type { ProviderBudgets } from './provider-budget.js';
 import { PoolWatchedAddresses } from './watched-addresses.js';
 
 /** One network's settings under `plugins.watchers.chains` (or none: the public defaults). */
@@ -34,6 +35,9 @@ type NetworkSettings = WatchersConfig['chains'][string][string];
  * - The quorum is the network's `quorum`, else 2 where its providers have two or more operators,
  *   else 1; a quorum above the number of operators stops start-up.
  *
+ * Every network's providers share the request budget (`ProviderBudgets`): those with a `limit`
+ * are paced under it across instances, by the scanning pool and by each attestor alike.
+ *
  * A chain of the build that config `chains.enabled` leaves off is skipped; an unknown chain or
  * network, or a chain whose adapter has no watcher, stops start-up naming it. Each network's scan
  * interval is its own `scanIntervalSeconds`, else the global one, else the chain's block time.
@@ -49,6 +53,8 @@ export class WatcherRegistry {
       addressPoolService: AddressPoolService;
       tenancyProjects: ProjectService;
       db: Knex;
+      /** The request budget of providers with a limit; the plugin always gives it (absent: registries built by hand in unit tests, limits not enforced). */
+      watchersBudget?: ProviderBudgets;
     },
   ) {
     const { watchersConfig: config } = deps;
@@ -100,7 +106,8 @@ export class WatcherRegistry {
     if (endpoints.length === 0) throw new Error(`${path}.providers: ${chainId} knows no public provider for ${network.id}; configure one`);
     const names = new Set<string>();
     for (const endpoint of endpoints) {
-      if (names.has(endpoint.name)) throw new Error(`${path}.providers: two providers are named ${endpoint.name}; names label metrics and marks, and must differ`);
+      if (names.has(endpoint.name))
+        throw new Error(`${path}.providers: two providers are named ${endpoint.name}; names label metrics and marks, and must differ`);
       names.add(endpoint.name);
     }
     const providers = new ProviderPool({
@@ -109,6 +116,7 @@ export class WatcherRegistry {
       endpoints,
       timeoutMs: config.providerTimeoutMs,
       onOutcome: this.deps.watchersMetrics.outcomeRecorder(chainId, network.id),
+      ...(this.deps.watchersBudget === undefined ? {} : { budget: this.deps.watchersBudget.forNetwork(chainId, network.id) }),
     });
     const watcher = adapter.createWatcher({ network, providers });
     endpoints.forEach((provider, index) => {

@@ -1,0 +1,221 @@
+/**
+ * `ProviderPool` with a `ProviderBudget` (issue 40): what the pool asks the budget and when, and
+ * what it sends to the providers. The providers are local HTTP servers (node:http on 127.0.0.1)
+ * that count what they receive; their bodies do not matter here (the pool's logic is under test,
+ * not a provider's API: the watchers' tests replay recorded provider answers). The budget is a
+ * recording one written for this test, since the real one lives in the watchers plugin
+ * (PostgreSQL, `plugins/watchers/test/provider-budget.test.ts`), which this package cannot use.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import {
+  parseRetryAfter,
+  ProviderError,
+  ProviderPool,
+  WatcherLocalError,
+  type ProviderBudget,
+  type ProviderEndpoint,
+  type ProviderOutcome,
+} from './provider-pool.js';
+
+interface Provider {
+  readonly url: string;
+  /** Paths received, in order. */
+  readonly requests: string[];
+  /** What it answers next: 200 with a small JSON body, or 429 with these headers. */
+  answer: { readonly status: 200 } | { readonly status: 429; readonly headers: Record<string, string> };
+  close(): Promise<void>;
+}
+
+async function provider(): Promise<Provider> {
+  const state: Provider = {
+    url: '',
+    requests: [],
+    answer: { status: 200 },
+    close: async () => undefined,
+  };
+  const server: Server = createServer((req, res) => {
+    state.requests.push(req.url ?? '/');
+    const answer = state.answer;
+    if (answer.status === 429) return void res.writeHead(429, { 'content-type': 'text/plain', ...answer.headers }).end('Too Many Requests');
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"height":1}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+/** A budget that records every call and rests the endpoints named in `resting`. */
+class RecordingBudget implements ProviderBudget {
+  readonly calls: string[] = [];
+  readonly resting = new Map<string, Date>();
+  failing = false;
+
+  async acquire(endpoint: ProviderEndpoint): Promise<{ readonly restingUntil?: Date }> {
+    this.calls.push(`acquire ${endpoint.name}`);
+    if (this.failing) throw new Error('connection refused');
+    const until = this.resting.get(endpoint.name);
+    return until === undefined ? {} : { restingUntil: until };
+  }
+  async rateLimited(endpoint: ProviderEndpoint, retryAfterMs: number | undefined): Promise<void> {
+    this.calls.push(`rateLimited ${endpoint.name} ${retryAfterMs ?? 'none'}`);
+  }
+  async answered(endpoint: ProviderEndpoint): Promise<void> {
+    this.calls.push(`answered ${endpoint.name}`);
+  }
+}
+
+const LIMIT = { requestsPerSecond: 5 };
+
+async function setup(endpoints: (url: string[]) => ProviderEndpoint[]) {
+  const a = await provider();
+  const b = await provider();
+  const budget = new RecordingBudget();
+  const outcomes: ProviderOutcome[] = [];
+  const pool = new ProviderPool({
+    chain: 'btc',
+    network: 'bitcoin',
+    endpoints: endpoints([a.url, b.url]),
+    timeoutMs: 5000,
+    budget,
+    onOutcome: (outcome) => outcomes.push(outcome),
+  });
+  return { a, b, budget, outcomes, pool, close: () => Promise.all([a.close(), b.close()]) };
+}
+
+/** A call of two requests, as a watcher's block read (the block, then its transactions). */
+const twoRequests = (pool: ProviderPool) =>
+  pool.run('scan', async (http) => {
+    await http.json('GET', '/block/1');
+    return http.json('GET', '/block/1/txs/0');
+  });
+
+test('an endpoint without a limit (an own node) never reaches the budget', async (t) => {
+  const s = await setup(([a]) => [{ name: 'own', url: a! }]);
+  t.teardown(s.close);
+  await twoRequests(s.pool);
+  t.deepEqual(s.a.requests, ['/block/1', '/block/1/txs/0']);
+  t.deepEqual(s.budget.calls, [], 'no acquire, no answered: no database work for an own node');
+});
+
+test('each request to an endpoint with a limit takes its turn first and reports its answer', async (t) => {
+  const s = await setup(([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
+  t.teardown(s.close);
+  t.deepEqual(await twoRequests(s.pool), { height: 1 });
+  t.deepEqual(s.a.requests, ['/block/1', '/block/1/txs/0']);
+  t.deepEqual(s.budget.calls, ['acquire public-a', 'answered public-a', 'acquire public-a', 'answered public-a']);
+});
+
+test('a resting endpoint is skipped as rate_limited with no request sent; the next one answers', async (t) => {
+  const s = await setup(([a, b]) => [
+    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
+    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
+  ]);
+  t.teardown(s.close);
+  s.budget.resting.set('public-a', new Date('2030-01-01T00:00:00Z'));
+  t.deepEqual(await twoRequests(s.pool), { height: 1 });
+  t.deepEqual(s.a.requests, [], 'nothing sent to the resting provider');
+  t.deepEqual(s.b.requests, ['/block/1', '/block/1/txs/0']);
+  t.like(s.outcomes[0], { provider: 'public-a', outcome: 'rate_limited' });
+  t.regex(s.outcomes[0]!.error!, /GET \/block\/1: not sent, public-a rests until 2030-01-01T00:00:00.000Z/);
+  t.like(s.outcomes[1], { provider: 'public-b', outcome: 'ok' });
+  t.false(
+    s.budget.calls.some((c) => c.startsWith('rateLimited')),
+    'a rest is not a 429: it does not lengthen itself',
+  );
+});
+
+test('a 429 rests the endpoint with its Retry-After (seconds or a date), or none; the next endpoint carries on', async (t) => {
+  const s = await setup(([a, b]) => [
+    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
+    { name: 'own', url: b! },
+  ]);
+  t.teardown(s.close);
+  s.a.answer = { status: 429, headers: { 'retry-after': '7' } };
+  t.deepEqual(await twoRequests(s.pool), { height: 1 });
+  t.deepEqual(s.budget.calls, ['acquire public-a', 'rateLimited public-a 7000']);
+  t.is(s.a.requests.length, 1, 'the call moved on at the 429');
+  t.deepEqual(s.b.requests, ['/block/1', '/block/1/txs/0'], 'the own node carried the call, without the budget');
+  t.like(s.outcomes[0], { provider: 'public-a', outcome: 'rate_limited' });
+
+  const asA = s.pool.single(s.pool.endpoints[0]!);
+  s.budget.calls.length = 0;
+  s.a.answer = { status: 429, headers: {} };
+  const error = await t.throwsAsync(twoRequests(asA), { instanceOf: ProviderError });
+  t.is(error.failure, 'rate_limited');
+  t.deepEqual(s.budget.calls, ['acquire public-a', 'rateLimited public-a none'], 'no Retry-After: the budget backs off by itself');
+
+  s.budget.calls.length = 0;
+  s.a.answer = { status: 429, headers: { 'retry-after': new Date(Date.now() + 3_600_000).toUTCString() } };
+  await t.throwsAsync(twoRequests(asA));
+  const [, rested] = s.budget.calls;
+  const ms = Number(rested!.split(' ')[2]);
+  t.true(ms > 3_500_000 && ms <= 3_600_000, `an HTTP date in an hour: ${rested}`);
+});
+
+test('single() shares the budget: the pool of one endpoint paces and rests it too', async (t) => {
+  const s = await setup(([a, b]) => [
+    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
+    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
+  ]);
+  t.teardown(s.close);
+  const alone = s.pool.single(s.pool.endpoints[1]!);
+  t.is(alone.options.budget, s.budget);
+  s.budget.resting.set('public-b', new Date('2030-01-01T00:00:00Z'));
+  const error = await t.throwsAsync(
+    alone.run('head', (http) => http.json('GET', '/blocks/tip/height')),
+    { instanceOf: ProviderError },
+  );
+  t.is(error.failure, 'rate_limited');
+  t.deepEqual(s.b.requests, []);
+});
+
+test('every endpoint resting: the call fails rate_limited and nothing is sent', async (t) => {
+  const s = await setup(([a, b]) => [
+    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
+    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
+  ]);
+  t.teardown(s.close);
+  s.budget.resting.set('public-a', new Date('2030-01-01T00:00:00Z'));
+  s.budget.resting.set('public-b', new Date('2030-01-02T00:00:00Z'));
+  const error = await t.throwsAsync(twoRequests(s.pool), { instanceOf: ProviderError });
+  t.is(error.failure, 'rate_limited');
+  t.is(error.provider, 'public-b');
+  t.deepEqual([...s.a.requests, ...s.b.requests], []);
+  t.deepEqual(
+    s.outcomes.map((o) => `${o.provider} ${o.outcome}`),
+    ['public-a rate_limited', 'public-b rate_limited'],
+  );
+});
+
+test('a budget that cannot be read is the gateway`s own failure: thrown at once, not counted against the provider', async (t) => {
+  const s = await setup(([a, b]) => [
+    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
+    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
+  ]);
+  t.teardown(s.close);
+  s.budget.failing = true;
+  await t.throwsAsync(twoRequests(s.pool), { instanceOf: WatcherLocalError, message: /request budget of public-a is not available: connection refused/ });
+  t.deepEqual([...s.a.requests, ...s.b.requests], []);
+  t.deepEqual(s.budget.calls, ['acquire public-a'], 'the next provider is not asked either');
+  t.deepEqual(s.outcomes, []);
+});
+
+test('Retry-After: delay-seconds or an HTTP date in the future; anything else is none', (t) => {
+  const now = Date.parse('2026-03-01T12:00:00Z');
+  t.is(parseRetryAfter('120', now), 120_000);
+  t.is(parseRetryAfter(' 1 ', now), 1000);
+  t.is(parseRetryAfter('Sun, 01 Mar 2026 12:00:30 GMT', now), 30_000);
+  t.is(parseRetryAfter('Sun, 01 Mar 2026 11:00:00 GMT', now), undefined, 'a date in the past');
+  t.is(parseRetryAfter('0', now), undefined);
+  t.is(parseRetryAfter('-5', now), undefined);
+  t.is(parseRetryAfter('soon', now), undefined);
+  t.is(parseRetryAfter(null, now), undefined);
+});

@@ -1,0 +1,335 @@
+/**
+ * The request budget of providers with a limit (issue 40), against a real PostgreSQL and local
+ * HTTP servers that REPLAY RECORDED REAL ESPLORA ANSWERS: the mainnet files of
+ * chains/btc/test/fixtures (tip height, block 828669 and its transaction pages, the genesis block;
+ * that folder's README says where each was recorded and which were built from another endpoint's
+ * real data). A replay server answers 429 with `Retry-After` when a test tells it to: that answer
+ * is the status and the header alone (its body is Esplora's plain text, not read by the pool).
+ *
+ * The servers stamp each request when it arrives; the tests count requests per window of time
+ * at the server (the pace) and look for requests inside a rest. Nothing asserts how fast anything
+ * is. Time passing beyond a short rest (the next UTC day) is written into the budget's row, as
+ * the scanner tests do with `next_scan_at`.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import test from 'ava';
+import { ProviderError, ProviderPool, type ChainAdapterDeps, type ProviderEndpoint, type ProviderOutcome, type WatchedAddresses } from '@gw/kernel';
+import { waitFor, type TestKernel } from '@gw/kernel/testing';
+import { btcChain } from '@gw/chain-btc';
+import type { ProviderUsage } from '../src/index.js';
+import { startWatchersKernel } from './scenario.js';
+
+const FIXTURES = new URL('../../../chains/btc/test/fixtures/', import.meta.url);
+const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
+
+const GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f';
+const MAIN_828669 = '000000000000000000000cde53a239563c5a947d325c526bf140c7663b989b56';
+
+/** Path → recorded mainnet answer (as chains/btc/src/watcher.test.ts serves them); anything else 404 as Esplora does. */
+const ROUTES: Record<string, string> = {
+  '/blocks/tip/height': fixture('mainnet-tip-height.txt'),
+  '/block-height/0': fixture('mainnet-block-height-0.txt'),
+  [`/block/${GENESIS}`]: fixture('mainnet-block-0.json'),
+  [`/block/${GENESIS}/txs/0`]: fixture('mainnet-block-0-txs-0.json'),
+  '/block-height/828669': fixture('mainnet-block-height-828669.txt'),
+  [`/block/${MAIN_828669}`]: fixture('mainnet-block-828669.json'),
+  // Block 828669 has 27 transactions: two pages, served from real transactions of other blocks (see the README).
+  [`/block/${MAIN_828669}/txs/0`]: `[${fixture('mainnet-tx-0dbf4436.json')}]`,
+  [`/block/${MAIN_828669}/txs/25`]: fixture('mainnet-block-0-txs-0.json'),
+};
+
+interface Received {
+  readonly path: string;
+  /** Arrival, milliseconds since the epoch (the machine's clock, which PostgreSQL's shares). */
+  readonly at: number;
+  readonly status: number;
+}
+
+interface ReplayServer {
+  readonly url: string;
+  readonly received: Received[];
+  /** Requests (1-based, counted over the server's life) answered 429 with `retryAfter`. */
+  tooMany: Set<number>;
+  retryAfter: string;
+  close(): Promise<void>;
+}
+
+async function replayServer(): Promise<ReplayServer> {
+  const state = { received: [] as Received[], tooMany: new Set<number>(), retryAfter: '1' };
+  const server: Server = createServer((req, res) => {
+    const at = Date.now();
+    const path = req.url ?? '/';
+    if (state.tooMany.has(state.received.length + 1)) {
+      state.received.push({ path, at, status: 429 });
+      return void res.writeHead(429, { 'retry-after': state.retryAfter, 'content-type': 'text/plain' }).end('Too Many Requests');
+    }
+    const body = ROUTES[path];
+    state.received.push({ path, at, status: body === undefined ? 404 : 200 });
+    if (body === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Block not found');
+    res.writeHead(200, { 'content-type': body.startsWith('[') || body.startsWith('{') ? 'application/json' : 'text/plain' }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
+const MAINNET = btcChain.definition.networks.mainnet;
+const watcherOf = (pool: ProviderPool) => adapter.createWatcher({ network: MAINNET, providers: pool });
+
+/** The most requests among `received` that arrived within any `windowMs` (a window starting at each arrival). */
+function mostInWindow(received: readonly Received[], windowMs: number): number {
+  const times = received.map((r) => r.at).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (j < times.length && times[j]! < times[i]! + windowMs) j++;
+    most = Math.max(most, j - i);
+  }
+  return most;
+}
+
+/**
+ * The bound of requests within `windowMs` paced at `perSecond`: one at the window's start and one
+ * per step after it, and one more that a delay on its way (this machine's load) put into the
+ * window beside the next one. Sent unpaced, the requests of these tests arrive all at once.
+ */
+const paceBound = (perSecond: number, windowMs: number) => 1 + Math.floor((perSecond * windowMs) / 1000) + 1;
+
+/** Calls `ask` from `loops` concurrent loops until `server` received `requests`; counts the calls refused as rate_limited. */
+async function hammer(server: ReplayServer, requests: number, loops: number, ask: (loop: number) => Promise<unknown>) {
+  const answered = Array.from({ length: loops }, () => 0);
+  let refused = 0;
+  await Promise.all(
+    answered.map(async (_, loop) => {
+      while (server.received.length < requests) {
+        try {
+          await ask(loop);
+          answered[loop]!++;
+        } catch (error) {
+          if (!(error instanceof ProviderError) || error.failure !== 'rate_limited') throw error;
+          refused++;
+          // A resting provider answers at once; a real caller (the scan loop) would come back later too.
+          await sleep(50);
+        }
+      }
+    }),
+  );
+  return { answered, refused };
+}
+
+let gw: TestKernel;
+
+test.before(async () => {
+  // No network is watched: the tests build their pools over the kernel's budget themselves.
+  gw = await startWatchersKernel({}, { 'plugins.watchers.publicProviders': false }, { role: 'cli' });
+});
+test.after.always(() => gw?.close());
+
+const usageOf = async (kernel: TestKernel, provider: string): Promise<ProviderUsage | undefined> =>
+  (await kernel.kernel.cradle.watchersProviderUsage.list()).find((u) => u.provider === provider);
+const gaugeOf = async (kernel: TestKernel, name: string, provider: string): Promise<number | undefined> => {
+  const metric = await kernel.kernel.cradle.metrics.registry.getSingleMetric(name)?.get();
+  return metric?.values.find((v) => v.labels['provider'] === provider)?.value;
+};
+const rowOf = (kernel: TestKernel, provider: string) => kernel.kernel.cradle.db('watchers_provider_budgets').where({ provider }).first();
+
+test.serial(
+  'a 429 with Retry-After rests the provider: nothing reaches it during the rest, the other provider carries on the scan, and its rate holds the documented limit',
+  async (t) => {
+    const [a, b] = await Promise.all([replayServer(), replayServer()]);
+    t.teardown(() => Promise.all([a.close(), b.close()]));
+    // A public provider documented at 10 requests a second: the gateway allows itself publicLimitShare (0.5) of it.
+    const limit = { requestsPerSecond: 10 };
+    const A: ProviderEndpoint = { name: 'esplora-a', url: a.url, operator: 'a', origin: 'public', limit };
+    const B: ProviderEndpoint = { name: 'esplora-b', url: b.url, operator: 'b', origin: 'public', limit };
+    const budget = gw.kernel.cradle.watchersBudget.forNetwork('btc', 'bitcoin');
+    const outcomes: ProviderOutcome[] = [];
+    const poolOf = (endpoints: ProviderEndpoint[]) =>
+      new ProviderPool({ chain: 'btc', network: 'bitcoin', endpoints, timeoutMs: 5000, budget, onOutcome: (o) => outcomes.push(o) });
+
+    // The first provider answers 429, Retry-After 5 s.
+    a.tooMany = new Set([1]);
+    a.retryAfter = '5';
+    const scanning = poolOf([A, B]);
+    t.deepEqual(await watcherOf(scanning).head(), { height: 698767 }, 'the tip, from the second provider');
+    t.deepEqual(
+      a.received.map((r) => r.status),
+      [429],
+    );
+    const rested = a.received[0]!.at;
+    t.is((await rowOf(gw, 'esplora-a')).pace, 5, 'paced at the documented limit times publicLimitShare');
+
+    const usage = (await usageOf(gw, 'esplora-a'))!;
+    t.truthy(usage.restingUntil, 'resting');
+    t.true(usage.restingUntil!.getTime() >= rested + 5000, `rests for the Retry-After: ${usage.restingUntil!.toISOString()}`);
+    t.is(await gaugeOf(gw, 'gateway_watcher_provider_resting', 'esplora-a'), 1);
+    t.is(await gaugeOf(gw, 'gateway_watcher_provider_resting', 'esplora-b'), 0);
+
+    // During the rest: the attestor of the first provider is refused without a request, and a
+    // new pass (a pool that starts with the first provider again) scans through the second.
+    const alone = scanning.single(A);
+    const refused = await t.throwsAsync(watcherOf(alone).head(), { instanceOf: ProviderError });
+    t.is(refused.failure, 'rate_limited');
+    t.regex(refused.message, /not sent, esplora-a rests until/);
+    outcomes.length = 0;
+    const address = 'bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c';
+    const watched: WatchedAddresses = { filter: async (candidates) => new Set(candidates.filter((c) => c === address)), active: async () => [address] };
+    const [block] = await watcherOf(poolOf([A, B])).scan(828669, 828669, watched);
+    t.is(block!.hash, MAIN_828669);
+    t.deepEqual(
+      block!.transfers.map((tr) => [tr.txHash, tr.outputIndex, tr.amountUnits]),
+      [['0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3', 0, 294n]],
+    );
+    t.deepEqual(
+      outcomes.filter((o) => o.provider === 'esplora-a').map((o) => o.outcome),
+      ['rate_limited'],
+      'the pass met the rest once and moved on',
+    );
+    t.true(
+      outcomes.filter((o) => o.provider === 'esplora-b').every((o) => o.outcome === 'ok'),
+      'the second provider carried the scan',
+    );
+    t.is(a.received.length, 1, 'nothing was sent to the resting provider');
+
+    // The rest ends by itself; the provider is asked again, not before its Retry-After.
+    await waitFor(async () => (await usageOf(gw, 'esplora-a'))!.restingUntil === null, 20_000, 'the end of the rest');
+    t.deepEqual(await watcherOf(alone).head(), { height: 698767 });
+    t.is(a.received.length, 2);
+    t.true(a.received[1]!.at >= rested + 5000, 'no request inside the rest');
+
+    // Under load from four callers, with two more 429s (Retry-After 1 s) on the way: the requests
+    // it receives hold the pace (5 a second), and none arrives inside a rest.
+    const before = a.received.length;
+    a.tooMany = new Set([before + 8, before + 16]);
+    a.retryAfter = '1';
+    const load = await hammer(a, before + 25, 4, () => watcherOf(alone).head());
+    const received = a.received.slice(before);
+    t.true(
+      load.answered.every((n) => n > 0),
+      `every caller got answers: ${load.answered.join(', ')}`,
+    );
+    t.true(load.refused > 0, 'callers met the rests and were refused without a request');
+    for (const tooMany of received.filter((r) => r.status === 429)) {
+      t.deepEqual(
+        received.filter((r) => r.at > tooMany.at && r.at < tooMany.at + 1000),
+        [],
+        'no request within the second after a 429 with Retry-After 1',
+      );
+    }
+    t.is(received.filter((r) => r.status === 429).length, 2);
+    for (const windowMs of [1000, 2000]) {
+      const most = mostInWindow(received, windowMs);
+      t.true(most <= paceBound(5, windowMs), `at most ${paceBound(5, windowMs)} requests within ${windowMs} ms, got ${most}`);
+    }
+    t.is((await usageOf(gw, 'esplora-a'))!.lastMinute, a.received.length, 'every request counted for the last minute');
+  },
+);
+
+test.serial('two instances share one budget: together they hold the pace, and a 429 one of them met rests the provider for both', async (t) => {
+  const [a, own] = await Promise.all([replayServer(), replayServer()]);
+  t.teardown(() => Promise.all([a.close(), own.close()]));
+  // A keyed provider configured with its own limit (4 a second, no share taken off), and an own node without one.
+  const watching = {
+    btc: {
+      bitcoin: {
+        providers: [
+          { name: 'esplora-keyed', url: a.url, operator: 'keyed', limit: { requestsPerSecond: 4 } },
+          { name: 'own-esplora', url: own.url },
+        ],
+        quorum: 1,
+      },
+    },
+  };
+  const settings = { 'plugins.watchers.publicProviders': false, 'plugins.watchers.scanIntervalSeconds': 3600 };
+  const first = await startWatchersKernel(watching, settings, { role: 'cli' });
+  t.teardown(() => first.close());
+  const second = await startWatchersKernel(watching, settings, { role: 'cli', database: first.database });
+  t.teardown(() => second.close());
+  const targets = [first, second].map((k) => k.kernel.cradle.watchersRegistry.get('btc', 'bitcoin')!);
+  const keyed = targets.map((target) => target.providers!.single(target.providers!.endpoints[0]!));
+
+  // Two callers in each instance.
+  const load = await hammer(a, 24, 4, (loop) => watcherOf(keyed[loop % 2]!).head());
+  t.true(load.answered[0]! + load.answered[2]! > 0 && load.answered[1]! + load.answered[3]! > 0, `both instances were answered: ${load.answered.join(', ')}`);
+  for (const windowMs of [1000, 2000]) {
+    const most = mostInWindow(a.received, windowMs);
+    t.true(most <= paceBound(4, windowMs), `at most ${paceBound(4, windowMs)} requests within ${windowMs} ms from both instances, got ${most}`);
+  }
+  const row = await rowOf(first, 'esplora-keyed');
+  t.is(row.pace, 4, 'a configured provider is paced at its own limit');
+  const usage = (await usageOf(second, 'esplora-keyed'))!;
+  t.is(usage.lastMinute, a.received.length, 'the second instance reads what both sent');
+  t.is(usage.today, a.received.length);
+  t.is(usage.shareOfLimit, a.received.length / (4 * 60));
+  t.is(await gaugeOf(first, 'gateway_watcher_provider_limit_share', 'esplora-keyed'), usage.shareOfLimit);
+
+  // The own node (no limit) is asked through the same pools without any budget row.
+  t.deepEqual(
+    await targets[0]!.providers!.single(targets[0]!.providers!.endpoints[1]!).run('head', (http) => http.text('GET', '/blocks/tip/height')),
+    '698767',
+  );
+  t.is(own.received.length, 1);
+  t.is(await rowOf(first, 'own-esplora'), undefined, 'no database work for a provider without a limit');
+
+  // The first instance meets a 429 (Retry-After 60 s): the second does not send to it, and its
+  // scanning pool carries on through the own node.
+  a.tooMany = new Set([a.received.length + 1]);
+  a.retryAfter = '60';
+  const sent = a.received.length;
+  await t.throwsAsync(watcherOf(keyed[0]!).head(), { instanceOf: ProviderError, message: /429/ });
+  const refused = await t.throwsAsync(watcherOf(keyed[1]!).head(), { instanceOf: ProviderError });
+  t.regex(refused.message, /not sent, esplora-keyed rests until/);
+  t.is(a.received.length, sent + 1, 'only the 429 reached it');
+  t.deepEqual(await targets[1]!.watcher.head(), { height: 698767 });
+  t.is(a.received.length, sent + 1);
+  t.is(own.received.length, 2, 'the own node answered the second instance');
+});
+
+test.serial('the day cap rests a provider until 00:00 UTC, and it is asked again the next day', async (t) => {
+  const a = await replayServer();
+  t.teardown(() => a.close());
+  // Documented at 6 requests a day: publicLimitShare (0.5) of it is 3.
+  const A: ProviderEndpoint = { name: 'esplora-daily', url: a.url, operator: 'daily', origin: 'public', limit: { requestsPerSecond: 50, requestsPerDay: 6 } };
+  const pool = new ProviderPool({
+    chain: 'btc',
+    network: 'bitcoin',
+    endpoints: [A],
+    timeoutMs: 5000,
+    budget: gw.kernel.cradle.watchersBudget.forNetwork('btc', 'bitcoin'),
+  });
+  const watcher = watcherOf(pool);
+  for (let i = 0; i < 3; i++) t.deepEqual(await watcher.head(), { height: 698767 });
+  const refused = await t.throwsAsync(watcher.head(), { instanceOf: ProviderError });
+  t.is(refused.failure, 'rate_limited');
+  t.is(a.received.length, 3, 'the fourth request of the day was not sent');
+
+  const { rows } = await gw.kernel.cradle.db.raw<{ rows: { tomorrow: Date }[] }>(
+    `select ((clock_timestamp() at time zone 'UTC')::date + 1)::timestamp at time zone 'UTC' as tomorrow`,
+  );
+  const usage = (await usageOf(gw, 'esplora-daily'))!;
+  t.is(usage.today, 3);
+  t.is(usage.shareOfLimit, 1);
+  t.deepEqual(usage.restingUntil, rows[0]!.tomorrow, 'rests until the next UTC day');
+  t.regex(refused.message, new RegExp(`rests until ${rows[0]!.tomorrow.toISOString().replace(/\./g, '\\.')}`));
+  t.is(await gaugeOf(gw, 'gateway_watcher_provider_resting', 'esplora-daily'), 1);
+
+  // The next UTC day: the row's count is yesterday's.
+  await gw.kernel.cradle
+    .db('watchers_provider_budgets')
+    .where({ provider: 'esplora-daily' })
+    .update({ day: gw.kernel.cradle.db.raw(`day - 1`) });
+  t.deepEqual(await watcher.head(), { height: 698767 });
+  t.is(a.received.length, 4);
+  const next = (await usageOf(gw, 'esplora-daily'))!;
+  t.is(next.today, 1);
+  t.is(next.restingUntil, null);
+});

@@ -1,0 +1,459 @@
+/**
+ * The trust rule (issue 40): no invoice is paid on one provider's word where a network has a quorum.
+ *
+ * Public providers cannot be reached here. Each provider is a local HTTP server that REPLAYS
+ * RECORDED REAL Esplora answers of the BTC chain package (chains/btc/test/fixtures/README.md, which
+ * says where each comes from): testnet3 block 1259783 `00000000004e1506…df8c` (its
+ * `/block-height/1259783` hash, its `/block/:hash` header and its `/block/:hash/txs/0` page), whose
+ * transaction `9fca06b2…df3ac` pays 1,000,000 sats (output 0) to `tb1q6rz28…cpvkl`, receive address 0
+ * of the published "abandon … about" test key that every test project registers, and 24,099,800
+ * sats (output 1) to `tb1qr6ch6…zwna`, an address of no project. Built, not recorded: each server's
+ * tip height (`/blocks/tip/height`, a bare number as Esplora answers it) is set by the test, an
+ * unknown height answers Esplora's 404 `Block not found`, and the per-address mempool
+ * (`/address/:address/txs/mempool`) answers `[]` (an address with no unconfirmed transaction).
+ *
+ * What is changed to make a provider lie, and nothing else:
+ * - the LIAR serves the recorded page with output 1 paying the invoice's address instead
+ *   (`scriptpubkey` and `scriptpubkey_address` rewritten; txid, value and everything else as
+ *   recorded): it invents a transfer of 24,099,800 sats into the invoice's address that the honest
+ *   provider, serving the page as recorded, does not have;
+ * - the DENIER serves the recorded page with output 0 paying output 1's address: it has the block
+ *   (same hash) but not the real payment to address 0.
+ *
+ * The recorded block is from 21 January 2018 and the matcher gives an invoice only receipts that
+ * existed after it was created, so each test dates its invoices' creation back to before that block
+ * (the only rows the tests write besides the decision and check times below, which the tests move
+ * instead of waiting). The projects count 1 confirmation (project policy), so the one recorded block
+ * is the threshold depth: an unattested payment is held at 0 confirmations (`detected`).
+ */
+import test from 'ava';
+import { CLI_ACTOR, type ObservedTransfer } from '@gw/kernel';
+import { signedFetch, type TestKernel } from '@gw/kernel/testing';
+import { Receiver, btcTestnetWallet, stopAll, type ReceivedRequest, type Reply } from '@gw/testing';
+import type { TestProject } from '@gw/plugin-webhooks/testing';
+import { readFileSync } from 'node:fs';
+import { drivenByTests, startWatchersKernel, watchedProject } from './scenario.js';
+
+const recorded = (name: string): string => readFileSync(new URL(`../../../chains/btc/test/fixtures/${name}`, import.meta.url), 'utf8');
+const HEIGHT = 1259783;
+const HASH = recorded('testnet-block-height-1259783.txt').trim();
+const BLOCK = recorded('testnet-block-1259783.json');
+const PAGE = recorded('testnet-block-1259783-txs-0.json');
+const TXID = '9fca06b2a6469d401f33ef86d29ea4cdd832c35e6384f5df663e9fd4a95df3ac';
+const ADDRESS_0 = btcTestnetWallet.address0!;
+const OTHER = 'tb1qr6ch6nwvgrwvz5y3t9l9xe6r3me7dmkpd4zwna';
+/** Before the recorded block's time (2018-01-21T10:35:41Z). */
+const BEFORE_BLOCK = '2018-01-21T00:00:00Z';
+
+/** The 20-byte key hash of a P2WPKH `tb1q…` address (BIP173 bech32: the 5-bit groups after the version, regrouped in bytes). */
+function keyHashOf(address: string): string {
+  const CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+  const groups = [...address.slice(address.lastIndexOf('1') + 1, -6)].map((c) => CHARSET.indexOf(c)).slice(1);
+  let bits = 0;
+  let value = 0;
+  const bytes: number[] = [];
+  for (const group of groups) {
+    value = (value << 5) | group;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((value >> bits) & 0xff);
+    }
+  }
+  if (bytes.length !== 20) throw new Error(`${address} is not a P2WPKH address`);
+  return Buffer.from(bytes).toString('hex');
+}
+
+/** The recorded page with output `vout` paying `address` (its script and address rewritten, nothing else). */
+function pageWithOutputTo(vout: number, address: string): string {
+  const page = JSON.parse(PAGE) as { vout: { scriptpubkey: string; scriptpubkey_asm: string; scriptpubkey_address: string }[] }[];
+  const output = page[0]!.vout[vout]!;
+  output.scriptpubkey = `0014${keyHashOf(address)}`;
+  output.scriptpubkey_asm = `OP_0 OP_PUSHBYTES_20 ${keyHashOf(address)}`;
+  output.scriptpubkey_address = address;
+  return JSON.stringify(page);
+}
+
+/** One Esplora provider replaying the recorded block 1259783; `tip` and `page` may change during a test. */
+class EsploraReplay {
+  tip = HEIGHT;
+  page = PAGE;
+  private constructor(readonly server: Receiver) {}
+
+  static async start(options: { tip?: number; page?: string } = {}): Promise<EsploraReplay> {
+    const replay = new EsploraReplay(await Receiver.start());
+    if (options.tip !== undefined) replay.tip = options.tip;
+    if (options.page !== undefined) replay.page = options.page;
+    replay.server.reply = (request) => replay.answer(request);
+    return replay;
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  /** Requests whose path starts with `prefix` (all with none). */
+  asked(prefix = '/'): ReceivedRequest[] {
+    return this.server.requests.filter((r) => r.path.startsWith(prefix));
+  }
+
+  private answer(request: ReceivedRequest): Reply {
+    const path = request.path.split('?')[0]!;
+    if (path === '/blocks/tip/height') return { status: 200, body: String(this.tip) };
+    if (path === `/block-height/${HEIGHT}` && this.tip >= HEIGHT) return { status: 200, body: HASH };
+    if (path.startsWith('/block-height/')) return { status: 404, body: 'Block not found' };
+    if (path === `/block/${HASH}`) return { status: 200, body: BLOCK };
+    if (path === `/block/${HASH}/txs/0`) return { status: 200, body: this.page };
+    if (/^\/address\/[a-z0-9]+\/txs\/mempool$/.test(path)) return { status: 200, body: '[]' };
+    return { status: 404, body: 'unrecorded' };
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}
+
+interface Setup {
+  readonly gw: TestKernel;
+  readonly project: TestProject;
+}
+
+/**
+ * A gateway watching btc/testnet from block 1259783 through `providers` (each its own operator
+ * unless named), `quorum` when given; a testnet project counting 1 confirmation on btc. Role
+ * gateway: the test drives every pass.
+ */
+async function setup(
+  t: { teardown(fn: () => Promise<void>): void },
+  providers: readonly { name: string; url: string; operator?: string }[],
+  quorum?: number,
+): Promise<Setup> {
+  const receiver = await Receiver.start();
+  const gw = await startWatchersKernel(
+    { btc: { testnet: { providers, startHeight: HEIGHT, ...(quorum === undefined ? {} : { quorum }) } } },
+    { ...drivenByTests(4), 'chains.testNetworks': { btc: 'testnet' }, 'plugins.watchers.publicProviders': false },
+    { role: 'gateway' },
+  );
+  t.teardown(() => stopAll(gw, receiver));
+  const project = await watchedProject(gw, receiver, `quorum-${Math.random().toString(36).slice(2)}`, 'btc');
+  await gw.kernel.cradle.invoicesPolicies.set(project.projectId, { confirmations: { btc: 1 } }, CLI_ACTOR);
+  return { gw, project };
+}
+
+/** One pass that ran (its backoff cleared first: these tests stand for the time passing). */
+async function pass({ gw }: Setup) {
+  const { db, watchersScanner, watchersRegistry } = gw.kernel.cradle;
+  await db('watchers_cursors').where({ chain: 'btc', network: 'testnet' }).update({ next_scan_at: null });
+  for (;;) {
+    const report = await watchersScanner.pass(watchersRegistry.get('btc', 'testnet')!);
+    if (report.ran) return report;
+  }
+}
+
+/** An invoice of `amount` BTC, created (as far as matching knows) before the recorded block. */
+async function invoice({ gw, project }: Setup, amount: string): Promise<{ id: string; address: string }> {
+  const created = await signedFetch(gw.url, '/api/v1/invoices', {
+    ...project,
+    method: 'POST',
+    body: { external_id: `q-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: amount },
+  });
+  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
+  await gw.kernel.cradle.db('invoices_invoices').where({ id: created.body.id }).update({ created_at: BEFORE_BLOCK });
+  return created.body;
+}
+
+const get = async ({ gw, project }: Setup, id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
+const transferOf = ({ gw }: Setup, invoiceId: string) => gw.kernel.cradle.db('watchers_transfers').where({ invoice_id: invoiceId }).first();
+const eventsOf = async ({ gw }: Setup, invoiceId: string) =>
+  (await gw.kernel.cradle.db('webhooks_events').where({ invoice_id: invoiceId }).orderBy('id')).map((e) => ({
+    type: e.event_type as string,
+    data: JSON.parse(e.body).data as Record<string, unknown>,
+  }));
+/** The value of one series of the kernel's /metrics text. */
+async function metric({ gw }: Setup, series: string): Promise<number | undefined> {
+  const text = await gw.kernel.cradle.metrics.registry.metrics();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+/** The decision time has passed (the test stands for `disagreementDecisionSeconds` going by). */
+const ripen = ({ gw }: Setup, id: string) =>
+  gw.kernel.cradle
+    .db('watchers_disagreements')
+    .where({ id })
+    .update({ decide_after: gw.kernel.cradle.db.raw(`now() - interval '1 second'`) });
+/** The disagreement's backoff has passed: the next pass asks the providers again. */
+const due = ({ gw }: Setup) =>
+  gw.kernel.cradle
+    .db('watchers_disagreements')
+    .where({ status: 'open' })
+    .update({ next_check_at: gw.kernel.cradle.db.raw('now()') });
+const codeOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+    return 'none';
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+};
+
+test.serial(
+  'quorum 1 (one provider): paid on its word in the pass that finds the payment, attested single, no request more, no sources in the events',
+  async (t) => {
+    const own = await EsploraReplay.start();
+    t.teardown(() => own.close());
+    const s = await setup(t, [{ name: 'own-esplora', url: own.url }]);
+    t.is(
+      `0014${keyHashOf(ADDRESS_0)}`,
+      JSON.parse(PAGE)[0].vout[0].scriptpubkey,
+      'the script rewriting of the liars below is the recorded one for a recorded address',
+    );
+    const inv = await invoice(s, '0.01');
+    t.is(inv.address, ADDRESS_0, 'the first invoice gets pool address 0, which the recorded transaction pays');
+    await pass(s);
+    t.like(await get(s, inv.id), { status: 'paid', confirmations: 1 });
+    t.like(await transferOf(s, inv.id), { tx_hash: TXID, output_index: 0, attestation: 'single', attested_by: null, confirmations: 1 });
+    t.is(own.asked(`/block/${HASH}/txs/0`).length, 1, 'the block is read once: nothing is asked twice');
+    const events = await eventsOf(s, inv.id);
+    t.deepEqual(
+      events.map((e) => e.type),
+      ['invoice.detected', 'invoice.paid'],
+    );
+    t.false(
+      events.some((e) => 'sources' in e.data),
+      'events as before',
+    );
+    t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="open"}'), undefined, 'no quorum series for a network of quorum 1');
+  },
+);
+
+test.serial(
+  'a liar inventing a transfer into an invoice address: never paid, the disagreement is reported, the liar is marked and passed over; the real payment in the same block is paid by both; the operator rejects after the decision time',
+  async (t) => {
+    const liar = await EsploraReplay.start();
+    const honest = await EsploraReplay.start();
+    t.teardown(() => stopAll(liar, honest));
+    const s = await setup(t, [
+      { name: 'liar', url: liar.url, operator: 'liar-co' },
+      { name: 'honest', url: honest.url, operator: 'honest-co' },
+    ]);
+    t.is(s.gw.kernel.cradle.watchersRegistry.get('btc', 'testnet')!.quorum, 2, 'two operators: quorum 2 by default');
+    const real = await invoice(s, '0.01');
+    t.is(real.address, ADDRESS_0);
+    const target = await invoice(s, '0.240998');
+    t.not(target.address, ADDRESS_0);
+    liar.page = pageWithOutputTo(1, target.address);
+
+    // The liar comes first: the pass scans through it and records both transfers.
+    await pass(s);
+    t.like(await get(s, real.id), { status: 'paid' }, 'the real payment, reported by both, is paid');
+    t.like(await transferOf(s, real.id), { attestation: 'quorum', attested_by: ['liar', 'honest'] });
+    const held = await get(s, target.id);
+    t.like(held, { status: 'detected', confirmations: 0 }, 'the invented one is held below the threshold');
+    t.like(held.transactions[0], { tx_hash: TXID, output_index: 1, amount_units: '24099800', block_height: HEIGHT, confirmations: 0 });
+    t.like(await transferOf(s, target.id), { attestation: null, attested_at: null });
+    const detected = (await eventsOf(s, target.id)).find((e) => e.type === 'invoice.detected')!;
+    t.deepEqual(detected.data['sources'], { detected_by: 1, required_for_paid: 2 }, 'the detection says it rests on one source');
+
+    const desk = s.gw.kernel.cradle.watchersDisagreements;
+    const [open] = await desk.list({ status: 'open' });
+    t.like(open, {
+      chain: 'btc',
+      network: 'testnet',
+      txHash: TXID,
+      outputIndex: 1,
+      toAddress: target.address,
+      amountUnits: '24099800',
+      invoiceId: target.id,
+      blockHeight: HEIGHT,
+      blockHash: HASH,
+      reportedBy: ['liar'],
+      deniedBy: ['honest'],
+      otherBranch: [],
+      lagging: [],
+      status: 'open',
+    });
+    t.true(open!.decideAfter.getTime() - open!.openedAt.getTime() >= 1800_000 - 1000, 'decidable after disagreementDecisionSeconds (1800 by default)');
+    const [mark] = await desk.marks();
+    t.like(mark, { chain: 'btc', network: 'testnet', provider: 'liar', disagreementId: open!.id });
+    t.regex(mark!.reason, /do not have/);
+    t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="open"}'), 1);
+    t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="awaiting_decision"}'), 0);
+    t.is(await metric(s, 'gateway_watcher_provider_marked{chain="btc",network="testnet",provider="liar"}'), 1);
+    t.is(await metric(s, 'gateway_watcher_provider_marked{chain="btc",network="testnet",provider="honest"}'), 0);
+    t.is(await metric(s, 'gateway_watcher_attestations_total{chain="btc",network="testnet",provider="honest",answer="denied"}'), 1);
+    t.is(await metric(s, 'gateway_watcher_attestations_total{chain="btc",network="testnet",provider="liar",answer="reported"}'), 2);
+
+    // Passed over: the next passes ask the honest provider, and the liar not at all; the invoice still waits.
+    const liarAsked = liar.asked().length;
+    await pass(s);
+    await due(s);
+    await pass(s);
+    t.is(liar.asked().length, liarAsked, 'the marked liar is asked nothing');
+    t.true(honest.asked('/blocks/tip/height').length >= 2);
+    t.like(await get(s, target.id), { status: 'detected', confirmations: 0 });
+    t.like(await desk.get(open!.id), { status: 'open', reportedBy: ['liar'], deniedBy: ['honest'] }, 'what the marked liar said stays on record');
+
+    t.is(await codeOf(desk.decide(open!.id, 'reject', CLI_ACTOR, 'invented by liar')), 'disagreement_not_ripe');
+    t.is(await codeOf(desk.decide(open!.id, 'reject', CLI_ACTOR, '  ')), 'validation_error', 'a reason is required');
+    await ripen(s, open!.id);
+    t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="awaiting_decision"}'), 1);
+    const rejected = await desk.decide(open!.id, 'reject', CLI_ACTOR, 'invented by liar: honest has the block without it');
+    t.like(rejected, { status: 'rejected', decidedBy: 'operator-cli', reason: 'invented by liar: honest has the block without it' });
+    t.like(await get(s, target.id), { status: 'pending' }, 'dropped: the invoice waits for a real payment');
+    t.like(await transferOf(s, target.id), { status: 'reverted', attestation: null });
+    t.truthy((await transferOf(s, target.id)).rejected_at);
+    const audit = await s.gw.kernel.cradle.db('kernel_audit_log').where({ action: 'watcher.disagreement_reject' });
+    t.like(audit[0], { actor: 'operator-cli', channel: 'cli', project_id: s.project.projectId, target: `disagreement:${open!.id}` });
+    t.is(await codeOf(desk.decide(open!.id, 'accept', CLI_ACTOR, 'changed my mind')), 'disagreement_closed');
+    t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="awaiting_decision"}'), 0);
+
+    // Reported again (a rescan through the liar), the rejected transfer stays rejected.
+    const row = await transferOf(s, target.id);
+    const again: ObservedTransfer = {
+      chain: 'btc',
+      network: 'testnet',
+      coin: 'btc',
+      txHash: TXID,
+      outputIndex: 1,
+      toAddress: target.address,
+      amountUnits: 24_099_800n,
+      blockHeight: HEIGHT,
+      blockHash: HASH,
+      observedAt: new Date(),
+    };
+    const at = (await s.gw.kernel.cradle.watchersRegistry.get('btc', 'testnet')!.watched.lookup([target.address])).get(target.address)!;
+    const outcome = await s.gw.kernel.cradle.db.transaction((trx) =>
+      s.gw.kernel.cradle.watchersMatcher.recordMany(trx, [{ transfer: again, at }], HEIGHT, undefined, 2),
+    );
+    t.deepEqual(outcome, ['known']);
+    t.like(await transferOf(s, target.id), { id: row.id, status: 'reverted' });
+    t.like(await get(s, target.id), { status: 'pending' });
+
+    // The operator clears the mark (audited); the liar is asked again from the next pass on.
+    await desk.unmark('btc', 'testnet', 'liar', CLI_ACTOR);
+    t.deepEqual(await desk.marks(), []);
+    t.is(await codeOf(desk.unmark('btc', 'testnet', 'liar', CLI_ACTOR)), 'provider_not_marked');
+    t.like(await s.gw.kernel.cradle.db('kernel_audit_log').where({ action: 'watcher.provider_unmark' }).first(), {
+      actor: 'operator-cli',
+      target: 'provider:btc:testnet:liar',
+    });
+    t.is(await metric(s, 'gateway_watcher_provider_marked{chain="btc",network="testnet",provider="liar"}'), 0);
+    t.is(await codeOf(desk.get('01HZZZZZZZZZZZZZZZZZZZZZZZ')), 'disagreement_not_found');
+  },
+);
+
+test.serial('a lagging second provider: confirmations wait for it, then the invoice is paid; nothing is lost or counted twice', async (t) => {
+  const first = await EsploraReplay.start();
+  const behind = await EsploraReplay.start({ tip: HEIGHT - 1 });
+  t.teardown(() => stopAll(first, behind));
+  const s = await setup(t, [
+    { name: 'first', url: first.url, operator: 'alpha' },
+    { name: 'behind', url: behind.url, operator: 'beta' },
+  ]);
+  const inv = await invoice(s, '0.01');
+  t.is(inv.address, ADDRESS_0);
+  for (let i = 0; i < 2; i++) {
+    await pass(s);
+    t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 }, 'waits for the second provider');
+  }
+  t.is(behind.asked(`/block/`).length, 0, 'a provider below the threshold depth is asked its tip only');
+  t.deepEqual(await s.gw.kernel.cradle.watchersDisagreements.list(), [], 'lagging is no disagreement');
+  t.true((await metric(s, 'gateway_watcher_attestations_total{chain="btc",network="testnet",provider="behind",answer="lagging"}'))! >= 2);
+
+  behind.tip = HEIGHT;
+  await pass(s);
+  const paid = await get(s, inv.id);
+  t.like(paid, { status: 'paid', confirmations: 1 });
+  t.is(paid.transactions.length, 1);
+  t.like(paid.transactions[0], { tx_hash: TXID, output_index: 0, amount_units: '1000000', status: 'confirmed' });
+  t.like(await transferOf(s, inv.id), { attestation: 'quorum', attested_by: ['first', 'behind'], confirmations: 1 });
+  t.is((await s.gw.kernel.cradle.db('watchers_transfers').where({ invoice_id: inv.id })).length, 1, 'recorded once');
+  const events = await eventsOf(s, inv.id);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['invoice.detected', 'invoice.paid'],
+  );
+  t.is(events[1]!.data['paid_units'], '1000000');
+  await pass(s);
+  t.deepEqual(
+    (await eventsOf(s, inv.id)).map((e) => e.type),
+    ['invoice.detected', 'invoice.paid'],
+    'nothing more',
+  );
+});
+
+test.serial(
+  'a provider that has the block without the payment: the reporter is marked, the invoice waits; the operator accepts after the decision time and it is paid at once',
+  async (t) => {
+    const honest = await EsploraReplay.start();
+    const denier = await EsploraReplay.start({ page: pageWithOutputTo(0, OTHER) });
+    t.teardown(() => stopAll(honest, denier));
+    const s = await setup(t, [
+      { name: 'honest', url: honest.url, operator: 'alpha' },
+      { name: 'denier', url: denier.url, operator: 'beta' },
+    ]);
+    const inv = await invoice(s, '0.01');
+    await pass(s);
+    t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 });
+    const desk = s.gw.kernel.cradle.watchersDisagreements;
+    const [open] = await desk.list();
+    t.like(open, { reportedBy: ['honest'], deniedBy: ['denier'], status: 'open', invoiceId: inv.id });
+    // Safety over liveness: with two providers the one that reports is marked; a denier can delay a payment, never credit one.
+    t.deepEqual(
+      (await desk.marks()).map((m) => m.provider),
+      ['honest'],
+    );
+    t.is(await codeOf(desk.decide(open!.id, 'accept', CLI_ACTOR, 'checked on my own node')), 'disagreement_not_ripe');
+    await ripen(s, open!.id);
+    const accepted = await desk.decide(open!.id, 'accept', CLI_ACTOR, 'checked on my own node');
+    t.like(accepted, { status: 'accepted', decidedBy: 'operator-cli', reason: 'checked on my own node' });
+    t.like(await get(s, inv.id), { status: 'paid', confirmations: 1 }, 'counted at once');
+    t.like(await transferOf(s, inv.id), { attestation: 'operator', attested_by: ['honest'], confirmations: 1 });
+    t.like(await s.gw.kernel.cradle.db('kernel_audit_log').where({ action: 'watcher.disagreement_accept' }).first(), {
+      actor: 'operator-cli',
+      project_id: s.project.projectId,
+    });
+    await desk.unmark('btc', 'testnet', 'honest', CLI_ACTOR);
+    await pass(s);
+    t.like(await get(s, inv.id), { status: 'paid' });
+    t.deepEqual(
+      (await eventsOf(s, inv.id)).map((e) => e.type),
+      ['invoice.detected', 'invoice.paid'],
+    );
+  },
+);
+
+test.serial('agreement arriving later resolves a disagreement: a third provider catches up and reports the payment; nobody is marked', async (t) => {
+  const honest = await EsploraReplay.start();
+  const denier = await EsploraReplay.start({ page: pageWithOutputTo(0, OTHER) });
+  const late = await EsploraReplay.start({ tip: HEIGHT - 1 });
+  t.teardown(() => stopAll(honest, denier, late));
+  const s = await setup(
+    t,
+    [
+      { name: 'honest', url: honest.url, operator: 'alpha' },
+      { name: 'denier', url: denier.url, operator: 'beta' },
+      { name: 'late', url: late.url, operator: 'gamma' },
+    ],
+    2,
+  );
+  const inv = await invoice(s, '0.01');
+  await pass(s);
+  const desk = s.gw.kernel.cradle.watchersDisagreements;
+  const [open] = await desk.list();
+  t.like(open, { reportedBy: ['honest'], deniedBy: ['denier'], lagging: ['late'], status: 'open' });
+  t.deepEqual(await desk.marks(), [], 'not every operator has answered: nobody is marked yet');
+  t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 });
+
+  late.tip = HEIGHT;
+  await pass(s);
+  t.like(await get(s, inv.id), { status: 'detected' }, 'asked again only after the backoff');
+  await due(s);
+  await pass(s);
+  t.like(await desk.get(open!.id), { status: 'resolved', reportedBy: ['honest', 'late'], deniedBy: ['denier'], lagging: [] });
+  t.like(await get(s, inv.id), { status: 'paid', confirmations: 1 });
+  t.like(await transferOf(s, inv.id), { attestation: 'quorum', attested_by: ['honest', 'late'] });
+  t.deepEqual(await desk.marks(), []);
+  t.is(await codeOf(desk.decide(open!.id, 'reject', CLI_ACTOR, 'too late')), 'disagreement_closed');
+  t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="open"}'), 0);
+});
