@@ -221,7 +221,7 @@ for (const module of chains) {
   const limits = figures.providers
     .map((p) => `${p.name} ${p.limit.requestsPerSecond}/s${p.limit.requestsPerDay ? `, ${n(p.limit.requestsPerDay)}/day` : ''}`)
     .join('; ');
-  const carried = (c: Daily['invoicesQuorum2']): string => (typeof c === 'number' ? n(c) : c);
+  const carried = (c: Daily['invoicesQuorum2']): string => (typeof c === 'number' ? n(c) : c === 'unbounded' ? 'no limit from requests' : c);
   const over = d.following > budget(figures.providers[0]!);
   const slower = over ? fittingInterval(figures, 0.5) : undefined;
   const s = slower === undefined ? undefined : daily(figures, slower);

@@ -1,6 +1,7 @@
 import type { ChainDefinition, NetworkDefinition, PublicProvider } from '@gw/kernel';
 import { esploraReplay } from './esplora-replay.js';
 import { evmRpcReplay } from './evm-rpc-replay.js';
+import { koiosReplay } from './koios-replay.js';
 import type { ProviderReplay } from './recorded-scan.js';
 import { toncenterReplay } from './toncenter-replay.js';
 import { tronReplay } from './tron-replay.js';
@@ -17,5 +18,6 @@ export function publicProviderReplay(chain: ChainDefinition, network: NetworkDef
   if (network.evmChainId !== undefined && provider.kind === undefined) return evmRpcReplay(chain, network);
   if (chain.id === 'tron' && provider.kind === undefined) return tronReplay(network.id);
   if (chain.id === 'ton' && provider.kind === undefined) return toncenterReplay(network.id);
+  if (chain.id === 'ada' && provider.kind === 'koios') return koiosReplay(network.id);
   throw new Error(`no replay of ${provider.kind ?? 'the default'} API of ${chain.id}/${network.id} (${provider.name})`);
 }
