@@ -25,3 +25,4 @@ export * from './teardown.js';
 export * from './api-invoices.js';
 export * from './solidity.js';
 export * from './evm-treasury-chain.js';
+export * from './provider-replay/index.js';

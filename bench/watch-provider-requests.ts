@@ -1,0 +1,267 @@
+/**
+ * Benchmark: what watching costs the default public providers (issue 40), in requests, per chain.
+ *
+ * Each public provider of each chain's network (the chain data's `publicProviders`) is stood in for
+ * by a local server replaying recorded real answers of its API (@gw/testing `provider-replay`; the
+ * fixture READMEs say where each answer was recorded), at the provider's URL path, and the chain's
+ * watcher is built on it as the watchers plugin builds one. The replay server counts every HTTP
+ * request it receives (and the JSON-RPC calls inside EVM batches). Measured, one step at a time:
+ *
+ * - a pass's fixed reads: `head()` and `blockHash(cursor)` (the reorg check);
+ * - a scan of one recorded block (`scan(h, h)`), the per-block cost;
+ * - the mempool of one watched address (chains whose providers are asked per address: Esplora);
+ * - a transfer's verification at quorum 2 (DESIGN40 "The trust rule"): each of two providers of
+ *   different operators is asked `head()` and `scan(h, h)` restricted to the transfer's address.
+ *
+ * From these and the chain's block time (a pass every `pollIntervalOf` seconds) it computes the
+ * requests of a day of following the chain, the providers' daily budget at `publicLimitShare` of
+ * their documented limit, and how many invoices a day fit in what is left, at quorum 1 and 2.
+ * Prints markdown tables (docs/performance.md, "Public providers: requests per chain").
+ *
+ * Run: npx -y pnpm@10.34.9 exec tsx bench/watch-provider-requests.ts [--network mainnet|testnet] [--share 0.5]
+ *   [--mempoolAddressesPerPass 100] [--addressActiveSeconds 90000] [--btcFullBlockTransactions 3700]
+ */
+import { chains } from '@gw/app-gateway';
+import { operatorOf, pollIntervalOf, type ChainModule, type NetworkDefinition, type PublicProvider } from '@gw/kernel';
+import { watchedSet } from '@gw/kernel/testing';
+import { startReplayedProvider, type ReplayedProvider } from '@gw/testing';
+import { benchOptions } from './bench-options.js';
+
+const options = benchOptions({
+  network: 'mainnet',
+  // plugins.watchers.publicLimitShare's default.
+  share: 0.5,
+  // plugins.watchers.mempoolAddressesPerPass's default.
+  mempoolAddressesPerPass: 100,
+  // How long an invoice's address is watched: the invoice's lifetime (plugins.invoices.defaultExpirySeconds, 3600)
+  // and the pool's cooldown after it (plugins.address-pool.cooldownSeconds, 86400).
+  addressActiveSeconds: 90_000,
+  // Transactions in a full Bitcoin mainnet block (Esplora pages of 25), for the per-block figure of a real block.
+  btcFullBlockTransactions: 3700,
+});
+
+const DAY = 86_400;
+
+/** HTTP requests and JSON-RPC calls one step cost at one replay server. */
+interface Cost {
+  readonly requests: number;
+  readonly calls: number;
+}
+
+async function measure(replayed: ReplayedProvider, step: () => Promise<unknown>): Promise<Cost> {
+  replayed.server.reset();
+  await step();
+  return { requests: replayed.server.requests.length, calls: replayed.server.calls };
+}
+
+interface ChainFigures {
+  readonly chain: string;
+  readonly network: NetworkDefinition;
+  readonly blockTime: number;
+  readonly poll: number;
+  readonly providers: readonly PublicProvider[];
+  readonly recordings: string;
+  readonly pass: Cost;
+  readonly block: Cost;
+  /** Requests of a full block where the recorded one is far smaller (Bitcoin); else the recorded block's. */
+  readonly fullBlock: number;
+  readonly mempoolPerAddress: Cost | undefined;
+  /** Blocks one `scan` call reads at most (`ChainWatcher.maxBlocksPerScan`). */
+  readonly maxBlocksPerScan: number;
+  /** Requests a scan call costs once whatever its blocks (TON reads the parent block of the range): part of `block`. */
+  readonly scanOverhead: number;
+  /** Per provider asked at quorum 2 (two operators), or undefined where the network has one operator. */
+  readonly verification: readonly { readonly provider: PublicProvider; readonly cost: Cost }[] | undefined;
+}
+
+async function chainFigures(module: ChainModule, network: NetworkDefinition): Promise<ChainFigures | string> {
+  const providers = network.publicProviders ?? [];
+  if (providers.length === 0) return `${module.definition.id}/${network.id}: no public providers`;
+  const replayed: ReplayedProvider[] = [];
+  try {
+    for (const provider of providers) replayed.push(await startReplayedProvider(module, network, provider));
+  } catch (error) {
+    await Promise.all(replayed.map((r) => r.close()));
+    return `${module.definition.id}/${network.id}: ${(error as Error).message}`;
+  }
+  try {
+    const first = replayed[0]!;
+    const { scan } = first.replay;
+    const all = watchedSet(scan.watched);
+    const pass = await measure(first, async () => {
+      await first.watcher.head();
+      await first.watcher.blockHash(scan.height);
+    });
+    const block = await measure(first, () => first.watcher.scan(scan.height, scan.height, all));
+    const watcher = first.watcher;
+    // One watched address waiting for a payment: what the mempool step asks of a per-address provider.
+    const waiting = scan.watched.slice(0, 1);
+    const mempoolPerAddress = watcher.mempool && waiting.length === 1 ? await measure(first, () => watcher.mempool!(watchedSet(waiting))) : undefined;
+    // Quorum 2: the first provider of each of two operators re-reads the transfer's block.
+    const byOperator = new Map<string, ReplayedProvider>();
+    for (const r of replayed) if (!byOperator.has(operatorOf(r.endpoint))) byOperator.set(operatorOf(r.endpoint), r);
+    const attestors = [...byOperator.values()].slice(0, 2);
+    const paidTo = scan.transfers[0]?.toAddress;
+    const verification =
+      attestors.length < 2
+        ? undefined
+        : await Promise.all(
+            attestors.map(async (r) => ({
+              provider: r.provider,
+              cost: await measure(r, async () => {
+                await r.watcher.head();
+                await r.watcher.scan(scan.height, scan.height, watchedSet(paidTo === undefined ? [] : [paidTo]));
+              }),
+            })),
+          );
+    const blockTime = module.definition.blockTimeSeconds ?? 5;
+    const fullBlock = module.definition.id === 'btc' ? 2 + Math.ceil(options.btcFullBlockTransactions / 25) : block.requests;
+    return {
+      chain: module.definition.id,
+      network,
+      blockTime,
+      poll: pollIntervalOf(module.definition),
+      providers,
+      recordings: first.replay.recordings,
+      pass,
+      block,
+      fullBlock,
+      mempoolPerAddress,
+      maxBlocksPerScan: first.watcher.maxBlocksPerScan,
+      scanOverhead: module.definition.id === 'ton' ? 1 : 0,
+      verification,
+    };
+  } finally {
+    await Promise.all(replayed.map((r) => r.close()));
+  }
+}
+
+/** A provider's requests a day at `share` of its documented limit. */
+function budget(provider: PublicProvider): number {
+  const perSecond = provider.limit.requestsPerSecond * options.share * DAY;
+  return Math.floor(provider.limit.requestsPerDay === undefined ? perSecond : Math.min(perSecond, provider.limit.requestsPerDay * options.share));
+}
+
+type Carried = number | 'unbounded' | 'over budget';
+
+interface Daily {
+  /** Seconds between two passes. */
+  readonly interval: number;
+  readonly passes: number;
+  readonly blocks: number;
+  /** Requests of a day of following the chain (passes, block scans), on the scanning provider. */
+  readonly following: number;
+  readonly invoicesQuorum1: Carried;
+  readonly invoicesQuorum2: Carried | 'one operator';
+}
+
+/** A day of `f`'s chain with a pass every `interval` seconds (the default: the chain's block time, 1 to 30 s). */
+function daily(f: ChainFigures, interval: number): Daily {
+  const passes = DAY / interval;
+  const blocks = DAY / f.blockTime;
+  // A pass scans what arrived since the last: EVM batches its blocks in one request, the others pay per block.
+  const evm = f.network.evmChainId !== undefined;
+  // A pass reads what arrived since the last, in scans of up to maxBlocksPerScan blocks: EVM in one batched
+  // request per scan, TON with one more read per scan (the parent block), the others per block.
+  const scansPerPass = Math.ceil(Math.max(1, interval / f.blockTime) / f.maxBlocksPerScan);
+  const scans = evm ? passes * scansPerPass * f.block.requests : blocks * (f.fullBlock - f.scanOverhead) + passes * scansPerPass * f.scanOverhead;
+  const following = Math.round(passes * f.pass.requests + scans);
+  const scanner = f.providers[0]!;
+  const left = budget(scanner) - following;
+  // Each invoice's address is watched (its mempool probed where the provider is asked per address) for addressActiveSeconds.
+  const activeDays = options.addressActiveSeconds / DAY;
+  const mempool = f.mempoolPerAddress?.requests ?? 0;
+  const windowFull = passes * mempool * options.mempoolAddressesPerPass;
+  const carried = (perInvoiceOnScanner: number): Carried => {
+    if (left < 0) return 'over budget';
+    if (mempool === 0) return perInvoiceOnScanner === 0 ? 'unbounded' : Math.floor(left / perInvoiceOnScanner);
+    const byProbing = Math.floor(left / (perInvoiceOnScanner + passes * mempool * activeDays));
+    if (byProbing * activeDays <= options.mempoolAddressesPerPass) return byProbing;
+    // Past a full window (mempoolAddressesPerPass addresses a pass) probing costs no more; each address is probed less often.
+    const afterWindow = left - windowFull;
+    if (afterWindow <= 0) return Math.floor(options.mempoolAddressesPerPass / activeDays);
+    return perInvoiceOnScanner === 0 ? 'unbounded' : Math.floor(afterWindow / perInvoiceOnScanner);
+  };
+  let invoicesQuorum2: Daily['invoicesQuorum2'] = 'one operator';
+  if (f.verification) {
+    // The scanning provider pays its verification out of what following leaves; the other attestor out of its whole budget.
+    const onScanner = f.verification.find((v) => v.provider.name === scanner.name)?.cost.requests ?? 0;
+    const byOthers = f.verification.filter((v) => v.provider.name !== scanner.name).map((v) => Math.floor(budget(v.provider) / v.cost.requests));
+    const q = carried(onScanner);
+    invoicesQuorum2 = typeof q === 'number' ? Math.min(q, ...byOthers) : q === 'unbounded' ? Math.min(...byOthers) : q;
+  }
+  return { interval, passes, blocks, following, invoicesQuorum1: carried(0), invoicesQuorum2 };
+}
+
+/** The shortest whole-second pass interval (up to 10 minutes) at which following `f`'s chain takes at most `part` of the scanning provider's budget. */
+function fittingInterval(f: ChainFigures, part: number): number | undefined {
+  for (let interval = f.poll; interval <= 600; interval++) if (daily(f, interval).following <= budget(f.providers[0]!) * part) return interval;
+  return undefined;
+}
+
+/** Requests of a day of `f`'s chain's blocks alone (no pass overhead): the floor of following it. */
+function blocksFloor(f: ChainFigures): number {
+  return f.network.evmChainId !== undefined ? 0 : Math.round((DAY / f.blockTime) * (f.fullBlock - f.scanOverhead));
+}
+
+const n = (value: number): string => Math.round(value).toLocaleString('en-US');
+const cost = (c: Cost, evm: boolean): string => (evm ? `${c.requests} (${c.calls} calls)` : String(c.requests));
+
+const report: string[] = [];
+const skipped: string[] = [];
+for (const module of chains) {
+  const network = options.network === 'mainnet' ? module.definition.networks.mainnet : module.definition.networks.testnets[0]!;
+  const figures = await chainFigures(module, network);
+  if (typeof figures === 'string') {
+    skipped.push(figures);
+    continue;
+  }
+  const d = daily(figures, figures.poll);
+  const evm = network.evmChainId !== undefined;
+  const limits = figures.providers
+    .map((p) => `${p.name} ${p.limit.requestsPerSecond}/s${p.limit.requestsPerDay ? `, ${n(p.limit.requestsPerDay)}/day` : ''}`)
+    .join('; ');
+  const carried = (c: Daily['invoicesQuorum2']): string => (typeof c === 'number' ? n(c) : c === 'unbounded' ? 'no limit from requests' : c);
+  const over = d.following > budget(figures.providers[0]!);
+  const slower = over ? fittingInterval(figures, 0.5) : undefined;
+  const s = slower === undefined ? undefined : daily(figures, slower);
+  const tightest = over && slower === undefined ? fittingInterval(figures, 1) : undefined;
+  const t = tightest === undefined ? undefined : daily(figures, tightest);
+  report.push(
+    `#### ${figures.chain} (${network.name}): a block every ${figures.blockTime} s, a pass every ${figures.poll} s`,
+    '',
+    `Providers: ${limits}. Replayed: ${figures.recordings}.`,
+    '',
+    '| measure | requests |',
+    '| --- | --- |',
+    `| a pass's tip and reorg check | ${cost(figures.pass, evm)} |`,
+    `| a block scanned (the recorded block) | ${cost(figures.block, evm)}${evm ? ` (up to ${figures.maxBlocksPerScan} blocks in one request)` : ''} |`,
+    ...(figures.chain === 'btc'
+      ? [`| a block scanned (a full block of ${n(options.btcFullBlockTransactions)} transactions: 2 + 1 per 25) | ${figures.fullBlock} |`]
+      : []),
+    `| a watched address, per pass | ${figures.mempoolPerAddress ? `${figures.mempoolPerAddress.requests} (mempool; at most ${options.mempoolAddressesPerPass} addresses a pass)` : '0 (blocks are read whole)'} |`,
+    `| a transfer verified, quorum 1 | 0 |`,
+    `| a transfer verified, quorum 2 (tip + its block, per provider) | ${figures.verification ? figures.verification.map((v) => `${v.provider.name} ${cost(v.cost, evm)}`).join(', ') : 'one operator: quorum 1'} |`,
+    `| following a day (${n(d.passes)} passes, ${n(d.blocks)} blocks) | ${n(d.following)} on ${figures.providers[0]!.name} |`,
+    `| budget a day at ${options.share} of the limit | ${figures.providers.map((p) => `${p.name} ${n(budget(p))}`).join(', ')} |`,
+    `| invoices a day, quorum 1 | ${carried(d.invoicesQuorum1)} |`,
+    `| invoices a day, quorum 2 | ${carried(d.invoicesQuorum2)} |`,
+    ...(over && !s
+      ? [
+          `| following within half the budget | at no pace: the blocks alone cost ${n(blocksFloor(figures))} a day |`,
+          t
+            ? `| following within the whole budget | a pass every ${t.interval} s: ${n(t.following)} a day; invoices a day at that pace, quorum 1: ${carried(t.invoicesQuorum1)} |`
+            : `| following within the whole budget | at no pace (up to a pass every 600 s) |`,
+        ]
+      : []),
+    ...(s
+      ? [
+          `| following a day with a pass every ${s.interval} s (\`scanIntervalSeconds\`, half the budget) | ${n(s.following)} |`,
+          `| invoices a day at that pace, quorum 1 / quorum 2 | ${carried(s.invoicesQuorum1)} / ${carried(s.invoicesQuorum2)} |`,
+        ]
+      : []),
+    '',
+  );
+}
+console.log(report.join('\n'));
+if (skipped.length > 0) console.log(`Not measured:\n${skipped.map((s) => `- ${s}`).join('\n')}`);
