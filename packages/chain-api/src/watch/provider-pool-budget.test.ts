@@ -1,14 +1,13 @@
 /**
  * `ProviderPool` with a `ProviderBudget` (issue 40): what the pool asks the budget and when, and
- * what it sends to the providers. The providers are local HTTP servers (node:http on 127.0.0.1)
- * that count what they receive; their bodies do not matter here (the pool's logic is under test,
+ * what it sends to the providers. The providers are local HTTP servers (the chain contract's
+ * `startReplayServer`, node:http on 127.0.0.1) that count what they receive; their bodies do not matter here (the pool's logic is under test,
  * not a provider's API: the watchers' tests replay recorded provider answers). The budget is a
  * recording one written for this test, since the real one lives in the watchers plugin
  * (PostgreSQL, `plugins/watchers/test/provider-budget.test.ts`), which this package cannot use.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
+import { jsonAnswer, startReplayServer, tooManyRequestsAnswer } from '../testing/replay-server.js';
 import {
   parseRetryAfter,
   ProviderError,
@@ -29,27 +28,12 @@ interface Provider {
 }
 
 async function provider(): Promise<Provider> {
-  const state: Provider = {
-    url: '',
-    requests: [],
-    answer: { status: 200 },
-    close: async () => undefined,
-  };
-  const server: Server = createServer((req, res) => {
-    state.requests.push(req.url ?? '/');
-    const answer = state.answer;
-    if (answer.status === 429) return void res.writeHead(429, { 'content-type': 'text/plain', ...answer.headers }).end('Too Many Requests');
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"height":1}');
+  const state = { requests: [] as string[], answer: { status: 200 } as Provider['answer'] };
+  const server = await startReplayServer('', ({ path }) => {
+    state.requests.push(path);
+    return state.answer.status === 429 ? tooManyRequestsAnswer(state.answer.headers) : jsonAnswer('{"height":1}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return Object.assign(state, { url: server.url, close: () => server.close() });
 }
 
 /** A budget that records every call and rests the endpoints named in `resting`. */

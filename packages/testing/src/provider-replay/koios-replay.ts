@@ -1,5 +1,5 @@
 import { fixtureJson, fixtureText, type ExpectedTransfer, type ProviderReplay } from './recorded-scan.js';
-import { jsonAnswer, type ReplayHandler } from './replay-server.js';
+import { jsonAnswer, type ReplayHandler } from '@gw/kernel/testing';
 
 /**
  * Koios API v1 (PostgREST over cardano-db-sync) replayed from chains/ada/test/fixtures/koios (its
