@@ -10,8 +10,10 @@
  * - a pass's fixed reads: `head()` and `blockHash(cursor)` (the reorg check);
  * - a scan of one recorded block (`scan(h, h)`), the per-block cost;
  * - the mempool of one watched address (chains whose providers are asked per address: Esplora);
- * - a transfer's verification at quorum 2 (DESIGN40 "The trust rule"): each of two providers of
- *   different operators is asked `head()` and `scan(h, h)` restricted to the transfer's address.
+ * - a transfer's verification at quorum 2 (docs/watchers.md, "The quorum"): each of two providers of
+ *   different operators is asked `head()`, then the transaction on its own where the chain's
+ *   watcher offers it (`transactionIn`: Esplora's `GET /tx/:txid`), else `scan(h, h)` restricted
+ *   to the transfer's address, as the quorum verifier asks.
  *
  * From these and the chain's block time (a pass every `pollIntervalOf` seconds) it computes the
  * requests of a day of following the chain, the providers' daily budget at `publicLimitShare` of
@@ -19,7 +21,7 @@
  * Prints markdown tables (docs/performance.md, "Public providers: requests per chain").
  *
  * Run: npx -y pnpm@10.34.9 exec tsx bench/watch-provider-requests.ts [--network mainnet|testnet] [--share 0.5]
- *   [--mempoolAddressesPerPass 100] [--addressActiveSeconds 90000] [--btcFullBlockTransactions 3700]
+ *   [--mempoolAddressesPerPass 100] [--addressActiveSeconds 3600] [--btcFullBlockTransactions 3700]
  */
 import { chains } from '@gw/app-gateway';
 import { operatorOf, pollIntervalOf, type ChainModule, type NetworkDefinition, type PublicProvider } from '@gw/kernel';
@@ -33,9 +35,9 @@ const options = benchOptions({
   share: 0.5,
   // plugins.watchers.mempoolAddressesPerPass's default.
   mempoolAddressesPerPass: 100,
-  // How long an invoice's address is watched: the invoice's lifetime (plugins.invoices.defaultExpirySeconds, 3600)
-  // and the pool's cooldown after it (plugins.address-pool.cooldownSeconds, 86400).
-  addressActiveSeconds: 90_000,
+  // How long an invoice's address has its mempool probed: the invoice's lifetime (plugins.invoices.defaultExpirySeconds,
+  // 3600). Budgeted providers are not asked about addresses in the pool's cooldown after it (ScanTarget.mempoolScope).
+  addressActiveSeconds: 3600,
   // Transactions in a full Bitcoin mainnet block (Esplora pages of 25), for the per-block figure of a real block.
   btcFullBlockTransactions: 3700,
 });
@@ -110,7 +112,10 @@ async function chainFigures(module: ChainModule, network: NetworkDefinition): Pr
               provider: r.provider,
               cost: await measure(r, async () => {
                 await r.watcher.head();
-                await r.watcher.scan(scan.height, scan.height, watchedSet(paidTo === undefined ? [] : [paidTo]));
+                const paid = scan.transfers[0];
+                const asked = paid ? { txHash: paid.txHash, blockHash: scan.hash, toAddress: paid.toAddress } : first.replay.transaction;
+                if (r.watcher.transactionIn && asked) await r.watcher.transactionIn(asked.txHash, asked.blockHash, watchedSet([asked.toAddress]));
+                else await r.watcher.scan(scan.height, scan.height, watchedSet(paidTo === undefined ? [] : [paidTo]));
               }),
             })),
           );
@@ -241,7 +246,7 @@ for (const module of chains) {
       : []),
     `| a watched address, per pass | ${figures.mempoolPerAddress ? `${figures.mempoolPerAddress.requests} (mempool; at most ${options.mempoolAddressesPerPass} addresses a pass)` : '0 (blocks are read whole)'} |`,
     `| a transfer verified, quorum 1 | 0 |`,
-    `| a transfer verified, quorum 2 (tip + its block, per provider) | ${figures.verification ? figures.verification.map((v) => `${v.provider.name} ${cost(v.cost, evm)}`).join(', ') : 'one operator: quorum 1'} |`,
+    `| a transfer verified, quorum 2 (tip + the transaction or its block, per provider) | ${figures.verification ? figures.verification.map((v) => `${v.provider.name} ${cost(v.cost, evm)}`).join(', ') : 'one operator: quorum 1'} |`,
     `| following a day (${n(d.passes)} passes, ${n(d.blocks)} blocks) | ${n(d.following)} on ${figures.providers[0]!.name} |`,
     `| budget a day at ${options.share} of the limit | ${figures.providers.map((p) => `${p.name} ${n(budget(p))}`).join(', ')} |`,
     `| invoices a day, quorum 1 | ${carried(d.invoicesQuorum1)} |`,

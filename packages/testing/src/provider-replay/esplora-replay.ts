@@ -1,4 +1,4 @@
-import { esploraHandler, GENESIS, MEMPOOL_ADDRESS, recordedEsploraAnswers, TESTNET_1259783 } from '@gw/chain-btc/testing';
+import { btcFixture, esploraHandler, GENESIS, MEMPOOL_ADDRESS, recordedEsploraAnswers, TESTNET_1259783, TX_833101 } from '@gw/chain-btc/testing';
 import { fixtureJson, fixtureText, type ProviderReplay, type RecordedScan } from './recorded-scan.js';
 
 /**
@@ -54,10 +54,13 @@ function bitcoinMainnet(): ProviderReplay {
     watched: [MEMPOOL_ADDRESS],
     transfers: [],
   };
+  // The recorded `GET /tx/:txid` answer: its output 0 pays `bc1qehqum…`, in block 833101.
+  const recorded = JSON.parse(btcFixture('mainnet-tx-0dbf4436.json')) as { status: { block_hash: string }; vout: { scriptpubkey_address: string }[] };
   return {
     api: 'esplora',
     recordings: 'Bitcoin mainnet tip and genesis block',
     scan,
+    transaction: { txHash: TX_833101, blockHash: recorded.status.block_hash, toAddress: recorded.vout[0]!.scriptpubkey_address },
     handler: esploraHandler(recordedEsploraAnswers('mainnet')),
   };
 }

@@ -37,6 +37,11 @@ export interface ProviderReplay {
   readonly scan: RecordedScan;
   /** Which recordings it serves, in a few words, for test titles and the bench's table (`mainnet block 16057407 (hypersync test data)`). */
   readonly recordings: string;
+  /**
+   * A recorded transaction paying `toAddress` that the replay answers on its own (`transactionIn`),
+   * where the scanned block pays no watched address: what a transfer's attestation asks then.
+   */
+  readonly transaction?: { readonly txHash: string; readonly blockHash: string; readonly toAddress: string };
 }
 
 /** The text of a chain's test fixture (`chains/<chain>/test/fixtures/<path>`); each folder's README says where it came from. */
