@@ -83,6 +83,7 @@ test.serial('watcher providers before any pass: the network, its quorum and each
         quorum: 2,
         operators: 2,
         idle_until_used: false,
+        idle: false,
         providers: [
           { name: 'liar', operator: 'liar-co', kind: null, origin: 'configured', url: null, limit: null, paced_at: null, usage: null, mark: null },
           {
@@ -282,6 +283,7 @@ test.serial(
         quorum: 2,
         operators: 2,
         idle_until_used: true,
+        idle: true,
         providers: [
           esplora('mempool.space', 'mempool-space', `https://mempool.space${path}`, 2),
           esplora('blockstream.info', 'blockstream', `https://blockstream.info${path}`, 5),
