@@ -4,7 +4,7 @@ import type { AppError, ChainAdapterDeps } from '@gw/chain-api';
 import { bech32 } from 'bech32';
 import { encode } from 'cborg';
 import { adaChain, sigStructure } from './index.js';
-import { cip30SignData } from './testing.js';
+import { cip30SignData } from './testing/index.js';
 import { chainConformance } from '@gw/chain-api/testing';
 
 const adapter = adaChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, adaChain.definition);

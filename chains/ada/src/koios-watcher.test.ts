@@ -1,27 +1,25 @@
 /**
  * AdaWatcher through Koios API v1 (`kind: 'koios'`), against a local HTTP server that REPLAYS
- * RECORDED REAL Koios answers (chains/ada/test/fixtures/koios; its README names each recording,
- * where it comes from and what was converted, trimmed or built). The server answers Koios's
- * PostgREST requests from the recorded rows: `/blocks` filtered by `block_height`, `/block_txs`
- * and `/tx_info` by the hashes in the request body, with `offset`/`limit` paging, and it refuses a
- * body above the public tier's 1 kB (HTTP 413 here; the limit is Koios's documented one). Failure
- * modes (500, 429, non-JSON, a wrongly shaped row) are served by the same server under other path
- * prefixes.
+ * RECORDED REAL Koios answers (the package's Koios replay, `src/testing/koios-replay.ts`, of
+ * chains/ada/test/fixtures/koios; its README names each recording, where it comes from and what
+ * was converted, trimmed or built). The server answers Koios's PostgREST requests from the
+ * recorded rows: `/blocks` filtered by `block_height`, `/block_txs` and `/tx_info` by the hashes in
+ * the request body, with `offset`/`limit` paging, and it refuses a body above the public tier's
+ * 1 kB (HTTP 413 here; the limit is Koios's documented one). Failure modes (500, 429, non-JSON, a
+ * wrongly shaped row) are served by the same server under other path prefixes.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
-import { watchedSet } from '@gw/chain-api/testing';
+import { jsonAnswer, startReplayServer, tooManyRequestsAnswer, watchedSet, type ReplayAnswer } from '@gw/chain-api/testing';
 import { ProviderError, ProviderPool, type ChainAdapterDeps, type NetworkDefinition, type ProviderEndpoint, type ProviderOutcome } from '@gw/chain-api';
 import { adaChain } from './index.js';
 import { parseKoiosTx } from './koios.js';
 import { batchesWithin, KOIOS_PUBLIC_BODY_BYTES, KOIOS_REGISTERED_BODY_BYTES, koiosBodyLimit, txInfoBody } from './koios-reader.js';
+import { koiosFixture as rows, koiosHandler, recordedKoiosRows, type KoiosRows } from './testing/koios-replay.js';
 
 type Json = Record<string, unknown>;
 type Row = Record<string, unknown>;
 const fixture = (name: string): string => readFileSync(new URL(`../test/fixtures/${name}`, import.meta.url), 'utf8');
-const rows = (name: string): Row[] => JSON.parse(fixture(`koios/${name}`)) as Row[];
 const clone = <T>(value: T): T => structuredClone(value);
 
 const PREPROD = adaChain.definition.networks.testnets[0];
@@ -48,21 +46,8 @@ const COLLATERAL = { txHash: '982902b13bec3ff10c078b829ba5bf829925e76feed389f9b8
 const EMPTY_FROM = 3693695;
 const BELOW_EMPTY = 'f883518accecd5004b762b4d66e82154f77f7044f770ba3abaaf91fe54c3b455';
 
-/** A network's recorded rows, which a test may change into a variant. */
-interface Net {
-  tip: unknown;
-  blocks: Row[];
-  blockTxs: Row[];
-  txInfo: Row[];
-}
-
-const testnet = (): Net => ({
-  tip: rows('testnet/tip.json'),
-  blocks: rows('testnet/blocks.json'),
-  blockTxs: rows('testnet/block_txs.json'),
-  txInfo: rows('testnet/tx_info.json'),
-});
-const mainnet = (): Net => ({ tip: rows('mainnet/tip.json'), blocks: [], blockTxs: [], txInfo: rows('mainnet/tx_info.json') });
+/** The testnet's recorded rows, which a test may change into a variant. */
+const testnet = (): KoiosRows => recordedKoiosRows('testnet');
 
 type Mode = 'ok' | 'e500' | 'e429' | 'garbage' | 'shape';
 
@@ -72,97 +57,36 @@ interface Replay {
   readonly served: { readonly request: string; readonly body?: Json }[];
 }
 
-/** PostgREST's horizontal filter `column=op.value` on a number column, as Koios applies it. */
-function filterRows(all: readonly Row[], query: URLSearchParams): Row[] {
-  let result = [...all];
-  for (const [column, condition] of query) {
-    if (['order', 'offset', 'limit', 'select'].includes(column)) continue;
-    const [op, raw] = [condition.slice(0, condition.indexOf('.')), Number(condition.slice(condition.indexOf('.') + 1))];
-    result = result.filter((row) => {
-      const value = row[column] as number;
-      return op === 'eq' ? value === raw : op === 'gte' ? value >= raw : op === 'lte' ? value <= raw : op === 'gt' ? value > raw : value < raw;
-    });
-  }
-  const order = query.get('order');
-  if (order) {
-    const keys = order.split(',').map((part) => part.split('.') as [string, string]);
-    result.sort((a, b) => {
-      for (const [key, direction] of keys) {
-        const [x, y] = [a[key] as string | number, b[key] as string | number];
-        if (x !== y) return (x < y ? -1 : 1) * (direction === 'desc' ? -1 : 1);
-      }
-      return 0;
-    });
-  }
-  const offset = Number(query.get('offset') ?? 0);
-  const limit = Math.min(Number(query.get('limit') ?? 1000), 1000);
-  return result.slice(offset, offset + limit);
-}
+/** What a failing instance answers every request with, by the mode its URL names. */
+const FAILING: Record<Exclude<Mode, 'ok'>, ReplayAnswer> = {
+  e500: jsonAnswer({ message: 'upstream unavailable' }, 500),
+  e429: tooManyRequestsAnswer({ 'retry-after': '60' }),
+  garbage: jsonAnswer('<html>502 Bad Gateway</html>'),
+  shape: jsonAnswer([{ hash: null, block_height: '3694253' }]),
+};
 
 /**
- * Starts the replay server for one test. `nets` replaces a network's rows for tests that need a
- * variant of a recording (said so where they are made).
+ * Starts the replay server for one test (`koiosHandler` of the package's test support): a URL
+ * `/<mode>/<network>` is one Koios instance. `nets` replaces a network's rows for tests that need
+ * a variant of a recording (said so where they are made).
  */
-async function replay(t: ExecutionContext, nets: Partial<Record<'testnet' | 'mainnet', Net>> = {}): Promise<Replay> {
-  const data = { testnet: nets.testnet ?? testnet(), mainnet: nets.mainnet ?? mainnet() };
+async function replay(t: ExecutionContext, nets: Partial<Record<'testnet' | 'mainnet', KoiosRows>> = {}): Promise<Replay> {
+  const instances = {
+    testnet: koiosHandler(nets.testnet ?? testnet()),
+    mainnet: koiosHandler(nets.mainnet ?? recordedKoiosRows('mainnet')),
+  };
   const served: Replay['served'][number][] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const url = new URL(req.url ?? '/', 'http://replay');
-      const [, mode, net, ...rest] = url.pathname.split('/');
-      const endpoint = `/${rest.join('/')}`;
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...(status === 429 ? { 'retry-after': '60' } : {}) });
-        res.end(typeof body === 'string' ? body : JSON.stringify(body));
-      };
-      switch (mode as Mode) {
-        case 'e500':
-          return send(500, { message: 'upstream unavailable' });
-        case 'e429':
-          return send(429, '');
-        case 'garbage':
-          return send(200, '<html>502 Bad Gateway</html>');
-        case 'shape':
-          return send(200, [{ hash: null, block_height: '3694253' }]);
-        default:
-      }
-      if (raw.length > KOIOS_PUBLIC_BODY_BYTES) return send(413, { message: 'request body above the public tier limit' });
-      const body = raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as Json) : undefined;
-      served.push({ request: `${req.method} ${endpoint}${url.search}`, ...(body ? { body } : {}) });
-      const rowsOf = data[net as 'testnet' | 'mainnet'];
-      if (req.method === 'GET' && endpoint === '/tip') return send(200, rowsOf.tip);
-      if (req.method === 'GET' && endpoint === '/blocks') return send(200, filterRows(rowsOf.blocks, url.searchParams));
-      if (req.method === 'POST' && endpoint === '/block_txs') {
-        const asked = new Set(body?.['_block_hashes'] as string[]);
-        return send(
-          200,
-          filterRows(
-            rowsOf.blockTxs.filter((r) => asked.has(r['block_hash'] as string)),
-            url.searchParams,
-          ),
-        );
-      }
-      if (req.method === 'POST' && endpoint === '/tx_info') {
-        const asked = new Set(body?.['_tx_hashes'] as string[]);
-        // Without `_inputs` Koios leaves every input list empty.
-        const answered = rowsOf.txInfo
-          .filter((r) => asked.has(r['tx_hash'] as string))
-          .map((r) => (body?.['_inputs'] === true ? r : { ...r, inputs: [], collateral_inputs: [], reference_inputs: [] }));
-        return send(200, answered);
-      }
-      return send(404, { code: 'PGRST125', details: null, hint: null, message: `Invalid path specified in request URL` });
-    });
+  const server = await startReplayServer('', (request) => {
+    const url = new URL(request.path, 'http://replay');
+    const [, mode, net, ...rest] = url.pathname.split('/');
+    if (mode !== 'ok') return FAILING[mode as Exclude<Mode, 'ok'>];
+    if (Buffer.byteLength(request.body) > KOIOS_PUBLIC_BODY_BYTES) return jsonAnswer({ message: 'request body above the public tier limit' }, 413);
+    const endpoint = `/${rest.join('/')}${url.search}`;
+    served.push({ request: `${request.method} ${endpoint}`, ...(request.body ? { body: JSON.parse(request.body) as Json } : {}) });
+    return instances[net as 'testnet' | 'mainnet']({ ...request, path: endpoint });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  const { port } = server.address() as AddressInfo;
-  return { served, url: (mode, net = 'testnet') => `http://127.0.0.1:${port}/${mode}/${net}` };
+  t.teardown(() => server.close());
+  return { served, url: (mode, net = 'testnet') => `${server.url}/${mode}/${net}` };
 }
 
 const adapter = adaChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, adaChain.definition);
@@ -258,7 +182,7 @@ test('spends: a valid transaction reports its regular inputs at watched addresse
  * its inputs are the collateral it consumed and it has no output (no collateral return before
  * Babbage). `declared`: with Koios's `valid_contract: false` (Koios after 1.4.2) or without it.
  */
-function failedPlutus(declared: boolean): Net {
+function failedPlutus(declared: boolean): KoiosRows {
   const net = testnet();
   const row = net.txInfo.find((r) => r['tx_hash'] === PLUTUS)!;
   row['inputs'] = clone(row['collateral_inputs']);
@@ -359,7 +283,7 @@ test('tx_info batches stay within Koios’s body limit: 14 hashes on the public 
 });
 
 /** Variants of the recording that a broken or moving provider could send; each is a malformed answer. */
-const MALFORMED: [string, (net: Net) => void][] = [
+const MALFORMED: [string, (net: KoiosRows) => void][] = [
   ['a block without parent_hash', (net) => delete net.blocks.find((r) => r['hash'] === BLOCK)!['parent_hash']],
   ['block_txs listing fewer transactions than tx_count (the instance lost the block)', (net) => net.blockTxs.pop()],
   ['a transaction of another block', (net) => (net.txInfo[0]!['block_hash'] = PARENT)],
@@ -498,33 +422,17 @@ async function mixed(t: ExecutionContext, koiosRow: Row): Promise<{ url: (api: '
     [`/blocks/${BF_BLOCK}/txs?page=1&count=100`]: fixture('testnet/block-3152805-txs-page1.json'),
     [`/txs/${BF_TX}/utxos`]: fixture('testnet/tx-4d5beb45-utxos.json'),
   };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const [, api, ...rest] = (req.url ?? '').split('/');
-      const path = `/${rest.join('/')}`;
-      served.push(`${api} ${req.method} ${path}`);
-      const send = (status: number, body: string) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(body);
-      };
-      if (api === 'bf') return blockfrost[path] === undefined ? send(500, fixture('error-500.json')) : send(200, blockfrost[path]!);
-      if (path === '/tip') return send(200, fixture('koios/testnet/tip.json'));
-      if (path === '/tx_info') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
-        return send(200, JSON.stringify((body['_tx_hashes'] as string[]).includes(BF_TX) ? [koiosRow] : []));
-      }
-      return send(500, '{"message":"not replayed"}');
-    });
+  const server = await startReplayServer('', ({ method, path: full, body }) => {
+    const [, api, ...rest] = full.split('/');
+    const path = `/${rest.join('/')}`;
+    served.push(`${api} ${method} ${path}`);
+    if (api === 'bf') return blockfrost[path] === undefined ? jsonAnswer(fixture('error-500.json'), 500) : jsonAnswer(blockfrost[path]!);
+    if (path === '/tip') return jsonAnswer(fixture('koios/testnet/tip.json'));
+    if (path === '/tx_info') return jsonAnswer(((JSON.parse(body) as Json)['_tx_hashes'] as string[]).includes(BF_TX) ? [koiosRow] : []);
+    return jsonAnswer('{"message":"not replayed"}', 500);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  const { port } = server.address() as AddressInfo;
-  return { served, url: (api) => `http://127.0.0.1:${port}/${api}` };
+  t.teardown(() => server.close());
+  return { served, url: (api) => `${server.url}/${api}` };
 }
 
 test('one pool of both kinds: each call is asked in the API of the provider that answers it', async (t) => {

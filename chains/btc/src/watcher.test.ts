@@ -1,15 +1,13 @@
 /**
  * BtcWatcher against local HTTP servers (node:http on 127.0.0.1) that REPLAY RECORDED REAL ESPLORA
- * RESPONSES from chains/btc/test/fixtures (see the README there for which block/transaction each file
- * is, where it was recorded, and which files were built from another endpoint's real data). A second
- * server plays a failing provider (500, 429, silence, broken JSON) to exercise the pool's failover.
+ * RESPONSES from chains/btc/test/fixtures (`src/testing/esplora-replay.ts`; see the README there for
+ * which block/transaction each file is, where it was recorded, and which files were built from
+ * another endpoint's real data). A second server plays a failing provider (500, 429, silence,
+ * broken JSON) to exercise the pool's failover.
  */
 import { pbkdf2Sync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { watchedSet } from '@gw/chain-api/testing';
+import { jsonAnswer, startReplayServer, textAnswer, tooManyRequestsAnswer, watchedSet, type ReplayAnswer, type ReplayServer } from '@gw/chain-api/testing';
 import * as ecc from '@bitcoinerlab/secp256k1';
 import { BIP32Factory } from 'bip32';
 import {
@@ -24,86 +22,51 @@ import {
 } from '@gw/chain-api';
 import { parseTxList } from './esplora.js';
 import { btcChain } from './index.js';
-
-const FIXTURES = new URL('../test/fixtures/', import.meta.url);
-const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
+import {
+  btcFixture as fixture,
+  esploraHandler,
+  GENESIS,
+  MAIN_828669,
+  MEMPOOL_ADDRESS,
+  MEMPOOL_TX,
+  recordedEsploraAnswers,
+  TESTNET_1259783,
+  TX_833101,
+} from './testing/esplora-replay.js';
 
 const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
 const MAINNET = btcChain.definition.networks.mainnet;
 const TESTNET = btcChain.definition.networks.testnets.find((n) => n.id === 'testnet')!;
 
-const GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f';
-const MAIN_828669 = '000000000000000000000cde53a239563c5a947d325c526bf140c7663b989b56';
-const TEST_1259783 = '00000000004e150651daa12a6bc6c144505a1a93bf158b8aef1da36c1893df8c';
-const MEMPOOL_ADDRESS = '3Gw73hEempkoTG4Y3tLgvzxcQE2K9P6KL1';
-const MEMPOOL_TX = '5f753368e7eeaa3e8629ce3f826fe8dfac1fd628ccd6651c87fe2ead18fd8249';
-const TX_833101 = '0dbf4436b3493c08b85f11755f672f2b40beddb8f2b65c6bb1e68074c85b53f3';
+const TEST_1259783 = TESTNET_1259783.hash;
 const BLOCK_833101 = '00000000000000000002d045520eb8425f4d4fab03acd36bc6c75796d8f6cebd';
 
-/** Path → recorded body, per network. Anything else answers 404 like Esplora does. */
-const ROUTES: Record<'mainnet' | 'testnet', Record<string, string>> = {
-  mainnet: {
-    '/blocks/tip/height': fixture('mainnet-tip-height.txt'),
-    '/block-height/615615': fixture('mainnet-block-height-615615.txt'),
-    '/block-height/0': fixture('mainnet-block-height-0.txt'),
-    [`/block/${GENESIS}`]: fixture('mainnet-block-0.json'),
-    [`/block/${GENESIS}/txs/0`]: fixture('mainnet-block-0-txs-0.json'),
-    '/block-height/828669': fixture('mainnet-block-height-828669.txt'),
-    [`/block/${MAIN_828669}`]: fixture('mainnet-block-828669.json'),
-    // Paging: block 828669 has 27 transactions, so two pages (see the fixtures README).
-    [`/block/${MAIN_828669}/txs/0`]: `[${fixture('mainnet-tx-0dbf4436.json')}]`,
-    [`/block/${MAIN_828669}/txs/25`]: fixture('mainnet-block-0-txs-0.json'),
-    [`/address/${MEMPOOL_ADDRESS}/txs/mempool`]: fixture('mainnet-address-3Gw73h-txs-mempool.json'),
-    '/address/bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c/txs/mempool': '[]',
-    // Recorded `GET /tx/:txid` (in block 833101).
-    [`/tx/${TX_833101}`]: fixture('mainnet-tx-0dbf4436.json'),
-    // The recorded unconfirmed transaction of the mempool answer, as `GET /tx/:txid` answers it (same object).
-    [`/tx/${MEMPOOL_TX}`]: JSON.stringify((JSON.parse(fixture('mainnet-address-3Gw73h-txs-mempool.json')) as unknown[])[0]),
-  },
-  testnet: {
-    '/block-height/1259783': fixture('testnet-block-height-1259783.txt'),
-    [`/block/${TEST_1259783}`]: fixture('testnet-block-1259783.json'),
-    [`/block/${TEST_1259783}/txs/0`]: fixture('testnet-block-1259783-txs-0.json'),
-  },
-};
+/** Path → recorded answer, per network (`recordedEsploraAnswers`); a test may add one while its servers run. */
+const ROUTES = { mainnet: recordedEsploraAnswers('mainnet'), testnet: recordedEsploraAnswers('testnet') };
 
 type Mode = 'replay-mainnet' | 'replay-testnet' | '500' | '429' | 'silent' | 'broken-json';
 
-interface Provider {
-  readonly url: string;
-  readonly requests: string[];
-  close(): Promise<void>;
+/** What a failing provider answers every request with; `null`: it never answers, so the pool's timeout fires. */
+const FAILING: Record<Exclude<Mode, 'replay-mainnet' | 'replay-testnet'>, ReplayAnswer | null> = {
+  '500': textAnswer('Internal Server Error', 500),
+  '429': tooManyRequestsAnswer({ 'retry-after': '7' }),
+  silent: null,
+  'broken-json': jsonAnswer('{"id":"0000'),
+};
+
+function startProvider(mode: Mode): Promise<ReplayServer> {
+  if (mode === 'replay-mainnet') return startReplayServer('', esploraHandler(ROUTES.mainnet));
+  if (mode === 'replay-testnet') return startReplayServer('', esploraHandler(ROUTES.testnet));
+  const answer = FAILING[mode];
+  return startReplayServer('', () => answer);
 }
 
-async function startProvider(mode: Mode): Promise<Provider> {
-  const requests: string[] = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = req.url ?? '/';
-    requests.push(path);
-    if (mode === 'silent') return; // never answers: the pool's timeout fires
-    if (mode === '500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
-    if (mode === '429') return void res.writeHead(429, { 'retry-after': '7', 'content-type': 'text/plain' }).end('Too Many Requests');
-    if (mode === 'broken-json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"0000');
-    const body = ROUTES[mode === 'replay-mainnet' ? 'mainnet' : 'testnet'][path];
-    if (body === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Block not found');
-    res.writeHead(200, { 'content-type': body.startsWith('[') || body.startsWith('{') ? 'application/json' : 'text/plain' }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** The paths `provider` was asked, in order. */
+const asked = (provider: ReplayServer): string[] => provider.requests.map((r) => r.path);
 
 interface Setup {
   readonly watcher: ChainWatcher;
-  readonly providers: Provider[];
+  readonly providers: ReplayServer[];
   readonly outcomes: ProviderOutcome[];
 }
 
@@ -154,7 +117,7 @@ test('head(): the tip height from /blocks/tip/height, no finalized height', asyn
   const s = await setup(MAINNET, ['replay-mainnet']);
   try {
     t.deepEqual(await s.watcher.head(), { height: 698767 });
-    t.deepEqual(s.providers[0]!.requests, ['/blocks/tip/height']);
+    t.deepEqual(asked(s.providers[0]!), ['/blocks/tip/height']);
   } finally {
     await teardown(s);
   }
@@ -204,7 +167,7 @@ test("scan(): a payment to a derived address, in the adapter's exact address for
     ]);
     // One filter call for the whole scan, with every output address of the block.
     t.deepEqual(watched.calls, [['tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', 'tb1qr6ch6nwvgrwvz5y3t9l9xe6r3me7dmkpd4zwna']]);
-    t.deepEqual(s.providers[0]!.requests, ['/block-height/1259783', `/block/${TEST_1259783}`, `/block/${TEST_1259783}/txs/0`]);
+    t.deepEqual(asked(s.providers[0]!), ['/block-height/1259783', `/block/${TEST_1259783}`, `/block/${TEST_1259783}/txs/0`]);
   } finally {
     await teardown(s);
   }
@@ -226,7 +189,7 @@ test('scan(): pages through every 25 transactions of a block and keeps vout inde
   try {
     const watched = watching(['bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c', 'bc1pght6t3z93cde3xspersa6kg8l6aw5m6m77r3hd209mm2n0cus59shj4fnq']);
     const [block] = await s.watcher.scan(828669, 828669, watched);
-    t.deepEqual(s.providers[0]!.requests, ['/block-height/828669', `/block/${MAIN_828669}`, `/block/${MAIN_828669}/txs/0`, `/block/${MAIN_828669}/txs/25`]);
+    t.deepEqual(asked(s.providers[0]!), ['/block-height/828669', `/block/${MAIN_828669}`, `/block/${MAIN_828669}/txs/0`, `/block/${MAIN_828669}/txs/25`]);
     t.is(block!.parentHash, '0000000000000000000236443a3f4784ec904f5c500bd2e82838756b5657bb85');
     // Spends come from every page: 0dbf4436 (page 0) spends c5dafd34:1; page 25's coinbase none.
     t.deepEqual(block!.spends, [
@@ -275,7 +238,7 @@ test('scan(): refuses a range wider than maxBlocksPerScan', async (t) => {
   const s = await setup(MAINNET, ['replay-mainnet']);
   try {
     await t.throwsAsync(() => s.watcher.scan(0, 3, watching([])), { message: /maxBlocksPerScan/ });
-    t.deepEqual(s.providers[0]!.requests, []);
+    t.deepEqual(asked(s.providers[0]!), []);
   } finally {
     await teardown(s);
   }
@@ -313,7 +276,7 @@ test('mempool(): unconfirmed outputs to active addresses, without block', async 
     });
     t.true(transfer!.observedAt.getTime() >= before);
     t.deepEqual(
-      [...s.providers[0]!.requests].sort(),
+      asked(s.providers[0]!).sort(),
       [`/address/${MEMPOOL_ADDRESS}/txs/mempool`, '/address/bc1qehqumchyz76cd0t3faj2ls7hmm6pk6c45h4l9c/txs/mempool'].sort(),
     );
   } finally {
@@ -336,7 +299,7 @@ test('transactionIn(): one GET /tx/:txid gives the block that holds it and its t
       blockHeight: 833101,
       blockHash: BLOCK_833101,
     });
-    t.deepEqual(s.providers[0]!.requests, [`/tx/${TX_833101}`], 'one request, not the block’s pages');
+    t.deepEqual(asked(s.providers[0]!), [`/tx/${TX_833101}`], 'one request, not the block’s pages');
   } finally {
     await teardown(s);
   }

@@ -1,4 +1,15 @@
-import { CLI_ACTOR, coreErrors, defineCommand, PAGE_LIMIT_FLAG, ulidFlag, type ChainRegistry, type CliCommand, type CliFlag } from '@gw/kernel';
+import {
+  CLI_ACTOR,
+  coreErrors,
+  defineCommand,
+  givenFlags,
+  PAGE_LIMIT_FLAG,
+  ulidFlag,
+  type ChainRegistry,
+  type CliCommand,
+  type CliFlag,
+  type CliRunContext,
+} from '@gw/kernel';
 import { DECISION_REASON_MAX, disagreementView } from './services/disagreement-view.js';
 import type { DisagreementStatus } from './services/disagreement-desk.js';
 import { providerOverview } from './services/provider-overview.js';
@@ -15,13 +26,19 @@ const networkFlag = (required: boolean, description: string): CliFlag => ({
   validate: (value) => (NETWORK_ID.test(value) ? undefined : 'must be a network id (lower-case letters, digits, - and _; mainnet, sepolia, signet...)'),
 });
 
-/** `--network` refused unless `chain` has it, naming the networks it has (the chain is checked by its flag's choices). */
-function checkNetwork(chains: ChainRegistry, chain: string | undefined, network: string | undefined): void {
-  if (chain === undefined || network === undefined) return;
+/**
+ * `--chain` and `--network` where given; `--network` refused unless the chain has it, naming the
+ * networks it has (the chain is checked by its flag's choices).
+ */
+function networkFlags(chains: ChainRegistry, flags: CliRunContext['flags']): { chain?: string; network?: string } {
+  const given = givenFlags(flags, 'chain', 'network');
+  const { chain, network } = given;
+  if (chain === undefined || network === undefined) return given;
   const { networks } = chains.get(chain).definition;
   const ids = [networks.mainnet, ...networks.testnets].map((n) => n.id);
   if (!ids.includes(network))
     throw coreErrors.validation_error({ message: `${chain} has no network "${network}"; its networks: ${ids.join(', ')}.`, details: { field: 'network' } });
+  return given;
 }
 
 /**
@@ -48,12 +65,7 @@ export const watcherCommands: CliCommand[] = [
       'mark: a provider caught reporting a transfer the others do not have is passed over and not counted toward a quorum until you clear it with "watcher unmark".',
       'Public providers suit trials and small volumes; run your own node (quorum 1) for production (docs/watchers.md).',
     ].join('\n'),
-    run: async ({ flags, deps }) => {
-      const chain = flags['chain'] as string | undefined;
-      const network = flags['network'] as string | undefined;
-      checkNetwork(deps.chains, chain, network);
-      return providerOverview(deps, { chain, network });
-    },
+    run: async ({ flags, deps }) => providerOverview(deps, networkFlags(deps.chains, flags)),
   }),
   defineCommand(['chains', 'watchersDisagreements'], {
     noun: 'watcher',
@@ -71,14 +83,10 @@ export const watcherCommands: CliCommand[] = [
       'reported_by: providers that have the transfer in that block; denied_by: have the block but not the transfer; other_branch: have another block at that height; lagging: not yet deep enough when last asked.',
     ].join('\n'),
     run: async ({ flags, deps }) => {
-      const chain = flags['chain'] as string | undefined;
-      const network = flags['network'] as string | undefined;
-      checkNetwork(deps.chains, chain, network);
       const now = new Date();
       const found = await deps.watchersDisagreements.list({
         ...(flags['status'] ? { status: flags['status'] as DisagreementStatus } : {}),
-        ...(chain ? { chain } : {}),
-        ...(network ? { network } : {}),
+        ...networkFlags(deps.chains, flags),
         limit: flags['limit'] ? Number(flags['limit']) : 50,
       });
       return { disagreements: found.map((d) => disagreementView(d, now)) };
@@ -149,10 +157,9 @@ export const watcherCommands: CliCommand[] = [
       'Refused when the provider is not marked (provider_not_marked). Audited with actor operator-cli, channel cli.',
     ].join('\n'),
     run: async ({ flags, deps }) => {
-      const chain = flags['chain'] as string;
-      const network = flags['network'] as string;
+      // Both flags are required.
+      const { chain, network } = networkFlags(deps.chains, flags) as { chain: string; network: string };
       const provider = flags['provider'] as string;
-      checkNetwork(deps.chains, chain, network);
       await deps.watchersDisagreements.unmark(chain, network, provider, CLI_ACTOR);
       return { unmarked: { chain, network, provider }, marks: (await deps.watchersDisagreements.marks({ chain, network })).map((m) => m.provider) };
     },

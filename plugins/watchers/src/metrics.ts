@@ -116,22 +116,13 @@ interface CursorRow {
  * (`gateway_watcher_consecutive_failures`). A network never scanned yet has no series.
  */
 export function registerCursorGauges(registry: Registry, deps: { db: Knex; logger: Logger }): void {
-  // One query per scrape for all these gauges (prom-client collects them concurrently): they share the load in flight.
-  const shared = createCoalescer<CursorRow[] | undefined>();
-  const read = () =>
-    shared('cursors', () =>
-      deps.db
-        .raw<{ rows: CursorRow[] }>(
-          `select chain, network, height, head_height, consecutive_failures, extract(epoch from now() - updated_at) as since_success from watchers_cursors`,
-        )
-        .then(
-          (result) => result.rows,
-          (error: unknown) => {
-            deps.logger.warn({ err: error }, 'watcher cursor gauges unavailable');
-            return undefined;
-          },
-        ),
-    );
+  const read = scrapeRead(deps.logger, 'watcher cursor gauges', () =>
+    deps.db
+      .raw<{ rows: CursorRow[] }>(
+        `select chain, network, height, head_height, consecutive_failures, extract(epoch from now() - updated_at) as since_success from watchers_cursors`,
+      )
+      .then((result) => result.rows),
+  );
   const gauge = (name: string, help: string, value: (row: CursorRow) => number | undefined) => networkGauge(registry, name, help, read, value);
   gauge('gateway_watcher_head_height', 'Chain tip as the provider reported it at the last successful pass.', (row) =>
     row.head_height === null ? undefined : Number(row.head_height),
@@ -163,55 +154,53 @@ export interface QuorumNetwork {
  * others. Networks with a quorum above 1 have both series at 0 when nothing is wrong.
  */
 export function registerQuorumGauges(registry: Registry, deps: { db: Knex; logger: Logger; networks: () => readonly QuorumNetwork[] }): void {
-  const shared = createCoalescer<QuorumRows | undefined>();
-  const read = () =>
-    shared('quorum', () =>
-      Promise.all([
-        deps.db.raw<{ rows: { chain: string; network: string; state: string; count: string }[] }>(
-          `select chain, network, case when decide_after <= now() then 'awaiting_decision' else 'open' end as state, count(*) as count
-             from watchers_disagreements where status = 'open' group by 1, 2, 3`,
-        ),
-        deps.db.raw<{ rows: { chain: string; network: string; provider: string }[] }>(`select chain, network, provider from watchers_provider_marks`),
-      ]).then(
-        ([disagreements, marks]) => ({ disagreements: disagreements.rows, marks: marks.rows }),
-        (error: unknown) => {
-          deps.logger.warn({ err: error }, 'watcher quorum gauges unavailable');
-          return undefined;
-        },
+  const read = scrapeRead(deps.logger, 'watcher quorum gauges', () =>
+    Promise.all([
+      deps.db.raw<{ rows: { chain: string; network: string; state: string; count: string }[] }>(
+        `select chain, network, case when decide_after <= now() then 'awaiting_decision' else 'open' end as state, count(*) as count
+           from watchers_disagreements where status = 'open' group by 1, 2, 3`,
       ),
-    );
-  new Gauge({
-    name: 'gateway_watcher_disagreements',
-    help: 'Open disagreements between providers about a transfer (its invoice waits): state open within the decision time, awaiting_decision past it (the operator decides: gateway watcher decide).',
-    labelNames: ['chain', 'network', 'state'],
-    registers: [registry],
-    async collect() {
-      const rows = await read();
-      this.reset();
-      if (!rows) return;
-      for (const n of deps.networks()) {
-        if (n.quorum < 2) continue;
-        for (const state of ['open', 'awaiting_decision']) this.set({ chain: n.chain, network: n.network, state }, 0);
-      }
-      for (const row of rows.disagreements) this.set({ chain: row.chain, network: row.network, state: row.state }, Number(row.count));
-    },
-  });
-  new Gauge({
-    name: 'gateway_watcher_provider_marked',
-    help: 'A provider caught reporting a transfer the other providers do not have: 1 while marked (passed over, its word not counted toward the quorum) until the operator clears the mark (gateway watcher unmark).',
-    labelNames: ['chain', 'network', 'provider'],
-    registers: [registry],
-    async collect() {
-      const rows = await read();
-      this.reset();
-      if (!rows) return;
-      for (const n of deps.networks()) {
-        if (n.quorum < 2) continue;
-        for (const provider of n.providers) this.set({ chain: n.chain, network: n.network, provider }, 0);
-      }
-      for (const row of rows.marks) this.set({ chain: row.chain, network: row.network, provider: row.provider }, 1);
-    },
-  });
+      deps.db.raw<{ rows: { chain: string; network: string; provider: string }[] }>(`select chain, network, provider from watchers_provider_marks`),
+    ]).then(([disagreements, marks]): QuorumRows => ({ disagreements: disagreements.rows, marks: marks.rows })),
+  );
+  /** A gauge by chain, network and `label`: 0 for each of `zeros` on networks with a quorum above 1, then the rows' values. */
+  const gauge = (
+    name: string,
+    help: string,
+    label: 'state' | 'provider',
+    zeros: (network: QuorumNetwork) => readonly string[],
+    values: (rows: QuorumRows) => readonly { chain: string; network: string; label: string; value: number }[],
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'network', label],
+      registers: [registry],
+      async collect() {
+        const rows = await read();
+        this.reset();
+        if (!rows) return;
+        for (const n of deps.networks()) {
+          if (n.quorum < 2) continue;
+          for (const zero of zeros(n)) this.set({ chain: n.chain, network: n.network, [label]: zero }, 0);
+        }
+        for (const row of values(rows)) this.set({ chain: row.chain, network: row.network, [label]: row.label }, row.value);
+      },
+    });
+  gauge(
+    'gateway_watcher_disagreements',
+    'Open disagreements between providers about a transfer (its invoice waits): state open within the decision time, awaiting_decision past it (the operator decides: gateway watcher decide).',
+    'state',
+    () => ['open', 'awaiting_decision'],
+    (rows) => rows.disagreements.map((row) => ({ chain: row.chain, network: row.network, label: row.state, value: Number(row.count) })),
+  );
+  gauge(
+    'gateway_watcher_provider_marked',
+    'A provider caught reporting a transfer the other providers do not have: 1 while marked (passed over, its word not counted toward the quorum) until the operator clears the mark (gateway watcher unmark).',
+    'provider',
+    (n) => n.providers,
+    (rows) => rows.marks.map((row) => ({ chain: row.chain, network: row.network, label: row.provider, value: 1 })),
+  );
 }
 
 interface QuorumRows {
@@ -228,17 +217,7 @@ interface QuorumRows {
  * provider never asked yet has no series.
  */
 export function registerBudgetGauges(registry: Registry, deps: { usage: ProviderUsageReads; logger: Logger }): void {
-  const shared = createCoalescer<ProviderUsage[] | undefined>();
-  const read = () =>
-    shared('usage', () =>
-      deps.usage.list().then(
-        (rows) => rows,
-        (error: unknown) => {
-          deps.logger.warn({ err: error }, 'watcher provider budget gauges unavailable');
-          return undefined;
-        },
-      ),
-    );
+  const read = scrapeRead(deps.logger, 'watcher provider budget gauges', () => deps.usage.list());
   const gauge = (name: string, help: string, value: (row: ProviderUsage) => number) =>
     new Gauge({
       name,
@@ -261,4 +240,23 @@ export function registerBudgetGauges(registry: Registry, deps: { usage: Provider
     'Whether a provider rests (1) after a 429 or with its day`s requests used up, and is not asked until then; else 0.',
     (row) => (row.restingUntil === null ? 0 : 1),
   );
+}
+
+/**
+ * The read that the gauges of one family share at a scrape (prom-client collects them
+ * concurrently): one load in flight at a time; a failure is logged (`<what> unavailable`) and
+ * reads as nothing, so the scrape still answers.
+ */
+function scrapeRead<T>(logger: Logger, what: string, load: () => Promise<T>): () => Promise<T | undefined> {
+  const shared = createCoalescer<T | undefined>();
+  return () =>
+    shared(what, () =>
+      load().then(
+        (rows) => rows,
+        (error: unknown) => {
+          logger.warn({ err: error }, `${what} unavailable`);
+          return undefined;
+        },
+      ),
+    );
 }

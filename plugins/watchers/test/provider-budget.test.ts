@@ -1,9 +1,9 @@
 /**
  * The request budget of providers with a limit (issue 40), against a real PostgreSQL and local
- * HTTP servers that REPLAY RECORDED REAL ESPLORA ANSWERS: the mainnet files of
- * chains/btc/test/fixtures (tip height, block 828669 and its transaction pages, the genesis block;
- * that folder's README says where each was recorded and which were built from another endpoint's
- * real data). A replay server answers 429 with `Retry-After` when a test tells it to: that answer
+ * HTTP servers that REPLAY RECORDED REAL ESPLORA ANSWERS: the mainnet answers of
+ * chains/btc/test/fixtures (`@gw/chain-btc/testing`; the tests read the tip height, and block
+ * 828669 with its transaction pages; that folder's README says where each was recorded and which
+ * were built from another endpoint's real data). A replay server answers 429 with `Retry-After` when a test tells it to: that answer
  * is the status and the header alone (its body is Esplora's plain text, not read by the pool).
  *
  * The servers stamp each request when it arrives; the tests count requests per window of time
@@ -11,35 +11,14 @@
  * is. Time passing beyond a short rest (the next UTC day) is written into the budget's row, as
  * the scanner tests do with `next_scan_at`.
  */
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { ProviderError, ProviderPool, type ChainAdapterDeps, type ProviderEndpoint, type ProviderOutcome, type WatchedAddresses } from '@gw/kernel';
-import { waitFor, type TestKernel } from '@gw/kernel/testing';
+import { startReplayServer, tooManyRequestsAnswer, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { btcChain } from '@gw/chain-btc';
+import { esploraHandler, MAIN_828669, recordedEsploraAnswers } from '@gw/chain-btc/testing';
 import type { ProviderUsage } from '../src/index.js';
 import { startWatchersKernel } from './scenario.js';
-
-const FIXTURES = new URL('../../../chains/btc/test/fixtures/', import.meta.url);
-const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
-
-const GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f';
-const MAIN_828669 = '000000000000000000000cde53a239563c5a947d325c526bf140c7663b989b56';
-
-/** Path → recorded mainnet answer (as chains/btc/src/watcher.test.ts serves them); anything else 404 as Esplora does. */
-const ROUTES: Record<string, string> = {
-  '/blocks/tip/height': fixture('mainnet-tip-height.txt'),
-  '/block-height/0': fixture('mainnet-block-height-0.txt'),
-  [`/block/${GENESIS}`]: fixture('mainnet-block-0.json'),
-  [`/block/${GENESIS}/txs/0`]: fixture('mainnet-block-0-txs-0.json'),
-  '/block-height/828669': fixture('mainnet-block-height-828669.txt'),
-  [`/block/${MAIN_828669}`]: fixture('mainnet-block-828669.json'),
-  // Block 828669 has 27 transactions: two pages, served from real transactions of other blocks (see the README).
-  [`/block/${MAIN_828669}/txs/0`]: `[${fixture('mainnet-tx-0dbf4436.json')}]`,
-  [`/block/${MAIN_828669}/txs/25`]: fixture('mainnet-block-0-txs-0.json'),
-};
 
 interface Received {
   readonly path: string;
@@ -48,7 +27,7 @@ interface Received {
   readonly status: number;
 }
 
-interface ReplayServer {
+interface BudgetedReplay {
   readonly url: string;
   readonly received: Received[];
   /** Requests (1-based, counted over the server's life) answered 429 with `retryAfter`. */
@@ -57,29 +36,16 @@ interface ReplayServer {
   close(): Promise<void>;
 }
 
-async function replayServer(): Promise<ReplayServer> {
+/** An Esplora replay of the recorded mainnet answers (as chains/btc/src/watcher.test.ts serves them) that answers 429 when told to. */
+async function replayServer(): Promise<BudgetedReplay> {
+  const esplora = esploraHandler(recordedEsploraAnswers('mainnet'));
   const state = { received: [] as Received[], tooMany: new Set<number>(), retryAfter: '1' };
-  const server: Server = createServer((req, res) => {
-    const at = Date.now();
-    const path = req.url ?? '/';
-    if (state.tooMany.has(state.received.length + 1)) {
-      state.received.push({ path, at, status: 429 });
-      return void res.writeHead(429, { 'retry-after': state.retryAfter, 'content-type': 'text/plain' }).end('Too Many Requests');
-    }
-    const body = ROUTES[path];
-    state.received.push({ path, at, status: body === undefined ? 404 : 200 });
-    if (body === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Block not found');
-    res.writeHead(200, { 'content-type': body.startsWith('[') || body.startsWith('{') ? 'application/json' : 'text/plain' }).end(body);
+  const server = await startReplayServer('', (request) => {
+    const answer = state.tooMany.has(state.received.length + 1) ? tooManyRequestsAnswer({ 'retry-after': state.retryAfter }) : esplora(request)!;
+    state.received.push({ path: request.path, at: request.at, status: answer.status });
+    return answer;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return Object.assign(state, { url: server.url, close: () => server.close() });
 }
 
 const adapter = btcChain.createAdapter({ logger: {} as ChainAdapterDeps['logger'] }, btcChain.definition);
@@ -105,7 +71,7 @@ function mostInWindow(received: readonly Received[], windowMs: number): number {
 const paceBound = (perSecond: number, windowMs: number) => 1 + Math.floor((perSecond * windowMs) / 1000) + 1;
 
 /** Calls `ask` from `loops` concurrent loops until `server` received `requests`; counts the calls refused as rate_limited. */
-async function hammer(server: ReplayServer, requests: number, loops: number, ask: (loop: number) => Promise<unknown>) {
+async function hammer(server: BudgetedReplay, requests: number, loops: number, ask: (loop: number) => Promise<unknown>) {
   const answered = Array.from({ length: loops }, () => 0);
   let refused = 0;
   await Promise.all(

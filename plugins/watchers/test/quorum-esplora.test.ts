@@ -2,16 +2,16 @@
  * The trust rule (issue 40): no invoice is paid on one provider's word where a network has a quorum.
  *
  * Public providers cannot be reached here. Each provider is a local HTTP server that REPLAYS
- * RECORDED REAL Esplora answers of the BTC chain package (chains/btc/test/fixtures/README.md, which
- * says where each comes from): testnet3 block 1259783 `00000000004e1506…df8c` (its
- * `/block-height/1259783` hash, its `/block/:hash` header and its `/block/:hash/txs/0` page), whose
- * transaction `9fca06b2…df3ac` pays 1,000,000 sats (output 0) to `tb1q6rz28…cpvkl`, receive address 0
- * of the published "abandon … about" test key that every test project registers, and 24,099,800
- * sats (output 1) to `tb1qr6ch6…zwna`, an address of no project. Built, not recorded: each server's
- * tip height (`/blocks/tip/height`, a bare number as Esplora answers it) is set by the test, an
- * unknown height answers Esplora's 404 `Block not found`, `GET /tx/9fca06b2…` answers the page's
- * transaction object as it is (Esplora's single-transaction answer has the same fields, `status`
- * naming the block), and the per-address mempool
+ * RECORDED REAL Esplora answers of the BTC chain package (`test/esplora-replay.ts`;
+ * chains/btc/test/fixtures/README.md says where each comes from): testnet3 block 1259783
+ * `00000000004e1506…df8c` (its `/block-height/1259783` hash, its `/block/:hash` header and its
+ * `/block/:hash/txs/0` page), whose transaction `9fca06b2…df3ac` pays 1,000,000 sats (output 0) to
+ * `tb1q6rz28…cpvkl`, receive address 0 of the published "abandon … about" test key that every test
+ * project registers, and 24,099,800 sats (output 1) to `tb1qr6ch6…zwna`, an address of no project.
+ * Built, not recorded: each server's tip height (`/blocks/tip/height`, a bare number as Esplora
+ * answers it) is set by the test, an unknown height answers Esplora's 404 `Block not found`,
+ * `GET /tx/9fca06b2…` answers the page's transaction object as it is (Esplora's single-transaction
+ * answer has the same fields, `status` naming the block), and the per-address mempool
  * (`/address/:address/txs/mempool`) answers `[]` (an address with no unconfirmed transaction).
  *
  * What is changed to make a provider lie, and nothing else:
@@ -31,117 +31,53 @@
 import test from 'ava';
 import { CLI_ACTOR, type ObservedTransfer } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
-import { Receiver, btcTestnetWallet, stopAll, type ReceivedRequest, type Reply } from '@gw/testing';
+import { Receiver, btcTestnetWallet, stopAll } from '@gw/testing';
 import type { TestProject } from '@gw/plugin-webhooks/testing';
-import { readFileSync } from 'node:fs';
+import { EsploraReplay, HASH, HEIGHT, invoiceBeforeBlock, OTHER, PAGE, pageWithOutputTo, TXID } from './esplora-replay.js';
 import { drivenByTests, startWatchersKernel, watchedProject } from './scenario.js';
 
-const recorded = (name: string): string => readFileSync(new URL(`../../../chains/btc/test/fixtures/${name}`, import.meta.url), 'utf8');
-const HEIGHT = 1259783;
-const HASH = recorded('testnet-block-height-1259783.txt').trim();
-const BLOCK = recorded('testnet-block-1259783.json');
-const PAGE = recorded('testnet-block-1259783-txs-0.json');
-const TXID = '9fca06b2a6469d401f33ef86d29ea4cdd832c35e6384f5df663e9fd4a95df3ac';
 const ADDRESS_0 = btcTestnetWallet.address0!;
-const OTHER = 'tb1qr6ch6nwvgrwvz5y3t9l9xe6r3me7dmkpd4zwna';
-/** Before the recorded block's time (2018-01-21T10:35:41Z). */
-const BEFORE_BLOCK = '2018-01-21T00:00:00Z';
 
-/** The 20-byte key hash of a P2WPKH `tb1q…` address (BIP173 bech32: the 5-bit groups after the version, regrouped in bytes). */
-function keyHashOf(address: string): string {
-  const CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-  const groups = [...address.slice(address.lastIndexOf('1') + 1, -6)].map((c) => CHARSET.indexOf(c)).slice(1);
-  let bits = 0;
-  let value = 0;
-  const bytes: number[] = [];
-  for (const group of groups) {
-    value = (value << 5) | group;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes.push((value >> bits) & 0xff);
-    }
-  }
-  if (bytes.length !== 20) throw new Error(`${address} is not a P2WPKH address`);
-  return Buffer.from(bytes).toString('hex');
+/** A provider of a test: its operator (its own name when none), and its replay's tip and page where not the recorded ones. */
+interface ProviderSpec {
+  readonly operator?: string;
+  readonly tip?: number;
+  readonly page?: string;
 }
 
-/** The recorded page with output `vout` paying `address` (its script and address rewritten, nothing else). */
-function pageWithOutputTo(vout: number, address: string): string {
-  const page = JSON.parse(PAGE) as { vout: { scriptpubkey: string; scriptpubkey_asm: string; scriptpubkey_address: string }[] }[];
-  const output = page[0]!.vout[vout]!;
-  output.scriptpubkey = `0014${keyHashOf(address)}`;
-  output.scriptpubkey_asm = `OP_0 OP_PUSHBYTES_20 ${keyHashOf(address)}`;
-  output.scriptpubkey_address = address;
-  return JSON.stringify(page);
-}
-
-/** One Esplora provider replaying the recorded block 1259783; `tip` and `page` may change during a test. */
-class EsploraReplay {
-  tip = HEIGHT;
-  page = PAGE;
-  private constructor(readonly server: Receiver) {}
-
-  static async start(options: { tip?: number; page?: string } = {}): Promise<EsploraReplay> {
-    const replay = new EsploraReplay(await Receiver.start());
-    if (options.tip !== undefined) replay.tip = options.tip;
-    if (options.page !== undefined) replay.page = options.page;
-    replay.server.reply = (request) => replay.answer(request);
-    return replay;
-  }
-
-  get url(): string {
-    return this.server.url;
-  }
-
-  /** Requests whose path starts with `prefix` (all with none). */
-  asked(prefix = '/'): ReceivedRequest[] {
-    return this.server.requests.filter((r) => r.path.startsWith(prefix));
-  }
-
-  private answer(request: ReceivedRequest): Reply {
-    const path = request.path.split('?')[0]!;
-    if (path === '/blocks/tip/height') return { status: 200, body: String(this.tip) };
-    if (path === `/block-height/${HEIGHT}` && this.tip >= HEIGHT) return { status: 200, body: HASH };
-    if (path.startsWith('/block-height/')) return { status: 404, body: 'Block not found' };
-    if (path === `/block/${HASH}`) return { status: 200, body: BLOCK };
-    if (path === `/block/${HASH}/txs/0`) return { status: 200, body: this.page };
-    // The page's one transaction, as `GET /tx/:txid` answers it (its `status` names the block).
-    if (path === `/tx/${TXID}`) return { status: 200, body: JSON.stringify((JSON.parse(this.page) as unknown[])[0]) };
-    if (/^\/address\/[a-z0-9]+\/txs\/mempool$/.test(path)) return { status: 200, body: '[]' };
-    return { status: 404, body: 'unrecorded' };
-  }
-
-  close(): Promise<void> {
-    return this.server.close();
-  }
-}
-
-interface Setup {
+interface Setup<Name extends string = string> {
   readonly gw: TestKernel;
   readonly project: TestProject;
+  /** Each provider's replay, by its name. */
+  readonly replays: Record<Name, EsploraReplay>;
 }
 
 /**
- * A gateway watching btc/testnet from block 1259783 through `providers` (each its own operator
- * unless named), `quorum` when given; a testnet project counting 1 confirmation on btc. Role
- * gateway: the test drives every pass.
+ * A gateway watching btc/testnet from block 1259783 through one replayed Esplora provider per
+ * entry of `providers` (in their order), `quorum` when given; a testnet project counting 1
+ * confirmation on btc. Role gateway: the test drives every pass.
  */
-async function setup(
+async function setup<Name extends string>(
   t: { teardown(fn: () => Promise<void>): void },
-  providers: readonly { name: string; url: string; operator?: string }[],
+  providers: Record<Name, ProviderSpec>,
   quorum?: number,
-): Promise<Setup> {
+): Promise<Setup<Name>> {
+  const specs = Object.entries(providers) as [Name, ProviderSpec][];
+  const replays = Object.fromEntries(await Promise.all(specs.map(async ([name, spec]) => [name, await EsploraReplay.start(spec)]))) as Record<
+    Name,
+    EsploraReplay
+  >;
   const receiver = await Receiver.start();
+  const endpoints = specs.map(([name, { operator }]) => ({ name, url: replays[name].url, ...(operator === undefined ? {} : { operator }) }));
   const gw = await startWatchersKernel(
-    { btc: { testnet: { providers, startHeight: HEIGHT, ...(quorum === undefined ? {} : { quorum }) } } },
+    { btc: { testnet: { providers: endpoints, startHeight: HEIGHT, ...(quorum === undefined ? {} : { quorum }) } } },
     { ...drivenByTests(4), 'chains.testNetworks': { btc: 'testnet' }, 'plugins.watchers.publicProviders': false },
     { role: 'gateway' },
   );
-  t.teardown(() => stopAll(gw, receiver));
+  t.teardown(() => stopAll(gw, receiver, ...Object.values<EsploraReplay>(replays)));
   const project = await watchedProject(gw, receiver, `quorum-${Math.random().toString(36).slice(2)}`, 'btc');
   await gw.kernel.cradle.invoicesPolicies.set(project.projectId, { confirmations: { btc: 1 } }, CLI_ACTOR);
-  return { gw, project };
+  return { gw, project, replays };
 }
 
 /** One pass that ran (its backoff cleared first: these tests stand for the time passing). */
@@ -155,16 +91,7 @@ async function pass({ gw }: Setup) {
 }
 
 /** An invoice of `amount` BTC, created (as far as matching knows) before the recorded block. */
-async function invoice({ gw, project }: Setup, amount: string): Promise<{ id: string; address: string }> {
-  const created = await signedFetch(gw.url, '/api/v1/invoices', {
-    ...project,
-    method: 'POST',
-    body: { external_id: `q-${Math.random().toString(36).slice(2)}`, coin: 'btc', amount_crypto: amount },
-  });
-  if (created.status !== 201) throw new Error(JSON.stringify(created.body));
-  await gw.kernel.cradle.db('invoices_invoices').where({ id: created.body.id }).update({ created_at: BEFORE_BLOCK });
-  return created.body;
-}
+const invoice = ({ gw, project }: Setup, amount: string) => invoiceBeforeBlock(gw, project, amount);
 
 const get = async ({ gw, project }: Setup, id: string) => (await signedFetch(gw.url, `/api/v1/invoices/${id}`, project)).body;
 const transferOf = ({ gw }: Setup, invoiceId: string) => gw.kernel.cradle.db('watchers_transfers').where({ invoice_id: invoiceId }).first();
@@ -203,12 +130,11 @@ const codeOf = async (promise: Promise<unknown>) => {
 test.serial(
   'quorum 1 (one provider): paid on its word in the pass that finds the payment, attested single, no request more, no sources in the events',
   async (t) => {
-    const own = await EsploraReplay.start();
-    t.teardown(() => own.close());
-    const s = await setup(t, [{ name: 'own-esplora', url: own.url }]);
-    t.is(
-      `0014${keyHashOf(ADDRESS_0)}`,
-      JSON.parse(PAGE)[0].vout[0].scriptpubkey,
+    const s = await setup(t, { 'own-esplora': {} });
+    const own = s.replays['own-esplora'];
+    t.deepEqual(
+      JSON.parse(pageWithOutputTo(0, ADDRESS_0)),
+      JSON.parse(PAGE),
       'the script rewriting of the liars below is the recorded one for a recorded address',
     );
     const inv = await invoice(s, '0.01');
@@ -233,13 +159,8 @@ test.serial(
 test.serial(
   'a liar inventing a transfer into an invoice address: never paid, the disagreement is reported, the liar is marked and passed over; the real payment in the same block is paid by both; the operator rejects after the decision time',
   async (t) => {
-    const liar = await EsploraReplay.start();
-    const honest = await EsploraReplay.start();
-    t.teardown(() => stopAll(liar, honest));
-    const s = await setup(t, [
-      { name: 'liar', url: liar.url, operator: 'liar-co' },
-      { name: 'honest', url: honest.url, operator: 'honest-co' },
-    ]);
+    const s = await setup(t, { liar: { operator: 'liar-co' }, honest: { operator: 'honest-co' } });
+    const { liar, honest } = s.replays;
     t.is(s.gw.kernel.cradle.watchersRegistry.get('btc', 'testnet')!.quorum, 2, 'two operators: quorum 2 by default');
     const real = await invoice(s, '0.01');
     t.is(real.address, ADDRESS_0);
@@ -347,13 +268,8 @@ test.serial(
 );
 
 test.serial('a lagging second provider: confirmations wait for it, then the invoice is paid; nothing is lost or counted twice', async (t) => {
-  const first = await EsploraReplay.start();
-  const behind = await EsploraReplay.start({ tip: HEIGHT - 1 });
-  t.teardown(() => stopAll(first, behind));
-  const s = await setup(t, [
-    { name: 'first', url: first.url, operator: 'alpha' },
-    { name: 'behind', url: behind.url, operator: 'beta' },
-  ]);
+  const s = await setup(t, { first: { operator: 'alpha' }, behind: { operator: 'beta', tip: HEIGHT - 1 } });
+  const { behind } = s.replays;
   const inv = await invoice(s, '0.01');
   t.is(inv.address, ADDRESS_0);
   for (let i = 0; i < 2; i++) {
@@ -387,13 +303,8 @@ test.serial('a lagging second provider: confirmations wait for it, then the invo
 });
 
 test.serial('an orphan payment is attributed only once the quorum reported it: refused while the second provider lags, a paid invoice after', async (t) => {
-  const first = await EsploraReplay.start();
-  const behind = await EsploraReplay.start({ tip: HEIGHT - 1 });
-  t.teardown(() => stopAll(first, behind));
-  const s = await setup(t, [
-    { name: 'first', url: first.url, operator: 'alpha' },
-    { name: 'behind', url: behind.url, operator: 'beta' },
-  ]);
+  const s = await setup(t, { first: { operator: 'alpha' }, behind: { operator: 'beta', tip: HEIGHT - 1 } });
+  const { behind } = s.replays;
   // No invoice waits at address 0: the recorded payment to it is an orphan.
   await pass(s);
   const orphan = await s.gw.kernel.cradle.db('watchers_transfers').where({ tx_hash: TXID, output_index: 0 }).first();
@@ -414,13 +325,7 @@ test.serial('an orphan payment is attributed only once the quorum reported it: r
 test.serial(
   'a provider that has the block without the payment: the reporter is marked, the invoice waits; the operator accepts after the decision time and it is paid at once',
   async (t) => {
-    const honest = await EsploraReplay.start();
-    const denier = await EsploraReplay.start({ page: pageWithOutputTo(0, OTHER) });
-    t.teardown(() => stopAll(honest, denier));
-    const s = await setup(t, [
-      { name: 'honest', url: honest.url, operator: 'alpha' },
-      { name: 'denier', url: denier.url, operator: 'beta' },
-    ]);
+    const s = await setup(t, { honest: { operator: 'alpha' }, denier: { operator: 'beta', page: pageWithOutputTo(0, OTHER) } });
     const inv = await invoice(s, '0.01');
     await pass(s);
     t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 });
@@ -453,19 +358,12 @@ test.serial(
 );
 
 test.serial('agreement arriving later resolves a disagreement: a third provider catches up and reports the payment; nobody is marked', async (t) => {
-  const honest = await EsploraReplay.start();
-  const denier = await EsploraReplay.start({ page: pageWithOutputTo(0, OTHER) });
-  const late = await EsploraReplay.start({ tip: HEIGHT - 1 });
-  t.teardown(() => stopAll(honest, denier, late));
   const s = await setup(
     t,
-    [
-      { name: 'honest', url: honest.url, operator: 'alpha' },
-      { name: 'denier', url: denier.url, operator: 'beta' },
-      { name: 'late', url: late.url, operator: 'gamma' },
-    ],
+    { honest: { operator: 'alpha' }, denier: { operator: 'beta', page: pageWithOutputTo(0, OTHER) }, late: { operator: 'gamma', tip: HEIGHT - 1 } },
     2,
   );
+  const { late } = s.replays;
   const inv = await invoice(s, '0.01');
   await pass(s);
   const desk = s.gw.kernel.cradle.watchersDisagreements;

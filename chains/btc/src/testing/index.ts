@@ -1,1 +1,2 @@
 export * from './test-seed-wallet.js';
+export * from './esplora-replay.js';

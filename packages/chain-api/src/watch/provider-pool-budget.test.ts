@@ -1,14 +1,13 @@
 /**
  * `ProviderPool` with a `ProviderBudget` (issue 40): what the pool asks the budget and when, and
- * what it sends to the providers. The providers are local HTTP servers (node:http on 127.0.0.1)
- * that count what they receive; their bodies do not matter here (the pool's logic is under test,
+ * what it sends to the providers. The providers are local HTTP servers (the chain contract's
+ * `startReplayServer`, node:http on 127.0.0.1) that count what they receive; their bodies do not matter here (the pool's logic is under test,
  * not a provider's API: the watchers' tests replay recorded provider answers). The budget is a
  * recording one written for this test, since the real one lives in the watchers plugin
  * (PostgreSQL, `plugins/watchers/test/provider-budget.test.ts`), which this package cannot use.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import { jsonAnswer, startReplayServer, tooManyRequestsAnswer } from '../testing/replay-server.js';
 import {
   parseRetryAfter,
   ProviderError,
@@ -29,27 +28,12 @@ interface Provider {
 }
 
 async function provider(): Promise<Provider> {
-  const state: Provider = {
-    url: '',
-    requests: [],
-    answer: { status: 200 },
-    close: async () => undefined,
-  };
-  const server: Server = createServer((req, res) => {
-    state.requests.push(req.url ?? '/');
-    const answer = state.answer;
-    if (answer.status === 429) return void res.writeHead(429, { 'content-type': 'text/plain', ...answer.headers }).end('Too Many Requests');
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"height":1}');
+  const state = { requests: [] as string[], answer: { status: 200 } as Provider['answer'] };
+  const server = await startReplayServer('', ({ path }) => {
+    state.requests.push(path);
+    return state.answer.status === 429 ? tooManyRequestsAnswer(state.answer.headers) : jsonAnswer('{"height":1}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return Object.assign(state, { url: server.url, close: () => server.close() });
 }
 
 /** A budget that records every call and rests the endpoints named in `resting`. */
@@ -74,9 +58,17 @@ class RecordingBudget implements ProviderBudget {
 
 const LIMIT = { requestsPerSecond: 5 };
 
-async function setup(endpoints: (url: string[]) => ProviderEndpoint[]) {
+/** Two public endpoints with a limit, `public-a` on the first provider and `public-b` on the second. */
+const TWO_PUBLIC = ([a, b]: string[]): ProviderEndpoint[] => [
+  { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
+  { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
+];
+
+/** Two providers, a recording budget, and a pool over the `endpoints` made of their URLs; closed when `t` ends. */
+async function setup(t: ExecutionContext, endpoints: (url: string[]) => ProviderEndpoint[]) {
   const a = await provider();
   const b = await provider();
+  t.teardown(() => Promise.all([a.close(), b.close()]));
   const budget = new RecordingBudget();
   const outcomes: ProviderOutcome[] = [];
   const pool = new ProviderPool({
@@ -87,7 +79,7 @@ async function setup(endpoints: (url: string[]) => ProviderEndpoint[]) {
     budget,
     onOutcome: (outcome) => outcomes.push(outcome),
   });
-  return { a, b, budget, outcomes, pool, close: () => Promise.all([a.close(), b.close()]) };
+  return { a, b, budget, outcomes, pool };
 }
 
 /** A call of two requests, as a watcher's block read (the block, then its transactions). */
@@ -98,27 +90,21 @@ const twoRequests = (pool: ProviderPool) =>
   });
 
 test('an endpoint without a limit (an own node) never reaches the budget', async (t) => {
-  const s = await setup(([a]) => [{ name: 'own', url: a! }]);
-  t.teardown(s.close);
+  const s = await setup(t, ([a]) => [{ name: 'own', url: a! }]);
   await twoRequests(s.pool);
   t.deepEqual(s.a.requests, ['/block/1', '/block/1/txs/0']);
   t.deepEqual(s.budget.calls, [], 'no acquire, no answered: no database work for an own node');
 });
 
 test('each request to an endpoint with a limit takes its turn first and reports its answer', async (t) => {
-  const s = await setup(([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
-  t.teardown(s.close);
+  const s = await setup(t, ([a]) => [{ name: 'public-a', url: a!, limit: LIMIT, origin: 'public' }]);
   t.deepEqual(await twoRequests(s.pool), { height: 1 });
   t.deepEqual(s.a.requests, ['/block/1', '/block/1/txs/0']);
   t.deepEqual(s.budget.calls, ['acquire public-a', 'answered public-a', 'acquire public-a', 'answered public-a']);
 });
 
 test('a resting endpoint is skipped as rate_limited with no request sent; the next one answers', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   s.budget.resting.set('public-a', new Date('2030-01-01T00:00:00Z'));
   t.deepEqual(await twoRequests(s.pool), { height: 1 });
   t.deepEqual(s.a.requests, [], 'nothing sent to the resting provider');
@@ -133,11 +119,10 @@ test('a resting endpoint is skipped as rate_limited with no request sent; the ne
 });
 
 test('a 429 rests the endpoint with its Retry-After (seconds or a date), or none; the next endpoint carries on', async (t) => {
-  const s = await setup(([a, b]) => [
+  const s = await setup(t, ([a, b]) => [
     { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
     { name: 'own', url: b! },
   ]);
-  t.teardown(s.close);
   s.a.answer = { status: 429, headers: { 'retry-after': '7' } };
   t.deepEqual(await twoRequests(s.pool), { height: 1 });
   t.deepEqual(s.budget.calls, ['acquire public-a', 'rateLimited public-a 7000']);
@@ -161,11 +146,7 @@ test('a 429 rests the endpoint with its Retry-After (seconds or a date), or none
 });
 
 test('single() shares the budget: the pool of one endpoint paces and rests it too', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   const alone = s.pool.single(s.pool.endpoints[1]!);
   t.is(alone.options.budget, s.budget);
   s.budget.resting.set('public-b', new Date('2030-01-01T00:00:00Z'));
@@ -178,11 +159,7 @@ test('single() shares the budget: the pool of one endpoint paces and rests it to
 });
 
 test('every endpoint resting: the call fails rate_limited and nothing is sent', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   s.budget.resting.set('public-a', new Date('2030-01-01T00:00:00Z'));
   s.budget.resting.set('public-b', new Date('2030-01-02T00:00:00Z'));
   const error = await t.throwsAsync(twoRequests(s.pool), { instanceOf: ProviderError });
@@ -196,11 +173,7 @@ test('every endpoint resting: the call fails rate_limited and nothing is sent', 
 });
 
 test('a budget that cannot be read is the gateway`s own failure: thrown at once, not counted against the provider', async (t) => {
-  const s = await setup(([a, b]) => [
-    { name: 'public-a', url: a!, limit: LIMIT, origin: 'public' },
-    { name: 'public-b', url: b!, limit: LIMIT, origin: 'public' },
-  ]);
-  t.teardown(s.close);
+  const s = await setup(t, TWO_PUBLIC);
   s.budget.failing = true;
   await t.throwsAsync(twoRequests(s.pool), { instanceOf: WatcherLocalError, message: /request budget of public-a is not available: connection refused/ });
   t.deepEqual([...s.a.requests, ...s.b.requests], []);

@@ -1,18 +1,14 @@
+import { esploraHandler, GENESIS, MEMPOOL_ADDRESS, recordedEsploraAnswers, TESTNET_1259783 } from '@gw/chain-btc/testing';
 import { fixtureJson, fixtureText, type ProviderReplay, type RecordedScan } from './recorded-scan.js';
-import { jsonAnswer, textAnswer, type ReplayAnswer, type ReplayHandler } from './replay-server.js';
 
 /**
  * Esplora REST (mempool.space, blockstream.info, litecoinspace.org) replayed from recorded answers:
  * chains/btc/test/fixtures and chains/ltc/test/fixtures (their READMEs say where each answer was
- * recorded and what was built). Paths below the provider's base path: `/blocks/tip/height`,
- * `/block-height/:h`, `/block/:hash`, `/block/:hash/txs/:start`, `/address/:a/txs/mempool`.
+ * recorded and what was built), answered by the BTC chain package's Esplora replay
+ * (`esploraHandler` of `@gw/chain-btc/testing`). Paths below the provider's base path:
+ * `/blocks/tip/height`, `/block-height/:h`, `/block/:hash`, `/block/:hash/txs/:start`,
+ * `/address/:a/txs/mempool`, `/tx/:txid`.
  */
-
-const NOT_FOUND: ReplayAnswer = textAnswer('Block not found', 404);
-
-const GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f';
-const TESTNET_1259783 = '00000000004e150651daa12a6bc6c144505a1a93bf158b8aef1da36c1893df8c';
-const MEMPOOL_ADDRESS = '3Gw73hEempkoTG4Y3tLgvzxcQE2K9P6KL1';
 
 /** Bitcoin Core's `getblock <hash> 2`, as recorded for Litecoin block 2383209 (the fields used here). */
 interface CoreBlock {
@@ -48,17 +44,7 @@ export function esploraReplay(chain: string, network: string): ProviderReplay {
   throw new Error(`no recorded Esplora answers for ${chain}/${network}`);
 }
 
-/** Path → recorded body; `/address/:a/txs/mempool` of any other address is Esplora's empty list. */
-function routes(table: Readonly<Record<string, string>>): ReplayHandler {
-  return ({ path }) => {
-    const body = table[path];
-    if (body !== undefined) return body.startsWith('[') || body.startsWith('{') ? jsonAnswer(body) : textAnswer(body);
-    if (/^\/address\/[^/]+\/txs\/mempool$/.test(path)) return jsonAnswer('[]');
-    return NOT_FOUND;
-  };
-}
-
-/** Bitcoin mainnet: the recorded tip, and the genesis block recorded whole (one page, the coinbase). */
+/** Bitcoin mainnet: the recorded answers; the block scanned is the genesis block, recorded whole (one page, the coinbase). */
 function bitcoinMainnet(): ProviderReplay {
   // The address whose mempool is recorded is watched too: the genesis block pays it nothing.
   const scan: RecordedScan = {
@@ -72,13 +58,7 @@ function bitcoinMainnet(): ProviderReplay {
     api: 'esplora',
     recordings: 'Bitcoin mainnet tip and genesis block',
     scan,
-    handler: routes({
-      '/blocks/tip/height': fixtureText('btc', 'mainnet-tip-height.txt'),
-      '/block-height/0': fixtureText('btc', 'mainnet-block-height-0.txt'),
-      [`/block/${GENESIS}`]: fixtureText('btc', 'mainnet-block-0.json'),
-      [`/block/${GENESIS}/txs/0`]: fixtureText('btc', 'mainnet-block-0-txs-0.json'),
-      [`/address/${MEMPOOL_ADDRESS}/txs/mempool`]: fixtureText('btc', 'mainnet-address-3Gw73h-txs-mempool.json'),
-    }),
+    handler: esploraHandler(recordedEsploraAnswers('mainnet')),
   };
 }
 
@@ -96,17 +76,12 @@ function bitcoinTestnet(network: 'signet' | 'testnet'): ProviderReplay {
     recordings: `Bitcoin ${network} tip; testnet3 block 1259783`,
     scan: {
       headHeight: Number(tip),
-      height: 1259783,
-      hash: TESTNET_1259783,
+      height: TESTNET_1259783.height,
+      hash: TESTNET_1259783.hash,
       watched: [paid.scriptpubkey_address],
       transfers: [{ coin: 'btc', txHash: tx!.txid, outputIndex: 0, toAddress: paid.scriptpubkey_address, amountUnits: BigInt(paid.value) }],
     },
-    handler: routes({
-      '/blocks/tip/height': tip,
-      '/block-height/1259783': fixtureText('btc', 'testnet-block-height-1259783.txt'),
-      [`/block/${TESTNET_1259783}`]: fixtureText('btc', 'testnet-block-1259783.json'),
-      [`/block/${TESTNET_1259783}/txs/0`]: fixtureText('btc', 'testnet-block-1259783-txs-0.json'),
-    }),
+    handler: esploraHandler({ ...recordedEsploraAnswers('testnet'), '/blocks/tip/height': tip }),
   };
 }
 
@@ -171,7 +146,7 @@ function litecoin(network: 'litecoin' | 'testnet'): ProviderReplay {
       watched: [toAddress],
       transfers: [{ coin: 'ltc', txHash: paidTx.txid, outputIndex: 0, toAddress, amountUnits: BigInt(satoshis(paidTx.vout[0]!.value)) }],
     },
-    handler: routes({
+    handler: esploraHandler({
       '/blocks/tip/height': tip,
       [`/block-height/${core.height}`]: core.hash,
       [`/block/${core.hash}`]: JSON.stringify(block),

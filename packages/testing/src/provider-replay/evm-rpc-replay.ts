@@ -1,6 +1,6 @@
 import type { ChainDefinition, NetworkDefinition } from '@gw/kernel';
 import { fixtureJson, type ProviderReplay } from './recorded-scan.js';
-import { jsonAnswer, type ReplayHandler } from './replay-server.js';
+import { jsonAnswer, type ReplayHandler } from '@gw/kernel/testing';
 
 /**
  * EVM JSON-RPC (publicnode, the chains' own public RPCs) replayed from recorded answers in

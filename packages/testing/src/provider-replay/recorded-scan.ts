@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../processes.js';
-import type { ReplayHandler } from './replay-server.js';
+import type { ReplayHandler } from '@gw/kernel/testing';
 
 /** The APIs the default public providers speak, one replay each. */
 export type ProviderApi = 'esplora' | 'evm-json-rpc' | 'java-tron' | 'toncenter-v3' | 'koios';

@@ -9,7 +9,7 @@ import {
 } from '@gw/kernel';
 import { publicProviderReplay } from './public-provider-replay.js';
 import type { ProviderReplay } from './recorded-scan.js';
-import { startReplayServer, type ReplayServer } from './replay-server.js';
+import { startReplayServer, type ReplayServer } from '@gw/kernel/testing';
 
 /** A public provider stood in for by a local replay of its API, and the chain's watcher built on it alone. */
 export interface ReplayedProvider {

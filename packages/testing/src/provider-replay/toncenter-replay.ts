@@ -1,7 +1,7 @@
 import { formatTonAddress } from '@gw/chain-ton';
 import { Address } from '@ton/core';
 import { fixtureJson, fixtureText, type ProviderReplay } from './recorded-scan.js';
-import { jsonAnswer, type ReplayHandler } from './replay-server.js';
+import { jsonAnswer, type ReplayHandler } from '@gw/kernel/testing';
 
 /**
  * toncenter API v3 replayed from chains/ton/test/fixtures (its README says where each answer was

@@ -1,6 +1,6 @@
 import { tronAddressFromHex } from '@gw/chain-tron';
 import { fixtureJson, fixtureText, type ProviderReplay } from './recorded-scan.js';
-import { jsonAnswer, type ReplayHandler } from './replay-server.js';
+import { jsonAnswer, type ReplayHandler } from '@gw/kernel/testing';
 
 /**
  * The java-tron full-node HTTP API (TronGrid, publicnode) replayed from chains/tron/test/fixtures

@@ -1,34 +1,24 @@
-import type { Disagreement, DisagreementStatus } from './disagreement-desk.js';
+import type { Disagreement } from './disagreement-desk.js';
 
-/** A disagreement between providers as the CLI prints it (`--json`) and the dashboard reads it: snake_case, instants as ISO text. */
-export interface DisagreementView {
-  readonly id: string;
-  readonly status: DisagreementStatus;
+/** `txHash` → `tx_hash`: a camelCase name in snake_case. */
+type SnakeCase<Name extends string> = Name extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
+  : Name;
+
+/**
+ * A disagreement between providers as the CLI prints it (`--json`) and the dashboard reads it:
+ * the fields of {@link Disagreement} in snake_case, instants as ISO text, and whether it is ripe.
+ */
+export type DisagreementView = {
+  readonly [Field in keyof Disagreement as SnakeCase<Field>]: Disagreement[Field] extends Date
+    ? string
+    : Disagreement[Field] extends Date | null
+      ? string | null
+      : Disagreement[Field];
+} & {
   /** Open, and `decide_after` has passed: the operator may accept or reject it now. */
   readonly ripe: boolean;
-  readonly chain: string;
-  readonly network: string;
-  readonly coin: string;
-  readonly tx_hash: string;
-  readonly output_index: number;
-  readonly to_address: string;
-  /** Base units, as a decimal string. */
-  readonly amount_units: string;
-  readonly invoice_id: string | null;
-  /** The project of the pool address paid. */
-  readonly project_id: string;
-  readonly block_height: number;
-  readonly block_hash: string;
-  readonly reported_by: readonly string[];
-  readonly denied_by: readonly string[];
-  readonly other_branch: readonly string[];
-  readonly lagging: readonly string[];
-  readonly opened_at: string;
-  readonly decide_after: string;
-  readonly decided_at: string | null;
-  readonly decided_by: string | null;
-  readonly reason: string | null;
-}
+};
 
 /** Whether the operator may decide `d` at `now`: it is open and its waiting time is over. */
 export function isRipe(d: Pick<Disagreement, 'status' | 'decideAfter'>, now = new Date()): boolean {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { closeServer, listenOnLoopback } from '../loopback.js';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 /** One request a replay server received, as the provider would have seen it. */
 export interface ReplayRequest {
@@ -8,6 +8,8 @@ export interface ReplayRequest {
   readonly path: string;
   /** The request body as sent (JSON-RPC batches, java-tron's `{"num": N}`). */
   readonly body: string;
+  /** When it arrived, milliseconds since the epoch (the machine's clock, which PostgreSQL's shares). */
+  readonly at: number;
 }
 
 /** What a replay answers one request with. */
@@ -19,8 +21,12 @@ export interface ReplayAnswer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** Answers one request of a provider's API from recorded answers (see each chain's `test/fixtures/README.md`). */
-export type ReplayHandler = (request: ReplayRequest) => ReplayAnswer;
+/**
+ * Answers one request of a provider's API from recorded answers (see each chain's
+ * `test/fixtures/README.md`); `null` leaves it unanswered (a provider that never answers, so the
+ * caller's timeout fires).
+ */
+export type ReplayHandler = (request: ReplayRequest) => ReplayAnswer | null;
 
 /** A local HTTP server standing in for one provider: it replays recorded answers and counts what it was asked. */
 export interface ReplayServer {
@@ -47,6 +53,11 @@ export function textAnswer(text: string, status = 200): ReplayAnswer {
   return { status, body: text, contentType: 'text/plain' };
 }
 
+/** A rate limiter's HTTP 429 `Too Many Requests`, with `headers` (`retry-after`); providers answer it as plain text. */
+export function tooManyRequestsAnswer(headers: Readonly<Record<string, string>> = {}): ReplayAnswer {
+  return { status: 429, body: 'Too Many Requests', contentType: 'text/plain', headers };
+}
+
 /**
  * Starts a replay server for a provider whose URL has the path `basePath` (`/signet/api`, `/`, ``):
  * requests under that path go to `handler` with the path below it; any other path is answered
@@ -58,13 +69,14 @@ export async function startReplayServer(basePath: string, handler: ReplayHandler
   const outside: ReplayRequest[] = [];
   let calls = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const at = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const full = req.url ?? '/';
       const below = full === base ? '' : full.startsWith(`${base}/`) || full.startsWith(`${base}?`) ? full.slice(base.length) : undefined;
-      const request: ReplayRequest = { method: req.method ?? 'GET', path: below ?? full, body };
+      const request: ReplayRequest = { method: req.method ?? 'GET', path: below ?? full, body, at };
       if (below === undefined) {
         outside.push(request);
         res.writeHead(404, { 'content-type': 'text/plain' }).end(`not under the provider's path ${base || '/'}`);
@@ -72,12 +84,13 @@ export async function startReplayServer(basePath: string, handler: ReplayHandler
       }
       requests.push(request);
       calls += jsonRpcCalls(body);
-      let answer: ReplayAnswer;
+      let answer: ReplayAnswer | null;
       try {
         answer = handler(request);
       } catch (error) {
         answer = { status: 500, body: `replay failed: ${(error as Error).message}`, contentType: 'text/plain' };
       }
+      if (answer === null) return;
       res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'application/json', ...(answer.headers ?? {}) }).end(answer.body);
     });
   });

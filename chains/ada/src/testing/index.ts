@@ -1,0 +1,2 @@
+export * from './cip30-sign-data.js';
+export * from './koios-replay.js';
