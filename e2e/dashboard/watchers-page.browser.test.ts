@@ -21,6 +21,10 @@ import { MailSink, signedInPage, signedInUser, startDashboardKernel } from './ke
 // payment is marked and the invoice waits. Rows the test writes itself: the invoice's creation time
 // (dated back before the recorded block, as the quorum tests do) and the disagreement's
 // `decide_after` (moved to the past instead of waiting `disagreementDecisionSeconds`).
+//
+// Bitcoin mainnet is watched by default through its public providers (never reached: no pool
+// address waits there, so it stays idle); the test writes its cursor row itself to stand for a
+// network that was scanned, with its next pass put off so that no pass reads a provider.
 
 const SCRIPT = '<script>window.__pwned = 1</script>';
 /** Set to write the page's screenshot of docs/dashboard.md (docs/images/dashboard-watchers.png). */
@@ -37,8 +41,9 @@ test.before(async () => {
   honest = await EsploraReplay.start({ tip: HEIGHT - 1 });
   denier = await EsploraReplay.start({ tip: HEIGHT - 1, page: pageWithOutputTo(0, OTHER) });
   gw = await startDashboardKernel(sink, {
+    'chains.enabled': ['btc'],
     'chains.testNetworks': { btc: 'testnet' },
-    'plugins.watchers.publicProviders': false,
+    'plugins.watchers.publicProviders': true,
     'plugins.watchers.scanIntervalSeconds': 3600,
     'plugins.watchers.chains': {
       btc: {
@@ -118,6 +123,35 @@ test.serial('members read providers, marks and disagreements without forms; admi
   const badFilter = await admin.client.get(`${BASE}?status=pending`);
   t.is(badFilter.status, 400);
   t.regex(badFilter.text, /Filter (&quot;|")Status(&quot;|") is not valid\./);
+});
+
+// Review finding 11: "Not scanned until a pool address waits" was said of a default network even after it was scanned.
+test.serial('a default network is said to wait for a pool address only while it was never scanned', async (t) => {
+  const { client } = await signedInUser(gw, sink, 'member', operator);
+  const mainnet = (text: string) => /<h2>Bitcoin mainnet <span class="note">\(btc bitcoin\)<\/span><\/h2>\n<p>([^\n]*)<\/p>/.exec(text)?.[1];
+  const testnet = (text: string) => /<h2>Bitcoin testnet <span class="note">\(btc testnet\)<\/span><\/h2>\n<p>([^\n]*)<\/p>/.exec(text)?.[1];
+  const idle = (await client.get(BASE)).text;
+  t.is(
+    mainnet(idle),
+    'The chain’s public providers (no key; configure none and these are used). Quorum <strong>2</strong> of 2 independent operator(s). Not scanned until a pool address waits on this network.',
+  );
+  t.is(testnet(idle), 'Your configured providers. Quorum <strong>2</strong> of 2 independent operator(s).');
+  t.true(idle.includes('Public providers suit trials and small volumes'));
+
+  const { db } = gw.kernel.cradle;
+  await db('watchers_cursors').insert({
+    chain: 'btc',
+    network: 'bitcoin',
+    height: 900_000,
+    head_height: 900_000,
+    next_scan_at: db.raw(`now() + interval '1 day'`),
+  });
+  t.teardown(() => db('watchers_cursors').where({ chain: 'btc', network: 'bitcoin' }).delete());
+  t.is(
+    mainnet((await client.get(BASE)).text),
+    'The chain’s public providers (no key; configure none and these are used). Quorum <strong>2</strong> of 2 independent operator(s).',
+    'scanned once, followed since',
+  );
 });
 
 test.serial("another operator sees the providers and the mark, not the disagreement nor the mark's reason, and cannot decide it", async (t) => {

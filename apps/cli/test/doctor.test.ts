@@ -117,7 +117,8 @@ test.serial("a fresh install with no watcher configuration passes doctor's chain
   t.regex(warning.detail, /network\(s\) are watched through public providers that need no key \(btc\.bitcoin, btc\.signet, eth\.ethereum, eth\.sepolia, /);
   t.regex(warning.detail, /they suit trials and small volumes/);
   t.regex(warning.detail, /the gateway uses at most 50 % of each/);
-  t.regex(warning.detail, /On .*ton\.ton \(toncenter\).* one operator runs every public provider: its word alone decides a payment \(quorum 1\)/);
+  t.regex(warning.detail, /On .*ton\.ton \(toncenter\).* one operator runs every provider: its word alone decides a payment \(quorum 1\)/);
+  t.notRegex(warning.detail, /the config sets quorum 1/);
   t.regex(
     warning.fix!,
     /run your own node and configure it under plugins\.watchers\.chains\.<chain>\.<network>\.providers .*docs\/watchers\.md, "Your own node"/,
@@ -134,6 +135,15 @@ test.serial("a fresh install with no watcher configuration passes doctor's chain
   const used = finding((await cli('doctor', '--json')).json, 'watchers.providers');
   t.like(used, { ok: true });
   t.regex(used.detail, /; every network in use \(eth\.sepolia\) has a provider\.$/);
+
+  // Quorum 1 set over two public operators: doctor says so, not that one operator runs them all (review finding 11).
+  overrides = { ...overrides, 'plugins.watchers.chains': { eth: { sepolia: { quorum: 1 } } } };
+  const setToOne = finding((await cli('doctor', '--json')).json, 'watchers.public-providers').detail;
+  t.regex(
+    setToOne,
+    / On eth\.sepolia \(2 operators\) the config sets quorum 1 \(plugins\.watchers\.chains\.<chain>\.<network>\.quorum\): the scanning provider's word alone decides a payment, although another operator could confirm it\./,
+  );
+  t.false(/ On (.*?) one operator runs every provider/.exec(setToOne)![1]!.includes('eth.sepolia'), setToOne);
 
   // Your own node replaces the defaults of its network; the others stay public.
   overrides = { ...overrides, 'plugins.watchers.chains': { eth: { sepolia: { providers: [{ name: 'own-node', url: 'http://127.0.0.1:8545' }] } } } };

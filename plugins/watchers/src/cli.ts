@@ -47,7 +47,7 @@ function networkFlags(chains: ChainRegistry, flags: CliRunContext['flags']): { c
  * operator's decision on one, and clearing a provider's mark.
  */
 export const watcherCommands: CliCommand[] = [
-  defineCommand(['chains', 'watchersRegistry', 'watchersConfig', 'watchersProviderUsage', 'watchersDisagreements'], {
+  defineCommand(['chains', 'watchersRegistry', 'watchersConfig', 'watchersProviderUsage', 'watchersDisagreements', 'watchersStatus'], {
     noun: 'watcher',
     verb: 'providers',
     summary:
@@ -58,6 +58,7 @@ export const watcherCommands: CliCommand[] = [
     },
     help: [
       'origin: "public" (the chain\'s public providers, no key), "configured" (plugins.watchers.chains.<chain>.<network>.providers), or "joined" (yours first, then the public ones).',
+      'idle_until_used: a network watched by default (the config does not name it); idle: not scanned yet, until a pool address waits there (looked at once a minute). Once scanned, a network stays followed.',
       'quorum: how many independent providers (different operators) must report a transfer in the same block at the confirmation threshold before it counts toward paid; 1 trusts the scanning provider.',
       'limit: what the provider documents (public) or the config gives it; paced_at: what the gateway keeps to across every instance (limit x plugins.watchers.publicLimitShare for public providers).',
       'usage: requests in the last minute and today (UTC), share_of_limit of the pace (0..1), resting_until after a 429 or a used-up day. Empty until the provider was first asked.',

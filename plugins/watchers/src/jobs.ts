@@ -1,4 +1,5 @@
 import { type Cradle, type JobDefinition, withDeps } from '@gw/kernel';
+import { idlePassSeconds, type ScanReport, type ScanTarget } from './services/chain-scanner.js';
 
 /** The pg-boss queue of scan passes: one job per pass of one chain network. */
 export const SCAN_JOB = 'watchers.scan';
@@ -24,8 +25,20 @@ export async function sendScanPass(deps: Pick<Cradle, 'jobs'>, chain: string, ne
 }
 
 /**
- * `watchers.scan`: each configured network runs a loop of passes. A pass ends by sending the next
- * one (at once while it is behind the tip, else after the network's scan interval). The queue's
+ * When the loop's next pass of `target` starts, in seconds from now, after the pass that `report`
+ * tells of: at once while it is behind the tip; after `idlePassSeconds` (a minute) while the
+ * network is idle (a default network with no cursor and no pool address waiting: the pass did
+ * nothing); else after the network's scan interval.
+ */
+export function nextPassDelaySeconds(target: ScanTarget, report: ScanReport): number {
+  if (report.ran && report.behind) return 0;
+  return report.idle ? idlePassSeconds(target) : target.scanIntervalSeconds;
+}
+
+/**
+ * `watchers.scan`: each watched network runs a loop of passes. A pass ends by sending the next
+ * one (`nextPassDelaySeconds`: at once while it is behind the tip, a minute later while the
+ * network is idle, else after the network's scan interval). The queue's
  * `stately` policy with the network as singleton key allows one queued and one active pass per
  * network across every worker instance; the advisory lock in ChainScanner makes the one active
  * pass certain. Every worker instance starts each loop when it starts; the schedule every
@@ -58,7 +71,7 @@ export const watchersJobs = withDeps(
             const report = await deps.watchersScanner.pass(target);
             // Also when the lock was taken (by a pass outside the loop, or one whose job expired): the
             // `stately` queue keeps a single queued pass, so the loop never doubles and never stops.
-            await next(job.data.chain, job.data.network, report.ran && report.behind ? 0 : target.scanIntervalSeconds);
+            await next(job.data.chain, job.data.network, nextPassDelaySeconds(target, report));
           }
         },
       },
@@ -66,6 +79,9 @@ export const watchersJobs = withDeps(
         // `watchers.activation`: every `activationIntervalMinutes`, each watched network of a chain whose
         // addresses need activation asks which of its unactivated pool addresses exist on chain by now
         // (ActivationDetector). One pass at a time across instances; a provider failure waits for the next.
+        // An idle network is not skipped: TRON hands invoices activated addresses only, so none waits
+        // there before this check (or a person) finds one activated; and a network without
+        // unactivated pool addresses of its projects asks its providers nothing.
         name: ACTIVATION_JOB,
         queue: { policy: 'singleton', retryLimit: 0, expireInSeconds: 600, deleteAfterSeconds: 3600 },
         work: { pollingIntervalSeconds: 2, batchSize: 1 },

@@ -31,14 +31,17 @@ function describe(t: ScanTarget, scanned: ReadonlySet<string>): string {
  *   than the one `chains.testNetworks` chose) is a warning: it is scanned for nothing. When all is
  *   well it lists every watched network: origin, providers, operators and quorum.
  * - `watchers.public-providers`: a warning while any network is watched through public providers:
- *   they suit trials and small volumes (shared limits, strangers' infrastructure), and where one
- *   operator runs all of a network's providers, one provider's word decides a payment. The fix is
- *   your own node (docs/watchers.md).
+ *   they suit trials and small volumes (shared limits, strangers' infrastructure). It names the
+ *   networks where one provider's word decides a payment (quorum 1), and why: one operator runs
+ *   all of their providers, or the config sets quorum 1 over several. The fix is your own node
+ *   (docs/watchers.md).
  * - `watchers.provider-limits`: a warning when a provider runs at 80 % or more of the pace the
  *   gateway allows itself (its limit, times `publicLimitShare` for a public one) or rests after a
  *   429 (`ProviderUsageReads`: every instance's requests).
  * - `watchers.disagreements`: a warning while providers disagree about a transfer (its invoice
- *   waits; the operator decides once it is ripe) or a provider is marked (`DisagreementDesk`).
+ *   waits; the operator decides once it is ripe) or a provider is marked (`DisagreementDesk`). It
+ *   is the deployment's, so it counts disagreements and names none (each belongs to one operator's
+ *   payment: `gateway watcher disagreements`, or the operator's own on the Watchers page).
  */
 export const watchersReadiness = withDeps(
   ['walletsWallets', 'tenancyProjects', 'chains', 'watchersRegistry', 'watchersConfig', 'watchersStatus', 'watchersProviderUsage', 'watchersDisagreements'],
@@ -110,12 +113,20 @@ export const watchersReadiness = withDeps(
         run: async () => {
           const onPublic = deps.watchersRegistry.list().filter((t) => t.origin === 'public' || t.origin === 'joined');
           if (onPublic.length === 0) return { ok: true, detail: 'no network is watched through public providers.' };
-          // One operator behind every provider of a network: its word alone decides a payment there.
+          // Quorum 1: one provider's word alone decides a payment there. Why differs: one operator
+          // runs every provider, or the config set quorum 1 over several operators.
           const alone = onPublic.filter((t) => (t.quorum ?? 1) < 2);
-          const aloneText =
-            alone.length === 0
+          const oneOperator = alone.filter((t) => operatorsOf(t) < 2);
+          const setToOne = alone.filter((t) => operatorsOf(t) >= 2);
+          const providersOf = (t: ScanTarget) => `${keyOf(t)} (${t.providers!.endpoints.map((e) => e.name).join(', ')})`;
+          const aloneText = [
+            oneOperator.length === 0
               ? ''
-              : ` On ${alone.map((t) => `${keyOf(t)} (${t.providers!.endpoints.map((e) => e.name).join(', ')})`).join(', ')} one operator runs every public provider: its word alone decides a payment (quorum 1).`;
+              : ` On ${oneOperator.map(providersOf).join(', ')} one operator runs every provider: its word alone decides a payment (quorum 1).`,
+            setToOne.length === 0
+              ? ''
+              : ` On ${setToOne.map((t) => `${keyOf(t)} (${operatorsOf(t)} operators)`).join(', ')} the config sets quorum 1 (plugins.watchers.chains.<chain>.<network>.quorum): the scanning provider's word alone decides a payment, although another operator could confirm it.`,
+          ].join('');
           return {
             ok: false,
             severity: 'warning',
@@ -168,16 +179,13 @@ export const watchersReadiness = withDeps(
           if (open.length === 0 && marks.length === 0) return { ok: true, detail: 'no open disagreement between providers, no marked provider.' };
           const now = Date.now();
           const parts: string[] = [];
+          // Counts only: a disagreement names an operator's transaction, address and invoice, and
+          // this check is the deployment's (every operator's administrators read it on the
+          // dashboard). Marks name shared providers, which the Watchers page shows to everyone.
           if (open.length > 0) {
             const ripe = open.filter((d) => d.decideAfter.getTime() <= now).length;
-            const shown = open
-              .slice(0, 3)
-              .map(
-                (d) =>
-                  `${d.id} on ${d.chain}.${d.network} (tx ${d.txHash}; reported by ${d.reportedBy.join(', ') || 'none'}, denied by ${[...d.deniedBy, ...d.otherBranch].join(', ') || 'none'})`,
-              );
             parts.push(
-              `${open.length}${open.length === SHOWN_OPEN ? '+' : ''} open disagreement(s) between providers, their invoices waiting: ${shown.join(', ')}${open.length > 3 ? ', …' : ''}; ${ripe} past their waiting time, awaiting your decision`,
+              `${open.length}${open.length === SHOWN_OPEN ? '+' : ''} open disagreement(s) between providers, their payments waiting; ${ripe}${ripe === SHOWN_OPEN ? '+' : ''} past their waiting time, awaiting a decision`,
             );
           }
           if (marks.length > 0)

@@ -5,9 +5,10 @@
  * network costs its providers nothing until a pool address waits there.
  *
  * The registry is built from the chains as shipped, through the real `WatcherRegistry`; no provider
- * is asked anything, except in the last test, where two local servers stand in for the public
- * Esplora instances and count what they are asked (they replay mempool.space's recorded tip height,
- * chains/btc/test/fixtures/mainnet-tip-height.txt, and answer 404 to everything else).
+ * is asked anything, except where two local servers stand in for the public Esplora instances and
+ * count what they are asked (they replay mempool.space's recorded tip height,
+ * chains/btc/test/fixtures/mainnet-tip-height.txt, and answer 404 to everything else), and where a
+ * real EVM node (anvil, Sepolia's chain id) stands in for Sepolia's public JSON-RPC providers.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -16,12 +17,16 @@ import { join } from 'node:path';
 import test from 'ava';
 import { pino } from 'pino';
 import { CLI_ACTOR, createChainRegistry, operatorOf, type ChainModule, type ChainRegistryOptions, type PublicProvider } from '@gw/kernel';
-import { startTestKernel, type TestKernel } from '@gw/kernel/testing';
+import { startTestKernel, waitFor, type TestKernel } from '@gw/kernel/testing';
 import { btcChain } from '@gw/chain-btc';
+import { ethChain } from '@gw/chain-eth';
 import { WEBHOOK_PLUGINS } from '@gw/plugin-webhooks/testing';
-import { ALL_CHAINS, FIXED_RATES, projectWithPools, ROOT } from '@gw/testing';
-import { watchersPlugin } from '../src/index.js';
+import { ALL_CHAINS, Anvil, FIXED_RATES, projectWithPools, ROOT } from '@gw/testing';
+import { parseEther } from 'ethers';
+import { SCAN_JOB, watchersPlugin } from '../src/index.js';
 import type { WatchersConfig } from '../src/config.js';
+import { nextPassDelaySeconds } from '../src/jobs.js';
+import { IDLE_PASS_SECONDS, idleLookbackBlocks } from '../src/services/chain-scanner.js';
 import { WatcherRegistry } from '../src/services/watcher-registry.js';
 
 const EVERY_CHAIN = ALL_CHAINS.map((c) => c.definition.id);
@@ -190,6 +195,36 @@ test('a network named without providers is watched through its public ones at on
   });
 });
 
+// Review finding 12: said and silently overruled, so refused at start-up naming the key.
+test('a network named without providers that sets publicProviders, or named while publicProviders is false, stops start-up naming the key', async (t) => {
+  t.throws(() => registry({ chains: { eth: { sepolia: { publicProviders: 'join' } } } }, { enabled: ['eth'] }), {
+    message:
+      'plugins.watchers.chains.eth.sepolia.publicProviders: "join" needs plugins.watchers.chains.eth.sepolia.providers (the public providers join yours); add your providers, or remove publicProviders to watch through the public ones alone',
+  });
+  t.throws(() => registry({ chains: { eth: { sepolia: { publicProviders: 'replace', quorum: 1 } } } }, { enabled: ['eth'] }), {
+    message:
+      /^plugins\.watchers\.chains\.eth\.sepolia\.publicProviders: "replace" needs plugins\.watchers\.chains\.eth\.sepolia\.providers \(yours replace the public ones\)/,
+  });
+  for (const settings of [{ quorum: 1 }, { startHeight: 5 }, { scanIntervalSeconds: 60 }]) {
+    t.throws(() => registry({ publicProviders: false, chains: { btc: { bitcoin: settings } } }, { enabled: ['btc'] }), {
+      message:
+        'plugins.watchers.chains.btc.bitcoin.providers: plugins.watchers.publicProviders is false, so a network named without providers would still be watched through its public ones; add its providers, or remove plugins.watchers.chains.btc.bitcoin',
+    });
+  }
+  // With providers, both are what they say.
+  const own = [{ name: 'node', url: 'http://127.0.0.1:8545' }];
+  t.is(registry({ publicProviders: false, chains: { eth: { sepolia: { providers: own, quorum: 1 } } } }, { enabled: ['eth'] }).list().length, 1);
+  // A kernel with such a config does not start, and says which key.
+  await t.throwsAsync(
+    startTestKernel({
+      plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+      chains: ALL_CHAINS,
+      config: { 'chains.enabled': ['btc'], 'plugins.watchers.chains': { btc: { bitcoin: { quorum: 1 } } } },
+    }),
+    { message: /plugins\.watchers\.chains\.btc\.bitcoin\.providers: plugins\.watchers\.publicProviders is false/ },
+  );
+});
+
 test('the quorum: explicit up to the number of operators; above it stops start-up naming the key; operators make configured providers independent', (t) => {
   const own = [{ name: 'node', url: 'http://127.0.0.1:8545' }];
   const three = registry({ chains: { eth: { ethereum: { providers: own, publicProviders: 'join', quorum: 3 } } } }, { enabled: ['eth'] });
@@ -313,4 +348,105 @@ test('a default network asks its providers nothing until a pool address waits th
   // The replay holds nothing beyond the tip: the pass fails over and fails, and is retried later; nothing is written.
   t.truthy(report.error);
   t.true(b.asked.length > 0, 'the second provider was asked once the first failed');
+});
+
+// Review finding 10: 14 idle loops each ran a pass every scan interval (1 s on bsc).
+test('an idle default network is looked at once a minute, not every scan interval; behind or scanning, as before', (t) => {
+  const bsc = registry({}, { enabled: ['bsc'] }).get('bsc', 'bsc')!;
+  t.is(bsc.scanIntervalSeconds, 1);
+  t.is(nextPassDelaySeconds(bsc, { ran: true, transfers: 0, behind: false, idle: true }), IDLE_PASS_SECONDS);
+  t.is(nextPassDelaySeconds(bsc, { ran: true, transfers: 0, behind: false }), 1);
+  t.is(nextPassDelaySeconds(bsc, { ran: true, transfers: 0, behind: true }), 0);
+  t.is(nextPassDelaySeconds(bsc, { ran: false, transfers: 0, behind: false }), 1);
+  // A longer scan interval stays the longer wait.
+  const slow = registry({ scanIntervalSeconds: 600 }, { enabled: ['btc'] }).get('btc', 'bitcoin')!;
+  t.is(nextPassDelaySeconds(slow, { ran: true, transfers: 0, behind: false, idle: true }), 600);
+  // The first pass after idling reads back over the blocks made in the meantime, at the chain's block time.
+  const lookback = Object.fromEntries(
+    registry()
+      .list()
+      .map((target) => [`${target.adapter.definition.id}.${target.network}`, idleLookbackBlocks(target)]),
+  );
+  t.like(lookback, { 'btc.bitcoin': 1, 'eth.ethereum': 5, 'bsc.bsc': 80, 'tron.tron': 20, 'ton.ton': 12, 'ada.cardano': 3, 'polygon.polygon': 30 });
+});
+
+test.serial("a started instance's idle loops queue their next look a minute on", async (t) => {
+  const kernel = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: ALL_CHAINS,
+    role: 'all',
+    config: {
+      'chains.enabled': ['btc', 'bsc', 'tron'],
+      'plugins.watchers.publicProviders': true,
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+    },
+  });
+  t.teardown(() => kernel.close());
+  const { db, watchersRegistry } = kernel.kernel.cradle;
+  const networks = watchersRegistry.list().map((target) => `${target.adapter.definition.id}:${target.network}`);
+  t.deepEqual(networks, ['btc:bitcoin', 'btc:signet', 'tron:tron', 'tron:shasta', 'bsc:bsc', 'bsc:bsc-testnet']);
+  // Each loop's first pass (sent at start) found its network idle and queued the next one.
+  const queued = await waitFor(async () => {
+    const { rows } = await db.raw<{ rows: { singleton_key: string; wait: number }[] }>(
+      `select singleton_key, extract(epoch from start_after - created_on)::float8 as wait from pgboss.job
+        where name = ? and state = 'created' and exists (select 1 from pgboss.job done where done.name = ? and done.singleton_key = job.singleton_key and done.state = 'completed')`,
+      [SCAN_JOB, SCAN_JOB],
+    );
+    return rows.length === networks.length ? rows : undefined;
+  });
+  for (const { singleton_key: network, wait } of queued) t.true(wait >= IDLE_PASS_SECONDS - 1, `${network} waits ${wait} s`);
+  t.is((await db('watchers_cursors')).length, 0, 'no network was scanned: no provider was asked');
+});
+
+test.serial('the first pass of a network that idled reads back over the blocks made while it waited: a payment sent meanwhile is found', async (t) => {
+  const anvil = await Anvil.start(11155111);
+  t.teardown(() => anvil.stop());
+  // Ethereum as shipped but for where Sepolia's public providers are: both are the local node.
+  const [sepolia] = ethChain.definition.networks.testnets;
+  const localEth: ChainModule = {
+    ...ethChain,
+    definition: {
+      ...ethChain.definition,
+      networks: {
+        ...ethChain.definition.networks,
+        testnets: [{ ...sepolia!, publicProviders: sepolia!.publicProviders!.map((p) => ({ ...p, url: anvil.url })) }],
+      },
+    },
+  };
+  const kernel = await startTestKernel({
+    plugins: [...WEBHOOK_PLUGINS, watchersPlugin],
+    chains: [localEth, ...ALL_CHAINS.filter((c) => c.definition.id !== 'eth')],
+    role: 'cli',
+    config: {
+      'chains.enabled': ['eth'],
+      'plugins.watchers.publicProviders': true,
+      'plugins.rates.providers': ['fixed'],
+      'plugins.rates.fixed': FIXED_RATES,
+    },
+  });
+  t.teardown(() => kernel.close());
+  const { watchersRegistry, watchersScanner, tenancyOperators, tenancyProjects, invoicesService, db } = kernel.kernel.cradle;
+  const target = watchersRegistry.get('eth', 'sepolia')!;
+  t.like(target, { origin: 'public', idleUntilUsed: true });
+  t.is(idleLookbackBlocks(target), 5, "a minute of Sepolia's 12 s blocks");
+  await anvil.mine(20);
+  t.like(await watchersScanner.pass(target), { idle: true });
+
+  // An invoice starts waiting just after that look and is paid; three more blocks come before the next one.
+  const operator = await tenancyOperators.create('idle-lookback', CLI_ACTOR);
+  const project = await projectWithPools(kernel, operator.id, ['eth'], 'testnet');
+  const principal = (await tenancyProjects.principal(project.projectId))!;
+  const { invoice } = await invoicesService.create(principal, { external_id: 'paid-while-idle', coin: 'eth', amount_crypto: '0.01' }, CLI_ACTOR);
+  await anvil.sendEth((await anvil.accounts())[0]!, invoice.address, parseEther('0.01'));
+  const paidIn = await anvil.blockNumber();
+  await anvil.mine(3);
+  const tip = await anvil.blockNumber();
+
+  const report = await watchersScanner.pass(target);
+  t.falsy(report.error);
+  t.like(report, { to: tip });
+  const read = await db('watchers_blocks').where({ chain: 'eth', network: 'sepolia' }).orderBy('height').pluck('height');
+  t.deepEqual(read.map(Number), [tip - 4, tip - 3, tip - 2, tip - 1, tip], 'the tip and the four blocks below it: a minute of 12 s blocks');
+  t.like(await db('watchers_transfers').where({ chain: 'eth', network: 'sepolia', to_address: invoice.address }).first(), { block_height: String(paidIn) });
 });

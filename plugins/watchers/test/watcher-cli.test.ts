@@ -74,6 +74,7 @@ test.serial('watcher providers before any pass: the network, its quorum and each
         quorum: 2,
         operators: 2,
         idle_until_used: false,
+        idle: false,
         providers: [
           { name: 'liar', operator: 'liar-co', kind: null, origin: 'configured', url: null, limit: null, paced_at: null, usage: null, mark: null },
           {
@@ -261,18 +262,21 @@ test.serial(
       usage: null,
       mark: null,
     });
+    t.truthy(await gw.kernel.cradle.db('watchers_cursors').where({ chain: 'btc', network: 'testnet' }).first(), 'btc testnet has a cursor');
     t.deepEqual(
       shown.json.networks,
       [
-        ['bitcoin', '/api'],
-        ['testnet', '/testnet/api'],
-      ].map(([network, path]) => ({
+        ['bitcoin', '/api', true],
+        // Scanned by the earlier tests of this database (configured then): followed since, not idle.
+        ['testnet', '/testnet/api', false],
+      ].map(([network, path, idle]) => ({
         chain: 'btc',
         network,
         origin: 'public',
         quorum: 2,
         operators: 2,
         idle_until_used: true,
+        idle,
         providers: [
           esplora('mempool.space', 'mempool-space', `https://mempool.space${path}`, 2),
           esplora('blockstream.info', 'blockstream', `https://blockstream.info${path}`, 5),

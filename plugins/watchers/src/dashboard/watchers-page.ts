@@ -26,6 +26,7 @@ export const WATCHERS_PAGE_DEPS = [
   'watchersConfig',
   'watchersProviderUsage',
   'watchersDisagreements',
+  'watchersStatus',
   'tenancyProjects',
 ] as const;
 type Services = PageServices<typeof WATCHERS_PAGE_DEPS>;
@@ -149,7 +150,7 @@ function networkSection(
   const definition = req.services.chains.get(network.chain).definition.networks;
   const name = [definition.mainnet, ...definition.testnets].find((n) => n.id === network.network)?.name ?? network.network;
   return html`<h2>${name} <span class="note">(${network.chain} ${network.network})</span></h2>
-<p>${originText(network)} Quorum <strong>${String(network.quorum)}</strong> of ${String(network.operators)} independent operator(s)${network.quorum === 1 ? ': the scanning provider’s word suffices' : ''}.${network.idle_until_used ? ' Not scanned until a pool address waits on this network.' : ''}</p>
+<p>${originText(network)} Quorum <strong>${String(network.quorum)}</strong> of ${String(network.operators)} independent operator(s)${network.quorum === 1 ? ': the scanning provider’s word suffices' : ''}.${network.idle ? ' Not scanned until a pool address waits on this network.' : ''}</p>
 ${table(
   `Providers of ${network.chain} ${network.network}`,
   ['Provider', 'Operator', 'Kind', 'Limit', 'Requests (every instance)', 'Mark', ...(admin ? ['Action'] : [])],

@@ -80,7 +80,12 @@ export interface ScanTarget {
   readonly quorum?: number;
   /** Where the providers come from: the chain's public ones, the config's, or both (`publicProviders: "join"`). */
   readonly origin?: 'public' | 'configured' | 'joined';
-  /** Watched through public defaults the config does not name: scanned only once a pool address waits on the network. */
+  /**
+   * Watched through public defaults the config does not name: scanned only once a pool address
+   * waits on the network. Until then (no cursor) a pass does nothing (`ScanReport.idle`) and the
+   * loop looks again after {@link idlePassSeconds}; the first real pass starts
+   * {@link idleLookbackBlocks} below the tip. From then on the network is scanned like any other.
+   */
   readonly idleUntilUsed?: boolean;
   /**
    * Which addresses the mempool step asks a per-address provider about: `expecting` (the default)
@@ -104,6 +109,27 @@ export interface Attestor {
 
 /** Blocks one pass covers at most (several `scan` calls), so a pass and its transaction stay short. */
 const BLOCKS_PER_PASS = 200;
+
+/** Seconds between two looks at an idle network (see {@link idlePassSeconds}). */
+export const IDLE_PASS_SECONDS = 60;
+
+/**
+ * How often an idle network (`ScanTarget.idleUntilUsed`, no cursor yet, no pool address waiting)
+ * is looked at: a fresh install's default networks cost the database one small read a minute each
+ * instead of one every scan interval (1 s on bsc). The scan interval where that is longer.
+ */
+export function idlePassSeconds(target: Pick<ScanTarget, 'scanIntervalSeconds'>): number {
+  return Math.max(IDLE_PASS_SECONDS, target.scanIntervalSeconds);
+}
+
+/**
+ * The blocks an idle network's first pass reads below the tip, the tip included: those the chain
+ * makes, at its block time, while the idle loop waits for its next look. A pool address may start
+ * waiting, and be paid, just after a look: its first pass then still reads the payment's block.
+ */
+export function idleLookbackBlocks(target: Pick<ScanTarget, 'adapter' | 'scanIntervalSeconds'>): number {
+  return Math.max(1, Math.ceil(idlePassSeconds(target) / (target.adapter.definition.blockTimeSeconds ?? 5)));
+}
 
 /**
  * One scan pass of one chain network, in one database transaction under the network's advisory
@@ -199,7 +225,8 @@ export class ChainScanner {
         );
         if (cursor?.next_scan_at && new Date(cursor.next_scan_at) > new Date())
           return { ran: true, transfers: 0, behind: false, backoffUntil: new Date(cursor.next_scan_at) };
-        // A network watched by default costs its public providers nothing until a payment may come.
+        // A network watched by default costs its public providers nothing until a payment may come;
+        // once scanned (a cursor) it stays followed: its pool's outputs are spent, and paid late, there.
         if (!cursor && target.idleUntilUsed && (await target.watched.active()).length === 0) return { ran: true, transfers: 0, behind: false, idle: true };
         endTimer = this.deps.watchersMetrics.passDuration.startTimer(labels);
         // Marked providers come last in the pool from this pass on, on every instance (the marks are in PostgreSQL).
@@ -209,7 +236,9 @@ export class ChainScanner {
         let height: number;
         let reorgedTo: number | undefined;
         if (!cursor) {
-          height = Math.min(target.startHeight ?? head.height, head.height + 1) - 1;
+          // Idle until now: the blocks made since the last idle look are read too (idleLookbackBlocks).
+          const first = target.startHeight ?? (target.idleUntilUsed ? Math.max(0, head.height - idleLookbackBlocks(target) + 1) : head.height);
+          height = Math.min(first, head.height + 1) - 1;
           await sqlQuery(
             trx,
             sql`insert into watchers_cursors (chain, network, height, head_height, finalized_height) values (${chain}, ${network}, ${height}, ${head.height}, ${head.finalized ?? null})`,

@@ -3,6 +3,7 @@ import type { WatchersConfig } from '../config.js';
 import type { DisagreementDesk } from './disagreement-desk.js';
 import { paceOf, type ProviderPace } from './provider-budget.js';
 import type { ProviderUsageReads } from './provider-usage.js';
+import type { WatcherStatusReads } from './watcher-status.js';
 import type { WatcherRegistry } from './watcher-registry.js';
 
 /** Requests per second and per UTC day, as the CLI and the dashboard show a limit. */
@@ -56,6 +57,8 @@ export interface NetworkProvidersView {
   readonly operators: number;
   /** Watched through public defaults the config does not name: not scanned until a pool address waits there. */
   readonly idle_until_used: boolean;
+  /** Idle now: `idle_until_used` and never scanned yet (no cursor). Once scanned, a network stays followed. */
+  readonly idle: boolean;
   readonly providers: readonly ProviderView[];
 }
 
@@ -75,7 +78,7 @@ export const PUBLIC_PROVIDERS_NOTE =
 /**
  * Every watched chain network with its providers, how close each runs to its limits and its mark
  * (issue 40): the registry says what is watched, the provider budget how much it is used, the
- * disagreement desk which providers are marked. `chain`/`network` narrow it.
+ * disagreement desk which providers are marked, the cursors which networks were scanned. `chain`/`network` narrow it.
  */
 export async function providerOverview(
   deps: {
@@ -83,13 +86,16 @@ export async function providerOverview(
     watchersConfig: WatchersConfig;
     watchersProviderUsage: ProviderUsageReads;
     watchersDisagreements: DisagreementDesk;
+    watchersStatus: WatcherStatusReads;
   },
   filter: { readonly chain?: string | undefined; readonly network?: string | undefined } = {},
 ): Promise<ProviderOverview> {
   const targets = deps.watchersRegistry
     .list()
     .filter((t) => (filter.chain === undefined || t.adapter.definition.id === filter.chain) && (filter.network === undefined || t.network === filter.network));
-  const [usage, marks] = await Promise.all([deps.watchersProviderUsage.list(), deps.watchersDisagreements.marks()]);
+  const [usage, marks, status] = await Promise.all([deps.watchersProviderUsage.list(), deps.watchersDisagreements.marks(), deps.watchersStatus.status()]);
+  // A network with a cursor has been scanned (last_pass_iso is its row's).
+  const scanned = new Set(status.filter((s) => s.last_pass_iso !== null).map((s) => JSON.stringify([s.chain, s.network])));
   const key = (chain: string, network: string, provider: string) => JSON.stringify([chain, network, provider]);
   const usageOf = new Map(usage.map((u) => [key(u.chain, u.network, u.provider), u]));
   const markOf = new Map(marks.map((m) => [key(m.chain, m.network, m.provider), m]));
@@ -104,6 +110,7 @@ export async function providerOverview(
       quorum: target.quorum ?? 1,
       operators: new Set(endpoints.map(operatorOf)).size,
       idle_until_used: target.idleUntilUsed ?? false,
+      idle: (target.idleUntilUsed ?? false) && !scanned.has(JSON.stringify([chain, target.network])),
       providers: endpoints.map((endpoint): ProviderView => {
         const origin = endpoint.origin ?? 'configured';
         const used = usageOf.get(key(chain, target.network, endpoint.name));

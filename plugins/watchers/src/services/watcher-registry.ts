@@ -26,12 +26,16 @@ type NetworkSettings = WatchersConfig['chains'][string][string];
  *
  * - A network under `plugins.watchers.chains` is watched through its `providers` (`replace`), its
  *   providers then the chain's public ones (`publicProviders: "join"`), or, without `providers`,
- *   the public ones alone.
+ *   the public ones alone. Named without `providers`, a network that sets `publicProviders`
+ *   (nothing to replace or join), or one named while `plugins.watchers.publicProviders` is false
+ *   (it would still be watched through public providers), stops start-up naming the key.
  * - Every other network that projects pay on (the mainnet, and the test network config
  *   `chains.testNetworks` chose) of every enabled chain is watched through the chain's public
  *   providers, unless `plugins.watchers.publicProviders` is false. Those networks are scanned only
- *   once a pool address waits there (`idleUntilUsed`): an install that never takes a coin never
- *   asks its providers.
+ *   once a pool address waits there (`idleUntilUsed`; looked at once a minute until then): an
+ *   install that never takes a coin never asks its providers. Once scanned, a network stays
+ *   followed, also when no address waits any more: its pool's outputs are spent there (sweeps,
+ *   spends by the key's holder), and paid late.
  * - The quorum is the network's `quorum`, else 2 where its providers have two or more operators,
  *   else 1; a quorum above the number of operators stops start-up.
  *
@@ -100,6 +104,19 @@ export class WatcherRegistry {
       origin: 'public',
       ...(p.kind === undefined ? {} : { kind: p.kind }),
     }));
+    if (settings !== undefined && settings.providers === undefined) {
+      // Said and ignored would watch otherwise than the file reads: refused, naming the key.
+      if (settings.publicProviders !== undefined) {
+        throw new Error(
+          `${path}.publicProviders: "${settings.publicProviders}" needs ${path}.providers (${settings.publicProviders === 'join' ? 'the public providers join yours' : 'yours replace the public ones'}); add your providers, or remove publicProviders to watch through the public ones alone`,
+        );
+      }
+      if (!config.publicProviders) {
+        throw new Error(
+          `${path}.providers: plugins.watchers.publicProviders is false, so a network named without providers would still be watched through its public ones; add its providers, or remove ${path}`,
+        );
+      }
+    }
     const configured: ProviderEndpoint[] = (settings?.providers ?? []).map((p) => ({ ...p, origin: 'configured' }));
     const origin = configured.length === 0 ? 'public' : settings?.publicProviders === 'join' ? 'joined' : 'configured';
     const endpoints = origin === 'public' ? publicOnes : origin === 'joined' ? [...configured, ...publicOnes] : configured;
