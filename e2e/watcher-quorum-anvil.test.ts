@@ -247,10 +247,28 @@ test.serial(
     const listed = await cli('watcher', 'disagreements', '--status', 'open', '--json');
     t.is(listed.code, 0, listed.output);
     const disagreement = listed.json.disagreements.find((d: { tx_hash: string }) => d.tx_hash === lie.txHash);
-    t.like(disagreement, { chain: 'eth', network: 'sepolia', invoice_id: inv.id, amount_units: '12500000', status: 'open', block_height: height });
+    t.like(disagreement, {
+      chain: 'eth',
+      network: 'sepolia',
+      kind: 'contradiction',
+      invoice_id: inv.id,
+      amount_units: '12500000',
+      status: 'open',
+      block_height: height,
+    });
     t.deepEqual(disagreement.reported_by, ['alpha']);
     t.deepEqual(disagreement.denied_by, ['beta']);
     t.is(await metric('gateway_watcher_disagreements', { chain: 'eth', network: 'sepolia', state: 'open' }), 1);
+
+    // The same answers at the re-check after the disagreement's backoff (twice the scan interval at
+    // first; the passes go on without new blocks) mark the liar: one round of answers marks nobody.
+    await waitFor(
+      async () => (await metric('gateway_watcher_provider_marked', { chain: 'eth', network: 'sepolia', provider: 'alpha' })) === 1,
+      60_000,
+      `the liar marked at the re-check: ${app.output().slice(-2000)}`,
+    );
+    const [checked] = (await db.query('select checks from watchers_disagreements where id = $1', [disagreement.id])).rows;
+    t.true(checked.checks >= 2, 'marked at a second check, not the first');
 
     // The liar is marked: the metric, the CLI, and the scans pass it over (beta scans on).
     t.is(await metric('gateway_watcher_provider_marked', { chain: 'eth', network: 'sepolia', provider: 'alpha' }), 1);
@@ -315,7 +333,7 @@ test.serial(
     const short = await cli('watcher', 'disagreements', '--status', 'open', '--json');
     t.like(
       short.json.disagreements.find((d: { id: string }) => d.id === waiting.id),
-      { tx_hash: txHash, invoice_id: inv.id, reported_by: ['beta'], denied_by: [], other_branch: [] },
+      { kind: 'out_of_reach', tx_hash: txHash, invoice_id: inv.id, reported_by: ['beta'], denied_by: [], other_branch: [] },
     );
 
     // The operator clears the mark: both operators report the real payment, the disagreement

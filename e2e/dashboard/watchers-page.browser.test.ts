@@ -18,8 +18,9 @@ import { MailSink, signedInPage, signedInUser, startDashboardKernel } from './ke
 // REAL answers of the BTC chain package (plugins/watchers/test/esplora-replay.ts,
 // chains/btc/test/fixtures/README.md); the DENIER serves the recorded block with output 0 paying
 // another address (it has the block, not the payment), so the honest provider that reports the real
-// payment is marked and the invoice waits. Rows the test writes itself: the invoice's creation time
-// (dated back before the recorded block, as the quorum tests do) and the disagreement's
+// payment is marked (at the re-check after the backoff) and the invoice waits. Rows the test writes
+// itself: the invoice's creation time (dated back before the recorded block, as the quorum tests
+// do), the disagreement's `next_check_at` (moved to now instead of waiting for the backoff) and its
 // `decide_after` (moved to the past instead of waiting `disagreementDecisionSeconds`).
 //
 // Bitcoin mainnet is watched by default through its public providers (never reached: no pool
@@ -80,6 +81,16 @@ test.before(async () => {
   const [open] = await gw.kernel.cradle.watchersDisagreements.list({ status: 'open' });
   if (!open) throw new Error('the pass opened no disagreement');
   disagreementId = open.id;
+  // The same answers at the re-check after the backoff mark the honest reporter (one against one).
+  await db('watchers_disagreements')
+    .where({ id: open.id })
+    .update({ next_check_at: db.raw('now()') });
+  for (;;) {
+    await db('watchers_cursors').where({ chain: 'btc', network: 'testnet' }).update({ next_scan_at: null });
+    const report = await watchersScanner.pass(watchersRegistry.get('btc', 'testnet')!);
+    if (report.ran && !report.error) break;
+  }
+  if ((await gw.kernel.cradle.watchersDisagreements.marks()).length !== 1) throw new Error('the re-check marked nobody');
 });
 test.after.always(() => stopAll(gw, sink, receiver, honest, denier));
 

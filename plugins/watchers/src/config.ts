@@ -131,7 +131,7 @@ export const WatchersConfigSchema = configSlice({
     maximum: 2_592_000,
     default: 1800,
     description:
-      'How long a disagreement between providers waits for them to agree (a lagging provider catching up) before it is the operator`s to decide: the invoice waits meanwhile, it is never credited on one provider`s word.',
+      'How long a disagreement between providers waits for them to agree (a lagging provider catching up) before it is the operator`s to decide, counted from their first answer at the transfer`s threshold; a transfer that waits that long without the quorum and without a contradiction is put to the operator too (an unattested disagreement). The invoice waits meanwhile, it is never credited on one provider`s word.',
   }),
   providerTimeoutMs: Type.Integer({
     minimum: 100,

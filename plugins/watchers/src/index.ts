@@ -12,6 +12,7 @@ import { m0003Dust } from '../migrations/0003_dust.js';
 import { m0004Spends } from '../migrations/0004_spends.js';
 import { m0005Quorum } from '../migrations/0005_quorum.js';
 import { m0006ProviderBudgets } from '../migrations/0006_provider_budgets.js';
+import { m0007QuorumRounds } from '../migrations/0007_quorum_rounds.js';
 import { WatchersConfigSchema } from './config.js';
 import { watchersErrors } from './errors.js';
 import { sendScanPass, watchersJobs } from './jobs.js';
@@ -44,7 +45,7 @@ export const watchersPlugin = definePlugin({
   exports: WATCHERS_EXPORTS,
   config: WatchersConfigSchema,
   errors: [watchersErrors],
-  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets],
+  migrations: [m0001Watchers, m0002Lifecycle, m0003Dust, m0004Spends, m0005Quorum, m0006ProviderBudgets, m0007QuorumRounds],
   register: ({ config }) => ({
     watchersConfig: serviceValue(config),
     watchersMetrics: service(['metrics'], ({ metrics }) => createWatcherMetrics(metrics.registry)),

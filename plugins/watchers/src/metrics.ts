@@ -151,7 +151,12 @@ export interface QuorumNetwork {
  * still within their decision time (`open`) and past it, waiting for the operator
  * (`awaiting_decision`); `gateway_watcher_provider_marked{chain,network,provider}`, 1 for a provider
  * marked for reporting what the others do not have (passed over and not counted), 0 for the
- * others. Networks with a quorum above 1 have both series at 0 when nothing is wrong.
+ * others; `gateway_watcher_unattested_transfers{chain,network}`, the in-block transfers at their
+ * threshold that the quorum has not attested yet, and
+ * `gateway_watcher_unattested_oldest_seconds{chain,network}`, how long the oldest of them has
+ * waited since the providers were first asked (past `disagreementDecisionSeconds` it is on the
+ * operator's desk as an `unattested` disagreement). Networks with a quorum above 1 have every series
+ * at 0 when nothing is wrong.
  */
 export function registerQuorumGauges(registry: Registry, deps: { db: Knex; logger: Logger; networks: () => readonly QuorumNetwork[] }): void {
   const read = scrapeRead(deps.logger, 'watcher quorum gauges', () =>
@@ -161,7 +166,11 @@ export function registerQuorumGauges(registry: Registry, deps: { db: Knex; logge
            from watchers_disagreements where status = 'open' group by 1, 2, 3`,
       ),
       deps.db.raw<{ rows: { chain: string; network: string; provider: string }[] }>(`select chain, network, provider from watchers_provider_marks`),
-    ]).then(([disagreements, marks]): QuorumRows => ({ disagreements: disagreements.rows, marks: marks.rows })),
+      deps.db.raw<{ rows: { chain: string; network: string; count: string; oldest: string }[] }>(
+        `select chain, network, count(*) as count, extract(epoch from now() - min(attestation_asked_at)) as oldest
+           from watchers_transfers where status = 'in_block' and attested_at is null and attestation_asked_at is not null group by 1, 2`,
+      ),
+    ]).then(([disagreements, marks, unattested]): QuorumRows => ({ disagreements: disagreements.rows, marks: marks.rows, unattested: unattested.rows })),
   );
   /** A gauge by chain, network and `label`: 0 for each of `zeros` on networks with a quorum above 1, then the rows' values. */
   const gauge = (
@@ -201,11 +210,37 @@ export function registerQuorumGauges(registry: Registry, deps: { db: Knex; logge
     (n) => n.providers,
     (rows) => rows.marks.map((row) => ({ chain: row.chain, network: row.network, label: row.provider, value: 1 })),
   );
+  /** A gauge by chain and network: 0 on networks with a quorum above 1, then the unattested rows' values. */
+  const waitingGauge = (name: string, help: string, value: (row: QuorumRows['unattested'][number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['chain', 'network'],
+      registers: [registry],
+      async collect() {
+        const rows = await read();
+        this.reset();
+        if (!rows) return;
+        for (const n of deps.networks()) if (n.quorum >= 2) this.set({ chain: n.chain, network: n.network }, 0);
+        for (const row of rows.unattested) this.set({ chain: row.chain, network: row.network }, value(row));
+      },
+    });
+  waitingGauge(
+    'gateway_watcher_unattested_transfers',
+    'In-block transfers at their confirmation threshold that the quorum of providers has not attested yet (they do not count toward paid, nor as confirmed for the treasury).',
+    (row) => Number(row.count),
+  );
+  waitingGauge(
+    'gateway_watcher_unattested_oldest_seconds',
+    'How long the oldest unattested transfer has waited since the providers were first asked about it; past plugins.watchers.disagreementDecisionSeconds it awaits the operator as an unattested disagreement.',
+    (row) => Math.round(Number(row.oldest)),
+  );
 }
 
 interface QuorumRows {
   readonly disagreements: readonly { chain: string; network: string; state: string; count: string }[];
   readonly marks: readonly { chain: string; network: string; provider: string }[];
+  readonly unattested: readonly { chain: string; network: string; count: string; oldest: string }[];
 }
 
 /**

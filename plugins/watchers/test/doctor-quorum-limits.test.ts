@@ -14,8 +14,9 @@
  * recorded page with output 1 rewritten to pay the second invoice's address (script and address
  * only): a transfer the honest provider, serving the page as recorded, does not have. Invoices are
  * dated back before the recorded block (matching gives an invoice only receipts after its
- * creation); the decision time is moved instead of waited for. The limits part drives the real
- * PostgreSQL budget through its own service, as the pool does before each request.
+ * creation); the decision time and the backoff before the re-check that marks the liar are moved
+ * instead of waited for. The limits part drives the real PostgreSQL budget through its own
+ * service, as the pool does before each request.
  */
 import test from 'ava';
 import { CLI_ACTOR, type ProviderEndpoint } from '@gw/kernel';
@@ -70,6 +71,12 @@ test.serial(
     t.falsy(report.error);
     const [open] = await desk.list({ status: 'open' });
     t.truthy(open, 'the liar is caught');
+    // The same answers at the re-check after the disagreement's backoff (moved to now) mark the liar.
+    await db('watchers_disagreements')
+      .where({ id: open!.id })
+      .update({ next_check_at: db.raw('now()') });
+    await db('watchers_cursors').where({ chain: 'btc', network: 'testnet' }).update({ next_scan_at: null });
+    t.falsy((await watchersScanner.pass(watchersRegistry.get('btc', 'testnet')!)).error);
 
     const waiting = await finding('watchers.disagreements');
     t.like(waiting, { ok: false, severity: 'warning' });

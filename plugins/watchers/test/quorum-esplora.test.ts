@@ -33,6 +33,7 @@ import { CLI_ACTOR, type ObservedTransfer } from '@gw/kernel';
 import { signedFetch, type TestKernel } from '@gw/kernel/testing';
 import { Receiver, btcTestnetWallet, stopAll } from '@gw/testing';
 import type { TestProject } from '@gw/plugin-webhooks/testing';
+import { pageWithOutputTo as rewrittenPage } from '@gw/chain-btc/testing';
 import { EsploraReplay, HASH, HEIGHT, invoiceBeforeBlock, OTHER, PAGE, pageWithOutputTo, TXID } from './esplora-replay.js';
 import { drivenByTests, startWatchersKernel, watchedProject } from './scenario.js';
 
@@ -61,6 +62,7 @@ async function setup<Name extends string>(
   t: { teardown(fn: () => Promise<void>): void },
   providers: Record<Name, ProviderSpec>,
   quorum?: number,
+  config: Readonly<Record<string, unknown>> = {},
 ): Promise<Setup<Name>> {
   const specs = Object.entries(providers) as [Name, ProviderSpec][];
   const replays = Object.fromEntries(await Promise.all(specs.map(async ([name, spec]) => [name, await EsploraReplay.start(spec)]))) as Record<
@@ -71,7 +73,7 @@ async function setup<Name extends string>(
   const endpoints = specs.map(([name, { operator }]) => ({ name, url: replays[name].url, ...(operator === undefined ? {} : { operator }) }));
   const gw = await startWatchersKernel(
     { btc: { testnet: { providers: endpoints, startHeight: HEIGHT, ...(quorum === undefined ? {} : { quorum }) } } },
-    { ...drivenByTests(4), 'chains.testNetworks': { btc: 'testnet' }, 'plugins.watchers.publicProviders': false },
+    { ...drivenByTests(4), 'chains.testNetworks': { btc: 'testnet' }, 'plugins.watchers.publicProviders': false, ...config },
     { role: 'gateway' },
   );
   t.teardown(() => stopAll(gw, receiver, ...Object.values<EsploraReplay>(replays)));
@@ -197,16 +199,30 @@ test.serial(
       lagging: [],
       status: 'open',
     });
+    t.is(open!.kind, 'contradiction');
     t.true(open!.decideAfter.getTime() - open!.openedAt.getTime() >= 1800_000 - 1000, 'decidable after disagreementDecisionSeconds (1800 by default)');
+    t.deepEqual(await desk.marks(), [], 'one round of answers marks nobody');
+    t.is(await metric(s, 'gateway_watcher_provider_marked{chain="btc",network="testnet",provider="liar"}'), 0);
+
+    // Asked again once the backoff has passed (before it, the next pass leaves the disagreement alone): the same answers mark the liar.
+    await pass(s);
+    t.deepEqual(await desk.marks(), [], 'not re-checked before the backoff');
+    await due(s);
+    await pass(s);
     const [mark] = await desk.marks();
     t.like(mark, { chain: 'btc', network: 'testnet', provider: 'liar', disagreementId: open!.id });
-    t.regex(mark!.reason, /do not have/);
+    t.regex(mark!.reason, /which honest do not have/);
+    t.like(await s.gw.kernel.cradle.db('kernel_audit_log').where({ action: 'watcher.provider_mark' }).first(), {
+      actor: 'watchers',
+      channel: 'system',
+      target: 'provider:btc:testnet:liar',
+    });
     t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="open"}'), 1);
     t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="awaiting_decision"}'), 0);
     t.is(await metric(s, 'gateway_watcher_provider_marked{chain="btc",network="testnet",provider="liar"}'), 1);
     t.is(await metric(s, 'gateway_watcher_provider_marked{chain="btc",network="testnet",provider="honest"}'), 0);
-    t.is(await metric(s, 'gateway_watcher_attestations_total{chain="btc",network="testnet",provider="honest",answer="denied"}'), 1);
-    t.is(await metric(s, 'gateway_watcher_attestations_total{chain="btc",network="testnet",provider="liar",answer="reported"}'), 2);
+    t.is(await metric(s, 'gateway_watcher_attestations_total{chain="btc",network="testnet",provider="honest",answer="denied"}'), 2);
+    t.is(await metric(s, 'gateway_watcher_attestations_total{chain="btc",network="testnet",provider="liar",answer="reported"}'), 3);
 
     // Passed over: the next passes ask the honest provider, and the liar not at all; the invoice still waits.
     const liarAsked = liar.asked().length;
@@ -331,8 +347,11 @@ test.serial(
     t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 });
     const desk = s.gw.kernel.cradle.watchersDisagreements;
     const [open] = await desk.list();
-    t.like(open, { reportedBy: ['honest'], deniedBy: ['denier'], status: 'open', invoiceId: inv.id });
-    // Safety over liveness: with two providers the one that reports is marked; a denier can delay a payment, never credit one.
+    t.like(open, { kind: 'contradiction', reportedBy: ['honest'], deniedBy: ['denier'], status: 'open', invoiceId: inv.id });
+    t.deepEqual(await desk.marks(), []);
+    // Safety over liveness: with two providers, the same answers after the backoff mark the one that reports; a denier can delay a payment, never credit one.
+    await due(s);
+    await pass(s);
     t.deepEqual(
       (await desk.marks()).map((m) => m.provider),
       ['honest'],
@@ -384,3 +403,162 @@ test.serial('agreement arriving later resolves a disagreement: a third provider 
   t.is(await codeOf(desk.decide(open!.id, 'reject', CLI_ACTOR, 'too late')), 'disagreement_closed');
   t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="open"}'), 0);
 });
+
+test.serial(
+  'three operators, quorum 3, one denier: two reporters against one denier get nobody marked, however often asked; the payment waits on the desk and the operator accepts it',
+  async (t) => {
+    const s = await setup(
+      t,
+      { first: { operator: 'alpha' }, second: { operator: 'beta' }, denier: { operator: 'gamma', page: pageWithOutputTo(0, OTHER) } },
+      3,
+    );
+    const inv = await invoice(s, '0.01');
+    await pass(s);
+    const desk = s.gw.kernel.cradle.watchersDisagreements;
+    const [open] = await desk.list();
+    t.like(open, { kind: 'contradiction', reportedBy: ['first', 'second'], deniedBy: ['denier'], lagging: [], status: 'open' });
+    for (let round = 0; round < 3; round++) {
+      await due(s);
+      await pass(s);
+    }
+    t.like(await desk.get(open!.id), { status: 'open', reportedBy: ['first', 'second'], deniedBy: ['denier'] });
+    t.deepEqual(await desk.marks(), [], 'fewer denying operators than reporting ones: nobody is marked');
+    for (const provider of ['first', 'second', 'denier']) {
+      t.is(await metric(s, `gateway_watcher_provider_marked{chain="btc",network="testnet",provider="${provider}"}`), 0);
+    }
+    t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 }, 'the payment waits: the quorum is 3');
+    await ripen(s, open!.id);
+    await desk.decide(open!.id, 'accept', CLI_ACTOR, 'two of three providers and my explorer have it');
+    t.like(await get(s, inv.id), { status: 'paid', confirmations: 1 });
+  },
+);
+
+test.serial(
+  'a provider stuck behind the threshold: no disagreement at first, then, once the payment waited the decision time, an unattested one the operator can decide at once; the gauges show the wait',
+  async (t) => {
+    const s = await setup(t, { first: { operator: 'alpha' }, stuck: { operator: 'beta', tip: HEIGHT - 1 } });
+    const { db } = s.gw.kernel.cradle;
+    const inv = await invoice(s, '0.01');
+    await pass(s);
+    await pass(s);
+    const desk = s.gw.kernel.cradle.watchersDisagreements;
+    t.deepEqual(await desk.list(), [], 'lagging within the decision time is no disagreement');
+    t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 });
+    t.truthy((await transferOf(s, inv.id)).attestation_asked_at, 'first asked at its threshold');
+    t.is(await metric(s, 'gateway_watcher_unattested_transfers{chain="btc",network="testnet"}'), 1);
+    t.true((await metric(s, 'gateway_watcher_unattested_oldest_seconds{chain="btc",network="testnet"}'))! < 1800);
+
+    // The test stands for disagreementDecisionSeconds (1800) going by since the providers were first asked.
+    await db('watchers_transfers')
+      .where({ invoice_id: inv.id })
+      .update({ attestation_asked_at: db.raw(`now() - interval '1801 seconds'`) });
+    t.true((await metric(s, 'gateway_watcher_unattested_oldest_seconds{chain="btc",network="testnet"}'))! >= 1801);
+    await pass(s);
+    const [open] = await desk.list();
+    t.like(open, {
+      kind: 'unattested',
+      status: 'open',
+      invoiceId: inv.id,
+      txHash: TXID,
+      outputIndex: 0,
+      reportedBy: ['first'],
+      deniedBy: [],
+      otherBranch: [],
+      lagging: ['stuck'],
+    });
+    t.true(open!.decideAfter.getTime() <= Date.now(), 'the payment has waited the decision time already: the operator decides now');
+    t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="awaiting_decision"}'), 1);
+    t.deepEqual(await desk.marks(), [], 'a provider behind contradicts nobody');
+    t.like(await get(s, inv.id), { status: 'detected', confirmations: 0 }, 'still not paid on one word');
+
+    const accepted = await desk.decide(open!.id, 'accept', CLI_ACTOR, 'the stuck provider is down; my node has the payment');
+    t.like(accepted, { status: 'accepted', kind: 'unattested' });
+    t.like(await get(s, inv.id), { status: 'paid', confirmations: 1 });
+    t.like(await transferOf(s, inv.id), { attestation: 'operator', attested_by: ['first'] });
+    t.is(await metric(s, 'gateway_watcher_unattested_transfers{chain="btc",network="testnet"}'), 0);
+    t.is(await metric(s, 'gateway_watcher_disagreements{chain="btc",network="testnet",state="awaiting_decision"}'), 0);
+  },
+);
+
+test.serial(
+  "a marked provider's old answers count for nothing: it once denied a payment two others report, and once it is marked (for inventing another), those two are not marked on its word",
+  async (t) => {
+    // forger scans first, and invents a transfer into the target's address (output 1); late is behind at first.
+    const s = await setup(t, { forger: { operator: 'f-co' }, honest: { operator: 'h-co' }, late: { operator: 'l-co', tip: HEIGHT - 1 } }, 3);
+    const { forger, late } = s.replays;
+    const real = await invoice(s, '0.01');
+    const target = await invoice(s, '0.240998');
+    forger.page = pageWithOutputTo(1, target.address);
+    await pass(s);
+    const desk = s.gw.kernel.cradle.watchersDisagreements;
+    const [invented] = await desk.list();
+    t.like(invented, { outputIndex: 1, invoiceId: target.id, reportedBy: ['forger'], deniedBy: ['honest'], lagging: ['late'] });
+    t.is((await desk.list()).length, 1, 'the real payment, reported by two and lagging at one, is no disagreement yet');
+
+    // Now forger also denies the real payment (its output 0 pays another address), and late has caught up.
+    forger.page = rewrittenPage(pageWithOutputTo(1, target.address), 0, OTHER);
+    late.tip = HEIGHT;
+    await due(s);
+    await pass(s);
+    const realOne = (await desk.list()).find((d) => d.outputIndex === 0)!;
+    t.like(realOne, { kind: 'contradiction', invoiceId: real.id, reportedBy: ['honest', 'late'], deniedBy: ['forger'] });
+    t.deepEqual(await desk.marks(), []);
+    await due(s);
+    await pass(s);
+    t.deepEqual(
+      (await desk.marks()).map((m) => m.provider),
+      ['forger'],
+      'the same answers twice: the one who alone reports the invented transfer against two deniers is marked; one denier against two reporters marks nobody',
+    );
+
+    // forger is marked: not asked, and what it denied before decides nothing.
+    const forgerAsked = forger.asked().length;
+    await due(s);
+    await pass(s);
+    await due(s);
+    await pass(s);
+    t.is(forger.asked().length, forgerAsked);
+    t.deepEqual(
+      (await desk.marks()).map((m) => m.provider),
+      ['forger'],
+      'honest and late, reporting the real payment, are not marked on the word of a marked provider',
+    );
+    t.like(
+      await desk.get(realOne.id),
+      { status: 'open', reportedBy: ['honest', 'late'], deniedBy: ['forger'] },
+      'its old denial stays on record for the operator, and the payment waits: two operators are short of the quorum of 3',
+    );
+    t.like(await get(s, real.id), { status: 'detected' });
+    await ripen(s, realOne.id);
+    await desk.decide(realOne.id, 'accept', CLI_ACTOR, 'honest and late have it; forger is marked');
+    t.like(await get(s, real.id), { status: 'paid' });
+  },
+);
+
+test.serial(
+  'every in-block receipt is attested, dust too (the treasury may spend it): not confirmed for the treasury while the second provider lags, confirmed once both report it',
+  async (t) => {
+    // A dust floor above the recorded 1,000,000 sats: the payment to address 0 is dust, given to no invoice.
+    const s = await setup(t, { first: { operator: 'alpha' }, behind: { operator: 'beta', tip: HEIGHT - 1 } }, undefined, {
+      'plugins.invoices.dustFloorUnits': { btc: '2000000' },
+    });
+    const outputs = s.gw.kernel.cradle.watchersOutputs;
+    const outpoint = { txHash: TXID, outputIndex: 0 };
+    await pass(s);
+    const [dust] = await outputs.byOutpoints('btc', 'testnet', [outpoint]);
+    t.like(dust, { match: 'dust', invoiceId: null, status: 'in_block', blockHeight: HEIGHT, attestation: null, confirmed: false });
+    t.deepEqual((await outputs.list({ chain: 'btc', network: 'testnet', confirmedOnly: true, limit: 10 })).outputs, []);
+    t.like((await outputs.balances({ groupBy: 'network', chain: 'btc', network: 'testnet', limit: 10 })).rows[0], {
+      confirmedUnits: 0n,
+      unconfirmedUnits: 1_000_000n,
+    });
+    s.replays.behind.tip = HEIGHT;
+    await pass(s);
+    const [attested] = await outputs.byOutpoints('btc', 'testnet', [outpoint]);
+    t.like(attested, { match: 'dust', attestation: 'quorum', confirmed: true });
+    t.like((await outputs.balances({ groupBy: 'network', chain: 'btc', network: 'testnet', limit: 10 })).rows[0], {
+      confirmedUnits: 1_000_000n,
+      unconfirmedUnits: 0n,
+    });
+  },
+);

@@ -2,8 +2,10 @@
  * `watchersOutputs` (issue 35) against a real PostgreSQL database: the outputs listed page by page,
  * the filters, outputs by outpoint in any state, balances grouped by address, project and network
  * (confirmed, unconfirmed, unclaimed), the rewinder making spent outputs unspent again, and the
- * treasury of a network without one. The transfers are written as rows, the states the scanner and
- * matcher leave (the real-node test, btc-bcoin-spends.test.ts, has the scanner write them).
+ * treasury of a network without one; on a network watched with a quorum (issue 40), an output in a
+ * block the quorum has not attested is not confirmed. The transfers are written as rows, the states
+ * the scanner, matcher and quorum verifier leave (the real-node test, btc-bcoin-spends.test.ts, has
+ * the scanner write them; quorum-esplora.test.ts the verifier).
  */
 import test from 'ava';
 import { CLI_ACTOR, newId, sql, sqlQuery, type ChainId, type ChainTreasury, type WatcherOptions } from '@gw/kernel';
@@ -53,8 +55,14 @@ const ROWS: Row[] = [
 ];
 
 test.before(async () => {
-  // Watched but never scanned here (no pass runs): a network whose chain has no treasury.
-  gw = await startWatchersKernel({ eth: { sepolia: UNSCANNED } }, {}, { role: 'cli' });
+  // Watched but never scanned here (no pass runs): a network whose chain has no treasury, and one with two operators' providers (quorum 2).
+  const twoOperators = {
+    providers: [
+      { name: 'a', url: 'http://127.0.0.1:9', operator: 'a-co' },
+      { name: 'b', url: 'http://127.0.0.1:9', operator: 'b-co' },
+    ],
+  };
+  gw = await startWatchersKernel({ eth: { sepolia: UNSCANNED }, btc: { signet: twoOperators } }, {}, { role: 'cli' });
   const { tenancyOperators, tenancyProjects, db } = gw.kernel.cradle;
   const operator = (await tenancyOperators.create('outputs', CLI_ACTOR)).id;
   p1 = (await tenancyProjects.create({ name: 'outputs-1', kind: 'testnet', operator }, CLI_ACTOR)).project.id;
@@ -129,6 +137,8 @@ test.serial('list pages the unspent outputs oldest first by id; reverted ones ne
     amountUnits: 100n,
     blockHeight: 10,
     status: 'in_block',
+    attestation: null,
+    confirmed: true,
     invoiceId: 'INV1',
     match: 'invoice',
     receivedAt: new Date('2026-01-01T00:00:00Z'),
@@ -294,3 +304,62 @@ test.serial('treasuryOf builds a chain’s treasury once per network, over the w
   t.is(built[0]!.providers, real.providers!);
   t.is(built[0]!.network.id, 'sepolia');
 });
+
+test.serial(
+  'on a network watched with a quorum, an output in a block the quorum has not attested is neither confirmed nor counted as such; attested or accepted ones are; reads of every in-block output (for reconciliation) list both',
+  async (t) => {
+    const { db } = gw.kernel.cradle;
+    t.is(gw.kernel.cradle.watchersRegistry.get('btc', 'signet')!.quorum, 2);
+    const rows = {
+      waiting: { status: 'in_block', attestation: null, units: 1000n },
+      attested: { status: 'in_block', attestation: 'quorum', units: 200n },
+      accepted: { status: 'in_block', attestation: 'operator', units: 30n },
+      pending: { status: 'mempool', attestation: null, units: 4n },
+    } as const;
+    const signet: Record<string, string> = {};
+    for (const [i, [name, row]] of Object.entries(rows).entries()) {
+      signet[name] = newId();
+      await db('watchers_transfers').insert({
+        id: signet[name],
+        chain: 'btc',
+        network: 'signet',
+        coin: 'btc',
+        tx_hash: tx(`f${i}`),
+        output_index: 0,
+        to_address: 'addr-q',
+        amount_units: row.units.toString(),
+        block_height: row.status === 'mempool' ? null : 20,
+        block_hash: row.status === 'mempool' ? null : tx('b20'),
+        status: row.status,
+        attestation: row.attestation,
+        attested_at: row.attestation === null ? null : new Date(),
+        attested_by: row.attestation === 'quorum' ? ['a', 'b'] : null,
+        project_id: p1,
+        pool_address_id: 'POOL-addr-q',
+        match: 'orphan',
+        received_at: '2026-03-01T00:00:00Z',
+      });
+    }
+    const SIGNET = { chain: 'btc' as ChainId, network: 'signet' };
+    const named = (list: readonly ReceivedOutput[]) => list.map((o) => Object.keys(signet).find((name) => signet[name] === o.id));
+    t.deepEqual(named((await outputs.list({ ...SIGNET, confirmedOnly: true, limit: 10 })).outputs), ['attested', 'accepted']);
+    t.deepEqual(named((await outputs.list({ ...SIGNET, inBlockOnly: true, limit: 10 })).outputs), ['waiting', 'attested', 'accepted']);
+    const all = (await outputs.list({ ...SIGNET, limit: 10 })).outputs;
+    t.deepEqual(named(all), ['waiting', 'attested', 'accepted', 'pending']);
+    t.deepEqual(
+      all.map((o) => [o.status, o.attestation, o.confirmed]),
+      [
+        ['in_block', null, false],
+        ['in_block', 'quorum', true],
+        ['in_block', 'operator', true],
+        ['mempool', null, false],
+      ],
+    );
+    const [waiting] = await outputs.byOutpoints('btc', 'signet', [{ txHash: tx('f0'), outputIndex: 0 }]);
+    t.like(waiting, { id: signet['waiting'], status: 'in_block', blockHeight: 20, attestation: null, confirmed: false });
+    const [balance] = (await outputs.balances({ groupBy: 'network', ...SIGNET, limit: 10 })).rows;
+    t.like(balance, { confirmedUnits: 230n, unconfirmedUnits: 1004n, outputs: 4 });
+    // Quorum 1 as before: btc/regtest's in-block rows, never attested here, are confirmed.
+    t.true((await outputs.list({ ...REGTEST, confirmedOnly: true, limit: 10 })).outputs.every((o) => o.confirmed && o.attestation === null));
+  },
+);

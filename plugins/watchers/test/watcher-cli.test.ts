@@ -9,7 +9,8 @@
  * Rows the test writes itself, as the quorum tests do: the invoice's creation time, dated back to
  * before the recorded block (the matcher gives an invoice only receipts after it was created), and
  * the disagreement's `decide_after`, moved to the past instead of waiting
- * `disagreementDecisionSeconds` (there is no service path for time passing).
+ * `disagreementDecisionSeconds`, and its `next_check_at`, moved to now instead of waiting for the
+ * backoff before the re-check that marks the liar (there is no service path for time passing).
  */
 import test from 'ava';
 import { CLI_ACTOR } from '@gw/kernel';
@@ -112,6 +113,12 @@ test.serial(
     await pass();
     t.is(await statusOf(real.id), 'paid', 'the real payment, reported by both providers');
     t.is(await statusOf(target.id), 'detected', 'the invented transfer is held below the threshold');
+    // The same answers at the re-check after the backoff mark the liar.
+    await gw.kernel.cradle
+      .db('watchers_disagreements')
+      .where({ status: 'open' })
+      .update({ next_check_at: gw.kernel.cradle.db.raw('now()') });
+    await pass();
 
     const providers = await cli('watcher', 'providers', '--chain', 'btc', '--network', 'testnet');
     t.is(providers.code, 0);
@@ -134,6 +141,7 @@ test.serial(
     const [open] = listed.json.disagreements;
     t.like(open, {
       status: 'open',
+      kind: 'contradiction',
       ripe: false,
       chain: 'btc',
       network: 'testnet',

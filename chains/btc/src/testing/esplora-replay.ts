@@ -52,6 +52,8 @@ export function recordedEsploraAnswers(network: 'mainnet' | 'testnet'): Record<s
       [`/block-height/${TESTNET_1259783.height}`]: btcFixture('testnet-block-height-1259783.txt'),
       [`/block/${TESTNET_1259783.hash}`]: btcFixture('testnet-block-1259783.json'),
       [`/block/${TESTNET_1259783.hash}/txs/0`]: TESTNET_1259783.page,
+      // The transaction's raw hex as recorded (what a plan spending its outputs carries as the previous transaction).
+      [`/tx/${TESTNET_1259783.txid}/hex`]: btcFixture('testnet-tx-9fca06b2-hex.txt'),
     };
   }
   return {

@@ -9,7 +9,7 @@ export interface RecordedHolding {
   readonly address: string;
   readonly projectId: string;
   readonly coin: string;
-  /** Received (the watchers' confirmed receipts) less moved out (confirmed plans), plus gas the operator's top-ups sent there. */
+  /** Received (the watchers' receipts in a block, attested by the quorum or not) less moved out (confirmed plans), plus gas the operator's top-ups sent there. */
   readonly expectedUnits: bigint;
   /** Native coin only: the most the address's own confirmed transactions may have burnt as fees (their gas limit × max fee). */
   readonly feeAllowanceUnits: bigint;
@@ -28,7 +28,7 @@ export interface HoldingDifference {
 /**
  * Reconciliation of an account chain (issue 36), as the UTXO chains' (reconciliation.ts) but per
  * address and coin, since an account chain has balances, not outputs: for every pool address the
- * watchers saw receive something, what they recorded as received (confirmed receipts, not counting
+ * watchers saw receive something, what they recorded as received (receipts in a block, not counting
  * the treasury's own top-up transactions), less what the treasury's confirmed plans moved out of it,
  * plus the gas its top-ups sent there, is compared with what the chain says it holds now
  * (`AccountTreasury.holdings`, `reconcileBatch` addresses a call). The native coin may fall short by
@@ -92,7 +92,7 @@ export class AccountReconciliation {
         chain: target.chain,
         network: target.network,
         spent: 'any',
-        confirmedOnly: true,
+        inBlockOnly: true,
         limit: 1000,
         ...(after ? { after } : {}),
       });

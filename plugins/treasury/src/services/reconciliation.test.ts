@@ -15,6 +15,8 @@ function recorded(address: string, txHash: string, outputIndex: number, amountUn
     amountUnits,
     blockHeight: 10,
     status: 'in_block',
+    attestation: 'single',
+    confirmed: true,
     invoiceId: null,
     match: 'orphan',
     receivedAt: new Date(0),

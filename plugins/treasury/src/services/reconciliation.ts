@@ -40,7 +40,9 @@ export interface ReconciliationRun {
 /**
  * Reconciliation (issue 35 item 1; account chains, issue 36: account-reconciliation.ts): the unspent outputs the watchers recorded, per address, are
  * compared with the provider's (`ChainTreasury.unspentAt`, `reconcileBatch` addresses per request).
- * Only confirmed outputs are compared, so a payment or a spend in flight is no difference.
+ * Only outputs in a block are compared, so a payment or a spend in flight is no difference; an
+ * output in a block the watchers' quorum has not attested yet (issue 40) is compared too: the
+ * record is set against the chain as the provider sees it, not against what may be spent.
  * Differences are recorded and reported (API, CLI, metric, alert), never corrected: the watchers'
  * record is what the chain said block by block; a difference means a provider or the gateway is
  * wrong, and a person decides which.
@@ -184,7 +186,7 @@ export class Reconciliation {
     return { addresses: byAddress.size, requests, differences };
   }
 
-  /** Confirmed unspent outputs the watchers recorded, by address. */
+  /** Unspent outputs in a block the watchers recorded (attested or not), by address. */
   private async recorded(target: TreasuryNetwork): Promise<Map<string, ReceivedOutput[]>> {
     const byAddress = new Map<string, ReceivedOutput[]>();
     let after: string | undefined;
@@ -193,7 +195,7 @@ export class Reconciliation {
         chain: target.chain,
         network: target.network,
         spent: 'unspent',
-        confirmedOnly: true,
+        inBlockOnly: true,
         limit: 1000,
         ...(after ? { after } : {}),
       });

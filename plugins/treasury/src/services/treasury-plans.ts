@@ -665,6 +665,9 @@ export function inputAsOutput(input: PlanInput): ReceivedOutput {
     amountUnits: input.amount_units,
     blockHeight: null,
     status: 'in_block',
+    // Spendable when the plan took it (its selection was checked then).
+    attestation: null,
+    confirmed: true,
     invoiceId: input.invoice_id,
     match: 'invoice',
     receivedAt: new Date(0),
@@ -688,6 +691,14 @@ function checkSpendable(outputs: readonly ReceivedOutput[]): void {
     throw treasuryErrors.treasury_output_unconfirmed({
       message: `The output ${unconfirmed.txHash}:${unconfirmed.outputIndex} is not confirmed yet.`,
       details: { tx_hash: unconfirmed.txHash, output_index: unconfirmed.outputIndex },
+    });
+  }
+  // In a block on one provider's word only (issue 40): the network's quorum has not attested it, so it may not exist.
+  const unattested = outputs.find((o) => o.status === 'in_block' && !o.confirmed);
+  if (unattested) {
+    throw treasuryErrors.treasury_output_unconfirmed({
+      message: `The output ${unattested.txHash}:${unattested.outputIndex} is in a block on one provider's word: the network's quorum of providers has not attested it yet (gateway watcher disagreements).`,
+      details: { tx_hash: unattested.txHash, output_index: unattested.outputIndex, attested: false },
     });
   }
 }

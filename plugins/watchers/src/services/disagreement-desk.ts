@@ -5,20 +5,32 @@ import type { Actor } from '@gw/kernel';
  * dashboard, doctor) read and act through. The quorum verifier opens them; the implementation
  * lives beside it.
  *
- * A disagreement is about one recorded transfer that reached its invoice's confirmation threshold
- * on the scanning provider while fewer than the quorum of independent providers reported it in
- * the same block: some said it is not there (`deniedBy`), or have another block at that height
- * (`otherBranch`). Its invoice waits (it stays `confirming`). It closes by itself (`resolved`) when
- * the quorum is reached later; after `plugins.watchers.disagreementDecisionSeconds` the operator
+ * A disagreement is about one recorded transfer that reached its confirmation threshold on the
+ * scanning provider while fewer than the quorum of independent providers reported it in the same
+ * block (`kind`): some said it is not there (`deniedBy`) or have another block at that height
+ * (`otherBranch`); or marked providers leave fewer operators than the quorum; or the quorum did not
+ * come within the decision time (a provider lagging or failing for good). Its invoice waits (it
+ * stays `confirming`), and the treasury does not count the output as confirmed. It closes by itself
+ * (`resolved`) when the quorum is reached later; once the transfer has waited
+ * `plugins.watchers.disagreementDecisionSeconds` since the providers were first asked, the operator
  * may decide: `accept` counts the transfer (the invoice settles as the lifecycle decides), `reject`
  * drops it (its invoice hears `payment_dropped`). Both are audited.
  */
 export type DisagreementStatus = 'open' | 'resolved' | 'accepted' | 'rejected';
 
+/**
+ * Why a disagreement opened: `contradiction` (a provider denied the transfer or has another block
+ * at its height), `out_of_reach` (marked providers leave fewer operators than the quorum),
+ * `unattested` (no contradiction: the quorum did not come within the decision time, so the operator
+ * may decide at once).
+ */
+export type DisagreementKind = 'contradiction' | 'out_of_reach' | 'unattested';
+
 export interface Disagreement {
   readonly id: string;
   readonly chain: string;
   readonly network: string;
+  readonly kind: DisagreementKind;
   readonly coin: string;
   readonly txHash: string;
   readonly outputIndex: number;
@@ -47,7 +59,11 @@ export interface Disagreement {
   readonly reason: string | null;
 }
 
-/** A provider caught reporting a transfer the others do not have: asked last, and its word no longer counts toward a quorum, until the operator clears the mark. */
+/**
+ * A provider caught reporting a transfer the others do not have (two checks in a row, the denying
+ * operators at least as many as the reporting ones): asked last, and its word no longer counts
+ * toward a quorum, until the operator clears the mark.
+ */
 export interface ProviderMark {
   readonly chain: string;
   readonly network: string;

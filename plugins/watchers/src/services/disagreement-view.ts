@@ -32,6 +32,7 @@ export function disagreementView(d: Disagreement, now = new Date()): Disagreemen
     ripe: isRipe(d, now),
     chain: d.chain,
     network: d.network,
+    kind: d.kind,
     coin: d.coin,
     tx_hash: d.txHash,
     output_index: d.outputIndex,

@@ -3,13 +3,14 @@ import type { InvoiceLifecycle } from '@gw/plugin-invoices/contract';
 import type { Knex } from 'knex';
 import { watchersErrors } from '../errors.js';
 import type { ConfirmationCounter } from './confirmation-counter.js';
-import type { Disagreement, DisagreementDesk, DisagreementStatus, ProviderMark } from './disagreement-desk.js';
+import type { Disagreement, DisagreementDesk, DisagreementKind, DisagreementStatus, ProviderMark } from './disagreement-desk.js';
 import type { WatcherRegistry } from './watcher-registry.js';
 
 interface DisagreementRow {
   id: string;
   chain: string;
   network: string;
+  kind: DisagreementKind;
   transfer_id: string;
   project_id: string;
   invoice_id: string | null;
@@ -223,6 +224,7 @@ function view(row: DisagreementRow): Disagreement {
     id: row.id,
     chain: row.chain,
     network: row.network,
+    kind: row.kind,
     coin: row.coin,
     txHash: row.tx_hash,
     outputIndex: row.output_index,

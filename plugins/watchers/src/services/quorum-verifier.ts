@@ -40,12 +40,20 @@ interface Waiting {
   readonly amount_units: string;
   readonly block_height: number;
   readonly block_hash: string;
-  /** Its open disagreement, if any, and what each provider said when last asked. */
+  /** Its open disagreement, if any, what each provider said when last asked, and the last check's answers if they would mark the reporters. */
   readonly disagreement_id: string | null;
   readonly last: Readonly<Record<Exclude<AttestationAnswer, 'unavailable'>, readonly string[]>>;
-  /** Confirmations that make it count (the invoice's threshold, at least 1). */
+  readonly mark_verdict: string | null;
+  /** Never asked before: this verification is the first at its threshold. */
+  readonly unasked: boolean;
+  /** Asked first more than `disagreementDecisionSeconds` ago. */
+  readonly overdue: boolean;
+  /** Confirmations that make it count (its invoice's threshold, else its project's for the chain; at least 1). */
   readonly depth: number;
 }
+
+/** Why a disagreement opened (`watchers_disagreements.kind`; see `Disagreement.kind`). */
+type DisagreementKind = 'contradiction' | 'out_of_reach' | 'unattested';
 
 /** The longest a disagreement waits between two checks (its backoff doubles from the scan interval). */
 const MAX_RECHECK_SECONDS = 3600;
@@ -55,23 +63,31 @@ const MAX_RECHECK_SECONDS = 3600;
  * transfer counts toward paid only once `quorum` providers of different operators report the same
  * transaction output (hash, index, address, coin, amount) in the block of the same hash, each with
  * its own tip at the transfer's threshold depth. Until then the confirmation counter holds it one
- * confirmation short of its threshold.
+ * confirmation short of its threshold, and the treasury does not count it as confirmed.
  *
  * Runs in the scan pass's transaction, after the pass's transfers are recorded and before
  * confirmations are counted, so a payment found already deep settles in the pass that attests it.
- * Each unmarked provider is asked on its own (its `Attestor`): its tip once per verification, then,
- * when deep enough, the transfer's block with only the transfers' addresses watched (one `scan` of
- * one block per height). Providers of an operator that already reported are not asked, nor anyone
- * once the quorum is reached.
+ * Every in-block transfer of the network is attested, whatever matching made of it (invoice, late,
+ * orphan, ambiguous, dust: the treasury may spend each). Each unmarked provider is asked on its
+ * own (its `Attestor`): its tip once per verification, then, when deep enough, the transfer
+ * (`transactionIn`) or its block with only the transfers' addresses watched. Providers of an
+ * operator that already reported are not asked, nor anyone once the quorum is reached.
  *
- * A `denied` or `other_branch` answer while the quorum is not reached opens a disagreement (or
- * updates the open one), and so does a transfer that cannot reach it because marked providers
- * leave fewer operators than the quorum: the invoice waits, asked again at each pass with a backoff doubling from
- * the scan interval up to an hour, and the disagreement closes `resolved` if the quorum is reached
- * later. Once every unmarked operator has answered one way or the other (none lagging or failing)
- * and none but the reporters has the transfer, the reporters are marked: passed over by the scan
- * pool, not asked and not counted, until the operator clears the mark. A provider that denies
- * what others report can only delay a payment, never credit one (safety over liveness).
+ * Only what the unmarked providers answer now decides: a `denied` or `other_branch` answer while
+ * the quorum is not reached opens a disagreement (`contradiction`), or updates the open one; so
+ * does a transfer that cannot reach the quorum because marked providers leave fewer operators than
+ * it (`out_of_reach`), and one that waited `disagreementDecisionSeconds` since it was first asked
+ * without reaching it (`unattested`: a provider lagging or failing for good). The invoice waits,
+ * asked again at each pass with a backoff doubling from the scan interval up to an hour; the
+ * disagreement closes `resolved` if the quorum is reached later, and is the operator's to decide
+ * once the transfer has waited `disagreementDecisionSeconds` since it was first asked.
+ *
+ * Reporters are marked (passed over by the scan pool, not asked and not counted, until the operator
+ * clears the mark) when two checks in a row give the same answers, each with every unmarked operator
+ * answering (none lagging nor failing), somebody denying, none but the reporters having the
+ * transfer, and the denying operators at least as many as the reporting ones. A provider that
+ * denies what others report can only delay a payment, never credit one (safety over liveness);
+ * with two operators it can get an honest reporter marked, which the operator sees and clears.
  *
  * On a network whose quorum is 1, in-block transfers are attested `single` without any request.
  */
@@ -102,17 +118,23 @@ export class QuorumVerifier {
     }
     const waiting = await this.ripe(trx, target, head);
     if (waiting.length === 0) return none;
+    const firstAsked = waiting.filter((t) => t.unasked).map((t) => t.id);
+    if (firstAsked.length > 0) {
+      await sqlQuery(trx, sql`update watchers_transfers set attestation_asked_at = now() where id = any(${firstAsked}::text[])`);
+    }
 
     const marked = await markedProviders(trx, chain, network);
     const attestors = target.attestors!.filter((a) => !marked.has(a.endpoint.name));
+    const operators = new Set(attestors.map((a) => a.operator));
     // Marks leave fewer operators than the quorum: no transfer can be attested until a mark is cleared, and each waits on the operator's desk.
-    const unreachable = new Set(attestors.map((a) => a.operator)).size < quorum;
+    const unreachable = operators.size < quorum;
     const answers = new Map<string, Map<Attestor, AttestationAnswer>>(waiting.map((t) => [t.id, new Map()]));
-    const reportingOperators = (t: Waiting) => new Set([...answers.get(t.id)!].filter(([, a]) => a === 'reported').map(([p]) => p.operator));
+    const operatorsAnswering = (t: Waiting, kinds: readonly AttestationAnswer[]) =>
+      new Set([...answers.get(t.id)!].filter(([, a]) => kinds.includes(a)).map(([p]) => p.operator));
     for (const attestor of attestors) {
       const asking = waiting.filter((t) => {
-        const operators = reportingOperators(t);
-        return operators.size < quorum && !operators.has(attestor.operator);
+        const reporting = operatorsAnswering(t, ['reported']);
+        return reporting.size < quorum && !reporting.has(attestor.operator);
       });
       if (asking.length === 0) continue;
       for (const [id, answer] of await this.ask(attestor, asking)) {
@@ -122,28 +144,30 @@ export class QuorumVerifier {
     }
 
     const log = this.deps.logger.child({ component: 'watcher', chain, network });
+    const decisionSeconds = this.deps.watchersConfig.disagreementDecisionSeconds;
     let attested = 0;
     let disagreements = 0;
     const markedNow: string[] = [];
     for (const t of waiting) {
       const given = answers.get(t.id)!;
-      // A provider not asked this time (marked, or its operator had answered) keeps its last answer on record.
+      // What the unmarked providers answered now: the only answers that decide anything.
+      const now = (kinds: readonly AttestationAnswer[]) => [...given].filter(([, a]) => kinds.includes(a)).map(([p]) => p.endpoint.name);
+      const fresh = { reported: now(['reported']), denied: now(['denied']), otherBranch: now(['other_branch']) };
+      // On record for the operator: those answers, and the last one of each provider not asked now (a marked one's too).
       const asked = new Set([...given.keys()].map((p) => p.endpoint.name));
-      const named = (kinds: readonly AttestationAnswer[], before: readonly string[]) => [
-        ...before.filter((name) => !asked.has(name)),
-        ...[...given].filter(([, a]) => kinds.includes(a)).map(([p]) => p.endpoint.name),
-      ];
+      const kept = (before: readonly string[]) => before.filter((name) => !asked.has(name));
       const lists = {
-        reported: named(['reported'], t.last.reported),
-        denied: named(['denied'], t.last.denied),
-        otherBranch: named(['other_branch'], t.last.other_branch),
-        lagging: named(['lagging', 'unavailable'], t.last.lagging),
+        reported: [...kept(t.last.reported), ...fresh.reported],
+        denied: [...kept(t.last.denied), ...fresh.denied],
+        otherBranch: [...kept(t.last.other_branch), ...fresh.otherBranch],
+        lagging: [...kept(t.last.lagging), ...now(['lagging', 'unavailable'])],
       };
-      if (reportingOperators(t).size >= quorum) {
+      const reporting = operatorsAnswering(t, ['reported']);
+      if (reporting.size >= quorum) {
         attested++;
         await sqlQuery(
           trx,
-          sql`update watchers_transfers set attestation = 'quorum', attested_at = now(), attested_by = ${named(['reported'], [])}::text[], updated_at = now() where id = ${t.id}`,
+          sql`update watchers_transfers set attestation = 'quorum', attested_at = now(), attested_by = ${fresh.reported}::text[], updated_at = now() where id = ${t.id}`,
         );
         if (t.disagreement_id !== null) {
           await sqlQuery(trx, updateLists(t.disagreement_id, lists, sql`status = 'resolved', closed_at = now(),`));
@@ -151,25 +175,35 @@ export class QuorumVerifier {
         }
         continue;
       }
-      const contradicted = lists.denied.length + lists.otherBranch.length > 0;
-      if (!contradicted && !unreachable && t.disagreement_id === null) continue;
+      const contradicted = fresh.denied.length + fresh.otherBranch.length > 0;
+      if (!contradicted && !unreachable && !t.overdue && t.disagreement_id === null) continue;
       disagreements++;
+      // Every unmarked operator answered (none lagging nor failing), somebody denies, none but the reporters has it, and
+      // the deniers are at least as many operators as the reporters: what marks the reporters if the next check says it again.
+      const settled = operators.size === operatorsAnswering(t, ['reported', 'denied', 'other_branch']).size;
+      const markable = contradicted && settled && reporting.size > 0 && operatorsAnswering(t, ['denied', 'other_branch']).size >= reporting.size;
+      const verdict = markable ? verdictOf(fresh) : null;
       const backoff = sql`next_check_at = now() + make_interval(secs => least(${MAX_RECHECK_SECONDS}, ${target.scanIntervalSeconds} * power(2, least(checks, 12)))),`;
+      const progress = sql`${backoff} mark_verdict = ${verdict},`;
       let disagreementId = t.disagreement_id;
       if (disagreementId === null) {
         disagreementId = newId();
+        const kind: DisagreementKind = contradicted ? 'contradiction' : unreachable ? 'out_of_reach' : 'unattested';
+        // The operator decides once the transfer has waited the decision time since it was first asked: at once for `unattested`.
         await sqlQuery(
           trx,
           sql`insert into watchers_disagreements (id, chain, network, transfer_id, project_id, invoice_id, coin, tx_hash, output_index, to_address, amount_units,
-                                                  block_height, block_hash, decide_after, next_check_at)
-              values (${disagreementId}, ${chain}, ${network}, ${t.id}, ${t.project_id}, ${t.invoice_id}, ${t.coin}, ${t.tx_hash}, ${t.output_index}, ${t.to_address},
-                      ${t.amount_units}::numeric, ${t.block_height}, ${t.block_hash},
-                      now() + make_interval(secs => ${this.deps.watchersConfig.disagreementDecisionSeconds}::int), now())`,
+                                                  block_height, block_hash, kind, decide_after, next_check_at)
+              select ${disagreementId}, ${chain}, ${network}, ${t.id}, ${t.project_id}, ${t.invoice_id}, ${t.coin}, ${t.tx_hash}, ${t.output_index}, ${t.to_address},
+                     ${t.amount_units}::numeric, ${t.block_height}, ${t.block_hash}, ${kind},
+                     greatest(now(), w.attestation_asked_at + make_interval(secs => ${decisionSeconds}::int)), now()
+                from watchers_transfers w where w.id = ${t.id}`,
         );
-        await sqlQuery(trx, updateLists(disagreementId, lists, sql`checks = 1, ${backoff}`));
+        await sqlQuery(trx, updateLists(disagreementId, lists, sql`checks = 1, ${progress}`));
         log.warn(
           {
             disagreement_id: disagreementId,
+            kind,
             tx_hash: t.tx_hash,
             output_index: t.output_index,
             block_height: t.block_height,
@@ -177,40 +211,40 @@ export class QuorumVerifier {
             ...lists,
             ...(unreachable ? { marked: [...marked] } : {}),
           },
-          contradicted
+          kind === 'contradiction'
             ? 'providers disagree about a transfer at its confirmation threshold: it does not count until they agree or the operator decides'
-            : 'marked providers leave fewer operators than the quorum: the transfer does not count until a mark is cleared or the operator decides',
+            : kind === 'out_of_reach'
+              ? 'marked providers leave fewer operators than the quorum: the transfer does not count until a mark is cleared or the operator decides'
+              : 'the quorum has not attested a transfer within the decision time (a provider lagging or failing): it does not count until it does or the operator decides',
         );
       } else {
-        await sqlQuery(trx, updateLists(disagreementId, lists, sql`checks = checks + 1, ${backoff}`));
+        await sqlQuery(trx, updateLists(disagreementId, lists, sql`checks = checks + 1, ${progress}`));
       }
-      // Every unmarked operator answered (none lagging nor failing), and none but the reporters has it.
-      const settled = new Set(attestors.map((a) => a.operator)).size === new Set([...given].filter(([, a]) => isDecisive(a)).map(([p]) => p.operator)).size;
-      if (contradicted && settled && lists.reported.length > 0) {
-        for (const provider of lists.reported) {
-          const reason = `reported ${t.tx_hash}:${t.output_index} (${t.amount_units} ${t.coin} to ${t.to_address}) in block ${t.block_height} ${t.block_hash}, which ${[...lists.denied, ...lists.otherBranch].join(', ')} do not have`;
-          const inserted = await sqlQuery<{ provider: string }>(
-            trx,
-            sql`insert into watchers_provider_marks (chain, network, provider, reason, disagreement_id) values (${chain}, ${network}, ${provider}, ${reason}, ${disagreementId})
-                on conflict do nothing returning provider`,
-          );
-          if (inserted.length === 0) continue;
-          markedNow.push(provider);
-          await this.deps.audit.record(
-            {
-              ...WATCHER_ACTOR,
-              action: 'watcher.provider_mark',
-              projectId: null,
-              target: `provider:${chain}:${network}:${provider}`,
-              details: { chain, network, provider, reason, disagreement_id: disagreementId },
-            },
-            trx,
-          );
-          log.warn(
-            { provider, disagreement_id: disagreementId, reason },
-            'provider marked: passed over and not counted toward the quorum until the operator clears the mark',
-          );
-        }
+      // One check never marks anyone: the same answers again, after the backoff, do.
+      if (verdict === null || verdict !== t.mark_verdict) continue;
+      for (const provider of fresh.reported) {
+        const reason = `reported ${t.tx_hash}:${t.output_index} (${t.amount_units} ${t.coin} to ${t.to_address}) in block ${t.block_height} ${t.block_hash}, which ${[...fresh.denied, ...fresh.otherBranch].join(', ')} do not have`;
+        const inserted = await sqlQuery<{ provider: string }>(
+          trx,
+          sql`insert into watchers_provider_marks (chain, network, provider, reason, disagreement_id) values (${chain}, ${network}, ${provider}, ${reason}, ${disagreementId})
+              on conflict do nothing returning provider`,
+        );
+        if (inserted.length === 0) continue;
+        markedNow.push(provider);
+        await this.deps.audit.record(
+          {
+            ...WATCHER_ACTOR,
+            action: 'watcher.provider_mark',
+            projectId: null,
+            target: `provider:${chain}:${network}:${provider}`,
+            details: { chain, network, provider, reason, disagreement_id: disagreementId },
+          },
+          trx,
+        );
+        log.warn(
+          { provider, disagreement_id: disagreementId, reason },
+          'provider marked: passed over and not counted toward the quorum until the operator clears the mark',
+        );
       }
     }
     return { asked: waiting.length, attested, disagreements, marked: markedNow };
@@ -218,17 +252,17 @@ export class QuorumVerifier {
 
   /**
    * The network's in-block transfers that wait for their attestation and have reached their
-   * threshold on the scanning provider: those of invoices not yet settled (the invoice's
-   * threshold), and unattributed orphan or ambiguous receipts (their project's threshold for the
-   * chain, the one attribution asks for: attribution needs them attested too). An open disagreement is asked about again only once its
-   * backoff has passed.
+   * threshold on the scanning provider, whatever matching made of them: an invoice's payment (early
+   * or late) at its invoice's threshold, an orphan, ambiguous or dust receipt at its project's
+   * threshold for the chain (the chain's default unless the project set one; for an orphan, the
+   * one attribution asks for). An open disagreement is asked about again only once its backoff has
+   * passed.
    */
   private async ripe(trx: Knex.Transaction, target: ScanTarget, head: number): Promise<Waiting[]> {
     const chain = target.adapter.definition.id;
     const rows = await sqlQuery<
       Omit<Waiting, 'depth' | 'block_height' | 'last'> & {
         block_height: string;
-        match: string;
         due: boolean | null;
         reported_by: string[] | null;
         denied_by: string[] | null;
@@ -237,13 +271,14 @@ export class QuorumVerifier {
       }
     >(
       trx,
-      sql`select w.id, w.project_id, w.invoice_id, w.match, w.coin, w.tx_hash, w.output_index, w.to_address, w.amount_units::text as amount_units,
-                 w.block_height, w.block_hash, d.id as disagreement_id, d.next_check_at <= now() as due,
+      sql`select w.id, w.project_id, w.invoice_id, w.coin, w.tx_hash, w.output_index, w.to_address, w.amount_units::text as amount_units,
+                 w.block_height, w.block_hash, w.attestation_asked_at is null as unasked,
+                 coalesce(w.attestation_asked_at <= now() - make_interval(secs => ${this.deps.watchersConfig.disagreementDecisionSeconds}::int), false) as overdue,
+                 d.id as disagreement_id, d.next_check_at <= now() as due, d.mark_verdict,
                  d.reported_by, d.denied_by, d.other_branch, d.lagging
             from watchers_transfers w
             left join watchers_disagreements d on d.transfer_id = w.id and d.status = 'open'
            where w.chain = ${chain} and w.network = ${target.network} and w.status = 'in_block' and w.attested_at is null and w.block_height <= ${head}
-             and (w.invoice_id is not null and w.final_at is null or w.invoice_id is null and w.match in ('orphan', 'ambiguous'))
            order by w.block_height, w.id`,
     );
     const due = rows.filter((r) => r.due !== false);
@@ -251,15 +286,14 @@ export class QuorumVerifier {
       trx,
       due.flatMap((r) => (r.invoice_id === null ? [] : [r.invoice_id])),
     );
-    const orphanProjects = [...new Set(due.flatMap((r) => (r.invoice_id === null ? [r.project_id] : [])))];
-    const policies = orphanProjects.length === 0 ? new Map() : await this.deps.invoicesPolicies.getMany(orphanProjects, trx);
-    const chainId = target.adapter.definition.id;
-    const orphanDepth = (projectId: string) => Math.max(policies.get(projectId)?.confirmations[chainId] ?? target.adapter.definition.defaultConfirmations, 1);
-    return due.flatMap(({ match: _match, due: _due, reported_by, denied_by, other_branch, lagging, ...r }) => {
-      const depth = r.invoice_id === null ? orphanDepth(r.project_id) : thresholds.get(r.invoice_id);
+    const projects = [...new Set(due.filter((r) => r.invoice_id === null || !thresholds.has(r.invoice_id)).map((r) => r.project_id))];
+    const policies = projects.length === 0 ? new Map() : await this.deps.invoicesPolicies.getMany(projects, trx);
+    const projectDepth = (projectId: string) => Math.max(policies.get(projectId)?.confirmations[chain] ?? target.adapter.definition.defaultConfirmations, 1);
+    return due.flatMap(({ due: _due, reported_by, denied_by, other_branch, lagging, ...r }) => {
+      const depth = (r.invoice_id === null ? undefined : thresholds.get(r.invoice_id)) ?? projectDepth(r.project_id);
       const height = Number(r.block_height);
       const last = { reported: reported_by ?? [], denied: denied_by ?? [], other_branch: other_branch ?? [], lagging: lagging ?? [] };
-      return depth !== undefined && head - height + 1 >= depth ? [{ ...r, block_height: height, depth, last }] : [];
+      return head - height + 1 >= depth ? [{ ...r, block_height: height, depth, last }] : [];
     });
   }
 
@@ -323,8 +357,6 @@ export class QuorumVerifier {
   }
 }
 
-const isDecisive = (answer: AttestationAnswer) => answer === 'reported' || answer === 'denied' || answer === 'other_branch';
-
 function sameTransfer(seen: ObservedTransfer, t: Waiting): boolean {
   return (
     seen.txHash === t.tx_hash &&
@@ -349,6 +381,12 @@ function onlyAddresses(addresses: readonly string[]): WatchedAddresses {
 export async function markedProviders(db: Knex | Knex.Transaction, chain: string, network: string): Promise<Set<string>> {
   const rows = await sqlQuery<{ provider: string }>(db, sql`select provider from watchers_provider_marks where chain = ${chain} and network = ${network}`);
   return new Set(rows.map((r) => r.provider));
+}
+
+/** The answers of one check that would mark the reporters, as one comparable text (`watchers_disagreements.mark_verdict`). */
+function verdictOf(answers: { readonly reported: readonly string[]; readonly denied: readonly string[]; readonly otherBranch: readonly string[] }): string {
+  const names = (list: readonly string[]) => [...list].sort().join(',');
+  return `reported:${names(answers.reported)};denied:${names(answers.denied)};other_branch:${names(answers.otherBranch)}`;
 }
 
 function updateLists(

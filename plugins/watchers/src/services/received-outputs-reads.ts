@@ -31,6 +31,8 @@ interface OutputRow {
   amount_units: bigint;
   block_height: string | number | null;
   status: 'mempool' | 'in_block' | 'reverted';
+  attestation: 'single' | 'quorum' | 'operator' | null;
+  confirmed: boolean;
   invoice_id: string | null;
   match: string;
   received_at: Date;
@@ -39,7 +41,7 @@ interface OutputRow {
 }
 
 const OUTPUT_COLUMNS = sql`id, chain, network, coin, tx_hash, output_index, to_address, pool_address_id, project_id, amount_units, block_height, status,
-                           invoice_id, match, received_at, spent_by, spent_height`;
+                           attestation, invoice_id, match, received_at, spent_by, spent_height`;
 
 /** The group key of each `balances` grouping, in its order (the keyset). */
 const GROUP_KEYS = {
@@ -53,7 +55,9 @@ const GROUP_KEYS = {
  * output, `spent_by` says whether one was spent. Money that belongs to no paid invoice
  * (`unclaimedUnits`) is an output without an invoice (orphan, ambiguous, dust) or a late payment to
  * an expired invoice; an attributed orphan belongs to its new invoice. Cursors: `list` pages by
- * the transfer id, `balances` by the group key (an opaque base64url text).
+ * the transfer id, `balances` by the group key (an opaque base64url text). Confirmed is in a block
+ * and, on the networks the registry watches with a quorum above 1, attested (issue 40); a network
+ * no longer watched counts as quorum 1.
  */
 export class ReceivedOutputsReads implements ReceivedOutputs {
   private readonly treasuries = new Map<string, ChainTreasury | undefined>();
@@ -64,6 +68,7 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
   async list(query: OutputQuery): Promise<{ outputs: ReceivedOutput[]; next: string | null }> {
     const limit = pageLimit(query.limit);
     const spent = query.spent ?? 'unspent';
+    const confirmed = this.confirmed();
     const conditions: Sql[] = [
       sql`chain = ${query.chain}`,
       sql`network = ${query.network}`,
@@ -74,12 +79,13 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
       ...(query.addresses !== undefined ? [sql`to_address = any(${[...query.addresses]}::text[])`] : []),
       ...(query.receivedBefore !== undefined ? [sql`received_at <= ${query.receivedBefore}`] : []),
       ...(query.minUnits !== undefined ? [sql`amount_units >= ${query.minUnits.toString()}::numeric`] : []),
-      ...(query.confirmedOnly ? [sql`status = 'in_block'`] : []),
+      ...(query.confirmedOnly ? [confirmed] : []),
+      ...(query.inBlockOnly ? [sql`status = 'in_block'`] : []),
       ...(query.after !== undefined ? [sql`id > ${query.after}`] : []),
     ];
     const rows = await outputRows(
       this.deps.db,
-      sql`select ${OUTPUT_COLUMNS} from watchers_transfers where ${sqlJoin(conditions, sql` and `)} order by id limit ${limit + 1}`,
+      sql`select ${OUTPUT_COLUMNS}, ${confirmed} as confirmed from watchers_transfers where ${sqlJoin(conditions, sql` and `)} order by id limit ${limit + 1}`,
     );
     const page = rows.slice(0, limit).map(toOutput);
     return { outputs: page, next: rows.length > limit ? page[page.length - 1]!.id : null };
@@ -89,7 +95,7 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
     if (outpoints.length === 0) return [];
     const rows = await outputRows(
       this.deps.db,
-      sql`select ${OUTPUT_COLUMNS} from watchers_transfers w
+      sql`select ${OUTPUT_COLUMNS}, ${this.confirmed()} as confirmed from watchers_transfers w
            where w.chain = ${chain} and w.network = ${network}
              and (w.tx_hash, w.output_index) in (select * from unnest(${outpoints.map((o) => o.txHash)}::text[], ${outpoints.map((o) => o.outputIndex)}::int[]))
            order by w.id`,
@@ -112,11 +118,12 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
       ...(query.projectIds !== undefined ? [sql`project_id = any(${[...query.projectIds]}::text[])`] : []),
       ...(after ? [sql`(${columns}) > (${sqlJoin(after.map((value) => sql`${value}::text`))})`] : []),
     ];
+    const confirmed = this.confirmed();
     const rows = await sqlQuery<Record<string, string | number>>(
       this.deps.db,
       sql`select ${columns},
-                 coalesce(sum(amount_units) filter (where status = 'in_block'), 0)::text as confirmed_units,
-                 coalesce(sum(amount_units) filter (where status = 'mempool'), 0)::text as unconfirmed_units,
+                 coalesce(sum(amount_units) filter (where ${confirmed}), 0)::text as confirmed_units,
+                 coalesce(sum(amount_units) filter (where not ${confirmed}), 0)::text as unconfirmed_units,
                  coalesce(sum(amount_units) filter (where match = 'late' or invoice_id is null), 0)::text as unclaimed_units,
                  count(*)::int as outputs
             from watchers_transfers
@@ -141,6 +148,19 @@ export class ReceivedOutputsReads implements ReceivedOutputs {
     });
     const last = rows.length > limit ? rows[limit - 1]! : undefined;
     return { rows: page, next: last ? encodeCursor(keys.map((k) => String(last[k]))) : null };
+  }
+
+  /**
+   * The condition of a confirmed row (`ReceivedOutput.confirmed`): in a block, and attested where
+   * the registry watches its network with a quorum above 1.
+   */
+  private confirmed(): Sql {
+    const quorumNetworks = this.deps.watchersRegistry
+      .list()
+      .filter((target) => (target.quorum ?? 1) > 1)
+      .map((target) => `${target.adapter.definition.id}:${target.network}`);
+    if (quorumNetworks.length === 0) return sql`(status = 'in_block')`;
+    return sql`(status = 'in_block' and (attested_at is not null or not (chain || ':' || network) = any(${quorumNetworks}::text[])))`;
   }
 
   treasuryOf(chain: ChainId, network: string): ChainTreasury | undefined {
@@ -223,6 +243,8 @@ function toOutput(row: OutputRow): ReceivedOutput {
     amountUnits: row.amount_units,
     blockHeight: row.block_height === null ? null : Number(row.block_height),
     status: row.status,
+    attestation: row.attestation,
+    confirmed: row.confirmed,
     invoiceId: row.invoice_id,
     match: row.match,
     receivedAt: new Date(row.received_at),

@@ -10,6 +10,11 @@ import type { AccountTreasury, ChainId, ChainTreasury } from '@gw/kernel';
  * "Spent" comes from the blocks the scanner read (`ScannedBlock.spends`): the gateway's own sweeps
  * and anything the operator spent from their own wallet alike. A reorg that drops the spending
  * block makes the output unspent again.
+ *
+ * "Confirmed" (issue 40) is in a block and, on a network watched with a quorum above 1, attested:
+ * reported in that block by the quorum of independent providers, or accepted by the operator over
+ * a disagreement. An output one provider reported and the others have not (yet) is never
+ * confirmed, so no sweep spends what a lying provider invented.
  */
 export interface ReceivedOutputs {
   /**
@@ -62,6 +67,18 @@ export interface ReceivedOutput extends Outpoint {
    * only `byOutpoints` answers such an output, so a plan sees that its input is gone).
    */
   readonly status: 'mempool' | 'in_block' | 'reverted';
+  /**
+   * Under which rule an in-block output counts (issue 40): `single` (the network's quorum is 1),
+   * `quorum` (that many providers of different operators reported it in its block), `operator`
+   * (the operator accepted it over a disagreement between providers); null in the mempool, once
+   * reverted, and while it waits for the providers' quorum.
+   */
+  readonly attestation: 'single' | 'quorum' | 'operator' | null;
+  /**
+   * In a block and, on a network whose quorum is above 1, attested: what the treasury may spend.
+   * False for an output in a block the quorum has not attested (yet).
+   */
+  readonly confirmed: boolean;
   /** The invoice it counts for; null for an orphan. */
   readonly invoiceId: string | null;
   /** `invoice | late | orphan | ambiguous` (how matching took it). */
@@ -84,8 +101,10 @@ export interface OutputQuery {
   readonly minUnits?: bigint;
   /** Default `unspent`. */
   readonly spent?: 'unspent' | 'spent' | 'any';
-  /** Only outputs in a block (default false: mempool outputs too). */
+  /** Only confirmed outputs (`ReceivedOutput.confirmed`: in a block and, where the quorum is above 1, attested; default false: any). */
   readonly confirmedOnly?: boolean;
+  /** Only outputs in a block, attested or not (default false): reconciliation compares the record with the chain as a provider sees it. */
+  readonly inBlockOnly?: boolean;
   readonly limit: number;
   readonly after?: string;
 }
@@ -109,7 +128,9 @@ export interface BalanceRow {
   readonly projectId?: string;
   /** Set when grouped by address. */
   readonly address?: string;
+  /** Unspent value of confirmed outputs (`ReceivedOutput.confirmed`). */
   readonly confirmedUnits: bigint;
+  /** Unspent value of the others: in the mempool, or in a block and waiting for the providers' quorum. */
   readonly unconfirmedUnits: bigint;
   readonly outputs: number;
   /** Unspent value of orphans and late payments among them (money that belongs to no paid invoice). */

@@ -22,7 +22,8 @@ export class ReorgRewinder {
     const gone = await sqlQuery<{ id: string; invoice_id: string | null; tx_hash: string; output_index: number }>(
       trx,
       sql`update watchers_transfers
-             set status = 'reverted', final_at = null, confirmations = 0, attestation = null, attested_at = null, attested_by = null, updated_at = now()
+             set status = 'reverted', final_at = null, confirmations = 0, attestation = null, attested_at = null, attested_by = null,
+                 attestation_asked_at = null, updated_at = now()
            where chain = ${chain} and network = ${network} and status = 'in_block' and block_height > ${ancestor}
        returning id, invoice_id, tx_hash, output_index`,
     );
