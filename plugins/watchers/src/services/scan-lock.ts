@@ -14,10 +14,8 @@ export const SCAN_LOCK_WAIT_MS = 5000;
  * scanner's own steps wait as long as it takes.
  */
 export async function scanLockWithin(trx: Knex.Transaction, chain: string, network: string, waitMs: number = SCAN_LOCK_WAIT_MS): Promise<void> {
-  const [before] = await sqlQuery<{ lock_timeout: string }>(
-    trx,
-    sql`select current_setting('lock_timeout') as lock_timeout, set_config('lock_timeout', ${`${Math.max(1, Math.round(waitMs))}ms`}, true)`,
-  );
+  const [before] = await sqlQuery<{ lock_timeout: string }>(trx, sql`select current_setting('lock_timeout') as lock_timeout`);
+  await sqlQuery(trx, sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(waitMs))}ms`}, true)`);
   try {
     await sqlQuery(trx, sql`select pg_advisory_xact_lock(hashtextextended(${`watchers:${chain}:${network}`}, 0))`);
   } catch (error) {
